@@ -1,0 +1,34 @@
+# Two commands set everything up on a fresh machine (Python 3.10+ and make):
+#   make demo   - a real Claude CLI session against the example config, driven by the
+#                 built-in scripted model (no API key needed)
+#   make test   - lint, type-check and the whole test suite (what CI runs)
+VENV ?= .venv
+PY := $(VENV)/bin/python
+PLUGINS := $(wildcard plugins/*/pyproject.toml)
+
+.PHONY: install demo test lint bench clean
+
+$(VENV)/.installed: pyproject.toml $(PLUGINS)
+	python3 -m venv $(VENV)
+	$(PY) -m pip install -q --disable-pip-version-check --upgrade pip
+	$(PY) -m pip install -q --disable-pip-version-check -e '.[test]' $(foreach p,$(PLUGINS),-e $(dir $(p)))
+	touch $@
+
+install: $(VENV)/.installed
+
+demo: install
+	$(VENV)/bin/toolhost run examples/configs/demo.yaml --script examples/scenarios/demo.yaml \
+		-p "What is in the demo notes, and what is 6 times 7?"
+
+lint: install
+	$(PY) -m ruff check toolhost tests bench plugins
+	$(PY) -m mypy
+
+test: lint
+	$(PY) -m pytest -q
+
+bench: install
+	for b in bench/bench_*.py; do $(PY) $$b || exit 1; done
+
+clean:
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache

@@ -1,0 +1,5 @@
+import sys
+
+from toolhost.cli import main
+
+sys.exit(main())

@@ -1,0 +1,104 @@
+"""The one small interface every backend kind implements.
+
+A kind (``python``, ``command``, ``http``, or a plugin's) is an object with a ``name``, a
+JSON Schema for its config block and a ``bind`` method. ``bind`` runs once, at compile time:
+it imports, parses templates and builds clients, and returns a ``Binding`` whose ``invoke``
+is all that runs per call. Errors found while binding are ``CompileError``s naming the
+config line; errors while invoking become ``isError`` results.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+from toolhost.config.model import ServerConfig, ToolConfig
+from toolhost.results import ToolResult
+
+__all__ = [
+    "BackendKind",
+    "BindContext",
+    "Binding",
+    "CallContext",
+    "Invoke",
+    "ProgressFn",
+]
+
+# progress(progress, total, message)
+ProgressFn = Callable[[float, float | None, str | None], Awaitable[None]]
+
+
+async def _no_progress(progress: float, total: float | None, message: str | None) -> None:
+    return None
+
+
+@dataclass(frozen=True)
+class CallContext:
+    """What a running call knows besides its arguments.
+
+    Cancellation is structural: the caller runs the call inside an anyio cancel scope and
+    cancels it; a backend must clean up (kill its process group, close its response) when
+    cancelled.
+    """
+
+    call_id: str = ""
+    tool: str = ""  # wire name, mcp__server__tool
+    progress: ProgressFn = _no_progress
+    log: logging.Logger = field(default_factory=lambda: logging.getLogger("toolhost.call"))
+
+
+class Invoke(Protocol):
+    async def __call__(self, arguments: Mapping[str, Any], ctx: CallContext) -> ToolResult: ...
+
+
+@dataclass(frozen=True)
+class Binding:
+    """A tool bound to its backend: the per-call function plus what binding learned."""
+
+    invoke: Invoke
+    # Schema the backend generated (from a signature, template placeholders, ...). Params
+    # declared in the config override its properties.
+    input_schema: Mapping[str, Any] = field(
+        default_factory=lambda: {"type": "object", "properties": {}})
+    output_schema: Mapping[str, Any] | None = None
+    description: str | None = None  # e.g. the first docstring paragraph
+    output: Literal["structured", "text"] = "text"  # what the model reads by default
+
+
+class BindContext:
+    """Per-server resources shared by the tools of one server (e.g. one pooled HTTP client)."""
+
+    def __init__(self, server: ServerConfig) -> None:
+        self.server = server
+        self._resources: dict[str, Any] = {}
+        self._closers: list[Callable[[], Awaitable[None]]] = []
+
+    def shared(self, key: str, factory: Callable[[], Any]) -> Any:
+        """Return the server's resource ``key``, creating it with ``factory`` on first use."""
+        if key not in self._resources:
+            self._resources[key] = factory()
+        return self._resources[key]
+
+    def on_close(self, closer: Callable[[], Awaitable[None]]) -> None:
+        self._closers.append(closer)
+
+    async def aclose(self) -> None:
+        closers, self._closers = self._closers, []
+        for closer in reversed(closers):
+            await closer()
+
+
+class BackendKind(Protocol):
+    """A backend kind. Register it in the kinds dict under ``name``."""
+
+    name: str
+    # Key that a non-mapping block expands to: python: "m:f" -> {"function": "m:f"}.
+    shorthand: str | None
+    # JSON Schema of the (expanded) block, used by the loader to report bad keys by path.
+    options_schema: Mapping[str, Any]
+
+    def bind(self, tool: ToolConfig, ctx: BindContext) -> Binding:
+        """Compile one tool. Raise ``CompileError`` naming ``tool.backend.origin``."""
+        ...

@@ -1,0 +1,86 @@
+"""``toolhost`` command line: one subcommand per module in ``toolhost.commands``.
+
+Each command module exposes ``HELP`` (one line), ``DESCRIPTION`` (the ``--help`` text, with
+examples), ``add_arguments(parser)`` and ``main(args) -> int``. Command modules keep their
+top-level imports light so that ``toolhost --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import sys
+from collections.abc import Sequence
+
+from toolhost.errors import ToolhostError
+
+# subcommand -> module; the order is the order of `toolhost --help`.
+COMMANDS: dict[str, str] = {
+    "run": "toolhost.commands.run",
+    "validate": "toolhost.commands.validate",
+    "tools": "toolhost.commands.tools",
+    "call": "toolhost.commands.call",
+    "permissions": "toolhost.commands.permissions",
+    "serve": "toolhost.commands.serve",
+    "mcp-config": "toolhost.commands.mcp_config",
+    "plugins": "toolhost.commands.plugins",
+    "update": "toolhost.commands.update",
+    "schema": "toolhost.commands.schema",
+}
+
+EPILOG = """\
+Start here:
+  toolhost validate examples/configs/demo.yaml      check a config, every error at once
+  toolhost tools examples/configs/demo.yaml         what the model will see
+  toolhost run examples/configs/demo.yaml -p "..."  a session with the Claude CLI
+
+Docs: docs/config.md (the grammar), docs/permissions.md (rules), docs/protocol.md (the wire).
+"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="toolhost",
+        description="Declare MCP tools in YAML or TOML and host them for Claude agents.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("-v", "--verbose", action="count", default=0,
+                        help="more logging on stderr (-vv for debug)")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, module_name in COMMANDS.items():
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:  # TODO(integration): remove once every command exists
+            if exc.name != module_name:
+                raise
+            continue
+        cmd = sub.add_parser(name, help=module.HELP, description=module.DESCRIPTION,
+                             formatter_class=argparse.RawDescriptionHelpFormatter)
+        module.add_arguments(cmd)
+        cmd.set_defaults(_main=module.main)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(
+        level=[logging.WARNING, logging.INFO, logging.DEBUG][min(args.verbose, 2)],
+        format="toolhost: %(levelname)s: %(message)s", stream=sys.stderr)
+    if not getattr(args, "_main", None):
+        parser.print_help()
+        return 2
+    try:
+        code: int = args._main(args)
+    except ToolhostError as exc:
+        print(f"toolhost: error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    return code
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

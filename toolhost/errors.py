@@ -1,0 +1,101 @@
+"""Every exception toolhost raises on purpose.
+
+The tree::
+
+    ToolhostError
+     ├── ConfigError            a config cannot be loaded; carries every Problem found
+     │    └── CompileError      the config parsed, but a tool cannot be bound (bad import,
+     │                          schema that does not check, template that does not parse)
+     ├── PluginError            a plugin is missing, incompatible, or failed to register
+     ├── ProtocolError          the peer broke the wire protocol (bad frame, unknown answer)
+     │    └── FrameTooLongError a line longer than the session's cap
+     └── RunnerError            the Claude CLI could not be found, started, or failed
+          └── CLINotFoundError
+
+A user-facing error names where it comes from. ``Problem`` is that unit: a message with a file,
+a line, a column and a key path, plus an optional hint ("did you mean 'description'?").
+``str(ConfigError)`` renders all of its problems, one per line, the way compilers do::
+
+    team.yaml:12:7: servers.git.tools.log.comand: unknown key (did you mean 'command'?)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+__all__ = [
+    "CLINotFoundError",
+    "CompileError",
+    "ConfigError",
+    "FrameTooLongError",
+    "PluginError",
+    "Problem",
+    "ProtocolError",
+    "RunnerError",
+    "ToolhostError",
+]
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with a config, and where."""
+
+    message: str
+    file: str = "<config>"
+    line: int = 0  # 1-based; 0 when unknown
+    column: int = 0  # 1-based; 0 when unknown
+    key_path: str = ""  # dotted, e.g. "servers.git.tools.log.command[2]"
+    hint: str = ""
+
+    def __str__(self) -> str:
+        where = self.file
+        if self.line:
+            where += f":{self.line}"
+            if self.column:
+                where += f":{self.column}"
+        text = f"{where}: "
+        if self.key_path:
+            text += f"{self.key_path}: "
+        text += self.message
+        if self.hint:
+            text += f" ({self.hint})"
+        return text
+
+
+class ToolhostError(Exception):
+    """Base of every error toolhost raises on purpose."""
+
+
+class ConfigError(ToolhostError):
+    """A config could not be loaded. ``problems`` lists everything found, not just the first."""
+
+    def __init__(self, problems: Iterable[Problem] | str) -> None:
+        if isinstance(problems, str):
+            problems = [Problem(problems)]
+        self.problems: Sequence[Problem] = tuple(problems)
+        super().__init__("\n".join(str(p) for p in self.problems))
+
+
+class CompileError(ConfigError):
+    """The config is well formed but a tool cannot be built from it."""
+
+
+class PluginError(ToolhostError):
+    """A plugin is missing, incompatible, or raised while registering."""
+
+
+class ProtocolError(ToolhostError):
+    """The peer broke the wire protocol."""
+
+
+class FrameTooLongError(ProtocolError):
+    """An NDJSON line exceeded the session's maximum length."""
+
+
+class RunnerError(ToolhostError):
+    """The Claude CLI could not be started, or ended badly."""
+
+
+class CLINotFoundError(RunnerError):
+    """No Claude CLI binary was found in any of the places toolhost looks."""
