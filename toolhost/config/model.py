@@ -140,9 +140,9 @@ class PermissionsConfig:
     default: Effect = "ask"
     rules: tuple[RuleConfig, ...] = ()
     audit_log: str | None = None  # path of a JSON Lines audit file
-    # How "ask" is resolved when nobody is asked: "prompt" (a terminal if there is one,
-    # else deny), "allow" (scripted runs, --yes), "deny".
-    ask: Literal["prompt", "allow", "deny"] = "prompt"
+    # How an "ask" decision is resolved (config key ``ask_mode``): "prompt" (a person at a
+    # terminal if there is one, else deny), "allow" (scripted runs, --yes), "deny".
+    ask_mode: Literal["prompt", "allow", "deny"] = "prompt"
 
 
 @dataclass(frozen=True)
