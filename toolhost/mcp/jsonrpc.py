@@ -1,0 +1,63 @@
+"""JSON-RPC 2.0 and MCP constants, and the small builders every transport shares."""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = [
+    "CLIENT_CAPABILITIES_META_KEY",
+    "CLIENT_INFO_META_KEY",
+    "HANDSHAKE_VERSIONS",
+    "INTERNAL_ERROR",
+    "INVALID_PARAMS",
+    "INVALID_REQUEST",
+    "LATEST_HANDSHAKE_VERSION",
+    "METHOD_NOT_FOUND",
+    "MODERN_VERSIONS",
+    "PARSE_ERROR",
+    "PROTOCOL_VERSION_META_KEY",
+    "REQUEST_CANCELLED",
+    "SERVER_INFO_META_KEY",
+    "UNSUPPORTED_PROTOCOL_VERSION",
+    "error_response",
+    "is_valid_id",
+    "result_response",
+]
+
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+METHOD_NOT_FOUND = -32601
+INVALID_PARAMS = -32602
+INTERNAL_ERROR = -32603
+# Not in JSON-RPC; what MCP SDKs send for a request the peer cancelled.
+REQUEST_CANCELLED = -32800
+# MCP 2026-07-28: the request's declared protocol version is not served here.
+UNSUPPORTED_PROTOCOL_VERSION = -32022
+
+# Revisions reachable through the initialize handshake, oldest to newest.
+HANDSHAKE_VERSIONS: tuple[str, ...] = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
+LATEST_HANDSHAKE_VERSION = HANDSHAKE_VERSIONS[-1]
+# Stateless revisions: every request carries its version in params._meta.
+MODERN_VERSIONS: tuple[str, ...] = ("2026-07-28",)
+
+PROTOCOL_VERSION_META_KEY = "io.modelcontextprotocol/protocolVersion"
+CLIENT_INFO_META_KEY = "io.modelcontextprotocol/clientInfo"
+CLIENT_CAPABILITIES_META_KEY = "io.modelcontextprotocol/clientCapabilities"
+SERVER_INFO_META_KEY = "io.modelcontextprotocol/serverInfo"
+
+
+def is_valid_id(value: object) -> bool:
+    """A JSON-RPC request id: a string or an integer (never a bool, never null)."""
+    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+
+
+def result_response(request_id: Any, result: dict[str, Any]) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": request_id, "result": result}
+
+
+def error_response(request_id: Any, code: int, message: str,
+                   data: Any = None) -> dict[str, Any]:
+    error: dict[str, Any] = {"code": code, "message": message}
+    if data is not None:
+        error["data"] = data
+    return {"jsonrpc": "2.0", "id": request_id, "error": error}

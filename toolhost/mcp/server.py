@@ -1,0 +1,281 @@
+"""The transport-free MCP server: one JSON-RPC message in, one response (or nothing) out.
+
+Every transport (the CLI control session, ``toolhost serve`` over stdio or HTTP, the SDK
+adapter) feeds messages to :meth:`McpServer.handle` and writes back what it returns. Both
+MCP eras are served by the same object: a request whose ``params._meta`` names
+``io.modelcontextprotocol/protocolVersion`` follows the stateless 2026-07-28 rules (results
+carry ``resultType``), anything else follows the 2025-11-25 handshake rules.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable, Hashable, Mapping, Sequence
+from typing import Any
+
+import anyio
+
+from toolhost.backends.base import CallContext
+from toolhost.compile.tool import CompiledTool
+from toolhost.mcp import jsonrpc as rpc
+from toolhost.mcp.toolset import BadCursor, ToolSet
+from toolhost.results import ToolResult
+
+__all__ = ["Guard", "McpServer", "Notify"]
+
+log = logging.getLogger("toolhost.mcp")
+_call_log = logging.getLogger("toolhost.call")
+
+Notify = Callable[[dict[str, Any]], Awaitable[None]]
+"""Sends a JSON-RPC notification (e.g. ``notifications/progress``) to the client."""
+
+Guard = Callable[[CompiledTool, Mapping[str, Any]], Awaitable[ToolResult | None]]
+"""Runs before each tools/call; a returned result is sent instead of calling the tool."""
+
+
+class _RpcError(Exception):
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
+        super().__init__(message)
+        self.code, self.message, self.data = code, message, data
+
+
+class McpServer:
+    """One MCP server (a name, a version and a tool set), independent of any transport.
+
+    ``handle`` is safe to call concurrently; a transport runs each request in its own task.
+    Results it returns share pre-built dicts: serialise them, never mutate them.
+    """
+
+    def __init__(self, name: str, version: str, tools: Sequence[CompiledTool], *,
+                 instructions: str | None = None, guard: Guard | None = None,
+                 page_size: int = 100) -> None:
+        self.name = name
+        self.version = version
+        self.instructions = instructions
+        self.guard = guard
+        self.page_size = page_size
+        self.server_info: dict[str, Any] = {"name": name, "version": version}
+        self.capabilities: dict[str, Any] = {"tools": {"listChanged": True}}
+        self._modern_meta = {rpc.SERVER_INFO_META_KEY: self.server_info}
+        # ttlMs/cacheScope are required on 2026-07-28 list results; 0 because a reload may
+        # change the list at any time.
+        self._modern_list_extra = {"resultType": "complete", "ttlMs": 0,
+                                   "cacheScope": "private", "_meta": self._modern_meta}
+        self._tools = ToolSet(tools, page_size, self._modern_list_extra)
+        # In-flight tools/call cancel scopes by (peer, JSON-RPC id), for notifications/cancelled.
+        self._inflight: dict[tuple[Hashable, Any], anyio.CancelScope] = {}
+        self._handlers: dict[str, Callable[..., Awaitable[dict[str, Any]]]] = {
+            "initialize": self._initialize,
+            "ping": self._ping,
+            "tools/list": self._tools_list,
+            "tools/call": self._tools_call,
+            "server/discover": self._discover,
+        }
+
+    # -- tool set ---------------------------------------------------------------------
+
+    @property
+    def tools(self) -> tuple[CompiledTool, ...]:
+        return self._tools.tools
+
+    def get_tool(self, name: str) -> CompiledTool | None:
+        return self._tools.by_name.get(name)
+
+    def set_tools(self, tools: Sequence[CompiledTool]) -> bool:
+        """Swap the tool set atomically; return whether tools/list changed.
+
+        Calls already running finish with the tool they started with. When this returns
+        True the transport should send ``notifications/tools/list_changed``.
+        """
+        new = ToolSet(tools, self.page_size, self._modern_list_extra)
+        changed = new.descriptors != self._tools.descriptors
+        self._tools = new
+        return changed
+
+    def initialize_result(self, protocol_version: str = rpc.LATEST_HANDSHAKE_VERSION
+                          ) -> dict[str, Any]:
+        result: dict[str, Any] = {"protocolVersion": protocol_version,
+                                  "capabilities": self.capabilities,
+                                  "serverInfo": self.server_info}
+        if self.instructions:
+            result["instructions"] = self.instructions
+        return result
+
+    def manifest(self) -> dict[str, Any]:
+        """The ``sdkMcpServerManifests`` entry that lets the CLI skip the MCP handshake."""
+        return {"initializeResult": self.initialize_result(),
+                "toolsListResult": self._tools.all_tools_result()}
+
+    # -- dispatch ---------------------------------------------------------------------
+
+    async def handle(self, message: Mapping[str, Any], *, notify: Notify | None = None,
+                     peer: Hashable = None) -> dict[str, Any] | None:
+        """Answer one JSON-RPC message.
+
+        Returns the response for a request, None for a notification or a response.
+        ``notify`` carries notifications back to the client (progress). ``peer`` names
+        the connection so that ``notifications/cancelled`` only reaches that peer's calls
+        (JSON-RPC ids are unique per connection only).
+        """
+        if not isinstance(message, Mapping):
+            return rpc.error_response(None, rpc.INVALID_REQUEST,
+                                      "Invalid Request: a JSON-RPC message must be an object")
+        method = message.get("method")
+        request_id = message.get("id")
+        if method is None:
+            if "result" in message or "error" in message:
+                return None  # a response to a request of ours: nothing to answer
+            return rpc.error_response(request_id if rpc.is_valid_id(request_id) else None,
+                                      rpc.INVALID_REQUEST, "Invalid Request: no 'method'")
+        if not isinstance(method, str):
+            return rpc.error_response(request_id if rpc.is_valid_id(request_id) else None,
+                                      rpc.INVALID_REQUEST,
+                                      "Invalid Request: 'method' must be a string")
+        params = message.get("params")
+        if "id" not in message:
+            self._notification(method, params, peer)
+            return None
+        if not rpc.is_valid_id(request_id):
+            return rpc.error_response(None, rpc.INVALID_REQUEST,
+                                      "Invalid Request: 'id' must be a string or an integer")
+        if message.get("jsonrpc") != "2.0":
+            return rpc.error_response(request_id, rpc.INVALID_REQUEST,
+                                      "Invalid Request: 'jsonrpc' must be \"2.0\"")
+        if params is None:
+            params = {}
+        elif not isinstance(params, Mapping):
+            return rpc.error_response(request_id, rpc.INVALID_PARAMS,
+                                      "Invalid params: 'params' must be an object")
+        meta = params.get("_meta")
+        modern = (isinstance(meta, Mapping) and rpc.PROTOCOL_VERSION_META_KEY in meta
+                  and method != "initialize")
+        if modern:
+            assert isinstance(meta, Mapping)
+            requested = meta[rpc.PROTOCOL_VERSION_META_KEY]
+            if requested not in rpc.MODERN_VERSIONS:
+                return rpc.error_response(
+                    request_id, rpc.UNSUPPORTED_PROTOCOL_VERSION,
+                    f"Unsupported protocol version: {requested!r}",
+                    {"supported": list(rpc.MODERN_VERSIONS), "requested": str(requested)})
+        handler = self._handlers.get(method)
+        if handler is None:
+            return rpc.error_response(request_id, rpc.METHOD_NOT_FOUND,
+                                      f"Method not found: {method}")
+        try:
+            result = await handler(request_id, params, meta, notify, peer, modern)
+        except _RpcError as exc:
+            return rpc.error_response(request_id, exc.code, exc.message, exc.data)
+        return {"jsonrpc": "2.0", "id": request_id, "result": result}
+
+    def _notification(self, method: str, params: Any, peer: Hashable) -> None:
+        if method == "notifications/cancelled" and isinstance(params, Mapping):
+            scope = self._inflight.get((peer, params.get("requestId")))
+            if scope is not None:
+                log.debug("%s: cancelling request %r (%s)", self.name,
+                          params.get("requestId"), params.get("reason", "no reason given"))
+                scope.cancel()
+        # notifications/initialized and anything else: nothing to do (stateless core).
+
+    def _modern(self, result: dict[str, Any]) -> dict[str, Any]:
+        result["resultType"] = "complete"
+        result["_meta"] = self._modern_meta
+        return result
+
+    # -- methods ----------------------------------------------------------------------
+
+    async def _initialize(self, request_id: Any, params: Mapping[str, Any], meta: Any,
+                          notify: Notify | None, peer: Hashable, modern: bool
+                          ) -> dict[str, Any]:
+        requested = params.get("protocolVersion")
+        if not isinstance(requested, str):
+            raise _RpcError(rpc.INVALID_PARAMS,
+                            "Invalid params: initialize needs a string 'protocolVersion'")
+        version = (requested if requested in rpc.HANDSHAKE_VERSIONS
+                   else rpc.LATEST_HANDSHAKE_VERSION)
+        return self.initialize_result(version)
+
+    async def _ping(self, request_id: Any, params: Mapping[str, Any], meta: Any,
+                    notify: Notify | None, peer: Hashable, modern: bool) -> dict[str, Any]:
+        return self._modern({}) if modern else {}
+
+    async def _discover(self, request_id: Any, params: Mapping[str, Any], meta: Any,
+                        notify: Notify | None, peer: Hashable, modern: bool
+                        ) -> dict[str, Any]:
+        result: dict[str, Any] = {
+            "supportedVersions": list(rpc.MODERN_VERSIONS),
+            "capabilities": self.capabilities,
+            "serverInfo": self.server_info,
+            "resultType": "complete", "ttlMs": 0, "cacheScope": "private",
+            "_meta": self._modern_meta,
+        }
+        if self.instructions:
+            result["instructions"] = self.instructions
+        return result
+
+    async def _tools_list(self, request_id: Any, params: Mapping[str, Any], meta: Any,
+                          notify: Notify | None, peer: Hashable, modern: bool
+                          ) -> dict[str, Any]:
+        try:
+            return self._tools.page(params.get("cursor"), modern=modern)
+        except BadCursor as exc:
+            raise _RpcError(rpc.INVALID_PARAMS, f"Invalid params: {exc}") from None
+
+    async def _tools_call(self, request_id: Any, params: Mapping[str, Any], meta: Any,
+                          notify: Notify | None, peer: Hashable, modern: bool
+                          ) -> dict[str, Any]:
+        name = params.get("name")
+        if not isinstance(name, str):
+            raise _RpcError(rpc.INVALID_PARAMS, "Invalid params: tools/call needs a string 'name'")
+        tool = self._tools.by_name.get(name)
+        if tool is None:
+            raise _RpcError(rpc.INVALID_PARAMS, f"Unknown tool: {name!r}")
+        arguments = params.get("arguments")
+        if arguments is None:
+            arguments = {}
+        elif not isinstance(arguments, Mapping):
+            raise _RpcError(rpc.INVALID_PARAMS,
+                            f"Invalid params: 'arguments' of tool {name!r} must be an object")
+        token = meta.get("progressToken") if isinstance(meta, Mapping) else None
+        if notify is not None and isinstance(token, (str, int)) and not isinstance(token, bool):
+            ctx = CallContext(call_id=str(request_id), tool=tool.wire_name,
+                              progress=_progress_sender(notify, token), log=_call_log)
+        else:
+            ctx = CallContext(call_id=str(request_id), tool=tool.wire_name, log=_call_log)
+        key = (peer, request_id)
+        with anyio.CancelScope() as scope:
+            self._inflight[key] = scope
+            try:
+                result = await self._run(tool, arguments, ctx)
+            finally:
+                if self._inflight.get(key) is scope:
+                    del self._inflight[key]
+        if scope.cancelled_caught:
+            raise _RpcError(rpc.REQUEST_CANCELLED, "Request cancelled")
+        out = result.to_mcp()
+        return self._modern(out) if modern else out
+
+    async def _run(self, tool: CompiledTool, arguments: Mapping[str, Any],
+                   ctx: CallContext) -> ToolResult:
+        if self.guard is not None:
+            try:
+                verdict = await self.guard(tool, arguments)
+            except Exception as exc:  # fail closed: a broken guard never lets a call through
+                log.exception("permission guard failed for %s", tool.wire_name)
+                return ToolResult.error(f"Permission check for tool '{tool.name}' failed: "
+                                        f"{type(exc).__name__}: {exc}")
+            if verdict is not None:
+                return verdict
+        return await tool.call(arguments, ctx)
+
+
+def _progress_sender(notify: Notify, token: str | int
+                     ) -> Callable[[float, float | None, str | None], Awaitable[None]]:
+    async def progress(progress: float, total: float | None = None,
+                       message: str | None = None) -> None:
+        params: dict[str, Any] = {"progressToken": token, "progress": progress}
+        if total is not None:
+            params["total"] = total
+        if message is not None:
+            params["message"] = message
+        await notify({"jsonrpc": "2.0", "method": "notifications/progress", "params": params})
+    return progress

@@ -1,0 +1,86 @@
+"""One immutable tool set: the name index and every tools/list page, built once.
+
+A reload builds a new ``ToolSet`` and swaps it in with one assignment, so a request sees
+either the old set or the new one, never a mixture; a running call keeps the
+``CompiledTool`` it looked up.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from toolhost.compile.tool import CompiledTool
+
+__all__ = ["BadCursor", "ToolSet", "decode_cursor", "encode_cursor"]
+
+_CURSOR_PREFIX = "toolhost-page:"
+
+
+class BadCursor(ValueError):
+    """A tools/list cursor this server did not hand out."""
+
+
+def encode_cursor(offset: int) -> str:
+    # Opaque to clients (base64), cheap for us: the offset of the next page.
+    return base64.urlsafe_b64encode(f"{_CURSOR_PREFIX}{offset}".encode()).decode()
+
+
+def decode_cursor(cursor: object) -> int:
+    if not isinstance(cursor, str):
+        raise BadCursor(f"cursor must be a string, got {type(cursor).__name__}")
+    try:
+        text = base64.urlsafe_b64decode(cursor.encode("ascii")).decode("utf-8")
+    except (binascii.Error, UnicodeError, ValueError):
+        raise BadCursor(f"invalid cursor {cursor!r}") from None
+    if not text.startswith(_CURSOR_PREFIX) or not text[len(_CURSOR_PREFIX):].isdigit():
+        raise BadCursor(f"invalid cursor {cursor!r}")
+    return int(text[len(_CURSOR_PREFIX):])
+
+
+class ToolSet:
+    """Tools by bare name plus the pre-built tools/list results (legacy and modern shapes)."""
+
+    __slots__ = ("by_name", "descriptors", "modern_pages", "page_size", "pages", "tools")
+
+    def __init__(self, tools: Sequence[CompiledTool], page_size: int,
+                 modern_extra: Mapping[str, Any]) -> None:
+        if page_size < 1:
+            raise ValueError(f"page_size must be at least 1, got {page_size}")
+        by_name: dict[str, CompiledTool] = {}
+        for tool in tools:
+            if tool.name in by_name:
+                raise ValueError(f"duplicate tool name {tool.name!r} in server {tool.server!r}")
+            by_name[tool.name] = tool
+        self.tools: tuple[CompiledTool, ...] = tuple(tools)
+        self.by_name = by_name
+        self.page_size = page_size
+        self.descriptors: tuple[dict[str, Any], ...] = tuple(t.descriptor() for t in tools)
+        # pages[i] answers the cursor for offset i * page_size; page 0 answers no cursor.
+        self.pages: list[dict[str, Any]] = []
+        self.modern_pages: list[dict[str, Any]] = []
+        for start in range(0, max(len(self.descriptors), 1), page_size):
+            page: dict[str, Any] = {"tools": list(self.descriptors[start:start + page_size])}
+            if start + page_size < len(self.descriptors):
+                page["nextCursor"] = encode_cursor(start + page_size)
+            self.pages.append(page)
+            self.modern_pages.append({**page, **modern_extra})
+
+    def page(self, cursor: object, *, modern: bool) -> dict[str, Any]:
+        """The tools/list result for ``cursor`` (None: the first page)."""
+        pages = self.modern_pages if modern else self.pages
+        if cursor is None:
+            return pages[0]
+        offset = decode_cursor(cursor)
+        index, rest = divmod(offset, self.page_size)
+        if rest or not 0 < index < len(pages):
+            # A cursor from before a reload that shrank the list lands here too: the
+            # client re-lists from the start after notifications/tools/list_changed.
+            raise BadCursor(f"cursor {cursor!r} does not name a page of the current tool list")
+        return pages[index]
+
+    def all_tools_result(self) -> dict[str, Any]:
+        """Every tool in one tools/list result (the manifest handed to the CLI)."""
+        return {"tools": list(self.descriptors)}
