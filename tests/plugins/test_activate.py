@@ -1,0 +1,122 @@
+"""activate(): enabled plugins only, and every failure named with the config's line."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from toolhost.config.model import HostConfig, Origin, PluginRequirement, ServerConfig
+from toolhost.errors import ConfigError, PluginError
+from toolhost.plugins import PluginConfigError, activate
+
+GREET = """
+    from toolhost.plugins import Registry, tool
+
+    @tool(name="hello", annotations={"readOnlyHint": True})
+    def greet(name: str) -> str:
+        '''Say hello.'''
+        return "hello " + name
+
+    def register(registry: Registry) -> None:
+        registry.add_server("greet", description="Greetings")
+        registry.add_tool(greet, server="greet")
+        registry.add_rules(allow=["mcp__greet__*"], deny=[{"tool": "mcp__greet__hello",
+                           "when": {"name": "root"}, "message": "no"}])
+"""
+
+MakePlugin = Callable[..., Path]
+AT = Origin(file="team.yaml", line=4, column=5, key_path="plugins[0]")
+
+
+def req(name: str, spec: str = "") -> PluginRequirement:
+    return PluginRequirement(name, spec, AT)
+
+
+def test_enabled_plugin_contributes_servers_tools_and_rules(make_plugin: MakePlugin) -> None:
+    make_plugin("toolhost-greet", "1.2.0", modules={"greet_plugin": GREET})
+    plugins = activate([req("toolhost_greet", ">=1,<2")])
+    assert [(p.name, p.version) for p in plugins.plugins] == [("toolhost-greet", "1.2.0")]
+    assert plugins.plugins[0].provides["tools"] == ["mcp__greet__hello"]
+
+    config = plugins.apply(HostConfig(version=1, servers={}))
+    tool = config.servers["greet"].tools["hello"]
+    assert tool.backend.kind == "python"
+    assert tool.backend.options == {"function": "greet_plugin:greet"}
+    assert tool.annotations == {"readOnlyHint": True}
+    assert tool.origin.file.endswith("greet_plugin.py") and tool.origin.line > 0
+    assert config.servers["greet"].description == "Greetings"
+    rules = config.permissions.rules
+    assert [(r.effect, r.tool, r.layer) for r in rules] == [
+        ("deny", "mcp__greet__hello", "plugin:toolhost-greet"),
+        ("allow", "mcp__greet__*", "plugin:toolhost-greet")]
+    assert rules[0].when == {"name": "root"}
+
+
+def test_config_declarations_win_over_plugin_ones(make_plugin: MakePlugin) -> None:
+    make_plugin("toolhost-greet", modules={"greet_plugin": GREET})
+    plugins = activate([req("toolhost-greet")])
+    mine = ServerConfig(name="greet", description="mine")
+    config = plugins.apply(HostConfig(version=1, servers={"greet": mine}))
+    assert config.servers["greet"].description == "mine"
+    assert set(config.servers["greet"].tools) == {"hello"}
+
+
+def test_missing_plugin_names_the_package_to_install() -> None:
+    with pytest.raises(PluginConfigError) as info:
+        activate([req("toolhost-absent", ">=0.3")])
+    (problem,) = info.value.problems
+    assert (problem.file, problem.line, problem.key_path) == ("team.yaml", 4, "plugins[0]")
+    assert "'toolhost-absent' is not installed" in problem.message
+    assert problem.hint == "pip install 'toolhost-absent>=0.3'"
+    assert isinstance(info.value, ConfigError) and isinstance(info.value, PluginError)
+
+
+def test_incompatible_version_says_installed_and_needed(make_plugin: MakePlugin) -> None:
+    make_plugin("toolhost-greet", "1.2.0", modules={"greet_plugin": GREET})
+    with pytest.raises(PluginConfigError) as info:
+        activate([req("toolhost-greet", ">=2")])
+    text = str(info.value)
+    assert "team.yaml:4:5: plugins[0]:" in text
+    assert "'toolhost-greet' 1.2.0 is installed, but the config needs 'toolhost-greet>=2'" in text
+    assert "greet_plugin" not in sys.modules  # not imported when incompatible
+
+
+def test_raising_plugin_is_reported_by_name_and_can_be_left_out(
+        make_plugin: MakePlugin) -> None:
+    make_plugin("toolhost-greet", modules={"greet_plugin": GREET})
+    make_plugin("toolhost-broken", "0.1", modules={"broken_plugin": """
+        def register(registry):
+            registry.add_kind(object())
+    """})
+    make_plugin("toolhost-crash", "0.2", modules={"crash_plugin": "raise RuntimeError('boom')\n"})
+    reqs = [req("toolhost-broken"), req("toolhost-greet"), req("toolhost-crash")]
+    with pytest.raises(PluginConfigError) as info:
+        activate(reqs)
+    messages = [p.message for p in info.value.problems]
+    assert len(messages) == 2
+    assert "plugin 'toolhost-broken' 0.1 failed while registering: PluginError" in messages[0]
+    assert "'toolhost-crash' 0.2 failed while registering: RuntimeError: boom" in messages[1]
+
+    tolerant = activate(reqs, strict=False)
+    assert [p.name for p in tolerant.plugins] == ["toolhost-greet"]
+    assert len(tolerant.problems) == 2
+
+
+def test_bad_specifier_and_non_plugin_package(make_plugin: MakePlugin) -> None:
+    with pytest.raises(PluginConfigError) as info:
+        activate([req("toolhost-x", "=>1"), req("toolhost"), req("packaging")])
+    messages = [p.message for p in info.value.problems]
+    assert messages[0] == "invalid version constraint '=>1'"
+    assert "toolhost itself is always enabled" in messages[1]
+    assert "package 'packaging' " in messages[2]
+    assert "is installed but is not a toolhost plugin" in messages[2]
+
+
+def test_two_plugins_with_the_same_tool_clash(make_plugin: MakePlugin) -> None:
+    make_plugin("toolhost-greet", modules={"greet_plugin": GREET})
+    make_plugin("toolhost-greet2", modules={"greet_plugin2": GREET})
+    with pytest.raises(PluginConfigError, match="which 'toolhost-greet' already provides"):
+        activate([req("toolhost-greet"), req("toolhost-greet2")])

@@ -1,0 +1,222 @@
+"""Turn a config's ``plugins:`` list into backend kinds and config contributions.
+
+Installed is not enabled: only toolhost's own entry point (the built-in kinds) and the
+plugins a config lists are imported. Every problem (not installed, wrong version, raised while
+registering) is collected and reported together, each naming the config's ``plugins`` line.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata as md
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Any
+
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.utils import canonicalize_name
+from packaging.version import InvalidVersion, Version
+
+from toolhost.backends.base import BackendKind
+from toolhost.config.model import HostConfig, PluginRequirement
+from toolhost.errors import ConfigError, PluginError, Problem
+from toolhost.plugins.discovery import (
+    GROUP,
+    SELF,
+    InstalledPlugin,
+    installed_plugins,
+    installed_version,
+)
+from toolhost.plugins.plugin_set import PluginInfo, PluginSet
+from toolhost.plugins.registry import Registry
+
+__all__ = ["PluginConfigError", "activate", "load_hook"]
+
+log = logging.getLogger("toolhost.plugins")
+
+
+class PluginConfigError(ConfigError, PluginError):
+    """Plugins a config enables could not be activated; ``problems`` names each one."""
+
+
+@dataclass
+class _Outcome:
+    infos: list[PluginInfo] = field(default_factory=list)
+    registries: list[Registry] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+
+
+def activate(requirements: Sequence[PluginRequirement], *, strict: bool = True,
+             config: HostConfig | None = None) -> PluginSet:
+    """Import the built-in kinds and the plugins ``requirements`` enable; nothing else.
+
+    Returns a ``PluginSet`` whose ``kinds`` are the built-in kinds plus every enabled
+    plugin's, and whose ``apply(config)`` adds the plugins' servers, tools and rules.
+
+    Raises ``PluginConfigError`` (a ``ConfigError`` and a ``PluginError``) listing every
+    plugin that is not installed, has an incompatible version, is not a toolhost plugin, or
+    raised while registering. With ``strict=False`` those plugins are left out instead and
+    their problems are in ``PluginSet.problems``: the host keeps running without them.
+    ``config`` is unused (reserved so callers can pass the raw config later).
+    """
+    installed = installed_plugins()
+    outcome = _Outcome()
+    builtins = _activate_builtins(installed, outcome)
+    for req in _merge(requirements):
+        _activate_one(req, installed, outcome)
+
+    kinds: dict[str, BackendKind] = dict(builtins.kinds) if builtins else {}
+    owners = dict.fromkeys(kinds, "toolhost")
+    seen_tools: dict[tuple[str, str], str] = {}
+    kept: list[tuple[PluginInfo, Registry]] = []
+    for info, reg in zip(outcome.infos, outcome.registries, strict=True):
+        clash = _clashes(info, reg, owners, seen_tools)
+        if clash:
+            outcome.problems.append(_problem(info.requirement, clash))
+            continue
+        kinds.update(reg.kinds)
+        owners.update(dict.fromkeys(reg.kinds, info.name))
+        seen_tools.update(dict.fromkeys(reg.tools, info.name))
+        kept.append((info, reg))
+
+    if outcome.problems and strict:
+        raise PluginConfigError(outcome.problems)
+    for problem in outcome.problems:
+        log.warning("plugin left out: %s", problem)
+    builtin_info = PluginInfo(name=SELF, version=installed[SELF].version if SELF in installed
+                              else "0", provides=builtins.provides() if builtins else {})
+    return PluginSet(kinds=kinds, plugins=tuple(i for i, _ in kept),
+                     registries=tuple(r for _, r in kept), builtins=builtin_info,
+                     problems=tuple(outcome.problems))
+
+
+def _activate_builtins(installed: Mapping[str, InstalledPlugin],
+                       outcome: _Outcome) -> Registry | None:
+    reg = Registry(SELF)
+    # A broken core is a bug, not a config problem: let it raise.
+    if SELF in installed:
+        for ep in installed[SELF].entry_points:
+            load_hook(ep)(reg)
+    else:  # running from a source tree without installed metadata
+        import toolhost.backends.builtins as core
+
+        core.register(reg)
+    return reg
+
+
+def _activate_one(req: PluginRequirement, installed: Mapping[str, InstalledPlugin],
+                  outcome: _Outcome) -> None:
+    key = canonicalize_name(req.name)
+    if key == SELF:
+        outcome.problems.append(_problem(req, "toolhost itself is always enabled; remove it "
+                                         "from `plugins`"))
+        return
+    try:
+        spec = SpecifierSet(req.specifier)
+    except InvalidSpecifier:
+        outcome.problems.append(_problem(req, f"invalid version constraint {req.specifier!r}",
+                                         hint="write it as in pip, e.g. '>=0.2,<1'"))
+        return
+    plugin = installed.get(key)
+    if plugin is None:
+        version = installed_version(req.name)
+        outcome.problems.append(_missing(req) if version is None else _problem(
+            req, f"package '{req.name}' {version} is installed but is not a toolhost plugin "
+            f"(it declares no entry point in the '{GROUP}' group)"))
+        return
+    if req.specifier and not _satisfies(plugin.version, spec):
+        outcome.problems.append(_problem(
+            req, f"plugin '{plugin.name}' {plugin.version} is installed, but the config needs "
+            f"'{plugin.name}{req.specifier}'",
+            hint=f"pip install '{plugin.name}{req.specifier}'"))
+        return
+    reg = Registry(plugin.name)
+    try:
+        for ep in plugin.entry_points:
+            load_hook(ep)(reg)
+        _check_kinds(reg)
+    except (Exception, SystemExit) as exc:  # a plugin's bug must not take the host down
+        log.debug("plugin %s failed while registering", plugin.name, exc_info=True)
+        outcome.problems.append(_problem(
+            req, f"plugin '{plugin.name}' {plugin.version} failed while registering: "
+            f"{type(exc).__name__}: {exc}",
+            hint=f"run with -vv for the traceback; reinstall or upgrade '{plugin.name}'"))
+        return
+    outcome.infos.append(PluginInfo(name=plugin.name, version=plugin.version,
+                                    provides=reg.provides(), requirement=req,
+                                    modules=tuple(ep.value for ep in plugin.entry_points)))
+    outcome.registries.append(reg)
+
+
+def load_hook(ep: md.EntryPoint) -> Callable[[Registry], Any]:
+    """Import an entry point and return its ``register(registry)`` hook."""
+    obj = ep.load()
+    if isinstance(obj, ModuleType):
+        return _hook_of(obj, ep.value)
+    if not callable(obj):
+        raise PluginError(f"entry point {ep.name} = {ep.value!r} is not callable")
+    hook: Callable[[Registry], Any] = obj
+    return hook
+
+
+def _hook_of(module: ModuleType, where: str) -> Callable[[Registry], Any]:
+    hook = getattr(module, "register", None)
+    if not callable(hook):
+        raise PluginError(f"plugin module {where!r} has no register(registry) function")
+    result: Callable[[Registry], Any] = hook
+    return result
+
+
+def _check_kinds(reg: Registry) -> None:
+    for name, kind in reg.kinds.items():
+        if kind.name != name:  # pragma: no cover - add_kind keys by kind.name
+            raise PluginError(f"kind registered as {name!r} calls itself {kind.name!r}")
+
+
+def _clashes(info: PluginInfo, reg: Registry, owners: Mapping[str, str],
+             tools: Mapping[tuple[str, str], str]) -> str:
+    for kind in reg.kinds:
+        if kind in owners:
+            return (f"plugin '{info.name}' adds backend kind '{kind}', which "
+                    f"'{owners[kind]}' already provides")
+    for key in reg.tools:
+        if key in tools:
+            return (f"plugin '{info.name}' adds tool mcp__{key[0]}__{key[1]}, which "
+                    f"'{tools[key]}' already provides")
+    return ""
+
+
+def _merge(reqs: Sequence[PluginRequirement]) -> list[PluginRequirement]:
+    """One requirement per plugin: repeated entries have their constraints combined."""
+    merged: dict[str, PluginRequirement] = {}
+    for req in reqs:
+        key = canonicalize_name(req.name)
+        if key in merged:
+            first = merged[key]
+            spec = ",".join(s for s in (first.specifier, req.specifier) if s)
+            merged[key] = PluginRequirement(first.name, spec, first.origin)
+        else:
+            merged[key] = req
+    return list(merged.values())
+
+
+def _satisfies(version: str, spec: SpecifierSet) -> bool:
+    try:
+        return spec.contains(Version(version), prereleases=True)
+    except InvalidVersion:
+        return False
+
+
+def _missing(req: PluginRequirement) -> Problem:
+    pin = f"{req.name}{req.specifier}"
+    return _problem(req, f"plugin '{req.name}' is not installed",
+                    hint=f"pip install '{pin}'" if req.specifier else f"pip install {req.name}")
+
+
+def _problem(req: PluginRequirement | None, message: str, hint: str = "") -> Problem:
+    if req is None:
+        return Problem(message, hint=hint)
+    o = req.origin
+    return Problem(message, file=o.file, line=o.line, column=o.column,
+                   key_path=o.key_path or "plugins", hint=hint)

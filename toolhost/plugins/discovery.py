@@ -1,0 +1,61 @@
+"""Which plugins are installed: entry points in the ``toolhost`` group, read without importing.
+
+Only package metadata is read here. Importing a plugin's code happens in ``activate`` and only
+for the plugins a config enables.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata as md
+from dataclasses import dataclass
+
+from packaging.utils import canonicalize_name
+
+__all__ = ["GROUP", "SELF", "InstalledPlugin", "installed_plugins", "installed_version"]
+
+GROUP = "toolhost"
+SELF = "toolhost"  # toolhost's own distribution; its entry point registers the built-in kinds
+
+
+@dataclass(frozen=True)
+class InstalledPlugin:
+    """One installed distribution with entry points in the ``toolhost`` group."""
+
+    name: str  # distribution name as published, e.g. "toolhost-files"
+    version: str
+    entry_points: tuple[md.EntryPoint, ...]
+    summary: str = ""
+
+    @property
+    def key(self) -> str:
+        """The canonical (PEP 503) name used to match ``plugins:`` entries."""
+        return canonicalize_name(self.name)
+
+
+def installed_plugins() -> dict[str, InstalledPlugin]:
+    """Canonical name -> installed plugin, toolhost itself included, sorted by name."""
+    found: dict[str, list[md.EntryPoint]] = {}
+    dists: dict[str, md.Distribution] = {}
+    for ep in md.entry_points(group=GROUP):
+        dist = ep.dist
+        if dist is None:  # pragma: no cover - only for hand-made EntryPoint objects
+            continue
+        key = canonicalize_name(dist.name)
+        # entry_points() already keeps only the first copy of a distribution on sys.path.
+        dists.setdefault(key, dist)
+        if all(e.name != ep.name for e in found.get(key, [])):
+            found.setdefault(key, []).append(ep)
+    return {
+        key: InstalledPlugin(name=dists[key].name, version=dists[key].version,
+                             entry_points=tuple(eps),
+                             summary=(dists[key].metadata.get_all("Summary") or [""])[0])
+        for key, eps in sorted(found.items())
+    }
+
+
+def installed_version(name: str) -> str | None:
+    """The installed version of distribution ``name``, or None if it is not installed."""
+    try:
+        return md.version(name)
+    except md.PackageNotFoundError:
+        return None

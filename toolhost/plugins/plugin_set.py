@@ -1,0 +1,130 @@
+"""``PluginSet``: the activated plugins, their kinds, and how they extend a loaded config."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from types import MappingProxyType
+from typing import Any
+
+from packaging.utils import canonicalize_name
+
+from toolhost.backends.base import BackendKind
+from toolhost.config.model import (
+    UNKNOWN,
+    HostConfig,
+    PermissionsConfig,
+    PluginRequirement,
+    ServerConfig,
+    ToolConfig,
+)
+from toolhost.errors import ConfigError, Problem
+from toolhost.plugins.registry import Registry
+
+__all__ = ["PluginInfo", "PluginSet", "settings"]
+
+_EMPTY: Mapping[str, Any] = MappingProxyType({})
+_settings_lock = threading.Lock()
+_settings: dict[str, Mapping[str, Any]] = {}
+
+
+def settings(plugin: str) -> Mapping[str, Any]:
+    """The ``settings.<plugin>`` block of the config most recently applied in this process.
+
+    A plugin's tool functions call this at call time, e.g.
+    ``root = toolhost.plugins.settings("toolhost-files").get("root", ".")``. Empty when the
+    config has no block for the plugin.
+    """
+    with _settings_lock:
+        return _settings.get(plugin, _EMPTY)
+
+
+@dataclass(frozen=True)
+class PluginInfo:
+    """One enabled plugin: its distribution name, version, and what it contributes."""
+
+    name: str
+    version: str
+    # {"kinds": [...], "servers": [...], "tools": [...], "rules": [...], "fragments": [...]}
+    provides: Mapping[str, list[str]] = field(default_factory=dict)
+    requirement: PluginRequirement | None = None
+    modules: tuple[str, ...] = ()  # the entry points' targets
+
+
+@dataclass(frozen=True)
+class PluginSet:
+    """The result of ``activate``: backend kinds, enabled plugins, and their contributions."""
+
+    kinds: Mapping[str, BackendKind]
+    plugins: tuple[PluginInfo, ...] = ()
+    registries: tuple[Registry, ...] = ()
+    builtins: PluginInfo | None = None
+    # Plugins left out (only with activate(strict=False)).
+    problems: tuple[Problem, ...] = ()
+
+    def apply(self, config: HostConfig) -> HostConfig:
+        """``config`` with every enabled plugin's servers, tools and rules added.
+
+        What the config declares itself wins: a server or tool of the same name in the
+        config is kept as written, and plugin rules come before the config's own. Each
+        plugin's ``settings`` block is checked against the schema it declared and becomes
+        what ``toolhost.plugins.settings(name)`` returns.
+        """
+        servers: dict[str, ServerConfig] = dict(config.servers)
+        declared = {(s.name, t) for s in config.servers.values() for t in s.tools}
+        problems: list[Problem] = []
+        for reg in self.registries:
+            problems.extend(_check_settings(reg, config))
+            for name, server in reg.servers.items():
+                if name not in servers:
+                    servers[name] = server
+            by_server: dict[str, dict[str, ToolConfig]] = {}
+            for (server_name, tool_name), tool in reg.tools.items():
+                if (server_name, tool_name) not in declared:
+                    by_server.setdefault(server_name, {})[tool_name] = tool
+            for server_name, tools in by_server.items():
+                base = servers.get(server_name) or ServerConfig(
+                    name=server_name, origin=next(iter(tools.values())).origin)
+                if base.external is not None:
+                    problems.append(Problem(
+                        f"plugin '{reg.plugin}' adds tools to server '{server_name}', which "
+                        "the config declares as an external server", file=base.origin.file,
+                        line=base.origin.line, key_path=f"servers.{server_name}"))
+                    continue
+                servers[server_name] = replace(base, tools={**tools, **base.tools})
+        if problems:
+            raise ConfigError(problems)
+        rules = tuple(r for reg in self.registries for r in reg.rules)
+        permissions: PermissionsConfig = replace(
+            config.permissions, rules=rules + tuple(config.permissions.rules))
+        with _settings_lock:
+            for reg in self.registries:
+                _settings[reg.plugin] = MappingProxyType(dict(_block(config, reg.plugin)))
+        return replace(config, servers=servers, permissions=permissions)
+
+
+def _block(config: HostConfig, plugin: str) -> Mapping[str, Any]:
+    """The config's settings for ``plugin``, matching names as pip does (_ - . alike)."""
+    key = canonicalize_name(plugin)
+    for name, block in config.settings.items():
+        if canonicalize_name(name) == key:
+            return block
+    return _EMPTY
+
+
+def _check_settings(reg: Registry, config: HostConfig) -> list[Problem]:
+    if reg.settings_schema is None:
+        return []
+    from jsonschema import Draft202012Validator
+
+    value = _block(config, reg.plugin)
+    origin = config.origins.get(f"settings.{reg.plugin}", UNKNOWN)
+    problems = []
+    validator = Draft202012Validator(dict(reg.settings_schema))
+    for err in sorted(validator.iter_errors(value), key=lambda e: list(e.path)):
+        path = ".".join(["settings", reg.plugin, *(str(p) for p in err.path)])
+        where = config.origins.get(path, origin)
+        problems.append(Problem(err.message, file=where.file, line=where.line,
+                                column=where.column, key_path=path))
+    return problems
