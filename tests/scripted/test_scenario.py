@@ -1,0 +1,97 @@
+"""Scenario files: what they mean, and every mistake reported with file, line and key path."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from toolhost.errors import ConfigError
+from toolhost.scripted import load_scenario, parse_scenario
+
+GOOD = """\
+description: add two numbers
+turns:
+  - text: Let me add.
+    tool_calls:
+      - {tool: mcp__demo__add, input: {a: 6, b: 7}}
+      - {tool: mcp__demo__add, input: {a: 1, b: 2}, id: toolu_mine}
+  - expect_results:
+      - {equals: "13"}
+      - {tool: mcp__demo__add, contains: ["3"], is_error: false}
+    expect_tools: {includes: [mcp__demo__add], excludes: [mcp__demo__rm]}
+    text: "6 + 7 = 13"
+"""
+
+
+def test_good_scenario_is_parsed_with_ids_and_lines() -> None:
+    sc = parse_scenario(GOOD, "s.yaml")
+    assert sc.description == "add two numbers"
+    first, second = sc.turns
+    assert first.text == "Let me add."
+    assert [c.id for c in first.tool_calls] == ["toolu_scripted_01_1", "toolu_mine"]
+    assert first.tool_calls[0].input == {"a": 6, "b": 7}
+    assert first.stop_reason == "tool_use"
+    assert second.stop_reason == "end_turn"
+    assert second.line == 7
+    assert [e.call_id for e in second.expect_results] == ["toolu_scripted_01_1", "toolu_mine"]
+    assert second.expect_results[0].equals == "13"
+    assert second.expect_results[1].contains == ("3",)
+    assert second.tools_include == ("mcp__demo__add",)
+    assert second.tools_exclude == ("mcp__demo__rm",)
+
+
+def _problems(text: str) -> list[str]:
+    with pytest.raises(ConfigError) as info:
+        parse_scenario(text, "bad.yaml")
+    return [str(p) for p in info.value.problems]
+
+
+def test_every_problem_is_reported_with_line_and_key_path() -> None:
+    problems = _problems("""\
+turns:
+  - tool_cals: []
+  - tool_calls:
+      - {tool: mcp__a__b, input: [1]}
+  - expect_results:
+      - {tool: mcp__a__c, equals: 3, matches: "("}
+    text: done
+""")
+    assert problems == [
+        "bad.yaml:2: turns[0].tool_cals: unknown key (did you mean 'tool_calls'?)",
+        "bad.yaml:2: turns[0]: a turn needs 'text', 'tool_calls' or both",
+        "bad.yaml:4: turns[1].tool_calls[0].input: must be a mapping of arguments",
+        "bad.yaml:6: turns[2].expect_results[0].tool: turn 2 calls 'mcp__a__b' at this "
+        "position, not 'mcp__a__c'",
+        "bad.yaml:6: turns[2].expect_results[0].equals: must be a string",
+        "bad.yaml:6: turns[2].expect_results[0].matches: bad regular expression: "
+        "missing ), unterminated subpattern at position 0",
+    ]
+
+
+def test_expectations_must_follow_tool_calls_one_for_one() -> None:
+    assert _problems("turns:\n  - text: hi\n    expect_results: [{equals: x}]\n") == [
+        "bad.yaml:3: turns[0].expect_results: the turn before makes no tool calls, so there "
+        "are no results to check"]
+    text = ("turns:\n  - tool_calls: [{tool: t}, {tool: t}]\n"
+            "  - expect_results: [{equals: x}]\n    text: t\n")
+    assert _problems(text) == [
+        "bad.yaml:3: turns[1].expect_results: must be a list with one entry per tool call of "
+        "turn 1 (2), in the same order"]
+
+
+def test_duplicate_ids_and_yaml_errors() -> None:
+    text = "turns:\n  - tool_calls: [{tool: t, id: x}, {tool: t, id: x}]\n"
+    assert _problems(text) == ["bad.yaml:2: turns[0].tool_calls[1].id: duplicate tool call "
+                               "id 'x'"]
+    assert _problems("turns: [\n") [0].startswith("bad.yaml:2: invalid YAML")
+    assert _problems("turns: []\n") == ["bad.yaml:1: turns: must be a non-empty list of turns"]
+    assert _problems("a: 1\na: 2\n") == ["bad.yaml:2: duplicate key 'a'"]
+
+
+def test_load_scenario_reads_files_and_names_missing_ones(tmp_path: Path) -> None:
+    path = tmp_path / "s.yaml"
+    path.write_text(GOOD)
+    assert len(load_scenario(path).turns) == 2
+    with pytest.raises(ConfigError, match=r"nope.yaml: cannot read scenario"):
+        load_scenario(tmp_path / "nope.yaml")

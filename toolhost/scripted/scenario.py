@@ -1,0 +1,255 @@
+"""Scenario files for the scripted model: which answer the "model" gives at each turn.
+
+A scenario is a YAML file with one entry per model response, played in order::
+
+    turns:
+      - tool_calls:                       # several = parallel tool_use blocks in one message
+          - {tool: mcp__demo__add, input: {a: 6, b: 7}}
+      - expect_results:                   # checks on the tool_result blocks of the turn before
+          - {tool: mcp__demo__add, equals: "13"}
+        text: "6 + 7 = 13"                # the final answer
+
+See docs/running.md for every key. Every mistake is reported with file, line and key path.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path as FsPath
+from typing import Any
+
+from toolhost.errors import ConfigError, Problem
+from toolhost.scripted.yamlpos import Located, Path, load_located
+
+__all__ = ["Expectation", "Scenario", "ToolCall", "Turn", "load_scenario", "parse_scenario"]
+
+_MISSING: Any = object()
+TOP_KEYS = ("turns", "description")
+TURN_KEYS = ("text", "tool_calls", "expect_results", "expect_tools")
+CALL_KEYS = ("tool", "input", "id")
+EXPECT_KEYS = ("tool", "equals", "contains", "matches", "json", "is_error")
+TOOLS_KEYS = ("includes", "excludes")
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """One ``tool_use`` block the model emits."""
+
+    tool: str
+    input: Mapping[str, Any]
+    id: str
+    line: int = 0
+
+
+@dataclass(frozen=True)
+class Expectation:
+    """A check on one ``tool_result`` the model receives. ``is_error`` defaults to False."""
+
+    tool: str
+    call_id: str
+    equals: str | None = None
+    contains: tuple[str, ...] = ()
+    matches: re.Pattern[str] | None = None
+    json: Any = _MISSING
+    is_error: bool = False
+    line: int = 0
+
+    @property
+    def has_json(self) -> bool:
+        return self.json is not _MISSING
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One model response (``index`` is 1-based) and the checks made before giving it."""
+
+    index: int
+    text: str | None = None
+    tool_calls: tuple[ToolCall, ...] = ()
+    expect_results: tuple[Expectation, ...] = ()
+    tools_include: tuple[str, ...] = ()
+    tools_exclude: tuple[str, ...] = ()
+    line: int = 0
+
+    @property
+    def stop_reason(self) -> str:
+        return "tool_use" if self.tool_calls else "end_turn"
+
+
+@dataclass(frozen=True)
+class Scenario:
+    turns: tuple[Turn, ...]
+    file: str = "<scenario>"
+    description: str = ""
+
+
+def load_scenario(path: str | FsPath) -> Scenario:
+    """Read and check a scenario file. Raises ``ConfigError`` listing every problem."""
+    try:
+        text = FsPath(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError([Problem(f"cannot read scenario: {exc.strerror}",
+                                   file=str(path))]) from None
+    return parse_scenario(text, str(path))
+
+
+def parse_scenario(text: str, file: str = "<scenario>") -> Scenario:
+    """Parse scenario YAML text; ``file`` is used in error messages."""
+    doc = load_located(text, file)
+    checker = _Checker(doc)
+    scenario = checker.scenario()
+    if checker.problems:
+        raise ConfigError(checker.problems)
+    assert scenario is not None
+    return scenario
+
+
+class _Checker:
+    def __init__(self, doc: Located) -> None:
+        self.doc = doc
+        self.problems: list[Problem] = []
+
+    def err(self, path: Path, message: str, hint: str = "") -> None:
+        self.problems.append(self.doc.problem(path, message, hint))
+
+    def keys(self, value: Mapping[str, Any], allowed: tuple[str, ...], path: Path) -> None:
+        for key in value:
+            if key not in allowed:
+                close = difflib.get_close_matches(key, allowed, n=1)
+                hint = f"did you mean '{close[0]}'?" if close else "allowed: " + ", ".join(allowed)
+                self.err((*path, key), "unknown key", hint)
+
+    def mapping(self, value: Any, path: Path, what: str) -> Mapping[str, Any] | None:
+        if not isinstance(value, Mapping):
+            self.err(path, f"{what} must be a mapping, got {type(value).__name__}")
+            return None
+        return value
+
+    def string(self, value: Any, path: Path, *, empty_ok: bool = False) -> str | None:
+        if not isinstance(value, str) or (not value and not empty_ok):
+            self.err(path, f"must be a {'' if empty_ok else 'non-empty '}string")
+            return None
+        return value
+
+    def scenario(self) -> Scenario | None:
+        top = self.mapping(self.doc.value, (), "a scenario")
+        if top is None:
+            return None
+        self.keys(top, TOP_KEYS, ())
+        raw_turns = top.get("turns")
+        if not isinstance(raw_turns, list) or not raw_turns:
+            self.err(("turns",), "must be a non-empty list of turns")
+            return None
+        turns: list[Turn] = []
+        ids: set[str] = set()
+        for i, raw in enumerate(raw_turns):
+            prev = turns[-1] if turns else None
+            turns.append(self.turn(raw, ("turns", i), i + 1, prev, ids))
+        description = top.get("description", "")
+        return Scenario(tuple(turns), self.doc.file, str(description))
+
+    def turn(self, raw: Any, path: Path, index: int, prev: Turn | None, ids: set[str]) -> Turn:
+        line = self.doc.line(path)
+        turn = self.mapping(raw, path, "a turn")
+        if turn is None:
+            return Turn(index, line=line)
+        self.keys(turn, TURN_KEYS, path)
+        text = None
+        if "text" in turn:
+            text = self.string(turn["text"], (*path, "text"))
+        calls = self.calls(turn.get("tool_calls"), (*path, "tool_calls"), index, ids)
+        if text is None and not calls and "text" not in turn and "tool_calls" not in turn:
+            self.err(path, "a turn needs 'text', 'tool_calls' or both")
+        expects = self.expects(turn.get("expect_results"), (*path, "expect_results"), prev)
+        include, exclude = self.tools(turn.get("expect_tools"), (*path, "expect_tools"))
+        return Turn(index, text, calls, expects, include, exclude, line)
+
+    def calls(self, raw: Any, path: Path, index: int, ids: set[str]) -> tuple[ToolCall, ...]:
+        if raw is None:
+            return ()
+        if not isinstance(raw, list) or not raw:
+            self.err(path, "must be a non-empty list of {tool: NAME, input: {...}}")
+            return ()
+        out = []
+        for j, item in enumerate(raw):
+            cpath = (*path, j)
+            call = self.mapping(item, cpath, "a tool call")
+            if call is None:
+                continue
+            self.keys(call, CALL_KEYS, cpath)
+            tool = self.string(call.get("tool"), (*cpath, "tool"))
+            args = call.get("input", {})
+            if not isinstance(args, Mapping):
+                self.err((*cpath, "input"), "must be a mapping of arguments")
+                args = {}
+            call_id = call.get("id", f"toolu_scripted_{index:02d}_{j + 1}")
+            if self.string(call_id, (*cpath, "id")) is not None:
+                if call_id in ids:
+                    self.err((*cpath, "id"), f"duplicate tool call id '{call_id}'")
+                ids.add(call_id)
+            out.append(ToolCall(tool or "", dict(args), str(call_id), self.doc.line(cpath)))
+        return tuple(out)
+
+    def expects(self, raw: Any, path: Path, prev: Turn | None) -> tuple[Expectation, ...]:
+        if raw is None:
+            return ()
+        if prev is None or not prev.tool_calls:
+            self.err(path, "the turn before makes no tool calls, so there are no results to check")
+            return ()
+        if not isinstance(raw, list) or len(raw) != len(prev.tool_calls):
+            self.err(path, f"must be a list with one entry per tool call of turn {prev.index} "
+                           f"({len(prev.tool_calls)}), in the same order")
+            return ()
+        out = []
+        for j, (item, call) in enumerate(zip(raw, prev.tool_calls, strict=True)):
+            epath = (*path, j)
+            exp = self.mapping(item, epath, "an expectation")
+            if exp is None:
+                continue
+            self.keys(exp, EXPECT_KEYS, epath)
+            tool = exp.get("tool", call.tool)
+            if tool != call.tool:
+                self.err((*epath, "tool"), f"turn {prev.index} calls '{call.tool}' at this "
+                                           f"position, not '{tool}'")
+            out.append(self.expectation(exp, epath, call))
+        return tuple(out)
+
+    def expectation(self, exp: Mapping[str, Any], path: Path, call: ToolCall) -> Expectation:
+        equals = None
+        if "equals" in exp:
+            equals = self.string(exp["equals"], (*path, "equals"), empty_ok=True)
+        contains_raw = exp.get("contains", [])
+        contains_list = contains_raw if isinstance(contains_raw, list) else [contains_raw]
+        contains = tuple(s for k, c in enumerate(contains_list)
+                         if (s := self.string(c, (*path, "contains", k))) is not None)
+        matches = None
+        if "matches" in exp and (pattern := self.string(exp["matches"], (*path, "matches"))):
+            try:
+                matches = re.compile(pattern)
+            except re.error as exc:
+                self.err((*path, "matches"), f"bad regular expression: {exc}")
+        is_error = exp.get("is_error", False)
+        if not isinstance(is_error, bool):
+            self.err((*path, "is_error"), "must be true or false")
+            is_error = False
+        return Expectation(call.tool, call.id, equals, contains, matches,
+                           exp.get("json", _MISSING), is_error, self.doc.line(path))
+
+    def tools(self, raw: Any, path: Path) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        if raw is None:
+            return (), ()
+        spec = self.mapping(raw, path, "expect_tools")
+        if spec is None:
+            return (), ()
+        self.keys(spec, TOOLS_KEYS, path)
+        lists = []
+        for key in TOOLS_KEYS:
+            names = spec.get(key, [])
+            if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+                self.err((*path, key), "must be a list of tool names")
+                names = []
+            lists.append(tuple(names))
+        return lists[0], lists[1]
