@@ -1,0 +1,129 @@
+"""Config repos: clone once per (url, rev), read from the cache, work offline, lock."""
+
+from __future__ import annotations
+
+import fcntl
+import logging
+import multiprocessing
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from toolhost.config.gitrepos import checkout_dir, fetch_repo, list_tags, repo_file
+from toolhost.config.model import Origin
+from toolhost.errors import ConfigError
+
+
+def git(cwd: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True,
+                          text=True).stdout.strip()
+
+
+def make_repo(path: Path, files: dict[str, str], tag: str | None = None) -> str:
+    """A real git repository with one commit of ``files`` (more commits on later calls)."""
+    if not (path / ".git").exists():
+        path.mkdir(parents=True)
+        git(path, "init", "-q", "-b", "main")
+        git(path, "config", "user.email", "t@example.invalid")
+        git(path, "config", "user.name", "Test")
+        git(path, "config", "commit.gpgsign", "false")
+    for name, text in files.items():
+        (path / name).parent.mkdir(parents=True, exist_ok=True)
+        (path / name).write_text(text)
+    git(path, "add", "-A")
+    git(path, "commit", "-q", "-m", f"commit {tag or ''}")
+    if tag:
+        git(path, "tag", tag)
+    return git(path, "rev-parse", "HEAD")
+
+
+AT = Origin("team.yaml", 3, 5, "extends[0]")
+
+
+def test_clone_once_then_offline(tmp_path: Path) -> None:
+    origin = tmp_path / "origin"
+    make_repo(origin, {"base.yaml": "v1\n"}, tag="v1.0.0")
+    make_repo(origin, {"base.yaml": "v2\n"}, tag="v2.0.0")
+    url = origin.as_uri()
+    cache = tmp_path / "cache"
+    first = repo_file(url, "v1.0.0", "base.yaml", where=AT, cache=cache)
+    assert first.read_text() == "v1\n"
+    assert repo_file(url, "v2.0.0", "base.yaml", cache=cache).read_text() == "v2\n"
+    assert sorted(list_tags(url)) == ["v1.0.0", "v2.0.0"]
+
+    shutil.rmtree(origin)  # the remote is gone: the cache answers
+    assert repo_file(url, "v1.0.0", "base.yaml", where=AT, cache=cache) == first
+    with pytest.raises(ConfigError) as info:
+        repo_file(url, "v3.0.0", "base.yaml", where=AT, cache=cache)
+    assert str(info.value).startswith("team.yaml:3:5: extends[0]: git ls-remote failed")
+
+
+def test_commit_pin_branch_warning_and_bad_paths(tmp_path: Path,
+                                                 caplog: pytest.LogCaptureFixture) -> None:
+    origin = tmp_path / "origin"
+    sha = make_repo(origin, {"a/base.yaml": "one\n"})
+    make_repo(origin, {"a/base.yaml": "two\n"})
+    url, cache = origin.as_uri(), tmp_path / "cache"
+    assert repo_file(url, sha, "a/base.yaml", cache=cache).read_text() == "one\n"
+    assert repo_file(url, sha[:10], "a/base.yaml", cache=cache).read_text() == "one\n"
+    assert fetch_repo(url, sha, cache=cache).ref == "commit"
+
+    with caplog.at_level(logging.WARNING, logger="toolhost.config"):
+        assert repo_file(url, "main", "a/base.yaml", where=AT, cache=cache).read_text() == "two\n"
+    assert "team.yaml:3:5: extends[0]: rev 'main' of" in caplog.text
+    assert "is a branch, which moves" in caplog.text
+
+    with pytest.raises(ConfigError, match=r"path '\.\./x' must be relative and inside"):
+        repo_file(url, sha, "../x", where=AT, cache=cache)
+    with pytest.raises(ConfigError, match=r"has no file 'nope\.yaml'"):
+        repo_file(url, sha, "nope.yaml", where=AT, cache=cache)
+    with pytest.raises(ConfigError, match="has no tag or branch 'v9'"):
+        repo_file(url, "v9", "a/base.yaml", where=AT, cache=cache)
+    with pytest.raises(ConfigError, match="must be non-empty and not start with '-'"):
+        repo_file(url, "--upload-pack=touch x", "a/base.yaml", cache=cache)
+
+
+def _fetch_in_child(url: str, cache: str, out: str) -> None:
+    checkout = fetch_repo(url, "v1", cache=Path(cache))
+    Path(out).write_text(f"{checkout.path}\n{checkout.sha}")
+
+
+def test_two_processes_share_one_clone(tmp_path: Path) -> None:
+    origin = tmp_path / "origin"
+    sha = make_repo(origin, {"base.yaml": "x\n"}, tag="v1")
+    cache = tmp_path / "cache"
+    ctx = multiprocessing.get_context("spawn")
+    procs = [ctx.Process(target=_fetch_in_child,
+                         args=(origin.as_uri(), str(cache), str(tmp_path / f"out{i}")))
+             for i in range(3)]
+    for proc in procs:
+        proc.start()
+    for proc in procs:
+        proc.join(60)
+        assert proc.exitcode == 0
+    outs = {(tmp_path / f"out{i}").read_text() for i in range(3)}
+    assert len(outs) == 1 and outs.pop().endswith(sha)
+    repos = cache / "repos"
+    assert [p.name for p in repos.iterdir() if not p.name.endswith(".lock")] == [
+        p.name for p in repos.iterdir() if p.is_dir()]
+    assert len([p for p in repos.iterdir() if p.is_dir()]) == 1  # no leftover temp clones
+
+
+def test_a_held_lock_makes_another_process_wait(tmp_path: Path) -> None:
+    origin = tmp_path / "origin"
+    make_repo(origin, {"base.yaml": "x\n"}, tag="v1")
+    url, cache, out = origin.as_uri(), tmp_path / "cache", tmp_path / "out"
+    lock = checkout_dir(url, "v1", cache=cache)
+    lock = lock.with_name(lock.name + ".lock")
+    lock.parent.mkdir(parents=True)
+    ctx = multiprocessing.get_context("spawn")
+    with lock.open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        child = ctx.Process(target=_fetch_in_child, args=(url, str(cache), str(out)))
+        child.start()
+        child.join(2.0)  # long enough for an unlocked clone of a one-file repo
+        assert child.is_alive() and not out.exists()
+    child.join(60)
+    assert child.exitcode == 0 and out.exists()

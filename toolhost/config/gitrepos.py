@@ -1,0 +1,197 @@
+"""Team-shared config repos: ``extends: [{repo: URL, rev: TAG_OR_SHA, path: FILE}]``.
+
+Like pre-commit's hook repos, a repository is cloned once per (URL, rev) into a cache
+directory (``$TOOLHOST_CACHE/repos`` or ``~/.cache/toolhost/repos``) and read from there
+afterwards, so a load works offline once cached. A file lock per (URL, rev) keeps two
+processes from cloning into the same place at once. Pin ``rev`` to a tag or a commit: a
+branch moves, and the cache would keep whatever it pointed at on the first clone, so a
+branch is warned about. git runs as a subprocess with an argument list, never a shell.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import json
+import logging
+import os
+import re
+import shutil
+import subprocess
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from toolhost.config.model import UNKNOWN, Origin
+from toolhost.errors import ConfigError, Problem
+
+__all__ = ["Checkout", "cache_root", "checkout_dir", "fetch_repo", "list_tags", "repo_file",
+           "run_git"]
+
+log = logging.getLogger("toolhost.config")
+
+_SHA = re.compile(r"^[0-9a-f]{7,40}$")
+_META = ".toolhost-checkout.json"  # written last: its presence means the checkout is complete
+GIT_TIMEOUT = 120.0
+
+
+@dataclass(frozen=True)
+class Checkout:
+    """A repository at one revision, in the cache."""
+
+    url: str
+    rev: str
+    path: Path  # the work tree
+    sha: str  # the commit rev resolved to when it was cloned
+    ref: Literal["tag", "branch", "commit"]
+
+
+def cache_root() -> Path:
+    """``$TOOLHOST_CACHE`` or ``~/.cache/toolhost`` (``$XDG_CACHE_HOME`` is honoured)."""
+    env = os.environ.get("TOOLHOST_CACHE")
+    if env:
+        return Path(env).expanduser()
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    return (Path(xdg) if xdg else Path.home() / ".cache") / "toolhost"
+
+
+def repo_file(url: str, rev: str, path: str, *, where: Origin = UNKNOWN,
+              cache: Path | None = None) -> Path:
+    """The local path of ``path`` inside ``url`` at ``rev``, cloning on first use.
+
+    Raises ``ConfigError`` naming ``where`` when git fails, ``rev`` does not exist, or
+    ``path`` is missing or points outside the repository. Warns (log) when ``rev`` is a branch.
+    """
+    checkout = fetch_repo(url, rev, where=where, cache=cache)
+    if checkout.ref == "branch":
+        log.warning("%s: rev %r of %s is a branch, which moves; pin a tag or a commit "
+                    "(cached at %s; `toolhost update` pins the newest tag)",
+                    _where(where), rev, url, checkout.sha[:12])
+    rel = Path(path)
+    target = (checkout.path / rel).resolve()
+    if rel.is_absolute() or not target.is_relative_to(checkout.path.resolve()):
+        raise _error(where, f"path {path!r} must be relative and inside the repository")
+    if not target.is_file():
+        raise _error(where, f"{url} at {rev} has no file {path!r}",
+                     hint=f"files are read from the repository root; cached in {checkout.path}")
+    return target
+
+
+def fetch_repo(url: str, rev: str, *, where: Origin = UNKNOWN,
+               cache: Path | None = None) -> Checkout:
+    """Clone ``url`` at ``rev`` into the cache unless it is there already; return it."""
+    if not url or not rev or rev.startswith("-") or url.startswith("-"):
+        raise _error(where, "`repo` and `rev` must be non-empty and not start with '-'")
+    dest = checkout_dir(url, rev, cache=cache)
+    cached = _read_meta(dest)
+    if cached is not None:
+        return cached
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    with _locked(dest.with_name(dest.name + ".lock")):
+        cached = _read_meta(dest)  # another process may have cloned while we waited
+        if cached is not None:
+            return cached
+        return _clone(url, rev, dest, where)
+
+
+def checkout_dir(url: str, rev: str, *, cache: Path | None = None) -> Path:
+    """Where ``url`` at ``rev`` is (or will be) cached; its lock file is ``<dir>.lock``."""
+    key = hashlib.sha256(f"{url}\0{rev}".encode()).hexdigest()[:24]
+    return (cache or cache_root()) / "repos" / key
+
+
+def list_tags(url: str, *, where: Origin = UNKNOWN) -> list[str]:
+    """Every tag of the remote repository ``url`` (network, no cache)."""
+    out = run_git(["ls-remote", "--tags", "--refs", url], where=where)
+    return [line.split("refs/tags/", 1)[1] for line in out.splitlines() if "refs/tags/" in line]
+
+
+def run_git(args: Sequence[str], *, cwd: Path | None = None, where: Origin = UNKNOWN) -> str:
+    """Run ``git args`` (no shell, no prompts); stdout, or ConfigError with git's message."""
+    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "", "LC_ALL": "C"}
+    try:
+        proc = subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True,
+                              text=True, timeout=GIT_TIMEOUT, check=False)
+    except FileNotFoundError:
+        raise _error(where, "git is not installed", hint="install git to use `repo:` in "
+                     "extends") from None
+    except subprocess.TimeoutExpired:
+        raise _error(where, f"git {args[0]} took longer than {GIT_TIMEOUT:g}s") from None
+    if proc.returncode != 0:
+        detail = (proc.stderr.strip().splitlines() or ["(no output)"])[-1]
+        raise _error(where, f"git {args[0]} failed: {detail}")
+    return proc.stdout
+
+
+def _clone(url: str, rev: str, dest: Path, where: Origin) -> Checkout:
+    tmp = dest.with_name(f"{dest.name}.tmp{os.getpid()}")
+    shutil.rmtree(tmp, ignore_errors=True)
+    shutil.rmtree(dest, ignore_errors=True)  # a checkout without metadata is incomplete
+    tmp.mkdir()
+    try:
+        run_git(["init", "-q"], cwd=tmp, where=where)
+        run_git(["remote", "add", "origin", url], cwd=tmp, where=where)
+        ref = _ref_kind(url, rev, where)
+        try:  # a shallow fetch of just that revision, as pre-commit does
+            run_git(["fetch", "-q", "--depth=1", "origin", rev], cwd=tmp, where=where)
+        except ConfigError:  # some servers refuse to send a commit by id: fetch everything
+            run_git(["fetch", "-q", "--tags", "origin"], cwd=tmp, where=where)
+            run_git(["fetch", "-q", "origin", "+refs/heads/*:refs/remotes/origin/*"],
+                    cwd=tmp, where=where)
+            try:
+                run_git(["rev-parse", "-q", "--verify", f"{rev}^{{commit}}"], cwd=tmp,
+                        where=where)
+            except ConfigError:
+                raise _error(where, f"{url} has no tag, branch or commit {rev!r}",
+                             hint="check `rev`; `git ls-remote URL` lists tags") from None
+            run_git(["update-ref", "FETCH_HEAD", f"{rev}^{{commit}}"], cwd=tmp, where=where)
+        run_git(["-c", "advice.detachedHead=false", "checkout", "-q", "FETCH_HEAD"], cwd=tmp,
+                where=where)
+        sha = run_git(["rev-parse", "HEAD"], cwd=tmp, where=where).strip()
+        meta = {"url": url, "rev": rev, "sha": sha, "ref": ref}
+        tmp.joinpath(_META).write_text(json.dumps(meta))
+        tmp.rename(dest)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    log.info("cloned %s at %s (%s) into %s", url, rev, sha[:12], dest)
+    return Checkout(url=url, rev=rev, path=dest, sha=sha, ref=ref)
+
+
+def _ref_kind(url: str, rev: str, where: Origin) -> Literal["tag", "branch", "commit"]:
+    out = run_git(["ls-remote", url, f"refs/tags/{rev}", f"refs/heads/{rev}"], where=where)
+    refs = {line.split("\t", 1)[1] for line in out.splitlines() if "\t" in line}
+    if f"refs/tags/{rev}" in refs:
+        return "tag"
+    if f"refs/heads/{rev}" in refs:
+        return "branch"
+    if _SHA.match(rev):
+        return "commit"
+    raise _error(where, f"{url} has no tag or branch {rev!r}",
+                 hint="pin a tag or a full commit id")
+
+
+def _read_meta(dest: Path) -> Checkout | None:
+    try:
+        meta = json.loads(dest.joinpath(_META).read_text())
+    except (OSError, ValueError):
+        return None
+    return Checkout(url=meta["url"], rev=meta["rev"], path=dest, sha=meta["sha"],
+                    ref=meta["ref"])
+
+
+@contextlib.contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    with path.open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)  # released when the file is closed
+        yield
+
+
+def _where(where: Origin) -> str:
+    return str(where) + (f": {where.key_path}" if where.key_path else "")
+
+
+def _error(where: Origin, message: str, hint: str = "") -> ConfigError:
+    return ConfigError([Problem(message, file=where.file, line=where.line,
+                                column=where.column, key_path=where.key_path, hint=hint)])
