@@ -1,0 +1,46 @@
+"""pkg:NAME/PATH fragments are found by distribution or module name, without importing."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from toolhost.config.model import Origin
+from toolhost.config.pkgdata import is_pkg_ref, resolve_pkg
+from toolhost.errors import ConfigError
+
+MakePlugin = Callable[..., Path]
+AT = Origin("app.yaml", 2, 5, "extends[1]")
+
+
+def test_fragment_by_distribution_and_module_name(make_plugin: MakePlugin) -> None:
+    site = make_plugin("toolhost-frag", modules={
+        "frag_plugin/__init__": "raise RuntimeError('imported!')\n"},
+        entry_points={"main": "frag_plugin"})
+    (site / "frag_plugin" / "presets").mkdir()
+    preset = site / "frag_plugin" / "presets" / "base.yaml"
+    preset.write_text("toolhost: 1\n")
+    (site / "toolhost_frag-1.0.0.dist-info" / "top_level.txt").write_text("frag_plugin\n")
+
+    assert is_pkg_ref("pkg:toolhost-frag/presets/base.yaml") and not is_pkg_ref("./x.yaml")
+    assert resolve_pkg("pkg:toolhost-frag/presets/base.yaml", where=AT) == preset
+    assert resolve_pkg("pkg:Toolhost_Frag/presets/base.yaml") == preset
+    assert resolve_pkg("pkg:frag_plugin/presets/base.yaml") == preset
+    assert "frag_plugin" not in sys.modules
+
+
+def test_bad_references_name_the_config_line(make_plugin: MakePlugin) -> None:
+    make_plugin("toolhost-frag", modules={"toolhost_frag/__init__": ""},
+                entry_points={"main": "toolhost_frag"})  # no top_level.txt: name -> module
+    with pytest.raises(ConfigError) as info:
+        resolve_pkg("pkg:toolhost-frag/nope.yaml", where=AT)
+    assert str(info.value).startswith("app.yaml:2:5: extends[1]: package 'toolhost-frag' has "
+                                      "no file 'nope.yaml'")
+    with pytest.raises(ConfigError, match="no installed package or module named 'nothere'"):
+        resolve_pkg("pkg:nothere/x.yaml", where=AT)
+    for bad in ("pkg:toolhost-frag", "pkg:/x.yaml", "pkg:toolhost-frag/../secret"):
+        with pytest.raises(ConfigError, match="is not of the form 'pkg:NAME/PATH'"):
+            resolve_pkg(bad, where=AT)

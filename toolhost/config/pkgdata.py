@@ -1,0 +1,92 @@
+"""``extends: [pkg:NAME/PATH]``: a config fragment shipped inside an installed package.
+
+``NAME`` is a distribution (``toolhost-files``) or a top-level module (``toolhost_files``);
+``PATH`` is relative to that package's directory::
+
+    extends:
+      - pkg:toolhost-files/presets/readonly.yaml   # toolhost_files/presets/readonly.yaml
+
+The file is found without importing the package: a fragment from a plugin the config does not
+enable must not run that plugin's code.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata as md
+import importlib.util
+from pathlib import Path, PurePosixPath
+
+from packaging.utils import canonicalize_name
+
+from toolhost.config.model import UNKNOWN, Origin
+from toolhost.errors import ConfigError, Problem
+
+__all__ = ["PREFIX", "is_pkg_ref", "resolve_pkg"]
+
+PREFIX = "pkg:"
+
+
+def is_pkg_ref(ref: object) -> bool:
+    return isinstance(ref, str) and ref.startswith(PREFIX)
+
+
+def resolve_pkg(ref: str, *, where: Origin = UNKNOWN) -> Path:
+    """The file ``pkg:NAME/PATH`` names. ConfigError naming ``where`` if there is none."""
+    body = ref[len(PREFIX):] if ref.startswith(PREFIX) else ref
+    name, _, rel = body.partition("/")
+    parts = PurePosixPath(rel).parts
+    if not name or not rel or rel.startswith("/") or ".." in parts:
+        raise _error(where, f"{ref!r} is not of the form 'pkg:NAME/PATH'",
+                     hint="e.g. pkg:toolhost-files/presets/readonly.yaml")
+    dirs = _package_dirs(name)
+    if not dirs:
+        raise _error(where, f"no installed package or module named {name!r} (from {ref!r})",
+                     hint=f"pip install {name}")
+    for base in dirs:
+        candidate = base.joinpath(*parts)
+        if candidate.is_file():
+            return candidate
+    shown = ", ".join(str(d) for d in dirs)
+    raise _error(where, f"package {name!r} has no file {rel!r} (looked in {shown})")
+
+
+def _package_dirs(name: str) -> list[Path]:
+    """Directories of the top-level packages ``name`` stands for, found without importing."""
+    modules = [name] if name.isidentifier() else []
+    try:
+        dist = md.distribution(name)
+    except md.PackageNotFoundError:
+        dist = None
+    if dist is not None:
+        modules += [m for m in _top_level(dist) if m not in modules]
+    dirs: list[Path] = []
+    for module in modules:
+        dirs += _dirs_of(module)
+    return dirs
+
+
+def _top_level(dist: md.Distribution) -> list[str]:
+    text = dist.read_text("top_level.txt")
+    if text:
+        return [line.strip() for line in text.splitlines() if line.strip()]
+    # No top_level.txt (non-setuptools builds): packages_distributions maps it back.
+    key = canonicalize_name(dist.name)
+    found = sorted(mod for mod, dists in md.packages_distributions().items()
+                   if any(canonicalize_name(d) == key for d in dists) and mod.isidentifier())
+    return found or [key.replace("-", "_")]  # the usual naming: toolhost-files -> toolhost_files
+
+
+def _dirs_of(module: str) -> list[Path]:
+    try:
+        spec = importlib.util.find_spec(module)  # top-level: finds, does not import
+    except (ImportError, ValueError):
+        return []
+    if spec is None:
+        return []
+    # Packages only: a plain module's directory is all of site-packages.
+    return [Path(p) for p in spec.submodule_search_locations or ()]
+
+
+def _error(where: Origin, message: str, hint: str = "") -> ConfigError:
+    return ConfigError([Problem(message, file=where.file, line=where.line,
+                                column=where.column, key_path=where.key_path, hint=hint)])
