@@ -1,0 +1,64 @@
+"""Helpers for serve tests: a real server process on stdio or on a random loopback port."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).parent
+FIXTURE_SERVER = str(HERE / "fixture_server.py")
+URL_LINE = re.compile(r"serving MCP on (http://\S+)")
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def server_env() -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(HERE.parent.parent),
+                                                    env.get("PYTHONPATH")) if p)
+    return env
+
+
+@contextmanager
+def http_server(argv: Sequence[str], log_path: Path, *,
+                env: dict[str, str] | None = None) -> Iterator[str]:
+    """Start ``argv`` (which must listen on port 0) and yield its MCP URL."""
+    with open(log_path, "wb") as log:
+        proc = subprocess.Popen(list(argv), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                stderr=log, env=env or server_env())
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            match = URL_LINE.search(log_path.read_text(errors="replace"))
+            if match:
+                break
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise AssertionError("server did not start:\n" + log_path.read_text())
+            time.sleep(0.05)
+        yield match.group(1)
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def fixture_stdio_argv() -> list[str]:
+    return [sys.executable, FIXTURE_SERVER, "stdio"]
+
+
+def fixture_http_argv() -> list[str]:
+    return [sys.executable, FIXTURE_SERVER, "http", "0"]

@@ -1,0 +1,52 @@
+"""Permission rules inside ``tools/call``: a standalone MCP server has no ``can_use_tool``.
+
+A deny becomes an ``isError`` result carrying the rule's message (the model can read it);
+an ``ask`` that nobody can answer is a deny, saying so. An allow that rewrites the input
+runs the tool with the rewritten arguments.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol
+
+from toolhost.backends.base import CallContext
+from toolhost.compile.tool import CompiledTool
+from toolhost.mcp.server import Guard
+from toolhost.permissions.decision import Decision
+from toolhost.results import ToolResult
+
+__all__ = ["Gate", "permission_guard"]
+
+log = logging.getLogger("toolhost.serve")
+
+
+class Gate(Protocol):
+    """What the guard needs of the permission gate: one async decision per call."""
+
+    async def check(self, tool_name: str, tool_input: Mapping[str, Any]) -> Decision: ...
+
+
+def permission_guard(gate: Gate, wire_name: Callable[[CompiledTool], str]) -> Guard:
+    """A McpServer guard applying ``gate`` to every call, by the config's wire names."""
+
+    async def guard(tool: CompiledTool, arguments: Mapping[str, Any]) -> ToolResult | None:
+        name = wire_name(tool)
+        decision = await gate.check(name, arguments)
+        if decision.behavior == "allow":
+            if decision.updated_input is not None and dict(decision.updated_input) != dict(
+                    arguments):
+                return await tool.call(decision.updated_input, CallContext(tool=name))
+            return None
+        if decision.behavior == "ask":
+            message = (decision.message or f"Tool {name} needs approval and there is no one "
+                       "to ask here (toolhost serve); denied.")
+        else:
+            message = decision.message or f"Tool {name} is denied by toolhost policy."
+        log.info("denied %s: %s", name, message)
+        return ToolResult.error(message)
+
+    return guard
+
+

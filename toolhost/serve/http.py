@@ -1,0 +1,331 @@
+"""MCP Streamable HTTP on starlette + uvicorn (the ``toolhost[serve]`` extra).
+
+``POST /mcp`` carries one JSON-RPC message. A request is answered with ``application/json``,
+or with ``text/event-stream`` as soon as the call sends a notification (progress): the
+notifications, then the answer, as SSE ``message`` events. Closing the response cancels the
+call (the 2026-07-28 spelling of cancellation).
+
+Eras: a request whose ``params._meta`` names a protocol version is modern and stateless:
+nothing about it is remembered, so replicas behind a load balancer can serve any request.
+Legacy clients get an ``Mcp-Session-Id`` on ``initialize``; the session only holds what the
+legacy wire needs: the ``GET /mcp`` stream for server notifications (``tools/list_changed``)
+and the ids of running calls for ``notifications/cancelled``.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import logging
+import secrets
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+import anyio
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+from starlette.types import Receive, Scope, Send
+
+from toolhost.serve.base import Handler, cancelled_id, error_response, is_request
+from toolhost.serve.headers import (
+    HEADER_MISMATCH,
+    SESSION_HEADER,
+    header_mismatch,
+    http_status_for,
+    request_version,
+)
+
+__all__ = ["HttpServer"]
+
+log = logging.getLogger("toolhost.serve")
+
+LOOPBACK = {"localhost", "127.0.0.1", "::1", "[::1]"}
+SSE_HEADERS = [(b"content-type", b"text/event-stream"), (b"cache-control", b"no-cache"),
+               (b"x-accel-buffering", b"no")]
+
+
+@dataclass
+class _Session:
+    """What a legacy (initialize-era) client's session id stands for."""
+
+    streams: set[MemoryObjectSendStream[dict[str, Any]]] = field(default_factory=set)
+    running: dict[Any, anyio.CancelScope] = field(default_factory=dict)
+
+
+def _sse_event(message: Mapping[str, Any]) -> bytes:
+    data = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+    return f"event: message\ndata: {data}\n\n".encode()
+
+
+class HttpServer:
+    """An ASGI app serving ``handler`` at ``path``; ``broadcast`` reaches legacy streams."""
+
+    def __init__(self, handler: Handler, *, path: str = "/mcp", token: str | None = None,
+                 allowed_origins: tuple[str, ...] = (),
+                 on_shutdown: Callable[[], None] | None = None) -> None:
+        self._handler = handler
+        self._on_shutdown = on_shutdown
+        self._token = token
+        self._allowed_origins = set(allowed_origins)
+        self._sessions: dict[str, _Session] = {}
+        self.path = path
+        self.app = Starlette(routes=[
+            Route(path, self._endpoint, methods=["GET", "POST", "DELETE"]),
+        ])
+
+    async def broadcast(self, message: Mapping[str, Any]) -> None:
+        """Send a server notification to every open legacy ``GET`` stream."""
+        for session in list(self._sessions.values()):
+            for stream in list(session.streams):
+                try:
+                    stream.send_nowait(dict(message))
+                except (anyio.WouldBlock, anyio.BrokenResourceError, anyio.ClosedResourceError):
+                    session.streams.discard(stream)
+
+    def close(self) -> None:
+        """End every legacy ``GET`` stream and listen stream (on shutdown)."""
+        if self._on_shutdown is not None:
+            self._on_shutdown()
+        for session in self._sessions.values():
+            for stream in session.streams:
+                stream.close()
+            session.streams.clear()
+
+    async def serve(self, host: str, port: int) -> None:
+        """Run uvicorn on ``host:port`` (0 picks a free port) until cancelled or signalled."""
+        import uvicorn
+
+        config = uvicorn.Config(self.app, host=host, port=port, log_level="warning",
+                                lifespan="off", timeout_graceful_shutdown=2)
+        owner = self
+
+        class _Server(uvicorn.Server):
+            async def shutdown(self, sockets: Any = None) -> None:
+                # End the streams that never finish by themselves before uvicorn waits.
+                owner.close()
+                await super().shutdown(sockets)
+
+        server = _Server(config)
+
+        async def announce() -> None:
+            while not server.started:
+                await anyio.sleep(0.05)
+            for sock in (s for srv in server.servers for s in srv.sockets):
+                bound_host, bound_port = sock.getsockname()[:2]
+                print(f"toolhost: serving MCP on http://{bound_host}:{bound_port}{self.path}",
+                      file=sys.stderr, flush=True)
+
+        try:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(announce)
+                await server.serve()
+                tg.cancel_scope.cancel()
+        finally:
+            self.close()
+
+    # -- the one endpoint -------------------------------------------------------------------
+
+    async def _endpoint(self, request: Request) -> Response:
+        # Returned by the routes machinery only when we did not already answer via ASGI.
+        refusal = self._refuse(request)
+        if refusal is not None:
+            return refusal
+        if request.method == "GET":
+            return await self._get_stream(request)
+        if request.method == "DELETE":
+            session_id = request.headers.get(SESSION_HEADER, "")
+            if self._sessions.pop(session_id, None) is None:
+                return Response(status_code=404)
+            return Response(status_code=204)
+        return await self._post(request)
+
+    def _refuse(self, request: Request) -> Response | None:
+        origin = request.headers.get("origin")
+        if origin is not None:
+            host = urlsplit(origin).hostname or ""
+            if host not in LOOPBACK and origin not in self._allowed_origins:
+                # DNS rebinding: a web page must not reach a local server.
+                return JSONResponse(error_response(None, -32600, f"origin {origin} not allowed"),
+                                    status_code=403)
+        if self._token is not None:
+            scheme, _, given = request.headers.get("authorization", "").partition(" ")
+            if scheme.lower() != "bearer" or not hmac.compare_digest(
+                    given.strip().encode(), self._token.encode()):
+                return JSONResponse(error_response(None, -32600, "missing or wrong bearer token"),
+                                    status_code=401,
+                                    headers={"www-authenticate": 'Bearer realm="toolhost"'})
+        return None
+
+    async def _post(self, request: Request) -> Response:
+        try:
+            message = json.loads(await request.body())
+        except ValueError as exc:
+            return JSONResponse(error_response(None, -32700, f"Parse error: {exc}"),
+                                status_code=400)
+        if not isinstance(message, dict):
+            return JSONResponse(error_response(None, -32600, "Invalid Request: expected one "
+                                               "JSON-RPC object (batches are not supported)"),
+                                status_code=400)
+        modern = request_version(message) is not None
+        session: _Session | None = None
+        session_id = request.headers.get(SESSION_HEADER)
+        if modern:
+            problem = header_mismatch(message, request.headers)
+            if problem is not None:
+                return JSONResponse(error_response(message.get("id"), HEADER_MISMATCH, problem),
+                                    status_code=400)
+        elif session_id is not None and message.get("method") != "initialize":
+            session = self._sessions.get(session_id)
+            if session is None:
+                return JSONResponse(error_response(message.get("id"), -32600,
+                                                   f"unknown session {session_id}"),
+                                    status_code=404)
+        if not is_request(message):
+            if message.get("method") == "notifications/cancelled" and session is not None:
+                scope = session.running.get(cancelled_id(message))
+                if scope is not None:
+                    scope.cancel()
+            if "method" in message:
+                await self._handler.handle(message)
+            return Response(status_code=202)
+        headers: dict[str, str] = {}
+        if message.get("method") == "initialize" and not modern:
+            session_id = secrets.token_hex(16)
+            self._sessions[session_id] = session = _Session()
+            headers[SESSION_HEADER] = session_id
+        return _Exchange(self._handler, message, session, modern, headers)
+
+    async def _get_stream(self, request: Request) -> Response:
+        session = self._sessions.get(request.headers.get(SESSION_HEADER, ""))
+        if session is None:
+            # Modern clients subscribe with subscriptions/listen on POST instead.
+            return Response("GET streams exist for initialize-era sessions only; send "
+                            "Mcp-Session-Id", status_code=405, headers={"allow": "POST"})
+        return _NotificationStream(session)
+
+
+class _Exchange(Response):
+    """One POSTed request: JSON if the call says nothing before answering, else SSE."""
+
+    def __init__(self, handler: Handler, message: dict[str, Any], session: _Session | None,
+                 modern: bool, headers: dict[str, str]) -> None:
+        super().__init__()
+        self._handler = handler
+        self._message = message
+        self._session = session
+        self._modern = modern
+        self._extra = headers
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        outbox_send, outbox = anyio.create_memory_object_stream[tuple[bool, Any]](64)
+        request_id = self._message["id"]
+
+        async def notify(note: dict[str, Any]) -> None:
+            await outbox_send.send((False, note))
+
+        async def run() -> None:
+            try:
+                answer = await self._handler.handle(self._message, notify=notify)
+            except Exception as exc:  # a bug in the core must not kill the connection
+                log.exception("request %r failed", request_id)
+                answer = error_response(request_id, -32603, f"Internal error: {exc}")
+            await outbox_send.send((True, answer))
+
+        async def watch_disconnect(cancel: anyio.CancelScope) -> None:
+            while (await receive())["type"] != "http.disconnect":
+                pass
+            log.info("request %r: client closed the response; cancelling", request_id)
+            cancel.cancel()
+
+        started = False
+        async with anyio.create_task_group() as tg, outbox_send, outbox:
+            if self._session is not None:
+                self._session.running[request_id] = tg.cancel_scope
+            tg.start_soon(run)
+            tg.start_soon(watch_disconnect, tg.cancel_scope)
+            try:
+                final, first = await outbox.receive()
+                started = True
+                if final:
+                    await self._send_json(first, send)
+                else:
+                    await self._send_sse(first, outbox, send)
+            finally:
+                if self._session is not None:
+                    self._session.running.pop(request_id, None)
+                tg.cancel_scope.cancel()
+        if not started:
+            # Cancelled (client gone, or a legacy notifications/cancelled): no answer is owed,
+            # but ASGI wants a response; nobody reads it.
+            await send({"type": "http.response.start", "status": 204, "headers": []})
+            await send({"type": "http.response.body", "body": b""})
+
+    def _with_headers(self, extra: list[tuple[bytes, bytes]]) -> list[tuple[bytes, bytes]]:
+        return extra + [(k.encode(), v.encode()) for k, v in self._extra.items()]
+
+    async def _send_json(self, answer: dict[str, Any] | None, send: Send) -> None:
+        if answer is None:  # the core chose not to answer (should not happen for a request)
+            await send({"type": "http.response.start", "status": 202,
+                        "headers": self._with_headers([])})
+            await send({"type": "http.response.body", "body": b""})
+            return
+        body = json.dumps(answer, ensure_ascii=False, separators=(",", ":")).encode()
+        status = http_status_for(answer) if self._modern else 200
+        await send({"type": "http.response.start", "status": status, "headers": self._with_headers(
+            [(b"content-type", b"application/json"),
+             (b"content-length", str(len(body)).encode())])})
+        await send({"type": "http.response.body", "body": body})
+
+    async def _send_sse(self, first: dict[str, Any],
+                        outbox: MemoryObjectReceiveStream[tuple[bool, Any]], send: Send) -> None:
+        await send({"type": "http.response.start", "status": 200,
+                    "headers": self._with_headers(list(SSE_HEADERS))})
+        await send({"type": "http.response.body", "body": _sse_event(first),
+                    "more_body": True})
+        async for final, message in outbox:
+            if message is not None:
+                await send({"type": "http.response.body", "body": _sse_event(message),
+                            "more_body": True})
+            if final:
+                break
+        await send({"type": "http.response.body", "body": b""})
+
+
+class _NotificationStream(Response):
+    """A legacy session's ``GET`` stream: server notifications until the client leaves."""
+
+    def __init__(self, session: _Session) -> None:
+        super().__init__()
+        self._session = session
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        inbox_send, inbox = anyio.create_memory_object_stream[dict[str, Any]](64)
+        self._session.streams.add(inbox_send)
+
+        async def watch_disconnect(cancel: anyio.CancelScope) -> None:
+            while (await receive())["type"] != "http.disconnect":
+                pass
+            cancel.cancel()
+
+        try:
+            async with anyio.create_task_group() as tg, inbox:
+                tg.start_soon(watch_disconnect, tg.cancel_scope)
+                await send({"type": "http.response.start", "status": 200,
+                            "headers": list(SSE_HEADERS)})
+                await send({"type": "http.response.body", "body": b": stream open\n\n",
+                            "more_body": True})
+                async for message in inbox:
+                    await send({"type": "http.response.body", "body": _sse_event(message),
+                                "more_body": True})
+                await send({"type": "http.response.body", "body": b""})
+                tg.cancel_scope.cancel()
+        finally:
+            self._session.streams.discard(inbox_send)
+            inbox_send.close()
+

@@ -1,0 +1,68 @@
+"""Run a ServedServer on a transport until the client leaves (stdio) or a signal (HTTP)."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Coroutine
+from typing import IO, Any
+
+import anyio
+
+from toolhost.serve.served import ServedServer
+from toolhost.serve.stdio import StdioServer, claim_stdout
+
+__all__ = ["SERVE_EXTRA_HINT", "serve_http", "serve_stdio"]
+
+SERVE_EXTRA_HINT = ("the HTTP transport needs starlette and uvicorn: "
+                    "pip install 'toolhost[serve]'")
+
+Background = Callable[[], Coroutine[Any, Any, Any]]
+
+
+async def serve_stdio(served: ServedServer, *, reader: IO[bytes] | None = None,
+                      writer: IO[bytes] | None = None,
+                      background: Background | None = None) -> None:
+    """Serve over stdio. Without ``writer`` the process's stdout is claimed for protocol."""
+    out = writer if writer is not None else claim_stdout()
+    server = StdioServer(served, reader if reader is not None else sys.stdin.buffer, out)
+
+    async def broadcast(message: dict[str, Any]) -> None:
+        if served.legacy_peer:  # a 2026-07-28 client hears list_changed on its listen stream
+            await server.send(message)
+
+    served.broadcast = broadcast
+    try:
+        async with anyio.create_task_group() as tg:
+            if background is not None:
+                tg.start_soon(background)
+            await server.run()
+            tg.cancel_scope.cancel()
+    finally:
+        served.close()
+
+
+async def serve_http(served: ServedServer, *, host: str, port: int, token: str | None = None,
+                     path: str = "/mcp", allowed_origins: tuple[str, ...] = (),
+                     background: Background | None = None) -> None:
+    """Serve MCP Streamable HTTP on ``host:port`` until interrupted."""
+    try:
+        from toolhost.serve.http import HttpServer
+    except ImportError as exc:
+        from toolhost.errors import ToolhostError
+
+        raise ToolhostError(f"{SERVE_EXTRA_HINT} ({exc})") from None
+    server = HttpServer(served, path=path, token=token, allowed_origins=allowed_origins,
+                        on_shutdown=served.close)
+
+    async def broadcast(message: dict[str, Any]) -> None:
+        await server.broadcast(message)
+
+    served.broadcast = broadcast
+    try:
+        async with anyio.create_task_group() as tg:
+            if background is not None:
+                tg.start_soon(background)
+            await server.serve(host, port)
+            tg.cancel_scope.cancel()
+    finally:
+        served.close()

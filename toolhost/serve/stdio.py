@@ -1,0 +1,156 @@
+"""MCP over stdio: newline-delimited JSON-RPC on a pair of byte streams.
+
+Every request runs in its own task, so answers go out in any order; a
+``notifications/cancelled`` cancels the task of the request it names (and no answer is sent
+for it, as MCP asks). Notifications a running call makes (progress) and messages the server
+sends on its own (``notifications/tools/list_changed`` after a reload) share one writer lock,
+so lines never interleave. Nothing but protocol ever goes to the output stream.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Mapping
+from typing import IO, Any
+
+import anyio
+from anyio.abc import TaskGroup
+
+from toolhost.serve.base import (
+    Handler,
+    cancelled_id,
+    error_response,
+    is_notification,
+    is_request,
+)
+
+__all__ = ["MAX_LINE_BYTES", "StdioServer", "claim_stdout"]
+
+log = logging.getLogger("toolhost.serve")
+
+MAX_LINE_BYTES = 32 * 1024 * 1024  # a longer line is a protocol fault, not a memory problem
+
+
+class StdioServer:
+    """Serve one MCP peer over ``reader`` (lines in) and ``writer`` (lines out).
+
+    ``reader`` and ``writer`` are binary file objects (the process's stdin and a private
+    duplicate of its stdout). Reading happens in a worker thread, so any file works.
+    """
+
+    def __init__(self, handler: Handler, reader: IO[bytes], writer: IO[bytes]) -> None:
+        self._handler = handler
+        self._reader = reader
+        self._writer = writer
+        self._lock = anyio.Lock()
+        self._running: dict[Any, anyio.CancelScope] = {}
+        self._closed = False
+
+    async def send(self, message: Mapping[str, Any]) -> None:
+        """Write one message (an answer or a server notification) as one line."""
+        data = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+        async with self._lock:
+            if self._closed:
+                return
+            try:
+                await anyio.to_thread.run_sync(self._write, data)
+            except (BrokenPipeError, ValueError, OSError):
+                # The peer went away: nothing more can be said to it.
+                self._closed = True
+
+    def _write(self, data: bytes) -> None:
+        self._writer.write(data)
+        self._writer.flush()
+
+    async def run(self) -> None:
+        """Serve until the input ends (the client closed our stdin); then stop running calls."""
+        async with anyio.create_task_group() as tg:
+            while True:
+                line = await anyio.to_thread.run_sync(
+                    self._reader.readline, MAX_LINE_BYTES + 1, abandon_on_cancel=True)
+                if not line:
+                    break
+                if len(line) > MAX_LINE_BYTES and not line.endswith(b"\n"):
+                    await self.send(error_response(
+                        None, -32600, f"message longer than {MAX_LINE_BYTES} bytes"))
+                    await self._skip_rest_of_line()
+                    continue
+                if line.strip():
+                    await self._dispatch(line, tg)
+            tg.cancel_scope.cancel()
+        self._closed = True
+
+    async def _skip_rest_of_line(self) -> None:
+        while True:
+            chunk = await anyio.to_thread.run_sync(
+                self._reader.readline, MAX_LINE_BYTES, abandon_on_cancel=True)
+            if not chunk or chunk.endswith(b"\n"):
+                return
+
+    async def _dispatch(self, line: bytes, tg: TaskGroup) -> None:
+        try:
+            message = json.loads(line)
+        except ValueError as exc:
+            await self.send(error_response(None, -32700, f"Parse error: {exc}"))
+            return
+        if not isinstance(message, dict):
+            # JSON-RPC batches were removed from MCP in 2025-06-18.
+            await self.send(error_response(None, -32600, "Invalid Request: expected one "
+                                           "JSON object per line (batches are not supported)"))
+            return
+        if is_request(message):
+            scope = anyio.CancelScope()
+            request_id = message["id"]
+            if request_id in self._running:
+                await self.send(error_response(
+                    request_id, -32600, f"Invalid Request: id {request_id!r} is already in use"))
+                return
+            self._running[request_id] = scope
+            tg.start_soon(self._serve_request, message, scope)
+        elif is_notification(message):
+            if message["method"] == "notifications/cancelled":
+                target = self._running.get(cancelled_id(message))
+                if target is not None:
+                    target.cancel()
+            # Notifications get no answer; the core may still want to see them.
+            tg.start_soon(self._serve_notification, message)
+        # Answers to requests we never sent are ignored.
+
+    async def _serve_request(self, message: dict[str, Any], scope: anyio.CancelScope) -> None:
+        request_id = message["id"]
+        try:
+            with scope:
+                try:
+                    answer = await self._handler.handle(message, notify=self.send)
+                except Exception as exc:  # a bug in the core must not stop the server
+                    log.exception("request %r (%s) failed", request_id, message.get("method"))
+                    answer = error_response(request_id, -32603, f"Internal error: {exc}")
+                if answer is not None:
+                    await self.send(answer)
+            if scope.cancelled_caught:
+                log.info("request %r cancelled by the client", request_id)
+        finally:
+            self._running.pop(request_id, None)
+
+    async def _serve_notification(self, message: dict[str, Any]) -> None:
+        try:
+            await self._handler.handle(message, notify=self.send)
+        except Exception:
+            log.exception("notification %s failed", message.get("method"))
+
+
+def claim_stdout() -> IO[bytes]:
+    """Take the process's stdout for the protocol and point fd 1 and ``sys.stdout`` at stderr.
+
+    A stray ``print`` in a tool, or a child process inheriting fd 1, would otherwise corrupt
+    the JSON-RPC stream. Returns a private binary file on the original stdout.
+    """
+    import os
+    import sys
+
+    sys.stdout.flush()
+    protocol_fd = os.dup(1)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    return os.fdopen(protocol_fd, "wb", buffering=0)
