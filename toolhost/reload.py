@@ -1,0 +1,143 @@
+"""Hot reload: watch a config's files, rebuild on change, swap only what built cleanly.
+
+Used by ``toolhost serve --watch`` and ``toolhost run --watch``::
+
+    reloader = Reloader(path, load=build, on_swap=swap, initial=current)
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(reloader.run)
+        ...
+
+``load(path)`` builds the new thing (a config, a compiled host, ...); it may be a plain or
+an async function. If it raises, the error is reported on stderr and the last good build
+keeps serving; nothing is swapped. ``on_swap(new)`` installs a good build: swap the tool set
+atomically (``McpServer.set_tools``) and announce ``notifications/tools/list_changed``.
+
+Watching is polling of modification times with ``anyio.sleep`` (no extra dependency, works
+on every filesystem, costs one ``stat`` per file per interval). The files watched are the
+ones the last good build read (``HostConfig.files``: the main file, its ``extends``, its
+layers), so an edit to an included fragment reloads too.
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+import os
+import sys
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from typing import Any, Generic, TypeVar
+
+import anyio
+
+__all__ = ["Reloader", "files_of"]
+
+log = logging.getLogger("toolhost.reload")
+
+T = TypeVar("T")
+Snapshot = Mapping[str, tuple[int, int] | None]
+
+
+def files_of(built: Any) -> tuple[str, ...]:
+    """The files a build read: ``built.files``, or ``built.config.files`` (HostConfig)."""
+    for candidate in (built, getattr(built, "config", None)):
+        files = getattr(candidate, "files", None)
+        if files:
+            return tuple(str(f) for f in files)
+    return ()
+
+
+def _snapshot(files: Iterable[str]) -> dict[str, tuple[int, int] | None]:
+    out: dict[str, tuple[int, int] | None] = {}
+    for name in files:
+        try:
+            st = os.stat(name)
+        except OSError:
+            out[name] = None  # deleted or being replaced: a change too
+        else:
+            out[name] = (st.st_mtime_ns, st.st_size)
+    return out
+
+
+def _report(exc: BaseException) -> None:
+    print(f"toolhost: reload failed; still serving the last good config:\n{exc}",
+          file=sys.stderr, flush=True)
+
+
+class Reloader(Generic[T]):
+    """Rebuild ``path`` with ``load`` whenever one of its files changes; hand it to ``on_swap``.
+
+    - ``initial``: the build already running (its files are watched from the start);
+      without it only ``path`` is watched until the first successful reload.
+    - ``files``: which files a build depends on (default: :func:`files_of`).
+    - ``interval``: seconds between polls; a change is acted on once the files have held
+      still for one more interval (editors write in several steps).
+    - ``on_error``: called with the exception of a failed build (default: print to stderr).
+    """
+
+    def __init__(self, path: str | os.PathLike[str], *,
+                 load: Callable[[str], T | Awaitable[T]],
+                 on_swap: Callable[[T], Awaitable[None]],
+                 initial: T | None = None,
+                 files: Callable[[T], Iterable[str]] = files_of,
+                 interval: float = 0.5,
+                 on_error: Callable[[BaseException], None] = _report) -> None:
+        self.path = os.path.abspath(os.fspath(path))
+        self._load = load
+        self._on_swap = on_swap
+        self._files_of = files
+        self.interval = interval
+        self._on_error = on_error
+        self.current: T | None = initial
+        self.swaps = 0
+        self.failures = 0
+        self._watched = self._watch_list(initial)
+        self._seen = _snapshot(self._watched)
+
+    def _watch_list(self, built: T | None) -> tuple[str, ...]:
+        files = tuple(self._files_of(built)) if built is not None else ()
+        return tuple(dict.fromkeys((self.path, *(os.path.abspath(f) for f in files))))
+
+    async def run(self) -> None:
+        """Poll forever (until cancelled)."""
+        while True:
+            await anyio.sleep(self.interval)
+            await self.check()
+
+    async def check(self) -> bool:
+        """Look once; if anything changed (and has settled), rebuild. True if swapped."""
+        now = _snapshot(self._watched)
+        if now == self._seen:
+            return False
+        while True:  # wait until the files hold still for one interval
+            await anyio.sleep(self.interval)
+            settled = _snapshot(self._watched)
+            if settled == now:
+                break
+            now = settled
+        self._seen = now
+        return await self.reload()
+
+    async def reload(self) -> bool:
+        """Rebuild now; swap on success, report and keep the old build on failure."""
+        log.info("config changed; reloading %s", self.path)
+        try:
+            built = self._load(self.path)
+            if inspect.isawaitable(built):
+                built = await built
+        except Exception as exc:
+            self.failures += 1
+            self._on_error(exc)
+            return False
+        new: T = built
+        try:
+            await self._on_swap(new)
+        except Exception as exc:
+            self.failures += 1
+            self._on_error(exc)
+            return False
+        self.current = new
+        self.swaps += 1
+        self._watched = self._watch_list(new)
+        self._seen = _snapshot(self._watched)
+        print(f"toolhost: reloaded {self.path}", file=sys.stderr, flush=True)
+        return True
