@@ -1,0 +1,143 @@
+"""The stateless 2026-07-28 era on the same core, checked by hand and by the official client."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
+from typing import Any
+
+import anyio
+import pytest
+from mcp_testtools import make_tool
+
+from toolhost.backends.base import CallContext
+from toolhost.mcp import McpServer
+from toolhost.results import ToolResult
+
+pytestmark = pytest.mark.anyio
+
+MODERN = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+          "io.modelcontextprotocol/clientCapabilities": {},
+          "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "0"}}
+
+
+def modern(method: str, params: dict[str, Any] | None = None, id: int = 1) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": id, "method": method,
+            "params": {**(params or {}), "_meta": dict(MODERN)}}
+
+
+async def test_discover() -> None:
+    server = McpServer("demo", "2.0", [make_tool()], instructions="Be nice.")
+    out = await server.handle(modern("server/discover"))
+    assert out is not None
+    result = out["result"]
+    assert result["supportedVersions"] == ["2026-07-28"]
+    assert result["capabilities"] == {"tools": {"listChanged": True}}
+    assert result["serverInfo"] == {"name": "demo", "version": "2.0"}
+    assert result["instructions"] == "Be nice."
+    assert result["resultType"] == "complete"
+    assert result["ttlMs"] == 0 and result["cacheScope"] == "private"
+
+
+async def test_modern_requests_need_no_initialize_and_carry_result_type() -> None:
+    server = McpServer("demo", "1", [make_tool()])
+    listed = await server.handle(modern("tools/list"))
+    assert listed is not None
+    assert listed["result"]["resultType"] == "complete"
+    assert listed["result"]["ttlMs"] == 0
+    assert listed["result"]["_meta"]["io.modelcontextprotocol/serverInfo"]["name"] == "demo"
+    called = await server.handle(modern("tools/call", {"name": "greet",
+                                                       "arguments": {"name": "Bo"}}))
+    assert called is not None
+    assert called["result"]["resultType"] == "complete"
+    assert called["result"]["content"] == [{"type": "text", "text": "Hello, Bo!"}]
+    # The same request without the envelope is served under the legacy rules.
+    legacy = await server.handle({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                                  "params": {"name": "greet", "arguments": {"name": "Bo"}}})
+    assert legacy is not None and "resultType" not in legacy["result"]
+
+
+async def test_unsupported_modern_version_names_what_is_supported() -> None:
+    server = McpServer("demo", "1", [make_tool()])
+    message = modern("tools/list")
+    message["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"] = "2099-01-01"
+    out = await server.handle(message)
+    assert out is not None
+    assert out["error"]["code"] == -32022
+    assert out["error"]["data"] == {"supported": ["2026-07-28"], "requested": "2099-01-01"}
+
+
+async def test_initialize_is_always_legacy() -> None:
+    out = await McpServer("demo", "1", []).handle(
+        modern("initialize", {"protocolVersion": "2025-06-18"}))
+    assert out is not None
+    assert out["result"]["protocolVersion"] == "2025-06-18"
+    assert "resultType" not in out["result"]
+
+
+# -- the official mcp client, over an in-process transport that feeds McpServer.handle --
+
+
+@asynccontextmanager
+async def core_transport(server: McpServer) -> AsyncIterator[tuple[Any, Any]]:
+    from mcp.shared.message import SessionMessage
+    from mcp_types import jsonrpc_message_adapter
+
+    to_server_send, to_server_recv = anyio.create_memory_object_stream[Any](100)
+    to_client_send, to_client_recv = anyio.create_memory_object_stream[Any](100)
+
+    async def reply(message: dict[str, Any]) -> None:
+        await to_client_send.send(SessionMessage(jsonrpc_message_adapter.validate_python(message)))
+
+    async def serve_one(data: dict[str, Any]) -> None:
+        response = await server.handle(data, notify=reply)
+        if response is not None:
+            await reply(response)
+
+    async def pump() -> None:
+        async with anyio.create_task_group() as tg:
+            async for item in to_server_recv:
+                data = item.message.model_dump(by_alias=True, mode="json", exclude_none=True)
+                tg.start_soon(serve_one, data)
+
+    async with anyio.create_task_group() as tg, to_server_recv, to_client_send:
+        tg.start_soon(pump)
+        try:
+            async with to_client_recv, to_server_send:
+                yield to_client_recv, to_server_send
+        finally:
+            tg.cancel_scope.cancel()
+
+
+async def sums(arguments: Mapping[str, Any], ctx: CallContext) -> ToolResult:
+    return ToolResult.json({"sum": arguments["a"] + arguments["b"]})
+
+
+def sum_tool() -> Any:
+    schema = {"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
+              "required": ["a", "b"]}
+    return make_tool("add", sums, schema=schema, output="structured", output_schema={
+        "type": "object", "properties": {"sum": {"type": "integer"}}, "required": ["sum"]})
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+async def test_official_client_lists_and_calls(mode: str) -> None:
+    from mcp import Client
+
+    server = McpServer("demo", "1.0", [make_tool(), sum_tool()], page_size=1)
+    async with Client(core_transport(server), mode=mode) as client:  # type: ignore[arg-type]
+        expected = "2025-11-25" if mode == "legacy" else "2026-07-28"
+        assert client.session.protocol_version == expected
+        listed = await client.list_tools()
+        names = [t.name for t in listed.tools]
+        while listed.next_cursor:
+            listed = await client.list_tools(cursor=listed.next_cursor)
+            names += [t.name for t in listed.tools]
+        assert names == ["greet", "add"]
+        out = await client.call_tool("greet", {"name": "Ann"})
+        assert out.content[0].text == "Hello, Ann!"  # type: ignore[union-attr]
+        assert out.is_error is False
+        added = await client.call_tool("add", {"a": 2, "b": 3})
+        assert added.structured_content == {"sum": 5}
+        bad = await client.call_tool("greet", {})
+        assert bad.is_error is True

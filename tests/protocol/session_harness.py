@@ -1,0 +1,163 @@
+"""In-memory byte streams and a fake CLI peer for ControlSession tests."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
+from typing import Any
+
+import anyio
+import anyio.abc
+import jsonschema
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+
+from toolhost.backends.base import CallContext, Invoke
+from toolhost.compile.tool import CompiledTool
+from toolhost.mcp import McpServer
+from toolhost.protocol import ControlSession, MessageFn, PermissionFn
+from toolhost.results import ToolResult
+
+NAME_SCHEMA: dict[str, Any] = {"type": "object", "properties": {"name": {"type": "string"}},
+                               "required": ["name"]}
+
+
+async def greet(arguments: Mapping[str, Any], ctx: CallContext) -> ToolResult:
+    return ToolResult.text(f"Hello, {arguments['name']}!")
+
+
+def make_tool(name: str = "greet", invoke: Invoke = greet, *, server: str = "demo",
+              schema: Mapping[str, Any] | None = None, **extra: Any) -> CompiledTool:
+    schema = dict(schema if schema is not None else NAME_SCHEMA)
+    return CompiledTool(name=name, server=server, description=f"The {name} tool",
+                        input_schema=schema, validator=jsonschema.Draft202012Validator(schema),
+                        invoke=invoke, **extra)
+
+
+class ByteSender(anyio.abc.ByteSendStream):
+    def __init__(self, stream: MemoryObjectSendStream[bytes]) -> None:
+        self._stream = stream
+
+    async def send(self, item: bytes) -> None:
+        await self._stream.send(item)
+
+    async def aclose(self) -> None:
+        await self._stream.aclose()
+
+
+class ByteReceiver(anyio.abc.ByteReceiveStream):
+    def __init__(self, stream: MemoryObjectReceiveStream[bytes]) -> None:
+        self._stream = stream
+        self._rest = b""
+
+    async def receive(self, max_bytes: int = 65536) -> bytes:
+        data = self._rest or await self._stream.receive()
+        data, self._rest = data[:max_bytes], data[max_bytes:]
+        return data
+
+    async def aclose(self) -> None:
+        await self._stream.aclose()
+
+
+def byte_pipe() -> tuple[ByteSender, ByteReceiver]:
+    send, receive = anyio.create_memory_object_stream[bytes](10_000)
+    return ByteSender(send), ByteReceiver(receive)
+
+
+class FakeCLI:
+    """The CLI's side: writes lines into the session, collects every line it writes back."""
+
+    def __init__(self, to_session: ByteSender, from_session: ByteReceiver) -> None:
+        self._out = to_session
+        self._in = from_session
+        self.lines: list[dict[str, Any]] = []
+        self._arrived = anyio.Event()
+
+    async def send(self, obj: Mapping[str, Any]) -> None:
+        await self._out.send((json.dumps(obj) + "\n").encode())
+
+    async def send_raw(self, data: bytes) -> None:
+        await self._out.send(data)
+
+    async def close(self) -> None:
+        await self._out.aclose()
+
+    async def request(self, request_id: str, request: Mapping[str, Any]) -> None:
+        await self.send({"type": "control_request", "request_id": request_id,
+                         "request": dict(request)})
+
+    async def mcp(self, request_id: str, message: Mapping[str, Any],
+                  server: str = "demo") -> None:
+        await self.request(request_id, {"subtype": "mcp_message", "server_name": server,
+                                        "message": dict(message)})
+
+    async def collect(self) -> None:
+        buf = b""
+        while True:
+            try:
+                chunk = await self._in.receive()
+            except (anyio.EndOfStream, anyio.ClosedResourceError):
+                await self._in.aclose()
+                return
+            buf += chunk
+            *complete, buf = buf.split(b"\n")
+            for line in complete:
+                self.lines.append(json.loads(line))
+            self._arrived.set()
+            self._arrived = anyio.Event()
+
+    def answers(self) -> dict[str, list[dict[str, Any]]]:
+        """control_responses by request_id (a list, to catch double answers)."""
+        out: dict[str, list[dict[str, Any]]] = {}
+        for line in self.lines:
+            if line.get("type") == "control_response":
+                response = line["response"]
+                out.setdefault(response["request_id"], []).append(response)
+        return out
+
+    def answer(self, request_id: str) -> dict[str, Any]:
+        (only,) = self.answers()[request_id]
+        return only
+
+    def requests(self, subtype: str | None = None) -> list[dict[str, Any]]:
+        return [line for line in self.lines if line.get("type") == "control_request"
+                and (subtype is None or line["request"]["subtype"] == subtype)]
+
+    async def wait_for(self, predicate: Any, timeout: float = 5) -> None:
+        with anyio.fail_after(timeout):
+            while not predicate():
+                await self._arrived.wait()
+
+
+@asynccontextmanager
+async def running_session(servers: Mapping[str, McpServer] | None = None, *,
+                          permission: PermissionFn | None = None,
+                          on_message: MessageFn | None = None,
+                          max_line_bytes: int | None = None
+                          ) -> AsyncIterator[tuple[ControlSession, FakeCLI]]:
+    """A session served in the background; on exit the CLI closes its output and the
+    session must drain and stop by itself."""
+    cli_out, session_in = byte_pipe()
+    session_out, cli_in = byte_pipe()
+    if servers is None:
+        servers = {"demo": McpServer("demo", "1.0.0", [make_tool()])}
+    kwargs: dict[str, Any] = {}
+    if max_line_bytes is not None:
+        kwargs["max_line_bytes"] = max_line_bytes
+    session = ControlSession(session_in, session_out, servers=servers, permission=permission,
+                             on_message=on_message, **kwargs)
+    cli = FakeCLI(cli_out, cli_in)
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(cli.collect)
+
+        async def serve() -> None:
+            await session.run()
+            await session_out.aclose()
+
+        tg.start_soon(serve)
+        try:
+            yield session, cli
+        finally:
+            with anyio.fail_after(10):
+                await cli.close()
+            await session_in.aclose()

@@ -1,0 +1,133 @@
+"""Newline-delimited JSON over anyio byte streams: a capped line reader and a locked writer."""
+
+from __future__ import annotations
+
+import json
+from collections import deque
+from typing import Any
+
+import anyio
+import anyio.abc
+
+from toolhost.errors import FrameTooLongError
+
+__all__ = ["DEFAULT_MAX_LINE_BYTES", "LineReader", "LineWriter", "encode_line"]
+
+# Conversation messages echo tool results and file contents; the CLI itself saves results
+# over ~49 KB to files, so 32 MiB leaves room for anything legitimate.
+DEFAULT_MAX_LINE_BYTES = 32 * 1024 * 1024
+_CHUNK = 256 * 1024
+
+
+class _TooLong:
+    __slots__ = ("size",)
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+
+
+class LineReader:
+    """Reads lines (without the newline) from a byte stream.
+
+    A line longer than ``max_line_bytes`` is dropped as it streams in (never buffered
+    whole) and reported by ``receive_line`` raising ``FrameTooLongError``; the next call
+    carries on with the following line. At the end of the stream, ``anyio.EndOfStream``.
+    """
+
+    def __init__(self, stream: anyio.abc.ByteReceiveStream, max_line_bytes: int) -> None:
+        if max_line_bytes < 1:
+            raise ValueError(f"max_line_bytes must be positive, got {max_line_bytes}")
+        self._stream = stream
+        self.max_line_bytes = max_line_bytes
+        self._buf = bytearray()
+        self._ready: deque[bytes | _TooLong] = deque()
+        self._skipped = 0  # > 0 while dropping the rest of an over-long line
+        self._eof = False
+
+    async def receive_line(self) -> bytes:
+        while True:
+            if self._ready:
+                item = self._ready.popleft()
+                if isinstance(item, _TooLong):
+                    raise FrameTooLongError(
+                        f"skipped a line of {item.size} bytes (the limit is "
+                        f"{self.max_line_bytes} bytes)")
+                return item
+            if self._eof:
+                if self._skipped:
+                    size, self._skipped = self._skipped, 0
+                    self._buf.clear()
+                    raise FrameTooLongError(f"skipped a final line of {size} bytes (the limit "
+                                            f"is {self.max_line_bytes} bytes)")
+                if self._buf:
+                    line = bytes(self._buf)
+                    self._buf.clear()
+                    return line
+                raise anyio.EndOfStream
+            try:
+                chunk = await self._stream.receive(_CHUNK)
+            except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
+                self._eof = True
+                continue
+            self._feed(chunk)
+
+    def _feed(self, chunk: bytes) -> None:
+        limit = self.max_line_bytes
+        start = 0
+        while True:
+            end = chunk.find(b"\n", start)
+            if end < 0:
+                break
+            if self._skipped:
+                self._ready.append(_TooLong(self._skipped + end - start))
+                self._skipped = 0
+            elif self._buf:
+                self._buf += chunk[start:end]
+                if len(self._buf) > limit:
+                    self._ready.append(_TooLong(len(self._buf)))
+                else:
+                    self._ready.append(bytes(self._buf))
+                self._buf.clear()
+            elif end - start > limit:
+                self._ready.append(_TooLong(end - start))
+            else:
+                self._ready.append(chunk[start:end])
+            start = end + 1
+        rest = len(chunk) - start
+        if not rest:
+            return
+        if self._skipped:
+            self._skipped += rest
+        elif len(self._buf) + rest > limit:
+            self._skipped = len(self._buf) + rest
+            self._buf.clear()
+        else:
+            self._buf += chunk[start:]
+
+
+def encode_line(obj: Any) -> bytes:
+    """One compact JSON line (UTF-8, newline-terminated)."""
+    return (json.dumps(obj, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
+
+
+class LineWriter:
+    """Writes JSON lines; concurrent writers never interleave and a line is never cut.
+
+    A write that has started finishes even if its task is cancelled (shielded), so a
+    cancelled call cannot leave half a line on the wire.
+    """
+
+    def __init__(self, stream: anyio.abc.ByteSendStream) -> None:
+        self._stream = stream
+        self._lock = anyio.Lock(fast_acquire=True)
+
+    async def send(self, obj: Any) -> None:
+        await self.send_bytes(encode_line(obj))
+
+    async def send_bytes(self, data: bytes) -> None:
+        with anyio.CancelScope(shield=True):
+            async with self._lock:
+                await self._stream.send(data)
+
+    async def aclose(self) -> None:
+        await self._stream.aclose()

@@ -1,0 +1,82 @@
+"""Answers to the CLI's control requests: ``mcp_message`` and ``can_use_tool``.
+
+Each function returns the ``response`` payload of a success control_response, or raises
+``ControlRequestError`` (any exception, really) for an ``error`` control_response.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable, Hashable, Mapping
+from typing import Any
+
+from toolhost.mcp import McpServer, Notify
+from toolhost.mcp import jsonrpc as rpc
+from toolhost.permissions.decision import Decision
+
+__all__ = ["ACK", "ControlRequestError", "MessageFn", "PermissionFn", "answer_can_use_tool",
+           "answer_mcp_message"]
+
+log = logging.getLogger("toolhost.protocol")
+
+PermissionFn = Callable[[str, dict[str, Any], dict[str, Any]], Awaitable[Decision]]
+"""``(tool_name, tool_input, request) -> Decision`` (allow or deny; "ask" resolved)."""
+
+MessageFn = Callable[[dict[str, Any]], Awaitable[None]]
+"""Receives each conversation message (system, assistant, user, result, ...) in order."""
+
+# What the CLI needs back for an mcp_message that carried a notification or a response.
+ACK: dict[str, Any] = {"mcp_response": {"jsonrpc": "2.0", "result": {}}}
+
+NO_POLICY_MESSAGE = ("toolhost has no permission policy configured for this session, so "
+                     "every tool call that reaches it is denied.")
+
+
+class ControlRequestError(Exception):
+    """The control request cannot be served; its text goes into an error control_response."""
+
+
+async def answer_mcp_message(request: Mapping[str, Any], servers: Mapping[str, McpServer],
+                             notify: Callable[[str], Notify], peer: Hashable) -> dict[str, Any]:
+    server_name = request.get("server_name")
+    message = request.get("message")
+    if not isinstance(message, Mapping):
+        raise ControlRequestError("mcp_message without a JSON-RPC 'message' object")
+    server = servers.get(server_name) if isinstance(server_name, str) else None
+    if server is None:
+        known = ", ".join(sorted(servers)) or "none"
+        if "id" not in message:
+            return ACK  # a notification for a server we don't have: nothing to say
+        return {"mcp_response": rpc.error_response(
+            message.get("id"), rpc.METHOD_NOT_FOUND,
+            f"Server {server_name!r} not found (this host serves: {known})")}
+    try:
+        response = await server.handle(message, notify=notify(server.name), peer=peer)
+    except Exception as exc:  # a bug in the core must not cost the CLI its answer
+        log.exception("MCP server %s failed on %r", server_name, message.get("method"))
+        return {"mcp_response": rpc.error_response(
+            message.get("id"), rpc.INTERNAL_ERROR, f"Internal error: {type(exc).__name__}")}
+    return ACK if response is None else {"mcp_response": response}
+
+
+async def answer_can_use_tool(request: Mapping[str, Any],
+                              permission: PermissionFn | None) -> dict[str, Any]:
+    tool_name = request.get("tool_name")
+    tool_input = request.get("input")
+    if not isinstance(tool_name, str):
+        raise ControlRequestError("can_use_tool without a string 'tool_name'")
+    if tool_input is None:
+        tool_input = {}
+    if not isinstance(tool_input, dict):
+        raise ControlRequestError(f"can_use_tool for {tool_name}: 'input' must be an object")
+    if permission is None:
+        return {"behavior": "deny", "message": NO_POLICY_MESSAGE}
+    decision = await permission(tool_name, tool_input, dict(request))
+    if decision.behavior == "ask":  # fail closed: nobody resolved the question
+        return {"behavior": "deny",
+                "message": decision.message or f"No one could approve {tool_name}; denied."}
+    answer = decision.to_control_response()
+    if answer["behavior"] == "allow" and "updatedInput" not in answer:
+        # The official SDK always echoes the input; do the same so every CLI version agrees.
+        answer["updatedInput"] = tool_input
+    return answer

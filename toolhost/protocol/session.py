@@ -1,0 +1,335 @@
+"""The control session: toolhost's side of the Claude CLI's stdin/stdout control protocol.
+
+One ``ControlSession`` runs over a pair of byte streams (the CLI's stdout and stdin, or
+in-memory streams in tests). It routes the CLI's ``mcp_message`` requests to the named
+``McpServer``, answers ``can_use_tool`` with the permission function, hands conversation
+messages to ``on_message``, and sends requests of its own (``initialize``, ``interrupt``,
+``mcp_message`` notifications) matched to their answers by ``request_id``.
+
+Every incoming control request runs in its own task, so a slow tool never holds up another
+request, and gets exactly one answer -- except one the CLI withdrew with
+``control_cancel_request``, which (like the official SDK) gets none: the CLI has stopped
+waiting for it. A tools/call cancelled by ``notifications/cancelled`` is still answered, with
+JSON-RPC error -32800 inside its ``mcp_response``; the CLI ignores that late answer.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import logging
+import os
+from collections.abc import Mapping
+from typing import Any
+
+import anyio
+import anyio.abc
+
+from toolhost.compile.tool import CompiledTool
+from toolhost.errors import FrameTooLongError, ProtocolError
+from toolhost.mcp import McpServer, Notify
+from toolhost.protocol.framing import DEFAULT_MAX_LINE_BYTES, LineReader, LineWriter
+from toolhost.protocol.handlers import (
+    ACK,
+    ControlRequestError,
+    MessageFn,
+    PermissionFn,
+    answer_can_use_tool,
+    answer_mcp_message,
+)
+
+__all__ = ["ControlSession"]
+
+log = logging.getLogger("toolhost.protocol")
+
+
+class _Waiter:
+    __slots__ = ("event", "payload")
+
+    def __init__(self) -> None:
+        self.event = anyio.Event()
+        self.payload: Mapping[str, Any] | BaseException | None = None
+
+    def resolve(self, payload: Mapping[str, Any] | BaseException) -> None:
+        if self.payload is None:
+            self.payload = payload
+            self.event.set()
+
+
+class ControlSession:
+    """Serve the CLI's control requests and send ours, over any pair of anyio byte streams.
+
+    Start it with ``await session.run()`` (in a task group: it returns at end of input,
+    after the requests in flight are answered). The streams belong to the caller.
+    """
+
+    def __init__(self, receive: anyio.abc.ByteReceiveStream,
+                 send: anyio.abc.ByteSendStream, *, servers: Mapping[str, McpServer],
+                 permission: PermissionFn | None = None, on_message: MessageFn | None = None,
+                 max_line_bytes: int = DEFAULT_MAX_LINE_BYTES) -> None:
+        self._reader = LineReader(receive, max_line_bytes)
+        self._writer = LineWriter(send)
+        self._servers: dict[str, McpServer] = dict(servers)
+        self.permission = permission
+        self.on_message = on_message
+        self._tg: anyio.abc.TaskGroup | None = None
+        self._inflight: dict[str, anyio.CancelScope] = {}  # incoming request_id -> scope
+        self._pending: dict[str, _Waiter | None] = {}  # our request_id -> waiter (None: ignore)
+        self._mcp_pending: dict[tuple[str, Any], _Waiter] = {}  # our JSON-RPC requests
+        self._ids = itertools.count(1)
+        self._id_salt = os.urandom(4).hex()
+        self._notifiers: dict[str, Notify] = {}
+        self._done = False
+
+    # -- servers ----------------------------------------------------------------------
+
+    @property
+    def servers(self) -> Mapping[str, McpServer]:
+        return self._servers
+
+    def replace_servers(self, servers: Mapping[str, McpServer]) -> None:
+        """Swap the whole server map (calls in flight finish on the servers they started)."""
+        self._servers = dict(servers)
+
+    async def set_tools(self, server_name: str, tools: list[CompiledTool]) -> bool:
+        """Swap one server's tools; if tools/list changed, tell the CLI (it re-lists)."""
+        changed = self._servers[server_name].set_tools(tools)
+        if changed:
+            await self.notify_tools_changed(server_name)
+        return changed
+
+    # -- reading ----------------------------------------------------------------------
+
+    async def run(self) -> None:
+        """Read and serve until the CLI closes its output; then wait for calls in flight."""
+        try:
+            async with anyio.create_task_group() as tg:
+                self._tg = tg
+                await self._read_loop(tg)
+                self._fail_pending("the CLI closed its output")
+        finally:
+            self._done = True
+            self._tg = None
+            self._fail_pending("the control session stopped")
+
+    async def _read_loop(self, tg: anyio.abc.TaskGroup) -> None:
+        reader = self._reader
+        while True:
+            try:
+                line = await reader.receive_line()
+            except anyio.EndOfStream:
+                return
+            except FrameTooLongError as exc:
+                log.warning("control session: %s", exc)
+                continue
+            if not line.strip():
+                continue
+            try:
+                message = json.loads(line)
+            except ValueError as exc:
+                log.warning("control session: skipped a line that is not JSON (%s): %.200r",
+                            exc, line)
+                continue
+            if not isinstance(message, dict):
+                log.warning("control session: skipped a JSON line that is not an object: %.200r",
+                            line)
+                continue
+            kind = message.get("type")
+            if kind == "control_request":
+                self._start_request(tg, message)
+            elif kind == "control_response":
+                self._on_response(message.get("response"))
+            elif kind == "control_cancel_request":
+                scope = self._inflight.get(str(message.get("request_id")))
+                if scope is not None:
+                    scope.cancel()
+            elif self.on_message is not None:
+                try:
+                    await self.on_message(message)
+                except Exception:  # a renderer's bug never stops the session
+                    log.exception("on_message failed for a %r message", kind)
+
+    def _start_request(self, tg: anyio.abc.TaskGroup, message: dict[str, Any]) -> None:
+        request_id = message.get("request_id")
+        if not isinstance(request_id, str) or not request_id:
+            log.warning("control session: skipped a control_request without a request_id: "
+                        "%.200r", message)
+            return
+        tg.start_soon(self._serve, request_id, message.get("request"))
+
+    async def _serve(self, request_id: str, request: Any) -> None:
+        with anyio.CancelScope() as scope:
+            self._inflight[request_id] = scope
+            try:
+                frame = await self._answer(request_id, request)
+            finally:
+                if self._inflight.get(request_id) is scope:
+                    del self._inflight[request_id]
+            await self._write(frame)
+
+    async def _answer(self, request_id: str, request: Any) -> dict[str, Any]:
+        try:
+            if not isinstance(request, Mapping):
+                raise ControlRequestError("control_request without a 'request' object")
+            subtype = request.get("subtype")
+            if subtype == "mcp_message":
+                response = await self._mcp_message(request)
+            elif subtype == "can_use_tool":
+                response = await answer_can_use_tool(request, self.permission)
+            else:
+                raise ControlRequestError(f"unsupported control request subtype: {subtype!r}")
+        except Exception as exc:
+            if not isinstance(exc, ControlRequestError):
+                log.exception("control request %s failed", request_id)
+            return {"type": "control_response",
+                    "response": {"subtype": "error", "request_id": request_id,
+                                 "error": str(exc) or type(exc).__name__}}
+        return {"type": "control_response",
+                "response": {"subtype": "success", "request_id": request_id,
+                             "response": response}}
+
+    async def _mcp_message(self, request: Mapping[str, Any]) -> dict[str, Any]:
+        message = request.get("message")
+        if (isinstance(message, Mapping) and "method" not in message
+                and ("result" in message or "error" in message)):
+            # The CLI delivering the answer to a JSON-RPC request we sent it.
+            waiter = self._mcp_pending.pop((str(request.get("server_name")),
+                                            message.get("id")), None)
+            if waiter is not None:
+                waiter.resolve(message)
+            return ACK
+        return await answer_mcp_message(request, self._servers, self._notifier, self)
+
+    def _on_response(self, response: Any) -> None:
+        if not isinstance(response, Mapping):
+            log.warning("control session: control_response without a 'response' object")
+            return
+        request_id = response.get("request_id")
+        if not isinstance(request_id, str) or request_id not in self._pending:
+            log.debug("control session: answer to unknown request %r", request_id)
+            return
+        waiter = self._pending.pop(request_id)
+        if waiter is None:
+            if response.get("subtype") == "error":
+                log.warning("the CLI refused a notification: %s", response.get("error"))
+            return
+        if response.get("subtype") == "error":
+            waiter.resolve(ProtocolError(str(response.get("error") or "unknown error")))
+        else:
+            waiter.resolve(response)
+
+    def _fail_pending(self, why: str) -> None:
+        pending = [w for w in self._pending.values() if w is not None]
+        pending += self._mcp_pending.values()
+        self._pending.clear()
+        self._mcp_pending.clear()
+        for waiter in pending:
+            waiter.resolve(ProtocolError(f"no answer: {why}"))
+
+    # -- writing ----------------------------------------------------------------------
+
+    async def _write(self, obj: Any) -> None:
+        try:
+            await self._writer.send(obj)
+        except (anyio.BrokenResourceError, anyio.ClosedResourceError) as exc:
+            log.debug("control session: dropped an outgoing line, the CLI is gone (%r)", exc)
+
+    def _new_id(self) -> str:
+        return f"req_{next(self._ids)}_{self._id_salt}"
+
+    async def request(self, subtype: str, **fields: Any) -> dict[str, Any]:
+        """Send a control request and return the ``response`` of its success answer.
+
+        Raises ``ProtocolError`` if the CLI answers with an error or the session ends
+        first. Wrap it in ``anyio.fail_after`` for a deadline.
+        """
+        if self._done:
+            raise ProtocolError(f"cannot send {subtype!r}: the control session has ended")
+        request_id = self._new_id()
+        waiter = _Waiter()
+        self._pending[request_id] = waiter
+        try:
+            await self._writer.send({"type": "control_request", "request_id": request_id,
+                                     "request": {"subtype": subtype, **fields}})
+            await waiter.event.wait()
+        finally:
+            self._pending.pop(request_id, None)
+        payload = waiter.payload
+        if isinstance(payload, BaseException):
+            raise ProtocolError(f"control request {subtype!r} failed: {payload}")
+        assert payload is not None
+        answer = payload.get("response")
+        return dict(answer) if isinstance(answer, Mapping) else {}
+
+    async def _request_nowait(self, subtype: str, **fields: Any) -> None:
+        # Fire and forget: the CLI's ack is consumed (and an error logged) when it comes.
+        request_id = self._new_id()
+        self._pending[request_id] = None
+        await self._write({"type": "control_request", "request_id": request_id,
+                           "request": {"subtype": subtype, **fields}})
+
+    async def initialize(self, **fields: Any) -> dict[str, Any]:
+        """Send ``initialize`` (``hooks`` defaults to None; pass ``sdkMcpServers`` etc.)."""
+        fields.setdefault("hooks", None)
+        return await self.request("initialize", **fields)
+
+    async def interrupt(self) -> dict[str, Any]:
+        """Ask the CLI to stop the current turn (it cancels running tool calls)."""
+        return await self.request("interrupt")
+
+    async def send_message(self, obj: Mapping[str, Any]) -> None:
+        """Write one conversation message (e.g. a user turn) to the CLI."""
+        await self._writer.send(obj)
+
+    async def notify_tools_changed(self, server_name: str) -> None:
+        """Send ``notifications/tools/list_changed`` for a server; the CLI re-lists."""
+        await self.request("mcp_message", server_name=server_name,
+                           message={"jsonrpc": "2.0",
+                                    "method": "notifications/tools/list_changed"})
+
+    async def mcp_request(self, server_name: str, method: str,
+                          params: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """Send a JSON-RPC request to the CLI as the MCP server ``server_name``.
+
+        The CLI acks the control request and later sends the JSON-RPC response back as an
+        ``mcp_message`` of its own; this returns that response message.
+        """
+        jsonrpc_id = f"toolhost-{next(self._ids)}"
+        message: dict[str, Any] = {"jsonrpc": "2.0", "id": jsonrpc_id, "method": method}
+        if params is not None:
+            message["params"] = dict(params)
+        waiter = _Waiter()
+        key = (server_name, jsonrpc_id)
+        self._mcp_pending[key] = waiter
+        try:
+            await self.request("mcp_message", server_name=server_name, message=message)
+            await waiter.event.wait()
+        finally:
+            self._mcp_pending.pop(key, None)
+        if isinstance(waiter.payload, BaseException):
+            raise ProtocolError(f"MCP request {method!r} failed: {waiter.payload}")
+        assert waiter.payload is not None
+        return dict(waiter.payload)
+
+    def _notifier(self, server_name: str) -> Notify:
+        notify = self._notifiers.get(server_name)
+        if notify is None:
+            async def notify(message: dict[str, Any]) -> None:
+                await self._request_nowait("mcp_message", server_name=server_name,
+                                           message=message)
+            self._notifiers[server_name] = notify
+        return notify
+
+    # -- closing ----------------------------------------------------------------------
+
+    @property
+    def in_flight(self) -> int:
+        """Incoming control requests still being served."""
+        return len(self._inflight)
+
+    async def aclose(self) -> None:
+        """Cancel every call in flight and stop reading; pending requests fail."""
+        self._done = True
+        if self._tg is not None:
+            self._tg.cancel_scope.cancel()
+        self._fail_pending("the control session was closed")
