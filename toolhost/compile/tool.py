@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -10,6 +10,7 @@ import anyio
 from jsonschema.protocols import Validator
 
 from toolhost.backends.base import CallContext, Invoke
+from toolhost.compile.shaping import shape_result
 from toolhost.config.model import UNKNOWN, Origin
 from toolhost.results import ToolResult
 
@@ -36,6 +37,10 @@ class CompiledTool:
     output: Literal["structured", "text"] = "text"
     max_output_chars: int = DEFAULT_MAX_OUTPUT_CHARS
     origin: Origin = UNKNOWN
+    # Top-level defaults filled in for arguments the model left out (after validation).
+    defaults: Mapping[str, Any] = field(default_factory=dict)
+    # Hides secret values in error messages the model reads.
+    redact: Callable[[str], str] | None = None
 
     @property
     def wire_name(self) -> str:
@@ -65,11 +70,18 @@ class CompiledTool:
         return errors
 
     async def call(self, arguments: Mapping[str, Any], ctx: CallContext) -> ToolResult:
-        """Validate, invoke with the timeout, and turn any failure into an isError result."""
+        """Validate, invoke with the timeout, turn any failure into an isError result, and
+        shape what the model reads (structured or text, cut to ``max_output_chars``)."""
+        if not isinstance(arguments, Mapping):
+            return ToolResult.error(f"Invalid arguments for tool '{self.name}': expected an "
+                                    f"object, got {type(arguments).__name__}")
         errors = self.argument_errors(arguments)
         if errors:
             return ToolResult.error("Invalid arguments for tool "
                                     f"'{self.name}': " + "; ".join(errors))
+        if self.defaults:
+            arguments = {**{k: v for k, v in self.defaults.items() if k not in arguments},
+                         **arguments}
         try:
             if self.timeout is not None:
                 with anyio.fail_after(self.timeout):
@@ -77,8 +89,20 @@ class CompiledTool:
             else:
                 result = await self.invoke(arguments, ctx)
         except TimeoutError:
-            return ToolResult.error(f"Tool '{self.name}' timed out after {self.timeout:g}s.")
+            return ToolResult.error(f"Tool '{self.name}' timed out after {self.timeout:g}s and "
+                                    "was stopped. Try a smaller request.")
         except Exception as exc:  # a tool's failure is a result, never a crash
-            ctx.log.exception("tool %s failed", self.wire_name)
-            return ToolResult.error(f"Tool '{self.name}' failed: {type(exc).__name__}: {exc}")
-        return result
+            ctx.log.error("tool %s failed", self.wire_name, exc_info=exc)
+            message = f"Tool '{self.name}' failed: {type(exc).__name__}: {exc}"
+            return ToolResult.error(self.redact(message) if self.redact else message)
+        if not isinstance(result, ToolResult):
+            return ToolResult.error(f"Tool '{self.name}' produced no result (its backend "
+                                    f"returned {type(result).__name__}).")
+        shaped = shape_result(result, tool=self.name, output=self.output,
+                              output_validator=self.output_validator,
+                              max_chars=self.max_output_chars)
+        if shaped.is_error and self.redact:
+            shaped = ToolResult(content=tuple(
+                {**b, "text": self.redact(str(b["text"]))} if b.get("type") == "text" else b
+                for b in shaped.content), structured=shaped.structured, is_error=True)
+        return shaped

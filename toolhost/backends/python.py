@@ -1,0 +1,124 @@
+"""The ``python`` backend kind: call a Python function.
+
+Config::
+
+    add: {python: "toolhost.demo:add"}              # shorthand for {python: {function: ...}}
+    shout:
+      python: {function: "mypkg.text:Formatter.shout"}   # attribute path after the colon
+
+The function is imported at compile time (an import error is a config error naming the line).
+Its signature and docstring give the inputSchema and the description (see
+``toolhost.compile.signature``). Sync functions run in a worker thread, coroutine functions on
+the event loop. A parameter annotated ``CallContext`` receives the call's context (from a worker
+thread, report progress with ``anyio.from_thread.run(ctx.progress, done, total, message)``).
+The return value is mapped by ``toolhost.backends.convert.to_result``; by default the model
+reads the structured JSON of a dict/list result.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import inspect
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import anyio.to_thread
+
+from toolhost.backends.base import BindContext, Binding, CallContext
+from toolhost.backends.convert import to_result
+from toolhost.compile.signature import UnsupportedType, inspect_callable
+from toolhost.config.model import ToolConfig
+from toolhost.errors import CompileError, Problem
+from toolhost.results import ToolResult
+
+__all__ = ["PythonKind", "resolve_function"]
+
+_DOTTED = r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*"
+_REF = f"^{_DOTTED}:{_DOTTED}$"
+
+
+def resolve_function(ref: str) -> Callable[..., Any]:
+    """Import ``"package.module:attr.path"``. Raises ``LookupError`` with a readable message."""
+    module_name, sep, attr_path = ref.partition(":")
+    if not sep or not module_name or not attr_path:
+        raise LookupError(f"'{ref}' is not of the form 'module.sub:function'")
+    try:
+        obj: Any = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        raise LookupError(f"cannot import module '{module_name}': {exc}") from exc
+    except Exception as exc:  # the module raised while importing
+        raise LookupError(f"importing '{module_name}' raised {type(exc).__name__}: {exc}") from exc
+    for i, part in enumerate(attr_path.split(".")):
+        try:
+            obj = getattr(obj, part)
+        except AttributeError:
+            owner = ".".join([module_name, *attr_path.split(".")[:i]])
+            raise LookupError(f"'{owner}' has no attribute '{part}'") from None
+    if not callable(obj):
+        raise LookupError(f"'{ref}' is a {type(obj).__name__}, not a function")
+    return obj  # type: ignore[no-any-return]
+
+
+class PythonKind:
+    """Calls an importable Python function."""
+
+    name = "python"
+    shorthand: str | None = "function"
+    options_schema: Mapping[str, Any] = {
+        "type": "object",
+        "description": "Call a Python function; its signature and docstring give the schema.",
+        "properties": {
+            "function": {
+                "type": "string",
+                "pattern": _REF,
+                "description": "Import path 'package.module:function' or "
+                               "'package.module:object.method'.",
+            },
+        },
+        "required": ["function"],
+        "additionalProperties": False,
+    }
+
+    def bind(self, tool: ToolConfig, ctx: BindContext) -> Binding:
+        origin = tool.backend.origin
+        ref = str(tool.backend.options.get("function", ""))
+
+        def problem(message: str, hint: str = "") -> CompileError:
+            return CompileError([Problem(message, file=origin.file, line=origin.line,
+                                         column=origin.column, key_path=origin.key_path,
+                                         hint=hint)])
+
+        try:
+            fn = resolve_function(ref)
+        except LookupError as exc:
+            raise problem(str(exc), "is the package installed in this environment?") from None
+        try:
+            info = inspect_callable(fn)
+        except (UnsupportedType, ValueError) as exc:
+            raise problem(f"{ref}: {exc}", "wrap it in a function whose parameters are "
+                          "keyword-callable and annotated with JSON-like types") from None
+        converters = dict(info.converters)
+        context_param = info.context_param
+
+        def prepare(arguments: Mapping[str, Any], call_ctx: CallContext) -> dict[str, Any]:
+            kwargs = {k: converters[k](v) if k in converters else v
+                      for k, v in arguments.items()}
+            if context_param:
+                kwargs[context_param] = call_ctx
+            return kwargs
+
+        if info.is_async:
+            async def invoke(arguments: Mapping[str, Any], ctx: CallContext) -> ToolResult:
+                return to_result(await fn(**prepare(arguments, ctx)))
+        else:
+            async def invoke(arguments: Mapping[str, Any], ctx: CallContext) -> ToolResult:
+                call = functools.partial(fn, **prepare(arguments, ctx))
+                value = await anyio.to_thread.run_sync(call, abandon_on_cancel=True)
+                if inspect.isawaitable(value):  # a sync function handing back a coroutine
+                    value = await value
+                return to_result(value)
+
+        return Binding(invoke=invoke, input_schema=info.input_schema,
+                       output_schema=info.output_schema, description=info.description,
+                       output="structured")

@@ -1,0 +1,148 @@
+"""``compile_tools``: bind every declared tool to its backend, once.
+
+Per tool: find the kind, ``bind`` it (imports, templates, clients), lay the config's params over
+the generated schema, check the schemas, compile the validators. Every bad tool is reported,
+not just the first: one ``CompileError`` carries them all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import TracebackType
+from typing import Any
+
+from jsonschema import Draft202012Validator
+
+from toolhost.backends.base import BackendKind, BindContext
+from toolhost.compile.schema import (
+    merge_input_schema,
+    schema_problems,
+    top_level_defaults,
+    wire_name_problem,
+)
+from toolhost.compile.tool import DEFAULT_MAX_OUTPUT_CHARS, CompiledTool
+from toolhost.config.model import HostConfig, ServerConfig, ToolConfig
+from toolhost.errors import CompileError, ConfigError, Problem
+
+__all__ = ["CompiledTools", "compile_tool", "compile_tools"]
+
+
+class CompiledTools:
+    """The compiled tools of a config, by server. Close it to release per-server resources."""
+
+    def __init__(self, servers: Mapping[str, tuple[CompiledTool, ...]],
+                 contexts: tuple[BindContext, ...] = ()) -> None:
+        self.servers: Mapping[str, tuple[CompiledTool, ...]] = dict(servers)
+        self._contexts = contexts
+
+    def tool(self, server: str, name: str) -> CompiledTool:
+        """The tool ``name`` of ``server``; ``KeyError`` with the known names otherwise."""
+        if server not in self.servers:
+            raise KeyError(f"no server '{server}' (servers: {', '.join(self.servers) or 'none'})")
+        for tool in self.servers[server]:
+            if tool.name == name:
+                return tool
+        known = ", ".join(t.name for t in self.servers[server]) or "none"
+        raise KeyError(f"server '{server}' has no tool '{name}' (tools: {known})")
+
+    def __iter__(self) -> Any:
+        return (tool for tools in self.servers.values() for tool in tools)
+
+    async def aclose(self) -> None:
+        """Close every server's shared resources (HTTP clients, ...)."""
+        contexts, self._contexts = self._contexts, ()
+        for ctx in contexts:
+            await ctx.aclose()
+
+    async def __aenter__(self) -> CompiledTools:
+        return self
+
+    async def __aexit__(self, exc_type: type[BaseException] | None,
+                        exc: BaseException | None, tb: TracebackType | None) -> None:
+        await self.aclose()
+
+
+def _problem(tool: ToolConfig, message: str, *, suffix: str = "", hint: str = "") -> Problem:
+    origin = tool.origin
+    key_path = origin.key_path + suffix if origin.key_path else suffix.lstrip(".")
+    return Problem(message, file=origin.file, line=origin.line, column=origin.column,
+                   key_path=key_path, hint=hint)
+
+
+def compile_tool(tool: ToolConfig, server: ServerConfig, kinds: Mapping[str, BackendKind],
+                 ctx: BindContext, *, redact: Any = None) -> CompiledTool:
+    """Compile one tool. Raises ``CompileError`` listing everything wrong with it."""
+    kind = kinds.get(tool.backend.kind)
+    if kind is None:
+        raise CompileError([_problem(tool, f"unknown backend kind '{tool.backend.kind}'",
+                                     hint="known: " + ", ".join(sorted(kinds)))])
+    try:
+        binding = kind.bind(tool, ctx)
+    except ConfigError:
+        raise
+    except Exception as exc:  # a plugin's kind failing to bind is still a config problem
+        raise CompileError([_problem(tool, f"the '{kind.name}' backend could not bind this "
+                                     f"tool: {type(exc).__name__}: {exc}")]) from exc
+    problems: list[Problem] = []
+    wire = wire_name_problem(tool)
+    if wire:
+        problems.append(_problem(tool, wire))
+    input_schema = merge_input_schema(binding.input_schema, tool)
+    problems += [_problem(tool, m, suffix=".params") for m in schema_problems(input_schema)]
+    output_schema = tool.output_schema if tool.output_schema is not None \
+        else binding.output_schema
+    if output_schema is not None:
+        problems += [_problem(tool, m, suffix=".output_schema")
+                     for m in schema_problems(output_schema, what="outputSchema")]
+    if problems:
+        raise CompileError(problems)
+    checker = Draft202012Validator.FORMAT_CHECKER
+    return CompiledTool(
+        name=tool.name,
+        server=tool.server,
+        description=tool.description or binding.description or tool.title or tool.name,
+        input_schema=input_schema,
+        validator=Draft202012Validator(input_schema, format_checker=checker),
+        invoke=binding.invoke,
+        title=tool.title,
+        output_schema=output_schema,
+        output_validator=None if output_schema is None else Draft202012Validator(output_schema),
+        annotations=dict(tool.annotations),
+        timeout=tool.timeout if tool.timeout is not None else server.defaults.timeout,
+        output=tool.output or binding.output,
+        max_output_chars=tool.max_output_chars or DEFAULT_MAX_OUTPUT_CHARS,
+        origin=tool.origin,
+        defaults=top_level_defaults(input_schema),
+        redact=redact,
+    )
+
+
+def compile_tools(config: HostConfig,
+                  kinds: Mapping[str, BackendKind] | None = None) -> CompiledTools:
+    """Compile every tool of ``config``. ``kinds`` defaults to the built-in kinds.
+
+    Raises one ``CompileError`` with a problem for every tool that cannot be built.
+    """
+    if kinds is None:
+        from toolhost.backends.registry import builtin_kinds
+        kinds = builtin_kinds()
+    redact = config.redact if config.secrets else None
+    servers: dict[str, tuple[CompiledTool, ...]] = {}
+    contexts: list[BindContext] = []
+    problems: list[Problem] = []
+    for name, server in config.servers.items():
+        if server.external is not None:
+            servers[name] = ()
+            continue
+        ctx = BindContext(server)
+        contexts.append(ctx)
+        tools: list[CompiledTool] = []
+        for tool in server.tools.values():
+            try:
+                tools.append(compile_tool(tool, server, kinds, ctx, redact=redact))
+            except ConfigError as exc:
+                problems.extend(exc.problems)
+        servers[name] = tuple(tools)
+    if problems:
+        raise CompileError(problems)
+    return CompiledTools(servers, tuple(contexts))

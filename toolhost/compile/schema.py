@@ -1,0 +1,103 @@
+"""The final inputSchema of a tool, and the checks every schema must pass.
+
+``merge_input_schema`` starts from what the backend generated (a signature, template
+placeholders) and lays the config's ``params`` over it: a declared param replaces the generated
+property of that name wholesale. ``required`` is the config's list for declared params plus the
+generated required names the config did not redeclare.
+
+``schema_problems`` lists what would break a client: the schema must pass
+``Draft202012Validator.check_schema``, have ``type: object`` at the root, use property names
+the Claude API accepts (``^[a-zA-Z0-9_.-]{1,64}$``) and give every array an ``items``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import SchemaError
+
+from toolhost.config.model import ToolConfig
+
+__all__ = [
+    "PROPERTY_NAME",
+    "merge_input_schema",
+    "schema_problems",
+    "top_level_defaults",
+    "wire_name_problem",
+]
+
+PROPERTY_NAME = re.compile(r"^[a-zA-Z0-9_.-]{1,64}$")
+TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")  # the Messages API's rule for tool names
+MAX_WIRE_NAME = 64
+
+
+def merge_input_schema(generated: Mapping[str, Any], tool: ToolConfig) -> dict[str, Any]:
+    """The generated schema with the config's params laid over it."""
+    schema = dict(generated)
+    props = dict(schema.get("properties") or {})
+    gen_required = [n for n in schema.get("required") or () if n not in tool.params]
+    for name, param in tool.params.items():
+        props[name] = dict(param)
+    schema["type"] = schema.get("type", "object")
+    schema["properties"] = props
+    declared_required = [n for n in (tool.required or ()) if n in tool.params]
+    required = list(dict.fromkeys(declared_required + gen_required))
+    if required:
+        schema["required"] = required
+    else:
+        schema.pop("required", None)
+    return schema
+
+
+def top_level_defaults(schema: Mapping[str, Any]) -> dict[str, Any]:
+    """``default`` of each top-level property: filled in for arguments the model left out."""
+    props = schema.get("properties") or {}
+    return {name: sub["default"] for name, sub in props.items()
+            if isinstance(sub, Mapping) and "default" in sub}
+
+
+def _arrays_without_items(node: Any, path: str) -> Iterator[str]:
+    if isinstance(node, Mapping):
+        kind = node.get("type")
+        is_array = kind == "array" or (isinstance(kind, list) and "array" in kind)
+        if is_array and "items" not in node:
+            yield path or "(root)"
+        for key, value in node.items():
+            if key in ("enum", "const", "default", "examples"):
+                continue  # data, not schemas
+            yield from _arrays_without_items(value, f"{path}.{key}" if path else str(key))
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            yield from _arrays_without_items(value, f"{path}[{i}]")
+
+
+def schema_problems(schema: Mapping[str, Any], *, what: str = "inputSchema") -> list[str]:
+    """Everything wrong with ``schema``, as messages; empty when it is fine."""
+    try:
+        Draft202012Validator.check_schema(schema)
+    except SchemaError as exc:
+        where = "/".join(str(p) for p in exc.path) or "(root)"
+        return [f"{what} is not a valid JSON Schema at {where}: {exc.message}"]
+    problems: list[str] = []
+    if schema.get("type") != "object":
+        problems.append(f"{what} must have type: object at the root, not {schema.get('type')!r}")
+    for name in schema.get("properties") or {}:
+        if not PROPERTY_NAME.match(name):
+            problems.append(f"{what} property name {name!r} is not allowed by the Claude API "
+                            "(1-64 characters of letters, digits, '_', '.', '-')")
+    problems += [f"{what} has an array without 'items' at {path}"
+                 for path in _arrays_without_items(schema, "")]
+    return problems
+
+
+def wire_name_problem(tool: ToolConfig) -> str | None:
+    name = tool.wire_name
+    if len(name) > MAX_WIRE_NAME:
+        return (f"the tool's full name {name!r} is {len(name)} characters; the Claude API "
+                f"allows {MAX_WIRE_NAME} (shorten the server or tool name)")
+    if not TOOL_NAME.match(name):
+        return f"the tool's full name {name!r} may only use letters, digits, '_' and '-'"
+    return None

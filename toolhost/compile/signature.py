@@ -1,0 +1,130 @@
+"""A Python callable's signature and docstring -> inputSchema, description, outputSchema.
+
+Each parameter becomes a property: its annotation gives the schema (see ``pytypes``), its
+default makes it optional (and is advertised when it is JSON), ``T | None`` without a default is
+still required but may be null, and the docstring gives its description (Google, NumPy or reST
+style; an ``Annotated[T, "text"]`` description wins). A parameter annotated ``CallContext`` is
+the call's context and is not part of the schema. The return annotation gives the
+outputSchema when it describes a JSON object (a TypedDict, dataclass, pydantic model or
+``dict``); a list return is wrapped as ``{"result": [...]}``.
+"""
+
+from __future__ import annotations
+
+import inspect
+import typing
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from toolhost.backends.base import CallContext
+from toolhost.compile.docstrings import parse_docstring
+from toolhost.compile.pytypes import (
+    Converter,
+    TypeMapper,
+    UnsupportedType,
+    is_object_type,
+    jsonable,
+)
+
+__all__ = ["SignatureInfo", "UnsupportedType", "inspect_callable"]
+
+_LIST_ORIGINS = {list, tuple, set, frozenset}
+
+
+@dataclass(frozen=True)
+class SignatureInfo:
+    input_schema: dict[str, Any]
+    description: str | None
+    output_schema: dict[str, Any] | None
+    # param name -> JSON value to Python object, for params that need one
+    converters: Mapping[str, Converter] = field(default_factory=dict)
+    context_param: str | None = None  # receives the CallContext
+    is_async: bool = False
+
+
+def _hints(fn: Callable[..., Any]) -> dict[str, Any]:
+    target: Any = fn if inspect.isroutine(fn) else getattr(fn, "__call__", fn)  # noqa: B004
+    try:
+        return typing.get_type_hints(target, include_extras=True)
+    except Exception as exc:  # a forward reference that does not resolve
+        raise UnsupportedType(f"cannot resolve the annotations: {exc}") from exc
+
+
+def _is_context(hint: Any) -> bool:
+    while typing.get_origin(hint) is typing.Annotated:
+        hint = typing.get_args(hint)[0]
+    return hint is CallContext
+
+
+def output_schema_for(mapper: TypeMapper, hint: Any) -> dict[str, Any] | None:
+    """The outputSchema a return annotation implies, or None."""
+    if hint is inspect.Signature.empty or hint is None:
+        return None
+    bare = hint
+    while typing.get_origin(bare) is typing.Annotated:
+        bare = typing.get_args(bare)[0]
+    if is_object_type(bare):
+        return mapper.schema(hint)
+    if (typing.get_origin(bare) or bare) in _LIST_ORIGINS:
+        return {"type": "object", "properties": {"result": mapper.schema(hint)},
+                "required": ["result"]}
+    return None
+
+
+def inspect_callable(fn: Callable[..., Any]) -> SignatureInfo:
+    """Build the schemas of ``fn``. Raises ``UnsupportedType`` naming the parameter."""
+    sig = inspect.signature(fn)
+    hints = _hints(fn)
+    doc = parse_docstring(inspect.getdoc(fn))
+    mapper = TypeMapper()
+    props: dict[str, Any] = {}
+    required: list[str] = []
+    converters: dict[str, Converter] = {}
+    context_param: str | None = None
+    extra_allowed = False
+    for name, param in sig.parameters.items():
+        if param.kind is param.VAR_KEYWORD:
+            extra_allowed = True
+            continue
+        if param.kind is param.VAR_POSITIONAL:
+            continue
+        if param.kind is param.POSITIONAL_ONLY:
+            raise UnsupportedType(f"parameter '{name}' is positional-only; tools are called "
+                                  "with keyword arguments")
+        hint = hints.get(name, Any if param.annotation is param.empty else param.annotation)
+        if _is_context(hint):
+            context_param = name
+            continue
+        try:
+            schema = mapper.schema(hint)
+            conv = mapper.converter(hint)
+        except UnsupportedType as exc:
+            raise UnsupportedType(f"parameter '{name}': {exc}") from exc
+        if "description" not in schema and name in doc.params:
+            schema["description"] = doc.params[name]
+        if param.default is param.empty:
+            required.append(name)
+        elif jsonable(param.default):
+            schema["default"] = param.default
+        props[name] = schema
+        if conv is not None:
+            converters[name] = conv
+    input_schema: dict[str, Any] = {"type": "object", "properties": props}
+    if required:
+        input_schema["required"] = required
+    if not extra_allowed:
+        input_schema["additionalProperties"] = False
+    try:
+        output = output_schema_for(mapper, hints.get("return", sig.return_annotation))
+    except UnsupportedType:
+        output = None  # an unusual return type only costs the advertised outputSchema
+    if mapper.defs:
+        input_schema["$defs"] = dict(mapper.defs)
+        if output is not None:
+            output["$defs"] = dict(mapper.defs)
+    target = fn if inspect.isroutine(fn) else getattr(fn, "__call__", fn)  # noqa: B004
+    is_async = inspect.iscoroutinefunction(target)
+    return SignatureInfo(input_schema=input_schema, description=doc.summary,
+                         output_schema=output, converters=converters,
+                         context_param=context_param, is_async=is_async)

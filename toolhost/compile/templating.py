@@ -1,0 +1,110 @@
+"""The one jinja2 sandbox that command and http templates render in.
+
+Templates are written by the config author; the values come from the model. So templates
+render in jinja2's ``ImmutableSandboxedEnvironment`` with ``StrictUndefined`` and without
+autoescaping: a value is substituted as data and never parsed as a template itself
+(``{{ 7*7 }}`` inside an argument stays those seven characters).
+
+How a value renders (the ``finalize`` hook): ``None`` -> empty string, booleans -> ``true`` /
+``false``, lists and mappings -> compact JSON, everything else -> ``str``. URL templates
+additionally percent-encode every substituted value (``quote(value, safe="")``), so an argument
+can never add a ``/``, ``?``, ``#`` or ``@`` to a URL.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+from urllib.parse import quote
+
+from jinja2 import StrictUndefined, TemplateError, meta
+from jinja2.environment import Template
+from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+__all__ = [
+    "TemplateError",
+    "compile_template",
+    "compile_url_template",
+    "placeholders",
+    "render_value",
+    "single_variable",
+]
+
+
+def render_value(value: Any) -> str:
+    """How one substituted value becomes text."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (list, tuple, dict)):
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return str(value)
+
+
+def _url_value(value: Any) -> str:
+    return quote(render_value(value), safe="")
+
+
+def _tojson(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _make_env(finalize: Any) -> ImmutableSandboxedEnvironment:
+    env = ImmutableSandboxedEnvironment(undefined=StrictUndefined, autoescape=False,
+                                        keep_trailing_newline=True, finalize=finalize)
+    env.filters["json"] = _tojson
+    env.filters["tojson"] = _tojson  # jinja's own HTML-escapes; these are not HTML
+    return env
+
+
+ENV = _make_env(render_value)
+URL_ENV = _make_env(_url_value)
+
+# `{name}` (single braces) in URLs is shorthand for `{{ name }}`.
+_BRACE = re.compile(r"(?<!\{)\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}(?!\})")
+_SINGLE_VAR = re.compile(r"^\{\{-?\s*([A-Za-z_][A-Za-z0-9_]*)\s*-?\}\}$")
+
+
+def compile_template(source: str) -> Template:
+    """Parse ``source`` once; raises ``jinja2.TemplateSyntaxError`` on bad syntax."""
+    return ENV.from_string(source)
+
+
+def url_source(source: str) -> str:
+    """Rewrite ``{name}`` placeholders to jinja2's ``{{ name }}``."""
+    return _BRACE.sub(lambda m: "{{ " + m.group(1) + " }}", source)
+
+
+def compile_url_template(source: str) -> Template:
+    """A URL template: ``{name}`` and ``{{ name }}`` both substitute percent-encoded values."""
+    return URL_ENV.from_string(url_source(source))
+
+
+def placeholders(sources: Iterable[str], *, url: bool = False) -> set[str]:
+    """Names the templates read that they do not define themselves."""
+    names: set[str] = set()
+    env = URL_ENV if url else ENV
+    for source in sources:
+        text = url_source(source) if url else source
+        names |= meta.find_undeclared_variables(env.parse(text))
+    return names
+
+
+def single_variable(source: str) -> str | None:
+    """The name, when ``source`` is exactly one ``{{ name }}`` and nothing else."""
+    match = _SINGLE_VAR.match(source.strip())
+    return match.group(1) if match else None
+
+
+def template_strings(value: Any) -> list[str]:
+    """Every string inside a nested config value (templates hide in lists and mappings)."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, Mapping):
+        return [s for k, v in value.items() for s in template_strings(k) + template_strings(v)]
+    if isinstance(value, (list, tuple)):
+        return [s for v in value for s in template_strings(v)]
+    return []
