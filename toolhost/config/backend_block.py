@@ -1,0 +1,94 @@
+"""A tool's backend block: find exactly one, expand its shorthand, check its options.
+
+The block's key names a backend kind (``python``, ``command``, ``http`` or a plugin's). A
+non-mapping block expands to ``{kind.shorthand: value}``; the expanded block is checked
+against the kind's ``options_schema`` and each schema error becomes a Problem with the key
+path and line of the offending option, like every other config error.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Mapping
+from typing import Any
+
+from jsonschema import ValidationError
+from jsonschema.protocols import Validator
+from jsonschema.validators import validator_for
+
+from toolhost.backends.base import BackendKind
+from toolhost.config.checks import Checker, describe, did_you_mean
+from toolhost.config.model import BackendSpec
+from toolhost.config.tree import Path
+
+__all__ = ["BackendChecker"]
+
+
+class BackendChecker:
+    """The kinds a config may use, with each kind's options validator compiled once."""
+
+    def __init__(self, kinds: Mapping[str, BackendKind]) -> None:
+        self.kinds = kinds
+        self._validators: dict[str, Validator] = {}
+
+    def validator(self, kind: BackendKind) -> Validator:
+        if kind.name not in self._validators:
+            schema = dict(kind.options_schema)
+            cls = validator_for(schema)
+            self._validators[kind.name] = cls(schema)
+        return self._validators[kind.name]
+
+    def backend(self, check: Checker, data: Mapping[str, Any], path: Path,
+                tool_keys: Collection[str]) -> BackendSpec | None:
+        names = sorted(self.kinds)
+        found = [key for key in data if key in self.kinds]
+        unknown = [key for key in data if key not in tool_keys and key not in self.kinds]
+        for key in unknown:
+            check.problem((*path, key), "unknown key", did_you_mean(key, [*tool_keys, *names]))
+        if not found:
+            if not unknown:
+                check.problem(path, "missing backend: a tool needs exactly one of "
+                              + ", ".join(names) if names else
+                              "missing backend: no backend kinds are available")
+            return None
+        for extra in found[1:]:
+            check.problem((*path, extra), f"a tool has exactly one backend, found "
+                          f"'{found[0]}' and '{extra}'")
+        name = found[0]
+        kind = self.kinds[name]
+        here = (*path, name)
+        block = data[name]
+        if not isinstance(block, dict):
+            if kind.shorthand is None:
+                check.expected(here, f"a mapping of {name} options", block)
+                return None
+            block = {kind.shorthand: block}
+        before = len(check.problems)
+        for error in self.validator(kind).iter_errors(block):
+            self._report(check, here, error)
+        if len(check.problems) > before:
+            return None
+        return BackendSpec(kind=name, options=block, origin=check.mark(here).origin(here))
+
+    def _report(self, check: Checker, here: Path, error: ValidationError) -> None:
+        where: Path = (*here, *error.absolute_path)
+        instance = error.instance
+        schema = error.schema if isinstance(error.schema, dict) else {}
+        if error.validator == "additionalProperties" and isinstance(instance, dict):
+            known = schema.get("properties", {})
+            patterns = schema.get("patternProperties", {})
+            for key in instance:
+                if key in known or any(re.search(p, key) for p in patterns):
+                    continue
+                check.problem((*where, key), "unknown key", did_you_mean(key, known))
+        elif error.validator == "required" and isinstance(error.validator_value, list):
+            missing = [k for k in error.validator_value
+                       if isinstance(instance, dict) and k not in instance]
+            for key in missing:
+                check.problem(where, f"missing required key '{key}'")
+        elif error.validator == "type":
+            expected = error.validator_value
+            wanted = " or ".join(expected) if isinstance(expected, list) else str(expected)
+            check.problem(where, f"expected {wanted}, got {describe(instance)}")
+        else:
+            check.problem(where, error.message)

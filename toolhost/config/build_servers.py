@@ -1,0 +1,197 @@
+"""``servers:`` -> ``ServerConfig``/``ToolConfig``, checking every key, type and name."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from toolhost.config.backend_block import BackendChecker
+from toolhost.config.checks import Checker
+from toolhost.config.model import ServerConfig, ServerDefaults, ToolConfig
+from toolhost.config.params import build_params
+from toolhost.config.tree import Path
+
+__all__ = ["ANNOTATION_KEYS", "SERVER_KEYS", "TOOL_KEYS", "build_servers", "resolve_path"]
+
+SERVER_KEYS = ("description", "version", "timeout", "env", "cwd", "base_url", "headers",
+               "auth", "secrets", "tools", "external")
+TOOL_KEYS = ("description", "title", "params", "annotations", "output_schema", "output",
+             "max_output_chars", "timeout", "secrets")
+ANNOTATION_KEYS = {"readOnlyHint": bool, "destructiveHint": bool, "idempotentHint": bool,
+                   "openWorldHint": bool, "title": str}
+AUTH_FIELDS = {"bearer": ("token",), "basic": ("username", "password"),
+               "header": ("name", "value")}
+EXTERNAL_FIELDS = {"stdio": ("command", "args", "env", "cwd"),
+                   "http": ("url", "headers"), "sse": ("url", "headers")}
+NAME = re.compile(r"^[A-Za-z0-9_-]+$")
+MAX_WIRE_NAME = 64
+
+
+def resolve_path(check: Checker, path: Path, value: str) -> str:
+    """A path written in a file is relative to that file's directory."""
+    value = os.path.expanduser(value)
+    if os.path.isabs(value):
+        return os.path.normpath(value)
+    base = os.path.dirname(os.path.abspath(check.mark(path).file))
+    return os.path.normpath(os.path.join(base, value))
+
+
+def build_servers(check: Checker, value: Any, kinds: BackendChecker) -> dict[str, ServerConfig]:
+    servers = check.mapping(value, ("servers",))
+    out: dict[str, ServerConfig] = {}
+    for name, spec in (servers or {}).items():
+        path = ("servers", name)
+        _check_name(check, path, name, "server")
+        if "__" in name:
+            check.problem(path, "a server name cannot contain '__' (it separates the parts "
+                          "of the wire name mcp__<server>__<tool>)")
+        data = check.mapping(spec, path)
+        if data is None:
+            continue
+        check.known_keys(data, path, SERVER_KEYS)
+        external = _external(check, data, path)
+        tools = {} if external is not None else _tools(check, data, path, name, kinds)
+        version = check.string(data, path, "version")
+        out[name] = ServerConfig(
+            name=name,
+            description=check.string(data, path, "description"),
+            version=version or "0.1.0",
+            tools=tools,
+            defaults=_defaults(check, data, path),
+            external=external,
+            origin=check.mark(path).origin(path),
+        )
+    return out
+
+
+def _check_name(check: Checker, path: Path, name: str, what: str) -> None:
+    if not NAME.match(name):
+        check.problem(path, f"invalid {what} name '{name}': use letters, digits, '_' and '-'")
+
+
+def _defaults(check: Checker, data: Mapping[str, Any], path: Path) -> ServerDefaults:
+    cwd = check.string(data, path, "cwd")
+    check.str_list(data, path, "secrets")
+    return ServerDefaults(
+        timeout=check.duration(data, path, "timeout"),
+        env=check.str_map(data, path, "env") or {},
+        cwd=resolve_path(check, (*path, "cwd"), cwd) if cwd else None,
+        base_url=check.string(data, path, "base_url"),
+        headers=check.str_map(data, path, "headers") or {},
+        auth=_auth(check, data, path),
+    )
+
+
+def _auth(check: Checker, data: Mapping[str, Any], path: Path) -> dict[str, Any] | None:
+    if "auth" not in data:
+        return None
+    here = (*path, "auth")
+    auth = check.mapping(data["auth"], here)
+    if auth is None or not check.require(auth, here, "type", " | ".join(AUTH_FIELDS)):
+        return None
+    kind = check.choice(auth, here, "type", tuple(AUTH_FIELDS))
+    if kind is None:
+        return None
+    fields = AUTH_FIELDS[kind]
+    check.known_keys(auth, here, ("type", *fields))
+    for key in fields:
+        if check.require(auth, here, key, f"{kind} auth"):
+            check.string(auth, here, key)
+    return dict(auth)
+
+
+def _external(check: Checker, data: Mapping[str, Any], path: Path) -> dict[str, Any] | None:
+    if "external" not in data:
+        return None
+    here = (*path, "external")
+    if "tools" in data:
+        check.problem((*path, "tools"), "an external server has no tools of its own "
+                      "(remove 'tools' or 'external')")
+    ext = check.mapping(data["external"], here)
+    if ext is None:
+        return None
+    kind = check.choice(ext, here, "type", tuple(EXTERNAL_FIELDS)) if "type" in ext else "stdio"
+    if kind is None:
+        return None
+    fields = EXTERNAL_FIELDS[kind]
+    check.known_keys(ext, here, ("type", *fields))
+    check.require(ext, here, fields[0], f"{kind} server")
+    check.string(ext, here, fields[0])
+    if kind == "stdio":
+        check.str_list(ext, here, "args")
+        check.str_map(ext, here, "env")
+        check.string(ext, here, "cwd")
+    else:
+        check.str_map(ext, here, "headers")
+    return {"type": kind, **ext}
+
+
+def _tools(check: Checker, data: Mapping[str, Any], path: Path, server: str,
+           kinds: BackendChecker) -> dict[str, ToolConfig]:
+    if "tools" not in data:
+        return {}
+    tools = check.mapping(data["tools"], (*path, "tools"))
+    out: dict[str, ToolConfig] = {}
+    for name, spec in (tools or {}).items():
+        here = (*path, "tools", name)
+        _check_name(check, here, name, "tool")
+        wire = f"mcp__{server}__{name}"
+        if len(wire) > MAX_WIRE_NAME:
+            check.problem(here, f"wire name '{wire}' is {len(wire)} characters, the limit is "
+                          f"{MAX_WIRE_NAME}", "shorten the server or tool name")
+        tool = check.mapping(spec, here)
+        if tool is None:
+            continue
+        built = _tool(check, tool, here, server, name, kinds)
+        if built is not None:
+            out[name] = built
+    return out
+
+
+def _tool(check: Checker, data: Mapping[str, Any], path: Path, server: str, name: str,
+          kinds: BackendChecker) -> ToolConfig | None:
+    backend = kinds.backend(check, data, path, TOOL_KEYS)
+    params, required = build_params(check, data["params"], (*path, "params")) \
+        if "params" in data else ({}, None)
+    check.str_list(data, path, "secrets")
+    output_schema = None
+    if "output_schema" in data:
+        output_schema = check.mapping(data["output_schema"], (*path, "output_schema"))
+        if output_schema is not None and output_schema.get("type", "object") != "object":
+            check.problem((*path, "output_schema", "type"),
+                          "an output schema describes structuredContent, so its type is "
+                          "'object'")
+    tool = ToolConfig(
+        name=name,
+        server=server,
+        backend=backend,  # type: ignore[arg-type]  # None only when a problem was recorded
+        description=check.string(data, path, "description"),
+        title=check.string(data, path, "title"),
+        params=params,
+        required=required,
+        annotations=_annotations(check, data, path),
+        output_schema=output_schema,
+        output=check.choice(data, path, "output", ("structured", "text")),  # type: ignore[arg-type]
+        max_output_chars=check.integer(data, path, "max_output_chars", minimum=1),
+        timeout=check.duration(data, path, "timeout"),
+        origin=check.mark(path).origin(path),
+    )
+    return tool if backend is not None else None
+
+
+def _annotations(check: Checker, data: Mapping[str, Any], path: Path) -> dict[str, Any]:
+    if "annotations" not in data:
+        return {}
+    here = (*path, "annotations")
+    annotations = check.mapping(data["annotations"], here)
+    if annotations is None:
+        return {}
+    check.known_keys(annotations, here, tuple(ANNOTATION_KEYS))
+    for key, kind in ANNOTATION_KEYS.items():
+        if kind is bool:
+            check.boolean(annotations, here, key)
+        else:
+            check.string(annotations, here, key)
+    return dict(annotations)

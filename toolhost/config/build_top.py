@@ -1,0 +1,149 @@
+"""``permissions:``, ``plugins:``, ``settings:`` and ``run:`` -> their model objects.
+
+Permission patterns are not interpreted here (the permissions package does that); only their
+shape is checked, so a malformed rule still stops the load with its file and line.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+from toolhost.config.build_servers import resolve_path
+from toolhost.config.checks import Checker
+from toolhost.config.model import (
+    PermissionsConfig,
+    PluginRequirement,
+    RuleConfig,
+    RunConfig,
+)
+
+__all__ = ["PERMISSION_KEYS", "RULE_KEYS", "RUN_KEYS", "build_permissions", "build_plugins",
+           "build_run", "build_settings"]
+
+PERMISSION_KEYS = ("default", "ask_mode", "audit_log", "allow", "deny", "ask")
+RULE_LISTS = ("allow", "deny", "ask")
+RULE_KEYS = ("tool", "when", "expr", "message", "rewrite")
+RUN_KEYS = ("model", "system_prompt", "append_system_prompt", "max_turns", "cwd", "cli_args",
+            "env")
+_DIST = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(.*)$")
+
+
+def build_permissions(check: Checker, value: Any) -> PermissionsConfig:
+    path = ("permissions",)
+    data = check.mapping(value, path)
+    if data is None:
+        return PermissionsConfig()
+    check.known_keys(data, path, PERMISSION_KEYS)
+    default = check.choice(data, path, "default", RULE_LISTS) or "ask"
+    ask_mode = check.choice(data, path, "ask_mode", ("prompt", "allow", "deny")) or "prompt"
+    audit = check.string(data, path, "audit_log")
+    rules: list[RuleConfig] = []
+    for effect in RULE_LISTS:
+        if effect not in data:
+            continue
+        here = (*path, effect)
+        items = data[effect]
+        if not isinstance(items, list):
+            check.expected(here, "a list of rules", items)
+            continue
+        for index, item in enumerate(items):
+            rule = _rule(check, effect, item, (*here, index))
+            if rule is not None:
+                rules.append(rule)
+    return PermissionsConfig(
+        default=default,  # type: ignore[arg-type]
+        rules=tuple(rules),
+        audit_log=resolve_path(check, (*path, "audit_log"), audit) if audit else None,
+        ask_mode=ask_mode,  # type: ignore[arg-type]
+    )
+
+
+def _rule(check: Checker, effect: str, item: Any, path: tuple[Any, ...]) -> RuleConfig | None:
+    mark = check.mark(path)
+    origin = mark.origin(path)
+    if isinstance(item, str):
+        if not item.strip():
+            check.problem(path, "empty rule pattern")
+            return None
+        return RuleConfig(effect=effect, tool=item, origin=origin,  # type: ignore[arg-type]
+                          layer=mark.layer)
+    data = check.mapping(item, path)
+    if data is None:
+        return None
+    check.known_keys(data, path, RULE_KEYS)
+    if not check.require(data, path, "tool", "the tool pattern the rule applies to"):
+        return None
+    tool = check.string(data, path, "tool")
+    when = check.mapping(data["when"], (*path, "when")) if "when" in data else None
+    rewrite = check.mapping(data["rewrite"], (*path, "rewrite")) if "rewrite" in data else None
+    if rewrite is not None and effect != "allow":
+        check.problem((*path, "rewrite"), "only an allow rule can rewrite arguments")
+    if tool is None:
+        return None
+    return RuleConfig(effect=effect, tool=tool, when=when,  # type: ignore[arg-type]
+                      expr=check.string(data, path, "expr"),
+                      message=check.string(data, path, "message"),
+                      rewrite=rewrite, origin=origin, layer=mark.layer)
+
+
+def build_plugins(check: Checker, value: Any) -> tuple[PluginRequirement, ...]:
+    path = ("plugins",)
+    if not isinstance(value, list):
+        check.expected(path, "a list of plugin names ('name' or 'name>=1.0')", value)
+        return ()
+    out = []
+    for index, item in enumerate(value):
+        here = (*path, index)
+        if isinstance(item, dict):
+            check.known_keys(item, here, ("name", "version"))
+            if not check.require(item, here, "name", "the plugin's distribution name"):
+                continue
+            name, spec = check.string(item, here, "name"), check.string(item, here, "version")
+        elif isinstance(item, str):
+            found = _DIST.match(item)
+            name, spec = (found[1], found[2]) if found else (None, "")
+            if name is None:
+                check.problem(here, f"invalid plugin requirement {item!r}")
+        else:
+            check.expected(here, "a plugin name or {name, version}", item)
+            continue
+        spec = (spec or "").strip()
+        try:
+            SpecifierSet(spec)
+        except InvalidSpecifier:
+            check.problem(here, f"invalid version specifier {spec!r}", "e.g. '>=1.0,<2'")
+            continue
+        if name:
+            out.append(PluginRequirement(name, spec, check.mark(here).origin(here)))
+    return tuple(out)
+
+
+def build_settings(check: Checker, value: Any) -> dict[str, dict[str, Any]]:
+    data = check.mapping(value, ("settings",)) or {}
+    out = {}
+    for name, item in data.items():
+        section = check.mapping(item, ("settings", name))
+        if section is not None:
+            out[name] = section
+    return out
+
+
+def build_run(check: Checker, value: Any) -> RunConfig:
+    path = ("run",)
+    data = check.mapping(value, path)
+    if data is None:
+        return RunConfig()
+    check.known_keys(data, path, RUN_KEYS)
+    cwd = check.string(data, path, "cwd")
+    return RunConfig(
+        model=check.string(data, path, "model"),
+        system_prompt=check.string(data, path, "system_prompt"),
+        append_system_prompt=check.string(data, path, "append_system_prompt"),
+        max_turns=check.integer(data, path, "max_turns", minimum=1),
+        cwd=resolve_path(check, (*path, "cwd"), cwd) if cwd else None,
+        cli_args=tuple(check.str_list(data, path, "cli_args") or ()),
+        env=check.str_map(data, path, "env") or {},
+    )

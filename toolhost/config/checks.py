@@ -1,0 +1,188 @@
+"""Typed reads of config values that collect Problems instead of raising.
+
+Every reader takes the mapping that holds the key and the key path of that mapping, so a
+problem can always name the file, line, column and key path. Readers return ``None`` (and
+record a problem) when a value has the wrong type; the caller carries on, so one run reports
+every problem of a file.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Collection, Mapping
+from typing import Any
+
+from toolhost.config.tree import Mark, Path, format_path, mark_for
+from toolhost.errors import Problem
+
+__all__ = ["Checker", "describe", "did_you_mean", "parse_duration"]
+
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?|\.\d+)\s*(ms|s|m|h)\s*$")
+_UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
+
+
+def describe(value: Any) -> str:
+    """The config-language name of a value's type, for "expected X, got Y"."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int):
+        return "an integer"
+    if isinstance(value, float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "a mapping"
+    return type(value).__name__  # pragma: no cover
+
+
+def did_you_mean(word: str, choices: Collection[str]) -> str:
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return f"did you mean '{close[0]}'?" if close else ""
+
+
+def parse_duration(value: Any) -> float | None:
+    """``5`` / ``2.5`` (seconds) or ``"500ms"``, ``"5s"``, ``"2m"``, ``"1h"``; None if invalid."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return float(value) if value > 0 else None
+    if isinstance(value, str):
+        found = _DURATION.match(value)
+        if found:
+            seconds = float(found[1]) * _UNITS[found[2]]
+            return seconds if seconds > 0 else None
+    return None
+
+
+class Checker:
+    """Reads values out of merged config data, recording what is wrong and where."""
+
+    def __init__(self, marks: Mapping[Path, Mark], file: str,
+                 redact: Any = None) -> None:
+        self.marks = dict(marks)
+        self.file = file
+        self.problems: list[Problem] = []
+        self._redact = redact or (lambda text: text)
+
+    def mark(self, path: Path) -> Mark:
+        return mark_for(self.marks, path, self.file)
+
+    def problem(self, path: Path, message: str, hint: str = "") -> None:
+        mark = self.mark(path)
+        self.problems.append(Problem(self._redact(message), mark.file, mark.line, mark.column,
+                                     format_path(path), self._redact(hint)))
+
+    def expected(self, path: Path, what: str, value: Any) -> None:
+        self.problem(path, f"expected {what}, got {describe(value)}")
+
+    # -- shapes ---------------------------------------------------------------------------
+
+    def mapping(self, value: Any, path: Path) -> dict[str, Any] | None:
+        if isinstance(value, dict):
+            return value
+        self.expected(path, "a mapping", value)
+        return None
+
+    def known_keys(self, data: Mapping[str, Any], path: Path, allowed: Collection[str],
+                   hint_extra: Collection[str] = ()) -> None:
+        """Report every key of ``data`` not in ``allowed``, with the nearest valid one."""
+        for key in data:
+            if key not in allowed:
+                hint = did_you_mean(key, [*allowed, *hint_extra])
+                self.problem((*path, key), "unknown key", hint)
+
+    def require(self, data: Mapping[str, Any], path: Path, key: str, what: str) -> bool:
+        if key in data:
+            return True
+        self.problem(path, f"missing required key '{key}' ({what})")
+        return False
+
+    # -- scalars (each reads data[key] at path+key; absent -> None, no problem) -------------
+
+    def string(self, data: Mapping[str, Any], path: Path, key: str) -> str | None:
+        value = data.get(key)
+        if value is None or isinstance(value, str):
+            if key in data and value is None:
+                self.expected((*path, key), "a string", value)
+            return value
+        self.expected((*path, key), "a string", value)
+        return None
+
+    def integer(self, data: Mapping[str, Any], path: Path, key: str,
+                minimum: int | None = None) -> int | None:
+        if key not in data:
+            return None
+        value = data[key]
+        if isinstance(value, bool) or not isinstance(value, int):
+            self.expected((*path, key), "an integer", value)
+            return None
+        if minimum is not None and value < minimum:
+            self.problem((*path, key), f"must be at least {minimum}, got {value}")
+            return None
+        return value
+
+    def boolean(self, data: Mapping[str, Any], path: Path, key: str) -> bool | None:
+        if key not in data:
+            return None
+        value = data[key]
+        if isinstance(value, bool):
+            return value
+        self.expected((*path, key), "true or false", value)
+        return None
+
+    def choice(self, data: Mapping[str, Any], path: Path, key: str,
+               choices: Collection[str]) -> str | None:
+        value = self.string(data, path, key)
+        if value is None or value in choices:
+            return value
+        options = " | ".join(choices)
+        self.problem((*path, key), f"expected one of {options}, got '{value}'",
+                     did_you_mean(value, choices))
+        return None
+
+    def duration(self, data: Mapping[str, Any], path: Path, key: str) -> float | None:
+        if key not in data:
+            return None
+        seconds = parse_duration(data[key])
+        if seconds is None:
+            self.problem((*path, key), "expected a positive duration: seconds (5, 2.5) or a "
+                         f"string like '500ms', '5s', '2m', got {data[key]!r}")
+        return seconds
+
+    def str_list(self, data: Mapping[str, Any], path: Path, key: str) -> list[str] | None:
+        if key not in data:
+            return None
+        value = data[key]
+        if not isinstance(value, list):
+            self.expected((*path, key), "a list of strings", value)
+            return None
+        out = []
+        for index, item in enumerate(value):
+            if isinstance(item, str):
+                out.append(item)
+            else:
+                self.expected((*path, key, index), "a string", item)
+        return out
+
+    def str_map(self, data: Mapping[str, Any], path: Path, key: str) -> dict[str, str] | None:
+        """A mapping of strings; numbers are accepted and written as strings (env values)."""
+        if key not in data:
+            return None
+        value = self.mapping(data[key], (*path, key))
+        if value is None:
+            return None
+        out = {}
+        for name, item in value.items():
+            if isinstance(item, str):
+                out[name] = item
+            elif isinstance(item, (int, float)) and not isinstance(item, bool):
+                out[name] = str(item)
+            else:
+                self.expected((*path, key, name), "a string", item)
+        return out

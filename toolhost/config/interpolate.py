@@ -1,0 +1,182 @@
+"""``${VAR}`` interpolation in string values, and which values are secret.
+
+Forms: ``${VAR}`` (an error when VAR is unset), ``${VAR:-default}`` (default when unset or
+empty; the default may itself hold ``${...}``), ``${VAR:?message}`` (fails the load with the
+message and the place when unset or empty). ``$${`` writes a literal ``${``. Only values are
+interpolated, never keys; a ``$`` not followed by ``{`` is left alone (``echo $HOME``).
+
+Secrets: a value substituted into anything under a ``headers``, ``env`` or ``auth`` key, the
+credential fields of ``auth`` (token, password, value), and every string under a key that a
+server or tool lists in its ``secrets: [...]``. ``HostConfig.redact`` hides them all.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from toolhost.config.tree import Doc, Path, format_path, mark_for
+from toolhost.errors import Problem
+
+__all__ = ["MIN_AUTO_SECRET", "collect_declared_secrets", "expand", "interpolate"]
+
+SECRET_SECTIONS = frozenset({"headers", "env", "auth"})
+AUTH_SECRET_FIELDS = frozenset({"token", "password", "value"})
+# An interpolated env/header value shorter than this is not treated as a secret: "0" or
+# "1" in an env block would otherwise be blanked out of every listing.
+MIN_AUTO_SECRET = 4
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+class InterpolationError(ValueError):
+    def __init__(self, message: str, hint: str = "") -> None:
+        super().__init__(message)
+        self.hint = hint
+
+
+def expand(text: str, environ: Mapping[str, str], used: list[str] | None = None) -> str:
+    """Expand every ``${...}`` in ``text``; substituted values are appended to ``used``."""
+    out: list[str] = []
+    i, n = 0, len(text)
+    while i < n:
+        j = text.find("$", i)
+        if j < 0:
+            out.append(text[i:])
+            break
+        out.append(text[i:j])
+        if text.startswith("$${", j):
+            out.append("${")
+            i = j + 3
+        elif text.startswith("${", j):
+            end = _closing(text, j + 2)
+            out.append(_reference(text[j + 2:end], environ, used))
+            i = end + 1
+        else:
+            out.append("$")
+            i = j + 1
+    return "".join(out)
+
+
+def _closing(text: str, start: int) -> int:
+    depth = 1
+    i = start
+    while i < len(text):
+        if text.startswith("${", i):
+            depth += 1
+            i += 2
+            continue
+        if text[i] == "}":
+            depth -= 1
+            if depth == 0:
+                return i
+        i += 1
+    raise InterpolationError("unterminated '${' (missing '}')", "write '$${' for a literal '${'")
+
+
+def _reference(body: str, environ: Mapping[str, str], used: list[str] | None) -> str:
+    found = _NAME.match(body)
+    if not found:
+        raise InterpolationError(f"invalid reference '${{{body}}}': expected a variable name",
+                                 "e.g. ${API_TOKEN}")
+    name, rest = found.group(), body[found.end():]
+    value = environ.get(name)
+    if rest == "":
+        if value is None:
+            raise InterpolationError(f"environment variable {name} is not set",
+                                     f"set it, or write ${{{name}:-default}}")
+    elif rest.startswith(":-"):
+        if not value:
+            value = expand(rest[2:], environ, used)
+    elif rest.startswith(":?"):
+        if not value:
+            raise InterpolationError(rest[2:] or f"environment variable {name} is required")
+    else:
+        raise InterpolationError(f"invalid reference '${{{body}}}'",
+                                 "use ${VAR}, ${VAR:-default} or ${VAR:?message}")
+    assert value is not None
+    if used is not None:
+        used.append(value)
+    return value
+
+
+def interpolate(doc: Doc, environ: Mapping[str, str], problems: list[Problem]) -> set[str]:
+    """Expand ``doc.data`` in place; return the secret values found."""
+    secrets: set[str] = set()
+
+    def visit(value: Any, path: Path, secret: bool) -> Any:
+        if isinstance(value, str):
+            if "$" not in value:
+                return value
+            used: list[str] = []
+            try:
+                result = expand(value, environ, used)
+            except InterpolationError as exc:
+                mark = mark_for(doc.marks, path, doc.file)
+                problems.append(Problem(str(exc), mark.file, mark.line, mark.column,
+                                        format_path(path), exc.hint))
+                return value
+            if secret:
+                secrets.update(v for v in used if len(v) >= MIN_AUTO_SECRET)
+            return result
+        if isinstance(value, dict):
+            for key, item in value.items():
+                value[key] = visit(item, (*path, key), secret or key in SECRET_SECTIONS)
+        elif isinstance(value, list):
+            for index, item in enumerate(value):
+                value[index] = visit(item, (*path, index), secret)
+        return value
+
+    doc.data = visit(doc.data, (), False)
+    return secrets
+
+
+def collect_declared_secrets(data: Any) -> set[str]:
+    """Strings under keys named in a ``secrets:`` list, and ``auth`` credentials."""
+    found: set[str] = set()
+    servers = data.get("servers") if isinstance(data, dict) else None
+    for server in (servers or {}).values() if isinstance(servers, dict) else ():
+        if not isinstance(server, dict):
+            continue
+        keys = _names(server.get("secrets"))
+        _collect(server, keys, found)
+        auth = server.get("auth")
+        if isinstance(auth, dict):
+            found.update(v for k, v in auth.items()
+                         if k in AUTH_SECRET_FIELDS and isinstance(v, str) and v)
+        tools = server.get("tools")
+        for tool in tools.values() if isinstance(tools, dict) else ():
+            if isinstance(tool, dict) and tool.get("secrets"):
+                _collect(tool, _names(tool.get("secrets")), found)
+    return found
+
+
+def _names(value: Any) -> frozenset[str]:
+    return frozenset(v for v in value if isinstance(v, str)) if isinstance(value, list) \
+        else frozenset()
+
+
+def _collect(node: Any, keys: frozenset[str], found: set[str]) -> None:
+    if not keys:
+        return
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key in keys:
+                _strings(value, found)
+            elif key != "secrets":
+                _collect(value, keys, found)
+    elif isinstance(node, list):
+        for item in node:
+            _collect(item, keys, found)
+
+
+def _strings(value: Any, found: set[str]) -> None:
+    if isinstance(value, str):
+        if value:
+            found.add(value)
+    elif isinstance(value, dict):
+        for item in value.values():
+            _strings(item, found)
+    elif isinstance(value, list):
+        for item in value:
+            _strings(item, found)

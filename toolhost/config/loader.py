@@ -1,0 +1,229 @@
+"""``load_config``: files -> one validated, frozen ``HostConfig``.
+
+The order of work, and why:
+
+1. read every file (layers, then each file's ``extends`` depth first), checking each file's
+   format version first: a file written for another version is reported alone, since every
+   other message about it would be noise;
+2. merge all files in order (user, fragments, project, local; later wins key by key);
+3. interpolate ``${VAR}`` in the merged values (an overridden value is never expanded, so
+   its ``${VAR:?}`` cannot fail the load) and collect secrets;
+4. check and build the model, collecting every problem, then raise one ``ConfigError``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from toolhost.backends.base import BackendKind
+from toolhost.config.backend_block import BackendChecker
+from toolhost.config.build_servers import build_servers
+from toolhost.config.build_top import build_permissions, build_plugins, build_run, build_settings
+from toolhost.config.checks import Checker
+from toolhost.config.interpolate import collect_declared_secrets, expand, interpolate
+from toolhost.config.merge import merge_docs
+from toolhost.config.model import HostConfig, PluginRequirement
+from toolhost.config.sources import read_doc, resolve_extends
+from toolhost.config.tree import Doc, Mark, format_path
+from toolhost.errors import ConfigError, PluginError, Problem
+
+__all__ = ["FORMAT_VERSION", "TOP_KEYS", "load_config", "user_config_path"]
+
+FORMAT_VERSION = 1
+TOP_KEYS = ("toolhost", "extends", "servers", "permissions", "plugins", "settings", "run")
+
+
+def load_config(path: str | os.PathLike[str], *, kinds: Mapping[str, BackendKind] | None = None,
+                environ: Mapping[str, str] | None = None, layers: bool = True) -> HostConfig:
+    """Load ``path`` with its extends (and, with ``layers``, the user and local layers).
+
+    ``kinds`` are the backend kinds tools may use; None means the built-in kinds plus those
+    of the plugins the config enables. Raises ``ConfigError`` listing every problem found.
+    """
+    env = os.environ if environ is None else environ
+    main = str(path)
+    reader = _Reader(env)
+    files: list[tuple[str, str, bool]] = []  # (path, layer, required)
+    if layers:
+        user = user_config_path(env)
+        if user is not None:
+            files.append((str(user), "user", False))
+    files.append((main, "project", True))
+    if layers:
+        local = _sibling(Path(main), "toolhost.local")
+        if local is not None:
+            files.append((str(local), "local", False))
+    for file, layer, is_main in files:
+        reader.read(file, layer, is_main=is_main, chain=())
+    if reader.version_problems:
+        raise ConfigError(reader.version_problems)
+    if reader.problems:
+        raise ConfigError(reader.problems)
+
+    merged = merge_docs(reader.docs)
+    problems: list[Problem] = []
+    secrets = interpolate(merged, env, problems)
+    secrets |= collect_declared_secrets(merged.data)
+    config, activation = _build(merged, secrets, kinds, problems, reader.files)
+    if problems:
+        raise ConfigError(problems)
+    if activation is not None:
+        config = activation.apply(config)
+    return config
+
+
+def user_config_path(environ: Mapping[str, str]) -> Path | None:
+    """``$XDG_CONFIG_HOME/toolhost/config.{yaml,toml}`` (default ``~/.config``), if present."""
+    base = environ.get("XDG_CONFIG_HOME") or os.path.join(
+        environ.get("HOME") or os.path.expanduser("~"), ".config")
+    return _sibling(Path(base) / "toolhost" / "config.yaml", "config")
+
+
+def _sibling(beside: Path, stem: str) -> Path | None:
+    for suffix in (".yaml", ".yml", ".toml"):
+        candidate = beside.parent / (stem + suffix)
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+class _Reader:
+    """Reads files and their extends, in merge order, each file once."""
+
+    def __init__(self, environ: Mapping[str, str]) -> None:
+        self.environ = environ
+        self.docs: list[Doc] = []
+        self.files: list[str] = []
+        self.seen: set[str] = set()
+        self.problems: list[Problem] = []
+        self.version_problems: list[Problem] = []
+
+    def read(self, file: str, layer: str, *, is_main: bool, chain: tuple[str, ...]) -> None:
+        real = os.path.realpath(file)
+        if real in self.seen:
+            return
+        self.seen.add(real)
+        self.files.append(file)
+        doc = read_doc(file, layer, self.problems)
+        if doc is None:
+            return
+        if doc.data is None:
+            doc.data = {}
+        if not isinstance(doc.data, dict):
+            self.problems.append(Problem("a config file is a mapping of keys (toolhost:, "
+                                         "servers:, ...)", file, 1, 1))
+            return
+        self._check_version(doc, is_main)
+        extends = doc.data.pop("extends", None)
+        if extends is not None:
+            self._extends(doc, extends, layer, (*chain, file))
+        self.docs.append(doc)
+
+    def _check_version(self, doc: Doc, is_main: bool) -> None:
+        mark = doc.marks.get(("toolhost",), Mark(doc.file, 1, 1))
+        if "toolhost" not in doc.data:
+            if is_main:
+                self.version_problems.append(Problem(
+                    "missing format version", doc.file, 1, 1, "toolhost",
+                    f"add 'toolhost: {FORMAT_VERSION}' at the top of the file"))
+            return
+        version = doc.data["toolhost"]
+        if version != FORMAT_VERSION or isinstance(version, bool):
+            self.version_problems.append(Problem(
+                f"unsupported format version {version!r}: this toolhost reads version "
+                f"{FORMAT_VERSION}", doc.file, mark.line, mark.column, "toolhost",
+                f"write 'toolhost: {FORMAT_VERSION}'"))
+
+    def _extends(self, doc: Doc, entries: Any, layer: str, chain: tuple[str, ...]) -> None:
+        if not isinstance(entries, list):
+            mark = doc.marks.get(("extends",), Mark(doc.file))
+            self.problems.append(Problem("expected a list of files", doc.file, mark.line,
+                                         mark.column, "extends"))
+            return
+        fragment_layer = "extends" if layer == "project" else layer
+        base_dir = Path(doc.file).parent
+        for index, entry in enumerate(entries):
+            key = ("extends", index)
+            origin = doc.marks.get(key, Mark(doc.file)).origin(key)
+            try:
+                if isinstance(entry, str):
+                    entry = expand(entry, self.environ)
+                target = resolve_extends(entry, base_dir=base_dir, origin=origin)
+            except ConfigError as exc:
+                self.problems.extend(exc.problems)
+                continue
+            except ValueError as exc:  # a bad ${...} in the entry
+                self.problems.append(Problem(str(exc), origin.file, origin.line,
+                                             origin.column, origin.key_path))
+                continue
+            name = os.path.normpath(str(target))
+            real = os.path.realpath(name)
+            cycle = [c for c in chain if os.path.realpath(c) == real]
+            if cycle:
+                start = next(i for i, c in enumerate(chain) if os.path.realpath(c) == real)
+                shown = " -> ".join([*chain[start:], name])
+                self.problems.append(Problem(f"extends cycle: {shown}", origin.file,
+                                             origin.line, origin.column, origin.key_path))
+                continue
+            self.read(name, fragment_layer, is_main=False, chain=chain)
+
+
+def _build(merged: Doc, secrets: set[str], kinds: Mapping[str, BackendKind] | None,
+           problems: list[Problem], files: list[str]) -> tuple[HostConfig, Any]:
+    def redact(text: str) -> str:
+        for secret in sorted(secrets, key=len, reverse=True):
+            text = text.replace(secret, "***")
+        return text
+
+    check = Checker(merged.marks, merged.file, redact)
+    data: dict[str, Any] = merged.data
+    check.known_keys(data, (), TOP_KEYS)
+    plugins = build_plugins(check, data["plugins"]) if "plugins" in data else ()
+    activation = None
+    if kinds is None:
+        kinds, activation = _default_kinds(check, plugins)
+    config = HostConfig(
+        version=FORMAT_VERSION,
+        servers=build_servers(check, data.get("servers", {}), BackendChecker(kinds)),
+        permissions=build_permissions(check, data.get("permissions", {})),
+        plugins=plugins,
+        settings=build_settings(check, data.get("settings", {})),
+        run=build_run(check, data.get("run", {})),
+        files=tuple(files),
+        secrets=frozenset(secrets),
+        origins={format_path(p): m.origin(p) for p, m in merged.marks.items() if p},
+    )
+    problems.extend(check.problems)
+    return config, activation
+
+
+def _default_kinds(check: Checker, plugins: tuple[PluginRequirement, ...]
+                   ) -> tuple[Mapping[str, BackendKind], Any]:
+    """Built-in kinds plus enabled plugins' (toolhost.plugins), else the built-ins alone."""
+    import importlib
+
+    try:
+        plugin_system: Any = importlib.import_module("toolhost.plugins")
+    except ModuleNotFoundError as exc:  # not there yet; any other import failure is a bug
+        if exc.name != "toolhost.plugins":
+            raise
+        plugin_system = None
+    if plugin_system is not None and hasattr(plugin_system, "activate"):
+        try:
+            activation = plugin_system.activate(plugins)
+        except PluginError as exc:
+            check.problem(("plugins",), str(exc))
+            return {}, None
+        return activation.kinds, activation
+    try:
+        registry: Any = importlib.import_module("toolhost.backends.registry")
+    except ModuleNotFoundError as exc:
+        if exc.name != "toolhost.backends.registry":
+            raise
+        return {}, None
+    kinds: Mapping[str, BackendKind] = registry.builtin_kinds()
+    return kinds, None
+

@@ -1,0 +1,103 @@
+"""A tool's ``params:``: one JSON Schema per parameter, plus toolhost's ``required`` flag.
+
+A param is required unless it has a ``default`` or says ``required: false``. A bare string is
+a type name: ``count: integer`` means ``count: {type: integer}``. Keywords are checked against
+JSON Schema's vocabulary so that ``descripton:`` is caught with a hint instead of being
+silently ignored by every validator downstream.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from toolhost.config.checks import Checker, did_you_mean
+from toolhost.config.tree import Path
+
+__all__ = ["JSON_TYPES", "SCHEMA_KEYWORDS", "build_params"]
+
+JSON_TYPES = ("string", "integer", "number", "boolean", "array", "object", "null")
+
+SCHEMA_KEYWORDS = frozenset({
+    "type", "description", "title", "enum", "const", "default", "examples", "format",
+    "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf",
+    "minLength", "maxLength", "pattern", "contentMediaType", "contentEncoding",
+    "items", "prefixItems", "minItems", "maxItems", "uniqueItems", "contains",
+    "minContains", "maxContains",
+    "properties", "patternProperties", "additionalProperties", "propertyNames",
+    "minProperties", "maxProperties", "required", "dependentRequired", "dependentSchemas",
+    "anyOf", "oneOf", "allOf", "not", "if", "then", "else",
+    "$ref", "$defs", "$comment", "deprecated", "readOnly", "writeOnly",
+})
+
+
+def build_params(check: Checker, value: Any, path: Path
+                 ) -> tuple[dict[str, dict[str, Any]], tuple[str, ...] | None]:
+    """Return (param name -> schema without toolhost's flag, required names or None)."""
+    params = check.mapping(value, path)
+    if not params:
+        return {}, None
+    out: dict[str, dict[str, Any]] = {}
+    required: list[str] = []
+    for name, spec in params.items():
+        here = (*path, name)
+        if isinstance(spec, str):
+            spec = {"type": spec}
+        schema = check.mapping(spec, here)
+        if schema is None:
+            continue
+        schema = dict(schema)
+        flag = schema.get("required")
+        if isinstance(flag, bool):
+            del schema["required"]
+        elif "required" in schema and not isinstance(flag, list):
+            check.expected((*here, "required"),
+                           "true or false (or a JSON Schema list of property names)", flag)
+        _check_schema(check, schema, here)
+        if flag is True or (flag is not False and "default" not in schema):
+            required.append(name)
+        out[name] = schema
+    return out, tuple(required)
+
+
+def _check_schema(check: Checker, schema: Mapping[str, Any], path: Path) -> None:
+    for key in schema:
+        if key not in SCHEMA_KEYWORDS and not key.startswith("x-"):
+            check.problem((*path, key), "unknown JSON Schema keyword",
+                          did_you_mean(key, SCHEMA_KEYWORDS))
+    kind = schema.get("type")
+    kinds = kind if isinstance(kind, list) else [kind]
+    if "type" in schema:
+        for item in kinds:
+            if item not in JSON_TYPES:
+                check.problem((*path, "type"), f"unknown type {item!r}, expected one of "
+                              + ", ".join(JSON_TYPES), did_you_mean(str(item), JSON_TYPES))
+    pattern = schema.get("pattern")
+    if pattern is not None:
+        if not isinstance(pattern, str):
+            check.expected((*path, "pattern"), "a regular expression string", pattern)
+        else:
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                check.problem((*path, "pattern"), f"invalid regular expression: {exc}")
+    if "enum" in schema and not isinstance(schema["enum"], list):
+        check.expected((*path, "enum"), "a list", schema["enum"])
+    for key in ("description", "title", "format"):
+        if key in schema and not isinstance(schema[key], str):
+            check.expected((*path, key), "a string", schema[key])
+    for key in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"):
+        if key in schema and (isinstance(schema[key], bool)
+                              or not isinstance(schema[key], (int, float))):
+            check.expected((*path, key), "a number", schema[key])
+    items = schema.get("items")
+    if isinstance(items, dict):
+        _check_schema(check, items, (*path, "items"))
+    props = schema.get("properties")
+    if isinstance(props, dict):
+        for name, sub in props.items():
+            if isinstance(sub, dict):
+                _check_schema(check, sub, (*path, "properties", name))
+            else:
+                check.expected((*path, "properties", name), "a JSON Schema mapping", sub)

@@ -1,0 +1,103 @@
+"""Where config text comes from: reading a file by its suffix, and resolving ``extends`` entries.
+
+An ``extends`` entry has a *form*, and ``RESOLVERS`` maps each form to a function turning the
+entry into a local file path::
+
+    "./team/base.yaml"               form "path": relative to the file that names it
+    "pkg:toolhost_team/base.yaml"    form "pkg":  a file shipped in an installed package
+    {repo: ..., rev: ..., path: ...} form "git":  a file in a pinned git repository
+
+This module provides "path"; other forms are added by registering one function each in
+``RESOLVERS`` (a string entry ``scheme:rest`` uses the resolver registered as ``scheme``; a
+mapping entry with ``repo`` uses ``git``). A resolver raises ``ConfigError`` when it cannot
+resolve, naming ``origin``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from toolhost.config.model import Origin
+from toolhost.config.toml_source import parse_toml
+from toolhost.config.tree import Doc
+from toolhost.config.yaml_source import parse_yaml
+from toolhost.errors import ConfigError, Problem
+
+__all__ = ["RESOLVERS", "Resolver", "entry_form", "read_doc", "resolve_extends"]
+
+Resolver = Callable[..., Path]  # (entry, *, base_dir: Path, origin: Origin) -> Path
+SUFFIXES = {".yaml": "yaml", ".yml": "yaml", ".toml": "toml"}
+_SCHEME = re.compile(r"^([a-z][a-z0-9+.-]+):(?!//)")
+
+
+def _problem(origin: Origin, message: str, hint: str = "") -> ConfigError:
+    return ConfigError([Problem(message, origin.file, origin.line, origin.column,
+                                origin.key_path, hint)])
+
+
+def resolve_path(entry: Any, *, base_dir: Path, origin: Origin) -> Path:
+    """A local file, relative to the directory of the file that names it."""
+    path = Path(os.path.expanduser(str(entry)))
+    if not path.is_absolute():
+        path = base_dir / path
+    if not path.is_file():
+        raise _problem(origin, f"extends: no such file: {path}",
+                       "paths are relative to the file that names them")
+    return path
+
+
+RESOLVERS: dict[str, Resolver] = {"path": resolve_path}
+
+
+def entry_form(entry: Any) -> str:
+    """Which resolver handles ``entry`` (``"path"``, a scheme like ``"pkg"``, or ``"git"``)."""
+    if isinstance(entry, str):
+        found = _SCHEME.match(entry)
+        if found and found[1] in RESOLVERS:
+            return found[1]
+        return "path"
+    if isinstance(entry, dict) and "repo" in entry:
+        return "git"
+    return type(entry).__name__
+
+
+def resolve_extends(entry: Any, *, base_dir: Path, origin: Origin) -> Path:
+    """Turn one ``extends`` entry into the local path of the file to merge."""
+    form = entry_form(entry)
+    if isinstance(entry, str) and not entry.strip():
+        raise _problem(origin, "extends: empty entry")
+    resolver = RESOLVERS.get(form)
+    if resolver is None:
+        if form == "git":
+            raise _problem(origin, "extends: git entries need the git source "
+                           "(toolhost.config.gitrepos), which is not available")
+        raise _problem(origin, f"extends: expected a path string or {{repo, rev, path}}, "
+                       f"got {form}")
+    return resolver(entry, base_dir=base_dir, origin=origin)
+
+
+def read_doc(path: Path | str, layer: str, problems: list[Problem],
+             display: str | None = None) -> Doc | None:
+    """Read and parse one file; problems (unreadable, bad syntax) go to ``problems``."""
+    name = display or str(path)
+    kind = SUFFIXES.get(Path(path).suffix.lower())
+    if kind is None:
+        problems.append(Problem(f"unknown config format '{Path(path).suffix}'", name,
+                                hint="use .yaml, .yml or .toml"))
+        return None
+    try:
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
+    except FileNotFoundError:
+        problems.append(Problem("no such file", name))
+        return None
+    except (OSError, UnicodeDecodeError) as exc:
+        problems.append(Problem(f"cannot read: {exc}", name))
+        return None
+    if kind == "yaml":
+        return parse_yaml(text, name, layer, problems)
+    return parse_toml(text, name, layer, problems)
