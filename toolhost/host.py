@@ -1,0 +1,95 @@
+"""A loaded, compiled toolhost: its MCP servers and its permission policy, ready to serve.
+
+    host = load_host("toolhost.yaml")
+    try:
+        ...            # host.servers["git"].handle(...), host.policy.decide(...)
+    finally:
+        await host.aclose()
+
+``load_host`` runs the whole pipeline: load the config (every problem at once), compile
+each tool against its backend, build one ``McpServer`` per toolhost server, and compile
+the permission rules against the declared tool names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from toolhost.compile.tool import CompiledTool
+from toolhost.config.model import HostConfig
+from toolhost.mcp import McpServer
+from toolhost.permissions.decision import Policy
+
+__all__ = ["Host", "load_host"]
+
+
+@dataclass
+class Host:
+    """The servers and policy built from one config.
+
+    ``compiled`` is what ``compile_tools`` returned (it owns backend resources such as HTTP
+    clients); ``aclose`` releases them. ``servers`` holds toolhost's own servers only;
+    external servers (``config.servers[name].external``) are started by the CLI itself.
+    """
+
+    config: HostConfig
+    servers: dict[str, McpServer]
+    policy: Policy
+    compiled: Any = None  # toolhost.compile.CompiledTools, or None for hand-built hosts
+    _closers: list[Callable[[], Awaitable[None]]] = field(default_factory=list, repr=False)
+
+    @property
+    def tools(self) -> dict[str, Sequence[CompiledTool]]:
+        """Server name -> its compiled tools."""
+        return {name: server.tools for name, server in self.servers.items()}
+
+    @property
+    def external(self) -> dict[str, Mapping[str, Any]]:
+        """External MCP server configs, passed through to the CLI's ``--mcp-config``."""
+        return {name: server.external for name, server in self.config.servers.items()
+                if server.external is not None}
+
+    def disallowed_tools(self) -> list[str]:
+        """Tools the policy denies whatever their input: the CLI hides them from the model."""
+        method = getattr(self.policy, "disallowed_tools", None)
+        return list(method()) if callable(method) else []
+
+    async def aclose(self) -> None:
+        closers, self._closers = self._closers, []
+        if self.compiled is not None:
+            compiled, self.compiled = self.compiled, None
+            await compiled.aclose()
+        for closer in reversed(closers):
+            await closer()
+
+
+def load_host(path: str | Path, *, kinds: Mapping[str, Any] | None = None,
+              environ: Mapping[str, str] | None = None, layers: bool = True) -> Host:
+    """Load, compile and wire a config. Raises ``ConfigError``/``CompileError`` with every
+    problem found, naming file, line and key path."""
+    from toolhost.compile import compile_tools
+    from toolhost.config import load_config
+    from toolhost.permissions import compile_policy
+
+    config = load_config(path, kinds=kinds, environ=environ, layers=layers)
+    compiled = compile_tools(config, kinds=kinds)
+    try:
+        servers = {
+            name: McpServer(name, server.version, compiled.servers.get(name, ()),
+                            instructions=server.description)
+            for name, server in config.servers.items() if server.external is None}
+        tool_names = [t.wire_name for tools in compiled.servers.values() for t in tools]
+        policy = compile_policy(config.permissions, tool_names=tool_names)
+    except BaseException:
+        import contextlib
+
+        import anyio
+
+        # RuntimeError: already inside an event loop, whose owner cleans up
+        with contextlib.suppress(RuntimeError):
+            anyio.run(compiled.aclose)
+        raise
+    return Host(config, servers, policy, compiled)

@@ -1,0 +1,180 @@
+"""One Claude CLI process with a control session on its stdin/stdout.
+
+``open_cli`` starts the CLI, serves its control requests, sends ``initialize`` and yields a
+``CliSession`` to send user turns on. On the way out, whatever happened, the CLI's stdin is
+closed, the CLI is given a moment to exit, then terminated, then killed; calls in flight are
+cancelled. The CLI's stderr is kept (its tail) to show when something fails.
+"""
+
+from __future__ import annotations
+
+import logging
+import subprocess
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from contextlib import asynccontextmanager, suppress
+from typing import Any
+
+import anyio
+import anyio.abc
+
+from toolhost.errors import ProtocolError, RunnerError
+from toolhost.mcp import McpServer
+from toolhost.permissions.decision import Decision
+from toolhost.protocol import ControlSession
+from toolhost.runner.command import CliCommand
+
+__all__ = ["CliSession", "open_cli"]
+
+log = logging.getLogger("toolhost.runner")
+
+STDERR_KEEP = 64 * 1024
+INITIALIZE_TIMEOUT = 60.0
+EXIT_GRACE = 10.0  # seconds the CLI gets to exit after its stdin closes
+TERMINATE_GRACE = 3.0
+
+MessageFn = Callable[[Mapping[str, Any]], None]
+PermissionFn = Callable[[str, dict[str, Any], dict[str, Any]], Awaitable[Decision]]
+
+
+class _Tail:
+    """The last ``STDERR_KEEP`` bytes of a stream."""
+
+    def __init__(self) -> None:
+        self.data = bytearray()
+
+    async def drain(self, stream: anyio.abc.ByteReceiveStream) -> None:
+        try:
+            async for chunk in stream:
+                self.data += chunk
+                if len(self.data) > STDERR_KEEP:
+                    del self.data[: len(self.data) - STDERR_KEEP]
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+            pass
+
+    def text(self) -> str:
+        return self.data.decode("utf-8", "replace")
+
+
+class CliSession:
+    """A running CLI: send user turns, interrupt, read what it said."""
+
+    def __init__(self, process: anyio.abc.Process, control: ControlSession, stderr: _Tail,
+                 results: anyio.abc.ObjectReceiveStream[Mapping[str, Any]]) -> None:
+        self.process = process
+        self.control = control
+        self._stderr = stderr
+        self._results = results
+        self.initialize_response: dict[str, Any] = {}
+
+    @property
+    def stderr(self) -> str:
+        """What the CLI wrote on stderr (the last 64 KiB)."""
+        return self._stderr.text()
+
+    async def send_prompt(self, prompt: str | list[dict[str, Any]]) -> Mapping[str, Any]:
+        """Send one user turn and return the ``result`` message that ends it."""
+        await self.control.send_message({
+            "type": "user", "message": {"role": "user", "content": prompt},
+            "parent_tool_use_id": None, "session_id": "default"})
+        try:
+            return await self._results.receive()
+        except anyio.EndOfStream:
+            raise self.failure("the Claude CLI exited before the turn ended") from None
+
+    async def interrupt(self) -> None:
+        """Ask the CLI to stop the current turn (it cancels the tool calls it started)."""
+        with anyio.move_on_after(10):
+            try:
+                await self.control.interrupt()
+            except ProtocolError as exc:
+                log.warning("interrupt: %s", exc)
+
+    def failure(self, what: str) -> RunnerError:
+        code = self.process.returncode
+        text = what + (f" (exit code {code})" if code is not None else "")
+        tail = self.stderr.strip()
+        if tail:
+            text += "\n--- the CLI's stderr ---\n" + "\n".join(tail.splitlines()[-40:])
+        return RunnerError(text)
+
+
+@asynccontextmanager
+async def open_cli(command: CliCommand, servers: Mapping[str, McpServer], *,
+                   permission: PermissionFn, on_message: MessageFn,
+                   manifests: bool = True) -> AsyncIterator[CliSession]:
+    """Start the CLI, serve it, ``initialize``; yield the session; stop everything after."""
+    try:
+        process = await anyio.open_process(list(command.argv), env=dict(command.env),
+                                           cwd=command.cwd, stdin=subprocess.PIPE,
+                                           stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                           start_new_session=True)
+    except OSError as exc:
+        raise RunnerError(f"cannot start the Claude CLI {command.argv[0]}: {exc}") from exc
+    assert process.stdin and process.stdout and process.stderr
+    stderr = _Tail()
+    send_results, receive_results = anyio.create_memory_object_stream[Mapping[str, Any]](100)
+
+    async def deliver(message: dict[str, Any]) -> None:
+        on_message(message)
+        if message.get("type") == "result":
+            await send_results.send(message)
+
+    control = ControlSession(process.stdout, process.stdin, servers=servers,
+                             permission=permission, on_message=deliver)
+
+    async def serve() -> None:
+        async with send_results:
+            await control.run()
+
+    cli = CliSession(process, control, stderr, receive_results)
+    try:
+        async with anyio.create_task_group() as tg, receive_results:
+            tg.start_soon(stderr.drain, process.stderr)
+            tg.start_soon(serve)
+            try:
+                fields: dict[str, Any] = {}
+                if manifests:
+                    fields["sdkMcpServers"] = list(servers)
+                    fields["sdkMcpServerManifests"] = {n: s.manifest() for n, s in servers.items()}
+                try:
+                    with anyio.fail_after(INITIALIZE_TIMEOUT):
+                        cli.initialize_response = await control.initialize(**fields)
+                except TimeoutError:
+                    raise cli.failure(f"the Claude CLI did not answer 'initialize' within "
+                                      f"{INITIALIZE_TIMEOUT:g} s") from None
+                except ProtocolError as exc:
+                    await _wait_exit(process, 2.0)
+                    raise cli.failure(f"the Claude CLI failed to start: {exc}") from None
+                yield cli
+            finally:
+                with anyio.CancelScope(shield=True):
+                    await _stop(process)
+                    await control.aclose()
+    finally:
+        with anyio.CancelScope(shield=True):
+            await _stop(process)
+            await process.aclose()
+
+
+async def _wait_exit(process: anyio.abc.Process, seconds: float) -> bool:
+    with anyio.move_on_after(seconds):
+        await process.wait()
+        return True
+    return False
+
+
+async def _stop(process: anyio.abc.Process) -> None:
+    """Close stdin, wait a little, terminate, wait, kill: the CLI never outlives the run."""
+    if process.returncode is not None:
+        return
+    assert process.stdin is not None
+    with suppress(anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
+        await process.stdin.aclose()
+    if await _wait_exit(process, EXIT_GRACE):
+        return
+    log.warning("the Claude CLI did not exit after its input closed; terminating it")
+    process.terminate()
+    if await _wait_exit(process, TERMINATE_GRACE):
+        return
+    process.kill()
+    await process.wait()
