@@ -1,0 +1,124 @@
+"""Resolving "ask": a person at the terminal, or a fixed answer when nobody can be asked."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Mapping
+from typing import Any, Literal
+
+import anyio
+import anyio.to_thread
+
+from toolhost.permissions.decision import Decision
+from toolhost.permissions.redact import redact_value
+
+__all__ = ["FixedAsker", "TerminalAsker", "no_terminal_asker", "terminal_available"]
+
+_MAX_SHOWN = 4000
+
+
+def terminal_available(path: str = "/dev/tty") -> bool:
+    """Whether this process has a controlling terminal a person could answer on."""
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_NOCTTY)
+    except OSError:
+        return False
+    os.close(fd)
+    return True
+
+
+def _where(decision: Decision) -> str:
+    if decision.rule is None:
+        return "no rule matched; the default is ask"
+    return f"rule {decision.rule!r} at {decision.origin}"
+
+
+class FixedAsker:
+    """Answers every question the same way: ``--yes``/``ask_mode: allow``, or deny."""
+
+    def __init__(self, behavior: Literal["allow", "deny"], *, answered_by: str,
+                 message: str | None = None) -> None:
+        self.behavior = behavior
+        self.answered_by = answered_by
+        self.message = message
+
+    async def ask(self, tool_name: str, tool_input: Mapping[str, Any],
+                  decision: Decision) -> Decision:
+        if self.behavior == "allow":
+            return Decision("allow", rule=decision.rule, origin=decision.origin,
+                            answered_by=self.answered_by)
+        message = self.message or (
+            f"{tool_name} needs a person's approval ({_where(decision)}), and nobody can be "
+            f"asked ({self.answered_by}), so the call was denied.")
+        if decision.message:
+            message += f" {decision.message}"
+        return Decision("deny", message, rule=decision.rule, origin=decision.origin,
+                        answered_by=self.answered_by)
+
+
+def no_terminal_asker() -> FixedAsker:
+    """Deny every "ask", saying that a person's approval was required and no terminal exists."""
+    return FixedAsker("deny", answered_by="no-terminal")
+
+
+class TerminalAsker:
+    """Asks the person at the controlling terminal (``/dev/tty``, never stdin, which may carry
+    the CLI's pipes). Answers: ``y`` allow once, ``a`` allow for this session, ``n`` deny (then
+    an optional reason). End of input or anything else is a deny. Questions are asked one at a
+    time; "allow for this session" remembers the tool (for Bash: the exact command).
+    """
+
+    def __init__(self, tty_path: str = "/dev/tty",
+                 redact: Callable[[str], str] = lambda s: s) -> None:
+        self.tty_path = tty_path
+        self.redact = redact
+        self.session_allowed: set[str] = set()
+        self._lock: anyio.Lock | None = None
+
+    @staticmethod
+    def session_key(tool_name: str, tool_input: Mapping[str, Any]) -> str:
+        if tool_name == "Bash":
+            return f"Bash\x00{tool_input.get('command')}"
+        return tool_name
+
+    async def ask(self, tool_name: str, tool_input: Mapping[str, Any],
+                  decision: Decision) -> Decision:
+        key = self.session_key(tool_name, tool_input)
+        if self._lock is None:
+            self._lock = anyio.Lock()
+        async with self._lock:
+            if key in self.session_allowed:
+                return Decision("allow", rule=decision.rule, origin=decision.origin,
+                                answered_by="person (this session)")
+            answer, reason = await anyio.to_thread.run_sync(
+                self._prompt, tool_name, tool_input, decision, abandon_on_cancel=True)
+        if answer in ("y", "a"):
+            if answer == "a":
+                self.session_allowed.add(key)
+            return Decision("allow", rule=decision.rule, origin=decision.origin,
+                            answered_by="person")
+        message = f"A person denied {tool_name}" + (f": {reason}" if reason else ".")
+        return Decision("deny", message, rule=decision.rule, origin=decision.origin,
+                        answered_by="person")
+
+    def _prompt(self, tool_name: str, tool_input: Mapping[str, Any],
+                decision: Decision) -> tuple[str, str]:
+        shown = json.dumps(redact_value(tool_input, self.redact), indent=2, ensure_ascii=False,
+                           default=str)
+        if len(shown) > _MAX_SHOWN:
+            shown = shown[:_MAX_SHOWN] + f"\n... ({len(shown) - _MAX_SHOWN} more characters)"
+        with open(self.tty_path, "r+", encoding="utf-8", errors="replace") as tty:
+            tty.write(f"\ntoolhost: permission needed for {tool_name} ({_where(decision)})\n"
+                      f"{shown}\n")
+            if decision.message:
+                tty.write(f"{decision.message}\n")
+            tty.write("Allow? [y] once, [a] for this session, [n] deny: ")
+            tty.flush()
+            answer = tty.readline().strip().lower()[:1]
+            reason = ""
+            if answer not in ("y", "a"):
+                tty.write("Reason for the model (optional): ")
+                tty.flush()
+                reason = tty.readline().strip()
+            return answer, reason

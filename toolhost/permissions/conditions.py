@@ -1,0 +1,172 @@
+"""Argument conditions (``when``) and sandboxed expressions (``expr``) of structured rules.
+
+A ``when`` key is a path into the arguments: ``city``, ``query.limit``, ``items[0]``,
+``headers["x.y"]``. Its value is either a plain value (equality, with JSON types: ``1`` is not
+``true``) or a mapping of operators that must all hold: ``equals``, ``glob``, ``regex``,
+``one_of``, ``min``, ``max``, ``present``, ``path_under``, ``path_glob``.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from toolhost.permissions.paths import compile_path_glob, normalize_path
+
+__all__ = ["MISSING", "Condition", "KeyPath", "compile_when", "json_equal", "parse_key_path"]
+
+
+class _Missing:
+    def __repr__(self) -> str:
+        return "<missing>"
+
+
+MISSING: Any = _Missing()
+KeyPath = tuple[str | int, ...]
+_SEGMENT = re.compile(r'\.?([A-Za-z0-9_\-$@:/]+)|\[(\d+)\]|\["((?:[^"\\]|\\.)*)"\]')
+
+
+def parse_key_path(text: str) -> KeyPath:
+    """``a.b[0]["c.d"]`` -> ("a", "b", 0, "c.d"). Raises ValueError."""
+    out: list[str | int] = []
+    i = 0
+    while i < len(text):
+        m = _SEGMENT.match(text, i)
+        if not m or (i == 0 and text.startswith(".")):
+            raise ValueError(f"bad argument path {text!r} at character {i + 1} "
+                             '(use a.b, items[0] or key["with.dots"])')
+        name, index, quoted = m.groups()
+        if index is not None:
+            out.append(int(index))
+        elif quoted is not None:
+            out.append(re.sub(r"\\(.)", r"\1", quoted))
+        else:
+            out.append(name)
+        i = m.end()
+    if not out:
+        raise ValueError("empty argument path")
+    return tuple(out)
+
+
+def lookup(value: Any, path: KeyPath) -> Any:
+    """The value at ``path`` inside ``value``, or MISSING."""
+    for part in path:
+        if isinstance(part, int):
+            if not isinstance(value, (list, tuple)) or part >= len(value):
+                return MISSING
+            value = value[part]
+        else:
+            if not isinstance(value, Mapping) or part not in value:
+                return MISSING
+            value = value[part]
+    return value
+
+
+def json_equal(a: Any, b: Any) -> bool:
+    """Equality with JSON types: booleans are not numbers."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    if isinstance(a, Mapping) and isinstance(b, Mapping):
+        return a.keys() == b.keys() and all(json_equal(a[k], b[k]) for k in a)
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(json_equal(x, y) for x, y in zip(a, b, strict=True))
+    return bool(a == b)
+
+
+def _number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+Test = Callable[[Any], bool]
+OPERATORS = ("equals", "glob", "regex", "one_of", "min", "max", "present", "path_under",
+             "path_glob")
+
+
+def _operator(op: str, arg: Any, *, cwd: str, rule_dir: str) -> Test:
+    if op == "equals":
+        return lambda v: v is not MISSING and json_equal(v, arg)
+    if op == "present":
+        if not isinstance(arg, bool):
+            raise ValueError("'present' takes true or false")
+        return lambda v: (v is not MISSING) is arg
+    if op == "one_of":
+        if not isinstance(arg, (list, tuple)):
+            raise ValueError("'one_of' takes a list of values")
+        choices = tuple(arg)
+        return lambda v: v is not MISSING and any(json_equal(v, c) for c in choices)
+    if op in ("min", "max"):
+        if not _number(arg):
+            raise ValueError(f"'{op}' takes a number")
+        if op == "min":
+            return lambda v: _number(v) and v >= arg
+        return lambda v: _number(v) and v <= arg
+    if not isinstance(arg, str):
+        raise ValueError(f"'{op}' takes a string")
+    if op == "glob":
+        rx = re.compile(fnmatch.translate(arg), re.DOTALL)
+        return lambda v: isinstance(v, str) and rx.match(v) is not None
+    if op == "regex":
+        try:
+            rx = re.compile(arg)
+        except re.error as exc:
+            raise ValueError(f"bad regex {arg!r}: {exc}") from None
+        return lambda v: isinstance(v, str) and rx.fullmatch(v) is not None
+    if op == "path_under":
+        root = normalize_path(os.path.join(rule_dir, os.path.expanduser(arg)), cwd)
+        if root is None:
+            raise ValueError("'path_under' takes a directory")
+        prefix = root.rstrip("/") + "/"
+
+        def under(v: Any) -> bool:
+            p = normalize_path(v, cwd) if isinstance(v, str) else None
+            return p is not None and (p == root or p.startswith(prefix))
+        return under
+    if op == "path_glob":
+        spec = os.path.expanduser(arg)
+        pattern = (compile_path_glob("./" + spec.lstrip("/"), "/") if os.path.isabs(spec)
+                   else compile_path_glob(spec, rule_dir))
+
+        def globbed(v: Any) -> bool:
+            p = normalize_path(v, cwd) if isinstance(v, str) else None
+            return p is not None and pattern.matches(p)
+        return globbed
+    raise ValueError(f"unknown condition {op!r} (expected one of {', '.join(OPERATORS)})")
+
+
+@dataclass(frozen=True)
+class Condition:
+    """One ``when`` entry: the value at ``path`` passes every test."""
+
+    key: str
+    path: KeyPath
+    tests: tuple[Test, ...]
+
+    def holds(self, arguments: Mapping[str, Any]) -> bool:
+        value = lookup(arguments, self.path)
+        return all(t(value) for t in self.tests)
+
+
+def compile_when(when: Mapping[str, Any], *, cwd: str, rule_dir: str) -> list[Condition]:
+    """Compile a ``when`` mapping. Raises ValueError naming the bad key."""
+    out: list[Condition] = []
+    for key, spec in when.items():
+        try:
+            path = parse_key_path(str(key))
+            if isinstance(spec, Mapping) and spec and all(k in OPERATORS for k in spec):
+                tests = tuple(_operator(op, arg, cwd=cwd, rule_dir=rule_dir)
+                              for op, arg in spec.items())
+            elif isinstance(spec, Mapping) and any(k in OPERATORS for k in spec):
+                unknown = [k for k in spec if k not in OPERATORS]
+                raise ValueError(f"unknown condition {unknown[0]!r} next to "
+                                 f"{', '.join(k for k in spec if k in OPERATORS)} "
+                                 f"(expected one of {', '.join(OPERATORS)})")
+            else:
+                tests = (_operator("equals", spec, cwd=cwd, rule_dir=rule_dir),)
+        except ValueError as exc:
+            raise ValueError(f"when.{key}: {exc}") from None
+        out.append(Condition(str(key), path, tests))
+    return out

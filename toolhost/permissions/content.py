@@ -1,0 +1,191 @@
+"""The content part of Claude Code's built-in rule forms: ``Bash(...)``, ``Read(...)``,
+``Edit(...)``, ``WebFetch(domain:...)``, ``Task(...)``.
+
+Every matcher takes a ``strict`` flag. Allow rules match strictly: every command of a compound
+command, every path a call touches, must match, and input the matcher cannot understand does not
+match. Deny and ask rules match loosely: one matching command or path is enough, and input that
+cannot be understood matches (fail closed).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol
+from urllib.parse import urlsplit
+
+from toolhost.permissions.paths import PathPattern, normalize_path, rule_path_pattern
+from toolhost.permissions.shell import ShellSyntaxError, parse_command
+
+__all__ = ["CONTENT_TOOLS", "ContentMatcher", "parse_content"]
+
+
+class ContentMatcher(Protocol):
+    def matches(self, tool_name: str, tool_input: Mapping[str, Any], *, strict: bool) -> bool: ...
+
+
+# Words stripped from the front of a command before a deny/ask rule looks at it, so that
+# ``sudo rm -rf x`` or ``FOO=1 rm -rf x`` is still an ``rm`` command to ``Bash(rm:*)``.
+_PREFIX_WORDS = frozenset({"sudo", "env", "exec", "command", "nice", "nohup", "time", "then",
+                           "do", "else", "elif", "if", "while", "until", "!", "{", "}", "xargs",
+                           "builtin", "doas"})
+_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=.*", re.DOTALL)
+
+
+def _strip_prefixes(words: tuple[str, ...]) -> tuple[str, ...]:
+    i = 0
+    while i < len(words) and (words[i] in _PREFIX_WORDS or _ASSIGNMENT.fullmatch(words[i])
+                              or (i and words[i].startswith("-"))):
+        i += 1
+    return words[i:]
+
+
+@dataclass(frozen=True)
+class BashMatcher:
+    """``Bash(npm run test:*)`` (prefix), ``Bash(git * main)`` (wildcards), ``Bash(ls)`` (exact)."""
+
+    spec: str
+    regex: re.Pattern[str]
+    whole: bool  # the spec itself has shell operators: match the whole command line
+
+    @classmethod
+    def parse(cls, spec: str) -> BashMatcher:
+        prefix = spec.endswith(":*")
+        body = spec[:-2] if prefix else spec
+        if prefix and "*" in body:
+            raise ValueError("':*' must be the only wildcard of a Bash prefix rule")
+        try:
+            parsed = parse_command(body)
+        except ShellSyntaxError as exc:
+            raise ValueError(f"Bash rule {spec!r} is not valid shell: {exc}") from None
+        if not parsed.segments:
+            raise ValueError(f"Bash rule {spec!r} names no command")
+        whole = len(parsed.segments) > 1 or parsed.opaque
+        text = parsed.text if whole else parsed.normalized()[0]
+        tail = ""
+        if prefix:
+            tail = "(?: .*)?"
+        elif text.endswith(" *"):  # "ls *" is "ls" followed by a word boundary, or plain "ls"
+            text, tail = text[:-2], "(?: .*)?"
+        regex = ".*".join(re.escape(p) for p in text.split("*")) + tail
+        return cls(spec, re.compile(regex, re.DOTALL), whole)
+
+    def matches_one(self, command: str) -> bool:
+        """Whether one simple command (words joined by single spaces) matches."""
+        return not self.whole and self.regex.fullmatch(command) is not None
+
+    def matches(self, tool_name: str, tool_input: Mapping[str, Any], *, strict: bool) -> bool:
+        command = tool_input.get("command")
+        if not isinstance(command, str):
+            return not strict
+        try:
+            parsed = parse_command(command)
+        except ShellSyntaxError:
+            return not strict
+        if self.whole:
+            found = self.regex.fullmatch(parsed.text) if strict else self.regex.search(parsed.text)
+            return found is not None and not (strict and parsed.opaque)
+        if strict:
+            return (bool(parsed.segments) and not parsed.opaque
+                    and all(self.regex.fullmatch(c) for c in parsed.normalized()))
+        for words in parsed.segments + parsed.nested:
+            for form in (words, _strip_prefixes(words)):
+                if form and self.regex.fullmatch(" ".join(form)):
+                    return True
+        return False
+
+
+# Which input keys hold the paths a built-in file tool touches.
+_PATH_KEYS: dict[str, tuple[str, ...]] = {
+    "Read": ("file_path",), "Edit": ("file_path",), "Write": ("file_path",),
+    "MultiEdit": ("file_path",), "NotebookEdit": ("notebook_path",),
+    "NotebookRead": ("notebook_path",), "Grep": ("path",), "Glob": ("path",), "LS": ("path",),
+}
+_GLOB_CHARS = re.compile(r"[*?\[{]")
+
+
+@dataclass(frozen=True)
+class PathMatcher:
+    """``Read(./src/**)``, ``Edit(//etc/**)``, ``Read(~/.ssh/**)``, ``Edit(/docs/**)``."""
+
+    pattern: PathPattern
+    cwd: str
+
+    def paths(self, tool_name: str, tool_input: Mapping[str, Any]) -> list[str | None]:
+        keys = _PATH_KEYS.get(tool_name, ("file_path", "path", "notebook_path"))
+        raw: list[Any] = [tool_input[k] for k in keys if k in tool_input]
+        if tool_name in ("Grep", "Glob", "LS") and not raw:
+            raw = [self.cwd]  # these search the working directory by default
+        pattern = tool_input.get("pattern")
+        if tool_name == "Glob" and isinstance(pattern, str) and (
+                os.path.isabs(pattern) or pattern.startswith("~") or ".." in pattern):
+            fixed = _GLOB_CHARS.split(pattern, 1)[0]
+            base = raw[0] if raw and isinstance(raw[0], str) else self.cwd
+            raw.append(os.path.join(base, os.path.dirname(fixed) if fixed != pattern else fixed))
+        return [normalize_path(p, self.cwd) if isinstance(p, str) else None for p in raw]
+
+    def matches(self, tool_name: str, tool_input: Mapping[str, Any], *, strict: bool) -> bool:
+        paths = self.paths(tool_name, tool_input)
+        if strict:
+            return bool(paths) and all(p is not None and self.pattern.matches(p) for p in paths)
+        return any(p is None or self.pattern.matches(p) for p in paths)
+
+
+@dataclass(frozen=True)
+class DomainMatcher:
+    """``WebFetch(domain:example.com)``: that host exactly; ``domain:*.example.com``: subdomains."""
+
+    domain: str
+
+    def matches(self, tool_name: str, tool_input: Mapping[str, Any], *, strict: bool) -> bool:
+        url = tool_input.get("url")
+        try:
+            host = urlsplit(url).hostname if isinstance(url, str) else None
+        except ValueError:
+            host = None
+        if not host:
+            return not strict
+        host = host.rstrip(".").lower()
+        if self.domain.startswith("*."):
+            return host.endswith(self.domain[1:])
+        return host == self.domain
+
+
+@dataclass(frozen=True)
+class ValueMatcher:
+    """``Task(name)`` / ``Agent(name)``: the sub-agent type, exactly."""
+
+    key: str
+    value: str
+
+    def matches(self, tool_name: str, tool_input: Mapping[str, Any], *, strict: bool) -> bool:
+        return tool_input.get(self.key) == self.value
+
+
+_DOMAIN = re.compile(r"(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*")
+PATH_TOOLS = ("Read", "Edit", "Write", "MultiEdit", "NotebookEdit", "NotebookRead",
+              "Glob", "Grep", "LS")
+CONTENT_TOOLS = ("Bash", *PATH_TOOLS, "WebFetch", "Task", "Agent")
+
+
+def parse_content(tool: str, spec: str, *, cwd: str, rule_dir: str) -> ContentMatcher:
+    """Compile the part inside ``Tool(...)``. Raises ValueError saying what is wrong."""
+    if tool == "Bash":
+        return BashMatcher.parse(spec)
+    if tool in PATH_TOOLS:
+        return PathMatcher(rule_path_pattern(spec, cwd=cwd, rule_dir=rule_dir), cwd)
+    if tool == "WebFetch":
+        if not spec.startswith("domain:"):
+            raise ValueError("WebFetch rules take 'domain:<host>', "
+                             "e.g. WebFetch(domain:example.com)")
+        domain = spec[7:].strip().rstrip(".").lower()
+        if not _DOMAIN.fullmatch(domain):
+            raise ValueError(f"{spec[7:]!r} is not a host name (or '*.' and a host name)")
+        return DomainMatcher(domain)
+    if tool in ("Task", "Agent"):
+        return ValueMatcher("subagent_type", spec)
+    raise ValueError(f"'{tool}(...)' has no content form; content forms exist for "
+                     + ", ".join(CONTENT_TOOLS)
+                     + " (for argument conditions on any tool use the structured form with 'when')")

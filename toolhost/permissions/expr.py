@@ -1,0 +1,74 @@
+"""``expr``: a jinja2 expression over the arguments, in the immutable sandbox.
+
+The expression sees ``args`` (the tool input) and ``tool`` (the tool name); undefined names and
+missing keys are errors, not empty values. It is compiled once when the policy is built. An
+error while deciding is raised as ExprError, which the policy turns into a deny (fail closed).
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["CompiledExpr", "ExprError", "compile_expr"]
+
+_MAX_SIZE = 100_000
+
+
+class ExprError(Exception):
+    """An expression failed while a call was being decided."""
+
+
+def _environment() -> Any:
+    from jinja2 import StrictUndefined
+    from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+    class _Env(ImmutableSandboxedEnvironment):
+        # Refuse to build huge values ("a" * 10**9, 10 ** 10**9) while deciding.
+        intercepted_binops = frozenset({"*", "**"})
+
+        def call_binop(self, context: Any, op: str, left: Any, right: Any) -> Any:
+            if op == "**":
+                if isinstance(right, int) and abs(right) > 1000:
+                    raise ExprError("exponent too large")
+                return operator.pow(left, right)
+            size = max((len(x) for x in (left, right) if hasattr(x, "__len__")), default=1)
+            count = max((x for x in (left, right) if isinstance(x, int)), default=1)
+            if size * count > _MAX_SIZE:
+                raise ExprError("value too large")
+            return operator.mul(left, right)
+
+    return _Env(undefined=StrictUndefined)
+
+
+_ENV: Any = None
+
+
+@dataclass(frozen=True)
+class CompiledExpr:
+    source: str
+    function: Any
+
+    def holds(self, tool_name: str, arguments: Mapping[str, Any]) -> bool:
+        try:
+            return bool(self.function(args=arguments, tool=tool_name))
+        except ExprError:
+            raise
+        except Exception as exc:  # any failure of user code decides nothing: fail closed
+            raise ExprError(f"{type(exc).__name__}: {exc}") from None
+
+
+def compile_expr(source: str) -> CompiledExpr:
+    """Compile once. Raises ValueError on a syntax error."""
+    global _ENV
+    from jinja2 import TemplateSyntaxError
+
+    if _ENV is None:
+        _ENV = _environment()
+    try:
+        function = _ENV.compile_expression(source, undefined_to_none=False)
+    except TemplateSyntaxError as exc:
+        raise ValueError(f"expr {source!r} does not parse: {exc.message}") from None
+    return CompiledExpr(source, function)

@@ -1,0 +1,106 @@
+"""PermissionGate: decide, resolve "ask", write the audit record. What transports call."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from toolhost.config.model import HostConfig
+from toolhost.permissions.ask import (
+    FixedAsker,
+    TerminalAsker,
+    no_terminal_asker,
+    terminal_available,
+)
+from toolhost.permissions.audit import AuditLog
+from toolhost.permissions.decision import Asker, Decision, Policy
+from toolhost.permissions.policy import compile_policy
+
+__all__ = ["PermissionGate"]
+
+log = logging.getLogger("toolhost.permissions")
+
+
+def declared_tool_names(config: HostConfig) -> list[str]:
+    """The wire names of every tool the config declares."""
+    return [tool.wire_name for server in config.servers.values()
+            for tool in server.tools.values()]
+
+
+class PermissionGate:
+    """The one place a tool call is permitted: ``await gate.check(name, input)`` -> Decision.
+
+    The returned decision is always ``allow`` or ``deny`` (an "ask" is resolved by the asker;
+    an asker that fails or answers "ask" again is a deny). Use ``decision.to_control_response()``
+    for the CLI's ``can_use_tool`` answer, and ``decision.updated_input`` (when set) as the
+    arguments the tool receives.
+    """
+
+    def __init__(self, policy: Policy, asker: Asker, audit: AuditLog | None = None,
+                 redact: Callable[[str], str] = lambda s: s) -> None:
+        self.policy = policy
+        self.asker = asker
+        self.audit = audit
+        self.redact = redact
+
+    async def check(self, tool_name: str, tool_input: Mapping[str, Any],
+                    request: Mapping[str, Any] | None = None) -> Decision:
+        """Decide one call. ``request`` is the CLI's can_use_tool request body, if any."""
+        decision = self.policy.decide(tool_name, tool_input)
+        if decision.behavior == "ask":
+            try:
+                decision = await self.asker.ask(tool_name, tool_input, decision)
+            except Exception as exc:  # nobody could answer: fail closed
+                log.warning("asking about %s failed: %s", tool_name, exc)
+                decision = Decision("deny", f"{tool_name} needs a person's approval, and asking "
+                                    f"failed ({type(exc).__name__}: {exc}).",
+                                    rule=decision.rule, origin=decision.origin,
+                                    answered_by="error")
+            if decision.behavior == "ask":
+                decision = Decision("deny", decision.message or f"{tool_name} needs a "
+                                    "person's approval, and nobody answered.",
+                                    rule=decision.rule, origin=decision.origin,
+                                    answered_by=decision.answered_by)
+        if self.audit is not None:
+            tool_use_id = request.get("tool_use_id") if request else None
+            try:
+                self.audit.record(tool_name, tool_input, decision,
+                                  tool_use_id=tool_use_id if isinstance(tool_use_id, str) else None)
+            except OSError as exc:  # an unwritable log must not let calls through unrecorded
+                log.error("cannot write the audit log %s: %s", self.audit.path, exc)
+                return Decision("deny", f"The permission audit log cannot be written ({exc}), "
+                                "so no call is allowed.", rule=decision.rule,
+                                origin=decision.origin, answered_by="error")
+        return decision
+
+    def close(self) -> None:
+        """Close the audit log, if any."""
+        if self.audit is not None:
+            self.audit.close()
+
+    @classmethod
+    def from_config(cls, config: HostConfig, *, interactive: bool | None = None,
+                    assume_yes: bool = False) -> PermissionGate:
+        """Build the gate a host uses: compiled policy, the asker ``ask_mode`` and the terminal
+        call for, and the audit log if configured.
+
+        ``interactive``: None detects a controlling terminal; True/False forces it.
+        ``assume_yes`` (``--yes``) makes every "ask" an allow, and says so on stderr.
+        """
+        perms = config.permissions
+        policy = compile_policy(perms, tool_names=declared_tool_names(config), cwd=config.run.cwd)
+        asker: Asker
+        if assume_yes or perms.ask_mode == "allow":
+            source = "--yes" if assume_yes else "ask_mode: allow"
+            log.warning("%s: every permission 'ask' is answered ALLOW without asking anyone; "
+                        "deny rules still apply", source)
+            asker = FixedAsker("allow", answered_by=source)
+        elif perms.ask_mode == "deny":
+            asker = FixedAsker("deny", answered_by="ask_mode: deny")
+        elif interactive or (interactive is None and terminal_available()):
+            asker = TerminalAsker(redact=config.redact)
+        else:
+            asker = no_terminal_asker()
+        audit = AuditLog(perms.audit_log, redact=config.redact) if perms.audit_log else None
+        return cls(policy, asker, audit, redact=config.redact)

@@ -1,0 +1,98 @@
+"""Lint: rules that can never match, rules an earlier rule hides, allows broader than intended."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from toolhost.config.model import Origin
+from toolhost.permissions.names import NamePattern, split_wire_name
+from toolhost.permissions.policy import CompiledPolicy
+from toolhost.permissions.rules import CompiledRule
+
+__all__ = ["BUILTIN_TOOLS", "LintFinding", "lint_policy"]
+
+# Claude Code's built-in tool names (a bare name outside this list is probably a typo).
+BUILTIN_TOOLS = frozenset({
+    "Agent", "AskUserQuestion", "Bash", "BashOutput", "Edit", "ExitPlanMode", "Glob", "Grep",
+    "KillShell", "LS", "MultiEdit", "NotebookEdit", "NotebookRead", "Read", "SlashCommand",
+    "Skill", "Task", "TodoWrite", "WebFetch", "WebSearch", "Write", "ListMcpResourcesTool",
+    "ReadMcpResourceTool", "KillBash",
+})
+
+
+@dataclass(frozen=True)
+class LintFinding:
+    """One thing worth a look in a policy."""
+
+    code: str  # never-matches | unknown-tool | shadowed | duplicate | broad-allow
+    message: str
+    rule: str
+    origin: Origin
+    level: str = "warning"
+
+    def __str__(self) -> str:
+        return f"{self.origin}: {self.level}: {self.code}: {self.rule}: {self.message}"
+
+
+def _representatives(names: NamePattern) -> list[str]:
+    """Names standing for everything ``names`` matches, for a coverage test."""
+    if names.exact:
+        return sorted(names.exact)
+    if names.server is not None:
+        return [f"mcp__{names.server}__*"]
+    source = names.source
+    if source.startswith("mcp__") and "__" not in source[5:]:
+        source += "__*"
+    return [source]
+
+
+def _covers(earlier: CompiledRule, later: CompiledRule) -> bool:
+    return earlier.unconditional and all(
+        earlier.names.matches(n) for n in _representatives(later.names))
+
+
+def lint_policy(policy: CompiledPolicy, tool_names: Iterable[str] | None = None, *,
+                servers: Iterable[str] = (), external_servers: Iterable[str] = ()
+                ) -> list[LintFinding]:
+    """Findings for ``policy``. ``tool_names``: declared wire names (default: the policy's);
+    ``servers``: every declared server; ``external_servers``: servers whose tools are unknown."""
+    names = list(policy.tool_names if tool_names is None else tool_names)
+    external = set(external_servers)
+    declared_servers = set(servers) | external | {
+        p[0] for n in names if (p := split_wire_name(n)) is not None}
+    out: list[LintFinding] = []
+    rules = policy.rules
+    for j, rule in enumerate(rules):
+        pat = rule.names
+
+        def add(code: str, message: str, rule: CompiledRule = rule) -> None:
+            out.append(LintFinding(code, message, rule.text, rule.origin))
+
+        server = (pat.server or pat.source[5:].partition("__")[0]) if pat.is_mcp else None
+        wild_server = server is not None and ("*" in server or "?" in server)
+        if pat.is_mcp and not wild_server and server not in external:
+            if not any(pat.matches(n) for n in names):
+                missing = ("" if server in declared_servers
+                           else f" (no server {server!r} is declared)")
+                add("never-matches", "no declared tool matches this rule" + missing)
+        elif not pat.is_mcp and pat.glob is None and not pat.exact <= BUILTIN_TOOLS:
+            add("unknown-tool", "not a Claude Code built-in tool name nor mcp__<server>__<tool>")
+        for earlier in rules[:j]:
+            if earlier.text == rule.text and earlier.effect == rule.effect:
+                add("duplicate", f"same rule already at {earlier.origin}")
+                break
+            if _covers(earlier, rule):
+                add("shadowed", f"never reached: {earlier.effect} rule {earlier.text!r} at "
+                    f"{earlier.origin} matches every call it could match first")
+                break
+        if rule.effect == "allow" and rule.unconditional:
+            if pat.glob is not None and (not pat.is_mcp or wild_server):
+                add("broad-allow", "allows tools of every server, including ones this config "
+                    "does not declare")
+            elif pat.is_mcp and server is not None and server not in declared_servers:
+                add("broad-allow", f"allows every tool of server {server!r}, which this config "
+                    "does not declare")
+            elif pat.exact == {"Bash"}:
+                add("broad-allow", "allows every shell command; prefer Bash(<command>:*) rules")
+    return out

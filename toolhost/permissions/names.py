@@ -1,0 +1,89 @@
+"""Tool-name patterns: ``mcp__server``, ``mcp__server__*``, ``mcp__s__get_*``, ``Bash``, ``Edit``.
+
+A pattern compiles to one of three shapes so a policy can index it: a set of exact names, a
+whole server (every ``mcp__<server>__...`` tool), or a glob (a regex over the whole name, where
+``*`` is any run of characters and ``?`` one character).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+__all__ = ["FAMILIES", "NamePattern", "parse_name_pattern", "split_wire_name"]
+
+# Claude Code applies Edit rules to every built-in tool that edits files, and Read rules (best
+# effort) to every built-in tool that reads them; toolhost does the same for bare names too.
+FAMILIES: dict[str, tuple[str, ...]] = {
+    "Edit": ("Edit", "Write", "MultiEdit", "NotebookEdit"),
+    "Read": ("Read", "Grep", "Glob", "LS", "NotebookRead"),
+}
+
+_NAME_CHARS = re.compile(r"[A-Za-z0-9_.\-*?]+")
+
+
+def split_wire_name(tool_name: str) -> tuple[str, str] | None:
+    """``mcp__git__log`` -> ("git", "log"); None for a name that is not an MCP tool."""
+    if not tool_name.startswith("mcp__"):
+        return None
+    server, sep, tool = tool_name[5:].partition("__")
+    if not sep or not server or not tool:
+        return None
+    return server, tool
+
+
+@dataclass(frozen=True)
+class NamePattern:
+    """A compiled tool-name pattern."""
+
+    source: str
+    exact: frozenset[str] = frozenset()  # names matched exactly
+    server: str | None = None  # every tool of this MCP server
+    glob: re.Pattern[str] | None = None
+
+    def matches(self, tool_name: str) -> bool:
+        if tool_name in self.exact:
+            return True
+        if self.server is not None:
+            parts = split_wire_name(tool_name)
+            return parts is not None and parts[0] == self.server
+        return self.glob is not None and self.glob.fullmatch(tool_name) is not None
+
+    @property
+    def is_mcp(self) -> bool:
+        return self.source.startswith("mcp__")
+
+
+def _glob_regex(pattern: str) -> re.Pattern[str]:
+    return re.compile("".join(
+        ".*" if c == "*" else "." if c == "?" else re.escape(c) for c in pattern))
+
+
+def parse_name_pattern(text: str) -> NamePattern:
+    """Compile a tool-name pattern. Raises ValueError saying what is wrong."""
+    if not text:
+        raise ValueError("empty tool pattern")
+    if not _NAME_CHARS.fullmatch(text):
+        bad = sorted({c for c in text if not _NAME_CHARS.fullmatch(c)})
+        raise ValueError(f"tool pattern {text!r} has characters a tool name cannot have: "
+                         + " ".join(repr(c) for c in bad))
+    wild = "*" in text or "?" in text
+    if text.startswith("mcp__"):
+        rest = text[5:]
+        server, sep, tool = rest.partition("__")
+        if not server:
+            raise ValueError(f"{text!r} names no server (expected mcp__<server> or "
+                             "mcp__<server>__<tool>)")
+        if sep and not tool:
+            raise ValueError(f"{text!r} ends with '__' but names no tool "
+                             f"(use mcp__{server} or mcp__{server}__* for the whole server)")
+        if "*" not in server and "?" not in server and (not sep or tool == "*"):
+            return NamePattern(text, server=server)
+        if not wild:
+            return NamePattern(text, exact=frozenset({text}))
+        if not sep:  # "mcp__git*": servers by glob, any tool
+            return NamePattern(text, glob=_glob_regex(text + "__*"))
+        return NamePattern(text, glob=_glob_regex(text))
+    if not wild:
+        return NamePattern(text, exact=frozenset(FAMILIES.get(text, (text,))))
+    return NamePattern(text, glob=_glob_regex(text))

@@ -1,0 +1,126 @@
+"""Paths: normalising argument paths and matching gitignore-style path patterns.
+
+Both sides of a path match are normalised the same way (``~`` expanded, made absolute,
+``..`` folded and symlinks resolved where the path exists, via ``os.path.realpath``), so a
+rule on ``/srv/data/**`` cannot be passed with ``/srv/data/../../etc/passwd`` or with a
+symlink inside ``/srv/data`` that points elsewhere.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+
+__all__ = ["PathPattern", "compile_path_glob", "normalize_path", "rule_path_pattern"]
+
+
+def normalize_path(value: str, cwd: str) -> str | None:
+    """The absolute, symlink-resolved form of ``value`` (relative to ``cwd``); None if unusable."""
+    if not value or "\x00" in value:
+        return None
+    path = os.path.expanduser(value)
+    if not os.path.isabs(path):
+        path = os.path.join(cwd, path)
+    return os.path.realpath(path)
+
+
+def _translate(glob: str) -> str:
+    """A gitignore-style glob (relative, ``/``-separated) to a regex fragment.
+
+    ``*`` and ``?`` stay inside one path segment, ``[...]`` is a character class,
+    ``**/`` is zero or more directories, a trailing ``/**`` is the directory itself or anything
+    inside it, any other ``**`` matches across segments.
+    """
+    out: list[str] = []
+    i, n = 0, len(glob)
+    while i < n:
+        if glob.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif glob.startswith("/**", i) and i + 3 == n:
+            out.append("(?:/.*)?")
+            i += 3
+        elif glob.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif glob[i] == "*":
+            out.append("[^/]*")
+            i += 1
+        elif glob[i] == "?":
+            out.append("[^/]")
+            i += 1
+        elif glob[i] == "[" and (end := glob.find("]", i + 2)) != -1:
+            body = glob[i + 1:end]
+            if body.startswith("!"):
+                body = "^" + body[1:]
+            out.append("[" + body.replace("\\", "\\\\") + "]")
+            i = end + 1
+        elif glob[i] == "\\" and i + 1 < n:
+            out.append(re.escape(glob[i + 1]))
+            i += 2
+        else:
+            out.append(re.escape(glob[i]))
+            i += 1
+    return "".join(out)
+
+
+@dataclass(frozen=True)
+class PathPattern:
+    """A compiled path pattern: ``regex`` over normalised absolute paths."""
+
+    source: str
+    base: str  # the directory the pattern is anchored to (normalised)
+    regex: re.Pattern[str]
+
+    def matches(self, normalized: str) -> bool:
+        return self.regex.fullmatch(normalized) is not None
+
+
+def compile_path_glob(pattern: str, base: str) -> PathPattern:
+    """Compile ``pattern`` anchored at directory ``base``, gitignore style.
+
+    A pattern with no ``/`` except a trailing one (``*.env``, ``secrets/``) matches at any depth
+    under ``base``; a trailing ``/`` means the directory and everything inside it.
+    Raises ValueError on an empty pattern.
+    """
+    rest = pattern
+    if not rest or rest in {".", "./"}:
+        rest = "**"
+    if rest.endswith("/"):
+        rest = rest.rstrip("/") + "/**"
+    floating = "/" not in pattern.rstrip("/")
+    if rest.startswith("./"):
+        rest = rest[2:]
+    if not rest:
+        raise ValueError("empty path pattern")
+    if ".." in rest.split("/"):
+        raise ValueError("'..' is not allowed in a path pattern")
+    base_norm = os.path.realpath(base)
+    prefix = re.escape(base_norm.rstrip("/")) + "/"
+    if floating:
+        prefix += "(?:.*/)?"
+    body = _translate(rest)
+    if rest == "**":
+        # the base directory itself and everything inside it
+        regex = re.escape(base_norm.rstrip("/")) + "(?:/.*)?" if base_norm != "/" else "/.*"
+    else:
+        regex = prefix + body
+    return PathPattern(pattern, base_norm, re.compile(regex, re.DOTALL))
+
+
+def rule_path_pattern(spec: str, *, cwd: str, rule_dir: str) -> PathPattern:
+    """A Claude Code ``Read(...)``/``Edit(...)`` path specifier compiled to a PathPattern.
+
+    ``//abs/**`` is absolute; ``~/x/**`` is under the home directory; ``/x/**`` is relative to
+    the directory of the file that declared the rule; ``./x/**`` and ``x/**`` are relative to
+    the working directory.
+    """
+    if spec.startswith("//"):
+        return compile_path_glob("./" + spec[2:] if spec[2:] else "**", "/")
+    if spec == "~" or spec.startswith("~/"):
+        return compile_path_glob("./" + spec[2:] if spec[2:] else "**",
+                                 os.path.expanduser("~"))
+    if spec.startswith("/"):
+        return compile_path_glob("./" + spec[1:] if spec[1:] else "**", rule_dir)
+    return compile_path_glob(spec, cwd)

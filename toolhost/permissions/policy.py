@@ -1,0 +1,183 @@
+"""The compiled policy: every layer's rules in evaluation order, indexed by tool name."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from toolhost.config.model import PermissionsConfig
+from toolhost.errors import ConfigError, Problem
+from toolhost.permissions.content import BashMatcher
+from toolhost.permissions.decision import Decision
+from toolhost.permissions.expr import ExprError
+from toolhost.permissions.names import split_wire_name
+from toolhost.permissions.rules import CompiledRule, RewriteError, compile_rule
+from toolhost.permissions.shell import ShellSyntaxError, parse_command
+
+__all__ = ["EFFECT_ORDER", "CompiledPolicy", "compile_policy"]
+
+EFFECT_ORDER = ("deny", "ask", "allow")
+_CACHE_LIMIT = 4096
+
+
+class CompiledPolicy:
+    """Decides tool calls: deny rules first, then ask, then allow; the first match wins.
+
+    Rules from every layer are combined into one list, so a deny from any layer is seen before
+    any allow. No match gives the configured default.
+    """
+
+    def __init__(self, rules: Iterable[CompiledRule], *, default: str = "ask",
+                 tool_names: Iterable[str] = (), config: PermissionsConfig | None = None) -> None:
+        by_effect = {e: [r for r in rules if r.effect == e] for e in EFFECT_ORDER}
+        self.rules: tuple[CompiledRule, ...] = tuple(r for e in EFFECT_ORDER for r in by_effect[e])
+        self.default = default
+        self.tool_names: tuple[str, ...] = tuple(tool_names)
+        self.config = config or PermissionsConfig()
+        self._exact: dict[str, list[int]] = {}
+        self._server: dict[str, list[int]] = {}
+        self._glob: list[int] = []
+        for i, rule in enumerate(self.rules):
+            if rule.names.server is not None:
+                self._server.setdefault(rule.names.server, []).append(i)
+            elif rule.names.glob is not None:
+                self._glob.append(i)
+            for name in rule.names.exact:
+                self._exact.setdefault(name, []).append(i)
+        self._cache: dict[str, tuple[CompiledRule, ...]] = {}
+
+    def candidates(self, tool_name: str) -> tuple[CompiledRule, ...]:
+        """The rules whose tool pattern names ``tool_name``, in evaluation order."""
+        found = self._cache.get(tool_name)
+        if found is None:
+            idx = list(self._exact.get(tool_name, ()))
+            parts = split_wire_name(tool_name)
+            if parts is not None:
+                idx += self._server.get(parts[0], ())
+            idx += (i for i in self._glob if self.rules[i].names.matches(tool_name))
+            found = tuple(self.rules[i] for i in sorted(set(idx)))
+            if len(self._cache) >= _CACHE_LIMIT:
+                self._cache.clear()
+            self._cache[tool_name] = found
+        return found
+
+    def decide(self, tool_name: str, tool_input: Mapping[str, Any]) -> Decision:
+        """The decision for one call. Pure: no I/O, no prompting (an "ask" stays "ask")."""
+        for rule in self.candidates(tool_name):
+            try:
+                if not rule.matches(tool_name, tool_input):
+                    continue
+            except ExprError as exc:
+                return Decision("deny", f"Permission rule {rule.text!r} ({rule.origin}) could "
+                                f"not be evaluated, so the call is denied: {exc}",
+                                rule=rule.text, origin=rule.origin)
+            if rule.effect == "deny":
+                return Decision("deny", rule.message or f"Denied by permission rule "
+                                f"{rule.text!r} ({rule.origin}).",
+                                rule=rule.text, origin=rule.origin)
+            if rule.effect == "ask":
+                return Decision("ask", rule.message or "", rule=rule.text, origin=rule.origin)
+            updated = None
+            if rule.rewrite is not None:
+                try:
+                    updated = rule.rewrite.apply(tool_input)
+                except RewriteError as exc:
+                    return Decision("deny", f"Permission rule {rule.text!r} ({rule.origin}) "
+                                    f"allows this call only with a rewrite that failed: {exc}",
+                                    rule=rule.text, origin=rule.origin)
+            return Decision("allow", updated_input=updated, rule=rule.text, origin=rule.origin)
+        if tool_name == "Bash":
+            combined = self._allow_each_command(tool_input)
+            if combined is not None:
+                return combined
+        message = ""
+        if self.default == "deny":
+            message = f"No permission rule allows {tool_name} (the default is deny)."
+        return Decision(self.default, message, answered_by="default")  # type: ignore[arg-type]
+
+    def _allow_each_command(self, tool_input: Mapping[str, Any]) -> Decision | None:
+        """A compound command no single allow rule covers is allowed when each of its commands
+        is allowed by some Bash allow rule (as in Claude Code). Only rules without rewrites;
+        their conditions and expr must hold for the whole input."""
+        command = tool_input.get("command")
+        if not isinstance(command, str):
+            return None
+        try:
+            parsed = parse_command(command)
+        except ShellSyntaxError:
+            return None
+        if parsed.opaque or len(parsed.segments) < 2:
+            return None
+        used: list[CompiledRule] = []
+        for text in parsed.normalized():
+            for rule in self.candidates("Bash"):
+                if rule.effect != "allow" or rule.rewrite is not None:
+                    continue
+                content = rule.content
+                if content is not None and not (isinstance(content, BashMatcher)
+                                                and content.matches_one(text)):
+                    continue
+                try:
+                    if not (all(c.holds(tool_input) for c in rule.conditions)
+                            and (rule.expr is None or rule.expr.holds("Bash", tool_input))):
+                        continue
+                except ExprError:
+                    continue
+                used.append(rule)
+                break
+            else:
+                return None
+        texts = list(dict.fromkeys(rule.text for rule in used))
+        return Decision("allow", rule=" + ".join(texts), origin=used[0].origin)
+
+    def lint(self, tool_names: Iterable[str] | None = None, **kwargs: Any) -> list[Any]:
+        """Lint findings (see ``toolhost.permissions.lint.lint_policy``)."""
+        from toolhost.permissions.lint import lint_policy
+
+        return list(lint_policy(self, tool_names, **kwargs))
+
+    def disallowed_tools(self) -> list[str]:
+        """Tools to pass to the CLI's ``--disallowedTools``: unconditional denies of whole tools.
+
+        Whole servers are given as ``mcp__<server>``; globs are expanded against the declared
+        tool names (a glob matching nothing declared is left to the engine).
+        """
+        out: list[str] = []
+        for rule in self.rules:
+            if rule.effect != "deny" or not rule.unconditional:
+                continue
+            if rule.names.server is not None:
+                out.append(f"mcp__{rule.names.server}")
+            elif rule.names.glob is not None:
+                out.extend(n for n in self.tool_names if rule.names.matches(n))
+            else:
+                out.extend(sorted(rule.names.exact))
+        return list(dict.fromkeys(out))
+
+
+def compile_policy(config: PermissionsConfig, *, tool_names: Iterable[str] = (),
+                   cwd: str | None = None) -> CompiledPolicy:
+    """Compile every rule once. Raises ConfigError listing every rule that does not parse.
+
+    ``tool_names`` are the declared wire names (``mcp__server__tool``), used by
+    ``disallowed_tools()`` and lint. ``cwd`` is the directory relative path rules
+    (``Read(./src/**)``) and relative argument paths are resolved against (default: the
+    current directory).
+    """
+    base = os.path.abspath(cwd or os.getcwd())
+    compiled: list[CompiledRule] = []
+    problems: list[Problem] = []
+    for rule in config.rules:
+        try:
+            compiled.append(compile_rule(rule, cwd=base))
+        except ValueError as exc:
+            o = rule.origin
+            problems.append(Problem(f"permission rule {rule.tool!r}: {exc}", o.file, o.line,
+                                    o.column, o.key_path))
+    if config.default not in EFFECT_ORDER:
+        problems.append(Problem(f"permissions.default must be allow, deny or ask, not "
+                                f"{config.default!r}", key_path="permissions.default"))
+    if problems:
+        raise ConfigError(problems)
+    return CompiledPolicy(compiled, default=config.default, tool_names=tool_names, config=config)
