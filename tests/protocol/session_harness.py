@@ -27,9 +27,10 @@ async def greet(arguments: Mapping[str, Any], ctx: CallContext) -> ToolResult:
 
 
 def make_tool(name: str = "greet", invoke: Invoke = greet, *, server: str = "demo",
-              schema: Mapping[str, Any] | None = None, **extra: Any) -> CompiledTool:
+              schema: Mapping[str, Any] | None = None, description: str | None = None,
+              **extra: Any) -> CompiledTool:
     schema = dict(schema if schema is not None else NAME_SCHEMA)
-    return CompiledTool(name=name, server=server, description=f"The {name} tool",
+    return CompiledTool(name=name, server=server, description=description or f"The {name} tool",
                         input_schema=schema, validator=jsonschema.Draft202012Validator(schema),
                         invoke=invoke, **extra)
 
@@ -147,17 +148,22 @@ async def running_session(servers: Mapping[str, McpServer] | None = None, *,
     session = ControlSession(session_in, session_out, servers=servers, permission=permission,
                              on_message=on_message, **kwargs)
     cli = FakeCLI(cli_out, cli_in)
+    stopped = anyio.Event()
     async with anyio.create_task_group() as tg:
         tg.start_soon(cli.collect)
 
         async def serve() -> None:
-            await session.run()
-            await session_out.aclose()
+            try:
+                await session.run()
+            finally:
+                await session_out.aclose()
+                await session_in.aclose()
+                stopped.set()
 
         tg.start_soon(serve)
         try:
             yield session, cli
         finally:
+            await cli.close()
             with anyio.fail_after(10):
-                await cli.close()
-            await session_in.aclose()
+                await stopped.wait()

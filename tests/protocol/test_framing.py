@@ -1,0 +1,79 @@
+"""NDJSON framing: the capped line reader and the locked writer."""
+
+from __future__ import annotations
+
+import json
+
+import anyio
+import pytest
+from session_harness import byte_pipe
+
+from toolhost.errors import FrameTooLongError
+from toolhost.protocol import LineReader, LineWriter
+
+pytestmark = pytest.mark.anyio
+
+
+async def read_all(chunks: list[bytes], limit: int) -> list[bytes | str]:
+    """Feed chunks, return each line or 'TOO LONG' for each skipped one."""
+    send, receive = byte_pipe()
+    for chunk in chunks:
+        await send.send(chunk)
+    await send.aclose()
+    reader = LineReader(receive, limit)
+    out: list[bytes | str] = []
+    while True:
+        try:
+            out.append(await reader.receive_line())
+        except FrameTooLongError:
+            out.append("TOO LONG")
+        except anyio.EndOfStream:
+            break
+    await receive.aclose()
+    return out
+
+
+async def test_lines_split_across_chunks_and_many_per_chunk() -> None:
+    out = await read_all([b"ab", b"c\nde", b"f\ng\nh", b"\n", b"tail-without-newline"], 100)
+    assert out == [b"abc", b"def", b"g", b"h", b"tail-without-newline"]
+
+
+async def test_too_long_lines_are_skipped_not_fatal() -> None:
+    out = await read_all([b"12345\n", b"123456\n", b"ok\n"], 5)
+    assert out == [b"12345", "TOO LONG", b"ok"]
+    # A long line arriving in pieces is dropped as it streams, then reading goes on.
+    out = await read_all([b"ok1\n12", b"345", b"67", b"89\nok2\n"], 5)
+    assert out == [b"ok1", "TOO LONG", b"ok2"]
+    # ...also when the stream ends inside it.
+    out = await read_all([b"ok\n", b"x" * 50], 5)
+    assert out == [b"ok", "TOO LONG"]
+
+
+async def test_the_reader_rejects_a_silly_limit() -> None:
+    send, receive = byte_pipe()
+    with pytest.raises(ValueError, match="max_line_bytes"):
+        LineReader(receive, 0)
+    await send.aclose()
+    await receive.aclose()
+
+
+async def test_concurrent_big_writes_never_interleave_through_a_real_pipe() -> None:
+    # `cat` echoes what we write: 40 writers at once, lines far bigger than a pipe buffer.
+    async with await anyio.open_process(["cat"]) as proc:
+        assert proc.stdin is not None and proc.stdout is not None
+        writer = LineWriter(proc.stdin)
+        reader = LineReader(proc.stdout, 10_000_000)
+        got: list[dict[str, object]] = []
+
+        async def read() -> None:
+            while len(got) < 40:
+                got.append(json.loads(await reader.receive_line()))
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(read)
+            for i in range(40):
+                tg.start_soon(writer.send, {"i": i, "pad": chr(97 + i % 26) * 300_000})
+        await writer.aclose()
+    assert sorted(int(str(g["i"])) for g in got) == list(range(40))
+    for g in got:
+        assert g["pad"] == chr(97 + int(str(g["i"])) % 26) * 300_000

@@ -1,0 +1,168 @@
+"""Cancelling calls: the CLI's notifications/cancelled, control_cancel_request, aclose()."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import anyio
+import pytest
+from session_harness import make_tool, running_session
+
+from toolhost.backends.base import CallContext
+from toolhost.mcp import McpServer
+from toolhost.results import ToolResult
+
+pytestmark = pytest.mark.anyio
+
+
+class Blocker:
+    """A tool that runs until cancelled, recording what happened to each call."""
+
+    def __init__(self) -> None:
+        self.started: list[str] = []
+        self.cancelled: list[str] = []
+        self._started = anyio.Event()
+
+    async def __call__(self, arguments: Mapping[str, Any], ctx: CallContext) -> ToolResult:
+        self.started.append(arguments["name"])
+        self._started.set()
+        try:
+            await anyio.sleep_forever()
+        except anyio.get_cancelled_exc_class():
+            self.cancelled.append(arguments["name"])
+            raise
+        raise AssertionError("unreachable")
+
+    async def wait_started(self, n: int) -> None:
+        with anyio.fail_after(5):
+            while len(self.started) < n:
+                await self._started.wait()
+                self._started = anyio.Event()
+
+
+def call(jsonrpc_id: int, name: str, tool: str = "block") -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": jsonrpc_id, "method": "tools/call",
+            "params": {"name": tool, "arguments": {"name": name}}}
+
+
+def servers(blocker: Blocker) -> dict[str, McpServer]:
+    return {name: McpServer(name, "1", [make_tool("block", blocker, server=name)])
+            for name in ("demo", "other")}
+
+
+async def test_notifications_cancelled_cancels_the_call_by_jsonrpc_id() -> None:
+    blocker = Blocker()
+    async with running_session(servers(blocker)) as (_, cli):
+        await cli.mcp("c2", call(2, "a"))
+        await cli.mcp("c3", call(3, "b"))
+        await cli.mcp("o2", call(2, "c"), server="other")  # same JSON-RPC id, other server
+        await blocker.wait_started(3)
+        await cli.mcp("cancel", {"jsonrpc": "2.0", "method": "notifications/cancelled",
+                                 "params": {"requestId": 2, "reason": "AbortError: remote-cancel"}})
+        await cli.wait_for(lambda: {"cancel", "c2"} <= cli.answers().keys())
+        assert blocker.cancelled == ["a"]
+        assert "c3" not in cli.answers() and "o2" not in cli.answers()
+        # The cancel notification is acked; the cancelled call's (ignored) answer is an error.
+        assert cli.answer("cancel")["response"] == {"mcp_response": {"jsonrpc": "2.0",
+                                                                     "result": {}}}
+        late = cli.answer("c2")["response"]["mcp_response"]
+        assert late["id"] == 2 and late["error"]["code"] == -32800
+        for rid, server in (("c3", "demo"), ("o2", "other")):
+            jsonrpc_id = 3 if rid == "c3" else 2
+            await cli.mcp(f"x{rid}", {"jsonrpc": "2.0", "method": "notifications/cancelled",
+                                      "params": {"requestId": jsonrpc_id}}, server=server)
+        await cli.wait_for(lambda: {"c3", "o2"} <= cli.answers().keys())
+    assert sorted(blocker.cancelled) == ["a", "b", "c"]
+
+
+async def test_control_cancel_request_cancels_by_request_id_without_an_answer() -> None:
+    blocker = Blocker()
+    async with running_session(servers(blocker)) as (session, cli):
+        await cli.mcp("keep", call(1, "keep"))
+        await cli.mcp("drop", call(2, "drop"))
+        await blocker.wait_started(2)
+        await cli.send({"type": "control_cancel_request", "request_id": "drop"})
+        await cli.send({"type": "control_cancel_request", "request_id": "never-sent"})
+        with anyio.fail_after(5):
+            while "drop" not in blocker.cancelled:
+                await anyio.sleep(0.005)
+        assert session.in_flight == 1
+        await cli.mcp("cancel-keep", {"jsonrpc": "2.0", "method": "notifications/cancelled",
+                                      "params": {"requestId": 1}})
+        await cli.wait_for(lambda: "keep" in cli.answers())
+    assert "drop" not in cli.answers()  # the CLI withdrew it: nobody waits for an answer
+
+
+async def test_aclose_cancels_calls_in_flight() -> None:
+    blocker = Blocker()
+    async with running_session(servers(blocker)) as (session, cli):
+        for i in range(5):
+            await cli.mcp(f"r{i}", call(i, f"n{i}"))
+        await blocker.wait_started(5)
+        await session.aclose()
+        with anyio.fail_after(5):
+            while len(blocker.cancelled) < 5:
+                await anyio.sleep(0.005)
+    assert sorted(blocker.cancelled) == [f"n{i}" for i in range(5)]
+    assert session.in_flight == 0
+
+
+async def test_progress_goes_out_as_mcp_message_notifications() -> None:
+    async def reporting(arguments: Mapping[str, Any], ctx: CallContext) -> ToolResult:
+        await ctx.progress(1, 3, "one")
+        return ToolResult.text("done")
+
+    servers = {"demo": McpServer("demo", "1", [make_tool("rep", reporting, schema={})])}
+    async with running_session(servers) as (_, cli):
+        await cli.mcp("r", {"jsonrpc": "2.0", "id": 5, "method": "tools/call",
+                            "params": {"name": "rep", "_meta": {"progressToken": 5}}})
+        await cli.wait_for(lambda: "r" in cli.answers())
+        (note,) = cli.requests("mcp_message")
+        assert note["request"] == {
+            "subtype": "mcp_message", "server_name": "demo",
+            "message": {"jsonrpc": "2.0", "method": "notifications/progress",
+                        "params": {"progressToken": 5, "progress": 1, "total": 3,
+                                   "message": "one"}}}
+        # The CLI's ack (no response body) is consumed quietly.
+        await cli.send({"type": "control_response", "response": {
+            "subtype": "success", "request_id": note["request_id"]}})
+
+
+async def test_reload_sends_list_changed_and_the_cli_relists() -> None:
+    async with running_session() as (session, cli):
+        async with anyio.create_task_group() as tg:
+            async def reload() -> None:
+                assert await session.set_tools("demo", [make_tool(), make_tool("wave")]) is True
+            tg.start_soon(reload)
+            await cli.wait_for(lambda: len(cli.requests("mcp_message")) == 1)
+            (sent,) = cli.requests("mcp_message")
+            assert sent["request"]["message"] == {"jsonrpc": "2.0",
+                                                  "method": "notifications/tools/list_changed"}
+            await cli.send({"type": "control_response", "response": {
+                "subtype": "success", "request_id": sent["request_id"]}})
+        await cli.mcp("l", {"jsonrpc": "2.0", "id": 9, "method": "tools/list"})
+        await cli.wait_for(lambda: "l" in cli.answers())
+        tools = cli.answer("l")["response"]["mcp_response"]["result"]["tools"]
+        assert [t["name"] for t in tools] == ["greet", "wave"]
+        # Same tools again: nothing to tell the CLI.
+        assert await session.set_tools("demo", [make_tool(), make_tool("wave")]) is False
+    assert len(cli.requests("mcp_message")) == 1
+
+
+async def test_our_jsonrpc_request_is_answered_by_a_cli_mcp_message() -> None:
+    async with running_session() as (session, cli):
+        answers: list[dict[str, Any]] = []
+        async with anyio.create_task_group() as tg:
+            async def ask() -> None:
+                answers.append(await session.mcp_request("demo", "ping"))
+            tg.start_soon(ask)
+            await cli.wait_for(lambda: len(cli.requests("mcp_message")) == 1)
+            (sent,) = cli.requests("mcp_message")
+            jsonrpc_id = sent["request"]["message"]["id"]
+            await cli.send({"type": "control_response", "response": {
+                "subtype": "success", "request_id": sent["request_id"]}})
+            await cli.mcp("back", {"jsonrpc": "2.0", "id": jsonrpc_id, "result": {}})
+        await cli.wait_for(lambda: "back" in cli.answers())
+    assert answers == [{"jsonrpc": "2.0", "id": jsonrpc_id, "result": {}}]
+    assert cli.answer("back")["response"] == {"mcp_response": {"jsonrpc": "2.0", "result": {}}}
