@@ -58,20 +58,26 @@ class BackendChecker:
         kind = self.kinds[name]
         here = (*path, name)
         block = data[name]
+        shorthand = None
         if not isinstance(block, dict):
             if kind.shorthand is None:
                 check.expected(here, f"a mapping of {name} options", block)
                 return None
-            block = {kind.shorthand: block}
+            shorthand = kind.shorthand
+            block = {shorthand: block}
         before = len(check.problems)
         for error in self.validator(kind).iter_errors(block):
-            self._report(check, here, error)
+            self._report(check, here, error, shorthand)
         if len(check.problems) > before:
             return None
         return BackendSpec(kind=name, options=block, origin=check.mark(here).origin(here))
 
-    def _report(self, check: Checker, here: Path, error: ValidationError) -> None:
-        where: Path = (*here, *error.absolute_path)
+    def _report(self, check: Checker, here: Path, error: ValidationError,
+                shorthand: str | None) -> None:
+        inner = list(error.absolute_path)
+        if shorthand is not None and inner[:1] == [shorthand]:
+            inner = inner[1:]  # name the value as written: command[1], not command.argv[1]
+        where: Path = (*here, *inner)
         instance = error.instance
         schema = error.schema if isinstance(error.schema, dict) else {}
         if error.validator == "additionalProperties" and isinstance(instance, dict):

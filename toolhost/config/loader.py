@@ -67,7 +67,8 @@ def load_config(path: str | os.PathLike[str], *, kinds: Mapping[str, BackendKind
     problems: list[Problem] = []
     secrets = interpolate(merged, env, problems)
     secrets |= collect_declared_secrets(merged.data)
-    config, activation = _build(merged, secrets, kinds, problems, reader.files)
+    read = [main, *(f for f in reader.files if f != main)]
+    config, activation = _build(merged, secrets, kinds, problems, read)
     if problems:
         raise ConfigError(problems)
     if activation is not None:
