@@ -24,7 +24,8 @@ async def serve_stdio(served: ServedServer, *, reader: IO[bytes] | None = None,
                       background: Background | None = None) -> None:
     """Serve over stdio. Without ``writer`` the process's stdout is claimed for protocol."""
     out = writer if writer is not None else claim_stdout()
-    server = StdioServer(served, reader if reader is not None else sys.stdin.buffer, out)
+    server = StdioServer(served, reader if reader is not None else sys.stdin.buffer, out,
+                         on_eof=served.close)
 
     async def broadcast(message: dict[str, Any]) -> None:
         if served.legacy_peer:  # a 2026-07-28 client hears list_changed on its listen stream

@@ -1,6 +1,7 @@
 """MCP over stdio: newline-delimited JSON-RPC on a pair of byte streams.
 
-Every request runs in its own task, so answers go out in any order; a
+Every request runs in its own task, so answers go out in any order (when the client closes
+our input, running calls get a few seconds to answer before they are cancelled); a
 ``notifications/cancelled`` cancels the task of the request it names (and no answer is sent
 for it, as MCP asks). Notifications a running call makes (progress) and messages the server
 sends on its own (``notifications/tools/list_changed`` after a reload) share one writer lock,
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import IO, Any
 
 import anyio
@@ -30,6 +31,7 @@ __all__ = ["MAX_LINE_BYTES", "StdioServer", "claim_stdout"]
 log = logging.getLogger("toolhost.serve")
 
 MAX_LINE_BYTES = 32 * 1024 * 1024  # a longer line is a protocol fault, not a memory problem
+EOF_GRACE_SECONDS = 5.0  # how long calls may still finish after the client closed stdin
 
 
 class StdioServer:
@@ -39,8 +41,13 @@ class StdioServer:
     duplicate of its stdout). Reading happens in a worker thread, so any file works.
     """
 
-    def __init__(self, handler: Handler, reader: IO[bytes], writer: IO[bytes]) -> None:
+    def __init__(self, handler: Handler, reader: IO[bytes], writer: IO[bytes], *,
+                 on_eof: Callable[[], None] | None = None,
+                 grace: float = EOF_GRACE_SECONDS) -> None:
         self._handler = handler
+        self._on_eof = on_eof
+        self._grace = grace
+        self._idle = anyio.Event()
         self._reader = reader
         self._writer = writer
         self._lock = anyio.Lock()
@@ -78,6 +85,13 @@ class StdioServer:
                     continue
                 if line.strip():
                     await self._dispatch(line, tg)
+            # The client closed our input: answer what is running (briefly), then stop.
+            if self._on_eof is not None:
+                self._on_eof()
+            with anyio.move_on_after(self._grace):
+                while self._running:
+                    self._idle = anyio.Event()
+                    await self._idle.wait()
             tg.cancel_scope.cancel()
         self._closed = True
 
@@ -132,6 +146,8 @@ class StdioServer:
                 log.info("request %r cancelled by the client", request_id)
         finally:
             self._running.pop(request_id, None)
+            if not self._running:
+                self._idle.set()
 
     async def _serve_notification(self, message: dict[str, Any]) -> None:
         try:

@@ -1,0 +1,174 @@
+"""From a config file to what ``toolhost serve`` exposes, and back again on every reload."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from toolhost.compile.tool import CompiledTool
+from toolhost.errors import ConfigError, Problem
+from toolhost.mcp import McpServer
+from toolhost.permissions.decision import Decision
+from toolhost.serve.guard import Gate, permission_guard
+from toolhost.serve.served import ServedServer, expose
+
+__all__ = ["ServeBuild", "Server", "abuild_serve", "build_serve", "choose_servers"]
+
+log = logging.getLogger("toolhost.serve")
+
+UNION_NAME = "toolhost"
+
+
+@dataclass
+class ServeBuild:
+    """One successful build of a config for serving."""
+
+    host: Any  # toolhost.host.Host
+    gate: Gate
+    selected: tuple[str, ...]
+    tools: list[CompiledTool]
+    wire_names: dict[str, str]
+
+    @property
+    def files(self) -> tuple[str, ...]:
+        return tuple(self.host.config.files)
+
+    @property
+    def name(self) -> str:
+        return self.selected[0] if len(self.selected) == 1 else UNION_NAME
+
+    @property
+    def version(self) -> str:
+        if len(self.selected) == 1:
+            return str(self.host.config.servers[self.selected[0]].version)
+        from toolhost import __version__
+        return __version__
+
+    @property
+    def instructions(self) -> str | None:
+        descriptions = [(n, self.host.config.servers[n].description) for n in self.selected]
+        if len(descriptions) == 1:
+            return str(descriptions[0][1]) if descriptions[0][1] else None
+        lines = [f"{n}__*: {d}" for n, d in descriptions if d]
+        return "\n".join(lines) or None
+
+    async def aclose(self) -> None:
+        close = getattr(self.gate, "close", None)
+        if callable(close):
+            close()
+        await self.host.aclose()
+
+
+def choose_servers(config: Any, requested: Sequence[str], *, every: bool = False
+                   ) -> tuple[str, ...]:
+    """Which servers to expose: ``requested``, all with ``every``, or the only one there is.
+
+    Raises ``ConfigError`` naming the servers there are when the choice is wrong or ambiguous.
+    """
+    own = [n for n, s in config.servers.items() if s.external is None]
+    external = [n for n, s in config.servers.items() if s.external is not None]
+    main = config.files[0] if config.files else "<config>"
+    if every:
+        chosen = own
+    elif requested:
+        problems = []
+        for name in requested:
+            if name in external:
+                problems.append(Problem(f"server '{name}' is an external MCP server; its client "
+                                        "starts it directly, toolhost does not serve it",
+                                        file=main, key_path=f"servers.{name}"))
+            elif name not in own:
+                problems.append(Problem(f"no server '{name}'", file=main, key_path="servers",
+                                        hint="servers: " + (", ".join(own) or "none")))
+        if problems:
+            raise ConfigError(problems)
+        chosen = list(dict.fromkeys(requested))
+    elif len(own) == 1:
+        chosen = own
+    elif not own:
+        raise ConfigError([Problem("the config declares no toolhost server to serve",
+                                   file=main, key_path="servers")])
+    else:
+        raise ConfigError([Problem(
+            f"the config has several servers ({', '.join(own)}); choose with --server NAME "
+            "(repeatable; several are served with names prefixed '<server>__') or --all",
+            file=main, key_path="servers")])
+    return tuple(chosen)
+
+
+def _assemble(host: Any, requested: Sequence[str], every: bool) -> ServeBuild:
+    from toolhost.permissions.gate import PermissionGate
+
+    selected = choose_servers(host.config, requested, every=every)
+    servers = {name: tuple(host.servers[name].tools) for name in selected}
+    tools, wire_names = expose(servers, selected)
+    # No terminal under serve: stdin is the protocol. An "ask" is a deny there.
+    gate = PermissionGate.from_config(host.config, interactive=False)
+    return ServeBuild(host, gate, selected, tools, wire_names)
+
+
+def build_serve(path: str | Path, requested: Sequence[str] = (), *, every: bool = False,
+                environ: Mapping[str, str] | None = None) -> ServeBuild:
+    """Load and compile ``path``; pick the servers; build the permission gate (no terminal).
+
+    Call it outside an event loop (at start-up); a reload uses :func:`abuild_serve`.
+    """
+    import anyio
+
+    from toolhost.host import load_host
+
+    host = load_host(path, environ=environ)
+    try:
+        return _assemble(host, requested, every)
+    except BaseException:
+        anyio.run(host.aclose)
+        raise
+
+
+async def abuild_serve(path: str | Path, requested: Sequence[str] = (), *,
+                       every: bool = False, environ: Mapping[str, str] | None = None
+                       ) -> ServeBuild:
+    """:func:`build_serve` for a running event loop (hot reload)."""
+    from toolhost.host import load_host
+
+    host = load_host(path, environ=environ)
+    try:
+        return _assemble(host, requested, every)
+    except BaseException:
+        await host.aclose()
+        raise
+
+
+class Server:
+    """A ServedServer kept in step with the latest good build (``swap`` on reload)."""
+
+    def __init__(self, build: ServeBuild) -> None:
+        self.build = build
+        self._retired: list[ServeBuild] = []
+        core = McpServer(build.name, build.version, build.tools,
+                         instructions=build.instructions)
+        self.served = ServedServer(core, build.wire_names)
+        core.guard = permission_guard(self, self.served.wire_name)
+
+    async def check(self, tool_name: str, tool_input: Mapping[str, Any]) -> Decision:
+        """The current build's gate (a reload may bring new rules)."""
+        return await self.build.gate.check(tool_name, tool_input)
+
+    async def swap(self, build: ServeBuild) -> None:
+        """Install a new build: the tool set atomically, then ``tools/list_changed``."""
+        if build.selected != self.build.selected:
+            log.warning("reload changed the served servers from %s to %s",
+                        ", ".join(self.build.selected), ", ".join(build.selected))
+        # Calls already running keep their CompiledTool (and its backend resources): the old
+        # build is closed at exit, not now.
+        self._retired.append(self.build)
+        self.build = build
+        await self.served.swap(build.tools, build.wire_names)
+
+    async def aclose(self) -> None:
+        builds, self._retired = [*self._retired, self.build], []
+        for build in builds:
+            await build.aclose()
