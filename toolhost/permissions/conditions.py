@@ -3,7 +3,8 @@
 A ``when`` key is a path into the arguments: ``city``, ``query.limit``, ``items[0]``,
 ``headers["x.y"]``. Its value is either a plain value (equality, with JSON types: ``1`` is not
 ``true``) or a mapping of operators that must all hold: ``equals``, ``glob``, ``regex``,
-``one_of``, ``min``, ``max``, ``present``, ``path_under``, ``path_glob``.
+``one_of``, ``min``, ``max``, ``present``, ``path_under``, ``path_glob`` (a mapping is always
+read as operators; compare with an object through ``equals``).
 """
 
 from __future__ import annotations
@@ -87,6 +88,9 @@ OPERATORS = ("equals", "glob", "regex", "one_of", "min", "max", "present", "path
 
 
 def _operator(op: str, arg: Any, *, cwd: str, rule_dir: str) -> Test:
+    if op not in OPERATORS:
+        raise ValueError(f"unknown condition {op!r} (expected one of {', '.join(OPERATORS)}; "
+                         "compare with an object through equals)")
     if op == "equals":
         return lambda v: v is not MISSING and json_equal(v, arg)
     if op == "present":
@@ -134,7 +138,7 @@ def _operator(op: str, arg: Any, *, cwd: str, rule_dir: str) -> Test:
             p = normalize_path(v, cwd) if isinstance(v, str) else None
             return p is not None and pattern.matches(p)
         return globbed
-    raise ValueError(f"unknown condition {op!r} (expected one of {', '.join(OPERATORS)})")
+    raise AssertionError(op)
 
 
 @dataclass(frozen=True)
@@ -156,14 +160,11 @@ def compile_when(when: Mapping[str, Any], *, cwd: str, rule_dir: str) -> list[Co
     for key, spec in when.items():
         try:
             path = parse_key_path(str(key))
-            if isinstance(spec, Mapping) and spec and all(k in OPERATORS for k in spec):
-                tests = tuple(_operator(op, arg, cwd=cwd, rule_dir=rule_dir)
+            if isinstance(spec, Mapping):  # operators (equality with an object: {equals: ...})
+                if not spec:
+                    raise ValueError("empty condition (to compare with {} use {equals: {}})")
+                tests = tuple(_operator(str(op), arg, cwd=cwd, rule_dir=rule_dir)
                               for op, arg in spec.items())
-            elif isinstance(spec, Mapping) and any(k in OPERATORS for k in spec):
-                unknown = [k for k in spec if k not in OPERATORS]
-                raise ValueError(f"unknown condition {unknown[0]!r} next to "
-                                 f"{', '.join(k for k in spec if k in OPERATORS)} "
-                                 f"(expected one of {', '.join(OPERATORS)})")
             else:
                 tests = (_operator("equals", spec, cwd=cwd, rule_dir=rule_dir),)
         except ValueError as exc:

@@ -131,6 +131,11 @@ class CompiledPolicy:
         texts = list(dict.fromkeys(rule.text for rule in used))
         return Decision("allow", rule=" + ".join(texts), origin=used[0].origin)
 
+    def rule_for(self, decision: Decision) -> CompiledRule | None:
+        """The compiled rule behind ``decision`` (None for the default or a combination)."""
+        return next((r for r in self.rules
+                     if r.text == decision.rule and r.origin == decision.origin), None)
+
     def lint(self, tool_names: Iterable[str] | None = None, **kwargs: Any) -> list[Any]:
         """Lint findings (see ``toolhost.permissions.lint.lint_policy``)."""
         from toolhost.permissions.lint import lint_policy

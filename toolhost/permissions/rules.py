@@ -131,6 +131,8 @@ def _describe(rule: RuleConfig) -> str:
         text += " when " + json.dumps(rule.when, sort_keys=True, default=str)
     if rule.expr:
         text += f" if {rule.expr}"
+    if rule.rewrite:
+        text += " rewrite " + json.dumps(rule.rewrite, sort_keys=True, default=str)
     return text
 
 

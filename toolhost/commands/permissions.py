@@ -1,0 +1,162 @@
+"""``toolhost permissions check|list|lint``: ask the policy, show it, review it."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from toolhost.config.model import HostConfig
+    from toolhost.permissions.policy import CompiledPolicy
+
+HELP = "check a tool call against the permission rules, list them, lint them"
+DESCRIPTION = """\
+Work with a config's permission rules (every layer: the file, its extends, plugins, the user
+and local files), exactly as a running host applies them. See docs/permissions.md.
+
+  check CONFIG TOOL [--input JSON]   the decision for one call and the rule (file:line) behind it
+  list CONFIG                        every rule in evaluation order (deny, ask, allow)
+  lint CONFIG                        rules that never match, shadowed rules, too-broad allows
+
+Examples:
+  toolhost permissions check team.yaml mcp__git__log --input '{"count": 5}'
+  toolhost permissions check team.yaml Bash --input '{"command": "npm test && rm -rf /"}' --json
+  toolhost permissions check team.yaml Read --input @call.json
+  toolhost permissions list team.yaml
+  toolhost permissions lint team.yaml
+
+Exit status: check exits 0 whatever the decision (read it from the output, or pass
+--exit-code for 0 allow / 10 deny / 11 ask); lint exits 1 when it has findings; a config that
+does not load exits 1; bad arguments exit 2.
+"""
+
+EXIT_BY_DECISION = {"allow": 0, "deny": 10, "ask": 11}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    sub = parser.add_subparsers(dest="perm_command", metavar="SUBCOMMAND", required=True)
+    check = sub.add_parser("check", help="the decision for one tool call",
+                           description="Print the decision (allow, deny or ask) for one call "
+                           "and the rule, with its file:line, that made it.")
+    check.add_argument("config", metavar="CONFIG")
+    check.add_argument("tool", metavar="TOOL_NAME", help="e.g. mcp__git__log, Bash, Read")
+    check.add_argument("--input", default="{}", metavar="JSON",
+                       help="the call's arguments as a JSON object; @FILE reads a file, "
+                       "- reads stdin (default: {})")
+    check.add_argument("--json", action="store_true", help="print a JSON object")
+    check.add_argument("--cwd", help="working directory relative paths resolve against "
+                       "(default: run.cwd of the config, else the current directory)")
+    check.add_argument("--exit-code", action="store_true",
+                       help="exit 0 for allow, 10 for deny, 11 for ask")
+    for name, text in (("list", "every rule in evaluation order with its origin"),
+                       ("lint", "rules that never match, are shadowed, or allow too much")):
+        cmd = sub.add_parser(name, help=text, description=text[0].upper() + text[1:] + ".")
+        cmd.add_argument("config", metavar="CONFIG")
+        cmd.add_argument("--json", action="store_true", help="print JSON")
+    for cmd in sub.choices.values():
+        cmd.add_argument("--no-layers", action="store_true",
+                         help="ignore the user and local layers")
+
+
+def _load(args: argparse.Namespace, cwd: str | None = None) -> tuple[HostConfig, CompiledPolicy]:
+    from toolhost.config import load_config
+    from toolhost.permissions.gate import declared_tool_names
+    from toolhost.permissions.policy import compile_policy
+
+    config = load_config(args.config, layers=not args.no_layers)
+    policy = compile_policy(config.permissions, tool_names=declared_tool_names(config),
+                            cwd=cwd or config.run.cwd)
+    return config, policy
+
+
+def _read_input(text: str) -> dict[str, Any] | str:
+    try:
+        if text == "-":
+            text = sys.stdin.read()
+        elif text.startswith("@"):
+            with open(text[1:], encoding="utf-8") as f:
+                text = f.read()
+        value = json.loads(text)
+    except OSError as exc:
+        return f"cannot read --input: {exc}"
+    except json.JSONDecodeError as exc:
+        return f"--input is not JSON: {exc}"
+    if not isinstance(value, dict):
+        return f"--input must be a JSON object, not {type(value).__name__}"
+    return value
+
+
+def _check(args: argparse.Namespace) -> int:
+    tool_input = _read_input(args.input)
+    if isinstance(tool_input, str):
+        print(f"toolhost permissions check: {tool_input}", file=sys.stderr)
+        return 2
+    config, policy = _load(args, args.cwd)
+    decision = policy.decide(args.tool, tool_input)
+    rule = policy.rule_for(decision)
+    out: dict[str, Any] = {
+        "decision": decision.behavior, "tool": args.tool, "rule": decision.rule,
+        "origin": str(decision.origin) if decision.origin else None,
+        "layer": rule.layer if rule else None, "answered_by": decision.answered_by,
+        "message": decision.message or None,
+    }
+    if decision.updated_input is not None:
+        out["updatedInput"] = dict(decision.updated_input)
+    if args.json:
+        print(json.dumps(out, indent=2, ensure_ascii=False))
+    else:
+        if decision.rule is None:
+            print(f"{decision.behavior}: no rule matches {args.tool}; "
+                  f"the default is {policy.default}")
+        else:
+            print(f"{decision.behavior}: {decision.rule}  ({decision.origin}"
+                  + (f", layer {rule.layer})" if rule else ")"))
+        if decision.message:
+            print(f"message: {config.redact(decision.message)}")
+        if decision.updated_input is not None:
+            print("updatedInput: " + json.dumps(out["updatedInput"], ensure_ascii=False))
+    return EXIT_BY_DECISION[decision.behavior] if args.exit_code else 0
+
+
+def _list(args: argparse.Namespace) -> int:
+    config, policy = _load(args)
+    perms = config.permissions
+    rows = [{"effect": r.effect, "rule": r.text, "origin": str(r.origin), "layer": r.layer,
+             **({"message": r.message} if r.message else {})} for r in policy.rules]
+    if args.json:
+        print(json.dumps({"default": perms.default, "ask_mode": perms.ask_mode,
+                          "audit_log": perms.audit_log, "rules": rows,
+                          "disallowedTools": policy.disallowed_tools()}, indent=2))
+        return 0
+    print(f"default: {perms.default}   ask_mode: {perms.ask_mode}   "
+          f"audit_log: {perms.audit_log or '-'}")
+    if not rows:
+        print("no rules")
+    for i, row in enumerate(rows, 1):
+        print(f"{i:4}  {row['effect']:5}  {row['rule']}  [{row['layer']}] {row['origin']}")
+    disallowed = policy.disallowed_tools()
+    if disallowed:
+        print("--disallowedTools: " + ",".join(disallowed))
+    return 0
+
+
+def _lint(args: argparse.Namespace) -> int:
+    config, policy = _load(args)
+    external = [name for name, s in config.servers.items() if s.external is not None]
+    findings = policy.lint(servers=list(config.servers), external_servers=external)
+    if args.json:
+        print(json.dumps([{"code": f.code, "level": f.level, "rule": f.rule,
+                           "origin": str(f.origin), "message": f.message} for f in findings],
+                         indent=2))
+    else:
+        for finding in findings:
+            print(finding)
+        print(f"{len(findings)} finding(s) in {len(policy.rules)} rule(s)", file=sys.stderr)
+    return 1 if findings else 0
+
+
+def main(args: argparse.Namespace) -> int:
+    handlers = {"check": _check, "list": _list, "lint": _lint}
+    return handlers[args.perm_command](args)
