@@ -1,0 +1,88 @@
+"""``toolhost mcp-config``: the JSON an MCP client needs to start ``toolhost serve``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+from typing import Any
+
+HELP = "print the .mcp.json / --mcp-config entry that starts `toolhost serve` for a config"
+
+DESCRIPTION = """\
+Print the JSON that Claude Code's .mcp.json (or `claude --mcp-config`), Claude Desktop's
+claude_desktop_config.json and other MCP clients need to start `toolhost serve` for this
+config over stdio. The config path is made absolute; the command is the `toolhost` found on
+PATH (the one installed beside this Python first), or this Python running `-m toolhost`.
+
+The key of the entry (--name) is the name the model sees tools under: mcp__<name>__<tool>.
+
+Examples:
+  toolhost mcp-config team.yaml --server git > .mcp.json
+  toolhost mcp-config team.yaml --server git --name git --watch
+  claude --mcp-config "$(toolhost mcp-config team.yaml --server git)" -p "..."
+  claude mcp add-json git "$(toolhost mcp-config team.yaml --server git --entry-only)"
+"""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("config", help="the config file (YAML or TOML)")
+    parser.add_argument("--server", "-s", action="append", default=[], metavar="NAME",
+                        help="server(s) to serve (repeatable; default: the only one)")
+    parser.add_argument("--all", action="store_true", dest="all_servers",
+                        help="serve every toolhost server of the config")
+    parser.add_argument("--name", metavar="KEY",
+                        help="the entry's key (default: the server's name, or 'toolhost')")
+    parser.add_argument("--watch", action="store_true",
+                        help="make the server reload when the config changes")
+    parser.add_argument("--entry-only", action="store_true",
+                        help="print only the entry (for `claude mcp add-json NAME ...`)")
+    parser.add_argument("--no-check", action="store_true",
+                        help="do not load the config first (print even if it has errors)")
+
+
+def command_prefix() -> list[str]:
+    """How to start toolhost: the script beside this Python (same install), the one on PATH,
+    or this Python with ``-m toolhost``."""
+    beside = os.path.join(os.path.dirname(sys.executable), "toolhost")
+    if os.access(beside, os.X_OK):
+        return [beside]
+    found = shutil.which("toolhost")
+    if found:
+        return [os.path.abspath(found)]
+    return [sys.executable, "-m", "toolhost"]
+
+
+def server_entry(config: str, servers: list[str], *, every: bool = False,
+                 watch: bool = False) -> dict[str, Any]:
+    """The stdio server entry that starts ``toolhost serve`` for ``config``."""
+    prefix = command_prefix()
+    args = [*prefix[1:], "serve", os.path.abspath(config)]
+    for name in servers:
+        args += ["--server", name]
+    if every:
+        args.append("--all")
+    if watch:
+        args.append("--watch")
+    return {"type": "stdio", "command": prefix[0], "args": args}
+
+
+def main(args: argparse.Namespace) -> int:
+    servers = list(args.server)
+    key = args.name
+    if not args.no_check or key is None:
+        from toolhost.config import load_config
+        from toolhost.serve.build import choose_servers
+
+        config = load_config(args.config)
+        chosen = choose_servers(config, servers, every=args.all_servers)
+        if not args.all_servers and not servers:
+            servers = list(chosen)  # pin the choice so a later second server changes nothing
+        if key is None:
+            key = chosen[0] if len(chosen) == 1 else "toolhost"
+    entry = server_entry(args.config, servers, every=args.all_servers, watch=args.watch)
+    out = entry if args.entry_only else {"mcpServers": {key: entry}}
+    print(json.dumps(out, indent=2))
+    return 0
