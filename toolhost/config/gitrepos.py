@@ -19,16 +19,16 @@ import os
 import re
 import shutil
 import subprocess
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from toolhost.config.model import UNKNOWN, Origin
 from toolhost.errors import ConfigError, Problem
 
 __all__ = ["Checkout", "cache_root", "checkout_dir", "fetch_repo", "list_tags", "repo_file",
-           "run_git"]
+           "resolve_git_entry", "run_git"]
 
 log = logging.getLogger("toolhost.config")
 
@@ -77,6 +77,30 @@ def repo_file(url: str, rev: str, path: str, *, where: Origin = UNKNOWN,
         raise _error(where, f"{url} at {rev} has no file {path!r}",
                      hint=f"files are read from the repository root; cached in {checkout.path}")
     return target
+
+
+def resolve_git_entry(entry: Any, *, base_dir: Path, origin: Origin) -> Path:
+    """``extends`` resolver for ``{repo: URL, rev: TAG_OR_SHA, path: FILE}``.
+
+    ``repo`` is any URL git understands; a local path (no scheme) is taken relative to the
+    file that names it. ``path`` defaults to ``toolhost.yaml`` at the repository root.
+    """
+    if not isinstance(entry, Mapping):
+        raise _error(origin, "a git extends entry is a mapping {repo, rev, path}")
+    unknown = sorted(set(entry) - {"repo", "rev", "path"})
+    if unknown:
+        raise _error(origin, f"unknown key(s) {', '.join(map(repr, unknown))} in a git "
+                     "extends entry", hint="known: repo, rev, path")
+    repo, rev, path = entry.get("repo"), entry.get("rev"), entry.get("path", "toolhost.yaml")
+    if not isinstance(repo, str) or not isinstance(rev, str) or not isinstance(path, str):
+        raise _error(origin, "`repo`, `rev` and `path` must be strings",
+                     hint="e.g. {repo: https://git.example/team/config, rev: v1.2.0, "
+                     "path: base.yaml}")
+    if not rev:
+        raise _error(origin, "`rev` is required: pin a tag or a commit")
+    if "://" not in repo and not re.match(r"^[\w.-]+@[\w.-]+:", repo):
+        repo = (base_dir / Path(repo).expanduser()).resolve().as_uri()
+    return repo_file(repo, rev, path, where=origin)
 
 
 def fetch_repo(url: str, rev: str, *, where: Origin = UNKNOWN,

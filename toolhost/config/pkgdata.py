@@ -15,19 +15,25 @@ from __future__ import annotations
 import importlib.metadata as md
 import importlib.util
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 from packaging.utils import canonicalize_name
 
 from toolhost.config.model import UNKNOWN, Origin
 from toolhost.errors import ConfigError, Problem
 
-__all__ = ["PREFIX", "is_pkg_ref", "resolve_pkg"]
+__all__ = ["PREFIX", "is_pkg_ref", "resolve_pkg", "resolve_pkg_entry"]
 
 PREFIX = "pkg:"
 
 
 def is_pkg_ref(ref: object) -> bool:
     return isinstance(ref, str) and ref.startswith(PREFIX)
+
+
+def resolve_pkg_entry(entry: Any, *, base_dir: Path, origin: Origin) -> Path:
+    """``extends`` resolver for ``pkg:NAME/PATH`` (``base_dir`` is not used)."""
+    return resolve_pkg(str(entry), where=origin)
 
 
 def resolve_pkg(ref: str, *, where: Origin = UNKNOWN) -> Path:

@@ -21,7 +21,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from toolhost.config.gitrepos import resolve_git_entry
 from toolhost.config.model import Origin
+from toolhost.config.pkgdata import resolve_pkg_entry
 from toolhost.config.toml_source import parse_toml
 from toolhost.config.tree import Doc
 from toolhost.config.yaml_source import parse_yaml
@@ -50,7 +52,11 @@ def resolve_path(entry: Any, *, base_dir: Path, origin: Origin) -> Path:
     return path
 
 
-RESOLVERS: dict[str, Resolver] = {"path": resolve_path}
+RESOLVERS: dict[str, Resolver] = {
+    "path": resolve_path,
+    "pkg": resolve_pkg_entry,
+    "git": resolve_git_entry,
+}
 
 
 def entry_form(entry: Any) -> str:

@@ -17,10 +17,10 @@ plugins (never any other) and returns a ``PluginSet``; ``PluginSet.apply(config)
 contributions to a loaded config. See docs/plugins.md.
 """
 
-from toolhost.plugins.activate import PluginConfigError, activate
+from toolhost.plugins.activate import PluginConfigError, activate, kinds_for
 from toolhost.plugins.decorator import tool
 from toolhost.plugins.discovery import InstalledPlugin, installed_plugins
-from toolhost.plugins.plugin_set import PluginInfo, PluginSet, settings
+from toolhost.plugins.plugin_set import PluginInfo, PluginSet, config_dir, settings
 from toolhost.plugins.registry import Registry
 
 __all__ = [
@@ -30,7 +30,9 @@ __all__ = [
     "PluginSet",
     "Registry",
     "activate",
+    "config_dir",
     "installed_plugins",
+    "kinds_for",
     "settings",
     "tool",
 ]

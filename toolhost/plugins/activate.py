@@ -31,7 +31,7 @@ from toolhost.plugins.discovery import (
 from toolhost.plugins.plugin_set import PluginInfo, PluginSet
 from toolhost.plugins.registry import Registry
 
-__all__ = ["PluginConfigError", "activate", "load_hook"]
+__all__ = ["PluginConfigError", "activate", "kinds_for", "load_hook"]
 
 log = logging.getLogger("toolhost.plugins")
 
@@ -220,3 +220,19 @@ def _problem(req: PluginRequirement | None, message: str, hint: str = "") -> Pro
     o = req.origin
     return Problem(message, file=o.file, line=o.line, column=o.column,
                    key_path=o.key_path or "plugins", hint=hint)
+
+
+_kinds_cache: dict[tuple[tuple[str, str], ...], Mapping[str, BackendKind]] = {}
+
+
+def kinds_for(requirements: Sequence[PluginRequirement]) -> Mapping[str, BackendKind]:
+    """The backend kinds a config with these ``plugins`` may use (built-ins included).
+
+    For callers that hold a loaded ``HostConfig`` but not its ``PluginSet``:
+    ``compile_tools(config, kinds=kinds_for(config.plugins))``. Activation happens once per
+    distinct requirement list; errors are raised as by ``activate``.
+    """
+    key = tuple(sorted((canonicalize_name(r.name), r.specifier) for r in requirements))
+    if key not in _kinds_cache:
+        _kinds_cache[key] = activate(requirements).kinds
+    return _kinds_cache[key]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
@@ -22,11 +23,12 @@ from toolhost.config.model import (
 from toolhost.errors import ConfigError, Problem
 from toolhost.plugins.registry import Registry
 
-__all__ = ["PluginInfo", "PluginSet", "settings"]
+__all__ = ["PluginInfo", "PluginSet", "config_dir", "settings"]
 
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
 _settings_lock = threading.Lock()
 _settings: dict[str, Mapping[str, Any]] = {}
+_config_dir: Path | None = None
 
 
 def settings(plugin: str) -> Mapping[str, Any]:
@@ -38,6 +40,15 @@ def settings(plugin: str) -> Mapping[str, Any]:
     """
     with _settings_lock:
         return _settings.get(plugin, _EMPTY)
+
+
+def config_dir() -> Path:
+    """The directory of the config most recently applied (relative settings resolve here).
+
+    The current directory when no config file was involved.
+    """
+    with _settings_lock:
+        return _config_dir or Path.cwd()
 
 
 @dataclass(frozen=True)
@@ -98,7 +109,9 @@ class PluginSet:
         rules = tuple(r for reg in self.registries for r in reg.rules)
         permissions: PermissionsConfig = replace(
             config.permissions, rules=rules + tuple(config.permissions.rules))
+        global _config_dir
         with _settings_lock:
+            _config_dir = Path(config.files[0]).resolve().parent if config.files else None
             for reg in self.registries:
                 _settings[reg.plugin] = MappingProxyType(dict(_block(config, reg.plugin)))
         return replace(config, servers=servers, permissions=permissions)
