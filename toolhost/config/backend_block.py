@@ -44,7 +44,10 @@ class BackendChecker:
         found = [key for key in data if key in self.kinds]
         unknown = [key for key in data if key not in tool_keys and key not in self.kinds]
         for key in unknown:
-            check.problem((*path, key), "unknown key", did_you_mean(key, [*tool_keys, *names]))
+            hint = did_you_mean(key, [*tool_keys, *names])
+            if not hint and not found:
+                hint = "backend kinds available: " + (", ".join(names) or "none")
+            check.problem((*path, key), "unknown key", hint)
         if not found:
             if not unknown:
                 check.problem(path, "missing backend: a tool needs exactly one of "

@@ -30,7 +30,7 @@ from toolhost.config.sources import read_doc, resolve_extends
 from toolhost.config.tree import Doc, Mark, format_path
 from toolhost.errors import ConfigError, PluginError, Problem
 
-__all__ = ["FORMAT_VERSION", "TOP_KEYS", "load_config", "user_config_path"]
+__all__ = ["FORMAT_VERSION", "TOP_KEYS", "load_config", "load_merged", "user_config_path"]
 
 FORMAT_VERSION = 1
 TOP_KEYS = ("toolhost", "extends", "servers", "permissions", "plugins", "settings", "run")
@@ -44,11 +44,29 @@ def load_config(path: str | os.PathLike[str], *, kinds: Mapping[str, BackendKind
     of the plugins the config enables. Raises ``ConfigError`` listing every problem found.
     """
     env = os.environ if environ is None else environ
+    problems: list[Problem] = []  # ${...} problems, then every other one: all at once
+    merged, secrets, read = load_merged(path, environ=env, layers=layers, problems=problems)
+    config, activation = _build(merged, secrets, kinds, problems, read)
+    if problems:
+        raise ConfigError(problems)
+    if activation is not None:
+        config = activation.apply(config)
+    return config
+
+
+def load_merged(path: str | os.PathLike[str], *, environ: Mapping[str, str],
+                layers: bool = True, problems: list[Problem] | None = None
+                ) -> tuple[Doc, set[str], list[str]]:
+    """Steps 1-3: the merged, interpolated data with its marks, the secrets, the files read.
+
+    Raises ``ConfigError`` for unreadable files, syntax, versions and extends; ``${...}``
+    problems go to ``problems`` when given (else they raise too).
+    """
     main = str(path)
-    reader = _Reader(env)
-    files: list[tuple[str, str, bool]] = []  # (path, layer, required)
+    reader = _Reader(environ)
+    files: list[tuple[str, str, bool]] = []  # (path, layer, is_main)
     if layers:
-        user = user_config_path(env)
+        user = user_config_path(environ)
         if user is not None:
             files.append((str(user), "user", False))
     files.append((main, "project", True))
@@ -62,18 +80,15 @@ def load_config(path: str | os.PathLike[str], *, kinds: Mapping[str, BackendKind
         raise ConfigError(reader.version_problems)
     if reader.problems:
         raise ConfigError(reader.problems)
-
     merged = merge_docs(reader.docs)
-    problems: list[Problem] = []
-    secrets = interpolate(merged, env, problems)
+    found: list[Problem] = []
+    secrets = interpolate(merged, environ, found)
     secrets |= collect_declared_secrets(merged.data)
-    read = [main, *(f for f in reader.files if f != main)]
-    config, activation = _build(merged, secrets, kinds, problems, read)
-    if problems:
-        raise ConfigError(problems)
-    if activation is not None:
-        config = activation.apply(config)
-    return config
+    if found and problems is None:
+        raise ConfigError(found)
+    if problems is not None:
+        problems.extend(found)
+    return merged, secrets, [main, *(f for f in reader.files if f != main)]
 
 
 def user_config_path(environ: Mapping[str, str]) -> Path | None:

@@ -1,0 +1,46 @@
+"""Shared by validate and tools: load a config and compile its tools with the right kinds."""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from toolhost.errors import Problem
+
+if TYPE_CHECKING:
+    from toolhost.backends.base import BackendKind
+    from toolhost.compile import CompiledTools
+    from toolhost.config.model import HostConfig
+
+
+def active_kinds(config: HostConfig) -> Mapping[str, BackendKind] | None:
+    """The kinds the loader used: built-ins plus the plugins the config enables."""
+    try:
+        plugins: Any = importlib.import_module("toolhost.plugins")
+    except ModuleNotFoundError as exc:
+        if exc.name != "toolhost.plugins":
+            raise
+        return None
+    kinds: Mapping[str, BackendKind] = plugins.activate(config.plugins).kinds
+    return kinds
+
+
+def compile_config(config: HostConfig) -> CompiledTools:
+    """Bind every tool (raises CompileError listing each bad tool). Call ``aclose`` after."""
+    from toolhost.compile import compile_tools
+
+    return compile_tools(config, active_kinds(config))
+
+
+def close(compiled: CompiledTools) -> None:
+    import anyio
+
+    anyio.run(compiled.aclose)
+
+
+def redacted(config: HostConfig, problems: Iterable[Problem]) -> list[Problem]:
+    """Problems with every secret of ``config`` blanked out."""
+    return [dataclasses.replace(p, message=config.redact(p.message), hint=config.redact(p.hint))
+            for p in problems]

@@ -1,0 +1,133 @@
+"""``toolhost tools FILE``: what the model will see, and (--explain) where each value came from."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from toolhost.compile import CompiledTools
+    from toolhost.config.model import HostConfig
+
+HELP = "list every server and tool: wire name, description, generated inputSchema"
+
+DESCRIPTION = """\
+Load and compile a config and list every server and tool the way the model sees them: the
+wire name (mcp__<server>__<tool>), the description, and the generated inputSchema (from the
+params you declared, a Python signature, or a command's template placeholders).
+
+--json prints one JSON document (the same for a YAML file and its TOML twin).
+--explain adds every effective config value with the file:line that set it, which shows what
+extends, the user layer and toolhost.local.* contributed. Secrets are printed as ***.
+
+Examples:
+  toolhost tools team.yaml
+  toolhost tools team.yaml --json | jq '.servers[].tools[].wireName'
+  toolhost tools team.yaml --explain
+"""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("config", help="the config file (YAML or TOML)")
+    parser.add_argument("--json", action="store_true", help="one JSON document on stdout")
+    parser.add_argument("--explain", action="store_true",
+                        help="also show each effective value and the file:line that set it")
+    parser.add_argument("--no-layers", action="store_true",
+                        help="ignore the user config and toolhost.local.* files")
+
+
+def main(args: argparse.Namespace) -> int:
+    from toolhost.commands._configs import close, compile_config, redacted
+    from toolhost.config import load_config
+    from toolhost.errors import ConfigError
+
+    try:
+        config = load_config(args.config, layers=not args.no_layers)
+        try:
+            compiled = compile_config(config)
+        except ConfigError as exc:
+            raise ConfigError(redacted(config, exc.problems)) from None
+    except ConfigError as exc:
+        for problem in exc.problems:
+            print(str(problem), file=sys.stderr)
+        return 1
+    try:
+        listing = _listing(config, compiled)
+    finally:
+        close(compiled)
+    explained = _explain(args.config, config, layers=not args.no_layers) if args.explain else []
+    if args.json:
+        out: dict[str, Any] = {"servers": listing}
+        if args.explain:
+            out["explain"] = explained
+        print(config.redact(json.dumps(out, indent=2, ensure_ascii=False)))
+        return 0
+    print(config.redact(_render(listing, explained)))
+    return 0
+
+
+def _listing(config: HostConfig, compiled: CompiledTools) -> list[dict[str, Any]]:
+    servers = []
+    for name, server in config.servers.items():
+        entry: dict[str, Any] = {"name": name, "version": server.version}
+        if server.description:
+            entry["description"] = server.description
+        if server.external is not None:
+            entry["external"] = dict(server.external)
+        tools = []
+        for tool in compiled.servers.get(name, ()):
+            tools.append({"wireName": tool.wire_name, **tool.descriptor()})
+        entry["tools"] = tools
+        servers.append(entry)
+    return servers
+
+
+def _explain(path: str, config: HostConfig, *, layers: bool) -> list[dict[str, Any]]:
+    import os
+
+    from toolhost.config.loader import load_merged
+    from toolhost.config.tree import format_path, mark_for
+
+    merged, _, _ = load_merged(path, environ=os.environ, layers=layers)
+    out = []
+    for key, value in _leaves(merged.data, ()):
+        mark = mark_for(merged.marks, key, merged.file)
+        out.append({"key": format_path(key), "value": value,
+                    "origin": str(mark.origin(key)), "layer": mark.layer})
+    return out
+
+
+def _leaves(value: Any, path: tuple[Any, ...]) -> list[tuple[tuple[Any, ...], Any]]:
+    """Scalars, lists of scalars (shown whole) and empty mappings, each with its path."""
+    if isinstance(value, dict) and value:
+        return [leaf for key, item in value.items() for leaf in _leaves(item, (*path, key))]
+    if isinstance(value, list) and any(isinstance(v, (dict, list)) for v in value):
+        return [leaf for i, item in enumerate(value) for leaf in _leaves(item, (*path, i))]
+    return [(path, value)]
+
+
+def _render(listing: list[dict[str, Any]], explained: list[dict[str, Any]]) -> str:
+    lines: list[str] = []
+    for server in listing:
+        head = f"{server['name']} (v{server['version']})"
+        if server.get("description"):
+            head += f": {server['description']}"
+        lines.append(head)
+        if "external" in server:
+            lines.append(f"  external {server['external'].get('type', 'stdio')} server, "
+                         "started by the Claude CLI")
+        for tool in server["tools"]:
+            lines.append(f"  {tool['wireName']}")
+            lines.append(f"    {tool['description']}")
+            lines.append("    inputSchema: " + json.dumps(tool["inputSchema"], sort_keys=True))
+            if tool.get("annotations"):
+                lines.append("    annotations: " + json.dumps(tool["annotations"]))
+        lines.append("")
+    if explained:
+        lines.append("Effective values:")
+        for item in explained:
+            lines.append(f"  {item['key']} = {json.dumps(item['value'])}  "
+                         f"[{item['origin']}, {item['layer']}]")
+    return "\n".join(lines).rstrip("\n")

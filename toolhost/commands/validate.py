@@ -1,0 +1,62 @@
+"""``toolhost validate FILE...``: every problem of every file, one per line, then an exit code."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+HELP = "check config files: every problem at once, with file:line:col and key path"
+
+DESCRIPTION = """\
+Check one or more config files (YAML or TOML) the way `toolhost run` would load them: the
+format version, every key and type, names, extends, ${VAR} interpolation, permission rule
+shapes, and (unless --no-compile) each tool's backend: imports, templates and schemas.
+
+Problems go to stderr, one per line, in the form
+  FILE:LINE:COL: key.path: message (hint)
+Exit status: 0 when every file is valid, 1 otherwise.
+
+By default the user layer (~/.config/toolhost/config.yaml) and toolhost.local.yaml next to
+each file are merged in, as they would be at run time; --no-layers checks the files alone.
+
+Examples:
+  toolhost validate team.yaml
+  toolhost validate examples/configs/*.yaml examples/configs/*.toml
+  toolhost validate --no-layers --no-compile ci/config.toml
+"""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("files", nargs="+", metavar="FILE", help="config files to check")
+    parser.add_argument("--no-layers", action="store_true",
+                        help="ignore the user config and toolhost.local.* files")
+    parser.add_argument("--no-compile", action="store_true",
+                        help="check the config only; do not bind tools to their backends")
+    parser.add_argument("-q", "--quiet", action="store_true",
+                        help="print nothing for valid files")
+
+
+def main(args: argparse.Namespace) -> int:
+    from toolhost.commands._configs import close, compile_config, redacted
+    from toolhost.config import load_config
+    from toolhost.errors import ConfigError
+
+    failed = 0
+    for file in args.files:
+        try:
+            config = load_config(file, layers=not args.no_layers)
+            if not args.no_compile:
+                try:
+                    compiled = compile_config(config)
+                except ConfigError as exc:
+                    raise ConfigError(redacted(config, exc.problems)) from None
+                close(compiled)
+        except ConfigError as exc:
+            failed += 1
+            for problem in exc.problems:
+                print(str(problem), file=sys.stderr)
+            continue
+        if not args.quiet:
+            tools = sum(len(s.tools) for s in config.servers.values())
+            print(f"{file}: ok ({len(config.servers)} servers, {tools} tools)")
+    return 1 if failed else 0
