@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 import sys
 import textwrap
 from collections.abc import Callable, Iterator
@@ -55,3 +56,37 @@ def make_plugin(site: Path) -> MakePlugin:
         return site
 
     return make
+
+
+def git(cwd: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True,
+                          text=True).stdout.strip()
+
+
+def _make_repo(path: Path, files: dict[str, str], tag: str | None = None) -> str:
+    """A real git repository with one more commit of ``files`` (tagged ``tag``); its sha."""
+    if not (path / ".git").exists():
+        path.mkdir(parents=True)
+        git(path, "init", "-q", "-b", "main")
+        git(path, "config", "user.email", "t@example.invalid")
+        git(path, "config", "user.name", "Test")
+        git(path, "config", "commit.gpgsign", "false")
+    for name, text in files.items():
+        (path / name).parent.mkdir(parents=True, exist_ok=True)
+        (path / name).write_text(text)
+    git(path, "add", "-A")
+    git(path, "commit", "-q", "-m", f"commit {tag or ''}")
+    if tag:
+        git(path, "tag", tag)
+    return git(path, "rev-parse", "HEAD")
+
+
+@pytest.fixture
+def make_repo() -> Callable[..., str]:
+    return _make_repo
+
+
+@pytest.fixture(autouse=True)
+def _own_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Never touch the real ~/.cache: every test gets its own TOOLHOST_CACHE."""
+    monkeypatch.setenv("TOOLHOST_CACHE", str(tmp_path / "toolhost-cache"))

@@ -6,7 +6,7 @@ import fcntl
 import logging
 import multiprocessing
 import shutil
-import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -15,34 +15,11 @@ from toolhost.config.gitrepos import checkout_dir, fetch_repo, list_tags, repo_f
 from toolhost.config.model import Origin
 from toolhost.errors import ConfigError
 
-
-def git(cwd: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True,
-                          text=True).stdout.strip()
-
-
-def make_repo(path: Path, files: dict[str, str], tag: str | None = None) -> str:
-    """A real git repository with one commit of ``files`` (more commits on later calls)."""
-    if not (path / ".git").exists():
-        path.mkdir(parents=True)
-        git(path, "init", "-q", "-b", "main")
-        git(path, "config", "user.email", "t@example.invalid")
-        git(path, "config", "user.name", "Test")
-        git(path, "config", "commit.gpgsign", "false")
-    for name, text in files.items():
-        (path / name).parent.mkdir(parents=True, exist_ok=True)
-        (path / name).write_text(text)
-    git(path, "add", "-A")
-    git(path, "commit", "-q", "-m", f"commit {tag or ''}")
-    if tag:
-        git(path, "tag", tag)
-    return git(path, "rev-parse", "HEAD")
-
-
+MakeRepo = Callable[..., str]
 AT = Origin("team.yaml", 3, 5, "extends[0]")
 
 
-def test_clone_once_then_offline(tmp_path: Path) -> None:
+def test_clone_once_then_offline(tmp_path: Path, make_repo: MakeRepo) -> None:
     origin = tmp_path / "origin"
     make_repo(origin, {"base.yaml": "v1\n"}, tag="v1.0.0")
     make_repo(origin, {"base.yaml": "v2\n"}, tag="v2.0.0")
@@ -60,7 +37,7 @@ def test_clone_once_then_offline(tmp_path: Path) -> None:
     assert str(info.value).startswith("team.yaml:3:5: extends[0]: git ls-remote failed")
 
 
-def test_commit_pin_branch_warning_and_bad_paths(tmp_path: Path,
+def test_commit_pin_branch_warning_and_bad_paths(tmp_path: Path, make_repo: MakeRepo,
                                                  caplog: pytest.LogCaptureFixture) -> None:
     origin = tmp_path / "origin"
     sha = make_repo(origin, {"a/base.yaml": "one\n"})
@@ -90,7 +67,7 @@ def _fetch_in_child(url: str, cache: str, out: str) -> None:
     Path(out).write_text(f"{checkout.path}\n{checkout.sha}")
 
 
-def test_two_processes_share_one_clone(tmp_path: Path) -> None:
+def test_two_processes_share_one_clone(tmp_path: Path, make_repo: MakeRepo) -> None:
     origin = tmp_path / "origin"
     sha = make_repo(origin, {"base.yaml": "x\n"}, tag="v1")
     cache = tmp_path / "cache"
@@ -111,7 +88,7 @@ def test_two_processes_share_one_clone(tmp_path: Path) -> None:
     assert len([p for p in repos.iterdir() if p.is_dir()]) == 1  # no leftover temp clones
 
 
-def test_a_held_lock_makes_another_process_wait(tmp_path: Path) -> None:
+def test_a_held_lock_makes_another_process_wait(tmp_path: Path, make_repo: MakeRepo) -> None:
     origin = tmp_path / "origin"
     make_repo(origin, {"base.yaml": "x\n"}, tag="v1")
     url, cache, out = origin.as_uri(), tmp_path / "cache", tmp_path / "out"

@@ -131,7 +131,7 @@ def _check_settings(reg: Registry, config: HostConfig) -> list[Problem]:
         return []
     from jsonschema import Draft202012Validator
 
-    value = _block(config, reg.plugin)
+    value = dict(_block(config, reg.plugin))
     origin = config.origins.get(f"settings.{reg.plugin}", UNKNOWN)
     problems = []
     validator = Draft202012Validator(dict(reg.settings_schema))

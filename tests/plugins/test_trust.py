@@ -1,0 +1,53 @@
+"""Installed is not enabled: loading a config imports only the plugins it lists."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+MakePlugin = Callable[..., Path]
+
+PROBE = """
+import json, sys
+from toolhost.config.loader import load_config
+config = load_config(sys.argv[1], layers=False)
+mine = sorted(m for m in sys.modules if m.startswith(("toolhost_", "evil")))
+print(json.dumps({"servers": sorted(config.servers), "modules": mine}))
+"""
+
+
+def load_in_subprocess(config: Path) -> dict[str, list[str]]:
+    proc = subprocess.run([sys.executable, "-c", PROBE, str(config)], capture_output=True,
+                          text=True, timeout=60, check=False)
+    assert proc.returncode == 0, proc.stderr
+    result: dict[str, list[str]] = json.loads(proc.stdout)
+    return result
+
+
+def test_only_enabled_plugins_are_imported(tmp_path: Path, make_plugin: MakePlugin) -> None:
+    # An installed plugin that would fail loudly if anything imported it.
+    make_plugin("toolhost-evil", modules={"evil_plugin": "raise SystemExit('imported!')\n"})
+    plain = tmp_path / "plain.yaml"
+    plain.write_text("toolhost: 1\nservers: {}\n")
+    assert load_in_subprocess(plain) == {"servers": [], "modules": []}
+
+    files = tmp_path / "files.yaml"
+    files.write_text("toolhost: 1\nplugins: [toolhost-files]\n")
+    loaded = load_in_subprocess(files)
+    assert loaded["servers"] == ["files"]
+    assert "toolhost_files.plugin" in loaded["modules"]
+    assert not [m for m in loaded["modules"] if m.startswith(("toolhost_sqlite", "evil"))]
+
+
+def test_a_missing_plugin_fails_the_load_with_an_install_hint(tmp_path: Path) -> None:
+    config = tmp_path / "app.yaml"
+    config.write_text("toolhost: 1\nplugins:\n  - toolhost-files\n  - toolhost-nothere>=2\n")
+    proc = subprocess.run([sys.executable, "-m", "toolhost", "validate", str(config)],
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert proc.returncode != 0
+    assert "plugin 'toolhost-nothere' is not installed" in proc.stderr
+    assert "pip install 'toolhost-nothere>=2'" in proc.stderr
+    assert f"{config}:4" in proc.stderr
