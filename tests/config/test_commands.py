@@ -1,0 +1,90 @@
+"""toolhost tools and toolhost schema as real processes."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from jsonschema import Draft202012Validator
+
+CASES = Path(__file__).parent / "cases" / "valid"
+
+
+def toolhost(*args: str, home: Path, env: dict[str, str] | None = None
+             ) -> subprocess.CompletedProcess[str]:
+    environ = {k: v for k, v in os.environ.items() if k != "XDG_CONFIG_HOME"}
+    environ["HOME"] = str(home)
+    environ.update(env or {})
+    return subprocess.run([sys.executable, "-m", "toolhost", *args], capture_output=True,
+                          text=True, env=environ, timeout=120, check=False)
+
+
+def test_tools_json_is_the_same_for_yaml_and_toml_twins(tmp_path: Path) -> None:
+    from_yaml = toolhost("tools", str(CASES / "echo.yaml"), "--json", home=tmp_path)
+    from_toml = toolhost("tools", str(CASES / "echo.toml"), "--json", home=tmp_path)
+    assert from_yaml.returncode == 0, from_yaml.stderr
+    assert from_yaml.stdout == from_toml.stdout
+    listing = json.loads(from_yaml.stdout)
+    (server,) = listing["servers"]
+    echo = server["tools"][0]
+    assert echo["wireName"] == "mcp__shell__echo"
+    assert echo["inputSchema"]["properties"]["text"]["maxLength"] == 200
+    assert echo["inputSchema"]["required"] == ["text"]
+    assert echo["annotations"]["readOnlyHint"] is True
+
+
+def test_tools_text_explain_and_redaction(tmp_path: Path) -> None:
+    (tmp_path / "base.yaml").write_text("servers:\n  api:\n    timeout: 7s\n")
+    config = tmp_path / "c.yaml"
+    config.write_text("""\
+toolhost: 1
+extends: [base.yaml]
+servers:
+  api:
+    description: Talks to ${API_HOST}
+    env: {API_TOKEN: "${SECRET_TOKEN}"}
+    tools:
+      hello: {command: [echo, "hello {{ who }}", "${SECRET_TOKEN}"]}
+""")
+    env = {"SECRET_TOKEN": "s3cr3t-value", "API_HOST": "example.invalid"}
+    out = toolhost("tools", str(config), "--explain", home=tmp_path, env=env)
+    assert out.returncode == 0, out.stderr
+    assert "mcp__api__hello" in out.stdout
+    assert "Talks to example.invalid" in out.stdout
+    assert "s3cr3t-value" not in out.stdout and "***" in out.stdout
+    assert f'servers.api.timeout = "7s"  [{tmp_path / "base.yaml"}:3:5, extends]' \
+        in out.stdout
+    data = json.loads(toolhost("tools", str(config), "--json", "--explain", home=tmp_path,
+                               env=env).stdout)
+    explained = {item["key"]: item for item in data["explain"]}
+    assert explained["servers.api.env.API_TOKEN"]["value"] == "***"
+    assert explained["servers.api.description"]["origin"] == f"{config}:5:5"
+
+
+def test_tools_reports_problems_and_fails(tmp_path: Path) -> None:
+    config = tmp_path / "bad.toml"
+    config.write_text("toolhost = 1\n[servers.s.tools.t]\ncommand = ['x']\ntimout = 1\n")
+    out = toolhost("tools", str(config), home=tmp_path)
+    assert out.returncode == 1 and out.stdout == ""
+    assert out.stderr.strip() == (f"{config}:4:1: servers.s.tools.t.timout: unknown key "
+                                  "(did you mean 'timeout'?)")
+
+
+def test_schema_command(tmp_path: Path) -> None:
+    plain = toolhost("schema", "--plain", home=tmp_path)
+    full = toolhost("schema", home=tmp_path)
+    assert plain.returncode == 0 and full.returncode == 0
+    shipped = json.loads(plain.stdout)
+    schema: dict[str, Any] = json.loads(full.stdout)
+    Draft202012Validator.check_schema(schema)
+    assert "command" not in shipped["$defs"]["tool"]["properties"]
+    assert "command" in schema["$defs"]["tool"]["properties"]
+    validator = Draft202012Validator(schema)
+    good = {"toolhost": 1, "servers": {"s": {"tools": {"t": {"command": ["echo"]}}}}}
+    assert list(validator.iter_errors(good)) == []
+    bad = {"toolhost": 1, "servers": {"s": {"tols": {}}}}
+    assert list(validator.iter_errors(bad))
