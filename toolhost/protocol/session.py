@@ -37,6 +37,7 @@ from toolhost.protocol.handlers import (
     answer_can_use_tool,
     answer_mcp_message,
 )
+from toolhost.protocol.tasks import RequestTasks
 
 __all__ = ["ControlSession"]
 
@@ -73,7 +74,7 @@ class ControlSession:
         self.permission = permission
         self.on_message = on_message
         self._tg: anyio.abc.TaskGroup | None = None
-        self._inflight: dict[str, anyio.CancelScope] = {}  # incoming request_id -> scope
+        self._tasks = RequestTasks()  # incoming requests being served, by request_id
         self._pending: dict[str, _Waiter | None] = {}  # our request_id -> waiter (None: ignore)
         self._mcp_pending: dict[tuple[str, Any], _Waiter] = {}  # our JSON-RPC requests
         self._ids = itertools.count(1)
@@ -101,18 +102,27 @@ class ControlSession:
     # -- reading ----------------------------------------------------------------------
 
     async def run(self) -> None:
-        """Read and serve until the CLI closes its output; then wait for calls in flight."""
+        """Read and serve until the CLI closes its output; then wait for calls in flight.
+
+        Cancelling ``run`` (or calling ``aclose``) cancels the calls in flight instead.
+        """
+        tasks = self._tasks
         try:
             async with anyio.create_task_group() as tg:
                 self._tg = tg
-                await self._read_loop(tg)
+                tasks.bind(tg)
+                await self._read_loop()
                 self._fail_pending("the CLI closed its output")
+                await tasks.wait_all()
         finally:
             self._done = True
             self._tg = None
             self._fail_pending("the control session stopped")
+            tasks.cancel_all()
+            with anyio.CancelScope(shield=True):
+                await tasks.wait_all()
 
-    async def _read_loop(self, tg: anyio.abc.TaskGroup) -> None:
+    async def _read_loop(self) -> None:
         reader = self._reader
         while True:
             try:
@@ -136,36 +146,29 @@ class ControlSession:
                 continue
             kind = message.get("type")
             if kind == "control_request":
-                self._start_request(tg, message)
+                self._start_request(message)
             elif kind == "control_response":
                 self._on_response(message.get("response"))
             elif kind == "control_cancel_request":
-                scope = self._inflight.get(str(message.get("request_id")))
-                if scope is not None:
-                    scope.cancel()
+                self._tasks.cancel(str(message.get("request_id")))
             elif self.on_message is not None:
                 try:
                     await self.on_message(message)
                 except Exception:  # a renderer's bug never stops the session
                     log.exception("on_message failed for a %r message", kind)
 
-    def _start_request(self, tg: anyio.abc.TaskGroup, message: dict[str, Any]) -> None:
+    def _start_request(self, message: dict[str, Any]) -> None:
         request_id = message.get("request_id")
         if not isinstance(request_id, str) or not request_id:
             log.warning("control session: skipped a control_request without a request_id: "
                         "%.200r", message)
             return
-        tg.start_soon(self._serve, request_id, message.get("request"))
+        self._tasks.spawn(request_id, self._serve, message.get("request"))
 
     async def _serve(self, request_id: str, request: Any) -> None:
-        with anyio.CancelScope() as scope:
-            self._inflight[request_id] = scope
-            try:
-                frame = await self._answer(request_id, request)
-            finally:
-                if self._inflight.get(request_id) is scope:
-                    del self._inflight[request_id]
-            await self._write(frame)
+        # Runs inside the request's cancel scope (RequestTasks): a control_cancel_request
+        # stops it before the answer is written, so a withdrawn request gets none.
+        await self._write(await self._answer(request_id, request))
 
     async def _answer(self, request_id: str, request: Any) -> dict[str, Any]:
         try:
@@ -325,11 +328,12 @@ class ControlSession:
     @property
     def in_flight(self) -> int:
         """Incoming control requests still being served."""
-        return len(self._inflight)
+        return len(self._tasks.scopes)
 
     async def aclose(self) -> None:
         """Cancel every call in flight and stop reading; pending requests fail."""
         self._done = True
+        self._tasks.cancel_all()
         if self._tg is not None:
             self._tg.cancel_scope.cancel()
         self._fail_pending("the control session was closed")

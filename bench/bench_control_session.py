@@ -1,0 +1,296 @@
+"""Round trips of tools/call through the control protocol, from a fake CLI over real pipes.
+
+Run:  .venv/bin/python bench/bench_control_session.py [--calls N] [--inflight K]
+
+A fake CLI (a real subprocess: this file with --fake-cli) does the MCP handshake, then sends
+``mcp_message`` control requests carrying ``tools/call`` for a one-line ``greet`` tool, first
+one at a time, then with K in flight, and times each round trip (time.perf_counter, from the
+write of the request to the read of its answer). It checks every answer's text.
+Three hosts answer it, one after the other, in this process:
+
+- toolhost: ``ControlSession`` + ``McpServer`` with one ``CompiledTool``;
+- floor:    a minimal hand-written JSON-lines responder (read, json, format, write);
+- official: ``claude_agent_sdk.create_sdk_mcp_server`` driven by the SDK's own ``Query``
+            over a Transport on the same pipes (what a claude_agent_sdk program runs).
+
+Prints p50/p99 latency and calls/s for each mode, and the ratios the project targets:
+toolhost's sequential p50 at most 2.5x the floor's, and at least 20x the official SDK's
+calls per second.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+GREET_SCHEMA = {"type": "object", "properties": {"name": {"type": "string"}},
+                "required": ["name"]}
+
+
+# -- the fake CLI (child process) ---------------------------------------------------------
+
+
+def fake_cli(calls: int, inflight: int, warmup: int, out_path: str) -> None:
+    stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
+    counter = 0
+
+    def send(message: dict[str, Any]) -> str:
+        nonlocal counter
+        counter += 1
+        rid = f"cli-{counter}"
+        line = {"type": "control_request", "request_id": rid,
+                "request": {"subtype": "mcp_message", "server_name": "demo",
+                            "message": message}}
+        stdout.write(json.dumps(line).encode() + b"\n")
+        stdout.flush()
+        return rid
+
+    def receive() -> dict[str, Any]:
+        while True:
+            line = stdin.readline()
+            if not line:
+                raise SystemExit("host closed the pipe")
+            msg = json.loads(line)
+            if msg.get("type") == "control_response":
+                return dict(msg["response"])
+
+    def call_message(i: int) -> dict[str, Any]:
+        return {"jsonrpc": "2.0", "id": i + 10, "method": "tools/call",
+                "params": {"name": "greet", "arguments": {"name": f"n{i}"},
+                           "_meta": {"claudecode/toolUseId": f"toolu_{i}"}}}
+
+    errors = 0
+
+    def check(response: dict[str, Any], i: int) -> None:
+        nonlocal errors
+        try:
+            text = response["response"]["mcp_response"]["result"]["content"][0]["text"]
+        except (KeyError, IndexError, TypeError):
+            text = None
+        if text != f"Hello, n{i}!":
+            errors += 1
+
+    send({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+          "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                     "clientInfo": {"name": "claude-code", "version": "2.1.330"}}})
+    receive()
+    send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    receive()
+    send({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+    receive()
+
+    for i in range(warmup):
+        send(call_message(i))
+        receive()
+
+    sequential: list[float] = []
+    t0 = time.perf_counter()
+    for i in range(calls):
+        start = time.perf_counter()
+        send(call_message(i))
+        response = receive()
+        sequential.append(time.perf_counter() - start)
+        check(response, i)
+    seq_wall = time.perf_counter() - t0
+
+    concurrent: list[float] = []
+    started: dict[str, tuple[int, float]] = {}
+    t0 = time.perf_counter()
+    sent = 0
+    while sent < min(inflight, calls):
+        started[send(call_message(sent))] = (sent, time.perf_counter())
+        sent += 1
+    while started:
+        response = receive()
+        i, start = started.pop(response["request_id"])
+        concurrent.append(time.perf_counter() - start)
+        check(response, i)
+        if sent < calls:
+            started[send(call_message(sent))] = (sent, time.perf_counter())
+            sent += 1
+    conc_wall = time.perf_counter() - t0
+
+    Path(out_path).write_text(json.dumps({
+        "sequential": sequential, "sequential_wall": seq_wall,
+        "concurrent": concurrent, "concurrent_wall": conc_wall, "errors": errors}))
+
+
+# -- hosts (this process) -----------------------------------------------------------------
+
+
+async def host_toolhost(receive: Any, send: Any, done: Callable[[], Awaitable[None]]) -> None:
+    import jsonschema
+
+    from toolhost.backends.base import CallContext
+    from toolhost.compile.tool import CompiledTool
+    from toolhost.mcp import McpServer
+    from toolhost.protocol import ControlSession
+    from toolhost.results import ToolResult
+
+    async def greet(arguments: Mapping[str, Any], ctx: CallContext) -> ToolResult:
+        return ToolResult.text(f"Hello, {arguments['name']}!")
+
+    tool = CompiledTool(name="greet", server="demo", description="Greet a person by name",
+                        input_schema=GREET_SCHEMA,
+                        validator=jsonschema.Draft202012Validator(GREET_SCHEMA), invoke=greet)
+    session = ControlSession(receive, send, servers={"demo": McpServer("demo", "1.0.0", [tool])})
+    await session.run()
+
+
+async def host_floor(receive: Any, send: Any, done: Callable[[], Awaitable[None]]) -> None:
+    from toolhost.protocol import LineReader
+
+    import anyio
+
+    reader = LineReader(receive, 1 << 24)
+    while True:
+        try:
+            line = await reader.receive_line()
+        except anyio.EndOfStream:
+            return
+        msg = json.loads(line)
+        request = msg["request"]["message"]
+        if request.get("method") == "tools/call":
+            result: dict[str, Any] = {"content": [{"type": "text", "text":
+                                      f"Hello, {request['params']['arguments']['name']}!"}],
+                                      "isError": False}
+        else:
+            result = {}
+        answer = {"type": "control_response", "response": {
+            "subtype": "success", "request_id": msg["request_id"],
+            "response": {"mcp_response": {"jsonrpc": "2.0", "id": request.get("id"),
+                                          "result": result}}}}
+        await send.send((json.dumps(answer) + "\n").encode())
+
+
+async def host_official(receive: Any, send: Any, done: Callable[[], Awaitable[None]]) -> None:
+    from claude_agent_sdk import create_sdk_mcp_server, tool
+    from claude_agent_sdk._internal.query import Query
+    from claude_agent_sdk._internal.transport import Transport
+
+    from toolhost.protocol import LineReader
+
+    import anyio
+
+    @tool("greet", "Greet a person by name", GREET_SCHEMA)
+    async def greet(args: dict[str, Any]) -> dict[str, Any]:
+        return {"content": [{"type": "text", "text": f"Hello, {args['name']}!"}]}
+
+    class PipeTransport(Transport):
+        async def connect(self) -> None:
+            return None
+
+        async def write(self, data: str) -> None:
+            await send.send(data.encode())
+
+        async def read_messages(self) -> AsyncIterator[dict[str, Any]]:
+            reader = LineReader(receive, 1 << 24)
+            while True:
+                try:
+                    line = await reader.receive_line()
+                except anyio.EndOfStream:
+                    return
+                yield json.loads(line)
+
+        async def close(self) -> None:
+            return None
+
+        def is_ready(self) -> bool:
+            return True
+
+        async def end_input(self) -> None:
+            return None
+
+    config = create_sdk_mcp_server("demo", "1.0.0", tools=[greet])
+    query = Query(PipeTransport(), is_streaming_mode=True,
+                  sdk_mcp_servers={"demo": config["instance"]})
+    await query.start()
+    await done()  # the fake CLI has finished and closed its output
+    await query.close()
+    query.close_receive_stream()
+
+
+HOSTS: dict[str, Callable[[Any, Any, Callable[[], Awaitable[None]]], Awaitable[None]]] = {
+    "toolhost": host_toolhost, "floor": host_floor, "official": host_official}
+
+
+async def run_host(name: str, calls: int, inflight: int, warmup: int) -> dict[str, Any]:
+    import anyio
+
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "stats.json"
+        argv = [sys.executable, __file__, "--fake-cli", "--calls", str(calls),
+                "--inflight", str(inflight), "--warmup", str(warmup), "--out", str(out)]
+        async with await anyio.open_process(argv, stderr=None) as proc:
+            assert proc.stdout is not None and proc.stdin is not None
+
+            async def done() -> None:
+                await proc.wait()
+
+            await HOSTS[name](proc.stdout, proc.stdin, done)
+            await proc.stdin.aclose()
+            await proc.wait()
+        if proc.returncode != 0:
+            raise SystemExit(f"fake CLI failed against {name} (exit {proc.returncode})")
+        return dict(json.loads(out.read_text()))
+
+
+def summarize(samples: list[float], wall: float) -> dict[str, float]:
+    ordered = sorted(samples)
+    p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
+    return {"p50_us": statistics.median(ordered) * 1e6, "p99_us": p99 * 1e6,
+            "calls_per_s": len(samples) / wall}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--calls", type=int, default=2000)
+    parser.add_argument("--inflight", type=int, default=32)
+    parser.add_argument("--warmup", type=int, default=200)
+    parser.add_argument("--hosts", default="floor,toolhost,official")
+    parser.add_argument("--fake-cli", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--out", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.fake_cli:
+        fake_cli(args.calls, args.inflight, args.warmup, args.out)
+        return 0
+
+    import anyio
+
+    results: dict[str, dict[str, dict[str, float]]] = {}
+    print(f"tools/call round trips through the control protocol, {args.calls} calls per mode, "
+          f"{args.inflight} in flight for the concurrent mode")
+    print(f"{'host':<10} {'mode':<12} {'p50 us':>9} {'p99 us':>9} {'calls/s':>9}")
+    for name in args.hosts.split(","):
+        stats = anyio.run(run_host, name, args.calls, args.inflight, args.warmup)
+        if stats["errors"]:
+            print(f"{name}: {stats['errors']} wrong answers!")
+        results[name] = {
+            "sequential": summarize(stats["sequential"], stats["sequential_wall"]),
+            f"{args.inflight}-inflight": summarize(stats["concurrent"],
+                                                   stats["concurrent_wall"])}
+        for mode, s in results[name].items():
+            print(f"{name:<10} {mode:<12} {s['p50_us']:>9.0f} {s['p99_us']:>9.0f} "
+                  f"{s['calls_per_s']:>9.0f}")
+    if {"floor", "toolhost"} <= results.keys():
+        ratio = (results["toolhost"]["sequential"]["p50_us"]
+                 / results["floor"]["sequential"]["p50_us"])
+        print(f"toolhost / floor sequential p50: {ratio:.2f}x (target <= 2.5x)")
+    if {"official", "toolhost"} <= results.keys():
+        for mode in results["toolhost"]:
+            speedup = (results["toolhost"][mode]["calls_per_s"]
+                       / results["official"][mode]["calls_per_s"])
+            print(f"toolhost / official calls/s, {mode}: {speedup:.1f}x (target >= 20x)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
