@@ -295,3 +295,26 @@ async def test_manifest_matches_the_handshake_answers() -> None:
     assert [t["name"] for t in manifest["toolsListResult"]["tools"]] == [
         f"t{i}" for i in range(5)]
     assert "nextCursor" not in manifest["toolsListResult"]
+
+
+async def test_without_a_peer_the_core_leaves_cancellation_to_the_transport() -> None:
+    release = anyio.Event()
+
+    async def waits(arguments: Mapping[str, Any], ctx: CallContext) -> ToolResult:
+        await release.wait()
+        return ToolResult.text("finished")
+
+    server = McpServer("demo", "1", [make_tool("w", waits, schema={})])
+    results: list[dict[str, Any]] = []
+
+    async def run() -> None:
+        results.append(await call(server, req("tools/call", {"name": "w"}, id=3)))
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(run)
+        await anyio.sleep(0.01)
+        cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled",
+                  "params": {"requestId": 3}}
+        assert await server.handle(cancel) is None
+        release.set()
+    assert results[0]["result"]["content"][0]["text"] == "finished"

@@ -113,9 +113,12 @@ class McpServer:
         """Answer one JSON-RPC message.
 
         Returns the response for a request, None for a notification or a response.
-        ``notify`` carries notifications back to the client (progress). ``peer`` names
-        the connection so that ``notifications/cancelled`` only reaches that peer's calls
-        (JSON-RPC ids are unique per connection only).
+        ``notify`` carries notifications back to the client (progress). ``peer`` names the
+        connection (any hashable, e.g. the transport's session object): when given, the
+        core tracks that peer's tools/call by JSON-RPC id, and a ``notifications/cancelled``
+        handled with the same ``peer`` cancels the call, which then answers error -32800.
+        Without ``peer`` the transport handles cancellation itself (ids are unique per
+        connection only, so the core never guesses).
         """
         if not isinstance(message, Mapping):
             return rpc.error_response(None, rpc.INVALID_REQUEST,
@@ -168,7 +171,7 @@ class McpServer:
         return {"jsonrpc": "2.0", "id": request_id, "result": result}
 
     def _notification(self, method: str, params: Any, peer: Hashable) -> None:
-        if method == "notifications/cancelled" and isinstance(params, Mapping):
+        if method == "notifications/cancelled" and peer is not None and isinstance(params, Mapping):
             scope = self._inflight.get((peer, params.get("requestId")))
             if scope is not None:
                 log.debug("%s: cancelling request %r (%s)", self.name,
@@ -241,6 +244,9 @@ class McpServer:
                               progress=_progress_sender(notify, token), log=_call_log)
         else:
             ctx = CallContext(call_id=str(request_id), tool=tool.wire_name, log=_call_log)
+        if peer is None:
+            out = (await self._run(tool, arguments, ctx)).to_mcp()
+            return self._modern(out) if modern else out
         key = (peer, request_id)
         with anyio.CancelScope() as scope:
             self._inflight[key] = scope
