@@ -75,7 +75,7 @@ def _make_repo(path: Path, files: dict[str, str], tag: str | None = None) -> str
         (path / name).parent.mkdir(parents=True, exist_ok=True)
         (path / name).write_text(text)
     git(path, "add", "-A")
-    git(path, "commit", "-q", "-m", f"commit {tag or ''}")
+    git(path, "commit", "-q", "--allow-empty", "-m", f"commit {tag or ''}")
     if tag:
         git(path, "tag", tag)
     return git(path, "rev-parse", "HEAD")

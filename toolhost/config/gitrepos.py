@@ -27,8 +27,17 @@ from typing import Any, Literal
 from toolhost.config.model import UNKNOWN, Origin
 from toolhost.errors import ConfigError, Problem
 
-__all__ = ["Checkout", "cache_root", "checkout_dir", "fetch_repo", "list_tags", "repo_file",
-           "resolve_git_entry", "run_git"]
+__all__ = [
+    "Checkout",
+    "cache_root",
+    "checkout_dir",
+    "fetch_repo",
+    "list_tags",
+    "normalize_repo",
+    "repo_file",
+    "resolve_git_entry",
+    "run_git",
+]
 
 log = logging.getLogger("toolhost.config")
 
@@ -98,9 +107,14 @@ def resolve_git_entry(entry: Any, *, base_dir: Path, origin: Origin) -> Path:
                      "path: base.yaml}")
     if not rev:
         raise _error(origin, "`rev` is required: pin a tag or a commit")
-    if "://" not in repo and not re.match(r"^[\w.-]+@[\w.-]+:", repo):
-        repo = (base_dir / Path(repo).expanduser()).resolve().as_uri()
-    return repo_file(repo, rev, path, where=origin)
+    return repo_file(normalize_repo(repo, base_dir), rev, path, where=origin)
+
+
+def normalize_repo(repo: str, base_dir: Path) -> str:
+    """A URL for git: ``repo`` itself, or a local path made absolute (``file://``)."""
+    if "://" in repo or re.match(r"^[\w.-]+@[\w.-]+:", repo):
+        return repo
+    return (base_dir / Path(repo).expanduser()).resolve().as_uri()
 
 
 def fetch_repo(url: str, rev: str, *, where: Origin = UNKNOWN,

@@ -82,8 +82,6 @@ def activate(requirements: Sequence[PluginRequirement], *, strict: bool = True,
 
     if outcome.problems and strict:
         raise PluginConfigError(outcome.problems)
-    for problem in outcome.problems:
-        log.warning("plugin left out: %s", problem)
     builtin_info = PluginInfo(name=SELF, version=installed[SELF].version if SELF in installed
                               else "0", provides=builtins.provides() if builtins else {})
     return PluginSet(kinds=kinds, plugins=tuple(i for i, _ in kept),

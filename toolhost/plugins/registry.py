@@ -23,6 +23,7 @@ Nothing is registered when the hook raises: a plugin contributes all of it or no
 from __future__ import annotations
 
 import inspect
+import json
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Literal
 
@@ -204,9 +205,18 @@ class Registry:
             "kinds": sorted(self.kinds),
             "servers": sorted(set(self.servers) | {s for s, _ in self.tools}),
             "tools": sorted(f"mcp__{s}__{t}" for s, t in self.tools),
-            "rules": [f"{r.effect} {r.tool}" for r in self.rules],
+            "rules": [_describe(r) for r in self.rules],
             "fragments": sorted(self.fragments),
         }
+
+
+def _describe(rule: RuleConfig) -> str:
+    text = f"{rule.effect} {rule.tool}"
+    if rule.when:
+        text += " when " + json.dumps(rule.when, sort_keys=True, default=str)
+    if rule.expr:
+        text += f" if {rule.expr}"
+    return text
 
 
 def _check_name(plugin: str, what: str, name: str) -> None:

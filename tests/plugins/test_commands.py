@@ -1,0 +1,102 @@
+"""`toolhost plugins` and `toolhost update`, run as the real command line."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+MakeRepo = Callable[..., str]
+
+
+def toolhost(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "toolhost", *args], capture_output=True,
+                          text=True, timeout=120, check=False)
+
+
+def test_plugins_lists_installed_provides_and_enabled(tmp_path: Path) -> None:
+    config = tmp_path / "app.yaml"
+    config.write_text("toolhost: 1\nplugins:\n  - toolhost-files\n")
+    proc = toolhost("plugins", str(config), "--json", "--no-layers")
+    assert proc.returncode == 0, proc.stderr
+    rows = {r["name"]: r for r in json.loads(proc.stdout)["plugins"]}
+    files, sqlite = rows["toolhost-files"], rows["toolhost-sqlite"]
+    assert files["enabled"] is True and files["enabled_at"] == f"{config}:3:5"
+    assert files["version"] == "0.1.0"
+    assert "mcp__files__read" in files["provides"]["tools"]
+    assert files["provides"]["fragments"] == ["presets/readonly.yaml"]
+    assert sqlite["enabled"] is False and sqlite["provides"]["kinds"] == ["sqlite"]
+    assert rows["toolhost"]["builtin"] is True and "python" in rows["toolhost"]["provides"][
+        "kinds"]
+
+    human = toolhost("plugins", str(config), "--no-layers")
+    assert "toolhost-sqlite 0.1.0  [installed, not enabled]" in human.stdout
+    assert f"toolhost-files 0.1.0  [enabled at {config}:3:5]" in human.stdout
+
+
+def test_plugins_reports_what_to_install(tmp_path: Path) -> None:
+    config = tmp_path / "app.yaml"
+    config.write_text("toolhost: 1\nplugins: [toolhost-files, 'toolhost-sqlite>=9']\n")
+    proc = toolhost("plugins", str(config), "--no-layers")
+    assert proc.returncode == 1
+    assert "is installed, but the config needs 'toolhost-sqlite>=9'" in proc.stderr
+    assert "pip install 'toolhost-sqlite>=9'" in proc.stderr
+
+
+YAML = """\
+toolhost: 1
+# team config, pinned
+extends:
+  - {{repo: {url}, rev: v1.0.0, path: base.yaml}}   # flow style
+  - repo: {url}
+    rev: "v1.0.0"     # quoted, with a comment
+    path: base.yaml
+  - ./local.yaml
+"""
+
+TOML = """\
+toolhost = 1
+
+[[extends]]
+repo = "{url}"
+rev = 'v1.0.0'  # pinned
+path = "base.yaml"
+"""
+
+
+def test_update_moves_pins_to_the_newest_tag_keeping_the_rest(tmp_path: Path,
+                                                              make_repo: MakeRepo) -> None:
+    origin = tmp_path / "team"
+    make_repo(origin, {"base.yaml": "toolhost: 1\n"}, tag="v1.0.0")
+    make_repo(origin, {"base.yaml": "toolhost: 1\n"}, tag="v1.10.0")
+    make_repo(origin, {"base.yaml": "toolhost: 1\n"}, tag="v1.9.0")
+    make_repo(origin, {"base.yaml": "toolhost: 1\n"}, tag="nightly")
+    url = origin.as_uri()
+    yaml_file, toml_file = tmp_path / "app.yaml", tmp_path / "app.toml"
+    yaml_file.write_text(YAML.format(url=url))
+    toml_file.write_text(TOML.format(url=url))
+
+    dry = toolhost("update", str(yaml_file), "--dry-run")
+    assert dry.returncode == 0, dry.stderr
+    assert f"{yaml_file}:4: {url}: v1.0.0 -> v1.10.0" in dry.stdout
+    assert yaml_file.read_text() == YAML.format(url=url)
+
+    assert toolhost("update", str(yaml_file)).returncode == 0
+    assert yaml_file.read_text() == YAML.format(url=url).replace("v1.0.0", "v1.10.0")
+    again = toolhost("update", str(yaml_file))
+    assert "v1.10.0 is the newest" in again.stdout
+
+    assert toolhost("update", str(toml_file), "--rev", "v1.9.0").returncode == 0
+    assert toml_file.read_text() == TOML.format(url=url).replace("v1.0.0", "v1.9.0")
+
+
+def test_update_reports_unreachable_repos(tmp_path: Path) -> None:
+    config = tmp_path / "app.yaml"
+    gone = (tmp_path / "gone").as_uri()
+    config.write_text(f"toolhost: 1\nextends:\n  - {{repo: {gone}, rev: v1, path: a.yaml}}\n")
+    proc = toolhost("update", str(config))
+    assert proc.returncode == 1
+    assert f"{config}:3: {gone}: git ls-remote failed" in proc.stderr
+    assert "v1," in config.read_text()

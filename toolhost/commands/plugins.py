@@ -1,0 +1,146 @@
+"""``toolhost plugins [CONFIG]``: installed plugins, what each provides, which CONFIG enables."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from toolhost.config.model import PluginRequirement
+    from toolhost.errors import Problem
+    from toolhost.plugins import InstalledPlugin
+
+HELP = "list installed plugins, their versions, what each provides, and which CONFIG enables"
+
+DESCRIPTION = """\
+List every installed toolhost plugin (a package with an entry point in the `toolhost` group),
+its version, and what it provides: backend kinds, servers, tools, permission rules and config
+fragments (usable as `extends: [pkg:NAME/PATH]`).
+
+To find out what a plugin provides, this command imports it and calls its register hook.
+Loading a config never does that for a plugin the config does not list; use --no-import to
+list from package metadata only.
+
+With CONFIG, each plugin is marked as enabled (with the line of the config that lists it) or
+not, and a plugin the config lists that is missing or has the wrong version is reported with
+the `pip install` command that fixes it (exit status 1).
+
+Examples:
+  toolhost plugins
+  toolhost plugins toolhost.yaml
+  toolhost plugins toolhost.yaml --json
+"""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("config", nargs="?", metavar="CONFIG",
+                        help="a config file: show which plugins it enables")
+    parser.add_argument("--json", action="store_true", help="machine-readable output")
+    parser.add_argument("--no-import", action="store_true",
+                        help="do not import plugins; list names and versions only")
+    parser.add_argument("--no-layers", action="store_true",
+                        help="ignore the user config and toolhost.local.* for CONFIG")
+
+
+def main(args: argparse.Namespace) -> int:
+    from packaging.utils import canonicalize_name
+
+    from toolhost.config.model import PluginRequirement
+    from toolhost.plugins import activate, installed_plugins
+    from toolhost.plugins.discovery import SELF
+
+    installed = installed_plugins()
+    others = [PluginRequirement(p.name) for k, p in installed.items() if k != SELF]
+    inspected = activate([] if args.no_import else others, strict=False)
+    provides = {str(canonicalize_name(i.name)): dict(i.provides) for i in inspected.plugins}
+    if inspected.builtins is not None:
+        provides[SELF] = dict(inspected.builtins.provides)
+    broken = {str(canonicalize_name(_name_in(p.message, installed))): p.message
+              for p in inspected.problems}
+
+    enabled: dict[str, PluginRequirement] = {}
+    problems: list[str] = []
+    unusable: dict[str, str] = {}
+    if args.config:
+        enabled, found = _enabled(args.config, not args.no_layers, inspected.kinds)
+        problems = [str(p) for p in found]
+        unusable = {str(canonicalize_name(_name_in(p.message, installed))): p.message
+                    for p in found}
+
+    rows = []
+    for key, plugin in installed.items():
+        req = enabled.get(key)
+        rows.append({
+            "name": plugin.name, "version": plugin.version, "summary": plugin.summary,
+            "builtin": key == SELF,
+            "enabled": True if key == SELF else (bool(req) if args.config else None),
+            "enabled_at": str(req.origin) if req else None,
+            "requirement": (req.name + req.specifier) if req else None,
+            "entry_points": [f"{ep.name} = {ep.value}" for ep in plugin.entry_points],
+            "provides": provides.get(key, {}),
+            "error": unusable.get(key) or broken.get(key),
+        })
+    if args.json:
+        print(json.dumps({"plugins": rows, "problems": problems}, indent=2))
+    else:
+        _print_human(rows, problems, bool(args.config), args.no_import)
+    return 1 if problems else 0
+
+
+def _enabled(config_path: str, layers: bool, kinds: Any
+             ) -> tuple[dict[str, PluginRequirement], list[Problem]]:
+    """The config's plugin requirements, and problems activating them (missing, version)."""
+    from packaging.utils import canonicalize_name
+
+    from toolhost.config import load_config
+    from toolhost.errors import ConfigError
+    from toolhost.plugins import activate
+
+    # Every installed kind is offered, so that a missing plugin is reported as such rather
+    # than as the unknown backend blocks it would have provided.
+    try:
+        config = load_config(config_path, kinds=kinds, layers=layers)
+    except ConfigError as exc:
+        return {}, list(exc.problems)
+    enabled = {str(canonicalize_name(r.name)): r for r in config.plugins}
+    activation = activate(config.plugins, strict=False)
+    return enabled, list(activation.problems)
+
+
+def _name_in(message: str, installed: dict[str, InstalledPlugin]) -> str:
+    for plugin in installed.values():
+        if f"'{plugin.name}'" in message:
+            return plugin.name
+    return ""
+
+
+def _print_human(rows: list[dict[str, Any]], problems: list[str], with_config: bool,
+                 no_import: bool) -> None:
+    if len(rows) <= 1:
+        print("No toolhost plugins installed (a plugin is a package with an entry point in "
+              "the 'toolhost' group; see docs/plugins.md).")
+    for row in rows:
+        if row["builtin"]:
+            state = "built in, always enabled"
+        elif not with_config:
+            state = ""
+        elif row["enabled"]:
+            state = f"enabled at {row['enabled_at']}"
+        else:
+            state = "installed, not enabled"
+        print(f"{row['name']} {row['version']}" + (f"  [{state}]" if state else ""))
+        if row["summary"]:
+            print(f"    {row['summary']}")
+        if row["error"]:
+            print(f"    error: {row['error']}")
+        if no_import and not row["builtin"]:
+            print(f"    entry points: {', '.join(row['entry_points'])}")
+        for what, items in row["provides"].items():
+            if items:
+                shown = items if what != "fragments" else [
+                    f"pkg:{row['name']}/{f}" for f in items]
+                print(f"    {what}: {', '.join(shown)}")
+    for problem in problems:
+        print(problem, file=sys.stderr)

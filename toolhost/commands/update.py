@@ -1,0 +1,171 @@
+"""``toolhost update CONFIG``: move pinned ``extends`` repos to their newest tag, in place."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+HELP = "move pinned `extends: {repo, rev}` entries to the newest tag (like pre-commit autoupdate)"
+
+DESCRIPTION = """\
+For every `extends` entry of CONFIG that names a git repository,
+
+  extends:
+    - {repo: https://git.example/team/toolhost-config, rev: v1.2.0, path: base.yaml}
+
+look up the repository's tags and rewrite `rev` to the newest one (tags are compared as
+versions: v1.10.0 is newer than v1.9.3; tags that are not versions are ignored), or to --rev.
+Only the `rev` values change: comments, quoting, order and everything else in the file stay
+as they were. YAML and TOML files are both handled. The new revision is cloned into the cache
+on the next load.
+
+Only CONFIG itself is edited, not the files it extends. Exit status: 0 when every repo was
+updated or already current, 1 when a repo could not be reached or has no version tags.
+
+Examples:
+  toolhost update toolhost.yaml                  newest tag of every repo
+  toolhost update toolhost.yaml --dry-run        show what would change
+  toolhost update toolhost.toml --repo https://git.example/team/toolhost-config --rev v2.0.0
+"""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("config", metavar="CONFIG", help="the config file to edit")
+    parser.add_argument("--rev", help="pin this tag or commit instead of the newest tag")
+    parser.add_argument("--repo", action="append", metavar="URL",
+                        help="only update this repo (may be repeated)")
+    parser.add_argument("--dry-run", action="store_true",
+                        help="print the changes without writing the file")
+
+
+@dataclass(frozen=True)
+class Pin:
+    """One ``{repo, rev}`` entry of a config file and where its ``rev`` is written."""
+
+    index: int  # position in extends
+    repo: str  # as written
+    url: str  # what git is given (relative paths made absolute)
+    rev: str
+    line: int  # 1-based line of the `rev` key
+    column: int  # 1-based column of the `rev` key
+
+
+def find_pins(path: Path) -> list[Pin]:
+    """The git ``extends`` entries of one file (not of the files it extends)."""
+    from toolhost.config.gitrepos import normalize_repo
+    from toolhost.config.sources import read_doc
+    from toolhost.errors import ConfigError, Problem
+
+    problems: list[Problem] = []
+    doc = read_doc(path, "project", problems)
+    if doc is None:
+        raise ConfigError(problems)
+    entries: Any = doc.data.get("extends", []) if isinstance(doc.data, dict) else []
+    if not isinstance(entries, list):
+        entries = [entries]
+    pins = []
+    for index, entry in enumerate(entries):
+        if not (isinstance(entry, dict) and isinstance(entry.get("repo"), str)
+                and isinstance(entry.get("rev"), str)):
+            continue
+        mark = doc.marks.get(("extends", index, "rev"))
+        if mark is None or not mark.line:
+            continue
+        pins.append(Pin(index, entry["repo"], normalize_repo(entry["repo"], path.parent),
+                        entry["rev"], mark.line, mark.column))
+    return pins
+
+
+def newest_tag(url: str) -> str | None:
+    """The highest version-like tag of ``url`` (``v1.2.0`` and ``1.2.0`` both count)."""
+    from packaging.version import InvalidVersion, Version
+
+    from toolhost.config.gitrepos import list_tags
+
+    best: tuple[Version, str] | None = None
+    for tag in list_tags(url):
+        try:
+            version = Version(tag[1:] if tag[:1] in "vV" else tag)
+        except InvalidVersion:
+            continue
+        if best is None or version > best[0]:
+            best = (version, tag)
+    return best[1] if best else None
+
+
+_VALUE = re.compile(r"""(["']?rev["']?\s*[:=]\s*)("(?:[^"\\]|\\.)*"|'[^']*'|[^\s,}#]+)""")
+
+
+def rewrite_rev(text: str, pin: Pin, new: str) -> str:
+    """``text`` with the ``rev`` value at ``pin`` replaced by ``new``, quoting kept."""
+    lines = text.splitlines(keepends=True)
+    line = lines[pin.line - 1]
+    found = _VALUE.match(line, pin.column - 1) or _VALUE.search(line)
+    if found is None:
+        raise ValueError(f"line {pin.line}: cannot find the rev value to replace")
+    old = found.group(2)
+    quote = old[0] if old[:1] in "\"'" else ""
+    value = f"{quote}{new}{quote}" if quote else _plain_or_quoted(new, line)
+    lines[pin.line - 1] = line[:found.start(2)] + value + line[found.end(2):]
+    return "".join(lines)
+
+
+def _plain_or_quoted(value: str, line: str) -> str:
+    # An unquoted YAML value stays unquoted unless it would then mean something else.
+    if "=" in line.split("rev", 1)[1][:3] or not re.fullmatch(r"[A-Za-z0-9_./+-]+", value):
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return value
+
+
+def main(args: argparse.Namespace) -> int:
+    from toolhost.errors import ConfigError
+
+    path = Path(args.config)
+    pins = [p for p in find_pins(path) if not args.repo or p.repo in args.repo or
+            p.url in args.repo]
+    if not pins:
+        print(f"{path}: no pinned `extends: {{repo, rev}}` entries"
+              + (" for the given --repo" if args.repo else ""))
+        return 0
+    with open(path, encoding="utf-8", newline="") as handle:  # keep \r\n line ends
+        text = original = handle.read()
+    failed = 0
+    for pin in pins:
+        try:
+            new = args.rev or newest_tag(pin.url)
+        except ConfigError as exc:
+            print(f"{path}:{pin.line}: {pin.repo}: {exc.problems[0].message}", file=sys.stderr)
+            failed += 1
+            continue
+        if new is None:
+            print(f"{path}:{pin.line}: {pin.repo}: no version tags (pass --rev)",
+                  file=sys.stderr)
+            failed += 1
+        elif new == pin.rev:
+            print(f"{path}:{pin.line}: {pin.repo}: {pin.rev} is the newest")
+        else:
+            text = rewrite_rev(text, pin, new)
+            print(f"{path}:{pin.line}: {pin.repo}: {pin.rev} -> {new}")
+    if text != original and not args.dry_run:
+        _write_atomically(path, text)
+    elif text != original:
+        print("(dry run: nothing written)")
+    return 1 if failed else 0
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+        os.chmod(tmp, path.stat().st_mode & 0o7777)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
