@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Collection
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -88,23 +89,29 @@ def _explain(path: str, config: HostConfig, *, layers: bool) -> list[dict[str, A
     import os
 
     from toolhost.config.loader import load_merged
+    from toolhost.config.merge import CONCAT_LISTS
     from toolhost.config.tree import format_path, mark_for
 
     merged, _, _ = load_merged(path, environ=os.environ, layers=layers)
     out = []
-    for key, value in _leaves(merged.data, ()):
+    for key, value in _leaves(merged.data, (), CONCAT_LISTS):
         mark = mark_for(merged.marks, key, merged.file)
         out.append({"key": format_path(key), "value": value,
                     "origin": str(mark.origin(key)), "layer": mark.layer})
     return out
 
 
-def _leaves(value: Any, path: tuple[Any, ...]) -> list[tuple[tuple[Any, ...], Any]]:
-    """Scalars, lists of scalars (shown whole) and empty mappings, each with its path."""
+def _leaves(value: Any, path: tuple[Any, ...], split: Collection[tuple[Any, ...]]
+            ) -> list[tuple[tuple[Any, ...], Any]]:
+    """Scalars, lists of scalars (shown whole, unless in ``split``: their items may come
+    from different files) and empty mappings, each with its path."""
     if isinstance(value, dict) and value:
-        return [leaf for key, item in value.items() for leaf in _leaves(item, (*path, key))]
-    if isinstance(value, list) and any(isinstance(v, (dict, list)) for v in value):
-        return [leaf for i, item in enumerate(value) for leaf in _leaves(item, (*path, i))]
+        return [leaf for key, item in value.items()
+                for leaf in _leaves(item, (*path, key), split)]
+    if isinstance(value, list) and (path in split
+                                    or any(isinstance(v, (dict, list)) for v in value)):
+        return [leaf for i, item in enumerate(value)
+                for leaf in _leaves(item, (*path, i), split)]
     return [(path, value)]
 
 

@@ -6,8 +6,9 @@ message and the place when unset or empty). ``$${`` writes a literal ``${``. Onl
 interpolated, never keys; a ``$`` not followed by ``{`` is left alone (``echo $HOME``).
 
 Secrets: a value substituted into anything under a ``headers``, ``env`` or ``auth`` key, the
-credential fields of ``auth`` (token, password, value), and every string under a key that a
-server or tool lists in its ``secrets: [...]``. ``HostConfig.redact`` hides them all.
+credential fields of ``auth`` (token, password, value), and the string (or list of strings)
+value of any key that a server or tool lists in its ``secrets: [...]``. ``HostConfig.redact``
+hides them all.
 """
 
 from __future__ import annotations
@@ -171,12 +172,6 @@ def _collect(node: Any, keys: frozenset[str], found: set[str]) -> None:
 
 
 def _strings(value: Any, found: set[str]) -> None:
-    if isinstance(value, str):
-        if value:
-            found.add(value)
-    elif isinstance(value, dict):
-        for item in value.values():
-            _strings(item, found)
-    elif isinstance(value, list):
-        for item in value:
-            _strings(item, found)
+    """A secret key's value: a string, or a list of strings (a mapping is not a value)."""
+    items = value if isinstance(value, list) else [value]
+    found.update(item for item in items if isinstance(item, str) and item)
