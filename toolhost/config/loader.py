@@ -27,7 +27,7 @@ from toolhost.config.interpolate import collect_declared_secrets, expand, interp
 from toolhost.config.merge import merge_docs
 from toolhost.config.model import HostConfig, PluginRequirement
 from toolhost.config.sources import read_doc, resolve_extends
-from toolhost.config.tree import Doc, Mark, format_path
+from toolhost.config.tree import Doc, Mark, Origins
 from toolhost.errors import ConfigError, PluginError, Problem
 
 __all__ = ["FORMAT_VERSION", "TOP_KEYS", "load_config", "load_merged", "user_config_path"]
@@ -136,6 +136,7 @@ class _Reader:
         extends = doc.data.pop("extends", None)
         if extends is not None:
             self._extends(doc, extends, layer, (*chain, file))
+            doc.marks = {p: m for p, m in doc.marks.items() if p[:1] != ("extends",)}
         self.docs.append(doc)
 
     def _check_version(self, doc: Doc, is_main: bool) -> None:
@@ -210,7 +211,7 @@ def _build(merged: Doc, secrets: set[str], kinds: Mapping[str, BackendKind] | No
         run=build_run(check, data.get("run", {})),
         files=tuple(files),
         secrets=frozenset(secrets),
-        origins={format_path(p): m.origin(p) for p, m in merged.marks.items() if p},
+        origins=Origins(merged.marks),
     )
     problems.extend(check.problems)
     return config, activation

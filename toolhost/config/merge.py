@@ -19,9 +19,14 @@ CONCAT_LISTS: frozenset[Path] = frozenset(
 
 
 def merge_docs(docs: list[Doc]) -> Doc:
-    """Merge ``docs`` in order (the last wins) into a new Doc; inputs are not modified."""
+    """Merge ``docs`` in order (the last wins) into a new Doc.
+
+    Inputs are not modified, but a single input is returned as it is (no copy).
+    """
     if not docs:
         return Doc(data={})
+    if len(docs) == 1:
+        return docs[0]
     data: Any = {}
     marks: dict[Path, Mark] = {}
     for doc in docs:

@@ -8,21 +8,23 @@ inside it, lets merging and validation work on ordinary dicts and still name fil
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from toolhost.config.model import Origin
 
-__all__ = ["Doc", "Key", "Mark", "Path", "format_path", "iter_paths", "mark_for"]
+__all__ = ["Doc", "Key", "Mark", "Origins", "Path", "format_path", "iter_paths", "mark_for"]
 
 Key = str | int
 Path = tuple[Key, ...]
 
 
-@dataclass(frozen=True)
-class Mark:
-    """Where a node was written, and which config layer the file belongs to."""
+class Mark(NamedTuple):
+    """Where a node was written, and which config layer the file belongs to.
+
+    A named tuple, not a dataclass: a big file makes tens of thousands of them.
+    """
 
     file: str
     line: int = 0  # 1-based, 0 = unknown
@@ -72,3 +74,32 @@ def iter_paths(data: Any, prefix: Path = ()) -> Iterator[Path]:
     elif isinstance(data, list):
         for index, value in enumerate(data):
             yield from iter_paths(value, (*prefix, index))
+
+
+class Origins(Mapping[str, Origin]):
+    """Dotted key path -> ``Origin``, built from the marks on first use.
+
+    Only ``--explain`` and error reporting look at origins; building every entry eagerly
+    would cost a big config a good part of its load time.
+    """
+
+    def __init__(self, marks: Mapping[Path, Mark]) -> None:
+        self._marks = marks
+        self._table: dict[str, Origin] | None = None
+
+    def _built(self) -> dict[str, Origin]:
+        if self._table is None:
+            self._table = {format_path(p): m.origin(p) for p, m in self._marks.items() if p}
+        return self._table
+
+    def __getitem__(self, key: str) -> Origin:
+        return self._built()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._built())
+
+    def __len__(self) -> int:
+        return len(self._built())
+
+    def __repr__(self) -> str:
+        return f"Origins({len(self._marks)} keys)"
