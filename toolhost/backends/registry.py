@@ -7,12 +7,14 @@ are registered through the same hook (``toolhost.backends.builtins``) from this 
 from __future__ import annotations
 
 from toolhost.backends.base import BackendKind
+from toolhost.backends.command import CommandKind
 from toolhost.backends.python import PythonKind
 
 __all__ = ["BUILTIN_KINDS", "builtin_kinds"]
 
 BUILTIN_KINDS: dict[str, BackendKind] = {
     "python": PythonKind(),
+    "command": CommandKind(),
 }
 
 

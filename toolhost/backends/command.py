@@ -1,0 +1,201 @@
+"""The ``command`` backend kind: run a program with an argv rendered from the arguments.
+
+Config::
+
+    grep:
+      command:
+        argv: [grep, "-n", "{% if ignore_case %}-i{% endif %}", "--",
+               "{{ pattern }}", "{{ files }}"]
+        stdout: text            # text | json (-> structuredContent) | lines
+        ok_codes: [0, 1]        # grep exits 1 when nothing matched
+      params:
+        pattern: {type: string}
+        files: {type: array, items: {type: string}}
+        ignore_case: {type: boolean, default: false}
+
+Never a shell: each argv element is rendered in the jinja2 sandbox and passed to the program as
+one argument, so ``; rm -rf /`` from the model is just a string. The rules:
+
+- An element that renders to the empty string is dropped (optional flags).
+- An element that is exactly ``{{ name }}`` whose value is a list expands into one element per
+  item (``files`` above). ``{each: name, argv: [...]}`` repeats a group per item, with the item
+  as ``item``: ``{each: patterns, argv: ["-e", "{{ item }}"]}`` -> ``-e a -e b``.
+- The program (the first element) must be literal: the model never chooses what runs.
+- Placeholders that are not declared params become required string params.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from typing import Any
+
+from jinja2 import TemplateError
+from jinja2.environment import Template
+
+from toolhost.backends.base import BindContext, Binding, CallContext
+from toolhost.backends.command_options import OPTIONS_SCHEMA
+from toolhost.backends.process import Outcome, run_process
+from toolhost.compile import templating
+from toolhost.config.model import ToolConfig
+from toolhost.errors import CompileError, Problem
+from toolhost.results import ToolResult
+
+__all__ = ["CommandKind", "base_env"]
+
+DEFAULT_MAX_OUTPUT_BYTES = 1_000_000
+_BASE_ENV_KEYS = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "SYSTEMROOT")
+
+
+def base_env() -> dict[str, str]:
+    """The minimal environment every command starts from."""
+    env = {k: os.environ[k] for k in _BASE_ENV_KEYS if k in os.environ}
+    env.setdefault("PATH", os.defpath)
+    return env
+
+
+class _Element:
+    """One compiled argv element: a template, a list-expanding variable, or an ``each`` group."""
+
+    def __init__(self, template: Template, expand: str | None = None,
+                 each: str | None = None, group: tuple[_Element, ...] = ()) -> None:
+        self.template, self.expand, self.each, self.group = template, expand, each, group
+
+    def render(self, context: Mapping[str, Any], out: list[str]) -> None:
+        if self.each is not None:
+            items = context.get(self.each)
+            for item in items if isinstance(items, (list, tuple)) else [items]:
+                if item is None:
+                    continue
+                for element in self.group:
+                    element.render({**context, "item": item}, out)
+            return
+        if self.expand is not None:
+            value = context.get(self.expand)
+            if isinstance(value, (list, tuple)):
+                out.extend(s for s in (templating.render_value(v) for v in value) if s)
+                return
+        text = self.template.render(context)
+        if text:
+            out.append(text)
+
+
+class CommandKind:
+    """Runs a program with templated argv, stdin and env; never through a shell."""
+
+    name = "command"
+    shorthand: str | None = "argv"
+    options_schema: Mapping[str, Any] = OPTIONS_SCHEMA
+
+    def bind(self, tool: ToolConfig, ctx: BindContext) -> Binding:
+        origin = tool.backend.origin
+        opts = tool.backend.options
+
+        def problem(message: str, key: str = "") -> CompileError:
+            return CompileError([Problem(message, file=origin.file, line=origin.line,
+                                         column=origin.column,
+                                         key_path=origin.key_path + key)])
+
+        raw_argv = list(opts.get("argv") or ())
+        if not raw_argv or not isinstance(raw_argv[0], str):
+            raise problem("argv must start with the program to run", ".argv")
+        if templating.placeholders([raw_argv[0]]) or "{%" in raw_argv[0]:
+            raise problem("the program (argv[0]) must be literal, not a template", ".argv[0]")
+        sources: list[str] = []  # templates whose free names become params
+        item_sources: list[str] = []  # templates inside `each` groups (`item` is bound)
+        each_names: set[str] = set()
+
+        def compile_element(raw: Any, key: str, top: bool = True) -> _Element:
+            try:
+                if isinstance(raw, Mapping):
+                    group = tuple(compile_element(r, f"{key}.argv[{j}]", top=False)
+                                  for j, r in enumerate(raw.get("argv") or ()))
+                    item_sources.extend(templating.template_strings(raw.get("argv")))
+                    each_names.add(str(raw["each"]))
+                    return _Element(templating.compile_template(""), each=str(raw["each"]),
+                                    group=group)
+                text = str(raw)
+                if top:
+                    sources.append(text)
+                return _Element(templating.compile_template(text),
+                                expand=templating.single_variable(text))
+            except TemplateError as exc:
+                raise problem(f"template does not parse: {exc}", key) from None
+
+        elements = [compile_element(raw, f".argv[{i}]") for i, raw in enumerate(raw_argv)]
+        try:
+            stdin_t = templating.compile_template(opts["stdin"]) if "stdin" in opts else None
+            env_t = {k: templating.compile_template(str(v))
+                     for k, v in (opts.get("env") or {}).items()}
+        except TemplateError as exc:
+            raise problem(f"template does not parse: {exc}") from None
+        sources += [opts.get("stdin", "")] + [str(v) for v in (opts.get("env") or {}).values()]
+        names = (templating.placeholders(sources) | each_names
+                 | (templating.placeholders(item_sources) - {"item"}))
+        names -= set(templating.ENV.globals)
+        generated = sorted(n for n in names if n not in tool.params)
+        input_schema = {"type": "object", "properties": {n: {"type": "string"} for n in generated},
+                        "required": generated, "additionalProperties": False}
+        known = set(names) | set(tool.params)
+        env = {**base_env(), **ctx.server.defaults.env}
+        cwd = opts.get("cwd") or ctx.server.defaults.cwd
+        max_bytes = int(opts.get("max_output_bytes") or DEFAULT_MAX_OUTPUT_BYTES)
+        ok_codes = frozenset(opts.get("ok_codes") or (0,))
+        parse = str(opts.get("stdout") or "text")
+        program = raw_argv[0]
+
+        async def invoke(arguments: Mapping[str, Any], ctx: CallContext) -> ToolResult:
+            context = {**dict.fromkeys(known), **arguments}
+            argv: list[str] = []
+            try:
+                for element in elements:
+                    element.render(context, argv)
+                stdin = stdin_t.render(context).encode() if stdin_t is not None else None
+                call_env = {**env, **{k: t.render(context) for k, t in env_t.items()}}
+            except TemplateError as exc:
+                return ToolResult.error(f"Could not build the command line: {exc}")
+            try:
+                outcome = await run_process(argv, stdin=stdin, env=call_env, cwd=cwd,
+                                            max_output_bytes=max_bytes)
+            except FileNotFoundError:
+                return ToolResult.error(f"The program '{program}' was not found on this "
+                                        "machine (check PATH).")
+            except PermissionError:
+                return ToolResult.error(f"The program '{program}' cannot be executed "
+                                        "(permission denied).")
+            return _result(outcome, ok_codes, parse, max_bytes)
+
+        return Binding(invoke=invoke, input_schema=input_schema,
+                       output="text" if parse == "text" else "structured")
+
+
+def _tail(data: bytes, limit: int = 2000) -> str:
+    text = data.decode("utf-8", errors="replace").strip()
+    return text if len(text) <= limit else "..." + text[-limit:]
+
+
+def _result(outcome: Outcome, ok_codes: frozenset[int], parse: str, cap: int) -> ToolResult:
+    stdout = outcome.stdout.decode("utf-8", errors="replace")
+    if not outcome.truncated and outcome.returncode not in ok_codes:
+        code = outcome.returncode
+        how = f"was killed by signal {-code}" if code < 0 else f"exited with code {code}"
+        message = f"The command {how}."
+        if outcome.stderr.strip():
+            message += "\nstderr:\n" + _tail(outcome.stderr)
+        elif stdout.strip():
+            message += "\nstdout:\n" + _tail(outcome.stdout)
+        return ToolResult.error(message)
+    note = (f"\n[toolhost: the output passed {cap:,} bytes; the command was stopped and "
+            "the rest is not shown]") if outcome.truncated else ""
+    if parse == "json" and not outcome.truncated:
+        try:
+            return ToolResult.json(json.loads(stdout))
+        except ValueError as exc:
+            return ToolResult.error(f"The command's output is not valid JSON ({exc}):\n"
+                                    + _tail(outcome.stdout, 500))
+    if parse == "lines":
+        lines = stdout.splitlines()
+        return ToolResult(content=({"type": "text", "text": stdout + note},),
+                          structured={"lines": lines, "truncated": outcome.truncated})
+    return ToolResult.text(stdout + note)

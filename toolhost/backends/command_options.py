@@ -1,0 +1,49 @@
+"""JSON Schema of the ``command`` block (the loader reports bad keys with it, by key path)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = ["OPTIONS_SCHEMA"]
+
+_ELEMENT: dict[str, Any] = {
+    "anyOf": [
+        {"type": ["string", "number", "integer"],
+         "description": "One argument, a jinja2 template; dropped when it renders empty. "
+                        "Exactly '{{ name }}' with a list value expands into several."},
+        {"type": "object",
+         "description": "Repeat a group of arguments for each item of a list param.",
+         "properties": {
+             "each": {"type": "string", "description": "The list param to iterate."},
+             "argv": {"type": "array", "minItems": 1,
+                      "items": {"type": ["string", "number", "integer"]},
+                      "description": "Templates rendered per item; the item is 'item'."},
+         },
+         "required": ["each", "argv"], "additionalProperties": False},
+    ],
+}
+
+OPTIONS_SCHEMA: Mapping[str, Any] = {
+    "type": "object",
+    "description": "Run a program (never a shell) with arguments rendered from the call.",
+    "properties": {
+        "argv": {"type": "array", "minItems": 1, "items": _ELEMENT,
+                 "description": "The program and its arguments; the program must be literal."},
+        "stdin": {"type": "string", "description": "Template written to the program's stdin."},
+        "env": {"type": "object", "additionalProperties": {"type": ["string", "number"]},
+                "description": "Extra environment variables (templates), merged onto a "
+                               "minimal base of PATH, HOME, LANG and the server's env."},
+        "cwd": {"type": "string", "description": "Working directory (default: the server's)."},
+        "max_output_bytes": {"type": "integer", "minimum": 1,
+                             "description": "Stop the program once stdout passes this many "
+                                            "bytes (default 1,000,000)."},
+        "stdout": {"enum": ["text", "json", "lines"],
+                   "description": "How to read stdout: text, json (-> structuredContent) or "
+                                  "lines (-> {lines: [...]})."},
+        "ok_codes": {"type": "array", "items": {"type": "integer"}, "minItems": 1,
+                     "description": "Exit codes that mean success (default [0])."},
+    },
+    "required": ["argv"],
+    "additionalProperties": False,
+}

@@ -1,0 +1,92 @@
+"""Run one child process without a shell: feed stdin, collect capped output, kill its group.
+
+The child starts in a new session (its own process group). Whenever the run ends early (a
+timeout cancels it, the caller is cancelled, the output cap is hit), the whole group is killed
+with SIGKILL, so grandchildren such as a ``sleep`` started by a script do not outlive the call.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import anyio
+from anyio.abc import Process
+
+__all__ = ["Outcome", "kill_group", "run_process"]
+
+STDERR_TAIL = 64 * 1024
+
+
+@dataclass(frozen=True)
+class Outcome:
+    returncode: int
+    stdout: bytes
+    stderr: bytes  # the last STDERR_TAIL bytes
+    truncated: bool  # stdout hit the cap and the process group was stopped
+
+
+def kill_group(process: Process) -> None:
+    """SIGKILL the child's whole process group (it is the group leader)."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):  # already gone
+        os.killpg(process.pid, signal.SIGKILL)
+
+
+async def run_process(argv: Sequence[str], *, stdin: bytes | None, env: Mapping[str, str],
+                      cwd: str | None, max_output_bytes: int) -> Outcome:
+    """Run ``argv`` to completion. Raises ``OSError`` when it cannot start."""
+    process = await anyio.open_process(
+        list(argv), stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd, env=dict(env),
+        start_new_session=True)
+    out = bytearray()
+    err = bytearray()
+    truncated = False
+
+    async def read_stdout() -> None:
+        nonlocal truncated
+        assert process.stdout is not None
+        async for chunk in process.stdout:
+            room = max_output_bytes - len(out)
+            out.extend(chunk[:room])
+            if len(chunk) > room:
+                truncated = True
+                kill_group(process)  # enough: stop it rather than drain forever
+                return
+
+    async def read_stderr() -> None:
+        assert process.stderr is not None
+        async for chunk in process.stderr:
+            err.extend(chunk)
+            if len(err) > STDERR_TAIL:
+                del err[:-STDERR_TAIL]
+
+    async def feed_stdin() -> None:
+        assert process.stdin is not None and stdin is not None
+        try:
+            await process.stdin.send(stdin)
+        except (anyio.BrokenResourceError, anyio.ClosedResourceError):
+            pass  # the program did not read all of its input; not our failure
+        finally:
+            await process.stdin.aclose()
+
+    finished = False
+    try:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(read_stdout)
+            tg.start_soon(read_stderr)
+            if stdin is not None:
+                tg.start_soon(feed_stdin)
+        returncode = await process.wait()
+        finished = True
+    finally:
+        with anyio.CancelScope(shield=True):
+            if not finished:
+                kill_group(process)
+            await process.aclose()
+    return Outcome(returncode=returncode, stdout=bytes(out), stderr=bytes(err),
+                   truncated=truncated)
