@@ -44,6 +44,11 @@ class LineReader:
         self._skipped = 0  # > 0 while dropping the rest of an over-long line
         self._eof = False
 
+    @property
+    def buffered(self) -> bool:
+        """Whether a whole line is already here (the next ``receive_line`` won't wait)."""
+        return bool(self._ready)
+
     async def receive_line(self) -> bytes:
         while True:
             if self._ready:

@@ -75,6 +75,8 @@ class ControlSession:
         self.on_message = on_message
         self._tg: anyio.abc.TaskGroup | None = None
         self._tasks = RequestTasks()  # incoming requests being served, by request_id
+        self._read_scope: anyio.CancelScope | None = None  # of whichever task reads now
+        self._eof = anyio.Event()
         self._pending: dict[str, _Waiter | None] = {}  # our request_id -> waiter (None: ignore)
         self._mcp_pending: dict[tuple[str, Any], _Waiter] = {}  # our JSON-RPC requests
         self._ids = itertools.count(1)
@@ -111,7 +113,8 @@ class ControlSession:
             async with anyio.create_task_group() as tg:
                 self._tg = tg
                 tasks.bind(tg)
-                await self._read_loop()
+                tasks.start(self._read)
+                await self._eof.wait()
                 self._fail_pending("the CLI closed its output")
                 await tasks.wait_all()
         finally:
@@ -119,16 +122,45 @@ class ControlSession:
             self._tg = None
             self._fail_pending("the control session stopped")
             tasks.cancel_all()
+            if self._read_scope is not None:
+                self._read_scope.cancel()
             with anyio.CancelScope(shield=True):
                 await tasks.wait_all()
 
-    async def _read_loop(self) -> None:
+    async def _read(self) -> None:
+        # Leader/follower: when a control request is the last line read so far, this task
+        # hands reading over to a new task and serves the request itself, so a quick
+        # tool's answer goes out in the same event-loop turn as its request came in
+        # (about a quarter of a sequential round trip saved). Requests with more lines
+        # already behind them get tasks of their own, and reading goes on at once.
+        request: tuple[str, Any] | None = None
+        self._read_scope = scope = anyio.CancelScope()
+        if self._tasks.closing:
+            scope.cancel()
+        with scope:
+            try:
+                while True:
+                    request = await self._next_request()
+                    if request is None or not self._reader.buffered:
+                        break
+                    self._tasks.spawn(request[0], self._serve, request[1])
+            except Exception:  # a bug here must not leave run() waiting forever
+                log.exception("control session: reading failed")
+                request = None
+        if request is None or self._tasks.closing:
+            self._eof.set()
+            return
+        self._tasks.start(self._read)
+        await self._tasks.serve(request[0], self._serve, request[1])
+
+    async def _next_request(self) -> tuple[str, Any] | None:
+        """Handle lines until a control request comes; return it (None at end of input)."""
         reader = self._reader
         while True:
             try:
                 line = await reader.receive_line()
             except anyio.EndOfStream:
-                return
+                return None
             except FrameTooLongError as exc:
                 log.warning("control session: %s", exc)
                 continue
@@ -146,7 +178,11 @@ class ControlSession:
                 continue
             kind = message.get("type")
             if kind == "control_request":
-                self._start_request(message)
+                request_id = message.get("request_id")
+                if isinstance(request_id, str) and request_id:
+                    return request_id, message.get("request")
+                log.warning("control session: skipped a control_request without a "
+                            "request_id: %.200r", message)
             elif kind == "control_response":
                 self._on_response(message.get("response"))
             elif kind == "control_cancel_request":
@@ -156,14 +192,6 @@ class ControlSession:
                     await self.on_message(message)
                 except Exception:  # a renderer's bug never stops the session
                     log.exception("on_message failed for a %r message", kind)
-
-    def _start_request(self, message: dict[str, Any]) -> None:
-        request_id = message.get("request_id")
-        if not isinstance(request_id, str) or not request_id:
-            log.warning("control session: skipped a control_request without a request_id: "
-                        "%.200r", message)
-            return
-        self._tasks.spawn(request_id, self._serve, message.get("request"))
 
     async def _serve(self, request_id: str, request: Any) -> None:
         # Runs inside the request's cancel scope (RequestTasks): a control_cancel_request
@@ -334,6 +362,8 @@ class ControlSession:
         """Cancel every call in flight and stop reading; pending requests fail."""
         self._done = True
         self._tasks.cancel_all()
+        if self._read_scope is not None:
+            self._read_scope.cancel()
         if self._tg is not None:
             self._tg.cancel_scope.cancel()
         self._fail_pending("the control session was closed")

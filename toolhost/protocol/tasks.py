@@ -1,10 +1,10 @@
-"""The tasks that serve incoming control requests: one per request, cancellable by id.
+"""The tasks of a control session: one per incoming request, each cancellable by id.
 
 Why not just ``TaskGroup.start_soon``: on asyncio it costs about five times a bare
-``loop.create_task`` (measured by bench/bench_control_session.py), and one task is spawned
-per tools/call on the hot path. So on asyncio the tasks are created natively, kept in a set
-and awaited by ``wait_all``; on any other backend an anyio task group does the same job.
-Either way the set is structured: the session does not finish until every task has.
+``loop.create_task``, and the session starts one task per tools/call on the hot path. So on
+asyncio the tasks are created natively, kept in a set and awaited by ``wait_all``; on any
+other backend an anyio task group does the same job. Either way the set is structured: the
+session does not finish until every task has.
 
 Cancellation always goes through each request's anyio ``CancelScope`` (never a native
 ``Task.cancel()``), so shielded sections such as writing an answer line stay whole.
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
 import anyio
@@ -41,19 +41,32 @@ class RequestTasks:
         except RuntimeError:  # not asyncio (e.g. trio): use the task group
             self._loop = None
 
-    def spawn(self, request_id: str, fn: Callable[[str, Any], Awaitable[None]],
-              request: Any) -> None:
+    def start(self, fn: Callable[[], Coroutine[Any, Any, None]]) -> None:
+        """Start ``fn()`` as a task of this set."""
         if self._loop is not None:
-            task = self._loop.create_task(self._guarded(request_id, fn, request))
+            task = self._loop.create_task(fn())
             self._native.add(task)
             task.add_done_callback(self._native.discard)
         elif self._tg is not None:
-            self._tg.start_soon(self._guarded, request_id, fn, request)
+            self._tg.start_soon(fn)
         else:
             raise RuntimeError("the control session is not running")
 
-    async def _guarded(self, request_id: str, fn: Callable[[str, Any], Awaitable[None]],
-                       request: Any) -> None:
+    def spawn(self, request_id: str, fn: Callable[[str, Any], Awaitable[None]],
+              request: Any) -> None:
+        """Serve a request in a task of its own (see ``serve``)."""
+        if self._loop is not None:
+            task = self._loop.create_task(self.serve(request_id, fn, request))
+            self._native.add(task)
+            task.add_done_callback(self._native.discard)
+        elif self._tg is not None:
+            self._tg.start_soon(self.serve, request_id, fn, request)
+        else:
+            raise RuntimeError("the control session is not running")
+
+    async def serve(self, request_id: str, fn: Callable[[str, Any], Awaitable[None]],
+                    request: Any) -> None:
+        """Run ``fn(request_id, request)`` in a cancel scope registered under the id."""
         if self.closing:
             return
         with anyio.CancelScope() as scope:
