@@ -120,3 +120,16 @@ def test_two_plugins_with_the_same_tool_clash(make_plugin: MakePlugin) -> None:
     make_plugin("toolhost-greet2", modules={"greet_plugin2": GREET})
     with pytest.raises(PluginConfigError, match="which 'toolhost-greet' already provides"):
         activate([req("toolhost-greet"), req("toolhost-greet2")])
+
+
+def test_builtin_kinds_register_through_the_entry_point() -> None:
+    import importlib.metadata as md
+
+    from toolhost.backends.registry import builtin_kinds
+
+    (ep,) = [e for e in md.entry_points(group="toolhost") if e.dist and e.dist.name == "toolhost"]
+    assert ep.value == "toolhost.backends.builtins"
+    plugins = activate([])
+    assert set(plugins.kinds) == set(builtin_kinds())
+    assert plugins.plugins == () and plugins.builtins is not None
+    assert plugins.builtins.provides["kinds"] == sorted(builtin_kinds())

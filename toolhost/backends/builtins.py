@@ -9,19 +9,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from toolhost.backends.registry import builtin_kinds
+
 if TYPE_CHECKING:
     from toolhost.plugins.registry import Registry
 
 
 def register(registry: Registry) -> None:
-    """Add python, command, http (and any other built-in kind) to ``registry``."""
-    try:
-        from toolhost.backends.registry import (  # type: ignore[import-not-found,unused-ignore]
-            builtin_kinds,
-        )
-    except ModuleNotFoundError as exc:  # TODO(integration): remove once registry.py lands
-        if exc.name != "toolhost.backends.registry":
-            raise
-        return
+    """Add python, command, http (every kind in ``BUILTIN_KINDS``) to ``registry``."""
     for kind in builtin_kinds().values():
         registry.add_kind(kind)
