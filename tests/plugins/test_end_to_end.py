@@ -45,7 +45,7 @@ def call_all(config_path: Path) -> dict[str, dict[str, Any]]:
     compiled = compile_tools(config, kinds=kinds_for(config.plugins))
     calls: dict[str, dict[str, Any]] = {
         "team.add": {"a": 2, "b": 3}, "files.read": {"path": "notes.md"},
-             "inventory.stock": {"item": "bolts"}, "local.add": {"a": 1, "b": 1}}
+        "inventory.stock": {"item": "bolts"}, "local.add": {"a": 1, "b": 1}}
 
     async def go() -> dict[str, dict[str, Any]]:
         out = {}
