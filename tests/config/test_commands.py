@@ -88,3 +88,21 @@ def test_schema_command(tmp_path: Path) -> None:
     assert list(validator.iter_errors(good)) == []
     bad = {"toolhost": 1, "servers": {"s": {"tols": {}}}}
     assert list(validator.iter_errors(bad))
+
+
+def test_validate_reports_compile_errors_and_missing_files(tmp_path: Path) -> None:
+    config = tmp_path / "c.yaml"
+    config.write_text("""\
+toolhost: 1
+servers:
+  s:
+    tools:
+      f: {python: "no_such_module_for_toolhost_tests:f"}
+""")
+    out = toolhost("validate", str(config), str(tmp_path / "missing.toml"), home=tmp_path)
+    assert out.returncode == 1
+    lines = out.stderr.splitlines()
+    assert lines[0].startswith(f"{config}:5:11: servers.s.tools.f.python: cannot import")
+    assert lines[1] == f"{tmp_path / 'missing.toml'}: no such file"
+    skipped = toolhost("validate", "--no-compile", str(config), home=tmp_path)
+    assert skipped.returncode == 0 and skipped.stdout.strip().endswith("ok (1 servers, 1 tools)")
