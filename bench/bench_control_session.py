@@ -145,9 +145,9 @@ async def host_toolhost(receive: Any, send: Any, done: Callable[[], Awaitable[No
 
 
 async def host_floor(receive: Any, send: Any, done: Callable[[], Awaitable[None]]) -> None:
-    from toolhost.protocol import LineReader
-
     import anyio
+
+    from toolhost.protocol import LineReader
 
     reader = LineReader(receive, 1 << 24)
     while True:
@@ -171,13 +171,12 @@ async def host_floor(receive: Any, send: Any, done: Callable[[], Awaitable[None]
 
 
 async def host_official(receive: Any, send: Any, done: Callable[[], Awaitable[None]]) -> None:
+    import anyio
     from claude_agent_sdk import create_sdk_mcp_server, tool
     from claude_agent_sdk._internal.query import Query
     from claude_agent_sdk._internal.transport import Transport
 
     from toolhost.protocol import LineReader
-
-    import anyio
 
     @tool("greet", "Greet a person by name", GREET_SCHEMA)
     async def greet(args: dict[str, Any]) -> dict[str, Any]:
