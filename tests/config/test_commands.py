@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 from jsonschema import Draft202012Validator
 
 CASES = Path(__file__).parent / "cases" / "valid"
@@ -106,3 +107,16 @@ servers:
     assert lines[1] == f"{tmp_path / 'missing.toml'}: no such file"
     skipped = toolhost("validate", "--no-compile", str(config), home=tmp_path)
     assert skipped.returncode == 0 and skipped.stdout.strip().endswith("ok (1 servers, 1 tools)")
+
+
+EXAMPLES = Path(__file__).parents[2] / "examples" / "configs"
+TWINS = sorted(p.with_suffix("") for p in EXAMPLES.glob("*.toml")
+               if p.with_suffix(".yaml").exists())
+
+
+@pytest.mark.parametrize("stem", TWINS, ids=lambda p: p.name)
+def test_example_twins_give_identical_tools_json(stem: Path, tmp_path: Path) -> None:
+    outputs = [toolhost("tools", "--json", str(stem.with_suffix(suffix)), home=tmp_path)
+               for suffix in (".yaml", ".toml")]
+    assert [o.returncode for o in outputs] == [0, 0], outputs[0].stderr + outputs[1].stderr
+    assert outputs[0].stdout == outputs[1].stdout

@@ -48,7 +48,9 @@ def load_config(path: str | os.PathLike[str], *, kinds: Mapping[str, BackendKind
     merged, secrets, read = load_merged(path, environ=env, layers=layers, problems=problems)
     config, activation = _build(merged, secrets, kinds, problems, read)
     if problems:
-        raise ConfigError(problems)
+        order = {file: index for index, file in enumerate(read)}
+        raise ConfigError(sorted(problems, key=lambda p: (order.get(p.file, len(order)),
+                                                          p.line, p.column)))
     if activation is not None:
         config = activation.apply(config)
     return config
