@@ -51,3 +51,22 @@ def test_a_missing_plugin_fails_the_load_with_an_install_hint(tmp_path: Path) ->
     assert "plugin 'toolhost-nothere' is not installed" in proc.stderr
     assert "pip install 'toolhost-nothere>=2'" in proc.stderr
     assert f"{config}:4" in proc.stderr
+
+
+def test_a_missing_plugin_error_names_its_place_once(tmp_path: Path) -> None:
+    config = tmp_path / "app.yaml"
+    config.write_text("toolhost: 1\nplugins:\n  - toolhost-nothere\n")
+    proc = subprocess.run([sys.executable, "-m", "toolhost", "validate", str(config)],
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert proc.returncode == 1
+    assert proc.stderr.count(str(config)) == 1, proc.stderr
+
+
+def test_plugins_enabled_by_a_fragment_add_to_the_main_files(tmp_path: Path) -> None:
+    from toolhost.config import load_config
+
+    (tmp_path / "team.yaml").write_text("plugins: [toolhost-sqlite]\n")
+    config = tmp_path / "app.yaml"
+    config.write_text("toolhost: 1\nextends: [team.yaml]\nplugins: [toolhost-files]\n")
+    loaded = load_config(config, layers=False)
+    assert sorted(p.name for p in loaded.plugins) == ["toolhost-files", "toolhost-sqlite"]

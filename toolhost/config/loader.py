@@ -221,28 +221,16 @@ def _build(merged: Doc, secrets: set[str], kinds: Mapping[str, BackendKind] | No
 
 def _default_kinds(check: Checker, plugins: tuple[PluginRequirement, ...]
                    ) -> tuple[Mapping[str, BackendKind], Any]:
-    """Built-in kinds plus enabled plugins' (toolhost.plugins), else the built-ins alone."""
-    import importlib
+    """Built-in kinds plus the kinds of the plugins the config enables."""
+    from toolhost.plugins import activate
 
     try:
-        plugin_system: Any = importlib.import_module("toolhost.plugins")
-    except ModuleNotFoundError as exc:  # not there yet; any other import failure is a bug
-        if exc.name != "toolhost.plugins":
-            raise
-        plugin_system = None
-    if plugin_system is not None and hasattr(plugin_system, "activate"):
-        try:
-            activation = plugin_system.activate(plugins)
-        except PluginError as exc:
-            check.problem(("plugins",), str(exc))
-            return {}, None
-        return activation.kinds, activation
-    try:
-        registry: Any = importlib.import_module("toolhost.backends.registry")
-    except ModuleNotFoundError as exc:
-        if exc.name != "toolhost.backends.registry":
-            raise
+        activation = activate(plugins)
+    except ConfigError as exc:  # already names the plugins: line and the install hint
+        check.problems.extend(exc.problems)
         return {}, None
-    kinds: Mapping[str, BackendKind] = registry.builtin_kinds()
-    return kinds, None
+    except PluginError as exc:
+        check.problem(("plugins",), str(exc))
+        return {}, None
+    return activation.kinds, activation
 

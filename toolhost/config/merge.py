@@ -15,7 +15,7 @@ from toolhost.config.tree import Doc, Mark, Path, iter_paths
 __all__ = ["CONCAT_LISTS", "merge_docs", "prune_marks"]
 
 CONCAT_LISTS: frozenset[Path] = frozenset(
-    {("permissions", "allow"), ("permissions", "deny"), ("permissions", "ask")})
+    {("permissions", "allow"), ("permissions", "deny"), ("permissions", "ask"), ("plugins",)})
 
 
 def merge_docs(docs: list[Doc]) -> Doc:
