@@ -1,9 +1,17 @@
-"""Build HostConfig objects directly (the loader is tested in tests/config)."""
+"""Build HostConfig objects directly (the loader is tested in tests/config), and a real HTTP
+server on 127.0.0.1 (stdlib, in a thread) for the http backend."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import json
+import struct
+import threading
+import zlib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
@@ -33,3 +41,116 @@ def config() -> Callable[..., HostConfig]:
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
+
+
+def png_bytes() -> bytes:
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return (struct.pack(">I", len(data)) + kind + data
+                + struct.pack(">I", zlib.crc32(kind + data)))
+    header = struct.pack(">IIBBBBB", 1, 1, 8, 0, 0, 0, 0)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header)
+            + chunk(b"IDAT", zlib.compress(b"\x00\x00")) + chunk(b"IEND", b""))
+
+
+@dataclass
+class Seen:
+    method: str
+    path: str  # raw, as sent
+    client_port: int
+    headers: dict[str, str]
+    body: bytes
+
+
+@dataclass
+class Server:
+    url: str
+    seen: list[Seen] = field(default_factory=list)
+    attempts: dict[str, int] = field(default_factory=dict)
+
+
+def serve() -> Iterator[Server]:
+    state = Server(url="")
+    lock = threading.Lock()
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"  # keep-alive, so connection pooling is visible
+
+        def log_message(self, format: str, *args: Any) -> None:
+            return None
+
+        def reply(self, status: int, body: bytes, content_type: str,
+                  headers: dict[str, str] | None = None) -> None:
+            self.send_response(status)
+            self.send_header("Content-Type", content_type)
+            self.send_header("Content-Length", str(len(body)))
+            for key, value in (headers or {}).items():
+                self.send_header(key, value)
+            self.end_headers()
+            if self.command != "HEAD":
+                self.wfile.write(body)
+
+        def handle_any(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            body = self.rfile.read(length) if length else b""
+            with lock:
+                state.seen.append(Seen(self.command, self.path, self.client_address[1],
+                                       {k.lower(): v for k, v in self.headers.items()}, body))
+            parts = urlsplit(self.path)
+            query = parse_qs(parts.query, keep_blank_values=True)
+            path = parts.path
+            if path.startswith("/api/echo"):
+                doc = {"method": self.command, "path": path, "query": query,
+                       "headers": {k.lower(): v for k, v in self.headers.items()},
+                       "body": body.decode()}
+                self.reply(200, json.dumps(doc).encode(), "application/json")
+            elif path == "/api/json":
+                doc = {"data": {"items": [{"name": "a"}, {"name": "b"}]}}
+                self.reply(200, json.dumps(doc).encode(), "application/json; charset=utf-8")
+            elif path == "/api/text":
+                self.reply(200, "plain text é".encode(), "text/plain; charset=utf-8")
+            elif path == "/api/image":
+                self.reply(200, png_bytes(), "image/png")
+            elif path == "/api/big":
+                self.reply(200, b"x" * 100_000, "text/plain")
+            elif path.startswith("/api/status/"):
+                code = int(path.rsplit("/", 1)[1])
+                self.reply(code, f"nope: {code}".encode(), "text/plain")
+            elif path.startswith("/api/flaky/"):
+                key = path.rsplit("/", 1)[1]
+                with lock:
+                    state.attempts[key] = state.attempts.get(key, 0) + 1
+                    n = state.attempts[key]
+                if n <= int(query.get("fail", ["0"])[0]):
+                    extra = {"Retry-After": query["after"][0]} if "after" in query else {}
+                    self.reply(int(query.get("code", ["503"])[0]), b"busy", "text/plain",
+                               extra)
+                else:
+                    self.reply(200, json.dumps({"attempts": n}).encode(), "application/json")
+            elif path == "/api/redirect":
+                self.reply(302, b"", "text/plain", {"Location": f"{state.url}/secret"})
+            else:
+                self.reply(404, b"not found", "text/plain")
+
+        do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = do_HEAD = handle_any
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    httpd.daemon_threads = True
+    state.url = f"http://127.0.0.1:{httpd.server_address[1]}"
+    thread = threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True)
+    thread.start()
+    try:
+        yield state
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join()
+
+
+@pytest.fixture
+def server() -> Iterator[Server]:
+    yield from serve()
+
+
+@pytest.fixture
+def png() -> bytes:
+    return png_bytes()

@@ -3,10 +3,8 @@ from __future__ import annotations
 import base64
 import json
 import logging
-import struct
 import sys
 import textwrap
-import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -22,17 +20,8 @@ from toolhost.errors import CompileError
 Config = Callable[..., HostConfig]
 
 
-def png_bytes() -> bytes:
-    def chunk(kind: bytes, data: bytes) -> bytes:
-        return (struct.pack(">I", len(data)) + kind + data
-                + struct.pack(">I", zlib.crc32(kind + data)))
-    header = struct.pack(">IIBBBBB", 1, 1, 8, 0, 0, 0, 0)
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header)
-            + chunk(b"IDAT", zlib.compress(b"\x00\x00")) + chunk(b"IEND", b""))
-
-
 @pytest.fixture
-def usermod(tmp_path: Path) -> Iterator[str]:
+def usermod(tmp_path: Path, png: bytes) -> Iterator[str]:
     """A real importable module of tool functions, written for the test."""
     source = textwrap.dedent('''
         from __future__ import annotations
@@ -88,7 +77,7 @@ def usermod(tmp_path: Path) -> Iterator[str]:
     sys.path.insert(0, str(tmp_path))
     try:
         module = __import__(name)
-        module.IMAGE = png_bytes()
+        module.IMAGE = png
         yield name
     finally:
         sys.path.remove(str(tmp_path))
@@ -121,7 +110,7 @@ async def test_demo_add_and_schema(config: Config) -> None:
 
 
 @pytest.mark.anyio
-async def test_return_value_mapping(config: Config, usermod: str) -> None:
+async def test_return_value_mapping(config: Config, usermod: str, png: bytes) -> None:
     cfg = config({name: py(f"{usermod}:{name}") for name in
                   ("shout", "total", "listing", "nothing", "image", "custom")}
                  | {"hello": py(f"{usermod}:greeter.hello")})
@@ -135,7 +124,7 @@ async def test_return_value_mapping(config: Config, usermod: str) -> None:
     image = await call(cfg, "image", {})
     assert image["content"][0]["type"] == "image"
     assert image["content"][0]["mimeType"] == "image/png"
-    assert base64.b64decode(image["content"][0]["data"]) == png_bytes()
+    assert base64.b64decode(image["content"][0]["data"]) == png
     assert await call(cfg, "custom", {}) == {"content": [{"type": "text", "text": "custom"}],
                                             "isError": True}
     hello = await call(cfg, "hello", {"who": "you"})

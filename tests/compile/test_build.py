@@ -92,7 +92,8 @@ def test_every_bad_tool_is_reported(config: Config) -> None:
     assert "not a valid JSON Schema" in joined
     assert "must have type: object at the root, not 'array'" in joined
     assert f"mcp__demo__{long}" in joined and "64" in joined
-    assert "unknown backend kind 'nosuch'" in joined and "known: echo, python" in joined
+    assert "unknown backend kind 'nosuch'" in joined
+    assert "known: command, echo, http, python" in joined
     assert "outputSchema must have type: object" in joined
     assert all(m.startswith("test.yaml:") for m in messages)
 

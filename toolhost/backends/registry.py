@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from toolhost.backends.base import BackendKind
 from toolhost.backends.command import CommandKind
+from toolhost.backends.http import HttpKind
 from toolhost.backends.python import PythonKind
 
 __all__ = ["BUILTIN_KINDS", "builtin_kinds"]
@@ -15,6 +16,7 @@ __all__ = ["BUILTIN_KINDS", "builtin_kinds"]
 BUILTIN_KINDS: dict[str, BackendKind] = {
     "python": PythonKind(),
     "command": CommandKind(),
+    "http": HttpKind(),
 }
 
 

@@ -1,0 +1,114 @@
+"""HTTP responses -> results, and when to retry.
+
+Mapping by content type: JSON (``application/json``, ``*+json``) -> ``structuredContent`` plus
+its JSON as text (after ``select``); ``image/*`` -> an image block; text and anything that
+decodes as UTF-8 -> text; other bytes -> a text note naming the type and size. A non-2xx status
+is an error result: the status, the request, and the start of the body.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import json
+import time
+from collections.abc import Mapping
+from typing import Any
+
+import httpx
+from jinja2 import TemplateError
+
+from toolhost.backends.convert import image_result
+from toolhost.results import ToolResult
+
+__all__ = ["map_response", "resolve_pointer", "retry_delay"]
+
+EXCERPT = 1000
+
+
+def _retry_after(value: str | None, cap: float) -> float | None:
+    if not value:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return min(float(value), cap)
+    try:
+        when = email.utils.parsedate_to_datetime(value).timestamp()
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, min(when - time.time(), cap))
+
+
+def retry_delay(response: httpx.Response, attempt: int, retries: int, backoff: float,
+                max_retry_after: float) -> float | None:
+    """Seconds to wait before retrying ``response``; None when it is final."""
+    if attempt >= retries or not (response.status_code == 429 or response.status_code >= 500):
+        return None
+    after = _retry_after(response.headers.get("retry-after"), max_retry_after)
+    return after if after is not None else backoff * 2 ** attempt
+
+
+def resolve_pointer(document: Any, pointer: str) -> Any:
+    """RFC 6901 JSON pointer; raises ``LookupError`` naming the missing part."""
+    if pointer == "":
+        return document
+    node = document
+    for raw in pointer.lstrip("/").split("/"):
+        token = raw.replace("~1", "/").replace("~0", "~")
+        if isinstance(node, Mapping) and token in node:
+            node = node[token]
+        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+            node = node[int(token)]
+        else:
+            raise LookupError(f"select '{pointer}' found nothing at '{raw}' in the response")
+    return node
+
+
+def _is_json(content_type: str) -> bool:
+    return content_type == "application/json" or content_type.endswith("+json")
+
+
+def _text(data: bytes, response: httpx.Response) -> str:
+    return data.decode(response.charset_encoding or "utf-8", errors="replace")
+
+
+def map_response(response: httpx.Response, data: bytes, truncated: bool, *, method: str,
+                 select: str, expression: Any, arguments: Mapping[str, Any],
+                 cap: int) -> ToolResult:
+    """Turn one final response into the tool's result."""
+    content_type = response.headers.get("content-type", "").split(";")[0].strip().lower()
+    if not 200 <= response.status_code < 300:
+        where = f"{method} {response.request.url.copy_with(query=None)}"
+        excerpt = _text(data[:EXCERPT * 4], response)[:EXCERPT].strip()
+        message = f"HTTP {response.status_code} {response.reason_phrase} from {where}"
+        location = response.headers.get("location")
+        if location and 300 <= response.status_code < 400:
+            message += f" (redirect to {location} not followed)"
+        return ToolResult.error(message + (f"\n{excerpt}" if excerpt else ""))
+    note = (f"\n[toolhost: the response passed {cap:,} bytes; the rest was not read]"
+            if truncated else "")
+    if content_type.startswith("image/"):
+        if truncated:
+            return ToolResult.error(f"The image is larger than {cap:,} bytes.")
+        return image_result(data, content_type)
+    if _is_json(content_type) and not truncated:
+        try:
+            document = json.loads(data) if data else None
+        except ValueError as exc:
+            return ToolResult.error(f"The response is not valid JSON ({exc}).")
+        try:
+            if expression is not None:
+                document = expression(response=document, **arguments)
+            elif select:
+                document = resolve_pointer(document, select)
+        except (LookupError, TemplateError) as exc:
+            return ToolResult.error(str(exc))
+        if isinstance(document, str):
+            return ToolResult.text(document)
+        return ToolResult.json(document)
+    if content_type.startswith("text/") or _is_json(content_type) or "xml" in content_type:
+        return ToolResult.text(_text(data, response) + note)
+    try:
+        return ToolResult.text(data.decode("utf-8") + note)
+    except UnicodeDecodeError:
+        return ToolResult.text(f"(binary response: {len(data):,} bytes of "
+                               f"{content_type or 'unknown type'})")

@@ -1,0 +1,97 @@
+"""URL templates that cannot be steered off the host and path the config declared.
+
+At compile time the URL (joined onto the server's ``base_url`` when relative) must have a
+literal scheme, host and port: placeholders may only appear in the path, after the host, or in
+the query. Every substituted value is percent-encoded (``quote(value, safe="")``), so a value
+cannot add ``/``, ``?``, ``#`` or ``@``. At call time the rendered URL is checked again before
+anything is sent: same scheme, host and port, the path still starts with the declared base path,
+no ``.`` / ``..`` segments, no encoded slashes or backslashes, no empty segments the template did
+not have.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import unquote, urljoin, urlsplit
+
+from jinja2.environment import Template
+
+from toolhost.compile import templating
+
+__all__ = ["UnsafeURL", "UrlTemplate", "compile_url"]
+
+_ENCODED_SLASH = re.compile(r"%(2f|5c)", re.I)
+
+
+class UnsafeURL(ValueError):
+    """A rendered URL left the declared scheme, host or base path."""
+
+
+@dataclass(frozen=True)
+class UrlTemplate:
+    template: Template
+    source: str  # the full template, base URL joined
+    scheme: str
+    netloc: str
+    base_path: str  # the literal path before the first placeholder, up to its last '/'
+    literal_double_slash: bool
+    segments: int = 0  # how many '/'-separated path segments the template has
+    holes: tuple[int, ...] = ()  # indexes of the segments that hold a placeholder
+
+    def render(self, context: dict[str, Any]) -> str:
+        """Render and check; raises ``UnsafeURL`` naming what was wrong."""
+        url = self.template.render(context)
+        parts = urlsplit(url)
+        if (parts.scheme, parts.netloc) != (self.scheme, self.netloc):
+            raise UnsafeURL(f"the URL would go to {parts.scheme}://{parts.netloc}, "
+                            f"not {self.scheme}://{self.netloc}")
+        path = parts.path
+        if not path.startswith(self.base_path):
+            raise UnsafeURL(f"the URL path {path!r} leaves {self.base_path!r}")
+        if _ENCODED_SLASH.search(path):
+            raise UnsafeURL("a path value contains an encoded '/' or '\\'")
+        if "//" in path and not self.literal_double_slash:
+            raise UnsafeURL("a path value is empty")
+        segments = path.split("/")
+        for segment in segments:
+            if unquote(segment) in (".", ".."):
+                raise UnsafeURL("a path value is '.' or '..'")
+        if len(segments) == self.segments and any(not segments[i] for i in self.holes):
+            raise UnsafeURL("a path value is empty")
+        return url
+
+
+def compile_url(url: str, base_url: str | None) -> UrlTemplate:
+    """Compile a URL template; raises ``ValueError`` when the host is not literal."""
+    source = templating.url_source(url)
+    first = source.find("{")
+    static = source if first < 0 else source[:first]
+    if not urlsplit(static).scheme:
+        if not base_url:
+            raise ValueError(f"{url!r} is a relative URL and the server has no base_url")
+        base = base_url if base_url.endswith("/") else base_url + "/"
+        source = urljoin(base, source.lstrip("/")) if not source.startswith("{") else \
+            base + source
+        first = source.find("{")
+        static = source if first < 0 else source[:first]
+    parts = urlsplit(static)
+    if parts.scheme not in ("http", "https"):
+        raise ValueError(f"the URL must start with http:// or https://, not {static!r}")
+    after_host = static[len(parts.scheme) + 3:]
+    if first >= 0 and "/" not in after_host:
+        raise ValueError("placeholders may only appear after the host: the scheme, host "
+                         "and port must be written literally")
+    base_path = parts.path[: parts.path.rfind("/") + 1] if first >= 0 else parts.path
+    if "?" in static or "#" in static:
+        base_path = urlsplit(static).path
+    template = templating.URL_ENV.from_string(source)
+    path_source = source[len(parts.scheme) + 3 + len(parts.netloc):]
+    path_source = path_source.split("?")[0].split("#")[0]
+    segments = path_source.split("/")
+    return UrlTemplate(template=template, source=source, scheme=parts.scheme,
+                       netloc=parts.netloc, base_path=base_path or "/",
+                       literal_double_slash="//" in urlsplit(static).path,
+                       segments=len(segments),
+                       holes=tuple(i for i, seg in enumerate(segments) if "{" in seg))
