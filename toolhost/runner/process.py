@@ -115,7 +115,10 @@ async def open_cli(command: CliCommand, servers: Mapping[str, McpServer], *,
     send_results, receive_results = anyio.create_memory_object_stream[Mapping[str, Any]](100)
 
     async def deliver(message: dict[str, Any]) -> None:
-        on_message(message)
+        try:
+            on_message(message)
+        except Exception as exc:  # e.g. stdout piped into `head`: keep serving the CLI
+            log.debug("showing a %r message failed: %r", message.get("type"), exc)
         if message.get("type") == "result":
             await send_results.send(message)
 
@@ -127,33 +130,51 @@ async def open_cli(command: CliCommand, servers: Mapping[str, McpServer], *,
             await control.run()
 
     cli = CliSession(process, control, stderr, receive_results)
+    fields: dict[str, Any] = {}
+    if manifests:
+        fields["sdkMcpServers"] = list(servers)
+        fields["sdkMcpServerManifests"] = {n: s.manifest() for n, s in servers.items()}
     try:
         async with anyio.create_task_group() as tg, receive_results:
             tg.start_soon(stderr.drain, process.stderr)
             tg.start_soon(serve)
             try:
-                fields: dict[str, Any] = {}
-                if manifests:
-                    fields["sdkMcpServers"] = list(servers)
-                    fields["sdkMcpServerManifests"] = {n: s.manifest() for n, s in servers.items()}
-                try:
-                    with anyio.fail_after(INITIALIZE_TIMEOUT):
-                        cli.initialize_response = await control.initialize(**fields)
-                except TimeoutError:
-                    raise cli.failure(f"the Claude CLI did not answer 'initialize' within "
-                                      f"{INITIALIZE_TIMEOUT:g} s") from None
-                except ProtocolError as exc:
-                    await _wait_exit(process, 2.0)
-                    raise cli.failure(f"the Claude CLI failed to start: {exc}") from None
+                await _initialize(cli, fields)
                 yield cli
             finally:
                 with anyio.CancelScope(shield=True):
                     await _stop(process)
                     await control.aclose()
+    except Exception as exc:
+        single = unwrap(exc)  # task groups wrap what they raise; callers want the error
+        if single is not exc:
+            raise single from None
+        raise
     finally:
         with anyio.CancelScope(shield=True):
             await _stop(process)
             await process.aclose()
+
+
+async def _initialize(cli: CliSession, fields: dict[str, Any]) -> None:
+    try:
+        with anyio.fail_after(INITIALIZE_TIMEOUT):
+            cli.initialize_response = await cli.control.initialize(**fields)
+    except TimeoutError:
+        raise cli.failure(f"the Claude CLI did not answer 'initialize' within "
+                          f"{INITIALIZE_TIMEOUT:g} s") from None
+    except ProtocolError as exc:
+        await _wait_exit(cli.process, 2.0)
+        raise cli.failure(f"the Claude CLI failed to start: {exc}") from None
+
+
+def unwrap(exc: BaseException) -> BaseException:
+    """The one exception inside (nested) single-member exception groups, else ``exc``."""
+    inner = getattr(exc, "exceptions", None)
+    while isinstance(inner, tuple) and len(inner) == 1:
+        exc = inner[0]
+        inner = getattr(exc, "exceptions", None)
+    return exc
 
 
 async def _wait_exit(process: anyio.abc.Process, seconds: float) -> bool:

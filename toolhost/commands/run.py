@@ -1,0 +1,115 @@
+"""``toolhost run``: a Claude CLI session with the config's tools hosted in-process."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import AsyncIterator
+
+HELP = "run a Claude CLI session with the config's tools (one prompt with -p, else interactive)"
+
+DESCRIPTION = """\
+Start the Claude CLI with every server of CONFIG hosted in-process, answer its tool calls and
+permission checks, and show the conversation.
+
+  -p PROMPT        run one prompt and exit: 0 when the turn ended in success, 1 otherwise
+  (no -p)          interactive: type a turn, Enter to send; Ctrl-C interrupts the turn,
+                   a second Ctrl-C (or Ctrl-D at the prompt) exits
+  --script FILE    play the model from a scenario file (a local Messages API on 127.0.0.1):
+                   no API key, no network; exits non-zero if a scenario check fails
+
+Without --script the CLI inherits this environment, so ANTHROPIC_API_KEY and
+ANTHROPIC_BASE_URL work as usual. Options given here override the config's `run:` block;
+arguments after `--` go to the CLI as they are.
+
+Examples:
+  toolhost run examples/configs/demo.yaml --script examples/scenarios/demo.yaml \\
+      -p "What is in the demo notes, and what is 6 times 7?"
+  toolhost run team.yaml -p "Summarise the last 5 commits" --model claude-sonnet-4-5
+  toolhost run team.yaml --output json -p "..." | jq -c 'select(.type == "result")'
+  toolhost run team.yaml -- --add-dir ../other-repo
+
+See docs/running.md for scenario files and everything the runner does.
+"""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("config", metavar="CONFIG", help="the toolhost config (YAML or TOML)")
+    parser.add_argument("-p", "--prompt", help="run this one prompt and exit")
+    parser.add_argument("--script", metavar="SCENARIO",
+                        help="play the model from this scenario file (see docs/running.md)")
+    parser.add_argument("--cli", metavar="PATH", help="the Claude CLI to run (default: "
+                        "$TOOLHOST_CLI, then `claude` on PATH, then the one bundled in "
+                        "claude-agent-sdk)")
+    parser.add_argument("--model", help="model name passed to the CLI")
+    prompt = parser.add_mutually_exclusive_group()
+    prompt.add_argument("--system-prompt", metavar="TEXT", help="replace the system prompt")
+    prompt.add_argument("--append-system-prompt", metavar="TEXT",
+                        help="append to the CLI's default system prompt")
+    parser.add_argument("--max-turns", type=int, metavar="N", help="stop after N model turns")
+    parser.add_argument("--cwd", metavar="DIR", help="working directory of the CLI")
+    parser.add_argument("--output", choices=("text", "json"), default="text",
+                        help="text for people (default), json: the raw message stream")
+    parser.add_argument("--yes", action="store_true",
+                        help="answer every permission 'ask' with allow (deny rules still apply)")
+    parser.add_argument("--no-manifests", dest="manifests", action="store_false",
+                        help="let the CLI do the MCP handshake instead of handing it each "
+                             "server's tool list at start-up")
+    parser.add_argument("cli_args", nargs="*", metavar="-- CLI_ARGS",
+                        help="extra arguments for the Claude CLI, after --")
+
+
+async def _terminal_prompts() -> AsyncIterator[str]:
+    import anyio
+
+    while True:
+        try:
+            line = await anyio.to_thread.run_sync(_read_turn, abandon_on_cancel=True)
+        except EOFError:
+            return
+        if line.strip():
+            yield line
+
+
+def _read_turn() -> str:
+    return input("\n> ")
+
+
+def main(args: argparse.Namespace) -> int:
+    import anyio
+
+    from toolhost.host import load_host
+    from toolhost.runner import RunOptions, make_renderer, run_host
+    from toolhost.scripted import load_scenario
+
+    scenario = load_scenario(args.script) if args.script else None
+    renderer = make_renderer(args.output)
+    renderer.status(f"loading {args.config}")
+    host = load_host(args.config)
+    extra = list(args.cli_args or ())
+    options = RunOptions.from_config(
+        host.config.run, model=args.model, system_prompt=args.system_prompt,
+        append_system_prompt=args.append_system_prompt, max_turns=args.max_turns,
+        cwd=args.cwd, cli_args=tuple(extra) or None, manifests=args.manifests)
+
+    async def session() -> int:
+        try:
+            prompts = [args.prompt] if args.prompt is not None else _terminal_prompts()
+            report = await run_host(host, prompts, cli=args.cli, options=options,
+                                    scenario=scenario, renderer=renderer, yes=args.yes,
+                                    handle_sigint=True)
+        finally:
+            await host.aclose()
+        for problem in report.problems:
+            print(f"toolhost: scenario check failed: {problem}", file=sys.stderr)
+        if report.interrupted:
+            return 130
+        if not report.results:
+            return 0 if args.prompt is None and not report.problems else 1
+        if not report.ok and report.stderr.strip() and any(
+                r.get("subtype") != "success" for r in report.results):
+            tail = "\n".join(report.stderr.strip().splitlines()[-20:])
+            print(f"toolhost: the Claude CLI's stderr:\n{tail}", file=sys.stderr)
+        return 0 if report.ok else 1
+
+    return anyio.run(session)
