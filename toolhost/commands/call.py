@@ -1,0 +1,208 @@
+"""``toolhost call FILE SERVER.TOOL [key=value ...]``: run one tool directly, no model involved."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from toolhost.compile import CompiledTool
+    from toolhost.results import ToolResult
+
+HELP = "run one tool directly and print its result (exit 1 when the result is an error)"
+
+DESCRIPTION = """\
+Load and compile a config, call one tool with the given arguments, and print the result: the
+way the model will read it (the structured JSON when the tool returns structuredContent and
+the model reads it, otherwise the text), images as a one-line summary. --raw prints the MCP
+CallToolResult as JSON instead. The exit status is 1 when the result has isError: true (bad
+arguments, a failing tool, a timeout), 0 otherwise.
+
+Arguments are key=value pairs, each value read by the parameter's type in the inputSchema:
+integers and numbers as numbers, booleans as true/false (yes/no, 1/0), arrays and objects as
+JSON, strings as they are. --json '{...}' gives them all at once (key=value pairs override it).
+The tool may be named SERVER.TOOL or by its wire name mcp__SERVER__TOOL.
+
+Examples:
+  toolhost call examples/configs/backends-python.yaml demo.add a=2 b=3
+  toolhost call team.yaml git.log count=5
+  toolhost call team.yaml search.grep pattern='TODO' files='["src/a.py","src/b.py"]'
+  toolhost call team.yaml issues.create --json '{"title": "Bug", "labels": ["p1"]}' --raw
+"""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("config", help="the config file (YAML or TOML)")
+    parser.add_argument("tool", help="SERVER.TOOL or mcp__SERVER__TOOL")
+    # REMAINDER so that options may follow the key=value pairs; main() picks them out.
+    parser.add_argument("arguments", nargs=argparse.REMAINDER, metavar="key=value",
+                        help="one argument each, parsed by the parameter's schema type")
+    parser.add_argument("--json", dest="json_args", metavar="JSON",
+                        help="all arguments as one JSON object")
+    parser.add_argument("--raw", action="store_true",
+                        help="print the MCP CallToolResult as JSON")
+    parser.add_argument("--no-layers", action="store_true",
+                        help="ignore the user config and toolhost.local.* files")
+
+
+class UsageError(ValueError):
+    """Bad command-line input; printed without a traceback."""
+
+
+def split_tool(name: str) -> tuple[str, str]:
+    """``server.tool`` or ``mcp__server__tool`` -> (server, tool)."""
+    if name.startswith("mcp__") and name.count("__") >= 2:
+        server, _, tool = name[len("mcp__"):].partition("__")
+        return server, tool
+    server, dot, tool = name.partition(".")
+    if not dot or not server or not tool:
+        raise UsageError(f"name the tool as SERVER.TOOL (or mcp__SERVER__TOOL), not {name!r}")
+    return server, tool
+
+
+def _types(schema: Mapping[str, Any]) -> list[str]:
+    kind = schema.get("type")
+    if isinstance(kind, str):
+        return [kind]
+    if isinstance(kind, list):
+        return [str(k) for k in kind]
+    return [t for sub in schema.get("anyOf", []) if isinstance(sub, Mapping)
+            for t in _types(sub)]
+
+
+def parse_value(raw: str, schema: Mapping[str, Any]) -> Any:
+    """Read one command-line value by the parameter's schema type."""
+    types = _types(schema)
+    if not types:  # no type: a JSON literal if it is one, else the string
+        try:
+            return json.loads(raw)
+        except ValueError:
+            return raw
+    for kind in types:
+        if kind == "string":
+            return raw
+        if kind == "null" and raw in ("null", ""):
+            return None
+        if kind == "boolean" and raw.lower() in ("true", "false", "yes", "no", "1", "0"):
+            return raw.lower() in ("true", "yes", "1")
+        if kind in ("integer", "number", "array", "object"):
+            try:
+                value = json.loads(raw)
+            except ValueError:
+                continue
+            if kind == "integer" and isinstance(value, int) and not isinstance(value, bool):
+                return value
+            if kind == "number" and isinstance(value, (int, float)) and \
+                    not isinstance(value, bool):
+                return value
+            if (kind, type(value)) in (("array", list), ("object", dict)):
+                return value
+    return raw  # let the validator say what is wrong with it
+
+
+def build_arguments(tool: CompiledTool, pairs: Sequence[str],
+                    json_args: str | None) -> dict[str, Any]:
+    arguments: dict[str, Any] = {}
+    if json_args:
+        try:
+            loaded = json.loads(json_args)
+        except ValueError as exc:
+            raise UsageError(f"--json is not valid JSON: {exc}") from None
+        if not isinstance(loaded, dict):
+            raise UsageError("--json must be a JSON object")
+        arguments.update(loaded)
+    props = tool.input_schema.get("properties") or {}
+    for pair in pairs:
+        key, eq, raw = pair.partition("=")
+        if not eq or not key:
+            raise UsageError(f"arguments are key=value, not {pair!r}")
+        arguments[key] = parse_value(raw, props.get(key) or {})
+    return arguments
+
+
+def render(result: ToolResult, tool: CompiledTool) -> str:
+    """What the model would read, for a person."""
+    lines: list[str] = []
+    if result.structured is not None and not result.is_error:
+        lines.append(json.dumps(result.structured, indent=2, ensure_ascii=False))
+    else:
+        for block in result.content:
+            if block.get("type") == "text":
+                lines.append(str(block.get("text", "")))
+    for block in result.content:
+        kind = block.get("type")
+        if kind in ("image", "audio"):
+            size = len(str(block.get("data", ""))) * 3 // 4
+            lines.append(f"[{kind}: {block.get('mimeType', '?')}, about {size:,} bytes]")
+        elif kind in ("resource_link", "resource"):
+            lines.append(f"[{kind}: {json.dumps(block, ensure_ascii=False)}]")
+    return "\n".join(lines)
+
+
+def _options_after_pairs(args: argparse.Namespace) -> None:
+    """Move --raw / --json / --no-layers written after the key=value pairs onto ``args``."""
+    pairs: list[str] = []
+    rest = list(args.arguments)
+    while rest:
+        item = rest.pop(0)
+        if item == "--raw":
+            args.raw = True
+        elif item == "--no-layers":
+            args.no_layers = True
+        elif item == "--json" and rest:
+            args.json_args = rest.pop(0)
+        elif item.startswith("--json="):
+            args.json_args = item[len("--json="):]
+        else:
+            pairs.append(item)
+    args.arguments = pairs
+
+
+def main(args: argparse.Namespace) -> int:
+    import anyio
+
+    from toolhost.backends.base import CallContext
+    from toolhost.commands._configs import compile_config, redacted
+    from toolhost.config import load_config
+    from toolhost.errors import ConfigError
+
+    _options_after_pairs(args)
+    try:
+        server, name = split_tool(args.tool)
+        config = load_config(args.config, layers=not args.no_layers)
+        try:
+            compiled = compile_config(config)
+        except ConfigError as exc:
+            raise ConfigError(redacted(config, exc.problems)) from None
+    except (ConfigError, UsageError) as exc:
+        print(f"toolhost call: {exc}", file=sys.stderr)
+        return 1
+
+    async def progress(done: float, total: float | None, message: str | None) -> None:
+        of = f"/{total:g}" if total is not None else ""
+        print(f"progress {done:g}{of}" + (f": {message}" if message else ""), file=sys.stderr)
+
+    async def run() -> ToolResult | str:
+        try:
+            tool = compiled.tool(server, name)
+            arguments = build_arguments(tool, args.arguments, args.json_args)
+            ctx = CallContext(call_id="toolhost-call", tool=tool.wire_name, progress=progress)
+            return await tool.call(arguments, ctx)
+        except (KeyError, UsageError) as exc:
+            return str(exc.args[0] if isinstance(exc, KeyError) else exc)
+        finally:
+            await compiled.aclose()
+
+    outcome = anyio.run(run)
+    if isinstance(outcome, str):
+        print(f"toolhost call: {outcome}", file=sys.stderr)
+        return 1
+    tool = compiled.tool(server, name)
+    if args.raw:
+        print(config.redact(json.dumps(outcome.to_mcp(), indent=2, ensure_ascii=False)))
+    else:
+        print(config.redact(render(outcome, tool)))
+    return 1 if outcome.is_error else 0
