@@ -1,0 +1,58 @@
+"""E2E fixtures: the real Claude CLI (bundled in claude-agent-sdk) and per-test tool logs."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from toolhost.runner.discovery import bundled_cli
+
+HERE = Path(__file__).parent
+CONFIG = HERE / "e2e.yaml"
+TOOLHOST = Path(sys.executable).parent / "toolhost"
+
+
+@pytest.fixture(scope="session")
+def cli() -> str:
+    path = bundled_cli()
+    if path is None:
+        pytest.skip("the Claude CLI bundled in claude-agent-sdk is not installed")
+    return str(path)
+
+
+@pytest.fixture
+def tool_log(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The file the e2e tools append to; also importable tools for in-process runs."""
+    log = tmp_path / "tools.jsonl"
+    monkeypatch.setenv("E2E_LOG", str(log))
+    monkeypatch.syspath_prepend(str(HERE))
+    return log
+
+
+def read_log(path: Path) -> list[dict[str, Any]]:
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+@pytest.fixture
+def scenario(tmp_path: Path) -> Callable[[str], Path]:
+    def write(text: str) -> Path:
+        path = tmp_path / "scenario.yaml"
+        path.write_text(text)
+        return path
+    return write
+
+
+def run_toolhost(cli: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """``toolhost run`` as a user runs it: a subprocess, tools importable via PYTHONPATH."""
+    env = {**os.environ, "PYTHONPATH": str(HERE), "TOOLHOST_CLI": cli}
+    return subprocess.run([str(TOOLHOST), "run", *args], capture_output=True, text=True,
+                          env=env, timeout=120, check=False)

@@ -1,0 +1,64 @@
+"""Python tools the e2e configs load (``python: e2e_tools:NAME``; PYTHONPATH has tests/e2e).
+
+Every tool appends what it received to the JSON Lines file named by $E2E_LOG, so a test can
+check side effects: the exact arguments a backend got, and that a denied call never ran.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from typing import Any
+
+import anyio
+
+_started: dict[tuple[str, str], anyio.Event] = {}
+
+
+def _log(**entry: Any) -> None:
+    with open(os.environ["E2E_LOG"], "a", encoding="utf-8") as f:
+        f.write(json.dumps(entry) + "\n")
+
+
+def write_note(name: str, text: str) -> str:
+    """Save a note.
+
+    Args:
+        name: The note's name.
+        text: What to write.
+    """
+    _log(tool="write_note", name=name, text=text)
+    return f"saved {name}: {text}"
+
+
+async def _probe(label: str, partner: str) -> str:
+    # Each probe says it started, then waits (10 s at most) for its partner to start. Run one
+    # after the other, the first would end before the second began: the logged times show it.
+    run = os.environ["E2E_LOG"]
+    _log(tool=label, event="start", t=time.time())
+    _started.setdefault((run, label), anyio.Event()).set()
+    with anyio.move_on_after(10):
+        await _started.setdefault((run, partner), anyio.Event()).wait()
+    _log(tool=label, event="end", t=time.time())
+    return f"{label} saw {partner}"
+
+
+async def look() -> str:
+    """Look around (read-only)."""
+    return await _probe("look", "peek")
+
+
+async def peek() -> str:
+    """Peek around (read-only)."""
+    return await _probe("peek", "look")
+
+
+def explode(reason: str) -> str:
+    """Always fails.
+
+    Args:
+        reason: Why.
+    """
+    _log(tool="explode", reason=reason)
+    raise RuntimeError(reason)
