@@ -1,0 +1,100 @@
+"""The CLI process: stderr shown when it fails, never left running, results per turn.
+
+A small Python script stands in for the CLI here; the real CLI is driven in tests/e2e.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import anyio
+import pytest
+
+from toolhost.errors import RunnerError
+from toolhost.permissions.decision import Decision
+from toolhost.runner import process
+from toolhost.runner.command import CliCommand
+from toolhost.runner.process import open_cli
+
+FAKE_CLI = r'''
+import json, os, signal, sys, time
+mode = sys.argv[1]
+if mode == "fail":
+    print("error: unknown option '--bogus'", file=sys.stderr)
+    sys.exit(1)
+if mode == "stubborn":
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+for line in sys.stdin:
+    msg = json.loads(line)
+    if msg.get("type") == "control_request":
+        print(json.dumps({"type": "control_response", "response": {
+            "subtype": "success", "request_id": msg["request_id"], "response": {}}}), flush=True)
+    elif msg.get("type") == "user":
+        print(json.dumps({"type": "system", "subtype": "novel_thing", "x": 1}), flush=True)
+        print(json.dumps({"type": "result", "subtype": "success", "is_error": False,
+                          "result": msg["message"]["content"]}), flush=True)
+if mode == "stubborn":
+    open(os.environ["PID_FILE"], "w").write(str(os.getpid()))
+    while True:
+        time.sleep(1)
+'''
+
+
+async def _deny(name: str, tool_input: dict[str, object], request: dict[str, object]
+                ) -> Decision:
+    return Decision("deny", "no")
+
+
+def _command(tmp_path: Path, mode: str) -> CliCommand:
+    script = tmp_path / "fake_cli.py"
+    script.write_text(FAKE_CLI)
+    env = {**os.environ, "PID_FILE": str(tmp_path / "pid")}
+    return CliCommand((sys.executable, str(script), mode), env)
+
+
+def test_a_failing_cli_is_reported_with_its_stderr(tmp_path: Path) -> None:
+    async def main() -> None:
+        async with open_cli(_command(tmp_path, "fail"), {}, permission=_deny,
+                            on_message=lambda m: None):
+            pass
+
+    with pytest.raises(RunnerError) as info:
+        anyio.run(main)
+    text = str(info.value)
+    assert "the Claude CLI failed to start" in text and "(exit code 1)" in text
+    assert "error: unknown option '--bogus'" in text
+
+
+def test_turns_return_their_result_and_every_message_is_seen(tmp_path: Path) -> None:
+    seen: list[str] = []
+
+    async def main() -> list[object]:
+        async with open_cli(_command(tmp_path, "ok"), {}, permission=_deny,
+                            on_message=lambda m: seen.append(m["type"])) as cli:
+            first = await cli.send_prompt("one")
+            second = await cli.send_prompt("two")
+            return [first["result"], second["result"]]
+
+    assert anyio.run(main) == ["one", "two"]
+    assert seen == ["system", "result", "system", "result"]
+
+
+def test_a_cli_that_will_not_exit_is_killed(tmp_path: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(process, "EXIT_GRACE", 0.5)
+    monkeypatch.setattr(process, "TERMINATE_GRACE", 0.5)
+
+    async def main() -> int | None:
+        async with open_cli(_command(tmp_path, "stubborn"), {}, permission=_deny,
+                            on_message=lambda m: None) as cli:
+            await cli.send_prompt("hi")
+            proc = cli.process
+        return proc.returncode
+
+    code = anyio.run(main)
+    assert code is not None and code < 0  # killed by a signal
+    pid = int((tmp_path / "pid").read_text())
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
