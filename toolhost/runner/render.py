@@ -74,6 +74,7 @@ class TextRenderer:
             color = bool(getattr(self.out, "isatty", lambda: False)())
         self.style = _Style(color)
         self._status_open = False
+        self._shown_init = False
 
     def _print(self, text: str) -> None:
         self._clear_status()
@@ -111,6 +112,9 @@ class TextRenderer:
 
     def _init(self, message: Mapping[str, Any]) -> None:
         self._clear_status()
+        if self._shown_init:  # the CLI repeats it every turn
+            return
+        self._shown_init = True
         servers = [s for s in message.get("mcp_servers") or () if isinstance(s, Mapping)]
         names = ", ".join(f"{s.get('name')} ({s.get('status')})" for s in servers) or "none"
         tools = [t for t in message.get("tools") or () if str(t).startswith("mcp__")]
@@ -154,7 +158,8 @@ class TextRenderer:
         ok = message.get("subtype") == "success" and not message.get("is_error")
         seconds = (message.get("duration_ms") or 0) / 1000
         cost = message.get("total_cost_usd")
-        parts = [f"{message.get('num_turns', '?')} turns", f"{seconds:.1f} s"]
+        turns = message.get("num_turns", "?")
+        parts = [f"{turns} turn{'' if turns == 1 else 's'}", f"{seconds:.1f} s"]
         if isinstance(cost, (int, float)):
             parts.append(f"${cost:.4f}")
         denials = message.get("permission_denials") or []
