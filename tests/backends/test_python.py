@@ -62,6 +62,15 @@ def usermod(tmp_path: Path, png: bytes) -> Iterator[str]:
         def boom(n: int) -> str:
             raise ValueError(f"n must be even, got {n}")
 
+        import pydantic
+
+        class Order(pydantic.BaseModel):
+            sku: str
+            qty: int = 1
+
+        def reorder(order: Order, times: int = 2) -> Order:
+            return Order(sku=order.sku, qty=order.qty * times)
+
         class Greeter:
             def hello(self, who: str) -> str:
                 return "hello " + who
@@ -129,6 +138,18 @@ async def test_return_value_mapping(config: Config, usermod: str, png: bytes) ->
                                             "isError": True}
     hello = await call(cfg, "hello", {"who": "you"})
     assert hello["content"][0]["text"] == "hello you"
+
+
+@pytest.mark.anyio
+async def test_pydantic_models_in_and_out(config: Config, usermod: str) -> None:
+    cfg = config({"reorder": py(f"{usermod}:reorder")})
+    tool = compile_tools(cfg).tool("demo", "reorder")
+    assert tool.input_schema["properties"]["order"]["required"] == ["sku"]
+    assert tool.output_schema is not None and tool.output_schema["title"] == "Order"
+    result = await tool.call({"order": {"sku": "A"}, "times": 3}, CallContext())
+    assert result.structured == {"sku": "A", "qty": 3}
+    bad = await tool.call({"order": {"qty": 1}}, CallContext())
+    assert bad.is_error and "'sku' is a required property" in bad.text_content
 
 
 @pytest.mark.anyio

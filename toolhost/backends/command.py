@@ -140,6 +140,8 @@ class CommandKind:
         known = set(names) | set(tool.params)
         env = {**base_env(), **ctx.server.defaults.env}
         cwd = opts.get("cwd") or ctx.server.defaults.cwd
+        if cwd and not os.path.isabs(cwd) and os.path.isfile(origin.file):
+            cwd = os.path.join(os.path.dirname(os.path.abspath(origin.file)), cwd)
         max_bytes = int(opts.get("max_output_bytes") or DEFAULT_MAX_OUTPUT_BYTES)
         ok_codes = frozenset(opts.get("ok_codes") or (0,))
         parse = str(opts.get("stdout") or "text")

@@ -34,7 +34,8 @@ OPTIONS_SCHEMA: Mapping[str, Any] = {
         "env": {"type": "object", "additionalProperties": {"type": ["string", "number"]},
                 "description": "Extra environment variables (templates), merged onto a "
                                "minimal base of PATH, HOME, LANG and the server's env."},
-        "cwd": {"type": "string", "description": "Working directory (default: the server's)."},
+        "cwd": {"type": "string", "description": "Working directory, relative to the config "
+                                                 "file (default: the server's)."},
         "max_output_bytes": {"type": "integer", "minimum": 1,
                              "description": "Stop the program once stdout passes this many "
                                             "bytes (default 1,000,000)."},
