@@ -98,6 +98,16 @@ async def test_json_and_form_bodies_and_headers(config: Config, server: Any) -> 
 
 
 @pytest.mark.anyio
+async def test_header_injection_is_refused(config: Config, server: Any) -> None:
+    cfg = config({"get": http("echo", options={"headers": {"X-Note": "{{ note }}"}})},
+                 defaults=api(server))
+    result = await run(cfg, "get", {"note": "a\r\nX-Evil: 1"})
+    assert result.is_error and server.seen == []
+    assert result.text_content == ("Refused to send the request: the value of header "
+                                   "'X-Note' contains a line break.")
+
+
+@pytest.mark.anyio
 @pytest.mark.parametrize(("auth", "header", "value"), [
     ({"type": "basic", "username": "u", "password": "p"}, "authorization",
      "Basic " + base64.b64encode(b"u:p").decode()),

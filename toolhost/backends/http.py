@@ -190,6 +190,9 @@ class HttpKind:
                 request: dict[str, Any] = {
                     "params": _render_fields(fields["query"], context),
                     "headers": _render_fields(fields["headers"], context)}
+                for key, value in request["headers"].items():
+                    if any(c in str(value) for c in "\r\n\0"):
+                        raise UnsafeURL(f"the value of header {key!r} contains a line break")
                 if body is not None:
                     request["json"] = _render_body(body, context)
                 elif fields["form"]:

@@ -97,7 +97,7 @@ def map_response(response: httpx.Response, data: bytes, truncated: bool, *, meth
             return ToolResult.error(f"The response is not valid JSON ({exc}).")
         try:
             if expression is not None:
-                document = expression(response=document, **arguments)
+                document = expression({**arguments, "response": document})
             elif select:
                 document = resolve_pointer(document, select)
         except (LookupError, TemplateError) as exc:
