@@ -42,8 +42,9 @@ turns:
       - {is_error: true, equals: "Forbidden notes are not allowed."}
     text: I may not.
 """)
+    # --no-manifests: the CLI does the MCP handshake itself (the other tests skip it)
     done = run_toolhost(cli, str(CONFIG), "--script", str(script), "-p", "go",
-                        "--output", "json")
+                        "--output", "json", "--no-manifests")
     assert done.returncode == 0, done.stderr
     assert read_log(tool_log) == []  # the backend was never called
     messages = [json.loads(line) for line in done.stdout.splitlines()]

@@ -24,7 +24,7 @@ from toolhost.host import Host
 from toolhost.permissions.decision import Asker
 from toolhost.runner.command import RunOptions, build_command
 from toolhost.runner.discovery import find_cli
-from toolhost.runner.gate import RunnerGate
+from toolhost.runner.gate import RunnerGate, make_gate
 from toolhost.runner.offline import OFFLINE_DROP, OfflineHome
 from toolhost.runner.process import CliSession, open_cli
 from toolhost.runner.render import Renderer, TextRenderer
@@ -75,10 +75,10 @@ async def run_host(host: Host, prompts: Iterable[str] | AsyncIterable[str], *,
     renderer = renderer or TextRenderer()
     options = options or RunOptions.from_config(host.config.run)
     path = find_cli(cli, environ=environ)
-    gate = RunnerGate(host.policy, renderer, yes=yes, asker=asker,
-                      ask_mode=host.config.permissions.ask_mode)
+    gate = RunnerGate(make_gate(host, yes=yes, asker=asker), renderer)
     report = RunReport()
     with contextlib.ExitStack() as stack:
+        stack.callback(gate.close)
         extra_env: dict[str, str] = {}
         drop: tuple[str, ...] = ()
         model = None
