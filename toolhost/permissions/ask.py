@@ -108,17 +108,34 @@ class TerminalAsker:
                            default=str)
         if len(shown) > _MAX_SHOWN:
             shown = shown[:_MAX_SHOWN] + f"\n... ({len(shown) - _MAX_SHOWN} more characters)"
-        with open(self.tty_path, "r+", encoding="utf-8", errors="replace") as tty:
-            tty.write(f"\ntoolhost: permission needed for {tool_name} ({_where(decision)})\n"
-                      f"{shown}\n")
+        fd = os.open(self.tty_path, os.O_RDWR | os.O_NOCTTY)
+        try:
+            text = f"\ntoolhost: permission needed for {tool_name} ({_where(decision)})\n{shown}\n"
             if decision.message:
-                tty.write(f"{decision.message}\n")
-            tty.write("Allow? [y] once, [a] for this session, [n] deny: ")
-            tty.flush()
-            answer = tty.readline().strip().lower()[:1]
+                text += f"{decision.message}\n"
+            _write(fd, text + "Allow? [y] once, [a] for this session, [n] deny: ")
+            answer = _readline(fd).strip().lower()[:1]
             reason = ""
             if answer not in ("y", "a"):
-                tty.write("Reason for the model (optional): ")
-                tty.flush()
-                reason = tty.readline().strip()
+                _write(fd, "Reason for the model (optional): ")
+                reason = _readline(fd).strip()
             return answer, reason
+        finally:
+            os.close(fd)
+
+
+def _write(fd: int, text: str) -> None:
+    data = text.encode("utf-8", errors="replace")
+    while data:
+        data = data[os.write(fd, data):]
+
+
+def _readline(fd: int) -> str:
+    """One line from a terminal (no buffering past it); "" at end of input."""
+    data = b""
+    while b"\n" not in data and len(data) < 4096:
+        chunk = os.read(fd, 1024)
+        if not chunk:
+            break
+        data += chunk
+    return data.split(b"\n", 1)[0].decode("utf-8", errors="replace")

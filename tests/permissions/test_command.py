@@ -1,0 +1,142 @@
+"""``toolhost permissions check|list|lint`` as a real subprocess on layered config files."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+BASE = """\
+toolhost: 1
+permissions:
+  deny:
+    - mcp__db__drop
+    - "Bash(rm:*)"
+    - tool: mcp__db__query
+      when: {sql: {regex: "(?is).*\\\\bdelete\\\\b.*"}}
+      message: No deletes from an agent
+"""
+MAIN = """\
+toolhost: 1
+extends: [./team/base.yaml]
+servers:
+  db:
+    tools:
+      drop: {command: [echo, drop]}
+      query:
+        command: [echo, "{{ sql }}"]
+        params:
+          sql: {type: string}
+          limit: {type: integer}
+permissions:
+  default: deny
+  allow:
+    - tool: mcp__db__query
+      rewrite: {clamp: {limit: {max: 100}}}
+    - "Bash(npm run test:*)"
+    - "Read(./src/**)"
+    - mcp__db__drop
+"""
+LOCAL = """\
+toolhost: 1
+permissions:
+  allow: ["Bash(rm:*)", mcp__db__drop]
+"""
+
+
+@pytest.fixture
+def config(tmp_path: Path) -> Path:
+    (tmp_path / "team").mkdir()
+    (tmp_path / "team" / "base.yaml").write_text(BASE)
+    (tmp_path / "toolhost.yaml").write_text(MAIN)
+    (tmp_path / "toolhost.local.yaml").write_text(LOCAL)
+    return tmp_path / "toolhost.yaml"
+
+
+def toolhost(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "XDG_CONFIG_HOME": str(cwd or Path.cwd()) + "/no-user-config"}
+    return subprocess.run([sys.executable, "-m", "toolhost", *args], capture_output=True,
+                          text=True, timeout=60, env=env, cwd=cwd)
+
+
+def check(config: Path, tool: str, tool_input: dict[str, Any]) -> dict[str, Any]:
+    out = toolhost("permissions", "check", str(config), tool, "--input",
+                   json.dumps(tool_input), "--json", cwd=config.parent)
+    assert out.returncode == 0, out.stderr
+    result: dict[str, Any] = json.loads(out.stdout)
+    return result
+
+
+def test_allow_in_project_and_local_layers_cannot_override_an_extends_deny(config: Path) -> None:
+    got = check(config, "mcp__db__drop", {})
+    assert got["decision"] == "deny"
+    assert got["rule"] == "mcp__db__drop"
+    assert got["origin"].startswith(str(config.parent / "team" / "base.yaml") + ":4")
+    assert got["layer"] == "extends"
+    bash = check(config, "Bash", {"command": "npm run test && rm -rf /"})
+    assert (bash["decision"], bash["rule"]) == ("deny", "Bash(rm:*)")
+
+
+def test_structured_deny_message_and_rewrite(config: Path) -> None:
+    denied = check(config, "mcp__db__query", {"sql": "DELETE from users"})
+    assert denied["decision"] == "deny" and denied["message"] == "No deletes from an agent"
+    allowed = check(config, "mcp__db__query", {"sql": "select 1", "limit": 5000})
+    assert allowed["decision"] == "allow"
+    assert allowed["updatedInput"] == {"sql": "select 1", "limit": 100}
+    assert allowed["origin"].startswith(str(config) + ":15:")
+
+
+def test_paths_default_and_text_output(config: Path) -> None:
+    (config.parent / "src").mkdir()
+    assert check(config, "Read", {"file_path": "src/a.py"})["decision"] == "allow"
+    assert check(config, "Read", {"file_path": "src/../toolhost.yaml"})["decision"] == "deny"
+    nothing = check(config, "mcp__db__other", {})
+    assert (nothing["decision"], nothing["rule"], nothing["answered_by"]) == (
+        "deny", None, "default")
+    text = toolhost("permissions", "check", str(config), "Bash", "--input",
+                    '{"command": "npm run test -- -x"}', cwd=config.parent)
+    assert text.returncode == 0
+    assert text.stdout.startswith("allow: Bash(npm run test:*)  (" + str(config) + ":")
+
+
+def test_exit_code_option(config: Path) -> None:
+    codes = [toolhost("permissions", "check", str(config), tool, "--exit-code",
+                      cwd=config.parent).returncode for tool in ("mcp__db__query", "mcp__db__drop")]
+    assert codes == [0, 10]
+
+
+def test_bad_input_and_bad_rules(config: Path) -> None:
+    bad_json = toolhost("permissions", "check", str(config), "X", "--input", "{nope")
+    assert bad_json.returncode == 2 and "--input is not JSON" in bad_json.stderr
+    (config.parent / "toolhost.local.yaml").write_text(
+        'toolhost: 1\npermissions:\n  allow:\n    - "Bash(npm test"\n')
+    broken = toolhost("permissions", "check", str(config), "Bash", cwd=config.parent)
+    assert broken.returncode == 1
+    assert "toolhost.local.yaml:4" in broken.stderr and "Bash(npm test" in broken.stderr
+
+
+def test_list_shows_evaluation_order_with_origins(config: Path) -> None:
+    out = toolhost("permissions", "list", str(config), "--json", cwd=config.parent)
+    assert out.returncode == 0, out.stderr
+    listed = json.loads(out.stdout)
+    assert [r["effect"] for r in listed["rules"]] == ["deny"] * 3 + ["allow"] * 6
+    assert [r["layer"] for r in listed["rules"]][-2:] == ["local", "local"]
+    assert listed["disallowedTools"] == ["mcp__db__drop"]
+    text = toolhost("permissions", "list", str(config), cwd=config.parent).stdout
+    assert "deny   mcp__db__drop  [extends]" in text
+
+
+def test_lint_flags_shadowed_and_unmatched_rules(config: Path) -> None:
+    out = toolhost("permissions", "lint", str(config), "--json", cwd=config.parent)
+    assert out.returncode == 1
+    codes = {(f["code"], f["rule"]) for f in json.loads(out.stdout)}
+    assert ("shadowed", "mcp__db__drop") in codes
+    (config.parent / "toolhost.local.yaml").write_text("toolhost: 1\n")
+    (config.parent / "toolhost.yaml").write_text(MAIN.replace("    - mcp__db__drop\n", ""))
+    clean = toolhost("permissions", "lint", str(config), cwd=config.parent)
+    assert clean.returncode == 0, clean.stdout

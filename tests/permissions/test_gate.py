@@ -1,0 +1,163 @@
+"""PermissionGate: decide + ask + audit, with a real pseudo-terminal and a real subprocess."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from toolhost.config.model import HostConfig, Origin, PermissionsConfig, RuleConfig
+from toolhost.permissions import PermissionGate, TerminalAsker, compile_policy
+from toolhost.permissions.decision import Decision
+
+
+def host(tmp_path: Path, *rules: RuleConfig, **perms: Any) -> HostConfig:
+    return HostConfig(version=1, servers={},
+                      permissions=PermissionsConfig(rules=rules, **perms),
+                      secrets=frozenset({"s3cr3t-value"}))
+
+
+ASK = RuleConfig("ask", "mcp__db__write", origin=Origin("team.yaml", 4),
+                 message="Writes need a human")
+DENY = RuleConfig("deny", "mcp__db__drop", origin=Origin("base.yaml", 2))
+ALLOW = RuleConfig("allow", "mcp__db__query", origin=Origin("team.yaml", 9),
+                   rewrite={"clamp": {"limit": {"max": 10}}})
+
+
+def check(gate: PermissionGate, tool: str, args: dict[str, Any],
+          request: dict[str, Any] | None = None) -> Decision:
+    async def go() -> Decision:
+        return await gate.check(tool, args, request)
+    return anyio.run(go)
+
+
+def test_audit_log_records_every_decision_with_secrets_redacted(tmp_path: Path) -> None:
+    log = tmp_path / "logs" / "audit.jsonl"
+    config = host(tmp_path, DENY, ALLOW, ASK, audit_log=str(log), ask_mode="deny")
+    gate = PermissionGate.from_config(config, interactive=False)
+    try:
+        d1 = check(gate, "mcp__db__drop", {"token": "abc", "why": "s3cr3t-value!"},
+                   {"tool_use_id": "toolu_1"})
+        d2 = check(gate, "mcp__db__query", {"limit": 99, "dsn": "pg://u:s3cr3t-value@h"})
+        d3 = check(gate, "mcp__db__write", {"row": 1})
+    finally:
+        gate.close()
+    assert [d.behavior for d in (d1, d2, d3)] == ["deny", "allow", "deny"]
+    records = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [r["decision"] for r in records] == ["deny", "allow", "deny"]
+    first, second, third = records
+    assert first["arguments"] == {"token": "***", "why": "***!"}
+    assert first["rule"] == "mcp__db__drop" and first["origin"] == "base.yaml:2"
+    assert first["tool_use_id"] == "toolu_1" and first["answered_by"] == "policy"
+    assert second["updatedInput"] == {"limit": 10, "dsn": "pg://u:***@h"}
+    assert third["answered_by"] == "ask_mode: deny" and "Writes need a human" in third["message"]
+    assert "s3cr3t-value" not in log.read_text()
+    assert all(r["time"].endswith("+00:00") for r in records)
+
+
+def test_yes_turns_ask_into_allow_but_not_deny(tmp_path: Path,
+                                               caplog: pytest.LogCaptureFixture) -> None:
+    gate = PermissionGate.from_config(host(tmp_path, DENY, ASK), assume_yes=True)
+    assert "ALLOW without asking" in caplog.text
+    allowed = check(gate, "mcp__db__write", {})
+    assert (allowed.behavior, allowed.answered_by) == ("allow", "--yes")
+    assert check(gate, "mcp__db__drop", {}).behavior == "deny"
+
+
+def test_ask_mode_allow_from_config(tmp_path: Path) -> None:
+    gate = PermissionGate.from_config(host(tmp_path, ASK, ask_mode="allow"), interactive=False)
+    assert check(gate, "mcp__db__write", {}).answered_by == "ask_mode: allow"
+
+
+def test_no_terminal_denies_saying_a_person_was_needed(tmp_path: Path) -> None:
+    # A new session has no controlling terminal: detection must say so and deny.
+    script = """
+import anyio, json
+from toolhost.config.model import HostConfig, PermissionsConfig, RuleConfig
+from toolhost.permissions import PermissionGate
+cfg = HostConfig(version=1, servers={}, permissions=PermissionsConfig(
+    rules=(RuleConfig("ask", "Bash"),)))
+gate = PermissionGate.from_config(cfg)
+d = anyio.run(gate.check, "Bash", {"command": "ls"})
+print(json.dumps(d.to_control_response()), d.answered_by)
+"""
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         stdin=subprocess.DEVNULL, start_new_session=True, timeout=60, check=True)
+    response, answered_by = out.stdout.rsplit(" ", 1)
+    body = json.loads(response)
+    assert body["behavior"] == "deny" and "person's approval" in body["message"]
+    assert answered_by.strip() == "no-terminal"
+
+
+class Pty:
+    def __init__(self) -> None:
+        self.master, self.slave = os.openpty()
+        self.path = os.ttyname(self.slave)
+
+    def type(self, text: str) -> None:
+        os.write(self.master, text.encode())
+
+    def screen(self) -> str:
+        os.set_blocking(self.master, False)
+        chunks = []
+        try:
+            while chunk := os.read(self.master, 65536):
+                chunks.append(chunk)
+        except BlockingIOError:
+            pass
+        return b"".join(chunks).decode(errors="replace")
+
+    def close(self) -> None:
+        os.close(self.master)
+        os.close(self.slave)
+
+
+@pytest.fixture
+def pty() -> Any:
+    p = Pty()
+    yield p
+    p.close()
+
+
+def gate_with_terminal(pty: Pty) -> PermissionGate:
+    policy = compile_policy(PermissionsConfig(rules=(ASK,)))
+    return PermissionGate(policy, TerminalAsker(pty.path, redact=lambda s: s.replace("pw1", "***")))
+
+
+def test_terminal_allow_once_shows_tool_arguments_and_rule(pty: Pty) -> None:
+    gate = gate_with_terminal(pty)
+    pty.type("y\n")
+    decision = check(gate, "mcp__db__write", {"sql": "insert pw1", "password": "hunter2"})
+    assert (decision.behavior, decision.answered_by) == ("allow", "person")
+    screen = pty.screen()
+    assert "mcp__db__write" in screen and "insert ***" in screen
+    assert "hunter2" not in screen and "pw1" not in screen
+    assert "rule 'mcp__db__write'" in screen and "team.yaml:4" in screen
+    assert "Writes need a human" in screen
+    pty.type("\n\n")  # a second call asks again: an empty answer (and no reason) is a deny
+    assert check(gate, "mcp__db__write", {}).behavior == "deny"
+
+
+def test_terminal_allow_for_session_remembers_the_tool(pty: Pty) -> None:
+    gate = gate_with_terminal(pty)
+    pty.type("a\n")
+    assert check(gate, "mcp__db__write", {"n": 1}).behavior == "allow"
+    pty.screen()
+    again = check(gate, "mcp__db__write", {"n": 2})  # nothing typed: must not prompt
+    assert (again.behavior, again.answered_by) == ("allow", "person (this session)")
+    assert pty.screen() == ""
+
+
+def test_terminal_deny_with_reason(pty: Pty) -> None:
+    gate = gate_with_terminal(pty)
+    pty.type("n\nuse the staging db\n")
+    decision = check(gate, "mcp__db__write", {})
+    assert decision.behavior == "deny"
+    assert decision.to_control_response()["message"] == (
+        "A person denied mcp__db__write: use the staging db")
