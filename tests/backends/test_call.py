@@ -56,6 +56,8 @@ def test_human_and_raw_output(capsys: pytest.CaptureFixture[str]) -> None:
                        "--raw")
     assert code == 0
     assert json.loads(out) == {"content": [{"type": "text", "text": "6"}], "isError": False}
+    commands = str(EXAMPLES / "backends-command.yaml")
+    assert run(capsys, commands, "files.echo", "text=hi") == (0, "hi\n", "")  # one newline
 
 
 def test_errors_exit_1(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

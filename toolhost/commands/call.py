@@ -204,5 +204,6 @@ def main(args: argparse.Namespace) -> int:
     if args.raw:
         print(config.redact(json.dumps(outcome.to_mcp(), indent=2, ensure_ascii=False)))
     else:
-        print(config.redact(render(outcome, tool)))
+        text = config.redact(render(outcome, tool))
+        print(text, end="" if text.endswith("\n") else "\n")  # a tool's own newline is enough
     return 1 if outcome.is_error else 0
