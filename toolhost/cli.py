@@ -50,12 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="more logging on stderr (-vv for debug)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, module_name in COMMANDS.items():
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as exc:  # TODO(integration): remove once every command exists
-            if exc.name != module_name:
-                raise
-            continue
+        module = importlib.import_module(module_name)
         cmd = sub.add_parser(name, help=module.HELP, description=module.DESCRIPTION,
                              formatter_class=argparse.RawDescriptionHelpFormatter)
         module.add_arguments(cmd)
