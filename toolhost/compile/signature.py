@@ -101,7 +101,7 @@ def inspect_callable(fn: Callable[..., Any]) -> SignatureInfo:
             conv = mapper.converter(hint)
         except UnsupportedType as exc:
             raise UnsupportedType(f"parameter '{name}': {exc}") from exc
-        if "description" not in schema and name in doc.params:
+        if "description" not in schema and doc.params.get(name):
             schema["description"] = doc.params[name]
         if param.default is param.empty:
             required.append(name)
