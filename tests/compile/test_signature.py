@@ -13,6 +13,7 @@ from jsonschema import Draft202012Validator
 from toolhost.backends.base import CallContext
 from toolhost.compile.schema import schema_problems
 from toolhost.compile.signature import UnsupportedType, inspect_callable
+from toolhost.results import ToolResult
 
 
 class Color(enum.Enum):
@@ -191,6 +192,13 @@ def test_output_schema_from_return_annotation() -> None:
         "type": "object", "properties": {"result": {"type": "array", "items": {"type": "integer"}}},
         "required": ["result"]}
     assert inspect_callable(scalar).output_schema is None
+
+
+def test_a_function_returning_tool_result_promises_no_output_schema() -> None:
+    def shaped() -> ToolResult: ...
+    def either() -> dict[str, int] | ToolResult: ...
+    assert inspect_callable(shaped).output_schema is None
+    assert inspect_callable(either).output_schema is None
 
 
 def test_kwargs_allow_extra_and_converters_build_objects() -> None:

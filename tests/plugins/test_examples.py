@@ -52,3 +52,22 @@ def test_toml_example_with_the_pkg_preset(file: str) -> None:
     products = call(file, "shop", "products", {})
     assert len(products["structuredContent"]["rows"]) == 4
     assert call(file, "files", "list", {})["structuredContent"]["files"] == ["handbook.md"]
+
+
+def test_load_host_compiles_a_plugin_kind_without_being_told_the_kinds() -> None:
+    from toolhost.host import load_host
+
+    async def go() -> dict[str, Any]:
+        host = load_host(EXAMPLES / "plugins-sqlite.yaml", layers=False)
+        try:
+            answer = await host.servers["shop"].handle({
+                "jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                "params": {"name": "low_stock", "arguments": {"below": 1}}})
+            assert answer is not None
+            result: dict[str, Any] = answer["result"]
+            return result
+        finally:
+            await host.aclose()
+
+    result = anyio.run(go)
+    assert [r["sku"] for r in result["structuredContent"]["rows"]] == ["WASH-M6"]

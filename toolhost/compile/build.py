@@ -119,13 +119,14 @@ def compile_tool(tool: ToolConfig, server: ServerConfig, kinds: Mapping[str, Bac
 
 def compile_tools(config: HostConfig,
                   kinds: Mapping[str, BackendKind] | None = None) -> CompiledTools:
-    """Compile every tool of ``config``. ``kinds`` defaults to the built-in kinds.
+    """Compile every tool of ``config``. ``kinds`` defaults to the built-in kinds plus those
+    of the plugins the config enables.
 
     Raises one ``CompileError`` with a problem for every tool that cannot be built.
     """
     if kinds is None:
-        from toolhost.backends.registry import builtin_kinds
-        kinds = builtin_kinds()
+        from toolhost.plugins import kinds_for
+        kinds = kinds_for(config.plugins)
     redact = config.redact if config.secrets else None
     servers: dict[str, tuple[CompiledTool, ...]] = {}
     contexts: list[BindContext] = []

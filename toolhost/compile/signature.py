@@ -26,6 +26,7 @@ from toolhost.compile.pytypes import (
     is_object_type,
     jsonable,
 )
+from toolhost.results import ToolResult
 
 __all__ = ["SignatureInfo", "UnsupportedType", "inspect_callable"]
 
@@ -64,12 +65,20 @@ def output_schema_for(mapper: TypeMapper, hint: Any) -> dict[str, Any] | None:
     bare = hint
     while typing.get_origin(bare) is typing.Annotated:
         bare = typing.get_args(bare)[0]
+    if _mentions_tool_result(bare):  # the function shapes its own result: no schema to promise
+        return None
     if is_object_type(bare):
         return mapper.schema(hint)
     if (typing.get_origin(bare) or bare) in _LIST_ORIGINS:
         return {"type": "object", "properties": {"result": mapper.schema(hint)},
                 "required": ["result"]}
     return None
+
+
+def _mentions_tool_result(hint: Any) -> bool:
+    if hint is ToolResult:
+        return True
+    return any(_mentions_tool_result(arg) for arg in typing.get_args(hint))
 
 
 def inspect_callable(fn: Callable[..., Any]) -> SignatureInfo:
