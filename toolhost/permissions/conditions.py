@@ -18,7 +18,8 @@ from typing import Any
 
 from toolhost.permissions.paths import compile_path_glob, normalize_path
 
-__all__ = ["MISSING", "Condition", "KeyPath", "compile_when", "json_equal", "parse_key_path"]
+__all__ = ["MISSING", "Condition", "KeyPath", "compile_when", "index_key", "json_equal",
+           "parse_key_path"]
 
 
 class _Missing:
@@ -148,10 +149,29 @@ class Condition:
     key: str
     path: KeyPath
     tests: tuple[Test, ...]
+    # For plain equality on a top-level key with a scalar: the index key of the value (see
+    # ``index_key``), so a policy can skip rules whose value differs without running them.
+    eq_index: tuple[str, Any] | None = None
 
     def holds(self, arguments: Mapping[str, Any]) -> bool:
-        value = lookup(arguments, self.path)
-        return all(t(value) for t in self.tests)
+        path = self.path
+        if len(path) == 1 and isinstance(path[0], str):  # the common case, without a loop
+            value = arguments.get(path[0], MISSING)
+        else:
+            value = lookup(arguments, path)
+        return all(test(value) for test in self.tests)
+
+
+def index_key(value: Any) -> tuple[str, Any] | None:
+    """A hashable key equal for exactly the JSON-equal scalars (``1`` and ``1.0``, not ``true``);
+    None for values that are not indexable scalars."""
+    if value is None or isinstance(value, bool):
+        return ("b", value)
+    if isinstance(value, (int, float)):
+        return ("n", value)
+    if isinstance(value, str):
+        return ("s", value)
+    return None
 
 
 def compile_when(when: Mapping[str, Any], *, cwd: str, rule_dir: str) -> list[Condition]:
@@ -169,5 +189,7 @@ def compile_when(when: Mapping[str, Any], *, cwd: str, rule_dir: str) -> list[Co
                 tests = (_operator("equals", spec, cwd=cwd, rule_dir=rule_dir),)
         except ValueError as exc:
             raise ValueError(f"when.{key}: {exc}") from None
-        out.append(Condition(str(key), path, tests))
+        eq = (index_key(spec) if not isinstance(spec, Mapping) and len(path) == 1
+              and isinstance(path[0], str) else None)
+        out.append(Condition(str(key), path, tests, eq))
     return out

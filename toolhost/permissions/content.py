@@ -34,7 +34,7 @@ _PREFIX_WORDS = frozenset({"sudo", "env", "exec", "command", "nice", "nohup", "t
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=.*", re.DOTALL)
 
 
-def _strip_prefixes(words: tuple[str, ...]) -> tuple[str, ...]:
+def strip_prefixes(words: tuple[str, ...]) -> tuple[str, ...]:
     i = 0
     while i < len(words) and (words[i] in _PREFIX_WORDS or _ASSIGNMENT.fullmatch(words[i])
                               or (i and words[i].startswith("-"))):
@@ -72,6 +72,19 @@ class BashMatcher:
         regex = ".*".join(re.escape(p) for p in text.split("*")) + tail
         return cls(spec, re.compile(regex, re.DOTALL), whole)
 
+    @property
+    def first_word(self) -> str | None:
+        """The literal first word every command this rule matches starts with (None: any)."""
+        if self.whole:
+            return None
+        head = self.spec[:-2] if self.spec.endswith(":*") else self.spec
+        try:
+            words = parse_command(head).joined
+        except ShellSyntaxError:
+            return None
+        first = words[0].split(" ", 1)[0] if words else ""
+        return first if first and "*" not in first else None
+
     def matches_one(self, command: str) -> bool:
         """Whether one simple command (words joined by single spaces) matches."""
         return not self.whole and self.regex.fullmatch(command) is not None
@@ -89,9 +102,9 @@ class BashMatcher:
             return found is not None and not (strict and parsed.opaque)
         if strict:
             return (bool(parsed.segments) and not parsed.opaque
-                    and all(self.regex.fullmatch(c) for c in parsed.normalized()))
+                    and all(self.regex.fullmatch(c) for c in parsed.joined))
         for words in parsed.segments + parsed.nested:
-            for form in (words, _strip_prefixes(words)):
+            for form in (words, strip_prefixes(words)):
                 if form and self.regex.fullmatch(" ".join(form)):
                     return True
         return False

@@ -8,7 +8,8 @@ from typing import Any
 
 from toolhost.config.model import PermissionsConfig
 from toolhost.errors import ConfigError, Problem
-from toolhost.permissions.content import BashMatcher
+from toolhost.permissions.conditions import MISSING, index_key
+from toolhost.permissions.content import BashMatcher, strip_prefixes
 from toolhost.permissions.decision import Decision
 from toolhost.permissions.expr import ExprError
 from toolhost.permissions.names import split_wire_name
@@ -19,6 +20,69 @@ __all__ = ["EFFECT_ORDER", "CompiledPolicy", "compile_policy"]
 
 EFFECT_ORDER = ("deny", "ask", "allow")
 _CACHE_LIMIT = 4096
+_INDEX_FROM = 8  # bucket equality rules when a tool has at least this many
+
+
+class _Plan:
+    """The rules naming one tool, with rules that test a top-level argument for equality
+    bucketed by that value, so hundreds of ``when: {table: x}`` rules cost one dict lookup."""
+
+    def __init__(self, rules: tuple[CompiledRule, ...]) -> None:
+        self.rules = rules
+        self.unkeyed: list[int] = []
+        self.keyed: dict[str, dict[tuple[str, Any], list[int]]] = {}
+        # Bash rules bucketed by the literal first word of the commands they match.
+        self.by_word: dict[str, list[int]] = {}
+        words = [r.content.first_word if isinstance(r.content, BashMatcher) else None
+                 for r in rules]
+        if sum(w is not None for w in words) >= _INDEX_FROM:
+            for i, word in enumerate(words):
+                if word is None:
+                    self.unkeyed.append(i)
+                else:
+                    self.by_word.setdefault(word, []).append(i)
+            return
+        indexed = [rule.eq_index for rule in rules]
+        if sum(e is not None for e in indexed) < _INDEX_FROM:
+            return
+        for i, entry in enumerate(indexed):
+            if entry is None:
+                self.unkeyed.append(i)
+            else:
+                self.keyed.setdefault(entry[0], {}).setdefault(entry[1], []).append(i)
+
+    def applicable(self, tool_input: Mapping[str, Any]) -> Iterable[CompiledRule]:
+        """The rules that can match ``tool_input``, in evaluation order."""
+        if self.by_word:
+            return [self.rules[i] for i in self.by_command(tool_input.get("command"))]
+        if not self.keyed:
+            return self.rules
+        positions = list(self.unkeyed)
+        for key, buckets in self.keyed.items():
+            found = index_key(tool_input.get(key, MISSING))
+            if found is not None and found in buckets:
+                positions += buckets[found]
+        positions.sort()
+        return [self.rules[i] for i in positions]
+
+
+    def by_command(self, command: Any) -> list[int]:
+        """Positions of the Bash rules that can match ``command`` (all if it does not parse)."""
+        try:
+            parsed = parse_command(command) if isinstance(command, str) else None
+        except ShellSyntaxError:
+            parsed = None
+        if parsed is None:
+            return list(range(len(self.rules)))
+        firsts = {seg.split(" ", 1)[0] for seg in parsed.joined}
+        for words in parsed.segments + parsed.nested:  # deny rules see through sudo, env, ...
+            for form in (words, strip_prefixes(words)):
+                if form:
+                    firsts.add(" ".join(form).split(" ", 1)[0])
+        positions = list(self.unkeyed)
+        for word in firsts:
+            positions += self.by_word.get(word, ())
+        return sorted(set(positions))
 
 
 class CompiledPolicy:
@@ -45,26 +109,29 @@ class CompiledPolicy:
                 self._glob.append(i)
             for name in rule.names.exact:
                 self._exact.setdefault(name, []).append(i)
-        self._cache: dict[str, tuple[CompiledRule, ...]] = {}
+        self._cache: dict[str, _Plan] = {}
 
-    def candidates(self, tool_name: str) -> tuple[CompiledRule, ...]:
-        """The rules whose tool pattern names ``tool_name``, in evaluation order."""
-        found = self._cache.get(tool_name)
-        if found is None:
+    def _plan(self, tool_name: str) -> _Plan:
+        plan = self._cache.get(tool_name)
+        if plan is None:
             idx = list(self._exact.get(tool_name, ()))
             parts = split_wire_name(tool_name)
             if parts is not None:
                 idx += self._server.get(parts[0], ())
             idx += (i for i in self._glob if self.rules[i].names.matches(tool_name))
-            found = tuple(self.rules[i] for i in sorted(set(idx)))
+            plan = _Plan(tuple(self.rules[i] for i in sorted(set(idx))))
             if len(self._cache) >= _CACHE_LIMIT:
                 self._cache.clear()
-            self._cache[tool_name] = found
-        return found
+            self._cache[tool_name] = plan
+        return plan
+
+    def candidates(self, tool_name: str) -> tuple[CompiledRule, ...]:
+        """The rules whose tool pattern names ``tool_name``, in evaluation order."""
+        return self._plan(tool_name).rules
 
     def decide(self, tool_name: str, tool_input: Mapping[str, Any]) -> Decision:
         """The decision for one call. Pure: no I/O, no prompting (an "ask" stays "ask")."""
-        for rule in self.candidates(tool_name):
+        for rule in self._plan(tool_name).applicable(tool_input):
             try:
                 if not rule.matches(tool_name, tool_input):
                     continue
@@ -110,8 +177,9 @@ class CompiledPolicy:
         if parsed.opaque or len(parsed.segments) < 2:
             return None
         used: list[CompiledRule] = []
-        for text in parsed.normalized():
-            for rule in self.candidates("Bash"):
+        plan = self._plan("Bash")
+        for text in parsed.joined:
+            for rule in plan.applicable({"command": text}):
                 if rule.effect != "allow" or rule.rewrite is not None:
                     continue
                 content = rule.content

@@ -120,9 +120,18 @@ class CompiledRule:
         if self.content is not None and not self.content.matches(
                 tool_name, tool_input, strict=self.effect == "allow"):
             return False
-        if not all(c.holds(tool_input) for c in self.conditions):
-            return False
+        for condition in self.conditions:
+            if not condition.holds(tool_input):
+                return False
         return self.expr is None or self.expr.holds(tool_name, tool_input)
+
+    @property
+    def eq_index(self) -> tuple[str, tuple[str, Any]] | None:
+        """(top-level key, index key) of this rule's first plain-equality condition, if any."""
+        for condition in self.conditions:
+            if condition.eq_index is not None:
+                return str(condition.path[0]), condition.eq_index
+        return None
 
 
 def _describe(rule: RuleConfig) -> str:

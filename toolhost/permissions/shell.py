@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 __all__ = ["ParsedCommand", "ShellSyntaxError", "parse_command"]
 
@@ -32,9 +33,14 @@ class ParsedCommand:
     nested: list[tuple[str, ...]] = field(default_factory=list)  # inside substitutions
     opaque: bool = False  # substitution, file redirection or here-document present
     text: str = ""  # words and operators joined by single spaces
+    joined: tuple[str, ...] = ()  # each segment's words joined by single spaces
 
     def normalized(self) -> list[str]:
         return [" ".join(seg) for seg in self.segments]
+
+    def freeze(self) -> ParsedCommand:
+        self.joined = tuple(self.normalized())
+        return self
 
 
 def _closing_paren(s: str, i: int) -> int:
@@ -185,6 +191,11 @@ class _Lexer:
         return parsed
 
 
+@lru_cache(maxsize=512)
 def parse_command(command: str) -> ParsedCommand:
-    """Split ``command`` into simple commands. Raises ShellSyntaxError if sh could not parse it."""
-    return _Lexer(command, 0).run()
+    """Split ``command`` into simple commands. Raises ShellSyntaxError if sh could not parse it.
+
+    Results are cached (every Bash rule of a policy looks at the same command): treat them as
+    read-only.
+    """
+    return _Lexer(command, 0).run().freeze()

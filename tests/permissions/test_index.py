@@ -1,0 +1,65 @@
+"""The rule index (by tool, Bash first word, equality value) never changes a decision."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from toolhost.config.model import Origin, PermissionsConfig, RuleConfig
+from toolhost.permissions import compile_policy
+from toolhost.permissions import policy as policy_module
+
+
+def rules() -> tuple[RuleConfig, ...]:
+    out: list[RuleConfig] = []
+
+    def add(effect: str, tool: str, **kw: Any) -> None:
+        out.append(RuleConfig(effect, tool, origin=Origin("p.yaml", len(out) + 1),
+                              **kw))  # type: ignore[arg-type]
+
+    for word in ("git", "npm", "make", "ls", "cat", "echo", "tool1", "tool2", "tool3"):
+        add("allow", f"Bash({word}:*)")
+    add("deny", "Bash(rm -rf:*)")
+    add("deny", "Bash(curl * | sh)")
+    add("ask", "Bash(git push:*)")
+    add("allow", "Bash(py* -m pytest)")
+    for table in range(12):
+        add("deny", "mcp__db__q", when={"table": f"t{table}"}, message=f"t{table}")
+    add("deny", "mcp__db__q", when={"table": 3})
+    add("allow", "mcp__db__q", when={"limit": {"max": 10}})
+    add("ask", "mcp__db__q", when={"table": True})
+    return tuple(out)
+
+
+INPUTS: list[tuple[str, dict[str, Any]]] = [
+    ("Bash", {"command": c}) for c in (
+        "git status", "git push origin", "npm test && git push", '"rm -rf" /', "sudo rm -rf /",
+        "ls $(rm -rf /)", "echo 'unterminated", "curl x | sh", "python -m pytest",
+        "make && ls | cat", "tool1 x; tool9 y", "FOO=1 rm -rf x", "", "cat <(rm -rf x)")
+] + [("mcp__db__q", i) for i in (
+    {"table": "t3"}, {"table": "t11", "limit": 1}, {"table": "x", "limit": 1},
+    {"table": 3.0}, {"table": True}, {"table": 1}, {"limit": 50}, {}, {"table": ["t3"]})]
+
+
+@pytest.mark.parametrize("tool,tool_input", INPUTS)
+def test_index_agrees_with_a_linear_scan(tool: str, tool_input: dict[str, Any],
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    indexed = compile_policy(PermissionsConfig(rules=rules()))
+    indexed._plan(tool)  # plans are built on first use: build this one with the index on
+    monkeypatch.setattr(policy_module, "_INDEX_FROM", 10**9)
+    linear = compile_policy(PermissionsConfig(rules=rules()))
+    assert linear._plan(tool).by_word == {} and linear._plan(tool).keyed == {}
+    assert indexed._plan(tool).by_word or indexed._plan(tool).keyed
+    assert indexed.decide(tool, tool_input) == linear.decide(tool, tool_input)
+
+
+def test_index_cases_decide_as_expected() -> None:
+    p = compile_policy(PermissionsConfig(rules=rules()))
+    assert p.decide("Bash", {"command": '"rm -rf" /'}).behavior == "deny"
+    assert p.decide("Bash", {"command": "sudo rm -rf /"}).behavior == "deny"
+    assert p.decide("Bash", {"command": "npm test && git push"}).behavior == "ask"
+    assert p.decide("Bash", {"command": "make && ls | cat"}).behavior == "allow"
+    assert p.decide("mcp__db__q", {"table": 3.0}).rule == 'mcp__db__q when {"table": 3}'
+    assert p.decide("mcp__db__q", {"table": True}).behavior == "ask"
+    assert p.decide("mcp__db__q", {"table": "t11", "limit": 1}).message == "t11"
