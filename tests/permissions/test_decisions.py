@@ -160,6 +160,10 @@ CASES: list[tuple[str, list[Rule], str, dict[str, Any], str, str | None]] = [
      {"url": "https://example.com@evil.net/"}, "ask", None),
     ("subdomain wildcard", [r("allow", "WebFetch(domain:*.example.com)")], "WebFetch",
      {"url": "http://a.b.example.com:8080/"}, "allow", "WebFetch(domain:*.example.com)"),
+    ("subdomain wildcard includes the apex", [r("deny", "WebFetch(domain:*.example.com)")],
+     "WebFetch", {"url": "http://example.com/"}, "deny", "WebFetch(domain:*.example.com)"),
+    ("subdomain wildcard is a label boundary", [r("allow", "WebFetch(domain:*.example.com)")],
+     "WebFetch", {"url": "http://badexample.com/"}, "ask", None),
     ("bad url vs deny", [r("allow", "WebFetch"), r("deny", "WebFetch(domain:evil.net)")],
      "WebFetch", {"url": 42}, "deny", "WebFetch(domain:evil.net)"),
     # --- when conditions

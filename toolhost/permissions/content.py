@@ -148,7 +148,8 @@ class PathMatcher:
 
 @dataclass(frozen=True)
 class DomainMatcher:
-    """``WebFetch(domain:example.com)``: that host exactly; ``domain:*.example.com``: subdomains."""
+    """``WebFetch(domain:example.com)``: that host exactly; ``domain:*.example.com``: that host
+    and every subdomain of it."""
 
     domain: str
 
@@ -162,7 +163,7 @@ class DomainMatcher:
             return not strict
         host = host.rstrip(".").lower()
         if self.domain.startswith("*."):
-            return host.endswith(self.domain[1:])
+            return host.endswith(self.domain[1:]) or host == self.domain[2:]
         return host == self.domain
 
 
@@ -195,7 +196,8 @@ def parse_content(tool: str, spec: str, *, cwd: str, rule_dir: str) -> ContentMa
                              "e.g. WebFetch(domain:example.com)")
         domain = spec[7:].strip().rstrip(".").lower()
         if not _DOMAIN.fullmatch(domain):
-            raise ValueError(f"{spec[7:]!r} is not a host name (or '*.' and a host name)")
+            raise ValueError(f"{spec[7:]!r} is not a host name (or '*.' and a host name; "
+                             "for every host write WebFetch)")
         return DomainMatcher(domain)
     if tool in ("Task", "Agent"):
         return ValueMatcher("subagent_type", spec)
