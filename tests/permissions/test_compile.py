@@ -76,6 +76,12 @@ def test_rewrite_sets_and_clamps_without_touching_the_input() -> None:
     assert decision.to_control_response()["updatedInput"]["limit"] == 100
 
 
+def test_rewrite_with_json_pointer_paths() -> None:
+    p = policy(rule("allow", "mcp__a__b", rewrite={"set": {"/items/1": "z", "/o/a~1b": 2}}))
+    decision = p.decide("mcp__a__b", {"items": ["x", "y"]})
+    assert decision.updated_input == {"items": ["x", "z"], "o": {"a/b": 2}}
+
+
 def test_rewrite_that_cannot_apply_denies() -> None:
     p = policy(rule("allow", "mcp__a__b", rewrite={"clamp": {"limit": {"max": 10}}}))
     decision = p.decide("mcp__a__b", {"limit": "lots"})

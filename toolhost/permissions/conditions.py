@@ -18,8 +18,8 @@ from typing import Any
 
 from toolhost.permissions.paths import compile_path_glob, normalize_path
 
-__all__ = ["MISSING", "Condition", "KeyPath", "compile_when", "index_key", "json_equal",
-           "parse_key_path"]
+__all__ = ["MISSING", "Condition", "KeyPath", "PointerSegment", "compile_when", "index_key",
+           "json_equal", "parse_key_path"]
 
 
 class _Missing:
@@ -33,7 +33,14 @@ _SEGMENT = re.compile(r'\.?([A-Za-z0-9_\-$@:/]+)|\[(\d+)\]|\["((?:[^"\\]|\\.)*)"
 
 
 def parse_key_path(text: str) -> KeyPath:
-    """``a.b[0]["c.d"]`` -> ("a", "b", 0, "c.d"). Raises ValueError."""
+    """``a.b[0]["c.d"]`` -> ("a", "b", 0, "c.d"). Raises ValueError.
+
+    A path starting with ``/`` is a JSON Pointer (RFC 6901): ``/a/b/0``; a segment of digits
+    indexes a list or names an object key, whichever the value is.
+    """
+    if text.startswith("/"):
+        return tuple(PointerSegment(p.replace("~1", "/").replace("~0", "~"))
+                     for p in text[1:].split("/"))
     out: list[str | int] = []
     i = 0
     while i < len(text):
@@ -54,9 +61,17 @@ def parse_key_path(text: str) -> KeyPath:
     return tuple(out)
 
 
+class PointerSegment(str):
+    """A JSON Pointer segment: an object key, or a list index when it is all digits."""
+
+
 def lookup(value: Any, path: KeyPath) -> Any:
     """The value at ``path`` inside ``value``, or MISSING."""
     for part in path:
+        if isinstance(part, PointerSegment) and isinstance(value, (list, tuple)):
+            if not part.isdigit() or (len(part) > 1 and part[0] == "0"):
+                return MISSING
+            part = int(part)
         if isinstance(part, int):
             if not isinstance(value, (list, tuple)) or part >= len(value):
                 return MISSING

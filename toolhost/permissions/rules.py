@@ -15,6 +15,7 @@ from toolhost.permissions.conditions import (
     MISSING,
     Condition,
     KeyPath,
+    PointerSegment,
     compile_when,
     lookup,
     parse_key_path,
@@ -57,6 +58,9 @@ class Rewrite:
 
 
 def _assign(target: Any, key: str, path: KeyPath, value: Any) -> None:
+    path = tuple(int(p) if isinstance(p, PointerSegment) and p.isdigit()
+                 and isinstance(lookup(target, path[:i]), list) else p
+                 for i, p in enumerate(path))  # JSON Pointer digits index lists
     for part in path[:-1]:
         if isinstance(part, int):
             if not isinstance(target, list) or part >= len(target):
