@@ -13,6 +13,7 @@ the permission rules against the declared tool names.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -67,9 +68,14 @@ class Host:
 
 
 def load_host(path: str | Path, *, kinds: Mapping[str, Any] | None = None,
-              environ: Mapping[str, str] | None = None, layers: bool = True) -> Host:
+              environ: Mapping[str, str] | None = None, layers: bool = True,
+              cwd: str | Path | None = None) -> Host:
     """Load, compile and wire a config. Raises ``ConfigError``/``CompileError`` with every
-    problem found, naming file, line and key path."""
+    problem found, naming file, line and key path.
+
+    Relative path rules (``Read(./src/**)``) resolve against ``cwd``, by default the config's
+    ``run.cwd`` (itself relative to the config file), else the current directory: the
+    directory the CLI will run in."""
     from toolhost.compile import compile_tools
     from toolhost.config import load_config
     from toolhost.permissions import compile_policy
@@ -82,7 +88,9 @@ def load_host(path: str | Path, *, kinds: Mapping[str, Any] | None = None,
                             instructions=server.description)
             for name, server in config.servers.items() if server.external is None}
         tool_names = [t.wire_name for tools in compiled.servers.values() for t in tools]
-        policy = compile_policy(config.permissions, tool_names=tool_names)
+        base = cwd if cwd is not None else config.run.cwd
+        policy = compile_policy(config.permissions, tool_names=tool_names,
+                                cwd=os.path.abspath(base) if base is not None else None)
     except BaseException:
         import contextlib
 

@@ -56,3 +56,12 @@ def run_toolhost(cli: str, *args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(HERE), "TOOLHOST_CLI": cli}
     return subprocess.run([str(TOOLHOST), "run", *args], capture_output=True, text=True,
                           env=env, timeout=120, check=False)
+
+
+def start_toolhost(cli: str, *args: str, env: dict[str, str] | None = None,
+                   stdin: int | None = subprocess.DEVNULL) -> subprocess.Popen[str]:
+    """``toolhost run`` started in the background, in its own process group."""
+    full = {**os.environ, "PYTHONPATH": str(HERE), "TOOLHOST_CLI": cli, **(env or {})}
+    return subprocess.Popen([str(TOOLHOST), "run", *args], stdin=stdin,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=full, start_new_session=True)

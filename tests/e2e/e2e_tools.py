@@ -62,3 +62,31 @@ def explode(reason: str) -> str:
     """
     _log(tool="explode", reason=reason)
     raise RuntimeError(reason)
+
+
+async def _wait_for(path: str, seconds: float = 30.0) -> bool:
+    with anyio.move_on_after(seconds):
+        while not os.path.exists(path):
+            await anyio.sleep(0.05)
+        return True
+    return False
+
+
+async def grow() -> str:
+    """Replace the config with $E2E_NEXT_CONFIG, then wait for the test's go-ahead file."""
+    os.replace(os.environ["E2E_NEXT_CONFIG"], os.environ["E2E_CONFIG"])
+    _log(tool="grow")
+    return "grown" if await _wait_for(os.environ["E2E_GO"]) else "no go-ahead"
+
+
+async def slow() -> str:
+    """Write $E2E_STARTED, then wait (60 s at most); write $E2E_CANCELLED if cancelled."""
+    with open(os.environ["E2E_STARTED"], "w", encoding="utf-8") as f:
+        f.write(str(os.getpid()))
+    try:
+        await anyio.sleep(60)
+    except anyio.get_cancelled_exc_class():
+        with open(os.environ["E2E_CANCELLED"], "w", encoding="utf-8") as f:
+            f.write("cancelled")
+        raise
+    return "slept"

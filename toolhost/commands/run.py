@@ -17,6 +17,9 @@ permission checks, and show the conversation.
                    a second Ctrl-C (or Ctrl-D at the prompt) exits
   --script FILE    play the model from a scenario file (a local Messages API on 127.0.0.1):
                    no API key, no network; exits non-zero if a scenario check fails
+  --watch          reload CONFIG when it (or a file it includes) changes: new and changed
+                   tools reach the model at its next step, new rules the next call;
+                   an invalid edit is reported and the last good config stays
 
 Without --script the CLI inherits this environment, so ANTHROPIC_API_KEY and
 ANTHROPIC_BASE_URL work as usual. Options given here override the config's `run:` block;
@@ -28,6 +31,10 @@ Examples:
   toolhost run team.yaml -p "Summarise the last 5 commits" --model claude-sonnet-4-5
   toolhost run team.yaml --output json -p "..." | jq -c 'select(.type == "result")'
   toolhost run team.yaml -- --add-dir ../other-repo
+  toolhost run team.yaml --watch          # edit team.yaml while the session runs
+
+A scripted model can also run on its own, for any client (prints its URL):
+  python -m toolhost.scripted examples/scenarios/demo.yaml --port 8765
 
 See docs/running.md for scenario files and everything the runner does.
 """
@@ -52,6 +59,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="text for people (default), json: the raw message stream")
     parser.add_argument("--yes", action="store_true",
                         help="answer every permission 'ask' with allow (deny rules still apply)")
+    parser.add_argument("--watch", action="store_true",
+                        help="reload CONFIG when its files change (see docs/running.md)")
+    parser.add_argument("--watch-interval", type=float, default=0.5, metavar="SECONDS",
+                        help="how often --watch looks at the files (default 0.5)")
     parser.add_argument("--no-manifests", dest="manifests", action="store_false",
                         help="let the CLI do the MCP handshake instead of handing it each "
                              "server's tool list at start-up")
@@ -76,28 +87,35 @@ def _read_turn() -> str:
 
 
 def main(args: argparse.Namespace) -> int:
+    import os
+
     import anyio
 
-    from toolhost.host import load_host
+    from toolhost.host import Host, load_host
     from toolhost.runner import RunOptions, make_renderer, run_host
     from toolhost.scripted import load_scenario
 
     scenario = load_scenario(args.script) if args.script else None
     renderer = make_renderer(args.output)
     renderer.status(f"loading {args.config}")
-    host = load_host(args.config)
+    cwd = os.path.abspath(args.cwd) if args.cwd else None
+    host = load_host(args.config, cwd=cwd)  # relative path rules: against the CLI's cwd
     extra = list(args.cli_args or ())
     options = RunOptions.from_config(
         host.config.run, model=args.model, system_prompt=args.system_prompt,
         append_system_prompt=args.append_system_prompt, max_turns=args.max_turns,
-        cwd=args.cwd, cli_args=tuple(extra) or None, manifests=args.manifests)
+        cwd=cwd, cli_args=tuple(extra) or None, manifests=args.manifests)
+
+    def reload(path: str) -> Host:
+        return load_host(path, cwd=cwd)
 
     async def session() -> int:
         try:
             prompts = [args.prompt] if args.prompt is not None else _terminal_prompts()
             report = await run_host(host, prompts, cli=args.cli, options=options,
                                     scenario=scenario, renderer=renderer, yes=args.yes,
-                                    handle_sigint=True)
+                                    handle_sigint=True, watch=reload if args.watch else None,
+                                    watch_interval=args.watch_interval)
         finally:
             await host.aclose()
         for problem in report.problems:

@@ -81,17 +81,23 @@ class PermissionGate:
 
     @classmethod
     def from_config(cls, config: HostConfig, *, interactive: bool | None = None,
-                    assume_yes: bool = False) -> PermissionGate:
+                    assume_yes: bool = False, policy: Policy | None = None,
+                    asker: Asker | None = None) -> PermissionGate:
         """Build the gate a host uses: compiled policy, the asker ``ask_mode`` and the terminal
         call for, and the audit log if configured.
 
         ``interactive``: None detects a controlling terminal; True/False forces it.
         ``assume_yes`` (``--yes``) makes every "ask" an allow, and says so on stderr.
+        ``policy``: an already compiled policy (``Host.policy``) instead of compiling the
+        config's rules again. ``asker``: who answers "ask" (overrides the choice above).
         """
         perms = config.permissions
-        policy = compile_policy(perms, tool_names=declared_tool_names(config), cwd=config.run.cwd)
-        asker: Asker
-        if assume_yes or perms.ask_mode == "allow":
+        if policy is None:
+            policy = compile_policy(perms, tool_names=declared_tool_names(config),
+                                    cwd=config.run.cwd)
+        if asker is not None:
+            pass
+        elif assume_yes or perms.ask_mode == "allow":
             source = "--yes" if assume_yes else "ask_mode: allow"
             log.warning("%s: every permission 'ask' is answered ALLOW without asking anyone; "
                         "deny rules still apply", source)

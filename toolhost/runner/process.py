@@ -59,8 +59,10 @@ class CliSession:
     """A running CLI: send user turns, interrupt, read what it said."""
 
     def __init__(self, process: anyio.abc.Process, control: ControlSession, stderr: _Tail,
-                 results: anyio.abc.ObjectReceiveStream[Mapping[str, Any]]) -> None:
+                 results: anyio.abc.ObjectReceiveStream[Mapping[str, Any]],
+                 redact: Callable[[str], str] = str) -> None:
         self.process = process
+        self.redact = redact  # applied to the errors raised (they quote the CLI's stderr)
         self.control = control
         self._stderr = stderr
         self._results = results
@@ -95,14 +97,17 @@ class CliSession:
         tail = self.stderr.strip()
         if tail:
             text += "\n--- the CLI's stderr ---\n" + "\n".join(tail.splitlines()[-40:])
-        return RunnerError(text)
+        return RunnerError(self.redact(text))
 
 
 @asynccontextmanager
 async def open_cli(command: CliCommand, servers: Mapping[str, McpServer], *,
                    permission: PermissionFn, on_message: MessageFn,
-                   manifests: bool = True) -> AsyncIterator[CliSession]:
-    """Start the CLI, serve it, ``initialize``; yield the session; stop everything after."""
+                   manifests: bool = True,
+                   redact: Callable[[str], str] = str) -> AsyncIterator[CliSession]:
+    """Start the CLI, serve it, ``initialize``; yield the session; stop everything after.
+
+    ``redact`` hides secrets in the errors raised (they quote the CLI's stderr)."""
     try:
         process = await anyio.open_process(list(command.argv), env=dict(command.env),
                                            cwd=command.cwd, stdin=subprocess.PIPE,
@@ -129,7 +134,7 @@ async def open_cli(command: CliCommand, servers: Mapping[str, McpServer], *,
         async with send_results:
             await control.run()
 
-    cli = CliSession(process, control, stderr, receive_results)
+    cli = CliSession(process, control, stderr, receive_results, redact)
     fields: dict[str, Any] = {}
     if manifests:
         fields["sdkMcpServers"] = list(servers)

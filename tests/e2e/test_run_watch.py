@@ -1,0 +1,84 @@
+"""``toolhost run --watch`` with the real CLI: a tool added mid-session reaches the model."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from .conftest import read_log, start_toolhost
+
+pytestmark = pytest.mark.e2e
+
+BEFORE = """\
+toolhost: 1
+servers:
+  live:
+    tools:
+      grow: {python: "e2e_tools:grow"}
+permissions:
+  default: allow
+"""
+
+AFTER = BEFORE.replace('      grow: {python: "e2e_tools:grow"}\n', """\
+      grow: {python: "e2e_tools:grow"}
+      fresh:
+        description: Say a word, freshly
+        command: [echo, fresh, "{{ word }}"]
+        params: {word: {type: string}}
+""")
+
+
+def test_tool_added_during_a_call_is_offered_at_the_next_step_and_called(
+        cli: str, tool_log: Path, tmp_path: Path, scenario: Callable[[str], Path]) -> None:
+    config = tmp_path / "live.yaml"
+    config.write_text(BEFORE)
+    (tmp_path / "next.yaml").write_text(AFTER)
+    go = tmp_path / "go"
+    script = scenario("""\
+turns:
+  - expect_tools: {excludes: [mcp__live__fresh]}
+    tool_calls:
+      - {tool: mcp__live__grow, input: {}}
+  - expect_results:
+      - {equals: grown}
+    expect_tools: {includes: [mcp__live__grow, mcp__live__fresh]}
+    tool_calls:
+      - {tool: mcp__live__fresh, input: {word: hi}}
+  - expect_results:
+      - {matches: "^fresh hi$"}
+    text: Done.
+""")
+    proc = start_toolhost(cli, str(config), "--script", str(script), "-p", "grow",
+                          "--watch", "--watch-interval", "0.1",
+                          env={"E2E_CONFIG": str(config), "E2E_NEXT_CONFIG":
+                               str(tmp_path / "next.yaml"), "E2E_GO": str(go)})
+    stderr: list[str] = []
+
+    def follow() -> None:  # the go-ahead once toolhost says the swap is done
+        assert proc.stderr is not None
+        for line in proc.stderr:
+            stderr.append(line)
+            if line.startswith("toolhost: reloaded"):
+                go.touch()
+
+    reader = threading.Thread(target=follow)
+    reader.start()
+    try:
+        assert proc.stdout is not None
+        out = proc.stdout.read()
+        proc.wait(timeout=60)
+    finally:
+        proc.kill()
+        reader.join()
+        for stream in (proc.stdout, proc.stderr):
+            if stream is not None:
+                stream.close()
+    err = "".join(stderr)
+    assert proc.returncode == 0, err
+    assert f"toolhost: reloaded {config}" in err
+    assert read_log(tool_log) == [{"tool": "grow"}]
+    assert '→ mcp__live__fresh(word="hi")' in out
+    assert "← fresh hi" in out

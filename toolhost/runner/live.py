@@ -1,0 +1,105 @@
+"""``toolhost run --watch``: a running session follows edits of its config.
+
+A ``LiveHost`` is the host the CLI is being served from, kept in step with each good rebuild
+(``toolhost.reload.Reloader`` calls ``swap``):
+
+- each server the CLI knows gets the new build's tools, all swapped before any is announced;
+  a server whose tool list changed is announced with ``notifications/tools/list_changed``
+  (protocol.md §5b: the CLI re-lists, and the next model request carries the new tools);
+- the permission gate decides with the new rules from the next ``can_use_tool`` on, and the
+  screen is redacted with the new secrets;
+- calls already running finish on the tools (and backend resources) they started with: the
+  hosts a reload replaced are closed only when the session is over (``aclose``).
+
+What a running CLI cannot take in is said on stderr: its ``--mcp-config`` is fixed at start,
+so a server added by the edit needs a restart, and one removed keeps an empty tool list.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from collections.abc import Callable
+
+import anyio
+
+from toolhost.errors import ProtocolError
+from toolhost.host import Host
+from toolhost.permissions import PermissionGate
+from toolhost.protocol import ControlSession
+
+__all__ = ["LiveHost"]
+
+log = logging.getLogger("toolhost.runner")
+
+NOTIFY_TIMEOUT = 10.0
+
+
+def _say(text: str) -> None:
+    print(f"toolhost: {text}", file=sys.stderr, flush=True)
+
+
+class LiveHost:
+    """The current build of a session's host; ``swap`` installs a new one."""
+
+    def __init__(self, host: Host, control: ControlSession, gate: PermissionGate,
+                 say: Callable[[str], None] = _say) -> None:
+        self.started = host  # what the CLI was started with (its --mcp-config)
+        self.host = host
+        self.control = control
+        self.gate = gate
+        self._say = say
+        self._replaced: list[Host] = []  # builds of reloads, closed at the end
+
+    def redact(self, text: str) -> str:
+        """Hide the current config's secrets (and the first one's: the CLI may echo them)."""
+        text = self.host.config.redact(text)
+        return self.started.config.redact(text) if self.host is not self.started else text
+
+    async def swap(self, new: Host) -> None:
+        """Install a good rebuild (see the module docstring)."""
+        known = self.control.servers
+        added = [name for name in new.servers if name not in known]
+        removed = [name for name in known if name not in new.servers]
+        for name in added:
+            self._say(f"reload: server {name!r} is new; restart `toolhost run` to use it "
+                      "(the running Claude CLI's server list is fixed at start)")
+        for name in removed:
+            self._say(f"reload: server {name!r} was removed from the config; its tools are "
+                      "withdrawn until the session restarts")
+        if dict(new.external) != dict(self.host.external):
+            self._say("reload: external servers changed; they apply at the next start")
+        if new.config.run != self.started.config.run:
+            self._say("reload: `run:` settings changed; they apply at the next start")
+        hidden = set(self.started.disallowed_tools()) - set(new.disallowed_tools())
+        if hidden:
+            self._say(f"reload: {', '.join(sorted(hidden))} stay hidden from the model until "
+                      "the session restarts (denied at start)")
+        old_perms, new_perms = self.host.config.permissions, new.config.permissions
+        if (old_perms.ask_mode, old_perms.audit_log) != (new_perms.ask_mode,
+                                                         new_perms.audit_log):
+            self._say("reload: permissions.ask_mode / audit_log apply at the next start")
+
+        # Rules first, so a tool that appears is judged by the rules that came with it.
+        self.gate.policy = new.policy
+        self.gate.redact = new.config.redact
+        if self.host is not self.started:
+            self._replaced.append(self.host)
+        self.host = new
+        changed = [name for name, server in known.items()
+                   if server.set_tools(new.servers[name].tools if name in new.servers else ())]
+        for name in changed:
+            try:
+                with anyio.fail_after(NOTIFY_TIMEOUT):
+                    await self.control.notify_tools_changed(name)
+            except (ProtocolError, TimeoutError) as exc:
+                log.warning("could not tell the CLI that %s's tools changed: %s", name, exc)
+
+    async def aclose(self) -> None:
+        """Close every build a reload brought (not the first: its owner closes it)."""
+        hosts, self._replaced = self._replaced, []
+        if self.host is not self.started:
+            hosts.append(self.host)
+            self.host = self.started
+        for host in hosts:
+            await host.aclose()
