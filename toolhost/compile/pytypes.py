@@ -20,13 +20,14 @@ import types
 import typing
 import uuid
 from collections import abc
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
 
 __all__ = ["Converter", "TypeMapper", "UnsupportedType", "is_object_type", "jsonable"]
 
 Converter = Callable[[Any], Any]
 NoneType = type(None)
+_V = TypeVar("_V")
 
 _SIMPLE: dict[Any, dict[str, Any]] = {
     str: {"type": "string"}, int: {"type": "integer"}, float: {"type": "number"},
@@ -71,8 +72,20 @@ def is_object_type(tp: Any) -> bool:
     return _is_class_object(tp) or _pydantic_model(tp) or origin in _MAPS
 
 
+# TypedDict key qualifiers: they say whether a key is required, not what its value is.
+_QUALIFIERS = (typing.Required, typing.NotRequired)
+
+
+def _lookup(table: Mapping[Any, _V], tp: Any) -> _V | None:
+    # `Annotated[T, {...}]` (dict metadata) cannot be hashed, nor can anything containing it
+    try:
+        return table.get(tp)
+    except TypeError:
+        return None
+
+
 def _strip_annotated(tp: Any) -> Any:
-    while typing.get_origin(tp) is typing.Annotated:
+    while typing.get_origin(tp) is typing.Annotated or typing.get_origin(tp) in _QUALIFIERS:
         tp = typing.get_args(tp)[0]
     return tp
 
@@ -96,15 +109,17 @@ class TypeMapper:
 
     # -- schema -------------------------------------------------------------------------------
     def schema(self, tp: Any) -> dict[str, Any]:
+        origin, args = typing.get_origin(tp), typing.get_args(tp)
+        if origin is typing.Annotated:  # first: with dict metadata it cannot be hashed
+            return self._annotated(args)
         if tp is Any or tp is object or tp is typing.Any:
             return {}
-        if tp in _SIMPLE:
-            return dict(_SIMPLE[tp])
+        if (simple := _lookup(_SIMPLE, tp)) is not None:
+            return dict(simple)
         if isinstance(tp, typing.NewType):
             return self.schema(tp.__supertype__)
-        origin, args = typing.get_origin(tp), typing.get_args(tp)
-        if origin is typing.Annotated:
-            return self._annotated(args)
+        if origin in _QUALIFIERS:
+            return self.schema(args[0])
         if origin is typing.Literal:
             values = [v.value if isinstance(v, enum.Enum) else v for v in args]
             return {**_uniform_type(values), "enum": values}
@@ -177,7 +192,7 @@ class TypeMapper:
             if typing.is_typeddict(tp):
                 for name, hint in hints.items():
                     props[name] = self.schema(hint)
-                required = [n for n in hints if n in tp.__required_keys__]
+                required = [n for n, hint in hints.items() if _typeddict_required(tp, n, hint)]
             else:
                 for f in dataclasses.fields(tp):
                     if not f.init:
@@ -207,8 +222,8 @@ class TypeMapper:
         tp = _strip_annotated(tp)
         if isinstance(tp, typing.NewType):
             return self.converter(tp.__supertype__)
-        if tp in _PARSERS:
-            return _PARSERS[tp]
+        if (parser := _lookup(_PARSERS, tp)) is not None:
+            return parser
         origin, args = typing.get_origin(tp), typing.get_args(tp)
         if origin is typing.Union or origin is types.UnionType:
             inner = [a for a in args if a is not NoneType]
@@ -261,6 +276,18 @@ class TypeMapper:
             conv = lambda v: tp(**{k: convs[k](x) if k in convs else x for k, x in v.items()})  # noqa: E731
         self._done[tp] = conv
         return conv
+
+
+def _typeddict_required(tp: Any, name: str, hint: Any) -> bool:
+    # `__required_keys__` misses Required/NotRequired written as strings (`from __future__
+    # import annotations`, before Python 3.14), so the resolved hint has the last word.
+    while typing.get_origin(hint) is typing.Annotated:
+        hint = typing.get_args(hint)[0]
+    if typing.get_origin(hint) is typing.NotRequired:
+        return False
+    if typing.get_origin(hint) is typing.Required:
+        return True
+    return name in tp.__required_keys__
 
 
 def _same(value: Any) -> Any:
