@@ -70,3 +70,34 @@ def test_plugins_enabled_by_a_fragment_add_to_the_main_files(tmp_path: Path) -> 
     config.write_text("toolhost: 1\nextends: [team.yaml]\nplugins: [toolhost-files]\n")
     loaded = load_config(config, layers=False)
     assert sorted(p.name for p in loaded.plugins) == ["toolhost-files", "toolhost-sqlite"]
+
+
+def test_a_broken_plugin_is_the_only_problem_reported(tmp_path: Path,
+                                                      make_plugin: MakePlugin) -> None:
+    from toolhost.config import load_config
+    from toolhost.errors import ConfigError
+
+    make_plugin("toolhost-broken", "0.3", modules={"broken_plugin": """
+        def register(registry):
+            registry.add_server("bad")
+            raise RuntimeError("driver missing")
+    """})
+    config = tmp_path / "app.yaml"
+    config.write_text("toolhost: 1\nplugins: [toolhost-broken, toolhost-sqlite]\n"
+                      "servers:\n  local:\n    tools:\n"
+                      "      echo: {command: [echo, hi]}\n"
+                      "      rows: {sqlite: {database: x.db, query: 'SELECT 1'}}\n"
+                      "      typo: {comand: [echo, hi]}\n")
+    try:
+        load_config(config, layers=False)
+    except ConfigError as exc:
+        problems = [str(p) for p in exc.problems]
+    else:
+        raise AssertionError("a broken plugin must fail the load")
+    # The built-in kinds and the healthy plugin's still check the rest of the config.
+    assert len(problems) == 2, problems
+    assert problems[0].startswith(
+        f"{config}:2:11: plugins[0]: plugin 'toolhost-broken' 0.3 failed while registering: "
+        "RuntimeError: driver missing")
+    assert problems[1] == (f"{config}:8:14: servers.local.tools.typo.comand: unknown key "
+                           "(did you mean 'command'?)")

@@ -228,7 +228,8 @@ def _default_kinds(check: Checker, plugins: tuple[PluginRequirement, ...]
         activation = activate(plugins)
     except ConfigError as exc:  # already names the plugins: line and the install hint
         check.problems.extend(exc.problems)
-        return {}, None
+        # Check the rest against the kinds that did activate, not against none at all.
+        return getattr(exc, "kinds", {}), None
     except PluginError as exc:
         check.problem(("plugins",), str(exc))
         return {}, None

@@ -37,7 +37,17 @@ log = logging.getLogger("toolhost.plugins")
 
 
 class PluginConfigError(ConfigError, PluginError):
-    """Plugins a config enables could not be activated; ``problems`` names each one."""
+    """Plugins a config enables could not be activated; ``problems`` names each one.
+
+    ``kinds`` are the backend kinds that did activate (the built-ins and every plugin that
+    registered cleanly), so a loader can go on checking the rest of the config against them
+    instead of reporting every ``command:`` block as unknown.
+    """
+
+    def __init__(self, problems: Sequence[Problem],
+                 kinds: Mapping[str, BackendKind] | None = None) -> None:
+        super().__init__(problems)
+        self.kinds: Mapping[str, BackendKind] = dict(kinds or {})
 
 
 @dataclass
@@ -81,7 +91,7 @@ def activate(requirements: Sequence[PluginRequirement], *, strict: bool = True,
         kept.append((info, reg))
 
     if outcome.problems and strict:
-        raise PluginConfigError(outcome.problems)
+        raise PluginConfigError(outcome.problems, kinds)
     builtin_info = PluginInfo(name=SELF, version=installed[SELF].version if SELF in installed
                               else "0", provides=builtins.provides() if builtins else {})
     return PluginSet(kinds=kinds, plugins=tuple(i for i, _ in kept),
