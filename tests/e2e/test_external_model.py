@@ -1,0 +1,108 @@
+"""``toolhost run CONFIG -p ...`` against a scripted Messages API started on its own
+(``python -m toolhost.scripted``), configured only through the environment, as a user (or a
+CI job) with a fresh HOME runs it: no ``--script``."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from toolhost.runner.offline import OFFLINE_ENV
+
+from .conftest import CONFIG, HERE, TOOLHOST, read_log
+
+pytestmark = pytest.mark.e2e
+
+
+class Model:
+    """``python -m toolhost.scripted SCENARIO`` in the background."""
+
+    def __init__(self, scenario: Path) -> None:
+        self.proc = subprocess.Popen([sys.executable, "-m", "toolhost.scripted", str(scenario)],
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        assert self.proc.stdout is not None
+        self.url = self.proc.stdout.readline().strip()
+        assert self.url.startswith("http://127.0.0.1:"), self.proc.stderr
+
+    def stop(self) -> tuple[int, str]:
+        """SIGTERM; its exit code and stderr (the scenario's verdict)."""
+        self.proc.send_signal(signal.SIGTERM)
+        _, err = self.proc.communicate(timeout=30)
+        return self.proc.returncode, err
+
+
+@pytest.fixture
+def model(scenario: Callable[[str], Path]) -> Iterator[Callable[[str], Model]]:
+    started: list[Model] = []
+
+    def start(text: str) -> Model:
+        started.append(Model(scenario(text)))
+        return started[-1]
+
+    yield start
+    for m in started:
+        if m.proc.poll() is None:
+            m.proc.kill()
+            m.proc.communicate()
+
+
+def run(cli: str, base_url: str, home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CLAUDE_"))}
+    env.update(OFFLINE_ENV)  # protocol.md §7, as a CI job would set it
+    env.update({"ANTHROPIC_BASE_URL": base_url, "ANTHROPIC_API_KEY": "test",
+                "HOME": str(home), "PYTHONPATH": str(HERE), "TOOLHOST_CLI": cli})
+    return subprocess.run([str(TOOLHOST), "run", *args], capture_output=True, text=True,
+                          env=env, timeout=120, check=False)
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    path = tmp_path / "home"  # a fresh machine: nothing in it
+    path.mkdir()
+    return path
+
+
+def test_environment_only_run_calls_exact_tools_and_delivers_exact_results(
+        cli: str, tool_log: Path, home: Path, model: Callable[[str], Model]) -> None:
+    m = model("""\
+turns:
+  - tool_calls:
+      - {tool: mcp__e2e__write_note, input: {name: ext, text: "line one\\nline \\"two\\""}}
+  - expect_results:
+      - {equals: "saved ext: line one\\nline \\"two\\""}
+    text: Saved.
+""")
+    done = run(cli, m.url, home, str(CONFIG), "-p", "save it")
+    code, verdict = m.stop()
+    assert done.returncode == 0, done.stderr
+    assert (code, verdict.splitlines()[-1]) == (
+        0, "toolhost.scripted: scenario passed (2 turns played)"), verdict
+    assert read_log(tool_log) == [{"tool": "write_note", "name": "ext",
+                                   "text": 'line one\nline "two"'}]
+    assert "Saved." in done.stdout
+
+
+def test_environment_only_run_enforces_a_deny_rule(
+        cli: str, tool_log: Path, home: Path, model: Callable[[str], Model]) -> None:
+    m = model("""\
+turns:
+  - tool_calls:
+      - {tool: mcp__e2e__write_note, input: {name: forbidden, text: x}}
+      - {tool: mcp__e2e__write_note, input: {name: fine, text: y}}
+  - expect_results:
+      - {is_error: true, equals: "Forbidden notes are not allowed."}
+      - {equals: "saved fine: y"}
+    text: One was refused.
+""")
+    done = run(cli, m.url, home, str(CONFIG), "-p", "save both")
+    code, verdict = m.stop()
+    assert done.returncode == 0, done.stderr
+    assert code == 0, verdict
+    assert read_log(tool_log) == [{"tool": "write_note", "name": "fine", "text": "y"}]
+    assert "denied by " in done.stdout and "Forbidden notes are not allowed." in done.stdout
