@@ -100,3 +100,26 @@ def test_update_reports_unreachable_repos(tmp_path: Path) -> None:
     assert proc.returncode == 1
     assert f"{config}:3: {gone}: git ls-remote failed" in proc.stderr
     assert "v1," in config.read_text()
+
+
+def test_update_skips_pre_releases_unless_pinned_to_one_or_asked(tmp_path: Path,
+                                                                 make_repo: MakeRepo) -> None:
+    origin = tmp_path / "team"
+    for tag in ("v1.0.0", "v1.1.0", "v2.0.0rc1"):
+        make_repo(origin, {"base.yaml": "toolhost: 1\n"}, tag=tag)
+    url = origin.as_uri()
+    config = tmp_path / "app.toml"
+    config.write_text(TOML.format(url=url))
+
+    assert "v1.0.0 -> v1.1.0" in toolhost("update", str(config), "--dry-run").stdout
+    assert "v1.0.0 -> v2.0.0rc1" in toolhost("update", str(config), "--dry-run",
+                                               "--pre").stdout
+    config.write_text(TOML.format(url=url).replace("v1.0.0", "v2.0.0a1"))
+    assert "v2.0.0a1 -> v2.0.0rc1" in toolhost("update", str(config)).stdout
+    assert "rev = 'v2.0.0rc1'  # pinned" in config.read_text()
+
+    other = toolhost("update", str(config), "--repo", "https://example.invalid/x", "--rev", "v1")
+    assert other.returncode == 1
+    assert f"no pinned `extends` entry has repo https://example.invalid/x (its repos: {url})" \
+        in other.stderr
+    assert "v2.0.0rc1" in config.read_text()

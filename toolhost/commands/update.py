@@ -9,7 +9,10 @@ import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from packaging.version import Version
 
 HELP = "move pinned `extends: {repo, rev}` entries to the newest tag (like pre-commit autoupdate)"
 
@@ -20,13 +23,15 @@ For every `extends` entry of CONFIG that names a git repository,
     - {repo: https://git.example/team/toolhost-config, rev: v1.2.0, path: base.yaml}
 
 look up the repository's tags and rewrite `rev` to the newest one (tags are compared as
-versions: v1.10.0 is newer than v1.9.3; tags that are not versions are ignored), or to --rev.
+versions: v1.10.0 is newer than v1.9.3; tags that are not versions are ignored, and so are
+pre-releases such as v2.0.0rc1 unless the current pin is one or --pre is given), or to --rev.
 Only the `rev` values change: comments, quoting, order and everything else in the file stay
 as they were. YAML and TOML files are both handled. The new revision is cloned into the cache
 on the next load.
 
 Only CONFIG itself is edited, not the files it extends. Exit status: 0 when every repo was
-updated or already current, 1 when a repo could not be reached or has no version tags.
+updated or already current, 1 when a repo could not be reached, has no version tags, or
+--repo names no pinned repo of CONFIG.
 
 Examples:
   toolhost update toolhost.yaml                  newest tag of every repo
@@ -42,6 +47,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="only update this repo (may be repeated)")
     parser.add_argument("--dry-run", action="store_true",
                         help="print the changes without writing the file")
+    parser.add_argument("--pre", action="store_true",
+                        help="consider pre-release tags (v2.0.0rc1) too")
 
 
 @dataclass(frozen=True)
@@ -82,21 +89,31 @@ def find_pins(path: Path) -> list[Pin]:
     return pins
 
 
-def newest_tag(url: str) -> str | None:
-    """The highest version-like tag of ``url`` (``v1.2.0`` and ``1.2.0`` both count)."""
-    from packaging.version import InvalidVersion, Version
+def newest_tag(url: str, *, pre: bool = False) -> str | None:
+    """The highest version-like tag of ``url`` (``v1.2.0`` and ``1.2.0`` both count).
 
+    Pre-releases (``v2.0.0rc1``, ``v2.0.0.dev3``) count only with ``pre``, as in pip.
+    """
     from toolhost.config.gitrepos import list_tags
 
     best: tuple[Version, str] | None = None
     for tag in list_tags(url):
-        try:
-            version = Version(tag[1:] if tag[:1] in "vV" else tag)
-        except InvalidVersion:
+        version = tag_version(tag)
+        if version is None or (version.is_prerelease and not pre):
             continue
         if best is None or version > best[0]:
             best = (version, tag)
     return best[1] if best else None
+
+
+def tag_version(tag: str) -> Version | None:
+    """The version a tag names (``v1.2.0`` -> 1.2.0), or None for other tags."""
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        return Version(tag[1:] if tag[:1] in "vV" else tag)
+    except InvalidVersion:
+        return None
 
 
 _VALUE = re.compile(r"""(["']?rev["']?\s*[:=]\s*)("(?:[^"\\]|\\.)*"|'[^']*'|[^\s,}#]+)""")
@@ -129,16 +146,25 @@ def main(args: argparse.Namespace) -> int:
     path = Path(args.config)
     pins = [p for p in find_pins(path) if not args.repo or p.repo in args.repo or
             p.url in args.repo]
+    if not pins and args.repo:
+        known = sorted({p.repo for p in find_pins(path)})
+        print(f"{path}: no pinned `extends` entry has repo {' or '.join(args.repo)}"
+              + (f" (its repos: {', '.join(known)})" if known else ""), file=sys.stderr)
+        return 1
     if not pins:
-        print(f"{path}: no pinned `extends: {{repo, rev}}` entries"
-              + (" for the given --repo" if args.repo else ""))
+        print(f"{path}: no pinned `extends: {{repo, rev}}` entries")
         return 0
     with open(path, encoding="utf-8", newline="") as handle:  # keep \r\n line ends
         text = original = handle.read()
     failed = 0
+    newest: dict[tuple[str, bool], str | None] = {}  # one ls-remote per repo
     for pin in pins:
+        current = tag_version(pin.rev)
+        pre = args.pre or bool(current and current.is_prerelease)
         try:
-            new = args.rev or newest_tag(pin.url)
+            if not args.rev and (pin.url, pre) not in newest:
+                newest[pin.url, pre] = newest_tag(pin.url, pre=pre)
+            new = args.rev or newest[pin.url, pre]
         except ConfigError as exc:
             print(f"{path}:{pin.line}: {pin.repo}: {exc.problems[0].message}", file=sys.stderr)
             failed += 1
