@@ -1,0 +1,152 @@
+"""Ctrl-C and interactive turns of ``toolhost run``, as a terminal user drives it."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import IO
+
+import pytest
+
+from .conftest import CONFIG, start_toolhost
+
+pytestmark = pytest.mark.e2e
+
+SLOW = """\
+toolhost: 1
+servers:
+  e2e:
+    tools:
+      slow: {python: "e2e_tools:slow"}
+permissions:
+  default: allow
+"""
+
+SLOW_SCENARIO = """\
+turns:
+  - tool_calls:
+      - {tool: mcp__e2e__slow, input: {}}
+  - text: "(not reached: the turn is interrupted)"
+"""
+
+
+class Lines:
+    """Collect a stream's lines in a thread; wait for one that contains some text."""
+
+    def __init__(self, stream: IO[str] | None) -> None:
+        self.lines: list[str] = []
+        self._changed = threading.Condition()
+        self._thread = threading.Thread(target=self._read, args=(stream,))
+        self._thread.start()
+
+    def _read(self, stream: IO[str] | None) -> None:
+        for line in stream or ():
+            with self._changed:
+                self.lines.append(line)
+                self._changed.notify_all()
+        with self._changed:
+            self.lines.append("")  # end of stream
+            self._changed.notify_all()
+
+    def wait_for(self, text: str, timeout: float = 60) -> bool:
+        with self._changed:
+            return self._changed.wait_for(
+                lambda: any(text in line for line in self.lines) or "" in self.lines, timeout)
+
+    @property
+    def text(self) -> str:
+        return "".join(self.lines)
+
+    def join(self) -> None:
+        self._thread.join()
+
+
+def wait_for_file(path: Path, proc: subprocess.Popen[str], timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while not path.exists():
+        assert proc.poll() is None, "toolhost exited before the tool started"
+        assert time.monotonic() < deadline, f"{path} never appeared"
+        time.sleep(0.05)
+
+
+@pytest.fixture
+def slow_env(tmp_path: Path, tool_log: Path) -> dict[str, str]:
+    return {"E2E_STARTED": str(tmp_path / "started"),
+            "E2E_CANCELLED": str(tmp_path / "cancelled")}
+
+
+def _finish(proc: subprocess.Popen[str], *readers: Lines) -> int:
+    try:
+        return proc.wait(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+        for r in readers:
+            r.join()
+        for stream in (proc.stdin, proc.stdout, proc.stderr):
+            if stream is not None:
+                stream.close()
+
+
+def test_ctrl_c_interrupts_the_turn_and_cancels_the_running_tool(
+        cli: str, tmp_path: Path, slow_env: dict[str, str],
+        scenario: Callable[[str], Path]) -> None:
+    config = tmp_path / "slow.yaml"
+    config.write_text(SLOW)
+    proc = start_toolhost(cli, str(config), "--script", str(scenario(SLOW_SCENARIO)),
+                          "-p", "wait", env=slow_env)
+    out, err = Lines(proc.stdout), Lines(proc.stderr)
+    wait_for_file(Path(slow_env["E2E_STARTED"]), proc)
+    os.kill(proc.pid, signal.SIGINT)  # what Ctrl-C sends the foreground process
+    code = _finish(proc, out, err)
+    assert code == 1, err.text
+    assert "interrupting the turn" in err.text
+    assert Path(slow_env["E2E_CANCELLED"]).read_text() == "cancelled"
+    assert "— failed (error_during_execution)" in out.text
+
+
+def test_second_ctrl_c_exits_130(cli: str, tmp_path: Path, slow_env: dict[str, str],
+                                 scenario: Callable[[str], Path]) -> None:
+    config = tmp_path / "slow.yaml"
+    config.write_text(SLOW)
+    # Interactive (no -p): the session waits for the next turn after the interrupted one.
+    proc = start_toolhost(cli, str(config), "--script", str(scenario(SLOW_SCENARIO)),
+                          env=slow_env, stdin=subprocess.PIPE)
+    out, err = Lines(proc.stdout), Lines(proc.stderr)
+    assert proc.stdin is not None
+    proc.stdin.write("wait\n")
+    proc.stdin.flush()
+    wait_for_file(Path(slow_env["E2E_STARTED"]), proc)
+    os.kill(proc.pid, signal.SIGINT)
+    assert err.wait_for("interrupting the turn")
+    wait_for_file(Path(slow_env["E2E_CANCELLED"]), proc)
+    os.kill(proc.pid, signal.SIGINT)
+    code = _finish(proc, out, err)
+    assert code == 130, err.text
+
+
+def test_interactive_session_reads_turns_from_stdin(
+        cli: str, tool_log: Path, scenario: Callable[[str], Path]) -> None:
+    script = scenario("""\
+turns:
+  - tool_calls:
+      - {tool: mcp__e2e__write_note, input: {name: one, text: first}}
+  - expect_results:
+      - {equals: "saved one: first"}
+    text: First answer.
+  - text: Second answer.
+""")
+    env = {"PYTHONPATH": str(CONFIG.parent)}
+    proc = start_toolhost(cli, str(CONFIG), "--script", str(script), env=env,
+                          stdin=subprocess.PIPE)
+    stdout, stderr = proc.communicate("save a note\nand now?\n", timeout=120)
+    assert proc.returncode == 0, stderr
+    first, second = stdout.index("First answer."), stdout.index("Second answer.")
+    assert stdout.index('→ mcp__e2e__write_note(name="one", text="first")') < first < second
+    assert stdout.count("— done: ") == 2
