@@ -1,0 +1,61 @@
+"""RedactingRenderer: no secret reaches any renderer, whatever carries it."""
+
+from __future__ import annotations
+
+import io
+import json
+from typing import Any
+
+from toolhost.permissions.decision import Decision
+from toolhost.runner.redact import RedactingRenderer, redact_value
+from toolhost.runner.render import JsonRenderer, TextRenderer
+
+SECRET = "s3cr3t-value"
+
+
+def redact(text: str) -> str:
+    return text.replace(SECRET, "***")
+
+
+MESSAGES: list[dict[str, Any]] = [
+    {"type": "assistant", "message": {"content": [
+        {"type": "text", "text": f"the key is {SECRET}"},
+        {"type": "tool_use", "id": "t1", "name": "mcp__x__y",
+         "input": {"key": SECRET, SECRET: [1, {"deep": SECRET}]}}]}},
+    {"type": "user", "message": {"content": [
+        {"type": "tool_result", "tool_use_id": "t1", "content": [
+            {"type": "text", "text": f"echo {SECRET}"}]}]}},
+    {"type": "result", "subtype": "success", "num_turns": 1, "result": SECRET},
+]
+
+
+def test_text_renderer_never_sees_a_secret() -> None:
+    out, err = io.StringIO(), io.StringIO()
+    r = RedactingRenderer(TextRenderer(out, err, color=False), redact)
+    r.status(f"starting with {SECRET}")
+    for message in MESSAGES:
+        r.message(message)
+    r.decision("mcp__x__y", {"key": SECRET},
+               Decision("deny", f"not with {SECRET}", rule=f"deny {SECRET}"))
+    r.close()
+    text = out.getvalue() + err.getvalue()
+    assert SECRET not in text
+    assert 'mcp__x__y(key="***", ***=[1, {"deep": "***"}])' in text
+    assert "← echo ***" in text
+    assert "denied by deny ***: not with ***" in text
+
+
+def test_json_renderer_gets_the_same_structure_redacted() -> None:
+    out = io.StringIO()
+    r = RedactingRenderer(JsonRenderer(out), redact)
+    for message in MESSAGES:
+        r.message(message)
+    lines = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert lines == [redact_value(m, redact) for m in MESSAGES]
+    assert SECRET not in out.getvalue()
+    assert lines[0]["message"]["content"][1]["input"] == {"key": "***", "***": [1, {"deep": "***"}]}
+
+
+def test_values_that_are_not_strings_pass_unchanged() -> None:
+    assert redact_value({"n": 1, "f": 1.5, "b": True, "z": None}, redact) == {
+        "n": 1, "f": 1.5, "b": True, "z": None}
