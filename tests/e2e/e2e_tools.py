@@ -73,10 +73,15 @@ async def _wait_for(path: str, seconds: float = 30.0) -> bool:
 
 
 async def grow() -> str:
-    """Replace the config with $E2E_NEXT_CONFIG, then wait for the test's go-ahead file."""
-    os.replace(os.environ["E2E_NEXT_CONFIG"], os.environ["E2E_CONFIG"])
+    """Break the config ($E2E_BROKEN_CONFIG), wait for the test's first go-ahead file, then
+    replace it with $E2E_NEXT_CONFIG and wait for the second."""
+    config, go = os.environ["E2E_CONFIG"], os.environ["E2E_GO"]
+    os.replace(os.environ["E2E_BROKEN_CONFIG"], config)
+    if not await _wait_for(go + ".1"):
+        return "no go-ahead after the broken config"
+    os.replace(os.environ["E2E_NEXT_CONFIG"], config)
     _log(tool="grow")
-    return "grown" if await _wait_for(os.environ["E2E_GO"]) else "no go-ahead"
+    return "grown" if await _wait_for(go + ".2") else "no go-ahead"
 
 
 async def slow() -> str:

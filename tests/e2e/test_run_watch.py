@@ -36,6 +36,7 @@ def test_tool_added_during_a_call_is_offered_at_the_next_step_and_called(
     config = tmp_path / "live.yaml"
     config.write_text(BEFORE)
     (tmp_path / "next.yaml").write_text(AFTER)
+    (tmp_path / "broken.yaml").write_text(BEFORE.replace("permissions:", "permissionz:"))
     go = tmp_path / "go"
     script = scenario("""\
 turns:
@@ -53,16 +54,19 @@ turns:
 """)
     proc = start_toolhost(cli, str(config), "--script", str(script), "-p", "grow",
                           "--watch", "--watch-interval", "0.1",
-                          env={"E2E_CONFIG": str(config), "E2E_NEXT_CONFIG":
-                               str(tmp_path / "next.yaml"), "E2E_GO": str(go)})
+                          env={"E2E_CONFIG": str(config), "E2E_GO": str(go),
+                               "E2E_NEXT_CONFIG": str(tmp_path / "next.yaml"),
+                               "E2E_BROKEN_CONFIG": str(tmp_path / "broken.yaml")})
     stderr: list[str] = []
 
-    def follow() -> None:  # the go-ahead once toolhost says the swap is done
+    def follow() -> None:  # the go-aheads: once a reload failed, once one is done
         assert proc.stderr is not None
         for line in proc.stderr:
             stderr.append(line)
+            if line.startswith("toolhost: reload failed"):
+                (tmp_path / "go.1").touch()
             if line.startswith("toolhost: reloaded"):
-                go.touch()
+                (tmp_path / "go.2").touch()
 
     reader = threading.Thread(target=follow)
     reader.start()
@@ -78,7 +82,9 @@ turns:
                 stream.close()
     err = "".join(stderr)
     assert proc.returncode == 0, err
-    assert f"toolhost: reloaded {config}" in err
+    assert "toolhost: reload failed; the session keeps the last good config:" in err
+    assert f"{config}:6" in err and "permissionz" in err
+    assert err.count("toolhost: reloaded") == 1 and f"toolhost: reloaded {config}" in err
     assert read_log(tool_log) == [{"tool": "grow"}]
     assert '→ mcp__live__fresh(word="hi")' in out
     assert "← fresh hi" in out
