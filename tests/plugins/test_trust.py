@@ -101,3 +101,26 @@ def test_a_broken_plugin_is_the_only_problem_reported(tmp_path: Path,
         "RuntimeError: driver missing")
     assert problems[1] == (f"{config}:8:14: servers.local.tools.typo.comand: unknown key "
                            "(did you mean 'command'?)")
+
+
+def test_plugins_from_a_fragment_keep_their_own_lines(tmp_path: Path) -> None:
+    from toolhost.config import load_config
+    from toolhost.errors import ConfigError
+
+    (tmp_path / "team.yaml").write_text("toolhost: 1\nplugins:\n  - toolhost-files\n")
+    config = tmp_path / "app.yaml"
+    config.write_text("toolhost: 1\nextends: [team.yaml]\nplugins:\n  - toolhost-sqlite\n"
+                      "  - toolhost-nope\n")
+    try:
+        load_config(config, layers=False)
+    except ConfigError as exc:
+        assert [str(p) for p in exc.problems] == [
+            f"{config}:5:5: plugins[2]: plugin 'toolhost-nope' is not installed "
+            "(pip install toolhost-nope)"]
+    else:
+        raise AssertionError("toolhost-nope is not installed")
+    config.write_text("toolhost: 1\nextends: [team.yaml]\nplugins: [toolhost-sqlite]\n")
+    loaded = load_config(config, layers=False)
+    assert [(p.name, p.origin.file, p.origin.line) for p in loaded.plugins] == [
+        ("toolhost-files", str(tmp_path / "team.yaml"), 3),
+        ("toolhost-sqlite", str(config), 3)]

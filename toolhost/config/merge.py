@@ -70,6 +70,11 @@ def _get(data: Any, path: Path) -> Any:
 
 
 def _shift(path: Path, offsets: dict[Path, int]) -> Path:
-    if len(path) > 2 and path[:2] in offsets and isinstance(path[2], int):
-        return (*path[:2], path[2] + offsets[path[:2]], *path[3:])
+    # An item of a concatenated list moves by the length of what came before it
+    # (``("plugins", 0)`` of the second file is ``("plugins", 2)`` after two earlier items).
+    for prefix, offset in offsets.items():
+        n = len(prefix)
+        index = path[n] if len(path) > n else None
+        if isinstance(index, int) and path[:n] == prefix:
+            return (*prefix, index + offset, *path[n + 1:])
     return path
