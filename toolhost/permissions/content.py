@@ -14,10 +14,10 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
-from urllib.parse import urlsplit
 
 from toolhost.permissions.paths import PathPattern, normalize_path, rule_path_pattern
 from toolhost.permissions.shell import ShellSyntaxError, parse_command
+from toolhost.permissions.urls import url_host
 
 __all__ = ["CONTENT_TOOLS", "ContentMatcher", "parse_content"]
 
@@ -30,8 +30,11 @@ class ContentMatcher(Protocol):
 # ``sudo rm -rf x`` or ``FOO=1 rm -rf x`` is still an ``rm`` command to ``Bash(rm:*)``.
 _PREFIX_WORDS = frozenset({"sudo", "env", "exec", "command", "nice", "nohup", "time", "then",
                            "do", "else", "elif", "if", "while", "until", "!", "{", "}", "xargs",
-                           "builtin", "doas"})
+                           "builtin", "doas", "timeout", "stdbuf", "ionice", "setsid",
+                           "taskset", "chrt"})
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=.*", re.DOTALL)
+# Programs that run their argument as a command line: `sh -c "rm -rf x"`, `eval "rm -rf x"`.
+_SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "eval"})
 
 
 def strip_prefixes(words: tuple[str, ...]) -> tuple[str, ...]:
@@ -40,6 +43,31 @@ def strip_prefixes(words: tuple[str, ...]) -> tuple[str, ...]:
                               or (i and words[i].startswith("-"))):
         i += 1
     return words[i:]
+
+
+def command_forms(words: tuple[str, ...]) -> list[tuple[str, ...]]:
+    """The forms of one simple command that deny and ask rules are tried on (fail closed):
+    as written; without leading assignments and wrappers; after a wrapper, from every later
+    word (its options may take values: ``sudo -u root rm``); each with the program's
+    directory dropped (``/bin/rm`` is ``rm``); and the commands of a ``sh -c`` / ``eval``
+    string."""
+    forms = [words, strip_prefixes(words)]
+    lead = 0
+    while lead < len(words) and _ASSIGNMENT.fullmatch(words[lead]):
+        lead += 1
+    if lead < len(words) and words[lead] in _PREFIX_WORDS:
+        forms += [words[k:] for k in range(lead + 1, len(words))]
+    forms += [(f[0].rsplit("/", 1)[1], *f[1:]) for f in forms if f and "/" in f[0]]
+    for form in list(forms):
+        if form and form[0].rsplit("/", 1)[-1] in _SHELLS:
+            for arg in form[1:]:
+                try:
+                    inner = parse_command(arg)
+                except ShellSyntaxError:
+                    continue
+                for seg in inner.segments + inner.nested:  # each shorter: this ends
+                    forms += command_forms(seg)
+    return [f for f in dict.fromkeys(forms) if f and f[0]]
 
 
 @dataclass(frozen=True)
@@ -62,6 +90,9 @@ class BashMatcher:
             raise ValueError(f"Bash rule {spec!r} is not valid shell: {exc}") from None
         if not parsed.segments:
             raise ValueError(f"Bash rule {spec!r} names no command")
+        if not parsed.balanced:
+            raise ValueError(f"Bash rule {spec!r} is not valid shell: its parentheses do not "
+                             "pair up (Bash(cmd) takes the command between the outer ones)")
         whole = len(parsed.segments) > 1 or parsed.opaque
         text = parsed.text if whole else parsed.normalized()[0]
         tail = ""
@@ -104,8 +135,8 @@ class BashMatcher:
             return (bool(parsed.segments) and not parsed.opaque
                     and all(self.regex.fullmatch(c) for c in parsed.joined))
         for words in parsed.segments + parsed.nested:
-            for form in (words, strip_prefixes(words)):
-                if form and self.regex.fullmatch(" ".join(form)):
+            for form in command_forms(words):
+                if self.regex.fullmatch(" ".join(form)):
                     return True
         return False
 
@@ -155,13 +186,9 @@ class DomainMatcher:
 
     def matches(self, tool_name: str, tool_input: Mapping[str, Any], *, strict: bool) -> bool:
         url = tool_input.get("url")
-        try:
-            host = urlsplit(url).hostname if isinstance(url, str) else None
-        except ValueError:
-            host = None
+        host = url_host(url) if isinstance(url, str) else None
         if not host:
             return not strict
-        host = host.rstrip(".").lower()
         if self.domain.startswith("*."):
             return host.endswith(self.domain[1:]) or host == self.domain[2:]
         return host == self.domain

@@ -9,7 +9,7 @@ from typing import Any
 from toolhost.config.model import PermissionsConfig
 from toolhost.errors import ConfigError, Problem
 from toolhost.permissions.conditions import MISSING, index_key
-from toolhost.permissions.content import BashMatcher, strip_prefixes
+from toolhost.permissions.content import BashMatcher, command_forms
 from toolhost.permissions.decision import Decision
 from toolhost.permissions.expr import ExprError
 from toolhost.permissions.names import split_wire_name
@@ -76,9 +76,8 @@ class _Plan:
             return list(range(len(self.rules)))
         firsts = {seg.split(" ", 1)[0] for seg in parsed.joined}
         for words in parsed.segments + parsed.nested:  # deny rules see through sudo, env, ...
-            for form in (words, strip_prefixes(words)):
-                if form:
-                    firsts.add(" ".join(form).split(" ", 1)[0])
+            for form in command_forms(words):
+                firsts.add(" ".join(form).split(" ", 1)[0])
         positions = list(self.unkeyed)
         for word in firsts:
             positions += self.by_word.get(word, ())
@@ -153,6 +152,13 @@ class CompiledPolicy:
                     return Decision("deny", f"Permission rule {rule.text!r} ({rule.origin}) "
                                     f"allows this call only with a rewrite that failed: {exc}",
                                     rule=rule.text, origin=rule.origin)
+                stricter = self._stricter_rule(tool_name, updated)
+                if stricter is not None:  # a rewrite cannot lead around a deny or an ask
+                    verb = "denies" if stricter.effect == "deny" else "asks about"
+                    return Decision("deny", f"Permission rule {rule.text!r} ({rule.origin}) "
+                                    f"rewrites the input into a call that rule "
+                                    f"{stricter.text!r} ({stricter.origin}) {verb}, so the call "
+                                    "is denied.", rule=stricter.text, origin=stricter.origin)
             return Decision("allow", updated_input=updated, rule=rule.text, origin=rule.origin)
         if tool_name == "Bash":
             combined = self._allow_each_command(tool_input)
@@ -162,6 +168,20 @@ class CompiledPolicy:
         if self.default == "deny":
             message = f"No permission rule allows {tool_name} (the default is deny)."
         return Decision(self.default, message, answered_by="default")  # type: ignore[arg-type]
+
+    def _stricter_rule(self, tool_name: str,
+                       tool_input: Mapping[str, Any]) -> CompiledRule | None:
+        """The first deny or ask rule that matches ``tool_input`` (one that cannot be
+        evaluated counts as matching: fail closed)."""
+        for rule in self._plan(tool_name).applicable(tool_input):
+            if rule.effect == "allow":
+                continue
+            try:
+                if rule.matches(tool_name, tool_input):
+                    return rule
+            except ExprError:
+                return rule
+        return None
 
     def _allow_each_command(self, tool_input: Mapping[str, Any]) -> Decision | None:
         """A compound command no single allow rule covers is allowed when each of its commands

@@ -34,6 +34,7 @@ class ParsedCommand:
     opaque: bool = False  # substitution, file redirection or here-document present
     text: str = ""  # words and operators joined by single spaces
     joined: tuple[str, ...] = ()  # each segment's words joined by single spaces
+    balanced: bool = True  # every ``(`` operator has its ``)``
 
     def normalized(self) -> list[str]:
         return [" ".join(seg) for seg in self.segments]
@@ -148,6 +149,8 @@ class _Lexer:
         s, n, i = self.s, len(self.s), 0
         segments: list[list[str]] = [[]]
         text: list[str] = []
+        depth = 0  # of ( ) groups: sh refuses a line where they do not pair up
+        balanced = True
         while i < n:
             c = s[i]
             if c in " \t":
@@ -175,13 +178,16 @@ class _Lexer:
                 if segments[-1]:
                     segments.append([])
                 text.append(op.strip() or ";")
+                depth += {"(": 1, ")": -1}.get(op, 0)
+                balanced = balanced and depth >= 0
                 i += len(op)
             else:
                 w, i = self.word(i)
                 segments[-1].append(w)
                 text.append(w)
         parsed = ParsedCommand(segments=[tuple(seg) for seg in segments if seg],
-                               opaque=self.opaque, text=" ".join(text))
+                               opaque=self.opaque, text=" ".join(text),
+                               balanced=balanced and depth == 0)
         if self.depth < 8:
             for sub in self.subs:
                 inner = _Lexer(sub, self.depth + 1).run()
