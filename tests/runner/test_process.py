@@ -24,6 +24,10 @@ mode = sys.argv[1]
 if mode == "fail":
     print("error: unknown option '--bogus'", file=sys.stderr)
     sys.exit(1)
+if mode == "leak":
+    print("error: bad token " + os.environ["LEAKED"], file=sys.stderr, flush=True)
+    os.close(0)  # gone before toolhost can write to it
+    sys.exit(2)
 if mode == "stubborn":
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
 for line in sys.stdin:
@@ -65,6 +69,22 @@ def test_a_failing_cli_is_reported_with_its_stderr(tmp_path: Path) -> None:
     text = str(info.value)
     assert "the Claude CLI failed to start" in text and "(exit code 1)" in text
     assert "error: unknown option '--bogus'" in text
+
+
+def test_the_cli_stderr_in_an_error_is_redacted(tmp_path: Path) -> None:
+    command = _command(tmp_path, "leak")
+    command = CliCommand(command.argv, {**command.env, "LEAKED": "tok-123456"})
+
+    async def main() -> None:
+        async with open_cli(command, {}, permission=_deny, on_message=lambda m: None,
+                            redact=lambda s: s.replace("tok-123456", "***")):
+            pass
+
+    with pytest.raises(RunnerError) as info:
+        anyio.run(main)
+    text = str(info.value)
+    assert "(exit code 2)" in text and "error: bad token ***" in text
+    assert "tok-123456" not in text
 
 
 def test_turns_return_their_result_and_every_message_is_seen(tmp_path: Path) -> None:

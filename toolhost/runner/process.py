@@ -41,6 +41,7 @@ class _Tail:
 
     def __init__(self) -> None:
         self.data = bytearray()
+        self.done = anyio.Event()  # the stream ended: everything the CLI wrote is here
 
     async def drain(self, stream: anyio.abc.ByteReceiveStream) -> None:
         try:
@@ -50,6 +51,8 @@ class _Tail:
                     del self.data[: len(self.data) - STDERR_KEEP]
         except (anyio.ClosedResourceError, anyio.BrokenResourceError):
             pass
+        finally:
+            self.done.set()
 
     def text(self) -> str:
         return self.data.decode("utf-8", "replace")
@@ -75,12 +78,17 @@ class CliSession:
 
     async def send_prompt(self, prompt: str | list[dict[str, Any]]) -> Mapping[str, Any]:
         """Send one user turn and return the ``result`` message that ends it."""
-        await self.control.send_message({
-            "type": "user", "message": {"role": "user", "content": prompt},
-            "parent_tool_use_id": None, "session_id": "default"})
+        try:
+            await self.control.send_message({
+                "type": "user", "message": {"role": "user", "content": prompt},
+                "parent_tool_use_id": None, "session_id": "default"})
+        except (anyio.BrokenResourceError, anyio.ClosedResourceError):
+            await _exited(self)
+            raise self.failure("the Claude CLI exited before the turn was sent") from None
         try:
             return await self._results.receive()
         except anyio.EndOfStream:
+            await _exited(self)
             raise self.failure("the Claude CLI exited before the turn ended") from None
 
     async def interrupt(self) -> None:
@@ -169,8 +177,18 @@ async def _initialize(cli: CliSession, fields: dict[str, Any]) -> None:
         raise cli.failure(f"the Claude CLI did not answer 'initialize' within "
                           f"{INITIALIZE_TIMEOUT:g} s") from None
     except ProtocolError as exc:
-        await _wait_exit(cli.process, 2.0)
+        await _exited(cli)
         raise cli.failure(f"the Claude CLI failed to start: {exc}") from None
+    except (anyio.BrokenResourceError, anyio.ClosedResourceError):
+        await _exited(cli)
+        raise cli.failure("the Claude CLI exited at start-up") from None
+
+
+async def _exited(cli: CliSession) -> None:
+    """Give a failing CLI a moment to exit and its stderr to be read to the end."""
+    await _wait_exit(cli.process, 2.0)
+    with anyio.move_on_after(1.0):
+        await cli._stderr.done.wait()
 
 
 def unwrap(exc: BaseException) -> BaseException:
