@@ -12,6 +12,7 @@ the Claude API accepts (``^[a-zA-Z0-9_.-]{1,64}$``) and give every array an ``it
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator, Mapping
 from typing import Any
@@ -74,13 +75,52 @@ def _arrays_without_items(node: Any, path: str) -> Iterator[str]:
             yield from _arrays_without_items(value, f"{path}[{i}]")
 
 
-def schema_problems(schema: Mapping[str, Any], *, what: str = "inputSchema") -> list[str]:
-    """Everything wrong with ``schema``, as messages; empty when it is fine."""
+# canonical JSON of a checked schema -> check_schema's complaint (where, message) or None.
+# Metaschema validation costs about a millisecond; the tools of a big config repeat the same
+# param schemas, so each distinct one is checked once.
+_CHECKED: dict[str, tuple[str, str] | None] = {}
+_CHECKED_LIMIT = 20_000
+
+
+def _check_one(schema: Any) -> tuple[str, str] | None:
+    try:
+        key = json.dumps(schema, sort_keys=True, separators=(",", ":"))
+    except (TypeError, ValueError):  # not JSON data: check it every time
+        key = None
+    if key is not None and key in _CHECKED:
+        return _CHECKED[key]
     try:
         Draft202012Validator.check_schema(schema)
+        found = None
     except SchemaError as exc:
-        where = "/".join(str(p) for p in exc.path) or "(root)"
-        return [f"{what} is not a valid JSON Schema at {where}: {exc.message}"]
+        found = ("/".join(str(p) for p in exc.path), exc.message)
+    if key is not None:
+        if len(_CHECKED) >= _CHECKED_LIMIT:
+            _CHECKED.clear()
+        _CHECKED[key] = found
+    return found
+
+
+def _metaschema_problem(schema: Mapping[str, Any]) -> tuple[str, str] | None:
+    """What ``check_schema`` says about ``schema``. Each property's schema is checked on its
+    own, then the rest with the properties emptied: the metaschema checks every value under
+    ``properties`` against itself, so this is the same check, with far more cache hits."""
+    props = schema.get("properties")
+    if not isinstance(props, Mapping) or not props:
+        return _check_one(schema)
+    for name, sub in props.items():
+        found = _check_one(sub)
+        if found is not None:
+            inner = f"/{found[0]}" if found[0] else ""
+            return f"properties/{name}{inner}", found[1]
+    return _check_one({**schema, "properties": dict.fromkeys(props, True)})
+
+
+def schema_problems(schema: Mapping[str, Any], *, what: str = "inputSchema") -> list[str]:
+    """Everything wrong with ``schema``, as messages; empty when it is fine."""
+    found = _metaschema_problem(schema)
+    if found is not None:
+        return [f"{what} is not a valid JSON Schema at {found[0] or '(root)'}: {found[1]}"]
     problems: list[str] = []
     if schema.get("type") != "object":
         problems.append(f"{what} must have type: object at the root, not {schema.get('type')!r}")

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping
+from functools import lru_cache
 from typing import Any
 from urllib.parse import quote
 
@@ -68,6 +69,10 @@ _BRACE = re.compile(r"(?<!\{)\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}(?!\})")
 _SINGLE_VAR = re.compile(r"^\{\{-?\s*([A-Za-z_][A-Za-z0-9_]*)\s*-?\}\}$")
 
 
+# Templates are parsed once per distinct source: the tools of a big config repeat the same
+# argv elements, and compiling one costs about a millisecond. A Template renders without
+# side effects, so tools can share it.
+@lru_cache(maxsize=8192)
 def compile_template(source: str) -> Template:
     """Parse ``source`` once; raises ``jinja2.TemplateSyntaxError`` on bad syntax."""
     return ENV.from_string(source)
@@ -78,6 +83,7 @@ def url_source(source: str) -> str:
     return _BRACE.sub(lambda m: "{{ " + m.group(1) + " }}", source)
 
 
+@lru_cache(maxsize=8192)
 def compile_url_template(source: str) -> Template:
     """A URL template: ``{name}`` and ``{{ name }}`` both substitute percent-encoded values."""
     return URL_ENV.from_string(url_source(source))
@@ -86,11 +92,16 @@ def compile_url_template(source: str) -> Template:
 def placeholders(sources: Iterable[str], *, url: bool = False) -> set[str]:
     """Names the templates read that they do not define themselves."""
     names: set[str] = set()
-    env = URL_ENV if url else ENV
     for source in sources:
-        text = url_source(source) if url else source
-        names |= meta.find_undeclared_variables(env.parse(text))
+        names |= _placeholders(source, url)
     return names
+
+
+@lru_cache(maxsize=8192)
+def _placeholders(source: str, url: bool) -> frozenset[str]:
+    env = URL_ENV if url else ENV
+    text = url_source(source) if url else source
+    return frozenset(meta.find_undeclared_variables(env.parse(text)))
 
 
 def single_variable(source: str) -> str | None:
