@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import anyio
+import anyio.lowlevel
 
 from toolhost.errors import RunnerError
 from toolhost.host import Host
@@ -143,8 +144,17 @@ def _reloader(host: Host, load: Reload, live: LiveHost, interval: float,
 
     async def build(config_path: str) -> Host:
         # In a worker thread: compiling may import plugins and python tools, and the
-        # session keeps answering the CLI meanwhile.
-        return await anyio.to_thread.run_sync(load, config_path)
+        # session keeps answering the CLI meanwhile. A build finished as the session ends
+        # is closed, not leaked.
+        with anyio.CancelScope(shield=True):
+            new = await anyio.to_thread.run_sync(load, config_path)
+        try:
+            await anyio.lowlevel.checkpoint()
+        except BaseException:
+            with anyio.CancelScope(shield=True):
+                await new.aclose()
+            raise
+        return new
 
     def report(exc: BaseException) -> None:
         print(redact(f"toolhost: reload failed; the session keeps the last good config:\n"
