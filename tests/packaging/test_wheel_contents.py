@@ -50,4 +50,6 @@ def test_plugin_wheels_have_presets_entry_points_and_depend_on_toolhost(
         # A plain name: pip resolves it to a toolhost installed before or alongside the plugin.
         assert len(toolhost) == 1 and toolhost[0].url is None
         assert toolhost[0].specifier.contains("0.1.0")
+        # Capped below 0.2: the public index has an unrelated "toolhost" 0.2.1.
+        assert not toolhost[0].specifier.contains("0.2.1")
         assert not [n for n in _names(wheels[dist]) if n.startswith("tests/")]
