@@ -72,14 +72,16 @@ def wheels(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 def _third_party_links(target: Path) -> None:
     """Link every entry of this venv's site-packages into ``target``, minus toolhost's own."""
-    site = Path(sysconfig.get_paths()["purelib"])
+    paths = sysconfig.get_paths()
     target.mkdir()
-    for entry in site.iterdir():
-        name = entry.name.lower()
-        if (name.startswith(("toolhost", "__editable__", "_toolhost", "__pycache__"))
-                or name.endswith(".pth") or _has_toolhost_entry_point(entry)):
-            continue
-        (target / entry.name).symlink_to(entry, target_is_directory=entry.is_dir())
+    for site in dict.fromkeys(Path(paths[key]) for key in ("purelib", "platlib")):
+        for entry in site.iterdir() if site.is_dir() else ():
+            name = entry.name.lower()
+            if (name.startswith(("toolhost", "__editable__", "_toolhost", "__pycache__"))
+                    or name.endswith(".pth") or _has_toolhost_entry_point(entry)
+                    or (target / entry.name).exists()):
+                continue
+            (target / entry.name).symlink_to(entry, target_is_directory=entry.is_dir())
 
 
 def _has_toolhost_entry_point(entry: Path) -> bool:
