@@ -39,12 +39,47 @@ def parse_toml(text: str, file: str, layer: str, problems: list[Problem]) -> Doc
         message = str(exc)
         found = _AT.search(message)
         line, col = (int(found[1]), int(found[2])) if found else (0, 0)
-        problems.append(Problem(f"invalid TOML: {_AT.sub('', message).strip()}",
-                                file, line, col))
+        message = _AT.sub("", message).strip()
+        if "end of document" in message:  # name where the unclosed bracket or string opened
+            line, col, still_open = _unclosed(text)
+            message = message.replace("(at end of document)", "").strip()
+            message += (" (this bracket or string is still open at the end of the file)"
+                        if still_open else " (at the end of the file)")
+        problems.append(Problem(f"invalid TOML: {message}", file, line, col))
         return None
     doc = Doc(data=_plain(data), file=file, layer=layer)
     doc.marks = _Scanner(text, file, layer).scan()
     return doc
+
+
+def _unclosed(text: str) -> tuple[int, int, bool]:
+    """Line and column of the outermost bracket or string still open at the end of ``text``
+    (the last line when nothing is)."""
+    opened: list[int] = []
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c == "#":
+            end = text.find("\n", i)
+            i = n if end < 0 else end
+        elif c in "\"'":
+            quote = text[i:i + 3] if text.startswith(c * 3, i) else c
+            j = i + len(quote)
+            while j < n and not text.startswith(quote, j) and (len(quote) == 3 or text[j] != "\n"):
+                j += 2 if c == '"' and text[j] == "\\" else 1
+            if j >= n or not text.startswith(quote, j):
+                opened.append(i)
+                break
+            i = j + len(quote)
+            continue
+        elif c in "[{":
+            opened.append(i)
+        elif c in "]}" and opened:
+            opened.pop()
+        i += 1
+    at = opened[0] if opened else max(len(text.rstrip()) - 1, 0)
+    line = text.count("\n", 0, at) + 1
+    return line, at - (text.rfind("\n", 0, at) + 1) + 1, bool(opened)
 
 
 def _plain(value: Any) -> Any:

@@ -38,14 +38,24 @@ def parse_yaml(text: str, file: str, layer: str, problems: list[Problem]) -> Doc
         mark = exc.problem_mark or exc.context_mark
         line, col = (mark.line + 1, mark.column + 1) if mark else (0, 0)
         message = f"invalid YAML: {exc.problem or exc.context}"
+        start = exc.context_mark
+        if exc.problem and exc.context and start is not None and start.line + 1 != line:
+            # an unclosed bracket or quote is found lines later: say where it opened
+            message += f" ({exc.context} at line {start.line + 1}, column {start.column + 1})"
         problems.append(Problem(message, file, line, col))
         return None
     except yaml.YAMLError as exc:
         problems.append(Problem(f"invalid YAML: {exc}", file))
         return None
     if len(nodes) > 1:
+        line = nodes[1].start_mark.line + 1
+        lines = text.splitlines()
+        for i in range(nodes[0].end_mark.line, min(line, len(lines))):
+            if lines[i].startswith("---"):  # point at the separator, not the content
+                line = i + 1
+                break
         problems.append(Problem("a config file holds one YAML document, found "
-                                f"{len(nodes)} (remove the extra '---')", file))
+                                f"{len(nodes)} (remove the extra '---')", file, line, 1))
         return None
     doc = Doc(data=None, file=file, layer=layer)
     doc.marks[()] = Mark(file, 1, 1, layer)
