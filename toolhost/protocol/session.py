@@ -24,6 +24,7 @@ from typing import Any
 
 import anyio
 import anyio.abc
+import anyio.lowlevel
 
 from toolhost.compile.tool import CompiledTool
 from toolhost.errors import FrameTooLongError, ProtocolError
@@ -134,6 +135,7 @@ class ControlSession:
         # (about a quarter of a sequential round trip saved). Requests with more lines
         # already behind them get tasks of their own, and reading goes on at once.
         request: tuple[str, Any] | None = None
+        spawned = False
         self._read_scope = scope = anyio.CancelScope()
         if self._tasks.closing:
             scope.cancel()
@@ -144,12 +146,21 @@ class ControlSession:
                     if request is None or not self._reader.buffered:
                         break
                     self._tasks.spawn(request[0], self._serve, request[1])
+                    spawned = True
             except Exception:  # a bug here must not leave run() waiting forever
                 log.exception("control session: reading failed")
                 request = None
         if request is None or self._tasks.closing:
             self._eof.set()
             return
+        if spawned:
+            # Let the requests read before this one start first (each registers its
+            # tools/call before its first pause), so a notifications/cancelled served
+            # here can never overtake the call it names.
+            await anyio.lowlevel.checkpoint()
+            if self._tasks.closing:
+                self._eof.set()
+                return
         self._tasks.start(self._read)
         await self._tasks.serve(request[0], self._serve, request[1])
 

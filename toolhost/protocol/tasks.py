@@ -54,30 +54,47 @@ class RequestTasks:
 
     def spawn(self, request_id: str, fn: Callable[[str, Any], Awaitable[None]],
               request: Any) -> None:
-        """Serve a request in a task of its own (see ``serve``)."""
+        """Serve a request in a task of its own (see ``serve``).
+
+        The request's cancel scope is registered now, not when the task first runs, so a
+        ``control_cancel_request`` read right behind the request still finds it.
+        """
+        scope = self._register(request_id)
         if self._loop is not None:
-            task = self._loop.create_task(self.serve(request_id, fn, request))
+            task = self._loop.create_task(self._run(request_id, scope, fn, request))
             self._native.add(task)
             task.add_done_callback(self._native.discard)
         elif self._tg is not None:
-            self._tg.start_soon(self.serve, request_id, fn, request)
+            self._tg.start_soon(self._run, request_id, scope, fn, request)
         else:
+            del self.scopes[request_id]
             raise RuntimeError("the control session is not running")
 
     async def serve(self, request_id: str, fn: Callable[[str, Any], Awaitable[None]],
                     request: Any) -> None:
         """Run ``fn(request_id, request)`` in a cancel scope registered under the id."""
+        await self._run(request_id, self._register(request_id), fn, request)
+
+    def _register(self, request_id: str) -> anyio.CancelScope:
+        scope = anyio.CancelScope()
         if self.closing:
-            return
-        with anyio.CancelScope() as scope:
-            self.scopes[request_id] = scope
-            try:
-                await fn(request_id, request)
-            except Exception:  # fn answers every failure itself; this is a bug net
-                log.exception("control request %s crashed", request_id)
-            finally:
-                if self.scopes.get(request_id) is scope:
-                    del self.scopes[request_id]
+            scope.cancel()
+        self.scopes[request_id] = scope
+        return scope
+
+    async def _run(self, request_id: str, scope: anyio.CancelScope,
+                   fn: Callable[[str, Any], Awaitable[None]], request: Any) -> None:
+        try:
+            if scope.cancel_called:  # withdrawn (or closing) before it started: no answer
+                return
+            with scope:
+                try:
+                    await fn(request_id, request)
+                except Exception:  # fn answers every failure itself; this is a bug net
+                    log.exception("control request %s crashed", request_id)
+        finally:
+            if self.scopes.get(request_id) is scope:
+                del self.scopes[request_id]
 
     def cancel(self, request_id: str) -> bool:
         scope = self.scopes.get(request_id)
