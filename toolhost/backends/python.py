@@ -7,6 +7,12 @@ Config::
       python: {function: "mypkg.text:Formatter.shout"}   # attribute path after the colon
 
 The function is imported at compile time (an import error is a config error naming the line).
+A module next to the config file that declares the tool is importable as it is (that file's
+directory is appended to ``sys.path``, after everything installed, so it never shadows an
+installed package); ``path:`` appends more directories, relative to that file::
+
+    stats: {python: {function: "teamtools.stats:summary", path: ../lib}}
+
 Its signature and docstring give the inputSchema and the description (see
 ``toolhost.compile.signature``). Sync functions run in a worker thread, coroutine functions on
 the event loop. A parameter annotated ``CallContext`` receives the call's context (from a worker
@@ -20,6 +26,8 @@ from __future__ import annotations
 import functools
 import importlib
 import inspect
+import os
+import sys
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -60,6 +68,17 @@ def resolve_function(ref: str) -> Callable[..., Any]:
     return obj  # type: ignore[no-any-return]
 
 
+def _extend_import_path(config_file: str, extra: str | list[str] | None) -> None:
+    """Append the declaring file's directory and ``path:`` entries to ``sys.path``."""
+    if not os.path.isfile(config_file):
+        return
+    base = os.path.dirname(os.path.abspath(config_file))
+    entries = [extra] if isinstance(extra, str) else list(extra or [])
+    for entry in [base, *(os.path.normpath(os.path.join(base, e)) for e in entries)]:
+        if entry not in sys.path:
+            sys.path.append(entry)
+
+
 class PythonKind:
     """Calls an importable Python function."""
 
@@ -75,6 +94,12 @@ class PythonKind:
                 "description": "Import path 'package.module:function' or "
                                "'package.module:object.method'.",
             },
+            "path": {
+                "description": "Directories to import from (appended to sys.path), relative "
+                               "to the config file; that file's own directory always is.",
+                "oneOf": [{"type": "string"},
+                          {"type": "array", "items": {"type": "string"}}],
+            },
         },
         "required": ["function"],
         "additionalProperties": False,
@@ -89,6 +114,7 @@ class PythonKind:
                                          column=origin.column, key_path=origin.key_path,
                                          hint=hint)])
 
+        _extend_import_path(origin.file, tool.backend.options.get("path"))
         try:
             fn = resolve_function(ref)
         except LookupError as exc:
