@@ -19,9 +19,11 @@ __all__ = [
     "NAME_HEADER",
     "PROTOCOL_VERSION_HEADER",
     "SESSION_HEADER",
+    "accepted",
     "decode_header_value",
     "header_mismatch",
     "http_status_for",
+    "is_json_content_type",
     "request_version",
 ]
 
@@ -92,3 +94,32 @@ def http_status_for(answer: Mapping[str, Any] | None) -> int:
     if isinstance(error, Mapping):
         return _STATUS.get(int(error.get("code", 0)), 200)
     return 200
+
+
+def accepted(accept: str | None) -> tuple[bool, bool]:
+    """Whether an ``Accept`` header admits (application/json, text/event-stream).
+
+    No header admits both (curl and hand-written clients often send none); ``*/*`` and
+    ``application/*`` / ``text/*`` count; a range with ``q=0`` is refused.
+    """
+    if accept is None or not accept.strip():
+        return True, True
+    json_ok = sse_ok = False
+    for item in accept.split(","):
+        media, *params = (part.strip() for part in item.split(";"))
+        if any(p.replace(" ", "").lower() in ("q=0", "q=0.0", "q=0.00", "q=0.000")
+               for p in params):
+            continue
+        media = media.lower()
+        json_ok = json_ok or media in ("application/json", "application/*", "*/*")
+        sse_ok = sse_ok or media in ("text/event-stream", "text/*", "*/*")
+    return json_ok, sse_ok
+
+
+def is_json_content_type(content_type: str | None) -> bool:
+    """A POST body's ``Content-Type`` is JSON (missing counts: the body decides)."""
+    if content_type is None or not content_type.strip():
+        return True
+    media = content_type.split(";", 1)[0].strip().lower()
+    return media == "application/json" or (media.startswith("application/")
+                                           and media.endswith("+json"))

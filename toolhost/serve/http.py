@@ -36,8 +36,10 @@ from toolhost.serve.base import Handler, cancelled_id, error_response, is_reques
 from toolhost.serve.headers import (
     HEADER_MISMATCH,
     SESSION_HEADER,
+    accepted,
     header_mismatch,
     http_status_for,
+    is_json_content_type,
     request_version,
 )
 
@@ -139,9 +141,14 @@ class HttpServer:
         if request.method == "GET":
             return await self._get_stream(request)
         if request.method == "DELETE":
-            session_id = request.headers.get(SESSION_HEADER, "")
+            session_id = request.headers.get(SESSION_HEADER)
+            if session_id is None:
+                return JSONResponse(error_response(None, -32600, "DELETE ends a session: send "
+                                                   "its Mcp-Session-Id"), status_code=400)
             if self._sessions.pop(session_id, None) is None:
-                return Response(status_code=404)
+                return JSONResponse(error_response(None, -32600,
+                                                   f"unknown session {session_id}"),
+                                    status_code=404)
             return Response(status_code=204)
         return await self._post(request)
 
@@ -163,6 +170,15 @@ class HttpServer:
         return None
 
     async def _post(self, request: Request) -> Response:
+        if not is_json_content_type(request.headers.get("content-type")):
+            return JSONResponse(error_response(
+                None, -32600, f"Unsupported Media Type {request.headers['content-type']!r}: "
+                "POST a JSON-RPC message as application/json"), status_code=415)
+        json_ok, sse_ok = accepted(request.headers.get("accept"))
+        if not (json_ok or sse_ok):
+            return JSONResponse(error_response(
+                None, -32600, f"Not Acceptable: Accept {request.headers['accept']!r} admits "
+                "neither application/json nor text/event-stream"), status_code=406)
         try:
             message = json.loads(await request.body())
         except ValueError as exc:
@@ -199,9 +215,14 @@ class HttpServer:
             session_id = secrets.token_hex(16)
             self._sessions[session_id] = session = _Session()
             headers[SESSION_HEADER] = session_id
-        return _Exchange(self._handler, message, session, modern, headers)
+        return _Exchange(self._handler, message, session, modern, headers,
+                         json_ok=json_ok, sse_ok=sse_ok)
 
     async def _get_stream(self, request: Request) -> Response:
+        if not accepted(request.headers.get("accept"))[1]:
+            return JSONResponse(error_response(
+                None, -32600, "Not Acceptable: a GET stream is text/event-stream"),
+                status_code=406)
         session = self._sessions.get(request.headers.get(SESSION_HEADER, ""))
         if session is None:
             # Modern clients subscribe with subscriptions/listen on POST instead.
@@ -214,8 +235,11 @@ class _Exchange(Response):
     """One POSTed request: JSON if the call says nothing before answering, else SSE."""
 
     def __init__(self, handler: Handler, message: dict[str, Any], session: _Session | None,
-                 modern: bool, headers: dict[str, str]) -> None:
+                 modern: bool, headers: dict[str, str], *, json_ok: bool = True,
+                 sse_ok: bool = True) -> None:
         super().__init__()
+        self._json_ok = json_ok  # what the client's Accept admits
+        self._sse_ok = sse_ok
         self._handler = handler
         self._message = message
         self._session = session
@@ -227,7 +251,8 @@ class _Exchange(Response):
         request_id = self._message["id"]
 
         async def notify(note: dict[str, Any]) -> None:
-            await outbox_send.send((False, note))
+            if self._sse_ok:  # a JSON-only client cannot hear notifications on this request
+                await outbox_send.send((False, note))
 
         async def run() -> None:
             try:
@@ -252,19 +277,23 @@ class _Exchange(Response):
             try:
                 final, first = await outbox.receive()
                 started = True
-                if final:
+                if final and (self._json_ok or first is None):
                     await self._send_json(first, send)
                 else:
-                    await self._send_sse(first, outbox, send)
+                    await self._send_sse(first, outbox, send, final=final)
             finally:
                 if self._session is not None:
                     self._session.running.pop(request_id, None)
                 tg.cancel_scope.cancel()
         if not started:
-            # Cancelled (client gone, or a legacy notifications/cancelled): no answer is owed,
-            # but ASGI wants a response; nobody reads it.
-            await send({"type": "http.response.start", "status": 204, "headers": []})
-            await send({"type": "http.response.body", "body": b""})
+            # Cancelled: by a legacy notifications/cancelled (the client may still read this
+            # response: like the official SDK, end it with -32800, never a bodiless reply a
+            # client cannot parse) or because the client left (nobody reads it).
+            cancelled = error_response(request_id, -32800, "Request cancelled")
+            if self._json_ok:
+                await self._send_json(cancelled, send)
+            else:
+                await self._send_sse(cancelled, None, send, final=True)
 
     def _with_headers(self, extra: list[tuple[bytes, bytes]]) -> list[tuple[bytes, bytes]]:
         return extra + [(k.encode(), v.encode()) for k, v in self._extra.items()]
@@ -283,11 +312,15 @@ class _Exchange(Response):
         await send({"type": "http.response.body", "body": body})
 
     async def _send_sse(self, first: dict[str, Any],
-                        outbox: MemoryObjectReceiveStream[tuple[bool, Any]], send: Send) -> None:
+                        outbox: MemoryObjectReceiveStream[tuple[bool, Any]] | None, send: Send,
+                        *, final: bool = False) -> None:
         await send({"type": "http.response.start", "status": 200,
                     "headers": self._with_headers(list(SSE_HEADERS))})
         await send({"type": "http.response.body", "body": _sse_event(first),
                     "more_body": True})
+        if final or outbox is None:
+            await send({"type": "http.response.body", "body": b""})
+            return
         async for final, message in outbox:
             if message is not None:
                 await send({"type": "http.response.body", "body": _sse_event(message),
