@@ -1,5 +1,5 @@
-"""Build HostConfig objects directly (the loader is tested in tests/config), and a real HTTP
-server on 127.0.0.1 (stdlib, in a thread) for the http backend."""
+"""A real HTTP server on 127.0.0.1 (stdlib, in a thread) for the http backend; HostConfig
+builders are in tests/conftest.py."""
 
 from __future__ import annotations
 
@@ -7,35 +7,13 @@ import json
 import struct
 import threading
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
-
-from toolhost.config.model import BackendSpec, HostConfig, Origin, ServerConfig, ToolConfig
-
-
-def make_config(tools: dict[str, dict[str, Any]], *, server: str = "demo",
-                **server_kw: Any) -> HostConfig:
-    """``tools``: name -> {"kind": ..., "options": {...}, plus ToolConfig fields}."""
-    built = {}
-    for line, (name, spec) in enumerate(tools.items(), start=3):
-        spec = dict(spec)
-        kind, options = spec.pop("kind"), spec.pop("options")
-        origin = Origin("test.yaml", line, 5, f"servers.{server}.tools.{name}")
-        backend = BackendSpec(kind, options, Origin("test.yaml", line + 1, 7,
-                                                    f"{origin.key_path}.{kind}"))
-        built[name] = ToolConfig(name=name, server=server, backend=backend, origin=origin, **spec)
-    return HostConfig(version=1, servers={server: ServerConfig(name=server, tools=built,
-                                                               **server_kw)})
-
-
-@pytest.fixture
-def config() -> Callable[..., HostConfig]:
-    return make_config
 
 
 @pytest.fixture

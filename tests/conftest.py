@@ -1,4 +1,5 @@
-"""Build HostConfig objects directly (the loader is tested in tests/config)."""
+"""Shared by every test directory: HostConfig objects built directly (the loader is tested in
+tests/config)."""
 
 from __future__ import annotations
 
@@ -27,9 +28,5 @@ def make_config(tools: dict[str, dict[str, Any]], *, server: str = "demo",
 
 @pytest.fixture
 def config() -> Callable[..., HostConfig]:
+    """``config(tools, server=..., **ServerConfig fields)`` -> HostConfig (see make_config)."""
     return make_config
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
