@@ -6,7 +6,7 @@ import json
 import math
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from toolhost.compile.tool import CompiledTool
@@ -20,25 +20,16 @@ TIMEOUT_GRACE_MS = 5_000
 
 
 @dataclass(frozen=True)
-class RunOptions:
+class RunOptions(RunConfig):
     """What ``toolhost run`` tells the CLI: the config's ``run:`` block, then the command line."""
 
-    model: str | None = None
-    system_prompt: str | None = None
-    append_system_prompt: str | None = None
-    max_turns: int | None = None
-    cwd: str | None = None
-    cli_args: tuple[str, ...] = ()
-    env: Mapping[str, str] = field(default_factory=dict)
     # Hand each server's manifest to the CLI in `initialize` (no MCP handshake at start-up).
     manifests: bool = True
 
     @classmethod
     def from_config(cls, run: RunConfig, **overrides: Any) -> RunOptions:
         """The config's values, with every override that is not None taking precedence."""
-        base = cls(model=run.model, system_prompt=run.system_prompt,
-                   append_system_prompt=run.append_system_prompt, max_turns=run.max_turns,
-                   cwd=run.cwd, cli_args=tuple(run.cli_args), env=dict(run.env))
+        base = cls(**{f.name: getattr(run, f.name) for f in fields(RunConfig)})
         return base.merged(**overrides)
 
     def merged(self, **overrides: Any) -> RunOptions:
