@@ -8,7 +8,7 @@ import pytest
 
 from toolhost.config.model import Origin, PermissionsConfig, RuleConfig
 from toolhost.errors import ConfigError
-from toolhost.permissions import compile_policy
+from toolhost.permissions import compile_policy, lint_policy
 
 
 def policy(*rules: RuleConfig, **kw: Any) -> Any:
@@ -121,8 +121,8 @@ def test_lint_findings() -> None:
                rule("allow", "mcp__git__*", 8), rule("allow", "mcp__ext__*", 9),
                rule("deny", "mcp__db__query", 10, when={"sql": {"glob": "DROP*"}}),
                tool_names=names)
-    found = {(f.code, f.origin.line) for f in p.lint(servers=["git", "db", "ext"],
-                                                      external_servers=["ext"])}
+    found = {(f.code, f.origin.line) for f in lint_policy(p, servers=["git", "db", "ext"],
+                                                           external_servers=["ext"])}
     assert found == {
         ("shadowed", 3),  # after mcp__git__* (line 2)
         ("never-matches", 4), ("broad-allow", 4),  # typo of a server

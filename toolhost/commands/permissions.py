@@ -143,9 +143,11 @@ def _list(args: argparse.Namespace) -> int:
 
 
 def _lint(args: argparse.Namespace) -> int:
+    from toolhost.permissions import lint_policy
+
     config, policy = _load(args)
     external = [name for name, s in config.servers.items() if s.external is not None]
-    findings = policy.lint(servers=list(config.servers), external_servers=external)
+    findings = lint_policy(policy, servers=list(config.servers), external_servers=external)
     if args.json:
         print(json.dumps([{"code": f.code, "level": f.level, "rule": f.rule,
                            "origin": str(f.origin), "message": f.message} for f in findings],

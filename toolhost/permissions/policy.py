@@ -224,12 +224,6 @@ class CompiledPolicy:
         return next((r for r in self.rules
                      if r.text == decision.rule and r.origin == decision.origin), None)
 
-    def lint(self, tool_names: Iterable[str] | None = None, **kwargs: Any) -> list[Any]:
-        """Lint findings (see ``toolhost.permissions.lint.lint_policy``)."""
-        from toolhost.permissions.lint import lint_policy
-
-        return list(lint_policy(self, tool_names, **kwargs))
-
     def disallowed_tools(self) -> list[str]:
         """Tools to pass to the CLI's ``--disallowedTools``: unconditional denies of whole tools.
 
