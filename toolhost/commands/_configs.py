@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
-import importlib
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from toolhost.errors import Problem
 
@@ -15,16 +14,11 @@ if TYPE_CHECKING:
     from toolhost.config.model import HostConfig
 
 
-def active_kinds(config: HostConfig) -> Mapping[str, BackendKind] | None:
+def active_kinds(config: HostConfig) -> Mapping[str, BackendKind]:
     """The kinds the loader used: built-ins plus the plugins the config enables."""
-    try:
-        plugins: Any = importlib.import_module("toolhost.plugins")
-    except ModuleNotFoundError as exc:
-        if exc.name != "toolhost.plugins":
-            raise
-        return None
-    kinds: Mapping[str, BackendKind] = plugins.activate(config.plugins).kinds
-    return kinds
+    from toolhost.plugins import activate
+
+    return activate(config.plugins).kinds
 
 
 def compile_config(config: HostConfig) -> CompiledTools:

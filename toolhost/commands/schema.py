@@ -46,9 +46,5 @@ def main(args: argparse.Namespace) -> int:
         else:
             config = HostConfig(version=1, servers={})
         kinds = active_kinds(config)
-        if kinds is None:
-            from toolhost.backends.registry import builtin_kinds
-
-            kinds = builtin_kinds()
     print(json.dumps(config_schema(kinds), indent=2))
     return 0
