@@ -61,6 +61,21 @@ def test_audit_log_records_every_decision_with_secrets_redacted(tmp_path: Path) 
     assert all(r["time"].endswith("+00:00") for r in records)
 
 
+def test_audit_log_follows_the_gates_redaction_after_a_reload(tmp_path: Path) -> None:
+    log = tmp_path / "audit.jsonl"
+    gate = PermissionGate.from_config(host(tmp_path, DENY, audit_log=str(log)),
+                                      interactive=False)
+    try:
+        check(gate, "mcp__db__drop", {"dsn": "new-secret"})
+        reloaded = HostConfig(version=1, servers={}, secrets=frozenset({"new-secret"}))
+        gate.redact = reloaded.redact  # what a reload does when the secrets change
+        check(gate, "mcp__db__drop", {"dsn": "new-secret"})
+    finally:
+        gate.close()
+    before, after = (json.loads(line)["arguments"] for line in log.read_text().splitlines())
+    assert before == {"dsn": "new-secret"} and after == {"dsn": "***"}
+
+
 def test_yes_turns_ask_into_allow_but_not_deny(tmp_path: Path,
                                                caplog: pytest.LogCaptureFixture) -> None:
     gate = PermissionGate.from_config(host(tmp_path, DENY, ASK), assume_yes=True)

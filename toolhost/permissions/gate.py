@@ -42,6 +42,8 @@ class PermissionGate:
         self.policy = policy
         self.asker = asker
         self.audit = audit
+        # What the asker and audit log that from_config builds hide; a reload replaces it
+        # (with ``policy``) when the config's secrets change.
         self.redact = redact
 
     async def check(self, tool_name: str, tool_input: Mapping[str, Any],
@@ -92,6 +94,10 @@ class PermissionGate:
         config's rules again. ``asker``: who answers "ask" (overrides the choice above).
         """
         perms = config.permissions
+
+        def redact(text: str) -> str:  # the gate's current redaction, across reloads
+            return gate.redact(text)
+
         if policy is None:
             policy = compile_policy(perms, tool_names=declared_tool_names(config),
                                     cwd=config.run.cwd)
@@ -105,8 +111,9 @@ class PermissionGate:
         elif perms.ask_mode == "deny":
             asker = FixedAsker("deny", answered_by="ask_mode: deny")
         elif interactive or (interactive is None and terminal_available()):
-            asker = TerminalAsker(redact=config.redact)
+            asker = TerminalAsker(redact=redact)
         else:
             asker = no_terminal_asker()
-        audit = AuditLog(perms.audit_log, redact=config.redact) if perms.audit_log else None
-        return cls(policy, asker, audit, redact=config.redact)
+        audit = AuditLog(perms.audit_log, redact=redact) if perms.audit_log else None
+        gate = cls(policy, asker, audit, redact=config.redact)
+        return gate
