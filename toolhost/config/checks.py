@@ -89,12 +89,11 @@ class Checker:
         self.expected(path, "a mapping", value)
         return None
 
-    def known_keys(self, data: Mapping[str, Any], path: Path, allowed: Collection[str],
-                   hint_extra: Collection[str] = ()) -> None:
+    def known_keys(self, data: Mapping[str, Any], path: Path, allowed: Collection[str]) -> None:
         """Report every key of ``data`` not in ``allowed``, with the nearest valid one."""
         for key in data:
             if key not in allowed:
-                hint = did_you_mean(key, [*allowed, *hint_extra])
+                hint = did_you_mean(key, allowed)
                 self.problem((*path, key), "unknown key", hint)
 
     def require(self, data: Mapping[str, Any], path: Path, key: str, what: str) -> bool:

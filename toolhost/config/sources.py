@@ -86,10 +86,9 @@ def resolve_extends(entry: Any, *, base_dir: Path, origin: Origin) -> Path:
     return resolver(entry, base_dir=base_dir, origin=origin)
 
 
-def read_doc(path: Path | str, layer: str, problems: list[Problem],
-             display: str | None = None) -> Doc | None:
+def read_doc(path: Path | str, layer: str, problems: list[Problem]) -> Doc | None:
     """Read and parse one file; problems (unreadable, bad syntax) go to ``problems``."""
-    name = display or str(path)
+    name = str(path)
     kind = SUFFIXES.get(Path(path).suffix.lower())
     if kind is None:
         problems.append(Problem(f"unknown config format '{Path(path).suffix}'", name,

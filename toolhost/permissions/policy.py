@@ -124,10 +124,6 @@ class CompiledPolicy:
             self._cache[tool_name] = plan
         return plan
 
-    def candidates(self, tool_name: str) -> tuple[CompiledRule, ...]:
-        """The rules whose tool pattern names ``tool_name``, in evaluation order."""
-        return self._plan(tool_name).rules
-
     def decide(self, tool_name: str, tool_input: Mapping[str, Any]) -> Decision:
         """The decision for one call. Pure: no I/O, no prompting (an "ask" stays "ask")."""
         for rule in self._plan(tool_name).applicable(tool_input):
