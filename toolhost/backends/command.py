@@ -34,10 +34,10 @@ from typing import Any
 from jinja2 import TemplateError
 from jinja2.environment import Template
 
+from toolhost.backends import templating
 from toolhost.backends.base import BindContext, Binding, CallContext
 from toolhost.backends.command_options import OPTIONS_SCHEMA
 from toolhost.backends.process import Outcome, run_process
-from toolhost.compile import templating
 from toolhost.config.model import ToolConfig
 from toolhost.errors import CompileError, Problem
 from toolhost.results import ToolResult

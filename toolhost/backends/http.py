@@ -34,11 +34,11 @@ import anyio
 import httpx
 from jinja2 import TemplateError
 
+from toolhost.backends import templating
 from toolhost.backends.base import BindContext, Binding, CallContext
 from toolhost.backends.http_options import IDEMPOTENT, OPTIONS_SCHEMA
 from toolhost.backends.http_response import map_response, retry_delay
 from toolhost.backends.http_url import UnsafeURL, compile_url
-from toolhost.compile import templating
 from toolhost.config.model import ServerDefaults, ToolConfig
 from toolhost.errors import CompileError, Problem
 from toolhost.results import ToolResult

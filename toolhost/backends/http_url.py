@@ -18,7 +18,7 @@ from urllib.parse import unquote, urljoin, urlsplit
 
 from jinja2.environment import Template
 
-from toolhost.compile import templating
+from toolhost.backends import templating
 
 __all__ = ["UnsafeURL", "UrlTemplate", "compile_url"]
 
