@@ -192,11 +192,8 @@ class _Reader:
 
 def _build(merged: Doc, secrets: set[str], kinds: Mapping[str, BackendKind] | None,
            problems: list[Problem], files: list[str]) -> tuple[HostConfig, Any]:
-    def redact(text: str) -> str:
-        for secret in sorted(secrets, key=len, reverse=True):
-            text = text.replace(secret, "***")
-        return text
-
+    # Problems hide secrets exactly as the finished config will (its secrets are known now).
+    redact = HostConfig(version=FORMAT_VERSION, servers={}, secrets=frozenset(secrets)).redact
     check = Checker(merged.marks, merged.file, redact)
     data: dict[str, Any] = merged.data
     check.known_keys(data, (), TOP_KEYS)
