@@ -78,6 +78,19 @@ class _Lexer:
         self.subs.append(self.s[start:end])
         self.opaque = True
 
+    def _substitution_at(self, i: int) -> int | None:
+        """If ``$(...)`` or a backtick substitution starts at ``i``, record it and return
+        where it ends (just past its closing character); else None."""
+        if self.s.startswith("$(", i):
+            j = _closing_paren(self.s, i + 2)
+            self._substitution(i + 2, j)
+            return j + 1
+        if self.s.startswith("`", i):
+            j = self._backtick_end(i + 1)
+            self._substitution(i + 1, j)
+            return j + 1
+        return None
+
     def word(self, i: int) -> tuple[str, int]:
         """Read one word starting at ``i``; quotes and escapes removed."""
         s, out = self.s, []
@@ -95,16 +108,9 @@ class _Lexer:
                 i = j + 1
             elif c == '"':
                 i = self._double_quoted(i + 1, out)
-            elif s.startswith("$(", i):
-                j = _closing_paren(s, i + 2)
-                self._substitution(i + 2, j)
-                out.append(s[i:j + 1])
-                i = j + 1
-            elif c == "`":
-                j = self._backtick_end(i + 1)
-                self._substitution(i + 1, j)
-                out.append(s[i:j + 1])
-                i = j + 1
+            elif c in "$`" and (end := self._substitution_at(i)) is not None:
+                out.append(s[i:end])
+                i = end
             else:
                 out.append(c)
                 i += 1
@@ -130,16 +136,9 @@ class _Lexer:
                 if s[i + 1] != "\n":
                     out.append(s[i + 1])
                 i += 2
-            elif s.startswith("$(", i):
-                j = _closing_paren(s, i + 2)
-                self._substitution(i + 2, j)
-                out.append(s[i:j + 1])
-                i = j + 1
-            elif c == "`":
-                j = self._backtick_end(i + 1)
-                self._substitution(i + 1, j)
-                out.append(s[i:j + 1])
-                i = j + 1
+            elif c in "$`" and (end := self._substitution_at(i)) is not None:
+                out.append(s[i:end])
+                i = end
             else:
                 out.append(c)
                 i += 1
