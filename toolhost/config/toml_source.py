@@ -232,31 +232,27 @@ class _Scanner:
         quote = s[self.i]
         triple = quote * 3
         if s.startswith(triple, self.i):
-            end = self.i + 3
-            while True:
-                end = s.find(triple, end)
-                if end < 0:
-                    self.i = self.n
-                    return
-                if quote == "'" or not _escaped(s, end):
-                    break
-                end += 1
-            run = 3  # up to two quotes may end the content: '"""a"""""' is 'a""'
-            while run < 5 and end + run < self.n and s[end + run] == quote:
-                run += 1
-            end += run
-            self.i = min(end, self.n)
-            return
-        end = self.i + 1
-        while True:
-            end = s.find(quote, end)
+            end = self._closing(triple, self.i + 3)
             if end < 0:
                 self.i = self.n
                 return
-            if quote == "'" or not _escaped(s, end):
-                break
+            run = 3  # up to two quotes may end the content: '"""a"""""' is 'a""'
+            while run < 5 and end + run < self.n and s[end + run] == quote:
+                run += 1
+            self.i = min(end + run, self.n)
+            return
+        end = self._closing(quote, self.i + 1)
+        self.i = self.n if end < 0 else end + 1
+
+    def _closing(self, delimiter: str, start: int) -> int:
+        """Where the string's closing ``delimiter`` is (-1 if unclosed): the first one from
+        ``start`` not escaped by a backslash (literal 'strings' have no escapes)."""
+        end = start
+        while True:
+            end = self.s.find(delimiter, end)
+            if end < 0 or delimiter[0] == "'" or not _escaped(self.s, end):
+                return end
             end += 1
-        self.i = end + 1
 
     def skip_blank(self, *, newlines: bool = False) -> None:
         s = self.s
