@@ -134,9 +134,7 @@ class CommandKind:
         names = (templating.placeholders(sources) | each_names
                  | (templating.placeholders(item_sources) - {"item"}))
         names -= set(templating.ENV.globals)
-        generated = sorted(n for n in names if n not in tool.params)
-        input_schema = {"type": "object", "properties": {n: {"type": "string"} for n in generated},
-                        "required": generated, "additionalProperties": False}
+        input_schema = templating.placeholder_schema(names, tool.params)
         known = set(names) | set(tool.params)
         env = {**base_env(), **ctx.server.defaults.env}
         cwd = opts.get("cwd") or ctx.server.defaults.cwd

@@ -166,10 +166,7 @@ class HttpKind:
             raise problem(f"template does not parse: {exc}") from None
         names = (templating.placeholders(sources, url=True)
                  | templating.placeholders(other_sources)) - set(templating.ENV.globals)
-        generated = sorted(n for n in names if n not in tool.params)
-        input_schema = {"type": "object", "additionalProperties": False,
-                        "properties": {n: {"type": "string"} for n in generated},
-                        "required": generated}
+        input_schema = templating.placeholder_schema(names, tool.params)
         known = names | set(tool.params)
 
         def new_client() -> _Client:  # once per server: every tool shares the pool

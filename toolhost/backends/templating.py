@@ -28,6 +28,7 @@ __all__ = [
     "TemplateError",
     "compile_template",
     "compile_url_template",
+    "placeholder_schema",
     "placeholders",
     "render_value",
     "single_variable",
@@ -102,6 +103,15 @@ def _placeholders(source: str, url: bool) -> frozenset[str]:
     env = URL_ENV if url else ENV
     text = url_source(source) if url else source
     return frozenset(meta.find_undeclared_variables(env.parse(text)))
+
+
+def placeholder_schema(names: Iterable[str], declared: Iterable[str]) -> dict[str, Any]:
+    """The inputSchema a templated tool generates: each placeholder in ``names`` that is not
+    a ``declared`` param (nor a sandbox global such as ``range``) is a required string."""
+    skip = set(declared) | set(ENV.globals)
+    generated = sorted(n for n in set(names) if n not in skip)
+    return {"type": "object", "properties": {n: {"type": "string"} for n in generated},
+            "required": generated, "additionalProperties": False}
 
 
 def single_variable(source: str) -> str | None:
