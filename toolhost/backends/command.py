@@ -135,7 +135,7 @@ class CommandKind:
                  | (templating.placeholders(item_sources) - {"item"}))
         names -= set(templating.ENV.globals)
         input_schema = templating.placeholder_schema(names, tool.params)
-        known = set(names) | set(tool.params)
+        unset = dict.fromkeys(set(names) | set(tool.params))  # left out: renders empty
         env = {**base_env(), **ctx.server.defaults.env}
         cwd = opts.get("cwd") or ctx.server.defaults.cwd
         if cwd and not os.path.isabs(cwd) and os.path.isfile(origin.file):
@@ -146,7 +146,7 @@ class CommandKind:
         program = raw_argv[0]
 
         async def invoke(arguments: Mapping[str, Any], ctx: CallContext) -> ToolResult:
-            context = {**dict.fromkeys(known), **arguments}
+            context = {**unset, **arguments}
             argv: list[str] = []
             try:
                 for element in elements:

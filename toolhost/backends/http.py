@@ -167,7 +167,7 @@ class HttpKind:
         names = (templating.placeholders(sources, url=True)
                  | templating.placeholders(other_sources)) - set(templating.ENV.globals)
         input_schema = templating.placeholder_schema(names, tool.params)
-        known = names | set(tool.params)
+        unset = dict.fromkeys(names | set(tool.params))  # left out: renders empty
 
         def new_client() -> _Client:  # once per server: every tool shares the pool
             created = _Client(defaults)
@@ -181,7 +181,7 @@ class HttpKind:
         cap = int(opts.get("max_response_bytes") or DEFAULT_MAX_RESPONSE_BYTES)
 
         async def invoke(arguments: Mapping[str, Any], ctx: CallContext) -> ToolResult:
-            context = {**dict.fromkeys(known), **arguments}
+            context = {**unset, **arguments}
             try:
                 target = url.render(context)
                 request: dict[str, Any] = {
