@@ -14,8 +14,8 @@ the permission rules against the declared tool names.
 from __future__ import annotations
 
 import os
-from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +40,6 @@ class Host:
     servers: dict[str, McpServer]
     policy: Policy
     compiled: Any = None  # toolhost.compile.CompiledTools, or None for hand-built hosts
-    _closers: list[Callable[[], Awaitable[None]]] = field(default_factory=list, repr=False)
 
     @property
     def tools(self) -> dict[str, Sequence[CompiledTool]]:
@@ -59,12 +58,10 @@ class Host:
         return list(method()) if callable(method) else []
 
     async def aclose(self) -> None:
-        closers, self._closers = self._closers, []
+        """Release the backends' resources (HTTP clients, ...). Safe to call twice."""
         if self.compiled is not None:
             compiled, self.compiled = self.compiled, None
             await compiled.aclose()
-        for closer in reversed(closers):
-            await closer()
 
 
 def load_host(path: str | Path, *, kinds: Mapping[str, Any] | None = None,

@@ -25,6 +25,7 @@ class ToolResult:
 
     @classmethod
     def text(cls, text: str, *, is_error: bool = False) -> ToolResult:
+        """One text block."""
         return cls(content=({"type": "text", "text": text},), is_error=is_error)
 
     @classmethod
@@ -55,6 +56,7 @@ class ToolResult:
 
     @classmethod
     def from_mcp(cls, data: Mapping[str, Any]) -> ToolResult:
+        """The inverse of ``to_mcp``: a ``CallToolResult`` dict read back."""
         content: Sequence[Mapping[str, Any]] = data.get("content") or ()
         return cls(content=tuple(content), structured=data.get("structuredContent"),
                    is_error=bool(data.get("isError", False)))

@@ -82,9 +82,11 @@ class BindContext:
         return self._resources[key]
 
     def on_close(self, closer: Callable[[], Awaitable[None]]) -> None:
+        """Await ``closer`` when the compiled tools are closed (last registered, first run)."""
         self._closers.append(closer)
 
     async def aclose(self) -> None:
+        """Run every ``on_close`` closer once."""
         closers, self._closers = self._closers, []
         for closer in reversed(closers):
             await closer()
