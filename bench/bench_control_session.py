@@ -38,84 +38,91 @@ GREET_SCHEMA = {"type": "object", "properties": {"name": {"type": "string"}},
 
 
 def fake_cli(calls: int, inflight: int, warmup: int, out_path: str) -> None:
+    # As cheap as possible, so the numbers measure the hosts: every request line is encoded
+    # before the clock starts, and answers are matched with a byte search, not json.loads.
+    import re
+
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
-    counter = 0
+    write, flush, readline = stdout.write, stdout.flush, stdin.readline
+    request_id = re.compile(rb'"request_id": ?"([^"]+)"')
 
-    def send(message: dict[str, Any]) -> str:
-        nonlocal counter
-        counter += 1
-        rid = f"cli-{counter}"
-        line = {"type": "control_request", "request_id": rid,
-                "request": {"subtype": "mcp_message", "server_name": "demo",
-                            "message": message}}
-        stdout.write(json.dumps(line).encode() + b"\n")
-        stdout.flush()
-        return rid
+    def encode(rid: str, message: dict[str, Any]) -> bytes:
+        return json.dumps({"type": "control_request", "request_id": rid,
+                           "request": {"subtype": "mcp_message", "server_name": "demo",
+                                       "message": message}}).encode() + b"\n"
 
-    def receive() -> dict[str, Any]:
+    def call_line(rid: str, i: int) -> bytes:
+        return encode(rid, {"jsonrpc": "2.0", "id": i + 10, "method": "tools/call",
+                            "params": {"name": "greet", "arguments": {"name": f"n{i}"},
+                                       "_meta": {"claudecode/toolUseId": f"toolu_{i}",
+                                                 "progressToken": i + 10}}})
+
+    def receive() -> bytes:
         while True:
-            line = stdin.readline()
+            line = readline()
             if not line:
                 raise SystemExit("host closed the pipe")
-            msg = json.loads(line)
-            if msg.get("type") == "control_response":
-                return dict(msg["response"])
-
-    def call_message(i: int) -> dict[str, Any]:
-        return {"jsonrpc": "2.0", "id": i + 10, "method": "tools/call",
-                "params": {"name": "greet", "arguments": {"name": f"n{i}"},
-                           "_meta": {"claudecode/toolUseId": f"toolu_{i}"}}}
+            if b'"control_response"' in line:
+                return line
 
     errors = 0
 
-    def check(response: dict[str, Any], i: int) -> None:
+    def check(line: bytes, i: int) -> None:
         nonlocal errors
-        try:
-            text = response["response"]["mcp_response"]["result"]["content"][0]["text"]
-        except (KeyError, IndexError, TypeError):
-            text = None
-        if text != f"Hello, n{i}!":
+        if expected[i] not in line:
             errors += 1
 
-    send({"jsonrpc": "2.0", "id": 0, "method": "initialize",
-          "params": {"protocolVersion": "2025-11-25", "capabilities": {},
-                     "clientInfo": {"name": "claude-code", "version": "2.1.330"}}})
-    receive()
-    send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-    receive()
-    send({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
-    receive()
-
-    for i in range(warmup):
-        send(call_message(i))
+    expected = [f'"Hello, n{i}!"'.encode() for i in range(max(calls, warmup))]
+    for message in ({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+                     "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                                "clientInfo": {"name": "claude-code", "version": "2.1.330"}}},
+                    {"jsonrpc": "2.0", "method": "notifications/initialized"},
+                    {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}):
+        write(encode("setup", message))
+        flush()
         receive()
 
-    sequential: list[float] = []
-    t0 = time.perf_counter()
-    for i in range(calls):
-        start = time.perf_counter()
-        send(call_message(i))
-        response = receive()
-        sequential.append(time.perf_counter() - start)
-        check(response, i)
-    seq_wall = time.perf_counter() - t0
+    for i in range(warmup):
+        write(call_line(f"w{i}", i))
+        flush()
+        check(receive(), i)
 
+    seq_lines = [call_line(f"s{i}", i) for i in range(calls)]
+    sequential: list[float] = []
+    clock = time.perf_counter
+    t0 = clock()
+    for i in range(calls):
+        start = clock()
+        write(seq_lines[i])
+        flush()
+        line = receive()
+        sequential.append(clock() - start)
+        check(line, i)
+    seq_wall = clock() - t0
+
+    conc_lines = [call_line(f"c{i}", i) for i in range(calls)]
     concurrent: list[float] = []
-    started: dict[str, tuple[int, float]] = {}
-    t0 = time.perf_counter()
+    started: dict[bytes, tuple[int, float]] = {}
+    t0 = clock()
     sent = 0
     while sent < min(inflight, calls):
-        started[send(call_message(sent))] = (sent, time.perf_counter())
+        started[f"c{sent}".encode()] = (sent, clock())
+        write(conc_lines[sent])
         sent += 1
+    flush()
     while started:
-        response = receive()
-        i, start = started.pop(response["request_id"])
-        concurrent.append(time.perf_counter() - start)
-        check(response, i)
+        line = receive()
+        match = request_id.search(line)
+        assert match is not None, line
+        i, start = started.pop(match.group(1))
+        concurrent.append(clock() - start)
+        check(line, i)
         if sent < calls:
-            started[send(call_message(sent))] = (sent, time.perf_counter())
+            started[f"c{sent}".encode()] = (sent, clock())
+            write(conc_lines[sent])
+            flush()
             sent += 1
-    conc_wall = time.perf_counter() - t0
+    conc_wall = clock() - t0
 
     Path(out_path).write_text(json.dumps({
         "sequential": sequential, "sequential_wall": seq_wall,
