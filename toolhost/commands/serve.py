@@ -83,7 +83,9 @@ def main(args: argparse.Namespace) -> int:
 
     build = build_serve(args.config, args.server, every=args.all_servers)
     server = Server(build)
-    names = ", ".join(f"{t.name}" for t in build.tools) or "none"
+    shown = [t.name for t in build.tools[:10]]  # a config may have hundreds of tools
+    more = len(build.tools) - len(shown)
+    names = (", ".join(shown) + (f", ... ({more} more)" if more > 0 else "")) or "none"
     print(f"toolhost: serving {build.name} ({len(build.tools)} tools: {names}) over "
           f"{args.transport}", file=sys.stderr, flush=True)
 
