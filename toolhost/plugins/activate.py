@@ -19,7 +19,7 @@ from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
 from toolhost.backends.base import BackendKind
-from toolhost.config.model import HostConfig, PluginRequirement
+from toolhost.config.model import PluginRequirement
 from toolhost.errors import ConfigError, PluginError, Problem
 from toolhost.plugins.discovery import (
     GROUP,
@@ -57,8 +57,7 @@ class _Outcome:
     problems: list[Problem] = field(default_factory=list)
 
 
-def activate(requirements: Sequence[PluginRequirement], *, strict: bool = True,
-             config: HostConfig | None = None) -> PluginSet:
+def activate(requirements: Sequence[PluginRequirement], *, strict: bool = True) -> PluginSet:
     """Import the built-in kinds and the plugins ``requirements`` enable; nothing else.
 
     Returns a ``PluginSet`` whose ``kinds`` are the built-in kinds plus every enabled
@@ -68,7 +67,6 @@ def activate(requirements: Sequence[PluginRequirement], *, strict: bool = True,
     plugin that is not installed, has an incompatible version, is not a toolhost plugin, or
     raised while registering. With ``strict=False`` those plugins are left out instead and
     their problems are in ``PluginSet.problems``: the host keeps running without them.
-    ``config`` is unused (reserved so callers can pass the raw config later).
     """
     installed = installed_plugins()
     outcome = _Outcome()
