@@ -3,29 +3,22 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from toolhost.errors import Problem
 
 if TYPE_CHECKING:
-    from toolhost.backends.base import BackendKind
     from toolhost.compile import CompiledTools
     from toolhost.config.model import HostConfig
 
 
-def active_kinds(config: HostConfig) -> Mapping[str, BackendKind]:
-    """The kinds the loader used: built-ins plus the plugins the config enables."""
-    from toolhost.plugins import activate
-
-    return activate(config.plugins).kinds
-
-
 def compile_config(config: HostConfig) -> CompiledTools:
-    """Bind every tool (raises CompileError listing each bad tool). Call ``aclose`` after."""
+    """Bind every tool with the built-in kinds and those of the plugins the config enables
+    (raises CompileError listing each bad tool). Call ``close`` after."""
     from toolhost.compile import compile_tools
 
-    return compile_tools(config, active_kinds(config))
+    return compile_tools(config)  # kinds: plugins.kinds_for, activated once per plugin list
 
 
 def close(compiled: CompiledTools) -> None:

@@ -36,15 +36,9 @@ def main(args: argparse.Namespace) -> int:
 
     kinds = None
     if not args.plain:
-        from toolhost.commands._configs import active_kinds
-        from toolhost.config.model import HostConfig
+        from toolhost.config import load_config
+        from toolhost.plugins import kinds_for
 
-        if args.config:
-            from toolhost.config import load_config
-
-            config = load_config(args.config)
-        else:
-            config = HostConfig(version=1, servers={})
-        kinds = active_kinds(config)
+        kinds = kinds_for(load_config(args.config).plugins if args.config else ())
     print(json.dumps(config_schema(kinds), indent=2))
     return 0
