@@ -44,6 +44,15 @@ def pid_alive(pid: int) -> bool:
     return not (stat.exists() and stat.read_text().split(") ")[1].startswith("Z"))
 
 
+async def gone(pid: int) -> bool:
+    """Whether ``pid`` has exited, allowing it a few seconds to."""
+    for _ in range(50):
+        if not pid_alive(pid):
+            return True
+        await anyio.sleep(0.05)
+    return not pid_alive(pid)
+
+
 @pytest.mark.anyio
 async def test_printf_exact_and_generated_schema(config: Config) -> None:
     cfg = config({"fmt": cmd(["printf", "%s|%s", "{{ a }}", "{{ b }}"])})
@@ -150,12 +159,7 @@ async def test_timeout_kills_the_process_group(config: Config, tmp_path: Path) -
     cfg = config({"t": cmd([PY, "-c", SPAWN, str(pidfile)], timeout=1.0)})
     result = await run(cfg, "t", {})
     assert result.is_error and "timed out after 1s" in result.text_content
-    grandchild = int(pidfile.read_text())
-    for _ in range(50):
-        if not pid_alive(grandchild):
-            break
-        await anyio.sleep(0.05)
-    assert not pid_alive(grandchild)
+    assert await gone(int(pidfile.read_text()))
 
 
 @pytest.mark.anyio
@@ -168,12 +172,7 @@ async def test_cancellation_kills_the_process_group(config: Config, tmp_path: Pa
         while not pidfile.exists() or not pidfile.read_text():
             await anyio.sleep(0.05)
         tg.cancel_scope.cancel()
-    grandchild = int(pidfile.read_text())
-    for _ in range(50):
-        if not pid_alive(grandchild):
-            break
-        await anyio.sleep(0.05)
-    assert not pid_alive(grandchild)
+    assert await gone(int(pidfile.read_text()))
     await compiled.aclose()
 
 
