@@ -92,12 +92,11 @@ class CompiledPolicy:
     """
 
     def __init__(self, rules: Iterable[CompiledRule], *, default: str = "ask",
-                 tool_names: Iterable[str] = (), config: PermissionsConfig | None = None) -> None:
+                 tool_names: Iterable[str] = ()) -> None:
         by_effect = {e: [r for r in rules if r.effect == e] for e in EFFECT_ORDER}
         self.rules: tuple[CompiledRule, ...] = tuple(r for e in EFFECT_ORDER for r in by_effect[e])
         self.default = default
         self.tool_names: tuple[str, ...] = tuple(tool_names)
-        self.config = config or PermissionsConfig()
         self._exact: dict[str, list[int]] = {}
         self._server: dict[str, list[int]] = {}
         self._glob: list[int] = []
@@ -263,4 +262,4 @@ def compile_policy(config: PermissionsConfig, *, tool_names: Iterable[str] = (),
                                 f"{config.default!r}", key_path="permissions.default"))
     if problems:
         raise ConfigError(problems)
-    return CompiledPolicy(compiled, default=config.default, tool_names=tool_names, config=config)
+    return CompiledPolicy(compiled, default=config.default, tool_names=tool_names)
