@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 
 HELP = "run a Claude CLI session with the config's tools (one prompt with -p, else interactive)"
 
@@ -71,19 +71,67 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 async def _terminal_prompts() -> AsyncIterator[str]:
-    import anyio
+    """Turns typed at the terminal (or piped on stdin), one per line, until EOF.
 
+    The blocking read runs in a daemon thread of its own, not in anyio's worker pool: a pool
+    thread stuck reading after a second Ctrl-C would keep the process alive until someone
+    pressed Enter. A daemon thread must not hold ``sys.stdin``'s buffer lock at exit either,
+    so piped input is read from the raw file descriptor (a terminal goes through ``input()``,
+    which reads C's stdin and keeps line editing).
+    """
+    import threading
+
+    import anyio
+    import anyio.from_thread
+    import anyio.lowlevel
+
+    send, receive = anyio.create_memory_object_stream[str | None](1)
+    token = anyio.lowlevel.current_token()
+
+    def reader() -> None:
+        for line in _stdin_lines():
+            try:
+                anyio.from_thread.run(send.send, line, token=token)
+            except (RuntimeError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+                return  # the session is over
+            if line is None:
+                return
+
+    threading.Thread(target=reader, name="toolhost-turns", daemon=True).start()
+    async with receive:
+        async for line in receive:
+            if line is None:
+                return
+            if line.strip():
+                yield line
+
+
+def _stdin_lines() -> Iterator[str | None]:
+    """Lines of stdin, then None at EOF."""
+    import os
+
+    if sys.stdin.isatty():
+        while True:
+            try:
+                yield input("\n> ")
+            except (EOFError, OSError):
+                yield None
+                return
+    pending = b""
     while True:
         try:
-            line = await anyio.to_thread.run_sync(_read_turn, abandon_on_cancel=True)
-        except EOFError:
+            chunk = os.read(0, 65536)
+        except OSError:
+            chunk = b""
+        if not chunk:
+            if pending:
+                yield pending.decode("utf-8", "replace")
+            yield None
             return
-        if line.strip():
-            yield line
-
-
-def _read_turn() -> str:
-    return input("\n> ")
+        pending += chunk
+        *lines, pending = pending.split(b"\n")
+        for raw in lines:
+            yield raw.decode("utf-8", "replace")
 
 
 def main(args: argparse.Namespace) -> int:
