@@ -1,0 +1,1 @@
+"""``toolhost serve``: the compiled servers as a standard MCP server (stdio, Streamable HTTP)."""
