@@ -60,6 +60,18 @@ def test_human_and_raw_output(capsys: pytest.CaptureFixture[str]) -> None:
     assert run(capsys, commands, "files.echo", "text=hi") == (0, "hi\n", "")  # one newline
 
 
+@pytest.mark.parametrize("argv", [
+    ["--json", '{"a": 2, "b": 3}'],           # the arguments as JSON: raw result out
+    ["a=2", "b=3", "--json"],                 # a bare --json: raw result out
+    ["--json", "a=2", "b=3"],                 # a bare --json before the pairs
+])
+def test_json_prints_the_raw_call_tool_result(capsys: pytest.CaptureFixture[str],
+                                              argv: list[str]) -> None:
+    code, out, _ = run(capsys, str(EXAMPLES / "backends-python.yaml"), "demo.add", *argv)
+    assert code == 0
+    assert json.loads(out) == {"content": [{"type": "text", "text": "5"}], "isError": False}
+
+
 def test_errors_exit_1(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     config = str(EXAMPLES / "backends-python.yaml")
     code, out, err = run(capsys, config, "demo.fail", "reason=disk full")

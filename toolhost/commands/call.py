@@ -17,20 +17,22 @@ HELP = "run one tool directly and print its result (exit 1 when the result is an
 DESCRIPTION = """\
 Load and compile a config, call one tool with the given arguments, and print the result: the
 way the model will read it (the structured JSON when the tool returns structuredContent and
-the model reads it, otherwise the text), images as a one-line summary. --raw prints the MCP
-CallToolResult as JSON instead. The exit status is 1 when the result has isError: true (bad
-arguments, a failing tool, a timeout), 0 otherwise.
+the model reads it, otherwise the text), images as a one-line summary. --json (or --raw)
+prints the MCP CallToolResult as JSON instead, for scripts. The exit status is 1 when the
+result has isError: true (bad arguments, a failing tool, a timeout), 0 otherwise.
 
 Arguments are key=value pairs, each value read by the parameter's type in the inputSchema:
 integers and numbers as numbers, booleans as true/false (yes/no, 1/0), arrays and objects as
-JSON, strings as they are. --json '{...}' gives them all at once (key=value pairs override it).
+JSON, strings as they are. --json '{...}' gives them all at once as a JSON object (key=value
+pairs override it) and prints the raw result.
 The tool may be named SERVER.TOOL or by its wire name mcp__SERVER__TOOL.
 
 Examples:
   toolhost call examples/configs/backends-python.yaml demo.add a=2 b=3
   toolhost call team.yaml git.log count=5
   toolhost call team.yaml search.grep pattern='TODO' files='["src/a.py","src/b.py"]'
-  toolhost call team.yaml issues.create --json '{"title": "Bug", "labels": ["p1"]}' --raw
+  toolhost call team.yaml issues.create --json '{"title": "Bug", "labels": ["p1"]}'
+  toolhost call team.yaml git.log count=5 --json          # the raw CallToolResult
 """
 
 
@@ -40,10 +42,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     # REMAINDER so that options may follow the key=value pairs; main() picks them out.
     parser.add_argument("arguments", nargs=argparse.REMAINDER, metavar="key=value",
                         help="one argument each, parsed by the parameter's schema type")
-    parser.add_argument("--json", dest="json_args", metavar="JSON",
-                        help="all arguments as one JSON object")
+    parser.add_argument("--json", dest="json_args", nargs="?", const="", metavar="'{...}'",
+                        help="print the MCP CallToolResult as JSON; a JSON object after it "
+                             "gives the arguments")
     parser.add_argument("--raw", action="store_true",
-                        help="print the MCP CallToolResult as JSON")
+                        help="print the MCP CallToolResult as JSON (same as a bare --json)")
     parser.add_argument("--no-layers", action="store_true",
                         help="ignore the user config and toolhost.local.* files")
 
@@ -152,8 +155,12 @@ def _options_after_pairs(args: argparse.Namespace) -> None:
             args.raw = True
         elif item == "--no-layers":
             args.no_layers = True
-        elif item == "--json" and rest:
-            args.json_args = rest.pop(0)
+        elif item == "--json":
+            # a bare --json asks for raw output; a value after it is the arguments object
+            nxt = rest[0] if rest else ""
+            takes_value = nxt.lstrip()[:1] in ("{", "[", '"') or (
+                bool(nxt) and "=" not in nxt and not nxt.startswith("--"))
+            args.json_args = rest.pop(0) if takes_value else ""
         elif item.startswith("--json="):
             args.json_args = item[len("--json="):]
         else:
@@ -170,6 +177,7 @@ def main(args: argparse.Namespace) -> int:
     from toolhost.errors import ConfigError
 
     _options_after_pairs(args)
+    raw = args.raw or args.json_args is not None
     try:
         server, name = split_tool(args.tool)
         config = load_config(args.config, layers=not args.no_layers)
@@ -201,7 +209,7 @@ def main(args: argparse.Namespace) -> int:
         print(f"toolhost call: {outcome}", file=sys.stderr)
         return 1
     tool = compiled.tool(server, name)
-    if args.raw:
+    if raw:
         print(config.redact(json.dumps(outcome.to_mcp(), indent=2, ensure_ascii=False)))
     else:
         text = config.redact(render(outcome, tool))
