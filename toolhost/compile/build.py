@@ -7,9 +7,8 @@ not just the first: one ``CompileError`` carries them all.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
 from types import TracebackType
-from typing import Any
 
 from jsonschema import Draft202012Validator
 
@@ -45,7 +44,7 @@ class CompiledTools:
         known = ", ".join(t.name for t in self.servers[server]) or "none"
         raise KeyError(f"server '{server}' has no tool '{name}' (tools: {known})")
 
-    def __iter__(self) -> Any:
+    def __iter__(self) -> Iterator[CompiledTool]:
         return (tool for tools in self.servers.values() for tool in tools)
 
     async def aclose(self) -> None:
@@ -70,7 +69,8 @@ def _problem(tool: ToolConfig, message: str, *, suffix: str = "", hint: str = ""
 
 
 def compile_tool(tool: ToolConfig, server: ServerConfig, kinds: Mapping[str, BackendKind],
-                 ctx: BindContext, *, redact: Any = None) -> CompiledTool:
+                 ctx: BindContext, *,
+                 redact: Callable[[str], str] | None = None) -> CompiledTool:
     """Compile one tool. Raises ``CompileError`` listing everything wrong with it."""
     kind = kinds.get(tool.backend.kind)
     if kind is None:
