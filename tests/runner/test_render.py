@@ -16,7 +16,7 @@ HERE = Path(__file__).parent
 
 def _messages(name: str) -> list[dict[str, Any]]:
     out = []
-    for line in (HERE / "traces" / name).read_text().splitlines():
+    for line in (HERE.parent / "traces" / name).read_text().splitlines():
         entry = json.loads(line)
         msg = entry["msg"]
         if entry["dir"] == "cli->sdk" and msg.get("type") not in (
