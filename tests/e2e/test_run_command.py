@@ -27,7 +27,7 @@ turns:
     assert done.returncode == 0, done.stderr
     assert read_log(tool_log) == [{"tool": "write_note", "name": "alpha", "text": "two words"}]
     assert '→ mcp__e2e__write_note(name="alpha", text="two words")' in done.stdout
-    assert "← saved alpha: two words" in done.stdout
+    assert "← mcp__e2e__write_note: saved alpha: two words" in done.stdout
     assert "Saved it." in done.stdout
     assert "— done: " in done.stdout
 

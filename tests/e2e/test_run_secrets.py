@@ -63,7 +63,7 @@ turns:
     assert SECRET not in done.stdout and SECRET not in done.stderr
     assert "***" in done.stdout
     if output == "text":
-        assert "← token=***" in done.stdout
+        assert "← mcp__sec__leak: token=***" in done.stdout
         assert '→ mcp__sec__say(text="***")' in done.stdout
         assert "denied by " in done.stdout and ": no: ***" in done.stdout
         assert "Done with ***." in done.stdout

@@ -87,4 +87,4 @@ turns:
     assert err.count("toolhost: reloaded") == 1 and f"toolhost: reloaded {config}" in err
     assert read_log(tool_log) == [{"tool": "grow"}]
     assert '→ mcp__live__fresh(word="hi")' in out
-    assert "← fresh hi" in out
+    assert "← mcp__live__fresh: fresh hi" in out

@@ -41,7 +41,7 @@ def test_text_renderer_never_sees_a_secret() -> None:
     text = out.getvalue() + err.getvalue()
     assert SECRET not in text
     assert 'mcp__x__y(key="***", ***=[1, {"deep": "***"}])' in text
-    assert "← echo ***" in text
+    assert "← mcp__x__y: echo ***" in text
     assert "denied by deny ***: not with ***" in text
 
 

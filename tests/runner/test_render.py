@@ -39,7 +39,7 @@ def test_text_transcript_of_a_denied_call() -> None:
         '→ mcp__demo__greet(name="Alice")',
         "  ⊘ denied by mcp__demo__greet at team.yaml:9:7: The user does not want anyone "
         "greeted.",
-        "  ✗ The user does not want anyone greeted.",
+        "  ✗ mcp__demo__greet: The user does not want anyone greeted.",
     ]
     assert lines[0].startswith("session: model claude-sonnet-4-5, MCP servers demo (connected)")
     assert lines[-1] == "— done: 2 turns, 0.3 s, $0.0163, 1 denied"
@@ -53,7 +53,7 @@ def test_parallel_results_and_allow_by_default() -> None:
     r.decision("mcp__demo__greet", {}, Decision("allow", answered_by="--yes",
                                                 updated_input={"name": "x"}))
     text = out.getvalue()
-    assert "  ← Hello, Alice!\n  ← Hello, Bob!\n" in text
+    assert "  ← mcp__demo__greet: Hello, Alice!\n  ← mcp__demo__greet: Hello, Bob!\n" in text
     assert "  ✓ allowed by default (--yes) (input rewritten)" in text
 
 

@@ -75,6 +75,7 @@ class TextRenderer:
         self.style = _Style(color)
         self._status_open = False
         self._shown_init = False
+        self._calls: dict[str, str] = {}  # tool_use id -> tool name, to label each result
 
     def _print(self, text: str) -> None:
         self._clear_status()
@@ -129,6 +130,7 @@ class TextRenderer:
             if block.get("type") == "text" and str(block.get("text", "")).strip():
                 self._print(str(block["text"]).strip())
             elif block.get("type") == "tool_use":
+                self._calls[str(block.get("id"))] = str(block.get("name"))
                 call = format_call(str(block.get("name")), block.get("input"))
                 self._print(self.style("36", f"→ {call}"))
 
@@ -138,6 +140,10 @@ class TextRenderer:
         for block in content if isinstance(content, list) else ():
             if isinstance(block, Mapping) and block.get("type") == "tool_result":
                 text = shorten(_result_text(block.get("content"))) or "(empty)"
+                # results of parallel calls arrive in any order: say whose each one is
+                name = self._calls.pop(str(block.get("tool_use_id")), "")
+                if name:
+                    text = f"{name}: {text}"
                 if block.get("is_error"):
                     self._print(self.style("31", f"  ✗ {text}"))
                 else:
