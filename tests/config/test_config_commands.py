@@ -120,3 +120,30 @@ def test_example_twins_give_identical_tools_json(stem: Path, tmp_path: Path) -> 
                for suffix in (".yaml", ".toml")]
     assert [o.returncode for o in outputs] == [0, 0], outputs[0].stderr + outputs[1].stderr
     assert outputs[0].stdout == outputs[1].stdout
+
+
+def test_validate_compiles_permission_rules_like_run(tmp_path: Path) -> None:
+    # a rule that `run` refuses (it does not parse) must fail validate too, with or without
+    # --no-compile, alongside the tools' own problems
+    config = tmp_path / "c.yaml"
+    config.write_text("""\
+toolhost: 1
+servers:
+  s:
+    tools:
+      f: {python: "no_such_module_for_toolhost_tests:f"}
+permissions:
+  allow:
+    - "Bash(npm test"
+    - tool: mcp__s__f
+      when: {x: {regexp: "y"}}
+""")
+    for flags in ((), ("--no-compile",)):
+        out = toolhost("validate", *flags, str(config), home=tmp_path)
+        assert out.returncode == 1, out.stdout
+        lines = out.stderr.splitlines()
+        assert lines[-2].startswith(f"{config}:8:7: permissions.allow[0]: permission rule "
+                                    "'Bash(npm test': cannot parse rule")
+        assert lines[-1].startswith(f"{config}:9:7: permissions.allow[1]: ")
+        assert "unknown condition 'regexp'" in lines[-1]
+        assert ("cannot import" in out.stderr) == (not flags)

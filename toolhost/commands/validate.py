@@ -4,13 +4,19 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from toolhost.config.model import HostConfig
+    from toolhost.errors import Problem
 
 HELP = "check config files: every problem at once, with file:line:col and key path"
 
 DESCRIPTION = """\
 Check one or more config files (YAML or TOML) the way `toolhost run` would load them: the
-format version, every key and type, names, extends, ${VAR} interpolation, permission rule
-shapes, and (unless --no-compile) each tool's backend: imports, templates and schemas.
+format version, every key and type, names, extends, ${VAR} interpolation, the permission
+rules (patterns, `when` operators, `expr`, `rewrite`), and (unless --no-compile) each tool's
+backend: imports, templates and schemas.
 
 Problems go to stderr, one per line, in the form
   FILE:LINE:COL: key.path: message (hint)
@@ -36,6 +42,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="print nothing for valid files")
 
 
+def _rule_problems(config: HostConfig) -> list[Problem]:
+    """What compiling the permission rules reports (a rule that does not parse, an unknown
+    `when` operator, an `expr` syntax error): `run` would refuse to start on these."""
+    from toolhost.errors import ConfigError
+    from toolhost.permissions import compile_policy
+    from toolhost.permissions.gate import declared_tool_names
+
+    try:
+        compile_policy(config.permissions, tool_names=declared_tool_names(config),
+                       cwd=config.run.cwd)
+    except ConfigError as exc:
+        return list(exc.problems)
+    return []
+
+
 def main(args: argparse.Namespace) -> int:
     from toolhost.commands._configs import close, compile_config, redacted
     from toolhost.config import load_config
@@ -45,12 +66,16 @@ def main(args: argparse.Namespace) -> int:
     for file in args.files:
         try:
             config = load_config(file, layers=not args.no_layers)
+            rule_problems = _rule_problems(config)
             if not args.no_compile:
                 try:
                     compiled = compile_config(config)
                 except ConfigError as exc:
-                    raise ConfigError(redacted(config, exc.problems)) from None
+                    raise ConfigError(redacted(config, [*exc.problems, *rule_problems])) \
+                        from None
                 close(compiled)
+            if rule_problems:
+                raise ConfigError(redacted(config, rule_problems))
         except ConfigError as exc:
             failed += 1
             for problem in exc.problems:
