@@ -39,3 +39,25 @@ def test_a_module_nowhere_is_a_config_error_naming_the_line(tmp_path: Path) -> N
     proc = _call(config, "t.x", cwd=tmp_path)
     assert proc.returncode == 1
     assert f"{config}:5" in proc.stderr and "no_such_cfg_module" in proc.stderr
+
+
+def test_import_problems_hint_at_the_fix(tmp_path: Path) -> None:
+    (tmp_path / "hint_cfg_tools.py").write_text("def slugify(title: str) -> str:\n"
+                                                "    return title\n")
+    (tmp_path / "hint_cfg_dep.py").write_text("import no_such_dep_for_hint\n")
+    (tmp_path / "hint_cfg_boom.py").write_text("raise RuntimeError('oops')\n")
+    config = tmp_path / "tools.yaml"
+    config.write_text("toolhost: 1\nservers:\n  t:\n    tools:\n"
+                      "      a: {python: 'hint_cfg_tools:slugifyy'}\n"
+                      "      b: {python: 'no_such_hint_module:f'}\n"
+                      "      c: {python: 'hint_cfg_dep:f'}\n"
+                      "      d: {python: 'hint_cfg_boom:f'}\n")
+    proc = subprocess.run([sys.executable, "-m", "toolhost", "validate", str(config)],
+                          capture_output=True, text=True, timeout=60, check=False)
+    a, b, c, d = proc.stderr.splitlines()
+    assert a.endswith("'hint_cfg_tools' has no attribute 'slugifyy' (did you mean 'slugify'?)")
+    assert b.endswith(f"(is the package installed in this environment, or no_such_hint_module"
+                      f".py (or no_such_hint_module/) in {tmp_path}?)")
+    assert c.endswith("('hint_cfg_dep' imports 'no_such_dep_for_hint': install it in this "
+                      "environment)")
+    assert "raised RuntimeError: oops" in d and "python -c 'import hint_cfg_boom'" in d

@@ -46,37 +46,73 @@ _DOTTED = r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*"
 _REF = f"^{_DOTTED}:{_DOTTED}$"
 
 
+class _NotFound(LookupError):
+    """A ``LookupError`` that knows what to suggest (``hint``)."""
+
+    def __init__(self, message: str, hint: str = "") -> None:
+        super().__init__(message)
+        self.hint = hint
+
+
+_NOT_INSTALLED = "is the package installed in this environment?"
+
+
+def _missing_module_hint(module_name: str, exc: ModuleNotFoundError) -> str:
+    missing = exc.name or ""
+    if missing and not (module_name == missing or module_name.startswith(missing + ".")):
+        # the module exists but imports one that is not installed
+        return f"'{module_name}' imports '{missing}': install it in this environment"
+    return _NOT_INSTALLED
+
+
+def _attribute_hint(obj: Any, part: str) -> str:
+    import difflib
+
+    names = [n for n in dir(obj) if not n.startswith("_") and callable(getattr(obj, n, None))]
+    close = difflib.get_close_matches(part, names, n=1)
+    if close:
+        return f"did you mean '{close[0]}'?"
+    return f"it has: {', '.join(sorted(names)[:10])}" if names else ""
+
+
 def resolve_function(ref: str) -> Callable[..., Any]:
-    """Import ``"package.module:attr.path"``. Raises ``LookupError`` with a readable message."""
+    """Import ``"package.module:attr.path"``. Raises ``LookupError`` with a readable message
+    (and, when there is one, a suggestion in its ``hint`` attribute)."""
     module_name, sep, attr_path = ref.partition(":")
     if not sep or not module_name or not attr_path:
-        raise LookupError(f"'{ref}' is not of the form 'module.sub:function'")
+        raise _NotFound(f"'{ref}' is not of the form 'module.sub:function'")
     try:
         obj: Any = importlib.import_module(module_name)
     except ModuleNotFoundError as exc:
-        raise LookupError(f"cannot import module '{module_name}': {exc}") from exc
+        raise _NotFound(f"cannot import module '{module_name}': {exc}",
+                        _missing_module_hint(module_name, exc)) from exc
     except Exception as exc:  # the module raised while importing
-        raise LookupError(f"importing '{module_name}' raised {type(exc).__name__}: {exc}") from exc
+        raise _NotFound(f"importing '{module_name}' raised {type(exc).__name__}: {exc}",
+                        f"run python -c 'import {module_name}' to see the traceback") from exc
     for i, part in enumerate(attr_path.split(".")):
         try:
             obj = getattr(obj, part)
         except AttributeError:
             owner = ".".join([module_name, *attr_path.split(".")[:i]])
-            raise LookupError(f"'{owner}' has no attribute '{part}'") from None
+            raise _NotFound(f"'{owner}' has no attribute '{part}'",
+                            _attribute_hint(obj, part)) from None
     if not callable(obj):
         raise LookupError(f"'{ref}' is a {type(obj).__name__}, not a function")
     return obj  # type: ignore[no-any-return]
 
 
-def _extend_import_path(config_file: str, extra: str | list[str] | None) -> None:
-    """Append the declaring file's directory and ``path:`` entries to ``sys.path``."""
+def _extend_import_path(config_file: str, extra: str | list[str] | None) -> list[str]:
+    """Append the declaring file's directory and ``path:`` entries to ``sys.path``; return
+    them (for error hints)."""
     if not os.path.isfile(config_file):
-        return
+        return []
     base = os.path.dirname(os.path.abspath(config_file))
     entries = [extra] if isinstance(extra, str) else list(extra or [])
-    for entry in [base, *(os.path.normpath(os.path.join(base, e)) for e in entries)]:
+    added = [base, *(os.path.normpath(os.path.join(base, e)) for e in entries)]
+    for entry in added:
         if entry not in sys.path:
             sys.path.append(entry)
+    return added
 
 
 class PythonKind:
@@ -114,11 +150,16 @@ class PythonKind:
                                          column=origin.column, key_path=origin.key_path,
                                          hint=hint)])
 
-        _extend_import_path(origin.file, tool.backend.options.get("path"))
+        searched = _extend_import_path(origin.file, tool.backend.options.get("path"))
         try:
             fn = resolve_function(ref)
         except LookupError as exc:
-            raise problem(str(exc), "is the package installed in this environment?") from None
+            hint = getattr(exc, "hint", "")
+            if hint == _NOT_INSTALLED and searched:
+                top = ref.partition(":")[0].split(".")[0]
+                hint = (f"is the package installed in this environment, or {top}.py (or "
+                        f"{top}/) in {' or '.join(searched)}?")
+            raise problem(str(exc), hint) from None
         try:
             info = inspect_callable(fn)
         except (UnsupportedType, ValueError) as exc:
