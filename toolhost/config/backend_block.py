@@ -98,6 +98,22 @@ class BackendChecker:
         elif error.validator == "type":
             expected = error.validator_value
             wanted = " or ".join(expected) if isinstance(expected, list) else str(expected)
-            check.problem(where, f"expected {wanted}, got {describe(instance)}")
+            check.problem(where, f"expected {wanted}, got {describe(instance)}",
+                          _list_hint(instance) if wanted == "array" else "")
         else:
             check.problem(where, error.message)
+
+
+def _list_hint(value: Any) -> str:
+    """A string where a list (an argv) belongs: show it split the way a shell would."""
+    if not isinstance(value, str):
+        return ""
+    import json
+    import shlex
+
+    try:
+        words = shlex.split(value)
+    except ValueError:
+        return "write a list of strings"
+    return (f"write a list, one element per argument: {json.dumps(words)}; there is no "
+            "shell, so pipes, globs and $VARS are not interpreted")

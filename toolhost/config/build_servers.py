@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from toolhost.config.backend_block import BackendChecker
-from toolhost.config.checks import Checker
+from toolhost.config.checks import Checker, describe
 from toolhost.config.model import ServerConfig, ServerDefaults, ToolConfig
 from toolhost.config.params import build_params
 from toolhost.config.tree import Path
@@ -141,6 +141,11 @@ def _tools(check: Checker, data: Mapping[str, Any], path: Path, server: str,
         if len(wire) > MAX_WIRE_NAME:
             check.problem(here, f"wire name '{wire}' is {len(wire)} characters, the limit is "
                           f"{MAX_WIRE_NAME}", "shorten the server or tool name")
+        if not isinstance(spec, dict) and (name in TOOL_KEYS or name in kinds.kinds):
+            # `description:` written one level too far left is read as a tool's name
+            check.problem(here, f"expected a mapping (a tool), got {describe(spec)}",
+                          f"'{name}' is read as the name of a tool: indent it under a tool")
+            continue
         tool = check.mapping(spec, here)
         if tool is None:
             continue

@@ -30,6 +30,19 @@ _MERGE = _T + "merge"
 _TIMESTAMP = _T + "timestamp"
 
 
+def _syntax_hint(exc: yaml.MarkedYAMLError, text: str) -> str:
+    """How to fix the YAML mistakes people make most: indentation, tabs, unquoted ': '."""
+    problem, mark, start = exc.problem or "", exc.problem_mark, exc.context_mark
+    if mark is not None and text[mark.index:mark.index + 1] == "\t":
+        return "indent with spaces: YAML does not allow tabs"
+    if "mapping values are not allowed" in problem:
+        return "quote a value that contains ': ', as in description: \"Note: this\""
+    if problem.startswith("did not find expected key") and start is not None and mark is not None:
+        return (f"check the indentation of line {mark.line + 1}: the keys of one mapping "
+                "line up")
+    return ""
+
+
 def parse_yaml(text: str, file: str, layer: str, problems: list[Problem]) -> Doc | None:
     """Parse ``text``; on a syntax error append a Problem and return None."""
     try:
@@ -42,7 +55,7 @@ def parse_yaml(text: str, file: str, layer: str, problems: list[Problem]) -> Doc
         if exc.problem and exc.context and start is not None and start.line + 1 != line:
             # an unclosed bracket or quote is found lines later: say where it opened
             message += f" ({exc.context} at line {start.line + 1}, column {start.column + 1})"
-        problems.append(Problem(message, file, line, col))
+        problems.append(Problem(message, file, line, col, hint=_syntax_hint(exc, text)))
         return None
     except yaml.YAMLError as exc:
         problems.append(Problem(f"invalid YAML: {exc}", file))
@@ -72,10 +85,10 @@ class _Walker:
         self.constructor = yaml.constructor.SafeConstructor()
         self.stack: set[int] = set()  # node ids being walked: an alias cycle is an error
 
-    def problem(self, node: Node, path: Path, message: str) -> None:
+    def problem(self, node: Node, path: Path, message: str, hint: str = "") -> None:
         mark = node.start_mark
         self.problems.append(Problem(message, self.doc.file, mark.line + 1, mark.column + 1,
-                                     format_path(path)))
+                                     format_path(path), hint))
 
     def mark(self, node: Node, path: Path) -> None:
         m = node.start_mark
@@ -116,7 +129,9 @@ class _Walker:
         out: dict[str, Any] = {}
         for key_node, value_node in node.value:
             if not isinstance(key_node, ScalarNode):
-                self.problem(key_node, path, "a mapping key must be a plain string")
+                self.problem(key_node, path, "a mapping key must be a plain string",
+                             "quote templates: unquoted, {{ x }} is read as a mapping"
+                             if isinstance(key_node, MappingNode) else "")
                 continue
             key = key_node.value
             child = (*path, key)

@@ -1,0 +1,62 @@
+"""Mistakes people make in config files get a hint that says how to fix them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from toolhost.config import load_config
+from toolhost.errors import ConfigError
+
+CASES = {
+    # a tab in the indentation
+    "tab": ("toolhost: 1\nservers:\n  s:\n\tdescription: x\n",
+            (4, "found character", "indent with spaces: YAML does not allow tabs")),
+    # an unquoted ': ' inside a value
+    "colon": ("toolhost: 1\nservers:\n  s:\n    description: Note: read this\n",
+              (4, "mapping values are not allowed",
+               "quote a value that contains ': ', as in description: \"Note: this\"")),
+    # a key indented one space too far
+    "indent": ("toolhost: 1\nservers:\n  s:\n    tools:\n      t:\n        command: [echo]\n"
+               "         description: y\n",
+               (7, "did not find expected key",
+                "check the indentation of line 7: the keys of one mapping line up")),
+    # an unquoted template
+    "template": ("toolhost: 1\nservers:\n  s:\n    tools:\n      t:\n"
+                 "        command: [echo, {{ x }}]\n",
+                 (6, "a mapping key must be a plain string",
+                  "quote templates: unquoted, {{ x }} is read as a mapping")),
+    # a tool key written at the level of the tool names
+    "outdented": ("toolhost: 1\nservers:\n  s:\n    tools:\n      t:\n"
+                  "        command: [echo, x]\n      description: y\n",
+                  (7, "expected a mapping (a tool), got a string",
+                   "'description' is read as the name of a tool: indent it under a tool")),
+    # a shell string where the argv list belongs
+    "argv": ("toolhost: 1\nservers:\n  s:\n    tools:\n      t:\n"
+             "        command: echo \"{{ x }}\" | wc\n",
+             (6, "expected array, got a string",
+              'write a list, one element per argument: ["echo", "{{ x }}", "|", "wc"]; there '
+              "is no shell, so pipes, globs and $VARS are not interpreted")),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_common_mistakes_get_a_hint(name: str, tmp_path: Path) -> None:
+    text, (line, message, hint) = CASES[name]
+    path = tmp_path / "c.yaml"
+    path.write_text(text)
+    with pytest.raises(ConfigError) as info:
+        load_config(path, layers=False)
+    (problem,) = info.value.problems
+    assert (problem.file, problem.line) == (str(path), line)
+    assert message in problem.message
+    assert problem.hint == hint
+
+
+def test_a_tool_named_like_a_key_is_still_a_tool_when_it_is_a_mapping(tmp_path: Path) -> None:
+    path = tmp_path / "c.yaml"
+    path.write_text("toolhost: 1\nservers:\n  s:\n    tools:\n"
+                    "      description: {command: [echo, x]}\n")
+    config = load_config(path, layers=False)
+    assert list(config.servers["s"].tools) == ["description"]
