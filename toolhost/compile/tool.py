@@ -10,6 +10,7 @@ import anyio
 from jsonschema.protocols import Validator
 
 from toolhost.backends.base import CallContext, Invoke
+from toolhost.compile.fastcheck import Check, compile_check
 from toolhost.compile.shaping import shape_result
 from toolhost.config.model import UNKNOWN, Origin
 from toolhost.results import ToolResult
@@ -41,6 +42,12 @@ class CompiledTool:
     defaults: Mapping[str, Any] = field(default_factory=dict)
     # Hides secret values in error messages the model reads.
     redact: Callable[[str], str] | None = None
+    # A quick "valid" for the common case, compiled from the validator (see fastcheck);
+    # when it cannot say yes, the validator decides.
+    fast_check: Check | None = field(default=None, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "fast_check", compile_check(self.validator))
 
     @property
     def wire_name(self) -> str:
@@ -75,8 +82,9 @@ class CompiledTool:
         if not isinstance(arguments, Mapping):
             return ToolResult.error(f"Invalid arguments for tool '{self.name}': expected an "
                                     f"object, got {type(arguments).__name__}")
-        errors = self.argument_errors(arguments)
-        if errors:
+        fast = self.fast_check
+        if not (fast is not None and fast(arguments)) and not self.validator.is_valid(arguments):
+            errors = self.argument_errors(arguments)
             return ToolResult.error("Invalid arguments for tool "
                                     f"'{self.name}': " + "; ".join(errors))
         if self.defaults:
