@@ -60,3 +60,18 @@ def test_a_tool_named_like_a_key_is_still_a_tool_when_it_is_a_mapping(tmp_path: 
                     "      description: {command: [echo, x]}\n")
     config = load_config(path, layers=False)
     assert list(config.servers["s"].tools) == ["description"]
+
+
+def test_a_default_the_param_schema_rejects_is_an_error(tmp_path: Path) -> None:
+    path = tmp_path / "c.yaml"
+    path.write_text("toolhost: 1\nservers:\n  s:\n    tools:\n      t:\n"
+                    "        command: [echo, '{{ n }}', '{{ m }}']\n"
+                    "        params:\n"
+                    "          n: {type: integer, default: \"forty\"}\n"
+                    "          m: {type: integer, minimum: 1, default: 1}\n")
+    with pytest.raises(ConfigError) as info:
+        load_config(path, layers=False)
+    (problem,) = info.value.problems
+    assert (problem.line, problem.key_path) == (8, "servers.s.tools.t.params.n.default")
+    assert problem.message == ("the default does not match the param's schema: 'forty' is "
+                               "not of type 'integer'")

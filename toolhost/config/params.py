@@ -54,11 +54,30 @@ def build_params(check: Checker, value: Any, path: Path
         elif "required" in schema and not isinstance(flag, list):
             check.expected((*here, "required"),
                            "true or false (or a JSON Schema list of property names)", flag)
+        before = len(check.problems)
         _check_schema(check, schema, here)
+        if "default" in schema and len(check.problems) == before:
+            _check_default(check, schema, here)
         if flag is True or (flag is not False and "default" not in schema):
             required.append(name)
         out[name] = schema
     return out, tuple(required)
+
+
+def _check_default(check: Checker, schema: Mapping[str, Any], path: Path) -> None:
+    """A default the param's own schema rejects would reach the tool unchecked (defaults
+    are filled in after validation): report it at load time."""
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import SchemaError
+
+    try:
+        Draft202012Validator.check_schema(schema)
+    except SchemaError:
+        return  # the compile step reports a broken schema
+    error = next(iter(Draft202012Validator(schema).iter_errors(schema["default"])), None)
+    if error is not None:
+        check.problem((*path, "default"), f"the default does not match the param's schema: "
+                      f"{error.message}", "change the default or the schema")
 
 
 def _check_schema(check: Checker, schema: Mapping[str, Any], path: Path) -> None:
