@@ -197,3 +197,24 @@ def test_compile_errors(config: Config) -> None:
     assert "must be literal" in prog.message
     assert syntax.key_path == "servers.demo.tools.syntax.command.argv[1]"
     assert "does not parse" in syntax.message and stdin.line == 6
+
+
+def test_a_placeholder_misspelling_a_declared_param_is_a_compile_error(config: Config) -> None:
+    # {{ texxt }} next to an unused declared `text` would silently add a second required param
+    cfg = config({"typo": cmd(["echo", "{{ texxt }}"], params={"text": {"type": "string"}}),
+                  "url": {"kind": "http", "options": {"url": "http://127.0.0.1:9/{nme}"},
+                          "params": {"name": {"type": "string"}}}})
+    with pytest.raises(CompileError) as info:
+        compile_tools(cfg)
+    typo, url = info.value.problems
+    assert typo.key_path == "servers.demo.tools.typo.command"
+    assert typo.message == ("placeholder 'texxt' is not a declared param; did you mean 'text'? "
+                            "(declared: text)")
+    assert url.key_path == "servers.demo.tools.url.http"
+    assert "placeholder 'nme'" in url.message and "did you mean 'name'?" in url.message
+    # an undeclared placeholder unlike any unused param is still a generated string param
+    ok = config({"extra": cmd(["echo", "{{ text }}", "{{ more }}"],
+                              params={"text": {"type": "string"}})})
+    extra = compile_tools(ok).tool("demo", "extra")
+    assert extra.input_schema["properties"]["more"] == {"type": "string"}
+    assert "more" in extra.input_schema["required"]

@@ -134,6 +134,9 @@ class CommandKind:
         names = (templating.placeholders(sources) | each_names
                  | (templating.placeholders(item_sources) - {"item"}))
         names -= set(templating.ENV.globals)
+        typo = templating.misspelt_placeholder(names, tool.params)
+        if typo:
+            raise problem(typo)
         input_schema = templating.placeholder_schema(names, tool.params)
         unset = dict.fromkeys(set(names) | set(tool.params))  # left out: renders empty
         env = {**base_env(), **ctx.server.defaults.env}

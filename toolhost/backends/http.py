@@ -166,6 +166,9 @@ class HttpKind:
             raise problem(f"template does not parse: {exc}") from None
         names = (templating.placeholders(sources, url=True)
                  | templating.placeholders(other_sources)) - set(templating.ENV.globals)
+        typo = templating.misspelt_placeholder(names, tool.params)
+        if typo:
+            raise problem(typo)
         input_schema = templating.placeholder_schema(names, tool.params)
         unset = dict.fromkeys(names | set(tool.params))  # left out: renders empty
 

@@ -28,6 +28,7 @@ __all__ = [
     "TemplateError",
     "compile_template",
     "compile_url_template",
+    "misspelt_placeholder",
     "placeholder_schema",
     "placeholders",
     "render_value",
@@ -112,6 +113,22 @@ def placeholder_schema(names: Iterable[str], declared: Iterable[str]) -> dict[st
     generated = sorted(n for n in set(names) if n not in skip)
     return {"type": "object", "properties": {n: {"type": "string"} for n in generated},
             "required": generated, "additionalProperties": False}
+
+
+def misspelt_placeholder(names: Iterable[str], declared: Iterable[str]) -> str | None:
+    """A message when a placeholder looks like a typo of a declared param that no template
+    uses (``{{ texxt }}`` with ``params: {text: ...}``), which would otherwise silently become
+    a second, required param; None when there is none."""
+    import difflib
+
+    used, declared = set(names), list(declared)
+    unused = [d for d in declared if d not in used]
+    for name in sorted(used - set(declared) - set(ENV.globals)):
+        close = difflib.get_close_matches(name, unused, n=1)
+        if close:
+            return (f"placeholder '{name}' is not a declared param; did you mean "
+                    f"'{close[0]}'? (declared: {', '.join(declared)})")
+    return None
 
 
 def single_variable(source: str) -> str | None:
