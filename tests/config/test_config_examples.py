@@ -53,6 +53,9 @@ def test_there_are_examples() -> None:
 def test_example_loads(path: Path, tmp_path: Path) -> None:
     config = load_config(path, environ=_environ(tmp_path), layers=False)
     assert config.files[0] == str(path)
+    # the permission rules compile too: `run` and `validate` refuse a rule that does not
+    from toolhost.permissions import compile_policy
+    compile_policy(config.permissions, cwd=str(tmp_path))
 
 
 @pytest.mark.parametrize("path", [*CONFIGS, *FRAGMENTS], ids=lambda p: p.name)
