@@ -5,6 +5,11 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import AsyncIterator, Iterator
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from toolhost.host import Host
+    from toolhost.scripted.scenario import Scenario
 
 HELP = "run a Claude CLI session with the config's tools (one prompt with -p, else interactive)"
 
@@ -134,12 +139,37 @@ def _stdin_lines() -> Iterator[str | None]:
             yield raw.decode("utf-8", "replace")
 
 
+def unknown_scenario_tools(scenario: Scenario, host: Host) -> list[str]:
+    """A line per scenario tool call naming a tool the config does not have: most often a
+    typo, which the run would only show as the CLI's "No such tool available" result."""
+    import difflib
+
+    from toolhost.permissions.lint import BUILTIN_TOOLS
+
+    known = [t.wire_name for tools in host.tools.values() for t in tools]
+    external = tuple(f"mcp__{name}__" for name in host.external)
+    out = []
+    for turn in scenario.turns:
+        for i, call in enumerate(turn.tool_calls):
+            name = call.tool
+            if name in known or name in BUILTIN_TOOLS or name.startswith(external):
+                continue
+            close = difflib.get_close_matches(name, known, n=1)
+            if not close and "." in name:  # SERVER.TOOL, as `toolhost call` takes it
+                close = [n for n in known if n == "mcp__" + name.replace(".", "__", 1)]
+            hint = (f" (did you mean {close[0]}?)" if close
+                    else " (the model sees mcp__SERVER__TOOL)")
+            out.append(f"{scenario.file}:{call.line}: turn {turn.index}, tool_calls[{i}]: "
+                       f"{name} is not a tool of this config{hint}")
+    return out
+
+
 def main(args: argparse.Namespace) -> int:
     import os
 
     import anyio
 
-    from toolhost.host import Host, load_host
+    from toolhost.host import load_host
     from toolhost.runner import RunOptions, make_renderer, run_host
     from toolhost.scripted import load_scenario
 
@@ -148,6 +178,9 @@ def main(args: argparse.Namespace) -> int:
     renderer.status(f"loading {args.config}")
     cwd = os.path.abspath(args.cwd) if args.cwd else None
     host = load_host(args.config, cwd=cwd)  # relative path rules: against the CLI's cwd
+    if scenario is not None:
+        for warning in unknown_scenario_tools(scenario, host):
+            print(f"toolhost: warning: {warning}", file=sys.stderr)
     extra = list(args.cli_args or ())
     options = RunOptions.from_config(
         host.config.run, model=args.model, system_prompt=args.system_prompt,
