@@ -80,6 +80,12 @@ def test_errors_exit_1(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> No
     assert code == 1 and "a: 200 is greater than the maximum of 100" in out
     code, _, err = run(capsys, config, "demo.nope")
     assert code == 1 and "has no tool 'nope' (tools: add," in err
+    code, _, err = run(capsys, config, "demo.ad")
+    assert code == 1 and err.rstrip().endswith("; did you mean 'add'?")
+    code, _, err = run(capsys, config, "dmeo.add")
+    assert code == 1 and "no server 'dmeo' (servers: demo); did you mean 'demo'?" in err
+    code, _, err = run(capsys, config, "add")
+    assert code == 1 and err.rstrip().endswith("not 'add'; did you mean demo.add?")
     code, _, err = run(capsys, config, "demo.add", "--json", "[1]")
     assert code == 1 and "--json must be a JSON object" in err
     code, _, err = run(capsys, config, "demo.add", "novalue")

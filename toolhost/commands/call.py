@@ -26,6 +26,9 @@ integers and numbers as numbers, booleans as true/false (yes/no, 1/0), arrays an
 JSON, strings as they are. --json '{...}' gives them all at once as a JSON object (key=value
 pairs override it) and prints the raw result.
 The tool may be named SERVER.TOOL or by its wire name mcp__SERVER__TOOL.
+The permission rules are not applied (you are the caller, not the model): see what they
+decide for the same arguments with
+  toolhost permissions check CONFIG mcp__SERVER__TOOL --input '{...}'
 
 Examples:
   toolhost call examples/configs/backends-python.yaml demo.add a=2 b=3
@@ -179,12 +182,19 @@ def main(args: argparse.Namespace) -> int:
     _options_after_pairs(args)
     raw = args.raw or args.json_args is not None
     try:
-        server, name = split_tool(args.tool)
         config = load_config(args.config, layers=not args.no_layers)
         try:
             compiled = compile_config(config)
         except ConfigError as exc:
             raise ConfigError(redacted(config, exc.problems)) from None
+        try:
+            server, name = split_tool(args.tool)
+        except UsageError as exc:
+            owners = [f"{s}.{args.tool}" for s, tools in compiled.servers.items()
+                      if any(t.name == args.tool for t in tools)]
+            anyio.run(compiled.aclose)
+            raise UsageError(f"{exc}" + (f"; did you mean {' or '.join(owners)}?" if owners
+                                         else "")) from None
     except (ConfigError, UsageError) as exc:
         print(f"toolhost call: {exc}", file=sys.stderr)
         return 1

@@ -36,13 +36,20 @@ class CompiledTools:
 
     def tool(self, server: str, name: str) -> CompiledTool:
         """The tool ``name`` of ``server``; ``KeyError`` with the known names otherwise."""
+        import difflib
+
         if server not in self.servers:
-            raise KeyError(f"no server '{server}' (servers: {', '.join(self.servers) or 'none'})")
+            close = difflib.get_close_matches(server, list(self.servers), n=1)
+            raise KeyError(f"no server '{server}' (servers: {', '.join(self.servers) or 'none'})"
+                           + (f"; did you mean '{close[0]}'?" if close else ""))
         for tool in self.servers[server]:
             if tool.name == name:
                 return tool
-        known = ", ".join(t.name for t in self.servers[server]) or "none"
-        raise KeyError(f"server '{server}' has no tool '{name}' (tools: {known})")
+        names = [t.name for t in self.servers[server]]
+        close = difflib.get_close_matches(name, names, n=1)
+        raise KeyError(f"server '{server}' has no tool '{name}' (tools: "
+                       f"{', '.join(names) or 'none'})"
+                       + (f"; did you mean '{close[0]}'?" if close else ""))
 
     def __iter__(self) -> Iterator[CompiledTool]:
         return (tool for tools in self.servers.values() for tool in tools)
