@@ -140,3 +140,19 @@ def test_lint_flags_shadowed_and_unmatched_rules(config: Path) -> None:
     (config.parent / "toolhost.yaml").write_text(MAIN.replace("    - mcp__db__drop\n", ""))
     clean = toolhost("permissions", "lint", str(config), cwd=config.parent)
     assert clean.returncode == 0, clean.stdout
+
+
+def test_check_notes_a_name_that_is_no_tool(config: Path) -> None:
+    # rules match the CLI's names: a misspelt or SERVER.TOOL name gets a note on stderr,
+    # and the decision (for that literal name) is still printed
+    def note(tool: str) -> str:
+        out = toolhost("permissions", "check", str(config), tool, cwd=config.parent)
+        assert out.returncode == 0 and out.stdout.startswith("deny: no rule matches")
+        return out.stderr.strip()
+
+    assert note("db.query") == ("toolhost permissions check: note: db.query is not a tool of "
+                                "this config nor a built-in tool; did you mean mcp__db__query?")
+    assert note("mcp__db__qery").endswith("did you mean mcp__db__query?")
+    assert note("bash").endswith("did you mean Bash?")
+    known = toolhost("permissions", "check", str(config), "mcp__db__query", cwd=config.parent)
+    assert known.stderr == ""

@@ -37,11 +37,21 @@ EXIT_BY_DECISION = {"allow": 0, "deny": 10, "ask": 11}
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="perm_command", metavar="SUBCOMMAND", required=True)
-    check = sub.add_parser("check", help="the decision for one tool call",
-                           description="Print the decision (allow, deny or ask) for one call "
-                           "and the rule, with its file:line, that made it.")
+    check = sub.add_parser(
+        "check", help="the decision for one tool call",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Print the decision (allow, deny or ask) for one call and the rule, with "
+        "its file:line,\nthat made it. Nobody is asked; the tool does not run.\n\n"
+        "Examples:\n"
+        "  toolhost permissions check team.yaml mcp__git__log --input '{\"count\": 5}'\n"
+        "  toolhost permissions check team.yaml Bash --input '{\"command\": \"rm -rf /\"}'\n"
+        "  toolhost permissions check team.yaml Read --input '{\"file_path\": \"src/a.py\"}' "
+        "--json\n"
+        "  toolhost permissions check team.yaml mcp__db__drop --exit-code || echo not allowed")
     check.add_argument("config", metavar="CONFIG")
-    check.add_argument("tool", metavar="TOOL_NAME", help="e.g. mcp__git__log, Bash, Read")
+    check.add_argument("tool", metavar="TOOL_NAME",
+                       help="the name the CLI asks about: mcp__SERVER__TOOL for the config's "
+                       "tools (not SERVER.TOOL), Bash, Read, Edit, WebFetch, ... for built-ins")
     check.add_argument("--input", default="{}", metavar="JSON",
                        help="the call's arguments as a JSON object; @FILE reads a file, "
                        "- reads stdin (default: {})")
@@ -88,12 +98,34 @@ def _read_input(text: str) -> dict[str, Any] | str:
     return value
 
 
+def _unknown_tool_note(config: HostConfig, name: str) -> str:
+    """Rules match the names the CLI asks about (mcp__server__tool, Bash, ...): say so when
+    ``name`` is not one of them, since the decision for a misspelt name means nothing."""
+    import difflib
+
+    from toolhost.permissions.gate import declared_tool_names
+    from toolhost.permissions.lint import BUILTIN_TOOLS
+
+    declared = declared_tool_names(config)
+    external = tuple(f"mcp__{n}__" for n, s in config.servers.items() if s.external is not None)
+    if name in declared or name in BUILTIN_TOOLS or name.startswith(external):
+        return ""
+    wire = "mcp__" + name.replace(".", "__", 1) if "." in name else ""
+    close = [wire] if wire in declared else difflib.get_close_matches(
+        name, [*declared, *BUILTIN_TOOLS], n=1)
+    return (f"{name} is not a tool of this config nor a built-in tool"
+            + (f"; did you mean {close[0]}?" if close else ""))
+
+
 def _check(args: argparse.Namespace) -> int:
     tool_input = _read_input(args.input)
     if isinstance(tool_input, str):
         print(f"toolhost permissions check: {tool_input}", file=sys.stderr)
         return 2
     config, policy = _load(args, args.cwd)
+    note = _unknown_tool_note(config, args.tool)
+    if note:
+        print(f"toolhost permissions check: note: {note}", file=sys.stderr)
     decision = policy.decide(args.tool, tool_input)
     rule = policy.rule_for(decision)
     out: dict[str, Any] = {
