@@ -75,3 +75,15 @@ def test_a_default_the_param_schema_rejects_is_an_error(tmp_path: Path) -> None:
     assert (problem.line, problem.key_path) == (8, "servers.s.tools.t.params.n.default")
     assert problem.message == ("the default does not match the param's schema: 'forty' is "
                                "not of type 'integer'")
+
+
+def test_an_unknown_backend_kind_points_at_plugins(tmp_path: Path) -> None:
+    path = tmp_path / "c.yaml"
+    path.write_text("toolhost: 1\nservers:\n  db:\n    tools:\n"
+                    "      q: {sqlite: {database: x.db}}\n")
+    with pytest.raises(ConfigError) as info:
+        load_config(path, layers=False)
+    (problem,) = info.value.problems
+    assert problem.key_path == "servers.db.tools.q.sqlite"
+    assert problem.hint == ("backend kinds available: command, http, python; a plugin's kind "
+                            "needs the plugin listed in `plugins:` (see `toolhost plugins`)")

@@ -133,3 +133,38 @@ def test_builtin_kinds_register_through_the_entry_point() -> None:
     assert set(plugins.kinds) == set(builtin_kinds())
     assert plugins.plugins == () and plugins.builtins is not None
     assert plugins.builtins.provides["kinds"] == sorted(builtin_kinds())
+
+
+def test_a_misspelt_plugin_suggests_the_installed_one_not_pip(make_plugin: MakePlugin) -> None:
+    # `pip install <typo>` could install somebody else's package: name the installed plugin
+    make_plugin("toolhost-greet", modules={"greet_plugin": GREET})
+    with pytest.raises(PluginConfigError) as info:
+        activate([req("toolhost-gret")])
+    (problem,) = info.value.problems
+    assert problem.message == "plugin 'toolhost-gret' is not installed"
+    assert problem.hint == "did you mean 'toolhost-greet', which is installed?"
+
+
+SETTINGS = """
+    from toolhost.plugins import Registry
+
+    def register(registry: Registry) -> None:
+        registry.set_settings_schema({"type": "object", "additionalProperties": False,
+                                      "properties": {"root": {"type": "string"},
+                                                     "depth": {"type": "integer"}}})
+"""
+
+
+def test_an_unknown_setting_is_named_with_a_hint(make_plugin: MakePlugin,
+                                                 tmp_path: Path) -> None:
+    from toolhost.config import load_config
+
+    make_plugin("toolhost-greet", modules={"greet_plugin": SETTINGS})
+    config = tmp_path / "c.yaml"
+    config.write_text("toolhost: 1\nplugins: [toolhost-greet]\nsettings:\n"
+                      "  toolhost-greet: {rot: ., depth: 2}\n")
+    with pytest.raises(ConfigError) as info:
+        load_config(config, layers=False)
+    (problem,) = info.value.problems
+    assert (problem.line, problem.key_path) == (4, "settings.toolhost-greet.rot")
+    assert (problem.message, problem.hint) == ("unknown setting", "did you mean 'root'?")

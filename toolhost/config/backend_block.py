@@ -46,7 +46,9 @@ class BackendChecker:
         for key in unknown:
             hint = did_you_mean(key, [*tool_keys, *names])
             if not hint and not found:
-                hint = "backend kinds available: " + (", ".join(names) or "none")
+                hint = ("backend kinds available: " + (", ".join(names) or "none")
+                        + "; a plugin's kind needs the plugin listed in `plugins:` (see "
+                        "`toolhost plugins`)")
             check.problem((*path, key), "unknown key", hint)
         if not found:
             if not unknown:

@@ -127,7 +127,7 @@ def _activate_one(req: PluginRequirement, installed: Mapping[str, InstalledPlugi
     plugin = installed.get(key)
     if plugin is None:
         version = installed_version(req.name)
-        outcome.problems.append(_missing(req) if version is None else _problem(
+        outcome.problems.append(_missing(req, installed) if version is None else _problem(
             req, f"package '{req.name}' {version} is installed but is not a toolhost plugin "
             f"(it declares no entry point in the '{GROUP}' group)"))
         return
@@ -214,7 +214,16 @@ def _satisfies(version: str, spec: SpecifierSet) -> bool:
         return False
 
 
-def _missing(req: PluginRequirement) -> Problem:
+def _missing(req: PluginRequirement, installed: Mapping[str, Any]) -> Problem:
+    import difflib
+
+    # a typo of an installed plugin: suggest it, not `pip install` of a name that may be
+    # someone else's package
+    others = [p.name for k, p in installed.items() if k != SELF]
+    close = difflib.get_close_matches(req.name, others, n=1, cutoff=0.85)  # not every toolhost-*
+    if close:
+        return _problem(req, f"plugin '{req.name}' is not installed",
+                        hint=f"did you mean '{close[0]}', which is installed?")
     pin = f"{req.name}{req.specifier}"
     return _problem(req, f"plugin '{req.name}' is not installed",
                     hint=f"pip install '{pin}'" if req.specifier else f"pip install {req.name}")

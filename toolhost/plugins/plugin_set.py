@@ -137,6 +137,19 @@ def _check_settings(reg: Registry, config: HostConfig) -> list[Problem]:
     validator = Draft202012Validator(dict(reg.settings_schema))
     for err in sorted(validator.iter_errors(value), key=lambda e: list(e.path)):
         path = ".".join(["settings", reg.plugin, *(str(p) for p in err.path)])
+        known = err.schema.get("properties", {}) if isinstance(err.schema, dict) else {}
+        if err.validator == "additionalProperties" and isinstance(err.instance, dict):
+            from toolhost.config.checks import did_you_mean
+
+            for key in err.instance:  # name each unknown key, as the config loader does
+                if key not in known:
+                    where = config.origins.get(f"{path}.{key}", origin)
+                    problems.append(Problem("unknown setting", file=where.file,
+                                            line=where.line, column=where.column,
+                                            key_path=f"{path}.{key}",
+                                            hint=did_you_mean(key, known)
+                                            or "settings: " + ", ".join(known)))
+            continue
         where = config.origins.get(path, origin)
         problems.append(Problem(err.message, file=where.file, line=where.line,
                                 column=where.column, key_path=path))
