@@ -36,7 +36,9 @@ Start here:
   toolhost tools examples/configs/demo.yaml         what the model will see
   toolhost run examples/configs/demo.yaml -p "..."  a session with the Claude CLI
 
-Docs: docs/config.md (the grammar), docs/permissions.md (rules), docs/protocol.md (the wire).
+Docs: docs/getting-started.md (a first config), docs/config.md (the grammar),
+      docs/backends.md (python, command, http), docs/permissions.md (rules),
+      docs/running.md (run and scenario files), docs/serve.md, docs/protocol.md (the wire).
 """
 
 
