@@ -2,21 +2,62 @@
 
 Plugins add kinds through the ``toolhost`` entry point (see ``toolhost.plugins``); the built-ins
 are registered through the same hook (``toolhost.backends.builtins``) from this dict.
+
+``command`` and ``http`` are registered as ``LazyKind``s: the loader only needs a kind's name,
+shorthand and options schema (kept in small ``*_options`` modules), so their implementations
+(jinja2, httpx: about a tenth of a second of imports) load when a tool of theirs is bound.
 """
 
 from __future__ import annotations
 
-from toolhost.backends.base import BackendKind
-from toolhost.backends.command import CommandKind
-from toolhost.backends.http import HttpKind
-from toolhost.backends.python import PythonKind
+import importlib
+from collections.abc import Mapping
+from typing import Any
 
-__all__ = ["BUILTIN_KINDS", "builtin_kinds"]
+from toolhost.backends.base import BackendKind, BindContext, Binding
+from toolhost.backends.command_options import OPTIONS_SCHEMA as COMMAND_OPTIONS
+from toolhost.backends.http_options import OPTIONS_SCHEMA as HTTP_OPTIONS
+from toolhost.backends.python import PythonKind
+from toolhost.config.model import ToolConfig
+
+__all__ = ["BUILTIN_KINDS", "LazyKind", "builtin_kinds"]
+
+
+class LazyKind:
+    """A backend kind whose implementation is imported on its first ``bind``.
+
+    ``target`` is ``"module:Class"``; the class is built once, without arguments, and must
+    have the same ``name``, ``shorthand`` and ``options_schema`` as given here.
+    """
+
+    def __init__(self, name: str, shorthand: str | None, options_schema: Mapping[str, Any],
+                 target: str) -> None:
+        self.name = name
+        self.shorthand = shorthand
+        self.options_schema = options_schema
+        self.target = target
+        self._kind: BackendKind | None = None
+
+    def load(self) -> BackendKind:
+        """The real kind (imported and built on first use)."""
+        if self._kind is None:
+            module, _, attr = self.target.partition(":")
+            kind: BackendKind = getattr(importlib.import_module(module), attr)()
+            self._kind = kind
+        return self._kind
+
+    def bind(self, tool: ToolConfig, ctx: BindContext) -> Binding:
+        return self.load().bind(tool, ctx)
+
+    def __repr__(self) -> str:
+        return f"LazyKind({self.name!r}, {self.target!r})"
+
 
 BUILTIN_KINDS: dict[str, BackendKind] = {
     "python": PythonKind(),
-    "command": CommandKind(),
-    "http": HttpKind(),
+    "command": LazyKind("command", "argv", COMMAND_OPTIONS,
+                        "toolhost.backends.command:CommandKind"),
+    "http": LazyKind("http", None, HTTP_OPTIONS, "toolhost.backends.http:HttpKind"),
 }
 
 
