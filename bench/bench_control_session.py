@@ -230,6 +230,7 @@ HOSTS: dict[str, Callable[[Any, Any, Callable[[], Awaitable[None]]], Awaitable[N
 async def run_host(name: str, calls: int, inflight: int, warmup: int) -> dict[str, Any]:
     import anyio
 
+    cpu = time.process_time()  # this process only: the host's work, not the fake CLI's
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "stats.json"
         argv = [sys.executable, __file__, "--fake-cli", "--calls", str(calls),
@@ -245,7 +246,9 @@ async def run_host(name: str, calls: int, inflight: int, warmup: int) -> dict[st
             await proc.wait()
         if proc.returncode != 0:
             raise SystemExit(f"fake CLI failed against {name} (exit {proc.returncode})")
-        return dict(json.loads(out.read_text()))
+        stats = dict(json.loads(out.read_text()))
+    stats["cpu_us_per_call"] = (time.process_time() - cpu) / (warmup + 2 * calls) * 1e6
+    return stats
 
 
 def summarize(samples: list[float], wall: float) -> dict[str, float]:
@@ -271,7 +274,13 @@ def main() -> int:
 
     import anyio
 
+    import toolhost.mcp
+    import toolhost.protocol  # noqa: F401  (imported before the hosts' CPU time is taken)
+    if "official" in args.hosts:
+        import claude_agent_sdk  # noqa: F401
+
     results: dict[str, dict[str, dict[str, float]]] = {}
+    cpu: dict[str, float] = {}
     print(f"tools/call round trips through the control protocol, {args.calls} calls per mode, "
           f"{args.inflight} in flight for the concurrent mode")
     print(f"{'host':<10} {'mode':<12} {'p50 us':>9} {'p99 us':>9} {'calls/s':>9}")
@@ -286,6 +295,9 @@ def main() -> int:
         for mode, s in results[name].items():
             print(f"{name:<10} {mode:<12} {s['p50_us']:>9.0f} {s['p99_us']:>9.0f} "
                   f"{s['calls_per_s']:>9.0f}")
+        cpu[name] = stats["cpu_us_per_call"]
+    print("host CPU per call, both modes (us): "
+          + ", ".join(f"{name} {us:.0f}" for name, us in cpu.items()))
     if {"floor", "toolhost"} <= results.keys():
         ratio = (results["toolhost"]["sequential"]["p50_us"]
                  / results["floor"]["sequential"]["p50_us"])
