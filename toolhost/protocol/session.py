@@ -136,7 +136,7 @@ class ControlSession:
         # already behind them get tasks of their own, and reading goes on at once.
         request: tuple[str, Any] | None = None
         spawned = False
-        self._read_scope = scope = anyio.CancelScope()
+        self._read_scope = scope = self._tasks.new_scope()
         if self._tasks.closing:
             scope.cancel()
         with scope:
