@@ -13,7 +13,9 @@ Three hosts answer it, one after the other, in this process:
 - official: ``claude_agent_sdk.create_sdk_mcp_server`` driven by the SDK's own ``Query``
             over a Transport on the same pipes (what a claude_agent_sdk program runs).
 
-Prints p50/p99 latency and calls/s for each mode, and the ratios the project targets:
+Prints p50/p99 latency and calls/s for each mode, each host's CPU time per call (this
+process's ``time.process_time``: steadier than wall time on a shared machine), and the
+ratios the project targets:
 toolhost's sequential p50 at most 2.5x the floor's, and at least 20x the official SDK's
 calls per second.
 """
