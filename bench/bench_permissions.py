@@ -12,16 +12,15 @@ import statistics
 import time
 from typing import Any
 
-from toolhost.config.model import Origin, PermissionsConfig, RuleConfig
+from toolhost.config.model import Effect, Origin, PermissionsConfig, RuleConfig
 from toolhost.permissions import compile_policy
 
 
 def rules() -> list[RuleConfig]:
     out: list[RuleConfig] = []
 
-    def add(effect: str, tool: str, **kw: Any) -> None:
-        out.append(RuleConfig(effect, tool, origin=Origin("bench.yaml", len(out) + 1),
-                              **kw))  # type: ignore[arg-type]
+    def add(effect: Effect, tool: str, **kw: Any) -> None:
+        out.append(RuleConfig(effect, tool, origin=Origin("bench.yaml", len(out) + 1), **kw))
 
     add("allow", "mcp__early__tool")
     for i in range(300):  # conditional denies on one hot tool, none of which match
