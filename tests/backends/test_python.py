@@ -149,7 +149,10 @@ async def test_pydantic_models_in_and_out(config: Config, usermod: str) -> None:
     result = await tool.call({"order": {"sku": "A"}, "times": 3}, CallContext())
     assert result.structured == {"sku": "A", "qty": 3}
     bad = await tool.call({"order": {"qty": 1}}, CallContext())
-    assert bad.is_error and "'sku' is a required property" in bad.text_content
+    assert bad.is_error and "order: 'sku' is a required property" in bad.text_content
+    missing = await tool.call({}, CallContext())
+    assert missing.text_content == ("Invalid arguments for tool 'reorder': "
+                                    "'order' is a required property")
 
 
 @pytest.mark.anyio

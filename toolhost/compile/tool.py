@@ -72,8 +72,9 @@ class CompiledTool:
         """Human-readable validation errors, each naming the argument."""
         errors = []
         for err in sorted(self.validator.iter_errors(arguments), key=lambda e: list(e.path)):
-            where = ".".join(str(p) for p in err.path) or "(arguments)"
-            errors.append(f"{where}: {err.message}")
+            where = ".".join(str(p) for p in err.path)
+            # a root-level error ("'title' is a required property") names its argument itself
+            errors.append(f"{where}: {err.message}" if where else err.message)
         return errors
 
     async def call(self, arguments: Mapping[str, Any], ctx: CallContext) -> ToolResult:
