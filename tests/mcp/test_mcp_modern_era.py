@@ -8,11 +8,12 @@ from typing import Any
 
 import anyio
 import pytest
-from mcp_testtools import make_tool
 
 from toolhost.backends.base import CallContext
 from toolhost.mcp import McpServer
 from toolhost.results import ToolResult
+
+from .mcp_testtools import make_tool
 
 pytestmark = pytest.mark.anyio
 

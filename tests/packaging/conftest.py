@@ -18,7 +18,8 @@ import sysconfig
 from pathlib import Path
 
 import pytest
-from fresh_venv import Venv
+
+from .fresh_venv import Venv
 
 ROOT = Path(__file__).resolve().parents[2]
 PROJECTS = {

@@ -14,7 +14,8 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from fresh_venv import Venv
+
+from .fresh_venv import Venv
 
 # Loads a config through the public API, calls tools, reports what it imported.
 PROBE = '''\

@@ -13,8 +13,9 @@ import json
 from typing import Any
 
 import pytest
-from session_harness import running_session
-from test_session_cancel import Blocker, call, servers
+
+from .session_harness import running_session
+from .test_session_cancel import Blocker, call, servers
 
 pytestmark = pytest.mark.anyio
 

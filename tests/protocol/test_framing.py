@@ -6,10 +6,11 @@ import json
 
 import anyio
 import pytest
-from session_harness import byte_pipe
 
 from toolhost.errors import FrameTooLongError
 from toolhost.protocol import LineReader, LineWriter
+
+from .session_harness import byte_pipe
 
 pytestmark = pytest.mark.anyio
 

@@ -7,11 +7,12 @@ from typing import Any
 
 import anyio
 import pytest
-from session_harness import make_tool, running_session
 
 from toolhost.backends.base import CallContext
 from toolhost.mcp import McpServer
 from toolhost.results import ToolResult
+
+from .session_harness import make_tool, running_session
 
 pytestmark = pytest.mark.anyio
 

@@ -14,12 +14,13 @@ from typing import Any
 
 import anyio
 import pytest
-from session_harness import make_tool, running_session
 
 from toolhost.backends.base import CallContext
 from toolhost.mcp import McpServer
 from toolhost.permissions.decision import Decision
 from toolhost.results import ToolResult
+
+from .session_harness import make_tool, running_session
 
 pytestmark = pytest.mark.anyio
 

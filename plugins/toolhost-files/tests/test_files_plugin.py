@@ -95,4 +95,4 @@ def test_settings_are_checked_against_the_plugin_schema(tmp_path: Path) -> None:
         load_config(path, layers=False)
     text = str(info.value)
     assert "settings.toolhost-files.root: 3 is not of type 'string'" in text
-    assert "'colour' was unexpected" in text
+    assert "settings.toolhost-files.colour: unknown setting (settings: root, deny_globs)" in text
