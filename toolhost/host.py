@@ -17,12 +17,15 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolhost.compile.tool import CompiledTool
 from toolhost.config.model import HostConfig
 from toolhost.mcp import McpServer
 from toolhost.permissions.decision import Policy
+
+if TYPE_CHECKING:
+    from toolhost.compile import CompiledTools
 
 __all__ = ["Host", "load_host"]
 
@@ -39,7 +42,7 @@ class Host:
     config: HostConfig
     servers: dict[str, McpServer]
     policy: Policy
-    compiled: Any = None  # toolhost.compile.CompiledTools, or None for hand-built hosts
+    compiled: CompiledTools | None = None  # None for hosts built by hand
 
     @property
     def tools(self) -> dict[str, Sequence[CompiledTool]]:

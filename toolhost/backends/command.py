@@ -39,7 +39,7 @@ from toolhost.backends.base import BindContext, Binding, CallContext
 from toolhost.backends.command_options import OPTIONS_SCHEMA
 from toolhost.backends.process import Outcome, run_process
 from toolhost.config.model import ToolConfig
-from toolhost.errors import CompileError, Problem
+from toolhost.errors import CompileError
 from toolhost.results import ToolResult
 
 __all__ = ["CommandKind", "base_env"]
@@ -93,9 +93,7 @@ class CommandKind:
         opts = tool.backend.options
 
         def problem(message: str, key: str = "") -> CompileError:
-            return CompileError([Problem(message, file=origin.file, line=origin.line,
-                                         column=origin.column,
-                                         key_path=origin.key_path + key)])
+            return CompileError([origin.problem(message, key=key)])
 
         raw_argv = list(opts.get("argv") or ())
         if not raw_argv or not isinstance(raw_argv[0], str):

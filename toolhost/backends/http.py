@@ -40,7 +40,7 @@ from toolhost.backends.http_options import IDEMPOTENT, OPTIONS_SCHEMA
 from toolhost.backends.http_response import map_response, retry_delay
 from toolhost.backends.http_url import UnsafeURL, compile_url
 from toolhost.config.model import ServerDefaults, ToolConfig
-from toolhost.errors import CompileError, Problem
+from toolhost.errors import CompileError
 from toolhost.results import ToolResult
 
 __all__ = ["HttpKind", "make_client"]
@@ -138,9 +138,7 @@ class HttpKind:
         defaults = ctx.server.defaults
 
         def problem(message: str, key: str = "") -> CompileError:
-            return CompileError([Problem(message, file=origin.file, line=origin.line,
-                                         column=origin.column,
-                                         key_path=origin.key_path + key)])
+            return CompileError([origin.problem(message, key=key)])
 
         method = str(opts.get("method") or "GET").upper()
         try:

@@ -37,7 +37,7 @@ from toolhost.backends.base import BindContext, Binding, CallContext
 from toolhost.backends.convert import to_result
 from toolhost.compile.signature import UnsupportedType, inspect_callable
 from toolhost.config.model import ToolConfig
-from toolhost.errors import CompileError, Problem
+from toolhost.errors import CompileError
 from toolhost.results import ToolResult
 
 __all__ = ["PythonKind", "resolve_function"]
@@ -146,9 +146,7 @@ class PythonKind:
         ref = str(tool.backend.options.get("function", ""))
 
         def problem(message: str, hint: str = "") -> CompileError:
-            return CompileError([Problem(message, file=origin.file, line=origin.line,
-                                         column=origin.column, key_path=origin.key_path,
-                                         hint=hint)])
+            return CompileError([origin.problem(message, hint=hint)])
 
         searched = _extend_import_path(origin.file, tool.backend.options.get("path"))
         try:

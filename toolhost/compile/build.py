@@ -69,10 +69,7 @@ class CompiledTools:
 
 
 def _problem(tool: ToolConfig, message: str, *, suffix: str = "", hint: str = "") -> Problem:
-    origin = tool.origin
-    key_path = origin.key_path + suffix if origin.key_path else suffix.lstrip(".")
-    return Problem(message, file=origin.file, line=origin.line, column=origin.column,
-                   key_path=key_path, hint=hint)
+    return tool.origin.problem(message, key=suffix, hint=hint)
 
 
 def compile_tool(tool: ToolConfig, server: ServerConfig, kinds: Mapping[str, BackendKind],

@@ -175,8 +175,7 @@ class _Reader:
                 self.problems.extend(exc.problems)
                 continue
             except ValueError as exc:  # a bad ${...} in the entry
-                self.problems.append(Problem(str(exc), origin.file, origin.line,
-                                             origin.column, origin.key_path))
+                self.problems.append(origin.problem(str(exc)))
                 continue
             name = os.path.normpath(str(target))
             real = os.path.realpath(name)
@@ -184,8 +183,7 @@ class _Reader:
             if cycle:
                 start = next(i for i, c in enumerate(chain) if os.path.realpath(c) == real)
                 shown = " -> ".join([*chain[start:], name])
-                self.problems.append(Problem(f"extends cycle: {shown}", origin.file,
-                                             origin.line, origin.column, origin.key_path))
+                self.problems.append(origin.problem(f"extends cycle: {shown}"))
                 continue
             self.read(name, fragment_layer, is_main=False, chain=chain)
 

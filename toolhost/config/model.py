@@ -10,6 +10,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from toolhost.errors import Problem
+
 __all__ = [
     "BackendSpec",
     "HostConfig",
@@ -40,6 +42,11 @@ class Origin:
         if not self.line:
             return self.file
         return f"{self.file}:{self.line}" + (f":{self.column}" if self.column else "")
+
+    def problem(self, message: str, *, key: str = "", hint: str = "") -> Problem:
+        """A ``Problem`` located here; ``key`` (e.g. ``".argv[0]"``) extends the key path."""
+        key_path = self.key_path + key if self.key_path else key.lstrip(".")
+        return Problem(message, self.file, self.line, self.column, key_path, hint)
 
 
 UNKNOWN = Origin()

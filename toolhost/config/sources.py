@@ -37,8 +37,7 @@ _SCHEME = re.compile(r"^([a-z][a-z0-9+.-]+):(?!//)")
 
 
 def _problem(origin: Origin, message: str, hint: str = "") -> ConfigError:
-    return ConfigError([Problem(message, origin.file, origin.line, origin.column,
-                                origin.key_path, hint)])
+    return ConfigError([origin.problem(message, hint=hint)])
 
 
 def resolve_path(entry: Any, *, base_dir: Path, origin: Origin) -> Path:
