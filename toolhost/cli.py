@@ -26,6 +26,7 @@ COMMANDS: dict[str, str] = {
     "serve": "toolhost.commands.serve",
     "mcp-config": "toolhost.commands.mcp_config",
     "plugins": "toolhost.commands.plugins",
+    "lock": "toolhost.commands.lock",
     "update": "toolhost.commands.update",
     "schema": "toolhost.commands.schema",
 }

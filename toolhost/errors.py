@@ -47,6 +47,13 @@ class Problem:
     column: int = 0  # 1-based; 0 when unknown
     key_path: str = ""  # dotted, e.g. "servers.git.tools.log.command[2]"
     hint: str = ""
+    # Lines shown under the message, indented (a diff of what moved); most problems have none.
+    detail: str = ""
+
+    def with_detail(self, detail: str) -> Problem:
+        """This problem with ``detail`` lines shown under it."""
+        return Problem(self.message, self.file, self.line, self.column, self.key_path,
+                       self.hint, detail)
 
     def __str__(self) -> str:
         where = self.file
@@ -60,6 +67,8 @@ class Problem:
         text += self.message
         if self.hint:
             text += f" ({self.hint})"
+        if self.detail:
+            text += "".join(f"\n    {line}" for line in self.detail.splitlines())
         return text
 
 

@@ -29,9 +29,10 @@ Only the `rev` values change: comments, quoting, order and everything else in th
 as they were. YAML and TOML files are both handled. The new revision is cloned into the cache
 on the next load.
 
-Only CONFIG itself is edited, not the files it extends. Exit status: 0 when every repo was
-updated or already current, 1 when a repo could not be reached, has no version tags, or
---repo names no pinned repo of CONFIG.
+Only CONFIG itself is edited, not the files it extends. The lock beside CONFIG
+(toolhost.yaml -> toolhost.lock, see `toolhost lock`) is rewritten to pin the new revisions.
+Exit status: 0 when every repo was updated or already current, 1 when a repo could not be
+reached, has no version tags, or --repo names no pinned repo of CONFIG.
 
 Examples:
   toolhost update toolhost.yaml                  newest tag of every repo
@@ -180,9 +181,28 @@ def main(args: argparse.Namespace) -> int:
             print(f"{path}:{pin.line}: {pin.repo}: {pin.rev} -> {new}")
     if text != original and not args.dry_run:
         _write_atomically(path, text)
+        failed += _relock(path)
     elif text != original:
         print("(dry run: nothing written)")
     return 1 if failed else 0
+
+
+def _relock(path: Path) -> int:
+    """Pin the new revisions in the lock beside the config (the user asked for them)."""
+    from toolhost.commands.lock import write_for
+    from toolhost.errors import ConfigError
+    from toolhost.lockfile import lock_path
+
+    try:
+        for line in write_for(str(path)):
+            print(f"{lock_path(path)}: {line}")
+    except ConfigError as exc:
+        for problem in exc.problems:
+            print(str(problem), file=sys.stderr)
+        print(f"{lock_path(path)}: not updated: the config does not load at the new "
+              "revisions", file=sys.stderr)
+        return 1
+    return 0
 
 
 def _write_atomically(path: Path, text: str) -> None:

@@ -26,14 +26,17 @@ from typing import Any, Literal
 
 from toolhost.config.model import UNKNOWN, Origin
 from toolhost.errors import ConfigError, Problem
+from toolhost.excerpt import cut
 
 __all__ = [
     "Checkout",
     "cache_root",
     "checkout_dir",
+    "checkout_of",
     "fetch_repo",
     "list_tags",
     "normalize_repo",
+    "refetch_repo",
     "repo_file",
     "resolve_git_entry",
     "run_git",
@@ -134,6 +137,20 @@ def fetch_repo(url: str, rev: str, *, where: Origin = UNKNOWN,
         return _clone(url, rev, dest, where)
 
 
+def checkout_of(url: str, rev: str, *, cache: Path | None = None) -> Checkout:
+    """The cached checkout of ``url`` at ``rev`` (cloning it if it is not cached)."""
+    return fetch_repo(url, rev, cache=cache)
+
+
+def refetch_repo(url: str, rev: str, *, where: Origin = UNKNOWN,
+                 cache: Path | None = None) -> Checkout:
+    """Throw away the cached checkout of ``url`` at ``rev`` and clone it again."""
+    dest = checkout_dir(url, rev, cache=cache)
+    with _locked(dest.with_name(dest.name + ".lock")):
+        shutil.rmtree(dest, ignore_errors=True)
+    return fetch_repo(url, rev, where=where, cache=cache)
+
+
 def checkout_dir(url: str, rev: str, *, cache: Path | None = None) -> Path:
     """Where ``url`` at ``rev`` is (or will be) cached; its lock file is ``<dir>.lock``."""
     key = hashlib.sha256(f"{url}\0{rev}".encode()).hexdigest()[:24]
@@ -158,9 +175,17 @@ def run_git(args: Sequence[str], *, cwd: Path | None = None, where: Origin = UNK
     except subprocess.TimeoutExpired:
         raise _error(where, f"git {args[0]} took longer than {GIT_TIMEOUT:g}s") from None
     if proc.returncode != 0:
-        detail = (proc.stderr.strip().splitlines() or ["(no output)"])[-1]
-        raise _error(where, f"git {args[0]} failed: {detail}")
+        raise _error(where, f"git {args[0]} failed: {git_message(proc.stderr)}")
     return proc.stdout
+
+
+def git_message(stderr: str) -> str:
+    """git's whole error message on one line (its lines joined with " / "), cut sensibly.
+
+    git often ends with an advice line ("and the repository exists."): the cause is earlier.
+    """
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    return cut(" / ".join(lines), 600) if lines else "(no output)"
 
 
 def _clone(url: str, rev: str, dest: Path, where: Origin) -> Checkout:

@@ -26,27 +26,37 @@ from toolhost.config.checks import Checker
 from toolhost.config.interpolate import collect_declared_secrets, expand, interpolate
 from toolhost.config.merge import merge_docs
 from toolhost.config.model import HostConfig, PluginRequirement
-from toolhost.config.sources import read_doc, resolve_extends
+from toolhost.config.sources import entry_form, read_doc, resolve_extends
 from toolhost.config.tree import Doc, Mark, Origins
 from toolhost.errors import ConfigError, PluginError, Problem
+from toolhost.lockfile import LockGuard, lock_path, read_lock
 
-__all__ = ["FORMAT_VERSION", "TOP_KEYS", "load_config", "load_merged", "user_config_path"]
+__all__ = ["FORMAT_VERSION", "TOP_KEYS", "load_config", "load_merged", "plugin_versions",
+           "user_config_path"]
 
 FORMAT_VERSION = 1
 TOP_KEYS = ("toolhost", "extends", "servers", "permissions", "plugins", "settings", "run")
 
 
 def load_config(path: str | os.PathLike[str], *, kinds: Mapping[str, BackendKind] | None = None,
-                environ: Mapping[str, str] | None = None, layers: bool = True) -> HostConfig:
+                environ: Mapping[str, str] | None = None, layers: bool = True,
+                lock: LockGuard | None = None) -> HostConfig:
     """Load ``path`` with its extends (and, with ``layers``, the user and local layers).
 
     ``kinds`` are the backend kinds tools may use; None means the built-in kinds plus those
-    of the plugins the config enables. Raises ``ConfigError`` listing every problem found.
+    of the plugins the config enables. When a lock file lies beside ``path``
+    (``toolhost.yaml`` -> ``toolhost.lock``), everything pulled in is checked against it;
+    ``lock`` replaces that check (``toolhost lock`` passes one that only records). Raises
+    ``ConfigError`` listing every problem found.
     """
     env = os.environ if environ is None else environ
     problems: list[Problem] = []  # ${...} problems, then every other one: all at once
-    merged, secrets, read = load_merged(path, environ=env, layers=layers, problems=problems)
+    guard = lock if lock is not None else _guard_beside(path)
+    merged, secrets, read = load_merged(path, environ=env, layers=layers, problems=problems,
+                                        guard=guard)
     config, activation = _build(merged, secrets, kinds, problems, read)
+    guard.check_plugins(plugin_versions(config), {p.name: p.origin for p in config.plugins})
+    problems.extend(guard.problems)
     if problems:
         order = {file: index for index, file in enumerate(read)}
         raise ConfigError(sorted(problems, key=lambda p: (order.get(p.file, len(order)),
@@ -57,15 +67,16 @@ def load_config(path: str | os.PathLike[str], *, kinds: Mapping[str, BackendKind
 
 
 def load_merged(path: str | os.PathLike[str], *, environ: Mapping[str, str],
-                layers: bool = True, problems: list[Problem] | None = None
-                ) -> tuple[Doc, set[str], list[str]]:
+                layers: bool = True, problems: list[Problem] | None = None,
+                guard: LockGuard | None = None) -> tuple[Doc, set[str], list[str]]:
     """Steps 1-3: the merged, interpolated data with its marks, the secrets, the files read.
 
     Raises ``ConfigError`` for unreadable files, syntax, versions and extends; ``${...}``
-    problems go to ``problems`` when given (else they raise too).
+    problems go to ``problems`` when given (else they raise too). ``guard`` sees every file
+    pulled in by ``extends`` before it is read.
     """
     main = str(path)
-    reader = _Reader(environ)
+    reader = _Reader(environ, guard)
     files: list[tuple[str, str, bool]] = []  # (path, layer, is_main)
     if layers:
         user = user_config_path(environ)
@@ -93,6 +104,24 @@ def load_merged(path: str | os.PathLike[str], *, environ: Mapping[str, str],
     return merged, secrets, [main, *(f for f in reader.files if f != main)]
 
 
+def plugin_versions(config: HostConfig) -> dict[str, str]:
+    """The installed version of every plugin distribution the config enables."""
+    import importlib.metadata as md
+
+    found: dict[str, str] = {}
+    for requirement in config.plugins:
+        try:
+            found[requirement.name] = md.version(requirement.name)
+        except md.PackageNotFoundError:
+            continue  # reported by activation, with the install hint
+    return found
+
+
+def _guard_beside(path: str | os.PathLike[str]) -> LockGuard:
+    where = lock_path(path)
+    return LockGuard(read_lock(where), where)
+
+
 def user_config_path(environ: Mapping[str, str]) -> Path | None:
     """``$XDG_CONFIG_HOME/toolhost/config.{yaml,toml}`` (default ``~/.config``), if present."""
     base = environ.get("XDG_CONFIG_HOME") or os.path.join(
@@ -111,8 +140,9 @@ def _sibling(beside: Path, stem: str) -> Path | None:
 class _Reader:
     """Reads files and their extends, in merge order, each file once."""
 
-    def __init__(self, environ: Mapping[str, str]) -> None:
+    def __init__(self, environ: Mapping[str, str], guard: LockGuard | None = None) -> None:
         self.environ = environ
+        self.guard = guard
         self.docs: list[Doc] = []
         self.files: list[str] = []
         self.seen: set[str] = set()
@@ -171,6 +201,8 @@ class _Reader:
                 if isinstance(entry, str):
                     entry = expand(entry, self.environ)
                 target = resolve_extends(entry, base_dir=base_dir, origin=origin)
+                if self.guard is not None:
+                    target = self.guard.pulled(entry_form(entry), entry, origin, target)
             except ConfigError as exc:
                 self.problems.extend(exc.problems)
                 continue

@@ -1,0 +1,118 @@
+"""``toolhost lock CONFIG``: pin everything the config pulls in, in CONFIG's lock file."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from toolhost.lockfile import Lock
+
+HELP = "pin what the config pulls in (repos, package fragments, plugins) in its .lock file"
+
+DESCRIPTION = """\
+Resolve everything CONFIG pulls in from elsewhere and write it to the lock file beside it
+(toolhost.yaml -> toolhost.lock): for each `extends: {repo, rev, path}` the commit the rev
+resolved to and a SHA-256 of every file used; for each `pkg:` fragment the package version
+and file hashes; the installed version of every plugin the config enables.
+
+While a lock exists, every load (run, serve, validate, tools, ...) resolves the same things
+again and refuses any difference with a diff: a tag moved upstream, a cached file edited on
+disk (fetched again; refused if it still differs), a plugin upgraded, a source not locked.
+Review the diff, then run `toolhost lock` again to accept it. Commit the lock with the config.
+
+Prints what changed against the previous lock. Exit status: 0 written (or, with --check,
+up to date); 1 the config does not load, or --check found a difference.
+
+Examples:
+  toolhost lock toolhost.yaml              pin (or accept the reviewed changes)
+  toolhost lock toolhost.yaml --check      in CI: fail when the lock is missing or stale
+  toolhost lock toolhost.yaml --dry-run    show what would change, write nothing
+"""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("config", metavar="CONFIG", help="the config file (YAML or TOML)")
+    parser.add_argument("--check", action="store_true",
+                        help="write nothing; exit 1 unless the lock exists and matches")
+    parser.add_argument("--dry-run", action="store_true",
+                        help="print the changes without writing the lock")
+    parser.add_argument("--no-layers", action="store_true",
+                        help="ignore the user config and toolhost.local.* files")
+
+
+def changes(old: Lock | None, new: Lock) -> list[str]:
+    """One line per difference between two locks (``old`` None: everything is new)."""
+    lines: list[str] = []
+    before = old.sources if old else {}
+    for key in sorted(set(before) | set(new.sources)):
+        was, now = before.get(key), new.sources.get(key)
+        if was is None and now is not None:
+            lines.append(f"+ {key} {now.pin[:12]} ({len(now.files)} file(s))")
+        elif now is None and was is not None:
+            lines.append(f"- {key} (no longer used)")
+        elif was is not None and now is not None:
+            if was.pin != now.pin:
+                lines.append(f"~ {key}: {was.pin[:12]} -> {now.pin[:12]}")
+            for rel in sorted(set(was.files) | set(now.files)):
+                a, b = was.files.get(rel), now.files.get(rel)
+                if a != b:
+                    lines.append(f"~ {key} {rel}: {(a or 'absent')[:19]} -> "
+                                 f"{(b or 'absent')[:19]}")
+    plugins_before = old.plugins if old else {}
+    for name in sorted(set(plugins_before) | set(new.plugins)):
+        a, b = plugins_before.get(name), new.plugins.get(name)
+        if a != b:
+            lines.append(f"{'+' if a is None else '-' if b is None else '~'} plugin {name}: "
+                         f"{a or 'absent'} -> {b or 'absent'}")
+    return lines
+
+
+def write_for(config: str, *, layers: bool = True, dry_run: bool = False) -> list[str]:
+    """Load ``config`` recording what it pulls in, write its lock; the changes made."""
+    from toolhost.config.loader import load_config, plugin_versions
+    from toolhost.lockfile import LockGuard, lock_path, read_lock
+    from toolhost.lockfile.model import write_lock
+
+    where = lock_path(config)
+    old = read_lock(where)
+    guard = LockGuard(old, where, verify=False)
+    loaded = load_config(config, layers=layers, lock=guard)
+    new = guard.to_lock(plugin_versions(loaded))
+    found = changes(old, new)
+    if not dry_run and (old is None or found):
+        write_lock(where, new)
+    return found
+
+
+def main(args: argparse.Namespace) -> int:
+    from toolhost.config import load_config
+    from toolhost.lockfile import lock_path, read_lock
+
+    where = lock_path(args.config)
+    if args.check:
+        if read_lock(where) is None:
+            print(f"{args.config}: no lock file {where} (create it with `toolhost lock "
+                  f"{args.config}`)", file=sys.stderr)
+            return 1
+        load_config(args.config, layers=not args.no_layers)  # refuses drift like every load
+        found = write_for(args.config, layers=not args.no_layers, dry_run=True)
+        for line in found:  # sources the lock has that the config no longer uses
+            print(f"{where}: {line}", file=sys.stderr)
+        if found:
+            return 1
+        print(f"{where}: up to date")
+        return 0
+    existed = Path(where).exists()
+    found = write_for(args.config, layers=not args.no_layers, dry_run=args.dry_run)
+    for line in found:
+        print(line)
+    if args.dry_run:
+        print(f"(dry run: {where} not written)")
+    elif not found and existed:
+        print(f"{where}: up to date")
+    else:
+        print(f"wrote {where}")
+    return 0

@@ -1,0 +1,63 @@
+"""Saying what moved: the diffs a reviewer reads before accepting a change to the lock."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from toolhost.errors import ConfigError
+from toolhost.excerpt import cut
+
+if TYPE_CHECKING:
+    from toolhost.lockfile.guard import Pulled
+
+__all__ = ["DIFF_LINES", "local_edits", "pin_change", "refetch", "repo_diff"]
+
+DIFF_LINES = 80  # a longer diff is cut, with the command that shows all of it
+
+
+def pin_change(source: Pulled, locked: str) -> str:
+    if source.key.startswith("repo:"):
+        return (f"rev {source.rev} now resolves to commit {source.pin[:12]}, "
+                f"the lock has {locked[:12]} (the tag or branch moved)")
+    return f"version {locked} locked, {source.pin} installed"
+
+
+def repo_diff(source: Pulled, locked: str, rel: str) -> str:
+    """``git diff LOCKED HEAD -- rel`` in the cached checkout, fetching the locked commit if
+    the server still has it; a note when it cannot be had."""
+    if not source.key.startswith("repo:"):
+        return ""
+    from toolhost.config.gitrepos import run_git
+
+    try:
+        run_git(["fetch", "-q", "--depth=1", "origin", locked], cwd=source.root)
+        text = run_git(["diff", "--no-color", locked, "HEAD", "--", rel], cwd=source.root)
+    except ConfigError as exc:
+        return (f"(the locked commit {locked[:12]} cannot be fetched to compare: "
+                f"{exc.problems[0].message})")
+    return _cut_lines(text) or f"({rel} itself is unchanged; other files of the commit moved)"
+
+
+def local_edits(source: Pulled, rel: str) -> str:
+    """What was changed in the cached work tree (it is a git checkout)."""
+    from toolhost.config.gitrepos import run_git
+
+    try:
+        return _cut_lines(run_git(["diff", "--no-color", "HEAD", "--", rel], cwd=source.root))
+    except ConfigError as exc:
+        return f"(no diff: {exc.problems[0].message})"
+
+
+def refetch(source: Pulled) -> None:
+    """Throw the cached checkout away and clone it again."""
+    from toolhost.config.gitrepos import refetch_repo
+
+    refetch_repo(source.url, source.rev, where=source.origin)
+
+
+def _cut_lines(text: str) -> str:
+    lines = text.splitlines()
+    shown = [cut(line, 200) for line in lines[:DIFF_LINES]]
+    if len(lines) > DIFF_LINES:
+        shown.append(f"… {len(lines) - DIFF_LINES} more lines")
+    return "\n".join(shown)

@@ -1,0 +1,147 @@
+"""``LockGuard``: checks each file a load pulls in against the lock, as it is pulled in.
+
+The loader calls ``LockGuard.pulled`` for every ``extends`` entry it resolved, *before* the
+file is parsed: a cache edited on disk is caught (and fetched again) before its content is
+used. Sources are keyed the way the lock keys them (``repo:URL@REV``, ``pkg:NAME``); a file
+reached by a relative ``extends`` from inside a repository counts as that repository's.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata as md
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from toolhost.config.model import Origin
+from toolhost.errors import ConfigError, Problem
+from toolhost.lockfile import drift
+from toolhost.lockfile.model import Lock, LockedFile, file_digest
+
+__all__ = ["LockGuard", "Pulled"]
+
+log = logging.getLogger("toolhost.lock")
+
+
+@dataclass
+class Pulled:
+    """A source as this load found it (mutable while files are added)."""
+
+    key: str
+    pin: str
+    root: Path
+    origin: Origin
+    url: str = ""  # repos only
+    rev: str = ""
+    files: dict[str, str] = field(default_factory=dict)
+
+
+class LockGuard:
+    """Records what a load pulls in and, when ``verify`` is set, refuses what the lock does
+    not say."""
+
+    def __init__(self, lock: Lock | None, lock_file: Path, *, verify: bool = True) -> None:
+        self.lock = lock
+        self.lock_file = lock_file
+        self.verify = verify and lock is not None
+        self.sources: dict[str, Pulled] = {}
+        self.problems: list[Problem] = []
+
+    def pulled(self, form: str, entry: Any, origin: Origin, target: Path) -> Path:
+        """Check one resolved ``extends`` target; return the path to read (the same, or the
+        same path after a tampered cache was fetched again). Raises ConfigError on drift."""
+        source = self._source(form, entry, origin, target)
+        if source is None:
+            return target
+        rel = target.resolve().relative_to(source.root.resolve()).as_posix()
+        digest = file_digest(target)
+        if self.verify:
+            digest = self._check(source, rel, target, digest, origin)
+        source.files[rel] = digest
+        return target
+
+    def to_lock(self, plugins: dict[str, str]) -> Lock:
+        """The lock that pins exactly what this load pulled in."""
+        return Lock({k: LockedFile(k, s.pin, dict(s.files)) for k, s in self.sources.items()},
+                    dict(plugins))
+
+    def check_plugins(self, installed: dict[str, str], origins: dict[str, Origin]) -> None:
+        """Compare enabled plugins' installed versions with the lock; problems are kept."""
+        if not self.verify or self.lock is None:
+            return
+        for name, version in sorted(installed.items()):
+            locked = self.lock.plugins.get(name)
+            if locked == version:
+                continue
+            where = origins.get(name, Origin(self.lock_file.as_posix()))
+            said = f"locked at {locked}" if locked else "not in the lock"
+            self.problems.append(where.problem(
+                f"plugin {name} {version} is installed, {said} ({self.lock_file.name})",
+                hint=f"install {name}=={locked} or accept with `toolhost lock CONFIG`"
+                if locked else "accept with `toolhost lock CONFIG`"))
+
+    # -- sources ---------------------------------------------------------------------------
+
+    def _source(self, form: str, entry: Any, origin: Origin, target: Path) -> Pulled | None:
+        if form == "git":
+            from toolhost.config.gitrepos import checkout_of, normalize_repo
+
+            url = normalize_repo(str(entry["repo"]), Path(origin.file).parent)
+            checkout = checkout_of(url, str(entry["rev"]))
+            key = f"repo:{url}@{entry['rev']}"
+            return self.sources.setdefault(key, Pulled(key, checkout.sha, checkout.path,
+                                                       origin, url, str(entry["rev"])))
+        if form == "pkg":
+            name = str(entry)[len("pkg:"):].partition("/")[0]
+            key = f"pkg:{name}"
+            rel = str(entry)[len("pkg:"):].partition("/")[2]
+            root = target
+            for _ in Path(rel).parts:
+                root = root.parent
+            return self.sources.setdefault(key, Pulled(key, _version(name), root, origin))
+        real = target.resolve()
+        for source in self.sources.values():  # a relative extends inside a pulled source
+            if real.is_relative_to(source.root.resolve()):
+                return source
+        return None
+
+    def _check(self, source: Pulled, rel: str, target: Path, digest: str,
+               origin: Origin) -> str:
+        assert self.lock is not None
+        locked = self.lock.sources.get(source.key)
+        name = self.lock_file.name
+        if locked is None or rel not in locked.files:
+            what = source.key if locked is None else f"{rel} of {source.key}"
+            raise ConfigError([origin.problem(
+                f"{what} is not in {name}", hint="review it, then pin it with "
+                "`toolhost lock CONFIG`")])
+        if source.pin != locked.pin:
+            raise ConfigError([origin.problem(
+                f"{source.key} changed since {name}: {drift.pin_change(source, locked.pin)}",
+                hint="review the diff; accept with `toolhost lock CONFIG`",
+                ).with_detail(drift.repo_diff(source, locked.pin, rel))])
+        if digest == locked.files[rel]:
+            return digest
+        if source.key.startswith("repo:"):  # same commit, other bytes: the cache was edited
+            log.warning("%s: the cached copy of %s (%s) was modified on disk; fetching it "
+                        "again\n%s", origin, rel, source.key, drift.local_edits(source, rel))
+            drift.refetch(source)
+            digest = file_digest(target)
+            if digest == locked.files[rel]:
+                return digest
+        raise ConfigError([origin.problem(
+            f"{rel} of {source.key} does not match {name} ({locked.files[rel][:19]}… "
+            f"locked, {digest[:19]}… found)",
+            hint="reinstall the package, or review and accept with `toolhost lock CONFIG`")])
+
+
+def _version(name: str) -> str:
+    try:
+        return md.version(name)
+    except md.PackageNotFoundError:
+        try:
+            found = md.packages_distributions().get(name, [])
+            return md.version(found[0]) if found else "unknown"
+        except md.PackageNotFoundError:
+            return "unknown"

@@ -1,0 +1,151 @@
+"""The lock file's value objects, and reading and writing them as stable, reviewable JSON.
+
+::
+
+    {
+      "toolhost_lock": 1,
+      "sources": {
+        "repo:https://git.example/team/config@v1.2.0": {
+          "commit": "9f8e7d6c...",
+          "files": {"base.yaml": "sha256:..."}
+        },
+        "pkg:toolhost-files": {"version": "0.1.0", "files": {"presets/readonly.yaml": "sha256:..."}}
+      },
+      "plugins": {"toolhost-files": "0.1.0"}
+    }
+
+Keys are sorted and the layout fixed, so a lock diff in review shows exactly what moved.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from toolhost.errors import ConfigError, Problem
+
+__all__ = ["LOCK_VERSION", "MAX_LOCK_BYTES", "Lock", "LockedFile", "file_digest", "lock_path",
+           "read_lock", "write_lock"]
+
+LOCK_VERSION = 1
+MAX_LOCK_BYTES = 4 * 1024 * 1024  # a lock lists files and versions; megabytes mean tampering
+
+
+@dataclass(frozen=True)
+class LockedFile:
+    """One source the config pulled in: a repo at a rev, or an installed package."""
+
+    key: str  # "repo:URL@REV" or "pkg:NAME"
+    pin: str  # the commit a repo's rev resolved to, or the package's version
+    files: Mapping[str, str] = field(default_factory=dict)  # relative path -> "sha256:..."
+
+
+@dataclass(frozen=True)
+class Lock:
+    """Everything a config pulled in, as it was when locked."""
+
+    sources: Mapping[str, LockedFile] = field(default_factory=dict)
+    plugins: Mapping[str, str] = field(default_factory=dict)  # distribution -> version
+
+    def to_json(self) -> str:
+        data: dict[str, Any] = {
+            "toolhost_lock": LOCK_VERSION,
+            "sources": {
+                key: {_pin_name(key): src.pin, "files": dict(sorted(src.files.items()))}
+                for key, src in sorted(self.sources.items())
+            },
+            "plugins": dict(sorted(self.plugins.items())),
+        }
+        return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+def _pin_name(key: str) -> str:
+    return "commit" if key.startswith("repo:") else "version"
+
+
+def lock_path(config: str | os.PathLike[str]) -> Path:
+    """The lock of ``config``: the same name with ``.lock`` (``toolhost.yaml`` ->
+    ``toolhost.lock``), beside it."""
+    path = Path(config)
+    return path.with_suffix(".lock")
+
+
+def file_digest(path: Path) -> str:
+    """``sha256:<hex>`` of a file's bytes."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 16), b""):
+            digest.update(chunk)
+    return "sha256:" + digest.hexdigest()
+
+
+def read_lock(path: Path) -> Lock | None:
+    """The lock at ``path``; None if there is none. ConfigError (located) if it is malformed."""
+    try:
+        size = path.stat().st_size
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise _bad(path, f"cannot read: {exc.strerror}") from None
+    if size > MAX_LOCK_BYTES:
+        raise _bad(path, f"{size:,} bytes is too large for a lock file (at most "
+                   f"{MAX_LOCK_BYTES:,})")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        raise _bad(path, "not UTF-8 text") from None
+    except json.JSONDecodeError as exc:
+        raise _bad(path, f"not valid JSON: {exc.msg}", exc.lineno, exc.colno) from None
+    except RecursionError:
+        raise _bad(path, "not valid JSON: nested too deeply") from None
+    except OSError as exc:
+        raise _bad(path, f"cannot read: {exc.strerror}") from None
+    return _parse(path, data)
+
+
+def _parse(path: Path, data: Any) -> Lock:
+    if not isinstance(data, dict) or data.get("toolhost_lock") != LOCK_VERSION:
+        raise _bad(path, f"not a toolhost lock of version {LOCK_VERSION}",
+                   hint="regenerate it with `toolhost lock CONFIG`")
+    sources: dict[str, LockedFile] = {}
+    raw_sources = data.get("sources", {})
+    if not isinstance(raw_sources, dict):
+        raise _bad(path, "'sources' must be an object", key="sources")
+    for key, entry in raw_sources.items():
+        where = f"sources.{key}"
+        pin = entry.get(_pin_name(key)) if isinstance(entry, dict) else None
+        files = entry.get("files", {}) if isinstance(entry, dict) else None
+        if (not isinstance(pin, str) or not isinstance(files, dict)
+                or not all(isinstance(k, str) and isinstance(v, str) for k, v in files.items())):
+            raise _bad(path, f"expected {{{_pin_name(key)}: string, files: {{path: hash}}}}",
+                       key=where)
+        sources[key] = LockedFile(key, pin, dict(files))
+    plugins = data.get("plugins", {})
+    if not isinstance(plugins, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in plugins.items()):
+        raise _bad(path, "'plugins' must map distribution names to versions", key="plugins")
+    return Lock(sources, dict(plugins))
+
+
+def write_lock(path: Path, lock: Lock) -> None:
+    """Write ``lock`` atomically (a reader never sees half a file)."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(lock.to_json())
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+def _bad(path: Path, message: str, line: int = 0, column: int = 0, *, key: str = "",
+         hint: str = "") -> ConfigError:
+    return ConfigError([Problem(message, str(path), line, column, key,
+                                hint or "fix or delete it, then run `toolhost lock CONFIG`")])
