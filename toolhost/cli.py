@@ -25,6 +25,7 @@ COMMANDS: dict[str, str] = {
     "permissions": "toolhost.commands.permissions",
     "serve": "toolhost.commands.serve",
     "mcp-config": "toolhost.commands.mcp_config",
+    "install": "toolhost.commands.install",
     "plugins": "toolhost.commands.plugins",
     "lock": "toolhost.commands.lock",
     "update": "toolhost.commands.update",
@@ -43,6 +44,31 @@ Docs: docs/getting-started.md (a first config), docs/config.md (the grammar),
 """
 
 
+class _Version(argparse.Action):
+    """``--version``: toolhost's version, Python's, and the pinned CLI bundle if installed
+    (looked up only when asked, so that every other command starts no slower)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: object) -> None:
+        super().__init__(option_strings, dest, nargs=0, help="print versions and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: object, option_string: str | None = None) -> None:
+        import importlib.metadata as md
+        import platform
+
+        def version(dist: str) -> str | None:
+            try:
+                return md.version(dist)
+            except md.PackageNotFoundError:
+                return None
+
+        line = f"toolhost {version('toolhost') or 'unknown'} (Python {platform.python_version()}"
+        sdk = version("claude-agent-sdk")
+        line += f", claude-agent-sdk {sdk})" if sdk else ")"
+        print(line)
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="toolhost",
@@ -52,6 +78,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("-v", "--verbose", action="count", default=0,
                         help="more logging on stderr (-vv for debug)")
+    parser.add_argument("-V", "--version", action=_Version)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, module_name in COMMANDS.items():
         module = importlib.import_module(module_name)

@@ -19,8 +19,12 @@ PATH (the one installed beside this Python first), or this Python running `-m to
 
 The key of the entry (--name) is the name the model sees tools under: mcp__<name>__<tool>.
 
+The config is loaded and its tools compiled first; a config with errors prints them and
+no entry (exit 1). To add the entry to an existing .mcp.json or Claude Desktop config
+without touching its other servers, use `toolhost install` instead of redirecting.
+
 Examples:
-  toolhost mcp-config team.yaml --server git > .mcp.json
+  toolhost mcp-config team.yaml --server git
   toolhost mcp-config team.yaml --server git --name git --watch
   claude --mcp-config "$(toolhost mcp-config team.yaml --server git)" -p "..."
   claude mcp add-json git "$(toolhost mcp-config team.yaml --server git --entry-only)"
@@ -69,20 +73,34 @@ def server_entry(config: str, servers: list[str], *, every: bool = False,
     return {"type": "stdio", "command": prefix[0], "args": args}
 
 
-def main(args: argparse.Namespace) -> int:
+def checked_entry(args: argparse.Namespace) -> tuple[str, dict[str, Any]]:
+    """The entry's key and the entry for ``args`` (config, --server, --all, --name, --watch,
+    --no-check). Unless --no-check, the config must load and every tool compile: an entry
+    for a server that cannot start would only fail later, inside the client."""
     servers = list(args.server)
     key = args.name
     if not args.no_check or key is None:
+        from toolhost.commands._configs import close, compile_config, redacted
         from toolhost.config import load_config
+        from toolhost.errors import ConfigError
         from toolhost.serve.build import choose_servers
 
         config = load_config(args.config)
         chosen = choose_servers(config, servers, every=args.all_servers)
+        if not args.no_check:
+            try:
+                close(compile_config(config))
+            except ConfigError as exc:
+                raise ConfigError(redacted(config, exc.problems)) from None
         if not args.all_servers and not servers:
             servers = list(chosen)  # pin the choice so a later second server changes nothing
         if key is None:
             key = chosen[0] if len(chosen) == 1 else "toolhost"
-    entry = server_entry(args.config, servers, every=args.all_servers, watch=args.watch)
+    return key, server_entry(args.config, servers, every=args.all_servers, watch=args.watch)
+
+
+def main(args: argparse.Namespace) -> int:
+    key, entry = checked_entry(args)
     out = entry if args.entry_only else {"mcpServers": {key: entry}}
     print(json.dumps(out, indent=2))
     return 0

@@ -29,6 +29,7 @@ Examples:
   toolhost validate team.yaml
   toolhost validate examples/configs/*.yaml examples/configs/*.toml
   toolhost validate --no-layers --no-compile ci/config.toml
+  toolhost validate --fragment team/base.yaml    a file other configs extend
 """
 
 
@@ -38,6 +39,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="ignore the user config and toolhost.local.* files")
     parser.add_argument("--no-compile", action="store_true",
                         help="check the config only; do not bind tools to their backends")
+    parser.add_argument("--fragment", action="store_true",
+                        help="the files are fragments meant to be extended (`extends:`): "
+                        "the format version may be missing")
     parser.add_argument("-q", "--quiet", action="store_true",
                         help="print nothing for valid files")
 
@@ -59,13 +63,13 @@ def _rule_problems(config: HostConfig) -> list[Problem]:
 
 def main(args: argparse.Namespace) -> int:
     from toolhost.commands._configs import close, compile_config, redacted
-    from toolhost.config import load_config
+    from toolhost.config.loader import load_config
     from toolhost.errors import ConfigError
 
     failed = 0
     for file in args.files:
         try:
-            config = load_config(file, layers=not args.no_layers)
+            config = load_config(file, layers=not args.no_layers, fragment=args.fragment)
             rule_problems = _rule_problems(config)
             if not args.no_compile:
                 try:

@@ -40,20 +40,21 @@ TOP_KEYS = ("toolhost", "extends", "servers", "permissions", "plugins", "setting
 
 def load_config(path: str | os.PathLike[str], *, kinds: Mapping[str, BackendKind] | None = None,
                 environ: Mapping[str, str] | None = None, layers: bool = True,
-                lock: LockGuard | None = None) -> HostConfig:
+                lock: LockGuard | None = None, fragment: bool = False) -> HostConfig:
     """Load ``path`` with its extends (and, with ``layers``, the user and local layers).
 
     ``kinds`` are the backend kinds tools may use; None means the built-in kinds plus those
     of the plugins the config enables. When a lock file lies beside ``path``
     (``toolhost.yaml`` -> ``toolhost.lock``), everything pulled in is checked against it;
-    ``lock`` replaces that check (``toolhost lock`` passes one that only records). Raises
-    ``ConfigError`` listing every problem found.
+    ``lock`` replaces that check (``toolhost lock`` passes one that only records). With
+    ``fragment``, ``path`` is a file meant to be extended and may omit the format version.
+    Raises ``ConfigError`` listing every problem found.
     """
     env = os.environ if environ is None else environ
     problems: list[Problem] = []  # ${...} problems, then every other one: all at once
     guard = lock if lock is not None else _guard_beside(path)
     merged, secrets, read = load_merged(path, environ=env, layers=layers, problems=problems,
-                                        guard=guard)
+                                        guard=guard, fragment=fragment)
     config, activation = _build(merged, secrets, kinds, problems, read)
     guard.check_plugins(plugin_versions(config), {p.name: p.origin for p in config.plugins})
     problems.extend(guard.problems)
@@ -68,7 +69,8 @@ def load_config(path: str | os.PathLike[str], *, kinds: Mapping[str, BackendKind
 
 def load_merged(path: str | os.PathLike[str], *, environ: Mapping[str, str],
                 layers: bool = True, problems: list[Problem] | None = None,
-                guard: LockGuard | None = None) -> tuple[Doc, set[str], list[str]]:
+                guard: LockGuard | None = None, fragment: bool = False
+                ) -> tuple[Doc, set[str], list[str]]:
     """Steps 1-3: the merged, interpolated data with its marks, the secrets, the files read.
 
     Raises ``ConfigError`` for unreadable files, syntax, versions and extends; ``${...}``
@@ -82,7 +84,7 @@ def load_merged(path: str | os.PathLike[str], *, environ: Mapping[str, str],
         user = user_config_path(environ)
         if user is not None:
             files.append((str(user), "user", False))
-    files.append((main, "project", True))
+    files.append((main, "project", not fragment))
     if layers:
         local = _sibling(Path(main), "toolhost.local")
         if local is not None:
@@ -177,7 +179,8 @@ class _Reader:
             if is_main:
                 self.version_problems.append(Problem(
                     "missing format version", doc.file, 1, 1, "toolhost",
-                    f"add 'toolhost: {FORMAT_VERSION}' at the top of the file"))
+                    f"add 'toolhost: {FORMAT_VERSION}' at the top of the file; a fragment "
+                    "meant to be extended is checked with `toolhost validate --fragment`"))
             return
         version = doc.data["toolhost"]
         if version != FORMAT_VERSION or isinstance(version, bool):
