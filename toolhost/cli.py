@@ -18,6 +18,7 @@ from toolhost.errors import ToolhostError
 
 # subcommand -> module; the order is the order of `toolhost --help`.
 COMMANDS: dict[str, str] = {
+    "init": "toolhost.commands.init",
     "run": "toolhost.commands.run",
     "validate": "toolhost.commands.validate",
     "tools": "toolhost.commands.tools",

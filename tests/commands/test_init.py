@@ -1,0 +1,51 @@
+"""``toolhost init``: what it writes works at once, end to end, and nothing is overwritten."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+BIN = Path(sys.executable).parent
+
+
+def run(*args: str, cwd: Path, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",
+           "HOME": str(cwd), "XDG_CONFIG_HOME": str(cwd / "xdg")}
+    return subprocess.run(list(args), cwd=cwd, env=env, capture_output=True, text=True,
+                          timeout=timeout)
+
+
+@pytest.mark.e2e
+def test_scaffold_validates_calls_and_passes_its_own_ci(tmp_path: Path) -> None:
+    done = run(sys.executable, "-m", "toolhost", "init", "agent", "--name", "shop",
+               cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "cd agent" in done.stdout
+    project = tmp_path / "agent"
+    assert run("toolhost", "validate", "toolhost.yaml", cwd=project).returncode == 0
+    greeted = run("toolhost", "call", "toolhost.yaml", "shop.greet", "name=Ada", cwd=project)
+    assert greeted.stdout.strip() == "Hello, Ada."
+    ci = run("sh", "toolhost-ci.sh", cwd=project, timeout=300)
+    assert ci.returncode == 0, ci.stdout + ci.stderr
+    assert "toolhost checks passed" in ci.stdout
+
+
+def test_existing_files_are_never_overwritten(tmp_path: Path) -> None:
+    (tmp_path / "toolhost.yaml").write_text("mine\n")
+    done = run(sys.executable, "-m", "toolhost", "init", cwd=tmp_path)
+    assert done.returncode == 1 and "toolhost.yaml" in done.stderr
+    assert (tmp_path / "toolhost.yaml").read_text() == "mine\n"
+    assert not (tmp_path / "toolhost_tools.py").exists()
+    forced = run(sys.executable, "-m", "toolhost", "init", "--force", cwd=tmp_path)
+    assert forced.returncode == 0 and "toolhost: 1" in (tmp_path / "toolhost.yaml").read_text()
+
+
+@pytest.mark.parametrize("name", ["", "Shop", "a__b", "x" * 41, "-x", "a b", "ü"])
+def test_bad_server_names_are_refused(tmp_path: Path, name: str) -> None:
+    done = run(sys.executable, "-m", "toolhost", "init", "--name", name, cwd=tmp_path)
+    assert done.returncode == 2 and "--name" in done.stderr
+    assert not list(tmp_path.iterdir())

@@ -1,0 +1,145 @@
+"""``toolhost init [DIR]``: a first config that works, with its tools, a scenario and CI."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+from pathlib import Path
+
+HELP = "scaffold a working config, a tools module, a scenario test and a CI script"
+
+DESCRIPTION = """\
+Write a small project that works at once and shows each part of toolhost:
+
+  toolhost.yaml             a server with a Python tool and a command tool, and rules
+  toolhost_tools.py         the Python tool (its schema comes from the signature)
+  scenarios/smoke.yaml      a scripted-model scenario: `toolhost run --script` tests the
+                            config end to end with the real Claude CLI, no API key needed
+  toolhost-ci.sh            the checks to run in CI: validate, then the scenario
+
+Nothing is overwritten: existing files are named and init stops (exit 1) unless --force.
+
+Examples:
+  toolhost init                      into the current directory
+  toolhost init tools/agent --name shop
+  cd tools/agent && toolhost validate toolhost.yaml && sh toolhost-ci.sh
+"""
+
+CONFIG = """\
+# Made by `toolhost init`. The grammar: docs/config.md; rules: docs/permissions.md.
+toolhost: 1
+servers:
+  {name}:
+    description: Tools for this project
+    cwd: .                                  # command tools run here (this file's directory)
+    tools:
+      greet:
+        python: toolhost_tools:greet        # toolhost_tools.py beside this file
+      count_lines:
+        description: Count the lines of a file of this project
+        command: [wc, -l, --, "{{{{ path }}}}"]   # argv, never a shell; `--` ends the options
+        params:
+          path: {{type: string, description: A file path relative to this directory}}
+        annotations: {{readOnlyHint: true}}
+        timeout: 5s
+permissions:
+  default: ask                              # a tool without a rule is asked about
+  allow:
+    - mcp__{name}__greet
+    - mcp__{name}__count_lines
+  deny:
+    - tool: mcp__{name}__count_lines
+      when: {{path: {{glob: "*.env*"}}}}
+      message: Environment files stay private.
+    - "Bash(rm:*)"
+"""
+
+TOOLS = '''\
+"""Python tools for toolhost.yaml. Each function is one tool; its signature, type hints and
+docstring become the tool's inputSchema and description."""
+
+from __future__ import annotations
+
+
+def greet(name: str, excited: bool = False) -> str:
+    """Greet someone by name.
+
+    Args:
+        name: Who to greet.
+        excited: End with an exclamation mark instead of a full stop.
+    """
+    return f"Hello, {{name}}{{'!' if excited else '.'}}"
+'''
+
+SCENARIO = """\
+# A scripted model for `toolhost run toolhost.yaml --script scenarios/smoke.yaml -p go`:
+# the real Claude CLI makes these calls and each result is checked (docs/running.md).
+description: greet, count lines, and a denied read of an environment file
+turns:
+  - text: Let me try the tools.
+    tool_calls:
+      - {{tool: mcp__{name}__greet, input: {{name: Ada, excited: true}}}}
+      - {{tool: mcp__{name}__count_lines, input: {{path: toolhost.yaml}}}}
+      - {{tool: mcp__{name}__count_lines, input: {{path: prod.env}}}}
+  - expect_results:
+      - {{equals: "Hello, Ada!"}}
+      - {{contains: "toolhost.yaml"}}
+      - {{is_error: true, contains: "Environment files stay private."}}
+    text: All three tools behaved as the rules say.
+"""
+
+CI = """\
+#!/bin/sh
+# The checks to run in CI (and before you push): every step exits non-zero on a problem.
+# In GitHub Actions:  - run: pip install toolhost && sh toolhost-ci.sh
+set -eu
+cd "$(dirname "$0")"
+toolhost validate toolhost.yaml
+toolhost run toolhost.yaml --script scenarios/smoke.yaml -p "Try the tools" --output json \\
+  > /dev/null
+echo "toolhost checks passed"
+"""
+
+FILES = {
+    "toolhost.yaml": CONFIG,
+    "toolhost_tools.py": TOOLS,
+    "scenarios/smoke.yaml": SCENARIO,
+    "toolhost-ci.sh": CI,
+}
+_NAME = re.compile(r"^[a-z][a-z0-9-]{0,39}$")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("directory", nargs="?", default=".", metavar="DIR",
+                        help="where to write (created if missing; default: here)")
+    parser.add_argument("--name", default="project", help="the server's name (default: "
+                        "project; tools are mcp__NAME__TOOL)")
+    parser.add_argument("--force", action="store_true", help="overwrite existing files")
+
+
+def main(args: argparse.Namespace) -> int:
+    if not _NAME.match(args.name) or "__" in args.name:
+        print(f"toolhost init: --name {args.name!r}: use lowercase letters, digits and single "
+              "dashes, starting with a letter (at most 40)", file=sys.stderr)
+        return 2
+    root = Path(args.directory)
+    existing = [rel for rel in FILES if (root / rel).exists()]
+    if existing and not args.force:
+        print(f"toolhost init: {', '.join(str(root / rel) for rel in existing)} already "
+              "exist(s); nothing was written (--force overwrites)", file=sys.stderr)
+        return 1
+    for rel, template in FILES.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(template.format(name=args.name), encoding="utf-8")
+        print(f"wrote {path}")
+    os.chmod(root / "toolhost-ci.sh", 0o755)
+    steps = [] if root == Path(".") else [f"cd {root}"]
+    steps += ["toolhost validate toolhost.yaml",
+              f"toolhost call toolhost.yaml {args.name}.greet name=Ada",
+              "sh toolhost-ci.sh                  # a real Claude CLI session, scripted model",
+              "toolhost install claude-code toolhost.yaml   # use the tools from Claude Code"]
+    print("\nNext:\n" + "".join(f"  {step}\n" for step in steps), end="")
+    return 0
