@@ -30,7 +30,8 @@ as they were. YAML and TOML files are both handled. The new revision is cloned i
 on the next load.
 
 Only CONFIG itself is edited, not the files it extends. The lock beside CONFIG
-(toolhost.yaml -> toolhost.lock, see `toolhost lock`) is rewritten to pin the new revisions.
+(toolhost.yaml -> toolhost.lock, see `toolhost lock`), if there is one, is rewritten to pin
+the new revisions.
 Exit status: 0 when every repo was updated or already current, 1 when a repo could not be
 reached, has no version tags, or --repo names no pinned repo of CONFIG.
 
@@ -188,11 +189,16 @@ def main(args: argparse.Namespace) -> int:
 
 
 def _relock(path: Path) -> int:
-    """Pin the new revisions in the lock beside the config (the user asked for them)."""
+    """Pin the new revisions in the lock beside the config (the user asked for them); a
+    config without a lock stays without one."""
     from toolhost.commands.lock import write_for
     from toolhost.errors import ConfigError
     from toolhost.lockfile import lock_path
 
+    if not lock_path(path).exists():
+        print(f"(no {lock_path(path).name}: `toolhost lock {path}` pins what the new "
+              "revisions contain)")
+        return 0
     try:
         for line in write_for(str(path)):
             print(f"{lock_path(path)}: {line}")
