@@ -85,7 +85,8 @@ def load_host(path: str | Path, *, kinds: Mapping[str, Any] | None = None,
     try:
         servers = {
             name: McpServer(name, server.version, compiled.servers.get(name, ()),
-                            instructions=server.description)
+                            instructions=server.description,
+                            content=compiled.content.get(name))
             for name, server in config.servers.items() if server.external is None}
         tool_names = [t.wire_name for tools in compiled.servers.values() for t in tools]
         base = cwd if cwd is not None else config.run.cwd

@@ -6,6 +6,7 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
+from toolhost.config.build_content import PROMPT_KEYS, RESOURCE_KEYS
 from toolhost.config.build_servers import ANNOTATION_KEYS, SERVER_KEYS, TOOL_KEYS
 from toolhost.config.build_top import PERMISSION_KEYS, RULE_KEYS, RUN_KEYS
 from toolhost.config.loader import TOP_KEYS
@@ -23,6 +24,8 @@ def test_schema_keys_match_the_loader() -> None:
     assert _keys(schema) == set(TOP_KEYS)
     assert _keys(defs["server"]) == set(SERVER_KEYS)
     assert _keys(defs["tool"]) == set(TOOL_KEYS)
+    assert _keys(defs["resource"]) == set(RESOURCE_KEYS)
+    assert _keys(defs["prompt"]) == set(PROMPT_KEYS)
     assert _keys(defs["tool"]["properties"]["annotations"]) == set(ANNOTATION_KEYS)
     assert _keys(defs["permissions"]) == set(PERMISSION_KEYS)
     assert _keys(defs["rule"]["anyOf"][1]) == set(RULE_KEYS)

@@ -13,6 +13,7 @@ from types import TracebackType
 from jsonschema import Draft202012Validator
 
 from toolhost.backends.base import BackendKind, BindContext
+from toolhost.compile.content import ServerContent, compile_content
 from toolhost.compile.schema import (
     merge_input_schema,
     schema_problems,
@@ -30,9 +31,12 @@ class CompiledTools:
     """The compiled tools of a config, by server. Close it to release per-server resources."""
 
     def __init__(self, servers: Mapping[str, tuple[CompiledTool, ...]],
-                 contexts: tuple[BindContext, ...] = ()) -> None:
+                 contexts: tuple[BindContext, ...] = (),
+                 content: Mapping[str, ServerContent] | None = None) -> None:
         self.servers: Mapping[str, tuple[CompiledTool, ...]] = dict(servers)
         self._contexts = contexts
+        # resources, prompts and completions by server (only servers that declare some)
+        self.content: Mapping[str, ServerContent] = dict(content or {})
 
     def tool(self, server: str, name: str) -> CompiledTool:
         """The tool ``name`` of ``server``; ``KeyError`` with the known names otherwise."""
@@ -133,6 +137,7 @@ def compile_tools(config: HostConfig,
         kinds = kinds_for(config.plugins)
     redact = config.redact if config.secrets else None
     servers: dict[str, tuple[CompiledTool, ...]] = {}
+    content: dict[str, ServerContent] = {}
     contexts: list[BindContext] = []
     problems: list[Problem] = []
     for name, server in config.servers.items():
@@ -148,6 +153,11 @@ def compile_tools(config: HostConfig,
             except ConfigError as exc:
                 problems.extend(exc.problems)
         servers[name] = tuple(tools)
+        if server.resources or server.prompts:
+            try:
+                content[name] = compile_content(server, kinds, ctx, compile_tool)
+            except ConfigError as exc:
+                problems.extend(exc.problems)
     if problems:
         raise CompileError(problems)
-    return CompiledTools(servers, tuple(contexts))
+    return CompiledTools(servers, tuple(contexts), content)

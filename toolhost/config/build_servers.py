@@ -16,7 +16,7 @@ from toolhost.config.tree import Path
 __all__ = ["ANNOTATION_KEYS", "SERVER_KEYS", "TOOL_KEYS", "build_servers", "resolve_path"]
 
 SERVER_KEYS = ("description", "version", "timeout", "env", "cwd", "base_url", "headers",
-               "auth", "secrets", "tools", "external")
+               "auth", "secrets", "tools", "external", "resources", "prompts")
 TOOL_KEYS = ("description", "title", "params", "annotations", "output_schema", "output",
              "max_output_chars", "timeout", "secrets")
 ANNOTATION_KEYS = {"readOnlyHint": bool, "destructiveHint": bool, "idempotentHint": bool,
@@ -53,6 +53,13 @@ def build_servers(check: Checker, value: Any, kinds: BackendChecker) -> dict[str
         check.known_keys(data, path, SERVER_KEYS)
         external = _external(check, data, path)
         tools = {} if external is not None else _tools(check, data, path, name, kinds)
+        from toolhost.config.build_content import build_prompts, build_resources
+
+        resources = build_resources(check, data, path, name, kinds)
+        prompts = build_prompts(check, data, path, name)
+        if external is not None and (resources or prompts):
+            check.problem(path, "an external server offers its own resources and prompts "
+                          "(remove 'resources'/'prompts' or 'external')")
         version = check.string(data, path, "version")
         out[name] = ServerConfig(
             name=name,
@@ -62,6 +69,8 @@ def build_servers(check: Checker, value: Any, kinds: BackendChecker) -> dict[str
             defaults=_defaults(check, data, path),
             external=external,
             origin=check.mark(path).origin(path),
+            resources=resources,
+            prompts=prompts,
         )
     return out
 

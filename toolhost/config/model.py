@@ -126,6 +126,9 @@ class ServerConfig:
     # when set, ``tools`` is empty.
     external: Mapping[str, Any] | None = None
     origin: Origin = UNKNOWN
+    # name -> ResourceConfig / PromptConfig (toolhost.config.content_model)
+    resources: Mapping[str, Any] = field(default_factory=dict)
+    prompts: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -31,13 +31,12 @@ def config_schema(kinds: Mapping[str, BackendKind] | None = None) -> dict[str, A
     schema = shipped_schema()
     if not kinds:
         return schema
-    tool = schema["$defs"]["tool"]
     for name, kind in sorted(kinds.items()):
         options = copy.deepcopy(dict(kind.options_schema))
+        block: dict[str, Any] = options
         if kind.shorthand is not None:
             short = options.get("properties", {}).get(kind.shorthand, {})
-            tool["properties"][name] = {"anyOf": [short, options],
-                                        "description": options.get("description", "")}
-        else:
-            tool["properties"][name] = options
+            block = {"anyOf": [short, options], "description": options.get("description", "")}
+        for owner in ("tool", "resource"):  # a URI template resource has a backend block too
+            schema["$defs"][owner]["properties"][name] = block
     return schema

@@ -16,12 +16,14 @@ from typing import Any
 import anyio
 
 from toolhost.backends.base import CallContext
+from toolhost.compile.content import ServerContent
 from toolhost.compile.tool import CompiledTool
 from toolhost.mcp import jsonrpc as rpc
+from toolhost.mcp.content import ContentMethods, MethodError
 from toolhost.mcp.toolset import BadCursor, ToolSet
 from toolhost.results import ToolResult
 
-__all__ = ["Guard", "McpServer", "Notify"]
+__all__ = ["Guard", "McpServer", "Notify", "ReadGuard"]
 
 log = logging.getLogger("toolhost.mcp")
 _call_log = logging.getLogger("toolhost.call")
@@ -31,6 +33,9 @@ Notify = Callable[[dict[str, Any]], Awaitable[None]]
 
 Guard = Callable[[CompiledTool, Mapping[str, Any]], Awaitable[ToolResult | None]]
 """Runs before each tools/call; a returned result is sent instead of calling the tool."""
+
+ReadGuard = Callable[[str], Awaitable[str | None]]
+"""Runs before each resources/read with the URI; a returned message refuses the read."""
 
 
 class _RpcError(Exception):
@@ -48,7 +53,7 @@ class McpServer:
 
     def __init__(self, name: str, version: str, tools: Sequence[CompiledTool], *,
                  instructions: str | None = None, guard: Guard | None = None,
-                 page_size: int = 100) -> None:
+                 page_size: int = 100, content: ServerContent | None = None) -> None:
         self.name = name
         self.version = version
         self.instructions = instructions
@@ -71,6 +76,10 @@ class McpServer:
             "tools/call": self._tools_call,
             "server/discover": self._discover,
         }
+        self._content = ContentMethods(content or ServerContent(), page_size)
+        self._content_capabilities: tuple[str, ...] = ()
+        self.read_guard: ReadGuard | None = None
+        self.set_content(content)
 
     # -- tool set ---------------------------------------------------------------------
 
@@ -91,6 +100,61 @@ class McpServer:
         changed = new.descriptors != self._tools.descriptors
         self._tools = new
         return changed
+
+    @property
+    def content(self) -> ServerContent:
+        """The resources, prompts and completions served now."""
+        return self._content.content
+
+    def set_content(self, content: ServerContent | None) -> None:
+        """Swap the resources, prompts and completions (a reload); capabilities follow."""
+        methods = ContentMethods(content or ServerContent(), self.page_size)
+        self._content = methods
+        for name in self._content_capabilities:
+            self.capabilities.pop(name, None)
+        caps = methods.capabilities()
+        self.capabilities.update(caps)
+        self._content_capabilities = tuple(caps)
+        lists = {"resources/list": "resources_list",
+                 "resources/templates/list": "templates_list", "prompts/list": "prompts_list"}
+        calls = {"resources/read": "resources_read", "prompts/get": "prompts_get",
+                 "completion/complete": "complete"}
+        offered = {"resources/list": "resources", "resources/templates/list": "resources",
+                   "resources/read": "resources", "prompts/list": "prompts",
+                   "prompts/get": "prompts", "completion/complete": "completions"}
+        for method, attr in {**lists, **calls}.items():
+            if offered[method] in caps:
+                self._handlers[method] = self._content_handler(attr, method in lists)
+            else:
+                self._handlers.pop(method, None)
+
+    def _content_handler(self, attr: str, listing: bool
+                         ) -> Callable[..., Awaitable[dict[str, Any]]]:
+        async def handler(request_id: Any, params: Mapping[str, Any], meta: Any,
+                          notify: Notify | None, peer: Hashable, modern: bool
+                          ) -> dict[str, Any]:
+            method = getattr(self._content, attr)
+            uri = params.get("uri")
+            if attr == "resources_read" and self.read_guard is not None and isinstance(uri, str):
+                try:
+                    refused = await self.read_guard(uri)
+                except Exception:  # fail closed, as for tools
+                    log.exception("permission guard failed for resources/read %s", uri[:200])
+                    refused = "the permission check failed"
+                if refused is not None:
+                    raise _RpcError(rpc.INVALID_REQUEST, f"Resource read denied: {refused}")
+            try:
+                if listing:
+                    result = await method(params)
+                else:
+                    ctx = CallContext(call_id=str(request_id), tool=attr, log=_call_log)
+                    result = await method(params, ctx)
+            except MethodError as exc:
+                raise _RpcError(exc.code, exc.message, exc.data) from None
+            if not modern:
+                return result  # type: ignore[no-any-return]
+            return {**result, **self._modern_list_extra} if listing else self._modern(result)
+        return handler
 
     def initialize_result(self, protocol_version: str = rpc.LATEST_HANDSHAKE_VERSION
                           ) -> dict[str, Any]:

@@ -50,6 +50,10 @@ class LiveHost:
         self.gate = gate
         self._say = say
         self._replaced: list[Host] = []  # builds of reloads, closed at the end
+        from toolhost.serve.guard import read_guard
+
+        for name, server in control.servers.items():  # the CLI reads resources unasked
+            server.read_guard = read_guard(gate, name)
 
     def redact(self, text: str) -> str:
         """Hide the current config's secrets (and the first one's: the CLI may echo them)."""
@@ -86,6 +90,8 @@ class LiveHost:
         if self.host is not self.started:
             self._replaced.append(self.host)
         self.host = new
+        for name, server in known.items():
+            server.set_content(new.servers[name].content if name in new.servers else None)
         changed = [name for name, server in known.items()
                    if server.set_tools(new.servers[name].tools if name in new.servers else ())]
         for name in changed:

@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from toolhost.compile.content import ServerContent, merge_content
 from toolhost.compile.tool import CompiledTool
 from toolhost.errors import ConfigError, Problem
 from toolhost.mcp import McpServer
 from toolhost.permissions.decision import Decision
-from toolhost.serve.guard import Gate, permission_guard
+from toolhost.serve.guard import Gate, permission_guard, read_guard
 from toolhost.serve.served import ServedServer, expose
 
 __all__ = ["ServeBuild", "Server", "abuild_serve", "build_serve", "choose_servers"]
@@ -31,6 +32,7 @@ class ServeBuild:
     selected: tuple[str, ...]
     tools: list[CompiledTool]
     wire_names: dict[str, str]
+    content: ServerContent = field(default_factory=ServerContent)
 
     @property
     def files(self) -> tuple[str, ...]:
@@ -107,7 +109,9 @@ def _assemble(host: Any, requested: Sequence[str], every: bool) -> ServeBuild:
     tools, wire_names = expose(servers, selected)
     # No terminal under serve: stdin is the protocol. An "ask" is a deny there.
     gate = PermissionGate.from_config(host.config, interactive=False)
-    return ServeBuild(host, gate, selected, tools, wire_names)
+    compiled = host.compiled.content if host.compiled is not None else {}
+    content = merge_content({name: compiled[name] for name in selected if name in compiled})
+    return ServeBuild(host, gate, selected, tools, wire_names, content)
 
 
 def build_serve(path: str | Path, requested: Sequence[str] = (), *, every: bool = False,
@@ -149,9 +153,10 @@ class Server:
         self.build = build
         self._retired: list[ServeBuild] = []
         core = McpServer(build.name, build.version, build.tools,
-                         instructions=build.instructions)
+                         instructions=build.instructions, content=build.content)
         self.served = ServedServer(core, build.wire_names)
         core.guard = permission_guard(self, self.served.wire_name)
+        core.read_guard = read_guard(self, build.name)
 
     async def check(self, tool_name: str, tool_input: Mapping[str, Any]) -> Decision:
         """The current build's gate (a reload may bring new rules)."""
@@ -166,6 +171,7 @@ class Server:
         # build is closed at exit, not now.
         self._retired.append(self.build)
         self.build = build
+        self.served.core.set_content(build.content)
         await self.served.swap(build.tools, build.wire_names)
 
     async def aclose(self) -> None:

@@ -13,11 +13,14 @@ from typing import Any, Protocol
 
 from toolhost.backends.base import CallContext
 from toolhost.compile.tool import CompiledTool
-from toolhost.mcp.server import Guard
+from toolhost.mcp.server import Guard, ReadGuard
 from toolhost.permissions.decision import Decision
 from toolhost.results import ToolResult
 
-__all__ = ["Gate", "permission_guard"]
+__all__ = ["READ_RESOURCE_TOOL", "Gate", "permission_guard", "read_guard"]
+
+# The Claude CLI's built-in tool that reads MCP resources: rules name it, under run and serve.
+READ_RESOURCE_TOOL = "ReadMcpResourceTool"
 
 log = logging.getLogger("toolhost.serve")
 
@@ -50,3 +53,22 @@ def permission_guard(gate: Gate, wire_name: Callable[[CompiledTool], str]) -> Gu
     return guard
 
 
+
+
+def read_guard(gate: Gate, server: str) -> ReadGuard:
+    """A McpServer read guard: every resources/read is decided as the CLI's
+    ``ReadMcpResourceTool`` with input ``{server, uri}`` (the CLI itself asks nobody before it
+    reads a resource, so this is where rules on it take effect). An ask nobody can answer is
+    a deny."""
+
+    async def guard(uri: str) -> str | None:
+        decision = await gate.check(READ_RESOURCE_TOOL, {"server": server, "uri": uri})
+        if decision.behavior == "allow":
+            return None
+        message = decision.message or (
+            f"reading {uri} needs approval and nobody can be asked here"
+            if decision.behavior == "ask" else f"reading {uri} is denied by toolhost policy")
+        log.info("denied resources/read %s: %s", uri[:200], message)
+        return message
+
+    return guard

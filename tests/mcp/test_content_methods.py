@@ -1,0 +1,90 @@
+"""The content methods of the transport-free core, fed hostile params: an error answer
+naming the problem, never a crash, and the next request still answered."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from toolhost.compile import compile_tools
+from toolhost.config import load_config
+from toolhost.mcp import McpServer
+
+CONFIG = """\
+toolhost: 1
+servers:
+  kb:
+    resources:
+      readme: {file: readme.md}
+      t: {uri: "t://{id}", python: "toolhost.demo:add", params: {id: {type: string}}}
+    prompts:
+      p: {template: "Hi {{ who }}", arguments: {who: {required: true, complete: [ann, bob]}}}
+"""
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> McpServer:
+    (tmp_path / "readme.md").write_text("read me\n")
+    (tmp_path / "kb.yaml").write_text(CONFIG)
+    compiled = compile_tools(load_config(tmp_path / "kb.yaml", layers=False))
+    return McpServer("kb", "1", compiled.servers["kb"], content=compiled.content["kb"])
+
+
+def ask(server: McpServer, method: str, params: Any) -> dict[str, Any]:
+    async def go() -> dict[str, Any]:
+        answer = await server.handle({"jsonrpc": "2.0", "id": 1, "method": method,
+                                      "params": params})
+        assert answer is not None
+        return answer
+    return anyio.run(go)
+
+
+def test_capabilities_follow_what_is_declared(server: McpServer) -> None:
+    caps = ask(server, "initialize", {"protocolVersion": "2025-11-25"})["result"]["capabilities"]
+    assert caps["resources"] == {"listChanged": True}
+    assert caps["prompts"] == {"listChanged": True} and caps["completions"] == {}
+    bare = McpServer("x", "1", [])
+    assert "resources" not in bare.capabilities
+    assert ask(bare, "resources/list", {})["error"]["code"] == -32601
+
+
+@pytest.mark.parametrize("method, params, code, words", [
+    ("resources/read", {}, -32602, "string 'uri'"),
+    ("resources/read", {"uri": ["x"]}, -32602, "string 'uri'"),
+    ("resources/read", {"uri": "t://" + "x" * 100_000}, -32602, "at most 8,192"),
+    ("resources/read", {"uri": "t://a/b"}, -32002, "Resource not found"),
+    ("resources/list", {"cursor": "garbage"}, -32602, "invalid cursor"),
+    ("resources/list", {"cursor": {"a": 1}}, -32602, "cursor must be a string"),
+    ("prompts/get", {"name": 5}, -32602, "string 'name'"),
+    ("prompts/get", {"name": "nope"}, -32602, "unknown prompt"),
+    ("prompts/get", {"name": "p", "arguments": {"who": {"deep": [[[]]]}}}, -32602,
+     "must be a string"),
+    ("prompts/get", {"name": "p", "arguments": [1]}, -32602, "object of strings"),
+    ("prompts/get", {"name": "p", "arguments": {"who": "x" * 2_000_000}}, -32602,
+     "at most 1,000,000"),
+    ("completion/complete", {"ref": "p"}, -32602, "'ref' and 'argument'"),
+    ("completion/complete", {"ref": {"type": "ref/x", "name": "p"}, "argument": {}}, -32602,
+     "ref/prompt"),
+    ("completion/complete", {"ref": {"type": "ref/prompt", "name": "p"},
+                             "argument": {"name": "who", "value": 7}}, -32602, "value: string"),
+])
+def test_hostile_params_get_an_error_answer(server: McpServer, method: str, params: Any,
+                                            code: int, words: str) -> None:
+    answer = ask(server, method, params)
+    assert answer["error"]["code"] == code
+    assert words in answer["error"]["message"]
+    assert len(answer["error"]["message"]) < 600  # never the whole hostile value echoed
+    assert ask(server, "resources/read", {"uri": "toolhost://kb/readme"})["result"][
+        "contents"][0]["text"] == "read me\n"
+
+
+def test_modern_list_results_carry_the_revision_fields(server: McpServer) -> None:
+    meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}
+    listed = ask(server, "prompts/list", {"_meta": meta})["result"]
+    assert listed["resultType"] == "complete" and listed["ttlMs"] == 0
+    got = ask(server, "prompts/get", {"name": "p", "arguments": {"who": "ann"}, "_meta": meta})
+    assert got["result"]["messages"][0]["content"]["text"] == "Hi ann"
+    assert got["result"]["resultType"] == "complete"

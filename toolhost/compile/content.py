@@ -1,0 +1,182 @@
+"""A server's resources, prompts and completions, compiled once: ``ServerContent``.
+
+Backed resources and python prompts are compiled as hidden tools (the same binding,
+validation, timeout and error handling as a tool), so every backend kind works for them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from toolhost.backends.base import BackendKind, BindContext, CallContext
+from toolhost.backends.templating import compile_template
+from toolhost.compile.prompts import CompiledPrompt, PromptError
+from toolhost.compile.resources import CompiledResource, ResourceError
+from toolhost.compile.tool import CompiledTool
+from toolhost.config.content_model import PromptConfig, ResourceConfig
+from toolhost.config.model import BackendSpec, ServerConfig, ToolConfig
+from toolhost.errors import CompileError, ConfigError, Problem
+from toolhost.excerpt import cut
+
+__all__ = ["MAX_COMPLETIONS", "PromptError", "ResourceError", "ServerContent",
+           "compile_content", "merge_content"]
+
+MAX_COMPLETIONS = 100  # the spec's cap on completion values per answer
+
+CompileTool = Callable[[ToolConfig], CompiledTool]
+
+
+@dataclass(frozen=True)
+class ServerContent:
+    """Everything a server offers besides tools. Empty for a tools-only server."""
+
+    resources: tuple[CompiledResource, ...] = ()
+    prompts: Mapping[str, CompiledPrompt] = field(default_factory=dict)
+    # completion sources: ("ref/prompt", name) or ("ref/resource", uriTemplate) -> argument ->
+    # a tuple of values or a compiled function
+    completions: Mapping[tuple[str, str], Mapping[str, tuple[str, ...] | CompiledTool]] = \
+        field(default_factory=dict)
+
+    def __bool__(self) -> bool:
+        return bool(self.resources or self.prompts)
+
+    def find(self, uri: str) -> tuple[CompiledResource, Mapping[str, str]] | None:
+        """The resource ``uri`` names (static first, then templates in order)."""
+        for resource in sorted(self.resources, key=lambda r: r.is_template):
+            values = resource.matches(uri)
+            if values is not None:
+                return resource, values
+        return None
+
+    async def complete(self, ref_type: str, ref: str, argument: str, value: str,
+                       ctx: CallContext) -> list[str]:
+        """Values for ``argument`` of the prompt or template ``ref`` starting with ``value``
+        (case-insensitively); [] when nothing is declared for it."""
+        source = self.completions.get((ref_type, ref), {}).get(argument)
+        if source is None:
+            return []
+        if isinstance(source, tuple):
+            values: list[str] = list(source)
+        else:
+            result = await source.call({"value": value}, ctx)
+            if result.is_error:
+                raise PromptError(cut(result.text_content, 300))
+            raw = result.structured.get("result") if result.structured else None
+            values = [str(v) for v in raw] if isinstance(raw, list) else \
+                [line for line in result.text_content.splitlines() if line]
+        low = value.lower()
+        return [v for v in values if v.lower().startswith(low)]
+
+
+def merge_content(contents: Mapping[str, ServerContent]) -> ServerContent:
+    """Several servers served as one: resources side by side (their URIs differ: the default
+    ones name the server), prompts named ``<server>__<prompt>`` like the tools."""
+    if len(contents) <= 1:
+        return next(iter(contents.values()), ServerContent())
+    resources: list[CompiledResource] = []
+    prompts: dict[str, CompiledPrompt] = {}
+    completions: dict[tuple[str, str], Mapping[str, tuple[str, ...] | CompiledTool]] = {}
+    for server, content in contents.items():
+        resources += content.resources
+        for name, prompt in content.prompts.items():
+            joined = f"{server}__{name}"
+            prompts[joined] = replace(prompt, config=replace(prompt.config, name=joined))
+        for (kind, ref), sources in content.completions.items():
+            completions[kind, f"{server}__{ref}" if kind == "ref/prompt" else ref] = sources
+    return ServerContent(tuple(resources), prompts, completions)
+
+
+def compile_content(server: ServerConfig, kinds: Mapping[str, BackendKind], ctx: BindContext,
+                    compile_tool: Callable[..., CompiledTool]) -> ServerContent:
+    """Compile ``server``'s resources and prompts; CompileError lists every problem."""
+    problems: list[Problem] = []
+
+    def hidden(config: ToolConfig) -> CompiledTool | None:
+        try:
+            return compile_tool(config, server, kinds, ctx)
+        except ConfigError as exc:
+            problems.extend(exc.problems)
+            return None
+
+    resources = []
+    completions: dict[tuple[str, str], dict[str, tuple[str, ...] | CompiledTool]] = {}
+    for res in server.resources.values():
+        assert isinstance(res, ResourceConfig)
+        tool = None
+        if res.kind == "template" and res.backend is not None:
+            tool = hidden(ToolConfig(name=f"resource-{res.name}", server=server.name,
+                                     backend=res.backend, params=res.params,
+                                     required=tuple(res.params), origin=res.origin))
+            if tool is None:
+                continue
+            sources: dict[str, tuple[str, ...] | CompiledTool] = {
+                var: tuple(str(v) for v in schema["enum"])
+                for var, schema in res.params.items() if isinstance(schema.get("enum"), list)}
+            sources.update(_sources(res.complete, res, server, hidden))
+            if sources:
+                completions["ref/resource", res.uri] = sources
+        resources.append(CompiledResource(res, tool))
+    prompts: dict[str, CompiledPrompt] = {}
+    for prompt in server.prompts.values():
+        assert isinstance(prompt, PromptConfig)
+        compiled = _prompt(prompt, hidden, problems)
+        if compiled is None:
+            continue
+        prompts[prompt.name] = compiled
+        declared = _sources({a.name: a.complete for a in prompt.arguments if a.complete},
+                            prompt, server, hidden)
+        if declared:
+            completions["ref/prompt", prompt.name] = declared
+    if problems:
+        raise CompileError(problems)
+    return ServerContent(tuple(resources), prompts, completions)
+
+
+def _sources(declared: Mapping[str, Any], owner: ResourceConfig | PromptConfig,
+             server: ServerConfig, hidden: Callable[[ToolConfig], CompiledTool | None]
+             ) -> dict[str, tuple[str, ...] | CompiledTool]:
+    out: dict[str, tuple[str, ...] | CompiledTool] = {}
+    for name, source in declared.items():
+        if isinstance(source, tuple):
+            out[name] = source
+            continue
+        tool = hidden(ToolConfig(
+            name=f"complete-{owner.name}-{name}", server=server.name,
+            backend=BackendSpec("python", {"function": source}, owner.origin),
+            origin=owner.origin))
+        if tool is not None:
+            out[name] = tool
+    return out
+
+
+def _prompt(prompt: PromptConfig, hidden: Callable[[ToolConfig], CompiledTool | None],
+            problems: list[Problem]) -> CompiledPrompt | None:
+    declared = tuple((a.name, a.description, a.required) for a in prompt.arguments)
+    if prompt.function is not None:
+        tool = hidden(ToolConfig(
+            name=f"prompt-{prompt.name}", server=prompt.server,
+            backend=BackendSpec("python", {"function": prompt.function}, prompt.origin),
+            origin=prompt.origin))
+        if tool is None:
+            return None
+        if not declared:
+            props = tool.input_schema.get("properties", {})
+            required = set(tool.input_schema.get("required", ()))
+            declared = tuple((name, spec.get("description"), name in required)
+                             for name, spec in props.items())
+        return CompiledPrompt(prompt, (), tool, declared)
+    from jinja2 import TemplateSyntaxError
+
+    templates = []
+    for index, message in enumerate(prompt.messages):
+        try:
+            templates.append((message.role, compile_template(message.template)))
+        except TemplateSyntaxError as exc:
+            key = ".template" if len(prompt.messages) == 1 and index == 0 else \
+                f".messages[{index}].content"
+            problems.append(prompt.origin.problem(f"template does not parse: {exc.message}",
+                                                  key=key))
+            return None
+    return CompiledPrompt(prompt, tuple(templates), None, declared)

@@ -1,0 +1,118 @@
+"""Compiled prompts: sandboxed jinja2 templates or a python function, arguments checked."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from jinja2 import Template, TemplateError
+
+from toolhost.backends.base import CallContext
+from toolhost.compile.tool import CompiledTool
+from toolhost.config.content_model import PromptConfig
+from toolhost.excerpt import cut
+
+__all__ = ["MAX_ARGUMENT_CHARS", "CompiledPrompt", "PromptError"]
+
+MAX_ARGUMENT_CHARS = 1_000_000
+
+
+class PromptError(Exception):
+    """prompts/get cannot be answered; ``invalid`` selects -32602 (the caller's mistake)."""
+
+    def __init__(self, message: str, *, invalid: bool = False) -> None:
+        super().__init__(message)
+        self.invalid = invalid
+
+
+@dataclass(frozen=True)
+class CompiledPrompt:
+    config: PromptConfig
+    templates: tuple[tuple[str, Template], ...] = ()  # (role, template)
+    tool: CompiledTool | None = None  # a python prompt
+    # declared arguments, or those of the function's signature: (name, description, required)
+    arguments: tuple[tuple[str, str | None, bool], ...] = ()
+
+    def descriptor(self) -> dict[str, Any]:
+        cfg = self.config
+        out: dict[str, Any] = {"name": cfg.name}
+        if cfg.title:
+            out["title"] = cfg.title
+        if cfg.description:
+            out["description"] = cfg.description
+        if self.arguments:
+            out["arguments"] = [
+                {"name": name, **({"description": desc} if desc else {}), "required": required}
+                for name, desc, required in self.arguments]
+        return out
+
+    async def get(self, arguments: Any, ctx: CallContext) -> dict[str, Any]:
+        """The prompts/get result for ``arguments`` (a map of strings)."""
+        values = self._check(arguments)
+        if self.tool is not None:
+            result = await self.tool.call(values, ctx)
+            if result.is_error:
+                raise PromptError(cut(result.text_content, 500))
+            messages = _messages(result.structured, result.text_content)
+        else:
+            every = {name: values.get(name) for name, _, _ in self.arguments}
+            try:
+                messages = [{"role": role, "content": {"type": "text",
+                                                       "text": template.render(every)}}
+                            for role, template in self.templates]
+            except TemplateError as exc:
+                raise PromptError(f"prompt '{self.config.name}' could not be rendered: "
+                                  f"{cut(str(exc), 300)}") from None
+        out: dict[str, Any] = {"messages": messages}
+        if self.config.description:
+            out["description"] = self.config.description
+        return out
+
+    def _check(self, arguments: Any) -> dict[str, str]:
+        if arguments is None:
+            arguments = {}
+        if not isinstance(arguments, Mapping):
+            raise PromptError("'arguments' must be an object of strings", invalid=True)
+        known = {name for name, _, _ in self.arguments}
+        unknown = sorted(str(k) for k in arguments if k not in known)
+        if unknown:
+            raise PromptError(f"prompt '{self.config.name}' has no argument "
+                              f"{cut(', '.join(map(repr, unknown)), 200)} (arguments: "
+                              f"{', '.join(sorted(known)) or 'none'})", invalid=True)
+        for key, value in arguments.items():
+            if not isinstance(value, str):
+                raise PromptError(f"argument '{key}' must be a string, got "
+                                  f"{type(value).__name__}", invalid=True)
+            if len(value) > MAX_ARGUMENT_CHARS:
+                raise PromptError(f"argument '{key}' is {len(value):,} characters; at most "
+                                  f"{MAX_ARGUMENT_CHARS:,}", invalid=True)
+        missing = [name for name, _, required in self.arguments
+                   if required and name not in arguments]
+        if missing:
+            raise PromptError(f"prompt '{self.config.name}' needs argument(s) "
+                              f"{', '.join(map(repr, missing))}", invalid=True)
+        return dict(arguments)
+
+
+def _messages(structured: Any, text: str) -> list[dict[str, Any]]:
+    """A python prompt's return value as messages: a string is one user message; a list of
+    strings or {role, content} mappings is a conversation."""
+    items = structured.get("result") if isinstance(structured, Mapping) else None
+    if isinstance(structured, Mapping) and "messages" in structured:
+        items = structured["messages"]
+    if not isinstance(items, list):
+        return [{"role": "user", "content": {"type": "text", "text": text}}]
+    out = []
+    for item in items:
+        if isinstance(item, str):
+            out.append({"role": "user", "content": {"type": "text", "text": item}})
+            continue
+        if not isinstance(item, Mapping) or item.get("role") not in ("user", "assistant"):
+            raise PromptError("a python prompt returns a string or a list of strings or "
+                              "{role: user|assistant, content} mappings")
+        content = item.get("content")
+        block = content if isinstance(content, Mapping) else {"type": "text",
+                                                              "text": str(content)}
+        out.append({"role": item["role"], "content": dict(block)})
+    return out

@@ -1,0 +1,207 @@
+"""Compiled resources: reading files confined to their root, and URI templates bound to a
+backend.
+
+``resources/read`` must never reach outside what the config declared: a directory resource
+resolves the requested path (symlinks included) and refuses anything not below its root, and
+every read is capped at the resource's ``max_bytes``.
+"""
+
+from __future__ import annotations
+
+import base64
+import mimetypes
+import os
+import re
+import urllib.parse
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from toolhost.backends.base import CallContext
+from toolhost.compile.tool import CompiledTool
+from toolhost.config.content_model import ResourceConfig
+from toolhost.excerpt import cut
+
+__all__ = ["MAX_LISTED", "CompiledResource", "ResourceError"]
+
+MAX_LISTED = 1000  # files listed per directory resource (a read still reaches the others)
+_TEXT_MIMES = ("application/json", "application/xml", "application/yaml", "application/toml",
+               "application/javascript", "application/x-sh", "image/svg+xml")
+_VAR = re.compile(r"\{(\+?)([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+class ResourceError(Exception):
+    """A read that cannot be answered; ``not_found`` selects MCP's -32002."""
+
+    def __init__(self, message: str, *, not_found: bool = False) -> None:
+        super().__init__(message)
+        self.not_found = not_found
+
+
+def guess_mime(name: str) -> str:
+    guessed = mimetypes.guess_type(name)[0]
+    if guessed:
+        return guessed
+    if name.endswith((".md", ".markdown")):
+        return "text/markdown"
+    if name.endswith((".yaml", ".yml")):
+        return "application/yaml"
+    if name.endswith(".toml"):
+        return "application/toml"
+    return "text/plain"
+
+
+def file_contents(uri: str, path: str, mime: str | None, max_bytes: int) -> dict[str, Any]:
+    """One ``contents`` entry for a file: text when it is text, else base64 ``blob``."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(max_bytes + 1)
+    except OSError as exc:
+        raise ResourceError(f"cannot read {uri}: {exc.strerror}", not_found=True) from None
+    if len(data) > max_bytes:
+        raise ResourceError(f"{uri} is larger than its limit of {max_bytes:,} bytes "
+                            "(raise the resource's max_bytes)")
+    mime = mime or guess_mime(path)
+    entry: dict[str, Any] = {"uri": uri, "mimeType": mime}
+    if mime.startswith("text/") or mime in _TEXT_MIMES:
+        try:
+            entry["text"] = data.decode("utf-8")
+            return entry
+        except UnicodeDecodeError:
+            pass
+    entry["blob"] = base64.b64encode(data).decode("ascii")
+    return entry
+
+
+@dataclass(frozen=True)
+class CompiledResource:
+    """A resource ready to be listed and read. ``tool`` binds a template's backend."""
+
+    config: ResourceConfig
+    tool: CompiledTool | None = None
+
+    @property
+    def is_template(self) -> bool:
+        return self.config.kind == "template"
+
+    def descriptor(self, uri: str | None = None, name: str | None = None) -> dict[str, Any]:
+        cfg = self.config
+        out: dict[str, Any] = {"name": name or cfg.name}
+        if self.is_template:
+            out["uriTemplate"] = cfg.uri
+        else:
+            out["uri"] = uri or cfg.uri
+        if cfg.title:
+            out["title"] = cfg.title
+        if cfg.description:
+            out["description"] = cfg.description
+        mime = cfg.mime_type or (guess_mime(uri or cfg.path or "") if not self.is_template
+                                 else None)
+        if mime:
+            out["mimeType"] = mime
+        return out
+
+    def listed(self) -> Iterator[dict[str, Any]]:
+        """resources/list entries: the file, or up to MAX_LISTED files of the directory."""
+        cfg = self.config
+        if cfg.kind == "file":
+            yield self.descriptor()
+            return
+        if cfg.kind != "directory" or cfg.path is None:
+            return
+        count = 0
+        for base, dirs, files in os.walk(cfg.path):
+            dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+            for file in sorted(f for f in files if not f.startswith(".")):
+                full = os.path.join(base, file)
+                if not self._inside(full) or not os.path.isfile(full):
+                    continue
+                rel = os.path.relpath(full, cfg.path).replace(os.sep, "/")
+                uri = cfg.uri + urllib.parse.quote(rel)
+                yield self.descriptor(uri, f"{cfg.name}/{rel}")
+                count += 1
+                if count >= MAX_LISTED:
+                    return
+
+    def matches(self, uri: str) -> Mapping[str, str] | None:
+        """The template variables if ``uri`` is this resource's (or the path for a
+        directory, ``{}`` for the file); None if it is not."""
+        cfg = self.config
+        if cfg.kind == "file":
+            return {} if uri == cfg.uri else None
+        if cfg.kind == "directory":
+            if not uri.startswith(cfg.uri) or len(uri) == len(cfg.uri):
+                return None
+            return {"path": urllib.parse.unquote(uri[len(cfg.uri):])}
+        found = _template_regex(cfg.uri).fullmatch(uri)
+        if found is None:
+            return None
+        return {k: urllib.parse.unquote(v) for k, v in found.groupdict().items()}
+
+    async def read(self, uri: str, values: Mapping[str, str],
+                   ctx: CallContext) -> list[dict[str, Any]]:
+        cfg = self.config
+        if cfg.kind == "file":
+            assert cfg.path is not None
+            return [file_contents(uri, cfg.path, cfg.mime_type, cfg.max_bytes)]
+        if cfg.kind == "directory":
+            return [file_contents(uri, self._confined(uri, values["path"]), cfg.mime_type,
+                                  cfg.max_bytes)]
+        assert self.tool is not None
+        result = await self.tool.call(dict(values), ctx)
+        if result.is_error:
+            raise ResourceError(cut(result.text_content, 500))
+        return _contents(uri, result.content, cfg.mime_type, cfg.max_bytes)
+
+    def _inside(self, path: str) -> bool:
+        assert self.config.path is not None
+        root = os.path.realpath(self.config.path)
+        real = os.path.realpath(path)
+        return real == root or real.startswith(root + os.sep)
+
+    def _confined(self, uri: str, rel: str) -> str:
+        parts = rel.split("/")
+        if ("\x00" in rel or rel.startswith("/") or "\\" in rel
+                or any(p in ("", ".", "..") for p in parts)):
+            raise ResourceError(f"{cut(uri, 200)}: not a path inside the resource",
+                                not_found=True)
+        assert self.config.path is not None
+        full = os.path.join(self.config.path, *parts)
+        if (any(p.startswith(".") for p in parts) or not self._inside(full)
+                or not os.path.isfile(full)):
+            raise ResourceError(f"no resource {cut(uri, 200)}", not_found=True)
+        return full
+
+
+def _template_regex(template: str) -> re.Pattern[str]:
+    out, last = [], 0
+    for found in _VAR.finditer(template):
+        out.append(re.escape(template[last:found.start()]))
+        value = ".+" if found.group(1) else "[^/?#]+"
+        out.append(f"(?P<{found.group(2)}>{value})")
+        last = found.end()
+    out.append(re.escape(template[last:]))
+    return re.compile("".join(out))
+
+
+def _contents(uri: str, blocks: Any, mime: str | None, max_bytes: int) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    size = 0
+    for block in blocks:
+        kind = block.get("type")
+        if kind == "text":
+            text = str(block.get("text", ""))
+            size += len(text)
+            out.append({"uri": uri, "mimeType": mime or "text/plain", "text": text})
+        elif kind in ("image", "audio"):
+            data = str(block.get("data", ""))
+            size += len(data) * 3 // 4
+            out.append({"uri": uri, "mimeType": block.get("mimeType", mime or
+                                                          "application/octet-stream"),
+                        "blob": data})
+        elif kind == "resource" and isinstance(block.get("resource"), Mapping):
+            out.append(dict(block["resource"]))
+        if size > max_bytes:
+            raise ResourceError(f"{cut(uri, 200)} is larger than its limit of {max_bytes:,} "
+                                "bytes (raise the resource's max_bytes)")
+    return out

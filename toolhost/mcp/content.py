@@ -1,0 +1,133 @@
+"""resources/*, prompts/* and completion/complete over a ``ServerContent``, transport-free.
+
+Each method takes the request's params and returns the result dict (the legacy shape; the
+server adds what the 2026-07-28 revision needs) or raises ``MethodError``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+from toolhost.backends.base import CallContext
+from toolhost.compile.content import MAX_COMPLETIONS, PromptError, ResourceError, ServerContent
+from toolhost.excerpt import cut
+from toolhost.mcp import jsonrpc as rpc
+from toolhost.mcp.toolset import BadCursor, decode_cursor, encode_cursor
+
+__all__ = ["RESOURCE_NOT_FOUND", "ContentMethods", "MethodError"]
+
+RESOURCE_NOT_FOUND = -32002  # the spec's code for resources/read of an unknown URI
+MAX_URI_CHARS = 8192
+_log = logging.getLogger("toolhost.call")
+
+
+class MethodError(Exception):
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
+        super().__init__(message)
+        self.code, self.message, self.data = code, message, data
+
+
+def _invalid(message: str) -> MethodError:
+    return MethodError(rpc.INVALID_PARAMS, f"Invalid params: {message}")
+
+
+class ContentMethods:
+    """The content methods of one server; swapped whole on reload like the tool set."""
+
+    def __init__(self, content: ServerContent, page_size: int) -> None:
+        self.content = content
+        self.page_size = page_size
+
+    def capabilities(self) -> dict[str, Any]:
+        caps: dict[str, Any] = {}
+        if self.content.resources:
+            caps["resources"] = {"listChanged": True}
+        if self.content.prompts:
+            caps["prompts"] = {"listChanged": True}
+        if self.content.completions:
+            caps["completions"] = {}
+        return caps
+
+    def _page(self, items: list[dict[str, Any]], key: str, cursor: Any) -> dict[str, Any]:
+        start = 0
+        if cursor is not None:
+            try:
+                start = decode_cursor(cursor)
+            except BadCursor as exc:
+                raise _invalid(str(exc)) from None
+            if start >= len(items) and start:
+                raise _invalid(f"cursor {cut(str(cursor), 100)!r} is past the end of the list")
+        page: dict[str, Any] = {key: items[start:start + self.page_size]}
+        if start + self.page_size < len(items):
+            page["nextCursor"] = encode_cursor(start + self.page_size)
+        return page
+
+    async def resources_list(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        items = [entry for r in self.content.resources if not r.is_template
+                 for entry in r.listed()]
+        return self._page(items, "resources", params.get("cursor"))
+
+    async def templates_list(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        items = [r.descriptor() for r in self.content.resources if r.is_template]
+        return self._page(items, "resourceTemplates", params.get("cursor"))
+
+    async def resources_read(self, params: Mapping[str, Any], ctx: CallContext
+                             ) -> dict[str, Any]:
+        uri = params.get("uri")
+        if not isinstance(uri, str) or not uri:
+            raise _invalid("resources/read needs a string 'uri'")
+        if len(uri) > MAX_URI_CHARS:
+            raise _invalid(f"'uri' is {len(uri):,} characters; at most {MAX_URI_CHARS:,}")
+        found = self.content.find(uri)
+        if found is None:
+            raise MethodError(RESOURCE_NOT_FOUND, f"Resource not found: {cut(uri, 200)}",
+                              {"uri": cut(uri, 200)})
+        resource, values = found
+        try:
+            return {"contents": await resource.read(uri, values, ctx)}
+        except ResourceError as exc:
+            if exc.not_found:
+                raise MethodError(RESOURCE_NOT_FOUND, str(exc), {"uri": cut(uri, 200)}) \
+                    from None
+            raise MethodError(rpc.INTERNAL_ERROR, str(exc)) from None
+
+    async def prompts_list(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        items = [p.descriptor() for p in self.content.prompts.values()]
+        return self._page(items, "prompts", params.get("cursor"))
+
+    async def prompts_get(self, params: Mapping[str, Any], ctx: CallContext) -> dict[str, Any]:
+        name = params.get("name")
+        if not isinstance(name, str):
+            raise _invalid("prompts/get needs a string 'name'")
+        prompt = self.content.prompts.get(name)
+        if prompt is None:
+            raise _invalid(f"unknown prompt {cut(name, 100)!r}")
+        try:
+            return await prompt.get(params.get("arguments"), ctx)
+        except PromptError as exc:
+            if exc.invalid:
+                raise _invalid(str(exc)) from None
+            raise MethodError(rpc.INTERNAL_ERROR, str(exc)) from None
+
+    async def complete(self, params: Mapping[str, Any], ctx: CallContext) -> dict[str, Any]:
+        ref, argument = params.get("ref"), params.get("argument")
+        if not isinstance(ref, Mapping) or not isinstance(argument, Mapping):
+            raise _invalid("completion/complete needs 'ref' and 'argument' objects")
+        kind = ref.get("type")
+        key = ref.get("name") if kind == "ref/prompt" else ref.get("uri")
+        name, value = argument.get("name"), argument.get("value", "")
+        if kind not in ("ref/prompt", "ref/resource") or not isinstance(key, str):
+            raise _invalid("'ref' is {type: ref/prompt, name} or {type: ref/resource, uri}")
+        if not isinstance(name, str) or not isinstance(value, str):
+            raise _invalid("'argument' is {name: string, value: string}")
+        if kind == "ref/prompt" and key not in self.content.prompts:
+            raise _invalid(f"unknown prompt {cut(key, 100)!r}")
+        try:
+            values = await self.content.complete(kind, key, name, cut(value, 1000), ctx)
+        except PromptError as exc:
+            raise MethodError(rpc.INTERNAL_ERROR, str(exc)) from None
+        shown = values[:MAX_COMPLETIONS]
+        return {"completion": {"values": shown, "total": len(values),
+                               "hasMore": len(values) > len(shown)}}
