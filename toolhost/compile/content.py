@@ -11,7 +11,6 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from toolhost.backends.base import BackendKind, BindContext, CallContext
-from toolhost.backends.templating import compile_template
 from toolhost.compile.prompts import CompiledPrompt, PromptError
 from toolhost.compile.resources import CompiledResource, ResourceError
 from toolhost.compile.tool import CompiledTool
@@ -168,6 +167,8 @@ def _prompt(prompt: PromptConfig, hidden: Callable[[ToolConfig], CompiledTool | 
                              for name, spec in props.items())
         return CompiledPrompt(prompt, (), tool, declared)
     from jinja2 import TemplateSyntaxError
+
+    from toolhost.backends.templating import compile_template
 
     templates = []
     for index, message in enumerate(prompt.messages):

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
-
-from jinja2 import Template, TemplateError
+from typing import TYPE_CHECKING, Any
 
 from toolhost.backends.base import CallContext
 from toolhost.compile.tool import CompiledTool
 from toolhost.config.content_model import PromptConfig
 from toolhost.excerpt import cut
+
+if TYPE_CHECKING:
+    from jinja2 import Template
 
 __all__ = ["MAX_ARGUMENT_CHARS", "CompiledPrompt", "PromptError"]
 
@@ -56,6 +57,8 @@ class CompiledPrompt:
                 raise PromptError(cut(result.text_content, 500))
             messages = _messages(result.structured, result.text_content)
         else:
+            from jinja2 import TemplateError
+
             every = {name: values.get(name) for name, _, _ in self.arguments}
             try:
                 messages = [{"role": role, "content": {"type": "text",
