@@ -44,7 +44,7 @@ async def test_initialize_answers_supported_version_and_capabilities() -> None:
         assert out["id"] == 0 and out["jsonrpc"] == "2.0"
         result = out["result"]
         assert result["protocolVersion"] == asked
-        assert result["capabilities"] == {"tools": {"listChanged": True}}
+        assert result["capabilities"] == {"tools": {"listChanged": True}, "logging": {}}
         assert result["serverInfo"] == {"name": "demo", "version": "1.2.3"}
         assert result["instructions"] == "Use greet."
     out = await call(server, req("initialize", {"protocolVersion": "1999-01-01"}))

@@ -46,7 +46,10 @@ class CallContext:
     call_id: str = ""
     tool: str = ""  # wire name, mcp__server__tool
     progress: ProgressFn = _no_progress
-    log: logging.Logger = field(default_factory=lambda: logging.getLogger("toolhost.call"))
+    # ctx.log.info(...) / ctx.log("warning", ...): to stderr, and to the MCP client when it
+    # listens (toolhost.mcp.client_log.ClientLog)
+    log: logging.Logger | logging.LoggerAdapter[Any] = field(
+        default_factory=lambda: logging.getLogger("toolhost.call"))
 
 
 class Invoke(Protocol):

@@ -19,6 +19,7 @@ from toolhost.backends.base import CallContext
 from toolhost.compile.content import ServerContent
 from toolhost.compile.tool import CompiledTool
 from toolhost.mcp import jsonrpc as rpc
+from toolhost.mcp.client_log import LEVELS, ClientLog
 from toolhost.mcp.content import ContentMethods, MethodError
 from toolhost.mcp.toolset import BadCursor, ToolSet
 from toolhost.results import ToolResult
@@ -75,7 +76,11 @@ class McpServer:
             "tools/list": self._tools_list,
             "tools/call": self._tools_call,
             "server/discover": self._discover,
+            "logging/setLevel": self._set_level,
         }
+        self.capabilities["logging"] = {}
+        # logging/setLevel per peer (connection); "info" until a client says otherwise
+        self._log_levels: dict[Hashable, str] = {}
         self._content = ContentMethods(content or ServerContent(), page_size)
         self._content_capabilities: tuple[str, ...] = ()
         self.read_guard: ReadGuard | None = None
@@ -261,6 +266,18 @@ class McpServer:
                    else rpc.LATEST_HANDSHAKE_VERSION)
         return self.initialize_result(version)
 
+    async def _set_level(self, request_id: Any, params: Mapping[str, Any], meta: Any,
+                         notify: Notify | None, peer: Hashable, modern: bool
+                         ) -> dict[str, Any]:
+        level = params.get("level")
+        if level not in LEVELS:
+            raise _RpcError(rpc.INVALID_PARAMS, "Invalid params: 'level' is one of "
+                            + ", ".join(LEVELS))
+        if len(self._log_levels) > 10_000:  # peers come and go; never grow without bound
+            self._log_levels.clear()
+        self._log_levels[peer] = str(level)
+        return self._modern({}) if modern else {}
+
     async def _ping(self, request_id: Any, params: Mapping[str, Any], meta: Any,
                     notify: Notify | None, peer: Hashable, modern: bool) -> dict[str, Any]:
         return self._modern({}) if modern else {}
@@ -270,7 +287,8 @@ class McpServer:
                         ) -> dict[str, Any]:
         result: dict[str, Any] = {
             "supportedVersions": list(rpc.MODERN_VERSIONS),
-            "capabilities": self.capabilities,
+            # the logging capability is deprecated in 2026-07-28 (SEP-2577): not advertised
+            "capabilities": {k: v for k, v in self.capabilities.items() if k != "logging"},
             "serverInfo": self.server_info,
             "resultType": "complete", "ttlMs": 0, "cacheScope": "private",
             "_meta": self._modern_meta,
@@ -303,11 +321,23 @@ class McpServer:
             raise _RpcError(rpc.INVALID_PARAMS,
                             f"Invalid params: 'arguments' of tool {name!r} must be an object")
         token = meta.get("progressToken") if isinstance(meta, Mapping) else None
+        client_log = None if notify is None else ClientLog(
+            _call_log, notify, self._log_levels.get(peer, "info"), name=tool.name)
+        log_to: logging.Logger | ClientLog = client_log or _call_log
         if notify is not None and isinstance(token, (str, int)) and not isinstance(token, bool):
             ctx = CallContext(call_id=str(request_id), tool=tool.wire_name,
-                              progress=_progress_sender(notify, token), log=_call_log)
+                              progress=_progress_sender(notify, token), log=log_to)
         else:
-            ctx = CallContext(call_id=str(request_id), tool=tool.wire_name, log=_call_log)
+            ctx = CallContext(call_id=str(request_id), tool=tool.wire_name, log=log_to)
+        try:
+            return await self._call_in_scope(tool, arguments, ctx, peer, request_id, modern)
+        finally:
+            if client_log is not None:
+                await client_log.flush()
+
+    async def _call_in_scope(self, tool: CompiledTool, arguments: Mapping[str, Any],
+                             ctx: CallContext, peer: Hashable, request_id: Any,
+                             modern: bool) -> dict[str, Any]:
         if peer is None:
             out = (await self._run(tool, arguments, ctx)).to_mcp()
             return self._modern(out) if modern else out

@@ -1,0 +1,107 @@
+"""``ctx.log``: a tool's log lines, sent to the MCP client as ``notifications/message``.
+
+A tool writes ``ctx.log.info("fetched %d rows", n)`` or ``ctx.log("warning", "slow")``. Each
+line goes to toolhost's own log (stderr) as before and, when the client can hear it and asked
+for that level (``logging/setLevel``; ``info`` until it does), to the client. Lines from a
+worker thread (a sync tool) are sent at once; lines written on the event loop (an async tool)
+are sent before the tool's result.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections import deque
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
+
+import anyio.from_thread
+
+from toolhost.excerpt import cut
+
+__all__ = ["LEVELS", "ClientLog", "level_value"]
+
+# MCP's syslog levels, lowest first
+LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
+_FROM_PYTHON = {logging.DEBUG: "debug", logging.INFO: "info", logging.WARNING: "warning",
+                logging.ERROR: "error", logging.CRITICAL: "critical"}
+_TO_PYTHON = {"debug": logging.DEBUG, "info": logging.INFO, "notice": logging.INFO,
+              "warning": logging.WARNING, "error": logging.ERROR, "critical": logging.CRITICAL,
+              "alert": logging.CRITICAL, "emergency": logging.CRITICAL}
+MAX_MESSAGE_CHARS = 10_000  # a log line is not a channel for bulk data
+MAX_QUEUED = 1000  # lines held for the result's flush; older ones are dropped
+
+Notify = Callable[[dict[str, Any]], Awaitable[None]]
+
+
+def level_value(level: str) -> int:
+    return LEVELS.index(level) if level in LEVELS else 1
+
+
+def _mcp_level(level: int | str) -> str:
+    if isinstance(level, str):
+        return level.lower() if level.lower() in LEVELS else "info"
+    best = "debug"
+    for number, name in sorted(_FROM_PYTHON.items()):
+        if level >= number:
+            best = name
+    return best
+
+
+class ClientLog(logging.LoggerAdapter):  # type: ignore[type-arg]
+    """A logger for one call that also reaches the client."""
+
+    def __init__(self, logger: logging.Logger, notify: Notify, threshold: str, *,
+                 name: str = "") -> None:
+        super().__init__(logger, {})
+        self._notify = notify
+        self._threshold = level_value(threshold)
+        self._name = name
+        self._loop_thread = threading.get_ident()
+        self._queued: deque[dict[str, Any]] = deque(maxlen=MAX_QUEUED)
+
+    def __call__(self, level: int | str, message: str, *args: Any) -> None:
+        """``ctx.log("warning", "disk %s is full", disk)``: an MCP level name or a Python
+        level number."""
+        mcp = _mcp_level(level)
+        python = level if isinstance(level, int) else _TO_PYTHON[mcp]
+        self.log(python, message, *args, _mcp_level=mcp)
+
+    def log(self, level: int, msg: object, *args: Any, **kwargs: Any) -> None:
+        mcp_level = kwargs.pop("_mcp_level", None) or _mcp_level(level)
+        super().log(level, msg, *args, **kwargs)
+        if level_value(mcp_level) < self._threshold:
+            return
+        try:
+            text = str(msg) % args if args else str(msg)
+        except (TypeError, ValueError):
+            text = f"{msg} {args}"
+        params: dict[str, Any] = {"level": mcp_level, "data": cut(text, MAX_MESSAGE_CHARS)}
+        if self._name:
+            params["logger"] = self._name
+        note = {"jsonrpc": "2.0", "method": "notifications/message", "params": params}
+        if threading.get_ident() == self._loop_thread:
+            self._queued.append(note)
+            return
+        try:  # a sync tool's worker thread: deliver now
+            anyio.from_thread.run(self._send, note)
+        except Exception:  # the client is gone, or not an anyio worker: keep it for later
+            self._queued.append(note)
+
+    async def _send(self, note: dict[str, Any]) -> None:
+        await self._notify(note)
+
+    def process(self, msg: Any, kwargs: MutableMapping[str, Any]
+                ) -> tuple[Any, MutableMapping[str, Any]]:
+        return msg, kwargs
+
+    async def flush(self) -> None:
+        """Send the lines written on the event loop (before the call's result)."""
+        while self._queued:
+            note = self._queued.popleft()
+            try:
+                await self._notify(note)
+            except Exception:
+                logging.getLogger("toolhost.mcp").debug("could not send a log line",
+                                                        exc_info=True)
+                return
