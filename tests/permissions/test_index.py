@@ -60,6 +60,9 @@ def test_index_cases_decide_as_expected() -> None:
     assert p.decide("Bash", {"command": "sudo rm -rf /"}).behavior == "deny"
     assert p.decide("Bash", {"command": "npm test && git push"}).behavior == "ask"
     assert p.decide("Bash", {"command": "make && ls | cat"}).behavior == "allow"
-    assert p.decide("mcp__db__q", {"table": 3.0}).rule == 'mcp__db__q when {"table": 3}'
-    assert p.decide("mcp__db__q", {"table": True}).behavior == "ask"
+    # A number or boolean meeting the deny rules that compare with strings is a value of the
+    # wrong type: those deny rules match (fail closed), the first of them wins.
+    assert p.decide("mcp__db__q", {"table": 3.0}).message == "t0"
+    assert p.decide("mcp__db__q", {"table": True}).message == "t0"
+    assert p.decide("mcp__db__q", {"table": ["t3"]}).message == "t0"
     assert p.decide("mcp__db__q", {"table": "t11", "limit": 1}).message == "t11"

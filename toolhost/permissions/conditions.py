@@ -17,9 +17,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from toolhost.permissions.paths import compile_path_glob, normalize_path
+from toolhost.permissions.urls import canonical_host, host_matches, url_host
 
-__all__ = ["MISSING", "Condition", "KeyPath", "PointerSegment", "compile_when", "index_key",
-           "json_equal", "parse_key_path"]
+__all__ = ["MISSING", "WRONG", "Condition", "KeyPath", "PointerSegment", "compile_when",
+           "index_key", "json_equal", "json_type", "parse_key_path"]
 
 
 class _Missing:
@@ -28,6 +29,16 @@ class _Missing:
 
 
 MISSING: Any = _Missing()
+
+
+class _Wrong:
+    def __repr__(self) -> str:
+        return "<wrong type>"
+
+
+# The path steps through a value that is not the object or list it needs (``query.limit``
+# when ``query`` is a string): the condition cannot be decided, so it fails closed.
+WRONG: Any = _Wrong()
 KeyPath = tuple[str | int, ...]
 _SEGMENT = re.compile(r'\.?([A-Za-z0-9_\-$@:/]+)|\[(\d+)\]|\["((?:[^"\\]|\\.)*)"\]')
 
@@ -66,18 +77,23 @@ class PointerSegment(str):
 
 
 def lookup(value: Any, path: KeyPath) -> Any:
-    """The value at ``path`` inside ``value``, or MISSING."""
+    """The value at ``path`` inside ``value``; MISSING when an object lacks the key or a list
+    is too short; WRONG when a step meets a value that is not an object (a list, for an index)."""
     for part in path:
         if isinstance(part, PointerSegment) and isinstance(value, (list, tuple)):
             if not part.isdigit() or (len(part) > 1 and part[0] == "0"):
-                return MISSING
+                return WRONG
             part = int(part)
         if isinstance(part, int):
-            if not isinstance(value, (list, tuple)) or part >= len(value):
+            if not isinstance(value, (list, tuple)):
+                return WRONG
+            if part >= len(value):
                 return MISSING
             value = value[part]
         else:
-            if not isinstance(value, Mapping) or part not in value:
+            if not isinstance(value, Mapping):
+                return WRONG
+            if part not in value:
                 return MISSING
             value = value[part]
     return value
@@ -98,9 +114,67 @@ def _number(v: Any) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
-Test = Callable[[Any], bool]
+def json_type(v: Any) -> str:
+    """The JSON type of a value: null, boolean, number, string, array or object."""
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return "boolean"
+    if isinstance(v, (int, float)):
+        return "number"
+    if isinstance(v, str):
+        return "string"
+    if isinstance(v, (list, tuple)):
+        return "array"
+    return "object" if isinstance(v, Mapping) else type(v).__name__
+
+
+# A test answers True (holds), False (does not) or None: the value has a type the test cannot
+# judge (a regex meeting a list). None counts as a match for deny and ask rules and as no
+# match for allow rules (fail closed).
+Test = Callable[[Any], "bool | None"]
+
+
+def _typed(kind: str, check: Callable[[Any], bool]) -> Test:
+    """A test of values of one JSON type: absent -> False, other types -> None."""
+    def test(v: Any) -> bool | None:
+        if v is MISSING:
+            return False
+        if v is WRONG or json_type(v) != kind:
+            return None
+        return check(v)
+    return test
+
+
+def _equal_to(choices: tuple[Any, ...]) -> Test:
+    kinds = {json_type(c) for c in choices}
+
+    def test(v: Any) -> bool | None:
+        if v is MISSING:
+            return False
+        if v is WRONG or json_type(v) not in kinds:
+            return None
+        return any(json_equal(v, c) for c in choices)
+    return test
 OPERATORS = ("equals", "glob", "regex", "one_of", "min", "max", "present", "path_under",
-             "path_glob")
+             "path_glob", "host")
+
+
+def _host_test(arg: Any) -> Callable[[str], bool | None]:
+    """``{host: example.com}`` / ``{host: [a.com, "*.b.com"]}``: the value, an http(s) URL or a
+    bare host, names one of these hosts (both sides canonical, see ``urls``)."""
+    from toolhost.permissions.content import parse_domain
+
+    items = [arg] if isinstance(arg, str) else arg
+    if not isinstance(items, (list, tuple)) or not items or not all(
+            isinstance(x, str) for x in items):
+        raise ValueError("'host' takes a host name or a list of them")
+    patterns = tuple(parse_domain(x) for x in items)
+
+    def test(v: str) -> bool | None:
+        host = url_host(v) if "://" in v or "\\" in v else canonical_host(v)
+        return None if host is None else any(host_matches(p, host) for p in patterns)
+    return test
 
 
 def _operator(op: str, arg: Any, *, cwd: str, rule_dir: str) -> Test:
@@ -108,52 +182,53 @@ def _operator(op: str, arg: Any, *, cwd: str, rule_dir: str) -> Test:
         raise ValueError(f"unknown condition {op!r} (expected one of {', '.join(OPERATORS)}; "
                          "compare with an object through equals)")
     if op == "equals":
-        return lambda v: v is not MISSING and json_equal(v, arg)
+        return _equal_to((arg,))
     if op == "present":
         if not isinstance(arg, bool):
             raise ValueError("'present' takes true or false")
-        return lambda v: (v is not MISSING) is arg
+        return lambda v: None if v is WRONG else (v is not MISSING) is arg
     if op == "one_of":
-        if not isinstance(arg, (list, tuple)):
-            raise ValueError("'one_of' takes a list of values")
-        choices = tuple(arg)
-        return lambda v: v is not MISSING and any(json_equal(v, c) for c in choices)
+        if not isinstance(arg, (list, tuple)) or not arg:
+            raise ValueError("'one_of' takes a non-empty list of values")
+        return _equal_to(tuple(arg))
     if op in ("min", "max"):
         if not _number(arg):
             raise ValueError(f"'{op}' takes a number")
         if op == "min":
-            return lambda v: _number(v) and v >= arg
-        return lambda v: _number(v) and v <= arg
+            return _typed("number", lambda v: bool(v >= arg))
+        return _typed("number", lambda v: bool(v <= arg))
+    if op == "host":
+        return _typed("string", _host_test(arg))  # type: ignore[arg-type]
     if not isinstance(arg, str):
         raise ValueError(f"'{op}' takes a string")
     if op == "glob":
         rx = re.compile(fnmatch.translate(arg), re.DOTALL)
-        return lambda v: isinstance(v, str) and rx.match(v) is not None
+        return _typed("string", lambda v: rx.match(v) is not None)
     if op == "regex":
         try:
             rx = re.compile(arg)
         except re.error as exc:
             raise ValueError(f"bad regex {arg!r}: {exc}") from None
-        return lambda v: isinstance(v, str) and rx.fullmatch(v) is not None
+        return _typed("string", lambda v: rx.fullmatch(v) is not None)
     if op == "path_under":
         root = normalize_path(os.path.join(rule_dir, os.path.expanduser(arg)), cwd)
         if root is None:
             raise ValueError("'path_under' takes a directory")
         prefix = root.rstrip("/") + "/"
 
-        def under(v: Any) -> bool:
-            p = normalize_path(v, cwd) if isinstance(v, str) else None
-            return p is not None and (p == root or p.startswith(prefix))
-        return under
+        def under(v: Any) -> bool | None:
+            p = normalize_path(v, cwd)
+            return None if p is None else (p == root or p.startswith(prefix))
+        return _typed("string", under)  # type: ignore[arg-type]
     if op == "path_glob":
         spec = os.path.expanduser(arg)
         pattern = (compile_path_glob("./" + spec.lstrip("/"), "/") if os.path.isabs(spec)
                    else compile_path_glob(spec, rule_dir))
 
-        def globbed(v: Any) -> bool:
-            p = normalize_path(v, cwd) if isinstance(v, str) else None
-            return p is not None and pattern.matches(p)
-        return globbed
+        def globbed(v: Any) -> bool | None:
+            p = normalize_path(v, cwd)
+            return None if p is None else pattern.matches(p)
+        return _typed("string", globbed)  # type: ignore[arg-type]
     raise AssertionError(op)
 
 
@@ -168,19 +243,30 @@ class Condition:
     # ``index_key``), so a policy can skip rules whose value differs without running them.
     eq_index: tuple[str, Any] | None = None
 
-    def holds(self, arguments: Mapping[str, Any]) -> bool:
+    def holds(self, arguments: Mapping[str, Any], *, strict: bool) -> bool:
+        """Whether every test holds. A test that cannot judge the value's type counts as
+        holding unless ``strict`` (allow rules are strict, deny and ask rules are not)."""
         path = self.path
         if len(path) == 1 and isinstance(path[0], str):  # the common case, without a loop
             value = arguments.get(path[0], MISSING)
         else:
             value = lookup(arguments, path)
-        return all(test(value) for test in self.tests)
+        for test in self.tests:
+            result = test(value)
+            if result is None:
+                if strict:
+                    return False
+            elif not result:
+                return False
+        return True
 
 
 def index_key(value: Any) -> tuple[str, Any] | None:
     """A hashable key equal for exactly the JSON-equal scalars (``1`` and ``1.0``, not ``true``);
     None for values that are not indexable scalars."""
-    if value is None or isinstance(value, bool):
+    if value is None:
+        return ("z", value)
+    if isinstance(value, bool):
         return ("b", value)
     if isinstance(value, (int, float)):
         return ("n", value)

@@ -17,7 +17,7 @@ from typing import Any, Protocol
 
 from toolhost.permissions.paths import PathPattern, normalize_path, rule_path_pattern
 from toolhost.permissions.shell import ShellSyntaxError, parse_command
-from toolhost.permissions.urls import url_host
+from toolhost.permissions.urls import canonical_host, host_matches, url_host
 
 __all__ = ["CONTENT_TOOLS", "ContentMatcher", "parse_content"]
 
@@ -180,7 +180,7 @@ class PathMatcher:
 @dataclass(frozen=True)
 class DomainMatcher:
     """``WebFetch(domain:example.com)``: that host exactly; ``domain:*.example.com``: that host
-    and every subdomain of it."""
+    and every subdomain of it. Both sides are canonical hosts (``urls.canonical_host``)."""
 
     domain: str
 
@@ -189,9 +189,18 @@ class DomainMatcher:
         host = url_host(url) if isinstance(url, str) else None
         if not host:
             return not strict
-        if self.domain.startswith("*."):
-            return host.endswith(self.domain[1:]) or host == self.domain[2:]
-        return host == self.domain
+        return host_matches(self.domain, host)
+
+
+def parse_domain(spec: str) -> str:
+    """A ``domain:`` specifier in canonical form (``*.`` kept). Raises ValueError."""
+    text = spec.strip()
+    wild = text.startswith("*.")
+    host = canonical_host(text[2:] if wild else text) if "*" not in text[2 * wild:] else None
+    if host is None or (wild and (host.startswith("[") or _IPV4.fullmatch(host))):
+        raise ValueError(f"{spec!r} is not a host name or address (or '*.' and a host "
+                         "name; for every host write WebFetch)")
+    return "*." + host if wild else host
 
 
 @dataclass(frozen=True)
@@ -205,7 +214,7 @@ class ValueMatcher:
         return tool_input.get(self.key) == self.value
 
 
-_DOMAIN = re.compile(r"(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*")
+_IPV4 = re.compile(r"[0-9.]+")
 PATH_TOOLS = ("Read", "Edit", "Write", "MultiEdit", "NotebookEdit", "NotebookRead",
               "Glob", "Grep", "LS")
 CONTENT_TOOLS = ("Bash", *PATH_TOOLS, "WebFetch", "Task", "Agent")
@@ -221,11 +230,7 @@ def parse_content(tool: str, spec: str, *, cwd: str, rule_dir: str) -> ContentMa
         if not spec.startswith("domain:"):
             raise ValueError("WebFetch rules take 'domain:<host>', "
                              "e.g. WebFetch(domain:example.com)")
-        domain = spec[7:].strip().rstrip(".").lower()
-        if not _DOMAIN.fullmatch(domain):
-            raise ValueError(f"{spec[7:]!r} is not a host name (or '*.' and a host name; "
-                             "for every host write WebFetch)")
-        return DomainMatcher(domain)
+        return DomainMatcher(parse_domain(spec[7:]))
     if tool in ("Task", "Agent"):
         return ValueMatcher("subagent_type", spec)
     raise ValueError(f"'{tool}(...)' has no content form; content forms exist for "

@@ -59,9 +59,16 @@ class _Plan:
             return self.rules
         positions = list(self.unkeyed)
         for key, buckets in self.keyed.items():
-            found = index_key(tool_input.get(key, MISSING))
+            value = tool_input.get(key, MISSING)
+            if value is MISSING:
+                continue  # a plain value never equals an absent argument
+            found = index_key(value)
             if found is not None and found in buckets:
                 positions += buckets[found]
+            # A value of another JSON type than a rule's is not "unequal" but undecidable:
+            # deny and ask rules match it (fail closed), so they must be looked at.
+            tag = found[0] if found is not None else None
+            positions += (i for entry, idx in buckets.items() if entry[0] != tag for i in idx)
         positions.sort()
         return [self.rules[i] for i in positions]
 
@@ -202,7 +209,7 @@ class CompiledPolicy:
                                                 and content.matches_one(text)):
                     continue
                 try:
-                    if not (all(c.holds(tool_input) for c in rule.conditions)
+                    if not (all(c.holds(tool_input, strict=True) for c in rule.conditions)
                             and (rule.expr is None or rule.expr.holds("Bash", tool_input))):
                         continue
                 except ExprError:

@@ -44,7 +44,7 @@ class Rewrite:
             _assign(out, key, path, copy.deepcopy(value))
         for key, path, low, high in self.clamps:
             current = lookup(out, path)
-            if current is MISSING:
+            if current is MISSING:  # WRONG (a step through a non-object) is refused below
                 continue
             if not isinstance(current, (int, float)) or isinstance(current, bool):
                 raise RewriteError(f"cannot clamp {key}: {current!r} is not a number")
@@ -125,7 +125,7 @@ class CompiledRule:
                 tool_name, tool_input, strict=self.effect == "allow"):
             return False
         for condition in self.conditions:
-            if not condition.holds(tool_input):
+            if not condition.holds(tool_input, strict=self.effect == "allow"):
                 return False
         return self.expr is None or self.expr.holds(tool_name, tool_input)
 
