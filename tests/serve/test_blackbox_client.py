@@ -137,8 +137,12 @@ async def test_official_client_against_a_served_config(transport: str, mode: str
         with pytest.raises(MCPError) as unknown:
             await client.call_tool("nope", {})
         assert unknown.value.code == -32602 and "nope" in str(unknown.value)
-        bad = await client.call_tool("echo", {"text": 5})
+        bad = await client.call_tool("gen000", {"text": 5})
         assert bad.is_error and "5 is not of type 'string'" in text(bad)
+        # echo has a deny rule comparing text with a string: a number is a value of the wrong
+        # type, which a deny rule matches (fail closed) before the schema is looked at
+        wrong = await client.call_tool("echo", {"text": 5})
+        assert wrong.is_error and text(wrong) == "no forbidden words"
 
         denied = await client.call_tool("secret", {"key": "k"})
         assert denied.is_error and text(denied) == "Secrets are off limits (bb rule)"
