@@ -11,15 +11,17 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
+from toolhost.permissions.bashprog import WRAPPER_NAMES, Step, analyze_command
 from toolhost.permissions.paths import PathPattern, normalize_path, rule_path_pattern
 from toolhost.permissions.shell import ShellSyntaxError, parse_command
 from toolhost.permissions.urls import canonical_host, host_matches, url_host
 
-__all__ = ["CONTENT_TOOLS", "ContentMatcher", "parse_content"]
+__all__ = ["CONTENT_TOOLS", "BashMatcher", "ContentMatcher", "command_forms", "cover_steps",
+           "parse_content", "parse_domain"]
 
 
 class ContentMatcher(Protocol):
@@ -28,46 +30,77 @@ class ContentMatcher(Protocol):
 
 # Words stripped from the front of a command before a deny/ask rule looks at it, so that
 # ``sudo rm -rf x`` or ``FOO=1 rm -rf x`` is still an ``rm`` command to ``Bash(rm:*)``.
-_PREFIX_WORDS = frozenset({"sudo", "env", "exec", "command", "nice", "nohup", "time", "then",
-                           "do", "else", "elif", "if", "while", "until", "!", "{", "}", "xargs",
-                           "builtin", "doas", "timeout", "stdbuf", "ionice", "setsid",
-                           "taskset", "chrt"})
-_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=.*", re.DOTALL)
+_PREFIX_WORDS = frozenset({"then", "do", "else", "elif", "if", "while", "until", "!", "{", "}",
+                           "coproc", "doas"}) | WRAPPER_NAMES
+_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=.*", re.DOTALL)
 # Programs that run their argument as a command line: `sh -c "rm -rf x"`, `eval "rm -rf x"`.
-_SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "eval"})
+_SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "eval", "trap"})
+# find's actions that run a command: `find . -exec rm {} +`.
+_EXEC_ACTIONS = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
+_IFS = re.compile(r"\$\{IFS\}|\$IFS(?![A-Za-z0-9_])")
+_BRACE = re.compile(r"\{([^{}]*,[^{}]*)\}")
+_MAX_FORMS = 256
+
+
+def _base(word: str) -> str:
+    return word.rsplit("/", 1)[-1]
 
 
 def strip_prefixes(words: tuple[str, ...]) -> tuple[str, ...]:
     i = 0
-    while i < len(words) and (words[i] in _PREFIX_WORDS or _ASSIGNMENT.fullmatch(words[i])
+    while i < len(words) and (_base(words[i]) in _PREFIX_WORDS or _ASSIGNMENT.fullmatch(words[i])
                               or (i and words[i].startswith("-"))):
         i += 1
     return words[i:]
 
 
-def command_forms(words: tuple[str, ...]) -> list[tuple[str, ...]]:
+def _expanded(words: tuple[str, ...]) -> tuple[str, ...]:
+    """The words after splitting on ``$IFS`` and one level of brace expansion (``{rm,-rf,x}``
+    is three words): what the shell would make of them, for deny matching."""
+    out: list[str] = []
+    for word in words:
+        parts = _IFS.sub(" ", word).split(" ") if "IFS" in word else [word]
+        for part in parts:
+            m = _BRACE.search(part)
+            if m is None:
+                out.append(part)
+                continue
+            items = m.group(1).split(",")[:64]
+            out += [part[:m.start()] + item + part[m.end():] for item in items]
+    return tuple(w for w in out if w)
+
+
+def command_forms(words: tuple[str, ...], depth: int = 0) -> list[tuple[str, ...]]:
     """The forms of one simple command that deny and ask rules are tried on (fail closed):
-    as written; without leading assignments and wrappers; after a wrapper, from every later
-    word (its options may take values: ``sudo -u root rm``); each with the program's
-    directory dropped (``/bin/rm`` is ``rm``); and the commands of a ``sh -c`` / ``eval``
-    string."""
-    forms = [words, strip_prefixes(words)]
-    lead = 0
-    while lead < len(words) and _ASSIGNMENT.fullmatch(words[lead]):
-        lead += 1
-    if lead < len(words) and words[lead] in _PREFIX_WORDS:
-        forms += [words[k:] for k in range(lead + 1, len(words))]
-    forms += [(f[0].rsplit("/", 1)[1], *f[1:]) for f in forms if f and "/" in f[0]]
+    as written; with ``$IFS`` split and braces expanded; without leading assignments and
+    wrappers (also named by a path: ``/usr/bin/env``); after a wrapper or a ``find -exec``,
+    from every later word (its options may take values: ``sudo -u root rm``); each with the
+    program's directory dropped (``/bin/rm`` is ``rm``); and the commands of a ``sh -c`` /
+    ``eval`` string."""
+    bases = [words]
+    expanded = _expanded(words)
+    if expanded != words:
+        bases.append(expanded)
+    forms: list[tuple[str, ...]] = []
+    for base in bases:
+        forms += [base, strip_prefixes(base)]
+        lead = 0
+        while lead < len(base) and _ASSIGNMENT.fullmatch(base[lead]):
+            lead += 1
+        if lead < len(base) and _base(base[lead]) in _PREFIX_WORDS:
+            forms += [base[k:] for k in range(lead + 1, len(base))]
+        forms += [base[k + 1:] for k, w in enumerate(base) if w in _EXEC_ACTIONS]
+    forms += [(_base(f[0]), *f[1:]) for f in forms if f and "/" in f[0]]
     for form in list(forms):
-        if form and form[0].rsplit("/", 1)[-1] in _SHELLS:
+        if depth < 8 and form and _base(form[0]) in _SHELLS:
             for arg in form[1:]:
                 try:
                     inner = parse_command(arg)
                 except ShellSyntaxError:
                     continue
                 for seg in inner.segments + inner.nested:  # each shorter: this ends
-                    forms += command_forms(seg)
-    return [f for f in dict.fromkeys(forms) if f and f[0]]
+                    forms += command_forms(seg, depth + 1)
+    return [f for f in dict.fromkeys(forms) if f and f[0]][:_MAX_FORMS]
 
 
 @dataclass(frozen=True)
@@ -77,6 +110,7 @@ class BashMatcher:
     spec: str
     regex: re.Pattern[str]
     whole: bool  # the spec itself has shell operators: match the whole command line
+    fixed: tuple[str, ...] = ()  # the whole words the rule starts with, before any wildcard
 
     @classmethod
     def parse(cls, spec: str) -> BashMatcher:
@@ -101,24 +135,34 @@ class BashMatcher:
         elif text.endswith(" *"):  # "ls *" is "ls" followed by a word boundary, or plain "ls"
             text, tail = text[:-2], "(?: .*)?"
         regex = ".*".join(re.escape(p) for p in text.split("*")) + tail
-        return cls(spec, re.compile(regex, re.DOTALL), whole)
+        fixed: tuple[str, ...] = ()
+        if not whole:
+            words = parsed.segments[0]
+            cut = next((k for k, w in enumerate(words) if "*" in w), len(words))
+            fixed = words[:cut]
+        return cls(spec, re.compile(regex, re.DOTALL), whole, fixed)
 
     @property
     def first_word(self) -> str | None:
         """The literal first word every command this rule matches starts with (None: any)."""
         if self.whole:
             return None
-        head = self.spec[:-2] if self.spec.endswith(":*") else self.spec
-        try:
-            words = parse_command(head).joined
-        except ShellSyntaxError:
-            return None
-        first = words[0].split(" ", 1)[0] if words else ""
-        return first if first and "*" not in first else None
+        return self.fixed[0] if self.fixed else None
 
-    def matches_one(self, command: str) -> bool:
-        """Whether one simple command (words joined by single spaces) matches."""
-        return not self.whole and self.regex.fullmatch(command) is not None
+    def pinned(self, steps: tuple[Step, ...], k: int) -> int:
+        """How many steps after ``steps[k]`` (which this rule matches) the rule's own words
+        name exactly: ``Bash(sudo npm test:*)`` names the ``npm test`` that sudo runs,
+        ``Bash(sudo:*)`` names nothing sudo runs."""
+        fixed, count = self.fixed, 0
+        while k < len(steps):
+            step = steps[k]
+            if step.kind == "program" or len(fixed) <= step.offset or (
+                    fixed[:step.offset + 1] != step.words[:step.offset + 1]):
+                break
+            if step.kind == "shell":
+                return count + step.inner
+            fixed, count, k = fixed[step.offset:], count + 1, k + 1
+        return count
 
     def matches(self, tool_name: str, tool_input: Mapping[str, Any], *, strict: bool) -> bool:
         command = tool_input.get("command")
@@ -128,17 +172,47 @@ class BashMatcher:
             parsed = parse_command(command)
         except ShellSyntaxError:
             return not strict
-        if self.whole:
-            found = self.regex.fullmatch(parsed.text) if strict else self.regex.search(parsed.text)
-            return found is not None and not (strict and parsed.opaque)
         if strict:
-            return (bool(parsed.segments) and not parsed.opaque
-                    and all(self.regex.fullmatch(c) for c in parsed.joined))
+            analysis = analyze_command(parsed)
+            if analysis.reason is not None or parsed.opaque:
+                return False
+            if self.whole:  # literal text with wildcards: never through a wrapper
+                return self.regex.fullmatch(parsed.text) is not None and not any(
+                    s.kind in ("wrapper", "shell") for steps in analysis.steps for s in steps)
+            return any(analysis.steps) and all(
+                cover_steps(steps, [(self, self)]) is not None for steps in analysis.steps)
+        if self.whole:
+            return self.regex.search(parsed.text) is not None
         for words in parsed.segments + parsed.nested:
             for form in command_forms(words):
                 if self.regex.fullmatch(" ".join(form)):
                     return True
         return False
+
+
+T = TypeVar("T")
+
+
+def cover_steps(steps: tuple[Step, ...],
+                matchers: Sequence[tuple[BashMatcher, T]]) -> list[T] | None:
+    """Allow rules covering every step of one simple command (the first matching rule per
+    step; a rule covers the steps its own words name too), or None. Leading assignments and
+    transparent wrappers (``timeout``, ``nice``, ...) need no rule of their own; every other
+    wrapper (``sudo``, ``env``, ``xargs``, ``sh -c``, ...) and the program itself do."""
+    used: list[T] = []
+    k = 0
+    while k < len(steps):
+        step = steps[k]
+        text = step.text
+        found = next(((m, p) for m, p in matchers if m.regex.fullmatch(text)), None)
+        if found is not None:
+            used.append(found[1])
+            k += 1 + found[0].pinned(steps, k)
+        elif step.kind in ("assign", "transparent"):
+            k += 1
+        else:
+            return None
+    return used
 
 
 # Which input keys hold the paths a built-in file tool touches.

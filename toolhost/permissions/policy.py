@@ -8,8 +8,9 @@ from typing import Any
 
 from toolhost.config.model import PermissionsConfig
 from toolhost.errors import ConfigError, Problem
+from toolhost.permissions.bashprog import analyze_command
 from toolhost.permissions.conditions import MISSING, index_key
-from toolhost.permissions.content import BashMatcher, command_forms
+from toolhost.permissions.content import BashMatcher, command_forms, cover_steps
 from toolhost.permissions.decision import Decision
 from toolhost.permissions.expr import ExprError
 from toolhost.permissions.names import split_wire_name
@@ -115,6 +116,11 @@ class CompiledPolicy:
             for name in rule.names.exact:
                 self._exact.setdefault(name, []).append(i)
         self._cache: dict[str, _Plan] = {}
+        # The first deny rule with a Bash(...) command pattern: a command whose programs cannot
+        # be proven could dodge it, so such a command is denied whenever one exists.
+        self._bash_deny = next((r for r in self.rules if r.effect == "deny"
+                                and isinstance(r.content, BashMatcher)
+                                and r.names.matches("Bash")), None)
 
     def _plan(self, tool_name: str) -> _Plan:
         plan = self._cache.get(tool_name)
@@ -132,7 +138,16 @@ class CompiledPolicy:
 
     def decide(self, tool_name: str, tool_input: Mapping[str, Any]) -> Decision:
         """The decision for one call. Pure: no I/O, no prompting (an "ask" stays "ask")."""
+        unproven = _unprovable(tool_input) if tool_name == "Bash" else None
+        denies_done = False
         for rule in self._plan(tool_name).applicable(tool_input):
+            if unproven is not None:
+                if rule.effect != "deny" and not denies_done:
+                    denies_done = True
+                    if self._bash_deny is not None:
+                        return self._deny_unproven(unproven)
+                if rule.effect == "allow":
+                    continue  # an allow rule only lets through what it can prove
             try:
                 if not rule.matches(tool_name, tool_input):
                     continue
@@ -162,7 +177,14 @@ class CompiledPolicy:
                                     f"{stricter.text!r} ({stricter.origin}) {verb}, so the call "
                                     "is denied.", rule=stricter.text, origin=stricter.origin)
             return Decision("allow", updated_input=updated, rule=rule.text, origin=rule.origin)
-        if tool_name == "Bash":
+        if unproven is not None:
+            if self._bash_deny is not None and not denies_done:
+                return self._deny_unproven(unproven)
+            if self.default != "deny":
+                return Decision("ask", f"This command cannot be checked ({unproven}), so no "
+                                "rule and no default can allow it; a person must approve it.",
+                                answered_by="default")
+        elif tool_name == "Bash":
             combined = self._allow_each_command(tool_input)
             if combined is not None:
                 return combined
@@ -170,6 +192,14 @@ class CompiledPolicy:
         if self.default == "deny":
             message = f"No permission rule allows {tool_name} (the default is deny)."
         return Decision(self.default, message, answered_by="default")  # type: ignore[arg-type]
+
+    def _deny_unproven(self, reason: str) -> Decision:
+        rule = self._bash_deny
+        assert rule is not None
+        return Decision("deny", f"Denied: this command cannot be checked against the Bash deny "
+                        f"rules ({reason}), so it could dodge rule {rule.text!r} "
+                        f"({rule.origin}) or another; write it with plain program names.",
+                        rule=rule.text, origin=rule.origin)
 
     def _stricter_rule(self, tool_name: str,
                        tool_input: Mapping[str, Any]) -> CompiledRule | None:
@@ -186,9 +216,10 @@ class CompiledPolicy:
         return None
 
     def _allow_each_command(self, tool_input: Mapping[str, Any]) -> Decision | None:
-        """A compound command no single allow rule covers is allowed when each of its commands
-        is allowed by some Bash allow rule (as in Claude Code). Only rules without rewrites;
-        their conditions and expr must hold for the whole input."""
+        """A command no single allow rule covers is allowed when each of its commands (and
+        each wrapper and program within one: ``sudo npm test`` needs ``sudo`` and ``npm
+        test`` allowed) is allowed by some Bash allow rule (as in Claude Code). Only rules
+        without rewrites; their conditions and expr must hold for the whole input."""
         command = tool_input.get("command")
         if not isinstance(command, str):
             return None
@@ -196,28 +227,34 @@ class CompiledPolicy:
             parsed = parse_command(command)
         except ShellSyntaxError:
             return None
-        if parsed.opaque or len(parsed.segments) < 2:
+        analysis = analyze_command(parsed)
+        if parsed.opaque or analysis.reason is not None or not any(analysis.steps):
             return None
-        used: list[CompiledRule] = []
         plan = self._plan("Bash")
-        for text in parsed.joined:
-            for rule in plan.applicable({"command": text}):
-                if rule.effect != "allow" or rule.rewrite is not None:
-                    continue
-                content = rule.content
-                if content is not None and not (isinstance(content, BashMatcher)
-                                                and content.matches_one(text)):
-                    continue
-                try:
-                    if not (all(c.holds(tool_input, strict=True) for c in rule.conditions)
-                            and (rule.expr is None or rule.expr.holds("Bash", tool_input))):
-                        continue
-                except ExprError:
-                    continue
-                used.append(rule)
-                break
-            else:
+        candidates: dict[int, CompiledRule] = {}
+        for steps in analysis.steps:
+            for step in steps:
+                for rule in plan.applicable({"command": step.text}):
+                    candidates.setdefault(id(rule), rule)
+        matchers: list[tuple[BashMatcher, CompiledRule]] = []
+        for rule in sorted(candidates.values(), key=self.rules.index):
+            if rule.effect != "allow" or rule.rewrite is not None or not isinstance(
+                    rule.content, BashMatcher) or rule.content.whole:
+                continue
+            try:
+                if all(c.holds(tool_input, strict=True) for c in rule.conditions) and (
+                        rule.expr is None or rule.expr.holds("Bash", tool_input)):
+                    matchers.append((rule.content, rule))
+            except ExprError:
+                continue
+        used: list[CompiledRule] = []
+        for steps in analysis.steps:
+            covered = cover_steps(steps, matchers)
+            if covered is None:
                 return None
+            used += covered
+        if not used:
+            return None
         texts = list(dict.fromkeys(rule.text for rule in used))
         return Decision("allow", rule=" + ".join(texts), origin=used[0].origin)
 
@@ -243,6 +280,17 @@ class CompiledPolicy:
             else:
                 out.extend(sorted(rule.names.exact))
         return list(dict.fromkeys(out))
+
+
+def _unprovable(tool_input: Mapping[str, Any]) -> str | None:
+    """Why the programs of a Bash call cannot be proven (None: they can)."""
+    command = tool_input.get("command")
+    if not isinstance(command, str):
+        return None
+    try:
+        return analyze_command(parse_command(command)).reason
+    except ShellSyntaxError as exc:
+        return f"it does not parse: {exc}"
 
 
 def compile_policy(config: PermissionsConfig, *, tool_names: Iterable[str] = (),

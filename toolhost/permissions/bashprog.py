@@ -1,0 +1,300 @@
+"""Which programs a simple command runs, proven from its words, or why that cannot be proven.
+
+An allow rule may only let through a command whose every program is known. ``analyze`` reads
+one simple command the way bash would start it: reserved words (``if``, ``then``, ``!``, ...)
+are skipped, leading ``NAME=value`` assignments are a step of their own, and a wrapper
+(``sudo``, ``env``, ``timeout``, ...) is a step whose options are read with that wrapper's own
+grammar, so the command it runs is found exactly (``sudo -u root rm`` runs ``rm``, ``timeout 5
+rm`` too). Every word up to the program must be a plain literal: an expansion there could split
+into other words or name another program. Anything else (an unknown wrapper option, ``eval``,
+``coproc``, an assignment to ``PATH``, a program word with ``$``, quotes of the ANSI-C kind, a
+glob or a brace) makes the command *not provable*, with the reason.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from toolhost.permissions.shell import ParsedCommand, ShellSyntaxError, Word, parse_command
+
+__all__ = ["WRAPPERS", "Analysis", "Step", "analyze", "analyze_command"]
+
+# Reserved words that may start a simple command and run nothing themselves.
+_RESERVED = frozenset({"!", "{", "}", "if", "then", "else", "elif", "fi", "do", "done",
+                       "while", "until", "esac"})
+# A segment starting with one of these lists words, it runs none (``for f in a b``).
+_LISTS = frozenset({"for", "select"})
+# Programs that define or redirect what a later word means, or run a string as code.
+_REFUSED = {
+    "eval": "eval runs a string as a command",
+    "coproc": "coproc",
+    "function": "a function definition",
+    "case": "case",
+    "alias": "an alias definition", "unalias": "unalias",
+    "enable": "enable (turns builtins on and off)", "hash": "hash (maps names to programs)",
+    "trap": "trap runs a string as a command",
+}
+_ASSIGNMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(\[[^\]]*\])?\+?=")
+# Variables that change which program a name runs, or what a program loads.
+_DANGEROUS_VARS = re.compile(r"PATH|IFS|ENV|BASH_ENV|SHELLOPTS|BASHOPTS|PS4|PROMPT_COMMAND|"
+                             r"GLOBIGNORE|EXECIGNORE|BASH_CMDS|BASH_ALIASES|LD_\w*|DYLD_\w*|"
+                             r"GCONV_PATH|BASH_LOADABLES_PATH|CDPATH")
+_DECLARERS = frozenset({"export", "declare", "typeset", "local", "readonly"})
+_SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash"})
+
+
+@dataclass(frozen=True)
+class _Grammar:
+    flags: frozenset[str] = frozenset()  # options without a value
+    valued: frozenset[str] = frozenset()  # options taking a value (short: attached or next)
+    operands: int = 0  # positional words before the command (timeout's duration)
+    assignments: bool = False  # NAME=value words may follow the options (env, sudo)
+    numeric_flags: bool = False  # nice -10
+    transparent: bool = False  # runs the command as is: allow rules may skip the wrapper
+
+
+def _g(flags: str = "", valued: str = "", **kw: object) -> _Grammar:
+    return _Grammar(frozenset(flags.split()), frozenset(valued.split()), **kw)  # type: ignore[arg-type]
+
+
+WRAPPERS: dict[str, _Grammar] = {
+    "env": _g("-i - -0 -v --null --ignore-environment --debug",
+              "-u --unset -C --chdir -P -a --argv0", assignments=True),
+    "sudo": _g("-A -b -E -H -n -P -S -k -K -s -i -l -v -V --askpass --background "
+               "--preserve-env --set-home --non-interactive --preserve-groups --stdin "
+               "--reset-timestamp --remove-timestamp --shell --login --list --validate",
+               "-u -g -C -D -h -p -r -t -T -U -R --user --group --close-from --chdir --host "
+               "--prompt --role --type --command-timeout --other-user --chroot",
+               assignments=True),
+    "doas": _g("-n -s -L", "-u -C"),
+    "command": _g("-p -v -V"),
+    "builtin": _g(),
+    "exec": _g("-c -l", "-a"),
+    "nice": _g("", "-n --adjustment", numeric_flags=True, transparent=True),
+    "nohup": _g(transparent=True),
+    "timeout": _g("--preserve-status --foreground -v --verbose",
+                  "-k --kill-after -s --signal", operands=1, transparent=True),
+    "time": _g("-p -a -v -q --append --verbose --portability --quiet",
+               "-f --format -o --output", transparent=True),
+    "stdbuf": _g("", "-i -o -e --input --output --error", transparent=True),
+    "xargs": _g("-0 -r -t -p -x -o --null --no-run-if-empty --verbose --interactive --exit "
+                "--open-tty", "-a --arg-file -d --delimiter -E --eof -I --replace -L "
+                "--max-lines -n --max-args -P --max-procs -s --max-chars --process-slot-var"),
+    "setsid": _g("-c -f -w --ctty --fork --wait"),
+    "ionice": _g("-t --ignore", "-c --class -n --classdata"),
+}
+# Wrappers whose argument grammar is not modelled: seen through for deny, never provable.
+_OPAQUE_WRAPPERS = frozenset({"taskset", "chrt", "watch", "strace", "ltrace", "chroot",
+                              "runuser", "su", "unshare", "nsenter", "firejail", "flock",
+                              "busybox", "sg", "script", "parallel"})
+WRAPPER_NAMES = frozenset(WRAPPERS) | _OPAQUE_WRAPPERS
+
+
+@dataclass(frozen=True)
+class Step:
+    """One command an allow rule must cover: a wrapper with everything after it, or the
+    program with its arguments. ``offset`` is where the next step starts in ``words``."""
+
+    words: tuple[str, ...]
+    kind: str  # "assign", "wrapper", "transparent" (a wrapper rules may skip), "program"
+    offset: int = 0
+    inner: int = 0  # how many of the following steps are the command this one runs
+
+    @property
+    def text(self) -> str:
+        return " ".join(self.words)
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """One simple command: its steps, or why no program can be proven (``reason``)."""
+
+    steps: tuple[Step, ...] = ()
+    reason: str | None = None
+
+
+def _basename(word: str) -> str:
+    return word.rsplit("/", 1)[-1]
+
+
+def _wrapper_end(name: str, words: tuple[Word, ...], i: int) -> int | str:
+    """Index of the first word of the command ``words[i]`` (a wrapper) runs, or a reason."""
+    grammar = WRAPPERS[name]
+    j, operands = i + 1, grammar.operands
+    while j < len(words):
+        w = words[j].value
+        if not words[j].plain:
+            return f"{words[j].raw!r} in the options of {name} is not a plain literal"
+        if w == "--":
+            j += 1
+            break
+        if not w.startswith("-") or (w == "-" and "-" not in grammar.flags):
+            break
+        long_form = w.startswith("--") and w.split("=", 1)[0] in grammar.valued | grammar.flags
+        numeric = grammar.numeric_flags and re.fullmatch(r"-\d+", w) is not None
+        cluster = None if w.startswith("--") else _short_cluster(w[1:], grammar)
+        takes_next = w in grammar.valued or cluster == "next"
+        if not (w in grammar.flags or takes_next or long_form or numeric or cluster):
+            return f"unknown option {w!r} of {name}"
+        if takes_next and j + 1 < len(words) and not words[j + 1].plain:
+            return f"{words[j + 1].raw!r} in the options of {name} is not a plain literal"
+        j += 2 if takes_next else 1
+    for _ in range(operands):
+        if j >= len(words) or not words[j].plain:
+            return f"{name} without its operand"
+        j += 1
+    return j
+
+
+def _short_cluster(letters: str, grammar: _Grammar) -> str | None:
+    """``-nE`` (flags), ``-uroot`` (a value attached): "done", "next" (the value follows)."""
+    for k, letter in enumerate(letters):
+        option = "-" + letter
+        if option in grammar.valued:
+            return "done" if k + 1 < len(letters) else "next"
+        if option not in grammar.flags:
+            return None
+    return "done"
+
+
+def analyze(words: tuple[Word, ...], depth: int = 0) -> Analysis:
+    """The steps of one simple command, or the reason it cannot be proven."""
+    steps: list[Step] = []
+    i = 0
+    values = tuple(w.value for w in words)
+    while i < len(words) and words[i].value in _RESERVED and words[i].raw == words[i].value:
+        i += 1
+    if i == len(words):
+        return Analysis()
+    first = words[i]
+    if first.value in _LISTS and first.raw == first.value:
+        return Analysis()  # "for x in a b": the words are data; substitutions are nested
+    start = i
+    while i < len(words) and (m := _ASSIGNMENT.match(words[i].raw)) is not None:
+        if m.group(2) is not None or _DANGEROUS_VARS.fullmatch(m.group(1)):
+            return Analysis(reason=f"the assignment {words[i].raw!r} changes what a name runs")
+        i += 1
+    if i == len(words):
+        return Analysis()
+    if i > start:
+        steps.append(Step(values[start:], "assign", i - start))
+    program = words[i]
+    if not program.plain:
+        return Analysis(reason=f"the program word {program.raw!r} is not a plain literal")
+    if program.value in _RESERVED or program.value in _LISTS:
+        return Analysis(reason=f"the reserved word {program.value!r} where a program belongs")
+    name = _basename(program.value)
+    if name in _REFUSED:
+        return Analysis(reason=f"{_REFUSED[name]} cannot be checked")
+    if name in _DECLARERS and any(
+            (m := _ASSIGNMENT.match(w.value)) is not None and _DANGEROUS_VARS.fullmatch(
+                m.group(1)) for w in words[i + 1:]):
+        return Analysis(reason=f"{name} changes what a name runs")
+    if name in _OPAQUE_WRAPPERS:
+        return Analysis(reason=f"the arguments of {name} are not modelled")
+    if name in WRAPPERS and depth < 16:
+        end = _wrapper_end(name, words, i)
+        if isinstance(end, str):
+            return Analysis(reason=end)
+        if end < len(words):
+            kind = "transparent" if WRAPPERS[name].transparent else "wrapper"
+            inner = analyze(words[end:], depth + 1)
+            if inner.reason:
+                return inner
+            steps.append(Step(values[i:], kind, end - i, len(inner.steps)))
+            return Analysis((*steps, *inner.steps))
+    if name == "find" and depth < 16:
+        found = _find_actions(words, i, depth)
+        if isinstance(found, str):
+            return Analysis(reason=found)
+        if found is not None:
+            at, flat = found
+            steps.append(Step(values[i:], "shell", at - i, len(flat)))
+            return Analysis((*steps, *flat))
+    if name in _SHELLS and depth < 16:
+        shell = _shell_string(words, i)
+        if isinstance(shell, str):
+            return Analysis(reason=shell)
+        if shell is not None:
+            parsed, at = shell
+            lines = analyze_command(parsed, depth + 1)
+            if lines.reason:
+                return Analysis(reason=lines.reason)
+            flat = tuple(s for line in lines.steps for s in line)
+            steps.append(Step(values[i:], "shell", at - i, len(flat)))
+            return Analysis((*steps, *flat))
+    steps.append(Step(values[i:], "program"))
+    return Analysis(tuple(steps))
+
+
+_FIND_ACTIONS = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
+
+
+def _find_actions(words: tuple[Word, ...], i: int,
+                  depth: int) -> tuple[int, tuple[Step, ...]] | str | None:
+    """For ``find ... -exec CMD ... ;``: where the first command starts and the steps of every
+    command find runs; None when it runs none."""
+    flat: list[Step] = []
+    first, j = None, i + 1
+    while j < len(words):
+        if words[j].value not in _FIND_ACTIONS:
+            j += 1
+            continue
+        end = next((k for k in range(j + 1, len(words)) if words[k].value in (";", "+")),
+                   len(words))
+        inner = analyze(words[j + 1:end], depth + 1)
+        if inner.reason:
+            return inner.reason
+        first = j + 1 if first is None else first
+        flat += inner.steps
+        j = end + 1
+    return None if first is None else (first, tuple(flat))
+
+
+def _shell_string(words: tuple[Word, ...], i: int) -> tuple[ParsedCommand, int] | str | None:
+    """For ``sh -c STRING ...``: the parsed string and its index; None without ``-c``."""
+    j = i + 1
+    while j < len(words):
+        w = words[j].value
+        if not w.startswith(("-", "+")):
+            return None  # a script file (or nothing): the shell is the program
+        if w in ("-o", "+o", "-O", "+O", "--rcfile", "--init-file"):
+            j += 2
+            continue
+        j += 1
+        if "c" in w[1:] and not w.startswith("--"):
+            j -= 1
+            if j + 1 >= len(words):
+                return None
+            if not words[j + 1].plain and "$" in words[j + 1].raw.replace("$'", "").replace(
+                    '$"', ""):
+                return f"the command string of {words[i].value} has expansions"
+            try:
+                return parse_command(words[j + 1].value), j + 1
+            except ShellSyntaxError:
+                return f"the command string of {words[i].value} does not parse"
+    return None
+
+
+@dataclass(frozen=True)
+class CommandAnalysis:
+    """Every simple command of a line: steps per top-level segment, or a reason."""
+
+    steps: tuple[tuple[Step, ...], ...] = ()
+    reason: str | None = None
+
+
+def analyze_command(parsed: ParsedCommand, depth: int = 0) -> CommandAnalysis:
+    """Analyse every simple command of ``parsed`` (those inside substitutions too: their
+    programs must be provable, though allow rules only ever match top-level commands)."""
+    if parsed.refusals:
+        return CommandAnalysis(reason=parsed.refusals[0])
+    out: list[tuple[Step, ...]] = []
+    for k, seg in enumerate(parsed.words + parsed.nested_words):
+        a = analyze(seg, depth)
+        if a.reason:
+            return CommandAnalysis(reason=a.reason)
+        if k < len(parsed.words):
+            out.append(a.steps)
+    return CommandAnalysis(tuple(out))
