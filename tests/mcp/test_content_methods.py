@@ -44,7 +44,7 @@ def ask(server: McpServer, method: str, params: Any) -> dict[str, Any]:
 
 def test_capabilities_follow_what_is_declared(server: McpServer) -> None:
     caps = ask(server, "initialize", {"protocolVersion": "2025-11-25"})["result"]["capabilities"]
-    assert caps["resources"] == {"listChanged": True}
+    assert caps["resources"] == {"subscribe": True, "listChanged": True}
     assert caps["prompts"] == {"listChanged": True} and caps["completions"] == {}
     bare = McpServer("x", "1", [])
     assert "resources" not in bare.capabilities
@@ -88,3 +88,15 @@ def test_modern_list_results_carry_the_revision_fields(server: McpServer) -> Non
     got = ask(server, "prompts/get", {"name": "p", "arguments": {"who": "ann"}, "_meta": meta})
     assert got["result"]["messages"][0]["content"]["text"] == "Hi ann"
     assert got["result"]["resultType"] == "complete"
+
+
+def test_subscriptions_are_checked_tracked_and_bounded(server: McpServer) -> None:
+    assert ask(server, "resources/subscribe", {"uri": "toolhost://kb/readme"})["result"] == {}
+    assert ask(server, "resources/subscribe", {"uri": "nope://x"})["error"]["code"] == -32002
+    assert ask(server, "resources/subscribe", {"uri": 5})["error"]["code"] == -32602
+    assert server.content and server._content.subscribers("toolhost://kb/readme") == [None]
+    assert ask(server, "resources/unsubscribe", {"uri": "toolhost://kb/readme"})["result"] == {}
+    assert server._content.subscribers("toolhost://kb/readme") == []
+    for i in range(1001):  # a template URI per value: the per-connection cap holds
+        answer = ask(server, "resources/subscribe", {"uri": f"t://{i}"})
+    assert answer["error"]["code"] == -32602 and "at most 1,000" in answer["error"]["message"]

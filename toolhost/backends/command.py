@@ -37,6 +37,7 @@ from jinja2.environment import Template
 from toolhost.backends import templating
 from toolhost.backends.base import BindContext, Binding, CallContext
 from toolhost.backends.command_options import OPTIONS_SCHEMA
+from toolhost.backends.convert import bytes_result
 from toolhost.backends.process import Outcome, run_process
 from toolhost.config.model import ToolConfig
 from toolhost.errors import CompileError
@@ -144,6 +145,7 @@ class CommandKind:
         max_bytes = int(opts.get("max_output_bytes") or DEFAULT_MAX_OUTPUT_BYTES)
         ok_codes = frozenset(opts.get("ok_codes") or (0,))
         parse = str(opts.get("stdout") or "text")
+        mime = opts.get("mime_type") if isinstance(opts.get("mime_type"), str) else None
         program = raw_argv[0]
 
         async def invoke(arguments: Mapping[str, Any], ctx: CallContext) -> ToolResult:
@@ -165,10 +167,10 @@ class CommandKind:
             except PermissionError:
                 return ToolResult.error(f"The program '{program}' cannot be executed "
                                         "(permission denied).")
-            return _result(outcome, ok_codes, parse, max_bytes)
+            return _result(outcome, ok_codes, parse, max_bytes, mime)
 
         return Binding(invoke=invoke, input_schema=input_schema,
-                       output="text" if parse == "text" else "structured")
+                       output="text" if parse in ("text", "binary") else "structured")
 
 
 def _tail(data: bytes, limit: int = 2000) -> str:
@@ -176,7 +178,8 @@ def _tail(data: bytes, limit: int = 2000) -> str:
     return text if len(text) <= limit else "..." + text[-limit:]
 
 
-def _result(outcome: Outcome, ok_codes: frozenset[int], parse: str, cap: int) -> ToolResult:
+def _result(outcome: Outcome, ok_codes: frozenset[int], parse: str, cap: int,
+            mime: str | None = None) -> ToolResult:
     stdout = outcome.stdout.decode("utf-8", errors="replace")
     if not outcome.truncated and outcome.returncode not in ok_codes:
         code = outcome.returncode
@@ -195,6 +198,11 @@ def _result(outcome: Outcome, ok_codes: frozenset[int], parse: str, cap: int) ->
         except ValueError as exc:
             return ToolResult.error(f"The command's output is not valid JSON ({exc}):\n"
                                     + _tail(outcome.stdout, 500))
+    if parse == "binary":
+        if outcome.truncated:
+            return ToolResult.error(f"The output passed {len(outcome.stdout):,} bytes and was "
+                                    "cut; raise max_output_bytes for larger binary output.")
+        return bytes_result(outcome.stdout, mime)
     if parse == "lines":
         lines = stdout.splitlines()
         return ToolResult(content=({"type": "text", "text": stdout + note},),

@@ -39,9 +39,13 @@ OPTIONS_SCHEMA: Mapping[str, Any] = {
         "max_output_bytes": {"type": "integer", "minimum": 1,
                              "description": "Stop the program once stdout passes this many "
                                             "bytes (default 1,000,000)."},
-        "stdout": {"enum": ["text", "json", "lines"],
-                   "description": "How to read stdout: text, json (-> structuredContent) or "
-                                  "lines (-> {lines: [...]})."},
+        "stdout": {"enum": ["text", "json", "lines", "binary"],
+                   "description": "How to read stdout: text, json (-> structuredContent), "
+                                  "lines (-> {lines: [...]}) or binary (an image, audio or "
+                                  "blob resource, by mime_type or sniffed)."},
+        "mime_type": {"type": "string", "pattern": "^[a-z]+/[A-Za-z0-9.+-]+$",
+                      "description": "With stdout: binary, the type of the output (default: "
+                                     "sniffed from its first bytes)."},
         "ok_codes": {"type": "array", "items": {"type": "integer"}, "minItems": 1,
                      "description": "Exit codes that mean success (default [0])."},
     },

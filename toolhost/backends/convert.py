@@ -9,7 +9,11 @@ returned                               result
 ``None``                               one empty text block
 ``str``                                one text block
 ``bytes`` of a known image type        one image block (base64), by magic number
-other ``bytes``                        text (UTF-8, undecodable bytes replaced)
+``bytes`` of a known audio type        one audio block (WAV, MP3, Ogg, FLAC, M4A)
+other ``bytes``: UTF-8 text            one text block
+other ``bytes``                        an embedded resource with a base64 ``blob``
+``toolhost.content`` objects, or a     their content blocks in order (strings are text
+list of them mixed with strings        blocks)
 dict / list / tuple / dataclass /      ``structuredContent`` plus its JSON as text (a list is
 pydantic model                         structured as ``{"result": [...]}``)
 int / float / bool                     its JSON as text
@@ -21,13 +25,16 @@ from __future__ import annotations
 import base64
 import dataclasses
 import enum
+import hashlib
 import json
 from collections.abc import Mapping
 from typing import Any
 
+from toolhost.backends.sniff import sniff
+from toolhost.content import is_content
 from toolhost.results import ToolResult
 
-__all__ = ["image_mime", "image_result", "jsonify", "to_result"]
+__all__ = ["bytes_result", "image_mime", "image_result", "jsonify", "to_result"]
 
 _MAGIC: tuple[tuple[bytes, str], ...] = (
     (b"\x89PNG\r\n\x1a\n", "image/png"),
@@ -45,6 +52,24 @@ def image_mime(data: bytes) -> str | None:
     if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
         return "image/webp"
     return None
+
+
+def bytes_result(data: bytes, mime: str | None = None) -> ToolResult:
+    """Bytes as the block their type calls for: image, audio, text, or a blob resource."""
+    kind, sniffed = sniff(data)
+    mime = mime or sniffed
+    if mime.startswith("image/") and kind != "text":
+        return image_result(data, mime)
+    if mime.startswith("audio/"):
+        block = {"type": "audio", "data": base64.b64encode(data).decode("ascii"),
+                 "mimeType": mime}
+        return ToolResult(content=(block,))
+    if kind == "text" and (mime.startswith("text/") or mime == "application/json"):
+        return ToolResult.text(data.decode("utf-8"))
+    digest = hashlib.sha256(data).hexdigest()[:16]
+    resource = {"uri": f"toolhost://result/{digest}", "mimeType": mime,
+                "blob": base64.b64encode(data).decode("ascii")}
+    return ToolResult(content=({"type": "resource", "resource": resource},))
 
 
 def image_result(data: bytes, mime: str) -> ToolResult:
@@ -79,11 +104,14 @@ def to_result(value: Any) -> ToolResult:
     if isinstance(value, str):
         return ToolResult.text(value)
     if isinstance(value, (bytes, bytearray, memoryview)):
-        data = bytes(value)
-        mime = image_mime(data)
-        if mime:
-            return image_result(data, mime)
-        return ToolResult.text(data.decode("utf-8", errors="replace"))
+        return bytes_result(bytes(value))
+    if is_content(value):
+        return ToolResult(content=(value.block(),))
+    if isinstance(value, (list, tuple)) and value and any(is_content(v) for v in value):
+        return ToolResult(content=tuple(
+            v.block() if is_content(v) else {"type": "text", "text": v if isinstance(v, str)
+                                             else json.dumps(jsonify(v), ensure_ascii=False)}
+            for v in value))
     if isinstance(value, (bool, int, float)):
         return ToolResult.text(json.dumps(value))
     return ToolResult.json(jsonify(value))

@@ -17,8 +17,12 @@ from typing import Any
 import httpx
 from jinja2 import TemplateError
 
-from toolhost.backends.convert import image_result
+from toolhost.backends.convert import bytes_result
 from toolhost.results import ToolResult
+
+# binary bodies passed on as a blob resource (besides image/* and audio/*)
+_BINARY = frozenset({"application/pdf", "application/octet-stream", "application/zip",
+                     "application/gzip"})
 
 __all__ = ["map_response", "resolve_pointer", "retry_delay"]
 
@@ -86,10 +90,11 @@ def map_response(response: httpx.Response, data: bytes, truncated: bool, *, meth
         return ToolResult.error(message + (f"\n{excerpt}" if excerpt else ""))
     note = (f"\n[toolhost: the response passed {cap:,} bytes; the rest was not read]"
             if truncated else "")
-    if content_type.startswith("image/"):
+    if content_type.startswith(("image/", "audio/")) or content_type in _BINARY:
         if truncated:
-            return ToolResult.error(f"The image is larger than {cap:,} bytes.")
-        return image_result(data, content_type)
+            return ToolResult.error(f"The {content_type} response is larger than {cap:,} "
+                                    "bytes.")
+        return bytes_result(data, content_type)
     if _is_json(content_type) and not truncated:
         try:
             document = json.loads(data) if data else None
@@ -110,5 +115,7 @@ def map_response(response: httpx.Response, data: bytes, truncated: bool, *, meth
     try:
         return ToolResult.text(data.decode("utf-8") + note)
     except UnicodeDecodeError:
-        return ToolResult.text(f"(binary response: {len(data):,} bytes of "
-                               f"{content_type or 'unknown type'})")
+        if truncated:
+            return ToolResult.text(f"(binary response: more than {cap:,} bytes of "
+                                   f"{content_type or 'unknown type'}; not read)")
+        return bytes_result(data, content_type or None)

@@ -96,7 +96,17 @@ def compile_tool(tool: ToolConfig, server: ServerConfig, kinds: Mapping[str, Bac
     if wire:
         problems.append(_problem(tool, wire))
     input_schema = merge_input_schema(binding.input_schema, tool)
-    problems += [_problem(tool, m, suffix=".params") for m in schema_problems(input_schema)]
+    where = ".input_schema" if tool.input_schema is not None else ".params"
+    if (tool.input_schema is not None and tool.backend.kind == "python"
+            and binding.input_schema.get("additionalProperties") is False):
+        # a declared schema the function cannot take would fail on every call
+        takes = set(binding.input_schema.get("properties") or {})
+        extra = sorted(set(input_schema.get("properties") or {}) - takes)
+        if extra:
+            problems.append(_problem(tool, f"the backend takes no argument(s) "
+                                     f"{', '.join(map(repr, extra))} (it takes "
+                                     f"{', '.join(sorted(takes)) or 'none'})", suffix=where))
+    problems += [_problem(tool, m, suffix=where) for m in schema_problems(input_schema)]
     output_schema = tool.output_schema if tool.output_schema is not None \
         else binding.output_schema
     if output_schema is not None:

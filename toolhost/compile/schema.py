@@ -36,7 +36,10 @@ MAX_WIRE_NAME = 64
 
 
 def merge_input_schema(generated: Mapping[str, Any], tool: ToolConfig) -> dict[str, Any]:
-    """The generated schema with the config's params laid over it."""
+    """The generated schema with the config's params laid over it; a declared
+    ``input_schema`` instead, kept exactly as written ($schema, $defs, $ref and all)."""
+    if tool.input_schema is not None:
+        return dict(tool.input_schema)
     schema = dict(generated)
     props = dict(schema.get("properties") or {})
     gen_required = [n for n in schema.get("required") or () if n not in tool.params]
@@ -130,7 +133,63 @@ def schema_problems(schema: Mapping[str, Any], *, what: str = "inputSchema") -> 
                             "(1-64 characters of letters, digits, '_', '.', '-')")
     problems += [f"{what} has an array without 'items' at {path}"
                  for path in _arrays_without_items(schema, "")]
+    problems += [f"{what} at {path or '(root)'}: {message}"
+                 for path, message in _unsatisfiable(schema, "", 0)]
     return problems
+
+
+_TYPES: dict[str, tuple[type, ...]] = {
+    "string": (str,), "integer": (int,), "number": (int, float), "boolean": (bool,),
+    "array": (list,), "object": (dict,), "null": (type(None),)}
+_BOUNDS = (("minimum", "maximum"), ("minLength", "maxLength"), ("minItems", "maxItems"),
+           ("minProperties", "maxProperties"), ("exclusiveMinimum", "exclusiveMaximum"))
+_SUBSCHEMA_MAPS = ("properties", "$defs", "definitions", "patternProperties")
+_SUBSCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
+_SUBSCHEMA_ONE = ("items", "additionalProperties", "not", "if", "then", "else", "contains")
+
+
+def _fits(value: Any, types: Any) -> bool:
+    names = [types] if isinstance(types, str) else list(types or [])
+    for name in names:
+        kinds = _TYPES.get(name, ())
+        if isinstance(value, bool) and name not in ("boolean",):
+            continue
+        if name == "integer" and isinstance(value, float) and value.is_integer():
+            return True
+        if isinstance(value, kinds):
+            return True
+    return not names
+
+
+def _unsatisfiable(node: Any, path: str, depth: int) -> Iterator[tuple[str, str]]:
+    """Keywords that make a schema accept no value at all (a tool nobody can call)."""
+    if not isinstance(node, Mapping) or depth > 64:
+        return
+    enum = node.get("enum")
+    if isinstance(enum, list):
+        if not enum:
+            yield path, "enum: [] allows no value"
+        elif "type" in node and not any(_fits(v, node["type"]) for v in enum):
+            yield path, f"no enum value is of type {node['type']!r}"
+    if "const" in node and "type" in node and not _fits(node["const"], node["type"]):
+        yield path, f"const {node['const']!r} is not of type {node['type']!r}"
+    for low, high in _BOUNDS:
+        a, b = node.get(low), node.get(high)
+        if (isinstance(a, (int, float)) and isinstance(b, (int, float))
+                and not isinstance(a, bool) and not isinstance(b, bool) and a > b):
+            yield path, f"{low} {a} is greater than {high} {b}"
+    for key in _SUBSCHEMA_MAPS:
+        children = node.get(key)
+        if isinstance(children, Mapping):
+            for name, child in children.items():
+                yield from _unsatisfiable(child, f"{path}/{key}/{name}", depth + 1)
+    for key in _SUBSCHEMA_LISTS:
+        children = node.get(key)
+        if isinstance(children, list):
+            for index, child in enumerate(children):
+                yield from _unsatisfiable(child, f"{path}/{key}/{index}", depth + 1)
+    for key in _SUBSCHEMA_ONE:
+        yield from _unsatisfiable(node.get(key), f"{path}/{key}", depth + 1)
 
 
 def wire_name_problem(tool: ToolConfig) -> str | None:

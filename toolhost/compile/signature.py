@@ -76,7 +76,11 @@ def output_schema_for(mapper: TypeMapper, hint: Any) -> dict[str, Any] | None:
 
 
 def _mentions_tool_result(hint: Any) -> bool:
-    if hint is ToolResult:
+    """Whether the return type builds its own content (a ToolResult, bytes, an image, audio,
+    a resource): such a tool promises no structured output."""
+    from toolhost.content import Audio, Image, Resource, ResourceLink
+
+    if hint in (ToolResult, bytes, bytearray, Image, Audio, Resource, ResourceLink):
         return True
     return any(_mentions_tool_result(arg) for arg in typing.get_args(hint))
 

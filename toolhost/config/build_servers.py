@@ -17,7 +17,8 @@ __all__ = ["ANNOTATION_KEYS", "SERVER_KEYS", "TOOL_KEYS", "build_servers", "reso
 
 SERVER_KEYS = ("description", "version", "timeout", "env", "cwd", "base_url", "headers",
                "auth", "secrets", "tools", "external", "resources", "prompts")
-TOOL_KEYS = ("description", "title", "params", "annotations", "output_schema", "output",
+TOOL_KEYS = ("description", "title", "params", "input_schema", "annotations", "output_schema",
+             "output",
              "max_output_chars", "timeout", "secrets")
 ANNOTATION_KEYS = {"readOnlyHint": bool, "destructiveHint": bool, "idempotentHint": bool,
                    "openWorldHint": bool, "title": str}
@@ -170,6 +171,12 @@ def _tool(check: Checker, data: Mapping[str, Any], path: Path, server: str, name
     params, required = build_params(check, data["params"], (*path, "params")) \
         if "params" in data else ({}, None)
     check.str_list(data, path, "secrets")
+    input_schema = None
+    if "input_schema" in data:
+        input_schema = check.mapping(data["input_schema"], (*path, "input_schema"))
+        if "params" in data:
+            check.problem((*path, "input_schema"), "a tool has 'params' or a whole "
+                          "'input_schema', not both")
     output_schema = None
     if "output_schema" in data:
         output_schema = check.mapping(data["output_schema"], (*path, "output_schema"))
@@ -186,6 +193,7 @@ def _tool(check: Checker, data: Mapping[str, Any], path: Path, server: str, name
         params=params,
         required=required,
         annotations=_annotations(check, data, path),
+        input_schema=input_schema,
         output_schema=output_schema,
         output=check.choice(data, path, "output", ("structured", "text")),  # type: ignore[arg-type]
         max_output_chars=check.integer(data, path, "max_output_chars", minimum=1),

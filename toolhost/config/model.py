@@ -84,6 +84,8 @@ class ToolConfig:
     # (the backend's generated schema decides).
     required: tuple[str, ...] | None = None
     annotations: Mapping[str, Any] = field(default_factory=dict)
+    # a whole inputSchema written in the config, kept as declared (instead of params)
+    input_schema: Mapping[str, Any] | None = None
     output_schema: Mapping[str, Any] | None = None
     # What the model reads: "structured" (the JSON of structuredContent) or "text";
     # None = the backend's default.

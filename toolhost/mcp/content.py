@@ -7,7 +7,7 @@ server adds what the 2026-07-28 revision needs) or raises ``MethodError``.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 from typing import Any
 
 from toolhost.backends.base import CallContext
@@ -20,6 +20,8 @@ __all__ = ["RESOURCE_NOT_FOUND", "ContentMethods", "MethodError"]
 
 RESOURCE_NOT_FOUND = -32002  # the spec's code for resources/read of an unknown URI
 MAX_URI_CHARS = 8192
+MAX_SUBSCRIPTIONS = 1000  # per connection
+MAX_SUBSCRIBERS = 10_000  # connections remembered
 _log = logging.getLogger("toolhost.call")
 
 
@@ -39,11 +41,13 @@ class ContentMethods:
     def __init__(self, content: ServerContent, page_size: int) -> None:
         self.content = content
         self.page_size = page_size
+        # resources/subscribe: URIs per peer (bounded: a peer cannot grow it without end)
+        self.subscriptions: dict[Hashable, set[str]] = {}
 
     def capabilities(self) -> dict[str, Any]:
         caps: dict[str, Any] = {}
         if self.content.resources:
-            caps["resources"] = {"listChanged": True}
+            caps["resources"] = {"subscribe": True, "listChanged": True}
         if self.content.prompts:
             caps["prompts"] = {"listChanged": True}
         if self.content.completions:
@@ -92,6 +96,38 @@ class ContentMethods:
                 raise MethodError(RESOURCE_NOT_FOUND, str(exc), {"uri": cut(uri, 200)}) \
                     from None
             raise MethodError(rpc.INTERNAL_ERROR, str(exc)) from None
+
+    async def subscribe(self, params: Mapping[str, Any], peer: Hashable) -> dict[str, Any]:
+        uri = self._known_uri(params)
+        if len(self.subscriptions) >= MAX_SUBSCRIBERS and peer not in self.subscriptions:
+            self.subscriptions.pop(next(iter(self.subscriptions)))
+        uris = self.subscriptions.setdefault(peer, set())
+        if len(uris) >= MAX_SUBSCRIPTIONS and uri not in uris:
+            raise _invalid(f"at most {MAX_SUBSCRIPTIONS:,} subscriptions per connection")
+        uris.add(uri)
+        return {}
+
+    async def unsubscribe(self, params: Mapping[str, Any], peer: Hashable) -> dict[str, Any]:
+        uri = params.get("uri")
+        if not isinstance(uri, str):
+            raise _invalid("resources/unsubscribe needs a string 'uri'")
+        self.subscriptions.get(peer, set()).discard(uri)
+        return {}
+
+    def subscribers(self, uri: str) -> list[Hashable]:
+        """The peers subscribed to ``uri`` (for notifications/resources/updated)."""
+        return [peer for peer, uris in self.subscriptions.items() if uri in uris]
+
+    def _known_uri(self, params: Mapping[str, Any]) -> str:
+        uri = params.get("uri")
+        if not isinstance(uri, str) or not uri:
+            raise _invalid("resources/subscribe needs a string 'uri'")
+        if len(uri) > MAX_URI_CHARS:
+            raise _invalid(f"'uri' is {len(uri):,} characters; at most {MAX_URI_CHARS:,}")
+        if self.content.find(uri) is None:
+            raise MethodError(RESOURCE_NOT_FOUND, f"Resource not found: {cut(uri, 200)}",
+                              {"uri": cut(uri, 200)})
+        return uri
 
     async def prompts_list(self, params: Mapping[str, Any]) -> dict[str, Any]:
         items = [p.descriptor() for p in self.content.prompts.values()]

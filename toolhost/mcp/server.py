@@ -112,8 +112,11 @@ class McpServer:
         return self._content.content
 
     def set_content(self, content: ServerContent | None) -> None:
-        """Swap the resources, prompts and completions (a reload); capabilities follow."""
+        """Swap the resources, prompts and completions (a reload); capabilities follow and
+        subscriptions carry over."""
         methods = ContentMethods(content or ServerContent(), self.page_size)
+        if hasattr(self, "_content"):
+            methods.subscriptions = self._content.subscriptions
         self._content = methods
         for name in self._content_capabilities:
             self.capabilities.pop(name, None)
@@ -123,10 +126,12 @@ class McpServer:
         lists = {"resources/list": "resources_list",
                  "resources/templates/list": "templates_list", "prompts/list": "prompts_list"}
         calls = {"resources/read": "resources_read", "prompts/get": "prompts_get",
-                 "completion/complete": "complete"}
+                 "completion/complete": "complete", "resources/subscribe": "subscribe",
+                 "resources/unsubscribe": "unsubscribe"}
         offered = {"resources/list": "resources", "resources/templates/list": "resources",
                    "resources/read": "resources", "prompts/list": "prompts",
-                   "prompts/get": "prompts", "completion/complete": "completions"}
+                   "prompts/get": "prompts", "completion/complete": "completions",
+                   "resources/subscribe": "resources", "resources/unsubscribe": "resources"}
         for method, attr in {**lists, **calls}.items():
             if offered[method] in caps:
                 self._handlers[method] = self._content_handler(attr, method in lists)
@@ -151,6 +156,8 @@ class McpServer:
             try:
                 if listing:
                     result = await method(params)
+                elif attr in ("subscribe", "unsubscribe"):
+                    result = await method(params, peer)
                 else:
                     ctx = CallContext(call_id=str(request_id), tool=attr, log=_call_log)
                     result = await method(params, ctx)

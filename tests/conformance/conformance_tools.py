@@ -1,0 +1,85 @@
+"""The tools, prompts and resources the MCP conformance suite's server scenarios name,
+written the way a toolhost user would (docs/backends.md, docs/config.md)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import anyio
+
+from toolhost.backends.base import CallContext
+from toolhost.content import Content, Image, Resource
+
+HERE = Path(__file__).parent
+PNG = (HERE / "pixel.png").read_bytes()
+WAV = (HERE / "silence.wav").read_bytes()
+
+
+def simple_text() -> str:
+    """A simple text response."""
+    return "This is a simple text response for testing."
+
+
+def image_content() -> bytes:
+    """A 1x1 PNG (bytes are sniffed)."""
+    return PNG
+
+
+def audio_content() -> bytes:
+    """A short WAV (bytes are sniffed)."""
+    return WAV
+
+
+def embedded_resource() -> Resource:
+    """An embedded text resource."""
+    return Resource("test://embedded-resource", text="This is an embedded resource content.")
+
+
+def multiple_content_types() -> list[str | Content]:
+    """Text, an image and an embedded resource, in that order."""
+    return ["Multiple content types test:", Image(PNG),
+            Resource("test://mixed-content-resource", text='{"test":"data","value":123}',
+                     mime_type="application/json")]
+
+
+async def tool_with_logging(*, ctx: CallContext) -> str:
+    """Three log lines with pauses between them."""
+    ctx.log.info("Tool execution started")
+    await anyio.sleep(0.05)
+    ctx.log.info("Tool processing data")
+    await anyio.sleep(0.05)
+    ctx.log.info("Tool execution completed")
+    return "Tool with logging executed successfully"
+
+
+def error_handling() -> str:
+    """Always fails."""
+    raise RuntimeError("This tool intentionally returns an error for testing")
+
+
+async def tool_with_progress(*, ctx: CallContext) -> str:
+    """Progress 0, 50 and 100 of 100."""
+    for done in (0, 50, 100):
+        await ctx.progress(done, 100, None)
+        if done < 100:
+            await anyio.sleep(0.05)
+    return "Tool with progress executed successfully"
+
+
+def template_data(id: str) -> str:
+    """The templated resource's content for one id."""
+    return f"Resource data for ID: {id}"
+
+
+def prompt_with_embedded_resource(resourceUri: str) -> list[dict[str, object]]:
+    """A prompt embedding a resource."""
+    return [{"role": "user", "content": Resource(resourceUri,
+                                                 text="Embedded resource content for "
+                                                      "testing.").block()},
+            {"role": "user", "content": "Please process the embedded resource above."}]
+
+
+def prompt_with_image() -> list[dict[str, object]]:
+    """A prompt with an image."""
+    return [{"role": "user", "content": Image(PNG).block()},
+            {"role": "user", "content": "Please analyze the image above."}]

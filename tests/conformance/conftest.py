@@ -1,0 +1,70 @@
+"""The official MCP conformance suite (npm @modelcontextprotocol/conformance) and the Node 22
+it needs, installed once into a cache directory, run once per test session against
+``toolhost serve --transport http`` on tests/conformance/conformance.yaml."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ..serve.conftest import http_server
+
+HERE = Path(__file__).parent
+ROOT = HERE.parent.parent
+SUITE = "@modelcontextprotocol/conformance@0.1.16"
+NODE = "node@22"
+
+
+def cache_dir() -> Path:
+    """``$TOOLHOST_TEST_CACHE/conformance`` or ``.cache/conformance`` in the checkout."""
+    base = os.environ.get("TOOLHOST_TEST_CACHE")
+    return (Path(base) if base else ROOT / ".cache") / "conformance"
+
+
+@pytest.fixture(scope="session")
+def conformance_bin() -> Path:
+    """The suite's command line, installed with Node 22 beside it on first use."""
+    where = cache_dir()
+    binary = where / "node_modules" / ".bin" / "conformance"
+    if binary.exists() and (where / "node_modules" / ".bin" / "node").exists():
+        return binary
+    npm = shutil.which("npm")
+    if npm is None:
+        pytest.skip("npm is not installed: the conformance suite comes from the npm registry")
+    where.mkdir(parents=True, exist_ok=True)
+    done = subprocess.run([npm, "install", "--prefix", str(where), "--no-audit", "--no-fund",
+                           "--loglevel=error", NODE, SUITE], capture_output=True, text=True,
+                          timeout=600, check=False)
+    if done.returncode != 0 or not binary.exists():
+        pytest.fail(f"npm install {NODE} {SUITE} failed:\n{done.stderr[-2000:]}")
+    return binary
+
+
+@pytest.fixture(scope="session")
+def suite_results(conformance_bin: Path, tmp_path_factory: pytest.TempPathFactory
+                  ) -> Iterator[dict[str, list[dict[str, Any]]]]:
+    """Every server scenario's checks, by scenario name (one run of the whole suite)."""
+    work = tmp_path_factory.mktemp("conformance")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        p for p in (str(HERE), str(ROOT), os.environ.get("PYTHONPATH")) if p)}
+    argv = [sys.executable, "-m", "toolhost", "serve", str(HERE / "conformance.yaml"),
+            "--transport", "http", "--port", "0"]
+    bin_dir = conformance_bin.parent
+    with http_server(argv, work / "server.log", env=env) as url:
+        run_env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"}
+        subprocess.run([str(conformance_bin), "server", "--url", url, "--suite", "all", "-o",
+                        str(work / "out")],
+                       capture_output=True, text=True, env=run_env, timeout=300, check=False)
+    results: dict[str, list[dict[str, Any]]] = {}
+    for checks in sorted((work / "out").glob("*/checks.json")):
+        name = checks.parent.name.removeprefix("server-").rsplit("-", 6)[0]
+        results[name] = json.loads(checks.read_text())
+    yield results
