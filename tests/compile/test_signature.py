@@ -91,7 +91,7 @@ def test_optional_union_literal_enum() -> None:
     assert info.input_schema["required"] == ["a"]  # nullable but not defaulted: still required
     assert p["b"] == {"type": ["string", "null"], "default": None}
     assert p["c"] == {"type": "string", "enum": ["x", "y"], "default": "x"}
-    assert p["d"]["enum"] == ["red", "green"] and "default" not in p["d"]
+    assert p["d"]["enum"] == ["red", "green"] and p["d"]["default"] == "red"  # the value sent
     assert p["e"]["type"] == ["integer", "string"]
     assert p["g"] == {"anyOf": [{"type": "array", "items": {"type": "integer"}},
                                 {"type": "null"}], "default": None}

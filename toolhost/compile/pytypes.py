@@ -153,8 +153,10 @@ class TypeMapper:
                 out["description"] = meta
             elif isinstance(meta, dict):
                 out.update(meta)
-            elif isinstance(getattr(meta, "description", None), str):  # pydantic.Field(...)
-                out["description"] = meta.description
+            else:
+                if isinstance(getattr(meta, "description", None), str):  # pydantic.Field(...)
+                    out["description"] = meta.description
+                _constraints(meta, out, 0)
         return out
 
     def _union(self, args: tuple[Any, ...]) -> dict[str, Any]:
@@ -303,3 +305,34 @@ def jsonable(value: Any) -> bool:
     if isinstance(value, dict):
         return all(isinstance(k, str) and jsonable(v) for k, v in value.items())
     return False
+
+
+# annotated_types / pydantic constraint attributes -> JSON Schema keywords (length keywords
+# depend on the type: a string's minLength, an array's minItems, an object's minProperties)
+_BOUND_KEYS = {"ge": "minimum", "gt": "exclusiveMinimum", "le": "maximum",
+               "lt": "exclusiveMaximum", "multiple_of": "multipleOf"}
+_LENGTH_KEYS = {"string": ("minLength", "maxLength"), "array": ("minItems", "maxItems"),
+                "object": ("minProperties", "maxProperties")}
+
+
+def _constraints(meta: Any, out: dict[str, Any], depth: int) -> None:
+    """Fold the constraints of ``Annotated`` metadata (``annotated_types.Ge(1)``,
+    ``Interval``, ``Len``, ``pydantic.Field(ge=1, le=5, max_length=9, pattern=...)``) into
+    ``out``."""
+    if depth > 4:
+        return
+    for attr, key in _BOUND_KEYS.items():
+        value = getattr(meta, attr, None)
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            out[key] = value
+    kind = out.get("type")
+    lengths = _LENGTH_KEYS.get(kind if isinstance(kind, str) else "", ("minLength", "maxLength"))
+    for attr, key in zip(("min_length", "max_length"), lengths, strict=True):
+        value = getattr(meta, attr, None)
+        if isinstance(value, int) and not isinstance(value, bool):
+            out[key] = value
+    pattern = getattr(meta, "pattern", None)
+    if isinstance(pattern, str):
+        out["pattern"] = pattern
+    for inner in getattr(meta, "metadata", None) or ():  # pydantic FieldInfo carries a list
+        _constraints(inner, out, depth + 1)

@@ -11,6 +11,7 @@ outputSchema when it describes a JSON object (a TypedDict, dataclass, pydantic m
 
 from __future__ import annotations
 
+import enum
 import inspect
 import typing
 from collections.abc import Callable, Mapping
@@ -96,12 +97,21 @@ def inspect_callable(fn: Callable[..., Any]) -> SignatureInfo:
     converters: dict[str, Converter] = {}
     context_param: str | None = None
     extra_allowed = False
+    extra_schema: dict[str, Any] | None = None
     for name, param in sig.parameters.items():
         if param.kind is param.VAR_KEYWORD:
             extra_allowed = True
+            value_hint = hints.get(name, param.annotation)
+            if value_hint not in (param.empty, Any, object):
+                try:  # **kwargs: T: any other argument, each of type T
+                    extra_schema = mapper.schema(value_hint)
+                except UnsupportedType as exc:
+                    raise UnsupportedType(f"parameter '**{name}': {exc}") from exc
             continue
         if param.kind is param.VAR_POSITIONAL:
-            continue
+            raise UnsupportedType(f"parameter '*{name}' cannot be passed by keyword, and a tool "
+                                  f"is called with keyword arguments only; take a list "
+                                  f"instead ({name}: list[...])")
         if param.kind is param.POSITIONAL_ONLY:
             raise UnsupportedType(f"parameter '{name}' is positional-only; tools are called "
                                   "with keyword arguments")
@@ -118,6 +128,8 @@ def inspect_callable(fn: Callable[..., Any]) -> SignatureInfo:
             schema["description"] = doc.params[name]
         if param.default is param.empty:
             required.append(name)
+        elif isinstance(param.default, enum.Enum) and jsonable(param.default.value):
+            schema["default"] = param.default.value  # shown as the value the model sends
         elif jsonable(param.default):
             schema["default"] = param.default
         props[name] = schema
@@ -128,6 +140,8 @@ def inspect_callable(fn: Callable[..., Any]) -> SignatureInfo:
         input_schema["required"] = required
     if not extra_allowed:
         input_schema["additionalProperties"] = False
+    elif extra_schema is not None:
+        input_schema["additionalProperties"] = extra_schema
     try:
         output = output_schema_for(mapper, hints.get("return", sig.return_annotation))
     except UnsupportedType:
