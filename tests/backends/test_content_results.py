@@ -37,7 +37,7 @@ def test_bytes_become_image_audio_text_or_a_blob_resource() -> None:
     audio = to_result(WAV).content[0]
     assert audio["type"] == "audio" and audio["mimeType"] == "audio/wav"
     assert base64.b64decode(audio["data"]) == WAV
-    assert to_result("plain".encode()).content == ({"type": "text", "text": "plain"},)
+    assert to_result(b"plain").content == ({"type": "text", "text": "plain"},)
     blob = to_result(b"%PDF-1.7 \xff\xfe").content[0]
     assert blob["type"] == "resource" and blob["resource"]["mimeType"] == "application/pdf"
     assert blob["resource"]["uri"].startswith("toolhost://result/")
@@ -65,7 +65,8 @@ servers:
     tools:
       pic: {{command: {{argv: [cat, "{tmp_path / 'pic.png'}"], stdout: binary}}}}
       raw:
-        command: {{argv: [printf, "\\\\001\\\\002"], stdout: binary, mime_type: application/x-thing}}
+        command:
+          {{argv: [printf, "\\\\001\\\\002"], stdout: binary, mime_type: application/x-thing}}
 """)
     out = subprocess.run([sys.executable, "-m", "toolhost", "call", str(config), "s.pic",
                           "--json"], capture_output=True, text=True, timeout=60)
