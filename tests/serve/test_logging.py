@@ -85,3 +85,31 @@ async def test_a_bad_level_is_an_invalid_params_answer(level: Any) -> None:
     ok = await server.handle({"jsonrpc": "2.0", "id": 2, "method": "logging/setLevel",
                               "params": {"level": "warning"}})
     assert ok == {"jsonrpc": "2.0", "id": 2, "result": {}}
+
+
+async def test_modern_requests_hear_log_lines_only_when_they_opt_in() -> None:
+    from toolhost.compile import compile_tools
+    from toolhost.config import load_config
+    from toolhost.mcp import McpServer
+
+    config = HERE / "logging_test.yaml"
+    config.write_text(CONFIG)
+    try:
+        compiled = compile_tools(load_config(config, layers=False))
+    finally:
+        config.unlink()
+    server = McpServer("logs", "1", compiled.servers["logs"])
+    heard: list[dict[str, Any]] = []
+
+    async def notify(note: dict[str, Any]) -> None:
+        heard.append(note)
+
+    base = {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}
+    for meta, expected in ((base, []), ({**base, "io.modelcontextprotocol/logLevel": "warning"},
+                                        ["warning"])):
+        heard.clear()
+        await server.handle({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                             "params": {"name": "chatty", "arguments": {}, "_meta": meta}},
+                            notify=notify)
+        assert [n["params"]["level"] for n in heard] == expected
+    await compiled.aclose()

@@ -17,6 +17,7 @@ __all__ = [
     "PARSE_ERROR",
     "PROTOCOL_VERSION_META_KEY",
     "REQUEST_CANCELLED",
+    "LOG_LEVEL_META_KEY",
     "SERVER_INFO_META_KEY",
     "UNSUPPORTED_PROTOCOL_VERSION",
     "error_response",
@@ -44,6 +45,7 @@ PROTOCOL_VERSION_META_KEY = "io.modelcontextprotocol/protocolVersion"
 CLIENT_INFO_META_KEY = "io.modelcontextprotocol/clientInfo"
 CLIENT_CAPABILITIES_META_KEY = "io.modelcontextprotocol/clientCapabilities"
 SERVER_INFO_META_KEY = "io.modelcontextprotocol/serverInfo"
+LOG_LEVEL_META_KEY = "io.modelcontextprotocol/logLevel"  # a 2026-07-28 request's opt-in
 
 
 def is_valid_id(value: object) -> bool:

@@ -328,8 +328,12 @@ class McpServer:
             raise _RpcError(rpc.INVALID_PARAMS,
                             f"Invalid params: 'arguments' of tool {name!r} must be an object")
         token = meta.get("progressToken") if isinstance(meta, Mapping) else None
-        client_log = None if notify is None else ClientLog(
-            _call_log, notify, self._log_levels.get(peer, "info"), name=tool.name)
+        # 2025 revisions: the level of logging/setLevel (info until set); 2026-07-28: only a
+        # request that opts in with _meta's logLevel hears log lines (SEP-2577)
+        level = (meta.get(rpc.LOG_LEVEL_META_KEY) if modern and isinstance(meta, Mapping)
+                 else self._log_levels.get(peer, "info"))
+        client_log = None if notify is None or level not in LEVELS else ClientLog(
+            _call_log, notify, str(level), name=tool.name)
         log_to: logging.Logger | ClientLog = client_log or _call_log
         if notify is not None and isinstance(token, (str, int)) and not isinstance(token, bool):
             ctx = CallContext(call_id=str(request_id), tool=tool.wire_name,
