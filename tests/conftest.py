@@ -30,3 +30,21 @@ def make_config(tools: dict[str, dict[str, Any]], *, server: str = "demo",
 def config() -> Callable[..., HostConfig]:
     """``config(tools, server=..., **ServerConfig fields)`` -> HostConfig (see make_config)."""
     return make_config
+
+
+# Hypothesis: a derandomised profile in CI (CI=true) so every run tries the same examples;
+# locally the same modest example counts with random seeds. No deadline: a shared machine's
+# timing is not a property of the code (time bounds are asserted by the tests themselves).
+def _hypothesis_profiles() -> None:
+    import os
+
+    from hypothesis import HealthCheck, settings
+
+    common: dict[str, Any] = {"deadline": None, "max_examples": 60,
+                              "suppress_health_check": [HealthCheck.too_slow]}
+    settings.register_profile("ci", derandomize=True, database=None, **common)
+    settings.register_profile("dev", **common)
+    settings.load_profile("ci" if os.environ.get("CI", "").lower() in ("1", "true") else "dev")
+
+
+_hypothesis_profiles()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -13,11 +14,14 @@ from toolhost.backends.base import CallContext, Invoke
 from toolhost.compile.fastcheck import Check, compile_check
 from toolhost.compile.shaping import shape_result
 from toolhost.config.model import UNKNOWN, Origin
+from toolhost.excerpt import cut
+from toolhost.failures import log_failure
 from toolhost.results import ToolResult
 
 __all__ = ["CompiledTool"]
 
 DEFAULT_MAX_OUTPUT_CHARS = 40_000  # below the ~49,000 the CLI passes intact
+MAX_ERRORS = 20  # argument errors reported per call; the rest are counted, not formatted
 
 
 @dataclass(frozen=True)
@@ -71,10 +75,17 @@ class CompiledTool:
     def argument_errors(self, arguments: Mapping[str, Any]) -> list[str]:
         """Human-readable validation errors, each naming the argument."""
         errors = []
-        for err in sorted(self.validator.iter_errors(arguments), key=lambda e: list(e.path)):
-            where = ".".join(str(p) for p in err.path)
+        # Bounded: a million wrong items must not build a million messages (the rest are not
+        # even formatted), and a message quoting a 50 MB argument is cut to an excerpt.
+        found = sorted(itertools.islice(self.validator.iter_errors(arguments), MAX_ERRORS + 1),
+                       key=lambda e: [(isinstance(p, str), p) for p in e.path])
+        for err in found[:MAX_ERRORS]:
+            where = cut(".".join(str(p) for p in err.path), 100)
+            message = cut(err.message)
             # a root-level error ("'title' is a required property") names its argument itself
-            errors.append(f"{where}: {err.message}" if where else err.message)
+            errors.append(f"{where}: {message}" if where else message)
+        if len(found) > MAX_ERRORS:
+            errors.append("(more errors not shown)")
         return errors
 
     async def call(self, arguments: Mapping[str, Any], ctx: CallContext) -> ToolResult:
@@ -101,7 +112,7 @@ class CompiledTool:
             return ToolResult.error(f"Tool '{self.name}' timed out after {self.timeout:g}s and "
                                     "was stopped. Try a smaller request.")
         except Exception as exc:  # a tool's failure is a result, never a crash
-            ctx.log.error("tool %s failed", self.wire_name, exc_info=exc)
+            log_failure(ctx.log, f"tool {self.wire_name} failed", exc)  # traceback: --debug
             message = f"Tool '{self.name}' failed: {type(exc).__name__}: {exc}"
             return ToolResult.error(self.redact(message) if self.redact else message)
         if not isinstance(result, ToolResult):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 __all__ = [
@@ -49,8 +50,17 @@ LOG_LEVEL_META_KEY = "io.modelcontextprotocol/logLevel"  # a 2026-07-28 request'
 
 
 def is_valid_id(value: object) -> bool:
-    """A JSON-RPC request id: a string or an integer (never a bool, never null)."""
-    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+    """A JSON-RPC request id: a string or a finite number (never a bool, never null).
+
+    JSON-RPC 2.0 allows any Number (fractions discouraged) and MCP's ``RequestId`` is
+    ``string | number``, so ``1.5`` is answered under ``1.5``; an object, a list, a bool or
+    null is an Invalid Request answered with id null.
+    """
+    if isinstance(value, str):
+        return True
+    if isinstance(value, bool):
+        return False
+    return isinstance(value, int) or (isinstance(value, float) and math.isfinite(value))
 
 
 def result_response(request_id: Any, result: dict[str, Any]) -> dict[str, Any]:

@@ -18,7 +18,11 @@ import anyio
 from toolhost.backends.base import CallContext
 from toolhost.compile.content import ServerContent
 from toolhost.compile.tool import CompiledTool
+from toolhost.excerpt import cut
+from toolhost.failures import log_failure
+from toolhost.limits import DEFAULT_LIMITS, Limits
 from toolhost.mcp import jsonrpc as rpc
+from toolhost.mcp import wire
 from toolhost.mcp.client_log import LEVELS, ClientLog
 from toolhost.mcp.content import ContentMethods, MethodError
 from toolhost.mcp.toolset import BadCursor, ToolSet
@@ -54,8 +58,10 @@ class McpServer:
 
     def __init__(self, name: str, version: str, tools: Sequence[CompiledTool], *,
                  instructions: str | None = None, guard: Guard | None = None,
-                 page_size: int = 100, content: ServerContent | None = None) -> None:
+                 page_size: int = 100, content: ServerContent | None = None,
+                 limits: Limits = DEFAULT_LIMITS) -> None:
         self.name = name
+        self.limits = limits
         self.version = version
         self.instructions = instructions
         self.guard = guard
@@ -148,8 +154,9 @@ class McpServer:
             if attr == "resources_read" and self.read_guard is not None and isinstance(uri, str):
                 try:
                     refused = await self.read_guard(uri)
-                except Exception:  # fail closed, as for tools
-                    log.exception("permission guard failed for resources/read %s", uri[:200])
+                except Exception as exc:  # fail closed, as for tools
+                    log_failure(log, f"permission guard for resources/read {cut(uri, 200)}",
+                                exc)
                     refused = "the permission check failed"
                 if refused is not None:
                     raise _RpcError(rpc.INVALID_REQUEST, f"Resource read denied: {refused}")
@@ -231,23 +238,33 @@ class McpServer:
         if modern:
             assert isinstance(meta, Mapping)
             requested = meta[rpc.PROTOCOL_VERSION_META_KEY]
-            if requested not in rpc.MODERN_VERSIONS:
+            if not isinstance(requested, str) or requested not in rpc.MODERN_VERSIONS:
+                shown = cut(repr(requested), 100)
                 return rpc.error_response(
                     request_id, rpc.UNSUPPORTED_PROTOCOL_VERSION,
-                    f"Unsupported protocol version: {requested!r}",
-                    {"supported": list(rpc.MODERN_VERSIONS), "requested": str(requested)})
+                    f"Unsupported protocol version: {shown}",
+                    {"supported": list(rpc.MODERN_VERSIONS),
+                     "requested": requested if isinstance(requested, str)
+                     and len(requested) <= 100 else shown})
         handler = self._handlers.get(method)
         if handler is None:
             return rpc.error_response(request_id, rpc.METHOD_NOT_FOUND,
-                                      f"Method not found: {method}")
+                                      f"Method not found: {cut(method, 100)}")
         try:
             result = await handler(request_id, params, meta, notify, peer, modern)
         except _RpcError as exc:
             return rpc.error_response(request_id, exc.code, exc.message, exc.data)
+        except Exception as exc:  # a bug must cost this request only, and say nothing inside
+            log_failure(log, f"{self.name}: {cut(method, 100)} (id {cut(repr(request_id), 60)})",
+                        exc)
+            return rpc.error_response(request_id, rpc.INTERNAL_ERROR,
+                                      f"Internal error ({type(exc).__name__}); the server "
+                                      "logged it")
         return {"jsonrpc": "2.0", "id": request_id, "result": result}
 
     def _notification(self, method: str, params: Any, peer: Hashable) -> None:
-        if method == "notifications/cancelled" and peer is not None and isinstance(params, Mapping):
+        if (method == "notifications/cancelled" and peer is not None
+                and isinstance(params, Mapping) and rpc.is_valid_id(params.get("requestId"))):
             scope = self._inflight.get((peer, params.get("requestId")))
             if scope is not None:
                 log.debug("%s: cancelling request %r (%s)", self.name,
@@ -310,7 +327,7 @@ class McpServer:
         try:
             return self._tools.page(params.get("cursor"), modern=modern)
         except BadCursor as exc:
-            raise _RpcError(rpc.INVALID_PARAMS, f"Invalid params: {exc}") from None
+            raise _RpcError(rpc.INVALID_PARAMS, f"Invalid params: {cut(str(exc))}") from None
 
     async def _tools_call(self, request_id: Any, params: Mapping[str, Any], meta: Any,
                           notify: Notify | None, peer: Hashable, modern: bool
@@ -320,13 +337,15 @@ class McpServer:
             raise _RpcError(rpc.INVALID_PARAMS, "Invalid params: tools/call needs a string 'name'")
         tool = self._tools.by_name.get(name)
         if tool is None:
-            raise _RpcError(rpc.INVALID_PARAMS, f"Unknown tool: {name!r}")
+            raise _RpcError(rpc.INVALID_PARAMS, f"Unknown tool: {cut(repr(name), 100)}")
         arguments = params.get("arguments")
         if arguments is None:
             arguments = {}
         elif not isinstance(arguments, Mapping):
             raise _RpcError(rpc.INVALID_PARAMS,
                             f"Invalid params: 'arguments' of tool {name!r} must be an object")
+        elif arguments:
+            self._check_size(name, arguments)
         token = meta.get("progressToken") if isinstance(meta, Mapping) else None
         # 2025 revisions: the level of logging/setLevel (info until set); 2026-07-28: only a
         # request that opts in with _meta's logLevel hears log lines (SEP-2577)
@@ -365,18 +384,48 @@ class McpServer:
         out = result.to_mcp()
         return self._modern(out) if modern else out
 
+    def _check_size(self, name: str, arguments: Mapping[str, Any]) -> None:
+        limit = self.limits.max_argument_bytes
+        try:
+            # A cheap bound first: JSON text is never shorter than the repr-free estimate
+            # of its strings, so small arguments skip the encoding entirely.
+            size = len(wire.encode(arguments)) if _may_exceed(arguments, limit) else 0
+        except (TypeError, ValueError) as exc:
+            raise _RpcError(rpc.INVALID_PARAMS, f"Invalid params: the arguments of tool "
+                            f"{name!r} are not JSON ({cut(str(exc), 100)})") from None
+        if size > limit:
+            raise _RpcError(rpc.INVALID_PARAMS, f"Invalid params: the arguments of tool {name!r} "
+                            f"are {size:,} bytes of JSON; the limit is {limit:,}")
+
     async def _run(self, tool: CompiledTool, arguments: Mapping[str, Any],
                    ctx: CallContext) -> ToolResult:
         if self.guard is not None:
             try:
                 verdict = await self.guard(tool, arguments)
             except Exception as exc:  # fail closed: a broken guard never lets a call through
-                log.exception("permission guard failed for %s", tool.wire_name)
+                log_failure(log, f"permission guard for {tool.wire_name}", exc)
                 return ToolResult.error(f"Permission check for tool '{tool.name}' failed: "
-                                        f"{type(exc).__name__}: {exc}")
+                                        f"{type(exc).__name__}: {cut(str(exc))}")
             if verdict is not None:
                 return verdict
         return await tool.call(arguments, ctx)
+
+
+def _may_exceed(arguments: Mapping[str, Any], limit: int) -> bool:
+    # Top-level values only: a shallow look that is exact for the common flat arguments
+    # and sends anything nested to the real measurement.
+    total = 0
+    for key, value in arguments.items():
+        if isinstance(value, str):
+            total += len(key) + len(value) * 6 + 8  # \u escapes at worst
+        elif value is None or isinstance(value, (bool, float)) or (
+                isinstance(value, int) and -2**63 <= value < 2**64):
+            total += len(key) + 32
+        else:
+            return True
+        if total > limit:
+            return True
+    return False
 
 
 def _progress_sender(notify: Notify, token: str | int

@@ -35,9 +35,10 @@ def decode_cursor(cursor: object) -> int:
         text = base64.urlsafe_b64decode(cursor.encode("ascii")).decode("utf-8")
     except (binascii.Error, UnicodeError, ValueError):
         raise BadCursor(f"invalid cursor {cursor!r}") from None
-    if not text.startswith(_CURSOR_PREFIX) or not text[len(_CURSOR_PREFIX):].isdigit():
+    digits = text[len(_CURSOR_PREFIX):]
+    if not text.startswith(_CURSOR_PREFIX) or not digits.isdigit() or len(digits) > 18:
         raise BadCursor(f"invalid cursor {cursor!r}")
-    return int(text[len(_CURSOR_PREFIX):])
+    return int(digits)
 
 
 class ToolSet:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from collections import deque
 from typing import Any
 
@@ -12,19 +13,44 @@ import anyio.abc
 
 from toolhost.errors import FrameTooLongError
 
-__all__ = ["DEFAULT_MAX_LINE_BYTES", "LineReader", "LineWriter", "encode_line"]
+__all__ = ["DEFAULT_MAX_LINE_BYTES", "LineReader", "LineTooLong", "LineWriter", "encode_line",
+           "request_id_in"]
 
 # Conversation messages echo tool results and file contents; the CLI itself saves results
 # over ~49 KB to files, so 32 MiB leaves room for anything legitimate.
 DEFAULT_MAX_LINE_BYTES = 32 * 1024 * 1024
 _CHUNK = 256 * 1024
+HEAD_BYTES = 4096  # kept of a dropped line, to find whom to answer
 
 
 class _TooLong:
-    __slots__ = ("size",)
+    __slots__ = ("head", "size")
 
-    def __init__(self, size: int) -> None:
+    def __init__(self, size: int, head: bytes = b"") -> None:
         self.size = size
+        self.head = head
+
+
+class LineTooLong(FrameTooLongError):
+    """A dropped over-long line; ``head`` is its first bytes (to answer its request)."""
+
+    def __init__(self, message: str, head: bytes) -> None:
+        super().__init__(message)
+        self.head = head
+
+
+# The control request a line is, from its first bytes: the CLI writes "type" and
+# "request_id" before the (possibly huge) "request" object.
+_CONTROL_REQUEST = re.compile(rb'^\s*\{\s*"type"\s*:\s*"control_request"')
+_REQUEST_ID = re.compile(rb'"request_id"\s*:\s*"([^"\\]{1,200})"')
+
+
+def request_id_in(head: bytes) -> str | None:
+    """The ``request_id`` of the control request whose line starts with ``head``, if any."""
+    if _CONTROL_REQUEST.match(head) is None:
+        return None
+    match = _REQUEST_ID.search(head)
+    return match.group(1).decode("utf-8", "replace") if match else None
 
 
 class LineReader:
@@ -43,6 +69,7 @@ class LineReader:
         self._buf = bytearray()
         self._ready: deque[bytes | _TooLong] = deque()
         self._skipped = 0  # > 0 while dropping the rest of an over-long line
+        self._head = b""  # the first bytes of the line being dropped
         self._eof = False
 
     @property
@@ -55,16 +82,17 @@ class LineReader:
             if self._ready:
                 item = self._ready.popleft()
                 if isinstance(item, _TooLong):
-                    raise FrameTooLongError(
-                        f"skipped a line of {item.size} bytes (the limit is "
-                        f"{self.max_line_bytes} bytes)")
+                    raise LineTooLong(
+                        f"skipped a line of {item.size:,} bytes (the limit is "
+                        f"{self.max_line_bytes:,} bytes)", item.head)
                 return item
             if self._eof:
                 if self._skipped:
                     size, self._skipped = self._skipped, 0
                     self._buf.clear()
-                    raise FrameTooLongError(f"skipped a final line of {size} bytes (the limit "
-                                            f"is {self.max_line_bytes} bytes)")
+                    head, self._head = self._head, b""
+                    raise LineTooLong(f"skipped a final line of {size:,} bytes (the limit "
+                                      f"is {self.max_line_bytes:,} bytes)", head)
                 if self._buf:
                     line = bytes(self._buf)
                     self._buf.clear()
@@ -85,17 +113,17 @@ class LineReader:
             if end < 0:
                 break
             if self._skipped:
-                self._ready.append(_TooLong(self._skipped + end - start))
-                self._skipped = 0
+                self._ready.append(_TooLong(self._skipped + end - start, self._head))
+                self._skipped, self._head = 0, b""
             elif self._buf:
                 self._buf += chunk[start:end]
                 if len(self._buf) > limit:
-                    self._ready.append(_TooLong(len(self._buf)))
+                    self._ready.append(_TooLong(len(self._buf), bytes(self._buf[:HEAD_BYTES])))
                 else:
                     self._ready.append(bytes(self._buf))
                 self._buf.clear()
             elif end - start > limit:
-                self._ready.append(_TooLong(end - start))
+                self._ready.append(_TooLong(end - start, chunk[start:start + HEAD_BYTES]))
             else:
                 self._ready.append(chunk[start:end])
             start = end + 1
@@ -106,6 +134,8 @@ class LineReader:
             self._skipped += rest
         elif len(self._buf) + rest > limit:
             self._skipped = len(self._buf) + rest
+            self._head = (bytes(self._buf[:HEAD_BYTES]) + chunk[start:start + HEAD_BYTES]
+                          )[:HEAD_BYTES]
             self._buf.clear()
         else:
             self._buf += chunk[start:]
@@ -122,8 +152,12 @@ _encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
 def encode_line(obj: Any) -> bytes:
-    """One compact JSON line (UTF-8, newline-terminated)."""
-    return (_encode(obj) + "\n").encode()
+    """One compact JSON line (UTF-8, newline-terminated; a lone surrogate stays escaped)."""
+    text = _encode(obj) + "\n"
+    try:
+        return text.encode()
+    except UnicodeEncodeError:
+        return (json.dumps(obj, separators=(",", ":")) + "\n").encode()
 
 
 class LineWriter:

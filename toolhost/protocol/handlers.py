@@ -10,6 +10,8 @@ import logging
 from collections.abc import Awaitable, Callable, Hashable, Mapping
 from typing import Any
 
+from toolhost.excerpt import cut
+from toolhost.failures import log_failure
 from toolhost.mcp import McpServer, Notify
 from toolhost.mcp import jsonrpc as rpc
 from toolhost.permissions.decision import Decision
@@ -48,14 +50,15 @@ async def answer_mcp_message(request: Mapping[str, Any], servers: Mapping[str, M
         if "id" not in message:
             return ACK  # a notification for a server we don't have: nothing to say
         return {"mcp_response": rpc.error_response(
-            message.get("id"), rpc.METHOD_NOT_FOUND,
-            f"Server {server_name!r} not found (this host serves: {known})")}
+            _id(message), rpc.METHOD_NOT_FOUND,
+            f"Server {cut(repr(server_name), 100)} not found (this host serves: {known})")}
     try:
         response = await server.handle(message, notify=notify(server.name), peer=peer)
     except Exception as exc:  # a bug in the core must not cost the CLI its answer
-        log.exception("MCP server %s failed on %r", server_name, message.get("method"))
+        log_failure(log, f"MCP server {server_name} on {cut(repr(message.get('method')), 100)}",
+                    exc)
         return {"mcp_response": rpc.error_response(
-            message.get("id"), rpc.INTERNAL_ERROR, f"Internal error: {type(exc).__name__}")}
+            _id(message), rpc.INTERNAL_ERROR, f"Internal error: {type(exc).__name__}")}
     return ACK if response is None else {"mcp_response": response}
 
 
@@ -80,3 +83,9 @@ async def answer_can_use_tool(request: Mapping[str, Any],
         # The official SDK always echoes the input; do the same so every CLI version agrees.
         answer["updatedInput"] = tool_input
     return answer
+
+
+def _id(message: Mapping[str, Any]) -> Any:
+    """The id to answer a message under: its own if valid, else null (JSON-RPC)."""
+    request_id = message.get("id")
+    return request_id if rpc.is_valid_id(request_id) else None

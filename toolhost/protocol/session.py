@@ -16,7 +16,6 @@ JSON-RPC error -32800 inside its ``mcp_response``; the CLI ignores that late ans
 from __future__ import annotations
 
 import itertools
-import json
 import logging
 import os
 from collections.abc import Mapping
@@ -28,8 +27,17 @@ import anyio.lowlevel
 
 from toolhost.compile.tool import CompiledTool
 from toolhost.errors import FrameTooLongError, ProtocolError
-from toolhost.mcp import McpServer, Notify
-from toolhost.protocol.framing import DEFAULT_MAX_LINE_BYTES, LineReader, LineWriter
+from toolhost.excerpt import cut
+from toolhost.failures import log_failure
+from toolhost.limits import DEFAULT_LIMITS, Limits
+from toolhost.mcp import McpServer, Notify, wire
+from toolhost.protocol.framing import (
+    DEFAULT_MAX_LINE_BYTES,
+    LineReader,
+    LineTooLong,
+    LineWriter,
+    request_id_in,
+)
 from toolhost.protocol.handlers import (
     ACK,
     ControlRequestError,
@@ -68,8 +76,10 @@ class ControlSession:
     def __init__(self, receive: anyio.abc.ByteReceiveStream,
                  send: anyio.abc.ByteSendStream, *, servers: Mapping[str, McpServer],
                  permission: PermissionFn | None = None, on_message: MessageFn | None = None,
-                 max_line_bytes: int = DEFAULT_MAX_LINE_BYTES) -> None:
+                 max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+                 limits: Limits = DEFAULT_LIMITS) -> None:
         self._reader = LineReader(receive, max_line_bytes)
+        self._limits = limits.replace(max_message_bytes=max_line_bytes)
         self._writer = LineWriter(send)
         self._servers: dict[str, McpServer] = dict(servers)
         self.permission = permission
@@ -174,14 +184,17 @@ class ControlSession:
                 return None
             except FrameTooLongError as exc:
                 log.warning("control session: %s", exc)
+                if isinstance(exc, LineTooLong):
+                    await self._refuse(exc.head, str(exc))
                 continue
             if not line.strip():
                 continue
             try:
-                message = json.loads(line)
-            except ValueError as exc:
-                log.warning("control session: skipped a line that is not JSON (%s): %.200r",
-                            exc, line)
+                message = wire.decode(line, self._limits)
+            except wire.WireError as exc:
+                log.warning("control session: skipped a line (%s): %s", exc.message,
+                            cut(repr(line[:300]), 200))
+                await self._refuse(line[:4096], exc.message)
                 continue
             if not isinstance(message, dict):
                 log.warning("control session: skipped a JSON line that is not an object: %.200r",
@@ -204,6 +217,16 @@ class ControlSession:
                 except Exception:  # a renderer's bug never stops the session
                     log.exception("on_message failed for a %r message", kind)
 
+    async def _refuse(self, head: bytes, why: str) -> None:
+        # A control request we could not read still gets its one answer (an error), so
+        # the CLI never waits for it; other lines are only logged.
+        request_id = request_id_in(head)
+        if request_id is not None:
+            await self._write({"type": "control_response",
+                               "response": {"subtype": "error", "request_id": request_id,
+                                            "error": f"toolhost could not read this control "
+                                                     f"request: {why}"}})
+
     async def _serve(self, request_id: str, request: Any) -> None:
         # Runs inside the request's cancel scope (RequestTasks): a control_cancel_request
         # stops it before the answer is written, so a withdrawn request gets none.
@@ -219,13 +242,14 @@ class ControlSession:
             elif subtype == "can_use_tool":
                 response = await answer_can_use_tool(request, self.permission)
             else:
-                raise ControlRequestError(f"unsupported control request subtype: {subtype!r}")
+                raise ControlRequestError("unsupported control request subtype: "
+                                          f"{cut(repr(subtype), 100)}")
         except Exception as exc:
             if not isinstance(exc, ControlRequestError):
-                log.exception("control request %s failed", request_id)
+                log_failure(log, f"control request {cut(request_id, 100)}", exc)
             return {"type": "control_response",
                     "response": {"subtype": "error", "request_id": request_id,
-                                 "error": str(exc) or type(exc).__name__}}
+                                 "error": cut(str(exc)) or type(exc).__name__}}
         return {"type": "control_response",
                 "response": {"subtype": "success", "request_id": request_id,
                              "response": response}}

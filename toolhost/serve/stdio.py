@@ -10,7 +10,6 @@ so lines never interleave. Nothing but protocol ever goes to the output stream.
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Callable, Mapping
 from typing import IO, Any
@@ -18,19 +17,24 @@ from typing import IO, Any
 import anyio
 from anyio.abc import TaskGroup
 
+from toolhost.excerpt import cut
+from toolhost.failures import log_failure
+from toolhost.limits import DEFAULT_LIMITS, Limits
+from toolhost.mcp import jsonrpc as rpc
+from toolhost.mcp import wire
 from toolhost.serve.base import (
     Handler,
     cancelled_id,
     error_response,
     is_notification,
     is_request,
+    is_response,
 )
 
-__all__ = ["MAX_LINE_BYTES", "StdioServer", "claim_stdout"]
+__all__ = ["StdioServer", "claim_stdout"]
 
 log = logging.getLogger("toolhost.serve")
 
-MAX_LINE_BYTES = 32 * 1024 * 1024  # a longer line is a protocol fault, not a memory problem
 EOF_GRACE_SECONDS = 5.0  # how long calls may still finish after the client closed stdin
 
 
@@ -43,8 +47,9 @@ class StdioServer:
 
     def __init__(self, handler: Handler, reader: IO[bytes], writer: IO[bytes], *,
                  on_eof: Callable[[], None] | None = None,
-                 grace: float = EOF_GRACE_SECONDS) -> None:
+                 grace: float = EOF_GRACE_SECONDS, limits: Limits = DEFAULT_LIMITS) -> None:
         self._handler = handler
+        self._limits = limits
         self._on_eof = on_eof
         self._grace = grace
         self._idle = anyio.Event()
@@ -56,7 +61,7 @@ class StdioServer:
 
     async def send(self, message: Mapping[str, Any]) -> None:
         """Write one message (an answer or a server notification) as one line."""
-        data = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+        data = wire.encode_answer(dict(message)) + b"\n"
         async with self._lock:
             if self._closed:
                 return
@@ -72,16 +77,22 @@ class StdioServer:
 
     async def run(self) -> None:
         """Serve until the input ends (the client closed our stdin); then stop running calls."""
+        limit = self._limits.max_message_bytes
         async with anyio.create_task_group() as tg:
             while True:
+                # The newline may be the (limit + 1)th byte of a line of exactly `limit`.
                 line = await anyio.to_thread.run_sync(
-                    self._reader.readline, MAX_LINE_BYTES + 1, abandon_on_cancel=True)
+                    self._reader.readline, limit + 1, abandon_on_cancel=True)
                 if not line:
                     break
-                if len(line) > MAX_LINE_BYTES and not line.endswith(b"\n"):
+                if len(line) > limit and not line.endswith(b"\n"):
+                    skipped = len(line) + await self._skip_rest_of_line()
+                    log.warning("skipped a message of %s bytes (the limit is %s)",
+                                f"{skipped:,}", f"{limit:,}")
                     await self.send(error_response(
-                        None, -32600, f"message longer than {MAX_LINE_BYTES} bytes"))
-                    await self._skip_rest_of_line()
+                        None, rpc.INVALID_REQUEST, f"Invalid Request: the message is "
+                        f"{skipped:,} bytes; the limit is {limit:,} (toolhost serve "
+                        "--max-message)"))
                     continue
                 if line.strip():
                     await self._dispatch(line, tg)
@@ -95,18 +106,22 @@ class StdioServer:
             tg.cancel_scope.cancel()
         self._closed = True
 
-    async def _skip_rest_of_line(self) -> None:
+    async def _skip_rest_of_line(self) -> int:
+        """Read and drop the rest of an over-long line, in bounded chunks; its size."""
+        skipped = 0
         while True:
             chunk = await anyio.to_thread.run_sync(
-                self._reader.readline, MAX_LINE_BYTES, abandon_on_cancel=True)
+                self._reader.readline, 1024 * 1024, abandon_on_cancel=True)
+            skipped += len(chunk)
             if not chunk or chunk.endswith(b"\n"):
-                return
+                return skipped
 
     async def _dispatch(self, line: bytes, tg: TaskGroup) -> None:
         try:
-            message = json.loads(line)
-        except ValueError as exc:
-            await self.send(error_response(None, -32700, f"Parse error: {exc}"))
+            message = wire.decode(line.rstrip(b"\r\n"), self._limits)
+        except wire.WireError as exc:
+            log.warning("refused a message: %s", exc.message)
+            await self.send(exc.response())
             return
         if not isinstance(message, dict):
             # JSON-RPC batches were removed from MCP in 2025-06-18.
@@ -116,19 +131,32 @@ class StdioServer:
         if is_request(message):
             scope = anyio.CancelScope()
             request_id = message["id"]
+            if not rpc.is_valid_id(request_id):
+                await self.send(error_response(
+                    None, rpc.INVALID_REQUEST, "Invalid Request: 'id' must be a string or a "
+                    f"number, not {_json_type(request_id)}"))
+                return
             if request_id in self._running:
                 await self.send(error_response(
-                    request_id, -32600, f"Invalid Request: id {request_id!r} is already in use"))
+                    request_id, -32600,
+                    f"Invalid Request: id {cut(repr(request_id), 100)} is already in use"))
                 return
             self._running[request_id] = scope
             tg.start_soon(self._serve_request, message, scope)
         elif is_notification(message):
-            if message["method"] == "notifications/cancelled":
-                target = self._running.get(cancelled_id(message))
+            target_id = cancelled_id(message)
+            if message["method"] == "notifications/cancelled" and rpc.is_valid_id(target_id):
+                target = self._running.get(target_id)
                 if target is not None:
                     target.cancel()
             # Notifications get no answer; the core may still want to see them.
             tg.start_soon(self._serve_notification, message)
+        elif not is_response(message):
+            # Neither a request, a notification nor a response: say so (to its id if usable).
+            request_id = message.get("id")
+            await self.send(error_response(
+                request_id if rpc.is_valid_id(request_id) else None, rpc.INVALID_REQUEST,
+                "Invalid Request: no 'method'"))
         # Answers to requests we never sent are ignored.
 
     async def _serve_request(self, message: dict[str, Any], scope: anyio.CancelScope) -> None:
@@ -138,8 +166,10 @@ class StdioServer:
                 try:
                     answer = await self._handler.handle(message, notify=self.send)
                 except Exception as exc:  # a bug in the core must not stop the server
-                    log.exception("request %r (%s) failed", request_id, message.get("method"))
-                    answer = error_response(request_id, -32603, f"Internal error: {exc}")
+                    log_failure(log, f"request {cut(repr(request_id), 60)}", exc)
+                    answer = error_response(request_id, rpc.INTERNAL_ERROR,
+                                            f"Internal error ({type(exc).__name__}); the "
+                                            "server logged it")
                 if answer is not None:
                     await self.send(answer)
             if scope.cancelled_caught:
@@ -152,8 +182,20 @@ class StdioServer:
     async def _serve_notification(self, message: dict[str, Any]) -> None:
         try:
             await self._handler.handle(message, notify=self.send)
-        except Exception:
-            log.exception("notification %s failed", message.get("method"))
+        except Exception as exc:
+            log_failure(log, f"notification {cut(str(message.get('method')), 100)}", exc)
+
+
+def _json_type(value: object) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, list):
+        return "an array"
+    return "a non-finite number" if isinstance(value, float) else type(value).__name__
 
 
 def claim_stdout() -> IO[bytes]:

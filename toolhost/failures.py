@@ -1,0 +1,25 @@
+"""How an unexpected failure is reported: one line on stderr, the traceback only on request.
+
+A bug in a handler must never put a traceback on the wire or flood a user's terminal;
+``TOOLHOST_DEBUG=1`` in the environment (what ``--debug`` sets) adds the traceback.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+
+from toolhost.excerpt import cut
+
+__all__ = ["debug_enabled", "log_failure"]
+
+
+def debug_enabled() -> bool:
+    """Whether tracebacks were asked for (``TOOLHOST_DEBUG`` set to anything but 0/empty)."""
+    return os.environ.get("TOOLHOST_DEBUG", "").strip() not in ("", "0")
+
+
+def log_failure(log: logging.Logger, what: str, exc: BaseException) -> None:
+    """Log ``what failed: ExcType: message`` (cut), with the traceback only in debug mode."""
+    log.error("%s: %s: %s", what, type(exc).__name__, cut(str(exc)),
+              exc_info=exc if debug_enabled() else None)

@@ -1,0 +1,80 @@
+"""The runtime limits every wire entry point enforces, as one frozen value.
+
+``toolhost serve`` (stdio and HTTP), the MCP core and the Claude CLI control session read
+hostile bytes; each limit below turns an input that would cost unbounded memory, time or
+stack into one error answer for that request, and the session goes on. The defaults are
+generous enough that no honest client meets them; ``toolhost serve --max-body ...`` and
+friends override them (docs/serve.md, "Limits").
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["DEFAULT_LIMITS", "Limits", "parse_size"]
+
+MIB = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Bounds on what one peer may send.
+
+    ``max_message_bytes``: one JSON-RPC message (a stdio or control-protocol line, an HTTP
+    body). Over it: HTTP 413; over stdio and the control protocol an error answer for that
+    request (id null), and the next line is read as usual.
+
+    ``max_depth``: JSON nesting (arrays and objects) of one message. Deeper: an Invalid
+    Request answer, decided by a linear scan before the message is parsed, so nothing
+    downstream (validation, serialisation, a tool) ever recurses that deep.
+
+    ``max_argument_bytes``: the ``arguments`` of one ``tools/call`` as compact JSON. Over
+    it: an Invalid params answer naming the tool.
+
+    ``max_connections``: concurrent HTTP connections (more get 503 until some close).
+
+    ``header_timeout`` / ``body_timeout``: seconds an HTTP client has to send a request's
+    headers, then its whole body. Later: the connection is closed (headers) or answered
+    408 (body), so half-sent requests never pile up.
+    """
+
+    max_message_bytes: int = 32 * MIB
+    max_depth: int = 256
+    max_argument_bytes: int = 16 * MIB
+    max_connections: int = 1000
+    header_timeout: float = 10.0
+    body_timeout: float = 20.0
+
+    def __post_init__(self) -> None:
+        for field in dataclasses.fields(self):
+            value = getattr(self, field.name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not (
+                    0 < value < float("inf")):
+                raise ValueError(f"limit {field.name} must be a positive finite number, "
+                                 f"got {value!r}")
+
+    def replace(self, **changes: int | float | None) -> Limits:
+        """A copy with the given limits changed (``None`` keeps the current value)."""
+        kept: dict[str, Any] = {k: v for k, v in changes.items() if v is not None}
+        return dataclasses.replace(self, **kept)
+
+
+DEFAULT_LIMITS = Limits()
+
+_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmg]i?b?|b)?\s*$", re.IGNORECASE)
+_UNITS = {"": 1, "b": 1, "k": 1024, "m": MIB, "g": 1024 * MIB}
+
+
+def parse_size(text: str) -> int:
+    """``"32MiB"``, ``"512k"``, ``"1048576"`` -> bytes (binary units; ``ValueError`` if not)."""
+    match = _SIZE.match(text)
+    if match is None:
+        raise ValueError(f"not a size: {text[:40]!r} (write e.g. 4096, 512KiB, 32MiB, 1GiB)")
+    number, unit = match.groups()
+    size = int(float(number) * _UNITS[(unit or "")[:1].lower()])
+    if size < 1:
+        raise ValueError(f"a size must be at least 1 byte, got {text!r}")
+    return size

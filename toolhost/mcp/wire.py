@@ -1,0 +1,112 @@
+"""Bounded JSON in, valid JSON out: how every transport decodes and encodes a message.
+
+``decode`` refuses a message that is too large or nested too deeply *before* parsing it
+(one linear scan, at C speed on ordinary messages), refuses ``NaN``/``Infinity`` and
+numbers that overflow a float, and reports every failure as a ``WireError`` carrying the
+JSON-RPC code and a short message, never a ``RecursionError``. ``encode`` always produces
+valid UTF-8 JSON (a lone surrogate in a string is escaped instead of failing).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from itertools import accumulate, repeat
+from operator import sub
+from typing import Any
+
+from toolhost.excerpt import cut
+from toolhost.limits import DEFAULT_LIMITS, Limits
+from toolhost.mcp import jsonrpc as rpc
+
+__all__ = ["WireError", "check_depth", "decode", "encode", "encode_answer"]
+
+
+class WireError(ValueError):
+    """A message that cannot be accepted: ``code`` is the JSON-RPC error to answer with."""
+
+    def __init__(self, code: int, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+    def response(self) -> dict[str, Any]:
+        """The error answer (id null: the message was never read far enough to know it)."""
+        return rpc.error_response(None, self.code, self.message)
+
+
+# Escape pairs go first, so that a string is then just quote, non-quotes, quote: both
+# patterns match in linear time whatever the input (no backtracking between alternatives).
+_ESCAPE = re.compile(rb"\\.", re.DOTALL)
+_STRING = re.compile(rb'"[^"]*"')
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
+# '[' and '{' -> 2, ']' and '}' -> 0; minus 1 each gives the depth step.
+_STEPS = bytes.maketrans(b"[]{}", b"\x02\x00\x02\x00")
+
+
+def check_depth(data: bytes, max_depth: int) -> None:
+    """Raise ``WireError`` if the JSON text ``data`` nests deeper than ``max_depth``.
+
+    Linear and non-recursive. Brackets inside strings are not counted; on malformed
+    input (an unterminated string) the scan may over-count, which only ever refuses
+    something ``json.loads`` would refuse too.
+    """
+    if data.count(b"[") + data.count(b"{") <= max_depth:
+        return  # cannot nest deeper than it has brackets: the usual case, two C loops
+    brackets = _STRING.sub(b"", _ESCAPE.sub(b"", data)).translate(_STEPS, _NOT_BRACKETS)
+    if not brackets:
+        return
+    deepest = max(accumulate(map(sub, brackets, repeat(1))))
+    if deepest > max_depth:
+        raise WireError(rpc.INVALID_REQUEST, f"Invalid Request: the message nests "
+                        f"{deepest:,} levels deep; the limit is {max_depth:,}")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):
+        raise ValueError(f"number {cut(text, 40)} is out of range")
+    return value
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def decode(data: bytes, limits: Limits = DEFAULT_LIMITS) -> Any:
+    """Parse one message, bounded by ``limits`` (size and depth); ``WireError`` if not."""
+    if len(data) > limits.max_message_bytes:
+        raise WireError(rpc.INVALID_REQUEST, f"Invalid Request: the message is {len(data):,} "
+                        f"bytes; the limit is {limits.max_message_bytes:,}")
+    check_depth(data, limits.max_depth)
+    try:
+        return json.loads(data, parse_float=_finite, parse_constant=_no_constant)
+    except RecursionError:  # unreachable after check_depth; a net, not the mechanism
+        raise WireError(rpc.INVALID_REQUEST, "Invalid Request: nested too deeply") from None
+    except ValueError as exc:  # includes UnicodeDecodeError
+        raise WireError(rpc.PARSE_ERROR, f"Parse error: {cut(str(exc))}") from None
+
+
+_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
+_dumps_ascii = json.JSONEncoder(separators=(",", ":"), allow_nan=False).encode
+
+
+def encode(message: Any) -> bytes:
+    """Compact UTF-8 JSON; raises ``TypeError``/``ValueError`` for what JSON cannot hold."""
+    text = _dumps(message)
+    try:
+        return text.encode()
+    except UnicodeEncodeError:  # a lone surrogate (from a "\\ud800" escape): keep it escaped
+        return _dumps_ascii(message).encode()
+
+
+def encode_answer(answer: dict[str, Any]) -> bytes:
+    """``encode`` an answer; if it cannot be encoded, an Internal error answer for its id."""
+    try:
+        return encode(answer)
+    except (TypeError, ValueError, RecursionError) as exc:
+        request_id = answer.get("id")
+        return encode(rpc.error_response(
+            request_id if rpc.is_valid_id(request_id) else None, rpc.INTERNAL_ERROR,
+            f"Internal error: the answer is not valid JSON ({cut(str(exc), 120)})"))
