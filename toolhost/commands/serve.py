@@ -6,6 +6,9 @@ import argparse
 import os
 import sys
 
+from toolhost.limits import DEFAULT_LIMITS as DEFAULTS
+from toolhost.limits import Limits, parse_size
+
 HELP = "serve a config's tools to any MCP client (stdio or Streamable HTTP)"
 
 DESCRIPTION = """\
@@ -24,12 +27,23 @@ one load balancer; legacy clients get a session id.
 
 With several servers selected, tools are exposed as <server>__<tool>.
 
+Every request is bounded (docs/serve.md, "Limits"): a message over --max-message is
+refused (HTTP 413; over stdio an error answer, and the next line is read as usual), as are
+JSON nested deeper than --max-depth and tool arguments over --max-argument. Over HTTP a
+client has --header-timeout seconds to send its headers and --body-timeout for its body;
+at most --max-connections connections are served at once. On a loopback bind only the
+loopback names are accepted in the Host header (DNS rebinding); name others with
+--allow-host. The defaults are generous: an honest client never meets them.
+
 Examples:
   toolhost serve team.yaml                          the only server, over stdio
   toolhost serve team.yaml --server git --watch     reload when the config changes
   toolhost serve team.yaml --all --transport http --port 8765 --token-env MCP_TOKEN
   claude mcp add team -- toolhost serve /abs/team.yaml --server git
   toolhost mcp-config team.yaml --server git        the .mcp.json entry for this
+  toolhost serve team.yaml --transport http --max-message 4MiB --body-timeout 5
+  toolhost serve team.yaml --transport http --host 0.0.0.0 --token-env MCP_TOKEN \
+      --allow-host tools.internal.example --allow-origin https://app.internal.example
 """
 
 
@@ -50,11 +64,73 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="HTTP: require 'Authorization: Bearer <value of $VAR>'")
     parser.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN",
                         help="HTTP: a browser Origin to accept besides localhost (repeatable)")
+    parser.add_argument("--allow-host", action="append", default=[], metavar="HOST",
+                        help="HTTP: a Host header name to accept (repeatable; on a loopback "
+                             "bind only localhost, 127.0.0.1 and [::1] are accepted without "
+                             "it; '*' accepts any)")
+    limits = parser.add_argument_group(
+        "limits", "bounds on what one client may send (defaults in docs/serve.md, 'Limits')")
+    limits.add_argument("--max-message", "--max-body", type=_size, metavar="SIZE",
+                        help="largest JSON-RPC message: a stdio line or an HTTP body "
+                             f"(default {_mib(DEFAULTS.max_message_bytes)}; e.g. 4MiB)")
+    limits.add_argument("--max-depth", type=_positive_int, metavar="N",
+                        help=f"deepest JSON nesting (default {DEFAULTS.max_depth})")
+    limits.add_argument("--max-argument", type=_size, metavar="SIZE",
+                        help="largest tools/call arguments, as JSON "
+                             f"(default {_mib(DEFAULTS.max_argument_bytes)})")
+    limits.add_argument("--max-connections", type=_positive_int, metavar="N",
+                        help="HTTP: concurrent connections; more get 503 "
+                             f"(default {DEFAULTS.max_connections})")
+    limits.add_argument("--header-timeout", type=_seconds, metavar="SECONDS",
+                        help="HTTP: time to send a request's headers "
+                             f"(default {DEFAULTS.header_timeout:g})")
+    limits.add_argument("--body-timeout", type=_seconds, metavar="SECONDS",
+                        help="HTTP: time to send a request's body; later: 408 "
+                             f"(default {DEFAULTS.body_timeout:g})")
     parser.add_argument("--watch", action="store_true",
                         help="reload when a config file changes; clients get "
                              "notifications/tools/list_changed")
     parser.add_argument("--watch-interval", type=float, default=0.5, metavar="SECONDS",
                         help="how often --watch looks at the files (default 0.5)")
+
+
+def _mib(size: int) -> str:
+    return f"{size // (1024 * 1024)}MiB"
+
+
+def _size(text: str) -> int:
+    try:
+        return parse_size(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text[:40]!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text[:40]!r}") from None
+    if not 0 < value < 86400 * 365:
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, got {text}")
+    return value
+
+
+def limits_from(args: argparse.Namespace) -> Limits:
+    """The limits the command line asks for (defaults for what it leaves out)."""
+    return DEFAULTS.replace(max_message_bytes=args.max_message, max_depth=args.max_depth,
+                            max_argument_bytes=args.max_argument,
+                            max_connections=args.max_connections,
+                            header_timeout=args.header_timeout, body_timeout=args.body_timeout)
 
 
 def main(args: argparse.Namespace) -> int:
@@ -81,8 +157,9 @@ def main(args: argparse.Namespace) -> int:
             print(f"toolhost: warning: serving on {args.host} without --token-env: anyone "
                   "who can reach it can call the tools", file=sys.stderr)
 
+    limits = limits_from(args)
     build = build_serve(args.config, args.server, every=args.all_servers)
-    server = Server(build)
+    server = Server(build, limits)
     shown = [t.name for t in build.tools[:10]]  # a config may have hundreds of tools
     more = len(build.tools) - len(shown)
     names = (", ".join(shown) + (f", ... ({more} more)" if more > 0 else "")) or "none"
@@ -104,10 +181,11 @@ def main(args: argparse.Namespace) -> int:
             background = reloader.run
         try:
             if args.transport == "stdio":
-                await serve_stdio(server.served, background=background)
+                await serve_stdio(server.served, background=background, limits=limits)
             else:
                 await serve_http(server.served, host=args.host, port=args.port, token=token,
                                  path=args.path, allowed_origins=tuple(args.allow_origin),
+                                 allowed_hosts=tuple(args.allow_host), limits=limits,
                                  background=background)
         finally:
             with anyio.CancelScope(shield=True):

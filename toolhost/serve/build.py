@@ -11,6 +11,7 @@ from typing import Any
 from toolhost.compile.content import ServerContent, merge_content
 from toolhost.compile.tool import CompiledTool
 from toolhost.errors import ConfigError, Problem
+from toolhost.limits import DEFAULT_LIMITS, Limits
 from toolhost.mcp import McpServer
 from toolhost.permissions.decision import Decision
 from toolhost.serve.guard import Gate, permission_guard, read_guard
@@ -149,11 +150,12 @@ async def abuild_serve(path: str | Path, requested: Sequence[str] = (), *,
 class Server:
     """A ServedServer kept in step with the latest good build (``swap`` on reload)."""
 
-    def __init__(self, build: ServeBuild) -> None:
+    def __init__(self, build: ServeBuild, limits: Limits = DEFAULT_LIMITS) -> None:
         self.build = build
         self._retired: list[ServeBuild] = []
         core = McpServer(build.name, build.version, build.tools,
-                         instructions=build.instructions, content=build.content)
+                         instructions=build.instructions, content=build.content,
+                         limits=limits)
         self.served = ServedServer(core, build.wire_names)
         core.guard = permission_guard(self, self.served.wire_name)
         core.read_guard = read_guard(self, build.name)

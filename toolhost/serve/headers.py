@@ -13,6 +13,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from toolhost.excerpt import cut
+
 __all__ = [
     "HEADER_MISMATCH",
     "METHOD_HEADER",
@@ -70,20 +72,26 @@ def header_mismatch(message: Mapping[str, Any], headers: Mapping[str, str]) -> s
     version = request_version(message)
     sent_version = headers.get(PROTOCOL_VERSION_HEADER)
     if sent_version is not None and sent_version != version:
-        return (f"header MCP-Protocol-Version {sent_version!r} does not match "
-                f"params._meta protocol version {version!r}")
+        return (f"header MCP-Protocol-Version {_q(sent_version)} does not match "
+                f"params._meta protocol version {_q(version)}")
     method = message.get("method")
     sent_method = headers.get(METHOD_HEADER)
     if sent_method is not None and sent_method != method:
-        return f"header Mcp-Method {sent_method!r} does not match the body's method {method!r}"
+        return (f"header Mcp-Method {_q(sent_method)} does not match the body's method "
+                f"{_q(method)}")
     sent_name = headers.get(NAME_HEADER)
     key = NAME_BEARING.get(str(method))
     if sent_name is not None and key is not None:
         params = message.get("params")
         body_name = params.get(key) if isinstance(params, Mapping) else None
         if decode_header_value(sent_name) != body_name:
-            return f"header Mcp-Name {sent_name!r} does not match params.{key} {body_name!r}"
+            return (f"header Mcp-Name {_q(sent_name)} does not match params.{key} "
+                    f"{_q(body_name)}")
     return None
+
+
+def _q(value: object) -> str:
+    return cut(repr(value), 100)
 
 
 def http_status_for(answer: Mapping[str, Any] | None) -> int:
@@ -92,7 +100,8 @@ def http_status_for(answer: Mapping[str, Any] | None) -> int:
         return 202
     error = answer.get("error")
     if isinstance(error, Mapping):
-        return _STATUS.get(int(error.get("code", 0)), 200)
+        code = error.get("code")
+        return _STATUS.get(code, 200) if isinstance(code, int) else 200
     return 200
 
 

@@ -15,7 +15,6 @@ and the ids of running calls for ``notifications/cancelled``.
 from __future__ import annotations
 
 import hmac
-import json
 import logging
 import secrets
 import sys
@@ -28,11 +27,23 @@ import anyio
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
-from toolhost.serve.base import Handler, cancelled_id, error_response, is_request
+from toolhost.excerpt import cut
+from toolhost.failures import log_failure
+from toolhost.limits import DEFAULT_LIMITS, Limits
+from toolhost.mcp import jsonrpc as rpc
+from toolhost.mcp import wire
+from toolhost.serve.base import (
+    Handler,
+    cancelled_id,
+    error_response,
+    is_notification,
+    is_request,
+    is_response,
+)
 from toolhost.serve.headers import (
     HEADER_MISMATCH,
     SESSION_HEADER,
@@ -41,6 +52,12 @@ from toolhost.serve.headers import (
     http_status_for,
     is_json_content_type,
     request_version,
+)
+from toolhost.serve.http_limits import (
+    HostCheck,
+    JsonAnswer,
+    header_deadline_protocol,
+    read_body,
 )
 
 __all__ = ["HttpServer"]
@@ -61,17 +78,19 @@ class _Session:
 
 
 def _sse_event(message: Mapping[str, Any]) -> bytes:
-    data = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
-    return f"event: message\ndata: {data}\n\n".encode()
+    return b"event: message\ndata: " + wire.encode_answer(dict(message)) + b"\n\n"
 
 
 class HttpServer:
     """An ASGI app serving ``handler`` at ``path``; ``broadcast`` reaches legacy streams."""
 
     def __init__(self, handler: Handler, *, path: str = "/mcp", token: str | None = None,
-                 allowed_origins: tuple[str, ...] = (),
+                 allowed_origins: tuple[str, ...] = (), allowed_hosts: tuple[str, ...] = (),
+                 bind: str = "127.0.0.1", limits: Limits = DEFAULT_LIMITS,
                  on_shutdown: Callable[[], None] | None = None) -> None:
         self._handler = handler
+        self._limits = limits
+        self._hosts = HostCheck(bind, allowed_hosts)
         self._on_shutdown = on_shutdown
         self._token = token
         self._allowed_origins = set(allowed_origins)
@@ -103,8 +122,11 @@ class HttpServer:
         """Run uvicorn on ``host:port`` (0 picks a free port) until cancelled or signalled."""
         import uvicorn
 
+        limits = self._limits
         config = uvicorn.Config(self.app, host=host, port=port, log_level="warning",
-                                lifespan="off", timeout_graceful_shutdown=2)
+                                lifespan="off", timeout_graceful_shutdown=2,
+                                limit_concurrency=limits.max_connections,
+                                http=header_deadline_protocol(limits.header_timeout))
         owner = self
 
         class _Server(uvicorn.Server):
@@ -143,72 +165,95 @@ class HttpServer:
         if request.method == "DELETE":
             session_id = request.headers.get(SESSION_HEADER)
             if session_id is None:
-                return JSONResponse(error_response(None, -32600, "DELETE ends a session: send "
+                return JsonAnswer(error_response(None, -32600, "DELETE ends a session: send "
                                                    "its Mcp-Session-Id"), status_code=400)
             if self._sessions.pop(session_id, None) is None:
-                return JSONResponse(error_response(None, -32600,
-                                                   f"unknown session {session_id}"),
+                return JsonAnswer(error_response(None, -32600,
+                                                   f"unknown session {cut(session_id, 64)}"),
                                     status_code=404)
             return Response(status_code=204)
         return await self._post(request)
 
     def _refuse(self, request: Request) -> Response | None:
+        # DNS rebinding: a web page (or a name that resolves to us) must not reach a local
+        # server, so both the Host it was addressed to and the page's Origin are checked.
+        refusal = self._hosts.refusal(request.headers.get("host"))
+        if refusal is not None:
+            return refusal
         origin = request.headers.get("origin")
         if origin is not None:
-            host = urlsplit(origin).hostname or ""
+            try:
+                host = urlsplit(origin).hostname or ""
+            except ValueError:
+                host = ""
             if host not in LOOPBACK and origin not in self._allowed_origins:
-                # DNS rebinding: a web page must not reach a local server.
-                return JSONResponse(error_response(None, -32600, f"origin {origin} not allowed"),
-                                    status_code=403)
+                return JsonAnswer(error_response(
+                    None, -32600, f"Forbidden: origin {cut(origin, 100)!r} is not allowed "
+                    "(toolhost serve --allow-origin)"), status_code=403)
         if self._token is not None:
             scheme, _, given = request.headers.get("authorization", "").partition(" ")
             if scheme.lower() != "bearer" or not hmac.compare_digest(
                     given.strip().encode(), self._token.encode()):
-                return JSONResponse(error_response(None, -32600, "missing or wrong bearer token"),
+                return JsonAnswer(error_response(None, -32600, "missing or wrong bearer token"),
                                     status_code=401,
                                     headers={"www-authenticate": 'Bearer realm="toolhost"'})
         return None
 
     async def _post(self, request: Request) -> Response:
         if not is_json_content_type(request.headers.get("content-type")):
-            return JSONResponse(error_response(
-                None, -32600, f"Unsupported Media Type {request.headers['content-type']!r}: "
+            return JsonAnswer(error_response(
+                None, -32600, "Unsupported Media Type "
+                f"{cut(request.headers['content-type'], 100)!r}: "
                 "POST a JSON-RPC message as application/json"), status_code=415)
         json_ok, sse_ok = accepted(request.headers.get("accept"))
         if not (json_ok or sse_ok):
-            return JSONResponse(error_response(
-                None, -32600, f"Not Acceptable: Accept {request.headers['accept']!r} admits "
-                "neither application/json nor text/event-stream"), status_code=406)
+            return JsonAnswer(error_response(
+                None, -32600, f"Not Acceptable: Accept {cut(request.headers['accept'], 100)!r}"
+                " admits neither application/json nor text/event-stream"), status_code=406)
+        body = await read_body(request, self._limits)
+        if isinstance(body, Response):
+            return body
         try:
-            message = json.loads(await request.body())
-        except ValueError as exc:
-            return JSONResponse(error_response(None, -32700, f"Parse error: {exc}"),
-                                status_code=400)
+            message = wire.decode(body, self._limits)
+        except wire.WireError as exc:
+            return JsonAnswer(exc.response(), status_code=400)
         if not isinstance(message, dict):
-            return JSONResponse(error_response(None, -32600, "Invalid Request: expected one "
+            return JsonAnswer(error_response(None, -32600, "Invalid Request: expected one "
                                                "JSON-RPC object (batches are not supported)"),
                                 status_code=400)
+        request_id = message.get("id")
+        if "id" in message and not rpc.is_valid_id(request_id):
+            return JsonAnswer(error_response(None, -32600, "Invalid Request: 'id' must be a "
+                                               "string or a number"), status_code=400)
+        if not (is_request(message) or is_notification(message) or is_response(message)):
+            return JsonAnswer(error_response(request_id, -32600,
+                                               "Invalid Request: no 'method'"), status_code=400)
         modern = request_version(message) is not None
         session: _Session | None = None
         session_id = request.headers.get(SESSION_HEADER)
         if modern:
             problem = header_mismatch(message, request.headers)
             if problem is not None:
-                return JSONResponse(error_response(message.get("id"), HEADER_MISMATCH, problem),
+                return JsonAnswer(error_response(request_id, HEADER_MISMATCH, problem),
                                     status_code=400)
         elif session_id is not None and message.get("method") != "initialize":
             session = self._sessions.get(session_id)
             if session is None:
-                return JSONResponse(error_response(message.get("id"), -32600,
-                                                   f"unknown session {session_id}"),
+                return JsonAnswer(error_response(request_id, -32600,
+                                                   f"unknown session {cut(session_id, 64)}"),
                                     status_code=404)
         if not is_request(message):
-            if message.get("method") == "notifications/cancelled" and session is not None:
-                scope = session.running.get(cancelled_id(message))
+            target = cancelled_id(message)
+            if (message.get("method") == "notifications/cancelled" and session is not None
+                    and rpc.is_valid_id(target)):
+                scope = session.running.get(target)
                 if scope is not None:
                     scope.cancel()
             if "method" in message:
-                await self._handler.handle(message)
+                try:
+                    await self._handler.handle(message)
+                except Exception as exc:  # nobody waits for a notification's answer
+                    log_failure(log, "a notification", exc)
             return Response(status_code=202)
         headers: dict[str, str] = {}
         if message.get("method") == "initialize" and not modern:
@@ -220,7 +265,7 @@ class HttpServer:
 
     async def _get_stream(self, request: Request) -> Response:
         if not accepted(request.headers.get("accept"))[1]:
-            return JSONResponse(error_response(
+            return JsonAnswer(error_response(
                 None, -32600, "Not Acceptable: a GET stream is text/event-stream"),
                 status_code=406)
         session = self._sessions.get(request.headers.get(SESSION_HEADER, ""))
@@ -258,8 +303,9 @@ class _Exchange(Response):
             try:
                 answer = await self._handler.handle(self._message, notify=notify)
             except Exception as exc:  # a bug in the core must not kill the connection
-                log.exception("request %r failed", request_id)
-                answer = error_response(request_id, -32603, f"Internal error: {exc}")
+                log_failure(log, f"request {cut(repr(request_id), 60)}", exc)
+                answer = error_response(request_id, -32603, f"Internal error "
+                                        f"({type(exc).__name__}); the server logged it")
             await outbox_send.send((True, answer))
 
         async def watch_disconnect(cancel: anyio.CancelScope) -> None:
@@ -304,7 +350,7 @@ class _Exchange(Response):
                         "headers": self._with_headers([])})
             await send({"type": "http.response.body", "body": b""})
             return
-        body = json.dumps(answer, ensure_ascii=False, separators=(",", ":")).encode()
+        body = wire.encode_answer(answer)
         status = http_status_for(answer) if self._modern else 200
         await send({"type": "http.response.start", "status": status, "headers": self._with_headers(
             [(b"content-type", b"application/json"),

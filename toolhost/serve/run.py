@@ -8,6 +8,7 @@ from typing import IO, Any
 
 import anyio
 
+from toolhost.limits import DEFAULT_LIMITS, Limits
 from toolhost.serve.served import ServedServer
 from toolhost.serve.stdio import StdioServer, claim_stdout
 
@@ -21,11 +22,12 @@ Background = Callable[[], Coroutine[Any, Any, Any]]
 
 async def serve_stdio(served: ServedServer, *, reader: IO[bytes] | None = None,
                       writer: IO[bytes] | None = None,
-                      background: Background | None = None) -> None:
+                      background: Background | None = None,
+                      limits: Limits = DEFAULT_LIMITS) -> None:
     """Serve over stdio. Without ``writer`` the process's stdout is claimed for protocol."""
     out = writer if writer is not None else claim_stdout()
     server = StdioServer(served, reader if reader is not None else sys.stdin.buffer, out,
-                         on_eof=served.close)
+                         on_eof=served.close, limits=limits)
 
     async def broadcast(message: dict[str, Any]) -> None:
         if served.legacy_peer:  # a 2026-07-28 client hears list_changed on its listen stream
@@ -44,6 +46,7 @@ async def serve_stdio(served: ServedServer, *, reader: IO[bytes] | None = None,
 
 async def serve_http(served: ServedServer, *, host: str, port: int, token: str | None = None,
                      path: str = "/mcp", allowed_origins: tuple[str, ...] = (),
+                     allowed_hosts: tuple[str, ...] = (), limits: Limits = DEFAULT_LIMITS,
                      background: Background | None = None) -> None:
     """Serve MCP Streamable HTTP on ``host:port`` until interrupted."""
     try:
@@ -53,6 +56,7 @@ async def serve_http(served: ServedServer, *, host: str, port: int, token: str |
 
         raise ToolhostError(f"{SERVE_EXTRA_HINT} ({exc})") from None
     server = HttpServer(served, path=path, token=token, allowed_origins=allowed_origins,
+                        allowed_hosts=allowed_hosts, bind=host, limits=limits,
                         on_shutdown=served.close)
 
     async def broadcast(message: dict[str, Any]) -> None:

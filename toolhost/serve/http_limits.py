@@ -1,0 +1,175 @@
+"""What keeps HTTP ``serve`` bounded: the body read cap, the header deadline, the Host check.
+
+* ``read_body`` reads a POST body with a cap and a deadline: 413 as soon as it is known to
+  be too large (from ``Content-Length`` before a byte is read, or while streaming), 408 when
+  the client is too slow; never buffers more than the cap.
+* ``header_deadline_protocol`` is uvicorn's h11 protocol with a deadline for each request's
+  headers, so half-sent requests (slowloris) are closed instead of piling up.
+* ``HostCheck`` refuses a ``Host`` the server was not meant to be reached by (DNS
+  rebinding: on a loopback bind only loopback names are accepted).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+import anyio
+from starlette.requests import ClientDisconnect, Request
+from starlette.responses import JSONResponse, Response
+
+from toolhost.excerpt import cut
+from toolhost.limits import Limits
+from toolhost.mcp import wire
+from toolhost.serve.base import error_response
+
+__all__ = ["LOOPBACK_NAMES", "HostCheck", "JsonAnswer", "header_deadline_protocol",
+           "is_loopback_bind", "read_body"]
+
+log = logging.getLogger("toolhost.serve")
+
+LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
+_CLOSE = {"connection": "close"}
+
+
+class JsonAnswer(JSONResponse):
+    """A JSON-RPC answer as an HTTP response, encoded like every other answer on the wire
+    (a client's lone surrogate echoed back stays escaped instead of failing)."""
+
+    def render(self, content: Any) -> bytes:
+        return wire.encode_answer(content)
+
+
+def is_loopback_bind(host: str) -> bool:
+    """Whether ``--host`` binds a loopback address only."""
+    name = host.strip("[]").lower()
+    return name in LOOPBACK_NAMES or name.startswith("127.")
+
+
+def host_name(header: str) -> str:
+    """The name in a ``Host`` header value: ``[::1]:8765`` -> ``::1``, ``a.b:80`` -> ``a.b``."""
+    value = header.strip().lower()
+    if value.startswith("["):
+        end = value.find("]")
+        return value[1:end] if end > 0 else value
+    name, colon, port = value.rpartition(":")
+    return name if colon and port.isdigit() else value
+
+
+class HostCheck:
+    """Which ``Host`` headers are accepted.
+
+    ``allowed`` names (or ``name:port``) come from ``--allow-host``; on a loopback bind the
+    loopback names are always accepted and nothing else unless allowed; on another bind
+    every Host is accepted unless some are named. ``*`` accepts every Host.
+    """
+
+    def __init__(self, bind: str, allowed: tuple[str, ...] = ()) -> None:
+        self.any = "*" in allowed or (not allowed and not is_loopback_bind(bind))
+        self.allowed = {a.strip().lower().strip("[]") for a in allowed}
+        self.allowed |= {a.strip().lower() for a in allowed}
+        if is_loopback_bind(bind):
+            self.allowed |= LOOPBACK_NAMES
+
+    def refusal(self, header: str | None) -> Response | None:
+        """None if ``header`` is accepted, else the 421 answer."""
+        if self.any:
+            return None
+        if header is not None and (header.strip().lower() in self.allowed
+                                   or host_name(header) in self.allowed):
+            return None
+        shown = "no Host header" if header is None else f"Host {cut(header, 100)!r}"
+        return JsonAnswer(error_response(
+            None, -32600, f"Misdirected Request: {shown} is not served here (this server "
+            "accepts " + ", ".join(sorted(self.allowed)) + "; add names with "
+            "toolhost serve --allow-host)"), status_code=421)
+
+
+async def read_body(request: Request, limits: Limits) -> bytes | Response:
+    """The body, or the response refusing it (413 too large, 408 too slow, 400 bad length)."""
+    limit = limits.max_message_bytes
+    length = request.headers.get("content-length")
+    if length is not None:
+        stripped = length.strip()
+        if not stripped.isdigit() or len(stripped) > 19:
+            return JsonAnswer(error_response(None, -32600, "Invalid Content-Length "
+                                               f"{cut(length, 40)!r}"),
+                                status_code=400, headers=_CLOSE)
+        if int(stripped) > limit:
+            return _too_large(int(stripped), limit)
+    chunks: list[bytes] = []
+    size = 0
+    with anyio.move_on_after(limits.body_timeout) as scope:
+        try:
+            async for chunk in request.stream():
+                size += len(chunk)
+                if size > limit:
+                    return _too_large(size, limit, at_least=True)
+                chunks.append(chunk)
+        except ClientDisconnect:
+            return Response(status_code=400, headers=_CLOSE)  # nobody is left to read it
+    if scope.cancelled_caught:
+        log.info("closed a request whose body took over %gs", limits.body_timeout)
+        return JsonAnswer(error_response(
+            None, -32600, f"Request Timeout: the body did not arrive within "
+            f"{limits.body_timeout:g}s (toolhost serve --body-timeout)"),
+            status_code=408, headers=_CLOSE)
+    return b"".join(chunks)
+
+
+def _too_large(size: int, limit: int, *, at_least: bool = False) -> Response:
+    log.warning("refused a body of %s%s bytes (the limit is %s)", "over " if at_least else "",
+                f"{limit if at_least else size:,}", f"{limit:,}")
+    said = f"over {limit:,}" if at_least else f"{size:,}"
+    return JsonAnswer(error_response(
+        None, -32600, f"Payload Too Large: the body is {said} bytes; the limit is {limit:,} "
+        "(toolhost serve --max-message)"), status_code=413, headers=_CLOSE)
+
+
+def header_deadline_protocol(header_timeout: float) -> type[asyncio.Protocol]:
+    """uvicorn's h11 protocol, closing a connection whose request headers are not complete
+    ``header_timeout`` seconds after it opened (or after its previous response)."""
+    import h11
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class HeaderDeadline(H11Protocol):
+        _header_timer: asyncio.TimerHandle | None = None
+
+        def connection_made(self, transport: Any) -> None:
+            super().connection_made(transport)
+            self._arm()
+
+        def handle_events(self) -> None:
+            super().handle_events()
+            if self.conn.their_state is not h11.IDLE:
+                self._disarm()  # the headers are in: the body has its own deadline
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            self._arm()  # the next request on this connection gets the same deadline
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._disarm()
+            super().connection_lost(exc)
+
+        def _arm(self) -> None:
+            self._disarm()
+            if not self.transport.is_closing():
+                self._header_timer = self.loop.call_later(header_timeout, self._expire)
+
+        def _disarm(self) -> None:
+            if self._header_timer is not None:
+                self._header_timer.cancel()
+                self._header_timer = None
+
+        def _expire(self) -> None:
+            self._header_timer = None
+            waiting = self.conn.their_state is h11.IDLE and (
+                self.cycle is None or self.cycle.response_complete)
+            if waiting and not self.transport.is_closing():
+                log.info("closed a connection that sent no complete request headers "
+                         "within %gs", header_timeout)
+                self.transport.close()
+
+    return HeaderDeadline
