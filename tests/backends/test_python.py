@@ -164,14 +164,22 @@ async def test_sync_runs_in_worker_thread(config: Config, usermod: str) -> None:
 
 @pytest.mark.anyio
 async def test_exception_is_error_without_traceback(config: Config, usermod: str,
-                                                    caplog: pytest.LogCaptureFixture) -> None:
+                                                    caplog: pytest.LogCaptureFixture,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     cfg = config({"boom": py(f"{usermod}:boom")})
+    monkeypatch.delenv("TOOLHOST_DEBUG", raising=False)
     with caplog.at_level(logging.ERROR, logger="toolhost.call"):
         result = await call(cfg, "boom", {"n": 3})
     assert result == {"content": [{"type": "text", "text":
                                    "Tool 'boom' failed: ValueError: n must be even, got 3"}],
                       "isError": True}
-    assert "Traceback" in caplog.text  # the traceback goes to the log only
+    # One line in the log, the traceback only when asked for (TOOLHOST_DEBUG=1).
+    assert "ValueError: n must be even" in caplog.text and "Traceback" not in caplog.text
+    caplog.clear()
+    monkeypatch.setenv("TOOLHOST_DEBUG", "1")
+    with caplog.at_level(logging.ERROR, logger="toolhost.call"):
+        await call(cfg, "boom", {"n": 3})
+    assert "Traceback" in caplog.text
 
 
 @pytest.mark.anyio
