@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import os
+from typing import Any
 
 from toolhost.excerpt import cut
 
@@ -19,7 +20,8 @@ def debug_enabled() -> bool:
     return os.environ.get("TOOLHOST_DEBUG", "").strip() not in ("", "0")
 
 
-def log_failure(log: logging.Logger, what: str, exc: BaseException) -> None:
+def log_failure(log: logging.Logger | logging.LoggerAdapter[Any], what: str,
+                exc: BaseException) -> None:
     """Log ``what failed: ExcType: message`` (cut), with the traceback only in debug mode."""
     log.error("%s: %s: %s", what, type(exc).__name__, cut(str(exc)),
               exc_info=exc if debug_enabled() else None)

@@ -142,7 +142,10 @@ json_any = st.recursive(json_leaf, lambda inner: st.lists(inner, max_size=4)
                         | st.dictionaries(st.text(max_size=10), inner, max_size=4),
                         max_leaves=20)
 methods = st.sampled_from(["initialize", "ping", "tools/list", "tools/call", "server/discover",
-                           "notifications/cancelled", "notifications/initialized", "nope"])
+                           "notifications/cancelled", "notifications/initialized", "nope",
+                           "resources/list", "resources/read", "resources/templates/list",
+                           "prompts/list", "prompts/get", "completion/complete",
+                           "logging/setLevel"])
 fields = st.fixed_dictionaries({}, optional={
     "jsonrpc": st.sampled_from(["2.0", "1.0"]) | json_any,
     "id": json_any,
@@ -151,6 +154,7 @@ fields = st.fixed_dictionaries({}, optional={
         "name": st.sampled_from(["greet", "nope"]) | json_any,
         "arguments": json_any | st.fixed_dictionaries({}, optional={"name": json_any}),
         "cursor": json_any, "protocolVersion": json_any, "requestId": json_any,
+        "uri": json_any, "level": json_any, "ref": json_any, "argument": json_any,
         "_meta": json_any | st.fixed_dictionaries({}, optional={
             rpc.PROTOCOL_VERSION_META_KEY: st.sampled_from(["2026-07-28"]) | json_any,
             "progressToken": json_any})}),

@@ -15,6 +15,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
@@ -53,7 +54,7 @@ class Served:
     def honest(self, n: int) -> None:
         response = self.post(honest(n))
         assert response.status_code == 200, response.text[:500]
-        assert response.json()["result"]["content"][0]["text"] == f"honest-{n}"
+        assert answer_of(response)["result"]["content"][0]["text"] == f"honest-{n}"
 
     def connect(self) -> socket.socket:
         return socket.create_connection(self.addr, timeout=15)
@@ -98,6 +99,21 @@ def read_all(sock: socket.socket, limit: float = 15.0) -> bytes:
     return data
 
 
+def answer_of(response: httpx.Response) -> dict[str, Any]:
+    """The JSON-RPC answer of a response: its JSON body, or the SSE event with an id (a
+    call that logged on the way answers as an event stream)."""
+    if response.headers.get("content-type", "").startswith("text/event-stream"):
+        events = [json.loads(line[len("data: "):]) for line in response.text.splitlines()
+                  if line.startswith("data: ")]
+        for event in events:
+            assert "Traceback" not in json.dumps(event)
+        answers = [e for e in events if "id" in e]
+        assert len(answers) == 1, events
+        return answers[0]
+    answer: dict[str, Any] = response.json()
+    return answer
+
+
 def status_of(raw: bytes) -> int:
     return int(raw.split(b" ", 2)[1]) if raw.startswith(b"HTTP/1.1 ") else 0
 
@@ -108,7 +124,7 @@ def test_fault_then_an_honest_call(served: Served, name: str, fault: bytes) -> N
     assert response.status_code in (200, 202, 400, 404), (response.status_code,
                                                           response.text[:300])
     if response.content:
-        answer = response.json()
+        answer = answer_of(response)
         assert len(response.content) < 150_000
         if "error" in answer:
             assert len(answer["error"]["message"]) < 1000
@@ -170,11 +186,10 @@ def test_half_sent_headers_are_closed_after_the_deadline_and_others_are_served(
         slow.append(sock)
     try:
         served.honest(7003)  # while 80 half-sent requests are open
-        closed = 0
         for sock in slow:  # the deadline is 2 s; allow the shared machine a lot more
-            if read_all(sock, 15.0) == b"":
-                closed += 1
-        assert closed == len(slow)
+            sock.settimeout(15.0)
+            with contextlib.suppress(ConnectionResetError):  # a reset is closed too
+                assert sock.recv(1024) == b""  # closed by the server, nothing said
     finally:
         for sock in slow:
             sock.close()
@@ -277,8 +292,8 @@ def test_property_any_post_is_answered_and_the_next_call_too(served: Served, bod
     response = served.client.post(served.url, content=body, headers=extra)
     assert response.status_code in (200, 202, 400, 403, 404, 406, 413, 415), (
         response.status_code, response.text[:300])
-    if response.headers.get("content-type") == "application/json":
-        answer = response.json()
+    if response.content and response.status_code != 202:
+        answer = answer_of(response)
         assert answer["jsonrpc"] == "2.0"
         if "error" in answer:
             assert len(answer["error"]["message"]) < 1000
