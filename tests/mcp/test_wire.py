@@ -130,3 +130,29 @@ def test_property_any_bytes_give_a_value_or_a_wire_error(data: bytes) -> None:
     except WireError as exc:
         assert exc.code in (rpc.PARSE_ERROR, rpc.INVALID_REQUEST)
         assert len(exc.message) < 400
+
+
+def depth_of(value: object) -> int:
+    if isinstance(value, list):
+        return 1 + max((depth_of(v) for v in value), default=0)
+    if isinstance(value, dict):
+        return 1 + max((depth_of(v) for v in value.values()), default=0)
+    return 0
+
+
+tricky_text = st.text(alphabet='[]{}"\\ab', max_size=8)
+nested_values = st.recursive(
+    st.none() | st.integers() | tricky_text,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(tricky_text, inner, max_size=3),
+    max_leaves=60)
+
+
+@given(nested_values, st.integers(min_value=0, max_value=12))
+def test_property_the_depth_scan_is_exact_on_valid_json(value: object, limit: int) -> None:
+    # Strings full of brackets, quotes and backslashes must not fool the scan.
+    text = json.dumps(value).encode()
+    if depth_of(value) > limit:
+        with pytest.raises(WireError):
+            check_depth(text, limit)
+    else:
+        check_depth(text, limit)

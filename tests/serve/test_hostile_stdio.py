@@ -38,6 +38,7 @@ class Peer:
         self.proc = proc
         self.answers: queue.Queue[dict[str, Any]] = queue.Queue()
         self.bad_lines: list[bytes] = []
+        self.early: dict[str, dict[str, Any]] = {}
         self.reader = threading.Thread(target=self._read, args=(proc.stdout,), daemon=True)
         self.reader.start()
 
@@ -60,7 +61,10 @@ class Peer:
 
     def wait_for(self, request_id: Any, timeout: float = 10.0) -> tuple[dict[str, Any],
                                                                          list[dict[str, Any]]]:
-        """The answer to ``request_id``, and every other message that came before it."""
+        """The answer to ``request_id``, and every other message that came before it (calls
+        run concurrently: an answer read while waiting for another is kept for later)."""
+        if request_id in self.early:
+            return self.early.pop(request_id), []
         others = []
         deadline = time.monotonic() + timeout
         while True:
@@ -73,6 +77,8 @@ class Peer:
                 continue
             if message.get("id") == request_id:
                 return message, others
+            if isinstance(message.get("id"), str) and message["id"].startswith("honest-"):
+                self.early[message["id"]] = message
             others.append(message)
 
     def peak_rss_mb(self) -> float:
