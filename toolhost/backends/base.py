@@ -24,6 +24,7 @@ __all__ = [
     "CallContext",
     "Invoke",
     "ProgressFn",
+    "ToolFailure",
 ]
 
 # progress(progress, total, message)
@@ -50,6 +51,11 @@ class CallContext:
     # listens (toolhost.mcp.client_log.ClientLog)
     log: logging.Logger | logging.LoggerAdapter[Any] = field(
         default_factory=lambda: logging.getLogger("toolhost.call"))
+
+
+class ToolFailure(Exception):
+    """Raised by a backend's ``invoke``: the call's error result reads
+    ``Tool '<name>' <message>`` (e.g. "crashed: its worker process was killed by SIGSEGV")."""
 
 
 class Invoke(Protocol):

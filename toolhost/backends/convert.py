@@ -18,6 +18,11 @@ dict / list / tuple / dataclass /      ``structuredContent`` plus its JSON as te
 pydantic model                         structured as ``{"result": [...]}``)
 int / float / bool                     its JSON as text
 =====================================  =====================================================
+
+With ``limit`` (the tool's ``max_output_chars``), a value whose JSON is longer is cut here,
+before anything is serialised: only its first ``limit`` characters are ever encoded, and it
+loses ``structuredContent`` (the model reads the cut JSON text, with a note). Bytes are decoded
+only as far as they are kept; binary data over ``MAX_BINARY_BYTES`` becomes a note.
 """
 
 from __future__ import annotations
@@ -31,10 +36,15 @@ from collections.abc import Mapping
 from typing import Any
 
 from toolhost.backends.sniff import sniff
+from toolhost.compile.jsoncut import json_head, too_long
+from toolhost.compile.shaping import cut_head
 from toolhost.content import is_content
 from toolhost.results import ToolResult
 
-__all__ = ["bytes_result", "image_mime", "image_result", "jsonify", "to_result"]
+__all__ = ["MAX_BINARY_BYTES", "bytes_result", "image_mime", "image_result", "jsonify",
+           "to_result"]
+
+MAX_BINARY_BYTES = 10 * 1024 * 1024  # base64 of more is more than any client shows a model
 
 _MAGIC: tuple[tuple[bytes, str], ...] = (
     (b"\x89PNG\r\n\x1a\n", "image/png"),
@@ -95,16 +105,17 @@ def jsonify(value: Any) -> Any:
     return str(value)
 
 
-def to_result(value: Any) -> ToolResult:
-    """Map a Python tool's return value to a result (see the module docstring)."""
+def to_result(value: Any, limit: int | None = None) -> ToolResult:
+    """Map a Python tool's return value to a result (see the module docstring); with
+    ``limit``, cut what is longer before serialising it."""
     if isinstance(value, ToolResult):
         return value
     if value is None:
         return ToolResult.text("")
     if isinstance(value, str):
-        return ToolResult.text(value)
+        return ToolResult.text(value)  # cutting a str later is a cheap slice
     if isinstance(value, (bytes, bytearray, memoryview)):
-        return bytes_result(bytes(value))
+        return _bytes_result(memoryview(value).cast("B"), limit)
     if is_content(value):
         return ToolResult(content=(value.block(),))
     if isinstance(value, (list, tuple)) and value and any(is_content(v) for v in value):
@@ -114,4 +125,27 @@ def to_result(value: Any) -> ToolResult:
             for v in value))
     if isinstance(value, (bool, int, float)):
         return ToolResult.text(json.dumps(value))
+    if limit is not None and too_long(value, limit):
+        return ToolResult.text(cut_head(json_head(value, limit), limit, exact=False))
     return ToolResult.json(jsonify(value))
+
+
+def _bytes_result(data: memoryview, limit: int | None) -> ToolResult:
+    """``bytes_result``, but text longer than ``limit`` is decoded only as far as it is kept,
+    and binary data over ``MAX_BINARY_BYTES`` becomes a note."""
+    if limit is None or len(data) <= 4 * limit:  # UTF-8: at most 4 bytes a character
+        return bytes_result(bytes(data))
+    head = bytes(data[:max(4 * limit, 8192)])
+    kind, mime = sniff(head)
+    for trim in range(1, 4):  # the head may end inside a character
+        if kind != "binary" or b"\x00" in head[:8192]:
+            break
+        kind, mime = sniff(head[:-trim])
+    if kind == "text":
+        text = head.decode("utf-8", errors="ignore")[:limit]
+        return ToolResult.text(cut_head(text, len(data) // 4, exact=False))
+    if len(data) > MAX_BINARY_BYTES:
+        return ToolResult.text(f"[toolhost: {len(data):,} bytes of {mime} were left out: "
+                               f"binary results over {MAX_BINARY_BYTES:,} bytes are not passed "
+                               "on. Ask for a smaller one.]")
+    return bytes_result(bytes(data))

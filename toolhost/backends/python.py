@@ -24,99 +24,32 @@ reads the structured JSON of a dict/list result.
 from __future__ import annotations
 
 import functools
-import importlib
 import inspect
-import os
-import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
-
-import anyio.to_thread
 
 from toolhost.backends.base import BindContext, Binding, CallContext
 from toolhost.backends.convert import to_result
+from toolhost.backends.python_import import (
+    NOT_INSTALLED,
+    REF_PATTERN,
+    extend_import_path,
+    resolve_function,
+)
+from toolhost.backends.python_safety import dangerous_reason, untyped_params
 from toolhost.compile.signature import UnsupportedType, inspect_callable
+from toolhost.compile.tool import DEFAULT_MAX_OUTPUT_CHARS
 from toolhost.config.model import ToolConfig
 from toolhost.errors import CompileError
 from toolhost.results import ToolResult
 
 __all__ = ["PythonKind", "resolve_function"]
 
-_DOTTED = r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*"
-_REF = f"^{_DOTTED}:{_DOTTED}$"
-
-
-class _NotFound(LookupError):
-    """A ``LookupError`` that knows what to suggest (``hint``)."""
-
-    def __init__(self, message: str, hint: str = "") -> None:
-        super().__init__(message)
-        self.hint = hint
-
-
-_NOT_INSTALLED = "is the package installed in this environment?"
-
-
-def _missing_module_hint(module_name: str, exc: ModuleNotFoundError) -> str:
-    missing = exc.name or ""
-    if missing and not (module_name == missing or module_name.startswith(missing + ".")):
-        # the module exists but imports one that is not installed
-        return f"'{module_name}' imports '{missing}': install it in this environment"
-    return _NOT_INSTALLED
-
-
-def _attribute_hint(obj: Any, part: str) -> str:
-    import difflib
-
-    names = [n for n in dir(obj) if not n.startswith("_") and callable(getattr(obj, n, None))]
-    close = difflib.get_close_matches(part, names, n=1)
-    if close:
-        return f"did you mean '{close[0]}'?"
-    return f"it has: {', '.join(sorted(names)[:10])}" if names else ""
-
-
-def resolve_function(ref: str) -> Callable[..., Any]:
-    """Import ``"package.module:attr.path"``. Raises ``LookupError`` with a readable message
-    (and, when there is one, a suggestion in its ``hint`` attribute)."""
-    module_name, sep, attr_path = ref.partition(":")
-    if not sep or not module_name or not attr_path:
-        raise _NotFound(f"'{ref}' is not of the form 'module.sub:function'")
-    try:
-        obj: Any = importlib.import_module(module_name)
-    except ModuleNotFoundError as exc:
-        raise _NotFound(f"cannot import module '{module_name}': {exc}",
-                        _missing_module_hint(module_name, exc)) from exc
-    except Exception as exc:  # the module raised while importing
-        raise _NotFound(f"importing '{module_name}' raised {type(exc).__name__}: {exc}",
-                        f"run python -c 'import {module_name}' to see the traceback") from exc
-    for i, part in enumerate(attr_path.split(".")):
-        try:
-            obj = getattr(obj, part)
-        except AttributeError:
-            owner = ".".join([module_name, *attr_path.split(".")[:i]])
-            raise _NotFound(f"'{owner}' has no attribute '{part}'",
-                            _attribute_hint(obj, part)) from None
-    if not callable(obj):
-        raise LookupError(f"'{ref}' is a {type(obj).__name__}, not a function")
-    return obj  # type: ignore[no-any-return]
-
-
-def _extend_import_path(config_file: str, extra: str | list[str] | None) -> list[str]:
-    """Append the declaring file's directory and ``path:`` entries to ``sys.path``; return
-    them (for error hints)."""
-    if not os.path.isfile(config_file):
-        return []
-    base = os.path.dirname(os.path.abspath(config_file))
-    entries = [extra] if isinstance(extra, str) else list(extra or [])
-    added = [base, *(os.path.normpath(os.path.join(base, e)) for e in entries)]
-    for entry in added:
-        if entry not in sys.path:
-            sys.path.append(entry)
-    return added
+ISOLATIONS = ("in-process", "process")
 
 
 class PythonKind:
-    """Calls an importable Python function."""
+    """Calls an importable Python function, in-process or in a worker process."""
 
     name = "python"
     shorthand: str | None = "function"
@@ -126,7 +59,7 @@ class PythonKind:
         "properties": {
             "function": {
                 "type": "string",
-                "pattern": _REF,
+                "pattern": REF_PATTERN,
                 "description": "Import path 'package.module:function' or "
                                "'package.module:object.method'.",
             },
@@ -136,6 +69,27 @@ class PythonKind:
                 "oneOf": [{"type": "string"},
                           {"type": "array", "items": {"type": "string"}}],
             },
+            "isolation": {
+                "enum": list(ISOLATIONS),
+                "description": "in-process (default): a sync function runs in a thread of "
+                               "toolhost's bounded pool; process: in a worker process that is "
+                               "killed on timeout, cancel or crash.",
+            },
+            "workers": {
+                "type": "integer", "minimum": 1, "maximum": 64,
+                "description": "isolation: process: at most this many worker processes (and "
+                               "concurrent calls) for the tool (default 2).",
+            },
+            "allow_untyped": {
+                "type": "boolean",
+                "description": "Accept parameters with no usable type annotation (the model "
+                               "may then pass any JSON value).",
+            },
+            "dangerously_allow_entry_point": {
+                "type": "boolean",
+                "description": "Accept a function from os, subprocess, builtins, shutil and "
+                               "the like, or eval/exec-like: the model chooses its arguments.",
+            },
         },
         "required": ["function"],
         "additionalProperties": False,
@@ -143,47 +97,87 @@ class PythonKind:
 
     def bind(self, tool: ToolConfig, ctx: BindContext) -> Binding:
         origin = tool.backend.origin
-        ref = str(tool.backend.options.get("function", ""))
+        options = tool.backend.options
+        ref = str(options.get("function", ""))
 
-        def problem(message: str, hint: str = "") -> CompileError:
-            return CompileError([origin.problem(message, hint=hint)])
+        def problem(message: str, hint: str = "", key: str = "") -> CompileError:
+            return CompileError([origin.problem(message, hint=hint, key=key)])
 
-        searched = _extend_import_path(origin.file, tool.backend.options.get("path"))
+        searched = extend_import_path(origin.file, options.get("path"))
         try:
             fn = resolve_function(ref)
         except LookupError as exc:
             hint = getattr(exc, "hint", "")
-            if hint == _NOT_INSTALLED and searched:
+            if hint == NOT_INSTALLED and searched:
                 top = ref.partition(":")[0].split(".")[0]
                 hint = (f"is the package installed in this environment, or {top}.py (or "
                         f"{top}/) in {' or '.join(searched)}?")
             raise problem(str(exc), hint) from None
+        danger = dangerous_reason(ref, fn)
+        if danger and options.get("dangerously_allow_entry_point") is not True:
+            raise problem(danger, "wrap what the tool may do in a function of your own with "
+                          "typed parameters, or set dangerously_allow_entry_point: true")
         try:
             info = inspect_callable(fn)
         except (UnsupportedType, ValueError) as exc:
             raise problem(f"{ref}: {exc}", "wrap it in a function whose parameters are "
                           "keyword-callable and annotated with JSON-like types") from None
-        converters = dict(info.converters)
-        context_param = info.context_param
-
-        def prepare(arguments: Mapping[str, Any], call_ctx: CallContext) -> dict[str, Any]:
-            kwargs = {k: converters[k](v) if k in converters else v
-                      for k, v in arguments.items()}
-            if context_param:
-                kwargs[context_param] = call_ctx
-            return kwargs
-
-        if info.is_async:
-            async def invoke(arguments: Mapping[str, Any], ctx: CallContext) -> ToolResult:
-                return to_result(await fn(**prepare(arguments, ctx)))
+        if options.get("allow_untyped") is not True:
+            untyped = untyped_params(fn, tool.params, info.context_param)
+            if untyped:
+                raise problem(
+                    f"{ref}: parameter{'s' if len(untyped) > 1 else ''} "
+                    f"{', '.join(repr(p) for p in untyped)} of the function "
+                    f"{'have' if len(untyped) > 1 else 'has'} no usable type, so the model "
+                    "could pass any value", "annotate it (str, int, list[str], a TypedDict, "
+                    "...), declare it under params:, or set allow_untyped: true")
+        limit = tool.max_output_chars or DEFAULT_MAX_OUTPUT_CHARS
+        if options.get("isolation") == "process":
+            invoke = _process_invoke(ref, tool, int(options.get("workers") or 2), limit, ctx)
         else:
-            async def invoke(arguments: Mapping[str, Any], ctx: CallContext) -> ToolResult:
-                call = functools.partial(fn, **prepare(arguments, ctx))
-                value = await anyio.to_thread.run_sync(call, abandon_on_cancel=True)
-                if inspect.isawaitable(value):  # a sync function handing back a coroutine
-                    value = await value
-                return to_result(value)
-
+            invoke = _thread_invoke(fn, info, tool, limit)
         return Binding(invoke=invoke, input_schema=info.input_schema,
                        output_schema=info.output_schema, description=info.description,
                        output="structured")
+
+
+def _process_invoke(ref: str, tool: ToolConfig, workers: int, limit: int,
+                    ctx: BindContext) -> Any:
+    from toolhost.backends.worker import WorkerPool, WorkerSpec
+
+    pool = WorkerPool(WorkerSpec(function=ref, tool=tool.name, limit=limit), workers)
+    ctx.on_close(pool.aclose)
+    return pool.call
+
+
+def _thread_invoke(fn: Any, info: Any, tool: ToolConfig, limit: int) -> Any:
+    from toolhost.backends.threads import default_pool
+
+    converters = dict(info.converters)
+    context_param = info.context_param
+
+    def prepare(arguments: Mapping[str, Any], call_ctx: CallContext) -> dict[str, Any]:
+        kwargs = {k: converters[k](v) if k in converters else v for k, v in arguments.items()}
+        if context_param:
+            kwargs[context_param] = call_ctx
+        return kwargs
+
+    if info.is_async:
+        async def invoke(arguments: Mapping[str, Any], ctx: CallContext) -> ToolResult:
+            return to_result(await fn(**prepare(arguments, ctx)), limit)
+        return invoke
+
+    pool = default_pool()
+
+    def run(call: functools.partial[Any]) -> Any:
+        # Map (and cut) the result in the thread: a huge value never reaches the event loop.
+        value = call()
+        return value if inspect.isawaitable(value) else to_result(value, limit)
+
+    async def invoke_sync(arguments: Mapping[str, Any], ctx: CallContext) -> ToolResult:
+        call = functools.partial(fn, **prepare(arguments, ctx))
+        value = await pool.run(functools.partial(run, call), tool=ctx.tool or tool.wire_name)
+        if inspect.isawaitable(value):  # a sync function handing back a coroutine
+            value = to_result(await value, limit)
+        return value  # type: ignore[no-any-return]
+    return invoke_sync

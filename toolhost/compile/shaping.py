@@ -17,14 +17,16 @@ instead, since the schema promises structured content.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from typing import Any, Literal
 
 from jsonschema.protocols import Validator
 
+from toolhost.compile.jsoncut import TooDeep, json_head, too_long
 from toolhost.results import ToolResult
 
-__all__ = ["check_structured", "compact_json", "cut_text", "shape_result"]
+__all__ = ["check_structured", "compact_json", "cut_head", "cut_text", "shape_result"]
 
 
 def compact_json(value: Any) -> str:
@@ -32,18 +34,58 @@ def compact_json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
 
 
-def _note(kept: int, total: int) -> str:
+_ASK_LESS = ("To see the rest, call the tool again asking for less: a narrower query, a "
+             "filter, or a range.]")
+_NOTE = re.compile(r"\n\n\[toolhost: output cut: showing the first [\d,]+ of (more than )?"
+                   r"([\d,]+) characters [^\n]*\]\Z")
+_NOTE_TAIL = 400  # a note is shorter than this
+
+
+def _note(kept: int, total: int, *, exact: bool = True) -> str:
+    if not exact:
+        return (f"\n\n[toolhost: output cut: showing the first {kept:,} of more than "
+                f"{total:,} characters (the rest was not even produced). {_ASK_LESS}")
     return (f"\n\n[toolhost: output cut: showing the first {kept:,} of {total:,} characters "
-            f"({total - kept:,} not shown). To see the rest, call the tool again asking for "
-            "less: a narrower query, a filter, or a range.]")
+            f"({total - kept:,} not shown). {_ASK_LESS}")
+
+
+def cut_head(head: str, total: int, *, exact: bool = True) -> str:
+    """``head`` (the kept start of a longer output of ``total`` characters) with the cut note;
+    ``exact=False`` when ``total`` is only a lower bound. Used by backends that cut before
+    building the whole output; ``cut_text`` keeps such a note and its figures."""
+    return head + _note(len(head), total, exact=exact)
+
+
+def _measure(text: str) -> tuple[int, int, bool]:
+    """(characters before any cut note, total it stands for, whether that total is exact)."""
+    if text.endswith("]") and "[toolhost: output cut:" in text[-_NOTE_TAIL:]:
+        match = _NOTE.search(text, max(0, len(text) - _NOTE_TAIL))
+        if match:
+            return match.start(), int(match.group(2).replace(",", "")), not match.group(1)
+    return len(text), len(text), True
+
+
+def _precut(result: ToolResult) -> bool:
+    """Whether a text block was cut by its backend (carries a cut note)."""
+    for block in result.content:
+        if block.get("type") == "text":
+            body, total, exact = _measure(str(block.get("text", "")))
+            if total > body or not exact:
+                return True
+    return False
 
 
 def cut_text(result: ToolResult, max_chars: int) -> ToolResult:
-    """Cut the text blocks to ``max_chars`` characters in all, with a note; others stay."""
-    texts = [len(str(b.get("text", ""))) for b in result.content if b.get("type") == "text"]
-    total = sum(texts)
-    if total <= max_chars:
-        return result
+    """Cut the text blocks to ``max_chars`` characters in all, with a note; others stay.
+
+    A text already cut by its backend (see ``cut_head``) counts as its full length."""
+    measured = [(b, *_measure(str(b.get("text", "")))) for b in result.content
+                if b.get("type") == "text"]
+    total = sum(m[2] for m in measured)
+    shown = sum(m[1] for m in measured)
+    exact = all(m[3] for m in measured)
+    if total <= max_chars or (shown <= max_chars and shown < total):
+        return result  # short enough, or cut by the backend to a size that fits
     budget = max_chars
     blocks: list[Mapping[str, Any]] = []
     noted = False
@@ -54,11 +96,14 @@ def cut_text(result: ToolResult, max_chars: int) -> ToolResult:
         if noted:
             continue
         text = str(block.get("text", ""))
-        if len(text) <= budget:
+        body, whole, _ = _measure(text)
+        if whole <= budget:
             blocks.append(block)
-            budget -= len(text)
+            budget -= whole
             continue
-        blocks.append({**block, "text": text[:budget] + _note(max_chars, total)})
+        kept = text[:min(budget, body)]
+        blocks.append({**block, "text": kept + _note(max_chars - budget + len(kept), total,
+                                                     exact=exact)})
         noted = True
     return ToolResult(content=tuple(blocks), structured=None, is_error=result.is_error)
 
@@ -77,25 +122,44 @@ def check_structured(result: ToolResult, validator: Validator, tool: str) -> Too
                             f"outputSchema: {described}")
 
 
+def _seen(structured: Mapping[str, Any], max_chars: int) -> str:
+    """The compact JSON of ``structured`` if it fits, else its cut head (never encoding more
+    than is kept). Raises ``TooDeep``."""
+    if not too_long(structured, max_chars):
+        seen = compact_json(structured)
+        if len(seen) <= max_chars:
+            return seen
+    return cut_head(json_head(structured, max_chars), max_chars, exact=False)
+
+
 def shape_result(result: ToolResult, *, tool: str, output: Literal["structured", "text"],
                  output_validator: Validator | None, max_chars: int) -> ToolResult:
     """Apply the outputSchema check, the structured/text choice and the size cut."""
     if result.is_error:
         return cut_text(ToolResult(content=result.content, is_error=True), max_chars)
-    if output_validator is not None:
+    structured = result.structured
+    seen = ""
+    if structured is not None:
+        try:
+            seen = _seen(structured, max_chars)
+        except TooDeep as exc:
+            return ToolResult.error(f"Tool '{tool}' returned a result toolhost cannot pass "
+                                    f"on: {exc}.")
+    fits = structured is not None and len(seen) <= max_chars
+    if output_validator is not None and structured is None and _precut(result):
+        # cut by its backend (too long to keep): what the model reads is the cut JSON text
+        return cut_text(ToolResult(content=result.content, is_error=True), max_chars)
+    if output_validator is not None and (structured is None or fits):
         failure = check_structured(result, output_validator, tool)
         if failure is not None:
             return failure
-    structured = result.structured
     if structured is None:
         return cut_text(result, max_chars)
     has_text = any(b.get("type") == "text" for b in result.content)
     if output == "text" and output_validator is None:
-        content = result.content if has_text else (
-            *result.content, {"type": "text", "text": compact_json(structured)})
+        content = result.content if has_text else (*result.content, {"type": "text", "text": seen})
         return cut_text(ToolResult(content=content, is_error=False), max_chars)
-    seen = compact_json(structured)
-    if len(seen) <= max_chars:
+    if fits:
         return result
     # Too long to pass as structured JSON: the model reads the cut JSON text instead.
     text_blocks = tuple(b for b in result.content if b.get("type") == "text")

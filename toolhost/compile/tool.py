@@ -10,7 +10,7 @@ from typing import Any, Literal
 import anyio
 from jsonschema.protocols import Validator
 
-from toolhost.backends.base import CallContext, Invoke
+from toolhost.backends.base import CallContext, Invoke, ToolFailure
 from toolhost.compile.fastcheck import Check, compile_check
 from toolhost.compile.shaping import shape_result
 from toolhost.config.model import UNKNOWN, Origin
@@ -111,6 +111,10 @@ class CompiledTool:
         except TimeoutError:
             return ToolResult.error(f"Tool '{self.name}' timed out after {self.timeout:g}s and "
                                     "was stopped. Try a smaller request.")
+        except ToolFailure as exc:  # the backend said what happened
+            ctx.log.warning("tool %s %s", self.wire_name, exc)
+            message = f"Tool '{self.name}' {exc}"
+            return ToolResult.error(self.redact(message) if self.redact else message)
         except Exception as exc:  # a tool's failure is a result, never a crash
             log_failure(ctx.log, f"tool {self.wire_name} failed", exc)  # traceback: --debug
             message = f"Tool '{self.name}' failed: {type(exc).__name__}: {exc}"

@@ -1,0 +1,87 @@
+"""Finding a python tool's function: ``"package.module:attr.path"`` and where modules come from.
+
+Shared by the host (at compile time) and by an isolated tool's worker process, so both import
+the same function the same way.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+from collections.abc import Callable
+from typing import Any
+
+__all__ = ["NOT_INSTALLED", "REF_PATTERN", "extend_import_path", "resolve_function"]
+
+_DOTTED = r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*"
+REF_PATTERN = f"^{_DOTTED}:{_DOTTED}$"
+
+
+class _NotFound(LookupError):
+    """A ``LookupError`` that knows what to suggest (``hint``)."""
+
+    def __init__(self, message: str, hint: str = "") -> None:
+        super().__init__(message)
+        self.hint = hint
+
+
+NOT_INSTALLED = "is the package installed in this environment?"
+
+
+def _missing_module_hint(module_name: str, exc: ModuleNotFoundError) -> str:
+    missing = exc.name or ""
+    if missing and not (module_name == missing or module_name.startswith(missing + ".")):
+        # the module exists but imports one that is not installed
+        return f"'{module_name}' imports '{missing}': install it in this environment"
+    return NOT_INSTALLED
+
+
+def _attribute_hint(obj: Any, part: str) -> str:
+    import difflib
+
+    names = [n for n in dir(obj) if not n.startswith("_") and callable(getattr(obj, n, None))]
+    close = difflib.get_close_matches(part, names, n=1)
+    if close:
+        return f"did you mean '{close[0]}'?"
+    return f"it has: {', '.join(sorted(names)[:10])}" if names else ""
+
+
+def resolve_function(ref: str) -> Callable[..., Any]:
+    """Import ``"package.module:attr.path"``. Raises ``LookupError`` with a readable message
+    (and, when there is one, a suggestion in its ``hint`` attribute)."""
+    module_name, sep, attr_path = ref.partition(":")
+    if not sep or not module_name or not attr_path:
+        raise _NotFound(f"'{ref}' is not of the form 'module.sub:function'")
+    try:
+        obj: Any = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        raise _NotFound(f"cannot import module '{module_name}': {exc}",
+                        _missing_module_hint(module_name, exc)) from exc
+    except Exception as exc:  # the module raised while importing
+        raise _NotFound(f"importing '{module_name}' raised {type(exc).__name__}: {exc}",
+                        f"run python -c 'import {module_name}' to see the traceback") from exc
+    for i, part in enumerate(attr_path.split(".")):
+        try:
+            obj = getattr(obj, part)
+        except AttributeError:
+            owner = ".".join([module_name, *attr_path.split(".")[:i]])
+            raise _NotFound(f"'{owner}' has no attribute '{part}'",
+                            _attribute_hint(obj, part)) from None
+    if not callable(obj):
+        raise LookupError(f"'{ref}' is a {type(obj).__name__}, not a function")
+    return obj  # type: ignore[no-any-return]
+
+
+def extend_import_path(config_file: str, extra: str | list[str] | None) -> list[str]:
+    """Append the declaring file's directory and ``path:`` entries to ``sys.path``; return
+    them (for error hints)."""
+    if not os.path.isfile(config_file):
+        return []
+    base = os.path.dirname(os.path.abspath(config_file))
+    entries = [extra] if isinstance(extra, str) else list(extra or [])
+    added = [base, *(os.path.normpath(os.path.join(base, e)) for e in entries)]
+    for entry in added:
+        if entry not in sys.path:
+            sys.path.append(entry)
+    return added

@@ -1,0 +1,353 @@
+"""The bounded thread pool in which in-process sync python tools run.
+
+Why not anyio's shared worker pool: its threads are not daemons (a hung tool kept the process
+alive at exit), the transports use it for their own blocking reads, and a call abandoned on
+timeout left its thread running, uncounted, so 45 hung calls meant 45 threads.
+
+Here:
+
+- at most ``max_running`` calls run at once; more wait for a free thread, within their own
+  timeout (the wait is a timeout like any other, never a hang);
+- on timeout or cancel the call is *stopped*: ``ToolStopped`` is raised inside its thread
+  (CPython's ``PyThreadState_SetAsyncExc``), which ends pure-Python code (a busy loop, a deep
+  recursion) at its next bytecode. Code blocked inside C (``time.sleep``, a socket read without
+  a timeout) cannot be stopped: its thread is *stuck*; it is counted, reported in the error
+  result and on stderr, and gives its running slot back;
+- a tool with ``max_stuck_per_tool`` stuck threads, or a pool with ``max_stuck`` of them, runs
+  no new call of that tool (or of any sync tool): the call fails at once with an error saying
+  why (fail closed), and works again as soon as a stuck thread finishes;
+- the threads are daemons with a large stack, and the recursion limit is capped: once the pool
+  is in use, ``sys.setrecursionlimit`` raises it to at most ``MAX_RECURSION_LIMIT``, and a
+  limit a tool changed is put back when no call runs. Why: the limit is process-wide, and a
+  tool that recursed ten million frames deep held the GIL for seconds while those frames
+  unwound (Python checks for a thread switch on calls and loops, not on returns), so every
+  other call stopped being answered; a recursion through C code that deep crashes the process.
+
+``isolation: process`` (``toolhost.backends.worker``) is the stronger answer: a killed process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ctypes
+import logging
+import sys
+import threading
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from queue import Empty, SimpleQueue
+from typing import Any
+
+import anyio
+import anyio.from_thread
+import anyio.lowlevel
+from anyio._core._eventloop import threadlocals as _anyio_threadlocals
+
+from toolhost.backends.base import ToolFailure
+
+__all__ = ["PoolStats", "SyncPool", "ToolStopped", "ToolStuck", "default_pool"]
+
+log = logging.getLogger("toolhost.call")
+
+MAX_RUNNING = 32
+MAX_STUCK_PER_TOOL = 4
+MAX_STUCK = 16
+STOP_GRACE_SECONDS = 0.25  # how long a stopped thread gets to unwind before it counts as stuck
+IDLE_SECONDS = 10.0
+MAX_RECURSION_LIMIT = 20_000  # unwinding this many frames takes milliseconds
+THREAD_STACK_BYTES = 64 * 1024 * 1024  # reserved address space; pages are used as touched
+
+_PENDING, _RUNNING, _DONE, _DROPPED = 0, 1, 2, 3
+
+
+class ToolStopped(BaseException):
+    """Raised inside a sync tool's thread to stop it (a BaseException: ``except Exception``
+    in the tool does not swallow it)."""
+
+
+class ToolStuck(ToolFailure):
+    """A call that could not run, or could not be stopped."""
+
+
+@dataclass(frozen=True)
+class PoolStats:
+    """A snapshot of the pool: threads alive, calls running, threads stuck (by tool), and
+    totals since start."""
+
+    threads: int
+    running: int
+    stuck: int
+    stuck_by_tool: dict[str, int]
+    stopped_total: int
+    stuck_total: int
+
+
+@dataclass
+class _Job:
+    fn: Callable[[], Any]
+    tool: str
+    wake: Callable[[], None]
+    token: anyio.lowlevel.EventLoopToken
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    state: int = _PENDING
+    ok: bool = False
+    value: Any = None
+    thread_id: int | None = None
+    stuck: bool = False
+
+
+def _flush_pending() -> None:
+    """A call: where CPython delivers an exception set for this thread a moment too late."""
+
+
+class _Worker(threading.Thread):
+    def __init__(self, pool: SyncPool) -> None:
+        super().__init__(name="toolhost-sync-tool", daemon=True)
+        self.pool = pool
+        self.jobs: SimpleQueue[_Job | None] = SimpleQueue()
+
+    def run(self) -> None:
+        while True:
+            try:
+                job = self.jobs.get(timeout=IDLE_SECONDS)
+            except Empty:
+                if self.pool._retire(self):
+                    return
+                continue
+            if job is None:
+                return
+            self._execute(job)
+            self.pool._finished(self, job)
+
+    def _execute(self, job: _Job) -> None:
+        with job.lock:
+            if job.state == _DROPPED:  # cancelled before it started
+                return
+            job.state = _RUNNING
+            job.thread_id = threading.get_ident()
+        # What anyio's own worker threads carry, so that a tool's
+        # anyio.from_thread.run(ctx.progress, ...) finds its event loop.
+        _anyio_threadlocals.current_token = job.token
+        try:
+            try:
+                job.value, job.ok = job.fn(), True
+            except BaseException as exc:  # ToolStopped too: the result is the exception
+                job.value, job.ok = _short_traceback(exc), False
+            with job.lock:
+                job.state = _DONE
+            _flush_pending()
+        except ToolStopped:
+            pass
+        finally:
+            del _anyio_threadlocals.current_token
+        # the event loop may be gone (shutdown): then nobody waits for the answer
+        with contextlib.suppress(Exception):
+            job.wake()
+
+
+MAX_TRACEBACK_FRAMES = 60
+
+
+def _short_traceback(exc: BaseException) -> BaseException:
+    """``exc`` with its traceback cut after ``MAX_TRACEBACK_FRAMES`` frames: a RecursionError's
+    thousands of frames took the event loop over a second to log."""
+    tb = exc.__traceback__
+    for _ in range(MAX_TRACEBACK_FRAMES):
+        if tb is None:
+            return exc
+        tb = tb.tb_next
+    if tb is not None:
+        cut = exc.__traceback__
+        for _ in range(MAX_TRACEBACK_FRAMES - 1):
+            assert cut is not None
+            cut = cut.tb_next
+        assert cut is not None
+        cut.tb_next = None
+    return exc
+
+
+def _raise_in(thread_id: int) -> bool:
+    set_async_exc = ctypes.pythonapi.PyThreadState_SetAsyncExc
+    set_async_exc.argtypes = [ctypes.c_ulong, ctypes.py_object]
+    return bool(set_async_exc(thread_id, ToolStopped) == 1)
+
+
+def _waker(done: anyio.Event) -> Callable[[], None]:
+    """A thread-safe ``done.set``."""
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:  # not asyncio (trio): go through anyio's portal
+        token = anyio.lowlevel.current_token()
+        return lambda: anyio.from_thread.run_sync(done.set, token=token)
+
+    def wake() -> None:
+        loop.call_soon_threadsafe(done.set)
+    return wake
+
+
+class SyncPool:
+    """Runs sync functions in bounded, stoppable daemon threads (see the module docstring)."""
+
+    def __init__(self, *, max_running: int = MAX_RUNNING,
+                 max_stuck_per_tool: int = MAX_STUCK_PER_TOOL, max_stuck: int = MAX_STUCK,
+                 stop_grace: float = STOP_GRACE_SECONDS) -> None:
+        self.max_running = max_running
+        self.max_stuck_per_tool = max_stuck_per_tool
+        self.max_stuck = max_stuck
+        self.stop_grace = stop_grace
+        self._lock = threading.Lock()
+        self._idle: deque[_Worker] = deque()
+        self._threads: set[_Worker] = set()
+        self._stuck: dict[str, int] = {}
+        self._running = 0
+        self._stopped_total = 0
+        self._stuck_total = 0
+        self._limiter: anyio.CapacityLimiter | None = None
+        self._recursion_limit = sys.getrecursionlimit()
+
+    def stats(self) -> PoolStats:
+        with self._lock:
+            return PoolStats(threads=len(self._threads), running=self._running,
+                             stuck=sum(self._stuck.values()), stuck_by_tool=dict(self._stuck),
+                             stopped_total=self._stopped_total, stuck_total=self._stuck_total)
+
+    async def run(self, fn: Callable[[], Any], *, tool: str) -> Any:
+        """``fn()`` in a pool thread; its exception is raised here. On cancel (timeout) the
+        thread is stopped; if it cannot be, ``ToolStuck`` says so instead of the cancel."""
+        self._refuse_if_stuck(tool)
+        if self._limiter is None:
+            self._limiter = anyio.CapacityLimiter(self.max_running)
+        async with self._limiter:
+            self._refuse_if_stuck(tool)  # the wait for a slot may have seen threads stick
+            done = anyio.Event()
+            job = _Job(fn=fn, tool=tool, wake=_waker(done),
+                       token=anyio.lowlevel.current_token())
+            self._submit(job)
+            try:
+                await done.wait()
+            except anyio.get_cancelled_exc_class():
+                with anyio.CancelScope(shield=True):
+                    await self._stop(job, done)
+                raise
+        if job.ok:
+            return job.value
+        raise job.value
+
+    def _refuse_if_stuck(self, tool: str) -> None:
+        with self._lock:
+            mine, total = self._stuck.get(tool, 0), sum(self._stuck.values())
+        if mine >= self.max_stuck_per_tool:
+            raise ToolStuck(
+                f"was not started: {mine} earlier calls of it are still running after their "
+                "timeout in threads toolhost cannot stop (code blocked in C, such as "
+                "time.sleep or a read without a timeout). New calls run again when one of "
+                "them ends; give the tool `isolation: process` to have such calls killed.")
+        if total >= self.max_stuck:
+            raise ToolStuck(
+                f"was not started: {total} calls of sync python tools are still running "
+                f"after their timeout (the limit is {self.max_stuck}) in threads toolhost "
+                "cannot stop. Give the hanging tools `isolation: process`.")
+
+    def _submit(self, job: _Job) -> None:
+        with self._lock:
+            self._running += 1
+            worker = self._idle.pop() if self._idle else None
+            if worker is None:
+                worker = _Worker(self)
+                self._threads.add(worker)
+        if not worker.is_alive():
+            with _STACK_LOCK:
+                previous = threading.stack_size(THREAD_STACK_BYTES)
+                try:
+                    worker.start()
+                finally:
+                    threading.stack_size(previous)
+        worker.jobs.put(job)
+
+    async def _stop(self, job: _Job, done: anyio.Event) -> None:
+        with job.lock:
+            if job.state == _PENDING:
+                job.state = _DROPPED
+            running = job.state == _RUNNING
+            if running:
+                assert job.thread_id is not None
+                _raise_in(job.thread_id)
+        if running:
+            with anyio.move_on_after(self.stop_grace):
+                await done.wait()
+        with self._lock:
+            if job.state in (_DONE, _DROPPED):
+                self._stopped_total += running
+                return
+            job.stuck = True
+            self._running -= 1
+            self._stuck[job.tool] = self._stuck.get(job.tool, 0) + 1
+            self._stuck_total += 1
+            mine, _total = self._stuck[job.tool], sum(self._stuck.values())
+        raise ToolStuck(
+            f"did not finish in time and its thread could not be stopped (it is blocked in "
+            f"code Python cannot interrupt, such as time.sleep or a read without a timeout). "
+            f"{mine} of this tool's calls are stuck like this; at {self.max_stuck_per_tool} "
+            "new calls are refused. Give the tool `isolation: process` to have such calls "
+            "killed.")
+
+    def _finished(self, worker: _Worker, job: _Job) -> None:
+        with self._lock:
+            if job.stuck:
+                left = self._stuck.get(job.tool, 0) - 1
+                if left > 0:
+                    self._stuck[job.tool] = left
+                else:
+                    self._stuck.pop(job.tool, None)
+            else:
+                self._running -= 1
+            self._idle.append(worker)
+            if self._running == 0 and sys.getrecursionlimit() != self._recursion_limit:
+                log.warning("tool %s changed the recursion limit to %d; put back to %d",
+                            job.tool, sys.getrecursionlimit(), self._recursion_limit)
+                sys.setrecursionlimit(self._recursion_limit)
+        if job.stuck:
+            log.warning("tool %s: a stuck call finally ended; its thread is free again", job.tool)
+
+    def _retire(self, worker: _Worker) -> bool:
+        """An idle thread leaves after ``IDLE_SECONDS`` (True when it did)."""
+        with self._lock:
+            if worker in self._idle and worker.jobs.empty():
+                self._idle.remove(worker)
+                self._threads.discard(worker)
+                return True
+            return False
+
+
+_STACK_LOCK = threading.Lock()
+_DEFAULT: SyncPool | None = None
+
+
+def _cap_recursion_limit() -> None:
+    """Make ``sys.setrecursionlimit`` refuse to go past ``MAX_RECURSION_LIMIT``."""
+    original = sys.setrecursionlimit
+    if getattr(original, "_toolhost_capped", False):
+        return
+
+    def setrecursionlimit(limit: int) -> None:
+        if limit > MAX_RECURSION_LIMIT:
+            log.warning("sys.setrecursionlimit(%d) capped at %d: in-process python tools "
+                        "share the host's interpreter (isolation: process has no cap)",
+                        limit, MAX_RECURSION_LIMIT)
+            limit = MAX_RECURSION_LIMIT
+        original(limit)
+
+    setrecursionlimit._toolhost_capped = True  # type: ignore[attr-defined]
+    sys.setrecursionlimit = setrecursionlimit
+
+
+def default_pool() -> SyncPool:
+    """The process's pool for in-process sync tools (created on first use; from then on the
+    recursion limit is capped, see the module docstring)."""
+    global _DEFAULT
+    if _DEFAULT is None:
+        _cap_recursion_limit()
+        _DEFAULT = SyncPool()
+    return _DEFAULT

@@ -1,0 +1,195 @@
+"""``isolation: process``: a python tool's calls run in worker processes that can be killed.
+
+Design (see docs/backends.md for the user's side):
+
+- **Persistent workers, one call at a time each.** A tool gets up to ``workers`` processes
+  (default 2), started on its first calls (``python -m toolhost.backends.worker_main``, a fresh
+  interpreter: no fork of a threaded host) and kept for the next ones; more concurrent calls
+  wait for a free worker within their own timeout.
+- **Killed, not asked.** On timeout, cancel or host shutdown the worker's whole process group
+  gets SIGKILL; a crash (segfault, ``os._exit``, a recursion that overflows) is seen as the
+  pipe closing. Either way that call gets an error result and the next call a fresh worker.
+  On Linux a worker also dies with its host (``PR_SET_PDEATHSIG``).
+- **Only JSON crosses.** Arguments go as the model sent them and are converted in the worker
+  (which imports the function itself, from the host's ``sys.path``); the result is mapped and
+  cut to ``max_output_chars`` in the worker, so a huge result never crosses whole, and a line
+  from the worker longer than ``MAX_LINE_BYTES`` kills it. ``CallContext.progress`` is relayed;
+  ``call_id``, ``tool`` and ``log`` (to stderr) work; nothing else of the host is shared
+  (module globals live per worker, and are lost when a worker is killed).
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import json
+import os
+import signal
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import anyio
+from anyio.abc import Process
+from anyio.streams.buffered import BufferedByteReceiveStream
+
+from toolhost.backends.base import CallContext, ToolFailure
+from toolhost.results import ToolResult
+
+__all__ = ["DEFAULT_WORKERS", "WorkerPool", "WorkerSpec"]
+
+DEFAULT_WORKERS = 2
+MAX_LINE_BYTES = 64 * 1024 * 1024  # the worker cuts results far below this
+_LIVE: set[int] = set()  # process groups of running workers, killed at interpreter exit
+
+
+@atexit.register
+def _kill_leftovers() -> None:
+    for pgid in list(_LIVE):
+        _killpg(pgid)
+
+
+def _killpg(pgid: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, signal.SIGKILL)
+    _LIVE.discard(pgid)
+
+
+@dataclass(frozen=True)
+class WorkerSpec:
+    """What a worker needs to import and run the tool."""
+
+    function: str  # "package.module:attr"
+    tool: str  # the tool's name, for messages
+    limit: int  # max_output_chars: results are cut to this in the worker
+
+
+class _RemoteError(Exception):
+    """The tool raised in its worker: reads like the same exception raised in-process."""
+
+
+def _describe_end(code: int | None) -> str:
+    if code is not None and code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        return f"was killed by {name}"
+    return f"exited with status {code}"
+
+
+class _Worker:
+    def __init__(self, process: Process) -> None:
+        self.process = process
+        assert process.stdout is not None and process.stdin is not None
+        self.reader = BufferedByteReceiveStream(process.stdout)
+
+    async def receive(self) -> dict[str, Any]:
+        try:
+            line = await self.reader.receive_until(b"\n", MAX_LINE_BYTES)
+        except anyio.DelimiterNotFound:
+            raise ToolFailure(f"sent a message over {MAX_LINE_BYTES:,} bytes from its worker "
+                              "process, which was killed") from None
+        except (anyio.EndOfStream, anyio.IncompleteRead, anyio.BrokenResourceError):
+            code = await self.process.wait()
+            raise ToolFailure(f"crashed: its worker process {_describe_end(code)} (a fresh "
+                              "one runs the next call)") from None
+        message = json.loads(line)
+        if not isinstance(message, dict):
+            raise ToolFailure("got a malformed answer from its worker process")
+        return message
+
+    async def send(self, message: Mapping[str, Any]) -> None:
+        assert self.process.stdin is not None
+        data = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+        try:
+            await self.process.stdin.send(data)
+        except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
+            code = await self.process.wait()
+            raise ToolFailure(f"crashed: its worker process {_describe_end(code)}") from None
+
+    async def kill(self) -> None:
+        _killpg(self.process.pid)
+        with anyio.CancelScope(shield=True):
+            await self.process.wait()
+            await self.process.aclose()
+
+
+class WorkerPool:
+    """The worker processes of one tool."""
+
+    def __init__(self, spec: WorkerSpec, workers: int = DEFAULT_WORKERS) -> None:
+        self.spec = spec
+        self.max_workers = workers
+        self._idle: list[_Worker] = []
+        self._busy: set[_Worker] = set()
+        self._limiter: anyio.CapacityLimiter | None = None
+        self.started = 0  # worker processes started so far (fresh ones after kills included)
+
+    async def call(self, arguments: Mapping[str, Any], ctx: CallContext) -> ToolResult:
+        """Run one call in a worker; kill the worker if the call is cancelled or times out."""
+        if self._limiter is None:
+            self._limiter = anyio.CapacityLimiter(self.max_workers)
+        async with self._limiter:
+            worker: _Worker | None = None
+            healthy = False
+            try:
+                worker = self._idle.pop() if self._idle else await self._start()
+                self._busy.add(worker)
+                result = await self._run(worker, arguments, ctx)
+                healthy = True
+            except _RemoteError:
+                healthy = True
+                raise
+            finally:
+                if worker is not None:
+                    self._busy.discard(worker)
+                    if healthy:
+                        self._idle.append(worker)
+                    else:
+                        await worker.kill()
+            return result
+
+    async def _start(self) -> _Worker:
+        process = await anyio.open_process(
+            [sys.executable, "-m", "toolhost.backends.worker_main"], stderr=None,
+            start_new_session=True)
+        _LIVE.add(process.pid)
+        self.started += 1
+        worker = _Worker(process)
+        try:
+            await worker.send({"sys_path": sys.path, "function": self.spec.function,
+                               "limit": self.spec.limit})
+            ready = await worker.receive()
+        except BaseException:
+            await worker.kill()
+            raise
+        if not ready.get("ready"):
+            await worker.kill()
+            raise ToolFailure(f"could not start its worker process: {ready.get('fatal')}")
+        return worker
+
+    async def _run(self, worker: _Worker, arguments: Mapping[str, Any],
+                   ctx: CallContext) -> ToolResult:
+        await worker.send({"call": dict(arguments), "id": ctx.call_id, "tool": ctx.tool})
+        while True:
+            message = await worker.receive()
+            if "progress" in message:
+                done, total, note = ([*list(message["progress"]), None, None, None])[:3]
+                await ctx.progress(float(done or 0), total, note)
+            elif "result" in message:
+                return ToolResult.from_mcp(message["result"])
+            elif "error" in message:
+                error = message["error"]
+                kind = type(str(error.get("type", "Exception")), (_RemoteError,), {})
+                raise kind(str(error.get("message", "")))
+            else:
+                raise ToolFailure("got a malformed answer from its worker process")
+
+    async def aclose(self) -> None:
+        """Kill every worker (host shutdown)."""
+        workers, self._idle = [*self._idle, *self._busy], []
+        self._busy.clear()
+        for worker in workers:
+            await worker.kill()

@@ -1,0 +1,134 @@
+"""The process an ``isolation: process`` python tool runs in (``python -m`` this module).
+
+It speaks one JSON object per line with the host (``toolhost.backends.worker``): first an
+``init`` (the host's ``sys.path``, the function's reference, the result limit), answered with
+``{"ready": true}`` or ``{"fatal": message}``; then, one at a time, ``{"call": {arguments},
+"id": ..., "tool": ...}``, answered by any number of ``{"progress": [done, total, message]}``
+lines and one ``{"result": CallToolResult}`` or ``{"error": {"type", "message"}}``. Only JSON
+crosses: arguments arrive as the model sent them and are converted here; the return value is
+mapped and cut here, so a huge result never crosses the pipe whole.
+
+The real stdout is kept for these lines and fd 1 points at stderr, so a ``print`` in the tool
+or a child process it starts cannot corrupt them. On Linux the process dies with its host
+(``PR_SET_PDEATHSIG``), even if the host is killed with SIGKILL.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import json
+import os
+import signal
+import sys
+import threading
+import traceback
+from typing import IO, Any
+
+WORKER_STACK_BYTES = 256 * 1024 * 1024  # deep recursion fails with RecursionError, not SIGSEGV
+
+
+def _die_with_parent() -> None:
+    if not sys.platform.startswith("linux"):
+        return  # elsewhere: the host's closing pipe ends an idle worker; see docs/backends.md
+    import ctypes
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        pr_set_pdeathsig = 1
+        libc.prctl(pr_set_pdeathsig, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+    if os.getppid() == 1:  # the host died before prctl took effect
+        os._exit(1)
+
+
+def _send(out: IO[bytes], lock: threading.Lock, message: dict[str, Any]) -> None:
+    line = json.dumps(message, ensure_ascii=False, separators=(",", ":"), default=str)
+    with lock:
+        out.write(line.encode("utf-8", "replace") + b"\n")
+        out.flush()
+
+
+def main() -> int:
+    protocol = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    _die_with_parent()
+    lock = threading.Lock()
+    init = json.loads(sys.stdin.buffer.readline() or b"{}")
+    sys.path[:] = [p for p in init.get("sys_path", []) if isinstance(p, str)] or sys.path
+    try:
+        from toolhost.backends.python_import import resolve_function
+        from toolhost.compile.signature import inspect_callable
+
+        fn = resolve_function(str(init.get("function")))
+        info = inspect_callable(fn)
+    except BaseException as exc:  # the host imported it a moment ago; say why we could not
+        _send(protocol, lock, {"fatal": f"{type(exc).__name__}: {exc}"})
+        return 1
+    threading.stack_size(WORKER_STACK_BYTES)
+    _send(protocol, lock, {"ready": True})
+    import anyio
+
+    anyio.run(_serve, fn, info, int(init.get("limit", 40_000)), protocol, lock)
+    return 0
+
+
+async def _serve(fn: Any, info: Any, limit: int, out: IO[bytes], lock: threading.Lock) -> None:
+    import anyio.to_thread
+
+    from toolhost.backends.base import CallContext
+    from toolhost.backends.convert import to_result
+
+    converters = dict(info.converters)
+    while True:
+        line = await anyio.to_thread.run_sync(sys.stdin.buffer.readline)
+        if not line:
+            return  # the host closed the pipe: it is done with us
+        request = json.loads(line)
+
+        async def progress(done: float, total: float | None, message: str | None) -> None:
+            _send(out, lock, {"progress": [done, total, message]})
+
+        ctx = CallContext(call_id=str(request.get("id", "")), tool=str(request.get("tool", "")),
+                          progress=progress)
+        value: Any = None
+        kwargs: Any = None
+        try:
+            kwargs = {k: converters[k](v) if k in converters else v
+                      for k, v in request["call"].items()}
+            if info.context_param:
+                kwargs[info.context_param] = ctx
+            if info.is_async:
+                value = await fn(**kwargs)
+            else:
+                value = await anyio.to_thread.run_sync(functools.partial(fn, **kwargs))
+                if inspect.isawaitable(value):
+                    value = await value
+            answer: dict[str, Any] = {"result": _bounded(to_result(value, limit), limit).to_mcp()}
+        except Exception as exc:
+            traceback.print_exc(file=sys.stderr)
+            answer = {"error": {"type": type(exc).__name__, "message": str(exc)[:10_000]}}
+        value = kwargs = None  # drop the call's data before waiting for the next one
+        _send(out, lock, answer)
+
+
+def _bounded(result: Any, limit: int) -> Any:
+    """``result`` small enough to cross the pipe: structured content whose JSON is over
+    ``limit`` is replaced by its cut JSON text, text blocks are cut to ``limit``."""
+    from toolhost.compile.jsoncut import json_head, too_long
+    from toolhost.compile.shaping import cut_head, cut_text
+    from toolhost.results import ToolResult
+
+    structured = result.structured
+    if structured is not None and too_long(structured, limit):
+        head = cut_head(json_head(structured, limit), limit, exact=False)
+        others = tuple(b for b in result.content if b.get("type") != "text")
+        return ToolResult(content=(*others, {"type": "text", "text": head}),
+                          is_error=result.is_error)
+    return cut_text(result, limit) if structured is None else result
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,106 @@
+"""JSON of a tool's result, never longer than what will be kept.
+
+A tool returning 200 MB worth of dicts used to be serialised whole (twice: into text and into
+``structuredContent``) on the event loop, holding every other call up for seconds, only for
+all but 40,000 characters to be cut away. Here the size is measured first, by a walk that
+stops as soon as the value is known to be too long (it counts a lower bound: every string's
+length plus its quotes, one character per number, the brackets, colons and commas), and a value
+that is too long is encoded lazily, chunk by chunk, only as far as the part that is kept.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import json
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+__all__ = ["MAX_DEPTH", "TooDeep", "json_head", "plain", "too_long"]
+
+MAX_DEPTH = 500  # deeper results are refused (json and the model cannot use them anyway)
+
+
+class TooDeep(ValueError):
+    """The value nests deeper than ``MAX_DEPTH``."""
+
+
+def plain(value: Any) -> Any:
+    """One level of a dataclass, pydantic model, set or enum as JSON-able data (what
+    ``json`` calls for values it does not know); anything else as its ``str``."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
+    dump = getattr(value, "model_dump", None)
+    if callable(dump):  # a pydantic model
+        return dump(mode="json")
+    if isinstance(value, (set, frozenset, tuple)):
+        return list(value)
+    if isinstance(value, enum.Enum):
+        return value.value
+    return str(value)
+
+
+def _children(value: Any) -> Iterator[Any] | None:
+    """The parts of a container (keys as strings), or None for a leaf."""
+    if isinstance(value, Mapping):
+        return (part for k, v in value.items() for part in (str(k), v))
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return iter(value)
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return None
+    converted = plain(value)
+    return _children(converted) if not isinstance(converted, str) else None
+
+
+def too_long(value: Any, limit: int) -> bool:
+    """True when the compact JSON of ``value`` certainly has more than ``limit`` characters.
+
+    Stops walking once that is known, so its cost is bounded by ``limit``, not by the value.
+    Raises ``TooDeep`` for a value nested deeper than ``MAX_DEPTH``.
+    """
+    size = 0
+    stack: list[Iterator[Any]] = []
+    item: Any = value
+    while True:
+        if isinstance(item, str):
+            size += len(item) + 3  # quotes and a separator
+        else:
+            children = _children(item)
+            if children is None:
+                size += 2  # a digit or more, and a separator
+            else:
+                size += 2
+                if len(stack) >= MAX_DEPTH:
+                    raise TooDeep(f"the result is nested more than {MAX_DEPTH} levels deep")
+                stack.append(children)
+        if size > limit:
+            return True
+        while stack:
+            item = next(stack[-1], _END)
+            if item is not _END:
+                break
+            stack.pop()
+        else:
+            return False
+
+
+_END = object()
+
+
+def json_head(value: Any, limit: int) -> str:
+    """The first ``limit`` characters of the compact JSON of ``value``, encoding no further
+    than that (for a value ``too_long`` said is too long)."""
+    encoder = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=plain,
+                               check_circular=True)
+    chunks: list[str] = []
+    size = 0
+    # iterencode (not _one_shot) is the lazy pure-Python encoder: it stops when we do.
+    try:
+        for chunk in encoder.iterencode(value):
+            chunks.append(chunk)
+            size += len(chunk)
+            if size >= limit:
+                break
+    except (TypeError, ValueError, RecursionError) as exc:  # e.g. a key json cannot write
+        chunks.append(f"… (toolhost could not encode the rest: {type(exc).__name__})")
+    return "".join(chunks)[:limit]
