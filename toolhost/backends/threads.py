@@ -13,9 +13,12 @@ Here:
   recursion) at its next bytecode. Code blocked inside C (``time.sleep``, a socket read without
   a timeout) cannot be stopped: its thread is *stuck*; it is counted, reported in the error
   result and on stderr, and gives its running slot back;
-- a tool with ``max_stuck_per_tool`` stuck threads, or a pool with ``max_stuck`` of them, runs
-  no new call of that tool (or of any sync tool): the call fails at once with an error saying
-  why (fail closed), and works again as soon as a stuck thread finishes;
+- one tool holds at most ``max_per_tool`` threads, running or stuck (a stuck thread keeps its
+  place until it ends); its further calls wait, within their timeout. A tool whose places are
+  all stuck, or a pool with ``max_stuck`` stuck threads, runs no new call of that tool (or of
+  any sync tool): the call fails at once with an error saying why (fail closed), and works
+  again as soon as a stuck thread ends. So 45 hung calls of one tool leave 8 threads, and
+  every other tool keeps its threads;
 - the threads are daemons with a large stack, and the recursion limit is capped: once the pool
   is in use, ``sys.setrecursionlimit`` raises it to at most ``MAX_RECURSION_LIMIT``, and a
   limit a tool changed is put back when no call runs. Why: the limit is process-wide, and a
@@ -52,8 +55,8 @@ __all__ = ["PoolStats", "SyncPool", "ToolStopped", "ToolStuck", "default_pool"]
 log = logging.getLogger("toolhost.call")
 
 MAX_RUNNING = 32
-MAX_STUCK_PER_TOOL = 4
-MAX_STUCK = 16
+MAX_PER_TOOL = 8
+MAX_STUCK = 32
 STOP_GRACE_SECONDS = 0.25  # how long a stopped thread gets to unwind before it counts as stuck
 IDLE_SECONDS = 10.0
 MAX_RECURSION_LIMIT = 20_000  # unwinding this many frames takes milliseconds
@@ -84,7 +87,7 @@ class PoolStats:
     stuck_total: int
 
 
-@dataclass
+@dataclass(eq=False)  # hashable by identity: a job borrows limiter tokens
 class _Job:
     fn: Callable[[], Any]
     tool: str
@@ -120,6 +123,9 @@ class _Worker(threading.Thread):
                 return
             self._execute(job)
             self.pool._finished(self, job)
+            # the event loop may be gone (shutdown): then nobody waits for the answer
+            with contextlib.suppress(Exception):
+                job.wake()
 
     def _execute(self, job: _Job) -> None:
         with job.lock:
@@ -142,9 +148,7 @@ class _Worker(threading.Thread):
             pass
         finally:
             del _anyio_threadlocals.current_token
-        # the event loop may be gone (shutdown): then nobody waits for the answer
-        with contextlib.suppress(Exception):
-            job.wake()
+
 
 
 MAX_TRACEBACK_FRAMES = 60
@@ -174,16 +178,16 @@ def _raise_in(thread_id: int) -> bool:
     return bool(set_async_exc(thread_id, ToolStopped) == 1)
 
 
-def _waker(done: anyio.Event) -> Callable[[], None]:
-    """A thread-safe ``done.set``."""
+def _waker(callback: Callable[[], None]) -> Callable[[], None]:
+    """``callback`` run on the event loop, from any thread."""
     try:
         loop = asyncio.get_running_loop()
     except RuntimeError:  # not asyncio (trio): go through anyio's portal
         token = anyio.lowlevel.current_token()
-        return lambda: anyio.from_thread.run_sync(done.set, token=token)
+        return lambda: anyio.from_thread.run_sync(callback, token=token)
 
     def wake() -> None:
-        loop.call_soon_threadsafe(done.set)
+        loop.call_soon_threadsafe(callback)
     return wake
 
 
@@ -191,10 +195,10 @@ class SyncPool:
     """Runs sync functions in bounded, stoppable daemon threads (see the module docstring)."""
 
     def __init__(self, *, max_running: int = MAX_RUNNING,
-                 max_stuck_per_tool: int = MAX_STUCK_PER_TOOL, max_stuck: int = MAX_STUCK,
+                 max_per_tool: int = MAX_PER_TOOL, max_stuck: int = MAX_STUCK,
                  stop_grace: float = STOP_GRACE_SECONDS) -> None:
         self.max_running = max_running
-        self.max_stuck_per_tool = max_stuck_per_tool
+        self.max_per_tool = max_per_tool
         self.max_stuck = max_stuck
         self.stop_grace = stop_grace
         self._lock = threading.Lock()
@@ -205,6 +209,7 @@ class SyncPool:
         self._stopped_total = 0
         self._stuck_total = 0
         self._limiter: anyio.CapacityLimiter | None = None
+        self._tool_limiters: dict[str, anyio.CapacityLimiter] = {}
         self._recursion_limit = sys.getrecursionlimit()
 
     def stats(self) -> PoolStats:
@@ -219,26 +224,40 @@ class SyncPool:
         self._refuse_if_stuck(tool)
         if self._limiter is None:
             self._limiter = anyio.CapacityLimiter(self.max_running)
-        async with self._limiter:
-            self._refuse_if_stuck(tool)  # the wait for a slot may have seen threads stick
-            done = anyio.Event()
-            job = _Job(fn=fn, tool=tool, wake=_waker(done),
-                       token=anyio.lowlevel.current_token())
-            self._submit(job)
-            try:
-                await done.wait()
-            except anyio.get_cancelled_exc_class():
-                with anyio.CancelScope(shield=True):
-                    await self._stop(job, done)
-                raise
+        mine = self._tool_limiters.get(tool)
+        if mine is None:
+            mine = self._tool_limiters[tool] = anyio.CapacityLimiter(self.max_per_tool)
+        done = anyio.Event()
+        job = _Job(fn=fn, tool=tool, wake=_waker(lambda: self._on_loop_done(job, done, mine)),
+                   token=anyio.lowlevel.current_token())
+        await mine.acquire_on_behalf_of(job)
+        try:
+            async with self._limiter:
+                self._refuse_if_stuck(tool)  # the waits may have seen threads stick
+                self._submit(job)
+                try:
+                    await done.wait()
+                except anyio.get_cancelled_exc_class():
+                    with anyio.CancelScope(shield=True):
+                        await self._stop(job, done)
+                    raise
+        finally:
+            if not job.stuck:  # a stuck thread keeps its place until it ends
+                mine.release_on_behalf_of(job)
         if job.ok:
             return job.value
         raise job.value
 
+    @staticmethod
+    def _on_loop_done(job: _Job, done: anyio.Event, mine: anyio.CapacityLimiter) -> None:
+        done.set()
+        if job.stuck:
+            mine.release_on_behalf_of(job)
+
     def _refuse_if_stuck(self, tool: str) -> None:
         with self._lock:
             mine, total = self._stuck.get(tool, 0), sum(self._stuck.values())
-        if mine >= self.max_stuck_per_tool:
+        if mine >= self.max_per_tool:
             raise ToolStuck(
                 f"was not started: {mine} earlier calls of it are still running after their "
                 "timeout in threads toolhost cannot stop (code blocked in C, such as "
@@ -289,8 +308,8 @@ class SyncPool:
         raise ToolStuck(
             f"did not finish in time and its thread could not be stopped (it is blocked in "
             f"code Python cannot interrupt, such as time.sleep or a read without a timeout). "
-            f"{mine} of this tool's calls are stuck like this; at {self.max_stuck_per_tool} "
-            "new calls are refused. Give the tool `isolation: process` to have such calls "
+            f"{mine} of this tool's calls are stuck like this; at {self.max_per_tool} new "
+            "calls are refused. Give the tool `isolation: process` to have such calls "
             "killed.")
 
     def _finished(self, worker: _Worker, job: _Job) -> None:

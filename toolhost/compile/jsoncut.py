@@ -40,16 +40,16 @@ def plain(value: Any) -> Any:
     return str(value)
 
 
+_KNOWN = (str, int, float, bool, Mapping, list, tuple, set, frozenset)
+
+
 def _children(value: Any) -> Iterator[Any] | None:
-    """The parts of a container (keys as strings), or None for a leaf."""
+    """The parts of a container (keys as strings), or None for a leaf (``_KNOWN`` values)."""
     if isinstance(value, Mapping):
         return (part for k, v in value.items() for part in (str(k), v))
     if isinstance(value, (list, tuple, set, frozenset)):
         return iter(value)
-    if isinstance(value, (str, int, float, bool)) or value is None:
-        return None
-    converted = plain(value)
-    return _children(converted) if not isinstance(converted, str) else None
+    return None
 
 
 def too_long(value: Any, limit: int) -> bool:
@@ -60,26 +60,31 @@ def too_long(value: Any, limit: int) -> bool:
     """
     size = 0
     stack: list[Iterator[Any]] = []
+    started: list[bool] = []  # per open container: has a part been counted (then: a comma)
     item: Any = value
     while True:
+        if not isinstance(item, _KNOWN) and item is not None:
+            item = plain(item)  # a dataclass, model, enum... as json will see it
         if isinstance(item, str):
-            size += len(item) + 3  # quotes and a separator
+            size += len(item) + 2  # and its quotes
         else:
             children = _children(item)
-            if children is None:
-                size += 2  # a digit or more, and a separator
-            else:
-                size += 2
+            size += 1 if children is None else 2  # a digit at least, or the brackets
+            if children is not None:
                 if len(stack) >= MAX_DEPTH:
                     raise TooDeep(f"the result is nested more than {MAX_DEPTH} levels deep")
                 stack.append(children)
+                started.append(False)
         if size > limit:
             return True
         while stack:
             item = next(stack[-1], _END)
             if item is not _END:
+                size += started[-1]  # a comma or a colon before every part but the first
+                started[-1] = True
                 break
             stack.pop()
+            started.pop()
         else:
             return False
 
