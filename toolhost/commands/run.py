@@ -171,10 +171,14 @@ def main(args: argparse.Namespace) -> int:
 
     from toolhost.host import load_host
     from toolhost.runner import RunOptions, make_renderer, run_host
+    from toolhost.runner.render import JsonRenderer
     from toolhost.scripted import load_scenario
+    from toolhost.stdout_guard import claim_stdout_text
 
     scenario = load_scenario(args.script) if args.script else None
-    renderer = make_renderer(args.output)
+    # --output json: stdout carries only the message stream; a tool's prints go to stderr
+    renderer = JsonRenderer(claim_stdout_text()) if args.output == "json" \
+        else make_renderer(args.output)
     renderer.status(f"loading {args.config}")
     cwd = os.path.abspath(args.cwd) if args.cwd else None
     host = load_host(args.config, cwd=cwd)  # relative path rules: against the CLI's cwd

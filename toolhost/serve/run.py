@@ -10,7 +10,8 @@ import anyio
 
 from toolhost.limits import DEFAULT_LIMITS, Limits
 from toolhost.serve.served import ServedServer
-from toolhost.serve.stdio import StdioServer, claim_stdout
+from toolhost.serve.stdio import StdioServer
+from toolhost.stdout_guard import claim_stdout
 
 __all__ = ["SERVE_EXTRA_HINT", "serve_http", "serve_stdio"]
 

@@ -30,6 +30,7 @@ from toolhost.serve.base import (
     is_request,
     is_response,
 )
+from toolhost.stdout_guard import claim_stdout  # moved there; kept importable from here
 
 __all__ = ["StdioServer", "claim_stdout"]
 
@@ -196,19 +197,3 @@ def _json_type(value: object) -> str:
     if isinstance(value, list):
         return "an array"
     return "a non-finite number" if isinstance(value, float) else type(value).__name__
-
-
-def claim_stdout() -> IO[bytes]:
-    """Take the process's stdout for the protocol and point fd 1 and ``sys.stdout`` at stderr.
-
-    A stray ``print`` in a tool, or a child process inheriting fd 1, would otherwise corrupt
-    the JSON-RPC stream. Returns a private binary file on the original stdout.
-    """
-    import os
-    import sys
-
-    sys.stdout.flush()
-    protocol_fd = os.dup(1)
-    os.dup2(2, 1)
-    sys.stdout = sys.stderr
-    return os.fdopen(protocol_fd, "wb", buffering=0)
