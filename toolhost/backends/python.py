@@ -14,11 +14,15 @@ installed package); ``path:`` appends more directories, relative to that file::
     stats: {python: {function: "teamtools.stats:summary", path: ../lib}}
 
 Its signature and docstring give the inputSchema and the description (see
-``toolhost.compile.signature``). Sync functions run in a worker thread, coroutine functions on
-the event loop. A parameter annotated ``CallContext`` receives the call's context (from a worker
-thread, report progress with ``anyio.from_thread.run(ctx.progress, done, total, message)``).
-The return value is mapped by ``toolhost.backends.convert.to_result``; by default the model
-reads the structured JSON of a dict/list result.
+``toolhost.compile.signature``). Sync functions run in toolhost's bounded, stoppable thread pool
+(``toolhost.backends.threads``), coroutine functions on the event loop; with ``isolation:
+process`` either runs in a worker process that is killed on timeout, cancel or crash
+(``toolhost.backends.worker``). A parameter annotated ``CallContext`` receives the call's
+context (from a worker thread, report progress with ``anyio.from_thread.run(ctx.progress, done,
+total, message)``). The return value is mapped, and cut to ``max_output_chars`` before it is
+serialised, by ``toolhost.backends.convert.to_result``; by default the model reads the
+structured JSON of a dict/list result. ``validate`` refuses dangerous entry points and untyped
+parameters (``toolhost.backends.python_safety``), each with an explicit opt-out.
 """
 
 from __future__ import annotations
