@@ -82,10 +82,10 @@ async def compiled(tmp_path: Path) -> AsyncIterator[CompiledTools]:
     module = f"th_worker_{os.getpid()}_{abs(hash(tmp_path)) % 10**6}"
     (tmp_path / f"{module}.py").write_text(textwrap.dedent(TOOLS))
     lines = ["toolhost: 1", "servers:", "  w:", "    timeout: 3s", "    tools:"]
-    lines += [f"      {n}: {{python: {{function: '{module}:{n}', isolation: process}}}}"
-              for n in NAMES]
+    lines += [f"      {n}: {{python: {{function: '{module}:{n}', isolation: process}}"
+              + (", timeout: 60s}" if n in ("huge", "giant") else "}") for n in NAMES]
     lines += ["      few:", f"        python: {{function: '{module}:huge', isolation: process}}",
-              "        max_output_chars: 100"]
+              "        max_output_chars: 100", "        timeout: 60s"]
     (tmp_path / "w.yaml").write_text("\n".join(lines) + "\n")
     tools = compile_tools(load_config(str(tmp_path / "w.yaml")))
     yield tools
@@ -170,7 +170,7 @@ async def test_close_kills_every_worker(tmp_path: Path, compiled: CompiledTools)
 
 async def test_a_huge_result_is_cut_in_the_worker(compiled: CompiledTools) -> None:
     error, text, structured = await call(compiled, "huge")
-    assert not error and structured is None
+    assert not error and structured is None, text[:300]
     assert text.startswith('["xxxx') and "output cut: showing the first 40,000 of more than" in text
     error, text, _ = await call(compiled, "giant")
     assert text.startswith("yyyy") and "showing the first 40,000 of 50,000,000" in text

@@ -32,15 +32,16 @@ servers:
       hang: {python: faulty_tools:hang}
       spin: {python: faulty_tools:spin}
       recurse: {python: faulty_tools:recurse}
-      huge: {python: faulty_tools:huge, output: text}
-      giant: {python: faulty_tools:giant}
+      huge: {python: faulty_tools:huge, output: text, timeout: 30s}
+      giant: {python: faulty_tools:giant, timeout: 30s}
       echo: {python: faulty_tools:echo, timeout: 10s}
       aecho: {python: faulty_tools:aecho, timeout: 10s}
       pid: {python: faulty_tools:pid}
       p_hang: {python: {function: faulty_tools:hang, isolation: process}}
       p_spin: {python: {function: faulty_tools:spin, isolation: process}}
       p_recurse: {python: {function: faulty_tools:recurse, isolation: process}}
-      p_huge: {python: {function: faulty_tools:huge, isolation: process}, output: text}
+      p_huge: {python: {function: faulty_tools:huge, isolation: process}, output: text,
+               timeout: 30s}
       p_segfault: {python: {function: faulty_tools:segfault, isolation: process}}
       p_echo: {python: {function: faulty_tools:echo, isolation: process}, timeout: 10s}
 permissions:

@@ -13,7 +13,7 @@ returned                               result
 other ``bytes``: UTF-8 text            one text block
 other ``bytes``                        an embedded resource with a base64 ``blob``
 ``toolhost.content`` objects, or a     their content blocks in order (strings are text
-list of them mixed with strings        blocks)
+list of them mixed with strings        blocks); looked for in a list's first 1,000 items
 dict / list / tuple / dataclass /      ``structuredContent`` plus its JSON as text (a list is
 pydantic model                         structured as ``{"result": [...]}``)
 int / float / bool                     its JSON as text
@@ -31,6 +31,7 @@ import base64
 import dataclasses
 import enum
 import hashlib
+import itertools
 import json
 from collections.abc import Mapping
 from typing import Any
@@ -44,6 +45,7 @@ from toolhost.results import ToolResult
 __all__ = ["MAX_BINARY_BYTES", "bytes_result", "image_mime", "image_result", "jsonify",
            "to_result"]
 
+CONTENT_SCAN = 1000  # a list is content blocks when one of its first 1,000 items is one
 MAX_BINARY_BYTES = 10 * 1024 * 1024  # base64 of more is more than any client shows a model
 
 _MAGIC: tuple[tuple[bytes, str], ...] = (
@@ -118,7 +120,8 @@ def to_result(value: Any, limit: int | None = None) -> ToolResult:
         return _bytes_result(memoryview(value).cast("B"), limit)
     if is_content(value):
         return ToolResult(content=(value.block(),))
-    if isinstance(value, (list, tuple)) and value and any(is_content(v) for v in value):
+    if isinstance(value, (list, tuple)) and value and any(
+            is_content(v) for v in itertools.islice(value, CONTENT_SCAN)):
         return ToolResult(content=tuple(
             v.block() if is_content(v) else {"type": "text", "text": v if isinstance(v, str)
                                              else json.dumps(jsonify(v), ensure_ascii=False)}

@@ -19,12 +19,13 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from typing import Any, Literal
-
-from jsonschema.protocols import Validator
+from typing import TYPE_CHECKING, Any, Literal
 
 from toolhost.compile.jsoncut import TooDeep, json_head, too_long
 from toolhost.results import ToolResult
+
+if TYPE_CHECKING:
+    from jsonschema.protocols import Validator
 
 __all__ = ["check_structured", "compact_json", "cut_head", "cut_text", "shape_result"]
 
