@@ -85,7 +85,8 @@ async def test_injection_arrives_as_plain_data(config: Config, tmp_path: Path,
 async def test_optional_flags_lists_and_each_groups(config: Config) -> None:
     cfg = config({"t": cmd(
         [PY, "-c", ARGV_JSON, "{% if verbose %}--verbose{% endif %}", "-n", "{{ count }}",
-         {"each": "patterns", "argv": ["-e", "{{ item }}"]}, "{{ files }}", "{{ note }}"],
+         {"each": "patterns", "argv": ["-e", "{{ item }}"]}, "{{ files }}",
+         {"if": "note", "argv": ["--note", "{{ note }}"]}],
         params={"verbose": {"type": "boolean", "default": False},
                 "count": {"type": "integer", "default": 10},
                 "patterns": {"type": "array", "items": {"type": "string"}, "default": []},
@@ -94,9 +95,11 @@ async def test_optional_flags_lists_and_each_groups(config: Config) -> None:
         required=("files",))})
     plain = await run(cfg, "t", {"files": ["a b", "c"]})
     assert json.loads(plain.text_content) == ["-n", "10", "a b", "c"]
-    full = await run(cfg, "t", {"files": [], "verbose": True, "count": 3,
-                                "patterns": ["x", "-y"], "note": "hi"})
-    assert json.loads(full.text_content) == ["--verbose", "-n", "3", "-e", "x", "-e", "-y", "hi"]
+    full = await run(cfg, "t", {"files": ["", "d"], "verbose": True, "count": 3,
+                                "patterns": ["x", "y"], "note": ""})
+    # a given empty value and empty list items stay arguments: nothing after them shifts
+    assert json.loads(full.text_content) == ["--verbose", "-n", "3", "-e", "x", "-e", "y",
+                                             "", "d", "--note", ""]
 
 
 @pytest.mark.anyio

@@ -32,15 +32,17 @@ from collections.abc import Mapping
 from typing import Any
 
 from jinja2 import TemplateError
-from jinja2.environment import Template
 
 from toolhost.backends import templating
+from toolhost.backends.argv import ArgvConfigError, ArgvRefused, compile_argv
 from toolhost.backends.base import BindContext, Binding, CallContext
+from toolhost.backends.command_checks import check_plan
 from toolhost.backends.command_options import OPTIONS_SCHEMA
 from toolhost.backends.convert import bytes_result
 from toolhost.backends.process import Outcome, run_process
 from toolhost.config.model import ToolConfig
 from toolhost.errors import CompileError
+from toolhost.excerpt import cut
 from toolhost.results import ToolResult
 
 __all__ = ["CommandKind", "base_env"]
@@ -54,32 +56,6 @@ def base_env() -> dict[str, str]:
     env = {k: os.environ[k] for k in _BASE_ENV_KEYS if k in os.environ}
     env.setdefault("PATH", os.defpath)
     return env
-
-
-class _Element:
-    """One compiled argv element: a template, a list-expanding variable, or an ``each`` group."""
-
-    def __init__(self, template: Template, expand: str | None = None,
-                 each: str | None = None, group: tuple[_Element, ...] = ()) -> None:
-        self.template, self.expand, self.each, self.group = template, expand, each, group
-
-    def render(self, context: Mapping[str, Any], out: list[str]) -> None:
-        if self.each is not None:
-            items = context.get(self.each)
-            for item in items if isinstance(items, (list, tuple)) else [items]:
-                if item is None:
-                    continue
-                for element in self.group:
-                    element.render({**context, "item": item}, out)
-            return
-        if self.expand is not None:
-            value = context.get(self.expand)
-            if isinstance(value, (list, tuple)):
-                out.extend(s for s in (templating.render_value(v) for v in value) if s)
-                return
-        text = self.template.render(context)
-        if text:
-            out.append(text)
 
 
 class CommandKind:
@@ -96,46 +72,28 @@ class CommandKind:
         def problem(message: str, key: str = "") -> CompileError:
             return CompileError([origin.problem(message, key=key)])
 
-        raw_argv = list(opts.get("argv") or ())
-        if not raw_argv or not isinstance(raw_argv[0], str):
-            raise problem("argv must start with the program to run", ".argv")
-        if templating.placeholders([raw_argv[0]]) or "{%" in raw_argv[0]:
-            raise problem("the program (argv[0]) must be literal, not a template", ".argv[0]")
-        sources: list[str] = []  # templates whose free names become params
-        item_sources: list[str] = []  # templates inside `each` groups (`item` is bound)
-        each_names: set[str] = set()
-
-        def compile_element(raw: Any, key: str, top: bool = True) -> _Element:
-            try:
-                if isinstance(raw, Mapping):
-                    group = tuple(compile_element(r, f"{key}.argv[{j}]", top=False)
-                                  for j, r in enumerate(raw.get("argv") or ()))
-                    item_sources.extend(templating.template_strings(raw.get("argv")))
-                    each_names.add(str(raw["each"]))
-                    return _Element(templating.compile_template(""), each=str(raw["each"]),
-                                    group=group)
-                text = str(raw)
-                if top:
-                    sources.append(text)
-                return _Element(templating.compile_template(text),
-                                expand=templating.single_variable(text))
-            except TemplateError as exc:
-                raise problem(f"template does not parse: {exc}", key) from None
-
-        elements = [compile_element(raw, f".argv[{i}]") for i, raw in enumerate(raw_argv)]
         try:
+            plan = compile_argv(list(opts.get("argv") or ()), opts.get("allow_dash") or ())
             stdin_t = templating.compile_template(opts["stdin"]) if "stdin" in opts else None
             env_t = {k: templating.compile_template(str(v))
                      for k, v in (opts.get("env") or {}).items()}
+        except ArgvConfigError as exc:
+            raise CompileError([origin.problem(str(exc), key=exc.key, hint=exc.hint)]) \
+                from None
         except TemplateError as exc:
-            raise problem(f"template does not parse: {exc}") from None
-        sources += [opts.get("stdin", "")] + [str(v) for v in (opts.get("env") or {}).values()]
-        names = (templating.placeholders(sources) | each_names
-                 | (templating.placeholders(item_sources) - {"item"}))
+            raise problem(f"template does not parse: {exc}", _template_key(exc, opts)) \
+                from None
+        sources = [*plan.sources, opts.get("stdin", ""),
+                   *(str(v) for v in (opts.get("env") or {}).values())]
+        names = (templating.placeholders(sources) | plan.group_names
+                 | (templating.placeholders(plan.item_sources) - {"item"}))
         names -= set(templating.ENV.globals)
         typo = templating.misspelt_placeholder(names, tool.params)
         if typo:
             raise problem(typo)
+        problems = check_plan(plan, tool, names, opts)
+        if problems:
+            raise CompileError([origin.problem(m, key=k, hint=h) for m, k, h in problems])
         input_schema = templating.placeholder_schema(names, tool.params)
         unset = dict.fromkeys(set(names) | set(tool.params))  # left out: renders empty
         env = {**base_env(), **ctx.server.defaults.env}
@@ -146,16 +104,16 @@ class CommandKind:
         ok_codes = frozenset(opts.get("ok_codes") or (0,))
         parse = str(opts.get("stdout") or "text")
         mime = opts.get("mime_type") if isinstance(opts.get("mime_type"), str) else None
-        program = raw_argv[0]
+        program = plan.program
 
         async def invoke(arguments: Mapping[str, Any], ctx: CallContext) -> ToolResult:
             context = {**unset, **arguments}
-            argv: list[str] = []
             try:
-                for element in elements:
-                    element.render(context, argv)
+                argv = plan.render(context)
                 stdin = stdin_t.render(context).encode() if stdin_t is not None else None
                 call_env = {**env, **{k: t.render(context) for k, t in env_t.items()}}
+            except ArgvRefused as exc:
+                return ToolResult.error(f"Refused to run the command: {exc}.")
             except TemplateError as exc:
                 return ToolResult.error(f"Could not build the command line: {exc}")
             try:
@@ -167,10 +125,24 @@ class CommandKind:
             except PermissionError:
                 return ToolResult.error(f"The program '{program}' cannot be executed "
                                         "(permission denied).")
+            except (OSError, ValueError) as exc:  # E2BIG, a NUL in stdin/env, ...
+                return ToolResult.error(f"The program '{program}' could not be started: "
+                                        f"{cut(str(exc), 300)}")
             return _result(outcome, ok_codes, parse, max_bytes, mime)
 
         return Binding(invoke=invoke, input_schema=input_schema,
                        output="text" if parse in ("text", "binary") else "structured")
+
+
+def _template_key(exc: TemplateError, opts: Mapping[str, Any]) -> str:
+    """The argv key of the element that does not parse (jinja does not say which)."""
+    for i, raw in enumerate(opts.get("argv") or ()):
+        for j, text in enumerate(raw.get("argv") or () if isinstance(raw, Mapping) else [raw]):
+            try:
+                templating.compile_template(str(text))
+            except TemplateError:
+                return f".argv[{i}]" + (f".argv[{j}]" if isinstance(raw, Mapping) else "")
+    return ""
 
 
 def _tail(data: bytes, limit: int = 2000) -> str:

@@ -10,7 +10,8 @@ __all__ = ["OPTIONS_SCHEMA"]
 _ELEMENT: dict[str, Any] = {
     "anyOf": [
         {"type": ["string", "number", "integer"],
-         "description": "One argument, a jinja2 template; dropped when it renders empty. "
+         "description": "One argument, a jinja2 template; always one argument, even when "
+                        "empty, unless it prints no value ('{% if v %}-v{% endif %}'). "
                         "Exactly '{{ name }}' with a list value expands into several."},
         {"type": "object",
          "description": "Repeat a group of arguments for each item of a list param.",
@@ -21,6 +22,16 @@ _ELEMENT: dict[str, Any] = {
                       "description": "Templates rendered per item; the item is 'item'."},
          },
          "required": ["each", "argv"], "additionalProperties": False},
+        {"type": "object",
+         "description": "A group of arguments present only when the param is given (not left "
+                        "out, not null, not false): {if: out, argv: [-o, '{{ out }}']}.",
+         "properties": {
+             "if": {"type": "string", "description": "The param that must be given."},
+             "argv": {"type": "array", "minItems": 1,
+                      "items": {"type": ["string", "number", "integer"]},
+                      "description": "Templates, each one argument."},
+         },
+         "required": ["if", "argv"], "additionalProperties": False},
     ],
 }
 
@@ -46,6 +57,15 @@ OPTIONS_SCHEMA: Mapping[str, Any] = {
         "mime_type": {"type": "string", "pattern": "^[a-z]+/[A-Za-z0-9.+-]+$",
                       "description": "With stdout: binary, the type of the output (default: "
                                      "sniffed from its first bytes)."},
+        "allow_dash": {"type": "array", "items": {"type": "string"}, "uniqueItems": True,
+                       "description": "Params whose values may start with '-' where the "
+                                      "program could read them as options (refused by "
+                                      "default unless a literal '--' comes before)."},
+        "unsafe_code_placeholders": {
+            "type": "boolean",
+            "description": "Allow placeholders inside code an interpreter runs (sh -c, "
+                           "python -c, awk and sed programs, ...). Unsafe: a value becomes "
+                           "code. Default false."},
         "ok_codes": {"type": "array", "items": {"type": "integer"}, "minItems": 1,
                      "description": "Exit codes that mean success (default [0])."},
     },

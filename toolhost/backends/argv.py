@@ -1,0 +1,265 @@
+"""Compile a command's argv template and render it so that what runs is what the config says.
+
+The rules (docs/backends.md states them for users):
+
+- Every element is exactly one argument, even when it renders empty. The only exception is an
+  element that prints no value at all, only literal text under ``{% ... %}``
+  (``"{% if verbose %}-v{% endif %}"``): it is dropped when empty, which can remove a flag but
+  never a value or shift one.
+- ``{if: name, argv: [...]}`` is present only when ``name`` was given (not left out, not null,
+  not false); ``{each: name, argv: [...]}`` repeats once per item; exactly ``"{{ name }}"`` with
+  a list value gives one argument per item (empty items stay empty arguments).
+- A value that starts an argument (or a list item) and begins with ``-`` is refused, unless a
+  literal ``--`` element comes before it, the param is listed in ``allow_dash``, or the value is
+  a JSON number (``-5`` can only be digits).
+- A param that a value position always needs must be required or have a default: left out, it
+  would render empty.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from jinja2 import nodes
+from jinja2.environment import Template
+
+from toolhost.backends import templating
+from toolhost.excerpt import cut
+
+__all__ = [
+    "ArgvConfigError",
+    "ArgvPlan",
+    "ArgvRefused",
+    "Element",
+    "always_needed",
+    "compile_argv",
+    "is_given",
+    "option_positions",
+]
+
+# Jinja syntax in argv[0]: the program must be a literal the config author wrote.
+_JINJA_MARKS = ("{{", "{%", "{#")
+
+
+class ArgvRefused(ValueError):
+    """A call's values would change what runs; the message names the param."""
+
+
+class ArgvConfigError(ValueError):
+    """The argv template is unsafe or malformed; ``key`` is the key-path suffix."""
+
+    def __init__(self, message: str, key: str, hint: str = "") -> None:
+        super().__init__(message)
+        self.key, self.hint = key, hint
+
+
+def is_given(value: Any) -> bool:
+    """Whether an ``{if: name}`` group is present for this value."""
+    return value is not None and value is not False
+
+
+@dataclass(frozen=True)
+class Element:
+    """One argv element: a template, or an ``each`` / ``if`` group of templates."""
+
+    key: str  # ".argv[3]" or ".argv[3].argv[1]"
+    source: str = ""
+    template: Template | None = None
+    outputs: frozenset[str] = frozenset()  # names printed as values ({{ name }})
+    literal_only: bool = True  # prints no value: dropped when it renders empty
+    literal_prefix: str = ""  # the literal text the argument always starts with
+    expand: str | None = None  # exactly {{ name }}: a list value expands
+    after_dashdash: bool = False  # a literal `--` comes before it
+    group: tuple[Element, ...] = ()
+    each: str | None = None
+    when: str | None = None  # the `if` group's param
+
+
+@dataclass(frozen=True)
+class ArgvPlan:
+    program: str
+    elements: tuple[Element, ...]
+    allow_dash: frozenset[str] = frozenset()
+    sources: tuple[str, ...] = ()  # templates whose free names become params
+    group_names: frozenset[str] = frozenset()  # each/if params
+    item_sources: tuple[str, ...] = field(default=())
+
+    def render(self, context: Mapping[str, Any]) -> list[str]:
+        """The argv for one call; raises ``ArgvRefused`` naming the param."""
+        out = [self.program]
+        for element in self.elements:
+            self._render(element, context, out, None)
+        return out
+
+    def _render(self, element: Element, context: Mapping[str, Any], out: list[str],
+                item_of: str | None) -> None:
+        if element.each is not None:
+            items = context.get(element.each)
+            if items is None:
+                return
+            for item in items if isinstance(items, (list, tuple)) else [items]:
+                for sub in element.group:
+                    self._render(sub, {**context, "item": item}, out, element.each)
+            return
+        if element.when is not None:
+            if is_given(context.get(element.when)):
+                for sub in element.group:
+                    self._render(sub, context, out, item_of)
+            return
+        assert element.template is not None
+        if element.expand is not None:
+            value = context.get(element.expand)
+            if isinstance(value, (list, tuple)):
+                name = item_of if element.expand == "item" and item_of else element.expand
+                for item in value:
+                    text = templating.render_value(item)
+                    self._check(element, text, [name], item)
+                    out.append(text)
+                return
+        text = element.template.render(context)
+        if element.literal_only:
+            if text or "{%" not in element.source:  # only an `{% if %}` flag may vanish
+                out.append(text)
+            return
+        names = sorted(item_of if n == "item" and item_of else n for n in element.outputs)
+        value = context.get(element.expand) if element.expand else None
+        self._check(element, text, names, value)
+        out.append(text)
+
+    def _check(self, element: Element, text: str, names: Sequence[str], value: Any) -> None:
+        who = " / ".join(f"'{n}'" for n in names) or "a value"
+        if "\0" in text:
+            raise ArgvRefused(f"the value of {who} contains a NUL character, which cannot be "
+                              "passed in an argument")
+        if not text.startswith("-") or element.after_dashdash or element.literal_prefix:
+            return
+        if names and all(n in self.allow_dash for n in names):
+            return
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return  # a negative number: digits only
+        raise ArgvRefused(
+            f"the value of {who} starts with '-' ({cut(text, 40)!r}), so '{self.program}' "
+            "could read it as an option; values may not start with '-' here (the config can "
+            "put a literal '--' before this argument, or list the param in allow_dash)")
+
+
+def _analyse(source: str) -> tuple[frozenset[str], bool, str]:
+    """(names printed as values, prints no value, literal prefix) of one template."""
+    tree = templating.ENV.parse(source)
+    outputs: set[str] = set()
+    literal_only = True
+    for output in tree.find_all(nodes.Output):
+        for child in output.nodes:
+            if not isinstance(child, nodes.TemplateData):
+                literal_only = False
+                found = [child, *child.find_all(nodes.Name)]
+                outputs |= {n.name for n in found
+                            if isinstance(n, nodes.Name) and n.ctx == "load"}
+    prefix = ""
+    first = tree.body[0] if tree.body else None
+    if isinstance(first, nodes.Output) and first.nodes \
+            and isinstance(first.nodes[0], nodes.TemplateData):
+        prefix = str(first.nodes[0].data)
+    return frozenset(outputs), literal_only, prefix
+
+
+def _check_program(raw: Any) -> str:
+    if isinstance(raw, Mapping) or not isinstance(raw, (str, int, float)) \
+            or isinstance(raw, bool):
+        raise ArgvConfigError("argv must start with the program to run, a literal string",
+                              ".argv[0]")
+    program = str(raw)
+    if any(mark in program for mark in _JINJA_MARKS):
+        raise ArgvConfigError("the program (argv[0]) must be literal, not a template: the "
+                              "model never chooses what runs", ".argv[0]")
+    if not program.strip():
+        raise ArgvConfigError("the program (argv[0]) is empty: the first value would become "
+                              "the program", ".argv[0]",
+                              "was it a ${VAR} that is unset? write the program literally")
+    return program
+
+
+def compile_argv(raw_argv: Sequence[Any], allow_dash: Iterable[str] = ()) -> ArgvPlan:
+    """Compile the ``argv`` option; raises ``ArgvConfigError`` or ``TemplateError``."""
+    if not raw_argv:
+        raise ArgvConfigError("argv must start with the program to run", ".argv")
+    program = _check_program(raw_argv[0])
+    sources: list[str] = []
+    item_sources: list[str] = []
+    group_names: set[str] = set()
+
+    def template(raw: Any, key: str, dashdash: bool, top: bool) -> Element:
+        if isinstance(raw, (Mapping, list, tuple, bool)) or raw is None:
+            raise ArgvConfigError("a group may only hold strings (templates)", key)
+        text = str(raw)
+        (sources if top else item_sources).append(text)
+        outputs, literal_only, prefix = _analyse(text)
+        return Element(key=key, source=text, template=templating.compile_template(text),
+                       outputs=outputs, literal_only=literal_only, literal_prefix=prefix,
+                       expand=templating.single_variable(text), after_dashdash=dashdash)
+
+    elements: list[Element] = []
+    dashdash = False
+    for i, raw in enumerate(raw_argv[1:], start=1):
+        key = f".argv[{i}]"
+        if isinstance(raw, Mapping):
+            kind = "each" if "each" in raw else "if"
+            name = str(raw.get(kind, ""))
+            if not name.isidentifier():
+                raise ArgvConfigError(f"'{kind}' must name a param", f"{key}.{kind}")
+            group_names.add(name)
+            inner: list[Element] = []
+            inner_dd = dashdash
+            for j, sub in enumerate(raw.get("argv") or ()):
+                element = template(sub, f"{key}.argv[{j}]", inner_dd, top=kind == "if")
+                inner.append(element)
+                inner_dd = inner_dd or (element.source == "--")
+            elements.append(Element(key=key, group=tuple(inner),
+                                    each=name if kind == "each" else None,
+                                    when=name if kind == "if" else None))
+            continue
+        element = template(raw, key, dashdash, top=True)
+        elements.append(element)
+        dashdash = dashdash or element.source == "--"
+    return ArgvPlan(program=program, elements=tuple(elements), allow_dash=frozenset(allow_dash),
+                    sources=tuple(sources), group_names=frozenset(group_names),
+                    item_sources=tuple(item_sources))
+
+
+def always_needed(plan: ArgvPlan) -> dict[str, str]:
+    """Param name -> key of a value position that prints it whether or not it was given
+    (outside an ``if`` group for that param)."""
+    needed: dict[str, str] = {}
+
+    def walk(elements: Iterable[Element], guard: str | None) -> None:
+        for element in elements:
+            if element.each is not None:
+                continue  # an absent list gives no items; `item` is always set inside
+            if element.when is not None:
+                walk(element.group, element.when)
+                continue
+            for name in sorted(element.outputs):
+                if name != guard:
+                    needed.setdefault(name, element.key)
+
+    walk(plan.elements, None)
+    return needed
+
+
+def option_positions(plan: ArgvPlan) -> list[str]:
+    """Keys of elements where a value starts an argument with no ``--`` before it (the
+    program may read it as an option; refused at call time unless allowed)."""
+    keys: list[str] = []
+
+    def walk(elements: Iterable[Element]) -> None:
+        for element in elements:
+            if element.group:
+                walk(element.group)
+            elif not element.literal_only and not element.after_dashdash \
+                    and not element.literal_prefix:
+                keys.append(element.key)
+
+    walk(plan.elements)
+    return keys

@@ -1,0 +1,223 @@
+"""Find the argv positions that common interpreters run as code.
+
+``[sh, -c, "echo {{ v }}"]`` lets a value become shell code; ``validate`` refuses a value in
+such a position and shows the safe form (the value as a separate argument the code reads as
+``$1`` / ``sys.argv[1]``). The scan knows shells, python, perl, ruby, node, php, awk, sed,
+osascript, cmd and PowerShell, looks through wrappers (``env``, ``xargs``, ``timeout``,
+``nice``, ``sudo``, ``find -exec`` ...) and through absolute paths, and treats the program a
+wrapper runs as code too (a value there would choose the program).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+__all__ = ["CodeSlot", "Token", "code_slots"]
+
+
+@dataclass(frozen=True)
+class Token:
+    key: str  # ".argv[2]"
+    text: str  # the template source ("" for a group)
+    value: bool  # prints a model value (a placeholder or a group)
+
+
+@dataclass(frozen=True)
+class CodeSlot:
+    key: str
+    program: str
+    what: str  # "code", "a script file", "the program to run"
+
+
+_SHELLS = {"sh", "bash", "zsh", "dash", "ksh", "ash", "mksh", "yash", "fish", "busybox", "rbash"}
+_SHELL_ARG_OPTS = {"-o", "+o", "-O", "+O", "--rcfile", "--init-file"}
+_PYTHON = re.compile(r"^(python|pypy)(\d+(\.\d+)*)?[a-z]?$")
+_AWK = {"awk", "gawk", "mawk", "nawk", "busybox-awk"}
+_SED = {"sed", "gsed"}
+# program -> (flags whose next argument is code, flags that take another argument)
+_EVAL = {
+    "perl": ({"-e", "-E"}, {"-I", "-M", "-m", "-x", "-i"}),
+    "ruby": ({"-e"}, {"-I", "-r", "-C", "-E", "-x"}),
+    "node": ({"-e", "--eval", "-p", "--print"}, {"-r", "--require", "--import"}),
+    "nodejs": ({"-e", "--eval", "-p", "--print"}, {"-r", "--require", "--import"}),
+    "bun": ({"-e", "--eval", "-p", "--print"}, set()),
+    "deno": ({"eval"}, set()),
+    "php": ({"-r", "-B", "-R", "-E"}, {"-c", "-d", "-z"}),
+    "osascript": ({"-e"}, {"-l", "-s"}),
+    "lua": ({"-e"}, {"-l"}),
+    "luajit": ({"-e"}, {"-l"}),
+    "rscript": ({"-e"}, set()),
+    "tclsh": (set(), set()),
+    "su": ({"-c", "--command"}, {"-s", "--shell", "-g", "-G"}),
+    "flock": ({"-c", "--command"}, {"-w", "-E", "--timeout", "--conflict-exit-code"}),
+}
+# wrappers that run another program: name -> options that take an argument
+_WRAPPERS: dict[str, set[str]] = {
+    "env": {"-u", "--unset", "-C", "--chdir"},
+    "xargs": {"-a", "--arg-file", "-d", "--delimiter", "-E", "-e", "-I", "-i", "-L", "-l",
+              "-n", "--max-args", "-P", "--max-procs", "-s", "--max-chars"},
+    "nice": {"-n", "--adjustment"}, "nohup": set(), "setsid": set(), "time": {"-f", "-o"},
+    "command": set(), "exec": {"-a"}, "stdbuf": {"-i", "-o", "-e"},
+    "sudo": {"-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "-T"}, "doas": {"-u", "-C"},
+    "ionice": {"-c", "-n", "-p", "-P", "-u"}, "chrt": set(), "unbuffer": set(),
+    "catchsegv": set(), "strace": {"-o", "-e", "-p", "-s", "-u"}, "ltrace": {"-o", "-e"},
+}
+_FIRST_OPERAND_WRAPPERS = {"timeout", "taskset", "chroot"}  # an operand before the program
+_SSH_ARG_OPTS = set("bcDEeFIiJLlmOopQRSWw")
+
+
+def _name(text: str) -> str:
+    base = text.replace("\\", "/").rsplit("/", 1)[-1].lower()
+    return base[:-4] if base.endswith(".exe") else base
+
+
+def code_slots(tokens: Sequence[Token]) -> list[CodeSlot]:
+    """Every position of ``tokens`` (argv[0] first) that runs as code or names the program."""
+    slots: list[CodeSlot] = []
+    _scan(tokens, 0, slots)
+    return slots
+
+
+def _scan(tokens: Sequence[Token], i: int, slots: list[CodeSlot]) -> None:
+    if i >= len(tokens):
+        return
+    head = tokens[i]
+    if head.value:
+        slots.append(CodeSlot(head.key, "a wrapper", "the program to run"))
+        return
+    name = _name(head.text)
+    rest = range(i + 1, len(tokens))
+    if name in _WRAPPERS or name in _FIRST_OPERAND_WRAPPERS:
+        j = i + 1
+        while j < len(tokens) and not tokens[j].value:
+            text = tokens[j].text
+            if name == "env" and (text.startswith("-S") or text == "--split-string"):
+                slots.extend(CodeSlot(t.key, "env -S", "code") for t in tokens[j:] if t.value)
+                return
+            if text == "--":
+                j += 1
+                break
+            if text.startswith("-") and len(text) > 1:
+                j += 2 if text in _WRAPPERS.get(name, set()) else 1
+                continue
+            if name == "env" and "=" in text:
+                j += 1
+                continue
+            break
+        if name in _FIRST_OPERAND_WRAPPERS:
+            j += 1
+        _scan(tokens, j, slots)
+        return
+    if name == "find":
+        for j in rest:
+            if tokens[j].text in ("-exec", "-execdir", "-ok", "-okdir"):
+                _scan(tokens, j + 1, slots)
+        return
+    if name in ("cmd", "pwsh", "powershell", "watch"):
+        start = None
+        for j in rest:
+            text = tokens[j].text.lower()
+            if name == "watch" and not text.startswith("-"):
+                start = j
+                break
+            if text in ("/c", "/k", "-c", "-command", "-encodedcommand", "-e", "-ec", "/r"):
+                start = j + 1
+                break
+        for t in tokens[start:] if start is not None else ():
+            if t.value:
+                slots.append(CodeSlot(t.key, name, "code"))
+        return
+    if name == "ssh":
+        j = i + 1
+        while j < len(tokens) and tokens[j].text.startswith("-") and not tokens[j].value:
+            flag = tokens[j].text
+            j += 2 if len(flag) == 2 and flag[1] in _SSH_ARG_OPTS else 1
+        slots.extend(CodeSlot(t.key, "ssh (remote shell)", "code") for t in tokens[j + 1:]
+                     if t.value)
+        return
+    if name in _SHELLS:
+        _interpreter(tokens, i, name, lambda f: not f.startswith("--") and "c" in f[1:],
+                     _SHELL_ARG_OPTS, slots)
+    elif _PYTHON.match(name):
+        _interpreter(tokens, i, name, lambda f: f in ("-c", "-m"), {"-W", "-X", "-Q"}, slots)
+    elif name in _EVAL:
+        evals, with_arg = _EVAL[name]
+        if name == "perl":
+            _interpreter(tokens, i, name, lambda f: not f.startswith("--")
+                         and bool(set(f[1:]) & {"e", "E"}), with_arg, slots)
+        else:
+            _interpreter(tokens, i, name, lambda f: f in evals, with_arg, slots)
+    elif name in _AWK:
+        _program_operand(tokens, i, name, {"-f", "--file"}, {"-e", "--source"},
+                         {"-F", "-v", "--assign", "--field-separator"}, slots)
+    elif name in _SED:
+        _program_operand(tokens, i, name, {"-f", "--file"}, {"-e", "--expression"},
+                         {"-l", "--line-length"}, slots)
+
+
+def _interpreter(tokens: Sequence[Token], i: int, name: str, is_eval: object,
+                 with_arg: set[str], slots: list[CodeSlot]) -> None:
+    assert callable(is_eval)
+    j = i + 1
+    while j < len(tokens):
+        token = tokens[j]
+        if token.value and token.text.startswith("-"):
+            slots.append(CodeSlot(token.key, name, "code"))  # glued to an option (-e{{ x }})
+            return
+        if token.value:
+            break  # a value where options are read: the script operand, checked below
+        text = token.text
+        if text == "--" or text == "-":
+            j += 1
+            break
+        if not text.startswith("-") and not (name in _SHELLS and text.startswith("+")):
+            if name == "deno" and text == "eval":
+                _flag(tokens, j + 1, name, slots)
+                return
+            break
+        if is_eval(text):
+            _flag(tokens, j + 1, name, slots)
+            return
+        j += 2 if text in with_arg else 1
+    if j < len(tokens) and tokens[j].value:
+        slots.append(CodeSlot(tokens[j].key, name, "a script file"))
+
+
+def _flag(tokens: Sequence[Token], j: int, name: str, slots: list[CodeSlot]) -> None:
+    if j < len(tokens) and tokens[j].value:
+        slots.append(CodeSlot(tokens[j].key, name, "code"))
+
+
+def _program_operand(tokens: Sequence[Token], i: int, name: str, files: set[str],
+                     evals: set[str], with_arg: set[str], slots: list[CodeSlot]) -> None:
+    j, has_program = i + 1, False
+    while j < len(tokens):
+        token, text = tokens[j], tokens[j].text
+        flag = text.split("=", 1)[0]
+        if token.value and text.startswith("-"):
+            if flag in evals or (name in _SED and text.startswith("-e")):
+                slots.append(CodeSlot(token.key, name, "code"))
+                return
+            j += 1
+            continue
+        if token.value or text == "-" or not text.startswith("-"):
+            break
+        if text == "--":
+            j += 1
+            break
+        if flag in evals or flag in files:
+            has_program = True
+            if "=" in text:
+                j += 1
+            else:
+                if flag in evals:
+                    _flag(tokens, j + 1, name, slots)
+                j += 2
+            continue
+        if flag.startswith("-e") and len(flag) > 2 and name in _SED:
+            has_program = True  # -e'script' glued
+        j += 2 if text in with_arg else 1
+    if not has_program and j < len(tokens) and tokens[j].value:
+        slots.append(CodeSlot(tokens[j].key, name, "code"))
