@@ -1,8 +1,13 @@
 """Run one child process without a shell: feed stdin, collect capped output, kill its group.
 
-The child starts in a new session (its own process group). Whenever the run ends early (a
-timeout cancels it, the caller is cancelled, the output cap is hit), the whole group is killed
-with SIGKILL, so grandchildren such as a ``sleep`` started by a script do not outlive the call.
+The child starts in a new session (its own process group). However the run ends (the program
+exits, a timeout cancels it, the caller is cancelled, the output cap is hit, the host shuts
+down), everything it started is killed with SIGKILL: its group and, on Linux, descendants that
+left the group (see ``reaper``). A background child that kept stdout open cannot hold the call:
+once the program has exited and its processes are killed, the pipes get at most
+``DRAIN_GRACE`` seconds more.
+
+For the runner's shutdown: ``kill_all_tool_processes()`` (from ``reaper``) ends every live run.
 """
 
 from __future__ import annotations
@@ -17,9 +22,12 @@ from dataclasses import dataclass
 import anyio
 from anyio.abc import Process
 
-__all__ = ["Outcome", "kill_group", "run_process"]
+from toolhost.backends.reaper import ToolRun, enable_subreaper, kill_all_tool_processes
+
+__all__ = ["Outcome", "kill_all_tool_processes", "kill_group", "run_process"]
 
 STDERR_TAIL = 64 * 1024
+DRAIN_GRACE = 2.0  # seconds the pipes may stay open after everything was killed
 
 
 @dataclass(frozen=True)
@@ -39,10 +47,13 @@ def kill_group(process: Process) -> None:
 async def run_process(argv: Sequence[str], *, stdin: bytes | None, env: Mapping[str, str],
                       cwd: str | None, max_output_bytes: int) -> Outcome:
     """Run ``argv`` to completion. Raises ``OSError`` when it cannot start."""
+    enable_subreaper()
+    run = ToolRun()
     process = await anyio.open_process(
         list(argv), stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd, env=dict(env),
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd, env=run.env(dict(env)),
         start_new_session=True)
+    run.started(process.pid)
     out = bytearray()
     err = bytearray()
     truncated = False
@@ -74,19 +85,20 @@ async def run_process(argv: Sequence[str], *, stdin: bytes | None, env: Mapping[
         finally:
             await process.stdin.aclose()
 
-    finished = False
     try:
         async with anyio.create_task_group() as tg:
             tg.start_soon(read_stdout)
             tg.start_soon(read_stderr)
             if stdin is not None:
                 tg.start_soon(feed_stdin)
-        returncode = await process.wait()
-        finished = True
+            returncode = await process.wait()
+            # the program is done: so is everything it started (a /proc walk: off the loop)
+            await anyio.to_thread.run_sync(run.end)
+            tg.cancel_scope.deadline = anyio.current_time() + DRAIN_GRACE
     finally:
         with anyio.CancelScope(shield=True):
-            if not finished:
-                kill_group(process)
+            if not run.ended:
+                await anyio.to_thread.run_sync(run.end)
             await process.aclose()
     return Outcome(returncode=returncode, stdout=bytes(out), stderr=bytes(err),
                    truncated=truncated)

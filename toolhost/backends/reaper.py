@@ -1,0 +1,218 @@
+"""Nothing a command tool started outlives it.
+
+Every run of a command tool is a ``ToolRun``: the child starts in its own session (so its
+process group is its pid) with ``TOOLHOST_RUN_ID=<id>`` in its environment, which every
+descendant inherits. When the run ends, however it ends (normal exit, timeout, cancel, output
+cap, host shutdown), ``ToolRun.end()`` kills:
+
+- the whole process group (every platform), and
+- on Linux, every descendant that left the group (``setsid``, a double fork): the host makes
+  itself a *child subreaper* (``prctl(PR_SET_CHILD_SUBREAPER)``), so an orphaned descendant is
+  re-parented to the host instead of to init and stays in the host's process tree. ``end()``
+  walks that tree (``/proc/<pid>/task/<tid>/children``) and kills every process that carries the
+  run's id, belongs to its group, or descends from one that does, again until none is left, and
+  reaps the ones that became the host's children.
+
+What still escapes on Linux: a process that both clears its environment (``env -i``) and leaves
+the group and its parents before the run ends. On macOS and other systems only the group is
+killed; a ``setsid`` child escapes.
+
+``kill_all_tool_processes()`` ends every live run at once (for the runner's shutdown).
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import itertools
+import os
+import secrets
+import signal
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+
+__all__ = ["MARKER", "ToolRun", "enable_subreaper", "kill_all_tool_processes", "live_runs"]
+
+MARKER = "TOOLHOST_RUN_ID"
+_MAX_ROUNDS = 50  # each round kills all it finds; a fork bomb converges well before this
+
+_lock = threading.Lock()
+_runs: dict[str, ToolRun] = {}
+_counter = itertools.count(1)
+_subreaper: bool | None = None
+
+
+def enable_subreaper() -> bool:
+    """Make this process a child subreaper (Linux; once). Returns whether it is one."""
+    global _subreaper
+    if _subreaper is None:
+        _subreaper = False
+        if sys.platform.startswith("linux"):
+            import ctypes
+
+            with contextlib.suppress(OSError, AttributeError):
+                libc = ctypes.CDLL(None, use_errno=True)
+                _subreaper = libc.prctl(36, 1, 0, 0, 0) == 0  # PR_SET_CHILD_SUBREAPER
+    return _subreaper
+
+
+@dataclass
+class ToolRun:
+    """One command run: its id (the environment marker) and its process group."""
+
+    run_id: str = field(default_factory=lambda: f"{os.getpid()}.{next(_counter)}."
+                                                f"{secrets.token_hex(4)}")
+    pgid: int | None = None
+    ended: bool = False
+
+    def env(self, env: dict[str, str]) -> dict[str, str]:
+        """``env`` with the run's marker."""
+        return {**env, MARKER: self.run_id}
+
+    def started(self, pid: int) -> None:
+        """Register the run's leader (its pid is its process group)."""
+        self.pgid = pid
+        with _lock:
+            _runs[self.run_id] = self
+
+    def end(self) -> int:
+        """Kill everything the run started; returns how many escaped processes were killed
+        besides the group. Safe to call more than once and from a signal handler."""
+        with _lock:
+            _runs.pop(self.run_id, None)
+        if self.pgid is None:
+            return 0
+        killed: set[int] = set()
+        if enable_subreaper():
+            # Scan before killing and after every kill, once the killed are dead: a killed
+            # parent's children move to the host as it exits, and a scan during that move
+            # could miss them.
+            for _ in range(_MAX_ROUNDS):
+                found = _find(self.run_id.encode(), self.pgid)
+                if not found:
+                    break
+                for pid in found:
+                    with contextlib.suppress(ProcessLookupError, PermissionError):
+                        os.kill(pid, signal.SIGKILL)
+                _killpg(self.pgid)
+                killed.update(found)
+                _wait_dead(found)
+            killed.discard(self.pgid)
+            _reap(killed)
+        _killpg(self.pgid)
+        self.ended = True
+        return len(killed)
+
+
+def live_runs() -> list[ToolRun]:
+    """The runs that have started and not ended."""
+    with _lock:
+        return list(_runs.values())
+
+
+def kill_all_tool_processes() -> int:
+    """End every live command run: kill each one's group and escaped descendants. For the
+    runner's shutdown (sync, idempotent; also run at interpreter exit). Returns the count."""
+    runs = live_runs()
+    for run in runs:
+        run.end()
+    return len(runs)
+
+
+atexit.register(kill_all_tool_processes)
+
+
+def _killpg(pgid: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, signal.SIGKILL)
+
+
+def _read(path: str) -> bytes:
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except OSError:
+        return b""
+
+
+def _stat(pid: int) -> tuple[str, int, int] | None:
+    """(state, ppid, pgid) from /proc/<pid>/stat."""
+    raw = _read(f"/proc/{pid}/stat")
+    fields = raw[raw.rfind(b")") + 2:].split() if raw else []
+    if len(fields) < 3:
+        return None
+    return fields[0].decode(), int(fields[1]), int(fields[2])
+
+
+def _children(pid: int) -> list[int]:
+    out: list[int] = []
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return out
+    for tid in tids:
+        out.extend(int(c) for c in _read(f"/proc/{pid}/task/{tid}/children").split())
+    return out
+
+
+def _descendants() -> list[tuple[int, int]]:
+    """(pid, ppid) of every descendant of this process, parents first."""
+    out: list[tuple[int, int]] = []
+    todo = [os.getpid()]
+    seen: set[int] = set()
+    while todo:
+        parent = todo.pop()
+        for child in _children(parent):
+            if child not in seen:
+                seen.add(child)
+                out.append((child, parent))
+                todo.append(child)
+    return out
+
+
+def _find(marker: bytes, pgid: int) -> list[int]:
+    """Live descendants of the host that belong to the run (marker, group or ancestry)."""
+    needle = MARKER.encode() + b"=" + marker + b"\0"
+    ours: set[int] = set()
+    found: list[int] = []
+    for pid, ppid in _descendants():
+        stat = _stat(pid)
+        if stat is None:
+            continue
+        state, _, group = stat
+        belongs = (ppid in ours or group == pgid
+                   or needle in _read(f"/proc/{pid}/environ") + b"\0")
+        if belongs:
+            ours.add(pid)
+            if state not in ("Z", "X"):
+                found.append(pid)
+    return found
+
+
+def _wait_dead(pids: list[int], limit: float = 2.0) -> None:
+    """Until each of ``pids`` is a zombie or gone (SIGKILL is delivered asynchronously)."""
+    deadline = time.monotonic() + limit
+    for pid in pids:
+        while time.monotonic() < deadline:
+            stat = _stat(pid)
+            if stat is None or stat[0] in ("Z", "X"):
+                break
+            time.sleep(0.001)
+
+
+def _reap(pids: set[int]) -> None:
+    """Collect the zombies of killed escapees that were re-parented to the host. Only pids
+    this run killed, never its leader (the event loop waits for that one)."""
+    for _ in range(40):
+        for pid in list(pids):
+            try:
+                done = os.waitpid(pid, os.WNOHANG)[0] != 0
+            except ChildProcessError:  # not (yet) our child: gone, or still being orphaned
+                done = _stat(pid) is None
+            if done:
+                pids.discard(pid)
+        if not pids:
+            return
+        time.sleep(0.005)
