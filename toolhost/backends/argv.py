@@ -37,6 +37,7 @@ __all__ = [
     "compile_argv",
     "is_given",
     "option_positions",
+    "printed_names",
 ]
 
 # Jinja syntax in argv[0]: the program must be a literal the config author wrote.
@@ -163,6 +164,11 @@ def _analyse(source: str) -> tuple[frozenset[str], bool, str]:
             and isinstance(first.nodes[0], nodes.TemplateData):
         prefix = str(first.nodes[0].data)
     return frozenset(outputs), literal_only, prefix
+
+
+def printed_names(source: str) -> frozenset[str]:
+    """The names a template prints as values (not those it only tests in ``{% if %}``)."""
+    return _analyse(source)[0]
 
 
 def _check_program(raw: Any) -> str:

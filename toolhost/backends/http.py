@@ -11,11 +11,11 @@ Config::
           get_issue:
             http:
               url: "issues/{id}"                  # {id} is percent-encoded
-              query: {fields: "{{ fields }}"}
+              query: {fields: "{{ fields }}"}     # appended after a query written in url
               select: /issue                      # JSON pointer into the response
             params:
               id: {type: integer}
-              fields: {type: string, default: ""}  # empty -> the query parameter is left out
+              fields: {type: string}              # not given -> the query parameter is left out
 
 One pooled ``httpx.AsyncClient`` per server (its default headers and auth), created on first
 use and closed with the compiled tools. The URL cannot be steered elsewhere by arguments (see
@@ -38,7 +38,7 @@ from toolhost.backends import templating
 from toolhost.backends.base import BindContext, Binding, CallContext
 from toolhost.backends.http_options import IDEMPOTENT, OPTIONS_SCHEMA
 from toolhost.backends.http_response import map_response, retry_delay
-from toolhost.backends.http_url import UnsafeURL, compile_url
+from toolhost.backends.http_url import UnsafeURL, compile_url, literal_query_keys, with_query
 from toolhost.config.model import ServerDefaults, ToolConfig
 from toolhost.errors import CompileError
 from toolhost.results import ToolResult
@@ -109,20 +109,35 @@ def _render_body(node: Any, context: Mapping[str, Any]) -> Any:
     return payload
 
 
+def _compile_fields(values: Mapping[str, str]) -> dict[str, Any]:
+    """key -> (template, exact variable or None, names the template prints as values)."""
+    from toolhost.backends.argv import printed_names
+
+    return {k: (templating.compile_template(v), templating.single_variable(v),
+                printed_names(v)) for k, v in values.items()}
+
+
 def _render_fields(fields: Mapping[str, Any], context: Mapping[str, Any]) -> dict[str, Any]:
-    """Query/header/form values: empty ones are left out; a list variable repeats."""
+    """Query/header/form values. An entry is left out only when the params it prints were all
+    not given (left out or null), or when it prints no value and renders empty (``{% if %}``);
+    a given empty string is sent (``key=``). A list variable repeats the key."""
     out: dict[str, Any] = {}
-    for key, (template, name) in fields.items():
+    for key, (template, name, printed) in fields.items():
         value = context.get(name) if name else None
         if name and isinstance(value, (list, tuple)):
-            items = [templating.render_value(v) for v in value]
-            if items:
-                out[key] = items
+            out[key] = [templating.render_value(v) for v in value]
+            continue
+        if printed and all(context.get(n) is None for n in printed):
             continue
         text = template.render(context)
-        if text:
+        if text or printed:
             out[key] = text
     return out
+
+
+def _pairs(fields: Mapping[str, Any]) -> list[tuple[str, str]]:
+    return [(k, str(v)) for k, vs in fields.items()
+            for v in (vs if isinstance(vs, list) else [vs])]
 
 
 class HttpKind:
@@ -152,8 +167,7 @@ class HttpKind:
             for part in ("query", "headers", "form"):
                 values = {str(k): str(v) for k, v in (opts.get(part) or {}).items()}
                 other_sources += list(values.values())
-                fields[part] = {k: (templating.compile_template(v),
-                                    templating.single_variable(v)) for k, v in values.items()}
+                fields[part] = _compile_fields(values)
             body = _compile_body(opts["json"]) if "json" in opts else None
             other_sources += templating.template_strings(opts.get("json"))
             select = str(opts.get("select", ""))
@@ -162,6 +176,11 @@ class HttpKind:
                 expression = templating.ENV.compile_expression(select)
         except TemplateError as exc:
             raise problem(f"template does not parse: {exc}") from None
+        both = sorted(literal_query_keys(url) & set(fields["query"]))
+        if both:
+            raise problem(f"query key {both[0]!r} is both in the url and in query:; write it "
+                          "once (the url's query is kept, query: entries are appended)",
+                          ".query")
         names = (templating.placeholders(sources, url=True)
                  | templating.placeholders(other_sources)) - set(templating.ENV.globals)
         typo = templating.misspelt_placeholder(names, tool.params)
@@ -184,9 +203,9 @@ class HttpKind:
         async def invoke(arguments: Mapping[str, Any], ctx: CallContext) -> ToolResult:
             context = {**unset, **arguments}
             try:
-                target = url.render(context)
+                target = with_query(url.render(context),
+                                    _pairs(_render_fields(fields["query"], context)))
                 request: dict[str, Any] = {
-                    "params": _render_fields(fields["query"], context),
                     "headers": _render_fields(fields["headers"], context)}
                 for key, value in request["headers"].items():
                     if any(c in str(value) for c in "\r\n\0"):

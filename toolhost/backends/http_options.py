@@ -23,9 +23,11 @@ OPTIONS_SCHEMA: Mapping[str, Any] = {
         "url": {"type": "string", "minLength": 1,
                 "description": "Absolute URL, or a path joined onto the server's base_url. "
                                "{name} / {{ name }} parts are percent-encoded values; the "
-                               "scheme, host and port must be literal."},
-        "query": {**_TEMPLATES, "description": "Query parameters (templates); an entry that "
-                                               "renders empty is left out."},
+                               "scheme, host and port must be literal; a query written here "
+                               "is kept; no fragment."},
+        "query": {**_TEMPLATES, "description": "Query parameters (templates), appended after a "
+                                               "query written in url; an entry is left out "
+                                               "only when its params were not given."},
         "headers": {**_TEMPLATES, "description": "Request headers (templates), over the "
                                                  "server's default headers."},
         "json": {"description": "JSON body: strings are templates; a string that is exactly "

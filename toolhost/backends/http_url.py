@@ -2,11 +2,13 @@
 
 At compile time the URL (joined onto the server's ``base_url`` when relative) must have a
 literal scheme, host and port: placeholders may only appear in the path, after the host, or in
-the query. Every substituted value is percent-encoded (``quote(value, safe="")``), so a value
-cannot add ``/``, ``?``, ``#`` or ``@``. At call time the rendered URL is checked again before
-anything is sent: same scheme, host and port, the path still starts with the declared base path,
-no ``.`` / ``..`` segments, no encoded slashes or backslashes, no empty segments the template did
-not have.
+the query. A query string written in the URL is kept: ``query:`` entries are appended after it
+(``with_query``), and a key in both is a load error. A fragment (``#...``) is a load error: it
+is never sent to the server. Every substituted value is percent-encoded
+(``quote(value, safe="")``), so a value cannot add ``/``, ``?``, ``#`` or ``@``. At call time
+the rendered URL is checked again before anything is sent: same scheme, host and port, the
+path still starts with the declared base path, no ``.`` / ``..`` segments, no encoded slashes
+or backslashes, no empty segments the template did not have.
 """
 
 from __future__ import annotations
@@ -14,13 +16,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import unquote, urljoin, urlsplit
+from urllib.parse import parse_qsl, quote, unquote, urljoin, urlsplit
 
 from jinja2.environment import Template
 
 from toolhost.backends import templating
 
-__all__ = ["UnsafeURL", "UrlTemplate", "compile_url"]
+__all__ = ["UnsafeURL", "UrlTemplate", "compile_url", "literal_query_keys", "with_query"]
 
 _ENCODED_SLASH = re.compile(r"%(2f|5c)", re.I)
 
@@ -63,8 +65,33 @@ class UrlTemplate:
         return url
 
 
+def with_query(url: str, pairs: list[tuple[str, str]]) -> str:
+    """``url`` with ``pairs`` appended to its query, in order, every key and value
+    percent-encoded (a space is %20, never '+'); the URL's own query stays first."""
+    if not pairs:
+        return url
+    extra = "&".join(f"{quote(k, safe='')}={quote(v, safe='')}" for k, v in pairs)
+    if "?" not in url:
+        return f"{url}?{extra}"
+    return url + extra if url.endswith(("?", "&")) else f"{url}&{extra}"
+
+
+def literal_query_keys(template: UrlTemplate) -> set[str]:
+    """The query keys the URL template writes literally (``?dry_run=1&q={q}`` -> both)."""
+    query = template.source.split("?", 1)[1] if "?" in template.source else ""
+    return {k for k, _ in parse_qsl(query, keep_blank_values=True) if "{" not in k}
+
+
 def compile_url(url: str, base_url: str | None) -> UrlTemplate:
-    """Compile a URL template; raises ``ValueError`` when the host is not literal."""
+    """Compile a URL template; raises ``ValueError`` when the host is not literal, the URL
+    has a fragment, or a relative URL meets a base_url with a query."""
+    if "#" in url:
+        raise ValueError("the URL has a fragment ('#...'), which is never sent to the server; "
+                         "remove it (a '#' in a value is always encoded as %23)")
+    if base_url and ("?" in base_url or "#" in base_url) and not urlsplit(url).scheme:
+        raise ValueError(f"the server's base_url {base_url!r} has a query or fragment, which "
+                         "joining a relative URL would drop; put query parameters in the "
+                         "tool's url or query:")
     source = templating.url_source(url)
     first = source.find("{")
     static = source if first < 0 else source[:first]
