@@ -254,3 +254,30 @@ def test_validate_prints_one_located_line(tmp_path: Path) -> None:
     assert """[sh, -c, 'echo "$1"', sh, "{{ v }}"]""" in lines[0]
     assert "servers.s.tools.u.command.argv[0]: the program (argv[0]) is empty" in lines[1]
     assert "Traceback" not in proc.stderr
+
+
+def test_validate_notes_option_positions_without_failing(tmp_path: Path) -> None:
+    config = tmp_path / "t.yaml"
+    config.write_text(
+        "toolhost: 1\nservers:\n  s:\n    tools:\n"
+        "      log:\n        command: [git, log, '{{ rev }}', --, '{{ path }}']\n"
+        "      grep:\n        command:\n"
+        "          argv: [grep, {each: pats, argv: [-e, '{{ item }}']}, '{{ x }}']\n"
+        "          allow_dash: [x]\n"
+        "        params:\n          pats: {type: array, items: {type: string}}\n"
+        "          x: string\n")
+    proc = subprocess.run([sys.executable, "-m", "toolhost", "validate", "--no-layers",
+                           str(config)], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == f"{config}: ok (1 servers, 2 tools)\n"
+    notes = proc.stderr.strip().splitlines()
+    assert len(notes) == 2, proc.stderr
+    assert notes[0].startswith(f"{config}:6:")
+    assert "servers.s.tools.log.command.argv[2]: note: '{{ rev }}' starts an argument" \
+        in notes[0]
+    assert "allow_dash: [rev]" in notes[0]  # argv[4] comes after '--': no note
+    assert "servers.s.tools.grep.command.argv[1].argv[1]: note:" in notes[1]
+    assert "allow_dash: [pats]" in notes[1]  # x is allowed: no note
+    quiet = subprocess.run([sys.executable, "-m", "toolhost", "validate", "-q", "--no-layers",
+                            str(config)], capture_output=True, text=True, timeout=60)
+    assert quiet.returncode == 0 and quiet.stdout == quiet.stderr == ""

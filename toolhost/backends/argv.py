@@ -36,7 +36,6 @@ __all__ = [
     "always_needed",
     "compile_argv",
     "is_given",
-    "option_positions",
     "printed_names",
 ]
 
@@ -252,20 +251,3 @@ def always_needed(plan: ArgvPlan) -> dict[str, str]:
 
     walk(plan.elements, None)
     return needed
-
-
-def option_positions(plan: ArgvPlan) -> list[str]:
-    """Keys of elements where a value starts an argument with no ``--`` before it (the
-    program may read it as an option; refused at call time unless allowed)."""
-    keys: list[str] = []
-
-    def walk(elements: Iterable[Element]) -> None:
-        for element in elements:
-            if element.group:
-                walk(element.group)
-            elif not element.literal_only and not element.after_dashdash \
-                    and not element.literal_prefix:
-                keys.append(element.key)
-
-    walk(plan.elements)
-    return keys

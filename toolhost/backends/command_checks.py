@@ -10,11 +10,12 @@ import shlex
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from toolhost.backends.argv import ArgvPlan, Element, always_needed
+from toolhost.backends.argv import ArgvPlan, Element, always_needed, compile_argv
 from toolhost.backends.code_args import Token, code_slots
-from toolhost.config.model import ToolConfig
+from toolhost.config.model import HostConfig, ToolConfig
+from toolhost.errors import Problem
 
-__all__ = ["check_plan", "plan_tokens"]
+__all__ = ["check_plan", "option_notes", "plan_tokens"]
 
 Found = tuple[str, str, str]
 
@@ -76,3 +77,49 @@ def _code_problem(key: str, program: str, what: str, plan: ArgvPlan) -> Found:
             + "; or set unsafe_code_placeholders: true if you have checked it")
     return (f"a placeholder inside code that {program} runs: a value would become code "
             f"({shlex.quote(plan.program)} ...)", key, hint)
+
+
+def option_notes(config: HostConfig) -> list[Problem]:
+    """``validate``'s notes: each argv position where a value starts an argument with no
+    ``--`` before it and no ``allow_dash``, so the program may read it as an option (such
+    values are refused at call time when they start with '-')."""
+    notes: list[Problem] = []
+    for server in config.servers.values():
+        for tool in server.tools.values():
+            if tool.backend.kind != "command":
+                continue
+            opts = tool.backend.options
+            try:
+                plan = compile_argv(list(opts.get("argv") or ()), opts.get("allow_dash") or ())
+            except Exception:  # reported as an error by the compile step
+                continue
+            for element, names in _option_elements(plan):
+                if all(n in plan.allow_dash for n in names):
+                    continue
+                first = names[0]
+                notes.append(tool.backend.origin.problem(
+                    f"note: {element.source!r} starts an argument with no '--' before it: "
+                    f"{plan.program} may read it as an option, so a value starting with '-' "
+                    "is refused here",
+                    key=element.key,
+                    hint=f"put a literal '--' before it if {plan.program} supports that, or "
+                         f"allow_dash: [{first}] if this position never reads options"))
+    return notes
+
+
+def _option_elements(plan: ArgvPlan) -> list[tuple[Element, list[str]]]:
+    """Elements where a value starts an argument with no ``--`` before it, with the params
+    they print (``item`` read as its ``each`` list)."""
+    out: list[tuple[Element, list[str]]] = []
+
+    def walk(elements: Iterable[Element], each: str | None) -> None:
+        for element in elements:
+            if element.group:
+                walk(element.group, element.each or each)
+            elif not element.literal_only and not element.after_dashdash \
+                    and not element.literal_prefix:
+                out.append((element, sorted({each if n == "item" and each else n
+                                             for n in element.outputs})))
+
+    walk(plan.elements, None)
+    return out

@@ -22,6 +22,10 @@ Problems go to stderr, one per line, in the form
   FILE:LINE:COL: key.path: message (hint)
 Exit status: 0 when every file is valid, 1 otherwise.
 
+Notes (also on stderr, starting with "note:") do not fail the check: they point at command
+argv positions where a value starts an argument with no "--" before it, so the program may
+read it as an option (a value starting with '-' is refused there at call time).
+
 By default the user layer (~/.config/toolhost/config.yaml) and toolhost.local.yaml next to
 each file are merged in, as they would be at run time; --no-layers checks the files alone.
 
@@ -88,4 +92,8 @@ def main(args: argparse.Namespace) -> int:
         if not args.quiet:
             tools = sum(len(s.tools) for s in config.servers.values())
             print(f"{file}: ok ({len(config.servers)} servers, {tools} tools)")
+            from toolhost.backends.command_checks import option_notes
+
+            for note in redacted(config, option_notes(config)):
+                print(str(note), file=sys.stderr)
     return 1 if failed else 0
