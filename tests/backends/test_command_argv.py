@@ -281,3 +281,45 @@ def test_validate_notes_option_positions_without_failing(tmp_path: Path) -> None
     quiet = subprocess.run([sys.executable, "-m", "toolhost", "validate", "-q", "--no-layers",
                             str(config)], capture_output=True, text=True, timeout=60)
     assert quiet.returncode == 0 and quiet.stdout == quiet.stderr == ""
+
+
+@pytest.mark.parametrize(("spec", "key", "words"), [
+    (cmd(["sh"], options={"stdin": "echo {{ v }}"}), ".stdin", "reads its program from stdin"),
+    (cmd(["python3", "-u"], options={"stdin": "{{ v }}"}), ".stdin", "from stdin"),
+    (cmd(["git", "fetch"], options={"env": {"GIT_SSH_COMMAND": "ssh {{ v }}"}}),
+     ".env.GIT_SSH_COMMAND", "placeholder in env"),
+    (cmd(["make"], options={"env": {"LD_PRELOAD": "{{ v }}"}}), ".env.LD_PRELOAD", "library"),
+    (cmd(["ls", {"if": "out", "argv": ["-o"]}]), ".argv[1].if", "not a declared param"),
+])
+def test_other_ways_a_value_could_choose_code(config: Config, spec: dict[str, Any], key: str,
+                                              words: str) -> None:
+    with pytest.raises(CompileError) as info:
+        compile_tools(config({"t": spec}))
+    (problem,) = info.value.problems
+    assert problem.key_path == "servers.demo.tools.t.command" + key
+    assert words in problem.message
+
+
+def test_data_on_stdin_and_in_plain_env_loads(config: Config) -> None:
+    compile_tools(config({
+        "cat": cmd(["cat"], options={"stdin": "{{ v }}"}),
+        "py": cmd(["python3", "script.py"], options={"stdin": "{{ v }}"}),
+        "sh": cmd(["sh", "-c", 'read x; echo "$x"'], options={"stdin": "{{ v }}"}),
+        "env": cmd(["env"], options={"env": {"GREETING": "{{ v }}"}}),
+    }))
+
+
+async def test_huge_and_odd_values_are_results_not_crashes(config: Config) -> None:
+    cfg = config({"t": cmd(["echo", "--", "{{ a }}"]),
+                  "list": cmd(["echo", "--", "{{ xs }}"],
+                              params={"xs": {"type": "array", "items": {}}},
+                              required=("xs",))})
+    huge = await run(cfg, "t", {"a": "x" * 300_000})  # past Linux's 128 KiB per argument
+    assert huge.is_error and "could not be started" in huge.text_content
+    assert len(huge.text_content) < 1000
+    nested: Any = "x"
+    for _ in range(50):
+        nested = [nested]
+    deep = await run(cfg, "list", {"xs": [nested, {"k": [1, None]}, None, True]})
+    assert not deep.is_error
+    assert deep.text_content == "-- " + "[" * 50 + '"x"' + "]" * 50 + ' {"k":[1,null]}  true\n'

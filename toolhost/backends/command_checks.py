@@ -10,7 +10,13 @@ import shlex
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from toolhost.backends.argv import ArgvPlan, Element, always_needed, compile_argv
+from toolhost.backends.argv import (
+    ArgvPlan,
+    Element,
+    always_needed,
+    compile_argv,
+    printed_names,
+)
 from toolhost.backends.code_args import Token, code_slots
 from toolhost.config.model import HostConfig, ToolConfig
 from toolhost.errors import Problem
@@ -54,10 +60,66 @@ def check_plan(plan: ArgvPlan, tool: ToolConfig, names: set[str],
                       "needs it: left out, it would be an empty argument",
                       key, f"put it in a group present only when given: "
                            f"{{if: {name}, argv: [...]}}, or give '{name}' a default"))
+    for element in plan.elements:
+        if element.when is not None and element.when not in tool.params:
+            found.append((f"'{element.when}' is not a declared param, so it is a required "
+                          "string and the group would always be there", f"{element.key}.if",
+                          f"declare it, optional: params: {{{element.when}: "
+                          "{type: string, required: false}}"))
     if not opts.get("unsafe_code_placeholders"):
         for slot in code_slots(plan_tokens(plan)):
             found.append(_code_problem(slot.key, slot.program, slot.what, plan))
+        found.extend(_code_channels(plan, opts))
     return found
+
+
+# Environment variables that make a program run code or load a library named by their value.
+_CODE_ENV = frozenset({
+    "BASH_ENV", "ENV", "PROMPT_COMMAND", "SHELLOPTS", "PS4", "LD_PRELOAD", "LD_LIBRARY_PATH",
+    "LD_AUDIT", "DYLD_INSERT_LIBRARIES", "DYLD_LIBRARY_PATH", "PYTHONSTARTUP", "PYTHONPATH",
+    "PYTHONHOME", "PYTHONINSPECT", "PERL5OPT", "PERL5LIB", "PERLLIB", "RUBYOPT", "RUBYLIB",
+    "NODE_OPTIONS", "NODE_PATH", "GIT_SSH_COMMAND", "GIT_SSH", "GIT_EXEC_PATH", "GIT_EDITOR",
+    "GIT_PAGER", "GIT_ASKPASS", "GIT_CONFIG_PARAMETERS", "SSH_ASKPASS", "EDITOR", "VISUAL",
+    "PAGER", "PATH", "IFS",
+})
+_STDIN_CODE = ("sh", "bash", "zsh", "dash", "ksh", "ash", "mksh", "fish", "python", "python3",
+               "perl", "ruby", "node", "php", "lua", "osascript", "pwsh", "powershell")
+
+
+def _code_channels(plan: ArgvPlan, opts: Mapping[str, Any]) -> list[Found]:
+    """Values reaching code another way: an env variable a program runs or loads, or the
+    stdin of an interpreter that reads its program from stdin."""
+    found: list[Found] = []
+    for key, value in (opts.get("env") or {}).items():
+        if str(key).upper() in _CODE_ENV and printed_names(str(value)):
+            found.append((f"a placeholder in env {key}: the value would choose code or a "
+                          "library the program loads", f".env.{key}",
+                          "write it literally; pass values as arguments"))
+    stdin = opts.get("stdin")
+    program = plan.program.replace("\\", "/").rsplit("/", 1)[-1].lower()
+    program = program.rstrip("0123456789.")
+    tokens = plan_tokens(plan)
+    if isinstance(stdin, str) and printed_names(stdin) and program in _STDIN_CODE \
+            and _reads_program_from_stdin(tokens):
+        found.append((f"a placeholder in the stdin of {plan.program}, which reads its program "
+                      "from stdin: a value would become code", ".stdin",
+                      "give the program as an argument (a script file or -c) and pass values "
+                      "as arguments after it"))
+    return found
+
+
+def _reads_program_from_stdin(tokens: list[Token]) -> bool:
+    """No script operand and no -c/-e style flag: the interpreter reads its program from
+    stdin (or is told to with '-' / -s)."""
+    for token in tokens[1:]:
+        text = token.text
+        if token.value:
+            return False
+        if text in ("-", "-s"):
+            return True
+        if not text.startswith("-") or text.lstrip("-")[:1] in ("c", "e", "E", "m", "r", "p"):
+            return False
+    return True
 
 
 def _code_problem(key: str, program: str, what: str, plan: ArgvPlan) -> Found:
