@@ -323,3 +323,18 @@ async def test_huge_and_odd_values_are_results_not_crashes(config: Config) -> No
     deep = await run(cfg, "list", {"xs": [nested, {"k": [1, None]}, None, True]})
     assert not deep.is_error
     assert deep.text_content == "-- " + "[" * 50 + '"x"' + "]" * 50 + ' {"k":[1,null]}  true\n'
+
+
+async def test_a_value_after_bare_dashes_would_name_the_option(config: Config) -> None:
+    cfg = config({"t": cmd([PY, "-c", ARGV_JSON, "--{{ opt }}", "-{{ n }}"],
+                           params={"opt": {"type": "string"}, "n": {"type": "integer"}},
+                           required=("opt", "n")),
+                  "ok": cmd([PY, "-c", ARGV_JSON, "--{{ opt }}"],
+                            options={"allow_dash": ["opt"]})})
+    refused = await run(cfg, "t", {"opt": "output=/tmp/x", "n": 5})
+    assert refused.is_error and "follows a bare '--'" in refused.text_content
+    assert "'opt'" in refused.text_content
+    assert json.loads((await run(cfg, "ok", {"opt": "verbose"})).text_content) == ["--verbose"]
+    numbers = config({"h": cmd([PY, "-c", ARGV_JSON, "-{{ n }}"],
+                               params={"n": {"type": "integer"}}, required=("n",))})
+    assert json.loads((await run(numbers, "h", {"n": 20})).text_content) == ["-20"]

@@ -76,6 +76,12 @@ class Element:
     each: str | None = None
     when: str | None = None  # the `if` group's param
 
+    @property
+    def value_starts(self) -> bool:
+        """A value decides how the argument starts: nothing literal before it, or only
+        dashes (``"--{{ opt }}"``: the value would name the option)."""
+        return not self.literal_only and not self.literal_prefix.strip("-")
+
 
 @dataclass(frozen=True)
 class ArgvPlan:
@@ -115,7 +121,7 @@ class ArgvPlan:
                 name = item_of if element.expand == "item" and item_of else element.expand
                 for item in value:
                     text = templating.render_value(item)
-                    self._check(element, text, [name], item)
+                    self._check(element, text, [name], [item])
                     out.append(text)
                 return
         text = element.template.render(context)
@@ -124,21 +130,27 @@ class ArgvPlan:
                 out.append(text)
             return
         names = sorted(item_of if n == "item" and item_of else n for n in element.outputs)
-        value = context.get(element.expand) if element.expand else None
-        self._check(element, text, names, value)
+        self._check(element, text, names, [context.get(n) for n in sorted(element.outputs)])
         out.append(text)
 
-    def _check(self, element: Element, text: str, names: Sequence[str], value: Any) -> None:
+    def _check(self, element: Element, text: str, names: Sequence[str],
+               values: Sequence[Any]) -> None:
         who = " / ".join(f"'{n}'" for n in names) or "a value"
         if "\0" in text:
             raise ArgvRefused(f"the value of {who} contains a NUL character, which cannot be "
                               "passed in an argument")
-        if not text.startswith("-") or element.after_dashdash or element.literal_prefix:
+        if not text.startswith("-") or element.after_dashdash or not element.value_starts:
             return
         if names and all(n in self.allow_dash for n in names):
             return
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            return  # a negative number: digits only
+        if values and all(isinstance(v, (int, float)) and not isinstance(v, bool)
+                          for v in values):
+            return  # numbers: a sign and digits only
+        if element.literal_prefix:
+            raise ArgvRefused(
+                f"the value of {who} follows a bare {element.literal_prefix!r} "
+                f"({cut(text, 40)!r}), so it would choose which option '{self.program}' reads "
+                "(list the param in allow_dash if that is intended)")
         raise ArgvRefused(
             f"the value of {who} starts with '-' ({cut(text, 40)!r}), so '{self.program}' "
             "could read it as an option; values may not start with '-' here (the config can "

@@ -178,8 +178,7 @@ def _option_elements(plan: ArgvPlan) -> list[tuple[Element, list[str]]]:
         for element in elements:
             if element.group:
                 walk(element.group, element.each or each)
-            elif not element.literal_only and not element.after_dashdash \
-                    and not element.literal_prefix:
+            elif element.value_starts and not element.after_dashdash:
                 out.append((element, sorted({each if n == "item" and each else n
                                              for n in element.outputs})))
 
