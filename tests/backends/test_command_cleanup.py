@@ -92,6 +92,11 @@ async def test_kill_all_tool_processes_ends_running_tools(config: Config,
     async with anyio.create_task_group() as tg:
         tg.start_soon(call)
         pid = await wait_for_pid(tmp_path / "pid")
+        # the grandchild can write its pid before the spawn returns and registers the run
+        for _ in range(500):
+            if reaper.live_runs():
+                break
+            await anyio.sleep(0.01)
         assert len(reaper.live_runs()) == 1
         done = threading.Event()
         threading.Thread(target=lambda: (kill_all_tool_processes(), done.set())).start()
