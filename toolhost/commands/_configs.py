@@ -13,12 +13,14 @@ if TYPE_CHECKING:
     from toolhost.config.model import HostConfig
 
 
-def compile_config(config: HostConfig) -> CompiledTools:
+def compile_config(config: HostConfig, *, connect: bool = True) -> CompiledTools:
     """Bind every tool with the built-in kinds and those of the plugins the config enables
-    (raises CompileError listing each bad tool). Call ``close`` after."""
+    (raises CompileError listing each bad tool). ``connect=False`` leaves imported servers
+    (``mcp:``) unstarted. Call ``close`` after."""
     from toolhost.compile import compile_tools
 
-    return compile_tools(config)  # kinds: plugins.kinds_for, activated once per plugin list
+    # kinds: plugins.kinds_for, activated once per plugin list
+    return compile_tools(config, connect=connect)
 
 
 def close(compiled: CompiledTools) -> None:

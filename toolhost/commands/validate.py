@@ -34,6 +34,7 @@ Examples:
   toolhost validate examples/configs/*.yaml examples/configs/*.toml
   toolhost validate --no-layers --no-compile ci/config.toml
   toolhost validate --fragment team/base.yaml    a file other configs extend
+  toolhost validate --connect gateway.yaml        start imported servers, check reshaping
 """
 
 
@@ -41,6 +42,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("files", nargs="+", metavar="FILE", help="config files to check")
     parser.add_argument("--no-layers", action="store_true",
                         help="ignore the user config and toolhost.local.* files")
+    parser.add_argument("--connect", action="store_true",
+                        help="also start every imported MCP server (mcp:) and check its tools "
+                        "and their reshaping; offline by default")
     parser.add_argument("--no-compile", action="store_true",
                         help="check the config only; do not bind tools to their backends")
     parser.add_argument("--fragment", action="store_true",
@@ -77,7 +81,7 @@ def main(args: argparse.Namespace) -> int:
             rule_problems = _rule_problems(config)
             if not args.no_compile:
                 try:
-                    compiled = compile_config(config)
+                    compiled = compile_config(config, connect=args.connect)
                 except ConfigError as exc:
                     raise ConfigError(redacted(config, [*exc.problems, *rule_problems])) \
                         from None

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
 from types import TracebackType
+from typing import Protocol
 
 from jsonschema import Draft202012Validator
 
@@ -27,11 +28,17 @@ from toolhost.errors import CompileError, ConfigError, Problem
 __all__ = ["CompiledTools", "compile_tool", "compile_tools"]
 
 
+class Closeable(Protocol):
+    """Something compiling opened and closing releases (a backend context, an upstream)."""
+
+    async def aclose(self) -> None: ...
+
+
 class CompiledTools:
     """The compiled tools of a config, by server. Close it to release per-server resources."""
 
     def __init__(self, servers: Mapping[str, tuple[CompiledTool, ...]],
-                 contexts: tuple[BindContext, ...] = (),
+                 contexts: tuple[Closeable, ...] = (),
                  content: Mapping[str, ServerContent] | None = None) -> None:
         self.servers: Mapping[str, tuple[CompiledTool, ...]] = dict(servers)
         self._contexts = contexts
@@ -136,9 +143,11 @@ def compile_tool(tool: ToolConfig, server: ServerConfig, kinds: Mapping[str, Bac
 
 
 def compile_tools(config: HostConfig,
-                  kinds: Mapping[str, BackendKind] | None = None) -> CompiledTools:
+                  kinds: Mapping[str, BackendKind] | None = None, *,
+                  connect: bool = True) -> CompiledTools:
     """Compile every tool of ``config``. ``kinds`` defaults to the built-in kinds plus those
-    of the plugins the config enables.
+    of the plugins the config enables. Imported servers (``mcp:``) are started and listed;
+    with ``connect=False`` (an offline ``validate``) they offer no tools.
 
     Raises one ``CompileError`` with a problem for every tool that cannot be built.
     """
@@ -148,11 +157,23 @@ def compile_tools(config: HostConfig,
     redact = config.redact if config.secrets else None
     servers: dict[str, tuple[CompiledTool, ...]] = {}
     content: dict[str, ServerContent] = {}
-    contexts: list[BindContext] = []
+    contexts: list[Closeable] = []
     problems: list[Problem] = []
     for name, server in config.servers.items():
-        if server.external is not None:
+        if server.external is not None or (server.upstream is not None and not connect):
             servers[name] = ()
+            continue
+        if server.upstream is not None:
+            from toolhost.gateway.compile import compile_upstream
+
+            try:
+                imported = compile_upstream(server, redact=redact)
+            except ConfigError as exc:
+                problems.extend(exc.problems)
+                servers[name] = ()
+                continue
+            contexts.append(imported)
+            servers[name] = imported.tools
             continue
         ctx = BindContext(server)
         contexts.append(ctx)
@@ -169,5 +190,8 @@ def compile_tools(config: HostConfig,
             except ConfigError as exc:
                 problems.extend(exc.problems)
     if problems:
+        for closing in contexts:  # imported servers started before the failure stop now
+            if hasattr(closing, "connection"):
+                closing.connection.close()
         raise CompileError(problems)
     return CompiledTools(servers, tuple(contexts), content)

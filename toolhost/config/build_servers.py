@@ -16,7 +16,8 @@ from toolhost.config.tree import Path
 __all__ = ["ANNOTATION_KEYS", "SERVER_KEYS", "TOOL_KEYS", "build_servers", "resolve_path"]
 
 SERVER_KEYS = ("description", "version", "timeout", "env", "cwd", "base_url", "headers",
-               "auth", "secrets", "tools", "external", "resources", "prompts")
+               "auth", "secrets", "tools", "external", "resources", "prompts", "mcp", "include",
+               "exclude")
 TOOL_KEYS = ("description", "title", "params", "input_schema", "annotations", "output_schema",
              "output",
              "max_output_chars", "timeout", "secrets")
@@ -51,9 +52,20 @@ def build_servers(check: Checker, value: Any, kinds: BackendChecker) -> dict[str
         data = check.mapping(spec, path)
         if data is None:
             continue
-        check.known_keys(data, path, SERVER_KEYS)
+        upstream = None
+        if "mcp" in data:  # an imported MCP server: its own key set, checked there
+            from toolhost.gateway.spec import build_upstream
+
+            upstream = build_upstream(check, data, path)
+        else:
+            check.known_keys(data, path, SERVER_KEYS)
+            for key in ("include", "exclude"):
+                if key in data:
+                    check.problem((*path, key), f"'{key}' chooses the tools of an imported "
+                                  "server: it needs 'mcp:'")
         external = _external(check, data, path)
-        tools = {} if external is not None else _tools(check, data, path, name, kinds)
+        tools = {} if external is not None or "mcp" in data else _tools(check, data, path, name,
+                                                                         kinds)
         from toolhost.config.build_content import build_prompts, build_resources
 
         resources = build_resources(check, data, path, name, kinds)
@@ -72,6 +84,7 @@ def build_servers(check: Checker, value: Any, kinds: BackendChecker) -> dict[str
             origin=check.mark(path).origin(path),
             resources=resources,
             prompts=prompts,
+            upstream=upstream,
         )
     return out
 

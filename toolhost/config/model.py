@@ -131,6 +131,8 @@ class ServerConfig:
     # name -> ResourceConfig / PromptConfig (toolhost.config.content_model)
     resources: Mapping[str, Any] = field(default_factory=dict)
     prompts: Mapping[str, Any] = field(default_factory=dict)
+    # An MCP server toolhost imports and governs (toolhost.gateway.spec.UpstreamSpec)
+    upstream: Any = None
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,57 @@
+"""An upstream MCP server (tests/gateway/upstream_server.py) and configs importing it."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).parent
+UPSTREAM = HERE / "upstream_server.py"
+
+
+def gateway_config(tmp_path: Path, *, mcp: str | None = None, extra: str = "") -> Path:
+    """A config importing the upstream over stdio (or ``mcp``), reshaped and governed."""
+    block = mcp or (f"{{command: [{sys.executable}, {UPSTREAM}, stdio], env: "
+                    "{UPSTREAM_LOG: '${UPSTREAM_LOG:-}', "
+                    "UPSTREAM_CRASH_AFTER: '${UPSTREAM_CRASH_AFTER:-}'}}")
+    config = tmp_path / "gateway.yaml"
+    config.write_text(f"""\
+toolhost: 1
+servers:
+  gh:
+    description: Issues, governed by toolhost
+    mcp: {block}
+    exclude: ["delete_*"]
+    tools:
+      search_issues:
+        name: search
+        description: Search our app's issues
+        fixed: {{repo: acme/app}}
+        defaults: {{limit: 5}}
+        params: {{limit: {{maximum: 10}}}}
+        annotations: {{readOnlyHint: true}}
+permissions:
+  default: allow
+  deny:
+    - tool: mcp__gh__search
+      when: {{query: {{regex: "(?i).*password.*"}}}}
+      message: No password hunting.
+{extra}""")
+    return config
+
+
+def upstream_processes() -> list[int]:
+    """PIDs of running upstream servers started from this checkout."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as handle:
+                cmdline = handle.read()
+        except OSError:
+            continue
+        if str(UPSTREAM).encode() in cmdline:
+            found.append(int(entry))
+    return found

@@ -1,0 +1,224 @@
+"""One connection to an upstream MCP server, owned by a thread of its own.
+
+The official ``mcp`` client keeps task groups open for the whole connection, and anyio wants a
+task group closed by the task that opened it. So each upstream lives in a blocking portal
+(a thread with its own event loop): one long-running task opens the client and holds it until
+``close``; calls from any thread or event loop hop into the portal. That also lets the compile
+step, which runs outside any event loop, list the upstream's tools synchronously.
+
+A connection that dies (the process exits, the HTTP server goes away) is noticed by the call
+that meets it; the call gets a clear error and the next call reconnects, waiting 1, 2, 4...
+up to 30 seconds between attempts so a crashing upstream cannot be hammered.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import threading
+import time
+from typing import Any
+
+import anyio
+import anyio.from_thread
+
+from toolhost.excerpt import cut
+from toolhost.gateway.spec import UpstreamSpec
+
+__all__ = ["UpstreamConnection", "UpstreamError"]
+
+log = logging.getLogger("toolhost.gateway")
+MAX_BACKOFF = 30.0
+
+
+class UpstreamError(Exception):
+    """The upstream could not be reached, or broke the connection."""
+
+
+class UpstreamConnection:
+    """A live (or reconnectable) client to one upstream, safe to use from any thread."""
+
+    def __init__(self, spec: UpstreamSpec, server: str) -> None:
+        self.spec = spec
+        self.server = server
+        self._lock = threading.Lock()
+        self._portal_cm: Any = None
+        self._portal: anyio.from_thread.BlockingPortal | None = None
+        self._client: Any = None
+        self._stop: anyio.Event | None = None
+        self._done: threading.Event | None = None
+        self._failures = 0
+        self._next_try = 0.0
+        self._closed = False
+
+    # -- public, synchronous -----------------------------------------------------------------
+
+    def list_tools(self) -> list[dict[str, Any]]:
+        """The upstream's tools as plain dicts (every page)."""
+        portal = self._ensure()
+        return portal.call(self._list_tools)
+
+    def call_tool(self, name: str, arguments: dict[str, Any],
+                  timeout: float | None) -> dict[str, Any]:
+        """One tools/call; the CallToolResult as a plain dict. UpstreamError if the
+        connection is down (the next call reconnects)."""
+        portal = self._ensure()
+        try:
+            return portal.call(self._call_tool, name, arguments, timeout)
+        except UpstreamError:
+            self._drop()
+            raise
+
+    def close(self) -> None:
+        """End the connection and the upstream process; idempotent."""
+        with self._lock:
+            self._closed = True
+            self._drop_locked()
+
+    # -- the portal ---------------------------------------------------------------------------
+
+    def _ensure(self) -> anyio.from_thread.BlockingPortal:
+        with self._lock:
+            if self._closed:
+                raise UpstreamError(f"upstream server '{self.server}' is closed")
+            if self._portal is not None and self._client is not None:
+                return self._portal
+            wait = self._next_try - time.monotonic()
+            if wait > 0:
+                raise UpstreamError(f"upstream server '{self.server}' is down; retrying in "
+                                    f"{wait:.0f}s")
+            try:
+                self._connect_locked()
+            except ImportError as exc:
+                self._drop_locked()
+                raise UpstreamError(f"importing MCP servers needs the mcp package ({exc}): "
+                                    "pip install 'toolhost[gateway]'") from None
+            except Exception as exc:
+                self._failures += 1
+                self._next_try = time.monotonic() + min(MAX_BACKOFF, 2.0 ** (self._failures - 1))
+                self._drop_locked()
+                raise UpstreamError(f"cannot start upstream server '{self.server}': "
+                                    f"{cut(_describe(exc), 400)}") from None
+            self._failures = 0
+            assert self._portal is not None
+            return self._portal
+
+    def _connect_locked(self) -> None:
+        self._portal_cm = anyio.from_thread.start_blocking_portal()
+        self._portal = self._portal_cm.__enter__()
+        ready = threading.Event()
+        self._done = threading.Event()
+        failure: list[BaseException] = []
+        self._portal.start_task_soon(self._hold, ready, failure)
+        if not ready.wait(self.spec.connect_timeout):
+            raise TimeoutError(f"no answer within {self.spec.connect_timeout:g}s")
+        if failure:
+            raise failure[0]
+
+    async def _hold(self, ready: threading.Event, failure: list[BaseException]) -> None:
+        """The task that owns the client for the connection's whole life."""
+        self._stop = anyio.Event()
+        try:
+            async with _client(self.spec) as client:
+                self._client = client
+                ready.set()
+                await self._stop.wait()
+        except BaseException as exc:  # reported to the caller waiting for the start
+            if not ready.is_set():
+                failure.append(exc)
+            elif not self._stop.is_set():
+                log.warning("upstream server '%s' closed the connection: %s", self.server,
+                            cut(_describe(exc), 300))
+            if isinstance(exc, anyio.get_cancelled_exc_class()):
+                raise
+        finally:
+            self._client = None
+            ready.set()
+            assert self._done is not None
+            self._done.set()
+
+    def _drop(self) -> None:
+        with self._lock:
+            self._drop_locked()
+
+    def _drop_locked(self) -> None:
+        portal, cm, done = self._portal, self._portal_cm, self._done
+        self._portal = self._portal_cm = self._client = None
+        if portal is None:
+            return
+        stop = self._stop
+        with contextlib.suppress(Exception):
+            if stop is not None:
+                portal.call(stop.set)  # the holder closes the client (ends the process)
+            if done is not None and not done.wait(10):
+                portal.call(portal.stop, True)  # it hangs: cancel it
+        with contextlib.suppress(BaseException):
+            cm.__exit__(None, None, None)
+
+    async def _list_tools(self) -> list[dict[str, Any]]:
+        client = self._client
+        if client is None:
+            raise UpstreamError(f"upstream server '{self.server}' is not connected")
+        tools: list[dict[str, Any]] = []
+        cursor: str | None = None
+        for _ in range(1000):  # a server that pages forever is cut off
+            page = await client.list_tools(cursor=cursor, cache_mode="bypass")
+            tools += [t.model_dump(by_alias=True, exclude_none=True) for t in page.tools]
+            cursor = page.next_cursor
+            if not cursor:
+                break
+        return tools
+
+    async def _call_tool(self, name: str, arguments: dict[str, Any],
+                         timeout: float | None) -> dict[str, Any]:
+        client = self._client
+        if client is None:
+            raise UpstreamError(f"upstream server '{self.server}' is not connected")
+        try:
+            result = await client.call_tool(name, arguments, read_timeout_seconds=timeout)
+        except Exception as exc:
+            if _is_protocol_error(exc):  # the upstream answered with a JSON-RPC error
+                return {"content": [{"type": "text", "text": f"upstream error: "
+                                     f"{cut(str(exc), 2000)}"}], "isError": True}
+            raise UpstreamError(f"upstream server '{self.server}' failed during the call: "
+                                f"{cut(_describe(exc), 400)}") from None
+        return dict(result.model_dump(by_alias=True, exclude_none=True))
+
+
+def _client(spec: UpstreamSpec) -> Any:
+    """The mcp package's client for ``spec`` (imported here: configs without upstreams never
+    load it)."""
+    from mcp.client.client import Client
+
+    if spec.command:
+        from mcp.client.stdio import StdioServerParameters
+
+        env = {**{k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG",
+                                                              "LC_ALL", "TMPDIR", "PYTHONPATH",
+                                                              "SYSTEMROOT")},
+               **dict(spec.env)}
+        params = StdioServerParameters(command=spec.command[0], args=list(spec.command[1:]),
+                                       env=env, cwd=spec.cwd)
+        return Client(params)
+    import httpx2
+    from mcp.client.streamable_http import streamable_http_client
+
+    assert spec.url is not None
+    http = httpx2.AsyncClient(headers=dict(spec.headers), timeout=spec.timeout or 60.0)
+    return Client(streamable_http_client(spec.url, http_client=http))
+
+
+def _is_protocol_error(exc: BaseException) -> bool:
+    """An error the upstream answered (the connection is fine), not a closed connection."""
+    from mcp.shared.exceptions import MCPError
+    from mcp.types import CONNECTION_CLOSED
+
+    return isinstance(exc, MCPError) and exc.code != CONNECTION_CLOSED
+
+
+def _describe(exc: BaseException) -> str:
+    inner = getattr(exc, "exceptions", None)  # an ExceptionGroup (3.11+ builtin)
+    if isinstance(inner, (list, tuple)) and inner:
+        return "; ".join(_describe(e) for e in inner)
+    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__

@@ -1,0 +1,100 @@
+"""An upstream's reshaped tools as ``CompiledTool``s: validated, timed out, cut and redacted
+like any other tool, with every call forwarded to the upstream."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import anyio
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import SchemaError
+
+from toolhost.backends.base import CallContext
+from toolhost.compile.schema import top_level_defaults
+from toolhost.compile.tool import DEFAULT_MAX_OUTPUT_CHARS, CompiledTool
+from toolhost.config.model import ServerConfig
+from toolhost.errors import CompileError
+from toolhost.gateway.client import UpstreamConnection, UpstreamError
+from toolhost.gateway.reshape import Imported, reshape_tools
+from toolhost.gateway.spec import UpstreamSpec
+from toolhost.results import ToolResult
+
+__all__ = ["UpstreamTools", "compile_upstream"]
+
+log = logging.getLogger("toolhost.gateway")
+
+
+class UpstreamTools:
+    """The tools of one upstream server and the connection behind them (close it)."""
+
+    def __init__(self, tools: tuple[CompiledTool, ...], connection: UpstreamConnection) -> None:
+        self.tools = tools
+        self.connection = connection
+
+    async def aclose(self) -> None:
+        await anyio.to_thread.run_sync(self.connection.close)
+
+
+def compile_upstream(server: ServerConfig, *,
+                     redact: Callable[[str], str] | None = None) -> UpstreamTools:
+    """Connect to ``server``'s upstream, list and reshape its tools. CompileError (located at
+    the ``mcp:`` block or the reshaping entry) when it cannot start or a reshape is wrong."""
+    spec: UpstreamSpec = server.upstream
+    connection = UpstreamConnection(spec, server.name)
+    try:
+        listed = connection.list_tools()
+    except UpstreamError as exc:
+        connection.close()
+        raise CompileError([spec.origin.problem(str(exc), hint=_start_hint(spec))]) from None
+    imported, problems = reshape_tools(spec, listed, server.name)
+    tools = []
+    for item in imported:
+        try:
+            tools.append(_compiled(item, server, spec, connection, redact))
+        except SchemaError as exc:
+            log.warning("%s: upstream tool %r is left out: its inputSchema is not valid JSON "
+                        "Schema (%s)", server.name, item.upstream_name, exc.message)
+    if problems:
+        connection.close()
+        raise CompileError(problems)
+    return UpstreamTools(tuple(tools), connection)
+
+
+def _compiled(item: Imported, server: ServerConfig, spec: UpstreamSpec,
+              connection: UpstreamConnection,
+              redact: Callable[[str], str] | None) -> CompiledTool:
+    Draft202012Validator.check_schema(item.input_schema)
+    fixed = dict(item.fixed)
+    upstream_name = item.upstream_name
+    timeout = spec.timeout
+
+    async def invoke(arguments: Mapping[str, Any], ctx: CallContext) -> ToolResult:
+        given = sorted(k for k in fixed if k in arguments)
+        if given:  # not the model's to choose, and not silently overridden either
+            return ToolResult.error(f"argument(s) {', '.join(map(repr, given))} of "
+                                    f"'{item.name}' are fixed by the config; leave them out")
+        sent = {**arguments, **fixed}
+        try:
+            answer = await anyio.to_thread.run_sync(
+                connection.call_tool, upstream_name, sent, timeout, abandon_on_cancel=True)
+        except UpstreamError as exc:
+            return ToolResult.error(str(exc))
+        return ToolResult.from_mcp(answer)
+
+    return CompiledTool(
+        name=item.name, server=server.name, description=item.description,
+        input_schema=item.input_schema,
+        validator=Draft202012Validator(item.input_schema,
+                                       format_checker=Draft202012Validator.FORMAT_CHECKER),
+        invoke=invoke, title=item.title, annotations=item.annotations, timeout=timeout,
+        output="text", max_output_chars=DEFAULT_MAX_OUTPUT_CHARS, origin=spec.origin,
+        defaults=top_level_defaults(item.input_schema), redact=redact)
+
+
+def _start_hint(spec: UpstreamSpec) -> str:
+    if spec.command:
+        return (f"check that `{spec.command[0]}` runs here and speaks MCP on stdio "
+                "(`toolhost validate --connect` tries it)")
+    return "check the URL and headers (`toolhost validate --connect` tries it)"

@@ -1,0 +1,109 @@
+"""From an upstream's tool list to the tools this server offers: chosen, renamed, reshaped.
+
+Everything here is a pure function of the listed tools and the config, so ``toolhost tools``
+shows exactly what the model will see, and a problem names the config line that causes it.
+"""
+
+from __future__ import annotations
+
+import copy
+import difflib
+import fnmatch
+import logging
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from toolhost.errors import Problem
+from toolhost.gateway.spec import Reshape, UpstreamSpec
+
+__all__ = ["Imported", "reshape_tools"]
+
+log = logging.getLogger("toolhost.gateway")
+_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+
+
+@dataclass(frozen=True)
+class Imported:
+    """One upstream tool as this server offers it."""
+
+    name: str  # the name the model sees (after a rename)
+    upstream_name: str
+    description: str
+    input_schema: dict[str, Any]
+    title: str | None
+    annotations: dict[str, Any]
+    fixed: Mapping[str, Any]
+
+
+def reshape_tools(spec: UpstreamSpec, listed: list[dict[str, Any]], server: str
+                  ) -> tuple[list[Imported], list[Problem]]:
+    """Apply include/exclude and each ``tools.<name>`` entry to ``listed``."""
+    by_name = {str(t.get("name")): t for t in listed if isinstance(t.get("name"), str)}
+    problems: list[Problem] = []
+    for name, reshape in spec.reshape.items():
+        if name not in by_name:
+            close = difflib.get_close_matches(name, list(by_name), n=1)
+            problems.append(reshape.origin.problem(
+                f"upstream server '{server}' has no tool {name!r}",
+                hint=f"did you mean {close[0]!r}?" if close else
+                "its tools: " + (", ".join(sorted(by_name)[:20]) or "none")))
+    out: list[Imported] = []
+    for name, tool in by_name.items():
+        if not any(fnmatch.fnmatchcase(name, g) for g in spec.include) or any(
+                fnmatch.fnmatchcase(name, g) for g in spec.exclude):
+            continue
+        reshape = spec.reshape.get(name, Reshape())
+        shown = reshape.name or name
+        if not _NAME.match(shown):
+            log.warning("%s: upstream tool %r is left out: its name is not a valid tool name "
+                        "(rename it under tools.%s.name)", server, name, name)
+            continue
+        schema, found = _schema(tool.get("inputSchema"), reshape, name, server)
+        problems += found
+        annotations = dict(tool.get("annotations") or {})
+        annotations.update(reshape.annotations)
+        out.append(Imported(
+            name=shown, upstream_name=name,
+            description=reshape.description or str(tool.get("description") or name),
+            input_schema=schema, title=reshape.title or tool.get("title"),
+            annotations=annotations, fixed=dict(reshape.fixed)))
+    return out, problems
+
+
+def _schema(raw: Any, reshape: Reshape, name: str, server: str
+            ) -> tuple[dict[str, Any], list[Problem]]:
+    schema: dict[str, Any] = copy.deepcopy(dict(raw)) if isinstance(raw, Mapping) else {}
+    schema.setdefault("type", "object")
+    props: dict[str, Any] = dict(schema.get("properties") or {})
+    problems: list[Problem] = []
+    closed = schema.get("additionalProperties") is False
+    for key in reshape.fixed:
+        if key not in props and closed:
+            problems.append(reshape.origin.problem(
+                f"fixed argument {key!r}: upstream tool {name!r} of '{server}' takes no such "
+                f"argument (it takes {', '.join(sorted(props)) or 'none'})", key=".fixed"))
+        props.pop(key, None)
+    for key, value in reshape.defaults.items():
+        if key not in props:
+            problems.append(reshape.origin.problem(
+                f"default for {key!r}: upstream tool {name!r} has no such argument",
+                key=".defaults"))
+            continue
+        props[key] = {**props[key], "default": value}
+    for key, tighter in reshape.params.items():
+        if key not in props:
+            problems.append(reshape.origin.problem(
+                f"params.{key}: upstream tool {name!r} has no such argument", key=".params"))
+            continue
+        props[key] = {**props[key], **tighter}
+    schema["properties"] = props
+    # a fixed argument is not the model's to give; one with a default may be left out
+    required = [r for r in schema.get("required") or ()
+                if r not in reshape.fixed and r not in reshape.defaults]
+    if required:
+        schema["required"] = required
+    else:
+        schema.pop("required", None)
+    return schema, problems

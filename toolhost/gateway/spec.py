@@ -1,0 +1,143 @@
+"""``servers.NAME.mcp`` and its reshaping, checked like every other key (file:line, key path)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from toolhost.config.build_servers import resolve_path
+from toolhost.config.checks import Checker
+from toolhost.config.model import UNKNOWN, Origin
+from toolhost.config.params import build_params
+from toolhost.config.tree import Path
+
+__all__ = ["RESHAPE_KEYS", "UPSTREAM_KEYS", "UPSTREAM_SERVER_KEYS", "Reshape", "UpstreamSpec",
+           "build_upstream"]
+
+UPSTREAM_KEYS = ("command", "env", "cwd", "url", "headers", "timeout", "connect_timeout")
+UPSTREAM_SERVER_KEYS = ("description", "version", "mcp", "include", "exclude", "tools",
+                        "timeout", "secrets")
+RESHAPE_KEYS = ("name", "description", "title", "annotations", "fixed", "defaults", "params")
+_NAME = re.compile(r"^[A-Za-z0-9_-]+$")
+
+
+@dataclass(frozen=True)
+class Reshape:
+    """How one upstream tool is shown to the model."""
+
+    name: str | None = None
+    description: str | None = None
+    title: str | None = None
+    annotations: Mapping[str, Any] = field(default_factory=dict)
+    fixed: Mapping[str, Any] = field(default_factory=dict)  # removed from the schema, injected
+    defaults: Mapping[str, Any] = field(default_factory=dict)
+    params: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)  # merged: tighten
+    origin: Origin = UNKNOWN
+
+
+@dataclass(frozen=True)
+class UpstreamSpec:
+    """An upstream MCP server and what of it this server offers."""
+
+    command: tuple[str, ...] = ()
+    env: Mapping[str, str] = field(default_factory=dict)
+    cwd: str | None = None
+    url: str | None = None
+    headers: Mapping[str, str] = field(default_factory=dict)
+    timeout: float | None = None  # per call
+    connect_timeout: float = 30.0
+    include: tuple[str, ...] = ("*",)
+    exclude: tuple[str, ...] = ()
+    reshape: Mapping[str, Reshape] = field(default_factory=dict)  # by upstream tool name
+    origin: Origin = UNKNOWN
+
+
+def build_upstream(check: Checker, data: Mapping[str, Any], path: Path) -> UpstreamSpec | None:
+    """The ``mcp:`` block of a server plus its include/exclude/tools, or None on problems."""
+    here = (*path, "mcp")
+    block = check.mapping(data["mcp"], here)
+    if block is None:
+        return None
+    check.known_keys(block, here, UPSTREAM_KEYS)
+    check.known_keys(data, path, UPSTREAM_SERVER_KEYS)
+    has_command, has_url = "command" in block, "url" in block
+    if has_command == has_url:
+        check.problem(here, "an upstream has 'command' (stdio) or 'url' (Streamable HTTP)",
+                      "e.g. mcp: {command: [npx, -y, some-mcp-server]} or "
+                      "mcp: {url: https://mcp.example/mcp}")
+        return None
+    command: tuple[str, ...] = ()
+    if has_command:
+        argv = check.str_list(block, here, "command")
+        if not argv or not argv[0]:
+            if argv is not None:
+                check.problem((*here, "command"), "the command needs a program")
+            return None
+        command = tuple(argv)
+    url = check.string(block, here, "url")
+    if url is not None and not re.match(r"^https?://[^/\s]+", url):
+        check.problem((*here, "url"), f"{url!r} is not an http(s) URL")
+        return None
+    cwd = check.string(block, here, "cwd")
+    include = _globs(check, data, path, "include") or ("*",)
+    exclude = _globs(check, data, path, "exclude") or ()
+    return UpstreamSpec(
+        command=command, env=check.str_map(block, here, "env") or {},
+        cwd=resolve_path(check, (*here, "cwd"), cwd) if cwd else None, url=url,
+        headers=check.str_map(block, here, "headers") or {},
+        timeout=check.duration(block, here, "timeout") or check.duration(data, path, "timeout"),
+        connect_timeout=check.duration(block, here, "connect_timeout") or 30.0,
+        include=include, exclude=exclude, reshape=_reshapes(check, data, path),
+        origin=check.mark(here).origin(here))
+
+
+def _globs(check: Checker, data: Mapping[str, Any], path: Path, key: str) -> tuple[str, ...]:
+    if key not in data:
+        return ()
+    if isinstance(data[key], str):
+        return (data[key],)
+    found = check.str_list(data, path, key)
+    return tuple(found or ())
+
+
+def _reshapes(check: Checker, data: Mapping[str, Any], path: Path) -> dict[str, Reshape]:
+    if "tools" not in data:
+        return {}
+    here = (*path, "tools")
+    block = check.mapping(data["tools"], here)
+    out: dict[str, Reshape] = {}
+    renamed: dict[str, str] = {}
+    for upstream_name, spec in (block or {}).items():
+        where = (*here, upstream_name)
+        entry = check.mapping(spec, where)
+        if entry is None:
+            continue
+        check.known_keys(entry, where, RESHAPE_KEYS)
+        name = check.string(entry, where, "name")
+        if name is not None and not _NAME.match(name):
+            check.problem((*where, "name"), f"invalid tool name {name!r}: use letters, digits, "
+                          "'_' and '-'")
+        shown = name or upstream_name
+        if shown in renamed:
+            check.problem(where, f"two upstream tools would both be called {shown!r} "
+                          f"({renamed[shown]!r} and {upstream_name!r})")
+        renamed[shown] = upstream_name
+        fixed = check.mapping(entry["fixed"], (*where, "fixed")) if "fixed" in entry else {}
+        defaults = (check.mapping(entry["defaults"], (*where, "defaults"))
+                    if "defaults" in entry else {})
+        both = sorted(set(fixed or {}) & set(defaults or {}))
+        if both:
+            check.problem(where, f"{', '.join(both)}: fixed arguments need no default")
+        params: dict[str, dict[str, Any]] = {}
+        if "params" in entry:
+            params, _ = build_params(check, entry["params"], (*where, "params"))
+        annotations = (check.mapping(entry["annotations"], (*where, "annotations"))
+                       if "annotations" in entry else {})
+        out[upstream_name] = Reshape(
+            name=name, description=check.string(entry, where, "description"),
+            title=check.string(entry, where, "title"), annotations=dict(annotations or {}),
+            fixed=dict(fixed or {}), defaults=dict(defaults or {}), params=params,
+            origin=check.mark(where).origin(where))
+    return out
