@@ -14,7 +14,8 @@ def gateway_config(tmp_path: Path, *, mcp: str | None = None, extra: str = "") -
     """A config importing the upstream over stdio (or ``mcp``), reshaped and governed."""
     block = mcp or (f"{{command: [{sys.executable}, {UPSTREAM}, stdio], env: "
                     "{UPSTREAM_LOG: '${UPSTREAM_LOG:-}', "
-                    "UPSTREAM_CRASH_AFTER: '${UPSTREAM_CRASH_AFTER:-}'}}")
+                    "UPSTREAM_CRASH_AFTER: '${UPSTREAM_CRASH_AFTER:-}', "
+                    "UPSTREAM_SEARCH_DESCRIPTION: '${UPSTREAM_SEARCH_DESCRIPTION:-}'}}")
     config = tmp_path / "gateway.yaml"
     config.write_text(f"""\
 toolhost: 1

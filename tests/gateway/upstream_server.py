@@ -31,7 +31,8 @@ def _record(name: str, arguments: dict[str, object]) -> None:
         os._exit(3)
 
 
-@app.tool(description="Search the issues of a repository")
+@app.tool(description=os.environ.get("UPSTREAM_SEARCH_DESCRIPTION") or
+          "Search the issues of a repository")
 def search_issues(repo: str, query: str, limit: int = 20) -> str:
     _record("search_issues", {"repo": repo, "query": query, "limit": limit})
     return f"{limit} issues in {repo} matching {query!r}"

@@ -16,7 +16,9 @@ DESCRIPTION = """\
 Resolve everything CONFIG pulls in from elsewhere and write it to the lock file beside it
 (toolhost.yaml -> toolhost.lock): for each `extends: {repo, rev, path}` the commit the rev
 resolved to and a SHA-256 of every file used; for each `pkg:` fragment the package version
-and file hashes; the installed version of every plugin the config enables.
+and file hashes; the installed version of every plugin the config enables; for every
+imported MCP server (`mcp:`), the definition of each imported tool (name, description,
+schemas, annotations), so an upstream that changes a tool after review is caught.
 
 While a lock exists, every load (run, serve, validate, tools, ...) resolves the same things
 again and refuses any difference with a diff: a tag moved upstream, a cached file edited on
@@ -61,6 +63,18 @@ def changes(old: Lock | None, new: Lock) -> list[str]:
                 if a != b:
                     lines.append(f"~ {key} {rel}: {(a or 'absent')[:19]} -> "
                                  f"{(b or 'absent')[:19]}")
+    ups_before = old.upstreams if old else {}
+    for server in sorted(set(ups_before) | set(new.upstreams)):
+        a_tools, b_tools = ups_before.get(server, {}), new.upstreams.get(server, {})
+        for tool in sorted(set(a_tools) | set(b_tools)):
+            a, b = a_tools.get(tool), b_tools.get(tool)
+            if a is None:
+                lines.append(f"+ upstream {server}: {tool}")
+            elif b is None:
+                lines.append(f"- upstream {server}: {tool} (no longer imported)")
+            elif dict(a) != dict(b):
+                keys = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
+                lines.append(f"~ upstream {server}: {tool}: {', '.join(keys)}")
     plugins_before = old.plugins if old else {}
     for name in sorted(set(plugins_before) | set(new.plugins)):
         a, b = plugins_before.get(name), new.plugins.get(name)
@@ -81,6 +95,16 @@ def write_for(config: str, *, layers: bool = True, dry_run: bool = False) -> lis
     guard = LockGuard(old, where, verify=False)
     loaded = load_config(config, layers=layers, lock=guard)
     new = guard.to_lock(plugin_versions(loaded))
+    if any(server.upstream is not None for server in loaded.servers.values()):
+        import anyio
+
+        from toolhost.compile import compile_tools
+        from toolhost.gateway.pins import UpstreamPins
+        from toolhost.lockfile import Lock
+
+        pins = UpstreamPins(None, None, verify=False)  # record what the upstreams offer now
+        anyio.run(compile_tools(loaded, pins=pins).aclose)
+        new = Lock(new.sources, new.plugins, pins.recorded)
     found = changes(old, new)
     if not dry_run and (old is None or found):
         write_lock(where, new)

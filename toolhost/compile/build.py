@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
 from types import TracebackType
-from typing import Protocol
+from typing import Any, Protocol
 
 from jsonschema import Draft202012Validator
 
@@ -144,10 +144,12 @@ def compile_tool(tool: ToolConfig, server: ServerConfig, kinds: Mapping[str, Bac
 
 def compile_tools(config: HostConfig,
                   kinds: Mapping[str, BackendKind] | None = None, *,
-                  connect: bool = True) -> CompiledTools:
+                  connect: bool = True, pins: Any = None) -> CompiledTools:
     """Compile every tool of ``config``. ``kinds`` defaults to the built-in kinds plus those
     of the plugins the config enables. Imported servers (``mcp:``) are started and listed;
-    with ``connect=False`` (an offline ``validate``) they offer no tools.
+    with ``connect=False`` (an offline ``validate``) they offer no tools. Their tools are
+    checked against the lock beside the config unless ``pins`` (a
+    ``toolhost.gateway.pins.UpstreamPins``) says otherwise.
 
     Raises one ``CompileError`` with a problem for every tool that cannot be built.
     """
@@ -166,8 +168,10 @@ def compile_tools(config: HostConfig,
         if server.upstream is not None:
             from toolhost.gateway.compile import compile_upstream
 
+            if pins is None:
+                pins = _pins_beside(config)
             try:
-                imported = compile_upstream(server, redact=redact)
+                imported = compile_upstream(server, redact=redact, pins=pins)
             except ConfigError as exc:
                 problems.extend(exc.problems)
                 servers[name] = ()
@@ -195,3 +199,17 @@ def compile_tools(config: HostConfig,
                 closing.connection.close()
         raise CompileError(problems)
     return CompiledTools(servers, tuple(contexts), content)
+
+
+def _pins_beside(config: HostConfig) -> Any:
+    """The upstream pins of the lock beside the config's main file (none: nothing checked)."""
+    from pathlib import Path
+
+    from toolhost.gateway.pins import UpstreamPins
+    from toolhost.lockfile import lock_path, read_lock
+
+    if not config.files:
+        return UpstreamPins(None, None)
+    where = lock_path(config.files[0])
+    lock = read_lock(Path(where))
+    return UpstreamPins(lock.upstreams if lock is not None else None, Path(where))

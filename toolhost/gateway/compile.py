@@ -17,6 +17,7 @@ from toolhost.compile.tool import DEFAULT_MAX_OUTPUT_CHARS, CompiledTool
 from toolhost.config.model import ServerConfig
 from toolhost.errors import CompileError
 from toolhost.gateway.client import UpstreamConnection, UpstreamError
+from toolhost.gateway.pins import UpstreamPins
 from toolhost.gateway.reshape import Imported, reshape_tools
 from toolhost.gateway.spec import UpstreamSpec
 from toolhost.results import ToolResult
@@ -38,9 +39,11 @@ class UpstreamTools:
 
 
 def compile_upstream(server: ServerConfig, *,
-                     redact: Callable[[str], str] | None = None) -> UpstreamTools:
+                     redact: Callable[[str], str] | None = None,
+                     pins: UpstreamPins | None = None) -> UpstreamTools:
     """Connect to ``server``'s upstream, list and reshape its tools. CompileError (located at
-    the ``mcp:`` block or the reshaping entry) when it cannot start or a reshape is wrong."""
+    the ``mcp:`` block or the reshaping entry) when it cannot start, a reshape is wrong, or an
+    imported tool's definition differs from the lock (``pins``)."""
     spec: UpstreamSpec = server.upstream
     connection = UpstreamConnection(spec, server.name)
     try:
@@ -49,6 +52,10 @@ def compile_upstream(server: ServerConfig, *,
         connection.close()
         raise CompileError([spec.origin.problem(str(exc), hint=_start_hint(spec))]) from None
     imported, problems = reshape_tools(spec, listed, server.name)
+    if pins is not None:
+        raw = {str(t.get("name")): t for t in listed}
+        problems += pins.check(server.name, spec.origin,
+                               {i.upstream_name: raw[i.upstream_name] for i in imported})
     tools = []
     for item in imported:
         try:

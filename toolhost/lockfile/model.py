@@ -52,6 +52,8 @@ class Lock:
 
     sources: Mapping[str, LockedFile] = field(default_factory=dict)
     plugins: Mapping[str, str] = field(default_factory=dict)  # distribution -> version
+    # imported MCP servers: server -> upstream tool name -> its definition as reviewed
+    upstreams: Mapping[str, Mapping[str, Mapping[str, Any]]] = field(default_factory=dict)
 
     def to_json(self) -> str:
         data: dict[str, Any] = {
@@ -62,6 +64,9 @@ class Lock:
             },
             "plugins": dict(sorted(self.plugins.items())),
         }
+        if self.upstreams:
+            data["upstreams"] = {server: dict(sorted(tools.items()))
+                                 for server, tools in sorted(self.upstreams.items())}
         return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
@@ -130,7 +135,12 @@ def _parse(path: Path, data: Any) -> Lock:
     if not isinstance(plugins, dict) or not all(
             isinstance(k, str) and isinstance(v, str) for k, v in plugins.items()):
         raise _bad(path, "'plugins' must map distribution names to versions", key="plugins")
-    return Lock(sources, dict(plugins))
+    upstreams = data.get("upstreams", {})
+    if not isinstance(upstreams, dict) or not all(
+            isinstance(tools, dict) and all(isinstance(d, dict) for d in tools.values())
+            for tools in upstreams.values()):
+        raise _bad(path, "'upstreams' must map servers to {tool: definition}", key="upstreams")
+    return Lock(sources, dict(plugins), upstreams)
 
 
 def write_lock(path: Path, lock: Lock) -> None:

@@ -1,0 +1,74 @@
+"""Upstream tool definitions pinned in the lock: a server that changes a tool after review
+(its description, its schema: a "rug pull") is refused until someone accepts it."""
+
+from __future__ import annotations
+
+import difflib
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from toolhost.config.model import Origin
+from toolhost.errors import Problem
+from toolhost.excerpt import cut
+
+__all__ = ["DEFINITION_KEYS", "UpstreamPins", "definition"]
+
+DEFINITION_KEYS = ("name", "title", "description", "inputSchema", "outputSchema",
+                   "annotations")
+DIFF_LINES = 60
+
+
+def definition(tool: Mapping[str, Any]) -> dict[str, Any]:
+    """What of an upstream tool the model and the rules depend on, in a stable form."""
+    return {key: tool[key] for key in DEFINITION_KEYS if key in tool}
+
+
+class UpstreamPins:
+    """Checks imported definitions against a lock (``verify``) and records what it saw."""
+
+    def __init__(self, locked: Mapping[str, Mapping[str, Mapping[str, Any]]] | None,
+                 lock_file: Path | None, *, verify: bool = True) -> None:
+        self.locked = locked
+        self.lock_file = lock_file
+        self.verify = verify and locked is not None
+        self.recorded: dict[str, dict[str, dict[str, Any]]] = {}
+
+    def check(self, server: str, origin: Origin,
+              seen: Mapping[str, Mapping[str, Any]]) -> list[Problem]:
+        """Problems for each imported tool whose definition differs from the lock."""
+        self.recorded[server] = {name: definition(tool) for name, tool in seen.items()}
+        if not self.verify or self.locked is None:
+            return []
+        name = self.lock_file.name if self.lock_file else "the lock"
+        pinned = self.locked.get(server)
+        if pinned is None:
+            return [origin.problem(f"the tools of upstream server '{server}' are not in "
+                                   f"{name}", hint="review them (`toolhost tools`), then pin "
+                                   "them with `toolhost lock CONFIG`")]
+        problems = []
+        for tool, now in sorted(self.recorded[server].items()):
+            before = pinned.get(tool)
+            if before is None:
+                problems.append(origin.problem(
+                    f"upstream tool '{tool}' of '{server}' is new since {name}",
+                    hint="review it, then accept with `toolhost lock CONFIG`"))
+            elif dict(before) != now:
+                changed = sorted(k for k in set(before) | set(now) if before.get(k) != now.get(k))
+                problems.append(origin.problem(
+                    f"upstream tool '{tool}' of '{server}' changed since {name}: "
+                    f"{', '.join(changed)}",
+                    hint="review the diff; accept with `toolhost lock CONFIG`",
+                ).with_detail(_diff(dict(before), now)))
+        return problems
+
+
+def _diff(before: dict[str, Any], now: dict[str, Any]) -> str:
+    old = json.dumps(before, indent=2, sort_keys=True, ensure_ascii=False).splitlines()
+    new = json.dumps(now, indent=2, sort_keys=True, ensure_ascii=False).splitlines()
+    lines = [cut(line, 200) for line in difflib.unified_diff(old, new, "locked", "upstream now",
+                                                             lineterm="")]
+    if len(lines) > DIFF_LINES:
+        lines = [*lines[:DIFF_LINES], f"… {len(lines) - DIFF_LINES} more lines"]
+    return "\n".join(lines)
