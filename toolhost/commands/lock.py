@@ -67,13 +67,14 @@ def changes(old: Lock | None, new: Lock) -> list[str]:
     for server in sorted(set(ups_before) | set(new.upstreams)):
         a_tools, b_tools = ups_before.get(server, {}), new.upstreams.get(server, {})
         for tool in sorted(set(a_tools) | set(b_tools)):
-            a, b = a_tools.get(tool), b_tools.get(tool)
-            if a is None:
+            was_def, now_def = a_tools.get(tool), b_tools.get(tool)
+            if was_def is None:
                 lines.append(f"+ upstream {server}: {tool}")
-            elif b is None:
+            elif now_def is None:
                 lines.append(f"- upstream {server}: {tool} (no longer imported)")
-            elif dict(a) != dict(b):
-                keys = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
+            elif dict(was_def) != dict(now_def):
+                keys = sorted(k for k in set(was_def) | set(now_def)
+                              if was_def.get(k) != now_def.get(k))
                 lines.append(f"~ upstream {server}: {tool}: {', '.join(keys)}")
     plugins_before = old.plugins if old else {}
     for name in sorted(set(plugins_before) | set(new.plugins)):
