@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from toolhost.cli import COMMANDS, main
 
 
@@ -34,3 +36,57 @@ def test_a_reader_that_leaves_early_gets_no_traceback(tmp_path: Path) -> None:
     proc.stderr.close()
     assert proc.wait(timeout=60) == 1
     assert "Traceback" not in err, err
+
+
+TOOLHOST = str(Path(sys.executable).parent / "toolhost")
+
+
+def _broken_validate(tmp_path: Path) -> dict[str, str]:
+    """An environment whose `validate` raises an exception nobody planned for: a
+    sitecustomize makes the real console script meet a bug."""
+    (tmp_path / "sitecustomize.py").write_text(
+        "import toolhost.commands.validate as v\n"
+        "def main(args):\n"
+        "    raise RuntimeError('boom ' + 'x' * 5000)\n"
+        "v.main = main\n")
+    import os
+
+    env = {k: v for k, v in os.environ.items() if k != "TOOLHOST_DEBUG"}
+    return {**env, "PYTHONPATH": str(tmp_path)}
+
+
+def test_an_unexpected_error_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    proc = subprocess.run([TOOLHOST, "validate", "x.yaml"], capture_output=True, text=True,
+                          timeout=60, env=_broken_validate(tmp_path))
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert lines[0].startswith("toolhost: internal error: RuntimeError: boom xxx")
+    assert "more characters" in lines[0] and lines[0].endswith(
+        "rerun with --debug (or TOOLHOST_DEBUG=1) for the traceback")
+
+
+@pytest.mark.parametrize(("args", "extra_env"), [
+    (["--debug", "validate", "x.yaml"], {}),
+    (["validate", "x.yaml", "--debug"], {}),
+    (["validate", "x.yaml"], {"TOOLHOST_DEBUG": "1"}),
+])
+def test_debug_shows_the_traceback(tmp_path: Path, args: list[str],
+                                   extra_env: dict[str, str]) -> None:
+    proc = subprocess.run([TOOLHOST, *args], capture_output=True, text=True, timeout=60,
+                          env={**_broken_validate(tmp_path), **extra_env})
+    assert proc.returncode == 2
+    assert "Traceback (most recent call last)" in proc.stderr
+    assert "RuntimeError: boom" in proc.stderr
+
+
+def test_a_config_error_is_located_lines_without_traceback(tmp_path: Path) -> None:
+    config = tmp_path / "deep.yaml"
+    config.write_text("toolhost: 1\nx: " + "[" * 10_000 + "]" * 10_000 + "\n")
+    for command in (["validate"], ["tools"]):
+        proc = subprocess.run([TOOLHOST, *command, str(config)], capture_output=True,
+                              text=True, timeout=60, stdin=subprocess.DEVNULL)
+        assert "Traceback" not in proc.stderr, (command, proc.stderr)
+        assert proc.returncode == 1, (command, proc.stderr)
+        assert f"{config}:2:103: nested more than 100 mappings or lists deep" in proc.stderr

@@ -42,6 +42,10 @@ Start here:
 Docs: docs/getting-started.md (a first config), docs/config.md (the grammar),
       docs/backends.md (python, command, http), docs/permissions.md (rules),
       docs/running.md (run and scenario files), docs/serve.md, docs/protocol.md (the wire).
+
+Errors are one located line each (file:line:column: key.path: message). An unexpected
+failure prints "internal error: ..."; add --debug (or set TOOLHOST_DEBUG=1) for the traceback:
+  toolhost --debug validate team.yaml
 """
 
 
@@ -80,17 +84,60 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-v", "--verbose", action="count", default=0,
                         help="more logging on stderr (-vv for debug)")
     parser.add_argument("-V", "--version", action=_Version)
+    parser.add_argument("--debug", action="store_true", default=False,
+                        help="show Python tracebacks for unexpected errors "
+                             "(also TOOLHOST_DEBUG=1)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, module_name in COMMANDS.items():
         module = importlib.import_module(module_name)
         cmd = sub.add_parser(name, help=module.HELP, description=module.DESCRIPTION,
                              formatter_class=argparse.RawDescriptionHelpFormatter)
         module.add_arguments(cmd)
+        # also after the subcommand (`toolhost validate x --debug`); SUPPRESS keeps the
+        # global value when the flag is only given before it
+        cmd.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                         help=argparse.SUPPRESS)
         cmd.set_defaults(_main=module.main)
     return parser
 
 
+def debug_wanted(args: argparse.Namespace | None = None) -> bool:
+    """True when tracebacks were asked for: ``--debug`` or ``TOOLHOST_DEBUG`` set to a true
+    value (anything but empty, ``0``, ``false``, ``no``, ``off``)."""
+    if args is not None and getattr(args, "debug", False):
+        return True
+    value = os.environ.get("TOOLHOST_DEBUG", "").strip().lower()
+    return value not in ("", "0", "false", "no", "off")
+
+
+def _internal_error(exc: BaseException, debug: bool) -> int:
+    """One line for an exception nobody planned for; the traceback only on request."""
+    from toolhost.excerpt import cut
+
+    if debug:
+        import traceback
+
+        traceback.print_exception(type(exc), exc, exc.__traceback__, file=sys.stderr)
+    detail = cut(" ".join(str(exc).split()), 300) if not isinstance(exc, RecursionError) \
+        else "input nested too deeply"
+    name = type(exc).__name__
+    text = f"toolhost: internal error: {name}" + (f": {detail}" if detail else "")
+    if not debug:
+        text += "; rerun with --debug (or TOOLHOST_DEBUG=1) for the traceback"
+    print(text, file=sys.stderr)
+    return 2
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        return _main(argv)
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException as exc:
+        return _internal_error(exc, debug_wanted() or "--debug" in (argv or sys.argv[1:]))
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     logging.basicConfig(
@@ -102,6 +149,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         code: int = args._main(args)
     except ToolhostError as exc:
+        if debug_wanted(args):
+            import traceback
+
+            traceback.print_exception(type(exc), exc, exc.__traceback__, file=sys.stderr)
         print(f"toolhost: error: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
@@ -110,6 +161,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())  # so the exit-time flush cannot fail again
         return 1
+    except (SystemExit, GeneratorExit):
+        raise
+    except BaseException as exc:
+        return _internal_error(exc, debug_wanted(args))
     return code
 
 

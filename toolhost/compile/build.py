@@ -11,8 +11,7 @@ from collections.abc import Callable, Iterator, Mapping
 from types import TracebackType
 from typing import Any, Protocol
 
-from jsonschema import Draft202012Validator
-
+from toolhost import regex
 from toolhost.backends.base import BackendKind, BindContext
 from toolhost.compile.content import ServerContent, compile_content
 from toolhost.compile.schema import (
@@ -121,17 +120,19 @@ def compile_tool(tool: ToolConfig, server: ServerConfig, kinds: Mapping[str, Bac
                      for m in schema_problems(output_schema, what="outputSchema")]
     if problems:
         raise CompileError(problems)
-    checker = Draft202012Validator.FORMAT_CHECKER
+    # RE2 answers `pattern` and `format: regex`: a pattern can never hang a call
+    validator_class = regex.validator_class()
+    checker = validator_class.FORMAT_CHECKER
     return CompiledTool(
         name=tool.name,
         server=tool.server,
         description=tool.description or binding.description or tool.title or tool.name,
         input_schema=input_schema,
-        validator=Draft202012Validator(input_schema, format_checker=checker),
+        validator=validator_class(input_schema, format_checker=checker),
         invoke=binding.invoke,
         title=tool.title,
         output_schema=output_schema,
-        output_validator=None if output_schema is None else Draft202012Validator(output_schema),
+        output_validator=None if output_schema is None else validator_class(output_schema),
         annotations=dict(tool.annotations),
         timeout=tool.timeout if tool.timeout is not None else server.defaults.timeout,
         output=tool.output or binding.output,

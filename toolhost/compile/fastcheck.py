@@ -24,6 +24,8 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from jsonschema.protocols import Validator
 
+from toolhost import regex
+
 __all__ = ["Check", "compile_check"]
 
 Check = Callable[[Any], bool]
@@ -57,9 +59,9 @@ def _anything(value: Any) -> bool:
 
 def compile_check(validator: Validator) -> Check | None:
     """The quick check for ``validator``'s schema, or None when it would never say yes."""
-    if type(validator) is not Draft202012Validator:
+    if type(validator) not in (Draft202012Validator, regex.validator_class()):
         return None  # another draft or a custom class: its rules may differ
-    check = _compile(validator.schema, validator.format_checker)
+    check = _compile(validator.schema, getattr(validator, "format_checker", None))
     return None if check is _unproven else check
 
 
@@ -70,7 +72,7 @@ def _compile(schema: Any, formats: Any) -> Check:
         return _unproven
     try:
         checks = [c for c in _keyword_checks(schema, formats) if c is not _anything]
-    except (_Unsupported, re.error, TypeError):
+    except (_Unsupported, re.error, regex.RegexError, TypeError):
         return _unproven
     if not checks:
         return _anything
@@ -100,8 +102,8 @@ def _keyword_checks(schema: Mapping[str, Any], formats: Any) -> list[Check]:
     if bounds is not None:
         checks.append(bounds)
     if "pattern" in schema:
-        search = re.compile(_want(schema["pattern"], str)).search
-        checks.append(lambda v: search(v) is not None if type(v) is str
+        search = regex.compile(_want(schema["pattern"], str)).search
+        checks.append(lambda v: search(v) if type(v) is str
                       else not isinstance(v, str))
     if "format" in schema and formats is not None:
         conforms, fmt = formats.conforms, _want(schema["format"], str)

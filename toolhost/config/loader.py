@@ -29,6 +29,7 @@ from toolhost.config.model import HostConfig, PluginRequirement
 from toolhost.config.sources import entry_form, read_doc, resolve_extends
 from toolhost.config.tree import Doc, Mark, Origins
 from toolhost.errors import ConfigError, PluginError, Problem
+from toolhost.excerpt import cut
 from toolhost.lockfile import LockGuard, lock_path, read_lock
 
 __all__ = ["FORMAT_VERSION", "TOP_KEYS", "load_config", "load_merged", "plugin_versions",
@@ -210,7 +211,7 @@ class _Reader:
                 self.problems.extend(exc.problems)
                 continue
             except ValueError as exc:  # a bad ${...} in the entry
-                self.problems.append(origin.problem(str(exc)))
+                self.problems.append(origin.problem(cut(str(exc), 300)))
                 continue
             name = os.path.normpath(str(target))
             real = os.path.realpath(name)

@@ -8,10 +8,10 @@ silently ignored by every validator downstream.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any
 
+from toolhost import regex
 from toolhost.config.checks import Checker, did_you_mean
 from toolhost.config.tree import Path
 
@@ -67,12 +67,11 @@ def build_params(check: Checker, value: Any, path: Path
 def _check_default(check: Checker, schema: Mapping[str, Any], path: Path) -> None:
     """A default the param's own schema rejects would reach the tool unchecked (defaults
     are filled in after validation): report it at load time."""
-    from jsonschema import Draft202012Validator
-
     # No check_schema here (it costs ~1 ms a param): a schema too broken to validate with
     # raises below, and the compile step reports it with its own message.
     try:
-        error = next(iter(Draft202012Validator(schema).iter_errors(schema["default"])), None)
+        validator = regex.validator_class()(schema)
+        error = next(iter(validator.iter_errors(schema["default"])), None)
     except Exception:
         return
     if error is not None:
@@ -97,10 +96,9 @@ def _check_schema(check: Checker, schema: Mapping[str, Any], path: Path) -> None
         if not isinstance(pattern, str):
             check.expected((*path, "pattern"), "a regular expression string", pattern)
         else:
-            try:
-                re.compile(pattern)
-            except re.error as exc:
-                check.problem((*path, "pattern"), f"invalid regular expression: {exc}")
+            reason = regex.problem(pattern)
+            if reason:
+                check.problem((*path, "pattern"), reason)
     if "enum" in schema and not isinstance(schema["enum"], list):
         check.expected((*path, "enum"), "a list", schema["enum"])
     for key in ("description", "title", "format"):

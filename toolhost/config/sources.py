@@ -22,12 +22,14 @@ from pathlib import Path
 from typing import Any
 
 from toolhost.config.gitrepos import resolve_git_entry
+from toolhost.config.limits import read_bounded
 from toolhost.config.model import Origin
 from toolhost.config.pkgdata import resolve_pkg_entry
 from toolhost.config.toml_source import parse_toml
 from toolhost.config.tree import Doc
 from toolhost.config.yaml_source import parse_yaml
 from toolhost.errors import ConfigError, Problem
+from toolhost.excerpt import cut
 
 __all__ = ["RESOLVERS", "Resolver", "entry_form", "read_doc", "resolve_extends"]
 
@@ -45,9 +47,18 @@ def resolve_path(entry: Any, *, base_dir: Path, origin: Origin) -> Path:
     path = Path(os.path.expanduser(str(entry)))
     if not path.is_absolute():
         path = base_dir / path
-    if not path.is_file():
-        raise _problem(origin, f"extends: no such file: {path}",
+    try:
+        os.stat(path)
+    except FileNotFoundError:
+        pass
+    except (OSError, ValueError) as exc:  # a name too long, a symlink loop, a NUL byte
+        raise _problem(origin, f"extends: cannot read {cut(str(path), 200)}: "
+                       f"{getattr(exc, 'strerror', None) or exc}") from None
+    if not path.exists():
+        raise _problem(origin, f"extends: no such file: {cut(str(path), 200)}",
                        "paths are relative to the file that names them")
+    if not path.is_file():
+        raise _problem(origin, f"extends: not a regular file: {cut(str(path), 200)}")
     return path
 
 
@@ -93,14 +104,8 @@ def read_doc(path: Path | str, layer: str, problems: list[Problem]) -> Doc | Non
         problems.append(Problem(f"unknown config format '{Path(path).suffix}'", name,
                                 hint="use .yaml, .yml or .toml"))
         return None
-    try:
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read()
-    except FileNotFoundError:
-        problems.append(Problem("no such file", name))
-        return None
-    except (OSError, UnicodeDecodeError) as exc:
-        problems.append(Problem(f"cannot read: {exc}", name))
+    text = read_bounded(name, problems)
+    if text is None:
         return None
     if kind == "yaml":
         return parse_yaml(text, name, layer, problems)

@@ -16,8 +16,16 @@ import re
 import sys
 from typing import Any
 
-from toolhost.config.tree import Doc, Key, Mark, Path
+from toolhost.config.limits import (
+    LIMITS,
+    MAX_DIGITS,
+    check_finite,
+    data_depth_path,
+    toml_depth,
+)
+from toolhost.config.tree import Doc, Key, Mark, Path, format_path
 from toolhost.errors import Problem
+from toolhost.excerpt import cut
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -33,6 +41,14 @@ _SCALAR_END = frozenset(",]}\n#")
 
 def parse_toml(text: str, file: str, layer: str, problems: list[Problem]) -> Doc | None:
     """Parse ``text``; on a syntax error append a Problem and return None."""
+    limit = LIMITS.depth
+    deep = toml_depth(text, limit)
+    if deep >= 0:  # tomllib recurses once per level: refuse before it runs out of stack
+        line = text.count("\n", 0, deep) + 1
+        problems.append(Problem(f"nested more than {limit} arrays or inline tables deep", file,
+                                line, deep - (text.rfind("\n", 0, deep) + 1) + 1,
+                                hint="raise TOOLHOST_MAX_CONFIG_DEPTH if this is meant"))
+        return None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -45,11 +61,33 @@ def parse_toml(text: str, file: str, layer: str, problems: list[Problem]) -> Doc
             message = message.replace("(at end of document)", "").strip()
             message += (" (this bracket or string is still open at the end of the file)"
                         if still_open else " (at the end of the file)")
-        problems.append(Problem(f"invalid TOML: {message}", file, line, col))
+        problems.append(Problem(f"invalid TOML: {cut(message, 300)}", file, line, col))
         return None
-    doc = Doc(data=_plain(data), file=file, layer=layer)
+    except ValueError:  # int() refused a number of thousands of digits; tomllib says not where
+        line, col = _long_number(text)
+        problems.append(Problem(f"invalid TOML: a number of more than {MAX_DIGITS:,} digits",
+                                file, line, col))
+        return None
+    deep_path = data_depth_path(data, limit)  # dotted keys and [a.b.c] headers nest too
+    if deep_path is not None:
+        problems.append(Problem(f"nested more than {limit} tables deep", file,
+                                key_path=cut(format_path(deep_path), 200)))
+        return None
+    bad: list[tuple[Path, str]] = []
+    doc = Doc(data=_plain(data, (), file, bad), file=file, layer=layer)
     doc.marks = _Scanner(text, file, layer).scan()
-    return doc
+    for path, reason in bad:  # now that the scanner knows where each value is
+        mark = doc.marks.get(path, Mark(file))
+        problems.append(Problem(reason, file, mark.line, mark.column, format_path(path)))
+    return doc if not bad else None
+
+
+def _long_number(text: str) -> tuple[int, int]:
+    found = re.search(rf"[0-9_]{{{MAX_DIGITS},}}", text)
+    if found is None:
+        return 0, 0
+    at = found.start()
+    return text.count("\n", 0, at) + 1, at - (text.rfind("\n", 0, at) + 1) + 1
 
 
 def _unclosed(text: str) -> tuple[int, int, bool]:
@@ -82,14 +120,19 @@ def _unclosed(text: str) -> tuple[int, int, bool]:
     return line, at - (text.rfind("\n", 0, at) + 1) + 1, bool(opened)
 
 
-def _plain(value: Any) -> Any:
-    """Dates and times become ISO strings: the model holds JSON-like data only."""
+def _plain(value: Any, path: Path, file: str, bad: list[tuple[Path, str]]) -> Any:
+    """Dates and times become ISO strings: the model holds JSON-like data only; infinity and
+    NaN are refused (``bad`` gets their paths)."""
     if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
+        return {k: _plain(v, (*path, k), file, bad) for k, v in value.items()}
     if isinstance(value, list):
-        return [_plain(v) for v in value]
+        return [_plain(v, (*path, i), file, bad) for i, v in enumerate(value)]
     if isinstance(value, (datetime.date, datetime.time)):
         return value.isoformat()
+    reason = check_finite(value)
+    if reason:
+        bad.append((path, reason))
+        return None
     return value
 
 

@@ -12,10 +12,19 @@ from __future__ import annotations
 from typing import Any
 
 import yaml
+from yaml.events import (
+    AliasEvent,
+    MappingEndEvent,
+    MappingStartEvent,
+    SequenceEndEvent,
+    SequenceStartEvent,
+)
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from toolhost.config.limits import LIMITS, MAX_DIGITS, check_finite
 from toolhost.config.tree import Doc, Mark, Path, format_path
 from toolhost.errors import Problem
+from toolhost.excerpt import cut
 
 __all__ = ["parse_yaml"]
 
@@ -46,19 +55,32 @@ def _syntax_hint(exc: yaml.MarkedYAMLError, text: str) -> str:
 def parse_yaml(text: str, file: str, layer: str, problems: list[Problem]) -> Doc | None:
     """Parse ``text``; on a syntax error append a Problem and return None."""
     try:
+        bounded = _prescan(text, file)
+        if isinstance(bounded, Problem):
+            problems.append(bounded)
+            return None
         nodes = list(yaml.compose_all(text, Loader=_Loader))
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line, col = (mark.line + 1, mark.column + 1) if mark else (0, 0)
-        message = f"invalid YAML: {exc.problem or exc.context}"
+        message = f"invalid YAML: {cut(str(exc.problem or exc.context), 300)}"
         start = exc.context_mark
         if exc.problem and exc.context and start is not None and start.line + 1 != line:
             # an unclosed bracket or quote is found lines later: say where it opened
             message += f" ({exc.context} at line {start.line + 1}, column {start.column + 1})"
         problems.append(Problem(message, file, line, col, hint=_syntax_hint(exc, text)))
         return None
+    except yaml.reader.ReaderError as exc:  # a control character, e.g. NUL: say where it is
+        at = max(exc.position, 0)
+        line = text.count("\n", 0, at) + 1
+        char = exc.character
+        char = char if isinstance(char, int) else ord(char[:1] or " ")
+        problems.append(Problem(f"invalid YAML: control character U+{char:04X} is not allowed",
+                                file, line, at - (text.rfind("\n", 0, at) + 1) + 1))
+        return None
     except yaml.YAMLError as exc:
-        problems.append(Problem(f"invalid YAML: {exc}", file))
+        problems.append(Problem(f"invalid YAML: {cut(' '.join(str(exc).split()), 300)}",
+                                file))
         return None
     if len(nodes) > 1:
         line = nodes[1].start_mark.line + 1
@@ -78,25 +100,84 @@ def parse_yaml(text: str, file: str, layer: str, problems: list[Problem]) -> Doc
     return doc
 
 
+def _at(event: Any, file: str, message: str, hint: str) -> Problem:
+    mark = event.start_mark
+    line, column = (mark.line + 1, mark.column + 1) if mark is not None else (0, 0)
+    return Problem(message, file, line, column, hint=hint)
+
+
+def _prescan(text: str, file: str) -> Problem | None:
+    """Walk the event stream once (libyaml's parser keeps its own stack; the composer after it
+    recurses once per level): refuse nesting deeper than the limit and too many aliases
+    before anything is built. Syntax errors are left to the composer, which reports them."""
+    depth_limit, alias_limit = LIMITS.depth, LIMITS.aliases
+    depth = aliases = 0
+    for event in yaml.parse(text, Loader=_Loader):
+        kind = type(event)
+        if kind in _OPEN:
+            depth += 1
+            if depth > depth_limit:
+                return _at(event, file, f"nested more than {depth_limit} mappings or lists deep",
+                           "raise TOOLHOST_MAX_CONFIG_DEPTH if this is meant")
+        elif kind in _CLOSE:
+            depth -= 1
+        elif kind is AliasEvent:
+            aliases += 1
+            if aliases > alias_limit:
+                return _at(event, file, f"more than {alias_limit:,} YAML aliases",
+                           "raise TOOLHOST_MAX_YAML_ALIASES if this is meant")
+    return None
+
+
+_OPEN = (MappingStartEvent, SequenceStartEvent)
+_CLOSE = (MappingEndEvent, SequenceEndEvent)
+
+
 class _Walker:
+    """Nodes -> plain data. Aliases share nodes, so a small text can stand for a huge tree
+    (a "billion laughs"): every node walked again through an alias counts against
+    ``LIMITS.alias_nodes``, and the walk stops at the first node over it."""
+
     def __init__(self, doc: Doc, problems: list[Problem]) -> None:
         self.doc = doc
         self.problems = problems
         self.constructor = yaml.constructor.SafeConstructor()
         self.stack: set[int] = set()  # node ids being walked: an alias cycle is an error
+        self.walked: set[int] = set()  # node ids walked once: seeing one again is an alias
+        self.expanded = 0
+        self.expand_limit = LIMITS.alias_nodes
+        self.depth_limit = LIMITS.depth
+        self.stopped = False
 
     def problem(self, node: Node, path: Path, message: str, hint: str = "") -> None:
         mark = node.start_mark
         self.problems.append(Problem(message, self.doc.file, mark.line + 1, mark.column + 1,
-                                     format_path(path), hint))
+                                     cut(format_path(path), 200), hint))
 
     def mark(self, node: Node, path: Path) -> None:
         m = node.start_mark
         self.doc.marks[path] = Mark(self.doc.file, m.line + 1, m.column + 1, self.doc.layer)
 
     def walk(self, node: Node, path: Path) -> Any:
+        if self.stopped:
+            return None
         if id(node) in self.stack:
             self.problem(node, path, "recursive YAML alias")
+            return None
+        if id(node) in self.walked:
+            self.expanded += 1
+            if self.expanded > self.expand_limit:
+                self.stopped = True
+                self.problem(node, path, f"YAML aliases expand to more than "
+                             f"{self.expand_limit:,} nodes (an alias bomb?)",
+                             "raise TOOLHOST_MAX_YAML_ALIAS_NODES if this is meant")
+                return None
+        else:
+            self.walked.add(id(node))
+        if len(path) > self.depth_limit:  # aliases can nest what the text did not
+            self.stopped = True
+            self.problem(node, path, f"nested more than {self.depth_limit} levels deep "
+                         "(through aliases)", "raise TOOLHOST_MAX_CONFIG_DEPTH if this is meant")
             return None
         if isinstance(node, ScalarNode):
             return self.scalar(node, path)
@@ -106,7 +187,7 @@ class _Walker:
                 return self.mapping(node, path)
             if isinstance(node, SequenceNode):
                 if node.tag != _T + "seq":
-                    self.problem(node, path, f"unsupported YAML tag {node.tag}")
+                    self.problem(node, path, f"unsupported YAML tag {cut(node.tag, 80)}")
                 out = []
                 for index, item in enumerate(node.value):
                     self.mark(item, (*path, index))
@@ -119,15 +200,28 @@ class _Walker:
 
     def mapping(self, node: MappingNode, path: Path) -> dict[str, Any]:
         if node.tag != _T + "map":
-            self.problem(node, path, f"unsupported YAML tag {node.tag}")
-        if any(key.tag == _MERGE for key, _ in node.value):
-            try:
-                self.constructor.flatten_mapping(node)
-            except yaml.constructor.ConstructorError as exc:
-                self.problem(node, path, f"invalid YAML merge: {exc.problem}")
-                return {}
+            self.problem(node, path, f"unsupported YAML tag {cut(node.tag, 80)}")
+        # merge keys (<<: *base, <<: [*a, *b]) are resolved here, on walked values, rather
+        # than by PyYAML's flatten_mapping, which copies node lists and can grow them
+        # exponentially; keys written in the mapping win, then earlier merges over later ones
+        merged: dict[str, Any] = {}
+        for key_node, value_node in node.value:
+            if key_node.tag != _MERGE:
+                continue
+            sources = value_node.value if isinstance(value_node, SequenceNode) else [value_node]
+            for source in sources:
+                if not isinstance(source, MappingNode):
+                    self.problem(source, path, "invalid YAML merge: '<<' takes a mapping or a "
+                                 "list of mappings")
+                    continue
+                value = self.walk(source, path)
+                if isinstance(value, dict):
+                    for key, item in value.items():
+                        merged.setdefault(key, item)
         out: dict[str, Any] = {}
         for key_node, value_node in node.value:
+            if key_node.tag == _MERGE:
+                continue
             if not isinstance(key_node, ScalarNode):
                 self.problem(key_node, path, "a mapping key must be a plain string",
                              "quote templates: unquoted, {{ x }} is read as a mapping"
@@ -140,14 +234,28 @@ class _Walker:
                 continue
             self.mark(key_node, child)
             out[key] = self.walk(value_node, child)
+        for key, item in merged.items():
+            out.setdefault(key, item)
         return out
 
     def scalar(self, node: ScalarNode, path: Path) -> Any:
         if node.tag == _T + "str":
             return node.value
+        if node.tag == _T + "int" and sum(c.isdigit() for c in node.value) > MAX_DIGITS:
+            self.problem(node, path, f"an integer of more than {MAX_DIGITS:,} digits")
+            return None
         if node.tag in _PLAIN_TAGS:
-            return self.constructor.construct_object(node)
+            try:
+                value = self.constructor.construct_object(node)
+            except (ValueError, yaml.YAMLError) as exc:
+                self.problem(node, path, f"invalid {node.tag[len(_T):]}: {cut(str(exc), 120)}")
+                return None
+            reason = check_finite(value)
+            if reason:
+                self.problem(node, path, reason)
+                return None
+            return value
         if node.tag == _TIMESTAMP:  # kept as written: the model is JSON-like data
             return node.value
-        self.problem(node, path, f"unsupported YAML tag {node.tag}")
+        self.problem(node, path, f"unsupported YAML tag {cut(node.tag, 80)}")
         return None

@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from toolhost import regex
 from toolhost.permissions.paths import compile_path_glob, normalize_path
 from toolhost.permissions.urls import canonical_host, host_matches, url_host
 
@@ -206,10 +207,10 @@ def _operator(op: str, arg: Any, *, cwd: str, rule_dir: str) -> Test:
         return _typed("string", lambda v: rx.match(v) is not None)
     if op == "regex":
         try:
-            rx = re.compile(arg)
-        except re.error as exc:
+            linear = regex.compile(arg)
+        except regex.RegexError as exc:
             raise ValueError(f"bad regex {arg!r}: {exc}") from None
-        return _typed("string", lambda v: rx.fullmatch(v) is not None)
+        return _typed("string", linear.fullmatch)
     if op == "path_under":
         root = normalize_path(os.path.join(rule_dir, os.path.expanduser(arg)), cwd)
         if root is None:

@@ -1,0 +1,60 @@
+"""Anchors and merge keys used honestly keep working; used as bombs, they stop at a limit."""
+
+from __future__ import annotations
+
+from toolhost.config.toml_source import parse_toml
+from toolhost.config.yaml_source import parse_yaml
+from toolhost.errors import Problem
+
+
+def _yaml(text: str) -> tuple[object, list[Problem]]:
+    problems: list[Problem] = []
+    doc = parse_yaml(text, "c.yaml", "project", problems)
+    return (doc.data if doc else None), problems
+
+
+def test_merge_keys_written_keys_win_then_earlier_merges() -> None:
+    data, problems = _yaml("base: &b {x: 1, y: 2}\nother: &o {y: 3, z: 4}\n"
+                           "t:\n  <<: [*b, *o]\n  x: 9\n")
+    assert problems == []
+    assert data["t"] == {"x": 9, "y": 2, "z": 4}  # type: ignore[index]
+
+
+def test_a_merged_key_is_marked_where_the_mapping_uses_it() -> None:
+    problems: list[Problem] = []
+    doc = parse_yaml("base: &b {x: 1}\nt:\n  <<: *b\n  y: 2\n", "c.yaml", "project", problems)
+    assert doc is not None and doc.data["t"] == {"y": 2, "x": 1}
+    assert doc.marks[("t", "y")].line == 4
+
+
+def test_aliases_reused_within_the_limit_load() -> None:
+    data, problems = _yaml("a: &a [1, 2, 3]\nb: [" + ", ".join(["*a"] * 1000) + "]\n")
+    assert problems == [] and len(data["b"]) == 1000  # type: ignore[index]
+
+
+def test_an_alias_bomb_stops_at_the_first_node_over_the_limit(monkeypatch: object) -> None:
+    text = "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"{c}: &{c} [" + ", ".join([f"*{p}"] * 10) + "]\n" for p, c in zip("abcdefgh", "bcdefghi"))
+    data, problems = _yaml(text)
+    assert data is None or isinstance(data, dict)
+    assert len(problems) == 1
+    assert "YAML aliases expand to more than 100,000 nodes" in problems[0].message
+
+
+def test_a_merge_of_the_mapping_itself_is_a_located_error() -> None:
+    _, problems = _yaml("a: &a\n  <<: *a\n")
+    assert [str(p) for p in problems] == ["c.yaml:1:4: a: recursive YAML alias"]
+
+
+def test_non_finite_floats_are_refused_in_both_grammars() -> None:
+    _, problems = _yaml("t: .inf\nu: -.Inf\nv: .NaN\nw: 1.5\n")
+    assert [p.key_path for p in problems] == ["t", "u", "v"]
+    toml_problems: list[Problem] = []
+    assert parse_toml("t = inf\nw = 1.5\nv = -nan\n", "c.toml", "project", toml_problems) is None
+    assert [(p.key_path, p.line) for p in toml_problems] == [("t", 1), ("v", 3)]
+
+
+def test_a_toml_bracket_inside_a_string_is_not_nesting() -> None:
+    problems: list[Problem] = []
+    doc = parse_toml("x = '" + "[" * 500 + "'\ny = \"\\\"[[[\"\n", "c.toml", "project", problems)
+    assert problems == [] and doc is not None and doc.data["x"] == "[" * 500

@@ -1,0 +1,55 @@
+"""toolhost.regex: RE2 behind one small interface; every pattern matches in linear time."""
+
+from __future__ import annotations
+
+import pytest
+
+from toolhost import regex
+
+
+def test_a_catastrophic_pattern_for_backtracking_answers_at_once() -> None:
+    rx = regex.compile("^(a+)+$")
+    assert not rx.search("a" * 40 + "!")
+    assert not rx.search("a" * 100_000 + "!")
+    assert rx.fullmatch("a" * 100_000)
+
+
+@pytest.mark.parametrize(("pattern", "hint"), [
+    (r"^(a)\1$", "backreferences are not supported"),
+    ("(?=a)b", "lookaround is not supported"),
+    ("(?<!a)b", "lookaround is not supported"),
+    ("([", "missing ]"),
+    ("a{1000}{1000}", "too large"),
+    ("x" * 10_001, "regular expression too long"),
+])
+def test_a_pattern_re2_cannot_honour_is_refused_with_a_hint(pattern: str, hint: str) -> None:
+    with pytest.raises(regex.RegexError) as info:
+        regex.compile(pattern)
+    assert hint in str(info.value)
+    assert "\n" not in str(info.value)
+    assert regex.problem(pattern) == str(info.value)
+
+
+def test_search_is_unanchored_and_fullmatch_is_whole() -> None:
+    rx = regex.compile("b+")
+    assert rx.search("abba") and not rx.fullmatch("abba") and rx.fullmatch("bb")
+
+
+def test_a_lone_surrogate_is_matched_not_raised() -> None:
+    assert regex.compile("a.b").fullmatch("a\ud800b")
+
+
+def test_jsonschema_pattern_and_format_regex_go_through_re2() -> None:
+    cls = regex.validator_class()
+    v = cls({"type": "object", "properties": {"p": {"type": "string", "pattern": "^(a+)+$"},
+                                              "r": {"type": "string", "format": "regex"}},
+             "patternProperties": {"^x-(a+)+$": {"type": "integer"}},
+             "additionalProperties": False}, format_checker=cls.FORMAT_CHECKER)
+    errors = sorted(e.message for e in v.iter_errors(
+        {"p": "a" * 40 + "!", "r": "(?=x)", "x-aaaa": "s", "zz": 1}))
+    assert len(errors) == 4, errors
+    assert any("does not match '^(a+)+$'" in e for e in errors)
+    assert any("is not a 'regex'" in e for e in errors)
+    assert any("'s' is not of type 'integer'" in e for e in errors)
+    assert any("'zz' was unexpected" in e for e in errors)
+    assert list(v.iter_errors({"p": "aaa", "r": "a+", "x-aa": 1})) == []

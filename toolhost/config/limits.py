@@ -1,0 +1,173 @@
+"""Bounds on what a config or scenario file may hold, so that hostile text fails fast.
+
+Every limit has a default no honest file meets and an environment override:
+
+=============================  ===========  ========================================
+limit                          default      override
+=============================  ===========  ========================================
+file size                      16 MiB       ``TOOLHOST_MAX_CONFIG_BYTES``
+nesting depth                  100          ``TOOLHOST_MAX_CONFIG_DEPTH``
+YAML aliases (``*name``)       10,000       ``TOOLHOST_MAX_YAML_ALIASES``
+nodes expanded from aliases    100,000      ``TOOLHOST_MAX_YAML_ALIAS_NODES``
+digits of an integer           4,000        (Python's own limit for int <-> str)
+=============================  ===========  ========================================
+
+The parsers (PyYAML's composer, ``tomllib``) recurse once per nesting level, so depth is checked
+on the text *before* parsing (``toml_depth``) or on the event stream (YAML).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import stat
+from typing import Any
+
+from toolhost.errors import Problem
+
+__all__ = ["LIMITS", "MAX_DIGITS", "Limits", "check_finite", "data_depth_path", "read_bounded",
+           "toml_depth"]
+
+MAX_DIGITS = 4000
+
+
+def _env_int(name: str, default: int) -> int:
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = int(raw.replace("_", ""))
+    except ValueError:
+        return default
+    return value if value > 0 else default
+
+
+class Limits:
+    """The limits in force, read from the environment each time (tests and flags set it)."""
+
+    @property
+    def file_bytes(self) -> int:
+        return _env_int("TOOLHOST_MAX_CONFIG_BYTES", 16 * 1024 * 1024)
+
+    @property
+    def depth(self) -> int:
+        return _env_int("TOOLHOST_MAX_CONFIG_DEPTH", 100)
+
+    @property
+    def aliases(self) -> int:
+        return _env_int("TOOLHOST_MAX_YAML_ALIASES", 10_000)
+
+    @property
+    def alias_nodes(self) -> int:
+        return _env_int("TOOLHOST_MAX_YAML_ALIAS_NODES", 100_000)
+
+
+LIMITS = Limits()
+
+
+def read_bounded(path: str, problems: list[Problem], what: str = "config file") -> str | None:
+    """The text of a regular file of at most ``LIMITS.file_bytes`` bytes, as UTF-8 (a leading
+    BOM dropped); otherwise a located Problem and None. A FIFO, a device (``/dev/zero``) or a
+    directory is refused without reading it, so nothing here can block or fill memory."""
+    limit = LIMITS.file_bytes
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except FileNotFoundError:
+        problems.append(Problem("no such file", path))
+        return None
+    except OSError as exc:
+        problems.append(Problem(f"cannot read: {exc.strerror or exc}", path))
+        return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            kind = "a directory" if stat.S_ISDIR(info.st_mode) else "not a regular file"
+            problems.append(Problem(f"cannot read: {kind}", path,
+                                    hint=f"a {what} is a .yaml, .yml or .toml file"))
+            return None
+        if info.st_size > limit:
+            problems.append(_too_big(path, info.st_size, limit, what))
+            return None
+        chunks: list[bytes] = []
+        size = 0
+        while size <= limit:  # the file may grow after fstat: read at most limit + 1 bytes
+            chunk = os.read(fd, min(1 << 20, limit + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        if size > limit:
+            problems.append(_too_big(path, size, limit, what))
+            return None
+    except OSError as exc:
+        problems.append(Problem(f"cannot read: {exc.strerror or exc}", path))
+        return None
+    finally:
+        os.close(fd)
+    data = b"".join(chunks)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        problems.append(Problem(f"not UTF-8 text (byte 0x{data[exc.start]:02x})", path, line,
+                                column, hint="save the file as UTF-8"))
+        return None
+    return text[1:] if text.startswith("\ufeff") else text
+
+
+def _too_big(path: str, size: int, limit: int, what: str) -> Problem:
+    return Problem(f"{what} too large ({size:,} bytes, the limit is {limit:,})", path,
+                   hint="raise it with TOOLHOST_MAX_CONFIG_BYTES if the file is meant to be "
+                        "this big")
+
+
+def toml_depth(text: str, limit: int) -> int:
+    """Offset of the first bracket that opens more than ``limit`` arrays or inline tables,
+    or -1. Strings and comments are skipped; the scan is linear and never recurses."""
+    depth = 0
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c == "#":
+            end = text.find("\n", i)
+            i = n if end < 0 else end
+            continue
+        if c in "\"'":
+            quote = text[i:i + 3] if text.startswith(c * 3, i) else c
+            j = i + len(quote)
+            while j < n and not text.startswith(quote, j) and (len(quote) == 3 or text[j] != "\n"):
+                j += 2 if c == '"' and text[j] == "\\" else 1
+            i = j + len(quote)
+            continue
+        if c in "[{":
+            depth += 1
+            if depth > limit:
+                return i
+        elif c in "]}":
+            depth = max(depth - 1, 0)
+        i += 1
+    return -1
+
+
+def check_finite(value: Any) -> str:
+    """A reason when ``value`` is a float JSON cannot carry (infinity, NaN), else ""."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return (f"{value!r} is not a finite number (JSON, and so every tool schema and "
+                "argument, has no infinity or NaN)")
+    return ""
+
+
+def data_depth_path(data: Any, limit: int) -> tuple[Any, ...] | None:
+    """The key path of the first value nested more than ``limit`` deep, or None; iterative,
+    so it works on data a recursive walk could not."""
+    stack: list[tuple[Any, tuple[Any, ...]]] = [(data, ())]
+    while stack:
+        value, path = stack.pop()
+        if len(path) > limit:
+            return path
+        if isinstance(value, dict):
+            stack.extend((v, (*path, k)) for k, v in value.items())
+        elif isinstance(value, list):
+            stack.extend((v, (*path, i)) for i, v in enumerate(value))
+    return None
