@@ -24,8 +24,8 @@ from typing import Any
 __all__ = ["MAX_PATTERN_CHARS", "Pattern", "RegexError", "compile", "problem", "validator_class"]
 
 MAX_PATTERN_CHARS = 10_000
-_MAX_MEM = 8 << 20
-_SURROGATE = re.compile("[\ud800-\udfff]")  # RE2's own default: a pattern whose program needs more is refused
+_MAX_MEM = 8 << 20  # RE2's own default: a pattern whose program needs more is refused
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class RegexError(ValueError):

@@ -79,6 +79,6 @@ def test_depth_and_alias_limits_can_be_raised(tmp_path: Path) -> None:
     config = tmp_path / "c.yaml"
     config.write_text("toolhost: 1\nx-deep: " + "[" * 150 + "]" * 150 + "\n")
     code, out, _ = _validate([config], tmp_path)
-    assert "nested more than 100" in out
+    assert code == 1 and "nested more than 100" in out
     code, out, _ = _validate([config], tmp_path, TOOLHOST_MAX_CONFIG_DEPTH="200")
     assert "nested" not in out

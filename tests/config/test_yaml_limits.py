@@ -32,9 +32,10 @@ def test_aliases_reused_within_the_limit_load() -> None:
     assert problems == [] and len(data["b"]) == 1000  # type: ignore[index]
 
 
-def test_an_alias_bomb_stops_at_the_first_node_over_the_limit(monkeypatch: object) -> None:
+def test_an_alias_bomb_stops_at_the_first_node_over_the_limit() -> None:
     text = "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
-        f"{c}: &{c} [" + ", ".join([f"*{p}"] * 10) + "]\n" for p, c in zip("abcdefgh", "bcdefghi"))
+        f"{c}: &{c} [" + ", ".join([f"*{p}"] * 10) + "]\n" for p, c in zip("abcdefgh", "bcdefghi",
+                                                                strict=True))
     data, problems = _yaml(text)
     assert data is None or isinstance(data, dict)
     assert len(problems) == 1

@@ -64,8 +64,8 @@ turns:
         "bad.yaml:6: turns[2].expect_results[0].tool: turn 2 calls 'mcp__a__b' at this "
         "position, not 'mcp__a__c'",
         "bad.yaml:6: turns[2].expect_results[0].equals: must be a string",
-        "bad.yaml:6: turns[2].expect_results[0].matches: bad regular expression: "
-        "missing ), unterminated subpattern at position 0",
+        "bad.yaml:6: turns[2].expect_results[0].matches: invalid regular expression: "
+        "missing ): (",
     ]
 
 
@@ -84,14 +84,45 @@ def test_duplicate_ids_and_yaml_errors() -> None:
     text = "turns:\n  - tool_calls: [{tool: t, id: x}, {tool: t, id: x}]\n"
     assert _problems(text) == ["bad.yaml:2: turns[0].tool_calls[1].id: duplicate tool call "
                                "id 'x'"]
-    assert _problems("turns: [\n") [0].startswith("bad.yaml:2: invalid YAML")
+    assert _problems("turns: [\n") [0].startswith("bad.yaml:2:1: invalid YAML")
     assert _problems("turns: []\n") == ["bad.yaml:1: turns: must be a non-empty list of turns"]
-    assert _problems("a: 1\na: 2\n") == ["bad.yaml:2: duplicate key 'a'"]
+    assert _problems("a: 1\na: 2\n") == ["bad.yaml:2:1: a: duplicate key (the earlier one would be lost)"]
 
 
 def test_load_scenario_reads_files_and_names_missing_ones(tmp_path: Path) -> None:
     path = tmp_path / "s.yaml"
     path.write_text(GOOD)
     assert len(load_scenario(path).turns) == 2
-    with pytest.raises(ConfigError, match=r"nope.yaml: cannot read scenario"):
+    with pytest.raises(ConfigError, match=r"nope.yaml: no such file"):
         load_scenario(tmp_path / "nope.yaml")
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"{c}: &{c} [" + ", ".join([f"*{p}"] * 10) + "]\n"
+        for p, c in zip("abcdefgh", "bcdefghi", strict=True)),
+     "YAML aliases expand to more than 100,000 nodes"),
+    ("turns: " + "[" * 10_000 + "]" * 10_000 + "\n",
+     "bad.yaml:1:107: nested more than 100 mappings or lists deep"),
+    ("turns:\n  - text: " + "9" * 5001 + "\n", "an integer of more than 4,000 digits"),
+    ("turns: !!python/object/apply:os.system [x]\n", "unsupported YAML tag"),
+    ("turns:\n  - tool_calls: [{tool: t}]\n  - text: ok\n    expect_results:\n"
+     "      - {matches: '^(a)\\1$'}\n", "backreferences are not supported"),
+])
+def test_hostile_scenario_text_is_a_located_problem(text: str, expected: str) -> None:
+    assert any(expected in line for line in _problems(text)), _problems(text)
+
+
+def test_a_scenario_path_that_is_not_a_regular_file_is_never_read(tmp_path: Path) -> None:
+    import os
+
+    os.mkfifo(tmp_path / "fifo.yaml")
+    with pytest.raises(ConfigError, match="cannot read: not a regular file"):
+        load_scenario(tmp_path / "fifo.yaml")
+
+
+def test_a_scenario_regex_matches_in_linear_time() -> None:
+    exp = parse_scenario("turns:\n  - tool_calls: [{tool: t}]\n  - text: ok\n"
+                         "    expect_results:\n      - {matches: '^(a+)+$'}\n"
+                         ).turns[1].expect_results[0]
+    assert exp.matches is not None and not exp.matches.search("a" * 100_000 + "!")

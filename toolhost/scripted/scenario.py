@@ -15,14 +15,14 @@ See docs/running.md for every key. Every mistake is reported with file, line and
 from __future__ import annotations
 
 import difflib
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path as FsPath
 from typing import Any
 
+from toolhost import regex
 from toolhost.errors import ConfigError, Problem
-from toolhost.scripted.yamlpos import Located, Path, load_located
+from toolhost.scripted.yamlpos import Located, Path, load_located, read_located
 
 __all__ = ["Expectation", "Scenario", "ToolCall", "Turn", "load_scenario", "parse_scenario"]
 
@@ -52,7 +52,7 @@ class Expectation:
     call_id: str
     equals: str | None = None
     contains: tuple[str, ...] = ()
-    matches: re.Pattern[str] | None = None
+    matches: regex.Pattern | None = None
     json: Any = _MISSING
     is_error: bool = False
     line: int = 0
@@ -88,17 +88,15 @@ class Scenario:
 
 def load_scenario(path: str | FsPath) -> Scenario:
     """Read and check a scenario file. Raises ``ConfigError`` listing every problem."""
-    try:
-        text = FsPath(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError([Problem(f"cannot read scenario: {exc.strerror}",
-                                   file=str(path))]) from None
-    return parse_scenario(text, str(path))
+    return _check(read_located(str(path)))
 
 
 def parse_scenario(text: str, file: str = "<scenario>") -> Scenario:
     """Parse scenario YAML text; ``file`` is used in error messages."""
-    doc = load_located(text, file)
+    return _check(load_located(text, file))
+
+
+def _check(doc: Located) -> Scenario:
     checker = _Checker(doc)
     scenario = checker.scenario()
     if checker.problems:
@@ -227,10 +225,10 @@ class _Checker:
                          if (s := self.string(c, (*path, "contains", k))) is not None)
         matches = None
         if "matches" in exp and (pattern := self.string(exp["matches"], (*path, "matches"))):
-            try:
-                matches = re.compile(pattern)
-            except re.error as exc:
-                self.err((*path, "matches"), f"bad regular expression: {exc}")
+            try:  # RE2: matched against tool output, so it must not backtrack
+                matches = regex.compile(pattern)
+            except regex.RegexError as exc:
+                self.err((*path, "matches"), str(exc))
         is_error = exp.get("is_error", False)
         if not isinstance(is_error, bool):
             self.err((*path, "is_error"), "must be true or false")

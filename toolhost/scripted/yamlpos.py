@@ -1,7 +1,7 @@
 """YAML to plain Python values, remembering the line each value was written on.
 
-The scenario loader reports problems as ``file:line: key.path: message``; PyYAML's node
-graph carries the marks, so we compose nodes and convert them ourselves.
+The scenario loader reports problems as ``file:line: key.path: message``; the config's YAML
+source keeps every node's mark, so scenarios reuse it (and its limits).
 """
 
 from __future__ import annotations
@@ -9,11 +9,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-import yaml
-
+from toolhost.config.limits import read_bounded
+from toolhost.config.yaml_source import parse_yaml
 from toolhost.errors import ConfigError, Problem
 
-__all__ = ["Located", "load_located"]
+__all__ = ["Located", "load_located", "read_located"]
 
 Path = tuple[str | int, ...]
 
@@ -47,46 +47,24 @@ def dotted(path: Path) -> str:
 
 
 def load_located(text: str, file: str) -> Located:
-    """Parse one YAML document. Raises ``ConfigError`` naming the file and line on bad YAML."""
-    try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = mark.line + 1 if mark is not None else 0
-        reason = getattr(exc, "problem", None) or str(exc)
-        raise ConfigError([Problem(f"invalid YAML: {reason}", file=file, line=line)]) from None
-    out = Located(None, file)
-    if node is None:
-        return out
-    loader = yaml.SafeLoader("")
-    try:
-        out.value = _convert(node, (), out.lines, file, loader)
-    finally:
-        loader.dispose()
+    """Parse one YAML document. Raises ``ConfigError`` naming the file and line on bad YAML.
+
+    A scenario file is hostile input like a config file: it goes through the same bounded
+    parser (nesting depth, alias expansion, integer digits, tags, inf/nan; see the "Limits"
+    section of docs/config.md)."""
+    problems: list[Problem] = []
+    doc = parse_yaml(text, file, "scenario", problems)
+    if doc is None or problems:
+        raise ConfigError(problems or [Problem("invalid YAML", file=file)])
+    out = Located(doc.data, file)
+    out.lines = {path: mark.line for path, mark in doc.marks.items()}
     return out
 
 
-def _convert(node: yaml.Node, path: Path, lines: dict[Path, int], file: str,
-             loader: yaml.SafeLoader) -> Any:
-    lines[path] = node.start_mark.line + 1
-    if isinstance(node, yaml.MappingNode):
-        result: dict[Any, Any] = {}
-        for key_node, value_node in node.value:
-            # scalar keys only: a mapping key that is a list is nonsense
-            key = (loader.construct_object(key_node, deep=True)
-                   if isinstance(key_node, yaml.ScalarNode) else None)
-            if not isinstance(key, (str, int, float, bool)):
-                raise ConfigError([Problem("mapping keys must be plain scalars", file=file,
-                                           line=key_node.start_mark.line + 1,
-                                           key_path=dotted(path))])
-            skey = str(key)
-            if skey in result:
-                raise ConfigError([Problem(f"duplicate key '{skey}'", file=file,
-                                           line=key_node.start_mark.line + 1,
-                                           key_path=dotted(path))])
-            result[skey] = _convert(value_node, (*path, skey), lines, file, loader)
-        return result
-    if isinstance(node, yaml.SequenceNode):
-        return [_convert(item, (*path, i), lines, file, loader)
-                for i, item in enumerate(node.value)]
-    return loader.construct_object(node, deep=True)
+def read_located(path: str, what: str = "scenario file") -> Located:
+    """Read ``path`` within the config file limits (size, regular file, UTF-8) and parse it."""
+    problems: list[Problem] = []
+    text = read_bounded(path, problems, what)
+    if text is None:
+        raise ConfigError(problems)
+    return load_located(text, path)
