@@ -86,7 +86,8 @@ def test_duplicate_ids_and_yaml_errors() -> None:
                                "id 'x'"]
     assert _problems("turns: [\n") [0].startswith("bad.yaml:2:1: invalid YAML")
     assert _problems("turns: []\n") == ["bad.yaml:1: turns: must be a non-empty list of turns"]
-    assert _problems("a: 1\na: 2\n") == ["bad.yaml:2:1: a: duplicate key (the earlier one would be lost)"]
+    assert _problems("a: 1\na: 2\n") == [
+        "bad.yaml:2:1: a: duplicate key (the earlier one would be lost)"]
 
 
 def test_load_scenario_reads_files_and_names_missing_ones(tmp_path: Path) -> None:
