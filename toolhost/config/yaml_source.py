@@ -70,6 +70,11 @@ def parse_yaml(text: str, file: str, layer: str, problems: list[Problem]) -> Doc
             message += f" ({exc.context} at line {start.line + 1}, column {start.column + 1})"
         problems.append(Problem(message, file, line, col, hint=_syntax_hint(exc, text)))
         return None
+    except UnicodeEncodeError as exc:  # a lone surrogate: text that came from no UTF-8 file
+        line = text.count("\n", 0, exc.start) + 1
+        problems.append(Problem("invalid YAML: not UTF-8 text (a lone surrogate)", file, line,
+                                exc.start - (text.rfind("\n", 0, exc.start) + 1) + 1))
+        return None
     except yaml.reader.ReaderError as exc:  # a control character, e.g. NUL: say where it is
         at = max(exc.position, 0)
         line = text.count("\n", 0, at) + 1
