@@ -104,7 +104,7 @@ servers:
       "has space": {command: [echo]}
       aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa: {command: [echo]}
 """, ["names.yaml:3:3: servers.bad.name: invalid server name 'bad.name'",
-      "names.yaml:4:3: servers.a__b: a server name cannot contain '__'",
+      "names.yaml:4:3: servers.a__b: server name 'a__b' contains '__'",
       "names.yaml:7:7: servers.ok.tools.has space: invalid tool name 'has space'",
       "names.yaml:8:7: servers.ok.tools.aaaaaaaaaa"]),
     "dup.yaml": ("toolhost: 1\nservers:\n  s: {}\n  s: {}\n",

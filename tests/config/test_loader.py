@@ -126,8 +126,7 @@ servers:
       "x.y": {{python: "a:b"}}
 """)
     found = {(p.line, p.message.split(":")[0]) for p in problems(path, kinds)}
-    assert (3, "a server name cannot contain '__' (it separates the parts of the wire name "
-               "mcp__<server>__<tool>)") in found
+    assert (3, "server name 'my__server' contains '__'") in found
     assert any(line == 5 and "invalid server name" in m for line, m in found)
     assert any(line == 9 and "wire name" in m for line, m in found)
     assert any(line == 10 and "invalid tool name" in m for line, m in found)

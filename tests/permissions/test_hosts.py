@@ -129,3 +129,45 @@ def test_canonical_host_is_idempotent() -> None:
     for url in META_SPELLINGS + LOOPBACK_SPELLINGS:
         host = url_host(url)
         assert host is not None and canonical_host(host) == host
+
+
+# --- properties -----------------------------------------------------------------------------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+def _spellings(address: int) -> list[str]:
+    b = [(address >> s) & 0xFF for s in (24, 16, 8, 0)]
+    return [".".join(map(str, b)), str(address), hex(address), "0" + oct(address)[2:],
+            ".".join(hex(x) for x in b), ".".join("0" + oct(x)[2:] for x in b),
+            f"{b[0]}.{address & 0xFFFFFF}", f"{b[0]}.{b[1]}.{address & 0xFFFF}",
+            f"[::ffff:{'.'.join(map(str, b))}]", f"[::ffff:{address >> 16:x}:{address & 0xFFFF:x}]",
+            ".".join(map(str, b)) + ".", hex(address).upper().replace("0X", "0x")]
+
+
+@settings(max_examples=300, deadline=None)
+@given(address=st.integers(min_value=0x01000000, max_value=0xFFFFFFFF),
+       scheme=st.sampled_from(["http", "https", "HTTP"]),
+       userinfo=st.sampled_from(["", "a@", "x:y@", "example.com@"]),
+       port=st.sampled_from(["", ":80", ":8080"]))
+def test_every_spelling_of_an_address_is_one_host(address: int, scheme: str, userinfo: str,
+                                                  port: str) -> None:
+    hosts = {url_host(f"{scheme}://{userinfo}{h}{port}/x") for h in _spellings(address)}
+    assert len(hosts) == 1 and None not in hosts
+    dotted = hosts.pop()
+    assert dotted is not None
+    p = policy(("deny", f"WebFetch(domain:{dotted})"), ("allow", "WebFetch"))
+    for h in _spellings(address):
+        assert decide(p, f"{scheme}://{userinfo}{h}{port}/") == "deny"
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(max_size=60))
+def test_any_text_as_url_is_never_allowed_by_a_domain_rule_unless_its_host_is_that_domain(
+        text: str) -> None:
+    p = policy(("allow", "WebFetch(domain:example.com)"))
+    if decide(p, text) == "allow":
+        assert url_host(text) == "example.com"
+    assert decide(policy(("deny", "WebFetch(domain:example.com)"), ("allow", "WebFetch")),
+                  text) in ("deny" if url_host(text) in (None, "example.com") else "allow")

@@ -22,6 +22,7 @@ from toolhost.compile.schema import (
 )
 from toolhost.compile.tool import DEFAULT_MAX_OUTPUT_CHARS, CompiledTool
 from toolhost.config.model import HostConfig, ServerConfig, ToolConfig
+from toolhost.config.wirenames import wire_name_problems
 from toolhost.errors import CompileError, ConfigError, Problem
 
 __all__ = ["CompiledTools", "compile_tool", "compile_tools"]
@@ -161,7 +162,8 @@ def compile_tools(config: HostConfig,
     servers: dict[str, tuple[CompiledTool, ...]] = {}
     content: dict[str, ServerContent] = {}
     contexts: list[Closeable] = []
-    problems: list[Problem] = []
+    # every layer's servers together: two files may each be fine and still collide
+    problems: list[Problem] = wire_name_problems(config.servers)
     for name, server in config.servers.items():
         if server.external is not None or (server.upstream is not None and not connect):
             servers[name] = ()

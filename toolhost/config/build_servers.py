@@ -12,6 +12,7 @@ from toolhost.config.checks import Checker, describe
 from toolhost.config.model import ServerConfig, ServerDefaults, ToolConfig
 from toolhost.config.params import build_params
 from toolhost.config.tree import Path
+from toolhost.config.wirenames import name_problem, wire_name_problems
 
 __all__ = ["ANNOTATION_KEYS", "SERVER_KEYS", "TOOL_KEYS", "build_servers", "resolve_path"]
 
@@ -46,9 +47,8 @@ def build_servers(check: Checker, value: Any, kinds: BackendChecker) -> dict[str
     for name, spec in (servers or {}).items():
         path = ("servers", name)
         _check_name(check, path, name, "server")
-        if "__" in name:
-            check.problem(path, "a server name cannot contain '__' (it separates the parts "
-                          "of the wire name mcp__<server>__<tool>)")
+        if (ambiguous := name_problem(name)) is not None:
+            check.problem(path, *ambiguous)
         data = check.mapping(spec, path)
         if data is None:
             continue
@@ -86,6 +86,7 @@ def build_servers(check: Checker, value: Any, kinds: BackendChecker) -> dict[str
             prompts=prompts,
             upstream=upstream,
         )
+    check.problems.extend(wire_name_problems(out, names=False))
     return out
 
 
@@ -160,6 +161,8 @@ def _tools(check: Checker, data: Mapping[str, Any], path: Path, server: str,
     for name, spec in (tools or {}).items():
         here = (*path, "tools", name)
         _check_name(check, here, name, "tool")
+        if (ambiguous := name_problem(name, server=server)) is not None:
+            check.problem(here, *ambiguous)
         wire = f"mcp__{server}__{name}"
         if len(wire) > MAX_WIRE_NAME:
             check.problem(here, f"wire name '{wire}' is {len(wire)} characters, the limit is "

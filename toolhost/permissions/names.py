@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["FAMILIES", "NamePattern", "parse_name_pattern", "split_wire_name"]
+__all__ = ["FAMILIES", "NamePattern", "parse_name_pattern", "split_wire_name", "wire_readings"]
 
 # Claude Code applies Edit rules to every built-in tool that edits files, and Read rules (best
 # effort) to every built-in tool that reads them; toolhost does the same for bare names too.
@@ -23,13 +23,26 @@ _NAME_CHARS = re.compile(r"[A-Za-z0-9_.\-*?]+")
 
 
 def split_wire_name(tool_name: str) -> tuple[str, str] | None:
-    """``mcp__git__log`` -> ("git", "log"); None for a name that is not an MCP tool."""
+    """``mcp__git__log`` -> ("git", "log"); None for a name that is not an MCP tool. The split
+    is at the first ``__`` (as the CLI and ``toolhost call`` read it); see ``wire_readings``."""
     if not tool_name.startswith("mcp__"):
         return None
     server, sep, tool = tool_name[5:].partition("__")
     if not sep or not server or not tool:
         return None
     return server, tool
+
+
+def wire_readings(tool_name: str) -> list[tuple[str, str]]:
+    """Every (server, tool) a wire name could be: ``mcp__git___log`` is ("git", "_log") or
+    ("git_", "log"), ``mcp__a__b__c`` is ("a", "b__c") or ("a__b", "c"). More than one reading
+    makes the name ambiguous: deny and ask rules naming any of the servers match it, allow
+    rules naming a server do not (only its exact full name does)."""
+    if not tool_name.startswith("mcp__"):
+        return []
+    rest = tool_name[5:]
+    return [(rest[:k], rest[k + 2:]) for k in range(1, len(rest) - 2)
+            if rest[k:k + 2] == "__"][:16]
 
 
 @dataclass(frozen=True)
@@ -41,12 +54,17 @@ class NamePattern:
     server: str | None = None  # every tool of this MCP server
     glob: re.Pattern[str] | None = None
 
-    def matches(self, tool_name: str) -> bool:
+    def matches(self, tool_name: str, *, strict: bool = False) -> bool:
+        """Whether the pattern names ``tool_name``. An ambiguous wire name (see
+        ``wire_readings``) matches a server or glob pattern loosely when any reading does,
+        strictly (allow rules) never."""
         if tool_name in self.exact:
             return True
+        readings = wire_readings(tool_name) if self.server is not None or self.is_mcp else []
+        if strict and len(readings) > 1:
+            return False
         if self.server is not None:
-            parts = split_wire_name(tool_name)
-            return parts is not None and parts[0] == self.server
+            return any(server == self.server for server, _ in readings)
         return self.glob is not None and self.glob.fullmatch(tool_name) is not None
 
     @property

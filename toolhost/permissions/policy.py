@@ -13,7 +13,7 @@ from toolhost.permissions.conditions import MISSING, index_key
 from toolhost.permissions.content import BashMatcher, command_forms, cover_steps
 from toolhost.permissions.decision import Decision
 from toolhost.permissions.expr import ExprError
-from toolhost.permissions.names import split_wire_name
+from toolhost.permissions.names import wire_readings
 from toolhost.permissions.rules import CompiledRule, RewriteError, compile_rule
 from toolhost.permissions.shell import ShellSyntaxError, parse_command
 
@@ -126,10 +126,13 @@ class CompiledPolicy:
         plan = self._cache.get(tool_name)
         if plan is None:
             idx = list(self._exact.get(tool_name, ()))
-            parts = split_wire_name(tool_name)
-            if parts is not None:
-                idx += self._server.get(parts[0], ())
+            readings = wire_readings(tool_name)
+            for server, _ in readings:  # an ambiguous name: allow rules are dropped below
+                idx += self._server.get(server, ())
             idx += (i for i in self._glob if self.rules[i].names.matches(tool_name))
+            if len(readings) > 1:
+                idx = [i for i in idx if self.rules[i].effect != "allow"
+                       or self.rules[i].names.matches(tool_name, strict=True)]
             plan = _Plan(tuple(self.rules[i] for i in sorted(set(idx))))
             if len(self._cache) >= _CACHE_LIMIT:
                 self._cache.clear()

@@ -1,0 +1,114 @@
+"""Wire names name exactly one tool: the compile step refuses names that make mcp__S__T
+ambiguous or shared, and a server rule never reaches another server's tool."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from toolhost.config.model import PermissionsConfig, RuleConfig
+from toolhost.permissions import compile_policy
+from toolhost.permissions.names import wire_readings
+
+
+def decide(rules: list[tuple[str, str]], tool: str, default: str = "ask") -> str:
+    p = compile_policy(PermissionsConfig(
+        rules=tuple(RuleConfig(effect=e, tool=t) for e, t in rules),  # type: ignore[arg-type]
+        default=default))  # type: ignore[arg-type]
+    return p.decide(tool, {}).behavior
+
+
+@pytest.mark.parametrize("rules,tool,expected", [
+    ([("deny", "mcp__git_"), ("allow", "mcp__git_")], "mcp__git___log", "deny"),
+    ([("deny", "mcp__git_")], "mcp__git___log", "deny"),
+    ([("deny", "mcp__git_"), ("allow", "mcp__git")], "mcp__git___log", "deny"),
+    ([("deny", "mcp__git")], "mcp__git___log", "deny"),
+    ([("ask", "mcp__git_")], "mcp__git___log", "ask"),
+    ([("allow", "mcp__git")], "mcp__git___log", "ask"),
+    ([("allow", "mcp__git_")], "mcp__git___log", "ask"),
+    ([("allow", "mcp__git__*")], "mcp__git___log", "ask"),
+    ([("allow", "mcp__git*")], "mcp__git___log", "ask"),
+    ([("allow", "mcp__git___log")], "mcp__git___log", "allow"),
+    ([("allow", "mcp__prod")], "mcp__prod___drop", "ask"),
+    ([("deny", "mcp__prod")], "mcp__prod___drop", "deny"),
+    ([("deny", "mcp__prod_")], "mcp__prod___drop", "deny"),
+    ([("allow", "mcp__a")], "mcp__a__b__c", "ask"),
+    ([("deny", "mcp__a__b")], "mcp__a__b__c", "ask"),  # the tool b of server a, exactly
+    ([("deny", "mcp__a__b__*")], "mcp__a__b__c", "deny"),
+    ([("allow", "mcp__a__b__c")], "mcp__a__b__c", "allow"),
+    ([("allow", "mcp__git")], "mcp__git__log", "allow"),
+    ([("allow", "mcp__git")], "mcp__github__log", "ask"),
+    ([("allow", "mcp__git")], "mcp__git_hub__log", "ask"),
+    ([("deny", "mcp__git")], "mcp__git_hub__log", "ask"),
+    ([("allow", "mcp__prod")], "mcp__prod__drop", "allow"),
+    ([("allow", "mcp__prod")], "mcp__prod2__drop", "ask"),
+    ([("allow", "mcp__git")], "mcp__git", "ask"),
+])
+def test_server_rules_never_reach_another_servers_tool(rules: list[tuple[str, str]],
+                                                       tool: str, expected: str) -> None:
+    assert decide(rules, tool) == expected
+
+
+def test_readings() -> None:
+    assert wire_readings("mcp__git__log") == [("git", "log")]
+    assert wire_readings("mcp__git___log") == [("git", "_log"), ("git_", "log")]
+    assert wire_readings("mcp__a__b__c") == [("a", "b__c"), ("a__b", "c")]
+    assert wire_readings("Bash") == []
+    assert len(wire_readings("mcp__" + "a__" * 10_000 + "b")) == 16  # bounded
+
+
+def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "toolhost", *args], cwd=cwd,
+                          capture_output=True, text=True, timeout=120)
+
+
+COLLIDING = """\
+toolhost: 1
+servers:
+  git:
+    tools:
+      _log: {python: "toolhost.demo:add"}
+  git_:
+    tools:
+      log: {python: "toolhost.demo:add"}
+  ok:
+    tools:
+      a__b: {python: "toolhost.demo:add"}
+  x__y:
+    external: {type: stdio, command: some-server}
+permissions:
+  deny: [mcp__git_]
+"""
+
+
+def test_validate_names_both_origins_and_every_ambiguous_name(tmp_path: Path) -> None:
+    (tmp_path / "t.yaml").write_text(COLLIDING)
+    done = run("validate", "--no-layers", "t.yaml", cwd=tmp_path)
+    assert done.returncode == 1, done.stdout
+    err = done.stderr
+    assert "Traceback" not in err
+    # the shared wire name, naming both origins
+    assert "'mcp__git___log'" in err and "t.yaml:5" in err and "t.yaml:8" in err
+    assert "server name 'git_' ends with '_'" in err and "rename the server" in err
+    assert "tool name '_log' starts with '_'" in err
+    assert "tool name 'a__b' contains '__'" in err
+    assert "server name 'x__y' contains '__'" in err  # external servers too
+
+
+def test_tools_call_and_permissions_agree_on_a_clean_config(tmp_path: Path) -> None:
+    (tmp_path / "t.yaml").write_text(
+        "toolhost: 1\nservers:\n  git:\n    tools:\n      log: {python: 'toolhost.demo:add'}\n"
+        "  git-2:\n    tools:\n      log: {python: 'toolhost.demo:add'}\n"
+        "permissions:\n  default: deny\n  allow: [mcp__git]\n")
+    tools = run("tools", "--no-layers", "t.yaml", cwd=tmp_path)
+    assert tools.returncode == 0, tools.stderr
+    assert tools.stdout.count("mcp__git__log") == 1 and "mcp__git-2__log" in tools.stdout
+    for name, expected in (("mcp__git__log", "allow"), ("mcp__git-2__log", "deny")):
+        check = run("permissions", "check", "--no-layers", "t.yaml", name, cwd=tmp_path)
+        assert check.stdout.startswith(expected), check.stdout + check.stderr
+    call = run("call", "--no-layers", "t.yaml", "mcp__git-2__log", "a=1", "b=2",
+               cwd=tmp_path)
+    assert call.returncode == 0 and "3" in call.stdout, call.stderr
