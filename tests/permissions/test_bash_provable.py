@@ -60,6 +60,9 @@ RM_DODGES = [
     "r\\\nm x", "echo x; $'\\x72\\x6d' -rf /", "nohup sh -c 'rm x' &", "exec 3>x; rm x",
     "time { rm x; }", "sudo bash -c 'rm -rf /'", "xargs -a list rm", "command -v rm",
     "echo ok | xargs rm", "ls; eval \"$(echo rm)\"", "busybox sh -c 'rm x'", "a=rm; $a x",
+    "echo rm x | sh", "echo rm x | bash -s", "cat <<EOF | sh\nrm x\nEOF", "sh <<EOF\nrm x\nEOF",
+    "bash <<< 'rm x'", "exec bash", "bash -", "bash -c", "RM=rm; $RM x", "ls\\;rm x",
+    "rm${IFS:0:1}-rf x", "r${X:-m} x", "$'\\162'm x", "{ls,-la}", "tee >(rm x) < y",
 ]
 
 # Under the same rules, these run no rm and every program is provable: allowed.
@@ -70,6 +73,8 @@ RM_SAFE = [
     "for f in a b; do echo $f; done", "if true; then ls; fi", "git log --format='%H rm'",
     "grep -r 'rm -rf' .", "\"ls\" -la", "'git' status", "echo ${HOME}/rm",
     "cat <<-EOF\n\tx\n\tEOF", "x=1; ls", "FOO=bar ls", "sudo -l", "command -v ls",
+    "bash script.sh", "bash -x script.sh", "ls $'\\n'rm x", "git commit -m '$(rm x)'",
+    "echo '`rm x`'", "sudo -- -rm x", "ls {a,b}",
 ]
 
 
@@ -127,7 +132,7 @@ add([("allow", "Bash(xargs:*)"), ("allow", "Bash(echo:*)")], "ask", {
     "xargs echo": "allow", "xargs rm": "ask", "xargs -0 echo": "allow", "xargs": "allow"})
 add([("allow", "Bash(bash:*)")], "ask", {
     "bash -c 'rm x'": "ask", "bash script.sh": "allow", "bash -c \"$X\"": "ask",
-    "bash -o pipefail -c 'rm x'": "ask", "bash": "allow"})
+    "bash -o pipefail -c 'rm x'": "ask", "bash": "ask"})
 add([("allow", "Bash(bash -c:*)"), ("allow", "Bash(ls:*)")], "ask", {
     "bash -c 'ls'": "allow", "bash -c 'ls -la && ls'": "allow", "bash -c 'rm x'": "ask",
     "bash -c 'ls; rm x'": "ask"})

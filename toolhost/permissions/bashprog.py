@@ -253,28 +253,32 @@ def _find_actions(words: tuple[Word, ...], i: int,
 
 
 def _shell_string(words: tuple[Word, ...], i: int) -> tuple[ParsedCommand, int] | str | None:
-    """For ``sh -c STRING ...``: the parsed string and its index; None without ``-c``."""
-    j = i + 1
+    """For ``sh -c STRING ...``: the parsed string and its index; None for ``sh script``; a
+    reason when the shell reads its commands from its input (``echo rm x | sh``)."""
+    name, j = words[i].value, i + 1
     while j < len(words):
         w = words[j].value
-        if not w.startswith(("-", "+")):
-            return None  # a script file (or nothing): the shell is the program
+        if not w.startswith(("-", "+")) or w in ("-", "--"):
+            if w in ("-", "--"):
+                break
+            return None  # a script file: the shell is the program, as python would be
         if w in ("-o", "+o", "-O", "+O", "--rcfile", "--init-file"):
             j += 2
             continue
-        j += 1
-        if "c" in w[1:] and not w.startswith("--"):
-            j -= 1
+        if not w.startswith("--") and "s" in w[1:]:
+            break
+        if not w.startswith("--") and "c" in w[1:]:
             if j + 1 >= len(words):
-                return None
-            if not words[j + 1].plain and "$" in words[j + 1].raw.replace("$'", "").replace(
-                    '$"', ""):
-                return f"the command string of {words[i].value} has expansions"
+                return f"{name} -c without a command string"
+            string = words[j + 1]
+            if not string.plain and "$" in string.raw.replace("$'", "").replace('$"', ""):
+                return f"the command string of {name} has expansions"
             try:
-                return parse_command(words[j + 1].value), j + 1
+                return parse_command(string.value), j + 1
             except ShellSyntaxError:
-                return f"the command string of {words[i].value} does not parse"
-    return None
+                return f"the command string of {name} does not parse"
+        j += 1
+    return f"{name} reads the commands it runs from its input"
 
 
 @dataclass(frozen=True)
