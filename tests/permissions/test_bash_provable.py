@@ -62,7 +62,8 @@ RM_DODGES = [
     "echo ok | xargs rm", "ls; eval \"$(echo rm)\"", "busybox sh -c 'rm x'", "a=rm; $a x",
     "echo rm x | sh", "echo rm x | bash -s", "cat <<EOF | sh\nrm x\nEOF", "sh <<EOF\nrm x\nEOF",
     "bash <<< 'rm x'", "exec bash", "bash -", "bash -c", "RM=rm; $RM x", "ls\\;rm x",
-    "rm${IFS:0:1}-rf x", "r${X:-m} x", "$'\\162'm x", "{ls,-la}", "tee >(rm x) < y",
+    "rm${IFS:0:1}-rf x", "r${X:-m} x", "echo ${x:-$(rm x)}", "echo \"${x:-`rm x`}\"",
+    "echo ${x:+${y:-$(rm x)}}", "$'\\162'm x", "{ls,-la}", "tee >(rm x) < y",
 ]
 
 # Under the same rules, these run no rm and every program is provable: allowed.
@@ -74,7 +75,7 @@ RM_SAFE = [
     "grep -r 'rm -rf' .", "\"ls\" -la", "'git' status", "echo ${HOME}/rm",
     "cat <<-EOF\n\tx\n\tEOF", "x=1; ls", "FOO=bar ls", "sudo -l", "command -v ls",
     "bash script.sh", "bash -x script.sh", "ls $'\\n'rm x", "git commit -m '$(rm x)'",
-    "echo '`rm x`'", "sudo -- -rm x", "ls {a,b}",
+    "echo '`rm x`'", "sudo -- -rm x", "ls {a,b}", "echo ${x:-rm}", "echo ${#x}",
 ]
 
 
@@ -123,7 +124,8 @@ add([("allow", "Bash(npm test:*)")], "ask", {
     "npm tests": "ask", "npm test --watch": "allow", "npx npm test": "ask",
     "command npm test": "ask", "exec npm test": "ask", "n?m test": "ask", "$NPM test": "ask",
     "timeout 5 $'npm' test": "ask", "nice -n $N npm test": "ask", "timeout $T npm test": "ask",
-    "bash -c 'npm test'": "ask", "npm test <<EOF\nx\nEOF": "ask"})
+    "bash -c 'npm test'": "ask", "npm test <<EOF\nx\nEOF": "ask",
+    "npm test ${x:-$(rm x)}": "ask", "npm test ${x:-y}": "allow"})
 add([("allow", "Bash(sudo npm test:*)")], "ask", {
     "sudo npm test": "allow", "sudo npm test --x": "allow", "sudo -u x npm test": "ask",
     "sudo rm x": "ask", "sudo npm": "ask"})

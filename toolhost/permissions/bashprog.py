@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from toolhost.permissions.shell import ParsedCommand, ShellSyntaxError, Word, parse_command
 
@@ -302,3 +303,10 @@ def analyze_command(parsed: ParsedCommand, depth: int = 0) -> CommandAnalysis:
         if k < len(parsed.words):
             out.append(a.steps)
     return CommandAnalysis(tuple(out))
+
+
+@lru_cache(maxsize=512)
+def analyze_line(command: str) -> CommandAnalysis:
+    """``analyze_command(parse_command(command))``, cached (every Bash rule of a policy looks
+    at the same command). Raises ShellSyntaxError."""
+    return analyze_command(parse_command(command))

@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
-from toolhost.permissions.bashprog import WRAPPER_NAMES, Step, analyze_command
+from toolhost.permissions.bashprog import WRAPPER_NAMES, Step, analyze_line
 from toolhost.permissions.paths import PathPattern, normalize_path, rule_path_pattern
 from toolhost.permissions.shell import ShellSyntaxError, parse_command
 from toolhost.permissions.urls import canonical_host, host_matches, url_host
@@ -173,7 +173,7 @@ class BashMatcher:
         except ShellSyntaxError:
             return not strict
         if strict:
-            analysis = analyze_command(parsed)
+            analysis = analyze_line(command)
             if analysis.reason is not None or parsed.opaque:
                 return False
             if self.whole:  # literal text with wildcards: never through a wrapper

@@ -8,7 +8,7 @@ from typing import Any
 
 from toolhost.config.model import PermissionsConfig
 from toolhost.errors import ConfigError, Problem
-from toolhost.permissions.bashprog import analyze_command
+from toolhost.permissions.bashprog import analyze_line
 from toolhost.permissions.conditions import MISSING, index_key
 from toolhost.permissions.content import BashMatcher, command_forms, cover_steps
 from toolhost.permissions.decision import Decision
@@ -230,7 +230,7 @@ class CompiledPolicy:
             parsed = parse_command(command)
         except ShellSyntaxError:
             return None
-        analysis = analyze_command(parsed)
+        analysis = analyze_line(command)
         if parsed.opaque or analysis.reason is not None or not any(analysis.steps):
             return None
         plan = self._plan("Bash")
@@ -291,7 +291,7 @@ def _unprovable(tool_input: Mapping[str, Any]) -> str | None:
     if not isinstance(command, str):
         return None
     try:
-        return analyze_command(parse_command(command)).reason
+        return analyze_line(command).reason
     except ShellSyntaxError as exc:
         return f"it does not parse: {exc}"
 

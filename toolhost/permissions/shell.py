@@ -176,8 +176,11 @@ class _Lexer:
             j = self._backtick_end(i + 1)
             self._substitution(i + 1, j)
             return j + 1
-        if s.startswith("${", i):
-            return _closing_brace(s, i + 2) + 1
+        if s.startswith("${", i):  # ${x:-$(cmd)} runs cmd
+            j = _closing_brace(s, i + 2)
+            if "$" in s[i + 2:j] or "`" in s[i + 2:j]:
+                self._body_substitutions(s[i + 2:j])
+            return j + 1
         if s.startswith("$", i) and _PARAM_START.match(s, i + 1):
             m = _NAME.match(s, i + 1)
             return m.end() if m else i + 2
@@ -272,6 +275,7 @@ class _Lexer:
         return i
 
     def _body_substitutions(self, line: str) -> None:
+        """Record the substitutions in ``line`` (a here-document line, a ``${...}`` body)."""
         inner = _Lexer(line, self.depth)
         j = 0
         while j < len(line):
@@ -282,6 +286,7 @@ class _Lexer:
             else:
                 j += 1
         self.subs.extend(inner.subs)
+        self.opaque = self.opaque or inner.opaque
 
     def run(self) -> ParsedCommand:
         s, n, i = self.s, len(self.s), 0
