@@ -31,6 +31,10 @@ class Limits:
     Request answer, decided by a linear scan before the message is parsed, so nothing
     downstream (validation, serialisation, a tool) ever recurses that deep.
 
+    ``max_values``: containers plus array items and object members in one message,
+    counted by the same scan. Over it: an Invalid Request answer. It bounds the memory one
+    message can take once parsed (a 32 MB line of ``{},`` is a million dicts per 8 MB).
+
     ``max_argument_bytes``: the ``arguments`` of one ``tools/call`` as compact JSON. Over
     it: an Invalid params answer naming the tool.
 
@@ -43,6 +47,7 @@ class Limits:
 
     max_message_bytes: int = 32 * MIB
     max_depth: int = 256
+    max_values: int = 1_000_000
     max_argument_bytes: int = 16 * MIB
     max_connections: int = 1000
     header_timeout: float = 10.0

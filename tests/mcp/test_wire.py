@@ -55,6 +55,20 @@ def test_unterminated_strings_full_of_escapes_scan_in_linear_time() -> None:
     assert caught.value.code in (rpc.PARSE_ERROR, rpc.INVALID_REQUEST)
 
 
+@pytest.mark.parametrize("unit", [b"{},", b"[],", b'"ab",', b"1,", b'{"a":1},'])
+def test_too_many_values_are_refused_before_parsing(unit: bytes) -> None:
+    data = b"[" + unit * 400_000 + b"1]"
+    with pytest.raises(WireError) as caught:
+        decode(data, Limits(max_values=100_000))
+    assert "JSON values; the limit is 100,000" in caught.value.message
+    assert decode(b"[" + unit * 1000 + b"1]", Limits(max_values=100_000))[-1] == 1
+
+
+def test_commas_inside_strings_are_not_values() -> None:
+    data = json.dumps(["," * 500_000, "a,b"]).encode()
+    assert len(decode(data, Limits(max_values=10))) == 2
+
+
 def test_size_limit_is_checked_before_parsing() -> None:
     with pytest.raises(WireError) as caught:
         decode(b'"' + b"x" * 2000 + b'"', Limits(max_message_bytes=1000))

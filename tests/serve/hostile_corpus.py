@@ -58,6 +58,9 @@ FAULTS: list[tuple[str, bytes]] = [
     ("deep arrays", b"[" * 100_000 + b"]" * 100_000),
     ("deep objects", b'{"a":' * 50_000 + b"1" + b"}" * 50_000),
     ("deep arguments", deep_arguments(5000)),
+    ("a million empty objects", b'{"jsonrpc":"2.0","id":"m","method":"tools/call","params":'
+                                b'{"name":"echo","arguments":{"text":[' + b"{}," * 1_200_000
+                                + b'{}]}}}'),
     ("id object", msg({"jsonrpc": "2.0", "id": {"a": 1}, "method": "ping"})),
     ("id list", msg({"jsonrpc": "2.0", "id": [1, 2], "method": "tools/list"})),
     ("id true", msg({"jsonrpc": "2.0", "id": True, "method": "ping"})),

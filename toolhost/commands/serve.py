@@ -75,6 +75,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              f"(default {_mib(DEFAULTS.max_message_bytes)}; e.g. 4MiB)")
     limits.add_argument("--max-depth", type=_positive_int, metavar="N",
                         help=f"deepest JSON nesting (default {DEFAULTS.max_depth})")
+    limits.add_argument("--max-values", type=_positive_int, metavar="N",
+                        help="most JSON values (containers, items, members) in one message; "
+                             f"bounds its memory once parsed (default {DEFAULTS.max_values:,})")
     limits.add_argument("--max-argument", type=_size, metavar="SIZE",
                         help="largest tools/call arguments, as JSON "
                              f"(default {_mib(DEFAULTS.max_argument_bytes)})")
@@ -128,6 +131,7 @@ def _seconds(text: str) -> float:
 def limits_from(args: argparse.Namespace) -> Limits:
     """The limits the command line asks for (defaults for what it leaves out)."""
     return DEFAULTS.replace(max_message_bytes=args.max_message, max_depth=args.max_depth,
+                            max_values=args.max_values,
                             max_argument_bytes=args.max_argument,
                             max_connections=args.max_connections,
                             header_timeout=args.header_timeout, body_timeout=args.body_timeout)

@@ -35,19 +35,20 @@ class WireError(ValueError):
         return rpc.error_response(None, self.code, self.message)
 
 
-_NOT_SKELETON = bytes(b for b in range(256) if b not in b'"[]{}')
+_NOT_SKELETON = bytes(b for b in range(256) if b not in b'"[]{},')
 _PARENS = bytes.maketrans(b"[]{}", b"()()")  # depth does not care which kind of bracket
+_COMMA = b","
 _STEPS = bytes.maketrans(b"()", b"\x02\x00")  # minus 1 each: the depth step
 _QUICK_PASSES = 16
 
 
-def _brackets_outside_strings(data: bytes) -> bytes:
-    """The brackets of ``data`` outside its strings, as ``(`` and ``)``.
+def _skeleton(data: bytes) -> bytes:
+    """The brackets and commas of ``data`` outside its strings (brackets as ``(``/``)``).
 
     Every step is a C loop over the bytes (no regex, nothing to backtrack): escaped
     backslashes, then escaped quotes go; then all but quotes and brackets; then every
-    adjacent pair of quotes (an empty string, or a gap without brackets between two
-    strings); what quotes are left alternate open/close around brackets inside strings.
+    adjacent pair of quotes (an empty string, or a gap without brackets or commas between
+    two strings); what quotes are left alternate open/close around what strings hold.
     """
     plain = data.replace(b"\\\\", b"").replace(b'\\"', b"")
     skeleton = plain.translate(None, _NOT_SKELETON).replace(b'""', b"")
@@ -70,16 +71,27 @@ def _few_openers(data: bytes, limit: int) -> bool:
     return True
 
 
-def check_depth(data: bytes, max_depth: int) -> None:
-    """Raise ``WireError`` if the JSON text ``data`` nests deeper than ``max_depth``.
+def check_depth(data: bytes, max_depth: int, max_values: int | None = None) -> None:
+    """Raise ``WireError`` if the JSON text ``data`` nests deeper than ``max_depth`` or,
+    with ``max_values``, holds more containers and array items / object members than that.
 
-    Linear and non-recursive. Brackets inside strings are not counted; on malformed
-    input (an unterminated string) the scan may over-count, which only ever refuses
-    something ``json.loads`` would refuse too.
+    Linear and non-recursive. Brackets and commas inside strings are not counted; on
+    malformed input (an unterminated string) the scan may over-count, which only ever
+    refuses something ``json.loads`` would refuse too. The value count bounds memory: a
+    32 MB line of ``{},`` would parse into about 1 GB of dicts.
     """
-    if _few_openers(data, max_depth):
+    # Each comma takes a byte and each container two: a short message cannot hold many.
+    count_values = max_values is not None and len(data) > max_values
+    if not count_values and _few_openers(data, max_depth):
         return  # cannot nest deeper than it has brackets: the usual case
-    parens = _brackets_outside_strings(data)
+    skeleton = _skeleton(data)
+    if max_values is not None and count_values:
+        commas = skeleton.count(_COMMA)
+        values = commas + (len(skeleton) - commas) // 2
+        if values > max_values:
+            raise WireError(rpc.INVALID_REQUEST, f"Invalid Request: the message holds about "
+                            f"{values:,} JSON values; the limit is {max_values:,}")
+    parens = skeleton.replace(_COMMA, b"")
     # Wide but shallow (a long array of small objects): each pass drops the innermost
     # pairs, one level, in C; a few passes empty it.
     level = parens
@@ -115,7 +127,7 @@ def decode(data: bytes, limits: Limits = DEFAULT_LIMITS) -> Any:
     if len(data) > limits.max_message_bytes:
         raise WireError(rpc.INVALID_REQUEST, f"Invalid Request: the message is {len(data):,} "
                         f"bytes; the limit is {limits.max_message_bytes:,}")
-    check_depth(data, limits.max_depth)
+    check_depth(data, limits.max_depth, limits.max_values)
     try:
         if data.startswith(b"\xef\xbb\xbf"):  # a UTF-8 byte order mark, as json.loads allows
             data = data[3:]
