@@ -144,6 +144,6 @@ permissions:
         lines = out.stderr.splitlines()
         assert lines[-2].startswith(f"{config}:8:7: permissions.allow[0]: permission rule "
                                     "'Bash(npm test': cannot parse rule")
-        assert lines[-1].startswith(f"{config}:9:7: permissions.allow[1]: ")
+        assert lines[-1].startswith(f"{config}:10:14: permissions.allow[1].when.x: ")
         assert "unknown condition 'regexp'" in lines[-1]
         assert ("cannot import" in out.stderr) == (not flags)

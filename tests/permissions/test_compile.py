@@ -125,7 +125,7 @@ def test_lint_findings() -> None:
                                                            external_servers=["ext"])}
     assert found == {
         ("shadowed", 3),  # after mcp__git__* (line 2)
-        ("never-matches", 4), ("broad-allow", 4),  # typo of a server
+        ("never-matches", 4),  # typo of a server (an exact name allows one tool, not all)
         ("broad-allow", 5), ("broad-allow", 6), ("unknown-tool", 7),
         ("duplicate", 8), ("shadowed", 9),  # mcp__* (line 5) comes first
     }

@@ -13,14 +13,16 @@ if TYPE_CHECKING:
     from toolhost.config.model import HostConfig
 
 
-def compile_config(config: HostConfig, *, connect: bool = True) -> CompiledTools:
+def compile_config(config: HostConfig, *, problems: list[Problem] | None = None,
+                   connect: bool = True) -> CompiledTools:
     """Bind every tool with the built-in kinds and those of the plugins the config enables
-    (raises CompileError listing each bad tool). ``connect=False`` leaves imported servers
-    (``mcp:``) unstarted. Call ``close`` after."""
+    (raises CompileError listing each bad tool; with ``problems``, they go there and the
+    tools that compiled are returned). ``connect=False`` leaves imported servers (``mcp:``)
+    unstarted. Call ``close`` after."""
     from toolhost.compile import compile_tools
 
     # kinds: plugins.kinds_for, activated once per plugin list
-    return compile_tools(config, connect=connect)
+    return compile_tools(config, problems=problems, connect=connect)
 
 
 def close(compiled: CompiledTools) -> None:

@@ -50,54 +50,76 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--fragment", action="store_true",
                         help="the files are fragments meant to be extended (`extends:`): "
                         "the format version may be missing")
+    parser.add_argument("--strict", action="store_true",
+                        help="warnings fail the check too (for CI)")
     parser.add_argument("-q", "--quiet", action="store_true",
                         help="print nothing for valid files")
 
 
-def _rule_problems(config: HostConfig) -> list[Problem]:
-    """What compiling the permission rules reports (a rule that does not parse, an unknown
-    `when` operator, an `expr` syntax error): `run` would refuse to start on these."""
-    from toolhost.errors import ConfigError
-    from toolhost.permissions import compile_policy
-    from toolhost.permissions.gate import declared_tool_names
-
-    try:
-        compile_policy(config.permissions, tool_names=declared_tool_names(config),
-                       cwd=config.run.cwd)
-    except ConfigError as exc:
-        return list(exc.problems)
-    return []
-
-
-def main(args: argparse.Namespace) -> int:
+def _check(file: str, args: argparse.Namespace) -> tuple[HostConfig | None, list[Problem],
+                                                      list[Problem]]:
+    """Every stage that can run: the config (whatever of it checked), the rules, the tools.
+    Returns (config or None when the file could not be read, errors, warnings)."""
     from toolhost.commands._configs import close, compile_config, redacted
     from toolhost.config.loader import load_config
     from toolhost.errors import ConfigError
+    from toolhost.permissions.authoring import review_rules
+    from toolhost.permissions.unanswered import unanswered_note
+
+    errors: list[Problem] = []
+    try:
+        config = load_config(file, layers=not args.no_layers, fragment=args.fragment,
+                             problems=errors)
+    except ConfigError as exc:
+        return None, list(exc.problems), []
+    compiled = None
+    if not args.no_compile:
+        compiled = compile_config(config, problems=errors, connect=args.connect)
+    try:
+        findings = review_rules(config, compiled)
+    finally:
+        if compiled is not None:
+            close(compiled)
+    errors += [f.problem for f in findings if f.level == "error"]
+    warnings = [f.problem for f in findings if f.level == "warning"]
+    note = unanswered_note(config, "validate")
+    if note is not None:
+        warnings.append(note)
+    order = {name: i for i, name in enumerate(config.files)}
+
+    def key(p: Problem) -> tuple[int, int, int]:
+        return (order.get(p.file, len(order)), p.line, p.column)
+
+    return (config, sorted(redacted(config, dict.fromkeys(errors)), key=key),
+            sorted(redacted(config, dict.fromkeys(warnings)), key=key))
+
+
+def main(args: argparse.Namespace) -> int:
+    import dataclasses
 
     failed = 0
     for file in args.files:
-        try:
-            config = load_config(file, layers=not args.no_layers, fragment=args.fragment)
-            rule_problems = _rule_problems(config)
-            if not args.no_compile:
-                try:
-                    compiled = compile_config(config, connect=args.connect)
-                except ConfigError as exc:
-                    raise ConfigError(redacted(config, [*exc.problems, *rule_problems])) \
-                        from None
-                close(compiled)
-            if rule_problems:
-                raise ConfigError(redacted(config, rule_problems))
-        except ConfigError as exc:
+        config, errors, warnings = _check(file, args)
+        notes = [w for w in warnings if w.message.startswith("note: ")]
+        warnings = [w for w in warnings if w not in notes]
+        shown = [*((p, "") for p in errors), *((p, "warning: ") for p in warnings)]
+        shown.sort(key=lambda item: (item[0].file != file, item[0].file, item[0].line,
+                                     item[0].column))
+        for problem, level in shown:
+            if level:
+                problem = dataclasses.replace(problem, message=level + problem.message)
+            print(str(problem), file=sys.stderr)
+        if errors or (args.strict and warnings):
             failed += 1
-            for problem in exc.problems:
-                print(str(problem), file=sys.stderr)
             continue
-        if not args.quiet:
+        if not args.quiet and config is not None:
             tools = sum(len(s.tools) for s in config.servers.values())
-            print(f"{file}: ok ({len(config.servers)} servers, {tools} tools)")
+            extra = f", {len(warnings)} warning(s)" if warnings else ""
+            print(f"{file}: ok ({len(config.servers)} servers, {tools} tools{extra})")
             from toolhost.backends.command_checks import option_notes
+            from toolhost.commands._configs import redacted
 
-            for note in redacted(config, option_notes(config)):
+            # after the verdict: facts about running it, not problems
+            for note in [*notes, *redacted(config, option_notes(config))]:
                 print(str(note), file=sys.stderr)
     return 1 if failed else 0

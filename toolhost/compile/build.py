@@ -144,17 +144,20 @@ def compile_tool(tool: ToolConfig, server: ServerConfig, kinds: Mapping[str, Bac
     )
 
 
-def compile_tools(config: HostConfig,
-                  kinds: Mapping[str, BackendKind] | None = None, *,
-                  connect: bool = True, pins: Any = None) -> CompiledTools:
+def compile_tools(config: HostConfig, kinds: Mapping[str, BackendKind] | None = None, *,
+                  problems: list[Problem] | None = None, connect: bool = True,
+                  pins: Any = None) -> CompiledTools:
     """Compile every tool of ``config``. ``kinds`` defaults to the built-in kinds plus those
     of the plugins the config enables. Imported servers (``mcp:``) are started and listed;
     with ``connect=False`` (an offline ``validate``) they offer no tools. Their tools are
     checked against the lock beside the config unless ``pins`` (a
     ``toolhost.gateway.pins.UpstreamPins``) says otherwise.
 
-    Raises one ``CompileError`` with a problem for every tool that cannot be built.
+    Raises one ``CompileError`` with a problem for every tool that cannot be built; with
+    ``problems`` (``validate``), they are appended there and the tools that did compile are
+    returned.
     """
+    collect = problems
     if kinds is None:
         from toolhost.plugins import kinds_for
         kinds = kinds_for(config.plugins)
@@ -163,7 +166,7 @@ def compile_tools(config: HostConfig,
     content: dict[str, ServerContent] = {}
     contexts: list[Closeable] = []
     # every layer's servers together: two files may each be fine and still collide
-    problems: list[Problem] = wire_name_problems(config.servers)
+    problems = wire_name_problems(config.servers)
     for name, server in config.servers.items():
         if server.external is not None or (server.upstream is not None and not connect):
             servers[name] = ()
@@ -196,11 +199,13 @@ def compile_tools(config: HostConfig,
                 content[name] = compile_content(server, kinds, ctx, compile_tool)
             except ConfigError as exc:
                 problems.extend(exc.problems)
-    if problems:
+    if problems and collect is None:
         for closing in contexts:  # imported servers started before the failure stop now
             if hasattr(closing, "connection"):
                 closing.connection.close()
         raise CompileError(problems)
+    if collect is not None:
+        collect.extend(problems)
     return CompiledTools(servers, tuple(contexts), content)
 
 

@@ -41,7 +41,8 @@ TOP_KEYS = ("toolhost", "extends", "servers", "permissions", "plugins", "setting
 
 def load_config(path: str | os.PathLike[str], *, kinds: Mapping[str, BackendKind] | None = None,
                 environ: Mapping[str, str] | None = None, layers: bool = True,
-                lock: LockGuard | None = None, fragment: bool = False) -> HostConfig:
+                lock: LockGuard | None = None, fragment: bool = False,
+                problems: list[Problem] | None = None) -> HostConfig:
     """Load ``path`` with its extends (and, with ``layers``, the user and local layers).
 
     ``kinds`` are the backend kinds tools may use; None means the built-in kinds plus those
@@ -49,10 +50,14 @@ def load_config(path: str | os.PathLike[str], *, kinds: Mapping[str, BackendKind
     (``toolhost.yaml`` -> ``toolhost.lock``), everything pulled in is checked against it;
     ``lock`` replaces that check (``toolhost lock`` passes one that only records). With
     ``fragment``, ``path`` is a file meant to be extended and may omit the format version.
-    Raises ``ConfigError`` listing every problem found.
+    Raises ``ConfigError`` listing every problem found. With ``problems`` (``validate``),
+    the problems of a config that was read are appended there instead and the config built
+    from everything that checked is returned, so later stages (rules, compile) still run;
+    files that cannot be read or parsed at all still raise.
     """
     env = os.environ if environ is None else environ
-    problems: list[Problem] = []  # ${...} problems, then every other one: all at once
+    collect = problems
+    problems = []  # ${...} problems, then every other one: all at once
     guard = lock if lock is not None else _guard_beside(path)
     merged, secrets, read = load_merged(path, environ=env, layers=layers, problems=problems,
                                         guard=guard, fragment=fragment)
@@ -61,8 +66,10 @@ def load_config(path: str | os.PathLike[str], *, kinds: Mapping[str, BackendKind
     problems.extend(guard.problems)
     if problems:
         order = {file: index for index, file in enumerate(read)}
-        raise ConfigError(sorted(problems, key=lambda p: (order.get(p.file, len(order)),
-                                                          p.line, p.column)))
+        problems.sort(key=lambda p: (order.get(p.file, len(order)), p.line, p.column))
+        if collect is None:
+            raise ConfigError(problems)
+        collect.extend(problems)
     if activation is not None:
         config = activation.apply(config)
     return config

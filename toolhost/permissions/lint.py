@@ -48,8 +48,11 @@ def _representatives(names: NamePattern) -> list[str]:
 
 
 def _covers(earlier: CompiledRule, later: CompiledRule) -> bool:
+    # A representative's '*' stands for any text: the earlier pattern must match it with
+    # '*' read as different runs of characters ('mcp__s__?' does not cover 'mcp__s__*').
     return earlier.unconditional and all(
-        earlier.names.matches(n) for n in _representatives(later.names))
+        earlier.names.matches(n.replace("*", fill))
+        for n in _representatives(later.names) for fill in ("ab", "x_y-z"))
 
 
 def lint_policy(policy: CompiledPolicy, tool_names: Iterable[str] | None = None, *,
@@ -87,12 +90,18 @@ def lint_policy(policy: CompiledPolicy, tool_names: Iterable[str] | None = None,
                     f"{earlier.origin} matches every call it could match first")
                 break
         if rule.effect == "allow" and rule.unconditional:
-            if pat.glob is not None and (not pat.is_mcp or wild_server):
+            if pat.glob is not None and (not pat.is_mcp or wild_server) and (
+                    pat.matches("mcp__any__tool") or pat.matches("mcp__any_server__x")):
                 add("broad-allow", "allows tools of every server, including ones this config "
                     "does not declare")
-            elif pat.is_mcp and server is not None and server not in declared_servers:
-                add("broad-allow", f"allows every tool of server {server!r}, which this config "
-                    "does not declare")
+            elif pat.glob is not None and not pat.is_mcp:
+                hits = sorted(n for n in BUILTIN_TOOLS if pat.matches(n))
+                add("broad-allow", "allows every built-in tool it matches: "
+                    + (", ".join(hits) or "none today, and any a later CLI adds"))
+            elif pat.server is not None and pat.server not in declared_servers:
+                # only a whole-server pattern allows "every tool"; mcp__nosuch__tool allows one
+                add("broad-allow", f"allows every tool of server {pat.server!r}, which this "
+                    "config does not declare")
             elif pat.exact == {"Bash"}:
                 add("broad-allow", "allows every shell command; prefer Bash(<command>:*) rules")
     return out

@@ -1,0 +1,158 @@
+"""Every author mistake in a config's rules, found at once, for ``validate``.
+
+Per rule: each part compiled on its own (so a bad ``when`` key does not hide a bad ``expr``),
+its target checked against the declared and built-in tools, its ``when``/``expr``/``rewrite``
+paths checked against those tools' inputSchemas, empty parts flagged; then the policy's lint
+findings that are about the author's intent (duplicates, shadowed rules, broad allows).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+from toolhost.config.model import HostConfig, Origin, RuleConfig
+from toolhost.permissions.builtin_inputs import BUILTIN_INPUTS
+from toolhost.permissions.conditions import compile_when
+from toolhost.permissions.expr import compile_expr
+from toolhost.permissions.lint import BUILTIN_TOOLS, lint_policy
+from toolhost.permissions.names import parse_name_pattern
+from toolhost.permissions.policy import CompiledPolicy
+from toolhost.permissions.rulecheck import Finding, Target, Where, check_rule_paths
+from toolhost.permissions.rules import CompiledRule, compile_rule
+from toolhost.permissions.targets import ToolIndex, check_target
+
+if TYPE_CHECKING:
+    from toolhost.compile import CompiledTools
+
+__all__ = ["review_rules", "tool_index"]
+
+_LINT_CODES = ("duplicate", "shadowed", "broad-allow")  # the others: see check_target
+
+
+def tool_index(config: HostConfig) -> ToolIndex:
+    """The tools rules may name: the config's (by server), external servers, built-ins."""
+    return ToolIndex(
+        tools={name: tuple(s.tools) for name, s in config.servers.items()},
+        external=frozenset(n for n, s in config.servers.items() if s.external is not None),
+        builtins=BUILTIN_TOOLS)
+
+
+class _Review:
+    def __init__(self, config: HostConfig, tools: CompiledTools | None, cwd: str) -> None:
+        self.config = config
+        self.cwd = cwd
+        self.index = tool_index(config)
+        self.schemas: dict[str, Mapping[str, object]] = {}
+        if tools is not None:
+            self.schemas = {f"mcp__{t.server}__{t.name}": t.input_schema for t in tools}
+        self.found: list[Finding] = []
+
+    def where(self, rule: RuleConfig) -> Where:
+        def at(suffix: str) -> Origin:
+            if not suffix or not rule.origin.key_path:
+                return rule.origin
+            try:
+                return self.config.origins[rule.origin.key_path + suffix]
+            except KeyError:
+                return rule.origin
+        return at
+
+    def error(self, origin: Origin, rule: RuleConfig, message: str, hint: str = "",
+              level: str = "error") -> None:
+        self.found.append(Finding(level, origin.problem(
+            f"permission rule {rule.tool!r}: {message}", hint=hint)))
+
+    def rule(self, rule: RuleConfig) -> CompiledRule | None:
+        at = self.where(rule)
+        bare = dataclasses.replace(rule, when=None, expr=None, rewrite=None)
+        try:
+            head = compile_rule(bare, cwd=self.cwd)
+        except ValueError as exc:
+            self.error(rule.origin, rule, str(exc), _hint(str(exc), rule.tool))
+            head = None
+        rule_dir = (os.path.dirname(os.path.abspath(rule.origin.file))
+                    if rule.origin.file and not rule.origin.file.startswith("<") else self.cwd)
+        broken = head is None
+        for key, spec in (rule.when or {}).items():
+            try:
+                compile_when({key: spec}, cwd=self.cwd, rule_dir=rule_dir)
+            except ValueError as exc:
+                broken = True
+                self.error(at(f".when.{key}"), rule, str(exc))
+        if rule.expr is not None:
+            try:
+                compile_expr(rule.expr)
+            except ValueError as exc:
+                broken = True
+                self.error(at(".expr"), rule, str(exc))
+        for part, value in (("when", rule.when), ("expr", rule.expr), ("rewrite", rule.rewrite)):
+            if value is not None and not value:
+                self.error(at(f".{part}"), rule, f"'{part}' is empty, so the rule applies to "
+                           "every call of its tools", f"remove '{part}' if that is meant",
+                           "warning")
+        compiled = None
+        if not broken:
+            try:
+                compiled = compile_rule(rule, cwd=self.cwd)
+            except ValueError as exc:
+                if not str(exc).startswith("rewrite is only allowed"):  # the loader said it
+                    self.error(at(".rewrite") if "rewrite" in str(exc) else rule.origin,
+                               rule, str(exc))
+        self.targets(rule, at)
+        return compiled
+
+    def targets(self, rule: RuleConfig, at: Where) -> None:
+        name = rule.tool.strip().split("(", 1)[0]
+        try:
+            pattern = parse_name_pattern(name)
+        except ValueError:
+            return  # compile_rule said why
+        problem = check_target(pattern, self.index)
+        if problem is not None:
+            self.error(rule.origin, rule, problem.message, problem.hint, problem.level)
+            return
+        names = self.index.matching(pattern)
+        targets: list[Target] = []
+        for tool in names:
+            if tool in BUILTIN_INPUTS:
+                targets.append(Target(tool, BUILTIN_INPUTS[tool], strict=False))
+            elif tool in self.schemas:
+                targets.append(Target(tool, self.schemas[tool]))
+            elif tool.startswith("mcp__"):
+                targets = []  # a tool whose schema is unknown (did not compile): no proof
+                break
+        external = pattern.is_mcp and any(pattern.matches(f"mcp__{s}__x")
+                                           for s in self.index.external)
+        if external or (pattern.is_mcp and not names):
+            targets = []
+        self.found += check_rule_paths(rule, at, targets)
+
+
+def _hint(message: str, tool: str) -> str:
+    if "is not a host name" in message and "://" in tool:
+        host = tool.split("://", 1)[1].split("/", 1)[0].split(")", 1)[0]
+        return f"write the host alone: WebFetch(domain:{host})"
+    return ""
+
+
+def review_rules(config: HostConfig, tools: CompiledTools | None = None, *,
+                 cwd: str | None = None) -> list[Finding]:
+    """Errors and warnings about ``config``'s rules, each with the rule's file:line.
+
+    ``tools`` (the compiled tools, possibly only those that compiled) gives the inputSchemas
+    rules are checked against; without it only built-in tools' arguments are checked.
+    """
+    base = os.path.abspath(cwd or config.run.cwd or os.getcwd())
+    review = _Review(config, tools, base)
+    compiled = [c for rule in config.permissions.rules if (c := review.rule(rule)) is not None]
+    policy = CompiledPolicy(compiled, default=config.permissions.default,
+                            tool_names=review.index.wire_names)
+    external = sorted(review.index.external)
+    for finding in lint_policy(policy, servers=list(config.servers), external_servers=external):
+        if finding.code in _LINT_CODES:
+            review.found.append(Finding("warning", finding.origin.problem(
+                f"permission rule {finding.rule!r}: {finding.code}: {finding.message}")))
+    return review.found

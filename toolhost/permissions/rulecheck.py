@@ -1,0 +1,310 @@
+"""A rule's ``when``, ``expr`` and ``rewrite`` checked against the inputSchemas of its tools.
+
+A rule that names an argument the tool cannot receive, or compares it in a way its type never
+allows, never fires: ``validate`` says so with the rule's file:line. The targets are the
+tools the rule can match whose schema is known (the config's tools, Claude Code's built-ins);
+a path is an error only when no target could have it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from toolhost.config.model import Origin, RuleConfig
+from toolhost.errors import Problem
+from toolhost.excerpt import cut
+from toolhost.permissions.conditions import KeyPath, parse_key_path
+from toolhost.permissions.schemapath import describe_types, numeric, resolve, schema_types
+
+__all__ = ["Finding", "Target", "Where", "check_rule_paths", "pattern_operator"]
+
+
+@dataclass(frozen=True)
+class Target:
+    """A tool a rule can match, with its inputSchema. ``strict``: a missing key is an error
+    (the config's own tools) rather than a warning (built-ins, whose CLI may add arguments)."""
+
+    name: str
+    schema: Mapping[str, Any]
+    strict: bool = True
+
+
+@dataclass(frozen=True)
+class Finding:
+    level: str  # "error" | "warning"
+    problem: Problem
+
+
+Where = Callable[[str], Origin]  # key suffix (".when.path") -> the origin of that node
+
+
+def pattern_operator(value: str) -> str | None:
+    """The operator a plain string that looks like a pattern was probably meant for."""
+    if len(value) < 2:
+        return None
+    if any(t in value for t in (".*", ".+", "\\d", "\\w", "\\s", "\\b", "(?")) or (
+            value.startswith("^") or (value.endswith("$") and not value.endswith("\\$"))):
+        return "regex"
+    if "*" in value or "?" in value or ("[" in value and "]" in value):
+        return "path_glob" if value.startswith(("/", "~", "./", "../")) else "glob"
+    return None
+
+
+class _Checker:
+    def __init__(self, rule: RuleConfig, where: Where, targets: Sequence[Target]) -> None:
+        self.rule = rule
+        self.where = where
+        self.targets = targets
+        self.found: list[Finding] = []
+
+    def add(self, level: str, suffix: str, message: str, hint: str = "") -> None:
+        origin = self.where(suffix)
+        self.found.append(Finding(level, origin.problem(
+            f"permission rule {self.rule.tool!r}: {message}", hint=hint)))
+
+    def schemas(self, path: KeyPath, suffix: str, what: str) -> list[Mapping[str, Any]]:
+        """The schema at ``path`` in every target that can have it; reports when none can."""
+        found, misses = [], []
+        for target in self.targets:
+            got = resolve(target.schema, path)
+            if got.schema is None:
+                misses.append((target, got))
+            else:
+                found.append(got.schema)
+        if misses and not found:
+            target, got = misses[0]
+            level = "error" if any(t.strict for t, _ in misses) else "warning"
+            names = target.name if len(misses) == 1 else f"{len(misses)} tools it matches"
+            hint = f"did you mean {got.suggestion!r}?" if got.suggestion else ""
+            self.add(level, suffix, f"{what} can never be present: in {names}, {got.problem}",
+                     hint)
+        return found
+
+    # -- when -------------------------------------------------------------------------------
+
+    def when(self, when: Mapping[str, Any]) -> None:
+        for key, spec in when.items():
+            suffix = f".when.{key}"
+            try:
+                path = parse_key_path(str(key))
+            except ValueError:
+                continue  # compile_rule reports it
+            ops = dict(spec) if isinstance(spec, Mapping) else {"equals": spec}
+            self.plain_pattern(suffix, key, spec)
+            low, high = ops.get("min"), ops.get("max")
+            if _number(low) and _number(high) and float(low) > float(high):
+                self.add("error", suffix, f"when.{key}: min {low} is above max {high}, so this "
+                         "condition never holds")
+            if not self.targets:
+                continue
+            for schema in self.schemas(path, suffix, f"when.{key}") or ():
+                if self.op_fits(schema, ops):
+                    break
+            else:
+                if self.schemas_known(path):
+                    self.op_mismatch(suffix, key, path, ops)
+
+    def schemas_known(self, path: KeyPath) -> list[Mapping[str, Any]]:
+        return [r.schema for t in self.targets if (r := resolve(t.schema, path)).schema
+                is not None]
+
+    def plain_pattern(self, suffix: str, key: str, spec: Any) -> None:
+        value = spec.get("equals") if isinstance(spec, Mapping) else spec
+        values = [value] + (list(spec["one_of"]) if isinstance(spec, Mapping) and isinstance(
+            spec.get("one_of"), list) else [])
+        for v in values:
+            if not isinstance(v, str):
+                continue
+            op = pattern_operator(v)
+            if op is None:
+                continue
+            shown = json.dumps(cut(v, 80))
+            extra = ""
+            if op == "path_glob" and v.endswith("/**"):
+                extra = f" (or {{path_under: {json.dumps(v[:-3] or '/')}}})"
+            self.add("warning", suffix, f"when.{key}: the plain value {shown} is tested for "
+                     f"equality, not as a pattern", f"for a pattern write {{{op}: {shown}}}"
+                     + extra)
+            return
+
+    def op_fits(self, schema: Mapping[str, Any], ops: Mapping[str, Any]) -> bool:
+        """Whether every operator can hold for some value of ``schema``."""
+        return not self.why_not(schema, ops)
+
+    def why_not(self, schema: Mapping[str, Any], ops: Mapping[str, Any]) -> str:
+        types = schema_types(schema)
+        for op, arg in ops.items():
+            if op in ("min", "max") and types is not None and not numeric(types):
+                return f"'{op}' compares numbers, but the argument is {describe_types(types)}"
+            if op in ("glob", "regex", "path_under", "path_glob") and types is not None \
+                    and "string" not in types:
+                return f"'{op}' matches strings, but the argument is {describe_types(types)}"
+            if op == "equals" and not _valid(schema, arg):
+                return f"{cut(json.dumps(arg, default=str), 80)} is not a value it can take" \
+                    + _allowed(schema)
+            if op == "one_of" and isinstance(arg, list) and arg and not any(
+                    _valid(schema, v) for v in arg):
+                return "none of the one_of values is a value it can take" + _allowed(schema)
+        return ""
+
+    def op_mismatch(self, suffix: str, key: str, path: KeyPath, ops: Mapping[str, Any]) -> None:
+        schema = self.schemas_known(path)[0]
+        reason = self.why_not(schema, ops)
+        if reason:
+            self.add("error", suffix, f"when.{key} never holds: {reason}")
+
+    # -- expr -------------------------------------------------------------------------------
+
+    def expr(self, source: str) -> None:
+        try:
+            names, paths = _expr_refs(source)
+        except Exception:  # a syntax error: compile_rule reports it
+            return
+        for name in names:
+            self.add("error", ".expr", f"expr uses {name!r}, which is not defined: the "
+                     f"expression sees args (the arguments) and tool (the tool name)",
+                     f"did you mean args.{name}?")
+        if not self.targets:
+            return
+        reported: set[KeyPath] = set()
+        for path in paths:
+            if any(path[:len(p)] == p for p in reported):
+                continue
+            before = len(self.found)
+            self.schemas(path, ".expr", "expr path args" + "".join(
+                f"[{p!r}]" if not isinstance(p, str) or not p.isidentifier() else f".{p}"
+                for p in path))
+            if len(self.found) > before:
+                reported.add(path)
+
+    # -- rewrite ----------------------------------------------------------------------------
+
+    def rewrite(self, spec: Mapping[str, Any]) -> None:
+        sets = spec.get("set")
+        for key, value in (sets.items() if isinstance(sets, Mapping) else ()):
+            suffix = f".rewrite.set.{key}"
+            path = _path(key)
+            if path is None or not self.targets:
+                continue
+            found = self.schemas(path, suffix, f"rewrite.set.{key}")
+            if found and not any(_valid(s, value) for s in found):
+                shown = cut(json.dumps(value, default=str), 80)
+                self.add("error", suffix, f"rewrite.set.{key}: {shown}"
+                         " is not a value the argument can take, so every rewritten call "
+                         "fails the tool's schema" + _allowed(found[0]))
+        clamps = spec.get("clamp")
+        for key, bounds in (clamps.items() if isinstance(clamps, Mapping) else ()):
+            suffix = f".rewrite.clamp.{key}"
+            if isinstance(bounds, Mapping):
+                low, high = bounds.get("min"), bounds.get("max")
+                if _number(low) and _number(high) and float(low) > float(high):
+                    self.add("error", suffix, f"rewrite.clamp.{key}: min {low} is above max "
+                             f"{high}")
+            path = _path(key)
+            if path is None or not self.targets:
+                continue
+            found = self.schemas(path, suffix, f"rewrite.clamp.{key}")
+            kinds = [schema_types(s) for s in found]
+            if found and all(k is not None and not numeric(k) for k in kinds):
+                self.add("error", suffix, f"rewrite.clamp.{key}: the argument is "
+                         f"{describe_types(kinds[0] or set())}, not a number, so every call "
+                         "that passes it is denied")
+
+
+def _number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _path(key: Any) -> KeyPath | None:
+    try:
+        return parse_key_path(str(key))
+    except ValueError:
+        return None
+
+
+def _valid(schema: Mapping[str, Any], value: Any) -> bool:
+    if not schema or "$ref" in json.dumps(schema, default=str):
+        return True
+    from jsonschema import Draft202012Validator
+
+    try:
+        return bool(Draft202012Validator(schema).is_valid(value))
+    except Exception:  # a schema this check cannot use proves nothing
+        return True
+
+
+def _allowed(schema: Mapping[str, Any]) -> str:
+    enum = schema.get("enum")
+    if isinstance(enum, list):
+        return " (it is one of " + cut(", ".join(json.dumps(v, default=str) for v in enum),
+                                       120) + ")"
+    types = schema_types(schema)
+    return f" (it is {describe_types(types)})" if types else ""
+
+
+_METHODS = frozenset({"get", "keys", "items", "values"})
+
+
+def _expr_refs(source: str) -> tuple[list[str], list[KeyPath]]:
+    """Names an expression uses that are not defined, and the argument paths it reads."""
+    from jinja2 import nodes
+    from jinja2.parser import Parser
+    from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+    env = ImmutableSandboxedEnvironment()
+    tree = Parser(env, source, state="variable").parse_expression()
+    known = {"args", "tool", *env.globals}
+    names = list(dict.fromkeys(n.name for n in tree.find_all(nodes.Name)
+                               if n.ctx == "load" and n.name not in known))
+
+    def chain(node: Any) -> list[str | int] | None:
+        if isinstance(node, nodes.Name):
+            return [] if node.name == "args" else None
+        if isinstance(node, nodes.Getattr):
+            base = chain(node.node)
+            return None if base is None else [*base, node.attr]
+        if isinstance(node, nodes.Getitem) and isinstance(node.arg, nodes.Const) \
+                and isinstance(node.arg.value, (str, int)):
+            base = chain(node.node)
+            return None if base is None else [*base, node.arg.value]
+        return None
+
+    paths: list[KeyPath] = []
+    methods: set[int] = set()
+    for call in tree.find_all(nodes.Call):
+        if isinstance(call.node, nodes.Getattr) and call.node.attr in _METHODS:
+            methods.add(id(call.node))
+            base = chain(call.node.node)
+            if base is not None and call.node.attr == "get" and call.args and isinstance(
+                    call.args[0], nodes.Const) and isinstance(call.args[0].value, str):
+                paths.append((*base, call.args[0].value))
+    for node in _walk(tree):
+        if id(node) in methods:
+            continue
+        if isinstance(node, (nodes.Getattr, nodes.Getitem)):
+            found = chain(node)
+            if found:
+                paths.append(tuple(found))
+    return names, sorted(set(paths), key=len)
+
+
+def _walk(node: Any) -> Iterator[Any]:
+    yield node
+    for child in node.iter_child_nodes():
+        yield from _walk(child)
+
+
+def check_rule_paths(rule: RuleConfig, where: Where, targets: Sequence[Target]
+                     ) -> list[Finding]:
+    """Everything wrong with ``rule``'s argument paths and operators, given its targets."""
+    checker = _Checker(rule, where, targets)
+    if isinstance(rule.when, Mapping):
+        checker.when(rule.when)
+    if isinstance(rule.expr, str):
+        checker.expr(rule.expr)
+    if isinstance(rule.rewrite, Mapping):
+        checker.rewrite(rule.rewrite)
+    return checker.found

@@ -1,0 +1,109 @@
+"""Which tools a rule names, and whether any of them exists.
+
+A rule whose pattern matches no tool never fires. ``validate`` reports it:
+
+* a bare name that is not a Claude Code built-in (``bash``, ``Bassh``): an error when it is a
+  near miss of a built-in (wrong case, a typo), a warning otherwise (a newer CLI may have it);
+* ``mcp__<server>...`` where the config declares ``<server>``: an error when no tool of it
+  matches (``mcp__files__lss``), with the nearest tool name;
+* ``mcp__<server>...`` where it does not: an error when ``<server>`` is a near miss of a
+  declared server (``mcp__devv``, ``mcp__Files``); otherwise a warning, since the CLI may
+  reach servers configured outside this file that validate cannot see;
+* servers declared with ``external:`` list their tools only when connected: any tool name is
+  accepted offline.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from toolhost.permissions.names import NamePattern, split_wire_name
+
+__all__ = ["TargetProblem", "ToolIndex", "check_target"]
+
+
+@dataclass(frozen=True)
+class ToolIndex:
+    """What validate knows: the declared tools by server, external servers, built-ins."""
+
+    tools: Mapping[str, tuple[str, ...]]  # declared server -> tool names (external: ())
+    external: frozenset[str]
+    builtins: frozenset[str]
+
+    @property
+    def wire_names(self) -> list[str]:
+        return [f"mcp__{s}__{t}" for s, names in self.tools.items() for t in names]
+
+    def matching(self, pattern: NamePattern) -> list[str]:
+        """The declared tools and built-ins ``pattern`` matches."""
+        return [n for n in (*self.wire_names, *sorted(self.builtins)) if pattern.matches(n)]
+
+
+@dataclass(frozen=True)
+class TargetProblem:
+    level: str  # "error" | "warning"
+    message: str
+    hint: str = ""
+
+
+def _near(name: str, candidates: Iterable[str]) -> str:
+    pool = list(candidates)
+    lowered = {c.lower(): c for c in pool}
+    if name.lower() in lowered:
+        return lowered[name.lower()]
+    found = difflib.get_close_matches(name, pool, n=1, cutoff=0.75)
+    return found[0] if found else ""
+
+
+def _server_of(pattern: NamePattern) -> tuple[str, str | None] | None:
+    """(server, tool part or None) of an ``mcp__`` pattern with a literal server part."""
+    rest = pattern.source[5:]
+    server, sep, tool = rest.partition("__")
+    if "*" in server or "?" in server:
+        return None
+    return server, (tool if sep else None)
+
+
+def check_target(pattern: NamePattern, index: ToolIndex) -> TargetProblem | None:
+    """Why ``pattern`` can match no tool this config can see, or None."""
+    if not pattern.is_mcp:
+        if pattern.glob is not None:
+            if index.matching(pattern):
+                return None
+            return TargetProblem("warning", f"{pattern.source!r} matches no built-in tool")
+        unknown = sorted(n for n in pattern.exact if n not in index.builtins)
+        if not unknown:
+            return None
+        near = _near(unknown[0], index.builtins)
+        if near:
+            return TargetProblem("error", f"{unknown[0]!r} is not a Claude Code tool (names "
+                                 "are case-sensitive)", f"did you mean {near!r}?")
+        if split_wire_name("mcp__" + unknown[0]) is None and "__" in unknown[0]:
+            return TargetProblem("error", f"{unknown[0]!r} is not a tool name",
+                                 f"did you mean 'mcp__{unknown[0]}'?")
+        return TargetProblem("warning", f"{unknown[0]!r} is not a Claude Code built-in tool "
+                             "this toolhost knows; the rule matches only a tool of exactly "
+                             "that name")
+    parts = _server_of(pattern)
+    if parts is None:
+        return None  # a server glob: may match servers configured elsewhere
+    server, tool = parts
+    if server in index.external:
+        return None
+    if server not in index.tools:
+        near = _near(server, index.tools)
+        if near:
+            shown = f"mcp__{near}" + (f"__{tool}" if tool else "")
+            return TargetProblem("error", f"no server {server!r} is declared",
+                                 f"did you mean {shown!r}?")
+        return TargetProblem("warning", f"no server {server!r} is declared in this config; "
+                             "the rule can only match a server the CLI reaches from elsewhere")
+    if index.matching(pattern):
+        return None
+    names = index.tools[server]
+    near = _near(tool or "", names)
+    return TargetProblem("error", f"server {server!r} has no tool matching {tool!r} (tools: "
+                         + (", ".join(names) or "none") + ")",
+                         f"did you mean 'mcp__{server}__{near}'?" if near else "")
