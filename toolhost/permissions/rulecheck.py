@@ -95,7 +95,7 @@ class _Checker:
             ops = dict(spec) if isinstance(spec, Mapping) else {"equals": spec}
             self.plain_pattern(suffix, key, spec)
             low, high = ops.get("min"), ops.get("max")
-            if _number(low) and _number(high) and float(low) > float(high):
+            if _crossed(low, high):
                 self.add("error", suffix, f"when.{key}: min {low} is above max {high}, so this "
                          "condition never holds")
             if not self.targets:
@@ -200,7 +200,7 @@ class _Checker:
             suffix = f".rewrite.clamp.{key}"
             if isinstance(bounds, Mapping):
                 low, high = bounds.get("min"), bounds.get("max")
-                if _number(low) and _number(high) and float(low) > float(high):
+                if _crossed(low, high):
                     self.add("error", suffix, f"rewrite.clamp.{key}: min {low} is above max "
                              f"{high}")
             path = _path(key)
@@ -216,6 +216,11 @@ class _Checker:
 
 def _number(v: Any) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _crossed(low: Any, high: Any) -> bool:
+    """Both bounds are numbers and min is above max: nothing lies between."""
+    return _number(low) and _number(high) and bool(low > high)
 
 
 def _path(key: Any) -> KeyPath | None:
