@@ -15,8 +15,14 @@ HELP = "check config files: every problem at once, with file:line:col and key pa
 DESCRIPTION = """\
 Check one or more config files (YAML or TOML) the way `toolhost run` would load them: the
 format version, every key and type, names, extends, ${VAR} interpolation, the permission
-rules (patterns, `when` operators, `expr`, `rewrite`), and (unless --no-compile) each tool's
-backend: imports, templates and schemas.
+rules, and (unless --no-compile) each tool's backend: imports, templates and schemas. Every
+stage runs, so one run shows every problem: a key error does not hide an import error.
+
+Rules are checked against what they name: a target that matches no declared or built-in tool
+(mcp__files__lss, mcp__devv, bash), a when/expr/rewrite path the tool's inputSchema cannot have
+(when: {patern: ...}), an operator that can never hold for the argument's type (min on a
+string), a plain value that looks like a pattern (when: {path: "/etc/**"}: a warning).
+Warnings print as "warning:" and do not fail the check unless --strict.
 
 Problems go to stderr, one per line, in the form
   FILE:LINE:COL: key.path: message (hint)
@@ -33,6 +39,7 @@ Examples:
   toolhost validate team.yaml
   toolhost validate examples/configs/*.yaml examples/configs/*.toml
   toolhost validate --no-layers --no-compile ci/config.toml
+  toolhost validate --strict team.yaml             fail on warnings too (CI)
   toolhost validate --fragment team/base.yaml    a file other configs extend
   toolhost validate --connect gateway.yaml        start imported servers, check reshaping
 """

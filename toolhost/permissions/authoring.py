@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from toolhost.config.model import HostConfig, Origin, RuleConfig
+from toolhost.excerpt import cut
 from toolhost.permissions.builtin_inputs import BUILTIN_INPUTS
 from toolhost.permissions.conditions import compile_when
 from toolhost.permissions.expr import compile_expr
@@ -55,9 +56,10 @@ class _Review:
             if not suffix or not rule.origin.key_path:
                 return rule.origin
             try:
-                return self.config.origins[rule.origin.key_path + suffix]
+                found = self.config.origins[rule.origin.key_path + suffix]
             except KeyError:
                 return rule.origin
+            return dataclasses.replace(found, key_path=cut(found.key_path, 200))
         return at
 
     def error(self, origin: Origin, rule: RuleConfig, message: str, hint: str = "",

@@ -15,6 +15,7 @@ from typing import Any
 __all__ = ["CompiledExpr", "ExprError", "compile_expr"]
 
 _MAX_SIZE = 100_000
+_MAX_SOURCE = 10_000  # characters of one expression
 
 
 class ExprError(Exception):
@@ -67,8 +68,15 @@ def compile_expr(source: str) -> CompiledExpr:
 
     if _ENV is None:
         _ENV = _environment()
+    from toolhost.excerpt import cut
+
+    if len(source) > _MAX_SOURCE:
+        raise ValueError(f"expr is {len(source)} characters long; the limit is {_MAX_SOURCE} "
+                         "(split it into several rules)")
     try:
         function = _ENV.compile_expression(source, undefined_to_none=False)
     except TemplateSyntaxError as exc:
-        raise ValueError(f"expr {source!r} does not parse: {exc.message}") from None
+        raise ValueError(f"expr {cut(source, 200)!r} does not parse: {exc.message}") from None
+    except RecursionError:  # hostile nesting: "((((...))))"
+        raise ValueError(f"expr {cut(source, 80)!r} nests too deeply to compile") from None
     return CompiledExpr(source, function)

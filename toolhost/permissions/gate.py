@@ -114,6 +114,12 @@ class PermissionGate:
             asker = TerminalAsker(redact=redact)
         else:
             asker = no_terminal_asker()
+        if isinstance(asker, FixedAsker) and asker.behavior == "deny":
+            from toolhost.permissions.unanswered import unanswered_note
+
+            note = unanswered_note(config, "", nobody=True)
+            if note is not None:  # once, at start: every such call is denied without a word
+                log.warning("%s", note)
         audit = AuditLog(perms.audit_log, redact=redact) if perms.audit_log else None
         gate = cls(policy, asker, audit, redact=config.redact)
         return gate

@@ -75,7 +75,8 @@ class _Checker:
             else:
                 found.append(got.schema)
         if misses and not found:
-            target, got = misses[0]
+            named = self.rule.tool.split("(", 1)[0].strip()
+            target, got = min(misses, key=lambda m: m[0].name != named)  # Read before Grep
             level = "error" if any(t.strict for t, _ in misses) else "warning"
             names = target.name if len(misses) == 1 else f"{len(misses)} tools it matches"
             hint = f"did you mean {got.suggestion!r}?" if got.suggestion else ""
@@ -86,10 +87,11 @@ class _Checker:
     # -- when -------------------------------------------------------------------------------
 
     def when(self, when: Mapping[str, Any]) -> None:
-        for key, spec in when.items():
-            suffix = f".when.{key}"
+        for raw, spec in when.items():
+            suffix = f".when.{raw}"
+            key = cut(str(raw), 60)
             try:
-                path = parse_key_path(str(key))
+                path = parse_key_path(str(raw))
             except ValueError:
                 continue  # compile_rule reports it
             ops = dict(spec) if isinstance(spec, Mapping) else {"equals": spec}

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from toolhost.excerpt import cut
 from toolhost.permissions.conditions import KeyPath, PointerSegment
 
 __all__ = ["ANYTHING", "Resolved", "describe_types", "numeric", "resolve", "schema_types"]
@@ -83,7 +84,8 @@ def _step(node: Mapping[str, Any], part: str | int, shown: str) -> Resolved:
         int(part) if isinstance(part, PointerSegment) and part.isdigit() else None)
     if types is not None and key is not None and "object" not in types and (
             index is None or "array" not in types):
-        return Resolved(None, f"{shown} is {describe_types(types)}: it has no key {key!r}")
+        return Resolved(None, f"{shown} is {describe_types(types)}: it has no key "
+                        f"{cut(key, 60)!r}")
     if types is not None and key is None and "array" not in types:
         return Resolved(None, f"{shown} is {describe_types(types)}: it has no items")
     if key is not None and (types is None or "object" in types):
@@ -100,7 +102,8 @@ def _step(node: Mapping[str, Any], part: str | int, shown: str) -> Resolved:
         close = _close(key, list(props))
         where = "the arguments have" if shown == "" else f"{shown} has"
         known = ", ".join(sorted(props)) or "none"
-        return Resolved(None, f"{where} no key {key!r} (keys: {known})", close)
+        return Resolved(None, f"{where} no key {cut(key, 60)!r} (keys: {cut(known, 300)})",
+                        close)
     items = node.get("items")
     if isinstance(items, Mapping):
         return Resolved(items)

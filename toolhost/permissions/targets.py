@@ -78,8 +78,9 @@ def check_target(pattern: NamePattern, index: ToolIndex) -> TargetProblem | None
             return None
         near = _near(unknown[0], index.builtins)
         if near:
-            return TargetProblem("error", f"{unknown[0]!r} is not a Claude Code tool (names "
-                                 "are case-sensitive)", f"did you mean {near!r}?")
+            case = " (names are case-sensitive)" if near.lower() == unknown[0].lower() else ""
+            return TargetProblem("error", f"{unknown[0]!r} is not a Claude Code tool{case}",
+                                 f"did you mean {near!r}?")
         if split_wire_name("mcp__" + unknown[0]) is None and "__" in unknown[0]:
             return TargetProblem("error", f"{unknown[0]!r} is not a tool name",
                                  f"did you mean 'mcp__{unknown[0]}'?")

@@ -54,7 +54,8 @@ def unanswered_note(config: HostConfig, where: str, *, nobody: bool = False) -> 
     if perms.ask_mode == "deny":
         when = "ask_mode is deny"
     elif nobody:
-        when = f"nobody can answer an ask under {where}"
+        when = (f"nobody can answer an ask under {where}" if where
+                else "nobody here can answer an ask")
     elif where == "validate":
         when = "under `serve`, or `run` without a terminal, nobody can answer an ask"
     else:
