@@ -11,7 +11,7 @@ if TYPE_CHECKING:
     from toolhost.config.model import HostConfig
     from toolhost.permissions.policy import CompiledPolicy
 
-HELP = "check a tool call against the permission rules, list them, lint them"
+HELP = "check a tool call against the permission rules, list them, lint them, test them"
 DESCRIPTION = """\
 Work with a config's permission rules (every layer: the file, its extends, plugins, the user
 and local files), exactly as a running host applies them. See docs/permissions.md.
@@ -19,6 +19,7 @@ and local files), exactly as a running host applies them. See docs/permissions.m
   check CONFIG TOOL [--input JSON]   the decision for one call and the rule (file:line) behind it
   list CONFIG                        every rule in evaluation order (deny, ask, allow)
   lint CONFIG                        rules that never match, shadowed rules, too-broad allows
+  test CASES...                      run policy test files: (tool, input, expected decision)
 
 Examples:
   toolhost permissions check team.yaml mcp__git__log --input '{"count": 5}'
@@ -26,10 +27,43 @@ Examples:
   toolhost permissions check team.yaml Read --input @call.json
   toolhost permissions list team.yaml
   toolhost permissions lint team.yaml
+  toolhost permissions test policy-tests.yaml -v
 
 Exit status: check exits 0 whatever the decision (read it from the output, or pass
 --exit-code for 0 allow / 10 deny / 11 ask); lint exits 1 when it has findings; a config that
-does not load exits 1; bad arguments exit 2.
+does not load exits 1; test exits 1 when a case fails or a case file is malformed; bad
+arguments exit 2.
+"""
+
+TEST_DESCRIPTION = """\
+Run policy test files, the way `opa test` runs policy tests: each file names a config and
+lists cases (a tool, its input, the decision expected, optionally the rule expected to make
+it). Every case is decided exactly as a running host would, without asking anyone and
+without running a tool. Keep the file beside the config and run it in CI.
+
+A case file (YAML or TOML):
+
+  config: toolhost.yaml              # relative to this file (or pass --config)
+  cases:
+    - name: tests may run
+      tool: Bash
+      input: {command: npm test}
+      expect: allow                  # allow | deny | ask
+      rule: Bash(npm test:*)         # optional: rule text, FILE:LINE, or default
+    - tool: mcp__db__query
+      input: {table: orders, limit: 500}
+      expect: allow
+      updated_input: {table: orders, limit: 100}   # optional: the rewritten input
+
+Output: one line per failed case with the case's file:line, what was expected, what happened
+and which rule decided; -v lists passes too; then a summary line.
+Exit status: 0 when every case passes; 1 when one fails, a case file is malformed or the
+config does not load.
+
+Examples:
+  toolhost permissions test policy-tests.yaml
+  toolhost permissions test tests/policy/*.yaml -v
+  toolhost permissions test cases.toml --config staging.yaml --no-layers
 """
 
 EXIT_BY_DECISION = {"allow": 0, "deny": 10, "ask": 11}
@@ -65,6 +99,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         cmd = sub.add_parser(name, help=text, description=text[0].upper() + text[1:] + ".")
         cmd.add_argument("config", metavar="CONFIG")
         cmd.add_argument("--json", action="store_true", help="print JSON")
+    test = sub.add_parser("test", help="run policy test files (tool, input, expected decision)",
+                          formatter_class=argparse.RawDescriptionHelpFormatter,
+                          description=TEST_DESCRIPTION)
+    test.add_argument("cases", nargs="+", metavar="CASES", help="case files (YAML or TOML)")
+    test.add_argument("--config", metavar="CONFIG",
+                      help="test this config instead of the one each case file names")
+    test.add_argument("-v", "--verbose", action="store_true", help="list passing cases too")
     for cmd in sub.choices.values():
         cmd.add_argument("--no-layers", action="store_true",
                          help="ignore the user and local layers")
@@ -191,6 +232,50 @@ def _lint(args: argparse.Namespace) -> int:
     return 1 if findings else 0
 
 
+def _test(args: argparse.Namespace) -> int:
+    from toolhost.config import load_config
+    from toolhost.errors import ConfigError
+    from toolhost.permissions.casefile import read_case_file
+    from toolhost.permissions.casetest import run_case
+    from toolhost.permissions.gate import declared_tool_names
+    from toolhost.permissions.policy import compile_policy
+
+    passed = failed = broken = 0
+    for path in args.cases:
+        cases = read_case_file(path, need_config=args.config is None)
+        for problem in cases.problems:
+            print(str(problem), file=sys.stderr)
+        broken += bool(cases.problems)
+        config_path = args.config or cases.config
+        if config_path is None or not cases.cases:
+            continue
+        try:
+            config = load_config(config_path, layers=not args.no_layers)
+            policy = compile_policy(config.permissions, tool_names=declared_tool_names(config),
+                                    cwd=cases.cwd or config.run.cwd)
+        except ConfigError as exc:
+            for problem in exc.problems:
+                print(str(problem), file=sys.stderr)
+            print(f"{path}: the config {config_path} does not load: its "
+                  f"{len(cases.cases)} case(s) were not run", file=sys.stderr)
+            broken += 1
+            continue
+        for case in cases.cases:
+            outcome = run_case(policy, case)
+            if outcome.passed:
+                passed += 1
+            else:
+                failed += 1
+            if args.verbose or not outcome.passed:
+                print(config.redact(outcome.line()))
+    total = passed + failed
+    summary = f"{total} case(s): {passed} passed, {failed} failed"
+    if broken:
+        summary += f"; {broken} file(s) with problems"
+    print(("FAIL: " if failed or broken else "PASS: ") + summary)
+    return 1 if failed or broken else 0
+
+
 def main(args: argparse.Namespace) -> int:
-    handlers = {"check": _check, "list": _list, "lint": _lint}
+    handlers = {"check": _check, "list": _list, "lint": _lint, "test": _test}
     return handlers[args.perm_command](args)

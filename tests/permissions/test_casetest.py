@@ -1,0 +1,157 @@
+"""``toolhost permissions test CASES``: policy tests as a real subprocess, and the shipped ones."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+EXAMPLES = Path(__file__).parents[2] / "examples" / "policy-tests"
+
+CONFIG = """\
+toolhost: 1
+servers:
+  db:
+    tools:
+      query:
+        command: [echo, "{{ table }}"]
+        params:
+          table: {type: string}
+          limit: {type: integer, default: 10}
+      drop: {command: [echo, drop]}
+permissions:
+  default: deny
+  deny:
+    - mcp__db__drop
+  allow:
+    - tool: mcp__db__query
+      when: {table: {one_of: [orders, customers]}}
+      rewrite: {clamp: {limit: {max: 100}}}
+"""
+
+CASES = """\
+config: team.yaml
+cases:
+  - name: orders may be read
+    tool: mcp__db__query
+    input: {table: orders, limit: 5}
+    expect: allow
+    rule: team.yaml:16
+  - name: a big limit is clamped
+    tool: mcp__db__query
+    input: {table: orders, limit: 5000}
+    expect: allow
+    updated_input: {table: orders, limit: 100}
+  - name: drop is denied
+    tool: mcp__db__drop
+    expect: deny
+    rule: mcp__db__drop
+  - name: users are not readable
+    tool: mcp__db__query
+    input: {table: users}
+    expect: deny
+    rule: default
+"""
+
+
+def toolhost(*args: str, home: Path, cwd: Path | None = None
+             ) -> subprocess.CompletedProcess[str]:
+    environ = {k: v for k, v in os.environ.items() if k != "XDG_CONFIG_HOME"}
+    environ["HOME"] = str(home)
+    return subprocess.run([sys.executable, "-m", "toolhost", *args], capture_output=True,
+                          text=True, env=environ, timeout=120, check=False, cwd=cwd)
+
+
+@pytest.fixture
+def team(tmp_path: Path) -> Path:
+    (tmp_path / "team.yaml").write_text(CONFIG)
+    return tmp_path
+
+
+def test_passing_cases_exit_zero_and_verbose_lists_them(team: Path) -> None:
+    (team / "cases.yaml").write_text(CASES)
+    out = toolhost("permissions", "test", str(team / "cases.yaml"), home=team)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert out.stdout.strip() == "PASS: 4 case(s): 4 passed, 0 failed"
+    verbose = toolhost("permissions", "test", "-v", str(team / "cases.yaml"), home=team)
+    lines = verbose.stdout.splitlines()
+    assert len(lines) == 5
+    assert lines[0].startswith(f"{team / 'cases.yaml'}:3:") and ": ok: orders may be read: " \
+        "allow by rule 'mcp__db__query when" in lines[0]
+
+
+def test_each_mismatch_is_a_located_failure_line(team: Path) -> None:
+    wrong = (CASES.replace("expect: deny\n    rule: mcp__db__drop", "expect: allow")
+             .replace("limit: 100}", "limit: 99}")
+             .replace("rule: default", "rule: mcp__db__drop"))
+    (team / "cases.yaml").write_text(wrong)
+    out = toolhost("permissions", "test", str(team / "cases.yaml"), home=team)
+    assert out.returncode == 1
+    lines = out.stdout.splitlines()
+    assert len(lines) == 4, out.stdout
+    case_file = team / "cases.yaml"
+    assert lines[0].startswith(f"{case_file}:8:") and "FAIL: a big limit is clamped: " \
+        "allowed, but the tool would receive" in lines[0] and '"limit": 100' in lines[0]
+    assert lines[1].startswith(f"{case_file}:13:") and "expected allow, got deny (rule " \
+        "'mcp__db__drop' (" in lines[1] and "team.yaml:14:7" in lines[1]
+    assert lines[2].startswith(f"{case_file}:16:") and "deny as expected, but by no rule " \
+        "matched: the default, not 'mcp__db__drop'" in lines[2]
+    assert lines[3] == "FAIL: 4 case(s): 1 passed, 3 failed"
+
+
+@pytest.mark.parametrize("body, fragment", [
+    ("config: team.yaml\ncases:\n  - {tool: X, input: {}, expect: alow}\n",
+     ":3:26: cases[0].expect: expect must be allow, deny or ask, got str \"alow\" "
+     "(did you mean 'allow'?)"),
+    ("config: team.yaml\ncases:\n  - {tool: X, expect: deny, inptu: {}}\n",
+     "cases[0].inptu: unknown key 'inptu'"),
+    ("config: team.yaml\ncases:\n  - {tool: [X], input: 3, expect: deny}\n",
+     "cases[0].tool: expected the tool name"),
+    ("config: team.yaml\ncases: {a: 1}\n", ":2:1: cases: expected a non-empty list"),
+    ("cases:\n  - {tool: X, expect: deny}\n", "missing 'config'"),
+    ("config: nosuch.yaml\ncases:\n  - {tool: X, expect: deny}\n", "no such file"),
+    ("config: team.yaml\ncases:\n  - " + "[" * 5000 + "]" * 5000 + "\n", "cases.yaml"),
+    ("config: team.yaml\ncases:\n  - {tool: X, expect: deny, input: {a: "
+     + "[" * 300 + "]" * 300 + "}}\n" + "  - just a string\n", ":4:5: cases[1]: a case is"),
+    ("- a\n- list\n", "a case file is a mapping"),
+])
+def test_malformed_case_files_get_located_errors(team: Path, body: str, fragment: str) -> None:
+    (team / "cases.yaml").write_text(body)
+    out = toolhost("permissions", "test", str(team / "cases.yaml"), home=team)
+    assert out.returncode == 1
+    assert "Traceback" not in out.stderr
+    assert fragment in out.stderr, out.stderr[:3000]
+    assert out.stdout.startswith("FAIL: ") or "\nFAIL: " in out.stdout
+
+
+def test_a_huge_case_file_is_refused_without_reading_it(team: Path) -> None:
+    big = team / "cases.yaml"
+    with big.open("w") as f:
+        f.write("config: team.yaml\ncases:\n")
+        line = "  - {tool: mcp__db__drop, expect: deny}\n"
+        f.write(line * (17 * 1024 * 1024 // len(line)))
+    out = toolhost("permissions", "test", str(big), home=team)
+    assert out.returncode == 1 and "a case file may have at most" in out.stderr
+
+
+def test_config_override_and_a_config_that_does_not_load(team: Path) -> None:
+    (team / "cases.yaml").write_text(CASES.replace("config: team.yaml\n", ""))
+    ok = toolhost("permissions", "test", "--config", str(team / "team.yaml"),
+                  str(team / "cases.yaml"), home=team)
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    (team / "bad.yaml").write_text("toolhost: 1\npermissions: {default: alow}\n")
+    bad = toolhost("permissions", "test", "--config", str(team / "bad.yaml"),
+                   str(team / "cases.yaml"), home=team)
+    assert bad.returncode == 1
+    assert "bad.yaml:2:" in bad.stderr and "were not run" in bad.stderr
+
+
+def test_the_shipped_policy_tests_pass() -> None:
+    files = sorted(str(p) for p in EXAMPLES.iterdir() if p.suffix in (".yaml", ".toml"))
+    assert len(files) >= 4
+    out = toolhost("permissions", "test", "--no-layers", "-v", *files, home=EXAMPLES)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "0 failed" in out.stdout and out.stdout.count(": ok: ") >= 15

@@ -1,0 +1,183 @@
+"""Policy test files for ``toolhost permissions test``: which config, then the cases.
+
+A case file is YAML or TOML (the same readers as configs, so errors carry file:line)::
+
+    config: toolhost.yaml          # relative to this file
+    cases:
+      - name: reading the source is fine
+        tool: Read
+        input: {file_path: src/app.py}
+        expect: allow
+        rule: Read(./src/**)       # optional: the rule's text, its file:line, or "default"
+      - tool: mcp__db__query
+        input: {table: orders, limit: 500}
+        expect: allow
+        updated_input: {table: orders, limit: 100}   # optional: what a rewrite must give
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from toolhost.config.model import Origin
+from toolhost.config.sources import read_doc
+from toolhost.config.tree import Doc, mark_for
+from toolhost.errors import Problem
+from toolhost.excerpt import cut
+
+__all__ = ["CASE_KEYS", "Case", "CaseFile", "read_case_file"]
+
+TOP_KEYS = ("config", "cwd", "cases")
+CASE_KEYS = ("name", "tool", "input", "expect", "rule", "updated_input")
+EXPECT = ("allow", "deny", "ask")
+MAX_BYTES = 16 * 1024 * 1024  # a case file is text a team writes; refuse anything larger
+
+
+@dataclass(frozen=True)
+class Case:
+    """One expectation: ``tool`` called with ``input`` is decided ``expect``."""
+
+    name: str
+    tool: str
+    input: Mapping[str, Any]
+    expect: str
+    origin: Origin
+    rule: str | None = None
+    updated_input: Mapping[str, Any] | None = None
+
+
+@dataclass
+class CaseFile:
+    path: str
+    config: str | None = None  # absolute, or None when missing
+    cwd: str | None = None
+    cases: list[Case] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+
+
+class _Reader:
+    def __init__(self, doc: Doc, out: CaseFile) -> None:
+        self.doc = doc
+        self.out = out
+
+    def origin(self, path: tuple[Any, ...]) -> Origin:
+        return mark_for(self.doc.marks, path, self.doc.file).origin(path)
+
+    def problem(self, path: tuple[Any, ...], message: str, hint: str = "") -> None:
+        self.out.problems.append(self.origin(path).problem(message, hint=hint))
+
+    def known(self, data: Mapping[str, Any], path: tuple[Any, ...], keys: tuple[str, ...]
+              ) -> None:
+        for key in data:
+            if key not in keys:
+                close = difflib.get_close_matches(str(key), keys, n=1)
+                self.problem((*path, key), f"unknown key {cut(str(key), 60)!r} (keys: "
+                             + ", ".join(keys) + ")",
+                             f"did you mean {close[0]!r}?" if close else "")
+
+    def path_value(self, data: Mapping[str, Any], key: str) -> str | None:
+        value = data.get(key)
+        if value is None:
+            return None
+        if not isinstance(value, str) or not value.strip():
+            self.problem((key,), f"expected a path, got {_kind(value)}")
+            return None
+        base = os.path.dirname(os.path.abspath(self.out.path))
+        return os.path.normpath(os.path.join(base, os.path.expanduser(value)))
+
+    def case(self, item: Any, index: int) -> Case | None:
+        path: tuple[Any, ...] = ("cases", index)
+        if not isinstance(item, Mapping):
+            self.problem(path, f"a case is a mapping with tool, input and expect, got "
+                         f"{_kind(item)}")
+            return None
+        self.known(item, path, CASE_KEYS)
+        ok = True
+        tool = item.get("tool")
+        if not isinstance(tool, str) or not tool.strip():
+            self.problem((*path, "tool") if "tool" in item else path,
+                         "expected the tool name as the CLI asks about it (mcp__server__tool, "
+                         f"Bash, Read, ...), got {_kind(tool)}")
+            ok = False
+        expect = item.get("expect")
+        if expect not in EXPECT or isinstance(expect, bool):
+            close = difflib.get_close_matches(str(expect), EXPECT, n=1)
+            self.problem((*path, "expect") if "expect" in item else path,
+                         f"expect must be allow, deny or ask, got {_kind(expect)}",
+                         f"did you mean {close[0]!r}?" if close else "")
+            ok = False
+        tool_input = item.get("input", {})
+        if not isinstance(tool_input, Mapping):
+            self.problem((*path, "input"), f"input must be a mapping of arguments, got "
+                         f"{_kind(tool_input)}")
+            ok = False
+        for key in ("name", "rule"):
+            if key in item and not isinstance(item[key], str):
+                self.problem((*path, key), f"{key} must be a string, got {_kind(item[key])}")
+                ok = False
+        updated = item.get("updated_input")
+        if updated is not None and not isinstance(updated, Mapping):
+            self.problem((*path, "updated_input"), "updated_input must be a mapping, got "
+                         f"{_kind(updated)}")
+            ok = False
+        if not ok:
+            return None
+        shown = cut(json.dumps(tool_input, ensure_ascii=False, default=str), 60)
+        return Case(name=item.get("name") or f"{cut(str(tool), 80)} {shown}",
+                    tool=str(tool), input=dict(tool_input), expect=str(expect),
+                    origin=self.origin(path), rule=item.get("rule"), updated_input=updated)
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "nothing"
+    if isinstance(value, (str, int, float, bool)):
+        return f"{type(value).__name__} {cut(json.dumps(value), 60)}"
+    return type(value).__name__ if not isinstance(value, Mapping) else "a mapping"
+
+
+def read_case_file(path: str, *, need_config: bool = True) -> CaseFile:
+    """Read and check one case file; every problem goes to ``CaseFile.problems``.
+    ``need_config``: a missing ``config:`` is a problem (not when ``--config`` gives it)."""
+    out = CaseFile(path)
+    try:
+        size = os.path.getsize(path)
+    except OSError as exc:
+        out.problems.append(Problem(f"cannot read: {exc.strerror or exc}", path))
+        return out
+    if size > MAX_BYTES:
+        out.problems.append(Problem(f"the file is {size} bytes; a case file may have at most "
+                                    f"{MAX_BYTES}", path))
+        return out
+    try:
+        doc = read_doc(path, "cases", out.problems)
+    except RecursionError:
+        out.problems.append(Problem("the file nests too deeply to read", path))
+        return out
+    if doc is None:
+        return out
+    if not isinstance(doc.data, Mapping):
+        out.problems.append(Problem("a case file is a mapping with config and cases", path, 1, 1))
+        return out
+    reader = _Reader(doc, out)
+    reader.known(doc.data, (), TOP_KEYS)
+    out.config = reader.path_value(doc.data, "config")
+    out.cwd = reader.path_value(doc.data, "cwd")
+    if "config" not in doc.data and need_config:
+        out.problems.append(Problem("missing 'config': the config file these cases test", path,
+                                    1, 1, hint="or pass --config"))
+    cases = doc.data.get("cases")
+    if not isinstance(cases, list) or not cases:
+        reader.problem(("cases",) if "cases" in doc.data else (),
+                       f"expected a non-empty list of cases, got {_kind(cases)}")
+        return out
+    for index, item in enumerate(cases):
+        case = reader.case(item, index)
+        if case is not None:
+            out.cases.append(case)
+    return out
