@@ -225,3 +225,30 @@ def test_hostile_rules_get_located_errors(tmp_path: Path, rule: str, fragment: s
     assert out.returncode == 1
     assert "Traceback" not in out.stderr
     assert f"{config}:20:" in out.stderr and fragment in out.stderr, out.stderr[:2000]
+
+
+def test_an_operator_given_another_operators_value_is_a_warning(tmp_path: Path) -> None:
+    config = tmp_path / "c.yaml"
+    config.write_text(TOOLS + """\
+permissions:
+  default: deny
+  deny:
+    - tool: mcp__files__grep
+      when: {path: {path_under: "/etc/**"}}
+    - tool: mcp__files__grep
+      when: {pattern: {glob: ".*secret.*"}}
+    - tool: mcp__files__grep
+      when: {pattern: {equals: "*.env"}}
+    - tool: mcp__files__grep
+      when: {mode: {one_of: [fast, quick]}}
+""")
+    out = toolhost("validate", str(config), home=tmp_path)
+    assert out.returncode == 0, out.stderr
+    lines = out.stderr.splitlines()
+    assert all("warning: " in x for x in lines), lines
+    for line, fragment in ((22, "path_under takes a directory"),
+                           (24, "glob is a shell-style wildcard, not a regex"),
+                           (26, "did you mean {glob: \"*.env\"}?"),
+                           (28, 'one_of lists values the argument can never take: "quick"')):
+        assert any(x.startswith(f"{config}:{line}:") and fragment in x for x in lines), (
+            line, out.stderr)

@@ -96,6 +96,7 @@ class _Checker:
                 continue  # compile_rule reports it
             ops = dict(spec) if isinstance(spec, Mapping) else {"equals": spec}
             self.plain_pattern(suffix, key, spec)
+            self.operator_meant(suffix, key, ops)
             low, high = ops.get("min"), ops.get("max")
             if _crossed(low, high):
                 self.add("error", suffix, f"when.{key}: min {low} is above max {high}, so this "
@@ -104,6 +105,8 @@ class _Checker:
                 continue
             for schema in self.schemas(path, suffix, f"when.{key}") or ():
                 if self.op_fits(schema, ops):
+                    if len(self.targets) == 1:
+                        self.one_of_outside(suffix, key, schema, ops)
                     break
             else:
                 if self.schemas_known(path):
@@ -131,6 +134,30 @@ class _Checker:
                      f"equality, not as a pattern", f"for a pattern write {{{op}: {shown}}}"
                      + extra)
             return
+
+    def operator_meant(self, suffix: str, key: str, ops: Mapping[str, Any]) -> None:
+        """An operator given a value written for another one."""
+        for op, meant, why in (("path_under", ("path_glob",), "takes a directory, not a "
+                                "pattern"),
+                               ("glob", ("regex",), "is a shell-style wildcard, not a regex"),
+                               ("equals", ("glob", "path_glob", "regex"), "tests equality")):
+            arg = ops.get(op)
+            found = pattern_operator(arg) if isinstance(arg, str) else None
+            if found in meant:
+                shown = json.dumps(cut(str(arg), 80))
+                self.add("warning", suffix, f"when.{key}: {op} {why}: {shown} looks like a "
+                         f"{found} pattern", f"did you mean {{{found}: {shown}}}?")
+
+    def one_of_outside(self, suffix: str, key: str, schema: Mapping[str, Any],
+                       ops: Mapping[str, Any]) -> None:
+        values = ops.get("one_of")
+        if not isinstance(values, list):
+            return
+        bad = [v for v in values if not _valid(schema, v)]
+        if bad and len(bad) < len(values):
+            shown = cut(", ".join(json.dumps(v, default=str) for v in bad), 120)
+            self.add("warning", suffix, f"when.{key}: one_of lists values the argument can "
+                     f"never take: {shown}" + _allowed(schema))
 
     def op_fits(self, schema: Mapping[str, Any], ops: Mapping[str, Any]) -> bool:
         """Whether every operator can hold for some value of ``schema``."""
