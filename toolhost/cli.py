@@ -8,6 +8,7 @@ top-level imports light so that ``toolhost --help`` stays fast.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import logging
 import os
@@ -15,6 +16,7 @@ import sys
 from collections.abc import Sequence
 
 from toolhost.errors import ToolhostError
+from toolhost.redaction import ScrubbingStream
 
 # subcommand -> module; the order is the order of `toolhost --help`.
 COMMANDS: dict[str, str] = {
@@ -129,12 +131,21 @@ def _internal_error(exc: BaseException, debug: bool) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # Everything written to stdout/stderr (tracebacks and log lines included) is scrubbed of
+    # the secrets of every config this process loads (toolhost.redaction).
+    out, err = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = ScrubbingStream(out), ScrubbingStream(err)
     try:
         return _main(argv)
     except (KeyboardInterrupt, SystemExit):
         raise
     except BaseException as exc:
         return _internal_error(exc, debug_wanted() or "--debug" in (argv or sys.argv[1:]))
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(OSError, ValueError):  # a closed pipe: nothing to say
+                stream.flush()
+        sys.stdout, sys.stderr = out, err
 
 
 def _main(argv: Sequence[str] | None) -> int:

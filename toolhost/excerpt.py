@@ -1,11 +1,13 @@
 """Cutting text for messages: one rule everywhere a value is quoted back to someone.
 
 A hostile value (a 50 MB argument, a line of a config file) must never be echoed in full.
-Callers that also redact secrets redact first and cut afterwards, so a cut can never fall
-inside a secret and show its first characters.
+Every secret this process knows (``toolhost.redaction``) is hidden first and the text is cut
+afterwards, so a cut can never fall inside a secret and show its first characters.
 """
 
 from __future__ import annotations
+
+from toolhost.redaction import scrub
 
 __all__ = ["EXCERPT_CHARS", "cut"]
 
@@ -19,6 +21,7 @@ def cut(text: str, limit: int = EXCERPT_CHARS) -> str:
     """
     if limit < 0:
         raise ValueError("limit must not be negative")
+    text = scrub(text)  # redact before cutting, never after
     if len(text) <= limit:
         return text
     return f"{text[:limit]}…{len(text) - limit:,} more characters"

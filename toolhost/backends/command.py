@@ -39,10 +39,11 @@ from toolhost.backends.base import BindContext, Binding, CallContext
 from toolhost.backends.command_checks import check_plan
 from toolhost.backends.command_options import OPTIONS_SCHEMA
 from toolhost.backends.convert import bytes_result
-from toolhost.backends.process import Outcome, run_process
+from toolhost.backends.process import STDERR_TAIL, Outcome, run_process
 from toolhost.config.model import ToolConfig
 from toolhost.errors import CompileError
 from toolhost.excerpt import cut
+from toolhost.redaction import active
 from toolhost.results import ToolResult
 
 __all__ = ["CommandKind", "base_env"]
@@ -146,13 +147,17 @@ def _template_key(exc: TemplateError, opts: Mapping[str, Any]) -> str:
 
 
 def _tail(data: bytes, limit: int = 2000) -> str:
-    text = data.decode("utf-8", errors="replace").strip()
+    # redact before cutting; the capture may itself have cut a secret at the start
+    text = active().cut_edges(data.decode("utf-8", errors="replace").strip(),
+                              head=len(data) >= STDERR_TAIL)
     return text if len(text) <= limit else "..." + text[-limit:]
 
 
 def _result(outcome: Outcome, ok_codes: frozenset[int], parse: str, cap: int,
             mime: str | None = None) -> ToolResult:
     stdout = outcome.stdout.decode("utf-8", errors="replace")
+    if outcome.truncated:  # the capture stopped at the cap, maybe inside a secret
+        stdout = active().cut_edges(stdout, tail=True)
     if not outcome.truncated and outcome.returncode not in ok_codes:
         code = outcome.returncode
         how = f"was killed by signal {-code}" if code < 0 else f"exited with code {code}"

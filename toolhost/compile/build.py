@@ -141,6 +141,7 @@ def compile_tool(tool: ToolConfig, server: ServerConfig, kinds: Mapping[str, Bac
         origin=tool.origin,
         defaults=top_level_defaults(input_schema),
         redact=redact,
+        redact_results=tool.redact_results,
     )
 
 

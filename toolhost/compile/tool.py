@@ -12,10 +12,11 @@ from jsonschema.protocols import Validator
 
 from toolhost.backends.base import CallContext, Invoke, ToolFailure
 from toolhost.compile.fastcheck import Check, compile_check
-from toolhost.compile.shaping import shape_result
+from toolhost.compile.shaping import cut_text, shape_result
 from toolhost.config.model import UNKNOWN, Origin
 from toolhost.excerpt import cut
 from toolhost.failures import log_failure
+from toolhost.redaction import redact_strings
 from toolhost.results import ToolResult
 
 __all__ = ["CompiledTool"]
@@ -44,8 +45,10 @@ class CompiledTool:
     origin: Origin = UNKNOWN
     # Top-level defaults filled in for arguments the model left out (after validation).
     defaults: Mapping[str, Any] = field(default_factory=dict)
-    # Hides secret values in error messages the model reads.
+    # Hides secret values in what the model reads: errors always, results too unless
+    # ``redact_results`` is off (the tool's ``redact_results: false``).
     redact: Callable[[str], str] | None = None
+    redact_results: bool = True
     # A quick "valid" for the common case, compiled from the validator (see fastcheck);
     # when it cannot say yes, the validator decides.
     fast_check: Check | None = field(default=None, init=False, repr=False, compare=False)
@@ -89,8 +92,21 @@ class CompiledTool:
         return errors
 
     async def call(self, arguments: Mapping[str, Any], ctx: CallContext) -> ToolResult:
-        """Validate, invoke with the timeout, turn any failure into an isError result, and
-        shape what the model reads (structured or text, cut to ``max_output_chars``)."""
+        """Validate, invoke with the timeout, turn any failure into an isError result, hide
+        secrets (always in errors; in results unless ``redact_results`` is off), and shape what
+        the model reads (structured or text, cut to ``max_output_chars``: after redaction, so
+        a cut never shows the first characters of a secret)."""
+        result = await self._run(arguments, ctx)
+        if self.redact is not None and (result.is_error or self.redact_results):
+            result = redact_result(result, self.redact)
+        if result.is_error:
+            return cut_text(ToolResult(content=result.content, is_error=True),
+                            self.max_output_chars)
+        return shape_result(result, tool=self.name, output=self.output,
+                            output_validator=self.output_validator,
+                            max_chars=self.max_output_chars)
+
+    async def _run(self, arguments: Mapping[str, Any], ctx: CallContext) -> ToolResult:
         if not isinstance(arguments, Mapping):
             return ToolResult.error(f"Invalid arguments for tool '{self.name}': expected an "
                                     f"object, got {type(arguments).__name__}")
@@ -117,16 +133,21 @@ class CompiledTool:
             return ToolResult.error(self.redact(message) if self.redact else message)
         except Exception as exc:  # a tool's failure is a result, never a crash
             log_failure(ctx.log, f"tool {self.wire_name} failed", exc)  # traceback: --debug
-            message = f"Tool '{self.name}' failed: {type(exc).__name__}: {exc}"
-            return ToolResult.error(self.redact(message) if self.redact else message)
+            return ToolResult.error(f"Tool '{self.name}' failed: {type(exc).__name__}: {exc}")
         if not isinstance(result, ToolResult):
             return ToolResult.error(f"Tool '{self.name}' produced no result (its backend "
                                     f"returned {type(result).__name__}).")
-        shaped = shape_result(result, tool=self.name, output=self.output,
-                              output_validator=self.output_validator,
-                              max_chars=self.max_output_chars)
-        if shaped.is_error and self.redact:
-            shaped = ToolResult(content=tuple(
-                {**b, "text": self.redact(str(b["text"]))} if b.get("type") == "text" else b
-                for b in shaped.content), structured=shaped.structured, is_error=True)
-        return shaped
+        return result
+
+
+def redact_result(result: ToolResult, redact: Callable[[str], str]) -> ToolResult:
+    """``result`` with ``redact`` applied to its text and structured content (binary data of
+    images, audio and blobs is left as it is)."""
+    content = tuple({k: v if k in _BINARY else redact_strings(v, redact) for k, v in b.items()}
+                    for b in result.content)
+    structured = (redact_strings(result.structured, redact)
+                  if result.structured is not None else None)
+    return ToolResult(content=content, structured=structured, is_error=result.is_error)
+
+
+_BINARY = frozenset({"data", "blob"})

@@ -21,7 +21,7 @@ SERVER_KEYS = ("description", "version", "timeout", "env", "cwd", "base_url", "h
                "exclude")
 TOOL_KEYS = ("description", "title", "params", "input_schema", "annotations", "output_schema",
              "output",
-             "max_output_chars", "timeout", "secrets")
+             "max_output_chars", "timeout", "secrets", "redact_results")
 ANNOTATION_KEYS = {"readOnlyHint": bool, "destructiveHint": bool, "idempotentHint": bool,
                    "openWorldHint": bool, "title": str}
 AUTH_FIELDS = {"bearer": ("token",), "basic": ("username", "password"),
@@ -214,6 +214,7 @@ def _tool(check: Checker, data: Mapping[str, Any], path: Path, server: str, name
         output=check.choice(data, path, "output", ("structured", "text")),  # type: ignore[arg-type]
         max_output_chars=check.integer(data, path, "max_output_chars", minimum=1),
         timeout=check.duration(data, path, "timeout"),
+        redact_results=check.boolean(data, path, "redact_results") is not False,
         origin=check.mark(path).origin(path),
     )
     return tool if backend is not None else None

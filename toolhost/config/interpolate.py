@@ -5,10 +5,12 @@ empty; the default may itself hold ``${...}``), ``${VAR:?message}`` (fails the l
 message and the place when unset or empty). ``$${`` writes a literal ``${``. Only values are
 interpolated, never keys; a ``$`` not followed by ``{`` is left alone (``echo $HOME``).
 
-Secrets: a value substituted into anything under a ``headers``, ``env`` or ``auth`` key, the
-credential fields of ``auth`` (token, password, value), and the string (or list of strings)
-value of any key that a server or tool lists in its ``secrets: [...]``. ``HostConfig.redact``
-hides them all.
+Secrets (docs/secrets.md): a value substituted into anything under a ``headers``, ``env`` or
+``auth`` key; the value of a variable whose *name* says it is secret (``GITHUB_TOKEN``,
+``DB_PASSWORD``, ``OPENAI_API_KEY``, ``AWS_SECRET_ACCESS_KEY``, ...), wherever it is used (a
+url, an argv, a rule); the credential fields of ``auth`` (token, password, value); and the
+string (or list of strings) value of any key that a server or tool lists in its
+``secrets: [...]``. ``HostConfig.redact`` hides them all, in every encoding.
 """
 
 from __future__ import annotations
@@ -28,6 +30,10 @@ AUTH_SECRET_FIELDS = frozenset({"token", "password", "value"})
 # "1" in an env block would otherwise be blanked out of every listing.
 MIN_AUTO_SECRET = 4
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# A variable with such a name holds a secret wherever its value is used.
+SECRET_VAR = re.compile(
+    r"TOKEN|SECRET|PASSW(OR)?D|PASSPHRASE|API_?KEY|PRIVATE_?KEY|ACCESS_?KEY|CREDENTIAL|"
+    r"(^|_)(AUTH|PASS|PAT|PWD)(_|$)", re.IGNORECASE)
 
 
 class InterpolationError(ValueError):
@@ -36,8 +42,10 @@ class InterpolationError(ValueError):
         self.hint = hint
 
 
-def expand(text: str, environ: Mapping[str, str], used: list[str] | None = None) -> str:
-    """Expand every ``${...}`` in ``text``; substituted values are appended to ``used``."""
+def expand(text: str, environ: Mapping[str, str], used: list[str] | None = None,
+           secret: list[str] | None = None) -> str:
+    """Expand every ``${...}`` in ``text``; substituted values are appended to ``used``, and
+    those of secret-named variables to ``secret`` too."""
     out: list[str] = []
     i, n = 0, len(text)
     while i < n:
@@ -51,7 +59,7 @@ def expand(text: str, environ: Mapping[str, str], used: list[str] | None = None)
             i = j + 3
         elif text.startswith("${", j):
             end = _closing(text, j + 2)
-            out.append(_reference(text[j + 2:end], environ, used))
+            out.append(_reference(text[j + 2:end], environ, used, secret))
             i = end + 1
         else:
             out.append("$")
@@ -75,7 +83,8 @@ def _closing(text: str, start: int) -> int:
     raise InterpolationError("unterminated '${' (missing '}')", "write '$${' for a literal '${'")
 
 
-def _reference(body: str, environ: Mapping[str, str], used: list[str] | None) -> str:
+def _reference(body: str, environ: Mapping[str, str], used: list[str] | None,
+               secret: list[str] | None = None) -> str:
     found = _NAME.match(body)
     if not found:
         raise InterpolationError(f"invalid reference '${{{body}}}': expected a variable name",
@@ -88,7 +97,7 @@ def _reference(body: str, environ: Mapping[str, str], used: list[str] | None) ->
                                      f"set it, or write ${{{name}:-default}}")
     elif rest.startswith(":-"):
         if not value:
-            value = expand(rest[2:], environ, used)
+            value = expand(rest[2:], environ, used, secret)
     elif rest.startswith(":?"):
         if not value:
             raise InterpolationError(rest[2:] or f"environment variable {name} is required")
@@ -98,6 +107,8 @@ def _reference(body: str, environ: Mapping[str, str], used: list[str] | None) ->
     assert value is not None
     if used is not None:
         used.append(value)
+    if secret is not None and value and SECRET_VAR.search(name) and environ.get(name):
+        secret.append(value)  # the variable's own value (a default is not a secret)
     return value
 
 
@@ -110,8 +121,9 @@ def interpolate(doc: Doc, environ: Mapping[str, str], problems: list[Problem]) -
             if "$" not in value:
                 return value
             used: list[str] = []
+            named: list[str] = []
             try:
-                result = expand(value, environ, used)
+                result = expand(value, environ, used, named)
             except InterpolationError as exc:
                 mark = mark_for(doc.marks, path, doc.file)
                 problems.append(Problem(str(exc), mark.file, mark.line, mark.column,
@@ -119,6 +131,7 @@ def interpolate(doc: Doc, environ: Mapping[str, str], problems: list[Problem]) -
                 return value
             if secret:
                 secrets.update(v for v in used if len(v) >= MIN_AUTO_SECRET)
+            secrets.update(v for v in named if len(v) >= MIN_AUTO_SECRET)
             return result
         if isinstance(value, dict):
             for key, item in value.items():

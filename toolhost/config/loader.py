@@ -31,6 +31,7 @@ from toolhost.config.tree import Doc, Mark, Origins
 from toolhost.errors import ConfigError, PluginError, Problem
 from toolhost.excerpt import cut
 from toolhost.lockfile import LockGuard, lock_path, read_lock
+from toolhost.redaction import remember
 
 __all__ = ["FORMAT_VERSION", "TOP_KEYS", "load_config", "load_merged", "plugin_versions",
            "user_config_path"]
@@ -107,6 +108,7 @@ def load_merged(path: str | os.PathLike[str], *, environ: Mapping[str, str],
     found: list[Problem] = []
     secrets = interpolate(merged, environ, found)
     secrets |= collect_declared_secrets(merged.data)
+    remember(secrets)  # from now on nothing this process writes shows them
     if found and problems is None:
         raise ConfigError(found)
     if problems is not None:

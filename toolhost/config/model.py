@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from toolhost.errors import Problem
+from toolhost.redaction import Redactor, redactor_for
 
 __all__ = [
     "BackendSpec",
@@ -93,6 +94,8 @@ class ToolConfig:
     # Cut the result the model sees at this many characters (None = toolhost's default).
     max_output_chars: int | None = None
     timeout: float | None = None  # seconds; None = server default
+    # Hide the config's secrets in the tool's results too (errors are always redacted).
+    redact_results: bool = True
     origin: Origin = UNKNOWN
 
     @property
@@ -195,9 +198,11 @@ class HostConfig:
     # dotted key path -> where its effective value was written (for --explain)
     origins: Mapping[str, Origin] = field(default_factory=dict)
 
+    @property
+    def redactor(self) -> Redactor:
+        """Hides this config's secrets in every form (see ``toolhost.redaction``)."""
+        return redactor_for(self.secrets)
+
     def redact(self, text: str) -> str:
-        """Replace every secret value in ``text`` with ``***``."""
-        for secret in sorted(self.secrets, key=len, reverse=True):
-            if secret:
-                text = text.replace(secret, "***")
-        return text
+        """Replace every secret value in ``text``, in any of its forms, with ``***``."""
+        return redactor_for(self.secrets).redact(text)

@@ -37,7 +37,7 @@ class AuditLog:
             "tool": tool_name,
             "arguments": redact_value(tool_input, self.redact),
             "decision": decision.behavior,
-            "rule": decision.rule,
+            "rule": self.redact(decision.rule) if decision.rule is not None else None,
             "origin": str(decision.origin) if decision.origin is not None else None,
             "answered_by": decision.answered_by,
         }

@@ -3,8 +3,9 @@
 The config knows which values are secret (``HostConfig.secrets``: values interpolated into
 ``env``, ``headers`` and ``auth``, and keys listed in ``secrets:``); a tool may still echo one
 back, or the model may repeat it. ``RedactingRenderer`` wraps any renderer and replaces each
-secret with ``***`` in every string it is shown: messages (tool arguments, results, text,
-the raw ``--output json`` stream), permission decisions and status lines.
+secret (in any encoding, see ``toolhost.redaction``) with ``***`` in every string it is
+shown: messages (tool arguments, results, text, the raw ``--output json`` stream), permission
+decisions and status lines.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from toolhost.permissions.decision import Decision
+from toolhost.redaction import mask_arguments, redact_strings
 from toolhost.runner.render import Renderer
 
 __all__ = ["RedactingRenderer", "redact_value"]
@@ -22,15 +24,19 @@ Redact = Callable[[str], str]
 
 
 def redact_value(value: Any, redact: Redact) -> Any:
-    """``value`` with ``redact`` applied to every string in it (keys too), at any depth."""
-    if isinstance(value, str):
-        return redact(value)
+    """``value`` with ``redact`` applied to every string in it (keys too), at any depth; the
+    ``input`` of every ``tool_use`` block is shown as ``mask_arguments`` shows arguments
+    (secret-named ones are ``***``), as the audit log and the ask prompt show them."""
+    if isinstance(value, Mapping) and value.get("type") == "tool_use" \
+            and isinstance(value.get("input"), Mapping):
+        return {**redact_strings({k: v for k, v in value.items() if k != "input"}, redact),
+                "input": mask_arguments(value["input"], redact)}
     if isinstance(value, Mapping):
-        return {redact(str(k)) if isinstance(k, str) else k: redact_value(v, redact)
+        return {redact(k) if isinstance(k, str) else k: redact_value(v, redact)
                 for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [redact_value(v, redact) for v in value]
-    return value
+    return redact(value) if isinstance(value, str) else value
 
 
 class RedactingRenderer:
@@ -53,9 +59,9 @@ class RedactingRenderer:
         shown = dataclasses.replace(
             decision, message=r(decision.message),
             rule=r(decision.rule) if decision.rule is not None else None,
-            updated_input=(redact_value(decision.updated_input, r)
+            updated_input=(mask_arguments(decision.updated_input, r)
                            if decision.updated_input is not None else None))
-        self.inner.decision(r(tool_name), redact_value(tool_input, r), shown)
+        self.inner.decision(r(tool_name), mask_arguments(tool_input, r), shown)
 
     def status(self, text: str) -> None:
         self.inner.status(self.redact(text))

@@ -1,0 +1,254 @@
+"""Secrets never leave toolhost, in any form: one ``Redactor`` used everywhere it writes.
+
+A ``Redactor`` holds the secret values of a config (see docs/secrets.md for which values those
+are) and replaces each one with ``***`` in the forms a secret takes on its way out:
+
+- raw, and as written by ``repr()`` (tracebacks quote values that way);
+- JSON-escaped (with and without ``ensure_ascii``; and JSON inside JSON);
+- URL-encoded (``%20`` and ``+`` for spaces, upper- and lower-case hex digits);
+- base64 and base64url, padded or not, at any alignment inside a longer base64 string (so
+  ``Authorization: Basic base64(user:secret)`` loses the part that spells the secret);
+- hex (lower and upper case).
+
+All forms are computed once and matched in one pass by one compiled alternation, longest
+first. Redact before cutting: ``toolhost.excerpt.cut`` does, through ``scrub``.
+
+``mask`` also hides the value of any argument whose *name* says it is a secret (``token``,
+``password``, ``api_key``, ``authorization``, ...), whatever it contains: that is how the
+audit log, the ask prompt, the ``run`` transcript and ``call`` show arguments.
+
+The process remembers every secret of every config it loaded (``remember``); ``scrub`` hides
+them all, and ``ScrubbingStream`` applies it to ``sys.stdout``/``sys.stderr`` at CLI entry, so
+a traceback or a log line cannot carry a secret either.
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+import json
+import re
+import threading
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import IO, Any
+from urllib.parse import quote, quote_plus
+
+__all__ = ["MASK", "SECRET_KEY", "Redactor", "ScrubbingStream", "active", "forms",
+           "mask_arguments", "redact_strings", "redactor_for", "remember", "scrub"]
+
+MASK = "***"
+# Argument names whose values are never shown, whatever they contain.
+SECRET_KEY = re.compile(
+    r"(pass(word|wd|phrase)?|secret|token|api[_-]?key|auth(orization)?|credentials?|"
+    r"private[_-]?key|cookie|session[_-]?id|access[_-]?key|client[_-]?secret)$",
+    re.IGNORECASE)
+# Encoded forms shorter than this are not hidden: a 2-character base64 core would match
+# ordinary text everywhere. The raw secret is always hidden, whatever its length.
+MIN_FORM = 4
+_PERCENT = re.compile(r"%[0-9A-F]{2}")
+
+
+def _base64_cores(data: bytes) -> set[str]:
+    """The base64 characters that spell ``data`` wherever it sits in a longer encoded string.
+
+    For each of the three alignments, encode ``data`` after 0-2 filler bytes and keep only
+    the characters made from ``data``'s bits alone (the ones at either end also carry bits of
+    the neighbours, and are left out).
+    """
+    cores: set[str] = set()
+    n = len(data)
+    for offset in range(3):
+        encoded = base64.b64encode(b"\0" * offset + data).decode("ascii")
+        start = -(-8 * offset // 6)  # first character wholly inside data
+        end = 8 * (offset + n) // 6  # one past the last one
+        core = encoded[start:end]
+        cores.add(core)
+        cores.add(core.translate(str.maketrans("+/", "-_")))
+        if offset == 0:  # the whole encoding, padding included
+            cores.add(encoded)
+            cores.add(base64.urlsafe_b64encode(data).decode("ascii"))
+    return cores
+
+
+def forms(secret: str) -> set[str]:
+    """Every form of ``secret`` a ``Redactor`` hides (the raw one first of all)."""
+    raw = secret.encode("utf-8", "surrogatepass")
+    found = {secret, repr(secret)[1:-1]}
+    for ascii_only in (False, True):
+        escaped = json.dumps(secret, ensure_ascii=ascii_only)[1:-1]
+        found.add(escaped)
+        found.add(json.dumps(escaped, ensure_ascii=ascii_only)[1:-1])  # JSON inside JSON
+    for encoded in (quote(secret, safe=""), quote(secret), quote_plus(secret),
+                    quote_plus(secret, safe="/")):
+        found.add(encoded)
+        found.add(_PERCENT.sub(lambda m: m.group().lower(), encoded))
+    found |= _base64_cores(raw)
+    found.add(raw.hex())
+    found.add(raw.hex().upper())
+    return {f for f in found if f == secret or len(f) >= MIN_FORM}
+
+
+@dataclass(frozen=True)
+class Redactor:
+    """Hides a fixed set of secret values. Immutable; build once, call per output."""
+
+    secrets: frozenset[str] = frozenset()
+    _pattern: re.Pattern[str] | None = field(default=None, init=False, repr=False,
+                                             compare=False)
+    _forms: frozenset[str] = field(default=frozenset(), init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        every: set[str] = set()
+        for secret in self.secrets:
+            if secret:
+                every |= forms(secret)
+        object.__setattr__(self, "_forms", frozenset(every))
+        if every:
+            ordered = sorted(every, key=lambda f: (-len(f), f))  # longest wins at a position
+            object.__setattr__(self, "_pattern", re.compile("|".join(map(re.escape, ordered))))
+
+    def __call__(self, text: str) -> str:
+        return self.redact(text)
+
+    def __bool__(self) -> bool:
+        return self._pattern is not None
+
+    def redact(self, text: str) -> str:
+        """``text`` with every form of every secret replaced by ``***``."""
+        if self._pattern is None or not isinstance(text, str):
+            return text
+        return self._pattern.sub(MASK, text)
+
+    def value(self, value: Any) -> Any:
+        """A copy of ``value`` (JSON-like) with ``redact`` applied to every string, keys too."""
+        return redact_strings(value, self.redact) if self else value
+
+    def mask(self, value: Any) -> Any:
+        """Tool arguments as shown to people: ``value``, and secret-named keys are ``***``."""
+        return mask_arguments(value, self.redact)
+
+    def cut_edges(self, text: str, *, head: bool = False, tail: bool = False) -> str:
+        """``text`` redacted, for a text something else already cut: with ``tail``, an end
+        that is the start of a secret (in any form) is ``***`` too; with ``head``, a start that
+        is the end of one. (A cut made after redaction needs none of this.)"""
+        text = self.redact(text)
+        if self._pattern is None:
+            return text
+        every = self._forms
+        if tail:
+            k = _longest(text, every, at_end=True)
+            text = text[:len(text) - k] + MASK if k else text
+        if head:
+            k = _longest(text, every, at_end=False)
+            text = MASK + text[k:] if k else text
+        return text
+
+    def union(self, secrets: Iterable[str]) -> Redactor:
+        more = frozenset(s for s in secrets if s) - self.secrets
+        return self if not more else redactor_for(self.secrets | more)
+
+
+def _longest(text: str, every: Iterable[str], *, at_end: bool) -> int:
+    """The length of the longest piece (2 characters or more) of a form at an edge of
+    ``text``: a form's start at its end (``at_end``), else a form's end at its start."""
+    best = 0
+    for form in every:
+        for k in range(min(len(form) - 1, len(text)), max(best, 1), -1):
+            piece = form[:k] if at_end else form[-k:]
+            if (text.endswith(piece) if at_end else text.startswith(piece)):
+                best = k
+                break
+    return best
+
+
+def redact_strings(value: Any, redact: Callable[[str], str]) -> Any:
+    """A copy of ``value`` (JSON-like) with ``redact`` applied to every string, keys too."""
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, Mapping):
+        return {redact(k) if isinstance(k, str) else k: redact_strings(v, redact)
+                for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [redact_strings(v, redact) for v in value]
+    return value
+
+
+def mask_arguments(value: Any, redact: Callable[[str], str] = lambda s: s) -> Any:
+    """Tool arguments as shown to people (audit log, ask prompt, ``run`` transcript, ``call``):
+    ``redact`` applied to every string, and the value of every secret-named key (at any depth;
+    see ``SECRET_KEY``) is ``***``, whatever it is, unless it is null or empty."""
+    if isinstance(value, Mapping):
+        return {redact(str(k)): MASK if SECRET_KEY.search(str(k)) and v not in (None, "")
+                else mask_arguments(v, redact) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [mask_arguments(v, redact) for v in value]
+    return redact(value) if isinstance(value, str) else value
+
+
+@functools.lru_cache(maxsize=32)
+def redactor_for(secrets: frozenset[str]) -> Redactor:
+    """The (shared, cached) ``Redactor`` of a set of secrets."""
+    return Redactor(secrets)
+
+
+_lock = threading.Lock()
+_process = Redactor()
+
+
+def remember(secrets: Iterable[str]) -> None:
+    """Add secrets to the ones this process hides in everything it writes (never forgotten:
+    a reload that drops a secret must not let an earlier copy of it out)."""
+    global _process
+    with _lock:
+        _process = _process.union(secrets)
+
+
+def active() -> Redactor:
+    """The process-wide ``Redactor`` (every secret ``remember``ed so far)."""
+    return _process
+
+
+def scrub(text: str) -> str:
+    """``text`` with every secret this process knows hidden."""
+    return _process.redact(text)
+
+
+class ScrubbingStream:
+    """A text stream that scrubs what it writes before ``inner`` sees it.
+
+    Text is held until a line ends (or ``flush``) so a secret written in two pieces is still
+    one match; past ``HOLD`` characters without a newline it is written out anyway.
+    """
+
+    HOLD = 65_536
+
+    def __init__(self, inner: IO[str]) -> None:
+        self.inner = inner
+        self._held = ""
+        self._lock = threading.Lock()
+
+    def write(self, text: str) -> int:
+        with self._lock:
+            self._held += text
+            cut = self._held.rfind("\n") + 1
+            if len(self._held) > self.HOLD:
+                cut = len(self._held)
+            if cut:
+                out, self._held = self._held[:cut], self._held[cut:]
+                self.inner.write(scrub(out))
+        return len(text)
+
+    def writelines(self, lines: Iterable[str]) -> None:
+        for line in lines:
+            self.write(line)
+
+    def flush(self) -> None:
+        with self._lock:
+            if self._held:
+                out, self._held = self._held, ""
+                self.inner.write(scrub(out))
+        self.inner.flush()
+
+    def __getattr__(self, name: str) -> Any:  # fileno, isatty, encoding, buffer, ...
+        return getattr(self.inner, name)
