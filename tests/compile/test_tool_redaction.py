@@ -1,0 +1,59 @@
+"""CompiledTool.call hides the config's secrets in results (unless opted out) and in errors,
+before the output cut."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import jsonschema
+import pytest
+
+from toolhost.backends.base import CallContext
+from toolhost.compile.tool import CompiledTool
+from toolhost.redaction import Redactor
+from toolhost.results import ToolResult
+
+SECRET = "s3cr3t-value-42"
+REDACT = Redactor(frozenset({SECRET})).redact
+SCHEMA: dict[str, Any] = {"type": "object"}
+
+
+async def _leak(arguments: Mapping[str, Any], ctx: CallContext) -> ToolResult:
+    if arguments.get("fail"):
+        raise ValueError("upstream rejected token " + SECRET)
+    return ToolResult.json({"token": SECRET, "pad": "x" * int(arguments.get("pad", 0))})
+
+
+def _tool(**extra: Any) -> CompiledTool:
+    return CompiledTool(name="t", server="s", description="d", input_schema=SCHEMA,
+                        validator=jsonschema.Draft202012Validator(SCHEMA), invoke=_leak,
+                        redact=REDACT, **{"output": "structured", **extra})
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.mark.anyio
+async def test_results_are_redacted_by_default() -> None:
+    result = await _tool().call({}, CallContext())
+    assert result.structured == {"token": "***", "pad": ""}
+    assert SECRET not in str(result.to_mcp())
+
+
+@pytest.mark.anyio
+async def test_a_tool_may_opt_out_but_errors_stay_redacted() -> None:
+    tool = _tool(redact_results=False)
+    assert (await tool.call({}, CallContext())).structured == {"token": SECRET, "pad": ""}
+    failed = await tool.call({"fail": True}, CallContext())
+    assert failed.is_error and "upstream rejected token ***" in str(failed.to_mcp())
+
+
+@pytest.mark.anyio
+async def test_the_cut_comes_after_redaction() -> None:
+    # the JSON text is cut at 20 characters: inside the secret, were it still there
+    result = await _tool(max_output_chars=14, output="text").call({"pad": 40}, CallContext())
+    text = str(result.to_mcp())
+    assert SECRET[:3] not in text and "***" in text

@@ -1,0 +1,89 @@
+"""toolhost.redaction: every form of a secret hidden, arguments masked, streams scrubbed."""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+from urllib.parse import quote, quote_plus
+
+import pytest
+
+from toolhost.redaction import MASK, Redactor, ScrubbingStream, mask_arguments, remember, scrub
+
+SECRET = 'p"a\\ss wörd/+tok'
+PASSWORD = "b4sic-Pa55word!"
+R = Redactor(frozenset({SECRET, PASSWORD}))
+
+
+@pytest.mark.parametrize("shown", [
+    SECRET, json.dumps(SECRET), json.dumps(SECRET, ensure_ascii=False), repr(SECRET),
+    json.dumps(json.dumps(SECRET)), quote(SECRET, safe=""), quote(SECRET), quote_plus(SECRET),
+    quote_plus(SECRET).lower(), SECRET.encode().hex(), SECRET.encode().hex().upper(),
+    base64.b64encode(SECRET.encode()).decode(),
+    base64.urlsafe_b64encode(SECRET.encode()).decode().rstrip("="),
+])
+def test_every_form_is_hidden(shown: str) -> None:
+    out = R.redact(f"before {shown} after")
+    assert MASK in out
+    assert "wörd" not in out and "ss w" not in out
+
+
+@pytest.mark.parametrize("prefix", ["", "a", "ab", "abc", "user:", "alice:"])
+def test_base64_at_any_alignment_inside_a_longer_string(prefix: str) -> None:
+    for encode in (base64.b64encode, base64.urlsafe_b64encode):
+        blob = encode((prefix + PASSWORD + "\ntrailer").encode()).decode()
+        out = R.redact(f"Authorization: Basic {blob}")
+        assert MASK in out
+        # the characters made from the password's bits alone are gone
+        spelled = blob[-(-8 * len(prefix) // 6):8 * (len(prefix) + len(PASSWORD)) // 6]
+        assert len(spelled) >= 16 and spelled not in out
+        assert spelled[2:-2] not in out
+
+
+def test_plain_text_and_short_secrets_stay() -> None:
+    text = "a plain sentence with 1234 and abcd"
+    assert R.redact(text) == text
+    short = Redactor(frozenset({"ab"}))
+    assert short.redact("xaby YW") == "x***y YW"  # raw always; encoded forms under 4 chars not
+
+
+def test_longest_form_wins() -> None:
+    r = Redactor(frozenset({"abcd", "abcdefgh"}))
+    assert r.redact("abcdefgh abcd") == "*** ***"
+
+
+def test_mask_arguments_hides_secret_names_at_any_depth() -> None:
+    shown = mask_arguments({"token": 5, "q": "x", "nested": [{"Authorization": "Bearer x"}],
+                            "api_key": "", "password": None}, R.redact)
+    assert shown == {"token": MASK, "q": "x", "nested": [{"Authorization": MASK}],
+                     "api_key": "", "password": None}
+
+
+def test_cut_edges_hides_a_secret_the_capture_cut() -> None:
+    assert R.cut_edges("output: " + PASSWORD[:7], tail=True) == "output: " + MASK
+    assert R.cut_edges(PASSWORD[-6:] + " rest", head=True) == MASK + " rest"
+    assert R.cut_edges("output: plain", tail=True, head=True) == "output: plain"
+
+
+def test_value_redacts_keys_and_strings_but_keeps_other_types() -> None:
+    assert R.value({SECRET: [PASSWORD, 3, None]}) == {MASK: [MASK, 3, None]}
+
+
+def test_scrubbing_stream_holds_a_line_so_a_split_secret_is_still_caught() -> None:
+    remember({PASSWORD})
+    inner = io.StringIO()
+    stream = ScrubbingStream(inner)
+    stream.write("x " + PASSWORD[:5])
+    stream.write(PASSWORD[5:] + " y\nrest")
+    assert inner.getvalue() == "x *** y\n"
+    stream.flush()
+    assert inner.getvalue() == "x *** y\nrest"
+    assert scrub(PASSWORD) == MASK
+
+
+def test_cut_redacts_before_cutting() -> None:
+    from toolhost.excerpt import cut
+
+    remember({PASSWORD})
+    assert PASSWORD[:3] not in cut("ab " + PASSWORD + " tail" * 10, limit=6)
