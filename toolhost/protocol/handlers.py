@@ -15,6 +15,7 @@ from toolhost.failures import log_failure
 from toolhost.mcp import McpServer, Notify
 from toolhost.mcp import jsonrpc as rpc
 from toolhost.permissions.decision import Decision
+from toolhost.redaction import scrub
 
 __all__ = ["ACK", "ControlRequestError", "MessageFn", "PermissionFn", "answer_can_use_tool",
            "answer_mcp_message"]
@@ -76,9 +77,11 @@ async def answer_can_use_tool(request: Mapping[str, Any],
         return {"behavior": "deny", "message": NO_POLICY_MESSAGE}
     decision = await permission(tool_name, tool_input, dict(request))
     if decision.behavior == "ask":  # fail closed: nobody resolved the question
-        return {"behavior": "deny",
-                "message": decision.message or f"No one could approve {tool_name}; denied."}
+        return {"behavior": "deny", "message": scrub(
+            decision.message or f"No one could approve {tool_name}; denied.")}
     answer = decision.to_control_response()
+    if isinstance(answer.get("message"), str):  # the model reads it; the CLI stores it
+        answer["message"] = scrub(answer["message"])
     if answer["behavior"] == "allow" and "updatedInput" not in answer:
         # The official SDK always echoes the input; do the same so every CLI version agrees.
         answer["updatedInput"] = tool_input

@@ -15,6 +15,7 @@ from toolhost.backends.base import CallContext
 from toolhost.compile.tool import CompiledTool
 from toolhost.mcp.server import Guard, ReadGuard
 from toolhost.permissions.decision import Decision
+from toolhost.redaction import scrub
 from toolhost.results import ToolResult
 
 __all__ = ["READ_RESOURCE_TOOL", "Gate", "permission_guard", "read_guard"]
@@ -47,6 +48,7 @@ def permission_guard(gate: Gate, wire_name: Callable[[CompiledTool], str]) -> Gu
                        "to ask here (toolhost serve); denied.")
         else:
             message = decision.message or f"Tool {name} is denied by toolhost policy."
+        message = scrub(message)  # a rule's message may quote a ${SECRET}
         log.info("denied %s: %s", name, message)
         return ToolResult.error(message)
 
@@ -68,7 +70,8 @@ def read_guard(gate: Gate, server: str) -> ReadGuard:
         message = decision.message or (
             f"reading {uri} needs approval and nobody can be asked here"
             if decision.behavior == "ask" else f"reading {uri} is denied by toolhost policy")
-        log.info("denied resources/read %s: %s", uri[:200], message)
+        message = scrub(message)
+        log.info("denied resources/read %s: %s", scrub(uri)[:200], message)
         return message
 
     return guard
