@@ -49,7 +49,7 @@ turns:
       - {{tool: mcp__sec__say, input: {{text: "deny {SECRET}"}}}}
   - expect_results:
       - {{equals: "wrong on purpose"}}
-      - {{matches: "^{SECRET}$"}}
+      - {{equals: "***"}}  # results are redacted on their way to the model too
       - {{is_error: true, contains: "no: "}}
     text: "Done with {SECRET}."
 """)
