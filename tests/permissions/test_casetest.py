@@ -115,7 +115,8 @@ def test_each_mismatch_is_a_located_failure_line(team: Path) -> None:
     ("config: nosuch.yaml\ncases:\n  - {tool: X, expect: deny}\n", "no such file"),
     ("config: team.yaml\ncases:\n  - " + "[" * 5000 + "]" * 5000 + "\n", "cases.yaml"),
     ("config: team.yaml\ncases:\n  - {tool: X, expect: deny, input: {a: "
-     + "[" * 300 + "]" * 300 + "}}\n" + "  - just a string\n", ":4:5: cases[1]: a case is"),
+     + "[" * 300 + "]" * 300 + "}}\n" + "  - just a string\n",
+     ":3:136: nested more than 100 mappings or lists deep"),  # the file's depth limit first
     ("- a\n- list\n", "a case file is a mapping"),
 ])
 def test_malformed_case_files_get_located_errors(team: Path, body: str, fragment: str) -> None:

@@ -33,11 +33,20 @@ __all__ = ["review_rules", "tool_index"]
 _LINT_CODES = ("duplicate", "shadowed", "broad-allow")  # the others: see check_target
 
 
-def tool_index(config: HostConfig) -> ToolIndex:
-    """The tools rules may name: the config's (by server), external servers, built-ins."""
+def tool_index(config: HostConfig, compiled: CompiledTools | None = None) -> ToolIndex:
+    """The tools rules may name: the config's (by server), external servers, built-ins.
+
+    An imported server's (``mcp:``) tools are known only once it was started (``compiled``
+    has them); offline it counts as external: its tool names cannot be checked."""
+    started = {name: tuple(t.name for t in tools)
+               for name, tools in (compiled.servers.items() if compiled else ())
+               if config.servers.get(name) is not None
+               and config.servers[name].upstream is not None and tools}
     return ToolIndex(
-        tools={name: tuple(s.tools) for name, s in config.servers.items()},
-        external=frozenset(n for n, s in config.servers.items() if s.external is not None),
+        tools={name: started.get(name, tuple(s.tools)) for name, s in config.servers.items()},
+        external=frozenset(n for n, s in config.servers.items()
+                           if s.external is not None
+                           or (s.upstream is not None and n not in started)),
         builtins=BUILTIN_TOOLS)
 
 
@@ -45,7 +54,7 @@ class _Review:
     def __init__(self, config: HostConfig, tools: CompiledTools | None, cwd: str) -> None:
         self.config = config
         self.cwd = cwd
-        self.index = tool_index(config)
+        self.index = tool_index(config, tools)
         self.schemas: dict[str, Mapping[str, object]] = {}
         if tools is not None:
             self.schemas = {f"mcp__{t.server}__{t.name}": t.input_schema for t in tools}
