@@ -17,7 +17,9 @@ Write a small project that works at once and shows each part of toolhost:
   toolhost_tools.py         the Python tool (its schema comes from the signature)
   scenarios/smoke.yaml      a scripted-model scenario: `toolhost run --script` tests the
                             config end to end with the real Claude CLI, no API key needed
-  toolhost-ci.sh            the checks to run in CI: validate, then the scenario
+  policy-tests.yaml         policy tests: `toolhost permissions test` checks each rule decides
+                            what you meant
+  toolhost-ci.sh            the checks to run in CI: validate, the policy tests, the scenario
 
 Nothing is overwritten: existing files are named and init stops (exit 1) unless --force.
 
@@ -97,15 +99,39 @@ CI = """\
 set -eu
 cd "$(dirname "$0")"
 toolhost validate toolhost.yaml
+toolhost permissions test policy-tests.yaml
 toolhost run toolhost.yaml --script scenarios/smoke.yaml -p "Try the tools" --output json \\
   > /dev/null
 echo "toolhost checks passed"
+"""
+
+POLICY_TESTS = """\
+# Policy tests for toolhost.yaml (docs/permissions.md):
+#   toolhost permissions test policy-tests.yaml
+config: toolhost.yaml
+cases:
+  - tool: mcp__{name}__greet
+    input: {{name: Ada}}
+    expect: allow
+  - name: environment files stay private
+    tool: mcp__{name}__count_lines
+    input: {{path: prod.env}}
+    expect: deny
+  - name: no rm, however it is spelled
+    tool: Bash
+    input: {{command: "/usr/bin/env rm -rf build"}}
+    expect: deny
+  - name: a tool without a rule is asked about
+    tool: Read
+    input: {{file_path: README.md}}
+    expect: ask
 """
 
 FILES = {
     "toolhost.yaml": CONFIG,
     "toolhost_tools.py": TOOLS,
     "scenarios/smoke.yaml": SCENARIO,
+    "policy-tests.yaml": POLICY_TESTS,
     "toolhost-ci.sh": CI,
 }
 _NAME = re.compile(r"^[a-z][a-z0-9-]{0,39}$")
