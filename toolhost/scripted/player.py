@@ -156,7 +156,9 @@ def _mismatches(exp: Expectation, text: str, is_error: bool) -> list[str]:
     for part in exp.contains:
         if part not in text:
             out.append(f"expected it to contain {_short(part)}, received {_short(text)}")
-    if exp.matches is not None and not exp.matches.search(text):
+    # as with Python's re (and before RE2): `$` also matches before a final newline
+    if exp.matches is not None and not (exp.matches.search(text) or (
+            text.endswith("\n") and exp.matches.search(text[:-1]))):
         out.append(f"expected a match for /{exp.matches.pattern}/, received {_short(text)}")
     if exp.has_json:
         try:
