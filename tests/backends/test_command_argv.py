@@ -265,7 +265,8 @@ def test_validate_notes_option_positions_without_failing(tmp_path: Path) -> None
         "          argv: [grep, {each: pats, argv: [-e, '{{ item }}']}, '{{ x }}']\n"
         "          allow_dash: [x]\n"
         "        params:\n          pats: {type: array, items: {type: string}}\n"
-        "          x: string\n")
+        "          x: string\n"
+        "permissions:\n  allow: [mcp__s]\n")  # no unanswered-ask note in the way
     proc = subprocess.run([sys.executable, "-m", "toolhost", "validate", "--no-layers",
                            str(config)], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
