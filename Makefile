@@ -6,7 +6,12 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PLUGINS := $(wildcard plugins/*/pyproject.toml)
 
-.PHONY: install demo test lint bench clean
+.PHONY: install demo test lint bench clean e2e-cli-latest e2e-cli-oldest
+
+# The e2e suite against another Claude CLI than the pinned wheel's (docs/running.md,
+# "Which CLI versions"): the newest on npm, and the oldest version toolhost supports.
+E2E_CLI_OLDEST ?= 2.1.330
+CLI_DIR ?= .cli
 
 $(VENV)/.installed: pyproject.toml $(PLUGINS)
 	python3 -m venv $(VENV)
@@ -30,5 +35,15 @@ test: lint
 bench: install
 	for b in bench/bench_*.py; do $(PY) $$b || exit 1; done
 
+e2e-cli-latest: install
+	npm install --silent --no-audit --no-fund --prefix $(CLI_DIR)/latest @anthropic-ai/claude-code@latest
+	$(CLI_DIR)/latest/node_modules/.bin/claude --version
+	TOOLHOST_E2E_CLI=$(abspath $(CLI_DIR))/latest/node_modules/.bin/claude $(PY) -m pytest -q tests/e2e
+
+e2e-cli-oldest: install
+	npm install --silent --no-audit --no-fund --prefix $(CLI_DIR)/$(E2E_CLI_OLDEST) @anthropic-ai/claude-code@$(E2E_CLI_OLDEST)
+	$(CLI_DIR)/$(E2E_CLI_OLDEST)/node_modules/.bin/claude --version
+	TOOLHOST_E2E_CLI=$(abspath $(CLI_DIR))/$(E2E_CLI_OLDEST)/node_modules/.bin/claude $(PY) -m pytest -q tests/e2e
+
 clean:
-	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache
+	rm -rf $(VENV) $(CLI_DIR) .mypy_cache .ruff_cache .pytest_cache

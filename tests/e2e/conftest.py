@@ -21,6 +21,13 @@ TOOLHOST = Path(sys.executable).parent / "toolhost"
 
 @pytest.fixture(scope="session")
 def cli() -> str:
+    """The CLI under test: $TOOLHOST_E2E_CLI (``make e2e-cli-latest``/``-oldest``), else the
+    one bundled in the pinned claude-agent-sdk wheel."""
+    chosen = os.environ.get("TOOLHOST_E2E_CLI")
+    if chosen:
+        if not os.access(chosen, os.X_OK):
+            pytest.fail(f"$TOOLHOST_E2E_CLI={chosen}: not an executable")
+        return chosen
     path = bundled_cli()
     if path is None:
         pytest.skip("the Claude CLI bundled in claude-agent-sdk is not installed")

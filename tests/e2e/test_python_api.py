@@ -45,7 +45,7 @@ turns:
     assert report.ok, (report.problems, report.stderr)
     assert read_log(tool_log) == [{"tool": "write_note", "name": "api", "text": 'ü ∑ "q"'}]
     assert [r["subtype"] for r in report.results] == ["success"]
-    assert '→ mcp__e2e__write_note(name="api", text="ü ∑ \\"q\\"")' in out
+    assert '→ #1 mcp__e2e__write_note(name="api", text="ü ∑ \\"q\\"")' in out
 
 
 def test_two_read_only_tools_run_concurrently(

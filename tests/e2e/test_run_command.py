@@ -26,7 +26,7 @@ turns:
     done = run_toolhost(cli, str(CONFIG), "--script", str(script), "-p", "save a note")
     assert done.returncode == 0, done.stderr
     assert read_log(tool_log) == [{"tool": "write_note", "name": "alpha", "text": "two words"}]
-    assert '→ mcp__e2e__write_note(name="alpha", text="two words")' in done.stdout
+    assert '→ #1 mcp__e2e__write_note(name="alpha", text="two words")' in done.stdout
     assert "← mcp__e2e__write_note: saved alpha: two words" in done.stdout
     assert "Saved it." in done.stdout
     assert "— done: " in done.stdout

@@ -105,7 +105,7 @@ def test_ctrl_c_interrupts_the_turn_and_cancels_the_running_tool(
     wait_for_file(Path(slow_env["E2E_STARTED"]), proc)
     os.kill(proc.pid, signal.SIGINT)  # what Ctrl-C sends the foreground process
     code = _finish(proc, out, err)
-    assert code == 1, err.text
+    assert code == 130, err.text  # -p: the run was ended by Ctrl-C
     assert "interrupting the turn" in err.text
     assert Path(slow_env["E2E_CANCELLED"]).read_text() == "cancelled"
     assert "— failed (error_during_execution)" in out.text
@@ -148,5 +148,5 @@ turns:
     stdout, stderr = proc.communicate("save a note\nand now?\n", timeout=120)
     assert proc.returncode == 0, stderr
     first, second = stdout.index("First answer."), stdout.index("Second answer.")
-    assert stdout.index('→ mcp__e2e__write_note(name="one", text="first")') < first < second
+    assert stdout.index('→ #1 mcp__e2e__write_note(name="one", text="first")') < first < second
     assert stdout.count("— done: ") == 2

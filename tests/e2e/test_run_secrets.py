@@ -64,6 +64,6 @@ turns:
     assert "***" in done.stdout
     if output == "text":
         assert "← mcp__sec__leak: token=***" in done.stdout
-        assert '→ mcp__sec__say(text="***")' in done.stdout
+        assert 'mcp__sec__say(text="***")' in done.stdout
         assert "denied by " in done.stdout and ": no: ***" in done.stdout
         assert "Done with ***." in done.stdout

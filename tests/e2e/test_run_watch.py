@@ -86,5 +86,5 @@ turns:
     assert f"{config}:6" in err and "permissionz" in err
     assert err.count("toolhost: reloaded") == 1 and f"toolhost: reloaded {config}" in err
     assert read_log(tool_log) == [{"tool": "grow"}]
-    assert '→ mcp__live__fresh(word="hi")' in out
+    assert '→ #2 mcp__live__fresh(word="hi")' in out
     assert "← mcp__live__fresh: fresh hi" in out

@@ -31,15 +31,16 @@ def test_text_transcript_of_a_denied_call() -> None:
     for msg in _messages("deny.wire.jsonl"):
         r.message(msg)
         if msg["type"] == "assistant" and msg["message"]["content"][0]["type"] == "tool_use":
+            use_id = msg["message"]["content"][0]["id"]
             r.decision("mcp__demo__greet", {"name": "Alice"}, Decision(
                 "deny", "The user does not want anyone greeted.", rule="mcp__demo__greet",
-                origin=Origin("team.yaml", 9, 7)))
+                origin=Origin("team.yaml", 9, 7)), tool_use_id=use_id)
     lines = out.getvalue().splitlines()
     assert lines[1:4] == [
-        '→ mcp__demo__greet(name="Alice")',
-        "  ⊘ denied by mcp__demo__greet at team.yaml:9:7: The user does not want anyone "
+        '→ #1 mcp__demo__greet(name="Alice")',
+        "  #1 ⊘ denied by mcp__demo__greet at team.yaml:9:7: The user does not want anyone "
         "greeted.",
-        "  ✗ mcp__demo__greet: The user does not want anyone greeted.",
+        "  #1 ✗ mcp__demo__greet: The user does not want anyone greeted.",
     ]
     assert lines[0].startswith("session: model claude-sonnet-4-5, MCP servers demo (connected)")
     assert lines[-1] == "— done: 2 turns, 0.3 s, $0.0163, 1 denied"
@@ -53,8 +54,47 @@ def test_parallel_results_and_allow_by_default() -> None:
     r.decision("mcp__demo__greet", {}, Decision("allow", answered_by="--yes",
                                                 updated_input={"name": "x"}))
     text = out.getvalue()
-    assert "  ← mcp__demo__greet: Hello, Alice!\n  ← mcp__demo__greet: Hello, Bob!\n" in text
-    assert "  ✓ allowed by default (--yes) (input rewritten)" in text
+    assert "  #1 ← mcp__demo__greet: Hello, Alice!\n  #2 ← mcp__demo__greet: Hello, Bob!\n" in text
+    assert "  ✓ allowed by default (--yes) (input rewritten)" in text  # no id: no tag
+
+
+def test_decisions_and_results_carry_the_tag_of_their_call_in_any_order() -> None:
+    out = io.StringIO()
+    r = TextRenderer(out, io.StringIO(), color=False)
+    calls = [{"type": "tool_use", "id": f"u{i}", "name": "mcp__s__t", "input": {"n": i}}
+             for i in (1, 2)]
+    r.message({"type": "assistant", "message": {"id": "m1", "content": calls}})
+    r.decision("mcp__s__t", {"n": 2}, Decision("deny", "no two", rule="r"), tool_use_id="u2")
+    r.decision("mcp__s__t", {"n": 1}, Decision("allow", rule="ok"), tool_use_id="u1")
+    r.message({"type": "user", "message": {"content": [
+        {"type": "tool_result", "tool_use_id": "u2", "content": "no two", "is_error": True},
+        {"type": "tool_result", "tool_use_id": "u1", "content": "one"}]}})
+    r.message({"type": "assistant", "message": {"id": "m2", "content": [
+        {"type": "text", "text": "Done."}]}})
+    r.message({"type": "result", "subtype": "success", "num_turns": 5, "duration_ms": 100})
+    assert out.getvalue().splitlines() == [
+        "→ #1 mcp__s__t(n=1)", "→ #2 mcp__s__t(n=2)",
+        "  #2 ⊘ denied by r: no two", "  #1 ✓ allowed by ok",
+        "  #2 ✗ mcp__s__t: no two", "  #1 ← mcp__s__t: one", "Done.",
+        "— done: 2 turns, 0.1 s"]  # two replies of the model, whatever num_turns says
+
+
+def test_not_logged_in_says_what_to_do() -> None:
+    out = io.StringIO()
+    r = TextRenderer(out, io.StringIO(), color=False)
+    for msg in _messages("not-logged-in.wire.jsonl"):
+        r.message(msg)
+    text = out.getvalue()
+    assert "— failed (authentication_failed)" in text and "(success)" not in text
+    assert "ANTHROPIC_API_KEY" in text and "claude /login" in text and "--script" in text
+
+
+def test_api_retries_are_shown_as_progress() -> None:
+    err = io.StringIO()
+    r = TextRenderer(io.StringIO(), err, color=False)
+    r.message({"type": "system", "subtype": "api_retry", "attempt": 3, "max_retries": 10,
+               "retry_delay_ms": 2031, "error_status": None, "error": "unknown"})
+    assert "the API did not answer (no answer; attempt 3 of 10, next in 2.0 s)" in err.getvalue()
 
 
 def test_json_renderer_writes_each_message_as_one_line() -> None:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from toolhost.host import Host
+    from toolhost.runner.terminal import Terminal
     from toolhost.scripted.scenario import Scenario
 
 HELP = "run a Claude CLI session with the config's tools (one prompt with -p, else interactive)"
@@ -17,9 +18,16 @@ DESCRIPTION = """\
 Start the Claude CLI with every server of CONFIG hosted in-process, answer its tool calls and
 permission checks, and show the conversation.
 
-  -p PROMPT        run one prompt and exit: 0 when the turn ended in success, 1 otherwise
-  (no -p)          interactive: type a turn, Enter to send; Ctrl-C interrupts the turn,
-                   a second Ctrl-C (or Ctrl-D at the prompt) exits
+  -p PROMPT        run one prompt and exit: 0 when the turn ended in success, 1 otherwise,
+                   130 when Ctrl-C interrupted it
+  (no -p)          interactive: type a turn at the `> ` prompt, Enter to send; Ctrl-C
+                   interrupts the turn, a second Ctrl-C (or Ctrl-D at the prompt) exits
+  questions        a tool call an `ask` rule (or no rule) covers is asked at the terminal:
+                   y once, a for this session, n deny (then an optional reason for the
+                   model). Ctrl-D at a question denies; Ctrl-C denies and interrupts the turn
+  signals          SIGTERM, SIGHUP (terminal closed) and a second Ctrl-C all stop the same
+                   way: tool calls cancelled (their processes killed), the CLI stopped, the
+                   audit log closed; exit status 143, 129, 130
   --script FILE    play the model from a scenario file (a local Messages API on 127.0.0.1):
                    no API key, no network; exits non-zero if a scenario check fails
   --watch          reload CONFIG when it (or a file it includes) changes: new and changed
@@ -75,8 +83,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="extra arguments for the Claude CLI, after --")
 
 
+async def _typed_prompts(terminal: Terminal) -> AsyncIterator[str]:
+    """Turns typed at the terminal, each read only when the previous turn has ended (the
+    ``> `` prompt then shows), until Ctrl-D at the prompt."""
+    while True:
+        line = await terminal.readline("\n> ")
+        if line is None:
+            terminal.write("\n")
+            return
+        if line.strip():
+            yield line
+
+
 async def _terminal_prompts() -> AsyncIterator[str]:
-    """Turns typed at the terminal (or piped on stdin), one per line, until EOF.
+    """Turns piped on stdin, one per line, until EOF.
 
     The blocking read runs in a daemon thread of its own, not in anyio's worker pool: a pool
     thread stuck reading after a second Ctrl-C would keep the process alive until someone
@@ -164,14 +184,34 @@ def unknown_scenario_tools(scenario: Scenario, host: Host) -> list[str]:
     return out
 
 
+def _drop_terminal_output() -> None:
+    """After a hang-up the terminal is gone: what is left to say goes nowhere, and a failed
+    flush at exit must not turn exit status 129 into Python's 120."""
+    import contextlib
+    import os
+
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):
+            stream.flush()
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    for fd in (1, 2):
+        with contextlib.suppress(OSError):
+            if not os.isatty(fd):
+                continue  # a file or pipe still works: keep it
+            os.dup2(devnull, fd)
+    os.close(devnull)
+
+
 def main(args: argparse.Namespace) -> int:
     import os
+    import signal
 
     import anyio
 
     from toolhost.host import load_host
     from toolhost.runner import RunOptions, make_renderer, run_host
     from toolhost.runner.render import JsonRenderer
+    from toolhost.runner.terminal import Terminal
     from toolhost.scripted import load_scenario
     from toolhost.stdout_guard import claim_stdout_text
 
@@ -195,20 +235,37 @@ def main(args: argparse.Namespace) -> int:
         return load_host(path, cwd=cwd)
 
     async def session() -> int:
+        terminal = Terminal.open()
+        prompts: list[str] | AsyncIterator[str]
+        if args.prompt is not None:
+            prompts = [args.prompt]
+        elif terminal is not None and terminal.reads_stdin:
+            prompts = _typed_prompts(terminal)
+        else:
+            prompts = _terminal_prompts()
         try:
-            prompts = [args.prompt] if args.prompt is not None else _terminal_prompts()
             report = await run_host(host, prompts, cli=args.cli, options=options,
                                     scenario=scenario, renderer=renderer, yes=args.yes,
                                     handle_sigint=True, watch=reload if args.watch else None,
-                                    watch_interval=args.watch_interval)
+                                    watch_interval=args.watch_interval, terminal=terminal)
         finally:
             await host.aclose()
+            if terminal is not None:
+                terminal.close()
+        if report.signal == signal.SIGHUP:
+            _drop_terminal_output()
         for problem in report.problems:
             print(f"toolhost: scenario check failed: {problem}", file=sys.stderr)
-        if report.interrupted:
-            return 130
+        if report.signal is not None:
+            return 128 + report.signal
+        if args.prompt is not None and report.turn_interrupted:
+            return 128 + signal.SIGINT
         if not report.results:
             return 0 if args.prompt is None and not report.problems else 1
+        if args.prompt is None and not report.problems and all(
+                r.get("subtype") == "success" and not r.get("is_error")
+                for i, r in enumerate(report.results) if i not in report.interrupted_turns):
+            return 0  # interactive: turns the person interrupted are not failures
         if not report.ok and report.stderr.strip() and any(
                 r.get("subtype") != "success" for r in report.results):
             tail = "\n".join(report.stderr.strip().splitlines()[-20:])

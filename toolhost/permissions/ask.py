@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Mapping
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 import anyio
 import anyio.to_thread
@@ -13,9 +13,22 @@ import anyio.to_thread
 from toolhost.permissions.decision import Decision
 from toolhost.permissions.redact import redact_value
 
-__all__ = ["FixedAsker", "TerminalAsker", "no_terminal_asker", "terminal_available"]
+__all__ = ["AskInterrupted", "FixedAsker", "LineReader", "TerminalAsker", "no_terminal_asker",
+           "terminal_available"]
 
 _MAX_SHOWN = 4000
+
+
+class AskInterrupted(Exception):
+    """The person pressed Ctrl-C at the question: the call is denied."""
+
+
+class LineReader(Protocol):
+    """The one reader of the terminal that turn prompts also go through
+    (``toolhost.runner.terminal.Terminal``)."""
+
+    async def readline(self, prompt: str, *, question: bool = False,
+                       keep_typeahead: bool = False) -> str | None: ...
 
 
 def terminal_available(path: str = "/dev/tty") -> bool:
@@ -67,12 +80,17 @@ class TerminalAsker:
     the CLI's pipes). Answers: ``y`` allow once, ``a`` allow for this session, ``n`` deny (then
     an optional reason). End of input or anything else is a deny. Questions are asked one at a
     time; "allow for this session" remembers the tool (for Bash: the exact command).
+
+    With ``reader`` set (``toolhost run`` sets it to its terminal), questions are read through
+    it: they then own the terminal while they are open, and Ctrl-C at one denies the call.
     """
 
     def __init__(self, tty_path: str = "/dev/tty",
-                 redact: Callable[[str], str] = lambda s: s) -> None:
+                 redact: Callable[[str], str] = lambda s: s,
+                 reader: LineReader | None = None) -> None:
         self.tty_path = tty_path
         self.redact = redact
+        self.reader = reader
         self.session_allowed: set[str] = set()
         self._lock: anyio.Lock | None = None
 
@@ -91,8 +109,17 @@ class TerminalAsker:
             if key in self.session_allowed:
                 return Decision("allow", rule=decision.rule, origin=decision.origin,
                                 answered_by="person (this session)")
-            answer, reason = await anyio.to_thread.run_sync(
-                self._prompt, tool_name, tool_input, decision, abandon_on_cancel=True)
+            if self.reader is not None:
+                try:
+                    answer, reason = await self._ask_reader(self.reader, tool_name,
+                                                            tool_input, decision)
+                except AskInterrupted:
+                    return Decision("deny", f"A person pressed Ctrl-C when asked about "
+                                    f"{tool_name}.", rule=decision.rule,
+                                    origin=decision.origin, answered_by="person (Ctrl-C)")
+            else:
+                answer, reason = await anyio.to_thread.run_sync(
+                    self._prompt, tool_name, tool_input, decision, abandon_on_cancel=True)
         if answer in ("y", "a"):
             if answer == "a":
                 self.session_allowed.add(key)
@@ -102,18 +129,35 @@ class TerminalAsker:
         return Decision("deny", message, rule=decision.rule, origin=decision.origin,
                         answered_by="person")
 
-    def _prompt(self, tool_name: str, tool_input: Mapping[str, Any],
-                decision: Decision) -> tuple[str, str]:
+    def _question(self, tool_name: str, tool_input: Mapping[str, Any],
+                  decision: Decision) -> str:
         shown = json.dumps(redact_value(tool_input, self.redact), indent=2, ensure_ascii=False,
                            default=str)
         if len(shown) > _MAX_SHOWN:
             shown = shown[:_MAX_SHOWN] + f"\n... ({len(shown) - _MAX_SHOWN} more characters)"
+        text = f"\ntoolhost: permission needed for {tool_name} ({_where(decision)})\n{shown}\n"
+        if decision.message:
+            text += f"{decision.message}\n"
+        return text + "Allow? [y] once, [a] for this session, [n] deny: "
+
+    async def _ask_reader(self, reader: LineReader, tool_name: str,
+                          tool_input: Mapping[str, Any], decision: Decision) -> tuple[str, str]:
+        line = await reader.readline(self._question(tool_name, tool_input, decision),
+                                     question=True)
+        if line is None:  # Ctrl-D: a deny, and no reason to ask for
+            return "", ""
+        answer = line.strip().lower()[:1]
+        reason = ""
+        if answer not in ("y", "a"):
+            reason = (await reader.readline("Reason for the model (optional): ",
+                                            question=True, keep_typeahead=True) or "").strip()
+        return answer, reason
+
+    def _prompt(self, tool_name: str, tool_input: Mapping[str, Any],
+                decision: Decision) -> tuple[str, str]:
         fd = os.open(self.tty_path, os.O_RDWR | os.O_NOCTTY)
         try:
-            text = f"\ntoolhost: permission needed for {tool_name} ({_where(decision)})\n{shown}\n"
-            if decision.message:
-                text += f"{decision.message}\n"
-            _write(fd, text + "Allow? [y] once, [a] for this session, [n] deny: ")
+            _write(fd, self._question(tool_name, tool_input, decision))
             answer = _readline(fd).strip().lower()[:1]
             reason = ""
             if answer not in ("y", "a"):

@@ -7,6 +7,7 @@ loudly on stderr), reusing the host's compiled policy.
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from toolhost.host import Host
@@ -15,6 +16,8 @@ from toolhost.permissions.decision import Asker, Decision
 from toolhost.runner.render import Renderer
 
 __all__ = ["RunnerGate", "make_gate"]
+
+log = logging.getLogger("toolhost.runner")
 
 
 def make_gate(host: Host, *, yes: bool = False, asker: Asker | None = None) -> PermissionGate:
@@ -33,7 +36,13 @@ class RunnerGate:
     async def __call__(self, tool_name: str, tool_input: dict[str, Any],
                        request: dict[str, Any]) -> Decision:
         decision = await self.gate.check(tool_name, tool_input, request)
-        self.renderer.decision(tool_name, tool_input, decision)
+        tool_use_id = request.get("tool_use_id")
+        try:
+            self.renderer.decision(tool_name, tool_input, decision,
+                                   tool_use_id=tool_use_id if isinstance(tool_use_id, str)
+                                   else None)
+        except OSError as exc:  # the screen went away (SIGHUP, a closed pipe): still answer
+            log.debug("showing a decision failed: %r", exc)
         return decision
 
     def close(self) -> None:

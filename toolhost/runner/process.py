@@ -4,11 +4,18 @@
 ``CliSession`` to send user turns on. On the way out, whatever happened, the CLI's stdin is
 closed, the CLI is given a moment to exit, then terminated, then killed; calls in flight are
 cancelled. The CLI's stderr is kept (its tail) to show when something fails.
+
+The CLI runs in a process group of its own (a Ctrl-C at the terminal reaches toolhost only,
+which decides what it means) and is stopped as a group. On Linux it is also started with a
+parent-death signal (``toolhost.runner.deathsig``): if toolhost is killed outright (SIGKILL,
+the OOM killer), the kernel ends the CLI at once instead of leaving it waiting for a model.
 """
 
 from __future__ import annotations
 
 import logging
+import os
+import signal
 import subprocess
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager, suppress
@@ -22,6 +29,8 @@ from toolhost.mcp import McpServer
 from toolhost.permissions.decision import Decision
 from toolhost.protocol import ControlSession
 from toolhost.runner.command import CliCommand
+from toolhost.runner.deathsig import with_parent_death_signal
+from toolhost.runner.diagnose import explain
 
 __all__ = ["CliSession", "open_cli"]
 
@@ -31,6 +40,7 @@ STDERR_KEEP = 64 * 1024
 INITIALIZE_TIMEOUT = 60.0
 EXIT_GRACE = 10.0  # seconds the CLI gets to exit after its stdin closes
 TERMINATE_GRACE = 3.0
+HURRY_GRACE = 2.0  # after a signal (the person wants out): seconds for each step above
 
 MessageFn = Callable[[Mapping[str, Any]], None]
 PermissionFn = Callable[[str, dict[str, Any], dict[str, Any]], Awaitable[Decision]]
@@ -70,6 +80,13 @@ class CliSession:
         self._stderr = stderr
         self._results = results
         self.initialize_response: dict[str, Any] = {}
+        self.hurry = False  # set by ``abort``: stop fast, calls in flight first
+
+    def abort(self) -> None:
+        """End the session fast (toolhost got a signal): when the session is left, the calls
+        in flight are cancelled (their process groups killed) before the CLI is stopped, and
+        the CLI gets seconds, not the usual grace, to exit."""
+        self.hurry = True
 
     @property
     def stderr(self) -> str:
@@ -105,6 +122,9 @@ class CliSession:
         tail = self.stderr.strip()
         if tail:
             text += "\n--- the CLI's stderr ---\n" + "\n".join(tail.splitlines()[-40:])
+            hint = explain(None, tail)
+            if hint:
+                text += "\n" + hint
         return RunnerError(self.redact(text))
 
 
@@ -117,7 +137,8 @@ async def open_cli(command: CliCommand, servers: Mapping[str, McpServer], *,
 
     ``redact`` hides secrets in the errors raised (they quote the CLI's stderr)."""
     try:
-        process = await anyio.open_process(list(command.argv), env=dict(command.env),
+        process = await anyio.open_process(with_parent_death_signal(command.argv),
+                                           env=dict(command.env),
                                            cwd=command.cwd, stdin=subprocess.PIPE,
                                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                            start_new_session=True)
@@ -156,7 +177,9 @@ async def open_cli(command: CliCommand, servers: Mapping[str, McpServer], *,
                 yield cli
             finally:
                 with anyio.CancelScope(shield=True):
-                    await _stop(process)
+                    if cli.hurry:  # calls in flight first: their tools must not outlive us
+                        await control.aclose()
+                    await _stop(process, HURRY_GRACE if cli.hurry else EXIT_GRACE)
                     await control.aclose()
     except Exception as exc:
         single = unwrap(exc)  # task groups wrap what they raise; callers want the error
@@ -207,18 +230,28 @@ async def _wait_exit(process: anyio.abc.Process, seconds: float) -> bool:
     return False
 
 
-async def _stop(process: anyio.abc.Process) -> None:
+def _signal_group(process: anyio.abc.Process, signum: int) -> None:
+    # The CLI leads its own group (start_new_session): whatever it started goes with it.
+    with suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, signum)
+
+
+async def _stop(process: anyio.abc.Process, grace: float = EXIT_GRACE) -> None:
     """Close stdin, wait a little, terminate, wait, kill: the CLI never outlives the run."""
     if process.returncode is not None:
+        _signal_group(process, signal.SIGKILL)  # anything it left behind in its group
         return
     assert process.stdin is not None
     with suppress(anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
         await process.stdin.aclose()
-    if await _wait_exit(process, EXIT_GRACE):
+    if await _wait_exit(process, grace):
+        _signal_group(process, signal.SIGKILL)
         return
-    log.warning("the Claude CLI did not exit after its input closed; terminating it")
-    process.terminate()
-    if await _wait_exit(process, TERMINATE_GRACE):
+    log.info("the Claude CLI did not exit after its input closed; terminating it")
+    _signal_group(process, signal.SIGTERM)
+    if await _wait_exit(process, min(grace, TERMINATE_GRACE)):
+        _signal_group(process, signal.SIGKILL)
         return
+    _signal_group(process, signal.SIGKILL)
     process.kill()
     await process.wait()

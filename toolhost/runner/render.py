@@ -2,6 +2,11 @@
 
 The text form shows assistant text, each tool call with its arguments, each result
 (shortened), each permission decision, and a final line with turns, duration and cost.
+Each call gets a short tag (``#3``) shown on its call line, its decision line and its result
+line, so parallel calls can be told apart whatever order their answers come in. Turns are
+counted as the model's replies (one per API response; the CLI's ``num_turns`` counts every
+message it split a reply into). Known CLI failures (not logged in, API unreachable, unknown
+model) are followed by what to do (``toolhost.runner.diagnose``).
 Unknown message types are skipped: the CLI adds new ones often.
 """
 
@@ -13,6 +18,7 @@ from collections.abc import Mapping
 from typing import Any, Protocol, TextIO
 
 from toolhost.permissions.decision import Decision
+from toolhost.runner.diagnose import explain, retry_hint
 
 __all__ = ["JsonRenderer", "Renderer", "TextRenderer", "make_renderer", "shorten"]
 
@@ -50,7 +56,7 @@ def _result_text(content: Any) -> str:
 class Renderer(Protocol):
     def message(self, message: Mapping[str, Any]) -> None: ...
     def decision(self, tool_name: str, tool_input: Mapping[str, Any],
-                 decision: Decision) -> None: ...
+                 decision: Decision, *, tool_use_id: str | None = None) -> None: ...
     def status(self, text: str) -> None: ...
     def close(self) -> None: ...
 
@@ -76,6 +82,16 @@ class TextRenderer:
         self._status_open = False
         self._shown_init = False
         self._calls: dict[str, str] = {}  # tool_use id -> tool name, to label each result
+        self._tags: dict[str, int] = {}  # tool_use id -> its call tag (#1, #2, ...)
+        self._replies: set[str] = set()  # the model's replies (message ids) this turn
+        self._api_error: str | None = None  # the CLI's error kind for this turn, if any
+
+    def tag(self, tool_use_id: str | None) -> str:
+        """``#N `` for a call (numbered in the order first seen), "" without an id."""
+        if not tool_use_id:
+            return ""
+        number = self._tags.setdefault(tool_use_id, len(self._tags) + 1)
+        return f"#{number} "
 
     def _print(self, text: str) -> None:
         self._clear_status()
@@ -107,6 +123,9 @@ class TextRenderer:
             self._user(message)
         elif kind == "result":
             self._result(message)
+        elif kind == "system" and message.get("subtype") == "api_retry":
+            self.status(retry_hint(message.get("attempt"), message.get("max_retries"),
+                                   message.get("retry_delay_ms"), message.get("error_status")))
         elif kind == "tool_progress" and message.get("heartbeat"):
             self._print(self.style("2", f"  … {message.get('tool_name')} still running "
                                         f"({message.get('elapsed_time_seconds')} s)"))
@@ -124,6 +143,10 @@ class TextRenderer:
 
     def _assistant(self, message: Mapping[str, Any]) -> None:
         body = message.get("message")
+        if isinstance(body, Mapping) and isinstance(body.get("id"), str):
+            self._replies.add(body["id"])
+        if isinstance(message.get("error"), str):
+            self._api_error = message["error"]
         for block in (body.get("content") or ()) if isinstance(body, Mapping) else ():
             if not isinstance(block, Mapping):
                 continue
@@ -132,7 +155,8 @@ class TextRenderer:
             elif block.get("type") == "tool_use":
                 self._calls[str(block.get("id"))] = str(block.get("name"))
                 call = format_call(str(block.get("name")), block.get("input"))
-                self._print(self.style("36", f"→ {call}"))
+                tag = self.tag(str(block.get("id"))) if block.get("id") else ""
+                self._print(self.style("36", f"→ {tag}{call}"))
 
     def _user(self, message: Mapping[str, Any]) -> None:
         body = message.get("message")
@@ -141,38 +165,51 @@ class TextRenderer:
             if isinstance(block, Mapping) and block.get("type") == "tool_result":
                 text = shorten(_result_text(block.get("content"))) or "(empty)"
                 # results of parallel calls arrive in any order: say whose each one is
-                name = self._calls.pop(str(block.get("tool_use_id")), "")
+                use_id = block.get("tool_use_id")
+                name = self._calls.pop(str(use_id), "")
                 if name:
                     text = f"{name}: {text}"
+                tag = self.tag(use_id) if isinstance(use_id, str) else ""
                 if block.get("is_error"):
-                    self._print(self.style("31", f"  ✗ {text}"))
+                    self._print(self.style("31", f"  {tag}✗ {text}"))
                 else:
-                    self._print(self.style("32", f"  ← {text}"))
+                    self._print(self.style("32", f"  {tag}← {text}"))
 
     def decision(self, tool_name: str, tool_input: Mapping[str, Any],
-                 decision: Decision) -> None:
+                 decision: Decision, *, tool_use_id: str | None = None) -> None:
+        """Show a permission decision under its call (``tool_use_id`` gives its tag)."""
+        tag = self.tag(tool_use_id)
         who = decision.rule or f"default ({decision.answered_by})"
         where = f" at {decision.origin}" if decision.origin is not None and decision.origin.line \
             else ""
         if decision.behavior == "allow":
             note = " (input rewritten)" if decision.updated_input is not None else ""
-            self._print(self.style("2", f"  ✓ allowed by {who}{where}{note}"))
+            self._print(self.style("2", f"  {tag}✓ allowed by {who}{where}{note}"))
         else:
-            self._print(self.style("33", f"  ⊘ denied by {who}{where}: {decision.message}"))
+            self._print(self.style("33", f"  {tag}⊘ denied by {who}{where}: "
+                                         f"{decision.message}"))
 
     def _result(self, message: Mapping[str, Any]) -> None:
         ok = message.get("subtype") == "success" and not message.get("is_error")
         seconds = (message.get("duration_ms") or 0) / 1000
         cost = message.get("total_cost_usd")
-        turns = message.get("num_turns", "?")
+        turns = len(self._replies) or message.get("num_turns", "?")
+        self._replies = set()
         parts = [f"{turns} turn{'' if turns == 1 else 's'}", f"{seconds:.1f} s"]
         if isinstance(cost, (int, float)):
             parts.append(f"${cost:.4f}")
         denials = message.get("permission_denials") or []
         if denials:
             parts.append(f"{len(denials)} denied")
-        head = "done" if ok else f"failed ({message.get('subtype')})"
+        subtype = message.get("subtype")
+        reason = (self._api_error or message.get("terminal_reason")
+                  if subtype == "success" else subtype)
+        head = "done" if ok else f"failed ({reason or 'error'})"
         self._print(self.style("1" if ok else "1;31", f"— {head}: " + ", ".join(parts)))
+        hint = None if ok else explain(self._api_error, str(message.get("result") or ""))
+        self._api_error = None
+        if hint:
+            self._print(self.style("33", hint))
 
     def close(self) -> None:
         self._clear_status()
@@ -189,7 +226,7 @@ class JsonRenderer:
         self.out.flush()
 
     def decision(self, tool_name: str, tool_input: Mapping[str, Any],
-                 decision: Decision) -> None:
+                 decision: Decision, *, tool_use_id: str | None = None) -> None:
         return None  # the CLI's own messages carry the outcome (permission_denials)
 
     def status(self, text: str) -> None:

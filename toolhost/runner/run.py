@@ -19,10 +19,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import anyio
+import anyio.abc
 import anyio.lowlevel
 
 from toolhost.errors import RunnerError
 from toolhost.host import Host
+from toolhost.permissions.ask import TerminalAsker
 from toolhost.permissions.decision import Asker
 from toolhost.runner.command import RunOptions, build_command
 from toolhost.runner.discovery import find_cli
@@ -32,6 +34,7 @@ from toolhost.runner.offline import OFFLINE_DROP, OfflineHome
 from toolhost.runner.process import CliSession, open_cli
 from toolhost.runner.redact import RedactingRenderer
 from toolhost.runner.render import Renderer, TextRenderer
+from toolhost.runner.terminal import Terminal
 from toolhost.scripted import Scenario, ScriptedModel
 
 if TYPE_CHECKING:
@@ -51,7 +54,10 @@ class RunReport:
     results: list[Mapping[str, Any]] = field(default_factory=list)  # one `result` per turn
     problems: list[str] = field(default_factory=list)  # failed scenario checks
     stderr: str = ""
-    interrupted: bool = False  # the user pressed Ctrl-C twice
+    interrupted: bool = False  # ended by a signal: Ctrl-C twice, SIGTERM or SIGHUP
+    signal: int | None = None  # which one (SIGINT, SIGTERM, SIGHUP)
+    turn_interrupted: bool = False  # a Ctrl-C interrupted a turn (or denied a question)
+    interrupted_turns: set[int] = field(default_factory=set)  # their indexes in ``results``
 
     @property
     def ok(self) -> bool:
@@ -76,11 +82,18 @@ async def run_host(host: Host, prompts: Iterable[str] | AsyncIterable[str], *,
                    yes: bool = False, asker: Asker | None = None,
                    environ: Mapping[str, str] | None = None,
                    handle_sigint: bool = False, watch: Reload | None = None,
-                   watch_interval: float = 0.5) -> RunReport:
+                   watch_interval: float = 0.5, terminal: Terminal | None = None) -> RunReport:
     """Start the CLI, send each prompt as a user turn, and return how it went.
 
-    ``handle_sigint``: the first Ctrl-C during a turn sends the CLI ``interrupt``; a second
-    one (or one while waiting for input) ends the session with ``interrupted`` set.
+    ``handle_sigint``: toolhost owns SIGINT, SIGTERM and SIGHUP for the session. The first
+    Ctrl-C during a turn sends the CLI ``interrupt``; Ctrl-C at a permission question denies
+    that call and interrupts the turn. A second Ctrl-C (or one while waiting for input),
+    SIGTERM and SIGHUP all end the session the same way: calls in flight cancelled (their
+    process groups killed), the CLI stopped, the audit log closed, ``interrupted`` and
+    ``signal`` set (the caller exits with 128 + signal).
+
+    ``terminal``: where a person types (``Terminal.open()``): permission questions are read
+    through it, one owner at a time with the turn prompt.
 
     ``watch``: how to rebuild the host when its config files change (e.g.
     ``lambda path: load_host(path)``); the session then follows each good edit (new tools
@@ -93,6 +106,8 @@ async def run_host(host: Host, prompts: Iterable[str] | AsyncIterable[str], *,
     options = options or RunOptions.from_config(host.config.run)
     path = find_cli(cli, environ=environ)
     gate = make_gate(host, yes=yes, asker=asker)
+    if terminal is not None and isinstance(gate.asker, TerminalAsker):
+        gate.asker.reader = terminal
     live: list[LiveHost] = []  # set once the session is open
 
     def redact(text: str) -> str:
@@ -114,23 +129,36 @@ async def run_host(host: Host, prompts: Iterable[str] | AsyncIterable[str], *,
                                 disallowed_tools=host.disallowed_tools(), options=options,
                                 environ=environ, extra_env=extra_env, drop_env=drop)
         renderer.status(f"starting the Claude CLI ({path})")
-        try:
-            async with open_cli(command, host.servers, permission=RunnerGate(gate, renderer),
-                                on_message=renderer.message, manifests=options.manifests,
-                                redact=redact) as session:
-                live.append(LiveHost(host, session.control, gate))
-                reloader = None
-                if watch is not None:
-                    reloader = _reloader(host, watch, live[0], watch_interval, redact)
-                await _converse(session, prompts, report, handle_sigint, reloader)
-        finally:
-            if live:
-                with anyio.CancelScope(shield=True):
-                    await live[0].aclose()
-        report.stderr = redact(session.stderr)
+        signals = Signals(report, terminal)
+        opened: list[CliSession] = []
+        async with anyio.create_task_group() as watching:
+            if handle_sigint:
+                await watching.start(signals.run)
+            try:
+                with signals.scope:
+                    async with open_cli(command, host.servers,
+                                        permission=RunnerGate(gate, renderer),
+                                        on_message=renderer.message,
+                                        manifests=options.manifests, redact=redact) as session:
+                        opened.append(session)
+                        signals.session = session
+                        live.append(LiveHost(host, session.control, gate))
+                        reloader = None
+                        if watch is not None:
+                            reloader = _reloader(host, watch, live[0], watch_interval, redact)
+                        await _converse(session, prompts, signals, reloader)
+            finally:
+                # signals that come while shutting down are taken (and ignored) until here
+                watching.cancel_scope.cancel()
+                if live:
+                    with anyio.CancelScope(shield=True):
+                        await live[0].aclose()
+        if opened:
+            report.stderr = redact(opened[0].stderr)
         if model is not None:
             report.problems = [redact(p) for p in model.problems()]
-    renderer.close()
+    with contextlib.suppress(OSError):  # the terminal may be gone (SIGHUP)
+        renderer.close()
     return report
 
 
@@ -165,32 +193,76 @@ def _reloader(host: Host, load: Reload, live: LiveHost, interval: float,
 
 
 async def _converse(session: CliSession, prompts: Iterable[str] | AsyncIterable[str],
-                    report: RunReport, handle_sigint: bool,
-                    reloader: Reloader[Host] | None) -> None:
-    state = {"turn": False, "interrupting": False}
+                    signals: Signals, reloader: Reloader[Host] | None) -> None:
+    report = signals.report
     async with anyio.create_task_group() as tg:
-        if handle_sigint:
-            tg.start_soon(_watch_sigint, session, state, report, tg.cancel_scope)
         if reloader is not None:
             tg.start_soon(reloader.run)
         async for prompt in _aiter(prompts):
-            state["turn"], state["interrupting"] = True, False
+            signals.turn_started()
             result = await session.send_prompt(prompt)
-            state["turn"] = False
+            signals.turn = False
+            if signals.interrupting:
+                report.interrupted_turns.add(len(report.results))
             report.results.append(result)
         tg.cancel_scope.cancel()
 
 
-async def _watch_sigint(session: CliSession, state: dict[str, bool], report: RunReport,
-                        scope: anyio.CancelScope) -> None:
-    with anyio.open_signal_receiver(signal.SIGINT) as signals:
-        async for _ in signals:
-            if state["turn"] and not state["interrupting"]:
-                state["interrupting"] = True
-                print("\ntoolhost: interrupting the turn (Ctrl-C again to quit)",
-                      file=sys.stderr, flush=True)
-                await session.interrupt()
-                continue
-            report.interrupted = True
-            scope.cancel()
-            return
+def _say(text: str) -> None:
+    with contextlib.suppress(OSError):
+        print(f"\ntoolhost: {text}", file=sys.stderr, flush=True)
+
+
+class Signals:
+    """The one owner of SIGINT, SIGTERM and SIGHUP during a session (see ``run_host``)."""
+
+    def __init__(self, report: RunReport, terminal: Terminal | None) -> None:
+        self.report = report
+        self.terminal = terminal
+        self.scope = anyio.CancelScope()  # the whole session: cancelled to end it
+        self.session: CliSession | None = None
+        self.turn = False
+        self.interrupting = False
+
+    def turn_started(self) -> None:
+        self.turn, self.interrupting = True, False
+        if self.terminal is not None:
+            self.terminal.refuse_questions = False
+
+    async def run(self, *, task_status: anyio.abc.TaskStatus[None]) -> None:
+        with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM,
+                                        signal.SIGHUP) as received:
+            task_status.started()
+            async with anyio.create_task_group() as tg:
+                async for signum in received:
+                    if signum == signal.SIGINT and self._interrupt(tg):
+                        continue
+                    self._end(signum)
+
+    def _interrupt(self, tg: anyio.abc.TaskGroup) -> bool:
+        """A Ctrl-C that interrupts (a question, a turn); False when it should end the run."""
+        terminal, session = self.terminal, self.session
+        at_question = terminal is not None and terminal.question and terminal.cancel_read()
+        if at_question and terminal is not None:
+            terminal.refuse_questions = True  # the rest of this turn's questions: denied
+            _say("Ctrl-C at the question: the call is denied and the turn interrupted")
+        elif not self.turn or self.interrupting:
+            return False
+        else:
+            _say("interrupting the turn (Ctrl-C again to quit)")
+        self.report.turn_interrupted = True
+        if session is not None and not self.interrupting:
+            self.interrupting = True
+            tg.start_soon(session.interrupt)
+        return True
+
+    def _end(self, signum: int) -> None:
+        if self.report.interrupted:
+            return  # already ending
+        self.report.interrupted = True
+        self.report.signal = signum
+        if signum != signal.SIGINT:
+            _say(f"{signal.Signals(signum).name}: stopping the session")
+        if self.session is not None:
+            self.session.abort()
+        self.scope.cancel()

@@ -1,0 +1,198 @@
+"""``toolhost run`` in a real terminal (tmux): questions, Ctrl-C, Ctrl-D and the prompt.
+
+The real CLI, the scripted model (whose scenario checks fail the run when the model gets
+something it did not expect, e.g. a `y` sent as a turn), keys typed into a tmux pane, and
+after each test a check that no process of the run is left.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from .conftest import read_log
+from .tty import Pane, assert_nothing_left, kill_leftovers, tmux_available
+
+pytestmark = [pytest.mark.e2e,
+              pytest.mark.skipif(not tmux_available(), reason="tmux is not installed")]
+
+ASK = """\
+toolhost: 1
+servers:
+  e2e:
+    tools:
+      write_note: {python: "e2e_tools:write_note"}
+permissions:
+  default: ask
+  audit_log: AUDIT
+"""
+
+ONE_CALL = """\
+turns:
+  - tool_calls:
+      - {tool: mcp__e2e__write_note, input: {name: n1, text: hello}}
+  - expect_results:
+      - RESULT
+    text: Turn one is over.
+"""
+
+QUESTION = "Allow? [y] once, [a] for this session, [n] deny: "
+
+
+@pytest.fixture
+def panes(tmp_path: Path) -> Iterator[list[Pane]]:
+    made: list[Pane] = []
+    yield made
+    for pane in made:
+        pane.close()
+        kill_leftovers(pane.token)
+
+
+@pytest.fixture
+def start(cli: str, tmp_path: Path, tool_log: Path, panes: list[Pane],
+          scenario: Callable[[str], Path]) -> Callable[..., Pane]:
+    def run(script: str, *extra: str, result: str = '{equals: "saved n1: hello"}') -> Pane:
+        config = tmp_path / "ask.yaml"
+        config.write_text(ASK.replace("AUDIT", str(tmp_path / "audit.jsonl")))
+        path = scenario(script.replace("RESULT", result))
+        pane = Pane(tmp_path, cli, [str(config), "--script", str(path), *extra],
+                    env={"E2E_LOG": str(tool_log)})
+        panes.append(pane)
+        return pane
+    return run
+
+
+def _end(pane: Pane) -> int:
+    code = pane.exit_status()
+    assert_nothing_left(pane.token)
+    return code
+
+
+def test_y_at_the_question_allows_the_call_and_the_prompt_returns(
+        start: Callable[..., Pane], tool_log: Path) -> None:
+    pane = start(ONE_CALL + "  - text: Turn two is over.\n")
+    pane.wait_for("> ")
+    pane.line("save it")
+    pane.wait_for(QUESTION)
+    pane.line("y")
+    screen = pane.wait_for("— done: ")
+    assert "#1 ✓ allowed by default (person)" in screen
+    assert "#1 ← mcp__e2e__write_note: saved n1: hello" in screen
+    # the prompt is back as soon as the turn ended, before anything is typed
+    assert pane.wait_for("> ", count=2).rstrip().endswith(">")
+    pane.line("and now?")
+    pane.wait_for("Turn two is over.")
+    pane.wait_for("> ", count=3)
+    pane.key("C-d")
+    assert _end(pane) == 0, pane.screen()  # 0: every scenario check passed
+    assert read_log(tool_log) == [{"tool": "write_note", "name": "n1", "text": "hello"}]
+
+
+def test_n_with_a_reason_denies_and_the_model_reads_the_reason(
+        start: Callable[..., Pane], tool_log: Path) -> None:
+    pane = start(ONE_CALL, result='{contains: "not today", is_error: true}')
+    pane.wait_for("> ")
+    pane.line("save it")
+    pane.wait_for(QUESTION)
+    pane.line("n")
+    pane.wait_for("Reason for the model (optional): ")
+    pane.line("not today")
+    screen = pane.wait_for("— done: ")
+    assert "#1 ⊘ denied by default (person): A person denied mcp__e2e__write_note: " \
+           "not today" in screen
+    pane.wait_for("> ", count=2)
+    pane.key("C-d")
+    assert _end(pane) == 0, pane.screen()
+    assert read_log(tool_log) == []
+
+
+def test_keys_typed_before_the_question_do_not_answer_it(
+        start: Callable[..., Pane], tool_log: Path) -> None:
+    pane = start(ONE_CALL, result='{contains: "A person denied", is_error: true}')
+    pane.wait_for("> ")
+    pane.line("save it")
+    pane.line("y")  # typed ahead, before the question showed: must not allow the call
+    pane.wait_for(QUESTION)
+    pane.line("n")
+    pane.wait_for("Reason for the model (optional): ")
+    pane.line("")
+    pane.wait_for("— done: ")
+    pane.wait_for("> ", count=2)
+    pane.key("C-d")
+    assert _end(pane) == 0, pane.screen()
+    assert read_log(tool_log) == []
+
+
+def test_ctrl_d_at_the_question_denies(start: Callable[..., Pane], tool_log: Path) -> None:
+    pane = start(ONE_CALL, result='{contains: "A person denied", is_error: true}')
+    pane.wait_for("> ")
+    pane.line("save it")
+    pane.wait_for(QUESTION)
+    pane.key("C-d")
+    screen = pane.wait_for("— done: ")
+    assert "#1 ⊘ denied by default (person)" in screen
+    pane.wait_for("> ", count=2)
+    pane.key("C-d")
+    assert _end(pane) == 0, pane.screen()
+    assert read_log(tool_log) == []
+
+
+def test_ctrl_c_at_the_question_denies_and_returns_to_the_prompt(
+        start: Callable[..., Pane], tool_log: Path, tmp_path: Path) -> None:
+    # The turn is interrupted: the model is never asked again in it (no turn 2 check).
+    pane = start("turns:\n  - tool_calls:\n"
+                 "      - {tool: mcp__e2e__write_note, input: {name: n1, text: hello}}\n"
+                 "  - text: The second turn.\n")
+    pane.wait_for("> ")
+    pane.line("save it")
+    pane.wait_for(QUESTION)
+    pane.key("C-c")
+    screen = pane.wait_for("> ", count=2)
+    assert "Ctrl-C at the question: the call is denied" in screen
+    assert "#1 ⊘ denied by default (person (Ctrl-C))" in screen
+    pane.line("next")  # the session goes on; the abandoned question takes nothing
+    pane.wait_for("The second turn.")
+    pane.wait_for("> ", count=3)
+    pane.key("C-d")
+    assert _end(pane) == 0, pane.screen()
+    assert read_log(tool_log) == []
+    audit = (tmp_path / "audit.jsonl").read_text()
+    assert '"deny"' in audit and "Ctrl-C" in audit
+
+
+def test_ctrl_c_at_the_question_with_p_ends_the_run_with_130(
+        start: Callable[..., Pane], tool_log: Path) -> None:
+    pane = start("turns:\n  - tool_calls:\n"
+                 "      - {tool: mcp__e2e__write_note, input: {name: n1, text: hello}}\n",
+                 "-p", "save it")
+    pane.wait_for(QUESTION)
+    pane.key("C-c")
+    assert _end(pane) == 130, pane.screen()
+    assert read_log(tool_log) == []
+
+
+def test_y_at_the_question_with_p(start: Callable[..., Pane], tool_log: Path) -> None:
+    pane = start(ONE_CALL, "-p", "save it")
+    pane.wait_for(QUESTION)
+    pane.line("y")
+    assert _end(pane) == 0, pane.screen()
+    assert "Turn one is over." in pane.screen()
+    assert read_log(tool_log) == [{"tool": "write_note", "name": "n1", "text": "hello"}]
+
+
+def test_ctrl_d_at_the_prompt_ends_the_session(start: Callable[..., Pane]) -> None:
+    pane = start("turns:\n  - text: never asked\n")
+    pane.wait_for("> ")
+    pane.key("C-d")
+    # 1: the scenario's turn was never played (the run says so); nothing hangs or is left
+    assert _end(pane) == 1, pane.screen()
+    assert "turn 1 was never played" in pane.screen()
+
+
+def test_ctrl_c_twice_at_the_prompt_exits_130(start: Callable[..., Pane]) -> None:
+    pane = start("turns:\n  - text: never asked\n")
+    pane.wait_for("> ")
+    pane.key("C-c")
+    assert _end(pane) == 130, pane.screen()

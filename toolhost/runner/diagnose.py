@@ -1,0 +1,51 @@
+"""Known ways the Claude CLI fails, and what to do about each.
+
+The CLI reports an API failure as an assistant message with ``error`` set (e.g.
+``authentication_failed``) and text such as "Not logged in · Please run /login", followed by a
+``result`` whose subtype is still ``success`` (``is_error`` true). ``explain`` turns the error
+kind and that text into one line a person can act on; None for failures it does not know.
+"""
+
+from __future__ import annotations
+
+__all__ = ["explain", "retry_hint"]
+
+_LOGIN = ("toolhost: the Claude CLI has no credentials. Set ANTHROPIC_API_KEY, or log the CLI "
+          "in once with `claude /login`, or play the model from a file with --script "
+          "SCENARIO (no key needed; see docs/running.md).")
+_UNREACHABLE = ("toolhost: the Claude CLI could not reach the API. Check the network and "
+                "ANTHROPIC_BASE_URL (if set), or use --script SCENARIO to run without one.")
+_MODEL = ("toolhost: the model was not found. Check --model (or `run.model` in the config); "
+          "the CLI accepts aliases such as sonnet and opus, or a full model id.")
+_TOO_OLD = ("toolhost: this Claude CLI is too old for toolhost (see the supported range in "
+            "docs/running.md). Update it (`npm install -g @anthropic-ai/claude-code`) or point "
+            "--cli at a newer one.")
+
+
+def explain(error_kind: str | None, text: str) -> str | None:
+    """What to do about a failed turn, from the CLI's error kind and its result text."""
+    lowered = text.lower()
+    if (error_kind in ("authentication_failed", "billing_error")
+            or "not logged in" in lowered or "/login" in lowered
+            or "invalid api key" in lowered or "x-api-key" in lowered):
+        return _LOGIN
+    if ("model" in lowered and ("not found" in lowered or "not_found" in lowered
+                                or "issue with the selected model" in lowered
+                                or "may not exist" in lowered)):
+        return _MODEL
+    if ("connection error" in lowered or "econnrefused" in lowered
+            or "unable to connect" in lowered or "fetch failed" in lowered
+            or "enotfound" in lowered or ("timed out" in lowered and "api" in lowered)):
+        return _UNREACHABLE
+    if "unknown option" in lowered or "unknown argument" in lowered:
+        return _TOO_OLD
+    return None
+
+
+def retry_hint(attempt: object, max_retries: object, delay_ms: object,
+               status: object) -> str:
+    """The status line for the CLI's ``api_retry`` message (the API did not answer)."""
+    delay = f", next in {delay_ms / 1000:.1f} s" if isinstance(delay_ms, (int, float)) else ""
+    why = f"HTTP {status}" if status else "no answer"
+    return (f"the API did not answer ({why}; attempt {attempt} of {max_retries}{delay}); "
+            "check the network and ANTHROPIC_BASE_URL, or use --script")

@@ -1,0 +1,156 @@
+"""The person's terminal, with one reader at a time: the turn prompt or a permission question.
+
+Everything typed goes through ``Terminal.readline``, which holds a lock while it reads, so a
+question asked during a turn gets every key until it is answered, and the ``> `` prompt for
+the next turn is shown (and read) only when the turn has ended. Reads happen on the event
+loop (``anyio.wait_readable``), never in a blocked thread, so a read can be cancelled: Ctrl-C
+at a question (``cancel_read``) abandons it for good instead of leaving a thread that swallows
+the next line typed.
+
+The terminal stays in its normal (canonical) mode: the kernel's line discipline gives
+Backspace, Ctrl-U and Ctrl-W, Ctrl-D ends the input, and Ctrl-C stays a real SIGINT that the
+runner's one signal handler turns into "deny the question" or "interrupt the turn". There is
+no history or cursor movement (see README, "Dependencies, and why", on prompt_toolkit).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import os
+import struct
+import sys
+import termios
+
+import anyio
+
+from toolhost.permissions.ask import AskInterrupted
+
+__all__ = ["MAX_LINE", "Terminal", "TerminalInterrupt"]
+
+MAX_LINE = 64 * 1024  # a longer line is cut (said so): memory stays bounded
+
+
+class TerminalInterrupt(AskInterrupted):
+    """The read was abandoned: the person pressed Ctrl-C."""
+
+
+class Terminal:
+    """Read lines from the terminal on ``read_fd``; write prompts to ``write_fd``."""
+
+    def __init__(self, read_fd: int, write_fd: int, *, owned: tuple[int, ...] = ()) -> None:
+        self.read_fd = read_fd
+        self.write_fd = write_fd
+        self._owned = owned
+        self._lock = anyio.Lock()
+        self._scope: anyio.CancelScope | None = None
+        self._interrupted = False
+        self.question = False  # a permission question is being read now
+        self.refuse_questions = False  # after Ctrl-C at one: the turn's other questions too
+
+    @classmethod
+    def open(cls) -> Terminal | None:
+        """stdin when it is a terminal (prompts to ``/dev/tty``: stdout may carry JSON), else
+        the controlling terminal for questions only; None without any terminal."""
+        try:
+            if sys.stdin is not None and os.isatty(0):
+                try:
+                    out = os.open("/dev/tty", os.O_WRONLY | os.O_NOCTTY)
+                except OSError:
+                    return cls(0, 2)
+                return cls(0, out, owned=(out,))
+            fd = os.open("/dev/tty", os.O_RDWR | os.O_NOCTTY)
+        except OSError:
+            return None
+        return cls(fd, fd, owned=(fd,))
+
+    @property
+    def reads_stdin(self) -> bool:
+        """Whether turns are typed here too (else they come from piped stdin)."""
+        return self.read_fd == 0
+
+    def close(self) -> None:
+        for fd in self._owned:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        self._owned = ()
+
+    def write(self, text: str) -> None:
+        """Write to the terminal; a terminal that went away (hang-up) is not an error."""
+        data = text.encode("utf-8", errors="replace")
+        with contextlib.suppress(OSError):
+            while data:
+                data = data[os.write(self.write_fd, data):]
+
+    def cancel_read(self) -> bool:
+        """Abandon the read in progress (it raises ``TerminalInterrupt``); False if none."""
+        if self._scope is None:
+            return False
+        self._interrupted = True
+        self._scope.cancel()
+        return True
+
+    def discard_typeahead(self) -> int:
+        """Drop what was typed before now (so it cannot answer a question); how many bytes."""
+        pending = 0
+        with contextlib.suppress(OSError):
+            raw = fcntl.ioctl(self.read_fd, termios.FIONREAD, struct.pack("i", 0))
+            pending = struct.unpack("i", raw)[0]
+        with contextlib.suppress(OSError, termios.error):
+            termios.tcflush(self.read_fd, termios.TCIFLUSH)
+        return pending
+
+    async def readline(self, prompt: str, *, question: bool = False,
+                       keep_typeahead: bool = False) -> str | None:
+        """Show ``prompt`` and read one line (without its newline); None at end of input
+        (Ctrl-D, or the terminal hung up). ``question``: a permission question; keys typed
+        before it are dropped (nothing typed ahead answers it) unless ``keep_typeahead``.
+        Raises ``TerminalInterrupt`` after ``cancel_read``.
+        """
+        async with self._lock:
+            if question and self.refuse_questions:
+                raise TerminalInterrupt
+            self._interrupted = False
+            self.question = question
+            try:
+                if question and not keep_typeahead:
+                    dropped = self.discard_typeahead()
+                    if dropped:
+                        self.write(f"(ignored {dropped} characters typed before the "
+                                   "question)\n")
+                self.write(prompt)
+                with anyio.CancelScope() as scope:
+                    self._scope = scope
+                    return await self._read_line()
+                raise TerminalInterrupt
+            finally:
+                self._scope = None
+                self.question = False
+
+    async def _read_line(self) -> str | None:
+        data = bytearray()
+        cut = 0
+        while True:
+            await anyio.wait_readable(self.read_fd)
+            try:
+                chunk = os.read(self.read_fd, 4096)
+            except BlockingIOError:
+                continue
+            except OSError as exc:  # EIO: the terminal hung up
+                if exc.errno not in (errno.EIO, errno.ENXIO, errno.EBADF):
+                    raise
+                chunk = b""
+            if not chunk:  # Ctrl-D on an empty line: end of input
+                if not data:
+                    return None
+                break
+            room = MAX_LINE - len(data)
+            data += chunk[:room]
+            cut += max(0, len(chunk) - room)
+            if chunk.endswith(b"\n"):
+                break
+        line = bytes(data).split(b"\n", 1)[0].decode("utf-8", errors="replace")
+        if cut:
+            self.write(f"(the line was cut to {MAX_LINE} bytes; {cut} more were dropped)\n")
+        return line.rstrip("\r")
