@@ -1,0 +1,123 @@
+"""``Terminal``: one cancellable reader of a real pseudo-terminal."""
+
+from __future__ import annotations
+
+import os
+import pty
+import select
+from collections.abc import Iterator
+
+import anyio
+import pytest
+
+from toolhost.runner import terminal
+from toolhost.runner.terminal import Terminal, TerminalInterrupt
+
+
+@pytest.fixture
+def tty() -> Iterator[tuple[int, Terminal]]:
+    master, slave = pty.openpty()
+    try:
+        yield master, Terminal(slave, slave)
+    finally:
+        os.close(master)
+        os.close(slave)
+
+
+def _shown(master: int) -> str:
+    """All the terminal has shown so far (echo and writes arrive in separate reads)."""
+    data = b""
+    while select.select([master], [], [], 0.3)[0]:
+        data += os.read(master, 65536)
+    return data.decode(errors="replace")
+
+
+def test_reads_a_line_and_shows_the_prompt(tty: tuple[int, Terminal]) -> None:
+    master, term = tty
+
+    async def main() -> str | None:
+        os.write(master, "héllo wörld\n".encode())
+        return await term.readline("> ")
+
+    assert anyio.run(main) == "héllo wörld"
+    assert "> " in _shown(master)
+
+
+def test_ctrl_d_on_an_empty_line_is_end_of_input(tty: tuple[int, Terminal]) -> None:
+    master, term = tty
+
+    async def main() -> str | None:
+        os.write(master, b"\x04")
+        return await term.readline("> ")
+
+    assert anyio.run(main) is None
+
+
+def test_cancel_read_abandons_the_read_for_good(tty: tuple[int, Terminal]) -> None:
+    master, term = tty
+
+    async def main() -> tuple[str, str | None]:
+        outcome = ""
+
+        async def ask() -> None:
+            nonlocal outcome
+            try:
+                await term.readline("Allow? ", question=True)
+            except TerminalInterrupt:
+                outcome = "interrupted"
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(ask)
+            while not term.question:
+                await anyio.sleep(0.01)
+            assert term.cancel_read()
+        # the abandoned question takes nothing: the next line goes to the next reader
+        os.write(master, b"next turn\n")
+        return outcome, await term.readline("> ")
+
+    assert anyio.run(main) == ("interrupted", "next turn")
+    assert not term.cancel_read()  # nothing is being read now
+
+
+def test_a_question_drops_what_was_typed_before_it(tty: tuple[int, Terminal]) -> None:
+    master, term = tty
+
+    async def main() -> str | None:
+        os.write(master, b"y\n")  # typed ahead, before the question
+        await anyio.sleep(0.05)
+        async with anyio.create_task_group() as tg:
+            async def answer() -> None:
+                while not term.question:
+                    await anyio.sleep(0.01)
+                await anyio.sleep(0.05)
+                os.write(master, b"n\n")
+            tg.start_soon(answer)
+            return await term.readline("Allow? ", question=True)
+
+    assert anyio.run(main) == "n"
+    assert "ignored 2 characters typed before the question" in _shown(master)
+
+
+def test_refused_questions_are_interrupted_at_once(tty: tuple[int, Terminal]) -> None:
+    _, term = tty
+    term.refuse_questions = True
+
+    async def main() -> None:
+        await term.readline("Allow? ", question=True)
+
+    with pytest.raises(TerminalInterrupt):
+        anyio.run(main)
+
+
+def test_a_huge_line_is_cut_and_said_so(tty: tuple[int, Terminal],
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    # memory stays bounded whatever is pasted (a smaller cap: a pty line holds 4095 bytes)
+    monkeypatch.setattr(terminal, "MAX_LINE", 10)
+    master, term = tty
+
+    async def main() -> str | None:
+        os.write(master, b"x" * 30 + b"\x04" + b"y" * 30 + b"\n")
+        return await term.readline("> ")
+
+    assert anyio.run(main) == "x" * 10
+    assert "the line was cut to 10 bytes; 51 more were dropped" in _shown(master)
