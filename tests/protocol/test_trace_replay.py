@@ -34,7 +34,8 @@ DENY_MESSAGE = "The user does not want anyone greeted."
 
 def test_the_traces_ship_with_the_tests() -> None:
     assert [p.name for p in TRACE_FILES] == [
-        "allow.wire.jsonl", "deny.wire.jsonl", "parallel-readonly.wire.jsonl"]
+        "allow.wire.jsonl", "deny.wire.jsonl", "not-logged-in.wire.jsonl",
+        "parallel-readonly.wire.jsonl"]
 
 
 def load(path: Path) -> list[dict[str, Any]]:

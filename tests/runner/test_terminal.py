@@ -6,6 +6,7 @@ import os
 import pty
 import select
 from collections.abc import Iterator
+from pathlib import Path
 
 import anyio
 import pytest
@@ -121,3 +122,33 @@ def test_a_huge_line_is_cut_and_said_so(tty: tuple[int, Terminal],
 
     assert anyio.run(main) == "x" * 10
     assert "the line was cut to 10 bytes; 51 more were dropped" in _shown(master)
+
+
+_RELEASE = """\
+import os, sys
+from toolhost.runner.terminal import release_terminal_before_exit
+released = release_terminal_before_exit(settle=0.01)
+with open(sys.argv[1], "w") as f:
+    f.write(f"{released} {[os.isatty(fd) for fd in (0, 1, 2)]}")
+"""
+
+
+@pytest.mark.parametrize("leader", [True, False])
+def test_the_session_leader_lets_go_of_its_terminal_before_exit(
+        tmp_path: Path, leader: bool) -> None:
+    # A real pty as the child's stdin/stdout/stderr, the child leading the pty's session (as
+    # under tmux) or not (as under a shell): only the leader lets go, and then of every fd.
+    import subprocess
+    import sys
+
+    master, slave = pty.openpty()
+    out = tmp_path / "out"
+    try:
+        proc = subprocess.Popen([sys.executable, "-c", _RELEASE, str(out)], stdin=slave,
+                                stdout=slave, stderr=slave, start_new_session=leader)
+        assert proc.wait(timeout=60) == 0
+    finally:
+        os.close(slave)
+        os.close(master)
+    expected = "True [False, False, False]" if leader else "False [True, True, True]"
+    assert out.read_text() == expected

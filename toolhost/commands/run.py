@@ -211,7 +211,7 @@ def main(args: argparse.Namespace) -> int:
     from toolhost.host import load_host
     from toolhost.runner import RunOptions, make_renderer, run_host
     from toolhost.runner.render import JsonRenderer
-    from toolhost.runner.terminal import Terminal
+    from toolhost.runner.terminal import Terminal, release_terminal_before_exit
     from toolhost.scripted import load_scenario
     from toolhost.stdout_guard import claim_stdout_text
 
@@ -272,4 +272,6 @@ def main(args: argparse.Namespace) -> int:
             print(f"toolhost: the Claude CLI's stderr:\n{tail}", file=sys.stderr)
         return 0 if report.ok else 1
 
-    return anyio.run(session)
+    code = anyio.run(session)
+    release_terminal_before_exit()  # after the last word: see its docstring (tmux)
+    return code

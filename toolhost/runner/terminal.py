@@ -27,7 +27,7 @@ import anyio
 
 from toolhost.permissions.ask import AskInterrupted
 
-__all__ = ["MAX_LINE", "Terminal", "TerminalInterrupt"]
+__all__ = ["MAX_LINE", "Terminal", "TerminalInterrupt", "release_terminal_before_exit"]
 
 MAX_LINE = 64 * 1024  # a longer line is cut (said so): memory stays bounded
 
@@ -154,3 +154,39 @@ class Terminal:
         if cut:
             self.write(f"(the line was cut to {MAX_LINE} bytes; {cut} more were dropped)\n")
         return line.rstrip("\r")
+
+
+def release_terminal_before_exit(*, settle: float = 0.1) -> bool:
+    """Close this process's hold on its terminal a moment before it exits, when it leads the
+    terminal's session (started directly by tmux, screen or a terminal emulator).
+
+    Why: a session leader that exits with threads running closes the terminal a few
+    milliseconds before the kernel reports its exit. tmux (with libutempter) answers the
+    close by running a helper with SIGCHLD set to the default action, and an exit reported in
+    that window is lost: toolhost stays a zombie and the pane never shows its exit status.
+    Closing first and waiting ``settle`` seconds lets the helper finish before the exit is
+    reported. A hang-up that the close brings is ignored: everything was said. Returns
+    whether the terminal was released.
+    """
+    import signal
+    import time
+
+    try:
+        if os.getsid(0) != os.getpid():
+            return False  # a shell (or another process) holds the terminal and reaps us
+        ttys = [fd for fd in (0, 1, 2) if os.isatty(fd)]
+    except OSError:
+        return False
+    if not ttys:
+        return False
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):
+            stream.flush()
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    devnull = os.open(os.devnull, os.O_RDWR)
+    for fd in ttys:
+        with contextlib.suppress(OSError):
+            os.dup2(devnull, fd)
+    os.close(devnull)
+    time.sleep(settle)
+    return True
