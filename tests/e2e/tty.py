@@ -93,6 +93,8 @@ class Pane:
             dead, status, signum = ([*state.strip().split("|"), "", "", ""])[:3]
             if dead == "1" and (status or signum):
                 return int(status) if status else 128 + int(signum)
+            if dead == "1" and (lost := _lost_exit_status(self.pid)) is not None:
+                return lost
             if time.monotonic() > deadline:  # a hang: show where (faulthandler's dump)
                 with contextlib.suppress(OSError):
                     os.kill(self.pid, signal.SIGABRT)
@@ -103,6 +105,25 @@ class Pane:
     def close(self) -> None:
         """Close the terminal (SIGHUP to what runs in it) and stop this tmux server."""
         self._tmux("kill-server")
+
+
+def _lost_exit_status(pid: int) -> int | None:
+    """The exit status of a zombie tmux never reaped, as ``exit_status`` reports it.
+
+    tmux 3.3 with libutempter runs a helper with SIGCHLD at its default action when a pane's
+    terminal closes; an exit reported in that window is lost and the pane's process stays a
+    zombie with no ``pane_dead_status`` (seen with ``sleep 100`` killed by SIGKILL too, so
+    not ours to fix). The kernel still has the status: field 52 of ``/proc/PID/stat``.
+    """
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    if fields[0] != "Z" or len(fields) < 50:
+        return None
+    raw = int(fields[49])  # field 52 counted from 1, with pid and comm cut off
+    return (raw >> 8) & 0xFF if raw & 0x7F == 0 else 128 + (raw & 0x7F)
 
 
 def leftovers(token: str) -> list[str]:
