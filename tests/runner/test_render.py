@@ -109,3 +109,20 @@ def test_json_renderer_writes_each_message_as_one_line() -> None:
 def test_shorten_keeps_one_line_and_says_how_much_was_cut() -> None:
     assert shorten("a\n b") == "a b"
     assert shorten("x" * 300, 50) == "x" * 49 + "… (+251 chars)"
+
+
+def test_gives_up_only_on_the_third_unanswered_attempt() -> None:
+    from toolhost.runner.diagnose import gives_up
+
+    def retry(attempt: object, status: object = None) -> dict[str, object]:
+        return {"type": "system", "subtype": "api_retry", "attempt": attempt,
+                "max_retries": 10, "error_status": status}
+
+    assert gives_up(retry(2), {}) is None
+    assert "could not reach the API" in (gives_up(retry(3), {}) or "")
+    assert gives_up(retry(5, 529), {}) is None  # an HTTP answer: the CLI's retries
+    assert gives_up(retry(3), {"CLAUDE_CODE_MAX_RETRIES": "20"}) is None
+    for odd in ("3", True, None, 3.0):
+        assert gives_up(retry(odd), {}) is None
+    assert gives_up({"type": "result"}, {}) is None
+    assert gives_up(["api_retry"], {}) is None

@@ -8,7 +8,7 @@ kind and that text into one line a person can act on; None for failures it does 
 
 from __future__ import annotations
 
-__all__ = ["explain", "retry_hint"]
+__all__ = ["GIVE_UP_UNREACHABLE", "explain", "gives_up", "retry_hint"]
 
 _LOGIN = ("toolhost: the Claude CLI has no credentials. Set ANTHROPIC_API_KEY, or log the CLI "
           "in once with `claude /login`, or play the model from a file with --script "
@@ -49,3 +49,29 @@ def retry_hint(attempt: object, max_retries: object, delay_ms: object,
     why = f"HTTP {status}" if status else "no answer"
     return (f"the API did not answer ({why}; attempt {attempt} of {max_retries}{delay}); "
             "check the network and ANTHROPIC_BASE_URL, or use --script")
+
+
+# The CLI retries a request that got no answer at all (connection refused, unknown host) ten
+# times over about three minutes. Three attempts (about four seconds) tell a wrong
+# ANTHROPIC_BASE_URL or a missing network well enough; an HTTP error (429, 529, 5xx) is
+# left to the CLI's own retries, and so is everything when CLAUDE_CODE_MAX_RETRIES is set.
+GIVE_UP_UNREACHABLE = 3
+
+
+def gives_up(message: object, environ: dict[str, str] | None = None) -> str | None:
+    """The line to show when toolhost should interrupt the turn of this CLI message (an
+    ``api_retry`` with no HTTP status, for the third time); None otherwise."""
+    import os
+
+    if not isinstance(message, dict) or message.get("type") != "system" \
+            or message.get("subtype") != "api_retry" or message.get("error_status"):
+        return None
+    attempt = message.get("attempt")
+    if not isinstance(attempt, int) or isinstance(attempt, bool) \
+            or attempt < GIVE_UP_UNREACHABLE:
+        return None
+    if "CLAUDE_CODE_MAX_RETRIES" in (os.environ if environ is None else environ):
+        return None  # the person chose how long to retry
+    return (f"{_UNREACHABLE} (The API gave no answer {attempt} times: toolhost stopped the "
+            "turn instead of waiting for the CLI's other retries; set "
+            "CLAUDE_CODE_MAX_RETRIES to let it retry longer.)")

@@ -84,6 +84,7 @@ class TextRenderer:
         self._calls: dict[str, str] = {}  # tool_use id -> tool name, to label each result
         self._tags: dict[str, int] = {}  # tool_use id -> its call tag (#1, #2, ...)
         self._replies: set[str] = set()  # the model's replies (message ids) this turn
+        self._unnamed = False  # a reply without an id this turn: count the CLI's way
         self._api_error: str | None = None  # the CLI's error kind for this turn, if any
 
     def tag(self, tool_use_id: str | None) -> str:
@@ -145,6 +146,8 @@ class TextRenderer:
         body = message.get("message")
         if isinstance(body, Mapping) and isinstance(body.get("id"), str):
             self._replies.add(body["id"])
+        else:
+            self._unnamed = True
         if isinstance(message.get("error"), str):
             self._api_error = message["error"]
         for block in (body.get("content") or ()) if isinstance(body, Mapping) else ():
@@ -193,8 +196,9 @@ class TextRenderer:
         ok = message.get("subtype") == "success" and not message.get("is_error")
         seconds = (message.get("duration_ms") or 0) / 1000
         cost = message.get("total_cost_usd")
-        turns = len(self._replies) or message.get("num_turns", "?")
-        self._replies = set()
+        # no reply at all (the API was never reached): 0, whatever the CLI counted
+        turns = len(self._replies) or (message.get("num_turns", "?") if self._unnamed else 0)
+        self._replies, self._unnamed = set(), False
         parts = [f"{turns} turn{'' if turns == 1 else 's'}", f"{seconds:.1f} s"]
         if isinstance(cost, (int, float)):
             parts.append(f"${cost:.4f}")

@@ -138,7 +138,8 @@ async def run_host(host: Host, prompts: Iterable[str] | AsyncIterable[str], *,
                 with signals.scope:
                     async with open_cli(command, host.servers,
                                         permission=RunnerGate(gate, renderer),
-                                        on_message=renderer.message,
+                                        on_message=_giving_up(renderer.message, signals,
+                                                              watching),
                                         manifests=options.manifests, redact=redact) as session:
                         opened.append(session)
                         signals.session = session
@@ -160,6 +161,29 @@ async def run_host(host: Host, prompts: Iterable[str] | AsyncIterable[str], *,
     with contextlib.suppress(OSError):  # the terminal may be gone (SIGHUP)
         renderer.close()
     return report
+
+
+def _giving_up(show: Callable[[Mapping[str, Any]], None], signals: Signals,
+               tg: anyio.abc.TaskGroup) -> Callable[[Mapping[str, Any]], None]:
+    """``show``, and an interrupted turn when the API cannot be reached (``gives_up``)."""
+    from toolhost.runner.diagnose import gives_up
+
+    stopping = False  # this turn's interrupt is on its way (not the person's: no 130)
+
+    def on_message(message: Mapping[str, Any]) -> None:
+        nonlocal stopping
+        show(message)
+        if message.get("type") == "result":
+            stopping = False
+        line = gives_up(message)
+        if line is not None and signals.session is not None and not stopping \
+                and not signals.interrupting:
+            stopping = True
+            with contextlib.suppress(OSError):
+                print(line, file=sys.stderr, flush=True)
+            tg.start_soon(signals.session.interrupt)
+
+    return on_message
 
 
 def _reloader(host: Host, load: Reload, live: LiveHost, interval: float,
