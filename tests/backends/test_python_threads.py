@@ -97,7 +97,11 @@ async def test_45_hung_calls_leave_at_most_the_cap_of_threads() -> None:
             tg.start_soon(one)
     assert len(outcomes) == 45
     assert outcomes.count("stuck") == threads.MAX_PER_TOOL
-    assert pool.stats().threads == threads.MAX_PER_TOOL
+    # the stuck ones, plus (under load) an idle thread or two that calls timed out before
+    # using: bounded by the cap, not by the 45 calls, and they leave after IDLE_SECONDS
+    stats = pool.stats()
+    assert stats.threads - stats.idle == threads.MAX_PER_TOOL
+    assert stats.threads <= 2 * threads.MAX_PER_TOOL
     # the tool's places are all stuck: a new call is refused at once
     with pytest.raises(ToolStuck, match="was not started"):
         await pool.run(blocked, tool="hang45")

@@ -7,6 +7,7 @@ after each test a check that no process of the run is left.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -196,3 +197,72 @@ def test_ctrl_c_twice_at_the_prompt_exits_130(start: Callable[..., Pane]) -> Non
     pane.wait_for("> ")
     pane.key("C-c")
     assert _end(pane) == 130, pane.screen()
+
+
+def test_a_for_the_session_allows_the_next_call_without_asking(
+        start: Callable[..., Pane], tool_log: Path) -> None:
+    pane = start("""\
+turns:
+  - tool_calls:
+      - {tool: mcp__e2e__write_note, input: {name: n1, text: one}}
+  - tool_calls:
+      - {tool: mcp__e2e__write_note, input: {name: n2, text: two}}
+  - text: Both saved.
+""")
+    pane.wait_for("> ")
+    pane.line("save twice")
+    pane.wait_for(QUESTION)
+    pane.line("a")
+    screen = pane.wait_for("Both saved.")
+    assert screen.count(QUESTION) == 1, screen  # the second call was not asked about
+    pane.wait_for("> ", count=2)
+    pane.key("C-d")
+    assert _end(pane) == 0, pane.screen()
+    assert [e["name"] for e in read_log(tool_log)] == ["n1", "n2"]
+
+
+def test_two_questions_in_one_turn_are_asked_one_after_the_other(
+        start: Callable[..., Pane], tool_log: Path) -> None:
+    pane = start("""\
+turns:
+  - tool_calls:
+      - {tool: mcp__e2e__write_note, input: {name: n1, text: one}}
+      - {tool: mcp__e2e__write_note, input: {name: n2, text: two}}
+  - expect_results:
+      - {contains: saved}
+      - {is_error: true}
+    text: One of two.
+""", "-p", "save both")
+    pane.wait_for(QUESTION)
+    pane.line("y")
+    pane.wait_for(QUESTION, count=2)  # the second question only after the first answer
+    pane.line("n")
+    pane.wait_for("Reason for the model (optional): ")
+    pane.line("not that one")
+    screen = pane.wait_for("One of two.")
+    # the second call's line waited for the first answer instead of landing in the question
+    assert f"{QUESTION}→" not in screen, screen
+    assert "#2 ⊘ denied by default (person): A person denied mcp__e2e__write_note: not " \
+        "that one" in screen
+    assert _end(pane) == 0, pane.screen()
+    assert [e["name"] for e in read_log(tool_log)] == ["n1"]
+
+
+@pytest.mark.parametrize(("signum", "status"), [("TERM", 143), ("HUP", 129)])
+def test_a_signal_while_the_model_thinks_ends_everything(
+        start: Callable[..., Pane], signum: str, status: int) -> None:
+    import signal
+
+    pane = start("turns:\n  - text: too late\n    delay: 60\n", "-p", "think")
+    pane.wait_for("session: ")  # the CLI is up and waiting for the model's answer
+    os.kill(pane.pid, getattr(signal, f"SIG{signum}"))
+    assert _end(pane) == status, pane.screen()  # _end: no claude left either
+
+
+def test_sighup_at_the_idle_prompt_exits_129(start: Callable[..., Pane]) -> None:
+    import signal
+
+    pane = start("turns:\n  - text: never asked\n")
+    pane.wait_for("> ")
+    os.kill(pane.pid, signal.SIGHUP)
+    assert _end(pane) == 129, pane.screen()

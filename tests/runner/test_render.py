@@ -126,3 +126,24 @@ def test_gives_up_only_on_the_third_unanswered_attempt() -> None:
         assert gives_up(retry(odd), {}) is None
     assert gives_up({"type": "result"}, {}) is None
     assert gives_up(["api_retry"], {}) is None
+
+
+def test_lines_wait_while_a_question_is_open_and_progress_is_dropped() -> None:
+    import io
+
+    from toolhost.runner.render import TextRenderer
+
+    out, err = io.StringIO(), io.StringIO()
+    renderer = TextRenderer(out, err, color=False)
+    asking = True
+    renderer.hold_while = lambda: asking
+    renderer._print("→ #2 second call")
+    renderer.status("working")
+    assert out.getvalue() == err.getvalue() == ""
+    asking = False
+    renderer._print("  #1 ✓ allowed")
+    assert out.getvalue() == "→ #2 second call\n  #1 ✓ allowed\n"
+    asking = True
+    renderer._print("late")
+    renderer.close()  # nothing held is lost at the end
+    assert out.getvalue().endswith("late\n")

@@ -127,3 +127,18 @@ def test_a_scenario_regex_matches_in_linear_time() -> None:
                          "    expect_results:\n      - {matches: '^(a+)+$'}\n"
                          ).turns[1].expect_results[0]
     assert exp.matches is not None and not exp.matches.search("a" * 100_000 + "!")
+
+
+@pytest.mark.parametrize("value", ["-1", "601", "true", "'5'", "[1]", "{s: 1}"])
+def test_a_delay_is_a_bounded_number_of_seconds(value: str) -> None:
+    problems = _problems(f"turns:\n  - text: hi\n    delay: {value}\n")
+    assert any("turns[0].delay: must be a number of seconds from 0 to 600" in p
+               for p in problems), problems
+
+
+def test_a_delay_is_kept_on_its_turn() -> None:
+    from toolhost.scripted.scenario import parse_scenario
+
+    scenario = parse_scenario("turns:\n  - text: hi\n    delay: 1.5\n  - text: bye\n",
+                              "s.yaml")
+    assert [t.delay for t in scenario.turns] == [1.5, 0.0]

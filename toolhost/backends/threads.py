@@ -85,6 +85,7 @@ class PoolStats:
     stuck_by_tool: dict[str, int]
     stopped_total: int
     stuck_total: int
+    idle: int = 0  # threads waiting for work (each leaves after IDLE_SECONDS)
 
 
 @dataclass(eq=False)  # hashable by identity: a job borrows limiter tokens
@@ -216,7 +217,8 @@ class SyncPool:
         with self._lock:
             return PoolStats(threads=len(self._threads), running=self._running,
                              stuck=sum(self._stuck.values()), stuck_by_tool=dict(self._stuck),
-                             stopped_total=self._stopped_total, stuck_total=self._stuck_total)
+                             stopped_total=self._stopped_total, stuck_total=self._stuck_total,
+                             idle=len(self._idle))
 
     async def run(self, fn: Callable[[], Any], *, tool: str) -> Any:
         """``fn()`` in a pool thread; its exception is raised here. On cancel (timeout) the

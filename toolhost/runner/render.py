@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Protocol, TextIO
 
 from toolhost.permissions.decision import Decision
@@ -86,6 +86,11 @@ class TextRenderer:
         self._replies: set[str] = set()  # the model's replies (message ids) this turn
         self._unnamed = False  # a reply without an id this turn: count the CLI's way
         self._api_error: str | None = None  # the CLI's error kind for this turn, if any
+        # While a permission question is open (``hold_while`` says so), transcript lines
+        # wait and progress lines are dropped: the question owns the terminal, and a line
+        # printed into it would land after "Allow? ..." or erase it.
+        self.hold_while: Callable[[], bool] | None = None
+        self._held: list[str] = []
 
     def tag(self, tool_use_id: str | None) -> str:
         """``#N `` for a call (numbered in the order first seen), "" without an id."""
@@ -95,7 +100,13 @@ class TextRenderer:
         return f"#{number} "
 
     def _print(self, text: str) -> None:
+        if self.hold_while is not None and self.hold_while():
+            self._held.append(text)
+            return
         self._clear_status()
+        held, self._held = self._held, []
+        for line in held:
+            print(line, file=self.out)
         print(text, file=self.out, flush=True)
 
     def _clear_status(self) -> None:
@@ -106,6 +117,8 @@ class TextRenderer:
 
     def status(self, text: str) -> None:
         """A transient progress line (replaced by the next output on a terminal)."""
+        if self.hold_while is not None and self.hold_while():
+            return
         self._clear_status()
         if self.style.enabled:
             self.err.write(self.style("2", f"… {text}"))
@@ -217,6 +230,9 @@ class TextRenderer:
 
     def close(self) -> None:
         self._clear_status()
+        held, self._held = self._held, []
+        for line in held:
+            print(line, file=self.out, flush=True)
 
 
 class JsonRenderer:

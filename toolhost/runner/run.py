@@ -113,7 +113,10 @@ async def run_host(host: Host, prompts: Iterable[str] | AsyncIterable[str], *,
     def redact(text: str) -> str:
         return live[0].redact(text) if live else host.config.redact(text)
 
-    renderer = RedactingRenderer(renderer or TextRenderer(), redact)
+    shown = renderer or TextRenderer()
+    if terminal is not None and isinstance(shown, TextRenderer):
+        shown.hold_while = lambda: terminal.question  # see TextRenderer.hold_while
+    renderer = RedactingRenderer(shown, redact)
     report = RunReport()
     with contextlib.ExitStack() as stack:
         stack.callback(gate.close)

@@ -26,6 +26,7 @@ class Reply:
     turn: int  # 1-based; 0 when the scenario is exhausted
     content: tuple[Mapping[str, Any], ...]
     stop_reason: str
+    delay: float = 0.0  # seconds to wait before sending it (the turn's ``delay``)
 
 
 _REMINDER = re.compile(r"\A<system-reminder>[\s\S]*</system-reminder>\s*\Z")
@@ -93,7 +94,7 @@ class Player:
         self._check_tools(turn, body.get("tools") or [])
         if turn.expect_results:
             self._check_results(turn, _latest_results(messages))
-        return Reply(index, _content(turn), turn.stop_reason)
+        return Reply(index, _content(turn), turn.stop_reason, turn.delay)
 
     @property
     def failures(self) -> list[str]:

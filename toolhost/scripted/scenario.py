@@ -28,7 +28,8 @@ __all__ = ["Expectation", "Scenario", "ToolCall", "Turn", "load_scenario", "pars
 
 _MISSING: Any = object()
 TOP_KEYS = ("turns", "description")
-TURN_KEYS = ("text", "tool_calls", "expect_results", "expect_tools")
+TURN_KEYS = ("text", "tool_calls", "expect_results", "expect_tools", "delay")
+MAX_DELAY = 600.0  # seconds: a slow model, not a hung test
 CALL_KEYS = ("tool", "input", "id")
 EXPECT_KEYS = ("tool", "equals", "contains", "matches", "json", "is_error")
 TOOLS_KEYS = ("includes", "excludes")
@@ -73,6 +74,7 @@ class Turn:
     tools_include: tuple[str, ...] = ()
     tools_exclude: tuple[str, ...] = ()
     line: int = 0
+    delay: float = 0.0  # seconds the model "thinks" before answering
 
     @property
     def stop_reason(self) -> str:
@@ -163,7 +165,15 @@ class _Checker:
             self.err(path, "a turn needs 'text', 'tool_calls' or both")
         expects = self.expects(turn.get("expect_results"), (*path, "expect_results"), prev)
         include, exclude = self.tools(turn.get("expect_tools"), (*path, "expect_tools"))
-        return Turn(index, text, calls, expects, include, exclude, line)
+        delay = self.delay(turn.get("delay", 0), (*path, "delay"))
+        return Turn(index, text, calls, expects, include, exclude, line, delay)
+
+    def delay(self, raw: Any, path: Path) -> float:
+        if isinstance(raw, bool) or not isinstance(raw, (int, float)) \
+                or not 0 <= raw <= MAX_DELAY:
+            self.err(path, f"must be a number of seconds from 0 to {MAX_DELAY:g}")
+            return 0.0
+        return float(raw)
 
     def calls(self, raw: Any, path: Path, index: int, ids: set[str]) -> tuple[ToolCall, ...]:
         if raw is None:

@@ -17,6 +17,7 @@ import itertools
 import json
 import logging
 import threading
+import time
 from collections.abc import Iterator, Mapping
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
@@ -163,6 +164,8 @@ def _handler_for(model: ScriptedModel) -> type[BaseHTTPRequestHandler]:
 
         def _messages(self, body: Mapping[str, Any]) -> None:
             reply = model.player.respond(body)
+            if reply.delay:
+                time.sleep(reply.delay)  # this request's thread only: a slow model
             model._record({"method": "POST", "path": "/v1/messages", "turn": reply.turn,
                            "stream": bool(body.get("stream"))})
             message_id = model._next_id()
