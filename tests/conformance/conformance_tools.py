@@ -3,6 +3,7 @@ written the way a toolhost user would (docs/backends.md, docs/config.md)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import anyio
@@ -83,3 +84,70 @@ def prompt_with_image() -> list[dict[str, object]]:
     """A prompt with an image."""
     return [{"role": "user", "content": Image(PNG).block()},
             {"role": "user", "content": "Please analyze the image above."}]
+
+
+async def sampling(prompt: str, *, ctx: CallContext) -> str:
+    """Ask the client's model (sampling/createMessage).
+
+    Args:
+        prompt: The prompt to send to the LLM
+    """
+    reply = await ctx.sample(prompt, max_tokens=100)
+    return f"LLM response: {reply.text}"
+
+
+async def elicitation(message: str, *, ctx: CallContext) -> str:
+    """Ask the person at the client for a username and an email (elicitation/create).
+
+    Args:
+        message: The message to show the user
+    """
+    answer = await ctx.elicit(message, {
+        "type": "object",
+        "properties": {
+            "username": {"type": "string", "description": "User's response"},
+            "email": {"type": "string", "description": "User's email address"},
+        },
+        "required": ["username", "email"],
+    })
+    return f"User response: action={answer.action}, content={json.dumps(answer.content)}"
+
+
+async def elicitation_defaults(*, ctx: CallContext) -> str:
+    """Elicit values of every primitive type, each with a default (SEP-1034)."""
+    answer = await ctx.elicit("Please review and update the form fields with defaults", {
+        "type": "object",
+        "properties": {
+            "name": {"type": "string", "description": "User name", "default": "John Doe"},
+            "age": {"type": "integer", "description": "User age", "default": 30},
+            "score": {"type": "number", "description": "User score", "default": 95.5},
+            "status": {"type": "string", "description": "User status",
+                       "enum": ["active", "inactive", "pending"], "default": "active"},
+            "verified": {"type": "boolean", "description": "Verification status",
+                         "default": True},
+        },
+    })
+    return (f"Elicitation completed: action={answer.action}, "
+            f"content={json.dumps(answer.content)}")
+
+
+async def elicitation_enums(*, ctx: CallContext) -> str:
+    """Elicit each of the five enum forms (SEP-1330)."""
+    titled = [{"const": "value1", "title": "First Option"},
+              {"const": "value2", "title": "Second Option"},
+              {"const": "value3", "title": "Third Option"}]
+    answer = await ctx.elicit("Please select options from the enum fields", {
+        "type": "object",
+        "properties": {
+            "untitledSingle": {"type": "string", "enum": ["option1", "option2", "option3"]},
+            "titledSingle": {"type": "string", "oneOf": titled},
+            "legacyEnum": {"type": "string", "enum": ["opt1", "opt2", "opt3"],
+                           "enumNames": ["Option One", "Option Two", "Option Three"]},
+            "untitledMulti": {"type": "array",
+                              "items": {"type": "string",
+                                        "enum": ["option1", "option2", "option3"]}},
+            "titledMulti": {"type": "array", "items": {"anyOf": titled}},
+        },
+    })
+    return (f"Elicitation completed: action={answer.action}, "
+            f"content={json.dumps(answer.content)}")

@@ -23,14 +23,7 @@ SCENARIOS = [
     "prompts-get-embedded-resource", "prompts-get-with-image", "dns-rebinding-protection",
 ]
 
-_NO_SERVER_REQUESTS = ("python tools cannot yet send requests to the client (sampling/"
-                       "createMessage, elicitation/create): not built")
-EXPECTED_FAILURES = {
-    "tools-call-sampling": _NO_SERVER_REQUESTS,
-    "tools-call-elicitation": _NO_SERVER_REQUESTS,
-    "elicitation-sep1034-defaults": _NO_SERVER_REQUESTS,
-    "elicitation-sep1330-enums": _NO_SERVER_REQUESTS,
-}
+EXPECTED_FAILURES: dict[str, str] = {}  # every scenario passes
 
 
 @pytest.mark.parametrize("scenario", [

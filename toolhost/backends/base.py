@@ -51,6 +51,22 @@ class CallContext:
     # listens (toolhost.mcp.client_log.ClientLog)
     log: logging.Logger | logging.LoggerAdapter[Any] = field(
         default_factory=lambda: logging.getLogger("toolhost.call"))
+    # await ctx.elicit("message", schema) -> Elicited; await ctx.sample("prompt") -> Sampled
+    # (toolhost.mcp.elicit): under `toolhost serve` the MCP core binds them to the client
+    # of the call; elsewhere they raise ToolFailure saying why.
+    elicit: Callable[..., Awaitable[Any]] = field(
+        default_factory=lambda: _cannot("elicitation/create"))
+    sample: Callable[..., Awaitable[Any]] = field(
+        default_factory=lambda: _cannot("sampling/createMessage"))
+
+
+def _cannot(method: str) -> Callable[..., Awaitable[Any]]:
+    async def refuse(*args: Any, **kwargs: Any) -> Any:
+        raise ToolFailure(
+            f"cannot send {method} from here: only `toolhost serve` (stdio, or HTTP with a "
+            "session of the 2025 revisions) can send requests to the client; the Claude CLI "
+            "under `toolhost run` has no channel for them")
+    return refuse
 
 
 class ToolFailure(Exception):

@@ -9,6 +9,7 @@ carry ``resultType``), anything else follows the 2025-11-25 handshake rules.
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Awaitable, Callable, Hashable, Mapping, Sequence
 from typing import Any
@@ -24,7 +25,9 @@ from toolhost.limits import DEFAULT_LIMITS, Limits
 from toolhost.mcp import jsonrpc as rpc
 from toolhost.mcp import wire
 from toolhost.mcp.client_log import LEVELS, ClientLog
+from toolhost.mcp.client_requests import current_channel
 from toolhost.mcp.content import ContentMethods, MethodError
+from toolhost.mcp.elicit import elicit, sample
 from toolhost.mcp.toolset import BadCursor, ToolSet
 from toolhost.results import ToolResult
 
@@ -354,11 +357,15 @@ class McpServer:
         client_log = None if notify is None or level not in LEVELS else ClientLog(
             _call_log, notify, str(level), name=tool.name)
         log_to: logging.Logger | ClientLog = client_log or _call_log
+        extra: dict[str, Any] = {}
         if notify is not None and isinstance(token, (str, int)) and not isinstance(token, bool):
-            ctx = CallContext(call_id=str(request_id), tool=tool.wire_name,
-                              progress=_progress_sender(notify, token), log=log_to)
-        else:
-            ctx = CallContext(call_id=str(request_id), tool=tool.wire_name, log=log_to)
+            extra["progress"] = _progress_sender(notify, token)
+        # The transport's channel to this request's client (serve; not the stateless era)
+        channel = None if modern else current_channel()
+        if channel is not None:
+            extra["elicit"] = functools.partial(elicit, channel)
+            extra["sample"] = functools.partial(sample, channel)
+        ctx = CallContext(call_id=str(request_id), tool=tool.wire_name, log=log_to, **extra)
         try:
             return await self._call_in_scope(tool, arguments, ctx, peer, request_id, modern)
         finally:

@@ -53,6 +53,9 @@ def unanswered_note(config: HostConfig, where: str, *, nobody: bool = False) -> 
         return None
     if perms.ask_mode == "deny":
         when = "ask_mode is deny"
+    elif nobody and where == "serve":
+        when = ("under serve only an MCP client that supports elicitation can answer an ask "
+                "(its person is asked)")
     elif nobody:
         when = (f"nobody can answer an ask under {where}" if where
                 else "nobody here can answer an ask")
@@ -66,7 +69,8 @@ def unanswered_note(config: HostConfig, where: str, *, nobody: bool = False) -> 
     file = origin.file if origin else (config.files[0] if config.files else "<config>")
     line = origin.line if origin else 0
     return Problem(
-        f"note: the default is ask and {when}, so these tools are always denied: {shown}",
+        f"note: the default is ask and {when}, so these tools are always denied"
+        f"{' for other clients' if where == 'serve' and nobody else ''}: {shown}",
         file, line, 0, "permissions.default" if origin else "",
         "allow them with permissions.allow rules (e.g. 'mcp__<server>'), or set "
         "permissions.default: allow or ask_mode: allow")

@@ -108,8 +108,19 @@ def _assemble(host: Any, requested: Sequence[str], every: bool) -> ServeBuild:
     selected = choose_servers(host.config, requested, every=every)
     servers = {name: tuple(host.servers[name].tools) for name in selected}
     tools, wire_names = expose(servers, selected)
-    # No terminal under serve: stdin is the protocol. An "ask" is a deny there.
-    gate = PermissionGate.from_config(host.config, interactive=False)
+    # No terminal under serve: stdin is the protocol. An "ask" goes to the person at the
+    # MCP client when it can elicit; otherwise it is a deny (toolhost.serve.client_ask).
+    asker = None
+    if host.config.permissions.ask_mode == "prompt":
+        from toolhost.permissions.ask import no_terminal_asker
+        from toolhost.permissions.unanswered import unanswered_note
+        from toolhost.serve.client_ask import ClientAsker
+
+        asker = ClientAsker(no_terminal_asker(), redact=host.config.redact)
+        note = unanswered_note(host.config, "serve", nobody=True)
+        if note is not None:  # once, at start, as the gate does for other askers
+            logging.getLogger("toolhost.permissions").warning("%s", note)
+    gate = PermissionGate.from_config(host.config, interactive=False, asker=asker)
     compiled = host.compiled.content if host.compiled is not None else {}
     content = merge_content({name: compiled[name] for name in selected if name in compiled})
     return ServeBuild(host, gate, selected, tools, wire_names, content)

@@ -36,6 +36,7 @@ from toolhost.failures import log_failure
 from toolhost.limits import DEFAULT_LIMITS, Limits
 from toolhost.mcp import jsonrpc as rpc
 from toolhost.mcp import wire
+from toolhost.mcp.client_requests import ClientChannel, Pending, client_channel
 from toolhost.serve.base import (
     Handler,
     cancelled_id,
@@ -75,6 +76,10 @@ class _Session:
 
     streams: set[MemoryObjectSendStream[dict[str, Any]]] = field(default_factory=set)
     running: dict[Any, anyio.CancelScope] = field(default_factory=dict)
+    # The client's capabilities (from initialize) and the requests we sent it (ctx.elicit,
+    # ctx.sample, asks) that it has not answered: it POSTs the answers.
+    capabilities: Mapping[str, Any] = field(default_factory=dict)
+    pending: Pending = field(default_factory=Pending)
 
 
 def _sse_event(message: Mapping[str, Any]) -> bytes:
@@ -242,6 +247,10 @@ class HttpServer:
                 return JsonAnswer(error_response(request_id, -32600,
                                                    f"unknown session {cut(session_id, 64)}"),
                                     status_code=404)
+        if is_response(message):
+            if session is not None:
+                session.pending.resolve(message)
+            return Response(status_code=202)
         if not is_request(message):
             target = cancelled_id(message)
             if (message.get("method") == "notifications/cancelled" and session is not None
@@ -258,7 +267,10 @@ class HttpServer:
         headers: dict[str, str] = {}
         if message.get("method") == "initialize" and not modern:
             session_id = secrets.token_hex(16)
-            self._sessions[session_id] = session = _Session()
+            params = message.get("params")
+            caps = params.get("capabilities") if isinstance(params, Mapping) else None
+            self._sessions[session_id] = session = _Session(
+                capabilities=caps if isinstance(caps, Mapping) else {})
             headers[SESSION_HEADER] = session_id
         return _Exchange(self._handler, message, session, modern, headers,
                          json_ok=json_ok, sse_ok=sse_ok)
@@ -299,9 +311,16 @@ class _Exchange(Response):
             if self._sse_ok:  # a JSON-only client cannot hear notifications on this request
                 await outbox_send.send((False, note))
 
+        # Requests to the client go out on this response's event stream; its answers come
+        # back as POSTs of the session (the 2025 revisions; none in the stateless era)
+        session = self._session
+        channel = (ClientChannel(session.capabilities, notify, session.pending)
+                   if session is not None and self._sse_ok else None)
+
         async def run() -> None:
             try:
-                answer = await self._handler.handle(self._message, notify=notify)
+                with client_channel(channel):
+                    answer = await self._handler.handle(self._message, notify=notify)
             except Exception as exc:  # a bug in the core must not kill the connection
                 log_failure(log, f"request {cut(repr(request_id), 60)}", exc)
                 answer = error_response(request_id, -32603, f"Internal error "

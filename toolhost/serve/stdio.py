@@ -22,6 +22,7 @@ from toolhost.failures import log_failure
 from toolhost.limits import DEFAULT_LIMITS, Limits
 from toolhost.mcp import jsonrpc as rpc
 from toolhost.mcp import wire
+from toolhost.mcp.client_requests import ClientChannel, Pending, client_channel
 from toolhost.serve.base import (
     Handler,
     cancelled_id,
@@ -59,6 +60,10 @@ class StdioServer:
         self._lock = anyio.Lock()
         self._running: dict[Any, anyio.CancelScope] = {}
         self._closed = False
+        # Requests we send the client (ctx.elicit, ctx.sample, asks): its declared
+        # capabilities (from initialize) and our requests it has not answered yet.
+        self._capabilities: Mapping[str, Any] = {}
+        self._pending = Pending()
 
     async def send(self, message: Mapping[str, Any]) -> None:
         """Write one message (an answer or a server notification) as one line."""
@@ -142,6 +147,10 @@ class StdioServer:
                     request_id, -32600,
                     f"Invalid Request: id {cut(repr(request_id), 100)} is already in use"))
                 return
+            if message.get("method") == "initialize":
+                params = message.get("params")
+                caps = params.get("capabilities") if isinstance(params, Mapping) else None
+                self._capabilities = caps if isinstance(caps, Mapping) else {}
             self._running[request_id] = scope
             tg.start_soon(self._serve_request, message, scope)
         elif is_notification(message):
@@ -152,20 +161,25 @@ class StdioServer:
                     target.cancel()
             # Notifications get no answer; the core may still want to see them.
             tg.start_soon(self._serve_notification, message)
-        elif not is_response(message):
+        elif is_response(message):
+            if not self._pending.resolve(message):
+                log.debug("ignored an answer to no request of ours (id %s)",
+                          cut(repr(message.get("id")), 60))
+        else:
             # Neither a request, a notification nor a response: say so (to its id if usable).
             request_id = message.get("id")
             await self.send(error_response(
                 request_id if rpc.is_valid_id(request_id) else None, rpc.INVALID_REQUEST,
                 "Invalid Request: no 'method'"))
-        # Answers to requests we never sent are ignored.
 
     async def _serve_request(self, message: dict[str, Any], scope: anyio.CancelScope) -> None:
         request_id = message["id"]
         try:
             with scope:
+                channel = ClientChannel(self._capabilities, self.send, self._pending)
                 try:
-                    answer = await self._handler.handle(message, notify=self.send)
+                    with client_channel(channel):
+                        answer = await self._handler.handle(message, notify=self.send)
                 except Exception as exc:  # a bug in the core must not stop the server
                     log_failure(log, f"request {cut(repr(request_id), 60)}", exc)
                     answer = error_response(request_id, rpc.INTERNAL_ERROR,

@@ -1,0 +1,146 @@
+"""Requests to the client (toolhost.mcp.client_requests, toolhost.mcp.elicit) without a
+transport: answers routed by id, hostile answers refused, waits bounded and cancellable."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import anyio
+import pytest
+
+from toolhost.mcp.client_requests import ClientChannel, ClientRequestError, Pending
+from toolhost.mcp.elicit import check_elicitation_schema, elicit, sample
+
+pytestmark = pytest.mark.anyio
+
+FORM = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
+
+
+def channel(answer: Any, caps: dict[str, Any] | None = None,
+            sent: list[dict[str, Any]] | None = None) -> ClientChannel:
+    """A channel whose client answers every request with ``answer(request)``."""
+    pending = Pending()
+
+    async def send(message: dict[str, Any]) -> None:
+        if sent is not None:
+            sent.append(message)
+        if "id" in message and answer is not None:
+            reply = answer(message)
+            if reply is not None:
+                pending.resolve(reply)
+
+    return ClientChannel(caps if caps is not None else {"elicitation": {}, "sampling": {}},
+                         send, pending)
+
+
+def ok(result: Any) -> Any:
+    return lambda request: {"jsonrpc": "2.0", "id": request["id"], "result": result}
+
+
+async def test_an_answer_reaches_the_request_with_its_id() -> None:
+    got = await elicit(channel(ok({"action": "accept", "content": {"n": 2}})), "n?", FORM)
+    assert got.accepted and got.content == {"n": 2}
+
+
+@pytest.mark.parametrize(("answer", "words"), [
+    (lambda r: {"jsonrpc": "2.0", "id": r["id"], "error": {"code": -1, "message": "no"}},
+     "which the client refused: no"),
+    (ok(["not", "an", "object"]), "not an object"),
+    (ok({"action": "maybe"}), "without a valid 'action'"),
+    (ok({"action": "accept", "content": "n=2"}), "without an object of values"),
+    (ok({"action": "accept", "content": {"n": "2"}}), "do not fit the schema: n"),
+    (ok({"action": "accept", "content": {}}), "do not fit the schema"),
+])
+async def test_hostile_answers_are_errors_never_data(answer: Any, words: str) -> None:
+    with pytest.raises(ClientRequestError, match=words):
+        await elicit(channel(answer), "n?", FORM)
+
+
+async def test_an_answer_to_another_id_is_ignored_and_the_wait_is_bounded() -> None:
+    wrong = channel(lambda r: {"jsonrpc": "2.0", "id": r["id"] + "x", "result": {}})
+    with pytest.raises(ClientRequestError, match="no answer to elicitation/create"):
+        await elicit(wrong, "n?", FORM, timeout=0.2)
+    assert len(wrong.pending) == 0  # nothing left waiting
+    assert not wrong.pending.resolve({"id": 5, "result": {}})
+    assert not wrong.pending.resolve({"id": ["x"], "result": {}})
+
+
+async def test_a_cancelled_wait_tells_the_client() -> None:
+    sent: list[dict[str, Any]] = []
+    silent = channel(None, sent=sent)
+    with anyio.move_on_after(0.2):
+        await elicit(silent, "n?", FORM)
+    assert sent[-1]["method"] == "notifications/cancelled"
+    assert sent[-1]["params"]["requestId"] == sent[0]["id"]
+    assert len(silent.pending) == 0
+
+
+async def test_unanswered_requests_cannot_pile_up() -> None:
+    import toolhost.mcp.client_requests as cr
+
+    silent = channel(None)
+    async with anyio.create_task_group() as tg:
+        for _ in range(cr.MAX_PENDING):
+            tg.start_soon(lambda: elicit(silent, "n?", FORM, timeout=5))
+        await anyio.sleep(0.1)
+        with pytest.raises(ClientRequestError, match="still unanswered"):
+            await elicit(silent, "n?", FORM)
+        tg.cancel_scope.cancel()
+
+
+async def test_a_missing_capability_is_said_before_sending() -> None:
+    sent: list[dict[str, Any]] = []
+    with pytest.raises(ClientRequestError, match="'sampling' capability"):
+        await sample(channel(ok({}), caps={"elicitation": {}}, sent=sent), "hi")
+    assert sent == []
+
+
+async def test_sample_reads_text_and_refuses_garbage() -> None:
+    reply = await sample(channel(ok({"role": "assistant", "model": "m", "stopReason": "endTurn",
+                                      "content": {"type": "text", "text": "yo"}})), "hi")
+    assert reply.text == "yo" and reply.model == "m"
+    with pytest.raises(ClientRequestError, match="without content"):
+        await sample(channel(ok({"content": 7})), "hi")
+    with pytest.raises(ClientRequestError, match="positive max_tokens"):
+        await sample(channel(ok({})), "hi", max_tokens=0)
+
+
+@pytest.mark.parametrize("schema", [
+    None, [], {"type": "array"}, {"type": "object", "properties": []},
+    {"type": "object", "properties": {"a": {"type": "object"}}},
+    {"type": "object", "properties": {"a": {"type": "array", "items": {"type": "string"}}}},
+    {"type": "object", "properties": {"a": {"type": "string", "enum": []}}},
+    {"type": "object", "properties": {"a": {"type": "string", "enum": [1, 2]}}},
+    {"type": "object", "properties": {"a": {"type": "string", "oneOf": [{"const": "x"}]}}},
+    {"type": "object", "properties": {"a": {"type": "string", "enum": ["x"],
+                                            "enumNames": ["X", "Y"]}}},
+    {"type": "object", "properties": {"a": {"type": "integer", "format": "email"}}},
+    {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["b"]},
+    {"type": "object", "properties": {f"p{i}": {"type": "string"} for i in range(101)}},
+    {"type": "object", "properties": {"a": {"type": "string", "minLength": "x"}}},
+])
+def test_schemas_that_cannot_be_elicited_are_named(schema: Any) -> None:
+    assert check_elicitation_schema(schema) is not None
+
+
+def test_the_spec_forms_can_be_elicited() -> None:
+    titled = [{"const": "v", "title": "V"}]
+    assert check_elicitation_schema({"type": "object", "properties": {
+        "s": {"type": "string", "format": "email", "default": "a@b.c"},
+        "n": {"type": "number", "minimum": 0}, "i": {"type": "integer", "default": 3},
+        "b": {"type": "boolean", "default": True},
+        "e": {"type": "string", "enum": ["a"], "enumNames": ["A"]},
+        "t": {"type": "string", "oneOf": titled},
+        "m": {"type": "array", "items": {"type": "string", "enum": ["a"]}},
+        "mt": {"type": "array", "items": {"anyOf": titled}},
+    }, "required": ["s"]}) is None
+
+
+async def test_without_a_client_channel_the_tool_hears_why() -> None:
+    from toolhost.backends.base import CallContext, ToolFailure
+
+    ctx = CallContext()  # what a call under `toolhost run` gets
+    with pytest.raises(ToolFailure, match="cannot send elicitation/create from here"):
+        await ctx.elicit("n?", FORM)
+    with pytest.raises(ToolFailure, match="cannot send sampling/createMessage from here"):
+        await ctx.sample("hi")

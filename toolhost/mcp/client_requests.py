@@ -1,0 +1,141 @@
+"""Requests the server sends to the client: ``elicitation/create`` and ``sampling/createMessage``.
+
+A transport that can carry them (``toolhost serve`` over stdio, and over HTTP for sessions of
+the 2025 revisions, on the POST's event stream) opens a :class:`ClientChannel` around each
+request it hands to the core, with :func:`client_channel`; the core gives python tools
+``ctx.elicit`` and ``ctx.sample`` bound to it. The client's answers come back as JSON-RPC
+responses, which the transport gives to :meth:`Pending.resolve`.
+
+Where there is no channel (``toolhost run``: the Claude CLI's control protocol has no such
+request for SDK servers; a stateless 2026-07-28 request; an HTTP client that accepts JSON
+only) or the client did not declare the capability, the tool gets :class:`ClientRequestError`,
+which its error result names.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import itertools
+from collections.abc import Awaitable, Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+
+from toolhost.backends.base import ToolFailure
+from toolhost.excerpt import cut
+
+__all__ = ["CURRENT", "DEFAULT_TIMEOUT", "ClientChannel", "ClientRequestError", "Pending",
+           "client_channel", "current_channel"]
+
+DEFAULT_TIMEOUT = 600.0  # seconds: a person may be answering; the call's own timeout still rules
+MAX_PENDING = 1_000  # per connection: requests the client never answers cannot pile up
+
+Send = Callable[[dict[str, Any]], Awaitable[None]]
+
+
+class ClientRequestError(ToolFailure):
+    """The client could not be asked, refused, or answered something unusable."""
+
+
+class Pending:
+    """The server's requests a connection's client has not answered yet."""
+
+    def __init__(self, prefix: str = "toolhost") -> None:
+        self._ids = itertools.count(1)
+        self._prefix = prefix
+        self._waiting: dict[str, tuple[anyio.Event, list[Mapping[str, Any]]]] = {}
+
+    def __len__(self) -> int:
+        return len(self._waiting)
+
+    def resolve(self, message: Mapping[str, Any]) -> bool:
+        """Hand a JSON-RPC response to the request it answers; False if it answers none of
+        ours (an unknown or repeated id: ignored)."""
+        request_id = message.get("id")
+        if not isinstance(request_id, str):
+            return False
+        entry = self._waiting.pop(request_id, None)
+        if entry is None:
+            return False
+        event, box = entry
+        box.append(message)
+        event.set()
+        return True
+
+    async def request(self, send: Send, method: str, params: Mapping[str, Any], *,
+                      timeout: float = DEFAULT_TIMEOUT) -> Mapping[str, Any]:
+        """Send ``method`` and wait for its ``result``; errors, silence and garbage raise
+        ``ClientRequestError``. Cancelling the wait tells the client (notifications/cancelled)."""
+        if len(self._waiting) >= MAX_PENDING:
+            raise ClientRequestError(f"cannot ask the client: {MAX_PENDING} of this "
+                                     "connection's requests are still unanswered")
+        request_id = f"{self._prefix}-{next(self._ids)}"
+        event, box = anyio.Event(), list[Mapping[str, Any]]()
+        self._waiting[request_id] = (event, box)
+        try:
+            await send({"jsonrpc": "2.0", "id": request_id, "method": method,
+                        "params": dict(params)})
+            with anyio.move_on_after(timeout) as waited:
+                await event.wait()
+            if waited.cancelled_caught:
+                raise ClientRequestError(f"got no answer to {method} from the client within "
+                                         f"{timeout:g} s")
+        except anyio.get_cancelled_exc_class():
+            with anyio.CancelScope(shield=True), contextlib.suppress(Exception):
+                await send({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                            "params": {"requestId": request_id, "reason": "the call ended"}})
+            raise
+        finally:
+            self._waiting.pop(request_id, None)
+        answer = box[0]
+        error = answer.get("error")
+        if error is not None:
+            text = error.get("message") if isinstance(error, Mapping) else error
+            raise ClientRequestError(f"sent {method}, which the client refused: "
+                                     f"{cut(str(text), 300)}")
+        result = answer.get("result")
+        if not isinstance(result, Mapping):
+            raise ClientRequestError(f"got an answer to {method} that is not an object")
+        return result
+
+
+@dataclass(frozen=True)
+class ClientChannel:
+    """What a request being handled can send to its client: the client's declared
+    capabilities, the send for this request's stream, and the connection's pending map."""
+
+    capabilities: Mapping[str, Any]
+    send: Send
+    pending: Pending = field(default_factory=Pending)
+
+    def supports(self, capability: str) -> bool:
+        return isinstance(self.capabilities.get(capability), Mapping)
+
+    async def request(self, capability: str, method: str, params: Mapping[str, Any], *,
+                      timeout: float = DEFAULT_TIMEOUT) -> Mapping[str, Any]:
+        if not self.supports(capability):
+            raise ClientRequestError(
+                f"cannot send {method}: the MCP client did not declare the "
+                f"'{capability}' capability")
+        return await self.pending.request(self.send, method, params, timeout=timeout)
+
+
+CURRENT: contextvars.ContextVar[ClientChannel | None] = contextvars.ContextVar(
+    "toolhost_client_channel", default=None)
+
+
+@contextlib.contextmanager
+def client_channel(channel: ClientChannel | None) -> Iterator[None]:
+    """Make ``channel`` the one the request handled inside this block can use."""
+    token = CURRENT.set(channel)
+    try:
+        yield
+    finally:
+        CURRENT.reset(token)
+
+
+def current_channel() -> ClientChannel | None:
+    """The channel of the request being handled (None: nothing can be sent to the client)."""
+    return CURRENT.get()

@@ -1,0 +1,194 @@
+"""``ctx.elicit`` and ``ctx.sample``: what a python tool asks of the client's person and model.
+
+The elicitation schema is the spec's restricted form, checked before anything is sent: a flat
+object whose properties are strings (with ``format`` email/uri/date/date-time, length bounds),
+numbers, integers, booleans, single-select enums (``enum``, ``oneOf`` of ``const``/``title``,
+or the legacy ``enumNames``) and multi-select enums (``type: array`` with ``items.enum`` or
+``items.anyOf``), each with an optional ``default`` (SEP-1034, SEP-1330). What the client
+accepts is validated against it; an answer that does not fit is an error, never data.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from jsonschema import Draft202012Validator
+
+from toolhost.excerpt import cut
+from toolhost.mcp.client_requests import DEFAULT_TIMEOUT, ClientChannel, ClientRequestError
+
+__all__ = ["Elicited", "Sampled", "check_elicitation_schema", "elicit", "sample"]
+
+_PRIMITIVE = {"string", "number", "integer", "boolean"}
+_STRING_FORMATS = {"email", "uri", "date", "date-time"}
+MAX_PROPERTIES = 100
+
+
+@dataclass(frozen=True)
+class Elicited:
+    """The person's answer: ``action`` is ``accept`` (``content`` holds the values),
+    ``decline`` or ``cancel``."""
+
+    action: Literal["accept", "decline", "cancel"]
+    content: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def accepted(self) -> bool:
+        return self.action == "accept"
+
+
+@dataclass(frozen=True)
+class Sampled:
+    """The client's model's reply: ``text`` for a text reply, ``content`` as sent."""
+
+    content: Mapping[str, Any]
+    model: str = ""
+    role: str = "assistant"
+    stop_reason: str | None = None
+
+    @property
+    def text(self) -> str:
+        value = self.content.get("text")
+        return value if isinstance(value, str) else ""
+
+
+def check_elicitation_schema(schema: Any) -> str | None:
+    """What makes ``schema`` unfit for ``elicitation/create`` (None: fit)."""
+    if not isinstance(schema, Mapping) or schema.get("type") != "object":
+        return "the schema must be an object schema ({'type': 'object', 'properties': ...})"
+    props = schema.get("properties", {})
+    if not isinstance(props, Mapping):
+        return "'properties' must be a mapping"
+    if len(props) > MAX_PROPERTIES:
+        return f"at most {MAX_PROPERTIES} properties"
+    for name, prop in props.items():
+        problem = _check_property(prop)
+        if problem is not None:
+            return f"property {cut(repr(name), 60)}: {problem}"
+    required = schema.get("required", [])
+    if not isinstance(required, list) or any(r not in props for r in required):
+        return "'required' must list properties of the schema"
+    try:
+        Draft202012Validator.check_schema(dict(schema))
+    except Exception as exc:  # jsonschema's SchemaError: say which part
+        return f"not a valid JSON Schema ({cut(str(getattr(exc, 'message', exc)), 200)})"
+    return None
+
+
+def _check_property(prop: Any) -> str | None:
+    if not isinstance(prop, Mapping):
+        return "must be a schema mapping"
+    kind = prop.get("type")
+    if kind == "array":  # a multi-select enum
+        items = prop.get("items")
+        if not isinstance(items, Mapping) or not (
+                _strings(items.get("enum")) or _titled(items.get("anyOf"))):
+            return ("an array is allowed only as a multi-select enum: items with a list of "
+                    "strings in 'enum', or 'anyOf' of {const, title}")
+        return None
+    if kind not in _PRIMITIVE:
+        return ("must be a string, number, integer or boolean (objects and nested "
+                "structures cannot be elicited)")
+    if "enum" in prop and not _strings(prop["enum"]):
+        return "'enum' must be a non-empty list of strings"
+    if "oneOf" in prop and not _titled(prop["oneOf"]):
+        return "'oneOf' must be a non-empty list of {const: string, title: string}"
+    names = prop.get("enumNames")
+    if names is not None and (not _strings(names) or not isinstance(prop.get("enum"), list)
+                              or len(names) != len(prop["enum"])):
+        return "'enumNames' must be strings, one per 'enum' value"
+    fmt = prop.get("format")
+    if fmt is not None and (kind != "string" or fmt not in _STRING_FORMATS):
+        return f"'format' must be one of {', '.join(sorted(_STRING_FORMATS))} on a string"
+    return None
+
+
+def _strings(value: Any) -> bool:
+    return isinstance(value, list) and bool(value) and all(isinstance(v, str) for v in value)
+
+
+def _titled(value: Any) -> bool:
+    return isinstance(value, list) and bool(value) and all(
+        isinstance(v, Mapping) and isinstance(v.get("const"), str)
+        and isinstance(v.get("title"), str) for v in value)
+
+
+async def elicit(channel: ClientChannel | None, message: str,
+                 schema: Mapping[str, Any] | None = None, *,
+                 timeout: float = DEFAULT_TIMEOUT) -> Elicited:
+    """Ask the person at the client (``elicitation/create``); see ``Elicited``."""
+    if not isinstance(message, str) or not message.strip():
+        raise ClientRequestError("called ctx.elicit without a message for the person")
+    requested = dict(schema) if schema is not None else {"type": "object", "properties": {}}
+    problem = check_elicitation_schema(requested)
+    if problem is not None:
+        raise ClientRequestError(f"called ctx.elicit with a schema that cannot be elicited: "
+                                 f"{problem}")
+    result = await _channel(channel, "elicitation/create").request(
+        "elicitation", "elicitation/create", {"message": message, "requestedSchema": requested},
+        timeout=timeout)
+    action = result.get("action")
+    if action not in ("accept", "decline", "cancel"):
+        raise ClientRequestError("got an answer to elicitation/create without a valid "
+                                 f"'action' ({cut(repr(action), 60)})")
+    if action != "accept":
+        return Elicited(action)
+    content = result.get("content", {})
+    if not isinstance(content, Mapping):
+        raise ClientRequestError("got an accepted elicitation/create without an object of "
+                                 "values")
+    errors = sorted(Draft202012Validator(requested).iter_errors(dict(content)),
+                    key=lambda e: list(e.absolute_path))
+    if errors:
+        where = "/".join(str(p) for p in errors[0].absolute_path) or "(the values)"
+        raise ClientRequestError(f"got values that do not fit the schema: {where}: "
+                                 f"{cut(errors[0].message, 200)}")
+    return Elicited("accept", dict(content))
+
+
+async def sample(channel: ClientChannel | None, messages: str | Sequence[Mapping[str, Any]],
+                 *, max_tokens: int = 1000,
+                 system_prompt: str | None = None, temperature: float | None = None,
+                 stop_sequences: Sequence[str] | None = None,
+                 model_preferences: Mapping[str, Any] | None = None,
+                 timeout: float = DEFAULT_TIMEOUT) -> Sampled:
+    """Ask the client's model (``sampling/createMessage``). ``messages``: a prompt string,
+    or MCP sampling messages (``{"role": "user", "content": {"type": "text", ...}}``)."""
+    if isinstance(messages, str):
+        sent: list[Any] = [{"role": "user", "content": {"type": "text", "text": messages}}]
+    else:
+        sent = [dict(m) for m in messages]
+    if not sent or isinstance(max_tokens, bool) or not isinstance(max_tokens, int) \
+            or max_tokens < 1:
+        raise ClientRequestError("called ctx.sample without messages or a positive max_tokens")
+    params: dict[str, Any] = {"messages": sent, "maxTokens": max_tokens}
+    if system_prompt is not None:
+        params["systemPrompt"] = system_prompt
+    if temperature is not None:
+        params["temperature"] = temperature
+    if stop_sequences:
+        params["stopSequences"] = list(stop_sequences)
+    if model_preferences:
+        params["modelPreferences"] = dict(model_preferences)
+    result = await _channel(channel, "sampling/createMessage").request(
+        "sampling", "sampling/createMessage", params, timeout=timeout)
+    content = result.get("content")
+    if isinstance(content, list) and content and isinstance(content[0], Mapping):
+        content = content[0]  # a revision that allows several blocks: the first one
+    if not isinstance(content, Mapping):
+        raise ClientRequestError("got an answer to sampling/createMessage without content")
+    model, reason = result.get("model"), result.get("stopReason")
+    return Sampled(dict(content), model if isinstance(model, str) else "",
+                   str(result.get("role") or "assistant"),
+                   reason if isinstance(reason, str) else None)
+
+
+def _channel(channel: ClientChannel | None, method: str) -> ClientChannel:
+    if channel is None:
+        raise ClientRequestError(
+            f"cannot send {method} from here: only `toolhost serve` (stdio, or HTTP with a "
+            "session of the 2025 revisions) can send requests to the client; the Claude CLI "
+            "under `toolhost run` has no channel for them")
+    return channel
