@@ -44,6 +44,12 @@ Examples:
   toolhost serve team.yaml --transport http --max-message 4MiB --body-timeout 5
   toolhost serve team.yaml --transport http --host 0.0.0.0 --token-env MCP_TOKEN \
       --allow-host tools.internal.example --allow-origin https://app.internal.example
+
+Replicas behind a load balancer: give every replica the same TOOLHOST_SESSION_SECRET, so a
+session of the 2025 revisions started on one replica is served by all of them (its id is
+signed); probes: GET /healthz (alive) and GET /readyz (503 once shutting down).
+  TOOLHOST_SESSION_SECRET=$(cat /run/secrets/mcp) toolhost serve team.yaml \
+      --transport http --host 0.0.0.0 --token-env MCP_TOKEN --shutdown-grace 30
 """
 
 
@@ -90,6 +96,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     limits.add_argument("--body-timeout", type=_seconds, metavar="SECONDS",
                         help="HTTP: time to send a request's body; later: 408 "
                              f"(default {DEFAULTS.body_timeout:g})")
+    parser.add_argument("--shutdown-grace", type=_seconds, default=10.0, metavar="SECONDS",
+                        help="HTTP: on SIGTERM or Ctrl-C, stop accepting and give calls in "
+                        "flight this long to finish before cancelling them (default 10)")
     parser.add_argument("--watch", action="store_true",
                         help="reload when a config file changes; clients get "
                              "notifications/tools/list_changed")
@@ -190,7 +199,7 @@ def main(args: argparse.Namespace) -> int:
                 await serve_http(server.served, host=args.host, port=args.port, token=token,
                                  path=args.path, allowed_origins=tuple(args.allow_origin),
                                  allowed_hosts=tuple(args.allow_host), limits=limits,
-                                 background=background)
+                                 background=background, shutdown_grace=args.shutdown_grace)
         finally:
             with anyio.CancelScope(shield=True):
                 await server.aclose()

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import hmac
 import logging
-import secrets
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -60,12 +59,15 @@ from toolhost.serve.http_limits import (
     header_deadline_protocol,
     read_body,
 )
+from toolhost.serve.sessions import SessionTokens
 
 __all__ = ["HttpServer"]
 
 log = logging.getLogger("toolhost.serve")
 
 LOOPBACK = {"localhost", "127.0.0.1", "::1", "[::1]"}
+DRAIN_SECONDS = 1.0
+MAX_SESSIONS = 10_000  # remembered per replica; an older one comes back from its signed id
 SSE_HEADERS = [(b"content-type", b"text/event-stream"), (b"cache-control", b"no-cache"),
                (b"x-accel-buffering", b"no")]
 
@@ -92,8 +94,14 @@ class HttpServer:
     def __init__(self, handler: Handler, *, path: str = "/mcp", token: str | None = None,
                  allowed_origins: tuple[str, ...] = (), allowed_hosts: tuple[str, ...] = (),
                  bind: str = "127.0.0.1", limits: Limits = DEFAULT_LIMITS,
-                 on_shutdown: Callable[[], None] | None = None) -> None:
+                 on_shutdown: Callable[[], None] | None = None,
+                 sessions: SessionTokens | None = None,
+                 shutdown_grace: float = 10.0) -> None:
         self._handler = handler
+        self._tokens = sessions or SessionTokens.from_environ()
+        self._grace = shutdown_grace
+        self.ready = True  # /readyz: False once shutting down
+        self.in_flight = _InFlight()
         self._limits = limits
         self._hosts = HostCheck(bind, allowed_hosts)
         self._on_shutdown = on_shutdown
@@ -103,6 +111,8 @@ class HttpServer:
         self.path = path
         self.app = Starlette(routes=[
             Route(path, self._endpoint, methods=["GET", "POST", "DELETE"]),
+            Route("/healthz", self._healthz, methods=["GET", "HEAD"]),
+            Route("/readyz", self._readyz, methods=["GET", "HEAD"]),
         ])
 
     async def broadcast(self, message: Mapping[str, Any]) -> None:
@@ -116,6 +126,7 @@ class HttpServer:
 
     def close(self) -> None:
         """End every legacy ``GET`` stream and listen stream (on shutdown)."""
+        self.ready = False
         if self._on_shutdown is not None:
             self._on_shutdown()
         for session in self._sessions.values():
@@ -136,7 +147,17 @@ class HttpServer:
 
         class _Server(uvicorn.Server):
             async def shutdown(self, sockets: Any = None) -> None:
-                # End the streams that never finish by themselves before uvicorn waits.
+                # Calls in flight finish first (within the grace period), while the legacy
+                # GET streams stay open: a client whose stream closed would reconnect, fail,
+                # and drop its calls. Then the streams that never end by themselves.
+                owner.ready = False
+                log.warning("shutting down: waiting up to %g s for %d call(s) in flight",
+                            owner._grace, owner.in_flight.count)
+                with anyio.move_on_after(owner._grace):
+                    await owner.in_flight.wait_idle()
+                    # a moment for clients to read their last answers and end their
+                    # sessions before their GET streams close (they would reconnect)
+                    await anyio.sleep(min(DRAIN_SECONDS, owner._grace))
                 owner.close()
                 await super().shutdown(sockets)
 
@@ -158,6 +179,37 @@ class HttpServer:
         finally:
             self.close()
 
+    # -- probes (no token, Host or Origin check: they say nothing but up / ready) --------------
+
+    async def _healthz(self, request: Request) -> Response:
+        return Response(b'{"status":"ok"}\n', media_type="application/json")
+
+    async def _readyz(self, request: Request) -> Response:
+        if not self.ready:
+            return Response(b'{"status":"shutting down"}\n', status_code=503,
+                            media_type="application/json")
+        return Response(b'{"status":"ready"}\n', media_type="application/json")
+
+    # -- sessions of the 2025 revisions ---------------------------------------------------------
+
+    def _session(self, session_id: str) -> _Session | None:
+        """The session an id names: known here, or signed by a replica (toolhost.serve.sessions)."""
+        session = self._sessions.get(session_id)
+        if session is not None:
+            return session
+        claims = self._tokens.check(session_id)
+        if claims is None:
+            return None
+        return self._remember(session_id, _Session(capabilities=claims.capabilities))
+
+    def _remember(self, session_id: str, session: _Session) -> _Session:
+        if len(self._sessions) >= MAX_SESSIONS:  # memory stays bounded: forget idle ones
+            for old in [k for k, v in self._sessions.items()
+                        if not v.streams and not v.running][: MAX_SESSIONS // 10 or 1]:
+                del self._sessions[old]
+        self._sessions[session_id] = session
+        return session
+
     # -- the one endpoint -------------------------------------------------------------------
 
     async def _endpoint(self, request: Request) -> Response:
@@ -172,7 +224,8 @@ class HttpServer:
             if session_id is None:
                 return JsonAnswer(error_response(None, -32600, "DELETE ends a session: send "
                                                    "its Mcp-Session-Id"), status_code=400)
-            if self._sessions.pop(session_id, None) is None:
+            if self._sessions.pop(session_id, None) is None \
+                    and self._tokens.check(session_id) is None:
                 return JsonAnswer(error_response(None, -32600,
                                                    f"unknown session {cut(session_id, 64)}"),
                                     status_code=404)
@@ -242,7 +295,7 @@ class HttpServer:
                 return JsonAnswer(error_response(request_id, HEADER_MISMATCH, problem),
                                     status_code=400)
         elif session_id is not None and message.get("method") != "initialize":
-            session = self._sessions.get(session_id)
+            session = self._session(session_id)
             if session is None:
                 return JsonAnswer(error_response(request_id, -32600,
                                                    f"unknown session {cut(session_id, 64)}"),
@@ -266,13 +319,14 @@ class HttpServer:
             return Response(status_code=202)
         headers: dict[str, str] = {}
         if message.get("method") == "initialize" and not modern:
-            session_id = secrets.token_hex(16)
             params = message.get("params")
             caps = params.get("capabilities") if isinstance(params, Mapping) else None
-            self._sessions[session_id] = session = _Session(
-                capabilities=caps if isinstance(caps, Mapping) else {})
+            caps = caps if isinstance(caps, Mapping) else {}
+            version = params.get("protocolVersion") if isinstance(params, Mapping) else None
+            session_id = self._tokens.issue(version if isinstance(version, str) else "", caps)
+            session = self._remember(session_id, _Session(capabilities=caps))
             headers[SESSION_HEADER] = session_id
-        return _Exchange(self._handler, message, session, modern, headers,
+        return _Exchange(self._handler, message, session, modern, headers, self.in_flight,
                          json_ok=json_ok, sse_ok=sse_ok)
 
     async def _get_stream(self, request: Request) -> Response:
@@ -280,7 +334,7 @@ class HttpServer:
             return JsonAnswer(error_response(
                 None, -32600, "Not Acceptable: a GET stream is text/event-stream"),
                 status_code=406)
-        session = self._sessions.get(request.headers.get(SESSION_HEADER, ""))
+        session = self._session(request.headers.get(SESSION_HEADER, ""))
         if session is None:
             # Modern clients subscribe with subscriptions/listen on POST instead.
             return Response("GET streams exist for initialize-era sessions only; send "
@@ -288,13 +342,36 @@ class HttpServer:
         return _NotificationStream(session)
 
 
+class _InFlight:
+    """How many requests are being answered (a graceful shutdown waits for none)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self._idle = anyio.Event()
+        self._idle.set()
+
+    def enter(self) -> None:
+        self.count += 1
+        if self.count == 1:
+            self._idle = anyio.Event()
+
+    def leave(self) -> None:
+        self.count -= 1
+        if self.count == 0:
+            self._idle.set()
+
+    async def wait_idle(self) -> None:
+        await self._idle.wait()
+
+
 class _Exchange(Response):
     """One POSTed request: JSON if the call says nothing before answering, else SSE."""
 
     def __init__(self, handler: Handler, message: dict[str, Any], session: _Session | None,
-                 modern: bool, headers: dict[str, str], *, json_ok: bool = True,
-                 sse_ok: bool = True) -> None:
+                 modern: bool, headers: dict[str, str], in_flight: _InFlight, *,
+                 json_ok: bool = True, sse_ok: bool = True) -> None:
         super().__init__()
+        self._in_flight = in_flight
         self._json_ok = json_ok  # what the client's Accept admits
         self._sse_ok = sse_ok
         self._handler = handler
@@ -304,6 +381,13 @@ class _Exchange(Response):
         self._extra = headers
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        self._in_flight.enter()
+        try:
+            await self._exchange(receive, send)
+        finally:
+            self._in_flight.leave()
+
+    async def _exchange(self, receive: Receive, send: Send) -> None:
         outbox_send, outbox = anyio.create_memory_object_stream[tuple[bool, Any]](64)
         request_id = self._message["id"]
 

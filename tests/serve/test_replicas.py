@@ -1,0 +1,172 @@
+"""Two ``toolhost serve`` replicas behind a round-robin proxy: sessions of the 2025
+revisions work on any replica when the replicas share TOOLHOST_SESSION_SECRET (and only
+then); modern (stateless) calls always do. Probes: /healthz and /readyz."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from pathlib import Path
+
+import pytest
+from mcp.client.client import Client
+
+from tests.serve.conftest import HERE, http_server
+
+pytestmark = pytest.mark.anyio
+
+CONFIG = """\
+toolhost: 1
+servers:
+  calc:
+    tools:
+      echo:
+        python: "blackbox_tools:echo"
+permissions: {default: allow}
+"""
+
+
+@contextmanager
+def proxy(upstreams: list[str]) -> Iterator[str]:
+    proc = subprocess.Popen([sys.executable, str(HERE / "rr_proxy.py"), *upstreams],
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        assert proc.stdout is not None
+        yield proc.stdout.readline().strip()
+    finally:
+        proc.terminate()
+        proc.wait(10)
+        if proc.stdout is not None:
+            proc.stdout.close()
+
+
+@contextmanager
+def replicas(tmp_path: Path, secrets: list[str | None]) -> Iterator[tuple[str, list[str]]]:
+    config = tmp_path / "calc.yaml"
+    config.write_text(CONFIG)
+    urls = []
+    with ExitStack() as stack:
+        for i, secret in enumerate(secrets):
+            env = {k: v for k, v in os.environ.items() if k != "TOOLHOST_SESSION_SECRET"}
+            env["PYTHONPATH"] = os.pathsep.join(p for p in (str(HERE), str(HERE.parent.parent),
+                                                            env.get("PYTHONPATH")) if p)
+            if secret is not None:
+                env["TOOLHOST_SESSION_SECRET"] = secret
+            urls.append(stack.enter_context(http_server(
+                [sys.executable, "-m", "toolhost", "serve", str(config), "--transport", "http",
+                 "--port", "0"], tmp_path / f"replica{i}.log", env=env)))
+        bases = [u.rsplit("/mcp", 1)[0] for u in urls]
+        front = stack.enter_context(proxy(bases))
+        yield front, bases
+
+
+def hits(front: str) -> list[int]:
+    with urllib.request.urlopen(f"{front}/__hits", timeout=10) as answer:
+        result: list[int] = json.loads(answer.read())
+    return result
+
+
+async def add_twenty(url: str, mode: str) -> list[str]:
+    async with Client(url, mode=mode) as client:  # type: ignore[arg-type]
+        return [(await client.call_tool("echo", {"text": f"n{i}"})).content[0].text
+                for i in range(20)]
+
+
+async def test_a_legacy_session_works_on_every_replica_with_a_shared_secret(
+        tmp_path: Path) -> None:
+    with replicas(tmp_path, ["s3cret-shared", "s3cret-shared"]) as (front, _):
+        assert await add_twenty(f"{front}/mcp", "legacy") == [f"n{i}" for i in range(20)]
+        assert min(hits(front)) >= 10  # both replicas answered a share of the session
+
+
+async def test_without_a_shared_secret_a_replica_refuses_another_ones_session(
+        tmp_path: Path) -> None:
+    with replicas(tmp_path, [None, None]) as (front, _), \
+            pytest.raises(Exception):  # noqa: B017 - the client's error type varies
+        await add_twenty(f"{front}/mcp", "legacy")
+
+
+async def test_modern_calls_need_no_secret(tmp_path: Path) -> None:
+    with replicas(tmp_path, [None, None]) as (front, _):
+        assert await add_twenty(f"{front}/mcp", "auto") == [f"n{i}" for i in range(20)]
+        assert min(hits(front)) >= 10
+
+
+def test_probes_answer_without_the_token_or_host_checks(tmp_path: Path) -> None:
+    with replicas(tmp_path, [None]) as (_, bases):
+        for probe, status in (("healthz", "ok"), ("readyz", "ready")):
+            request = urllib.request.Request(f"{bases[0]}/{probe}",
+                                             headers={"Host": "10.1.2.3:8765"})
+            with urllib.request.urlopen(request, timeout=10) as answer:
+                assert json.loads(answer.read()) == {"status": status}
+
+
+async def test_sigterm_lets_calls_in_flight_finish(tmp_path: Path) -> None:
+    import signal
+
+    import anyio
+
+    config = tmp_path / "slow.yaml"
+    config.write_text(CONFIG.replace('echo:\n        python: "blackbox_tools:echo"',
+                                     'slow:\n        python: "blackbox_tools:slow"'))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        p for p in (str(HERE), str(HERE.parent.parent), os.environ.get("PYTHONPATH")) if p)}
+    log = tmp_path / "server.log"
+    with open(log, "wb") as err:
+        proc = subprocess.Popen([sys.executable, "-m", "toolhost", "serve", str(config),
+                                 "--transport", "http", "--port", "0", "--shutdown-grace", "20"],
+                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                stderr=err, env=env)
+    try:
+        with anyio.fail_after(30):
+            while "serving MCP on " not in log.read_text():
+                await anyio.sleep(0.05)
+        url = log.read_text().split("serving MCP on ", 1)[1].split()[0]
+        results: list[str] = []
+        started = 0
+
+        async def progressed(progress: float, total: float | None, message: str | None
+                             ) -> None:
+            nonlocal started
+            if progress == 1:
+                started += 1
+
+        async def call() -> None:
+            got = None
+            try:
+                async with Client(url, mode="legacy") as client:
+                    result = await client.call_tool("slow", {"seconds": 3, "steps": 6},
+                                                    progress_callback=progressed)
+                    got = result.content[0].text
+            except Exception:
+                if got is None:
+                    raise  # the call itself was lost
+                # else: ending the session (DELETE) after the server left; not a call
+            results.append(got)
+
+        async with anyio.create_task_group() as tg:
+            for _ in range(4):
+                tg.start_soon(call)
+            with anyio.fail_after(30):
+                while started < 4:  # every call is running
+                    await anyio.sleep(0.02)
+            proc.send_signal(signal.SIGTERM)
+            await anyio.sleep(0.3)
+            base = url.rsplit("/mcp", 1)[0]
+            with pytest.raises(urllib.error.HTTPError) as refused:  # still answering, not ready
+                await anyio.to_thread.run_sync(
+                    lambda: urllib.request.urlopen(f"{base}/readyz", timeout=5))
+            assert refused.value.code == 503
+            refused.value.close()
+        assert results == ["slept 3"] * 4  # none that had started was lost
+        assert proc.wait(30) in (0, -signal.SIGTERM)  # uvicorn re-raises the signal it took
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()

@@ -1,0 +1,43 @@
+"""Signed session ids (toolhost.serve.sessions): genuine ones pass anywhere the secret is
+known; forged, altered, expired, oversized or foreign ones never do."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from toolhost.serve.sessions import SessionTokens
+
+
+def test_a_genuine_id_carries_version_and_declared_capabilities() -> None:
+    tokens = SessionTokens("shared")
+    sid = tokens.issue("2025-11-25", {"elicitation": {}, "sampling": {"x": 1}, "roots": 5,
+                                      "experimental": {"big": "x" * 10_000}})
+    claims = SessionTokens("shared").check(sid)  # another replica, same secret
+    assert claims is not None and claims.version == "2025-11-25"
+    assert dict(claims.capabilities) == {"elicitation": {}, "sampling": {}}
+    assert len(sid) < 200  # the client's capabilities are not copied into the header
+
+
+def test_other_secrets_alterations_and_expiry_are_refused() -> None:
+    tokens = SessionTokens("shared", ttl=60)
+    sid = tokens.issue("2025-11-25", {}, now=1_000_000)
+    assert tokens.check(sid, now=1_000_030) is not None
+    assert tokens.check(sid, now=1_000_061) is None  # expired
+    assert SessionTokens("other").check(sid, now=1_000_030) is None
+    payload, signature = sid.split(".")
+    assert tokens.check(payload[:-1] + ("A" if payload[-1] != "A" else "B") + "." + signature,
+                        now=1_000_030) is None
+    assert tokens.check(sid + "x", now=1_000_030) is None
+    assert SessionTokens().check(SessionTokens().issue("v")) is None  # per-process secrets
+
+
+@pytest.mark.parametrize("junk", ["", ".", "a.b", "x" * 5000, "a.b.c", "é.é", "%%%.%%%"])
+def test_junk_is_refused(junk: str) -> None:
+    assert SessionTokens("shared").check(junk) is None
+
+
+@given(st.text(max_size=300))
+def test_no_text_is_accepted_without_the_secret(text: str) -> None:
+    assert SessionTokens("shared").check(text) is None

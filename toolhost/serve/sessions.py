@@ -1,0 +1,108 @@
+"""Session ids of the 2025 revisions that any replica can check: signed, expiring tokens.
+
+``toolhost serve --transport http`` gives a client of the 2025-11-25 revision (or older) an
+``Mcp-Session-Id`` on ``initialize``. Behind a round-robin load balancer the client's next
+POST may reach another replica, which never saw that ``initialize``. So the id carries what
+a replica needs (the negotiated protocol version and which client capabilities were
+declared), with an expiry, signed with HMAC-SHA256 under a secret the replicas share
+(``TOOLHOST_SESSION_SECRET``). A replica that does not know an id checks the signature and
+the expiry and serves it; a forged, altered or expired id is a 404 (the client starts a new
+session, as the spec says).
+
+Without a shared secret each process draws its own: sessions then work on the replica that
+issued them only (one replica, or sticky sessions).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import hmac
+import json
+import os
+import secrets
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["SECRET_ENV", "SessionClaims", "SessionTokens"]
+
+SECRET_ENV = "TOOLHOST_SESSION_SECRET"
+DEFAULT_TTL = 24 * 3600.0
+MAX_TOKEN = 1024  # characters: a longer header is not one of ours
+# Only whether these were declared matters to a replica (ctx.elicit, ctx.sample, asks).
+KNOWN_CAPABILITIES = ("elicitation", "roots", "sampling")
+
+
+@dataclass(frozen=True)
+class SessionClaims:
+    """What a session id says: the protocol version and the client's capabilities."""
+
+    version: str
+    capabilities: Mapping[str, Any]
+    expires: float
+
+
+def _b64(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def _unb64(text: str) -> bytes:
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+class SessionTokens:
+    """Issue and check signed session ids (see the module docstring)."""
+
+    def __init__(self, secret: str | bytes | None = None, *, ttl: float = DEFAULT_TTL) -> None:
+        if isinstance(secret, str):
+            secret = secret.encode()
+        self.shared = bool(secret)
+        self._key = secret or secrets.token_bytes(32)
+        self.ttl = ttl
+
+    @classmethod
+    def from_environ(cls, environ: Mapping[str, str] | None = None) -> SessionTokens:
+        """Tokens under ``$TOOLHOST_SESSION_SECRET`` (a per-process secret if unset)."""
+        env = os.environ if environ is None else environ
+        return cls(env.get(SECRET_ENV) or None)
+
+    def issue(self, version: str, capabilities: Mapping[str, Any] | None = None, *,
+              now: float | None = None) -> str:
+        declared = sorted(k for k in KNOWN_CAPABILITIES
+                          if isinstance((capabilities or {}).get(k), Mapping))
+        expires = int((time.time() if now is None else now) + self.ttl)
+        body = json.dumps({"v": version[:40], "c": declared, "e": expires,
+                           "n": secrets.token_hex(8)}, separators=(",", ":")).encode()
+        payload = _b64(body)
+        return f"{payload}.{self._sign(payload)}"
+
+    def check(self, token: str, *, now: float | None = None) -> SessionClaims | None:
+        """The claims of a genuine, unexpired id; None for anything else."""
+        if len(token) > MAX_TOKEN or token.count(".") != 1:
+            return None
+        payload, signature = token.split(".")
+        # bytes: compare_digest refuses non-ASCII text, and a header may carry anything
+        if not hmac.compare_digest(signature.encode("utf-8", "replace"),
+                                   self._sign(payload).encode()):
+            return None
+        try:
+            body = json.loads(_unb64(payload))
+        except (ValueError, binascii.Error):
+            return None
+        if not isinstance(body, dict):
+            return None
+        version, declared, expires = body.get("v"), body.get("c"), body.get("e")
+        if not isinstance(version, str) or not isinstance(declared, list) \
+                or not isinstance(expires, int) or isinstance(expires, bool):
+            return None
+        if expires < (time.time() if now is None else now):
+            return None
+        return SessionClaims(version, {k: {} for k in declared if k in KNOWN_CAPABILITIES},
+                             float(expires))
+
+    def _sign(self, payload: str) -> str:
+        data = payload.encode("utf-8", "replace")
+        return _b64(hmac.new(self._key, data, hashlib.sha256).digest()[:24])
