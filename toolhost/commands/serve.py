@@ -96,6 +96,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     limits.add_argument("--body-timeout", type=_seconds, metavar="SECONDS",
                         help="HTTP: time to send a request's body; later: 408 "
                              f"(default {DEFAULTS.body_timeout:g})")
+    auth = parser.add_argument_group(
+        "OAuth access tokens (HTTP; MCP authorization: toolhost checks tokens, an issuer of "
+        "yours grants them; pip install 'toolhost[auth]')")
+    auth.add_argument("--auth-issuer", metavar="URL",
+                      help="accept JWT access tokens of this issuer (its iss), signed by a key "
+                      "of its JWKS; callers reach rules (callers:) and the audit log")
+    auth.add_argument("--auth-audience", metavar="AUD",
+                      help="the audience tokens must name (aud); required with --auth-issuer")
+    auth.add_argument("--auth-jwks-url", metavar="URL",
+                      help="the issuer's JWKS (default: its OIDC discovery document's jwks_uri)")
+    auth.add_argument("--auth-groups-claim", default="groups", metavar="CLAIM",
+                      help="the claim that lists the caller's groups (default groups)")
     parser.add_argument("--shutdown-grace", type=_seconds, default=10.0, metavar="SECONDS",
                         help="HTTP: on SIGTERM or Ctrl-C, stop accepting and give calls in "
                         "flight this long to finish before cancelling them (default 10)")
@@ -153,6 +165,18 @@ def main(args: argparse.Namespace) -> int:
     from toolhost.serve.build import ServeBuild, Server, abuild_serve, build_serve
 
     token = None
+    auth = None
+    if args.auth_issuer or args.auth_audience or args.auth_jwks_url:
+        if args.transport != "http" or not (args.auth_issuer and args.auth_audience):
+            raise ToolhostError("--auth-issuer and --auth-audience go together, with "
+                                "--transport http")
+        if args.token_env:
+            raise ToolhostError("--token-env and --auth-issuer exclude each other: one way "
+                                "of checking bearer tokens")
+        from toolhost.serve.auth import JwtAuth
+
+        auth = JwtAuth(args.auth_issuer, args.auth_audience, args.auth_jwks_url,
+                       groups_claim=args.auth_groups_claim)
     if args.transport == "http":
         if args.token_env:
             token = os.environ.get(args.token_env)
@@ -166,7 +190,8 @@ def main(args: argparse.Namespace) -> int:
             from toolhost.serve.run import SERVE_EXTRA_HINT
 
             raise ToolhostError(f"{SERVE_EXTRA_HINT} ({exc})") from None
-        if args.host not in ("127.0.0.1", "localhost", "::1") and token is None:
+        if args.host not in ("127.0.0.1", "localhost", "::1") and token is None \
+                and auth is None:
             print(f"toolhost: warning: serving on {args.host} without --token-env: anyone "
                   "who can reach it can call the tools", file=sys.stderr)
 
@@ -199,7 +224,8 @@ def main(args: argparse.Namespace) -> int:
                 await serve_http(server.served, host=args.host, port=args.port, token=token,
                                  path=args.path, allowed_origins=tuple(args.allow_origin),
                                  allowed_hosts=tuple(args.allow_host), limits=limits,
-                                 background=background, shutdown_grace=args.shutdown_grace)
+                                 background=background, shutdown_grace=args.shutdown_grace,
+                                 auth=auth)
         finally:
             with anyio.CancelScope(shield=True):
                 await server.aclose()

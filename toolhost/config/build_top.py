@@ -25,7 +25,7 @@ __all__ = ["PERMISSION_KEYS", "RULE_KEYS", "RUN_KEYS", "build_permissions", "bui
 
 PERMISSION_KEYS = ("default", "ask_mode", "audit_log", "allow", "deny", "ask")
 RULE_LISTS = ("allow", "deny", "ask")
-RULE_KEYS = ("tool", "when", "expr", "message", "rewrite")
+RULE_KEYS = ("tool", "when", "expr", "message", "rewrite", "callers")
 RUN_KEYS = ("model", "system_prompt", "append_system_prompt", "max_turns", "cwd", "cli_args",
             "env")
 _DIST = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(.*)$")
@@ -81,12 +81,21 @@ def _rule(check: Checker, effect: str, item: Any, path: tuple[Any, ...]) -> Rule
     rewrite = check.mapping(data["rewrite"], (*path, "rewrite")) if "rewrite" in data else None
     if rewrite is not None and effect != "allow":
         check.problem((*path, "rewrite"), "only an allow rule can rewrite arguments")
+    callers = None
+    if "callers" in data:
+        from toolhost.permissions.caller import parse_callers
+
+        try:
+            parse_callers(data["callers"])
+            callers = data["callers"]
+        except ValueError as exc:
+            check.problem((*path, "callers"), str(exc))
     if tool is None:
         return None
     return RuleConfig(effect=effect, tool=tool, when=when,  # type: ignore[arg-type]
                       expr=check.string(data, path, "expr"),
                       message=check.string(data, path, "message"),
-                      rewrite=rewrite, origin=origin, layer=mark.layer)
+                      rewrite=rewrite, callers=callers, origin=origin, layer=mark.layer)
 
 
 def build_plugins(check: Checker, value: Any) -> tuple[PluginRequirement, ...]:

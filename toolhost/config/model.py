@@ -148,6 +148,8 @@ class RuleConfig:
     expr: str | None = None  # sandboxed jinja2 expression over the arguments
     message: str | None = None  # shown to the model on deny/ask-denied
     rewrite: Mapping[str, Any] | None = None  # allow only: {"set": {...}, "clamp": {...}}
+    # only calls of these authenticated callers: {subjects|groups|scopes: [...]} (serve auth)
+    callers: Mapping[str, Any] | None = None
     origin: Origin = UNKNOWN
     layer: str = "project"  # user | project | extends | plugin:<name> | local
 

@@ -9,6 +9,7 @@ from collections.abc import Callable, Mapping
 from datetime import datetime, timezone
 from typing import IO, Any
 
+from toolhost.permissions.caller import current_caller
 from toolhost.permissions.decision import Decision
 from toolhost.permissions.redact import redact_value
 
@@ -47,6 +48,9 @@ class AuditLog:
             entry["updatedInput"] = redact_value(decision.updated_input, self.redact)
         if tool_use_id:
             entry["tool_use_id"] = tool_use_id
+        caller = current_caller()
+        if caller is not None:
+            entry["caller"] = caller.to_audit()
         line = json.dumps(entry, ensure_ascii=False, default=str) + "\n"
         with self._lock:
             if self._file is None:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from toolhost.config.model import Origin, RuleConfig
+from toolhost.permissions.caller import CallerMatch, current_caller, parse_callers
 from toolhost.permissions.conditions import (
     MISSING,
     Condition,
@@ -113,14 +114,18 @@ class CompiledRule:
     message: str | None = None
     rewrite: Rewrite | None = None
     config: RuleConfig | None = None
+    callers: CallerMatch | None = None
 
     @property
     def unconditional(self) -> bool:
-        """Matches every call of the tools it names (no content, when or expr)."""
-        return self.content is None and not self.conditions and self.expr is None
+        """Matches every call of the tools it names (no content, when, expr or callers)."""
+        return (self.content is None and not self.conditions and self.expr is None
+                and self.callers is None)
 
     def matches(self, tool_name: str, tool_input: Mapping[str, Any]) -> bool:
         """Whether this rule applies (the name already matched). May raise ExprError."""
+        if self.callers is not None and not self.callers.admits(current_caller()):
+            return False  # no caller, or another one: fail closed for allows
         if self.content is not None and not self.content.matches(
                 tool_name, tool_input, strict=self.effect == "allow"):
             return False
@@ -146,6 +151,8 @@ def _describe(rule: RuleConfig) -> str:
         text += f" if {rule.expr}"
     if rule.rewrite:
         text += " rewrite " + json.dumps(rule.rewrite, sort_keys=True, default=str)
+    if rule.callers:
+        text += " " + parse_callers(rule.callers).describe()
     return text
 
 
@@ -177,5 +184,6 @@ def compile_rule(rule: RuleConfig, *, cwd: str) -> CompiledRule:
         if rule.effect != "allow":
             raise ValueError(f"rewrite is only allowed on allow rules, not {rule.effect}")
         rewrite = _compile_rewrite(rule.rewrite)
+    callers = parse_callers(rule.callers) if rule.callers is not None else None
     return CompiledRule(rule.effect, _describe(rule), rule.origin, rule.layer, names, content,
-                        conditions, expr, rule.message, rewrite, rule)
+                        conditions, expr, rule.message, rewrite, rule, callers)

@@ -36,6 +36,7 @@ from toolhost.limits import DEFAULT_LIMITS, Limits
 from toolhost.mcp import jsonrpc as rpc
 from toolhost.mcp import wire
 from toolhost.mcp.client_requests import ClientChannel, Pending, client_channel
+from toolhost.permissions.caller import Caller, as_caller
 from toolhost.serve.base import (
     Handler,
     cancelled_id,
@@ -96,8 +97,9 @@ class HttpServer:
                  bind: str = "127.0.0.1", limits: Limits = DEFAULT_LIMITS,
                  on_shutdown: Callable[[], None] | None = None,
                  sessions: SessionTokens | None = None,
-                 shutdown_grace: float = 10.0) -> None:
+                 shutdown_grace: float = 10.0, auth: Any = None) -> None:
         self._handler = handler
+        self._auth = auth  # toolhost.serve.auth.JwtAuth: OAuth access tokens
         self._tokens = sessions or SessionTokens.from_environ()
         self._grace = shutdown_grace
         self.ready = True  # /readyz: False once shutting down
@@ -113,6 +115,10 @@ class HttpServer:
             Route(path, self._endpoint, methods=["GET", "POST", "DELETE"]),
             Route("/healthz", self._healthz, methods=["GET", "HEAD"]),
             Route("/readyz", self._readyz, methods=["GET", "HEAD"]),
+            Route("/.well-known/oauth-protected-resource", self._resource_metadata,
+                  methods=["GET"]),
+            Route(f"/.well-known/oauth-protected-resource{path}", self._resource_metadata,
+                  methods=["GET"]),
         ])
 
     async def broadcast(self, message: Mapping[str, Any]) -> None:
@@ -190,6 +196,32 @@ class HttpServer:
                             media_type="application/json")
         return Response(b'{"status":"ready"}\n', media_type="application/json")
 
+    async def _resource_metadata(self, request: Request) -> Response:
+        if self._auth is None:
+            return Response(status_code=404)
+        resource = str(request.base_url).rstrip("/") + self.path
+        return JsonAnswer(self._auth.resource_metadata(resource))
+
+    async def _authenticate(self, request: Request) -> Caller | Response:
+        from toolhost.serve.auth import AuthError
+
+        try:
+            caller: Caller = await self._auth.authenticate(request.headers.get("authorization"))
+        except AuthError as exc:
+            metadata = (str(request.base_url).rstrip("/")
+                        + "/.well-known/oauth-protected-resource" + self.path)
+            given = "authorization" in request.headers
+            challenge = f'Bearer resource_metadata="{metadata}"'
+            if given:
+                # printable ASCII only: a token's own text must not shape our header
+                reason = "".join(c if " " <= c <= "~" and c not in '"\\' else "?"
+                                 for c in str(exc))[:200]
+                challenge += f', error="invalid_token", error_description="{reason}"'
+            log.info("refused a request: %s", exc)
+            return JsonAnswer(error_response(None, -32600, f"Unauthorized: {exc}"),
+                              status_code=401, headers={"www-authenticate": challenge})
+        return caller
+
     # -- sessions of the 2025 revisions ---------------------------------------------------------
 
     def _session(self, session_id: str) -> _Session | None:
@@ -217,6 +249,12 @@ class HttpServer:
         refusal = self._refuse(request)
         if refusal is not None:
             return refusal
+        caller = None
+        if self._auth is not None:
+            checked = await self._authenticate(request)
+            if isinstance(checked, Response):
+                return checked
+            caller = checked
         if request.method == "GET":
             return await self._get_stream(request)
         if request.method == "DELETE":
@@ -230,7 +268,7 @@ class HttpServer:
                                                    f"unknown session {cut(session_id, 64)}"),
                                     status_code=404)
             return Response(status_code=204)
-        return await self._post(request)
+        return await self._post(request, caller)
 
     def _refuse(self, request: Request) -> Response | None:
         # DNS rebinding: a web page (or a name that resolves to us) must not reach a local
@@ -257,7 +295,7 @@ class HttpServer:
                                     headers={"www-authenticate": 'Bearer realm="toolhost"'})
         return None
 
-    async def _post(self, request: Request) -> Response:
+    async def _post(self, request: Request, caller: Caller | None = None) -> Response:
         if not is_json_content_type(request.headers.get("content-type")):
             return JsonAnswer(error_response(
                 None, -32600, "Unsupported Media Type "
@@ -313,7 +351,8 @@ class HttpServer:
                     scope.cancel()
             if "method" in message:
                 try:
-                    await self._handler.handle(message)
+                    with as_caller(caller):
+                        await self._handler.handle(message)
                 except Exception as exc:  # nobody waits for a notification's answer
                     log_failure(log, "a notification", exc)
             return Response(status_code=202)
@@ -326,7 +365,7 @@ class HttpServer:
             session_id = self._tokens.issue(version if isinstance(version, str) else "", caps)
             session = self._remember(session_id, _Session(capabilities=caps))
             headers[SESSION_HEADER] = session_id
-        return _Exchange(self._handler, message, session, modern, headers, self.in_flight,
+        return _Exchange(self._handler, message, session, modern, headers, self.in_flight, caller,
                          json_ok=json_ok, sse_ok=sse_ok)
 
     async def _get_stream(self, request: Request) -> Response:
@@ -368,9 +407,10 @@ class _Exchange(Response):
     """One POSTed request: JSON if the call says nothing before answering, else SSE."""
 
     def __init__(self, handler: Handler, message: dict[str, Any], session: _Session | None,
-                 modern: bool, headers: dict[str, str], in_flight: _InFlight, *,
-                 json_ok: bool = True, sse_ok: bool = True) -> None:
+                 modern: bool, headers: dict[str, str], in_flight: _InFlight,
+                 caller: Caller | None, *, json_ok: bool = True, sse_ok: bool = True) -> None:
         super().__init__()
+        self._caller = caller
         self._in_flight = in_flight
         self._json_ok = json_ok  # what the client's Accept admits
         self._sse_ok = sse_ok
@@ -403,7 +443,7 @@ class _Exchange(Response):
 
         async def run() -> None:
             try:
-                with client_channel(channel):
+                with client_channel(channel), as_caller(self._caller):
                     answer = await self._handler.handle(self._message, notify=notify)
             except Exception as exc:  # a bug in the core must not kill the connection
                 log_failure(log, f"request {cut(repr(request_id), 60)}", exc)

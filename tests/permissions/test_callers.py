@@ -1,0 +1,81 @@
+"""Rules with ``callers:``: they apply to the authenticated callers they name, and to nobody
+else (no caller at all included): an allow for a group lets nobody else through."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from toolhost.config.model import Origin, PermissionsConfig, RuleConfig
+from toolhost.permissions import compile_policy
+from toolhost.permissions.caller import Caller, as_caller, parse_callers
+
+ANA = Caller("ana", frozenset({"tools:call"}), frozenset({"platform"}))
+BOB = Caller("bob", frozenset({"tools:read"}), frozenset({"sales"}))
+
+
+def policy(*rules: RuleConfig, default: str = "deny") -> object:
+    return compile_policy(PermissionsConfig(default=default, rules=rules),  # type: ignore[arg-type]
+                          cwd=str(Path.cwd()))
+
+
+def rule(effect: str, callers: dict[str, object]) -> RuleConfig:
+    return RuleConfig(effect=effect, tool="mcp__db__migrate", callers=callers,  # type: ignore[arg-type]
+                      origin=Origin("p.yaml", 3, 5))
+
+
+@pytest.mark.parametrize(("callers", "caller", "expected"), [
+    ({"groups": ["platform"]}, ANA, "allow"),
+    ({"groups": ["platform"]}, BOB, "deny"),
+    ({"groups": ["platform"]}, None, "deny"),  # no caller: never admitted
+    ({"subjects": ["bob"]}, BOB, "allow"),
+    ({"scopes": ["tools:call"]}, ANA, "allow"),
+    ({"scopes": ["tools:call"]}, BOB, "deny"),
+    ({"subjects": "ana"}, ANA, "allow"),
+])
+def test_an_allow_admits_only_the_callers_it_names(callers: dict[str, object],
+                                                   caller: Caller | None, expected: str) -> None:
+    decide = policy(rule("allow", callers)).decide  # type: ignore[attr-defined]
+    with as_caller(caller):
+        assert decide("mcp__db__migrate", {}).behavior == expected
+
+
+def test_a_deny_for_some_callers_leaves_the_others_to_the_next_rules() -> None:
+    p = policy(rule("deny", {"groups": ["sales"]}),
+               RuleConfig(effect="allow", tool="mcp__db__migrate"))
+    with as_caller(BOB):
+        assert p.decide("mcp__db__migrate", {}).behavior == "deny"  # type: ignore[attr-defined]
+    with as_caller(ANA):
+        assert p.decide("mcp__db__migrate", {}).behavior == "allow"  # type: ignore[attr-defined]
+
+
+def test_a_callers_rule_is_never_a_blanket_cli_deny() -> None:
+    p = policy(rule("deny", {"groups": ["sales"]}))
+    assert "mcp__db__migrate" not in p.disallowed_tools()  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(("value", "words"), [
+    ([], "must be a mapping"), ({"team": ["x"]}, "unknown key 'team'"),
+    ({"groups": [1]}, "list of non-empty strings"), ({"groups": [""]}, "non-empty strings"),
+    ({}, "names nobody"), ({"groups": []}, "names nobody"),
+])
+def test_wrong_callers_are_refused_saying_why(value: object, words: str) -> None:
+    with pytest.raises(ValueError, match=words):
+        parse_callers(value)
+
+
+def test_validate_locates_a_wrong_callers_key(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    config = tmp_path / "c.yaml"
+    config.write_text("toolhost: 1\nservers:\n  db:\n    tools:\n"
+                      "      migrate: {command: [echo, hi]}\n"
+                      "permissions:\n  allow:\n    - tool: mcp__db__migrate\n"
+                      "      callers: {team: [platform]}\n")
+    done = subprocess.run([sys.executable, "-m", "toolhost", "validate", "--no-layers",
+                           str(config)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1
+    assert f"{config}:9:" in done.stderr and "permissions.allow[0].callers" in done.stderr
+    assert "unknown key 'team'" in done.stderr and "Traceback" not in done.stderr

@@ -1,0 +1,180 @@
+"""OAuth access tokens under ``serve --transport http``: a local issuer (keys made here, a
+JWKS and discovery document served by a real local HTTP server), tokens it signs, rules on
+the caller enforced, the caller in the audit log, and every bad token a 401."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import jwt
+import pytest
+from cryptography.hazmat.primitives.asymmetric import rsa
+
+from tests.serve.conftest import HERE, http_server
+
+AUD = "toolhost-tests"
+CONFIG = """\
+toolhost: 1
+servers:
+  db:
+    tools:
+      echo: {python: "blackbox_tools:echo"}
+      migrate: {python: "blackbox_tools:echo"}
+permissions:
+  default: deny
+  allow:
+    - mcp__db__echo
+    - tool: mcp__db__migrate
+      callers: {groups: [platform]}
+  audit_log: AUDIT
+"""
+
+
+class Issuer:
+    """A local OIDC issuer: discovery document and JWKS over HTTP; signs tokens."""
+
+    def __init__(self) -> None:
+        self.key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+        public = json.loads(jwt.algorithms.RSAAlgorithm.to_jwk(self.key.public_key()))
+        jwks = {"keys": [{**public, "kid": "k1", "use": "sig", "alg": "RS256"}]}
+        issuer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_GET(self) -> None:
+                body = (json.dumps({"issuer": issuer.url, "jwks_uri": f"{issuer.url}/jwks"})
+                        if self.path == "/.well-known/openid-configuration"
+                        else json.dumps(jwks)).encode()
+                self.send_response(200)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def token(self, sub: str = "alice", groups: tuple[str, ...] = (), **claims: Any) -> str:
+        now = int(time.time())
+        body = {"iss": self.url, "aud": AUD, "sub": sub, "iat": now, "exp": now + 300,
+                "groups": list(groups), "scope": "tools:call", **claims}
+        return jwt.encode(body, self.key, algorithm="RS256", headers={"kid": "k1"})
+
+
+@pytest.fixture(scope="module")
+def issuer() -> Iterator[Issuer]:
+    made = Issuer()
+    yield made
+    made.server.shutdown()
+    made.server.server_close()
+
+
+@pytest.fixture(scope="module")
+def served(issuer: Issuer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    tmp = tmp_path_factory.mktemp("auth")
+    config = tmp / "db.yaml"
+    config.write_text(CONFIG.replace("AUDIT", str(tmp / "audit.jsonl")))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        p for p in (str(HERE), str(HERE.parent.parent), os.environ.get("PYTHONPATH")) if p)}
+    with http_server([sys.executable, "-m", "toolhost", "serve", str(config), "--transport",
+                      "http", "--port", "0", "--auth-issuer", issuer.url, "--auth-audience",
+                      AUD], tmp / "server.log", env=env) as url:
+        yield url, tmp / "audit.jsonl"
+
+
+def call(url: str, tool: str, token: str | None) -> tuple[int, dict[str, Any], dict[str, str]]:
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": tool, "arguments": {"text": "hi"},
+        "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}}
+    headers = {"content-type": "application/json", "accept": "application/json",
+               "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call",
+               "mcp-name": tool}
+    if token is not None:
+        headers["authorization"] = f"Bearer {token}"
+    request = urllib.request.Request(url, json.dumps(body).encode(), headers)
+    try:
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            return answer.status, json.loads(answer.read()), dict(answer.headers)
+    except urllib.error.HTTPError as exc:
+        with exc:
+            return exc.code, json.loads(exc.read() or b"{}"), dict(exc.headers)
+
+
+def test_rules_on_the_caller_are_enforced_and_recorded(issuer: Issuer,
+                                                       served: tuple[str, Path]) -> None:
+    url, audit = served
+    status, answer, _ = call(url, "migrate", issuer.token("ana", ("platform",)))
+    assert status == 200 and answer["result"]["isError"] is False, answer
+    status, answer, _ = call(url, "migrate", issuer.token("bob", ("sales",)))
+    assert status == 200 and answer["result"]["isError"] is True, answer
+    assert call(url, "echo", issuer.token("bob"))[1]["result"]["isError"] is False
+    entries = [json.loads(line) for line in audit.read_text().splitlines()]
+    assert [(e["caller"]["sub"], e["tool"], e["decision"]) for e in entries[-3:]] == [
+        ("ana", "mcp__db__migrate", "allow"), ("bob", "mcp__db__migrate", "deny"),
+        ("bob", "mcp__db__echo", "allow")]
+    assert entries[-3]["caller"]["groups"] == ["platform"]
+    assert entries[-3]["caller"]["iss"] == issuer.url
+
+
+def test_no_token_is_a_401_pointing_at_the_resource_metadata(served: tuple[str, Path]) -> None:
+    url, _ = served
+    status, _, headers = call(url, "echo", None)
+    assert status == 401
+    challenge = headers["www-authenticate"]
+    assert challenge.startswith('Bearer resource_metadata="') and "error=" not in challenge
+    metadata_url = challenge.split('"')[1]
+    with urllib.request.urlopen(metadata_url, timeout=10) as answer:
+        metadata = json.loads(answer.read())
+    assert metadata["resource"] == url
+    assert metadata["authorization_servers"] and metadata["bearer_methods_supported"] == [
+        "header"]
+
+
+def _hs256(issuer: Issuer) -> str:
+    now = int(time.time())
+    return jwt.encode({"iss": issuer.url, "aud": AUD, "sub": "x", "exp": now + 60},
+                      "a-shared-secret-that-is-long-enough-for-hs256", algorithm="HS256",
+                      headers={"kid": "k1"})
+
+
+def _unsigned(issuer: Issuer) -> str:
+    now = int(time.time())
+    return jwt.encode({"iss": issuer.url, "aud": AUD, "sub": "x", "exp": now + 60}, None,
+                      algorithm="none", headers={"kid": "k1"})
+
+
+@pytest.mark.parametrize("bad", [
+    lambda i: i.token(exp=int(time.time()) - 3600),
+    lambda i: i.token(aud="someone-else"),
+    lambda i: i.token(iss="http://evil.example"),
+    lambda i: i.token(nbf=int(time.time()) + 3600),
+    lambda i: i.token()[:-4] + "AAAA",
+    lambda i: jwt.encode({"sub": "x"}, rsa.generate_private_key(
+        public_exponent=65537, key_size=2048), algorithm="RS256", headers={"kid": "k1"}),
+    lambda i: i.token().replace(".", "", 1),
+    _hs256, _unsigned,
+    lambda i: "x" * 20_000,
+    lambda i: jwt.encode({"iss": i.url, "aud": AUD, "sub": "x",
+                          "exp": int(time.time()) + 60}, i.key, algorithm="RS256",
+                         headers={"kid": "\r\nSet-Cookie: a=b"}),
+], ids=["expired", "audience", "issuer", "not-yet", "signature", "foreign-key", "garbled",
+        "hs256", "alg-none", "huge", "kid-injection"])
+def test_every_bad_token_is_a_401(issuer: Issuer, served: tuple[str, Path], bad: Any) -> None:
+    url, _ = served
+    status, answer, headers = call(url, "echo", bad(issuer))
+    assert status == 401, answer
+    assert 'error="invalid_token"' in headers["www-authenticate"]
+    assert "\n" not in headers["www-authenticate"]
