@@ -144,3 +144,58 @@ async def test_without_a_client_channel_the_tool_hears_why() -> None:
         await ctx.elicit("n?", FORM)
     with pytest.raises(ToolFailure, match="cannot send sampling/createMessage from here"):
         await ctx.sample("hi")
+
+
+@pytest.mark.parametrize(("state", "responses", "words"), [
+    (5, None, "must be the string"), ("x" * 300_000, None, "must be the string"),
+    ("!!!", None, "not one toolhost sent"), ("WzFd", None, "answer objects"),  # "[1]"
+    (None, {"k": 5}, "answer objects"), (None, [1], "answer objects"),
+    (None, {str(i): {} for i in range(65)}, "more than 64 answers"),
+])
+def test_hostile_round_trip_state_is_refused(state: Any, responses: Any, words: str) -> None:
+    from toolhost.mcp.round_trip import decode_state
+
+    with pytest.raises(ValueError, match=words):
+        decode_state(state, responses)
+
+
+async def test_a_stateless_call_asks_through_input_required_and_runs_again() -> None:
+    from tests.protocol.session_harness import make_tool
+    from toolhost.backends.base import CallContext
+    from toolhost.mcp import McpServer
+    from toolhost.mcp.round_trip import encode_state
+    from toolhost.results import ToolResult
+
+    runs: list[int] = []
+
+    async def two_questions(arguments: Any, ctx: CallContext) -> ToolResult:
+        runs.append(1)
+        first = await ctx.elicit("first?", FORM)
+        second = await ctx.elicit("second?", FORM)
+        return ToolResult.text(f"{first.content['n']}+{second.content['n']}")
+
+    server = McpServer("s", "1", [make_tool("ask", two_questions, schema={"type": "object"})])
+    meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}}
+
+    async def call(**extra: Any) -> dict[str, Any]:
+        answer = await server.handle({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                                      "params": {"name": "ask", "arguments": {},
+                                                 "_meta": meta, **extra}})
+        assert answer is not None
+        return answer
+
+    first = (await call())["result"]
+    assert first["resultType"] == "input_required"
+    assert first["inputRequests"]["toolhost-1"]["params"]["message"] == "first?"
+    second = (await call(inputResponses={"toolhost-1": {"action": "accept", "content": {"n": 2}}},
+                         requestState=first["requestState"]))["result"]
+    assert second["inputRequests"]["toolhost-2"]["params"]["message"] == "second?"
+    done = (await call(inputResponses={"toolhost-2": {"action": "accept", "content": {"n": 5}}},
+                       requestState=second["requestState"]))["result"]
+    assert done["content"][0]["text"] == "2+5" and done["resultType"] == "complete"
+    assert len(runs) == 3  # the call ran once per answer
+    bad = await call(requestState="%%%")
+    assert bad["error"]["code"] == -32602
+    forged = await call(requestState=encode_state({"toolhost-1": {"action": "maybe"}}))
+    assert forged["result"]["isError"] is True  # a forged answer is checked like any other

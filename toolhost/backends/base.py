@@ -63,9 +63,8 @@ class CallContext:
 def _cannot(method: str) -> Callable[..., Awaitable[Any]]:
     async def refuse(*args: Any, **kwargs: Any) -> Any:
         raise ToolFailure(
-            f"cannot send {method} from here: only `toolhost serve` (stdio, or HTTP with a "
-            "session of the 2025 revisions) can send requests to the client; the Claude CLI "
-            "under `toolhost run` has no channel for them")
+            f"cannot send {method} from here: only `toolhost serve` can ask the client "
+            "(the Claude CLI under `toolhost run` has no channel for it)")
     return refuse
 
 

@@ -6,10 +6,12 @@ request it hands to the core, with :func:`client_channel`; the core gives python
 ``ctx.elicit`` and ``ctx.sample`` bound to it. The client's answers come back as JSON-RPC
 responses, which the transport gives to :meth:`Pending.resolve`.
 
-Where there is no channel (``toolhost run``: the Claude CLI's control protocol has no such
-request for SDK servers; a stateless 2026-07-28 request; an HTTP client that accepts JSON
-only) or the client did not declare the capability, the tool gets :class:`ClientRequestError`,
-which its error result names.
+A stateless 2026-07-28 request cannot carry a request to the client: there the core uses a
+:class:`RoundTrip` instead (the client is asked through ``InputRequiredResult``). Where
+there is no channel (``toolhost run``: the Claude CLI's control protocol has no such request
+for SDK servers; an HTTP client of the 2025 revisions that accepts JSON only) or the client
+did not declare the capability, the tool gets :class:`ClientRequestError`, which its error
+result names.
 """
 
 from __future__ import annotations
@@ -26,8 +28,8 @@ import anyio
 from toolhost.backends.base import ToolFailure
 from toolhost.excerpt import cut
 
-__all__ = ["CURRENT", "DEFAULT_TIMEOUT", "ClientChannel", "ClientRequestError", "Pending",
-           "client_channel", "current_channel"]
+__all__ = ["CURRENT", "DEFAULT_TIMEOUT", "Channel", "ClientChannel", "ClientRequestError",
+           "InputRequired", "Pending", "RoundTrip", "client_channel", "current_channel"]
 
 DEFAULT_TIMEOUT = 600.0  # seconds: a person may be answering; the call's own timeout still rules
 MAX_PENDING = 1_000  # per connection: requests the client never answers cannot pile up
@@ -122,12 +124,59 @@ class ClientChannel:
         return await self.pending.request(self.send, method, params, timeout=timeout)
 
 
-CURRENT: contextvars.ContextVar[ClientChannel | None] = contextvars.ContextVar(
+class InputRequired(BaseException):
+    """Raised out of a tool in the stateless era: the client must answer ``request`` (and
+    repeat the call). A BaseException, so ``except Exception`` in a tool does not catch it."""
+
+    def __init__(self, key: str, request: dict[str, Any], answered: dict[str, Any]) -> None:
+        super().__init__(key)
+        self.key, self.request, self.answered = key, request, answered
+
+
+class RoundTrip:
+    """The 2026-07-28 way to ask a client (``InputRequiredResult``): no request is sent.
+
+    The call runs until it needs an answer it does not have; then it stops
+    (``InputRequired``) and the core answers ``resultType: input_required`` with the request.
+    The client asks its person or model and repeats the call with ``inputResponses``, the
+    answers so far travelling in ``requestState``; the call runs again from the start, and
+    this time the ``n``-th question of the run finds its answer. So a tool that asks must ask
+    the same questions in the same order when run again (it runs once per answer).
+    """
+
+    def __init__(self, capabilities: Mapping[str, Any], answered: Mapping[str, Any]) -> None:
+        self.capabilities = capabilities
+        self.answered = dict(answered)
+        self._asked = 0
+
+    def supports(self, capability: str) -> bool:
+        return isinstance(self.capabilities.get(capability), Mapping)
+
+    async def request(self, capability: str, method: str, params: Mapping[str, Any], *,
+                      timeout: float = DEFAULT_TIMEOUT) -> Mapping[str, Any]:
+        if not self.supports(capability):
+            raise ClientRequestError(
+                f"cannot send {method}: the MCP client did not declare the "
+                f"'{capability}' capability")
+        self._asked += 1
+        key = f"toolhost-{self._asked}"
+        answer = self.answered.get(key)
+        if answer is None:
+            raise InputRequired(key, {"method": method, "params": dict(params)}, self.answered)
+        if not isinstance(answer, Mapping):
+            raise ClientRequestError(f"got an answer to {method} that is not an object")
+        return answer
+
+
+Channel = ClientChannel | RoundTrip
+"""Where requests to the client go: sent now (2025 revisions) or asked for (2026-07-28)."""
+
+CURRENT: contextvars.ContextVar[Channel | None] = contextvars.ContextVar(
     "toolhost_client_channel", default=None)
 
 
 @contextlib.contextmanager
-def client_channel(channel: ClientChannel | None) -> Iterator[None]:
+def client_channel(channel: Channel | None) -> Iterator[None]:
     """Make ``channel`` the one the request handled inside this block can use."""
     token = CURRENT.set(channel)
     try:
@@ -136,6 +185,6 @@ def client_channel(channel: ClientChannel | None) -> Iterator[None]:
         CURRENT.reset(token)
 
 
-def current_channel() -> ClientChannel | None:
+def current_channel() -> Channel | None:
     """The channel of the request being handled (None: nothing can be sent to the client)."""
     return CURRENT.get()

@@ -17,7 +17,7 @@ from typing import Any, Literal
 from jsonschema import Draft202012Validator
 
 from toolhost.excerpt import cut
-from toolhost.mcp.client_requests import DEFAULT_TIMEOUT, ClientChannel, ClientRequestError
+from toolhost.mcp.client_requests import DEFAULT_TIMEOUT, Channel, ClientRequestError
 
 __all__ = ["Elicited", "Sampled", "check_elicitation_schema", "elicit", "sample"]
 
@@ -115,7 +115,7 @@ def _titled(value: Any) -> bool:
         and isinstance(v.get("title"), str) for v in value)
 
 
-async def elicit(channel: ClientChannel | None, message: str,
+async def elicit(channel: Channel | None, message: str,
                  schema: Mapping[str, Any] | None = None, *,
                  timeout: float = DEFAULT_TIMEOUT) -> Elicited:
     """Ask the person at the client (``elicitation/create``); see ``Elicited``."""
@@ -148,7 +148,7 @@ async def elicit(channel: ClientChannel | None, message: str,
     return Elicited("accept", dict(content))
 
 
-async def sample(channel: ClientChannel | None, messages: str | Sequence[Mapping[str, Any]],
+async def sample(channel: Channel | None, messages: str | Sequence[Mapping[str, Any]],
                  *, max_tokens: int = 1000,
                  system_prompt: str | None = None, temperature: float | None = None,
                  stop_sequences: Sequence[str] | None = None,
@@ -185,10 +185,9 @@ async def sample(channel: ClientChannel | None, messages: str | Sequence[Mapping
                    reason if isinstance(reason, str) else None)
 
 
-def _channel(channel: ClientChannel | None, method: str) -> ClientChannel:
+def _channel(channel: Channel | None, method: str) -> Channel:
     if channel is None:
         raise ClientRequestError(
-            f"cannot send {method} from here: only `toolhost serve` (stdio, or HTTP with a "
-            "session of the 2025 revisions) can send requests to the client; the Claude CLI "
-            "under `toolhost run` has no channel for them")
+            f"cannot send {method} from here: only `toolhost serve` can ask the client (an "
+            "HTTP client of the 2025 revisions must accept text/event-stream)")
     return channel

@@ -25,9 +25,15 @@ from toolhost.limits import DEFAULT_LIMITS, Limits
 from toolhost.mcp import jsonrpc as rpc
 from toolhost.mcp import wire
 from toolhost.mcp.client_log import LEVELS, ClientLog
-from toolhost.mcp.client_requests import current_channel
+from toolhost.mcp.client_requests import (
+    InputRequired,
+    RoundTrip,
+    client_channel,
+    current_channel,
+)
 from toolhost.mcp.content import ContentMethods, MethodError
 from toolhost.mcp.elicit import elicit, sample
+from toolhost.mcp.round_trip import decode_state, encode_state
 from toolhost.mcp.toolset import BadCursor, ToolSet
 from toolhost.results import ToolResult
 
@@ -360,17 +366,32 @@ class McpServer:
         extra: dict[str, Any] = {}
         if notify is not None and isinstance(token, (str, int)) and not isinstance(token, bool):
             extra["progress"] = _progress_sender(notify, token)
-        # The transport's channel to this request's client (serve; not the stateless era)
-        channel = None if modern else current_channel()
+        # Requests to the client: the transport's channel (serve, 2025 revisions), or in the
+        # stateless era a round trip through InputRequiredResult (toolhost.mcp.round_trip)
+        channel = self._round_trip(params, meta) if modern else current_channel()
         if channel is not None:
             extra["elicit"] = functools.partial(elicit, channel)
             extra["sample"] = functools.partial(sample, channel)
         ctx = CallContext(call_id=str(request_id), tool=tool.wire_name, log=log_to, **extra)
         try:
-            return await self._call_in_scope(tool, arguments, ctx, peer, request_id, modern)
+            with client_channel(channel):
+                return await self._call_in_scope(tool, arguments, ctx, peer, request_id,
+                                                 modern)
+        except InputRequired as need:
+            return {"resultType": "input_required",
+                    "inputRequests": {need.key: need.request},
+                    "requestState": encode_state(need.answered), "_meta": self._modern_meta}
         finally:
             if client_log is not None:
                 await client_log.flush()
+
+    def _round_trip(self, params: Mapping[str, Any], meta: Any) -> RoundTrip:
+        caps = meta.get(rpc.CLIENT_CAPABILITIES_META_KEY) if isinstance(meta, Mapping) else None
+        try:
+            answered = decode_state(params.get("requestState"), params.get("inputResponses"))
+        except ValueError as exc:
+            raise _RpcError(rpc.INVALID_PARAMS, f"Invalid params: {exc}") from None
+        return RoundTrip(caps if isinstance(caps, Mapping) else {}, answered)
 
     async def _call_in_scope(self, tool: CompiledTool, arguments: Mapping[str, Any],
                              ctx: CallContext, peer: Hashable, request_id: Any,

@@ -2,8 +2,9 @@
 
 A client that declared the ``elicitation`` capability is sent ``elicitation/create`` with the
 tool, its arguments (secrets masked) and where the ask came from; *accept* allows this one
-call, *decline* or *cancel* denies it. A client that cannot be asked (no capability, a
-stateless 2026-07-28 request, an HTTP client that accepts JSON only), an answer that does not
+call, *decline* or *cancel* denies it. In the stateless 2026-07-28 revision the question goes
+out as ``input_required`` (toolhost.mcp.client_requests.RoundTrip). A client that cannot be
+asked (no capability, an HTTP client that accepts JSON only), an answer that does not
 come within ``ASK_TIMEOUT``, or any failure is the fallback: a deny that says nobody could be
 asked. The audit log records who answered (``person (MCP client)``).
 """
