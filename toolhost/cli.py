@@ -151,9 +151,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    from toolhost.logformat import log_format
+
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(log_format())  # TOOLHOST_LOG_FORMAT=json: one object a line
     logging.basicConfig(
         level=[logging.WARNING, logging.INFO, logging.DEBUG][min(args.verbose, 2)],
-        format="toolhost: %(levelname)s: %(message)s", stream=sys.stderr)
+        handlers=[handler])
     if not getattr(args, "_main", None):
         parser.print_help()
         return 2

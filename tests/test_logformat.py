@@ -1,0 +1,35 @@
+"""TOOLHOST_LOG_FORMAT=json: every log line on stderr is one JSON object, secrets scrubbed."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+
+def test_json_log_lines_are_objects_and_scrubbed(tmp_path: Path) -> None:
+    config = tmp_path / "c.yaml"
+    config.write_text("toolhost: 1\nservers:\n  s:\n    tools:\n"
+                      "      t: {command: [echo, '${TOKEN}']}\n")
+    env = {**os.environ, "TOOLHOST_LOG_FORMAT": "json", "TOKEN": "sekrit-value-123"}
+    init = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "t", "version": "1"}}}) + "\n"
+    done = subprocess.run([sys.executable, "-m", "toolhost", "-v", "serve", str(config)],
+                          input=init, capture_output=True, text=True, env=env, timeout=60)
+    assert done.returncode == 0, done.stderr
+    logged = [line for line in done.stderr.splitlines() if line.startswith("{")]
+    assert logged, done.stderr
+    for line in logged:
+        entry = json.loads(line)
+        assert set(entry) >= {"time", "level", "logger", "message"}
+    assert "sekrit-value-123" not in done.stderr
+
+
+def test_the_default_stays_text() -> None:
+    from toolhost.logformat import JsonFormatter, log_format
+
+    assert not isinstance(log_format({}), JsonFormatter)
+    assert isinstance(log_format({"TOOLHOST_LOG_FORMAT": " JSON "}), JsonFormatter)

@@ -1,0 +1,41 @@
+"""Log lines as JSON objects, for log collectors (``TOOLHOST_LOG_FORMAT=json``).
+
+One object a line on stderr: ``time`` (UTC, ISO 8601), ``level``, ``logger``, ``message``
+(already scrubbed of the config's secrets, as every line on stderr is) and ``exception``
+when a traceback is logged. The default stays the human ``toolhost: LEVEL: message``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from datetime import datetime, timezone
+
+__all__ = ["ENV", "JsonFormatter", "log_format"]
+
+ENV = "TOOLHOST_LOG_FORMAT"
+TEXT_FORMAT = "toolhost: %(levelname)s: %(message)s"
+
+
+class JsonFormatter(logging.Formatter):
+    """``logging.Formatter`` writing one JSON object per record."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        entry = {
+            "time": datetime.fromtimestamp(record.created, timezone.utc)
+            .isoformat(timespec="milliseconds"),
+            "level": record.levelname.lower(),
+            "logger": record.name,
+            "message": record.getMessage(),
+        }
+        if record.exc_info:
+            entry["exception"] = self.formatException(record.exc_info)
+        return json.dumps(entry, ensure_ascii=False, default=str)
+
+
+def log_format(environ: dict[str, str] | None = None) -> logging.Formatter:
+    """The formatter ``$TOOLHOST_LOG_FORMAT`` asks for (``json``; anything else: text)."""
+    import os
+
+    value = (os.environ if environ is None else environ).get(ENV, "").strip().lower()
+    return JsonFormatter() if value == "json" else logging.Formatter(TEXT_FORMAT)
