@@ -17,6 +17,7 @@ from toolhost.mcp.server import Guard, ReadGuard
 from toolhost.permissions.decision import Decision
 from toolhost.redaction import scrub
 from toolhost.results import ToolResult
+from toolhost.serve.telemetry import note_decision
 
 __all__ = ["READ_RESOURCE_TOOL", "Gate", "permission_guard", "read_guard"]
 
@@ -38,6 +39,7 @@ def permission_guard(gate: Gate, wire_name: Callable[[CompiledTool], str]) -> Gu
     async def guard(tool: CompiledTool, arguments: Mapping[str, Any]) -> ToolResult | None:
         name = wire_name(tool)
         decision = await gate.check(name, arguments)
+        note_decision(decision.behavior, decision.rule)  # on the call's span, if traced
         if decision.behavior == "allow":
             if decision.updated_input is not None and dict(decision.updated_input) != dict(
                     arguments):

@@ -66,6 +66,9 @@ class ServedServer:
         self.broadcast: Broadcast | None = None
         self.legacy_peer = False  # an initialize went through (stdio: the peer is legacy)
         self._listeners: dict[Any, _Listener] = {}
+        from toolhost.serve.telemetry import Telemetry
+
+        self.telemetry = Telemetry.maybe()  # spans and metrics per tools/call (extra otel)
 
     def wire_name(self, tool: CompiledTool) -> str:
         """The name permission rules use for ``tool`` (``mcp__<server>__<tool>``)."""
@@ -78,6 +81,8 @@ class ServedServer:
             self.legacy_peer = True
         if method == "subscriptions/listen" and "id" in message and notify is not None:
             return await self._listen(message, notify)
+        if self.telemetry is not None and method == "tools/call":
+            return await self.telemetry.around(message, self.core.handle, notify=notify)
         return await self.core.handle(message, notify=notify)
 
     async def swap(self, tools: Sequence[CompiledTool], wire_names: Mapping[str, str]) -> bool:

@@ -1,0 +1,130 @@
+"""OpenTelemetry traces and metrics for ``toolhost serve`` (extra ``otel``, lazily imported).
+
+toolhost uses only the OpenTelemetry *API*: what is exported, and where, is the process's
+SDK configuration, e.g. ``pip install 'toolhost[otel]' opentelemetry-distro
+opentelemetry-exporter-otlp`` and ``opentelemetry-instrument toolhost serve ...`` with the
+standard ``OTEL_*`` variables. Without an SDK every call below is a no-op.
+
+Per ``tools/call`` (names after OpenTelemetry's semantic conventions for MCP, where they
+exist): a SERVER span ``tools/call <tool>`` with ``mcp.method.name``, ``gen_ai.tool.name``,
+``gen_ai.operation.name`` (``execute_tool``), ``jsonrpc.request.id``, the permission
+decision (``toolhost.permission.decision``, and the rule in ``toolhost.permission.rule``),
+the caller's subject when authenticated (``enduser.id``) and ``error.type`` when the call
+fails; the histogram ``mcp.server.operation.duration`` (seconds) and the counter
+``toolhost.tool.calls`` with the tool, the decision and the outcome.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+
+__all__ = ["Telemetry", "note_decision"]
+
+Handle = Callable[..., Awaitable[dict[str, Any] | None]]
+
+
+class Telemetry:
+    """Spans and metrics around ``tools/call``; built only when the API is importable."""
+
+    def __init__(self, tracer_provider: Any = None, meter_provider: Any = None) -> None:
+        from opentelemetry import metrics, trace
+
+        self._trace = trace
+        self.tracer = trace.get_tracer("toolhost", tracer_provider=tracer_provider)
+        meter = metrics.get_meter("toolhost", meter_provider=meter_provider)
+        self.duration = meter.create_histogram(
+            "mcp.server.operation.duration", unit="s",
+            description="Duration of MCP requests handled by toolhost serve")
+        self.calls = meter.create_counter(
+            "toolhost.tool.calls", description="tools/call handled, by tool and outcome")
+
+    @classmethod
+    def maybe(cls, environ: Mapping[str, str] | None = None) -> Telemetry | None:
+        """Telemetry when ``opentelemetry-api`` is installed and ``TOOLHOST_OTEL`` is not
+        ``0``; None (and no cost) otherwise."""
+        import os
+
+        if (os.environ if environ is None else environ).get("TOOLHOST_OTEL", "") == "0":
+            return None
+        try:
+            return cls()
+        except ImportError:
+            return None
+
+    async def around(self, message: Mapping[str, Any], handle: Handle,
+                     **kwargs: Any) -> dict[str, Any] | None:
+        """``handle(message, **kwargs)``, traced and measured when it is a tools/call."""
+        if message.get("method") != "tools/call" or "id" not in message:
+            return await handle(message, **kwargs)
+        params = message.get("params")
+        name = params.get("name") if isinstance(params, Mapping) else None
+        tool = name if isinstance(name, str) else "?"
+        from toolhost.permissions.caller import current_caller
+
+        attributes: dict[str, Any] = {
+            "mcp.method.name": "tools/call", "gen_ai.tool.name": tool[:200],
+            "gen_ai.operation.name": "execute_tool",
+            "jsonrpc.request.id": str(message.get("id"))[:100]}
+        caller = current_caller()
+        if caller is not None:
+            attributes["enduser.id"] = caller.subject
+        start = time.perf_counter()
+        outcome = "error"
+        with self.tracer.start_as_current_span(
+                f"tools/call {tool[:200]}", kind=self._trace.SpanKind.SERVER,
+                attributes=attributes) as span:
+            try:
+                answer = await handle(message, **kwargs)
+            except BaseException as exc:
+                span.set_attribute("error.type", type(exc).__name__)
+                raise
+            finally:
+                elapsed = time.perf_counter() - start
+            outcome = _outcome(answer)
+            if outcome != "ok":
+                span.set_attribute("error.type", outcome)
+                span.set_status(self._trace.Status(self._trace.StatusCode.ERROR))
+            decision = _decision_of(span)
+        labels = {"gen_ai.tool.name": tool[:200], "toolhost.outcome": outcome,
+                  "toolhost.permission.decision": decision}
+        self.duration.record(elapsed, {"mcp.method.name": "tools/call", **labels})
+        self.calls.add(1, labels)
+        return answer
+
+
+def _outcome(answer: Mapping[str, Any] | None) -> str:
+    if answer is None:
+        return "ok"
+    if "error" in answer:
+        return "jsonrpc_error"
+    result = answer.get("result")
+    if isinstance(result, Mapping) and result.get("isError"):
+        return "tool_error"
+    return "ok"
+
+
+def _decision_of(span: Any) -> str:
+    attributes = getattr(span, "attributes", None) or {}
+    value = attributes.get("toolhost.permission.decision") if hasattr(attributes, "get") else None
+    return str(value) if value is not None else "unknown"
+
+
+_api: list[Any] = []  # [the opentelemetry.trace module] or [None], looked up once
+
+
+def note_decision(behavior: str, rule: str | None) -> None:
+    """Put a permission decision on the current span (a no-op without OpenTelemetry)."""
+    if not _api:
+        try:
+            from opentelemetry import trace
+        except ImportError:
+            trace = None  # type: ignore[assignment]
+        _api.append(trace)
+    if _api[0] is None:
+        return
+    span = _api[0].get_current_span()
+    span.set_attribute("toolhost.permission.decision", behavior)
+    if rule is not None:
+        span.set_attribute("toolhost.permission.rule", rule[:300])
