@@ -10,7 +10,7 @@ PLUGINS := $(wildcard plugins/*/pyproject.toml)
 
 # The e2e suite against another Claude CLI than the pinned wheel's (docs/running.md,
 # "Which CLI versions"): the newest on npm, and the oldest version toolhost supports.
-E2E_CLI_OLDEST ?= 2.1.330
+E2E_CLI_OLDEST ?= 2.1.200
 CLI_DIR ?= .cli
 
 $(VENV)/.installed: pyproject.toml $(PLUGINS)

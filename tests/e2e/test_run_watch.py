@@ -33,6 +33,15 @@ AFTER = BEFORE.replace('      grow: {python: "e2e_tools:grow"}\n', """\
 
 def test_tool_added_during_a_call_is_offered_at_the_next_step_and_called(
         cli: str, tool_log: Path, tmp_path: Path, scenario: Callable[[str], Path]) -> None:
+    import subprocess
+
+    from toolhost.runner.diagnose import cli_version
+
+    found = cli_version(subprocess.run([cli, "--version"], capture_output=True, text=True,
+                                       timeout=60, check=False).stdout)
+    if found is not None and found < (2, 1, 330):
+        # 2.1.200 and 2.1.250 (tried) offer a tool added mid-turn only from the next turn
+        pytest.xfail("CLIs before 2.1.330 re-read the tool list only when a turn starts")
     config = tmp_path / "live.yaml"
     config.write_text(BEFORE)
     (tmp_path / "next.yaml").write_text(AFTER)

@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from toolhost.config.model import Origin
 from toolhost.permissions.decision import Decision
 from toolhost.runner.render import JsonRenderer, TextRenderer, shorten
@@ -147,3 +149,16 @@ def test_lines_wait_while_a_question_is_open_and_progress_is_dropped() -> None:
     renderer._print("late")
     renderer.close()  # nothing held is lost at the end
     assert out.getvalue().endswith("late\n")
+
+
+@pytest.mark.parametrize(("version", "warned"), [
+    ("2.0.0", True), ("2.1.199", True), ("2.1.200", False), ("2.1.330", False),
+    ("3.0.0", False), ("2.1.200 (Claude Code)", False), ("garbage", False), (None, False),
+    ("9" * 50 + ".0.0", False)])
+def test_an_older_cli_than_tested_is_warned_about(version: object, warned: bool) -> None:
+    from toolhost.runner.diagnose import version_note
+
+    note = version_note({"type": "system", "subtype": "init", "claude_code_version": version})
+    assert (note is not None) is warned
+    if note:
+        assert "2.1.200" in note and "npm install -g @anthropic-ai/claude-code" in note

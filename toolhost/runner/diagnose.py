@@ -8,7 +8,8 @@ kind and that text into one line a person can act on; None for failures it does 
 
 from __future__ import annotations
 
-__all__ = ["GIVE_UP_UNREACHABLE", "explain", "gives_up", "retry_hint"]
+__all__ = ["GIVE_UP_UNREACHABLE", "TESTED_NEWEST", "TESTED_OLDEST", "cli_version", "explain",
+           "gives_up", "retry_hint", "version_note"]
 
 _LOGIN = ("toolhost: the Claude CLI has no credentials. Set ANTHROPIC_API_KEY, or log the CLI "
           "in once with `claude /login`, or play the model from a file with --script "
@@ -75,3 +76,36 @@ def gives_up(message: object, environ: dict[str, str] | None = None) -> str | No
     return (f"{_UNREACHABLE} (The API gave no answer {attempt} times: toolhost stopped the "
             "turn instead of waiting for the CLI's other retries; set "
             "CLAUDE_CODE_MAX_RETRIES to let it retry longer.)")
+
+
+# The CLI versions the end-to-end suite passes with (`make e2e-cli-oldest`, the pinned one;
+# docs/running.md, "Which CLI versions").
+TESTED_OLDEST = "2.1.200"
+TESTED_NEWEST = "2.1.330"
+
+
+def cli_version(text: object) -> tuple[int, ...] | None:
+    """``(2, 1, 330)`` from ``2.1.330`` or ``2.1.330 (Claude Code)``; None if not a version."""
+    if not isinstance(text, str):
+        return None
+    parts = text.strip().split(" ")[0].split(".")
+    if len(parts) != 3 or not all(p.isdigit() and len(p) <= 6 for p in parts):
+        return None
+    return tuple(int(p) for p in parts)
+
+
+def version_note(message: object) -> str | None:
+    """A warning for the CLI's ``system/init`` message when its version is older than the
+    oldest toolhost is tested with; None otherwise."""
+    if not isinstance(message, dict) or message.get("type") != "system" \
+            or message.get("subtype") != "init":
+        return None
+    found = message.get("claude_code_version")
+    version = cli_version(found)
+    oldest = cli_version(TESTED_OLDEST)
+    if version is None or oldest is None or version >= oldest:
+        return None
+    return (f"toolhost: warning: this Claude CLI is {found}, older than the oldest toolhost "
+            f"is tested with ({TESTED_OLDEST}; tested up to {TESTED_NEWEST}). If the session "
+            "misbehaves, update it (`npm install -g @anthropic-ai/claude-code`, or `pip install "
+            "-U claude-agent-sdk` for the bundled one) or point --cli at a newer one.")

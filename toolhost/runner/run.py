@@ -169,13 +169,20 @@ async def run_host(host: Host, prompts: Iterable[str] | AsyncIterable[str], *,
 def _giving_up(show: Callable[[Mapping[str, Any]], None], signals: Signals,
                tg: anyio.abc.TaskGroup) -> Callable[[Mapping[str, Any]], None]:
     """``show``, and an interrupted turn when the API cannot be reached (``gives_up``)."""
-    from toolhost.runner.diagnose import gives_up
+    from toolhost.runner.diagnose import gives_up, version_note
 
     stopping = False  # this turn's interrupt is on its way (not the person's: no 130)
+    checked_version = False
 
     def on_message(message: Mapping[str, Any]) -> None:
-        nonlocal stopping
+        nonlocal stopping, checked_version
         show(message)
+        if not checked_version and message.get("subtype") == "init":
+            checked_version = True
+            note = version_note(message)
+            if note is not None:
+                with contextlib.suppress(OSError):
+                    print(note, file=sys.stderr, flush=True)
         if message.get("type") == "result":
             stopping = False
         line = gives_up(message)
