@@ -85,9 +85,15 @@ async def test_a_legacy_session_works_on_every_replica_with_a_shared_secret(
         assert min(hits(front)) >= 10  # both replicas answered a share of the session
 
 
-async def test_without_a_shared_secret_a_replica_refuses_another_ones_session(
+async def test_replicas_of_one_config_agree_without_any_secret(tmp_path: Path) -> None:
+    with replicas(tmp_path, [None, None]) as (front, _):
+        assert await add_twenty(f"{front}/mcp", "legacy") == [f"n{i}" for i in range(20)]
+        assert min(hits(front)) >= 10
+
+
+async def test_with_different_secrets_a_replica_refuses_another_ones_session(
         tmp_path: Path) -> None:
-    with replicas(tmp_path, [None, None]) as (front, _), \
+    with replicas(tmp_path, ["one secret", "another secret"]) as (front, _), \
             pytest.raises(Exception):  # noqa: B017 - the client's error type varies
         await add_twenty(f"{front}/mcp", "legacy")
 

@@ -3,6 +3,8 @@ known; forged, altered, expired, oversized or foreign ones never do."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -31,6 +33,20 @@ def test_other_secrets_alterations_and_expiry_are_refused() -> None:
                         now=1_000_030) is None
     assert tokens.check(sid + "x", now=1_000_030) is None
     assert SessionTokens().check(SessionTokens().issue("v")) is None  # per-process secrets
+
+
+def test_replicas_of_one_config_derive_one_key(tmp_path: Path) -> None:
+    config, other = tmp_path / "a.yaml", tmp_path / "b.yaml"
+    config.write_text("toolhost: 1\n")
+    other.write_text("toolhost: 1 # another\n")
+    sid = SessionTokens.from_environ({}, config_files=[str(config)]).issue("v")
+    assert SessionTokens.from_environ({}, config_files=[str(config)]).check(sid) is not None
+    assert SessionTokens.from_environ({}, config_files=[str(other)]).check(sid) is None
+    secret = {"TOOLHOST_SESSION_SECRET": "s"}
+    assert SessionTokens.from_environ(secret, config_files=[str(config)]).check(sid) is None
+    gone = [str(tmp_path / "missing.yaml")]  # unreadable: a key of its own, never a guess
+    assert SessionTokens.from_environ({}, config_files=gone).check(
+        SessionTokens.from_environ({}, config_files=gone).issue("v")) is None
 
 
 @pytest.mark.parametrize("junk", ["", ".", "a.b", "x" * 5000, "a.b.c", "é.é", "%%%.%%%"])

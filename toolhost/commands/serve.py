@@ -45,9 +45,10 @@ Examples:
   toolhost serve team.yaml --transport http --host 0.0.0.0 --token-env MCP_TOKEN \
       --allow-host tools.internal.example --allow-origin https://app.internal.example
 
-Replicas behind a load balancer: give every replica the same TOOLHOST_SESSION_SECRET, so a
-session of the 2025 revisions started on one replica is served by all of them (its id is
-signed); probes: GET /healthz (alive) and GET /readyz (503 once shutting down).
+Replicas behind a load balancer: a session of the 2025 revisions started on one replica is
+served by all of them (its id is signed with a key derived from the config, or from
+TOOLHOST_SESSION_SECRET); probes: GET /healthz (alive) and GET /readyz (503 once shutting
+down).
   TOOLHOST_SESSION_SECRET=$(cat /run/secrets/mcp) toolhost serve team.yaml \
       --transport http --host 0.0.0.0 --token-env MCP_TOKEN --shutdown-grace 30
 """
@@ -225,7 +226,7 @@ def main(args: argparse.Namespace) -> int:
                                  path=args.path, allowed_origins=tuple(args.allow_origin),
                                  allowed_hosts=tuple(args.allow_host), limits=limits,
                                  background=background, shutdown_grace=args.shutdown_grace,
-                                 auth=auth)
+                                 auth=auth, config_files=tuple(build.host.config.files))
         finally:
             with anyio.CancelScope(shield=True):
                 await server.aclose()

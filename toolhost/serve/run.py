@@ -49,19 +49,22 @@ async def serve_http(served: ServedServer, *, host: str, port: int, token: str |
                      path: str = "/mcp", allowed_origins: tuple[str, ...] = (),
                      allowed_hosts: tuple[str, ...] = (), limits: Limits = DEFAULT_LIMITS,
                      background: Background | None = None,
-                     shutdown_grace: float = 10.0, auth: Any = None) -> None:
+                     shutdown_grace: float = 10.0, auth: Any = None,
+                     config_files: tuple[str, ...] = ()) -> None:
     """Serve MCP Streamable HTTP on ``host:port`` until interrupted (SIGTERM, SIGINT): then
     stop accepting, let calls in flight finish for ``shutdown_grace`` seconds, cancel the
     rest."""
     try:
         from toolhost.serve.http import HttpServer
+        from toolhost.serve.sessions import SessionTokens
     except ImportError as exc:
         from toolhost.errors import ToolhostError
 
         raise ToolhostError(f"{SERVE_EXTRA_HINT} ({exc})") from None
     server = HttpServer(served, path=path, token=token, allowed_origins=allowed_origins,
                         allowed_hosts=allowed_hosts, bind=host, limits=limits,
-                        on_shutdown=served.close, shutdown_grace=shutdown_grace, auth=auth)
+                        on_shutdown=served.close, shutdown_grace=shutdown_grace, auth=auth,
+                        sessions=SessionTokens.from_environ(config_files=config_files))
 
     async def broadcast(message: dict[str, Any]) -> None:
         await server.broadcast(message)

@@ -9,8 +9,12 @@ declared), with an expiry, signed with HMAC-SHA256 under a secret the replicas s
 the expiry and serves it; a forged, altered or expired id is a 404 (the client starts a new
 session, as the spec says).
 
-Without a shared secret each process draws its own: sessions then work on the replica that
-issued them only (one replica, or sticky sessions).
+Without ``TOOLHOST_SESSION_SECRET`` the key is derived from the config files being served,
+so replicas started from the same config agree without any setting. That is safe because the
+signature protects nothing secret: an id carries no authority (authentication is the bearer
+token's job), and each id holds 128 random bits, so nobody can guess another client's id
+whatever they know of the key; the signature only stops a replica from believing claims it
+did not issue. A secret of your own still separates deployments that serve the same config.
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ import json
 import os
 import secrets
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -64,10 +68,24 @@ class SessionTokens:
         self.ttl = ttl
 
     @classmethod
-    def from_environ(cls, environ: Mapping[str, str] | None = None) -> SessionTokens:
-        """Tokens under ``$TOOLHOST_SESSION_SECRET`` (a per-process secret if unset)."""
+    def from_environ(cls, environ: Mapping[str, str] | None = None, *,
+                     config_files: Sequence[str] = ()) -> SessionTokens:
+        """Tokens under ``$TOOLHOST_SESSION_SECRET``; unset, a key derived from the content of
+        ``config_files`` (the same for every replica of one config), or a per-process key."""
         env = os.environ if environ is None else environ
-        return cls(env.get(SECRET_ENV) or None)
+        secret = env.get(SECRET_ENV)
+        if secret:
+            return cls(secret)
+        if config_files:
+            digest = hashlib.sha256(b"toolhost session ids\0")
+            for path in config_files:
+                try:
+                    with open(path, "rb") as f:
+                        digest.update(f.read())
+                except OSError:
+                    return cls(None)
+            return cls(digest.digest())
+        return cls(None)
 
     def issue(self, version: str, capabilities: Mapping[str, Any] | None = None, *,
               now: float | None = None) -> str:
@@ -75,7 +93,7 @@ class SessionTokens:
                           if isinstance((capabilities or {}).get(k), Mapping))
         expires = int((time.time() if now is None else now) + self.ttl)
         body = json.dumps({"v": version[:40], "c": declared, "e": expires,
-                           "n": secrets.token_hex(8)}, separators=(",", ":")).encode()
+                           "n": secrets.token_hex(16)}, separators=(",", ":")).encode()
         payload = _b64(body)
         return f"{payload}.{self._sign(payload)}"
 
