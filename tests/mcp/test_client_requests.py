@@ -75,6 +75,25 @@ async def test_a_cancelled_wait_tells_the_client() -> None:
     assert len(silent.pending) == 0
 
 
+async def test_a_cancelled_wait_ends_even_when_the_client_stopped_reading() -> None:
+    import toolhost.mcp.client_requests as cr
+
+    pending = Pending()
+    stuck = anyio.Event()
+
+    async def send(message: dict[str, Any]) -> None:
+        if message.get("method") == "notifications/cancelled":
+            await stuck.wait()  # the client's pipe is full: this write never finishes
+
+    blocked = ClientChannel({"elicitation": {}}, send, pending)
+    started = anyio.current_time()
+    with anyio.move_on_after(0.2):
+        await elicit(blocked, "n?", FORM)
+    waited = anyio.current_time() - started
+    assert waited < cr.CANCEL_NOTICE_SECONDS + 1.0  # bounded, not forever
+    assert len(blocked.pending) == 0
+
+
 async def test_unanswered_requests_cannot_pile_up() -> None:
     import toolhost.mcp.client_requests as cr
 

@@ -32,6 +32,7 @@ __all__ = ["CURRENT", "DEFAULT_TIMEOUT", "Channel", "ClientChannel", "ClientRequ
            "InputRequired", "Pending", "RoundTrip", "client_channel", "current_channel"]
 
 DEFAULT_TIMEOUT = 600.0  # seconds: a person may be answering; the call's own timeout still rules
+CANCEL_NOTICE_SECONDS = 2.0  # at most this long telling the client a request was abandoned
 MAX_PENDING = 1_000  # per connection: requests the client never answers cannot pile up
 
 Send = Callable[[dict[str, Any]], Awaitable[None]]
@@ -85,7 +86,10 @@ class Pending:
                 raise ClientRequestError(f"got no answer to {method} from the client within "
                                          f"{timeout:g} s")
         except anyio.get_cancelled_exc_class():
-            with anyio.CancelScope(shield=True), contextlib.suppress(Exception):
+            # Shielded so the client hears it, but bounded: a client that stopped reading
+            # must not hold the cancelled call (and its caller) forever.
+            with anyio.move_on_after(CANCEL_NOTICE_SECONDS, shield=True), \
+                    contextlib.suppress(Exception):
                 await send({"jsonrpc": "2.0", "method": "notifications/cancelled",
                             "params": {"requestId": request_id, "reason": "the call ended"}})
             raise
