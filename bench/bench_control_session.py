@@ -13,11 +13,17 @@ Three hosts answer it, one after the other, in this process:
 - official: ``claude_agent_sdk.create_sdk_mcp_server`` driven by the SDK's own ``Query``
             over a Transport on the same pipes (what a claude_agent_sdk program runs).
 
+With ``--subject can_use_tool`` the fake CLI sends ``can_use_tool`` permission requests
+instead (for ``mcp__hot__query``, which the 1,000 rules of bench_permissions.py allow by
+expression after 300 conditional denies were tried) and the hosts answer them: toolhost's
+``PermissionGate`` with those rules and the audit log on (a real file), the floor answering
+allow, the official SDK's ``can_use_tool`` callback answering allow.
+
 Prints p50/p99 latency and calls/s for each mode, each host's CPU time per call (this
 process's ``time.process_time``: steadier than wall time on a shared machine), and the
-ratios the project targets:
-toolhost's sequential p50 at most 2.5x the floor's, and at least 20x the official SDK's
-calls per second.
+ratios the project targets: tools/call sequential p50 at most 2x the floor's, 32 in flight
+at least 0.8x the floor's calls per second, at least 20x the official SDK's calls per second;
+can_use_tool p50 at most 1.5x the floor's and never above the official SDK's.
 """
 
 from __future__ import annotations
@@ -39,7 +45,7 @@ GREET_SCHEMA = {"type": "object", "properties": {"name": {"type": "string"}},
 # -- the fake CLI (child process) ---------------------------------------------------------
 
 
-def fake_cli(calls: int, inflight: int, warmup: int, out_path: str) -> None:
+def fake_cli(calls: int, inflight: int, warmup: int, out_path: str, subject: str) -> None:
     # As cheap as possible, so the numbers measure the hosts: every request line is encoded
     # before the clock starts, and answers are matched with a byte search, not json.loads.
     import re
@@ -53,7 +59,15 @@ def fake_cli(calls: int, inflight: int, warmup: int, out_path: str) -> None:
                            "request": {"subtype": "mcp_message", "server_name": "demo",
                                        "message": message}}).encode() + b"\n"
 
+    def permission_line(rid: str, i: int) -> bytes:
+        return json.dumps({"type": "control_request", "request_id": rid, "request": {
+            "subtype": "can_use_tool", "tool_name": "mcp__hot__query",
+            "input": {"table": f"n{i}", "limit": 10}, "tool_use_id": f"toolu_{i}",
+            "permission_suggestions": []}}).encode() + b"\n"
+
     def call_line(rid: str, i: int) -> bytes:
+        if subject == "can_use_tool":
+            return permission_line(rid, i)
         return encode(rid, {"jsonrpc": "2.0", "id": i + 10, "method": "tools/call",
                             "params": {"name": "greet", "arguments": {"name": f"n{i}"},
                                        "_meta": {"claudecode/toolUseId": f"toolu_{i}",
@@ -74,12 +88,15 @@ def fake_cli(calls: int, inflight: int, warmup: int, out_path: str) -> None:
         if expected[i] not in line:
             errors += 1
 
-    expected = [f'"Hello, n{i}!"'.encode() for i in range(max(calls, warmup))]
+    expected = [b'"allow"' if subject == "can_use_tool" else f'"Hello, n{i}!"'.encode()
+                for i in range(max(calls, warmup))]
     for message in ({"jsonrpc": "2.0", "id": 0, "method": "initialize",
                      "params": {"protocolVersion": "2025-11-25", "capabilities": {},
                                 "clientInfo": {"name": "claude-code", "version": "2.1.330"}}},
                     {"jsonrpc": "2.0", "method": "notifications/initialized"},
                     {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}):
+        if subject == "can_use_tool":
+            break  # no MCP server to set up
         write(encode("setup", message))
         flush()
         receive()
@@ -134,6 +151,56 @@ def fake_cli(calls: int, inflight: int, warmup: int, out_path: str) -> None:
 # -- hosts (this process) -----------------------------------------------------------------
 
 
+async def host_toolhost_permissions(receive: Any, send: Any,
+                                    done: Callable[[], Awaitable[None]]) -> None:
+    from bench_permissions import rules
+
+    from toolhost.config.model import PermissionsConfig
+    from toolhost.permissions import compile_policy
+    from toolhost.permissions.ask import FixedAsker
+    from toolhost.permissions.audit import AuditLog
+    from toolhost.permissions.gate import PermissionGate
+    from toolhost.protocol import ControlSession
+
+    policy = compile_policy(PermissionsConfig(default="deny", rules=tuple(rules())))
+    with tempfile.TemporaryDirectory() as tmp:
+        audit = AuditLog(str(Path(tmp) / "audit.jsonl"))
+        gate = PermissionGate(policy, FixedAsker("deny", answered_by="bench"), audit)
+        session = ControlSession(receive, send, servers={}, permission=gate.check)
+        await session.run()
+        gate.close()
+
+
+async def host_floor_permissions(receive: Any, send: Any,
+                                 done: Callable[[], Awaitable[None]]) -> None:
+    import anyio
+
+    from toolhost.protocol import LineReader
+
+    reader = LineReader(receive, 1 << 24)
+    while True:
+        try:
+            line = await reader.receive_line()
+        except anyio.EndOfStream:
+            return
+        msg = json.loads(line)
+        answer = {"type": "control_response", "response": {
+            "subtype": "success", "request_id": msg["request_id"],
+            "response": {"behavior": "allow", "updatedInput": msg["request"]["input"]}}}
+        await send.send((json.dumps(answer) + "\n").encode())
+
+
+async def host_official_permissions(receive: Any, send: Any,
+                                    done: Callable[[], Awaitable[None]]) -> None:
+    from claude_agent_sdk import PermissionResultAllow
+
+    async def can_use_tool(name: str, tool_input: dict[str, Any],
+                           context: Any) -> PermissionResultAllow:
+        return PermissionResultAllow(updated_input=tool_input)
+
+    await _official(receive, send, done, can_use_tool=can_use_tool)
+
+
 async def host_toolhost(receive: Any, send: Any, done: Callable[[], Awaitable[None]]) -> None:
     import jsonschema
 
@@ -180,16 +247,24 @@ async def host_floor(receive: Any, send: Any, done: Callable[[], Awaitable[None]
 
 
 async def host_official(receive: Any, send: Any, done: Callable[[], Awaitable[None]]) -> None:
-    import anyio
     from claude_agent_sdk import create_sdk_mcp_server, tool
-    from claude_agent_sdk._internal.query import Query
-    from claude_agent_sdk._internal.transport import Transport
-
-    from toolhost.protocol import LineReader
 
     @tool("greet", "Greet a person by name", GREET_SCHEMA)
     async def greet(args: dict[str, Any]) -> dict[str, Any]:
         return {"content": [{"type": "text", "text": f"Hello, {args['name']}!"}]}
+
+    config = create_sdk_mcp_server("demo", "1.0.0", tools=[greet])
+    await _official(receive, send, done, sdk_mcp_servers={"demo": config["instance"]})
+
+
+async def _official(receive: Any, send: Any, done: Callable[[], Awaitable[None]],
+                    **options: Any) -> None:
+    """The official SDK's ``Query`` (what a claude_agent_sdk program runs) on the pipes."""
+    import anyio
+    from claude_agent_sdk._internal.query import Query
+    from claude_agent_sdk._internal.transport import Transport
+
+    from toolhost.protocol import LineReader
 
     class PipeTransport(Transport):
         async def connect(self) -> None:
@@ -216,34 +291,37 @@ async def host_official(receive: Any, send: Any, done: Callable[[], Awaitable[No
         async def end_input(self) -> None:
             return None
 
-    config = create_sdk_mcp_server("demo", "1.0.0", tools=[greet])
-    query = Query(PipeTransport(), is_streaming_mode=True,
-                  sdk_mcp_servers={"demo": config["instance"]})
+    query = Query(PipeTransport(), is_streaming_mode=True, **options)
     await query.start()
     await done()  # the fake CLI has finished and closed its output
     await query.close()
     query.close_receive_stream()
 
 
-HOSTS: dict[str, Callable[[Any, Any, Callable[[], Awaitable[None]]], Awaitable[None]]] = {
-    "toolhost": host_toolhost, "floor": host_floor, "official": host_official}
+Host = Callable[[Any, Any, Callable[[], Awaitable[None]]], Awaitable[None]]
+HOSTS: dict[str, dict[str, Host]] = {
+    "tools/call": {"toolhost": host_toolhost, "floor": host_floor, "official": host_official},
+    "can_use_tool": {"toolhost": host_toolhost_permissions, "floor": host_floor_permissions,
+                     "official": host_official_permissions}}
 
 
-async def run_host(name: str, calls: int, inflight: int, warmup: int) -> dict[str, Any]:
+async def run_host(name: str, calls: int, inflight: int, warmup: int,
+                   subject: str) -> dict[str, Any]:
     import anyio
 
     cpu = time.process_time()  # this process only: the host's work, not the fake CLI's
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "stats.json"
         argv = [sys.executable, __file__, "--fake-cli", "--calls", str(calls),
-                "--inflight", str(inflight), "--warmup", str(warmup), "--out", str(out)]
+                "--inflight", str(inflight), "--warmup", str(warmup), "--out", str(out),
+                "--subject", subject]
         async with await anyio.open_process(argv, stderr=None) as proc:
             assert proc.stdout is not None and proc.stdin is not None
 
             async def done() -> None:
                 await proc.wait()
 
-            await HOSTS[name](proc.stdout, proc.stdin, done)
+            await HOSTS[subject][name](proc.stdout, proc.stdin, done)
             await proc.stdin.aclose()
             await proc.wait()
         if proc.returncode != 0:
@@ -267,11 +345,13 @@ def main() -> int:
     parser.add_argument("--inflight", type=int, default=32)
     parser.add_argument("--warmup", type=int, default=200)
     parser.add_argument("--hosts", default="floor,toolhost,official")
+    parser.add_argument("--subject", choices=sorted(HOSTS), default="tools/call",
+                        help="what the fake CLI sends (default tools/call)")
     parser.add_argument("--fake-cli", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--out", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.fake_cli:
-        fake_cli(args.calls, args.inflight, args.warmup, args.out)
+        fake_cli(args.calls, args.inflight, args.warmup, args.out, args.subject)
         return 0
 
     import anyio
@@ -283,11 +363,13 @@ def main() -> int:
 
     results: dict[str, dict[str, dict[str, float]]] = {}
     cpu: dict[str, float] = {}
-    print(f"tools/call round trips through the control protocol, {args.calls} calls per mode, "
+    sys.path.insert(0, str(Path(__file__).parent))  # bench_permissions: the 1,000 rules
+    print(f"{args.subject} round trips through the control protocol, {args.calls} per mode, "
           f"{args.inflight} in flight for the concurrent mode")
     print(f"{'host':<10} {'mode':<12} {'p50 us':>9} {'p99 us':>9} {'calls/s':>9}")
     for name in args.hosts.split(","):
-        stats = anyio.run(run_host, name, args.calls, args.inflight, args.warmup)
+        stats = anyio.run(run_host, name, args.calls, args.inflight, args.warmup,
+                          args.subject)
         if stats["errors"]:
             print(f"{name}: {stats['errors']} wrong answers!")
         results[name] = {
@@ -300,16 +382,30 @@ def main() -> int:
         cpu[name] = stats["cpu_us_per_call"]
     print("host CPU per call, both modes (us): "
           + ", ".join(f"{name} {us:.0f}" for name, us in cpu.items()))
+    report(results, args.subject, f"{args.inflight}-inflight")
+    return 0
+
+
+def report(results: dict[str, dict[str, dict[str, float]]], subject: str, flight: str) -> None:
+    """The ratios against the targets of the subject."""
+    permissions = subject == "can_use_tool"
     if {"floor", "toolhost"} <= results.keys():
-        ratio = (results["toolhost"]["sequential"]["p50_us"]
-                 / results["floor"]["sequential"]["p50_us"])
-        print(f"toolhost / floor sequential p50: {ratio:.2f}x (target <= 2.5x)")
+        ours, floor = results["toolhost"], results["floor"]
+        ratio = ours["sequential"]["p50_us"] / floor["sequential"]["p50_us"]
+        print(f"toolhost / floor sequential p50: {ratio:.2f}x "
+              f"(target <= {1.5 if permissions else 2.0}x)")
+        share = ours[flight]["calls_per_s"] / floor[flight]["calls_per_s"]
+        print(f"toolhost / floor calls/s, {flight}: {share:.2f}x (target >= 0.8x)")
     if {"official", "toolhost"} <= results.keys():
         for mode in results["toolhost"]:
+            if permissions:
+                ratio = (results["toolhost"][mode]["p50_us"]
+                         / results["official"][mode]["p50_us"])
+                print(f"toolhost / official p50, {mode}: {ratio:.2f}x (target <= 1x)")
+                continue
             speedup = (results["toolhost"][mode]["calls_per_s"]
                        / results["official"][mode]["calls_per_s"])
             print(f"toolhost / official calls/s, {mode}: {speedup:.1f}x (target >= 20x)")
-    return 0
 
 
 if __name__ == "__main__":

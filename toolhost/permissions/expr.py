@@ -8,8 +8,9 @@ error while deciding is raised as ExprError, which the policy turns into a deny 
 from __future__ import annotations
 
 import operator
+import threading
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = ["CompiledExpr", "ExprError", "compile_expr"]
@@ -51,14 +52,36 @@ _ENV: Any = None
 class CompiledExpr:
     source: str
     function: Any
+    _local: threading.local = field(default_factory=threading.local, compare=False,
+                                    repr=False)
 
     def holds(self, tool_name: str, arguments: Mapping[str, Any]) -> bool:
         try:
-            return bool(self.function(args=arguments, tool=tool_name))
+            return bool(self._evaluate(arguments, tool_name))
         except ExprError:
             raise
         except Exception as exc:  # any failure of user code decides nothing: fail closed
             raise ExprError(f"{type(exc).__name__}: {exc}") from None
+
+    def _evaluate(self, arguments: Mapping[str, Any], tool_name: str) -> Any:
+        # jinja2's TemplateExpression builds a new Context for every call, most of an
+        # expression's cost; a decision runs to its end without yielding, so each thread
+        # keeps one Context per expression and only swaps the variables in.
+        template = getattr(self.function, "_template", None)
+        if template is None:  # not the jinja2 this was written for: the public way
+            return self.function(args=arguments, tool=tool_name)
+        context = getattr(self._local, "context", None)
+        if context is None:
+            context = self._local.context = template.new_context({})
+        context.parent["args"] = arguments
+        context.parent["tool"] = tool_name
+        context.vars.clear()
+        try:
+            for _ in template.root_render_func(context):
+                pass
+            return context.vars["result"]
+        finally:
+            context.parent["args"] = context.parent["tool"] = None  # hold no call's data
 
 
 def compile_expr(source: str) -> CompiledExpr:

@@ -34,6 +34,8 @@ class _Plan:
         self.keyed: dict[str, dict[tuple[str, Any], list[int]]] = {}
         # Bash rules bucketed by the literal first word of the commands they match.
         self.by_word: dict[str, list[int]] = {}
+        # key -> JSON type tag -> positions: the rules a value of another type must still see
+        self.by_tag: dict[str, dict[str, list[int]]] = {}
         words = [r.content.first_word if isinstance(r.content, BashMatcher) else None
                  for r in rules]
         if sum(w is not None for w in words) >= _INDEX_FROM:
@@ -51,6 +53,7 @@ class _Plan:
                 self.unkeyed.append(i)
             else:
                 self.keyed.setdefault(entry[0], {}).setdefault(entry[1], []).append(i)
+                self.by_tag.setdefault(entry[0], {}).setdefault(entry[1][0], []).append(i)
 
     def applicable(self, tool_input: Mapping[str, Any]) -> Iterable[CompiledRule]:
         """The rules that can match ``tool_input``, in evaluation order."""
@@ -69,7 +72,9 @@ class _Plan:
             # A value of another JSON type than a rule's is not "unequal" but undecidable:
             # deny and ask rules match it (fail closed), so they must be looked at.
             tag = found[0] if found is not None else None
-            positions += (i for entry, idx in buckets.items() if entry[0] != tag for i in idx)
+            for other, idx in self.by_tag[key].items():  # a handful of types, not every value
+                if other != tag:
+                    positions += idx
         positions.sort()
         return [self.rules[i] for i in positions]
 

@@ -1,0 +1,23 @@
+"""The benchmark scripts still run and print their ratios (tiny sizes: this checks that they
+work, never how fast anything is)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCH = Path(__file__).parents[1] / "bench"
+
+
+@pytest.mark.parametrize("subject", ["tools/call", "can_use_tool"])
+def test_the_control_session_bench_answers_every_call(subject: str) -> None:
+    out = subprocess.run([sys.executable, str(BENCH / "bench_control_session.py"), "--calls",
+                          "40", "--warmup", "5", "--inflight", "8", "--subject", subject],
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert "wrong answers" not in out.stdout, out.stdout
+    assert "toolhost / floor sequential p50:" in out.stdout
+    assert "toolhost / official" in out.stdout
