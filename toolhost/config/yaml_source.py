@@ -115,9 +115,21 @@ def _prescan(text: str, file: str) -> Problem | None:
     """Walk the event stream once (libyaml's parser keeps its own stack; the composer after it
     recurses once per level): refuse nesting deeper than the limit and too many aliases
     before anything is built. Syntax errors are left to the composer, which reports them."""
+    try:
+        return _scan(text, file, _Loader)
+    except yaml.YAMLError as exc:
+        # libyaml 0.2.6 (PyYAML 6.0.4's wheels) stops at 1,000 levels while scanning ahead,
+        # before the events reach our limit: walk again with the pure-Python parser (no
+        # limit of its own, no recursion) so the problem names our limit and its place.
+        if "nesting depth" not in str(exc) or _Loader is yaml.SafeLoader:
+            raise
+        return _scan(text, file, yaml.SafeLoader)
+
+
+def _scan(text: str, file: str, loader: Any) -> Problem | None:
     depth_limit, alias_limit = LIMITS.depth, LIMITS.aliases
     depth = aliases = 0
-    for event in yaml.parse(text, Loader=_Loader):
+    for event in yaml.parse(text, Loader=loader):
         kind = type(event)
         if kind in _OPEN:
             depth += 1
