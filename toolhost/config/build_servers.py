@@ -17,8 +17,8 @@ from toolhost.config.wirenames import name_problem, wire_name_problems
 __all__ = ["ANNOTATION_KEYS", "SERVER_KEYS", "TOOL_KEYS", "build_servers", "resolve_path"]
 
 SERVER_KEYS = ("description", "version", "timeout", "env", "cwd", "base_url", "headers",
-               "auth", "secrets", "tools", "external", "resources", "prompts", "mcp", "include",
-               "exclude")
+               "auth", "secrets", "tools", "external", "resources", "prompts", "mcp", "openapi",
+               "include", "exclude")
 TOOL_KEYS = ("description", "title", "params", "input_schema", "annotations", "output_schema",
              "output",
              "max_output_chars", "timeout", "secrets", "redact_results")
@@ -53,19 +53,29 @@ def build_servers(check: Checker, value: Any, kinds: BackendChecker) -> dict[str
         if data is None:
             continue
         upstream = None
-        if "mcp" in data:  # an imported MCP server: its own key set, checked there
+        imported = "mcp" in data or "openapi" in data
+        if "mcp" in data and "openapi" in data:
+            check.problem(path, "a server imports an MCP server ('mcp') or an OpenAPI "
+                          "document ('openapi'), not both")
+        elif "mcp" in data:  # an imported MCP server: its own key set, checked there
             from toolhost.gateway.spec import build_upstream
 
             upstream = build_upstream(check, data, path)
-        else:
+        elif not imported:
             check.known_keys(data, path, SERVER_KEYS)
             for key in ("include", "exclude"):
                 if key in data:
                     check.problem((*path, key), f"'{key}' chooses the tools of an imported "
-                                  "server: it needs 'mcp:'")
+                                  "server: it needs 'mcp:' or 'openapi:'")
         external = _external(check, data, path)
-        tools = {} if external is not None or "mcp" in data else _tools(check, data, path, name,
-                                                                         kinds)
+        tools = {} if external is not None or imported else _tools(check, data, path, name,
+                                                                   kinds)
+        defaults = _defaults(check, data, path)
+        if "openapi" in data and "mcp" not in data:  # operations become http tools here
+            from toolhost.gateway.openapi_spec import build_openapi
+
+            generated = build_openapi(check, data, path, name, defaults)
+            tools, defaults = generated.tools, generated.defaults
         from toolhost.config.build_content import build_prompts, build_resources
 
         resources = build_resources(check, data, path, name, kinds)
@@ -79,7 +89,7 @@ def build_servers(check: Checker, value: Any, kinds: BackendChecker) -> dict[str
             description=check.string(data, path, "description"),
             version=version or "0.1.0",
             tools=tools,
-            defaults=_defaults(check, data, path),
+            defaults=defaults,
             external=external,
             origin=check.mark(path).origin(path),
             resources=resources,

@@ -24,7 +24,7 @@ from toolhost.errors import Problem
 
 __all__ = ["MIN_AUTO_SECRET", "collect_declared_secrets", "expand", "interpolate"]
 
-SECRET_SECTIONS = frozenset({"headers", "env", "auth"})
+SECRET_SECTIONS = frozenset({"headers", "env", "auth", "security"})
 AUTH_SECRET_FIELDS = frozenset({"token", "password", "value"})
 # An interpolated env/header value shorter than this is not treated as a secret: "0" or
 # "1" in an env block would otherwise be blanked out of every listing.
@@ -146,7 +146,8 @@ def interpolate(doc: Doc, environ: Mapping[str, str], problems: list[Problem]) -
 
 
 def collect_declared_secrets(data: Any) -> set[str]:
-    """Strings under keys named in a ``secrets:`` list, and ``auth`` credentials."""
+    """Strings under keys named in a ``secrets:`` list, ``auth`` credentials and OpenAPI
+    ``security`` values."""
     found: set[str] = set()
     servers = data.get("servers") if isinstance(data, dict) else None
     for server in (servers or {}).values() if isinstance(servers, dict) else ():
@@ -158,6 +159,10 @@ def collect_declared_secrets(data: Any) -> set[str]:
         if isinstance(auth, dict):
             found.update(v for k, v in auth.items()
                          if k in AUTH_SECRET_FIELDS and isinstance(v, str) and v)
+        openapi = server.get("openapi")
+        security = openapi.get("security") if isinstance(openapi, dict) else None
+        if isinstance(security, dict):  # credentials for an OpenAPI document's schemes
+            found.update(v for v in security.values() if isinstance(v, str) and v)
         tools = server.get("tools")
         for tool in tools.values() if isinstance(tools, dict) else ():
             if isinstance(tool, dict) and tool.get("secrets"):

@@ -14,7 +14,7 @@ from toolhost.config.params import build_params
 from toolhost.config.tree import Path
 
 __all__ = ["RESHAPE_KEYS", "UPSTREAM_KEYS", "UPSTREAM_SERVER_KEYS", "Reshape", "UpstreamSpec",
-           "build_upstream"]
+           "build_reshapes", "build_upstream", "globs"]
 
 UPSTREAM_KEYS = ("command", "env", "cwd", "url", "headers", "timeout", "connect_timeout")
 UPSTREAM_SERVER_KEYS = ("description", "version", "mcp", "include", "exclude", "tools",
@@ -81,19 +81,20 @@ def build_upstream(check: Checker, data: Mapping[str, Any], path: Path) -> Upstr
         check.problem((*here, "url"), f"{url!r} is not an http(s) URL")
         return None
     cwd = check.string(block, here, "cwd")
-    include = _globs(check, data, path, "include") or ("*",)
-    exclude = _globs(check, data, path, "exclude") or ()
+    include = globs(check, data, path, "include") or ("*",)
+    exclude = globs(check, data, path, "exclude") or ()
     return UpstreamSpec(
         command=command, env=check.str_map(block, here, "env") or {},
         cwd=resolve_path(check, (*here, "cwd"), cwd) if cwd else None, url=url,
         headers=check.str_map(block, here, "headers") or {},
         timeout=check.duration(block, here, "timeout") or check.duration(data, path, "timeout"),
         connect_timeout=check.duration(block, here, "connect_timeout") or 30.0,
-        include=include, exclude=exclude, reshape=_reshapes(check, data, path),
+        include=include, exclude=exclude, reshape=build_reshapes(check, data, path),
         origin=check.mark(here).origin(here))
 
 
-def _globs(check: Checker, data: Mapping[str, Any], path: Path, key: str) -> tuple[str, ...]:
+def globs(check: Checker, data: Mapping[str, Any], path: Path, key: str) -> tuple[str, ...]:
+    """``include``/``exclude``: one glob or a list of them."""
     if key not in data:
         return ()
     if isinstance(data[key], str):
@@ -102,7 +103,8 @@ def _globs(check: Checker, data: Mapping[str, Any], path: Path, key: str) -> tup
     return tuple(found or ())
 
 
-def _reshapes(check: Checker, data: Mapping[str, Any], path: Path) -> dict[str, Reshape]:
+def build_reshapes(check: Checker, data: Mapping[str, Any], path: Path) -> dict[str, Reshape]:
+    """``tools.<imported name>``: how each imported tool is shown, by its imported name."""
     if "tools" not in data:
         return {}
     here = (*path, "tools")

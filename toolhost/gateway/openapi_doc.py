@@ -1,0 +1,172 @@
+"""Reading an OpenAPI 3.x document: a file beside the config, or a URL fetched once and cached.
+
+The document is hostile input like any config file: it is read with the same size cap and
+parsed by the same bounded YAML reader (JSON is YAML), so an alias bomb, a 10,000-deep
+nesting or a 5 GB file is one located problem. Only local references (``#/...``) are
+followed; a reference to another file or URL is refused rather than fetched. The structure
+is then checked by ``openapi-spec-validator`` (extra ``openapi``; imported only here), and
+every problem names the document's file, line and key path.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import urllib.request
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from toolhost.config.limits import LIMITS, read_bounded
+from toolhost.config.tree import Mark, mark_for
+from toolhost.config.tree import Path as KeyPath
+from toolhost.config.yaml_source import parse_yaml
+from toolhost.errors import Problem
+from toolhost.excerpt import cut
+
+__all__ = ["OpenApiDoc", "fetch_cached", "read_document"]
+
+FETCH_TIMEOUT = 30.0
+MAX_REFS = 100_000  # references walked in one document
+
+
+@dataclass
+class OpenApiDoc:
+    """A parsed document and where each of its nodes was written."""
+
+    data: Mapping[str, Any]
+    file: str
+    marks: dict[KeyPath, Mark] = field(default_factory=dict)
+    source_url: str | None = None  # where it was fetched from, for relative server URLs
+
+    @property
+    def openapi_30(self) -> bool:
+        return str(self.data.get("openapi", "")).startswith("3.0")
+
+    def problem(self, path: KeyPath, message: str, hint: str = "") -> Problem:
+        """A problem located at ``path`` inside the document."""
+        mark = mark_for(self.marks, path, self.file)
+        from toolhost.config.tree import format_path
+
+        return Problem(message, mark.file, mark.line, mark.column, format_path(path), hint)
+
+
+def read_document(file: str, problems: list[Problem], *, source_url: str | None = None
+                  ) -> OpenApiDoc | None:
+    """Read, parse and check ``file``; problems go to ``problems`` (None when it is unusable)."""
+    found: list[Problem] = []
+    text = read_bounded(file, found, what="OpenAPI document")
+    doc = parse_yaml(text, file, "openapi", found) if text is not None else None
+    if doc is None or found:
+        problems.extend(found)
+        return None
+    if not isinstance(doc.data, Mapping):
+        problems.append(Problem("an OpenAPI document is a mapping", file, 1, 1))
+        return None
+    openapi = OpenApiDoc(doc.data, file, doc.marks, source_url)
+    version = str(doc.data.get("openapi", ""))
+    if not version.startswith("3."):
+        said = f"'openapi: {version}'" if version else "no 'openapi:' version"
+        problems.append(openapi.problem(("openapi",), f"{said}: toolhost imports OpenAPI 3.x "
+                                        "documents", "a Swagger 2.0 document can be converted "
+                                        "with swagger2openapi"))
+        return None
+    ref_problems = list(_check_refs(openapi))
+    if ref_problems:
+        problems.extend(ref_problems[:20])
+        return None
+    problems.extend(_validate(openapi))
+    return openapi
+
+
+def _check_refs(doc: OpenApiDoc) -> Iterator[Problem]:
+    """Every ``$ref`` is local and points at something."""
+    stack: list[tuple[KeyPath, Any]] = [((), doc.data)]
+    seen = 0
+    while stack:
+        path, node = stack.pop()
+        seen += 1
+        if seen > MAX_REFS * 10:
+            yield doc.problem((), "the document has too many nodes to check")
+            return
+        if isinstance(node, Mapping):
+            ref = node.get("$ref")
+            if isinstance(ref, str):
+                if not ref.startswith("#/"):
+                    yield doc.problem((*path, "$ref"), f"reference {cut(ref, 120)!r} points "
+                                      "outside the document; toolhost follows only local "
+                                      "references (#/...)", "bundle the document into one "
+                                      "file first, e.g. with `redocly bundle`")
+                elif _resolve(doc.data, ref) is None:
+                    yield doc.problem((*path, "$ref"), f"reference {cut(ref, 120)!r} points "
+                                      "at nothing in the document")
+            stack.extend(((*path, k), v) for k, v in node.items() if not isinstance(k, bool))
+        elif isinstance(node, list):
+            stack.extend(((*path, i), v) for i, v in enumerate(node))
+
+
+def _resolve(data: Any, ref: str) -> Any:
+    node = data
+    for token in ref[2:].split("/"):
+        token = token.replace("~1", "/").replace("~0", "~")
+        if isinstance(node, Mapping) and token in node:
+            node = node[token]
+        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+            node = node[int(token)]
+        else:
+            return None
+    return node
+
+
+def _validate(doc: OpenApiDoc) -> list[Problem]:
+    try:
+        from openapi_spec_validator import OpenAPIV30SpecValidator, OpenAPIV31SpecValidator
+    except ImportError:
+        return [doc.problem((), "checking an OpenAPI document needs openapi-spec-validator",
+                            "pip install 'toolhost[openapi]'")]
+    validator = OpenAPIV30SpecValidator if doc.openapi_30 else OpenAPIV31SpecValidator
+    problems: list[Problem] = []
+    try:
+        for error in validator(dict(doc.data)).iter_errors():
+            where = tuple(getattr(error, "absolute_path", ()) or ())
+            message = cut(" ".join(str(getattr(error, "message", error)).split()), 300)
+            problems.append(doc.problem(where, f"not a valid OpenAPI document: {message}"))
+            if len(problems) >= 10:
+                break
+    except RecursionError:
+        problems.append(doc.problem((), "the document nests too deeply to check"))
+    except Exception as exc:  # the validator's own failure on a strange document
+        problems.append(doc.problem((), "not a valid OpenAPI document: "
+                                    f"{cut(' '.join(str(exc).split()), 300)}"))
+    return problems
+
+
+def fetch_cached(url: str, cache: Path, problems: list[Problem], origin: Any) -> str | None:
+    """The local copy of ``url`` (fetched on first use, then read from ``cache``)."""
+    name = hashlib.sha256(url.encode()).hexdigest()[:32]
+    suffix = ".json" if url.lower().split("?")[0].endswith(".json") else ".yaml"
+    local = cache / "openapi" / f"{name}{suffix}"
+    if local.is_file():
+        return str(local)
+    if not url.startswith(("http://", "https://")):
+        problems.append(origin.problem(f"{cut(url, 120)!r} is not an http(s) URL", key=".url"))
+        return None
+    limit = LIMITS.file_bytes
+    try:
+        with urllib.request.urlopen(url, timeout=FETCH_TIMEOUT) as answer:
+            body = answer.read(limit + 1)
+    except Exception as exc:
+        problems.append(origin.problem(f"cannot fetch the OpenAPI document: "
+                                       f"{cut(str(exc), 200)}", key=".url",
+                                       hint="check the URL, or download it and use 'spec:'"))
+        return None
+    if len(body) > limit:
+        problems.append(origin.problem(f"the OpenAPI document at {cut(url, 120)} is over "
+                                       f"{limit:,} bytes", key=".url"))
+        return None
+    local.parent.mkdir(parents=True, exist_ok=True)
+    partial = local.with_suffix(".part")
+    partial.write_bytes(body)
+    os.replace(partial, local)  # a reader never sees half a document
+    return str(local)

@@ -1,0 +1,290 @@
+"""OpenAPI operations -> tool definitions for the ``http`` backend.
+
+Each operation becomes one tool: its path, query and header parameters become arguments (named
+so a template can print them: ``X-Request-Id`` is ``x_request_id``), a JSON request body
+becomes one ``body`` argument with the body's schema, a form body becomes one argument per
+field. The http options are written from that plan only after the config's reshaping, so a
+fixed argument is a literal in the request, never a template the model could reach.
+"""
+
+from __future__ import annotations
+
+import json
+import keyword
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+from urllib.parse import quote
+
+from toolhost.config.tree import Path as KeyPath
+from toolhost.excerpt import cut
+from toolhost.gateway.openapi_doc import OpenApiDoc
+from toolhost.gateway.openapi_schema import SchemaConverter
+
+__all__ = ["METHODS", "Operation", "Plan", "operations", "plan_tool"]
+
+METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
+Place = Literal["path", "query", "header", "form", "body"]
+_JINJA_WORDS = frozenset({"true", "false", "none", "and", "or", "not", "in", "is", "if",
+                          "else", "for", "loop", "self", "range", "dict", "lipsum", "cycler",
+                          "joiner", "namespace", "caller", "varargs", "kwargs"})
+_PATH_PART = re.compile(r"\{([^{}/]+)\}")
+_TOOL_NAME = re.compile(r"[^A-Za-z0-9_-]+")
+_HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,256}$")  # an RFC 9110 token
+MAX_DESCRIPTION = 2000
+
+
+@dataclass(frozen=True)
+class Operation:
+    """One operation of the document, and how the config can choose it."""
+
+    method: str  # upper case
+    path: str
+    operation_id: str | None
+    tags: tuple[str, ...]
+    where: KeyPath  # ("paths", path, method)
+    node: Mapping[str, Any]
+    shared: tuple[Any, ...] = ()  # the path item's own parameters
+
+    @property
+    def key(self) -> str:
+        """The name a ``tools:`` entry uses: the operationId, else ``METHOD /path``."""
+        return self.operation_id or f"{self.method} {self.path}"
+
+
+@dataclass
+class Plan:
+    """What one operation's tool takes and how each argument reaches the request."""
+
+    name: str
+    description: str
+    method: str
+    path: str
+    properties: dict[str, Any] = field(default_factory=dict)
+    required: list[str] = field(default_factory=list)
+    places: dict[str, tuple[Place, str]] = field(default_factory=dict)  # arg -> where, name
+    defs: dict[str, Any] = field(default_factory=dict)
+    annotations: dict[str, Any] = field(default_factory=dict)
+
+    def input_schema(self) -> dict[str, Any]:
+        schema: dict[str, Any] = {"type": "object", "properties": self.properties,
+                                  "additionalProperties": False}
+        if self.required:
+            schema["required"] = self.required
+        if self.defs:
+            schema["$defs"] = self.defs
+        return schema
+
+    def http_options(self, base_url: str, fixed: Mapping[str, Any],
+                     extra_query: Mapping[str, str]) -> dict[str, Any]:
+        """The ``http`` backend's options; ``fixed`` arguments are written as literals."""
+        by_original = {(place, original): arg for arg, (place, original) in self.places.items()}
+
+        url = base_url.rstrip("/")
+        for index, piece in enumerate(_PATH_PART.split(self.path)):
+            if index % 2 == 0:  # literal text of the path, never a template
+                url += quote(piece, safe="/:@!$&'()*+,;=-._~%")
+                continue
+            arg = by_original[("path", piece)]
+            url += quote(_text(fixed[arg]), safe="") if arg in fixed else "{{ " + arg + " }}"
+        literal = [f"{quote(k, safe='')}={quote(v, safe='')}" for k, v in extra_query.items()]
+        if literal:
+            url += "?" + "&".join(literal)
+        options: dict[str, Any] = {"method": self.method, "url": url}
+        for place in ("query", "header", "form"):
+            values = {original: (_literal(fixed[arg]) if arg in fixed else "{{ " + arg + " }}")
+                      for arg, (where, original) in self.places.items() if where == place}
+            if values:
+                options["headers" if place == "header" else place] = values
+        body = [arg for arg, (where, _) in self.places.items() if where == "body"]
+        if body:
+            options["json"] = "{{ " + body[0] + " }}"
+        return options
+
+
+def operations(doc: OpenApiDoc) -> list[Operation]:
+    """Every operation of the document, in document order."""
+    found = []
+    paths = doc.data.get("paths")
+    for path, item in (paths.items() if isinstance(paths, Mapping) else ()):
+        if not isinstance(path, str) or not isinstance(item, Mapping):
+            continue
+        shared = item.get("parameters")
+        for method in METHODS:
+            node = item.get(method)
+            if not isinstance(node, Mapping):
+                continue
+            operation_id = node.get("operationId")
+            tags = node.get("tags")
+            found.append(Operation(
+                method=method.upper(), path=path,
+                operation_id=operation_id if isinstance(operation_id, str) else None,
+                tags=tuple(t for t in tags if isinstance(t, str)) if isinstance(tags, list)
+                else (), where=("paths", path, method), node=node,
+                shared=tuple(shared) if isinstance(shared, list) else ()))
+    return found
+
+
+def plan_tool(doc: OpenApiDoc, op: Operation, converter: SchemaConverter) -> Plan | str:
+    """The tool for ``op``, or why it is left out."""
+    if not all(_PATH_PART.fullmatch(p) or ("{" not in p and "}" not in p)
+               for p in _PATH_PART.split(op.path) if p):
+        return "its path has an unbalanced '{' or '}'"
+    summary = str(op.node.get("summary") or "").strip()
+    details = str(op.node.get("description") or "").strip()
+    text = "\n\n".join(t for t in (summary, details) if t) or f"{op.method} {op.path}"
+    plan = Plan(name=tool_name(op), description=cut(text, MAX_DESCRIPTION), method=op.method,
+                path=op.path, annotations=_annotations(op.method))
+    params: dict[tuple[str, str], Mapping[str, Any]] = {}
+    for raw in (*op.shared, *(op.node.get("parameters") or ())):
+        param = _deref(doc, raw)
+        if isinstance(param, Mapping) and isinstance(param.get("name"), str):
+            params[(str(param.get("in")), param["name"])] = param  # the operation's win
+    for (place, original), param in params.items():
+        if place == "cookie":
+            if param.get("required") is True:
+                return f"it needs the cookie {original!r} (cookies are not supported)"
+            continue
+        if place not in ("path", "query", "header"):
+            continue
+        if place == "header" and original.lower() in ("accept", "content-type",
+                                                       "authorization"):
+            continue  # set by the backend and the server's auth, not by the model
+        if place == "header" and not _HEADER_NAME.match(original):
+            if param.get("required") is True:
+                return f"its header parameter {original!r} is not a valid header name"
+            continue
+        schema = _param_schema(param, converter)
+        if place == "query" and _is_object(schema) and param.get("style") == "deepObject":
+            if param.get("required") is True:
+                return f"its query parameter {original!r} is a deepObject (not supported)"
+            continue
+        if place == "query" and param.get("explode") is False and _is_array(schema):
+            if param.get("required") is True:
+                return f"its query parameter {original!r} is not exploded (not supported)"
+            continue
+        where: Place = "path" if place == "path" else "query" if place == "query" else "header"
+        _add(plan, where, original, schema,
+             required=place == "path" or param.get("required") is True)
+    missing = [p for p in _PATH_PART.findall(op.path) if ("path", p) not in params]
+    if missing:
+        return f"its path names {missing[0]!r}, which no parameter describes"
+    why = _body(doc, op, plan, converter)
+    if why:
+        return why
+    plan.defs = converter.take_defs()
+    return plan
+
+
+def tool_name(op: Operation) -> str:
+    """A tool name from the operationId, else from the method and path."""
+    raw = op.operation_id or f"{op.method.lower()}_{op.path}"
+    name = _TOOL_NAME.sub("_", raw).strip("_") or op.method.lower()
+    return name[:64]
+
+
+def _body(doc: OpenApiDoc, op: Operation, plan: Plan, converter: SchemaConverter) -> str:
+    body = _deref(doc, op.node.get("requestBody"))
+    if not isinstance(body, Mapping):
+        return ""
+    raw = body.get("content")
+    content: Mapping[str, Any] = raw if isinstance(raw, Mapping) else {}
+    required = body.get("required") is True
+    json_type = next((t for t in content if t == "application/json" or str(t).endswith(
+        "+json")), None)
+    if json_type is not None:
+        media = content[json_type] if isinstance(content[json_type], Mapping) else {}
+        schema = converter.convert(media.get("schema", {}))
+        if isinstance(schema, dict) and body.get("description") and "description" not in schema:
+            schema["description"] = cut(str(body["description"]), 500)
+        _add(plan, "body", "body", schema, required=required)
+        return ""
+    if "application/x-www-form-urlencoded" in content:
+        media = content["application/x-www-form-urlencoded"]
+        schema = converter.convert(_deref(doc, (media or {}).get("schema", {})))
+        fields = schema.get("properties") if isinstance(schema, Mapping) else None
+        needed = schema.get("required") or () if isinstance(schema, Mapping) else ()
+        for name, sub in (fields.items() if isinstance(fields, Mapping) else ()):
+            _add(plan, "form", name, sub, required=required and name in needed)
+        return ""
+    if required and content:
+        return f"its request body is {', '.join(map(str, content))} (JSON and form bodies " \
+               "are supported)"
+    return ""
+
+
+def _add(plan: Plan, place: Place, original: str, schema: Any, *, required: bool) -> None:
+    arg = _argument_name(original, plan.places)
+    plan.places[arg] = (place, original)
+    plan.properties[arg] = schema if isinstance(schema, dict) else {}
+    if required:
+        plan.required.append(arg)
+
+
+def _argument_name(original: str, taken: Mapping[str, Any]) -> str:
+    """A name a template can print: letters, digits and '_', not a Jinja word, unique."""
+    name = re.sub(r"[^A-Za-z0-9_]", "_", original).strip("_")[:60] or "arg"
+    if name[0].isdigit():
+        name = f"p_{name}"
+    if name in _JINJA_WORDS or keyword.iskeyword(name) or name.startswith("_"):
+        name = f"{name}_"
+    unique, n = name, 2
+    while unique in taken:
+        unique, n = f"{name}_{n}", n + 1
+    return unique
+
+
+def _param_schema(param: Mapping[str, Any], converter: SchemaConverter) -> dict[str, Any]:
+    raw = param.get("schema")
+    if raw is None and isinstance(param.get("content"), Mapping):
+        raw = {"type": "string"}  # a parameter sent as serialised content: its text
+    schema = converter.convert(raw if raw is not None else {"type": "string"})
+    schema = dict(schema) if isinstance(schema, Mapping) else {}
+    if param.get("description") and "description" not in schema:
+        schema["description"] = cut(str(param["description"]), 500)
+    if param.get("deprecated") is True:
+        schema["deprecated"] = True
+    return schema
+
+
+def _deref(doc: OpenApiDoc, node: Any, depth: int = 0) -> Any:
+    """A parameter or request body, with its ``$ref`` (to components) followed."""
+    while isinstance(node, Mapping) and isinstance(node.get("$ref"), str) and depth < 20:
+        target: Any = doc.data
+        for token in node["$ref"][2:].split("/"):
+            token = token.replace("~1", "/").replace("~0", "~")
+            target = target.get(token) if isinstance(target, Mapping) else None
+        node, depth = target, depth + 1
+    return node
+
+
+def _is_object(schema: Mapping[str, Any]) -> bool:
+    kind = schema.get("type")
+    return kind == "object" or (isinstance(kind, list) and "object" in kind)
+
+
+def _is_array(schema: Mapping[str, Any]) -> bool:
+    kind = schema.get("type")
+    return kind == "array" or (isinstance(kind, list) and "array" in kind)
+
+
+def _annotations(method: str) -> dict[str, Any]:
+    if method in ("GET", "HEAD", "OPTIONS"):
+        return {"readOnlyHint": True}
+    if method == "DELETE":
+        return {"destructiveHint": True, "idempotentHint": True}
+    if method == "PUT":
+        return {"idempotentHint": True}
+    return {}
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+def _literal(value: Any) -> str:
+    """A fixed value as a template that prints exactly it (a Jinja string literal)."""
+    return "{{ " + json.dumps(_text(value)) + " }}"

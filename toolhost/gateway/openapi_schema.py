@@ -1,0 +1,103 @@
+"""OpenAPI schema objects -> JSON Schema 2020-12 inputSchemas.
+
+OpenAPI 3.1 schemas are JSON Schema already; 3.0 ones differ in a few keywords, rewritten
+here: ``nullable: true`` adds ``"null"`` to the type, boolean ``exclusiveMinimum`` /
+``exclusiveMaximum`` become numbers, ``example`` becomes ``examples``; OpenAPI-only keywords
+(``discriminator``, ``xml``, ``externalDocs``, ``x-*``) are dropped.
+
+References stay references: ``#/components/schemas/Pet`` becomes ``#/$defs/Pet`` and the
+schemas a tool reaches are copied into its ``$defs`` once each, so a recursive schema works
+and a document whose schemas refer to each other many times over cannot blow up in size.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = ["SchemaConverter"]
+
+_DROP = frozenset({"discriminator", "xml", "externalDocs", "nullable", "example"})
+_PREFIX = "#/components/schemas/"
+MAX_DEPTH = 64  # deeper nesting in one schema is cut to {} (anything), with the depth named
+
+
+class SchemaConverter:
+    """Converts the schemas of one document; ``defs`` collects what they refer to."""
+
+    def __init__(self, components: Mapping[str, Any], *, openapi_30: bool) -> None:
+        self.components = components
+        self.openapi_30 = openapi_30
+        self.defs: dict[str, Any] = {}
+        self.missing: list[str] = []  # refs that point nowhere (the document check names them)
+
+    def convert(self, node: Any) -> Any:
+        """One schema object as JSON Schema 2020-12, its references into ``defs``."""
+        return self._node(node, 0)
+
+    def take_defs(self) -> dict[str, Any]:
+        """The ``$defs`` gathered since the last call (one tool's worth)."""
+        defs, self.defs = self.defs, {}
+        return defs
+
+    def _node(self, node: Any, depth: int) -> Any:
+        if depth > MAX_DEPTH:
+            return {"description": f"(nested deeper than {MAX_DEPTH} levels: not checked)"}
+        if isinstance(node, list):
+            return [self._node(item, depth + 1) for item in node]
+        if not isinstance(node, Mapping):
+            return node
+        ref = node.get("$ref")
+        if isinstance(ref, str):
+            return self._ref(ref, node, depth)
+        out: dict[str, Any] = {}
+        for key, value in node.items():
+            if not isinstance(key, str) or key in _DROP or key.startswith("x-"):
+                continue
+            if key in ("properties", "patternProperties", "$defs", "definitions",
+                       "dependentSchemas"):
+                if isinstance(value, Mapping):
+                    out[key] = {str(k): self._node(v, depth + 1) for k, v in value.items()}
+                continue
+            if key in ("enum", "const", "default", "examples"):
+                out[key] = value  # data, not schemas
+                continue
+            out[key] = self._node(value, depth + 1)
+        if self.openapi_30:
+            self._from_30(node, out)
+        return out
+
+    def _from_30(self, node: Mapping[str, Any], out: dict[str, Any]) -> None:
+        if node.get("nullable") is True:
+            kind = out.get("type")
+            if isinstance(kind, str):
+                out["type"] = [kind, "null"]
+            elif "enum" in out and None not in out["enum"]:
+                out["enum"] = [*out["enum"], None]
+        for word, bound in (("exclusiveMinimum", "minimum"), ("exclusiveMaximum", "maximum")):
+            flag = node.get(word)
+            if isinstance(flag, bool):
+                out.pop(word, None)
+                if flag and bound in out:
+                    out[word] = out.pop(bound)
+        if "example" in node and "examples" not in out:
+            out["examples"] = [node["example"]]
+
+    def _ref(self, ref: str, node: Mapping[str, Any], depth: int) -> Any:
+        if not ref.startswith(_PREFIX):
+            return {}  # refs elsewhere were refused when the document was read
+        name = ref[len(_PREFIX):].replace("~1", "/").replace("~0", "~")
+        target = self.components.get(name)
+        if target is None:
+            self.missing.append(ref)
+            return {}
+        if name not in self.defs:
+            self.defs[name] = {}  # placed first: a schema that refers to itself stops here
+            self.defs[name] = self._node(target, depth + 1)
+        siblings = {k: v for k, v in node.items() if k in ("description", "title")}
+        return {"$ref": f"#/$defs/{_pointer_token(name)}", **siblings}
+
+
+def _pointer_token(name: str) -> str:
+    # '/' and '~' escaped the way a JSON pointer reads them back
+    return name.replace("~", "~0").replace("/", "~1")

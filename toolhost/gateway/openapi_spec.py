@@ -1,0 +1,264 @@
+"""``servers.NAME.openapi``: a server whose tools are the operations of an OpenAPI document.
+
+The operations become ordinary ``http`` tools when the config is loaded, so everything after
+that (the inputSchema, validation, the URL pinned to the declared host, rules, audit log,
+redaction, timeouts, ``toolhost tools`` and ``--explain``) is what any http tool gets::
+
+    servers:
+      pets:
+        openapi: {spec: ./petstore.yaml, security: {bearerAuth: "${PETS_TOKEN}"}}
+        base_url: http://127.0.0.1:8080     # default: the document's first server URL
+        include: [listPets, "tag:store", "GET /pets/*"]
+        exclude: [deletePet]
+        tools:
+          showPetById: {name: get_pet, fixed: {verbose: true}, params: {petId: {maximum: 99}}}
+"""
+
+from __future__ import annotations
+
+import base64
+import fnmatch
+import hashlib
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+from urllib.parse import urljoin
+
+from toolhost.config.checks import Checker
+from toolhost.config.model import BackendSpec, ServerDefaults, ToolConfig
+from toolhost.config.tree import Path, mark_for
+from toolhost.gateway.openapi_doc import OpenApiDoc, fetch_cached, read_document
+from toolhost.gateway.openapi_ops import Operation, Plan, operations, plan_tool, tool_name
+from toolhost.gateway.openapi_schema import SchemaConverter
+from toolhost.gateway.spec import Reshape, build_reshapes, globs
+
+log = logging.getLogger("toolhost.gateway")
+
+__all__ = ["OPENAPI_KEYS", "OPENAPI_SERVER_KEYS", "OpenApiServer", "build_openapi"]
+
+OPENAPI_KEYS = ("spec", "url", "security")
+OPENAPI_SERVER_KEYS = ("description", "version", "openapi", "include", "exclude", "tools",
+                       "timeout", "base_url", "headers", "auth", "secrets")
+
+
+@dataclass
+class OpenApiServer:
+    """The tools of an OpenAPI server and the defaults its requests need."""
+
+    tools: dict[str, ToolConfig] = field(default_factory=dict)
+    defaults: ServerDefaults = field(default_factory=ServerDefaults)
+
+
+def build_openapi(check: Checker, data: Mapping[str, Any], path: Path, server: str,
+                  defaults: ServerDefaults) -> OpenApiServer:
+    """Read the document ``data["openapi"]`` names and build one tool per chosen operation."""
+    here = (*path, "openapi")
+    check.known_keys(data, path, OPENAPI_SERVER_KEYS)
+    block = check.mapping(data["openapi"], here)
+    if block is None:
+        return OpenApiServer(defaults=defaults)
+    check.known_keys(block, here, OPENAPI_KEYS)
+    doc = _document(check, block, here)
+    if doc is None:
+        return OpenApiServer(defaults=defaults)
+    base = defaults.base_url or _server_url(doc)
+    if not base or not base.startswith(("http://", "https://")) or "{" in base or "}" in base:
+        check.problem(path, f"no absolute base URL for '{server}' (the document says "
+                      f"{base or 'none'!r})", "set base_url: http://host:port/prefix")
+        return OpenApiServer(defaults=defaults)
+    headers, query = _security(check, block, here, doc)
+    defaults = replace(defaults, base_url=base, headers={**defaults.headers, **headers})
+    chosen = _choose(check, data, path, operations(doc))
+    reshapes = build_reshapes(check, data, path)
+    keys = {op.key for op in operations(doc)}  # a reshape of an excluded one is harmless
+    for key in reshapes:
+        if key not in keys:
+            check.problem((*path, "tools", key), f"the document has no operation {key!r}",
+                          "name an operationId, or 'METHOD /path' for one without")
+    converter = SchemaConverter(_components(doc), openapi_30=doc.openapi_30)
+    out = OpenApiServer(defaults=defaults)
+    for op in chosen:
+        plan = plan_tool(doc, op, converter)
+        if isinstance(plan, str):
+            log.warning("%s", doc.problem(op.where, f"operation {op.key!r} is left out: {plan}"))
+            continue
+        tool = _tool(check, path, server, doc, op, plan, reshapes.get(op.key, Reshape()),
+                     base, query)
+        if tool is not None:
+            if tool.name in out.tools:
+                check.problem(path, f"two operations would both be the tool {tool.name!r}",
+                              f"rename one under tools.{op.key}.name")
+                continue
+            out.tools[tool.name] = tool
+    return out
+
+
+def _document(check: Checker, block: Mapping[str, Any], here: Path) -> OpenApiDoc | None:
+    if ("spec" in block) == ("url" in block):
+        check.problem(here, "an OpenAPI server names its document with 'spec' (a file) or "
+                      "'url'", "e.g. openapi: {spec: ./openapi.yaml}")
+        return None
+    origin = check.mark(here).origin(here)
+    if "spec" in block:
+        from toolhost.config.build_servers import resolve_path
+
+        spec = check.string(block, here, "spec")
+        if spec is None:
+            return None
+        file, source = resolve_path(check, (*here, "spec"), spec), None
+    else:
+        from toolhost.config.gitrepos import cache_root
+
+        source = check.string(block, here, "url")
+        fetched = fetch_cached(source, cache_root(), check.problems, origin) if source else None
+        if fetched is None:
+            return None
+        file = fetched
+    return read_document(file, check.problems, source_url=source)
+
+
+def _server_url(doc: OpenApiDoc) -> str | None:
+    servers = doc.data.get("servers")
+    first = servers[0] if isinstance(servers, list) and servers else None
+    if not isinstance(first, Mapping) or not isinstance(first.get("url"), str):
+        return None
+    url: str = first["url"]
+    variables = first.get("variables")
+    for name, var in (variables.items() if isinstance(variables, Mapping) else ()):
+        if isinstance(var, Mapping) and "default" in var:
+            url = url.replace("{" + str(name) + "}", str(var["default"]))
+    if doc.source_url and not url.startswith(("http://", "https://")):
+        url = urljoin(doc.source_url, url)
+    return url
+
+
+def _components(doc: OpenApiDoc) -> Mapping[str, Any]:
+    components = doc.data.get("components")
+    schemas = components.get("schemas") if isinstance(components, Mapping) else None
+    return schemas if isinstance(schemas, Mapping) else {}
+
+
+def _security(check: Checker, block: Mapping[str, Any], here: Path, doc: OpenApiDoc
+              ) -> tuple[dict[str, str], dict[str, str]]:
+    """Headers and query parameters that carry the configured credentials."""
+    given = check.str_map(block, here, "security") or {}
+    components = doc.data.get("components")
+    schemes = components.get("securitySchemes") if isinstance(components, Mapping) else None
+    schemes = schemes if isinstance(schemes, Mapping) else {}
+    headers: dict[str, str] = {}
+    query: dict[str, str] = {}
+    for name, value in given.items():
+        where = (*here, "security", name)
+        scheme = schemes.get(name)
+        if not isinstance(scheme, Mapping):
+            check.problem(where, f"the document has no security scheme {name!r}",
+                          "its schemes: " + (", ".join(map(str, schemes)) or "none"))
+            continue
+        kind, carrier = scheme.get("type"), str(scheme.get("name", ""))
+        if kind == "http" and str(scheme.get("scheme", "")).lower() == "basic":
+            if ":" not in value:
+                check.problem(where, "basic credentials are written 'user:password'")
+                continue
+            headers["Authorization"] = "Basic " + base64.b64encode(value.encode()).decode()
+        elif kind in ("http", "oauth2", "openIdConnect"):
+            headers["Authorization"] = f"Bearer {value}"
+        elif kind == "apiKey" and carrier and scheme.get("in") == "header":
+            headers[carrier] = value
+        elif kind == "apiKey" and carrier and scheme.get("in") == "query":
+            query[carrier] = value
+        elif kind == "apiKey" and carrier and scheme.get("in") == "cookie":
+            headers["Cookie"] = f"{carrier}={value}"
+        else:
+            check.problem(where, f"security scheme {name!r} ({kind}) is not supported")
+    return headers, query
+
+
+def _choose(check: Checker, data: Mapping[str, Any], path: Path, ops: list[Operation]
+            ) -> list[Operation]:
+    include = globs(check, data, path, "include") or ("*",)
+    exclude = globs(check, data, path, "exclude")
+    for key, patterns in (("include", include), ("exclude", exclude)):
+        for index, pattern in enumerate(patterns):
+            if pattern != "*" and not any(_matches(pattern, op) for op in ops):
+                check.problem((*path, key, index) if key in data and
+                              isinstance(data[key], list) else (*path, key),
+                              f"{pattern!r} matches no operation of the document",
+                              "match an operationId, 'tag:NAME', 'GET /path' or '/path' "
+                              "(globs allowed)")
+    return [op for op in ops if any(_matches(p, op) for p in include)
+            and not any(_matches(p, op) for p in exclude)]
+
+
+def _matches(pattern: str, op: Operation) -> bool:
+    if pattern.startswith("tag:"):
+        return any(fnmatch.fnmatchcase(tag, pattern[4:]) for tag in op.tags)
+    if pattern.startswith("/"):
+        return fnmatch.fnmatchcase(op.path, pattern)
+    if " " in pattern:
+        method, _, where = pattern.partition(" ")
+        return fnmatch.fnmatchcase(op.method, method.upper()) and \
+            fnmatch.fnmatchcase(op.path, where.strip())
+    return any(fnmatch.fnmatchcase(name, pattern) for name in
+               (op.operation_id or "", tool_name(op)) if name)
+
+
+def _tool(check: Checker, path: Path, server: str, doc: OpenApiDoc, op: Operation,
+          plan: Plan, reshape: Reshape, base: str, query: Mapping[str, str]
+          ) -> ToolConfig | None:
+    where = (*path, "tools", op.key)
+    fixed: dict[str, Any] = {}
+    for key, value in reshape.fixed.items():
+        arg = _argument(plan, key)
+        if arg is None or plan.places[arg][0] == "body":
+            check.problem((*where, "fixed", key), f"operation {op.key!r} has no parameter "
+                          f"{key!r}" if arg is None else "a fixed argument is a path, query, "
+                          "header or form parameter, not the body",
+                          "its arguments: " + ", ".join(plan.places))
+            continue
+        if not isinstance(value, (str, int, float, bool)):
+            check.problem((*where, "fixed", key), "a fixed parameter is a string, number or "
+                          "boolean")
+            continue
+        fixed[arg] = value
+        plan.properties.pop(arg, None)
+    for key, value in reshape.defaults.items():
+        arg = _argument(plan, key)
+        if arg is None or arg in fixed:
+            check.problem((*where, "defaults", key), f"operation {op.key!r} has no parameter "
+                          f"{key!r}", "its arguments: " + ", ".join(plan.properties))
+            continue
+        plan.properties[arg] = {**plan.properties[arg], "default": value}
+    for key, tighter in reshape.params.items():
+        arg = _argument(plan, key)
+        if arg is None or arg in fixed:
+            check.problem((*where, "params", key), f"operation {op.key!r} has no parameter "
+                          f"{key!r}", "its arguments: " + ", ".join(plan.properties))
+            continue
+        plan.properties[arg] = {**plan.properties[arg], **tighter}
+    plan.required = [r for r in plan.required if r not in fixed and r not in reshape.defaults]
+    annotations = {**plan.annotations, **reshape.annotations}
+    origin = reshape.origin if reshape.origin.line else \
+        mark_for(doc.marks, op.where, doc.file).origin(op.where)
+    return ToolConfig(
+        name=reshape.name or _fitting(plan.name, server), server=server,
+        backend=BackendSpec("http", plan.http_options(base, fixed, query), origin),
+        description=reshape.description or plan.description, title=reshape.title,
+        input_schema=plan.input_schema(), annotations=annotations, origin=origin)
+
+
+def _argument(plan: Plan, key: str) -> str | None:
+    """The argument ``key`` names: its own name, or the parameter's name in the document."""
+    if key in plan.places:
+        return key
+    return next((arg for arg, (_, original) in plan.places.items() if original == key), None)
+
+
+def _fitting(name: str, server: str) -> str:
+    """``name``, shortened (with a hash, so two long names stay apart) when its wire name
+    ``mcp__<server>__<name>`` would pass the API's 64 characters."""
+    room = 64 - len(f"mcp__{server}__")
+    if len(name) <= room or room < 12:
+        return name  # (a server name that leaves no room is reported by the compile step)
+    digest = hashlib.sha256(name.encode()).hexdigest()[:6]
+    return f"{name[:room - 7]}_{digest}"
