@@ -29,7 +29,8 @@ EXAMPLES = Path(__file__).parents[2] / "examples" / "configs"
 SUFFIXES = (".yaml", ".yml", ".toml")
 CONFIGS = sorted(p for p in EXAMPLES.iterdir() if p.suffix in SUFFIXES)
 FRAGMENTS = sorted(p for p in EXAMPLES.rglob("*")
-                   if p.suffix in SUFFIXES and p.parent != EXAMPLES)
+                   if p.suffix in SUFFIXES and p.parent != EXAMPLES
+                   and "openapi-data" not in p.parts)  # OpenAPI documents, not configs
 TWINS = sorted(p.with_suffix("") for p in CONFIGS
                if p.suffix == ".toml" and p.with_suffix(".yaml").exists())
 

@@ -191,7 +191,7 @@ async def test_a_document_from_a_url_is_fetched_once_and_cached(
      "servers.pets.tools.listPets.fixed.limt: operation 'listPets' has no parameter 'limt'"),
     ("    openapi: {spec: pets.yaml}\n    tools: {createPet: {fixed: {body: {}}}}\n", None,
      "not the body"),
-    ("    openapi: {spec: pets.yaml, security: {oauth: x}}\n", None,
+    ("    openapi: {spec: pets.yaml, security: {oauth: an-oauth-token-1234}}\n", None,
      "servers.pets.openapi.security.oauth: the document has no security scheme 'oauth'"),
     ("    openapi: {spec: pets.yaml}\n    mcp: {command: [x]}\n", None, "not both"),
     ("    openapi: {spec: pets.yaml, extra: 1}\n", None,
