@@ -113,3 +113,49 @@ async def test_modern_requests_hear_log_lines_only_when_they_opt_in() -> None:
                             notify=notify)
         assert [n["params"]["level"] for n in heard] == expected
     await compiled.aclose()
+
+
+async def test_a_command_s_stderr_lines_reach_the_client_as_they_are_written(
+        tmp_path: Path) -> None:
+    import time
+
+    config = tmp_path / "cmd.yaml"
+    config.write_text("""\
+toolhost: 1
+servers:
+  build:
+    tools:
+      make:
+        command:
+          argv: [sh, -c, "echo compiling >&2; sleep 1; echo 'warning: slow disk' >&2;
+                 echo 'ERROR: token ${BUILD_TOKEN} rejected' >&2; printf 'a\\\\nb' >&2;
+                 echo built"]
+          stderr: log
+      quiet: {command: [sh, -c, "echo hidden >&2; echo ok"]}
+permissions: {default: allow}
+""")
+    env = {**os.environ, "BUILD_TOKEN": "tok-9f8e7d6c5b4a"}
+    params = StdioServerParameters(command=sys.executable,
+                                   args=["-m", "toolhost", "serve", str(config)], env=env)
+    received: list[tuple[float, Any]] = []
+
+    async def on_log(params: Any) -> None:
+        received.append((time.monotonic(), params))
+
+    async with Client(params, mode="legacy", logging_callback=on_log) as client:
+        result = await client.call_tool("make", {})
+        answered = time.monotonic()
+        assert result.content[0].text.strip() == "built"
+        lines = [(p.level, p.data) for _, p in received]
+        assert lines == [("info", "compiling"), ("warning", "warning: slow disk"),
+                         ("error", "ERROR: token *** rejected"), ("info", "a"),
+                         ("info", "b")]
+        assert answered - received[0][0] > 0.5  # sent while the command ran, not after
+        received.clear()
+        assert (await client.call_tool("quiet", {})).content[0].text.strip() == "ok"
+        assert received == []  # stderr goes to the client only where the tool asks
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", MCPDeprecationWarning)
+            await client.set_logging_level("warning")
+        await client.call_tool("make", {})
+        assert [p.level for _, p in received] == ["warning", "error"]

@@ -27,8 +27,10 @@ one argument, so ``; rm -rf /`` from the model is just a string. The rules:
 from __future__ import annotations
 
 import json
+import logging
 import os
-from collections.abc import Mapping
+import re
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from jinja2 import TemplateError
@@ -106,6 +108,7 @@ class CommandKind:
         parse = str(opts.get("stdout") or "text")
         mime = opts.get("mime_type") if isinstance(opts.get("mime_type"), str) else None
         program = plan.program
+        stderr_to_log = opts.get("stderr") == "log"
 
         async def invoke(arguments: Mapping[str, Any], ctx: CallContext) -> ToolResult:
             context = {**unset, **arguments}
@@ -117,9 +120,10 @@ class CommandKind:
                 return ToolResult.error(f"Refused to run the command: {exc}.")
             except TemplateError as exc:
                 return ToolResult.error(f"Could not build the command line: {exc}")
+            on_stderr = _stderr_to_client(ctx) if stderr_to_log else None
             try:
                 outcome = await run_process(argv, stdin=stdin, env=call_env, cwd=cwd,
-                                            max_output_bytes=max_bytes)
+                                            max_output_bytes=max_bytes, on_stderr=on_stderr)
             except FileNotFoundError:
                 return ToolResult.error(f"The program '{program}' was not found on this "
                                         "machine (check PATH).")
@@ -133,6 +137,30 @@ class CommandKind:
 
         return Binding(invoke=invoke, input_schema=input_schema,
                        output="text" if parse in ("text", "binary") else "structured")
+
+
+_LEVEL_WORD = re.compile(r"^\W*(error|fatal|warn(?:ing)?|debug)\b", re.IGNORECASE)
+
+
+def _stderr_to_client(ctx: CallContext) -> Callable[[str], Awaitable[None]]:
+    """Each stderr line to the client as a log message (``stderr: log``), secrets hidden."""
+    send = getattr(ctx.log, "send_now", None)
+
+    async def line(text: str) -> None:
+        text = active().redact(text)
+        word = _LEVEL_WORD.match(text)
+        level = {"fatal": "error", "warn": "warning"}.get(
+            word.group(1).lower(), word.group(1).lower()) if word else "info"
+        if send is not None:
+            await send(level, text)
+        else:  # no client to hear it (toolhost call, tests): toolhost's own log
+            ctx.log.log(_PYTHON_LEVELS[level], "%s", text)
+
+    return line
+
+
+_PYTHON_LEVELS = {"error": logging.ERROR, "warning": logging.WARNING, "info": logging.INFO,
+                  "debug": logging.DEBUG}
 
 
 def _template_key(exc: TemplateError, opts: Mapping[str, Any]) -> str:

@@ -68,6 +68,11 @@ OPTIONS_SCHEMA: Mapping[str, Any] = {
                            "code. Default false."},
         "ok_codes": {"type": "array", "items": {"type": "integer"}, "minItems": 1,
                      "description": "Exit codes that mean success (default [0])."},
+        "stderr": {"enum": ["error", "log"],
+                   "description": "error (default): the end of stderr is shown when the "
+                                  "command fails. log: also send each line, as it is "
+                                  "written, to the MCP client as a log message (level from "
+                                  "a leading 'error:', 'warning:' or 'debug:', else info)."},
     },
     "required": ["argv"],
     "additionalProperties": False,

@@ -16,7 +16,7 @@ import contextlib
 import os
 import signal
 import subprocess
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import anyio
@@ -27,6 +27,9 @@ from toolhost.backends.reaper import ToolRun, enable_subreaper, kill_all_tool_pr
 __all__ = ["Outcome", "kill_all_tool_processes", "kill_group", "run_process"]
 
 STDERR_TAIL = 64 * 1024
+MAX_STDERR_LINES = 1000  # per call, sent to on_stderr
+MAX_LINE = 4096  # bytes of one stderr line sent to on_stderr
+OnLine = Callable[[str], Awaitable[None]]
 DRAIN_GRACE = 2.0  # seconds the pipes may stay open after everything was killed
 
 
@@ -38,6 +41,45 @@ class Outcome:
     truncated: bool  # stdout hit the cap and the process group was stopped
 
 
+class StderrLines:
+    """Splits a stream into lines for ``on_stderr``: a line is cut at ``MAX_LINE`` bytes, and
+    after ``MAX_STDERR_LINES`` lines one last note says the rest was not sent."""
+
+    def __init__(self, on_line: OnLine) -> None:
+        self.on_line = on_line
+        self.partial = bytearray()
+        self.sent = 0
+
+    async def feed(self, chunk: bytes) -> None:
+        self.partial.extend(chunk)
+        while self.sent <= MAX_STDERR_LINES:
+            end = self.partial.find(b"\n")
+            if end < 0:
+                if len(self.partial) < MAX_LINE:
+                    return
+                end = MAX_LINE  # a "line" with no end in sight is sent in pieces
+                line, self.partial = bytes(self.partial[:end]), self.partial[end:]
+            else:
+                line, self.partial = bytes(self.partial[:end]), self.partial[end + 1:]
+            await self._send(line)
+        self.partial.clear()  # over the limit: nothing more is kept
+
+    async def end(self) -> None:
+        if self.partial and self.sent <= MAX_STDERR_LINES:
+            await self._send(bytes(self.partial))
+        self.partial.clear()
+
+    async def _send(self, line: bytes) -> None:
+        self.sent += 1
+        if self.sent > MAX_STDERR_LINES:
+            await self.on_line(f"(more stderr lines were not sent; the first "
+                               f"{MAX_STDERR_LINES:,} were)")
+            return
+        text = line.decode("utf-8", errors="replace").rstrip("\r")
+        if text.strip():
+            await self.on_line(text)
+
+
 def kill_group(process: Process) -> None:
     """SIGKILL the child's whole process group (it is the group leader)."""
     with contextlib.suppress(ProcessLookupError, PermissionError):  # already gone
@@ -45,8 +87,10 @@ def kill_group(process: Process) -> None:
 
 
 async def run_process(argv: Sequence[str], *, stdin: bytes | None, env: Mapping[str, str],
-                      cwd: str | None, max_output_bytes: int) -> Outcome:
-    """Run ``argv`` to completion. Raises ``OSError`` when it cannot start."""
+                      cwd: str | None, max_output_bytes: int,
+                      on_stderr: OnLine | None = None) -> Outcome:
+    """Run ``argv`` to completion. Raises ``OSError`` when it cannot start. ``on_stderr``
+    hears each line of stderr as it is written (at most ``MAX_STDERR_LINES``)."""
     enable_subreaper()
     run = ToolRun()
     # Shielded: a cancel that landed while the child was being started would lose the
@@ -72,12 +116,18 @@ async def run_process(argv: Sequence[str], *, stdin: bytes | None, env: Mapping[
                 kill_group(process)  # enough: stop it rather than drain forever
                 return
 
+    lines = StderrLines(on_stderr) if on_stderr is not None else None
+
     async def read_stderr() -> None:
         assert process.stderr is not None
         async for chunk in process.stderr:
             err.extend(chunk)
             if len(err) > STDERR_TAIL:
                 del err[:-STDERR_TAIL]
+            if lines is not None:
+                await lines.feed(chunk)
+        if lines is not None:
+            await lines.end()
 
     async def feed_stdin() -> None:
         assert process.stdin is not None and stdin is not None

@@ -91,6 +91,23 @@ class ClientLog(logging.LoggerAdapter):  # type: ignore[type-arg]
     async def _send(self, note: dict[str, Any]) -> None:
         await self._notify(note)
 
+    async def send_now(self, level: str, text: str) -> None:
+        """Log ``text`` and send it to the client at once, from the event loop (a line of a
+        running command's stderr, say), rather than before the result."""
+        mcp = _mcp_level(level)
+        logging.LoggerAdapter.log(self, _TO_PYTHON[mcp], "%s", text)
+        if level_value(mcp) < self._threshold:
+            return
+        params: dict[str, Any] = {"level": mcp, "data": cut(text, MAX_MESSAGE_CHARS)}
+        if self._name:
+            params["logger"] = self._name
+        try:
+            await self._notify({"jsonrpc": "2.0", "method": "notifications/message",
+                                "params": params})
+        except Exception:  # the client is gone: the line is in our own log anyway
+            logging.getLogger("toolhost.mcp").debug("could not send a log line",
+                                                    exc_info=True)
+
     def process(self, msg: Any, kwargs: MutableMapping[str, Any]
                 ) -> tuple[Any, MutableMapping[str, Any]]:
         return msg, kwargs

@@ -1,0 +1,38 @@
+"""``stderr: log``: a command's stderr split into lines, bounded in length and in number."""
+
+from __future__ import annotations
+
+import pytest
+
+from toolhost.backends.process import MAX_LINE, MAX_STDERR_LINES, StderrLines
+
+pytestmark = pytest.mark.anyio
+
+
+async def lines_of(*chunks: bytes) -> list[str]:
+    heard: list[str] = []
+
+    async def on_line(text: str) -> None:
+        heard.append(text)
+
+    splitter = StderrLines(on_line)
+    for chunk in chunks:
+        await splitter.feed(chunk)
+    await splitter.end()
+    return heard
+
+
+async def test_lines_split_across_chunks_and_blank_ones_skipped() -> None:
+    assert await lines_of(b"one\ntw", b"o\r\n\n  \nthr", b"ee") == ["one", "two", "three"]
+    assert await lines_of("caf\u00e9 \xff".encode("latin-1")) == ["caf\ufffd \ufffd"]
+
+
+async def test_a_line_without_end_is_sent_in_pieces() -> None:
+    heard = await lines_of(b"x" * (MAX_LINE * 2 + 10))
+    assert [len(h) for h in heard] == [MAX_LINE, MAX_LINE, 10]
+
+
+async def test_at_most_so_many_lines_then_one_note() -> None:
+    heard = await lines_of(b"line\n" * (MAX_STDERR_LINES + 500))
+    assert len(heard) == MAX_STDERR_LINES + 1
+    assert heard[-1].startswith("(more stderr lines were not sent")
