@@ -126,6 +126,10 @@ class McpServer:
         """The resources, prompts and completions served now."""
         return self._content.content
 
+    def resource_subscriptions(self) -> Mapping[Hashable, set[str]]:
+        """The URIs each peer subscribed to with ``resources/subscribe``."""
+        return self._content.subscriptions
+
     def set_content(self, content: ServerContent | None) -> None:
         """Swap the resources, prompts and completions (a reload); capabilities follow and
         subscriptions carry over."""

@@ -184,7 +184,7 @@ class Server:
         # build is closed at exit, not now.
         self._retired.append(self.build)
         self.build = build
-        self.served.core.set_content(build.content)
+        await self.served.set_content(build.content)  # resources/prompts list_changed
         await self.served.swap(build.tools, build.wire_names)
 
     async def aclose(self) -> None:

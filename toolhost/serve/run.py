@@ -9,6 +9,7 @@ from typing import IO, Any
 import anyio
 
 from toolhost.limits import DEFAULT_LIMITS, Limits
+from toolhost.serve.resource_watch import ResourceWatch
 from toolhost.serve.served import ServedServer
 from toolhost.serve.stdio import StdioServer
 from toolhost.stdout_guard import claim_stdout
@@ -39,6 +40,7 @@ async def serve_stdio(served: ServedServer, *, reader: IO[bytes] | None = None,
         async with anyio.create_task_group() as tg:
             if background is not None:
                 tg.start_soon(background)
+            tg.start_soon(ResourceWatch(served).run)
             await server.run()
             tg.cancel_scope.cancel()
     finally:
@@ -74,6 +76,7 @@ async def serve_http(served: ServedServer, *, host: str, port: int, token: str |
         async with anyio.create_task_group() as tg:
             if background is not None:
                 tg.start_soon(background)
+            tg.start_soon(ResourceWatch(served).run)
             await server.serve(host, port)
             tg.cancel_scope.cancel()
     finally:

@@ -28,6 +28,10 @@ SEPARATOR = "__"
 SUBSCRIPTION_ID_META_KEY = "io.modelcontextprotocol/subscriptionId"
 SERVER_INFO_META_KEY = "io.modelcontextprotocol/serverInfo"
 LIST_CHANGED = {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}
+RESOURCES_CHANGED = "notifications/resources/list_changed"
+PROMPTS_CHANGED = "notifications/prompts/list_changed"
+RESOURCE_UPDATED = "notifications/resources/updated"
+MAX_LISTEN_URIS = 1000  # resourceSubscriptions of one listen stream
 
 Broadcast = Callable[[dict[str, Any]], Awaitable[None]]
 
@@ -50,7 +54,16 @@ def expose(servers: Mapping[str, Sequence[CompiledTool]], selected: Sequence[str
 class _Listener:
     notify: Notify
     tools: bool
+    resources: bool = False
+    prompts: bool = False
+    uris: frozenset[str] = frozenset()
     done: anyio.Event = dataclasses.field(default_factory=anyio.Event)
+
+    def wants(self, method: str, uri: str | None) -> bool:
+        if method == RESOURCE_UPDATED:
+            return uri in self.uris
+        return {LIST_CHANGED["method"]: self.tools, RESOURCES_CHANGED: self.resources,
+                PROMPTS_CHANGED: self.prompts}.get(method, False)
 
 
 class ServedServer:
@@ -95,14 +108,45 @@ class ServedServer:
 
     async def announce(self) -> None:
         """Send ``notifications/tools/list_changed`` to every client that can hear it."""
-        if self.broadcast is not None:
+        await self._send(LIST_CHANGED["method"])
+
+    async def set_content(self, content: Any) -> None:
+        """Install new resources and prompts; announce the lists that changed."""
+        old = self.core.content
+        self.core.set_content(content)
+        new = self.core.content
+        if _listing(old.resources) != _listing(new.resources):
+            await self._send(RESOURCES_CHANGED)
+        if _listing(old.prompts) != _listing(new.prompts):
+            await self._send(PROMPTS_CHANGED)
+
+    def subscribed_uris(self) -> set[str]:
+        """Every resource URI some client asked to hear about (legacy subscriptions and the
+        ``resourceSubscriptions`` of listen streams)."""
+        uris = set().union(*self.core.resource_subscriptions().values())
+        for listener in self._listeners.values():
+            uris |= listener.uris
+        return uris
+
+    async def resource_updated(self, uri: str) -> None:
+        """Send ``notifications/resources/updated`` for ``uri`` to the clients subscribed."""
+        legacy = any(uri in uris for uris in self.core.resource_subscriptions().values())
+        await self._send(RESOURCE_UPDATED, uri=uri, legacy=legacy)
+
+    async def _send(self, method: str, *, uri: str | None = None, legacy: bool = True) -> None:
+        params: dict[str, Any] = {"uri": uri} if uri is not None else {}
+        if legacy and self.broadcast is not None:
+            message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+            if params:
+                message["params"] = dict(params)
             try:
-                await self.broadcast(dict(LIST_CHANGED))
+                await self.broadcast(message)
             except Exception:
-                log.exception("could not announce the new tool list")
+                log.exception("could not send %s", method)
         for request_id, listener in list(self._listeners.items()):
-            if listener.tools:
-                note = dict(LIST_CHANGED, params={"_meta": {SUBSCRIPTION_ID_META_KEY: request_id}})
+            if listener.wants(method, uri):
+                note = {"jsonrpc": "2.0", "method": method, "params": {
+                    **params, "_meta": {SUBSCRIPTION_ID_META_KEY: request_id}}}
                 try:
                     await listener.notify(note)
                 except Exception:
@@ -117,9 +161,18 @@ class ServedServer:
         request_id = message["id"]
         params = message.get("params")
         wanted = params.get("notifications") if isinstance(params, Mapping) else None
-        tools = isinstance(wanted, Mapping) and bool(wanted.get("toolsListChanged"))
-        listener = _Listener(notify, tools)
-        honored = {"toolsListChanged": True} if tools else {}
+        wanted = wanted if isinstance(wanted, Mapping) else {}
+        raw = wanted.get("resourceSubscriptions")
+        uris = frozenset(u for u in raw[:MAX_LISTEN_URIS] if isinstance(u, str) and
+                         0 < len(u) <= 8192) if isinstance(raw, list) else frozenset()
+        listener = _Listener(notify, wanted.get("toolsListChanged") is True,
+                             wanted.get("resourcesListChanged") is True,
+                             wanted.get("promptsListChanged") is True, uris)
+        honored: dict[str, Any] = {key: True for key, on in (
+            ("toolsListChanged", listener.tools), ("promptsListChanged", listener.prompts),
+            ("resourcesListChanged", listener.resources)) if on}
+        if uris:
+            honored["resourceSubscriptions"] = sorted(uris)
         self._listeners[request_id] = listener
         try:
             await notify({"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged",
@@ -133,3 +186,11 @@ class ServedServer:
             "_meta": {SUBSCRIPTION_ID_META_KEY: request_id,
                       SERVER_INFO_META_KEY: self.core.server_info}}}
 
+
+def _listing(items: Any) -> Any:
+    """What a list of resources or prompts shows a client (a change means list_changed)."""
+    out = []
+    for item in (items.values() if isinstance(items, Mapping) else items or ()):
+        descriptor = getattr(item, "descriptor", None)
+        out.append(descriptor() if callable(descriptor) else repr(item))
+    return out

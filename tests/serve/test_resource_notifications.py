@@ -1,0 +1,137 @@
+"""Clients hear about changes: a subscribed file resource that changes on disk is announced
+(``notifications/resources/updated``), and a reload that changes the resources or prompts
+announces their lists, in both protocol eras, through ``toolhost serve`` and the official
+``mcp`` client."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+import mcp_types as types
+import pytest
+from mcp.client.client import Client
+from mcp.client.stdio import StdioServerParameters
+from mcp.shared.subscriptions import PromptsListChanged, ResourcesListChanged, ResourceUpdated
+
+pytestmark = pytest.mark.anyio
+
+
+def write_config(tmp_path: Path, extra: str = "") -> Path:
+    (tmp_path / "docs").mkdir(exist_ok=True)
+    (tmp_path / "runbook.md").write_text("# Deploy\n")
+    (tmp_path / "docs" / "a.md").write_text("alpha\n")
+    config = tmp_path / "kb.yaml"
+    config.write_text(f"""\
+toolhost: 1
+servers:
+  kb:
+    tools:
+      noop: {{python: "toolhost.demo:add"}}
+    resources:
+      runbook: {{file: runbook.md}}
+      docs: {{directory: docs, uri: "docs://kb/"}}
+{extra}""")
+    return config
+
+
+def params(config: Path, *flags: str) -> StdioServerParameters:
+    return StdioServerParameters(command=sys.executable, env=dict(os.environ),
+                                 args=["-m", "toolhost", "serve", str(config), *flags])
+
+
+def touch(path: Path, text: str) -> None:
+    path.write_text(text)
+    stamp = os.stat(path).st_mtime_ns + 2_000_000_000  # a coarse clock still sees a change
+    os.utime(path, ns=(stamp, stamp))
+
+
+class Heard:
+    """Notifications a legacy client received."""
+
+    def __init__(self) -> None:
+        self.items: list[Any] = []
+        self.event = anyio.Event()
+
+    async def __call__(self, message: Any) -> None:
+        if isinstance(message, (types.ResourceUpdatedNotification,
+                                types.ResourceListChangedNotification,
+                                types.PromptListChangedNotification)):
+            self.items.append(message)
+            self.event.set()
+
+    async def wait(self, kind: type, timeout: float = 20) -> Any:
+        with anyio.fail_after(timeout):
+            while True:
+                for item in self.items:
+                    if isinstance(item, kind):
+                        self.items.remove(item)
+                        return item
+                self.event = anyio.Event()
+                await self.event.wait()
+
+
+@pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")
+async def test_a_subscribed_file_that_changes_is_announced_legacy(tmp_path: Path) -> None:
+    config = write_config(tmp_path)
+    heard = Heard()
+    async with Client(params(config), mode="legacy", message_handler=heard) as client:
+        uri = "toolhost://kb/runbook"
+        listed = await client.list_resources()
+        assert uri in [str(r.uri) for r in listed.resources]
+        await client.subscribe_resource(uri)
+        await client.subscribe_resource("docs://kb/a.md")
+        await anyio.sleep(1.5)  # the watcher notes the files first
+        touch(tmp_path / "runbook.md", "# Deploy v2\n")
+        note = await heard.wait(types.ResourceUpdatedNotification)
+        assert str(note.params.uri) == uri
+        touch(tmp_path / "docs" / "a.md", "alpha 2\n")
+        note = await heard.wait(types.ResourceUpdatedNotification)
+        assert str(note.params.uri) == "docs://kb/a.md"
+        await client.unsubscribe_resource(uri)
+        await anyio.sleep(1.5)
+        touch(tmp_path / "runbook.md", "# Deploy v3\n")
+        await anyio.sleep(3)
+        assert not [n for n in heard.items if isinstance(n, types.ResourceUpdatedNotification)]
+
+
+async def test_a_listen_stream_hears_updates_and_list_changes(tmp_path: Path) -> None:
+    config = write_config(tmp_path)
+    async with Client(params(config, "--watch", "--watch-interval", "0.2")) as client:
+        uri = "toolhost://kb/runbook"
+        async with client.listen(resource_subscriptions=[uri], resources_list_changed=True,
+                                 prompts_list_changed=True) as sub:
+            await anyio.sleep(1.5)
+            touch(tmp_path / "runbook.md", "# Deploy v2\n")
+            with anyio.fail_after(20):
+                event = await sub.__anext__()
+            assert isinstance(event, ResourceUpdated) and event.uri == uri
+            write_config(tmp_path, extra="""\
+    prompts:
+      hello: {template: "Say hello"}
+""")
+            seen: set[type] = set()
+            with anyio.fail_after(20):
+                while PromptsListChanged not in seen:
+                    seen.add(type(await sub.__anext__()))
+            assert ResourcesListChanged not in seen  # the resources did not change
+        prompts = await client.list_prompts()
+        assert [p.name for p in prompts.prompts] == ["hello"]
+
+
+async def test_a_reload_that_changes_resources_announces_the_list_legacy(
+        tmp_path: Path) -> None:
+    config = write_config(tmp_path)
+    heard = Heard()
+    async with Client(params(config, "--watch", "--watch-interval", "0.2"), mode="legacy",
+                      message_handler=heard) as client:
+        write_config(tmp_path, extra="""\
+      notes: {file: runbook.md, uri: "notes://kb/runbook"}
+""")
+        await heard.wait(types.ResourceListChangedNotification)
+        listed = await client.list_resources()
+        assert "notes://kb/runbook" in [str(r.uri) for r in listed.resources]
+        assert not [n for n in heard.items if isinstance(n, types.PromptListChangedNotification)]

@@ -1,0 +1,87 @@
+"""``notifications/resources/updated`` for files: the resources clients subscribed to are
+watched, and a change on disk is announced to those clients.
+
+Only resources read from a file (a ``file`` resource, or a file inside a ``directory``
+resource) can be watched: a resource produced by a python function, a command or an HTTP
+endpoint would have to be run to know whether it changed, so its subscribers hear nothing
+(docs/serve.md says so). Watching is a ``stat`` per subscribed URI per interval (the same
+polling as ``--watch``: no extra dependency, every filesystem); nothing is watched until a
+client subscribes, and at most ``MAX_WATCHED`` URIs are.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from typing import TYPE_CHECKING
+
+import anyio
+
+if TYPE_CHECKING:
+    from toolhost.serve.served import ServedServer
+
+__all__ = ["MAX_WATCHED", "ResourceWatch"]
+
+log = logging.getLogger("toolhost.serve")
+
+MAX_WATCHED = 10_000
+Stamp = tuple[int, int] | None  # (mtime_ns, size); None: the file is gone
+
+
+class ResourceWatch:
+    """Polls the files behind subscribed resource URIs (``run`` until cancelled)."""
+
+    def __init__(self, served: ServedServer, interval: float = 1.0) -> None:
+        self.served = served
+        self.interval = interval
+        self._seen: dict[str, Stamp] = {}
+
+    async def run(self) -> None:
+        """Look every ``interval`` seconds, forever."""
+        while True:
+            await anyio.sleep(self.interval)
+            try:
+                await self.check()
+            except Exception:  # a watcher's bug must never take the server down
+                log.exception("resource watch failed")
+
+    async def check(self) -> list[str]:
+        """Look once; announce (and return) the subscribed URIs whose file changed."""
+        wanted = sorted(self.served.subscribed_uris())[:MAX_WATCHED]
+        stamps = {uri: self._stamp(uri) for uri in wanted}
+        changed = [uri for uri, stamp in stamps.items()
+                   if uri in self._seen and self._seen[uri] != stamp]
+        # a URI seen for the first time is only noted: the client read it when subscribing
+        self._seen = {uri: stamp for uri, stamp in stamps.items()}
+        for uri in changed:
+            await self.served.resource_updated(uri)
+        return changed
+
+    def _stamp(self, uri: str) -> Stamp:
+        path = self._path(uri)
+        if path is None:
+            return None
+        try:
+            info = os.stat(path)
+        except OSError:
+            return None
+        return (info.st_mtime_ns, info.st_size)
+
+    def _path(self, uri: str) -> str | None:
+        found = self.served.core.content.find(uri)
+        if found is None:
+            return None
+        resource, values = found
+        config = resource.config
+        if config.kind == "file":
+            return config.path
+        if config.kind == "directory" and config.path is not None:
+            rel = values.get("path", "")
+            parts = rel.split("/")
+            if any(p in ("", ".", "..") or p.startswith(".") for p in parts) or "\0" in rel:
+                return None
+            path = os.path.join(config.path, *parts)
+            root = os.path.realpath(config.path)
+            real = os.path.realpath(path)
+            return path if real.startswith(root + os.sep) else None
+        return None
