@@ -39,11 +39,14 @@ class CompiledTools:
 
     def __init__(self, servers: Mapping[str, tuple[CompiledTool, ...]],
                  contexts: tuple[Closeable, ...] = (),
-                 content: Mapping[str, ServerContent] | None = None) -> None:
+                 content: Mapping[str, ServerContent] | None = None,
+                 upstreams: Mapping[str, Any] | None = None) -> None:
         self.servers: Mapping[str, tuple[CompiledTool, ...]] = dict(servers)
         self._contexts = contexts
         # resources, prompts and completions by server (only servers that declare some)
         self.content: Mapping[str, ServerContent] = dict(content or {})
+        # imported servers (``mcp:``): toolhost.gateway.compile.UpstreamTools, by server
+        self.upstreams: Mapping[str, Any] = dict(upstreams or {})
 
     def tool(self, server: str, name: str) -> CompiledTool:
         """The tool ``name`` of ``server``; ``KeyError`` with the known names otherwise."""
@@ -166,6 +169,7 @@ def compile_tools(config: HostConfig, kinds: Mapping[str, BackendKind] | None = 
     servers: dict[str, tuple[CompiledTool, ...]] = {}
     content: dict[str, ServerContent] = {}
     contexts: list[Closeable] = []
+    upstreams: dict[str, Any] = {}
     # every layer's servers together: two files may each be fine and still collide
     problems = wire_name_problems(config.servers)
     for name, server in config.servers.items():
@@ -184,6 +188,7 @@ def compile_tools(config: HostConfig, kinds: Mapping[str, BackendKind] | None = 
                 servers[name] = ()
                 continue
             contexts.append(imported)
+            upstreams[name] = imported
             servers[name] = imported.tools
             continue
         ctx = BindContext(server)
@@ -207,7 +212,7 @@ def compile_tools(config: HostConfig, kinds: Mapping[str, BackendKind] | None = 
         raise CompileError(problems)
     if collect is not None:
         collect.extend(problems)
-    return CompiledTools(servers, tuple(contexts), content)
+    return CompiledTools(servers, tuple(contexts), content, upstreams)
 
 
 def _pins_beside(config: HostConfig) -> Any:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 import anyio
 from jsonschema import Draft202012Validator
@@ -15,26 +15,71 @@ from toolhost.backends.base import CallContext
 from toolhost.compile.schema import top_level_defaults
 from toolhost.compile.tool import DEFAULT_MAX_OUTPUT_CHARS, CompiledTool
 from toolhost.config.model import ServerConfig
-from toolhost.errors import CompileError
+from toolhost.errors import CompileError, Problem
 from toolhost.gateway.client import UpstreamConnection, UpstreamError
 from toolhost.gateway.pins import UpstreamPins
 from toolhost.gateway.reshape import Imported, reshape_tools
 from toolhost.gateway.spec import UpstreamSpec
 from toolhost.results import ToolResult
 
-__all__ = ["UpstreamTools", "compile_upstream"]
+__all__ = ["Listing", "UpstreamTools", "compile_upstream"]
 
 log = logging.getLogger("toolhost.gateway")
 
 
-class UpstreamTools:
-    """The tools of one upstream server and the connection behind them (close it)."""
+class Listing(NamedTuple):
+    """One listing of an upstream, reshaped: the tools to serve and what is wrong with it.
+    ``drifted``: some of ``problems`` are definitions that differ from the lock."""
 
-    def __init__(self, tools: tuple[CompiledTool, ...], connection: UpstreamConnection) -> None:
-        self.tools = tools
+    tools: tuple[CompiledTool, ...]
+    problems: list[Problem]
+    drifted: bool
+
+
+class UpstreamTools:
+    """The tools of one upstream server and the connection behind them (close it).
+
+    ``relist`` lists the upstream again under the same rules (include/exclude, reshaping,
+    the lock): what ``toolhost.gateway.refresh`` does when the upstream's tools change.
+    """
+
+    def __init__(self, server: ServerConfig, connection: UpstreamConnection, *,
+                 redact: Callable[[str], str] | None = None,
+                 pins: UpstreamPins | None = None) -> None:
+        self.server = server
         self.connection = connection
+        self.redact = redact
+        self.pins = pins
+        self.tools: tuple[CompiledTool, ...] = ()
+
+    def build(self, listed: list[dict[str, Any]], *, changed: bool = False) -> Listing:
+        """Reshape ``listed`` and check it against the lock. ``changed``: a list the upstream
+        changed while serving (a reshaped tool that vanished is gone, not an error)."""
+        spec, name = self.server.upstream, self.server.name
+        imported, problems = reshape_tools(spec, listed, name, missing_ok=changed)
+        drift: list[Problem] = []
+        if self.pins is not None:
+            raw = {str(t.get("name")): t for t in listed}
+            drift = self.pins.check(name, spec.origin,
+                                    {i.upstream_name: raw[i.upstream_name] for i in imported})
+        tools = []
+        for item in imported:
+            try:
+                tools.append(_compiled(item, self.server, spec, self.connection, self.redact))
+            except SchemaError as exc:
+                log.warning("%s: upstream tool %r is left out: its inputSchema is not valid "
+                            "JSON Schema (%s)", name, item.upstream_name, exc.message)
+        return Listing(tuple(tools), problems + drift, bool(drift))
+
+    def relist(self) -> Listing:
+        """List the upstream again (blocking: call it in a worker thread), reading the lock
+        again first (it may have been updated meanwhile). UpstreamError when unreachable."""
+        if self.pins is not None:
+            self.pins.reread()
+        return self.build(self.connection.list_tools(), changed=True)
 
     async def aclose(self) -> None:
+        """Close the connection (and end the upstream process)."""
         await anyio.to_thread.run_sync(self.connection.close)
 
 
@@ -51,22 +96,13 @@ def compile_upstream(server: ServerConfig, *,
     except UpstreamError as exc:
         connection.close()
         raise CompileError([spec.origin.problem(str(exc), hint=_start_hint(spec))]) from None
-    imported, problems = reshape_tools(spec, listed, server.name)
-    if pins is not None:
-        raw = {str(t.get("name")): t for t in listed}
-        problems += pins.check(server.name, spec.origin,
-                               {i.upstream_name: raw[i.upstream_name] for i in imported})
-    tools = []
-    for item in imported:
-        try:
-            tools.append(_compiled(item, server, spec, connection, redact))
-        except SchemaError as exc:
-            log.warning("%s: upstream tool %r is left out: its inputSchema is not valid JSON "
-                        "Schema (%s)", server.name, item.upstream_name, exc.message)
-    if problems:
+    upstream = UpstreamTools(server, connection, redact=redact, pins=pins)
+    listing = upstream.build(listed)
+    if listing.problems:
         connection.close()
-        raise CompileError(problems)
-    return UpstreamTools(tuple(tools), connection)
+        raise CompileError(listing.problems)
+    upstream.tools = listing.tools
+    return upstream
 
 
 def _compiled(item: Imported, server: ServerConfig, spec: UpstreamSpec,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import logging
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,8 @@ __all__ = ["DEFINITION_KEYS", "UpstreamPins", "definition"]
 DEFINITION_KEYS = ("name", "title", "description", "inputSchema", "outputSchema",
                    "annotations")
 DIFF_LINES = 60
+
+log = logging.getLogger("toolhost.gateway")
 
 
 def definition(tool: Mapping[str, Any]) -> dict[str, Any]:
@@ -34,6 +37,22 @@ class UpstreamPins:
         self.lock_file = lock_file
         self.verify = verify and locked is not None
         self.recorded: dict[str, dict[str, dict[str, Any]]] = {}
+
+    def reread(self) -> None:
+        """Read the lock file again (it may have been accepted anew while serving); a lock that
+        is gone or unreadable now leaves the pins as they were."""
+        if not self.verify or self.lock_file is None:
+            return
+        from toolhost.errors import ConfigError
+        from toolhost.lockfile import read_lock
+
+        try:
+            lock = read_lock(self.lock_file)
+        except ConfigError as exc:
+            log.warning("%s; still checking against the lock as it was", exc)
+            return
+        if lock is not None:
+            self.locked = lock.upstreams
 
     def check(self, server: str, origin: Origin,
               seen: Mapping[str, Mapping[str, Any]]) -> list[Problem]:

@@ -37,13 +37,15 @@ class Imported:
     fixed: Mapping[str, Any]
 
 
-def reshape_tools(spec: UpstreamSpec, listed: list[dict[str, Any]], server: str
-                  ) -> tuple[list[Imported], list[Problem]]:
-    """Apply include/exclude and each ``tools.<name>`` entry to ``listed``."""
+def reshape_tools(spec: UpstreamSpec, listed: list[dict[str, Any]], server: str, *,
+                  missing_ok: bool = False) -> tuple[list[Imported], list[Problem]]:
+    """Apply include/exclude and each ``tools.<name>`` entry to ``listed``. With
+    ``missing_ok`` (a list the upstream changed while serving) an entry for a tool the
+    upstream no longer has is no problem: that tool is simply gone."""
     by_name = {str(t.get("name")): t for t in listed if isinstance(t.get("name"), str)}
     problems: list[Problem] = []
     for name, reshape in spec.reshape.items():
-        if name not in by_name:
+        if name not in by_name and not missing_ok:
             close = difflib.get_close_matches(name, list(by_name), n=1)
             problems.append(reshape.origin.problem(
                 f"upstream server '{server}' has no tool {name!r}",
