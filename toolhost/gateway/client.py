@@ -9,6 +9,10 @@ step, which runs outside any event loop, list the upstream's tools synchronously
 A connection that dies (the process exits, the HTTP server goes away) is noticed by the call
 that meets it; the call gets a clear error and the next call reconnects, waiting 1, 2, 4...
 up to 30 seconds between attempts so a crashing upstream cannot be hammered.
+
+The holder task also watches for the upstream's tool list changing (``changes``): what it
+notices goes to ``on_tools_changed``; a reconnection counts as a change (announcements may
+have been missed while the connection was down).
 """
 
 from __future__ import annotations
@@ -18,12 +22,14 @@ import logging
 import os
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 import anyio
 import anyio.from_thread
 
 from toolhost.excerpt import cut
+from toolhost.gateway.changes import ChangeWatch
 from toolhost.gateway.spec import UpstreamSpec
 
 __all__ = ["UpstreamConnection", "UpstreamError"]
@@ -34,6 +40,10 @@ MAX_BACKOFF = 30.0
 
 class UpstreamError(Exception):
     """The upstream could not be reached, or broke the connection."""
+
+
+class _Broken(UpstreamError):
+    """The connection broke (not an error the upstream answered)."""
 
 
 class UpstreamConnection:
@@ -51,13 +61,20 @@ class UpstreamConnection:
         self._failures = 0
         self._next_try = 0.0
         self._closed = False
+        self._connected_before = False
+        self._watch = ChangeWatch(server)
 
     # -- public, synchronous -----------------------------------------------------------------
 
     def list_tools(self) -> list[dict[str, Any]]:
-        """The upstream's tools as plain dicts (every page)."""
+        """The upstream's tools as plain dicts (every page). UpstreamError if it cannot be
+        listed (a broken connection is dropped: the next use reconnects)."""
         portal = self._ensure()
-        return portal.call(self._list_tools)
+        try:
+            return portal.call(self._list_tools)
+        except _Broken:
+            self._drop()
+            raise
 
     def call_tool(self, name: str, arguments: dict[str, Any],
                   timeout: float | None) -> dict[str, Any]:
@@ -69,6 +86,20 @@ class UpstreamConnection:
         except UpstreamError:
             self._drop()
             raise
+
+    @property
+    def on_tools_changed(self) -> Callable[[], None] | None:
+        """Called (in a worker thread of the connection's portal; it may block briefly) when
+        the upstream's tool list changed; set it from any thread, None to stop."""
+        return self._watch.callback
+
+    @on_tools_changed.setter
+    def on_tools_changed(self, callback: Callable[[], None] | None) -> None:
+        self._watch.callback = callback
+
+    def missed_changes(self) -> bool:
+        """Whether the tools changed while ``on_tools_changed`` was unset (and forget it)."""
+        return self._watch.take_missed()
 
     def close(self) -> None:
         """End the connection and the upstream process; idempotent."""
@@ -101,6 +132,7 @@ class UpstreamConnection:
                 raise UpstreamError(f"cannot start upstream server '{self.server}': "
                                     f"{cut(_describe(exc), 400)}") from None
             self._failures = 0
+            self._connected_before = True
             assert self._portal is not None
             return self._portal
 
@@ -110,20 +142,28 @@ class UpstreamConnection:
         ready = threading.Event()
         self._done = threading.Event()
         failure: list[BaseException] = []
-        self._portal.start_task_soon(self._hold, ready, failure)
+        self._portal.start_task_soon(self._hold, ready, failure, self._connected_before)
         if not ready.wait(self.spec.connect_timeout):
             raise TimeoutError(f"no answer within {self.spec.connect_timeout:g}s")
         if failure:
             raise failure[0]
 
-    async def _hold(self, ready: threading.Event, failure: list[BaseException]) -> None:
+    async def _hold(self, ready: threading.Event, failure: list[BaseException],
+                    again: bool) -> None:
         """The task that owns the client for the connection's whole life."""
         self._stop = anyio.Event()
         try:
-            async with _client(self.spec) as client:
+            async with _client(self.spec, self._watch.on_message) as client, \
+                    anyio.create_task_group() as tasks:
+                self._watch.attach(tasks)
+                tasks.start_soon(self._watch.listen, client)
                 self._client = client
                 ready.set()
+                if again:
+                    self._watch.changed()
                 await self._stop.wait()
+                self._watch.detach()
+                tasks.cancel_scope.cancel()
         except BaseException as exc:  # reported to the caller waiting for the start
             if not ready.is_set():
                 failure.append(exc)
@@ -133,6 +173,7 @@ class UpstreamConnection:
             if isinstance(exc, anyio.get_cancelled_exc_class()):
                 raise
         finally:
+            self._watch.detach()
             self._client = None
             ready.set()
             assert self._done is not None
@@ -163,7 +204,12 @@ class UpstreamConnection:
         tools: list[dict[str, Any]] = []
         cursor: str | None = None
         for _ in range(1000):  # a server that pages forever is cut off
-            page = await client.list_tools(cursor=cursor, cache_mode="bypass")
+            try:
+                page = await client.list_tools(cursor=cursor, cache_mode="bypass")
+            except Exception as exc:
+                error = UpstreamError if _is_protocol_error(exc) else _Broken
+                raise error(f"upstream server '{self.server}' could not list its tools: "
+                            f"{cut(_describe(exc), 400)}") from None
             tools += [t.model_dump(by_alias=True, exclude_none=True) for t in page.tools]
             cursor = page.next_cursor
             if not cursor:
@@ -186,9 +232,9 @@ class UpstreamConnection:
         return dict(result.model_dump(by_alias=True, exclude_none=True))
 
 
-def _client(spec: UpstreamSpec) -> Any:
-    """The mcp package's client for ``spec`` (imported here: configs without upstreams never
-    load it)."""
+def _client(spec: UpstreamSpec, on_message: Any) -> Any:
+    """The mcp package's client for ``spec``, telling ``on_message`` what the server says
+    unasked (imported here: configs without upstreams never load it)."""
     from mcp.client.client import Client
 
     if spec.command:
@@ -200,13 +246,14 @@ def _client(spec: UpstreamSpec) -> Any:
                **dict(spec.env)}
         params = StdioServerParameters(command=spec.command[0], args=list(spec.command[1:]),
                                        env=env, cwd=spec.cwd)
-        return Client(params)
+        return Client(params, message_handler=on_message)
     import httpx2
     from mcp.client.streamable_http import streamable_http_client
 
     assert spec.url is not None
     http = httpx2.AsyncClient(headers=dict(spec.headers), timeout=spec.timeout or 60.0)
-    return Client(streamable_http_client(spec.url, http_client=http))
+    return Client(streamable_http_client(spec.url, http_client=http),
+                  message_handler=on_message)
 
 
 def _is_protocol_error(exc: BaseException) -> bool:

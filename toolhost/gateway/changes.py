@@ -1,0 +1,132 @@
+"""Noticing that an upstream's tool list changed, inside the connection's portal thread, and
+handing the news on without ever blocking that thread.
+
+The two protocol eras announce it differently:
+
+- a 2025-11-25 session gets ``notifications/tools/list_changed`` whenever the server sends
+  it; the ``mcp`` client hands it to its ``message_handler`` (``on_message`` here);
+- a 2026-07-28 session gets change notifications only on a ``subscriptions/listen`` stream,
+  which ``listen`` keeps open (and opens again after it ends) for the connection's life.
+
+Either way the news goes to ``callback`` (the host's side, ``toolhost.gateway.refresh``),
+which runs in a worker thread of the portal and may wait for the host's event loop. One
+hand-off runs at a time, and announcements that arrive while another is queued ride on it:
+a burst of N announcements costs at most two hand-offs, never N threads.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import anyio
+import anyio.lowlevel
+from anyio.abc import TaskGroup
+
+from toolhost.excerpt import cut
+
+__all__ = ["ChangeWatch"]
+
+log = logging.getLogger("toolhost.gateway")
+
+SUBSCRIPTION_ID_META_KEY = "io.modelcontextprotocol/subscriptionId"
+MAX_RELISTEN_DELAY = 30.0
+
+
+class ChangeWatch:
+    """Tool-list announcements of one upstream (across its reconnections) to ``callback``."""
+
+    def __init__(self, server: str) -> None:
+        self.server = server
+        # Set and cleared from the host's side; read in the portal. Plain attribute stores
+        # are atomic, and a change that finds no callback is remembered in ``missed``.
+        self.callback: Callable[[], None] | None = None
+        self.missed = False
+        self._tasks: TaskGroup | None = None
+        self._lock: anyio.Lock | None = None
+        self._queued = False
+
+    def attach(self, tasks: TaskGroup) -> None:
+        """A connection opened (in the portal): hand-offs run in its holder's ``tasks``."""
+        self._tasks, self._lock, self._queued = tasks, anyio.Lock(), False
+
+    def detach(self) -> None:
+        """The connection is closing: nothing more is handed on from it."""
+        self._tasks = None
+
+    def take_missed(self) -> bool:
+        """Whether a change came while nobody listened (and forget it)."""
+        missed, self.missed = self.missed, False
+        return missed
+
+    async def on_message(self, message: Any) -> None:
+        """The client's ``message_handler``: a 2025-11-25 ``tools/list_changed``. The same
+        notification stamped with a listen stream's id is that stream's, seen by ``listen``."""
+        import mcp_types
+
+        if isinstance(message, mcp_types.ToolListChangedNotification) and not _on_stream(
+                message):
+            self.changed()
+        await anyio.lowlevel.checkpoint()
+
+    def changed(self) -> None:
+        """The upstream's tools changed (called in the portal): hand that on, soon."""
+        if self.callback is None:
+            self.missed = True
+            return
+        if self._tasks is None or self._queued:
+            return  # closing, or a hand-off still to start carries this change too
+        self._queued = True
+        self._tasks.start_soon(self._hand_off)
+
+    async def _hand_off(self) -> None:
+        assert self._lock is not None
+        async with self._lock:
+            self._queued = False  # a change from here on needs a hand-off of its own
+            callback = self.callback
+            if callback is None:
+                self.missed = True
+                return
+            try:  # in a worker thread: the callback may wait for the host's loop
+                await anyio.to_thread.run_sync(callback, abandon_on_cancel=True)
+            except Exception as exc:  # the host's loop is gone: nobody to tell
+                log.debug("%s: could not hand on a tool list change: %s", self.server, exc)
+
+    async def listen(self, client: Any) -> None:
+        """Hold a ``subscriptions/listen`` stream for tool list changes while the connection
+        lives (2026-07-28; returns at once on a 2025-11-25 session). A stream that ends or
+        drops is opened again after 1, 2, 4 ... 30 s, and the list is then refetched: events
+        are not replayed."""
+        from mcp.client.subscriptions import ListenNotSupportedError
+
+        delay, again = 1.0, False
+        while True:
+            opened = time.monotonic()
+            try:
+                async with client.listen(tools_list_changed=True) as stream:
+                    if not stream.honored.tools_list_changed:
+                        log.info("%s: the upstream does not announce tool list changes",
+                                 self.server)
+                        return
+                    if again:
+                        self.changed()  # what changed while the stream was down
+                    async for _event in stream:
+                        self.changed()
+                why = "ended"
+            except ListenNotSupportedError:
+                return  # 2025-11-25: announcements come through on_message
+            except Exception as exc:
+                why = f"dropped ({cut(str(exc) or type(exc).__name__, 200)})"
+            if time.monotonic() - opened > MAX_RELISTEN_DELAY:
+                delay = 1.0  # it held for a while: this is no crash loop
+            log.info("%s: the upstream's listen stream %s; listening again in %gs",
+                     self.server, why, delay)
+            await anyio.sleep(delay)
+            delay, again = min(delay * 2, MAX_RELISTEN_DELAY), True
+
+
+def _on_stream(message: Any) -> bool:
+    meta = getattr(getattr(message, "params", None), "meta", None)
+    return isinstance(meta, Mapping) and SUBSCRIPTION_ID_META_KEY in meta
