@@ -208,7 +208,7 @@ def main(args: argparse.Namespace) -> int:
     async def serve() -> None:
         from toolhost.serve.run import serve_http, serve_stdio
 
-        background = None
+        tasks = [server.follow_upstreams]  # imported servers follow their upstream's list
         if args.watch:
             from toolhost.reload import Reloader
 
@@ -217,7 +217,12 @@ def main(args: argparse.Namespace) -> int:
 
             reloader = Reloader(args.config, load=load, on_swap=server.swap,
                                 initial=build, interval=args.watch_interval)
-            background = reloader.run
+            tasks.append(reloader.run)
+
+        async def background() -> None:
+            async with anyio.create_task_group() as tg:
+                for task in tasks:
+                    tg.start_soon(task)
         try:
             if args.transport == "stdio":
                 await serve_stdio(server.served, background=background, limits=limits)

@@ -13,6 +13,10 @@ A ``LiveHost`` is the host the CLI is being served from, kept in step with each 
 
 What a running CLI cannot take in is said on stderr: its ``--mcp-config`` is fixed at start,
 so a server added by the edit needs a restart, and one removed keeps an empty tool list.
+
+An imported server (``mcp:``) also follows its upstream (``follow_upstreams``): when the
+upstream announces a new tool list, the server gets the reshaped tools and the CLI is told
+(``toolhost.gateway.refresh``), the same way as after a reload.
 """
 
 from __future__ import annotations
@@ -23,7 +27,9 @@ from collections.abc import Callable
 
 import anyio
 
+from toolhost.compile.tool import CompiledTool
 from toolhost.errors import ProtocolError
+from toolhost.gateway.refresh import UpstreamFollower, upstreams_of
 from toolhost.host import Host
 from toolhost.permissions import PermissionGate
 from toolhost.protocol import ControlSession
@@ -54,6 +60,22 @@ class LiveHost:
 
         for name, server in control.servers.items():  # the CLI reads resources unasked
             server.read_guard = read_guard(gate, name)
+        self.upstreams = UpstreamFollower(self._upstream_tools, upstreams_of(host.compiled))
+
+    async def follow_upstreams(self) -> None:
+        """Until cancelled: take in each imported server's new tool list when its upstream
+        announces one, and tell the CLI."""
+        await self.upstreams.run()
+
+    async def _upstream_tools(self, name: str, tools: tuple[CompiledTool, ...]) -> None:
+        served = self.control.servers.get(name)
+        if served is None:
+            return
+        own = self.host.servers.get(name)
+        if own is not None and own is not served:  # a reload's host: keep it in step too
+            own.set_tools(tools)
+        if served.set_tools(tools):
+            await self._announce(name)
 
     def redact(self, text: str) -> str:
         """Hide the current config's secrets (and the first one's: the CLI may echo them)."""
@@ -90,16 +112,20 @@ class LiveHost:
         if self.host is not self.started:
             self._replaced.append(self.host)
         self.host = new
+        self.upstreams.switch(upstreams_of(new.compiled))
         for name, server in known.items():
             server.set_content(new.servers[name].content if name in new.servers else None)
         changed = [name for name, server in known.items()
                    if server.set_tools(new.servers[name].tools if name in new.servers else ())]
         for name in changed:
-            try:
-                with anyio.fail_after(NOTIFY_TIMEOUT):
-                    await self.control.notify_tools_changed(name)
-            except (ProtocolError, TimeoutError) as exc:
-                log.warning("could not tell the CLI that %s's tools changed: %s", name, exc)
+            await self._announce(name)
+
+    async def _announce(self, name: str) -> None:
+        try:
+            with anyio.fail_after(NOTIFY_TIMEOUT):
+                await self.control.notify_tools_changed(name)
+        except (ProtocolError, TimeoutError) as exc:
+            log.warning("could not tell the CLI that %s's tools changed: %s", name, exc)
 
     async def aclose(self) -> None:
         """Close every build a reload brought (not the first: its owner closes it)."""

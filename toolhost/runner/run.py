@@ -147,10 +147,11 @@ async def run_host(host: Host, prompts: Iterable[str] | AsyncIterable[str], *,
                         opened.append(session)
                         signals.session = session
                         live.append(LiveHost(host, session.control, gate))
-                        reloader = None
+                        tasks: list[Callable[[], Any]] = [live[0].follow_upstreams]
                         if watch is not None:
-                            reloader = _reloader(host, watch, live[0], watch_interval, redact)
-                        await _converse(session, prompts, signals, reloader)
+                            tasks.append(_reloader(host, watch, live[0], watch_interval,
+                                                   redact).run)
+                        await _converse(session, prompts, signals, tasks)
             finally:
                 # signals that come while shutting down are taken (and ignored) until here
                 watching.cancel_scope.cancel()
@@ -227,11 +228,11 @@ def _reloader(host: Host, load: Reload, live: LiveHost, interval: float,
 
 
 async def _converse(session: CliSession, prompts: Iterable[str] | AsyncIterable[str],
-                    signals: Signals, reloader: Reloader[Host] | None) -> None:
+                    signals: Signals, tasks: list[Callable[[], Any]]) -> None:
     report = signals.report
     async with anyio.create_task_group() as tg:
-        if reloader is not None:
-            tg.start_soon(reloader.run)
+        for task in tasks:  # beside the conversation: the reloader, the upstreams
+            tg.start_soon(task)
         async for prompt in _aiter(prompts):
             signals.turn_started()
             result = await session.send_prompt(prompt)

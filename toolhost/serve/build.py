@@ -159,9 +159,12 @@ async def abuild_serve(path: str | Path, requested: Sequence[str] = (), *,
 
 
 class Server:
-    """A ServedServer kept in step with the latest good build (``swap`` on reload)."""
+    """A ServedServer kept in step with the latest good build (``swap`` on reload) and with
+    its imported servers' upstreams (``follow_upstreams``)."""
 
     def __init__(self, build: ServeBuild, limits: Limits = DEFAULT_LIMITS) -> None:
+        from toolhost.gateway.refresh import UpstreamFollower
+
         self.build = build
         self._retired: list[ServeBuild] = []
         core = McpServer(build.name, build.version, build.tools,
@@ -170,6 +173,19 @@ class Server:
         self.served = ServedServer(core, build.wire_names)
         core.guard = permission_guard(self, self.served.wire_name)
         core.read_guard = read_guard(self, build.name)
+        self.upstreams = UpstreamFollower(self._upstream_tools, _upstreams(build))
+
+    async def follow_upstreams(self) -> None:
+        """Until cancelled: take in each imported server's new tool list when its upstream
+        announces one (``toolhost.gateway.refresh``), and tell the clients."""
+        await self.upstreams.run()
+
+    async def _upstream_tools(self, name: str, tools: tuple[CompiledTool, ...]) -> None:
+        build = self.build
+        build.host.servers[name].set_tools(tools)
+        build.tools, build.wire_names = expose(
+            {n: build.host.servers[n].tools for n in build.selected}, build.selected)
+        await self.served.swap(build.tools, build.wire_names)
 
     async def check(self, tool_name: str, tool_input: Mapping[str, Any]) -> Decision:
         """The current build's gate (a reload may bring new rules)."""
@@ -184,6 +200,7 @@ class Server:
         # build is closed at exit, not now.
         self._retired.append(self.build)
         self.build = build
+        self.upstreams.switch(_upstreams(build))
         await self.served.set_content(build.content)  # resources/prompts list_changed
         await self.served.swap(build.tools, build.wire_names)
 
@@ -191,3 +208,11 @@ class Server:
         builds, self._retired = [*self._retired, self.build], []
         for build in builds:
             await build.aclose()
+
+
+def _upstreams(build: ServeBuild) -> dict[str, Any]:
+    """The served servers of ``build`` that import an upstream."""
+    from toolhost.gateway.refresh import upstreams_of
+
+    found = upstreams_of(getattr(build.host, "compiled", None))
+    return {name: found[name] for name in build.selected if name in found}
