@@ -15,7 +15,9 @@ def gateway_config(tmp_path: Path, *, mcp: str | None = None, extra: str = "") -
     block = mcp or (f"{{command: [{sys.executable}, {UPSTREAM}, stdio], env: "
                     "{UPSTREAM_LOG: '${UPSTREAM_LOG:-}', "
                     "UPSTREAM_CRASH_AFTER: '${UPSTREAM_CRASH_AFTER:-}', "
-                    "UPSTREAM_SEARCH_DESCRIPTION: '${UPSTREAM_SEARCH_DESCRIPTION:-}'}}")
+                    "UPSTREAM_SEARCH_DESCRIPTION: '${UPSTREAM_SEARCH_DESCRIPTION:-}', "
+                    "UPSTREAM_GROW: '${UPSTREAM_GROW:-}', "
+                    "UPSTREAM_LEGACY: '${UPSTREAM_LEGACY:-}'}}")
     config = tmp_path / "gateway.yaml"
     config.write_text(f"""\
 toolhost: 1
