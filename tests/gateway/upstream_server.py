@@ -83,6 +83,25 @@ if os.environ.get("UPSTREAM_GROW"):
                  "DROP), then announce that the tool list changed")
 
 
+if os.environ.get("UPSTREAM_CONTENT"):  # resources, a template and a prompt to pass through
+    @app.resource("notes://readme", name="readme", description="Read me first",
+                  mime_type="text/markdown")
+    def readme() -> str:
+        return "# Upstream notes"
+
+    @app.resource("notes://secret", name="secret")
+    def secret() -> str:
+        return "the vault code"
+
+    @app.resource("notes://item/{item_id}", name="item", description="One note")
+    def item(item_id: str) -> str:
+        return f"note {item_id}"
+
+    @app.prompt(description="Summarize a topic")
+    def summarize(topic: str, style: str = "short") -> str:
+        return f"Summarize {topic} in a {style} way."
+
+
 async def _serve_legacy_stdio() -> None:
     from mcp.server.runner import serve_loop
     from mcp.server.stdio import stdio_server

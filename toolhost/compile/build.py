@@ -190,6 +190,11 @@ def compile_tools(config: HostConfig, kinds: Mapping[str, BackendKind] | None = 
             contexts.append(imported)
             upstreams[name] = imported
             servers[name] = imported.tools
+            from toolhost.gateway.passthrough import upstream_content
+
+            shared = upstream_content(imported.connection, name)  # resources and prompts
+            if shared:
+                content[name] = shared
             continue
         ctx = BindContext(server)
         contexts.append(ctx)

@@ -6,9 +6,9 @@ validation, timeout and error handling as a tool), so every backend kind works f
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
-from typing import Any
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 from toolhost.backends.base import BackendKind, BindContext, CallContext
 from toolhost.compile.prompts import CompiledPrompt, PromptError
@@ -19,20 +19,53 @@ from toolhost.config.model import BackendSpec, ServerConfig, ToolConfig
 from toolhost.errors import CompileError, ConfigError, Problem
 from toolhost.excerpt import cut
 
-__all__ = ["MAX_COMPLETIONS", "PromptError", "ResourceError", "ServerContent",
-           "compile_content", "merge_content"]
+__all__ = ["MAX_COMPLETIONS", "Prompt", "PromptError", "Resource", "ResourceError",
+           "ServerContent", "compile_content", "merge_content"]
 
 MAX_COMPLETIONS = 100  # the spec's cap on completion values per answer
 
 CompileTool = Callable[[ToolConfig], CompiledTool]
 
 
+class Resource(Protocol):
+    """A resource (or template) a server offers: declared, or an upstream's."""
+
+    @property
+    def is_template(self) -> bool: ...
+
+    def descriptor(self) -> dict[str, Any]:
+        """The resources/templates/list entry (a static resource: what identifies it)."""
+
+    def listed(self) -> Iterator[dict[str, Any]]:
+        """The resources/list entries."""
+
+    def matches(self, uri: str) -> Mapping[str, str] | None:
+        """The values the URI gives (``{}`` for none), or None when it is not this one's."""
+
+    async def read(self, uri: str, values: Mapping[str, str],
+                   ctx: CallContext) -> list[dict[str, Any]]:
+        """The resources/read ``contents``."""
+
+
+class Prompt(Protocol):
+    """A prompt a server offers: declared, or an upstream's."""
+
+    def descriptor(self) -> dict[str, Any]:
+        """The prompts/list entry."""
+
+    async def get(self, arguments: Any, ctx: CallContext) -> dict[str, Any]:
+        """The prompts/get result."""
+
+    def renamed(self, name: str) -> Prompt:
+        """The same prompt under another name (several servers served as one)."""
+
+
 @dataclass(frozen=True)
 class ServerContent:
     """Everything a server offers besides tools. Empty for a tools-only server."""
 
-    resources: tuple[CompiledResource, ...] = ()
-    prompts: Mapping[str, CompiledPrompt] = field(default_factory=dict)
+    resources: tuple[Resource, ...] = ()
+    prompts: Mapping[str, Prompt] = field(default_factory=dict)
     # completion sources: ("ref/prompt", name) or ("ref/resource", uriTemplate) -> argument ->
     # a tuple of values or a compiled function
     completions: Mapping[tuple[str, str], Mapping[str, tuple[str, ...] | CompiledTool]] = \
@@ -41,7 +74,7 @@ class ServerContent:
     def __bool__(self) -> bool:
         return bool(self.resources or self.prompts)
 
-    def find(self, uri: str) -> tuple[CompiledResource, Mapping[str, str]] | None:
+    def find(self, uri: str) -> tuple[Resource, Mapping[str, str]] | None:
         """The resource ``uri`` names (static first, then templates in order)."""
         for resource in sorted(self.resources, key=lambda r: r.is_template):
             values = resource.matches(uri)
@@ -74,14 +107,14 @@ def merge_content(contents: Mapping[str, ServerContent]) -> ServerContent:
     ones name the server), prompts named ``<server>__<prompt>`` like the tools."""
     if len(contents) <= 1:
         return next(iter(contents.values()), ServerContent())
-    resources: list[CompiledResource] = []
-    prompts: dict[str, CompiledPrompt] = {}
+    resources: list[Resource] = []
+    prompts: dict[str, Prompt] = {}
     completions: dict[tuple[str, str], Mapping[str, tuple[str, ...] | CompiledTool]] = {}
     for server, content in contents.items():
         resources += content.resources
         for name, prompt in content.prompts.items():
             joined = f"{server}__{name}"
-            prompts[joined] = replace(prompt, config=replace(prompt.config, name=joined))
+            prompts[joined] = prompt.renamed(joined)
         for (kind, ref), sources in content.completions.items():
             completions[kind, f"{server}__{ref}" if kind == "ref/prompt" else ref] = sources
     return ServerContent(tuple(resources), prompts, completions)

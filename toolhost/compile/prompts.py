@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from toolhost.backends.base import CallContext
@@ -47,6 +47,10 @@ class CompiledPrompt:
                 {"name": name, **({"description": desc} if desc else {}), "required": required}
                 for name, desc, required in self.arguments]
         return out
+
+    def renamed(self, name: str) -> CompiledPrompt:
+        """The same prompt listed as ``name``."""
+        return replace(self, config=replace(self.config, name=name))
 
     async def get(self, arguments: Any, ctx: CallContext) -> dict[str, Any]:
         """The prompts/get result for ``arguments`` (a map of strings)."""

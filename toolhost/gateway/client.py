@@ -22,8 +22,8 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar, cast
 
 import anyio
 import anyio.from_thread
@@ -35,6 +35,7 @@ from toolhost.gateway.spec import UpstreamSpec
 __all__ = ["UpstreamConnection", "UpstreamError"]
 
 log = logging.getLogger("toolhost.gateway")
+T = TypeVar("T")
 MAX_BACKOFF = 30.0
 
 
@@ -86,6 +87,28 @@ class UpstreamConnection:
         except UpstreamError:
             self._drop()
             raise
+
+    def run(self, operation: Callable[[Any], Awaitable[T]]) -> T:
+        """``await operation(client)`` in the connection's thread (the upstream's resources
+        and prompts use it). UpstreamError when the connection is down or the upstream
+        refuses (a broken connection is dropped: the next use reconnects)."""
+        portal = self._ensure()
+        try:
+            return cast("T", portal.call(self._run, operation))
+        except _Broken:
+            self._drop()
+            raise
+
+    async def _run(self, operation: Callable[[Any], Awaitable[T]]) -> T:
+        client = self._client
+        if client is None:
+            raise UpstreamError(f"upstream server '{self.server}' is not connected")
+        try:
+            return await operation(client)
+        except Exception as exc:
+            error = UpstreamError if _is_protocol_error(exc) else _Broken
+            raise error(f"upstream server '{self.server}': {cut(_describe(exc), 400)}") \
+                from None
 
     @property
     def on_tools_changed(self) -> Callable[[], None] | None:

@@ -72,16 +72,20 @@ class ResourceWatch:
         if found is None:
             return None
         resource, values = found
-        config = resource.config
+        config = getattr(resource, "config", None)  # an upstream's resource has none
+        if config is None:
+            return None
+        root = getattr(config, "path", None)
+        if not isinstance(root, str):
+            return None
         if config.kind == "file":
-            return config.path
-        if config.kind == "directory" and config.path is not None:
+            return root
+        if config.kind == "directory":
             rel = values.get("path", "")
             parts = rel.split("/")
             if any(p in ("", ".", "..") or p.startswith(".") for p in parts) or "\0" in rel:
                 return None
-            path = os.path.join(config.path, *parts)
-            root = os.path.realpath(config.path)
+            path = os.path.join(root, *parts)
             real = os.path.realpath(path)
-            return path if real.startswith(root + os.sep) else None
+            return path if real.startswith(os.path.realpath(root) + os.sep) else None
         return None

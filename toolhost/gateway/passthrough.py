@@ -1,0 +1,218 @@
+"""An upstream's resources, resource templates and prompts, offered as the imported server's.
+
+They are listed once when the upstream is connected (like its tools) and read or rendered by
+the upstream on each request; what comes back is checked for shape and size. They go through
+the same doors as a declared server's: ``resources/read`` meets the ``ReadMcpResourceTool``
+rules, the lists are paginated by toolhost, and several served servers keep prompt names
+apart (``<server>__<prompt>``). The upstream's own ``list_changed`` for them is not followed
+(docs/gateway.md).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import anyio
+
+from toolhost import regex
+from toolhost.backends.base import CallContext
+from toolhost.compile.content import Prompt, Resource, ServerContent
+from toolhost.compile.prompts import PromptError
+from toolhost.compile.resources import ResourceError
+from toolhost.excerpt import cut
+from toolhost.gateway.client import UpstreamConnection, UpstreamError
+
+__all__ = ["upstream_content"]
+
+log = logging.getLogger("toolhost.gateway")
+
+MAX_ITEMS = 10_000  # resources, templates or prompts taken from one upstream
+MAX_PAGES = 1000
+MAX_CONTENT_CHARS = 10_000_000  # of one resources/read or prompts/get answer
+_EXPRESSION = re.compile(r"\{([^{}]*)\}")
+
+
+def upstream_content(connection: UpstreamConnection, server: str) -> ServerContent:
+    """What the upstream offers besides tools (empty when it offers nothing, or listing it
+    failed: that is logged, and the tools are served all the same)."""
+    try:
+        caps = connection.run(_capabilities)
+        resources: list[Resource] = []
+        if caps["resources"]:
+            listed = connection.run(_every("list_resources", "resources"))
+            if listed:
+                resources.append(UpstreamResources(connection, server, tuple(listed)))
+            for template in connection.run(_every("list_resource_templates",
+                                                  "resource_templates")):
+                compiled = UpstreamTemplate.of(connection, template)
+                if compiled is not None:
+                    resources.append(compiled)
+        prompts: dict[str, Prompt] = {}
+        if caps["prompts"]:
+            for prompt in connection.run(_every("list_prompts", "prompts")):
+                name = prompt.get("name")
+                if isinstance(name, str) and name and name not in prompts:
+                    prompts[name] = UpstreamPrompt(connection, name, prompt)
+    except UpstreamError as exc:
+        log.warning("%s: its upstream's resources and prompts are not offered: %s", server,
+                    cut(str(exc), 300))
+        return ServerContent()
+    return ServerContent(tuple(resources), prompts)
+
+
+async def _capabilities(client: Any) -> dict[str, bool]:
+    caps = client.server_capabilities
+    return {"resources": caps.resources is not None, "prompts": caps.prompts is not None}
+
+
+def _every(method: str, key: str) -> Any:
+    """An operation listing every page of ``method`` (at most MAX_ITEMS entries)."""
+    async def operation(client: Any) -> list[dict[str, Any]]:
+        found: list[dict[str, Any]] = []
+        cursor: str | None = None
+        for _ in range(MAX_PAGES):
+            page = await getattr(client, method)(cursor=cursor, cache_mode="bypass")
+            found += [item.model_dump(mode="json", by_alias=True, exclude_none=True)
+                      for item in getattr(page, key)]
+            cursor = page.next_cursor
+            if not cursor or len(found) >= MAX_ITEMS:
+                break
+        return found[:MAX_ITEMS]
+    return operation
+
+
+async def _ask(connection: UpstreamConnection, operation: Any) -> Any:
+    """Run an operation on the upstream without blocking the event loop."""
+    return await anyio.to_thread.run_sync(connection.run, operation, abandon_on_cancel=True)
+
+
+async def _read(connection: UpstreamConnection, uri: str) -> list[dict[str, Any]]:
+    async def operation(client: Any) -> list[dict[str, Any]]:
+        result = await client.read_resource(uri)
+        return [c.model_dump(mode="json", by_alias=True, exclude_none=True)
+                for c in result.contents]
+
+    try:
+        contents: list[dict[str, Any]] = await _ask(connection, operation)
+    except UpstreamError as exc:
+        raise ResourceError(cut(str(exc), 500)) from None
+    size = sum(len(str(c.get("text") or c.get("blob") or "")) for c in contents)
+    if size > MAX_CONTENT_CHARS:
+        raise ResourceError(f"the upstream's answer for {cut(uri, 200)} is {size:,} "
+                            f"characters; the limit is {MAX_CONTENT_CHARS:,}")
+    return contents
+
+
+@dataclass(frozen=True)
+class UpstreamResources:
+    """The upstream's listed (static) resources, read through the upstream."""
+
+    connection: UpstreamConnection
+    server: str
+    entries: tuple[dict[str, Any], ...]
+    uris: frozenset[str] = field(default=frozenset())
+
+    def __post_init__(self) -> None:
+        uris = frozenset(str(e["uri"]) for e in self.entries if isinstance(e.get("uri"), str))
+        object.__setattr__(self, "uris", uris)
+
+    is_template = False
+
+    def descriptor(self) -> dict[str, Any]:
+        return {"upstream": self.server, "resources": list(self.entries)}
+
+    def listed(self) -> Iterator[dict[str, Any]]:
+        yield from (dict(e) for e in self.entries if isinstance(e.get("uri"), str))
+
+    def matches(self, uri: str) -> Mapping[str, str] | None:
+        return {} if uri in self.uris else None
+
+    async def read(self, uri: str, values: Mapping[str, str],
+                   ctx: CallContext) -> list[dict[str, Any]]:
+        return await _read(self.connection, uri)
+
+
+@dataclass(frozen=True)
+class UpstreamTemplate:
+    """One of the upstream's resource templates; a URI it matches is read by the upstream."""
+
+    connection: UpstreamConnection
+    entry: dict[str, Any]
+    pattern: regex.Pattern
+
+    is_template = True
+
+    @classmethod
+    def of(cls, connection: UpstreamConnection, entry: dict[str, Any]
+           ) -> UpstreamTemplate | None:
+        template = entry.get("uriTemplate")
+        if not isinstance(template, str) or not template or len(template) > 2000:
+            return None
+        # Each {expression} matches any text (RFC 6570 levels 1-4 all allowed), in RE2: a
+        # hostile template cannot make matching a long URI slow.
+        parts, last = [], 0
+        for found in _EXPRESSION.finditer(template):
+            parts.append(re.escape(template[last:found.start()]))
+            parts.append(".*" if found.group(1)[:1] in "+#/?&;." else "[^/?#]*")
+            last = found.end()
+        parts.append(re.escape(template[last:]))
+        try:
+            pattern = regex.compile("".join(parts))
+        except regex.RegexError:
+            return None
+        return cls(connection, entry, pattern)
+
+    def descriptor(self) -> dict[str, Any]:
+        return dict(self.entry)
+
+    def listed(self) -> Iterator[dict[str, Any]]:
+        return iter(())
+
+    def matches(self, uri: str) -> Mapping[str, str] | None:
+        return {} if self.pattern.fullmatch(uri) else None
+
+    async def read(self, uri: str, values: Mapping[str, str],
+                   ctx: CallContext) -> list[dict[str, Any]]:
+        return await _read(self.connection, uri)
+
+
+@dataclass(frozen=True)
+class UpstreamPrompt:
+    """One of the upstream's prompts, rendered by the upstream."""
+
+    connection: UpstreamConnection
+    name: str  # as listed here (``<server>__<prompt>`` when several servers are served)
+    entry: dict[str, Any]
+
+    def descriptor(self) -> dict[str, Any]:
+        return {**self.entry, "name": self.name}
+
+    def renamed(self, name: str) -> UpstreamPrompt:
+        return replace(self, name=name)
+
+    async def get(self, arguments: Any, ctx: CallContext) -> dict[str, Any]:
+        if arguments is None:
+            arguments = {}
+        if not isinstance(arguments, Mapping) or not all(
+                isinstance(k, str) and isinstance(v, str) for k, v in arguments.items()):
+            raise PromptError("'arguments' must be an object of strings", invalid=True)
+        name, given = str(self.entry["name"]), dict(arguments)
+
+        async def operation(client: Any) -> dict[str, Any]:
+            result = await client.get_prompt(name, given)
+            return dict(result.model_dump(mode="json", by_alias=True, exclude_none=True))
+
+        try:
+            answer: dict[str, Any] = await _ask(self.connection, operation)
+        except UpstreamError as exc:
+            raise PromptError(cut(str(exc), 500)) from None
+        if len(str(answer)) > MAX_CONTENT_CHARS:
+            raise PromptError(f"the upstream's prompt {cut(name, 100)!r} is over "
+                              f"{MAX_CONTENT_CHARS:,} characters")
+        answer.pop("_meta", None)
+        answer.pop("resultType", None)
+        return answer
