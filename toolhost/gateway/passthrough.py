@@ -10,6 +10,7 @@ apart (``<server>__<prompt>``). The upstream's own ``list_changed`` for them is 
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 from collections.abc import Iterator, Mapping
@@ -32,6 +33,7 @@ log = logging.getLogger("toolhost.gateway")
 
 MAX_ITEMS = 10_000  # resources, templates or prompts taken from one upstream
 MAX_PAGES = 1000
+MAX_ENTRY_CHARS = 65_536  # of one listed resource, template or prompt (bigger ones are skipped)
 MAX_CONTENT_CHARS = 10_000_000  # of one resources/read or prompts/get answer
 _EXPRESSION = re.compile(r"\{([^{}]*)\}")
 
@@ -76,8 +78,10 @@ def _every(method: str, key: str) -> Any:
         cursor: str | None = None
         for _ in range(MAX_PAGES):
             page = await getattr(client, method)(cursor=cursor, cache_mode="bypass")
-            found += [item.model_dump(mode="json", by_alias=True, exclude_none=True)
-                      for item in getattr(page, key)]
+            for item in getattr(page, key):
+                entry = item.model_dump(mode="json", by_alias=True, exclude_none=True)
+                if len(json.dumps(entry)) <= MAX_ENTRY_CHARS:  # a listing, not a payload
+                    found.append(entry)
             cursor = page.next_cursor
             if not cursor or len(found) >= MAX_ITEMS:
                 break
