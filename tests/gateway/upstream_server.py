@@ -83,6 +83,11 @@ if os.environ.get("UPSTREAM_GROW"):
                  "DROP), then announce that the tool list changed")
 
 
+if os.environ.get("UPSTREAM_STDERR"):  # what upstreams write while starting
+    print("booting the upstream", file=sys.stderr)
+    print(f"warning: cache is cold for {os.environ['UPSTREAM_STDERR']}", file=sys.stderr,
+          flush=True)
+
 if os.environ.get("UPSTREAM_CONTENT"):  # resources, a template and a prompt to pass through
     @app.resource("notes://readme", name="readme", description="Read me first",
                   mime_type="text/markdown")

@@ -31,6 +31,7 @@ import anyio.from_thread
 from toolhost.excerpt import cut
 from toolhost.gateway.changes import ChangeWatch
 from toolhost.gateway.spec import UpstreamSpec
+from toolhost.gateway.stderr import StderrLog
 
 __all__ = ["UpstreamConnection", "UpstreamError"]
 
@@ -175,9 +176,12 @@ class UpstreamConnection:
                     again: bool) -> None:
         """The task that owns the client for the connection's whole life."""
         self._stop = anyio.Event()
+        errlog = StderrLog(self.server) if self.spec.command else None
         try:
-            async with _client(self.spec, self._watch.on_message) as client, \
+            async with _client(self.spec, self._watch.on_message, errlog) as client, \
                     anyio.create_task_group() as tasks:
+                if errlog is not None:
+                    errlog.spawned()
                 self._watch.attach(tasks)
                 tasks.start_soon(self._watch.listen, client)
                 self._client = client
@@ -191,11 +195,14 @@ class UpstreamConnection:
             if not ready.is_set():
                 failure.append(exc)
             elif not self._stop.is_set():
-                log.warning("upstream server '%s' closed the connection: %s", self.server,
-                            cut(_describe(exc), 300))
+                said = f" (its last words: {errlog.tail()})" if errlog and errlog.tail() else ""
+                log.warning("upstream server '%s' closed the connection: %s%s", self.server,
+                            cut(_describe(exc), 300), said)
             if isinstance(exc, anyio.get_cancelled_exc_class()):
                 raise
         finally:
+            if errlog is not None:
+                errlog.spawned()
             self._watch.detach()
             self._client = None
             ready.set()
@@ -255,7 +262,7 @@ class UpstreamConnection:
         return dict(result.model_dump(by_alias=True, exclude_none=True))
 
 
-def _client(spec: UpstreamSpec, on_message: Any) -> Any:
+def _client(spec: UpstreamSpec, on_message: Any, errlog: StderrLog | None) -> Any:
     """The mcp package's client for ``spec``, telling ``on_message`` what the server says
     unasked (imported here: configs without upstreams never load it)."""
     from mcp.client.client import Client
@@ -269,7 +276,10 @@ def _client(spec: UpstreamSpec, on_message: Any) -> Any:
                **dict(spec.env)}
         params = StdioServerParameters(command=spec.command[0], args=list(spec.command[1:]),
                                        env=env, cwd=spec.cwd)
-        return Client(params, message_handler=on_message)
+        from mcp.client.stdio import stdio_client
+
+        assert errlog is not None
+        return Client(stdio_client(params, errlog=errlog.file), message_handler=on_message)
     import httpx2
     from mcp.client.streamable_http import streamable_http_client
 

@@ -1,0 +1,47 @@
+"""An upstream's stderr goes into toolhost's log (levelled, secrets hidden, JSON when asked)
+instead of being written over it."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from .conftest import UPSTREAM
+
+
+def run_tools(tmp_path: Path, *flags: str, **env: str) -> subprocess.CompletedProcess[str]:
+    config = tmp_path / "gateway.yaml"
+    config.write_text(f"""\
+toolhost: 1
+servers:
+  notes:
+    mcp: {{command: [{sys.executable}, {UPSTREAM}, stdio],
+           env: {{UPSTREAM_STDERR: "${{NOTES_TOKEN}}"}}}}
+permissions: {{default: allow}}
+""")
+    return subprocess.run([sys.executable, "-m", "toolhost", *flags, "tools", str(config)],
+                          capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "NOTES_TOKEN": "tok-abcdef123456", **env})
+
+
+def test_lines_are_levelled_and_secrets_hidden(tmp_path: Path) -> None:
+    done = run_tools(tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "toolhost: WARNING: upstream notes: warning: cache is cold for ***" in done.stderr
+    assert "booting the upstream" not in done.stderr  # info: shown with -v
+    assert "tok-abcdef123456" not in done.stderr
+    verbose = run_tools(tmp_path, "-v")
+    assert "upstream notes: booting the upstream" in verbose.stderr
+
+
+def test_json_logs_stay_json(tmp_path: Path) -> None:
+    done = run_tools(tmp_path, "-v", TOOLHOST_LOG_FORMAT="json")
+    assert done.returncode == 0, done.stderr
+    records = [json.loads(line) for line in done.stderr.splitlines()]  # every line is JSON
+    upstream = [r for r in records if r["logger"] == "toolhost.upstream.notes"]
+    assert [(r["level"], r["message"]) for r in upstream] == [
+        ("info", "upstream notes: booting the upstream"),
+        ("warning", "upstream notes: warning: cache is cold for ***")]

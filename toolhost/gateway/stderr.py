@@ -1,0 +1,67 @@
+"""An upstream's stderr, captured into toolhost's log instead of written over it.
+
+A stdio upstream writes whatever it likes to stderr. Passed through, that text would break a
+``TOOLHOST_LOG_FORMAT=json`` stream, skip secret redaction and land in the middle of ``toolhost
+run``'s transcript. So the process gets a pipe; a thread reads it line by line into the logger
+``toolhost.upstream.<server>``: a line that starts like an error or a warning at that level,
+the rest at ``info`` (shown with ``-v``). The last lines are kept, so the warning that the
+upstream went away can say what it said last.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import re
+import threading
+from collections import deque
+from typing import TextIO
+
+from toolhost.excerpt import cut
+
+__all__ = ["StderrLog"]
+
+MAX_LINE = 4096  # bytes of one line (a longer one is cut)
+KEPT = 20  # last lines kept for the "went away" warning
+_LEVEL = re.compile(rb"^\W*(?:(error|fatal|critical|traceback)|(warn))", re.IGNORECASE)
+
+
+class StderrLog:
+    """A pipe for one upstream process's stderr, read into the log by a daemon thread."""
+
+    def __init__(self, server: str) -> None:
+        self.server = server
+        self.log = logging.getLogger(f"toolhost.upstream.{server}")
+        self.last: deque[str] = deque(maxlen=KEPT)
+        read, write = os.pipe()
+        self.file: TextIO = os.fdopen(write, "w")  # the child's stderr (errlog)
+        self._reader = os.fdopen(read, "rb")
+        threading.Thread(target=self._pump, name=f"upstream-stderr-{server}",
+                         daemon=True).start()
+
+    def spawned(self) -> None:
+        """The child holds its own copy now (or never will): close ours, so the reader sees
+        the end when the process (and whatever it started) is gone."""
+        with contextlib.suppress(OSError):
+            self.file.close()
+
+    def tail(self) -> str:
+        """The last lines it wrote, one string (empty if none)."""
+        return " | ".join(self.last)
+
+    def _pump(self) -> None:
+        with self._reader:
+            while True:
+                line = self._reader.readline(MAX_LINE)
+                if not line:
+                    return
+                text = line.rstrip(b"\r\n")
+                if not text.strip():
+                    continue
+                found = _LEVEL.match(text)
+                level = logging.INFO if found is None else (
+                    logging.ERROR if found.group(1) else logging.WARNING)
+                decoded = text.decode("utf-8", errors="replace")
+                self.last.append(cut(decoded, 300))
+                self.log.log(level, "upstream %s: %s", self.server, decoded)
