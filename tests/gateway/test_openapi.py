@@ -281,3 +281,27 @@ def test_an_unresolved_server_url_needs_a_base_url(tmp_path: Path,
                 "servers: [{url: 'http://{{host}}/v1'}]\npaths: {}\n")
     config = write(tmp_path, service, "    openapi: {spec: pets.yaml}\n", document=document)
     assert any("no absolute base URL for 'pets'" in p for p in problems_of(config))
+
+
+def test_a_string_names_the_document_and_names_without_operation_ids_are_clean(
+        tmp_path: Path, service: PetService, monkeypatch: pytest.MonkeyPatch) -> None:
+    document = f"""\
+openapi: 3.1.0
+info: {{title: t, version: '1'}}
+servers: [{{url: "http://127.0.0.1:{service.port}/v1"}}]
+paths:
+  /pets/{{petId}}/toys:
+    get:
+      parameters: [{{name: petId, in: path, required: true, schema: {{type: [string, "null"]}}}}]
+      responses: {{'200': {{description: ok}}}}
+  /pets:
+    post:
+      operationId: new__pet
+      requestBody:
+        content: {{application/json: {{schema: {{allOf: [{{type: object}}]}}}}}}
+      responses: {{'200': {{description: ok}}}}
+"""
+    config = write(tmp_path, service, "    openapi: pets.yaml\n", document=document)
+    monkeypatch.setitem(sys.modules, "openapi_spec_validator", None)  # not installed
+    tools = load(config).servers["pets"].tools
+    assert sorted(tools) == ["get_pets_petId_toys", "new_pet"]  # never '__' (ambiguous)

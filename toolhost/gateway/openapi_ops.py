@@ -180,8 +180,9 @@ def plan_tool(doc: OpenApiDoc, op: Operation, converter: SchemaConverter) -> Pla
 def tool_name(op: Operation) -> str:
     """A tool name from the operationId, else from the method and path."""
     raw = op.operation_id or f"{op.method.lower()}_{op.path}"
-    name = _TOOL_NAME.sub("_", raw).strip("_") or op.method.lower()
-    return name[:64]
+    # one '_' at a time: '__' in a tool name would make its wire name ambiguous
+    name = re.sub("_{2,}", "_", _TOOL_NAME.sub("_", raw)).strip("_") or op.method.lower()
+    return name[:64].rstrip("_")
 
 
 def _body(doc: OpenApiDoc, op: Operation, plan: Plan, converter: SchemaConverter) -> str:

@@ -55,7 +55,10 @@ def build_openapi(check: Checker, data: Mapping[str, Any], path: Path, server: s
     """Read the document ``data["openapi"]`` names and build one tool per chosen operation."""
     here = (*path, "openapi")
     check.known_keys(data, path, OPENAPI_SERVER_KEYS)
-    block = check.mapping(data["openapi"], here)
+    raw = data["openapi"]
+    if isinstance(raw, str):  # openapi: ./api.yaml, or openapi: https://.../openapi.json
+        raw = {"url" if raw.startswith(("http://", "https://")) else "spec": raw}
+    block = check.mapping(raw, here)
     if block is None:
         return OpenApiServer(defaults=defaults)
     check.known_keys(block, here, OPENAPI_KEYS)
