@@ -305,3 +305,28 @@ paths:
     monkeypatch.setitem(sys.modules, "openapi_spec_validator", None)  # not installed
     tools = load(config).servers["pets"].tools
     assert sorted(tools) == ["get_pets_petId_toys", "new_pet"]  # never '__' (ambiguous)
+
+
+def test_a_document_from_a_url_is_pinned_by_the_lock(tmp_path: Path, service: PetService,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    from toolhost.commands.lock import write_for
+
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("TOOLHOST_CACHE", str(cache))
+    server = f"    openapi: 'http://127.0.0.1:{service.port}/openapi.yaml'\n"
+    config = write(tmp_path, service, server, extra="permissions: {default: allow}\n")
+    assert any(line.startswith("+ openapi:pets sha256:") for line in write_for(str(config)))
+    locked = json.loads((tmp_path / "toolhost.lock").read_text())["sources"]["openapi:pets"]
+    assert locked["digest"].startswith("sha256:")
+    assert "listPets" in load(config).servers["pets"].tools  # as locked: fine
+    [cached] = (cache / "openapi").iterdir()
+    cached.write_text(cached.read_text().replace("List the pets", "Delete every pet"))
+    assert any("openapi:pets changed since toolhost.lock" in p for p in problems_of(config))
+    assert write_for(str(config))[0].startswith("~ openapi:pets")  # reviewed: accepted
+    assert load(config).servers["pets"].tools["listPets"].description == "Delete every pet"
+
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "toolhost.lock").write_text('{"toolhost_lock": 1, "sources": {}, "plugins": {}}')
+    moved = write(other, service, server)
+    assert any("openapi:pets is not in toolhost.lock" in p for p in problems_of(moved))

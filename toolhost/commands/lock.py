@@ -18,7 +18,8 @@ Resolve everything CONFIG pulls in from elsewhere and write it to the lock file 
 resolved to and a SHA-256 of every file used; for each `pkg:` fragment the package version
 and file hashes; the installed version of every plugin the config enables; for every
 imported MCP server (`mcp:`), the definition of each imported tool (name, description,
-schemas, annotations), so an upstream that changes a tool after review is caught.
+schemas, annotations), so an upstream that changes a tool after review is caught; for
+every OpenAPI document fetched from a URL (`openapi: {url: ...}`), a SHA-256 of it.
 
 While a lock exists, every load (run, serve, validate, tools, ...) resolves the same things
 again and refuses any difference with a diff: a tag moved upstream, a cached file edited on

@@ -31,6 +31,7 @@ from toolhost.config.tree import Doc, Mark, Origins
 from toolhost.errors import ConfigError, PluginError, Problem
 from toolhost.excerpt import cut
 from toolhost.lockfile import LockGuard, lock_path, read_lock
+from toolhost.lockfile.guard import guarding
 from toolhost.redaction import remember
 
 __all__ = ["FORMAT_VERSION", "TOP_KEYS", "load_config", "load_merged", "plugin_versions",
@@ -62,7 +63,8 @@ def load_config(path: str | os.PathLike[str], *, kinds: Mapping[str, BackendKind
     guard = lock if lock is not None else _guard_beside(path)
     merged, secrets, read = load_merged(path, environ=env, layers=layers, problems=problems,
                                         guard=guard, fragment=fragment)
-    config, activation = _build(merged, secrets, kinds, problems, read)
+    with guarding(guard):  # documents pulled while building (OpenAPI URLs) are locked too
+        config, activation = _build(merged, secrets, kinds, problems, read)
     guard.check_plugins(plugin_versions(config), {p.name: p.origin for p in config.plugins})
     problems.extend(guard.problems)
     if problems:

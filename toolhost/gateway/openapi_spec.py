@@ -62,7 +62,7 @@ def build_openapi(check: Checker, data: Mapping[str, Any], path: Path, server: s
     if block is None:
         return OpenApiServer(defaults=defaults)
     check.known_keys(block, here, OPENAPI_KEYS)
-    doc = _document(check, block, here)
+    doc = _document(check, block, here, server)
     if doc is None:
         return OpenApiServer(defaults=defaults)
     base = defaults.base_url or _server_url(doc)
@@ -97,7 +97,8 @@ def build_openapi(check: Checker, data: Mapping[str, Any], path: Path, server: s
     return out
 
 
-def _document(check: Checker, block: Mapping[str, Any], here: Path) -> OpenApiDoc | None:
+def _document(check: Checker, block: Mapping[str, Any], here: Path, server: str
+              ) -> OpenApiDoc | None:
     if ("spec" in block) == ("url" in block):
         check.problem(here, "an OpenAPI server names its document with 'spec' (a file) or "
                       "'url'", "e.g. openapi: {spec: ./openapi.yaml}")
@@ -118,6 +119,13 @@ def _document(check: Checker, block: Mapping[str, Any], here: Path) -> OpenApiDo
         if fetched is None:
             return None
         file = fetched
+        from pathlib import Path as FilePath
+
+        from toolhost.lockfile.guard import current_guard
+
+        guard = current_guard()
+        if guard is not None:  # pulled from elsewhere: pinned like any pulled source
+            guard.document(f"openapi:{server}", FilePath(file), origin)
     return read_document(file, check.problems, source_url=source)
 
 

@@ -8,8 +8,11 @@ reached by a relative ``extends`` from inside a repository counts as that reposi
 
 from __future__ import annotations
 
+import contextlib
 import importlib.metadata as md
 import logging
+from collections.abc import Iterator
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,7 +22,7 @@ from toolhost.errors import ConfigError, Problem
 from toolhost.lockfile import drift
 from toolhost.lockfile.model import Lock, LockedFile, file_digest
 
-__all__ = ["LockGuard", "Pulled"]
+__all__ = ["LockGuard", "Pulled", "current_guard", "guarding"]
 
 log = logging.getLogger("toolhost.lock")
 
@@ -35,6 +38,24 @@ class Pulled:
     url: str = ""  # repos only
     rev: str = ""
     files: dict[str, str] = field(default_factory=dict)
+
+
+_CURRENT: ContextVar[LockGuard | None] = ContextVar("toolhost_lock_guard", default=None)
+
+
+@contextlib.contextmanager
+def guarding(guard: LockGuard) -> Iterator[None]:
+    """Make ``guard`` the one ``current_guard`` returns while a config is being built."""
+    token = _CURRENT.set(guard)
+    try:
+        yield
+    finally:
+        _CURRENT.reset(token)
+
+
+def current_guard() -> LockGuard | None:
+    """The guard of the load in progress (documents pulled while building report to it)."""
+    return _CURRENT.get()
 
 
 class LockGuard:
@@ -60,6 +81,27 @@ class LockGuard:
             digest = self._check(source, rel, target, digest, origin)
         source.files[rel] = digest
         return target
+
+    def document(self, key: str, path: Path, origin: Origin) -> None:
+        """A document a server is generated from and that came from elsewhere (an OpenAPI
+        document fetched from a URL): recorded under ``key`` with its digest and, when there
+        is a lock, refused unless it is the locked one."""
+        digest = file_digest(path)
+        if self.verify:
+            assert self.lock is not None
+            locked = self.lock.sources.get(key)
+            name = self.lock_file.name
+            if locked is None:
+                self.problems.append(origin.problem(
+                    f"{key} is not in {name}",
+                    hint="review the document, then pin it with `toolhost lock CONFIG`"))
+            elif locked.pin != digest:
+                self.problems.append(origin.problem(
+                    f"{key} changed since {name} ({locked.pin[:19]}… locked, {digest[:19]}… "
+                    f"found at {path})", hint="review the document's changes, then accept "
+                    "them with `toolhost lock CONFIG`"))
+        # the root is the file itself: no other file counts as part of this source
+        self.sources[key] = Pulled(key, digest, path, origin, files={path.name: digest})
 
     def to_lock(self, plugins: dict[str, str]) -> Lock:
         """The lock that pins exactly what this load pulled in."""

@@ -41,8 +41,8 @@ MAX_LOCK_BYTES = 4 * 1024 * 1024  # a lock lists files and versions; megabytes m
 class LockedFile:
     """One source the config pulled in: a repo at a rev, or an installed package."""
 
-    key: str  # "repo:URL@REV" or "pkg:NAME"
-    pin: str  # the commit a repo's rev resolved to, or the package's version
+    key: str  # "repo:URL@REV", "pkg:NAME" or "openapi:SERVER"
+    pin: str  # the commit a repo's rev resolved to, the package's version, a document's digest
     files: Mapping[str, str] = field(default_factory=dict)  # relative path -> "sha256:..."
 
 
@@ -71,6 +71,8 @@ class Lock:
 
 
 def _pin_name(key: str) -> str:
+    if key.startswith("openapi:"):
+        return "digest"
     return "commit" if key.startswith("repo:") else "version"
 
 
