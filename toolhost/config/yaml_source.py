@@ -9,6 +9,7 @@ are errors, merge keys (``<<: *base``) work, and tags other than the plain JSON-
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import yaml
@@ -52,8 +53,22 @@ def _syntax_hint(exc: yaml.MarkedYAMLError, text: str) -> str:
     return ""
 
 
+_LINE_BREAKS = re.compile("[\x85\u2028\u2029]")
+_BREAK_NAMES = {"\x85": "U+0085 (NEL)", "\u2028": "U+2028 (LINE SEPARATOR)",
+                "\u2029": "U+2029 (PARAGRAPH SEPARATOR)"}
+
+
 def parse_yaml(text: str, file: str, layer: str, problems: list[Problem]) -> Doc | None:
     """Parse ``text``; on a syntax error append a Problem and return None."""
+    odd = _LINE_BREAKS.search(text)
+    if odd is not None:  # YAML 1.1 reads these as line breaks: a string would silently change
+        line = text.count("\n", 0, odd.start()) + 1
+        column = odd.start() - (text.rfind("\n", 0, odd.start()) + 1) + 1
+        problems.append(Problem(
+            f"invalid YAML: {_BREAK_NAMES[odd.group()]} is read as a line break, so the "
+            "text around it would change", file, line, column,
+            hint="write it escaped inside double quotes (\\N, \\L, \\P) or remove it"))
+        return None
     try:
         bounded = _prescan(text, file)
         if isinstance(bounded, Problem):
