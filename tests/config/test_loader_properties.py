@@ -76,6 +76,7 @@ def _same(a: Any, b: Any) -> bool:
 @given(st.dictionaries(_KEY, _DATA, max_size=5))
 @example({"0": "\x85"})  # found by Hypothesis: YAML 1.1 reads a raw NEL as a line break
 @example({"k": "a\u2028b"})
+@example({"0": 5e-324, "1": 1e22, "2": -2.5e-7})  # found by Hypothesis: YAML 1.1 read "1e+22"
 def test_json_written_as_yaml_loads_back_the_same(data: dict[str, Any]) -> None:
     text = json.dumps(data, ensure_ascii=False)  # JSON is YAML (flow style)
     problems: list[Problem] = []

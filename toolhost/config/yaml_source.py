@@ -30,9 +30,20 @@ from toolhost.excerpt import cut
 __all__ = ["parse_yaml"]
 
 try:  # libyaml is ~10x faster on big files; the pure-Python loader gives the same nodes
-    _Loader: Any = yaml.CSafeLoader
+    _Base: Any = yaml.CSafeLoader
 except AttributeError:  # pragma: no cover
-    _Loader = yaml.SafeLoader
+    _Base = yaml.SafeLoader
+
+
+class _Loader(_Base):  # type: ignore[misc]
+    """YAML 1.1's resolvers, and JSON's numbers that YAML 1.1 would read as strings: an
+    exponent without a dot or without a sign (``1e5``, ``1.0e5``, ``5e-324``, ``1e+22``)."""
+
+
+_Loader.add_implicit_resolver(
+    "tag:yaml.org,2002:float",
+    re.compile(r"^[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9_]+)[eE][-+]?[0-9]+$"),
+    list("-+0123456789."))
 
 _T = "tag:yaml.org,2002:"
 _PLAIN_TAGS = {_T + "str", _T + "int", _T + "float", _T + "bool", _T + "null"}
@@ -136,7 +147,7 @@ def _prescan(text: str, file: str) -> Problem | None:
         # libyaml 0.2.6 (PyYAML 6.0.4's wheels) stops at 1,000 levels while scanning ahead,
         # before the events reach our limit: walk again with the pure-Python parser (no
         # limit of its own, no recursion) so the problem names our limit and its place.
-        if "nesting depth" not in str(exc) or _Loader is yaml.SafeLoader:
+        if "nesting depth" not in str(exc) or _Base is yaml.SafeLoader:
             raise
         return _scan(text, file, yaml.SafeLoader)
 
