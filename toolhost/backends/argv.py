@@ -18,12 +18,12 @@ The rules (docs/backends.md states them for users):
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from jinja2 import nodes
-from jinja2.environment import Template
 
 from toolhost.backends import templating
 from toolhost.excerpt import cut
@@ -66,7 +66,7 @@ class Element:
 
     key: str  # ".argv[3]" or ".argv[3].argv[1]"
     source: str = ""
-    template: Template | None = None
+    template: templating.AnyTemplate | None = None
     outputs: frozenset[str] = frozenset()  # names printed as values ({{ name }})
     literal_only: bool = True  # prints no value: dropped when it renders empty
     literal_prefix: str = ""  # the literal text the argument always starts with
@@ -157,8 +157,11 @@ class ArgvPlan:
             "put a literal '--' before this argument, or list the param in allow_dash)")
 
 
+@functools.lru_cache(maxsize=8192)
 def _analyse(source: str) -> tuple[frozenset[str], bool, str]:
     """(names printed as values, prints no value, literal prefix) of one template."""
+    if templating.is_literal(source):
+        return frozenset(), True, source
     tree = templating.ENV.parse(source)
     outputs: set[str] = set()
     literal_only = True

@@ -56,7 +56,8 @@ _BASE_ENV_KEYS = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "SYSTEMROOT")
 
 def base_env() -> dict[str, str]:
     """The minimal environment every command starts from."""
-    env = {k: os.environ[k] for k in _BASE_ENV_KEYS if k in os.environ}
+    environ = os.environ
+    env = {k: environ[k] for k in _BASE_ENV_KEYS if k in environ}
     env.setdefault("PATH", os.defpath)
     return env
 

@@ -74,9 +74,32 @@ _SINGLE_VAR = re.compile(r"^\{\{-?\s*([A-Za-z_][A-Za-z0-9_]*)\s*-?\}\}$")
 # Templates are parsed once per distinct source: the tools of a big config repeat the same
 # argv elements, and compiling one costs about a millisecond. A Template renders without
 # side effects, so tools can share it.
+class LiteralTemplate:
+    """Text with no template syntax: renders as itself, with no parse or compile (most argv
+    elements of a big config are literals, and compiling each costs about a millisecond)."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def render(self, *args: Any, **kwargs: Any) -> str:
+        return self.text
+
+
+AnyTemplate = Template | LiteralTemplate
+
+
+def is_literal(source: str) -> bool:
+    """No ``{{``, ``{%`` or ``{#``, and no ``\r`` (which jinja2 would turn into ``\n``)."""
+    return not any(mark in source for mark in ("{{", "{%", "{#", "\r"))
+
+
 @lru_cache(maxsize=8192)
-def compile_template(source: str) -> Template:
+def compile_template(source: str) -> AnyTemplate:
     """Parse ``source`` once; raises ``jinja2.TemplateSyntaxError`` on bad syntax."""
+    if is_literal(source):
+        return LiteralTemplate(source)
     return ENV.from_string(source)
 
 
@@ -103,6 +126,8 @@ def placeholders(sources: Iterable[str], *, url: bool = False) -> set[str]:
 def _placeholders(source: str, url: bool) -> frozenset[str]:
     env = URL_ENV if url else ENV
     text = url_source(source) if url else source
+    if is_literal(text):
+        return frozenset()
     return frozenset(meta.find_undeclared_variables(env.parse(text)))
 
 

@@ -12,7 +12,7 @@ from toolhost.config.content_model import PromptConfig
 from toolhost.excerpt import cut
 
 if TYPE_CHECKING:
-    from jinja2 import Template
+    from toolhost.backends.templating import AnyTemplate
 
 __all__ = ["MAX_ARGUMENT_CHARS", "CompiledPrompt", "PromptError"]
 
@@ -30,7 +30,7 @@ class PromptError(Exception):
 @dataclass(frozen=True)
 class CompiledPrompt:
     config: PromptConfig
-    templates: tuple[tuple[str, Template], ...] = ()  # (role, template)
+    templates: tuple[tuple[str, AnyTemplate], ...] = ()  # (role, template)
     tool: CompiledTool | None = None  # a python prompt
     # declared arguments, or those of the function's signature: (name, description, required)
     arguments: tuple[tuple[str, str | None, bool], ...] = ()

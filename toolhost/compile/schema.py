@@ -12,6 +12,7 @@ the Claude API accepts (``^[a-zA-Z0-9_.-]{1,64}$``) and give every array an ``it
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Iterator, Mapping
@@ -121,6 +122,19 @@ def _metaschema_problem(schema: Mapping[str, Any]) -> tuple[str, str] | None:
 
 def schema_problems(schema: Mapping[str, Any], *, what: str = "inputSchema") -> list[str]:
     """Everything wrong with ``schema``, as messages; empty when it is fine."""
+    try:  # the tools of a big config repeat a few schemas: each is checked once
+        key = json.dumps(schema, sort_keys=True, allow_nan=False)
+    except (TypeError, ValueError, RecursionError):
+        return _schema_problems(schema, what)
+    return list(_checked(key, what))
+
+
+@functools.lru_cache(maxsize=4096)
+def _checked(key: str, what: str) -> tuple[str, ...]:
+    return tuple(_schema_problems(json.loads(key), what))
+
+
+def _schema_problems(schema: Mapping[str, Any], what: str) -> list[str]:
     found = _metaschema_problem(schema)
     if found is not None:
         return [f"{what} is not a valid JSON Schema at {found[0] or '(root)'}: {found[1]}"]
