@@ -34,6 +34,7 @@ test: lint
 
 bench: install
 	for b in bench/bench_*.py; do $(PY) $$b || exit 1; done
+	$(PY) bench/bench_control_session.py --subject can_use_tool
 
 e2e-cli-latest: install
 	npm install --silent --no-audit --no-fund --prefix $(CLI_DIR)/latest @anthropic-ai/claude-code@latest
