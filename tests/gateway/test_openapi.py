@@ -330,3 +330,22 @@ def test_a_document_from_a_url_is_pinned_by_the_lock(tmp_path: Path, service: Pe
     (other / "toolhost.lock").write_text('{"toolhost_lock": 1, "sources": {}, "plugins": {}}')
     moved = write(other, service, server)
     assert any("openapi:pets is not in toolhost.lock" in p for p in problems_of(moved))
+
+
+def test_a_default_named_by_the_document_s_name_makes_the_parameter_optional(
+        tmp_path: Path, service: PetService) -> None:
+    document = f"""\
+openapi: 3.1.0
+info: {{title: t, version: '1'}}
+servers: [{{url: "http://127.0.0.1:{service.port}/v1"}}]
+paths:
+  /pets:
+    get:
+      operationId: find
+      parameters: [{{name: "pet-kind", in: query, required: true, schema: {{type: string}}}}]
+      responses: {{'200': {{description: ok}}}}
+"""
+    server = "    openapi: {spec: pets.yaml}\n    tools: {find: {defaults: {pet-kind: cat}}}\n"
+    tool = load(write(tmp_path, service, server, document=document)).servers["pets"].tools["find"]
+    assert tool.input_schema is not None and "required" not in tool.input_schema
+    assert tool.input_schema["properties"]["pet_kind"]["default"] == "cat"

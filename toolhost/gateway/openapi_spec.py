@@ -233,6 +233,7 @@ def _tool(check: Checker, path: Path, server: str, doc: OpenApiDoc, op: Operatio
             continue
         fixed[arg] = value
         plan.properties.pop(arg, None)
+    defaulted: set[str] = set()
     for key, value in reshape.defaults.items():
         arg = _argument(plan, key)
         if arg is None or arg in fixed:
@@ -240,6 +241,7 @@ def _tool(check: Checker, path: Path, server: str, doc: OpenApiDoc, op: Operatio
                           f"{key!r}", "its arguments: " + ", ".join(plan.properties))
             continue
         plan.properties[arg] = {**plan.properties[arg], "default": value}
+        defaulted.add(arg)
     for key, tighter in reshape.params.items():
         arg = _argument(plan, key)
         if arg is None or arg in fixed:
@@ -247,7 +249,7 @@ def _tool(check: Checker, path: Path, server: str, doc: OpenApiDoc, op: Operatio
                           f"{key!r}", "its arguments: " + ", ".join(plan.properties))
             continue
         plan.properties[arg] = {**plan.properties[arg], **tighter}
-    plan.required = [r for r in plan.required if r not in fixed and r not in reshape.defaults]
+    plan.required = [r for r in plan.required if r not in fixed and r not in defaulted]
     annotations = {**plan.annotations, **reshape.annotations}
     origin = reshape.origin if reshape.origin.line else \
         mark_for(doc.marks, op.where, doc.file).origin(op.where)
