@@ -173,21 +173,10 @@ async def host_toolhost_permissions(receive: Any, send: Any,
 
 async def host_floor_permissions(receive: Any, send: Any,
                                  done: Callable[[], Awaitable[None]]) -> None:
-    import anyio
+    def allow(msg: dict[str, Any]) -> dict[str, Any]:
+        return {"behavior": "allow", "updatedInput": msg["request"]["input"]}
 
-    from toolhost.protocol import LineReader
-
-    reader = LineReader(receive, 1 << 24)
-    while True:
-        try:
-            line = await reader.receive_line()
-        except anyio.EndOfStream:
-            return
-        msg = json.loads(line)
-        answer = {"type": "control_response", "response": {
-            "subtype": "success", "request_id": msg["request_id"],
-            "response": {"behavior": "allow", "updatedInput": msg["request"]["input"]}}}
-        await send.send((json.dumps(answer) + "\n").encode())
+    await _floor(receive, send, allow)
 
 
 async def host_official_permissions(receive: Any, send: Any,
@@ -221,6 +210,22 @@ async def host_toolhost(receive: Any, send: Any, done: Callable[[], Awaitable[No
 
 
 async def host_floor(receive: Any, send: Any, done: Callable[[], Awaitable[None]]) -> None:
+    def greet(msg: dict[str, Any]) -> dict[str, Any]:
+        request = msg["request"]["message"]
+        if request.get("method") == "tools/call":
+            result: dict[str, Any] = {"content": [{"type": "text", "text":
+                                      f"Hello, {request['params']['arguments']['name']}!"}],
+                                      "isError": False}
+        else:
+            result = {}
+        return {"mcp_response": {"jsonrpc": "2.0", "id": request.get("id"), "result": result}}
+
+    await _floor(receive, send, greet)
+
+
+async def _floor(receive: Any, send: Any,
+                 respond: Callable[[dict[str, Any]], dict[str, Any]]) -> None:
+    """The hand-written floor: read a line, parse it, answer ``respond(message)``, write."""
     import anyio
 
     from toolhost.protocol import LineReader
@@ -232,17 +237,8 @@ async def host_floor(receive: Any, send: Any, done: Callable[[], Awaitable[None]
         except anyio.EndOfStream:
             return
         msg = json.loads(line)
-        request = msg["request"]["message"]
-        if request.get("method") == "tools/call":
-            result: dict[str, Any] = {"content": [{"type": "text", "text":
-                                      f"Hello, {request['params']['arguments']['name']}!"}],
-                                      "isError": False}
-        else:
-            result = {}
         answer = {"type": "control_response", "response": {
-            "subtype": "success", "request_id": msg["request_id"],
-            "response": {"mcp_response": {"jsonrpc": "2.0", "id": request.get("id"),
-                                          "result": result}}}}
+            "subtype": "success", "request_id": msg["request_id"], "response": respond(msg)}}
         await send.send((json.dumps(answer) + "\n").encode())
 
 

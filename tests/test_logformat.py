@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import json
+import logging
 import os
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
+
+from toolhost.logformat import line_level
 
 
 def test_json_log_lines_are_objects_and_scrubbed(tmp_path: Path) -> None:
@@ -33,3 +38,12 @@ def test_the_default_stays_text() -> None:
 
     assert not isinstance(log_format({}), JsonFormatter)
     assert isinstance(log_format({"TOOLHOST_LOG_FORMAT": " JSON "}), JsonFormatter)
+
+
+@pytest.mark.parametrize(("line", "level"), [
+    ("error: disk full", logging.ERROR), ("FATAL boom", logging.ERROR),
+    ("Traceback (most recent call last):", logging.ERROR), ("  warning: slow", logging.WARNING),
+    ("WARN cache cold", logging.WARNING), ("debug: x=1", logging.DEBUG),
+    ("errors are counted", logging.INFO), ("compiling", logging.INFO), ("", logging.INFO)])
+def test_the_first_word_of_another_program_s_line_names_its_level(line: str, level: int) -> None:
+    assert line_level(line) == level

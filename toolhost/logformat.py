@@ -9,12 +9,25 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from datetime import datetime, timezone
 
-__all__ = ["ENV", "JsonFormatter", "log_format"]
+__all__ = ["ENV", "JsonFormatter", "line_level", "log_format"]
 
 ENV = "TOOLHOST_LOG_FORMAT"
 TEXT_FORMAT = "toolhost: %(levelname)s: %(message)s"
+_LINE_LEVEL = re.compile(r"^\W*(?:(error|fatal|critical|traceback)|(warn(?:ing)?)|(debug))\b",
+                         re.IGNORECASE)
+
+
+def line_level(text: str) -> int:
+    """The logging level a line another program wrote names by its first word (``error:``,
+    ``fatal``, ``Traceback``, ``warning:``, ``debug:``); ``INFO`` for any other line."""
+    found = _LINE_LEVEL.match(text)
+    if found is None:
+        return logging.INFO
+    return logging.ERROR if found.group(1) else logging.WARNING if found.group(2) \
+        else logging.DEBUG
 
 
 class JsonFormatter(logging.Formatter):

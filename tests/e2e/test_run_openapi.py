@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from ..gateway.openapi_service import PetService
+from ..gateway.openapi_service import PetService, governed_config
 from .conftest import TOOLHOST
 
 pytestmark = pytest.mark.e2e
@@ -33,23 +33,7 @@ turns:
 def test_cli_calls_a_governed_openapi_operation(cli: str, tmp_path: Path,
                                                 scenario: Callable[[str], Path]) -> None:
     with PetService() as service:
-        (tmp_path / "pets.yaml").write_text(service.document())
-        config = tmp_path / "toolhost.yaml"
-        config.write_text("""\
-toolhost: 1
-servers:
-  pets:
-    openapi: {spec: pets.yaml, security: {bearerAuth: "${PETS_TOKEN}"}}
-    include: ["tag:pets"]
-    tools:
-      listPets: {name: list_pets, fixed: {dry_run: true}}
-permissions:
-  allow: [mcp__pets]
-  deny:
-    - tool: mcp__pets__showPetById
-      when: {petId: {regex: "(?i)admin.*"}}
-      message: Not the admin pet.
-""")
+        config = governed_config(tmp_path, service)
         env = {**os.environ, "TOOLHOST_CLI": cli, "PETS_TOKEN": "tok-e2e-0123456789",
                "TOOLHOST_CACHE": str(tmp_path / "cache")}
         done = subprocess.run([str(TOOLHOST), "run", str(config), "--script",

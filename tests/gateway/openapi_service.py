@@ -2,6 +2,7 @@
 
     with PetService() as service:      # listens on 127.0.0.1, a free port
         service.url, service.requests  # what arrived: method, path, query, headers, body
+        governed_config(tmp_path, service)  # a config importing it behind a rule
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 import json
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from types import TracebackType
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
@@ -127,3 +129,30 @@ class PetService:
                  tb: TracebackType | None) -> None:
         self._server.shutdown()
         self._server.server_close()
+
+
+GOVERNED = """\
+toolhost: 1
+servers:
+  pets:
+    openapi: {spec: pets.yaml, security: {bearerAuth: "${PETS_TOKEN}"}}
+    exclude: ["tag:admin"]
+    tools:
+      listPets: {name: list_pets, fixed: {dry_run: true}}
+permissions:
+  default: allow
+  deny:
+    - tool: mcp__pets__showPetById
+      when: {petId: {regex: "(?i)admin.*"}}
+      message: Not the admin pet.
+"""
+
+
+def governed_config(directory: Path, service: PetService) -> Path:
+    """The service's document beside a config that imports it: the admin operations left
+    out, ``dry_run`` fixed, the admin pet denied by a rule, a bearer token from
+    ``$PETS_TOKEN``."""
+    (directory / "pets.yaml").write_text(service.document())
+    config = directory / "toolhost.yaml"
+    config.write_text(GOVERNED)
+    return config

@@ -349,3 +349,38 @@ paths:
     tool = load(write(tmp_path, service, server, document=document)).servers["pets"].tools["find"]
     assert tool.input_schema is not None and "required" not in tool.input_schema
     assert tool.input_schema["properties"]["pet_kind"]["default"] == "cat"
+
+
+def test_a_document_that_dribbles_in_is_given_up_whole(tmp_path: Path, service: PetService,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    import socket
+    import threading
+    import time
+
+    import toolhost.gateway.openapi_doc as openapi_doc
+
+    monkeypatch.setattr(openapi_doc, "FETCH_TIMEOUT", 1.0)
+    listener = socket.create_server(("127.0.0.1", 0))
+    stop = threading.Event()
+
+    def dribble() -> None:  # a byte every 0.1 s: no single read waits long
+        conn, _ = listener.accept()
+        with conn:
+            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n")
+            while not stop.wait(0.1):
+                try:
+                    conn.sendall(b"#")
+                except OSError:
+                    return
+
+    threading.Thread(target=dribble, daemon=True).start()
+    port = listener.getsockname()[1]
+    config = write(tmp_path, service, f"    openapi: 'http://127.0.0.1:{port}/openapi.yaml'\n")
+    started = time.monotonic()
+    try:
+        found = problems_of(config)
+    finally:
+        stop.set()
+        listener.close()
+    assert time.monotonic() - started < 10
+    assert any("cannot fetch the OpenAPI document" in p and "took over 1s" in p for p in found)

@@ -11,30 +11,14 @@ import pytest
 from mcp.client.client import Client
 from mcp.client.stdio import StdioServerParameters
 
-from .openapi_service import PetService
+from .openapi_service import PetService, governed_config
 
 pytestmark = pytest.mark.anyio
 
 
 async def test_the_official_client_calls_a_governed_openapi_service(tmp_path: Path) -> None:
     with PetService() as service:
-        (tmp_path / "pets.yaml").write_text(service.document())
-        config = tmp_path / "toolhost.yaml"
-        config.write_text("""\
-toolhost: 1
-servers:
-  pets:
-    openapi: {spec: pets.yaml, security: {bearerAuth: "${PETS_TOKEN}"}}
-    exclude: ["tag:admin"]
-    tools:
-      listPets: {name: list_pets, fixed: {dry_run: true}}
-permissions:
-  default: allow
-  deny:
-    - tool: mcp__pets__showPetById
-      when: {petId: {regex: "(?i)admin.*"}}
-      message: Not the admin pet.
-""")
+        config = governed_config(tmp_path, service)
         env = {**os.environ, "PETS_TOKEN": "tok-s3cret-value-1234",
                "TOOLHOST_CACHE": str(tmp_path / "cache")}
         params = StdioServerParameters(command=sys.executable,

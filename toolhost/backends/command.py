@@ -27,9 +27,7 @@ one argument, so ``; rm -rf /`` from the model is just a string. The rules:
 from __future__ import annotations
 
 import json
-import logging
 import os
-import re
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
@@ -45,6 +43,7 @@ from toolhost.backends.process import STDERR_TAIL, Outcome, run_process
 from toolhost.config.model import ToolConfig
 from toolhost.errors import CompileError
 from toolhost.excerpt import cut
+from toolhost.logformat import line_level
 from toolhost.redaction import active
 from toolhost.results import ToolResult
 
@@ -140,28 +139,19 @@ class CommandKind:
                        output="text" if parse in ("text", "binary") else "structured")
 
 
-_LEVEL_WORD = re.compile(r"^\W*(error|fatal|warn(?:ing)?|debug)\b", re.IGNORECASE)
-
-
 def _stderr_to_client(ctx: CallContext) -> Callable[[str], Awaitable[None]]:
     """Each stderr line to the client as a log message (``stderr: log``), secrets hidden."""
     send = getattr(ctx.log, "send_now", None)
 
     async def line(text: str) -> None:
         text = active().redact(text)
-        word = _LEVEL_WORD.match(text)
-        level = {"fatal": "error", "warn": "warning"}.get(
-            word.group(1).lower(), word.group(1).lower()) if word else "info"
+        level = line_level(text)
         if send is not None:
             await send(level, text)
         else:  # no client to hear it (toolhost call, tests): toolhost's own log
-            ctx.log.log(_PYTHON_LEVELS[level], "%s", text)
+            ctx.log.log(level, "%s", text)
 
     return line
-
-
-_PYTHON_LEVELS = {"error": logging.ERROR, "warning": logging.WARNING, "info": logging.INFO,
-                  "debug": logging.DEBUG}
 
 
 def _template_key(exc: TemplateError, opts: Mapping[str, Any]) -> str:

@@ -153,6 +153,19 @@ class CompiledResource:
             raise ResourceError(cut(result.text_content, 500))
         return _contents(uri, result.content, cfg.mime_type, cfg.max_bytes)
 
+    def file_of(self, uri: str, values: Mapping[str, str]) -> str | None:
+        """The file ``uri`` is read from (a file resource, or a file inside a directory
+        resource; confined as a read is), None when it is not read from a file."""
+        cfg = self.config
+        if cfg.kind == "file":
+            return cfg.path
+        if cfg.kind != "directory":
+            return None
+        try:
+            return self._confined(uri, values.get("path", ""))
+        except ResourceError:
+            return None
+
     def _inside(self, path: str) -> bool:
         assert self.config.path is not None
         root = os.path.realpath(self.config.path)

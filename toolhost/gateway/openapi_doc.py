@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import time
 import urllib.request
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -21,13 +22,13 @@ from pathlib import Path
 from typing import Any
 
 from toolhost.config.limits import LIMITS, read_bounded
-from toolhost.config.tree import Mark, mark_for
+from toolhost.config.tree import Mark, format_path, mark_for
 from toolhost.config.tree import Path as KeyPath
 from toolhost.config.yaml_source import parse_yaml
 from toolhost.errors import Problem
 from toolhost.excerpt import cut
 
-__all__ = ["OpenApiDoc", "fetch_cached", "read_document"]
+__all__ = ["OpenApiDoc", "fetch_cached", "read_document", "resolve_pointer"]
 
 log = logging.getLogger("toolhost.gateway")
 
@@ -51,8 +52,6 @@ class OpenApiDoc:
     def problem(self, path: KeyPath, message: str, hint: str = "") -> Problem:
         """A problem located at ``path`` inside the document."""
         mark = mark_for(self.marks, path, self.file)
-        from toolhost.config.tree import format_path
-
         return Problem(message, mark.file, mark.line, mark.column, format_path(path), hint)
 
 
@@ -102,7 +101,7 @@ def _check_refs(doc: OpenApiDoc) -> Iterator[Problem]:
                                       "outside the document; toolhost follows only local "
                                       "references (#/...)", "bundle the document into one "
                                       "file first, e.g. with `redocly bundle`")
-                elif _resolve(doc.data, ref) is None:
+                elif resolve_pointer(doc.data, ref) is None:
                     yield doc.problem((*path, "$ref"), f"reference {cut(ref, 120)!r} points "
                                       "at nothing in the document")
             stack.extend(((*path, k), v) for k, v in node.items() if not isinstance(k, bool))
@@ -110,7 +109,8 @@ def _check_refs(doc: OpenApiDoc) -> Iterator[Problem]:
             stack.extend(((*path, i), v) for i, v in enumerate(node))
 
 
-def _resolve(data: Any, ref: str) -> Any:
+def resolve_pointer(data: Any, ref: str) -> Any:
+    """The node a local reference (``#/components/...``) names; None when there is none."""
     node = data
     for token in ref[2:].split("/"):
         token = token.replace("~1", "/").replace("~0", "~")
@@ -158,9 +158,17 @@ def fetch_cached(url: str, cache: Path, problems: list[Problem], origin: Any) ->
         problems.append(origin.problem(f"{cut(url, 120)!r} is not an http(s) URL", key=".url"))
         return None
     limit = LIMITS.file_bytes
+    deadline = time.monotonic() + FETCH_TIMEOUT  # for the whole document, not each read
+    body = bytearray()
     try:
         with urllib.request.urlopen(url, timeout=FETCH_TIMEOUT) as answer:
-            body = answer.read(limit + 1)
+            while len(body) <= limit:
+                if time.monotonic() > deadline:
+                    raise TimeoutError(f"the document took over {FETCH_TIMEOUT:g}s to arrive")
+                chunk = answer.read1(1 << 16)
+                if not chunk:
+                    break
+                body.extend(chunk)
     except Exception as exc:
         problems.append(origin.problem(f"cannot fetch the OpenAPI document: "
                                        f"{cut(str(exc), 200)}", key=".url",

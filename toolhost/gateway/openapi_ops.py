@@ -19,7 +19,7 @@ from urllib.parse import quote
 
 from toolhost.config.tree import Path as KeyPath
 from toolhost.excerpt import cut
-from toolhost.gateway.openapi_doc import OpenApiDoc
+from toolhost.gateway.openapi_doc import OpenApiDoc, resolve_pointer
 from toolhost.gateway.openapi_schema import SchemaConverter
 
 __all__ = ["METHODS", "Operation", "Plan", "operations", "plan_tool"]
@@ -249,15 +249,14 @@ def _param_schema(param: Mapping[str, Any], converter: SchemaConverter) -> dict[
     return schema
 
 
-def _deref(doc: OpenApiDoc, node: Any, depth: int = 0) -> Any:
+def _deref(doc: OpenApiDoc, node: Any) -> Any:
     """A parameter or request body, with its ``$ref`` (to components) followed."""
-    while isinstance(node, Mapping) and isinstance(node.get("$ref"), str) and depth < 20:
-        target: Any = doc.data
-        for token in node["$ref"][2:].split("/"):
-            token = token.replace("~1", "/").replace("~0", "~")
-            target = target.get(token) if isinstance(target, Mapping) else None
-        node, depth = target, depth + 1
-    return node
+    for _ in range(20):  # a chain of references, not a loop
+        ref = node.get("$ref") if isinstance(node, Mapping) else None
+        if not isinstance(ref, str):
+            return node
+        node = resolve_pointer(doc.data, ref)
+    return None
 
 
 def _is_object(schema: Mapping[str, Any]) -> bool:

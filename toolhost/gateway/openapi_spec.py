@@ -20,18 +20,22 @@ import base64
 import fnmatch
 import hashlib
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
+from pathlib import Path as FilePath
 from typing import Any
 from urllib.parse import urljoin
 
+from toolhost.config.build_servers import resolve_path
 from toolhost.config.checks import Checker
+from toolhost.config.gitrepos import cache_root
 from toolhost.config.model import BackendSpec, ServerDefaults, ToolConfig
 from toolhost.config.tree import Path, mark_for
 from toolhost.gateway.openapi_doc import OpenApiDoc, fetch_cached, read_document
 from toolhost.gateway.openapi_ops import Operation, Plan, operations, plan_tool, tool_name
 from toolhost.gateway.openapi_schema import SchemaConverter
 from toolhost.gateway.spec import Reshape, build_reshapes, globs
+from toolhost.lockfile.guard import current_guard
 
 log = logging.getLogger("toolhost.gateway")
 
@@ -105,24 +109,16 @@ def _document(check: Checker, block: Mapping[str, Any], here: Path, server: str
         return None
     origin = check.mark(here).origin(here)
     if "spec" in block:
-        from toolhost.config.build_servers import resolve_path
-
         spec = check.string(block, here, "spec")
         if spec is None:
             return None
         file, source = resolve_path(check, (*here, "spec"), spec), None
     else:
-        from toolhost.config.gitrepos import cache_root
-
         source = check.string(block, here, "url")
         fetched = fetch_cached(source, cache_root(), check.problems, origin) if source else None
         if fetched is None:
             return None
         file = fetched
-        from pathlib import Path as FilePath
-
-        from toolhost.lockfile.guard import current_guard
-
         guard = current_guard()
         if guard is not None:  # pulled from elsewhere: pinned like any pulled source
             guard.document(f"openapi:{server}", FilePath(file), origin)
@@ -233,22 +229,10 @@ def _tool(check: Checker, path: Path, server: str, doc: OpenApiDoc, op: Operatio
             continue
         fixed[arg] = value
         plan.properties.pop(arg, None)
-    defaulted: set[str] = set()
-    for key, value in reshape.defaults.items():
-        arg = _argument(plan, key)
-        if arg is None or arg in fixed:
-            check.problem((*where, "defaults", key), f"operation {op.key!r} has no parameter "
-                          f"{key!r}", "its arguments: " + ", ".join(plan.properties))
-            continue
-        plan.properties[arg] = {**plan.properties[arg], "default": value}
-        defaulted.add(arg)
-    for key, tighter in reshape.params.items():
-        arg = _argument(plan, key)
-        if arg is None or arg in fixed:
-            check.problem((*where, "params", key), f"operation {op.key!r} has no parameter "
-                          f"{key!r}", "its arguments: " + ", ".join(plan.properties))
-            continue
-        plan.properties[arg] = {**plan.properties[arg], **tighter}
+    defaulted = _lay_over(check, where, "defaults", op, plan, fixed, reshape.defaults,
+                          lambda schema, value: {**schema, "default": value})
+    _lay_over(check, where, "params", op, plan, fixed, reshape.params,
+              lambda schema, tighter: {**schema, **tighter})
     plan.required = [r for r in plan.required if r not in fixed and r not in defaulted]
     annotations = {**plan.annotations, **reshape.annotations}
     origin = reshape.origin if reshape.origin.line else \
@@ -258,6 +242,23 @@ def _tool(check: Checker, path: Path, server: str, doc: OpenApiDoc, op: Operatio
         backend=BackendSpec("http", plan.http_options(base, fixed, query), origin),
         description=reshape.description or plan.description, title=reshape.title,
         input_schema=plan.input_schema(), annotations=annotations, origin=origin)
+
+
+def _lay_over(check: Checker, where: Path, key: str, op: Operation, plan: Plan,
+              fixed: Mapping[str, Any], entries: Mapping[str, Any],
+              merge: Callable[[dict[str, Any], Any], dict[str, Any]]) -> set[str]:
+    """Merge each of ``entries`` (``defaults`` or ``params``, by argument or document name)
+    into its argument's schema; the arguments it touched."""
+    touched: set[str] = set()
+    for name, value in entries.items():
+        arg = _argument(plan, name)
+        if arg is None or arg in fixed:
+            check.problem((*where, key, name), f"operation {op.key!r} has no parameter "
+                          f"{name!r}", "its arguments: " + ", ".join(plan.properties))
+            continue
+        plan.properties[arg] = merge(plan.properties[arg], value)
+        touched.add(arg)
+    return touched
 
 
 def _argument(plan: Plan, key: str) -> str | None:

@@ -3,8 +3,9 @@
 A stdio upstream writes whatever it likes to stderr. Passed through, that text would break a
 ``TOOLHOST_LOG_FORMAT=json`` stream, skip secret redaction and land in the middle of ``toolhost
 run``'s transcript. So the process gets a pipe; a thread reads it line by line into the logger
-``toolhost.upstream.<server>``: a line that starts like an error or a warning at that level,
-the rest at ``info`` (shown with ``-v``). The last lines are kept, so the warning that the
+``toolhost.upstream.<server>`` at the level its first word names (``error:``, ``Traceback``,
+``warning:``, ``debug:``; ``toolhost.logformat.line_level``), the rest at ``info`` (shown
+with ``-v``). The last lines are kept, so the warning that the
 upstream went away can say what it said last.
 """
 
@@ -13,18 +14,17 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-import re
 import threading
 from collections import deque
 from typing import TextIO
 
 from toolhost.excerpt import cut
+from toolhost.logformat import line_level
 
 __all__ = ["StderrLog"]
 
 MAX_LINE = 4096  # bytes of one line (a longer one is cut)
 KEPT = 20  # last lines kept for the "went away" warning
-_LEVEL = re.compile(rb"^\W*(?:(error|fatal|critical|traceback)|(warn))", re.IGNORECASE)
 
 
 class StderrLog:
@@ -59,9 +59,6 @@ class StderrLog:
                 text = line.rstrip(b"\r\n")
                 if not text.strip():
                     continue
-                found = _LEVEL.match(text)
-                level = logging.INFO if found is None else (
-                    logging.ERROR if found.group(1) else logging.WARNING)
                 decoded = text.decode("utf-8", errors="replace")
                 self.last.append(cut(decoded, 300))
-                self.log.log(level, "upstream %s: %s", self.server, decoded)
+                self.log.log(line_level(decoded), "upstream %s: %s", self.server, decoded)

@@ -91,11 +91,13 @@ class ClientLog(logging.LoggerAdapter):  # type: ignore[type-arg]
     async def _send(self, note: dict[str, Any]) -> None:
         await self._notify(note)
 
-    async def send_now(self, level: str, text: str) -> None:
+    async def send_now(self, level: int | str, text: str) -> None:
         """Log ``text`` and send it to the client at once, from the event loop (a line of a
-        running command's stderr, say), rather than before the result."""
+        running command's stderr, say), rather than before the result. ``level``: an MCP
+        level name or a Python level number."""
         mcp = _mcp_level(level)
-        logging.LoggerAdapter.log(self, _TO_PYTHON[mcp], "%s", text)
+        python = level if isinstance(level, int) else _TO_PYTHON[mcp]
+        logging.LoggerAdapter.log(self, python, "%s", text)
         if level_value(mcp) < self._threshold:
             return
         params: dict[str, Any] = {"level": mcp, "data": cut(text, MAX_MESSAGE_CHARS)}

@@ -72,20 +72,5 @@ class ResourceWatch:
         if found is None:
             return None
         resource, values = found
-        config = getattr(resource, "config", None)  # an upstream's resource has none
-        if config is None:
-            return None
-        root = getattr(config, "path", None)
-        if not isinstance(root, str):
-            return None
-        if config.kind == "file":
-            return root
-        if config.kind == "directory":
-            rel = values.get("path", "")
-            parts = rel.split("/")
-            if any(p in ("", ".", "..") or p.startswith(".") for p in parts) or "\0" in rel:
-                return None
-            path = os.path.join(root, *parts)
-            real = os.path.realpath(path)
-            return path if real.startswith(os.path.realpath(root) + os.sep) else None
-        return None
+        file_of = getattr(resource, "file_of", None)  # an upstream's resource has none
+        return file_of(uri, values) if callable(file_of) else None
