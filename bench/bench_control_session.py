@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
 import tempfile
@@ -166,7 +167,12 @@ async def host_toolhost_permissions(receive: Any, send: Any,
     with tempfile.TemporaryDirectory() as tmp:
         audit = AuditLog(str(Path(tmp) / "audit.jsonl"))
         gate = PermissionGate(policy, FixedAsker("deny", answered_by="bench"), audit)
-        session = ControlSession(receive, send, servers={}, permission=gate.check)
+
+        class Permission:  # what `toolhost run` passes: awaitable, and decided without a pause
+            __call__ = staticmethod(gate.check)
+            decide_now = staticmethod(gate.check_now)
+
+        session = ControlSession(receive, send, servers={}, permission=Permission())
         await session.run()
         gate.close()
 
@@ -305,26 +311,48 @@ async def run_host(name: str, calls: int, inflight: int, warmup: int,
                    subject: str) -> dict[str, Any]:
     import anyio
 
+    from toolhost.protocol.pipes import PipeLines
+
     cpu = time.process_time()  # this process only: the host's work, not the fake CLI's
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "stats.json"
         argv = [sys.executable, __file__, "--fake-cli", "--calls", str(calls),
                 "--inflight", str(inflight), "--warmup", str(warmup), "--out", str(out),
                 "--subject", subject]
-        async with await anyio.open_process(argv, stderr=None) as proc:
-            assert proc.stdout is not None and proc.stdin is not None
+        # As `toolhost run` starts the CLI: its stdout a pipe of our own, which toolhost reads
+        # with PipeLines (lines served as they arrive); the other hosts read anyio's stream.
+        read_fd, write_fd = os.pipe()
+        async with await anyio.open_process(argv, stderr=None, stdout=write_fd) as proc:
+            os.close(write_fd)
+            assert proc.stdin is not None
+            lines = await PipeLines.open(read_fd, 1 << 24)
 
             async def done() -> None:
                 await proc.wait()
 
-            await HOSTS[subject][name](proc.stdout, proc.stdin, done)
+            receive = lines if name == "toolhost" else PipeReceiver(lines)
+            await HOSTS[subject][name](receive, proc.stdin, done)
             await proc.stdin.aclose()
             await proc.wait()
+            lines.aclose()
         if proc.returncode != 0:
             raise SystemExit(f"fake CLI failed against {name} (exit {proc.returncode})")
         stats = dict(json.loads(out.read_text()))
     stats["cpu_us_per_call"] = (time.process_time() - cpu) / (warmup + 2 * calls) * 1e6
     return stats
+
+
+class PipeReceiver:
+    """A byte stream over PipeLines, for the hosts that read anyio streams."""
+
+    def __init__(self, lines: Any) -> None:
+        self._lines = lines
+
+    async def receive(self, max_bytes: int = 65536) -> bytes:
+        return bytes(await self._lines.receive_line()) + b"\n"
+
+    async def aclose(self) -> None:
+        return None
 
 
 def summarize(samples: list[float], wall: float) -> dict[str, float]:

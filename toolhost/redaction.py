@@ -198,12 +198,21 @@ def mask_arguments(value: Any, redact: Callable[[str], str] = lambda s: s) -> An
     """Tool arguments as shown to people (audit log, ask prompt, ``run`` transcript, ``call``):
     ``redact`` applied to every string, and the value of every secret-named key (at any depth;
     see ``SECRET_KEY``) is ``***``, whatever it is, unless it is null or empty."""
-    if isinstance(value, Mapping):
-        return {redact(str(k)): MASK if SECRET_KEY.search(str(k)) and v not in (None, "")
+    kind = type(value)  # exact types first: an ABC isinstance costs more than the rest
+    if kind is str:
+        return redact(value)
+    if kind is dict or (kind is not list and isinstance(value, Mapping)):
+        return {redact(str(k)): MASK if _secret_key(str(k)) and v not in (None, "")
                 else mask_arguments(v, redact) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
+    if kind is list or isinstance(value, tuple):
         return [mask_arguments(v, redact) for v in value]
     return redact(value) if isinstance(value, str) else value
+
+
+@functools.lru_cache(maxsize=4096)
+def _secret_key(key: str) -> bool:
+    # Argument names repeat call after call: the regex runs once per distinct name.
+    return SECRET_KEY.search(key) is not None
 
 
 @functools.lru_cache(maxsize=32)

@@ -1,8 +1,16 @@
-"""In-memory byte streams and a fake CLI peer for ControlSession tests."""
+"""Byte streams and a fake CLI peer for ControlSession tests.
+
+``running_session`` serves over in-memory streams, or (``TRANSPORT = "pipes"``, set per test
+by ``tests/protocol/conftest.py``) over real OS pipes as ``toolhost run`` does: the session
+reads through ``PipeLines`` (lines taken as they arrive) and writes through an asyncio
+pipe writer (answers written at once).
+"""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import os
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from typing import Any
@@ -15,7 +23,8 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from toolhost.backends.base import CallContext, Invoke
 from toolhost.compile.tool import CompiledTool
 from toolhost.mcp import McpServer
-from toolhost.protocol import ControlSession, MessageFn, PermissionFn
+from toolhost.protocol import DEFAULT_MAX_LINE_BYTES, ControlSession, MessageFn, PermissionFn
+from toolhost.protocol.pipes import PipeLines
 from toolhost.results import ToolResult
 
 NAME_SCHEMA: dict[str, Any] = {"type": "object", "properties": {"name": {"type": "string"}},
@@ -65,14 +74,76 @@ def byte_pipe() -> tuple[ByteSender, ByteReceiver]:
     return ByteSender(send), ByteReceiver(receive)
 
 
+TRANSPORT = "memory"  # or "pipes": see the module text
+
+
+class PipeSender(anyio.abc.ByteSendStream):
+    """The write end of an OS pipe, as anyio's subprocess stdin is (an asyncio StreamWriter
+    under ``_stream``, which ``LineWriter`` writes to directly)."""
+
+    def __init__(self, writer: asyncio.StreamWriter) -> None:
+        self._stream = writer
+
+    async def send(self, item: bytes) -> None:
+        if self._stream.is_closing():
+            raise anyio.ClosedResourceError
+        self._stream.write(item)
+        await self._stream.drain()
+
+    async def aclose(self) -> None:
+        if not self._stream.is_closing():
+            self._stream.close()
+
+
+class PipeReceiver(anyio.abc.ByteReceiveStream):
+    def __init__(self, reader: asyncio.StreamReader) -> None:
+        self._stream = reader
+
+    async def receive(self, max_bytes: int = 65536) -> bytes:
+        data = await self._stream.read(max_bytes)
+        if not data:
+            raise anyio.EndOfStream
+        return data
+
+    async def aclose(self) -> None:
+        return None
+
+
+async def os_pipe_writer() -> tuple[int, PipeSender]:
+    """An OS pipe: its read end (a descriptor) and a sender on its write end."""
+    read_fd, write_fd = os.pipe()
+    loop = asyncio.get_running_loop()
+    transport, protocol = await loop.connect_write_pipe(
+        asyncio.streams.FlowControlMixin, os.fdopen(write_fd, "wb", buffering=0))
+    return read_fd, PipeSender(asyncio.StreamWriter(transport, protocol, None, loop))
+
+
+async def os_pipe_reader(read_fd: int) -> PipeReceiver:
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=1 << 24)
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader),
+                                 os.fdopen(read_fd, "rb", buffering=0))
+    return PipeReceiver(reader)
+
+
 class FakeCLI:
     """The CLI's side: writes lines into the session, collects every line it writes back."""
 
-    def __init__(self, to_session: ByteSender, from_session: ByteReceiver) -> None:
+    def __init__(self, to_session: anyio.abc.ByteSendStream,
+                 from_session: anyio.abc.ByteReceiveStream) -> None:
         self._out = to_session
         self._in = from_session
         self.lines: list[dict[str, Any]] = []
         self._arrived = anyio.Event()
+        self._reading = anyio.Event()
+        self._reading.set()
+
+    def hold(self) -> None:
+        """Stop reading what the session writes (a CLI that is stuck), until ``release``."""
+        self._reading = anyio.Event()
+
+    def release(self) -> None:
+        self._reading.set()
 
     async def send(self, obj: Mapping[str, Any]) -> None:
         await self._out.send((json.dumps(obj) + "\n").encode())
@@ -95,6 +166,7 @@ class FakeCLI:
     async def collect(self) -> None:
         buf = b""
         while True:
+            await self._reading.wait()
             try:
                 chunk = await self._in.receive()
             except (anyio.EndOfStream, anyio.ClosedResourceError):
@@ -138,13 +210,23 @@ async def running_session(servers: Mapping[str, McpServer] | None = None, *,
                           ) -> AsyncIterator[tuple[ControlSession, FakeCLI]]:
     """A session served in the background; on exit the CLI closes its output and the
     session must drain and stop by itself."""
-    cli_out, session_in = byte_pipe()
-    session_out, cli_in = byte_pipe()
+    session_in: anyio.abc.ByteReceiveStream | PipeLines
+    cli_out: anyio.abc.ByteSendStream
+    session_out: anyio.abc.ByteSendStream
+    cli_in: anyio.abc.ByteReceiveStream
+    kwargs: dict[str, Any] = {}
+    if TRANSPORT == "pipes":
+        read_fd, cli_out = await os_pipe_writer()
+        session_in = await PipeLines.open(read_fd, max_line_bytes or DEFAULT_MAX_LINE_BYTES)
+        read_fd, session_out = await os_pipe_writer()
+        cli_in = await os_pipe_reader(read_fd)
+    else:
+        cli_out, session_in = byte_pipe()
+        session_out, cli_in = byte_pipe()
+        if max_line_bytes is not None:
+            kwargs["max_line_bytes"] = max_line_bytes
     if servers is None:
         servers = {"demo": McpServer("demo", "1.0.0", [make_tool()])}
-    kwargs: dict[str, Any] = {}
-    if max_line_bytes is not None:
-        kwargs["max_line_bytes"] = max_line_bytes
     session = ControlSession(session_in, session_out, servers=servers, permission=permission,
                              on_message=on_message, **kwargs)
     cli = FakeCLI(cli_out, cli_in)
@@ -157,7 +239,10 @@ async def running_session(servers: Mapping[str, McpServer] | None = None, *,
                 await session.run()
             finally:
                 await session_out.aclose()
-                await session_in.aclose()
+                if isinstance(session_in, PipeLines):
+                    session_in.aclose()
+                else:
+                    await session_in.aclose()
                 stopped.set()
 
         tg.start_soon(serve)

@@ -35,8 +35,7 @@ def test_text_renderer_never_sees_a_secret() -> None:
     r.status(f"starting with {SECRET}")
     for message in MESSAGES:
         r.message(message)
-    r.decision("mcp__x__y", {"key": SECRET},
-               Decision("deny", f"not with {SECRET}", rule=f"deny {SECRET}"))
+    r.decision("mcp__x__y", Decision("deny", f"not with {SECRET}", rule=f"deny {SECRET}"))
     r.close()
     text = out.getvalue() + err.getvalue()
     assert SECRET not in text

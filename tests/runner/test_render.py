@@ -34,7 +34,7 @@ def test_text_transcript_of_a_denied_call() -> None:
         r.message(msg)
         if msg["type"] == "assistant" and msg["message"]["content"][0]["type"] == "tool_use":
             use_id = msg["message"]["content"][0]["id"]
-            r.decision("mcp__demo__greet", {"name": "Alice"}, Decision(
+            r.decision("mcp__demo__greet", Decision(
                 "deny", "The user does not want anyone greeted.", rule="mcp__demo__greet",
                 origin=Origin("team.yaml", 9, 7)), tool_use_id=use_id)
     lines = out.getvalue().splitlines()
@@ -53,7 +53,7 @@ def test_parallel_results_and_allow_by_default() -> None:
     r = TextRenderer(out, io.StringIO(), color=False)
     for msg in _messages("parallel-readonly.wire.jsonl"):
         r.message(msg)
-    r.decision("mcp__demo__greet", {}, Decision("allow", answered_by="--yes",
+    r.decision("mcp__demo__greet", Decision("allow", answered_by="--yes",
                                                 updated_input={"name": "x"}))
     text = out.getvalue()
     assert "  #1 ← mcp__demo__greet: Hello, Alice!\n  #2 ← mcp__demo__greet: Hello, Bob!\n" in text
@@ -66,8 +66,8 @@ def test_decisions_and_results_carry_the_tag_of_their_call_in_any_order() -> Non
     calls = [{"type": "tool_use", "id": f"u{i}", "name": "mcp__s__t", "input": {"n": i}}
              for i in (1, 2)]
     r.message({"type": "assistant", "message": {"id": "m1", "content": calls}})
-    r.decision("mcp__s__t", {"n": 2}, Decision("deny", "no two", rule="r"), tool_use_id="u2")
-    r.decision("mcp__s__t", {"n": 1}, Decision("allow", rule="ok"), tool_use_id="u1")
+    r.decision("mcp__s__t", Decision("deny", "no two", rule="r"), tool_use_id="u2")
+    r.decision("mcp__s__t", Decision("allow", rule="ok"), tool_use_id="u1")
     r.message({"type": "user", "message": {"content": [
         {"type": "tool_result", "tool_use_id": "u2", "content": "no two", "is_error": True},
         {"type": "tool_result", "tool_use_id": "u1", "content": "one"}]}})

@@ -5,15 +5,19 @@ from __future__ import annotations
 import json
 import os
 import threading
+import time
 from collections.abc import Callable, Mapping
-from datetime import datetime, timezone
-from typing import IO, Any
+from typing import Any
 
 from toolhost.permissions.caller import current_caller
 from toolhost.permissions.decision import Decision
 from toolhost.permissions.redact import redact_value
 
 __all__ = ["AuditLog"]
+
+# Built once: json.dumps with non-default options builds an encoder per call.
+_encode = json.JSONEncoder(ensure_ascii=False, default=str).encode
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 
 
 class AuditLog:
@@ -28,13 +32,14 @@ class AuditLog:
     def __init__(self, path: str, redact: Callable[[str], str] = lambda s: s) -> None:
         self.path = path
         self.redact = redact
-        self._file: IO[str] | None = None
+        self._fd: int | None = None
         self._lock = threading.Lock()
+        self._clock = (-1, "")  # (a second, its date and time)
 
     def record(self, tool_name: str, tool_input: Mapping[str, Any], decision: Decision,
                *, tool_use_id: str | None = None) -> dict[str, Any]:
         entry: dict[str, Any] = {
-            "time": datetime.now(timezone.utc).isoformat(timespec="milliseconds"),
+            "time": self._now(),
             "tool": tool_name,
             "arguments": redact_value(tool_input, self.redact),
             "decision": decision.behavior,
@@ -51,18 +56,36 @@ class AuditLog:
         caller = current_caller()
         if caller is not None:
             entry["caller"] = caller.to_audit()
-        line = json.dumps(entry, ensure_ascii=False, default=str) + "\n"
+        text = _encode(entry) + "\n"
+        try:
+            data = text.encode()
+        except UnicodeEncodeError:  # a lone surrogate: keep it escaped, the line stays UTF-8
+            data = (json.dumps(entry, default=str) + "\n").encode()
         with self._lock:
-            if self._file is None:
+            if self._fd is None:
                 parent = os.path.dirname(os.path.abspath(self.path))
                 os.makedirs(parent, exist_ok=True)
-                self._file = open(self.path, "a", encoding="utf-8")  # noqa: SIM115
-            self._file.write(line)
-            self._file.flush()
+                self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | _CLOEXEC,
+                                   0o666)
+            # One append per record, no buffer: the line is on file before the CLI is answered.
+            written = os.write(self._fd, data)
+            while written < len(data):  # a short write (a full disk fails with OSError)
+                written += os.write(self._fd, data[written:])
         return entry
+
+    def _now(self) -> str:
+        # The same text as datetime.now(timezone.utc).isoformat(timespec="milliseconds"),
+        # with the date and time formatted once a second, not once a record.
+        now = time.time()
+        second = int(now)
+        clock = self._clock  # one tuple, swapped whole: threads never see half an update
+        if clock[0] != second:
+            clock = self._clock = (second, time.strftime("%Y-%m-%dT%H:%M:%S",
+                                                         time.gmtime(second)))
+        return f"{clock[1]}.{int((now - second) * 1000):03d}+00:00"
 
     def close(self) -> None:
         with self._lock:
-            if self._file is not None:
-                self._file.close()
-                self._file = None
+            if self._fd is not None:
+                os.close(self._fd)
+                self._fd = None

@@ -64,6 +64,19 @@ class PermissionGate:
                                     "person's approval, and nobody answered.",
                                     rule=decision.rule, origin=decision.origin,
                                     answered_by=decision.answered_by)
+        return self._recorded(tool_name, tool_input, decision, request)
+
+    def check_now(self, tool_name: str, tool_input: Mapping[str, Any],
+                  request: Mapping[str, Any] | None = None) -> Decision | None:
+        """``check`` without a pause: the decision (recorded), or None if the policy says
+        "ask" (then ``await check(...)``, which asks; nothing was recorded)."""
+        decision = self.policy.decide(tool_name, tool_input)
+        if decision.behavior == "ask":
+            return None
+        return self._recorded(tool_name, tool_input, decision, request)
+
+    def _recorded(self, tool_name: str, tool_input: Mapping[str, Any], decision: Decision,
+                  request: Mapping[str, Any] | None) -> Decision:
         if self.audit is not None:
             tool_use_id = request.get("tool_use_id") if request else None
             try:

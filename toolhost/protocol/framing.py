@@ -13,22 +13,24 @@ import anyio.abc
 
 from toolhost.errors import FrameTooLongError
 
-__all__ = ["DEFAULT_MAX_LINE_BYTES", "LineReader", "LineTooLong", "LineWriter", "encode_line",
-           "request_id_in"]
+__all__ = ["DEFAULT_MAX_LINE_BYTES", "LineReader", "LineSplitter", "LineTooLong", "LineWriter",
+           "encode_line", "request_id_in"]
 
 # Conversation messages echo tool results and file contents; the CLI itself saves results
 # over ~49 KB to files, so 32 MiB leaves room for anything legitimate.
 DEFAULT_MAX_LINE_BYTES = 32 * 1024 * 1024
 _CHUNK = 256 * 1024
 HEAD_BYTES = 4096  # kept of a dropped line, to find whom to answer
+WRITE_NOW_LIMIT = 256 * 1024  # unsent bytes past which an immediate write waits instead
 
 
 class _TooLong:
-    __slots__ = ("head", "size")
+    __slots__ = ("head", "size", "where")
 
-    def __init__(self, size: int, head: bytes = b"") -> None:
+    def __init__(self, size: int, head: bytes = b"", where: str = "") -> None:
         self.size = size
         self.head = head
+        self.where = where
 
 
 class LineTooLong(FrameTooLongError):
@@ -53,79 +55,65 @@ def request_id_in(head: bytes) -> str | None:
     return match.group(1).decode("utf-8", "replace") if match else None
 
 
-class LineReader:
-    """Reads lines (without the newline) from a byte stream.
+class LineSplitter:
+    """Splits a byte stream into lines, dropping over-long ones as they stream in.
 
-    A line longer than ``max_line_bytes`` is dropped as it streams in (never buffered
-    whole) and reported by ``receive_line`` raising ``FrameTooLongError``; the next call
-    carries on with the following line. At the end of the stream, ``anyio.EndOfStream``.
+    ``feed`` each chunk; complete lines (bytes, without the newline) and dropped ones
+    (``LineTooLong`` markers) queue up in order; ``pop`` takes the next one. ``finish`` at the
+    end of the stream queues the unterminated rest. Never holds more than one line's limit
+    of an unfinished line.
     """
 
-    def __init__(self, stream: anyio.abc.ByteReceiveStream, max_line_bytes: int) -> None:
+    __slots__ = ("_buf", "_head", "_skipped", "max_line_bytes", "ready")
+
+    def __init__(self, max_line_bytes: int) -> None:
         if max_line_bytes < 1:
             raise ValueError(f"max_line_bytes must be positive, got {max_line_bytes}")
-        self._stream = stream
         self.max_line_bytes = max_line_bytes
         self._buf = bytearray()
-        self._ready: deque[bytes | _TooLong] = deque()
+        self.ready: deque[bytes | _TooLong] = deque()
         self._skipped = 0  # > 0 while dropping the rest of an over-long line
         self._head = b""  # the first bytes of the line being dropped
-        self._eof = False
 
-    @property
-    def buffered(self) -> bool:
-        """Whether a whole line is already here (the next ``receive_line`` won't wait)."""
-        return bool(self._ready)
+    def pop(self) -> bytes:
+        """The next line; raises ``LineTooLong`` for a dropped one, IndexError when none."""
+        item = self.ready.popleft()
+        if isinstance(item, _TooLong):
+            raise LineTooLong(f"skipped a {item.where}line of {item.size:,} bytes (the limit "
+                              f"is {self.max_line_bytes:,} bytes)", item.head)
+        return item
 
-    async def receive_line(self) -> bytes:
-        while True:
-            if self._ready:
-                item = self._ready.popleft()
-                if isinstance(item, _TooLong):
-                    raise LineTooLong(
-                        f"skipped a line of {item.size:,} bytes (the limit is "
-                        f"{self.max_line_bytes:,} bytes)", item.head)
-                return item
-            if self._eof:
-                if self._skipped:
-                    size, self._skipped = self._skipped, 0
-                    self._buf.clear()
-                    head, self._head = self._head, b""
-                    raise LineTooLong(f"skipped a final line of {size:,} bytes (the limit "
-                                      f"is {self.max_line_bytes:,} bytes)", head)
-                if self._buf:
-                    line = bytes(self._buf)
-                    self._buf.clear()
-                    return line
-                raise anyio.EndOfStream
-            try:
-                chunk = await self._stream.receive(_CHUNK)
-            except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
-                self._eof = True
-                continue
-            self._feed(chunk)
+    def finish(self) -> None:
+        """The stream ended: queue what is left of an unterminated last line."""
+        if self._skipped:
+            self.ready.append(_TooLong(self._skipped, self._head, "final "))
+            self._skipped, self._head = 0, b""
+        elif self._buf:
+            self.ready.append(bytes(self._buf))
+        self._buf.clear()
 
-    def _feed(self, chunk: bytes) -> None:
+    def feed(self, chunk: bytes) -> None:
         limit = self.max_line_bytes
+        ready = self.ready
         start = 0
         while True:
             end = chunk.find(b"\n", start)
             if end < 0:
                 break
             if self._skipped:
-                self._ready.append(_TooLong(self._skipped + end - start, self._head))
+                ready.append(_TooLong(self._skipped + end - start, self._head))
                 self._skipped, self._head = 0, b""
             elif self._buf:
                 self._buf += chunk[start:end]
                 if len(self._buf) > limit:
-                    self._ready.append(_TooLong(len(self._buf), bytes(self._buf[:HEAD_BYTES])))
+                    ready.append(_TooLong(len(self._buf), bytes(self._buf[:HEAD_BYTES])))
                 else:
-                    self._ready.append(bytes(self._buf))
+                    ready.append(bytes(self._buf))
                 self._buf.clear()
             elif end - start > limit:
-                self._ready.append(_TooLong(end - start, chunk[start:start + HEAD_BYTES]))
+                ready.append(_TooLong(end - start, chunk[start:start + HEAD_BYTES]))
             else:
-                self._ready.append(chunk[start:end])
+                ready.append(chunk[start:end])
             start = end + 1
         rest = len(chunk) - start
         if not rest:
@@ -139,6 +127,41 @@ class LineReader:
             self._buf.clear()
         else:
             self._buf += chunk[start:]
+
+
+class LineReader:
+    """Reads lines (without the newline) from a byte stream.
+
+    A line longer than ``max_line_bytes`` is dropped as it streams in (never buffered
+    whole) and reported by ``receive_line`` raising ``FrameTooLongError``; the next call
+    carries on with the following line. At the end of the stream, ``anyio.EndOfStream``.
+    """
+
+    def __init__(self, stream: anyio.abc.ByteReceiveStream, max_line_bytes: int) -> None:
+        self._lines = LineSplitter(max_line_bytes)
+        self._stream = stream
+        self.max_line_bytes = max_line_bytes
+        self._eof = False
+
+    @property
+    def buffered(self) -> bool:
+        """Whether a whole line is already here (the next ``receive_line`` won't wait)."""
+        return bool(self._lines.ready)
+
+    async def receive_line(self) -> bytes:
+        lines = self._lines
+        while True:
+            if lines.ready:
+                return lines.pop()
+            if self._eof:
+                raise anyio.EndOfStream
+            try:
+                chunk = await self._stream.receive(_CHUNK)
+            except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
+                self._eof = True
+                lines.finish()
+                continue
+            lines.feed(chunk)
 
 
 def _asyncio_writer(stream: anyio.abc.ByteSendStream) -> asyncio.StreamWriter | None:
@@ -185,14 +208,9 @@ class LineWriter:
             # transport's buffer at once, so no cancellation can cut it and no lock or
             # shield is needed; ``drain`` only waits when the peer is slow to read.
             # (anyio's own send adds a shielded scope and an event-loop round per line.)
-            # Lines written in one event-loop turn go out together, as one write, at the
-            # start of the next turn (32 answers in flight: one system call, not 32).
             if direct.is_closing():
                 raise anyio.BrokenResourceError("the peer's input is closed")
-            self._backlog.append(data)
-            if not self._writing:
-                self._writing = True
-                asyncio.get_running_loop().call_soon(self._flush, direct)
+            self._put(direct, data)
             try:
                 await direct.drain()
             except (ConnectionResetError, BrokenPipeError, RuntimeError) as exc:
@@ -213,10 +231,47 @@ class LineWriter:
             self._backlog.clear()  # only non-empty when the stream failed: the peer is gone
             self._writing = False
 
+    def can_write_now(self) -> bool:
+        """Whether ``write_now`` would take a line: a subprocess pipe whose reader keeps up.
+
+        A peer that stopped reading (more than ``WRITE_NOW_LIMIT`` unsent) gets False: the
+        caller then ``await``s ``send_bytes`` like any other writer, and waits for it.
+        """
+        direct = self._direct
+        return (direct is not None and not direct.is_closing()
+                and direct.transport.get_write_buffer_size() <= WRITE_NOW_LIMIT)
+
+    def write_now(self, data: bytes) -> bool:
+        """Write ``data`` without waiting if ``can_write_now``; False: use ``send_bytes``.
+
+        For answers decided without a pause (see ``ControlSession``): the line goes into the
+        transport at once (or joins the batch already due this turn), so it is out before the
+        event loop turns again.
+        """
+        direct = self._direct
+        if not self.can_write_now():
+            return False
+        assert direct is not None
+        self._put(direct, data)
+        return True
+
+    def _put(self, direct: asyncio.StreamWriter, data: bytes) -> None:
+        # The first line of an event-loop turn goes out at once (a lone answer waits for
+        # nothing); lines written later in the same turn join one batch, written at the
+        # start of the next turn (32 answers in flight: a few system calls, not 32).
+        if self._writing:
+            self._backlog.append(data)
+            return
+        direct.write(data)
+        self._writing = True
+        asyncio.get_running_loop().call_soon(self._flush, direct)
+
     def _flush(self, direct: asyncio.StreamWriter) -> None:
+        self._writing = False
+        if not self._backlog:
+            return
         data = self._backlog[0] if len(self._backlog) == 1 else b"".join(self._backlog)
         self._backlog.clear()
-        self._writing = False
         if not direct.is_closing():  # the peer went away: nobody reads these lines
             direct.write(data)
 

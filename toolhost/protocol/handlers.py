@@ -17,13 +17,22 @@ from toolhost.mcp import jsonrpc as rpc
 from toolhost.permissions.decision import Decision
 from toolhost.redaction import scrub
 
-__all__ = ["ACK", "ControlRequestError", "MessageFn", "PermissionFn", "answer_can_use_tool",
-           "answer_mcp_message"]
+__all__ = ["ACK", "ControlRequestError", "DecideNowFn", "MessageFn", "PermissionFn",
+           "answer_can_use_tool", "answer_can_use_tool_now", "answer_mcp_message"]
 
 log = logging.getLogger("toolhost.protocol")
 
 PermissionFn = Callable[[str, dict[str, Any], dict[str, Any]], Awaitable[Decision]]
-"""``(tool_name, tool_input, request) -> Decision`` (allow or deny; "ask" resolved)."""
+"""``(tool_name, tool_input, request) -> Decision`` (allow or deny; "ask" resolved).
+
+A permission function may also have a ``decide_now`` method (a ``DecideNowFn``): the
+session then answers the calls it decides without a pause (no "ask") the moment they are
+read, without a task of their own.
+"""
+
+DecideNowFn = Callable[[str, dict[str, Any], dict[str, Any]], "Decision | None"]
+"""``(tool_name, tool_input, request) -> Decision``, or None if deciding needs a pause (an
+"ask": then the permission function itself is awaited). Same audit and effects as awaiting."""
 
 MessageFn = Callable[[dict[str, Any]], Awaitable[None]]
 """Receives each conversation message (system, assistant, user, result, ...) in order."""
@@ -63,8 +72,7 @@ async def answer_mcp_message(request: Mapping[str, Any], servers: Mapping[str, M
     return ACK if response is None else {"mcp_response": response}
 
 
-async def answer_can_use_tool(request: Mapping[str, Any],
-                              permission: PermissionFn | None) -> dict[str, Any]:
+def _permission_request(request: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
     tool_name = request.get("tool_name")
     tool_input = request.get("input")
     if not isinstance(tool_name, str):
@@ -73,9 +81,11 @@ async def answer_can_use_tool(request: Mapping[str, Any],
         tool_input = {}
     if not isinstance(tool_input, dict):
         raise ControlRequestError(f"can_use_tool for {tool_name}: 'input' must be an object")
-    if permission is None:
-        return {"behavior": "deny", "message": NO_POLICY_MESSAGE}
-    decision = await permission(tool_name, tool_input, dict(request))
+    return tool_name, tool_input
+
+
+def _permission_answer(tool_name: str, tool_input: dict[str, Any],
+                       decision: Decision) -> dict[str, Any]:
     if decision.behavior == "ask":  # fail closed: nobody resolved the question
         return {"behavior": "deny", "message": scrub(
             decision.message or f"No one could approve {tool_name}; denied.")}
@@ -86,6 +96,27 @@ async def answer_can_use_tool(request: Mapping[str, Any],
         # The official SDK always echoes the input; do the same so every CLI version agrees.
         answer["updatedInput"] = tool_input
     return answer
+
+
+async def answer_can_use_tool(request: Mapping[str, Any],
+                              permission: PermissionFn | None) -> dict[str, Any]:
+    tool_name, tool_input = _permission_request(request)
+    if permission is None:
+        return {"behavior": "deny", "message": NO_POLICY_MESSAGE}
+    decision = await permission(tool_name, tool_input, dict(request))
+    return _permission_answer(tool_name, tool_input, decision)
+
+
+def answer_can_use_tool_now(request: Mapping[str, Any],
+                            decide_now: DecideNowFn) -> dict[str, Any] | None:
+    """``answer_can_use_tool`` without a pause, or None when that takes one (an "ask", a
+    malformed request: ``answer_can_use_tool`` then answers it)."""
+    try:
+        tool_name, tool_input = _permission_request(request)
+    except ControlRequestError:
+        return None
+    decision = decide_now(tool_name, tool_input, dict(request))
+    return None if decision is None else _permission_answer(tool_name, tool_input, decision)
 
 
 def _id(message: Mapping[str, Any]) -> Any:

@@ -15,9 +15,7 @@ JSON-RPC error -32800 inside its ``mcp_response``; the CLI ignores that late ans
 
 from __future__ import annotations
 
-import itertools
 import logging
-import os
 from collections.abc import Mapping
 from typing import Any
 
@@ -26,16 +24,17 @@ import anyio.abc
 import anyio.lowlevel
 
 from toolhost.compile.tool import CompiledTool
-from toolhost.errors import FrameTooLongError, ProtocolError
+from toolhost.errors import FrameTooLongError
 from toolhost.excerpt import cut
 from toolhost.failures import log_failure
 from toolhost.limits import DEFAULT_LIMITS, Limits
-from toolhost.mcp import McpServer, Notify, wire
+from toolhost.mcp import McpServer, wire
 from toolhost.protocol.framing import (
     DEFAULT_MAX_LINE_BYTES,
     LineReader,
     LineTooLong,
     LineWriter,
+    encode_line,
     request_id_in,
 )
 from toolhost.protocol.handlers import (
@@ -44,8 +43,11 @@ from toolhost.protocol.handlers import (
     MessageFn,
     PermissionFn,
     answer_can_use_tool,
+    answer_can_use_tool_now,
     answer_mcp_message,
 )
+from toolhost.protocol.outbox import Outbox
+from toolhost.protocol.pipes import PipeLines
 from toolhost.protocol.tasks import RequestTasks
 
 __all__ = ["ControlSession"]
@@ -53,17 +55,17 @@ __all__ = ["ControlSession"]
 log = logging.getLogger("toolhost.protocol")
 
 
-class _Waiter:
-    __slots__ = ("event", "payload")
+def _succeeded(request_id: str, response: Any) -> dict[str, Any]:
+    return {"type": "control_response",
+            "response": {"subtype": "success", "request_id": request_id, "response": response}}
 
-    def __init__(self) -> None:
-        self.event = anyio.Event()
-        self.payload: Mapping[str, Any] | BaseException | None = None
 
-    def resolve(self, payload: Mapping[str, Any] | BaseException) -> None:
-        if self.payload is None:
-            self.payload = payload
-            self.event.set()
+def _failed(request_id: str, exc: Exception) -> dict[str, Any]:
+    if not isinstance(exc, ControlRequestError):
+        log_failure(log, f"control request {cut(request_id, 100)}", exc)
+    return {"type": "control_response",
+            "response": {"subtype": "error", "request_id": request_id,
+                         "error": cut(str(exc)) or type(exc).__name__}}
 
 
 class ControlSession:
@@ -73,12 +75,20 @@ class ControlSession:
     after the requests in flight are answered). The streams belong to the caller.
     """
 
-    def __init__(self, receive: anyio.abc.ByteReceiveStream,
+    def __init__(self, receive: anyio.abc.ByteReceiveStream | PipeLines,
                  send: anyio.abc.ByteSendStream, *, servers: Mapping[str, McpServer],
                  permission: PermissionFn | None = None, on_message: MessageFn | None = None,
                  max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
                  limits: Limits = DEFAULT_LIMITS) -> None:
-        self._reader = LineReader(receive, max_line_bytes)
+        self._reader: LineReader | PipeLines
+        if isinstance(receive, PipeLines):
+            # A pipe read by its own protocol: permission requests decided without a pause
+            # are answered as they arrive, other requests get their tasks at once (``_take_line``).
+            self._reader = receive
+            receive.inline = self._take_line
+            max_line_bytes = receive.max_line_bytes
+        else:
+            self._reader = LineReader(receive, max_line_bytes)
         self._limits = limits.replace(max_message_bytes=max_line_bytes)
         self._writer = LineWriter(send)
         self._servers: dict[str, McpServer] = dict(servers)
@@ -88,12 +98,7 @@ class ControlSession:
         self._tasks = RequestTasks()  # incoming requests being served, by request_id
         self._read_scope: anyio.CancelScope | None = None  # of whichever task reads now
         self._eof = anyio.Event()
-        self._pending: dict[str, _Waiter | None] = {}  # our request_id -> waiter (None: ignore)
-        self._mcp_pending: dict[tuple[str, Any], _Waiter] = {}  # our JSON-RPC requests
-        self._ids = itertools.count(1)
-        self._id_salt = os.urandom(4).hex()
-        self._notifiers: dict[str, Notify] = {}
-        self._done = False
+        self._outbox = Outbox(self._writer)  # our requests, matched to their answers
 
     # -- servers ----------------------------------------------------------------------
 
@@ -126,12 +131,12 @@ class ControlSession:
                 tasks.bind(tg)
                 tasks.start(self._read)
                 await self._eof.wait()
-                self._fail_pending("the CLI closed its output")
+                self._outbox.fail_all("the CLI closed its output")
                 await tasks.wait_all()
         finally:
-            self._done = True
+            self._outbox.closed = True
             self._tg = None
-            self._fail_pending("the control session stopped")
+            self._outbox.fail_all("the control session stopped")
             tasks.cancel_all()
             if self._read_scope is not None:
                 self._read_scope.cancel()
@@ -208,7 +213,7 @@ class ControlSession:
                 log.warning("control session: skipped a control_request without a "
                             "request_id: %.200r", message)
             elif kind == "control_response":
-                self._on_response(message.get("response"))
+                self._outbox.on_response(message.get("response"))
             elif kind == "control_cancel_request":
                 self._tasks.cancel(str(message.get("request_id")))
             elif self.on_message is not None:
@@ -245,52 +250,69 @@ class ControlSession:
                 raise ControlRequestError("unsupported control request subtype: "
                                           f"{cut(repr(subtype), 100)}")
         except Exception as exc:
-            if not isinstance(exc, ControlRequestError):
-                log_failure(log, f"control request {cut(request_id, 100)}", exc)
-            return {"type": "control_response",
-                    "response": {"subtype": "error", "request_id": request_id,
-                                 "error": cut(str(exc)) or type(exc).__name__}}
-        return {"type": "control_response",
-                "response": {"subtype": "success", "request_id": request_id,
-                             "response": response}}
+            return _failed(request_id, exc)
+        return _succeeded(request_id, response)
+
+    def _take_line(self, line: bytes) -> bool:
+        """Serve a line the moment it arrives, if that needs no pause; True: it is served.
+
+        Called by ``PipeLines`` when every earlier line has been taken (so nothing is
+        overtaken: a decision is never shown before the messages the CLI sent ahead of it).
+        A control request gets its task at once (no reading task woken first, none started
+        after), a ``can_use_tool`` the permission decides without asking is answered on the
+        spot, answers and withdrawals are noted. False: the reading task takes the line
+        (conversation messages, anything malformed), as it would have anyway.
+        """
+        if b'"control_' not in line[:64] or self._tasks.closing or not self._tasks.running:
+            return False
+        try:
+            message = wire.decode(line, self._limits)
+        except wire.WireError:
+            return False
+        if not isinstance(message, dict):
+            return False
+        kind = message.get("type")
+        if kind == "control_response":
+            self._outbox.on_response(message.get("response"))
+            return True
+        if kind == "control_cancel_request":
+            self._tasks.cancel(str(message.get("request_id")))
+            return True
+        request_id, request = message.get("request_id"), message.get("request")
+        if kind != "control_request" or not isinstance(request_id, str) or not request_id:
+            return False
+        if isinstance(request, Mapping) and request.get("subtype") == "can_use_tool" \
+                and self._answer_now(request_id, request):
+            return True
+        self._tasks.spawn(request_id, self._serve, request)
+        return True
+
+    def _answer_now(self, request_id: str, request: Mapping[str, Any]) -> bool:
+        # A permission request decided without a pause: the answer is written at once.
+        decide_now = getattr(self.permission, "decide_now", None)
+        if decide_now is None or not self._writer.can_write_now():
+            return False
+        try:
+            response = answer_can_use_tool_now(request, decide_now)
+        except Exception as exc:
+            answer = _failed(request_id, exc)
+        else:
+            if response is None:  # an "ask": a task of its own asks
+                return False
+            answer = _succeeded(request_id, response)
+        data = encode_line(answer)
+        if not self._writer.write_now(data):  # decided (and audited) already: send it anyway
+            self._tasks.start(lambda: self._send_line(data))
+        return True
 
     async def _mcp_message(self, request: Mapping[str, Any]) -> dict[str, Any]:
         message = request.get("message")
         if (isinstance(message, Mapping) and "method" not in message
                 and ("result" in message or "error" in message)):
             # The CLI delivering the answer to a JSON-RPC request we sent it.
-            waiter = self._mcp_pending.pop((str(request.get("server_name")),
-                                            message.get("id")), None)
-            if waiter is not None:
-                waiter.resolve(message)
+            self._outbox.resolve_mcp(str(request.get("server_name")), message)
             return ACK
-        return await answer_mcp_message(request, self._servers, self._notifier, self)
-
-    def _on_response(self, response: Any) -> None:
-        if not isinstance(response, Mapping):
-            log.warning("control session: control_response without a 'response' object")
-            return
-        request_id = response.get("request_id")
-        if not isinstance(request_id, str) or request_id not in self._pending:
-            log.debug("control session: answer to unknown request %r", request_id)
-            return
-        waiter = self._pending.pop(request_id)
-        if waiter is None:
-            if response.get("subtype") == "error":
-                log.warning("the CLI refused a notification: %s", response.get("error"))
-            return
-        if response.get("subtype") == "error":
-            waiter.resolve(ProtocolError(str(response.get("error") or "unknown error")))
-        else:
-            waiter.resolve(response)
-
-    def _fail_pending(self, why: str) -> None:
-        pending = [w for w in self._pending.values() if w is not None]
-        pending += self._mcp_pending.values()
-        self._pending.clear()
-        self._mcp_pending.clear()
-        for waiter in pending:
-            waiter.resolve(ProtocolError(f"no answer: {why}"))
+        return await answer_mcp_message(request, self._servers, self._outbox.notifier, self)
 
     # -- writing ----------------------------------------------------------------------
 
@@ -300,8 +322,11 @@ class ControlSession:
         except (anyio.BrokenResourceError, anyio.ClosedResourceError) as exc:
             log.debug("control session: dropped an outgoing line, the CLI is gone (%r)", exc)
 
-    def _new_id(self) -> str:
-        return f"req_{next(self._ids)}_{self._id_salt}"
+    async def _send_line(self, data: bytes) -> None:
+        try:
+            await self._writer.send_bytes(data)
+        except (anyio.BrokenResourceError, anyio.ClosedResourceError) as exc:
+            log.debug("control session: dropped an outgoing line, the CLI is gone (%r)", exc)
 
     async def request(self, subtype: str, **fields: Any) -> dict[str, Any]:
         """Send a control request and return the ``response`` of its success answer.
@@ -309,30 +334,7 @@ class ControlSession:
         Raises ``ProtocolError`` if the CLI answers with an error or the session ends
         first. Wrap it in ``anyio.fail_after`` for a deadline.
         """
-        if self._done:
-            raise ProtocolError(f"cannot send {subtype!r}: the control session has ended")
-        request_id = self._new_id()
-        waiter = _Waiter()
-        self._pending[request_id] = waiter
-        try:
-            await self._writer.send({"type": "control_request", "request_id": request_id,
-                                     "request": {"subtype": subtype, **fields}})
-            await waiter.event.wait()
-        finally:
-            self._pending.pop(request_id, None)
-        payload = waiter.payload
-        if isinstance(payload, BaseException):
-            raise ProtocolError(f"control request {subtype!r} failed: {payload}")
-        assert payload is not None
-        answer = payload.get("response")
-        return dict(answer) if isinstance(answer, Mapping) else {}
-
-    async def _request_nowait(self, subtype: str, **fields: Any) -> None:
-        # Fire and forget: the CLI's ack is consumed (and an error logged) when it comes.
-        request_id = self._new_id()
-        self._pending[request_id] = None
-        await self._write({"type": "control_request", "request_id": request_id,
-                           "request": {"subtype": subtype, **fields}})
+        return await self._outbox.request(subtype, **fields)
 
     async def initialize(self, **fields: Any) -> dict[str, Any]:
         """Send ``initialize`` (``hooks`` defaults to None; pass ``sdkMcpServers`` etc.)."""
@@ -360,31 +362,7 @@ class ControlSession:
         The CLI acks the control request and later sends the JSON-RPC response back as an
         ``mcp_message`` of its own; this returns that response message.
         """
-        jsonrpc_id = f"toolhost-{next(self._ids)}"
-        message: dict[str, Any] = {"jsonrpc": "2.0", "id": jsonrpc_id, "method": method}
-        if params is not None:
-            message["params"] = dict(params)
-        waiter = _Waiter()
-        key = (server_name, jsonrpc_id)
-        self._mcp_pending[key] = waiter
-        try:
-            await self.request("mcp_message", server_name=server_name, message=message)
-            await waiter.event.wait()
-        finally:
-            self._mcp_pending.pop(key, None)
-        if isinstance(waiter.payload, BaseException):
-            raise ProtocolError(f"MCP request {method!r} failed: {waiter.payload}")
-        assert waiter.payload is not None
-        return dict(waiter.payload)
-
-    def _notifier(self, server_name: str) -> Notify:
-        notify = self._notifiers.get(server_name)
-        if notify is None:
-            async def notify(message: dict[str, Any]) -> None:
-                await self._request_nowait("mcp_message", server_name=server_name,
-                                           message=message)
-            self._notifiers[server_name] = notify
-        return notify
+        return await self._outbox.mcp_request(server_name, method, params)
 
     # -- closing ----------------------------------------------------------------------
 
@@ -395,10 +373,10 @@ class ControlSession:
 
     async def aclose(self) -> None:
         """Cancel every call in flight and stop reading; pending requests fail."""
-        self._done = True
+        self._outbox.closed = True
         self._tasks.cancel_all()
         if self._read_scope is not None:
             self._read_scope.cancel()
         if self._tg is not None:
             self._tg.cancel_scope.cancel()
-        self._fail_pending("the control session was closed")
+        self._outbox.fail_all("the control session was closed")

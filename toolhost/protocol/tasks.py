@@ -45,6 +45,11 @@ class RequestTasks:
         # scope's cost); the backend's own scope class, built directly, is the same object.
         self._new_scope = type(anyio.CancelScope())
 
+    @property
+    def running(self) -> bool:
+        """Whether tasks can be started (the session is running)."""
+        return self._loop is not None or self._tg is not None
+
     def start(self, fn: Callable[[], Coroutine[Any, Any, None]]) -> None:
         """Start ``fn()`` as a task of this set."""
         if self._loop is not None:

@@ -7,6 +7,7 @@ loudly on stderr), reusing the host's compiled policy.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import Any
 
@@ -35,10 +36,26 @@ class RunnerGate:
 
     async def __call__(self, tool_name: str, tool_input: dict[str, Any],
                        request: dict[str, Any]) -> Decision:
-        decision = await self.gate.check(tool_name, tool_input, request)
+        return self._shown(tool_name, tool_input, request,
+                           await self.gate.check(tool_name, tool_input, request))
+
+    def decide_now(self, tool_name: str, tool_input: dict[str, Any],
+                   request: dict[str, Any]) -> Decision | None:
+        """The same without a pause, or None for an "ask" (see ``DecideNowFn``).
+
+        The decision is shown just after (the next turn of the event loop, before any later
+        message): the CLI's answer goes out first, the screen is not what it waits for."""
+        decision = self.gate.check_now(tool_name, tool_input, request)
+        if decision is not None:
+            asyncio.get_running_loop().call_soon(self._shown, tool_name, tool_input, request,
+                                                 decision)
+        return decision
+
+    def _shown(self, tool_name: str, tool_input: dict[str, Any], request: dict[str, Any],
+               decision: Decision) -> Decision:
         tool_use_id = request.get("tool_use_id")
         try:
-            self.renderer.decision(tool_name, tool_input, decision,
+            self.renderer.decision(tool_name, decision,
                                    tool_use_id=tool_use_id if isinstance(tool_use_id, str)
                                    else None)
         except OSError as exc:  # the screen went away (SIGHUP, a closed pipe): still answer

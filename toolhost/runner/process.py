@@ -27,7 +27,8 @@ import anyio.abc
 from toolhost.errors import ProtocolError, RunnerError
 from toolhost.mcp import McpServer
 from toolhost.permissions.decision import Decision
-from toolhost.protocol import ControlSession
+from toolhost.protocol import DEFAULT_MAX_LINE_BYTES, ControlSession
+from toolhost.protocol.pipes import PipeLines
 from toolhost.runner.command import CliCommand
 from toolhost.runner.deathsig import with_parent_death_signal
 from toolhost.runner.diagnose import explain
@@ -136,15 +137,22 @@ async def open_cli(command: CliCommand, servers: Mapping[str, McpServer], *,
     """Start the CLI, serve it, ``initialize``; yield the session; stop everything after.
 
     ``redact`` hides secrets in the errors raised (they quote the CLI's stderr)."""
+    # The CLI's stdout is a pipe of our own, read by ``PipeLines`` (the control session's
+    # fast input: a permission request decided at once is answered as it arrives).
+    read_fd, write_fd = os.pipe()
     try:
         process = await anyio.open_process(with_parent_death_signal(command.argv),
                                            env=dict(command.env),
                                            cwd=command.cwd, stdin=subprocess.PIPE,
-                                           stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                           stdout=write_fd, stderr=subprocess.PIPE,
                                            start_new_session=True)
     except OSError as exc:
+        os.close(read_fd)
         raise RunnerError(f"cannot start the Claude CLI {command.argv[0]}: {exc}") from exc
-    assert process.stdin and process.stdout and process.stderr
+    finally:
+        os.close(write_fd)
+    assert process.stdin and process.stderr
+    lines = await PipeLines.open(read_fd, DEFAULT_MAX_LINE_BYTES)
     stderr = _Tail()
     send_results, receive_results = anyio.create_memory_object_stream[Mapping[str, Any]](100)
 
@@ -156,7 +164,7 @@ async def open_cli(command: CliCommand, servers: Mapping[str, McpServer], *,
         if message.get("type") == "result":
             await send_results.send(message)
 
-    control = ControlSession(process.stdout, process.stdin, servers=servers,
+    control = ControlSession(lines, process.stdin, servers=servers,
                              permission=permission, on_message=deliver)
 
     async def serve() -> None:
@@ -190,6 +198,7 @@ async def open_cli(command: CliCommand, servers: Mapping[str, McpServer], *,
         with anyio.CancelScope(shield=True):
             await _stop(process)
             await process.aclose()
+            lines.aclose()
 
 
 async def _initialize(cli: CliSession, fields: dict[str, Any]) -> None:

@@ -53,16 +53,15 @@ class RedactingRenderer:
     def message(self, message: Mapping[str, Any]) -> None:
         self.inner.message(redact_value(message, self.redact))
 
-    def decision(self, tool_name: str, tool_input: Mapping[str, Any],
-                 decision: Decision, *, tool_use_id: str | None = None) -> None:
+    def decision(self, tool_name: str, decision: Decision, *,
+                 tool_use_id: str | None = None) -> None:
         r = self.redact
         shown = dataclasses.replace(
             decision, message=r(decision.message),
             rule=r(decision.rule) if decision.rule is not None else None,
             updated_input=(mask_arguments(decision.updated_input, r)
                            if decision.updated_input is not None else None))
-        self.inner.decision(r(tool_name), mask_arguments(tool_input, r), shown,
-                            tool_use_id=tool_use_id)
+        self.inner.decision(r(tool_name), shown, tool_use_id=tool_use_id)
 
     def status(self, text: str) -> None:
         self.inner.status(self.redact(text))

@@ -55,8 +55,8 @@ def _result_text(content: Any) -> str:
 
 class Renderer(Protocol):
     def message(self, message: Mapping[str, Any]) -> None: ...
-    def decision(self, tool_name: str, tool_input: Mapping[str, Any],
-                 decision: Decision, *, tool_use_id: str | None = None) -> None: ...
+    def decision(self, tool_name: str, decision: Decision, *,
+                 tool_use_id: str | None = None) -> None: ...
     def status(self, text: str) -> None: ...
     def close(self) -> None: ...
 
@@ -191,8 +191,8 @@ class TextRenderer:
                 else:
                     self._print(self.style("32", f"  {tag}← {text}"))
 
-    def decision(self, tool_name: str, tool_input: Mapping[str, Any],
-                 decision: Decision, *, tool_use_id: str | None = None) -> None:
+    def decision(self, tool_name: str, decision: Decision, *,
+                 tool_use_id: str | None = None) -> None:
         """Show a permission decision under its call (``tool_use_id`` gives its tag)."""
         tag = self.tag(tool_use_id)
         who = decision.rule or f"default ({decision.answered_by})"
@@ -245,8 +245,8 @@ class JsonRenderer:
         self.out.write(json.dumps(message, ensure_ascii=False) + "\n")
         self.out.flush()
 
-    def decision(self, tool_name: str, tool_input: Mapping[str, Any],
-                 decision: Decision, *, tool_use_id: str | None = None) -> None:
+    def decision(self, tool_name: str, decision: Decision, *,
+                 tool_use_id: str | None = None) -> None:
         return None  # the CLI's own messages carry the outcome (permission_denials)
 
     def status(self, text: str) -> None:
