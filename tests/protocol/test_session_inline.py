@@ -168,3 +168,44 @@ async def test_a_peer_that_stops_reading_gets_every_answer_when_it_reads_again()
         await cli.wait_for(lambda: len(cli.answers()) == count, timeout=60)
     answers = cli.answers()
     assert all(len(answers[f"f{i}"]) == 1 for i in range(count))
+
+
+async def test_past_the_in_flight_limit_requests_are_refused_at_once_then_served_again(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # Memory stays bounded: requests past the limit are answered with an error at once
+    # (the CLI is never left waiting); those admitted finish; then new ones are admitted.
+    from toolhost.backends.base import CallContext
+    from toolhost.mcp import McpServer
+    from toolhost.protocol import tasks
+    from toolhost.results import ToolResult
+
+    from .session_harness import make_tool
+
+    monkeypatch.setattr(tasks, "MAX_IN_FLIGHT", 5)
+    gate = anyio.Event()
+
+    async def held(arguments: Any, ctx: CallContext) -> ToolResult:
+        await gate.wait()
+        return ToolResult.text(f"Hello, {arguments['name']}!")
+
+    def call(i: int) -> dict[str, Any]:
+        return {"jsonrpc": "2.0", "id": i, "method": "tools/call",
+                "params": {"name": "greet", "arguments": {"name": f"n{i}"}}}
+
+    servers = {"demo": McpServer("demo", "1.0.0", [make_tool(invoke=held)])}
+    async with running_session(servers) as (session, cli):
+        for i in range(12):
+            await cli.mcp(f"c{i}", call(i))
+        await cli.wait_for(lambda: len(cli.answers()) == 7)
+        assert session.in_flight == 5
+        refused = {rid for rid, answers in cli.answers().items()
+                   if answers[0]["subtype"] == "error"}
+        assert len(refused) == 7
+        assert "the limit is 5 requests" in cli.answer(sorted(refused)[0])["error"]
+        gate.set()
+        await cli.wait_for(lambda: len(cli.answers()) == 12)
+        await cli.mcp("later", call(99))
+        await cli.wait_for(lambda: "later" in cli.answers())
+    assert cli.answer("later")["subtype"] == "success"
+    served = [rid for rid, answers in cli.answers().items() if answers[0]["subtype"] == "success"]
+    assert len(served) == 6 and all(len(a) == 1 for a in cli.answers().values())

@@ -179,6 +179,15 @@ def _raise_in(thread_id: int) -> bool:
     return bool(set_async_exc(thread_id, ToolStopped) == 1)
 
 
+async def _acquire(limiter: anyio.CapacityLimiter, borrower: object) -> None:
+    # A free token is taken without a pause: anyio's acquire always yields to the event loop
+    # once (a whole loop turn per limiter, two per call); the wait is the call's own.
+    try:
+        limiter.acquire_on_behalf_of_nowait(borrower)
+    except anyio.WouldBlock:
+        await limiter.acquire_on_behalf_of(borrower)
+
+
 def _waker(callback: Callable[[], None]) -> Callable[[], None]:
     """``callback`` run on the event loop, from any thread."""
     try:
@@ -232,9 +241,10 @@ class SyncPool:
         done = anyio.Event()
         job = _Job(fn=fn, tool=tool, wake=_waker(lambda: self._on_loop_done(job, done, mine)),
                    token=anyio.lowlevel.current_token())
-        await mine.acquire_on_behalf_of(job)
+        await _acquire(mine, job)
         try:
-            async with self._limiter:
+            await _acquire(self._limiter, job)
+            try:
                 self._refuse_if_stuck(tool)  # the waits may have seen threads stick
                 self._submit(job)
                 try:
@@ -243,6 +253,8 @@ class SyncPool:
                     with anyio.CancelScope(shield=True):
                         await self._stop(job, done)
                     raise
+            finally:
+                self._limiter.release_on_behalf_of(job)
         finally:
             if not job.stuck:  # a stuck thread keeps its place until it ends
                 mine.release_on_behalf_of(job)

@@ -207,4 +207,6 @@ class HostConfig:
 
     def redact(self, text: str) -> str:
         """Replace every secret value in ``text``, in any of its forms, with ``***``."""
+        if not self.secrets:  # the usual case, on every decision and line shown
+            return text
         return redactor_for(self.secrets).redact(text)

@@ -9,6 +9,7 @@ carry ``resultType``), anything else follows the 2025-11-25 handshake rules.
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import logging
 from collections.abc import Awaitable, Callable, Hashable, Mapping, Sequence
@@ -404,7 +405,7 @@ class McpServer:
             out = (await self._run(tool, arguments, ctx)).to_mcp()
             return self._modern(out) if modern else out
         key = (peer, request_id)
-        with anyio.CancelScope() as scope:
+        with _cancel_scope() as scope:
             self._inflight[key] = scope
             try:
                 result = await self._run(tool, arguments, ctx)
@@ -441,6 +442,22 @@ class McpServer:
             if verdict is not None:
                 return verdict
         return await tool.call(arguments, ctx)
+
+
+_asyncio_scope: type[anyio.CancelScope] | None = None
+
+
+def _cancel_scope() -> anyio.CancelScope:
+    # anyio.CancelScope() looks the backend up on every call; on asyncio its class, built
+    # directly, is the same object (one scope per tools/call: on the hot path).
+    global _asyncio_scope
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:  # another backend (trio)
+        return anyio.CancelScope()
+    if _asyncio_scope is None:
+        _asyncio_scope = type(anyio.CancelScope())
+    return _asyncio_scope()
 
 
 def _may_exceed(arguments: Mapping[str, Any], limit: int) -> bool:

@@ -263,8 +263,13 @@ class LineWriter:
             self._backlog.append(data)
             return
         direct.write(data)
+        loop = asyncio.get_running_loop()
+        if not getattr(loop, "_ready", True):
+            # Nothing else is due in this turn (CPython's ready queue is empty), so no other
+            # line can follow in it: no batch to open, and no extra turn to close it.
+            return
         self._writing = True
-        asyncio.get_running_loop().call_soon(self._flush, direct)
+        loop.call_soon(self._flush, direct)
 
     def _flush(self, direct: asyncio.StreamWriter) -> None:
         self._writing = False

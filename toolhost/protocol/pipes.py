@@ -18,6 +18,7 @@ import asyncio
 import logging
 import os
 from collections.abc import Callable
+from typing import cast
 
 import anyio
 
@@ -66,8 +67,8 @@ class PipeLines(asyncio.Protocol):
     # -- asyncio.Protocol ---------------------------------------------------------------
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.ReadTransport)
-        self._transport = transport
+        # A read pipe transport (uvloop's are not asyncio.ReadTransport subclasses).
+        self._transport = cast(asyncio.ReadTransport, transport)
 
     def data_received(self, data: bytes) -> None:
         ready = self._lines.ready

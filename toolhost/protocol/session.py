@@ -60,6 +60,16 @@ def _succeeded(request_id: str, response: Any) -> dict[str, Any]:
             "response": {"subtype": "success", "request_id": request_id, "response": response}}
 
 
+def _busy(request_id: str, tasks: RequestTasks) -> dict[str, Any]:
+    log.warning("control session: refused request %s: %d requests are being served",
+                cut(request_id, 100), len(tasks.scopes))
+    return {"type": "control_response", "response": {
+        "subtype": "error", "request_id": request_id,
+        "error": f"toolhost is serving {len(tasks.scopes):,} requests (the limit is "
+                 f"{tasks.max_in_flight:,} requests or {tasks.max_in_flight_bytes:,} bytes "
+                 "of them); this one was refused, try it again when some have finished"}}
+
+
 def _failed(request_id: str, exc: Exception) -> dict[str, Any]:
     if not isinstance(exc, ControlRequestError):
         log_failure(log, f"control request {cut(request_id, 100)}", exc)
@@ -149,7 +159,7 @@ class ControlSession:
         # tool's answer goes out in the same event-loop turn as its request came in
         # (about a quarter of a sequential round trip saved). Requests with more lines
         # already behind them get tasks of their own, and reading goes on at once.
-        request: tuple[str, Any] | None = None
+        request: tuple[str, Any, int] | None = None
         spawned = False
         self._read_scope = scope = self._tasks.new_scope()
         if self._tasks.closing:
@@ -160,7 +170,7 @@ class ControlSession:
                     request = await self._next_request()
                     if request is None or not self._reader.buffered:
                         break
-                    self._tasks.spawn(request[0], self._serve, request[1])
+                    self._tasks.spawn(request[0], self._serve, request[1], request[2])
                     spawned = True
             except Exception:  # a bug here must not leave run() waiting forever
                 log.exception("control session: reading failed")
@@ -177,10 +187,11 @@ class ControlSession:
                 self._eof.set()
                 return
         self._tasks.start(self._read)
-        await self._tasks.serve(request[0], self._serve, request[1])
+        await self._tasks.serve(request[0], self._serve, request[1], request[2])
 
-    async def _next_request(self) -> tuple[str, Any] | None:
-        """Handle lines until a control request comes; return it (None at end of input)."""
+    async def _next_request(self) -> tuple[str, Any, int] | None:
+        """Handle lines until a control request comes; return its id, body and size (None
+        at end of input). One that finds the session full is refused on the spot."""
         reader = self._reader
         while True:
             try:
@@ -209,7 +220,10 @@ class ControlSession:
             if kind == "control_request":
                 request_id = message.get("request_id")
                 if isinstance(request_id, str) and request_id:
-                    return request_id, message.get("request")
+                    if self._tasks.has_room(len(line)):
+                        return request_id, message.get("request"), len(line)
+                    await self._write(_busy(request_id, self._tasks))
+                    continue
                 log.warning("control session: skipped a control_request without a "
                             "request_id: %.200r", message)
             elif kind == "control_response":
@@ -284,7 +298,9 @@ class ControlSession:
         if isinstance(request, Mapping) and request.get("subtype") == "can_use_tool" \
                 and self._answer_now(request_id, request):
             return True
-        self._tasks.spawn(request_id, self._serve, request)
+        if not self._tasks.has_room(len(line)):
+            return False  # the reading task refuses it (it waits while the CLI does not read)
+        self._tasks.spawn(request_id, self._serve, request, len(line))
         return True
 
     def _answer_now(self, request_id: str, request: Mapping[str, Any]) -> bool:

@@ -25,8 +25,15 @@ __all__ = ["RequestTasks"]
 log = logging.getLogger("toolhost.protocol")
 
 
+MAX_IN_FLIGHT = 1000
+MAX_IN_FLIGHT_BYTES = 256 * 1024 * 1024  # of request lines: what in-flight requests hold
+
+
 class RequestTasks:
     def __init__(self) -> None:
+        self.max_in_flight = MAX_IN_FLIGHT
+        self.max_in_flight_bytes = MAX_IN_FLIGHT_BYTES
+        self._held = 0  # bytes of the request lines being served
         self.scopes: dict[str, anyio.CancelScope] = {}  # request_id -> scope of its task
         self.closing = False
         self._native: set[asyncio.Task[None]] = set()
@@ -50,6 +57,13 @@ class RequestTasks:
         """Whether tasks can be started (the session is running)."""
         return self._loop is not None or self._tg is not None
 
+    def has_room(self, size: int) -> bool:
+        """Whether one more request of ``size`` bytes may be served now (memory stays
+        bounded: past ``max_in_flight`` requests or ``max_in_flight_bytes`` of them, the
+        session answers new ones with an error at once)."""
+        return (len(self.scopes) < self.max_in_flight
+                and self._held + size <= self.max_in_flight_bytes)
+
     def start(self, fn: Callable[[], Coroutine[Any, Any, None]]) -> None:
         """Start ``fn()`` as a task of this set."""
         if self._loop is not None:
@@ -62,33 +76,35 @@ class RequestTasks:
             raise RuntimeError("the control session is not running")
 
     def spawn(self, request_id: str, fn: Callable[[str, Any], Awaitable[None]],
-              request: Any) -> None:
+              request: Any, size: int = 0) -> None:
         """Serve a request in a task of its own (see ``serve``).
 
         The request's cancel scope is registered now, not when the task first runs, so a
         ``control_cancel_request`` read right behind the request still finds it.
         """
-        scope = self._register(request_id)
+        scope = self._register(request_id, size)
         if self._loop is not None:
-            task = self._loop.create_task(self._run(request_id, scope, fn, request))
+            task = self._loop.create_task(self._run(request_id, scope, fn, request, size))
             self._native.add(task)
             task.add_done_callback(self._native.discard)
         elif self._tg is not None:
-            self._tg.start_soon(self._run, request_id, scope, fn, request)
+            self._tg.start_soon(self._run, request_id, scope, fn, request, size)
         else:
             del self.scopes[request_id]
+            self._held -= size
             raise RuntimeError("the control session is not running")
 
     async def serve(self, request_id: str, fn: Callable[[str, Any], Awaitable[None]],
-                    request: Any) -> None:
+                    request: Any, size: int = 0) -> None:
         """Run ``fn(request_id, request)`` in a cancel scope registered under the id."""
-        await self._run(request_id, self._register(request_id), fn, request)
+        await self._run(request_id, self._register(request_id, size), fn, request, size)
 
     def new_scope(self) -> anyio.CancelScope:
         """A fresh cancel scope of the running backend."""
         return self._new_scope()
 
-    def _register(self, request_id: str) -> anyio.CancelScope:
+    def _register(self, request_id: str, size: int) -> anyio.CancelScope:
+        self._held += size
         scope = self._new_scope()
         if self.closing:
             scope.cancel()
@@ -96,7 +112,9 @@ class RequestTasks:
         return scope
 
     async def _run(self, request_id: str, scope: anyio.CancelScope,
-                   fn: Callable[[str, Any], Awaitable[None]], request: Any) -> None:
+                   fn: Callable[[str, Any], Awaitable[None]], request: Any,
+                   size: int = 0) -> None:
+        # ``size`` was counted in ``_held`` when the request was registered
         try:
             if scope.cancel_called:  # withdrawn (or closing) before it started: no answer
                 return
@@ -106,6 +124,7 @@ class RequestTasks:
                 except Exception:  # fn answers every failure itself; this is a bug net
                     log.exception("control request %s crashed", request_id)
         finally:
+            self._held -= size
             if self.scopes.get(request_id) is scope:
                 del self.scopes[request_id]
 
