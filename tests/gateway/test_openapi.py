@@ -164,6 +164,26 @@ async def test_a_document_from_a_url_is_fetched_once_and_cached(
     assert service.requests[-1]["path"] == "/v1/pets/1"
 
 
+def test_a_secret_with_a_trailing_newline_is_refused_at_load(tmp_path: Path,
+                                                             service: PetService) -> None:
+    config = write(tmp_path, service, BASIC)
+    with pytest.raises(ConfigError) as caught:
+        load(config, PETS_TOKEN="tok-from-a-file-1234\n")
+    (problem,) = [str(p) for p in caught.value.problems]
+    assert "security.bearerAuth: the value contains a line break" in problem
+    assert "tok-from-a-file" not in problem  # the secret itself is never shown
+
+
+def test_an_api_key_header_name_must_be_a_header_name(tmp_path: Path,
+                                                      service: PetService) -> None:
+    document = service.document().replace("apiKey: {type: apiKey, in: query, name: api_key}",
+                                          "apiKey: {type: apiKey, in: header, name: 'X Key:'}")
+    config = write(tmp_path, service, "    openapi: {spec: pets.yaml, security: "
+                   "{apiKey: k-1234567}}\n", document=document)
+    assert any("security.apiKey: security scheme 'apiKey' names the header 'X Key:', which is "
+               "not a valid header name" in p for p in problems_of(config))
+
+
 @pytest.mark.parametrize(("server", "document", "expected"), [
     ("    openapi: {spec: missing.yaml}\n", None, "missing.yaml: no such file"),
     ("    openapi: {spec: pets.yaml, url: 'http://x/y'}\n", None,
@@ -194,6 +214,10 @@ async def test_a_document_from_a_url_is_fetched_once_and_cached(
     ("    openapi: {spec: pets.yaml, security: {oauth: an-oauth-token-1234}}\n", None,
      "servers.pets.openapi.security.oauth: the document has no security scheme 'oauth'"),
     ("    openapi: {spec: pets.yaml}\n    mcp: {command: [x]}\n", None, "not both"),
+    ("    openapi: {spec: pets.yaml, security: {bearerAuth: \"tok\\nInjected: 1\"}}\n", None,
+     "servers.pets.openapi.security.bearerAuth: the value contains a line break"),
+    ("    openapi: {spec: pets.yaml, security: {apiKey: \"k\\r\\n\"}}\n", None,
+     "servers.pets.openapi.security.apiKey: the value contains a line break"),
     ("    openapi: {spec: pets.yaml, extra: 1}\n", None,
      "servers.pets.openapi.extra: unknown key"),
 ])

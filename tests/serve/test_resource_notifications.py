@@ -135,3 +135,44 @@ async def test_a_reload_that_changes_resources_announces_the_list_legacy(
         listed = await client.list_resources()
         assert "notes://kb/runbook" in [str(r.uri) for r in listed.resources]
         assert not [n for n in heard.items if isinstance(n, types.PromptListChangedNotification)]
+
+
+@pytest.mark.parametrize("subscriptions", [
+    [f"file:///{i}" for i in range(100_000)],  # far too many
+    ["x" * 10_000_000, "toolhost://kb/runbook"],  # one huge URI
+    [None, 7, ["nested"], {"uri": "x"}, "", "toolhost://kb/runbook"],  # wrong types
+    "toolhost://kb/runbook",  # not a list
+    {"a": 1},
+])
+async def test_hostile_resource_subscriptions_of_a_listen_stream_stay_bounded(
+        subscriptions: Any) -> None:
+    from toolhost.mcp import McpServer
+    from toolhost.serve.served import MAX_LISTEN_URIS, ServedServer
+
+    served = ServedServer(McpServer("kb", "1.0.0", []), {})
+    heard: list[dict[str, Any]] = []
+
+    async def notify(message: dict[str, Any]) -> None:
+        heard.append(message)
+
+    message = {"jsonrpc": "2.0", "id": 9, "method": "subscriptions/listen",
+               "params": {"notifications": {"resourceSubscriptions": subscriptions,
+                                            "toolsListChanged": True}}}
+    async with anyio.create_task_group() as tg:
+        answers: list[Any] = []
+
+        async def listen() -> None:
+            answers.append(await served.handle(message, notify=notify))
+
+        tg.start_soon(listen)
+        with anyio.fail_after(10):
+            while not heard:
+                await anyio.sleep(0.01)
+        uris = served.subscribed_uris()
+        assert len(uris) <= MAX_LISTEN_URIS
+        assert all(isinstance(u, str) and 0 < len(u) <= 8192 for u in uris)
+        honored = heard[0]["params"]["notifications"]
+        assert honored["toolsListChanged"] is True  # the rest of the request still honoured
+        assert len(honored.get("resourceSubscriptions", [])) == len(uris)
+        served.close()
+    assert answers and answers[0]["result"]["resultType"] == "complete"

@@ -20,6 +20,7 @@ import base64
 import fnmatch
 import hashlib
 import logging
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path as FilePath
@@ -146,6 +147,9 @@ def _components(doc: OpenApiDoc) -> Mapping[str, Any]:
     return schemas if isinstance(schemas, Mapping) else {}
 
 
+_TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")  # RFC 9110 token: a header's name
+
+
 def _security(check: Checker, block: Mapping[str, Any], here: Path, doc: OpenApiDoc
               ) -> tuple[dict[str, str], dict[str, str]]:
     """Headers and query parameters that carry the configured credentials."""
@@ -163,6 +167,16 @@ def _security(check: Checker, block: Mapping[str, Any], here: Path, doc: OpenApi
                           "its schemes: " + (", ".join(map(str, schemes)) or "none"))
             continue
         kind, carrier = scheme.get("type"), str(scheme.get("name", ""))
+        if any(c in value for c in "\r\n\0"):  # a header or query value cannot carry one
+            check.problem(where, "the value contains a line break or NUL (an HTTP header "
+                          "cannot carry one)", "check the secret it comes from: a trailing "
+                          "newline from a file is the usual cause")
+            continue
+        if kind == "apiKey" and scheme.get("in") in ("header", "cookie") \
+                and not _TOKEN.fullmatch(carrier):
+            check.problem(where, f"security scheme {name!r} names the header {carrier!r}, "
+                          "which is not a valid header name")
+            continue
         if kind == "http" and str(scheme.get("scheme", "")).lower() == "basic":
             if ":" not in value:
                 check.problem(where, "basic credentials are written 'user:password'")
