@@ -18,24 +18,20 @@ import hmac
 import logging
 import sys
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
 import anyio
-from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
-from starlette.types import Receive, Scope, Send
 
 from toolhost.excerpt import cut
 from toolhost.failures import log_failure
 from toolhost.limits import DEFAULT_LIMITS, Limits
 from toolhost.mcp import jsonrpc as rpc
 from toolhost.mcp import wire
-from toolhost.mcp.client_requests import ClientChannel, Pending, client_channel
 from toolhost.permissions.caller import Caller, as_caller
 from toolhost.serve.base import (
     Handler,
@@ -50,10 +46,10 @@ from toolhost.serve.headers import (
     SESSION_HEADER,
     accepted,
     header_mismatch,
-    http_status_for,
     is_json_content_type,
     request_version,
 )
+from toolhost.serve.http_exchange import Exchange, InFlight, NotificationStream, Session
 from toolhost.serve.http_limits import (
     HostCheck,
     JsonAnswer,
@@ -69,24 +65,6 @@ log = logging.getLogger("toolhost.serve")
 LOOPBACK = {"localhost", "127.0.0.1", "::1", "[::1]"}
 DRAIN_SECONDS = 1.0
 MAX_SESSIONS = 10_000  # remembered per replica; an older one comes back from its signed id
-SSE_HEADERS = [(b"content-type", b"text/event-stream"), (b"cache-control", b"no-cache"),
-               (b"x-accel-buffering", b"no")]
-
-
-@dataclass
-class _Session:
-    """What a legacy (initialize-era) client's session id stands for."""
-
-    streams: set[MemoryObjectSendStream[dict[str, Any]]] = field(default_factory=set)
-    running: dict[Any, anyio.CancelScope] = field(default_factory=dict)
-    # The client's capabilities (from initialize) and the requests we sent it (ctx.elicit,
-    # ctx.sample, asks) that it has not answered: it POSTs the answers.
-    capabilities: Mapping[str, Any] = field(default_factory=dict)
-    pending: Pending = field(default_factory=Pending)
-
-
-def _sse_event(message: Mapping[str, Any]) -> bytes:
-    return b"event: message\ndata: " + wire.encode_answer(dict(message)) + b"\n\n"
 
 
 class HttpServer:
@@ -103,13 +81,13 @@ class HttpServer:
         self._tokens = sessions or SessionTokens.from_environ()
         self._grace = shutdown_grace
         self.ready = True  # /readyz: False once shutting down
-        self.in_flight = _InFlight()
+        self.in_flight = InFlight()
         self._limits = limits
         self._hosts = HostCheck(bind, allowed_hosts)
         self._on_shutdown = on_shutdown
         self._token = token
         self._allowed_origins = set(allowed_origins)
-        self._sessions: dict[str, _Session] = {}
+        self._sessions: dict[str, Session] = {}
         self.path = path
         self.app = Starlette(routes=[
             Route(path, self._endpoint, methods=["GET", "POST", "DELETE"]),
@@ -224,7 +202,7 @@ class HttpServer:
 
     # -- sessions of the 2025 revisions ---------------------------------------------------------
 
-    def _session(self, session_id: str) -> _Session | None:
+    def _session(self, session_id: str) -> Session | None:
         """The session an id names: known here, or signed by a replica (toolhost.serve.sessions)."""
         session = self._sessions.get(session_id)
         if session is not None:
@@ -232,9 +210,9 @@ class HttpServer:
         claims = self._tokens.check(session_id)
         if claims is None:
             return None
-        return self._remember(session_id, _Session(capabilities=claims.capabilities))
+        return self._remember(session_id, Session(capabilities=claims.capabilities))
 
-    def _remember(self, session_id: str, session: _Session) -> _Session:
+    def _remember(self, session_id: str, session: Session) -> Session:
         if len(self._sessions) >= MAX_SESSIONS:  # memory stays bounded: forget idle ones
             for old in [k for k, v in self._sessions.items()
                         if not v.streams and not v.running][: MAX_SESSIONS // 10 or 1]:
@@ -325,7 +303,7 @@ class HttpServer:
             return JsonAnswer(error_response(request_id, -32600,
                                                "Invalid Request: no 'method'"), status_code=400)
         modern = request_version(message) is not None
-        session: _Session | None = None
+        session: Session | None = None
         session_id = request.headers.get(SESSION_HEADER)
         if modern:
             problem = header_mismatch(message, request.headers)
@@ -363,9 +341,9 @@ class HttpServer:
             caps = caps if isinstance(caps, Mapping) else {}
             version = params.get("protocolVersion") if isinstance(params, Mapping) else None
             session_id = self._tokens.issue(version if isinstance(version, str) else "", caps)
-            session = self._remember(session_id, _Session(capabilities=caps))
+            session = self._remember(session_id, Session(capabilities=caps))
             headers[SESSION_HEADER] = session_id
-        return _Exchange(self._handler, message, session, modern, headers, self.in_flight, caller,
+        return Exchange(self._handler, message, session, modern, headers, self.in_flight, caller,
                          json_ok=json_ok, sse_ok=sse_ok)
 
     async def _get_stream(self, request: Request) -> Response:
@@ -378,176 +356,4 @@ class HttpServer:
             # Modern clients subscribe with subscriptions/listen on POST instead.
             return Response("GET streams exist for initialize-era sessions only; send "
                             "Mcp-Session-Id", status_code=405, headers={"allow": "POST"})
-        return _NotificationStream(session)
-
-
-class _InFlight:
-    """How many requests are being answered (a graceful shutdown waits for none)."""
-
-    def __init__(self) -> None:
-        self.count = 0
-        self._idle = anyio.Event()
-        self._idle.set()
-
-    def enter(self) -> None:
-        self.count += 1
-        if self.count == 1:
-            self._idle = anyio.Event()
-
-    def leave(self) -> None:
-        self.count -= 1
-        if self.count == 0:
-            self._idle.set()
-
-    async def wait_idle(self) -> None:
-        await self._idle.wait()
-
-
-class _Exchange(Response):
-    """One POSTed request: JSON if the call says nothing before answering, else SSE."""
-
-    def __init__(self, handler: Handler, message: dict[str, Any], session: _Session | None,
-                 modern: bool, headers: dict[str, str], in_flight: _InFlight,
-                 caller: Caller | None, *, json_ok: bool = True, sse_ok: bool = True) -> None:
-        super().__init__()
-        self._caller = caller
-        self._in_flight = in_flight
-        self._json_ok = json_ok  # what the client's Accept admits
-        self._sse_ok = sse_ok
-        self._handler = handler
-        self._message = message
-        self._session = session
-        self._modern = modern
-        self._extra = headers
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        self._in_flight.enter()
-        try:
-            await self._exchange(receive, send)
-        finally:
-            self._in_flight.leave()
-
-    async def _exchange(self, receive: Receive, send: Send) -> None:
-        outbox_send, outbox = anyio.create_memory_object_stream[tuple[bool, Any]](64)
-        request_id = self._message["id"]
-
-        async def notify(note: dict[str, Any]) -> None:
-            if self._sse_ok:  # a JSON-only client cannot hear notifications on this request
-                await outbox_send.send((False, note))
-
-        # Requests to the client go out on this response's event stream; its answers come
-        # back as POSTs of the session (the 2025 revisions; none in the stateless era)
-        session = self._session
-        channel = (ClientChannel(session.capabilities, notify, session.pending)
-                   if session is not None and self._sse_ok else None)
-
-        async def run() -> None:
-            try:
-                with client_channel(channel), as_caller(self._caller):
-                    answer = await self._handler.handle(self._message, notify=notify)
-            except Exception as exc:  # a bug in the core must not kill the connection
-                log_failure(log, f"request {cut(repr(request_id), 60)}", exc)
-                answer = error_response(request_id, -32603, f"Internal error "
-                                        f"({type(exc).__name__}); the server logged it")
-            await outbox_send.send((True, answer))
-
-        async def watch_disconnect(cancel: anyio.CancelScope) -> None:
-            while (await receive())["type"] != "http.disconnect":
-                pass
-            log.info("request %r: client closed the response; cancelling", request_id)
-            cancel.cancel()
-
-        started = False
-        async with anyio.create_task_group() as tg, outbox_send, outbox:
-            if self._session is not None:
-                self._session.running[request_id] = tg.cancel_scope
-            tg.start_soon(run)
-            tg.start_soon(watch_disconnect, tg.cancel_scope)
-            try:
-                final, first = await outbox.receive()
-                started = True
-                if final and (self._json_ok or first is None):
-                    await self._send_json(first, send)
-                else:
-                    await self._send_sse(first, outbox, send, final=final)
-            finally:
-                if self._session is not None:
-                    self._session.running.pop(request_id, None)
-                tg.cancel_scope.cancel()
-        if not started:
-            # Cancelled: by a legacy notifications/cancelled (the client may still read this
-            # response: like the official SDK, end it with -32800, never a bodiless reply a
-            # client cannot parse) or because the client left (nobody reads it).
-            cancelled = error_response(request_id, -32800, "Request cancelled")
-            if self._json_ok:
-                await self._send_json(cancelled, send)
-            else:
-                await self._send_sse(cancelled, None, send, final=True)
-
-    def _with_headers(self, extra: list[tuple[bytes, bytes]]) -> list[tuple[bytes, bytes]]:
-        return extra + [(k.encode(), v.encode()) for k, v in self._extra.items()]
-
-    async def _send_json(self, answer: dict[str, Any] | None, send: Send) -> None:
-        if answer is None:  # the core chose not to answer (should not happen for a request)
-            await send({"type": "http.response.start", "status": 202,
-                        "headers": self._with_headers([])})
-            await send({"type": "http.response.body", "body": b""})
-            return
-        body = wire.encode_answer(answer)
-        status = http_status_for(answer) if self._modern else 200
-        await send({"type": "http.response.start", "status": status, "headers": self._with_headers(
-            [(b"content-type", b"application/json"),
-             (b"content-length", str(len(body)).encode())])})
-        await send({"type": "http.response.body", "body": body})
-
-    async def _send_sse(self, first: dict[str, Any],
-                        outbox: MemoryObjectReceiveStream[tuple[bool, Any]] | None, send: Send,
-                        *, final: bool = False) -> None:
-        await send({"type": "http.response.start", "status": 200,
-                    "headers": self._with_headers(list(SSE_HEADERS))})
-        await send({"type": "http.response.body", "body": _sse_event(first),
-                    "more_body": True})
-        if final or outbox is None:
-            await send({"type": "http.response.body", "body": b""})
-            return
-        async for final, message in outbox:
-            if message is not None:
-                await send({"type": "http.response.body", "body": _sse_event(message),
-                            "more_body": True})
-            if final:
-                break
-        await send({"type": "http.response.body", "body": b""})
-
-
-class _NotificationStream(Response):
-    """A legacy session's ``GET`` stream: server notifications until the client leaves."""
-
-    def __init__(self, session: _Session) -> None:
-        super().__init__()
-        self._session = session
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        inbox_send, inbox = anyio.create_memory_object_stream[dict[str, Any]](64)
-        self._session.streams.add(inbox_send)
-
-        async def watch_disconnect(cancel: anyio.CancelScope) -> None:
-            while (await receive())["type"] != "http.disconnect":
-                pass
-            cancel.cancel()
-
-        try:
-            async with anyio.create_task_group() as tg, inbox:
-                tg.start_soon(watch_disconnect, tg.cancel_scope)
-                await send({"type": "http.response.start", "status": 200,
-                            "headers": list(SSE_HEADERS)})
-                await send({"type": "http.response.body", "body": b": stream open\n\n",
-                            "more_body": True})
-                async for message in inbox:
-                    await send({"type": "http.response.body", "body": _sse_event(message),
-                                "more_body": True})
-                await send({"type": "http.response.body", "body": b""})
-                tg.cancel_scope.cancel()
-        finally:
-            self._session.streams.discard(inbox_send)
-            inbox_send.close()
-
+        return NotificationStream(session)

@@ -1,0 +1,219 @@
+"""The ASGI responses of ``toolhost serve --http``: one POSTed request's exchange (JSON, or
+SSE once the call sends a notification), a legacy session's ``GET`` notification stream, and
+what a legacy session id stands for. ``HttpServer`` (``toolhost.serve.http``) routes to them.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+from starlette.responses import Response
+from starlette.types import Receive, Scope, Send
+
+from toolhost.excerpt import cut
+from toolhost.failures import log_failure
+from toolhost.mcp import wire
+from toolhost.mcp.client_requests import ClientChannel, Pending, client_channel
+from toolhost.permissions.caller import Caller, as_caller
+from toolhost.serve.base import Handler, error_response
+from toolhost.serve.headers import http_status_for
+
+__all__ = ["Exchange", "InFlight", "NotificationStream", "Session"]
+
+log = logging.getLogger("toolhost.serve")
+
+SSE_HEADERS = [(b"content-type", b"text/event-stream"), (b"cache-control", b"no-cache"),
+               (b"x-accel-buffering", b"no")]
+
+
+@dataclass
+class Session:
+    """What a legacy (initialize-era) client's session id stands for."""
+
+    streams: set[MemoryObjectSendStream[dict[str, Any]]] = field(default_factory=set)
+    running: dict[Any, anyio.CancelScope] = field(default_factory=dict)
+    # The client's capabilities (from initialize) and the requests we sent it (ctx.elicit,
+    # ctx.sample, asks) that it has not answered: it POSTs the answers.
+    capabilities: Mapping[str, Any] = field(default_factory=dict)
+    pending: Pending = field(default_factory=Pending)
+
+
+def _sse_event(message: Mapping[str, Any]) -> bytes:
+    return b"event: message\ndata: " + wire.encode_answer(dict(message)) + b"\n\n"
+
+
+class InFlight:
+    """How many requests are being answered (a graceful shutdown waits for none)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self._idle = anyio.Event()
+        self._idle.set()
+
+    def enter(self) -> None:
+        self.count += 1
+        if self.count == 1:
+            self._idle = anyio.Event()
+
+    def leave(self) -> None:
+        self.count -= 1
+        if self.count == 0:
+            self._idle.set()
+
+    async def wait_idle(self) -> None:
+        await self._idle.wait()
+
+
+class Exchange(Response):
+    """One POSTed request: JSON if the call says nothing before answering, else SSE."""
+
+    def __init__(self, handler: Handler, message: dict[str, Any], session: Session | None,
+                 modern: bool, headers: dict[str, str], in_flight: InFlight,
+                 caller: Caller | None, *, json_ok: bool = True, sse_ok: bool = True) -> None:
+        super().__init__()
+        self._caller = caller
+        self._in_flight = in_flight
+        self._json_ok = json_ok  # what the client's Accept admits
+        self._sse_ok = sse_ok
+        self._handler = handler
+        self._message = message
+        self._session = session
+        self._modern = modern
+        self._extra = headers
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        self._in_flight.enter()
+        try:
+            await self._exchange(receive, send)
+        finally:
+            self._in_flight.leave()
+
+    async def _exchange(self, receive: Receive, send: Send) -> None:
+        outbox_send, outbox = anyio.create_memory_object_stream[tuple[bool, Any]](64)
+        request_id = self._message["id"]
+
+        async def notify(note: dict[str, Any]) -> None:
+            if self._sse_ok:  # a JSON-only client cannot hear notifications on this request
+                await outbox_send.send((False, note))
+
+        # Requests to the client go out on this response's event stream; its answers come
+        # back as POSTs of the session (the 2025 revisions; none in the stateless era)
+        session = self._session
+        channel = (ClientChannel(session.capabilities, notify, session.pending)
+                   if session is not None and self._sse_ok else None)
+
+        async def run() -> None:
+            try:
+                with client_channel(channel), as_caller(self._caller):
+                    answer = await self._handler.handle(self._message, notify=notify)
+            except Exception as exc:  # a bug in the core must not kill the connection
+                log_failure(log, f"request {cut(repr(request_id), 60)}", exc)
+                answer = error_response(request_id, -32603, f"Internal error "
+                                        f"({type(exc).__name__}); the server logged it")
+            await outbox_send.send((True, answer))
+
+        async def watch_disconnect(cancel: anyio.CancelScope) -> None:
+            while (await receive())["type"] != "http.disconnect":
+                pass
+            log.info("request %r: client closed the response; cancelling", request_id)
+            cancel.cancel()
+
+        started = False
+        async with anyio.create_task_group() as tg, outbox_send, outbox:
+            if self._session is not None:
+                self._session.running[request_id] = tg.cancel_scope
+            tg.start_soon(run)
+            tg.start_soon(watch_disconnect, tg.cancel_scope)
+            try:
+                final, first = await outbox.receive()
+                started = True
+                if final and (self._json_ok or first is None):
+                    await self._send_json(first, send)
+                else:
+                    await self._send_sse(first, outbox, send, final=final)
+            finally:
+                if self._session is not None:
+                    self._session.running.pop(request_id, None)
+                tg.cancel_scope.cancel()
+        if not started:
+            # Cancelled: by a legacy notifications/cancelled (the client may still read this
+            # response: like the official SDK, end it with -32800, never a bodiless reply a
+            # client cannot parse) or because the client left (nobody reads it).
+            cancelled = error_response(request_id, -32800, "Request cancelled")
+            if self._json_ok:
+                await self._send_json(cancelled, send)
+            else:
+                await self._send_sse(cancelled, None, send, final=True)
+
+    def _with_headers(self, extra: list[tuple[bytes, bytes]]) -> list[tuple[bytes, bytes]]:
+        return extra + [(k.encode(), v.encode()) for k, v in self._extra.items()]
+
+    async def _send_json(self, answer: dict[str, Any] | None, send: Send) -> None:
+        if answer is None:  # the core chose not to answer (should not happen for a request)
+            await send({"type": "http.response.start", "status": 202,
+                        "headers": self._with_headers([])})
+            await send({"type": "http.response.body", "body": b""})
+            return
+        body = wire.encode_answer(answer)
+        status = http_status_for(answer) if self._modern else 200
+        await send({"type": "http.response.start", "status": status, "headers": self._with_headers(
+            [(b"content-type", b"application/json"),
+             (b"content-length", str(len(body)).encode())])})
+        await send({"type": "http.response.body", "body": body})
+
+    async def _send_sse(self, first: dict[str, Any],
+                        outbox: MemoryObjectReceiveStream[tuple[bool, Any]] | None, send: Send,
+                        *, final: bool = False) -> None:
+        await send({"type": "http.response.start", "status": 200,
+                    "headers": self._with_headers(list(SSE_HEADERS))})
+        await send({"type": "http.response.body", "body": _sse_event(first),
+                    "more_body": True})
+        if final or outbox is None:
+            await send({"type": "http.response.body", "body": b""})
+            return
+        async for final, message in outbox:
+            if message is not None:
+                await send({"type": "http.response.body", "body": _sse_event(message),
+                            "more_body": True})
+            if final:
+                break
+        await send({"type": "http.response.body", "body": b""})
+
+
+class NotificationStream(Response):
+    """A legacy session's ``GET`` stream: server notifications until the client leaves."""
+
+    def __init__(self, session: Session) -> None:
+        super().__init__()
+        self._session = session
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        inbox_send, inbox = anyio.create_memory_object_stream[dict[str, Any]](64)
+        self._session.streams.add(inbox_send)
+
+        async def watch_disconnect(cancel: anyio.CancelScope) -> None:
+            while (await receive())["type"] != "http.disconnect":
+                pass
+            cancel.cancel()
+
+        try:
+            async with anyio.create_task_group() as tg, inbox:
+                tg.start_soon(watch_disconnect, tg.cancel_scope)
+                await send({"type": "http.response.start", "status": 200,
+                            "headers": list(SSE_HEADERS)})
+                await send({"type": "http.response.body", "body": b": stream open\n\n",
+                            "more_body": True})
+                async for message in inbox:
+                    await send({"type": "http.response.body", "body": _sse_event(message),
+                                "more_body": True})
+                await send({"type": "http.response.body", "body": b""})
+                tg.cancel_scope.cancel()
+        finally:
+            self._session.streams.discard(inbox_send)
+            inbox_send.close()
+
