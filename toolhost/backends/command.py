@@ -29,7 +29,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from jinja2 import TemplateError
 
@@ -39,13 +39,15 @@ from toolhost.backends.base import BindContext, Binding, CallContext
 from toolhost.backends.command_checks import check_plan
 from toolhost.backends.command_options import OPTIONS_SCHEMA
 from toolhost.backends.convert import bytes_result
-from toolhost.backends.process import STDERR_TAIL, Outcome, run_process
 from toolhost.config.model import ToolConfig
 from toolhost.errors import CompileError
 from toolhost.excerpt import cut
 from toolhost.logformat import line_level
 from toolhost.redaction import active
 from toolhost.results import ToolResult
+
+if TYPE_CHECKING:
+    from toolhost.backends.process import Outcome
 
 __all__ = ["CommandKind", "base_env"]
 
@@ -122,6 +124,8 @@ class CommandKind:
                 return ToolResult.error(f"Could not build the command line: {exc}")
             on_stderr = _stderr_to_client(ctx) if stderr_to_log else None
             try:
+                from toolhost.backends.process import run_process  # anyio: at call time
+
                 outcome = await run_process(argv, stdin=stdin, env=call_env, cwd=cwd,
                                             max_output_bytes=max_bytes, on_stderr=on_stderr)
             except FileNotFoundError:
@@ -166,6 +170,8 @@ def _template_key(exc: TemplateError, opts: Mapping[str, Any]) -> str:
 
 
 def _tail(data: bytes, limit: int = 2000) -> str:
+    from toolhost.backends.process import STDERR_TAIL
+
     # redact before cutting; the capture may itself have cut a secret at the start
     text = active().cut_edges(data.decode("utf-8", errors="replace").strip(),
                               head=len(data) >= STDERR_TAIL)

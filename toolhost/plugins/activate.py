@@ -12,11 +12,9 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.utils import canonicalize_name
-from packaging.version import InvalidVersion, Version
 
 from toolhost.backends.base import BackendKind
 from toolhost.config.model import PluginRequirement
@@ -30,6 +28,9 @@ from toolhost.plugins.discovery import (
 )
 from toolhost.plugins.plugin_set import PluginInfo, PluginSet
 from toolhost.plugins.registry import Registry
+
+if TYPE_CHECKING:
+    from packaging.specifiers import SpecifierSet
 
 __all__ = ["PluginConfigError", "activate", "kinds_for", "load_hook"]
 
@@ -118,6 +119,9 @@ def _activate_one(req: PluginRequirement, installed: Mapping[str, InstalledPlugi
         outcome.problems.append(_problem(req, "toolhost itself is always enabled; remove it "
                                          "from `plugins`"))
         return
+    # packaging's version machinery (~10 ms) only for a config that enables plugins
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
     try:
         spec = SpecifierSet(req.specifier)
     except InvalidSpecifier:
@@ -208,6 +212,8 @@ def _merge(reqs: Sequence[PluginRequirement]) -> list[PluginRequirement]:
 
 
 def _satisfies(version: str, spec: SpecifierSet) -> bool:
+    from packaging.version import InvalidVersion, Version
+
     try:
         return spec.contains(Version(version), prereleases=True)
     except InvalidVersion:
