@@ -29,9 +29,10 @@ def _imported_after(code: str) -> set[str]:
     ("import toolhost.cli", {"jsonschema", "jinja2", "yaml", "anyio", "asyncio", "httpx"}),
     ("from toolhost.cli import build_parser; build_parser().format_help()",
      {"jsonschema", "jinja2", "yaml", "anyio", "asyncio", "httpx"}),
-    # the demo config: command and python tools, a deny rule with a condition
+    # the demo config: command tools with simple templates, python tools, a deny rule with
+    # a condition
     ("from toolhost.cli import main; main(['validate', '-q', sys.argv[0]])",
-     {"jsonschema", "asyncio", "anyio", "httpx", "toolhost.permissions.gate",
+     {"jsonschema", "jinja2", "asyncio", "anyio", "httpx", "toolhost.permissions.gate",
       "importlib.metadata", "packaging.version", "opentelemetry.trace"}),
     # a config without plugins never looks at the installed distributions
     ("from toolhost.config.loader import load_config; load_config(sys.argv[0])",

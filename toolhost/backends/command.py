@@ -31,8 +31,6 @@ import os
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from jinja2 import TemplateError
-
 from toolhost.backends import templating
 from toolhost.backends.argv import ArgvConfigError, ArgvRefused, compile_argv
 from toolhost.backends.base import BindContext, Binding, CallContext
@@ -85,14 +83,14 @@ class CommandKind:
         except ArgvConfigError as exc:
             raise CompileError([origin.problem(str(exc), key=exc.key, hint=exc.hint)]) \
                 from None
-        except TemplateError as exc:
+        except templating.TemplateError as exc:
             raise problem(f"template does not parse: {exc}", _template_key(exc, opts)) \
                 from None
         sources = [*plan.sources, opts.get("stdin", ""),
                    *(str(v) for v in (opts.get("env") or {}).values())]
         names = (templating.placeholders(sources) | plan.group_names
                  | (templating.placeholders(plan.item_sources) - {"item"}))
-        names -= set(templating.ENV.globals)
+        names -= templating.GLOBALS
         typo = templating.misspelt_placeholder(names, tool.params)
         if typo:
             raise problem(typo)
@@ -120,7 +118,7 @@ class CommandKind:
                 call_env = {**env, **{k: t.render(context) for k, t in env_t.items()}}
             except ArgvRefused as exc:
                 return ToolResult.error(f"Refused to run the command: {exc}.")
-            except TemplateError as exc:
+            except templating.TemplateError as exc:
                 return ToolResult.error(f"Could not build the command line: {exc}")
             on_stderr = _stderr_to_client(ctx) if stderr_to_log else None
             try:
@@ -158,13 +156,13 @@ def _stderr_to_client(ctx: CallContext) -> Callable[[str], Awaitable[None]]:
     return line
 
 
-def _template_key(exc: TemplateError, opts: Mapping[str, Any]) -> str:
+def _template_key(exc: templating.TemplateError, opts: Mapping[str, Any]) -> str:
     """The argv key of the element that does not parse (jinja does not say which)."""
     for i, raw in enumerate(opts.get("argv") or ()):
         for j, text in enumerate(raw.get("argv") or () if isinstance(raw, Mapping) else [raw]):
             try:
                 templating.compile_template(str(text))
-            except TemplateError:
+            except templating.TemplateError:
                 return f".argv[{i}]" + (f".argv[{j}]" if isinstance(raw, Mapping) else "")
     return ""
 
