@@ -76,7 +76,10 @@ class _Version(argparse.Action):
         parser.exit()
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The whole command line; with ``only``, that command's arguments alone: the others are
+    named (for "invalid choice") but their modules are not imported, as a run of one command
+    never shows their help."""
     parser = argparse.ArgumentParser(
         prog="toolhost",
         description="Declare MCP tools in YAML or TOML and host them for Claude agents.",
@@ -91,6 +94,9 @@ def build_parser() -> argparse.ArgumentParser:
                              "(also TOOLHOST_DEBUG=1)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, module_name in COMMANDS.items():
+        if only is not None and name != only:
+            sub.add_parser(name)
+            continue
         module = importlib.import_module(module_name)
         cmd = sub.add_parser(name, help=module.HELP, description=module.DESCRIPTION,
                              formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -148,9 +154,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout, sys.stderr = out, err
 
 
+def _chosen(argv: Sequence[str]) -> str | None:
+    """The command ``argv`` runs, when the words before it are only global flags (none of
+    which takes a value)."""
+    for word in argv:
+        if not word.startswith("-"):
+            return word if word in COMMANDS else None
+        if word in ("-h", "--help") or (word.startswith("--") and "=" in word):
+            return None
+    return None
+
+
 def _main(argv: Sequence[str] | None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(_chosen(words))
+    args = parser.parse_args(words)
     from toolhost.logformat import log_format
 
     handler = logging.StreamHandler(sys.stderr)

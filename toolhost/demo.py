@@ -11,8 +11,6 @@ import re
 from dataclasses import dataclass
 from typing import Annotated, Literal, TypedDict
 
-import anyio
-
 from toolhost.backends.base import CallContext
 
 __all__ = ["Stats", "add", "describe_text", "fail", "slow_count", "word_count", "word_stats"]
@@ -76,6 +74,8 @@ async def slow_count(to: int = 3, delay: float = 0.2, *, ctx: CallContext) -> st
     delay : float
         Seconds to wait between numbers.
     """
+    import anyio  # only this tool needs it: the demo config validates without it
+
     for i in range(1, to + 1):
         await anyio.sleep(delay)
         await ctx.progress(i, to, f"counted {i}")

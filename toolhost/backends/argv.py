@@ -23,8 +23,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from jinja2 import nodes
-
 from toolhost.backends import templating
 from toolhost.excerpt import cut
 
@@ -162,6 +160,11 @@ def _analyse(source: str) -> tuple[frozenset[str], bool, str]:
     """(names printed as values, prints no value, literal prefix) of one template."""
     if templating.is_literal(source):
         return frozenset(), True, source
+    simple = templating.simple_variable(source)
+    if simple is not None:  # parsed, it is [Output([TemplateData(prefix)?, Name, ...])]
+        return frozenset({simple[1]}), False, simple[0]
+    from jinja2 import nodes
+
     tree = templating.ENV.parse(source)
     outputs: set[str] = set()
     literal_only = True

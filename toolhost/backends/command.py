@@ -29,9 +29,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any
-
-from jinja2 import TemplateError
+from typing import TYPE_CHECKING, Any
 
 from toolhost.backends import templating
 from toolhost.backends.argv import ArgvConfigError, ArgvRefused, compile_argv
@@ -39,13 +37,15 @@ from toolhost.backends.base import BindContext, Binding, CallContext
 from toolhost.backends.command_checks import check_plan
 from toolhost.backends.command_options import OPTIONS_SCHEMA
 from toolhost.backends.convert import bytes_result
-from toolhost.backends.process import STDERR_TAIL, Outcome, run_process
 from toolhost.config.model import ToolConfig
 from toolhost.errors import CompileError
 from toolhost.excerpt import cut
 from toolhost.logformat import line_level
 from toolhost.redaction import active
 from toolhost.results import ToolResult
+
+if TYPE_CHECKING:
+    from toolhost.backends.process import Outcome
 
 __all__ = ["CommandKind", "base_env"]
 
@@ -83,14 +83,14 @@ class CommandKind:
         except ArgvConfigError as exc:
             raise CompileError([origin.problem(str(exc), key=exc.key, hint=exc.hint)]) \
                 from None
-        except TemplateError as exc:
+        except templating.TemplateError as exc:
             raise problem(f"template does not parse: {exc}", _template_key(exc, opts)) \
                 from None
         sources = [*plan.sources, opts.get("stdin", ""),
                    *(str(v) for v in (opts.get("env") or {}).values())]
         names = (templating.placeholders(sources) | plan.group_names
                  | (templating.placeholders(plan.item_sources) - {"item"}))
-        names -= set(templating.ENV.globals)
+        names -= templating.GLOBALS
         typo = templating.misspelt_placeholder(names, tool.params)
         if typo:
             raise problem(typo)
@@ -118,10 +118,12 @@ class CommandKind:
                 call_env = {**env, **{k: t.render(context) for k, t in env_t.items()}}
             except ArgvRefused as exc:
                 return ToolResult.error(f"Refused to run the command: {exc}.")
-            except TemplateError as exc:
+            except templating.TemplateError as exc:
                 return ToolResult.error(f"Could not build the command line: {exc}")
             on_stderr = _stderr_to_client(ctx) if stderr_to_log else None
             try:
+                from toolhost.backends.process import run_process  # anyio: at call time
+
                 outcome = await run_process(argv, stdin=stdin, env=call_env, cwd=cwd,
                                             max_output_bytes=max_bytes, on_stderr=on_stderr)
             except FileNotFoundError:
@@ -154,18 +156,20 @@ def _stderr_to_client(ctx: CallContext) -> Callable[[str], Awaitable[None]]:
     return line
 
 
-def _template_key(exc: TemplateError, opts: Mapping[str, Any]) -> str:
+def _template_key(exc: templating.TemplateError, opts: Mapping[str, Any]) -> str:
     """The argv key of the element that does not parse (jinja does not say which)."""
     for i, raw in enumerate(opts.get("argv") or ()):
         for j, text in enumerate(raw.get("argv") or () if isinstance(raw, Mapping) else [raw]):
             try:
                 templating.compile_template(str(text))
-            except TemplateError:
+            except templating.TemplateError:
                 return f".argv[{i}]" + (f".argv[{j}]" if isinstance(raw, Mapping) else "")
     return ""
 
 
 def _tail(data: bytes, limit: int = 2000) -> str:
+    from toolhost.backends.process import STDERR_TAIL
+
     # redact before cutting; the capture may itself have cut a secret at the start
     text = active().cut_edges(data.decode("utf-8", errors="replace").strip(),
                               head=len(data) >= STDERR_TAIL)

@@ -30,7 +30,6 @@ from __future__ import annotations
 import base64
 import dataclasses
 import enum
-import hashlib
 import itertools
 import json
 from collections.abc import Mapping
@@ -78,6 +77,8 @@ def bytes_result(data: bytes, mime: str | None = None) -> ToolResult:
         return ToolResult(content=(block,))
     if kind == "text" and (mime.startswith("text/") or mime == "application/json"):
         return ToolResult.text(data.decode("utf-8"))
+    import hashlib  # at the first binary result, not at start-up
+
     digest = hashlib.sha256(data).hexdigest()[:16]
     resource = {"uri": f"toolhost://result/{digest}", "mimeType": mime,
                 "blob": base64.b64encode(data).decode("ascii")}

@@ -155,8 +155,6 @@ def _process_invoke(ref: str, tool: ToolConfig, workers: int, limit: int,
 
 
 def _thread_invoke(fn: Any, info: Any, tool: ToolConfig, limit: int) -> Any:
-    from toolhost.backends.threads import default_pool
-
     converters = dict(info.converters)
     context_param = info.context_param
 
@@ -171,7 +169,9 @@ def _thread_invoke(fn: Any, info: Any, tool: ToolConfig, limit: int) -> Any:
             return to_result(await fn(**prepare(arguments, ctx)), limit)
         return invoke
 
-    pool = default_pool()
+    # the process's pool, taken at the first call: toolhost.backends.threads loads asyncio
+    # (~20 ms), which validating and listing never need
+    pools: list[Any] = []
 
     def run(call: functools.partial[Any]) -> Any:
         # Map (and cut) the result in the thread: a huge value never reaches the event loop.
@@ -179,8 +179,12 @@ def _thread_invoke(fn: Any, info: Any, tool: ToolConfig, limit: int) -> Any:
         return value if inspect.isawaitable(value) else to_result(value, limit)
 
     async def invoke_sync(arguments: Mapping[str, Any], ctx: CallContext) -> ToolResult:
+        if not pools:
+            from toolhost.backends.threads import default_pool
+
+            pools.append(default_pool())
         call = functools.partial(fn, **prepare(arguments, ctx))
-        value = await pool.run(functools.partial(run, call), tool=ctx.tool or tool.wire_name)
+        value = await pools[0].run(functools.partial(run, call), tool=ctx.tool or tool.wire_name)
         if inspect.isawaitable(value):  # a sync function handing back a coroutine
             value = to_result(await value, limit)
         return value  # type: ignore[no-any-return]

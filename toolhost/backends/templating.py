@@ -17,14 +17,19 @@ import json
 import re
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from jinja2 import StrictUndefined, TemplateError, meta
-from jinja2.environment import Template
-from jinja2.sandbox import ImmutableSandboxedEnvironment
+if TYPE_CHECKING:
+    from jinja2 import TemplateError
+    from jinja2.environment import Template
+    from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+    ENV: ImmutableSandboxedEnvironment
+    URL_ENV: ImmutableSandboxedEnvironment
 
 __all__ = [
+    "GLOBALS",
     "TemplateError",
     "compile_template",
     "compile_url_template",
@@ -56,6 +61,9 @@ def _tojson(value: Any) -> str:
 
 
 def _make_env(finalize: Any) -> ImmutableSandboxedEnvironment:
+    from jinja2 import StrictUndefined
+    from jinja2.sandbox import ImmutableSandboxedEnvironment
+
     env = ImmutableSandboxedEnvironment(undefined=StrictUndefined, autoescape=False,
                                         keep_trailing_newline=True, finalize=finalize)
     env.filters["json"] = _tojson
@@ -63,8 +71,31 @@ def _make_env(finalize: Any) -> ImmutableSandboxedEnvironment:
     return env
 
 
-ENV = _make_env(render_value)
-URL_ENV = _make_env(_url_value)
+# ENV, URL_ENV (the two sandboxes) and TemplateError load with jinja2 on first use (~30 ms of
+# a fresh process): a config whose templates are all simple validates and serves without it.
+_ENVS: dict[str, Any] = {}
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("ENV", "URL_ENV"):
+        if name not in _ENVS:
+            _ENVS[name] = _make_env(render_value if name == "ENV" else _url_value)
+        return _ENVS[name]
+    if name == "TemplateError":
+        from jinja2 import TemplateError
+
+        return TemplateError
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _env() -> ImmutableSandboxedEnvironment:
+    env: ImmutableSandboxedEnvironment = __getattr__("ENV")
+    return env
+
+
+# The sandbox's globals (jinja2's default namespace), which are never placeholders;
+# tests/backends/test_templating_simple.py holds this to ENV.globals.
+GLOBALS = frozenset({"range", "dict", "lipsum", "cycler", "joiner", "namespace"})
 
 # `{name}` (single braces) in URLs is shorthand for `{{ name }}`.
 _BRACE = re.compile(r"(?<!\{)\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}(?!\})")
@@ -87,7 +118,46 @@ class LiteralTemplate:
         return self.text
 
 
-AnyTemplate = Template | LiteralTemplate
+class LazyTemplate:
+    """A simple template (``simple_variable``): its parse is known without jinja2, which
+    compiles it at the first render, so loading needs no jinja2."""
+
+    __slots__ = ("_compiled", "source")
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self._compiled: Template | None = None
+
+    def render(self, *args: Any, **kwargs: Any) -> str:
+        compiled = self._compiled
+        if compiled is None:
+            compiled = self._compiled = _env().from_string(self.source)
+        return compiled.render(*args, **kwargs)
+
+
+if TYPE_CHECKING:
+    AnyTemplate = Template | LiteralTemplate | LazyTemplate
+
+# `prefix{{ name }}suffix`, the shape of most templated argv elements: literal text without
+# braces or \r around one plain variable. Its parse is certain (one Output node: the text,
+# a Name loaded, the text), so it is analysed here and compiled only when rendered.
+_SIMPLE = re.compile(r"([^{}\r]*)\{\{[ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*\}\}([^{}\r]*)")
+# names the jinja2 parser reads as constants or operators, not as a variable
+_NOT_NAMES = frozenset({"true", "false", "none", "True", "False", "None", "not", "and", "or",
+                        "in", "is", "if", "else", "elif", "for", "recursive", "with",
+                        "without", "context", "import", "from", "as", "set", "block", "endif",
+                        "endfor", "endblock", "macro", "call", "filter", "raw", "include",
+                        "extends", "pluck", "self", "loop", "super", "caller", "varargs",
+                        "kwargs"})
+
+
+def simple_variable(source: str) -> tuple[str, str, str] | None:
+    """(literal prefix, name, literal suffix) when ``source`` is one plain ``{{ name }}`` in
+    literal text; None otherwise (jinja2 parses it)."""
+    found = _SIMPLE.fullmatch(source)
+    if found is None or found[2] in _NOT_NAMES or found[2] in GLOBALS:
+        return None
+    return found[1], found[2], found[3]
 
 
 def is_literal(source: str) -> bool:
@@ -100,7 +170,9 @@ def compile_template(source: str) -> AnyTemplate:
     """Parse ``source`` once; raises ``jinja2.TemplateSyntaxError`` on bad syntax."""
     if is_literal(source):
         return LiteralTemplate(source)
-    return ENV.from_string(source)
+    if simple_variable(source) is not None:
+        return LazyTemplate(source)
+    return _env().from_string(source)
 
 
 def url_source(source: str) -> str:
@@ -111,7 +183,8 @@ def url_source(source: str) -> str:
 @lru_cache(maxsize=8192)
 def compile_url_template(source: str) -> Template:
     """A URL template: ``{name}`` and ``{{ name }}`` both substitute percent-encoded values."""
-    return URL_ENV.from_string(url_source(source))
+    env: ImmutableSandboxedEnvironment = __getattr__("URL_ENV")
+    return env.from_string(url_source(source))
 
 
 def placeholders(sources: Iterable[str], *, url: bool = False) -> set[str]:
@@ -124,17 +197,22 @@ def placeholders(sources: Iterable[str], *, url: bool = False) -> set[str]:
 
 @lru_cache(maxsize=8192)
 def _placeholders(source: str, url: bool) -> frozenset[str]:
-    env = URL_ENV if url else ENV
     text = url_source(source) if url else source
     if is_literal(text):
         return frozenset()
+    simple = simple_variable(text)
+    if simple is not None:
+        return frozenset({simple[1]})
+    from jinja2 import meta
+
+    env: ImmutableSandboxedEnvironment = __getattr__("URL_ENV" if url else "ENV")
     return frozenset(meta.find_undeclared_variables(env.parse(text)))
 
 
 def placeholder_schema(names: Iterable[str], declared: Iterable[str]) -> dict[str, Any]:
     """The inputSchema a templated tool generates: each placeholder in ``names`` that is not
     a ``declared`` param (nor a sandbox global such as ``range``) is a required string."""
-    skip = set(declared) | set(ENV.globals)
+    skip = set(declared) | GLOBALS
     generated = sorted(n for n in set(names) if n not in skip)
     return {"type": "object", "properties": {n: {"type": "string"} for n in generated},
             "required": generated, "additionalProperties": False}
@@ -148,7 +226,7 @@ def misspelt_placeholder(names: Iterable[str], declared: Iterable[str]) -> str |
 
     used, declared = set(names), list(declared)
     unused = [d for d in declared if d not in used]
-    for name in sorted(used - set(declared) - set(ENV.globals)):
+    for name in sorted(used - set(declared) - GLOBALS):
         close = difflib.get_close_matches(name, unused, n=1)
         if close:
             return (f"placeholder '{name}' is not a declared param; did you mean "

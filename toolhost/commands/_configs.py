@@ -26,6 +26,8 @@ def compile_config(config: HostConfig, *, problems: list[Problem] | None = None,
 
 
 def close(compiled: CompiledTools) -> None:
+    if not compiled.holds_resources:
+        return
     import anyio
 
     anyio.run(compiled.aclose)

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
 from types import TracebackType
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
-from toolhost import regex
 from toolhost.backends.base import BackendKind, BindContext
 from toolhost.compile.content import ServerContent, compile_content
 from toolhost.compile.schema import (
@@ -21,9 +20,13 @@ from toolhost.compile.schema import (
     wire_name_problem,
 )
 from toolhost.compile.tool import DEFAULT_MAX_OUTPUT_CHARS, CompiledTool
+from toolhost.compile.validators import LazyValidator
 from toolhost.config.model import HostConfig, ServerConfig, ToolConfig
 from toolhost.config.wirenames import wire_name_problems
 from toolhost.errors import CompileError, ConfigError, Problem
+
+if TYPE_CHECKING:
+    from jsonschema.protocols import Validator
 
 __all__ = ["CompiledTools", "compile_tool", "compile_tools"]
 
@@ -64,6 +67,12 @@ class CompiledTools:
         raise KeyError(f"server '{server}' has no tool '{name}' (tools: "
                        f"{', '.join(names) or 'none'})"
                        + (f"; did you mean '{close[0]}'?" if close else ""))
+
+    @property
+    def holds_resources(self) -> bool:
+        """Whether ``aclose`` has anything to do (an HTTP client, a worker pool, an upstream):
+        ``validate`` and ``tools`` then need no event loop (asyncio is ~20 ms of imports)."""
+        return any(not isinstance(c, BindContext) or c._closers for c in self._contexts)
 
     def __iter__(self) -> Iterator[CompiledTool]:
         return (tool for tools in self.servers.values() for tool in tools)
@@ -124,19 +133,19 @@ def compile_tool(tool: ToolConfig, server: ServerConfig, kinds: Mapping[str, Bac
                      for m in schema_problems(output_schema, what="outputSchema")]
     if problems:
         raise CompileError(problems)
-    # RE2 answers `pattern` and `format: regex`: a pattern can never hang a call
-    validator_class = regex.validator_class()
-    checker = validator_class.FORMAT_CHECKER
+    # RE2 answers `pattern` and `format: regex`: a pattern can never hang a call. Built at
+    # the first call: loading needs no jsonschema.
     return CompiledTool(
         name=tool.name,
         server=tool.server,
         description=tool.description or binding.description or tool.title or tool.name,
         input_schema=input_schema,
-        validator=validator_class(input_schema, format_checker=checker),
+        validator=cast("Validator", LazyValidator(input_schema, formats=True)),
         invoke=binding.invoke,
         title=tool.title,
         output_schema=output_schema,
-        output_validator=None if output_schema is None else validator_class(output_schema),
+        output_validator=(None if output_schema is None
+                          else cast("Validator", LazyValidator(output_schema))),
         annotations=dict(tool.annotations),
         timeout=tool.timeout if tool.timeout is not None else server.defaults.timeout,
         output=tool.output or binding.output,

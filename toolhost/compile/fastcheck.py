@@ -19,14 +19,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from typing import Any
-
-from jsonschema import Draft202012Validator
-from jsonschema.protocols import Validator
+from typing import TYPE_CHECKING, Any
 
 from toolhost import regex
 
-__all__ = ["Check", "compile_check"]
+if TYPE_CHECKING:
+    from jsonschema.protocols import Validator
+
+__all__ = ["Check", "compile_check", "compile_plain_check"]
 
 Check = Callable[[Any], bool]
 
@@ -57,11 +57,30 @@ def _anything(value: Any) -> bool:
     return True
 
 
+# ``formats`` for a plain ``Draft202012Validator(schema)``: no format checker (``format`` is
+# an annotation) and ``pattern`` searched with Python's ``re``, as jsonschema does.
+_PLAIN = object()
+_DRAFT_2020_12 = ("https://json-schema.org/draft/2020-12/schema",
+                  "https://json-schema.org/draft/2020-12/schema#")
+
+
 def compile_check(validator: Validator) -> Check | None:
     """The quick check for ``validator``'s schema, or None when it would never say yes."""
+    from jsonschema import Draft202012Validator
+
     if type(validator) not in (Draft202012Validator, regex.validator_class()):
         return None  # another draft or a custom class: its rules may differ
     check = _compile(validator.schema, getattr(validator, "format_checker", None))
+    return None if check is _unproven else check
+
+
+def compile_plain_check(schema: Mapping[str, Any]) -> Check | None:
+    """The quick check for ``validator_for(schema)(schema)`` (no format checker), built from
+    the schema alone, so jsonschema need not be imported until a value fails it; None when it
+    would never say yes (another draft named by ``$schema``, or nothing provable)."""
+    if "$schema" in schema and schema["$schema"] not in _DRAFT_2020_12:
+        return None
+    check = _compile(schema, _PLAIN)
     return None if check is _unproven else check
 
 
@@ -102,10 +121,12 @@ def _keyword_checks(schema: Mapping[str, Any], formats: Any) -> list[Check]:
     if bounds is not None:
         checks.append(bounds)
     if "pattern" in schema:
-        search = regex.compile(_want(schema["pattern"], str)).search
+        pattern = _want(schema["pattern"], str)
+        search: Callable[[str], Any] = (re.compile(pattern).search if formats is _PLAIN
+                                         else regex.compile(pattern).search)
         checks.append(lambda v: search(v) if type(v) is str
                       else not isinstance(v, str))
-    if "format" in schema and formats is not None:
+    if "format" in schema and formats is not None and formats is not _PLAIN:
         conforms, fmt = formats.conforms, _want(schema["format"], str)
         checks.append(lambda v: bool(conforms(v, fmt)))
     if "anyOf" in schema:

@@ -18,9 +18,7 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import SchemaError
-
+from toolhost.compile.metacheck import proven_valid
 from toolhost.config.model import ToolConfig
 
 __all__ = [
@@ -93,16 +91,23 @@ def _check_one(schema: Any) -> tuple[str, str] | None:
         key = None
     if key is not None and key in _CHECKED:
         return _CHECKED[key]
-    try:
-        Draft202012Validator.check_schema(schema)
-        found = None
-    except SchemaError as exc:
-        found = ("/".join(str(p) for p in exc.path), exc.message)
+    found = None if proven_valid(schema) else _jsonschema_says(schema)
     if key is not None:
         if len(_CHECKED) >= _CHECKED_LIMIT:
             _CHECKED.clear()
         _CHECKED[key] = found
     return found
+
+
+def _jsonschema_says(schema: Any) -> tuple[str, str] | None:
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import SchemaError
+
+    try:
+        Draft202012Validator.check_schema(schema)
+    except SchemaError as exc:
+        return "/".join(str(p) for p in exc.path), exc.message
+    return None
 
 
 def _metaschema_problem(schema: Mapping[str, Any]) -> tuple[str, str] | None:

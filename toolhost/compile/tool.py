@@ -5,24 +5,26 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
-
-import anyio
-from jsonschema.protocols import Validator
+from typing import TYPE_CHECKING, Any, Literal
 
 from toolhost.backends.base import CallContext, Invoke, ToolFailure
 from toolhost.compile.fastcheck import Check, compile_check
 from toolhost.compile.shaping import cut_text, shape_result
+from toolhost.compile.validators import real_validator
 from toolhost.config.model import UNKNOWN, Origin
 from toolhost.excerpt import cut
 from toolhost.failures import log_failure
 from toolhost.redaction import redact_strings
 from toolhost.results import ToolResult
 
+if TYPE_CHECKING:
+    from jsonschema.protocols import Validator
+
 __all__ = ["CompiledTool"]
 
 DEFAULT_MAX_OUTPUT_CHARS = 40_000  # below the ~49,000 the CLI passes intact
 MAX_ERRORS = 20  # argument errors reported per call; the rest are counted, not formatted
+_UNSET: Any = object()
 
 
 @dataclass(frozen=True)
@@ -33,7 +35,7 @@ class CompiledTool:
     server: str
     description: str
     input_schema: Mapping[str, Any]
-    validator: Validator  # compiled once from input_schema
+    validator: Validator  # compiled once from input_schema (a LazyValidator: at first use)
     invoke: Invoke
     title: str | None = None
     output_schema: Mapping[str, Any] | None = None
@@ -49,12 +51,18 @@ class CompiledTool:
     # ``redact_results`` is off (the tool's ``redact_results: false``).
     redact: Callable[[str], str] | None = None
     redact_results: bool = True
-    # A quick "valid" for the common case, compiled from the validator (see fastcheck);
-    # when it cannot say yes, the validator decides.
-    fast_check: Check | None = field(default=None, init=False, repr=False, compare=False)
+    # ``fast_check``, compiled on first use (a thousand tools load without it)
+    _fast: Any = field(default=_UNSET, init=False, repr=False, compare=False)
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "fast_check", compile_check(self.validator))
+    @property
+    def fast_check(self) -> Check | None:
+        """A quick "valid" for the common case, compiled from the validator (see fastcheck);
+        when it cannot say yes, the validator decides."""
+        fast = self._fast
+        if fast is _UNSET:
+            fast = compile_check(real_validator(self.validator))
+            object.__setattr__(self, "_fast", fast)
+        return fast  # type: ignore[no-any-return]
 
     @property
     def wire_name(self) -> str:
@@ -120,6 +128,8 @@ class CompiledTool:
                          **arguments}
         try:
             if self.timeout is not None:
+                import anyio
+
                 with anyio.fail_after(self.timeout):
                     result = await self.invoke(arguments, ctx)
             else:

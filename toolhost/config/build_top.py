@@ -9,8 +9,6 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from packaging.specifiers import InvalidSpecifier, SpecifierSet
-
 from toolhost.config.build_servers import resolve_path
 from toolhost.config.checks import Checker
 from toolhost.config.model import (
@@ -120,6 +118,8 @@ def build_plugins(check: Checker, value: Any) -> tuple[PluginRequirement, ...]:
             check.expected(here, "a plugin name or {name, version}", item)
             continue
         spec = (spec or "").strip()
+        from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
         try:
             SpecifierSet(spec)
         except InvalidSpecifier:

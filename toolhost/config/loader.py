@@ -120,9 +120,11 @@ def load_merged(path: str | os.PathLike[str], *, environ: Mapping[str, str],
 
 def plugin_versions(config: HostConfig) -> dict[str, str]:
     """The installed version of every plugin distribution the config enables."""
+    found: dict[str, str] = {}
+    if not config.plugins:
+        return found
     import importlib.metadata as md
 
-    found: dict[str, str] = {}
     for requirement in config.plugins:
         try:
             found[requirement.name] = md.version(requirement.name)

@@ -21,13 +21,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from toolhost.config.gitrepos import resolve_git_entry
 from toolhost.config.limits import read_bounded
 from toolhost.config.model import Origin
-from toolhost.config.pkgdata import resolve_pkg_entry
-from toolhost.config.toml_source import parse_toml
 from toolhost.config.tree import Doc
-from toolhost.config.yaml_source import parse_yaml
 from toolhost.errors import ConfigError, Problem
 from toolhost.excerpt import cut
 
@@ -60,6 +56,19 @@ def resolve_path(entry: Any, *, base_dir: Path, origin: Origin) -> Path:
     if not path.is_file():
         raise _problem(origin, f"extends: not a regular file: {cut(str(path), 200)}")
     return path
+
+
+def resolve_pkg_entry(entry: Any, *, base_dir: Path, origin: Origin) -> Path:
+    # imported when an entry needs it: importlib.metadata and packaging are ~15 ms
+    from toolhost.config.pkgdata import resolve_pkg_entry as resolve
+
+    return resolve(entry, base_dir=base_dir, origin=origin)
+
+
+def resolve_git_entry(entry: Any, *, base_dir: Path, origin: Origin) -> Path:
+    from toolhost.config.gitrepos import resolve_git_entry as resolve
+
+    return resolve(entry, base_dir=base_dir, origin=origin)
 
 
 RESOLVERS: dict[str, Resolver] = {
@@ -107,6 +116,10 @@ def read_doc(path: Path | str, layer: str, problems: list[Problem]) -> Doc | Non
     text = read_bounded(name, problems)
     if text is None:
         return None
-    if kind == "yaml":
+    if kind == "yaml":  # each parser loads with its first file of that kind
+        from toolhost.config.yaml_source import parse_yaml
+
         return parse_yaml(text, name, layer, problems)
+    from toolhost.config.toml_source import parse_toml
+
     return parse_toml(text, name, layer, problems)

@@ -9,7 +9,6 @@ reached by a relative ``extends`` from inside a repository counts as that reposi
 from __future__ import annotations
 
 import contextlib
-import importlib.metadata as md
 import logging
 from collections.abc import Iterator
 from contextvars import ContextVar
@@ -179,6 +178,8 @@ class LockGuard:
 
 
 def _version(name: str) -> str:
+    import importlib.metadata as md  # ~20 ms of imports: only for a locked package
+
     try:
         return md.version(name)
     except md.PackageNotFoundError:

@@ -15,8 +15,6 @@ from collections import deque
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
-import anyio.from_thread
-
 from toolhost.excerpt import cut
 
 __all__ = ["LEVELS", "ClientLog", "level_value"]
@@ -84,6 +82,8 @@ class ClientLog(logging.LoggerAdapter):  # type: ignore[type-arg]
             self._queued.append(note)
             return
         try:  # a sync tool's worker thread: deliver now
+            import anyio.from_thread  # ~15 ms of imports a loaded host may never need
+
             anyio.from_thread.run(self._send, note)
         except Exception:  # the client is gone, or not an anyio worker: keep it for later
             self._queued.append(note)

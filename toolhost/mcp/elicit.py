@@ -14,8 +14,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from jsonschema import Draft202012Validator
-
 from toolhost.excerpt import cut
 from toolhost.mcp.client_requests import DEFAULT_TIMEOUT, Channel, ClientRequestError
 
@@ -70,6 +68,8 @@ def check_elicitation_schema(schema: Any) -> str | None:
     required = schema.get("required", [])
     if not isinstance(required, list) or any(r not in props for r in required):
         return "'required' must list properties of the schema"
+    from jsonschema import Draft202012Validator  # ~60 ms: when a tool first elicits
+
     try:
         Draft202012Validator.check_schema(dict(schema))
     except Exception as exc:  # jsonschema's SchemaError: say which part
@@ -139,6 +139,8 @@ async def elicit(channel: Channel | None, message: str,
     if not isinstance(content, Mapping):
         raise ClientRequestError("got an accepted elicitation/create without an object of "
                                  "values")
+    from jsonschema import Draft202012Validator
+
     errors = sorted(Draft202012Validator(requested).iter_errors(dict(content)),
                     key=lambda e: list(e.absolute_path))
     if errors:

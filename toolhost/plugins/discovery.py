@@ -6,12 +6,14 @@ for the plugins a config enables.
 
 from __future__ import annotations
 
-import importlib.metadata as md
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from packaging.utils import canonicalize_name
+if TYPE_CHECKING:
+    import importlib.metadata as md
 
-__all__ = ["GROUP", "SELF", "InstalledPlugin", "installed_plugins", "installed_version"]
+__all__ = ["GROUP", "SELF", "InstalledPlugin", "canonical_name", "installed_plugins",
+           "installed_version"]
 
 GROUP = "toolhost"
 SELF = "toolhost"  # toolhost's own distribution; its entry point registers the built-in kinds
@@ -29,18 +31,30 @@ class InstalledPlugin:
     @property
     def key(self) -> str:
         """The canonical (PEP 503) name used to match ``plugins:`` entries."""
-        return canonicalize_name(self.name)
+        return canonical_name(self.name)
+
+
+def canonical_name(name: str) -> str:
+    """PEP 503's normalized name, as ``packaging.utils.canonicalize_name`` writes it (which
+    imports ``packaging.tags`` and ``packaging.version``: ~10 ms a config without plugins
+    would wait for)."""
+    value = name.lower().replace("_", "-").replace(".", "-")
+    while "--" in value:
+        value = value.replace("--", "-")
+    return value
 
 
 def installed_plugins() -> dict[str, InstalledPlugin]:
     """Canonical name -> installed plugin, toolhost itself included, sorted by name."""
+    import importlib.metadata as md  # ~20 ms of imports: only when plugins are looked for
+
     found: dict[str, list[md.EntryPoint]] = {}
     dists: dict[str, md.Distribution] = {}
     for ep in md.entry_points(group=GROUP):
         dist = ep.dist
         if dist is None:  # pragma: no cover - only for hand-made EntryPoint objects
             continue
-        key = canonicalize_name(dist.name)
+        key = canonical_name(dist.name)
         # entry_points() already keeps only the first copy of a distribution on sys.path.
         dists.setdefault(key, dist)
         if all(e.name != ep.name for e in found.get(key, [])):
@@ -55,6 +69,8 @@ def installed_plugins() -> dict[str, InstalledPlugin]:
 
 def installed_version(name: str) -> str | None:
     """The installed version of distribution ``name``, or None if it is not installed."""
+    import importlib.metadata as md
+
     try:
         return md.version(name)
     except md.PackageNotFoundError:

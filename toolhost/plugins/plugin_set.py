@@ -9,8 +9,6 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from packaging.utils import canonicalize_name
-
 from toolhost.backends.base import BackendKind
 from toolhost.config.model import (
     UNKNOWN,
@@ -21,6 +19,7 @@ from toolhost.config.model import (
     ToolConfig,
 )
 from toolhost.errors import ConfigError, Problem
+from toolhost.plugins.discovery import canonical_name
 from toolhost.plugins.registry import Registry
 
 __all__ = ["PluginInfo", "PluginSet", "config_dir", "settings"]
@@ -119,9 +118,9 @@ class PluginSet:
 
 def _block(config: HostConfig, plugin: str) -> Mapping[str, Any]:
     """The config's settings for ``plugin``, matching names as pip does (_ - . alike)."""
-    key = canonicalize_name(plugin)
+    key = canonical_name(plugin)
     for name, block in config.settings.items():
-        if canonicalize_name(name) == key:
+        if canonical_name(name) == key:
             return block
     return _EMPTY
 

@@ -26,11 +26,17 @@ Handle = Callable[..., Awaitable[dict[str, Any] | None]]
 
 
 class Telemetry:
-    """Spans and metrics around ``tools/call``; built only when the API is importable."""
+    """Spans and metrics around ``tools/call``; built only when the API is installed. The API
+    itself (~10 ms of imports) loads at the first tools/call, not before the first answer."""
 
     def __init__(self, tracer_provider: Any = None, meter_provider: Any = None) -> None:
+        self._providers = (tracer_provider, meter_provider)
+        self._ready = False
+
+    def _instruments(self) -> None:
         from opentelemetry import metrics, trace
 
+        tracer_provider, meter_provider = self._providers
         self._trace = trace
         self.tracer = trace.get_tracer("toolhost", tracer_provider=tracer_provider)
         meter = metrics.get_meter("toolhost", meter_provider=meter_provider)
@@ -39,25 +45,31 @@ class Telemetry:
             description="Duration of MCP requests handled by toolhost serve")
         self.calls = meter.create_counter(
             "toolhost.tool.calls", description="tools/call handled, by tool and outcome")
+        self._ready = True
 
     @classmethod
     def maybe(cls, environ: Mapping[str, str] | None = None) -> Telemetry | None:
         """Telemetry when ``opentelemetry-api`` is installed and ``TOOLHOST_OTEL`` is not
         ``0``; None (and no cost) otherwise."""
+        import importlib.util
         import os
 
         if (os.environ if environ is None else environ).get("TOOLHOST_OTEL", "") == "0":
             return None
         try:
-            return cls()
-        except ImportError:
-            return None
+            found = importlib.util.find_spec("opentelemetry.trace") is not None
+            found = found and importlib.util.find_spec("opentelemetry.metrics") is not None
+        except (ImportError, ValueError):
+            found = False
+        return cls() if found else None
 
     async def around(self, message: Mapping[str, Any], handle: Handle,
                      **kwargs: Any) -> dict[str, Any] | None:
         """``handle(message, **kwargs)``, traced and measured when it is a tools/call."""
         if message.get("method") != "tools/call" or "id" not in message:
             return await handle(message, **kwargs)
+        if not self._ready:
+            self._instruments()
         params = message.get("params")
         name = params.get("name") if isinstance(params, Mapping) else None
         tool = name if isinstance(name, str) else "?"

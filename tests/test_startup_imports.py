@@ -1,0 +1,56 @@
+"""Start-up stays light: what a fresh process imports for --help, validate and loading.
+
+Structural, not timed: each case runs in a new interpreter and names the heavy modules that
+must not be in ``sys.modules`` afterwards (jsonschema ~60 ms, jinja2 ~30 ms, asyncio ~20 ms;
+see docs/protocol.md, "Performance notes")."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+DEMO = ROOT / "examples" / "configs" / "demo.yaml"
+
+
+def _imported_after(code: str) -> set[str]:
+    probe = (f"import sys, json\n{code}\n"
+             "print(json.dumps(sorted(m for m in sys.modules)))")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         cwd=ROOT, check=True, timeout=60)
+    return set(json.loads(out.stdout.splitlines()[-1]))
+
+
+@pytest.mark.parametrize(("code", "absent"), [
+    ("import toolhost.cli", {"jsonschema", "jinja2", "yaml", "anyio", "asyncio", "httpx"}),
+    ("from toolhost.cli import build_parser; build_parser().format_help()",
+     {"jsonschema", "jinja2", "yaml", "anyio", "asyncio", "httpx"}),
+    # the demo config: command tools with simple templates, python tools, a deny rule with
+    # a condition
+    ("from toolhost.cli import main; main(['validate', '-q', sys.argv[0]])",
+     {"jsonschema", "jinja2", "asyncio", "anyio", "httpx", "toolhost.permissions.gate",
+      "importlib.metadata", "packaging.version", "opentelemetry.trace"}),
+    # a config without plugins never looks at the installed distributions
+    ("from toolhost.config.loader import load_config; load_config(sys.argv[0])",
+     {"jsonschema", "jinja2", "asyncio", "anyio", "tomllib", "importlib.metadata",
+      "packaging.utils"}),
+])
+def test_heavy_modules_wait_for_their_first_use(code: str, absent: set[str]) -> None:
+    code = code.replace("sys.argv[0]", repr(str(DEMO)))
+    early = absent & _imported_after(code)
+    assert not early, f"imported before their first use: {sorted(early)}"
+
+
+def test_first_call_still_validates() -> None:
+    """The validator a tool builds on first use says what it said when built at load."""
+    from toolhost.compile.validators import LazyValidator
+
+    lazy = LazyValidator({"type": "object", "properties": {"n": {"type": "integer"}}},
+                         formats=True)
+    assert lazy.is_valid({"n": 1}) and not lazy.is_valid({"n": "x"})
+    assert [e.message for e in lazy.iter_errors({"n": "x"})] == ["'x' is not of type 'integer'"]
+    assert lazy.format_checker is not None
