@@ -21,3 +21,16 @@ def test_the_control_session_bench_answers_every_call(subject: str) -> None:
     assert "wrong answers" not in out.stdout, out.stdout
     assert "toolhost / floor sequential p50:" in out.stdout
     assert "toolhost / official" in out.stdout
+
+
+def test_the_run_bench_drives_toolhost_run_for_every_subject() -> None:
+    # The whole `toolhost run` against the fake CLI, the blocking floor and the SDK program:
+    # every answer is checked by the fake CLI (a wrong one fails the script).
+    out = subprocess.run([sys.executable, str(BENCH / "bench_run.py"), "--calls", "30",
+                          "--warmup", "5", "--inflight", "8", "--rounds", "1"],
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    for subject in ("async", "sync", "can_use_tool"):
+        assert f"\n{subject}: host" in out.stdout, out.stdout
+    assert out.stdout.count("toolhost / floor, sequential p50") == 3
+    assert out.stdout.count("toolhost / official, sequential p50") == 3

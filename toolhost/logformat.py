@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import logging
 import re
-from datetime import datetime, timezone
 
 __all__ = ["ENV", "JsonFormatter", "line_level", "log_format"]
 
@@ -34,6 +33,8 @@ class JsonFormatter(logging.Formatter):
     """``logging.Formatter`` writing one JSON object per record."""
 
     def format(self, record: logging.LogRecord) -> str:
+        from datetime import datetime, timezone  # at the first JSON line, not at every start
+
         entry = {
             "time": datetime.fromtimestamp(record.created, timezone.utc)
             .isoformat(timespec="milliseconds"),

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -148,6 +147,8 @@ def _parse(path: Path, data: Any) -> Lock:
 
 def write_lock(path: Path, lock: Lock) -> None:
     """Write ``lock`` atomically (a reader never sees half a file)."""
+    import tempfile  # only `toolhost lock` writes: not on every start's import path
+
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
