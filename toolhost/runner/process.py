@@ -239,10 +239,13 @@ async def _wait_exit(process: anyio.abc.Process, seconds: float) -> bool:
     return False
 
 
-def _signal_group(process: anyio.abc.Process, signum: int) -> None:
+def _signal_group(process: anyio.abc.Process, signum: int) -> bool:
     # The CLI leads its own group (start_new_session): whatever it started goes with it.
-    with suppress(ProcessLookupError, PermissionError):
+    try:
         os.killpg(process.pid, signum)
+    except (ProcessLookupError, PermissionError):
+        return False
+    return True
 
 
 async def _stop(process: anyio.abc.Process, grace: float = EXIT_GRACE) -> None:
@@ -261,6 +264,9 @@ async def _stop(process: anyio.abc.Process, grace: float = EXIT_GRACE) -> None:
     if await _wait_exit(process, min(grace, TERMINATE_GRACE)):
         _signal_group(process, signal.SIGKILL)
         return
-    _signal_group(process, signal.SIGKILL)
-    process.kill()
+    if not _signal_group(process, signal.SIGKILL):
+        # Only when the group could not be signalled: Popen.kill() polls the child first,
+        # and reaping it there steals its status from asyncio's child watcher (which then
+        # reports 255 instead of the signal).
+        process.kill()
     await process.wait()
