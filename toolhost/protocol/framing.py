@@ -144,6 +144,11 @@ class LineReader:
         self._eof = False
 
     @property
+    def waiting(self) -> int:
+        """Whole lines read and not yet taken."""
+        return len(self._lines.ready)
+
+    @property
     def buffered(self) -> bool:
         """Whether a whole line is already here (the next ``receive_line`` won't wait)."""
         return bool(self._lines.ready)

@@ -120,6 +120,11 @@ class PipeLines(asyncio.Protocol):
     # -- what the session calls -----------------------------------------------------------
 
     @property
+    def waiting(self) -> int:
+        """Whole lines read and not yet taken (while a line is offered inline: it counts)."""
+        return len(self._lines.ready)
+
+    @property
     def buffered(self) -> bool:
         """Whether a whole line is already here (the next ``receive_line`` won't wait)."""
         return bool(self._lines.ready)

@@ -300,7 +300,8 @@ class ControlSession:
             return True
         if not self._tasks.has_room(len(line)):
             return False  # the reading task refuses it (it waits while the CLI does not read)
-        self._tasks.spawn(request_id, self._serve, request, len(line))
+        self._tasks.spawn(request_id, self._serve, request, len(line),
+                          eager=self._reader.waiting == 1)  # this line is the last one read
         return True
 
     def _answer_now(self, request_id: str, request: Mapping[str, Any]) -> bool:
