@@ -8,16 +8,18 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from toolhost.backends.base import BackendKind, BindContext, CallContext
-from toolhost.compile.prompts import CompiledPrompt, PromptError
-from toolhost.compile.resources import CompiledResource, ResourceError
+from toolhost.compile.content_errors import PromptError, ResourceError
 from toolhost.compile.tool import CompiledTool
-from toolhost.config.content_model import PromptConfig, ResourceConfig
 from toolhost.config.model import BackendSpec, ServerConfig, ToolConfig
 from toolhost.errors import CompileError, ConfigError, Problem
 from toolhost.excerpt import cut
+
+if TYPE_CHECKING:  # a server with resources or prompts loads them (compile_content)
+    from toolhost.compile.prompts import CompiledPrompt
+    from toolhost.config.content_model import PromptConfig, ResourceConfig
 
 __all__ = ["MAX_COMPLETIONS", "Prompt", "PromptError", "Resource", "ResourceError",
            "ServerContent", "compile_content", "merge_content"]
@@ -123,6 +125,9 @@ def merge_content(contents: Mapping[str, ServerContent]) -> ServerContent:
 def compile_content(server: ServerConfig, kinds: Mapping[str, BackendKind], ctx: BindContext,
                     compile_tool: Callable[..., CompiledTool]) -> ServerContent:
     """Compile ``server``'s resources and prompts; CompileError lists every problem."""
+    from toolhost.compile.resources import CompiledResource
+    from toolhost.config.content_model import PromptConfig, ResourceConfig
+
     problems: list[Problem] = []
 
     def hidden(config: ToolConfig) -> CompiledTool | None:
@@ -185,6 +190,8 @@ def _sources(declared: Mapping[str, Any], owner: ResourceConfig | PromptConfig,
 
 def _prompt(prompt: PromptConfig, hidden: Callable[[ToolConfig], CompiledTool | None],
             problems: list[Problem]) -> CompiledPrompt | None:
+    from toolhost.compile.prompts import CompiledPrompt
+
     declared = tuple((a.name, a.description, a.required) for a in prompt.arguments)
     if prompt.function is not None:
         tool = hidden(ToolConfig(
