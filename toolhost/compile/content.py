@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from toolhost.backends.base import BackendKind, BindContext, CallContext
-from toolhost.compile.content_errors import PromptError, ResourceError
 from toolhost.compile.tool import CompiledTool
 from toolhost.config.model import BackendSpec, ServerConfig, ToolConfig
 from toolhost.errors import CompileError, ConfigError, Problem
@@ -27,6 +26,24 @@ __all__ = ["MAX_COMPLETIONS", "Prompt", "PromptError", "Resource", "ResourceErro
 MAX_COMPLETIONS = 100  # the spec's cap on completion values per answer
 
 CompileTool = Callable[[ToolConfig], CompiledTool]
+
+
+# Here, not beside the compiled forms (prompts.py, resources.py, which re-export them): a
+# server catches them, and a tools-only config never loads those.
+class PromptError(Exception):
+    """prompts/get cannot be answered; ``invalid`` selects -32602 (the caller's mistake)."""
+
+    def __init__(self, message: str, *, invalid: bool = False) -> None:
+        super().__init__(message)
+        self.invalid = invalid
+
+
+class ResourceError(Exception):
+    """A read that cannot be answered; ``not_found`` selects MCP's -32002."""
+
+    def __init__(self, message: str, *, not_found: bool = False) -> None:
+        super().__init__(message)
+        self.not_found = not_found
 
 
 class Resource(Protocol):

@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from toolhost.backends.base import CallContext
-from toolhost.compile.content_errors import PromptError
+from toolhost.compile.content import PromptError
 from toolhost.compile.tool import CompiledTool
 from toolhost.config.content_model import PromptConfig
 from toolhost.excerpt import cut

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from toolhost.backends.base import CallContext
-from toolhost.compile.content_errors import ResourceError
+from toolhost.compile.content import ResourceError
 from toolhost.compile.tool import CompiledTool
 from toolhost.config.content_model import ResourceConfig
 from toolhost.excerpt import cut
