@@ -33,11 +33,13 @@ def _imported_after(code: str) -> set[str]:
     # a condition
     ("from toolhost.cli import main; main(['validate', '-q', sys.argv[0]])",
      {"jsonschema", "jinja2", "asyncio", "anyio", "httpx", "toolhost.permissions.gate",
-      "importlib.metadata", "packaging.version", "opentelemetry.trace"}),
+      "importlib.metadata", "packaging.version", "opentelemetry.trace",
+      "toolhost.config.content_model", "toolhost.compile.prompts", "toolhost.compile.resources"}),
     # a config without plugins never looks at the installed distributions
     ("from toolhost.config.loader import load_config; load_config(sys.argv[0])",
      {"jsonschema", "jinja2", "asyncio", "anyio", "tomllib", "importlib.metadata",
-      "packaging.utils"}),
+      "packaging.utils", "uuid", "toolhost.compile.docstrings",
+      "toolhost.config.content_model"}),
 ])
 def test_heavy_modules_wait_for_their_first_use(code: str, absent: set[str]) -> None:
     code = code.replace("sys.argv[0]", repr(str(DEMO)))

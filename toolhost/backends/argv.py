@@ -183,6 +183,16 @@ def _analyse(source: str) -> tuple[frozenset[str], bool, str]:
     return frozenset(outputs), literal_only, prefix
 
 
+@functools.lru_cache(maxsize=8192)
+def _element(text: str, key: str, dashdash: bool) -> Element:
+    """One template element; frozen, so the tools of a big config that repeat an element at
+    the same place share it."""
+    outputs, literal_only, prefix = _analyse(text)
+    return Element(key=key, source=text, template=templating.compile_template(text),
+                   outputs=outputs, literal_only=literal_only, literal_prefix=prefix,
+                   expand=templating.single_variable(text), after_dashdash=dashdash)
+
+
 def printed_names(source: str) -> frozenset[str]:
     """The names a template prints as values (not those it only tests in ``{% if %}``)."""
     return _analyse(source)[0]
@@ -218,10 +228,7 @@ def compile_argv(raw_argv: Sequence[Any], allow_dash: Iterable[str] = ()) -> Arg
             raise ArgvConfigError("a group may only hold strings (templates)", key)
         text = str(raw)
         (sources if top else item_sources).append(text)
-        outputs, literal_only, prefix = _analyse(text)
-        return Element(key=key, source=text, template=templating.compile_template(text),
-                       outputs=outputs, literal_only=literal_only, literal_prefix=prefix,
-                       expand=templating.single_variable(text), after_dashdash=dashdash)
+        return _element(text, key, dashdash)
 
     elements: list[Element] = []
     dashdash = False

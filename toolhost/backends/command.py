@@ -99,7 +99,8 @@ class CommandKind:
             raise CompileError([origin.problem(m, key=k, hint=h) for m, k, h in problems])
         input_schema = templating.placeholder_schema(names, tool.params)
         unset = dict.fromkeys(set(names) | set(tool.params))  # left out: renders empty
-        env = {**base_env(), **ctx.server.defaults.env}
+        # one per server: the same for each of its tools, and never changed (a call copies it)
+        env = ctx.shared("command.env", lambda: {**base_env(), **ctx.server.defaults.env})
         cwd = opts.get("cwd") or ctx.server.defaults.cwd
         if cwd and not os.path.isabs(cwd) and os.path.isfile(origin.file):
             cwd = os.path.join(os.path.dirname(os.path.abspath(origin.file)), cwd)

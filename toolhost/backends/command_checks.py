@@ -98,9 +98,8 @@ def _code_channels(plan: ArgvPlan, opts: Mapping[str, Any]) -> list[Found]:
     stdin = opts.get("stdin")
     program = plan.program.replace("\\", "/").rsplit("/", 1)[-1].lower()
     program = program.rstrip("0123456789.")
-    tokens = plan_tokens(plan)
     if isinstance(stdin, str) and printed_names(stdin) and program in _STDIN_CODE \
-            and _reads_program_from_stdin(tokens):
+            and _reads_program_from_stdin(plan_tokens(plan)):
         found.append((f"a placeholder in the stdin of {plan.program}, which reads its program "
                       "from stdin: a value would become code", ".stdin",
                       "give the program as an argument (a script file or -c) and pass values "

@@ -21,6 +21,7 @@ from toolhost.compile.schema import (
 )
 from toolhost.compile.tool import DEFAULT_MAX_OUTPUT_CHARS, CompiledTool
 from toolhost.compile.validators import LazyValidator
+from toolhost.config.gcpause import gc_paused
 from toolhost.config.model import HostConfig, ServerConfig, ToolConfig
 from toolhost.config.wirenames import wire_name_problems
 from toolhost.errors import CompileError, ConfigError, Problem
@@ -157,6 +158,7 @@ def compile_tool(tool: ToolConfig, server: ServerConfig, kinds: Mapping[str, Bac
     )
 
 
+@gc_paused
 def compile_tools(config: HostConfig, kinds: Mapping[str, BackendKind] | None = None, *,
                   problems: list[Problem] | None = None, connect: bool = True,
                   pins: Any = None) -> CompiledTools:

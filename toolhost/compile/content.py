@@ -8,16 +8,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from toolhost.backends.base import BackendKind, BindContext, CallContext
-from toolhost.compile.prompts import CompiledPrompt, PromptError
-from toolhost.compile.resources import CompiledResource, ResourceError
 from toolhost.compile.tool import CompiledTool
-from toolhost.config.content_model import PromptConfig, ResourceConfig
 from toolhost.config.model import BackendSpec, ServerConfig, ToolConfig
 from toolhost.errors import CompileError, ConfigError, Problem
 from toolhost.excerpt import cut
+
+if TYPE_CHECKING:  # a server with resources or prompts loads them (compile_content)
+    from toolhost.compile.prompts import CompiledPrompt
+    from toolhost.config.content_model import PromptConfig, ResourceConfig
 
 __all__ = ["MAX_COMPLETIONS", "Prompt", "PromptError", "Resource", "ResourceError",
            "ServerContent", "compile_content", "merge_content"]
@@ -25,6 +26,24 @@ __all__ = ["MAX_COMPLETIONS", "Prompt", "PromptError", "Resource", "ResourceErro
 MAX_COMPLETIONS = 100  # the spec's cap on completion values per answer
 
 CompileTool = Callable[[ToolConfig], CompiledTool]
+
+
+# Here, not beside the compiled forms (prompts.py, resources.py, which re-export them): a
+# server catches them, and a tools-only config never loads those.
+class PromptError(Exception):
+    """prompts/get cannot be answered; ``invalid`` selects -32602 (the caller's mistake)."""
+
+    def __init__(self, message: str, *, invalid: bool = False) -> None:
+        super().__init__(message)
+        self.invalid = invalid
+
+
+class ResourceError(Exception):
+    """A read that cannot be answered; ``not_found`` selects MCP's -32002."""
+
+    def __init__(self, message: str, *, not_found: bool = False) -> None:
+        super().__init__(message)
+        self.not_found = not_found
 
 
 class Resource(Protocol):
@@ -123,6 +142,9 @@ def merge_content(contents: Mapping[str, ServerContent]) -> ServerContent:
 def compile_content(server: ServerConfig, kinds: Mapping[str, BackendKind], ctx: BindContext,
                     compile_tool: Callable[..., CompiledTool]) -> ServerContent:
     """Compile ``server``'s resources and prompts; CompileError lists every problem."""
+    from toolhost.compile.resources import CompiledResource
+    from toolhost.config.content_model import PromptConfig, ResourceConfig
+
     problems: list[Problem] = []
 
     def hidden(config: ToolConfig) -> CompiledTool | None:
@@ -185,6 +207,8 @@ def _sources(declared: Mapping[str, Any], owner: ResourceConfig | PromptConfig,
 
 def _prompt(prompt: PromptConfig, hidden: Callable[[ToolConfig], CompiledTool | None],
             problems: list[Problem]) -> CompiledPrompt | None:
+    from toolhost.compile.prompts import CompiledPrompt
+
     declared = tuple((a.name, a.description, a.required) for a in prompt.arguments)
     if prompt.function is not None:
         tool = hidden(ToolConfig(

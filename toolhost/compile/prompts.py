@@ -7,6 +7,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from toolhost.backends.base import CallContext
+from toolhost.compile.content import PromptError
 from toolhost.compile.tool import CompiledTool
 from toolhost.config.content_model import PromptConfig
 from toolhost.excerpt import cut
@@ -17,14 +18,6 @@ if TYPE_CHECKING:
 __all__ = ["MAX_ARGUMENT_CHARS", "CompiledPrompt", "PromptError"]
 
 MAX_ARGUMENT_CHARS = 1_000_000
-
-
-class PromptError(Exception):
-    """prompts/get cannot be answered; ``invalid`` selects -32602 (the caller's mistake)."""
-
-    def __init__(self, message: str, *, invalid: bool = False) -> None:
-        super().__init__(message)
-        self.invalid = invalid
 
 
 @dataclass(frozen=True)

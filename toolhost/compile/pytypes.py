@@ -19,7 +19,6 @@ import pathlib
 import sys
 import types
 import typing
-import uuid
 from collections import abc
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
@@ -36,13 +35,12 @@ _SIMPLE: dict[Any, dict[str, Any]] = {
     dt.datetime: {"type": "string", "format": "date-time"},
     dt.date: {"type": "string", "format": "date"},
     dt.time: {"type": "string", "format": "time"},
-    uuid.UUID: {"type": "string", "format": "uuid"},
     pathlib.Path: {"type": "string"}, pathlib.PurePath: {"type": "string"},
     bytes: {"type": "string", "contentEncoding": "base64"},
 }
 _PARSERS: dict[Any, Converter] = {
     dt.datetime: dt.datetime.fromisoformat, dt.date: dt.date.fromisoformat,
-    dt.time: dt.time.fromisoformat, uuid.UUID: uuid.UUID, pathlib.Path: pathlib.Path,
+    dt.time: dt.time.fromisoformat, pathlib.Path: pathlib.Path,
     pathlib.PurePath: pathlib.PurePath, bytes: base64.b64decode,
 }
 _LISTS = {list, abc.Sequence, abc.MutableSequence, abc.Iterable, abc.Collection}
@@ -80,9 +78,15 @@ _QUALIFIERS = (typing.Required, typing.NotRequired)
 def _lookup(table: Mapping[Any, _V], tp: Any) -> _V | None:
     # `Annotated[T, {...}]` (dict metadata) cannot be hashed, nor can anything containing it
     try:
-        return table.get(tp)
+        found = table.get(tp)
     except TypeError:
         return None
+    uuid = sys.modules.get("uuid")  # imported by whoever annotates with it (~3 ms otherwise)
+    if found is None and uuid is not None and tp is uuid.UUID:
+        _SIMPLE[uuid.UUID] = {"type": "string", "format": "uuid"}
+        _PARSERS[uuid.UUID] = uuid.UUID
+        found = table.get(tp)
+    return found
 
 
 def _strip_annotated(tp: Any) -> Any:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from toolhost.backends.base import CallContext
+from toolhost.compile.content import ResourceError
 from toolhost.compile.tool import CompiledTool
 from toolhost.config.content_model import ResourceConfig
 from toolhost.excerpt import cut
@@ -28,14 +29,6 @@ MAX_LISTED = 1000  # files listed per directory resource (a read still reaches t
 _TEXT_MIMES = ("application/json", "application/xml", "application/yaml", "application/toml",
                "application/javascript", "application/x-sh", "image/svg+xml")
 _VAR = re.compile(r"\{(\+?)([A-Za-z_][A-Za-z0-9_]*)\}")
-
-
-class ResourceError(Exception):
-    """A read that cannot be answered; ``not_found`` selects MCP's -32002."""
-
-    def __init__(self, message: str, *, not_found: bool = False) -> None:
-        super().__init__(message)
-        self.not_found = not_found
 
 
 def guess_mime(name: str) -> str:

@@ -19,7 +19,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from toolhost.backends.base import CallContext
-from toolhost.compile.docstrings import parse_docstring
 from toolhost.compile.pytypes import (
     Converter,
     TypeMapper,
@@ -90,6 +89,8 @@ def inspect_callable(fn: Callable[..., Any]) -> SignatureInfo:
     """Build the schemas of ``fn``. Raises ``UnsupportedType`` naming the parameter."""
     sig = inspect.signature(fn)
     hints = _hints(fn)
+    from toolhost.compile.docstrings import parse_docstring  # only python tools need it
+
     doc = parse_docstring(inspect.getdoc(fn))
     mapper = TypeMapper()
     props: dict[str, Any] = {}

@@ -76,10 +76,13 @@ def build_servers(check: Checker, value: Any, kinds: BackendChecker) -> dict[str
 
             generated = build_openapi(check, data, path, name, defaults)
             tools, defaults = generated.tools, generated.defaults
-        from toolhost.config.build_content import build_prompts, build_resources
+        resources: dict[str, Any] = {}
+        prompts: dict[str, Any] = {}
+        if "resources" in data or "prompts" in data:  # their model loads with the first
+            from toolhost.config.build_content import build_prompts, build_resources
 
-        resources = build_resources(check, data, path, name, kinds)
-        prompts = build_prompts(check, data, path, name)
+            resources = build_resources(check, data, path, name, kinds)
+            prompts = build_prompts(check, data, path, name)
         if external is not None and (resources or prompts):
             check.problem(path, "an external server offers its own resources and prompts "
                           "(remove 'resources'/'prompts' or 'external')")

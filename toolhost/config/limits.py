@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import stat
 from typing import Any
 
@@ -122,12 +123,23 @@ def _too_big(path: str, size: int, limit: int, what: str) -> Problem:
                         "this big")
 
 
+# what toml_depth stops at: a comment, a string, a bracket (everything else is skipped in C)
+_TOML_STOP = re.compile(r"[#\"'\[\]{}]")
+_STRING_STOP = {'"': re.compile(r'["\\\n]'), "'": re.compile(r"['\n]"),
+                '"""': re.compile(r'["\\]'), "'''": re.compile(r"'")}
+
+
 def toml_depth(text: str, limit: int) -> int:
     """Offset of the first bracket that opens more than ``limit`` arrays or inline tables,
     or -1. Strings and comments are skipped; the scan is linear and never recurses."""
     depth = 0
     i, n = 0, len(text)
-    while i < n:
+    stop = _TOML_STOP.search
+    while True:
+        found = stop(text, i)
+        if found is None:
+            return -1
+        i = found.start()
         c = text[i]
         if c == "#":
             end = text.find("\n", i)
@@ -135,19 +147,35 @@ def toml_depth(text: str, limit: int) -> int:
             continue
         if c in "\"'":
             quote = text[i:i + 3] if text.startswith(c * 3, i) else c
-            j = i + len(quote)
-            while j < n and not text.startswith(quote, j) and (len(quote) == 3 or text[j] != "\n"):
-                j += 2 if c == '"' and text[j] == "\\" else 1
-            i = j + len(quote)
+            i = _string_end(text, i + len(quote), quote) + len(quote)
             continue
         if c in "[{":
             depth += 1
             if depth > limit:
                 return i
-        elif c in "]}":
+        else:
             depth = max(depth - 1, 0)
         i += 1
-    return -1
+
+
+def _string_end(text: str, j: int, quote: str) -> int:
+    """Where the string whose content starts at ``j`` ends: its closing quote, the line break
+    ending a one-line string, or past the end (a backslash escapes the next character in
+    basic strings; an unclosed string runs to the end)."""
+    search, n = _STRING_STOP[quote].search, len(text)
+    while j < n:
+        found = search(text, j)
+        if found is None:
+            return n
+        j = found.start()
+        c = text[j]
+        if c == "\\":
+            j += 2
+        elif c == "\n" or text.startswith(quote, j):
+            return j
+        else:  # one quote of a triple-quoted string's delimiter
+            j += 1
+    return j
 
 
 def check_finite(value: Any) -> str:

@@ -23,6 +23,7 @@ from toolhost.config.backend_block import BackendChecker
 from toolhost.config.build_servers import build_servers
 from toolhost.config.build_top import build_permissions, build_plugins, build_run, build_settings
 from toolhost.config.checks import Checker
+from toolhost.config.gcpause import gc_paused
 from toolhost.config.interpolate import collect_declared_secrets, expand, interpolate
 from toolhost.config.merge import merge_docs
 from toolhost.config.model import HostConfig, PluginRequirement
@@ -41,6 +42,7 @@ FORMAT_VERSION = 1
 TOP_KEYS = ("toolhost", "extends", "servers", "permissions", "plugins", "settings", "run")
 
 
+@gc_paused
 def load_config(path: str | os.PathLike[str], *, kinds: Mapping[str, BackendKind] | None = None,
                 environ: Mapping[str, str] | None = None, layers: bool = True,
                 lock: LockGuard | None = None, fragment: bool = False,

@@ -9,6 +9,7 @@ are errors, merge keys (``<<: *base``) work, and tags other than the plain JSON-
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
@@ -20,10 +21,11 @@ from yaml.events import (
     SequenceEndEvent,
     SequenceStartEvent,
 )
-from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+from yaml.nodes import Node
 
-from toolhost.config.limits import LIMITS, MAX_DIGITS, check_finite
-from toolhost.config.tree import Doc, Mark, Path, format_path
+from toolhost.config.limits import LIMITS
+from toolhost.config.tree import Doc, Mark
+from toolhost.config.yaml_walk import Recheck, Walker
 from toolhost.errors import Problem
 from toolhost.excerpt import cut
 
@@ -44,11 +46,6 @@ _Loader.add_implicit_resolver(
     "tag:yaml.org,2002:float",
     re.compile(r"^[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9_]+)[eE][-+]?[0-9]+$"),
     list("-+0123456789."))
-
-_T = "tag:yaml.org,2002:"
-_PLAIN_TAGS = {_T + "str", _T + "int", _T + "float", _T + "bool", _T + "null"}
-_MERGE = _T + "merge"
-_TIMESTAMP = _T + "timestamp"
 
 
 def _syntax_hint(exc: yaml.MarkedYAMLError, text: str) -> str:
@@ -80,6 +77,50 @@ def parse_yaml(text: str, file: str, layer: str, problems: list[Problem]) -> Doc
             "text around it would change", file, line, column,
             hint="write it escaped inside double quotes (\\N, \\L, \\P) or remove it"))
         return None
+    if _one_pass_safe(text):
+        # Composed without the prescan; a clean walk that meets no node as deep as the limit
+        # proves the prescan would have passed. Anything else takes the checked path below.
+        try:
+            nodes = list(yaml.compose_all(text, Loader=_Loader))
+            if len(nodes) <= 1:
+                return _doc(nodes, file, layer, problems, trusted=True)
+        except (yaml.YAMLError, UnicodeEncodeError, Recheck):
+            pass
+    return _checked(text, file, layer, problems)
+
+
+def _one_pass_safe(text: str) -> bool:
+    """Whether composing before the prescan is safe: libyaml itself refuses nesting past
+    1,000 levels (its composer recurses once per level) and the text has too few ``*`` to
+    hold more aliases than the limit."""
+    return text.count("*") <= LIMITS.aliases and _libyaml_bounds_nesting()
+
+
+@functools.lru_cache(maxsize=1)
+def _libyaml_bounds_nesting() -> bool:
+    if _Base is yaml.SafeLoader:  # pragma: no cover - the pure-Python composer recurses
+        return False
+    for deep in ("[" * 1001 + "]" * 1001, "- " * 1001 + "x"):
+        try:
+            list(yaml.compose_all(deep, Loader=_Loader))
+        except yaml.YAMLError as exc:
+            if "nesting depth" in str(exc):
+                continue
+        return False
+    return True
+
+
+def _doc(nodes: list[Node], file: str, layer: str, problems: list[Problem], *,
+         trusted: bool = False) -> Doc:
+    doc = Doc(data=None, file=file, layer=layer)
+    doc.marks[()] = Mark(file, 1, 1, layer)
+    if nodes:
+        doc.data = Walker(doc, problems, trusted=trusted).walk(nodes[0], ())
+    return doc
+
+
+def _checked(text: str, file: str, layer: str, problems: list[Problem]) -> Doc | None:
+    """The prescan (depth and aliases), then the composer and the walk."""
     try:
         bounded = _prescan(text, file)
         if isinstance(bounded, Problem):
@@ -123,12 +164,7 @@ def parse_yaml(text: str, file: str, layer: str, problems: list[Problem]) -> Doc
         problems.append(Problem("a config file holds one YAML document, found "
                                 f"{len(nodes)} (remove the extra '---')", file, line, 1))
         return None
-    doc = Doc(data=None, file=file, layer=layer)
-    doc.marks[()] = Mark(file, 1, 1, layer)
-    if nodes:
-        walker = _Walker(doc, problems)
-        doc.data = walker.walk(nodes[0], ())
-    return doc
+    return _doc(nodes, file, layer, problems)
 
 
 def _at(event: Any, file: str, message: str, hint: str) -> Problem:
@@ -174,131 +210,3 @@ def _scan(text: str, file: str, loader: Any) -> Problem | None:
 
 _OPEN = (MappingStartEvent, SequenceStartEvent)
 _CLOSE = (MappingEndEvent, SequenceEndEvent)
-
-
-class _Walker:
-    """Nodes -> plain data. Aliases share nodes, so a small text can stand for a huge tree
-    (a "billion laughs"): every node walked again through an alias counts against
-    ``LIMITS.alias_nodes``, and the walk stops at the first node over it."""
-
-    def __init__(self, doc: Doc, problems: list[Problem]) -> None:
-        self.doc = doc
-        self.problems = problems
-        self.constructor = yaml.constructor.SafeConstructor()
-        self.stack: set[int] = set()  # node ids being walked: an alias cycle is an error
-        self.walked: set[int] = set()  # node ids walked once: seeing one again is an alias
-        self.expanded = 0
-        self.expand_limit = LIMITS.alias_nodes
-        self.depth_limit = LIMITS.depth
-        self.stopped = False
-
-    def problem(self, node: Node, path: Path, message: str, hint: str = "") -> None:
-        mark = node.start_mark
-        self.problems.append(Problem(message, self.doc.file, mark.line + 1, mark.column + 1,
-                                     cut(format_path(path), 200), hint))
-
-    def mark(self, node: Node, path: Path) -> None:
-        m = node.start_mark
-        self.doc.marks[path] = Mark(self.doc.file, m.line + 1, m.column + 1, self.doc.layer)
-
-    def walk(self, node: Node, path: Path) -> Any:
-        if self.stopped:
-            return None
-        if id(node) in self.stack:
-            self.problem(node, path, "recursive YAML alias")
-            return None
-        if id(node) in self.walked:
-            self.expanded += 1
-            if self.expanded > self.expand_limit:
-                self.stopped = True
-                self.problem(node, path, f"YAML aliases expand to more than "
-                             f"{self.expand_limit:,} nodes (an alias bomb?)",
-                             "raise TOOLHOST_MAX_YAML_ALIAS_NODES if this is meant")
-                return None
-        else:
-            self.walked.add(id(node))
-        if len(path) > self.depth_limit:  # aliases can nest what the text did not
-            self.stopped = True
-            self.problem(node, path, f"nested more than {self.depth_limit} levels deep "
-                         "(through aliases)", "raise TOOLHOST_MAX_CONFIG_DEPTH if this is meant")
-            return None
-        if isinstance(node, ScalarNode):
-            return self.scalar(node, path)
-        self.stack.add(id(node))
-        try:
-            if isinstance(node, MappingNode):
-                return self.mapping(node, path)
-            if isinstance(node, SequenceNode):
-                if node.tag != _T + "seq":
-                    self.problem(node, path, f"unsupported YAML tag {cut(node.tag, 80)}")
-                out = []
-                for index, item in enumerate(node.value):
-                    self.mark(item, (*path, index))
-                    out.append(self.walk(item, (*path, index)))
-                return out
-        finally:
-            self.stack.discard(id(node))
-        self.problem(node, path, f"unsupported YAML node {node.tag}")  # pragma: no cover
-        return None  # pragma: no cover
-
-    def mapping(self, node: MappingNode, path: Path) -> dict[str, Any]:
-        if node.tag != _T + "map":
-            self.problem(node, path, f"unsupported YAML tag {cut(node.tag, 80)}")
-        # merge keys (<<: *base, <<: [*a, *b]) are resolved here, on walked values, rather
-        # than by PyYAML's flatten_mapping, which copies node lists and can grow them
-        # exponentially; keys written in the mapping win, then earlier merges over later ones
-        merged: dict[str, Any] = {}
-        for key_node, value_node in node.value:
-            if key_node.tag != _MERGE:
-                continue
-            sources = value_node.value if isinstance(value_node, SequenceNode) else [value_node]
-            for source in sources:
-                if not isinstance(source, MappingNode):
-                    self.problem(source, path, "invalid YAML merge: '<<' takes a mapping or a "
-                                 "list of mappings")
-                    continue
-                value = self.walk(source, path)
-                if isinstance(value, dict):
-                    for key, item in value.items():
-                        merged.setdefault(key, item)
-        out: dict[str, Any] = {}
-        for key_node, value_node in node.value:
-            if key_node.tag == _MERGE:
-                continue
-            if not isinstance(key_node, ScalarNode):
-                self.problem(key_node, path, "a mapping key must be a plain string",
-                             "quote templates: unquoted, {{ x }} is read as a mapping"
-                             if isinstance(key_node, MappingNode) else "")
-                continue
-            key = key_node.value
-            child = (*path, key)
-            if key in out:
-                self.problem(key_node, child, "duplicate key (the earlier one would be lost)")
-                continue
-            self.mark(key_node, child)
-            out[key] = self.walk(value_node, child)
-        for key, item in merged.items():
-            out.setdefault(key, item)
-        return out
-
-    def scalar(self, node: ScalarNode, path: Path) -> Any:
-        if node.tag == _T + "str":
-            return node.value
-        if node.tag == _T + "int" and sum(c.isdigit() for c in node.value) > MAX_DIGITS:
-            self.problem(node, path, f"an integer of more than {MAX_DIGITS:,} digits")
-            return None
-        if node.tag in _PLAIN_TAGS:
-            try:
-                value = self.constructor.construct_object(node)
-            except (ValueError, yaml.YAMLError) as exc:
-                self.problem(node, path, f"invalid {node.tag[len(_T):]}: {cut(str(exc), 120)}")
-                return None
-            reason = check_finite(value)
-            if reason:
-                self.problem(node, path, reason)
-                return None
-            return value
-        if node.tag == _TIMESTAMP:  # kept as written: the model is JSON-like data
-            return node.value
-        self.problem(node, path, f"unsupported YAML tag {cut(node.tag, 80)}")
-        return None

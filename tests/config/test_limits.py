@@ -1,0 +1,63 @@
+"""``toml_depth`` jumps from one comment, string or bracket to the next; it must answer exactly
+what a walk of every character answers (the reference below, the scan it replaced)."""
+
+from __future__ import annotations
+
+import os
+
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+from toolhost.config.limits import toml_depth
+
+settings.register_profile("ci", derandomize=True, deadline=None, max_examples=300,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("dev", deadline=None, max_examples=300,
+                          suppress_health_check=[HealthCheck.too_slow])
+PROFILE = "ci" if os.environ.get("CI") else "dev"
+
+
+def _reference(text: str, limit: int) -> int:
+    depth = 0
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c == "#":
+            end = text.find("\n", i)
+            i = n if end < 0 else end
+            continue
+        if c in "\"'":
+            quote = text[i:i + 3] if text.startswith(c * 3, i) else c
+            j = i + len(quote)
+            while j < n and not text.startswith(quote, j) and (len(quote) == 3 or text[j] != "\n"):
+                j += 2 if c == '"' and text[j] == "\\" else 1
+            i = j + len(quote)
+            continue
+        if c in "[{":
+            depth += 1
+            if depth > limit:
+                return i
+        elif c in "]}":
+            depth = max(depth - 1, 0)
+        i += 1
+    return -1
+
+
+_TEXT = st.lists(st.sampled_from(['#', '"', "'", "[", "]", "{", "}", "\\", "\n", "a", " ",
+                                  '"""', "'''", "x = ", "é"]), max_size=60).map("".join)
+
+
+@settings(settings.get_profile(PROFILE))
+@given(_TEXT, st.integers(0, 4))
+@example('a = "x\\"[[" [[[', 2)
+@example("a = '''x\n[[''' [[[", 2)
+@example('a = """x\\', 0)
+@example("# [[[\n[[[", 2)
+def test_toml_depth_answers_as_a_walk_of_every_character(text: str, limit: int) -> None:
+    assert toml_depth(text, limit) == _reference(text, limit)
+
+
+def test_a_deep_array_is_found_where_it_passes_the_limit() -> None:
+    text = "a = " + "[" * 5 + "]" * 5
+    assert toml_depth(text, 4) == text.index("[") + 4
+    assert toml_depth(text, 5) == -1
