@@ -47,3 +47,25 @@ def test_the_last_call_s_arguments_are_not_kept() -> None:
     del arguments
     gc.collect()
     assert ref() is None
+
+
+@pytest.mark.parametrize(("source", "arguments", "expected"), [
+    ("args.limit <= 100", {"limit": 5}, True),
+    ("args.limit == args['limit']", {"limit": 7}, True),
+    ("args.nested.x == 2", {"nested": {"x": 2}}, True),
+    # a dict's own names keep meaning the dict's attribute, as before
+    ("args.items is callable", {"items": 1}, True),
+    ("args.get('a') == 3", {"a": 3}, True),
+])
+def test_attribute_access_reads_the_arguments(source: str, arguments: dict[str, object],
+                                              expected: bool) -> None:
+    assert compile_expr(source).holds("t", arguments) is expected
+
+
+@pytest.mark.parametrize(("source", "message"), [
+    ("args.missing == 1", "'dict object' has no attribute 'missing'"),
+    ("args.__class__", "unsafe"),
+])
+def test_a_missing_key_or_a_private_attribute_is_an_error(source: str, message: str) -> None:
+    with pytest.raises(ExprError, match=message):
+        compile_expr(source).holds("t", {"a": 1})

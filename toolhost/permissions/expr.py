@@ -31,6 +31,17 @@ def _environment() -> Any:
         # Refuse to build huge values ("a" * 10**9, 10 ** 10**9) while deciding.
         intercepted_binops = frozenset({"*", "**"})
 
+        def getattr(self, obj: Any, attribute: str) -> Any:
+            # `args.limit`: the sandbox tries the attribute first and takes the item after
+            # an AttributeError, which cost more than the rest of a decision. The same
+            # answer, straight from the item (a dict's own names still mean the attribute).
+            if type(obj) is _Args and attribute not in _DICT_NAMES:
+                try:
+                    return obj[attribute]
+                except KeyError:
+                    pass
+            return super().getattr(obj, attribute)
+
         def call_binop(self, context: Any, op: str, left: Any, right: Any) -> Any:
             if op == "**":
                 if isinstance(right, int) and abs(right) > 1000:
@@ -46,6 +57,18 @@ def _environment() -> Any:
 
 
 _ENV: Any = None
+
+
+class _Args(dict):  # type: ignore[type-arg]
+    """The arguments as an expression sees them (a copy, so the sandbox can tell them apart
+    from any other dict; see ``_Env.getattr``)."""
+
+    __slots__ = ()
+
+
+# Errors name it as they named the plain dict: "'dict object' has no attribute 'x'".
+_Args.__module__, _Args.__name__, _Args.__qualname__ = "builtins", "dict", "dict"
+_DICT_NAMES = frozenset(dir(dict))
 
 
 @dataclass(frozen=True)
@@ -73,7 +96,7 @@ class CompiledExpr:
         context = getattr(self._local, "context", None)
         if context is None:
             context = self._local.context = template.new_context({})
-        context.parent["args"] = arguments
+        context.parent["args"] = _Args(arguments)
         context.parent["tool"] = tool_name
         context.vars.clear()
         try:

@@ -56,11 +56,15 @@ class RedactingRenderer:
     def decision(self, tool_name: str, decision: Decision, *,
                  tool_use_id: str | None = None) -> None:
         r = self.redact
-        shown = dataclasses.replace(
-            decision, message=r(decision.message),
-            rule=r(decision.rule) if decision.rule is not None else None,
-            updated_input=(mask_arguments(decision.updated_input, r)
-                           if decision.updated_input is not None else None))
+        message = r(decision.message)
+        rule = r(decision.rule) if decision.rule is not None else None
+        shown = decision  # one per call: a copy only when something is hidden
+        if message != decision.message or rule != decision.rule \
+                or decision.updated_input is not None:
+            shown = dataclasses.replace(
+                decision, message=message, rule=rule,
+                updated_input=(mask_arguments(decision.updated_input, r)
+                               if decision.updated_input is not None else None))
         self.inner.decision(r(tool_name), shown, tool_use_id=tool_use_id)
 
     def status(self, text: str) -> None:

@@ -105,9 +105,9 @@ class TextRenderer:
             return
         self._clear_status()
         held, self._held = self._held, []
-        for line in held:
-            print(line, file=self.out)
-        print(text, file=self.out, flush=True)
+        # One write per line (print() writes the text and the newline apart), one flush.
+        self.out.write("".join(f"{line}\n" for line in held) + text + "\n")
+        self.out.flush()
 
     def _clear_status(self) -> None:
         if self._status_open:
