@@ -80,6 +80,13 @@ def cut_text(result: ToolResult, max_chars: int) -> ToolResult:
     """Cut the text blocks to ``max_chars`` characters in all, with a note; others stay.
 
     A text already cut by its backend (see ``cut_head``) counts as its full length."""
+    raw = 0  # the usual case first: every text together is shorter than the limit
+    for block in result.content:
+        if block.get("type") == "text":
+            text = block.get("text", "")
+            raw += len(text) if isinstance(text, str) else max_chars + 1
+    if raw <= max_chars:  # (what a backend kept of a cut text is shorter still)
+        return result
     measured = [(b, *_measure(str(b.get("text", "")))) for b in result.content
                 if b.get("type") == "text"]
     total = sum(m[2] for m in measured)
