@@ -14,7 +14,7 @@ import anyio.abc
 from toolhost.errors import FrameTooLongError
 
 __all__ = ["DEFAULT_MAX_LINE_BYTES", "LineReader", "LineSplitter", "LineTooLong", "LineWriter",
-           "encode_line", "request_id_in"]
+           "SplitLines", "encode_line", "request_id_in"]
 
 # Conversation messages echo tool results and file contents; the CLI itself saves results
 # over ~49 KB to files, so 32 MiB leaves room for anything legitimate.
@@ -129,7 +129,23 @@ class LineSplitter:
             self._buf += chunk[start:]
 
 
-class LineReader:
+class SplitLines:
+    """What a reader built on a ``LineSplitter`` (``_lines``) tells about its queue."""
+
+    _lines: LineSplitter
+
+    @property
+    def waiting(self) -> int:
+        """Whole lines read and not yet taken (a line being offered inline counts)."""
+        return len(self._lines.ready)
+
+    @property
+    def buffered(self) -> bool:
+        """Whether a whole line is already here (the next ``receive_line`` won't wait)."""
+        return bool(self._lines.ready)
+
+
+class LineReader(SplitLines):
     """Reads lines (without the newline) from a byte stream.
 
     A line longer than ``max_line_bytes`` is dropped as it streams in (never buffered
@@ -142,16 +158,6 @@ class LineReader:
         self._stream = stream
         self.max_line_bytes = max_line_bytes
         self._eof = False
-
-    @property
-    def waiting(self) -> int:
-        """Whole lines read and not yet taken."""
-        return len(self._lines.ready)
-
-    @property
-    def buffered(self) -> bool:
-        """Whether a whole line is already here (the next ``receive_line`` won't wait)."""
-        return bool(self._lines.ready)
 
     async def receive_line(self) -> bytes:
         lines = self._lines

@@ -22,7 +22,7 @@ from typing import cast
 
 import anyio
 
-from toolhost.protocol.framing import LineSplitter
+from toolhost.protocol.framing import LineSplitter, SplitLines
 
 __all__ = ["PipeLines"]
 
@@ -35,7 +35,7 @@ InlineFn = Callable[[bytes], bool]
 """Offered each line while the reader waits; True: it was answered, do not queue it."""
 
 
-class PipeLines(asyncio.Protocol):
+class PipeLines(SplitLines, asyncio.Protocol):
     """Reads a pipe (a file descriptor) as newline-delimited lines; see the module text.
 
     Build it with ``await PipeLines.open(fd, max_line_bytes)``; it owns the descriptor and
@@ -118,16 +118,6 @@ class PipeLines(asyncio.Protocol):
             waiter.set_result(None)
 
     # -- what the session calls -----------------------------------------------------------
-
-    @property
-    def waiting(self) -> int:
-        """Whole lines read and not yet taken (while a line is offered inline: it counts)."""
-        return len(self._lines.ready)
-
-    @property
-    def buffered(self) -> bool:
-        """Whether a whole line is already here (the next ``receive_line`` won't wait)."""
-        return bool(self._lines.ready)
 
     async def receive_line(self) -> bytes:
         """The next line (``LineTooLong`` for a dropped one; ``anyio.EndOfStream`` at the end)."""
