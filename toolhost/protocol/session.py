@@ -6,6 +6,11 @@ in-memory streams in tests). It routes the CLI's ``mcp_message`` requests to the
 messages to ``on_message``, and sends requests of its own (``initialize``, ``interrupt``,
 ``mcp_message`` notifications) matched to their answers by ``request_id``.
 
+Over a ``PipeLines`` input (what ``toolhost run`` reads the CLI with) a line is taken the
+moment it arrives when nothing read before it is still waiting: a ``can_use_tool`` the
+permission decides without asking is answered in place, other requests get their tasks at
+once (``_take_line``). Past 1,000 requests in flight a new one is refused with an error.
+
 Every incoming control request runs in its own task, so a slow tool never holds up another
 request, and gets exactly one answer -- except one the CLI withdrew with
 ``control_cancel_request``, which (like the official SDK) gets none: the CLI has stopped
