@@ -4,10 +4,10 @@ their first render: the analysis must be jinja2's own, and the rendering identic
 from __future__ import annotations
 
 import pytest
-from jinja2 import UndefinedError, meta, nodes
+from jinja2 import UndefinedError, meta
 
 from toolhost.backends import templating
-from toolhost.backends.argv import _analyse
+from toolhost.backends.argv import _analyse, jinja_analysis
 
 SOURCES = [
     "{{ name }}", "{{name}}", "{{ name }}.txt", "--out={{ path }}", "a b {{ x_1 }} c\nd",
@@ -16,25 +16,6 @@ SOURCES = [
     "{{ a|upper }}", "x\r{{ a }}", "{{ a }}\n", "{{\na }}", "{% if a %}{{ a }}{% endif %}",
     "{# c #}{{ a }}", "{{ range }}", "{{ é }}", "{{ 1a }}",
 ]
-
-
-def _jinja_analysis(source: str) -> tuple[frozenset[str], bool, str]:
-    tree = templating.ENV.parse(source)
-    outputs: set[str] = set()
-    literal_only = True
-    for output in tree.find_all(nodes.Output):
-        for child in output.nodes:
-            if not isinstance(child, nodes.TemplateData):
-                literal_only = False
-                found = [child, *child.find_all(nodes.Name)]
-                outputs |= {n.name for n in found
-                            if isinstance(n, nodes.Name) and n.ctx == "load"}
-    first = tree.body[0] if tree.body else None
-    prefix = ""
-    if isinstance(first, nodes.Output) and first.nodes \
-            and isinstance(first.nodes[0], nodes.TemplateData):
-        prefix = str(first.nodes[0].data)
-    return frozenset(outputs), literal_only, prefix
 
 
 def test_globals_are_the_sandbox_globals() -> None:
@@ -51,7 +32,7 @@ def test_the_quick_path_is_taken_for_the_common_shapes() -> None:
 def test_simple_sources_analyse_and_render_as_jinja2_does(source: str) -> None:
     if templating.simple_variable(source) is None:
         return  # jinja2 decides: nothing to compare
-    assert _analyse(source) == _jinja_analysis(source)
+    assert _analyse(source) == jinja_analysis(source)
     names = frozenset(meta.find_undeclared_variables(templating.ENV.parse(source)))
     assert templating.placeholders([source]) == names
     lazy, real = templating.compile_template(source), templating.ENV.from_string(source)

@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 import os
+import socket
+import subprocess
 import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 HERE = Path(__file__).parent
@@ -58,3 +63,26 @@ def upstream_processes() -> list[int]:
         if str(UPSTREAM).encode() in cmdline:
             found.append(int(entry))
     return found
+
+
+@contextmanager
+def http_upstream(**env: str) -> Iterator[int]:
+    """The upstream served over streamable HTTP on a free local port (``env``: its UPSTREAM_*
+    switches); yields the port once it accepts connections."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = int(sock.getsockname()[1])
+    server = subprocess.Popen([sys.executable, str(UPSTREAM), "http", str(port)],
+                              env={**os.environ, **env},
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            with socket.socket() as probe:
+                if probe.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            time.sleep(0.1)
+        yield port
+    finally:
+        server.terminate()
+        server.wait(10)

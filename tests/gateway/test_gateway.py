@@ -8,7 +8,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import anyio
@@ -16,7 +15,7 @@ import pytest
 from mcp.client.client import Client
 from mcp.client.stdio import StdioServerParameters
 
-from .conftest import UPSTREAM, gateway_config, upstream_processes
+from .conftest import gateway_config, http_upstream, upstream_processes
 
 pytestmark = pytest.mark.anyio
 
@@ -87,28 +86,12 @@ async def test_a_crashing_upstream_never_takes_the_host_down(tmp_path: Path) -> 
 
 
 def test_http_upstream(tmp_path: Path) -> None:
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    server = subprocess.Popen([sys.executable, str(UPSTREAM), "http", str(port)],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            with socket.socket() as probe:
-                if probe.connect_ex(("127.0.0.1", port)) == 0:
-                    break
-            time.sleep(0.1)
+    with http_upstream() as port:
         config = gateway_config(tmp_path, mcp=f"{{url: 'http://127.0.0.1:{port}/mcp'}}")
         done = subprocess.run([sys.executable, "-m", "toolhost", "call", str(config),
                                "gh.search", "query=flaky"], capture_output=True, text=True,
                               timeout=120)
         assert done.stdout.strip() == "5 issues in acme/app matching 'flaky'", done.stderr
-    finally:
-        server.terminate()
-        server.wait(10)
 
 
 def test_validate_is_offline_unless_asked_to_connect(tmp_path: Path) -> None:

@@ -6,12 +6,10 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
-import time
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager, contextmanager
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +22,7 @@ from mcp.shared.exceptions import MCPError
 
 from toolhost.lockfile import lock_path
 
-from .conftest import UPSTREAM, gateway_config, upstream_processes
+from .conftest import UPSTREAM, gateway_config, http_upstream, upstream_processes
 
 pytestmark = pytest.mark.anyio
 
@@ -215,29 +213,8 @@ async def test_a_restarted_upstream_is_listed_again(tmp_path: Path) -> None:
     await gone()
 
 
-@contextmanager
-def http_upstream() -> Iterator[int]:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = int(sock.getsockname()[1])
-    server = subprocess.Popen([sys.executable, str(UPSTREAM), "http", str(port)],
-                              env={**os.environ, "UPSTREAM_GROW": "1"},
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            with socket.socket() as probe:
-                if probe.connect_ex(("127.0.0.1", port)) == 0:
-                    break
-            time.sleep(0.1)
-        yield port
-    finally:
-        server.terminate()
-        server.wait(10)
-
-
 async def test_http_upstream(tmp_path: Path) -> None:
-    with http_upstream() as port:
+    with http_upstream(UPSTREAM_GROW="1") as port:
         config = config_for(tmp_path, mcp=f"{{url: 'http://127.0.0.1:{port}/mcp'}}")
         async with served(config, "legacy", tmp_path / "serve.log", {}) as (client, heard):
             await client.call_tool("grow", {"name": "greet"})

@@ -163,6 +163,11 @@ def _analyse(source: str) -> tuple[frozenset[str], bool, str]:
     simple = templating.simple_variable(source)
     if simple is not None:  # parsed, it is [Output([TemplateData(prefix)?, Name, ...])]
         return frozenset({simple[1]}), False, simple[0]
+    return jinja_analysis(source)
+
+
+def jinja_analysis(source: str) -> tuple[frozenset[str], bool, str]:
+    """``_analyse`` as jinja2's parse tree says it (the yardstick of the quick path)."""
     from jinja2 import nodes
 
     tree = templating.ENV.parse(source)
