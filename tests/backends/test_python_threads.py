@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
 import threading
 import time
@@ -137,6 +139,44 @@ async def test_threads_are_daemons_with_names() -> None:
     name = await pool.run(lambda: threading.current_thread().name, tool="t")
     assert name == "toolhost-sync-tool"
     assert all(t.daemon for t in threading.enumerate() if t.name == name)
+
+
+LINUX_POLICIES = pytest.mark.skipif(not hasattr(os, "SCHED_BATCH"),
+                                    reason="no SCHED_BATCH on this OS")
+
+
+def policy_here_and_in_a_child() -> tuple[int, int, int]:
+    """The calling thread's policy, a child process's, and a new thread's."""
+    child = subprocess.run([sys.executable, "-c", "import os; print(os.sched_getscheduler(0))"],
+                           capture_output=True, text=True, check=True)
+    seen: list[int] = []
+    thread = threading.Thread(target=lambda: seen.append(os.sched_getscheduler(0)))
+    thread.start()
+    thread.join()
+    return os.sched_getscheduler(0), int(child.stdout), seen[0]
+
+
+@LINUX_POLICIES
+async def test_a_waiting_thread_is_batch_scheduled_and_a_tool_runs_normal() -> None:
+    pool = SyncPool()
+    policies = await pool.run(policy_here_and_in_a_child, tool="t")
+    # the tool, its children and its threads: normal, never the pool's batch policy
+    assert policies == (os.SCHED_OTHER,) * 3
+    tid = await pool.run(threading.get_native_id, tool="t")
+    with anyio.fail_after(5):  # the thread turns batch just before it waits for work
+        while os.sched_getscheduler(tid) != os.SCHED_BATCH:
+            await anyio.sleep(0.001)
+    assert await pool.run(lambda: os.sched_getscheduler(0), tool="t") == os.SCHED_OTHER
+
+
+@LINUX_POLICIES
+async def test_a_policy_the_user_chose_is_left_alone() -> None:
+    os.sched_setscheduler(0, os.SCHED_BATCH, os.sched_param(0))  # inherited by new threads
+    try:
+        pool = SyncPool()
+        assert await pool.run(lambda: os.sched_getscheduler(0), tool="t") == os.SCHED_BATCH
+    finally:
+        os.sched_setscheduler(0, os.SCHED_OTHER, os.sched_param(0))
 
 
 @pytest.fixture

@@ -49,8 +49,16 @@ import anyio.lowlevel
 from anyio._core._eventloop import threadlocals as _anyio_threadlocals
 
 from toolhost.backends.base import ToolFailure
+from toolhost.backends.thread_guards import (
+    MAX_RECURSION_LIMIT,
+    MAX_TRACEBACK_FRAMES,
+    cap_recursion_limit,
+    short_traceback,
+)
+from toolhost.backends.thread_sched import Scheduling
 
-__all__ = ["PoolStats", "SyncPool", "ToolStopped", "ToolStuck", "default_pool"]
+__all__ = ["MAX_RECURSION_LIMIT", "MAX_TRACEBACK_FRAMES", "PoolStats", "SyncPool",
+           "ToolStopped", "ToolStuck", "default_pool"]
 
 log = logging.getLogger("toolhost.call")
 
@@ -59,7 +67,6 @@ MAX_PER_TOOL = 8
 MAX_STUCK = 32
 STOP_GRACE_SECONDS = 0.25  # how long a stopped thread gets to unwind before it counts as stuck
 IDLE_SECONDS = 10.0
-MAX_RECURSION_LIMIT = 20_000  # unwinding this many frames takes milliseconds
 THREAD_STACK_BYTES = 64 * 1024 * 1024  # reserved address space; pages are used as touched
 
 _PENDING, _RUNNING, _DONE, _DROPPED = 0, 1, 2, 3
@@ -92,14 +99,17 @@ class PoolStats:
 class _Job:
     fn: Callable[[], Any]
     tool: str
-    wake: Callable[[], None]
     token: anyio.lowlevel.EventLoopToken
+    loop: asyncio.AbstractEventLoop | None  # None: not asyncio (trio), woken through anyio
+    mine: anyio.CapacityLimiter
     lock: threading.Lock = field(default_factory=threading.Lock)
     state: int = _PENDING
     ok: bool = False
     value: Any = None
     thread_id: int | None = None
     stuck: bool = False
+    done: bool = False  # set on the event loop once the thread handed the job back
+    waiter: Any = None  # what the loop side awaits: an asyncio future, or an anyio Event
 
 
 def _flush_pending() -> None:
@@ -113,20 +123,27 @@ class _Worker(threading.Thread):
         self.jobs: SimpleQueue[_Job | None] = SimpleQueue()
 
     def run(self) -> None:
+        scheduling = Scheduling()
         while True:
+            scheduling.waiting()
             try:
                 job = self.jobs.get(timeout=IDLE_SECONDS)
             except Empty:
                 if self.pool._retire(self):
                     return
                 continue
+            finally:
+                scheduling.working()
             if job is None:
                 return
             self._execute(job)
             self.pool._finished(self, job)
             # the event loop may be gone (shutdown): then nobody waits for the answer
             with contextlib.suppress(Exception):
-                job.wake()
+                if job.loop is not None:
+                    job.loop.call_soon_threadsafe(_on_loop_done, job)
+                else:
+                    anyio.from_thread.run_sync(_on_loop_done, job, token=job.token)
 
     def _execute(self, job: _Job) -> None:
         with job.lock:
@@ -141,7 +158,7 @@ class _Worker(threading.Thread):
             try:
                 job.value, job.ok = job.fn(), True
             except BaseException as exc:  # ToolStopped too: the result is the exception
-                job.value, job.ok = _short_traceback(exc), False
+                job.value, job.ok = short_traceback(exc), False
             with job.lock:
                 job.state = _DONE
             _flush_pending()
@@ -150,27 +167,6 @@ class _Worker(threading.Thread):
         finally:
             del _anyio_threadlocals.current_token
 
-
-
-MAX_TRACEBACK_FRAMES = 60
-
-
-def _short_traceback(exc: BaseException) -> BaseException:
-    """``exc`` with its traceback cut after ``MAX_TRACEBACK_FRAMES`` frames: a RecursionError's
-    thousands of frames took the event loop over a second to log."""
-    tb = exc.__traceback__
-    for _ in range(MAX_TRACEBACK_FRAMES):
-        if tb is None:
-            return exc
-        tb = tb.tb_next
-    if tb is not None:
-        cut = exc.__traceback__
-        for _ in range(MAX_TRACEBACK_FRAMES - 1):
-            assert cut is not None
-            cut = cut.tb_next
-        assert cut is not None
-        cut.tb_next = None
-    return exc
 
 
 def _raise_in(thread_id: int) -> bool:
@@ -188,17 +184,30 @@ async def _acquire(limiter: anyio.CapacityLimiter, borrower: object) -> None:
         await limiter.acquire_on_behalf_of(borrower)
 
 
-def _waker(callback: Callable[[], None]) -> Callable[[], None]:
-    """``callback`` run on the event loop, from any thread."""
-    try:
-        loop = asyncio.get_running_loop()
-    except RuntimeError:  # not asyncio (trio): go through anyio's portal
-        token = anyio.lowlevel.current_token()
-        return lambda: anyio.from_thread.run_sync(callback, token=token)
+def _on_loop_done(job: _Job) -> None:
+    """On the event loop: the thread is done with ``job``."""
+    job.done = True
+    waiter = job.waiter
+    if isinstance(waiter, anyio.Event):
+        waiter.set()
+    elif waiter is not None and not waiter.done():
+        waiter.set_result(None)
+    if job.stuck:  # its thread kept the tool's place until now
+        job.mine.release_on_behalf_of(job)
 
-    def wake() -> None:
-        loop.call_soon_threadsafe(callback)
-    return wake
+
+async def _until_done(job: _Job) -> None:
+    """Wait on the event loop until the thread hands ``job`` back. A plain future on asyncio:
+    anyio's Event costs a loop turn more and a few microseconds (sync tools pay this on
+    every call)."""
+    if job.done:
+        return
+    if job.loop is None:
+        job.waiter = anyio.Event()
+        await job.waiter.wait()
+    else:
+        job.waiter = job.loop.create_future()
+        await job.waiter
 
 
 class SyncPool:
@@ -221,6 +230,8 @@ class SyncPool:
         self._limiter: anyio.CapacityLimiter | None = None
         self._tool_limiters: dict[str, anyio.CapacityLimiter] = {}
         self._recursion_limit = sys.getrecursionlimit()
+        self._token: tuple[asyncio.AbstractEventLoop | None,
+                           anyio.lowlevel.EventLoopToken] | None = None
 
     def stats(self) -> PoolStats:
         with self._lock:
@@ -232,29 +243,31 @@ class SyncPool:
     async def run(self, fn: Callable[[], Any], *, tool: str) -> Any:
         """``fn()`` in a pool thread; its exception is raised here. On cancel (timeout) the
         thread is stopped; if it cannot be, ``ToolStuck`` says so instead of the cancel."""
-        self._refuse_if_stuck(tool)
-        if self._limiter is None:
-            self._limiter = anyio.CapacityLimiter(self.max_running)
+        if self._stuck:
+            self._refuse_if_stuck(tool)
+        limiter = self._limiter
+        if limiter is None:
+            limiter = self._limiter = anyio.CapacityLimiter(self.max_running)
         mine = self._tool_limiters.get(tool)
         if mine is None:
             mine = self._tool_limiters[tool] = anyio.CapacityLimiter(self.max_per_tool)
-        done = anyio.Event()
-        job = _Job(fn=fn, tool=tool, wake=_waker(lambda: self._on_loop_done(job, done, mine)),
-                   token=anyio.lowlevel.current_token())
+        loop, token = self._loop_token()
+        job = _Job(fn=fn, tool=tool, token=token, loop=loop, mine=mine)
         await _acquire(mine, job)
         try:
-            await _acquire(self._limiter, job)
+            await _acquire(limiter, job)
             try:
-                self._refuse_if_stuck(tool)  # the waits may have seen threads stick
+                if self._stuck:
+                    self._refuse_if_stuck(tool)  # the waits may have seen threads stick
                 self._submit(job)
                 try:
-                    await done.wait()
+                    await _until_done(job)
                 except anyio.get_cancelled_exc_class():
                     with anyio.CancelScope(shield=True):
-                        await self._stop(job, done)
+                        await self._stop(job)
                     raise
             finally:
-                self._limiter.release_on_behalf_of(job)
+                limiter.release_on_behalf_of(job)
         finally:
             if not job.stuck:  # a stuck thread keeps its place until it ends
                 mine.release_on_behalf_of(job)
@@ -262,11 +275,18 @@ class SyncPool:
             return job.value
         raise job.value
 
-    @staticmethod
-    def _on_loop_done(job: _Job, done: anyio.Event, mine: anyio.CapacityLimiter) -> None:
-        done.set()
-        if job.stuck:
-            mine.release_on_behalf_of(job)
+    def _loop_token(self) -> tuple[asyncio.AbstractEventLoop | None,
+                                   anyio.lowlevel.EventLoopToken]:
+        """The running asyncio loop (None under another backend) and anyio's token for it,
+        kept while the loop is the same: anyio builds a new token on each call."""
+        try:
+            loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+        except RuntimeError:  # not asyncio (trio)
+            return None, anyio.lowlevel.current_token()
+        cached = self._token
+        if cached is None or cached[0] is not loop:
+            cached = self._token = (loop, anyio.lowlevel.current_token())
+        return cached
 
     def _refuse_if_stuck(self, tool: str) -> None:
         with self._lock:
@@ -290,7 +310,7 @@ class SyncPool:
             if worker is None:
                 worker = _Worker(self)
                 self._threads.add(worker)
-        if not worker.is_alive():
+        if worker.ident is None:  # new (an idle worker is alive: it leaves through _retire)
             with _STACK_LOCK:
                 previous = threading.stack_size(THREAD_STACK_BYTES)
                 try:
@@ -299,7 +319,7 @@ class SyncPool:
                     threading.stack_size(previous)
         worker.jobs.put(job)
 
-    async def _stop(self, job: _Job, done: anyio.Event) -> None:
+    async def _stop(self, job: _Job) -> None:
         with job.lock:
             if job.state == _PENDING:
                 job.state = _DROPPED
@@ -309,7 +329,7 @@ class SyncPool:
                 _raise_in(job.thread_id)
         if running:
             with anyio.move_on_after(self.stop_grace):
-                await done.wait()
+                await _until_done(job)
         with self._lock:
             if job.state in (_DONE, _DROPPED):
                 self._stopped_total += running
@@ -358,29 +378,11 @@ _STACK_LOCK = threading.Lock()
 _DEFAULT: SyncPool | None = None
 
 
-def _cap_recursion_limit() -> None:
-    """Make ``sys.setrecursionlimit`` refuse to go past ``MAX_RECURSION_LIMIT``."""
-    original = sys.setrecursionlimit
-    if getattr(original, "_toolhost_capped", False):
-        return
-
-    def setrecursionlimit(limit: int) -> None:
-        if limit > MAX_RECURSION_LIMIT:
-            log.warning("sys.setrecursionlimit(%d) capped at %d: in-process python tools "
-                        "share the host's interpreter (isolation: process has no cap)",
-                        limit, MAX_RECURSION_LIMIT)
-            limit = MAX_RECURSION_LIMIT
-        original(limit)
-
-    setrecursionlimit._toolhost_capped = True  # type: ignore[attr-defined]
-    sys.setrecursionlimit = setrecursionlimit
-
-
 def default_pool() -> SyncPool:
     """The process's pool for in-process sync tools (created on first use; from then on the
     recursion limit is capped, see the module docstring)."""
     global _DEFAULT
     if _DEFAULT is None:
-        _cap_recursion_limit()
+        cap_recursion_limit()
         _DEFAULT = SyncPool()
     return _DEFAULT
