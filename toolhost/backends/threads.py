@@ -124,20 +124,22 @@ class _Worker(threading.Thread):
 
     def run(self) -> None:
         scheduling = Scheduling()
+        scheduling.waiting()
         while True:
-            scheduling.waiting()
             try:
                 job = self.jobs.get(timeout=IDLE_SECONDS)
             except Empty:
                 if self.pool._retire(self):
                     return
                 continue
-            finally:
-                scheduling.working()
             if job is None:
                 return
+            scheduling.working()
             self._execute(job)
             self.pool._finished(self, job)
+            # batch before the loop is woken: once the loop has the GIL, this thread only
+            # goes back to its queue, which can wait until the loop sleeps
+            scheduling.waiting()
             # the event loop may be gone (shutdown): then nobody waits for the answer
             with contextlib.suppress(Exception):
                 if job.loop is not None:
