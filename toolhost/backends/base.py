@@ -35,6 +35,21 @@ async def _no_progress(progress: float, total: float | None, message: str | None
     return None
 
 
+def _cannot(method: str) -> Callable[..., Awaitable[Any]]:
+    async def refuse(*args: Any, **kwargs: Any) -> Any:
+        raise ToolFailure(
+            f"cannot send {method} from here: only `toolhost serve` can ask the client "
+            "(the Claude CLI under `toolhost run` has no channel for it)")
+    return refuse
+
+
+# Shared defaults: a call builds one context, and building fresh closures and looking the
+# logger up (under logging's lock) each time was most of its cost
+_CALL_LOG = logging.getLogger("toolhost.call")
+_CANNOT_ELICIT = _cannot("elicitation/create")
+_CANNOT_SAMPLE = _cannot("sampling/createMessage")
+
+
 @dataclass(frozen=True)
 class CallContext:
     """What a running call knows besides its arguments.
@@ -49,23 +64,12 @@ class CallContext:
     progress: ProgressFn = _no_progress
     # ctx.log.info(...) / ctx.log("warning", ...): to stderr, and to the MCP client when it
     # listens (toolhost.mcp.client_log.ClientLog)
-    log: logging.Logger | logging.LoggerAdapter[Any] = field(
-        default_factory=lambda: logging.getLogger("toolhost.call"))
+    log: logging.Logger | logging.LoggerAdapter[Any] = _CALL_LOG
     # await ctx.elicit("message", schema) -> Elicited; await ctx.sample("prompt") -> Sampled
     # (toolhost.mcp.elicit): under `toolhost serve` the MCP core binds them to the client
     # of the call; elsewhere they raise ToolFailure saying why.
-    elicit: Callable[..., Awaitable[Any]] = field(
-        default_factory=lambda: _cannot("elicitation/create"))
-    sample: Callable[..., Awaitable[Any]] = field(
-        default_factory=lambda: _cannot("sampling/createMessage"))
-
-
-def _cannot(method: str) -> Callable[..., Awaitable[Any]]:
-    async def refuse(*args: Any, **kwargs: Any) -> Any:
-        raise ToolFailure(
-            f"cannot send {method} from here: only `toolhost serve` can ask the client "
-            "(the Claude CLI under `toolhost run` has no channel for it)")
-    return refuse
+    elicit: Callable[..., Awaitable[Any]] = _CANNOT_ELICIT
+    sample: Callable[..., Awaitable[Any]] = _CANNOT_SAMPLE
 
 
 class ToolFailure(Exception):

@@ -58,6 +58,11 @@ class ClientLog(logging.LoggerAdapter):  # type: ignore[type-arg]
         self._loop_thread = threading.get_ident()
         self._queued: deque[dict[str, Any]] = deque(maxlen=MAX_QUEUED)
 
+    @property
+    def pending(self) -> bool:
+        """Whether lines wait for ``flush``."""
+        return bool(self._queued)
+
     def __call__(self, level: int | str, message: str, *args: Any) -> None:
         """``ctx.log("warning", "disk %s is full", disk)``: an MCP level name or a Python
         level number."""

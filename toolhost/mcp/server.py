@@ -13,7 +13,7 @@ import asyncio
 import functools
 import logging
 from collections.abc import Awaitable, Callable, Hashable, Mapping, Sequence
-from typing import Any
+from typing import Any, TypeGuard
 
 import anyio
 
@@ -217,7 +217,7 @@ class McpServer:
         Without ``peer`` the transport handles cancellation itself (ids are unique per
         connection only, so the core never guesses).
         """
-        if not isinstance(message, Mapping):
+        if not _is_mapping(message):
             return rpc.error_response(None, rpc.INVALID_REQUEST,
                                       "Invalid Request: a JSON-RPC message must be an object")
         method = message.get("method")
@@ -243,11 +243,11 @@ class McpServer:
                                       "Invalid Request: 'jsonrpc' must be \"2.0\"")
         if params is None:
             params = {}
-        elif not isinstance(params, Mapping):
+        elif not _is_mapping(params):
             return rpc.error_response(request_id, rpc.INVALID_PARAMS,
                                       "Invalid params: 'params' must be an object")
         meta = params.get("_meta")
-        modern = (isinstance(meta, Mapping) and rpc.PROTOCOL_VERSION_META_KEY in meta
+        modern = (_is_mapping(meta) and rpc.PROTOCOL_VERSION_META_KEY in meta
                   and method != "initialize")
         if modern:
             assert isinstance(meta, Mapping)
@@ -360,10 +360,10 @@ class McpServer:
                             f"Invalid params: 'arguments' of tool {name!r} must be an object")
         elif arguments:
             self._check_size(name, arguments)
-        token = meta.get("progressToken") if isinstance(meta, Mapping) else None
+        token = meta.get("progressToken") if _is_mapping(meta) else None
         # 2025 revisions: the level of logging/setLevel (info until set); 2026-07-28: only a
         # request that opts in with _meta's logLevel hears log lines (SEP-2577)
-        level = (meta.get(rpc.LOG_LEVEL_META_KEY) if modern and isinstance(meta, Mapping)
+        level = (meta.get(rpc.LOG_LEVEL_META_KEY) if modern and _is_mapping(meta)
                  else self._log_levels.get(peer, "info"))
         client_log = None if notify is None or level not in LEVELS else ClientLog(
             _call_log, notify, str(level), name=tool.name)
@@ -379,15 +379,18 @@ class McpServer:
             extra["sample"] = functools.partial(sample, channel)
         ctx = CallContext(call_id=str(request_id), tool=tool.wire_name, log=log_to, **extra)
         try:
-            with client_channel(channel):
-                return await self._call_in_scope(tool, arguments, ctx, peer, request_id,
-                                                 modern)
+            if modern:
+                with client_channel(channel):
+                    return await self._call_in_scope(tool, arguments, ctx, peer, request_id,
+                                                     modern)
+            # the 2025 revisions' channel is the transport's, already current
+            return await self._call_in_scope(tool, arguments, ctx, peer, request_id, modern)
         except InputRequired as need:
             return {"resultType": "input_required",
                     "inputRequests": {need.key: need.request},
                     "requestState": encode_state(need.answered), "_meta": self._modern_meta}
         finally:
-            if client_log is not None:
+            if client_log is not None and client_log.pending:
                 await client_log.flush()
 
     def _round_trip(self, params: Mapping[str, Any], meta: Any) -> RoundTrip:
@@ -442,6 +445,12 @@ class McpServer:
             if verdict is not None:
                 return verdict
         return await tool.call(arguments, ctx)
+
+
+def _is_mapping(value: Any) -> TypeGuard[Mapping[str, Any]]:
+    # JSON objects arrive as dicts: the exact type first (an ABC isinstance costs ~0.3 µs,
+    # and a call asks five times)
+    return type(value) is dict or (value is not None and isinstance(value, Mapping))
 
 
 _asyncio_scope: type[anyio.CancelScope] | None = None
