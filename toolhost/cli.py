@@ -101,9 +101,9 @@ def _columns() -> int:
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
-    """The whole command line; with ``only``, that command's arguments alone: the others are
-    named (for "invalid choice") but their modules are not imported, as a run of one command
-    never shows their help."""
+    """The whole command line; with ``only`` (the command a run names), that command alone:
+    the others' modules are not imported nor their parsers made, as that run never reads
+    them."""
     parser = argparse.ArgumentParser(
         prog="toolhost",
         description="Declare MCP tools in YAML or TOML and host them for Claude agents.",
@@ -119,7 +119,6 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, module_name in COMMANDS.items():
         if only is not None and name != only:
-            sub.add_parser(name, formatter_class=_Formatter)
             continue
         module = importlib.import_module(module_name)
         cmd = sub.add_parser(name, help=module.HELP, description=module.DESCRIPTION,
