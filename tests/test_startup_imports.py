@@ -19,12 +19,13 @@ INITIALIZE = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "par
     "protocolVersion": "2025-11-25", "capabilities": {},
     "clientInfo": {"name": "probe", "version": "1"}}}) + "\n"
 
-# The demo config has no Bash, path, URL or callers rule, imports no server and no tool asks
-# the client: their modules wait (shutil: argparse's, for the terminal's width)
-NOT_FOR_THE_DEMO = {"shutil", "toolhost.permissions.bashpolicy", "toolhost.permissions.content",
-                    "toolhost.permissions.bashprog", "toolhost.permissions.shell",
-                    "toolhost.permissions.paths", "toolhost.permissions.urls",
-                    "toolhost.permissions.caller"}
+# The demo config has no Bash, path, URL or callers rule, imports no server, no tool asks the
+# client, and its one pattern is plain (RE2 compiles it at the first call): their modules
+# wait (shutil: argparse's, for the terminal's width)
+NOT_FOR_THE_DEMO = {"shutil", "re2", "toolhost.permissions.bashpolicy",
+                    "toolhost.permissions.content", "toolhost.permissions.bashprog",
+                    "toolhost.permissions.shell", "toolhost.permissions.paths",
+                    "toolhost.permissions.urls", "toolhost.permissions.caller"}
 
 
 def _imported_after(code: str) -> set[str]:
