@@ -40,6 +40,8 @@ class RewriteError(Exception):
 
 @dataclass(frozen=True)
 class Rewrite:
+    """An allow rule's ``rewrite``: values to set and numbers to clamp in the input."""
+
     sets: tuple[tuple[str, KeyPath, Any], ...]
     clamps: tuple[tuple[str, KeyPath, float | None, float | None], ...]
 
