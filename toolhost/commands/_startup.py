@@ -5,7 +5,8 @@ live as long as the process and hold no garbage. Every 700 new objects the colle
 the young ones and frees next to nothing (``toolhost serve`` of the demo config: ~45
 collections, ~10 ms before its first answer). So it is off while the command starts; once
 the command is under way, what the start made is frozen (``gc.freeze``: no collection walks
-it again) and the collector is on as before.
+it again) and the collector is on as before. A command that is all start (``validate``) keeps
+it off until it ends.
 """
 
 from __future__ import annotations
