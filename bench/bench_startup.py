@@ -1,6 +1,6 @@
 """Start-up of fresh processes: what a person waits for before toolhost answers.
 
-Run:  .venv/bin/python bench/bench_startup.py [--rounds N]
+Run:  .venv/bin/python bench/bench_startup.py [--rounds N] [--against OTHER_CHECKOUT]
 
 Each subject is a new process, started ``--rounds`` times in interleaved order (so a busy
 moment of a shared machine hits every subject alike); the medians are printed with the
@@ -11,6 +11,10 @@ issue's targets and, as a reference measured in the same rounds, a bare ``python
 - ``toolhost validate`` of examples/configs/demo.yaml   target <= 300 ms
 - ``toolhost serve`` (stdio) until it answers ``initialize``   target <= 200 ms
 - loading and compiling 1,000 tools (YAML, TOML) in a fresh process   target <= 250 ms
+
+``--against DIR`` runs every subject of another checkout too (its own ``.venv``, e.g. a
+``git worktree`` of the commit to compare with), in the same rounds, order alternating, and
+prints its medians and the median of the round-by-round ratios (this checkout / that one).
 """
 
 from __future__ import annotations
@@ -39,16 +43,17 @@ INIT = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": 
 ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 
-def timed(argv: list[str], **kw: object) -> float:
+def timed(argv: list[str], cwd: Path = ROOT) -> float:
     start = time.perf_counter()
+    # cwd matters: `python -m toolhost` imports toolhost from the current directory first
     subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True,
-                   cwd=ROOT, env=ENV, **kw)  # type: ignore[call-overload]
+                   cwd=cwd, env=ENV)
     return time.perf_counter() - start
 
 
-def serve_first_answer(config: Path) -> float:
+def serve_first_answer(config: Path, py: str = PY, cwd: Path = ROOT) -> float:
     start = time.perf_counter()
-    proc = subprocess.Popen([PY, "-m", "toolhost", "serve", str(config), "--all"], cwd=ROOT,
+    proc = subprocess.Popen([py, "-m", "toolhost", "serve", str(config), "--all"], cwd=cwd,
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL, env=ENV)
     assert proc.stdin is not None and proc.stdout is not None
@@ -77,35 +82,67 @@ def thousand_tools(directory: Path) -> tuple[Path, Path]:
     return yaml_path, toml_path
 
 
-def load_and_compile(path: Path) -> list[str]:
+def load_and_compile(path: Path, py: str = PY) -> list[str]:
     code = ("import sys; from toolhost.host import load_host; "
             "h = load_host(sys.argv[1]); assert len(h.tools[\"big\"]) == 1000")
-    return [PY, "-c", code, str(path)]
+    return [py, "-c", code, str(path)]
+
+
+Subjects = dict[str, tuple[Callable[[], float], float | None]]
+
+
+def subjects_of(root: Path, yaml_path: Path, toml_path: Path) -> Subjects:
+    """Each subject of the checkout at ``root`` (its .venv's python), with its target."""
+    py, demo = (PY, DEMO) if root == ROOT else (
+        str(root / ".venv" / "bin" / "python"), root / "examples" / "configs" / "demo.yaml")
+    return {
+        "python -c pass (reference)": (lambda: timed([py, "-c", "pass"], root), None),
+        "toolhost --help": (lambda: timed([py, "-m", "toolhost", "--help"], root), 0.100),
+        "toolhost validate demo.yaml": (
+            lambda: timed([py, "-m", "toolhost", "validate", str(demo)], root), 0.300),
+        "toolhost serve: first answer": (lambda: serve_first_answer(demo, py, root), 0.200),
+        "1,000 tools, YAML: load + compile": (
+            lambda: timed(load_and_compile(yaml_path, py), root), 0.250),
+        "1,000 tools, TOML: load + compile": (
+            lambda: timed(load_and_compile(toml_path, py), root), 0.250),
+    }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rounds", type=int, default=11)
+    parser.add_argument("--against", type=Path, metavar="DIR",
+                        help="another checkout (with its .venv) to run in the same rounds")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         yaml_path, toml_path = thousand_tools(Path(tmp))
-        subjects: dict[str, tuple[Callable[[], float], float | None]] = {
-            "python -c pass (reference)": (lambda: timed([PY, "-c", "pass"]), None),
-            "toolhost --help": (lambda: timed([PY, "-m", "toolhost", "--help"]), 0.100),
-            "toolhost validate demo.yaml": (
-                lambda: timed([PY, "-m", "toolhost", "validate", str(DEMO)]), 0.300),
-            "toolhost serve: first answer": (lambda: serve_first_answer(DEMO), 0.200),
-            "1,000 tools, YAML: load + compile": (
-                lambda: timed(load_and_compile(yaml_path)), 0.250),
-            "1,000 tools, TOML: load + compile": (
-                lambda: timed(load_and_compile(toml_path)), 0.250),
-        }
+        subjects = subjects_of(ROOT, yaml_path, toml_path)
+        other = subjects_of(args.against.resolve(), yaml_path, toml_path) \
+            if args.against else {}
         samples: dict[str, list[float]] = {name: [] for name in subjects}
-        for run, _target in subjects.values():
+        theirs: dict[str, list[float]] = {name: [] for name in other}
+        for run, _target in [*subjects.values(), *other.values()]:
             run()  # warm-up: bytecode written, files in the page cache
-        for _ in range(args.rounds):
+        for i in range(args.rounds):
             for name, (run, _target) in subjects.items():
+                if name in other and i % 2:
+                    theirs[name].append(other[name][0]())
                 samples[name].append(run())
+                if name in other and not i % 2:
+                    theirs[name].append(other[name][0]())
+    report(subjects, samples)
+    if other:
+        print(f"\nagainst {args.against}: its medians, and this checkout / it, the median of "
+              "the rounds' ratios")
+        for name in other:
+            pairs = zip(samples[name], theirs[name], strict=True)
+            ratio = statistics.median(a / b for a, b in pairs)
+            print(f"{name:36} {statistics.median(theirs[name]) * 1000:7.0f} ms {ratio:8.2f}x")
+    print(f"({args.rounds} interleaved rounds; load average "
+          f"{os.getloadavg()[0]:.2f}: figures on a busy machine are high)")
+
+
+def report(subjects: Subjects, samples: dict[str, list[float]]) -> None:
     reference = statistics.median(samples["python -c pass (reference)"])
     print(f"{'subject':36} {'median':>9} {'target':>8} {'x python start':>15}")
     for name, (_run, target) in subjects.items():
@@ -114,8 +151,6 @@ def main() -> None:
         verdict = "" if target is None else ("  ok" if median <= target else "  over")
         print(f"{name:36} {median * 1000:7.0f} ms {shown:>8} {median / reference:14.1f}x"
               f"{verdict}")
-    print(f"({args.rounds} interleaved rounds; load average "
-          f"{os.getloadavg()[0]:.2f}: figures on a busy machine are high)")
 
 
 if __name__ == "__main__":

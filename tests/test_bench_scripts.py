@@ -34,3 +34,14 @@ def test_the_run_bench_drives_toolhost_run_for_every_subject() -> None:
         assert f"\n{subject}: host" in out.stdout, out.stdout
     assert out.stdout.count("toolhost / floor, sequential p50") == 3
     assert out.stdout.count("toolhost / official, sequential p50") == 3
+
+
+def test_the_startup_bench_times_every_subject_and_compares_checkouts() -> None:
+    # --against this very checkout: the comparison runs, whatever the ratios
+    root = BENCH.parent
+    out = subprocess.run([sys.executable, str(BENCH / "bench_startup.py"), "--rounds", "1",
+                          "--against", str(root)], capture_output=True, text=True,
+                         timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.count("toolhost serve: first answer") == 2, out.stdout
+    assert f"against {root}" in out.stdout

@@ -53,3 +53,30 @@ def test_jsonschema_pattern_and_format_regex_go_through_re2() -> None:
     assert any("'s' is not of type 'integer'" in e for e in errors)
     assert any("'zz' was unexpected" in e for e in errors)
     assert list(v.iter_errors({"p": "aaa", "r": "a+", "x-aa": 1})) == []
+
+
+@pytest.mark.parametrize("pattern", [
+    "^[a-z]+$", "^[A-Za-z0-9_-]{1,64}$", r"\d{4}-\d{2}-\d{2}", r"^\w+@\w+\.com$", "", "^$",
+    ".{0,100}", "[^/]+?", r"^v[0-9]+\.[0-9]+$", "a{3}", "ab{2,}c"])
+def test_a_plain_pattern_is_proven_without_re2(pattern: str) -> None:
+    assert regex._surely_compiles(pattern)
+    assert regex.problem(pattern) == "" and regex.compile.__wrapped__(pattern)
+
+
+def test_what_the_quick_proof_accepts_re2_compiles() -> None:
+    """Random patterns of the proof's alphabet and beyond: whatever it accepts, RE2 must
+    compile (it may leave out, never let in)."""
+    import random
+
+    rng = random.Random(18)
+    tokens = ["a", "z", "Z", "0", "9", "_", "-", " ", ".", "^", "$", "[", "]", "[^", "]-",
+              "a-z", "z-a", "9-0", "*", "+", "?", "??", "{", "}", "{0}", "{2,1}", "{1,100}",
+              "{101}", "{3,}", ",", "(", ")", "|", "\\", "\\d", "\\w", "\\.", "\\-", "\\_",
+              "\\1", "[[:alpha:]]", "é", "/", "@", "%"]
+    accepted = 0
+    for _ in range(20_000):
+        pattern = "".join(rng.choice(tokens) for _ in range(rng.randint(0, 8)))
+        if regex._surely_compiles(pattern):
+            accepted += 1
+            regex.compile.__wrapped__(pattern)  # raises RegexError if the proof was wrong
+    assert accepted > 500  # the test reaches the proof's whole grammar, not only ""

@@ -1,4 +1,4 @@
-"""Start-up stays light: what a fresh process imports for --help, validate and loading.
+"""Start-up stays light: what a fresh process imports for --help, validate, loading and serve.
 
 Structural, not timed: each case runs in a new interpreter and names the heavy modules that
 must not be in ``sys.modules`` afterwards (jsonschema ~60 ms, jinja2 ~30 ms, asyncio ~20 ms;
@@ -15,6 +15,17 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 DEMO = ROOT / "examples" / "configs" / "demo.yaml"
+INITIALIZE = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+    "protocolVersion": "2025-11-25", "capabilities": {},
+    "clientInfo": {"name": "probe", "version": "1"}}}) + "\n"
+
+# The demo config has no Bash, path, URL or callers rule, imports no server, no tool asks the
+# client, and its one pattern is plain (RE2 compiles it at the first call): their modules
+# wait (shutil: argparse's, for the terminal's width)
+NOT_FOR_THE_DEMO = {"shutil", "re2", "toolhost.permissions.bashpolicy",
+                    "toolhost.permissions.content", "toolhost.permissions.bashprog",
+                    "toolhost.permissions.shell", "toolhost.permissions.paths",
+                    "toolhost.permissions.urls", "toolhost.permissions.caller"}
 
 
 def _imported_after(code: str) -> set[str]:
@@ -34,7 +45,8 @@ def _imported_after(code: str) -> set[str]:
     ("from toolhost.cli import main; main(['validate', '-q', sys.argv[0]])",
      {"jsonschema", "jinja2", "asyncio", "anyio", "httpx", "toolhost.permissions.gate",
       "importlib.metadata", "packaging.version", "opentelemetry.trace",
-      "toolhost.config.content_model", "toolhost.compile.prompts", "toolhost.compile.resources"}),
+      "toolhost.config.content_model", "toolhost.compile.prompts", "toolhost.compile.resources",
+      *NOT_FOR_THE_DEMO}),
     # a config without plugins never looks at the installed distributions
     ("from toolhost.config.loader import load_config; load_config(sys.argv[0])",
      {"jsonschema", "jinja2", "asyncio", "anyio", "tomllib", "importlib.metadata",
@@ -44,6 +56,22 @@ def _imported_after(code: str) -> set[str]:
 def test_heavy_modules_wait_for_their_first_use(code: str, absent: set[str]) -> None:
     code = code.replace("sys.argv[0]", repr(str(DEMO)))
     early = absent & _imported_after(code)
+    assert not early, f"imported before their first use: {sorted(early)}"
+
+
+def test_serve_answers_without_what_the_config_does_not_use() -> None:
+    """``toolhost serve`` of the demo config over stdio, through its first answer and exit."""
+    code = ("import sys, json\nfrom toolhost.cli import main\n"
+            f"main(['serve', {str(DEMO)!r}, '--all'])\n"
+            "print(json.dumps(sorted(sys.modules)), file=sys.__stderr__)")
+    out = subprocess.run([sys.executable, "-c", code], input=INITIALIZE, capture_output=True,
+                         text=True, cwd=ROOT, check=True, timeout=60)
+    assert '"result"' in out.stdout.splitlines()[0]
+    early = {"jsonschema", "jinja2", "httpx", "starlette", "uvicorn", "importlib.metadata",
+             "opentelemetry.trace", "toolhost.gateway", "toolhost.gateway.refresh",
+             "toolhost.mcp.elicit", "toolhost.serve.http", "toolhost.compile.prompts",
+             "toolhost.compile.resources", "toolhost.permissions.lint", *NOT_FOR_THE_DEMO,
+             } & set(json.loads(out.stderr.splitlines()[-1]))
     assert not early, f"imported before their first use: {sorted(early)}"
 
 

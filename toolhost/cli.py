@@ -76,15 +76,39 @@ class _Version(argparse.Action):
         parser.exit()
 
 
+class _Formatter(argparse.RawDescriptionHelpFormatter):
+    """argparse's formatter, the width worked out as ``shutil.get_terminal_size`` does:
+    argparse imports shutil for it (with bz2, lzma and zlib), and every parser makes a
+    formatter when an argument is added."""
+
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
+                 width: int | None = None) -> None:
+        super().__init__(prog, indent_increment, max_help_position,
+                         _columns() - 2 if width is None else width)
+
+
+def _columns() -> int:
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns > 0:
+        return columns
+    try:
+        return os.get_terminal_size(sys.__stdout__.fileno()).columns or 80  # type: ignore[union-attr]
+    except (AttributeError, ValueError, OSError):  # no stdout, closed, or not a terminal
+        return 80
+
+
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
-    """The whole command line; with ``only``, that command's arguments alone: the others are
-    named (for "invalid choice") but their modules are not imported, as a run of one command
-    never shows their help."""
+    """The whole command line; with ``only`` (the command a run names), that command alone:
+    the others' modules are not imported nor their parsers made, as that run never reads
+    them."""
     parser = argparse.ArgumentParser(
         prog="toolhost",
         description="Declare MCP tools in YAML or TOML and host them for Claude agents.",
         epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=_Formatter,
     )
     parser.add_argument("-v", "--verbose", action="count", default=0,
                         help="more logging on stderr (-vv for debug)")
@@ -95,11 +119,10 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, module_name in COMMANDS.items():
         if only is not None and name != only:
-            sub.add_parser(name)
             continue
         module = importlib.import_module(module_name)
         cmd = sub.add_parser(name, help=module.HELP, description=module.DESCRIPTION,
-                             formatter_class=argparse.RawDescriptionHelpFormatter)
+                             formatter_class=_Formatter)
         module.add_arguments(cmd)
         # also after the subcommand (`toolhost validate x --debug`); SUPPRESS keeps the
         # global value when the flag is only given before it

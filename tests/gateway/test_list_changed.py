@@ -68,13 +68,13 @@ class Announcements:
 
 
 @asynccontextmanager
-async def served(config: Path, mode: str, log: Path, env: dict[str, str]
+async def served(config: Path, mode: str, log: Path, env: dict[str, str], *options: str
                  ) -> AsyncIterator[tuple[Client, Announcements]]:
-    """``toolhost serve CONFIG`` on stdio with the official client in ``mode``; for a modern
-    client a listen stream is open before this yields."""
+    """``toolhost serve CONFIG [OPTIONS]`` on stdio with the official client in ``mode``; for
+    a modern client a listen stream is open before this yields."""
     heard = Announcements()
     params = StdioServerParameters(command=sys.executable,
-                                   args=["-m", "toolhost", "serve", str(config)],
+                                   args=["-m", "toolhost", "serve", str(config), *options],
                                    env={**os.environ, **env})
     with open(log, "w") as errlog:
         async with Client(stdio_client(params, errlog=errlog), mode=mode,
@@ -129,6 +129,25 @@ async def test_serve_follows_the_upstream(mode: str, upstream_era: str, tmp_path
         denied = await client.call_tool("secret_keys", {"who": "me"})
         assert denied.is_error and text_of(denied) == "No secrets."
         assert heard.heard == 2  # the excluded tool caused no announcement
+    await gone()
+
+
+async def test_a_reload_that_brings_the_first_upstream_follows_it(tmp_path: Path) -> None:
+    """Serving starts without the gateway when no server is imported; a reload that imports
+    one starts following its upstream."""
+    config = config_for(tmp_path)
+    gateway = config.read_text()
+    config.write_text("toolhost: 1\nservers:\n  gh:\n    tools:\n"
+                      "      hi: {command: [echo, hi]}\n")
+    async with served(config, "legacy", tmp_path / "serve.log", {"UPSTREAM_GROW": "1"},
+                      "--watch", "--watch-interval", "0.05") as (client, heard):
+        assert await names(client) == ["hi"]
+        config.write_text(gateway)
+        await heard.next()
+        assert await names(client) == ["echo", "grow", "search"]
+        await client.call_tool("grow", {"name": "greet"})
+        await heard.next()
+        assert "greet" in await names(client)
     await gone()
 
 

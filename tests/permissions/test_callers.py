@@ -79,3 +79,12 @@ def test_validate_locates_a_wrong_callers_key(tmp_path: Path) -> None:
     assert done.returncode == 1
     assert f"{config}:9:" in done.stderr and "permissions.allow[0].callers" in done.stderr
     assert "unknown key 'team'" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_match_admits_the_current_caller_only_while_it_is_current() -> None:
+    match = parse_callers({"groups": ["platform"]})
+    assert not match.admits_current()  # no caller outside a request
+    with as_caller(ANA):
+        assert match.admits_current()
+    with as_caller(BOB):
+        assert not match.admits_current()

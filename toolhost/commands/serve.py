@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Callable
 
 from toolhost.limits import DEFAULT_LIMITS as DEFAULTS
 from toolhost.limits import Limits, parse_size
@@ -160,6 +161,14 @@ def limits_from(args: argparse.Namespace) -> Limits:
 
 
 def main(args: argparse.Namespace) -> int:
+    from toolhost.commands._startup import collector_off_until_started
+
+    # No collections while modules load and the config compiles (toolhost.commands._startup)
+    with collector_off_until_started() as started:
+        return _serve(args, started)
+
+
+def _serve(args: argparse.Namespace, started: Callable[[], None]) -> int:
     import anyio
 
     from toolhost.errors import ToolhostError
@@ -206,6 +215,7 @@ def main(args: argparse.Namespace) -> int:
           f"{args.transport}", file=sys.stderr, flush=True)
 
     async def serve() -> None:
+        started()  # the event loop's modules are loaded too: the start is over
         from toolhost.serve.run import serve_http, serve_stdio
 
         tasks = [server.follow_upstreams]  # imported servers follow their upstream's list

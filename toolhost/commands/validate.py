@@ -102,6 +102,15 @@ def _check(file: str, args: argparse.Namespace) -> tuple[HostConfig | None, list
 
 
 def main(args: argparse.Namespace) -> int:
+    from toolhost.commands._startup import collector_off_until_started
+
+    # A check is all start: what it loads lives until it ends, and the collector would walk
+    # it ~20 times for the demo config (toolhost.commands._startup).
+    with collector_off_until_started():
+        return _validate(args)
+
+
+def _validate(args: argparse.Namespace) -> int:
     import dataclasses
 
     failed = 0

@@ -33,7 +33,6 @@ from toolhost.mcp.client_requests import (
     current_channel,
 )
 from toolhost.mcp.content import ContentMethods, MethodError
-from toolhost.mcp.elicit import elicit, sample
 from toolhost.mcp.round_trip import decode_state, encode_state
 from toolhost.mcp.toolset import BadCursor, ToolSet
 from toolhost.results import ToolResult
@@ -375,8 +374,8 @@ class McpServer:
         # stateless era a round trip through InputRequiredResult (toolhost.mcp.round_trip)
         channel = self._round_trip(params, meta) if modern else current_channel()
         if channel is not None:
-            extra["elicit"] = functools.partial(elicit, channel)
-            extra["sample"] = functools.partial(sample, channel)
+            extra["elicit"] = functools.partial(_elicit, channel)
+            extra["sample"] = functools.partial(_sample, channel)
         ctx = CallContext(call_id=str(request_id), tool=tool.wire_name, log=log_to, **extra)
         try:
             if modern:
@@ -484,6 +483,20 @@ def _may_exceed(arguments: Mapping[str, Any], limit: int) -> bool:
         if total > limit:
             return True
     return False
+
+
+# ctx.elicit and ctx.sample: toolhost.mcp.elicit (its schema checks) loads with the first
+# tool that asks, not with every server.
+async def _elicit(channel: Any, *args: Any, **kwargs: Any) -> Any:
+    from toolhost.mcp.elicit import elicit
+
+    return await elicit(channel, *args, **kwargs)
+
+
+async def _sample(channel: Any, *args: Any, **kwargs: Any) -> Any:
+    from toolhost.mcp.elicit import sample
+
+    return await sample(channel, *args, **kwargs)
 
 
 def _progress_sender(notify: Notify, token: str | int

@@ -9,7 +9,6 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from toolhost.permissions.caller import current_caller
 from toolhost.permissions.decision import Decision
 from toolhost.permissions.redact import redact_value
 
@@ -35,6 +34,10 @@ class AuditLog:
         self._fd: int | None = None
         self._lock = threading.Lock()
         self._clock = (-1, "")  # (a second, its date and time)
+        # Loaded here, not at import: the gate imports this module with or without a log.
+        from toolhost.permissions.caller import current_caller
+
+        self._caller = current_caller
 
     def record(self, tool_name: str, tool_input: Mapping[str, Any], decision: Decision,
                *, tool_use_id: str | None = None) -> dict[str, Any]:
@@ -53,7 +56,7 @@ class AuditLog:
             entry["updatedInput"] = redact_value(decision.updated_input, self.redact)
         if tool_use_id:
             entry["tool_use_id"] = tool_use_id
-        caller = current_caller()
+        caller = self._caller()
         if caller is not None:
             entry["caller"] = caller.to_audit()
         text = _encode(entry) + "\n"

@@ -50,6 +50,10 @@ class CallerMatch:
         return (caller.subject in self.subjects or bool(caller.groups & self.groups)
                 or bool(caller.scopes & self.scopes))
 
+    def admits_current(self) -> bool:
+        """Whether the caller of the request being handled is admitted."""
+        return self.admits(_CURRENT.get())
+
     def describe(self) -> str:
         parts = [f"{k} {sorted(v)}" for k, v in
                  (("subjects", self.subjects), ("groups", self.groups), ("scopes", self.scopes))

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from toolhost import regex
-from toolhost.permissions.paths import compile_path_glob, normalize_path
-from toolhost.permissions.urls import canonical_host, host_matches, url_host
+
+# paths and urls load with the first path_under/path_glob/host condition.
 
 __all__ = ["MISSING", "WRONG", "Condition", "KeyPath", "PointerSegment", "compile_when",
            "index_key", "json_equal", "json_type", "parse_key_path"]
@@ -165,6 +165,7 @@ def _host_test(arg: Any) -> Callable[[str], bool | None]:
     """``{host: example.com}`` / ``{host: [a.com, "*.b.com"]}``: the value, an http(s) URL or a
     bare host, names one of these hosts (both sides canonical, see ``urls``)."""
     from toolhost.permissions.content import parse_domain
+    from toolhost.permissions.urls import canonical_host, host_matches, url_host
 
     items = [arg] if isinstance(arg, str) else arg
     if not isinstance(items, (list, tuple)) or not items or not all(
@@ -211,6 +212,14 @@ def _operator(op: str, arg: Any, *, cwd: str, rule_dir: str) -> Test:
         except regex.RegexError as exc:
             raise ValueError(f"bad regex {arg!r}: {exc}") from None
         return _typed("string", linear.fullmatch)
+    if op in ("path_under", "path_glob"):
+        return _path_test(op, arg, cwd=cwd, rule_dir=rule_dir)
+    raise AssertionError(op)
+
+
+def _path_test(op: str, arg: str, *, cwd: str, rule_dir: str) -> Test:
+    from toolhost.permissions.paths import compile_path_glob, normalize_path
+
     if op == "path_under":
         root = normalize_path(os.path.join(rule_dir, os.path.expanduser(arg)), cwd)
         if root is None:
@@ -221,16 +230,14 @@ def _operator(op: str, arg: Any, *, cwd: str, rule_dir: str) -> Test:
             p = normalize_path(v, cwd)
             return None if p is None else (p == root or p.startswith(prefix))
         return _typed("string", under)  # type: ignore[arg-type]
-    if op == "path_glob":
-        spec = os.path.expanduser(arg)
-        pattern = (compile_path_glob("./" + spec.lstrip("/"), "/") if os.path.isabs(spec)
-                   else compile_path_glob(spec, rule_dir))
+    spec = os.path.expanduser(arg)  # path_glob
+    pattern = (compile_path_glob("./" + spec.lstrip("/"), "/") if os.path.isabs(spec)
+               else compile_path_glob(spec, rule_dir))
 
-        def globbed(v: Any) -> bool | None:
-            p = normalize_path(v, cwd)
-            return None if p is None else pattern.matches(p)
-        return _typed("string", globbed)  # type: ignore[arg-type]
-    raise AssertionError(op)
+    def globbed(v: Any) -> bool | None:
+        p = normalize_path(v, cwd)
+        return None if p is None else pattern.matches(p)
+    return _typed("string", globbed)  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True)

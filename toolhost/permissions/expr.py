@@ -73,6 +73,8 @@ _DICT_NAMES = frozenset(dir(dict))
 
 @dataclass(frozen=True)
 class CompiledExpr:
+    """A rule's ``expr``, compiled once (``holds`` evaluates it for one call)."""
+
     source: str
     function: Any
     _local: threading.local = field(default_factory=threading.local, compare=False,

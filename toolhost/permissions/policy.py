@@ -4,18 +4,21 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from toolhost.config.model import PermissionsConfig
 from toolhost.errors import ConfigError, Problem
-from toolhost.permissions.bashprog import analyze_line
 from toolhost.permissions.conditions import MISSING, index_key
-from toolhost.permissions.content import BashMatcher, command_forms, cover_steps
 from toolhost.permissions.decision import Decision
 from toolhost.permissions.expr import ExprError
 from toolhost.permissions.names import wire_readings
 from toolhost.permissions.rules import CompiledRule, RewriteError, compile_rule
-from toolhost.permissions.shell import ShellSyntaxError, parse_command
+
+if TYPE_CHECKING:
+    from toolhost.permissions.content import BashMatcher
+
+# The shell parser and the content matchers (bashpolicy) load with the first rule that has
+# content or the first Bash call: most configs have neither (serve and validate start faster).
 
 __all__ = ["EFFECT_ORDER", "CompiledPolicy", "compile_policy"]
 
@@ -36,7 +39,7 @@ class _Plan:
         self.by_word: dict[str, list[int]] = {}
         # key -> JSON type tag -> positions: the rules a value of another type must still see
         self.by_tag: dict[str, dict[str, list[int]]] = {}
-        words = [r.content.first_word if isinstance(r.content, BashMatcher) else None
+        words = [r.content.first_word if _is_bash(r.content) else None
                  for r in rules]
         if sum(w is not None for w in words) >= _INDEX_FROM:
             for i, word in enumerate(words):
@@ -81,20 +84,9 @@ class _Plan:
 
     def by_command(self, command: Any) -> list[int]:
         """Positions of the Bash rules that can match ``command`` (all if it does not parse)."""
-        try:
-            parsed = parse_command(command) if isinstance(command, str) else None
-        except ShellSyntaxError:
-            parsed = None
-        if parsed is None:
-            return list(range(len(self.rules)))
-        firsts = {seg.split(" ", 1)[0] for seg in parsed.joined}
-        for words in parsed.segments + parsed.nested:  # deny rules see through sudo, env, ...
-            for form in command_forms(words):
-                firsts.add(" ".join(form).split(" ", 1)[0])
-        positions = list(self.unkeyed)
-        for word in firsts:
-            positions += self.by_word.get(word, ())
-        return sorted(set(positions))
+        from toolhost.permissions.bashpolicy import command_positions
+
+        return command_positions(command, self.unkeyed, self.by_word, len(self.rules))
 
 
 class CompiledPolicy:
@@ -124,7 +116,7 @@ class CompiledPolicy:
         # The first deny rule with a Bash(...) command pattern: a command whose programs cannot
         # be proven could dodge it, so such a command is denied whenever one exists.
         self._bash_deny = next((r for r in self.rules if r.effect == "deny"
-                                and isinstance(r.content, BashMatcher)
+                                and _is_bash(r.content)
                                 and r.names.matches("Bash")), None)
 
     def _plan(self, tool_name: str) -> _Plan:
@@ -224,47 +216,10 @@ class CompiledPolicy:
         return None
 
     def _allow_each_command(self, tool_input: Mapping[str, Any]) -> Decision | None:
-        """A command no single allow rule covers is allowed when each of its commands (and
-        each wrapper and program within one: ``sudo npm test`` needs ``sudo`` and ``npm
-        test`` allowed) is allowed by some Bash allow rule (as in Claude Code). Only rules
-        without rewrites; their conditions and expr must hold for the whole input."""
-        command = tool_input.get("command")
-        if not isinstance(command, str):
-            return None
-        try:
-            parsed = parse_command(command)
-        except ShellSyntaxError:
-            return None
-        analysis = analyze_line(command)
-        if parsed.opaque or analysis.reason is not None or not any(analysis.steps):
-            return None
-        plan = self._plan("Bash")
-        candidates: dict[int, CompiledRule] = {}
-        for steps in analysis.steps:
-            for step in steps:
-                for rule in plan.applicable({"command": step.text}):
-                    candidates.setdefault(id(rule), rule)
-        matchers: list[tuple[BashMatcher, CompiledRule]] = []
-        for rule in sorted(candidates.values(), key=self.rules.index):
-            if rule.effect != "allow" or rule.rewrite is not None or not isinstance(
-                    rule.content, BashMatcher) or rule.content.whole:
-                continue
-            try:
-                if all(c.holds(tool_input, strict=True) for c in rule.conditions) and (
-                        rule.expr is None or rule.expr.holds("Bash", tool_input)):
-                    matchers.append((rule.content, rule))
-            except ExprError:
-                continue
-        used: list[CompiledRule] = []
-        for steps in analysis.steps:
-            covered = cover_steps(steps, matchers)
-            if covered is None:
-                return None
-            used += covered
-        if not used:
-            return None
-        texts = list(dict.fromkeys(rule.text for rule in used))
-        return Decision("allow", rule=" + ".join(texts), origin=used[0].origin)
+        """A command no single allow rule covers, allowed program by program (bashpolicy)."""
+        from toolhost.permissions.bashpolicy import allow_each_command
+
+        return allow_each_command(self.rules, self._plan("Bash").applicable, tool_input)
 
     def rule_for(self, decision: Decision) -> CompiledRule | None:
         """The compiled rule behind ``decision`` (None for the default or a combination)."""
@@ -290,15 +245,23 @@ class CompiledPolicy:
         return list(dict.fromkeys(out))
 
 
+def _is_bash(content: object) -> TypeGuard[BashMatcher]:
+    """A ``Bash(...)`` matcher? Only a rule with content can hold one, and compiling it
+    loaded the content module already."""
+    if content is None:
+        return False
+    from toolhost.permissions.content import BashMatcher as Bash
+
+    return isinstance(content, Bash)
+
+
 def _unprovable(tool_input: Mapping[str, Any]) -> str | None:
     """Why the programs of a Bash call cannot be proven (None: they can)."""
-    command = tool_input.get("command")
-    if not isinstance(command, str):
+    if not isinstance(tool_input.get("command"), str):
         return None
-    try:
-        return analyze_line(command).reason
-    except ShellSyntaxError as exc:
-        return f"it does not parse: {exc}"
+    from toolhost.permissions.bashpolicy import unprovable
+
+    return unprovable(tool_input["command"])
 
 
 def compile_policy(config: PermissionsConfig, *, tool_names: Iterable[str] = (),

@@ -8,10 +8,9 @@ import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolhost.config.model import Origin, RuleConfig
-from toolhost.permissions.caller import CallerMatch, current_caller, parse_callers
 from toolhost.permissions.conditions import (
     MISSING,
     Condition,
@@ -21,9 +20,14 @@ from toolhost.permissions.conditions import (
     lookup,
     parse_key_path,
 )
-from toolhost.permissions.content import CONTENT_TOOLS, ContentMatcher, parse_content
-from toolhost.permissions.expr import CompiledExpr, compile_expr
 from toolhost.permissions.names import NamePattern, parse_name_pattern
+
+if TYPE_CHECKING:
+    from toolhost.permissions.caller import CallerMatch
+    from toolhost.permissions.content import ContentMatcher
+    from toolhost.permissions.expr import CompiledExpr
+
+# Content (Bash, paths, URLs), expr and callers load with the first rule that uses them.
 
 __all__ = ["CompiledRule", "RewriteError", "compile_rule"]
 
@@ -36,6 +40,8 @@ class RewriteError(Exception):
 
 @dataclass(frozen=True)
 class Rewrite:
+    """An allow rule's ``rewrite``: values to set and numbers to clamp in the input."""
+
     sets: tuple[tuple[str, KeyPath, Any], ...]
     clamps: tuple[tuple[str, KeyPath, float | None, float | None], ...]
 
@@ -124,7 +130,7 @@ class CompiledRule:
 
     def matches(self, tool_name: str, tool_input: Mapping[str, Any]) -> bool:
         """Whether this rule applies (the name already matched). May raise ExprError."""
-        if self.callers is not None and not self.callers.admits(current_caller()):
+        if self.callers is not None and not self.callers.admits_current():
             return False  # no caller, or another one: fail closed for allows
         if self.content is not None and not self.content.matches(
                 tool_name, tool_input, strict=self.effect == "allow"):
@@ -152,6 +158,8 @@ def _describe(rule: RuleConfig) -> str:
     if rule.rewrite:
         text += " rewrite " + json.dumps(rule.rewrite, sort_keys=True, default=str)
     if rule.callers:
+        from toolhost.permissions.caller import parse_callers
+
         text += " " + parse_callers(rule.callers).describe()
     return text
 
@@ -170,6 +178,8 @@ def compile_rule(rule: RuleConfig, *, cwd: str) -> CompiledRule:
                 if rule.origin.file and not rule.origin.file.startswith("<") else cwd)
     content: ContentMatcher | None = None
     if spec is not None:
+        from toolhost.permissions.content import CONTENT_TOOLS, parse_content
+
         if name not in CONTENT_TOOLS:
             parse_content(name, spec, cwd=cwd, rule_dir=rule_dir)  # raises with the reason
         spec = spec.strip()
@@ -178,12 +188,20 @@ def compile_rule(rule: RuleConfig, *, cwd: str) -> CompiledRule:
         if spec not in ("*", "**"):
             content = parse_content(name, spec, cwd=cwd, rule_dir=rule_dir)
     conditions = tuple(compile_when(rule.when, cwd=cwd, rule_dir=rule_dir)) if rule.when else ()
-    expr = compile_expr(rule.expr) if rule.expr else None
+    expr = None
+    if rule.expr:
+        from toolhost.permissions.expr import compile_expr
+
+        expr = compile_expr(rule.expr)
     rewrite = None
     if rule.rewrite:
         if rule.effect != "allow":
             raise ValueError(f"rewrite is only allowed on allow rules, not {rule.effect}")
         rewrite = _compile_rewrite(rule.rewrite)
-    callers = parse_callers(rule.callers) if rule.callers is not None else None
+    callers = None
+    if rule.callers is not None:
+        from toolhost.permissions.caller import parse_callers
+
+        callers = parse_callers(rule.callers)
     return CompiledRule(rule.effect, _describe(rule), rule.origin, rule.layer, names, content,
                         conditions, expr, rule.message, rewrite, rule, callers)

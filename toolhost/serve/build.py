@@ -6,7 +6,9 @@ import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+import anyio
 
 from toolhost.compile.content import ServerContent, merge_content
 from toolhost.compile.tool import CompiledTool
@@ -16,6 +18,9 @@ from toolhost.mcp import McpServer
 from toolhost.permissions.decision import Decision
 from toolhost.serve.guard import Gate, permission_guard, read_guard
 from toolhost.serve.served import ServedServer, expose
+
+if TYPE_CHECKING:
+    from toolhost.gateway.refresh import UpstreamFollower
 
 __all__ = ["ServeBuild", "Server", "abuild_serve", "build_serve", "choose_servers"]
 
@@ -163,8 +168,6 @@ class Server:
     its imported servers' upstreams (``follow_upstreams``)."""
 
     def __init__(self, build: ServeBuild, limits: Limits = DEFAULT_LIMITS) -> None:
-        from toolhost.gateway.refresh import UpstreamFollower
-
         self.build = build
         self._retired: list[ServeBuild] = []
         core = McpServer(build.name, build.version, build.tools,
@@ -173,11 +176,19 @@ class Server:
         self.served = ServedServer(core, build.wire_names)
         core.guard = permission_guard(self, self.served.wire_name)
         core.read_guard = read_guard(self, build.name)
-        self.upstreams = UpstreamFollower(self._upstream_tools, _upstreams(build))
+        # Most configs import no server: the gateway loads with the first build that does.
+        self.upstreams: UpstreamFollower | None = None
+        self._importing = anyio.Event()
+        if _upstreams(build):
+            self._importing.set()
 
     async def follow_upstreams(self) -> None:
         """Until cancelled: take in each imported server's new tool list when its upstream
         announces one (``toolhost.gateway.refresh``), and tell the clients."""
+        await self._importing.wait()
+        from toolhost.gateway.refresh import UpstreamFollower
+
+        self.upstreams = UpstreamFollower(self._upstream_tools, _upstreams(self.build))
         await self.upstreams.run()
 
     async def _upstream_tools(self, name: str, tools: tuple[CompiledTool, ...]) -> None:
@@ -200,7 +211,10 @@ class Server:
         # build is closed at exit, not now.
         self._retired.append(self.build)
         self.build = build
-        self.upstreams.switch(_upstreams(build))
+        if self.upstreams is not None:
+            self.upstreams.switch(_upstreams(build))
+        elif _upstreams(build):
+            self._importing.set()  # follow_upstreams starts following them
         await self.served.set_content(build.content)  # resources/prompts list_changed
         await self.served.swap(build.tools, build.wire_names)
 
@@ -212,6 +226,8 @@ class Server:
 
 def _upstreams(build: ServeBuild) -> dict[str, Any]:
     """The served servers of ``build`` that import an upstream."""
+    if not getattr(getattr(build.host, "compiled", None), "upstreams", None):
+        return {}  # none: the gateway stays unloaded
     from toolhost.gateway.refresh import upstreams_of
 
     found = upstreams_of(getattr(build.host, "compiled", None))

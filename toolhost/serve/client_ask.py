@@ -17,7 +17,6 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from toolhost.mcp.client_requests import ClientRequestError, current_channel
-from toolhost.mcp.elicit import elicit
 from toolhost.permissions.decision import Asker, Decision
 from toolhost.redaction import mask_arguments
 
@@ -53,6 +52,8 @@ class ClientAsker:
         text = f"toolhost: allow {tool_name}? ({why})\n{shown}"
         if decision.message:
             text += f"\n{decision.message}"
+        from toolhost.mcp.elicit import elicit  # with the first ask, not at start
+
         try:
             answer = await elicit(channel, text, None, timeout=self.timeout)
         except ClientRequestError as exc:

@@ -52,6 +52,8 @@ def expose(servers: Mapping[str, Sequence[CompiledTool]], selected: Sequence[str
 
 @dataclasses.dataclass
 class _Listener:
+    """One ``subscriptions/listen`` stream: what it asked to hear, and where it goes."""
+
     notify: Notify
     tools: bool
     resources: bool = False
