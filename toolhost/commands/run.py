@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -203,6 +203,14 @@ def _drop_terminal_output() -> None:
 
 
 def main(args: argparse.Namespace) -> int:
+    from toolhost.commands._startup import collector_off_until_started
+
+    # No collections while modules load and the config compiles (toolhost.commands._startup)
+    with collector_off_until_started() as started:
+        return _run(args, started)
+
+
+def _run(args: argparse.Namespace, started: Callable[[], None]) -> int:
     import os
     import signal
 
@@ -235,6 +243,7 @@ def main(args: argparse.Namespace) -> int:
         return load_host(path, cwd=cwd)
 
     async def session() -> int:
+        started()  # the event loop's modules are loaded too: the start is over
         terminal = Terminal.open()
         prompts: list[str] | AsyncIterator[str]
         if args.prompt is not None:
