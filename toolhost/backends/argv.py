@@ -267,17 +267,18 @@ def always_needed(plan: ArgvPlan) -> dict[str, str]:
     """Param name -> key of a value position that prints it whether or not it was given
     (outside an ``if`` group for that param)."""
     needed: dict[str, str] = {}
-
-    def walk(elements: Iterable[Element], guard: str | None) -> None:
-        for element in elements:
-            if element.each is not None:
-                continue  # an absent list gives no items; `item` is always set inside
-            if element.when is not None:
-                walk(element.group, element.when)
-                continue
-            for name in sorted(element.outputs):
-                if name != guard:
-                    needed.setdefault(name, element.key)
-
-    walk(plan.elements, None)
+    _walk_needed(needed, plan.elements, None)
     return needed
+
+
+def _walk_needed(needed: dict[str, str], elements: Iterable[Element], guard: str | None) -> None:
+    # not a closure: one that calls itself is a reference cycle the collector must free
+    for element in elements:
+        if element.each is not None:
+            continue  # an absent list gives no items; `item` is always set inside
+        if element.when is not None:
+            _walk_needed(needed, element.group, element.when)
+            continue
+        for name in sorted(element.outputs):
+            if name != guard:
+                needed.setdefault(name, element.key)
