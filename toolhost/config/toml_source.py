@@ -122,11 +122,24 @@ def _unclosed(text: str) -> tuple[int, int, bool]:
 
 def _plain(value: Any, path: Path, file: str, bad: list[tuple[Path, str]]) -> Any:
     """Dates and times become ISO strings: the model holds JSON-like data only; infinity and
-    NaN are refused (``bad`` gets their paths)."""
+    NaN are refused (``bad`` gets their paths). In place: tomllib's tables and arrays are
+    new and ours, so only the values that change are written; a key path is built for a
+    table or an array (to go into) and for a value that changes, not for every value."""
     if isinstance(value, dict):
-        return {k: _plain(v, (*path, k), file, bad) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_plain(v, (*path, i), file, bad) for i, v in enumerate(value)]
+        items: Any = value.items()
+    elif isinstance(value, list):
+        items = enumerate(value)
+    else:
+        return _scalar(value, path, bad)
+    for key, item in items:
+        if isinstance(item, (dict, list)):
+            _plain(item, (*path, key), file, bad)
+        elif isinstance(item, (float, datetime.date, datetime.time)):
+            value[key] = _scalar(item, (*path, key), bad)
+    return value
+
+
+def _scalar(value: Any, path: Path, bad: list[tuple[Path, str]]) -> Any:
     if isinstance(value, (datetime.date, datetime.time)):
         return value.isoformat()
     reason = check_finite(value)
