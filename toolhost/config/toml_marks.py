@@ -18,6 +18,7 @@ __all__ = ["scan_marks"]
 
 _BARE = re.compile(r"[A-Za-z0-9_-]+")
 _SCALAR_END = frozenset(",]}\n#")
+_new_tuple = tuple.__new__
 
 
 def scan_marks(text: str, file: str, layer: str) -> dict[Path, Mark]:
@@ -37,11 +38,14 @@ class _Scanner:
         self.aot: dict[Path, int] = {}  # array-of-tables path -> index of its last table
 
     def mark(self, path: Path, at: int, *, keep: bool = False) -> None:
-        if keep and path in self.marks:
+        marks = self.marks
+        if keep and path in marks:
             return
-        line = bisect.bisect_left(self.newlines, at) + 1
-        start = self.newlines[line - 2] + 1 if line > 1 else 0
-        self.marks[path] = Mark(self.file, line, at - start + 1, self.layer)
+        newlines = self.newlines
+        line = bisect.bisect_left(newlines, at) + 1
+        start = newlines[line - 2] + 1 if line > 1 else 0
+        # built as the tuple it is: a big file has tens of thousands
+        marks[path] = _new_tuple(Mark, (self.file, line, at - start + 1, self.layer))
 
     def scan(self) -> dict[Path, Mark]:
         table: Path = ()
@@ -94,10 +98,12 @@ class _Scanner:
 
     def keys(self) -> tuple[str, ...]:
         out = []
-        while self.i < self.n:
+        s, n = self.s, self.n
+        while self.i < n:
             out.append(self.simple_key())
-            self.skip_blank()
-            if self.i < self.n and self.s[self.i] == ".":
+            if self.i < n and s[self.i] in " \t\r":  # most keys: `key =` or `key]`
+                self.skip_blank()
+            if self.i < n and s[self.i] == ".":
                 self.i += 1
                 self.skip_blank()
                 continue
@@ -133,16 +139,19 @@ class _Scanner:
         elif c == "[":
             self.i += 1
             index = 0
+            s, n = self.s, self.n
             while True:
                 self.skip_blank(newlines=True)
-                if self.i >= self.n or self.s[self.i] == "]":
-                    self.i += 1
+                i = self.i
+                if i >= n or s[i] == "]":
+                    self.i = i + 1
                     return
-                if self.s[self.i] == ",":
-                    self.i += 1
+                if s[i] == ",":
+                    self.i = i + 1
                     continue
-                self.mark((*path, index), self.i)
-                self.value((*path, index))
+                here = (*path, index)
+                self.mark(here, i)
+                self.value(here)
                 index += 1
         elif c == "{":
             self.i += 1
@@ -187,15 +196,19 @@ class _Scanner:
             end += 1
 
     def skip_blank(self, *, newlines: bool = False) -> None:
-        s = self.s
-        while self.i < self.n:
-            c = s[self.i]
-            if c in " \t\r" or (newlines and c == "\n"):
-                self.i += 1
+        # the hottest loop of the scan: the offset is kept in a local until it stops
+        s, i, n = self.s, self.i, self.n
+        blanks = " \t\r\n" if newlines else " \t\r"
+        while i < n:
+            c = s[i]
+            if c in blanks:
+                i += 1
             elif c == "#" and newlines:
-                self.skip_line()
+                end = s.find("\n", i)
+                i = n if end < 0 else end + 1
             else:
-                return
+                break
+        self.i = i
 
     def skip_line(self) -> None:
         end = self.s.find("\n", self.i)
