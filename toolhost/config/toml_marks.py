@@ -17,6 +17,7 @@ from toolhost.config.tree import Key, Mark, Path
 __all__ = ["scan_marks"]
 
 _BARE = re.compile(r"[A-Za-z0-9_-]+")
+_BARE_KEYS = re.compile(r"[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*[ \t\r]*")
 _SCALAR_END = frozenset(",]}\n#")
 _new_tuple = tuple.__new__
 
@@ -97,8 +98,14 @@ class _Scanner:
         self.value(path)
 
     def keys(self) -> tuple[str, ...]:
-        out = []
         s, n = self.s, self.n
+        # the usual key, bare names joined by dots (`command`, `servers.big.tools.t0`), in
+        # one match; anything else (quotes, blanks around a dot) takes the loop below
+        found = _BARE_KEYS.match(s, self.i)
+        if found is not None and (found.end() >= n or s[found.end()] != "."):
+            self.i = found.end()
+            return tuple(found.group().rstrip(" \t\r").split("."))
+        out = []
         while self.i < n:
             out.append(self.simple_key())
             if self.i < n and s[self.i] in " \t\r":  # most keys: `key =` or `key]`
