@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from toolhost.compile.tool import CompiledTool
+from toolhost.config.gcpause import gc_paused, settle_once
 from toolhost.config.model import HostConfig
 from toolhost.mcp import McpServer
 from toolhost.permissions.decision import Policy
@@ -76,6 +77,14 @@ def load_host(path: str | Path, *, kinds: Mapping[str, Any] | None = None,
     Relative path rules (``Read(./src/**)``) resolve against ``cwd``, by default the config's
     ``run.cwd`` (itself relative to the config file), else the current directory: the
     directory the CLI will run in."""
+    host = _load(path, kinds=kinds, environ=environ, layers=layers, cwd=cwd)
+    settle_once()
+    return host
+
+
+@gc_paused
+def _load(path: str | Path, *, kinds: Mapping[str, Any] | None,
+          environ: Mapping[str, str] | None, layers: bool, cwd: str | Path | None) -> Host:
     from toolhost.compile import compile_tools
     from toolhost.config import load_config
     from toolhost.permissions import compile_policy

@@ -38,3 +38,14 @@ def test_the_base_environment_is_built_once_per_server(tmp_path: Any, monkeypatc
         kind.bind(tool, ctx)
     assert calls == [1]
     assert ctx.shared("command.env", dict)["A"] == "1"
+
+
+def test_a_bound_tool_holds_its_call_in_one_object(tmp_path: Any) -> None:
+    # a closure would hold a dozen cells per tool, each tracked by the collector
+    path = tmp_path / "t.yaml"
+    path.write_text("toolhost: 1\nservers:\n  s:\n    tools:\n"
+                    "      a: {command: [echo, '{{ v }}'], params: {v: string}}\n")
+    server = load_config(path, layers=False).servers["s"]
+    invoke = CommandKind().bind(server.tools["a"], BindContext(server)).invoke
+    assert getattr(invoke, "__closure__", None) is None
+    assert not hasattr(invoke, "__dict__")  # slots

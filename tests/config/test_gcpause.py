@@ -1,15 +1,21 @@
-"""The collector is off while a config loads and compiles, and as it was afterwards."""
+"""The collector is off while a config loads and compiles, and as it was afterwards; what the
+first load of a process leaves is frozen, and a load makes no cyclic garbage."""
 
 from __future__ import annotations
 
 import gc
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
+from toolhost import host
 from toolhost.compile.build import compile_tools
+from toolhost.config import gcpause
 from toolhost.config.gcpause import gc_paused
 from toolhost.config.loader import load_config
+
+DEMO = Path(__file__).resolve().parents[2] / "examples" / "configs" / "demo.yaml"
 
 
 @pytest.fixture
@@ -52,3 +58,73 @@ def test_nested_calls_leave_it_to_the_outer_one(collector_on: None) -> None:
 def test_loading_and_compiling_are_paused() -> None:
     assert getattr(load_config, "__wrapped__", None) is not None
     assert getattr(compile_tools, "__wrapped__", None) is not None
+
+
+def test_the_first_load_of_a_process_freezes_once(collector_on: None,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    frozen: list[int] = []
+    monkeypatch.setattr(gcpause, "_settled", False)
+    monkeypatch.setattr(gc, "freeze", lambda: frozen.append(1))
+    gcpause.settle_once()
+    gcpause.settle_once()
+    assert frozen == [1]
+
+
+def test_no_freeze_when_the_program_turned_the_collector_off(
+        collector_on: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    frozen: list[int] = []
+    monkeypatch.setattr(gcpause, "_settled", False)
+    monkeypatch.setattr(gc, "freeze", lambda: frozen.append(1))
+    gc.disable()
+    gcpause.settle_once()
+    gc.enable()
+    gcpause.settle_once()
+    assert frozen == [1]
+
+
+def test_load_host_is_paused_and_settles(collector_on: None, tmp_path: Path,
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    assert getattr(host._load, "__wrapped__", None) is not None
+    settled: list[int] = []
+    monkeypatch.setattr(host, "settle_once", lambda: settled.append(1))
+    host.load_host(DEMO)
+    assert settled == [1]
+
+
+def _command_tools(directory: Path, suffix: str) -> Path:
+    path = directory / f"many.{suffix}"
+    if suffix == "yaml":
+        lines = ["toolhost: 1", "servers:", "  big:", "    tools:"]
+        for i in range(20):
+            lines += [f"      t{i}:", f"        command: [echo, '{{{{ v }}}}', '${{HOME}}', '{i}']",
+                      "        params: {v: string}"]
+    else:
+        lines = ["toolhost = 1"]
+        for i in range(20):
+            lines += [f"[servers.big.tools.t{i}]",
+                      f"command = ['echo', '{{{{ v }}}}', '${{HOME}}', '{i}']",
+                      "params = { v = 'string' }"]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+@pytest.mark.parametrize("which", ["demo", "yaml", "toml"])
+def test_a_load_makes_no_cyclic_garbage(collector_on: None, tmp_path: Path,
+                                        which: str) -> None:
+    # what a load leaves is frozen: a reference cycle made on the way (a closure that
+    # calls itself, holding the document) would be kept to the end of the process
+    path = DEMO if which == "demo" else _command_tools(tmp_path, which)
+    # the first load: imports and first-use caches, not the load's garbage; both hosts stay
+    # alive (a dropped host's servers hold a cycle of their own)
+    first = host.load_host(path)
+    gc.collect()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        second = host.load_host(path)
+        gc.collect()
+        garbage = list(gc.garbage)
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+    assert garbage == []
+    assert first.tools.keys() == second.tools.keys()

@@ -29,17 +29,19 @@ Found = tuple[str, str, str]
 def plan_tokens(plan: ArgvPlan) -> list[Token]:
     """argv as the code scan sees it: `if` groups inline, `each` groups as values."""
     tokens = [Token(".argv[0]", plan.program, False)]
-
-    def add(elements: Iterable[Element], repeated: bool) -> None:
-        for element in elements:
-            if element.group:
-                add(element.group, repeated or element.each is not None)
-            else:
-                tokens.append(Token(element.key, element.source,
-                                    repeated or not element.literal_only))
-
-    add(plan.elements, False)
+    _add_tokens(tokens, plan.elements, False)
     return tokens
+
+
+def _add_tokens(tokens: list[Token], elements: Iterable[Element], repeated: bool) -> None:
+    # a module function, not a closure: a closure that calls itself is a reference cycle,
+    # garbage only the cyclic collector frees (one per tool of a load)
+    for element in elements:
+        if element.group:
+            _add_tokens(tokens, element.group, repeated or element.each is not None)
+        else:
+            tokens.append(Token(element.key, element.source,
+                                repeated or not element.literal_only))
 
 
 def check_plan(plan: ArgvPlan, tool: ToolConfig, names: set[str],

@@ -162,6 +162,8 @@ def simple_variable(source: str) -> tuple[str, str, str] | None:
 
 def is_literal(source: str) -> bool:
     """No ``{{``, ``{%`` or ``{#``, and no ``\r`` (which jinja2 would turn into ``\n``)."""
+    if "{" not in source:  # most literals: one scan, no generator
+        return "\r" not in source
     return not any(mark in source for mark in ("{{", "{%", "{#", "\r"))
 
 

@@ -59,7 +59,7 @@ def top_level_defaults(schema: Mapping[str, Any]) -> dict[str, Any]:
     """``default`` of each top-level property: filled in for arguments the model left out."""
     props = schema.get("properties") or {}
     return {name: sub["default"] for name, sub in props.items()
-            if isinstance(sub, Mapping) and "default" in sub}
+            if (type(sub) is dict or isinstance(sub, Mapping)) and "default" in sub}
 
 
 def _arrays_without_items(node: Any, path: str) -> Iterator[str]:

@@ -115,34 +115,40 @@ def _reference(body: str, environ: Mapping[str, str], used: list[str] | None,
 def interpolate(doc: Doc, environ: Mapping[str, str], problems: list[Problem]) -> set[str]:
     """Expand ``doc.data`` in place; return the secret values found."""
     secrets: set[str] = set()
-
-    def visit(value: Any, path: Path, secret: bool) -> Any:
-        if isinstance(value, str):
-            if "$" not in value:
-                return value
-            used: list[str] = []
-            named: list[str] = []
-            try:
-                result = expand(value, environ, used, named)
-            except InterpolationError as exc:
-                mark = mark_for(doc.marks, path, doc.file)
-                problems.append(Problem(str(exc), mark.file, mark.line, mark.column,
-                                        format_path(path), exc.hint))
-                return value
-            if secret:
-                secrets.update(v for v in used if len(v) >= MIN_AUTO_SECRET)
-            secrets.update(v for v in named if len(v) >= MIN_AUTO_SECRET)
-            return result
-        if isinstance(value, dict):
-            for key, item in value.items():
-                value[key] = visit(item, (*path, key), secret or key in SECRET_SECTIONS)
-        elif isinstance(value, list):
-            for index, item in enumerate(value):
-                value[index] = visit(item, (*path, index), secret)
-        return value
-
-    doc.data = visit(doc.data, (), False)
+    doc.data = _visit(doc.data, (), False, (doc, environ, problems, secrets))
     return secrets
+
+
+_Walk = tuple[Doc, Mapping[str, str], list[Problem], set[str]]
+
+
+def _visit(value: Any, path: Path, secret: bool, walk: _Walk) -> Any:
+    # a module function, not a closure: a closure that calls itself is a reference cycle,
+    # which would hold the whole document until the cyclic collector's next run
+    if isinstance(value, str):
+        if "$" not in value:
+            return value
+        doc, environ, problems, secrets = walk
+        used: list[str] = []
+        named: list[str] = []
+        try:
+            result = expand(value, environ, used, named)
+        except InterpolationError as exc:
+            mark = mark_for(doc.marks, path, doc.file)
+            problems.append(Problem(str(exc), mark.file, mark.line, mark.column,
+                                    format_path(path), exc.hint))
+            return value
+        if secret:
+            secrets.update(v for v in used if len(v) >= MIN_AUTO_SECRET)
+        secrets.update(v for v in named if len(v) >= MIN_AUTO_SECRET)
+        return result
+    if isinstance(value, dict):
+        for key, item in value.items():
+            value[key] = _visit(item, (*path, key), secret or key in SECRET_SECTIONS, walk)
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            value[index] = _visit(item, (*path, index), secret, walk)
+    return value
 
 
 def collect_declared_secrets(data: Any) -> set[str]:

@@ -195,7 +195,14 @@ def data_depth_path(data: Any, limit: int) -> tuple[Any, ...] | None:
         if len(path) > limit:
             return path
         if isinstance(value, dict):
-            stack.extend((v, (*path, k)) for k, v in value.items())
+            items: Any = value.items()
         elif isinstance(value, list):
-            stack.extend((v, (*path, i)) for i, v in enumerate(value))
+            items = enumerate(value)
+        else:
+            continue
+        # a scalar child is over the limit only one level above it: otherwise only tables
+        # and arrays are taken (same order, so the same first path)
+        every = len(path) >= limit
+        stack.extend((v, (*path, k)) for k, v in items
+                     if every or isinstance(v, (dict, list)))
     return None

@@ -47,6 +47,8 @@ class Doc:
 
 def format_path(path: Path) -> str:
     """``("servers", "git", "command", 2)`` -> ``servers.git.command[2]``."""
+    if all(type(key) is str for key in path):  # most paths: one join, no index to bracket
+        return ".".join(path)  # type: ignore[arg-type]
     out = ""
     for key in path:
         if isinstance(key, int):

@@ -25,6 +25,7 @@ _T = "tag:yaml.org,2002:"
 _PLAIN_TAGS = {_T + "str", _T + "int", _T + "float", _T + "bool", _T + "null"}
 _MERGE = _T + "merge"
 _TIMESTAMP = _T + "timestamp"
+_STR, _INT, _SEQ, _MAP = _T + "str", _T + "int", _T + "seq", _T + "map"  # built once
 
 
 _new_tuple = tuple.__new__
@@ -92,7 +93,7 @@ class Walker:
             if isinstance(node, MappingNode):
                 return self.mapping(node, path)
             if isinstance(node, SequenceNode):
-                if node.tag != _T + "seq":
+                if node.tag != _SEQ:
                     self.problem(node, path, f"unsupported YAML tag {cut(node.tag, 80)}")
                 out = []
                 for index, item in enumerate(node.value):
@@ -105,7 +106,7 @@ class Walker:
         return None  # pragma: no cover
 
     def mapping(self, node: MappingNode, path: Path) -> dict[str, Any]:
-        if node.tag != _T + "map":
+        if node.tag != _MAP:
             self.problem(node, path, f"unsupported YAML tag {cut(node.tag, 80)}")
         # merge keys (<<: *base, <<: [*a, *b]) are resolved here, on walked values, rather
         # than by PyYAML's flatten_mapping, which copies node lists and can grow them
@@ -145,9 +146,9 @@ class Walker:
         return out
 
     def scalar(self, node: ScalarNode, path: Path) -> Any:
-        if node.tag == _T + "str":
+        if node.tag == _STR:
             return node.value
-        if node.tag == _T + "int" and sum(c.isdigit() for c in node.value) > MAX_DIGITS:
+        if node.tag == _INT and sum(c.isdigit() for c in node.value) > MAX_DIGITS:
             self.problem(node, path, f"an integer of more than {MAX_DIGITS:,} digits")
             return None
         if node.tag in _PLAIN_TAGS:
