@@ -76,7 +76,14 @@ def load_host(path: str | Path, *, kinds: Mapping[str, Any] | None = None,
 
     Relative path rules (``Read(./src/**)``) resolve against ``cwd``, by default the config's
     ``run.cwd`` (itself relative to the config file), else the current directory: the
-    directory the CLI will run in."""
+    directory the CLI will run in.
+
+    The first load of a process ends with ``gc.freeze()`` (unless the program turned the
+    collector off): what exists then, the loaded config included, is never walked by the
+    cyclic collector again (reference counting still frees it). A big config's objects
+    otherwise cost a full walk at the next collection and several at exit. Garbage cycles
+    pending at that moment are kept; call ``gc.collect()`` first if that matters to you.
+    Later loads (reloads) freeze nothing; see ``toolhost.config.gcpause``."""
     host = _load(path, kinds=kinds, environ=environ, layers=layers, cwd=cwd)
     settle_once()
     return host
