@@ -52,6 +52,9 @@ def _imported_after(code: str) -> set[str]:
      {"jsonschema", "jinja2", "asyncio", "anyio", "tomllib", "importlib.metadata",
       "packaging.utils", "uuid", "toolhost.compile.docstrings",
       "toolhost.config.content_model"}),
+    # loading and compiling builds the servers, which need no event loop until they serve
+    ("from toolhost.host import load_host; load_host(sys.argv[0])",
+     {"asyncio", "ssl", "jsonschema", "jinja2", "httpx"}),
 ])
 def test_heavy_modules_wait_for_their_first_use(code: str, absent: set[str]) -> None:
     code = code.replace("sys.argv[0]", repr(str(DEMO)))

@@ -9,7 +9,6 @@ carry ``resultType``), anything else follows the 2025-11-25 handshake rules.
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import logging
 from collections.abc import Awaitable, Callable, Hashable, Mapping, Sequence
@@ -459,6 +458,8 @@ def _cancel_scope() -> anyio.CancelScope:
     # anyio.CancelScope() looks the backend up on every call; on asyncio its class, built
     # directly, is the same object (one scope per tools/call: on the hot path).
     global _asyncio_scope
+    import asyncio  # here: loading a config builds servers, and needs no asyncio (~30 ms)
+
     try:
         asyncio.get_running_loop()
     except RuntimeError:  # another backend (trio)
