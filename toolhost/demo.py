@@ -53,6 +53,8 @@ def word_stats(text: str, top: Annotated[int, "How many frequent words to list"]
 
 @dataclass
 class Description:
+    """How long a text is, and what kind that makes it."""
+
     length: int
     kind: Literal["empty", "short", "long"]
 

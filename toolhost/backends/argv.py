@@ -83,6 +83,8 @@ class Element:
 
 @dataclass(frozen=True)
 class ArgvPlan:
+    """A command tool's argv template, parsed once at load: the program and its elements."""
+
     program: str
     elements: tuple[Element, ...]
     allow_dash: frozenset[str] = frozenset()

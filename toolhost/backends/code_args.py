@@ -29,6 +29,8 @@ class Token(NamedTuple):
 
 @dataclass(frozen=True)
 class CodeSlot:
+    """An argv place that receives code (``sh -c``'s script, ``python -c``'s program)."""
+
     key: str
     program: str
     what: str  # "code", "a script file", "the program to run"

@@ -33,6 +33,8 @@ class UnsafeURL(ValueError):
 
 @dataclass(frozen=True)
 class UrlTemplate:
+    """An http tool's URL template, split at load so a call can check what it builds."""
+
     template: Template
     source: str  # the full template, base URL joined
     scheme: str

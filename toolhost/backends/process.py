@@ -35,6 +35,8 @@ DRAIN_GRACE = 2.0  # seconds the pipes may stay open after everything was killed
 
 @dataclass(frozen=True)
 class Outcome:
+    """How a command's process ended, with its (capped) output."""
+
     returncode: int
     stdout: bytes
     stderr: bytes  # the last STDERR_TAIL bytes

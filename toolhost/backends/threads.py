@@ -97,6 +97,8 @@ class PoolStats:
 
 @dataclass(eq=False)  # hashable by identity: a job borrows limiter tokens
 class _Job:
+    """One call handed to a pool thread, and what the thread hands back."""
+
     fn: Callable[[], Any]
     tool: str
     token: anyio.lowlevel.EventLoopToken

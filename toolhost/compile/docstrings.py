@@ -26,6 +26,8 @@ _NUMPY_ITEM = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*(?:\s*,\s*[A-Za-z_][A-Za-z0-9
 
 @dataclass(frozen=True)
 class Docstring:
+    """What a function's docstring says: its summary and its parameters' descriptions."""
+
     summary: str | None = None  # the first paragraph, lines joined
     params: dict[str, str] = field(default_factory=dict)
 

@@ -22,6 +22,8 @@ MAX_ARGUMENT_CHARS = 1_000_000
 
 @dataclass(frozen=True)
 class CompiledPrompt:
+    """A declared prompt, its templates compiled (or the python function that renders it)."""
+
     config: PromptConfig
     templates: tuple[tuple[str, AnyTemplate], ...] = ()  # (role, template)
     tool: CompiledTool | None = None  # a python prompt

@@ -35,6 +35,8 @@ _LIST_ORIGINS = {list, tuple, set, frozenset}
 
 @dataclass(frozen=True)
 class SignatureInfo:
+    """What a python tool's signature tells: its schemas, converters and context parameter."""
+
     input_schema: dict[str, Any]
     description: str | None
     output_schema: dict[str, Any] | None

@@ -39,6 +39,8 @@ class ResourceConfig:
 
 @dataclass(frozen=True)
 class PromptArgument:
+    """One argument a declared prompt takes."""
+
     name: str
     description: str | None = None
     required: bool = False
@@ -48,6 +50,8 @@ class PromptArgument:
 
 @dataclass(frozen=True)
 class PromptMessage:
+    """One message of a declared prompt: a role and its template."""
+
     role: Literal["user", "assistant"]
     template: str  # jinja2 source
 

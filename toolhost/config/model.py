@@ -156,6 +156,8 @@ class RuleConfig:
 
 @dataclass(frozen=True)
 class PermissionsConfig:
+    """The ``permissions`` block: the default, the rules in order, the audit log, ``ask_mode``."""
+
     default: Effect = "ask"
     rules: tuple[RuleConfig, ...] = ()
     audit_log: str | None = None  # path of a JSON Lines audit file
@@ -166,6 +168,8 @@ class PermissionsConfig:
 
 @dataclass(frozen=True)
 class PluginRequirement:
+    """A plugin the config requires (``plugins:``): a distribution name and version specifier."""
+
     name: str  # distribution name, e.g. "toolhost-files"
     specifier: str = ""  # PEP 440, e.g. ">=0.1,<1"
     origin: Origin = UNKNOWN

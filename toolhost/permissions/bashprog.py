@@ -47,6 +47,8 @@ _SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash"})
 
 @dataclass(frozen=True)
 class _Grammar:
+    """How a wrapper command (``timeout``, ``env``, ``sudo``...) takes its options and operands."""
+
     flags: frozenset[str] = frozenset()  # options without a value
     valued: frozenset[str] = frozenset()  # options taking a value (short: attached or next)
     operands: int = 0  # positional words before the command (timeout's duration)

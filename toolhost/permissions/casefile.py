@@ -53,6 +53,8 @@ class Case:
 
 @dataclass
 class CaseFile:
+    """A policy test file: its cases, the config they test, and the problems reading it."""
+
     path: str
     config: str | None = None  # absolute, or None when missing
     cwd: str | None = None

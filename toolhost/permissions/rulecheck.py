@@ -34,6 +34,8 @@ class Target:
 
 @dataclass(frozen=True)
 class Finding:
+    """One thing the rule check found, an error or a warning."""
+
     level: str  # "error" | "warning"
     problem: Problem
 

@@ -43,6 +43,8 @@ class ToolIndex:
 
 @dataclass(frozen=True)
 class TargetProblem:
+    """A rule that names a tool it cannot match, with a hint to fix it."""
+
     level: str  # "error" | "warning"
     message: str
     hint: str = ""

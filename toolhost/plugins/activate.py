@@ -53,6 +53,8 @@ class PluginConfigError(ConfigError, PluginError):
 
 @dataclass
 class _Outcome:
+    """What activating the plugins gave: their infos, registries and problems."""
+
     infos: list[PluginInfo] = field(default_factory=list)
     registries: list[Registry] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)

@@ -43,6 +43,8 @@ class RunOptions(RunConfig):
 
 @dataclass(frozen=True)
 class CliCommand:
+    """The Claude CLI's command line, environment and working directory."""
+
     argv: tuple[str, ...]
     env: Mapping[str, str]
     cwd: str | None = None

@@ -83,6 +83,8 @@ class Turn:
 
 @dataclass(frozen=True)
 class Scenario:
+    """A scripted model's turns, read from a scenario file."""
+
     turns: tuple[Turn, ...]
     file: str = "<scenario>"
     description: str = ""
