@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from toolhost.compile.tool import CompiledTool
-from toolhost.config.gcpause import gc_paused, settle_once
+from toolhost.config.gcpause import gc_paused_and_settled
 from toolhost.config.model import HostConfig
 from toolhost.mcp import McpServer
 from toolhost.permissions.decision import Policy
@@ -84,12 +84,10 @@ def load_host(path: str | Path, *, kinds: Mapping[str, Any] | None = None,
     otherwise cost a full walk at the next collection and several at exit. Garbage cycles
     pending at that moment are kept; call ``gc.collect()`` first if that matters to you.
     Later loads (reloads) freeze nothing; see ``toolhost.config.gcpause``."""
-    host = _load(path, kinds=kinds, environ=environ, layers=layers, cwd=cwd)
-    settle_once()
-    return host
+    return _load(path, kinds=kinds, environ=environ, layers=layers, cwd=cwd)
 
 
-@gc_paused
+@gc_paused_and_settled
 def _load(path: str | Path, *, kinds: Mapping[str, Any] | None,
           environ: Mapping[str, str] | None, layers: bool, cwd: str | Path | None) -> Host:
     from toolhost.compile import compile_tools

@@ -60,14 +60,30 @@ def test_loading_and_compiling_are_paused() -> None:
     assert getattr(compile_tools, "__wrapped__", None) is not None
 
 
-def test_the_first_load_of_a_process_freezes_once(collector_on: None,
-                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_first_load_of_a_process_freezes_once_before_the_collector_is_on(
+        collector_on: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    frozen: list[bool] = []  # whether the collector was on at each freeze
+    monkeypatch.setattr(gcpause, "_settled", False)
+    monkeypatch.setattr(gc, "freeze", lambda: frozen.append(gc.isenabled()))
+    load = gcpause.gc_paused_and_settled(lambda: 7)
+    assert (load(), load()) == (7, 7)
+    assert frozen == [False]  # once, and while still off: no collection came between
+    assert gc.isenabled()
+
+
+def test_a_failed_load_freezes_nothing(collector_on: None,
+                                      monkeypatch: pytest.MonkeyPatch) -> None:
     frozen: list[int] = []
     monkeypatch.setattr(gcpause, "_settled", False)
     monkeypatch.setattr(gc, "freeze", lambda: frozen.append(1))
-    gcpause.settle_once()
-    gcpause.settle_once()
-    assert frozen == [1]
+
+    def fails() -> None:
+        raise ValueError("a broken config")
+    with pytest.raises(ValueError):
+        gcpause.gc_paused_and_settled(fails)()
+    assert frozen == [] and gc.isenabled()
+    gcpause.gc_paused_and_settled(lambda: None)()
+    assert frozen == [1]  # the first load that worked
 
 
 def test_no_freeze_when_the_program_turned_the_collector_off(
@@ -75,20 +91,24 @@ def test_no_freeze_when_the_program_turned_the_collector_off(
     frozen: list[int] = []
     monkeypatch.setattr(gcpause, "_settled", False)
     monkeypatch.setattr(gc, "freeze", lambda: frozen.append(1))
+    load = gcpause.gc_paused_and_settled(lambda: None)
     gc.disable()
-    gcpause.settle_once()
+    load()
+    assert not gc.isenabled() and frozen == []
     gc.enable()
-    gcpause.settle_once()
+    load()
     assert frozen == [1]
 
 
-def test_load_host_is_paused_and_settles(collector_on: None, tmp_path: Path,
+def test_load_host_is_paused_and_settles(collector_on: None,
                                          monkeypatch: pytest.MonkeyPatch) -> None:
     assert getattr(host._load, "__wrapped__", None) is not None
-    settled: list[int] = []
-    monkeypatch.setattr(host, "settle_once", lambda: settled.append(1))
+    frozen: list[bool] = []
+    monkeypatch.setattr(gcpause, "_settled", False)
+    monkeypatch.setattr(gc, "freeze", lambda: frozen.append(gc.isenabled()))
     host.load_host(DEMO)
-    assert settled == [1]
+    host.load_host(DEMO)
+    assert frozen == [False]
 
 
 def _command_tools(directory: Path, suffix: str) -> Path:
