@@ -11,6 +11,7 @@ import pytest
 
 from toolhost.config.model import Origin
 from toolhost.permissions.decision import Decision
+from toolhost.runner import render
 from toolhost.runner.render import JsonRenderer, TextRenderer, shorten
 
 HERE = Path(__file__).parent
@@ -79,6 +80,24 @@ def test_decisions_and_results_carry_the_tag_of_their_call_in_any_order() -> Non
         "  #2 ⊘ denied by r: no two", "  #1 ✓ allowed by ok",
         "  #2 ✗ mcp__s__t: no two", "  #1 ← mcp__s__t: one", "Done.",
         "— done: 2 turns, 0.1 s"]  # two replies of the model, whatever num_turns says
+
+
+def test_a_long_session_remembers_a_bounded_number_of_calls() -> None:
+    """Calls whose result never comes (and every call's tag) are forgotten oldest first;
+    tags keep counting up, never reused."""
+    out = io.StringIO()
+    r = TextRenderer(out, io.StringIO(), color=False)
+    many = render.MAX_REMEMBERED_CALLS + 500
+    for i in range(many):
+        r.message({"type": "assistant", "message": {"id": f"m{i}", "content": [
+            {"type": "tool_use", "id": f"u{i}", "name": "mcp__s__t", "input": {}}]}})
+    assert len(r._calls) == len(r._tags) == render.MAX_REMEMBERED_CALLS
+    assert r.tag(f"u{many - 1}") == f"#{many} "  # still the one it was shown with
+    assert r.tag("u0") == f"#{many + 1} "  # forgotten: a new number, not an old one
+    r.message({"type": "user", "message": {"content": [
+        {"type": "tool_result", "tool_use_id": "u1", "content": "late"}]}})
+    # its name is gone (not a wrong one), and it gets a number no remembered call has
+    assert out.getvalue().splitlines()[-1] == f"  #{many + 2} ← late"
 
 
 def test_not_logged_in_says_what_to_do() -> None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable, Mapping
-from typing import Any, Protocol, TextIO
+from typing import Any, Protocol, TextIO, TypeVar
 
 from toolhost.permissions.decision import Decision
 from toolhost.runner.diagnose import explain, retry_hint
@@ -69,6 +69,16 @@ class _Style:
         return f"\x1b[{code}m{text}\x1b[0m" if self.enabled else text
 
 
+MAX_REMEMBERED_CALLS = 4096  # calls whose name and tag are kept (the oldest go first)
+_V = TypeVar("_V")
+
+
+def _remember(table: dict[str, _V], key: str, value: _V) -> None:
+    table[key] = value
+    if len(table) > MAX_REMEMBERED_CALLS:  # memory stays bounded over any session
+        del table[next(iter(table))]
+
+
 class TextRenderer:
     """For people: a compact transcript on ``out``; progress lines on ``err``."""
 
@@ -83,6 +93,7 @@ class TextRenderer:
         self._shown_init = False
         self._calls: dict[str, str] = {}  # tool_use id -> tool name, to label each result
         self._tags: dict[str, int] = {}  # tool_use id -> its call tag (#1, #2, ...)
+        self._numbered = 0  # tags given so far
         self._replies: set[str] = set()  # the model's replies (message ids) this turn
         self._unnamed = False  # a reply without an id this turn: count the CLI's way
         self._api_error: str | None = None  # the CLI's error kind for this turn, if any
@@ -96,7 +107,10 @@ class TextRenderer:
         """``#N `` for a call (numbered in the order first seen), "" without an id."""
         if not tool_use_id:
             return ""
-        number = self._tags.setdefault(tool_use_id, len(self._tags) + 1)
+        number = self._tags.get(tool_use_id)
+        if number is None:
+            self._numbered = number = self._numbered + 1
+            _remember(self._tags, tool_use_id, number)
         return f"#{number} "
 
     def _print(self, text: str) -> None:
@@ -169,7 +183,7 @@ class TextRenderer:
             if block.get("type") == "text" and str(block.get("text", "")).strip():
                 self._print(str(block["text"]).strip())
             elif block.get("type") == "tool_use":
-                self._calls[str(block.get("id"))] = str(block.get("name"))
+                _remember(self._calls, str(block.get("id")), str(block.get("name")))
                 call = format_call(str(block.get("name")), block.get("input"))
                 tag = self.tag(str(block.get("id"))) if block.get("id") else ""
                 self._print(self.style("36", f"→ {tag}{call}"))
