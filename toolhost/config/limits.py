@@ -27,7 +27,7 @@ from typing import Any
 from toolhost.errors import Problem
 
 __all__ = ["LIMITS", "MAX_DIGITS", "Limits", "check_finite", "data_depth_path", "read_bounded",
-           "toml_depth"]
+           "toml_depth", "toml_string_end"]
 
 MAX_DIGITS = 4000
 
@@ -147,7 +147,7 @@ def toml_depth(text: str, limit: int) -> int:
             continue
         if c in "\"'":
             quote = text[i:i + 3] if text.startswith(c * 3, i) else c
-            i = _string_end(text, i + len(quote), quote) + len(quote)
+            i = toml_string_end(text, i + len(quote), quote) + len(quote)
             continue
         if c in "[{":
             depth += 1
@@ -158,7 +158,7 @@ def toml_depth(text: str, limit: int) -> int:
         i += 1
 
 
-def _string_end(text: str, j: int, quote: str) -> int:
+def toml_string_end(text: str, j: int, quote: str) -> int:
     """Where the string whose content starts at ``j`` ends: its closing quote, the line break
     ending a one-line string, or past the end (a backslash escapes the next character in
     basic strings; an unclosed string runs to the end)."""

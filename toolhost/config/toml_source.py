@@ -18,6 +18,7 @@ from toolhost.config.limits import (
     check_finite,
     data_depth_path,
     toml_depth,
+    toml_string_end,
 )
 from toolhost.config.toml_marks import scan_marks
 from toolhost.config.tree import Doc, Mark, Path, format_path
@@ -97,9 +98,7 @@ def _unclosed(text: str) -> tuple[int, int, bool]:
             i = n if end < 0 else end
         elif c in "\"'":
             quote = text[i:i + 3] if text.startswith(c * 3, i) else c
-            j = i + len(quote)
-            while j < n and not text.startswith(quote, j) and (len(quote) == 3 or text[j] != "\n"):
-                j += 2 if c == '"' and text[j] == "\\" else 1
+            j = toml_string_end(text, i + len(quote), quote)
             if j >= n or not text.startswith(quote, j):
                 opened.append(i)
                 break
