@@ -128,9 +128,7 @@ class CompiledTool:
                          **arguments}
         try:
             if self.timeout is not None:
-                import anyio
-
-                with anyio.fail_after(self.timeout):
+                with _fail_after()(self.timeout):
                     result = await self.invoke(arguments, ctx)
             else:
                 result = await self.invoke(arguments, ctx)
@@ -148,6 +146,21 @@ class CompiledTool:
             return ToolResult.error(f"Tool '{self.name}' produced no result (its backend "
                                     f"returned {type(result).__name__}).")
         return result
+
+
+def _fail_after() -> Any:
+    # toolhost.deadlines' fail_after (one timer per event loop, not one per call, as anyio's
+    # makes), loaded with the first call: it imports asyncio and anyio, which loading and
+    # validating a config never need
+    global _FAIL_AFTER
+    if _FAIL_AFTER is None:
+        from toolhost.deadlines import fail_after
+
+        _FAIL_AFTER = fail_after
+    return _FAIL_AFTER
+
+
+_FAIL_AFTER: Any = None
 
 
 def redact_result(result: ToolResult, redact: Callable[[str], str]) -> ToolResult:

@@ -451,22 +451,12 @@ def _is_mapping(value: Any) -> TypeGuard[Mapping[str, Any]]:
     return type(value) is dict or (value is not None and isinstance(value, Mapping))
 
 
-_asyncio_scope: type[anyio.CancelScope] | None = None
-
-
 def _cancel_scope() -> anyio.CancelScope:
-    # anyio.CancelScope() looks the backend up on every call; on asyncio its class, built
-    # directly, is the same object (one scope per tools/call: on the hot path).
-    global _asyncio_scope
-    import asyncio  # here: loading a config builds servers, and needs no asyncio (~30 ms)
+    # toolhost.deadlines (one scope per tools/call: on the hot path), loaded with the first
+    # call: it imports asyncio, which loading a config and building its servers never need
+    from toolhost.deadlines import cancel_scope
 
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:  # another backend (trio)
-        return anyio.CancelScope()
-    if _asyncio_scope is None:
-        _asyncio_scope = type(anyio.CancelScope())
-    return _asyncio_scope()
+    return cancel_scope()
 
 
 def _may_exceed(arguments: Mapping[str, Any], limit: int) -> bool:
