@@ -454,9 +454,15 @@ def _is_mapping(value: Any) -> TypeGuard[Mapping[str, Any]]:
 def _cancel_scope() -> anyio.CancelScope:
     # toolhost.deadlines (one scope per tools/call: on the hot path), loaded with the first
     # call: it imports asyncio, which loading a config and building its servers never need
-    from toolhost.deadlines import cancel_scope
+    global _new_scope
+    if _new_scope is None:
+        from toolhost.deadlines import cancel_scope
 
-    return cancel_scope()
+        _new_scope = cancel_scope
+    return _new_scope()
+
+
+_new_scope: Callable[[], anyio.CancelScope] | None = None
 
 
 def _may_exceed(arguments: Mapping[str, Any], limit: int) -> bool:
