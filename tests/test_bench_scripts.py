@@ -45,3 +45,12 @@ def test_the_startup_bench_times_every_subject_and_compares_checkouts() -> None:
     assert out.returncode == 0, out.stderr[-3000:]
     assert out.stdout.count("toolhost serve: first answer") == 2, out.stdout
     assert f"against {root}" in out.stdout
+
+
+def test_the_call_scope_bench_compares_deadlines_and_checks_one_fires() -> None:
+    out = subprocess.run([sys.executable, str(BENCH / "bench_call_scopes.py"), "--calls", "200",
+                          "--rounds", "1", "--inflight", "4"],
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.count("toolhost / anyio.fail_after:") == 2, out.stdout
+    assert "toolhost fail_after(30)" in out.stdout

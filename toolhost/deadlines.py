@@ -129,7 +129,10 @@ class fail_after:  # lower case: a drop-in for anyio.fail_after
             scope = self._scope = anyio.CancelScope(
                 deadline=anyio.current_time() + self.seconds)
             return scope.__enter__()
-        scope = self._scope = cancel_scope()
+        global _asyncio_scope
+        if _asyncio_scope is None:
+            _asyncio_scope = type(anyio.CancelScope())
+        scope = self._scope = _asyncio_scope()
         scope.__enter__()
         self._timer = _loop_timer(loop)
         self._deadline = self._timer.arm(scope, self.seconds)
