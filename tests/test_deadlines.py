@@ -146,3 +146,45 @@ def test_cancel_scope_is_an_anyio_scope_of_the_running_backend() -> None:
         assert scope.cancelled_caught
 
     run(main)
+
+
+def test_a_loop_without_a_shared_timer_gets_anyio_deadlines(monkeypatch: pytest.MonkeyPatch
+                                                             ) -> None:
+    # e.g. a loop that cannot be weakly referenced: the same behaviour, anyio's own timer
+    import toolhost.deadlines as deadlines
+
+    monkeypatch.setattr(deadlines, "_loop_timer", lambda loop: None)
+
+    async def main() -> None:
+        with pytest.raises(TimeoutError), fail_after(0.05):
+            await asyncio.sleep(5)
+        with fail_after(5) as scope:
+            await asyncio.sleep(0)
+        assert not scope.cancelled_caught
+
+    run(main)
+
+
+def test_one_scope_that_fails_to_cancel_spares_no_other_deadline(
+        caplog: pytest.LogCaptureFixture) -> None:
+    class Broken:
+        def cancel(self) -> None:
+            raise RuntimeError("broken scope")
+
+    async def main() -> None:
+        timer = _loop_timer(asyncio.get_running_loop())
+        assert timer is not None
+        timer.arm(Broken(), 0.02)  # type: ignore[arg-type]
+        with pytest.raises(TimeoutError), fail_after(0.02):
+            await asyncio.sleep(5)
+        # and the timer still serves later deadlines
+        with pytest.raises(TimeoutError), fail_after(0.02):
+            await asyncio.sleep(5)
+
+    run(main)
+    assert "cancelling a call at its deadline failed" in caplog.text
+
+
+def test_a_nan_deadline_is_refused_as_anyio_refuses_it() -> None:
+    with pytest.raises(ValueError):
+        fail_after(float("nan"))

@@ -18,13 +18,17 @@ On another backend (trio) both fall back to anyio's own scopes and deadlines.
 from __future__ import annotations
 
 import asyncio
+import logging
 import math
+import threading
 import weakref
 from types import TracebackType
 
 import anyio
 
 __all__ = ["cancel_scope", "fail_after"]
+
+log = logging.getLogger("toolhost.call")
 
 _asyncio_scope: type[anyio.CancelScope] | None = None
 
@@ -82,31 +86,42 @@ class _LoopTimer:
 
     def _fire(self) -> None:
         self.handle, self.next_at = None, math.inf
-        # asyncio runs a timer up to one clock resolution early: count that as due
-        now = self.loop.time() + getattr(self.loop, "_clock_resolution", 0.0)
-        due = [d for d in self.armed if d.when <= now]
-        for deadline in due:
-            del self.armed[deadline]
-            deadline.expired = True
-            deadline.scope.cancel()
-        if self.armed:
-            self._schedule(min(d.when for d in self.armed))
+        try:
+            # asyncio runs a timer up to one clock resolution early: count that as due
+            now = self.loop.time() + getattr(self.loop, "_clock_resolution", 0.0)
+            for deadline in [d for d in self.armed if d.when <= now]:
+                del self.armed[deadline]
+                deadline.expired = True
+                try:
+                    deadline.scope.cancel()
+                except Exception:  # one scope's trouble must not spare the others
+                    log.exception("cancelling a call at its deadline failed")
+        finally:  # whatever happened, the deadlines still armed keep their timer
+            if self.armed:
+                self._schedule(min(d.when for d in self.armed))
 
 
 _timers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _LoopTimer] = (
     weakref.WeakKeyDictionary())
+_timers_lock = threading.Lock()  # loops of other threads register too (rarely)
 _last: tuple[weakref.ref[asyncio.AbstractEventLoop], _LoopTimer] | None = None
 
 
-def _loop_timer(loop: asyncio.AbstractEventLoop) -> _LoopTimer:
+def _loop_timer(loop: asyncio.AbstractEventLoop) -> _LoopTimer | None:
+    """The loop's timer (None for a loop that cannot be weakly referenced: anyio's own
+    deadlines serve it)."""
     global _last
     last = _last
     if last is not None and last[0]() is loop:  # the one loop nearly every process has
         return last[1]
-    timer = _timers.get(loop)
-    if timer is None:
-        timer = _timers[loop] = _LoopTimer(loop)
-    _last = (weakref.ref(loop), timer)
+    try:
+        with _timers_lock:
+            timer = _timers.get(loop)
+            if timer is None:
+                timer = _timers[loop] = _LoopTimer(loop)
+            _last = (weakref.ref(loop), timer)
+    except TypeError:
+        return None
     return timer
 
 
@@ -117,6 +132,8 @@ class fail_after:  # lower case: a drop-in for anyio.fail_after
     __slots__ = ("_deadline", "_scope", "_timer", "seconds")
 
     def __init__(self, seconds: float) -> None:
+        if math.isnan(seconds):  # never due: refused, as anyio refuses it
+            raise ValueError("a deadline of NaN seconds")
         self.seconds = seconds
         self._scope: anyio.CancelScope | None = None
         self._deadline: _Deadline | None = None
@@ -124,8 +141,10 @@ class fail_after:  # lower case: a drop-in for anyio.fail_after
 
     def __enter__(self) -> anyio.CancelScope:
         try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:  # another backend: anyio's own deadline
+            timer = _loop_timer(asyncio.get_running_loop())
+        except RuntimeError:  # another backend
+            timer = None
+        if timer is None:  # anyio's own deadline
             scope = self._scope = anyio.CancelScope(
                 deadline=anyio.current_time() + self.seconds)
             return scope.__enter__()
@@ -134,8 +153,8 @@ class fail_after:  # lower case: a drop-in for anyio.fail_after
             _asyncio_scope = type(anyio.CancelScope())
         scope = self._scope = _asyncio_scope()
         scope.__enter__()
-        self._timer = _loop_timer(loop)
-        self._deadline = self._timer.arm(scope, self.seconds)
+        self._timer = timer
+        self._deadline = timer.arm(scope, self.seconds)
         return scope
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
