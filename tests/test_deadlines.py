@@ -172,9 +172,10 @@ def test_one_scope_that_fails_to_cancel_spares_no_other_deadline(
             raise RuntimeError("broken scope")
 
     async def main() -> None:
-        timer = _loop_timer(asyncio.get_running_loop())
+        loop = asyncio.get_running_loop()
+        timer = _loop_timer(loop)
         assert timer is not None
-        timer.arm(Broken(), 0.02)  # type: ignore[arg-type]
+        timer.arm(loop, Broken(), 0.02)  # type: ignore[arg-type]
         with pytest.raises(TimeoutError), fail_after(0.02):
             await asyncio.sleep(5)
         # and the timer still serves later deadlines
@@ -188,3 +189,18 @@ def test_one_scope_that_fails_to_cancel_spares_no_other_deadline(
 def test_a_nan_deadline_is_refused_as_anyio_refuses_it() -> None:
     with pytest.raises(ValueError):
         fail_after(float("nan"))
+
+
+def test_a_finished_loop_and_its_timer_are_not_kept() -> None:
+    import gc
+
+    import toolhost.deadlines as deadlines
+
+    async def main() -> None:
+        with fail_after(30):
+            await asyncio.sleep(0)
+
+    for _ in range(5):
+        run(main)
+    gc.collect()
+    assert len(deadlines._timers) <= 1  # at most the last loop's, until it is collected

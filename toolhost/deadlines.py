@@ -36,14 +36,18 @@ _asyncio_scope: type[anyio.CancelScope] | None = None
 def cancel_scope() -> anyio.CancelScope:
     """A new ``anyio.CancelScope`` of the running backend (on asyncio, its class built
     directly: ``anyio.CancelScope()`` looks the backend up on every call)."""
-    global _asyncio_scope
     try:
         asyncio.get_running_loop()
     except RuntimeError:  # another backend (trio)
         return anyio.CancelScope()
-    if _asyncio_scope is None:
+    return _asyncio_scope_class()()
+
+
+def _asyncio_scope_class() -> type[anyio.CancelScope]:
+    global _asyncio_scope
+    if _asyncio_scope is None:  # called on asyncio: the scope it makes is asyncio's
         _asyncio_scope = type(anyio.CancelScope())
-    return _asyncio_scope()
+    return _asyncio_scope
 
 
 class _Deadline:
@@ -61,16 +65,20 @@ class _LoopTimer:
     """The deadlines of one event loop and the single timer handle that serves them."""
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
-        self.loop = loop
+        # weakly: the table of timers is keyed weakly by loop, and a value holding its key
+        # would keep every loop (and its timer) alive for good
+        self._loop = weakref.ref(loop)
         self.armed: dict[_Deadline, None] = {}  # a set that keeps no order cost
-        self.handle: asyncio.TimerHandle | None = None
+        # weakly too (a pending handle is held by its loop, and holds the loop)
+        self._handle: weakref.ref[asyncio.TimerHandle] | None = None
         self.next_at = math.inf
 
-    def arm(self, scope: anyio.CancelScope, seconds: float) -> _Deadline:
-        deadline = _Deadline(scope, self.loop.time() + seconds)
+    def arm(self, loop: asyncio.AbstractEventLoop, scope: anyio.CancelScope,
+            seconds: float) -> _Deadline:
+        deadline = _Deadline(scope, loop.time() + seconds)
         self.armed[deadline] = None
         if deadline.when < self.next_at:
-            self._schedule(deadline.when)
+            self._schedule(loop, deadline.when)
         return deadline
 
     def disarm(self, deadline: _Deadline) -> None:
@@ -78,17 +86,26 @@ class _LoopTimer:
         # deadline (or none); one stale wake-up is cheaper than a timer per call.
         self.armed.pop(deadline, None)
 
-    def _schedule(self, when: float) -> None:
-        if self.handle is not None:
-            self.handle.cancel()
+    @property
+    def handle(self) -> asyncio.TimerHandle | None:
+        """The pending timer, if any."""
+        return self._handle() if self._handle is not None else None
+
+    def _schedule(self, loop: asyncio.AbstractEventLoop, when: float) -> None:
+        pending = self.handle
+        if pending is not None:
+            pending.cancel()
         self.next_at = when
-        self.handle = self.loop.call_at(when, self._fire)
+        self._handle = weakref.ref(loop.call_at(when, self._fire))
 
     def _fire(self) -> None:
-        self.handle, self.next_at = None, math.inf
+        self._handle, self.next_at = None, math.inf
+        loop = self._loop()
+        if loop is None:  # unreachable: the loop runs this
+            return
         try:
             # asyncio runs a timer up to one clock resolution early: count that as due
-            now = self.loop.time() + getattr(self.loop, "_clock_resolution", 0.0)
+            now = loop.time() + getattr(loop, "_clock_resolution", 0.0)
             for deadline in [d for d in self.armed if d.when <= now]:
                 del self.armed[deadline]
                 deadline.expired = True
@@ -98,7 +115,7 @@ class _LoopTimer:
                     log.exception("cancelling a call at its deadline failed")
         finally:  # whatever happened, the deadlines still armed keep their timer
             if self.armed:
-                self._schedule(min(d.when for d in self.armed))
+                self._schedule(loop, min(d.when for d in self.armed))
 
 
 _timers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _LoopTimer] = (
@@ -141,20 +158,19 @@ class fail_after:  # lower case: a drop-in for anyio.fail_after
 
     def __enter__(self) -> anyio.CancelScope:
         try:
-            timer = _loop_timer(asyncio.get_running_loop())
+            loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
         except RuntimeError:  # another backend
-            timer = None
+            loop = None
+        timer = _loop_timer(loop) if loop is not None else None
         if timer is None:  # anyio's own deadline
             scope = self._scope = anyio.CancelScope(
                 deadline=anyio.current_time() + self.seconds)
             return scope.__enter__()
-        global _asyncio_scope
-        if _asyncio_scope is None:
-            _asyncio_scope = type(anyio.CancelScope())
-        scope = self._scope = _asyncio_scope()
+        scope = self._scope = _asyncio_scope_class()()
         scope.__enter__()
         self._timer = timer
-        self._deadline = timer.arm(scope, self.seconds)
+        assert loop is not None
+        self._deadline = timer.arm(loop, scope, self.seconds)
         return scope
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
