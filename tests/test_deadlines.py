@@ -11,6 +11,8 @@ import time
 
 import anyio
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from toolhost.deadlines import _loop_timer, cancel_scope, fail_after
 
@@ -204,3 +206,94 @@ def test_a_finished_loop_and_its_timer_are_not_kept() -> None:
         run(main)
     gc.collect()
     assert len(deadlines._timers) <= 1  # at most the last loop's, until it is collected
+
+
+# -- the shared timer's bookkeeping, as a property over random arm / disarm / time steps ----
+
+class _FakeHandle:
+    def __init__(self, when: float, callback: object) -> None:
+        self.when, self.callback, self.cancelled = when, callback, False
+
+    def cancel(self) -> None:
+        self.cancelled = True
+
+
+class _FakeLoop:
+    """A loop's clock and timer heap, stepped by hand (what _LoopTimer uses of a loop)."""
+
+    _clock_resolution = 0.0
+
+    def __init__(self) -> None:
+        self.now = 0.0
+        self.handles: list[_FakeHandle] = []  # held, as a real loop holds its timers
+
+    def time(self) -> float:
+        return self.now
+
+    def call_at(self, when: float, callback: object) -> _FakeHandle:
+        handle = _FakeHandle(when, callback)
+        self.handles.append(handle)
+        return handle
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+        while True:
+            due = [h for h in self.handles if not h.cancelled and h.when <= self.now]
+            if not due:
+                return
+            handle = min(due, key=lambda h: h.when)
+            self.handles.remove(handle)
+            handle.callback()  # type: ignore[operator]
+
+
+class _FakeScope:
+    def __init__(self) -> None:
+        self.cancels = 0
+
+    def cancel(self) -> None:
+        self.cancels += 1
+
+
+_steps = st.lists(st.one_of(
+    st.tuples(st.just("arm"), st.sampled_from([0.0, 0.5, 1.0, 2.0, 5.0, 30.0])),
+    st.tuples(st.just("disarm"), st.integers(0, 50)),
+    st.tuples(st.just("advance"), st.sampled_from([0.0, 0.25, 1.0, 3.0, 40.0])),
+), max_size=60)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_steps)
+def test_every_armed_deadline_fires_once_at_its_time_and_never_early(steps: list[tuple[str, float]]
+                                                                    ) -> None:
+    from toolhost.deadlines import _LoopTimer
+
+    loop = _FakeLoop()
+    timer = _LoopTimer(loop)  # type: ignore[arg-type]
+    armed: list[tuple[object, _FakeScope, float]] = []  # (deadline, scope, when)
+    disarmed: set[int] = set()
+    for op, value in steps:
+        if op == "arm":
+            scope = _FakeScope()
+            deadline = timer.arm(loop, scope, value)  # type: ignore[arg-type]
+            armed.append((deadline, scope, loop.now + value))
+        elif op == "disarm" and armed:
+            index = int(value) % len(armed)
+            deadline, scope, when = armed[index]
+            if not deadline.expired:  # type: ignore[attr-defined]
+                timer.disarm(deadline)  # type: ignore[arg-type]
+                disarmed.add(index)
+        else:
+            loop.advance(value)
+        for index, (deadline, scope, when) in enumerate(armed):
+            expired = deadline.expired  # type: ignore[attr-defined]
+            assert scope.cancels == (1 if expired else 0)
+            if expired:
+                assert when <= loop.now  # never early
+            elif index not in disarmed and op == "advance":
+                assert when > loop.now  # never late: the loop ran, due ones have fired
+        live = [when for i, (d, _, when) in enumerate(armed)
+                if i not in disarmed and not d.expired]  # type: ignore[attr-defined]
+        if live:  # a timer is pending, no later than the earliest live deadline
+            pending = [h.when for h in loop.handles if not h.cancelled]
+            assert pending and min(pending) <= min(live)
+        assert len([h for h in loop.handles if not h.cancelled]) <= 1  # one timer, not one a call
