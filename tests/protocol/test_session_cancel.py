@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -93,6 +94,53 @@ async def test_control_cancel_request_cancels_by_request_id_without_an_answer() 
                                       "params": {"requestId": 1}})
         await cli.wait_for(lambda: "keep" in cli.answers())
     assert "drop" not in cli.answers()  # the CLI withdrew it: nobody waits for an answer
+
+
+async def test_a_withdrawn_call_stays_unanswered_when_its_notifications_cancelled_follows(
+        ) -> None:
+    # The call's own request scope serves both cancels: the withdrawal wins, in either order
+    # of arrival, and the other call is untouched.
+    blocker = Blocker()
+    async with running_session(servers(blocker)) as (session, cli):
+        await cli.mcp("drop", call(7, "drop"))
+        await cli.mcp("keep", call(8, "keep"))
+        await blocker.wait_started(2)
+        # one write: both are read before the call's task next runs
+        withdraw = {"type": "control_cancel_request", "request_id": "drop"}
+        notify = {"type": "control_request", "request_id": "n7", "request": {
+            "subtype": "mcp_message", "server_name": "demo", "message": {
+                "jsonrpc": "2.0", "method": "notifications/cancelled",
+                "params": {"requestId": 7}}}}
+        await cli.send_raw((json.dumps(withdraw) + "\n" + json.dumps(notify) + "\n").encode())
+        await cli.wait_for(lambda: "n7" in cli.answers())
+        with anyio.fail_after(5):
+            while "drop" not in blocker.cancelled:
+                await anyio.sleep(0.005)
+        await cli.mcp("n8", {"jsonrpc": "2.0", "method": "notifications/cancelled",
+                             "params": {"requestId": 8}})
+        await cli.wait_for(lambda: "keep" in cli.answers())
+        assert cli.answer("keep")["response"]["mcp_response"]["error"]["code"] == -32800
+    assert "drop" not in cli.answers()
+    assert session.in_flight == 0
+
+
+async def test_a_cancelled_call_is_answered_once_and_later_calls_run_normally() -> None:
+    blocker = Blocker()
+    async with running_session(servers(blocker)) as (_, cli):
+        for round_ in range(3):
+            rid = f"c{round_}"
+            await cli.mcp(rid, call(100 + round_, rid))
+            await blocker.wait_started(round_ + 1)
+            await cli.mcp(f"n{round_}", {"jsonrpc": "2.0", "method": "notifications/cancelled",
+                                         "params": {"requestId": 100 + round_}})
+            await cli.wait_for(lambda rid=rid: rid in cli.answers())  # type: ignore[misc]
+            answer = cli.answer(rid)["response"]["mcp_response"]
+            assert answer == {"jsonrpc": "2.0", "id": 100 + round_,
+                              "error": {"code": -32800, "message": "Request cancelled"}}
+        await cli.mcp("after", {"jsonrpc": "2.0", "id": 200, "method": "tools/list"})
+        await cli.wait_for(lambda: "after" in cli.answers())
+        for round_ in range(3):
+            cli.answer(f"c{round_}")  # still exactly one answer each
 
 
 async def test_aclose_cancels_calls_in_flight() -> None:

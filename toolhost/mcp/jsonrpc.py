@@ -6,6 +6,7 @@ import math
 from typing import Any
 
 __all__ = [
+    "CANCELLED_MESSAGE",
     "CLIENT_CAPABILITIES_META_KEY",
     "CLIENT_INFO_META_KEY",
     "HANDSHAKE_VERSIONS",
@@ -21,6 +22,7 @@ __all__ = [
     "REQUEST_CANCELLED",
     "SERVER_INFO_META_KEY",
     "UNSUPPORTED_PROTOCOL_VERSION",
+    "cancelled_response",
     "error_response",
     "is_valid_id",
     "result_response",
@@ -33,6 +35,7 @@ INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
 # Not in JSON-RPC; what MCP SDKs send for a request the peer cancelled.
 REQUEST_CANCELLED = -32800
+CANCELLED_MESSAGE = "Request cancelled"
 # MCP 2026-07-28: the request's declared protocol version is not served here.
 UNSUPPORTED_PROTOCOL_VERSION = -32022
 
@@ -73,3 +76,8 @@ def error_response(request_id: Any, code: int, message: str,
     if data is not None:
         error["data"] = data
     return {"jsonrpc": "2.0", "id": request_id, "error": error}
+
+
+def cancelled_response(request_id: Any) -> dict[str, Any]:
+    """The answer to a request a ``notifications/cancelled`` stopped (-32800)."""
+    return error_response(request_id, REQUEST_CANCELLED, CANCELLED_MESSAGE)

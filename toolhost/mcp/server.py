@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import logging
 from collections.abc import Awaitable, Callable, Hashable, Mapping, Sequence
-from typing import Any, TypeGuard
+from typing import Any, Protocol, TypeGuard
 
 import anyio
 
@@ -82,8 +82,9 @@ class McpServer:
         self._modern_list_extra = {"resultType": "complete", "ttlMs": 0,
                                    "cacheScope": "private", "_meta": self._modern_meta}
         self._tools = ToolSet(tools, page_size, self._modern_list_extra)
-        # In-flight tools/call cancel scopes by (peer, JSON-RPC id), for notifications/cancelled.
-        self._inflight: dict[tuple[Hashable, Any], anyio.CancelScope] = {}
+        # In-flight tools/call cancel scopes (or the transport's cancels) by (peer, JSON-RPC
+        # id), for notifications/cancelled.
+        self._inflight: dict[tuple[Hashable, Any], Cancel] = {}
         self._handlers: dict[str, Callable[..., Awaitable[dict[str, Any]]]] = {
             "initialize": self._initialize,
             "ping": self._ping,
@@ -159,8 +160,8 @@ class McpServer:
     def _content_handler(self, attr: str, listing: bool
                          ) -> Callable[..., Awaitable[dict[str, Any]]]:
         async def handler(request_id: Any, params: Mapping[str, Any], meta: Any,
-                          notify: Notify | None, peer: Hashable, modern: bool
-                          ) -> dict[str, Any]:
+                          notify: Notify | None, peer: Hashable, modern: bool,
+                          cancel: Cancel | None = None) -> dict[str, Any]:
             method = getattr(self._content, attr)
             uri = params.get("uri")
             if attr == "resources_read" and self.read_guard is not None and isinstance(uri, str):
@@ -204,7 +205,8 @@ class McpServer:
     # -- dispatch ---------------------------------------------------------------------
 
     async def handle(self, message: Mapping[str, Any], *, notify: Notify | None = None,
-                     peer: Hashable = None) -> dict[str, Any] | None:
+                     peer: Hashable = None, cancel: Cancel | None = None
+                     ) -> dict[str, Any] | None:
         """Answer one JSON-RPC message.
 
         Returns the response for a request, None for a notification or a response.
@@ -214,6 +216,13 @@ class McpServer:
         handled with the same ``peer`` cancels the call, which then answers error -32800.
         Without ``peer`` the transport handles cancellation itself (ids are unique per
         connection only, so the core never guesses).
+
+        ``cancel`` (with ``peer``): the transport already runs this request in a cancel scope
+        of its own, and offers it (anything with ``cancel()``). A ``notifications/cancelled``
+        for this tools/call then calls it instead of a scope the core would open (one scope
+        per call, not two: they cost microseconds each), the call's cancellation leaves
+        ``handle`` as it does the transport's, and the transport answers the call itself
+        (``jsonrpc.cancelled_response``), as the core would have.
         """
         if not _is_mapping(message):
             return rpc.error_response(None, rpc.INVALID_REQUEST,
@@ -263,7 +272,7 @@ class McpServer:
             return rpc.error_response(request_id, rpc.METHOD_NOT_FOUND,
                                       f"Method not found: {cut(method, 100)}")
         try:
-            result = await handler(request_id, params, meta, notify, peer, modern)
+            result = await handler(request_id, params, meta, notify, peer, modern, cancel)
         except _RpcError as exc:
             return rpc.error_response(request_id, exc.code, exc.message, exc.data)
         except Exception as exc:  # a bug must cost this request only, and say nothing inside
@@ -292,8 +301,8 @@ class McpServer:
     # -- methods ----------------------------------------------------------------------
 
     async def _initialize(self, request_id: Any, params: Mapping[str, Any], meta: Any,
-                          notify: Notify | None, peer: Hashable, modern: bool
-                          ) -> dict[str, Any]:
+                          notify: Notify | None, peer: Hashable, modern: bool,
+                          cancel: Cancel | None = None) -> dict[str, Any]:
         requested = params.get("protocolVersion")
         if not isinstance(requested, str):
             raise _RpcError(rpc.INVALID_PARAMS,
@@ -303,8 +312,8 @@ class McpServer:
         return self.initialize_result(version)
 
     async def _set_level(self, request_id: Any, params: Mapping[str, Any], meta: Any,
-                         notify: Notify | None, peer: Hashable, modern: bool
-                         ) -> dict[str, Any]:
+                         notify: Notify | None, peer: Hashable, modern: bool,
+                         cancel: Cancel | None = None) -> dict[str, Any]:
         level = params.get("level")
         if level not in LEVELS:
             raise _RpcError(rpc.INVALID_PARAMS, "Invalid params: 'level' is one of "
@@ -315,12 +324,13 @@ class McpServer:
         return self._modern({}) if modern else {}
 
     async def _ping(self, request_id: Any, params: Mapping[str, Any], meta: Any,
-                    notify: Notify | None, peer: Hashable, modern: bool) -> dict[str, Any]:
+                    notify: Notify | None, peer: Hashable, modern: bool,
+                    cancel: Cancel | None = None) -> dict[str, Any]:
         return self._modern({}) if modern else {}
 
     async def _discover(self, request_id: Any, params: Mapping[str, Any], meta: Any,
-                        notify: Notify | None, peer: Hashable, modern: bool
-                        ) -> dict[str, Any]:
+                        notify: Notify | None, peer: Hashable, modern: bool,
+                        cancel: Cancel | None = None) -> dict[str, Any]:
         result: dict[str, Any] = {
             "supportedVersions": list(rpc.MODERN_VERSIONS),
             # the logging capability is deprecated in 2026-07-28 (SEP-2577): not advertised
@@ -334,16 +344,16 @@ class McpServer:
         return result
 
     async def _tools_list(self, request_id: Any, params: Mapping[str, Any], meta: Any,
-                          notify: Notify | None, peer: Hashable, modern: bool
-                          ) -> dict[str, Any]:
+                          notify: Notify | None, peer: Hashable, modern: bool,
+                          cancel: Cancel | None = None) -> dict[str, Any]:
         try:
             return self._tools.page(params.get("cursor"), modern=modern)
         except BadCursor as exc:
             raise _RpcError(rpc.INVALID_PARAMS, f"Invalid params: {cut(str(exc))}") from None
 
     async def _tools_call(self, request_id: Any, params: Mapping[str, Any], meta: Any,
-                          notify: Notify | None, peer: Hashable, modern: bool
-                          ) -> dict[str, Any]:
+                          notify: Notify | None, peer: Hashable, modern: bool,
+                          cancel: Cancel | None = None) -> dict[str, Any]:
         name = params.get("name")
         if not isinstance(name, str):
             raise _RpcError(rpc.INVALID_PARAMS, "Invalid params: tools/call needs a string 'name'")
@@ -380,9 +390,10 @@ class McpServer:
             if modern:
                 with client_channel(channel):
                     return await self._call_in_scope(tool, arguments, ctx, peer, request_id,
-                                                     modern)
+                                                     modern, cancel)
             # the 2025 revisions' channel is the transport's, already current
-            return await self._call_in_scope(tool, arguments, ctx, peer, request_id, modern)
+            return await self._call_in_scope(tool, arguments, ctx, peer, request_id, modern,
+                                             cancel)
         except InputRequired as need:
             return {"resultType": "input_required",
                     "inputRequests": {need.key: need.request},
@@ -401,20 +412,28 @@ class McpServer:
 
     async def _call_in_scope(self, tool: CompiledTool, arguments: Mapping[str, Any],
                              ctx: CallContext, peer: Hashable, request_id: Any,
-                             modern: bool) -> dict[str, Any]:
+                             modern: bool, cancel: Cancel | None) -> dict[str, Any]:
         if peer is None:
             out = (await self._run(tool, arguments, ctx)).to_mcp()
             return self._modern(out) if modern else out
         key = (peer, request_id)
-        with _cancel_scope() as scope:
-            self._inflight[key] = scope
+        if cancel is not None:  # the transport's own scope (see ``handle``)
+            self._inflight[key] = cancel
             try:
                 result = await self._run(tool, arguments, ctx)
             finally:
-                if self._inflight.get(key) is scope:
+                if self._inflight.get(key) is cancel:
                     del self._inflight[key]
-        if scope.cancelled_caught:
-            raise _RpcError(rpc.REQUEST_CANCELLED, "Request cancelled")
+        else:
+            with _cancel_scope() as scope:
+                self._inflight[key] = scope
+                try:
+                    result = await self._run(tool, arguments, ctx)
+                finally:
+                    if self._inflight.get(key) is scope:
+                        del self._inflight[key]
+            if scope.cancelled_caught:
+                raise _RpcError(rpc.REQUEST_CANCELLED, rpc.CANCELLED_MESSAGE)
         out = result.to_mcp()
         return self._modern(out) if modern else out
 
@@ -443,6 +462,12 @@ class McpServer:
             if verdict is not None:
                 return verdict
         return await tool.call(arguments, ctx)
+
+
+class Cancel(Protocol):
+    """What cancels one request: an ``anyio.CancelScope``, or a transport's own handle."""
+
+    def cancel(self) -> None: ...
 
 
 def _is_mapping(value: Any) -> TypeGuard[Mapping[str, Any]]:

@@ -12,7 +12,7 @@ from typing import Any
 
 from toolhost.excerpt import cut
 from toolhost.failures import log_failure
-from toolhost.mcp import McpServer, Notify
+from toolhost.mcp import Cancel, McpServer, Notify
 from toolhost.mcp import jsonrpc as rpc
 from toolhost.permissions.decision import Decision
 from toolhost.redaction import scrub
@@ -49,7 +49,8 @@ class ControlRequestError(Exception):
 
 
 async def answer_mcp_message(request: Mapping[str, Any], servers: Mapping[str, McpServer],
-                             notify: Callable[[str], Notify], peer: Hashable) -> dict[str, Any]:
+                             notify: Callable[[str], Notify], peer: Hashable,
+                             cancel: Cancel | None = None) -> dict[str, Any]:
     server_name = request.get("server_name")
     message = request.get("message")
     if not isinstance(message, Mapping):
@@ -63,7 +64,8 @@ async def answer_mcp_message(request: Mapping[str, Any], servers: Mapping[str, M
             _id(message), rpc.METHOD_NOT_FOUND,
             f"Server {cut(repr(server_name), 100)} not found (this host serves: {known})")}
     try:
-        response = await server.handle(message, notify=notify(server.name), peer=peer)
+        response = await server.handle(message, notify=notify(server.name), peer=peer,
+                                       cancel=cancel)
     except Exception as exc:  # a bug in the core must not cost the CLI its answer
         log_failure(log, f"MCP server {server_name} on {cut(repr(message.get('method')), 100)}",
                     exc)

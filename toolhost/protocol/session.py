@@ -34,6 +34,7 @@ from toolhost.excerpt import cut
 from toolhost.failures import log_failure
 from toolhost.limits import DEFAULT_LIMITS, Limits
 from toolhost.mcp import McpServer, wire
+from toolhost.mcp import jsonrpc as rpc
 from toolhost.protocol.framing import (
     DEFAULT_MAX_LINE_BYTES,
     LineReader,
@@ -63,6 +64,21 @@ log = logging.getLogger("toolhost.protocol")
 def _succeeded(request_id: str, response: Any) -> dict[str, Any]:
     return {"type": "control_response",
             "response": {"subtype": "success", "request_id": request_id, "response": response}}
+
+
+class _CallCancel:
+    """A request's own cancel scope, offered to the MCP core for a tools/call: called by a
+    ``notifications/cancelled``, and noted, so that the call is still answered (-32800)."""
+
+    __slots__ = ("called", "scope")
+
+    def __init__(self, scope: anyio.CancelScope) -> None:
+        self.scope = scope
+        self.called = False
+
+    def cancel(self) -> None:
+        self.called = True
+        self.scope.cancel()
 
 
 def _busy(request_id: str, tasks: RequestTasks) -> dict[str, Any]:
@@ -253,16 +269,37 @@ class ControlSession:
 
     async def _serve(self, request_id: str, request: Any) -> None:
         # Runs inside the request's cancel scope (RequestTasks): a control_cancel_request
-        # stops it before the answer is written, so a withdrawn request gets none.
-        await self._write(await self._answer(request_id, request))
+        # stops it before the answer is written, so a withdrawn request gets none. The same
+        # scope is the one a notifications/cancelled cancels (the MCP core opens none of its
+        # own, see McpServer.handle): that call is still answered, with -32800.
+        scope = self._tasks.scopes.get(request_id)
+        cancel = _CallCancel(scope) if scope is not None else None
+        try:
+            answer = await self._answer(request_id, request, cancel)
+        except anyio.get_cancelled_exc_class():
+            if cancel is not None and cancel.called and not self._tasks.unanswered(cancel.scope):
+                self._answer_cancelled(request_id, request)
+            raise
+        await self._write(answer)
 
-    async def _answer(self, request_id: str, request: Any) -> dict[str, Any]:
+    def _answer_cancelled(self, request_id: str, request: Mapping[str, Any]) -> None:
+        # Written without a pause (this task is being cancelled: it cannot await), or by a
+        # task of its own when the CLI is slow to read.
+        message = request.get("message")
+        jsonrpc_id = message.get("id") if isinstance(message, Mapping) else None
+        data = encode_line(_succeeded(request_id, {
+            "mcp_response": rpc.cancelled_response(jsonrpc_id)}))
+        if not self._writer.write_now(data):
+            self._tasks.start(lambda: self._send_line(data))
+
+    async def _answer(self, request_id: str, request: Any,
+                      cancel: _CallCancel | None = None) -> dict[str, Any]:
         try:
             if not isinstance(request, Mapping):
                 raise ControlRequestError("control_request without a 'request' object")
             subtype = request.get("subtype")
             if subtype == "mcp_message":
-                response = await self._mcp_message(request)
+                response = await self._mcp_message(request, cancel)
             elif subtype == "can_use_tool":
                 response = await answer_can_use_tool(request, self.permission)
             else:
@@ -327,14 +364,16 @@ class ControlSession:
             self._tasks.start(lambda: self._send_line(data))
         return True
 
-    async def _mcp_message(self, request: Mapping[str, Any]) -> dict[str, Any]:
+    async def _mcp_message(self, request: Mapping[str, Any],
+                           cancel: _CallCancel | None = None) -> dict[str, Any]:
         message = request.get("message")
         if (isinstance(message, Mapping) and "method" not in message
                 and ("result" in message or "error" in message)):
             # The CLI delivering the answer to a JSON-RPC request we sent it.
             self._outbox.resolve_mcp(str(request.get("server_name")), message)
             return ACK
-        return await answer_mcp_message(request, self._servers, self._outbox.notifier, self)
+        return await answer_mcp_message(request, self._servers, self._outbox.notifier, self,
+                                        cancel)
 
     # -- writing ----------------------------------------------------------------------
 

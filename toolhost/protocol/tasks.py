@@ -42,6 +42,7 @@ class RequestTasks:
         self.max_in_flight_bytes = MAX_IN_FLIGHT_BYTES
         self._held = 0  # bytes of the request lines being served
         self.scopes: dict[str, anyio.CancelScope] = {}  # request_id -> scope of its task
+        self._withdrawn: set[anyio.CancelScope] = set()  # of requests the CLI withdrew
         self.closing = False
         self._native: set[asyncio.Task[None]] = set()
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -143,15 +144,23 @@ class RequestTasks:
                     log.exception("control request %s crashed", request_id)
         finally:
             self._held -= size
+            self._withdrawn.discard(scope)
             if self.scopes.get(request_id) is scope:
                 del self.scopes[request_id]
 
     def cancel(self, request_id: str) -> bool:
+        """Withdraw a request (``control_cancel_request``): its task stops, unanswered."""
         scope = self.scopes.get(request_id)
         if scope is None:
             return False
+        self._withdrawn.add(scope)
         scope.cancel()
         return True
+
+    def unanswered(self, scope: anyio.CancelScope) -> bool:
+        """Whether the request of ``scope`` must get no answer: the CLI withdrew it, or the
+        session is closing."""
+        return self.closing or scope in self._withdrawn
 
     def cancel_all(self) -> None:
         self.closing = True

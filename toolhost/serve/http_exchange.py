@@ -19,6 +19,7 @@ from toolhost.excerpt import cut
 from toolhost.failures import log_failure
 from toolhost.mcp import wire
 from toolhost.mcp.client_requests import ClientChannel, Pending, client_channel
+from toolhost.mcp.jsonrpc import cancelled_response
 from toolhost.permissions.caller import Caller, as_caller
 from toolhost.serve.base import Handler, error_response
 from toolhost.serve.headers import http_status_for
@@ -144,7 +145,7 @@ class Exchange(Response):
             # Cancelled: by a legacy notifications/cancelled (the client may still read this
             # response: like the official SDK, end it with -32800, never a bodiless reply a
             # client cannot parse) or because the client left (nobody reads it).
-            cancelled = error_response(request_id, -32800, "Request cancelled")
+            cancelled = cancelled_response(request_id)
             if self._json_ok:
                 await self._send_json(cancelled, send)
             else:
