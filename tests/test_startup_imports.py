@@ -38,8 +38,11 @@ def _imported_after(code: str) -> set[str]:
 
 @pytest.mark.parametrize(("code", "absent"), [
     ("import toolhost.cli", {"jsonschema", "jinja2", "yaml", "anyio", "asyncio", "httpx"}),
+    # --help builds every command's parser: none imports what only its own run needs (nor
+    # argparse's shutil, for a width the CLI's formatter finds itself)
     ("from toolhost.cli import build_parser; build_parser().format_help()",
-     {"jsonschema", "jinja2", "yaml", "anyio", "asyncio", "httpx"}),
+     {"jsonschema", "jinja2", "yaml", "anyio", "asyncio", "httpx", "shutil", "tempfile",
+      "difflib"}),
     # the demo config: command tools with simple templates, python tools, a deny rule with
     # a condition
     ("from toolhost.cli import main; main(['validate', '-q', sys.argv[0]])",

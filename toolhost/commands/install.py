@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import difflib
 import json
 import os
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -118,6 +116,8 @@ def main(args: argparse.Namespace) -> int:
     new_text = json.dumps({**data, "mcpServers": servers}, indent=2, ensure_ascii=False) + "\n"
     old_text = path.read_text(encoding="utf-8", errors="replace") if path.exists() else ""
     if args.dry_run:
+        import difflib  # here: `toolhost --help` imports every command module
+
         sys.stdout.writelines(difflib.unified_diff(
             old_text.splitlines(keepends=True), new_text.splitlines(keepends=True),
             str(path), f"{path} (with {key})"))
@@ -145,6 +145,8 @@ def _write(path: Path, old_text: str, new_text: str) -> Path | None:
         backup.write_text(old_text, encoding="utf-8")
         os.chmod(backup, mode)
     path.parent.mkdir(parents=True, exist_ok=True)
+    import tempfile  # here: `toolhost --help` imports every command module
+
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import sys
 from typing import Any
 
@@ -53,6 +52,8 @@ def command_prefix() -> list[str]:
     beside = os.path.join(os.path.dirname(sys.executable), "toolhost")
     if os.access(beside, os.X_OK):
         return [beside]
+    import shutil  # here: `toolhost --help` imports every command module
+
     found = shutil.which("toolhost")
     if found:
         return [os.path.abspath(found)]

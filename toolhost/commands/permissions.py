@@ -71,9 +71,11 @@ EXIT_BY_DECISION = {"allow": 0, "deny": 10, "ask": 11}
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="perm_command", metavar="SUBCOMMAND", required=True)
+    # the command's own formatter (the CLI's: raw descriptions, and a terminal width found
+    # without argparse's import of shutil)
+    formatter = parser.formatter_class
     check = sub.add_parser(
-        "check", help="the decision for one tool call",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        "check", help="the decision for one tool call", formatter_class=formatter,
         description="Print the decision (allow, deny or ask) for one call and the rule, with "
         "its file:line,\nthat made it. Nobody is asked; the tool does not run.\n\n"
         "Examples:\n"
@@ -96,11 +98,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        help="exit 0 for allow, 10 for deny, 11 for ask")
     for name, text in (("list", "every rule in evaluation order with its origin"),
                        ("lint", "rules that never match, are shadowed, or allow too much")):
-        cmd = sub.add_parser(name, help=text, description=text[0].upper() + text[1:] + ".")
+        cmd = sub.add_parser(name, help=text, description=text[0].upper() + text[1:] + ".",
+                             formatter_class=formatter)
         cmd.add_argument("config", metavar="CONFIG")
         cmd.add_argument("--json", action="store_true", help="print JSON")
     test = sub.add_parser("test", help="run policy test files (tool, input, expected decision)",
-                          formatter_class=argparse.RawDescriptionHelpFormatter,
+                          formatter_class=formatter,
                           description=TEST_DESCRIPTION)
     test.add_argument("cases", nargs="+", metavar="CASES", help="case files (YAML or TOML)")
     test.add_argument("--config", metavar="CONFIG",

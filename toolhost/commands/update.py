@@ -6,7 +6,6 @@ import argparse
 import os
 import re
 import sys
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -212,6 +211,8 @@ def _relock(path: Path) -> int:
 
 
 def _write_atomically(path: Path, text: str) -> None:
+    import tempfile  # here: `toolhost --help` imports every command module
+
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
