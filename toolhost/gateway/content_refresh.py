@@ -5,9 +5,10 @@ When an upstream announces that its resources or prompts changed
 by ``toolhost.gateway.changes``), its ``ContentRefresher`` lists all three again with the
 passthrough's code and bounds (``toolhost.gateway.passthrough``) and hands the new
 ``ServerContent`` to the host (``apply``), which installs it and announces the lists that
-changed to its own clients. Announcements that come during a listing cause one more listing,
-not one each. There is nothing to check against the lock: only tools are pinned, and
-``include``/``exclude`` choose tools only.
+changed to its own clients. A burst of announcements is let end first (a quiet 0.1 s, at most
+1 s), and announcements that come during a listing cause one more listing, not one each.
+There is nothing to check against the lock: only tools are pinned, and ``include``/``exclude``
+choose tools only.
 
 A listing that fails (the upstream is down, or refuses) keeps the current resources and
 prompts, with one warning, and the next attempt waits 1, 2, 4 ... 30 seconds while they keep
@@ -33,6 +34,9 @@ from toolhost.gateway.client import MAX_BACKOFF, UpstreamConnection, UpstreamErr
 __all__ = ["ApplyContent", "ContentRefresher"]
 
 log = logging.getLogger("toolhost.gateway")
+
+SETTLE_SECONDS = 0.1
+MAX_SETTLE_SECONDS = 1.0
 
 ApplyContent = Callable[[str, ServerContent], Awaitable[None]]
 """Installs a server's new resources and prompts (server name, content) and announces the
@@ -65,11 +69,24 @@ class ContentRefresher:
         try:
             while True:
                 await self._wake.wait()
+                await self._settle()
                 self._wake = anyio.Event()  # a change from now on: one more round
                 await self.refresh()
         finally:
             if channel.callback is signal:
                 channel.callback = None
+
+    async def _settle(self) -> None:
+        """Let a burst end before listing: wait for a quiet SETTLE_SECONDS (at most
+        MAX_SETTLE_SECONDS). An upstream announces each of a row of changes, and its answers
+        to a listing interleave with them; without this each gap would cost a listing."""
+        with anyio.move_on_after(MAX_SETTLE_SECONDS):
+            while True:
+                self._wake = anyio.Event()
+                with anyio.move_on_after(SETTLE_SECONDS):
+                    await self._wake.wait()
+                if not self._wake.is_set():
+                    return
 
     def _poke(self) -> None:  # on our loop: the event of the round to come, never an old one
         self._wake.set()
