@@ -17,9 +17,9 @@ so a server added by the edit needs a restart, and one removed keeps an empty to
 An imported server (``mcp:``) also follows its upstream (``follow_upstreams``): when the
 upstream announces a new tool list, the server gets the reshaped tools and the CLI is told
 (``toolhost.gateway.refresh``), the same way as after a reload. New resources and prompts of
-the upstream are installed the way a reload installs them too: without an announcement (the
-control protocol's only one toolhost sends is ``tools/list_changed``; the CLI sends
-``resources/list`` whenever the model asks for the list, docs/running.md).
+the upstream are installed the way a reload installs them too, without an announcement:
+toolhost sends the CLI ``tools/list_changed`` only, and the CLI asks for ``resources/list``
+when the model uses its ``ListMcpResourcesTool`` (docs/running.md).
 """
 
 from __future__ import annotations
