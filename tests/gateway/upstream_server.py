@@ -9,6 +9,12 @@ UPSTREAM_GROW=1 adds a tool ``grow(name, drop, more)``: it removes the tool ``dr
 a tool ``name`` (and ``more`` others, ``name_1``...), announcing each addition with
 ``notifications/tools/list_changed`` to the calling session (2025-11-25) and to every
 ``subscriptions/listen`` stream (2026-07-28).
+UPSTREAM_CONTENT=1 offers resources, a resource template and a prompt; with UPSTREAM_SHELVE=1
+also a tool ``shelve(add, more, drop, prompt, unprompt, fail)``: it adds the resource
+``notes://ADD`` (and ``more`` others, ``notes://ADD_1``...), removes ``notes://DROP``, adds
+the prompt ``PROMPT``, removes the prompt ``UNPROMPT``, and with ``fail`` makes every later
+``resources/list`` fail; each change is announced with ``notifications/resources/list_changed``
+or ``notifications/prompts/list_changed`` (both eras, like ``grow``).
 UPSTREAM_LEGACY=1 makes it a 2025-11-25 server on stdio (the handshake-only loop: clients
 fall back to ``initialize``).
 """
@@ -19,6 +25,7 @@ import contextlib
 import json
 import os
 import sys
+from typing import Any
 
 from mcp.server.mcpserver import Context, MCPServer
 
@@ -105,6 +112,68 @@ if os.environ.get("UPSTREAM_CONTENT"):  # resources, a template and a prompt to 
     @app.prompt(description="Summarize a topic")
     def summarize(topic: str, style: str = "short") -> str:
         return f"Summarize {topic} in a {style} way."
+
+
+async def shelve(ctx: Context, add: str = "", more: int = 0, drop: str = "",
+                 prompt: str = "", unprompt: str = "", fail: bool = False) -> str:
+    _record("shelve", {"add": add, "more": more, "drop": drop, "prompt": prompt,
+                       "unprompt": unprompt, "fail": fail})
+    session = ctx.request_context.session
+    if fail:
+        async def broken() -> list[object]:
+            raise RuntimeError("the shelf is jammed")
+
+        app.list_resources = broken  # type: ignore[method-assign,assignment]
+    if drop:
+        app._resource_manager._resources.pop(f"notes://{drop}", None)
+    for added in [add, *(f"{add}_{i}" for i in range(1, more + 1))] if add else []:
+        _add_note(added)
+    if fail or drop or add:
+        await _announce(session.send_resource_list_changed, ctx.notify_resources_changed,
+                        1 + more if add else 1)
+    if unprompt:
+        app.remove_prompt(unprompt)
+    if prompt:
+        _add_prompt(prompt)
+    if prompt or unprompt:
+        await _announce(session.send_prompt_list_changed, ctx.notify_prompts_changed, 1)
+    return "shelved"
+
+
+async def _announce(legacy: Any, modern: Any, times: int) -> None:
+    for _ in range(times):  # one of the two reaches the client, depending on its era
+        with contextlib.suppress(Exception):
+            await legacy()
+        with contextlib.suppress(Exception):
+            await modern()
+
+
+def _add_note(name: str) -> None:
+    def note() -> str:
+        return f"note {name}"
+
+    app.resource(f"notes://{name}", name=name, description=f"Note {name}")(note)
+
+
+def _add_prompt(name: str) -> None:
+    def prompt(topic: str) -> str:
+        return f"{name} about {topic}"
+
+    app.prompt(name=name, description=f"Prompt {name}")(prompt)
+
+
+if os.environ.get("UPSTREAM_CONTENT") and os.environ.get("UPSTREAM_SHELVE"):
+    app.add_tool(shelve, description="Change the resources and prompts, and announce it")
+    _list_resources = app.list_resources
+
+    async def _counted() -> Any:  # UPSTREAM_LOG sees every resources/list
+        log = os.environ.get("UPSTREAM_LOG")
+        if log:
+            with open(log, "a") as handle:
+                handle.write(json.dumps({"listed": "resources"}) + "\n")
+        return await _list_resources()
+
+    app.list_resources = _counted  # type: ignore[method-assign]
 
 
 async def _serve_legacy_stdio() -> None:

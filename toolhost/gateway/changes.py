@@ -1,17 +1,22 @@
-"""Noticing that an upstream's tool list changed, inside the connection's portal thread, and
+"""Noticing that an upstream's lists changed, inside the connection's portal thread, and
 handing the news on without ever blocking that thread.
 
-The two protocol eras announce it differently:
+Two kinds of news are followed, each on a ``Channel`` of its own: the tool list (``tools``)
+and the resources, resource templates and prompts (``content``: one re-listing covers all
+three). The two protocol eras announce them differently:
 
-- a 2025-11-25 session gets ``notifications/tools/list_changed`` whenever the server sends
-  it; the ``mcp`` client hands it to its ``message_handler`` (``on_message`` here);
+- a 2025-11-25 session gets ``notifications/tools/list_changed``,
+  ``notifications/resources/list_changed`` and ``notifications/prompts/list_changed``
+  whenever the server sends them; the ``mcp`` client hands them to its ``message_handler``
+  (``on_message`` here);
 - a 2026-07-28 session gets change notifications only on a ``subscriptions/listen`` stream,
   which ``listen`` keeps open (and opens again after it ends) for the connection's life.
 
-Either way the news goes to ``callback`` (the host's side, ``toolhost.gateway.refresh``),
-which runs in a worker thread of the portal and may wait for the host's event loop. One
-hand-off runs at a time, and announcements that arrive while another is queued ride on it:
-a burst of N announcements costs at most two hand-offs, never N threads.
+Either way the news goes to the channel's ``callback`` (the host's side,
+``toolhost.gateway.refresh`` and ``toolhost.gateway.content_refresh``), which runs in a
+worker thread of the portal and may wait for the host's event loop. One hand-off per channel
+runs at a time, and announcements that arrive while another is queued ride on it: a burst of
+N announcements costs at most two hand-offs, never N threads.
 """
 
 from __future__ import annotations
@@ -27,7 +32,7 @@ from anyio.abc import TaskGroup
 
 from toolhost.excerpt import cut
 
-__all__ = ["ChangeWatch"]
+__all__ = ["ChangeWatch", "Channel"]
 
 log = logging.getLogger("toolhost.gateway")
 
@@ -35,11 +40,12 @@ SUBSCRIPTION_ID_META_KEY = "io.modelcontextprotocol/subscriptionId"
 MAX_RELISTEN_DELAY = 30.0
 
 
-class ChangeWatch:
-    """Tool-list announcements of one upstream (across its reconnections) to ``callback``."""
+class Channel:
+    """One kind of news from one upstream (across its reconnections), to ``callback``."""
 
-    def __init__(self, server: str) -> None:
+    def __init__(self, server: str, what: str) -> None:
         self.server = server
+        self.what = what  # for the log: "tool list", "resources and prompts"
         # Set and cleared from the host's side; read in the portal. Plain attribute stores
         # are atomic, and a change that finds no callback is remembered in ``missed``.
         self.callback: Callable[[], None] | None = None
@@ -61,18 +67,8 @@ class ChangeWatch:
         missed, self.missed = self.missed, False
         return missed
 
-    async def on_message(self, message: Any) -> None:
-        """The client's ``message_handler``: a 2025-11-25 ``tools/list_changed``. The same
-        notification stamped with a listen stream's id is that stream's, seen by ``listen``."""
-        import mcp_types
-
-        if isinstance(message, mcp_types.ToolListChangedNotification) and not _on_stream(
-                message):
-            self.changed()
-        await anyio.lowlevel.checkpoint()
-
     def changed(self) -> None:
-        """The upstream's tools changed (called in the portal): hand that on, soon."""
+        """It changed (called in the portal): hand that on, soon."""
         if self.callback is None:
             self.missed = True
             return
@@ -92,28 +88,75 @@ class ChangeWatch:
             try:  # in a worker thread: the callback may wait for the host's loop
                 await anyio.to_thread.run_sync(callback, abandon_on_cancel=True)
             except Exception as exc:  # the host's loop is gone: nobody to tell
-                log.debug("%s: could not hand on a tool list change: %s", self.server, exc)
+                log.debug("%s: could not hand on a change of its %s: %s", self.server,
+                          self.what, exc)
+
+
+class ChangeWatch:
+    """The announcements of one upstream: ``tools`` and ``content`` (resources, templates
+    and prompts)."""
+
+    def __init__(self, server: str) -> None:
+        self.server = server
+        self.tools = Channel(server, "tool list")
+        self.content = Channel(server, "resources and prompts")
+
+    def attach(self, tasks: TaskGroup) -> None:
+        """A connection opened (in the portal)."""
+        self.tools.attach(tasks)
+        self.content.attach(tasks)
+
+    def detach(self) -> None:
+        """The connection is closing."""
+        self.tools.detach()
+        self.content.detach()
+
+    def changed(self) -> None:
+        """Anything may have changed (a reconnection): both lists are fetched again."""
+        self.tools.changed()
+        self.content.changed()
+
+    async def on_message(self, message: Any) -> None:
+        """The client's ``message_handler``: a 2025-11-25 list_changed. The same
+        notification stamped with a listen stream's id is that stream's, seen by ``listen``."""
+        import mcp_types
+
+        if not _on_stream(message):
+            if isinstance(message, mcp_types.ToolListChangedNotification):
+                self.tools.changed()
+            elif isinstance(message, (mcp_types.ResourceListChangedNotification,
+                                      mcp_types.PromptListChangedNotification)):
+                self.content.changed()
+        await anyio.lowlevel.checkpoint()
 
     async def listen(self, client: Any) -> None:
-        """Hold a ``subscriptions/listen`` stream for tool list changes while the connection
+        """Hold a ``subscriptions/listen`` stream for list changes while the connection
         lives (2026-07-28; returns at once on a 2025-11-25 session). A stream that ends or
-        drops is opened again after 1, 2, 4 ... 30 s, and the list is then refetched: events
-        are not replayed."""
-        from mcp.client.subscriptions import ListenNotSupportedError
+        drops is opened again after 1, 2, 4 ... 30 s, and the lists are then refetched:
+        events are not replayed."""
+        from mcp.client.subscriptions import ListenNotSupportedError, ToolsListChanged
 
+        caps = client.server_capabilities
+        wanted = {"tools_list_changed": True,  # only what the upstream offers at all
+                  "resources_list_changed": getattr(caps, "resources", None) is not None,
+                  "prompts_list_changed": getattr(caps, "prompts", None) is not None}
         delay, again = 1.0, False
         while True:
             opened = time.monotonic()
             try:
-                async with client.listen(tools_list_changed=True) as stream:
-                    if not stream.honored.tools_list_changed:
-                        log.info("%s: the upstream does not announce tool list changes",
+                async with client.listen(**wanted) as stream:
+                    honored = stream.honored
+                    if not (honored.tools_list_changed or honored.resources_list_changed
+                            or honored.prompts_list_changed):
+                        log.info("%s: the upstream does not announce list changes",
                                  self.server)
                         return
                     if again:
                         self.changed()  # what changed while the stream was down
-                    async for _event in stream:
-                        self.changed()
+                    async for event in stream:
+                        channel = self.tools if isinstance(event, ToolsListChanged) \
+                            else self.content  # ResourceUpdated is not asked for
+                        channel.changed()
                 why = "ended"
             except ListenNotSupportedError:
                 return  # 2025-11-25: announcements come through on_message

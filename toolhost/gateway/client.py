@@ -10,9 +10,10 @@ A connection that dies (the process exits, the HTTP server goes away) is noticed
 that meets it; the call gets a clear error and the next call reconnects, waiting 1, 2, 4...
 up to 30 seconds between attempts so a crashing upstream cannot be hammered.
 
-The holder task also watches for the upstream's tool list changing (``changes``): what it
-notices goes to ``on_tools_changed``; a reconnection counts as a change (announcements may
-have been missed while the connection was down).
+The holder task also watches for the upstream's lists changing (``changes``): a new tool list
+goes to ``on_tools_changed``, new resources or prompts to ``watch.content``; a reconnection
+counts as a change of both (announcements may have been missed while the connection was
+down).
 """
 
 from __future__ import annotations
@@ -64,7 +65,7 @@ class UpstreamConnection:
         self._next_try = 0.0
         self._closed = False
         self._connected_before = False
-        self._watch = ChangeWatch(server)
+        self.watch = ChangeWatch(server)  # its channels: ``tools`` and ``content``
 
     # -- public, synchronous -----------------------------------------------------------------
 
@@ -115,15 +116,15 @@ class UpstreamConnection:
     def on_tools_changed(self) -> Callable[[], None] | None:
         """Called (in a worker thread of the connection's portal; it may block briefly) when
         the upstream's tool list changed; set it from any thread, None to stop."""
-        return self._watch.callback
+        return self.watch.tools.callback
 
     @on_tools_changed.setter
     def on_tools_changed(self, callback: Callable[[], None] | None) -> None:
-        self._watch.callback = callback
+        self.watch.tools.callback = callback
 
     def missed_changes(self) -> bool:
         """Whether the tools changed while ``on_tools_changed`` was unset (and forget it)."""
-        return self._watch.take_missed()
+        return self.watch.tools.take_missed()
 
     def close(self) -> None:
         """End the connection and the upstream process; idempotent."""
@@ -178,18 +179,18 @@ class UpstreamConnection:
         self._stop = anyio.Event()
         errlog = StderrLog(self.server) if self.spec.command else None
         try:
-            async with _client(self.spec, self._watch.on_message, errlog) as client, \
+            async with _client(self.spec, self.watch.on_message, errlog) as client, \
                     anyio.create_task_group() as tasks:
                 if errlog is not None:
                     errlog.spawned()
-                self._watch.attach(tasks)
-                tasks.start_soon(self._watch.listen, client)
+                self.watch.attach(tasks)
+                tasks.start_soon(self.watch.listen, client)
                 self._client = client
                 ready.set()
                 if again:
-                    self._watch.changed()
+                    self.watch.changed()
                 await self._stop.wait()
-                self._watch.detach()
+                self.watch.detach()
                 tasks.cancel_scope.cancel()
         except BaseException as exc:  # reported to the caller waiting for the start
             if not ready.is_set():
@@ -203,7 +204,7 @@ class UpstreamConnection:
         finally:
             if errlog is not None:
                 errlog.spawned()
-            self._watch.detach()
+            self.watch.detach()
             self._client = None
             ready.set()
             assert self._done is not None

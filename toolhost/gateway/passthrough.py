@@ -1,10 +1,11 @@
 """An upstream's resources, resource templates and prompts, offered as the imported server's.
 
-They are listed once when the upstream is connected (like its tools) and read or rendered by
+They are listed when the upstream is connected (like its tools), listed again when it
+announces that they changed (``toolhost.gateway.content_refresh``), and read or rendered by
 the upstream on each request; what comes back is checked for shape and size. They go through
 the same doors as a declared server's: ``resources/read`` meets the ``ReadMcpResourceTool``
 rules, the lists are paginated by toolhost, and several served servers keep prompt names
-apart (``<server>__<prompt>``). The upstream's own ``list_changed`` for them is not followed
+apart (``<server>__<prompt>``). The upstream's ``resources/updated`` is not followed
 (docs/gateway.md).
 """
 
@@ -27,7 +28,7 @@ from toolhost.compile.resources import ResourceError
 from toolhost.excerpt import cut
 from toolhost.gateway.client import UpstreamConnection, UpstreamError
 
-__all__ = ["upstream_content"]
+__all__ = ["list_content", "upstream_content"]
 
 log = logging.getLogger("toolhost.gateway")
 
@@ -42,27 +43,33 @@ def upstream_content(connection: UpstreamConnection, server: str) -> ServerConte
     """What the upstream offers besides tools (empty when it offers nothing, or listing it
     failed: that is logged, and the tools are served all the same)."""
     try:
-        caps = connection.run(_capabilities)
-        resources: list[Resource] = []
-        if caps["resources"]:
-            listed = connection.run(_every("list_resources", "resources"))
-            if listed:
-                resources.append(UpstreamResources(connection, server, tuple(listed)))
-            for template in connection.run(_every("list_resource_templates",
-                                                  "resource_templates")):
-                compiled = UpstreamTemplate.of(connection, template)
-                if compiled is not None:
-                    resources.append(compiled)
-        prompts: dict[str, Prompt] = {}
-        if caps["prompts"]:
-            for prompt in connection.run(_every("list_prompts", "prompts")):
-                name = prompt.get("name")
-                if isinstance(name, str) and name and name not in prompts:
-                    prompts[name] = UpstreamPrompt(connection, name, prompt)
+        return list_content(connection, server)
     except UpstreamError as exc:
         log.warning("%s: its upstream's resources and prompts are not offered: %s", server,
                     cut(str(exc), 300))
         return ServerContent()
+
+
+def list_content(connection: UpstreamConnection, server: str) -> ServerContent:
+    """List the upstream's resources, resource templates and prompts (blocking: call it
+    outside the connection's thread). UpstreamError when any listing fails."""
+    caps = connection.run(_capabilities)
+    resources: list[Resource] = []
+    if caps["resources"]:
+        listed = connection.run(_every("list_resources", "resources"))
+        if listed:
+            resources.append(UpstreamResources(connection, server, tuple(listed)))
+        for template in connection.run(_every("list_resource_templates",
+                                              "resource_templates")):
+            compiled = UpstreamTemplate.of(connection, template)
+            if compiled is not None:
+                resources.append(compiled)
+    prompts: dict[str, Prompt] = {}
+    if caps["prompts"]:
+        for prompt in connection.run(_every("list_prompts", "prompts")):
+            name = prompt.get("name")
+            if isinstance(name, str) and name and name not in prompts:
+                prompts[name] = UpstreamPrompt(connection, name, prompt)
     return ServerContent(tuple(resources), prompts)
 
 

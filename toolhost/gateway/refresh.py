@@ -15,8 +15,10 @@ accepting the change with ``toolhost lock`` brings the tools back. A listing tha
 (the upstream is down) keeps the current tools, with a warning, and the next attempt waits
 1, 2, 4 ... 30 seconds while they keep failing.
 
-``UpstreamFollower`` runs one refresher per imported server of whichever build is current,
-and starts over with the new build's upstreams when a reload swaps it in.
+``UpstreamFollower`` runs one refresher per imported server of whichever build is current
+(and, given ``apply_content``, one ``toolhost.gateway.content_refresh.ContentRefresher`` for
+its resources and prompts), and starts over with the new build's upstreams when a reload
+swaps it in.
 """
 
 from __future__ import annotations
@@ -30,12 +32,14 @@ import anyio
 import anyio.from_thread
 import anyio.lowlevel
 
+from toolhost.compile.content import ServerContent
 from toolhost.compile.tool import CompiledTool
 from toolhost.excerpt import cut
 from toolhost.failures import log_failure
 
 if TYPE_CHECKING:
     from toolhost.gateway.compile import Listing, UpstreamTools
+    from toolhost.gateway.content_refresh import ApplyContent
 
 __all__ = ["Apply", "UpstreamFollower", "UpstreamRefresher", "upstreams_of"]
 
@@ -161,14 +165,17 @@ def _stamp(path: str | None) -> tuple[int, int] | None:
 
 
 class UpstreamFollower:
-    """A refresher for each imported server of the current build (``switch`` on reload).
+    """Refreshers for each imported server of the current build (``switch`` on reload).
 
-    ``apply`` is only ever called by the refreshers of the build that is current: one of a
-    build a reload replaced never swaps its old tools back in.
+    ``apply`` (and ``apply_content``) are only ever called by the refreshers of the build
+    that is current: one of a build a reload replaced never swaps its old tools or content
+    back in.
     """
 
-    def __init__(self, apply: Apply, upstreams: Mapping[str, UpstreamTools]) -> None:
+    def __init__(self, apply: Apply, upstreams: Mapping[str, UpstreamTools],
+                 apply_content: ApplyContent | None = None) -> None:
         self._apply = apply
+        self._apply_content = apply_content
         self._upstreams: dict[str, UpstreamTools] = dict(upstreams)
         self._switched = anyio.Event()
 
@@ -179,11 +186,16 @@ class UpstreamFollower:
 
     async def run(self) -> None:
         """Run the current build's refreshers until cancelled."""
+        from toolhost.gateway.content_refresh import ContentRefresher
+
         while True:
             switched = self._switched = anyio.Event()
             async with anyio.create_task_group() as tg:
                 for name, upstream in self._upstreams.items():
                     tg.start_soon(UpstreamRefresher(name, upstream, self._guarded(upstream)).run)
+                    if self._apply_content is not None:
+                        tg.start_soon(ContentRefresher(name, upstream.connection,
+                                                       self._guarded_content(upstream)).run)
                 await switched.wait()
                 tg.cancel_scope.cancel()
 
@@ -191,6 +203,13 @@ class UpstreamFollower:
         async def apply(name: str, tools: tuple[CompiledTool, ...]) -> None:
             if self._upstreams.get(name) is upstream:
                 await self._apply(name, tools)
+
+        return apply
+
+    def _guarded_content(self, upstream: UpstreamTools) -> ApplyContent:
+        async def apply(name: str, content: ServerContent) -> None:
+            if self._upstreams.get(name) is upstream and self._apply_content is not None:
+                await self._apply_content(name, content)
 
         return apply
 

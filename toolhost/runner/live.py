@@ -16,7 +16,10 @@ so a server added by the edit needs a restart, and one removed keeps an empty to
 
 An imported server (``mcp:``) also follows its upstream (``follow_upstreams``): when the
 upstream announces a new tool list, the server gets the reshaped tools and the CLI is told
-(``toolhost.gateway.refresh``), the same way as after a reload.
+(``toolhost.gateway.refresh``), the same way as after a reload. New resources and prompts of
+the upstream are installed the way a reload installs them too, without an announcement:
+toolhost sends the CLI ``tools/list_changed`` only, and the CLI asks for ``resources/list``
+when the model uses its ``ListMcpResourcesTool`` (docs/running.md).
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from collections.abc import Callable
 
 import anyio
 
+from toolhost.compile.content import ServerContent
 from toolhost.compile.tool import CompiledTool
 from toolhost.errors import ProtocolError
 from toolhost.gateway.refresh import UpstreamFollower, upstreams_of
@@ -60,11 +64,12 @@ class LiveHost:
 
         for name, server in control.servers.items():  # the CLI reads resources unasked
             server.read_guard = read_guard(gate, name)
-        self.upstreams = UpstreamFollower(self._upstream_tools, upstreams_of(host.compiled))
+        self.upstreams = UpstreamFollower(self._upstream_tools, upstreams_of(host.compiled),
+                                          self._upstream_content)
 
     async def follow_upstreams(self) -> None:
-        """Until cancelled: take in each imported server's new tool list when its upstream
-        announces one, and tell the CLI."""
+        """Until cancelled: take in each imported server's new tool list (and resources and
+        prompts) when its upstream announces one, and tell the CLI of new tools."""
         await self.upstreams.run()
 
     async def _upstream_tools(self, name: str, tools: tuple[CompiledTool, ...]) -> None:
@@ -76,6 +81,15 @@ class LiveHost:
             own.set_tools(tools)
         if served.set_tools(tools):
             await self._announce(name)
+
+    async def _upstream_content(self, name: str, content: ServerContent) -> None:
+        served = self.control.servers.get(name)
+        if served is None:
+            return
+        own = self.host.servers.get(name)
+        if own is not None and own is not served:  # a reload's host: keep it in step too
+            own.set_content(content)
+        served.set_content(content)
 
     def redact(self, text: str) -> str:
         """Hide the current config's secrets (and the first one's: the CLI may echo them)."""

@@ -183,12 +183,14 @@ class Server:
             self._importing.set()
 
     async def follow_upstreams(self) -> None:
-        """Until cancelled: take in each imported server's new tool list when its upstream
-        announces one (``toolhost.gateway.refresh``), and tell the clients."""
+        """Until cancelled: take in each imported server's new tool list, resources and
+        prompts when its upstream announces them (``toolhost.gateway.refresh``), and tell
+        the clients."""
         await self._importing.wait()
         from toolhost.gateway.refresh import UpstreamFollower
 
-        self.upstreams = UpstreamFollower(self._upstream_tools, _upstreams(self.build))
+        self.upstreams = UpstreamFollower(self._upstream_tools, _upstreams(self.build),
+                                          self._upstream_content)
         await self.upstreams.run()
 
     async def _upstream_tools(self, name: str, tools: tuple[CompiledTool, ...]) -> None:
@@ -197,6 +199,15 @@ class Server:
         build.tools, build.wire_names = expose(
             {n: build.host.servers[n].tools for n in build.selected}, build.selected)
         await self.served.swap(build.tools, build.wire_names)
+
+    async def _upstream_content(self, name: str, content: ServerContent) -> None:
+        build = self.build
+        build.host.servers[name].set_content(content)
+        compiled = build.host.compiled
+        compiled.content = {**compiled.content, name: content}
+        build.content = merge_content({n: compiled.content[n] for n in build.selected
+                                       if n in compiled.content})
+        await self.served.set_content(build.content)  # resources/prompts list_changed
 
     async def check(self, tool_name: str, tool_input: Mapping[str, Any]) -> Decision:
         """The current build's gate (a reload may bring new rules)."""
