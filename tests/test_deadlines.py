@@ -195,17 +195,23 @@ def test_a_nan_deadline_is_refused_as_anyio_refuses_it() -> None:
 
 def test_a_finished_loop_and_its_timer_are_not_kept() -> None:
     import gc
+    import weakref
 
     import toolhost.deadlines as deadlines
 
+    loops: list[weakref.ref[asyncio.AbstractEventLoop]] = []
+
     async def main() -> None:
-        with fail_after(30):
+        loops.append(weakref.ref(asyncio.get_running_loop()))
+        with fail_after(30):  # leaves its timer pending on the loop
             await asyncio.sleep(0)
 
     for _ in range(5):
         run(main)
     gc.collect()
-    assert len(deadlines._timers) <= 1  # at most the last loop's, until it is collected
+    # each loop is gone, and with it its entry (other tests' live loops may have theirs)
+    assert [ref() for ref in loops] == [None] * 5
+    assert all(ref() not in deadlines._timers for ref in loops)
 
 
 # -- the shared timer's bookkeeping, as a property over random arm / disarm / time steps ----
