@@ -159,6 +159,23 @@ async def test_serve_follows_resources_and_prompts(mode: str, upstream_era: str,
     await gone()
 
 
+async def test_a_resource_dropped_before_its_news_lands_is_still_not_found(
+        tmp_path: Path) -> None:
+    # still listed here, gone upstream: the upstream's own "not found" reaches the client
+    # as -32002, not as an internal error
+    async with served(config(tmp_path, tmp_path / "upstream.log"), "legacy",
+                      tmp_path / "serve.log") as (client, heard):
+        await shelve(client, add="todo")
+        await heard.next("resources")
+        await shelve(client, drop="todo", quiet=True)
+        assert "notes://todo" in await uris(client)
+        with pytest.raises(MCPError) as caught:
+            await client.read_resource("notes://todo")
+        assert caught.value.code == -32002, caught.value
+    assert "Traceback" not in (tmp_path / "serve.log").read_text()
+    await gone()
+
+
 async def test_a_failed_relist_keeps_the_content(tmp_path: Path) -> None:
     log = tmp_path / "serve.log"
     async with served(config(tmp_path, tmp_path / "upstream.log"), "legacy", log) as (

@@ -10,7 +10,7 @@ a tool ``name`` (and ``more`` others, ``name_1``...), announcing each addition w
 ``notifications/tools/list_changed`` to the calling session (2025-11-25) and to every
 ``subscriptions/listen`` stream (2026-07-28).
 UPSTREAM_CONTENT=1 offers resources, a resource template and a prompt; with UPSTREAM_SHELVE=1
-also a tool ``shelve(add, more, drop, prompt, unprompt, fail)``: it adds the resource
+also a tool ``shelve(add, more, drop, prompt, unprompt, fail, quiet)``: it adds the resource
 ``notes://ADD`` (and ``more`` others, ``notes://ADD_1``...), removes ``notes://DROP``, adds
 the prompt ``PROMPT``, removes the prompt ``UNPROMPT``, and with ``fail`` makes every later
 ``resources/list`` fail; each change is announced with ``notifications/resources/list_changed``
@@ -115,9 +115,10 @@ if os.environ.get("UPSTREAM_CONTENT"):  # resources, a template and a prompt to 
 
 
 async def shelve(ctx: Context, add: str = "", more: int = 0, drop: str = "",
-                 prompt: str = "", unprompt: str = "", fail: bool = False) -> str:
+                 prompt: str = "", unprompt: str = "", fail: bool = False,
+                 quiet: bool = False) -> str:
     _record("shelve", {"add": add, "more": more, "drop": drop, "prompt": prompt,
-                       "unprompt": unprompt, "fail": fail})
+                       "unprompt": unprompt, "fail": fail, "quiet": quiet})
     session = ctx.request_context.session
     if fail:
         async def broken() -> list[object]:
@@ -128,6 +129,8 @@ async def shelve(ctx: Context, add: str = "", more: int = 0, drop: str = "",
         app._resource_manager._resources.pop(f"notes://{drop}", None)
     for added in [add, *(f"{add}_{i}" for i in range(1, more + 1))] if add else []:
         _add_note(added)
+    if quiet:  # changed, not announced (yet): what a client sees before the news lands
+        return "shelved quietly"
     if fail or drop or add:
         await _announce(session.send_resource_list_changed, ctx.notify_resources_changed,
                         1 + more if add else 1)

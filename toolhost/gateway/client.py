@@ -42,7 +42,12 @@ MAX_BACKOFF = 30.0
 
 
 class UpstreamError(Exception):
-    """The upstream could not be reached, or broke the connection."""
+    """The upstream could not be reached, broke the connection, or answered an error:
+    ``code`` is then its JSON-RPC error code (None otherwise)."""
+
+    def __init__(self, message: str, code: int | None = None) -> None:
+        super().__init__(message)
+        self.code = code
 
 
 class _Broken(UpstreamError):
@@ -108,8 +113,10 @@ class UpstreamConnection:
         try:
             return await operation(client)
         except Exception as exc:
-            error = UpstreamError if _is_protocol_error(exc) else _Broken
-            raise error(f"upstream server '{self.server}': {cut(_describe(exc), 400)}") \
+            answered = _is_protocol_error(exc)
+            error = UpstreamError if answered else _Broken
+            raise error(f"upstream server '{self.server}': {cut(_describe(exc), 400)}",
+                        getattr(exc, "code", None) if answered else None) \
                 from None
 
     @property

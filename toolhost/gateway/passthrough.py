@@ -32,6 +32,8 @@ __all__ = ["list_content", "upstream_content"]
 
 log = logging.getLogger("toolhost.gateway")
 
+RESOURCE_NOT_FOUND = -32002  # MCP's code for resources/read of an unknown URI
+_NOT_FOUND_CODES = frozenset({RESOURCE_NOT_FOUND, -32602})  # -32602: invalid params (the URI)
 MAX_ITEMS = 10_000  # resources, templates or prompts taken from one upstream
 MAX_PAGES = 1000
 MAX_ENTRY_CHARS = 65_536  # of one listed resource, template or prompt (bigger ones are skipped)
@@ -109,8 +111,11 @@ async def _read(connection: UpstreamConnection, uri: str) -> list[dict[str, Any]
 
     try:
         contents: list[dict[str, Any]] = await _ask(connection, operation)
-    except UpstreamError as exc:
-        raise ResourceError(cut(str(exc), 500)) from None
+    except UpstreamError as exc:  # the upstream's own "not found" is ours too (a resource
+        # it dropped, read before its announcement is followed): -32002 as the spec says, or
+        # -32602, which the official Python SDK answers for an unknown URI
+        raise ResourceError(cut(str(exc), 500),
+                            not_found=exc.code in _NOT_FOUND_CODES) from None
     size = sum(len(str(c.get("text") or c.get("blob") or "")) for c in contents)
     if size > MAX_CONTENT_CHARS:
         raise ResourceError(f"the upstream's answer for {cut(uri, 200)} is {size:,} "
