@@ -40,7 +40,8 @@ def test_a_block_in_time_returns_and_leaves_nothing_armed() -> None:
             assert not scope.cancelled_caught
         timer = _loop_timer(asyncio.get_running_loop())
         assert timer.armed == {}
-        # one timer for the thousand calls, armed for the first deadline only
+        # the timer armed for the first deadline is still pending (the property test below
+        # checks that there is never more than one)
         assert timer.handle is not None
 
     run(main)

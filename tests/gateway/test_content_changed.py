@@ -238,22 +238,13 @@ async def test_a_replaced_build_never_swaps_its_content_back() -> None:
 
 
 def test_run_installs_them_for_the_cli(tmp_path: Path) -> None:
-    from tests.runner.test_live import _pipe
+    from tests.runner.live_harness import wired
     from toolhost.host import load_host
-    from toolhost.permissions import FixedAsker
-    from toolhost.protocol import ControlSession
-    from toolhost.runner.gate import make_gate
-    from toolhost.runner.live import LiveHost
 
     path = config(tmp_path, tmp_path / "upstream.log")
 
     async def main() -> None:
         host = load_host(path)
-        cli_out, session_in = _pipe()
-        session_out, cli_in = _pipe()
-        control = ControlSession(session_in, session_out, servers=host.servers)
-        gate = make_gate(host, asker=FixedAsker("deny", answered_by="test"))
-        live = LiveHost(host, control, gate)
         server = host.servers["notes"]
 
         async def ask(method: str, params: dict[str, Any]) -> dict[str, Any]:
@@ -262,25 +253,19 @@ def test_run_installs_them_for_the_cli(tmp_path: Path) -> None:
             assert answer is not None
             return answer
 
-        try:
-            async with anyio.create_task_group() as tg:
-                tg.start_soon(control.run)
-                tg.start_soon(live.follow_upstreams)
-                await ask("tools/call", {"name": "shelve", "arguments": {"add": "cli"}})
-                with anyio.fail_after(WAIT):
-                    while True:
-                        listed = (await ask("resources/list", {}))["result"]["resources"]
-                        if "notes://cli" in [r["uri"] for r in listed]:
-                            break
-                        await anyio.sleep(0.05)
-                read = await ask("resources/read", {"uri": "notes://cli"})
-                assert read["result"]["contents"][0]["text"] == "note cli"
-                tg.cancel_scope.cancel()
-        finally:
-            for stream in (cli_out, session_in, session_out, cli_in):
-                await stream.aclose()
-            await host.aclose()
-            gate.close()
+        async with wired(host) as w, anyio.create_task_group() as tg:
+            tg.start_soon(w.control.run)
+            tg.start_soon(w.live.follow_upstreams)
+            await ask("tools/call", {"name": "shelve", "arguments": {"add": "cli"}})
+            with anyio.fail_after(WAIT):
+                while True:
+                    listed = (await ask("resources/list", {}))["result"]["resources"]
+                    if "notes://cli" in [r["uri"] for r in listed]:
+                        break
+                    await anyio.sleep(0.05)
+            read = await ask("resources/read", {"uri": "notes://cli"})
+            assert read["result"]["contents"][0]["text"] == "note cli"
+            tg.cancel_scope.cancel()
 
     anyio.run(main)
     anyio.run(gone)

@@ -278,12 +278,8 @@ async def test_a_failed_relist_keeps_the_tools(tmp_path: Path,
 
 
 def test_run_tells_the_cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from tests.runner.test_live import _pipe
+    from tests.runner.live_harness import wired
     from toolhost.host import load_host
-    from toolhost.permissions import FixedAsker
-    from toolhost.protocol import ControlSession
-    from toolhost.runner.gate import make_gate
-    from toolhost.runner.live import LiveHost
 
     monkeypatch.setenv("UPSTREAM_GROW", "1")
     config = config_for(tmp_path)
@@ -291,22 +287,7 @@ def test_run_tells_the_cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
 
     async def main() -> None:
         host = load_host(config)
-        cli_out, session_in = _pipe()
-        session_out, cli_in = _pipe()
-        control = ControlSession(session_in, session_out, servers=host.servers)
-        gate = make_gate(host, asker=FixedAsker("deny", answered_by="test"))
-        live = LiveHost(host, control, gate)
         told = anyio.Event()
-
-        async def fake_cli() -> None:  # acks every control request, records it
-            async for chunk in cli_in.stream:
-                for line in chunk.splitlines():
-                    message = json.loads(line)
-                    sent.append(message)
-                    told.set()
-                    await cli_out.send(json.dumps({"type": "control_response", "response": {
-                        "subtype": "success", "request_id": message["request_id"]}}).encode()
-                        + b"\n")
 
         async def call(name: str, arguments: dict[str, Any]) -> str:
             answer = await host.servers["gh"].handle({
@@ -315,27 +296,21 @@ def test_run_tells_the_cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
             assert answer is not None
             return str(answer["result"]["content"][0]["text"])
 
-        try:
-            async with anyio.create_task_group() as tg:
-                tg.start_soon(fake_cli)
-                tg.start_soon(control.run)
-                tg.start_soon(live.follow_upstreams)
-                assert await call("grow", {"name": "greet"}) == "added greet"
-                with anyio.fail_after(20):
-                    await told.wait()
-                assert [m["request"] for m in sent] == [{
-                    "subtype": "mcp_message", "server_name": "gh",
-                    "message": {"jsonrpc": "2.0",
-                                "method": "notifications/tools/list_changed"}}]
-                assert sorted(t.name for t in host.servers["gh"].tools) == [
-                    "echo", "greet", "grow", "search"]
-                assert await call("greet", {"who": "cli"}) == "hello cli from greet"
-                tg.cancel_scope.cancel()
-        finally:
-            for stream in (cli_out, session_in, session_out, cli_in):
-                await stream.aclose()
-            await host.aclose()
-            gate.close()
+        async with wired(host) as w, anyio.create_task_group() as tg:
+            tg.start_soon(w.acking_cli, sent, told.set)
+            tg.start_soon(w.control.run)
+            tg.start_soon(w.live.follow_upstreams)
+            assert await call("grow", {"name": "greet"}) == "added greet"
+            with anyio.fail_after(20):
+                await told.wait()
+            assert [m["request"] for m in sent] == [{
+                "subtype": "mcp_message", "server_name": "gh",
+                "message": {"jsonrpc": "2.0",
+                            "method": "notifications/tools/list_changed"}}]
+            assert sorted(t.name for t in host.servers["gh"].tools) == [
+                "echo", "greet", "grow", "search"]
+            assert await call("greet", {"who": "cli"}) == "hello cli from greet"
+            tg.cancel_scope.cancel()
 
     anyio.run(main)
     anyio.run(gone)

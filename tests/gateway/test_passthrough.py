@@ -79,3 +79,12 @@ async def test_several_servers_keep_prompt_names_apart(tmp_path: Path) -> None:
         assert sorted(p.name for p in prompts.prompts) == ["local__hello", "notes__summarize"]
         got = await client.get_prompt("notes__summarize", {"topic": "x", "style": "long"})
         assert got.messages[0].content.text == "Summarize x in a long way."
+
+
+def test_an_upstream_error_code_is_kept_only_when_it_is_an_integer() -> None:
+    # what an upstream sent decides "not found": anything but an int counts as no code
+    from toolhost.gateway.client import UpstreamError
+
+    assert UpstreamError("x", -32002).code == -32002
+    for odd in (None, True, "-32002", [-32002], {"code": 1}, 1.5):
+        assert UpstreamError("x", odd).code is None

@@ -21,12 +21,14 @@ N announcements costs at most two hand-offs, never N threads.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import anyio
+import anyio.from_thread
 import anyio.lowlevel
 from anyio.abc import TaskGroup
 
@@ -66,6 +68,23 @@ class Channel:
         """Whether a change came while nobody listened (and forget it)."""
         missed, self.missed = self.missed, False
         return missed
+
+    @contextlib.contextmanager
+    def delivered_to(self, poke: Callable[[], None]) -> Iterator[bool]:
+        """While the block runs, each change calls ``poke`` on the calling event loop (a
+        quick hop from the portal's worker thread). Yields whether a change came while
+        nobody listened."""
+        token = anyio.lowlevel.current_token()
+
+        def signal() -> None:
+            anyio.from_thread.run_sync(poke, token=token)
+
+        self.callback = signal
+        try:
+            yield self.take_missed()
+        finally:
+            if self.callback is signal:
+                self.callback = None
 
     def changed(self) -> None:
         """It changed (called in the portal): hand that on, soon."""

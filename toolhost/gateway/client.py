@@ -10,8 +10,8 @@ A connection that dies (the process exits, the HTTP server goes away) is noticed
 that meets it; the call gets a clear error and the next call reconnects, waiting 1, 2, 4...
 up to 30 seconds between attempts so a crashing upstream cannot be hammered.
 
-The holder task also watches for the upstream's lists changing (``changes``): a new tool list
-goes to ``on_tools_changed``, new resources or prompts to ``watch.content``; a reconnection
+The holder task also watches for the upstream's lists changing (``changes``): news of its tool
+list goes to ``watch.tools``, of its resources or prompts to ``watch.content``; a reconnection
 counts as a change of both (announcements may have been missed while the connection was
 down).
 """
@@ -45,9 +45,10 @@ class UpstreamError(Exception):
     """The upstream could not be reached, broke the connection, or answered an error:
     ``code`` is then its JSON-RPC error code (None otherwise)."""
 
-    def __init__(self, message: str, code: int | None = None) -> None:
+    def __init__(self, message: str, code: object = None) -> None:
         super().__init__(message)
-        self.code = code
+        # what the upstream sent is only trusted as a code when it is one
+        self.code = code if type(code) is int else None
 
 
 class _Broken(UpstreamError):
@@ -118,20 +119,6 @@ class UpstreamConnection:
             raise error(f"upstream server '{self.server}': {cut(_describe(exc), 400)}",
                         getattr(exc, "code", None) if answered else None) \
                 from None
-
-    @property
-    def on_tools_changed(self) -> Callable[[], None] | None:
-        """Called (in a worker thread of the connection's portal; it may block briefly) when
-        the upstream's tool list changed; set it from any thread, None to stop."""
-        return self.watch.tools.callback
-
-    @on_tools_changed.setter
-    def on_tools_changed(self, callback: Callable[[], None] | None) -> None:
-        self.watch.tools.callback = callback
-
-    def missed_changes(self) -> bool:
-        """Whether the tools changed while ``on_tools_changed`` was unset (and forget it)."""
-        return self.watch.tools.take_missed()
 
     def close(self) -> None:
         """End the connection and the upstream process; idempotent."""

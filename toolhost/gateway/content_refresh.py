@@ -23,8 +23,6 @@ import logging
 from collections.abc import Awaitable, Callable
 
 import anyio
-import anyio.from_thread
-import anyio.lowlevel
 
 from toolhost.compile.content import ServerContent
 from toolhost.excerpt import cut
@@ -57,24 +55,14 @@ class ContentRefresher:
 
     async def run(self) -> None:
         """Refresh whenever the upstream announces a change, until cancelled."""
-        token = anyio.lowlevel.current_token()
-
-        def signal() -> None:  # in the connection's worker thread; a quick hop to our loop
-            anyio.from_thread.run_sync(self._poke, token=token)
-
-        channel = self.connection.watch.content
-        channel.callback = signal
-        if channel.take_missed():
-            self._wake.set()
-        try:
+        with self.connection.watch.content.delivered_to(self._poke) as missed:
+            if missed:
+                self._wake.set()
             while True:
                 await self._wake.wait()
                 await self._settle()
                 self._wake = anyio.Event()  # a change from now on: one more round
                 await self.refresh()
-        finally:
-            if channel.callback is signal:
-                channel.callback = None
 
     async def _settle(self) -> None:
         """Let a burst end before listing: wait for a quiet SETTLE_SECONDS (at most

@@ -29,8 +29,6 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING
 
 import anyio
-import anyio.from_thread
-import anyio.lowlevel
 
 from toolhost.compile.content import ServerContent
 from toolhost.compile.tool import CompiledTool
@@ -68,23 +66,13 @@ class UpstreamRefresher:
 
     async def run(self) -> None:
         """Refresh whenever the upstream announces a change, until cancelled."""
-        token = anyio.lowlevel.current_token()
-
-        def signal() -> None:  # in the connection's worker thread; a quick hop to our loop
-            anyio.from_thread.run_sync(self._poke, token=token)
-
-        connection = self.upstream.connection
-        connection.on_tools_changed = signal
-        if connection.missed_changes():
-            self._wake.set()
-        try:
+        with self.upstream.connection.watch.tools.delivered_to(self._poke) as missed:
+            if missed:
+                self._wake.set()
             while True:
                 await self._next_round()
                 self._wake = anyio.Event()  # a change from now on: one more round
                 await self.refresh()
-        finally:
-            if connection.on_tools_changed is signal:
-                connection.on_tools_changed = None
 
     def _poke(self) -> None:
         self._wake.set()

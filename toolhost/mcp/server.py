@@ -9,6 +9,7 @@ carry ``resultType``), anything else follows the 2025-11-25 handshake rules.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import logging
 from collections.abc import Awaitable, Callable, Hashable, Mapping, Sequence
@@ -417,23 +418,18 @@ class McpServer:
             out = (await self._run(tool, arguments, ctx)).to_mcp()
             return self._modern(out) if modern else out
         key = (peer, request_id)
-        if cancel is not None:  # the transport's own scope (see ``handle``)
+        scope = None
+        if cancel is None:  # no scope of the transport's to share (see ``handle``): ours
+            scope = cancel = _cancel_scope()
+        with scope if scope is not None else _NO_SCOPE:
             self._inflight[key] = cancel
             try:
                 result = await self._run(tool, arguments, ctx)
             finally:
                 if self._inflight.get(key) is cancel:
                     del self._inflight[key]
-        else:
-            with _cancel_scope() as scope:
-                self._inflight[key] = scope
-                try:
-                    result = await self._run(tool, arguments, ctx)
-                finally:
-                    if self._inflight.get(key) is scope:
-                        del self._inflight[key]
-            if scope.cancelled_caught:
-                raise _RpcError(rpc.REQUEST_CANCELLED, rpc.CANCELLED_MESSAGE)
+        if scope is not None and scope.cancelled_caught:
+            raise _RpcError(rpc.REQUEST_CANCELLED, rpc.CANCELLED_MESSAGE)
         out = result.to_mcp()
         return self._modern(out) if modern else out
 
@@ -488,6 +484,7 @@ def _cancel_scope() -> anyio.CancelScope:
 
 
 _new_scope: Callable[[], anyio.CancelScope] | None = None
+_NO_SCOPE = contextlib.nullcontext()  # reusable: enters and leaves without state
 
 
 def _may_exceed(arguments: Mapping[str, Any], limit: int) -> bool:

@@ -35,6 +35,7 @@ from toolhost.compile.tool import CompiledTool
 from toolhost.errors import ProtocolError
 from toolhost.gateway.refresh import UpstreamFollower, upstreams_of
 from toolhost.host import Host
+from toolhost.mcp import McpServer
 from toolhost.permissions import PermissionGate
 from toolhost.protocol import ControlSession
 
@@ -73,23 +74,28 @@ class LiveHost:
         await self.upstreams.run()
 
     async def _upstream_tools(self, name: str, tools: tuple[CompiledTool, ...]) -> None:
-        served = self.control.servers.get(name)
+        served, own = self._named(name)
         if served is None:
             return
-        own = self.host.servers.get(name)
-        if own is not None and own is not served:  # a reload's host: keep it in step too
+        if own is not None:
             own.set_tools(tools)
         if served.set_tools(tools):
             await self._announce(name)
 
     async def _upstream_content(self, name: str, content: ServerContent) -> None:
-        served = self.control.servers.get(name)
+        served, own = self._named(name)
         if served is None:
             return
-        own = self.host.servers.get(name)
-        if own is not None and own is not served:  # a reload's host: keep it in step too
+        if own is not None:
             own.set_content(content)
         served.set_content(content)
+
+    def _named(self, name: str) -> tuple[McpServer | None, McpServer | None]:
+        """The session's server ``name``, and the current host's when a reload made it
+        another object (it is kept in step too)."""
+        served = self.control.servers.get(name)
+        own = self.host.servers.get(name)
+        return served, own if own is not served else None
 
     def redact(self, text: str) -> str:
         """Hide the current config's secrets (and the first one's: the CLI may echo them)."""
