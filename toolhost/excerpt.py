@@ -7,9 +7,11 @@ afterwards, so a cut can never fall inside a secret and show its first character
 
 from __future__ import annotations
 
+import codecs
+
 from toolhost.redaction import scrub
 
-__all__ = ["EXCERPT_CHARS", "cut"]
+__all__ = ["EXCERPT_CHARS", "cut", "decode_cut"]
 
 EXCERPT_CHARS = 200
 
@@ -25,3 +27,18 @@ def cut(text: str, limit: int = EXCERPT_CHARS) -> str:
     if len(text) <= limit:
         return text
     return f"{text[:limit]}…{len(text) - limit:,} more characters"
+
+
+def decode_cut(data: bytes, *, head: bool = False, tail: bool = False) -> str:
+    """UTF-8 ``data`` that a byte cap cut: with ``tail``, a character the cut split at the
+    end is left out; with ``head``, one split at the start. (Decoded as U+FFFD it would hide
+    that the text ends with the start of a secret, which ``Redactor.cut_edges`` looks for.)
+    Other invalid bytes become U+FFFD."""
+    if head:
+        skip = 0
+        while skip < 3 and skip < len(data) and 0x80 <= data[skip] < 0xC0:  # continuation
+            skip += 1
+        data = data[skip:]
+    if tail:  # an incomplete last sequence stays in the decoder, unreturned
+        return codecs.getincrementaldecoder("utf-8")("replace").decode(data, final=False)
+    return data.decode("utf-8", errors="replace")

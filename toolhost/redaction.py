@@ -131,7 +131,29 @@ class Redactor:
         """``text`` redacted, for a text something else already cut: with ``tail``, an end
         that is the start of a secret (in any form) is ``***`` too; with ``head``, a start that
         is the end of one. (A cut made after redaction needs none of this.)"""
-        text = self.redact(text)
+        return self._edges(self.redact(text), head=head, tail=tail)
+
+    def mask_edges(self, text: str, *, head: bool = False, tail: bool = False) -> str:
+        """Only the edges of ``cut_edges``: whole secrets in ``text`` are left for whoever
+        redacts it later (a tool's result, which its ``redact_results`` may keep as it is)."""
+        if self._pattern is None or not (head or tail):
+            return text
+        # Measured on the redacted text: the end of a whole secret can look like the start
+        # of another, and that piece must not be masked (the whole one would not be found).
+        redacted = self.redact(text)
+        if tail:
+            kept = self._edges(redacted, tail=True)
+            k = len(redacted) - len(kept) + len(MASK)
+            if kept != redacted and text.endswith(redacted[-k:]):
+                text = text[:len(text) - k] + MASK
+        if head:
+            kept = self._edges(redacted, head=True)
+            k = len(redacted) - len(kept) + len(MASK)
+            if kept != redacted and text.startswith(redacted[:k]):
+                text = MASK + text[k:]
+        return text
+
+    def _edges(self, text: str, *, head: bool = False, tail: bool = False) -> str:
         if self._pattern is None:
             return text
         every = self._forms
@@ -182,15 +204,30 @@ def _longest(text: str, every: Iterable[str], *, at_end: bool) -> int:
     return best
 
 
-def redact_strings(value: Any, redact: Callable[[str], str]) -> Any:
-    """A copy of ``value`` (JSON-like) with ``redact`` applied to every string, keys too."""
+def redact_strings(value: Any, redact: Callable[[str], str],
+                   keep: frozenset[str] = frozenset()) -> Any:
+    """A copy of ``value`` (JSON-like) with ``redact`` applied to every string, keys too; a
+    number whose JSON text shows a secret (a PIN, an account number) becomes ``***``. The
+    values of keys in ``keep`` (binary ``data``, say) are left as they are."""
     if isinstance(value, str):
         return redact(value)
     if isinstance(value, Mapping):
-        return {redact(k) if isinstance(k, str) else k: redact_strings(v, redact)
-                for k, v in value.items()}
+        return {redact(k) if isinstance(k, str) else k:
+                v if k in keep else redact_strings(v, redact, keep) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [redact_strings(v, redact) for v in value]
+        return [redact_strings(v, redact, keep) for v in value]
+    return _number(value, redact)
+
+
+def _number(value: Any, redact: Callable[[str], str]) -> Any:
+    # JSON writes an int as str() does and a float as repr() does (bools are not numbers)
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        try:
+            text = int.__repr__(value) if isinstance(value, int) else float.__repr__(value)
+        except ValueError:  # an int too long to write out (JSON cannot carry it either)
+            return value
+        if redact(text) != text:
+            return MASK
     return value
 
 
@@ -206,7 +243,7 @@ def mask_arguments(value: Any, redact: Callable[[str], str] = lambda s: s) -> An
                 else mask_arguments(v, redact) for k, v in value.items()}
     if kind is list or isinstance(value, tuple):
         return [mask_arguments(v, redact) for v in value]
-    return redact(value) if isinstance(value, str) else value
+    return redact(value) if isinstance(value, str) else _number(value, redact)
 
 
 @functools.lru_cache(maxsize=4096)

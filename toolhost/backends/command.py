@@ -39,7 +39,7 @@ from toolhost.backends.command_options import OPTIONS_SCHEMA
 from toolhost.backends.convert import bytes_result
 from toolhost.config.model import ToolConfig
 from toolhost.errors import CompileError
-from toolhost.excerpt import cut
+from toolhost.excerpt import cut, decode_cut
 from toolhost.logformat import line_level
 from toolhost.redaction import active
 from toolhost.results import ToolResult
@@ -166,8 +166,7 @@ def _stderr_to_client(ctx: CallContext) -> Callable[[str], Awaitable[None]]:
     """Each stderr line to the client as a log message (``stderr: log``), secrets hidden."""
     send = getattr(ctx.log, "send_now", None)
 
-    async def line(text: str) -> None:
-        text = active().redact(text)
+    async def line(text: str) -> None:  # redacted by StderrLines, which cuts the lines
         level = line_level(text)
         if send is not None:
             await send(level, text)
@@ -192,14 +191,14 @@ def _tail(data: bytes, limit: int = 2000) -> str:
     from toolhost.backends.process import STDERR_TAIL
 
     # redact before cutting; the capture may itself have cut a secret at the start
-    text = active().cut_edges(data.decode("utf-8", errors="replace").strip(),
-                              head=len(data) >= STDERR_TAIL)
+    capped = len(data) >= STDERR_TAIL
+    text = active().cut_edges(decode_cut(data, head=capped).strip(), head=capped)
     return text if len(text) <= limit else "..." + text[-limit:]
 
 
 def _result(outcome: Outcome, ok_codes: frozenset[int], parse: str, cap: int,
             mime: str | None = None) -> ToolResult:
-    stdout = outcome.stdout.decode("utf-8", errors="replace")
+    stdout = decode_cut(outcome.stdout, tail=outcome.truncated)
     if outcome.truncated:  # the capture stopped at the cap, maybe inside a secret
         stdout = active().cut_edges(stdout, tail=True)
     if not outcome.truncated and outcome.returncode not in ok_codes:

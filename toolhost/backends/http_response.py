@@ -8,6 +8,7 @@ is an error result: the status, the request, and the start of the body.
 
 from __future__ import annotations
 
+import codecs
 import email.utils
 import json
 import time
@@ -18,6 +19,8 @@ import httpx
 from jinja2 import TemplateError
 
 from toolhost.backends.convert import bytes_result
+from toolhost.excerpt import decode_cut
+from toolhost.redaction import active
 from toolhost.results import ToolResult
 
 # binary bodies passed on as a blob resource (besides image/* and audio/*)
@@ -71,8 +74,21 @@ def _is_json(content_type: str) -> bool:
     return content_type == "application/json" or content_type.endswith("+json")
 
 
-def _text(data: bytes, response: httpx.Response) -> str:
-    return data.decode(response.charset_encoding or "utf-8", errors="replace")
+def _text(data: bytes, response: httpx.Response, *, cut: bool = False) -> str:
+    """The body as text; ``cut``: ``data`` stops at a byte cap, maybe inside a character."""
+    try:
+        charset = codecs.lookup(response.charset_encoding or "utf-8").name
+    except LookupError:  # a charset nobody knows: read it as UTF-8
+        charset = "utf-8"
+    if cut and charset == "utf-8":
+        return decode_cut(data, tail=True)
+    return data.decode(charset, errors="replace")
+
+
+def _kept(text: str, truncated: bool) -> str:
+    # the read stopped at the cap, maybe inside a secret: its start is hidden (whole secrets
+    # are the tool's to redact, as its redact_results says)
+    return active().mask_edges(text, tail=True) if truncated else text
 
 
 def map_response(response: httpx.Response, data: bytes, truncated: bool, *, method: str,
@@ -82,7 +98,11 @@ def map_response(response: httpx.Response, data: bytes, truncated: bool, *, meth
     content_type = response.headers.get("content-type", "").split(";")[0].strip().lower()
     if not 200 <= response.status_code < 300:
         where = f"{method} {response.request.url.copy_with(query=None)}"
-        excerpt = _text(data[:EXCERPT * 4], response)[:EXCERPT].strip()
+        # hidden before cutting (a server's error page may echo the request's credentials)
+        head = data[:EXCERPT * 4]
+        sliced = truncated or len(head) < len(data)
+        excerpt = active().cut_edges(_text(head, response, cut=sliced),
+                                     tail=sliced)[:EXCERPT].strip()
         message = f"HTTP {response.status_code} {response.reason_phrase} from {where}"
         location = response.headers.get("location")
         if location and 300 <= response.status_code < 400:
@@ -111,9 +131,10 @@ def map_response(response: httpx.Response, data: bytes, truncated: bool, *, meth
             return ToolResult.text(document)
         return ToolResult.json(document)
     if content_type.startswith("text/") or _is_json(content_type) or "xml" in content_type:
-        return ToolResult.text(_text(data, response) + note)
-    try:
-        return ToolResult.text(data.decode("utf-8") + note)
+        return ToolResult.text(_kept(_text(data, response, cut=truncated), truncated) + note)
+    try:  # text if it is UTF-8 (a character the cap split at the end does not count)
+        text = codecs.getincrementaldecoder("utf-8")().decode(data, final=not truncated)
+        return ToolResult.text(_kept(text, truncated) + note)
     except UnicodeDecodeError:
         if truncated:
             return ToolResult.text(f"(binary response: more than {cap:,} bytes of "

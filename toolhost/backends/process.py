@@ -23,6 +23,7 @@ import anyio
 from anyio.abc import Process
 
 from toolhost.backends.reaper import ToolRun, enable_subreaper, kill_all_tool_processes
+from toolhost.redaction import active
 
 __all__ = ["Outcome", "kill_all_tool_processes", "kill_group", "run_process"]
 
@@ -44,13 +45,15 @@ class Outcome:
 
 
 class StderrLines:
-    """Splits a stream into lines for ``on_stderr``: a line is cut at ``MAX_LINE`` bytes, and
-    after ``MAX_STDERR_LINES`` lines one last note says the rest was not sent."""
+    """Splits a stream into lines for ``on_stderr``, secrets hidden: a line is cut at
+    ``MAX_LINE`` bytes (between characters), and after ``MAX_STDERR_LINES`` lines one last
+    note says the rest was not sent."""
 
     def __init__(self, on_line: OnLine) -> None:
         self.on_line = on_line
         self.partial = bytearray()
         self.sent = 0
+        self._cut = False  # the piece before the next one ended at a cut, not a newline
 
     async def feed(self, chunk: bytes) -> None:
         self.partial.extend(chunk)
@@ -59,11 +62,17 @@ class StderrLines:
             if end < 0:
                 if len(self.partial) < MAX_LINE:
                     return
-                end = MAX_LINE  # a "line" with no end in sight is sent in pieces
+                # a "line" with no end in sight is sent in pieces, cut between characters
+                end = MAX_LINE
+                while end > MAX_LINE - 3 and 0x80 <= self.partial[end] < 0xC0:
+                    end -= 1
                 line, self.partial = bytes(self.partial[:end]), self.partial[end:]
-            else:
-                line, self.partial = bytes(self.partial[:end]), self.partial[end + 1:]
+                await self._send(line, cut_after=True)
+                self._cut = True
+                continue
+            line, self.partial = bytes(self.partial[:end]), self.partial[end + 1:]
             await self._send(line)
+            self._cut = False
         self.partial.clear()  # over the limit: nothing more is kept
 
     async def end(self) -> None:
@@ -71,13 +80,16 @@ class StderrLines:
             await self._send(bytes(self.partial))
         self.partial.clear()
 
-    async def _send(self, line: bytes) -> None:
+    async def _send(self, line: bytes, *, cut_after: bool = False) -> None:
         self.sent += 1
         if self.sent > MAX_STDERR_LINES:
             await self.on_line(f"(more stderr lines were not sent; the first "
                                f"{MAX_STDERR_LINES:,} were)")
             return
-        text = line.decode("utf-8", errors="replace").rstrip("\r")
+        # Secrets hidden here, where the pieces are cut: a secret across a cut is in neither
+        # piece whole, so an edge that is part of one is hidden too.
+        text = active().cut_edges(line.decode("utf-8", errors="replace").rstrip("\r"),
+                                  head=self._cut, tail=cut_after)
         if text.strip():
             await self.on_line(text)
 

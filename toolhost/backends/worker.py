@@ -35,6 +35,7 @@ from anyio.abc import Process
 from anyio.streams.buffered import BufferedByteReceiveStream
 
 from toolhost.backends.base import CallContext, ToolFailure
+from toolhost.redaction import active
 from toolhost.results import ToolResult
 
 __all__ = ["DEFAULT_WORKERS", "WorkerPool", "WorkerSpec"]
@@ -159,8 +160,11 @@ class WorkerPool:
         self.started += 1
         worker = _Worker(process)
         try:
+            # the secrets, so that what the tool prints is scrubbed there (its output is not
+            # this process's scrubbed stream) and a result it cuts hides a cut secret's edge
             await worker.send({"sys_path": sys.path, "function": self.spec.function,
-                               "limit": self.spec.limit})
+                               "limit": self.spec.limit,
+                               "secrets": sorted(active().secrets)})
             ready = await worker.receive()
         except BaseException:
             await worker.kill()

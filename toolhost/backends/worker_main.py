@@ -58,6 +58,7 @@ def main() -> int:
     lock = threading.Lock()
     init = json.loads(sys.stdin.buffer.readline() or b"{}")
     sys.path[:] = [p for p in init.get("sys_path", []) if isinstance(p, str)] or sys.path
+    _scrubbed_output(init.get("secrets"))
     try:
         from toolhost.backends.python_import import resolve_function
         from toolhost.compile.signature import inspect_callable
@@ -75,11 +76,23 @@ def main() -> int:
     return 0
 
 
+def _scrubbed_output(secrets: Any) -> None:
+    """The host's secrets hidden in what the tool prints or logs (``sys.stdout`` is stderr
+    here): the host's scrubbed streams do not reach this process's file descriptors."""
+    from toolhost.redaction import ScrubbingStream, remember
+
+    if isinstance(secrets, list):
+        remember(s for s in secrets if isinstance(s, str))
+    if sys.__stderr__ is not None:
+        sys.stderr = sys.stdout = ScrubbingStream(sys.__stderr__)
+
+
 async def _serve(fn: Any, info: Any, limit: int, out: IO[bytes], lock: threading.Lock) -> None:
     import anyio.to_thread
 
     from toolhost.backends.base import CallContext
     from toolhost.backends.convert import to_result
+    from toolhost.failures import debug_enabled
 
     converters = dict(info.converters)
     while True:
@@ -108,7 +121,8 @@ async def _serve(fn: Any, info: Any, limit: int, out: IO[bytes], lock: threading
                     value = await value
             answer: dict[str, Any] = {"result": _bounded(to_result(value, limit), limit).to_mcp()}
         except Exception as exc:
-            traceback.print_exc(file=sys.stderr)
+            if debug_enabled():  # the host logs the error itself, scrubbed, in one line
+                traceback.print_exc(file=sys.stderr)
             answer = {"error": {"type": type(exc).__name__, "message": str(exc)[:10_000]}}
         value = kwargs = None  # drop the call's data before waiting for the next one
         _send(out, lock, answer)

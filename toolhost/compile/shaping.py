@@ -22,6 +22,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
 from toolhost.compile.jsoncut import TooDeep, json_head, too_long
+from toolhost.redaction import active
 from toolhost.results import ToolResult
 
 if TYPE_CHECKING:
@@ -53,8 +54,9 @@ def _note(kept: int, total: int, *, exact: bool = True) -> str:
 def cut_head(head: str, total: int, *, exact: bool = True) -> str:
     """``head`` (the kept start of a longer output of ``total`` characters) with the cut note;
     ``exact=False`` when ``total`` is only a lower bound. Used by backends that cut before
-    building the whole output; ``cut_text`` keeps such a note and its figures."""
-    return head + _note(len(head), total, exact=exact)
+    building the whole output; ``cut_text`` keeps such a note and its figures. A cut made
+    before redaction may end inside a secret: such an end is ``***``."""
+    return active().mask_edges(head, tail=True) + _note(len(head), total, exact=exact)
 
 
 def _measure(text: str) -> tuple[int, int, bool]:
@@ -109,7 +111,8 @@ def cut_text(result: ToolResult, max_chars: int) -> ToolResult:
             blocks.append(block)
             budget -= whole
             continue
-        kept = text[:min(budget, body)]
+        # (in a worker process, before the host redacts: a cut secret's start is hidden)
+        kept = active().mask_edges(text[:min(budget, body)], tail=True)
         blocks.append({**block, "text": kept + _note(max_chars - budget + len(kept), total,
                                                      exact=exact)})
         noted = True

@@ -15,6 +15,7 @@ from toolhost.compile.content import MAX_COMPLETIONS, PromptError, ResourceError
 from toolhost.excerpt import cut
 from toolhost.mcp import jsonrpc as rpc
 from toolhost.mcp.toolset import BadCursor, decode_cursor, encode_cursor
+from toolhost.redaction import active, redact_strings
 
 __all__ = ["RESOURCE_NOT_FOUND", "ContentMethods", "MethodError"]
 
@@ -71,11 +72,11 @@ class ContentMethods:
     async def resources_list(self, params: Mapping[str, Any]) -> dict[str, Any]:
         items = [entry for r in self.content.resources if not r.is_template
                  for entry in r.listed()]
-        return self._page(items, "resources", params.get("cursor"))
+        return self._page(_hidden(items), "resources", params.get("cursor"))
 
     async def templates_list(self, params: Mapping[str, Any]) -> dict[str, Any]:
         items = [r.descriptor() for r in self.content.resources if r.is_template]
-        return self._page(items, "resourceTemplates", params.get("cursor"))
+        return self._page(_hidden(items), "resourceTemplates", params.get("cursor"))
 
     async def resources_read(self, params: Mapping[str, Any], ctx: CallContext
                              ) -> dict[str, Any]:
@@ -90,7 +91,7 @@ class ContentMethods:
                               {"uri": cut(uri, 200)})
         resource, values = found
         try:
-            return {"contents": await resource.read(uri, values, ctx)}
+            return {"contents": _hidden(await resource.read(uri, values, ctx))}
         except ResourceError as exc:
             if exc.not_found:
                 raise MethodError(RESOURCE_NOT_FOUND, str(exc), {"uri": cut(uri, 200)}) \
@@ -131,7 +132,7 @@ class ContentMethods:
 
     async def prompts_list(self, params: Mapping[str, Any]) -> dict[str, Any]:
         items = [p.descriptor() for p in self.content.prompts.values()]
-        return self._page(items, "prompts", params.get("cursor"))
+        return self._page(_hidden(items), "prompts", params.get("cursor"))
 
     async def prompts_get(self, params: Mapping[str, Any], ctx: CallContext) -> dict[str, Any]:
         name = params.get("name")
@@ -141,7 +142,7 @@ class ContentMethods:
         if prompt is None:
             raise _invalid(f"unknown prompt {cut(name, 100)!r}")
         try:
-            return await prompt.get(params.get("arguments"), ctx)
+            return _hidden(await prompt.get(params.get("arguments"), ctx))  # type: ignore[no-any-return]
         except PromptError as exc:
             if exc.invalid:
                 raise _invalid(str(exc)) from None
@@ -167,3 +168,14 @@ class ContentMethods:
         shown = values[:MAX_COMPLETIONS]
         return {"completion": {"values": shown, "total": len(values),
                                "hasMore": len(values) > len(shown)}}
+
+
+def _hidden(value: Any) -> Any:
+    """What a client reads of a resource or a prompt: no secret of this process (a prompt
+    written with ${API_KEY}, a file or an endpoint that shows one); binary data is left as
+    it is. Resources have no opt-out, unlike a tool's ``redact_results``."""
+    hide = active()
+    return redact_strings(value, hide.redact, keep=_BINARY) if hide else value
+
+
+_BINARY = frozenset({"blob", "data"})

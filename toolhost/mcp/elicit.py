@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from toolhost.excerpt import cut
 from toolhost.mcp.client_requests import DEFAULT_TIMEOUT, Channel, ClientRequestError
+from toolhost.redaction import redact_strings, scrub
 
 __all__ = ["Elicited", "Sampled", "check_elicitation_schema", "elicit", "sample"]
 
@@ -127,8 +128,8 @@ async def elicit(channel: Channel | None, message: str,
         raise ClientRequestError(f"called ctx.elicit with a schema that cannot be elicited: "
                                  f"{problem}")
     result = await _channel(channel, "elicitation/create").request(
-        "elicitation", "elicitation/create", {"message": message, "requestedSchema": requested},
-        timeout=timeout)
+        "elicitation", "elicitation/create",
+        _hidden({"message": message, "requestedSchema": requested}), timeout=timeout)
     action = result.get("action")
     if action not in ("accept", "decline", "cancel"):
         raise ClientRequestError("got an answer to elicitation/create without a valid "
@@ -175,7 +176,7 @@ async def sample(channel: Channel | None, messages: str | Sequence[Mapping[str, 
     if model_preferences:
         params["modelPreferences"] = dict(model_preferences)
     result = await _channel(channel, "sampling/createMessage").request(
-        "sampling", "sampling/createMessage", params, timeout=timeout)
+        "sampling", "sampling/createMessage", _hidden(params), timeout=timeout)
     content = result.get("content")
     if isinstance(content, list) and content and isinstance(content[0], Mapping):
         content = content[0]  # a revision that allows several blocks: the first one
@@ -185,6 +186,15 @@ async def sample(channel: Channel | None, messages: str | Sequence[Mapping[str, 
     return Sampled(dict(content), model if isinstance(model, str) else "",
                    str(result.get("role") or "assistant"),
                    reason if isinstance(reason, str) else None)
+
+
+def _hidden(params: dict[str, Any]) -> Any:
+    # What the person or the client's model reads: a tool's request carries no secret of
+    # this process (images' and audio's base64 data is left as it is).
+    return redact_strings(params, scrub, keep=_BINARY)
+
+
+_BINARY = frozenset({"data", "blob"})
 
 
 def _channel(channel: Channel | None, method: str) -> Channel:

@@ -35,6 +35,7 @@ from toolhost.mcp.client_requests import (
 from toolhost.mcp.content import ContentMethods, MethodError
 from toolhost.mcp.round_trip import decode_state, encode_state
 from toolhost.mcp.toolset import BadCursor, ToolSet
+from toolhost.redaction import scrub
 from toolhost.results import ToolResult
 
 __all__ = ["Guard", "McpServer", "Notify", "ReadGuard"]
@@ -195,7 +196,7 @@ class McpServer:
                                   "capabilities": self.capabilities,
                                   "serverInfo": self.server_info}
         if self.instructions:
-            result["instructions"] = self.instructions
+            result["instructions"] = scrub(self.instructions)
         return result
 
     def manifest(self) -> dict[str, Any]:
@@ -341,7 +342,7 @@ class McpServer:
             "_meta": self._modern_meta,
         }
         if self.instructions:
-            result["instructions"] = self.instructions
+            result["instructions"] = scrub(self.instructions)
         return result
 
     async def _tools_list(self, request_id: Any, params: Mapping[str, Any], meta: Any,
@@ -525,7 +526,7 @@ def _progress_sender(notify: Notify, token: str | int
         params: dict[str, Any] = {"progressToken": token, "progress": progress}
         if total is not None:
             params["total"] = total
-        if message is not None:
-            params["message"] = message
+        if message is not None:  # shown to the client as it is: no secret in it
+            params["message"] = scrub(message) if isinstance(message, str) else message
         await notify({"jsonrpc": "2.0", "method": "notifications/progress", "params": params})
     return progress
