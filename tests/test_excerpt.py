@@ -16,3 +16,14 @@ def test_long_text_says_how_much_was_cut() -> None:
 def test_negative_limit_is_refused() -> None:
     with pytest.raises(ValueError):
         cut("x", -1)
+
+
+def test_decode_cut_leaves_out_a_character_the_cap_split() -> None:
+    from toolhost.excerpt import decode_cut
+
+    data = "xxGeheim-pässwörd".encode()
+    for at in range(len(data) + 1):
+        head, tail = decode_cut(data[:at], tail=True), decode_cut(data[at:], head=True)
+        assert "\ufffd" not in head + tail
+        assert "xxGeheim-pässwörd".startswith(head) and "xxGeheim-pässwörd".endswith(tail)
+    assert decode_cut(b"ok \xff", tail=True) == "ok \ufffd"  # invalid bytes stay visible

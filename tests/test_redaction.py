@@ -87,3 +87,29 @@ def test_cut_redacts_before_cutting() -> None:
 
     remember({PASSWORD})
     assert PASSWORD[:3] not in cut("ab " + PASSWORD + " tail" * 10, limit=6)
+
+
+def test_a_number_that_spells_a_secret_is_hidden_whatever_its_type() -> None:
+    pin = Redactor(frozenset({"98765432"}))
+    assert pin.value({"pin": 98765432, "big": 1987654321, "f": 98765432.5, "n": 7,
+                      "ok": True}) == {"pin": MASK, "big": MASK, "f": MASK, "n": 7, "ok": True}
+    assert mask_arguments({"limit": 98765432}, pin.redact) == {"limit": MASK}
+    assert pin.value(10 ** 5000) == 10 ** 5000  # too long to write out: JSON cannot carry it
+
+
+def test_mask_edges_hides_only_a_cut_secret_and_never_breaks_a_whole_one() -> None:
+    overlap = Redactor(frozenset({"abcdXYZW", "XYZWqrst"}))
+    # the end of a whole secret is the start of another: the whole one stays findable
+    assert overlap.mask_edges("x abcdXYZW", tail=True) == "x abcdXYZW"
+    assert overlap.redact(overlap.mask_edges("x abcdXYZW", tail=True)) == "x ***"
+    assert overlap.mask_edges("x XYZWqr", tail=True) == "x ***"
+    assert overlap.mask_edges("dXYZW y", head=True) == "*** y"
+    assert R.mask_edges(f"{SECRET} then " + PASSWORD[:6], tail=True) == f"{SECRET} then ***"
+
+
+def test_redact_strings_keeps_binary_values() -> None:
+    from toolhost.redaction import redact_strings
+
+    blob = base64.b64encode(PASSWORD.encode()).decode()
+    assert redact_strings({"data": blob, "text": blob}, R.redact, keep=frozenset({"data"})) \
+        == {"data": blob, "text": MASK}

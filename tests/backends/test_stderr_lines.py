@@ -36,3 +36,20 @@ async def test_at_most_so_many_lines_then_one_note() -> None:
     heard = await lines_of(b"line\n" * (MAX_STDERR_LINES + 500))
     assert len(heard) == MAX_STDERR_LINES + 1
     assert heard[-1].startswith("(more stderr lines were not sent")
+
+
+async def test_a_secret_across_a_cut_is_in_neither_piece() -> None:
+    from toolhost.redaction import remember
+
+    secret = "Zq7-SuperSecretValue-91"
+    remember({secret})
+    for shift in range(len(secret) + 1):
+        line = ("." * (MAX_LINE - shift) + secret + " done").encode()
+        heard = await lines_of(line[:MAX_LINE + 5], line[MAX_LINE + 5:] + b"\n")
+        joined = "|".join(heard)
+        assert all(secret[i:i + 5] not in joined for i in range(len(secret) - 4)), shift
+
+
+async def test_a_piece_is_cut_between_characters() -> None:
+    heard = await lines_of(b"x" * (MAX_LINE - 1) + "é".encode() + b"tail")
+    assert heard == ["x" * (MAX_LINE - 1), "étail"]

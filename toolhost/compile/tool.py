@@ -105,14 +105,21 @@ class CompiledTool:
         the model reads (structured or text, cut to ``max_output_chars``: after redaction, so
         a cut never shows the first characters of a secret)."""
         result = await self._run(arguments, ctx)
+        hidden = False
         if self.redact is not None and (result.is_error or self.redact_results):
-            result = redact_result(result, self.redact)
+            redacted = redact_result(result, self.redact)
+            hidden = redacted.structured != result.structured
+            result = redacted
         if result.is_error:
             return cut_text(ToolResult(content=result.content, is_error=True),
                             self.max_output_chars)
-        return shape_result(result, tool=self.name, output=self.output,
-                            output_validator=self.output_validator,
-                            max_chars=self.max_output_chars)
+        shaped = shape_result(result, tool=self.name, output=self.output,
+                              output_validator=self.output_validator,
+                              max_chars=self.max_output_chars)
+        if shaped.is_error and hidden:  # "'***' is not of type 'integer'" needs a why
+            return ToolResult.error(f"{shaped.content[0].get('text', '')} (a secret of the "
+                                    "config was hidden in it as ***; see redact_results)")
+        return shaped
 
     async def _run(self, arguments: Mapping[str, Any], ctx: CallContext) -> ToolResult:
         if not isinstance(arguments, Mapping):
