@@ -113,3 +113,17 @@ def test_redact_strings_keeps_binary_values() -> None:
     blob = base64.b64encode(PASSWORD.encode()).decode()
     assert redact_strings({"data": blob, "text": blob}, R.redact, keep=frozenset({"data"})) \
         == {"data": blob, "text": MASK}
+
+
+@pytest.mark.parametrize("length", [250, 1200, 20_000])
+def test_a_long_secret_is_one_literal_not_a_group_per_character(length: int) -> None:
+    token = (base64.b64encode(bytes(range(256)) * (length // 256 + 1)).decode())[:length]
+    long = Redactor(frozenset({token}))
+    assert long.redact(f"x {token} y") == "x *** y"
+    shown = base64.b64encode(f"u:{token}".encode()).decode()
+    assert token[:40] not in long.redact(shown) and MASK in long.redact(shown)
+
+
+def test_secrets_nesting_deeper_than_the_regex_compiler_goes_still_work() -> None:
+    chain = Redactor(frozenset("k" * n for n in range(4, 400)))  # each the prefix of the next
+    assert chain.redact("<" + "k" * 399 + ">") == "<***>"

@@ -172,7 +172,12 @@ class Redactor:
 
 def _trie_pattern(words: Iterable[str]) -> str:
     """One regex for all ``words``, factored as a trie so that at each position of the text the
-    engine tests one character class, not every word; longer matches are preferred."""
+    engine tests one character class, not every word; longer matches are preferred.
+
+    A run of characters with one way on is one literal, so the nesting follows the branch
+    points only (a 5,000-character token is one literal, not 5,000 groups); words whose trie
+    still nests too deep for the regex compiler become a plain alternation, longest first."""
+    words = set(words)
     root: dict[str, Any] = {}
     for word in words:
         node = root
@@ -180,15 +185,35 @@ def _trie_pattern(words: Iterable[str]) -> str:
             node = node.setdefault(char, {})
         node[""] = {}  # a word ends here
 
-    def emit(node: dict[str, Any]) -> str:
+    def emit(node: dict[str, Any], depth: int) -> str:
+        if depth > _MAX_NESTING:
+            raise _TooDeep
         ends = "" in node
-        branches = [re.escape(c) + emit(child) for c, child in sorted(node.items()) if c]
+        branches = []
+        for char, child in sorted(node.items()):
+            if not char:
+                continue
+            run = [char]
+            while len(child) == 1 and "" not in child:  # one way on: part of the literal
+                (char, child), = child.items()
+                run.append(char)
+            branches.append(re.escape("".join(run)) + emit(child, depth + 1))
         if not branches:
             return ""
         body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
         return f"(?:{body})?" if ends else body
 
-    return emit(root)
+    try:
+        return emit(root, 0)
+    except _TooDeep:
+        return "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+
+
+class _TooDeep(Exception):
+    pass
+
+
+_MAX_NESTING = 100  # groups inside groups: well within the regex compiler's recursion
 
 
 def _longest(text: str, every: Iterable[str], *, at_end: bool) -> int:
