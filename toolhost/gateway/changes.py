@@ -34,12 +34,46 @@ from anyio.abc import TaskGroup
 
 from toolhost.excerpt import cut
 
-__all__ = ["ChangeWatch", "Channel"]
+__all__ = ["ChangeWatch", "Channel", "Wake"]
 
 log = logging.getLogger("toolhost.gateway")
 
 SUBSCRIPTION_ID_META_KEY = "io.modelcontextprotocol/subscriptionId"
 MAX_RELISTEN_DELAY = 30.0
+SETTLE_SECONDS = 0.1
+MAX_SETTLE_SECONDS = 1.0
+
+
+class Wake:
+    """A follower's alarm, on the host's loop: ``poke`` it, ``wait`` for it, let a burst of
+    pokes end (``settle``), then ``rearm`` it before acting on the news."""
+
+    def __init__(self) -> None:
+        self._event = anyio.Event()
+
+    def poke(self) -> None:  # the event of the round to come, never an old one
+        self._event.set()
+
+    def is_set(self) -> bool:
+        return self._event.is_set()
+
+    async def wait(self) -> None:
+        await self._event.wait()
+
+    def rearm(self) -> None:
+        self._event = anyio.Event()
+
+    async def settle(self) -> None:
+        """Wait for a quiet SETTLE_SECONDS (at most MAX_SETTLE_SECONDS). An upstream
+        announces each of a row of changes, and its answers to a listing interleave with
+        them; without this each gap would cost a listing."""
+        with anyio.move_on_after(MAX_SETTLE_SECONDS):
+            while True:
+                self.rearm()
+                with anyio.move_on_after(SETTLE_SECONDS):
+                    await self._event.wait()
+                if not self._event.is_set():
+                    return
 
 
 class Channel:
