@@ -3,7 +3,8 @@ handing the news on without ever blocking that thread.
 
 Two kinds of news are followed, each on a ``Channel`` of its own: the tool list (``tools``)
 and the resources, resource templates and prompts (``content``: one re-listing covers all
-three). The two protocol eras announce them differently:
+three); and, on ``updates`` (``toolhost.gateway.updates``), the ``resources/updated`` of the
+resources toolhost's clients subscribed to. The two protocol eras announce them differently:
 
 - a 2025-11-25 session gets ``notifications/tools/list_changed``,
   ``notifications/resources/list_changed`` and ``notifications/prompts/list_changed``
@@ -33,6 +34,7 @@ import anyio.lowlevel
 from anyio.abc import TaskGroup
 
 from toolhost.excerpt import cut
+from toolhost.gateway.updates import ResourceUpdates
 
 __all__ = ["ChangeWatch", "Channel", "Wake"]
 
@@ -147,22 +149,25 @@ class Channel:
 
 class ChangeWatch:
     """The announcements of one upstream: ``tools`` and ``content`` (resources, templates
-    and prompts)."""
+    and prompts), and the ``updates`` of subscribed resources."""
 
     def __init__(self, server: str) -> None:
         self.server = server
         self.tools = Channel(server, "tool list")
         self.content = Channel(server, "resources and prompts")
+        self.updates = ResourceUpdates(server)
 
     def attach(self, tasks: TaskGroup) -> None:
         """A connection opened (in the portal)."""
         self.tools.attach(tasks)
         self.content.attach(tasks)
+        self.updates.attach(tasks)
 
     def detach(self) -> None:
         """The connection is closing."""
         self.tools.detach()
         self.content.detach()
+        self.updates.detach()
 
     def changed(self) -> None:
         """Anything may have changed (a reconnection): both lists are fetched again."""
@@ -170,8 +175,9 @@ class ChangeWatch:
         self.content.changed()
 
     async def on_message(self, message: Any) -> None:
-        """The client's ``message_handler``: a 2025-11-25 list_changed. The same
-        notification stamped with a listen stream's id is that stream's, seen by ``listen``."""
+        """The client's ``message_handler``: a 2025-11-25 list_changed or resources/updated.
+        The same notification stamped with a listen stream's id is that stream's, seen by
+        ``listen`` (or ``updates``)."""
         import mcp_types
 
         if not _on_stream(message):
@@ -180,6 +186,8 @@ class ChangeWatch:
             elif isinstance(message, (mcp_types.ResourceListChangedNotification,
                                       mcp_types.PromptListChangedNotification)):
                 self.content.changed()
+            elif isinstance(message, mcp_types.ResourceUpdatedNotification):
+                self.updates.updated(message.params.uri)
         await anyio.lowlevel.checkpoint()
 
     async def listen(self, client: Any) -> None:
