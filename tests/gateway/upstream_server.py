@@ -15,6 +15,13 @@ also a tool ``shelve(add, more, drop, prompt, unprompt, fail, quiet)``: it adds 
 the prompt ``PROMPT``, removes the prompt ``UNPROMPT``, and with ``fail`` makes every later
 ``resources/list`` fail; each change is announced with ``notifications/resources/list_changed``
 or ``notifications/prompts/list_changed`` (both eras, like ``grow``).
+UPSTREAM_UPDATES=1 (with UPSTREAM_CONTENT) offers resource subscriptions in both eras: a
+2025-11-25 session's ``resources/subscribe``/``unsubscribe`` are logged (``subscribed``,
+``unsubscribed``), and so is every ``subscriptions/listen`` stream's ``resourceSubscriptions``
+(``listen``, and ``unlisten`` when it ends); and a tool ``touch(uri, times, stray)`` announces
+``notifications/resources/updated`` for ``uri`` ``times`` times (to a 2025-11-25 session only
+if it subscribed; on the listen streams that name it), then, hostile, for ``stray`` URIs
+``notes://stray/N`` nobody subscribed to (on the session, or stamped onto every listen stream).
 UPSTREAM_LEGACY=1 makes it a 2025-11-25 server on stdio (the handshake-only loop: clients
 fall back to ``initialize``).
 """
@@ -177,6 +184,81 @@ if os.environ.get("UPSTREAM_CONTENT") and os.environ.get("UPSTREAM_SHELVE"):
         return await _list_resources()
 
     app.list_resources = _counted  # type: ignore[method-assign]
+
+
+_subscribed: set[str] = set()  # a 2025-11-25 session's resources/subscribe
+_listens: dict[Any, list[str]] = {}  # open listen streams: id -> resourceSubscriptions
+
+
+def _log(entry: dict[str, Any]) -> None:
+    log = os.environ.get("UPSTREAM_LOG")
+    if log:
+        with open(log, "a") as handle:
+            handle.write(json.dumps(entry) + "\n")
+
+
+async def touch(ctx: Context, uri: str = "", times: int = 1, stray: int = 0) -> str:
+    import mcp_types as types
+    from mcp.shared.subscriptions import SUBSCRIPTION_ID_META_KEY
+
+    _record("touch", {"uri": uri, "times": times, "stray": stray})
+    session = ctx.request_context.session
+    legacy = bool(os.environ.get("UPSTREAM_LEGACY"))
+    for _ in range(times if uri else 0):
+        if not legacy:
+            await ctx.notify_resource_updated(uri)
+        elif uri in _subscribed:
+            await session.send_resource_updated(uri)
+    for n in range(stray):
+        if legacy:
+            await session.send_resource_updated(f"notes://stray/{n}")
+            continue
+        for listen_id in list(_listens):
+            await session.send_notification(types.ResourceUpdatedNotification(
+                params=types.ResourceUpdatedNotificationParams(
+                    uri=f"notes://stray/{n}", _meta={SUBSCRIPTION_ID_META_KEY: listen_id})),
+                related_request_id=listen_id)
+    return "touched"
+
+
+def _offer_updates() -> None:
+    import mcp_types as types
+
+    low = app._lowlevel_server
+
+    async def subscribe(ctx: Any, params: types.SubscribeRequestParams) -> types.EmptyResult:
+        _subscribed.add(str(params.uri))
+        _log({"subscribed": str(params.uri)})
+        return types.EmptyResult()
+
+    async def unsubscribe(ctx: Any, params: types.UnsubscribeRequestParams
+                          ) -> types.EmptyResult:
+        _subscribed.discard(str(params.uri))
+        _log({"unsubscribed": str(params.uri)})
+        return types.EmptyResult()
+
+    low.add_request_handler("resources/subscribe", types.SubscribeRequestParams, subscribe)
+    low.add_request_handler("resources/unsubscribe", types.UnsubscribeRequestParams,
+                            unsubscribe)
+    served = low.get_request_handler("subscriptions/listen")
+    assert served is not None
+
+    async def listen(ctx: Any, params: Any) -> Any:
+        uris = sorted(params.notifications.resource_subscriptions or ())
+        _listens[ctx.request_id] = uris
+        _log({"listen": uris})
+        try:
+            return await served.handler(ctx, params)
+        finally:
+            _listens.pop(ctx.request_id, None)
+            _log({"unlisten": uris})
+
+    low.add_request_handler("subscriptions/listen", served.params_type, listen)
+    app.add_tool(touch, description="Announce that resource URI changed")
+
+
+if os.environ.get("UPSTREAM_CONTENT") and os.environ.get("UPSTREAM_UPDATES"):
+    _offer_updates()
 
 
 async def _serve_legacy_stdio() -> None:

@@ -3,7 +3,8 @@ handing the news on without ever blocking that thread.
 
 Two kinds of news are followed, each on a ``Channel`` of its own: the tool list (``tools``)
 and the resources, resource templates and prompts (``content``: one re-listing covers all
-three). The two protocol eras announce them differently:
+three); and, on ``updates`` (``toolhost.gateway.updates``), the ``resources/updated`` of the
+resources toolhost's clients subscribed to. The two protocol eras announce them differently:
 
 - a 2025-11-25 session gets ``notifications/tools/list_changed``,
   ``notifications/resources/list_changed`` and ``notifications/prompts/list_changed``
@@ -33,13 +34,48 @@ import anyio.lowlevel
 from anyio.abc import TaskGroup
 
 from toolhost.excerpt import cut
+from toolhost.gateway.updates import ResourceUpdates
 
-__all__ = ["ChangeWatch", "Channel"]
+__all__ = ["ChangeWatch", "Channel", "Wake"]
 
 log = logging.getLogger("toolhost.gateway")
 
 SUBSCRIPTION_ID_META_KEY = "io.modelcontextprotocol/subscriptionId"
 MAX_RELISTEN_DELAY = 30.0
+SETTLE_SECONDS = 0.1
+MAX_SETTLE_SECONDS = 1.0
+
+
+class Wake:
+    """A follower's alarm, on the host's loop: ``poke`` it, ``wait`` for it, let a burst of
+    pokes end (``settle``), then ``rearm`` it before acting on the news."""
+
+    def __init__(self) -> None:
+        self._event = anyio.Event()
+
+    def poke(self) -> None:  # the event of the round to come, never an old one
+        self._event.set()
+
+    def is_set(self) -> bool:
+        return self._event.is_set()
+
+    async def wait(self) -> None:
+        await self._event.wait()
+
+    def rearm(self) -> None:
+        self._event = anyio.Event()
+
+    async def settle(self) -> None:
+        """Wait for a quiet SETTLE_SECONDS (at most MAX_SETTLE_SECONDS). An upstream
+        announces each of a row of changes, and its answers to a listing interleave with
+        them; without this each gap would cost a listing."""
+        with anyio.move_on_after(MAX_SETTLE_SECONDS):
+            while True:
+                self.rearm()
+                with anyio.move_on_after(SETTLE_SECONDS):
+                    await self._event.wait()
+                if not self._event.is_set():
+                    return
 
 
 class Channel:
@@ -113,22 +149,25 @@ class Channel:
 
 class ChangeWatch:
     """The announcements of one upstream: ``tools`` and ``content`` (resources, templates
-    and prompts)."""
+    and prompts), and the ``updates`` of subscribed resources."""
 
     def __init__(self, server: str) -> None:
         self.server = server
         self.tools = Channel(server, "tool list")
         self.content = Channel(server, "resources and prompts")
+        self.updates = ResourceUpdates(server)
 
     def attach(self, tasks: TaskGroup) -> None:
         """A connection opened (in the portal)."""
         self.tools.attach(tasks)
         self.content.attach(tasks)
+        self.updates.attach(tasks)
 
     def detach(self) -> None:
         """The connection is closing."""
         self.tools.detach()
         self.content.detach()
+        self.updates.detach()
 
     def changed(self) -> None:
         """Anything may have changed (a reconnection): both lists are fetched again."""
@@ -136,8 +175,9 @@ class ChangeWatch:
         self.content.changed()
 
     async def on_message(self, message: Any) -> None:
-        """The client's ``message_handler``: a 2025-11-25 list_changed. The same
-        notification stamped with a listen stream's id is that stream's, seen by ``listen``."""
+        """The client's ``message_handler``: a 2025-11-25 list_changed or resources/updated.
+        The same notification stamped with a listen stream's id is that stream's, seen by
+        ``listen`` (or ``updates``)."""
         import mcp_types
 
         if not _on_stream(message):
@@ -146,6 +186,8 @@ class ChangeWatch:
             elif isinstance(message, (mcp_types.ResourceListChangedNotification,
                                       mcp_types.PromptListChangedNotification)):
                 self.content.changed()
+            elif isinstance(message, mcp_types.ResourceUpdatedNotification):
+                self.updates.updated(message.params.uri)
         await anyio.lowlevel.checkpoint()
 
     async def listen(self, client: Any) -> None:

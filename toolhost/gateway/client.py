@@ -13,7 +13,7 @@ up to 30 seconds between attempts so a crashing upstream cannot be hammered.
 The holder task also watches for the upstream's lists changing (``changes``): news of its tool
 list goes to ``watch.tools``, of its resources or prompts to ``watch.content``; a reconnection
 counts as a change of both (announcements may have been missed while the connection was
-down).
+down). ``watch.updates`` subscribes upstream to what toolhost's clients subscribed to.
 """
 
 from __future__ import annotations
@@ -179,6 +179,7 @@ class UpstreamConnection:
                     errlog.spawned()
                 self.watch.attach(tasks)
                 tasks.start_soon(self.watch.listen, client)
+                tasks.start_soon(self.watch.updates.keep, client)
                 self._client = client
                 ready.set()
                 if again:

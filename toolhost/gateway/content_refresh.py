@@ -27,14 +27,12 @@ import anyio
 from toolhost.compile.content import ServerContent
 from toolhost.excerpt import cut
 from toolhost.failures import log_failure
+from toolhost.gateway.changes import Wake
 from toolhost.gateway.client import MAX_BACKOFF, UpstreamConnection, UpstreamError
 
 __all__ = ["ApplyContent", "ContentRefresher"]
 
 log = logging.getLogger("toolhost.gateway")
-
-SETTLE_SECONDS = 0.1
-MAX_SETTLE_SECONDS = 1.0
 
 ApplyContent = Callable[[str, ServerContent], Awaitable[None]]
 """Installs a server's new resources and prompts (server name, content) and announces the
@@ -51,33 +49,18 @@ class ContentRefresher:
         self.connection = connection
         self.apply = apply
         self._failures = 0
-        self._wake = anyio.Event()
+        self._wake = Wake()
 
     async def run(self) -> None:
         """Refresh whenever the upstream announces a change, until cancelled."""
-        with self.connection.watch.content.delivered_to(self._poke) as missed:
+        with self.connection.watch.content.delivered_to(self._wake.poke) as missed:
             if missed:
-                self._wake.set()
+                self._wake.poke()
             while True:
                 await self._wake.wait()
-                await self._settle()
-                self._wake = anyio.Event()  # a change from now on: one more round
+                await self._wake.settle()  # a burst ends first: one listing, not one per gap
+                self._wake.rearm()  # a change from now on: one more round
                 await self.refresh()
-
-    async def _settle(self) -> None:
-        """Let a burst end before listing: wait for a quiet SETTLE_SECONDS (at most
-        MAX_SETTLE_SECONDS). An upstream announces each of a row of changes, and its answers
-        to a listing interleave with them; without this each gap would cost a listing."""
-        with anyio.move_on_after(MAX_SETTLE_SECONDS):
-            while True:
-                self._wake = anyio.Event()
-                with anyio.move_on_after(SETTLE_SECONDS):
-                    await self._wake.wait()
-                if not self._wake.is_set():
-                    return
-
-    def _poke(self) -> None:  # on our loop: the event of the round to come, never an old one
-        self._wake.set()
 
     async def refresh(self) -> None:
         """List once and hand the result over (see the module docstring)."""

@@ -5,8 +5,9 @@ announces that they changed (``toolhost.gateway.content_refresh``), and read or 
 the upstream on each request; what comes back is checked for shape and size. They go through
 the same doors as a declared server's: ``resources/read`` meets the ``ReadMcpResourceTool``
 rules, the lists are paginated by toolhost, and several served servers keep prompt names
-apart (``<server>__<prompt>``). The upstream's ``resources/updated`` is not followed
-(docs/gateway.md).
+apart (``<server>__<prompt>``). Under ``serve``, the upstream's ``resources/updated`` for a
+URI toolhost's clients subscribed to is passed on (``toolhost.serve.upstream_updates`` finds
+the upstream through a resource's ``connection``; ``toolhost.gateway.updates`` subscribes).
 """
 
 from __future__ import annotations

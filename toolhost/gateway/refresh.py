@@ -4,9 +4,10 @@ When an upstream announces that its tools changed (``toolhost.gateway.changes`` 
 in the connection's thread), its refresher lists them again, reshapes them under the same
 ``include``/``exclude``/``tools`` rules, checks them against the lock, and hands the new set
 to the host (``apply``), which swaps it in atomically and announces
-``notifications/tools/list_changed`` to its own clients. Announcements that come during a
-refresh cause one more refresh, not one each. Permission rules need nothing: the gate looks
-tool names up at call time.
+``notifications/tools/list_changed`` to its own clients. A burst of announcements is let
+end first (a quiet 0.1 s, at most 1 s), and announcements that come during a refresh cause
+one more refresh, not one each. Permission rules need nothing: the gate looks tool names up
+at call time.
 
 It fails closed. A listing with a definition that differs from the lock (or a reshaping
 that no longer fits) withdraws every tool of that upstream, logged once as an error, until a
@@ -34,6 +35,7 @@ from toolhost.compile.content import ServerContent
 from toolhost.compile.tool import CompiledTool
 from toolhost.excerpt import cut
 from toolhost.failures import log_failure
+from toolhost.gateway.changes import Wake
 
 if TYPE_CHECKING:
     from toolhost.gateway.compile import Listing, UpstreamTools
@@ -61,21 +63,19 @@ class UpstreamRefresher:
         self.withdrawn = False
         self._failures = 0
         self._lock_seen: tuple[int, int] | None = None  # the lock file as the last refresh read it
-        self._wake = anyio.Event()
+        self._wake = Wake()
         self._said = ""  # the withdrawal last logged (said once, not at every retry)
 
     async def run(self) -> None:
         """Refresh whenever the upstream announces a change, until cancelled."""
-        with self.upstream.connection.watch.tools.delivered_to(self._poke) as missed:
+        with self.upstream.connection.watch.tools.delivered_to(self._wake.poke) as missed:
             if missed:
-                self._wake.set()
+                self._wake.poke()
             while True:
                 await self._next_round()
-                self._wake = anyio.Event()  # a change from now on: one more round
+                await self._wake.settle()  # a burst ends first: one listing, not one per gap
+                self._wake.rearm()  # a change from now on: one more round
                 await self.refresh()
-
-    def _poke(self) -> None:
-        self._wake.set()
 
     async def _next_round(self) -> None:
         """Until there is news: an announcement or, while withdrawn, a lock file edit."""

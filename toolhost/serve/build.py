@@ -185,13 +185,17 @@ class Server:
     async def follow_upstreams(self) -> None:
         """Until cancelled: take in each imported server's new tool list, resources and
         prompts when its upstream announces them (``toolhost.gateway.refresh``), and tell
-        the clients."""
+        the clients; pass on the upstream's updates of the resources clients subscribed to
+        (``toolhost.serve.upstream_updates``)."""
         await self._importing.wait()
         from toolhost.gateway.refresh import UpstreamFollower
+        from toolhost.serve.upstream_updates import UpstreamSubscriptions
 
         self.upstreams = UpstreamFollower(self._upstream_tools, _upstreams(self.build),
                                           self._upstream_content)
-        await self.upstreams.run()
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(UpstreamSubscriptions(self.served).run)
+            await self.upstreams.run()
 
     async def _upstream_tools(self, name: str, tools: tuple[CompiledTool, ...]) -> None:
         build = self.build

@@ -81,6 +81,8 @@ class ServedServer:
         self.broadcast: Broadcast | None = None
         self.legacy_peer = False  # an initialize went through (stdio: the peer is legacy)
         self._listeners: dict[Any, _Listener] = {}
+        # called (on the loop) when what clients subscribed to may have changed
+        self.on_subscriptions: Callable[[], None] | None = None
         from toolhost.serve.telemetry import Telemetry
 
         self.telemetry = Telemetry.maybe()  # spans and metrics per tools/call (extra otel)
@@ -98,7 +100,14 @@ class ServedServer:
             return await self._listen(message, notify)
         if self.telemetry is not None and method == "tools/call":
             return await self.telemetry.around(message, self.core.handle, notify=notify)
-        return await self.core.handle(message, notify=notify)
+        answer = await self.core.handle(message, notify=notify)
+        if method in ("resources/subscribe", "resources/unsubscribe"):
+            self._subscriptions_changed()
+        return answer
+
+    def _subscriptions_changed(self) -> None:
+        if self.on_subscriptions is not None:
+            self.on_subscriptions()
 
     async def swap(self, tools: Sequence[CompiledTool], wire_names: Mapping[str, str]) -> bool:
         """Replace the tool set atomically; announce it if tools/list changed."""
@@ -121,6 +130,7 @@ class ServedServer:
             await self._send(RESOURCES_CHANGED)
         if _listing(old.prompts) != _listing(new.prompts):
             await self._send(PROMPTS_CHANGED)
+        self._subscriptions_changed()  # a subscribed URI may belong elsewhere now
 
     def subscribed_uris(self) -> set[str]:
         """Every resource URI some client asked to hear about (legacy subscriptions and the
@@ -176,6 +186,8 @@ class ServedServer:
         if uris:
             honored["resourceSubscriptions"] = sorted(uris)
         self._listeners[request_id] = listener
+        if uris:
+            self._subscriptions_changed()
         try:
             await notify({"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged",
                           "params": {"_meta": {SUBSCRIPTION_ID_META_KEY: request_id},
@@ -183,6 +195,8 @@ class ServedServer:
             await listener.done.wait()
         finally:
             self._listeners.pop(request_id, None)
+            if uris:
+                self._subscriptions_changed()
         return {"jsonrpc": "2.0", "id": request_id, "result": {
             "resultType": "complete",
             "_meta": {SUBSCRIPTION_ID_META_KEY: request_id,
