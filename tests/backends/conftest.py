@@ -44,6 +44,8 @@ class Server:
     url: str
     seen: list[Seen] = field(default_factory=list)
     attempts: dict[str, int] = field(default_factory=dict)
+    # /api/raw/<name>: a body sent as it is, with these headers (Content-Encoding, ...)
+    raw: dict[str, tuple[bytes, dict[str, str]]] = field(default_factory=dict)
 
 
 def serve() -> Iterator[Server]:
@@ -104,6 +106,10 @@ def serve() -> Iterator[Server]:
                                extra)
                 else:
                     self.reply(200, json.dumps({"attempts": n}).encode(), "application/json")
+            elif path.startswith("/api/raw/"):
+                raw, headers = state.raw[path.rsplit("/", 1)[1]]
+                self.reply(200, raw, headers.get("Content-Type", "text/plain"),
+                           {k: v for k, v in headers.items() if k != "Content-Type"})
             elif path == "/api/redirect":
                 self.reply(302, b"", "text/plain", {"Location": f"{state.url}/secret"})
             else:

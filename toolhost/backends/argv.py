@@ -7,11 +7,14 @@ The rules (docs/backends.md states them for users):
   (``"{% if verbose %}-v{% endif %}"``): it is dropped when empty, which can remove a flag but
   never a value or shift one.
 - ``{if: name, argv: [...]}`` is present only when ``name`` was given (not left out, not null,
-  not false); ``{each: name, argv: [...]}`` repeats once per item; exactly ``"{{ name }}"`` with
-  a list value gives one argument per item (empty items stay empty arguments).
+  not false); ``{each: name, argv: [...]}`` repeats once per item, and each repeat gives exactly
+  the group's arguments (an item that is a list or object renders as one JSON argument);
+  exactly ``"{{ name }}"`` with a list value gives one argument per item (empty items stay
+  empty arguments).
 - A value that starts an argument (or a list item) and begins with ``-`` is refused, unless a
-  literal ``--`` element comes before it, the param is listed in ``allow_dash``, or the value is
-  a JSON number (``-5`` can only be digits).
+  literal ``--`` element comes before it, the param is listed in ``allow_dash``, or the values
+  are JSON numbers and the argument is a plain number (``-5``, ``-2.5``: digits, a sign and a
+  point, which no program reads as an option letter; numbers never render with an exponent).
 - A param that a value position always needs must be required or have a default: left out, it
   would render empty.
 """
@@ -19,6 +22,7 @@ The rules (docs/backends.md states them for users):
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -36,6 +40,10 @@ __all__ = [
     "is_given",
     "printed_names",
 ]
+
+# What a number may render as to pass the dash check (templating.number_text never writes an
+# exponent, inf or nan; text a template builds around a number must still look like this).
+_PLAIN_NUMBER = re.compile(r"-?[0-9]+(\.[0-9]+)?")
 
 # Jinja syntax in argv[0]: the program must be a literal the config author wrote.
 _JINJA_MARKS = ("{{", "{%", "{#")
@@ -115,10 +123,12 @@ class ArgvPlan:
                     self._render(sub, context, out, item_of)
             return
         assert element.template is not None
-        if element.expand is not None:
+        # exactly {{ name }} with a list: one argument per item. Not `item` inside its group:
+        # a list item there renders as one JSON argument, so each repeat gives the group's count
+        if element.expand is not None and (element.expand != "item" or item_of is None):
             value = context.get(element.expand)
             if isinstance(value, (list, tuple)):
-                name = item_of if element.expand == "item" and item_of else element.expand
+                name = element.expand
                 for item in value:
                     text = templating.render_value(item)
                     self._check(element, text, [name], [item])
@@ -144,8 +154,8 @@ class ArgvPlan:
         if names and all(n in self.allow_dash for n in names):
             return
         if values and all(isinstance(v, (int, float)) and not isinstance(v, bool)
-                          for v in values):
-            return  # numbers: a sign and digits only
+                          for v in values) and _PLAIN_NUMBER.fullmatch(text):
+            return  # numbers: a sign, digits and a point only
         if element.literal_prefix:
             raise ArgvRefused(
                 f"the value of {who} follows a bare {element.literal_prefix!r} "

@@ -141,6 +141,9 @@ class _Run:
             call_env = {**self.env, **{k: t.render(context) for k, t in self.env_t.items()}}
         except ArgvRefused as exc:
             return ToolResult.error(f"Refused to run the command: {exc}.")
+        except templating.UnrenderableValue as exc:
+            return ToolResult.error("Refused to run the command: "
+                                    f"{templating.unrenderable_message(exc, arguments)}.")
         except templating.TemplateError as exc:
             return ToolResult.error(f"Could not build the command line: {exc}")
         on_stderr = _stderr_to_client(ctx) if self.stderr_to_log else None

@@ -145,7 +145,8 @@ def _code_problem(key: str, program: str, what: str, plan: ArgvPlan) -> Found:
 def option_notes(config: HostConfig) -> list[Problem]:
     """``validate``'s notes: each argv position where a value starts an argument with no
     ``--`` before it and no ``allow_dash``, so the program may read it as an option (such
-    values are refused at call time when they start with '-')."""
+    values are refused at call time when they start with '-'); and each ``{each}`` group
+    whose items may be lists or objects (each passed as one JSON argument)."""
     notes: list[Problem] = []
     for server in config.servers.values():
         for tool in server.tools.values():
@@ -156,6 +157,7 @@ def option_notes(config: HostConfig) -> list[Problem]:
                 plan = compile_argv(list(opts.get("argv") or ()), opts.get("allow_dash") or ())
             except Exception:  # reported as an error by the compile step
                 continue
+            notes.extend(_nested_item_notes(plan, tool))
             for element, names in _option_elements(plan):
                 if all(n in plan.allow_dash for n in names):
                     continue
@@ -185,3 +187,33 @@ def _option_elements(plan: ArgvPlan) -> list[tuple[Element, list[str]]]:
 
     walk(plan.elements, None)
     return out
+
+
+def _nested_item_notes(plan: ArgvPlan, tool: ToolConfig) -> list[Problem]:
+    """An ``{each}`` over a declared list whose items' schema admits lists or objects."""
+    notes: list[Problem] = []
+    for element in plan.elements:
+        schema = tool.params.get(element.each or "")
+        if not isinstance(schema, Mapping) or not _admits_containers(schema.get("items")):
+            continue
+        notes.append(tool.backend.origin.problem(
+            f"note: the items of '{element.each}' may be lists or objects: such an item is "
+            "passed as one JSON argument, never spread over several", key=f"{element.key}.each",
+            hint=f"if '{element.each}' is a list of plain values, say so: "
+                 "items: {type: string}"))
+    return notes
+
+
+def _admits_containers(items: Any) -> bool:
+    """Whether an ``items`` schema lets an item be an array or object."""
+    if items is None or items is True or items == {}:
+        return True
+    if not isinstance(items, Mapping) or "enum" in items or "const" in items:
+        return False
+    kind = items.get("type")
+    if kind is None:  # untyped admits anything, unless its alternatives say otherwise
+        alternatives = [*(items.get("anyOf") or ()), *(items.get("oneOf") or ())]
+        return not alternatives or any(_admits_containers(sub) for sub in alternatives)
+    kinds = [kind] if isinstance(kind, str) else list(kind)
+    return "array" in kinds or "object" in kinds
+

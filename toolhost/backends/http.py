@@ -20,7 +20,9 @@ Config::
 One pooled ``httpx.AsyncClient`` per server (its default headers and auth), created on first
 use and closed with the compiled tools. The URL cannot be steered elsewhere by arguments (see
 ``http_url``). Idempotent methods are retried on connect errors, 429 and 5xx with exponential
-backoff, honouring ``Retry-After`` up to a cap. The body is read up to a size cap. Responses map
+backoff, honouring ``Retry-After`` up to a cap. The body is read up to a size cap, inflated
+with bounded memory (``http_decode``); values the request cannot carry are located errors
+(``http_request``). Responses map
 by content type: JSON -> structuredContent plus text, text -> text, image -> image. A non-2xx
 status is an error result with the status and an excerpt of the body.
 """
@@ -36,7 +38,18 @@ from jinja2 import TemplateError
 
 from toolhost.backends import templating
 from toolhost.backends.base import BindContext, Binding, CallContext
+from toolhost.backends.http_decode import ACCEPT_ENCODING, BodyError, read_body
 from toolhost.backends.http_options import IDEMPOTENT, OPTIONS_SCHEMA
+from toolhost.backends.http_request import (
+    UnsendableValue,
+    compile_body,
+    compile_fields,
+    header_values,
+    pairs,
+    render_body,
+    render_fields,
+    unencodable_message,
+)
 from toolhost.backends.http_response import map_response, retry_delay
 from toolhost.backends.http_url import UnsafeURL, compile_url, literal_query_keys, with_query
 from toolhost.config.model import ServerDefaults, ToolConfig
@@ -52,7 +65,10 @@ DEFAULT_MAX_RESPONSE_BYTES = 5_000_000
 def make_client(defaults: ServerDefaults) -> httpx.AsyncClient:
     """The server's pooled client: default headers and auth; no proxies or netrc from the
     environment, no redirects (a redirect could leave the declared host)."""
-    headers = dict(defaults.headers)
+    # only the encodings read_body inflates with bounded memory (not br/zstd, even if
+    # their decoders are installed); the config's own Accept-Encoding wins
+    headers = httpx.Headers({"Accept-Encoding": ACCEPT_ENCODING})
+    headers.update(dict(defaults.headers))
     auth: httpx.Auth | None = None
     spec = defaults.auth or {}
     if spec.get("type") == "bearer":
@@ -84,62 +100,6 @@ class _Client:
             await client.aclose()
 
 
-def _compile_body(value: Any) -> Any:
-    """Strings become templates; exactly '{{ name }}' becomes a typed reference."""
-    if isinstance(value, str):
-        name = templating.single_variable(value)
-        return ("var", name) if name else ("tpl", templating.compile_template(value))
-    if isinstance(value, Mapping):
-        return {str(k): _compile_body(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_compile_body(v) for v in value]
-    return ("lit", value)
-
-
-def _render_body(node: Any, context: Mapping[str, Any]) -> Any:
-    if isinstance(node, dict):
-        return {k: _render_body(v, context) for k, v in node.items()}
-    if isinstance(node, list):
-        return [_render_body(v, context) for v in node]
-    kind, payload = node
-    if kind == "var":
-        return context.get(payload)
-    if kind == "tpl":
-        return payload.render(context)
-    return payload
-
-
-def _compile_fields(values: Mapping[str, str]) -> dict[str, Any]:
-    """key -> (template, exact variable or None, names the template prints as values)."""
-    from toolhost.backends.argv import printed_names
-
-    return {k: (templating.compile_template(v), templating.single_variable(v),
-                printed_names(v)) for k, v in values.items()}
-
-
-def _render_fields(fields: Mapping[str, Any], context: Mapping[str, Any]) -> dict[str, Any]:
-    """Query/header/form values. An entry is left out only when the params it prints were all
-    not given (left out or null), or when it prints no value and renders empty (``{% if %}``);
-    a given empty string is sent (``key=``). A list variable repeats the key."""
-    out: dict[str, Any] = {}
-    for key, (template, name, printed) in fields.items():
-        value = context.get(name) if name else None
-        if name and isinstance(value, (list, tuple)):
-            out[key] = [templating.render_value(v) for v in value]
-            continue
-        if printed and all(context.get(n) is None for n in printed):
-            continue
-        text = template.render(context)
-        if text or printed:
-            out[key] = text
-    return out
-
-
-def _pairs(fields: Mapping[str, Any]) -> list[tuple[str, str]]:
-    return [(k, str(v)) for k, vs in fields.items()
-            for v in (vs if isinstance(vs, list) else [vs])]
-
-
 class HttpKind:
     """Calls an HTTP endpoint on the declared host and path."""
 
@@ -167,8 +127,8 @@ class HttpKind:
             for part in ("query", "headers", "form"):
                 values = {str(k): str(v) for k, v in (opts.get(part) or {}).items()}
                 other_sources += list(values.values())
-                fields[part] = _compile_fields(values)
-            body = _compile_body(opts["json"]) if "json" in opts else None
+                fields[part] = compile_fields(values)
+            body = compile_body(opts["json"]) if "json" in opts else None
             other_sources += templating.template_strings(opts.get("json"))
             select = str(opts.get("select", ""))
             expression = None
@@ -202,34 +162,48 @@ class HttpKind:
 
         async def invoke(arguments: Mapping[str, Any], ctx: CallContext) -> ToolResult:
             context = {**unset, **arguments}
+            client = holder.get()
             try:
                 target = with_query(url.render(context),
-                                    _pairs(_render_fields(fields["query"], context)))
+                                    pairs(render_fields(fields["query"], context)))
                 request: dict[str, Any] = {
-                    "headers": _render_fields(fields["headers"], context)}
-                for key, value in request["headers"].items():
-                    if any(c in str(value) for c in "\r\n\0"):
-                        raise UnsafeURL(f"the value of header {key!r} contains a line break")
+                    "headers": header_values(fields["headers"], context)}
                 if body is not None:
-                    request["json"] = _render_body(body, context)
+                    request["json"] = render_body(body, context)
                 elif fields["form"]:
-                    request["data"] = _render_fields(fields["form"], context)
-            except UnsafeURL as exc:
+                    request["data"] = render_fields(fields["form"], context)
+                # built here, so that a value no encoding can carry is this call's error
+                prepared = client.build_request(method, target, **request)
+            except (UnsafeURL, UnsendableValue) as exc:
                 return ToolResult.error(f"Refused to send the request: {exc}.")
+            except templating.UnrenderableValue as exc:
+                return ToolResult.error("Refused to send the request: "
+                                        f"{templating.unrenderable_message(exc, arguments)}.")
+            except UnicodeEncodeError:
+                return ToolResult.error("Refused to send the request: "
+                                        f"{unencodable_message(arguments)}.")
+            except ValueError as exc:  # httpx's JSON body: NaN and infinity are not JSON
+                found = templating.UnrenderableValue(str(exc))
+                return ToolResult.error("Refused to send the request: "
+                                        f"{templating.unrenderable_message(found, arguments)}.")
             except TemplateError as exc:
                 return ToolResult.error(f"Could not build the request: {exc}")
-            client = holder.get()
             attempt = 0
             while True:
                 try:
-                    async with client.stream(method, target, **request) as response:
+                    response = await client.send(prepared, stream=True)
+                    try:
                         delay = retry_delay(response, attempt, retries, backoff,
                                             max_retry_after)
                         if delay is None:
-                            data, truncated = await _read(response, cap)
+                            data, truncated = await read_body(response, cap)
                             return map_response(response, data, truncated, method=method,
                                                 select=select, expression=expression,
                                                 arguments=arguments, cap=cap)
+                    finally:
+                        await response.aclose()
+                except BodyError as exc:
+                    return ToolResult.error(str(exc))
                 except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
                     if attempt >= retries:
                         return ToolResult.error(f"Could not connect for {method} "
@@ -240,12 +214,3 @@ class HttpKind:
                 attempt += 1
 
         return Binding(invoke=invoke, input_schema=input_schema, output="structured")
-
-
-async def _read(response: httpx.Response, cap: int) -> tuple[bytes, bool]:
-    buf = bytearray()
-    async for chunk in response.aiter_bytes():
-        buf.extend(chunk)
-        if len(buf) > cap:
-            return bytes(buf[:cap]), True
-    return bytes(buf), False

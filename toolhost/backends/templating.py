@@ -6,7 +6,8 @@ autoescaping: a value is substituted as data and never parsed as a template itse
 (``{{ 7*7 }}`` inside an argument stays those seven characters).
 
 How a value renders (the ``finalize`` hook): ``None`` -> empty string, booleans -> ``true`` /
-``false``, lists and mappings -> compact JSON, everything else -> ``str``. URL templates
+``false``, numbers -> plain decimal (``number_text``: never an exponent, ``inf`` or ``nan``),
+lists and mappings -> compact JSON, everything else -> ``str``. URL templates
 additionally percent-encode every substituted value (``quote(value, safe="")``), so an argument
 can never add a ``/``, ``?``, ``#`` or ``@`` to a URL.
 """
@@ -14,6 +15,7 @@ can never add a ``/``, ``?``, ``#`` or ``@`` to a URL.
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
@@ -31,25 +33,90 @@ if TYPE_CHECKING:
 __all__ = [
     "GLOBALS",
     "TemplateError",
+    "UnrenderableValue",
     "compile_template",
     "compile_url_template",
     "misspelt_placeholder",
+    "number_text",
     "placeholder_schema",
     "placeholders",
     "render_value",
     "single_variable",
+    "unrenderable_message",
 ]
+
+
+class UnrenderableValue(ValueError):
+    """A value with no text form an argument, URL or header could carry: a float that is
+    infinite or NaN, or an integer too long to print. The message says what it is
+    (``-inf, which is not a finite number ...``); ``unrenderable_message`` names the param."""
+
+
+def number_text(value: float) -> str:
+    """A JSON number as plain decimal text, matching ``-?[0-9]+(\\.[0-9]+)?``: an integral
+    value without a fraction (``2.0`` and ``1e16`` are ``2`` and ``10000000000000000``), any
+    other the shortest decimal that reads back as the same float (``1e-05`` is ``0.00001``).
+    Never an exponent, ``inf`` or ``nan``: ``str(-1e16)`` is ``-1e+16``, which getopt reads as
+    the options ``-1 -e +16``. Raises ``UnrenderableValue`` for infinity and NaN."""
+    if isinstance(value, int):
+        try:
+            return int.__repr__(value)
+        except ValueError:  # more digits than sys.get_int_max_str_digits()
+            raise UnrenderableValue("an integer too long to print") from None
+    if not math.isfinite(value):
+        raise UnrenderableValue(f"{value!r}, which is not a finite number (numbers are "
+                                "passed in plain decimal notation, and it has none)")
+    if value.is_integer() and abs(value) < 2 ** 53:
+        return str(int(value))  # also -0.0 -> "0"
+    text = float.__repr__(value)
+    if "e" in text or "E" in text:
+        from decimal import Decimal
+
+        text = format(Decimal(text), "f")
+    return text[:-2] if text.endswith(".0") else text
 
 
 def render_value(value: Any) -> str:
     """How one substituted value becomes text."""
+    if type(value) is str:  # the usual case first: this runs for every printed value
+        return value
     if value is None:
         return ""
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return number_text(value)
     if isinstance(value, (list, tuple, dict)):
-        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+        return _json(value, separators=(",", ":"))
     return str(value)
+
+
+def _json(value: Any, **options: Any) -> str:
+    try:  # NaN and Infinity are not JSON: json.dumps would write them anyway
+        return json.dumps(value, ensure_ascii=False, allow_nan=False, **options)
+    except ValueError as exc:
+        if isinstance(exc, UnrenderableValue):
+            raise
+        raise UnrenderableValue(f"a value JSON cannot carry ({exc})") from None
+
+
+def unrenderable_message(exc: UnrenderableValue, arguments: Mapping[str, Any]) -> str:
+    """``exc`` with the param whose value it is about: ``the value of 'n' is -inf, ...``
+    (``holds`` when the number is inside a list or object)."""
+    for name, value in arguments.items():
+        stack, inside = [value], False
+        while stack:  # a loop, not recursion: arguments may nest deeply
+            node = stack.pop()
+            if isinstance(node, (list, tuple, dict)):
+                stack.extend(node.values() if isinstance(node, dict) else node)
+                inside = True
+                continue
+            if isinstance(node, (int, float)) and not isinstance(node, bool):
+                try:
+                    number_text(node)
+                except UnrenderableValue as found:
+                    return f"the value of '{name}' {'holds' if inside else 'is'} {found}"
+    return f"a value is {exc}"
 
 
 def _url_value(value: Any) -> str:
@@ -57,7 +124,7 @@ def _url_value(value: Any) -> str:
 
 
 def _tojson(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False)
+    return _json(value)
 
 
 def _make_env(finalize: Any) -> ImmutableSandboxedEnvironment:
