@@ -32,7 +32,7 @@ from toolhost.mcp.client_requests import (
     client_channel,
     current_channel,
 )
-from toolhost.mcp.content import ContentMethods, MethodError
+from toolhost.mcp.content import MAX_URI_CHARS, ContentMethods, MethodError
 from toolhost.mcp.round_trip import decode_state, encode_state
 from toolhost.mcp.toolset import BadCursor, ToolSet
 from toolhost.results import ToolResult
@@ -165,6 +165,11 @@ class McpServer:
                           cancel: Cancel | None = None) -> dict[str, Any]:
             method = getattr(self._content, attr)
             uri = params.get("uri")
+            if attr == "resources_read" and isinstance(uri, str) and len(uri) <= MAX_URI_CHARS:
+                # One spelling for the rules and the lookup: a deny on a URI holds for every
+                # way of writing it (%73ecret.md, x/../secret.md)
+                uri = self._content.content.canonical_uri(uri)
+                params = {**params, "uri": uri}
             if attr == "resources_read" and self.read_guard is not None and isinstance(uri, str):
                 try:
                     refused = await self.read_guard(uri)
