@@ -41,6 +41,7 @@ from toolhost.serve.base import (
     is_request,
     is_response,
 )
+from toolhost.serve.budget import Budget
 from toolhost.serve.headers import (
     HEADER_MISMATCH,
     SESSION_HEADER,
@@ -88,6 +89,11 @@ class HttpServer:
         self._token = token
         self._allowed_origins = set(allowed_origins)
         self._sessions: dict[str, Session] = {}
+        # Message bytes of every request being answered: sessions cost a client nothing, so
+        # only a bound on the whole replica bounds its memory (each session also has a
+        # bound on its requests: Session.budget)
+        self._budget = Budget(None, limits.max_in_flight_bytes, scope="by this server",
+                              flags="toolhost serve --max-in-flight-bytes")
         self.path = path
         self.app = Starlette(routes=[
             Route(path, self._endpoint, methods=["GET", "POST", "DELETE"]),
@@ -213,6 +219,8 @@ class HttpServer:
         return self._remember(session_id, Session(capabilities=claims.capabilities))
 
     def _remember(self, session_id: str, session: Session) -> Session:
+        session.budget = Budget(self._limits.max_in_flight, None, scope="in this session",
+                                flags="toolhost serve --max-in-flight")
         if len(self._sessions) >= MAX_SESSIONS:  # memory stays bounded: forget idle ones
             for old in [k for k, v in self._sessions.items()
                         if not v.streams and not v.running][: MAX_SESSIONS // 10 or 1]:
@@ -343,8 +351,33 @@ class HttpServer:
             session_id = self._tokens.issue(version if isinstance(version, str) else "", caps)
             session = self._remember(session_id, Session(capabilities=caps))
             headers[SESSION_HEADER] = session_id
+        release = self._take(session, request_id, len(body))
+        if isinstance(release, Response):
+            return release
         return Exchange(self._handler, message, session, modern, headers, self.in_flight, caller,
-                         json_ok=json_ok, sse_ok=sse_ok)
+                        json_ok=json_ok, sse_ok=sse_ok, release=release)
+
+    def _take(self, session: Session | None, request_id: Any, size: int
+              ) -> Callable[[], None] | Response:
+        """Count a request into its session's budget and the server's; the answer refusing
+        it when either is full (a JSON-RPC error naming the limit), else what gives it back."""
+        budget = session.budget if session is not None else None
+        if budget is not None and not budget.take(size):
+            log.warning("refused request %s: its session has %d in flight",
+                        cut(repr(request_id), 60), budget.count)
+            return JsonAnswer(budget.refusal(request_id))
+        if not self._budget.take(size):
+            if budget is not None:
+                budget.give_back(size)
+            log.warning("refused request %s: %s bytes in flight", cut(repr(request_id), 60),
+                        f"{self._budget.held:,}")
+            return JsonAnswer(self._budget.refusal(request_id))
+
+        def release() -> None:
+            self._budget.give_back(size)
+            if budget is not None:
+                budget.give_back(size)
+        return release
 
     async def _get_stream(self, request: Request) -> Response:
         if not accepted(request.headers.get("accept"))[1]:
