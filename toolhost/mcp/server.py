@@ -324,8 +324,9 @@ class McpServer:
         if level not in LEVELS:
             raise _RpcError(rpc.INVALID_PARAMS, "Invalid params: 'level' is one of "
                             + ", ".join(LEVELS))
-        if len(self._log_levels) > 10_000:  # peers come and go; never grow without bound
-            self._log_levels.clear()
+        self._log_levels.pop(peer, None)  # newest last: the oldest goes first
+        if len(self._log_levels) >= 10_000:  # peers come and go; never grow without bound
+            self._log_levels.pop(next(iter(self._log_levels)))
         self._log_levels[peer] = str(level)
         return self._modern({}) if modern else {}
 

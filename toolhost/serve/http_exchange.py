@@ -6,7 +6,7 @@ what a legacy session id stands for. ``HttpServer`` (``toolhost.serve.http``) ro
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -79,8 +79,9 @@ class Exchange(Response):
     def __init__(self, handler: Handler, message: dict[str, Any], session: Session | None,
                  modern: bool, headers: dict[str, str], in_flight: InFlight,
                  caller: Caller | None, *, json_ok: bool = True, sse_ok: bool = True,
-                 release: Callable[[], None] | None = None) -> None:
+                 release: Callable[[], None] | None = None, peer: Hashable = None) -> None:
         super().__init__()
+        self._peer = peer
         self._release = release  # gives back what the request took of the budgets
         self._caller = caller
         self._in_flight = in_flight
@@ -93,11 +94,16 @@ class Exchange(Response):
         self._extra = headers
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        self._in_flight.enter()
+        # A listen stream is no call in flight: it ends when the server closes it, so a
+        # graceful shutdown must not wait for it (it would wait the whole grace)
+        counted = self._message.get("method") != "subscriptions/listen"
+        if counted:
+            self._in_flight.enter()
         try:
             await self._exchange(receive, send)
         finally:
-            self._in_flight.leave()
+            if counted:
+                self._in_flight.leave()
             if self._release is not None:
                 self._release()
 
@@ -118,7 +124,8 @@ class Exchange(Response):
         async def run() -> None:
             try:
                 with client_channel(channel), as_caller(self._caller):
-                    answer = await self._handler.handle(self._message, notify=notify)
+                    answer = await self._handler.handle(self._message, notify=notify,
+                                                        peer=self._peer)
             except Exception as exc:  # a bug in the core must not kill the connection
                 log_failure(log, f"request {cut(repr(request_id), 60)}", exc)
                 answer = error_response(request_id, -32603, f"Internal error "
