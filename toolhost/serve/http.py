@@ -17,7 +17,7 @@ from __future__ import annotations
 import hmac
 import logging
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Hashable, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -57,7 +57,7 @@ from toolhost.serve.http_limits import (
     header_deadline_protocol,
     read_body,
 )
-from toolhost.serve.sessions import SessionTokens
+from toolhost.serve.sessions import EndedSessions, SessionTokens
 
 __all__ = ["HttpServer"]
 
@@ -89,6 +89,7 @@ class HttpServer:
         self._token = token
         self._allowed_origins = set(allowed_origins)
         self._sessions: dict[str, Session] = {}
+        self._ended = EndedSessions()  # ids DELETEd here: 404 until they expire
         # Message bytes of every request being answered: sessions cost a client nothing, so
         # only a bound on the whole replica bounds its memory (each session also has a
         # bound on its requests: Session.budget)
@@ -105,9 +106,13 @@ class HttpServer:
                   methods=["GET"]),
         ])
 
-    async def broadcast(self, message: Mapping[str, Any]) -> None:
-        """Send a server notification to every open legacy ``GET`` stream."""
-        for session in list(self._sessions.values()):
+    async def broadcast(self, message: Mapping[str, Any],
+                        peers: Collection[Hashable] | None = None) -> None:
+        """Send a server notification to the open legacy ``GET`` streams: of the sessions
+        whose ids ``peers`` names (a resource's subscribers), or of every session."""
+        for session_id, session in list(self._sessions.items()):
+            if peers is not None and session_id not in peers:
+                continue
             for stream in list(session.streams):
                 try:
                     stream.send_nowait(dict(message))
@@ -213,6 +218,8 @@ class HttpServer:
         session = self._sessions.get(session_id)
         if session is not None:
             return session
+        if session_id in self._ended:  # its signature is still good, but it was ended here
+            return None
         claims = self._tokens.check(session_id)
         if claims is None:
             return None
@@ -244,17 +251,27 @@ class HttpServer:
         if request.method == "GET":
             return await self._get_stream(request)
         if request.method == "DELETE":
-            session_id = request.headers.get(SESSION_HEADER)
-            if session_id is None:
-                return JsonAnswer(error_response(None, -32600, "DELETE ends a session: send "
-                                                   "its Mcp-Session-Id"), status_code=400)
-            if self._sessions.pop(session_id, None) is None \
-                    and self._tokens.check(session_id) is None:
-                return JsonAnswer(error_response(None, -32600,
-                                                   f"unknown session {cut(session_id, 64)}"),
-                                    status_code=404)
-            return Response(status_code=204)
+            return self._delete(request.headers.get(SESSION_HEADER))
         return await self._post(request, caller)
+
+    def _delete(self, session_id: str | None) -> Response:
+        """End a legacy session on this replica: its id is answered 404 from now on (until
+        it expires) and its GET streams close. Calls it has running finish."""
+        if session_id is None:
+            return JsonAnswer(error_response(None, -32600, "DELETE ends a session: send "
+                                             "its Mcp-Session-Id"), status_code=400)
+        claims = self._tokens.check(session_id) if session_id not in self._ended else None
+        session = self._sessions.pop(session_id, None)
+        if claims is None:
+            return JsonAnswer(error_response(None, -32600,
+                                             f"unknown session {cut(session_id, 64)}"),
+                              status_code=404)
+        self._ended.add(session_id, claims.expires)
+        if session is not None:
+            for stream in session.streams:
+                stream.close()
+            session.streams.clear()
+        return Response(status_code=204)
 
     def _refuse(self, request: Request) -> Response | None:
         # DNS rebinding: a web page (or a name that resolves to us) must not reach a local
@@ -338,7 +355,8 @@ class HttpServer:
             if "method" in message:
                 try:
                     with as_caller(caller):
-                        await self._handler.handle(message)
+                        await self._handler.handle(message, peer=session_id if session
+                                                   is not None else None)
                 except Exception as exc:  # nobody waits for a notification's answer
                     log_failure(log, "a notification", exc)
             return Response(status_code=202)
@@ -354,8 +372,11 @@ class HttpServer:
         release = self._take(session, request_id, len(body))
         if isinstance(release, Response):
             return release
+        # What a client sets for itself (subscriptions, log level) is kept under its session
+        # id; a request without a session is a client of its own, remembered by nobody
+        peer = session_id if session is not None else object()
         return Exchange(self._handler, message, session, modern, headers, self.in_flight, caller,
-                        json_ok=json_ok, sse_ok=sse_ok, release=release)
+                        json_ok=json_ok, sse_ok=sse_ok, release=release, peer=peer)
 
     def _take(self, session: Session | None, request_id: Any, size: int
               ) -> Callable[[], None] | Response:
@@ -384,7 +405,12 @@ class HttpServer:
             return JsonAnswer(error_response(
                 None, -32600, "Not Acceptable: a GET stream is text/event-stream"),
                 status_code=406)
-        session = self._session(request.headers.get(SESSION_HEADER, ""))
+        session_id = request.headers.get(SESSION_HEADER)
+        session = self._session(session_id) if session_id is not None else None
+        if session is None and session_id is not None:  # ended, expired or never ours
+            return JsonAnswer(error_response(None, -32600,
+                                             f"unknown session {cut(session_id, 64)}"),
+                              status_code=404)
         if session is None:
             # Modern clients subscribe with subscriptions/listen on POST instead.
             return Response("GET streams exist for initialize-era sessions only; send "
