@@ -412,7 +412,8 @@ class McpServer:
     def _round_trip(self, params: Mapping[str, Any], meta: Any) -> RoundTrip:
         caps = meta.get(rpc.CLIENT_CAPABILITIES_META_KEY) if isinstance(meta, Mapping) else None
         try:
-            answered = decode_state(params.get("requestState"), params.get("inputResponses"))
+            answered = decode_state(params.get("requestState"), params.get("inputResponses"),
+                                    self.limits)
         except ValueError as exc:
             raise _RpcError(rpc.INVALID_PARAMS, f"Invalid params: {exc}") from None
         return RoundTrip(caps if isinstance(caps, Mapping) else {}, answered)
