@@ -40,6 +40,15 @@ class Limits:
 
     ``max_connections``: concurrent HTTP connections (more get 503 until some close).
 
+    ``max_in_flight``: requests being answered at once for one client (a stdio connection,
+    an HTTP session of the 2025 revisions). More: each is answered at once with a "server
+    busy" error (-32000) naming the limit, and the calls already accepted go on.
+
+    ``max_in_flight_bytes``: the message bytes those requests hold while they are answered
+    (over stdio per connection; over HTTP for the whole replica, since sessions cost a
+    client nothing). More: the same "server busy" answer. A single message is always
+    taken when nothing else is held, so a message under ``max_message_bytes`` always fits.
+
     ``header_timeout`` / ``body_timeout``: seconds an HTTP client has to send a request's
     headers, then its whole body. Later: the connection is closed (headers) or answered
     408 (body), so half-sent requests never pile up.
@@ -50,6 +59,8 @@ class Limits:
     max_values: int = 1_000_000
     max_argument_bytes: int = 16 * MIB
     max_connections: int = 1000
+    max_in_flight: int = 1000
+    max_in_flight_bytes: int = 64 * MIB
     header_timeout: float = 10.0
     body_timeout: float = 20.0
 

@@ -32,9 +32,11 @@ Every request is bounded (docs/serve.md, "Limits"): a message over --max-message
 refused (HTTP 413; over stdio an error answer, and the next line is read as usual), as are
 JSON nested deeper than --max-depth and tool arguments over --max-argument. Over HTTP a
 client has --header-timeout seconds to send its headers and --body-timeout for its body;
-at most --max-connections connections are served at once. On a loopback bind only the
-loopback names are accepted in the Host header (DNS rebinding); name others with
---allow-host. The defaults are generous: an honest client never meets them.
+at most --max-connections connections are served at once. At most --max-in-flight
+requests of one client (and --max-in-flight-bytes of their messages) are answered at
+once; more get a "server busy" error. On a loopback bind only the loopback names are
+accepted in the Host header (DNS rebinding); name others with --allow-host. The defaults
+are generous: an honest client never meets them.
 
 Examples:
   toolhost serve team.yaml                          the only server, over stdio
@@ -92,6 +94,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     limits.add_argument("--max-connections", type=_positive_int, metavar="N",
                         help="HTTP: concurrent connections; more get 503 "
                              f"(default {DEFAULTS.max_connections})")
+    limits.add_argument("--max-in-flight", type=_positive_int, metavar="N",
+                        help="requests answered at once for one client (a stdio connection, "
+                             "an HTTP session); more get a 'server busy' error at once "
+                             f"(default {DEFAULTS.max_in_flight:,})")
+    limits.add_argument("--max-in-flight-bytes", type=_size, metavar="SIZE",
+                        help="message bytes those requests hold (stdio: per connection; "
+                             "HTTP: for the whole server); more get 'server busy' "
+                             f"(default {_mib(DEFAULTS.max_in_flight_bytes)})")
     limits.add_argument("--header-timeout", type=_seconds, metavar="SECONDS",
                         help="HTTP: time to send a request's headers "
                              f"(default {DEFAULTS.header_timeout:g})")
@@ -157,6 +167,8 @@ def limits_from(args: argparse.Namespace) -> Limits:
                             max_values=args.max_values,
                             max_argument_bytes=args.max_argument,
                             max_connections=args.max_connections,
+                            max_in_flight=args.max_in_flight,
+                            max_in_flight_bytes=args.max_in_flight_bytes,
                             header_timeout=args.header_timeout, body_timeout=args.body_timeout)
 
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from toolhost.backends.base import BackendKind, BindContext, CallContext
+from toolhost.compile.resource_uri import normalize
 from toolhost.compile.tool import CompiledTool
 from toolhost.config.model import BackendSpec, ServerConfig, ToolConfig
 from toolhost.errors import CompileError, ConfigError, Problem
@@ -59,7 +60,11 @@ class Resource(Protocol):
         """The resources/list entries."""
 
     def matches(self, uri: str) -> Mapping[str, str] | None:
-        """The values the URI gives (``{}`` for none), or None when it is not this one's."""
+        """The values the (normalised) URI gives (``{}`` for none), or None when it is not
+        this one's."""
+
+    def canonical(self, uri: str, values: Mapping[str, str]) -> str:
+        """The one spelling of ``uri`` (which matched with ``values``) rules and reads see."""
 
     async def read(self, uri: str, values: Mapping[str, str],
                    ctx: CallContext) -> list[dict[str, Any]]:
@@ -95,11 +100,30 @@ class ServerContent:
 
     def find(self, uri: str) -> tuple[Resource, Mapping[str, str]] | None:
         """The resource ``uri`` names (static first, then templates in order)."""
+        uri = normalize(uri)
         for resource in sorted(self.resources, key=lambda r: r.is_template):
             values = resource.matches(uri)
             if values is not None:
                 return resource, values
         return None
+
+    def canonical_uri(self, uri: str) -> str:
+        """The canonical spelling of ``uri`` (``toolhost.compile.resource_uri``): the
+        permission rules and the lookup of a ``resources/read`` both get this string, so no
+        spelling of a resource escapes a rule on it. A URI no resource answers to is only
+        normalised."""
+        current = normalize(uri)
+        # Re-encoding decoded values may expose dot-segments (``a%2F..%2Fb`` in a {+path}):
+        # normalise and resolve again until nothing changes (each round only shortens it).
+        for _ in range(8):
+            found = self.find(current)
+            if found is None:
+                return current
+            again = normalize(found[0].canonical(current, found[1]))
+            if again == current:
+                return current
+            current = again
+        return current
 
     async def complete(self, ref_type: str, ref: str, argument: str, value: str,
                        ctx: CallContext) -> list[str]:

@@ -19,6 +19,7 @@ from typing import Any
 
 from toolhost.backends.base import CallContext
 from toolhost.compile.content import ResourceError
+from toolhost.compile.resource_uri import normalize, quote_value
 from toolhost.compile.tool import CompiledTool
 from toolhost.config.content_model import ResourceConfig
 from toolhost.excerpt import cut
@@ -117,19 +118,31 @@ class CompiledResource:
                     return
 
     def matches(self, uri: str) -> Mapping[str, str] | None:
-        """The template variables if ``uri`` is this resource's (or the path for a
-        directory, ``{}`` for the file); None if it is not."""
+        """The template variables if ``uri`` (normalised: ``resource_uri.normalize``) is this
+        resource's (or the path for a directory, ``{}`` for the file); None if it is not."""
         cfg = self.config
+        own = normalize(cfg.uri)
         if cfg.kind == "file":
-            return {} if uri == cfg.uri else None
+            return {} if uri == own else None
         if cfg.kind == "directory":
-            if not uri.startswith(cfg.uri) or len(uri) == len(cfg.uri):
+            if not uri.startswith(own) or len(uri) == len(own):
                 return None
-            return {"path": urllib.parse.unquote(uri[len(cfg.uri):])}
-        found = _template_regex(cfg.uri).fullmatch(uri)
+            return {"path": urllib.parse.unquote(uri[len(own):])}
+        found = _template_regex(own).fullmatch(uri)
         if found is None:
             return None
         return {k: urllib.parse.unquote(v) for k, v in found.groupdict().items()}
+
+    def canonical(self, uri: str, values: Mapping[str, str]) -> str:
+        """The canonical URI of what ``values`` (from :meth:`matches`) name: the values
+        percent-encoded again, one way (``matches`` of it gives ``values`` back)."""
+        own = normalize(self.config.uri)
+        if self.config.kind == "file":
+            return own
+        if self.config.kind == "directory":
+            return own + quote_value(values.get("path", ""), reserved=True)
+        return _VAR.sub(lambda v: quote_value(values.get(v.group(2), ""),
+                                              reserved=bool(v.group(1))), own)
 
     async def read(self, uri: str, values: Mapping[str, str],
                    ctx: CallContext) -> list[dict[str, Any]]:

@@ -25,6 +25,7 @@ from toolhost import regex
 from toolhost.backends.base import CallContext
 from toolhost.compile.content import Prompt, Resource, ServerContent
 from toolhost.compile.prompts import PromptError
+from toolhost.compile.resource_uri import normalize
 from toolhost.compile.resources import ResourceError
 from toolhost.excerpt import cut
 from toolhost.gateway.client import UpstreamConnection, UpstreamError
@@ -134,7 +135,8 @@ class UpstreamResources:
     uris: frozenset[str] = field(default=frozenset())
 
     def __post_init__(self) -> None:
-        uris = frozenset(str(e["uri"]) for e in self.entries if isinstance(e.get("uri"), str))
+        uris = frozenset(normalize(str(e["uri"])) for e in self.entries
+                         if isinstance(e.get("uri"), str))
         object.__setattr__(self, "uris", uris)
 
     is_template = False
@@ -147,6 +149,9 @@ class UpstreamResources:
 
     def matches(self, uri: str) -> Mapping[str, str] | None:
         return {} if uri in self.uris else None
+
+    def canonical(self, uri: str, values: Mapping[str, str]) -> str:
+        return uri  # normalised; the upstream decodes the rest its own way
 
     async def read(self, uri: str, values: Mapping[str, str],
                    ctx: CallContext) -> list[dict[str, Any]]:
@@ -191,6 +196,9 @@ class UpstreamTemplate:
 
     def matches(self, uri: str) -> Mapping[str, str] | None:
         return {} if self.pattern.fullmatch(uri) else None
+
+    def canonical(self, uri: str, values: Mapping[str, str]) -> str:
+        return uri  # normalised; the upstream decodes the rest its own way
 
     async def read(self, uri: str, values: Mapping[str, str],
                    ctx: CallContext) -> list[dict[str, Any]]:

@@ -20,6 +20,7 @@ __all__ = [
     "PARSE_ERROR",
     "PROTOCOL_VERSION_META_KEY",
     "REQUEST_CANCELLED",
+    "SERVER_BUSY",
     "SERVER_INFO_META_KEY",
     "UNSUPPORTED_PROTOCOL_VERSION",
     "cancelled_response",
@@ -34,6 +35,7 @@ METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
 # Not in JSON-RPC; what MCP SDKs send for a request the peer cancelled.
+SERVER_BUSY = -32000  # implementation-defined: too much in flight (toolhost.serve.budget)
 REQUEST_CANCELLED = -32800
 CANCELLED_MESSAGE = "Request cancelled"
 # MCP 2026-07-28: the request's declared protocol version is not served here.

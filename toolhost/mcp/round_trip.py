@@ -15,6 +15,10 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from toolhost.limits import DEFAULT_LIMITS, Limits
+from toolhost.mcp import jsonrpc as rpc
+from toolhost.mcp import wire
+
 __all__ = ["MAX_ANSWERS", "MAX_STATE", "decode_state", "encode_state"]
 
 MAX_STATE = 256 * 1024  # characters of requestState
@@ -27,9 +31,11 @@ def encode_state(answered: Mapping[str, Any]) -> str:
     return base64.urlsafe_b64encode(text.encode()).decode().rstrip("=")
 
 
-def decode_state(state: Any, responses: Any) -> dict[str, Any]:
+def decode_state(state: Any, responses: Any, limits: Limits = DEFAULT_LIMITS
+                 ) -> dict[str, Any]:
     """The answers so far: ``requestState``'s plus ``inputResponses``. Raises ValueError
-    saying what is wrong with either."""
+    saying what is wrong with either. The state is client data: parsed within ``limits``
+    (nesting is decided by the wire's linear scan, so nothing recurses)."""
     answered: dict[str, Any] = {}
     if state is not None:
         if not isinstance(state, str) or len(state) > MAX_STATE:
@@ -37,9 +43,16 @@ def decode_state(state: Any, responses: Any) -> dict[str, Any]:
         try:
             raw = base64.b64decode(state + "=" * (-len(state) % 4), altchars=b"-_",
                                    validate=True)
-            decoded = json.loads(raw) if raw else {}
         except (ValueError, binascii.Error):
             raise ValueError("requestState is not one toolhost sent") from None
+        try:
+            decoded = wire.decode(raw, limits) if raw else {}
+        except wire.WireError as exc:
+            if exc.code == rpc.PARSE_ERROR:
+                raise ValueError("requestState is not one toolhost sent") from None
+            why = exc.message.removeprefix("Invalid Request: the message ")
+            raise ValueError(f"requestState is not one toolhost sent: it {why} "
+                             "(toolhost serve --max-depth, --max-values)") from None
         answered.update(_answers(decoded, "requestState"))
     if responses is not None:
         answered.update(_answers(responses, "inputResponses"))

@@ -32,7 +32,7 @@ from toolhost.mcp.client_requests import (
     client_channel,
     current_channel,
 )
-from toolhost.mcp.content import ContentMethods, MethodError
+from toolhost.mcp.content import MAX_URI_CHARS, ContentMethods, MethodError
 from toolhost.mcp.round_trip import decode_state, encode_state
 from toolhost.mcp.toolset import BadCursor, ToolSet
 from toolhost.redaction import scrub
@@ -166,6 +166,11 @@ class McpServer:
                           cancel: Cancel | None = None) -> dict[str, Any]:
             method = getattr(self._content, attr)
             uri = params.get("uri")
+            if attr == "resources_read" and isinstance(uri, str) and len(uri) <= MAX_URI_CHARS:
+                # One spelling for the rules and the lookup: a deny on a URI holds for every
+                # way of writing it (%73ecret.md, x/../secret.md)
+                uri = self._content.content.canonical_uri(uri)
+                params = {**params, "uri": uri}
             if attr == "resources_read" and self.read_guard is not None and isinstance(uri, str):
                 try:
                     refused = await self.read_guard(uri)
@@ -320,8 +325,9 @@ class McpServer:
         if level not in LEVELS:
             raise _RpcError(rpc.INVALID_PARAMS, "Invalid params: 'level' is one of "
                             + ", ".join(LEVELS))
-        if len(self._log_levels) > 10_000:  # peers come and go; never grow without bound
-            self._log_levels.clear()
+        self._log_levels.pop(peer, None)  # newest last: the oldest goes first
+        if len(self._log_levels) >= 10_000:  # peers come and go; never grow without bound
+            self._log_levels.pop(next(iter(self._log_levels)))
         self._log_levels[peer] = str(level)
         return self._modern({}) if modern else {}
 
@@ -407,7 +413,8 @@ class McpServer:
     def _round_trip(self, params: Mapping[str, Any], meta: Any) -> RoundTrip:
         caps = meta.get(rpc.CLIENT_CAPABILITIES_META_KEY) if isinstance(meta, Mapping) else None
         try:
-            answered = decode_state(params.get("requestState"), params.get("inputResponses"))
+            answered = decode_state(params.get("requestState"), params.get("inputResponses"),
+                                    self.limits)
         except ValueError as exc:
             raise _RpcError(rpc.INVALID_PARAMS, f"Invalid params: {exc}") from None
         return RoundTrip(caps if isinstance(caps, Mapping) else {}, answered)

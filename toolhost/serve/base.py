@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Hashable, Mapping
 from typing import Any, Protocol
 
 __all__ = ["Handler", "Notify", "error_response", "is_notification", "is_request",
@@ -15,8 +15,10 @@ Notify = Callable[[dict[str, Any]], Awaitable[None]]
 class Handler(Protocol):
     """The transport-free MCP core: answer one message; ``None`` for notifications."""
 
-    async def handle(self, message: Mapping[str, Any], *,
-                     notify: Notify | None = None) -> dict[str, Any] | None: ...
+    async def handle(self, message: Mapping[str, Any], *, notify: Notify | None = None,
+                     peer: Hashable = None) -> dict[str, Any] | None:
+        """``peer`` names the client (an HTTP session id): what a client sets for itself
+        (subscriptions, its log level) is kept per peer."""
 
 
 def is_request(message: Mapping[str, Any]) -> bool:

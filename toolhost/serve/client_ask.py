@@ -18,7 +18,7 @@ from typing import Any
 
 from toolhost.mcp.client_requests import ClientRequestError, current_channel
 from toolhost.permissions.decision import Asker, Decision
-from toolhost.redaction import mask_arguments
+from toolhost.redaction import mask_arguments, scrub
 
 __all__ = ["ASK_TIMEOUT", "ClientAsker"]
 
@@ -52,6 +52,9 @@ class ClientAsker:
         text = f"toolhost: allow {tool_name}? ({why})\n{shown}"
         if decision.message:
             text += f"\n{decision.message}"
+        # The whole question leaves toolhost: a rule's message (or the rule itself) may quote
+        # a ${SECRET}, as on the deny path (toolhost.serve.guard)
+        text = scrub(self.redact(text))
         from toolhost.mcp.elicit import elicit  # with the first ask, not at start
 
         try:

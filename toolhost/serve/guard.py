@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 from toolhost.backends.base import CallContext
+from toolhost.compile.resource_uri import decoded
 from toolhost.compile.tool import CompiledTool
 from toolhost.mcp.server import Guard, ReadGuard
 from toolhost.permissions.decision import Decision
@@ -63,11 +64,19 @@ def read_guard(gate: Gate, server: str) -> ReadGuard:
     """A McpServer read guard: every resources/read is decided as the CLI's
     ``ReadMcpResourceTool`` with input ``{server, uri}`` (the CLI itself asks nobody before it
     reads a resource, so this is where rules on it take effect). An ask nobody can answer is
-    a deny."""
+    a deny.
+
+    ``uri`` is the canonical spelling (``ServerContent.canonical_uri``: what is read). When
+    its fully decoded form differs (``%20``, ``%2F`` in a value), rules are asked about both
+    and the read needs both allowed: a rule written either way holds."""
 
     async def guard(uri: str) -> str | None:
-        decision = await gate.check(READ_RESOURCE_TOOL, {"server": server, "uri": uri})
-        if decision.behavior == "allow":
+        forms = (uri,) if decoded(uri) == uri else (uri, decoded(uri))
+        for form in forms:
+            decision = await gate.check(READ_RESOURCE_TOOL, {"server": server, "uri": form})
+            if decision.behavior != "allow":
+                break
+        else:
             return None
         message = decision.message or (
             f"reading {uri} needs approval and nobody can be asked here"

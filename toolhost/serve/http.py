@@ -17,7 +17,7 @@ from __future__ import annotations
 import hmac
 import logging
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Hashable, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -41,6 +41,7 @@ from toolhost.serve.base import (
     is_request,
     is_response,
 )
+from toolhost.serve.budget import Budget
 from toolhost.serve.headers import (
     HEADER_MISMATCH,
     SESSION_HEADER,
@@ -56,7 +57,7 @@ from toolhost.serve.http_limits import (
     header_deadline_protocol,
     read_body,
 )
-from toolhost.serve.sessions import SessionTokens
+from toolhost.serve.sessions import EndedSessions, SessionTokens
 
 __all__ = ["HttpServer"]
 
@@ -88,6 +89,12 @@ class HttpServer:
         self._token = token
         self._allowed_origins = set(allowed_origins)
         self._sessions: dict[str, Session] = {}
+        self._ended = EndedSessions()  # ids DELETEd here: 404 until they expire
+        # Message bytes of every request being answered: sessions cost a client nothing, so
+        # only a bound on the whole replica bounds its memory (each session also has a
+        # bound on its requests: Session.budget)
+        self._budget = Budget(None, limits.max_in_flight_bytes, scope="by this server",
+                              flags="toolhost serve --max-in-flight-bytes")
         self.path = path
         self.app = Starlette(routes=[
             Route(path, self._endpoint, methods=["GET", "POST", "DELETE"]),
@@ -99,9 +106,13 @@ class HttpServer:
                   methods=["GET"]),
         ])
 
-    async def broadcast(self, message: Mapping[str, Any]) -> None:
-        """Send a server notification to every open legacy ``GET`` stream."""
-        for session in list(self._sessions.values()):
+    async def broadcast(self, message: Mapping[str, Any],
+                        peers: Collection[Hashable] | None = None) -> None:
+        """Send a server notification to the open legacy ``GET`` streams: of the sessions
+        whose ids ``peers`` names (a resource's subscribers), or of every session."""
+        for session_id, session in list(self._sessions.items()):
+            if peers is not None and session_id not in peers:
+                continue
             for stream in list(session.streams):
                 try:
                     stream.send_nowait(dict(message))
@@ -207,12 +218,16 @@ class HttpServer:
         session = self._sessions.get(session_id)
         if session is not None:
             return session
+        if session_id in self._ended:  # its signature is still good, but it was ended here
+            return None
         claims = self._tokens.check(session_id)
         if claims is None:
             return None
         return self._remember(session_id, Session(capabilities=claims.capabilities))
 
     def _remember(self, session_id: str, session: Session) -> Session:
+        session.budget = Budget(self._limits.max_in_flight, None, scope="in this session",
+                                flags="toolhost serve --max-in-flight")
         if len(self._sessions) >= MAX_SESSIONS:  # memory stays bounded: forget idle ones
             for old in [k for k, v in self._sessions.items()
                         if not v.streams and not v.running][: MAX_SESSIONS // 10 or 1]:
@@ -236,17 +251,27 @@ class HttpServer:
         if request.method == "GET":
             return await self._get_stream(request)
         if request.method == "DELETE":
-            session_id = request.headers.get(SESSION_HEADER)
-            if session_id is None:
-                return JsonAnswer(error_response(None, -32600, "DELETE ends a session: send "
-                                                   "its Mcp-Session-Id"), status_code=400)
-            if self._sessions.pop(session_id, None) is None \
-                    and self._tokens.check(session_id) is None:
-                return JsonAnswer(error_response(None, -32600,
-                                                   f"unknown session {cut(session_id, 64)}"),
-                                    status_code=404)
-            return Response(status_code=204)
+            return self._delete(request.headers.get(SESSION_HEADER))
         return await self._post(request, caller)
+
+    def _delete(self, session_id: str | None) -> Response:
+        """End a legacy session on this replica: its id is answered 404 from now on (until
+        it expires) and its GET streams close. Calls it has running finish."""
+        if session_id is None:
+            return JsonAnswer(error_response(None, -32600, "DELETE ends a session: send "
+                                             "its Mcp-Session-Id"), status_code=400)
+        claims = self._tokens.check(session_id) if session_id not in self._ended else None
+        session = self._sessions.pop(session_id, None)
+        if claims is None:
+            return JsonAnswer(error_response(None, -32600,
+                                             f"unknown session {cut(session_id, 64)}"),
+                              status_code=404)
+        self._ended.add(session_id, claims.expires)
+        if session is not None:
+            for stream in session.streams:
+                stream.close()
+            session.streams.clear()
+        return Response(status_code=204)
 
     def _refuse(self, request: Request) -> Response | None:
         # DNS rebinding: a web page (or a name that resolves to us) must not reach a local
@@ -330,7 +355,8 @@ class HttpServer:
             if "method" in message:
                 try:
                     with as_caller(caller):
-                        await self._handler.handle(message)
+                        await self._handler.handle(message, peer=session_id if session
+                                                   is not None else None)
                 except Exception as exc:  # nobody waits for a notification's answer
                     log_failure(log, "a notification", exc)
             return Response(status_code=202)
@@ -343,15 +369,48 @@ class HttpServer:
             session_id = self._tokens.issue(version if isinstance(version, str) else "", caps)
             session = self._remember(session_id, Session(capabilities=caps))
             headers[SESSION_HEADER] = session_id
+        release = self._take(session, request_id, len(body))
+        if isinstance(release, Response):
+            return release
+        # What a client sets for itself (subscriptions, log level) is kept under its session
+        # id; a request without a session is a client of its own, remembered by nobody
+        peer = session_id if session is not None else object()
         return Exchange(self._handler, message, session, modern, headers, self.in_flight, caller,
-                         json_ok=json_ok, sse_ok=sse_ok)
+                        json_ok=json_ok, sse_ok=sse_ok, release=release, peer=peer)
+
+    def _take(self, session: Session | None, request_id: Any, size: int
+              ) -> Callable[[], None] | Response:
+        """Count a request into its session's budget and the server's; the answer refusing
+        it when either is full (a JSON-RPC error naming the limit), else what gives it back."""
+        budget = session.budget if session is not None else None
+        if budget is not None and not budget.take(size):
+            log.warning("refused request %s: its session has %d in flight",
+                        cut(repr(request_id), 60), budget.count)
+            return JsonAnswer(budget.refusal(request_id))
+        if not self._budget.take(size):
+            if budget is not None:
+                budget.give_back(size)
+            log.warning("refused request %s: %s bytes in flight", cut(repr(request_id), 60),
+                        f"{self._budget.held:,}")
+            return JsonAnswer(self._budget.refusal(request_id))
+
+        def release() -> None:
+            self._budget.give_back(size)
+            if budget is not None:
+                budget.give_back(size)
+        return release
 
     async def _get_stream(self, request: Request) -> Response:
         if not accepted(request.headers.get("accept"))[1]:
             return JsonAnswer(error_response(
                 None, -32600, "Not Acceptable: a GET stream is text/event-stream"),
                 status_code=406)
-        session = self._session(request.headers.get(SESSION_HEADER, ""))
+        session_id = request.headers.get(SESSION_HEADER)
+        session = self._session(session_id) if session_id is not None else None
+        if session is None and session_id is not None:  # ended, expired or never ours
+            return JsonAnswer(error_response(None, -32600,
+                                             f"unknown session {cut(session_id, 64)}"),
+                              status_code=404)
         if session is None:
             # Modern clients subscribe with subscriptions/listen on POST instead.
             return Response("GET streams exist for initialize-era sessions only; send "

@@ -6,7 +6,7 @@ what a legacy session id stands for. ``HttpServer`` (``toolhost.serve.http``) ro
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,6 +22,7 @@ from toolhost.mcp.client_requests import ClientChannel, Pending, client_channel
 from toolhost.mcp.jsonrpc import cancelled_response
 from toolhost.permissions.caller import Caller, as_caller
 from toolhost.serve.base import Handler, error_response
+from toolhost.serve.budget import Budget
 from toolhost.serve.headers import http_status_for
 
 __all__ = ["Exchange", "InFlight", "NotificationStream", "Session"]
@@ -42,6 +43,8 @@ class Session:
     # ctx.sample, asks) that it has not answered: it POSTs the answers.
     capabilities: Mapping[str, Any] = field(default_factory=dict)
     pending: Pending = field(default_factory=Pending)
+    # requests of this session being answered (Limits.max_in_flight; HttpServer sets it)
+    budget: Budget | None = None
 
 
 def _sse_event(message: Mapping[str, Any]) -> bytes:
@@ -75,8 +78,11 @@ class Exchange(Response):
 
     def __init__(self, handler: Handler, message: dict[str, Any], session: Session | None,
                  modern: bool, headers: dict[str, str], in_flight: InFlight,
-                 caller: Caller | None, *, json_ok: bool = True, sse_ok: bool = True) -> None:
+                 caller: Caller | None, *, json_ok: bool = True, sse_ok: bool = True,
+                 release: Callable[[], None] | None = None, peer: Hashable = None) -> None:
         super().__init__()
+        self._peer = peer
+        self._release = release  # gives back what the request took of the budgets
         self._caller = caller
         self._in_flight = in_flight
         self._json_ok = json_ok  # what the client's Accept admits
@@ -88,11 +94,18 @@ class Exchange(Response):
         self._extra = headers
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        self._in_flight.enter()
+        # A listen stream is no call in flight: it ends when the server closes it, so a
+        # graceful shutdown must not wait for it (it would wait the whole grace)
+        counted = self._message.get("method") != "subscriptions/listen"
+        if counted:
+            self._in_flight.enter()
         try:
             await self._exchange(receive, send)
         finally:
-            self._in_flight.leave()
+            if counted:
+                self._in_flight.leave()
+            if self._release is not None:
+                self._release()
 
     async def _exchange(self, receive: Receive, send: Send) -> None:
         outbox_send, outbox = anyio.create_memory_object_stream[tuple[bool, Any]](64)
@@ -111,7 +124,8 @@ class Exchange(Response):
         async def run() -> None:
             try:
                 with client_channel(channel), as_caller(self._caller):
-                    answer = await self._handler.handle(self._message, notify=notify)
+                    answer = await self._handler.handle(self._message, notify=notify,
+                                                        peer=self._peer)
             except Exception as exc:  # a bug in the core must not kill the connection
                 log_failure(log, f"request {cut(repr(request_id), 60)}", exc)
                 answer = error_response(request_id, -32603, f"Internal error "

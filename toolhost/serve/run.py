@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Collection, Coroutine, Hashable
 from typing import IO, Any
 
 import anyio
@@ -31,8 +31,11 @@ async def serve_stdio(served: ServedServer, *, reader: IO[bytes] | None = None,
     server = StdioServer(served, reader if reader is not None else sys.stdin.buffer, out,
                          on_eof=served.close, limits=limits)
 
-    async def broadcast(message: dict[str, Any]) -> None:
-        if served.legacy_peer:  # a 2026-07-28 client hears list_changed on its listen stream
+    async def broadcast(message: dict[str, Any],
+                        peers: Collection[Hashable] | None = None) -> None:
+        # the one peer (``peers`` names it None); a 2026-07-28 client hears list_changed on
+        # its listen stream
+        if served.legacy_peer:
             await server.send(message)
 
     served.broadcast = broadcast
@@ -68,8 +71,9 @@ async def serve_http(served: ServedServer, *, host: str, port: int, token: str |
                         on_shutdown=served.close, shutdown_grace=shutdown_grace, auth=auth,
                         sessions=SessionTokens.from_environ(config_files=config_files))
 
-    async def broadcast(message: dict[str, Any]) -> None:
-        await server.broadcast(message)
+    async def broadcast(message: dict[str, Any],
+                        peers: Collection[Hashable] | None = None) -> None:
+        await server.broadcast(message, peers)
 
     served.broadcast = broadcast
     try:

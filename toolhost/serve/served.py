@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Collection, Hashable, Mapping, Sequence
 from typing import Any
 
 import anyio
@@ -33,7 +33,8 @@ PROMPTS_CHANGED = "notifications/prompts/list_changed"
 RESOURCE_UPDATED = "notifications/resources/updated"
 MAX_LISTEN_URIS = 1000  # resourceSubscriptions of one listen stream
 
-Broadcast = Callable[[dict[str, Any]], Awaitable[None]]
+Broadcast = Callable[[dict[str, Any], Collection[Hashable] | None], Awaitable[None]]
+"""Sends a message to legacy clients: the peers named (None: every one)."""
 
 
 def expose(servers: Mapping[str, Sequence[CompiledTool]], selected: Sequence[str]
@@ -50,11 +51,12 @@ def expose(servers: Mapping[str, Sequence[CompiledTool]], selected: Sequence[str
     return tools, wire_names
 
 
-@dataclasses.dataclass
+@dataclasses.dataclass(eq=False)  # hashed by identity: one entry per stream
 class _Listener:
     """One ``subscriptions/listen`` stream: what it asked to hear, and where it goes."""
 
     notify: Notify
+    request_id: Any  # the listen request's id: only unique per client, so never a key
     tools: bool
     resources: bool = False
     prompts: bool = False
@@ -80,7 +82,9 @@ class ServedServer:
         self.wire_names: Mapping[str, str] = dict(wire_names)
         self.broadcast: Broadcast | None = None
         self.legacy_peer = False  # an initialize went through (stdio: the peer is legacy)
-        self._listeners: dict[Any, _Listener] = {}
+        # open listen streams, by the listener itself (ids are unique per client only: one
+        # client's id 1 must not replace or end another's)
+        self._listeners: set[_Listener] = set()
         # called (on the loop) when what clients subscribed to may have changed
         self.on_subscriptions: Callable[[], None] | None = None
         from toolhost.serve.telemetry import Telemetry
@@ -91,16 +95,19 @@ class ServedServer:
         """The name permission rules use for ``tool`` (``mcp__<server>__<tool>``)."""
         return self.wire_names.get(tool.name, tool.wire_name)
 
-    async def handle(self, message: Mapping[str, Any], *,
-                     notify: Notify | None = None) -> dict[str, Any] | None:
+    async def handle(self, message: Mapping[str, Any], *, notify: Notify | None = None,
+                     peer: Hashable = None) -> dict[str, Any] | None:
+        """Answer one message; ``peer`` names the client (the HTTP session), so what it sets
+        for itself (resources/subscribe, logging/setLevel) is its own."""
         method = message.get("method")
         if method == "initialize":
             self.legacy_peer = True
         if method == "subscriptions/listen" and "id" in message and notify is not None:
             return await self._listen(message, notify)
         if self.telemetry is not None and method == "tools/call":
-            return await self.telemetry.around(message, self.core.handle, notify=notify)
-        answer = await self.core.handle(message, notify=notify)
+            return await self.telemetry.around(message, self.core.handle, notify=notify,
+                                               peer=peer)
+        answer = await self.core.handle(message, notify=notify, peer=peer)
         if method in ("resources/subscribe", "resources/unsubscribe"):
             self._subscriptions_changed()
         return answer
@@ -136,37 +143,42 @@ class ServedServer:
         """Every resource URI some client asked to hear about (legacy subscriptions and the
         ``resourceSubscriptions`` of listen streams)."""
         uris = set().union(*self.core.resource_subscriptions().values())
-        for listener in self._listeners.values():
+        for listener in self._listeners:
             uris |= listener.uris
         return uris
 
     async def resource_updated(self, uri: str) -> None:
         """Send ``notifications/resources/updated`` for ``uri`` to the clients subscribed."""
-        legacy = any(uri in uris for uris in self.core.resource_subscriptions().values())
-        await self._send(RESOURCE_UPDATED, uri=uri, legacy=legacy)
+        subscribers = [peer for peer, uris in self.core.resource_subscriptions().items()
+                       if uri in uris]
+        await self._send(RESOURCE_UPDATED, uri=uri, peers=subscribers)
 
-    async def _send(self, method: str, *, uri: str | None = None, legacy: bool = True) -> None:
+    async def _send(self, method: str, *, uri: str | None = None,
+                    peers: Collection[Hashable] | None = None) -> None:
+        """``method`` to the legacy clients (``peers``: only those; None: all) and to every
+        listen stream that asked for it."""
         params: dict[str, Any] = {"uri": uri} if uri is not None else {}
-        if legacy and self.broadcast is not None:
+        if (peers is None or peers) and self.broadcast is not None:
             message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
             if params:
                 message["params"] = dict(params)
             try:
-                await self.broadcast(message)
+                await self.broadcast(message, peers)
             except Exception:
                 log.exception("could not send %s", method)
-        for request_id, listener in list(self._listeners.items()):
+        for listener in list(self._listeners):
             if listener.wants(method, uri):
                 note = {"jsonrpc": "2.0", "method": method, "params": {
-                    **params, "_meta": {SUBSCRIPTION_ID_META_KEY: request_id}}}
+                    **params, "_meta": {SUBSCRIPTION_ID_META_KEY: listener.request_id}}}
                 try:
                     await listener.notify(note)
                 except Exception:
-                    log.debug("listen stream %r is gone", request_id, exc_info=True)
+                    log.debug("listen stream %r is gone", listener.request_id,
+                              exc_info=True)
 
     def close(self) -> None:
         """End every listen stream gracefully (server shutdown)."""
-        for listener in self._listeners.values():
+        for listener in self._listeners:
             listener.done.set()
 
     async def _listen(self, message: Mapping[str, Any], notify: Notify) -> dict[str, Any]:
@@ -177,7 +189,7 @@ class ServedServer:
         raw = wanted.get("resourceSubscriptions")
         uris = frozenset(u for u in raw[:MAX_LISTEN_URIS] if isinstance(u, str) and
                          0 < len(u) <= 8192) if isinstance(raw, list) else frozenset()
-        listener = _Listener(notify, wanted.get("toolsListChanged") is True,
+        listener = _Listener(notify, request_id, wanted.get("toolsListChanged") is True,
                              wanted.get("resourcesListChanged") is True,
                              wanted.get("promptsListChanged") is True, uris)
         honored: dict[str, Any] = {key: True for key, on in (
@@ -185,7 +197,7 @@ class ServedServer:
             ("resourcesListChanged", listener.resources)) if on}
         if uris:
             honored["resourceSubscriptions"] = sorted(uris)
-        self._listeners[request_id] = listener
+        self._listeners.add(listener)
         if uris:
             self._subscriptions_changed()
         try:
@@ -194,7 +206,7 @@ class ServedServer:
                                      "notifications": honored}})
             await listener.done.wait()
         finally:
-            self._listeners.pop(request_id, None)
+            self._listeners.discard(listener)  # this stream's own entry, nobody else's
             if uris:
                 self._subscriptions_changed()
         return {"jsonrpc": "2.0", "id": request_id, "result": {

@@ -31,11 +31,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["SECRET_ENV", "SessionClaims", "SessionTokens"]
+__all__ = ["SECRET_ENV", "EndedSessions", "SessionClaims", "SessionTokens"]
 
 SECRET_ENV = "TOOLHOST_SESSION_SECRET"
 DEFAULT_TTL = 24 * 3600.0
 MAX_TOKEN = 1024  # characters: a longer header is not one of ours
+MAX_ENDED = 100_000  # ended ids remembered per replica (each until it expires)
 # Only whether these were declared matters to a replica (ctx.elicit, ctx.sample, asks).
 KNOWN_CAPABILITIES = ("elicitation", "roots", "sampling")
 
@@ -124,3 +125,28 @@ class SessionTokens:
     def _sign(self, payload: str) -> str:
         data = payload.encode("utf-8", "replace")
         return _b64(hmac.new(self._key, data, hashlib.sha256).digest()[:24])
+
+
+class EndedSessions:
+    """Ids of sessions ended (``DELETE``) on this replica: their signatures stay valid until
+    they expire, so without this list the replica would take them back. Bounded: past
+    ``MAX_ENDED`` the expired ones go, then the oldest."""
+
+    def __init__(self, limit: int = MAX_ENDED) -> None:
+        self._expires: dict[str, float] = {}
+        self._limit = limit
+
+    def __contains__(self, session_id: object) -> bool:
+        expires = self._expires.get(session_id) if isinstance(session_id, str) else None
+        return expires is not None and expires >= time.time()
+
+    def __len__(self) -> int:
+        return len(self._expires)
+
+    def add(self, session_id: str, expires: float) -> None:
+        if len(self._expires) >= self._limit:
+            now = time.time()
+            self._expires = {k: v for k, v in self._expires.items() if v >= now}
+            while len(self._expires) >= self._limit:
+                self._expires.pop(next(iter(self._expires)))
+        self._expires[session_id] = expires

@@ -31,6 +31,7 @@ from toolhost.serve.base import (
     is_request,
     is_response,
 )
+from toolhost.serve.budget import Budget
 from toolhost.stdout_guard import claim_stdout  # moved there; kept importable from here
 
 __all__ = ["StdioServer", "claim_stdout"]
@@ -59,6 +60,11 @@ class StdioServer:
         self._writer = writer
         self._lock = anyio.Lock()
         self._running: dict[Any, anyio.CancelScope] = {}
+        # Requests in flight and the bytes of their lines: past either limit, the excess is
+        # answered "busy" at once (memory stays bounded; accepted calls go on)
+        self._budget = Budget(limits.max_in_flight, limits.max_in_flight_bytes,
+                              scope="on this connection",
+                              flags="toolhost serve --max-in-flight, --max-in-flight-bytes")
         self._closed = False
         # Requests we send the client (ctx.elicit, ctx.sample, asks): its declared
         # capabilities (from initialize) and our requests it has not answered yet.
@@ -147,12 +153,17 @@ class StdioServer:
                     request_id, -32600,
                     f"Invalid Request: id {cut(repr(request_id), 100)} is already in use"))
                 return
+            if not self._budget.take(len(line)):
+                log.warning("refused request %s: %d requests in flight",
+                            cut(repr(request_id), 60), self._budget.count)
+                await self.send(self._budget.refusal(request_id))
+                return
             if message.get("method") == "initialize":
                 params = message.get("params")
                 caps = params.get("capabilities") if isinstance(params, Mapping) else None
                 self._capabilities = caps if isinstance(caps, Mapping) else {}
             self._running[request_id] = scope
-            tg.start_soon(self._serve_request, message, scope)
+            tg.start_soon(self._serve_request, message, scope, len(line))
         elif is_notification(message):
             target_id = cancelled_id(message)
             if message["method"] == "notifications/cancelled" and rpc.is_valid_id(target_id):
@@ -172,7 +183,8 @@ class StdioServer:
                 request_id if rpc.is_valid_id(request_id) else None, rpc.INVALID_REQUEST,
                 "Invalid Request: no 'method'"))
 
-    async def _serve_request(self, message: dict[str, Any], scope: anyio.CancelScope) -> None:
+    async def _serve_request(self, message: dict[str, Any], scope: anyio.CancelScope,
+                             size: int) -> None:
         request_id = message["id"]
         try:
             with scope:
@@ -190,6 +202,7 @@ class StdioServer:
             if scope.cancelled_caught:
                 log.info("request %r cancelled by the client", request_id)
         finally:
+            self._budget.give_back(size)
             self._running.pop(request_id, None)
             if not self._running:
                 self._idle.set()
