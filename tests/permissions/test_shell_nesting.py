@@ -128,7 +128,8 @@ def bash_runs_rm(stub: Path, command: str) -> bool:
 
 
 @pytest.mark.skipif(BASH is None, reason="needs bash")
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=300, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(command=compositions())
 def test_what_bash_runs_is_what_the_deny_rules_see(stub: Path, command: str) -> None:
     decisions = [p.decide("Bash", {"command": command}).behavior

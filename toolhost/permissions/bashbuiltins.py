@@ -27,6 +27,8 @@ DECLARERS = frozenset({"export", "declare", "typeset", "local", "readonly"})
 # Builtins that evaluate an argument as arithmetic or as a (subscripted) variable name.
 EVALUATORS = DECLARERS | frozenset({"let", "test", "[", "[[", "read", "mapfile", "readarray",
                                     "getopts", "unset", "wait", "printf"})
+# printf evaluates only its -v name, which builtin_reason checks (it needs a plain name).
+_LINE_EVALUATORS = EVALUATORS - {"printf"}
 # Options taking a value, per builtin that assigns the variables its other words name.
 _VALUED = {"read": "adinNptu", "mapfile": "dnOsuCc", "readarray": "dnOsuCc", "wait": "",
            "getopts": "", "printf": "v"}
@@ -112,7 +114,7 @@ def line_reason(parsed: ParsedCommand) -> str | None:
     if not any(w.code for w in words):
         return None
     evaluating = any(w.arith or "[" in w.raw or "((" in w.raw
-                     or w.value.rsplit("/", 1)[-1] in EVALUATORS for w in words)
+                     or w.value.rsplit("/", 1)[-1] in _LINE_EVALUATORS for w in words)
     if evaluating:
         return ("quoted text holds '$(' or a backtick, and the line evaluates arithmetic or "
                 "subscripts, which could run it")
