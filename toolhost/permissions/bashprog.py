@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from toolhost.permissions.bashbuiltins import DANGEROUS_VARS, builtin_reason, line_reason
 from toolhost.permissions.shell import ParsedCommand, ShellSyntaxError, Word, parse_command
 
 __all__ = ["WRAPPERS", "Analysis", "Step", "analyze", "analyze_command"]
@@ -37,11 +38,7 @@ _REFUSED = {
     "trap": "trap runs a string as a command",
 }
 _ASSIGNMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(\[[^\]]*\])?\+?=")
-# Variables that change which program a name runs, or what a program loads.
-_DANGEROUS_VARS = re.compile(r"PATH|IFS|ENV|BASH_ENV|SHELLOPTS|BASHOPTS|PS4|PROMPT_COMMAND|"
-                             r"GLOBIGNORE|EXECIGNORE|BASH_CMDS|BASH_ALIASES|LD_\w*|DYLD_\w*|"
-                             r"GCONV_PATH|BASH_LOADABLES_PATH|CDPATH")
-_DECLARERS = frozenset({"export", "declare", "typeset", "local", "readonly"})
+_DANGEROUS_VARS = DANGEROUS_VARS
 _SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash"})
 
 
@@ -171,6 +168,9 @@ def analyze(words: tuple[Word, ...], depth: int = 0) -> Analysis:
     if i == len(words):
         return Analysis()
     first = words[i]
+    if first.arith:  # ((...)) runs no program; its substitutions are nested commands
+        return Analysis(reason="words after an arithmetic command") if i + 1 < len(
+            words) else Analysis()
     if first.value in _LISTS and first.raw == first.value:
         return Analysis()  # "for x in a b": the words are data; substitutions are nested
     start = i
@@ -190,10 +190,8 @@ def analyze(words: tuple[Word, ...], depth: int = 0) -> Analysis:
     name = _basename(program.value)
     if name in _REFUSED:
         return Analysis(reason=f"{_REFUSED[name]} cannot be checked")
-    if name in _DECLARERS and any(
-            (m := _ASSIGNMENT.match(w.value)) is not None and _DANGEROUS_VARS.fullmatch(
-                m.group(1)) for w in words[i + 1:]):
-        return Analysis(reason=f"{name} changes what a name runs")
+    if (why := builtin_reason(name, words[i + 1:])) is not None:
+        return Analysis(reason=why)
     if name in _OPAQUE_WRAPPERS:
         return Analysis(reason=f"the arguments of {name} are not modelled")
     if name in WRAPPERS and depth < 16:
@@ -297,6 +295,8 @@ def analyze_command(parsed: ParsedCommand, depth: int = 0) -> CommandAnalysis:
     programs must be provable, though allow rules only ever match top-level commands)."""
     if parsed.refusals:
         return CommandAnalysis(reason=parsed.refusals[0])
+    if (why := line_reason(parsed)) is not None:
+        return CommandAnalysis(reason=why)
     out: list[tuple[Step, ...]] = []
     for k, seg in enumerate(parsed.words + parsed.nested_words):
         a = analyze(seg, depth)

@@ -24,7 +24,7 @@ class ExprError(Exception):
 
 
 def _environment() -> Any:
-    from jinja2 import StrictUndefined
+    from jinja2 import StrictUndefined, Undefined
     from jinja2.sandbox import ImmutableSandboxedEnvironment
 
     class _Env(ImmutableSandboxedEnvironment):
@@ -32,14 +32,17 @@ def _environment() -> Any:
         intercepted_binops = frozenset({"*", "**"})
 
         def getattr(self, obj: Any, attribute: str) -> Any:
-            # `args.limit`: the sandbox tries the attribute first and takes the item after
-            # an AttributeError, which cost more than the rest of a decision. The same
-            # answer, straight from the item (a dict's own names still mean the attribute).
-            if type(obj) is _Args and attribute not in _DICT_NAMES:
+            # `args.NAME` is the argument NAME, looked up as data: the sandbox tries the
+            # attribute first, so `args.keys` was the dict's method, never the argument
+            # `keys`, and a rule on it silently never matched (and the lookup was slow).
+            if type(obj) is _Args or type(obj) is dict:
                 try:
                     return obj[attribute]
                 except KeyError:
                     pass
+                if attribute in _DICT_NAMES:  # no such argument: a method, for calls only
+                    value = super().getattr(obj, attribute)
+                    return value if isinstance(value, Undefined) else _Method(value, attribute)
             return super().getattr(obj, attribute)
 
         def call_binop(self, context: Any, op: str, left: Any, right: Any) -> Any:
@@ -69,6 +72,28 @@ class _Args(dict):  # type: ignore[type-arg]
 # Errors name it as they named the plain dict: "'dict object' has no attribute 'x'".
 _Args.__module__, _Args.__name__, _Args.__qualname__ = "builtins", "dict", "dict"
 _DICT_NAMES = frozenset(dir(dict))
+
+
+class _Method:
+    """A dict method reached as ``args.NAME`` when there is no argument NAME: it can be called
+    (``args.get('limit', 0)``), but any other use (``args.keys == '*'``) is the error a
+    missing argument is, never a quiet false."""
+
+    __slots__ = ("_function", "_name")
+
+    def __init__(self, function: Any, name: str) -> None:
+        self._function, self._name = function, name
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self._function(*args, **kwargs)
+
+    def _missing(self, *_: Any) -> Any:
+        raise ExprError(f"there is no argument {self._name!r} ({self._name} is the name of "
+                        f"a method: call it, or write args[{self._name!r}] for the argument)")
+
+    __eq__ = __ne__ = __lt__ = __le__ = __gt__ = __ge__ = __bool__ = __len__ = _missing
+    __iter__ = __contains__ = __str__ = __add__ = __radd__ = _missing
+    __hash__ = None  # type: ignore[assignment]
 
 
 @dataclass(frozen=True)

@@ -109,6 +109,9 @@ def compile_path_glob(pattern: str, base: str) -> PathPattern:
     return PathPattern(pattern, base_norm, re.compile(regex, re.DOTALL))
 
 
+_VARIABLE = re.compile(r"\$(?:\{|[A-Za-z_])")
+
+
 def rule_path_pattern(spec: str, *, cwd: str, rule_dir: str) -> PathPattern:
     """A Claude Code ``Read(...)``/``Edit(...)`` path specifier compiled to a PathPattern.
 
@@ -116,6 +119,14 @@ def rule_path_pattern(spec: str, *, cwd: str, rule_dir: str) -> PathPattern:
     the directory of the file that declared the rule; ``./x/**`` and ``x/**`` are relative to
     the working directory.
     """
+    if _VARIABLE.search(spec):  # taken literally it would name a directory called "$HOME"
+        raise ValueError(f"path {spec!r} holds a shell variable, which path rules do not "
+                         "expand: write ~/... for the home directory of the user toolhost "
+                         "runs as, or //abs/path for an absolute path")
+    if spec.startswith("~") and not (spec == "~" or spec.startswith("~/")):
+        raise ValueError(f"path {spec!r} names another user's home directory (~user), which "
+                         "path rules do not expand: write //home/user/... (an absolute path) "
+                         "or ~/... (the home of the user toolhost runs as)")
     if spec.startswith("//"):
         return compile_path_glob("./" + spec[2:] if spec[2:] else "**", "/")
     if spec == "~" or spec.startswith("~/"):

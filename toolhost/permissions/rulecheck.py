@@ -191,7 +191,7 @@ class _Checker:
 
     def expr(self, source: str) -> None:
         try:
-            names, paths = _expr_refs(source)
+            names, paths, calls = _expr_refs(source)
         except Exception:  # a syntax error: compile_rule reports it
             return
         for name in names:
@@ -200,6 +200,12 @@ class _Checker:
                      f"did you mean args.{name}?")
         if not self.targets:
             return
+        for path in calls:  # args.NAME is the argument NAME where there is one
+            if path[-1] in _DICT_NAMES and self.schemas_known(path):
+                shown = "args" + "".join(f".{p}" for p in path)
+                self.add("error", ".expr", f"expr calls {shown}(...), but {path[-1]!r} is an "
+                         "argument of the tool: args.NAME is the argument, so this calls its "
+                         "value, not the method", f"write args[{path[-1]!r}] for the argument")
         reported: set[KeyPath] = set()
         for path in paths:
             if any(path[:len(p)] == p for p in reported):
@@ -286,11 +292,12 @@ def _allowed(schema: Mapping[str, Any]) -> str:
     return f" (it is {describe_types(types)})" if types else ""
 
 
-_METHODS = frozenset({"get", "keys", "items", "values"})
+_DICT_NAMES = frozenset(n for n in dir(dict) if not n.startswith("_"))
 
 
-def _expr_refs(source: str) -> tuple[list[str], list[KeyPath]]:
-    """Names an expression uses that are not defined, and the argument paths it reads."""
+def _expr_refs(source: str) -> tuple[list[str], list[KeyPath], list[KeyPath]]:
+    """Names an expression uses that are not defined, the argument paths it reads, and the
+    paths it calls as methods (``args.get(...)``: ("get",); ``args.sql.lower()``)."""
     from jinja2 import nodes
     from jinja2.parser import Parser
     from jinja2.sandbox import ImmutableSandboxedEnvironment
@@ -315,10 +322,14 @@ def _expr_refs(source: str) -> tuple[list[str], list[KeyPath]]:
 
     paths: list[KeyPath] = []
     methods: set[int] = set()
-    for call in tree.find_all(nodes.Call):
-        if isinstance(call.node, nodes.Getattr) and call.node.attr in _METHODS:
+    calls: list[KeyPath] = []
+    # A method call (the tree itself too: find_all skips its root): args.sql.lower() reads sql.
+    for call in _walk(tree):
+        if isinstance(call, nodes.Call) and isinstance(call.node, nodes.Getattr):
             methods.add(id(call.node))
             base = chain(call.node.node)
+            if base is not None:
+                calls.append((*base, call.node.attr))
             if base is not None and call.node.attr == "get" and call.args and isinstance(
                     call.args[0], nodes.Const) and isinstance(call.args[0].value, str):
                 paths.append((*base, call.args[0].value))
@@ -329,7 +340,7 @@ def _expr_refs(source: str) -> tuple[list[str], list[KeyPath]]:
             found = chain(node)
             if found:
                 paths.append(tuple(found))
-    return names, sorted(set(paths), key=len)
+    return names, sorted(set(paths), key=len), calls
 
 
 def _walk(node: Any) -> Iterator[Any]:

@@ -17,6 +17,8 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from toolhost.permissions.shellquote import ShellSyntaxError, ansi_c
+
 __all__ = ["ParsedCommand", "ShellSyntaxError", "Word", "parse_command"]
 
 _OPERATORS = ("&&", "||", ";;", "|&", ";", "|", "&", "\n", "(", ")")
@@ -25,13 +27,13 @@ _WORD_END = " \t\n;&|<>()"
 _FD_DUP = re.compile(r"\d+-?|-")
 _PARAM_START = re.compile(r"[A-Za-z_0-9@*#?$!-]")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_LETTER = re.compile(r"[A-Za-z_]")
 _MAX_COMMAND = 100_000  # longer command lines are refused (fail closed), not scanned
-_ESCAPES = {"a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "n": "\n", "r": "\r",
-            "t": "\t", "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?"}
-
-
-class ShellSyntaxError(ValueError):
-    """The command is not valid shell (an unterminated quote or substitution)."""
+_MAX_DEPTH = 8  # substitutions inside substitutions
+_MAX_LEVEL = 48  # expansions and quotes inside each other, all substitutions together
+# Words after which ``((`` opens an arithmetic command (``if ((x > 1))``, ``for ((...))``).
+_ARITH_AFTER = frozenset({"for", "if", "elif", "while", "until", "!", "then", "do", "else",
+                          "{", "time"})
 
 
 @dataclass(frozen=True)
@@ -42,6 +44,13 @@ class Word:
     value: str
     raw: str
     plain: bool
+    arith: bool = False  # an arithmetic command ``((...))``: it runs no program
+    code: bool = False  # its quoted or escaped text holds ``$(`` or a backtick: code where
+    #                     bash evaluates the word as arithmetic or a subscript (``test -v``)
+
+
+class _Exp(str):
+    """A piece of a word's value that an expansion produced (not literal text)."""
 
 
 @dataclass
@@ -66,136 +75,161 @@ class ParsedCommand:
         return self
 
 
-def _closing_paren(s: str, i: int) -> int:
-    """Index of the ``)`` closing a ``(`` that ends right before ``i``."""
-    depth, quote = 1, ""
-    while i < len(s):
-        c = s[i]
-        if quote:
-            if c == "\\" and quote == '"':
-                i += 1
-            elif c == quote:
-                quote = ""
-        elif c == "\\":
-            i += 1
-        elif c in "'\"`":
-            quote = c
-        elif c == "(":
-            depth += 1
-        elif c == ")":
-            depth -= 1
-            if depth == 0:
-                return i
-        i += 1
-    raise ShellSyntaxError("unterminated '$(' or '('")
-
-
-def _closing_brace(s: str, i: int) -> int:
-    """Index of the ``}`` closing a ``${`` that ends right before ``i``."""
-    depth, quote = 1, ""
-    while i < len(s):
-        c = s[i]
-        if quote:
-            if c == "\\" and quote == '"':
-                i += 1
-            elif c == quote:
-                quote = ""
-        elif c == "\\":
-            i += 1
-        elif c in "'\"":
-            quote = c
-        elif c == "{":
-            depth += 1
-        elif c == "}":
-            depth -= 1
-            if depth == 0:
-                return i
-        i += 1
-    raise ShellSyntaxError("unterminated '${'")
-
-
-def ansi_c(s: str, i: int, out: list[str]) -> int:
-    """Decode the body of ``$'...'`` starting at ``i``; return the index past the quote."""
-    while i < len(s):
-        c = s[i]
-        if c == "'":
-            return i + 1
-        if c != "\\":
-            out.append(c)
-            i += 1
-            continue
-        e = s[i + 1:i + 2]
-        if e in _ESCAPES:
-            out.append(_ESCAPES[e])
-            i += 2
-        elif e in "01234567" and e:
-            m = re.match(r"[0-7]{1,3}", s[i + 1:])
-            assert m is not None
-            out.append(chr(int(m.group(), 8) & 0xFF))
-            i += 1 + m.end()
-        elif e in ("x", "u", "U"):
-            width = {"x": 2, "u": 4, "U": 8}[e]
-            m = re.match(f"[0-9a-fA-F]{{1,{width}}}", s[i + 2:])
-            if m is None:
-                out.append("\\" + e)
-                i += 2
-            else:
-                code = int(m.group(), 16)
-                out.append(chr(code) if code < 0x110000 else "\ufffd")
-                i += 2 + m.end()
-        elif e == "c" and i + 2 < len(s):
-            out.append(chr(ord(s[i + 2]) & 0x1F))
-            i += 3
-        else:
-            out.append("\\" + e)
-            i += 2
-    raise ShellSyntaxError("unterminated $'...' quote")
-
-
 class _Lexer:
-    def __init__(self, s: str, depth: int) -> None:
-        self.s, self.depth = s, depth
-        self.subs: list[str] = []
+    def __init__(self, s: str, depth: int, level: int = 0, heredoc_pending: bool = False) -> None:
+        self.s, self.depth, self.level = s, depth, level
+        self.subs: list[ParsedCommand] = []
         self.opaque = False
         self.refusals: list[str] = []
         self.heredocs: list[tuple[str, bool, bool]] = []  # (delimiter, expands, strip tabs)
+        self.outer_heredoc = heredoc_pending  # a here-document of an enclosing line is pending
 
-    def _substitution(self, start: int, end: int) -> None:
-        self.subs.append(self.s[start:end])
+    def _child(self, s: str, depth: int) -> _Lexer:
+        return _Lexer(s, depth, self.level, self.outer_heredoc or bool(self.heredocs))
+
+    def _merge(self, other: _Lexer) -> None:
+        self.subs += other.subs
+        self.refusals += other.refusals
+        self.opaque = self.opaque or other.opaque
+
+    def _nested(self, i: int) -> int:
+        """Parse the commands of ``$(``, ``<(`` or ``>(`` from ``i`` the way the shell does
+        (quotes, comments, here-documents and all); return the index of the closing ``)``."""
+        if self.depth >= _MAX_DEPTH:
+            raise ShellSyntaxError("substitutions nested too deep")
+        parsed, end = self._child(self.s, self.depth + 1).run(i, nested=True)
+        self.subs.append(parsed)
+        self.opaque = True
+        return end
+
+    def _backtick(self, body: str) -> None:
+        """Record a backtick substitution: inside, ``\\\\``, ``\\``` and ``\\$`` stand for
+        the character itself (so nested backticks are parsed as commands too)."""
+        if self.depth >= _MAX_DEPTH:
+            raise ShellSyntaxError("substitutions nested too deep")
+        body = re.sub(r"\\([\\`$])", r"\1", body)
+        self.subs.append(self._child(body, self.depth + 1).run()[0])
         self.opaque = True
 
-    def _expansion_at(self, i: int) -> int | None:
+    def _expansion_at(self, i: int, dq: bool = False) -> int | None:
         """If a substitution or parameter expansion starts at ``i`` (a ``$`` or a backtick),
-        record substitutions and return where it ends; else None (a literal ``$``)."""
+        record substitutions and return where it ends; else None (a literal ``$``). ``dq``:
+        inside double quotes (or a here-document)."""
+        if self.level >= _MAX_LEVEL:
+            raise ShellSyntaxError("expansions nested too deep")
+        self.level += 1
+        try:
+            return self._expansion(i, dq)
+        finally:
+            self.level -= 1
+
+    def _expansion(self, i: int, dq: bool) -> int | None:
         s = self.s
+        if s.startswith("$((", i) and (end := self._arith(i + 3, ")")) is not None:
+            return end
         if s.startswith("$(", i):
-            j = _closing_paren(s, i + 2)
-            self._substitution(i + 2, j)
-            return j + 1
+            return self._nested(i + 2) + 1
+        if s.startswith("$[", i):  # legacy arithmetic: ``<<`` in it is a shift
+            end = self._arith(i + 2, "]")
+            if end is None:
+                raise ShellSyntaxError("unterminated '$['")
+            return end
         if s.startswith("`", i):
             j = self._backtick_end(i + 1)
-            self._substitution(i + 1, j)
+            self._backtick(s[i + 1:j])
             return j + 1
         if s.startswith("${", i):  # ${x:-$(cmd)} runs cmd
-            j = _closing_brace(s, i + 2)
-            if "$" in s[i + 2:j] or "`" in s[i + 2:j]:
-                self._body_substitutions(s[i + 2:j])
-            return j + 1
+            return self._brace_end(i + 2, dq) + 1
         if s.startswith("$", i) and _PARAM_START.match(s, i + 1):
             m = _NAME.match(s, i + 1)
             return m.end() if m else i + 2
         return None
 
+    def _brace_end(self, i: int, dq: bool) -> int:
+        """Index of the ``}`` closing a ``${`` that ends right before ``i``. As in bash, only a
+        nested ``${`` opens another level (``${x:-{}`` ends at the first ``}``); quotes,
+        ``$'...'`` (outside double quotes) and substitutions hide a ``}``."""
+        s = self.s
+        while i < len(s):
+            c = s[i]
+            if c == "\\":
+                i += 2
+            elif c == "}":
+                return i
+            elif c == "'":
+                if dq:  # bash reads it as a quote, POSIX sh as a character: cannot vouch
+                    self.refusals.append("a single quote inside ${...} in double quotes")
+                j = s.find("'", i + 1)
+                if j < 0:
+                    raise ShellSyntaxError("unterminated single quote")
+                i = j + 1
+            elif s.startswith("$'", i) and not dq:
+                i = ansi_c(s, i + 2, [])
+            elif c == '"':
+                i = self._double_quoted(i + 1, [])
+            elif c in "$`" and (end := self._expansion_at(i, dq)) is not None:
+                i = end
+            else:
+                i += 1
+        raise ShellSyntaxError("unterminated '${'")
+
+    def _arith(self, i: int, close: str) -> int | None:
+        """The end (past it) of an arithmetic expression starting at ``i``, after ``((``,
+        ``$((`` (``close`` ``)``) or ``$[`` (``]``); its substitutions are recorded, and ``<<``
+        in it is a shift, not a here-document. None when ``((`` is no arithmetic (it does not
+        end in ``))``: ``((ls); rm x)`` is two subshells) or does not end."""
+        probe = self._child(self.s, self.depth)
+        s, opening, depth, start = self.s, "(" if close == ")" else "[", 0, i
+        while i < len(s):
+            c = s[i]
+            if c == "\\":  # ``\$(`` is text here, code when a subscript is evaluated
+                probe.refusals.append("a backslash inside an arithmetic expression")
+                i += 2
+                continue
+            if c == close:
+                if depth == 0:
+                    break
+                depth -= 1
+            elif c == opening:
+                depth += 1
+            elif c == "'":  # not arithmetic syntax; a quote to bash's scanner
+                probe.refusals.append("a quote inside an arithmetic expression")
+                j = s.find("'", i + 1)
+                if j < 0:
+                    return None
+                i = j
+            elif c == '"':
+                i = probe._double_quoted(i + 1, [])
+                continue
+            elif c in "$`" and (end := probe._expansion_at(i, True)) is not None:
+                i = end
+                continue
+            i += 1
+        else:
+            return None
+        if close == ")" and not s.startswith("))", i):
+            return None
+        self._merge(probe)
+        if _LETTER.search(s, start, i):  # a variable's value is evaluated: a subscript in
+            self.opaque = True  # it can run a command, so allow rules cannot vouch for it
+        return i + len(close) * (2 if close == ")" else 1)
+
     def word(self, i: int) -> tuple[Word, int]:
         """Read one word starting at ``i``."""
         s, out, start, plain = self.s, [], i, True
-        while i < len(s) and s[i] not in _WORD_END:
+        while i < len(s) and (s[i] not in _WORD_END or (
+                s[i] in "<>" and s.startswith("(", i + 1))):
             c = s[i]
             if c == "\\":
                 if s[i + 1:i + 2] != "\n":
                     out.append(s[i + 1:i + 2])
                 plain = False
                 i += 2
+            elif c in "<>":  # a process substitution is part of the word (``<(ls)#x``)
+                close = self._nested(i + 2) + 1
+                out.append(_Exp(s[i:close]))
+                plain = False
+                i = close
             elif c == "'":
                 j = s.find("'", i + 1)
                 if j < 0:
@@ -213,7 +247,7 @@ class _Lexer:
                 i = self._double_quoted(i + 1, out)
                 plain = plain and not any(x in s[j:i] for x in "$`\\")
             elif c in "$`" and (end := self._expansion_at(i)) is not None:
-                out.append(s[i:end])
+                out.append(_Exp(s[i:end]))
                 plain = False
                 i = end
             else:
@@ -223,7 +257,11 @@ class _Lexer:
                 out.append(c)
                 i += 1
         raw = s[start:i]
-        return Word("".join(out), raw, plain), i
+        code = False
+        if "$" in raw or "`" in raw:
+            literal = "".join("\0" if isinstance(p, _Exp) else p for p in out)
+            code = "$(" in literal or "`" in literal
+        return Word("".join(out), raw, plain, code=code), i
 
     def _backtick_end(self, i: int) -> int:
         while i < len(self.s):
@@ -245,8 +283,8 @@ class _Lexer:
                 if s[i + 1] != "\n":
                     out.append(s[i + 1])
                 i += 2
-            elif c in "$`" and (end := self._expansion_at(i)) is not None:
-                out.append(s[i:end])
+            elif c in "$`" and (end := self._expansion_at(i, True)) is not None:
+                out.append(_Exp(s[i:end]))
                 i = end
             else:
                 out.append(c)
@@ -275,55 +313,72 @@ class _Lexer:
         return i
 
     def _body_substitutions(self, line: str) -> None:
-        """Record the substitutions in ``line`` (a here-document line, a ``${...}`` body)."""
-        inner = _Lexer(line, self.depth)
+        """Record the substitutions in ``line`` (a here-document line)."""
+        inner = self._child(line, self.depth)
         j = 0
         while j < len(line):
             if line[j] == "\\":
                 j += 2
-            elif line[j] in "$`" and (end := inner._expansion_at(j)) is not None:
+            elif line[j] in "$`" and (end := inner._expansion_at(j, True)) is not None:
                 j = end
             else:
                 j += 1
-        self.subs.extend(inner.subs)
-        self.opaque = self.opaque or inner.opaque
+        self._merge(inner)
 
-    def run(self) -> ParsedCommand:
-        s, n, i = self.s, len(self.s), 0
+    def _redirect(self, op: str, i: int, segments: list[list[Word]], text: list[str]) -> int:
+        """Read the redirection ``op`` at ``i`` and its target; return where it ends."""
+        s, cur = self.s, segments[-1]
+        if cur and cur[-1].raw.isdigit() and s[i - 1:i].isdigit():
+            cur.pop()  # "2>" : the fd number belongs to the redirection
+        j = i + len(op)
+        while j < len(s) and s[j] in " \t":
+            j += 1
+        target, i = self.word(j)
+        if op in ("<<", "<<-"):
+            if not target.raw or "$" in target.raw or "`" in target.raw:
+                self.refusals.append(f"here-document delimiter {target.raw!r}")
+            if cur and cur[0].raw == "[[":  # bash refuses it there; do not guess a body
+                self.refusals.append("'<<' inside [[ ]]")
+            quoted = any(q in target.raw for q in "'\"\\")
+            self.heredocs.append((target.value, not quoted, op == "<<-"))
+        harmless = (op in (">&", "<&") and _FD_DUP.fullmatch(target.value) is not None
+                    ) or (target.value == "/dev/null" and target.plain
+                          and op in (">", ">>", "&>", "&>>", "<", ">|"))
+        if not harmless:  # a file, a here-document or a here-string
+            self.opaque = True
+        text.append(op + target.value)
+        return i
+
+    def run(self, i: int = 0, nested: bool = False) -> tuple[ParsedCommand, int]:
+        """Parse from ``i`` to the end, or (``nested``) to the ``)`` closing a substitution;
+        return the commands and where parsing stopped."""
+        s, n = self.s, len(self.s)
         segments: list[list[Word]] = [[]]
         text: list[str] = []
         depth = 0  # of ( ) groups: sh refuses a line where they do not pair up
-        balanced = True
+        balanced, closed = True, False
         while i < n:
             c = s[i]
             if c in " \t":
                 i += 1
-            elif c == "#" and (i == 0 or s[i - 1] in " \t\n;&|()"):
+            elif c == "#" and (i == 0 or s[i - 1] in " \t\n;&|()"):  # a word starts here
                 i = s.find("\n", i) if "\n" in s[i:] else n
-            elif c in "<>" and s.startswith("(", i + 1):  # process substitution
-                j = _closing_paren(s, i + 2)
-                self._substitution(i + 2, j)
-                i = j + 1
+            elif c in "<>" and s.startswith("(", i + 1):  # a word with a process substitution
+                w, i = self.word(i)
+                segments[-1].append(w)
+                text.append(w.value)
             elif (op := next((r for r in _REDIRECTS if s.startswith(r, i)), None)) is not None:
-                cur = segments[-1]
-                if cur and cur[-1].raw.isdigit() and s[i - 1:i].isdigit():
-                    cur.pop()  # "2>" : the fd number belongs to the redirection
-                j = i + len(op)
-                while j < n and s[j] in " \t":
-                    j += 1
-                target, i = self.word(j)
-                if op in ("<<", "<<-"):
-                    if not target.raw or "$" in target.raw or "`" in target.raw:
-                        self.refusals.append(f"here-document delimiter {target.raw!r}")
-                    quoted = any(q in target.raw for q in "'\"\\")
-                    self.heredocs.append((target.value, not quoted, op == "<<-"))
-                harmless = (op in (">&", "<&") and _FD_DUP.fullmatch(target.value) is not None
-                            ) or (target.value == "/dev/null" and target.plain
-                                  and op in (">", ">>", "&>", "&>>", "<", ">|"))
-                if not harmless:  # a file, a here-document or a here-string
-                    self.opaque = True
-                text.append(op + target.value)
+                i = self._redirect(op, i, segments, text)
+            elif s.startswith("((", i) and (not segments[-1] or (
+                    segments[-1][-1].raw in _ARITH_AFTER)) and (
+                    end := self._arith(i + 2, ")")) is not None:
+                segments[-1].append(Word(s[i:end], s[i:end], False, arith=True))
+                text.append(s[i:end])
+                i = end
             elif (op := next((o for o in _OPERATORS if s.startswith(o, i)), None)) is not None:
+                if nested and op == ")" and depth == 0:
+                    closed = True
+                    break
                 if op == "(" and segments[-1]:  # "f() {...}", "@(x)": a definition or extglob
                     self.refusals.append(f"'(' after {segments[-1][-1].raw!r} (a function "
                                          "definition or an extended glob)")
@@ -333,26 +388,29 @@ class _Lexer:
                 depth += {"(": 1, ")": -1}.get(op, 0)
                 balanced = balanced and depth >= 0
                 i += len(op)
+                if op == "\n" and self.outer_heredoc:  # whose body is it? do not guess
+                    self.refusals.append("a line break inside a substitution while a "
+                                         "here-document is pending")
                 if op == "\n" and self.heredocs:
                     i = self._heredoc_bodies(i)
             else:
                 w, i = self.word(i)
                 segments[-1].append(w)
                 text.append(w.value)
+        if nested and not closed:
+            raise ShellSyntaxError("unterminated '$(' or '('")
+        if nested and self.heredocs:
+            self.refusals.append("a here-document inside a substitution without its body")
         words = [tuple(seg) for seg in segments if seg]
         parsed = ParsedCommand(segments=[tuple(w.value for w in seg) for seg in words],
                                opaque=self.opaque, text=" ".join(text),
                                balanced=balanced and depth == 0, words=words,
                                refusals=self.refusals)
-        if self.depth < 8:
-            for sub in self.subs:
-                inner = _Lexer(sub, self.depth + 1).run()
-                parsed.nested.extend(inner.segments + inner.nested)
-                parsed.nested_words.extend(inner.words + inner.nested_words)
-                parsed.refusals.extend(inner.refusals)
-        elif self.subs:
-            raise ShellSyntaxError("substitutions nested too deep")
-        return parsed
+        for inner in self.subs:
+            parsed.nested.extend(inner.segments + inner.nested)
+            parsed.nested_words.extend(inner.words + inner.nested_words)
+            parsed.refusals.extend(inner.refusals)
+        return parsed, i
 
 
 @lru_cache(maxsize=512)
@@ -365,4 +423,4 @@ def parse_command(command: str) -> ParsedCommand:
     """
     if len(command) > _MAX_COMMAND:
         raise ShellSyntaxError(f"command longer than {_MAX_COMMAND} characters")
-    return _Lexer(command, 0).run().freeze()
+    return _Lexer(command, 0).run()[0].freeze()

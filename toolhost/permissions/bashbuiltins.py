@@ -1,0 +1,121 @@
+"""Bash builtins that assign variables or evaluate their arguments as code, for ``bashprog``.
+
+``PATH=./x ls`` changes what ``ls`` runs, and so do the builtins that assign a variable by name:
+``printf -v PATH``, ``read PATH``, ``mapfile``, ``getopts``, ``let``, ``declare -n`` (a name
+reference), ``export``/``declare``/``typeset``/``local``/``readonly``. And bash evaluates some
+arguments as arithmetic or as a variable name with a subscript (``test -v 'a[$(rm x)]'``,
+``[[ x -eq 1 ]]``, ``let``, ``((...))``, ``printf -v``, ``read``, ``unset``, ...), running any
+``$(...)`` or backtick inside, even from quoted text: a command deny rules never see. This module
+says why such a command cannot be proven.
+"""
+
+from __future__ import annotations
+
+import re
+
+from toolhost.permissions.shell import ParsedCommand, Word
+
+__all__ = ["DANGEROUS_VARS", "builtin_reason", "line_reason"]
+
+# Variables that change which program a name runs, or what a program loads.
+DANGEROUS_VARS = re.compile(r"PATH|IFS|ENV|BASH_ENV|SHELLOPTS|BASHOPTS|PS4|PROMPT_COMMAND|"
+                            r"GLOBIGNORE|EXECIGNORE|BASH_CMDS|BASH_ALIASES|LD_\w*|DYLD_\w*|"
+                            r"GCONV_PATH|BASH_LOADABLES_PATH|CDPATH")
+_IDENT = re.compile(r"(?<![A-Za-z0-9_])[A-Za-z_][A-Za-z0-9_]*")
+_NAME_START = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(?=$|\[|\+?=)")
+DECLARERS = frozenset({"export", "declare", "typeset", "local", "readonly"})
+# Builtins that evaluate an argument as arithmetic or as a (subscripted) variable name.
+EVALUATORS = DECLARERS | frozenset({"let", "test", "[", "[[", "read", "mapfile", "readarray",
+                                    "getopts", "unset", "wait", "printf"})
+# printf evaluates only its -v name, which builtin_reason checks (it needs a plain name).
+_LINE_EVALUATORS = EVALUATORS - {"printf"}
+# Options taking a value, per builtin that assigns the variables its other words name.
+_VALUED = {"read": "adinNptu", "mapfile": "dnOsuCc", "readarray": "dnOsuCc", "wait": "",
+           "getopts": "", "printf": "v"}
+
+
+def _dangerous_ident(text: str) -> str | None:
+    return next((m.group() for m in _IDENT.finditer(text) if DANGEROUS_VARS.fullmatch(
+        m.group())), None)
+
+
+def _assigned(name: str, words: tuple[Word, ...]) -> list[Word] | str:
+    """The words naming the variables ``name`` assigns (``read -r A B``: A, B), or a reason."""
+    valued, j = _VALUED[name], 0
+    out: list[Word] = []
+    while j < len(words):
+        w = words[j].value
+        if w == "--":
+            out += words[j + 1:]
+            break
+        if not w.startswith("-") or len(w) < 2:
+            if name == "printf":
+                break  # the format and its arguments: no names
+            out.append(words[j])
+        else:
+            letters = w[1:]
+            for k, letter in enumerate(letters):
+                if letter == "C" and name in ("mapfile", "readarray"):
+                    return f"{name} -C runs a string as a command"
+                if letter in valued or (name == "wait" and letter == "p"):
+                    value = letters[k + 1:]
+                    target = words[j + 1] if not value and j + 1 < len(words) else None
+                    if letter in "av" or (letter == "p" and name == "wait"):  # names a variable
+                        out.append(target if target else Word(value, value, True))
+                    j += 1 if target else 0
+                    break
+        j += 1
+    if name == "getopts" and out:
+        out = out[1:]  # the option string
+    return out
+
+
+def builtin_reason(name: str, words: tuple[Word, ...]) -> str | None:
+    """Why the builtin ``name`` with arguments ``words`` cannot be proven (None: it can)."""
+    if name not in EVALUATORS:
+        return None
+    if name in DECLARERS or name == "let":
+        targets = list(words)
+        if name != "let" and any(w.value.startswith("-") and "n" in w.value for w in words):
+            return f"{name} -n makes a name reference"
+    elif name == "test" or name in ("[", "[[", "unset"):
+        targets = []
+    else:
+        found = _assigned(name, words)
+        if isinstance(found, str):
+            return found
+        targets = found
+    for w in targets:
+        if name == "let":
+            bad = _dangerous_ident(w.value)
+        elif (m := _NAME_START.match(w.raw)) is not None:
+            bad = m.group(1) if DANGEROUS_VARS.fullmatch(m.group(1)) else None
+        elif w.value.startswith(("-", "+")) and name in DECLARERS:
+            continue
+        else:
+            return f"{name} assigns a variable named by {w.raw!r}, which is not a plain name"
+        if bad:
+            return f"{name} assigns {bad}, which changes what a name runs"
+    evaluated = targets if name == "printf" else words
+    if any(w.code for w in evaluated):
+        return (f"{name} evaluates its arguments as arithmetic or variable names, and a "
+                "'$(' or backtick in them would run a command")
+    return None
+
+
+def line_reason(parsed: ParsedCommand) -> str | None:
+    """Why a whole line cannot be proven: quoted text holding ``$(`` or a backtick where an
+    arithmetic context could evaluate it through a variable (``x='a[$(rm y)]'; ((x))``), or
+    an arithmetic expression assigning ``PATH``, ``IFS``, ..."""
+    words = [w for seg in parsed.words + parsed.nested_words for w in seg]
+    for w in words:
+        if ("((" in w.raw or "$[" in w.raw) and (bad := _dangerous_ident(w.raw)):
+            return f"an arithmetic expression names {bad}, which changes what a name runs"
+    if not any(w.code for w in words):
+        return None
+    evaluating = any(w.arith or "[" in w.raw or "((" in w.raw
+                     or w.value.rsplit("/", 1)[-1] in _LINE_EVALUATORS for w in words)
+    if evaluating:
+        return ("quoted text holds '$(' or a backtick, and the line evaluates arithmetic or "
+                "subscripts, which could run it")
+    return None
