@@ -183,6 +183,11 @@ def _serve(args: argparse.Namespace, started: Callable[[], None]) -> int:
 
     limits = limits_from(args)
     build = build_serve(args.config, args.server, every=args.all_servers)
+    sockets = None
+    if args.transport == "http":  # bound before "serving" is said: a failure is one line
+        from toolhost.serve.listen import bind_sockets
+
+        sockets = bind_sockets(args.host, args.port)
     server = Server(build, limits)
     shown = [t.name for t in build.tools[:10]]  # a config may have hundreds of tools
     more = len(build.tools) - len(shown)
@@ -217,7 +222,8 @@ def _serve(args: argparse.Namespace, started: Callable[[], None]) -> int:
                                  path=args.path, allowed_origins=tuple(args.allow_origin),
                                  allowed_hosts=tuple(args.allow_host), limits=limits,
                                  background=background, shutdown_grace=args.shutdown_grace,
-                                 auth=auth, config_files=tuple(build.host.config.files))
+                                 auth=auth, config_files=tuple(build.host.config.files),
+                                 sockets=sockets)
         finally:
             with anyio.CancelScope(shield=True):
                 await server.aclose()
