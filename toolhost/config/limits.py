@@ -9,6 +9,7 @@ file size                      16 MiB       ``TOOLHOST_MAX_CONFIG_BYTES``
 nesting depth                  100          ``TOOLHOST_MAX_CONFIG_DEPTH``
 YAML aliases (``*name``)       10,000       ``TOOLHOST_MAX_YAML_ALIASES``
 nodes expanded from aliases    100,000      ``TOOLHOST_MAX_YAML_ALIAS_NODES``
+files in one ``extends`` chain 50           ``TOOLHOST_MAX_EXTENDS_CHAIN`` (at most 200)
 digits of an integer           4,000        (Python's own limit for int <-> str)
 =============================  ===========  ========================================
 
@@ -26,21 +27,24 @@ from typing import Any
 
 from toolhost.errors import Problem
 
-__all__ = ["LIMITS", "MAX_DIGITS", "Limits", "check_finite", "data_depth_path", "read_bounded",
-           "toml_depth", "toml_string_end"]
+__all__ = ["LIMITS", "MAX_DIGITS", "MAX_EXTENDS_CHAIN", "Limits", "check_finite",
+           "data_depth_path", "read_bounded", "toml_depth", "toml_string_end"]
 
 MAX_DIGITS = 4000
+MAX_EXTENDS_CHAIN = 200  # what TOOLHOST_MAX_EXTENDS_CHAIN may raise the chain limit to
 
 
-def _env_int(name: str, default: int) -> int:
+def _env_int(name: str, default: int, ceiling: int | None = None) -> int:
     raw = os.environ.get(name, "").strip()
-    if not raw:
+    if not raw or len(raw) > 30:
         return default
     try:
         value = int(raw.replace("_", ""))
     except ValueError:
         return default
-    return value if value > 0 else default
+    if value <= 0:
+        return default
+    return value if ceiling is None else min(value, ceiling)
 
 
 class Limits:
@@ -61,6 +65,11 @@ class Limits:
     @property
     def alias_nodes(self) -> int:
         return _env_int("TOOLHOST_MAX_YAML_ALIAS_NODES", 100_000)
+
+    @property
+    def extends_chain(self) -> int:
+        # the loader recurses once per link: past a few hundred the stack would end it
+        return _env_int("TOOLHOST_MAX_EXTENDS_CHAIN", 50, ceiling=MAX_EXTENDS_CHAIN)
 
 
 LIMITS = Limits()
