@@ -90,3 +90,19 @@ def test_a_config_error_is_located_lines_without_traceback(tmp_path: Path) -> No
         assert "Traceback" not in proc.stderr, (command, proc.stderr)
         assert proc.returncode == 1, (command, proc.stderr)
         assert f"{config}:2:103: nested more than 100 mappings or lists deep" in proc.stderr
+
+
+def test_a_toolhost_error_inside_a_task_group_is_a_one_line_error(tmp_path: Path) -> None:
+    """A Claude CLI that fails to start is reported from inside a task group: the group of
+    one ToolhostError is that error, exit 1, not an internal error (red team F9)."""
+    fake = tmp_path / "fakecli.sh"
+    fake.write_text('#!/bin/sh\necho "error: node not found" >&2; exit 3\n')
+    fake.chmod(0o755)
+    root = Path(__file__).parent.parent
+    proc = subprocess.run([TOOLHOST, "run", str(root / "examples/configs/demo.yaml"),
+                           "--script", str(root / "examples/scenarios/demo.yaml"), "-p", "hi",
+                           "--cli", str(fake)], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1, proc.stderr
+    assert "toolhost: error: the Claude CLI failed to start" in proc.stderr
+    assert "exit code 3" in proc.stderr and "node not found" in proc.stderr
+    assert "internal error" not in proc.stderr and "Traceback" not in proc.stderr

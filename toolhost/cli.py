@@ -188,6 +188,21 @@ def _chosen(argv: Sequence[str]) -> str | None:
     return None
 
 
+def _run(args: argparse.Namespace) -> int:
+    """The command, with a task group's group of one ToolhostError (a bind failure, a CLI
+    that would not start) raised as itself: it is a one-line error, not an internal one."""
+    try:
+        code: int = args._main(args)
+    except BaseException as exc:
+        inner: BaseException = exc
+        while len(getattr(inner, "exceptions", ())) == 1:  # an ExceptionGroup of one
+            inner = inner.exceptions[0]  # type: ignore[attr-defined]
+        if inner is not exc and isinstance(inner, (ToolhostError, KeyboardInterrupt)):
+            raise inner from None
+        raise
+    return code
+
+
 def _main(argv: Sequence[str] | None) -> int:
     words = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(_chosen(words))
@@ -203,7 +218,7 @@ def _main(argv: Sequence[str] | None) -> int:
         parser.print_help()
         return 2
     try:
-        code: int = args._main(args)
+        code: int = _run(args)
     except ToolhostError as exc:
         if debug_wanted(args):
             import traceback

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["DEFAULT_LIMITS", "Limits", "parse_size"]
+__all__ = ["DEFAULT_LIMITS", "MAX_SIZE", "Limits", "parse_size"]
 
 MIB = 1024 * 1024
 
@@ -80,17 +80,26 @@ class Limits:
 
 DEFAULT_LIMITS = Limits()
 
-_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmg]i?b?|b)?\s*$", re.IGNORECASE)
+_SIZE = re.compile(r"^\s*(\d+)(?:\.(\d+))?\s*([kmg]i?b?|b)?\s*$", re.IGNORECASE)
 _UNITS = {"": 1, "b": 1, "k": 1024, "m": MIB, "g": 1024 * MIB}
+MAX_SIZE = 1024 * 1024 * MIB  # 1 TiB: more than any one message can honestly need
 
 
 def parse_size(text: str) -> int:
-    """``"32MiB"``, ``"512k"``, ``"1048576"`` -> bytes (binary units; ``ValueError`` if not)."""
+    """``"32MiB"``, ``"512k"``, ``"1048576"`` -> bytes (binary units), from 1 byte to 1 TiB;
+    ``ValueError`` with a one-line reason otherwise."""
     match = _SIZE.match(text)
     if match is None:
         raise ValueError(f"not a size: {text[:40]!r} (write e.g. 4096, 512KiB, 32MiB, 1GiB)")
-    number, unit = match.groups()
-    size = int(float(number) * _UNITS[(unit or "")[:1].lower()])
+    whole, fraction, unit = match.groups()
+    # bounded digits before any conversion: float("9" * 400) is inf, int() of 5,000 digits
+    # raises; a fraction finer than a byte does not matter
+    whole = whole.lstrip("0") or "0"
+    if len(whole) > len(str(MAX_SIZE)):
+        raise ValueError(f"a size must be at most 1TiB, got {text[:40]!r}")
+    size = int(float(f"{whole}.{(fraction or '0')[:12]}") * _UNITS[(unit or "")[:1].lower()])
+    if size > MAX_SIZE:
+        raise ValueError(f"a size must be at most 1TiB, got {text[:40]!r}")
     if size < 1:
-        raise ValueError(f"a size must be at least 1 byte, got {text!r}")
+        raise ValueError(f"a size must be at least 1 byte, got {text[:40]!r}")
     return size

@@ -47,7 +47,7 @@ OPTIONS_SCHEMA: Mapping[str, Any] = {
                                "minimal base of PATH, HOME, LANG and the server's env."},
         "cwd": {"type": "string", "description": "Working directory, relative to the config "
                                                  "file (default: the server's)."},
-        "max_output_bytes": {"type": "integer", "minimum": 1,
+        "max_output_bytes": {"type": "integer", "minimum": 1, "maximum": 2**31 - 1,
                              "description": "Stop the program once stdout passes this many "
                                             "bytes (default 1,000,000)."},
         "stdout": {"enum": ["text", "json", "lines", "binary"],
@@ -66,7 +66,8 @@ OPTIONS_SCHEMA: Mapping[str, Any] = {
             "description": "Allow placeholders inside code an interpreter runs (sh -c, "
                            "python -c, awk and sed programs, ...). Unsafe: a value becomes "
                            "code. Default false."},
-        "ok_codes": {"type": "array", "items": {"type": "integer"}, "minItems": 1,
+        "ok_codes": {"type": "array", "minItems": 1,
+                     "items": {"type": "integer", "minimum": -255, "maximum": 255},
                      "description": "Exit codes that mean success (default [0])."},
         "stderr": {"enum": ["error", "log"],
                    "description": "error (default): the end of stderr is shown when the "

@@ -36,13 +36,13 @@ OPTIONS_SCHEMA: Mapping[str, Any] = {
         "retries": {"type": "integer", "minimum": 0, "maximum": 10,
                     "description": "Retries of idempotent methods on connect errors, 429 and "
                                    "5xx, with exponential backoff (default 2)."},
-        "backoff": {"type": "number", "minimum": 0,
+        "backoff": {"type": "number", "minimum": 0, "maximum": 3600,
                     "description": "First retry delay in seconds, doubled each time "
                                    "(default 0.5)."},
-        "max_retry_after": {"type": "number", "minimum": 0,
+        "max_retry_after": {"type": "number", "minimum": 0, "maximum": 86400,
                             "description": "Cap on a server's Retry-After, seconds "
                                            "(default 10)."},
-        "max_response_bytes": {"type": "integer", "minimum": 1,
+        "max_response_bytes": {"type": "integer", "minimum": 1, "maximum": 2**31 - 1,
                                "description": "Stop reading the body after this many bytes "
                                               "(default 5,000,000)."},
         "select": {"type": "string",

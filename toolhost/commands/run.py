@@ -7,6 +7,8 @@ import sys
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import TYPE_CHECKING
 
+from toolhost.commands._argtypes import interval, positive_int
+
 if TYPE_CHECKING:
     from toolhost.host import Host
     from toolhost.runner.terminal import Terminal
@@ -66,7 +68,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     prompt.add_argument("--system-prompt", metavar="TEXT", help="replace the system prompt")
     prompt.add_argument("--append-system-prompt", metavar="TEXT",
                         help="append to the CLI's default system prompt")
-    parser.add_argument("--max-turns", type=int, metavar="N", help="stop after N model turns")
+    parser.add_argument("--max-turns", type=positive_int, metavar="N",
+                        help="stop after N model turns (N at least 1)")
     parser.add_argument("--cwd", metavar="DIR", help="working directory of the CLI")
     parser.add_argument("--output", choices=("text", "json"), default="text",
                         help="text for people (default), json: the raw message stream")
@@ -74,8 +77,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="answer every permission 'ask' with allow (deny rules still apply)")
     parser.add_argument("--watch", action="store_true",
                         help="reload CONFIG when its files change (see docs/running.md)")
-    parser.add_argument("--watch-interval", type=float, default=0.5, metavar="SECONDS",
-                        help="how often --watch looks at the files (default 0.5)")
+    parser.add_argument("--watch-interval", type=interval, default=0.5, metavar="SECONDS",
+                        help="how often --watch looks at the files, at least 0.05 "
+                             "(default 0.5)")
     parser.add_argument("--no-manifests", dest="manifests", action="store_false",
                         help="let the CLI do the MCP handshake instead of handing it each "
                              "server's tool list at start-up")

@@ -7,8 +7,9 @@ import os
 import sys
 from collections.abc import Callable
 
+from toolhost.commands._argtypes import interval, port, positive_int, seconds, size
 from toolhost.limits import DEFAULT_LIMITS as DEFAULTS
-from toolhost.limits import Limits, parse_size
+from toolhost.limits import Limits
 
 HELP = "serve a config's tools to any MCP client (stdio or Streamable HTTP)"
 
@@ -67,8 +68,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="stdio (default) or Streamable HTTP")
     parser.add_argument("--host", default="127.0.0.1",
                         help="HTTP: address to bind (default 127.0.0.1)")
-    parser.add_argument("--port", type=int, default=8765,
-                        help="HTTP: port (default 8765; 0 picks a free one and prints it)")
+    parser.add_argument("--port", type=port, default=8765,
+                        help="HTTP: port, 0 to 65535 (default 8765; 0 picks a free one and "
+                             "prints it)")
     parser.add_argument("--path", default="/mcp", help="HTTP: endpoint path (default /mcp)")
     parser.add_argument("--token-env", metavar="VAR",
                         help="HTTP: require 'Authorization: Bearer <value of $VAR>'")
@@ -80,32 +82,32 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "it; '*' accepts any)")
     limits = parser.add_argument_group(
         "limits", "bounds on what one client may send (defaults in docs/serve.md, 'Limits')")
-    limits.add_argument("--max-message", "--max-body", type=_size, metavar="SIZE",
+    limits.add_argument("--max-message", "--max-body", type=size, metavar="SIZE",
                         help="largest JSON-RPC message: a stdio line or an HTTP body "
                              f"(default {_mib(DEFAULTS.max_message_bytes)}; e.g. 4MiB)")
-    limits.add_argument("--max-depth", type=_positive_int, metavar="N",
+    limits.add_argument("--max-depth", type=positive_int, metavar="N",
                         help=f"deepest JSON nesting (default {DEFAULTS.max_depth})")
-    limits.add_argument("--max-values", type=_positive_int, metavar="N",
+    limits.add_argument("--max-values", type=positive_int, metavar="N",
                         help="most JSON values (containers, items, members) in one message; "
                              f"bounds its memory once parsed (default {DEFAULTS.max_values:,})")
-    limits.add_argument("--max-argument", type=_size, metavar="SIZE",
+    limits.add_argument("--max-argument", type=size, metavar="SIZE",
                         help="largest tools/call arguments, as JSON "
                              f"(default {_mib(DEFAULTS.max_argument_bytes)})")
-    limits.add_argument("--max-connections", type=_positive_int, metavar="N",
+    limits.add_argument("--max-connections", type=positive_int, metavar="N",
                         help="HTTP: concurrent connections; more get 503 "
                              f"(default {DEFAULTS.max_connections})")
-    limits.add_argument("--max-in-flight", type=_positive_int, metavar="N",
+    limits.add_argument("--max-in-flight", type=positive_int, metavar="N",
                         help="requests answered at once for one client (a stdio connection, "
                              "an HTTP session); more get a 'server busy' error at once "
                              f"(default {DEFAULTS.max_in_flight:,})")
-    limits.add_argument("--max-in-flight-bytes", type=_size, metavar="SIZE",
+    limits.add_argument("--max-in-flight-bytes", type=size, metavar="SIZE",
                         help="message bytes those requests hold (stdio: per connection; "
                              "HTTP: for the whole server); more get 'server busy' "
                              f"(default {_mib(DEFAULTS.max_in_flight_bytes)})")
-    limits.add_argument("--header-timeout", type=_seconds, metavar="SECONDS",
+    limits.add_argument("--header-timeout", type=seconds, metavar="SECONDS",
                         help="HTTP: time to send a request's headers "
                              f"(default {DEFAULTS.header_timeout:g})")
-    limits.add_argument("--body-timeout", type=_seconds, metavar="SECONDS",
+    limits.add_argument("--body-timeout", type=seconds, metavar="SECONDS",
                         help="HTTP: time to send a request's body; later: 408 "
                              f"(default {DEFAULTS.body_timeout:g})")
     auth = parser.add_argument_group(
@@ -120,45 +122,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                       help="the issuer's JWKS (default: its OIDC discovery document's jwks_uri)")
     auth.add_argument("--auth-groups-claim", default="groups", metavar="CLAIM",
                       help="the claim that lists the caller's groups (default groups)")
-    parser.add_argument("--shutdown-grace", type=_seconds, default=10.0, metavar="SECONDS",
+    parser.add_argument("--shutdown-grace", type=seconds, default=10.0, metavar="SECONDS",
                         help="HTTP: on SIGTERM or Ctrl-C, stop accepting and give calls in "
                         "flight this long to finish before cancelling them (default 10)")
     parser.add_argument("--watch", action="store_true",
                         help="reload when a config file changes; clients get "
                              "notifications/tools/list_changed")
-    parser.add_argument("--watch-interval", type=float, default=0.5, metavar="SECONDS",
-                        help="how often --watch looks at the files (default 0.5)")
+    parser.add_argument("--watch-interval", type=interval, default=0.5, metavar="SECONDS",
+                        help="how often --watch looks at the files, at least 0.05 "
+                             "(default 0.5)")
 
 
 def _mib(size: int) -> str:
     return f"{size // (1024 * 1024)}MiB"
-
-
-def _size(text: str) -> int:
-    try:
-        return parse_size(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text[:40]!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
-
-
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: {text[:40]!r}") from None
-    if not 0 < value < 86400 * 365:
-        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, got {text}")
-    return value
 
 
 def limits_from(args: argparse.Namespace) -> Limits:
@@ -219,6 +195,11 @@ def _serve(args: argparse.Namespace, started: Callable[[], None]) -> int:
 
     limits = limits_from(args)
     build = build_serve(args.config, args.server, every=args.all_servers)
+    sockets = None
+    if args.transport == "http":  # bound before "serving" is said: a failure is one line
+        from toolhost.serve.listen import bind_sockets
+
+        sockets = bind_sockets(args.host, args.port)
     server = Server(build, limits)
     shown = [t.name for t in build.tools[:10]]  # a config may have hundreds of tools
     more = len(build.tools) - len(shown)
@@ -253,7 +234,8 @@ def _serve(args: argparse.Namespace, started: Callable[[], None]) -> int:
                                  path=args.path, allowed_origins=tuple(args.allow_origin),
                                  allowed_hosts=tuple(args.allow_host), limits=limits,
                                  background=background, shutdown_grace=args.shutdown_grace,
-                                 auth=auth, config_files=tuple(build.host.config.files))
+                                 auth=auth, config_files=tuple(build.host.config.files),
+                                 sockets=sockets)
         finally:
             with anyio.CancelScope(shield=True):
                 await server.aclose()

@@ -14,9 +14,10 @@ from typing import TYPE_CHECKING, Any
 
 from toolhost.backends.base import BackendKind
 from toolhost.compile.fastcheck import Check, compile_plain_check
-from toolhost.config.checks import Checker, describe, did_you_mean
+from toolhost.config.checks import Checker, describe, did_you_mean, shown
 from toolhost.config.model import BackendSpec
 from toolhost.config.tree import Path
+from toolhost.excerpt import cut
 
 if TYPE_CHECKING:
     from jsonschema import ValidationError
@@ -118,8 +119,16 @@ class BackendChecker:
             wanted = " or ".join(expected) if isinstance(expected, list) else str(expected)
             check.problem(where, f"expected {wanted}, got {describe(instance)}",
                           _list_hint(instance) if wanted == "array" else "")
+        elif error.validator in _BOUNDS:
+            # jsonschema's own message repeats the value: 4,000 digits of it, maybe
+            check.problem(where, f"must be {_BOUNDS[error.validator]} "
+                          f"{shown(error.validator_value)}, got {shown(instance)}")
         else:
-            check.problem(where, error.message)
+            check.problem(where, cut(error.message, 300))
+
+
+_BOUNDS = {"minimum": "at least", "maximum": "at most", "exclusiveMinimum": "more than",
+           "exclusiveMaximum": "less than"}
 
 
 def _list_hint(value: Any) -> str:

@@ -125,10 +125,7 @@ def _resource(check: Checker, data: Mapping[str, Any], path: Path, server: str, 
 
 
 def _max_bytes(check: Checker, data: Mapping[str, Any], path: Path) -> int:
-    value = check.integer(data, path, "max_bytes", minimum=1)
-    if value is not None and value > MAX_RESOURCE_BYTES:
-        check.problem((*path, "max_bytes"), f"at most {MAX_RESOURCE_BYTES:,}, got {value:,}")
-        return MAX_RESOURCE_BYTES
+    value = check.integer(data, path, "max_bytes", minimum=1, maximum=MAX_RESOURCE_BYTES)
     return value or 1_000_000
 
 

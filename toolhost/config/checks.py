@@ -16,10 +16,16 @@ from typing import Any
 from toolhost.config.tree import Mark, Path, format_path, mark_for
 from toolhost.errors import Problem
 
-__all__ = ["Checker", "describe", "did_you_mean", "parse_duration"]
+__all__ = ["MAX_DURATION", "MAX_INTEGER", "Checker", "describe", "did_you_mean",
+           "parse_duration", "shown"]
 
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?|\.\d+)\s*(ms|s|m|h)\s*$")
 _UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
+# 7 days: a timeout handed to the Claude CLI in milliseconds stays below 2**31 (JavaScript
+# timers fire at once beyond it), and no float conversion overflows
+MAX_DURATION = 7 * 86400.0
+# the largest count or size a config key takes: every consumer can hold it in a C int
+MAX_INTEGER = 2**31 - 1
 
 
 def describe(value: Any) -> str:
@@ -47,17 +53,26 @@ def did_you_mean(word: str, choices: Collection[str]) -> str:
 
 
 def parse_duration(value: Any) -> float | None:
-    """``5`` / ``2.5`` (seconds) or ``"500ms"``, ``"5s"``, ``"2m"``, ``"1h"``; None if invalid."""
+    """``5`` / ``2.5`` (seconds) or ``"500ms"``, ``"5s"``, ``"2m"``, ``"1h"``, above 0 and at
+    most ``MAX_DURATION``; None if invalid."""
     if isinstance(value, bool):
         return None
     if isinstance(value, (int, float)):
-        return float(value) if value > 0 else None
-    if isinstance(value, str):
+        # compared before float(): an int of 309+ digits has no float
+        return float(value) if 0 < value <= MAX_DURATION else None
+    if isinstance(value, str) and len(value) <= 40:
         found = _DURATION.match(value)
         if found:
             seconds = float(found[1]) * _UNITS[found[2]]
-            return seconds if seconds > 0 else None
+            return seconds if 0 < seconds <= MAX_DURATION else None
     return None
+
+
+def shown(value: Any) -> str:
+    """A value as the message shows it: a 4,000-digit integer or a long string is cut."""
+    text = repr(value) if not isinstance(value, int) or value.bit_length() < 200 else \
+        f"an integer of {len(str(abs(value))):,} digits"
+    return text if len(text) <= 60 else f"{text[:50]}... ({len(text):,} characters)"
 
 
 class Checker:
@@ -114,7 +129,7 @@ class Checker:
         return None
 
     def integer(self, data: Mapping[str, Any], path: Path, key: str,
-                minimum: int | None = None) -> int | None:
+                minimum: int | None = None, maximum: int = MAX_INTEGER) -> int | None:
         if key not in data:
             return None
         value = data[key]
@@ -122,7 +137,10 @@ class Checker:
             self.expected((*path, key), "an integer", value)
             return None
         if minimum is not None and value < minimum:
-            self.problem((*path, key), f"must be at least {minimum}, got {value}")
+            self.problem((*path, key), f"must be at least {minimum}, got {shown(value)}")
+            return None
+        if value > maximum:
+            self.problem((*path, key), f"must be at most {maximum:,}, got {shown(value)}")
             return None
         return value
 
@@ -150,8 +168,9 @@ class Checker:
             return None
         seconds = parse_duration(data[key])
         if seconds is None:
-            self.problem((*path, key), "expected a positive duration: seconds (5, 2.5) or a "
-                         f"string like '500ms', '5s', '2m', got {data[key]!r}")
+            self.problem((*path, key), "expected a positive duration of at most 7 days: "
+                         "seconds (5, 2.5) or a string like '500ms', '5s', '2m', got "
+                         f"{shown(data[key])}")
         return seconds
 
     def str_list(self, data: Mapping[str, Any], path: Path, key: str) -> list[str] | None:

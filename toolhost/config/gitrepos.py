@@ -82,11 +82,18 @@ def repo_file(url: str, rev: str, path: str, *, where: Origin = UNKNOWN,
                     "(cached at %s; `toolhost update` pins the newest tag)",
                     _where(where), rev, url, checkout.sha[:12])
     rel = Path(path)
-    target = (checkout.path / rel).resolve()
-    if rel.is_absolute() or not target.is_relative_to(checkout.path.resolve()):
-        raise _error(where, f"path {path!r} must be relative and inside the repository")
-    if not target.is_file():
-        raise _error(where, f"{url} at {rev} has no file {path!r}",
+    try:
+        target = (checkout.path / rel).resolve()
+        if rel.is_absolute() or not target.is_relative_to(checkout.path.resolve()):
+            raise _error(where, f"path {cut(path, 100)!r} must be relative and inside the "
+                         "repository")
+        found = target.is_file()
+    except (OSError, RuntimeError) as exc:  # a symlink loop (RuntimeError before 3.13), a
+        # name too long for the file system: the repository is as hostile as any config
+        raise _error(where, f"{url} at {rev}: cannot read {cut(path, 100)!r}: "
+                     f"{_reason(exc)}") from None
+    if not found:
+        raise _error(where, f"{url} at {rev} has no file {cut(path, 100)!r}",
                      hint=f"files are read from the repository root; cached in {checkout.path}")
     return target
 
@@ -129,12 +136,16 @@ def fetch_repo(url: str, rev: str, *, where: Origin = UNKNOWN,
     cached = _read_meta(dest)
     if cached is not None:
         return cached
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    with _locked(dest.with_name(dest.name + ".lock")):
-        cached = _read_meta(dest)  # another process may have cloned while we waited
-        if cached is not None:
-            return cached
-        return _clone(url, rev, dest, where)
+    try:
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        with _locked(dest.with_name(dest.name + ".lock")):
+            cached = _read_meta(dest)  # another process may have cloned while we waited
+            if cached is not None:
+                return cached
+            return _clone(url, rev, dest, where)
+    except OSError as exc:  # TOOLHOST_CACHE a file, unwritable, under /proc, ...
+        raise _error(where, f"cannot use the cache directory {dest.parent}: {_reason(exc)}",
+                     hint="set TOOLHOST_CACHE to a writable directory") from None
 
 
 def checkout_of(url: str, rev: str, *, cache: Path | None = None) -> Checkout:
@@ -249,6 +260,13 @@ def _locked(path: Path) -> Iterator[None]:
     with path.open("a") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)  # released when the file is closed
         yield
+
+
+def _reason(exc: BaseException) -> str:
+    if isinstance(exc, RuntimeError):  # Path.resolve's symlink loop before Python 3.13
+        return "Too many levels of symbolic links"
+    return (exc.strerror if isinstance(exc, OSError) and exc.strerror
+            else cut(str(exc), 200) or type(exc).__name__)
 
 
 def _where(where: Origin) -> str:

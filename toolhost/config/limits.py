@@ -9,11 +9,16 @@ file size                      16 MiB       ``TOOLHOST_MAX_CONFIG_BYTES``
 nesting depth                  100          ``TOOLHOST_MAX_CONFIG_DEPTH``
 YAML aliases (``*name``)       10,000       ``TOOLHOST_MAX_YAML_ALIASES``
 nodes expanded from aliases    100,000      ``TOOLHOST_MAX_YAML_ALIAS_NODES``
+values (scalars, keys, lists)  500,000      ``TOOLHOST_MAX_CONFIG_VALUES``
+files in one ``extends`` chain 50           ``TOOLHOST_MAX_EXTENDS_CHAIN`` (at most 200)
 digits of an integer           4,000        (Python's own limit for int <-> str)
 =============================  ===========  ========================================
 
 The parsers (PyYAML's composer, ``tomllib``) recurse once per nesting level, so depth is checked
-on the text *before* parsing (``toml_depth``) or on the event stream (YAML).
+on the text *before* parsing (``toml_depth``) or on the event stream (YAML). Values are counted
+there too: a parsed value costs a few hundred bytes (node, object, mark), so 16 MiB of ``1,``
+would take gigabytes. Every value takes at least one character of text, so a text shorter
+than the value limit is not counted at all (the common case costs nothing).
 """
 
 from __future__ import annotations
@@ -26,21 +31,24 @@ from typing import Any
 
 from toolhost.errors import Problem
 
-__all__ = ["LIMITS", "MAX_DIGITS", "Limits", "check_finite", "data_depth_path", "read_bounded",
-           "toml_depth", "toml_string_end"]
+__all__ = ["LIMITS", "MAX_DIGITS", "MAX_EXTENDS_CHAIN", "Limits", "check_finite",
+           "data_depth_path", "read_bounded", "toml_depth", "toml_prescan", "toml_string_end"]
 
 MAX_DIGITS = 4000
+MAX_EXTENDS_CHAIN = 200  # what TOOLHOST_MAX_EXTENDS_CHAIN may raise the chain limit to
 
 
-def _env_int(name: str, default: int) -> int:
+def _env_int(name: str, default: int, ceiling: int | None = None) -> int:
     raw = os.environ.get(name, "").strip()
-    if not raw:
+    if not raw or len(raw) > 30:
         return default
     try:
         value = int(raw.replace("_", ""))
     except ValueError:
         return default
-    return value if value > 0 else default
+    if value <= 0:
+        return default
+    return value if ceiling is None else min(value, ceiling)
 
 
 class Limits:
@@ -61,6 +69,15 @@ class Limits:
     @property
     def alias_nodes(self) -> int:
         return _env_int("TOOLHOST_MAX_YAML_ALIAS_NODES", 100_000)
+
+    @property
+    def values(self) -> int:
+        return _env_int("TOOLHOST_MAX_CONFIG_VALUES", 500_000)
+
+    @property
+    def extends_chain(self) -> int:
+        # the loader recurses once per link: past a few hundred the stack would end it
+        return _env_int("TOOLHOST_MAX_EXTENDS_CHAIN", 50, ceiling=MAX_EXTENDS_CHAIN)
 
 
 LIMITS = Limits()
@@ -123,8 +140,10 @@ def _too_big(path: str, size: int, limit: int, what: str) -> Problem:
                         "this big")
 
 
-# what toml_depth stops at: a comment, a string, a bracket (everything else is skipped in C)
+# what toml_depth stops at: a comment, a string, a bracket (everything else is skipped in C);
+# counting values, also at what starts one: a key's '=' and an array's ','
 _TOML_STOP = re.compile(r"[#\"'\[\]{}]")
+_TOML_COUNT_STOP = re.compile(r"[#\"'\[\]{},=]")
 _STRING_STOP = {'"': re.compile(r'["\\\n]'), "'": re.compile(r"['\n]"),
                 '"""': re.compile(r'["\\]'), "'''": re.compile(r"'")}
 
@@ -132,15 +151,28 @@ _STRING_STOP = {'"': re.compile(r'["\\\n]'), "'": re.compile(r"['\n]"),
 def toml_depth(text: str, limit: int) -> int:
     """Offset of the first bracket that opens more than ``limit`` arrays or inline tables,
     or -1. Strings and comments are skipped; the scan is linear and never recurses."""
-    depth = 0
+    return toml_prescan(text, limit, len(text) + 1)[0]
+
+
+def toml_prescan(text: str, limit: int, values: int) -> tuple[int, str]:
+    """``toml_depth``, and the values counted on the way (each ``=``, ``,``, ``[`` and
+    ``{`` outside strings and comments: at least every value and container): the offset
+    where nesting passes ``limit`` (``"depth"``) or the count passes ``values``
+    (``"values"``), else ``(-1, "")``. A text shorter than ``values`` is not counted."""
+    depth = count = 0
     i, n = 0, len(text)
-    stop = _TOML_STOP.search
+    counting = n >= values
+    stop = (_TOML_COUNT_STOP if counting else _TOML_STOP).search
     while True:
         found = stop(text, i)
         if found is None:
-            return -1
+            return -1, ""
         i = found.start()
         c = text[i]
+        if counting and c in ",=[{":
+            count += 1
+            if count > values:
+                return i, "values"
         if c == "#":
             end = text.find("\n", i)
             i = n if end < 0 else end
@@ -152,8 +184,8 @@ def toml_depth(text: str, limit: int) -> int:
         if c in "[{":
             depth += 1
             if depth > limit:
-                return i
-        else:
+                return i, "depth"
+        elif c in "]}":
             depth = max(depth - 1, 0)
         i += 1
 

@@ -25,8 +25,9 @@ from toolhost.config.build_top import build_permissions, build_plugins, build_ru
 from toolhost.config.checks import Checker
 from toolhost.config.gcpause import gc_paused
 from toolhost.config.interpolate import collect_declared_secrets, expand, interpolate
+from toolhost.config.limits import LIMITS, MAX_EXTENDS_CHAIN
 from toolhost.config.merge import merge_docs
-from toolhost.config.model import HostConfig, PluginRequirement
+from toolhost.config.model import HostConfig, Origin, PluginRequirement
 from toolhost.config.sources import entry_form, read_doc, resolve_extends
 from toolhost.config.tree import Doc, Mark, Origins
 from toolhost.errors import ConfigError, PluginError, Problem
@@ -228,6 +229,10 @@ class _Reader:
             except ValueError as exc:  # a bad ${...} in the entry
                 self.problems.append(origin.problem(cut(str(exc), 300)))
                 continue
+            except OSError as exc:  # a resolver (a plugin's, say) met the file system
+                reason = exc.strerror or cut(str(exc), 200)
+                self.problems.append(origin.problem(f"extends: cannot read: {reason}"))
+                continue
             name = os.path.normpath(str(target))
             real = os.path.realpath(name)
             cycle = [c for c in chain if os.path.realpath(c) == real]
@@ -236,7 +241,21 @@ class _Reader:
                 shown = " -> ".join([*chain[start:], name])
                 self.problems.append(origin.problem(f"extends cycle: {shown}"))
                 continue
+            if len(chain) >= LIMITS.extends_chain and real not in self.seen:
+                self.problems.append(_chain_too_long(chain, name, LIMITS.extends_chain,
+                                                     origin))
+                continue
             self.read(name, fragment_layer, is_main=False, chain=chain)
+
+
+def _chain_too_long(chain: tuple[str, ...], name: str, limit: int, origin: Origin) -> Problem:
+    """The located problem for one link too many: the chain shown by its ends."""
+    links = [*chain, name]
+    shown = " -> ".join(links if len(links) <= 5 else [*links[:2], f"... ({len(links) - 4:,} "
+                                                       "more)", *links[-2:]])
+    return origin.problem(f"extends chain of more than {limit} files: {shown}",
+                          hint="raise TOOLHOST_MAX_EXTENDS_CHAIN (at most "
+                               f"{MAX_EXTENDS_CHAIN}) if this is meant")
 
 
 def _build(merged: Doc, secrets: set[str], kinds: Mapping[str, BackendKind] | None,

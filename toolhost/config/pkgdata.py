@@ -21,6 +21,7 @@ from packaging.utils import canonicalize_name
 
 from toolhost.config.model import UNKNOWN, Origin
 from toolhost.errors import ConfigError, Problem
+from toolhost.excerpt import cut
 
 __all__ = ["PREFIX", "is_pkg_ref", "resolve_pkg", "resolve_pkg_entry"]
 
@@ -50,10 +51,14 @@ def resolve_pkg(ref: str, *, where: Origin = UNKNOWN) -> Path:
                      hint=f"pip install {name}")
     for base in dirs:
         candidate = base.joinpath(*parts)
-        if candidate.is_file():
+        try:
+            found = candidate.is_file()
+        except OSError as exc:  # a name too long for the file system, a symlink loop
+            raise _error(where, f"cannot read {cut(ref, 120)!r}: {exc.strerror or exc}") from None
+        if found:
             return candidate
     shown = ", ".join(str(d) for d in dirs)
-    raise _error(where, f"package {name!r} has no file {rel!r} (looked in {shown})")
+    raise _error(where, f"package {name!r} has no file {cut(rel, 120)!r} (looked in {shown})")
 
 
 def _package_dirs(name: str) -> list[Path]:

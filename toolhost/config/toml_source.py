@@ -17,7 +17,7 @@ from toolhost.config.limits import (
     MAX_DIGITS,
     check_finite,
     data_depth_path,
-    toml_depth,
+    toml_prescan,
     toml_string_end,
 )
 from toolhost.config.toml_marks import scan_marks
@@ -37,13 +37,17 @@ _AT = re.compile(r"\(at line (\d+), column (\d+)\)")
 
 def parse_toml(text: str, file: str, layer: str, problems: list[Problem]) -> Doc | None:
     """Parse ``text``; on a syntax error append a Problem and return None."""
-    limit = LIMITS.depth
-    deep = toml_depth(text, limit)
-    if deep >= 0:  # tomllib recurses once per level: refuse before it runs out of stack
+    limit, values = LIMITS.depth, LIMITS.values
+    deep, why = toml_prescan(text, limit, values)
+    if deep >= 0:  # tomllib recurses once per level, and builds every value: refuse first
         line = text.count("\n", 0, deep) + 1
-        problems.append(Problem(f"nested more than {limit} arrays or inline tables deep", file,
-                                line, deep - (text.rfind("\n", 0, deep) + 1) + 1,
-                                hint="raise TOOLHOST_MAX_CONFIG_DEPTH if this is meant"))
+        column = deep - (text.rfind("\n", 0, deep) + 1) + 1
+        if why == "depth":
+            problems.append(Problem(f"nested more than {limit} arrays or inline tables deep",
+                                    file, line, column,
+                                    hint="raise TOOLHOST_MAX_CONFIG_DEPTH if this is meant"))
+        else:
+            problems.append(_too_many(values, file, line, column))
         return None
     try:
         data = tomllib.loads(text)
@@ -76,6 +80,11 @@ def parse_toml(text: str, file: str, layer: str, problems: list[Problem]) -> Doc
         mark = doc.marks.get(path, Mark(file))
         problems.append(Problem(reason, file, mark.line, mark.column, format_path(path)))
     return doc if not bad else None
+
+
+def _too_many(limit: int, file: str, line: int, column: int) -> Problem:
+    return Problem(f"more than {limit:,} values (scalars, keys, lists, tables) in one file", file,
+                   line, column, hint="raise TOOLHOST_MAX_CONFIG_VALUES if this is meant")
 
 
 def _long_number(text: str) -> tuple[int, int]:

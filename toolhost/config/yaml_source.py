@@ -18,6 +18,7 @@ from yaml.events import (
     AliasEvent,
     MappingEndEvent,
     MappingStartEvent,
+    ScalarEvent,
     SequenceEndEvent,
     SequenceStartEvent,
 )
@@ -91,9 +92,11 @@ def parse_yaml(text: str, file: str, layer: str, problems: list[Problem]) -> Doc
 
 def _one_pass_safe(text: str) -> bool:
     """Whether composing before the prescan is safe: libyaml itself refuses nesting past
-    1,000 levels (its composer recurses once per level) and the text has too few ``*`` to
-    hold more aliases than the limit."""
-    return text.count("*") <= LIMITS.aliases and _libyaml_bounds_nesting()
+    1,000 levels (its composer recurses once per level), the text has too few ``*`` to
+    hold more aliases than the limit, and too few characters to hold more values (each
+    value, even ``{a,b}``'s null ones, takes one character at least)."""
+    return (len(text) < LIMITS.values and text.count("*") <= LIMITS.aliases
+            and _libyaml_bounds_nesting())
 
 
 @functools.lru_cache(maxsize=1)
@@ -189,17 +192,24 @@ def _prescan(text: str, file: str) -> Problem | None:
 
 
 def _scan(text: str, file: str, loader: Any) -> Problem | None:
-    depth_limit, alias_limit = LIMITS.depth, LIMITS.aliases
-    depth = aliases = 0
+    depth_limit, alias_limit, value_limit = LIMITS.depth, LIMITS.aliases, LIMITS.values
+    depth = aliases = values = 0
     for event in yaml.parse(text, Loader=loader):
         kind = type(event)
+        if kind in _CLOSE:
+            depth -= 1
+            continue
+        if kind in _VALUES:  # scalars (keys too), mappings, lists, aliases
+            values += 1
+            if values > value_limit:
+                return _at(event, file, f"more than {value_limit:,} values (scalars, keys, "
+                           "lists, mappings) in one file",
+                           "raise TOOLHOST_MAX_CONFIG_VALUES if this is meant")
         if kind in _OPEN:
             depth += 1
             if depth > depth_limit:
                 return _at(event, file, f"nested more than {depth_limit} mappings or lists deep",
                            "raise TOOLHOST_MAX_CONFIG_DEPTH if this is meant")
-        elif kind in _CLOSE:
-            depth -= 1
         elif kind is AliasEvent:
             aliases += 1
             if aliases > alias_limit:
@@ -210,3 +220,4 @@ def _scan(text: str, file: str, loader: Any) -> Problem | None:
 
 _OPEN = (MappingStartEvent, SequenceStartEvent)
 _CLOSE = (MappingEndEvent, SequenceEndEvent)
+_VALUES = (*_OPEN, ScalarEvent, AliasEvent)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hmac
 import logging
+import socket
 import sys
 from collections.abc import Callable, Collection, Hashable, Mapping
 from typing import Any
@@ -129,9 +130,16 @@ class HttpServer:
                 stream.close()
             session.streams.clear()
 
-    async def serve(self, host: str, port: int) -> None:
-        """Run uvicorn on ``host:port`` (0 picks a free port) until cancelled or signalled."""
+    async def serve(self, host: str, port: int,
+                    sockets: list[socket.socket] | None = None) -> None:
+        """Run uvicorn on ``host:port`` (0 picks a free port) until cancelled or signalled;
+        on ``sockets`` bound beforehand when given (``toolhost.serve.listen``)."""
         import uvicorn
+
+        from toolhost.serve.listen import bind_sockets
+
+        if sockets is None:
+            sockets = bind_sockets(host, port)
 
         limits = self._limits
         config = uvicorn.Config(self.app, host=host, port=port, log_level="warning",
@@ -169,7 +177,7 @@ class HttpServer:
         try:
             async with anyio.create_task_group() as tg:
                 tg.start_soon(announce)
-                await server.serve()
+                await server.serve(sockets=sockets)
                 tg.cancel_scope.cancel()
         finally:
             self.close()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 import sys
 from collections.abc import Callable, Collection, Coroutine, Hashable
 from typing import IO, Any
@@ -55,10 +56,11 @@ async def serve_http(served: ServedServer, *, host: str, port: int, token: str |
                      allowed_hosts: tuple[str, ...] = (), limits: Limits = DEFAULT_LIMITS,
                      background: Background | None = None,
                      shutdown_grace: float = 10.0, auth: Any = None,
-                     config_files: tuple[str, ...] = ()) -> None:
+                     config_files: tuple[str, ...] = (),
+                     sockets: list[socket.socket] | None = None) -> None:
     """Serve MCP Streamable HTTP on ``host:port`` until interrupted (SIGTERM, SIGINT): then
     stop accepting, let calls in flight finish for ``shutdown_grace`` seconds, cancel the
-    rest."""
+    rest. ``sockets``: already bound to ``host:port`` (``toolhost.serve.listen``)."""
     try:
         from toolhost.serve.http import HttpServer
         from toolhost.serve.sessions import SessionTokens
@@ -81,7 +83,7 @@ async def serve_http(served: ServedServer, *, host: str, port: int, token: str |
             if background is not None:
                 tg.start_soon(background)
             tg.start_soon(ResourceWatch(served).run)
-            await server.serve(host, port)
+            await server.serve(host, port, sockets)
             tg.cancel_scope.cancel()
     finally:
         served.close()

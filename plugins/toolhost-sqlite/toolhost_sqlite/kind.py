@@ -61,7 +61,8 @@ class SqliteKind:
             "query": {"type": "string", "minLength": 1,
                       "description": "One SQL statement; :name parameters become arguments"},
             "readonly": {"type": "boolean", "default": True},
-            "max_rows": {"type": "integer", "minimum": 1, "default": DEFAULT_MAX_ROWS},
+            "max_rows": {"type": "integer", "minimum": 1, "maximum": 2**31 - 1,
+                         "default": DEFAULT_MAX_ROWS},
         },
     }
 

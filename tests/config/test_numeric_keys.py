@@ -1,0 +1,107 @@
+"""Every numeric config key refuses what its consumer cannot use, with one located line:
+integers of hundreds or thousands of digits (no float has them), huge floats, negatives,
+booleans, in YAML and TOML."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from toolhost.backends.registry import builtin_kinds
+from toolhost.config import load_config
+from toolhost.config.checks import MAX_DURATION, parse_duration
+from toolhost.errors import ConfigError, Problem
+
+BIG = "9" * 3000  # > 308 digits: float() of it overflows
+HEX = "0x" + "f" * 900
+HUGE_FLOAT = "1.0e300"
+
+
+def _problems(path: Path) -> list[Problem]:
+    with pytest.raises(ConfigError) as info:
+        load_config(path, kinds=builtin_kinds(), layers=False)
+    return list(info.value.problems)
+
+
+def _tool(extra: str) -> str:
+    return ("toolhost: 1\nservers:\n  a:\n    tools:\n"
+            f"      t: {{{extra}}}\n")
+
+
+@pytest.mark.parametrize("value", [BIG, HEX, HUGE_FLOAT, "-5", "0", "true", "-" + BIG,
+                                   f'"{BIG}s"', '"9999999h"', '"0ms"', "604801", "[]"])
+@pytest.mark.parametrize("where", ["server", "tool"])
+def test_a_duration_out_of_range_is_located(write: Any, value: str, where: str) -> None:
+    if where == "server":
+        text = ("toolhost: 1\nservers:\n  a:\n    timeout: " + value +
+                "\n    tools:\n      t: {command: [echo]}\n")
+        path_key = "servers.a.timeout"
+    else:
+        text = _tool(f"command: [echo], timeout: {value}")
+        path_key = "servers.a.tools.t.timeout"
+    found = _problems(write("c.yaml", text))
+    assert [(p.key_path, p.line > 0) for p in found] == [(path_key, True)], found
+    assert "duration" in found[0].message and len(str(found[0])) < 300
+
+
+@pytest.mark.parametrize(("key", "value"), [
+    ("max_output_chars", BIG), ("max_output_chars", "2147483648"),
+    ("max_output_chars", "true"), ("max_output_chars", "0"), ("max_output_chars", HEX),
+])
+def test_a_tool_count_out_of_range_is_located(write: Any, key: str, value: str) -> None:
+    found = _problems(write("c.yaml", _tool(f"command: [echo], {key}: {value}")))
+    assert [p.key_path for p in found] == [f"servers.a.tools.t.{key}"], found
+    assert len(str(found[0])) < 300
+
+
+@pytest.mark.parametrize(("block", "key"), [
+    ("command: {argv: [echo], max_output_bytes: %s}", "command.max_output_bytes"),
+    ("command: {argv: [echo], ok_codes: [%s]}", "command.ok_codes[0]"),
+    ("http: {url: 'http://h/', backoff: %s}", "http.backoff"),
+    ("http: {url: 'http://h/', max_retry_after: %s}", "http.max_retry_after"),
+    ("http: {url: 'http://h/', max_response_bytes: %s}", "http.max_response_bytes"),
+])
+@pytest.mark.parametrize("value", [BIG, "-" + BIG, HUGE_FLOAT])
+def test_a_backend_number_out_of_range_is_located(write: Any, block: str, key: str,
+                                                  value: str) -> None:
+    found = _problems(write("c.yaml", _tool(block % value)))
+    assert [p.key_path for p in found] == [f"servers.a.tools.t.{key}"], found
+    assert len(str(found[0])) < 300  # not the 3,000 digits again
+
+
+def test_run_max_turns_is_bounded(write: Any) -> None:
+    text = f"toolhost: 1\nrun: {{max_turns: {BIG}}}\nservers: {{}}\n"
+    found = _problems(write("c.yaml", text))
+    assert [p.key_path for p in found] == ["run.max_turns"] and len(str(found[0])) < 300
+
+
+def test_toml_numbers_are_checked_the_same(write: Any) -> None:
+    text = (f'toolhost = 1\n[servers.a]\ntimeout = {BIG}\n[servers.a.tools.t]\n'
+            f'command = ["echo"]\ntimeout = 1e300\nmax_output_chars = {BIG}\n')
+    found = _problems(write("c.toml", text))
+    assert sorted(p.key_path for p in found) == [
+        "servers.a.timeout", "servers.a.tools.t.max_output_chars", "servers.a.tools.t.timeout"]
+    assert all(p.line > 0 and len(str(p)) < 300 for p in found)
+
+
+def test_parse_duration_bounds() -> None:
+    assert parse_duration(MAX_DURATION) == MAX_DURATION
+    assert parse_duration("7d") is None and parse_duration(10**400) is None
+    assert parse_duration("9" * 400 + "ms") is None and parse_duration(float("inf")) is None
+    assert parse_duration("2m") == 120.0 and parse_duration(True) is None
+
+
+def test_the_red_team_file_is_a_located_error_in_a_real_process(tmp_path: Path) -> None:
+    config = tmp_path / "bignum2.yaml"
+    config.write_text("toolhost: 1\nservers: {a: {timeout: " + BIG +
+                      ", tools: {t: {command: [echo]}}}}\n")
+    proc = subprocess.run([sys.executable, "-m", "toolhost", "validate", "--no-compile",
+                           str(config)], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 1, proc.stderr
+    assert proc.stderr.startswith(f"{config}:2:15: servers.a.timeout: expected a positive "
+                                  "duration"), proc.stderr
+    assert "internal error" not in proc.stderr and len(proc.stderr) < 400

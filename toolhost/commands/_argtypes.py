@@ -1,0 +1,82 @@
+"""argparse ``type=`` functions for the numeric flags of every command.
+
+Each refuses a bad value up front with one line and argparse's exit status 2, so nothing
+downstream meets a value it cannot use (``nan``, a negative or zero interval, a number too
+large to convert, a port outside 0..65535).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+
+from toolhost.limits import parse_size
+
+__all__ = ["MAX_SECONDS", "MIN_INTERVAL", "interval", "port", "positive_int", "seconds", "size"]
+
+MAX_SECONDS = 86400 * 365
+MIN_INTERVAL = 0.05  # a shorter poll interval is a busy loop of stat calls
+MAX_COUNT = 2**31 - 1
+_DIGITS = 20  # more digits than any count or size here needs; int() of 5,000 digits raises
+
+
+def size(text: str) -> int:
+    """A size flag: ``4096``, ``512KiB``, ``32MiB``."""
+    try:
+        return parse_size(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def positive_int(text: str) -> int:
+    """A count flag: a whole number from 1 to 2,147,483,647."""
+    stripped = text.strip()
+    try:
+        # a bound on the length first: int() of thousands of digits is slow, then refused
+        value = int(stripped) if len(stripped) <= _DIGITS else MAX_COUNT + 1
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text[:40]!r}") from None
+    if value > MAX_COUNT:
+        raise argparse.ArgumentTypeError(f"must be at most {MAX_COUNT:,}, got {text[:40]}")
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _number(text: str, what: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of {what}: {text[:40]!r}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"must be a finite number of {what}, got {text[:40]}")
+    return value
+
+
+def seconds(text: str) -> float:
+    """A timeout flag: a number of seconds above 0 and below a year."""
+    value = _number(text, "seconds")
+    if not 0 < value < MAX_SECONDS:
+        raise argparse.ArgumentTypeError(
+            f"must be a positive number of seconds below {MAX_SECONDS:,}, got {text[:40]}")
+    return value
+
+
+def interval(text: str) -> float:
+    """A poll interval flag: at least ``MIN_INTERVAL`` seconds, below a year."""
+    value = _number(text, "seconds")
+    if not MIN_INTERVAL <= value < MAX_SECONDS:
+        raise argparse.ArgumentTypeError(
+            f"must be from {MIN_INTERVAL:g} to {MAX_SECONDS:,} seconds, got {text[:40]}")
+    return value
+
+
+def port(text: str) -> int:
+    """A TCP port flag: 0..65535 (0 picks a free port)."""
+    stripped = text.strip()
+    if not stripped.isascii() or not stripped.lstrip("+-").isdigit() or len(stripped) > 12:
+        raise argparse.ArgumentTypeError(f"not a port number: {text[:40]!r}")
+    value = int(stripped)
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"a port is 0 to 65535, got {value}")
+    return value
