@@ -61,3 +61,12 @@ def test_a_deep_array_is_found_where_it_passes_the_limit() -> None:
     text = "a = " + "[" * 5 + "]" * 5
     assert toml_depth(text, 4) == text.index("[") + 4
     assert toml_depth(text, 5) == -1
+
+
+def test_a_path_with_a_nul_is_a_problem_not_a_crash() -> None:
+    from toolhost.config.limits import read_bounded
+    from toolhost.errors import Problem
+
+    problems: list[Problem] = []
+    assert read_bounded("/tmp/a\0b.yaml", problems) is None
+    assert "NUL" in problems[0].message and "\0" not in str(problems[0])

@@ -40,6 +40,8 @@ def rule(effect: str, tool: str, line: int = 7, **kw: Any) -> RuleConfig:
     ("mcp__a__b", {"expr": "args.n <"}, "does not parse"),
     ("mcp__a__b", {"rewrite": {"clamp": {"n": {"max": "9"}}}}, "must be numbers"),
     ("mcp__a__b", {"rewrite": {"sett": {}}}, "unknown key 'sett'"),
+    *(("mcp__a__b", {"rewrite": {part: wrong}}, f"rewrite.{part}: expected a mapping")
+      for part in ("set", "clamp") for wrong in (5, [1], True, 1.5, "x", [["a", 1]])),
 ])
 def test_unparsable_rule_fails_the_load_naming_file_and_line(
         tool: str, kw: dict[str, Any], needle: str) -> None:

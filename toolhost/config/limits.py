@@ -96,6 +96,10 @@ def read_bounded(path: str, problems: list[Problem], what: str = "config file") 
     except OSError as exc:
         problems.append(Problem(f"cannot read: {exc.strerror or exc}", path))
         return None
+    except ValueError:  # a NUL in the name: no file can be called that
+        problems.append(Problem("cannot read: the path holds a NUL character",
+                                path.replace("\0", "\\0")))
+        return None
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):

@@ -93,6 +93,11 @@ def _compile_rewrite(spec: Mapping[str, Any]) -> Rewrite:
     if unknown:
         raise ValueError(f"rewrite: unknown key {unknown[0]!r} (expected set and/or clamp)")
     sets, clamps = [], []
+    for part in ("set", "clamp"):
+        if not isinstance(spec.get(part) or {}, Mapping):
+            raise ValueError(f"rewrite.{part}: expected a mapping of argument paths to "
+                             + ("values" if part == "set" else "{min: N, max: N}")
+                             + f", not {type(spec[part]).__name__}")
     for key, value in dict(spec.get("set") or {}).items():
         sets.append((str(key), parse_key_path(str(key)), value))
     for key, bounds in dict(spec.get("clamp") or {}).items():
