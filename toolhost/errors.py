@@ -21,6 +21,7 @@ a line, a column and a key path, plus an optional hint ("did you mean 'descripti
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -34,6 +35,7 @@ __all__ = [
     "ProtocolError",
     "RunnerError",
     "ToolhostError",
+    "shown",
 ]
 
 
@@ -67,9 +69,26 @@ class Problem:
         text += self.message
         if self.hint:
             text += f" ({self.hint})"
+        text = shown(text)
         if self.detail:
-            text += "".join(f"\n    {line}" for line in self.detail.splitlines())
+            text += "".join(f"\n    {shown(line)}" for line in self.detail.splitlines())
         return text
+
+
+# C0 and C1 control characters (a line break, ESC, BEL, ...), DEL, and the Unicode line
+# and paragraph separators
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def shown(text: str) -> str:
+    """``text`` safe to print as one line: control characters (which a key or a value from a
+    config may hold: a line break that forges a second "file:line" line, an escape sequence
+    that erases the line on a terminal) are written as ``\\n``, ``\\x1b``, ..."""
+    if _CONTROL.search(text) is None:
+        return text
+    return _CONTROL.sub(lambda m: repr(m.group())[1:-1] if m.group() in "\n\r\t"
+                        else f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100
+                        else f"\\u{ord(m.group()):04x}", text)
 
 
 class ToolhostError(Exception):
