@@ -94,3 +94,33 @@ servers:
         load_config(main, kinds=kinds, environ=ENV, layers=False)
     assert "tok-123456" not in str(info.value)
     assert "***" in str(info.value)
+
+
+@pytest.mark.parametrize("depth", [33, 1000, 5000])
+def test_defaults_nested_too_deep_are_a_located_problem(write: Any, kinds: Any,
+                                                        depth: int) -> None:
+    value = "${NOPE:-" * depth + "x" + "}" * depth
+    main = write("deep.yaml", f'toolhost: 1\nrun: {{model: "{value}"}}\n')
+    with pytest.raises(ConfigError) as info:
+        load_config(main, kinds=kinds, environ={}, layers=False)
+    (problem,) = info.value.problems
+    assert (problem.line, problem.key_path) == (2, "run.model")
+    assert "nested more than 32 deep" in problem.message
+    assert expand("${NOPE:-" * 32 + "x" + "}" * 32, {}) == "x"  # the limit itself is fine
+
+
+@pytest.mark.parametrize("shape", ["one value", "many values"])
+def test_substitutions_cannot_grow_a_file_past_the_size_limit(
+        write: Any, kinds: Any, monkeypatch: pytest.MonkeyPatch, shape: str) -> None:
+    monkeypatch.setenv("TOOLHOST_MAX_CONFIG_BYTES", "100000")
+    big = "a" * 5_000
+    if shape == "one value":
+        text = 'toolhost: 1\nrun: {model: "' + "${BIG}" * 30 + '"}\n'
+    else:
+        text = "toolhost: 1\nrun:\n  cli_args:\n" + "    - ${BIG}\n" * 30
+    main = write("big.yaml", text)
+    with pytest.raises(ConfigError) as info:
+        load_config(main, kinds=kinds, environ={"BIG": big}, layers=False)
+    (problem,) = info.value.problems  # once, where the budget ran out
+    assert "add more text than the config size limit" in problem.message and problem.line
+    load_config(main, kinds=kinds, environ={"BIG": big[:100]}, layers=False)

@@ -19,10 +19,12 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from toolhost.config.limits import LIMITS
 from toolhost.config.tree import Doc, Path, format_path, mark_for
 from toolhost.errors import Problem
 
-__all__ = ["MIN_AUTO_SECRET", "collect_declared_secrets", "expand", "interpolate"]
+__all__ = ["MAX_NESTING", "MIN_AUTO_SECRET", "Budget", "collect_declared_secrets", "expand",
+           "interpolate"]
 
 SECRET_SECTIONS = frozenset({"headers", "env", "auth", "security"})
 AUTH_SECRET_FIELDS = frozenset({"token", "password", "value"})
@@ -42,10 +44,33 @@ class InterpolationError(ValueError):
         self.hint = hint
 
 
+MAX_NESTING = 32  # ${A:-${B:-...}} defaults inside defaults
+
+
+class Budget:
+    """How many characters substitutions may still add (one per document: a file of
+    ``${PATH}`` repeated, or one big variable referenced thousands of times, would otherwise
+    grow a file under the size limit into gigabytes)."""
+
+    def __init__(self, chars: int) -> None:
+        self.left = chars
+
+    def spend(self, value: str) -> None:
+        self.left -= len(value)
+        if self.left < 0:
+            raise InterpolationError(
+                "the ${...} substitutions of this file add more text than the config size "
+                "limit allows", "raise it with TOOLHOST_MAX_CONFIG_BYTES if this is meant")
+
+
 def expand(text: str, environ: Mapping[str, str], used: list[str] | None = None,
-           secret: list[str] | None = None) -> str:
+           secret: list[str] | None = None, *, budget: Budget | None = None,
+           depth: int = 0) -> str:
     """Expand every ``${...}`` in ``text``; substituted values are appended to ``used``, and
-    those of secret-named variables to ``secret`` too."""
+    those of secret-named variables to ``secret`` too. ``budget`` bounds what the
+    substitutions add; defaults nest at most ``MAX_NESTING`` deep."""
+    if depth > MAX_NESTING:
+        raise InterpolationError(f"${{...:-default}} nested more than {MAX_NESTING} deep")
     out: list[str] = []
     i, n = 0, len(text)
     while i < n:
@@ -59,7 +84,10 @@ def expand(text: str, environ: Mapping[str, str], used: list[str] | None = None,
             i = j + 3
         elif text.startswith("${", j):
             end = _closing(text, j + 2)
-            out.append(_reference(text[j + 2:end], environ, used, secret))
+            value = _reference(text[j + 2:end], environ, used, secret, budget, depth)
+            if budget is not None:
+                budget.spend(value)
+            out.append(value)
             i = end + 1
         else:
             out.append("$")
@@ -84,7 +112,7 @@ def _closing(text: str, start: int) -> int:
 
 
 def _reference(body: str, environ: Mapping[str, str], used: list[str] | None,
-               secret: list[str] | None = None) -> str:
+               secret: list[str] | None, budget: Budget | None, depth: int) -> str:
     found = _NAME.match(body)
     if not found:
         raise InterpolationError(f"invalid reference '${{{body}}}': expected a variable name",
@@ -97,7 +125,7 @@ def _reference(body: str, environ: Mapping[str, str], used: list[str] | None,
                                      f"set it, or write ${{{name}:-default}}")
     elif rest.startswith(":-"):
         if not value:
-            value = expand(rest[2:], environ, used, secret)
+            value = expand(rest[2:], environ, used, secret, budget=budget, depth=depth + 1)
     elif rest.startswith(":?"):
         if not value:
             raise InterpolationError(rest[2:] or f"environment variable {name} is required")
@@ -115,11 +143,12 @@ def _reference(body: str, environ: Mapping[str, str], used: list[str] | None,
 def interpolate(doc: Doc, environ: Mapping[str, str], problems: list[Problem]) -> set[str]:
     """Expand ``doc.data`` in place; return the secret values found."""
     secrets: set[str] = set()
-    doc.data = _visit(doc.data, (), False, (doc, environ, problems, secrets))
+    budget = Budget(LIMITS.file_bytes)
+    doc.data = _visit(doc.data, (), False, (doc, environ, problems, secrets, budget))
     return secrets
 
 
-_Walk = tuple[Doc, Mapping[str, str], list[Problem], set[str]]
+_Walk = tuple[Doc, Mapping[str, str], list[Problem], set[str], Budget]
 
 
 def _visit(value: Any, path: Path, secret: bool, walk: _Walk) -> Any:
@@ -128,11 +157,13 @@ def _visit(value: Any, path: Path, secret: bool, walk: _Walk) -> Any:
     if isinstance(value, str):
         if "$" not in value:
             return value
-        doc, environ, problems, secrets = walk
+        doc, environ, problems, secrets, budget = walk
+        if budget.left < 0:  # said once already (the load fails): not again for every value
+            return value
         used: list[str] = []
         named: list[str] = []
         try:
-            result = expand(value, environ, used, named)
+            result = expand(value, environ, used, named, budget=budget)
         except InterpolationError as exc:
             mark = mark_for(doc.marks, path, doc.file)
             problems.append(Problem(str(exc), mark.file, mark.line, mark.column,
