@@ -59,3 +59,32 @@ def test_a_toml_bracket_inside_a_string_is_not_nesting() -> None:
     problems: list[Problem] = []
     doc = parse_toml("x = '" + "[" * 500 + "'\ny = \"\\\"[[[\"\n", "c.toml", "project", problems)
     assert problems == [] and doc is not None and doc.data["x"] == "[" * 500
+
+
+def test_deep_flow_nesting_after_a_long_file_is_found_where_it_passes_the_limit() -> None:
+    import pytest
+    import yaml
+
+    # past the one-pass threshold, so the event prescan runs and libyaml stops at 1,000 levels;
+    # the pure-Python parser (5 s per MiB) must not be what finds it
+    keys = "".join(f"k{i}: {i}\n" for i in range(60_000))
+    text = "toolhost: 1\n" + keys + "y:\n  z: " + "[" * 1100 + "]" * 1100 + "\n"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(yaml, "SafeLoader", None)  # any use of the pure-Python parser fails
+        problems: list[Problem] = []
+        assert parse_yaml(text, "f.yaml", "project", problems) is None
+    (problem,) = problems
+    assert problem.message == "nested more than 100 mappings or lists deep"
+    # depth 2 at the line's start (the root mapping and y's): the 99th bracket is the 101st level
+    assert (problem.line, problem.column) == (60_003, 6 + 98)  # "[" no. 1 is column 6
+
+
+def test_a_raised_depth_limit_stops_where_the_parsers_stack_would() -> None:
+    import pytest
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("TOOLHOST_MAX_CONFIG_DEPTH", "100000")
+        problems: list[Problem] = []
+        deep = 10_000
+        assert parse_toml("x = " + "[" * deep + "]" * deep, "f.toml", "p", problems) is None
+        assert problems[0].message.startswith("nested more than 300 ")

@@ -38,6 +38,9 @@ MAX_DIGITS = 4000
 MAX_EXTENDS_CHAIN = 200  # what TOOLHOST_MAX_EXTENDS_CHAIN may raise the chain limit to
 
 
+MAX_CONFIG_DEPTH = 300  # the most TOOLHOST_MAX_CONFIG_DEPTH can raise the depth limit to
+
+
 def _env_int(name: str, default: int, ceiling: int | None = None) -> int:
     raw = os.environ.get(name, "").strip()
     if not raw or len(raw) > 30:
@@ -60,7 +63,9 @@ class Limits:
 
     @property
     def depth(self) -> int:
-        return _env_int("TOOLHOST_MAX_CONFIG_DEPTH", 100)
+        # the parsers recurse per level (tomllib, the composer, the walk): past a few hundred
+        # levels Python's stack would end the load, so a raised limit stops here
+        return _env_int("TOOLHOST_MAX_CONFIG_DEPTH", 100, ceiling=MAX_CONFIG_DEPTH)
 
     @property
     def aliases(self) -> int:

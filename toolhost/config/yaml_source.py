@@ -24,7 +24,7 @@ from yaml.events import (
 )
 from yaml.nodes import Node
 
-from toolhost.config.limits import LIMITS
+from toolhost.config.limits import LIMITS, toml_depth
 from toolhost.config.tree import Doc, Mark
 from toolhost.config.yaml_walk import Recheck, Walker
 from toolhost.errors import Problem
@@ -180,24 +180,38 @@ def _prescan(text: str, file: str) -> Problem | None:
     """Walk the event stream once (libyaml's parser keeps its own stack; the composer after it
     recurses once per level): refuse nesting deeper than the limit and too many aliases
     before anything is built. Syntax errors are left to the composer, which reports them."""
+    reached = [0, -1]  # the depth and the place of the last event seen, when libyaml stops
     try:
-        return _scan(text, file, _Loader)
-    except yaml.YAMLError as exc:
+        return _scan(text, file, _Loader, reached)
+    except yaml.MarkedYAMLError as exc:
         # libyaml 0.2.6 (PyYAML 6.0.4's wheels) stops at 1,000 levels while scanning ahead,
-        # before the events reach our limit: walk again with the pure-Python parser (no
-        # limit of its own, no recursion) so the problem names our limit and its place.
+        # before the events reach our limit (at most MAX_CONFIG_DEPTH, far below): the text
+        # is deeper than the limit, and libyaml's mark is where it went past 1,000. (Walking
+        # again with the pure-Python parser took 5 s per MiB to get there.)
         if "nesting depth" not in str(exc) or _Base is yaml.SafeLoader:
             raise
-        return _scan(text, file, yaml.SafeLoader)
+        mark = exc.problem_mark or exc.context_mark
+        line, column = (mark.line + 1, mark.column + 1) if mark is not None else (0, 0)
+        if mark is not None:  # a flow collection opened on that line: the bracket past ours
+            start = text.rfind("\n", 0, mark.index) + 1
+            depth, last = reached
+            if last >= start:  # events of this line were seen: the depth where it began
+                seen = text[start:last + 1]
+                depth -= seen.count("[") + seen.count("{") - seen.count("]") - seen.count("}")
+            deep = toml_depth(text[start:mark.index], max(LIMITS.depth - depth, 0))
+            column = deep + 1 if deep >= 0 else column
+        return Problem(f"nested more than {LIMITS.depth} mappings or lists deep", file, line,
+                       column, hint="raise TOOLHOST_MAX_CONFIG_DEPTH if this is meant")
 
 
-def _scan(text: str, file: str, loader: Any) -> Problem | None:
+def _scan(text: str, file: str, loader: Any, reached: list[int]) -> Problem | None:
     depth_limit, alias_limit, value_limit = LIMITS.depth, LIMITS.aliases, LIMITS.values
     depth = aliases = values = 0
     for event in yaml.parse(text, Loader=loader):
         kind = type(event)
         if kind in _CLOSE:
             depth -= 1
+            reached[0], reached[1] = depth, _index(event)
             continue
         if kind in _VALUES:  # scalars (keys too), mappings, lists, aliases
             values += 1
@@ -207,6 +221,7 @@ def _scan(text: str, file: str, loader: Any) -> Problem | None:
                            "raise TOOLHOST_MAX_CONFIG_VALUES if this is meant")
         if kind in _OPEN:
             depth += 1
+            reached[0], reached[1] = depth, _index(event)
             if depth > depth_limit:
                 return _at(event, file, f"nested more than {depth_limit} mappings or lists deep",
                            "raise TOOLHOST_MAX_CONFIG_DEPTH if this is meant")
@@ -216,6 +231,11 @@ def _scan(text: str, file: str, loader: Any) -> Problem | None:
                 return _at(event, file, f"more than {alias_limit:,} YAML aliases",
                            "raise TOOLHOST_MAX_YAML_ALIASES if this is meant")
     return None
+
+
+def _index(event: Any) -> int:
+    mark = event.start_mark
+    return mark.index if mark is not None else -1
 
 
 _OPEN = (MappingStartEvent, SequenceStartEvent)
