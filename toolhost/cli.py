@@ -15,7 +15,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from toolhost.errors import ToolhostError
+from toolhost.errors import ToolhostError, single_error
 from toolhost.redaction import ScrubbingStream
 
 # subcommand -> module; the order is the order of `toolhost --help`.
@@ -141,14 +141,16 @@ def debug_wanted(args: argparse.Namespace | None = None) -> bool:
     return value not in ("", "0", "false", "no", "off")
 
 
-def _internal_error(exc: BaseException, debug: bool) -> int:
-    """One line for an exception nobody planned for; the traceback only on request."""
+def _internal_error(raised: BaseException, debug: bool) -> int:
+    """One line for an exception nobody planned for (the one inside a group of one);
+    the traceback, of all of it, only on request."""
     from toolhost.excerpt import cut
 
     if debug:
         import traceback
 
-        traceback.print_exception(type(exc), exc, exc.__traceback__, file=sys.stderr)
+        traceback.print_exception(type(raised), raised, raised.__traceback__, file=sys.stderr)
+    exc = single_error(raised)
     detail = cut(" ".join(str(exc).split()), 300) if not isinstance(exc, RecursionError) \
         else "input nested too deeply"
     name = type(exc).__name__
@@ -204,24 +206,32 @@ def _main(argv: Sequence[str] | None) -> int:
         return 2
     try:
         code: int = args._main(args)
-    except ToolhostError as exc:
+    except (SystemExit, GeneratorExit):
+        raise
+    except BaseException as raised:
+        return _failed(raised, args)
+    return code
+
+
+def _failed(raised: BaseException, args: argparse.Namespace) -> int:
+    """The exit status (and the line on stderr) for what a command raised. A task group
+    wraps even a lone error in an exception group: the one inside is what is classified."""
+    exc = single_error(raised)
+    if isinstance(exc, ToolhostError):
         if debug_wanted(args):
             import traceback
 
-            traceback.print_exception(type(exc), exc, exc.__traceback__, file=sys.stderr)
+            traceback.print_exception(type(raised), raised, raised.__traceback__,
+                                      file=sys.stderr)
         print(f"toolhost: error: {exc}", file=sys.stderr)
         return 1
-    except KeyboardInterrupt:
+    if isinstance(exc, KeyboardInterrupt):
         return 130
-    except BrokenPipeError:  # `toolhost schema | head`: the reader left, nothing to report
+    if isinstance(exc, BrokenPipeError):  # `toolhost schema | head`: the reader left
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())  # so the exit-time flush cannot fail again
         return 1
-    except (SystemExit, GeneratorExit):
-        raise
-    except BaseException as exc:
-        return _internal_error(exc, debug_wanted(args))
-    return code
+    return _internal_error(raised, debug_wanted(args))
 
 
 if __name__ == "__main__":  # pragma: no cover
