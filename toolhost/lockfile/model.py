@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -93,27 +93,26 @@ def file_digest(path: Path) -> str:
 
 
 def read_lock(path: Path) -> Lock | None:
-    """The lock at ``path``; None if there is none. ConfigError (located) if it is malformed."""
+    """The lock at ``path``; None if there is none. ConfigError (located) if it is malformed
+    or cannot be read: it is read with the config loader's guards (a regular file of at most
+    ``MAX_LOCK_BYTES``, strict UTF-8, strict JSON), so a FIFO or a device in its place is an
+    error, never a hang."""
+    from toolhost.jsontext import read_json_file
+
     try:
         size = path.stat().st_size
     except FileNotFoundError:
         return None
-    except OSError as exc:
-        raise _bad(path, f"cannot read: {exc.strerror}") from None
+    except (OSError, ValueError):
+        size = 0  # a symlink loop, a name too long: read_json_file says which
     if size > MAX_LOCK_BYTES:
         raise _bad(path, f"{size:,} bytes is too large for a lock file (at most "
                    f"{MAX_LOCK_BYTES:,})")
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except UnicodeDecodeError:
-        raise _bad(path, "not UTF-8 text") from None
-    except json.JSONDecodeError as exc:
-        raise _bad(path, f"not valid JSON: {exc.msg}", exc.lineno, exc.colno) from None
-    except RecursionError:
-        raise _bad(path, "not valid JSON: nested too deeply") from None
-    except OSError as exc:
-        raise _bad(path, f"cannot read: {exc.strerror}") from None
-    return _parse(path, data)
+    problems: list[Problem] = []
+    read = read_json_file(str(path), problems, what="lock file", limit=MAX_LOCK_BYTES)
+    if read is None:
+        raise ConfigError([replace(p, hint=_FIX) for p in problems])
+    return _parse(path, read[1])
 
 
 def _parse(path: Path, data: Any) -> Lock:
@@ -162,4 +161,7 @@ def write_lock(path: Path, lock: Lock) -> None:
 def _bad(path: Path, message: str, line: int = 0, column: int = 0, *, key: str = "",
          hint: str = "") -> ConfigError:
     return ConfigError([Problem(message, str(path), line, column, key,
-                                hint or "fix or delete it, then run `toolhost lock CONFIG`")])
+                                hint or _FIX)])
+
+
+_FIX = "fix or delete it, then run `toolhost lock CONFIG`"
