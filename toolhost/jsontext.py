@@ -34,9 +34,11 @@ MAX_JSON_DEPTH = 256  # the wire's own bound (toolhost.limits.Limits.max_depth)
 class JsonTextError(ValueError):
     """Text that is not acceptable JSON: ``message`` and, when known, where (1-based)."""
 
-    def __init__(self, message: str, line: int = 0, column: int = 0) -> None:
+    def __init__(self, message: str, line: int = 0, column: int = 0, *,
+                 syntax: bool = False) -> None:
         super().__init__(message)
         self.message, self.line, self.column = message, line, column
+        self.syntax = syntax  # not JSON at all (rather than JSON refused: too deep, NaN...)
 
     def where(self) -> str:
         """``line L, column C`` (empty when not known)."""
@@ -112,7 +114,7 @@ def parse_json(text: str, *, max_depth: int = MAX_JSON_DEPTH) -> Any:
     try:
         return _decode(text)
     except json.JSONDecodeError as exc:
-        raise JsonTextError(exc.msg, exc.lineno, exc.colno) from None
+        raise JsonTextError(exc.msg, exc.lineno, exc.colno, syntax=True) from None
     except _Refused as exc:
         duplicate = isinstance(exc.needle, re.Pattern) and exc.needle is not _CONSTANT
         raise JsonTextError(exc.message, *_locate(text, exc.needle, 2 if duplicate else 1)) \
