@@ -104,3 +104,41 @@ def test_a_good_lock_still_reads(tmp_path: Path) -> None:
     lock.write_text('{"toolhost_lock": 1, "sources": {}, "plugins": {"a": "1.0"}}')
     read = read_lock(lock)
     assert read is not None and dict(read.plugins) == {"a": "1.0"}
+
+
+# -- config paths the OS refuses (F18) ------------------------------------------------------
+
+@pytest.mark.parametrize(("config", "lock"), [
+    ("", ".lock"), (".", ".lock"), ("/", "/.lock"), ("..", "../.lock"), ("dir/", "dir.lock"),
+    ("a/team.yaml", "a/team.lock"),
+])
+def test_lock_path_of_a_path_without_a_file_name(config: str, lock: str) -> None:
+    assert lock_path(config) == Path(lock)  # was ValueError: has an empty name
+
+
+@pytest.mark.parametrize("command", [["validate"], ["tools"], ["tools", "--explain"],
+                                     ["mcp-config"], ["lock"], ["lock", "--check"]])
+def test_an_empty_config_path_is_one_line(tmp_path: Path, command: list[str]) -> None:
+    done = _run(*command, "", cwd=tmp_path)
+    assert done.returncode == 1, done.stderr
+    assert "internal error" not in done.stderr and "Traceback" not in done.stderr
+    assert len(done.stderr.splitlines()) == 1, done.stderr
+
+
+@pytest.mark.parametrize("command", [["validate"], ["tools"], ["lock"], ["update"]])
+def test_a_config_name_too_long_is_reported_for_the_config(tmp_path: Path,
+                                                           command: list[str]) -> None:
+    name = "a" * 300 + ".yaml"
+    done = _run(*command, name, cwd=tmp_path)
+    assert done.returncode == 1, done.stderr
+    assert "internal error" not in done.stderr and "Traceback" not in done.stderr
+    assert f"{name}: cannot read: File name too long" in done.stderr
+    assert ".lock" not in done.stderr
+
+
+def test_a_lock_whose_name_fills_the_limit_is_written(tmp_path: Path) -> None:
+    config = tmp_path / ("b" * 250 + ".yaml")  # 255 bytes: a temporary name beside it is not
+    config.write_text("toolhost: 1\nservers: {}\n")
+    done = _run("lock", config.name, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert read_lock(lock_path(config)) is not None

@@ -204,7 +204,7 @@ def _write(path: Path, old_text: str, new_text: str) -> Path | None:
     target.parent.mkdir(parents=True, exist_ok=True)
     import tempfile  # here: `toolhost --help` imports every command module
 
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".toolhost-install.")  # short
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(new_text)

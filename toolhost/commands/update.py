@@ -225,7 +225,7 @@ def _relock(path: Path) -> int:
 def _write_atomically(path: Path, text: str) -> None:
     import tempfile  # here: `toolhost --help` imports every command module
 
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".toolhost-update.")  # short
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
             handle.write(text)

@@ -19,6 +19,7 @@ Keys are sorted and the layout fixed, so a lock diff in review shows exactly wha
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 from collections.abc import Mapping
@@ -78,6 +79,8 @@ def lock_path(config: str | os.PathLike[str]) -> Path:
     """The lock of ``config``: the same name with ``.lock`` (``toolhost.yaml`` ->
     ``toolhost.lock``), beside it."""
     path = Path(config)
+    if not path.name or path.name == "..":  # "" or "/": no config can be there, nor its lock
+        return path / ".lock"
     return path.with_suffix(".lock")
 
 
@@ -103,8 +106,12 @@ def read_lock(path: Path) -> Lock | None:
         size = path.stat().st_size
     except FileNotFoundError:
         return None
-    except (OSError, ValueError):
-        size = 0  # a symlink loop, a name too long: read_json_file says which
+    except OSError as exc:
+        if exc.errno == errno.ENAMETOOLONG:  # no file can have this name: there is no lock
+            return None  # (and the config's own name is reported when it is read)
+        size = 0  # a symlink loop, a directory on the way: read_json_file says which
+    except ValueError:  # a NUL in the name: read_json_file says so
+        size = 0
     if size > MAX_LOCK_BYTES:
         raise _bad(path, f"{size:,} bytes is too large for a lock file (at most "
                    f"{MAX_LOCK_BYTES:,})")
@@ -148,7 +155,7 @@ def write_lock(path: Path, lock: Lock) -> None:
     """Write ``lock`` atomically (a reader never sees half a file)."""
     import tempfile  # only `toolhost lock` writes: not on every start's import path
 
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".toolhost-lock.")  # a short name
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(lock.to_json())
