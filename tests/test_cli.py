@@ -67,6 +67,49 @@ def test_an_unexpected_error_is_one_line_and_exit_2(tmp_path: Path) -> None:
         "rerun with --debug (or TOOLHOST_DEBUG=1) for the traceback")
 
 
+def _validate_raising(tmp_path: Path, raised: str) -> dict[str, str]:
+    """An environment whose `validate` raises ``raised`` (a Python expression)."""
+    (tmp_path / "sitecustomize.py").write_text(
+        "import sys\n"
+        "import toolhost.commands.validate as v\n"
+        "from toolhost.errors import RunnerError\n"
+        "if sys.version_info < (3, 11):\n"
+        "    from exceptiongroup import ExceptionGroup\n"
+        "def main(args):\n"
+        f"    raise {raised}\n"
+        "v.main = main\n")
+    import os
+
+    env = {k: v for k, v in os.environ.items() if k != "TOOLHOST_DEBUG"}
+    return {**env, "PYTHONPATH": str(tmp_path)}
+
+
+def test_a_toolhost_error_inside_task_groups_is_its_own_one_line_error(tmp_path: Path) -> None:
+    # what `run` raised when the CLI could not start: a RunnerError in a task group's group
+    env = _validate_raising(tmp_path, "ExceptionGroup('g', [ExceptionGroup('h', "
+                                      "[RunnerError('the CLI failed to start')])])")
+    proc = subprocess.run([TOOLHOST, "validate", "x.yaml"], capture_output=True, text=True,
+                          timeout=60, env=env)
+    assert proc.returncode == 1, proc.stderr
+    assert proc.stderr == "toolhost: error: the CLI failed to start\n"
+
+
+def test_an_unexpected_error_inside_a_group_of_one_is_named(tmp_path: Path) -> None:
+    env = _validate_raising(tmp_path, "ExceptionGroup('g', [KeyError('k')])")
+    proc = subprocess.run([TOOLHOST, "validate", "x.yaml"], capture_output=True, text=True,
+                          timeout=60, env=env)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.startswith("toolhost: internal error: KeyError: 'k'; rerun with")
+
+
+def test_a_group_of_two_errors_stays_an_internal_error(tmp_path: Path) -> None:
+    env = _validate_raising(tmp_path, "ExceptionGroup('g', [RunnerError('a'), KeyError('k')])")
+    proc = subprocess.run([TOOLHOST, "validate", "x.yaml"], capture_output=True, text=True,
+                          timeout=60, env=env)
+    assert proc.returncode == 2, proc.stderr
+    assert "internal error: ExceptionGroup" in proc.stderr
+
+
 @pytest.mark.parametrize(("args", "extra_env"), [
     (["--debug", "validate", "x.yaml"], {}),
     (["validate", "x.yaml", "--debug"], {}),

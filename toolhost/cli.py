@@ -15,7 +15,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from toolhost.errors import ToolhostError
+from toolhost.errors import ToolhostError, single_error
 from toolhost.redaction import ScrubbingStream
 
 # subcommand -> module; the order is the order of `toolhost --help`.
@@ -141,14 +141,16 @@ def debug_wanted(args: argparse.Namespace | None = None) -> bool:
     return value not in ("", "0", "false", "no", "off")
 
 
-def _internal_error(exc: BaseException, debug: bool) -> int:
-    """One line for an exception nobody planned for; the traceback only on request."""
+def _internal_error(raised: BaseException, debug: bool) -> int:
+    """One line for an exception nobody planned for (the one inside a group of one);
+    the traceback, of all of it, only on request."""
     from toolhost.excerpt import cut
 
     if debug:
         import traceback
 
-        traceback.print_exception(type(exc), exc, exc.__traceback__, file=sys.stderr)
+        traceback.print_exception(type(raised), raised, raised.__traceback__, file=sys.stderr)
+    exc = single_error(raised)
     detail = cut(" ".join(str(exc).split()), 300) if not isinstance(exc, RecursionError) \
         else "input nested too deeply"
     name = type(exc).__name__
@@ -188,21 +190,6 @@ def _chosen(argv: Sequence[str]) -> str | None:
     return None
 
 
-def _run(args: argparse.Namespace) -> int:
-    """The command, with a task group's group of one ToolhostError (a bind failure, a CLI
-    that would not start) raised as itself: it is a one-line error, not an internal one."""
-    try:
-        code: int = args._main(args)
-    except BaseException as exc:
-        inner: BaseException = exc
-        while len(getattr(inner, "exceptions", ())) == 1:  # an ExceptionGroup of one
-            inner = inner.exceptions[0]  # type: ignore[attr-defined]
-        if inner is not exc and isinstance(inner, (ToolhostError, KeyboardInterrupt)):
-            raise inner from None
-        raise
-    return code
-
-
 def _main(argv: Sequence[str] | None) -> int:
     words = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(_chosen(words))
@@ -218,25 +205,33 @@ def _main(argv: Sequence[str] | None) -> int:
         parser.print_help()
         return 2
     try:
-        code: int = _run(args)
-    except ToolhostError as exc:
+        code: int = args._main(args)
+    except (SystemExit, GeneratorExit):
+        raise
+    except BaseException as raised:
+        return _failed(raised, args)
+    return code
+
+
+def _failed(raised: BaseException, args: argparse.Namespace) -> int:
+    """The exit status (and the line on stderr) for what a command raised. A task group
+    wraps even a lone error in an exception group: the one inside is what is classified."""
+    exc = single_error(raised)
+    if isinstance(exc, ToolhostError):
         if debug_wanted(args):
             import traceback
 
-            traceback.print_exception(type(exc), exc, exc.__traceback__, file=sys.stderr)
+            traceback.print_exception(type(raised), raised, raised.__traceback__,
+                                      file=sys.stderr)
         print(f"toolhost: error: {exc}", file=sys.stderr)
         return 1
-    except KeyboardInterrupt:
+    if isinstance(exc, KeyboardInterrupt):
         return 130
-    except BrokenPipeError:  # `toolhost schema | head`: the reader left, nothing to report
+    if isinstance(exc, BrokenPipeError):  # `toolhost schema | head`: the reader left
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())  # so the exit-time flush cannot fail again
         return 1
-    except (SystemExit, GeneratorExit):
-        raise
-    except BaseException as exc:
-        return _internal_error(exc, debug_wanted(args))
-    return code
+    return _internal_error(raised, debug_wanted(args))
 
 
 if __name__ == "__main__":  # pragma: no cover

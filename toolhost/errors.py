@@ -36,6 +36,7 @@ __all__ = [
     "RunnerError",
     "ToolhostError",
     "shown",
+    "single_error",
 ]
 
 
@@ -127,3 +128,15 @@ class RunnerError(ToolhostError):
 
 class CLINotFoundError(RunnerError):
     """No Claude CLI binary was found in any of the places toolhost looks."""
+
+
+def single_error(exc: BaseException) -> BaseException:
+    """The one exception inside (nested) single-member exception groups, else ``exc``.
+
+    A task group wraps whatever its tasks raise, even a lone ``RunnerError``; callers that
+    report errors to a person want that error, not the group around it."""
+    inner = getattr(exc, "exceptions", None)
+    while isinstance(inner, tuple) and len(inner) == 1:
+        exc = inner[0]
+        inner = getattr(exc, "exceptions", None)
+    return exc

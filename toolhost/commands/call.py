@@ -23,8 +23,10 @@ result has isError: true (bad arguments, a failing tool, a timeout), 0 otherwise
 
 Arguments are key=value pairs, each value read by the parameter's type in the inputSchema:
 integers and numbers as numbers, booleans as true/false (yes/no, 1/0), arrays and objects as
-JSON, strings as they are. --json '{...}' gives them all at once as a JSON object (key=value
-pairs override it) and prints the raw result.
+JSON, strings as they are. --json '{...}' (or --json @FILE, a file holding it) gives them all
+at once as a JSON object (key=value pairs override it) and prints the raw result. JSON given
+here is JSON strictly: nested at most 256 deep, integers of at most 4,000 digits, no NaN or
+Infinity, no key twice; @FILE is a regular file of at most 16 MiB.
 The tool may be named SERVER.TOOL or by its wire name mcp__SERVER__TOOL.
 The permission rules are not applied (you are the caller, not the model): see what they
 decide for the same arguments with
@@ -46,8 +48,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("arguments", nargs=argparse.REMAINDER, metavar="key=value",
                         help="one argument each, parsed by the parameter's schema type")
     parser.add_argument("--json", dest="json_args", nargs="?", const="", metavar="'{...}'",
-                        help="print the MCP CallToolResult as JSON; a JSON object after it "
-                             "gives the arguments")
+                        help="print the MCP CallToolResult as JSON; a JSON object (or "
+                             "@FILE) after it gives the arguments")
     parser.add_argument("--raw", action="store_true",
                         help="print the MCP CallToolResult as JSON (same as a bare --json)")
     parser.add_argument("--no-layers", action="store_true",
@@ -79,14 +81,28 @@ def _types(schema: Mapping[str, Any]) -> list[str]:
             for t in _types(sub)]
 
 
-def parse_value(raw: str, schema: Mapping[str, Any]) -> Any:
+def _json_value(raw: str, key: str) -> tuple[bool, Any]:
+    """(True, value) when ``raw`` is JSON, (False, None) when it is not JSON at all; JSON that
+    is refused (too deep, NaN, a 5,000-digit integer) is a UsageError naming the argument."""
+    from toolhost.commands._jsonarg import JsonArgumentError, json_text
+    from toolhost.excerpt import cut
+    from toolhost.jsontext import JsonTextError
+
+    try:
+        return True, json_text(f"argument {cut(key, 80)}", raw)
+    except JsonArgumentError as exc:
+        cause = exc.__cause__
+        if isinstance(cause, JsonTextError) and cause.syntax:
+            return False, None
+        raise UsageError(str(exc)) from None
+
+
+def parse_value(raw: str, schema: Mapping[str, Any], key: str = "value") -> Any:
     """Read one command-line value by the parameter's schema type."""
     types = _types(schema)
     if not types:  # no type: a JSON literal if it is one, else the string
-        try:
-            return json.loads(raw)
-        except ValueError:
-            return raw
+        ok, value = _json_value(raw, key)
+        return value if ok else raw
     for kind in types:
         if kind == "string":
             return raw
@@ -95,9 +111,8 @@ def parse_value(raw: str, schema: Mapping[str, Any]) -> Any:
         if kind == "boolean" and raw.lower() in ("true", "false", "yes", "no", "1", "0"):
             return raw.lower() in ("true", "yes", "1")
         if kind in ("integer", "number", "array", "object"):
-            try:
-                value = json.loads(raw)
-            except ValueError:
+            ok, value = _json_value(raw, key)
+            if not ok:
                 continue
             if kind == "integer" and isinstance(value, int) and not isinstance(value, bool):
                 return value
@@ -111,12 +126,14 @@ def parse_value(raw: str, schema: Mapping[str, Any]) -> Any:
 
 def build_arguments(tool: CompiledTool, pairs: Sequence[str],
                     json_args: str | None) -> dict[str, Any]:
+    from toolhost.commands._jsonarg import JsonArgumentError, json_argument
+
     arguments: dict[str, Any] = {}
     if json_args:
         try:
-            loaded = json.loads(json_args)
-        except ValueError as exc:
-            raise UsageError(f"--json is not valid JSON: {exc}") from None
+            loaded = json_argument("--json", json_args)
+        except JsonArgumentError as exc:
+            raise UsageError(str(exc)) from None
         if not isinstance(loaded, dict):
             raise UsageError("--json must be a JSON object")
         arguments.update(loaded)
@@ -125,7 +142,7 @@ def build_arguments(tool: CompiledTool, pairs: Sequence[str],
         key, eq, raw = pair.partition("=")
         if not eq or not key:
             raise UsageError(f"arguments are key=value, not {pair!r}")
-        arguments[key] = parse_value(raw, props.get(key) or {})
+        arguments[key] = parse_value(raw, props.get(key) or {}, key)
     return arguments
 
 

@@ -8,7 +8,10 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from toolhost.errors import Problem
 
 HELP = "add the server to Claude Code (.mcp.json or user scope) or Claude Desktop, merging"
 
@@ -23,7 +26,10 @@ every other server and setting of that file as it was:
 
 The config is loaded and its tools compiled first (an entry for a broken config is never
 written). An existing file is copied to FILE.bak-<time> before it changes, and written
-atomically. An entry of the same name that differs is left alone unless --force.
+atomically (a symlink is written through: its target changes, the link stays). A file that
+cannot be rewritten with every other value kept exactly -- not a regular file, not UTF-8,
+NaN, Infinity or 1e400, a key given twice -- is refused, one located line, and left as it
+was. An entry of the same name that differs is left alone unless --force.
 --dry-run prints the diff and writes nothing. --file writes to another file.
 
 Examples:
@@ -65,43 +71,85 @@ def client_file(client: str, scope: str, environ: os._Environ[str] | dict[str, s
     return Path(base) / "Claude" / "claude_desktop_config.json"
 
 
+_UNCHANGED = "nothing was changed"
+_BY_HAND = "fix it by hand: toolhost rewrites a file only if it keeps every other value exactly"
+
+
 def read_client_file(path: Path) -> dict[str, Any]:
-    """The file's JSON object ({} if there is no file); ToolhostError if it is not one."""
+    """The file's JSON object ({} if there is no file); ConfigError if it is not one."""
+    return read_client_text(path)[1]
+
+
+def read_client_text(path: Path) -> tuple[str, dict[str, Any]]:
+    """The file's text and JSON object (``("", {})`` if there is no file); ConfigError, located,
+    if it cannot be read or rewritten exactly.
+
+    It is read as the loader reads configs (a regular file, at most ``MAX_CLIENT_FILE``
+    bytes, strict UTF-8: a FIFO or a device is refused without reading it) and parsed
+    strictly: what ``json.dumps`` would write back differently (NaN, ``1e400`` as Infinity, a
+    key given twice, an integer of 4,000+ digits) is refused rather than changed."""
     from toolhost.errors import ConfigError, Problem
+    from toolhost.jsontext import read_json_file
 
     try:
-        size = path.stat().st_size
-    except FileNotFoundError:
-        return {}
-    if size > MAX_CLIENT_FILE:
-        raise ConfigError([Problem(f"{size:,} bytes: too large to edit safely", str(path))])
-    text = path.read_text(encoding="utf-8", errors="replace")
+        path.stat()
+    except FileNotFoundError:  # no file yet (or a link to none): it is created
+        return "", {}
+    except (OSError, ValueError):
+        pass  # a symlink loop, a name too long: read_json_file says which
+    problems: list[Problem] = []
+    read = read_json_file(str(path), problems, what="client config file",
+                          limit=MAX_CLIENT_FILE)
+    if read is None:
+        raise ConfigError([_refusal(p) for p in problems])
+    text, data = read
     if not text.strip():
-        return {}
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ConfigError([Problem(f"not valid JSON: {exc.msg}; nothing was changed",
-                                   str(path), exc.lineno, exc.colno)]) from None
-    except RecursionError:
-        raise ConfigError([Problem("not valid JSON: nested too deeply", str(path))]) from None
+        return text, {}
     if not isinstance(data, dict):
-        raise ConfigError([Problem("expected a JSON object; nothing was changed", str(path))])
+        raise ConfigError([Problem(f"expected a JSON object; {_UNCHANGED}", str(path))])
     servers = data.get("mcpServers", {})
     if not isinstance(servers, dict):
-        raise ConfigError([Problem("'mcpServers' is not an object; nothing was changed",
+        raise ConfigError([Problem(f"'mcpServers' is not an object; {_UNCHANGED}",
                                    str(path), key_path="mcpServers")])
-    return data
+    return text, data
+
+
+def _refusal(problem: Problem) -> Problem:
+    from dataclasses import replace
+
+    parsed = problem.message.startswith("not valid JSON")  # read, but not as it must be
+    return replace(problem, message=f"{problem.message}; {_UNCHANGED}",
+                   hint=problem.hint or (_BY_HAND if parsed else ""))
+
+
+def dump_client_file(data: dict[str, Any]) -> str:
+    """``data`` as the client file's new text; ValueError if it would not read back as
+    ``data`` (checked by parsing it again, strictly)."""
+    from toolhost.jsontext import JsonTextError, parse_json
+
+    text = json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate ("\ud800" in the file): keep it escaped
+        text = json.dumps(data, indent=2, allow_nan=False) + "\n"
+    try:
+        same = parse_json(text) == data
+    except JsonTextError:
+        same = False
+    if not same:
+        raise ValueError("the rewritten file would not hold the same values")
+    return text
 
 
 def main(args: argparse.Namespace) -> int:
     from toolhost.commands.mcp_config import checked_entry
+    from toolhost.errors import ToolhostError
 
     key, entry = checked_entry(args)
     if args.client == "claude-desktop":
         entry = {k: v for k, v in entry.items() if k != "type"}  # Desktop: command + args
     path = Path(args.file) if args.file else client_file(args.client, args.scope)
-    data = read_client_file(path)
+    old_text, data = read_client_text(path)
     servers = dict(data.get("mcpServers", {}))
     if servers.get(key) == entry:
         print(f"{path}: {key!r} is already installed, unchanged")
@@ -113,8 +161,10 @@ def main(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return 1
     servers[key] = entry
-    new_text = json.dumps({**data, "mcpServers": servers}, indent=2, ensure_ascii=False) + "\n"
-    old_text = path.read_text(encoding="utf-8", errors="replace") if path.exists() else ""
+    try:
+        new_text = dump_client_file({**data, "mcpServers": servers})
+    except ValueError as exc:
+        raise ToolhostError(f"{path}: {exc}; {_UNCHANGED} ({_BY_HAND})") from None
     if args.dry_run:
         import difflib  # here: `toolhost --help` imports every command module
 
@@ -123,7 +173,11 @@ def main(args: argparse.Namespace) -> int:
             str(path), f"{path} (with {key})"))
         print(f"(dry run: {path} not written)")
         return 0
-    backup = _write(path, old_text, new_text)
+    try:
+        backup = _write(path, old_text, new_text)
+    except OSError as exc:
+        raise ToolhostError(f"{path}: cannot write: {exc.strerror or exc}; the file is as it "
+                            "was") from None
     print(f"{path}: {'replaced' if key in data.get('mcpServers', {}) else 'added'} {key!r}"
           + (f" (backup: {backup})" if backup else ""))
     if args.client == "claude-code" and args.scope == "project":
@@ -136,23 +190,26 @@ def main(args: argparse.Namespace) -> int:
 
 
 def _write(path: Path, old_text: str, new_text: str) -> Path | None:
-    """Back up (if there was a file) and replace atomically, keeping the file's mode."""
+    """Back up (if there was a file) and replace atomically, keeping the file's mode. A
+    symlink (a dotfiles checkout) is written through: its target is replaced, the link
+    stays."""
     backup = None
     mode = 0o644
-    if path.exists():
-        mode = path.stat().st_mode & 0o7777
+    target = Path(os.path.realpath(path)) if path.is_symlink() else path
+    if target.exists():
+        mode = target.stat().st_mode & 0o7777
         backup = path.with_name(f"{path.name}.bak-{time.strftime('%Y%m%d-%H%M%S')}")
         backup.write_text(old_text, encoding="utf-8")
         os.chmod(backup, mode)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    target.parent.mkdir(parents=True, exist_ok=True)
     import tempfile  # here: `toolhost --help` imports every command module
 
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".toolhost-install.")  # short
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(new_text)
         os.chmod(tmp, mode)
-        os.replace(tmp, path)
+        os.replace(tmp, target)
     except BaseException:
         os.unlink(tmp)
         raise

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -131,7 +131,7 @@ def main(args: argparse.Namespace) -> int:
             return 1
         print(f"{where}: up to date")
         return 0
-    existed = Path(where).exists()
+    existed = os.path.lexists(where)  # False, not OSError, for a name too long
     found = write_for(args.config, layers=not args.no_layers, dry_run=args.dry_run)
     for line in found:
         print(line)

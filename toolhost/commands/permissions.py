@@ -90,7 +90,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        "tools (not SERVER.TOOL), Bash, Read, Edit, WebFetch, ... for built-ins")
     check.add_argument("--input", default="{}", metavar="JSON",
                        help="the call's arguments as a JSON object; @FILE reads a file, "
-                       "- reads stdin (default: {})")
+                       "- reads stdin (default: {}); at most 16 MiB, nested at most 256 deep, "
+                       "no NaN or Infinity")
     check.add_argument("--json", action="store_true", help="print a JSON object")
     check.add_argument("--cwd", help="working directory relative paths resolve against "
                        "(default: run.cwd of the config, else the current directory)")
@@ -126,17 +127,13 @@ def _load(args: argparse.Namespace, cwd: str | None = None) -> tuple[HostConfig,
 
 
 def _read_input(text: str) -> dict[str, Any] | str:
+    """``--input``'s object, or what is wrong with it (see toolhost.commands._jsonarg)."""
+    from toolhost.commands._jsonarg import JsonArgumentError, json_argument
+
     try:
-        if text == "-":
-            text = sys.stdin.read()
-        elif text.startswith("@"):
-            with open(text[1:], encoding="utf-8") as f:
-                text = f.read()
-        value = json.loads(text)
-    except OSError as exc:
-        return f"cannot read --input: {exc}"
-    except json.JSONDecodeError as exc:
-        return f"--input is not JSON: {exc}"
+        value = json_argument("--input", text, stdin=True)
+    except JsonArgumentError as exc:
+        return str(exc)
     if not isinstance(value, dict):
         return f"--input must be a JSON object, not {type(value).__name__}"
     return value

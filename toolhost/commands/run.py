@@ -70,7 +70,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="append to the CLI's default system prompt")
     parser.add_argument("--max-turns", type=positive_int, metavar="N",
                         help="stop after N model turns (N at least 1)")
-    parser.add_argument("--cwd", metavar="DIR", help="working directory of the CLI")
+    parser.add_argument("--cwd", metavar="DIR",
+                        help="working directory of the CLI (an existing directory)")
     parser.add_argument("--output", choices=("text", "json"), default="text",
                         help="text for people (default), json: the raw message stream")
     parser.add_argument("--yes", action="store_true",
@@ -206,6 +207,20 @@ def _drop_terminal_output() -> None:
     os.close(devnull)
 
 
+def _working_dir(path: str) -> str:
+    """``--cwd``, absolute; refused up front when it is not a directory the CLI can start
+    in (otherwise the failure shows only once the CLI is being started)."""
+    import os
+
+    from toolhost.errors import RunnerError
+    from toolhost.excerpt import cut
+
+    if not os.path.isdir(path):  # False for a missing path, a file, a name the OS refuses
+        what = "not a directory" if os.path.lexists(path) else "no such directory"
+        raise RunnerError(f"--cwd {cut(path)}: {what}")
+    return os.path.abspath(path)
+
+
 def main(args: argparse.Namespace) -> int:
     from toolhost.commands._startup import collector_off_until_started
 
@@ -215,7 +230,6 @@ def main(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace, started: Callable[[], None]) -> int:
-    import os
     import signal
 
     import anyio
@@ -232,7 +246,7 @@ def _run(args: argparse.Namespace, started: Callable[[], None]) -> int:
     renderer = JsonRenderer(claim_stdout_text()) if args.output == "json" \
         else make_renderer(args.output)
     renderer.status(f"loading {args.config}")
-    cwd = os.path.abspath(args.cwd) if args.cwd else None
+    cwd = _working_dir(args.cwd) if args.cwd else None
     host = load_host(args.config, cwd=cwd)  # relative path rules: against the CLI's cwd
     if scenario is not None:
         for warning in unknown_scenario_tools(scenario, host):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -25,14 +25,19 @@ look up the repository's tags and rewrite `rev` to the newest one (tags are comp
 versions: v1.10.0 is newer than v1.9.3; tags that are not versions are ignored, and so are
 pre-releases such as v2.0.0rc1 unless the current pin is one or --pre is given), or to --rev.
 Only the `rev` values change: comments, quoting, order and everything else in the file stay
-as they were. YAML and TOML files are both handled. The new revision is cloned into the cache
-on the next load.
+as they were. YAML and TOML files are both handled. A rev is rewritten only when it is a
+plain, single- or double-quoted value on the line of its key, and the result is parsed again
+to check that it reads as the new rev with every other value as it was; any other form (a tag
+such as !!str, an anchor, a block scalar, a value on the next line, a TOML multi-line
+string, a value shared through an alias) is left alone and reported, file:line:column, to be
+edited by hand. The new revision is cloned into the cache on the next load.
 
 Only CONFIG itself is edited, not the files it extends. The lock beside CONFIG
 (toolhost.yaml -> toolhost.lock, see `toolhost lock`), if there is one, is rewritten to pin
 the new revisions.
 Exit status: 0 when every repo was updated or already current, 1 when a repo could not be
-reached, has no version tags, or --repo names no pinned repo of CONFIG.
+reached, has no version tags, its rev could not be rewritten exactly, or --repo names no
+pinned repo of CONFIG.
 
 Examples:
   toolhost update toolhost.yaml                  newest tag of every repo
@@ -117,32 +122,29 @@ def tag_version(tag: str) -> Version | None:
         return None
 
 
-_VALUE = re.compile(r"""(["']?rev["']?\s*[:=]\s*)("(?:[^"\\]|\\.)*"|'[^']*'|[^\s,}#]+)""")
+def _parser(path: Path) -> Callable[[str], Any]:
+    """Text -> the data it parses to as ``path``'s format (None when it does not parse)."""
+    from toolhost.errors import Problem
 
+    def parse(text: str) -> Any:
+        problems: list[Problem] = []
+        if path.suffix.lower() == ".toml":
+            from toolhost.config.toml_source import parse_toml
 
-def rewrite_rev(text: str, pin: Pin, new: str) -> str:
-    """``text`` with the ``rev`` value at ``pin`` replaced by ``new``, quoting kept."""
-    lines = text.splitlines(keepends=True)
-    line = lines[pin.line - 1]
-    found = _VALUE.match(line, pin.column - 1) or _VALUE.search(line)
-    if found is None:
-        raise ValueError(f"line {pin.line}: cannot find the rev value to replace")
-    old = found.group(2)
-    quote = old[0] if old[:1] in "\"'" else ""
-    value = f"{quote}{new}{quote}" if quote else _plain_or_quoted(new, line)
-    lines[pin.line - 1] = line[:found.start(2)] + value + line[found.end(2):]
-    return "".join(lines)
+            doc = parse_toml(text, str(path), "project", problems)
+        else:
+            from toolhost.config.yaml_source import parse_yaml
 
+            doc = parse_yaml(text, str(path), "project", problems)
+        return None if doc is None or problems else doc.data
 
-def _plain_or_quoted(value: str, line: str) -> str:
-    # An unquoted YAML value stays unquoted unless it would then mean something else.
-    if "=" in line.split("rev", 1)[1][:3] or not re.fullmatch(r"[A-Za-z0-9_./+-]+", value):
-        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
-    return value
+    return parse
 
 
 def main(args: argparse.Namespace) -> int:
+    from toolhost.commands._revedit import RevEditError, rewrite_rev
     from toolhost.errors import ConfigError
+    from toolhost.excerpt import cut
 
     path = Path(args.config)
     pins = [p for p in find_pins(path) if not args.repo or p.repo in args.repo or
@@ -157,6 +159,8 @@ def main(args: argparse.Namespace) -> int:
         return 0
     with open(path, encoding="utf-8", newline="") as handle:  # keep \r\n line ends
         text = original = handle.read()
+    parse = _parser(path)
+    data = parse(text)
     failed = 0
     newest: dict[tuple[str, bool], str | None] = {}  # one ls-remote per repo
     for pin in pins:
@@ -177,7 +181,15 @@ def main(args: argparse.Namespace) -> int:
         elif new == pin.rev:
             print(f"{path}:{pin.line}: {pin.repo}: {pin.rev} is the newest")
         else:
-            text = rewrite_rev(text, pin, new)
+            try:
+                text, data = rewrite_rev(text, line=pin.line, column=pin.column,
+                                         index=pin.index, new=new, parse=parse, expected=data)
+            except RevEditError as exc:
+                print(f"{path}:{pin.line}:{exc.column or pin.column}: extends[{pin.index}].rev: "
+                      f"cannot rewrite {cut(pin.rev, 80)} -> {cut(new, 80)}: {exc.message}; "
+                      "edit this rev by hand", file=sys.stderr)
+                failed += 1
+                continue
             print(f"{path}:{pin.line}: {pin.repo}: {pin.rev} -> {new}")
     if text != original and not args.dry_run:
         _write_atomically(path, text)
@@ -213,7 +225,7 @@ def _relock(path: Path) -> int:
 def _write_atomically(path: Path, text: str) -> None:
     import tempfile  # here: `toolhost --help` imports every command module
 
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".toolhost-update.")  # short
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
             handle.write(text)

@@ -88,11 +88,17 @@ class Limits:
 LIMITS = Limits()
 
 
-def read_bounded(path: str, problems: list[Problem], what: str = "config file") -> str | None:
+def read_bounded(path: str, problems: list[Problem], what: str = "config file", *,
+                 limit: int | None = None, hint: str = "") -> str | None:
     """The text of a regular file of at most ``LIMITS.file_bytes`` bytes, as UTF-8 (a leading
     BOM dropped); otherwise a located Problem and None. A FIFO, a device (``/dev/zero``) or a
-    directory is refused without reading it, so nothing here can block or fill memory."""
-    limit = LIMITS.file_bytes
+    directory is refused without reading it, so nothing here can block or fill memory.
+
+    Other files than configs (a lock, a client's JSON, an ``@FILE`` argument) pass their own
+    ``limit`` (not raised by TOOLHOST_MAX_CONFIG_BYTES) and ``hint`` (what the file should be).
+    """
+    configurable = limit is None
+    limit = LIMITS.file_bytes if limit is None else limit
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except FileNotFoundError:
@@ -110,10 +116,10 @@ def read_bounded(path: str, problems: list[Problem], what: str = "config file") 
         if not stat.S_ISREG(info.st_mode):
             kind = "a directory" if stat.S_ISDIR(info.st_mode) else "not a regular file"
             problems.append(Problem(f"cannot read: {kind}", path,
-                                    hint=f"a {what} is a .yaml, .yml or .toml file"))
+                                    hint=hint or f"a {what} is a .yaml, .yml or .toml file"))
             return None
         if info.st_size > limit:
-            problems.append(_too_big(path, info.st_size, limit, what))
+            problems.append(_too_big(path, info.st_size, limit, what, configurable))
             return None
         chunks: list[bytes] = []
         size = 0
@@ -124,7 +130,7 @@ def read_bounded(path: str, problems: list[Problem], what: str = "config file") 
             chunks.append(chunk)
             size += len(chunk)
         if size > limit:
-            problems.append(_too_big(path, size, limit, what))
+            problems.append(_too_big(path, size, limit, what, configurable))
             return None
     except OSError as exc:
         problems.append(Problem(f"cannot read: {exc.strerror or exc}", path))
@@ -143,10 +149,10 @@ def read_bounded(path: str, problems: list[Problem], what: str = "config file") 
     return text[1:] if text.startswith("\ufeff") else text
 
 
-def _too_big(path: str, size: int, limit: int, what: str) -> Problem:
+def _too_big(path: str, size: int, limit: int, what: str, configurable: bool = True) -> Problem:
     return Problem(f"{what} too large ({size:,} bytes, the limit is {limit:,})", path,
                    hint="raise it with TOOLHOST_MAX_CONFIG_BYTES if the file is meant to be "
-                        "this big")
+                        "this big" if configurable else "")
 
 
 # what toml_depth stops at: a comment, a string, a bracket (everything else is skipped in C);

@@ -19,10 +19,11 @@ Keys are sorted and the layout fixed, so a lock diff in review shows exactly wha
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -78,6 +79,8 @@ def lock_path(config: str | os.PathLike[str]) -> Path:
     """The lock of ``config``: the same name with ``.lock`` (``toolhost.yaml`` ->
     ``toolhost.lock``), beside it."""
     path = Path(config)
+    if not path.name or path.name == "..":  # "" or "/": no config can be there, nor its lock
+        return path / ".lock"
     return path.with_suffix(".lock")
 
 
@@ -93,27 +96,30 @@ def file_digest(path: Path) -> str:
 
 
 def read_lock(path: Path) -> Lock | None:
-    """The lock at ``path``; None if there is none. ConfigError (located) if it is malformed."""
+    """The lock at ``path``; None if there is none. ConfigError (located) if it is malformed
+    or cannot be read: it is read with the config loader's guards (a regular file of at most
+    ``MAX_LOCK_BYTES``, strict UTF-8, strict JSON), so a FIFO or a device in its place is an
+    error, never a hang."""
+    from toolhost.jsontext import read_json_file
+
     try:
         size = path.stat().st_size
     except FileNotFoundError:
         return None
     except OSError as exc:
-        raise _bad(path, f"cannot read: {exc.strerror}") from None
+        if exc.errno == errno.ENAMETOOLONG:  # no file can have this name: there is no lock
+            return None  # (and the config's own name is reported when it is read)
+        size = 0  # a symlink loop, a directory on the way: read_json_file says which
+    except ValueError:  # a NUL in the name: read_json_file says so
+        size = 0
     if size > MAX_LOCK_BYTES:
         raise _bad(path, f"{size:,} bytes is too large for a lock file (at most "
                    f"{MAX_LOCK_BYTES:,})")
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except UnicodeDecodeError:
-        raise _bad(path, "not UTF-8 text") from None
-    except json.JSONDecodeError as exc:
-        raise _bad(path, f"not valid JSON: {exc.msg}", exc.lineno, exc.colno) from None
-    except RecursionError:
-        raise _bad(path, "not valid JSON: nested too deeply") from None
-    except OSError as exc:
-        raise _bad(path, f"cannot read: {exc.strerror}") from None
-    return _parse(path, data)
+    problems: list[Problem] = []
+    read = read_json_file(str(path), problems, what="lock file", limit=MAX_LOCK_BYTES)
+    if read is None:
+        raise ConfigError([replace(p, hint=_FIX) for p in problems])
+    return _parse(path, read[1])
 
 
 def _parse(path: Path, data: Any) -> Lock:
@@ -149,7 +155,7 @@ def write_lock(path: Path, lock: Lock) -> None:
     """Write ``lock`` atomically (a reader never sees half a file)."""
     import tempfile  # only `toolhost lock` writes: not on every start's import path
 
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".toolhost-lock.")  # a short name
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(lock.to_json())
@@ -162,4 +168,7 @@ def write_lock(path: Path, lock: Lock) -> None:
 def _bad(path: Path, message: str, line: int = 0, column: int = 0, *, key: str = "",
          hint: str = "") -> ConfigError:
     return ConfigError([Problem(message, str(path), line, column, key,
-                                hint or "fix or delete it, then run `toolhost lock CONFIG`")])
+                                hint or _FIX)])
+
+
+_FIX = "fix or delete it, then run `toolhost lock CONFIG`"

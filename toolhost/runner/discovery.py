@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from toolhost.errors import CLINotFoundError
+from toolhost.excerpt import cut
 
 __all__ = ["bundled_cli", "find_cli"]
 
@@ -36,7 +37,10 @@ def bundled_cli() -> Path | None:
 
 
 def _usable(path: str) -> bool:
-    return Path(path).is_file() and os.access(path, os.X_OK)
+    try:
+        return Path(path).is_file() and os.access(path, os.X_OK)
+    except (OSError, ValueError):  # a name too long, a NUL: the OS cannot even look
+        return False
 
 
 def find_cli(explicit: str | None = None, *, environ: Mapping[str, str] | None = None) -> str:
@@ -51,12 +55,12 @@ def find_cli(explicit: str | None = None, *, environ: Mapping[str, str] | None =
         found = shutil.which(explicit, path=env.get("PATH")) if os.sep not in explicit else None
         if found or _usable(explicit):
             return found or explicit
-        raise CLINotFoundError(f"--cli {explicit}: no executable file there")
+        raise CLINotFoundError(f"--cli {cut(explicit)}: no executable file there")
     from_env = env.get(ENV_VAR)
     if from_env:
         if _usable(from_env):
             return from_env
-        raise CLINotFoundError(f"${ENV_VAR}={from_env}: no executable file there")
+        raise CLINotFoundError(f"${ENV_VAR}={cut(from_env)}: no executable file there")
     on_path = shutil.which("claude", path=env.get("PATH"))
     if on_path:
         return on_path

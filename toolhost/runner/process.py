@@ -24,7 +24,7 @@ from typing import Any
 import anyio
 import anyio.abc
 
-from toolhost.errors import ProtocolError, RunnerError
+from toolhost.errors import ProtocolError, RunnerError, single_error
 from toolhost.mcp import McpServer
 from toolhost.permissions.decision import Decision
 from toolhost.protocol import DEFAULT_MAX_LINE_BYTES, ControlSession
@@ -190,7 +190,7 @@ async def open_cli(command: CliCommand, servers: Mapping[str, McpServer], *,
                     await _stop(process, HURRY_GRACE if cli.hurry else EXIT_GRACE)
                     await control.aclose()
     except Exception as exc:
-        single = unwrap(exc)  # task groups wrap what they raise; callers want the error
+        single = single_error(exc)  # task groups wrap what they raise; callers want the error
         if single is not exc:
             raise single from None
         raise
@@ -221,15 +221,6 @@ async def _exited(cli: CliSession) -> None:
     await _wait_exit(cli.process, 2.0)
     with anyio.move_on_after(1.0):
         await cli._stderr.done.wait()
-
-
-def unwrap(exc: BaseException) -> BaseException:
-    """The one exception inside (nested) single-member exception groups, else ``exc``."""
-    inner = getattr(exc, "exceptions", None)
-    while isinstance(inner, tuple) and len(inner) == 1:
-        exc = inner[0]
-        inner = getattr(exc, "exceptions", None)
-    return exc
 
 
 async def _wait_exit(process: anyio.abc.Process, seconds: float) -> bool:

@@ -22,7 +22,7 @@ import anyio
 import anyio.abc
 import anyio.lowlevel
 
-from toolhost.errors import RunnerError
+from toolhost.errors import RunnerError, single_error
 from toolhost.host import Host
 from toolhost.permissions.ask import TerminalAsker
 from toolhost.permissions.decision import Asker
@@ -134,30 +134,37 @@ async def run_host(host: Host, prompts: Iterable[str] | AsyncIterable[str], *,
         renderer.status(f"starting the Claude CLI ({path})")
         signals = Signals(report, terminal)
         opened: list[CliSession] = []
-        async with anyio.create_task_group() as watching:
-            if handle_sigint:
-                await watching.start(signals.run)
-            try:
-                with signals.scope:
-                    async with open_cli(command, host.servers,
-                                        permission=RunnerGate(gate, renderer),
-                                        on_message=_giving_up(renderer.message, signals,
-                                                              watching),
-                                        manifests=options.manifests, redact=redact) as session:
-                        opened.append(session)
-                        signals.session = session
-                        live.append(LiveHost(host, session.control, gate))
-                        tasks: list[Callable[[], Any]] = [live[0].follow_upstreams]
-                        if watch is not None:
-                            tasks.append(_reloader(host, watch, live[0], watch_interval,
-                                                   redact).run)
-                        await _converse(session, prompts, signals, tasks)
-            finally:
-                # signals that come while shutting down are taken (and ignored) until here
-                watching.cancel_scope.cancel()
-                if live:
-                    with anyio.CancelScope(shield=True):
-                        await live[0].aclose()
+        try:
+            async with anyio.create_task_group() as watching:
+                if handle_sigint:
+                    await watching.start(signals.run)
+                try:
+                    with signals.scope:
+                        on_message = _giving_up(renderer.message, signals, watching)
+                        async with open_cli(command, host.servers,
+                                            permission=RunnerGate(gate, renderer),
+                                            on_message=on_message,
+                                            manifests=options.manifests,
+                                            redact=redact) as session:
+                            opened.append(session)
+                            signals.session = session
+                            live.append(LiveHost(host, session.control, gate))
+                            tasks: list[Callable[[], Any]] = [live[0].follow_upstreams]
+                            if watch is not None:
+                                tasks.append(_reloader(host, watch, live[0], watch_interval,
+                                                       redact).run)
+                            await _converse(session, prompts, signals, tasks)
+                finally:
+                    # signals that come while shutting down are taken (and ignored) until here
+                    watching.cancel_scope.cancel()
+                    if live:
+                        with anyio.CancelScope(shield=True):
+                            await live[0].aclose()
+        except Exception as exc:  # a task group wraps even a lone RunnerError: unwrap it
+            single = single_error(exc)
+            if single is not exc:
+                raise single from None
+            raise
         if opened:
             report.stderr = redact(opened[0].stderr)
         if model is not None:

@@ -1,0 +1,116 @@
+"""``toolhost install`` on a client file that is hostile or odd: read with the loader's guards,
+refused (one located line, exit 1, the file byte for byte as it was) when it cannot be
+rewritten exactly, and written through a symlink to its target."""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+DEMO = str(ROOT / "examples" / "configs" / "demo.yaml")
+TOOLHOST = str(Path(sys.executable).parent / "toolhost")
+
+
+def _bounded_memory() -> None:
+    # reading /dev/zero is the bug: with a cap it fails in seconds instead of swelling
+    resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
+
+
+def _install(tmp_path: Path, file: str, *extra: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != "TOOLHOST_DEBUG"}
+    env.update(HOME=str(tmp_path), XDG_CONFIG_HOME=str(tmp_path / "xdg"))
+    return subprocess.run([TOOLHOST, "install", "claude-code", DEMO, "--all", "--name", "demo",
+                           "--file", file, *extra], cwd=tmp_path, env=env, text=True,
+                          capture_output=True, timeout=120, stdin=subprocess.DEVNULL,
+                          preexec_fn=_bounded_memory)
+
+
+def _refused(done: subprocess.CompletedProcess[str], *text: str) -> None:
+    assert done.returncode == 1, done.stderr
+    assert "internal error" not in done.stderr and "Traceback" not in done.stderr
+    assert len(done.stderr.splitlines()) == 1, done.stderr
+    for part in text:
+        assert part in done.stderr, done.stderr
+
+
+def test_a_fifo_is_refused_without_blocking(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "fifo.json")
+    _refused(_install(tmp_path, "fifo.json"), "fifo.json: cannot read: not a regular file",
+             "nothing was changed")
+
+
+def test_a_device_is_refused_without_reading_it(tmp_path: Path) -> None:
+    (tmp_path / "zero.json").symlink_to("/dev/zero")
+    _refused(_install(tmp_path, "zero.json"), "zero.json: cannot read: not a regular file")
+
+
+def test_a_directory_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "dir.json").mkdir()
+    _refused(_install(tmp_path, "dir.json"), "dir.json: cannot read: a directory")
+
+
+@pytest.mark.parametrize(("data", "expected"), [
+    (b'{"mcpServers": {}, "x": ' + b"9" * 5000 + b"}", "1:25: not valid JSON: an integer of"),
+    (b'{"mcpServers": {}, "owner": "Jos\xe9"}\n', "1:33: not UTF-8 text (byte 0xe9)"),
+    (b'{"mcpServers": {}, "e": 1e400}\n', "1:25: not valid JSON: number 1e400 is too large"),
+    (b'{"mcpServers": {},\n "e": -Infinity}\n', "2:7: not valid JSON: -Infinity is not JSON"),
+    (b'{"mcpServers": {}, "n": NaN}\n', "NaN is not JSON"),
+    (b'{"mcpServers": {}, "a": 1,\n  "a": 2}\n', '2:3: not valid JSON: the key "a" appears'),
+    (b'{"mcpServers": {"x": {}, "x": {}}}\n', 'the key "x" appears twice'),
+    (b"[" * 100_000 + b"]" * 100_000, "not valid JSON: nested more than 256"),
+    (b'{"mcpServers": [}', "not valid JSON: "),
+])
+@pytest.mark.parametrize("dry_run", [False, True])
+def test_a_file_it_cannot_rewrite_exactly_is_left_alone(tmp_path: Path, data: bytes,
+                                                        expected: str, dry_run: bool) -> None:
+    target = tmp_path / ".mcp.json"
+    target.write_bytes(data)
+    done = _install(tmp_path, ".mcp.json", *(["--dry-run"] if dry_run else []))
+    _refused(done, f".mcp.json:{expected}" if expected[0].isdigit() else expected,
+             "nothing was changed")
+    assert target.read_bytes() == data
+    assert not list(tmp_path.glob(".mcp.json.bak-*"))
+
+
+def test_every_other_value_is_kept_exactly(tmp_path: Path) -> None:
+    original = ('{"mcpServers": {"other": {"command": "x"}}, "big": 12345678901234567890, '
+                '"f": 1.5e300, "neg": -0.0, "s": "caf\\u00e9 \\ud800", "e": [], "o": {}}\n')
+    (tmp_path / ".mcp.json").write_text(original)
+    done = _install(tmp_path, ".mcp.json")
+    assert done.returncode == 0, done.stderr
+    after = json.loads((tmp_path / ".mcp.json").read_text())
+    before = json.loads(original)
+    assert set(after["mcpServers"]) == {"other", "demo"}
+    del after["mcpServers"]["demo"]
+    assert after == before and str(after["neg"]) == "-0.0"
+
+
+def test_a_symlink_is_written_through_and_stays_a_link(tmp_path: Path) -> None:
+    dots = tmp_path / "dotfiles"
+    dots.mkdir()
+    real = dots / "mcp.json"
+    real.write_text('{"mcpServers": {"other": {"command": "x"}}}\n')
+    real.chmod(0o600)
+    link = tmp_path / ".mcp.json"
+    link.symlink_to(real)
+    done = _install(tmp_path, ".mcp.json")
+    assert done.returncode == 0, done.stderr
+    assert link.is_symlink() and os.readlink(link) == str(real)
+    assert set(json.loads(real.read_text())["mcpServers"]) == {"other", "demo"}
+    assert stat.S_IMODE(real.stat().st_mode) == 0o600
+    assert not list(dots.glob(".mcp.json.*")) and not list(dots.glob(".mcp.json"))
+
+
+def test_a_place_it_cannot_read_or_write_is_one_line(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("")
+    _refused(_install(tmp_path, str(tmp_path / "file" / "x.json")),
+             "x.json: cannot read: Not a directory")
+    _refused(_install(tmp_path, "/proc/self/nope/x.json"), "cannot write", "as it was")

@@ -1,0 +1,136 @@
+"""``toolhost update`` rewrites a ``rev`` only in the forms it reads exactly, checks every
+rewrite by parsing the result, and refuses anything else with a located line (exit 1), the
+file unchanged -- never a different value reported as success, never an internal error."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from toolhost.commands._revedit import RevEditError, rewrite_rev
+from toolhost.commands.update import _parser
+
+from ..plugins.conftest import _make_repo
+
+TOOLHOST = str(Path(sys.executable).parent / "toolhost")
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    path = tmp_path / "repo"
+    _make_repo(path, {"toolhost.yaml": "servers: {}\n"}, tag="v1")
+    _make_repo(path, {"toolhost.yaml": "servers: {}\n"}, tag="v3")
+    return path
+
+
+def _update(tmp_path: Path, name: str, text: str, *args: str) -> tuple[
+        subprocess.CompletedProcess[str], str]:
+    config = tmp_path / name
+    config.write_bytes(text.encode())
+    env = {k: v for k, v in os.environ.items() if k != "TOOLHOST_DEBUG"}
+    env.update(TOOLHOST_CACHE=str(tmp_path / "cache"), XDG_CONFIG_HOME=str(tmp_path / "xdg"))
+    done = subprocess.run([TOOLHOST, "update", name, *args], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=120)
+    return done, config.read_bytes().decode()  # as written: \r\n stays
+
+
+REFUSED = {
+    "tag.yaml": "toolhost: 1\nextends:\n  - repo: ./repo\n    rev: !!str v1\n",
+    "anchor.yaml": "toolhost: 1\nextends:\n  - repo: ./repo\n    rev: &r v1\n",
+    "folded.yaml": "toolhost: 1\nextends:\n  - repo: ./repo\n    rev: >-\n      v1\n",
+    "literal.yaml": "toolhost: 1\nextends:\n  - repo: ./repo\n    rev: |-\n      v1\n",
+    "next_line.yaml": "toolhost: 1\nextends:\n  - repo: ./repo\n    rev:\n      v1\n",
+    "two_words.yaml": "toolhost: 1\nextends:\n  - repo: ./repo\n    rev: v1 x\n",
+    "hash.yaml": "toolhost: 1\nextends:\n  - repo: ./repo\n    rev: v1#x\n",
+    "quoted_lines.yaml": 'toolhost: 1\nextends:\n  - repo: ./repo\n    rev: "v1\n      "\n',
+    "shared.yaml": "toolhost: 1\nbase: &b {repo: ./repo, rev: v1}\nextends:\n  - *b\n",
+    "basic3.toml": 'toolhost = 1\n[[extends]]\nrepo = "./repo"\nrev = """v1"""\n',
+    "literal3.toml": "toolhost = 1\n[[extends]]\nrepo = \"./repo\"\nrev = '''v1'''\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(REFUSED))
+def test_a_form_it_cannot_rewrite_exactly_is_refused_and_left_alone(
+        tmp_path: Path, repo: Path, name: str) -> None:
+    text = REFUSED[name]
+    done, after = _update(tmp_path, name, text)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "internal error" not in done.stderr and "Traceback" not in done.stderr
+    assert f"{name}:" in done.stderr and "extends[0].rev: cannot rewrite" in done.stderr
+    assert "edit this rev by hand" in done.stderr
+    assert " -> v3" not in done.stdout  # no success is reported
+    assert after == text
+
+
+FORMS = [
+    ("plain.yaml", "toolhost: 1\nextends:\n  - repo: ./repo\n    rev: v1   # pin\n",
+     "    rev: v3   # pin\n"),
+    ("double.yaml", 'toolhost: 1\nextends:\n  - {repo: ./repo, rev: "v1"}\n',
+     '  - {repo: ./repo, rev: "v3"}\n'),
+    ("single.yaml", "toolhost: 1\nextends:\n  - {repo: ./repo, 'rev': 'v1', path: x.yaml}\n",
+     "  - {repo: ./repo, 'rev': 'v3', path: x.yaml}\n"),
+    ("basic.toml", 'toolhost = 1\n[[extends]]\nrepo = "./repo"\nrev = "v1"  # c\n',
+     'rev = "v3"  # c\n'),
+    ("literal.toml", "toolhost = 1\n[[extends]]\nrepo = \"./repo\"\nrev = 'v1'\n",
+     "rev = 'v3'\n"),
+    ("crlf.yaml", "toolhost: 1\r\nextends:\r\n  - repo: ./repo\r\n    rev: v1\r\n",
+     "    rev: v3\r\n"),
+]
+
+
+@pytest.mark.parametrize(("name", "text", "line"), FORMS)
+def test_the_forms_it_reads_are_rewritten_in_place(tmp_path: Path, repo: Path, name: str,
+                                                   text: str, line: str) -> None:
+    done, after = _update(tmp_path, name, text)
+    assert done.returncode == 0, done.stderr
+    assert " v1 -> v3" in done.stdout
+    assert line in after
+    assert after.replace("v3", "v1") == text  # nothing else moved
+
+
+def test_one_refused_pin_does_not_stop_the_others(tmp_path: Path, repo: Path) -> None:
+    text = ("toolhost: 1\nextends:\n  - {repo: ./repo, rev: v1}\n"
+            "  - repo: ./repo\n    rev: !!str v1\n")
+    done, after = _update(tmp_path, "mixed.yaml", text)
+    assert done.returncode == 1
+    assert "mixed.yaml:5:10: extends[1].rev: cannot rewrite" in done.stderr
+    assert after == text.replace("rev: v1}", "rev: v3}")
+
+
+# -- rewrite_rev on its own -------------------------------------------------------------------
+
+def _rewrite(tmp_path: Path, name: str, text: str, new: str, line: int,
+             column: int) -> tuple[str, Any]:
+    parse = _parser(tmp_path / name)
+    return rewrite_rev(text, line=line, column=column, index=0, new=new, parse=parse,
+                       expected=parse(text))
+
+
+@pytest.mark.parametrize(("new", "written"), [
+    ("1.10", '"1.10"'),  # plain 1.10 would read as a number
+    ("v2.0.0", "v2.0.0"), ("a b", '"a b"'), ('a"b\\c', '"a\\"b\\\\c"'), ("yes", '"yes"'),
+    ("null", '"null"'), ("-x", "-x"),
+])
+def test_a_plain_value_stays_plain_only_when_it_still_reads_as_the_same_string(
+        tmp_path: Path, new: str, written: str) -> None:
+    text = "toolhost: 1\nextends:\n  - repo: ./repo\n    rev: v1\n"
+    out, data = _rewrite(tmp_path, "c.yaml", text, new, 4, 5)
+    assert out == text.replace("rev: v1", f"rev: {written}")
+    assert data["extends"][0]["rev"] == new
+
+
+def test_a_toml_single_quoted_value_with_a_quote_becomes_double_quoted(tmp_path: Path) -> None:
+    text = "toolhost = 1\n[[extends]]\nrepo = \"./repo\"\nrev = 'v1'\n"
+    out, _ = _rewrite(tmp_path, "c.toml", text, "it's", 4, 1)
+    assert out.endswith('rev = "it\'s"\n')
+
+
+def test_a_key_that_is_not_at_the_mark_is_refused(tmp_path: Path) -> None:
+    text = "toolhost: 1\nextends:\n  - repo: ./repo\n    rev: v1\n"
+    with pytest.raises(RevEditError, match="cannot find"):
+        _rewrite(tmp_path, "c.yaml", text, "v3", 4, 1)

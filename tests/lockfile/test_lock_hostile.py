@@ -1,0 +1,144 @@
+"""The lock beside a config is read with the loader's guards: whatever sits in its place (a
+FIFO, a device, a huge integer, NaN) is one located line and exit 1, never a hang, a swollen
+process or an internal error -- for every command that loads the config."""
+
+from __future__ import annotations
+
+import os
+import resource
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from toolhost.errors import ConfigError
+from toolhost.lockfile import lock_path, read_lock
+
+TOOLHOST = str(Path(sys.executable).parent / "toolhost")
+
+
+def _config(tmp_path: Path) -> Path:
+    config = tmp_path / "c.yaml"
+    config.write_text("toolhost: 1\nservers: {}\n")
+    return config
+
+
+def _bounded_memory() -> None:
+    # reading /dev/zero is the bug: with a cap it fails in seconds instead of swelling
+    resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
+
+
+def _run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != "TOOLHOST_DEBUG"}
+    # a hang is the bug: the timeout ends the test instead of the suite
+    return subprocess.run([TOOLHOST, *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=60, env=env, stdin=subprocess.DEVNULL,
+                          preexec_fn=_bounded_memory)
+
+
+def _one_located_line(done: subprocess.CompletedProcess[str], lock: Path, *text: str) -> None:
+    assert done.returncode == 1, done.stderr
+    assert "internal error" not in done.stderr and "Traceback" not in done.stderr
+    lines = done.stderr.splitlines()
+    assert len(lines) == 1, done.stderr
+    assert lines[0].removeprefix("toolhost: error: ").startswith(f"{lock}"), done.stderr
+    for part in text:
+        assert part in lines[0], done.stderr
+
+
+@pytest.mark.parametrize("command", [["validate"], ["tools"], ["lock", "--check"]])
+def test_a_fifo_as_the_lock_is_refused_without_blocking(tmp_path: Path,
+                                                        command: list[str]) -> None:
+    config = _config(tmp_path)
+    os.mkfifo(lock_path(config))
+    done = _run(*command, str(config), cwd=tmp_path)
+    _one_located_line(done, lock_path(config), "not a regular file")
+
+
+@pytest.mark.parametrize("device", ["/dev/zero", "/dev/urandom", "/dev/null"])
+def test_a_device_as_the_lock_is_refused_without_reading_it(tmp_path: Path,
+                                                            device: str) -> None:
+    config = _config(tmp_path)
+    lock_path(config).symlink_to(device)
+    done = _run("validate", str(config), cwd=tmp_path)
+    _one_located_line(done, lock_path(config), "not a regular file")
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ('{"x": ' + "9" * 5000 + "}", "1:7: not valid JSON: an integer of 5,000 digits"),
+    ('{"toolhost_lock": 1, "sources": {}, "n": -' + "9" * 4500 + "}", "integer of 4,500"),
+    ('{"x": NaN}', "1:7: not valid JSON: NaN is not JSON"),
+    ('{"x":\n  Infinity}', "2:3: not valid JSON: Infinity is not JSON"),
+    ('{"x": 1e400}', "not valid JSON: number 1e400 is too large"),
+    ('{"toolhost_lock": 1,\n "toolhost_lock": 1}', "2:2: not valid JSON: the key "
+                                                   '"toolhost_lock" appears twice'),
+    ("[" * 300 + "]" * 300, "1:257: not valid JSON: nested more than 256"),
+    ('{"toolhost_lock": 1, "owner": "Jos\udce9"}', "1:35: not UTF-8 text (byte 0xe9)"),
+])
+def test_values_json_loads_would_choke_on_are_located(tmp_path: Path, text: str,
+                                                      expected: str) -> None:
+    config = _config(tmp_path)
+    lock_path(config).write_text(text, errors="surrogateescape")
+    done = _run("validate", str(config), cwd=tmp_path)
+    _one_located_line(done, lock_path(config), expected, "toolhost lock CONFIG")
+
+
+def test_read_lock_raises_a_located_config_error(tmp_path: Path) -> None:
+    lock = tmp_path / "x.lock"
+    os.mkfifo(lock)
+    with pytest.raises(ConfigError) as caught:
+        read_lock(lock)
+    (problem,) = caught.value.problems
+    assert problem.file == str(lock) and "not a regular file" in problem.message
+
+
+def test_a_missing_or_dangling_lock_is_no_lock(tmp_path: Path) -> None:
+    assert read_lock(tmp_path / "none.lock") is None
+    (tmp_path / "dangling.lock").symlink_to(tmp_path / "nowhere")
+    assert read_lock(tmp_path / "dangling.lock") is None
+
+
+def test_a_good_lock_still_reads(tmp_path: Path) -> None:
+    lock = tmp_path / "ok.lock"
+    lock.write_text('{"toolhost_lock": 1, "sources": {}, "plugins": {"a": "1.0"}}')
+    read = read_lock(lock)
+    assert read is not None and dict(read.plugins) == {"a": "1.0"}
+
+
+# -- config paths the OS refuses (F18) ------------------------------------------------------
+
+@pytest.mark.parametrize(("config", "lock"), [
+    ("", ".lock"), (".", ".lock"), ("/", "/.lock"), ("..", "../.lock"), ("dir/", "dir.lock"),
+    ("a/team.yaml", "a/team.lock"),
+])
+def test_lock_path_of_a_path_without_a_file_name(config: str, lock: str) -> None:
+    assert lock_path(config) == Path(lock)  # was ValueError: has an empty name
+
+
+@pytest.mark.parametrize("command", [["validate"], ["tools"], ["tools", "--explain"],
+                                     ["mcp-config"], ["lock"], ["lock", "--check"]])
+def test_an_empty_config_path_is_one_line(tmp_path: Path, command: list[str]) -> None:
+    done = _run(*command, "", cwd=tmp_path)
+    assert done.returncode == 1, done.stderr
+    assert "internal error" not in done.stderr and "Traceback" not in done.stderr
+    assert len(done.stderr.splitlines()) == 1, done.stderr
+
+
+@pytest.mark.parametrize("command", [["validate"], ["tools"], ["lock"], ["update"]])
+def test_a_config_name_too_long_is_reported_for_the_config(tmp_path: Path,
+                                                           command: list[str]) -> None:
+    name = "a" * 300 + ".yaml"
+    done = _run(*command, name, cwd=tmp_path)
+    assert done.returncode == 1, done.stderr
+    assert "internal error" not in done.stderr and "Traceback" not in done.stderr
+    assert f"{name}: cannot read: File name too long" in done.stderr
+    assert ".lock" not in done.stderr
+
+
+def test_a_lock_whose_name_fills_the_limit_is_written(tmp_path: Path) -> None:
+    config = tmp_path / ("b" * 250 + ".yaml")  # 255 bytes: a temporary name beside it is not
+    config.write_text("toolhost: 1\nservers: {}\n")
+    done = _run("lock", config.name, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert read_lock(lock_path(config)) is not None

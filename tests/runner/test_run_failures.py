@@ -1,0 +1,93 @@
+"""``toolhost run`` when the Claude CLI cannot start: one ``toolhost: error:`` line (plus the
+CLI's stderr), exit 1 -- never an internal error about an exception group."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from toolhost.errors import RunnerError, single_error
+
+if sys.version_info < (3, 11):
+    from exceptiongroup import ExceptionGroup
+
+ROOT = Path(__file__).resolve().parents[2]
+CONFIG = ROOT / "examples" / "configs" / "demo.yaml"
+SCENARIO = ROOT / "examples" / "scenarios" / "demo.yaml"
+TOOLHOST = str(Path(sys.executable).parent / "toolhost")
+
+
+def _run(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    clean = {k: v for k, v in os.environ.items()
+             if k not in ("TOOLHOST_DEBUG", "TOOLHOST_CLI")}
+    return subprocess.run([TOOLHOST, "run", str(CONFIG), "--script", str(SCENARIO), "-p", "hi",
+                           *args], capture_output=True, text=True, timeout=120,
+                          env={**clean, **env}, check=False)
+
+
+def _fails_cleanly(done: subprocess.CompletedProcess[str], *expected: str) -> None:
+    assert done.returncode == 1, done.stderr
+    assert "internal error" not in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr, done.stderr
+    assert "toolhost: error: " in done.stderr, done.stderr
+    for text in expected:
+        assert text in done.stderr, done.stderr
+
+
+def _script(tmp_path: Path, body: str) -> str:
+    path = tmp_path / "fakecli.sh"
+    path.write_text("#!/bin/sh\n" + body + "\n")
+    path.chmod(0o755)
+    return str(path)
+
+
+def test_a_cli_that_exits_at_once_is_its_own_error_with_its_stderr(tmp_path: Path) -> None:
+    cli = _script(tmp_path, 'echo "error: node not found" >&2; exit 3')
+    _fails_cleanly(_run("--cli", cli), "the Claude CLI failed to start", "exit code 3",
+                   "error: node not found")
+
+
+@pytest.mark.parametrize("how", ["flag", "env"])
+def test_bin_false_as_the_cli(how: str) -> None:
+    done = _run("--cli", "/bin/false") if how == "flag" else _run(TOOLHOST_CLI="/bin/false")
+    _fails_cleanly(done, "the Claude CLI failed to start", "exit code 1")
+
+
+def test_a_cli_that_writes_garbage_then_exits(tmp_path: Path) -> None:
+    cli = _script(tmp_path, 'echo garbage; echo "{not json"')
+    _fails_cleanly(_run("--cli", cli), "the Claude CLI failed to start")
+
+
+@pytest.mark.parametrize("cli", ["x" * 5000, "/tmp/" + "x" * 300, "/etc/passwd", "/dev/null"])
+def test_a_cli_path_the_os_refuses_or_cannot_run(cli: str) -> None:
+    done = _run("--cli", cli)
+    _fails_cleanly(done, "no executable file there")
+    assert len(done.stderr) < 2000  # a hostile path is not echoed in full
+
+
+def test_a_cwd_that_does_not_exist(tmp_path: Path) -> None:
+    _fails_cleanly(_run("--cwd", str(tmp_path / "nope")), "--cwd", "no such directory")
+
+
+def test_a_cwd_that_is_a_file(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("")
+    _fails_cleanly(_run("--cwd", str(tmp_path / "file")), "--cwd", "not a directory")
+
+
+def test_a_cwd_name_too_long() -> None:
+    done = _run("--cwd", "y" * 5000)
+    _fails_cleanly(done, "--cwd", "no such directory")
+    assert len(done.stderr) < 2000
+
+
+def test_single_error_unwraps_nested_groups_of_one() -> None:
+    inner = RunnerError("cannot start")
+    wrapped = ExceptionGroup("outer", [ExceptionGroup("inner", [inner])])
+    assert single_error(wrapped) is inner
+    two = ExceptionGroup("two", [inner, ValueError("x")])
+    assert single_error(two) is two
+    assert single_error(inner) is inner

@@ -1,0 +1,140 @@
+"""Strict JSON from files and flags people hand toolhost: a lock, a client's config file,
+``--input``/``--json`` arguments and their ``@FILE`` forms.
+
+``parse_json`` refuses, with a line and column where it can, what ``json.loads`` lets through
+or turns into an internal error:
+
+- nesting deeper than ``max_depth`` (checked on the text before parsing, so nothing recurses);
+- an integer of more than 4,000 digits (Python's own limit would raise a bare ValueError);
+- ``NaN``, ``Infinity``, and a number too large for a float (``1e400``): not JSON, and a
+  value written back would become ``Infinity``;
+- the same key twice in one object (``json.loads`` keeps the last one silently).
+
+``read_json_file`` reads a file with the config loader's guards first (``read_bounded``: a
+regular file, a size cap, strict UTF-8), so a FIFO, ``/dev/zero`` or a directory is one
+located line, never a hang or a swollen process.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from typing import Any
+
+from toolhost.config.limits import MAX_DIGITS, read_bounded, toml_depth
+from toolhost.errors import Problem
+from toolhost.excerpt import cut
+
+__all__ = ["MAX_JSON_DEPTH", "JsonTextError", "parse_json", "read_json_file"]
+
+MAX_JSON_DEPTH = 256  # the wire's own bound (toolhost.limits.Limits.max_depth)
+
+
+class JsonTextError(ValueError):
+    """Text that is not acceptable JSON: ``message`` and, when known, where (1-based)."""
+
+    def __init__(self, message: str, line: int = 0, column: int = 0, *,
+                 syntax: bool = False) -> None:
+        super().__init__(message)
+        self.message, self.line, self.column = message, line, column
+        self.syntax = syntax  # not JSON at all (rather than JSON refused: too deep, NaN...)
+
+    def where(self) -> str:
+        """``line L, column C`` (empty when not known)."""
+        return f"line {self.line}, column {self.column}" if self.line else ""
+
+
+class _Refused(ValueError):
+    """Raised by the decoder's hooks: ``needle`` is the text to locate the value by."""
+
+    def __init__(self, message: str, needle: str | re.Pattern[str]) -> None:
+        super().__init__(message)
+        self.message, self.needle = message, needle
+
+
+def _integer(text: str) -> int:
+    digits = len(text.lstrip("-"))
+    if digits > MAX_DIGITS:
+        raise _Refused(f"an integer of {digits:,} digits (at most {MAX_DIGITS:,})", text)
+    return int(text)
+
+
+def _number(text: str) -> float:
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise _Refused(f"number {cut(text, 40)} is too large (JSON numbers here must fit a "
+                       "64-bit float)", text)
+    return value
+
+
+_CONSTANT = re.compile(r"(?<![\w\"])-?(?:NaN|Infinity)\b")
+
+
+def _constant(name: str) -> Any:
+    raise _Refused(f"{name} is not JSON (JSON has no NaN or Infinity)", _CONSTANT)
+
+
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    value = dict(pairs)
+    if len(value) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                shown = json.dumps(cut(key, 80), ensure_ascii=False)
+                raise _Refused(f"the key {shown} appears twice in one object",
+                               re.compile(re.escape(json.dumps(key)[:200]) + r"\s*:"))
+            seen.add(key)
+    return value
+
+
+_decode = json.JSONDecoder(parse_int=_integer, parse_float=_number, parse_constant=_constant,
+                           object_pairs_hook=_object).decode
+
+
+def _line_column(text: str, offset: int) -> tuple[int, int]:
+    line = text.count("\n", 0, offset) + 1
+    return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
+
+
+def _locate(text: str, needle: str | re.Pattern[str], nth: int = 1) -> tuple[int, int]:
+    """Where ``needle`` occurs (its ``nth`` time: a duplicate key is the second), or (0, 0):
+    the decoder's hooks are not told where they are."""
+    found = [m.start() for m in (needle.finditer(text) if isinstance(needle, re.Pattern)
+                                 else re.finditer(re.escape(needle), text))][:nth]
+    return _line_column(text, found[-1]) if len(found) == nth else (0, 0)
+
+
+def parse_json(text: str, *, max_depth: int = MAX_JSON_DEPTH) -> Any:
+    """The value of ``text``, or ``JsonTextError`` (see the module docstring)."""
+    deep = toml_depth(text, max_depth)  # JSON's strings are TOML's basic strings
+    if deep >= 0:
+        raise JsonTextError(f"nested more than {max_depth} arrays or objects deep",
+                            *_line_column(text, deep))
+    try:
+        return _decode(text)
+    except json.JSONDecodeError as exc:
+        raise JsonTextError(exc.msg, exc.lineno, exc.colno, syntax=True) from None
+    except _Refused as exc:
+        duplicate = isinstance(exc.needle, re.Pattern) and exc.needle is not _CONSTANT
+        raise JsonTextError(exc.message, *_locate(text, exc.needle, 2 if duplicate else 1)) \
+            from None
+    except RecursionError:  # unreachable after toml_depth; a net, not the mechanism
+        raise JsonTextError("nested too deeply") from None
+
+
+def read_json_file(path: str, problems: list[Problem], *, what: str, limit: int,
+                   max_depth: int = MAX_JSON_DEPTH) -> tuple[str, Any] | None:
+    """``(text, value)`` of the JSON file at ``path``; otherwise located Problems and None.
+
+    Read as ``read_bounded`` reads configs (regular files only, at most ``limit`` bytes,
+    strict UTF-8), then parsed by ``parse_json``."""
+    text = read_bounded(path, problems, what, limit=limit, hint=f"a {what} is a JSON file")
+    if text is None:
+        return None
+    try:
+        return text, parse_json(text, max_depth=max_depth)
+    except JsonTextError as exc:
+        problems.append(Problem(f"not valid JSON: {exc.message}", os.fspath(path), exc.line,
+                                exc.column))
+        return None
