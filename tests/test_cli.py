@@ -149,3 +149,11 @@ def test_a_toolhost_error_inside_a_task_group_is_a_one_line_error(tmp_path: Path
     assert "toolhost: error: the Claude CLI failed to start" in proc.stderr
     assert "exit code 3" in proc.stderr and "node not found" in proc.stderr
     assert "internal error" not in proc.stderr and "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize("command", [["validate"], ["tools"], ["serve", "--all"]])
+def test_an_empty_config_path_is_one_line(command: list[str]) -> None:
+    proc = subprocess.run([TOOLHOST, *command, ""], capture_output=True, text=True,
+                          timeout=60, stdin=subprocess.DEVNULL)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
+    assert "no config file named (an empty path)" in proc.stderr

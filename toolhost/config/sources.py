@@ -108,6 +108,10 @@ def resolve_extends(entry: Any, *, base_dir: Path, origin: Origin) -> Path:
 def read_doc(path: Path | str, layer: str, problems: list[Problem]) -> Doc | None:
     """Read and parse one file; problems (unreadable, bad syntax) go to ``problems``."""
     name = str(path)
+    if not name:
+        problems.append(Problem("no config file named (an empty path)", "''",
+                                hint="e.g. toolhost validate toolhost.yaml"))
+        return None
     kind = SUFFIXES.get(Path(path).suffix.lower())
     if kind is None:
         problems.append(Problem(f"unknown config format '{Path(path).suffix}'", name,
