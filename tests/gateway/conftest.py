@@ -11,6 +11,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import anyio
+
 HERE = Path(__file__).parent
 UPSTREAM = HERE / "upstream_server.py"
 
@@ -86,3 +88,10 @@ def http_upstream(**env: str) -> Iterator[int]:
     finally:
         server.terminate()
         server.wait(10)
+
+
+async def upstreams_gone(wait: float) -> None:
+    """Until no upstream server of this checkout runs (a closed gateway ends its own)."""
+    with anyio.fail_after(wait):
+        while upstream_processes():
+            await anyio.sleep(0.1)

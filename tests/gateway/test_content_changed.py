@@ -19,7 +19,7 @@ from mcp.client.client import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.shared.exceptions import MCPError
 
-from .conftest import UPSTREAM, upstream_processes
+from .conftest import UPSTREAM, upstreams_gone
 
 pytestmark = pytest.mark.anyio
 
@@ -115,12 +115,6 @@ async def shelve(client: Client, **arguments: Any) -> None:
     assert not result.is_error, result
 
 
-async def gone() -> None:
-    with anyio.fail_after(WAIT):
-        while upstream_processes():
-            await anyio.sleep(0.1)
-
-
 @pytest.mark.parametrize("upstream_era", ["modern", "legacy"])
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
 async def test_serve_follows_resources_and_prompts(mode: str, upstream_era: str,
@@ -156,7 +150,7 @@ async def test_serve_follows_resources_and_prompts(mode: str, upstream_era: str,
         assert (await client.read_resource("notes://item/7")).contents[0].text == "note 7"
         assert heard.count == {"resources": 2, "prompts": 2}
     assert "Traceback" not in (tmp_path / "serve.log").read_text()
-    await gone()
+    await upstreams_gone(WAIT)
 
 
 async def test_a_resource_dropped_before_its_news_lands_is_still_not_found(
@@ -173,7 +167,7 @@ async def test_a_resource_dropped_before_its_news_lands_is_still_not_found(
             await client.read_resource("notes://todo")
         assert caught.value.code == -32002, caught.value
     assert "Traceback" not in (tmp_path / "serve.log").read_text()
-    await gone()
+    await upstreams_gone(WAIT)
 
 
 async def test_a_failed_relist_keeps_the_content(tmp_path: Path) -> None:
@@ -195,7 +189,7 @@ async def test_a_failed_relist_keeps_the_content(tmp_path: Path) -> None:
         "still serving the ones it had: upstream server 'notes': " in warnings[0]
     own = [line for line in log.read_text().splitlines() if "upstream notes:" not in line]
     assert not [line for line in own if "Traceback" in line]  # (the upstream's own: logged)
-    await gone()
+    await upstreams_gone(WAIT)
 
 
 async def test_a_burst_of_announcements_is_coalesced(tmp_path: Path) -> None:
@@ -212,7 +206,7 @@ async def test_a_burst_of_announcements_is_coalesced(tmp_path: Path) -> None:
         # the first announcement starts a listing; those during it cost one more
         assert 1 <= len(relisted) <= 2, relisted
         assert 1 <= heard.count["resources"] <= 2, heard.count
-    await gone()
+    await upstreams_gone(WAIT)
 
 
 async def test_a_replaced_build_never_swaps_its_content_back() -> None:
@@ -268,4 +262,4 @@ def test_run_installs_them_for_the_cli(tmp_path: Path) -> None:
             tg.cancel_scope.cancel()
 
     anyio.run(main)
-    anyio.run(gone)
+    anyio.run(upstreams_gone, WAIT)

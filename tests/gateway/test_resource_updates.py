@@ -20,7 +20,7 @@ from mcp.client.client import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.shared.subscriptions import ResourceUpdated
 
-from .conftest import UPSTREAM, upstream_processes
+from .conftest import UPSTREAM, upstreams_gone
 
 pytestmark = [pytest.mark.anyio,
               pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")]
@@ -138,12 +138,6 @@ async def touch(client: Client, **arguments: Any) -> None:
     assert not result.is_error, result
 
 
-async def gone() -> None:
-    with anyio.fail_after(WAIT):
-        while upstream_processes():
-            await anyio.sleep(0.1)
-
-
 @pytest.mark.parametrize("upstream_era", ["modern", "legacy"])
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
 async def test_a_subscribed_upstream_resource_is_announced(mode: str, upstream_era: str,
@@ -185,7 +179,7 @@ async def test_a_subscribed_upstream_resource_is_announced(mode: str, upstream_e
         if not legacy:  # one stream per wanted set, the newest open
             assert logged(log, "listen")[-1] == ([ITEM] if not sub.modern else [ITEM, README])
     assert "Traceback" not in (tmp_path / "serve.log").read_text()
-    await gone()
+    await upstreams_gone(WAIT)
 
 
 @pytest.mark.parametrize("upstream_era", ["modern", "legacy"])
@@ -204,7 +198,7 @@ async def test_a_restarted_upstream_is_subscribed_again(upstream_era: str,
         await upstream_has(log, key, value, times=2)
         await touch(sub.client, uri=README)
         await sub.heard.next(README)
-    await gone()
+    await upstreams_gone(WAIT)
 
 
 @pytest.mark.parametrize("upstream_era", ["modern", "legacy"])
@@ -225,7 +219,7 @@ async def test_updates_nobody_subscribed_to_are_dropped(upstream_era: str,
                 await anyio.sleep(0.2)
         assert set(sub.heard.uris) == {README}, sorted(set(sub.heard.uris))[:5]
     assert "Traceback" not in (tmp_path / "serve.log").read_text()
-    await gone()
+    await upstreams_gone(WAIT)
 
 
 @pytest.mark.parametrize("upstream_era", ["modern", "legacy"])
@@ -264,7 +258,7 @@ def test_a_flood_of_unwanted_updates_keeps_nothing(upstream_era: str,
                       logged(log, "listen").count([README]))
     finally:
         anyio.run(host.aclose)
-    anyio.run(gone)
+    anyio.run(upstreams_gone, WAIT)
 
 
 async def _until(condition: Any, within: float = WAIT) -> None:

@@ -23,8 +23,8 @@ from toolhost.config.limits import LIMITS
 from toolhost.config.tree import Doc, Path, format_path, mark_for
 from toolhost.errors import Problem
 
-__all__ = ["MAX_NESTING", "MIN_AUTO_SECRET", "Budget", "collect_declared_secrets", "expand",
-           "interpolate"]
+__all__ = ["MAX_NESTING", "MIN_AUTO_SECRET", "SubstitutionBudget", "collect_declared_secrets",
+           "expand", "interpolate"]
 
 SECRET_SECTIONS = frozenset({"headers", "env", "auth", "security"})
 AUTH_SECRET_FIELDS = frozenset({"token", "password", "value"})
@@ -47,7 +47,7 @@ class InterpolationError(ValueError):
 MAX_NESTING = 32  # ${A:-${B:-...}} defaults inside defaults
 
 
-class Budget:
+class SubstitutionBudget:
     """How many characters substitutions may still add (one per document: a file of
     ``${PATH}`` repeated, or one big variable referenced thousands of times, would otherwise
     grow a file under the size limit into gigabytes)."""
@@ -64,7 +64,7 @@ class Budget:
 
 
 def expand(text: str, environ: Mapping[str, str], used: list[str] | None = None,
-           secret: list[str] | None = None, *, budget: Budget | None = None,
+           secret: list[str] | None = None, *, budget: SubstitutionBudget | None = None,
            depth: int = 0) -> str:
     """Expand every ``${...}`` in ``text``; substituted values are appended to ``used``, and
     those of secret-named variables to ``secret`` too. ``budget`` bounds what the
@@ -112,7 +112,7 @@ def _closing(text: str, start: int) -> int:
 
 
 def _reference(body: str, environ: Mapping[str, str], used: list[str] | None,
-               secret: list[str] | None, budget: Budget | None, depth: int) -> str:
+               secret: list[str] | None, budget: SubstitutionBudget | None, depth: int) -> str:
     found = _NAME.match(body)
     if not found:
         raise InterpolationError(f"invalid reference '${{{body}}}': expected a variable name",
@@ -143,12 +143,12 @@ def _reference(body: str, environ: Mapping[str, str], used: list[str] | None,
 def interpolate(doc: Doc, environ: Mapping[str, str], problems: list[Problem]) -> set[str]:
     """Expand ``doc.data`` in place; return the secret values found."""
     secrets: set[str] = set()
-    budget = Budget(LIMITS.file_bytes)
+    budget = SubstitutionBudget(LIMITS.file_bytes)
     doc.data = _visit(doc.data, (), False, (doc, environ, problems, secrets, budget))
     return secrets
 
 
-_Walk = tuple[Doc, Mapping[str, str], list[Problem], set[str], Budget]
+_Walk = tuple[Doc, Mapping[str, str], list[Problem], set[str], SubstitutionBudget]
 
 
 def _visit(value: Any, path: Path, secret: bool, walk: _Walk) -> Any:
