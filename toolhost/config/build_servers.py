@@ -116,7 +116,7 @@ def _defaults(check: Checker, data: Mapping[str, Any], path: Path) -> ServerDefa
         env=check.str_map(data, path, "env") or {},
         cwd=resolve_path(check, (*path, "cwd"), cwd) if cwd else None,
         base_url=check.string(data, path, "base_url"),
-        headers=check.str_map(data, path, "headers") or {},
+        headers=check.header_map(data, path, "headers") or {},
         auth=_auth(check, data, path),
     )
 
@@ -161,7 +161,7 @@ def _external(check: Checker, data: Mapping[str, Any], path: Path) -> dict[str, 
         check.str_map(ext, here, "env")
         check.string(ext, here, "cwd")
     else:
-        check.str_map(ext, here, "headers")
+        check.header_map(ext, here, "headers")
     return {"type": kind, **ext}
 
 

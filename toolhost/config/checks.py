@@ -19,6 +19,7 @@ from toolhost.errors import Problem
 __all__ = ["MAX_DURATION", "MAX_INTEGER", "Checker", "describe", "did_you_mean",
            "parse_duration", "shown"]
 
+_TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")  # RFC 9110 token
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?|\.\d+)\s*(ms|s|m|h)\s*$")
 _UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
 # 7 days: a timeout handed to the Claude CLI in milliseconds stays below 2**31 (JavaScript
@@ -187,6 +188,23 @@ class Checker:
             else:
                 self.expected((*path, key, index), "a string", item)
         return out
+
+    def header_map(self, data: Mapping[str, Any], path: Path, key: str
+                   ) -> dict[str, str] | None:
+        """``str_map`` of HTTP header fields: a name is a token, a value one line of printable
+        ASCII (checked here, where the file says which, not at the first request)."""
+        headers = self.str_map(data, path, key)
+        for name, value in (headers or {}).items():
+            where = (*path, key, name)
+            if not _TOKEN.fullmatch(name):
+                self.problem(where, "not a valid header name (letters, digits and "
+                             "!#$%&'*+-.^_`|~ only)")
+            bad = next((c for c in value if not (" " <= c <= "~" or c == "\t")), None)
+            if bad is not None:  # the value may be a secret: name the character only
+                self.problem(where, f"a header value is one line of printable ASCII, and this "
+                             f"one holds U+{ord(bad):04X}",
+                             "percent-encode or base64 it if the server expects that")
+        return headers
 
     def str_map(self, data: Mapping[str, Any], path: Path, key: str) -> dict[str, str] | None:
         """A mapping of strings; numbers are accepted and written as strings (env values)."""

@@ -86,7 +86,7 @@ def build_upstream(check: Checker, data: Mapping[str, Any], path: Path) -> Upstr
     return UpstreamSpec(
         command=command, env=check.str_map(block, here, "env") or {},
         cwd=resolve_path(check, (*here, "cwd"), cwd) if cwd else None, url=url,
-        headers=check.str_map(block, here, "headers") or {},
+        headers=check.header_map(block, here, "headers") or {},
         timeout=check.duration(block, here, "timeout") or check.duration(data, path, "timeout"),
         connect_timeout=check.duration(block, here, "connect_timeout") or 30.0,
         include=include, exclude=exclude, reshape=build_reshapes(check, data, path),
