@@ -34,8 +34,9 @@ from dataclasses import dataclass, field
 from typing import IO, Any
 from urllib.parse import quote, quote_plus
 
-__all__ = ["MASK", "SECRET_KEY", "Redactor", "ScrubbingStream", "active", "forms",
-           "mask_arguments", "redact_strings", "redactor_for", "remember", "scrub"]
+__all__ = ["BINARY_KEYS", "MASK", "SECRET_KEY", "Redactor", "ScrubbingStream", "active",
+           "forms", "mask_arguments", "redact_strings", "redactor_for", "remember", "scrub",
+           "scrub_value"]
 
 MASK = "***"
 # Argument names whose values are never shown, whatever they contain.
@@ -293,6 +294,18 @@ def remember(secrets: Iterable[str]) -> None:
     global _process
     with _lock:
         _process = _process.union(secrets)
+
+
+# Keys of MCP content holding base64 (images, audio, blobs): left as they are, never redacted
+BINARY_KEYS = frozenset({"data", "blob"})
+
+
+def scrub_value(value: Any, keep: frozenset[str] = BINARY_KEYS) -> Any:
+    """``value`` (JSON-like) with every secret this process knows hidden in its strings, keys
+    and numbers (``redact_strings``); the values of ``keep`` keys are left as they are. No
+    walk at all while the process knows no secret."""
+    hide = _process
+    return redact_strings(value, hide.redact, keep) if hide else value
 
 
 def active() -> Redactor:

@@ -14,7 +14,7 @@ from toolhost.compile.validators import real_validator
 from toolhost.config.model import UNKNOWN, Origin
 from toolhost.excerpt import cut
 from toolhost.failures import log_failure
-from toolhost.redaction import redact_strings
+from toolhost.redaction import BINARY_KEYS, redact_strings
 from toolhost.results import ToolResult
 
 if TYPE_CHECKING:
@@ -104,19 +104,17 @@ class CompiledTool:
         secrets (always in errors; in results unless ``redact_results`` is off), and shape what
         the model reads (structured or text, cut to ``max_output_chars``: after redaction, so
         a cut never shows the first characters of a secret)."""
-        result = await self._run(arguments, ctx)
-        hidden = False
+        raw = result = await self._run(arguments, ctx)
         if self.redact is not None and (result.is_error or self.redact_results):
-            redacted = redact_result(result, self.redact)
-            hidden = redacted.structured != result.structured
-            result = redacted
+            result = redact_result(result, self.redact)
         if result.is_error:
             return cut_text(ToolResult(content=result.content, is_error=True),
                             self.max_output_chars)
         shaped = shape_result(result, tool=self.name, output=self.output,
                               output_validator=self.output_validator,
                               max_chars=self.max_output_chars)
-        if shaped.is_error and hidden:  # "'***' is not of type 'integer'" needs a why
+        # "'***' is not of type 'integer'" needs a why (compared only then: not per call)
+        if shaped.is_error and result is not raw and result.structured != raw.structured:
             return ToolResult.error(f"{shaped.content[0].get('text', '')} (a secret of the "
                                     "config was hidden in it as ***; see redact_results)")
         return shaped
@@ -173,11 +171,10 @@ _FAIL_AFTER: Any = None
 def redact_result(result: ToolResult, redact: Callable[[str], str]) -> ToolResult:
     """``result`` with ``redact`` applied to its text and structured content (binary data of
     images, audio and blobs is left as it is)."""
-    content = tuple({k: v if k in _BINARY else redact_strings(v, redact) for k, v in b.items()}
+    content = tuple({k: v if k in BINARY_KEYS else redact_strings(v, redact) for k, v in b.items()}
                     for b in result.content)
     structured = (redact_strings(result.structured, redact)
                   if result.structured is not None else None)
     return ToolResult(content=content, structured=structured, is_error=result.is_error)
 
 
-_BINARY = frozenset({"data", "blob"})

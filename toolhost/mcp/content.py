@@ -15,7 +15,7 @@ from toolhost.compile.content import MAX_COMPLETIONS, PromptError, ResourceError
 from toolhost.excerpt import cut
 from toolhost.mcp import jsonrpc as rpc
 from toolhost.mcp.toolset import BadCursor, decode_cursor, encode_cursor
-from toolhost.redaction import active, redact_strings
+from toolhost.redaction import scrub_value
 
 __all__ = ["RESOURCE_NOT_FOUND", "ContentMethods", "MethodError"]
 
@@ -171,11 +171,7 @@ class ContentMethods:
 
 
 def _hidden(value: Any) -> Any:
-    """What a client reads of a resource or a prompt: no secret of this process (a prompt
-    written with ${API_KEY}, a file or an endpoint that shows one); binary data is left as
-    it is. Resources have no opt-out, unlike a tool's ``redact_results``."""
-    hide = active()
-    return redact_strings(value, hide.redact, keep=_BINARY) if hide else value
-
-
-_BINARY = frozenset({"blob", "data"})
+    # What a client reads of a resource or a prompt: no secret of this process (a prompt
+    # written with ${API_KEY}, a file or an endpoint that shows one). Resources have no
+    # opt-out, unlike a tool's ``redact_results``.
+    return scrub_value(value)

@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from toolhost.excerpt import cut
 from toolhost.mcp.client_requests import DEFAULT_TIMEOUT, Channel, ClientRequestError
-from toolhost.redaction import redact_strings, scrub
+from toolhost.redaction import scrub_value
 
 __all__ = ["Elicited", "Sampled", "check_elicitation_schema", "elicit", "sample"]
 
@@ -190,11 +190,8 @@ async def sample(channel: Channel | None, messages: str | Sequence[Mapping[str, 
 
 def _hidden(params: dict[str, Any]) -> Any:
     # What the person or the client's model reads: a tool's request carries no secret of
-    # this process (images' and audio's base64 data is left as it is).
-    return redact_strings(params, scrub, keep=_BINARY)
-
-
-_BINARY = frozenset({"data", "blob"})
+    # this process.
+    return scrub_value(params)
 
 
 def _channel(channel: Channel | None, method: str) -> Channel:

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from toolhost.compile.tool import CompiledTool
-from toolhost.redaction import active, redact_strings
+from toolhost.redaction import scrub_value
 
 __all__ = ["BadCursor", "ToolSet", "decode_cursor", "encode_cursor"]
 
@@ -61,10 +61,9 @@ class ToolSet:
         self.page_size = page_size
         # what clients read of a tool carries no secret (a description or a default written
         # with ${GITHUB_TOKEN}); toolhost itself keeps the real defaults
-        hide = active()
+        # (every key: a param may be called "data")
         self.descriptors: tuple[dict[str, Any], ...] = tuple(
-            redact_strings(t.descriptor(), hide.redact) if hide else t.descriptor()
-            for t in tools)
+            scrub_value(t.descriptor(), frozenset()) for t in tools)
         # pages[i] answers the cursor for offset i * page_size; page 0 answers no cursor.
         self.pages: list[dict[str, Any]] = []
         self.modern_pages: list[dict[str, Any]] = []
