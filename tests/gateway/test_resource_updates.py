@@ -1,7 +1,8 @@
 """A client of ``toolhost serve`` subscribed to an imported server's resource hears the
 upstream's ``notifications/resources/updated`` for it: toolhost subscribes upstream while a
-client wants it (both client eras, both upstream eras), again after the upstream restarts,
-and drops what a hostile upstream sends for URIs nobody subscribed to."""
+client wants it (both client eras, both upstream eras), again after the upstream restarts
+(announcing then what may have changed meanwhile), and drops what a hostile upstream sends
+for URIs nobody subscribed to."""
 
 from __future__ import annotations
 
@@ -193,9 +194,12 @@ async def test_a_restarted_upstream_is_subscribed_again(upstream_era: str,
         await upstream_has(log, key, value)
         for _ in range(3):  # the third call ends the upstream process
             await sub.client.call_tool("echo", {"text": "hi"})
+        assert README not in sub.heard.uris
         restarted = await sub.client.call_tool("echo", {"text": "again"})  # reconnects
         assert not restarted.is_error, restarted
         await upstream_has(log, key, value, times=2)
+        # it may have changed while nobody was subscribed: the client hears so, unasked
+        await sub.heard.next(README)
         await touch(sub.client, uri=README)
         await sub.heard.next(README)
     await upstreams_gone(WAIT)

@@ -14,7 +14,10 @@ of its holder) subscribes to them upstream, if the upstream's capabilities offer
   alone). A filter cannot change on an open stream, so a new set opens a new stream and
   closes the old one once the new one is acknowledged: no gap in between.
 
-A reconnection starts with nothing subscribed and subscribes to the wanted set again.
+A reconnection starts with nothing subscribed and subscribes to the wanted set again; so
+does a listen stream that dropped. What changed upstream meanwhile was never announced, so once
+the subscription is back, every URI it covers is handed on as updated (a client re-reads it:
+one read too many at worst, never an update lost).
 
 An update for a URI that is not wanted is dropped on arrival (counted in ``dropped``), so an
 upstream that sends millions of them for URIs nobody subscribed to costs nothing that grows.
@@ -66,6 +69,7 @@ class ResourceUpdates:
         self._pending: set[str] = set()  # only ever wanted URIs
         self._queued = False
         self._said_unsupported = False
+        self._connections = 0  # connections opened: from the second on, a gap to make up
 
     # -- the host's side (any thread) ---------------------------------------------------------
 
@@ -91,6 +95,7 @@ class ResourceUpdates:
         self._tasks, self._lock, self._queued = tasks, anyio.Lock(), False
         self._wake, self._pending = anyio.Event(), set()
         self._token = anyio.lowlevel.current_token()
+        self._connections += 1
 
     def detach(self) -> None:
         """The connection is closing: nothing more is handed on from it."""
@@ -111,6 +116,12 @@ class ResourceUpdates:
         if not self._queued:
             self._queued = True
             self._tasks.start_soon(self._hand_off)
+
+    def _replay(self, uris: Iterable[str]) -> None:
+        """After a gap in the subscription to ``uris`` (in the portal): each may have
+        changed unannounced, so each is handed on as updated."""
+        for uri in uris:
+            self.updated(uri)
 
     async def _hand_off(self) -> None:
         assert self._lock is not None
@@ -154,6 +165,7 @@ class ResourceUpdates:
         import mcp_types as types
 
         subscribed: set[str] = set()  # a new session has none
+        gap = self._connections > 1  # a reconnection: the first round makes up for it
         while True:
             wanted = self.wanted
             try:
@@ -168,6 +180,9 @@ class ResourceUpdates:
             except Exception as exc:  # refused, or the connection broke (its calls notice)
                 log.warning("%s: subscribing to its upstream's resources failed: %s",
                             self.server, cut(str(exc) or type(exc).__name__, 300))
+            if gap:
+                gap = False
+                self._replay(subscribed & self.wanted)
             if self.wanted == wanted:
                 await self._next_wish()
 
@@ -175,23 +190,25 @@ class ResourceUpdates:
         """2026-07-28: a listen stream per wanted set, the newest one open."""
         current: frozenset[str] = frozenset()
         scope: anyio.CancelScope | None = None
+        gap = self._connections > 1  # a reconnection: its first stream makes up for it
         async with anyio.create_task_group() as streams:
             while True:
                 wanted = self.wanted
                 if wanted != current:
                     old, current = scope, wanted
-                    scope = await streams.start(self._listen, client, wanted) if wanted \
-                        else None
+                    scope = await streams.start(self._listen, client, wanted, gap) \
+                        if wanted else None
+                    gap = gap and not wanted
                     if old is not None:
                         old.cancel()
                 if self.wanted == wanted:
                     await self._next_wish()
 
-    async def _listen(self, client: Any, uris: frozenset[str],
+    async def _listen(self, client: Any, uris: frozenset[str], gap: bool,
                       task_status: TaskStatus[anyio.CancelScope]) -> None:
         """Hold one stream for ``uris``, opened again after 1, 2, 4 ... 30 s when it ends
-        or drops (updates meanwhile are not replayed); started once it is acknowledged or
-        failed to open."""
+        or drops (once open again, ``uris`` are handed on as updated, as they are on the
+        first opening when ``gap``); started once it is acknowledged or failed to open."""
         from mcp.client.subscriptions import ResourceUpdated
 
         delay, started = 1.0, False
@@ -203,12 +220,15 @@ class ResourceUpdates:
                         if not started:
                             task_status.started(scope)
                             started = True
+                        if gap:
+                            self._replay(uris)
                         async for event in stream:
                             if isinstance(event, ResourceUpdated):
                                 self.updated(event.uri)
                     why = "ended"
                 except Exception as exc:
                     why = f"dropped ({cut(str(exc) or type(exc).__name__, 200)})"
+                gap = True  # ended, dropped or never opened: whatever came meanwhile is lost
                 if not started:
                     task_status.started(scope)
                     started = True
