@@ -192,8 +192,15 @@ def _chosen(argv: Sequence[str]) -> str | None:
 
 def _main(argv: Sequence[str] | None) -> int:
     words = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser(_chosen(words))
+    chosen = _chosen(words)
+    parser = build_parser(chosen)
+    passed: list[str] = []
+    if chosen == "run" and "--" in words:  # what follows is the CLI's, wherever `--` stands
+        at = words.index("--")
+        words, passed = words[:at], words[at + 1:]
     args = parser.parse_args(words)
+    if passed:
+        args.cli_args = [*(args.cli_args or ()), *passed]
     from toolhost.logformat import log_format
 
     handler = logging.StreamHandler(sys.stderr)

@@ -68,3 +68,16 @@ turns:
     assert (f"scenario check failed: {script}:5: turn 2, result of mcp__e2e__write_note "
             "(call toolu_scripted_01_1): expected equals 'saved gamma: t', received "
             "'saved beta: t'") in done.stderr
+
+
+def test_cli_args_after_the_options_reach_the_cli(
+        cli: str, tool_log: Path, scenario: Callable[[str], Path]) -> None:
+    script = scenario("turns:\n  - text: Fine.\n")
+    done = run_toolhost(cli, str(CONFIG), "--script", str(script), "-p", "hi", "--",
+                        "--append-system-prompt", "be brief")
+    assert done.returncode == 0, done.stderr
+    # ... all of them: an option the CLI does not know is the CLI's own error
+    done = run_toolhost(cli, str(CONFIG), "--script", str(script), "-p", "hi", "--",
+                        "--no-such-option-here")
+    assert done.returncode == 1
+    assert "no-such-option-here" in done.stderr and "Traceback" not in done.stderr

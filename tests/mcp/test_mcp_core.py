@@ -160,7 +160,8 @@ async def test_guard_result_replaces_the_call() -> None:
         called.append(arguments["name"])
         return ToolResult.text("ran")
 
-    async def guard(tool: CompiledTool, arguments: Mapping[str, Any]) -> ToolResult | None:
+    async def guard(tool: CompiledTool, arguments: Mapping[str, Any],
+                    ctx: CallContext) -> ToolResult | None:
         if arguments.get("name") == "Mallory":
             return ToolResult.error(f"{tool.wire_name} denied for Mallory")
         return None
@@ -183,7 +184,8 @@ async def test_broken_guard_fails_closed() -> None:
         called.append("ran")
         return ToolResult.text("ran")
 
-    async def guard(tool: CompiledTool, arguments: Mapping[str, Any]) -> ToolResult | None:
+    async def guard(tool: CompiledTool, arguments: Mapping[str, Any],
+                    ctx: CallContext) -> ToolResult | None:
         raise KeyError("rules")
 
     server = McpServer("demo", "1", [make_tool("greet", spy)], guard=guard)

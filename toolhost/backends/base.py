@@ -61,6 +61,9 @@ class CallContext:
 
     call_id: str = ""
     tool: str = ""  # wire name, mcp__server__tool
+    # The Claude CLI's id of the model's tool_use block (``_meta["claudecode/toolUseId"]``),
+    # when the call came from the CLI: the id its ``can_use_tool`` named
+    tool_use_id: str = ""
     progress: ProgressFn = _no_progress
     # ctx.log.info(...) / ctx.log("warning", ...): to stderr, and to the MCP client when it
     # listens (toolhost.mcp.client_log.ClientLog)

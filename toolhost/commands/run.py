@@ -234,6 +234,7 @@ def _run(args: argparse.Namespace, started: Callable[[], None]) -> int:
 
     import anyio
 
+    from toolhost.config.cli_args import weakening
     from toolhost.host import load_host
     from toolhost.runner import RunOptions, make_renderer, run_host
     from toolhost.runner.render import JsonRenderer
@@ -241,6 +242,11 @@ def _run(args: argparse.Namespace, started: Callable[[], None]) -> int:
     from toolhost.scripted import load_scenario
     from toolhost.stdout_guard import claim_stdout_text
 
+    refused = weakening(args.cli_args or ())
+    if refused is not None:
+        print(f"toolhost run: argument -- CLI_ARGS: {refused[1]}; toolhost's permission rules "
+              "decide every tool call under `run`", file=sys.stderr)
+        return 2
     scenario = load_scenario(args.script) if args.script else None
     # --output json: stdout carries only the message stream; a tool's prints go to stderr
     renderer = JsonRenderer(claim_stdout_text()) if args.output == "json" \

@@ -11,6 +11,7 @@ from typing import Any
 
 from toolhost.config.build_servers import resolve_path
 from toolhost.config.checks import Checker
+from toolhost.config.cli_args import weakening
 from toolhost.config.model import (
     PermissionsConfig,
     PluginRequirement,
@@ -147,12 +148,18 @@ def build_run(check: Checker, value: Any) -> RunConfig:
         return RunConfig()
     check.known_keys(data, path, RUN_KEYS)
     cwd = check.string(data, path, "cwd")
+    cli_args = tuple(check.str_list(data, path, "cli_args") or ())
+    refused = weakening(cli_args)
+    if refused is not None:
+        index, why = refused
+        check.problem((*path, "cli_args", index), why,
+                      "toolhost's permission rules decide every tool call under `run`")
     return RunConfig(
         model=check.string(data, path, "model"),
         system_prompt=check.string(data, path, "system_prompt"),
         append_system_prompt=check.string(data, path, "append_system_prompt"),
         max_turns=check.integer(data, path, "max_turns", minimum=1),
         cwd=resolve_path(check, (*path, "cwd"), cwd) if cwd else None,
-        cli_args=tuple(check.str_list(data, path, "cli_args") or ()),
+        cli_args=cli_args,
         env=check.str_map(data, path, "env") or {},
     )

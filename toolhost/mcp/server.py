@@ -46,8 +46,12 @@ _call_log = logging.getLogger("toolhost.call")
 Notify = Callable[[dict[str, Any]], Awaitable[None]]
 """Sends a JSON-RPC notification (e.g. ``notifications/progress``) to the client."""
 
-Guard = Callable[[CompiledTool, Mapping[str, Any]], Awaitable[ToolResult | None]]
-"""Runs before each tools/call; a returned result is sent instead of calling the tool."""
+Guard = Callable[[CompiledTool, Mapping[str, Any], CallContext],
+                 Awaitable[ToolResult | None]]
+"""Runs before each tools/call (with the call's arguments and context); a returned result is
+sent instead of calling the tool."""
+
+TOOL_USE_ID_META_KEY = "claudecode/toolUseId"  # the Claude CLI's id of the model's tool_use
 
 ReadGuard = Callable[[str], Awaitable[str | None]]
 """Runs before each resources/read with the URI; a returned message refuses the read."""
@@ -393,6 +397,10 @@ class McpServer:
         if channel is not None:
             extra["elicit"] = functools.partial(_elicit, channel)
             extra["sample"] = functools.partial(_sample, channel)
+        if _is_mapping(meta):
+            tool_use_id = meta.get(TOOL_USE_ID_META_KEY)
+            if type(tool_use_id) is str:
+                extra["tool_use_id"] = tool_use_id
         ctx = CallContext(call_id=str(request_id), tool=tool.wire_name, log=log_to, **extra)
         try:
             if modern:
@@ -458,7 +466,7 @@ class McpServer:
                    ctx: CallContext) -> ToolResult:
         if self.guard is not None:
             try:
-                verdict = await self.guard(tool, arguments)
+                verdict = await self.guard(tool, arguments, ctx)
             except Exception as exc:  # fail closed: a broken guard never lets a call through
                 log_failure(log, f"permission guard for {tool.wire_name}", exc)
                 return ToolResult.error(f"Permission check for tool '{tool.name}' failed: "

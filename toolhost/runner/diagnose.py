@@ -8,6 +8,8 @@ kind and that text into one line a person can act on; None for failures it does 
 
 from __future__ import annotations
 
+from toolhost.excerpt import cut
+
 __all__ = ["GIVE_UP_UNREACHABLE", "TESTED_NEWEST", "TESTED_OLDEST", "cli_version", "explain",
            "gives_up", "retry_hint", "version_note"]
 
@@ -109,3 +111,22 @@ def version_note(message: object) -> str | None:
             f"is tested with ({TESTED_OLDEST}; tested up to {TESTED_NEWEST}). If the session "
             "misbehaves, update it (`npm install -g @anthropic-ai/claude-code`, or `pip install "
             "-U claude-agent-sdk` for the bundled one) or point --cli at a newer one.")
+
+
+def permission_mode_problem(message: object) -> str | None:
+    """For the CLI's ``system/init`` message: why the session must not go on when the CLI
+    runs in a permission mode that does not ask toolhost before a tool runs (a settings
+    file's ``defaultMode``, an environment variable); None when its mode asks."""
+    from toolhost.config.cli_args import ASKING_MODES
+
+    if not isinstance(message, dict) or message.get("type") != "system" \
+            or message.get("subtype") != "init" or "permissionMode" not in message:
+        return None
+    mode = message["permissionMode"]
+    if mode in ASKING_MODES:
+        return None
+    return (f"the Claude CLI started in permission mode {cut(repr(mode), 60)}, in which it "
+            "runs tools without asking toolhost, so the config's rules would not hold; "
+            "stopped before any tool ran. Look for `defaultMode` in the CLI's settings "
+            "(~/.claude/settings.json, .claude/settings*.json of the working directory) "
+            "and for a permission mode in its environment")

@@ -1,24 +1,43 @@
-"""The runner's answer to ``can_use_tool``: the permission gate, then the decision shown.
+"""The runner's answer to ``can_use_tool``: the permission gate, then the decision shown;
+and the second lock, at ``tools/call``.
 
 ``make_gate`` builds the ``PermissionGate`` of a host with ``PermissionGate.from_config``
 (the one place the asker is chosen: ``ask_mode``, the terminal, ``--yes``, which it says
 loudly on stderr), reusing the host's compiled policy.
+
+The second lock: the CLI asks ``can_use_tool`` before it calls a tool, unless something of
+its own allowed the tool first (a settings file's ``permissions.allow``, a permission mode,
+a flag): toolhost would then never hear of the call, and a deny or ask rule would not hold.
+So each allow answered to ``can_use_tool`` is noted by the model's tool-use id with the input
+it allowed, and a ``tools/call`` of a toolhost tool (``RunnerGate.guard``) runs as it is only
+when it comes with a noted id and that very input. Any other call is decided here, as if the
+CLI had asked: the rules, the person for an ask, the audit log; a deny is the call's error.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from collections import OrderedDict
+from collections.abc import Mapping
 from typing import Any
 
+from toolhost.backends.base import CallContext
+from toolhost.compile.tool import CompiledTool
 from toolhost.host import Host
 from toolhost.permissions import PermissionGate
 from toolhost.permissions.decision import Asker, Decision
+from toolhost.redaction import scrub
+from toolhost.results import ToolResult
 from toolhost.runner.render import Renderer
 
 __all__ = ["RunnerGate", "make_gate"]
 
 log = logging.getLogger("toolhost.runner")
+
+# Allows noted and not yet called for: a CLI that asks and never calls cannot grow this (the
+# oldest goes first; its call, if it ever comes, is then decided again).
+MAX_NOTED = 4096
 
 
 def make_gate(host: Host, *, yes: bool = False, asker: Asker | None = None) -> PermissionGate:
@@ -33,11 +52,14 @@ class RunnerGate:
     def __init__(self, gate: PermissionGate, renderer: Renderer) -> None:
         self.gate = gate
         self.renderer = renderer
+        # tool-use id -> (tool name, the input allowed): see the module docstring
+        self._allowed: OrderedDict[str, tuple[str, Mapping[str, Any]]] = OrderedDict()
 
     async def __call__(self, tool_name: str, tool_input: dict[str, Any],
                        request: dict[str, Any]) -> Decision:
-        return self._shown(tool_name, tool_input, request,
-                           await self.gate.check(tool_name, tool_input, request))
+        return self._noted(tool_name, tool_input, request, self._shown(
+            tool_name, tool_input, request,
+            await self.gate.check(tool_name, tool_input, request)))
 
     def decide_now(self, tool_name: str, tool_input: dict[str, Any],
                    request: dict[str, Any]) -> Decision | None:
@@ -49,7 +71,42 @@ class RunnerGate:
         if decision is not None:
             asyncio.get_running_loop().call_soon(self._shown, tool_name, tool_input, request,
                                                  decision)
+            self._noted(tool_name, tool_input, request, decision)
         return decision
+
+    def _noted(self, tool_name: str, tool_input: Mapping[str, Any],
+               request: Mapping[str, Any], decision: Decision) -> Decision:
+        tool_use_id = request.get("tool_use_id")
+        if decision.behavior == "allow" and type(tool_use_id) is str \
+                and tool_name.startswith("mcp__"):
+            allowed = self._allowed
+            allowed[tool_use_id] = (tool_name, decision.updated_input
+                                    if decision.updated_input is not None else tool_input)
+            if len(allowed) > MAX_NOTED:
+                allowed.popitem(last=False)
+        return decision
+
+    async def guard(self, tool: CompiledTool, arguments: Mapping[str, Any],
+                    ctx: CallContext) -> ToolResult | None:
+        """The second lock (an ``McpServer`` guard): None to run the call as it is, or the
+        result to send instead (see the module docstring)."""
+        name = ctx.tool or tool.wire_name
+        noted = self._allowed.pop(ctx.tool_use_id, None) if ctx.tool_use_id else None
+        if noted is not None and noted[0] == name and noted[1] == arguments:
+            return None
+        log.info("tools/call of %s%s: deciding it here", name,
+                 " with another input than the one allowed" if noted is not None
+                 else ": the CLI did not ask about it")
+        request: dict[str, Any] = {"tool_use_id": ctx.tool_use_id} if ctx.tool_use_id else {}
+        decision = await self(name, dict(arguments), request)
+        self._allowed.pop(ctx.tool_use_id, None)  # this call is the one it was noted for
+        if decision.behavior != "allow":
+            message = decision.message or f"Tool {name} is denied by toolhost policy."
+            return ToolResult.error(scrub(message))  # a rule's message may quote a ${SECRET}
+        if decision.updated_input is not None and dict(decision.updated_input) != dict(
+                arguments):
+            return await tool.call(decision.updated_input, ctx)
+        return None
 
     def _shown(self, tool_name: str, tool_input: dict[str, Any], request: dict[str, Any],
                decision: Decision) -> Decision:

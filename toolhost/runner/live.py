@@ -36,6 +36,7 @@ from toolhost.errors import ProtocolError
 from toolhost.gateway.refresh import UpstreamFollower, upstreams_of
 from toolhost.host import Host
 from toolhost.mcp import McpServer
+from toolhost.mcp.server import Guard
 from toolhost.permissions import PermissionGate
 from toolhost.protocol import ControlSession
 
@@ -54,7 +55,7 @@ class LiveHost:
     """The current build of a session's host; ``swap`` installs a new one."""
 
     def __init__(self, host: Host, control: ControlSession, gate: PermissionGate,
-                 say: Callable[[str], None] = _say) -> None:
+                 say: Callable[[str], None] = _say, *, guard: Guard | None = None) -> None:
         self.started = host  # what the CLI was started with (its --mcp-config)
         self.host = host
         self.control = control
@@ -65,6 +66,8 @@ class LiveHost:
 
         for name, server in control.servers.items():  # the CLI reads resources unasked
             server.read_guard = read_guard(gate, name)
+            if guard is not None:  # the second lock: see toolhost.runner.gate
+                server.guard = guard
         self.upstreams = UpstreamFollower(self._upstream_tools, upstreams_of(host.compiled),
                                           self._upstream_content)
 

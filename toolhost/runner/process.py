@@ -82,12 +82,20 @@ class CliSession:
         self._results = results
         self.initialize_response: dict[str, Any] = {}
         self.hurry = False  # set by ``abort``: stop fast, calls in flight first
+        self.refused: str | None = None  # set by ``refuse``: why the CLI was stopped
 
     def abort(self) -> None:
         """End the session fast (toolhost got a signal): when the session is left, the calls
         in flight are cancelled (their process groups killed) before the CLI is stopped, and
         the CLI gets seconds, not the usual grace, to exit."""
         self.hurry = True
+
+    def refuse(self, why: str) -> None:
+        """Stop the CLI at once (killed with everything it started), before it can run a
+        tool: the turn under way then fails with ``why``."""
+        self.refused = why
+        self.hurry = True
+        _signal_group(self.process, signal.SIGKILL)
 
     @property
     def stderr(self) -> str:
@@ -118,6 +126,8 @@ class CliSession:
                 log.warning("interrupt: %s", exc)
 
     def failure(self, what: str) -> RunnerError:
+        if self.refused is not None:
+            return RunnerError(self.redact(self.refused))
         code = self.process.returncode
         text = what + (f" (exit code {code})" if code is not None else "")
         tail = self.stderr.strip()

@@ -141,14 +141,16 @@ async def run_host(host: Host, prompts: Iterable[str] | AsyncIterable[str], *,
                 try:
                     with signals.scope:
                         on_message = _giving_up(renderer.message, signals, watching)
+                        permission = RunnerGate(gate, renderer)
                         async with open_cli(command, host.servers,
-                                            permission=RunnerGate(gate, renderer),
+                                            permission=permission,
                                             on_message=on_message,
                                             manifests=options.manifests,
                                             redact=redact) as session:
                             opened.append(session)
                             signals.session = session
-                            live.append(LiveHost(host, session.control, gate))
+                            live.append(LiveHost(host, session.control, gate,
+                                                 guard=permission.guard))
                             tasks: list[Callable[[], Any]] = [live[0].follow_upstreams]
                             if watch is not None:
                                 tasks.append(_reloader(host, watch, live[0], watch_interval,
@@ -177,7 +179,7 @@ async def run_host(host: Host, prompts: Iterable[str] | AsyncIterable[str], *,
 def _giving_up(show: Callable[[Mapping[str, Any]], None], signals: Signals,
                tg: anyio.abc.TaskGroup) -> Callable[[Mapping[str, Any]], None]:
     """``show``, and an interrupted turn when the API cannot be reached (``gives_up``)."""
-    from toolhost.runner.diagnose import gives_up, version_note
+    from toolhost.runner.diagnose import gives_up, permission_mode_problem, version_note
 
     stopping = False  # this turn's interrupt is on its way (not the person's: no 130)
     checked_version = False
@@ -187,6 +189,10 @@ def _giving_up(show: Callable[[Mapping[str, Any]], None], signals: Signals,
         show(message)
         if not checked_version and message.get("subtype") == "init":
             checked_version = True
+            refused = permission_mode_problem(message)
+            if refused is not None and signals.session is not None:
+                signals.session.refuse(refused)  # fail closed: no tool may run this way
+                return
             note = version_note(message)
             if note is not None:
                 with contextlib.suppress(OSError):

@@ -37,7 +37,8 @@ class Gate(Protocol):
 def permission_guard(gate: Gate, wire_name: Callable[[CompiledTool], str]) -> Guard:
     """A McpServer guard applying ``gate`` to every call, by the config's wire names."""
 
-    async def guard(tool: CompiledTool, arguments: Mapping[str, Any]) -> ToolResult | None:
+    async def guard(tool: CompiledTool, arguments: Mapping[str, Any],
+                    ctx: CallContext) -> ToolResult | None:
         name = wire_name(tool)
         decision = await gate.check(name, arguments)
         note_decision(decision.behavior, decision.rule)  # on the call's span, if traced

@@ -1,0 +1,155 @@
+"""The second lock (``RunnerGate.guard``): a tools/call of a toolhost tool runs as it is only
+when the CLI asked ``can_use_tool`` about that very call and was answered allow; any other
+call is decided again when it arrives, as if the CLI had asked."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from toolhost.backends.base import CallContext
+from toolhost.compile.tool import CompiledTool
+from toolhost.host import Host, load_host
+from toolhost.permissions import PermissionGate
+from toolhost.permissions.decision import Decision
+from toolhost.runner import gate as gate_module
+from toolhost.runner.gate import RunnerGate
+
+pytestmark = pytest.mark.anyio
+
+CONFIG = """\
+toolhost: 1
+servers:
+  kb:
+    tools:
+      note:
+        command: [echo, "{{ text }}"]
+        params: {text: {type: string}}
+permissions:
+  default: ask
+  allow:
+    - tool: mcp__kb__note
+      when: {text: {glob: "ok*"}}
+    - tool: mcp__kb__note
+      when: {text: big}
+      rewrite: {set: {text: small}}
+  deny:
+    - tool: mcp__kb__note
+      when: {text: bad}
+      message: bad notes are refused
+"""
+
+
+class Person:
+    """Answers every question allow, and counts them."""
+
+    def __init__(self) -> None:
+        self.asked: list[Mapping[str, Any]] = []
+
+    async def ask(self, tool_name: str, tool_input: Mapping[str, Any],
+                  decision: Decision) -> Decision:
+        self.asked.append(dict(tool_input))
+        return Decision("allow", rule=decision.rule, answered_by="person")
+
+
+class Screen:
+    def __init__(self) -> None:
+        self.shown: list[tuple[str, str]] = []
+
+    def decision(self, tool_name: str, decision: Decision, *,
+                 tool_use_id: str | None = None) -> None:
+        self.shown.append((tool_name, decision.behavior))
+
+    def message(self, message: Mapping[str, Any]) -> None: ...
+    def status(self, text: str) -> None: ...
+    def close(self) -> None: ...
+
+
+@pytest.fixture
+def host(tmp_path: Path) -> Host:
+    (tmp_path / "kb.yaml").write_text(CONFIG)
+    return load_host(tmp_path / "kb.yaml", layers=False)
+
+
+@pytest.fixture
+def person() -> Person:
+    return Person()
+
+
+@pytest.fixture
+def runner_gate(host: Host, person: Person) -> RunnerGate:
+    gate = PermissionGate(host.policy, person)
+    return RunnerGate(gate, Screen())
+
+
+def tool(host: Host) -> CompiledTool:
+    return host.servers["kb"].tools[0]
+
+
+def ctx(tool_use_id: str = "") -> CallContext:
+    return CallContext(call_id="1", tool="mcp__kb__note", tool_use_id=tool_use_id)
+
+
+async def asked(gate: RunnerGate, text: str, tool_use_id: str = "toolu_1") -> Decision:
+    """The CLI's can_use_tool, as the control session hands it on."""
+    return await gate("mcp__kb__note", {"text": text}, {"tool_use_id": tool_use_id})
+
+
+async def test_the_call_the_cli_asked_about_runs_as_allowed(
+        host: Host, runner_gate: RunnerGate, person: Person) -> None:
+    assert (await asked(runner_gate, "hello")).behavior == "allow"  # the person said yes
+    assert await runner_gate.guard(tool(host), {"text": "hello"}, ctx("toolu_1")) is None
+    assert len(person.asked) == 1  # not asked twice
+    # the allow was for one call: the same id again is decided again (and asked)
+    assert await runner_gate.guard(tool(host), {"text": "hello"}, ctx("toolu_1")) is None
+    assert len(person.asked) == 2
+
+
+async def test_a_call_with_another_input_than_allowed_is_decided_again(
+        host: Host, runner_gate: RunnerGate, person: Person) -> None:
+    assert (await asked(runner_gate, "ok")).behavior == "allow"  # a rule, nobody asked
+    refused = await runner_gate.guard(tool(host), {"text": "bad"}, ctx("toolu_1"))
+    assert refused is not None and refused.is_error
+    assert "bad notes are refused" in refused.to_mcp()["content"][0]["text"]
+    # another tool's allow does not carry over either
+    runner_gate._noted("mcp__kb__other", {"text": "bad"}, {"tool_use_id": "toolu_2"},
+                       Decision("allow"))
+    refused = await runner_gate.guard(tool(host), {"text": "bad"}, ctx("toolu_2"))
+    assert refused is not None and refused.is_error
+    assert person.asked == []
+
+
+@pytest.mark.parametrize("tool_use_id", ["", "toolu_never_asked"])
+async def test_a_call_the_cli_never_asked_about_meets_every_rule(
+        host: Host, runner_gate: RunnerGate, person: Person, tool_use_id: str) -> None:
+    refused = await runner_gate.guard(tool(host), {"text": "bad"}, ctx(tool_use_id))
+    assert refused is not None and refused.is_error
+    assert await runner_gate.guard(tool(host), {"text": "ok go"}, ctx(tool_use_id)) is None
+    assert person.asked == []
+    # an ask: the person is asked now, since the CLI did not
+    assert await runner_gate.guard(tool(host), {"text": "hmm"}, ctx(tool_use_id)) is None
+    assert person.asked == [{"text": "hmm"}]
+    # an allow that rewrites: the tool runs with the rewritten input
+    rewritten = await runner_gate.guard(tool(host), {"text": "big"}, ctx(tool_use_id))
+    assert rewritten is not None and not rewritten.is_error
+    assert rewritten.to_mcp()["content"][0]["text"].strip() == "small"
+    assert ("mcp__kb__note", "deny") in runner_gate.renderer.shown  # type: ignore[attr-defined]
+
+
+async def test_a_rewritten_allow_matches_the_call_with_the_rewritten_input(
+        host: Host, runner_gate: RunnerGate, person: Person) -> None:
+    decision = await asked(runner_gate, "big")
+    assert decision.updated_input == {"text": "small"}
+    assert await runner_gate.guard(tool(host), {"text": "small"}, ctx("toolu_1")) is None
+    assert person.asked == []
+
+
+async def test_allows_never_called_for_are_bounded(
+        runner_gate: RunnerGate, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(gate_module, "MAX_NOTED", 10)
+    for n in range(25):
+        await asked(runner_gate, "ok", tool_use_id=f"toolu_{n}")
+    assert list(runner_gate._allowed) == [f"toolu_{n}" for n in range(15, 25)]
