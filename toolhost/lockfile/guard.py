@@ -142,9 +142,16 @@ class LockGuard:
                 root = root.parent
             return self.sources.setdefault(key, Pulled(key, _version(name), root, origin))
         real = target.resolve()
+        naming = Path(origin.file).resolve()
         for source in self.sources.values():  # a relative extends inside a pulled source
             if real.is_relative_to(source.root.resolve()):
                 return source
+        for source in self.sources.values():  # fail closed: what a pulled file names is
+            if naming.is_relative_to(source.root.resolve()):  # pinned with it, or refused
+                raise ConfigError([origin.problem(
+                    f"extends: {real} is outside {source.key}, which names it: it would be "
+                    "used unpinned", hint="extend only files of the same source, or name "
+                    "another with {repo, rev, path}")])
         return None
 
     def _check(self, source: Pulled, rel: str, target: Path, digest: str,
