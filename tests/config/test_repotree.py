@@ -222,8 +222,8 @@ def test_a_repository_file_names_nothing_outside_its_checkout(tmp_path: Path,
         assert done.returncode == 1, (args, done.stdout, done.stderr)
         assert "uid=" not in done.stdout and "Traceback" not in done.stderr
         assert "internal error" not in done.stderr
-        assert "out of" in done.stderr and "frag.yaml" in done.stderr or \
-            "inner.yaml" in done.stderr, done.stderr
+        assert "out of" in done.stderr, done.stderr
+        assert "frag.yaml:" in done.stderr or "inner.yaml:" in done.stderr, done.stderr
     assert not config.with_suffix(".lock").exists()
 
 
