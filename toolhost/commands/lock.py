@@ -98,7 +98,8 @@ def write_for(config: str, *, layers: bool = True, dry_run: bool = False) -> lis
     # a dry run imports no plugin release the lock does not name: it is reported, not run
     guard = LockGuard(old, where, verify=False, hold_unlocked=dry_run)
     found_problems: list[Problem] = []
-    loaded = load_config(config, layers=layers, lock=guard, problems=found_problems)
+    loaded = load_config(config, layers=layers, lock=guard,
+                         problems=found_problems if dry_run else None)
     if found_problems and not guard.held:  # (with a plugin held, its tools cannot check)
         raise ConfigError(found_problems)
     new = guard.to_lock({**plugin_versions(loaded), **guard.held})

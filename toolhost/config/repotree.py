@@ -21,7 +21,6 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -195,6 +194,8 @@ def _summary(found: list[str]) -> str:
 
 
 def _remove(path: Path) -> None:
+    import shutil  # only when there is bytecode to delete
+
     if path.is_dir() and not path.is_symlink():
         shutil.rmtree(path, ignore_errors=True)
     else:
