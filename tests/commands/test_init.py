@@ -49,3 +49,50 @@ def test_bad_server_names_are_refused(tmp_path: Path, name: str) -> None:
     done = run(sys.executable, "-m", "toolhost", "init", "--name", name, cwd=tmp_path)
     assert done.returncode == 2 and "--name" in done.stderr
     assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("link", ["toolhost.yaml", "toolhost_tools.py", "scenarios/smoke.yaml",
+                                  "toolhost-ci.sh"])
+@pytest.mark.parametrize("force", [False, True])
+def test_init_never_writes_through_a_symlink(tmp_path: Path, link: str, force: bool) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    project = tmp_path / "proj"
+    (project / link).parent.mkdir(parents=True)
+    (project / link).symlink_to(outside / "victim")  # dangling: os.path.exists says False
+    done = run("toolhost", "init", str(project), *(["--force"] if force else []), cwd=tmp_path)
+    assert list(outside.iterdir()) == []
+    assert "internal error" not in done.stderr and len(done.stderr.splitlines()) <= 1
+    if force:  # the link itself is replaced by the file
+        assert done.returncode == 0 and not (project / link).is_symlink()
+    else:
+        assert done.returncode == 1 and f"{link} already exist" in done.stderr
+
+
+def test_init_refuses_a_linked_directory_inside(tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (tmp_path / "proj").mkdir()
+    (tmp_path / "proj" / "scenarios").symlink_to(outside)
+    done = run("toolhost", "init", "proj", "--force", cwd=tmp_path)
+    assert done.returncode == 1 and list(outside.iterdir()) == []
+    assert done.stderr.count("\n") == 1 and "proj/scenarios is a symbolic link" in done.stderr
+
+
+@pytest.mark.parametrize("make", ["file", "dangling", "loop", "under-a-file"])
+def test_an_unusable_directory_is_one_line(tmp_path: Path, make: str) -> None:
+    target = tmp_path / "dir"
+    if make == "file":
+        target.write_text("x")
+    elif make == "dangling":
+        target.symlink_to(tmp_path / "missing" / "dir")
+    elif make == "loop":
+        target.symlink_to(target)
+    else:
+        target.write_text("x")
+        target = target / "sub"
+    done = run("toolhost", "init", str(target), cwd=tmp_path)
+    assert done.returncode == 1, done.stderr
+    assert done.stderr.startswith("toolhost init: ") and done.stderr.count("\n") == 1
+    assert "internal error" not in done.stderr and "Traceback" not in done.stderr
+    assert not (tmp_path / "missing").exists()

@@ -134,3 +134,35 @@ def test_a_key_that_is_not_at_the_mark_is_refused(tmp_path: Path) -> None:
     text = "toolhost: 1\nextends:\n  - repo: ./repo\n    rev: v1\n"
     with pytest.raises(RevEditError, match="cannot find"):
         _rewrite(tmp_path, "c.yaml", text, "v3", 4, 1)
+
+
+@pytest.mark.parametrize("rev", ["nonexist", "v2", "a" * 40, "deadbeef",
+                                 "v1:refs/heads/x", "refs/tags/../v1"])
+@pytest.mark.parametrize("locked", [False, True])
+def test_a_rev_that_does_not_resolve_is_not_written(tmp_path: Path, repo: Path, rev: str,
+                                                    locked: bool) -> None:
+    text = f"toolhost: 1\nextends:\n  - repo: {repo.as_uri()}\n    rev: v1\n"
+    if locked:
+        done, _ = _update(tmp_path, "toolhost.yaml", text, "--rev", "v1")
+        lock = subprocess.run([TOOLHOST, "lock", "toolhost.yaml"], cwd=tmp_path, env={
+            **os.environ, "TOOLHOST_CACHE": str(tmp_path / "cache"),
+            "XDG_CONFIG_HOME": str(tmp_path / "xdg")}, capture_output=True, timeout=120)
+        assert lock.returncode == 0
+    done, after = _update(tmp_path, "toolhost.yaml", text, f"--rev={rev}")
+    assert done.returncode == 1 and after == text, done.stdout
+    assert done.stderr.count("\n") == 1 and "internal error" not in done.stderr
+    assert done.stderr.startswith("toolhost.yaml:4:5: extends[0].rev: ")
+
+
+@pytest.mark.parametrize("rev", ["--upload-pack=x", "-v1", "", " ", "v1\nevil: 1", "v1\revil",
+                                 "v1\x00", "v1\x1b[31m", "v1\u2028x", "v 1", "v1 --upload-pack=x"])
+def test_an_impossible_rev_is_one_line_before_anything(tmp_path: Path, repo: Path,
+                                                       rev: str) -> None:
+    text = f"toolhost: 1\nextends:\n  - repo: {repo.as_uri()}\n    rev: v1\n"
+    try:
+        done, after = _update(tmp_path, "toolhost.yaml", text, f"--rev={rev}")
+    except ValueError:  # a NUL cannot be passed as an argument at all
+        return
+    assert done.returncode == 2 and after == text
+    assert done.stderr.count("\n") == 1 and done.stderr.startswith("toolhost update: --rev ")
+    assert not (tmp_path / "cache").exists()  # nothing was even fetched

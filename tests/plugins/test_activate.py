@@ -168,3 +168,28 @@ def test_an_unknown_setting_is_named_with_a_hint(make_plugin: MakePlugin,
     (problem,) = info.value.problems
     assert (problem.line, problem.key_path) == (4, "settings.toolhost-greet.rot")
     assert (problem.message, problem.hint) == ("unknown setting", "did you mean 'root'?")
+
+
+@pytest.mark.parametrize("raised", [
+    "class Boom(BaseException):\n    pass\nraise Boom('boom')",
+    "raise SystemExit(3)", "raise GeneratorExit('g')", "import sys\nsys.exit('bye')",
+    "raise BaseExceptionGroup('grp', [ValueError('v')])"
+    if sys.version_info >= (3, 11) else "raise SystemExit('grp')"])
+@pytest.mark.parametrize("where", ["import", "register"])
+def test_a_base_exception_from_a_plugin_is_one_line_naming_it(
+        tmp_path: Path, make_plugin: MakePlugin, raised: str, where: str) -> None:
+    import subprocess
+    import textwrap
+
+    body = textwrap.indent(raised, "    ")
+    source = (f"{raised}\n" if where == "import"
+              else f"def register(registry):\n{body}\n")
+    make_plugin("toolhost-raiser", "1.0", modules={"raiser_plugin": source})
+    config = tmp_path / "toolhost.yaml"
+    config.write_text("toolhost: 1\nplugins: [toolhost-raiser]\n")
+    done = subprocess.run([sys.executable, "-m", "toolhost", "validate", str(config)],
+                          capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert done.returncode == 1, done.stderr
+    assert "internal error" not in done.stderr and "Traceback" not in done.stderr
+    assert "toolhost.yaml:2:11: plugins[0]: plugin 'toolhost-raiser' 1.0 failed while " \
+           "registering" in done.stderr

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import fcntl
+import json
 import logging
 import multiprocessing
 import shutil
@@ -10,6 +11,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from toolhost.config.gitrepos import checkout_dir, fetch_repo, list_tags, repo_file
 from toolhost.config.model import Origin
@@ -104,3 +107,44 @@ def test_a_held_lock_makes_another_process_wait(tmp_path: Path, make_repo: MakeR
         assert child.is_alive() and not out.exists()
     child.join(60)
     assert child.exitcode == 0 and out.exists()
+
+
+_JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),
+                     lambda inner: st.lists(inner, max_size=3)
+                     | st.dictionaries(st.sampled_from(["url", "rev", "sha", "ref", "x"]),
+                                       inner, max_size=5), max_leaves=10)
+
+
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(meta=_JSON)
+def test_any_checkout_metadata_is_a_checkout_or_a_reclone(tmp_path: Path, meta: object) -> None:
+    from toolhost.config.gitrepos import _read_meta
+
+    dest = tmp_path / "checkout"
+    dest.mkdir(exist_ok=True)
+    dest.joinpath(".toolhost-checkout.json").write_text(json.dumps(meta))
+    found = _read_meta(dest, "file:///r", "v1")  # never raises
+    assert found is None or (found.url, found.rev) == ("file:///r", "v1")
+
+
+@pytest.mark.parametrize("meta", ["{}", "[]", '{"url":1,"rev":2,"sha":null,"ref":"tag"}',
+                                  '{"url": "file:///elsewhere", "rev": "v1", "sha": "' + "a" * 40
+                                  + '", "ref": "tag"}', "[" * 100000, "\xff"])
+def test_corrupt_checkout_metadata_is_cloned_again(tmp_path: Path, make_repo: MakeRepo,
+                                                   meta: str) -> None:
+    import subprocess
+    import sys
+
+    origin = tmp_path / "origin"
+    make_repo(origin, {"base.yaml": "servers: {}\n"}, tag="v1")
+    config = tmp_path / "toolhost.yaml"
+    config.write_text(f"toolhost: 1\nextends:\n  - {{repo: {origin.as_uri()}, rev: v1, "
+                      "path: base.yaml}\n")
+    validate = [sys.executable, "-m", "toolhost", "validate", "-q", str(config)]
+    assert subprocess.run(validate, capture_output=True, timeout=120).returncode == 0
+    (meta_file,) = (tmp_path / "toolhost-cache" / "repos").glob("*/.toolhost-checkout.json")
+    meta_file.write_text(meta, encoding="utf-8", errors="surrogateescape")
+    done = subprocess.run(validate, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and "internal error" not in done.stderr, done.stderr
+    assert json.loads(meta_file.read_text())["rev"] == "v1"  # a fresh clone wrote it again

@@ -38,6 +38,7 @@ from toolhost.backends.command_checks import check_plan
 from toolhost.backends.command_options import OPTIONS_SCHEMA
 from toolhost.backends.convert import bytes_result
 from toolhost.config.model import ToolConfig
+from toolhost.config.repotree import leaves_checkout
 from toolhost.errors import CompileError
 from toolhost.excerpt import cut, decode_cut
 from toolhost.logformat import line_level
@@ -103,7 +104,9 @@ class CommandKind:
         env = ctx.shared("command.env", lambda: {**base_env(), **ctx.server.defaults.env})
         cwd = opts.get("cwd") or ctx.server.defaults.cwd
         if cwd and not os.path.isabs(cwd) and os.path.isfile(origin.file):
-            cwd = os.path.join(os.path.dirname(os.path.abspath(origin.file)), cwd)
+            written, cwd = cwd, os.path.join(os.path.dirname(os.path.abspath(origin.file)), cwd)
+            if (leaves := leaves_checkout(origin.file, cwd, written)) is not None:
+                raise CompileError([origin.problem(leaves[0], key="cwd", hint=leaves[1])])
         max_bytes = int(opts.get("max_output_bytes") or DEFAULT_MAX_OUTPUT_BYTES)
         ok_codes = frozenset(opts.get("ok_codes") or (0,))
         parse = str(opts.get("stdout") or "text")

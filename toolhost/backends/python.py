@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import os
 from collections.abc import Mapping
 from typing import Any
 
@@ -44,6 +45,7 @@ from toolhost.backends.python_safety import dangerous_reason, untyped_params
 from toolhost.compile.signature import UnsupportedType, inspect_callable
 from toolhost.compile.tool import DEFAULT_MAX_OUTPUT_CHARS
 from toolhost.config.model import ToolConfig
+from toolhost.config.repotree import leaves_checkout
 from toolhost.errors import CompileError
 from toolhost.results import ToolResult
 
@@ -107,7 +109,12 @@ class PythonKind:
         def problem(message: str, hint: str = "", key: str = "") -> CompileError:
             return CompileError([origin.problem(message, hint=hint, key=key)])
 
-        searched = extend_import_path(origin.file, options.get("path"))
+        extra = options.get("path")
+        for written in ([extra] if isinstance(extra, str) else list(extra or [])):
+            resolved = os.path.join(os.path.dirname(os.path.abspath(origin.file)), written)
+            if (leaves := leaves_checkout(origin.file, resolved, written)) is not None:
+                raise problem(leaves[0], leaves[1], key="path")
+        searched = extend_import_path(origin.file, extra)
         try:
             fn = resolve_function(ref)
         except LookupError as exc:

@@ -151,15 +151,23 @@ def main(args: argparse.Namespace) -> int:
               "dashes, starting with a letter (at most 40)", file=sys.stderr)
         return 2
     root = Path(args.directory)
-    existing = [rel for rel in FILES if (root / rel).exists()]
+    problem = _unusable(root, args.force)
+    if problem:
+        print(f"toolhost init: {problem}", file=sys.stderr)
+        return 1
+    existing = [rel for rel in FILES if os.path.lexists(root / rel)]  # a broken link too
     if existing and not args.force:
         print(f"toolhost init: {', '.join(str(root / rel) for rel in existing)} already "
               "exist(s); nothing was written (--force overwrites)", file=sys.stderr)
         return 1
     for rel, template in FILES.items():
         path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(template.format(name=args.name), encoding="utf-8")
+        try:
+            _write_new(path, template.format(name=args.name), replace=args.force)
+        except OSError as exc:
+            print(f"toolhost init: cannot write {path}: {exc.strerror or exc}",
+                  file=sys.stderr)
+            return 1
         print(f"wrote {path}")
     os.chmod(root / "toolhost-ci.sh", 0o755)
     steps = [] if root == Path(".") else [f"cd {root}"]
@@ -169,3 +177,33 @@ def main(args: argparse.Namespace) -> int:
               "toolhost install claude-code toolhost.yaml   # use the tools from Claude Code"]
     print("\nNext:\n" + "".join(f"  {step}\n" for step in steps), end="")
     return 0
+
+
+def _unusable(root: Path, force: bool) -> str:
+    """Why init cannot write into ``root`` (a file, a broken link, a symlink on the way to
+    one of its files); "" when it can."""
+    if os.path.lexists(root) and not root.is_dir():
+        what = "a broken symbolic link" if root.is_symlink() else "not a directory"
+        return f"{root} is {what}; choose another directory"
+    for rel in FILES:
+        for parent in list(Path(rel).parents)[-2::-1]:  # the directories inside root
+            here = root / parent
+            if here.is_symlink() or (os.path.lexists(here) and not here.is_dir()):
+                return (f"{here} is {'a symbolic link' if here.is_symlink() else 'a file'}; "
+                        "init writes no file through it (move it away)")
+        target = root / rel
+        if force and target.is_dir() and not target.is_symlink():
+            return f"{target} is a directory; --force replaces files only"
+    return ""
+
+
+def _write_new(path: Path, text: str, *, replace: bool) -> None:
+    """Create ``path`` (its directories too); never through a symlink: with ``replace`` an
+    existing file or link is removed first, else it is an error (O_EXCL)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if replace and os.path.lexists(path):
+        path.unlink()
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0),
+                 0o644)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(text)

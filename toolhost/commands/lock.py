@@ -89,14 +89,20 @@ def changes(old: Lock | None, new: Lock) -> list[str]:
 def write_for(config: str, *, layers: bool = True, dry_run: bool = False) -> list[str]:
     """Load ``config`` recording what it pulls in, write its lock; the changes made."""
     from toolhost.config.loader import load_config, plugin_versions
+    from toolhost.errors import ConfigError, Problem
     from toolhost.lockfile import LockGuard, lock_path, read_lock
     from toolhost.lockfile.model import write_lock
 
     where = lock_path(config)
     old = read_lock(where)
-    guard = LockGuard(old, where, verify=False)
-    loaded = load_config(config, layers=layers, lock=guard)
-    new = guard.to_lock(plugin_versions(loaded))
+    # a dry run imports no plugin release the lock does not name: it is reported, not run
+    guard = LockGuard(old, where, verify=False, hold_unlocked=dry_run)
+    found_problems: list[Problem] = []
+    loaded = load_config(config, layers=layers, lock=guard,
+                         problems=found_problems if dry_run else None)
+    if found_problems and not guard.held:  # (with a plugin held, its tools cannot check)
+        raise ConfigError(found_problems)
+    new = guard.to_lock({**plugin_versions(loaded), **guard.held})
     if any(server.upstream is not None for server in loaded.servers.values()):
         import anyio
 

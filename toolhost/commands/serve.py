@@ -194,6 +194,12 @@ def _serve(args: argparse.Namespace, started: Callable[[], None]) -> int:
                   "who can reach it can call the tools", file=sys.stderr)
 
     limits = limits_from(args)
+    protocol = None
+    if args.transport == "stdio":  # before the config loads: a print while a python tool's
+        # module or a plugin is imported, or in its register hook, lands on stderr
+        from toolhost.stdout_guard import claim_stdout
+
+        protocol = claim_stdout()
     build = build_serve(args.config, args.server, every=args.all_servers)
     sockets = None
     if args.transport == "http":  # bound before "serving" is said: a failure is one line
@@ -228,7 +234,8 @@ def _serve(args: argparse.Namespace, started: Callable[[], None]) -> int:
                     tg.start_soon(task)
         try:
             if args.transport == "stdio":
-                await serve_stdio(server.served, background=background, limits=limits)
+                await serve_stdio(server.served, writer=protocol, background=background,
+                                  limits=limits)
             else:
                 await serve_http(server.served, host=args.host, port=args.port, token=token,
                                  path=args.path, allowed_origins=tuple(args.allow_origin),

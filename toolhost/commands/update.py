@@ -143,10 +143,13 @@ def _parser(path: Path) -> Callable[[str], Any]:
 
 def main(args: argparse.Namespace) -> int:
     from toolhost.commands._revedit import RevEditError, rewrite_rev
+    from toolhost.config.gitrepos import fetch_repo
     from toolhost.errors import ConfigError
-    from toolhost.excerpt import cut
 
     path = Path(args.config)
+    if args.rev is not None and (refused := rev_problem(args.rev)):
+        print(f"toolhost update: --rev {_show(args.rev)}: {refused}", file=sys.stderr)
+        return 2
     pins = [p for p in find_pins(path) if not args.repo or p.repo in args.repo or
             p.url in args.repo]
     if not pins and args.repo:
@@ -179,24 +182,53 @@ def main(args: argparse.Namespace) -> int:
                   file=sys.stderr)
             failed += 1
         elif new == pin.rev:
-            print(f"{path}:{pin.line}: {pin.repo}: {pin.rev} is the newest")
+            print(f"{path}:{pin.line}: {pin.repo}: {_show(pin.rev)} is the newest")
         else:
+            try:
+                if args.rev:  # resolved as a load would, before the file says it
+                    fetch_repo(pin.url, new)
+            except ConfigError as exc:
+                print(f"{path}:{pin.line}:{pin.column}: extends[{pin.index}].rev: "
+                      f"{_show(new)} cannot be used: {exc.problems[0].message}; nothing "
+                      "changed for this entry", file=sys.stderr)
+                failed += 1
+                continue
             try:
                 text, data = rewrite_rev(text, line=pin.line, column=pin.column,
                                          index=pin.index, new=new, parse=parse, expected=data)
             except RevEditError as exc:
                 print(f"{path}:{pin.line}:{exc.column or pin.column}: extends[{pin.index}].rev: "
-                      f"cannot rewrite {cut(pin.rev, 80)} -> {cut(new, 80)}: {exc.message}; "
+                      f"cannot rewrite {_show(pin.rev)} -> {_show(new)}: {exc.message}; "
                       "edit this rev by hand", file=sys.stderr)
                 failed += 1
                 continue
-            print(f"{path}:{pin.line}: {pin.repo}: {pin.rev} -> {new}")
+            print(f"{path}:{pin.line}: {pin.repo}: {_show(pin.rev)} -> {_show(new)}")
     if text != original and not args.dry_run:
         _write_atomically(path, text)
         failed += _relock(path)
     elif text != original:
         print("(dry run: nothing written)")
     return 1 if failed else 0
+
+
+def rev_problem(rev: str) -> str:
+    """Why ``rev`` can never be a revision to pin ("" when it may be one): empty, read by
+    git as an option, or holding a control character (a line break in the config)."""
+    if not rev.strip():
+        return "a revision is a tag or a commit, not empty"
+    if rev.startswith("-"):
+        return "a revision does not start with '-' (git would read it as an option)"
+    if not rev.isprintable() or any(ch.isspace() for ch in rev):
+        return "a revision has no spaces or control characters"
+    return ""
+
+
+def _show(rev: str) -> str:
+    """``rev`` for a one-line message: cut, and quoted with escapes unless plain."""
+    from toolhost.excerpt import cut
+
+    shown = cut(rev, 80)
+    return shown if shown.isprintable() and " " not in shown else repr(shown)
 
 
 def _relock(path: Path) -> int:

@@ -33,12 +33,20 @@ MAX_WIRE_NAME = 64
 
 
 def resolve_path(check: Checker, path: Path, value: str) -> str:
-    """A path written in a file is relative to that file's directory."""
+    """A path written in a file is relative to that file's directory; written in a shared
+    repository's file, it must stay inside that repository (a problem otherwise)."""
     value = os.path.expanduser(value)
     if os.path.isabs(value):
         return os.path.normpath(value)
-    base = os.path.dirname(os.path.abspath(check.mark(path).file))
-    return os.path.normpath(os.path.join(base, value))
+    declaring = check.mark(path).file
+    resolved = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(declaring)),
+                                             value))
+    from toolhost.config.repotree import leaves_checkout
+
+    problem = leaves_checkout(declaring, resolved, value)
+    if problem:
+        check.problem(path, *problem)
+    return resolved
 
 
 def build_servers(check: Checker, value: Any, kinds: BackendChecker) -> dict[str, ServerConfig]:

@@ -25,6 +25,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from toolhost.config.model import UNKNOWN, Origin
+from toolhost.config.repotree import META as _META
+from toolhost.config.repotree import cache_root, clean_or_refetch
 from toolhost.errors import ConfigError, Problem
 from toolhost.excerpt import cut
 
@@ -45,7 +47,7 @@ __all__ = [
 log = logging.getLogger("toolhost.config")
 
 _SHA = re.compile(r"^[0-9a-f]{7,40}$")
-_META = ".toolhost-checkout.json"  # written last: its presence means the checkout is complete
+_FULL_SHA = re.compile(r"^[0-9a-f]{40}([0-9a-f]{24})?$")  # sha1, or sha256 repositories
 GIT_TIMEOUT = 120.0
 
 
@@ -60,23 +62,17 @@ class Checkout:
     ref: Literal["tag", "branch", "commit"]
 
 
-def cache_root() -> Path:
-    """``$TOOLHOST_CACHE`` or ``~/.cache/toolhost`` (``$XDG_CACHE_HOME`` is honoured)."""
-    env = os.environ.get("TOOLHOST_CACHE")
-    if env:
-        return Path(env).expanduser()
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    return (Path(xdg) if xdg else Path.home() / ".cache") / "toolhost"
-
-
 def repo_file(url: str, rev: str, path: str, *, where: Origin = UNKNOWN,
               cache: Path | None = None) -> Path:
     """The local path of ``path`` inside ``url`` at ``rev``, cloning on first use.
 
     Raises ``ConfigError`` naming ``where`` when git fails, ``rev`` does not exist, or
     ``path`` is missing or points outside the repository. Warns (log) when ``rev`` is a branch.
+    A checkout whose work tree is not exactly its commit (edited in the cache) is cloned
+    again first, or refused (``toolhost.config.repotree``).
     """
     checkout = fetch_repo(url, rev, where=where, cache=cache)
+    checkout = clean_or_refetch(checkout, where, cache=cache)
     if checkout.ref == "branch":
         log.warning("%s: rev %r of %s is a branch, which moves; pin a tag or a commit "
                     "(cached at %s; `toolhost update` pins the newest tag)",
@@ -133,13 +129,13 @@ def fetch_repo(url: str, rev: str, *, where: Origin = UNKNOWN,
     if not url or not rev or rev.startswith("-") or url.startswith("-"):
         raise _error(where, "`repo` and `rev` must be non-empty and not start with '-'")
     dest = checkout_dir(url, rev, cache=cache)
-    cached = _read_meta(dest)
+    cached = _read_meta(dest, url, rev)
     if cached is not None:
         return cached
     try:
         dest.parent.mkdir(parents=True, exist_ok=True)
         with _locked(dest.with_name(dest.name + ".lock")):
-            cached = _read_meta(dest)  # another process may have cloned while we waited
+            cached = _read_meta(dest, url, rev)  # another process may have cloned meanwhile
             if cached is not None:
                 return cached
             return _clone(url, rev, dest, where)
@@ -246,13 +242,21 @@ def _ref_kind(url: str, rev: str, where: Origin) -> Literal["tag", "branch", "co
                  hint="pin a tag or a full commit id")
 
 
-def _read_meta(dest: Path) -> Checkout | None:
+def _read_meta(dest: Path, url: str, rev: str) -> Checkout | None:
+    """The checkout cached in ``dest``; None (clone it again) when its metadata is missing,
+    unreadable or not exactly what toolhost writes for ``url`` at ``rev``."""
     try:
-        meta = json.loads(dest.joinpath(_META).read_text())
-    except (OSError, ValueError):
+        meta = json.loads(dest.joinpath(_META).read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
         return None
-    return Checkout(url=meta["url"], rev=meta["rev"], path=dest, sha=meta["sha"],
-                    ref=meta["ref"])
+    if not isinstance(meta, dict):
+        return None
+    sha, ref = meta.get("sha"), meta.get("ref")
+    if (meta.get("url") != url or meta.get("rev") != rev or not isinstance(sha, str)
+            or not _FULL_SHA.match(sha) or ref not in ("tag", "branch", "commit")):
+        log.info("%s: unexpected checkout metadata; cloning again", dest)
+        return None
+    return Checkout(url=url, rev=rev, path=dest, sha=sha, ref=ref)
 
 
 @contextlib.contextmanager

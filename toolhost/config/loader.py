@@ -36,8 +36,8 @@ from toolhost.lockfile import LockGuard, lock_path, read_lock
 from toolhost.lockfile.guard import guarding
 from toolhost.redaction import remember
 
-__all__ = ["FORMAT_VERSION", "TOP_KEYS", "load_config", "load_merged", "plugin_versions",
-           "user_config_path"]
+__all__ = ["FORMAT_VERSION", "TOP_KEYS", "installed_versions", "load_config", "load_merged",
+           "plugin_versions", "user_config_path"]
 
 FORMAT_VERSION = 1
 TOP_KEYS = ("toolhost", "extends", "servers", "permissions", "plugins", "settings", "run")
@@ -67,8 +67,7 @@ def load_config(path: str | os.PathLike[str], *, kinds: Mapping[str, BackendKind
     merged, secrets, read = load_merged(path, environ=env, layers=layers, problems=problems,
                                         guard=guard, fragment=fragment)
     with guarding(guard):  # documents pulled while building (OpenAPI URLs) are locked too
-        config, activation = _build(merged, secrets, kinds, problems, read)
-    guard.check_plugins(plugin_versions(config), {p.name: p.origin for p in config.plugins})
+        config, activation = _build(merged, secrets, kinds, problems, read, guard)
     problems.extend(guard.problems)
     if problems:
         order = {file: index for index, file in enumerate(read)}
@@ -123,12 +122,18 @@ def load_merged(path: str | os.PathLike[str], *, environ: Mapping[str, str],
 
 def plugin_versions(config: HostConfig) -> dict[str, str]:
     """The installed version of every plugin distribution the config enables."""
+    return installed_versions(config.plugins)
+
+
+def installed_versions(plugins: tuple[PluginRequirement, ...]) -> dict[str, str]:
+    """The installed version of each plugin distribution, read from its metadata: nothing
+    of it is imported."""
     found: dict[str, str] = {}
-    if not config.plugins:
+    if not plugins:
         return found
     import importlib.metadata as md
 
-    for requirement in config.plugins:
+    for requirement in plugins:
         try:
             found[requirement.name] = md.version(requirement.name)
         except md.PackageNotFoundError:
@@ -259,13 +264,18 @@ def _chain_too_long(chain: tuple[str, ...], name: str, limit: int, origin: Origi
 
 
 def _build(merged: Doc, secrets: set[str], kinds: Mapping[str, BackendKind] | None,
-           problems: list[Problem], files: list[str]) -> tuple[HostConfig, Any]:
+           problems: list[Problem], files: list[str], guard: LockGuard
+           ) -> tuple[HostConfig, Any]:
     # Problems hide secrets exactly as the finished config will (its secrets are known now).
     redact = HostConfig(version=FORMAT_VERSION, servers={}, secrets=frozenset(secrets)).redact
     check = Checker(merged.marks, merged.file, redact)
     data: dict[str, Any] = merged.data
     check.known_keys(data, (), TOP_KEYS)
     plugins = build_plugins(check, data["plugins"]) if "plugins" in data else ()
+    if plugins:  # the lock refuses an unlocked release before any of its code is imported
+        held = guard.check_plugins(installed_versions(plugins),
+                                   {p.name: p.origin for p in plugins})
+        plugins = tuple(p for p in plugins if p.name not in held)
     activation = None
     if kinds is None:
         kinds, activation = _default_kinds(check, plugins)

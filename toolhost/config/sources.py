@@ -23,6 +23,7 @@ from typing import Any
 
 from toolhost.config.limits import read_bounded
 from toolhost.config.model import Origin
+from toolhost.config.repotree import escapes
 from toolhost.config.tree import Doc
 from toolhost.errors import ConfigError, Problem
 from toolhost.excerpt import cut
@@ -55,6 +56,14 @@ def resolve_path(entry: Any, *, base_dir: Path, origin: Origin) -> Path:
                        "paths are relative to the file that names them")
     if not path.is_file():
         raise _problem(origin, f"extends: not a regular file: {cut(str(path), 200)}")
+    outside = escapes(origin.file, path)
+    if outside is not None:  # neither pinned nor reviewed: a repository extends only itself
+        raise _problem(origin, f"extends: {cut(str(entry), 200)} leaves the repository "
+                       f"checked out in {outside} (it resolves to "
+                       f"{cut(os.path.realpath(path), 200)})",
+                       "a file in a shared repository extends only files of that "
+                       "repository, through no symlink or '..' out of it; or name another "
+                       "one with {repo, rev, path}")
     return path
 
 

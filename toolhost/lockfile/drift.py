@@ -10,7 +10,7 @@ from toolhost.excerpt import cut
 if TYPE_CHECKING:
     from toolhost.lockfile.guard import Pulled
 
-__all__ = ["DIFF_LINES", "local_edits", "pin_change", "refetch", "repo_diff"]
+__all__ = ["DIFF_LINES", "cut_lines", "local_edits", "pin_change", "refetch", "repo_diff"]
 
 DIFF_LINES = 80  # a longer diff is cut, with the command that shows all of it
 
@@ -35,7 +35,7 @@ def repo_diff(source: Pulled, locked: str, rel: str) -> str:
     except ConfigError as exc:
         return (f"(the locked commit {locked[:12]} cannot be fetched to compare: "
                 f"{exc.problems[0].message})")
-    return _cut_lines(text) or f"({rel} itself is unchanged; other files of the commit moved)"
+    return cut_lines(text) or f"({rel} itself is unchanged; other files of the commit moved)"
 
 
 def local_edits(source: Pulled, rel: str) -> str:
@@ -43,7 +43,7 @@ def local_edits(source: Pulled, rel: str) -> str:
     from toolhost.config.gitrepos import run_git
 
     try:
-        return _cut_lines(run_git(["diff", "--no-color", "HEAD", "--", rel], cwd=source.root))
+        return cut_lines(run_git(["diff", "--no-color", "HEAD", "--", rel], cwd=source.root))
     except ConfigError as exc:
         return f"(no diff: {exc.problems[0].message})"
 
@@ -55,7 +55,8 @@ def refetch(source: Pulled) -> None:
     refetch_repo(source.url, source.rev, where=source.origin)
 
 
-def _cut_lines(text: str) -> str:
+def cut_lines(text: str) -> str:
+    """``text`` cut to ``DIFF_LINES`` lines of at most 200 characters."""
     lines = text.splitlines()
     shown = [cut(line, 200) for line in lines[:DIFF_LINES]]
     if len(lines) > DIFF_LINES:

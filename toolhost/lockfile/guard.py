@@ -61,12 +61,16 @@ class LockGuard:
     """Records what a load pulls in and, when ``verify`` is set, refuses what the lock does
     not say."""
 
-    def __init__(self, lock: Lock | None, lock_file: Path, *, verify: bool = True) -> None:
+    def __init__(self, lock: Lock | None, lock_file: Path, *, verify: bool = True,
+                 hold_unlocked: bool = False) -> None:
         self.lock = lock
         self.lock_file = lock_file
         self.verify = verify and lock is not None
+        # `lock --dry-run`: plugins other than locked are recorded, not imported
+        self.hold_unlocked = hold_unlocked and lock is not None
         self.sources: dict[str, Pulled] = {}
         self.problems: list[Problem] = []
+        self.held: dict[str, str] = {}  # plugin -> installed version, left unimported
 
     def pulled(self, form: str, entry: Any, origin: Origin, target: Path) -> Path:
         """Check one resolved ``extends`` target; return the path to read (the same, or the
@@ -107,13 +111,21 @@ class LockGuard:
         return Lock({k: LockedFile(k, s.pin, dict(s.files)) for k, s in self.sources.items()},
                     dict(plugins))
 
-    def check_plugins(self, installed: dict[str, str], origins: dict[str, Origin]) -> None:
-        """Compare enabled plugins' installed versions with the lock; problems are kept."""
-        if not self.verify or self.lock is None:
-            return
+    def check_plugins(self, installed: dict[str, str], origins: dict[str, Origin]
+                      ) -> set[str]:
+        """Compare enabled plugins' installed versions (from their metadata) with the lock,
+        before any plugin is imported; problems are kept. Returns the plugins that must not
+        be imported: refused, or (``hold_unlocked``) not the locked version."""
+        refused: set[str] = set()
+        if not (self.verify or self.hold_unlocked) or self.lock is None:
+            return refused
         for name, version in sorted(installed.items()):
             locked = self.lock.plugins.get(name)
             if locked == version:
+                continue
+            refused.add(name)
+            if not self.verify:
+                self.held[name] = version
                 continue
             where = origins.get(name, Origin(self.lock_file.as_posix()))
             said = f"locked at {locked}" if locked else "not in the lock"
@@ -121,6 +133,7 @@ class LockGuard:
                 f"plugin {name} {version} is installed, {said} ({self.lock_file.name})",
                 hint=f"install {name}=={locked} or accept with `toolhost lock CONFIG`"
                 if locked else "accept with `toolhost lock CONFIG`"))
+        return refused
 
     # -- sources ---------------------------------------------------------------------------
 
@@ -142,9 +155,16 @@ class LockGuard:
                 root = root.parent
             return self.sources.setdefault(key, Pulled(key, _version(name), root, origin))
         real = target.resolve()
+        naming = Path(origin.file).resolve()
         for source in self.sources.values():  # a relative extends inside a pulled source
             if real.is_relative_to(source.root.resolve()):
                 return source
+        for source in self.sources.values():  # fail closed: what a pulled file names is
+            if naming.is_relative_to(source.root.resolve()):  # pinned with it, or refused
+                raise ConfigError([origin.problem(
+                    f"extends: {real} is outside {source.key}, which names it: it would be "
+                    "used unpinned", hint="extend only files of the same source, or name "
+                    "another with {repo, rev, path}")])
         return None
 
     def _check(self, source: Pulled, rel: str, target: Path, digest: str,

@@ -158,7 +158,10 @@ def _activate_one(req: PluginRequirement, installed: Mapping[str, InstalledPlugi
         for ep in plugin.entry_points:
             load_hook(ep)(reg)
         _check_kinds(reg)
-    except (Exception, SystemExit) as exc:  # a plugin's bug must not take the host down
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # a plugin's bug (even a BaseException of its own, or
+        # SystemExit) must not take the host down: one line naming the plugin
         log.debug("plugin %s failed while registering", plugin.name, exc_info=True)
         outcome.problems.append(_problem(
             req, f"plugin '{plugin.name}' {plugin.version} failed while registering: "
