@@ -42,7 +42,7 @@ from toolhost.serve.base import (
     is_request,
     is_response,
 )
-from toolhost.serve.budget import Budget
+from toolhost.serve.budget import Budget, Reservation
 from toolhost.serve.headers import (
     HEADER_MISMATCH,
     SESSION_HEADER,
@@ -317,7 +317,17 @@ class HttpServer:
             return JsonAnswer(error_response(
                 None, -32600, f"Not Acceptable: Accept {cut(request.headers['accept'], 100)!r}"
                 " admits neither application/json nor text/event-stream"), status_code=406)
-        body = await read_body(request, self._limits)
+        # the body's bytes count against --max-in-flight-bytes while they arrive, and until
+        # the request is counted in (or answered without running)
+        reservation = Reservation(self._budget)
+        try:
+            return await self._post_body(request, caller, reservation, json_ok, sse_ok)
+        finally:
+            reservation.release()
+
+    async def _post_body(self, request: Request, caller: Caller | None,
+                         reservation: Reservation, json_ok: bool, sse_ok: bool) -> Response:
+        body = await read_body(request, self._limits, reservation)
         if isinstance(body, Response):
             return body
         try:
@@ -377,6 +387,7 @@ class HttpServer:
             session_id = self._tokens.issue(version if isinstance(version, str) else "", caps)
             session = self._remember(session_id, Session(capabilities=caps))
             headers[SESSION_HEADER] = session_id
+        reservation.release()  # nothing awaits before take counts the same bytes in
         release = self._take(session, request_id, len(body))
         if isinstance(release, Response):
             return release
