@@ -52,6 +52,11 @@ class Limits:
     ``header_timeout`` / ``body_timeout``: seconds an HTTP client has to send a request's
     headers, then its whole body. Later: the connection is closed (headers) or answered
     408 (body), so half-sent requests never pile up.
+
+    ``max_sessions`` / ``session_idle``: HTTP sessions of the 2025 revisions one replica
+    keeps. Past the bound, a new session takes the place of the least recently used one idle
+    longer than ``session_idle`` seconds (no request, no stream, no call running); when none
+    is, the new session is refused (503) and every existing one keeps its state.
     """
 
     max_message_bytes: int = 32 * MIB
@@ -63,6 +68,8 @@ class Limits:
     max_in_flight_bytes: int = 64 * MIB
     header_timeout: float = 10.0
     body_timeout: float = 20.0
+    max_sessions: int = 10_000
+    session_idle: float = 600.0
 
     def __post_init__(self) -> None:
         for field in dataclasses.fields(self):

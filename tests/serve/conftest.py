@@ -34,6 +34,14 @@ def server_env() -> dict[str, str]:
 def http_server(argv: Sequence[str], log_path: Path, *,
                 env: dict[str, str] | None = None) -> Iterator[str]:
     """Start ``argv`` (which must listen on port 0) and yield its MCP URL."""
+    with http_process(argv, log_path, env=env) as (url, _proc):
+        yield url
+
+
+@contextmanager
+def http_process(argv: Sequence[str], log_path: Path, *, env: dict[str, str] | None = None
+                 ) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """``http_server``, yielding the process too (its pid: /proc)."""
     with open(log_path, "wb") as log:
         proc = subprocess.Popen(list(argv), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                 stderr=log, env=env or server_env())
@@ -46,7 +54,7 @@ def http_server(argv: Sequence[str], log_path: Path, *,
             if proc.poll() is not None or time.monotonic() > deadline:
                 raise AssertionError("server did not start:\n" + log_path.read_text())
             time.sleep(0.05)
-        yield match.group(1)
+        yield match.group(1), proc
     finally:
         proc.terminate()
         try:

@@ -104,6 +104,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="message bytes those requests hold (stdio: per connection; "
                              "HTTP: for the whole server); more get 'server busy' "
                              f"(default {_mib(DEFAULTS.max_in_flight_bytes)})")
+    limits.add_argument("--max-sessions", type=positive_int, metavar="N",
+                        help="HTTP: sessions (2025 revisions) kept; past it a new one replaces "
+                             "the least recently used idle one, or is refused (503) "
+                             f"(default {DEFAULTS.max_sessions:,})")
+    limits.add_argument("--session-idle", type=seconds, metavar="SECONDS",
+                        help="HTTP: how long a session must be unused (no request, stream or "
+                             "call) before a new one may replace it "
+                             f"(default {DEFAULTS.session_idle:g})")
     limits.add_argument("--header-timeout", type=seconds, metavar="SECONDS",
                         help="HTTP: time to send a request's headers "
                              f"(default {DEFAULTS.header_timeout:g})")
@@ -145,7 +153,8 @@ def limits_from(args: argparse.Namespace) -> Limits:
                             max_connections=args.max_connections,
                             max_in_flight=args.max_in_flight,
                             max_in_flight_bytes=args.max_in_flight_bytes,
-                            header_timeout=args.header_timeout, body_timeout=args.body_timeout)
+                            header_timeout=args.header_timeout, body_timeout=args.body_timeout,
+                            max_sessions=args.max_sessions, session_idle=args.session_idle)
 
 
 def main(args: argparse.Namespace) -> int:

@@ -67,6 +67,7 @@ def _rule(check: Checker, effect: str, item: Any, path: tuple[Any, ...]) -> Rule
         if not item.strip():
             check.problem(path, "empty rule pattern")
             return None
+        _interpolated_path(check, path, item)
         return RuleConfig(effect=effect, tool=item, origin=origin,  # type: ignore[arg-type]
                           layer=mark.layer)
     data = check.mapping(item, path)
@@ -91,10 +92,23 @@ def _rule(check: Checker, effect: str, item: Any, path: tuple[Any, ...]) -> Rule
             check.problem((*path, "callers"), str(exc))
     if tool is None:
         return None
+    _interpolated_path(check, (*path, "tool"), tool)
     return RuleConfig(effect=effect, tool=tool, when=when,  # type: ignore[arg-type]
                       expr=check.string(data, path, "expr"),
                       message=check.string(data, path, "message"),
                       rewrite=rewrite, callers=callers, origin=origin, layer=mark.layer)
+
+
+def _interpolated_path(check: Checker, path: tuple[Any, ...], tool: str) -> None:
+    """A path rule whose path begins with a ${...} value that is an absolute path."""
+    written = check.substituted.get(path)
+    if written is None:
+        return
+    from toolhost.permissions.paths import interpolated_root
+
+    found = interpolated_root(tool, *written)
+    if found is not None:
+        check.problem(path, *found)
 
 
 def build_plugins(check: Checker, value: Any) -> tuple[PluginRequirement, ...]:

@@ -80,9 +80,14 @@ class Checker:
     """Reads values out of merged config data, recording what is wrong and where."""
 
     def __init__(self, marks: Mapping[Path, Mark], file: str,
-                 redact: Any = None) -> None:
+                 redact: Any = None,
+                 substituted: Mapping[Path, tuple[str, tuple[tuple[int, int], ...]]]
+                 | None = None) -> None:
         self.marks = dict(marks)
         self.file = file
+        # what ${...} interpolation changed (``Doc.substituted``): the text as written, and
+        # where substituted values sit in the result
+        self.substituted = substituted or {}
         self.problems: list[Problem] = []
         self._redact = redact or (lambda text: text)
 

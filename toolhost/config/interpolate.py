@@ -65,13 +65,15 @@ class SubstitutionBudget:
 
 def expand(text: str, environ: Mapping[str, str], used: list[str] | None = None,
            secret: list[str] | None = None, *, budget: SubstitutionBudget | None = None,
-           depth: int = 0) -> str:
+           depth: int = 0, spans: list[tuple[int, int]] | None = None) -> str:
     """Expand every ``${...}`` in ``text``; substituted values are appended to ``used``, and
     those of secret-named variables to ``secret`` too. ``budget`` bounds what the
-    substitutions add; defaults nest at most ``MAX_NESTING`` deep."""
+    substitutions add; defaults nest at most ``MAX_NESTING`` deep. ``spans`` receives the
+    [start, end) of each substituted value in the result (what the author did not write)."""
     if depth > MAX_NESTING:
         raise InterpolationError(f"${{...:-default}} nested more than {MAX_NESTING} deep")
     out: list[str] = []
+    size = 0  # len("".join(out)), for spans
     i, n = 0, len(text)
     while i < n:
         j = text.find("$", i)
@@ -79,18 +81,24 @@ def expand(text: str, environ: Mapping[str, str], used: list[str] | None = None,
             out.append(text[i:])
             break
         out.append(text[i:j])
+        size += j - i
         if text.startswith("$${", j):
             out.append("${")
+            size += 2
             i = j + 3
         elif text.startswith("${", j):
             end = _closing(text, j + 2)
             value = _reference(text[j + 2:end], environ, used, secret, budget, depth)
             if budget is not None:
                 budget.spend(value)
+            if spans is not None:
+                spans.append((size, size + len(value)))
             out.append(value)
+            size += len(value)
             i = end + 1
         else:
             out.append("$")
+            size += 1
             i = j + 1
     return "".join(out)
 
@@ -162,8 +170,9 @@ def _visit(value: Any, path: Path, secret: bool, walk: _Walk) -> Any:
             return value
         used: list[str] = []
         named: list[str] = []
+        spans: list[tuple[int, int]] = []
         try:
-            result = expand(value, environ, used, named, budget=budget)
+            result = expand(value, environ, used, named, budget=budget, spans=spans)
         except InterpolationError as exc:
             mark = mark_for(doc.marks, path, doc.file)
             problems.append(Problem(str(exc), mark.file, mark.line, mark.column,
@@ -172,6 +181,8 @@ def _visit(value: Any, path: Path, secret: bool, walk: _Walk) -> Any:
         if secret:
             secrets.update(v for v in used if len(v) >= MIN_AUTO_SECRET)
         secrets.update(v for v in named if len(v) >= MIN_AUTO_SECRET)
+        if spans:
+            doc.substituted[path] = (value, tuple(spans))
         return result
     if isinstance(value, dict):
         for key, item in value.items():

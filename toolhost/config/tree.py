@@ -43,6 +43,10 @@ class Doc:
     marks: dict[Path, Mark] = field(default_factory=dict)
     file: str = "<config>"
     layer: str = "project"
+    # strings ${...} interpolation changed: path -> (the text as written, the [start, end) of
+    # each substituted value in the result), for checks that care who wrote a character
+    substituted: dict[Path, tuple[str, tuple[tuple[int, int], ...]]] = field(
+        default_factory=dict)
 
 
 def format_path(path: Path) -> str:

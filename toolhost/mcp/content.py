@@ -44,6 +44,7 @@ class ContentMethods:
         self.page_size = page_size
         # resources/subscribe: URIs per peer (bounded: a peer cannot grow it without end)
         self.subscriptions: dict[Hashable, set[str]] = {}
+        self.max_subscribers = MAX_SUBSCRIBERS  # peers remembered (the oldest goes first)
 
     def capabilities(self) -> dict[str, Any]:
         caps: dict[str, Any] = {}
@@ -100,7 +101,7 @@ class ContentMethods:
 
     async def subscribe(self, params: Mapping[str, Any], peer: Hashable) -> dict[str, Any]:
         uri = self._known_uri(params)
-        if len(self.subscriptions) >= MAX_SUBSCRIBERS and peer not in self.subscriptions:
+        if len(self.subscriptions) >= self.max_subscribers and peer not in self.subscriptions:
             self.subscriptions.pop(next(iter(self.subscriptions)))
         uris = self.subscriptions.setdefault(peer, set())
         if len(uris) >= MAX_SUBSCRIPTIONS and uri not in uris:

@@ -102,6 +102,7 @@ class McpServer:
         self.capabilities["logging"] = {}
         # logging/setLevel per peer (connection); "info" until a client says otherwise
         self._log_levels: dict[Hashable, str] = {}
+        self._max_peers = 10_000  # peers whose settings are remembered (see max_peers)
         self._content = ContentMethods(content or ServerContent(), page_size)
         self._content_capabilities: tuple[str, ...] = ()
         self.read_guard: ReadGuard | None = None
@@ -136,12 +137,30 @@ class McpServer:
         """The URIs each peer subscribed to with ``resources/subscribe``."""
         return self._content.subscriptions
 
+    @property
+    def max_peers(self) -> int:
+        """How many peers' own settings (log level, subscriptions) are remembered; past it
+        the oldest are forgotten. A transport that bounds its clients itself (HTTP sessions)
+        raises it to its own bound and calls ``forget_peer`` for a client that is gone."""
+        return self._max_peers
+
+    @max_peers.setter
+    def max_peers(self, value: int) -> None:
+        self._max_peers = value
+        self._content.max_subscribers = value
+
+    def forget_peer(self, peer: Hashable) -> None:
+        """Drop what ``peer`` set for itself (its session ended or was evicted)."""
+        self._log_levels.pop(peer, None)
+        self._content.subscriptions.pop(peer, None)
+
     def set_content(self, content: ServerContent | None) -> None:
         """Swap the resources, prompts and completions (a reload); capabilities follow and
         subscriptions carry over."""
         methods = ContentMethods(content or ServerContent(), self.page_size)
         if hasattr(self, "_content"):
             methods.subscriptions = self._content.subscriptions
+            methods.max_subscribers = self._content.max_subscribers
         self._content = methods
         for name in self._content_capabilities:
             self.capabilities.pop(name, None)
@@ -330,7 +349,7 @@ class McpServer:
             raise _RpcError(rpc.INVALID_PARAMS, "Invalid params: 'level' is one of "
                             + ", ".join(LEVELS))
         self._log_levels.pop(peer, None)  # newest last: the oldest goes first
-        if len(self._log_levels) >= 10_000:  # peers come and go; never grow without bound
+        if len(self._log_levels) >= self._max_peers:  # never grow without bound
             self._log_levels.pop(next(iter(self._log_levels)))
         self._log_levels[peer] = str(level)
         return self._modern({}) if modern else {}

@@ -112,10 +112,10 @@ class _Review:
                 if not str(exc).startswith("rewrite is only allowed"):  # the loader said it
                     self.error(at(".rewrite") if "rewrite" in str(exc) else rule.origin,
                                rule, str(exc))
-        self.targets(rule, at)
+        self.targets(rule, at, rule_dir)
         return compiled
 
-    def targets(self, rule: RuleConfig, at: Where) -> None:
+    def targets(self, rule: RuleConfig, at: Where, rule_dir: str) -> None:
         name = rule.tool.strip().split("(", 1)[0]
         try:
             pattern = parse_name_pattern(name)
@@ -139,7 +139,7 @@ class _Review:
                                            for s in self.index.external)
         if external or (pattern.is_mcp and not names):
             targets = []
-        self.found += check_rule_paths(rule, at, targets)
+        self.found += check_rule_paths(rule, at, targets, cwd=self.cwd, rule_dir=rule_dir)
 
 
 def _hint(message: str, tool: str) -> str:

@@ -12,7 +12,8 @@ import os
 import re
 from dataclasses import dataclass
 
-__all__ = ["PathPattern", "compile_path_glob", "normalize_path", "rule_path_pattern"]
+__all__ = ["PathPattern", "compile_path_glob", "interpolated_root", "normalize_path",
+           "rule_path_pattern"]
 
 
 def normalize_path(value: str, cwd: str) -> str | None:
@@ -84,7 +85,8 @@ def compile_path_glob(pattern: str, base: str) -> PathPattern:
     under ``base``; a trailing ``/`` means the directory and everything inside it.
     Raises ValueError on an empty pattern.
     """
-    rest = pattern
+    # a run of slashes is one, as in the paths matched (``//${HOME}/x`` is ``///home/me/x``)
+    rest = pattern = re.sub(r"//+", "/", pattern)
     if not rest or rest in {".", "./"}:
         rest = "**"
     if rest.endswith("/"):
@@ -135,3 +137,33 @@ def rule_path_pattern(spec: str, *, cwd: str, rule_dir: str) -> PathPattern:
     if spec.startswith("/"):
         return compile_path_glob("./" + spec[1:] if spec[1:] else "**", rule_dir)
     return compile_path_glob(spec, cwd)
+
+
+_RULE_TEXT = re.compile(r"\s*([^()\s]+)\((\s*)(.*)\)\s*", re.DOTALL)
+
+
+def interpolated_root(tool: str, written: str, spans: tuple[tuple[int, int], ...]
+                      ) -> tuple[str, str] | None:
+    """(message, hint) when the path specifier of the path rule ``tool`` begins with a
+    ``${...}`` value that is an absolute path: ``Edit(${HOME}/.bashrc)`` became
+    ``Edit(/home/me/.bashrc)``, which a path rule anchors at the rule's file, not at ``/``.
+
+    ``written`` is the rule as written, ``spans`` where substituted values sit in ``tool``
+    (``Doc.substituted``). A leading ``/`` the author wrote (``//${HOME}/x``) is fine."""
+    from toolhost.permissions.content import PATH_TOOLS
+
+    found = _RULE_TEXT.fullmatch(tool)
+    if found is None or found.group(1) not in PATH_TOOLS:
+        return None
+    spec, start = found.group(3), found.start(3)
+    if not spec.startswith("/") or spec.startswith("//") or not any(
+            low <= start < high for low, high in spans):
+        return None
+    raw = _RULE_TEXT.fullmatch(written)
+    name, shown = (raw.group(1), raw.group(3).rstrip()) if raw else (found.group(1), spec)
+    home = shown == "${HOME}" or shown.startswith("${HOME}/")
+    return (f"path rule {written.strip()!r}: its path starts with a ${{...}} value that is an "
+            "absolute path, which a path rule anchors at the directory of the rule's file "
+            "(only //path is absolute), so the rule never matches that path",
+            f"write {name}(//{shown}) for the absolute path"
+            + (f", or {name}(~{shown[7:]}) for the home directory" if home else ""))

@@ -9,6 +9,7 @@ a path is an error only when no target could have it.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -17,6 +18,7 @@ from toolhost.config.model import Origin, RuleConfig
 from toolhost.errors import Problem
 from toolhost.excerpt import cut
 from toolhost.permissions.conditions import KeyPath, parse_key_path
+from toolhost.permissions.satisfy import never_holds
 from toolhost.permissions.schemapath import describe_types, numeric, resolve, schema_types
 
 __all__ = ["Finding", "Target", "Where", "check_rule_paths", "pattern_operator"]
@@ -56,10 +58,13 @@ def pattern_operator(value: str) -> str | None:
 
 
 class _Checker:
-    def __init__(self, rule: RuleConfig, where: Where, targets: Sequence[Target]) -> None:
+    def __init__(self, rule: RuleConfig, where: Where, targets: Sequence[Target], *,
+                 cwd: str, rule_dir: str) -> None:
         self.rule = rule
         self.where = where
         self.targets = targets
+        self.cwd = cwd
+        self.rule_dir = rule_dir
         self.found: list[Finding] = []
 
     def add(self, level: str, suffix: str, message: str, hint: str = "") -> None:
@@ -89,6 +94,8 @@ class _Checker:
     # -- when -------------------------------------------------------------------------------
 
     def when(self, when: Mapping[str, Any]) -> None:
+        # entries naming one argument (``a.b``, ``/a/b``) are ANDed on its one value
+        groups: dict[KeyPath, tuple[KeyPath, dict[Any, Any]]] = {}
         for raw, spec in when.items():
             suffix = f".when.{raw}"
             key = cut(str(raw), 60)
@@ -96,23 +103,55 @@ class _Checker:
                 path = parse_key_path(str(raw))
             except ValueError:
                 continue  # compile_rule reports it
-            ops = dict(spec) if isinstance(spec, Mapping) else {"equals": spec}
-            self.plain_pattern(suffix, key, spec)
-            self.operator_meant(suffix, key, ops)
-            low, high = ops.get("min"), ops.get("max")
-            if _crossed(low, high):
-                self.add("error", suffix, f"when.{key}: min {low} is above max {high}, so this "
-                         "condition never holds")
-            if not self.targets:
-                continue
-            for schema in self.schemas(path, suffix, f"when.{key}") or ():
-                if self.op_fits(schema, ops):
-                    if len(self.targets) == 1:
-                        self.one_of_outside(suffix, key, schema, ops)
-                    break
+            before = len(self.found)
+            self.when_entry(suffix, key, path, spec)
+            if not any(f.level == "error" for f in self.found[before:]):
+                same = tuple(str(p) if isinstance(p, str) else p for p in path)
+                groups.setdefault(same, (path, {}))[1][raw] = spec
+        for path, entries in groups.values():
+            self.never(path, entries)
+
+    def never(self, path: KeyPath, entries: Mapping[Any, Any]) -> None:
+        """Report entries that no value the argument can take satisfies (together)."""
+        schemas: list[Mapping[str, Any]] = []
+        absent = False  # a target without the argument: only {present: false} holds there
+        for target in self.targets:
+            got = resolve(target.schema, path).schema
+            if got is None:
+                absent = True
             else:
-                if self.schemas_known(path):
-                    self.op_mismatch(suffix, key, path, ops)
+                schemas.append(got)
+        if not self.targets:
+            schemas = [{}]  # schema unknown: only what the condition itself pins down
+        if not schemas or (absent and any(isinstance(s, Mapping) and s.get("present") is False
+                                          for s in entries.values())):
+            return
+        reason = never_holds(entries, path, schemas, strict=self.rule.effect == "allow",
+                             valid=_valid, cwd=self.cwd, rule_dir=self.rule_dir)
+        if reason:
+            keys = [cut(str(k), 60) for k in entries]
+            said = (f"when.{keys[0]} never holds" if len(keys) == 1 else
+                    " and ".join(f"when.{k}" for k in keys) + " never hold together")
+            self.add("error", f".when.{next(iter(entries))}", f"{said}: {reason}")
+
+    def when_entry(self, suffix: str, key: str, path: KeyPath, spec: Any) -> None:
+        ops = dict(spec) if isinstance(spec, Mapping) else {"equals": spec}
+        self.plain_pattern(suffix, key, spec)
+        self.operator_meant(suffix, key, ops)
+        low, high = ops.get("min"), ops.get("max")
+        if _crossed(low, high):
+            self.add("error", suffix, f"when.{key}: min {low} is above max {high}, so this "
+                     "condition never holds")
+        if not self.targets:
+            return
+        for schema in self.schemas(path, suffix, f"when.{key}") or ():
+            if self.op_fits(schema, ops):
+                if len(self.targets) == 1:
+                    self.one_of_outside(suffix, key, schema, ops)
+                break
+        else:
+            if self.schemas_known(path):
+                self.op_mismatch(suffix, key, path, ops)
 
     def schemas_known(self, path: KeyPath) -> list[Mapping[str, Any]]:
         return [r.schema for t in self.targets if (r := resolve(t.schema, path)).schema
@@ -170,7 +209,7 @@ class _Checker:
         for op, arg in ops.items():
             if op in ("min", "max") and types is not None and not numeric(types):
                 return f"'{op}' compares numbers, but the argument is {describe_types(types)}"
-            if op in ("glob", "regex", "path_under", "path_glob") and types is not None \
+            if op in ("glob", "regex", "path_under", "path_glob", "host") and types is not None \
                     and "string" not in types:
                 return f"'{op}' matches strings, but the argument is {describe_types(types)}"
             if op == "equals" and not _valid(schema, arg):
@@ -349,10 +388,15 @@ def _walk(node: Any) -> Iterator[Any]:
         yield from _walk(child)
 
 
-def check_rule_paths(rule: RuleConfig, where: Where, targets: Sequence[Target]
-                     ) -> list[Finding]:
-    """Everything wrong with ``rule``'s argument paths and operators, given its targets."""
-    checker = _Checker(rule, where, targets)
+def check_rule_paths(rule: RuleConfig, where: Where, targets: Sequence[Target], *,
+                     cwd: str | None = None, rule_dir: str | None = None) -> list[Finding]:
+    """Everything wrong with ``rule``'s argument paths and operators, given its targets.
+
+    ``cwd`` (the working directory of the calls) and ``rule_dir`` (the rule's file's
+    directory) anchor ``path_under``/``path_glob`` when a condition is tried on the values an
+    argument can take; both default to the current directory."""
+    here = os.getcwd()
+    checker = _Checker(rule, where, targets, cwd=cwd or here, rule_dir=rule_dir or cwd or here)
     if isinstance(rule.when, Mapping):
         checker.when(rule.when)
     if isinstance(rule.expr, str):

@@ -17,7 +17,7 @@ from toolhost.excerpt import cut
 from toolhost.mcp import jsonrpc as rpc
 from toolhost.serve.base import error_response
 
-__all__ = ["Budget"]
+__all__ = ["Budget", "Reservation"]
 
 
 class Budget:
@@ -40,6 +40,10 @@ class Budget:
         """Whether a request of ``size`` bytes fits (one always does when nothing is held)."""
         if self.max_requests is not None and self.count >= self.max_requests:
             return False
+        return self.bytes_fit(size)
+
+    def bytes_fit(self, size: int) -> bool:
+        """Whether ``size`` more bytes fit (any do when nothing is held)."""
         return self.max_bytes is None or self.held == 0 or self.held + size <= self.max_bytes
 
     def take(self, size: int) -> bool:
@@ -67,3 +71,30 @@ class Budget:
             f"{self._scope}; the limit is {' or '.join(limits)} ({self._flags}). This request "
             f"(id {cut(repr(request_id), 60)}) was not run; send it again when some have "
             "been answered")
+
+
+class Reservation:
+    """Bytes of a message still being read (an HTTP body), held in ``budget`` as they arrive
+    so that many slow clients cannot hold more than the budget between them.
+
+    ``add`` each chunk before keeping it (False: the budget is spent, refuse the message);
+    ``release`` gives everything back, once (call it on every path: done, refused, timed out,
+    client gone). The request itself is then counted by ``Budget.take``.
+    """
+
+    def __init__(self, budget: Budget) -> None:
+        self.budget = budget
+        self.size = 0
+
+    def add(self, size: int) -> bool:
+        budget = self.budget
+        # as with take: a message alone always fits, however large (--max-message bounds it)
+        if budget.held > self.size and not budget.bytes_fit(size):
+            return False
+        self.budget.held += size
+        self.size += size
+        return True
+
+    def release(self) -> None:
+        self.budget.held -= self.size
+        self.size = 0

@@ -42,7 +42,7 @@ from toolhost.serve.base import (
     is_request,
     is_response,
 )
-from toolhost.serve.budget import Budget
+from toolhost.serve.budget import Budget, Reservation
 from toolhost.serve.headers import (
     HEADER_MISMATCH,
     SESSION_HEADER,
@@ -58,6 +58,7 @@ from toolhost.serve.http_limits import (
     header_deadline_protocol,
     read_body,
 )
+from toolhost.serve.session_table import SessionsFull, SessionTable
 from toolhost.serve.sessions import EndedSessions, SessionTokens
 
 __all__ = ["HttpServer"]
@@ -66,7 +67,6 @@ log = logging.getLogger("toolhost.serve")
 
 LOOPBACK = {"localhost", "127.0.0.1", "::1", "[::1]"}
 DRAIN_SECONDS = 1.0
-MAX_SESSIONS = 10_000  # remembered per replica; an older one comes back from its signed id
 
 
 class HttpServer:
@@ -89,7 +89,13 @@ class HttpServer:
         self._on_shutdown = on_shutdown
         self._token = token
         self._allowed_origins = set(allowed_origins)
-        self._sessions: dict[str, Session] = {}
+        # Sessions kept here (--max-sessions): an evicted idle one comes back from its signed
+        # id, without the settings it made (forgotten with it)
+        forget = getattr(handler, "forget_peer", None)
+        room = getattr(handler, "make_room_for_peers", None)
+        if room is not None:  # the core keeps settings of every session kept here
+            room(limits.max_sessions + limits.max_connections)
+        self._sessions = SessionTable(limits.max_sessions, limits.session_idle, forget)
         self._ended = EndedSessions()  # ids DELETEd here: 404 until they expire
         # Message bytes of every request being answered: sessions cost a client nothing, so
         # only a bound on the whole replica bounds its memory (each session also has a
@@ -234,14 +240,10 @@ class HttpServer:
         return self._remember(session_id, Session(capabilities=claims.capabilities))
 
     def _remember(self, session_id: str, session: Session) -> Session:
+        """Keep a new session; raises SessionsFull when every session kept is in use."""
         session.budget = Budget(self._limits.max_in_flight, None, scope="in this session",
                                 flags="toolhost serve --max-in-flight")
-        if len(self._sessions) >= MAX_SESSIONS:  # memory stays bounded: forget idle ones
-            for old in [k for k, v in self._sessions.items()
-                        if not v.streams and not v.running][: MAX_SESSIONS // 10 or 1]:
-                del self._sessions[old]
-        self._sessions[session_id] = session
-        return session
+        return self._sessions.add(session_id, session)
 
     # -- the one endpoint -------------------------------------------------------------------
 
@@ -256,11 +258,14 @@ class HttpServer:
             if isinstance(checked, Response):
                 return checked
             caller = checked
-        if request.method == "GET":
-            return await self._get_stream(request)
-        if request.method == "DELETE":
-            return self._delete(request.headers.get(SESSION_HEADER))
-        return await self._post(request, caller)
+        try:
+            if request.method == "GET":
+                return await self._get_stream(request)
+            if request.method == "DELETE":
+                return self._delete(request.headers.get(SESSION_HEADER))
+            return await self._post(request, caller)
+        except SessionsFull as full:  # a new session, and every kept one is in use
+            return JsonAnswer(full.answer(), status_code=503, headers={"retry-after": "5"})
 
     def _delete(self, session_id: str | None) -> Response:
         """End a legacy session on this replica: its id is answered 404 from now on (until
@@ -269,7 +274,7 @@ class HttpServer:
             return JsonAnswer(error_response(None, -32600, "DELETE ends a session: send "
                                              "its Mcp-Session-Id"), status_code=400)
         claims = self._tokens.check(session_id) if session_id not in self._ended else None
-        session = self._sessions.pop(session_id, None)
+        session = self._sessions.pop(session_id)
         if claims is None:
             return JsonAnswer(error_response(None, -32600,
                                              f"unknown session {cut(session_id, 64)}"),
@@ -317,7 +322,17 @@ class HttpServer:
             return JsonAnswer(error_response(
                 None, -32600, f"Not Acceptable: Accept {cut(request.headers['accept'], 100)!r}"
                 " admits neither application/json nor text/event-stream"), status_code=406)
-        body = await read_body(request, self._limits)
+        # the body's bytes count against --max-in-flight-bytes while they arrive, and until
+        # the request is counted in (or answered without running)
+        reservation = Reservation(self._budget)
+        try:
+            return await self._post_body(request, caller, reservation, json_ok, sse_ok)
+        finally:
+            reservation.release()
+
+    async def _post_body(self, request: Request, caller: Caller | None,
+                         reservation: Reservation, json_ok: bool, sse_ok: bool) -> Response:
+        body = await read_body(request, self._limits, reservation)
         if isinstance(body, Response):
             return body
         try:
@@ -377,12 +392,20 @@ class HttpServer:
             session_id = self._tokens.issue(version if isinstance(version, str) else "", caps)
             session = self._remember(session_id, Session(capabilities=caps))
             headers[SESSION_HEADER] = session_id
+        reservation.release()  # nothing awaits before take counts the same bytes in
         release = self._take(session, request_id, len(body))
         if isinstance(release, Response):
             return release
         # What a client sets for itself (subscriptions, log level) is kept under its session
-        # id; a request without a session is a client of its own, remembered by nobody
-        peer = session_id if session is not None else object()
+        # id; a request without a session is a client of its own, forgotten once answered
+        peer: Hashable = session_id if session is not None else object()
+        forget = getattr(self._handler, "forget_peer", None)
+        if session is None and forget is not None:
+            counted = release
+
+            def release() -> None:
+                counted()
+                forget(peer)
         return Exchange(self._handler, message, session, modern, headers, self.in_flight, caller,
                         json_ok=json_ok, sse_ok=sse_ok, release=release, peer=peer)
 

@@ -45,6 +45,7 @@ class Session:
     pending: Pending = field(default_factory=Pending)
     # requests of this session being answered (Limits.max_in_flight; HttpServer sets it)
     budget: Budget | None = None
+    last_seen: float = 0.0  # time.monotonic() of its last request or stream (SessionTable)
 
 
 def _sse_event(message: Mapping[str, Any]) -> bytes:

@@ -23,6 +23,7 @@ from toolhost.excerpt import cut
 from toolhost.limits import Limits
 from toolhost.mcp import wire
 from toolhost.serve.base import error_response
+from toolhost.serve.budget import Reservation
 
 __all__ = ["LOOPBACK_NAMES", "HostCheck", "JsonAnswer", "header_deadline_protocol",
            "is_loopback_bind", "read_body"]
@@ -86,8 +87,12 @@ class HostCheck:
             "toolhost serve --allow-host)"), status_code=421)
 
 
-async def read_body(request: Request, limits: Limits) -> bytes | Response:
-    """The body, or the response refusing it (413 too large, 408 too slow, 400 bad length)."""
+async def read_body(request: Request, limits: Limits,
+                    reservation: Reservation | None = None) -> bytes | Response:
+    """The body, or the response refusing it (413 too large, 408 too slow, 400 bad length,
+    503 when ``reservation``'s budget cannot hold the bytes that arrived: "server busy").
+
+    Each chunk is added to ``reservation`` before it is kept; the caller releases it."""
     limit = limits.max_message_bytes
     length = request.headers.get("content-length")
     if length is not None:
@@ -106,6 +111,8 @@ async def read_body(request: Request, limits: Limits) -> bytes | Response:
                 size += len(chunk)
                 if size > limit:
                     return _too_large(size, limit, at_least=True)
+                if reservation is not None and not reservation.add(len(chunk)):
+                    return _busy(reservation)
                 chunks.append(chunk)
         except ClientDisconnect:
             return Response(status_code=400, headers=_CLOSE)  # nobody is left to read it
@@ -116,6 +123,14 @@ async def read_body(request: Request, limits: Limits) -> bytes | Response:
             f"{limits.body_timeout:g}s (toolhost serve --body-timeout)"),
             status_code=408, headers=_CLOSE)
     return b"".join(chunks)
+
+
+def _busy(reservation: Reservation) -> Response:
+    budget = reservation.budget
+    log.warning("refused a request whose body was arriving: %s bytes of messages in flight",
+                f"{budget.held:,}")
+    return JsonAnswer(budget.refusal(None), status_code=503,
+                      headers={**_CLOSE, "retry-after": "1"})
 
 
 def _too_large(size: int, limit: int, *, at_least: bool = False) -> Response:

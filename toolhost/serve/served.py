@@ -176,6 +176,18 @@ class ServedServer:
                     log.debug("listen stream %r is gone", listener.request_id,
                               exc_info=True)
 
+    def forget_peer(self, peer: Hashable) -> None:
+        """Drop what ``peer`` (an HTTP session that ended or was evicted, a request without
+        one that was answered) set for itself: its log level and subscriptions."""
+        had = peer in self.core.resource_subscriptions()
+        self.core.forget_peer(peer)
+        if had:
+            self._subscriptions_changed()
+
+    def make_room_for_peers(self, count: int) -> None:
+        """Remember the settings of up to ``count`` peers (the transport bounds them)."""
+        self.core.max_peers = max(self.core.max_peers, count)
+
     def close(self) -> None:
         """End every listen stream gracefully (server shutdown)."""
         for listener in self._listeners:

@@ -186,6 +186,7 @@ class StdioServer:
     async def _serve_request(self, message: dict[str, Any], scope: anyio.CancelScope,
                              size: int) -> None:
         request_id = message["id"]
+        held = True
         try:
             with scope:
                 channel = ClientChannel(self._capabilities, self.send, self._pending)
@@ -197,12 +198,18 @@ class StdioServer:
                     answer = error_response(request_id, rpc.INTERNAL_ERROR,
                                             f"Internal error ({type(exc).__name__}); the "
                                             "server logged it")
+                # The request's bytes come back before its answer goes out: a client that
+                # sends its next request on reading the answer finds the room it left. (Its
+                # id stays running until the answer is written: a shutdown waits for that.)
+                self._budget.give_back(size)
+                held = False
                 if answer is not None:
                     await self.send(answer)
             if scope.cancelled_caught:
                 log.info("request %r cancelled by the client", request_id)
         finally:
-            self._budget.give_back(size)
+            if held:
+                self._budget.give_back(size)
             self._running.pop(request_id, None)
             if not self._running:
                 self._idle.set()

@@ -1,0 +1,120 @@
+"""Many HTTP sessions do not evict other sessions' state: past ``--max-sessions`` a new
+session replaces only the least recently used one idle longer than ``--session-idle``, and is
+otherwise refused (503, a log line) while every kept session keeps its settings."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.serve.conftest import HERE, http_server
+from toolhost.serve.http_exchange import Session
+from toolhost.serve.session_table import SessionsFull, SessionTable
+
+CONFIG = """\
+toolhost: 1
+servers:
+  logs:
+    tools:
+      chatty: {python: "logging_tools:chatty"}
+permissions: {default: allow}
+"""
+HEADERS = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_a_full_table_replaces_the_least_recently_used_idle_session() -> None:
+    clock, forgotten = Clock(), []
+    table = SessionTable(3, 60, forgotten.append, clock)
+    for name in ("a", "b", "c"):
+        table.add(name, Session())
+        clock.now += 1
+    with pytest.raises(SessionsFull, match="--max-sessions"):
+        table.add("d", Session())  # nobody idle for 60 s: the new one is refused
+    assert len(table) == 3 and not forgotten
+    clock.now += 120
+    table.get("a")  # a is used again: b is now the least recently used
+    table.add("d", Session())
+    assert forgotten == ["b"] and "a" in table and "b" not in table
+    busy = table.get("c")
+    assert busy is not None
+    busy.running["x"] = object()  # type: ignore[assignment]  # a call still running
+    clock.now += 120
+    table.get("a")
+    table.get("d")
+    with pytest.raises(SessionsFull):
+        table.add("e", Session())  # c is idle by time, but a call runs in it
+    busy.running.clear()
+    table.add("e", Session())
+    assert forgotten == ["b", "c"]
+    assert table.pop("e") is not None and forgotten[-1] == "e"
+
+
+def _post(client: httpx.Client, url: str, message: dict[str, Any],
+          session: str | None = None) -> httpx.Response:
+    headers = {**HEADERS, **({"mcp-session-id": session} if session else {})}
+    return client.post(url, headers=headers, json=message)
+
+
+def _initialize(client: httpx.Client, url: str) -> httpx.Response:
+    return _post(client, url, {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "t", "version": "1"}}})
+
+
+def _log_lines(client: httpx.Client, url: str, session: str) -> int:
+    """How many log notifications a call of the chatty tool brings this session."""
+    answer = _post(client, url, {"jsonrpc": "2.0", "id": 5, "method": "tools/call",
+                                 "params": {"name": "chatty", "arguments": {}}}, session)
+    assert answer.status_code == 200 and '"done"' in answer.text, answer.text
+    return answer.text.count("notifications/message")
+
+
+def test_many_sessions_do_not_evict_an_active_sessions_settings(tmp_path: Path) -> None:
+    config = tmp_path / "logs.yaml"
+    config.write_text(CONFIG)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        p for p in (str(HERE), str(HERE.parent.parent), os.environ.get("PYTHONPATH")) if p)}
+    argv = [sys.executable, "-m", "toolhost", "serve", str(config), "--transport", "http",
+            "--port", "0", "--max-sessions", "20", "--session-idle", "3"]
+    log = tmp_path / "server.log"
+    with http_server(argv, log, env=env) as url, httpx.Client(timeout=30) as client:
+        honest = _initialize(client, url).headers["mcp-session-id"]
+        assert _log_lines(client, url, honest) == 3  # info, notice, warning
+        assert _post(client, url, {"jsonrpc": "2.0", "id": 1, "method": "logging/setLevel",
+                                   "params": {"level": "error"}}, honest).status_code == 200
+        assert _log_lines(client, url, honest) == 0
+        refused = 0
+        for _ in range(100):  # a client opening sessions (and setting levels) in a loop
+            answer = _initialize(client, url)
+            if answer.status_code == 503:
+                refused += 1
+                message = answer.json()["error"]["message"]
+                assert "Server busy" in message and "--max-sessions" in message
+                continue
+            own = answer.headers["mcp-session-id"]
+            _post(client, url, {"jsonrpc": "2.0", "id": 1, "method": "logging/setLevel",
+                                "params": {"level": "debug"}}, own)
+        assert refused == 100 - 19
+        assert _log_lines(client, url, honest) == 0  # its level is still its own
+        time.sleep(3.5)  # everyone is idle now: a new session replaces the oldest idle one
+        assert _log_lines(client, url, honest) == 0  # (and the honest one is used again)
+        newcomer = _initialize(client, url)
+        assert newcomer.status_code == 200, newcomer.text
+        assert _log_lines(client, url, honest) == 0
+        assert _log_lines(client, url, newcomer.headers["mcp-session-id"]) == 3
+    text = log.read_text()
+    assert "refused a new session" in text and "Traceback" not in text
