@@ -16,7 +16,9 @@ Against the same fake CLI, in the same rounds:
             ``can_use_tool`` callback that allows), ``cli_path`` set to the fake CLI.
 
 Subjects: ``async`` (an ``async def`` python tool), ``sync`` (a plain ``def`` tool, run in a
-worker thread), ``can_use_tool`` (1,000 rules -- those of bench_permissions.py -- the call
+worker thread), both allowed by a rule among the same 1,000 (the fake CLI calls without asking
+first, so each call is decided as it arrives: toolhost's second lock, docs/running.md),
+``can_use_tool`` (1,000 rules -- those of bench_permissions.py -- the call
 allowed by the last one, after 300 conditional denies were tried; the audit log on). Every
 process is pinned to one CPU (``--cpu``), rounds are interleaved, medians of the rounds are
 printed with the targets: tools/call p50 at most 2x the floor's (async) or 2.5x (sync), 32
@@ -268,6 +270,9 @@ def write_fixtures(tmp: Path) -> tuple[Path, Path]:
         if rule.expr:
             entry["expr"] = rule.expr
         lists[rule.effect].append(entry)
+    # The tools/call subjects' tool is allowed: the fake CLI calls it without asking first
+    # (a real CLI asks), so toolhost decides each call when it arrives (the second lock)
+    lists["allow"].insert(0, {"tool": "mcp__demo__*"})
     config = {"toolhost": 1, "servers": {
         "demo": {"tools": {"greet": {"python": "bench_tools:greet"},
                            "greet_sync": {"python": "bench_tools:greet_sync"}}},

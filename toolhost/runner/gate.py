@@ -91,15 +91,23 @@ class RunnerGate:
         """The second lock (an ``McpServer`` guard): None to run the call as it is, or the
         result to send instead (see the module docstring)."""
         name = ctx.tool or tool.wire_name
-        noted = self._allowed.pop(ctx.tool_use_id, None) if ctx.tool_use_id else None
-        if noted is not None and noted[0] == name and noted[1] == arguments:
-            return None
-        log.info("tools/call of %s%s: deciding it here", name,
-                 " with another input than the one allowed" if noted is not None
-                 else ": the CLI did not ask about it")
-        request: dict[str, Any] = {"tool_use_id": ctx.tool_use_id} if ctx.tool_use_id else {}
-        decision = await self(name, dict(arguments), request)
-        self._allowed.pop(ctx.tool_use_id, None)  # this call is the one it was noted for
+        tool_use_id = ctx.tool_use_id
+        request: dict[str, Any] = {}
+        if tool_use_id:
+            noted = self._allowed.pop(tool_use_id, None)
+            if noted is not None and noted[0] == name and noted[1] == arguments:
+                return None  # the call the CLI asked about, as it was allowed
+            request = {"tool_use_id": tool_use_id}
+        log.debug("tools/call of %s: the CLI did not ask about this call (or this input); "
+                  "deciding it here", name)
+        # As a can_use_tool is decided: at once when no one needs asking (the decision shown
+        # in the next turn of the loop), else asked
+        args = arguments if type(arguments) is dict else dict(arguments)
+        decision = self.decide_now(name, args, request)
+        if decision is None:
+            decision = await self(name, args, request)
+        if tool_use_id:
+            self._allowed.pop(tool_use_id, None)  # noted just now: this is its call
         if decision.behavior != "allow":
             message = decision.message or f"Tool {name} is denied by toolhost policy."
             return ToolResult.error(scrub(message))  # a rule's message may quote a ${SECRET}
