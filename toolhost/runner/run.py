@@ -116,7 +116,8 @@ async def run_host(host: Host, prompts: Iterable[str] | AsyncIterable[str], *,
     shown = renderer or TextRenderer()
     if terminal is not None and isinstance(shown, TextRenderer):
         shown.hold_while = lambda: terminal.question  # see TextRenderer.hold_while
-    renderer = RedactingRenderer(shown, redact)
+    renderer = RedactingRenderer(
+        shown, redact, lambda: live[0].redactor() if live else host.config.redactor)
     report = RunReport()
     with contextlib.ExitStack() as stack:
         stack.callback(gate.close)
