@@ -32,6 +32,7 @@ from toolhost.protocol.pipes import PipeLines
 from toolhost.runner.command import CliCommand
 from toolhost.runner.deathsig import with_parent_death_signal
 from toolhost.runner.diagnose import explain
+from toolhost.visible import visible
 
 __all__ = ["CliSession", "open_cli"]
 
@@ -132,7 +133,9 @@ class CliSession:
         text = what + (f" (exit code {code})" if code is not None else "")
         tail = self.stderr.strip()
         if tail:
-            text += "\n--- the CLI's stderr ---\n" + "\n".join(tail.splitlines()[-40:])
+            # shown on a terminal: what the CLI wrote cannot act on it (``visible``)
+            text += "\n--- the CLI's stderr ---\n" + visible(
+                "\n".join(tail.splitlines()[-40:]), lines=True)
             hint = explain(None, tail)
             if hint:
                 text += "\n" + hint
