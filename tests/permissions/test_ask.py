@@ -106,3 +106,13 @@ def test_no_question_can_act_on_the_terminal(name: str, key: str, value: str,
     for char in "".join(reader.prompts):
         assert char in "\n\t" or unicodedata.category(char) not in (
             "Cc", "Cf", "Cs", "Zl", "Zp") or char == "\u200d", repr(char)
+
+
+@pytest.mark.parametrize("answer", ["", "   ", "x", "no way", "N", None])
+def test_only_n_asks_for_a_reason(answer: str | None) -> None:
+    reader = Answers(answer, "the reason") if answer is not None else Answers()
+    decision = ask(TerminalAsker(reader=reader), "mcp__db__write", {})
+    assert decision.behavior == "deny"
+    asked_reason = answer is not None and answer.strip().lower().startswith("n")
+    assert len(reader.prompts) == (2 if asked_reason else 1)
+    assert decision.message.endswith(": the reason" if asked_reason else ".")

@@ -79,10 +79,11 @@ def no_terminal_asker() -> FixedAsker:
 class TerminalAsker:
     """Asks the person at the controlling terminal (``/dev/tty``, never stdin, which may carry
     the CLI's pipes). Answers: ``y`` allow once, ``a`` allow for this session, ``n`` deny (then
-    an optional reason). End of input or anything else is a deny. Questions are asked one at a
-    time; "allow for this session" remembers the exact call: the tool and its whole input,
-    every field (for Bash the command and every flag beside it, such as
-    ``dangerouslyDisableSandbox``), never more than the person was shown.
+    an optional reason). End of input, an empty answer or anything else is a deny, at once
+    (no reason asked for). Questions are asked one at a time; "allow for this session"
+    remembers the exact call: the tool and its whole input, every field (for Bash the command
+    and every flag beside it, such as ``dangerouslyDisableSandbox``), never more than the
+    person was shown.
 
     With ``reader`` set (``toolhost run`` sets it to its terminal), questions are read through
     it: they then own the terminal while they are open, and Ctrl-C at one denies the call.
@@ -155,7 +156,7 @@ class TerminalAsker:
             return "", ""
         answer = line.strip().lower()[:1]
         reason = ""
-        if answer not in ("y", "a"):
+        if answer == "n":  # only "n" asks for a reason: anything else denies at once
             reason = (await reader.readline("Reason for the model (optional): ",
                                             question=True, keep_typeahead=True) or "").strip()
         return answer, reason
@@ -167,7 +168,7 @@ class TerminalAsker:
             _write(fd, self._question(tool_name, tool_input, decision))
             answer = _readline(fd).strip().lower()[:1]
             reason = ""
-            if answer not in ("y", "a"):
+            if answer == "n":  # only "n" asks for a reason: anything else denies at once
                 _write(fd, "Reason for the model (optional): ")
                 reason = _readline(fd).strip()
             return answer, reason
