@@ -94,6 +94,8 @@ MAX_STREAMS = 256  # content blocks streaming at once (the oldest is let go past
 
 @dataclasses.dataclass
 class _Stream:
+    """One content block being streamed."""
+
     held: str  # raw text that may be the start of a secret
     last: dict[str, Any]  # the block's last delta as shown (a copy carries what is held)
     field: str
