@@ -166,6 +166,30 @@ class Redactor:
             text = MASK + text[k:] if k else text
         return text
 
+    def stream_split(self, text: str) -> tuple[str, str]:
+        """For text that goes on in later pieces (a stream cut anywhere): ``(shown, held)``.
+
+        ``shown`` is the redacted start of ``text`` that no continuation can change; ``held``
+        is the raw rest (the start of a secret, in any form, may be in it), to be put before
+        the next piece. The ``shown`` parts of every piece, then ``redact(held)`` at the end,
+        join to exactly ``redact`` of the whole text, wherever the text was cut."""
+        if self._pattern is None:
+            return text, ""
+        cut = len(text) - _open_tail(text, self._forms)
+        shown: list[str] = []
+        pos = 0
+        # Every match starting before ``cut`` is final: a form starting there fits in ``text``
+        # (else ``text`` would end with a longer start of a form), so more text cannot change
+        # which one matches. The last of them may end past ``cut``: it is shown whole.
+        for match in self._pattern.finditer(text):
+            if match.start() >= cut:
+                break
+            shown += (text[pos:match.start()], MASK)
+            pos = match.end()
+        end = max(cut, pos)
+        shown.append(text[pos:end])
+        return "".join(shown), text[end:]
+
     def union(self, secrets: Iterable[str]) -> Redactor:
         more = frozenset(s for s in secrets if s) - self.secrets
         return self if not more else redactor_for(self.secrets | more)
@@ -227,6 +251,21 @@ def _longest(text: str, every: Iterable[str], *, at_end: bool) -> int:
             if (text.endswith(piece) if at_end else text.startswith(piece)):
                 best = k
                 break
+    return best
+
+
+def _open_tail(text: str, every: Iterable[str]) -> int:
+    """The length of the longest end of ``text`` (one character or more) that is the start of
+    a form, not the whole of it: what a continuation could still make a secret."""
+    best = 0
+    size = len(text)
+    for form in every:
+        start = text.find(form[0], max(size - len(form) + 1, 0), size - best)
+        while start != -1:
+            if form.startswith(text[start:]):
+                best = size - start
+                break
+            start = text.find(form[0], start + 1, size - best)
     return best
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 from collections.abc import Callable
@@ -67,3 +68,44 @@ turns:
         assert 'mcp__sec__say(text="***")' in done.stdout
         assert "denied by " in done.stdout and ": no: ***" in done.stdout
         assert "Done with ***." in done.stdout
+
+
+STREAM_CONFIG = """\
+toolhost: 1
+servers:
+  s:
+    env: {MY_TOKEN: "${E2E_SECRET}"}
+    tools:
+      env:
+        command: [sh, -c, 'printf "%s" "$MY_TOKEN"']
+permissions:
+  default: allow
+"""
+
+
+@pytest.mark.parametrize("cut", [1, 7, 13, len(SECRET) - 1])
+def test_a_secret_cut_across_streamed_deltas_is_hidden_when_joined(
+        tmp_path: Path, cut: int) -> None:
+    from .fakecli import run_fake, stream_event
+
+    config = tmp_path / "sec.yaml"
+    config.write_text(STREAM_CONFIG)
+    text = f"token is {SECRET} ok"
+    at = len("token is ") + cut
+    partial = '{"text": "' + SECRET + '"}'
+    lines = [stream_event({"type": "text_delta", "text": text[:at]}),
+             stream_event({"type": "text_delta", "text": text[at:]}),
+             stream_event({"type": "input_json_delta", "partial_json": partial[:10 + cut]}, 1),
+             stream_event({"type": "input_json_delta", "partial_json": partial[10 + cut:]}, 1),
+             {"type": "stream_event", "session_id": "s", "parent_tool_use_id": None,
+              "event": {"type": "content_block_stop", "index": 0}}]
+    done, _ = run_fake(tmp_path, config, lines, "--output", "json",
+                       env={"E2E_SECRET": SECRET})
+    assert done.returncode == 0, done.stderr
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    deltas = [e["event"]["delta"] for e in events if e["type"] == "stream_event"
+              and e["event"]["type"] == "content_block_delta"]
+    assert "".join(d.get("text", "") for d in deltas) == "token is *** ok"
+    assert "".join(d.get("partial_json", "") for d in deltas) == '{"text": "***"}'
+    pieces = [SECRET, SECRET[:cut], SECRET[cut:]]
+    assert not [p for p in pieces if len(p) >= 6 and p in done.stdout]

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import signal
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -97,3 +100,49 @@ turns:
     assert read_log(tool_log) == [{"tool": "grow"}]
     assert '→ #2 mcp__live__fresh(word="hi")' in out
     assert "← mcp__live__fresh: fresh hi" in out
+
+
+SLOW_MODULE = """\
+import pathlib, time
+pathlib.Path(__file__).with_name("importing").write_text("yes")
+time.sleep(60)  # an import that blocks (a heavy library, the network)
+
+
+def f(text: str) -> str:
+    \"\"\"slow\"\"\"
+    return text
+"""
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
+def test_a_signal_during_a_slow_reload_ends_the_run_at_once(
+        cli: str, tmp_path: Path, scenario: Callable[[str], Path], signum: int) -> None:
+    (tmp_path / "th_slowmod.py").write_text(SLOW_MODULE)
+    config = tmp_path / "w.yaml"
+    config.write_text(BEFORE)
+    script = scenario("turns:\n  - {delay: 60, text: done}\n")
+    process = start_toolhost(cli, str(config), "--script", str(script), "--watch",
+                             "--watch-interval", "0.2", "-p", "go",
+                             env={"PYTHONPATH": f"{tmp_path}:{Path(__file__).parent}"})
+    try:
+        deadline = time.monotonic() + 90
+        assert process.stdout is not None
+        while "session:" not in (line := process.stdout.readline()) and line:
+            assert time.monotonic() < deadline
+        config.write_text(BEFORE.replace('      grow: {python: "e2e_tools:grow"}\n', """\
+      grow: {python: "e2e_tools:grow"}
+      slow: {python: "th_slowmod:f"}
+"""))
+        while not (tmp_path / "importing").exists():  # the reload is building
+            assert time.monotonic() < deadline and process.poll() is None
+            time.sleep(0.1)
+        time.sleep(0.5)
+        sent = time.monotonic()
+        os.killpg(process.pid, signum)
+        process.wait(timeout=30)
+        assert time.monotonic() - sent < 10
+        assert process.returncode == 128 + signum
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+        process.communicate(timeout=30)

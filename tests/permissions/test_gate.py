@@ -155,18 +155,22 @@ def test_terminal_allow_once_shows_tool_arguments_and_rule(pty: Pty) -> None:
     assert "hunter2" not in screen and "pw1" not in screen
     assert "rule 'mcp__db__write'" in screen and "team.yaml:4" in screen
     assert "Writes need a human" in screen
-    pty.type("\n\n")  # a second call asks again: an empty answer (and no reason) is a deny
+    pty.type("\n")  # a second call asks again: an empty answer is a deny, no reason asked
     assert check(gate, "mcp__db__write", {}).behavior == "deny"
+    assert "Reason" not in pty.screen()
 
 
-def test_terminal_allow_for_session_remembers_the_tool(pty: Pty) -> None:
+def test_terminal_allow_for_session_remembers_the_exact_call(pty: Pty) -> None:
     gate = gate_with_terminal(pty)
     pty.type("a\n")
-    assert check(gate, "mcp__db__write", {"n": 1}).behavior == "allow"
+    assert check(gate, "mcp__db__write", {"n": 1, "m": [2]}).behavior == "allow"
     pty.screen()
-    again = check(gate, "mcp__db__write", {"n": 2})  # nothing typed: must not prompt
+    again = check(gate, "mcp__db__write", {"m": [2], "n": 1})  # nothing typed: no question
     assert (again.behavior, again.answered_by) == ("allow", "person (this session)")
     assert pty.screen() == ""
+    pty.type("\n")  # another input is asked about (an empty answer denies)
+    assert check(gate, "mcp__db__write", {"n": 2, "m": [2]}).behavior == "deny"
+    assert "permission needed" in pty.screen()
 
 
 def test_terminal_deny_with_reason(pty: Pty) -> None:

@@ -52,3 +52,8 @@ def test_nothing_found_names_all_four_places(
 def test_the_bundled_cli_is_found_in_the_installed_sdk() -> None:
     found = discovery.bundled_cli()
     assert found is not None and found.parts[-2:] == ("_bundled", "claude")
+
+
+def test_an_empty_cli_path_is_an_error_not_a_reason_to_look_further() -> None:
+    with pytest.raises(CLINotFoundError, match="--cli '': no executable file there"):
+        find_cli("", environ={"PATH": "/usr/bin"})

@@ -4,15 +4,20 @@ from __future__ import annotations
 
 import io
 import json
+import re
+import unicodedata
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from toolhost.config.model import Origin
 from toolhost.permissions.decision import Decision
 from toolhost.runner import render
 from toolhost.runner.render import JsonRenderer, TextRenderer, shorten
+from toolhost.visible import visible
 
 HERE = Path(__file__).parent
 
@@ -181,3 +186,40 @@ def test_an_older_cli_than_tested_is_warned_about(version: object, warned: bool)
     assert (note is not None) is warned
     if note:
         assert "2.1.200" in note and "npm install -g @anthropic-ai/claude-code" in note
+
+
+def _harmful(char: str) -> bool:
+    return char not in "\n\t" and (unicodedata.category(char) in ("Cc", "Cf", "Cs", "Zl", "Zp")
+                                   and char != "\u200d")
+
+
+_hostile = st.text(alphabet=st.characters(codec=None), max_size=40)
+
+
+@settings(max_examples=150, deadline=None)
+@given(text=_hostile, name=_hostile, key=_hostile, value=_hostile, color=st.booleans())
+def test_nothing_the_session_sends_acts_on_the_terminal(
+        text: str, name: str, key: str, value: str, color: bool) -> None:
+    out, err = io.StringIO(), io.StringIO()
+    r = TextRenderer(out, err, color=color)
+    r.status(text)
+    r.message({"type": "system", "subtype": "init", "model": text,
+               "mcp_servers": [{"name": name, "status": value}]})
+    r.message({"type": "assistant", "message": {"id": "m", "content": [
+        {"type": "text", "text": text},
+        {"type": "tool_use", "id": "t", "name": name, "input": {key: value, "k": [text]}}]}})
+    r.decision(name, Decision("deny", text, rule=value), tool_use_id="t")
+    r.decision(name, Decision("allow", rule=key), tool_use_id="t")
+    r.message({"type": "user", "message": {"content": [
+        {"type": "tool_result", "tool_use_id": "t", "is_error": bool(text),
+         "content": [{"type": "text", "text": value}]}]}})
+    r.message({"type": "tool_progress", "heartbeat": True, "tool_name": name,
+               "elapsed_time_seconds": text})
+    r.message({"type": "result", "subtype": "error_during_execution", "is_error": True,
+               "result": text, "terminal_reason": value})
+    r.close()
+    shown = re.sub(r"\x1b\[[0-9;]*[mK]|\r(?=\x1b\[K)", "", out.getvalue() + err.getvalue())
+    assert not [c for c in shown if _harmful(c)]
+    assert not re.search(r"[\u202a-\u202e\u2066-\u2069]", shown)
+    if name:  # a name is shown exactly (escaped, never altered)
+        assert visible(name, name=True) in shown

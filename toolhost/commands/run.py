@@ -25,7 +25,7 @@ permission checks, and show the conversation.
   (no -p)          interactive: type a turn at the `> ` prompt, Enter to send; Ctrl-C
                    interrupts the turn, a second Ctrl-C (or Ctrl-D at the prompt) exits
   questions        a tool call an `ask` rule (or no rule) covers is asked at the terminal:
-                   y once, a for this session, n deny (then an optional reason for the
+                   y once, a this same call for the session, n deny (then a reason for the
                    model). Ctrl-D at a question denies; Ctrl-C denies and interrupts the turn
   signals          SIGTERM, SIGHUP (terminal closed) and a second Ctrl-C all stop the same
                    way: tool calls cancelled (their processes killed), the CLI stopped, the
@@ -241,6 +241,7 @@ def _run(args: argparse.Namespace, started: Callable[[], None]) -> int:
     from toolhost.runner.terminal import Terminal, release_terminal_before_exit
     from toolhost.scripted import load_scenario
     from toolhost.stdout_guard import claim_stdout_text
+    from toolhost.visible import visible
 
     refused = weakening(args.cli_args or ())
     if refused is not None:
@@ -288,7 +289,8 @@ def _run(args: argparse.Namespace, started: Callable[[], None]) -> int:
         if report.signal == signal.SIGHUP:
             _drop_terminal_output()
         for problem in report.problems:
-            print(f"toolhost: scenario check failed: {problem}", file=sys.stderr)
+            print(f"toolhost: scenario check failed: {visible(problem, lines=True)}",
+                  file=sys.stderr)
         if report.signal is not None:
             return 128 + report.signal
         if args.prompt is not None and report.turn_interrupted:
@@ -301,7 +303,7 @@ def _run(args: argparse.Namespace, started: Callable[[], None]) -> int:
             return 0  # interactive: turns the person interrupted are not failures
         if not report.ok and report.stderr.strip() and any(
                 r.get("subtype") != "success" for r in report.results):
-            tail = "\n".join(report.stderr.strip().splitlines()[-20:])
+            tail = visible("\n".join(report.stderr.strip().splitlines()[-20:]), lines=True)
             print(f"toolhost: the Claude CLI's stderr:\n{tail}", file=sys.stderr)
         return 0 if report.ok else 1
 

@@ -12,6 +12,7 @@ import anyio.to_thread
 
 from toolhost.permissions.decision import Decision
 from toolhost.permissions.redact import redact_value
+from toolhost.visible import visible
 
 __all__ = ["AskInterrupted", "FixedAsker", "LineReader", "TerminalAsker", "no_terminal_asker",
            "terminal_available"]
@@ -44,7 +45,7 @@ def terminal_available(path: str = "/dev/tty") -> bool:
 def _where(decision: Decision) -> str:
     if decision.rule is None:
         return "no rule matched; the default is ask"
-    return f"rule {decision.rule!r} at {decision.origin}"
+    return visible(f"rule {decision.rule!r} at {decision.origin}")
 
 
 class FixedAsker:
@@ -78,8 +79,11 @@ def no_terminal_asker() -> FixedAsker:
 class TerminalAsker:
     """Asks the person at the controlling terminal (``/dev/tty``, never stdin, which may carry
     the CLI's pipes). Answers: ``y`` allow once, ``a`` allow for this session, ``n`` deny (then
-    an optional reason). End of input or anything else is a deny. Questions are asked one at a
-    time; "allow for this session" remembers the tool (for Bash: the exact command).
+    an optional reason). End of input, an empty answer or anything else is a deny, at once
+    (no reason asked for). Questions are asked one at a time; "allow for this session"
+    remembers the exact call: the tool and its whole input, every field (for Bash the command
+    and every flag beside it, such as ``dangerouslyDisableSandbox``), never more than the
+    person was shown.
 
     With ``reader`` set (``toolhost run`` sets it to its terminal), questions are read through
     it: they then own the terminal while they are open, and Ctrl-C at one denies the call.
@@ -96,9 +100,13 @@ class TerminalAsker:
 
     @staticmethod
     def session_key(tool_name: str, tool_input: Mapping[str, Any]) -> str:
-        if tool_name == "Bash":
-            return f"Bash\x00{tool_input.get('command')}"
-        return tool_name
+        """What an "a" answer is remembered by: the tool and its whole input (canonical JSON:
+        key order does not matter; any other difference, a field more or less, does)."""
+        try:
+            shown = json.dumps(tool_input, sort_keys=True, separators=(",", ":"))
+        except (TypeError, ValueError):  # not JSON (keys of mixed types): never remembered
+            shown = f"\x00{id(tool_input)}"
+        return f"{tool_name}\x00{shown}"
 
     async def ask(self, tool_name: str, tool_input: Mapping[str, Any],
                   decision: Decision) -> Decision:
@@ -131,14 +139,14 @@ class TerminalAsker:
 
     def _question(self, tool_name: str, tool_input: Mapping[str, Any],
                   decision: Decision) -> str:
-        shown = json.dumps(redact_value(tool_input, self.redact), indent=2, ensure_ascii=False,
-                           default=str)
-        if len(shown) > _MAX_SHOWN:
-            shown = shown[:_MAX_SHOWN] + f"\n... ({len(shown) - _MAX_SHOWN} more characters)"
-        text = f"\ntoolhost: permission needed for {tool_name} ({_where(decision)})\n{shown}\n"
+        # Every character shown as it is, never acting on the terminal (``visible``): the name
+        # is the exact name decided on, and bidi controls in values cannot reorder them.
+        shown = _shown_input(redact_value(tool_input, self.redact))
+        text = (f"\ntoolhost: permission needed for {visible(tool_name, name=True)} "
+                f"({_where(decision)})\n{shown}\n")
         if decision.message:
-            text += f"{decision.message}\n"
-        return text + "Allow? [y] once, [a] for this session, [n] deny: "
+            text += f"{visible(decision.message, lines=True)}\n"
+        return text + "Allow? [y] once, [a] this same call for the session, [n] deny: "
 
     async def _ask_reader(self, reader: LineReader, tool_name: str,
                           tool_input: Mapping[str, Any], decision: Decision) -> tuple[str, str]:
@@ -148,7 +156,7 @@ class TerminalAsker:
             return "", ""
         answer = line.strip().lower()[:1]
         reason = ""
-        if answer not in ("y", "a"):
+        if answer == "n":  # only "n" asks for a reason: anything else denies at once
             reason = (await reader.readline("Reason for the model (optional): ",
                                             question=True, keep_typeahead=True) or "").strip()
         return answer, reason
@@ -160,12 +168,35 @@ class TerminalAsker:
             _write(fd, self._question(tool_name, tool_input, decision))
             answer = _readline(fd).strip().lower()[:1]
             reason = ""
-            if answer not in ("y", "a"):
+            if answer == "n":  # only "n" asks for a reason: anything else denies at once
                 _write(fd, "Reason for the model (optional): ")
                 reason = _readline(fd).strip()
             return answer, reason
         finally:
             os.close(fd)
+
+
+def _dump(value: Any) -> str:
+    return json.dumps(value, indent=2, ensure_ascii=False, default=str)
+
+
+def _shown_input(tool_input: Any) -> str:
+    """The input as indented JSON, every top-level field in it: past ``_MAX_SHOWN`` characters
+    each field's value is shortened (saying by how much), never a field left out (a flag
+    after a long command is what the person approves too)."""
+    shown = _dump(tool_input)
+    if len(shown) > _MAX_SHOWN and isinstance(tool_input, Mapping) and tool_input:
+        budget = max(_MAX_SHOWN // len(tool_input), 80)
+        fields = []
+        for key, value in tool_input.items():
+            text = _dump(value)
+            if len(text) > budget:
+                text = text[:budget] + f" ... ({len(text) - budget} more characters)"
+            fields.append(f"  {json.dumps(str(key), ensure_ascii=False)}: {text}")
+        shown = "{\n" + ",\n".join(fields) + "\n}"
+    elif len(shown) > _MAX_SHOWN:
+        shown = shown[:_MAX_SHOWN] + f"\n... ({len(shown) - _MAX_SHOWN} more characters)"
+    return visible(shown, lines=True)
 
 
 def _write(fd: int, text: str) -> None:

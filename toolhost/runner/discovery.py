@@ -51,11 +51,13 @@ def find_cli(explicit: str | None = None, *, environ: Mapping[str, str] | None =
     or variable that does not point at an executable is an error, not a reason to look further.
     """
     env = os.environ if environ is None else environ
-    if explicit:
-        found = shutil.which(explicit, path=env.get("PATH")) if os.sep not in explicit else None
-        if found or _usable(explicit):
+    if explicit is not None:  # given, even empty (``--cli ''``): it must be an executable
+        found = shutil.which(explicit, path=env.get("PATH")) \
+            if explicit and os.sep not in explicit else None
+        if found or (explicit and _usable(explicit)):
             return found or explicit
-        raise CLINotFoundError(f"--cli {cut(explicit)}: no executable file there")
+        raise CLINotFoundError(f"--cli {cut(explicit) or repr(explicit)}: no executable file "
+                               "there")
     from_env = env.get(ENV_VAR)
     if from_env:
         if _usable(from_env):

@@ -39,6 +39,7 @@ from toolhost.mcp import McpServer
 from toolhost.mcp.server import Guard
 from toolhost.permissions import PermissionGate
 from toolhost.protocol import ControlSession
+from toolhost.redaction import Redactor
 
 __all__ = ["LiveHost"]
 
@@ -104,6 +105,11 @@ class LiveHost:
         """Hide the current config's secrets (and the first one's: the CLI may echo them)."""
         text = self.host.config.redact(text)
         return self.started.config.redact(text) if self.host is not self.started else text
+
+    def redactor(self) -> Redactor:
+        """What ``redact`` hides, as one ``Redactor`` (streamed text is redacted with it)."""
+        now = self.host.config.redactor
+        return now if self.host is self.started else now.union(self.started.config.secrets)
 
     async def swap(self, new: Host) -> None:
         """Install a good rebuild (see the module docstring)."""

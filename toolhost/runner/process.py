@@ -32,6 +32,7 @@ from toolhost.protocol.pipes import PipeLines
 from toolhost.runner.command import CliCommand
 from toolhost.runner.deathsig import with_parent_death_signal
 from toolhost.runner.diagnose import explain
+from toolhost.visible import visible
 
 __all__ = ["CliSession", "open_cli"]
 
@@ -132,11 +133,16 @@ class CliSession:
         text = what + (f" (exit code {code})" if code is not None else "")
         tail = self.stderr.strip()
         if tail:
-            text += "\n--- the CLI's stderr ---\n" + "\n".join(tail.splitlines()[-40:])
+            # shown on a terminal: what the CLI wrote cannot act on it (``visible``)
+            text += "\n--- the CLI's stderr ---\n" + visible(
+                "\n".join(tail.splitlines()[-40:]), lines=True)
             hint = explain(None, tail)
             if hint:
                 text += "\n" + hint
         return RunnerError(self.redact(text))
+
+
+KEPT_RESULTS = 100  # turn results the CLI sent that no turn has taken yet
 
 
 @asynccontextmanager
@@ -164,15 +170,31 @@ async def open_cli(command: CliCommand, servers: Mapping[str, McpServer], *,
     assert process.stdin and process.stderr
     lines = await PipeLines.open(read_fd, DEFAULT_MAX_LINE_BYTES)
     stderr = _Tail()
-    send_results, receive_results = anyio.create_memory_object_stream[Mapping[str, Any]](100)
+    send_results, receive_results = anyio.create_memory_object_stream[Mapping[str, Any]](
+        KEPT_RESULTS)
+    dropped = 0
 
     async def deliver(message: dict[str, Any]) -> None:
+        # Runs on the read loop: it must never wait, or control requests behind this message
+        # would never be answered. Results nobody has asked for yet are kept, the newest
+        # ``KEPT_RESULTS``; past that the oldest is dropped (and said so).
+        nonlocal dropped
         try:
             on_message(message)
         except Exception as exc:  # e.g. stdout piped into `head`: keep serving the CLI
             log.debug("showing a %r message failed: %r", message.get("type"), exc)
-        if message.get("type") == "result":
-            await send_results.send(message)
+        if message.get("type") != "result":
+            return
+        try:
+            send_results.send_nowait(message)
+        except anyio.WouldBlock:
+            with suppress(anyio.WouldBlock):
+                receive_results.receive_nowait()
+            dropped += 1
+            if dropped == 1 or dropped % 1000 == 0:
+                log.warning("the Claude CLI sent %d turn results more than turns were sent; "
+                            "the oldest unclaimed ones are dropped", dropped)
+            send_results.send_nowait(message)
 
     control = ControlSession(lines, process.stdin, servers=servers,
                              permission=permission, on_message=deliver)

@@ -6,16 +6,24 @@ back, or the model may repeat it. ``RedactingRenderer`` wraps any renderer and r
 secret (in any encoding, see ``toolhost.redaction``) with ``***`` in every string it is
 shown: messages (tool arguments, results, text, the raw ``--output json`` stream), permission
 decisions and status lines.
+
+Streamed pieces (``stream_event`` deltas, ``--include-partial-messages``) are joined by whoever
+reads them, so a secret cut in two would pass a per-string check: each content block's text is
+redacted as one text (``Redactor.stream_split``): a piece that could be the start of a secret
+is held back until the next piece (or the block's end, when what is left is sent in one more
+delta). The pieces shown join to exactly the redacted whole.
 """
 
 from __future__ import annotations
 
+import copy
 import dataclasses
+import uuid
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from toolhost.permissions.decision import Decision
-from toolhost.redaction import mask_arguments, redact_strings
+from toolhost.redaction import Redactor, active, mask_arguments, redact_strings
 from toolhost.runner.render import Renderer
 
 __all__ = ["RedactingRenderer", "redact_value"]
@@ -43,15 +51,20 @@ class RedactingRenderer:
     """A ``Renderer`` that hands ``inner`` only redacted text.
 
     ``redact`` is looked up on every call (a reload may bring new secrets): pass a function
-    that reads the current config, e.g. ``lambda s: live.config.redact(s)``.
+    that reads the current config, e.g. ``lambda s: live.config.redact(s)``. ``redactor``
+    gives the ``Redactor`` that streamed pieces are redacted with across their joins (at least
+    the secrets ``redact`` hides; by default every secret this process knows).
     """
 
-    def __init__(self, inner: Renderer, redact: Redact) -> None:
+    def __init__(self, inner: Renderer, redact: Redact,
+                 redactor: Callable[[], Redactor] = active) -> None:
         self.inner = inner
         self.redact = redact
+        self.streams = DeltaStreams(redactor, redact)
 
     def message(self, message: Mapping[str, Any]) -> None:
-        self.inner.message(redact_value(message, self.redact))
+        for shown in self.streams.message(message):
+            self.inner.message(shown)
 
     def decision(self, tool_name: str, decision: Decision, *,
                  tool_use_id: str | None = None) -> None:
@@ -71,4 +84,82 @@ class RedactingRenderer:
         self.inner.status(self.redact(text))
 
     def close(self) -> None:
+        for shown in self.streams.flush():
+            self.inner.message(shown)
         self.inner.close()
+
+
+MAX_STREAMS = 256  # content blocks streaming at once (the oldest is let go past it)
+
+
+@dataclasses.dataclass
+class _Stream:
+    """One content block being streamed."""
+
+    held: str  # raw text that may be the start of a secret
+    last: dict[str, Any]  # the block's last delta as shown (a copy carries what is held)
+    field: str
+
+
+def _stream_of(message: Mapping[str, Any]) -> tuple[Any, ...] | None:
+    """Which streamed text a ``stream_event`` is about: a content block (its deltas, its end)
+    or a whole message (its start and end); None for anything else."""
+    event = message.get("event")
+    if message.get("type") != "stream_event" or not isinstance(event, Mapping):
+        return None
+    where = (str(message.get("session_id")), str(message.get("parent_tool_use_id")))
+    kind = event.get("type")
+    if kind in ("content_block_delta", "content_block_stop"):
+        return (*where, event.get("index"))
+    return where if kind in ("message_start", "message_stop") else None
+
+
+class DeltaStreams:
+    """The text of each streamed content block, redacted across its pieces (see the module
+    docstring): ``message`` gives what to show for a message (the message, with what of a
+    delta can be shown; before a block's or message's end, a delta with what was held)."""
+
+    def __init__(self, redactor: Callable[[], Redactor], redact: Redact) -> None:
+        self.redactor = redactor
+        self.redact = redact
+        self.open: dict[tuple[Any, ...], _Stream] = {}
+
+    def message(self, message: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+        key = _stream_of(message)
+        shown = redact_value(message, self.redact)
+        if key is None:  # at the end of a turn, whatever was streamed has ended
+            return [*self.flush(), shown] if message.get("type") == "result" else [shown]
+        event = message["event"]
+        delta = event.get("delta")
+        if event.get("type") != "content_block_delta" or not isinstance(delta, Mapping):
+            return [*self.flush(lambda k: k[:len(key)] == key), shown]
+        hide = self.redactor()
+        for name, value in delta.items():
+            if name == "type" or not isinstance(value, str):
+                continue
+            stream = self.open.pop((*key, name), None)
+            text, held = hide.stream_split((stream.held if stream else "") + value)
+            shown["event"]["delta"][self.redact(name)] = self.redact(text)
+            self.open[(*key, name)] = _Stream(held, shown, name)
+        if len(self.open) > MAX_STREAMS:  # memory stays bounded: the oldest one ends
+            oldest = next(iter(self.open))
+            return [*self.flush(lambda k: k == oldest), shown]
+        return [shown]
+
+    def flush(self, which: Callable[[tuple[Any, ...]], bool] = lambda k: True,
+              ) -> list[Mapping[str, Any]]:
+        """A last delta for each held text of the streams ``which`` picks, which end."""
+        out: list[Mapping[str, Any]] = []
+        for key in [k for k in self.open if which(k)]:
+            stream = self.open.pop(key)
+            if not stream.held:
+                continue
+            last = copy.deepcopy(stream.last)
+            delta = last["event"]["delta"]
+            last["event"]["delta"] = {"type": delta.get("type"),
+                                      self.redact(stream.field): self.redact(
+                                          self.redactor().redact(stream.held))}
+            if "uuid" in last:
+                last["uuid"] = str(uuid.uuid4())
+            out.append(last)
+        return out

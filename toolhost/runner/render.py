@@ -8,6 +8,10 @@ counted as the model's replies (one per API response; the CLI's ``num_turns`` co
 message it split a reply into). Known CLI failures (not logged in, API unreachable, unknown
 model) are followed by what to do (``toolhost.runner.diagnose``).
 Unknown message types are skipped: the CLI adds new ones often.
+
+Nothing the model, a tool or the CLI wrote reaches the terminal raw: every line goes through
+``toolhost.visible`` (escape sequences, carriage returns, bidi controls are shown as escapes;
+names exactly), so a result cannot redraw the transcript above it.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from typing import Any, Protocol, TextIO, TypeVar
 
 from toolhost.permissions.decision import Decision
 from toolhost.runner.diagnose import explain, retry_hint
+from toolhost.visible import visible
 
 __all__ = ["JsonRenderer", "Renderer", "TextRenderer", "make_renderer", "shorten"]
 
@@ -35,11 +40,14 @@ def shorten(text: str, limit: int = RESULT_CHARS) -> str:
 
 
 def format_call(name: str, arguments: Any) -> str:
+    """``name(key=value, ...)`` on one line, safe on a terminal (``toolhost.visible``)."""
     if not isinstance(arguments, Mapping):
-        return f"{name}({shorten(json.dumps(arguments), ARG_CHARS)})"
-    args = ", ".join(f"{k}={shorten(json.dumps(v, ensure_ascii=False), ARG_CHARS)}"
-                     for k, v in arguments.items())
-    return f"{name}({args})"
+        return f"{visible(name, name=True)}({visible(shorten(json.dumps(arguments), ARG_CHARS))})"
+    args = ", ".join(
+        f"{visible(str(k), name=True)}="
+        f"{visible(shorten(json.dumps(v, ensure_ascii=False, default=str), ARG_CHARS))}"
+        for k, v in arguments.items())
+    return f"{visible(name, name=True)}({args})"
 
 
 def _result_text(content: Any) -> str:
@@ -114,6 +122,7 @@ class TextRenderer:
         return f"#{number} "
 
     def _print(self, text: str) -> None:
+        """Print a line made safe already (``visible``; ``style`` adds the only escapes)."""
         if self.hold_while is not None and self.hold_while():
             self._held.append(text)
             return
@@ -134,6 +143,7 @@ class TextRenderer:
         if self.hold_while is not None and self.hold_while():
             return
         self._clear_status()
+        text = visible(text)
         if self.style.enabled:
             self.err.write(self.style("2", f"… {text}"))
             self._status_open = True
@@ -155,8 +165,9 @@ class TextRenderer:
             self.status(retry_hint(message.get("attempt"), message.get("max_retries"),
                                    message.get("retry_delay_ms"), message.get("error_status")))
         elif kind == "tool_progress" and message.get("heartbeat"):
-            self._print(self.style("2", f"  … {message.get('tool_name')} still running "
-                                        f"({message.get('elapsed_time_seconds')} s)"))
+            self._print(self.style("2", visible(
+                f"  … {message.get('tool_name')} still running "
+                f"({message.get('elapsed_time_seconds')} s)")))
 
     def _init(self, message: Mapping[str, Any]) -> None:
         self._clear_status()
@@ -166,8 +177,8 @@ class TextRenderer:
         servers = [s for s in message.get("mcp_servers") or () if isinstance(s, Mapping)]
         names = ", ".join(f"{s.get('name')} ({s.get('status')})" for s in servers) or "none"
         tools = [t for t in message.get("tools") or () if str(t).startswith("mcp__")]
-        self._print(self.style("2", f"session: model {message.get('model')}, MCP servers "
-                                    f"{names}, {len(tools)} MCP tools"))
+        self._print(self.style("2", visible(f"session: model {message.get('model')}, MCP "
+                                            f"servers {names}, {len(tools)} MCP tools")))
 
     def _assistant(self, message: Mapping[str, Any]) -> None:
         body = message.get("message")
@@ -181,7 +192,7 @@ class TextRenderer:
             if not isinstance(block, Mapping):
                 continue
             if block.get("type") == "text" and str(block.get("text", "")).strip():
-                self._print(str(block["text"]).strip())
+                self._print(visible(str(block["text"]).strip(), lines=True))
             elif block.get("type") == "tool_use":
                 _remember(self._calls, str(block.get("id")), str(block.get("name")))
                 call = format_call(str(block.get("name")), block.get("input"))
@@ -197,8 +208,9 @@ class TextRenderer:
                 # results of parallel calls arrive in any order: say whose each one is
                 use_id = block.get("tool_use_id")
                 name = self._calls.pop(str(use_id), "")
+                text = visible(text)
                 if name:
-                    text = f"{name}: {text}"
+                    text = f"{visible(name, name=True)}: {text}"
                 tag = self.tag(use_id) if isinstance(use_id, str) else ""
                 if block.get("is_error"):
                     self._print(self.style("31", f"  {tag}✗ {text}"))
@@ -209,15 +221,15 @@ class TextRenderer:
                  tool_use_id: str | None = None) -> None:
         """Show a permission decision under its call (``tool_use_id`` gives its tag)."""
         tag = self.tag(tool_use_id)
-        who = decision.rule or f"default ({decision.answered_by})"
-        where = f" at {decision.origin}" if decision.origin is not None and decision.origin.line \
-            else ""
+        who = visible(decision.rule or f"default ({decision.answered_by})")
+        where = visible(f" at {decision.origin}") \
+            if decision.origin is not None and decision.origin.line else ""
         if decision.behavior == "allow":
             note = " (input rewritten)" if decision.updated_input is not None else ""
             self._print(self.style("2", f"  {tag}✓ allowed by {who}{where}{note}"))
         else:
             self._print(self.style("33", f"  {tag}⊘ denied by {who}{where}: "
-                                         f"{decision.message}"))
+                                         f"{visible(decision.message)}"))
 
     def _result(self, message: Mapping[str, Any]) -> None:
         ok = message.get("subtype") == "success" and not message.get("is_error")
@@ -236,11 +248,11 @@ class TextRenderer:
         reason = (self._api_error or message.get("terminal_reason")
                   if subtype == "success" else subtype)
         head = "done" if ok else f"failed ({reason or 'error'})"
-        self._print(self.style("1" if ok else "1;31", f"— {head}: " + ", ".join(parts)))
+        self._print(self.style("1" if ok else "1;31", visible(f"— {head}: " + ", ".join(parts))))
         hint = None if ok else explain(self._api_error, str(message.get("result") or ""))
         self._api_error = None
         if hint:
-            self._print(self.style("33", hint))
+            self._print(self.style("33", visible(hint, lines=True)))
 
     def close(self) -> None:
         self._clear_status()

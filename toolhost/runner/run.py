@@ -14,6 +14,7 @@ import contextlib
 import logging
 import signal
 import sys
+import threading
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -45,6 +46,7 @@ __all__ = ["Reload", "RunReport", "run_host"]
 Reload = Callable[[str], Host]  # config path -> a freshly loaded host (``load_host``)
 
 log = logging.getLogger("toolhost.runner")
+RELOAD_POLL = 0.05  # seconds between looks at a reload building in its thread
 
 
 @dataclass
@@ -116,7 +118,8 @@ async def run_host(host: Host, prompts: Iterable[str] | AsyncIterable[str], *,
     shown = renderer or TextRenderer()
     if terminal is not None and isinstance(shown, TextRenderer):
         shown.hold_while = lambda: terminal.question  # see TextRenderer.hold_while
-    renderer = RedactingRenderer(shown, redact)
+    renderer = RedactingRenderer(
+        shown, redact, lambda: live[0].redactor() if live else host.config.redactor)
     report = RunReport()
     with contextlib.ExitStack() as stack:
         stack.callback(gate.close)
@@ -219,18 +222,35 @@ def _reloader(host: Host, load: Reload, live: LiveHost, interval: float,
         raise RunnerError("--watch: the host was not loaded from a file")
 
     async def build(config_path: str) -> Host:
-        # In a worker thread: compiling may import plugins and python tools, and the
-        # session keeps answering the CLI meanwhile. A build finished as the session ends
-        # is closed, not leaked.
-        with anyio.CancelScope(shield=True):
-            new = await anyio.to_thread.run_sync(load, config_path)
+        # In a thread of its own: compiling may import plugins and python tools (an import
+        # may take any time), and the session keeps answering the CLI meanwhile. A signal
+        # does not wait for it: the build is abandoned (a daemon thread, never joined at
+        # exit; what it builds is dropped). A build finished as the session ends is closed.
+        built: list[Host] = []
+        failed: list[BaseException] = []
+        finished = threading.Event()
+
+        def work() -> None:
+            try:
+                built.append(load(config_path))
+            except BaseException as exc:  # handed to the session (a reload error)
+                failed.append(exc)
+            finally:
+                finished.set()
+
+        threading.Thread(target=work, name="toolhost reload", daemon=True).start()
         try:
+            while not finished.is_set():
+                await anyio.sleep(RELOAD_POLL)
             await anyio.lowlevel.checkpoint()
         except BaseException:
-            with anyio.CancelScope(shield=True):
-                await new.aclose()
+            if built:
+                with anyio.CancelScope(shield=True):
+                    await built[0].aclose()
             raise
-        return new
+        if failed:
+            raise failed[0]
+        return built[0]
 
     def report(exc: BaseException) -> None:
         print(redact(f"toolhost: reload failed; the session keeps the last good config:\n"

@@ -1,0 +1,69 @@
+"""``--output text``: what the model, a tool or the CLI writes cannot act on the terminal
+(escape sequences, OSC 52, carriage returns, bidi controls are shown as escapes)."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import unicodedata
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from .conftest import TOOLHOST
+from .fakecli import FAKE_CLI
+
+pytestmark = pytest.mark.e2e
+
+CONFIG = """\
+toolhost: 1
+servers:
+  s:
+    tools:
+      echo:
+        command: [printf, "%s", "{{ text }}"]
+        params: {text: {type: string}}
+permissions:
+  default: allow
+"""
+
+
+def _harmful(shown: str) -> list[str]:
+    return [c for c in shown if c not in "\n\t" and (
+        unicodedata.category(c) in ("Cc", "Cf", "Cs", "Zl", "Zp") and c != "\u200d")]
+
+
+def test_model_text_and_tool_results_are_shown_inert(
+        cli: str, tmp_path: Path, scenario: Callable[[str], Path]) -> None:
+    config = tmp_path / "c.yaml"
+    config.write_text(CONFIG)
+    script = scenario(r"""
+turns:
+  - text: "MODEL\e]52;c;ZXZpbA==\a\e[2J\e[31mRED\r\u202eevil\x9b31m\u2066x\u2069"
+    tool_calls:
+      - {tool: mcp__s__echo, input: {text: "RES\e]52;c;ZXZpbA==\a\e[1A\e[2K  #1 ok\u202e"}}
+  - text: "done\e[5m"
+""")
+    done = subprocess.run([str(TOOLHOST), "run", str(config), "--script", str(script), "-p",
+                           "go"], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "TOOLHOST_CLI": cli}, check=False)
+    assert done.returncode == 0, done.stderr
+    assert not _harmful(done.stdout), done.stdout
+    assert not _harmful(done.stderr), done.stderr
+    assert r"MODEL\x1b]52;c;ZXZpbA==\x07\x1b[2J\x1b[31mRED\r\u202eevil" in done.stdout
+    assert r"RES\x1b]52;c;ZXZpbA==\x07\x1b[1A\x1b[2K" in done.stdout
+    assert re.search(r"done\\x1b\[5m", done.stdout)
+
+
+def test_the_clis_stderr_is_quoted_inert(tmp_path: Path) -> None:
+    config = tmp_path / "c.yaml"
+    config.write_text(CONFIG)
+    done = subprocess.run([str(TOOLHOST), "run", str(config), "--cli", str(FAKE_CLI), "-p",
+                           "hi"], capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "FAKE_MODE": "garbage"}, check=False,
+                          stdin=subprocess.DEVNULL)
+    assert done.returncode == 1
+    assert "boom \\x1b[31mred" in done.stderr, done.stderr
+    assert not _harmful(done.stderr), done.stderr

@@ -1,0 +1,118 @@
+"""TerminalAsker: "a" remembers exactly the call the person was shown; the question shows
+every field and nothing in it can act on the terminal."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import anyio
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from toolhost.permissions import TerminalAsker
+from toolhost.permissions.decision import Decision
+from toolhost.visible import visible
+
+ASKED = Decision("ask", "", rule=None)
+
+
+class Answers:
+    """A ``LineReader`` that answers from a list and keeps every prompt shown."""
+
+    def __init__(self, *answers: str) -> None:
+        self.answers = list(answers)
+        self.prompts: list[str] = []
+
+    async def readline(self, prompt: str, *, question: bool = False,
+                       keep_typeahead: bool = False) -> str | None:
+        self.prompts.append(prompt)
+        return self.answers.pop(0) if self.answers else None
+
+
+def ask(asker: TerminalAsker, tool: str, tool_input: Mapping[str, Any]) -> Decision:
+    return anyio.run(asker.ask, tool, tool_input, ASKED)
+
+
+BASH = {"command": "make test"}
+WIDER = [
+    ("Bash", BASH, {**BASH, "dangerouslyDisableSandbox": True}),
+    ("Bash", BASH, {**BASH, "run_in_background": True}),
+    ("Bash", BASH, {**BASH, "timeout": 600000}),
+    ("Bash", {**BASH, "dangerouslyDisableSandbox": False},
+     {**BASH, "dangerouslyDisableSandbox": True}),
+    ("Bash", BASH, {"command": "make test "}),
+    ("Read", {"file_path": "/a"}, {"file_path": "/a", "offset": 1}),
+    ("Read", {"file_path": "/a"}, {"file_path": "/etc/shadow"}),
+    ("Write", {"file_path": "/a", "content": "x"}, {"file_path": "/a", "content": "y"}),
+    ("Edit", {"file_path": "/a", "old_string": "x", "new_string": "y"},
+     {"file_path": "/a", "old_string": "x", "new_string": "y", "replace_all": True}),
+    ("mcp__db__write", {"sql": "select 1"}, {"sql": "drop table t"}),
+    ("mcp__db__write", {"n": 1}, {"n": 1.0}),
+    ("mcp__db__write", {"n": 1}, {"n": True}),
+    ("mcp__db__write", {"n": 1}, {"n": 1, "extra": None}),
+]
+
+
+@pytest.mark.parametrize(("tool", "approved", "other"), WIDER)
+def test_a_never_covers_another_input(tool: str, approved: dict[str, Any],
+                                      other: dict[str, Any]) -> None:
+    reader = Answers("a", "n", "")
+    asker = TerminalAsker(reader=reader)
+    assert ask(asker, tool, approved).behavior == "allow"
+    assert ask(asker, tool, dict(reversed(list(approved.items())))).answered_by == \
+        "person (this session)"  # the same call: remembered, key order aside
+    assert len(reader.prompts) == 1
+    assert ask(asker, tool, other).behavior == "deny"  # asked again, and denied
+    assert "permission needed" in reader.prompts[1]
+
+
+def test_a_is_per_tool() -> None:
+    asker = TerminalAsker(reader=Answers("a", ""))
+    ask(asker, "mcp__a__t", {"x": 1})
+    assert ask(asker, "mcp__b__t", {"x": 1}).behavior == "deny"
+
+
+def test_the_question_shows_every_field_even_after_a_long_command() -> None:
+    reader = Answers("n", "")
+    asker = TerminalAsker(reader=reader)
+    ask(asker, "Bash", {"command": "x" * 9000, "description": "d" * 5000,
+                        "dangerouslyDisableSandbox": True, "run_in_background": True})
+    question = reader.prompts[0]
+    assert '"dangerouslyDisableSandbox": true' in question
+    assert '"run_in_background": true' in question
+    assert "more characters" in question and len(question) < 6000
+
+
+def test_the_header_shows_the_exact_tool_name() -> None:
+    reader = Answers("")
+    name = "mcp__zz__t\x1b]52;c;ZXZpbA==\x07\r\x1b[2Kmcp__s__echo"
+    ask(TerminalAsker(reader=reader), name, {"x": "abc\u202etxt.exe"})
+    question = reader.prompts[0]
+    assert f"permission needed for {visible(name, name=True)} (" in question
+    assert "\x1b" not in question and "\r" not in question and "\u202e" not in question
+    assert "abc\\u202etxt.exe" in question
+
+
+@settings(max_examples=100, deadline=None)
+@given(name=st.text(), key=st.text(), value=st.text(), message=st.text())
+def test_no_question_can_act_on_the_terminal(name: str, key: str, value: str,
+                                             message: str) -> None:
+    import unicodedata
+    reader = Answers("")
+    anyio.run(TerminalAsker(reader=reader).ask, name, {key: value, "v": [value]},
+              Decision("ask", message, rule=value))
+    for char in "".join(reader.prompts):
+        assert char in "\n\t" or unicodedata.category(char) not in (
+            "Cc", "Cf", "Cs", "Zl", "Zp") or char == "\u200d", repr(char)
+
+
+@pytest.mark.parametrize("answer", ["", "   ", "x", "no way", "N", None])
+def test_only_n_asks_for_a_reason(answer: str | None) -> None:
+    reader = Answers(answer, "the reason") if answer is not None else Answers()
+    decision = ask(TerminalAsker(reader=reader), "mcp__db__write", {})
+    assert decision.behavior == "deny"
+    asked_reason = answer is not None and answer.strip().lower().startswith("n")
+    assert len(reader.prompts) == (2 if asked_reason else 1)
+    assert decision.message.endswith(": the reason" if asked_reason else ".")

@@ -1,0 +1,117 @@
+"""Streamed deltas (``--include-partial-messages``): a secret cut anywhere across pieces never
+reaches the output joined, and the pieces shown join to exactly the redacted whole."""
+
+from __future__ import annotations
+
+import io
+import json
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from toolhost.redaction import Redactor, forms
+from toolhost.runner.redact import RedactingRenderer
+from toolhost.runner.render import JsonRenderer, TextRenderer
+
+SECRET = "SuperSecretValue123XYZ"
+OTHER = "pa55/w+rd é"
+HIDE = Redactor(frozenset({SECRET, OTHER}))
+
+
+def delta(text: str, index: int = 0, field: str = "text",
+          kind: str = "text_delta") -> dict[str, Any]:
+    return {"type": "stream_event", "uuid": "u", "session_id": "s",
+            "parent_tool_use_id": None,
+            "event": {"type": "content_block_delta", "index": index,
+                      "delta": {"type": kind, field: text}}}
+
+
+def stop(index: int = 0) -> dict[str, Any]:
+    return {"type": "stream_event", "uuid": "v", "session_id": "s",
+            "parent_tool_use_id": None, "event": {"type": "content_block_stop", "index": index}}
+
+
+def shown(messages: list[dict[str, Any]], *, end: bool = True) -> list[dict[str, Any]]:
+    out = io.StringIO()
+    renderer = RedactingRenderer(JsonRenderer(out), HIDE.redact, lambda: HIDE)
+    for message in messages:
+        renderer.message(message)
+    if end:
+        renderer.close()
+    return [json.loads(line) for line in out.getvalue().split("\n") if line]
+
+
+def joined(lines: list[dict[str, Any]], index: int = 0, field: str = "text") -> str:
+    return "".join(line["event"]["delta"].get(field, "") for line in lines
+                   if line.get("type") == "stream_event"
+                   and line["event"]["type"] == "content_block_delta"
+                   and line["event"]["index"] == index)
+
+
+def pieces(text: str, cuts: list[int]) -> list[str]:
+    points = sorted({min(c, len(text)) for c in cuts})
+    return [text[a:b] for a, b in zip([0, *points], [*points, len(text)], strict=True)]
+
+
+def test_the_red_team_split_is_hidden() -> None:
+    lines = shown([delta("token is SuperSecret"), delta("Value123XYZ ok"),
+                   delta('{"text": "SuperSec', 1, "partial_json", "input_json_delta"),
+                   delta('retValue123XYZ"}', 1, "partial_json", "input_json_delta"),
+                   stop(0), stop(1)])
+    out = json.dumps(lines)
+    assert SECRET not in joined(lines) and "SuperSec" not in out
+    assert joined(lines) == "token is *** ok"
+    assert joined(lines, 1, "partial_json") == '{"text": "***"}'
+
+
+def test_held_text_is_sent_before_the_block_ends() -> None:
+    lines = shown([delta("ends with Super"), stop()], end=False)
+    assert [line["event"]["type"] for line in lines] == [
+        "content_block_delta", "content_block_delta", "content_block_stop"]
+    assert joined(lines) == "ends with Super"
+    assert lines[1]["uuid"] != lines[0]["uuid"]
+
+
+def test_the_end_of_the_turn_sends_what_is_held() -> None:
+    lines = shown([delta("a Sup"), {"type": "result", "subtype": "success"}], end=False)
+    assert joined(lines) == "a Sup" and lines[-1]["type"] == "result"
+
+
+def test_blocks_and_fields_are_streamed_apart() -> None:
+    lines = shown([delta("x Super", 0), delta("y Secret", 1), delta("SecretValue123XYZ", 0),
+                   delta("Value", 1), stop(1), stop(0)])
+    assert joined(lines, 0) == "x ***" and joined(lines, 1) == "y SecretValue"
+
+
+@settings(max_examples=300, deadline=None)
+@given(prefix=st.text(max_size=12), suffix=st.text(max_size=12),
+       form=st.sampled_from(sorted(forms(SECRET) | forms(OTHER))),
+       cuts=st.lists(st.integers(min_value=0, max_value=80), max_size=8),
+       field=st.sampled_from(["text", "partial_json", "thinking"]))
+def test_any_split_of_any_form_joins_to_the_redacted_whole(
+        prefix: str, suffix: str, form: str, cuts: list[int], field: str) -> None:
+    whole = prefix + form + suffix + form[: len(form) // 2]
+    lines = shown([delta(p, field=field) for p in pieces(whole, cuts)] + [stop()])
+    assert joined(lines, field=field) == HIDE.redact(whole)
+    assert form not in joined(lines, field=field)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(alphabet=st.sampled_from(sorted(set(SECRET + "%2B5 ***"))), max_size=60),
+       cuts=st.lists(st.integers(min_value=0, max_value=60), max_size=10))
+def test_stream_split_is_exact_for_any_text(text: str, cuts: list[int]) -> None:
+    out, held = [], ""
+    for piece in pieces(text, cuts):
+        head, held = HIDE.stream_split(held + piece)
+        out.append(head)
+    assert "".join(out) + HIDE.redact(held) == HIDE.redact(text)
+
+
+def test_text_output_shows_no_streamed_secret() -> None:
+    out, err = io.StringIO(), io.StringIO()
+    renderer = RedactingRenderer(TextRenderer(out, err, color=False), HIDE.redact, lambda: HIDE)
+    for message in [delta("Super"), delta("SecretValue123XYZ"), stop()]:
+        renderer.message(message)
+    renderer.close()
+    assert "Super" not in out.getvalue() + err.getvalue()

@@ -1,0 +1,62 @@
+"""Text from elsewhere (the model, a tool, the Claude CLI) shown on a terminal, harmlessly.
+
+A terminal obeys what it is sent: an escape sequence clears the screen, moves the cursor
+over lines already shown, or writes the clipboard (OSC 52); a carriage return or a bidi
+override makes a line read as something it is not. ``visible`` writes every such character
+as an escape a person can read (``\\x1b``, ``\\r``, ``\\u202e``): C0 and C1 controls, DEL,
+line and paragraph separators, bidi controls (U+202A-202E, U+2066-2069, U+200E/F, U+061C)
+and every other invisible format character (zero-width spaces, tag characters, ...), and
+lone surrogates. Everything ``toolhost run`` shows people under ``--output text`` and every
+permission question goes through it (``--output json`` is JSON, escaped JSON's way).
+
+``lines=True`` keeps newlines and tabs (model text, a block of JSON); ``name`` shows a name
+exactly: also backslashes, and every character that is not plainly printable (spaces other
+than a space, the zero-width joiner), so two different names never look the same.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+__all__ = ["visible"]
+
+_SUSPECT = re.compile(r"[^\x20-\x7e]")  # the fast path: printable ASCII is never changed
+_HIDDEN = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
+_JOINER = "\u200d"  # inside emoji sequences (a family, a flag): kept in text, not in names
+
+
+def _escape(char: str) -> str:
+    code = ord(char)
+    if char == "\\":
+        return "\\\\"
+    if code < 0x100:
+        return {"\n": "\\n", "\r": "\\r", "\t": "\\t"}.get(char, f"\\x{code:02x}")
+    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
+def _text(match: re.Match[str]) -> str:
+    char = match.group()
+    return _escape(char) if unicodedata.category(char) in _HIDDEN and char != _JOINER \
+        else char
+
+
+def _lines(match: re.Match[str]) -> str:
+    char = match.group()
+    return char if char in "\n\t" else _text(match)
+
+
+def _name(match: re.Match[str]) -> str:
+    char = match.group()
+    return char if char.isprintable() and char != _JOINER and char != "\\" else _escape(char)
+
+
+_NAME = re.compile(r"[^\x20-\x5b\x5d-\x7e]")  # printable ASCII but the backslash
+
+
+def visible(text: str, *, lines: bool = False, name: bool = False) -> str:
+    """``text`` with every character that could act on a terminal, or hide from a reader,
+    written as a visible escape (see the module docstring); one line unless ``lines``."""
+    if name:
+        return _NAME.sub(_name, text)
+    return _SUSPECT.sub(_lines if lines else _text, text)
