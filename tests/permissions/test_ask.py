@@ -1,5 +1,6 @@
-"""TerminalAsker: "a" remembers exactly the call the person was shown; the question shows
-every field and nothing in it can act on the terminal."""
+"""TerminalAsker: "a" remembers the tool, and for Bash exactly the input the person was shown
+(the command and every field beside it); the question shows every field and nothing in it can
+act on the terminal."""
 
 from __future__ import annotations
 
@@ -37,35 +38,36 @@ def ask(asker: TerminalAsker, tool: str, tool_input: Mapping[str, Any]) -> Decis
 
 BASH = {"command": "make test"}
 WIDER = [
-    ("Bash", BASH, {**BASH, "dangerouslyDisableSandbox": True}),
-    ("Bash", BASH, {**BASH, "run_in_background": True}),
-    ("Bash", BASH, {**BASH, "timeout": 600000}),
-    ("Bash", {**BASH, "dangerouslyDisableSandbox": False},
-     {**BASH, "dangerouslyDisableSandbox": True}),
-    ("Bash", BASH, {"command": "make test "}),
-    ("Read", {"file_path": "/a"}, {"file_path": "/a", "offset": 1}),
-    ("Read", {"file_path": "/a"}, {"file_path": "/etc/shadow"}),
-    ("Write", {"file_path": "/a", "content": "x"}, {"file_path": "/a", "content": "y"}),
-    ("Edit", {"file_path": "/a", "old_string": "x", "new_string": "y"},
-     {"file_path": "/a", "old_string": "x", "new_string": "y", "replace_all": True}),
-    ("mcp__db__write", {"sql": "select 1"}, {"sql": "drop table t"}),
-    ("mcp__db__write", {"n": 1}, {"n": 1.0}),
-    ("mcp__db__write", {"n": 1}, {"n": True}),
-    ("mcp__db__write", {"n": 1}, {"n": 1, "extra": None}),
+    (BASH, {**BASH, "dangerouslyDisableSandbox": True}),
+    (BASH, {**BASH, "run_in_background": True}),
+    (BASH, {**BASH, "timeout": 600000}),
+    ({**BASH, "dangerouslyDisableSandbox": False}, {**BASH, "dangerouslyDisableSandbox": True}),
+    (BASH, {"command": "make test "}),
+    (BASH, {"command": "make test; rm -rf ~"}),
+    (BASH, {"command": ["make test"]}),
 ]
 
 
-@pytest.mark.parametrize(("tool", "approved", "other"), WIDER)
-def test_a_never_covers_another_input(tool: str, approved: dict[str, Any],
-                                      other: dict[str, Any]) -> None:
+@pytest.mark.parametrize(("approved", "other"), WIDER)
+def test_a_for_bash_never_covers_another_input(approved: dict[str, Any],
+                                               other: dict[str, Any]) -> None:
     reader = Answers("a", "n", "")
     asker = TerminalAsker(reader=reader)
-    assert ask(asker, tool, approved).behavior == "allow"
-    assert ask(asker, tool, dict(reversed(list(approved.items())))).answered_by == \
-        "person (this session)"  # the same call: remembered, key order aside
+    assert ask(asker, "Bash", approved).behavior == "allow"
+    assert ask(asker, "Bash", dict(reversed(list(approved.items())))).answered_by == \
+        "person (this session)"  # the same input: remembered, key order aside
     assert len(reader.prompts) == 1
-    assert ask(asker, tool, other).behavior == "deny"  # asked again, and denied
+    assert ask(asker, "Bash", other).behavior == "deny"  # asked again, and denied
     assert "permission needed" in reader.prompts[1]
+
+
+@pytest.mark.parametrize("tool", ["mcp__db__write", "Read", "Edit"])
+def test_a_for_another_tool_covers_its_calls_for_the_session(tool: str) -> None:
+    reader = Answers("a")
+    asker = TerminalAsker(reader=reader)
+    assert ask(asker, tool, {"file_path": "/a", "sql": "x"}).behavior == "allow"
+    assert ask(asker, tool, {"file_path": "/b", "n": 2}).answered_by == "person (this session)"
+    assert len(reader.prompts) == 1
 
 
 def test_a_is_per_tool() -> None:

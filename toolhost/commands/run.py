@@ -25,8 +25,9 @@ permission checks, and show the conversation.
   (no -p)          interactive: type a turn at the `> ` prompt, Enter to send; Ctrl-C
                    interrupts the turn, a second Ctrl-C (or Ctrl-D at the prompt) exits
   questions        a tool call an `ask` rule (or no rule) covers is asked at the terminal:
-                   y once, a this same call for the session, n deny (then a reason for the
-                   model). Ctrl-D at a question denies; Ctrl-C denies and interrupts the turn
+                   y once, a for this session (the tool; for Bash the exact command), n
+                   deny (then a reason for the model). Ctrl-D at a question denies; Ctrl-C
+                   denies and interrupts the turn
   signals          SIGTERM, SIGHUP (terminal closed) and a second Ctrl-C all stop the same
                    way: tool calls cancelled (their processes killed), the CLI stopped, the
                    audit log closed; exit status 143, 129, 130

@@ -81,9 +81,8 @@ class TerminalAsker:
     the CLI's pipes). Answers: ``y`` allow once, ``a`` allow for this session, ``n`` deny (then
     an optional reason). End of input, an empty answer or anything else is a deny, at once
     (no reason asked for). Questions are asked one at a time; "allow for this session"
-    remembers the exact call: the tool and its whole input, every field (for Bash the command
-    and every flag beside it, such as ``dangerouslyDisableSandbox``), never more than the
-    person was shown.
+    remembers the tool (for Bash: the exact command with every field beside it, such as
+    ``dangerouslyDisableSandbox``: never more than the person saw).
 
     With ``reader`` set (``toolhost run`` sets it to its terminal), questions are read through
     it: they then own the terminal while they are open, and Ctrl-C at one denies the call.
@@ -100,13 +99,16 @@ class TerminalAsker:
 
     @staticmethod
     def session_key(tool_name: str, tool_input: Mapping[str, Any]) -> str:
-        """What an "a" answer is remembered by: the tool and its whole input (canonical JSON:
-        key order does not matter; any other difference, a field more or less, does)."""
+        """What an "a" answer is remembered by: the tool; for Bash the whole input (canonical
+        JSON: the command and every field beside it, such as ``dangerouslyDisableSandbox`` or
+        ``run_in_background``; key order does not matter, any other difference does)."""
+        if tool_name != "Bash":
+            return tool_name
         try:
             shown = json.dumps(tool_input, sort_keys=True, separators=(",", ":"))
         except (TypeError, ValueError):  # not JSON (keys of mixed types): never remembered
             shown = f"\x00{id(tool_input)}"
-        return f"{tool_name}\x00{shown}"
+        return f"Bash\x00{shown}"
 
     async def ask(self, tool_name: str, tool_input: Mapping[str, Any],
                   decision: Decision) -> Decision:
@@ -146,7 +148,7 @@ class TerminalAsker:
                 f"({_where(decision)})\n{shown}\n")
         if decision.message:
             text += f"{visible(decision.message, lines=True)}\n"
-        return text + "Allow? [y] once, [a] this same call for the session, [n] deny: "
+        return text + "Allow? [y] once, [a] for this session, [n] deny: "
 
     async def _ask_reader(self, reader: LineReader, tool_name: str,
                           tool_input: Mapping[str, Any], decision: Decision) -> tuple[str, str]:
