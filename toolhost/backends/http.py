@@ -39,6 +39,7 @@ from jinja2 import TemplateError
 from toolhost.backends import templating
 from toolhost.backends.base import BindContext, Binding, CallContext
 from toolhost.backends.http_decode import ACCEPT_ENCODING, BodyError, read_body
+from toolhost.backends.http_headers import server_header_names, tool_header_problem
 from toolhost.backends.http_options import IDEMPOTENT, OPTIONS_SCHEMA
 from toolhost.backends.http_request import (
     UnsendableValue,
@@ -136,6 +137,11 @@ class HttpKind:
                 expression = templating.ENV.compile_expression(select)
         except TemplateError as exc:
             raise problem(f"template does not parse: {exc}") from None
+        wrong = tool_header_problem(
+            {str(k): str(v) for k, v in (opts.get("headers") or {}).items()},
+            server_header_names(defaults.headers, defaults.auth))
+        if wrong:
+            raise problem(f"header {wrong[0]!r}: {wrong[1]}", f".headers.{wrong[0]}")
         both = sorted(literal_query_keys(url) & set(fields["query"]))
         if both:
             raise problem(f"query key {both[0]!r} is both in the url and in query:; write it "
