@@ -75,21 +75,32 @@ def read_document(file: str, problems: list[Problem], *, source_url: str | None 
                                         "documents", "a Swagger 2.0 document can be converted "
                                         "with swagger2openapi"))
         return None
-    ref_problems = list(_check_refs(openapi))
+    nodes = [0]
+    ref_problems = list(_check_refs(openapi, nodes))
     if ref_problems:
         problems.extend(ref_problems[:20])
         return None
+    limit = LIMITS.openapi_check_values
+    if nodes[0] > limit:  # the checker costs up to milliseconds per value: minutes here
+        log.warning("%s", openapi.problem((), f"the document's structure was not checked "
+                                          f"with openapi-spec-validator: it has {nodes[0]:,} "
+                                          f"values, over the {limit:,} checked within "
+                                          "seconds; tools are built from what is there",
+                                          "raise TOOLHOST_MAX_OPENAPI_CHECK_VALUES to "
+                                          "check it, slowly"))
+        return openapi
     problems.extend(_validate(openapi))
     return openapi
 
 
-def _check_refs(doc: OpenApiDoc) -> Iterator[Problem]:
-    """Every ``$ref`` is local and points at something."""
+def _check_refs(doc: OpenApiDoc, nodes: list[int]) -> Iterator[Problem]:
+    """Every ``$ref`` is local and points at something; ``nodes[0]`` counts the values."""
     stack: list[tuple[KeyPath, Any]] = [((), doc.data)]
     seen = 0
     while stack:
         path, node = stack.pop()
         seen += 1
+        nodes[0] = seen
         if seen > MAX_REFS * 10:
             yield doc.problem((), "the document has too many nodes to check")
             return

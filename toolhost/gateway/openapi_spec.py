@@ -29,6 +29,7 @@ from toolhost.backends.http_headers import server_header_names
 from toolhost.config.build_servers import resolve_path
 from toolhost.config.checks import Checker
 from toolhost.config.gitrepos import cache_root
+from toolhost.config.limits import LIMITS
 from toolhost.config.model import BackendSpec, ServerDefaults, ToolConfig
 from toolhost.config.tree import Path, mark_for
 from toolhost.gateway.openapi_doc import OpenApiDoc, fetch_cached, read_document
@@ -78,6 +79,12 @@ def build_openapi(check: Checker, data: Mapping[str, Any], path: Path, server: s
     headers, query = security(check, block, here, doc)
     defaults = replace(defaults, base_url=base, headers={**defaults.headers, **headers})
     chosen = _choose(check, data, path, operations(doc))
+    if len(chosen) > LIMITS.openapi_operations:  # each costs about a millisecond per start
+        check.problem((*path, "include") if "include" in data else (*path, "openapi"),
+                      f"{len(chosen):,} operations of the document are chosen, over the "
+                      f"limit of {LIMITS.openapi_operations:,}", "choose fewer with include: "
+                      "or exclude:, or raise TOOLHOST_MAX_OPENAPI_OPERATIONS")
+        return OpenApiServer(defaults=defaults)
     reshapes = build_reshapes(check, data, path)
     keys = {op.key for op in operations(doc)}  # a reshape of an excluded one is harmless
     for key in reshapes:
