@@ -52,7 +52,13 @@ from toolhost.backends.http_request import (
     unencodable_message,
 )
 from toolhost.backends.http_response import map_response, retry_delay
-from toolhost.backends.http_url import UnsafeURL, compile_url, literal_query_keys, with_query
+from toolhost.backends.http_url import (
+    UnsafeURL,
+    compile_url,
+    literal_query_keys,
+    shown_url,
+    with_query,
+)
 from toolhost.config.model import ServerDefaults, ToolConfig
 from toolhost.errors import CompileError
 from toolhost.results import ToolResult
@@ -213,9 +219,9 @@ class HttpKind:
                 except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
                     if attempt >= retries:
                         return ToolResult.error(f"Could not connect for {method} "
-                                                f"{target.split('?')[0]}: {exc}")
+                                                f"{shown_url(target.split('?')[0])}: {exc}")
                     delay = backoff * 2 ** attempt
-                ctx.log.info("retrying %s %s in %.2fs", method, target, delay)
+                ctx.log.info("retrying %s %s in %.2fs", method, shown_url(target), delay)
                 await anyio.sleep(delay)
                 attempt += 1
 

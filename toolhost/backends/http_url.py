@@ -22,9 +22,22 @@ from jinja2.environment import Template
 
 from toolhost.backends import templating
 
-__all__ = ["UnsafeURL", "UrlTemplate", "compile_url", "literal_query_keys", "with_query"]
+__all__ = ["UnsafeURL", "UrlTemplate", "compile_url", "literal_query_keys", "shown_url",
+           "with_query"]
 
 _ENCODED_SLASH = re.compile(r"%(2f|5c)", re.I)
+
+
+def shown_url(url: str) -> str:
+    """``url`` as a message shows it: without its userinfo (``user:password@``), which is a
+    credential even where the config did not name it a secret."""
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        return url
+    end = min((i for i in (rest.find(c) for c in "/?#\\") if i >= 0), default=len(rest))
+    authority = rest[:end]
+    return f"{scheme}://{authority.rpartition('@')[2]}{rest[end:]}" if "@" in authority \
+        else url
 
 
 class UnsafeURL(ValueError):
@@ -49,8 +62,8 @@ class UrlTemplate:
         url = self.template.render(context)
         parts = urlsplit(url)
         if (parts.scheme, parts.netloc) != (self.scheme, self.netloc):
-            raise UnsafeURL(f"the URL would go to {parts.scheme}://{parts.netloc}, "
-                            f"not {self.scheme}://{self.netloc}")
+            raise UnsafeURL(f"the URL would go to {shown_url(f'{parts.scheme}://{parts.netloc}')}"
+                            f", not {shown_url(f'{self.scheme}://{self.netloc}')}")
         path = parts.path
         if not path.startswith(self.base_path):
             raise UnsafeURL(f"the URL path {path!r} leaves {self.base_path!r}")

@@ -26,12 +26,14 @@ from typing import Any
 from urllib.parse import urljoin
 
 from toolhost.backends.http_headers import server_header_names
+from toolhost.backends.http_url import shown_url
 from toolhost.config.build_servers import resolve_path
 from toolhost.config.checks import Checker
 from toolhost.config.gitrepos import cache_root
 from toolhost.config.limits import LIMITS
 from toolhost.config.model import BackendSpec, ServerDefaults, ToolConfig
 from toolhost.config.tree import Path, mark_for
+from toolhost.config.url_secrets import userinfo
 from toolhost.gateway.openapi_doc import OpenApiDoc, fetch_cached, read_document
 from toolhost.gateway.openapi_ops import Operation, Plan, operations, plan_tool, tool_name
 from toolhost.gateway.openapi_schema import SchemaConverter
@@ -72,6 +74,14 @@ def build_openapi(check: Checker, data: Mapping[str, Any], path: Path, server: s
     if doc is None:
         return OpenApiServer(defaults=defaults)
     base = defaults.base_url or _server_url(doc)
+    if not defaults.base_url and base and (userinfo(base) is not None or "\\" in base):
+        # http://a.example@b.example/ goes to b.example, with the server's headers, and
+        # the document's "credentials" would be sent as Basic auth: the config names hosts
+        check.problems.append(doc.problem(
+            ("servers", 0, "url"), f"the server URL {shown_url(base)!r} has a user name "
+            "or password before the host ('user@host') or a backslash: refused, so that "
+            "requests go only to a host the config can see", "set base_url: in the config"))
+        return OpenApiServer(defaults=defaults)
     if not base or not base.startswith(("http://", "https://")) or "{" in base or "}" in base:
         check.problem(path, f"no absolute base URL for '{server}' (the document says "
                       f"{base or 'none'!r})", "set base_url: http://host:port/prefix")
