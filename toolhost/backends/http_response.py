@@ -19,7 +19,7 @@ import httpx
 from jinja2 import TemplateError
 
 from toolhost.backends.convert import bytes_result
-from toolhost.backends.http_url import shown_url
+from toolhost.config.url_secrets import shown_url
 from toolhost.excerpt import decode_cut
 from toolhost.redaction import active
 from toolhost.results import ToolResult

@@ -21,23 +21,12 @@ from urllib.parse import parse_qsl, quote, unquote, urljoin, urlsplit
 from jinja2.environment import Template
 
 from toolhost.backends import templating
+from toolhost.config.url_secrets import shown_url
 
 __all__ = ["UnsafeURL", "UrlTemplate", "compile_url", "literal_query_keys", "shown_url",
            "with_query"]
 
 _ENCODED_SLASH = re.compile(r"%(2f|5c)", re.I)
-
-
-def shown_url(url: str) -> str:
-    """``url`` as a message shows it: without its userinfo (``user:password@``), which is a
-    credential even where the config did not name it a secret."""
-    scheme, sep, rest = url.partition("://")
-    if not sep:
-        return url
-    end = min((i for i in (rest.find(c) for c in "/?#\\") if i >= 0), default=len(rest))
-    authority = rest[:end]
-    return f"{scheme}://{authority.rpartition('@')[2]}{rest[end:]}" if "@" in authority \
-        else url
 
 
 class UnsafeURL(ValueError):

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from typing import Any
 from urllib.parse import unquote
 
-__all__ = ["url_credentials", "userinfo"]
+__all__ = ["shown_url", "url_credentials", "userinfo"]
 
 # scheme://authority: the authority ends at the first '/', '?', '#' or '\\' (a backslash is a
 # slash to WHATWG parsers), and its userinfo is everything up to the last '@' in it
@@ -28,6 +28,18 @@ def userinfo(url: str) -> str | None:
     if match is None or "@" not in match.group(1):
         return None
     return match.group(1).rpartition("@")[0]
+
+
+def shown_url(url: str) -> str:
+    """``url`` as a message shows it: without its userinfo (``user:password@``), which is a
+    credential even where the config did not name it a secret."""
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        return url
+    end = min((i for i in (rest.find(c) for c in "/?#\\") if i >= 0), default=len(rest))
+    authority = rest[:end]
+    return f"{scheme}://{authority.rpartition('@')[2]}{rest[end:]}" if "@" in authority \
+        else url
 
 
 def url_credentials(data: Any, min_length: int) -> set[str]:

@@ -24,6 +24,7 @@ from typing import Any
 from toolhost.config.limits import LIMITS, read_bounded
 from toolhost.config.tree import Mark, format_path, mark_for
 from toolhost.config.tree import Path as KeyPath
+from toolhost.config.url_secrets import shown_url
 from toolhost.config.yaml_source import parse_yaml
 from toolhost.errors import Problem
 from toolhost.excerpt import cut
@@ -166,7 +167,8 @@ def fetch_cached(url: str, cache: Path, problems: list[Problem], origin: Any) ->
     if local.is_file():
         return str(local)
     if not url.startswith(("http://", "https://")):
-        problems.append(origin.problem(f"{cut(url, 120)!r} is not an http(s) URL", key=".url"))
+        problems.append(origin.problem(f"{cut(shown_url(url), 120)!r} is not an http(s) URL",
+                                       key=".url"))
         return None
     limit = LIMITS.file_bytes
     deadline = time.monotonic() + FETCH_TIMEOUT  # for the whole document, not each read
@@ -186,8 +188,8 @@ def fetch_cached(url: str, cache: Path, problems: list[Problem], origin: Any) ->
                                        hint="check the URL, or download it and use 'spec:'"))
         return None
     if len(body) > limit:
-        problems.append(origin.problem(f"the OpenAPI document at {cut(url, 120)} is over "
-                                       f"{limit:,} bytes", key=".url"))
+        problems.append(origin.problem(f"the OpenAPI document at {cut(shown_url(url), 120)} "
+                                       f"is over {limit:,} bytes", key=".url"))
         return None
     local.parent.mkdir(parents=True, exist_ok=True)
     partial = local.with_suffix(".part")

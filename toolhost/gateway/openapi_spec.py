@@ -26,14 +26,13 @@ from typing import Any
 from urllib.parse import urljoin
 
 from toolhost.backends.http_headers import server_header_names
-from toolhost.backends.http_url import shown_url
 from toolhost.config.build_servers import resolve_path
 from toolhost.config.checks import Checker
 from toolhost.config.gitrepos import cache_root
 from toolhost.config.limits import LIMITS
 from toolhost.config.model import BackendSpec, ServerDefaults, ToolConfig
 from toolhost.config.tree import Path, mark_for
-from toolhost.config.url_secrets import userinfo
+from toolhost.config.url_secrets import shown_url, userinfo
 from toolhost.gateway.openapi_doc import OpenApiDoc, fetch_cached, read_document
 from toolhost.gateway.openapi_ops import Operation, Plan, operations, plan_tool, tool_name
 from toolhost.gateway.openapi_schema import SchemaConverter
