@@ -82,8 +82,9 @@ def build_openapi(check: Checker, data: Mapping[str, Any], path: Path, server: s
             "requests go only to a host the config can see", "set base_url: in the config"))
         return OpenApiServer(defaults=defaults)
     if not base or not base.startswith(("http://", "https://")) or "{" in base or "}" in base:
+        said = shown_url(base) if base else "none"
         check.problem(path, f"no absolute base URL for '{server}' (the document says "
-                      f"{base or 'none'!r})", "set base_url: http://host:port/prefix")
+                      f"{said!r})", "set base_url: http://host:port/prefix")
         return OpenApiServer(defaults=defaults)
     headers, query = security(check, block, here, doc)
     defaults = replace(defaults, base_url=base, headers={**defaults.headers, **headers})
