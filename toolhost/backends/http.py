@@ -39,6 +39,7 @@ from jinja2 import TemplateError
 from toolhost.backends import templating
 from toolhost.backends.base import BindContext, Binding, CallContext
 from toolhost.backends.http_decode import ACCEPT_ENCODING, BodyError, read_body
+from toolhost.backends.http_headers import server_header_names, tool_header_problem
 from toolhost.backends.http_options import IDEMPOTENT, OPTIONS_SCHEMA
 from toolhost.backends.http_request import (
     UnsendableValue,
@@ -51,7 +52,13 @@ from toolhost.backends.http_request import (
     unencodable_message,
 )
 from toolhost.backends.http_response import map_response, retry_delay
-from toolhost.backends.http_url import UnsafeURL, compile_url, literal_query_keys, with_query
+from toolhost.backends.http_url import (
+    UnsafeURL,
+    compile_url,
+    literal_query_keys,
+    shown_url,
+    with_query,
+)
 from toolhost.config.model import ServerDefaults, ToolConfig
 from toolhost.errors import CompileError
 from toolhost.results import ToolResult
@@ -136,6 +143,11 @@ class HttpKind:
                 expression = templating.ENV.compile_expression(select)
         except TemplateError as exc:
             raise problem(f"template does not parse: {exc}") from None
+        wrong = tool_header_problem(
+            {str(k): str(v) for k, v in (opts.get("headers") or {}).items()},
+            server_header_names(defaults.headers, defaults.auth))
+        if wrong:
+            raise problem(f"header {wrong[0]!r}: {wrong[1]}", f".headers.{wrong[0]}")
         both = sorted(literal_query_keys(url) & set(fields["query"]))
         if both:
             raise problem(f"query key {both[0]!r} is both in the url and in query:; write it "
@@ -207,9 +219,9 @@ class HttpKind:
                 except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
                     if attempt >= retries:
                         return ToolResult.error(f"Could not connect for {method} "
-                                                f"{target.split('?')[0]}: {exc}")
+                                                f"{shown_url(target.split('?')[0])}: {exc}")
                     delay = backoff * 2 ** attempt
-                ctx.log.info("retrying %s %s in %.2fs", method, target, delay)
+                ctx.log.info("retrying %s %s in %.2fs", method, shown_url(target), delay)
                 await anyio.sleep(delay)
                 attempt += 1
 

@@ -19,6 +19,7 @@ import httpx
 from jinja2 import TemplateError
 
 from toolhost.backends.convert import bytes_result
+from toolhost.config.url_secrets import shown_url
 from toolhost.excerpt import decode_cut
 from toolhost.redaction import active
 from toolhost.results import ToolResult
@@ -97,7 +98,7 @@ def map_response(response: httpx.Response, data: bytes, truncated: bool, *, meth
     """Turn one final response into the tool's result."""
     content_type = response.headers.get("content-type", "").split(";")[0].strip().lower()
     if not 200 <= response.status_code < 300:
-        where = f"{method} {response.request.url.copy_with(query=None)}"
+        where = f"{method} {shown_url(str(response.request.url.copy_with(query=None)))}"
         # hidden before cutting (a server's error page may echo the request's credentials)
         head = data[:EXCERPT * 4]
         sliced = truncated or len(head) < len(data)

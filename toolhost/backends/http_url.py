@@ -21,8 +21,10 @@ from urllib.parse import parse_qsl, quote, unquote, urljoin, urlsplit
 from jinja2.environment import Template
 
 from toolhost.backends import templating
+from toolhost.config.url_secrets import shown_url
 
-__all__ = ["UnsafeURL", "UrlTemplate", "compile_url", "literal_query_keys", "with_query"]
+__all__ = ["UnsafeURL", "UrlTemplate", "compile_url", "literal_query_keys", "shown_url",
+           "with_query"]
 
 _ENCODED_SLASH = re.compile(r"%(2f|5c)", re.I)
 
@@ -49,8 +51,8 @@ class UrlTemplate:
         url = self.template.render(context)
         parts = urlsplit(url)
         if (parts.scheme, parts.netloc) != (self.scheme, self.netloc):
-            raise UnsafeURL(f"the URL would go to {parts.scheme}://{parts.netloc}, "
-                            f"not {self.scheme}://{self.netloc}")
+            raise UnsafeURL(f"the URL would go to {shown_url(f'{parts.scheme}://{parts.netloc}')}"
+                            f", not {shown_url(f'{self.scheme}://{self.netloc}')}")
         path = parts.path
         if not path.startswith(self.base_path):
             raise UnsafeURL(f"the URL path {path!r} leaves {self.base_path!r}")

@@ -7,6 +7,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from toolhost.backends.http_headers import framing_reason
 from toolhost.config.backend_block import BackendChecker
 from toolhost.config.checks import Checker, describe
 from toolhost.config.model import ServerConfig, ServerDefaults, ToolConfig
@@ -144,6 +145,9 @@ def _auth(check: Checker, data: Mapping[str, Any], path: Path) -> dict[str, Any]
     for key in fields:
         if check.require(auth, here, key, f"{kind} auth"):
             check.string(auth, here, key)
+    name = auth.get("name") if kind == "header" else None
+    if isinstance(name, str) and framing_reason(name):
+        check.problem((*here, "name"), str(framing_reason(name)))
     return dict(auth)
 
 

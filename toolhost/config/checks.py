@@ -198,12 +198,18 @@ class Checker:
                    ) -> dict[str, str] | None:
         """``str_map`` of HTTP header fields: a name is a token, a value one line of printable
         ASCII (checked here, where the file says which, not at the first request)."""
+        from toolhost.backends.http_headers import framing_reason
+
         headers = self.str_map(data, path, key)
         for name, value in (headers or {}).items():
             where = (*path, key, name)
             if not _TOKEN.fullmatch(name):
                 self.problem(where, "not a valid header name (letters, digits and "
                              "!#$%&'*+-.^_`|~ only)")
+            framing = framing_reason(name)
+            if framing:
+                self.problem(where, framing, "the URL says where a request goes; leave the "
+                             "rest to the client")
             bad = next((c for c in value if not (" " <= c <= "~" or c == "\t")), None)
             if bad is not None:  # the value may be a secret: name the character only
                 self.problem(where, f"a header value is one line of printable ASCII, and this "

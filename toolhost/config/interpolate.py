@@ -21,6 +21,7 @@ from typing import Any
 
 from toolhost.config.limits import LIMITS
 from toolhost.config.tree import Doc, Path, format_path, mark_for
+from toolhost.config.url_secrets import url_credentials
 from toolhost.errors import Problem
 
 __all__ = ["MAX_NESTING", "MIN_AUTO_SECRET", "SubstitutionBudget", "collect_declared_secrets",
@@ -194,8 +195,8 @@ def _visit(value: Any, path: Path, secret: bool, walk: _Walk) -> Any:
 
 
 def collect_declared_secrets(data: Any) -> set[str]:
-    """Strings under keys named in a ``secrets:`` list, ``auth`` credentials and OpenAPI
-    ``security`` values."""
+    """Strings under keys named in a ``secrets:`` list, ``auth`` credentials, OpenAPI
+    ``security`` values and the password of any URL's userinfo."""
     found: set[str] = set()
     servers = data.get("servers") if isinstance(data, dict) else None
     for server in (servers or {}).values() if isinstance(servers, dict) else ():
@@ -215,6 +216,7 @@ def collect_declared_secrets(data: Any) -> set[str]:
         for tool in tools.values() if isinstance(tools, dict) else ():
             if isinstance(tool, dict) and tool.get("secrets"):
                 _collect(tool, _names(tool.get("secrets")), found)
+    found |= url_credentials(data, MIN_AUTO_SECRET)  # https://user:PASSWORD@host anywhere
     return found
 
 

@@ -11,8 +11,14 @@ YAML aliases (``*name``)       10,000       ``TOOLHOST_MAX_YAML_ALIASES``
 nodes expanded from aliases    100,000      ``TOOLHOST_MAX_YAML_ALIAS_NODES``
 values (scalars, keys, lists)  500,000      ``TOOLHOST_MAX_CONFIG_VALUES``
 files in one ``extends`` chain 50           ``TOOLHOST_MAX_EXTENDS_CHAIN`` (at most 200)
+OpenAPI operations imported   2,000        ``TOOLHOST_MAX_OPENAPI_OPERATIONS``
+OpenAPI values checked (*)     5,000        ``TOOLHOST_MAX_OPENAPI_CHECK_VALUES``
 digits of an integer           4,000        (Python's own limit for int <-> str)
 =============================  ===========  ========================================
+
+(*) openapi-spec-validator costs up to a few milliseconds per value of an OpenAPI 3.1
+document (a parameter is about five values and ~2 ms): a larger document is not checked by it,
+and a warning says so; its tools are still built defensively from what is there.
 
 The parsers (PyYAML's composer, ``tomllib``) recurse once per nesting level, so depth is checked
 on the text *before* parsing (``toml_depth``) or on the event stream (YAML). Values are counted
@@ -78,6 +84,18 @@ class Limits:
     @property
     def values(self) -> int:
         return _env_int("TOOLHOST_MAX_CONFIG_VALUES", 500_000)
+
+    @property
+    def openapi_operations(self) -> int:
+        # operations chosen from one OpenAPI document: building and compiling cost about a
+        # millisecond each, at every start (the largest public APIs have fewer)
+        return _env_int("TOOLHOST_MAX_OPENAPI_OPERATIONS", 2_000)
+
+    @property
+    def openapi_check_values(self) -> int:
+        # openapi-spec-validator takes up to ~0.5 ms per value for OpenAPI 3.1 (a
+        # parameter costs ~2 ms): past this a document is not checked by it (~2 s at most)
+        return _env_int("TOOLHOST_MAX_OPENAPI_CHECK_VALUES", 5_000)
 
     @property
     def extends_chain(self) -> int:

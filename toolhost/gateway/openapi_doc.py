@@ -24,6 +24,7 @@ from typing import Any
 from toolhost.config.limits import LIMITS, read_bounded
 from toolhost.config.tree import Mark, format_path, mark_for
 from toolhost.config.tree import Path as KeyPath
+from toolhost.config.url_secrets import shown_url
 from toolhost.config.yaml_source import parse_yaml
 from toolhost.errors import Problem
 from toolhost.excerpt import cut
@@ -75,21 +76,32 @@ def read_document(file: str, problems: list[Problem], *, source_url: str | None 
                                         "documents", "a Swagger 2.0 document can be converted "
                                         "with swagger2openapi"))
         return None
-    ref_problems = list(_check_refs(openapi))
+    nodes = [0]
+    ref_problems = list(_check_refs(openapi, nodes))
     if ref_problems:
         problems.extend(ref_problems[:20])
         return None
+    limit = LIMITS.openapi_check_values
+    if nodes[0] > limit:  # the checker costs up to milliseconds per value: minutes here
+        log.warning("%s", openapi.problem((), f"the document's structure was not checked "
+                                          f"with openapi-spec-validator: it has {nodes[0]:,} "
+                                          f"values, over the {limit:,} checked within "
+                                          "seconds; tools are built from what is there",
+                                          "raise TOOLHOST_MAX_OPENAPI_CHECK_VALUES to "
+                                          "check it, slowly"))
+        return openapi
     problems.extend(_validate(openapi))
     return openapi
 
 
-def _check_refs(doc: OpenApiDoc) -> Iterator[Problem]:
-    """Every ``$ref`` is local and points at something."""
+def _check_refs(doc: OpenApiDoc, nodes: list[int]) -> Iterator[Problem]:
+    """Every ``$ref`` is local and points at something; ``nodes[0]`` counts the values."""
     stack: list[tuple[KeyPath, Any]] = [((), doc.data)]
     seen = 0
     while stack:
         path, node = stack.pop()
         seen += 1
+        nodes[0] = seen
         if seen > MAX_REFS * 10:
             yield doc.problem((), "the document has too many nodes to check")
             return
@@ -155,7 +167,8 @@ def fetch_cached(url: str, cache: Path, problems: list[Problem], origin: Any) ->
     if local.is_file():
         return str(local)
     if not url.startswith(("http://", "https://")):
-        problems.append(origin.problem(f"{cut(url, 120)!r} is not an http(s) URL", key=".url"))
+        problems.append(origin.problem(f"{cut(shown_url(url), 120)!r} is not an http(s) URL",
+                                       key=".url"))
         return None
     limit = LIMITS.file_bytes
     deadline = time.monotonic() + FETCH_TIMEOUT  # for the whole document, not each read
@@ -175,8 +188,8 @@ def fetch_cached(url: str, cache: Path, problems: list[Problem], origin: Any) ->
                                        hint="check the URL, or download it and use 'spec:'"))
         return None
     if len(body) > limit:
-        problems.append(origin.problem(f"the OpenAPI document at {cut(url, 120)} is over "
-                                       f"{limit:,} bytes", key=".url"))
+        problems.append(origin.problem(f"the OpenAPI document at {cut(shown_url(url), 120)} "
+                                       f"is over {limit:,} bytes", key=".url"))
         return None
     local.parent.mkdir(parents=True, exist_ok=True)
     partial = local.with_suffix(".part")

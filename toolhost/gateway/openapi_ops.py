@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 from urllib.parse import quote
 
+from toolhost.backends.http_headers import model_header_reason
 from toolhost.config.tree import Path as KeyPath
 from toolhost.excerpt import cut
 from toolhost.gateway.openapi_doc import OpenApiDoc, resolve_pointer
@@ -66,6 +67,8 @@ class Plan:
     places: dict[str, tuple[Place, str]] = field(default_factory=dict)  # arg -> where, name
     defs: dict[str, Any] = field(default_factory=dict)
     annotations: dict[str, Any] = field(default_factory=dict)
+    # header parameters the model may not fill: name, why, where in the document
+    dropped: list[tuple[str, str, KeyPath]] = field(default_factory=list)
 
     def input_schema(self) -> dict[str, Any]:
         schema: dict[str, Any] = {"type": "object", "properties": self.properties,
@@ -126,8 +129,11 @@ def operations(doc: OpenApiDoc) -> list[Operation]:
     return found
 
 
-def plan_tool(doc: OpenApiDoc, op: Operation, converter: SchemaConverter) -> Plan | str:
-    """The tool for ``op``, or why it is left out."""
+def plan_tool(doc: OpenApiDoc, op: Operation, converter: SchemaConverter,
+              server_headers: frozenset[str] = frozenset()) -> Plan | str:
+    """The tool for ``op``, or why it is left out. A header parameter the model may not fill
+    (``model_header_reason``: framing, credentials, routing, any of ``server_headers``) is
+    dropped and named in ``Plan.dropped``; the request carries the server's own, if any."""
     if not all(_PATH_PART.fullmatch(p) or ("{" not in p and "}" not in p)
                for p in _PATH_PART.split(op.path) if p):
         return "its path has an unbalanced '{' or '}'"
@@ -137,11 +143,20 @@ def plan_tool(doc: OpenApiDoc, op: Operation, converter: SchemaConverter) -> Pla
     plan = Plan(name=tool_name(op), description=cut(text, MAX_DESCRIPTION), method=op.method,
                 path=op.path, annotations=_annotations(op.method))
     params: dict[tuple[str, str], Mapping[str, Any]] = {}
-    for raw in (*op.shared, *(op.node.get("parameters") or ())):
+    located: dict[tuple[str, str], KeyPath] = {}
+    own = op.node.get("parameters")
+    for at, raw in (*((("paths", op.path, "parameters", i), p) for i, p in
+                         enumerate(op.shared)),
+                       *(((*op.where, "parameters", i), p) for i, p in
+                         enumerate(own if isinstance(own, list) else ()))):
         param = _deref(doc, raw)
         if isinstance(param, Mapping) and isinstance(param.get("name"), str):
-            params[(str(param.get("in")), param["name"])] = param  # the operation's win
-    for (place, original), param in params.items():
+            place, name = str(param.get("in")), param["name"]
+            # the operation's win; header names are case-insensitive: one argument each
+            key = (place, name.lower() if place == "header" else name)
+            params[key], located[key] = param, at
+    for key, param in params.items():
+        place, original = key[0], param["name"]
         if place == "cookie":
             if param.get("required") is True:
                 return f"it needs the cookie {original!r} (cookies are not supported)"
@@ -150,10 +165,14 @@ def plan_tool(doc: OpenApiDoc, op: Operation, converter: SchemaConverter) -> Pla
             continue
         if place == "header" and original.lower() in ("accept", "content-type",
                                                        "authorization"):
-            continue  # set by the backend and the server's auth, not by the model
+            continue  # OpenAPI: such header parameters are ignored (the backend sets them)
         if place == "header" and not _HEADER_NAME.match(original):
             if param.get("required") is True:
                 return f"its header parameter {original!r} is not a valid header name"
+            continue
+        why = model_header_reason(original, server_headers) if place == "header" else None
+        if why:
+            plan.dropped.append((original, why, located[key]))
             continue
         schema = _param_schema(param, converter)
         if place == "query" and _is_object(schema) and param.get("style") == "deepObject":

@@ -16,25 +16,27 @@ redaction, timeouts, ``toolhost tools`` and ``--explain``) is what any http tool
 
 from __future__ import annotations
 
-import base64
 import fnmatch
 import hashlib
 import logging
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path as FilePath
 from typing import Any
 from urllib.parse import urljoin
 
+from toolhost.backends.http_headers import server_header_names
 from toolhost.config.build_servers import resolve_path
 from toolhost.config.checks import Checker
 from toolhost.config.gitrepos import cache_root
+from toolhost.config.limits import LIMITS
 from toolhost.config.model import BackendSpec, ServerDefaults, ToolConfig
 from toolhost.config.tree import Path, mark_for
+from toolhost.config.url_secrets import shown_url, userinfo
 from toolhost.gateway.openapi_doc import OpenApiDoc, fetch_cached, read_document
 from toolhost.gateway.openapi_ops import Operation, Plan, operations, plan_tool, tool_name
 from toolhost.gateway.openapi_schema import SchemaConverter
+from toolhost.gateway.openapi_security import scheme_headers, security
 from toolhost.gateway.spec import Reshape, build_reshapes, globs
 from toolhost.lockfile.guard import current_guard
 
@@ -71,13 +73,28 @@ def build_openapi(check: Checker, data: Mapping[str, Any], path: Path, server: s
     if doc is None:
         return OpenApiServer(defaults=defaults)
     base = defaults.base_url or _server_url(doc)
-    if not base or not base.startswith(("http://", "https://")) or "{" in base or "}" in base:
-        check.problem(path, f"no absolute base URL for '{server}' (the document says "
-                      f"{base or 'none'!r})", "set base_url: http://host:port/prefix")
+    if not defaults.base_url and base and (userinfo(base) is not None or "\\" in base):
+        # http://a.example@b.example/ goes to b.example, with the server's headers, and
+        # the document's "credentials" would be sent as Basic auth: the config names hosts
+        check.problems.append(doc.problem(
+            ("servers", 0, "url"), f"the server URL {shown_url(base)!r} has a user name "
+            "or password before the host ('user@host') or a backslash: refused, so that "
+            "requests go only to a host the config can see", "set base_url: in the config"))
         return OpenApiServer(defaults=defaults)
-    headers, query = _security(check, block, here, doc)
+    if not base or not base.startswith(("http://", "https://")) or "{" in base or "}" in base:
+        said = shown_url(base) if base else "none"
+        check.problem(path, f"no absolute base URL for '{server}' (the document says "
+                      f"{said!r})", "set base_url: http://host:port/prefix")
+        return OpenApiServer(defaults=defaults)
+    headers, query = security(check, block, here, doc)
     defaults = replace(defaults, base_url=base, headers={**defaults.headers, **headers})
     chosen = _choose(check, data, path, operations(doc))
+    if len(chosen) > LIMITS.openapi_operations:  # each costs about a millisecond per start
+        check.problem((*path, "include") if "include" in data else (*path, "openapi"),
+                      f"{len(chosen):,} operations of the document are chosen, over the "
+                      f"limit of {LIMITS.openapi_operations:,}", "choose fewer with include: "
+                      "or exclude:, or raise TOOLHOST_MAX_OPENAPI_OPERATIONS")
+        return OpenApiServer(defaults=defaults)
     reshapes = build_reshapes(check, data, path)
     keys = {op.key for op in operations(doc)}  # a reshape of an excluded one is harmless
     for key in reshapes:
@@ -85,12 +102,17 @@ def build_openapi(check: Checker, data: Mapping[str, Any], path: Path, server: s
             check.problem((*path, "tools", key), f"the document has no operation {key!r}",
                           "name an operationId, or 'METHOD /path' for one without")
     converter = SchemaConverter(_components(doc), openapi_30=doc.openapi_30)
+    taken = server_header_names(defaults.headers, defaults.auth) | scheme_headers(doc)
     out = OpenApiServer(defaults=defaults)
     for op in chosen:
-        plan = plan_tool(doc, op, converter)
+        plan = plan_tool(doc, op, converter, taken)
         if isinstance(plan, str):
             log.warning("%s", doc.problem(op.where, f"operation {op.key!r} is left out: {plan}"))
             continue
+        for header, why, where in plan.dropped:
+            log.warning("%s", doc.problem(where, f"operation {op.key!r}: header parameter "
+                                          f"{header!r} is left out: {why}; the model never "
+                                          "sets it"))
         tool = _tool(check, path, server, doc, op, plan, reshapes.get(op.key, Reshape()),
                      base, query)
         if tool is not None:
@@ -145,54 +167,6 @@ def _components(doc: OpenApiDoc) -> Mapping[str, Any]:
     components = doc.data.get("components")
     schemas = components.get("schemas") if isinstance(components, Mapping) else None
     return schemas if isinstance(schemas, Mapping) else {}
-
-
-_TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")  # RFC 9110 token: a header's name
-
-
-def _security(check: Checker, block: Mapping[str, Any], here: Path, doc: OpenApiDoc
-              ) -> tuple[dict[str, str], dict[str, str]]:
-    """Headers and query parameters that carry the configured credentials."""
-    given = check.str_map(block, here, "security") or {}
-    components = doc.data.get("components")
-    schemes = components.get("securitySchemes") if isinstance(components, Mapping) else None
-    schemes = schemes if isinstance(schemes, Mapping) else {}
-    headers: dict[str, str] = {}
-    query: dict[str, str] = {}
-    for name, value in given.items():
-        where = (*here, "security", name)
-        scheme = schemes.get(name)
-        if not isinstance(scheme, Mapping):
-            check.problem(where, f"the document has no security scheme {name!r}",
-                          "its schemes: " + (", ".join(map(str, schemes)) or "none"))
-            continue
-        kind, carrier = scheme.get("type"), str(scheme.get("name", ""))
-        if any(c in value for c in "\r\n\0"):  # a header or query value cannot carry one
-            check.problem(where, "the value contains a line break or NUL (an HTTP header "
-                          "cannot carry one)", "check the secret it comes from: a trailing "
-                          "newline from a file is the usual cause")
-            continue
-        if kind == "apiKey" and scheme.get("in") in ("header", "cookie") \
-                and not _TOKEN.fullmatch(carrier):
-            check.problem(where, f"security scheme {name!r} names the header {carrier!r}, "
-                          "which is not a valid header name")
-            continue
-        if kind == "http" and str(scheme.get("scheme", "")).lower() == "basic":
-            if ":" not in value:
-                check.problem(where, "basic credentials are written 'user:password'")
-                continue
-            headers["Authorization"] = "Basic " + base64.b64encode(value.encode()).decode()
-        elif kind in ("http", "oauth2", "openIdConnect"):
-            headers["Authorization"] = f"Bearer {value}"
-        elif kind == "apiKey" and carrier and scheme.get("in") == "header":
-            headers[carrier] = value
-        elif kind == "apiKey" and carrier and scheme.get("in") == "query":
-            query[carrier] = value
-        elif kind == "apiKey" and carrier and scheme.get("in") == "cookie":
-            headers["Cookie"] = f"{carrier}={value}"
-        else:
-            check.problem(where, f"security scheme {name!r} ({kind}) is not supported")
-    return headers, query
 
 
 def _choose(check: Checker, data: Mapping[str, Any], path: Path, ops: list[Operation]

@@ -1,0 +1,91 @@
+"""URLs with a userinfo part: a document's server URL that has one is refused (``http://a@b/``
+goes to ``b``, with the server's headers), and a password in a config URL is a secret that no
+message, log or result shows."""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from toolhost.backends.base import CallContext
+from toolhost.compile import compile_tools
+from toolhost.config.loader import load_config
+from toolhost.config.url_secrets import url_credentials
+
+from .openapi_service import PetService
+from .test_openapi import call, load, problems_of, write
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def service() -> Iterator[PetService]:
+    with PetService() as running:
+        yield running
+
+
+@pytest.mark.parametrize("url", [
+    "http://127.0.0.1:{other}@127.0.0.1:{port}/v1",
+    "http://user:pa55word@127.0.0.1:{port}/v1",
+    "http://{{who}}@127.0.0.1:{port}/v1",
+    "http://127.0.0.1:{port}\\\\@127.0.0.1:{other}/v1",
+    "HTTP://a@b@127.0.0.1:{port}/v1",
+])
+async def test_a_document_server_url_with_userinfo_is_refused(
+        tmp_path: Path, service: PetService, url: str) -> None:
+    with PetService() as other:
+        line = next(x for x in service.document().splitlines() if x.startswith("servers:"))
+        text = service.document().replace(line, (
+            'servers: [{url: "' + url.format(port=service.port, other=other.port)
+            + f'", variables: {{who: {{default: "127.0.0.1:{other.port}"}}}}}}]'))
+        config = write(tmp_path, service, "    openapi: {spec: pets.yaml}\n"
+                       "    headers: {X-Token: team-s3cret-header}\n", document=text)
+        found = problems_of(config)
+        assert len(found) == 1, found
+        assert "pets.yaml:3:" in found[0] and "servers[0].url" in found[0]
+        assert "user name or password before the host" in found[0]
+        assert "pa55word" not in found[0]
+        assert other.requests == [] and service.requests == []
+
+
+async def test_a_password_in_a_config_url_is_a_secret_everywhere(
+        tmp_path: Path, service: PetService) -> None:
+    server = (f"    openapi: {{spec: pets.yaml}}\n"
+              f"    base_url: 'http://bot:${{PW}}@127.0.0.1:{service.port}/v1'\n")
+    config = write(tmp_path, service, server)
+    loaded = load(config, PW="Pw5ecret77")
+    basic = base64.b64encode(b"bot:Pw5ecret77").decode()
+    assert loaded.redact(f"x Pw5ecret77 Basic {basic}").count("Pw5ecret77") == 0
+    assert basic not in loaded.redact(f"Basic {basic}")
+    async with compile_tools(loaded) as compiled:
+        result = await compiled.tool("pets", "listPets").call({}, CallContext())
+    assert not result.is_error  # the call itself still carries the credential
+    assert service.requests[-1]["headers"]["authorization"] == f"Basic {basic}"
+
+
+async def test_a_failed_call_never_shows_the_userinfo(tmp_path: Path,
+                                                      service: PetService) -> None:
+    for password in ("pw", "Pw5ecret77"):  # short ones too: the URL is shown without it
+        server = ("    openapi: {spec: pets.yaml}\n"
+                  f"    base_url: 'http://bot:{password}@127.0.0.1:1/v1'\n")
+        config = write(tmp_path, service, server)
+        result = await call(config, "listPets", {})
+        assert result.is_error
+        assert "http://127.0.0.1:1/v1/pets" in result.text_content, result.text_content
+        assert password not in result.text_content and "bot:" not in result.text_content
+
+
+def test_userinfo_anywhere_in_a_config_is_secret(tmp_path: Path) -> None:
+    assert url_credentials({"a": ["psql", "postgres://app:dbpa55@db:5432/x"],
+                            "b": {"c": "see https://ghp_tokenvalue1@github.com/o/r"},
+                            "d": "http://u:p@h/ and https://k:p%40ss-word@h/",
+                            "e": "mailto:x@y http://host/a@b"}, 4) == {
+        "dbpa55", "ghp_tokenvalue1", "p%40ss-word", "p@ss-word"}
+    config = tmp_path / "toolhost.yaml"
+    config.write_text("toolhost: 1\nservers:\n  u:\n    mcp:\n"
+                      "      url: 'https://user:${UPSTREAM_PW}@127.0.0.1:1/mcp'\n")
+    loaded = load_config(config, environ={"UPSTREAM_PW": "upstream-pw-1"}, layers=False)
+    assert loaded.redact("upstream-pw-1") == "***"

@@ -1,0 +1,72 @@
+"""Credentials written in a URL's userinfo (``https://user:PASSWORD@host/``) are secrets.
+
+Whatever the key a URL is written under (a server's ``base_url``, an ``mcp.url``, an OpenAPI
+``url:``, an argv item, an env value), its password is a credential, and the client sends it
+as ``Authorization: Basic ...``: so it is hidden like any other secret, raw, percent-decoded
+and in every encoded form (docs/secrets.md). A userinfo without a password (``https://TOKEN@
+host/``, the form some services use for a token) is one too. Values shorter than
+``MIN_AUTO_SECRET`` characters are exempt, as for ``${...}`` under ``headers``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+from urllib.parse import unquote
+
+__all__ = ["shown_url", "url_credentials", "userinfo"]
+
+# scheme://authority: the authority ends at the first '/', '?', '#' or '\\' (a backslash is a
+# slash to WHATWG parsers), and its userinfo is everything up to the last '@' in it
+_AUTHORITY = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://([^/?#\\\s]*)")
+
+
+def userinfo(url: str) -> str | None:
+    """The userinfo of ``url`` (``user:password``), or None when it has none."""
+    match = _AUTHORITY.match(url.strip())
+    if match is None or "@" not in match.group(1):
+        return None
+    return match.group(1).rpartition("@")[0]
+
+
+def shown_url(url: str) -> str:
+    """``url`` as a message shows it: without its userinfo (``user:password@``), which is a
+    credential even where the config did not name it a secret."""
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        return url
+    end = min((i for i in (rest.find(c) for c in "/?#\\") if i >= 0), default=len(rest))
+    authority = rest[:end]
+    return f"{scheme}://{authority.rpartition('@')[2]}{rest[end:]}" if "@" in authority \
+        else url
+
+
+def url_credentials(data: Any, min_length: int) -> set[str]:
+    """The passwords (or lone user names) in the userinfo of every URL in ``data``."""
+    found: set[str] = set()
+    for text in _strings(data):
+        if "@" not in text or "://" not in text:
+            continue
+        for match in _AUTHORITY.finditer(text):
+            authority = match.group(1)
+            if "@" not in authority:
+                continue
+            user, colon, password = authority.rpartition("@")[0].partition(":")
+            secret = password if colon else user
+            for form in (secret, unquote(secret)):
+                if len(form) >= min_length:
+                    found.add(form)
+    return found
+
+
+def _strings(data: Any) -> Iterator[str]:
+    stack = [data]
+    while stack:  # a loop, not recursion: the config may nest deeply
+        node = stack.pop()
+        if isinstance(node, str):
+            yield node
+        elif isinstance(node, dict):
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
