@@ -95,3 +95,63 @@ async def upstreams_gone(wait: float) -> None:
     with anyio.fail_after(wait):
         while upstream_processes():
             await anyio.sleep(0.1)
+
+
+HOSTILE = HERE / "hostile_upstream.py"
+
+
+def hostile_config(tmp_path: Path, *, timeout: str = "5s", extra: str = "") -> Path:
+    """A config importing the hostile upstream over stdio (its switches from the environment:
+    HOSTILE_MODE, HOSTILE_TOOLS, HOSTILE_N) and a local command tool ``loc.hi``."""
+    config = tmp_path / "hostile.yaml"
+    config.write_text(f"""\
+toolhost: 1
+servers:
+  h:
+    mcp:
+      command: [{sys.executable}, {HOSTILE}]
+      env: {{HOSTILE_MODE: "${{HOSTILE_MODE:-}}", HOSTILE_TOOLS: "${{HOSTILE_TOOLS:-}}",
+             HOSTILE_N: "${{HOSTILE_N:-1}}", HOSTILE_LOG: "${{HOSTILE_LOG:-}}"}}
+      timeout: {timeout}
+{extra}  loc:
+    tools:
+      hi:
+        command: [echo, hi]
+permissions:
+  default: allow
+""")
+    return config
+
+
+@contextmanager
+def tarpit() -> Iterator[tuple[int, list[bytes]]]:
+    """A local port that accepts connections and never answers; yields the port and what
+    each connection sent (a fetch that must never happen shows up there)."""
+    import threading
+
+    got: list[bytes] = []
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(16)
+    server.settimeout(0.2)
+    stop = threading.Event()
+
+    def accept() -> None:
+        while not stop.is_set():
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                continue
+            conn.settimeout(1)
+            try:
+                got.append(conn.recv(4096) or b"(connected)")
+            except OSError:
+                got.append(b"(connected)")
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    try:
+        yield int(server.getsockname()[1]), got
+    finally:
+        stop.set()
+        thread.join(5)
+        server.close()

@@ -35,6 +35,7 @@ class Imported:
     title: str | None
     annotations: dict[str, Any]
     fixed: Mapping[str, Any]
+    output_schema: Any = None  # the upstream's, as listed (None: it has none)
 
 
 def reshape_tools(spec: UpstreamSpec, listed: list[dict[str, Any]], server: str, *,
@@ -70,7 +71,8 @@ def reshape_tools(spec: UpstreamSpec, listed: list[dict[str, Any]], server: str,
             name=shown, upstream_name=name,
             description=reshape.description or str(tool.get("description") or name),
             input_schema=schema, title=reshape.title or tool.get("title"),
-            annotations=annotations, fixed=dict(reshape.fixed)))
+            annotations=annotations, fixed=dict(reshape.fixed),
+            output_schema=tool.get("outputSchema")))
     return out, problems
 
 
