@@ -100,7 +100,8 @@ async def upstreams_gone(wait: float) -> None:
 HOSTILE = HERE / "hostile_upstream.py"
 
 
-def hostile_config(tmp_path: Path, *, timeout: str = "5s", extra: str = "") -> Path:
+def hostile_config(tmp_path: Path, *, timeout: str = "5s", connect_timeout: str = "30s",
+                   extra: str = "") -> Path:
     """A config importing the hostile upstream over stdio (its switches from the environment:
     HOSTILE_MODE, HOSTILE_TOOLS, HOSTILE_N) and a local command tool ``loc.hi``."""
     config = tmp_path / "hostile.yaml"
@@ -113,6 +114,7 @@ servers:
       env: {{HOSTILE_MODE: "${{HOSTILE_MODE:-}}", HOSTILE_TOOLS: "${{HOSTILE_TOOLS:-}}",
              HOSTILE_N: "${{HOSTILE_N:-1}}", HOSTILE_LOG: "${{HOSTILE_LOG:-}}"}}
       timeout: {timeout}
+      connect_timeout: {connect_timeout}
 {extra}  loc:
     tools:
       hi:

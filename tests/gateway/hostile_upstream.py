@@ -4,7 +4,8 @@
 - ``HOSTILE_TOOLS``: the tools it lists (JSON), besides ``echo``;
 - ``HOSTILE_MODE`` (comma-separated): ``hang_list`` (never answers tools/list),
   ``huge_result`` (tools/call answers one text of ``HOSTILE_N`` 'A's), ``big_list``
-  (``HOSTILE_N`` tools), ``cursor_loop`` (every page has a next one), ``hang_call``;
+  (``HOSTILE_N`` tools), ``cursor_loop`` (every page has a next one), ``hang_call``,
+  ``hang_resources`` (offers resources, never lists them);
 - ``HOSTILE_LOG``: a file that gets one line per request.
 """
 
@@ -39,7 +40,10 @@ def answer(msg: dict[str, Any]) -> Any:
     if method == "initialize":
         result: Any = {
             "protocolVersion": msg["params"]["protocolVersion"],
-            "capabilities": {"tools": {}},
+            "capabilities": {
+                "tools": {},
+                **({"resources": {}} if "hang_resources" in MODES else {}),
+            },
             "serverInfo": {"name": "hostile", "version": "1"},
         }
     elif method == "tools/list":
@@ -60,6 +64,8 @@ def answer(msg: dict[str, Any]) -> Any:
             else f"called {msg['params']['name']} with {json.dumps(msg['params'].get('arguments'))}"
         )
         result = {"content": [{"type": "text", "text": text}]}
+    elif method == "resources/list" and "hang_resources" in MODES:
+        return None
     elif method == "ping":
         result = {}
     else:

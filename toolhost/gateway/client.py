@@ -34,11 +34,14 @@ from toolhost.gateway.changes import ChangeWatch
 from toolhost.gateway.spec import UpstreamSpec
 from toolhost.gateway.stderr import StderrLog
 
-__all__ = ["UpstreamConnection", "UpstreamError"]
+__all__ = ["DEFAULT_REQUEST_TIMEOUT", "UpstreamConnection", "UpstreamError"]
 
 log = logging.getLogger("toolhost.gateway")
 T = TypeVar("T")
 MAX_BACKOFF = 30.0
+# a call, read or prompt of an upstream whose config sets no ``timeout``: long enough for slow
+# tools, but an upstream that never answers cannot hold a request (and its thread) for ever
+DEFAULT_REQUEST_TIMEOUT = 600.0
 
 
 class UpstreamError(Exception):
@@ -53,6 +56,10 @@ class UpstreamError(Exception):
 
 class _Broken(UpstreamError):
     """The connection broke (not an error the upstream answered)."""
+
+
+class _TimedOut(UpstreamError):
+    """No answer in time: the request is abandoned, the connection kept."""
 
 
 class UpstreamConnection:
@@ -75,9 +82,22 @@ class UpstreamConnection:
 
     # -- public, synchronous -----------------------------------------------------------------
 
+    @property
+    def list_deadline(self) -> float:
+        """Seconds one listing (every page of tools, resources, templates or prompts) may
+        take: the ``connect_timeout`` (default 30 s), as the start waits for it."""
+        return self.spec.connect_timeout
+
+    @property
+    def request_deadline(self) -> float:
+        """Seconds one call, read or prompt may take: the ``timeout``, or
+        DEFAULT_REQUEST_TIMEOUT when the config sets none."""
+        return self.spec.timeout or DEFAULT_REQUEST_TIMEOUT
+
     def list_tools(self) -> list[dict[str, Any]]:
         """The upstream's tools as plain dicts (every page). UpstreamError if it cannot be
-        listed (a broken connection is dropped: the next use reconnects)."""
+        listed within ``list_deadline`` (a broken connection is dropped: the next use
+        reconnects)."""
         portal = self._ensure()
         try:
             return portal.call(self._list_tools)
@@ -88,31 +108,43 @@ class UpstreamConnection:
     def call_tool(self, name: str, arguments: dict[str, Any],
                   timeout: float | None) -> dict[str, Any]:
         """One tools/call; the CallToolResult as a plain dict. UpstreamError if the
-        connection is down (the next call reconnects)."""
+        connection is down (the next call reconnects) or no answer came within ``timeout``
+        (None: ``request_deadline``)."""
         portal = self._ensure()
         try:
             return portal.call(self._call_tool, name, arguments, timeout)
+        except _TimedOut:
+            raise
         except UpstreamError:
             self._drop()
             raise
 
-    def run(self, operation: Callable[[Any], Awaitable[T]]) -> T:
+    def run(self, operation: Callable[[Any], Awaitable[T]], timeout: float | None = None,
+            what: str = "request") -> T:
         """``await operation(client)`` in the connection's thread (the upstream's resources
-        and prompts use it). UpstreamError when the connection is down or the upstream
-        refuses (a broken connection is dropped: the next use reconnects)."""
+        and prompts use it), within ``timeout`` seconds (None: ``request_deadline``; a
+        listing passes ``list_deadline``). UpstreamError when the connection is down, the
+        upstream refuses or does not answer in time (a broken connection is dropped: the
+        next use reconnects); ``what`` names the operation in that error."""
         portal = self._ensure()
         try:
-            return cast("T", portal.call(self._run, operation))
+            return cast("T", portal.call(self._run, operation,
+                                         timeout or self.request_deadline, what))
         except _Broken:
             self._drop()
             raise
 
-    async def _run(self, operation: Callable[[Any], Awaitable[T]]) -> T:
+    async def _run(self, operation: Callable[[Any], Awaitable[T]], timeout: float,
+                   what: str) -> T:
         client = self._client
         if client is None:
             raise UpstreamError(f"upstream server '{self.server}' is not connected")
         try:
-            return await operation(client)
+            with anyio.fail_after(timeout):
+                return await operation(client)
+        except TimeoutError:
+            raise _TimedOut(f"upstream server '{self.server}' did not answer the {what} "
+                                f"within {timeout:g}s") from None
         except Exception as exc:
             answered = _is_protocol_error(exc)
             error = UpstreamError if answered else _Broken
@@ -229,9 +261,15 @@ class UpstreamConnection:
             raise UpstreamError(f"upstream server '{self.server}' is not connected")
         tools: list[dict[str, Any]] = []
         cursor: str | None = None
+        deadline = anyio.current_time() + self.list_deadline
         for _ in range(1000):  # a server that pages forever is cut off
             try:
-                page = await client.list_tools(cursor=cursor, cache_mode="bypass")
+                with anyio.fail_after(deadline - anyio.current_time()):
+                    page = await client.list_tools(cursor=cursor, cache_mode="bypass")
+            except TimeoutError:
+                raise _TimedOut(f"upstream server '{self.server}' did not list its tools "
+                                    f"within {self.list_deadline:g}s (connect_timeout)") \
+                    from None
             except Exception as exc:
                 error = UpstreamError if _is_protocol_error(exc) else _Broken
                 raise error(f"upstream server '{self.server}' could not list its tools: "
@@ -247,8 +285,14 @@ class UpstreamConnection:
         client = self._client
         if client is None:
             raise UpstreamError(f"upstream server '{self.server}' is not connected")
+        limit = timeout or self.request_deadline
         try:
-            result = await client.call_tool(name, arguments, read_timeout_seconds=timeout)
+            with anyio.fail_after(limit):
+                result = await client.call_tool(name, arguments,
+                                                read_timeout_seconds=limit + 1)
+        except TimeoutError:
+            raise _TimedOut(f"upstream server '{self.server}' did not answer the call of "
+                                f"{name!r} within {limit:g}s") from None
         except Exception as exc:
             if _is_protocol_error(exc):  # the upstream answered with a JSON-RPC error
                 return {"content": [{"type": "text", "text": f"upstream error: "

@@ -135,7 +135,7 @@ def _compiled(item: Imported, server: ServerConfig, spec: UpstreamSpec,
               redact: Callable[[str], str] | None) -> CompiledTool:
     fixed = dict(item.fixed)
     upstream_name = item.upstream_name
-    timeout = spec.timeout
+    timeout = connection.request_deadline  # the config's timeout, or a default: never none
 
     async def invoke(arguments: Mapping[str, Any], ctx: CallContext) -> ToolResult:
         given = sorted(k for k in fixed if k in arguments)

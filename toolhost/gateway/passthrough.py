@@ -57,20 +57,24 @@ def upstream_content(connection: UpstreamConnection, server: str) -> ServerConte
 def list_content(connection: UpstreamConnection, server: str) -> ServerContent:
     """List the upstream's resources, resource templates and prompts (blocking: call it
     outside the connection's thread). UpstreamError when any listing fails."""
+    within = connection.list_deadline
     caps = connection.run(_capabilities)
     resources: list[Resource] = []
     if caps["resources"]:
-        listed = connection.run(_every("list_resources", "resources"))
+        listed = connection.run(_every("list_resources", "resources"), within,
+                                "listing of its resources")
         if listed:
             resources.append(UpstreamResources(connection, server, tuple(listed)))
         for template in connection.run(_every("list_resource_templates",
-                                              "resource_templates")):
+                                              "resource_templates"), within,
+                                       "listing of its resource templates"):
             compiled = UpstreamTemplate.of(connection, template)
             if compiled is not None:
                 resources.append(compiled)
     prompts: dict[str, Prompt] = {}
     if caps["prompts"]:
-        for prompt in connection.run(_every("list_prompts", "prompts")):
+        for prompt in connection.run(_every("list_prompts", "prompts"), within,
+                                     "listing of its prompts"):
             name = prompt.get("name")
             if isinstance(name, str) and name and name not in prompts:
                 prompts[name] = UpstreamPrompt(connection, name, prompt)
