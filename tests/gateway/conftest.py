@@ -68,13 +68,13 @@ def upstream_processes() -> list[int]:
 
 
 @contextmanager
-def http_upstream(**env: str) -> Iterator[int]:
-    """The upstream served over streamable HTTP on a free local port (``env``: its UPSTREAM_*
-    switches); yields the port once it accepts connections."""
+def http_upstream(script: Path = UPSTREAM, **env: str) -> Iterator[int]:
+    """The upstream (or ``script``: e.g. HOSTILE) served over HTTP on a free local port
+    (``env``: its switches); yields the port once it accepts connections."""
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = int(sock.getsockname()[1])
-    server = subprocess.Popen([sys.executable, str(UPSTREAM), "http", str(port)],
+    server = subprocess.Popen([sys.executable, str(script), "http", str(port)],
                               env={**os.environ, **env},
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:

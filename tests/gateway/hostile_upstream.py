@@ -5,7 +5,10 @@
 - ``HOSTILE_MODE`` (comma-separated): ``hang_list`` (never answers tools/list),
   ``huge_result`` (tools/call answers one text of ``HOSTILE_N`` 'A's), ``big_list``
   (``HOSTILE_N`` tools), ``cursor_loop`` (every page has a next one), ``hang_call``,
-  ``hang_resources`` (offers resources, never lists them);
+  ``hang_resources`` (offers resources, never lists them), ``noise`` (a banner of
+  ``HOSTILE_N`` lines that are not JSON-RPC before each answer), ``gzip`` (over HTTP: every
+  answer gzip-compressed, asked or not); over HTTP ``huge_result`` is sent in chunks of 1 MB,
+  never held whole;
 - ``HOSTILE_LOG``: a file that gets one line per request.
 """
 
@@ -80,6 +83,8 @@ def stdio() -> None:
         except ValueError:
             continue
         out = answer(msg)
+        if "noise" in MODES and msg.get("method") == "tools/list":
+            sys.stdout.write("banner: not JSON-RPC\n" * N)
         if out is not None:
             sys.stdout.write(json.dumps(out) + "\n")
             sys.stdout.flush()
@@ -93,7 +98,11 @@ def http(port: int) -> None:
 
         def do_POST(self) -> None:
             size = int(self.headers.get("Content-Length") or 0)
-            out = answer(json.loads(self.rfile.read(size) or b"{}"))
+            msg = json.loads(self.rfile.read(size) or b"{}")
+            if "huge_result" in MODES and msg.get("method") == "tools/call":
+                self.chunked(msg["id"])
+                return
+            out = answer(msg)
             if out is None:
                 self.send_response(202)
                 self.send_header("Content-Length", "0")
@@ -101,10 +110,30 @@ def http(port: int) -> None:
                 return
             body = json.dumps(out).encode()
             self.send_response(200)
+            if "gzip" in MODES:
+                import gzip
+
+                body = gzip.compress(body)
+                self.send_header("Content-Encoding", "gzip")
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
             self.wfile.write(body)
+
+        def chunked(self, ident: Any) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            head = json.dumps({"jsonrpc": "2.0", "id": ident}).encode()[:-1]
+            pieces = [head + b', "result": {"content": [{"type": "text", "text": "']
+            pieces += [b"A" * 1_000_000] * (N // 1_000_000)
+            try:
+                for piece in [*pieces, b'"}]}}']:
+                    self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
+                self.wfile.write(b"0\r\n\r\n")
+            except OSError:  # the client stopped reading: fine
+                pass
 
         def do_GET(self) -> None:
             self.send_response(405)

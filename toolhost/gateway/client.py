@@ -33,6 +33,7 @@ from toolhost.excerpt import cut
 from toolhost.gateway.changes import ChangeWatch
 from toolhost.gateway.spec import UpstreamSpec
 from toolhost.gateway.stderr import StderrLog
+from toolhost.gateway.transport import Wire, capped_http_hooks, quiet_mcp_logs, stdio_transport
 
 __all__ = ["DEFAULT_REQUEST_TIMEOUT", "UpstreamConnection", "UpstreamError"]
 
@@ -78,6 +79,7 @@ class UpstreamConnection:
         self._next_try = 0.0
         self._closed = False
         self._connected_before = False
+        self._wire = Wire(server, spec.max_message_bytes)
         self.watch = ChangeWatch(server)  # its channels: ``tools`` and ``content``
 
     # -- public, synchronous -----------------------------------------------------------------
@@ -148,7 +150,8 @@ class UpstreamConnection:
         except Exception as exc:
             answered = _is_protocol_error(exc)
             error = UpstreamError if answered else _Broken
-            raise error(f"upstream server '{self.server}': {cut(_describe(exc), 400)}",
+            raise error(self._wire.failure or
+                        f"upstream server '{self.server}': {cut(_describe(exc), 400)}",
                         getattr(exc, "code", None) if answered else None) \
                 from None
 
@@ -204,8 +207,9 @@ class UpstreamConnection:
         """The task that owns the client for the connection's whole life."""
         self._stop = anyio.Event()
         errlog = StderrLog(self.server) if self.spec.command else None
+        self._wire = wire = Wire(self.server, self.spec.max_message_bytes)
         try:
-            async with _client(self.spec, self.watch.on_message, errlog) as client, \
+            async with _client(self.spec, self.watch.on_message, errlog, wire) as client, \
                     anyio.create_task_group() as tasks:
                 if errlog is not None:
                     errlog.spawned()
@@ -272,7 +276,8 @@ class UpstreamConnection:
                     from None
             except Exception as exc:
                 error = UpstreamError if _is_protocol_error(exc) else _Broken
-                raise error(f"upstream server '{self.server}' could not list its tools: "
+                raise error(self._wire.failure or
+                            f"upstream server '{self.server}' could not list its tools: "
                             f"{cut(_describe(exc), 400)}") from None
             tools += [t.model_dump(by_alias=True, exclude_none=True) for t in page.tools]
             cursor = page.next_cursor
@@ -297,35 +302,40 @@ class UpstreamConnection:
             if _is_protocol_error(exc):  # the upstream answered with a JSON-RPC error
                 return {"content": [{"type": "text", "text": f"upstream error: "
                                      f"{cut(str(exc), 2000)}"}], "isError": True}
-            raise UpstreamError(f"upstream server '{self.server}' failed during the call: "
+            raise UpstreamError(self._wire.failure or
+                                f"upstream server '{self.server}' failed during the call: "
                                 f"{cut(_describe(exc), 400)}") from None
         return dict(result.model_dump(by_alias=True, exclude_none=True))
 
 
-def _client(spec: UpstreamSpec, on_message: Any, errlog: StderrLog | None) -> Any:
+def _client(spec: UpstreamSpec, on_message: Any, errlog: StderrLog | None, wire: Wire) -> Any:
     """The mcp package's client for ``spec``, telling ``on_message`` what the server says
-    unasked (imported here: configs without upstreams never load it)."""
+    unasked, over a transport that caps each message (``toolhost.gateway.transport``;
+    imported here: configs without upstreams never load the package)."""
     from mcp.client.client import Client
 
+    quiet_mcp_logs()
     if spec.command:
-        from mcp.client.stdio import StdioServerParameters
+        from mcp.client.stdio import get_default_environment
 
-        env = {**{k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG",
+        env = {**get_default_environment(),
+               **{k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG",
                                                               "LC_ALL", "TMPDIR", "PYTHONPATH",
                                                               "SYSTEMROOT")},
                **dict(spec.env)}
-        params = StdioServerParameters(command=spec.command[0], args=list(spec.command[1:]),
-                                       env=env, cwd=spec.cwd)
-        from mcp.client.stdio import stdio_client
-
         assert errlog is not None
-        return Client(stdio_client(params, errlog=errlog.file), message_handler=on_message)
+        return Client(stdio_transport(list(spec.command), env, spec.cwd, errlog.file, wire),
+                      message_handler=on_message)
     import httpx2
     from mcp.client.streamable_http import streamable_http_client
 
     assert spec.url is not None
-    http = httpx2.AsyncClient(headers=dict(spec.headers), timeout=spec.timeout or 60.0)
-    return Client(streamable_http_client(spec.url, http_client=http),
+    # nothing compressed: inflating is where a small answer becomes a huge one
+    http = httpx2.AsyncClient(headers={"Accept-Encoding": "identity", **dict(spec.headers)},
+                              timeout=spec.timeout or 60.0,
+                              event_hooks=capped_http_hooks(wire))
+    return Client(streamable_http_client(spec.url, http_client=http,
+                                         max_sse_event_size=wire.limit),
                   message_handler=on_message)
 
 
