@@ -4,7 +4,8 @@
 - ``HOSTILE_TOOLS``: the tools it lists (JSON), besides ``echo``;
 - ``HOSTILE_MODE`` (comma-separated): ``hang_list`` (never answers tools/list),
   ``huge_result`` (tools/call answers one text of ``HOSTILE_N`` 'A's), ``big_list``
-  (``HOSTILE_N`` tools), ``cursor_loop`` (every page has a next one), ``hang_call``,
+  (``HOSTILE_N`` tools, resources and prompts), ``cursor_loop`` (every page has a next
+  one), ``hang_call``,
   ``hang_resources`` (offers resources, never lists them), ``noise`` (a banner of
   ``HOSTILE_N`` lines that are not JSON-RPC before each answer), ``gzip`` (over HTTP: every
   answer gzip-compressed, asked or not); over HTTP ``huge_result`` is sent in chunks of 1 MB,
@@ -45,7 +46,8 @@ def answer(msg: dict[str, Any]) -> Any:
             "protocolVersion": msg["params"]["protocolVersion"],
             "capabilities": {
                 "tools": {},
-                **({"resources": {}} if "hang_resources" in MODES else {}),
+                **({"resources": {}} if MODES & {"hang_resources", "big_list"} else {}),
+                **({"prompts": {}} if "big_list" in MODES else {}),
             },
             "serverInfo": {"name": "hostile", "version": "1"},
         }
@@ -69,6 +71,15 @@ def answer(msg: dict[str, Any]) -> Any:
         result = {"content": [{"type": "text", "text": text}]}
     elif method == "resources/list" and "hang_resources" in MODES:
         return None
+    elif method == "resources/templates/list" and "big_list" in MODES:
+        result = {"resourceTemplates": []}
+    elif method in ("resources/list", "prompts/list") and "big_list" in MODES:
+        if method == "prompts/list":
+            result = {"prompts": [{"name": f"p{k}"} for k in range(N)]}
+        else:
+            result = {"resources": [{"uri": f"x://r{k}", "name": f"r{k}"} for k in range(N)]}
+        if "cursor_loop" in MODES:
+            result["nextCursor"] = "again"
     elif method == "ping":
         result = {}
     else:

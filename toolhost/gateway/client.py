@@ -40,6 +40,8 @@ __all__ = ["DEFAULT_REQUEST_TIMEOUT", "UpstreamConnection", "UpstreamError"]
 log = logging.getLogger("toolhost.gateway")
 T = TypeVar("T")
 MAX_BACKOFF = 30.0
+MAX_TOOLS = 10_000  # tools taken from one upstream (the rest are left out, with a warning)
+MAX_PAGES = 100  # pages of one listing followed (likewise)
 # a call, read or prompt of an upstream whose config sets no ``timeout``: long enough for slow
 # tools, but an upstream that never answers cannot hold a request (and its thread) for ever
 DEFAULT_REQUEST_TIMEOUT = 600.0
@@ -266,7 +268,7 @@ class UpstreamConnection:
         tools: list[dict[str, Any]] = []
         cursor: str | None = None
         deadline = anyio.current_time() + self.list_deadline
-        for _ in range(1000):  # a server that pages forever is cut off
+        for _ in range(MAX_PAGES):
             try:
                 with anyio.fail_after(deadline - anyio.current_time()):
                     page = await client.list_tools(cursor=cursor, cache_mode="bypass")
@@ -279,10 +281,18 @@ class UpstreamConnection:
                 raise error(self._wire.failure or
                             f"upstream server '{self.server}' could not list its tools: "
                             f"{cut(_describe(exc), 400)}") from None
-            tools += [t.model_dump(by_alias=True, exclude_none=True) for t in page.tools]
+            room = MAX_TOOLS - len(tools)
+            tools += [t.model_dump(by_alias=True, exclude_none=True) for t in page.tools[:room]]
             cursor = page.next_cursor
+            if len(page.tools) > room or (cursor and len(tools) >= MAX_TOOLS):
+                log.warning("upstream server '%s' lists more than %s tools; the rest are left "
+                            "out", self.server, f"{MAX_TOOLS:,}")
+                break
             if not cursor:
                 break
+        else:
+            log.warning("upstream server '%s' lists its tools on more than %d pages; the rest "
+                        "are left out", self.server, MAX_PAGES)
         return tools
 
     async def _call_tool(self, name: str, arguments: dict[str, Any],
