@@ -12,6 +12,7 @@ from toolhost.config.checks import Checker
 from toolhost.config.model import UNKNOWN, Origin
 from toolhost.config.params import build_params
 from toolhost.config.tree import Path
+from toolhost.config.wirenames import name_problem
 
 __all__ = ["DEFAULT_MAX_MESSAGE_BYTES", "RESHAPE_KEYS", "UPSTREAM_KEYS", "UPSTREAM_SERVER_KEYS",
            "Reshape", "UpstreamSpec", "build_reshapes", "build_upstream", "globs"]
@@ -128,6 +129,8 @@ def build_reshapes(check: Checker, data: Mapping[str, Any], path: Path) -> dict[
         if name is not None and not _NAME.match(name):
             check.problem((*where, "name"), f"invalid tool name {name!r}: use letters, digits, "
                           "'_' and '-'")
+        elif name is not None and (ambiguous := name_problem(name, server=str(path[-1]))):
+            check.problem((*where, "name"), *ambiguous)
         shown = name or upstream_name
         if shown in renamed:
             check.problem(where, f"two upstream tools would both be called {shown!r} "
