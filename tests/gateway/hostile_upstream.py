@@ -6,7 +6,8 @@
   ``huge_result`` (tools/call answers one text of ``HOSTILE_N`` 'A's), ``big_list``
   (``HOSTILE_N`` tools, resources and prompts), ``cursor_loop`` (every page has a next
   one), ``hang_call``,
-  ``hang_resources`` (offers resources, never lists them), ``noise`` (a banner of
+  ``hang_resources`` (offers resources, never lists them), ``bad_result`` (tools/call
+  answers content no CallToolResult has), ``noise`` (a banner of
   ``HOSTILE_N`` lines that are not JSON-RPC before each answer), ``gzip`` (over HTTP: every
   answer gzip-compressed, asked or not); over HTTP ``huge_result`` is sent in chunks of 1 MB,
   never held whole;
@@ -69,6 +70,8 @@ def answer(msg: dict[str, Any]) -> Any:
             else f"called {msg['params']['name']} with {json.dumps(msg['params'].get('arguments'))}"
         )
         result = {"content": [{"type": "text", "text": text}]}
+        if "bad_result" in MODES:  # not a CallToolResult
+            result = {"content": [{"type": "video", "data": "x"}], "isError": "yes"}
     elif method == "resources/list" and "hang_resources" in MODES:
         return None
     elif method == "resources/templates/list" and "big_list" in MODES:

@@ -130,3 +130,4 @@ def test_a_compressed_http_answer_is_refused(tmp_path: Path) -> None:
     assert ("upstream server 'b' sent a gzip-compressed answer though toolhost asked for none"
             in done.stderr + done.stdout)
     assert "Traceback" not in done.stderr
+

@@ -1,5 +1,6 @@
 """Output of an upstream that is not JSON-RPC is a few one-line warnings naming it, never a
-traceback per line (tracebacks only with --debug)."""
+traceback per line (tracebacks only with --debug); an answer that is not what it should be is
+one line naming the upstream, and a sound connection is kept."""
 
 from __future__ import annotations
 
@@ -8,7 +9,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from .conftest import hostile_config
+from toolhost.gateway.client import UpstreamConnection
+from toolhost.gateway.spec import UpstreamSpec
+
+from .conftest import HOSTILE, hostile_config
 
 
 def tools(config: Path, *flags: str, **env: str) -> subprocess.CompletedProcess[str]:
@@ -47,3 +51,20 @@ def test_an_invalid_answer_fails_its_request_at_once(tmp_path: Path) -> None:
     assert done.returncode == 1
     assert "upstream server 'h' sent an answer that is not valid JSON-RPC" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_an_invalid_result_is_one_line_and_the_connection_is_kept(tmp_path: Path) -> None:
+    log = tmp_path / "requests.jsonl"
+    spec = UpstreamSpec(command=(sys.executable, str(HOSTILE)),
+                        env={"HOSTILE_MODE": "bad_result", "HOSTILE_LOG": str(log)})
+    connection = UpstreamConnection(spec, "h")
+    try:
+        for _ in range(2):
+            result = connection.call_tool("echo", {"text": "x"}, 10.0)
+            assert result["isError"] is True
+            assert result["content"] == [{"type": "text", "text": (
+                "upstream server 'h' answered the call of 'echo' with an invalid result: "
+                "content.0.TextContent.text: Field required and 10 more")}]
+        assert log.read_text().count('"initialize"') == 1  # not started again
+    finally:
+        connection.close()

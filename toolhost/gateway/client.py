@@ -33,7 +33,13 @@ from toolhost.excerpt import cut
 from toolhost.gateway.changes import ChangeWatch
 from toolhost.gateway.spec import UpstreamSpec
 from toolhost.gateway.stderr import StderrLog
-from toolhost.gateway.transport import Wire, capped_http_hooks, quiet_mcp_logs, stdio_transport
+from toolhost.gateway.transport import (
+    Wire,
+    capped_http_hooks,
+    describe_invalid,
+    quiet_mcp_logs,
+    stdio_transport,
+)
 
 __all__ = ["DEFAULT_REQUEST_TIMEOUT", "UpstreamConnection", "UpstreamError"]
 
@@ -312,6 +318,12 @@ class UpstreamConnection:
             if _is_protocol_error(exc):  # the upstream answered with a JSON-RPC error
                 return {"content": [{"type": "text", "text": f"upstream error: "
                                      f"{cut(str(exc), 2000)}"}], "isError": True}
+            if _is_invalid(exc):  # a well-framed answer whose result is wrong: the
+                # connection is sound, only this answer is refused (in one line)
+                said = (f"upstream server '{self.server}' answered the call of {name!r} with "
+                        f"an invalid result: {describe_invalid(exc)}")
+                log.warning("%s", said)
+                return {"content": [{"type": "text", "text": said}], "isError": True}
             raise UpstreamError(self._wire.failure or
                                 f"upstream server '{self.server}' failed during the call: "
                                 f"{cut(_describe(exc), 400)}") from None
@@ -347,6 +359,12 @@ def _client(spec: UpstreamSpec, on_message: Any, errlog: StderrLog | None, wire:
     return Client(streamable_http_client(spec.url, http_client=http,
                                          max_sse_event_size=wire.limit),
                   message_handler=on_message)
+
+
+def _is_invalid(exc: BaseException) -> bool:
+    from pydantic import ValidationError
+
+    return isinstance(exc, ValidationError)
 
 
 def _is_protocol_error(exc: BaseException) -> bool:

@@ -32,7 +32,7 @@ import anyio.lowlevel
 
 from toolhost.excerpt import cut
 
-__all__ = ["Noise", "Wire", "capped_http_hooks", "quiet_mcp_logs", "size_text",
+__all__ = ["Noise", "Wire", "capped_http_hooks", "describe_invalid", "quiet_mcp_logs", "size_text",
            "stdio_transport"]
 
 log = logging.getLogger("toolhost.gateway")
@@ -174,7 +174,15 @@ def _parse(line: bytes, wire: Wire) -> Any:
         error=mcp_types.ErrorData(code=mcp_types.PARSE_ERROR, message=message)))
 
 
-def _what(exc: BaseException) -> str:
+def describe_invalid(exc: BaseException) -> str:
+    """What was wrong with something an upstream sent, in one short line (a pydantic
+    ValidationError's first error and how many more)."""
+    return _what(exc, skip=0)
+
+
+def _what(exc: BaseException, skip: int = 1) -> str:
+    """``skip``: leading parts of an error's location not worth saying (the union member a
+    JSON-RPC message was tried as)."""
     errors = getattr(exc, "errors", None)
     if callable(errors) and getattr(exc, "error_count", None) is not None:
         try:
@@ -185,7 +193,7 @@ def _what(exc: BaseException) -> str:
             return "not JSON"
         if found:
             first = found[0]
-            where = ".".join(str(p) for p in first.get("loc", ())[1:]) or "the message"
+            where = ".".join(str(p) for p in first.get("loc", ())[skip:]) or "the message"
             more = f" and {len(found) - 1} more" if len(found) > 1 else ""
             return cut(f"{where}: {first.get('msg', '?')}{more}", 200)
     return cut(f"{type(exc).__name__}: {exc}".splitlines()[0], 200)
