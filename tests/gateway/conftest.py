@@ -68,13 +68,13 @@ def upstream_processes() -> list[int]:
 
 
 @contextmanager
-def http_upstream(**env: str) -> Iterator[int]:
-    """The upstream served over streamable HTTP on a free local port (``env``: its UPSTREAM_*
-    switches); yields the port once it accepts connections."""
+def http_upstream(script: Path = UPSTREAM, **env: str) -> Iterator[int]:
+    """The upstream (or ``script``: e.g. HOSTILE) served over HTTP on a free local port
+    (``env``: its switches); yields the port once it accepts connections."""
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = int(sock.getsockname()[1])
-    server = subprocess.Popen([sys.executable, str(UPSTREAM), "http", str(port)],
+    server = subprocess.Popen([sys.executable, str(script), "http", str(port)],
                               env={**os.environ, **env},
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
@@ -95,3 +95,65 @@ async def upstreams_gone(wait: float) -> None:
     with anyio.fail_after(wait):
         while upstream_processes():
             await anyio.sleep(0.1)
+
+
+HOSTILE = HERE / "hostile_upstream.py"
+
+
+def hostile_config(tmp_path: Path, *, timeout: str = "5s", connect_timeout: str = "30s",
+                   extra: str = "") -> Path:
+    """A config importing the hostile upstream over stdio (its switches from the environment:
+    HOSTILE_MODE, HOSTILE_TOOLS, HOSTILE_N) and a local command tool ``loc.hi``."""
+    config = tmp_path / "hostile.yaml"
+    config.write_text(f"""\
+toolhost: 1
+servers:
+  h:
+    mcp:
+      command: [{sys.executable}, {HOSTILE}]
+      env: {{HOSTILE_MODE: "${{HOSTILE_MODE:-}}", HOSTILE_TOOLS: "${{HOSTILE_TOOLS:-}}",
+             HOSTILE_N: "${{HOSTILE_N:-1}}", HOSTILE_LOG: "${{HOSTILE_LOG:-}}"}}
+      timeout: {timeout}
+      connect_timeout: {connect_timeout}
+{extra}  loc:
+    tools:
+      hi:
+        command: [echo, hi]
+permissions:
+  default: allow
+""")
+    return config
+
+
+@contextmanager
+def tarpit() -> Iterator[tuple[int, list[bytes]]]:
+    """A local port that accepts connections and never answers; yields the port and what
+    each connection sent (a fetch that must never happen shows up there)."""
+    import threading
+
+    got: list[bytes] = []
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(16)
+    server.settimeout(0.2)
+    stop = threading.Event()
+
+    def accept() -> None:
+        while not stop.is_set():
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                continue
+            conn.settimeout(1)
+            try:
+                got.append(conn.recv(4096) or b"(connected)")
+            except OSError:
+                got.append(b"(connected)")
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    try:
+        yield int(server.getsockname()[1]), got
+    finally:
+        stop.set()
+        thread.join(5)
+        server.close()

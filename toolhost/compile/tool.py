@@ -123,9 +123,16 @@ class CompiledTool:
         if not isinstance(arguments, Mapping):
             return ToolResult.error(f"Invalid arguments for tool '{self.name}': expected an "
                                     f"object, got {type(arguments).__name__}")
-        fast = self.fast_check
-        if not (fast is not None and fast(arguments)) and not self.validator.is_valid(arguments):
-            errors = self.argument_errors(arguments)
+        try:
+            fast = self.fast_check
+            valid = (fast is not None and fast(arguments)) or self.validator.is_valid(arguments)
+            errors = [] if valid else (self.argument_errors(arguments) or ["not valid"])
+        except Exception as exc:  # fail closed: what cannot be checked is not called
+            why = _why_unchecked(exc)
+            ctx.log.warning("tool %s: its inputSchema cannot be checked (%s)", self.wire_name, why)
+            return ToolResult.error(f"Tool '{self.name}' cannot be called: its inputSchema "
+                                    f"cannot be checked ({why})")
+        if errors:
             return ToolResult.error("Invalid arguments for tool "
                                     f"'{self.name}': " + "; ".join(errors))
         if self.defaults:
@@ -151,6 +158,12 @@ class CompiledTool:
             return ToolResult.error(f"Tool '{self.name}' produced no result (its backend "
                                     f"returned {type(result).__name__}).")
         return result
+
+
+def _why_unchecked(exc: BaseException) -> str:
+    if isinstance(exc, RecursionError):
+        return "it nests or refers too deeply"
+    return cut(f"{type(exc).__name__}: {exc}".splitlines()[0], 200)
 
 
 def _fail_after() -> Any:

@@ -13,13 +13,16 @@ if TYPE_CHECKING:
     from jsonschema import ValidationError
     from jsonschema.protocols import Validator
 
-__all__ = ["LazyValidator", "real_validator"]
+__all__ = ["LazyValidator", "local_registry", "real_validator"]
 
 
 class LazyValidator:
     """Stands for ``regex.validator_class()(schema)`` (RE2 patterns; with ``formats``, the
     class's format checker too) and builds it on first use. Anything a jsonschema validator
-    offers beyond ``schema``, ``iter_errors`` and ``is_valid`` is passed through."""
+    offers beyond ``schema``, ``iter_errors`` and ``is_valid`` is passed through.
+
+    References are resolved within the schema only: its registry never retrieves anything
+    (jsonschema's default fetches a ``$ref`` to an http(s) URL, at every check)."""
 
     def __init__(self, schema: Mapping[str, Any], *, formats: bool = False) -> None:
         self.schema = schema
@@ -36,7 +39,8 @@ class LazyValidator:
 
                     cls = regex.validator_class()
                     checker = cls.FORMAT_CHECKER if self._formats else None
-                    self._built = cls(self.schema, format_checker=checker)
+                    self._built = cls(self.schema, format_checker=checker,
+                                      registry=local_registry())
                 built = self._built
         assert built is not None
         return built
@@ -54,6 +58,18 @@ class LazyValidator:
 
     def __repr__(self) -> str:
         return f"LazyValidator({self.schema!r})"
+
+
+def local_registry() -> Any:
+    """A ``referencing.Registry`` that retrieves nothing: a reference that is not to the
+    schema itself is unresolvable (a validation error), never a request or a file read."""
+    from referencing import Registry
+    from referencing.exceptions import NoSuchResource
+
+    def refuse(uri: str) -> Any:
+        raise NoSuchResource(ref=uri)  # type: ignore[call-arg]
+
+    return Registry(retrieve=refuse)  # type: ignore[call-arg]
 
 
 def real_validator(validator: Any) -> Any:

@@ -33,12 +33,24 @@ from toolhost.excerpt import cut
 from toolhost.gateway.changes import ChangeWatch
 from toolhost.gateway.spec import UpstreamSpec
 from toolhost.gateway.stderr import StderrLog
+from toolhost.gateway.transport import (
+    Wire,
+    capped_http_hooks,
+    describe_invalid,
+    quiet_mcp_logs,
+    stdio_transport,
+)
 
-__all__ = ["UpstreamConnection", "UpstreamError"]
+__all__ = ["DEFAULT_REQUEST_TIMEOUT", "UpstreamConnection", "UpstreamError"]
 
 log = logging.getLogger("toolhost.gateway")
 T = TypeVar("T")
 MAX_BACKOFF = 30.0
+MAX_TOOLS = 10_000  # tools taken from one upstream (the rest are left out, with a warning)
+MAX_PAGES = 100  # pages of one listing followed (likewise)
+# a call, read or prompt of an upstream whose config sets no ``timeout``: long enough for slow
+# tools, but an upstream that never answers cannot hold a request (and its thread) for ever
+DEFAULT_REQUEST_TIMEOUT = 600.0
 
 
 class UpstreamError(Exception):
@@ -53,6 +65,10 @@ class UpstreamError(Exception):
 
 class _Broken(UpstreamError):
     """The connection broke (not an error the upstream answered)."""
+
+
+class _TimedOut(UpstreamError):
+    """No answer in time: the request is abandoned, the connection kept."""
 
 
 class UpstreamConnection:
@@ -71,13 +87,27 @@ class UpstreamConnection:
         self._next_try = 0.0
         self._closed = False
         self._connected_before = False
+        self._wire = Wire(server, spec.max_message_bytes)
         self.watch = ChangeWatch(server)  # its channels: ``tools`` and ``content``
 
     # -- public, synchronous -----------------------------------------------------------------
 
+    @property
+    def list_deadline(self) -> float:
+        """Seconds one listing (every page of tools, resources, templates or prompts) may
+        take: the ``connect_timeout`` (default 30 s), as the start waits for it."""
+        return self.spec.connect_timeout
+
+    @property
+    def request_deadline(self) -> float:
+        """Seconds one call, read or prompt may take: the ``timeout``, or
+        DEFAULT_REQUEST_TIMEOUT when the config sets none."""
+        return self.spec.timeout or DEFAULT_REQUEST_TIMEOUT
+
     def list_tools(self) -> list[dict[str, Any]]:
         """The upstream's tools as plain dicts (every page). UpstreamError if it cannot be
-        listed (a broken connection is dropped: the next use reconnects)."""
+        listed within ``list_deadline`` (a broken connection is dropped: the next use
+        reconnects)."""
         portal = self._ensure()
         try:
             return portal.call(self._list_tools)
@@ -88,35 +118,48 @@ class UpstreamConnection:
     def call_tool(self, name: str, arguments: dict[str, Any],
                   timeout: float | None) -> dict[str, Any]:
         """One tools/call; the CallToolResult as a plain dict. UpstreamError if the
-        connection is down (the next call reconnects)."""
+        connection is down (the next call reconnects) or no answer came within ``timeout``
+        (None: ``request_deadline``)."""
         portal = self._ensure()
         try:
             return portal.call(self._call_tool, name, arguments, timeout)
+        except _TimedOut:
+            raise
         except UpstreamError:
             self._drop()
             raise
 
-    def run(self, operation: Callable[[Any], Awaitable[T]]) -> T:
+    def run(self, operation: Callable[[Any], Awaitable[T]], timeout: float | None = None,
+            what: str = "request") -> T:
         """``await operation(client)`` in the connection's thread (the upstream's resources
-        and prompts use it). UpstreamError when the connection is down or the upstream
-        refuses (a broken connection is dropped: the next use reconnects)."""
+        and prompts use it), within ``timeout`` seconds (None: ``request_deadline``; a
+        listing passes ``list_deadline``). UpstreamError when the connection is down, the
+        upstream refuses or does not answer in time (a broken connection is dropped: the
+        next use reconnects); ``what`` names the operation in that error."""
         portal = self._ensure()
         try:
-            return cast("T", portal.call(self._run, operation))
+            return cast("T", portal.call(self._run, operation,
+                                         timeout or self.request_deadline, what))
         except _Broken:
             self._drop()
             raise
 
-    async def _run(self, operation: Callable[[Any], Awaitable[T]]) -> T:
+    async def _run(self, operation: Callable[[Any], Awaitable[T]], timeout: float,
+                   what: str) -> T:
         client = self._client
         if client is None:
             raise UpstreamError(f"upstream server '{self.server}' is not connected")
         try:
-            return await operation(client)
+            with anyio.fail_after(timeout):
+                return await operation(client)
+        except TimeoutError:
+            raise _TimedOut(f"upstream server '{self.server}' did not answer the {what} "
+                                f"within {timeout:g}s") from None
         except Exception as exc:
             answered = _is_protocol_error(exc)
             error = UpstreamError if answered else _Broken
-            raise error(f"upstream server '{self.server}': {cut(_describe(exc), 400)}",
+            raise error(self._wire.failure or
+                        f"upstream server '{self.server}': {cut(_describe(exc), 400)}",
                         getattr(exc, "code", None) if answered else None) \
                 from None
 
@@ -172,8 +215,9 @@ class UpstreamConnection:
         """The task that owns the client for the connection's whole life."""
         self._stop = anyio.Event()
         errlog = StderrLog(self.server) if self.spec.command else None
+        self._wire = wire = Wire(self.server, self.spec.max_message_bytes)
         try:
-            async with _client(self.spec, self.watch.on_message, errlog) as client, \
+            async with _client(self.spec, self.watch.on_message, errlog, wire) as client, \
                     anyio.create_task_group() as tasks:
                 if errlog is not None:
                     errlog.spawned()
@@ -229,17 +273,32 @@ class UpstreamConnection:
             raise UpstreamError(f"upstream server '{self.server}' is not connected")
         tools: list[dict[str, Any]] = []
         cursor: str | None = None
-        for _ in range(1000):  # a server that pages forever is cut off
+        deadline = anyio.current_time() + self.list_deadline
+        for _ in range(MAX_PAGES):
             try:
-                page = await client.list_tools(cursor=cursor, cache_mode="bypass")
+                with anyio.fail_after(deadline - anyio.current_time()):
+                    page = await client.list_tools(cursor=cursor, cache_mode="bypass")
+            except TimeoutError:
+                raise _TimedOut(f"upstream server '{self.server}' did not list its tools "
+                                    f"within {self.list_deadline:g}s (connect_timeout)") \
+                    from None
             except Exception as exc:
                 error = UpstreamError if _is_protocol_error(exc) else _Broken
-                raise error(f"upstream server '{self.server}' could not list its tools: "
+                raise error(self._wire.failure or
+                            f"upstream server '{self.server}' could not list its tools: "
                             f"{cut(_describe(exc), 400)}") from None
-            tools += [t.model_dump(by_alias=True, exclude_none=True) for t in page.tools]
+            room = MAX_TOOLS - len(tools)
+            tools += [t.model_dump(by_alias=True, exclude_none=True) for t in page.tools[:room]]
             cursor = page.next_cursor
+            if len(page.tools) > room or (cursor and len(tools) >= MAX_TOOLS):
+                log.warning("upstream server '%s' lists more than %s tools; the rest are left "
+                            "out", self.server, f"{MAX_TOOLS:,}")
+                break
             if not cursor:
                 break
+        else:
+            log.warning("upstream server '%s' lists its tools on more than %d pages; the rest "
+                        "are left out", self.server, MAX_PAGES)
         return tools
 
     async def _call_tool(self, name: str, arguments: dict[str, Any],
@@ -247,42 +306,65 @@ class UpstreamConnection:
         client = self._client
         if client is None:
             raise UpstreamError(f"upstream server '{self.server}' is not connected")
+        limit = timeout or self.request_deadline
         try:
-            result = await client.call_tool(name, arguments, read_timeout_seconds=timeout)
+            with anyio.fail_after(limit):
+                result = await client.call_tool(name, arguments,
+                                                read_timeout_seconds=limit + 1)
+        except TimeoutError:
+            raise _TimedOut(f"upstream server '{self.server}' did not answer the call of "
+                                f"{name!r} within {limit:g}s") from None
         except Exception as exc:
             if _is_protocol_error(exc):  # the upstream answered with a JSON-RPC error
                 return {"content": [{"type": "text", "text": f"upstream error: "
                                      f"{cut(str(exc), 2000)}"}], "isError": True}
-            raise UpstreamError(f"upstream server '{self.server}' failed during the call: "
+            if _is_invalid(exc):  # a well-framed answer whose result is wrong: the
+                # connection is sound, only this answer is refused (in one line)
+                said = (f"upstream server '{self.server}' answered the call of {name!r} with "
+                        f"an invalid result: {describe_invalid(exc)}")
+                log.warning("%s", said)
+                return {"content": [{"type": "text", "text": said}], "isError": True}
+            raise UpstreamError(self._wire.failure or
+                                f"upstream server '{self.server}' failed during the call: "
                                 f"{cut(_describe(exc), 400)}") from None
         return dict(result.model_dump(by_alias=True, exclude_none=True))
 
 
-def _client(spec: UpstreamSpec, on_message: Any, errlog: StderrLog | None) -> Any:
+def _client(spec: UpstreamSpec, on_message: Any, errlog: StderrLog | None, wire: Wire) -> Any:
     """The mcp package's client for ``spec``, telling ``on_message`` what the server says
-    unasked (imported here: configs without upstreams never load it)."""
+    unasked, over a transport that caps each message (``toolhost.gateway.transport``;
+    imported here: configs without upstreams never load the package)."""
     from mcp.client.client import Client
 
+    quiet_mcp_logs()
     if spec.command:
-        from mcp.client.stdio import StdioServerParameters
+        from mcp.client.stdio import get_default_environment
 
-        env = {**{k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG",
+        env = {**get_default_environment(),
+               **{k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG",
                                                               "LC_ALL", "TMPDIR", "PYTHONPATH",
                                                               "SYSTEMROOT")},
                **dict(spec.env)}
-        params = StdioServerParameters(command=spec.command[0], args=list(spec.command[1:]),
-                                       env=env, cwd=spec.cwd)
-        from mcp.client.stdio import stdio_client
-
         assert errlog is not None
-        return Client(stdio_client(params, errlog=errlog.file), message_handler=on_message)
+        return Client(stdio_transport(list(spec.command), env, spec.cwd, errlog.file, wire),
+                      message_handler=on_message)
     import httpx2
     from mcp.client.streamable_http import streamable_http_client
 
     assert spec.url is not None
-    http = httpx2.AsyncClient(headers=dict(spec.headers), timeout=spec.timeout or 60.0)
-    return Client(streamable_http_client(spec.url, http_client=http),
+    # nothing compressed: inflating is where a small answer becomes a huge one
+    http = httpx2.AsyncClient(headers={"Accept-Encoding": "identity", **dict(spec.headers)},
+                              timeout=spec.timeout or 60.0,
+                              event_hooks=capped_http_hooks(wire))
+    return Client(streamable_http_client(spec.url, http_client=http,
+                                         max_sse_event_size=wire.limit),
                   message_handler=on_message)
+
+
+def _is_invalid(exc: BaseException) -> bool:
+    from pydantic import ValidationError
+
+    return isinstance(exc, ValidationError)
 
 
 def _is_protocol_error(exc: BaseException) -> bool:

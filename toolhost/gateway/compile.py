@@ -5,22 +5,27 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 import anyio
-from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 
 from toolhost.backends.base import CallContext
 from toolhost.compile.schema import top_level_defaults
 from toolhost.compile.tool import DEFAULT_MAX_OUTPUT_CHARS, CompiledTool
+from toolhost.compile.validators import LazyValidator
 from toolhost.config.model import ServerConfig
 from toolhost.errors import CompileError, Problem
+from toolhost.excerpt import cut
 from toolhost.gateway.client import UpstreamConnection, UpstreamError
 from toolhost.gateway.pins import UpstreamPins
 from toolhost.gateway.reshape import Imported, reshape_tools
+from toolhost.gateway.schemas import schema_problem
 from toolhost.gateway.spec import UpstreamSpec
 from toolhost.results import ToolResult
+
+if TYPE_CHECKING:
+    from jsonschema.protocols import Validator
 
 __all__ = ["Listing", "UpstreamTools", "compile_upstream"]
 
@@ -64,11 +69,12 @@ class UpstreamTools:
                                     {i.upstream_name: raw[i.upstream_name] for i in imported})
         tools = []
         for item in imported:
-            try:
-                tools.append(_compiled(item, self.server, spec, self.connection, self.redact))
-            except SchemaError as exc:
-                log.warning("%s: upstream tool %r is left out: its inputSchema is not valid "
-                            "JSON Schema (%s)", name, item.upstream_name, exc.message)
+            why = _unusable(item)
+            if why:
+                log.warning("%s: upstream tool %r is left out: %s", name, item.upstream_name,
+                            why)
+                continue
+            tools.append(_compiled(item, self.server, spec, self.connection, self.redact))
         return Listing(tuple(tools), problems + drift, bool(drift))
 
     def relist(self) -> Listing:
@@ -105,13 +111,31 @@ def compile_upstream(server: ServerConfig, *,
     return upstream
 
 
+def _unusable(item: Imported) -> str:
+    """Why an upstream tool's schemas cannot be used (checked here, once per listing, never
+    per call: see toolhost.gateway.schemas), or ""."""
+    from toolhost import regex
+
+    for key, schema in (("inputSchema", item.input_schema), ("outputSchema", item.output_schema)):
+        if schema is None:
+            continue
+        why = schema_problem(schema)
+        if why:
+            return f"its {key} cannot be used: {why}"
+        cls = regex.validator_class()
+        try:  # the metaschema, with formats (a pattern's) checked as the tool's calls are
+            cls.check_schema(schema, format_checker=cls.FORMAT_CHECKER)
+        except SchemaError as exc:
+            return f"its {key} is not valid JSON Schema ({cut(exc.message, 300)})"
+    return ""
+
+
 def _compiled(item: Imported, server: ServerConfig, spec: UpstreamSpec,
               connection: UpstreamConnection,
               redact: Callable[[str], str] | None) -> CompiledTool:
-    Draft202012Validator.check_schema(item.input_schema)
     fixed = dict(item.fixed)
     upstream_name = item.upstream_name
-    timeout = spec.timeout
+    timeout = connection.request_deadline  # the config's timeout, or a default: never none
 
     async def invoke(arguments: Mapping[str, Any], ctx: CallContext) -> ToolResult:
         given = sorted(k for k in fixed if k in arguments)
@@ -129,8 +153,7 @@ def _compiled(item: Imported, server: ServerConfig, spec: UpstreamSpec,
     return CompiledTool(
         name=item.name, server=server.name, description=item.description,
         input_schema=item.input_schema,
-        validator=Draft202012Validator(item.input_schema,
-                                       format_checker=Draft202012Validator.FORMAT_CHECKER),
+        validator=cast("Validator", LazyValidator(item.input_schema, formats=True)),
         invoke=invoke, title=item.title, annotations=item.annotations, timeout=timeout,
         output="text", max_output_chars=DEFAULT_MAX_OUTPUT_CHARS, origin=spec.origin,
         defaults=top_level_defaults(item.input_schema), redact=redact)

@@ -28,7 +28,7 @@ from toolhost.compile.prompts import PromptError
 from toolhost.compile.resource_uri import normalize
 from toolhost.compile.resources import ResourceError
 from toolhost.excerpt import cut
-from toolhost.gateway.client import UpstreamConnection, UpstreamError
+from toolhost.gateway.client import MAX_PAGES, UpstreamConnection, UpstreamError
 
 __all__ = ["list_content", "upstream_content"]
 
@@ -37,7 +37,6 @@ log = logging.getLogger("toolhost.gateway")
 RESOURCE_NOT_FOUND = -32002  # MCP's code for resources/read of an unknown URI
 _NOT_FOUND_CODES = frozenset({RESOURCE_NOT_FOUND, -32602})  # -32602: invalid params (the URI)
 MAX_ITEMS = 10_000  # resources, templates or prompts taken from one upstream
-MAX_PAGES = 1000
 MAX_ENTRY_CHARS = 65_536  # of one listed resource, template or prompt (bigger ones are skipped)
 MAX_CONTENT_CHARS = 10_000_000  # of one resources/read or prompts/get answer
 _EXPRESSION = re.compile(r"\{([^{}]*)\}")
@@ -57,20 +56,24 @@ def upstream_content(connection: UpstreamConnection, server: str) -> ServerConte
 def list_content(connection: UpstreamConnection, server: str) -> ServerContent:
     """List the upstream's resources, resource templates and prompts (blocking: call it
     outside the connection's thread). UpstreamError when any listing fails."""
+    within = connection.list_deadline
     caps = connection.run(_capabilities)
     resources: list[Resource] = []
     if caps["resources"]:
-        listed = connection.run(_every("list_resources", "resources"))
+        listed = connection.run(_every("list_resources", "resources", server), within,
+                                "listing of its resources")
         if listed:
             resources.append(UpstreamResources(connection, server, tuple(listed)))
         for template in connection.run(_every("list_resource_templates",
-                                              "resource_templates")):
+                                              "resource_templates", server), within,
+                                       "listing of its resource templates"):
             compiled = UpstreamTemplate.of(connection, template)
             if compiled is not None:
                 resources.append(compiled)
     prompts: dict[str, Prompt] = {}
     if caps["prompts"]:
-        for prompt in connection.run(_every("list_prompts", "prompts")):
+        for prompt in connection.run(_every("list_prompts", "prompts", server), within,
+                                     "listing of its prompts"):
             name = prompt.get("name")
             if isinstance(name, str) and name and name not in prompts:
                 prompts[name] = UpstreamPrompt(connection, name, prompt)
@@ -82,21 +85,30 @@ async def _capabilities(client: Any) -> dict[str, bool]:
     return {"resources": caps.resources is not None, "prompts": caps.prompts is not None}
 
 
-def _every(method: str, key: str) -> Any:
-    """An operation listing every page of ``method`` (at most MAX_ITEMS entries)."""
+def _every(method: str, key: str, server: str) -> Any:
+    """An operation listing every page of ``method`` (at most MAX_ITEMS entries, MAX_PAGES
+    pages: a warning says when the rest is left out)."""
     async def operation(client: Any) -> list[dict[str, Any]]:
         found: list[dict[str, Any]] = []
         cursor: str | None = None
         for _ in range(MAX_PAGES):
             page = await getattr(client, method)(cursor=cursor, cache_mode="bypass")
-            for item in getattr(page, key):
+            items = getattr(page, key)
+            for item in items[:MAX_ITEMS - len(found)]:
                 entry = item.model_dump(mode="json", by_alias=True, exclude_none=True)
                 if len(json.dumps(entry)) <= MAX_ENTRY_CHARS:  # a listing, not a payload
                     found.append(entry)
             cursor = page.next_cursor
-            if not cursor or len(found) >= MAX_ITEMS:
+            if len(found) >= MAX_ITEMS and (cursor or len(items) > MAX_ITEMS):
+                log.warning("upstream server '%s' lists more than %s %s; the rest are left "
+                            "out", server, f"{MAX_ITEMS:,}", key)
                 break
-        return found[:MAX_ITEMS]
+            if not cursor:
+                break
+        else:
+            log.warning("upstream server '%s' lists its %s on more than %d pages; the rest "
+                        "are left out", server, key, MAX_PAGES)
+        return found
     return operation
 
 

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from toolhost.config.wirenames import name_problem
 from toolhost.errors import Problem
 from toolhost.gateway.spec import Reshape, UpstreamSpec
 
@@ -35,6 +36,7 @@ class Imported:
     title: str | None
     annotations: dict[str, Any]
     fixed: Mapping[str, Any]
+    output_schema: Any = None  # the upstream's, as listed (None: it has none)
 
 
 def reshape_tools(spec: UpstreamSpec, listed: list[dict[str, Any]], server: str, *,
@@ -42,7 +44,14 @@ def reshape_tools(spec: UpstreamSpec, listed: list[dict[str, Any]], server: str,
     """Apply include/exclude and each ``tools.<name>`` entry to ``listed``. With
     ``missing_ok`` (a list the upstream changed while serving) an entry for a tool the
     upstream no longer has is no problem: that tool is simply gone."""
-    by_name = {str(t.get("name")): t for t in listed if isinstance(t.get("name"), str)}
+    by_name: dict[str, dict[str, Any]] = {}
+    for tool in listed:
+        name = tool.get("name")
+        if isinstance(name, str) and name in by_name:
+            log.warning("%s: upstream tool %r is listed twice; the second is left out", server,
+                        name)
+        elif isinstance(name, str):
+            by_name[name] = tool
     problems: list[Problem] = []
     for name, reshape in spec.reshape.items():
         if name not in by_name and not missing_ok:
@@ -51,16 +60,37 @@ def reshape_tools(spec: UpstreamSpec, listed: list[dict[str, Any]], server: str,
                 f"upstream server '{server}' has no tool {name!r}",
                 hint=f"did you mean {close[0]!r}?" if close else
                 "its tools: " + (", ".join(sorted(by_name)[:20]) or "none")))
+    chosen = [n for n in by_name if any(fnmatch.fnmatchcase(n, g) for g in spec.include)
+              and not any(fnmatch.fnmatchcase(n, g) for g in spec.exclude)]
+    # the config's renames take their names first: an upstream tool listed under a name a
+    # rename gives another is never shown in its place (the rules name the renamed one)
+    renamed = {spec.reshape[n].name: n for n in chosen if n in spec.reshape
+               and spec.reshape[n].name}
     out: list[Imported] = []
-    for name, tool in by_name.items():
-        if not any(fnmatch.fnmatchcase(name, g) for g in spec.include) or any(
-                fnmatch.fnmatchcase(name, g) for g in spec.exclude):
-            continue
+    for name in chosen:
+        tool = by_name[name]
         reshape = spec.reshape.get(name, Reshape())
         shown = reshape.name or name
+        if renamed.get(shown, name) != name:
+            other = spec.reshape[renamed[shown]]
+            if missing_ok:  # the upstream's list changed while serving: keep serving
+                log.warning("%s: upstream tool %r is left out: tools.%s.name gives its name "
+                            "to another tool", server, name, renamed[shown])
+            else:
+                problems.append(other.origin.problem(
+                    f"upstream tool {renamed[shown]!r} is renamed to {shown!r}, the name of "
+                    f"another tool of upstream server '{server}'", key=".name",
+                    hint=f"pick another name, or exclude {name!r}"))
+            continue
         if not _NAME.match(shown):
             log.warning("%s: upstream tool %r is left out: its name is not a valid tool name "
                         "(rename it under tools.%s.name)", server, name, name)
+            continue
+        ambiguous = name_problem(shown, server=server)
+        if ambiguous and not reshape.name:
+            log.warning("%s: upstream tool %r is left out: its name %s (rename it under "
+                        "tools.%s.name)", server, name,
+                        "starts with '_'" if shown.startswith("_") else "contains '__'", name)
             continue
         schema, found = _schema(tool.get("inputSchema"), reshape, name, server)
         problems += found
@@ -70,7 +100,8 @@ def reshape_tools(spec: UpstreamSpec, listed: list[dict[str, Any]], server: str,
             name=shown, upstream_name=name,
             description=reshape.description or str(tool.get("description") or name),
             input_schema=schema, title=reshape.title or tool.get("title"),
-            annotations=annotations, fixed=dict(reshape.fixed)))
+            annotations=annotations, fixed=dict(reshape.fixed),
+            output_schema=tool.get("outputSchema")))
     return out, problems
 
 

@@ -12,15 +12,20 @@ from toolhost.config.checks import Checker
 from toolhost.config.model import UNKNOWN, Origin
 from toolhost.config.params import build_params
 from toolhost.config.tree import Path
+from toolhost.config.wirenames import name_problem
 
-__all__ = ["RESHAPE_KEYS", "UPSTREAM_KEYS", "UPSTREAM_SERVER_KEYS", "Reshape", "UpstreamSpec",
-           "build_reshapes", "build_upstream", "globs"]
+__all__ = ["DEFAULT_MAX_MESSAGE_BYTES", "RESHAPE_KEYS", "UPSTREAM_KEYS", "UPSTREAM_SERVER_KEYS",
+           "Reshape", "UpstreamSpec", "build_reshapes", "build_upstream", "globs"]
 
-UPSTREAM_KEYS = ("command", "env", "cwd", "url", "headers", "timeout", "connect_timeout")
+UPSTREAM_KEYS = ("command", "env", "cwd", "url", "headers", "timeout", "connect_timeout",
+                 "max_message_bytes")
 UPSTREAM_SERVER_KEYS = ("description", "version", "mcp", "include", "exclude", "tools",
                         "timeout", "secrets")
 RESHAPE_KEYS = ("name", "description", "title", "annotations", "fixed", "defaults", "params")
 _NAME = re.compile(r"^[A-Za-z0-9_-]+$")
+# one message from an upstream (a stdio line, an HTTP answer's body): a tool's answer is cut
+# at 40,000 characters anyway, and a listing of hundreds of tools fits with room to spare
+DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -48,6 +53,7 @@ class UpstreamSpec:
     headers: Mapping[str, str] = field(default_factory=dict)
     timeout: float | None = None  # per call
     connect_timeout: float = 30.0
+    max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES
     include: tuple[str, ...] = ("*",)
     exclude: tuple[str, ...] = ()
     reshape: Mapping[str, Reshape] = field(default_factory=dict)  # by upstream tool name
@@ -89,6 +95,8 @@ def build_upstream(check: Checker, data: Mapping[str, Any], path: Path) -> Upstr
         headers=check.header_map(block, here, "headers") or {},
         timeout=check.duration(block, here, "timeout") or check.duration(data, path, "timeout"),
         connect_timeout=check.duration(block, here, "connect_timeout") or 30.0,
+        max_message_bytes=(check.integer(block, here, "max_message_bytes", minimum=1024)
+                           or DEFAULT_MAX_MESSAGE_BYTES),
         include=include, exclude=exclude, reshape=build_reshapes(check, data, path),
         origin=check.mark(here).origin(here))
 
@@ -121,6 +129,8 @@ def build_reshapes(check: Checker, data: Mapping[str, Any], path: Path) -> dict[
         if name is not None and not _NAME.match(name):
             check.problem((*where, "name"), f"invalid tool name {name!r}: use letters, digits, "
                           "'_' and '-'")
+        elif name is not None and (ambiguous := name_problem(name, server=str(path[-1]))):
+            check.problem((*where, "name"), *ambiguous)
         shown = name or upstream_name
         if shown in renamed:
             check.problem(where, f"two upstream tools would both be called {shown!r} "

@@ -1,0 +1,169 @@
+"""A hostile MCP upstream speaking raw JSON-RPC (no SDK to keep it honest), over stdio or, with
+``http PORT``, over plain HTTP POST (one JSON body per answer). Switches, by environment:
+
+- ``HOSTILE_TOOLS``: the tools it lists (JSON), besides ``echo``;
+- ``HOSTILE_MODE`` (comma-separated): ``hang_list`` (never answers tools/list),
+  ``huge_result`` (tools/call answers one text of ``HOSTILE_N`` 'A's), ``big_list``
+  (``HOSTILE_N`` tools, resources and prompts), ``cursor_loop`` (every page has a next
+  one), ``hang_call``,
+  ``hang_resources`` (offers resources, never lists them), ``bad_result`` (tools/call
+  answers content no CallToolResult has), ``noise`` (a banner of
+  ``HOSTILE_N`` lines that are not JSON-RPC before each answer), ``gzip`` (over HTTP: every
+  answer gzip-compressed, asked or not); over HTTP ``huge_result`` is sent in chunks of 1 MB,
+  never held whole;
+- ``HOSTILE_LOG``: a file that gets one line per request.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import Any
+
+MODES = set(filter(None, os.environ.get("HOSTILE_MODE", "").split(",")))
+N = int(os.environ.get("HOSTILE_N", "1000"))
+TOOLS: list[dict[str, Any]] = [
+    {
+        "name": "echo",
+        "description": "echo",
+        "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}},
+    },
+    *json.loads(os.environ.get("HOSTILE_TOOLS") or "[]"),
+]
+
+
+def answer(msg: dict[str, Any]) -> Any:
+    """The answer to one request (a JSON-able dict, or None: no answer)."""
+    method, ident = msg.get("method"), msg.get("id")
+    log = os.environ.get("HOSTILE_LOG")
+    if log:
+        with open(log, "a") as handle:
+            handle.write(json.dumps({"method": method}) + "\n")
+    if ident is None:
+        return None
+    if method == "initialize":
+        result: Any = {
+            "protocolVersion": msg["params"]["protocolVersion"],
+            "capabilities": {
+                "tools": {},
+                **({"resources": {}} if MODES & {"hang_resources", "big_list"} else {}),
+                **({"prompts": {}} if "big_list" in MODES else {}),
+            },
+            "serverInfo": {"name": "hostile", "version": "1"},
+        }
+    elif method == "tools/list":
+        if "hang_list" in MODES:
+            return None
+        tools = TOOLS
+        if "big_list" in MODES:
+            tools = [{"name": f"t{k}", "inputSchema": {"type": "object"}} for k in range(N)]
+        result = {"tools": tools}
+        if "cursor_loop" in MODES:
+            result["nextCursor"] = "again"
+    elif method == "tools/call":
+        if "hang_call" in MODES:
+            return None
+        text = (
+            "A" * N
+            if "huge_result" in MODES
+            else f"called {msg['params']['name']} with {json.dumps(msg['params'].get('arguments'))}"
+        )
+        result = {"content": [{"type": "text", "text": text}]}
+        if "bad_result" in MODES:  # not a CallToolResult
+            result = {"content": [{"type": "video", "data": "x"}], "isError": "yes"}
+    elif method == "resources/list" and "hang_resources" in MODES:
+        return None
+    elif method == "resources/templates/list" and "big_list" in MODES:
+        result = {"resourceTemplates": []}
+    elif method in ("resources/list", "prompts/list") and "big_list" in MODES:
+        if method == "prompts/list":
+            result = {"prompts": [{"name": f"p{k}"} for k in range(N)]}
+        else:
+            result = {"resources": [{"uri": f"x://r{k}", "name": f"r{k}"} for k in range(N)]}
+        if "cursor_loop" in MODES:
+            result["nextCursor"] = "again"
+    elif method == "ping":
+        result = {}
+    else:
+        return {"jsonrpc": "2.0", "id": ident, "error": {"code": -32601, "message": "no"}}
+    return {"jsonrpc": "2.0", "id": ident, "result": result}
+
+
+def stdio() -> None:
+    for line in sys.stdin:
+        try:
+            msg = json.loads(line)
+        except ValueError:
+            continue
+        out = answer(msg)
+        if "noise" in MODES and msg.get("method") == "tools/list":
+            sys.stdout.write("banner: not JSON-RPC\n" * N)
+        if out is not None:
+            sys.stdout.write(json.dumps(out) + "\n")
+            sys.stdout.flush()
+
+
+def http(port: int) -> None:
+    import http.server
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def do_POST(self) -> None:
+            size = int(self.headers.get("Content-Length") or 0)
+            msg = json.loads(self.rfile.read(size) or b"{}")
+            if "huge_result" in MODES and msg.get("method") == "tools/call":
+                self.chunked(msg["id"])
+                return
+            out = answer(msg)
+            if out is None:
+                self.send_response(202)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
+            body = json.dumps(out).encode()
+            self.send_response(200)
+            if "gzip" in MODES:
+                import gzip
+
+                body = gzip.compress(body)
+                self.send_header("Content-Encoding", "gzip")
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def chunked(self, ident: Any) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            head = json.dumps({"jsonrpc": "2.0", "id": ident}).encode()[:-1]
+            pieces = [head + b', "result": {"content": [{"type": "text", "text": "']
+            pieces += [b"A" * 1_000_000] * (N // 1_000_000)
+            try:
+                for piece in [*pieces, b'"}]}}']:
+                    self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
+                self.wfile.write(b"0\r\n\r\n")
+            except OSError:  # the client stopped reading: fine
+                pass
+
+        def do_GET(self) -> None:
+            self.send_response(405)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        do_DELETE = do_GET
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    http.server.ThreadingHTTPServer(("127.0.0.1", port), Handler).serve_forever()
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["http"]:
+        http(int(sys.argv[2]))
+    else:
+        stdio()

@@ -1,0 +1,91 @@
+"""The names an upstream's tools get are unambiguous: a rename that takes another listed
+tool's name is a located problem (or, in a list that changed while serving, that tool is left
+out), a tool listed twice is taken once, and names that make wire names ambiguous (``__``, a
+leading ``_``) are left out unless the config renames them."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from toolhost.gateway.reshape import reshape_tools
+from toolhost.gateway.spec import Reshape, UpstreamSpec
+
+from .conftest import hostile_config
+
+OBJ = {"type": "object"}
+
+
+def run(*words: str, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "toolhost", *words], capture_output=True,
+                          text=True, timeout=120, env={**os.environ, **env})
+
+
+def tools_env(*names: str, description: str = "") -> str:
+    return json.dumps([{"name": n, "description": description or n, "inputSchema": OBJ}
+                       for n in names])
+
+
+@pytest.mark.parametrize("command", [("validate", "--connect"), ("tools",), ("serve",)])
+def test_a_rename_onto_another_listed_tool_is_located(tmp_path: Path,
+                                                      command: tuple[str, ...]) -> None:
+    config = hostile_config(tmp_path, extra="    tools:\n      danger: {name: safe}\n")
+    done = run(*command, str(config), HOSTILE_TOOLS=tools_env("danger", "safe"))
+    assert done.returncode == 1, done.stderr
+    assert ("hostile.yaml:11:7: servers.h.tools.danger.name: upstream tool 'danger' is "
+            "renamed to 'safe', the name of another tool of upstream server 'h'") in done.stderr
+    assert "internal error" not in done.stderr and "Traceback" not in done.stderr
+
+
+def test_excluding_the_other_tool_settles_it(tmp_path: Path) -> None:
+    config = hostile_config(tmp_path, extra="    exclude: [safe]\n"
+                            "    tools:\n      danger: {name: safe}\n")
+    done = run("tools", str(config), HOSTILE_TOOLS=tools_env("danger", "safe"))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.count("mcp__h__safe") == 1
+
+
+def test_a_changed_list_leaves_the_clashing_tool_out() -> None:
+    spec = UpstreamSpec(command=("x",), reshape={"danger": Reshape(name="safe")})
+    listed = [{"name": n, "inputSchema": OBJ} for n in ("danger", "safe")]
+    imported, problems = reshape_tools(spec, listed, "h", missing_ok=True)
+    assert problems == []
+    assert [(i.name, i.upstream_name) for i in imported] == [("safe", "danger")]
+
+
+def test_a_tool_listed_twice_is_taken_once(tmp_path: Path) -> None:
+    done = run("tools", str(hostile_config(tmp_path)),
+               HOSTILE_TOOLS=tools_env("echo", description="DUP"))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.count("mcp__h__echo") == 1 and "DUP" not in done.stdout
+    assert "h: upstream tool 'echo' is listed twice; the second is left out" in done.stderr
+
+
+@pytest.mark.parametrize(("name", "why"), [("x__y", "contains '__'"),
+                                           ("_z", "starts with '_'"),
+                                           ("a___b", "contains '__'")])
+def test_ambiguous_upstream_names_are_left_out(tmp_path: Path, name: str, why: str) -> None:
+    done = run("tools", str(hostile_config(tmp_path)), HOSTILE_TOOLS=tools_env(name))
+    assert done.returncode == 0, done.stderr
+    assert name not in done.stdout
+    assert (f"h: upstream tool {name!r} is left out: its name {why} (rename it under "
+            f"tools.{name}.name)") in done.stderr
+
+
+def test_a_rename_makes_an_ambiguous_name_usable(tmp_path: Path) -> None:
+    config = hostile_config(tmp_path, extra="    tools:\n      x__y: {name: x_y}\n")
+    done = run("tools", str(config), HOSTILE_TOOLS=tools_env("x__y"))
+    assert done.returncode == 0, done.stderr
+    assert "mcp__h__x_y" in done.stdout
+
+
+def test_a_rename_to_an_ambiguous_name_is_refused_offline(tmp_path: Path) -> None:
+    config = hostile_config(tmp_path, extra="    tools:\n      echo: {name: a__b}\n")
+    done = run("validate", str(config))
+    assert done.returncode == 1
+    assert "servers.h.tools.echo.name: tool name 'a__b' contains '__'" in done.stderr

@@ -1,0 +1,70 @@
+"""Output of an upstream that is not JSON-RPC is a few one-line warnings naming it, never a
+traceback per line (tracebacks only with --debug); an answer that is not what it should be is
+one line naming the upstream, and a sound connection is kept."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from toolhost.gateway.client import UpstreamConnection
+from toolhost.gateway.spec import UpstreamSpec
+
+from .conftest import HOSTILE, hostile_config
+
+
+def tools(config: Path, *flags: str, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "toolhost", *flags, "tools", str(config)],
+                          capture_output=True, text=True, timeout=120,
+                          env={**os.environ, **env})
+
+
+def test_a_flood_of_banner_lines_is_a_few_lines_of_log(tmp_path: Path) -> None:
+    done = tools(hostile_config(tmp_path), HOSTILE_MODE="noise", HOSTILE_N="20000")
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "mcp__h__echo" in done.stdout
+    lines = done.stderr.splitlines()
+    assert "Traceback" not in done.stderr
+    assert len(lines) <= 6, lines[:10]
+    assert lines[0] == ("toolhost: WARNING: upstream server 'h' wrote a line that is not "
+                        "JSON-RPC (not JSON): 'banner: not JSON-RPC'")
+    assert ("upstream server 'h' wrote 19997 more lines that are not JSON-RPC (not shown)"
+            in done.stderr)
+
+
+def test_tracebacks_only_with_debug(tmp_path: Path) -> None:
+    done = tools(hostile_config(tmp_path), "--debug", HOSTILE_MODE="noise", HOSTILE_N="2")
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stderr.count("Traceback") == 2
+
+
+def test_an_invalid_answer_fails_its_request_at_once(tmp_path: Path) -> None:
+    deep: dict[str, object] = {"type": "object"}
+    for _ in range(150):  # deeper than the mcp client's parser goes
+        deep = {"type": "object", "properties": {"a": deep}}
+    import json
+
+    tool = json.dumps([{"name": "deep", "inputSchema": deep}])
+    done = tools(hostile_config(tmp_path, connect_timeout="60s"), HOSTILE_TOOLS=tool)
+    assert done.returncode == 1
+    assert "upstream server 'h' sent an answer that is not valid JSON-RPC" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_an_invalid_result_is_one_line_and_the_connection_is_kept(tmp_path: Path) -> None:
+    log = tmp_path / "requests.jsonl"
+    spec = UpstreamSpec(command=(sys.executable, str(HOSTILE)),
+                        env={"HOSTILE_MODE": "bad_result", "HOSTILE_LOG": str(log)})
+    connection = UpstreamConnection(spec, "h")
+    try:
+        for _ in range(2):
+            result = connection.call_tool("echo", {"text": "x"}, 10.0)
+            assert result["isError"] is True
+            assert result["content"] == [{"type": "text", "text": (
+                "upstream server 'h' answered the call of 'echo' with an invalid result: "
+                "content.0.TextContent.text: Field required and 10 more")}]
+        assert log.read_text().count('"initialize"') == 1  # not started again
+    finally:
+        connection.close()

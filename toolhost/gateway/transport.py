@@ -1,0 +1,372 @@
+"""How toolhost reads an upstream: one message at most ``max_message_bytes``, read in linear time.
+
+The upstream is not trusted, and neither is the size of what it sends. Over stdio the
+``mcp`` package's client joins the pipe's chunks into a line by copying what it has so far
+for every chunk (a 100 MB line takes minutes), and keeps it all in memory. So stdio
+upstreams get a transport of toolhost's own (``stdio_transport``): lines are collected in one
+buffer, in linear time, and a line longer than the cap ends the connection with a warning
+naming the upstream (nothing after it can be framed any more; the next use starts the
+upstream again). Lines that are not JSON-RPC (a banner, a stray ``print``) are logged in one
+line each, the first few only, then counted (``Noise``): tracebacks only with ``--debug``.
+An answer to a request that is not valid JSON-RPC answers that request with an error at once
+(its waiter is not left to time out).
+
+Over Streamable HTTP an httpx hook (``capped_http_hooks``) counts each
+answer's body: one longer than the cap, or one the upstream compressed though toolhost asked
+for none (inflating is where bombs go off), is refused with an error naming the upstream; the
+session and other requests carry on. Server-sent event streams are cut per event by the
+``mcp`` client itself (at the same cap).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager, suppress
+from typing import Any, TextIO
+
+import anyio
+import anyio.lowlevel
+
+from toolhost.excerpt import cut
+
+__all__ = ["Noise", "Wire", "capped_http_hooks", "describe_invalid", "quiet_mcp_logs", "size_text",
+           "stdio_transport"]
+
+log = logging.getLogger("toolhost.gateway")
+SHOWN = 3  # lines of noise logged one by one, per connection; then a count every...
+EVERY = 60.0  # ... seconds at most
+_CHUNK = 1 << 16
+
+
+def size_text(size: int) -> str:
+    """``16 MiB``, ``5,000,000 bytes``: a size as a person would write it."""
+    if size >= 1 << 20 and size % (1 << 20) == 0:
+        return f"{size >> 20} MiB"
+    return f"{size:,} bytes"
+
+
+class Wire:
+    """What one connection's transport knows that the ``mcp`` session cannot tell: why it
+    ended (``failure``), and the cap on one message."""
+
+    def __init__(self, server: str, limit: int) -> None:
+        self.server = server
+        self.limit = limit
+        self.failure = ""
+        self.noise = Noise(server)
+
+    def too_big(self, what: str = "a message") -> str:
+        return (f"upstream server '{self.server}' sent {what} larger than "
+                f"{size_text(self.limit)} (max_message_bytes)")
+
+
+class Noise:
+    """Output of an upstream that is not JSON-RPC: the first ``SHOWN`` problems are logged
+    one line each, the rest counted and said at most once every ``EVERY`` seconds (and
+    when the connection ends: ``flush``)."""
+
+    def __init__(self, server: str) -> None:
+        self.server = server
+        self.count = 0
+        self.untold = 0
+        self.told_at = 0.0
+
+    def problem(self, what: str, exc: BaseException | None = None) -> None:
+        self.count += 1
+        if self.count <= SHOWN:
+            log.warning("upstream server '%s' %s", self.server, what,
+                        exc_info=exc if exc is not None and tracebacks_wanted() else None)
+            self.told_at = time.monotonic()
+            return
+        self.untold += 1
+        if time.monotonic() - self.told_at >= EVERY:
+            self.flush()
+
+    def flush(self) -> None:
+        if self.untold:
+            log.warning("upstream server '%s' wrote %d more lines that are not JSON-RPC "
+                        "(not shown)", self.server, self.untold)
+        self.untold = 0
+        self.told_at = time.monotonic()
+
+
+def tracebacks_wanted() -> bool:
+    """``--debug`` (or ``TOOLHOST_DEBUG``, or ``-vv``): tracebacks are shown."""
+    import sys
+
+    from toolhost.cli import debug_wanted
+
+    return (debug_wanted() or "--debug" in sys.argv[1:]
+            or logging.getLogger().isEnabledFor(logging.DEBUG))
+
+
+class _OneLine(logging.Filter):
+    """On the ``mcp`` client's loggers: a record with a traceback becomes one line (the
+    exception's first line; the traceback only with ``--debug``), and one message logged
+    again and again is said at most ``SHOWN`` times a minute, then counted."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen: dict[str, tuple[float, int, int]] = {}  # first time, shown, held back
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.exc_info and not tracebacks_wanted():
+            exc = record.exc_info[1]
+            what = _what(exc) if exc is not None else ""
+            record.msg = cut(f"{record.getMessage()}: {what}", 400) if what \
+                else record.getMessage()
+            record.args = None
+            record.exc_info = record.exc_text = None
+        key = f"{record.name}:{record.msg}"[:200]
+        now = time.monotonic()
+        since, shown, held = self.seen.get(key, (now, 0, 0))
+        if now - since >= EVERY:
+            since, shown = now, 0
+        if shown >= SHOWN:
+            self.seen[key] = (since, shown, held + 1)
+            return False
+        if held:
+            record.msg = f"{record.getMessage()} (and {held} more like it, not shown)"
+            record.args = None
+        if len(self.seen) > 1000:
+            self.seen.clear()
+        self.seen[key] = (since, shown + 1, 0)
+        return True
+
+
+_quiet = _OneLine()
+
+
+def quiet_mcp_logs() -> None:
+    """Put the one-line filter on the ``mcp`` client's loggers (once; idempotent)."""
+    for name in ("mcp.client.client", "mcp.client.streamable_http", "mcp.client.session",
+                 "mcp.client.caching", "mcp.client.stdio", "mcp.shared.dispatcher",
+                 "mcp.shared.jsonrpc_dispatcher"):
+        logger = logging.getLogger(name)
+        if _quiet not in logger.filters:
+            logger.addFilter(_quiet)
+
+
+def _parse(line: bytes, wire: Wire) -> Any:
+    """One stdout line: a SessionMessage, or None (noise, logged)."""
+    import mcp_types
+    from mcp.shared.message import SessionMessage
+    from pydantic import ValidationError
+
+    try:
+        return SessionMessage(mcp_types.jsonrpc_message_adapter.validate_json(line,
+                                                                               by_name=False))
+    except (ValidationError, ValueError, RecursionError) as exc:
+        error: BaseException = exc
+    what = _what(error)
+    ident = _answer_id(line)
+    if ident is None:
+        wire.noise.problem(f"wrote a line that is not JSON-RPC ({what}): "
+                           f"{cut(repr(line[:200].decode('utf-8', 'replace')), 120)}", error)
+        return None
+    message = f"upstream server '{wire.server}' sent an answer that is not valid JSON-RPC: {what}"
+    log.warning("%s", message)
+    return SessionMessage(mcp_types.JSONRPCError(
+        jsonrpc="2.0", id=ident,
+        error=mcp_types.ErrorData(code=mcp_types.PARSE_ERROR, message=message)))
+
+
+def describe_invalid(exc: BaseException) -> str:
+    """What was wrong with something an upstream sent, in one short line (a pydantic
+    ValidationError's first error and how many more)."""
+    return _what(exc, skip=0)
+
+
+def _what(exc: BaseException, skip: int = 1) -> str:
+    """``skip``: leading parts of an error's location not worth saying (the union member a
+    JSON-RPC message was tried as)."""
+    errors = getattr(exc, "errors", None)
+    if callable(errors) and getattr(exc, "error_count", None) is not None:
+        try:
+            found = errors()
+        except Exception:  # pragma: no cover - a pydantic that cannot list its errors
+            found = []
+        if found and found[0].get("type") == "json_invalid":
+            return "not JSON"
+        if found:
+            first = found[0]
+            where = ".".join(str(p) for p in first.get("loc", ())[skip:]) or "the message"
+            more = f" and {len(found) - 1} more" if len(found) > 1 else ""
+            return cut(f"{where}: {first.get('msg', '?')}{more}", 200)
+    return cut(f"{type(exc).__name__}: {exc}".splitlines()[0], 200)
+
+
+def _answer_id(line: bytes) -> int | str | None:
+    """The id of what looks like an answer (``result`` or ``error`` with an id), or None."""
+    if not line.lstrip().startswith(b"{"):
+        return None
+    try:
+        data = json.loads(line)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(data, dict) or "method" in data or not ("result" in data or "error" in data):
+        return None
+    ident = data.get("id")
+    return ident if isinstance(ident, (str, int)) and not isinstance(ident, bool) else None
+
+
+@asynccontextmanager
+async def stdio_transport(argv: list[str], env: dict[str, str], cwd: str | None,
+                          errlog: TextIO, wire: Wire) -> AsyncIterator[tuple[Any, Any]]:
+    """Start ``argv`` and exchange JSON-RPC lines with it: the ``(read, write)`` streams the
+    ``mcp`` client takes. On leaving: stdin closed, 2 s to exit, then the process group is
+    terminated (and killed 2 s later)."""
+    from mcp.shared.message import SessionMessage
+
+    process = await anyio.open_process(argv, env=env, cwd=cwd, stderr=errlog,
+                                       start_new_session=True)
+    read_w, read_r = anyio.create_memory_object_stream[Any](0)
+    write_w, write_r = anyio.create_memory_object_stream[SessionMessage](0)
+    writer_done = anyio.Event()
+
+    async def reader() -> None:
+        assert process.stdout is not None
+        async with read_w:
+            with suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
+                async for line in _lines(process.stdout, wire):
+                    message = _parse(line, wire)
+                    if message is not None:
+                        await read_w.send(message)
+        await _drain(process.stdout)  # the process must not block writing while it stops
+
+    async def writer() -> None:
+        assert process.stdin is not None
+        try:
+            async with write_r:
+                async for message in write_r:
+                    data = message.message.model_dump_json(by_alias=True, exclude_unset=True)
+                    await process.stdin.send(data.encode() + b"\n")
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+            await read_w.aclose()  # the session sees the end instead of waiting for ever
+        finally:
+            writer_done.set()
+
+    async with anyio.create_task_group() as tasks:
+        tasks.start_soon(reader)
+        tasks.start_soon(writer)
+        try:
+            yield read_r, write_w
+        finally:
+            with anyio.CancelScope(shield=True):
+                read_r.close()
+                write_w.close()
+                with anyio.move_on_after(0.5):
+                    await writer_done.wait()
+                await _stop(process)
+                wire.noise.flush()
+                for stream in (read_r, write_w, read_w, write_r):
+                    await stream.aclose()
+            tasks.cancel_scope.cancel()
+
+
+async def _lines(stdout: Any, wire: Wire) -> AsyncIterator[bytes]:
+    """The lines of ``stdout`` (blank ones skipped), each copied once: linear time. A line
+    longer than the cap ends the iteration, with ``wire.failure`` set."""
+    buf = bytearray()
+    while True:
+        try:
+            chunk = await stdout.receive(_CHUNK)
+        except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError,
+                OSError):
+            return
+        start = 0
+        while (end := chunk.find(b"\n", start)) >= 0:
+            if len(buf) + end - start > wire.limit:
+                break
+            line = bytes(buf + chunk[start:end]) if buf else chunk[start:end]
+            buf.clear()
+            start = end + 1
+            if line.strip():
+                yield line
+        else:
+            buf += chunk[start:]
+            if len(buf) <= wire.limit:
+                continue
+        wire.failure = wire.too_big("a line") + ": the connection is dropped"
+        log.warning("%s", wire.failure)
+        return
+
+
+async def _drain(stdout: Any) -> None:
+    with suppress(anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError,
+                  OSError):
+        while True:
+            await stdout.receive(_CHUNK)
+
+
+async def _stop(process: Any) -> None:
+    from mcp.os.posix.utilities import terminate_posix_process_tree
+
+    with suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+        await process.stdin.aclose()
+    if not await _exited(process, 2.0):
+        with suppress(OSError, ProcessLookupError):
+            await terminate_posix_process_tree(process, 2.0)
+        await _exited(process, 2.0)
+    with suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+        await process.stdout.aclose()
+    # the subprocess transport, closed now rather than (with a warning) when collected
+    transport = getattr(getattr(process, "_process", None), "_transport", None)
+    close = getattr(transport, "close", None)
+    if callable(close):
+        with suppress(PermissionError):
+            close()
+
+
+async def _exited(process: Any, within: float) -> bool:
+    """Whether the process ended within ``within`` s (its returncode polled: ``wait`` would
+    also wait for a grandchild holding the pipes)."""
+    deadline = anyio.current_time() + within
+    while process.returncode is None:
+        if anyio.current_time() >= deadline:
+            return False
+        await anyio.sleep(0.01)
+    return True
+
+
+def capped_http_hooks(wire: Wire) -> dict[str, list[Any]]:
+    """httpx ``event_hooks`` that refuse an answer body longer than ``wire.limit`` (counted
+    as it arrives) or compressed (toolhost asks for ``identity``). Hooks, not a transport:
+    they see every answer, through a proxy too."""
+    import httpx2
+
+    class Refused(httpx2.StreamError):
+        pass
+
+    class Capped(httpx2.AsyncByteStream):
+        def __init__(self, inner: Any, refused: str) -> None:
+            self.inner, self.refused = inner, refused
+
+        async def __aiter__(self) -> AsyncIterator[bytes]:
+            if self.refused:
+                raise Refused(self.refused)
+            seen = 0
+            async for chunk in self.inner:
+                seen += len(chunk)
+                if seen > wire.limit:  # the mcp client logs it (one line)
+                    raise Refused(wire.too_big("an answer"))
+                yield chunk
+
+        async def aclose(self) -> None:
+            await self.inner.aclose()
+
+    async def capped(response: Any) -> None:
+        encoding = response.headers.get("content-encoding", "identity").strip().lower()
+        refused = ""
+        if encoding not in ("", "identity"):
+            refused = (f"upstream server '{wire.server}' sent a {cut(encoding, 40)}-"
+                       "compressed answer though toolhost asked for none")
+            del response.headers["content-encoding"]
+        elif "text/event-stream" in response.headers.get("content-type", "").lower():
+            return  # cut per event by the mcp client
+        response.stream = Capped(response.stream, refused)
+
+    return {"response": [capped]}
