@@ -137,8 +137,9 @@ def debug_wanted(args: argparse.Namespace | None = None) -> bool:
     value (anything but empty, ``0``, ``false``, ``no``, ``off``)."""
     if args is not None and getattr(args, "debug", False):
         return True
-    value = os.environ.get("TOOLHOST_DEBUG", "").strip().lower()
-    return value not in ("", "0", "false", "no", "off")
+    from toolhost.failures import debug_enabled
+
+    return debug_enabled()
 
 
 def _internal_error(raised: BaseException, debug: bool) -> int:

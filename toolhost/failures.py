@@ -16,8 +16,10 @@ __all__ = ["debug_enabled", "log_failure"]
 
 
 def debug_enabled() -> bool:
-    """Whether tracebacks were asked for (``TOOLHOST_DEBUG`` set to anything but 0/empty)."""
-    return os.environ.get("TOOLHOST_DEBUG", "").strip() not in ("", "0")
+    """Whether tracebacks were asked for: ``TOOLHOST_DEBUG`` (what ``--debug`` sets) set to a
+    true value (anything but empty, ``0``, ``false``, ``no``, ``off``)."""
+    value = os.environ.get("TOOLHOST_DEBUG", "").strip().lower()
+    return value not in ("", "0", "false", "no", "off")
 
 
 def log_failure(log: logging.Logger | logging.LoggerAdapter[Any], what: str,

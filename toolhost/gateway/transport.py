@@ -97,9 +97,9 @@ def tracebacks_wanted() -> bool:
     """``--debug`` (or ``TOOLHOST_DEBUG``, or ``-vv``): tracebacks are shown."""
     import sys
 
-    from toolhost.cli import debug_wanted
+    from toolhost.failures import debug_enabled
 
-    return (debug_wanted() or "--debug" in sys.argv[1:]
+    return (debug_enabled() or "--debug" in sys.argv[1:]
             or logging.getLogger().isEnabledFor(logging.DEBUG))
 
 
