@@ -183,28 +183,34 @@ def compile_tools(config: HostConfig, kinds: Mapping[str, BackendKind] | None = 
     upstreams: dict[str, Any] = {}
     # every layer's servers together: two files may each be fine and still collide
     problems = wire_name_problems(config.servers)
+    imports = [s for s in config.servers.values() if s.upstream is not None
+               and s.external is None] if connect else []
+    started: dict[str, Any] = {}
+    if imports:  # all at once: the start waits for the slowest, not for their sum
+        from toolhost.gateway.start import start_upstreams
+
+        started = start_upstreams(imports, redact=redact,
+                                  pins=pins if pins is not None else _pins_beside(config))
     for name, server in config.servers.items():
         if server.external is not None or (server.upstream is not None and not connect):
             servers[name] = ()
             continue
         if server.upstream is not None:
-            from toolhost.gateway.compile import compile_upstream
-
-            if pins is None:
-                pins = _pins_beside(config)
-            try:
-                imported = compile_upstream(server, redact=redact, pins=pins)
-            except ConfigError as exc:
-                problems.extend(exc.problems)
+            got = started[name]
+            if isinstance(got, ConfigError):
+                problems.extend(got.problems)
                 servers[name] = ()
                 continue
+            if isinstance(got, BaseException):
+                for other in started.values():  # the others started: stop them
+                    if not isinstance(other, BaseException):
+                        other[0].connection.close()
+                raise got
+            imported, shared = got
             contexts.append(imported)
             upstreams[name] = imported
             servers[name] = imported.tools
-            from toolhost.gateway.passthrough import upstream_content
-
-            shared = upstream_content(imported.connection, name)  # resources and prompts
-            if shared:
+            if shared:  # resources and prompts
                 content[name] = shared
             continue
         ctx = BindContext(server)

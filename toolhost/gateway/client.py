@@ -83,6 +83,7 @@ class UpstreamConnection:
         self._client: Any = None
         self._stop: anyio.Event | None = None
         self._done: threading.Event | None = None
+        self._ready: threading.Event | None = None
         self._failures = 0
         self._next_try = 0.0
         self._closed = False
@@ -201,7 +202,7 @@ class UpstreamConnection:
     def _connect_locked(self) -> None:
         self._portal_cm = anyio.from_thread.start_blocking_portal()
         self._portal = self._portal_cm.__enter__()
-        ready = threading.Event()
+        self._ready = ready = threading.Event()
         self._done = threading.Event()
         failure: list[BaseException] = []
         self._portal.start_task_soon(self._hold, ready, failure, self._connected_before)
@@ -255,14 +256,16 @@ class UpstreamConnection:
 
     def _drop_locked(self) -> None:
         portal, cm, done = self._portal, self._portal_cm, self._done
+        ready = self._client is not None and self._ready is not None and self._ready.is_set()
         self._portal = self._portal_cm = self._client = None
         if portal is None:
             return
         stop = self._stop
         with contextlib.suppress(Exception):
-            if stop is not None:
+            if stop is not None and ready:
                 portal.call(stop.set)  # the holder closes the client (ends the process)
-            if done is not None and not done.wait(10):
+            # one that never became ready (no answer to initialize) is waited for no longer
+            if done is not None and not done.wait(10 if ready else 0):
                 portal.call(portal.stop, True)  # it hangs: cancel it
         with contextlib.suppress(BaseException):
             cm.__exit__(None, None, None)

@@ -19,7 +19,7 @@ from toolhost.config.wirenames import name_problem
 from toolhost.errors import Problem
 from toolhost.gateway.spec import Reshape, UpstreamSpec
 
-__all__ = ["Imported", "reshape_tools"]
+__all__ = ["Imported", "never_shown", "reshape_tools"]
 
 log = logging.getLogger("toolhost.gateway")
 _NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -140,3 +140,38 @@ def _schema(raw: Any, reshape: Reshape, name: str, server: str
     else:
         schema.pop("required", None)
     return schema, problems
+
+
+def never_shown(spec: UpstreamSpec, server: str, tool: str) -> tuple[str, str] | None:
+    """Why no tool of imported ``server`` can be called ``tool``, whatever its upstream lists,
+    as (reason, hint); None when some upstream list could show one (``validate`` offline).
+
+    A tool is shown as ``tool`` when the config renames a chosen upstream tool to it, or when
+    the upstream lists ``tool`` itself, chosen by include/exclude and neither renamed away
+    nor giving its name to a rename."""
+    def chosen(name: str) -> bool:
+        return (any(fnmatch.fnmatchcase(name, g) for g in spec.include)
+                and not any(fnmatch.fnmatchcase(name, g) for g in spec.exclude))
+
+    if any(r.name == tool and chosen(n) for n, r in spec.reshape.items()):
+        return None
+    if not _NAME.match(tool) or name_problem(tool, server=server):
+        return None  # the wire name may also read as another server's tool
+    prefix = f"servers.{server}"
+    if excluded := [g for g in spec.exclude if fnmatch.fnmatchcase(tool, g)]:
+        return (f"upstream tool {tool!r} is left out by {prefix}.exclude ({excluded[0]!r}), "
+                "so the rule never matches", f"remove {excluded[0]!r} from exclude, or the rule")
+    if not chosen(tool):
+        globs = ", ".join(repr(g) for g in spec.include[:5])
+        renames = [r.name for n, r in spec.reshape.items() if r.name and chosen(n)]
+        near = difflib.get_close_matches(tool, renames, n=1) or [
+            r for r in renames if r.lower() == tool.lower()]
+        return (f"upstream tool {tool!r} matches none of {prefix}.include ({globs}), so the "
+                "rule never matches", f"did you mean 'mcp__{server}__{near[0]}'?" if near
+                else f"add {tool!r} to include, or remove the rule")
+    reshape = spec.reshape.get(tool)
+    if reshape is not None and reshape.name and reshape.name != tool:
+        return (f"{prefix}.tools.{tool}.name renames upstream tool {tool!r} to "
+                f"{reshape.name!r}, so no tool is called {tool!r}",
+                f"name the tool as the model sees it: 'mcp__{server}__{reshape.name}'")
+    return None

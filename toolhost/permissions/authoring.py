@@ -9,8 +9,9 @@ findings that are about the author's intent (duplicates, shadowed rules, broad a
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 from toolhost.config.model import HostConfig, Origin, RuleConfig
@@ -37,7 +38,8 @@ def tool_index(config: HostConfig, compiled: CompiledTools | None = None) -> Too
     """The tools rules may name: the config's (by server), external servers, built-ins.
 
     An imported server's (``mcp:``) tools are known only once it was started (``compiled``
-    has them); offline it counts as external: its tool names cannot be checked."""
+    has them); offline it counts as external: only the names its config alone rules out (a
+    renamed or excluded tool) are reported."""
     started = {name: tuple(t.name for t in tools)
                for name, tools in (compiled.servers.items() if compiled else ())
                if config.servers.get(name) is not None
@@ -47,7 +49,19 @@ def tool_index(config: HostConfig, compiled: CompiledTools | None = None) -> Too
         external=frozenset(n for n, s in config.servers.items()
                            if s.external is not None
                            or (s.upstream is not None and n not in started)),
-        builtins=BUILTIN_TOOLS)
+        builtins=BUILTIN_TOOLS, offline=_offline(config, set(started)))
+
+
+def _offline(config: HostConfig, started: set[str]
+             ) -> dict[str, Callable[[str], tuple[str, str] | None]]:
+    """For each imported server not started: why its config alone rules a tool name out."""
+    upstreams = {n: s.upstream for n, s in config.servers.items()
+                 if s.upstream is not None and s.external is None and n not in started}
+    if not upstreams:
+        return {}
+    from toolhost.gateway.reshape import never_shown
+
+    return {n: functools.partial(never_shown, spec, n) for n, spec in upstreams.items()}
 
 
 class _Review:

@@ -10,14 +10,15 @@ A rule whose pattern matches no tool never fires. ``validate`` reports it:
   declared server (``mcp__devv``, ``mcp__Files``); otherwise a warning, since the CLI may
   reach servers configured outside this file that validate cannot see;
 * servers declared with ``external:`` list their tools only when connected: any tool name is
-  accepted offline.
+  accepted offline; so are an imported server's (``mcp:``), except a name its config alone
+  rules out (a tool it renames or leaves out by include/exclude: ``offline``).
 """
 
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
 
 from toolhost.permissions.names import NamePattern, split_wire_name
 
@@ -31,6 +32,9 @@ class ToolIndex:
     tools: Mapping[str, tuple[str, ...]]  # declared server -> tool names (external: ())
     external: frozenset[str]
     builtins: frozenset[str]
+    # imported server not started -> why no tool of it can have a name: (reason, hint) or None
+    offline: Mapping[str, Callable[[str], tuple[str, str] | None]] = field(
+        default_factory=dict)
 
     @property
     def wire_names(self) -> list[str]:
@@ -94,7 +98,9 @@ def check_target(pattern: NamePattern, index: ToolIndex) -> TargetProblem | None
         return None  # a server glob: may match servers configured elsewhere
     server, tool = parts
     if server in index.external:
-        return None
+        why = index.offline.get(server)
+        found = why(tool) if why is not None and tool and not set(tool) & set("*?") else None
+        return TargetProblem("error", found[0], found[1]) if found else None
     if server not in index.tools:
         near = _near(server, index.tools)
         if near:

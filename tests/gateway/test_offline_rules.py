@@ -1,0 +1,97 @@
+"""Plain ``validate`` (no upstream started) reports a rule on an imported server's tool that
+the config alone proves can never match: the upstream's name of a tool the config renames, a
+tool it leaves out by ``exclude`` or ``include``. A name some upstream list could show is never
+reported offline."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from toolhost.gateway.reshape import never_shown
+from toolhost.gateway.spec import Reshape, UpstreamSpec
+
+
+def spec(include: tuple[str, ...] = ("*",), exclude: tuple[str, ...] = (),
+         **renames: str | None) -> UpstreamSpec:
+    return UpstreamSpec(command=("x",), include=include, exclude=exclude,
+                        reshape={n: Reshape(name=r) for n, r in renames.items()})
+
+
+@pytest.mark.parametrize(("upstream", "tool", "said", "hint"), [
+    (spec(danger="safe"), "danger", "servers.h.tools.danger.name renames upstream tool "
+     "'danger' to 'safe', so no tool is called 'danger'", "'mcp__h__safe'"),
+    (spec(exclude=("danger",)), "danger", "left out by servers.h.exclude ('danger')", ""),
+    (spec(exclude=("dan*", "x")), "danger", "left out by servers.h.exclude ('dan*')", ""),
+    (spec(include=("ech*",)), "danger", "matches none of servers.h.include ('ech*')",
+     "add 'danger' to include"),
+    (spec(include=("ech*",), echo="say"), "Say", "matches none of servers.h.include",
+     "did you mean 'mcp__h__say'?"),
+    (spec(exclude=("danger",), danger="safe"), "danger", "left out by servers.h.exclude", ""),
+    # renamed onto by an excluded tool: only the upstream's own 'safe' could be it, excluded
+    (spec(exclude=("danger", "safe"), danger="safe"), "safe", "servers.h.exclude", ""),
+])
+def test_names_the_config_rules_out(upstream: UpstreamSpec, tool: str, said: str,
+                                    hint: str) -> None:
+    found = never_shown(upstream, "h", tool)
+    assert found is not None
+    assert said in found[0] and hint in found[1]
+
+
+@pytest.mark.parametrize(("upstream", "tool"), [
+    (spec(), "anything"),  # the upstream may list it
+    (spec(danger="safe"), "safe"),  # the renamed tool
+    (spec(exclude=("danger",), danger="safe"), "safe"),  # the upstream's own 'safe' may be it
+    (spec(danger="safe", other="danger"), "danger"),  # another tool takes the name
+    (spec(danger="danger"), "danger"),  # renamed to itself
+    (spec(danger=None), "danger"),  # reshaped, not renamed
+    (spec(include=("ech*",), echo="danger"), "danger"),  # a chosen tool renamed to it
+    (spec(include=("ech*",), echo="say"), "say"),
+    (spec(include=("ech*", "dan*")), "danger"),
+    (spec(exclude=("Danger",)), "danger"),  # globs are case-sensitive, as is the upstream
+    (spec(), "_x"),  # the wire name also reads as server 'h_', tool 'x' (from elsewhere)
+    (spec(), "a__b"),
+])
+def test_names_an_upstream_may_show_pass(upstream: UpstreamSpec, tool: str) -> None:
+    assert never_shown(upstream, "h", tool) is None
+
+
+def test_validate_reports_them_located(tmp_path: Path) -> None:
+    config = tmp_path / "g.yaml"
+    config.write_text("""\
+toolhost: 1
+servers:
+  h:
+    mcp:
+      command: [python3, /nonexistent/upstream.py]
+    include: ["ech*", "dan*", "say"]
+    exclude: [danger]
+    tools:
+      echo: {name: say}
+permissions:
+  default: allow
+  deny:
+    - tool: mcp__h__danger
+    - tool: mcp__h__echo
+      when: {text: {regex: "x"}}
+    - mcp__h__say
+    - mcp__h__dance
+    - mcp__h__ech*
+    - mcp__h
+""")
+    done = subprocess.run([sys.executable, "-m", "toolhost", "validate", str(config)],
+                          capture_output=True, text=True, timeout=60, env=dict(os.environ))
+    assert done.returncode == 1, done.stderr
+    lines = [line for line in done.stderr.strip().splitlines() if "warning:" not in line]
+    assert len(lines) == 2, done.stderr
+    assert lines[0].startswith(f"{config}:13:7: permissions.deny[0]: permission rule "
+                               "'mcp__h__danger': upstream tool 'danger' is left out by "
+                               "servers.h.exclude ('danger')")
+    assert lines[1].startswith(f"{config}:14:7: permissions.deny[1]: permission rule "
+                               "'mcp__h__echo': servers.h.tools.echo.name renames upstream "
+                               "tool 'echo' to 'say', so no tool is called 'echo'")
+    assert "'mcp__h__say'" in lines[1]

@@ -1,0 +1,57 @@
+"""Imported servers are started at once: upstreams that never answer ``initialize`` cost the
+start their ``connect_timeout`` (the slowest one's), not its sum, and a connection that never
+became ready is not waited for any longer; each is a located error and nothing is left
+running."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+SILENT = ("import os, sys, time; open(sys.argv[1], 'w').write(str(os.getpid())); "
+          "sys.stdin.readline(); time.sleep(300)")
+
+
+def silent_config(tmp_path: Path, count: int, connect_timeout: str = "2s") -> Path:
+    blocks = "".join(f"""\
+  s{i}:
+    mcp:
+      command: [{sys.executable}, -c, "{SILENT}", {tmp_path / f's{i}.pid'}]
+      connect_timeout: {connect_timeout}
+""" for i in range(count))
+    config = tmp_path / "silent.yaml"
+    config.write_text(f"toolhost: 1\nservers:\n{blocks}permissions:\n  default: allow\n")
+    return config
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+@pytest.mark.parametrize(("count", "within"), [(1, 9.0), (4, 12.0)])
+def test_upstreams_that_never_answer_initialize_cost_one_connect_timeout(
+        tmp_path: Path, count: int, within: float) -> None:
+    config = silent_config(tmp_path, count)
+    started = time.monotonic()
+    done = subprocess.run([sys.executable, "-m", "toolhost", "tools", str(config)],
+                          capture_output=True, text=True, timeout=120, env=dict(os.environ))
+    took = time.monotonic() - started
+    assert done.returncode == 1
+    for i in range(count):  # every one named, in the config's order
+        assert (f"silent.yaml:{4 + 4 * i}:5: servers.s{i}.mcp: cannot start upstream server "
+                f"'s{i}': TimeoutError: no answer within 2s") in done.stderr
+    assert [line.split(": ")[1] for line in done.stderr.splitlines()] == [
+        f"servers.s{i}.mcp" for i in range(count)]
+    assert "Traceback" not in done.stderr
+    assert took < within, took
+    pids = [int((tmp_path / f"s{i}.pid").read_text()) for i in range(count)]
+    assert not [pid for pid in pids if alive(pid)]

@@ -1,0 +1,60 @@
+"""Every imported server of a config started at once, each bounded by its own deadlines.
+
+An upstream that never answers ``initialize`` costs its ``connect_timeout``; started one after
+another, N of them would cost N times that before ``serve`` or ``run`` answers anything. Each
+is connected, listed and reshaped in a thread of its own (its client has a thread of its own
+anyway), so the start takes as long as the slowest one.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from toolhost.compile.content import ServerContent
+from toolhost.config.model import ServerConfig
+from toolhost.gateway.compile import UpstreamTools, compile_upstream
+
+__all__ = ["Started", "start_upstreams"]
+
+# server name -> its tools and content, or why it could not start (ConfigError, or whatever
+# else went wrong: raised again by the caller, in the config's order)
+Started = dict[str, "tuple[UpstreamTools, ServerContent] | BaseException"]
+
+
+def _start(server: ServerConfig, redact: Callable[[str], str] | None,
+           pins: Any) -> tuple[UpstreamTools, ServerContent]:
+    from toolhost.gateway.passthrough import upstream_content
+
+    imported = compile_upstream(server, redact=redact, pins=pins)
+    try:
+        return imported, upstream_content(imported.connection, server.name)
+    except BaseException:
+        imported.connection.close()
+        raise
+
+
+def start_upstreams(servers: Sequence[ServerConfig], *,
+                    redact: Callable[[str], str] | None = None, pins: Any = None) -> Started:
+    """Connect, list and reshape each of ``servers`` (imported ones) concurrently; by name,
+    its ``UpstreamTools`` and its resources and prompts, or the exception it failed with
+    (``ConfigError``: located problems)."""
+    found: Started = {}
+
+    def one(server: ServerConfig) -> None:
+        try:
+            found[server.name] = _start(server, redact, pins)
+        except BaseException as exc:  # handed to the caller, in order
+            found[server.name] = exc
+
+    if len(servers) == 1:
+        one(servers[0])
+        return found
+    threads = [threading.Thread(target=one, args=(s,), name=f"toolhost-upstream-{s.name}",
+                                daemon=True) for s in servers]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return {s.name: found[s.name] for s in servers}
