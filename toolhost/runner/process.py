@@ -149,10 +149,14 @@ KEPT_RESULTS = 100  # turn results the CLI sent that no turn has taken yet
 async def open_cli(command: CliCommand, servers: Mapping[str, McpServer], *,
                    permission: PermissionFn, on_message: MessageFn,
                    manifests: bool = True,
-                   redact: Callable[[str], str] = str) -> AsyncIterator[CliSession]:
+                   redact: Callable[[str], str] = str,
+                   started: Callable[[CliSession], None] | None = None,
+                   ) -> AsyncIterator[CliSession]:
     """Start the CLI, serve it, ``initialize``; yield the session; stop everything after.
 
-    ``redact`` hides secrets in the errors raised (they quote the CLI's stderr)."""
+    ``redact`` hides secrets in the errors raised (they quote the CLI's stderr).
+    ``started`` hears of the session as soon as the CLI runs, before ``initialize`` is
+    answered: a signal during start-up can ``abort`` it (the short grace) from then on."""
     # The CLI's stdout is a pipe of our own, read by ``PipeLines`` (the control session's
     # fast input: a permission request decided at once is answered as it arrives).
     read_fd, write_fd = os.pipe()
@@ -204,6 +208,8 @@ async def open_cli(command: CliCommand, servers: Mapping[str, McpServer], *,
             await control.run()
 
     cli = CliSession(process, control, stderr, receive_results, redact)
+    if started is not None:
+        started(cli)
     fields: dict[str, Any] = {}
     if manifests:
         fields["sdkMcpServers"] = list(servers)

@@ -149,9 +149,9 @@ async def run_host(host: Host, prompts: Iterable[str] | AsyncIterable[str], *,
                                             permission=permission,
                                             on_message=on_message,
                                             manifests=options.manifests,
-                                            redact=redact) as session:
+                                            redact=redact,
+                                            started=signals.attach) as session:
                             opened.append(session)
-                            signals.session = session
                             live.append(LiveHost(host, session.control, gate,
                                                  guard=permission.guard))
                             tasks: list[Callable[[], Any]] = [live[0].follow_upstreams]
@@ -291,6 +291,13 @@ class Signals:
         self.session: CliSession | None = None
         self.turn = False
         self.interrupting = False
+
+    def attach(self, session: CliSession) -> None:
+        """The CLI runs (``initialize`` may not be answered yet): a signal from now on, or
+        one that already came, stops it with the short grace."""
+        self.session = session
+        if self.report.interrupted:
+            session.abort()
 
     def turn_started(self) -> None:
         self.turn, self.interrupting = True, False
