@@ -76,6 +76,15 @@ class ToolRun:
         """``env`` with the run's marker."""
         return {**env, MARKER: self.run_id}
 
+    def starting(self) -> None:
+        """Before the leader is started: from now on the watchdog knows the run's id."""
+        watchdog.opened(0, self.run_id)
+
+    def not_started(self) -> None:
+        """The leader could not be started (or the start was cancelled)."""
+        if self.pgid is None:
+            watchdog.closed(0, self.run_id)
+
     def started(self, pid: int) -> None:
         """Register the run's leader (its pid is its process group)."""
         self.pgid = pid

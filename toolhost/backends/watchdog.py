@@ -9,11 +9,14 @@ no ``preexec_fn``).
 Instead, the first command run starts one *watchdog* per toolhost process: a few lines of
 Python (``-I -S``) in a session of its own (so a Ctrl-C or SIGHUP to the terminal does not end
 it) that reads a pipe whose only write end toolhost holds (non-inheritable, so no other child
-keeps it open). toolhost writes ``+ PGID RUN_ID`` when a run starts and ``- PGID RUN_ID`` when
-it has ended. When the pipe reaches end of file, toolhost is gone, however it went: the
+keeps it open). toolhost writes ``+ 0 RUN_ID`` before a run's process is started,
+``+ PGID RUN_ID`` once it runs (the pid is known) and ``- PGID RUN_ID`` when it has ended.
+When the pipe reaches end of file, toolhost is gone, however it went: the
 watchdog SIGKILLs the process group of every run still open and, where ``/proc`` exists
-(Linux), every process whose environment carries one of those runs' ``TOOLHOST_RUN_ID``,
-again until none is left; then it exits. After a clean exit no run is open and it just exits.
+(Linux), every process whose environment carries one of those runs' ``TOOLHOST_RUN_ID`` with
+its process group, again until none is left; then it exits. (A toolhost killed between the
+fork and the ``+ PGID`` line, which the event loop writes a moment later: the marker still
+finds the leader and its group.) After a clean exit no run is open and it just exits.
 
 Covered: the tool's whole process group, and descendants that left it (``setsid``, double
 forks) but kept their environment (Linux). Not covered: a descendant that both left the group
@@ -56,7 +59,8 @@ for _ in range(50):
     found = 0
     for pgid in runs.values():
         try:
-            os.killpg(pgid, signal.SIGKILL)
+            if pgid > 0:
+                os.killpg(pgid, signal.SIGKILL)
         except OSError:
             pass
     try:
@@ -73,8 +77,11 @@ for _ in range(50):
             continue
         if any(b"\0" + n in env for n in needles):
             try:
+                group = os.getpgid(pid)
                 os.kill(pid, signal.SIGKILL)
                 found += 1
+                if group != os.getpgid(0):  # its group: the run's, or one it made
+                    os.killpg(group, signal.SIGKILL)
             except OSError:
                 pass
     if not found:
@@ -123,7 +130,8 @@ def _send(line: str, *, start: bool) -> None:
 
 
 def opened(pgid: int, run_id: str) -> None:
-    """A command run started: its group and marked processes die if toolhost does."""
+    """A command run starts (``pgid`` 0: not yet known) or started: its group and marked
+    processes die if toolhost does."""
     if os.name == "posix":
         _send(f"+ {pgid} {run_id}\n", start=True)
 
