@@ -6,7 +6,9 @@ to init and run on. A parent-death signal in the tool's leader would only reach 
 the processes it started, and would cost a wrapper process per call (``anyio.open_process`` has
 no ``preexec_fn``).
 
-Instead, the first command run starts one *watchdog* per toolhost process: a few lines of
+Instead, the first run (a command tool's call, or the Claude CLI of ``toolhost run``, which
+carries a run id of its own so its Bash commands do too) starts one *watchdog* per toolhost
+process: a few lines of
 Python (``-I -S``) in a session of its own (so a Ctrl-C or SIGHUP to the terminal does not end
 it) that reads a pipe whose only write end toolhost holds (non-inheritable, so no other child
 keeps it open). toolhost writes ``+ 0 RUN_ID`` before a run's process is started,

@@ -24,6 +24,8 @@ from typing import Any
 import anyio
 import anyio.abc
 
+from toolhost.backends import watchdog
+from toolhost.backends.reaper import ToolRun
 from toolhost.errors import ProtocolError, RunnerError, single_error
 from toolhost.mcp import McpServer
 from toolhost.permissions.decision import Decision
@@ -160,17 +162,23 @@ async def open_cli(command: CliCommand, servers: Mapping[str, McpServer], *,
     # The CLI's stdout is a pipe of our own, read by ``PipeLines`` (the control session's
     # fast input: a permission request decided at once is answered as it arrives).
     read_fd, write_fd = os.pipe()
+    # The CLI and all it starts (its Bash commands run in process groups of their own) carry
+    # a run id: if toolhost is killed outright, the watchdog kills them (see ``watchdog``).
+    run = ToolRun()
+    run.starting()
     try:
         process = await anyio.open_process(with_parent_death_signal(command.argv),
-                                           env=dict(command.env),
+                                           env=run.env(dict(command.env)),
                                            cwd=command.cwd, stdin=subprocess.PIPE,
                                            stdout=write_fd, stderr=subprocess.PIPE,
                                            start_new_session=True)
     except OSError as exc:
         os.close(read_fd)
+        run.not_started()
         raise RunnerError(f"cannot start the Claude CLI {command.argv[0]}: {exc}") from exc
     finally:
         os.close(write_fd)
+    watchdog.opened(process.pid, run.run_id)
     assert process.stdin and process.stderr
     lines = await PipeLines.open(read_fd, DEFAULT_MAX_LINE_BYTES)
     stderr = _Tail()
@@ -235,6 +243,7 @@ async def open_cli(command: CliCommand, servers: Mapping[str, McpServer], *,
     finally:
         with anyio.CancelScope(shield=True):
             await _stop(process)
+            watchdog.closed(process.pid, run.run_id)
             await process.aclose()
             lines.aclose()
 
