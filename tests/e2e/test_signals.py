@@ -138,3 +138,25 @@ def test_sigkill_of_toolhost_takes_the_cli_with_it(start: Callable[..., Pane],
     os.kill(pane.pid, signal.SIGKILL)
     assert pane.exit_status() == 128 + signal.SIGKILL
     assert_nothing_left(pane.token, timeout=10)  # the parent-death signal: at once
+
+
+def test_sigkill_of_toolhost_takes_the_clis_bash_command_with_it(
+        cli: str, tmp_path: Path, panes: list[Pane], scenario: Callable[[str], Path]) -> None:
+    """The CLI runs its Bash commands in process groups of their own: the parent-death signal
+    that ends the CLI does not reach them; the watchdog does (they carry the CLI's run id)."""
+    token = new_token()
+    config = tmp_path / "signals.yaml"
+    config.write_text(CONFIG.replace("@TOKEN@", token)
+                      .replace("AUDIT", str(tmp_path / "audit.jsonl")))
+    path = scenario("turns:\n  - tool_calls:\n      - {tool: Bash, input: {command: "
+                    "'python3 -c \"import time; time.sleep(6555)\"', description: wait}}\n"
+                    "  - text: \"(not reached)\"\n")
+    pane = Pane(tmp_path, cli, [str(config), "--script", str(path), "-p", "go"], token=token)
+    panes.append(pane)
+    deadline = time.monotonic() + WAIT
+    while not any("time.sleep(6555)" in line for line in leftovers(token)):
+        assert time.monotonic() < deadline, pane.screen()
+        time.sleep(0.2)
+    os.kill(pane.pid, signal.SIGKILL)
+    assert pane.exit_status() == 128 + signal.SIGKILL
+    assert_nothing_left(token, timeout=10)

@@ -61,6 +61,39 @@ def test_audit_log_records_every_decision_with_secrets_redacted(tmp_path: Path) 
     assert all(r["time"].endswith("+00:00") for r in records)
 
 
+class _Silent:
+    """An asker nobody answers."""
+
+    async def ask(self, tool_name: str, tool_input: Any, decision: Decision) -> Decision:
+        await anyio.sleep_forever()
+        raise AssertionError
+
+
+@pytest.mark.parametrize("ending", [None, "toolhost got SIGTERM and stopped"])
+def test_a_question_ended_unanswered_leaves_a_deny_in_the_audit_log(
+        tmp_path: Path, ending: str | None) -> None:
+    log = tmp_path / "audit.jsonl"
+    gate = PermissionGate.from_config(host(tmp_path, ASK, audit_log=str(log)),
+                                      asker=_Silent())
+    gate.ending = ending
+
+    async def go() -> None:
+        with anyio.move_on_after(0.2):
+            await gate.check("mcp__db__write", {"row": 1}, {"tool_use_id": "toolu_9"})
+            raise AssertionError("answered")
+
+    try:
+        anyio.run(go)
+    finally:
+        gate.close()
+    [record] = [json.loads(line) for line in log.read_text().splitlines()]
+    assert record["decision"] == "deny" and record["tool_use_id"] == "toolu_9"
+    assert record["answered_by"] == "nobody (question ended)"
+    assert record["rule"] == "mcp__db__write" and record["origin"] == "team.yaml:4"
+    assert record["message"] == ("Nobody answered the question about mcp__db__write: "
+                                 f"{ending or 'the request was cancelled'}.")
+
+
 def test_audit_log_follows_the_gates_redaction_after_a_reload(tmp_path: Path) -> None:
     log = tmp_path / "audit.jsonl"
     gate = PermissionGate.from_config(host(tmp_path, DENY, audit_log=str(log)),

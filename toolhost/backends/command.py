@@ -140,8 +140,10 @@ class _Run:
         stdin_t = self.stdin_t
         try:
             argv = self.plan.render(context)
-            stdin = stdin_t.render(context).encode() if stdin_t is not None else None
+            stdin_text = stdin_t.render(context) if stdin_t is not None else None
             call_env = {**self.env, **{k: t.render(context) for k, t in self.env_t.items()}}
+            _check_encodable(argv, stdin_text, call_env, arguments)
+            stdin = stdin_text.encode() if stdin_text is not None else None
         except ArgvRefused as exc:
             return ToolResult.error(f"Refused to run the command: {exc}.")
         except templating.UnrenderableValue as exc:
@@ -166,6 +168,47 @@ class _Run:
             return ToolResult.error(f"The program '{program}' could not be started: "
                                     f"{cut(str(exc), 300)}")
         return _result(outcome, self.ok_codes, self.parse, self.max_bytes, self.mime)
+
+
+def _check_encodable(argv: list[str], stdin: str | None, env: Mapping[str, str],
+                     arguments: Mapping[str, Any]) -> None:
+    """Raise ``ArgvRefused`` when the command line, stdin or environment holds a lone
+    surrogate (JSON can spell one, ``"\\ud800"``): it is not text, and the OS would either
+    refuse it or, for U+DC80-U+DCFF, pass a raw byte the person never saw."""
+    pieces = [*argv, *(() if stdin is None else (stdin,)), *env.keys(), *env.values()]
+    for piece in pieces:
+        try:
+            piece.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            char = piece[exc.start]
+            where = _surrogate_argument(arguments)
+            raise ArgvRefused(f"{where or 'a value'} holds U+{ord(char):04X}, a lone surrogate "
+                              "(not text a program can be given)") from None
+
+
+def _surrogate_argument(value: Any, path: str = "") -> str | None:
+    """The first argument (``'a.b[0]'``) whose key or text holds a lone surrogate."""
+    if isinstance(value, str):
+        return None if value.isascii() or _encodes(value) else f"argument {path!r}"
+    items = value.items() if isinstance(value, Mapping) else (
+        enumerate(value) if isinstance(value, list) else ())
+    for key, item in items:
+        if isinstance(key, str) and not _encodes(key):
+            return f"the name of an argument under {path!r}" if path else "an argument's name"
+        sub = f"{path}.{key}" if isinstance(key, str) and path else (
+            key if isinstance(key, str) else f"{path}[{key}]")
+        found = _surrogate_argument(item, sub)
+        if found:
+            return found
+    return None
+
+
+def _encodes(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _stderr_to_client(ctx: CallContext) -> Callable[[str], Awaitable[None]]:

@@ -109,11 +109,16 @@ async def run_process(argv: Sequence[str], *, stdin: bytes | None, env: Mapping[
     run = ToolRun()
     # Shielded: a cancel that landed while the child was being started would lose the
     # process object, and with it the only handle to kill what the child starts.
-    with anyio.CancelScope(shield=True):
-        process = await anyio.open_process(
-            list(argv), stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd, env=run.env(dict(env)),
-            start_new_session=True)
+    run.starting()  # killed before ``started``: the watchdog still knows the run's id
+    try:
+        with anyio.CancelScope(shield=True):
+            process = await anyio.open_process(
+                list(argv), stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd,
+                env=run.env(dict(env)), start_new_session=True)
+    except BaseException:
+        run.not_started()
+        raise
     run.started(process.pid)
     out = bytearray()
     err = bytearray()

@@ -18,6 +18,9 @@ the group and its parents before the run ends. On macOS and other systems only t
 killed; a ``setsid`` child escapes.
 
 ``kill_all_tool_processes()`` ends every live run at once (for the runner's shutdown).
+
+If toolhost itself is killed outright (SIGKILL, the OOM killer), ``watchdog`` does the same
+from outside: the group, and on Linux the processes that carry the run's id.
 """
 
 from __future__ import annotations
@@ -32,6 +35,8 @@ import sys
 import threading
 import time
 from dataclasses import dataclass, field
+
+from toolhost.backends import watchdog
 
 __all__ = ["MARKER", "ToolRun", "enable_subreaper", "kill_all_tool_processes", "live_runs"]
 
@@ -71,11 +76,21 @@ class ToolRun:
         """``env`` with the run's marker."""
         return {**env, MARKER: self.run_id}
 
+    def starting(self) -> None:
+        """Before the leader is started: from now on the watchdog knows the run's id."""
+        watchdog.opened(0, self.run_id)
+
+    def not_started(self) -> None:
+        """The leader could not be started (or the start was cancelled)."""
+        if self.pgid is None:
+            watchdog.closed(0, self.run_id)
+
     def started(self, pid: int) -> None:
         """Register the run's leader (its pid is its process group)."""
         self.pgid = pid
         with _lock:
             _runs[self.run_id] = self
+        watchdog.opened(pid, self.run_id)  # and if toolhost is killed outright
 
     def end(self) -> int:
         """Kill everything the run started; returns how many escaped processes were killed
@@ -102,6 +117,8 @@ class ToolRun:
             killed.discard(self.pgid)
             _reap(killed)
         _killpg(self.pgid)
+        if not self.ended:
+            watchdog.closed(self.pgid, self.run_id)
         self.ended = True
         return len(killed)
 

@@ -6,6 +6,8 @@ import logging
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from anyio import get_cancelled_exc_class
+
 from toolhost.config.model import HostConfig
 from toolhost.permissions.ask import (
     FixedAsker,
@@ -45,6 +47,9 @@ class PermissionGate:
         # What the asker and audit log that from_config builds hide; a reload replaces it
         # (with ``policy``) when the config's secrets change.
         self.redact = redact
+        # Why a question still open will not be answered (the audit line says it), when the
+        # host is ending, e.g. "toolhost got SIGTERM and stopped"; else "cancelled" is all.
+        self.ending: str | None = None
 
     async def check(self, tool_name: str, tool_input: Mapping[str, Any],
                     request: Mapping[str, Any] | None = None) -> Decision:
@@ -53,6 +58,13 @@ class PermissionGate:
         if decision.behavior == "ask":
             try:
                 decision = await self.asker.ask(tool_name, tool_input, decision)
+            except get_cancelled_exc_class():  # the question ended unanswered: still recorded
+                why = self.ending or "the request was cancelled"
+                self._recorded(tool_name, tool_input, Decision(
+                    "deny", f"Nobody answered the question about {tool_name}: {why}.",
+                    rule=decision.rule, origin=decision.origin,
+                    answered_by="nobody (question ended)"), request)
+                raise
             except Exception as exc:  # nobody could answer: fail closed
                 log.warning("asking about %s failed: %s", tool_name, exc)
                 decision = Decision("deny", f"{tool_name} needs a person's approval, and asking "

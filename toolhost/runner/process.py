@@ -24,6 +24,8 @@ from typing import Any
 import anyio
 import anyio.abc
 
+from toolhost.backends import watchdog
+from toolhost.backends.reaper import ToolRun
 from toolhost.errors import ProtocolError, RunnerError, single_error
 from toolhost.mcp import McpServer
 from toolhost.permissions.decision import Decision
@@ -149,24 +151,34 @@ KEPT_RESULTS = 100  # turn results the CLI sent that no turn has taken yet
 async def open_cli(command: CliCommand, servers: Mapping[str, McpServer], *,
                    permission: PermissionFn, on_message: MessageFn,
                    manifests: bool = True,
-                   redact: Callable[[str], str] = str) -> AsyncIterator[CliSession]:
+                   redact: Callable[[str], str] = str,
+                   started: Callable[[CliSession], None] | None = None,
+                   ) -> AsyncIterator[CliSession]:
     """Start the CLI, serve it, ``initialize``; yield the session; stop everything after.
 
-    ``redact`` hides secrets in the errors raised (they quote the CLI's stderr)."""
+    ``redact`` hides secrets in the errors raised (they quote the CLI's stderr).
+    ``started`` hears of the session as soon as the CLI runs, before ``initialize`` is
+    answered: a signal during start-up can ``abort`` it (the short grace) from then on."""
     # The CLI's stdout is a pipe of our own, read by ``PipeLines`` (the control session's
     # fast input: a permission request decided at once is answered as it arrives).
     read_fd, write_fd = os.pipe()
+    # The CLI and all it starts (its Bash commands run in process groups of their own) carry
+    # a run id: if toolhost is killed outright, the watchdog kills them (see ``watchdog``).
+    run = ToolRun()
+    run.starting()
     try:
         process = await anyio.open_process(with_parent_death_signal(command.argv),
-                                           env=dict(command.env),
+                                           env=run.env(dict(command.env)),
                                            cwd=command.cwd, stdin=subprocess.PIPE,
                                            stdout=write_fd, stderr=subprocess.PIPE,
                                            start_new_session=True)
     except OSError as exc:
         os.close(read_fd)
+        run.not_started()
         raise RunnerError(f"cannot start the Claude CLI {command.argv[0]}: {exc}") from exc
     finally:
         os.close(write_fd)
+    watchdog.opened(process.pid, run.run_id)
     assert process.stdin and process.stderr
     lines = await PipeLines.open(read_fd, DEFAULT_MAX_LINE_BYTES)
     stderr = _Tail()
@@ -204,6 +216,8 @@ async def open_cli(command: CliCommand, servers: Mapping[str, McpServer], *,
             await control.run()
 
     cli = CliSession(process, control, stderr, receive_results, redact)
+    if started is not None:
+        started(cli)
     fields: dict[str, Any] = {}
     if manifests:
         fields["sdkMcpServers"] = list(servers)
@@ -229,6 +243,7 @@ async def open_cli(command: CliCommand, servers: Mapping[str, McpServer], *,
     finally:
         with anyio.CancelScope(shield=True):
             await _stop(process)
+            watchdog.closed(process.pid, run.run_id)
             await process.aclose()
             lines.aclose()
 

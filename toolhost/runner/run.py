@@ -27,6 +27,7 @@ from toolhost.errors import RunnerError, single_error
 from toolhost.host import Host
 from toolhost.permissions.ask import TerminalAsker
 from toolhost.permissions.decision import Asker
+from toolhost.permissions.gate import PermissionGate
 from toolhost.runner.command import RunOptions, build_command
 from toolhost.runner.discovery import find_cli
 from toolhost.runner.gate import RunnerGate, make_gate
@@ -135,7 +136,7 @@ async def run_host(host: Host, prompts: Iterable[str] | AsyncIterable[str], *,
                                 disallowed_tools=host.disallowed_tools(), options=options,
                                 environ=environ, extra_env=extra_env, drop_env=drop)
         renderer.status(f"starting the Claude CLI ({path})")
-        signals = Signals(report, terminal)
+        signals = Signals(report, terminal, gate)
         opened: list[CliSession] = []
         try:
             async with anyio.create_task_group() as watching:
@@ -149,9 +150,9 @@ async def run_host(host: Host, prompts: Iterable[str] | AsyncIterable[str], *,
                                             permission=permission,
                                             on_message=on_message,
                                             manifests=options.manifests,
-                                            redact=redact) as session:
+                                            redact=redact,
+                                            started=signals.attach) as session:
                             opened.append(session)
-                            signals.session = session
                             live.append(LiveHost(host, session.control, gate,
                                                  guard=permission.guard))
                             tasks: list[Callable[[], Any]] = [live[0].follow_upstreams]
@@ -284,13 +285,22 @@ def _say(text: str) -> None:
 class Signals:
     """The one owner of SIGINT, SIGTERM and SIGHUP during a session (see ``run_host``)."""
 
-    def __init__(self, report: RunReport, terminal: Terminal | None) -> None:
+    def __init__(self, report: RunReport, terminal: Terminal | None,
+                 gate: PermissionGate | None = None) -> None:
         self.report = report
         self.terminal = terminal
+        self.gate = gate  # told why its open questions end unanswered
         self.scope = anyio.CancelScope()  # the whole session: cancelled to end it
         self.session: CliSession | None = None
         self.turn = False
         self.interrupting = False
+
+    def attach(self, session: CliSession) -> None:
+        """The CLI runs (``initialize`` may not be answered yet): a signal from now on, or
+        one that already came, stops it with the short grace."""
+        self.session = session
+        if self.report.interrupted:
+            session.abort()
 
     def turn_started(self) -> None:
         self.turn, self.interrupting = True, False
@@ -329,8 +339,12 @@ class Signals:
             return  # already ending
         self.report.interrupted = True
         self.report.signal = signum
+        name = signal.Signals(signum).name
         if signum != signal.SIGINT:
-            _say(f"{signal.Signals(signum).name}: stopping the session")
+            _say(f"{name}: stopping the session")
+        if self.gate is not None:
+            self.gate.ending = (f"toolhost got {name} and stopped" if signum != signal.SIGINT
+                                else "toolhost was stopped with Ctrl-C")
         if self.session is not None:
             self.session.abort()
         self.scope.cancel()

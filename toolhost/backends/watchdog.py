@@ -1,0 +1,144 @@
+"""Command tools die with toolhost, even when toolhost is killed outright (SIGKILL, OOM).
+
+However a command run ends while toolhost lives, ``ToolRun.end()`` kills what it started (see
+``reaper``). A SIGKILL of toolhost gives it no chance: its tool processes would be re-parented
+to init and run on. A parent-death signal in the tool's leader would only reach the leader, not
+the processes it started, and would cost a wrapper process per call (``anyio.open_process`` has
+no ``preexec_fn``).
+
+Instead, the first run (a command tool's call, or the Claude CLI of ``toolhost run``, which
+carries a run id of its own so its Bash commands do too) starts one *watchdog* per toolhost
+process: a few lines of
+Python (``-I -S``) in a session of its own (so a Ctrl-C or SIGHUP to the terminal does not end
+it) that reads a pipe whose only write end toolhost holds (non-inheritable, so no other child
+keeps it open). toolhost writes ``+ 0 RUN_ID`` before a run's process is started,
+``+ PGID RUN_ID`` once it runs (the pid is known) and ``- PGID RUN_ID`` when it has ended.
+When the pipe reaches end of file, toolhost is gone, however it went: the
+watchdog SIGKILLs the process group of every run still open and, where ``/proc`` exists
+(Linux), every process whose environment carries one of those runs' ``TOOLHOST_RUN_ID`` with
+its process group, again until none is left; then it exits. (A toolhost killed between the
+fork and the ``+ PGID`` line, which the event loop writes a moment later: the marker still
+finds the leader and its group.) After a clean exit no run is open and it just exits.
+
+Covered: the tool's whole process group, and descendants that left it (``setsid``, double
+forks) but kept their environment (Linux). Not covered: a descendant that both left the group
+and cleared its environment (``env -i``); a watchdog that was itself killed (it ignores SIGINT,
+SIGTERM and SIGHUP, not SIGKILL).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import threading
+
+__all__ = ["closed", "opened"]
+
+_SCRIPT = r"""
+import os, signal, sys, time
+for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+    signal.signal(s, signal.SIG_IGN)
+runs, buf = {}, b""
+while True:
+    try:
+        chunk = os.read(0, 65536)
+    except InterruptedError:
+        continue
+    if not chunk:
+        break
+    *lines, buf = (buf + chunk).split(b"\n")
+    for line in lines:
+        parts = line.split(b" ")
+        if len(parts) == 3 and parts[1].isdigit():
+            if parts[0] == b"+":
+                runs[parts[2]] = int(parts[1])
+            else:
+                runs.pop(parts[2], None)
+needles = [b"TOOLHOST_RUN_ID=" + run + b"\0" for run in runs]
+me = os.getpid()
+for _ in range(50):
+    found = 0
+    for pgid in runs.values():
+        try:
+            if pgid > 0:
+                os.killpg(pgid, signal.SIGKILL)
+        except OSError:
+            pass
+    try:
+        pids = [int(p) for p in os.listdir("/proc") if p.isdigit()]
+    except OSError:
+        pids = []
+    for pid in pids:
+        if pid == me:
+            continue
+        try:
+            with open(f"/proc/{pid}/environ", "rb") as f:
+                env = b"\0" + f.read() + b"\0"
+        except OSError:
+            continue
+        if any(b"\0" + n in env for n in needles):
+            try:
+                group = os.getpgid(pid)
+                os.kill(pid, signal.SIGKILL)
+                found += 1
+                if group != os.getpgid(0):  # its group: the run's, or one it made
+                    os.killpg(group, signal.SIGKILL)
+            except OSError:
+                pass
+    if not found:
+        break
+    time.sleep(0.02)
+"""
+
+_lock = threading.Lock()
+_pipe: int | None = None  # the write end; -1 once starting failed
+_started_in: int | None = None  # the pid that started it (a forked child must not share it)
+
+
+def _ensure() -> int | None:
+    global _pipe, _started_in
+    with _lock:
+        if _pipe is not None and _started_in == os.getpid():
+            return _pipe if _pipe >= 0 else None
+        _pipe, _started_in = -1, os.getpid()
+        read_end, write_end = os.pipe()  # both non-inheritable
+        try:
+            env = {k: v for k, v in os.environ.items() if k != "TOOLHOST_RUN_ID"}
+            actions = [(os.POSIX_SPAWN_DUP2, read_end, 0),
+                       (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
+                       (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0)]
+            argv = [sys.executable, "-I", "-S", "-c", _SCRIPT]
+            try:
+                os.posix_spawn(sys.executable, argv, env, file_actions=actions, setsid=True)
+            except NotImplementedError:  # no POSIX_SPAWN_SETSID: a group of its own
+                os.posix_spawn(sys.executable, argv, env, file_actions=actions, setpgroup=0)
+        except (OSError, AttributeError, TypeError, NotImplementedError):
+            os.close(write_end)
+            return None
+        finally:
+            os.close(read_end)
+        os.set_blocking(write_end, False)  # never hold the event loop on a stuck watchdog
+        _pipe = write_end
+        return _pipe
+
+
+def _send(line: str, *, start: bool) -> None:
+    pipe = _ensure() if start else (_pipe if _started_in == os.getpid() else None)
+    if pipe is None or pipe < 0:
+        return
+    with contextlib.suppress(OSError):  # a dead or stuck watchdog: nothing better to do
+        os.write(pipe, line.encode())
+
+
+def opened(pgid: int, run_id: str) -> None:
+    """A command run starts (``pgid`` 0: not yet known) or started: its group and marked
+    processes die if toolhost does."""
+    if os.name == "posix":
+        _send(f"+ {pgid} {run_id}\n", start=True)
+
+
+def closed(pgid: int, run_id: str) -> None:
+    """A command run has ended and everything it started was killed (signal-handler safe)."""
+    if os.name == "posix":
+        _send(f"- {pgid} {run_id}\n", start=False)
