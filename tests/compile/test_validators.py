@@ -3,8 +3,6 @@ and a schema that cannot be checked refuses the call (fails closed) in one line.
 
 from __future__ import annotations
 
-import socket
-import threading
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -15,30 +13,14 @@ from toolhost.compile.tool import CompiledTool
 from toolhost.compile.validators import LazyValidator
 from toolhost.results import ToolResult
 
+from ..gateway.conftest import tarpit
+
 
 @pytest.fixture
-def listener() -> Iterator[tuple[int, list[str]]]:
-    seen: list[str] = []
-    server = socket.socket()
-    server.bind(("127.0.0.1", 0))
-    server.listen(4)
-    server.settimeout(0.2)
-    stop = threading.Event()
-
-    def accept() -> None:
-        while not stop.is_set():
-            try:
-                conn, _ = server.accept()
-            except OSError:
-                continue
-            seen.append("connected")
-            conn.close()
-    thread = threading.Thread(target=accept, daemon=True)
-    thread.start()
-    yield int(server.getsockname()[1]), seen
-    stop.set()
-    thread.join(5)
-    server.close()
+def listener() -> Iterator[tuple[int, list[bytes]]]:
+    """A local port that never answers, and what each connection to it sent."""
+    with tarpit() as found:
+        yield found
 
 
 def _tool(schema: Mapping[str, Any]) -> CompiledTool:
@@ -52,7 +34,7 @@ def _tool(schema: Mapping[str, Any]) -> CompiledTool:
 @pytest.mark.parametrize("ref", ["http://127.0.0.1:{port}/x", "http://127.0.0.1:{port}/x#/a",
                                  "file:///etc/passwd", "other.json"])
 @pytest.mark.anyio
-async def test_a_reference_elsewhere_is_never_retrieved(listener: tuple[int, list[str]],
+async def test_a_reference_elsewhere_is_never_retrieved(listener: tuple[int, list[bytes]],
                                                         ref: str) -> None:
     port, seen = listener
     schema = {"type": "object", "properties": {"s": {"$ref": ref.format(port=port)}}}

@@ -13,6 +13,17 @@ from .conftest import HERE, TOOLHOST
 
 FAKE_CLI = HERE / "fake_cli.py"
 
+# A server with one command tool, mcp__s__echo: a test adds its own permissions (and tools)
+ECHO_SERVER = """\
+toolhost: 1
+servers:
+  s:
+    tools:
+      echo:
+        command: [printf, "%s", "{{ text }}"]
+        params: {text: {type: string}}
+"""
+
 
 def lines_file(tmp_path: Path, lines: list[Any]) -> Path:
     """Lines for the fake to send: objects as JSON, strings as they are (``#SLEEP 1``)."""

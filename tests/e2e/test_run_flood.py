@@ -8,18 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from .fakecli import run_fake
+from .fakecli import ECHO_SERVER, run_fake
 
 pytestmark = pytest.mark.e2e
 
-CONFIG = """\
-toolhost: 1
-servers:
-  s:
-    tools:
-      echo:
-        command: [printf, "%s", "{{ text }}"]
-        params: {text: {type: string}}
+CONFIG = ECHO_SERVER + """\
 permissions:
   default: deny
   allow: [mcp__s__echo]

@@ -11,20 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from .fakecli import FAKE_CLI, lines_file
+from .fakecli import ECHO_SERVER, FAKE_CLI, lines_file
 from .tty import Pane, assert_nothing_left, kill_leftovers, tmux_available
 
 pytestmark = [pytest.mark.e2e,
               pytest.mark.skipif(not tmux_available(), reason="tmux is not installed")]
 
-CONFIG = """\
-toolhost: 1
-servers:
-  s:
-    tools:
-      echo:
-        command: [printf, "%s", "{{ text }}"]
-        params: {text: {type: string}}
+CONFIG = ECHO_SERVER + """\
 permissions:
   default: ask
   audit_log: AUDIT

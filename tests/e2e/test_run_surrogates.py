@@ -12,18 +12,11 @@ from typing import Any
 
 import pytest
 
-from .fakecli import run_fake
+from .fakecli import ECHO_SERVER, run_fake
 
 pytestmark = pytest.mark.e2e
 
-CONFIG = """\
-toolhost: 1
-servers:
-  s:
-    tools:
-      echo:
-        command: [printf, "%s", "{{ text }}"]
-        params: {text: {type: string}}
+CONFIG = ECHO_SERVER + """\
       feed:
         command: {argv: [cat], stdin: "{{ text }}"}
         params: {text: {type: string}}

@@ -13,18 +13,11 @@ from pathlib import Path
 import pytest
 
 from .conftest import TOOLHOST
-from .fakecli import FAKE_CLI
+from .fakecli import ECHO_SERVER, FAKE_CLI
 
 pytestmark = pytest.mark.e2e
 
-CONFIG = """\
-toolhost: 1
-servers:
-  s:
-    tools:
-      echo:
-        command: [printf, "%s", "{{ text }}"]
-        params: {text: {type: string}}
+CONFIG = ECHO_SERVER + """\
 permissions:
   default: allow
 """
