@@ -100,14 +100,18 @@ class RunnerGate:
             request = {"tool_use_id": tool_use_id}
         log.debug("tools/call of %s: the CLI did not ask about this call (or this input); "
                   "deciding it here", name)
-        # As a can_use_tool is decided: at once when no one needs asking (the decision shown
-        # in the next turn of the loop), else asked
+        # As a can_use_tool is decided (rules, audit line), at once when no one needs asking.
+        # An allow is not shown: the CLI's own rules had allowed the call too, and the call
+        # and its result are on the screen (a line more would cost every such call a turn of
+        # the event loop); a deny is, and an ask shows the question and its answer.
         args = arguments if type(arguments) is dict else dict(arguments)
-        decision = self.decide_now(name, args, request)
+        decision = self.gate.check_now(name, args, request)
         if decision is None:
             decision = await self(name, args, request)
-        if tool_use_id:
-            self._allowed.pop(tool_use_id, None)  # noted just now: this is its call
+            if tool_use_id:
+                self._allowed.pop(tool_use_id, None)  # noted just now: this is its call
+        elif decision.behavior != "allow":
+            self._shown(name, args, request, decision)
         if decision.behavior != "allow":
             message = decision.message or f"Tool {name} is denied by toolhost policy."
             return ToolResult.error(scrub(message))  # a rule's message may quote a ${SECRET}
