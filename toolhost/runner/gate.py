@@ -27,9 +27,9 @@ from toolhost.compile.tool import CompiledTool
 from toolhost.host import Host
 from toolhost.permissions import PermissionGate
 from toolhost.permissions.decision import Asker, Decision
-from toolhost.redaction import scrub
 from toolhost.results import ToolResult
 from toolhost.runner.render import Renderer
+from toolhost.serve.guard import decided
 
 __all__ = ["RunnerGate", "make_gate"]
 
@@ -112,13 +112,7 @@ class RunnerGate:
                 self._allowed.pop(tool_use_id, None)  # noted just now: this is its call
         elif decision.behavior != "allow":
             self._shown(name, args, request, decision)
-        if decision.behavior != "allow":
-            message = decision.message or f"Tool {name} is denied by toolhost policy."
-            return ToolResult.error(scrub(message))  # a rule's message may quote a ${SECRET}
-        if decision.updated_input is not None and dict(decision.updated_input) != dict(
-                arguments):
-            return await tool.call(decision.updated_input, ctx)
-        return None
+        return await decided(decision, tool, arguments, ctx, name)
 
     def _shown(self, tool_name: str, tool_input: dict[str, Any], request: dict[str, Any],
                decision: Decision) -> Decision:

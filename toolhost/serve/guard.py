@@ -20,7 +20,7 @@ from toolhost.redaction import scrub
 from toolhost.results import ToolResult
 from toolhost.serve.telemetry import note_decision
 
-__all__ = ["READ_RESOURCE_TOOL", "Gate", "permission_guard", "read_guard"]
+__all__ = ["READ_RESOURCE_TOOL", "Gate", "decided", "permission_guard", "read_guard"]
 
 # The Claude CLI's built-in tool that reads MCP resources: rules name it, under run and serve.
 READ_RESOURCE_TOOL = "ReadMcpResourceTool"
@@ -42,23 +42,31 @@ def permission_guard(gate: Gate, wire_name: Callable[[CompiledTool], str]) -> Gu
         name = wire_name(tool)
         decision = await gate.check(name, arguments)
         note_decision(decision.behavior, decision.rule)  # on the call's span, if traced
-        if decision.behavior == "allow":
-            if decision.updated_input is not None and dict(decision.updated_input) != dict(
-                    arguments):
-                return await tool.call(decision.updated_input, CallContext(tool=name))
-            return None
-        if decision.behavior == "ask":
-            message = (decision.message or f"Tool {name} needs approval and there is no one "
-                       "to ask here (toolhost serve); denied.")
-        else:
-            message = decision.message or f"Tool {name} is denied by toolhost policy."
-        message = scrub(message)  # a rule's message may quote a ${SECRET}
-        log.info("denied %s: %s", name, message)
-        return ToolResult.error(message)
+        nobody = (f"Tool {name} needs approval and there is no one to ask here (toolhost "
+                  "serve); denied.") if decision.behavior == "ask" else None
+        return await decided(decision, tool, arguments, CallContext(tool=name), name,
+                             refused=nobody)
 
     return guard
 
 
+
+
+async def decided(decision: Decision, tool: CompiledTool, arguments: Mapping[str, Any],
+                  ctx: CallContext, name: str, *, refused: str | None = None
+                  ) -> ToolResult | None:
+    """What a guard answers for ``decision``: None to run the call as it is, the call run
+    with the input an allow rewrote, or a denial's error result (the model reads it) with
+    the rule's message, else ``refused``, else a plain one; redacted, since a rule's message
+    may quote a ${SECRET}."""
+    if decision.behavior == "allow":
+        if decision.updated_input is not None and dict(decision.updated_input) != dict(
+                arguments):
+            return await tool.call(decision.updated_input, ctx)
+        return None
+    message = scrub(decision.message or refused or f"Tool {name} is denied by toolhost policy.")
+    log.info("denied %s: %s", name, message)
+    return ToolResult.error(message)
 
 
 def read_guard(gate: Gate, server: str) -> ReadGuard:
