@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import Any, Protocol
 
 from toolhost.backends.base import CallContext
@@ -44,12 +45,12 @@ def permission_guard(gate: Gate, wire_name: Callable[[CompiledTool], str]) -> Gu
         note_decision(decision.behavior, decision.rule)  # on the call's span, if traced
         nobody = (f"Tool {name} needs approval and there is no one to ask here (toolhost "
                   "serve); denied.") if decision.behavior == "ask" else None
-        return await decided(decision, tool, arguments, CallContext(tool=name), name,
-                             refused=nobody)
+        # The call's own context (its progress token, the client to elicit from), named as
+        # the rules name it
+        call_ctx = ctx if ctx.tool == name else replace(ctx, tool=name)
+        return await decided(decision, tool, arguments, call_ctx, name, refused=nobody)
 
     return guard
-
-
 
 
 async def decided(decision: Decision, tool: CompiledTool, arguments: Mapping[str, Any],

@@ -1,0 +1,61 @@
+"""``serve``'s permission guard: a call an allow rewrote runs with the input the rule made and
+with the call's own context (its progress token, its client), not a fresh one."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import pytest
+
+from tests.mcp.mcp_testtools import make_tool
+from toolhost.backends.base import CallContext
+from toolhost.mcp import McpServer
+from toolhost.permissions.decision import Decision
+from toolhost.results import ToolResult
+from toolhost.serve.guard import permission_guard
+
+pytestmark = pytest.mark.anyio
+
+SCHEMA = {"type": "object", "properties": {"word": {"type": "string"}}, "required": ["word"]}
+
+
+class Rewriting:
+    """Allows every call, rewriting ``word`` to REWRITTEN (as `rewrite: {set: ...}` does)."""
+
+    def __init__(self) -> None:
+        self.asked: list[tuple[str, dict[str, Any]]] = []
+
+    async def check(self, tool_name: str, tool_input: Mapping[str, Any]) -> Decision:
+        self.asked.append((tool_name, dict(tool_input)))
+        return Decision("allow", updated_input={**tool_input, "word": "REWRITTEN"})
+
+
+async def test_a_rewritten_call_keeps_its_progress_token_and_context() -> None:
+    seen: list[tuple[str, str, str]] = []
+
+    async def shout(arguments: Mapping[str, Any], ctx: CallContext) -> ToolResult:
+        seen.append((arguments["word"], ctx.tool, ctx.call_id))
+        await ctx.progress(1, 1, "shouted")
+        return ToolResult.text(str(arguments["word"]).upper())
+
+    gate = Rewriting()
+    server = McpServer("demo", "1", [make_tool("shout", shout, schema=SCHEMA)])
+    server.guard = permission_guard(gate, lambda tool: f"mcp__demo__{tool.name}")
+    sent: list[dict[str, Any]] = []
+
+    async def notify(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    answer = await server.handle(
+        {"jsonrpc": "2.0", "id": 9, "method": "tools/call",
+         "params": {"name": "shout", "arguments": {"word": "hi"},
+                    "_meta": {"progressToken": "tok"}}}, notify=notify)
+    assert answer is not None
+    assert answer["result"]["content"] == [{"type": "text", "text": "REWRITTEN"}]
+    assert gate.asked == [("mcp__demo__shout", {"word": "hi"})]
+    assert [(word, tool) for word, tool, _ in seen] == [("REWRITTEN", "mcp__demo__shout")]
+    assert seen[0][2], "the call keeps its id"
+    assert sent == [{"jsonrpc": "2.0", "method": "notifications/progress",
+                     "params": {"progressToken": "tok", "progress": 1, "total": 1,
+                                "message": "shouted"}}]
