@@ -153,3 +153,28 @@ async def test_allows_never_called_for_are_bounded(
     for n in range(25):
         await asked(runner_gate, "ok", tool_use_id=f"toolu_{n}")
     assert list(runner_gate._allowed) == [f"toolu_{n}" for n in range(15, 25)]
+
+
+@pytest.mark.parametrize("odd_id", [1, 1.5, True, None, ["toolu_1"], {"id": "toolu_1"},
+                                    "", "toolu_" + "x" * 100_000, "toolu_\ud800"])
+async def test_an_odd_tool_use_id_on_the_wire_is_decided_by_the_rules(
+        host: Host, runner_gate: RunnerGate, person: Person, odd_id: Any) -> None:
+    """Whatever `_meta["claudecode/toolUseId"]` holds, a call that does not name a noted
+    allow exactly is decided when it arrives: never matched loosely, never a crash."""
+    core = host.servers["kb"]
+    core.guard = runner_gate.guard
+    assert (await asked(runner_gate, "ok")).behavior == "allow"  # noted as toolu_1
+
+    async def call(text: str) -> dict[str, Any]:
+        answer = await core.handle({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+                                    "params": {"name": "note", "arguments": {"text": text},
+                                               "_meta": {"claudecode/toolUseId": odd_id}}})
+        assert answer is not None and "result" in answer, answer
+        result: dict[str, Any] = answer["result"]
+        return result
+
+    refused = await call("bad")
+    assert refused["isError"] and "bad notes are refused" in refused["content"][0]["text"]
+    assert (await call("ok then"))["isError"] is False
+    assert person.asked == []
+    assert "toolu_1" in runner_gate._allowed  # a look-alike id did not spend the real note
