@@ -32,8 +32,12 @@ async def test_servers_answer_through_the_mcp_server_the_sdk_runs() -> None:
             names = [t.name for t in (await client.list_tools()).tools]
             assert names == ["add", "word_count", "slow_count"]
             assert text_of(await client.call_tool("add", {"a": 40, "b": 2})) == "42"
-            bad = await client.call_tool("add", {"a": "x", "b": 2})
+            bad = await client.call_tool("add", {"a": 2, "b": "x"})
             assert bad.is_error and "'x' is not of type 'number'" in text_of(bad)
+            # nobody asked can_use_tool about these calls: the rules decide them here
+            denied = await client.call_tool("add", {"a": 13, "b": 2})
+            assert denied.is_error
+            assert text_of(denied) == "13 is not allowed as the first number (team rule)"
             with pytest.raises(MCPError, match="Unknown tool: 'nope'"):
                 await client.call_tool("nope", {})
         async with Client(host.mcp_servers["text"]["instance"], mode="legacy") as client:
