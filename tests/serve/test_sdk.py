@@ -73,6 +73,10 @@ async def test_ask_without_a_terminal_is_a_deny(tmp_path: Path) -> None:
         decision = await host.can_use_tool("mcp__calc__add", {"a": 1, "b": 1})
         assert isinstance(decision, PermissionResultDeny)
         assert decision.message
+        # the same at a tools/call nobody asked about (ask_mode prompt, no terminal)
+        async with Client(host.mcp_servers["calc"]["instance"], mode="legacy") as client:
+            refused = await client.call_tool("add", {"a": 1, "b": 1})
+            assert refused.is_error and "approval" in text_of(refused), text_of(refused)
 
 
 async def bridged(host: SdkHost, server: str = "calc") -> Any:
