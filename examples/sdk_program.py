@@ -29,12 +29,10 @@ import toolhost.sdk
 
 async def main(config: str, prompt: str) -> int:
     async with toolhost.sdk.load(config) as host:
-        options = ClaudeAgentOptions(
-            mcp_servers=host.mcp_servers,          # toolhost's compiled servers, in-process
-            can_use_tool=host.can_use_tool,        # toolhost's permission rules
-            disallowed_tools=host.disallowed_tools,  # tools denied whatever the input
-            max_turns=8,
-        )
+        # toolhost's compiled servers (in-process), its permission rules (can_use_tool),
+        # the tools denied whatever the input, and permission mode default; options()
+        # refuses what would let the CLI run tools without the rules (bypassPermissions...)
+        options: ClaudeAgentOptions = host.options(max_turns=8)
         # can_use_tool needs streaming mode: ClaudeSDKClient (or query() with an async
         # iterable prompt).
         async with ClaudeSDKClient(options=options) as client:

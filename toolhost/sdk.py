@@ -1,21 +1,33 @@
 """toolhost for programs that already use ``claude_agent_sdk`` (the ``toolhost[sdk]`` extra).
 
     import toolhost
-    from claude_agent_sdk import ClaudeAgentOptions, query
+    from claude_agent_sdk import query
 
     async with toolhost.load("team.yaml") as host:
-        options = ClaudeAgentOptions(mcp_servers=host.mcp_servers,
-                                     can_use_tool=host.can_use_tool,
-                                     disallowed_tools=host.disallowed_tools)
-        async for message in query(prompt=..., options=options):
+        async for message in query(prompt=..., options=host.options(max_turns=8)):
             ...
 
 ``mcp_servers`` holds one ``{"type": "sdk", "name", "instance"}`` entry per toolhost
 server, whose instance is an ``mcp.server.Server`` answering from toolhost's own MCP core
 (same schemas, validation, output shaping as ``toolhost run``), plus the config's external
-servers as they are. ``can_use_tool`` applies the config's permission rules to every tool the
-CLI asks about (built-in tools too): a deny carries the rule's message, an allow may rewrite
-the input. ``claude_agent_sdk`` and ``mcp`` are imported only here, lazily.
+servers as they are (the CLI runs those itself: their calls reach ``can_use_tool`` when the
+CLI asks, but nothing of toolhost stands at their ``tools/call``). ``can_use_tool`` applies
+the config's permission rules to every tool the CLI asks about (built-in tools too): a deny
+carries the rule's message, an allow may rewrite the input.
+
+Fail closed, in two locks. The CLI skips ``can_use_tool`` when something of its own allowed
+a tool first (a settings file's ``permissions.allow`` or ``defaultMode``, a permission mode,
+``allowed_tools``, a hook), so each allow ``can_use_tool`` answers is noted by the model's
+tool-use id (``toolhost.permissions.second_lock``) and a ``tools/call`` of a toolhost tool
+runs as it is only with a noted id and the input allowed; any other call is decided when it
+arrives (rules, ``ask_mode`` or the terminal for an ask, the audit log; a deny is the call's
+error). That holds for ``ClaudeAgentOptions`` built by hand too. ``options(**kwargs)``
+refuses, with a ``ToolhostError``, what would make the CLI decide by itself
+(``toolhost.config.cli_args``): a ``permission_mode`` other than default/plan/dontAsk,
+``allowed_tools``, ``settings``, ``permission_prompt_tool_name``, another ``can_use_tool``,
+``extra_args`` carrying such flags; and it starts the CLI in ``default`` mode unless told
+``plan`` or ``dontAsk``, so a settings file's ``defaultMode`` does not apply to built-in tools.
+``claude_agent_sdk`` and ``mcp`` are imported only here, lazily.
 """
 
 from __future__ import annotations
@@ -26,8 +38,14 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from toolhost.backends.base import CallContext
+from toolhost.compile.tool import CompiledTool
 from toolhost.errors import ToolhostError
+from toolhost.failures import log_failure
 from toolhost.mcp import McpServer
+from toolhost.mcp.server import TOOL_USE_ID_META_KEY
+from toolhost.permissions.second_lock import NotedAllows
+from toolhost.results import ToolResult
 
 __all__ = ["SDK_EXTRA_HINT", "SdkHost", "load", "sdk_server"]
 
@@ -46,12 +64,24 @@ def _mcp() -> Any:
     return Server, mcp_types, MCPError
 
 
+def tool_use_id_of(*metas: Any) -> str:
+    """The Claude CLI's tool-use id from a request's ``_meta`` (the first that has one, as a
+    string), else ``""``: an id of another type or shape is no id."""
+    for meta in metas:
+        if isinstance(meta, Mapping):
+            found = meta.get(TOOL_USE_ID_META_KEY)
+            if type(found) is str:
+                return found
+    return ""
+
+
 def sdk_server(core: McpServer) -> Any:
     """An ``mcp.server.Server`` that answers tools/list and tools/call from ``core``.
 
     ``claude_agent_sdk`` runs it over its in-memory transport for the CLI's ``mcp_message``
     requests; everything is delegated to ``core.handle`` so the answers are exactly those
-    ``toolhost run`` and ``toolhost serve`` give.
+    ``toolhost run`` and ``toolhost serve`` give. The call's tool-use id (its ``_meta``)
+    reaches the core's guard as ``CallContext.tool_use_id``.
     """
     server_cls, mcp_types, mcp_error = _mcp()
     counter = iter(range(1, 2**62))
@@ -71,8 +101,12 @@ def sdk_server(core: McpServer) -> Any:
         return mcp_types.ListToolsResult.model_validate({"tools": tools})
 
     async def on_call_tool(ctx: Any, params: Any) -> Any:
-        result = await ask_core("tools/call", {"name": params.name,
-                                               "arguments": params.arguments or {}})
+        call: dict[str, Any] = {"name": params.name, "arguments": params.arguments or {}}
+        # only the id: the rest of _meta (a protocol version, a log level) is the SDK's
+        tool_use_id = tool_use_id_of(getattr(params, "meta", None), getattr(ctx, "meta", None))
+        if tool_use_id:
+            call["_meta"] = {TOOL_USE_ID_META_KEY: tool_use_id}
+        result = await ask_core("tools/call", call)
         return mcp_types.CallToolResult.model_validate(result)
 
     return server_cls(core.name, version=core.version, instructions=core.instructions,
@@ -80,14 +114,21 @@ def sdk_server(core: McpServer) -> Any:
 
 
 class SdkHost:
-    """A loaded config, shaped for ``ClaudeAgentOptions``. Close it (or use ``async with``)."""
+    """A loaded config, shaped for ``ClaudeAgentOptions``. Close it (or use ``async with``).
+
+    Its servers' calls pass the second lock (the module docstring) whether or not the
+    program uses ``can_use_tool`` and ``options()``."""
 
     def __init__(self, host: Any, gate: Any) -> None:
         self.host = host  # toolhost.host.Host
         self.gate = gate  # toolhost.permissions.gate.PermissionGate
-        self.mcp_servers: dict[str, Any] = {
-            name: {"type": "sdk", "name": name, "instance": sdk_server(core)}
-            for name, core in host.servers.items()}
+        self.noted = NotedAllows()  # allows can_use_tool answered, by tool-use id
+        self.closed = False
+        self.mcp_servers: dict[str, Any] = {}
+        for name, core in host.servers.items():
+            core.guard = self._guard
+            self.mcp_servers[name] = {"type": "sdk", "name": name,
+                                      "instance": sdk_server(core)}
         for name, external in host.external.items():
             self.mcp_servers[name] = dict(external)
 
@@ -102,7 +143,8 @@ class SdkHost:
 
     @property
     def disallowed_tools(self) -> list[str]:
-        """Tools denied whatever their input: pass as ``disallowed_tools`` to hide them."""
+        """Tools denied whatever their input: pass as ``disallowed_tools`` to hide them
+        (leaving them out hides nothing, and denies nothing less)."""
         return list(self.host.disallowed_tools())
 
     async def can_use_tool(self, tool_name: str, tool_input: dict[str, Any],
@@ -110,11 +152,21 @@ class SdkHost:
         """The ``can_use_tool`` callback: the config's rules decide, fail closed."""
         from claude_agent_sdk import PermissionResultAllow, PermissionResultDeny
 
-        request: Mapping[str, Any] | None = None
+        if self.closed:
+            return PermissionResultDeny(message="toolhost: this host is closed.")
+        if type(tool_name) is not str or not isinstance(tool_input, Mapping):
+            return PermissionResultDeny(message="toolhost: a malformed permission request "
+                                                "(tool name or input); denied.")
         tool_use_id = getattr(context, "tool_use_id", None)
-        if tool_use_id:
-            request = {"tool_use_id": tool_use_id}
-        decision = await self.gate.check(tool_name, tool_input, request)
+        request = {"tool_use_id": tool_use_id} if type(tool_use_id) is str and tool_use_id \
+            else None
+        try:
+            decision = await self.gate.check(tool_name, tool_input, request)
+        except Exception as exc:  # fail closed: a broken check never allows
+            log_failure(log, f"permission check for {tool_name[:200]!r}", exc)
+            return PermissionResultDeny(message=f"The permission check for {tool_name[:200]} "
+                                                f"failed ({type(exc).__name__}); denied.")
+        self.noted.note(tool_name, tool_input, tool_use_id, decision)
         if decision.behavior == "allow":
             updated = decision.updated_input
             return PermissionResultAllow(
@@ -122,20 +174,53 @@ class SdkHost:
         return PermissionResultDeny(message=decision.message
                                     or f"{tool_name} is denied by toolhost policy.")
 
+    async def _guard(self, tool: CompiledTool, arguments: Mapping[str, Any],
+                     ctx: CallContext) -> ToolResult | None:
+        """The second lock, at a toolhost tool's ``tools/call`` (the module docstring)."""
+        from toolhost.serve.guard import decided
+
+        if self.closed:
+            return ToolResult.error("toolhost: this host is closed; the call did not run.")
+        name = ctx.tool or tool.wire_name
+        if self.noted.claim(name, arguments, ctx.tool_use_id):
+            return None  # the call the CLI asked about, as it was allowed
+        log.debug("tools/call of %s: the CLI did not ask about this call (or this input); "
+                  "deciding it here", name)
+        request = {"tool_use_id": ctx.tool_use_id} if ctx.tool_use_id else None
+        decision = await self.gate.check(name, arguments if type(arguments) is dict
+                                         else dict(arguments), request)
+        return await decided(decision, tool, arguments, ctx, name)
+
     def options(self, **kwargs: Any) -> Any:
-        """``ClaudeAgentOptions`` with this host's servers, permission callback and denials;
-        keyword arguments are passed through (and may override)."""
+        """``ClaudeAgentOptions`` with this host's servers, permission callback and denials,
+        in permission mode ``default``; other keyword arguments are passed through. Raises
+        ``ToolhostError`` for one that would let the CLI run tools without asking the rules
+        (the module docstring)."""
+        from toolhost.sdk_options import refused
+
         try:
             from claude_agent_sdk import ClaudeAgentOptions
         except ImportError as exc:
             raise ToolhostError(f"{SDK_EXTRA_HINT} ({exc})") from None
+        if self.closed:
+            raise ToolhostError("toolhost: this host is closed; load the config again")
+        why = refused(kwargs, self.can_use_tool)
+        if why is not None:
+            raise ToolhostError(f"toolhost.sdk options: {why}")
         settings: dict[str, Any] = {"mcp_servers": self.mcp_servers,
                                     "can_use_tool": self.can_use_tool,
-                                    "disallowed_tools": self.disallowed_tools}
-        settings.update(kwargs)
+                                    "disallowed_tools": self.disallowed_tools,
+                                    "permission_mode": "default"}
+        settings.update({k: v for k, v in kwargs.items()
+                         if not (k == "permission_mode" and v is None)})
         return ClaudeAgentOptions(**settings)
 
     async def aclose(self) -> None:
+        """Close the audit log and the backends. Safe to call twice; a closed host denies
+        every call and refuses ``options()``."""
+        if self.closed:
+            return
+        self.closed = True
         close = getattr(self.gate, "close", None)
         if callable(close):
             close()
@@ -164,5 +249,5 @@ def load(path: str | Path, *, interactive: bool = False, assume_yes: bool = Fals
     _mcp()  # fail early, naming the extra, if the SDK side is missing
     host = load_host(path, environ=environ)
     gate = PermissionGate.from_config(host.config, interactive=interactive,
-                                      assume_yes=assume_yes)
+                                      assume_yes=assume_yes, policy=host.policy)
     return SdkHost(host, gate)

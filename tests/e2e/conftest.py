@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -72,3 +73,35 @@ def start_toolhost(cli: str, *args: str, env: dict[str, str] | None = None,
     return subprocess.Popen([str(TOOLHOST), "run", *args], stdin=stdin,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env=full, start_new_session=True)
+
+
+class Model:
+    """``python -m toolhost.scripted SCENARIO`` in the background."""
+
+    def __init__(self, scenario: Path) -> None:
+        self.proc = subprocess.Popen([sys.executable, "-m", "toolhost.scripted", str(scenario)],
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        assert self.proc.stdout is not None
+        self.url = self.proc.stdout.readline().strip()
+        assert self.url.startswith("http://127.0.0.1:"), self.proc.stderr
+
+    def stop(self) -> tuple[int, str]:
+        """SIGTERM; its exit code and stderr (the scenario's verdict)."""
+        self.proc.send_signal(signal.SIGTERM)
+        _, err = self.proc.communicate(timeout=30)
+        return self.proc.returncode, err
+
+
+@pytest.fixture
+def model(scenario: Callable[[str], Path]) -> Iterator[Callable[[str], Model]]:
+    started: list[Model] = []
+
+    def start(text: str) -> Model:
+        started.append(Model(scenario(text)))
+        return started[-1]
+
+    yield start
+    for m in started:
+        if m.proc.poll() is None:
+            m.proc.kill()
+            m.proc.communicate()

@@ -13,9 +13,8 @@ import pytest
 from toolhost.backends.base import CallContext
 from toolhost.compile.tool import CompiledTool
 from toolhost.host import Host, load_host
-from toolhost.permissions import PermissionGate
+from toolhost.permissions import PermissionGate, second_lock
 from toolhost.permissions.decision import Decision
-from toolhost.runner import gate as gate_module
 from toolhost.runner.gate import RunnerGate
 
 pytestmark = pytest.mark.anyio
@@ -149,10 +148,10 @@ async def test_a_rewritten_allow_matches_the_call_with_the_rewritten_input(
 
 async def test_allows_never_called_for_are_bounded(
         runner_gate: RunnerGate, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(gate_module, "MAX_NOTED", 10)
+    monkeypatch.setattr(second_lock, "MAX_NOTED", 10)
     for n in range(25):
         await asked(runner_gate, "ok", tool_use_id=f"toolu_{n}")
-    assert list(runner_gate._allowed) == [f"toolu_{n}" for n in range(15, 25)]
+    assert runner_gate.noted.ids() == [f"toolu_{n}" for n in range(15, 25)]
 
 
 @pytest.mark.parametrize("odd_id", [1, 1.5, True, None, ["toolu_1"], {"id": "toolu_1"},
@@ -177,4 +176,4 @@ async def test_an_odd_tool_use_id_on_the_wire_is_decided_by_the_rules(
     assert refused["isError"] and "bad notes are refused" in refused["content"][0]["text"]
     assert (await call("ok then"))["isError"] is False
     assert person.asked == []
-    assert "toolu_1" in runner_gate._allowed  # a look-alike id did not spend the real note
+    assert "toolu_1" in runner_gate.noted.ids()  # a look-alike id did not spend the real note

@@ -5,20 +5,17 @@ and the second lock, at ``tools/call``.
 (the one place the asker is chosen: ``ask_mode``, the terminal, ``--yes``, which it says
 loudly on stderr), reusing the host's compiled policy.
 
-The second lock: the CLI asks ``can_use_tool`` before it calls a tool, unless something of
-its own allowed the tool first (a settings file's ``permissions.allow``, a permission mode,
-a flag): toolhost would then never hear of the call, and a deny or ask rule would not hold.
-So each allow answered to ``can_use_tool`` is noted by the model's tool-use id with the input
-it allowed, and a ``tools/call`` of a toolhost tool (``RunnerGate.guard``) runs as it is only
-when it comes with a noted id and that very input. Any other call is decided here, as if the
-CLI had asked: the rules, the person for an ask, the audit log; a deny is the call's error.
+The second lock (``toolhost.permissions.second_lock``): each allow answered to
+``can_use_tool`` is noted by the model's tool-use id with the input it allowed, and a
+``tools/call`` of a toolhost tool (``RunnerGate.guard``) runs as it is only when it comes with
+a noted id and that very input. Any other call is decided here, as if the CLI had asked: the
+rules, the person for an ask, the audit log; a deny is the call's error.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections import OrderedDict
 from collections.abc import Mapping
 from typing import Any
 
@@ -27,6 +24,7 @@ from toolhost.compile.tool import CompiledTool
 from toolhost.host import Host
 from toolhost.permissions import PermissionGate
 from toolhost.permissions.decision import Asker, Decision
+from toolhost.permissions.second_lock import NotedAllows
 from toolhost.results import ToolResult
 from toolhost.runner.render import Renderer
 from toolhost.serve.guard import decided
@@ -34,10 +32,6 @@ from toolhost.serve.guard import decided
 __all__ = ["RunnerGate", "make_gate"]
 
 log = logging.getLogger("toolhost.runner")
-
-# Allows noted and not yet called for: a CLI that asks and never calls cannot grow this (the
-# oldest goes first; its call, if it ever comes, is then decided again).
-MAX_NOTED = 4096
 
 
 def make_gate(host: Host, *, yes: bool = False, asker: Asker | None = None) -> PermissionGate:
@@ -52,8 +46,7 @@ class RunnerGate:
     def __init__(self, gate: PermissionGate, renderer: Renderer) -> None:
         self.gate = gate
         self.renderer = renderer
-        # tool-use id -> (tool name, the input allowed): see the module docstring
-        self._allowed: OrderedDict[str, tuple[str, Mapping[str, Any]]] = OrderedDict()
+        self.noted = NotedAllows()  # the allows answered: see the module docstring
 
     async def __call__(self, tool_name: str, tool_input: dict[str, Any],
                        request: dict[str, Any]) -> Decision:
@@ -76,15 +69,7 @@ class RunnerGate:
 
     def _noted(self, tool_name: str, tool_input: Mapping[str, Any],
                request: Mapping[str, Any], decision: Decision) -> Decision:
-        tool_use_id = request.get("tool_use_id")
-        if decision.behavior == "allow" and type(tool_use_id) is str \
-                and tool_name.startswith("mcp__"):
-            allowed = self._allowed
-            allowed[tool_use_id] = (tool_name, decision.updated_input
-                                    if decision.updated_input is not None else tool_input)
-            if len(allowed) > MAX_NOTED:
-                allowed.popitem(last=False)
-        return decision
+        return self.noted.note(tool_name, tool_input, request.get("tool_use_id"), decision)
 
     async def guard(self, tool: CompiledTool, arguments: Mapping[str, Any],
                     ctx: CallContext) -> ToolResult | None:
@@ -92,12 +77,9 @@ class RunnerGate:
         result to send instead (see the module docstring)."""
         name = ctx.tool or tool.wire_name
         tool_use_id = ctx.tool_use_id
-        request: dict[str, Any] = {}
-        if tool_use_id:
-            noted = self._allowed.pop(tool_use_id, None)
-            if noted is not None and noted[0] == name and noted[1] == arguments:
-                return None  # the call the CLI asked about, as it was allowed
-            request = {"tool_use_id": tool_use_id}
+        if self.noted.claim(name, arguments, tool_use_id):
+            return None  # the call the CLI asked about, as it was allowed
+        request: dict[str, Any] = {"tool_use_id": tool_use_id} if tool_use_id else {}
         log.debug("tools/call of %s: the CLI did not ask about this call (or this input); "
                   "deciding it here", name)
         # As a can_use_tool is decided (rules, audit line), at once when no one needs asking.
@@ -108,8 +90,7 @@ class RunnerGate:
         decision = self.gate.check_now(name, args, request)
         if decision is None:
             decision = await self(name, args, request)
-            if tool_use_id:
-                self._allowed.pop(tool_use_id, None)  # noted just now: this is its call
+            self.noted.forget(tool_use_id)  # noted just now: this is its call
         elif decision.behavior != "allow":
             self._shown(name, args, request, decision)
         return await decided(decision, tool, arguments, ctx, name)

@@ -1,0 +1,77 @@
+"""The second lock: a toolhost tool runs unasked only when its allow was answered for that call.
+
+The Claude CLI asks ``can_use_tool`` before it calls a tool, unless something of its own
+allowed the tool first (a settings file's ``permissions.allow`` or ``defaultMode``, a
+permission mode, a flag, a hook): toolhost would then never hear of the call, and a deny or
+ask rule would not hold. So each allow answered to ``can_use_tool`` is noted here by the
+model's tool-use id with the input it allowed (``NotedAllows.note``), and when the
+``tools/call`` of a toolhost tool arrives (its ``_meta["claudecode/toolUseId"]`` is
+``CallContext.tool_use_id``) ``NotedAllows.claim`` says whether it is that very call, with
+that very input. Any other call is decided by the caller there, as if the CLI had asked.
+
+Used by ``toolhost run`` (``toolhost.runner.gate.RunnerGate``) and the SDK adapter
+(``toolhost.sdk.SdkHost``).
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Mapping
+from typing import Any
+
+from toolhost.permissions.decision import Decision
+
+__all__ = ["MAX_NOTED", "MAX_TOOL_USE_ID", "NotedAllows"]
+
+# Allows noted and not yet called for: a CLI that asks and never calls cannot grow this (the
+# oldest goes first; its call, if it ever comes, is then decided again).
+MAX_NOTED = 4096
+# A tool-use id longer than this is not noted (the CLI's are ~30 characters): its call is
+# decided again when it arrives, and 4096 huge ids cannot fill the memory.
+MAX_TOOL_USE_ID = 256
+
+
+class NotedAllows:
+    """Allows answered to ``can_use_tool`` and not yet called for, by tool-use id."""
+
+    def __init__(self) -> None:
+        # tool-use id -> (tool name, the input allowed)
+        self._allowed: OrderedDict[str, tuple[str, Mapping[str, Any]]] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._allowed)
+
+    def ids(self) -> list[str]:
+        """The noted tool-use ids, oldest first."""
+        return list(self._allowed)
+
+    def note(self, tool_name: str, tool_input: Mapping[str, Any], tool_use_id: object,
+             decision: Decision) -> Decision:
+        """Remember an allow of a toolhost (``mcp__``) tool for the call ``tool_use_id``
+        names, with the input it allowed (the rewritten one, if the rule rewrote it).
+        Anything else (a deny, a built-in tool, an id that is not a short non-empty string)
+        is not noted, so its call, if one comes, is decided again. Returns ``decision``."""
+        if decision.behavior == "allow" and type(tool_use_id) is str \
+                and 0 < len(tool_use_id) <= MAX_TOOL_USE_ID \
+                and type(tool_name) is str and tool_name.startswith("mcp__"):
+            allowed = self._allowed
+            allowed[tool_use_id] = (tool_name, decision.updated_input
+                                    if decision.updated_input is not None else tool_input)
+            allowed.move_to_end(tool_use_id)
+            while len(allowed) > MAX_NOTED:
+                allowed.popitem(last=False)
+        return decision
+
+    def claim(self, tool_name: str, arguments: Mapping[str, Any], tool_use_id: object
+              ) -> bool:
+        """Whether this ``tools/call`` is the call an allow was noted for, with the input
+        allowed. The note is used up either way: an id allows one call."""
+        if type(tool_use_id) is not str or not tool_use_id:
+            return False
+        noted = self._allowed.pop(tool_use_id, None)
+        return noted is not None and noted[0] == tool_name and noted[1] == arguments
+
+    def forget(self, tool_use_id: object) -> None:
+        """Drop the note for ``tool_use_id``, if any (an allow decided at the call itself)."""
+        if type(tool_use_id) is str:
+            self._allowed.pop(tool_use_id, None)
