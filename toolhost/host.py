@@ -103,8 +103,9 @@ def _load(path: str | Path, *, kinds: Mapping[str, Any] | None,
                             content=compiled.content.get(name))
             for name, server in config.servers.items() if server.external is None}
         if compiled.upstreams:  # a call of a pending imported server's tool: say why
-            from toolhost.gateway.pending import unavailable_tools
+            from toolhost.gateway.pending import say_pending, unavailable_tools
 
+            say_pending(compiled.upstreams)
             for name, upstream in compiled.upstreams.items():
                 if name in servers:
                     servers[name].unavailable = unavailable_tools({name: upstream},

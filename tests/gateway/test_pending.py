@@ -13,7 +13,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from .test_list_changed import names, served, text_of
+from .test_list_changed import gone, names, served, text_of
 
 pytestmark = pytest.mark.anyio
 
@@ -156,3 +156,96 @@ async def test_exit_during_a_retry_leaves_nothing_running(tmp_path: Path) -> Non
     with anyio.fail_after(10):
         while [p for p in map(int, pids.read_text().split()) if alive(p)]:
             await anyio.sleep(0.1)
+
+
+def test_tools_lists_it_as_unavailable_and_call_of_its_tool_fails(tmp_path: Path) -> None:
+    config = pending_config(tmp_path, fails=1000)
+    listed = toolhost("tools", str(config))
+    assert listed.returncode == 0, listed.stderr
+    assert "  unavailable: cannot start upstream server 'gh'" in listed.stdout
+    assert "mcp__loc__hi" in listed.stdout and "mcp__gh__" not in listed.stdout
+    as_json = toolhost("tools", str(config), "--json")
+    import json
+
+    gh = json.loads(as_json.stdout)["servers"][0]
+    assert gh["name"] == "gh" and gh["tools"] == []
+    assert gh["unavailable"].startswith("cannot start upstream server 'gh'")
+    called = toolhost("call", str(config), "gh.echo", "text=hi")
+    assert called.returncode == 1
+    lines = called.stderr.strip().splitlines()
+    assert lines[-1].startswith("toolhost call: upstream server 'gh' is not available: "
+                                "cannot start upstream server 'gh'"), called.stderr
+    assert "Traceback" not in called.stderr
+    assert toolhost("call", str(config), "loc.hi").stdout.strip() == "hi"
+
+
+def test_validate_connect_warns_and_passes_unless_strict(tmp_path: Path) -> None:
+    config = pending_config(tmp_path, fails=1000)
+    done = toolhost("validate", "--connect", str(config))
+    assert done.returncode == 0, done.stderr
+    assert ("pending.yaml:4:5: servers.gh.mcp: warning: upstream server 'gh' did not start: "
+            "cannot start upstream server 'gh'") in done.stderr
+    assert "required: false, so serve and run start without it" in done.stderr
+    assert toolhost("validate", "--connect", "--strict", str(config)).returncode == 1
+    required = pending_config(tmp_path, fails=1000, required="true")
+    assert toolhost("validate", "--connect", str(required)).returncode == 1
+
+
+def test_run_tells_the_cli_when_it_comes_up(tmp_path: Path) -> None:
+    """Under ``run``: the session starts with the server's tools empty; once the upstream is
+    up the CLI is sent tools/list_changed for it (protocol.md §5b: it lists them again)."""
+    from typing import Any
+
+    from tests.runner.live_harness import wired
+    from toolhost.host import load_host
+
+    config = pending_config(tmp_path, fails=1)
+    sent: list[dict[str, Any]] = []
+
+    async def main() -> None:
+        host = load_host(config)
+        told = anyio.Event()
+
+        async def call(name: str) -> dict[str, Any]:
+            answer = await host.servers["gh"].handle({
+                "jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                "params": {"name": name, "arguments": {"text": "hi"}}})
+            assert answer is not None
+            return dict(answer["result"])
+
+        async with wired(host) as w, anyio.create_task_group() as tg:
+            assert host.servers["gh"].tools == ()
+            waiting = await call("echo")
+            assert waiting["isError"] is True
+            assert waiting["content"][0]["text"].startswith(
+                "upstream server 'gh' is not available yet: cannot start upstream server")
+            tg.start_soon(w.acking_cli, sent, told.set)
+            tg.start_soon(w.control.run)
+            tg.start_soon(w.live.follow_upstreams)
+            with anyio.fail_after(20):
+                await told.wait()
+            assert [m["request"] for m in sent][:1] == [{
+                "subtype": "mcp_message", "server_name": "gh",
+                "message": {"jsonrpc": "2.0",
+                            "method": "notifications/tools/list_changed"}}]
+            assert sorted(t.name for t in host.servers["gh"].tools) == [
+                "echo", "grow", "search_issues"]
+            assert (await call("echo"))["content"][0]["text"] == "hi"
+            tg.cancel_scope.cancel()
+
+    anyio.run(main)
+    anyio.run(gone)
+
+
+def test_run_with_a_cli_process_sends_it_list_changed(tmp_path: Path) -> None:
+    """``toolhost run`` against the fake CLI: the run starts while the upstream is down, and
+    the CLI is told when the server's tools arrive."""
+    from tests.e2e.fakecli import run_fake
+
+    config = pending_config(tmp_path, fails=1)
+    done, log = run_fake(tmp_path, config, [], turns=30, timeout=60,
+                         until="notifications/tools/list_changed")
+    assert '"server_name": "gh"' in log or '"server_name":"gh"' in log, log[-2000:]
+    assert "notifications/tools/list_changed" in log
+    assert "gh: its upstream is not available" in done.stderr
+    assert "Traceback" not in done.stderr

@@ -24,7 +24,8 @@ if TYPE_CHECKING:
     from toolhost.config.model import ServerConfig
     from toolhost.gateway.compile import UpstreamTools
 
-__all__ = ["pending_upstream", "reason", "unavailable_message", "unavailable_tools"]
+__all__ = ["pending_upstream", "reason", "say_pending", "unavailable_message",
+           "unavailable_tools"]
 
 log = logging.getLogger("toolhost.gateway")
 
@@ -32,7 +33,7 @@ log = logging.getLogger("toolhost.gateway")
 def reason(exc: BaseException) -> str:
     """Why an upstream could not start, in one line (a ``ConfigError``: its first problem)."""
     problems = getattr(exc, "problems", None)
-    if isinstance(problems, list) and problems:
+    if isinstance(problems, (list, tuple)) and problems:
         first = str(getattr(problems[0], "message", problems[0]))
         more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
         text = first + more
@@ -53,14 +54,21 @@ def pending_upstream(server: ServerConfig, exc: BaseException, *,
     why = reason(exc)
     if redact is not None:
         why = redact(why)
-    log.warning("%s: its upstream is not available (%s); starting without it (required: "
-                "false): serve and run retry it in the background and serve its tools once "
-                "it answers", server.name, why)
     upstream = UpstreamTools(server, UpstreamConnection(server.upstream, server.name,
                                                         after_outage=True),
                              redact=redact, pins=pins)
     upstream.pending = why
     return upstream
+
+
+def say_pending(upstreams: Mapping[str, UpstreamTools]) -> None:
+    """The one warning a host (``serve``, ``run``) starting without them gives for each
+    pending upstream of ``upstreams``."""
+    for name, upstream in upstreams.items():
+        if upstream.pending:
+            log.warning("%s: its upstream is not available (%s); starting without it "
+                        "(required: false), retrying it in the background: its tools are "
+                        "served once it answers", name, upstream.pending)
 
 
 def unavailable_message(name: str, why: str) -> str:
