@@ -12,6 +12,7 @@ from pathlib import Path
 
 import anyio
 import pytest
+from mcp.shared.exceptions import MCPError
 
 from .test_list_changed import gone, names, served, text_of
 
@@ -249,3 +250,21 @@ def test_run_with_a_cli_process_sends_it_list_changed(tmp_path: Path) -> None:
     assert "notifications/tools/list_changed" in log
     assert "gh: its upstream is not available" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+async def test_its_resources_and_prompts_come_with_it(tmp_path: Path) -> None:
+    config = pending_config(tmp_path, fails=1)
+    config.write_text(config.read_text().replace('env: {UPSTREAM_GROW: "1"}',
+                                                 'env: {UPSTREAM_CONTENT: "1"}'))
+    async with served(config, "legacy", tmp_path / "serve.log", {}, "--server", "gh") as (
+            client, heard):
+        await heard.next()  # its tools
+        with anyio.fail_after(20):  # its resources and prompts: served once fetched
+            while True:
+                try:
+                    if (await client.list_resources()).resources:
+                        break
+                except MCPError:  # not offered yet
+                    pass
+                await anyio.sleep(0.1)
+        assert (await client.list_prompts()).prompts
