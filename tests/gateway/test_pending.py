@@ -268,3 +268,41 @@ async def test_its_resources_and_prompts_come_with_it(tmp_path: Path) -> None:
                     pass
                 await anyio.sleep(0.1)
         assert (await client.list_prompts()).prompts
+
+
+def test_a_listing_that_does_not_fit_the_lock_at_start_leaves_it_pending(
+        tmp_path: Path) -> None:
+    import json
+
+    from toolhost.lockfile import lock_path
+
+    config = pending_config(tmp_path, fails=0)
+    assert toolhost("lock", str(config)).returncode == 0
+    lock = json.loads(lock_path(config).read_text())
+    lock["upstreams"]["gh"]["echo"]["description"] = "reviewed, but not what it says now"
+    lock_path(config).write_text(json.dumps(lock))
+    listed = toolhost("tools", str(config), "--json")
+    assert listed.returncode == 0, listed.stderr
+    gh = json.loads(listed.stdout)["servers"][0]
+    assert gh["tools"] == []  # fail closed: none of it, not the tools that still fit
+    assert "echo" in gh["unavailable"] and "lock" in gh["unavailable"]
+
+
+def test_lock_refuses_while_it_is_down(tmp_path: Path) -> None:
+    """Locking records what each upstream offers: one that is down would lose its pins."""
+    from toolhost.lockfile import lock_path
+
+    config = pending_config(tmp_path, fails=1)
+    assert toolhost("lock", str(config)).returncode == 1  # the first start fails
+    assert not lock_path(config).exists()
+    done = toolhost("lock", str(config))  # the second answers
+    assert done.returncode == 0, done.stderr
+    assert '"gh"' in lock_path(config).read_text()
+    (tmp_path / "starts").write_text("0")
+    config.write_text(config.read_text().replace('"1", crash', '"1000", crash'))
+    before = lock_path(config).read_text()
+    refused = toolhost("lock", str(config))
+    assert refused.returncode == 1
+    assert "cannot lock upstream server 'gh': it did not start" in refused.stderr
+    assert "Traceback" not in refused.stderr
+    assert lock_path(config).read_text() == before
