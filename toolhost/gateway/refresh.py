@@ -141,8 +141,9 @@ class UpstreamRefresher:
                 delay = min(MAX_BACKOFF, delay * 2)
                 continue
             self.upstream.pending = ""
-            log.warning("%s: its upstream is available now (%d tools listed)", self.name,
-                        len(listing.tools))
+            if not listing.problems:  # otherwise the withdrawal is the news (an error)
+                log.warning("%s: its upstream is available now (%d tools listed)", self.name,
+                            len(listing.tools))
             await self._take(listing)
             return
 
