@@ -22,7 +22,7 @@ FLAKY = Path(__file__).with_name("flaky_upstream.py")
 
 
 def pending_config(tmp_path: Path, *, fails: int, mode: str = "crash",
-                   required: str = "false", connect_timeout: str = "5s",
+                   required: str = "false", connect_timeout: str = "20s",
                    extra: str = "") -> Path:
     """Server ``gh`` imports an upstream failing its first ``fails`` starts; ``loc`` is the
     config's own."""
