@@ -102,6 +102,14 @@ def _load(path: str | Path, *, kinds: Mapping[str, Any] | None,
                             instructions=server.description,
                             content=compiled.content.get(name))
             for name, server in config.servers.items() if server.external is None}
+        if compiled.upstreams:  # a call of a pending imported server's tool: say why
+            from toolhost.gateway.pending import say_pending, unavailable_tools
+
+            say_pending(compiled.upstreams)
+            for name, upstream in compiled.upstreams.items():
+                if name in servers:
+                    servers[name].unavailable = unavailable_tools({name: upstream},
+                                                                  prefixed=False)
         tool_names = [t.wire_name for tools in compiled.servers.values() for t in tools]
         base = cwd if cwd is not None else config.run.cwd
         policy = compile_policy(config.permissions, tool_names=tool_names,

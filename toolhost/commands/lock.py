@@ -111,7 +111,15 @@ def write_for(config: str, *, layers: bool = True, dry_run: bool = False) -> lis
         from toolhost.lockfile import Lock
 
         pins = UpstreamPins(None, None, verify=False)  # record what the upstreams offer now
-        anyio.run(compile_tools(loaded, pins=pins).aclose)
+        compiled = compile_tools(loaded, pins=pins)
+        anyio.run(compiled.aclose)
+        # a required: false upstream that did not start: its pins would silently go
+        down = [loaded.servers[name].upstream.origin.problem(
+            f"cannot lock upstream server '{name}': it did not start ({upstream.pending})",
+            hint="lock when it answers (`toolhost validate --connect` tries it)")
+            for name, upstream in compiled.upstreams.items() if upstream.pending]
+        if down:
+            raise ConfigError(down)
         new = Lock(new.sources, new.plugins, pins.recorded)
     found = changes(old, new)
     if not dry_run and (old is None or found):

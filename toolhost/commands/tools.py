@@ -77,6 +77,9 @@ def _listing(config: HostConfig, compiled: CompiledTools) -> list[dict[str, Any]
             entry["description"] = server.description
         if server.external is not None:
             entry["external"] = dict(server.external)
+        pending = getattr(compiled.upstreams.get(name), "pending", "")
+        if pending:  # required: false, and it did not start: serve and run retry it
+            entry["unavailable"] = pending
         tools = []
         for tool in compiled.servers.get(name, ()):
             tools.append({"wireName": tool.wire_name, **tool.descriptor()})
@@ -125,6 +128,9 @@ def _render(listing: list[dict[str, Any]], explained: list[dict[str, Any]]) -> s
         if "external" in server:
             lines.append(f"  external {server['external'].get('type', 'stdio')} server, "
                          "started by the Claude CLI")
+        if "unavailable" in server:
+            lines.append(f"  unavailable: {server['unavailable']} (required: false: serve and "
+                         "run start without it and retry it)")
         for tool in server["tools"]:
             lines.append(f"  {tool['wireName']}")
             lines.append(f"    {tool['description']}")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from toolhost.config.model import HostConfig
@@ -82,13 +82,14 @@ def _check(file: str, args: argparse.Namespace) -> tuple[HostConfig | None, list
     compiled = None
     if not args.no_compile:
         compiled = compile_config(config, problems=errors, connect=args.connect)
+    pending = _pending(config, compiled)
     try:
         findings = review_rules(config, compiled)
     finally:
         if compiled is not None:
             close(compiled)
     errors += [f.problem for f in findings if f.level == "error"]
-    warnings = [f.problem for f in findings if f.level == "warning"]
+    warnings = [*pending, *(f.problem for f in findings if f.level == "warning")]
     note = unanswered_note(config, "validate")
     if note is not None:
         warnings.append(note)
@@ -99,6 +100,16 @@ def _check(file: str, args: argparse.Namespace) -> tuple[HostConfig | None, list
 
     return (config, sorted(redacted(config, dict.fromkeys(errors)), key=key),
             sorted(redacted(config, dict.fromkeys(warnings)), key=key))
+
+
+def _pending(config: HostConfig, compiled: Any) -> list[Problem]:
+    """A warning for each ``required: false`` upstream that did not start (``--connect``):
+    serve and run would start without it, so it is no error (``--strict`` makes it one)."""
+    found = getattr(compiled, "upstreams", None) or {}
+    return [config.servers[name].upstream.origin.problem(
+        f"upstream server '{name}' did not start: {upstream.pending}; it is required: false, "
+        "so serve and run start without it and retry it")
+        for name, upstream in found.items() if getattr(upstream, "pending", "")]
 
 
 def main(args: argparse.Namespace) -> int:

@@ -63,6 +63,9 @@ class CompiledTools:
         for tool in self.servers[server]:
             if tool.name == name:
                 return tool
+        pending = getattr(self.upstreams.get(server), "pending", "")
+        if pending:  # a required: false upstream that did not start (toolhost.gateway.pending)
+            raise KeyError(f"upstream server '{server}' is not available: {pending}")
         names = [t.name for t in self.servers[server]]
         close = difflib.get_close_matches(name, names, n=1)
         raise KeyError(f"server '{server}' has no tool '{name}' (tools: "

@@ -74,7 +74,9 @@ class _TimedOut(UpstreamError):
 class UpstreamConnection:
     """A live (or reconnectable) client to one upstream, safe to use from any thread."""
 
-    def __init__(self, spec: UpstreamSpec, server: str) -> None:
+    def __init__(self, spec: UpstreamSpec, server: str, *, after_outage: bool = False) -> None:
+        """``after_outage``: its first connection counts as a reconnection (both lists are
+        fetched again): an upstream that could not start and is retried."""
         self.spec = spec
         self.server = server
         self._lock = threading.Lock()
@@ -87,7 +89,7 @@ class UpstreamConnection:
         self._failures = 0
         self._next_try = 0.0
         self._closed = False
-        self._connected_before = False
+        self._connected_before = after_outage
         self._wire = Wire(server, spec.max_message_bytes)
         self.watch = ChangeWatch(server)  # its channels: ``tools`` and ``content``
 
@@ -165,7 +167,12 @@ class UpstreamConnection:
                 from None
 
     def close(self) -> None:
-        """End the connection and the upstream process; idempotent."""
+        """End the connection and the upstream process; idempotent. A start under way (a
+        retry of an upstream that could not start) stops waiting for its answer."""
+        self._closed = True
+        starting = self._ready
+        if starting is not None:
+            starting.set()
         with self._lock:
             self._closed = True
             self._drop_locked()
@@ -208,6 +215,8 @@ class UpstreamConnection:
         self._portal.start_task_soon(self._hold, ready, failure, self._connected_before)
         if not ready.wait(self.spec.connect_timeout):
             raise TimeoutError(f"no answer within {self.spec.connect_timeout:g}s")
+        if self._closed:
+            raise UpstreamError("closed while starting")
         if failure:
             raise failure[0]
 

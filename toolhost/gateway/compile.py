@@ -56,6 +56,9 @@ class UpstreamTools:
         self.redact = redact
         self.pins = pins
         self.tools: tuple[CompiledTool, ...] = ()
+        # why it is not available yet ("" once it is): a ``required: false`` upstream that
+        # could not start (``toolhost.gateway.pending``)
+        self.pending = ""
 
     def build(self, listed: list[dict[str, Any]], *, changed: bool = False) -> Listing:
         """Reshape ``listed`` and check it against the lock. ``changed``: a list the upstream

@@ -14,7 +14,9 @@ that no longer fits) withdraws every tool of that upstream, logged once as an er
 listing fits again: the lock is re-read on every refresh and watched while withdrawn, so
 accepting the change with ``toolhost lock`` brings the tools back. A listing that fails
 (the upstream is down) keeps the current tools, with a warning, and the next attempt waits
-1, 2, 4 ... 30 seconds while they keep failing.
+1, 2, 4 ... 30 seconds while they keep failing. An upstream that could not start at all
+(``required: false``, ``toolhost.gateway.pending``) is retried on that schedule until it
+lists its tools, which then take this same path.
 
 ``UpstreamFollower`` runs one refresher per imported server of whichever build is current
 (and, given ``apply_content``, one ``toolhost.gateway.content_refresh.ContentRefresher`` for
@@ -67,7 +69,10 @@ class UpstreamRefresher:
         self._said = ""  # the withdrawal last logged (said once, not at every retry)
 
     async def run(self) -> None:
-        """Refresh whenever the upstream announces a change, until cancelled."""
+        """Refresh whenever the upstream announces a change, until cancelled (a pending
+        upstream is started first: ``until_up``)."""
+        if self.upstream.pending:
+            await self.until_up()
         with self.upstream.connection.watch.tools.delivered_to(self._wake.poke) as missed:
             if missed:
                 self._wake.poke()
@@ -111,6 +116,39 @@ class UpstreamRefresher:
             await anyio.sleep(min(MAX_BACKOFF, 2.0 ** (self._failures - 1)))
             return
         self._failures = 0
+        await self._take(listing)
+
+    async def until_up(self) -> None:
+        """Retry a pending upstream (``toolhost.gateway.pending``) 1, 2, 4 ... 30 s apart,
+        each attempt bounded by its ``connect_timeout``, until it lists its tools; they are
+        then taken like any re-listing's (reshaped, checked against the lock, swapped in)."""
+        from toolhost.gateway.client import MAX_BACKOFF
+        from toolhost.gateway.pending import reason
+
+        delay = 1.0
+        while True:
+            await anyio.sleep(delay)
+            self._lock_seen = _stamp(self._lock_file())
+            try:
+                listing: Listing = await anyio.to_thread.run_sync(self.upstream.relist,
+                                                                  abandon_on_cancel=True)
+            except Exception as exc:
+                why = reason(exc)
+                self.upstream.pending = (self.upstream.redact(why) if self.upstream.redact
+                                         else why)
+                log.debug("%s: its upstream is still not available (retrying in %gs): %s",
+                          self.name, min(MAX_BACKOFF, delay * 2), self.upstream.pending)
+                delay = min(MAX_BACKOFF, delay * 2)
+                continue
+            self.upstream.pending = ""
+            if not listing.problems:  # otherwise the withdrawal is the news (an error)
+                log.warning("%s: its upstream is available now (%d tools listed)", self.name,
+                            len(listing.tools))
+            await self._take(listing)
+            return
+
+    async def _take(self, listing: Listing) -> None:
+        """Serve what one listing gave: its tools, or none while it does not fit."""
         if listing.problems:
             self._withdraw(listing)
             await self._hand_over(())

@@ -18,7 +18,7 @@ __all__ = ["DEFAULT_MAX_MESSAGE_BYTES", "RESHAPE_KEYS", "UPSTREAM_KEYS", "UPSTRE
            "Reshape", "UpstreamSpec", "build_reshapes", "build_upstream", "globs"]
 
 UPSTREAM_KEYS = ("command", "env", "cwd", "url", "headers", "timeout", "connect_timeout",
-                 "max_message_bytes")
+                 "max_message_bytes", "required")
 UPSTREAM_SERVER_KEYS = ("description", "version", "mcp", "include", "exclude", "tools",
                         "timeout", "secrets")
 RESHAPE_KEYS = ("name", "description", "title", "annotations", "fixed", "defaults", "params")
@@ -54,6 +54,9 @@ class UpstreamSpec:
     timeout: float | None = None  # per call
     connect_timeout: float = 30.0
     max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES
+    # False: an upstream that cannot start does not stop the host; it is "pending" (none of
+    # its tools served) and retried in the background (toolhost.gateway.pending)
+    required: bool = True
     include: tuple[str, ...] = ("*",)
     exclude: tuple[str, ...] = ()
     reshape: Mapping[str, Reshape] = field(default_factory=dict)  # by upstream tool name
@@ -97,6 +100,7 @@ def build_upstream(check: Checker, data: Mapping[str, Any], path: Path) -> Upstr
         connect_timeout=check.duration(block, here, "connect_timeout") or 30.0,
         max_message_bytes=(check.integer(block, here, "max_message_bytes", minimum=1024)
                            or DEFAULT_MAX_MESSAGE_BYTES),
+        required=check.boolean(block, here, "required") is not False,
         include=include, exclude=exclude, reshape=build_reshapes(check, data, path),
         origin=check.mark(here).origin(here))
 

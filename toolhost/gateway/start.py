@@ -3,7 +3,8 @@
 An upstream that never answers ``initialize`` costs its ``connect_timeout``; started one after
 another, N of them would cost N times that before ``serve`` or ``run`` answers anything. Each
 is connected, listed and reshaped in a thread of its own (its client has a thread of its own
-anyway), so the start takes as long as the slowest one.
+anyway), so the start takes as long as the slowest one. One marked ``required: false`` that
+cannot start does not stop the others: it is started later (``toolhost.gateway.pending``).
 """
 
 from __future__ import annotations
@@ -27,7 +28,14 @@ def _start(server: ServerConfig, redact: Callable[[str], str] | None,
            pins: Any) -> tuple[UpstreamTools, ServerContent]:
     from toolhost.gateway.passthrough import upstream_content
 
-    imported = compile_upstream(server, redact=redact, pins=pins)
+    try:
+        imported = compile_upstream(server, redact=redact, pins=pins)
+    except Exception as exc:
+        if server.upstream.required:
+            raise
+        from toolhost.gateway.pending import pending_upstream
+
+        return pending_upstream(server, exc, redact=redact, pins=pins), ServerContent()
     try:
         return imported, upstream_content(imported.connection, server.name)
     except BaseException:

@@ -106,6 +106,9 @@ class McpServer:
         self._content = ContentMethods(content or ServerContent(), page_size)
         self._content_capabilities: tuple[str, ...] = ()
         self.read_guard: ReadGuard | None = None
+        # a tool name this server does not list -> why (an imported server that is not
+        # available yet: ``toolhost.gateway.pending``): a tool error instead of Unknown tool
+        self.unavailable: Callable[[str], str | None] | None = None
         self.set_content(content)
 
     # -- tool set ---------------------------------------------------------------------
@@ -390,6 +393,10 @@ class McpServer:
             raise _RpcError(rpc.INVALID_PARAMS, "Invalid params: tools/call needs a string 'name'")
         tool = self._tools.by_name.get(name)
         if tool is None:
+            why = self.unavailable(name) if self.unavailable is not None else None
+            if why:  # a tool of an imported server that has not started yet: not served
+                out = ToolResult.error(why).to_mcp()
+                return self._modern(out) if modern else out
             raise _RpcError(rpc.INVALID_PARAMS, f"Unknown tool: {cut(repr(name), 100)}")
         arguments = params.get("arguments")
         if arguments is None:

@@ -144,6 +144,7 @@ class LiveHost:
         self.upstreams.switch(upstreams_of(new.compiled))
         for name, server in known.items():
             server.set_content(new.servers[name].content if name in new.servers else None)
+            server.unavailable = new.servers[name].unavailable if name in new.servers else None
         changed = [name for name, server in known.items()
                    if server.set_tools(new.servers[name].tools if name in new.servers else ())]
         for name in changed:

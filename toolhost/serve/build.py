@@ -176,6 +176,7 @@ class Server:
         self.served = ServedServer(core, build.wire_names)
         core.guard = permission_guard(self, self.served.wire_name)
         core.read_guard = read_guard(self, build.name)
+        core.unavailable = self._unavailable
         # Most configs import no server: the gateway loads with the first build that does.
         self.upstreams: UpstreamFollower | None = None
         self._importing = anyio.Event()
@@ -212,6 +213,15 @@ class Server:
         build.content = merge_content({n: compiled.content[n] for n in build.selected
                                        if n in compiled.content})
         await self.served.set_content(build.content)  # resources/prompts list_changed
+
+    def _unavailable(self, tool_name: str) -> str | None:
+        """Why ``tool_name`` (not served) is a tool of a pending imported server, or None."""
+        upstreams = _upstreams(self.build)
+        if not upstreams:
+            return None
+        from toolhost.gateway.pending import unavailable_tools
+
+        return unavailable_tools(upstreams, prefixed=len(self.build.selected) > 1)(tool_name)
 
     async def check(self, tool_name: str, tool_input: Mapping[str, Any]) -> Decision:
         """The current build's gate (a reload may bring new rules)."""

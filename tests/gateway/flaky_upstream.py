@@ -1,0 +1,37 @@
+"""An upstream that fails its first N starts, then is the test upstream (upstream_server.py).
+
+    python flaky_upstream.py COUNTER N MODE
+
+COUNTER is a file counting the starts (it holds the number of the last one). While that is
+N or less the start fails: MODE ``crash`` exits at once, ``silent`` reads the client's first
+message and never answers (writing its PID to COUNTER.pids first, one a line, so a test can
+check that none is left running). From start N+1 on it serves over stdio; its environment
+(UPSTREAM_*) switches the upstream as usual.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+
+UPSTREAM = Path(__file__).with_name("upstream_server.py")
+
+
+def main() -> None:
+    counter, fails, mode = Path(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+    started = int(counter.read_text() or 0) + 1 if counter.exists() else 1
+    counter.write_text(str(started))
+    if started <= fails:
+        if mode == "silent":
+            with open(f"{counter}.pids", "a") as pids:
+                pids.write(f"{os.getpid()}\n")
+            sys.stdin.readline()
+            time.sleep(300)
+        sys.exit(3)
+    os.execv(sys.executable, [sys.executable, str(UPSTREAM), "stdio"])
+
+
+if __name__ == "__main__":
+    main()
