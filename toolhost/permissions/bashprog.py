@@ -85,9 +85,16 @@ WRAPPERS: dict[str, _Grammar] = {
     "ionice": _g("-t --ignore", "-c --class -n --classdata"),
 }
 # Wrappers whose argument grammar is not modelled: seen through for deny, never provable.
-_OPAQUE_WRAPPERS = frozenset({"taskset", "chrt", "watch", "strace", "ltrace", "chroot",
-                              "runuser", "su", "unshare", "nsenter", "firejail", "flock",
-                              "busybox", "sg", "script", "parallel"})
+_OPAQUE_WRAPPERS = frozenset({
+    "taskset", "chrt", "watch", "strace", "ltrace", "chroot", "runuser", "su", "unshare",
+    "nsenter", "firejail", "flock", "busybox", "sg", "script", "parallel", "sem", "pkexec",
+    "runcon", "setpriv", "setarch", "linux32", "linux64", "prlimit", "numactl", "cgexec",
+    "systemd-run", "xvfb-run", "valgrind", "torsocks", "proxychains", "proxychains4",
+    "fakeroot", "fakechroot", "faketime", "unbuffer", "expect", "at", "batch", "capsh",
+    "chpst", "softlimit", "daemonize", "start-stop-daemon", "rlwrap", "nocache", "eatmydata",
+    "bwrap", "proot", "schroot", "catchsegv", "dbus-launch", "dbus-run-session", "tmux",
+    "screen", "ssh-agent", "toybox", "sudoedit", "with-contenv", "s6-setuidgid", "setuidgid",
+    "envdir", "envuidgid", "pflags", "ts", "tsp", "nq", "chronic", "ifne", "caffeinate"})
 WRAPPER_NAMES = frozenset(WRAPPERS) | _OPAQUE_WRAPPERS
 
 
@@ -147,6 +154,16 @@ def _wrapper_end(name: str, words: tuple[Word, ...], i: int) -> int | str:
     return j
 
 
+def _time_end(words: tuple[Word, ...], i: int) -> int:
+    """Where the command of bash's keyword ``time`` (``words[i]``) starts: it takes ``-p``
+    and then ``--`` only; any other word is the command (``time -f x ls`` runs ``-f``)."""
+    j = i + 1
+    for option in ("-p", "--"):
+        if j < len(words) and words[j].value == option and words[j].plain:
+            j += 1
+    return j
+
+
 def _short_cluster(letters: str, grammar: _Grammar) -> str | None:
     """``-nE`` (flags), ``-uroot`` (a value attached): "done", "next" (the value follows)."""
     for k, letter in enumerate(letters):
@@ -158,8 +175,11 @@ def _short_cluster(letters: str, grammar: _Grammar) -> str | None:
     return "done"
 
 
-def analyze(words: tuple[Word, ...], depth: int = 0) -> Analysis:
-    """The steps of one simple command, or the reason it cannot be proven."""
+def analyze(words: tuple[Word, ...], depth: int = 0, *, wrapped: bool = False,
+            appended: bool = False) -> Analysis:
+    """The steps of one simple command, or the reason it cannot be proven. ``wrapped``: a
+    program runs it (``time`` is then a program, not bash's keyword); ``appended``: ``xargs``
+    adds the words it reads to it, so a wrapper there always runs a command."""
     steps: list[Step] = []
     i = 0
     values = tuple(w.value for w in words)
@@ -194,13 +214,19 @@ def analyze(words: tuple[Word, ...], depth: int = 0) -> Analysis:
         return Analysis(reason=why)
     if name in _OPAQUE_WRAPPERS:
         return Analysis(reason=f"the arguments of {name} are not modelled")
+    keyword = name == "time" and program.raw == "time" and i == start and not wrapped
     if name in WRAPPERS and depth < 16:
-        end = _wrapper_end(name, words, i)
+        end = _time_end(words, i) if keyword else _wrapper_end(name, words, i)
         if isinstance(end, str):
             return Analysis(reason=end)
+        if name == "xargs" and any(w.value.startswith(("-I", "--replace")) for w in words[i:end]):
+            return Analysis(reason="xargs -I puts the words it reads anywhere in the command")
+        if end == len(words) and appended:
+            return Analysis(reason=f"{name} runs the command xargs reads from its input")
         if end < len(words):
             kind = "transparent" if WRAPPERS[name].transparent else "wrapper"
-            inner = analyze(words[end:], depth + 1)
+            inner = analyze(words[end:], depth + 1, wrapped=not keyword,
+                            appended=appended or name == "xargs")
             if inner.reason:
                 return inner
             steps.append(Step(values[i:], kind, end - i, len(inner.steps)))
@@ -244,9 +270,11 @@ def _find_actions(words: tuple[Word, ...], i: int,
             continue
         end = next((k for k in range(j + 1, len(words)) if words[k].value in (";", "+")),
                    len(words))
-        inner = analyze(words[j + 1:end], depth + 1)
+        inner = analyze(words[j + 1:end], depth + 1, wrapped=True)
         if inner.reason:
             return inner.reason
+        if any("{}" in step.words[0] for step in inner.steps if step.words):
+            return f"find {words[j].value} runs the files it finds ('{{}}' names the command)"
         first = j + 1 if first is None else first
         flat += inner.steps
         j = end + 1
