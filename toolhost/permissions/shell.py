@@ -14,6 +14,7 @@ prove which programs a command runs.
 from __future__ import annotations
 
 import re
+from contextlib import suppress
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -388,9 +389,9 @@ class _Lexer:
             if c in " \t":
                 i += 1
             elif c == "#" and (i == 0 or s[i - 1] in " \t\n;&|()"):  # a word starts here
-                end = s.find("\n", i)
-                self.raw.append((i, n if end < 0 else end))
-                i = n if end < 0 else end
+                eol = s.find("\n", i)
+                self.raw.append((i, n if eol < 0 else eol))
+                i = n if eol < 0 else eol
             elif c in "<>" and s.startswith("(", i + 1):  # a word with a process substitution
                 w, i = self.word(i)
                 segments[-1].append(w)
@@ -473,10 +474,8 @@ def _join_lines(command: str) -> str:
         if rounds > _MAX_JOINS:
             raise ShellSyntaxError(f"more than {_MAX_JOINS} line continuations")
         lexer = _Lexer(s, 0)
-        try:
-            lexer.run()
-        except ShellSyntaxError:
-            pass  # the rest may only parse once joined; what came before k was read
+        with suppress(ShellSyntaxError):  # the rest may parse only once joined; what came
+            lexer.run()  # before k was read all the same
         if any(a <= k < b for a, b in lexer.raw):
             pos = k + 2
         else:
