@@ -452,7 +452,37 @@ def parse_command(command: str) -> ParsedCommand:
     """
     if len(command) > _MAX_COMMAND:
         raise ShellSyntaxError(f"command longer than {_MAX_COMMAND} characters")
-    return _Lexer(_join_lines(command), 0).run()[0].freeze()
+    if "\\\n" in command:  # most lines have no backslash-newline: one pass, no copy
+        joined, gaps = _join_all(command)
+        lexer = _Lexer(joined, 0)
+        with suppress(ShellSyntaxError):
+            parsed = lexer.run()[0]
+            if not any(a < p < b for p in gaps for a, b in lexer.raw):
+                return parsed.freeze()  # each removed where bash removes it: done
+        command = _join_lines(command)  # one at a time, each judged as bash would
+    return _Lexer(command, 0).run()[0].freeze()
+
+
+def _join_all(command: str) -> tuple[str, list[int]]:
+    """``command`` without any backslash-newline that is not itself escaped, and where each
+    was (the index in the result its removal left a gap before)."""
+    out: list[str] = []
+    gaps: list[int] = []
+    i = size = 0
+    while (k := command.find("\\\n", i)) >= 0:
+        run = k
+        while run > 0 and command[run - 1] == "\\":
+            run -= 1
+        out.append(command[i:k])
+        size += k - i
+        if (k - run) % 2:  # escaped by the backslash before it: a newline
+            out.append("\\\n")
+            size += 2
+        else:
+            gaps.append(size)
+        i = k + 2
+    out.append(command[i:])
+    return "".join(out), gaps
 
 
 def _join_lines(command: str) -> str:
