@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from toolhost.permissions.shellexp import arith_refusal, brace_refusal
+from toolhost.permissions.shelljoin import join_all, join_one_by_one
 from toolhost.permissions.shellquote import ShellSyntaxError, ansi_c
 
 __all__ = ["ParsedCommand", "ShellSyntaxError", "Word", "parse_command"]
@@ -32,7 +33,6 @@ _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _MAX_COMMAND = 100_000  # longer command lines are refused (fail closed), not scanned
 _MAX_DEPTH = 8  # substitutions inside substitutions
 _MAX_LEVEL = 48  # expansions and quotes inside each other, all substitutions together
-_MAX_JOINS = 64  # backslash-newlines judged one by one; more are refused (fail closed)
 # Words after which ``((`` opens an arithmetic command (``if ((x > 1))``, ``for ((...))``).
 _ARITH_AFTER = frozenset({"for", "if", "elif", "while", "until", "!", "then", "do", "else",
                           "{", "time"})
@@ -82,7 +82,7 @@ class _Lexer:
                  raw: list[tuple[int, int]] | None = None) -> None:
         self.s, self.depth, self.level = s, depth, level
         # Where bash reads text as it is, a backslash-newline included: single quotes,
-        # ``$'...'``, comments, quoted here-document bodies (see ``_join_lines``).
+        # ``$'...'``, comments, quoted here-document bodies (see ``shelljoin``).
         self.raw: list[tuple[int, int]] = [] if raw is None else raw
         self.subs: list[ParsedCommand] = []
         self.opaque = False
@@ -453,61 +453,19 @@ def parse_command(command: str) -> ParsedCommand:
     if len(command) > _MAX_COMMAND:
         raise ShellSyntaxError(f"command longer than {_MAX_COMMAND} characters")
     if "\\\n" in command:  # most lines have no backslash-newline: one pass, no copy
-        joined, gaps = _join_all(command)
+        joined, gaps = join_all(command)
         lexer = _Lexer(joined, 0)
         with suppress(ShellSyntaxError):
             parsed = lexer.run()[0]
             if not any(a < p < b for p in gaps for a, b in lexer.raw):
                 return parsed.freeze()  # each removed where bash removes it: done
-        command = _join_lines(command)  # one at a time, each judged as bash would
+        command = join_one_by_one(command, _raw_ranges)  # each judged as bash would
     return _Lexer(command, 0).run()[0].freeze()
 
 
-def _join_all(command: str) -> tuple[str, list[int]]:
-    """``command`` without any backslash-newline that is not itself escaped, and where each
-    was (the index in the result its removal left a gap before)."""
-    out: list[str] = []
-    gaps: list[int] = []
-    i = size = 0
-    while (k := command.find("\\\n", i)) >= 0:
-        run = k
-        while run > 0 and command[run - 1] == "\\":
-            run -= 1
-        out.append(command[i:k])
-        size += k - i
-        if (k - run) % 2:  # escaped by the backslash before it: a newline
-            out.append("\\\n")
-            size += 2
-        else:
-            gaps.append(size)
-        i = k + 2
-    out.append(command[i:])
-    return "".join(out), gaps
-
-
-def _join_lines(command: str) -> str:
-    """``command`` with each backslash-newline removed where bash removes it before it reads
-    tokens: everywhere (``$\\⏎(`` is ``$(``, a here-document line ending in ``\\`` is joined
-    with the next) except inside single quotes, ``$'...'``, comments and the bodies of quoted
-    here-documents. Each one is judged on the text as bash has read it up to there."""
-    if "\\\n" not in command:
-        return command
-    s, pos, rounds = command, 0, 0
-    while (k := s.find("\\\n", pos)) >= 0:
-        run = k
-        while run > 0 and s[run - 1] == "\\":
-            run -= 1
-        if (k - run) % 2:  # this backslash is escaped by the one before it
-            pos = k + 2
-            continue
-        rounds += 1
-        if rounds > _MAX_JOINS:
-            raise ShellSyntaxError(f"more than {_MAX_JOINS} line continuations")
-        lexer = _Lexer(s, 0)
-        with suppress(ShellSyntaxError):  # the rest may parse only once joined; what came
-            lexer.run()  # before k was read all the same
-        if any(a <= k < b for a, b in lexer.raw):
-            pos = k + 2
-        else:
-            s, pos = s[:k] + s[k + 2:], k
-    return s
+def _raw_ranges(text: str) -> list[tuple[int, int]]:
+    """Where in ``text`` bash reads a backslash-newline as it is, as far as ``text`` parses."""
+    lexer = _Lexer(text, 0)
+    with suppress(ShellSyntaxError):  # the rest may parse only once joined; what came
+        lexer.run()  # before was read all the same
+    return lexer.raw
