@@ -145,7 +145,8 @@ def test_glob_patterns_under_home(tmp_path: Any) -> None:
     loose = policy(rules[:1], default="allow", cwd=str(tmp_path))
     for pattern in ("~/.ssh/*", "~/.ssh/**", "~/.ssh/id_rsa", "~/.ssh", "~root/.ssh/*",
                     "~nosuchuser9/x/*", "*/../../.ssh/*", "~ro*/x", f"{home}/.ssh/*",
-                    "../../../../../../.ssh/*"):
+                    "../../../../../../.ssh/*", "{~/.ssh,x}/*", "src/{a,/root/.ssh}/*",
+                    "{x,~root/.ssh}/*", "src/**/../../../.ssh/*"):
         for call in ({"path": "src", "pattern": pattern}, {"pattern": pattern}):
             assert strict.decide("Glob", call).behavior == "deny", call
         if pattern.startswith(("~/", f"{home}/")) or pattern == "~/.ssh":
