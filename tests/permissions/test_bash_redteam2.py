@@ -67,6 +67,7 @@ F8_RUN_INPUT = [f"echo rm -rf /tmp/x | xargs {w}" for w in (
     "nohup", "env", "env -i", "timeout 5", "nice", "nice -n 5", "stdbuf -o0", "setsid", "ionice",
     "sudo", "sudo -u root", "chrt 1", "taskset 1", "time", "time -p", "command", "builtin",
     "exec", "xargs", "-0 nohup", "-n 1 env", "doas", "fakeroot", "setpriv", "prlimit",
+    "env -i A=1", "sudo A=1", "env -- A=1", "nice env A=1",
 )] + ["echo rm x | xargs -I{} sh -c '{}'", "echo rm x | xargs -I R R",
       "find . -exec '{}' \\;", "find . -exec env {} \\;", "echo rm x | parallel",
       "watch rm x", "flock /tmp/l rm x", "su -c 'rm x'", "script -c 'rm x'", "busybox rm x",

@@ -198,8 +198,9 @@ def analyze(words: tuple[Word, ...], depth: int = 0, *, wrapped: bool = False,
         if m.group(2) is not None or _DANGEROUS_VARS.fullmatch(m.group(1)):
             return Analysis(reason=f"the assignment {words[i].raw!r} changes what a name runs")
         i += 1
-    if i == len(words):
-        return Analysis()
+    if i == len(words):  # only assignments: under xargs (``xargs env A=1``) they lead a command
+        return Analysis(reason="xargs appends a command it reads from its input") if (
+            appended) else Analysis()
     if i > start:
         steps.append(Step(values[start:], "assign", i - start))
     program = words[i]
