@@ -68,6 +68,8 @@ F8_RUN_INPUT = [f"echo rm -rf /tmp/x | xargs {w}" for w in (
     "sudo", "sudo -u root", "chrt 1", "taskset 1", "time", "time -p", "command", "builtin",
     "exec", "xargs", "-0 nohup", "-n 1 env", "doas", "fakeroot", "setpriv", "prlimit",
     "env -i A=1", "sudo A=1", "env -- A=1", "nice env A=1",
+    "bash /dev/stdin", "sh /dev/fd/0", "bash -x /proc/self/fd/0", "source /dev/stdin",
+    ". /dev/stdin", "bash <(cat)", "sh $SCRIPT", "source <(cat)",
 )] + ["echo rm x | xargs -I{} sh -c '{}'", "echo rm x | xargs -I R R",
       "find . -exec '{}' \\;", "find . -exec env {} \\;", "echo rm x | parallel",
       "watch rm x", "flock /tmp/l rm x", "su -c 'rm x'", "script -c 'rm x'", "busybox rm x",

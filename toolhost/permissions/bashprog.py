@@ -240,6 +240,9 @@ def analyze(words: tuple[Word, ...], depth: int = 0, *, wrapped: bool = False,
             at, flat = found
             steps.append(Step(values[i:], "shell", at - i, len(flat)))
             return Analysis((*steps, *flat))
+    if name in ("source", ".") and i + 1 < len(words) and (
+            why := _script_reason(name, words[i + 1])) is not None:
+        return Analysis(reason=why)
     if name in _SHELLS and depth < 16:
         shell = _shell_string(words, i)
         if isinstance(shell, str):
@@ -291,6 +294,8 @@ def _shell_string(words: tuple[Word, ...], i: int) -> tuple[ParsedCommand, int] 
         if not w.startswith(("-", "+")) or w in ("-", "--"):
             if w in ("-", "--"):
                 break
+            if (why := _script_reason(name, words[j])) is not None:
+                return why
             return None  # a script file: the shell is the program, as python would be
         if w in ("-o", "+o", "-O", "+O", "--rcfile", "--init-file"):
             j += 2
@@ -309,6 +314,17 @@ def _shell_string(words: tuple[Word, ...], i: int) -> tuple[ParsedCommand, int] 
                 return f"the command string of {name} does not parse"
         j += 1
     return f"{name} reads the commands it runs from its input"
+
+
+_INPUT_FILES = re.compile(r"/dev/(stdin|fd/.*|tcp/.*|udp/.*)|/proc/(self|thread-self|\d+)/fd/.*")
+
+
+def _script_reason(name: str, script: Word) -> str | None:
+    """Why the script a shell (or ``source``) runs is its input, not a file: ``/dev/stdin``,
+    ``/dev/fd/0``, a process substitution ``<(echo rm x)``, a name from an expansion."""
+    if not script.plain or _INPUT_FILES.fullmatch(script.value):
+        return f"{name} runs the commands of {script.raw!r}: its input, or not a file as written"
+    return None
 
 
 @dataclass(frozen=True)
