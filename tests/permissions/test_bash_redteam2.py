@@ -112,7 +112,7 @@ def test_time_keyword_and_program(command: str, allowed: bool) -> None:
     "echo 'a\\\nb'", "echo $((1 + 2)) ${s:0:2} ${a[3]} ${!pre*} ${!a[@]} ${x@Q}",
     "echo \"`echo \\\"hi\\\"`\"", "let n=1+2", "test \"$n\" -gt 0",
     "echo x | xargs echo", "echo x | xargs -n 1 echo", "find . -name '*.py' -exec echo {} +",
-    "echo $'\\cA\\x41\\u263a\\101\\q'",
+    "echo $'\\cA\\x41\\u263a\\101\\q'", "echo $(($# + ${#x} + ${#a[@]}))",
 ])
 def test_ordinary_lines_stay_provable(command: str) -> None:
     assert DEFAULT_ALLOW_DENY.decide("Bash", {"command": command}).behavior == "allow", command

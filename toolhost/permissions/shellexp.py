@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["arith_refusal", "brace_refusal", "subscript_refusal"]
+__all__ = ["NUMERIC_PARAM", "arith_refusal", "brace_refusal", "subscript_refusal"]
 
 # Numbers in bash arithmetic: decimal, 0x.., 0.. (octal), BASE#digits.
 _NUMBER = re.compile(r"(?<![A-Za-z0-9_@#])(?:[0-9]+#[0-9A-Za-z@_]+|0[xX][0-9A-Fa-f]+|[0-9]+)")
 _NAME = re.compile(r"[A-Za-z_]")
-# ``$#``, ``$?``, ``$$``, ``$!``: numbers whatever the line does.
-_NUMERIC_PARAM = re.compile(r"\$[#?$!]")
+# ``$#``, ``$?``, ``$$``, ``$!``, ``${#x}``, ``${#a[@]}``: numbers whatever the line does.
+NUMERIC_PARAM = re.compile(r"\$[#?$!]|\$\{[#?$!]\}|\$\{#[A-Za-z_][A-Za-z0-9_]*(?:\[[@*]\])?\}")
 _BRACE_HEAD = re.compile(r"(#)?(!)?([A-Za-z_][A-Za-z0-9_]*|[0-9]+|[@*#?$!-])")
 _INTEGER = re.compile(r"\s*-?[0-9]+\s*")
 _SAFE_TRANSFORMS = frozenset("QEAKaULuk")
@@ -29,7 +29,7 @@ _SAFE_TRANSFORMS = frozenset("QEAKaULuk")
 def arith_refusal(text: str) -> str | None:
     """Why the arithmetic expression ``text`` (what is between ``((`` and ``))``, ``$[`` and
     ``]``, or an offset) cannot be proven: it names a variable or expands text."""
-    bare = _NUMERIC_PARAM.sub("0", _NUMBER.sub("0", text))
+    bare = NUMERIC_PARAM.sub("0", _NUMBER.sub("0", text))
     if "$" in bare or "`" in bare:
         return (f"the arithmetic expression {text.strip()!r} evaluates text from an expansion, "
                 "which could run a command")
