@@ -145,7 +145,7 @@ def arith_test_reason(words: tuple[Word, ...]) -> str | None:
     for k, w in enumerate(words):
         if w.value in _ARITH_TESTS and w.raw == w.value:
             for operand in words[k - 1:k] + words[k + 1:k + 2]:
-                if not (operand.plain and _INTEGER.fullmatch(operand.value)
+                if not ((operand.plain and _INTEGER.fullmatch(operand.value))
                         or NUMERIC_PARAM.fullmatch(operand.raw.strip('"'))):
                     return (f"[[ ... {w.value} ... ]] evaluates {operand.raw!r} as arithmetic, "
                             "which could run a command through a variable's value")
