@@ -41,9 +41,10 @@ UNPROVABLE = [
     "readonly LD_PRELOAD=/tmp/x.so", "declare 'a[$(rm x)]=1'", "unset 'a[$(rm x)]'",
     "x='a[$(rm y)]'; echo $((x))", "x='a[$(rm y)]'; ((x))", "x='a[$(rm y)]'; test -v \"$x\"",
     "x='a[`rm y`]'; echo ${b[x]}", "((IFS=1)); ls", "echo $((PATH=1))", "((x)) ls",
+    "declare -i n=1",  # every later assignment to n is arithmetic: n=$a$b runs a[$(...)]
 ]
 PROVABLE = ["test -f x", "printf '%s\\n' '$(rm x)'", "read -r line < /dev/null",
-            "read -p 'Name: ' name < /dev/null", "declare -i n=1", "export FOO=bar",
+            "read -p 'Name: ' name < /dev/null", "export FOO=bar",
             "local x=1", "echo '$(rm x)'", "printf -v out %s x", "let n=1+2", "getopts ab opt",
             "mapfile -t lines < /dev/null", "unset x"]
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 
 from toolhost.permissions.shell import ParsedCommand, Word
+from toolhost.permissions.shellexp import NUMERIC_PARAM, arith_refusal, subscript_refusal
 
 __all__ = ["DANGEROUS_VARS", "builtin_reason", "line_reason"]
 
@@ -30,6 +31,10 @@ EVALUATORS = DECLARERS | frozenset({"let", "test", "[", "[[", "read", "mapfile",
 # printf evaluates only its -v name, which builtin_reason checks (it needs a plain name).
 _LINE_EVALUATORS = EVALUATORS - {"printf"}
 # Options taking a value, per builtin that assigns the variables its other words name.
+# ``[[``'s comparisons that evaluate both operands as arithmetic (``test`` and ``[`` do not).
+_ARITH_TESTS = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
+_INTEGER = re.compile(r"-?[0-9]+")
+_LET_TARGET = re.compile(r"^\s*[A-Za-z_][A-Za-z0-9_]*\s*(?:[-+*/%&|^]|<<|>>)?=(?!=)")
 _VALUED = {"read": "adinNptu", "mapfile": "dnOsuCc", "readarray": "dnOsuCc", "wait": "",
            "getopts": "", "printf": "v"}
 
@@ -74,11 +79,15 @@ def builtin_reason(name: str, words: tuple[Word, ...]) -> str | None:
     """Why the builtin ``name`` with arguments ``words`` cannot be proven (None: it can)."""
     if name not in EVALUATORS:
         return None
+    if (why := _evaluated(name, words)) is not None:
+        return why
     if name in DECLARERS or name == "let":
         targets = list(words)
         if name != "let" and any(w.value.startswith("-") and "n" in w.value for w in words):
             return f"{name} -n makes a name reference"
-    elif name == "test" or name in ("[", "[[", "unset"):
+    elif name == "unset":
+        targets = [w for w in words if not w.value.startswith("-")]
+    elif name in ("test", "[", "[["):
         targets = []
     else:
         found = _assigned(name, words)
@@ -90,6 +99,8 @@ def builtin_reason(name: str, words: tuple[Word, ...]) -> str | None:
             bad = _dangerous_ident(w.value)
         elif (m := _NAME_START.match(w.raw)) is not None:
             bad = m.group(1) if DANGEROUS_VARS.fullmatch(m.group(1)) else None
+            if (why := _subscript(w.raw[m.end():])) is not None:
+                return why
         elif w.value.startswith(("-", "+")) and name in DECLARERS:
             continue
         else:
@@ -103,11 +114,54 @@ def builtin_reason(name: str, words: tuple[Word, ...]) -> str | None:
     return None
 
 
+def _subscript(rest: str) -> str | None:
+    """Why the subscript at the start of ``rest`` (after a variable's name) is not provable."""
+    if not rest.startswith("["):
+        return None
+    end = rest.find("]")
+    return subscript_refusal(rest[1:end] if end > 0 else rest[1:])
+
+
+def _evaluated(name: str, words: tuple[Word, ...]) -> str | None:
+    """Why ``name`` evaluates a value of its arguments as arithmetic: ``let``, ``declare -i``
+    (every later assignment to the name is arithmetic), ``test -v a[i]``, ``[[ x -eq y ]]``."""
+    if name == "let":  # ``let n=1+2`` assigns n: only the value is evaluated
+        return next((why for w in words if (why := arith_refusal(
+            _LET_TARGET.sub("", w.raw, count=1))) is not None), None)
+    if name in DECLARERS and any(w.value[:1] in "-+" and "i" in w.value[1:] for w in words):
+        return f"{name} -i makes every assignment to the name arithmetic, evaluating values"
+    for k, w in enumerate(words):
+        if w.value == "-v" and k + 1 < len(words) and name in ("test", "[", "[["):
+            if (m := _NAME_START.match(words[k + 1].value)) is None:
+                return f"{name} -v names a variable by {words[k + 1].raw!r}"
+            if (why := _subscript(words[k + 1].value[m.end():])) is not None:
+                return why
+    return None
+
+
+def arith_test_reason(words: tuple[Word, ...]) -> str | None:
+    """Why a comparison of ``[[ ]]`` (``-eq``, ``-lt``, ...) in ``words`` is not provable: an
+    operand that is not a number is evaluated as arithmetic (a variable's value too)."""
+    for k, w in enumerate(words):
+        if w.value in _ARITH_TESTS and w.raw == w.value:
+            for operand in words[k - 1:k] + words[k + 1:k + 2]:
+                if not ((operand.plain and _INTEGER.fullmatch(operand.value))
+                        or NUMERIC_PARAM.fullmatch(operand.raw.strip('"'))):
+                    return (f"[[ ... {w.value} ... ]] evaluates {operand.raw!r} as arithmetic, "
+                            "which could run a command through a variable's value")
+    return None
+
+
 def line_reason(parsed: ParsedCommand) -> str | None:
     """Why a whole line cannot be proven: quoted text holding ``$(`` or a backtick where an
     arithmetic context could evaluate it through a variable (``x='a[$(rm y)]'; ((x))``), or
     an arithmetic expression assigning ``PATH``, ``IFS``, ..."""
-    words = [w for seg in parsed.words + parsed.nested_words for w in seg]
+    segments = parsed.words + parsed.nested_words
+    words = [w for seg in segments for w in seg]
+    if any(w.raw == "[[" for w in words):  # its words may be split at && and ||
+        for seg in segments:
+            if (why := arith_test_reason(seg)) is not None:
+                return why
     for w in words:
         if ("((" in w.raw or "$[" in w.raw) and (bad := _dangerous_ident(w.raw)):
             return f"an arithmetic expression names {bad}, which changes what a name runs"

@@ -85,9 +85,16 @@ WRAPPERS: dict[str, _Grammar] = {
     "ionice": _g("-t --ignore", "-c --class -n --classdata"),
 }
 # Wrappers whose argument grammar is not modelled: seen through for deny, never provable.
-_OPAQUE_WRAPPERS = frozenset({"taskset", "chrt", "watch", "strace", "ltrace", "chroot",
-                              "runuser", "su", "unshare", "nsenter", "firejail", "flock",
-                              "busybox", "sg", "script", "parallel"})
+_OPAQUE_WRAPPERS = frozenset({
+    "taskset", "chrt", "watch", "strace", "ltrace", "chroot", "runuser", "su", "unshare",
+    "nsenter", "firejail", "flock", "busybox", "sg", "script", "parallel", "sem", "pkexec",
+    "runcon", "setpriv", "setarch", "linux32", "linux64", "prlimit", "numactl", "cgexec",
+    "systemd-run", "xvfb-run", "valgrind", "torsocks", "proxychains", "proxychains4",
+    "fakeroot", "fakechroot", "faketime", "unbuffer", "expect", "at", "batch", "capsh",
+    "chpst", "softlimit", "daemonize", "start-stop-daemon", "rlwrap", "nocache", "eatmydata",
+    "bwrap", "proot", "schroot", "catchsegv", "dbus-launch", "dbus-run-session", "tmux",
+    "screen", "ssh-agent", "toybox", "sudoedit", "with-contenv", "s6-setuidgid", "setuidgid",
+    "envdir", "envuidgid", "pflags", "ts", "tsp", "nq", "chronic", "ifne", "caffeinate"})
 WRAPPER_NAMES = frozenset(WRAPPERS) | _OPAQUE_WRAPPERS
 
 
@@ -147,6 +154,16 @@ def _wrapper_end(name: str, words: tuple[Word, ...], i: int) -> int | str:
     return j
 
 
+def _time_end(words: tuple[Word, ...], i: int) -> int:
+    """Where the command of bash's keyword ``time`` (``words[i]``) starts: it takes ``-p``
+    and then ``--`` only; any other word is the command (``time -f x ls`` runs ``-f``)."""
+    j = i + 1
+    for option in ("-p", "--"):
+        if j < len(words) and words[j].value == option and words[j].plain:
+            j += 1
+    return j
+
+
 def _short_cluster(letters: str, grammar: _Grammar) -> str | None:
     """``-nE`` (flags), ``-uroot`` (a value attached): "done", "next" (the value follows)."""
     for k, letter in enumerate(letters):
@@ -158,8 +175,11 @@ def _short_cluster(letters: str, grammar: _Grammar) -> str | None:
     return "done"
 
 
-def analyze(words: tuple[Word, ...], depth: int = 0) -> Analysis:
-    """The steps of one simple command, or the reason it cannot be proven."""
+def analyze(words: tuple[Word, ...], depth: int = 0, *, wrapped: bool = False,
+            appended: bool = False) -> Analysis:
+    """The steps of one simple command, or the reason it cannot be proven. ``wrapped``: a
+    program runs it (``time`` is then a program, not bash's keyword); ``appended``: ``xargs``
+    adds the words it reads to it, so a wrapper there always runs a command."""
     steps: list[Step] = []
     i = 0
     values = tuple(w.value for w in words)
@@ -178,8 +198,9 @@ def analyze(words: tuple[Word, ...], depth: int = 0) -> Analysis:
         if m.group(2) is not None or _DANGEROUS_VARS.fullmatch(m.group(1)):
             return Analysis(reason=f"the assignment {words[i].raw!r} changes what a name runs")
         i += 1
-    if i == len(words):
-        return Analysis()
+    if i == len(words):  # only assignments: under xargs (``xargs env A=1``) they lead a command
+        return Analysis(reason="xargs appends a command it reads from its input") if (
+            appended) else Analysis()
     if i > start:
         steps.append(Step(values[start:], "assign", i - start))
     program = words[i]
@@ -194,13 +215,19 @@ def analyze(words: tuple[Word, ...], depth: int = 0) -> Analysis:
         return Analysis(reason=why)
     if name in _OPAQUE_WRAPPERS:
         return Analysis(reason=f"the arguments of {name} are not modelled")
+    keyword = name == "time" and program.raw == "time" and i == start and not wrapped
     if name in WRAPPERS and depth < 16:
-        end = _wrapper_end(name, words, i)
+        end = _time_end(words, i) if keyword else _wrapper_end(name, words, i)
         if isinstance(end, str):
             return Analysis(reason=end)
+        if name == "xargs" and any(w.value.startswith(("-I", "--replace")) for w in words[i:end]):
+            return Analysis(reason="xargs -I puts the words it reads anywhere in the command")
+        if end == len(words) and appended:
+            return Analysis(reason=f"{name} runs the command xargs reads from its input")
         if end < len(words):
             kind = "transparent" if WRAPPERS[name].transparent else "wrapper"
-            inner = analyze(words[end:], depth + 1)
+            inner = analyze(words[end:], depth + 1, wrapped=not keyword,
+                            appended=appended or name == "xargs")
             if inner.reason:
                 return inner
             steps.append(Step(values[i:], kind, end - i, len(inner.steps)))
@@ -213,6 +240,9 @@ def analyze(words: tuple[Word, ...], depth: int = 0) -> Analysis:
             at, flat = found
             steps.append(Step(values[i:], "shell", at - i, len(flat)))
             return Analysis((*steps, *flat))
+    if name in ("source", ".") and i + 1 < len(words) and (
+            why := _script_reason(name, words[i + 1])) is not None:
+        return Analysis(reason=why)
     if name in _SHELLS and depth < 16:
         shell = _shell_string(words, i)
         if isinstance(shell, str):
@@ -244,9 +274,11 @@ def _find_actions(words: tuple[Word, ...], i: int,
             continue
         end = next((k for k in range(j + 1, len(words)) if words[k].value in (";", "+")),
                    len(words))
-        inner = analyze(words[j + 1:end], depth + 1)
+        inner = analyze(words[j + 1:end], depth + 1, wrapped=True)
         if inner.reason:
             return inner.reason
+        if any("{}" in step.words[0] for step in inner.steps if step.words):
+            return f"find {words[j].value} runs the files it finds ('{{}}' names the command)"
         first = j + 1 if first is None else first
         flat += inner.steps
         j = end + 1
@@ -262,6 +294,8 @@ def _shell_string(words: tuple[Word, ...], i: int) -> tuple[ParsedCommand, int] 
         if not w.startswith(("-", "+")) or w in ("-", "--"):
             if w in ("-", "--"):
                 break
+            if (why := _script_reason(name, words[j])) is not None:
+                return why
             return None  # a script file: the shell is the program, as python would be
         if w in ("-o", "+o", "-O", "+O", "--rcfile", "--init-file"):
             j += 2
@@ -280,6 +314,17 @@ def _shell_string(words: tuple[Word, ...], i: int) -> tuple[ParsedCommand, int] 
                 return f"the command string of {name} does not parse"
         j += 1
     return f"{name} reads the commands it runs from its input"
+
+
+_INPUT_FILES = re.compile(r"/dev/(stdin|fd/.*|tcp/.*|udp/.*)|/proc/(self|thread-self|\d+)/fd/.*")
+
+
+def _script_reason(name: str, script: Word) -> str | None:
+    """Why the script a shell (or ``source``) runs is its input, not a file: ``/dev/stdin``,
+    ``/dev/fd/0``, a process substitution ``<(echo rm x)``, a name from an expansion."""
+    if not script.plain or _INPUT_FILES.fullmatch(script.value):
+        return f"{name} runs the commands of {script.raw!r}: its input, or not a file as written"
+    return None
 
 
 @dataclass(frozen=True)

@@ -222,6 +222,29 @@ _PATH_KEYS: dict[str, tuple[str, ...]] = {
     "NotebookRead": ("notebook_path",), "Grep": ("path",), "Glob": ("path",), "LS": ("path",),
 }
 _GLOB_CHARS = re.compile(r"[*?\[{]")
+# A brace alternative that starts at the root or a home directory: ``{/etc,src}/*``.
+_BRACE_ROOT = re.compile(r"[{,]\s*[/~\\]")
+
+
+def _glob_reach(pattern: str, base: str) -> str | None:
+    """The directory a Glob ``pattern`` searches from ``base``: its fixed directory part,
+    absolute as it is, from the home directory when it starts with ``~`` or ``~user`` (as the
+    CLI's Glob reads it), else under ``base``. None (unknown: no allow rule covers it, every
+    deny rule matches) for ``..`` after a glob (``*/../../x``), a ``~user`` no one has, or a
+    brace alternative that is absolute (``{/etc,src}/*``)."""
+    if _BRACE_ROOT.search(pattern):
+        return None
+    fixed = _GLOB_CHARS.split(pattern, 1)[0]
+    if ".." in re.split(r"[/\\]", pattern[len(fixed):]):
+        return None
+    head = pattern.split("/", 1)[0]
+    if head.startswith("~") and _GLOB_CHARS.search(head):
+        return None  # ``~ro*/x``: which user's home?
+    directory = os.path.dirname(fixed) if fixed != pattern else fixed
+    if directory.startswith("~"):
+        home = os.path.expanduser(directory)
+        return None if home.startswith("~") else home
+    return os.path.join(base, directory)
 
 
 @dataclass(frozen=True)
@@ -238,10 +261,10 @@ class PathMatcher:
             raw = [self.cwd]  # these search the working directory by default
         pattern = tool_input.get("pattern")
         if tool_name == "Glob" and isinstance(pattern, str) and (
-                os.path.isabs(pattern) or pattern.startswith("~") or ".." in pattern):
-            fixed = _GLOB_CHARS.split(pattern, 1)[0]
+                os.path.isabs(pattern) or pattern.startswith("~") or ".." in pattern
+                or _BRACE_ROOT.search(pattern)):
             base = raw[0] if raw and isinstance(raw[0], str) else self.cwd
-            raw.append(os.path.join(base, os.path.dirname(fixed) if fixed != pattern else fixed))
+            raw.append(_glob_reach(pattern, base))
         return [normalize_path(p, self.cwd) if isinstance(p, str) else None for p in raw]
 
     def matches(self, tool_name: str, tool_input: Mapping[str, Any], *, strict: bool) -> bool:

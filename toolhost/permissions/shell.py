@@ -14,9 +14,12 @@ prove which programs a command runs.
 from __future__ import annotations
 
 import re
+from contextlib import suppress
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from toolhost.permissions.shellexp import arith_refusal, brace_refusal
+from toolhost.permissions.shelljoin import join_all, join_one_by_one
 from toolhost.permissions.shellquote import ShellSyntaxError, ansi_c
 
 __all__ = ["ParsedCommand", "ShellSyntaxError", "Word", "parse_command"]
@@ -27,7 +30,6 @@ _WORD_END = " \t\n;&|<>()"
 _FD_DUP = re.compile(r"\d+-?|-")
 _PARAM_START = re.compile(r"[A-Za-z_0-9@*#?$!-]")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_LETTER = re.compile(r"[A-Za-z_]")
 _MAX_COMMAND = 100_000  # longer command lines are refused (fail closed), not scanned
 _MAX_DEPTH = 8  # substitutions inside substitutions
 _MAX_LEVEL = 48  # expansions and quotes inside each other, all substitutions together
@@ -76,8 +78,12 @@ class ParsedCommand:
 
 
 class _Lexer:
-    def __init__(self, s: str, depth: int, level: int = 0, heredoc_pending: bool = False) -> None:
+    def __init__(self, s: str, depth: int, level: int = 0, heredoc_pending: bool = False,
+                 raw: list[tuple[int, int]] | None = None) -> None:
         self.s, self.depth, self.level = s, depth, level
+        # Where bash reads text as it is, a backslash-newline included: single quotes,
+        # ``$'...'``, comments, quoted here-document bodies (see ``shelljoin``).
+        self.raw: list[tuple[int, int]] = [] if raw is None else raw
         self.subs: list[ParsedCommand] = []
         self.opaque = False
         self.refusals: list[str] = []
@@ -85,7 +91,8 @@ class _Lexer:
         self.outer_heredoc = heredoc_pending  # a here-document of an enclosing line is pending
 
     def _child(self, s: str, depth: int) -> _Lexer:
-        return _Lexer(s, depth, self.level, self.outer_heredoc or bool(self.heredocs))
+        return _Lexer(s, depth, self.level, self.outer_heredoc or bool(self.heredocs),
+                      self.raw if s is self.s else None)
 
     def _merge(self, other: _Lexer) -> None:
         self.subs += other.subs
@@ -102,16 +109,19 @@ class _Lexer:
         self.opaque = True
         return end
 
-    def _backtick(self, body: str) -> None:
+    def _backtick(self, body: str, dquote: bool, dq: bool) -> None:
         """Record a backtick substitution: inside, ``\\\\``, ``\\``` and ``\\$`` stand for
-        the character itself (so nested backticks are parsed as commands too)."""
+        the character itself (so nested backticks are parsed as commands too), and ``\\"``
+        too when the backticks are inside double quotes (``dquote``)."""
         if self.depth >= _MAX_DEPTH:
             raise ShellSyntaxError("substitutions nested too deep")
-        body = re.sub(r"\\([\\`$])", r"\1", body)
+        if dq and not dquote and '\\"' in body:  # in ${...} or $((...)) within quotes
+            self.refusals.append('a \\" inside backticks within ${...} or $((...))')
+        body = re.sub(r"\\([\\`$\"])" if dquote else r"\\([\\`$])", r"\1", body)
         self.subs.append(self._child(body, self.depth + 1).run()[0])
         self.opaque = True
 
-    def _expansion_at(self, i: int, dq: bool = False) -> int | None:
+    def _expansion_at(self, i: int, dq: bool = False, dquote: bool = False) -> int | None:
         """If a substitution or parameter expansion starts at ``i`` (a ``$`` or a backtick),
         record substitutions and return where it ends; else None (a literal ``$``). ``dq``:
         inside double quotes (or a here-document)."""
@@ -119,11 +129,11 @@ class _Lexer:
             raise ShellSyntaxError("expansions nested too deep")
         self.level += 1
         try:
-            return self._expansion(i, dq)
+            return self._expansion(i, dq, dquote)
         finally:
             self.level -= 1
 
-    def _expansion(self, i: int, dq: bool) -> int | None:
+    def _expansion(self, i: int, dq: bool, dquote: bool) -> int | None:
         s = self.s
         if s.startswith("$((", i) and (end := self._arith(i + 3, ")")) is not None:
             return end
@@ -136,7 +146,7 @@ class _Lexer:
             return end
         if s.startswith("`", i):
             j = self._backtick_end(i + 1)
-            self._backtick(s[i + 1:j])
+            self._backtick(s[i + 1:j], dquote, dq)
             return j + 1
         if s.startswith("${", i):  # ${x:-$(cmd)} runs cmd
             return self._brace_end(i + 2, dq) + 1
@@ -149,22 +159,21 @@ class _Lexer:
         """Index of the ``}`` closing a ``${`` that ends right before ``i``. As in bash, only a
         nested ``${`` opens another level (``${x:-{}`` ends at the first ``}``); quotes,
         ``$'...'`` (outside double quotes) and substitutions hide a ``}``."""
-        s = self.s
+        s, start = self.s, i
         while i < len(s):
             c = s[i]
             if c == "\\":
                 i += 2
             elif c == "}":
+                if (why := brace_refusal(s[start:i])) is not None:
+                    self.refusals.append(why)
                 return i
             elif c == "'":
                 if dq:  # bash reads it as a quote, POSIX sh as a character: cannot vouch
                     self.refusals.append("a single quote inside ${...} in double quotes")
-                j = s.find("'", i + 1)
-                if j < 0:
-                    raise ShellSyntaxError("unterminated single quote")
-                i = j + 1
+                i = self._single_quoted(i, [])
             elif s.startswith("$'", i) and not dq:
-                i = ansi_c(s, i + 2, [])
+                i = self._ansi_c(i, [])
             elif c == '"':
                 i = self._double_quoted(i + 1, [])
             elif c in "$`" and (end := self._expansion_at(i, dq)) is not None:
@@ -179,6 +188,7 @@ class _Lexer:
         in it is a shift, not a here-document. None when ``((`` is no arithmetic (it does not
         end in ``))``: ``((ls); rm x)`` is two subshells) or does not end."""
         probe = self._child(self.s, self.depth)
+        probe.raw = []  # kept only if this is arithmetic after all
         s, opening, depth, start = self.s, "(" if close == ")" else "[", 0, i
         while i < len(s):
             c = s[i]
@@ -210,8 +220,10 @@ class _Lexer:
         if close == ")" and not s.startswith("))", i):
             return None
         self._merge(probe)
-        if _LETTER.search(s, start, i):  # a variable's value is evaluated: a subscript in
-            self.opaque = True  # it can run a command, so allow rules cannot vouch for it
+        self.raw += probe.raw
+        if (why := arith_refusal(s[start:i])) is not None:  # a variable's value is evaluated
+            self.refusals.append(why)  # as an expression: a subscript in it runs commands
+            self.opaque = True
         return i + len(close) * (2 if close == ")" else 1)
 
     def word(self, i: int) -> tuple[Word, int]:
@@ -231,13 +243,9 @@ class _Lexer:
                 plain = False
                 i = close
             elif c == "'":
-                j = s.find("'", i + 1)
-                if j < 0:
-                    raise ShellSyntaxError("unterminated single quote")
-                out.append(s[i + 1:j])
-                i = j + 1
+                i = self._single_quoted(i, out)
             elif s.startswith("$'", i):
-                i = ansi_c(s, i + 2, out)
+                i = self._ansi_c(i, out)
                 plain = False
             elif s.startswith('$"', i):
                 i = self._double_quoted(i + 2, out)
@@ -263,6 +271,22 @@ class _Lexer:
             code = "$(" in literal or "`" in literal
         return Word("".join(out), raw, plain, code=code), i
 
+    def _single_quoted(self, i: int, out: list[str]) -> int:
+        """Read ``'...'`` from the quote at ``i`` into ``out``; return the index past it."""
+        j = self.s.find("'", i + 1)
+        self.raw.append((i, len(self.s) if j < 0 else j + 1))
+        if j < 0:
+            raise ShellSyntaxError("unterminated single quote")
+        out.append(self.s[i + 1:j])
+        return j + 1
+
+    def _ansi_c(self, i: int, out: list[str]) -> int:
+        """Read ``$'...'`` from the ``$`` at ``i`` into ``out``; return the index past it."""
+        self.raw.append((i, len(self.s)))
+        end = ansi_c(self.s, i + 2, out)
+        self.raw[-1] = (i, end)
+        return end
+
     def _backtick_end(self, i: int) -> int:
         while i < len(self.s):
             if self.s[i] == "\\":
@@ -283,7 +307,7 @@ class _Lexer:
                 if s[i + 1] != "\n":
                     out.append(s[i + 1])
                 i += 2
-            elif c in "$`" and (end := self._expansion_at(i, True)) is not None:
+            elif c in "$`" and (end := self._expansion_at(i, True, True)) is not None:
                 out.append(_Exp(s[i:end]))
                 i = end
             else:
@@ -296,6 +320,7 @@ class _Lexer:
         newline); parse the substitutions of those whose delimiter was not quoted."""
         s = self.s
         for delimiter, expands, strip_tabs in self.heredocs:
+            body = i
             while True:
                 end = s.find("\n", i)
                 line = s[i:] if end < 0 else s[i:end]
@@ -309,6 +334,8 @@ class _Lexer:
                     i = len(s)
                     break
                 i = end + 1
+            if not expands:
+                self.raw.append((body, i))
         self.heredocs = []
         return i
 
@@ -362,7 +389,9 @@ class _Lexer:
             if c in " \t":
                 i += 1
             elif c == "#" and (i == 0 or s[i - 1] in " \t\n;&|()"):  # a word starts here
-                i = s.find("\n", i) if "\n" in s[i:] else n
+                eol = s.find("\n", i)
+                self.raw.append((i, n if eol < 0 else eol))
+                i = n if eol < 0 else eol
             elif c in "<>" and s.startswith("(", i + 1):  # a word with a process substitution
                 w, i = self.word(i)
                 segments[-1].append(w)
@@ -423,4 +452,20 @@ def parse_command(command: str) -> ParsedCommand:
     """
     if len(command) > _MAX_COMMAND:
         raise ShellSyntaxError(f"command longer than {_MAX_COMMAND} characters")
+    if "\\\n" in command:  # most lines have no backslash-newline: one pass, no copy
+        joined, gaps = join_all(command)
+        lexer = _Lexer(joined, 0)
+        with suppress(ShellSyntaxError):
+            parsed = lexer.run()[0]
+            if not any(a < p < b for p in gaps for a, b in lexer.raw):
+                return parsed.freeze()  # each removed where bash removes it: done
+        command = join_one_by_one(command, _raw_ranges)  # each judged as bash would
     return _Lexer(command, 0).run()[0].freeze()
+
+
+def _raw_ranges(text: str) -> list[tuple[int, int]]:
+    """Where in ``text`` bash reads a backslash-newline as it is, as far as ``text`` parses."""
+    lexer = _Lexer(text, 0)
+    with suppress(ShellSyntaxError):  # the rest may parse only once joined; what came
+        lexer.run()  # before was read all the same
+    return lexer.raw
