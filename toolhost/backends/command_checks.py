@@ -10,6 +10,7 @@ import shlex
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from toolhost.backends import templating
 from toolhost.backends.argv import (
     ArgvPlan,
     Element,
@@ -17,7 +18,6 @@ from toolhost.backends.argv import (
     compile_argv,
     printed_names,
 )
-from toolhost.backends import templating
 from toolhost.backends.code_args import Token, code_slots
 from toolhost.config.model import HostConfig, ToolConfig
 from toolhost.errors import Problem
