@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from toolhost.backends.base import CallContext, Invoke, ToolFailure
 from toolhost.compile.fastcheck import Check, compile_check
+from toolhost.compile.integers import InexactInteger
 from toolhost.compile.shaping import cut_text, shape_result
 from toolhost.compile.validators import real_validator
 from toolhost.config.model import UNKNOWN, Origin
@@ -51,6 +52,8 @@ class CompiledTool:
     # ``redact_results`` is off (the tool's ``redact_results: false``).
     redact: Callable[[str], str] | None = None
     redact_results: bool = True
+    # integral floats where the schema says integer -> ints (toolhost.compile.integers)
+    integers: Callable[[Mapping[str, Any]], Any] | None = None
     # ``fast_check``, compiled on first use (a thousand tools load without it)
     _fast: Any = field(default=_UNSET, init=False, repr=False, compare=False)
 
@@ -138,6 +141,11 @@ class CompiledTool:
         if self.defaults:
             arguments = {**{k: v for k, v in self.defaults.items() if k not in arguments},
                          **arguments}
+        if self.integers is not None:
+            try:
+                arguments = self.integers(arguments)
+            except InexactInteger as exc:
+                return ToolResult.error(f"Invalid arguments for tool '{self.name}': {exc}")
         try:
             if self.timeout is not None:
                 with _fail_after()(self.timeout):

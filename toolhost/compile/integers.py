@@ -1,0 +1,95 @@
+"""Integral floats where the inputSchema says ``integer``: made ints before any backend sees
+them.
+
+JSON Schema's ``integer`` admits any integral number, so ``2.0`` and ``1e+20`` (which JSON
+readers hand over as Python floats) pass validation for an ``int`` parameter. A python tool
+would receive a float its annotation does not allow (``"-" * n`` fails), and an http tool's
+JSON body would carry ``2.0`` or ``1e+20`` to a service that expects an integer. So each value
+at a position the schema types ``integer`` (top-level properties, array items and
+``prefixItems``, object properties and ``additionalProperties``, ``allOf`` members, local
+``$ref``\\ s) that arrived as a float becomes the equal int. A float at or beyond 2**53 is not an
+exact integer (``1e300`` stands for a range of integers), so the call is refused naming the
+argument.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from typing import Any
+
+__all__ = ["InexactInteger", "integer_normalizer"]
+
+EXACT = 2 ** 53  # every integer below this is one float, and no float above is exact data
+_DEPTH = 64
+
+
+class InexactInteger(ValueError):
+    """A float for an ``integer`` too large to stand for one integer; the message names it."""
+
+
+def integer_normalizer(schema: Mapping[str, Any]) -> Callable[[Mapping[str, Any]], Any] | None:
+    """A function that returns the arguments with integral floats made ints where ``schema``
+    says ``integer``; None when the schema has no ``integer`` anywhere (nothing to do)."""
+    try:
+        if '"integer"' not in json.dumps(schema, default=str):
+            return None
+    except (TypeError, ValueError, RecursionError):
+        return None
+
+    def normalize(arguments: Mapping[str, Any]) -> Any:
+        return _walk(arguments, schema, schema, "", 0)
+    return normalize
+
+
+def _resolve(schema: Mapping[str, Any], root: Mapping[str, Any]) -> Mapping[str, Any]:
+    ref = schema.get("$ref")
+    for _ in range(_DEPTH):
+        if not isinstance(ref, str) or not ref.startswith("#/"):
+            return schema
+        node: Any = root
+        for part in ref[2:].split("/"):
+            part = part.replace("~1", "/").replace("~0", "~")
+            node = node.get(part) if isinstance(node, Mapping) else None
+        if not isinstance(node, Mapping):
+            return schema
+        schema, ref = node, node.get("$ref")
+    return schema
+
+
+def _is_integer(schema: Mapping[str, Any]) -> bool:
+    kind = schema.get("type")
+    if kind == "integer":
+        return True
+    return isinstance(kind, list) and "integer" in kind and "number" not in kind
+
+
+def _walk(value: Any, schema: Any, root: Mapping[str, Any], where: str, depth: int) -> Any:
+    if not isinstance(schema, Mapping) or depth > _DEPTH:
+        return value
+    schema = _resolve(schema, root)
+    if type(value) is float and _is_integer(schema):
+        if abs(value) >= EXACT:
+            raise InexactInteger(f"'{where or 'the arguments'}' is {value!r}, a number too "
+                                 f"large to be one exact integer (send it as digits, with no "
+                                 "exponent and no fraction)")
+        return int(value)
+    for sub in schema.get("allOf") or ():
+        value = _walk(value, sub, root, where, depth + 1)
+    if isinstance(value, list):
+        prefix = schema.get("prefixItems") or []
+        items = schema.get("items")
+        out = [_walk(v, prefix[i] if i < len(prefix) else items, root, f"{where}[{i}]",
+                     depth + 1) for i, v in enumerate(value)]
+        return value if all(a is b for a, b in zip(out, value, strict=True)) else out
+    if isinstance(value, Mapping):
+        props = schema.get("properties") or {}
+        extra = schema.get("additionalProperties")
+        changed = {}
+        for key, item in value.items():
+            sub = props.get(key, extra) if isinstance(props, Mapping) else extra
+            new = _walk(item, sub, root, f"{where}.{key}" if where else str(key), depth + 1)
+            if new is not item:
+                changed[key] = new
+        return {**value, **changed} if changed else value
+    return value
