@@ -22,24 +22,37 @@ __all__ = ["InexactInteger", "integer_normalizer"]
 
 EXACT = 2 ** 53  # every integer below this is one float, and no float above is exact data
 _DEPTH = 64
+_PLAIN = frozenset({str, int, bool, type(None)})  # top-level values with nothing to convert
 
 
 class InexactInteger(ValueError):
     """A float for an ``integer`` too large to stand for one integer; the message names it."""
 
 
-def integer_normalizer(schema: Mapping[str, Any]) -> Callable[[Mapping[str, Any]], Any] | None:
+def integer_normalizer(schema: Mapping[str, Any]) -> Callable[[Mapping[str, Any]], Any]:
     """A function that returns the arguments with integral floats made ints where ``schema``
-    says ``integer``; None when the schema has no ``integer`` anywhere (nothing to do)."""
-    try:
-        if '"integer"' not in json.dumps(schema, default=str):
-            return None
-    except (TypeError, ValueError, RecursionError):
-        return None
+    says ``integer`` (the same mapping when there is nothing to change). Whether the schema
+    has an ``integer`` at all is looked up at the first call with a float, list or object in
+    it (about 8 us a schema: a thousand tools load without it)."""
+    has_integer: list[bool] = []
 
     def normalize(arguments: Mapping[str, Any]) -> Any:
-        return _walk(arguments, schema, schema, "", 0)
+        for value in arguments.values():  # the usual call holds no float, list or object
+            if type(value) not in _PLAIN:
+                break
+        else:
+            return arguments
+        if not has_integer:
+            has_integer.append(_mentions_integer(schema))
+        return _walk(arguments, schema, schema, "", 0) if has_integer[0] else arguments
     return normalize
+
+
+def _mentions_integer(schema: Mapping[str, Any]) -> bool:
+    try:
+        return '"integer"' in json.dumps(schema, default=str)
+    except (TypeError, ValueError, RecursionError):
+        return True  # the walk is bounded and skips what is not a schema
 
 
 def _resolve(schema: Mapping[str, Any], root: Mapping[str, Any]) -> Mapping[str, Any]:
