@@ -7,26 +7,32 @@ would receive a float its annotation does not allow (``"-" * n`` fails), and an 
 JSON body would carry ``2.0`` or ``1e+20`` to a service that expects an integer. So each value
 at a position the schema types ``integer`` (top-level properties, array items and
 ``prefixItems``, object properties and ``additionalProperties``, ``allOf`` members, local
-``$ref``\\ s) that arrived as a float becomes the equal int. A float at or beyond 2**53 is not an
-exact integer (``1e300`` stands for a range of integers), so the call is refused naming the
-argument.
+``$ref``\\ s) that arrived as a float becomes an int: the integer the JSON text wrote, as the
+argv and URL renderings read it (``templating.number_text``): ``1e16`` is 10**16 and ``1e300``
+is 10**300, not the binary float's nearest neighbour.
 """
 
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
-__all__ = ["InexactInteger", "integer_normalizer"]
+__all__ = ["integer_normalizer", "integral"]
 
-EXACT = 2 ** 53  # every integer below this is one float, and no float above is exact data
+EXACT = 2 ** 53  # below this, int(value) is the integer; above, the shortest decimal says it
 _DEPTH = 64
 _PLAIN = frozenset({str, int, bool, type(None)})  # top-level values with nothing to convert
 
 
-class InexactInteger(ValueError):
-    """A float for an ``integer`` too large to stand for one integer; the message names it."""
+def integral(value: float) -> int:
+    """The integer an integral float was written as (``1e16`` -> 10**16)."""
+    if abs(value) < EXACT:
+        return int(value)
+    from decimal import Decimal
+
+    return int(Decimal(float.__repr__(value)))
 
 
 def integer_normalizer(schema: Mapping[str, Any]) -> Callable[[Mapping[str, Any]], Any]:
@@ -82,11 +88,9 @@ def _walk(value: Any, schema: Any, root: Mapping[str, Any], where: str, depth: i
         return value
     schema = _resolve(schema, root)
     if type(value) is float and _is_integer(schema):
-        if abs(value) >= EXACT:
-            raise InexactInteger(f"'{where or 'the arguments'}' is {value!r}, a number too "
-                                 f"large to be one exact integer (send it as digits, with no "
-                                 "exponent and no fraction)")
-        return int(value)
+        if math.isfinite(value) and value.is_integer():  # else validation refuses it
+            return integral(value)
+        return value
     for sub in schema.get("allOf") or ():
         value = _walk(value, sub, root, where, depth + 1)
     if isinstance(value, list):

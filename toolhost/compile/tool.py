@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from toolhost.backends.base import CallContext, Invoke, ToolFailure
 from toolhost.compile.fastcheck import Check, compile_check
-from toolhost.compile.integers import InexactInteger
 from toolhost.compile.shaping import cut_text, shape_result
 from toolhost.compile.validators import real_validator
 from toolhost.config.model import UNKNOWN, Origin
@@ -142,10 +141,7 @@ class CompiledTool:
             arguments = {**{k: v for k, v in self.defaults.items() if k not in arguments},
                          **arguments}
         if self.integers is not None:
-            try:
-                arguments = self.integers(arguments)
-            except InexactInteger as exc:
-                return ToolResult.error(f"Invalid arguments for tool '{self.name}': {exc}")
+            arguments = self.integers(arguments)
         try:
             if self.timeout is not None:
                 with _fail_after()(self.timeout):
