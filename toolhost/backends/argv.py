@@ -45,6 +45,9 @@ __all__ = [
 # exponent, inf or nan; text a template builds around a number must still look like this).
 _PLAIN_NUMBER = re.compile(r"-?[0-9]+(\.[0-9]+)?")
 
+# `{% ... %}` and `{# ... #}`: what is left of a flag element is the flag it may print
+_TAGS = re.compile(r"\{%.*?%\}|\{#.*?#\}", re.DOTALL)
+
 # Jinja syntax in argv[0]: the program must be a literal the config author wrote.
 _JINJA_MARKS = ("{{", "{%", "{#")
 
@@ -62,8 +65,39 @@ class ArgvConfigError(ValueError):
 
 
 def is_given(value: Any) -> bool:
-    """Whether an ``{if: name}`` group is present for this value."""
-    return value is not None and value is not False
+    """Whether an ``{if: name}`` group is present for this value: not left out, not null,
+    not false, not an empty list (``{if: x, argv: [--exclude, "{{ x }}"]}`` with ``x: []``
+    would leave ``--exclude`` to take the next argument as its value)."""
+    if value is None or value is False:
+        return False
+    return not (type(value) in (list, tuple) and not value)
+
+
+def _takes_next(text: str) -> bool:
+    """An option that may read the next argument as its value: ``-o``, ``--hide`` (not
+    ``-``, ``--``, nor ``--name=value``, whose value is inside it)."""
+    return text[:1] == "-" and text != "-" and text != "--" and "=" not in text
+
+
+class _Render:
+    """One render's bookkeeping. ``gap``: an element rendered no argument since the last
+    one written; ``taken``: the option right before a literal ``--`` that a gap made
+    adjacent, so the program may read that ``--`` as the option's value (the values after
+    it are dash-checked as if there were no ``--``)."""
+
+    __slots__ = ("gap", "taken")
+
+    def __init__(self) -> None:
+        self.gap = False
+        self.taken: str | None = None
+
+    def emit(self, out: list[str], text: str, element: Element) -> None:
+        if self.gap:
+            if text == "--" and element.literal_only and self.taken is None \
+                    and _takes_next(out[-1]):
+                self.taken = out[-1]
+            self.gap = False
+        out.append(text)
 
 
 @dataclass(frozen=True)
@@ -81,6 +115,10 @@ class Element:
     group: tuple[Element, ...] = ()
     each: str | None = None
     when: str | None = None  # the `if` group's param
+    # when it renders nothing, what vanished starts with an option the config wrote (a flag
+    # group `{if: i, argv: [-i]}`, `"{% if v %}-v{% endif %}"`), not a value: the option
+    # before it takes no value, or it would have read that option as its value
+    flag_first: bool = False
 
     @property
     def value_starts(self) -> bool:
@@ -103,24 +141,28 @@ class ArgvPlan:
     def render(self, context: Mapping[str, Any]) -> list[str]:
         """The argv for one call; raises ``ArgvRefused`` naming the param."""
         out = [self.program]
+        state = _Render()
         for element in self.elements:
-            self._render(element, context, out, None)
+            self._render(element, context, out, None, state)
         return out
 
     def _render(self, element: Element, context: Mapping[str, Any], out: list[str],
-                item_of: str | None) -> None:
+                item_of: str | None, state: _Render) -> None:
         if element.each is not None:
             items = context.get(element.each)
-            if items is None:
+            if items is None or (isinstance(items, (list, tuple)) and not items):
+                state.gap = state.gap or not element.flag_first
                 return
             for item in items if isinstance(items, (list, tuple)) else [items]:
                 for sub in element.group:
-                    self._render(sub, {**context, "item": item}, out, element.each)
+                    self._render(sub, {**context, "item": item}, out, element.each, state)
             return
         if element.when is not None:
             if is_given(context.get(element.when)):
                 for sub in element.group:
-                    self._render(sub, context, out, item_of)
+                    self._render(sub, context, out, item_of, state)
+            else:
+                state.gap = state.gap or not element.flag_first
             return
         assert element.template is not None
         # exactly {{ name }} with a list: one argument per item. Not `item` inside its group:
@@ -129,33 +171,46 @@ class ArgvPlan:
             value = context.get(element.expand)
             if isinstance(value, (list, tuple)):
                 name = element.expand
+                if not value:
+                    state.gap = True
                 for item in value:
                     text = templating.render_value(item)
-                    self._check(element, text, [name], [item])
-                    out.append(text)
+                    self._check(element, text, [name], [item], state)
+                    state.emit(out, text, element)
                 return
         text = element.template.render(context)
         if element.literal_only:
             if text or "{%" not in element.source:  # only an `{% if %}` flag may vanish
-                out.append(text)
+                state.emit(out, text, element)
+            else:
+                state.gap = state.gap or not element.flag_first
             return
         names = sorted(item_of if n == "item" and item_of else n for n in element.outputs)
-        self._check(element, text, names, [context.get(n) for n in sorted(element.outputs)])
-        out.append(text)
+        self._check(element, text, names, [context.get(n) for n in sorted(element.outputs)],
+                    state)
+        state.emit(out, text, element)
 
     def _check(self, element: Element, text: str, names: Sequence[str],
-               values: Sequence[Any]) -> None:
+               values: Sequence[Any], state: _Render) -> None:
         who = " / ".join(f"'{n}'" for n in names) or "a value"
         if "\0" in text:
             raise ArgvRefused(f"the value of {who} contains a NUL character, which cannot be "
                               "passed in an argument")
-        if not text.startswith("-") or element.after_dashdash or not element.value_starts:
+        if not text.startswith("-") or not element.value_starts:
+            return
+        if element.after_dashdash and state.taken is None:
             return
         if names and all(n in self.allow_dash for n in names):
             return
         if values and all(isinstance(v, (int, float)) and not isinstance(v, bool)
                           for v in values) and _PLAIN_NUMBER.fullmatch(text):
             return  # numbers: a sign, digits and a point only
+        if element.after_dashdash:
+            raise ArgvRefused(
+                f"the value of {who} starts with '-' ({cut(text, 40)!r}), and the '--' before "
+                f"it came right after {cut(state.taken or '', 40)!r} because an argument "
+                f"between them rendered nothing, so '{self.program}' could read that '--' as "
+                "the option's value and this one as an option")
         if element.literal_prefix:
             raise ArgvRefused(
                 f"the value of {who} follows a bare {element.literal_prefix!r} "
@@ -205,9 +260,11 @@ def _element(text: str, key: str, dashdash: bool) -> Element:
     """One template element; frozen, so the tools of a big config that repeat an element at
     the same place share it."""
     outputs, literal_only, prefix = _analyse(text)
+    flag = literal_only and _TAGS.sub("", text).lstrip().startswith("-")
     return Element(key=key, source=text, template=templating.compile_template(text),
                    outputs=outputs, literal_only=literal_only, literal_prefix=prefix,
-                   expand=templating.single_variable(text), after_dashdash=dashdash)
+                   expand=templating.whole_variable(text), after_dashdash=dashdash,
+                   flag_first=flag)
 
 
 def printed_names(source: str) -> frozenset[str]:
@@ -269,7 +326,8 @@ def compile_argv(raw_argv: Sequence[Any], allow_dash: Iterable[str] = ()) -> Arg
                 inner_dd = inner_dd or (element.source == "--")
             elements.append(Element(key=key, group=tuple(inner),
                                     each=name if kind == "each" else None,
-                                    when=name if kind == "if" else None))
+                                    when=name if kind == "if" else None,
+                                    flag_first=bool(inner) and inner[0].flag_first))
             continue
         element = template(raw, key, dashdash, top=True)
         elements.append(element)

@@ -10,6 +10,7 @@ import shlex
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from toolhost.backends import templating
 from toolhost.backends.argv import (
     ArgvPlan,
     Element,
@@ -158,6 +159,7 @@ def option_notes(config: HostConfig) -> list[Problem]:
             except Exception:  # reported as an error by the compile step
                 continue
             notes.extend(_nested_item_notes(plan, tool))
+            notes.extend(_list_notes(plan, tool))
             for element, names in _option_elements(plan):
                 if all(n in plan.allow_dash for n in names):
                     continue
@@ -202,6 +204,53 @@ def _nested_item_notes(plan: ArgvPlan, tool: ToolConfig) -> list[Problem]:
             hint=f"if '{element.each}' is a list of plain values, say so: "
                  "items: {type: string}"))
     return notes
+
+
+def _list_notes(plan: ArgvPlan, tool: ToolConfig) -> list[Problem]:
+    """A list param printed with text around it (one JSON argument, not one per item), and
+    an exact list placeholder right after an option (an empty list leaves the option to read
+    the next argument, a second item is an operand)."""
+    notes: list[Problem] = []
+    for sequence in (plan.elements, *(e.group for e in plan.elements if e.group)):
+        before: Element | None = None
+        for element in sequence:
+            simple = templating.simple_variable(element.source) if not element.group else None
+            if simple is not None and _admits_array(tool.params.get(simple[1])) \
+                    and element.expand is None:
+                notes.append(tool.backend.origin.problem(
+                    f"note: {element.source!r} has text around '{{{{ {simple[1]} }}}}': a list "
+                    "value renders as one JSON argument, not one argument per item",
+                    key=element.key, hint=f"write exactly '{{{{ {simple[1]} }}}}' (no spaces) "
+                    "for one argument per item"))
+            if element.expand is not None and before is not None and before.literal_only \
+                    and _takes_value(before.source) \
+                    and _admits_array(tool.params.get(element.expand)):
+                name = element.expand
+                notes.append(tool.backend.origin.problem(
+                    f"note: the list '{name}' follows {before.source!r}: an empty list leaves "
+                    f"{before.source!r} to read the next argument as its value (a '--' after "
+                    "it no longer protects the values after that), and a second item is an "
+                    "operand, not another value of the option",
+                    key=element.key, hint=f"one option per item: {{each: {name}, argv: "
+                    f"[{before.source}, \"{{{{ item }}}}\"]}}; if {before.source} takes no "
+                    "value, put '--' before the list"))
+            before = element
+    return notes
+
+
+def _takes_value(text: str) -> bool:
+    return text.startswith("-") and text not in ("-", "--") and "=" not in text
+
+
+def _admits_array(schema: Any) -> bool:
+    """Whether a declared param's schema lets its value be a list."""
+    if not isinstance(schema, Mapping):
+        return False
+    kind = schema.get("type")
+    if kind is None:
+        alternatives = [*(schema.get("anyOf") or ()), *(schema.get("oneOf") or ())]
+        return any(_admits_array(sub) for sub in alternatives)
+    return "array" in ([kind] if isinstance(kind, str) else list(kind))
 
 
 def _admits_containers(items: Any) -> bool:

@@ -21,7 +21,7 @@ from urllib.parse import parse_qsl, quote, unquote, urljoin, urlsplit
 from jinja2.environment import Template
 
 from toolhost.backends import templating
-from toolhost.config.url_secrets import shown_url
+from toolhost.config.url_secrets import port_problem, shown_url
 
 __all__ = ["UnsafeURL", "UrlTemplate", "compile_url", "literal_query_keys", "shown_url",
            "with_query"]
@@ -99,7 +99,11 @@ def compile_url(url: str, base_url: str | None) -> UrlTemplate:
     source = templating.url_source(url)
     first = source.find("{")
     static = source if first < 0 else source[:first]
-    if not urlsplit(static).scheme:
+    if urlsplit(static).scheme:  # a relative URL's port is the base_url's, checked there
+        wrong = port_problem(static)
+        if wrong:
+            raise ValueError(wrong)
+    else:
         if not base_url:
             raise ValueError(f"{url!r} is a relative URL and the server has no base_url")
         base = base_url if base_url.endswith("/") else base_url + "/"

@@ -43,6 +43,7 @@ __all__ = [
     "render_value",
     "single_variable",
     "unrenderable_message",
+    "whole_variable",
 ]
 
 
@@ -304,8 +305,18 @@ def misspelt_placeholder(names: Iterable[str], declared: Iterable[str]) -> str |
 
 
 def single_variable(source: str) -> str | None:
-    """The name, when ``source`` is exactly one ``{{ name }}`` and nothing else."""
+    """The name, when ``source`` is one ``{{ name }}`` with at most whitespace around it
+    (an http JSON body's typed reference)."""
     match = _SINGLE_VAR.match(source.strip())
+    return match.group(1) if match else None
+
+
+def whole_variable(source: str) -> str | None:
+    """The name, when ``source`` is exactly ``{{ name }}``, nothing before or after it, not
+    even a space: the only argv element a list value expands into one argument per item
+    (``" {{ files }}"`` is a template with a literal space, so a list renders as one JSON
+    argument after that space)."""
+    match = _SINGLE_VAR.fullmatch(source)  # not .match: `$` also matches before a "\n"
     return match.group(1) if match else None
 
 

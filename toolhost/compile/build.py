@@ -13,7 +13,9 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from toolhost.backends.base import BackendKind, BindContext
 from toolhost.compile.content import ServerContent, compile_content
+from toolhost.compile.integers import integer_normalizer
 from toolhost.compile.schema import (
+    closed_schema,
     merge_input_schema,
     schema_problems,
     top_level_defaults,
@@ -129,6 +131,9 @@ def compile_tool(tool: ToolConfig, server: ServerConfig, kinds: Mapping[str, Bac
             problems.append(_problem(tool, f"the backend takes no argument(s) "
                                      f"{', '.join(map(repr, extra))} (it takes "
                                      f"{', '.join(sorted(takes)) or 'none'})", suffix=where))
+        input_schema, open_problem = closed_schema(input_schema, takes)
+        if open_problem:
+            problems.append(_problem(tool, open_problem, suffix=where))
     problems += [_problem(tool, m, suffix=where) for m in schema_problems(input_schema)]
     output_schema = tool.output_schema if tool.output_schema is not None \
         else binding.output_schema
@@ -156,6 +161,7 @@ def compile_tool(tool: ToolConfig, server: ServerConfig, kinds: Mapping[str, Bac
         max_output_chars=tool.max_output_chars or DEFAULT_MAX_OUTPUT_CHARS,
         origin=tool.origin,
         defaults=top_level_defaults(input_schema),
+        integers=integer_normalizer(input_schema),
         redact=redact,
         redact_results=tool.redact_results,
     )

@@ -23,6 +23,7 @@ from toolhost.config.model import ToolConfig
 
 __all__ = [
     "PROPERTY_NAME",
+    "closed_schema",
     "merge_input_schema",
     "schema_problems",
     "top_level_defaults",
@@ -53,6 +54,35 @@ def merge_input_schema(generated: Mapping[str, Any], tool: ToolConfig) -> dict[s
     else:
         schema.pop("required", None)
     return schema
+
+
+# keywords under which a schema's properties may be declared elsewhere than `properties`
+_COMPOSED = ("$ref", "$dynamicRef", "allOf", "anyOf", "oneOf", "if", "then", "else",
+             "dependentSchemas", "patternProperties")
+
+
+def closed_schema(schema: dict[str, Any], takes: set[str]) -> tuple[dict[str, Any], str]:
+    """A python tool's whole ``input_schema`` when its function takes no ``**kwargs``: JSON
+    Schema admits any other property unless told otherwise, and each would be passed to the
+    function, reaching a parameter the schema leaves out (``include_private``) with any value.
+    Returns the schema with ``additionalProperties: false`` added when it says nothing
+    (``unevaluatedProperties: false`` when its properties may come from ``allOf``, ``$ref``
+    ...), and a problem when it admits other properties and the function has parameters the
+    schema does not name."""
+    if "additionalProperties" in schema or "unevaluatedProperties" in schema:
+        extra = schema.get("additionalProperties", schema.get("unevaluatedProperties"))
+        named = set(schema.get("properties") or {}) if isinstance(
+            schema.get("properties"), Mapping) else set()
+        hidden = sorted(takes - named)
+        if extra is not False and hidden:
+            return schema, (f"the schema admits properties it does not declare, so the model "
+                            f"could set the function's parameter(s) "
+                            f"{', '.join(map(repr, hidden))}, which it leaves out; say "
+                            "additionalProperties: false (or declare them)")
+        return schema, ""
+    key = "unevaluatedProperties" if any(k in schema for k in _COMPOSED) \
+        else "additionalProperties"
+    return {**schema, key: False}, ""
 
 
 def top_level_defaults(schema: Mapping[str, Any]) -> dict[str, Any]:

@@ -51,6 +51,8 @@ class CompiledTool:
     # ``redact_results`` is off (the tool's ``redact_results: false``).
     redact: Callable[[str], str] | None = None
     redact_results: bool = True
+    # integral floats where the schema says integer -> ints (toolhost.compile.integers)
+    integers: Callable[[Mapping[str, Any]], Any] | None = None
     # ``fast_check``, compiled on first use (a thousand tools load without it)
     _fast: Any = field(default=_UNSET, init=False, repr=False, compare=False)
 
@@ -138,6 +140,8 @@ class CompiledTool:
         if self.defaults:
             arguments = {**{k: v for k, v in self.defaults.items() if k not in arguments},
                          **arguments}
+        if self.integers is not None:
+            arguments = self.integers(arguments)
         try:
             if self.timeout is not None:
                 with _fail_after()(self.timeout):

@@ -13,6 +13,7 @@ from toolhost.config.checks import Checker, describe
 from toolhost.config.model import ServerConfig, ServerDefaults, ToolConfig
 from toolhost.config.params import build_params
 from toolhost.config.tree import Path
+from toolhost.config.url_secrets import port_problem
 from toolhost.config.wirenames import name_problem, wire_name_problems
 
 __all__ = ["ANNOTATION_KEYS", "SERVER_KEYS", "TOOL_KEYS", "build_servers", "resolve_path"]
@@ -120,11 +121,15 @@ def _check_name(check: Checker, path: Path, name: str, what: str) -> None:
 def _defaults(check: Checker, data: Mapping[str, Any], path: Path) -> ServerDefaults:
     cwd = check.string(data, path, "cwd")
     check.str_list(data, path, "secrets")
+    base_url = check.string(data, path, "base_url")
+    wrong = port_problem(base_url) if base_url else None
+    if wrong:
+        check.problem((*path, "base_url"), wrong)
     return ServerDefaults(
         timeout=check.duration(data, path, "timeout"),
         env=check.str_map(data, path, "env") or {},
         cwd=resolve_path(check, (*path, "cwd"), cwd) if cwd else None,
-        base_url=check.string(data, path, "base_url"),
+        base_url=base_url,
         headers=check.header_map(data, path, "headers") or {},
         auth=_auth(check, data, path),
     )

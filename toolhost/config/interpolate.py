@@ -194,16 +194,21 @@ def _visit(value: Any, path: Path, secret: bool, walk: _Walk) -> Any:
     return value
 
 
-def collect_declared_secrets(data: Any) -> set[str]:
-    """Strings under keys named in a ``secrets:`` list, ``auth`` credentials, OpenAPI
-    ``security`` values and the password of any URL's userinfo."""
+def collect_declared_secrets(data: Any, problems: list[Problem] | None = None,
+                             doc: Doc | None = None) -> set[str]:
+    """Strings under keys named in a ``secrets:`` list (numbers as the text a program sees:
+    ``PIN: 98765432`` is the secret ``98765432``), ``auth`` credentials, OpenAPI ``security``
+    values and the password of any URL's userinfo. A value under such a key that could not be
+    hidden (a template, whose rendering is not known at load; ``true``/``false``) is a problem
+    added to ``problems``, located in ``doc``."""
     found: set[str] = set()
+    report = _Report(problems, doc)
     servers = data.get("servers") if isinstance(data, dict) else None
-    for server in (servers or {}).values() if isinstance(servers, dict) else ():
+    for name, server in (servers or {}).items() if isinstance(servers, dict) else ():
         if not isinstance(server, dict):
             continue
         keys = _names(server.get("secrets"))
-        _collect(server, keys, found)
+        _collect(server, keys, found, ("servers", name), report)
         auth = server.get("auth")
         if isinstance(auth, dict):
             found.update(v for k, v in auth.items()
@@ -213,11 +218,33 @@ def collect_declared_secrets(data: Any) -> set[str]:
         if isinstance(security, dict):  # credentials for an OpenAPI document's schemes
             found.update(v for v in security.values() if isinstance(v, str) and v)
         tools = server.get("tools")
-        for tool in tools.values() if isinstance(tools, dict) else ():
+        for tool_name, tool in tools.items() if isinstance(tools, dict) else ():
             if isinstance(tool, dict) and tool.get("secrets"):
-                _collect(tool, _names(tool.get("secrets")), found)
+                _collect(tool, _names(tool.get("secrets")), found,
+                         ("servers", name, "tools", tool_name), report)
     found |= url_credentials(data, MIN_AUTO_SECRET)  # https://user:PASSWORD@host anywhere
     return found
+
+
+class _Report:
+    """Where a secret value that cannot be hidden is reported (nowhere without a list)."""
+
+    def __init__(self, problems: list[Problem] | None, doc: Doc | None) -> None:
+        self.problems, self.doc = problems, doc
+
+    def written(self, path: Path, value: str) -> str:
+        """``value`` as the config wrote it, before ``${VAR}`` interpolation."""
+        substituted = self.doc.substituted.get(path) if self.doc is not None else None
+        return substituted[0] if substituted else value
+
+    def __call__(self, path: Path, message: str, hint: str) -> None:
+        if self.problems is None:
+            return
+        doc = self.doc
+        mark = mark_for(doc.marks, path, doc.file) if doc is not None else None
+        self.problems.append(Problem(message, mark.file if mark else "",
+                                     mark.line if mark else 0, mark.column if mark else 0,
+                                     format_path(path), hint))
 
 
 def _names(value: Any) -> frozenset[str]:
@@ -225,21 +252,42 @@ def _names(value: Any) -> frozenset[str]:
         else frozenset()
 
 
-def _collect(node: Any, keys: frozenset[str], found: set[str]) -> None:
+def _collect(node: Any, keys: frozenset[str], found: set[str], path: Path,
+             report: _Report) -> None:
     if not keys:
         return
     if isinstance(node, dict):
         for key, value in node.items():
             if key in keys:
-                _strings(value, found)
+                _strings(value, found, (*path, key), report)
             elif key != "secrets":
-                _collect(value, keys, found)
+                _collect(value, keys, found, (*path, key), report)
     elif isinstance(node, list):
-        for item in node:
-            _collect(item, keys, found)
+        for index, item in enumerate(node):
+            _collect(item, keys, found, (*path, index), report)
 
 
-def _strings(value: Any, found: set[str]) -> None:
-    """A secret key's value: a string, or a list of strings (a mapping is not a value)."""
+_TEMPLATE_MARKS = ("{{", "{%", "{#")
+
+
+def _strings(value: Any, found: set[str], path: Path, report: _Report) -> None:
+    """A secret key's value: a string or number, or a list of them (a mapping is not a
+    value). A number is the text a program sees (``str``, as env values are written)."""
     items = value if isinstance(value, list) else [value]
-    found.update(item for item in items if isinstance(item, str) and item)
+    for index, item in enumerate(items):
+        where = (*path, index) if isinstance(value, list) else path
+        if isinstance(item, bool):
+            report(where, f"'{path[-1]}' is listed under secrets, but its value is {item!r}, "
+                   "which cannot be a secret", "quote it if it is text, or take it out of "
+                   "secrets:")
+        elif isinstance(item, (int, float)):
+            found.add(str(item))
+        elif isinstance(item, str) and item:
+            written = report.written(where, item)  # a ${VAR}'s value is no template
+            if any(mark in written for mark in _TEMPLATE_MARKS):
+                report(where, f"'{path[-1]}' is listed under secrets, but its value is a "
+                       "template: what it renders depends on each call, so it could not be "
+                       "hidden", "keep the secret in a literal value or a ${VAR} of its own "
+                       "(env:), and the template out of secrets:")
+                continue
+            found.add(item)

@@ -111,7 +111,7 @@ def load_merged(path: str | os.PathLike[str], *, environ: Mapping[str, str],
     merged = merge_docs(reader.docs)
     found: list[Problem] = []
     secrets = interpolate(merged, environ, found)
-    secrets |= collect_declared_secrets(merged.data)
+    secrets |= collect_declared_secrets(merged.data, found, merged)
     remember(secrets)  # from now on nothing this process writes shows them
     if found and problems is None:
         raise ConfigError(found)

@@ -15,11 +15,14 @@ from collections.abc import Iterator
 from typing import Any
 from urllib.parse import unquote
 
-__all__ = ["shown_url", "url_credentials", "userinfo"]
+__all__ = ["port_problem", "shown_url", "url_credentials", "userinfo"]
 
 # scheme://authority: the authority ends at the first '/', '?', '#' or '\\' (a backslash is a
 # slash to WHATWG parsers), and its userinfo is everything up to the last '@' in it
 _AUTHORITY = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://([^/?#\\\s]*)")
+
+# the same with whatever else it holds (`host: 80` is an authority with a bad port)
+_WHOLE_AUTHORITY = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://([^/?#\\]*)")
 
 
 def userinfo(url: str) -> str | None:
@@ -28,6 +31,29 @@ def userinfo(url: str) -> str | None:
     if match is None or "@" not in match.group(1):
         return None
     return match.group(1).rpartition("@")[0]
+
+
+def port_problem(url: str) -> str | None:
+    """What is wrong with the port of an absolute ``url`` (``port 99999 is out of range``),
+    or None when it has none or a valid one (1-65535). Checked at load: the HTTP client would
+    fail at every call with an error that names neither the key nor the port."""
+    match = _WHOLE_AUTHORITY.match(url.strip())
+    if match is None:
+        return None
+    host = match.group(1).rpartition("@")[2]
+    if host.startswith("["):  # [v6]:port
+        host = host.partition("]")[2]
+    if ":" not in host:
+        return None
+    port = host.rpartition(":")[2]
+    if port == "" or "{" in port:  # `host:` is the default port; a placeholder, refused later
+        return None
+    if not (port.isascii() and port.isdigit()):
+        shown = f" {port!r}" if len(port) <= 8 and port.lstrip("+-").isdigit() else ""
+        return f"the port{shown} is not a number from 1 to 65535"
+    if not 1 <= int(port) <= 65535:
+        return f"port {int(port)} is out of range (1-65535)"
+    return None
 
 
 def shown_url(url: str) -> str:

@@ -32,7 +32,7 @@ from toolhost.config.gitrepos import cache_root
 from toolhost.config.limits import LIMITS
 from toolhost.config.model import BackendSpec, ServerDefaults, ToolConfig
 from toolhost.config.tree import Path, mark_for
-from toolhost.config.url_secrets import shown_url, userinfo
+from toolhost.config.url_secrets import port_problem, shown_url, userinfo
 from toolhost.gateway.openapi_doc import OpenApiDoc, fetch_cached, read_document
 from toolhost.gateway.openapi_ops import Operation, Plan, operations, plan_tool, tool_name
 from toolhost.gateway.openapi_schema import SchemaConverter
@@ -85,6 +85,11 @@ def build_openapi(check: Checker, data: Mapping[str, Any], path: Path, server: s
         said = shown_url(base) if base else "none"
         check.problem(path, f"no absolute base URL for '{server}' (the document says "
                       f"{said!r})", "set base_url: http://host:port/prefix")
+        return OpenApiServer(defaults=defaults)
+    wrong = None if defaults.base_url else port_problem(base)
+    if wrong:
+        check.problems.append(doc.problem(("servers", 0, "url"), wrong,
+                                          "set base_url: in the config"))
         return OpenApiServer(defaults=defaults)
     headers, query = security(check, block, here, doc)
     defaults = replace(defaults, base_url=base, headers={**defaults.headers, **headers})

@@ -12,6 +12,7 @@ from toolhost.config.checks import Checker
 from toolhost.config.model import UNKNOWN, Origin
 from toolhost.config.params import build_params
 from toolhost.config.tree import Path
+from toolhost.config.url_secrets import port_problem
 from toolhost.config.wirenames import name_problem
 
 __all__ = ["DEFAULT_MAX_MESSAGE_BYTES", "RESHAPE_KEYS", "UPSTREAM_KEYS", "UPSTREAM_SERVER_KEYS",
@@ -88,6 +89,10 @@ def build_upstream(check: Checker, data: Mapping[str, Any], path: Path) -> Upstr
     url = check.string(block, here, "url")
     if url is not None and not re.match(r"^https?://[^/\s]+", url):
         check.problem((*here, "url"), f"{url!r} is not an http(s) URL")
+        return None
+    wrong = port_problem(url) if url is not None else None
+    if wrong:
+        check.problem((*here, "url"), wrong)
         return None
     cwd = check.string(block, here, "cwd")
     include = globs(check, data, path, "include") or ("*",)

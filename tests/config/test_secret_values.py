@@ -1,0 +1,77 @@
+"""A value under a key named in ``secrets:`` is hidden whatever YAML made of it: a number is
+the text the program sees; a template (whose rendering is per call) is a located load error,
+never a silent "protected"."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from toolhost.config.loader import load_config
+from toolhost.errors import ConfigError
+from toolhost.redaction import active
+
+
+def _write(tmp_path: Path, body: str) -> Path:
+    config = tmp_path / "t.yaml"
+    config.write_text("toolhost: 1\npermissions: {default: allow}\nservers:\n  c:\n" + body)
+    return config
+
+
+@pytest.mark.parametrize(("written", "shown"), [
+    ("98765432", "98765432"), ("-42424242", "-42424242"), ("1234.5678", "1234.5678"),
+    ("0x1F2E3D", "2043453"), ("12_345_678", "12345678"), ("1e+20", "1e+20"),
+])
+def test_a_number_under_secrets_is_hidden_as_the_program_sees_it(
+        tmp_path: Path, written: str, shown: str) -> None:
+    config = _write(tmp_path, f"    env: {{PIN: {written}}}\n    secrets: [PIN]\n"
+                              "    tools:\n      show:\n"
+                              "        command: [sh, -c, 'echo \"pin=$PIN\"']\n")
+    load_config(config, layers=False)
+    assert active().redact(f"pin={shown}") == "pin=***"
+    out = subprocess.run([sys.executable, "-m", "toolhost", "call", "--no-layers", str(config),
+                          "c.show"], capture_output=True, text=True, timeout=60)
+    assert "pin=***" in out.stdout and shown not in out.stdout + out.stderr
+
+
+def test_a_number_at_tool_level(tmp_path: Path) -> None:
+    config = _write(tmp_path, "    tools:\n      t:\n        command:\n"
+                              "          argv: [sh, -c, 'echo $CODE']\n"
+                              "          env: {CODE: 55667788}\n"
+                              "        secrets: [CODE]\n")
+    load_config(config, layers=False)
+    assert active().redact("55667788") == "***"
+
+
+@pytest.mark.parametrize("template", ["{{ x }} supersecretstdin8",
+                                      "{% if x %}s3cr3tvalue{% endif %}",
+                                      "a{# note #}b secretvalue", "{{x}}"])
+def test_a_template_under_secrets_is_a_located_error(tmp_path: Path, template: str) -> None:
+    config = _write(tmp_path, "    tools:\n      st2:\n"
+                              f"        command: {{argv: [cat], stdin: '{template}'}}\n"
+                              "        secrets: [stdin]\n")
+    with pytest.raises(ConfigError) as caught:
+        load_config(config, layers=False)
+    messages = [str(p) for p in caught.value.problems]
+    assert any("servers.c.tools.st2.command.stdin: 'stdin' is listed under secrets, but its "
+               "value is a template" in m and "t.yaml:7:" in m for m in messages), messages
+
+
+def test_a_var_whose_value_holds_braces_is_a_secret_not_a_template(tmp_path: Path) -> None:
+    config = _write(tmp_path, "    env: {TOK: '${TOK}'}\n    secrets: [TOK]\n"
+                              "    tools:\n      e: {command: [echo, x]}\n")
+    load_config(config, environ={"TOK": "ab{{cd}}ef99"}, layers=False)
+    assert active().redact("ab{{cd}}ef99") == "***"
+
+
+def test_validate_says_so(tmp_path: Path) -> None:
+    config = _write(tmp_path, "    env: {FLAG: true}\n    secrets: [FLAG]\n"
+                              "    tools:\n      e: {command: [echo, x]}\n")
+    out = subprocess.run([sys.executable, "-m", "toolhost", "validate", "--no-layers",
+                          str(config)], capture_output=True, text=True, timeout=60)
+    assert out.returncode != 0
+    assert "servers.c.env.FLAG: 'FLAG' is listed under secrets, but its value is True" \
+        in out.stderr
