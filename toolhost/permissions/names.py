@@ -14,9 +14,14 @@ __all__ = ["FAMILIES", "NamePattern", "parse_name_pattern", "split_wire_name", "
 
 # Claude Code applies Edit rules to every built-in tool that edits files, and Read rules (best
 # effort) to every built-in tool that reads them; toolhost does the same for bare names too.
+# The sub-agent tool has two names (``Task``, and ``Agent`` since CLI 2.1.63, which is what
+# the CLI reports): a rule naming either names both. A glob naming a family's head (``Rea?``,
+# ``Edi*``, ``T*``) names the whole family too.
 FAMILIES: dict[str, tuple[str, ...]] = {
     "Edit": ("Edit", "Write", "MultiEdit", "NotebookEdit"),
     "Read": ("Read", "Grep", "Glob", "LS", "NotebookRead"),
+    "Task": ("Task", "Agent"),
+    "Agent": ("Agent", "Task"),
 }
 
 _NAME_CHARS = re.compile(r"[A-Za-z0-9_.\-*?]+")
@@ -104,4 +109,7 @@ def parse_name_pattern(text: str) -> NamePattern:
         return NamePattern(text, glob=_glob_regex(text))
     if not wild:
         return NamePattern(text, exact=frozenset(FAMILIES.get(text, (text,))))
-    return NamePattern(text, glob=_glob_regex(text))
+    glob = _glob_regex(text)
+    family = frozenset(n for head, members in FAMILIES.items() if glob.fullmatch(head)
+                       for n in members)
+    return NamePattern(text, exact=family, glob=glob)

@@ -239,6 +239,7 @@ class CompiledPolicy:
             if rule.names.server is not None:
                 out.append(f"mcp__{rule.names.server}")
             elif rule.names.glob is not None:
+                out.extend(sorted(rule.names.exact))  # the built-in families it names
                 out.extend(n for n in self.tool_names if rule.names.matches(n))
             else:
                 out.extend(sorted(rule.names.exact))
