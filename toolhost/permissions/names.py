@@ -25,6 +25,10 @@ FAMILIES: dict[str, tuple[str, ...]] = {
 }
 
 _NAME_CHARS = re.compile(r"[A-Za-z0-9_.\-*?]+")
+# The Claude CLI names an MCP tool mcp__<server>__<tool> with every character of both names
+# outside [A-Za-z0-9_-] replaced by "_" (its normalizeMcpServerName), so no wire name it asks
+# about has another character: a rule naming one could never fire.
+_WIRE_UNSAFE = re.compile(r"[^A-Za-z0-9_\-*?]")
 
 
 def split_wire_name(tool_name: str) -> tuple[str, str] | None:
@@ -92,6 +96,11 @@ def parse_name_pattern(text: str) -> NamePattern:
                          + " ".join(repr(c) for c in bad))
     wild = "*" in text or "?" in text
     if text.startswith("mcp__"):
+        if _WIRE_UNSAFE.search(text):
+            raise ValueError(
+                f"{text!r} can never match: the Claude CLI names MCP tools with only letters, "
+                "digits, '_' and '-' (it replaces every other character by '_'), so write "
+                f"{_WIRE_UNSAFE.sub('_', text)!r}")
         rest = text[5:]
         server, sep, tool = rest.partition("__")
         if not server:
