@@ -244,6 +244,14 @@ class PathMatcher:
             raw.append(os.path.join(base, os.path.dirname(fixed) if fixed != pattern else fixed))
         return [normalize_path(p, self.cwd) if isinstance(p, str) else None for p in raw]
 
+    def reaches(self, tool_name: str, tool_input: Mapping[str, Any]) -> bool:
+        """Whether a Grep/Glob/LS call searches a directory holding (or that may hold) a
+        path this pattern names (``scope.may_reach``)."""
+        from toolhost.permissions.scope import SEARCH_TOOLS, may_reach
+
+        return tool_name in SEARCH_TOOLS and may_reach(self.pattern,
+                                                       self.paths(tool_name, tool_input))
+
     def matches(self, tool_name: str, tool_input: Mapping[str, Any], *, strict: bool) -> bool:
         paths = self.paths(tool_name, tool_input)
         if strict:
