@@ -137,3 +137,27 @@ def test_validate_locates_a_dotted_tool_name(tmp_path: Path) -> None:
     assert done.returncode != 0
     assert "toolhost.yaml:8:7" in done.stderr + done.stdout
     assert "mcp__ext__files_delete" in done.stderr + done.stdout
+
+
+@pytest.mark.parametrize("pattern", ["*__log", "*log", "*", "mcp*", "*_log", "m?p__*", "*__*"])
+@pytest.mark.parametrize("name", ["mcp__git___log", "mcp__git__x__log", "mcp__a__b__log"])
+def test_an_allow_glob_never_matches_an_ambiguous_name(pattern: str, name: str) -> None:
+    policy = compile_policy(PermissionsConfig(default="deny",
+                                              rules=(RuleConfig("allow", pattern),)))
+    assert policy.decide(name, {}).behavior == "deny"
+    loose = compile_policy(PermissionsConfig(default="allow",
+                                             rules=(RuleConfig("deny", pattern),)))
+    assert loose.decide(name, {}).behavior == "deny"
+
+
+@pytest.mark.parametrize("pattern", ["mcp__*__lss", "mcp__nofiles*", "mcp__?iles__zz"])
+def test_validate_warns_of_a_server_glob_matching_no_declared_tool(
+        tmp_path: Path, pattern: str) -> None:
+    config = tmp_path / "toolhost.yaml"
+    config.write_text("toolhost: 1\nservers:\n  files:\n    tools:\n      ls: {command: [ls]}\n"
+                      f"permissions:\n  default: allow\n  deny:\n    - \"{pattern}\"\n")
+    done = subprocess.run([sys.executable, "-m", "toolhost", "validate", str(config)],
+                          capture_output=True, text=True, timeout=60)
+    assert f"toolhost.yaml:9:7: permissions.deny[0]: warning: permission rule '{pattern}'" \
+        in done.stdout + done.stderr
+    assert "matches no tool declared" in done.stdout + done.stderr

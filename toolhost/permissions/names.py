@@ -69,7 +69,8 @@ class NamePattern:
         strictly (allow rules) never."""
         if tool_name in self.exact:
             return True
-        readings = wire_readings(tool_name) if self.server is not None or self.is_mcp else []
+        # Every pattern, not only mcp__ ones: an allow "*__log" must not reach mcp__git___log
+        readings = wire_readings(tool_name)
         if strict and len(readings) > 1:
             return False
         if self.server is not None:
