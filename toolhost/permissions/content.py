@@ -224,6 +224,15 @@ _PATH_KEYS: dict[str, tuple[str, ...]] = {
 _GLOB_CHARS = re.compile(r"[*?\[{]")
 
 
+def _climbs(pattern: object) -> bool:
+    """Whether a Glob pattern has a ``..`` component anywhere: after a wildcard
+    (``*/../../*``), inside braces (``{x,../..}/*``), escaped (``.\\.``, ``[.][.]``)."""
+    if not isinstance(pattern, str):
+        return False
+    text = pattern.replace("\\", "").replace("[.]", ".")
+    return ".." in re.split(r"[/{},]", text)
+
+
 @dataclass(frozen=True)
 class PathMatcher:
     """``Read(./src/**)``, ``Edit(//etc/**)``, ``Read(~/.ssh/**)``, ``Edit(/docs/**)``."""
@@ -253,6 +262,8 @@ class PathMatcher:
                                                        self.paths(tool_name, tool_input))
 
     def matches(self, tool_name: str, tool_input: Mapping[str, Any], *, strict: bool) -> bool:
+        if tool_name == "Glob" and _climbs(tool_input.get("pattern")):
+            return not strict  # may leave `path` anywhere: unprovable (fail closed)
         paths = self.paths(tool_name, tool_input)
         if strict:
             return bool(paths) and all(p is not None and self.pattern.matches(p) for p in paths)
