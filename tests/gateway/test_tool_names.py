@@ -89,3 +89,15 @@ def test_a_rename_to_an_ambiguous_name_is_refused_offline(tmp_path: Path) -> Non
     done = run("validate", str(config))
     assert done.returncode == 1
     assert "servers.h.tools.echo.name: tool name 'a__b' contains '__'" in done.stderr
+
+
+@pytest.mark.parametrize("name", ["delete\n", "delete\r\n", "del\nete", "delete\x00", "del\tete",
+                                  "delete ", "files.delete", "\ndelete", "delete\u2028"])
+def test_an_upstream_name_with_a_control_character_is_left_out_with_a_warning(
+        name: str, caplog: pytest.LogCaptureFixture) -> None:
+    spec = UpstreamSpec(command=("x",))
+    listed = [{"name": name, "inputSchema": {"type": "object"}},
+              {"name": "kept", "inputSchema": {"type": "object"}}]
+    imported, problems = reshape_tools(spec, listed, "up")
+    assert [t.name for t in imported] == ["kept"] and not problems
+    assert "is left out" in caplog.text

@@ -55,3 +55,17 @@ def test_the_table_is_bounded_oldest_first(monkeypatch: pytest.MonkeyPatch) -> N
     assert noted.ids() == [f"toolu_{n}\udcff" for n in range(2, 5)]
     noted.forget("toolu_3\udcff")
     assert noted.ids() == ["toolu_2\udcff", "toolu_4\udcff"]
+
+
+@pytest.mark.parametrize(("allowed", "called"), [
+    ({"dry_run": True}, {"dry_run": 1}), ({"force": False}, {"force": 0}),
+    ({"n": 1}, {"n": 1.0}), ({"n": 1}, {"n": True}), ({"a": {"b": [True]}}, {"a": {"b": [1]}}),
+    ({"x": None}, {"x": False}),
+])
+def test_a_call_whose_input_is_only_python_equal_is_decided_again(
+        allowed: dict[str, Any], called: dict[str, Any]) -> None:
+    noted = NotedAllows()
+    noted.note("mcp__s__wipe", allowed, "toolu_1", Decision("allow"))
+    assert not noted.claim("mcp__s__wipe", called, "toolu_1")
+    noted.note("mcp__s__wipe", called, "toolu_2", Decision("allow", updated_input=allowed))
+    assert not noted.claim("mcp__s__wipe", called, "toolu_2")

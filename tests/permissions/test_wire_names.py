@@ -3,6 +3,7 @@ ambiguous or shared, and a server rule never reaches another server's tool."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -10,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from toolhost.config.model import PermissionsConfig, RuleConfig
+from toolhost.errors import ConfigError
 from toolhost.permissions import compile_policy
 from toolhost.permissions.names import wire_readings
 
@@ -112,3 +114,50 @@ def test_tools_call_and_permissions_agree_on_a_clean_config(tmp_path: Path) -> N
     call = run("call", "--no-layers", "t.yaml", "mcp__git-2__log", "a=1", "b=2",
                cwd=tmp_path)
     assert call.returncode == 0 and "3" in call.stdout, call.stderr
+
+
+@pytest.mark.parametrize(("written", "cli_name"), [
+    ("mcp__ext__files.delete", "mcp__ext__files_delete"), ("mcp__ext.v2", "mcp__ext_v2"),
+    ("mcp__ext.v2__*", "mcp__ext_v2__*"), ("mcp__ext__a.b.c", "mcp__ext__a_b_c"),
+    ("mcp__e.x__t*", "mcp__e_x__t*"),
+])
+@pytest.mark.parametrize("effect", ["deny", "ask", "allow"])
+def test_a_name_the_cli_would_rewrite_is_refused_naming_the_cli_name(
+        written: str, cli_name: str, effect: str) -> None:
+    with pytest.raises(ConfigError, match=f"write '{re.escape(cli_name)}'"):
+        compile_policy(PermissionsConfig(rules=(RuleConfig(effect, written),)))  # type: ignore[arg-type]
+
+
+def test_validate_locates_a_dotted_tool_name(tmp_path: Path) -> None:
+    config = tmp_path / "toolhost.yaml"
+    config.write_text("toolhost: 1\nservers:\n  ext:\n    external: {type: stdio, command: x}\n"
+                      "permissions:\n  default: allow\n  deny:\n    - mcp__ext__files.delete\n")
+    done = subprocess.run([sys.executable, "-m", "toolhost", "validate", str(config)],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode != 0
+    assert "toolhost.yaml:8:7" in done.stderr + done.stdout
+    assert "mcp__ext__files_delete" in done.stderr + done.stdout
+
+
+@pytest.mark.parametrize("pattern", ["*__log", "*log", "*", "mcp*", "*_log", "m?p__*", "*__*"])
+@pytest.mark.parametrize("name", ["mcp__git___log", "mcp__git__x__log", "mcp__a__b__log"])
+def test_an_allow_glob_never_matches_an_ambiguous_name(pattern: str, name: str) -> None:
+    policy = compile_policy(PermissionsConfig(default="deny",
+                                              rules=(RuleConfig("allow", pattern),)))
+    assert policy.decide(name, {}).behavior == "deny"
+    loose = compile_policy(PermissionsConfig(default="allow",
+                                             rules=(RuleConfig("deny", pattern),)))
+    assert loose.decide(name, {}).behavior == "deny"
+
+
+@pytest.mark.parametrize("pattern", ["mcp__*__lss", "mcp__nofiles*", "mcp__?iles__zz"])
+def test_validate_warns_of_a_server_glob_matching_no_declared_tool(
+        tmp_path: Path, pattern: str) -> None:
+    config = tmp_path / "toolhost.yaml"
+    config.write_text("toolhost: 1\nservers:\n  files:\n    tools:\n      ls: {command: [ls]}\n"
+                      f"permissions:\n  default: allow\n  deny:\n    - \"{pattern}\"\n")
+    done = subprocess.run([sys.executable, "-m", "toolhost", "validate", str(config)],
+                          capture_output=True, text=True, timeout=60)
+    assert f"toolhost.yaml:9:7: permissions.deny[0]: warning: permission rule '{pattern}'" \
+        in done.stdout + done.stderr
+    assert "matches no tool declared" in done.stdout + done.stderr

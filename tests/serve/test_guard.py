@@ -3,6 +3,7 @@ with the call's own context (its progress token, its client), not a fresh one.""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -59,3 +60,34 @@ async def test_a_rewritten_call_keeps_its_progress_token_and_context() -> None:
     assert sent == [{"jsonrpc": "2.0", "method": "notifications/progress",
                      "params": {"progressToken": "tok", "progress": 1, "total": 1,
                                 "message": "shouted"}}]
+
+
+class Setting:
+    """Allows every call, rewriting it to ``value`` (as `rewrite: {set: {flag: ...}}` does)."""
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    async def check(self, tool_name: str, tool_input: Mapping[str, Any]) -> Decision:
+        return Decision("allow", updated_input={**tool_input, "flag": self.value})
+
+
+@pytest.mark.parametrize(("sent", "rewritten"), [
+    (1, True), (0, False), (True, 1), (False, 0), (1, 1.0), (1.0, 1), ([1], [True]),
+    ({"a": 0}, {"a": False}), (None, False),
+])
+async def test_a_rewrite_python_calls_equal_is_still_applied(sent: Any, rewritten: Any) -> None:
+    seen: list[Any] = []
+
+    async def show(arguments: Mapping[str, Any], ctx: CallContext) -> ToolResult:
+        seen.append(arguments["flag"])
+        return ToolResult.text(json.dumps(arguments["flag"]))
+
+    server = McpServer("demo", "1", [make_tool("show", show, schema={"type": "object"})])
+    server.guard = permission_guard(Setting(rewritten), lambda tool: f"mcp__demo__{tool.name}")
+    answer = await server.handle(
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+         "params": {"name": "show", "arguments": {"flag": sent}}}, notify=None)
+    assert answer is not None
+    assert answer["result"]["content"] == [{"type": "text", "text": json.dumps(rewritten)}]
+    assert len(seen) == 1 and type(seen[0]) is type(rewritten)

@@ -134,7 +134,7 @@ FILES = {
     "policy-tests.yaml": POLICY_TESTS,
     "toolhost-ci.sh": CI,
 }
-_NAME = re.compile(r"^[a-z][a-z0-9-]{0,39}$")
+_NAME = re.compile(r"^[a-z][a-z0-9-]{0,39}\Z")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -245,6 +245,8 @@ def _test(args: argparse.Namespace) -> int:
         cases = read_case_file(path, need_config=args.config is None)
         for problem in cases.problems:
             print(str(problem), file=sys.stderr)
+        for warning in cases.warnings:
+            print(f"warning: {warning}", file=sys.stderr)
         broken += bool(cases.problems)
         config_path = args.config or cases.config
         if config_path is None or not cases.cases:

@@ -25,7 +25,7 @@ RESOURCE_KEYS = ("file", "directory", "uri", "description", "title", "mime_type"
                  "params", "complete")
 PROMPT_KEYS = ("description", "title", "arguments", "template", "messages", "python")
 ARGUMENT_KEYS = ("description", "required", "complete")
-_NAME = re.compile(r"^[A-Za-z0-9_-]+$")
+_NAME = re.compile(r"^[A-Za-z0-9_-]+\Z")  # \Z: "$" also matches before a final newline
 _VAR = re.compile(r"\{(\+?)([A-Za-z_][A-Za-z0-9_]*)\}")
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 MAX_RESOURCE_BYTES = 100_000_000

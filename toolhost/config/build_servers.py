@@ -30,7 +30,7 @@ AUTH_FIELDS = {"bearer": ("token",), "basic": ("username", "password"),
                "header": ("name", "value")}
 EXTERNAL_FIELDS = {"stdio": ("command", "args", "env", "cwd"),
                    "http": ("url", "headers"), "sse": ("url", "headers")}
-NAME = re.compile(r"^[A-Za-z0-9_-]+$")
+NAME = re.compile(r"^[A-Za-z0-9_-]+\Z")  # \Z: "$" also matches before a final newline
 MAX_WIRE_NAME = 64
 
 

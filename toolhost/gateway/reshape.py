@@ -22,7 +22,7 @@ from toolhost.gateway.spec import Reshape, UpstreamSpec
 __all__ = ["Imported", "never_shown", "reshape_tools"]
 
 log = logging.getLogger("toolhost.gateway")
-_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}\Z")  # \Z: "$" also matches before a final newline
 
 
 @dataclass(frozen=True)

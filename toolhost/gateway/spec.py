@@ -23,7 +23,7 @@ UPSTREAM_KEYS = ("command", "env", "cwd", "url", "headers", "timeout", "connect_
 UPSTREAM_SERVER_KEYS = ("description", "version", "mcp", "include", "exclude", "tools",
                         "timeout", "secrets")
 RESHAPE_KEYS = ("name", "description", "title", "annotations", "fixed", "defaults", "params")
-_NAME = re.compile(r"^[A-Za-z0-9_-]+$")
+_NAME = re.compile(r"^[A-Za-z0-9_-]+\Z")  # \Z: "$" also matches before a final newline
 # one message from an upstream (a stdio line, an HTTP answer's body): a tool's answer is cut
 # at 40,000 characters anyway, and a listing of hundreds of tools fits with room to spare
 DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024

@@ -20,6 +20,7 @@ from __future__ import annotations
 import difflib
 import json
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -60,6 +61,7 @@ class CaseFile:
     cwd: str | None = None
     cases: list[Case] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
+    warnings: list[Problem] = field(default_factory=list)  # shown; the cases still run
 
 
 class _Reader:
@@ -129,10 +131,58 @@ class _Reader:
             ok = False
         if not ok:
             return None
+        self.yaml11_booleans(tool_input, (*path, "input"))
+        if isinstance(updated, Mapping):
+            self.yaml11_booleans(updated, (*path, "updated_input"))
         shown = cut(json.dumps(tool_input, ensure_ascii=False, default=str), 60)
         return Case(name=item.get("name") or f"{cut(str(tool), 80)} {shown}",
                     tool=str(tool), input=dict(tool_input), expect=str(expect),
                     origin=self.origin(path), rule=item.get("rule"), updated_input=updated)
+
+
+    def yaml11_booleans(self, value: Any, path: tuple[Any, ...]) -> None:
+        """Warn of each boolean in ``value`` written as a YAML 1.1 word (``off``, ``no``,
+        ``yes``, ``on``): the CLI sends JSON, where that is the string, so a
+        case with it tests a call that cannot come (a deny may pass by type mismatch)."""
+        items = value.items() if isinstance(value, Mapping) else (
+            enumerate(value) if isinstance(value, list) else ())
+        for key, item in items:
+            if isinstance(item, bool):
+                word = _written(self.doc, (*path, key))
+                if word is not None and word.lower() in _YAML11_WORDS:
+                    self.out.warnings.append(self.origin((*path, key)).problem(
+                        f"{word} is read as the boolean {str(item).lower()} (YAML 1.1); the "
+                        f"CLI sends JSON, where a model's {word} is the string {word!r}",
+                        hint=f'write "{word}" for the string or {str(item).lower()} for the '
+                        "boolean"))
+            elif isinstance(item, (Mapping, list)) and len(path) < 64:
+                self.yaml11_booleans(item, (*path, key))
+
+
+_YAML11_WORDS = frozenset({"yes", "no", "on", "off", "y", "n"})
+_AFTER_KEY = re.compile(r"""\s*(?:"(?:[^"\\]|\\.)*"|'[^']*'|[^:\n]*?)\s*:\s*([^\s,}\]#]+)""")
+_ITEM = re.compile(r"\s*(?:-\s+)?([^\s,}\]#]+)")
+
+
+def _written(doc: Doc, path: tuple[Any, ...]) -> str | None:
+    """The scalar as written at ``path`` (on the line of its mark), if it can be found."""
+    mark = doc.marks.get(path)
+    if mark is None or not mark.line or not doc.file.endswith((".yaml", ".yml")):
+        return None
+    lines = _source_lines(doc.file)
+    if mark.line > len(lines):
+        return None
+    rest = lines[mark.line - 1][max(mark.column - 1, 0):]
+    m = (_AFTER_KEY if isinstance(path[-1], str) else _ITEM).match(rest)
+    return m.group(1) if m else None
+
+
+def _source_lines(file: str) -> list[str]:
+    try:
+        with open(file, encoding="utf-8", errors="replace") as handle:
+            return handle.read(MAX_BYTES).splitlines()
+    except OSError:
+        return []
 
 
 def _kind(value: Any) -> str:

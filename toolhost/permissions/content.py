@@ -247,6 +247,15 @@ def _glob_reach(pattern: str, base: str) -> str | None:
     return os.path.join(base, directory)
 
 
+def _climbs(pattern: object) -> bool:
+    """Whether a Glob pattern has a ``..`` component anywhere: after a wildcard
+    (``*/../../*``), inside braces (``{x,../..}/*``), escaped (``.\\.``, ``[.][.]``)."""
+    if not isinstance(pattern, str):
+        return False
+    text = pattern.replace("\\", "").replace("[.]", ".")
+    return ".." in re.split(r"[/{},]", text)
+
+
 @dataclass(frozen=True)
 class PathMatcher:
     """``Read(./src/**)``, ``Edit(//etc/**)``, ``Read(~/.ssh/**)``, ``Edit(/docs/**)``."""
@@ -267,7 +276,17 @@ class PathMatcher:
             raw.append(_glob_reach(pattern, base))
         return [normalize_path(p, self.cwd) if isinstance(p, str) else None for p in raw]
 
+    def reaches(self, tool_name: str, tool_input: Mapping[str, Any]) -> bool:
+        """Whether a Grep/Glob/LS call searches a directory holding (or that may hold) a
+        path this pattern names (``scope.may_reach``)."""
+        from toolhost.permissions.scope import SEARCH_TOOLS, may_reach
+
+        return tool_name in SEARCH_TOOLS and may_reach(self.pattern,
+                                                       self.paths(tool_name, tool_input))
+
     def matches(self, tool_name: str, tool_input: Mapping[str, Any], *, strict: bool) -> bool:
+        if tool_name == "Glob" and _climbs(tool_input.get("pattern")):
+            return not strict  # may leave `path` anywhere: unprovable (fail closed)
         paths = self.paths(tool_name, tool_input)
         if strict:
             return bool(paths) and all(p is not None and self.pattern.matches(p) for p in paths)

@@ -7,7 +7,6 @@ error while deciding is raised as ExprError, which the policy turns into a deny 
 
 from __future__ import annotations
 
-import operator
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -15,7 +14,6 @@ from typing import Any
 
 __all__ = ["CompiledExpr", "ExprError", "compile_expr"]
 
-_MAX_SIZE = 100_000
 _MAX_SOURCE = 10_000  # characters of one expression
 
 
@@ -27,9 +25,12 @@ def _environment() -> Any:
     from jinja2 import StrictUndefined, Undefined
     from jinja2.sandbox import ImmutableSandboxedEnvironment
 
+    from toolhost.permissions.exprlimits import FILTERS, allowed_call, bounded_binop
+
     class _Env(ImmutableSandboxedEnvironment):
-        # Refuse to build huge values ("a" * 10**9, 10 ** 10**9) while deciding.
-        intercepted_binops = frozenset({"*", "**"})
+        # Refuse to build huge values ("a" * 10**9, 10 ** 10**9, "%0999999999d" % 1) while
+        # deciding; intercepted, these are never folded into constants at compile time.
+        intercepted_binops = frozenset({"*", "**", "%"})
 
         def getattr(self, obj: Any, attribute: str) -> Any:
             # `args.NAME` is the argument NAME, looked up as data: the sandbox tries the
@@ -46,17 +47,20 @@ def _environment() -> Any:
             return super().getattr(obj, attribute)
 
         def call_binop(self, context: Any, op: str, left: Any, right: Any) -> Any:
-            if op == "**":
-                if isinstance(right, int) and abs(right) > 1000:
-                    raise ExprError("exponent too large")
-                return operator.pow(left, right)
-            size = max((len(x) for x in (left, right) if hasattr(x, "__len__")), default=1)
-            count = max((x for x in (left, right) if isinstance(x, int)), default=1)
-            if size * count > _MAX_SIZE:
-                raise ExprError("value too large")
-            return operator.mul(left, right)
+            try:
+                return bounded_binop(op, left, right)
+            except OverflowError as exc:
+                raise ExprError(str(exc)) from None
 
-    return _Env(undefined=StrictUndefined)
+        def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:
+            if not allowed_call(__obj):  # only the methods exprlimits allows
+                raise ExprError(f"expr may not call {getattr(__obj, '__name__', '')!r}")
+            return super().call(__context, __obj, *args, **kwargs)
+
+    env = _Env(undefined=StrictUndefined)
+    env.globals.clear()  # only args and tool: no range, lipsum, cycler, namespace, dict
+    env.filters = {name: f for name, f in env.filters.items() if name in FILTERS}
+    return env
 
 
 _ENV: Any = None
@@ -146,7 +150,12 @@ def compile_expr(source: str) -> CompiledExpr:
     if len(source) > _MAX_SOURCE:
         raise ValueError(f"expr is {len(source)} characters long; the limit is {_MAX_SOURCE} "
                          "(split it into several rules)")
+    from jinja2.parser import Parser
+
+    from toolhost.permissions.exprlimits import check_tree
+
     try:
+        check_tree(Parser(_ENV, source, state="variable").parse_expression())
         function = _ENV.compile_expression(source, undefined_to_none=False)
     except TemplateSyntaxError as exc:
         raise ValueError(f"expr {cut(source, 200)!r} does not parse: {exc.message}") from None

@@ -14,12 +14,21 @@ __all__ = ["FAMILIES", "NamePattern", "parse_name_pattern", "split_wire_name", "
 
 # Claude Code applies Edit rules to every built-in tool that edits files, and Read rules (best
 # effort) to every built-in tool that reads them; toolhost does the same for bare names too.
+# The sub-agent tool has two names (``Task``, and ``Agent`` since CLI 2.1.63, which is what
+# the CLI reports): a rule naming either names both. A glob naming a family's head (``Rea?``,
+# ``Edi*``, ``T*``) names the whole family too.
 FAMILIES: dict[str, tuple[str, ...]] = {
     "Edit": ("Edit", "Write", "MultiEdit", "NotebookEdit"),
     "Read": ("Read", "Grep", "Glob", "LS", "NotebookRead"),
+    "Task": ("Task", "Agent"),
+    "Agent": ("Agent", "Task"),
 }
 
 _NAME_CHARS = re.compile(r"[A-Za-z0-9_.\-*?]+")
+# The Claude CLI names an MCP tool mcp__<server>__<tool> with every character of both names
+# outside [A-Za-z0-9_-] replaced by "_" (its normalizeMcpServerName), so no wire name it asks
+# about has another character: a rule naming one could never fire.
+_WIRE_UNSAFE = re.compile(r"[^A-Za-z0-9_\-*?]")
 
 
 def split_wire_name(tool_name: str) -> tuple[str, str] | None:
@@ -60,7 +69,8 @@ class NamePattern:
         strictly (allow rules) never."""
         if tool_name in self.exact:
             return True
-        readings = wire_readings(tool_name) if self.server is not None or self.is_mcp else []
+        # Every pattern, not only mcp__ ones: an allow "*__log" must not reach mcp__git___log
+        readings = wire_readings(tool_name)
         if strict and len(readings) > 1:
             return False
         if self.server is not None:
@@ -87,6 +97,11 @@ def parse_name_pattern(text: str) -> NamePattern:
                          + " ".join(repr(c) for c in bad))
     wild = "*" in text or "?" in text
     if text.startswith("mcp__"):
+        if _WIRE_UNSAFE.search(text):
+            raise ValueError(
+                f"{text!r} can never match: the Claude CLI names MCP tools with only letters, "
+                "digits, '_' and '-' (it replaces every other character by '_'), so write "
+                f"{_WIRE_UNSAFE.sub('_', text)!r}")
         rest = text[5:]
         server, sep, tool = rest.partition("__")
         if not server:
@@ -104,4 +119,7 @@ def parse_name_pattern(text: str) -> NamePattern:
         return NamePattern(text, glob=_glob_regex(text))
     if not wild:
         return NamePattern(text, exact=frozenset(FAMILIES.get(text, (text,))))
-    return NamePattern(text, glob=_glob_regex(text))
+    glob = _glob_regex(text)
+    family = frozenset(n for head, members in FAMILIES.items() if glob.fullmatch(head)
+                       for n in members)
+    return NamePattern(text, exact=family, glob=glob)

@@ -140,7 +140,10 @@ class CompiledPolicy:
         """The decision for one call. Pure: no I/O, no prompting (an "ask" stays "ask")."""
         unproven = _unprovable(tool_input) if tool_name == "Bash" else None
         denies_done = False
+        reached: CompiledRule | None = None  # a Read deny/ask a search may dodge
         for rule in self._plan(tool_name).applicable(tool_input):
+            if reached is not None and rule.effect == "allow":
+                return _held_search(reached)
             if unproven is not None:
                 if rule.effect != "deny" and not denies_done:
                     denies_done = True
@@ -150,6 +153,9 @@ class CompiledPolicy:
                     continue  # an allow rule only lets through what it can prove
             try:
                 if not rule.matches(tool_name, tool_input):
+                    if reached is None and rule.effect != "allow" and rule.reaches(
+                            tool_name, tool_input):
+                        reached = rule
                     continue
             except ExprError as exc:
                 return Decision("deny", f"Permission rule {rule.text!r} ({rule.origin}) could "
@@ -177,6 +183,8 @@ class CompiledPolicy:
                                     f"{stricter.text!r} ({stricter.origin}) {verb}, so the call "
                                     "is denied.", rule=stricter.text, origin=stricter.origin)
             return Decision("allow", updated_input=updated, rule=rule.text, origin=rule.origin)
+        if reached is not None:
+            return _held_search(reached)
         if unproven is not None:
             if self._bash_deny is not None and not denies_done:
                 return self._deny_unproven(unproven)
@@ -239,10 +247,20 @@ class CompiledPolicy:
             if rule.names.server is not None:
                 out.append(f"mcp__{rule.names.server}")
             elif rule.names.glob is not None:
+                out.extend(sorted(rule.names.exact))  # the built-in families it names
                 out.extend(n for n in self.tool_names if rule.names.matches(n))
             else:
                 out.extend(sorted(rule.names.exact))
         return list(dict.fromkeys(out))
+
+
+def _held_search(rule: CompiledRule) -> Decision:
+    """A Grep/Glob/LS of a directory that may hold a path a deny or ask rule names: it cannot
+    be proven to stay off it, so a person must approve it (no rule or default allows it)."""
+    return Decision("ask", f"This search covers a directory that may hold a path rule "
+                    f"{rule.text!r} ({rule.origin}) keeps from being read, so a person must "
+                    "approve it (search a directory that does not hold it to avoid asking).",
+                    rule=rule.text, origin=rule.origin)
 
 
 def _is_bash(content: object) -> TypeGuard[BashMatcher]:

@@ -343,7 +343,7 @@ def _expr_refs(source: str) -> tuple[list[str], list[KeyPath], list[KeyPath]]:
 
     env = ImmutableSandboxedEnvironment()
     tree = Parser(env, source, state="variable").parse_expression()
-    known = {"args", "tool", *env.globals}
+    known = {"args", "tool"}  # expr has no globals (exprlimits): range, lipsum... are unknown
     names = list(dict.fromkeys(n.name for n in tree.find_all(nodes.Name)
                                if n.ctx == "load" and n.name not in known))
 

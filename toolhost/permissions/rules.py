@@ -20,6 +20,7 @@ from toolhost.permissions.conditions import (
     lookup,
     parse_key_path,
 )
+from toolhost.permissions.expr import ExprError
 from toolhost.permissions.names import NamePattern, parse_name_pattern
 
 if TYPE_CHECKING:
@@ -144,6 +145,22 @@ class CompiledRule:
             if not condition.holds(tool_input, strict=self.effect == "allow"):
                 return False
         return self.expr is None or self.expr.holds(tool_name, tool_input)
+
+    def reaches(self, tool_name: str, tool_input: Mapping[str, Any]) -> bool:
+        """Whether this deny or ask rule's ``Read(...)`` path may be read by a search
+        (Grep/Glob/LS) of a directory above it, its other parts holding (loosely; an expr
+        that fails counts). Such a call cannot be proven to stay off the path."""
+        reach = getattr(self.content, "reaches", None)
+        if self.effect == "allow" or reach is None or not reach(tool_name, tool_input):
+            return False
+        if self.callers is not None and not self.callers.admits_current():
+            return False
+        if not all(c.holds(tool_input, strict=False) for c in self.conditions):
+            return False
+        try:
+            return self.expr is None or self.expr.holds(tool_name, tool_input)
+        except ExprError:
+            return True
 
     @property
     def eq_index(self) -> tuple[str, tuple[str, Any]] | None:

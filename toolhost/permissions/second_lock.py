@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from toolhost.permissions.decision import Decision
+from toolhost.permissions.sameness import same_json
 
 __all__ = ["MAX_NOTED", "MAX_TOOL_USE_ID", "NotedAllows"]
 
@@ -65,11 +66,13 @@ class NotedAllows:
     def claim(self, tool_name: str, arguments: Mapping[str, Any], tool_use_id: object
               ) -> bool:
         """Whether this ``tools/call`` is the call an allow was noted for, with the input
-        allowed. The note is used up either way: an id allows one call."""
+        allowed: the same JSON value, types included (``1`` is not the ``true`` allowed; any
+        doubt decides the call again). The note is used up either way: an id allows one call."""
         if type(tool_use_id) is not str or not tool_use_id:
             return False
         noted = self._allowed.pop(tool_use_id, None)
-        return noted is not None and noted[0] == tool_name and noted[1] == arguments
+        return noted is not None and noted[0] == tool_name \
+            and same_json(dict(noted[1]), dict(arguments))
 
     def forget(self, tool_use_id: object) -> None:
         """Drop the note for ``tool_use_id``, if any (an allow decided at the call itself)."""

@@ -94,8 +94,12 @@ def check_target(pattern: NamePattern, index: ToolIndex) -> TargetProblem | None
                              "this toolhost knows; the rule matches only a tool of exactly "
                              "that name")
     parts = _server_of(pattern)
-    if parts is None:
-        return None  # a server glob: may match servers configured elsewhere
+    if parts is None:  # a server glob: tools of external servers are not known here
+        if index.matching(pattern) or index.external:
+            return None
+        return TargetProblem("warning", f"{pattern.source!r} matches no tool declared in "
+                             "this config; the rule can only match a tool of a server the "
+                             "CLI reaches from elsewhere")
     server, tool = parts
     if server in index.external:
         why = index.offline.get(server)

@@ -17,6 +17,7 @@ from toolhost.compile.resource_uri import decoded
 from toolhost.compile.tool import CompiledTool
 from toolhost.mcp.server import Guard, ReadGuard
 from toolhost.permissions.decision import Decision
+from toolhost.permissions.sameness import same_json
 from toolhost.redaction import scrub
 from toolhost.results import ToolResult
 from toolhost.serve.telemetry import note_decision
@@ -61,8 +62,9 @@ async def decided(decision: Decision, tool: CompiledTool, arguments: Mapping[str
     the rule's message, else ``refused``, else a plain one; redacted, since a rule's message
     may quote a ${SECRET}."""
     if decision.behavior == "allow":
-        if decision.updated_input is not None and dict(decision.updated_input) != dict(
-                arguments):
+        # Strict JSON sameness: ``true`` is not ``1``; when unsure, run the rewritten input
+        if decision.updated_input is not None and not same_json(
+                dict(decision.updated_input), dict(arguments)):
             return await tool.call(decision.updated_input, ctx)
         return None
     message = scrub(decision.message or refused or f"Tool {name} is denied by toolhost policy.")

@@ -1,0 +1,72 @@
+"""Tool families: ``Task``/``Agent`` are one tool for the rules (the CLI reports ``Agent``),
+``Read``/``Edit`` rules cover their siblings, and so do globs naming a family's head."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from toolhost.config.model import PermissionsConfig, RuleConfig
+from toolhost.permissions import compile_policy
+
+DEPLOY = {"subagent_type": "general-purpose", "description": "d", "prompt": "deploy prod"}
+SAFE = {"subagent_type": "explorer", "description": "d", "prompt": "look around"}
+
+
+def _policy(default: str, *rules: RuleConfig) -> Any:
+    return compile_policy(PermissionsConfig(default=default, rules=rules))  # type: ignore[arg-type]
+
+
+SUBAGENT_RULES = [
+    RuleConfig("deny", "{}(general-purpose)"),
+    RuleConfig("deny", "{}", when={"prompt": {"regex": "(?is).*deploy.*"}}),
+    RuleConfig("deny", "{}", expr="'deploy' in args.prompt"),
+    RuleConfig("deny", "{}"),
+    RuleConfig("ask", "{}"),
+    RuleConfig("ask", "{}(general-purpose)"),
+]
+
+
+@pytest.mark.parametrize("written", ["Task", "Agent", "Ta?k", "Ag*", "T*"])
+@pytest.mark.parametrize("called", ["Task", "Agent"])
+@pytest.mark.parametrize("rule", SUBAGENT_RULES, ids=lambda r: f"{r.effect}-{r.tool}")
+def test_a_rule_on_either_subagent_name_holds_for_both(
+        rule: RuleConfig, written: str, called: str) -> None:
+    if "(" in rule.tool and any(c in written for c in "*?"):
+        pytest.skip("content rules name one tool, not a glob")
+    concrete = RuleConfig(rule.effect, rule.tool.format(written), when=rule.when, expr=rule.expr)
+    policy = _policy("allow", concrete)
+    assert policy.decide(called, DEPLOY).behavior == rule.effect
+
+
+@pytest.mark.parametrize(("written", "called"), [("Task", "Agent"), ("Agent", "Task"),
+                                                  ("Task(explorer)", "Agent"),
+                                                  ("Agent(explorer)", "Task")])
+def test_an_allow_on_either_name_allows_both(written: str, called: str) -> None:
+    policy = _policy("deny", RuleConfig("allow", written))
+    assert policy.decide(called, SAFE).behavior == "allow"
+    if "(" in written:
+        assert policy.decide(called, DEPLOY).behavior == "deny"
+
+
+@pytest.mark.parametrize("written", ["Task", "Agent"])
+def test_the_cli_is_told_to_hide_both_names(written: str) -> None:
+    assert set(_policy("allow", RuleConfig("deny", written)).disallowed_tools()) \
+        >= {"Task", "Agent"}
+
+
+@pytest.mark.parametrize(("written", "family"), [
+    ("Rea?", ("Read", "Grep", "Glob", "LS", "NotebookRead")),
+    ("Re*", ("Read", "Grep", "Glob", "LS", "NotebookRead")),
+    ("Edi*", ("Edit", "Write", "MultiEdit", "NotebookEdit")),
+    ("?dit", ("Edit", "Write", "MultiEdit", "NotebookEdit")),
+    ("*", ("Read", "Grep", "Edit", "Write", "Task", "Agent")),
+])
+@pytest.mark.parametrize("effect", ["deny", "ask"])
+def test_a_glob_naming_a_family_head_names_the_family(
+        written: str, family: tuple[str, ...], effect: str) -> None:
+    policy = _policy("allow", RuleConfig(effect, written))  # type: ignore[arg-type]
+    for name in family:
+        assert policy.decide(name, {"file_path": "/etc/x", "path": "/etc"}).behavior == effect
+    assert set(policy.disallowed_tools() if effect == "deny" else family) >= set(family)
