@@ -146,3 +146,11 @@ def test_a_pem_key_is_one_secret_in_json_and_with_crlf() -> None:
     assert r.redact(json.dumps({"key": PEM})) == '{"key": "***"}'
     assert r.redact("k=" + PEM.replace("\n", "\r\n") + ";") == "k=***;"
     assert r.redact(quote(PEM, safe="")) == MASK
+
+
+def test_many_candidates_that_are_not_secrets_cost_linear_time() -> None:
+    # a text full of a secret's first characters: each place is tried once, never rescanned
+    r = Redactor(frozenset({PEM, "ghp_abcdefghijklmnopqrstuvwxyz012345"}))
+    text = "-----BEGIN OPENSSH PRIV " * 4000 + "ghp_abcdefghij " * 4000
+    assert r.redact(text) == text
+    assert r.redact(text + PEM) == text + MASK

@@ -102,9 +102,11 @@ def _group(pieces: Iterable[tuple[str, str]]) -> str:
     return "(?:" + "|".join(re.escape(first) + rest for first, rest in pieces) + ")"
 
 
-def view_patterns(secret: str) -> list[str]:
-    """A regex for each view of ``secret``, every character in any of its spellings."""
-    return ["".join(_group(_pieces(_encodable(c), len(view) >= FOLD_MIN, False)) for c in view)
+def view_patterns(secret: str) -> list[tuple[str, str]]:
+    """Each view of ``secret`` shorter than ``LONG``, and a regex for it: every character in
+    any of its spellings."""
+    return [(view, "".join(_group(_pieces(_encodable(c), len(view) >= FOLD_MIN, False))
+                           for c in view))
             for view in sorted(views(secret), key=len, reverse=True) if 0 < len(view) < LONG]
 
 
@@ -139,7 +141,8 @@ class Matcher:
         self._literal: dict[str, list[str]] = {}  # by first character, longest first
         for word in sorted(literal, key=len, reverse=True):
             self._literal.setdefault(word[0], []).append(word)
-        self._views: list[re.Pattern[str]] | None = None
+        # per character a view's spelling may start with: the views, on first use
+        self._views: dict[str, list[re.Pattern[str]]] | None = None
         trigger = {p for s in self._secrets for p in _prefix_patterns(s)}
         trigger |= {re.escape(_encodable(w[:TRIGGER])) for w in literal}
         options = re2.Options()
@@ -157,33 +160,36 @@ class Matcher:
                 text.encode("utf-8")
             except UnicodeEncodeError:  # a lone surrogate: the U+FFFD copy has the same spans
                 probe = _encodable(text)
-        found = self._trigger.finditer(probe)
         pos = 0
-        while True:
-            for candidate in found:
-                start = candidate.start()
-                if start < pos:
-                    continue
-                end = self._longest(text, start)
-                if end > start:
-                    yield start, end
-                    pos = end
-                    continue
-                found = self._trigger.finditer(probe, start + 1)  # maybe one starts inside
-                break
-            else:
-                return
+        for candidate in self._trigger.finditer(probe):
+            # a secret may start anywhere inside the candidate (the trigger reports the
+            # longest one at its leftmost start): each place is tried once, so the work stays
+            # linear in the text however many candidates fail
+            at, stop = max(candidate.start(), pos), candidate.end()
+            while at < stop:
+                end = self._longest(text, at)
+                if end > at:
+                    yield at, end
+                    pos = at = end
+                else:
+                    at += 1
 
     def _longest(self, text: str, start: int) -> int:
         end = start
-        for word in self._literal.get(text[start], ()):
+        first = text[start]
+        for word in self._literal.get(first, ()):
             if text.startswith(word, start):
                 end = start + len(word)
                 break
         if self._views is None:  # (a view of LONG characters or more: its literal forms)
-            self._views = [re.compile(p) for s in self._secrets for p in view_patterns(s)]
-        for view in self._views:
-            match = view.match(text, start)
+            self._views = {}
+            for secret in self._secrets:
+                for view, pattern in view_patterns(secret):
+                    compiled = re.compile(pattern)
+                    for char in {c for c, _ in _pieces(view[0], len(view) >= FOLD_MIN, False)}:
+                        self._views.setdefault(char, []).append(compiled)
+        for spelled in self._views.get(first, ()):
+            match = spelled.match(text, start)
             if match and match.end() > end:
                 end = match.end()
         return end
