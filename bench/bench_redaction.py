@@ -1,7 +1,9 @@
 """What hiding two secrets costs per call: a 40,000-character tool result, redacted.
 
 Prints microseconds per call and the ratio to a plain ``str.replace`` of the raw secrets (the
-old redaction, which missed every encoded form). Run: .venv/bin/python bench/bench_redaction.py
+old redaction, which missed every encoded form); with no secret in the text, with the raw
+secret, and with the secret spelled one ``\\uXXXX`` escape per character.
+Run: .venv/bin/python bench/bench_redaction.py
 """
 
 from __future__ import annotations
@@ -33,6 +35,12 @@ def main() -> None:
     hit = timeit.timeit(lambda: redactor.redact(leaky), number=n) / n
     print(f"redact 40,000 chars holding a secret: {hit * 1e6:.0f} us per call "
           f"({hit / base:.1f}x)")
+    spelled = "".join(f"\\u{ord(c):04X}" for c in sorted(SECRETS)[1])  # every char escaped
+    escaped = TEXT[:20_000] + spelled + TEXT[20_000:]
+    assert redactor.redact(escaped).count("***") == 1
+    hit = timeit.timeit(lambda: redactor.redact(escaped), number=n) / n
+    print(f"redact 40,000 chars holding a secret, every character \\u-escaped: "
+          f"{hit * 1e6:.0f} us per call ({hit / base:.1f}x)")
 
 
 if __name__ == "__main__":

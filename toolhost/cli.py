@@ -176,7 +176,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     finally:
         for stream in (sys.stdout, sys.stderr):
             with contextlib.suppress(OSError, ValueError):  # a closed pipe: nothing to say
-                stream.flush()
+                stream.finish() if isinstance(stream, ScrubbingStream) else stream.flush()
         sys.stdout, sys.stderr = out, err
 
 

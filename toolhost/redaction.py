@@ -1,17 +1,16 @@
 """Secrets never leave toolhost, in any form: one ``Redactor`` used everywhere it writes.
 
 A ``Redactor`` holds the secret values of a config (see docs/secrets.md for which values those
-are) and replaces each one with ``***`` in the forms a secret takes on its way out:
+are) and replaces each one with ``***`` in the forms a secret takes on its way out: each
+character in any of its spellings (itself; a backslash escape as JSON, JSON inside JSON or
+``repr()`` write it; percent-encoded; an HTML character reference), in any mix; the secret's
+NFC and NFD forms and its UTF-8 read as Latin-1; in any case when it has 8 characters or more
+(``toolhost.redaction_spell``); and base64/base64url at any alignment inside a longer base64
+string, and hex (``forms``).
 
-- raw, and as written by ``repr()`` (tracebacks quote values that way);
-- JSON-escaped (with and without ``ensure_ascii``; and JSON inside JSON);
-- URL-encoded (``%20`` and ``+`` for spaces, upper- and lower-case hex digits);
-- base64 and base64url, padded or not, at any alignment inside a longer base64 string (so
-  ``Authorization: Basic base64(user:secret)`` loses the part that spells the secret);
-- hex (lower and upper case).
-
-All forms are computed once and matched in one pass by one compiled alternation, longest
-first. Redact before cutting: ``toolhost.excerpt.cut`` does, through ``scrub``.
+RE2 finds candidates in one pass and only they are tried whole (``redaction_spell.Matcher``).
+Redact before cutting: ``toolhost.excerpt.cut`` does, through ``scrub``; a stream redacts
+across its pieces (``stream_split``, ``ScrubbingStream``).
 
 ``mask`` also hides the value of any argument whose *name* says it is a secret (``token``,
 ``password``, ``api_key``, ``authorization``, ...), whatever it contains: that is how the
@@ -25,7 +24,9 @@ a traceback or a log line cannot carry a secret either.
 from __future__ import annotations
 
 import base64
+import bisect
 import functools
+import html
 import json
 import re
 import threading
@@ -33,6 +34,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import IO, Any
 from urllib.parse import quote, quote_plus
+
+from toolhost.redaction_spell import FOLD_MIN, Matcher, views
 
 __all__ = ["BINARY_KEYS", "MASK", "SECRET_KEY", "Redactor", "ScrubbingStream", "active",
            "forms", "mask_arguments", "redact_strings", "redactor_for", "remember", "scrub",
@@ -73,21 +76,39 @@ def _base64_cores(data: bytes) -> set[str]:
 
 
 def forms(secret: str) -> set[str]:
-    """Every form of ``secret`` a ``Redactor`` hides (the raw one first of all)."""
+    """The literal forms of ``secret`` a ``Redactor`` knows (the raw one first of all): the
+    base64 and hex ones it hides as such, and one of each spelling its regex hides (see
+    ``toolhost.redaction_spell``), by which the edge of a text cut inside one is found."""
     raw = secret.encode("utf-8", "surrogatepass")
     found = {secret, repr(secret)[1:-1]}
     for ascii_only in (False, True):
         escaped = json.dumps(secret, ensure_ascii=ascii_only)[1:-1]
         found.add(escaped)
         found.add(json.dumps(escaped, ensure_ascii=ascii_only)[1:-1])  # JSON inside JSON
-    for encoded in (quote(secret, safe=""), quote(secret), quote_plus(secret),
-                    quote_plus(secret, safe="/")):
-        found.add(encoded)
-        found.add(_PERCENT.sub(lambda m: m.group().lower(), encoded))
+    for view in views(secret):
+        found |= _spelled(view)
     found |= _base64_cores(raw)
     found.add(raw.hex())
     found.add(raw.hex().upper())
     return {f for f in found if f == secret or len(f) >= MIN_FORM}
+
+
+def _spelled(view: str) -> set[str]:
+    """One text of each way ``view`` is commonly spelled (for the edges of cut texts)."""
+    data = view.encode("utf-8", "surrogatepass")
+    found = {view, json.dumps(view)[1:-1].replace("/", "\\/"), html.escape(view),
+             html.escape(view, quote=False), "".join(f"%{b:02X}" for b in data)}
+    sp = "surrogatepass"
+    for encoded in (quote(view, safe="", errors=sp), quote(view, errors=sp),
+                    quote_plus(view, errors=sp), quote_plus(view, safe="/", errors=sp),
+                    quote(view, safe="!*'()~", errors=sp)):
+        found.add(encoded)
+        found.add(_PERCENT.sub(lambda m: m.group().lower(), encoded))
+    if len(view) >= FOLD_MIN:
+        found |= {view.upper(), view.lower()}
+    if "\n" in view:
+        found.add(view.replace("\n", "\r\n"))
+    return found
 
 
 @dataclass(frozen=True)
@@ -95,7 +116,7 @@ class Redactor:
     """Hides a fixed set of secret values. Immutable; build once, call per output."""
 
     secrets: frozenset[str] = frozenset()
-    _pattern: re.Pattern[str] | None = field(default=None, init=False, repr=False,
+    _pattern: Matcher | None = field(default=None, init=False, repr=False,
                                              compare=False)
     _forms: frozenset[str] = field(default=frozenset(), init=False, repr=False, compare=False)
 
@@ -106,10 +127,19 @@ class Redactor:
                 every |= forms(secret)
         object.__setattr__(self, "_forms", frozenset(every))
         if every:
-            object.__setattr__(self, "_pattern", re.compile(_trie_pattern(every)))
+            object.__setattr__(self, "_pattern", Matcher(self.secrets, every))
 
     def __call__(self, text: str) -> str:
         return self.redact(text)
+
+    @functools.cached_property
+    def multiline(self) -> bool:
+        """Whether a secret holds a line break (and may span the lines of a list)."""
+        return any("\n" in secret or "\r" in secret for secret in self.secrets)
+
+    def spans(self, text: str) -> list[tuple[int, int]]:
+        """Where the secrets are in ``text``, as (start, end), left to right."""
+        return list(self._pattern.spans(text)) if self._pattern is not None else []
 
     def __bool__(self) -> bool:
         return self._pattern is not None
@@ -118,7 +148,7 @@ class Redactor:
         """``text`` with every form of every secret replaced by ``***``."""
         if self._pattern is None or not isinstance(text, str):
             return text
-        return self._pattern.sub(MASK, text)
+        return self._pattern.sub(text, MASK)
 
     def value(self, value: Any) -> Any:
         """A copy of ``value`` (JSON-like) with ``redact`` applied to every string, keys too."""
@@ -181,11 +211,11 @@ class Redactor:
         # Every match starting before ``cut`` is final: a form starting there fits in ``text``
         # (else ``text`` would end with a longer start of a form), so more text cannot change
         # which one matches. The last of them may end past ``cut``: it is shown whole.
-        for match in self._pattern.finditer(text):
-            if match.start() >= cut:
+        for start, stop in self._pattern.spans(text):
+            if start >= cut:
                 break
-            shown += (text[pos:match.start()], MASK)
-            pos = match.end()
+            shown += (text[pos:start], MASK)
+            pos = stop
         end = max(cut, pos)
         shown.append(text[pos:end])
         return "".join(shown), text[end:]
@@ -193,52 +223,6 @@ class Redactor:
     def union(self, secrets: Iterable[str]) -> Redactor:
         more = frozenset(s for s in secrets if s) - self.secrets
         return self if not more else redactor_for(self.secrets | more)
-
-
-def _trie_pattern(words: Iterable[str]) -> str:
-    """One regex for all ``words``, factored as a trie so that at each position of the text the
-    engine tests one character class, not every word; longer matches are preferred.
-
-    A run of characters with one way on is one literal, so the nesting follows the branch
-    points only (a 5,000-character token is one literal, not 5,000 groups); words whose trie
-    still nests too deep for the regex compiler become a plain alternation, longest first."""
-    words = set(words)
-    root: dict[str, Any] = {}
-    for word in words:
-        node = root
-        for char in word:
-            node = node.setdefault(char, {})
-        node[""] = {}  # a word ends here
-
-    def emit(node: dict[str, Any], depth: int) -> str:
-        if depth > _MAX_NESTING:
-            raise _TooDeep
-        ends = "" in node
-        branches = []
-        for char, child in sorted(node.items()):
-            if not char:
-                continue
-            run = [char]
-            while len(child) == 1 and "" not in child:  # one way on: part of the literal
-                (char, child), = child.items()
-                run.append(char)
-            branches.append(re.escape("".join(run)) + emit(child, depth + 1))
-        if not branches:
-            return ""
-        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
-        return f"(?:{body})?" if ends else body
-
-    try:
-        return emit(root, 0)
-    except _TooDeep:
-        return "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
-
-
-class _TooDeep(Exception):
-    pass
-
-
-_MAX_NESTING = 100  # groups inside groups: well within the regex compiler's recursion
 
 
 def _longest(text: str, every: Iterable[str], *, at_end: bool) -> int:
@@ -280,8 +264,37 @@ def redact_strings(value: Any, redact: Callable[[str], str],
         return {redact(k) if isinstance(k, str) else k:
                 v if k in keep else redact_strings(v, redact, keep) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [redact_strings(v, redact, keep) for v in value]
+        return _across_items(value, [redact_strings(v, redact, keep) for v in value], redact)
     return _number(value, redact)
+
+
+def _across_items(items: Any, shown: list[Any], redact: Callable[[str], str]) -> list[Any]:
+    """``shown`` (the items of a list of strings, each redacted), with the parts of a secret
+    that holds line breaks hidden where the list has it one line per item (``stdout:
+    lines``, a file read as lines)."""
+    hide = redact if isinstance(redact, Redactor) else getattr(redact, "__self__", None)
+    if (not isinstance(hide, Redactor) or not hide.multiline or len(items) < 2
+            or not all(isinstance(item, str) for item in items)):
+        return shown
+    starts, at = [], 0
+    for item in items:
+        starts.append(at)
+        at += len(item) + 1
+    covered: dict[int, list[tuple[int, int]]] = {}
+    for start, end in hide.spans("\n".join(items)):
+        first = bisect.bisect_right(starts, start) - 1
+        last = bisect.bisect_right(starts, end - 1) - 1
+        for i in range(first, last + 1) if last > first else ():
+            covered.setdefault(i, []).append((max(start - starts[i], 0),
+                                              min(end - starts[i], len(items[i]))))
+    for i, parts in covered.items():
+        pieces: list[str] = []
+        pos = 0
+        for start, end in parts:
+            pieces += (hide.redact(items[i][pos:start]), MASK)
+            pos = max(pos, end)
+        shown[i] = "".join(pieces) + hide.redact(items[i][pos:])
+    return shown
 
 
 def _number(value: Any, redact: Callable[[str], str]) -> Any:
@@ -360,8 +373,11 @@ def scrub(text: str) -> str:
 class ScrubbingStream:
     """A text stream that scrubs what it writes before ``inner`` sees it.
 
-    Text is held until a line ends (or ``flush``) so a secret written in two pieces is still
-    one match; past ``HOLD`` characters without a newline it is written out anyway.
+    Text is written a line at a time (or past ``HOLD`` characters with no line break), and an
+    end that could still be the start of a secret in any form (a secret may hold line breaks:
+    a PEM key) waits for what comes next (``Redactor.stream_split``): a secret written in
+    pieces, or cut at ``HOLD``, is still one match. ``flush`` writes what no continuation can
+    change; ``finish`` (at the end) writes the rest.
     """
 
     HOLD = 65_536
@@ -378,9 +394,15 @@ class ScrubbingStream:
             if len(self._held) > self.HOLD:
                 cut = len(self._held)
             if cut:
-                out, self._held = self._held[:cut], self._held[cut:]
-                self.inner.write(scrub(out))
+                self._out(cut)
         return len(text)
+
+    def _out(self, cut: int) -> None:
+        # the part up to ``cut`` less its open tail, which goes back before the rest
+        shown, held = active().stream_split(self._held[:cut])
+        self._held = held + self._held[cut:]
+        if shown:
+            self.inner.write(shown)
 
     def writelines(self, lines: Iterable[str]) -> None:
         for line in lines:
@@ -389,7 +411,14 @@ class ScrubbingStream:
     def flush(self) -> None:
         with self._lock:
             if self._held:
-                out, self._held = self._held, ""
+                self._out(len(self._held))
+        self.inner.flush()
+
+    def finish(self) -> None:
+        """Write everything held, redacted (nothing more will follow), and flush."""
+        with self._lock:
+            out, self._held = self._held, ""
+            if out:
                 self.inner.write(scrub(out))
         self.inner.flush()
 

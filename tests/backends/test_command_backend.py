@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import sys
@@ -221,3 +222,15 @@ def test_a_placeholder_misspelling_a_declared_param_is_a_compile_error(config: C
     extra = compile_tools(ok).tool("demo", "extra")
     assert extra.input_schema["properties"]["more"] == {"type": "string"}
     assert "more" in extra.input_schema["required"]
+
+
+@pytest.mark.anyio
+async def test_stdout_lines_hide_a_secret_that_spans_lines(config: Config) -> None:
+    key = "-----BEGIN KEY-----\nb3BlbnNzaC1rZXktdjEAAAA\n-----END KEY-----"
+    script = f"print('host: prod'); print('key: ' + {key!r}); print('after')"
+    cfg = config({"l": cmd([PY, "-c", script], options={"stdout": "lines"})})
+    cfg = dataclasses.replace(cfg, secrets=frozenset({key}))
+    result = await run(cfg, "l", {})
+    assert result.text_content == "host: prod\nkey: ***\nafter\n"
+    assert result.structured == {"lines": ["host: prod", "key: ***", "***", "***", "after"],
+                                 "truncated": False}

@@ -53,3 +53,19 @@ async def test_a_secret_across_a_cut_is_in_neither_piece() -> None:
 async def test_a_piece_is_cut_between_characters() -> None:
     heard = await lines_of(b"x" * (MAX_LINE - 1) + "é".encode() + b"tail")
     assert heard == ["x" * (MAX_LINE - 1), "étail"]
+
+
+PEM = ("-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ\n"
+       "QyNTUxOQAAACBmFakeKeyMaterialHere1234567890\n-----END OPENSSH PRIVATE KEY-----")
+
+
+@pytest.mark.parametrize("size", [1, 7, 40, 4096])
+async def test_a_secret_with_line_breaks_is_not_sent_line_by_line(size: int) -> None:
+    from toolhost.redaction import remember
+
+    remember({PEM})
+    data = ("using key " + PEM + "\nnext line\n").encode()
+    heard = await lines_of(*(data[i:i + size] for i in range(0, len(data), size)))
+    assert heard == ["using key ***", "next line"]
+    crlf = ("using key " + PEM.replace("\n", "\r\n") + "\r\n").encode()
+    assert await lines_of(crlf[:50], crlf[50:]) == ["using key ***"]

@@ -44,3 +44,28 @@ def test_a_secret_header_value_is_not_echoed(write: Any, kinds: Any) -> None:
         load_config(main, kinds=kinds, environ={"TOKY": "s\u00e9cret-value"}, layers=False)
     (problem,) = info.value.problems
     assert "cret-value" not in str(problem) and problem.key_path == "servers.h.headers.X-Tok"
+
+
+@pytest.mark.parametrize(("auth", "key"), [
+    ('{type: bearer, token: "${SVC_TOKEN}"}', "token"),
+    ('{type: header, name: X-Key, value: "${SVC_TOKEN}"}', "value"),
+])
+@pytest.mark.parametrize("value", ["s\u00e9cretTOKEN1", "tok\nen-value", "tok\x7fen-value"])
+def test_an_auth_value_sent_as_a_header_is_checked_like_headers(
+        write: Any, kinds: Any, auth: str, key: str, value: str) -> None:
+    main = write("a.yaml", "toolhost: 1\nservers:\n  h:\n    base_url: http://127.0.0.1:1/\n"
+                 f"    auth: {auth}\n    tools:\n      t: {{http: {{url: x}}}}\n")
+    with pytest.raises(ConfigError) as info:
+        load_config(main, kinds=kinds, environ={"SVC_TOKEN": value}, layers=False)
+    (problem,) = info.value.problems
+    assert "printable ASCII" in problem.message and problem.key_path == f"servers.h.auth.{key}"
+    assert "cret" not in str(problem) and "en-value" not in str(problem)
+
+
+def test_a_basic_auth_password_may_be_any_text(write: Any, kinds: Any) -> None:
+    # base64-encoded into the header: any character can be sent
+    main = write("b.yaml", "toolhost: 1\nservers:\n  h:\n    base_url: http://127.0.0.1:1/\n"
+                 "    auth: {type: basic, username: bot, password: \"${PW}\"}\n"
+                 "    tools:\n      t: {http: {url: x}}\n")
+    config = load_config(main, kinds=kinds, environ={"PW": "s\u00e9cret-pw"}, layers=False)
+    assert "s\u00e9cret-pw" in config.secrets

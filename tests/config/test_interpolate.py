@@ -124,3 +124,14 @@ def test_substitutions_cannot_grow_a_file_past_the_size_limit(
     (problem,) = info.value.problems  # once, where the budget ran out
     assert "add more text than the config size limit" in problem.message and problem.line
     load_config(main, kinds=kinds, environ={"BIG": big[:100]}, layers=False)
+
+
+@pytest.mark.parametrize("value", ["q7!", "ab", "q7!z", "9"])
+@pytest.mark.parametrize("name", ["DB_PASSWORD", "JIRA_PAT", "GITHUB_TOKEN", "MY_API_KEY"])
+def test_a_secret_named_variable_is_hidden_whatever_its_length(
+        write: Any, kinds: Any, name: str, value: str) -> None:
+    main = write("n.yaml", "toolhost: 1\nservers:\n  c:\n    tools:\n      show:\n"
+                 f"        command: [printf, '%s|x', '${{{name}}}']\n")
+    config = load_config(main, kinds=kinds, environ={name: value}, layers=False)
+    assert value in config.secrets
+    assert config.redact(f"{value}|x") == "***|x"

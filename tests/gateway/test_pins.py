@@ -52,3 +52,35 @@ def test_a_lock_without_the_server_refuses_it(tmp_path: Path) -> None:
     done = toolhost("tools", str(config))
     assert done.returncode == 1
     assert "the tools of upstream server 'gh' are not in gateway.lock" in done.stderr
+
+
+def test_a_secret_in_an_upstream_description_is_never_locked_nor_printed(tmp_path: Path) -> None:
+    config = gateway_config(tmp_path)
+    old = {"UPSTREAM_SEARCH_DESCRIPTION": "upTOKENvalue55"}  # under env: a secret
+    assert toolhost("lock", str(config), env=old).returncode == 0
+    text = lock_path(config).read_text()
+    assert "upTOKENvalue55" not in text and '"description": "***"' in text
+    rotated = toolhost("tools", str(config), env={"UPSTREAM_SEARCH_DESCRIPTION": "upTOKENnew77"})
+    assert rotated.returncode == 0, rotated.stderr  # a rotated secret is not a change
+    assert "upTOKEN" not in rotated.stderr + rotated.stdout
+
+
+def _pins(locked: dict[str, object]) -> list[str]:
+    from toolhost.config.model import Origin
+    from toolhost.gateway.pins import UpstreamPins
+    from toolhost.redaction import remember
+
+    remember({"upTOKENnew77", "long pass phrase 9"})
+    pins = UpstreamPins({"up": {"search": locked}}, None)
+    found = pins.check("up", Origin(), {"search": {
+        "name": "search", "description": "Search with key upTOKENnew77"}})
+    assert "upTOKENnew77" not in json.dumps(pins.recorded)
+    return [f"{p}\n{p.detail or ''}" for p in found]
+
+
+def test_a_lock_that_holds_an_old_secret_is_not_a_change_and_not_printed() -> None:
+    assert _pins({"name": "search", "description": "Search with key upTOKENold55"}) == []
+    assert _pins({"name": "search", "description": "Search with key ***"}) == []
+    changed = _pins({"name": "search", "description": "Search the issues"})
+    assert len(changed) == 1 and "upTOKEN" not in changed[0]
+    assert '+  "description": "Search with key ***"' in changed[0]

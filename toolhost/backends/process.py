@@ -12,6 +12,7 @@ For the runner's shutdown: ``kill_all_tool_processes()`` (from ``reaper``) ends 
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import os
 import signal
@@ -47,49 +48,56 @@ class Outcome:
 class StderrLines:
     """Splits a stream into lines for ``on_stderr``, secrets hidden: a line is cut at
     ``MAX_LINE`` bytes (between characters), and after ``MAX_STDERR_LINES`` lines one last
-    note says the rest was not sent."""
+    note says the rest was not sent.
+
+    Secrets are hidden before the stream is cut into lines or pieces, across them: a secret
+    that holds line breaks (a PEM key) is one match, and text that could be the start of one
+    waits for what comes next (``Redactor.stream_split``)."""
 
     def __init__(self, on_line: OnLine) -> None:
         self.on_line = on_line
-        self.partial = bytearray()
         self.sent = 0
-        self._cut = False  # the piece before the next one ended at a cut, not a newline
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self._raw = ""  # not yet redacted: could still be the start of a secret
+        self._out = ""  # redacted, not yet sent
 
     async def feed(self, chunk: bytes) -> None:
-        self.partial.extend(chunk)
-        while self.sent <= MAX_STDERR_LINES:
-            end = self.partial.find(b"\n")
-            if end < 0:
-                if len(self.partial) < MAX_LINE:
-                    return
-                # a "line" with no end in sight is sent in pieces, cut between characters
-                end = MAX_LINE
-                while end > MAX_LINE - 3 and 0x80 <= self.partial[end] < 0xC0:
-                    end -= 1
-                line, self.partial = bytes(self.partial[:end]), self.partial[end:]
-                await self._send(line, cut_after=True)
-                self._cut = True
-                continue
-            line, self.partial = bytes(self.partial[:end]), self.partial[end + 1:]
-            await self._send(line)
-            self._cut = False
-        self.partial.clear()  # over the limit: nothing more is kept
+        if self.sent > MAX_STDERR_LINES:
+            return  # over the limit: nothing more is kept
+        shown, self._raw = active().stream_split(self._raw + self._decoder.decode(chunk))
+        self._out += shown
+        await self._lines()
 
     async def end(self) -> None:
-        if self.partial and self.sent <= MAX_STDERR_LINES:
-            await self._send(bytes(self.partial))
-        self.partial.clear()
+        if self.sent <= MAX_STDERR_LINES:
+            self._out += active().redact(self._raw + self._decoder.decode(b"", final=True))
+            await self._lines()
+            if self._out:
+                await self._send(self._out)
+        self._raw = self._out = ""
 
-    async def _send(self, line: bytes, *, cut_after: bool = False) -> None:
+    async def _lines(self) -> None:
+        while self.sent <= MAX_STDERR_LINES:
+            end = self._out.find("\n")
+            if end < 0:
+                if len(self._out.encode("utf-8", "surrogatepass")) < MAX_LINE:
+                    return
+                # a "line" with no end in sight is sent in pieces, cut between characters
+                end = len(self._out.encode("utf-8", "surrogatepass")[:MAX_LINE]
+                          .decode("utf-8", "ignore"))
+                line, self._out = self._out[:end], self._out[end:]
+            else:
+                line, self._out = self._out[:end], self._out[end + 1:]
+            await self._send(line)
+        self._raw = self._out = ""  # over the limit: nothing more is kept
+
+    async def _send(self, line: str) -> None:
         self.sent += 1
         if self.sent > MAX_STDERR_LINES:
             await self.on_line(f"(more stderr lines were not sent; the first "
                                f"{MAX_STDERR_LINES:,} were)")
             return
-        # Secrets hidden here, where the pieces are cut: a secret across a cut is in neither
-        # piece whole, so an edge that is part of one is hidden too.
-        text = active().cut_edges(line.decode("utf-8", errors="replace").rstrip("\r"),
-                                  head=self._cut, tail=cut_after)
+        text = line.rstrip("\r")
         if text.strip():
             await self.on_line(text)
 

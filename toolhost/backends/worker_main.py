@@ -79,12 +79,16 @@ def main() -> int:
 def _scrubbed_output(secrets: Any) -> None:
     """The host's secrets hidden in what the tool prints or logs (``sys.stdout`` is stderr
     here): the host's scrubbed streams do not reach this process's file descriptors."""
+    import atexit
+
     from toolhost.redaction import ScrubbingStream, remember
 
     if isinstance(secrets, list):
         remember(s for s in secrets if isinstance(s, str))
     if sys.__stderr__ is not None:
-        sys.stderr = sys.stdout = ScrubbingStream(sys.__stderr__)
+        stream = ScrubbingStream(sys.__stderr__)
+        sys.stderr = sys.stdout = stream
+        atexit.register(stream.finish)  # what waited for a continuation that never came
 
 
 async def _serve(fn: Any, info: Any, limit: int, out: IO[bytes], lock: threading.Lock) -> None:

@@ -185,7 +185,7 @@ def compile_tools(config: HostConfig, kinds: Mapping[str, BackendKind] | None = 
     if kinds is None:
         from toolhost.plugins import kinds_for
         kinds = kinds_for(config.plugins)
-    redact = config.redact if config.secrets else None
+    redact = config.redactor if config.secrets else None  # a Redactor: lists of lines too
     servers: dict[str, tuple[CompiledTool, ...]] = {}
     content: dict[str, ServerContent] = {}
     contexts: list[Closeable] = []

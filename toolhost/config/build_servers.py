@@ -150,6 +150,14 @@ def _auth(check: Checker, data: Mapping[str, Any], path: Path) -> dict[str, Any]
     for key in fields:
         if check.require(auth, here, key, f"{kind} auth"):
             check.string(auth, here, key)
+    sent = auth.get({"bearer": "token", "header": "value"}.get(kind, ""))
+    bad = next((c for c in sent if not (" " <= c <= "~" or c == "\t")), None) \
+        if isinstance(sent, str) else None
+    if bad is not None:  # sent as a header value: as for headers:, name the character only
+        check.problem((*here, "token" if kind == "bearer" else "value"),
+                      f"a header value is one line of printable ASCII, and this one holds "
+                      f"U+{ord(bad):04X}", "percent-encode or base64 it if the server "
+                      "expects that")
     name = auth.get("name") if kind == "header" else None
     if isinstance(name, str) and framing_reason(name):
         check.problem((*here, "name"), str(framing_reason(name)))

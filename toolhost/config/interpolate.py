@@ -181,7 +181,7 @@ def _visit(value: Any, path: Path, secret: bool, walk: _Walk) -> Any:
             return value
         if secret:
             secrets.update(v for v in used if len(v) >= MIN_AUTO_SECRET)
-        secrets.update(v for v in named if len(v) >= MIN_AUTO_SECRET)
+        secrets.update(v for v in named if v)  # named secret: hidden whatever its length
         if spans:
             doc.substituted[path] = (value, tuple(spans))
         return result

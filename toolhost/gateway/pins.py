@@ -6,6 +6,7 @@ from __future__ import annotations
 import difflib
 import json
 import logging
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,7 @@ from typing import Any
 from toolhost.config.model import Origin
 from toolhost.errors import Problem
 from toolhost.excerpt import cut
+from toolhost.redaction import MASK, scrub_value
 
 __all__ = ["DEFINITION_KEYS", "UpstreamPins", "definition"]
 
@@ -57,7 +59,9 @@ class UpstreamPins:
     def check(self, server: str, origin: Origin,
               seen: Mapping[str, Mapping[str, Any]]) -> list[Problem]:
         """Problems for each imported tool whose definition differs from the lock."""
-        self.recorded[server] = {name: definition(tool) for name, tool in seen.items()}
+        # secrets hidden before anything is kept: the lock is committed, and a diff printed
+        self.recorded[server] = {name: scrub_value(definition(tool), frozenset())
+                                 for name, tool in seen.items()}
         if not self.verify or self.locked is None:
             return []
         name = self.lock_file.name if self.lock_file else "the lock"
@@ -73,14 +77,29 @@ class UpstreamPins:
                 problems.append(origin.problem(
                     f"upstream tool '{tool}' of '{server}' is new since {name}",
                     hint="review it, then accept with `toolhost lock CONFIG`"))
-            elif dict(before) != now:
+            elif not _same(before, now):
                 changed = sorted(k for k in set(before) | set(now) if before.get(k) != now.get(k))
                 problems.append(origin.problem(
                     f"upstream tool '{tool}' of '{server}' changed since {name}: "
                     f"{', '.join(changed)}",
                     hint="review the diff; accept with `toolhost lock CONFIG`",
-                ).with_detail(_diff(dict(before), now)))
+                ).with_detail(_diff(scrub_value(dict(before), frozenset()), now)))
         return problems
+
+
+def _same(before: Any, now: Any) -> bool:
+    """Whether a locked definition is the one seen now, whose secrets are ``***``: a string
+    of ``now`` matches where ``before`` has a word (no spaces) at each ``***``, so a secret
+    rotated since the lock, or written there by a version that did not hide it, is not a
+    change; a text that is now a secret where it was prose still is."""
+    if isinstance(before, Mapping) and isinstance(now, Mapping):
+        return set(before) == set(now) and all(_same(before[k], now[k]) for k in now)
+    if isinstance(before, list) and isinstance(now, list):
+        return len(before) == len(now) and all(map(_same, before, now))
+    if isinstance(before, str) and isinstance(now, str) and MASK in now and before != now:
+        pattern = r"\S+?".join(re.escape(part) for part in now.split(MASK))
+        return re.fullmatch(pattern, before) is not None
+    return bool(before == now)
 
 
 def _diff(before: dict[str, Any], now: dict[str, Any]) -> str:

@@ -1,0 +1,65 @@
+"""toolhost.redaction.ScrubbingStream: a secret written in pieces is one match, wherever the
+pieces end: at a line break inside a PEM key, at the 64 KiB flush, at a ``flush()``."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from toolhost.redaction import MASK, ScrubbingStream, remember
+
+PEM = ("-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ\n"
+       "QyNTUxOQAAACBmFakeKeyMaterialHere1234567890\n-----END OPENSSH PRIVATE KEY-----")
+TOKEN = "svcTOKENsecret42"
+
+
+@pytest.fixture(autouse=True)
+def _secrets() -> None:
+    remember({PEM, TOKEN})
+
+
+def _written(*pieces: str, flush_between: bool = False) -> str:
+    inner = io.StringIO()
+    stream = ScrubbingStream(inner)
+    for piece in pieces:
+        stream.write(piece)
+        if flush_between:
+            stream.flush()
+    stream.finish()
+    return inner.getvalue()
+
+
+@pytest.mark.parametrize("flush_between", [False, True])
+def test_print_of_a_key_with_line_breaks_is_one_match(flush_between: bool) -> None:
+    # print() writes the text, then "\n": the key's first lines end in a line break
+    out = _written("key is " + PEM, "\n", flush_between=flush_between)
+    assert out == f"key is {MASK}\n"
+
+
+@pytest.mark.parametrize("at", range(0, len(TOKEN) + 1, 3))
+def test_a_secret_across_the_hold_limit_is_one_match(at: int) -> None:
+    dots = "." * (ScrubbingStream.HOLD - 3)
+    out = _written(dots + TOKEN[:at], TOKEN[at:] + " done\n")
+    assert out == dots + MASK + " done\n"
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(0, 400), min_size=1, max_size=6), st.booleans())
+def test_a_secret_cut_anywhere_is_hidden(cuts: list[int], flush_between: bool) -> None:
+    text = f"a\n{PEM}\nb {TOKEN} c\n{PEM.lower()}"
+    points = sorted({min(c, len(text)) for c in cuts})
+    pieces = [text[i:j] for i, j in zip([0, *points], [*points, len(text)], strict=True)]
+    out = _written(*pieces, flush_between=flush_between)
+    assert out == f"a\n{MASK}\nb {MASK} c\n{MASK}"
+
+
+def test_ordinary_output_is_written_a_line_at_a_time() -> None:
+    inner = io.StringIO()
+    stream = ScrubbingStream(inner)
+    stream.write("one\ntwo")
+    assert inner.getvalue() == "one\n"
+    stream.flush()
+    assert inner.getvalue() == "one\ntwo"

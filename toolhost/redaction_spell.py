@@ -1,0 +1,212 @@
+"""How a secret may be spelled on its way out: one regex per secret, each character in any of
+its encodings, so one pass finds the secret however much of it a program escaped.
+
+A secret is first turned into its *views* (the same text as other programs may hold it):
+itself, its NFC and NFD normalisations, and each of those as UTF-8 bytes read as Latin-1 or
+Windows-1252 (mojibake: how an HTTP server decodes a header). Each character of a view may
+then appear as
+
+- itself (and, for secrets of ``FOLD_MIN`` characters or more, in upper or lower case);
+- a backslash escape, with any number of backslashes before it (JSON, JSON inside JSON,
+  ``repr``): ``\\u00e9`` with either case of hex digits, a surrogate pair, ``\\xe9``,
+  ``\\/``, ``\\"``, ``\\n``, ``\\t``;
+- percent-encoded, each UTF-8 byte (or the Latin-1 byte) as ``%hh`` in either case, maybe
+  encoded twice (``%25hh``), ``+`` for a space;
+- an HTML character reference: named (``&amp;``, ``&eacute;``), decimal or hex, with or
+  without leading zeros and the closing ``;``.
+
+All secrets of a config, and their literal forms (base64, hex), are one RE2 pattern matched in
+one pass, in time linear in the text (``Matcher``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import html.entities
+import re
+import unicodedata
+from collections.abc import Iterable, Iterator
+
+__all__ = ["FOLD_MIN", "LONG", "TRIGGER", "Matcher", "view_patterns", "views"]
+
+# Secrets this long or longer are matched whatever the case of their letters (a shorter one
+# would hide ordinary words); see docs/secrets.md.
+FOLD_MIN = 8
+# Past this length (a PEM key, a certificate) a secret's characters are spelled raw, as JSON
+# or as a line break of another kind only: the regex stays small enough to build at once.
+LONG = 256
+
+_NAMES: dict[str, list[str]] = {}
+for _name, _char in html.entities.html5.items():
+    if len(_char) == 1 and _name.endswith(";"):
+        _NAMES.setdefault(_char, []).append(_name[:-1])
+_SHORT = {'"': '"', "\\": "\\", "/": "/", "\n": "n", "\r": "r", "\t": "t", "\b": "b",
+          "\f": "f", "'": "'"}
+
+
+def views(secret: str) -> set[str]:
+    """The secret as other programs may hold it (see the module docstring); bounded: 9 at
+    most, one for an ASCII secret."""
+    found: set[str] = set()
+    for text in {secret, unicodedata.normalize("NFC", secret),
+                 unicodedata.normalize("NFD", secret)}:
+        found.add(text)
+        data = text.encode("utf-8", "surrogatepass")
+        for codec in ("latin-1", "cp1252"):
+            with contextlib.suppress(UnicodeDecodeError):  # cp1252 leaves five bytes out
+                found.add(data.decode(codec))
+    return found
+
+
+def _pieces(char: str, fold: bool, long: bool) -> list[tuple[str, str]]:
+    """Each spelling of ``char`` as (its first character, a regex for the rest)."""
+    variants = {char}
+    if fold:
+        variants |= {v for v in (char.upper(), char.lower()) if len(v) == 1}
+    out: list[tuple[str, str]] = []
+    codes = sorted({ord(v) for v in variants})
+    escape = []
+    if char in _SHORT:
+        escape.append(re.escape(_SHORT[char]))
+    if char == "\n":
+        out.append(("\r", "\n"))
+        escape.append(r"r\\+n")
+    for n in codes:
+        if n < 0x10000:
+            escape.append(f"(?i:u{n:04x})")
+        else:
+            high, low = 0xD800 + ((n - 0x10000) >> 10), 0xDC00 + ((n - 0x10000) & 0x3FF)
+            escape.append(f"(?i:u{high:04x}\\\\+u{low:04x}|U{n:08x})")
+        if n < 0x20 or 0x7F <= n < 0x100:
+            escape.append(f"(?i:x{n:02x})")
+    out.append(("\\", r"\\*(?:" + "|".join(escape) + ")"))
+    plain = [(v, "") for v in sorted(variants)]  # last: a longer spelling is tried first
+    if long:
+        return out + plain
+    percent, entity = [], []
+    for n in codes:
+        data = chr(n).encode("utf-8", "surrogatepass")
+        percent.append("%(?:25)?".join(f"{b:02x}" for b in data))
+        if 0x80 <= n < 0x100:
+            percent.append(f"{n:02x}")
+        entity.append(f"#(?:0*{n}|[xX]0*(?i:{n:x}));?")
+        entity += (re.escape(name) + ";?" for name in _NAMES.get(chr(n), ()))
+    out.append(("%", "(?:25)?(?i:" + "|".join(percent) + ")"))
+    out.append(("&", "(?:" + "|".join(entity) + ")"))
+    if char == " ":
+        out.append(("+", ""))
+    return out + plain
+
+
+def _group(pieces: Iterable[tuple[str, str]]) -> str:
+    return "(?:" + "|".join(re.escape(first) + rest for first, rest in pieces) + ")"
+
+
+def view_patterns(secret: str) -> list[tuple[str, str]]:
+    """Each view of ``secret`` shorter than ``LONG``, and a regex for it: every character in
+    any of its spellings."""
+    return [(view, "".join(_group(_pieces(_encodable(c), len(view) >= FOLD_MIN, False))
+                           for c in view))
+            for view in sorted(views(secret), key=len, reverse=True) if 0 < len(view) < LONG]
+
+
+def _prefix_patterns(secret: str) -> list[str]:
+    found = []
+    for view in views(secret):
+        if view:
+            long, fold = len(view) >= LONG, len(view) >= FOLD_MIN
+            found.append("".join(_group(_pieces(_encodable(c), fold, long))
+                                 for c in view[:TRIGGER]))
+    return found
+
+
+def _encodable(text: str) -> str:
+    # RE2 matches UTF-8: a lone surrogate is matched as U+FFFD, in patterns and in text alike
+    return _SURROGATE.sub("\ufffd", text)
+
+
+class Matcher:
+    """A compiled set of secrets, in two steps that keep the cost per text linear and small.
+
+    RE2 finds *candidates*: the first ``TRIGGER`` characters of a secret in any spelling, or of
+    one of its literal forms (a small program, one pass in C). Only where one is found are the
+    whole secrets tried, anchored there: Python regexes (built on first use), each character in
+    any spelling, and a trie of the literal forms; the longest match wins."""
+
+    def __init__(self, secrets: Iterable[str], literal: Iterable[str]) -> None:
+        import re2  # type: ignore[import-untyped]  # ~2.5 ms, once a config has secrets
+
+        self._secrets = sorted({s for s in secrets if s}, key=len, reverse=True)
+        literal = {w for w in literal if w}
+        self._literal: dict[str, list[str]] = {}  # by first character, longest first
+        for word in sorted(literal, key=len, reverse=True):
+            self._literal.setdefault(word[0], []).append(word)
+        # per character a view's spelling may start with: the views, on first use
+        self._views: dict[str, list[re.Pattern[str]]] | None = None
+        trigger = {p for s in self._secrets for p in _prefix_patterns(s)}
+        trigger |= {re.escape(_encodable(w[:TRIGGER])) for w in literal}
+        options = re2.Options()
+        options.longest_match = True
+        options.never_capture = True
+        options.log_errors = False
+        options.max_mem = _MAX_MEM
+        self._trigger = re2.compile("|".join(sorted(trigger)), options)
+
+    def spans(self, text: str) -> Iterator[tuple[int, int]]:
+        """Where a secret is in ``text``, left to right, as (start, end)."""
+        probe = text
+        if not text.isascii():
+            try:
+                text.encode("utf-8")
+            except UnicodeEncodeError:  # a lone surrogate: the U+FFFD copy has the same spans
+                probe = _encodable(text)
+        pos = 0
+        for candidate in self._trigger.finditer(probe):
+            # a secret may start anywhere inside the candidate (the trigger reports the
+            # longest one at its leftmost start): each place is tried once, so the work stays
+            # linear in the text however many candidates fail
+            at, stop = max(candidate.start(), pos), candidate.end()
+            while at < stop:
+                end = self._longest(text, at)
+                if end > at:
+                    yield at, end
+                    pos = at = end
+                else:
+                    at += 1
+
+    def _longest(self, text: str, start: int) -> int:
+        end = start
+        first = text[start]
+        for word in self._literal.get(first, ()):
+            if text.startswith(word, start):
+                end = start + len(word)
+                break
+        if self._views is None:  # (a view of LONG characters or more: its literal forms)
+            self._views = {}
+            for secret in self._secrets:
+                for view, pattern in view_patterns(secret):
+                    compiled = re.compile(pattern)
+                    for char in {c for c, _ in _pieces(view[0], len(view) >= FOLD_MIN, False)}:
+                        self._views.setdefault(char, []).append(compiled)
+        for spelled in self._views.get(first, ()):
+            match = spelled.match(text, start)
+            if match and match.end() > end:
+                end = match.end()
+        return end
+
+    def sub(self, text: str, mask: str) -> str:
+        """``text`` with every secret replaced by ``mask``."""
+        out: list[str] = []
+        pos = 0
+        for start, end in self.spans(text):
+            out += (text[pos:start], mask)
+            pos = end
+        if not pos:
+            return text
+        out.append(text[pos:])
+        return "".join(out)
+
+
+TRIGGER = 12  # characters of a secret that make it a candidate
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_MAX_MEM = 32 << 20
