@@ -151,9 +151,15 @@ class Matcher:
         options.log_errors = False
         options.max_mem = _MAX_MEM
         self._trigger = re2.compile("|".join(sorted(trigger)), options)
+        # No spelling of a secret is shorter than its shortest view or literal form: a text
+        # shorter than that (most tool results) holds none, and skips the engine (~1.5 µs)
+        self._shortest = min([len(v) for s in self._secrets for v in views(s)]
+                             + [len(w) for w in literal])
 
     def spans(self, text: str) -> Iterator[tuple[int, int]]:
         """Where a secret is in ``text``, left to right, as (start, end)."""
+        if len(text) < self._shortest:
+            return
         probe = text
         if not text.isascii():
             try:
@@ -196,6 +202,8 @@ class Matcher:
 
     def sub(self, text: str, mask: str) -> str:
         """``text`` with every secret replaced by ``mask``."""
+        if len(text) < self._shortest:
+            return text
         out: list[str] = []
         pos = 0
         for start, end in self.spans(text):
