@@ -32,6 +32,18 @@ def config() -> Callable[..., HostConfig]:
     return make_config
 
 
+@pytest.fixture(autouse=True)
+def _process_secrets_restored() -> Any:
+    """Each test starts with the secrets the process knew before it: a config loaded in
+    process ``remember``s its secrets for good (by design), and one test's `API_TOKEN=9`
+    must not hide every 9 of the next test's output."""
+    from toolhost import redaction
+
+    saved = redaction._process
+    yield
+    redaction._process = saved
+
+
 # Hypothesis: a derandomised profile in CI (CI=true) so every run tries the same examples;
 # locally the same modest example counts with random seeds. No deadline: a shared machine's
 # timing is not a property of the code (time bounds are asserted by the tests themselves).
