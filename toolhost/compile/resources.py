@@ -84,7 +84,7 @@ class CompiledResource:
         if self.is_template:
             out["uriTemplate"] = cfg.uri
         else:
-            out["uri"] = uri or cfg.uri
+            out["uri"] = uri or normalize(cfg.uri)  # the spelling rules and reads see
         if cfg.title:
             out["title"] = cfg.title
         if cfg.description:
@@ -111,7 +111,7 @@ class CompiledResource:
                 if not self._inside(full) or not os.path.isfile(full):
                     continue
                 rel = os.path.relpath(full, cfg.path).replace(os.sep, "/")
-                uri = cfg.uri + urllib.parse.quote(rel)
+                uri = normalize(cfg.uri) + quote_value(rel, reserved=True)
                 yield self.descriptor(uri, f"{cfg.name}/{rel}")
                 count += 1
                 if count >= MAX_LISTED:
