@@ -174,6 +174,11 @@ class CompiledResource:
         except ResourceError:
             return None
 
+    def exists(self, uri: str, values: Mapping[str, str]) -> bool:
+        """Whether a read of ``uri`` could be served without running anything: a file below
+        a directory resource must be there (confined); others are taken as they match."""
+        return self.config.kind != "directory" or self.file_of(uri, values) is not None
+
     def _inside(self, path: str) -> bool:
         assert self.config.path is not None
         root = os.path.realpath(self.config.path)
