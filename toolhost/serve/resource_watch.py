@@ -6,7 +6,10 @@ resource) can be watched: a resource produced by a python function, a command or
 endpoint would have to be run to know whether it changed, so its subscribers hear nothing
 (docs/serve.md says so). Watching is a ``stat`` per subscribed URI per interval (the same
 polling as ``--watch``: no extra dependency, every filesystem); nothing is watched until a
-client subscribes, and at most ``MAX_WATCHED`` URIs are.
+client subscribes, and at most ``MAX_WATCHED`` URIs are, shared fairly: the clients' URIs
+are taken in turn (the first of each client, then the second of each...), so one client with
+many subscriptions never pushes out another's. A URI whose resource is not read from a file
+costs nothing (its path is looked up once per config, not per tick).
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import os
 from typing import TYPE_CHECKING
 
 import anyio
+import anyio.lowlevel
 
 if TYPE_CHECKING:
     from toolhost.serve.served import ServedServer
@@ -35,6 +39,8 @@ class ResourceWatch:
         self.served = served
         self.interval = interval
         self._seen: dict[str, Stamp] = {}
+        self._paths: dict[str, str | None] = {}  # uri -> its file, for the content below
+        self._content: object = None
 
     async def run(self) -> None:
         """Look every ``interval`` seconds, forever."""
@@ -45,20 +51,44 @@ class ResourceWatch:
             except Exception:  # a watcher's bug must never take the server down
                 log.exception("resource watch failed")
 
+    def wanted(self) -> list[str]:
+        """The URIs to watch: read from a file, each once, taken from the clients in turn
+        up to ``MAX_WATCHED``."""
+        content = self.served.core.content
+        if content is not self._content:  # a reload: paths may have changed
+            self._content, self._paths = content, {}
+        clients = self.served.subscriptions_by_client()
+        chosen: dict[str, None] = {}
+        depth = 0
+        while clients and len(chosen) < MAX_WATCHED:
+            clients = [uris for uris in clients if depth < len(uris)]
+            for uris in clients:
+                uri = uris[depth]
+                if uri not in self._paths:
+                    if len(self._paths) >= 4 * MAX_WATCHED:
+                        self._paths.clear()
+                    self._paths[uri] = self._path(uri)
+                if self._paths[uri] is not None:
+                    chosen[uri] = None
+                    if len(chosen) >= MAX_WATCHED:
+                        break
+            depth += 1
+        return list(chosen)
+
     async def check(self) -> list[str]:
         """Look once; announce (and return) the subscribed URIs whose file changed."""
-        wanted = sorted(self.served.subscribed_uris())[:MAX_WATCHED]
-        stamps = {uri: self._stamp(uri) for uri in wanted}
+        stamps = {uri: self._stamp(uri) for uri in self.wanted()}
         changed = [uri for uri, stamp in stamps.items()
                    if uri in self._seen and self._seen[uri] != stamp]
         # a URI seen for the first time is only noted: the client read it when subscribing
         self._seen = {uri: stamp for uri, stamp in stamps.items()}
         for uri in changed:
             await self.served.resource_updated(uri)
+            await anyio.lowlevel.checkpoint()  # let each listen stream's pump drain
         return changed
 
     def _stamp(self, uri: str) -> Stamp:
-        path = self._path(uri)
+        path = self._paths.get(uri)
         if path is None:
             return None
         try:
