@@ -86,8 +86,9 @@ def _glob_regex(pattern: str, decode: bool) -> str:
 def canonical_when(when: Mapping[str, Any]) -> dict[str, Any]:
     """``when`` with its ``uri`` entry matched spelling-independently: each literal URI
     (plain, ``equals``, ``one_of``, ``glob``) in canonical spelling or decoded, whichever
-    form of the read it meets. A ``glob`` becomes the equivalent linear-time ``regex`` (unless
-    the entry has a ``regex`` of its own: then it is only canonicalised)."""
+    form of the read it meets. A ``glob`` with percent-escapes becomes the equivalent
+    linear-time ``regex`` matching both (unless the entry has a ``regex`` of its own: then it
+    is only canonicalised)."""
     out = dict(when)
     spec = out.get("uri")
     if isinstance(spec, str):
@@ -106,7 +107,8 @@ def canonical_when(when: Mapping[str, Any]) -> dict[str, Any]:
             either = "(?s)(?:" + "|".join(dict.fromkeys(
                 _glob_regex(canonical, d) for d in (False, True))) + ")"
             ops["glob"] = canonical
-            if "regex" not in ops and not regex.problem(either):
+            if "regex" not in ops and decoded(canonical) != canonical \
+                    and not regex.problem(either):  # else the glob alone says it (faster)
                 del ops["glob"]
                 ops["regex"] = either
         out["uri"] = ops
