@@ -5,6 +5,7 @@ shares its budget among clients instead of keeping the first URIs in sort order.
 
 from __future__ import annotations
 
+import itertools
 import json
 import socket
 import sys
@@ -18,6 +19,8 @@ from urllib.parse import urlparse
 import anyio
 import httpx
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tests.serve.conftest import http_server
 
@@ -159,3 +162,19 @@ def test_the_watcher_shares_its_budget_among_clients(monkeypatch: pytest.MonkeyP
     wanted = watch.wanted()
     assert "z://victim" in wanted and len(wanted) == 50
     assert time.perf_counter() - start < 1.0
+
+
+@settings(max_examples=200, deadline=None)
+@given(clients=st.lists(st.lists(st.text("abc", min_size=1, max_size=3), max_size=8),
+                        max_size=8), budget=st.integers(0, 30))
+def test_in_turn_gives_every_client_its_share(clients: list[list[str]], budget: int) -> None:
+    from toolhost.serve.resource_watch import in_turn
+
+    taken = list(itertools.islice(in_turn(clients), budget))
+    assert len(taken) == len(set(taken))
+    assert set(taken) <= {u for uris in clients for u in uris}
+    if budget >= len({u for uris in clients for u in uris}):
+        assert set(taken) == {u for uris in clients for u in uris}
+    share = budget // max(1, len(clients))
+    for uris in clients:  # each client's first `share` URIs are in (or another's)
+        assert set(uris[:share]) <= set(taken)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 import os
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
 import anyio
@@ -24,12 +25,26 @@ import anyio.lowlevel
 if TYPE_CHECKING:
     from toolhost.serve.served import ServedServer
 
-__all__ = ["MAX_WATCHED", "ResourceWatch"]
+__all__ = ["MAX_WATCHED", "ResourceWatch", "in_turn"]
 
 log = logging.getLogger("toolhost.serve")
 
 MAX_WATCHED = 10_000
 Stamp = tuple[int, int] | None  # (mtime_ns, size); None: the file is gone
+
+
+def in_turn(clients: Sequence[Sequence[str]]) -> Iterator[str]:
+    """The URIs of every client, each once, taken in turn: the first of each client, then
+    the second of each... A reader that stops at a budget shares it fairly among clients."""
+    seen: set[str] = set()
+    depth = 0
+    while clients:
+        clients = [uris for uris in clients if depth < len(uris)]
+        for uris in clients:
+            if uris[depth] not in seen:
+                seen.add(uris[depth])
+                yield uris[depth]
+        depth += 1
 
 
 class ResourceWatch:
@@ -57,23 +72,17 @@ class ResourceWatch:
         content = self.served.core.content
         if content is not self._content:  # a reload: paths may have changed
             self._content, self._paths = content, {}
-        clients = self.served.subscriptions_by_client()
-        chosen: dict[str, None] = {}
-        depth = 0
-        while clients and len(chosen) < MAX_WATCHED:
-            clients = [uris for uris in clients if depth < len(uris)]
-            for uris in clients:
-                uri = uris[depth]
-                if uri not in self._paths:
-                    if len(self._paths) >= 4 * MAX_WATCHED:
-                        self._paths.clear()
-                    self._paths[uri] = self._path(uri)
-                if self._paths[uri] is not None:
-                    chosen[uri] = None
-                    if len(chosen) >= MAX_WATCHED:
-                        break
-            depth += 1
-        return list(chosen)
+        chosen: list[str] = []
+        for uri in in_turn(self.served.subscriptions_by_client()):
+            if uri not in self._paths:
+                if len(self._paths) >= 4 * MAX_WATCHED:
+                    self._paths.clear()
+                self._paths[uri] = self._path(uri)
+            if self._paths[uri] is not None:
+                chosen.append(uri)
+                if len(chosen) >= MAX_WATCHED:
+                    break
+        return chosen
 
     async def check(self) -> list[str]:
         """Look once; announce (and return) the subscribed URIs whose file changed."""
