@@ -48,6 +48,16 @@ class Pattern:
     def fullmatch(self, text: str) -> bool:
         return self._rx.fullmatch(_encodable(text)) is not None
 
+    def groups(self, text: str) -> dict[str, str] | None:
+        """The named groups when the whole text matches, else None; a text that cannot be
+        matched as UTF-8 as it is (a lone surrogate) never matches, so no group is altered."""
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            return None
+        found = self._rx.fullmatch(text)
+        return None if found is None else dict(found.groupdict())
+
     def __repr__(self) -> str:
         return f"regex.compile({self.pattern!r})"
 

@@ -107,6 +107,16 @@ class ServerContent:
                 return resource, values
         return None
 
+    def exists(self, uri: str) -> bool:
+        """Whether a read of ``uri`` (canonical) could be served: a resource answers to it
+        and, for a file below a directory resource, the file is there (confined as a read is).
+        What a backend serves (a template, an upstream's) cannot be known without asking it."""
+        found = self.find(uri)
+        if found is None:
+            return False
+        exists = getattr(found[0], "exists", None)
+        return not callable(exists) or bool(exists(uri, found[1]))
+
     def canonical_uri(self, uri: str) -> str:
         """The canonical spelling of ``uri`` (``toolhost.compile.resource_uri``): the
         permission rules and the lookup of a ``resources/read`` both get this string, so no

@@ -9,6 +9,7 @@ every read is capped at the resource's ``max_bytes``.
 from __future__ import annotations
 
 import base64
+import functools
 import mimetypes
 import os
 import re
@@ -17,6 +18,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from toolhost import regex
 from toolhost.backends.base import CallContext
 from toolhost.compile.content import ResourceError
 from toolhost.compile.resource_uri import normalize, quote_value
@@ -84,7 +86,7 @@ class CompiledResource:
         if self.is_template:
             out["uriTemplate"] = cfg.uri
         else:
-            out["uri"] = uri or cfg.uri
+            out["uri"] = uri or normalize(cfg.uri)  # the spelling rules and reads see
         if cfg.title:
             out["title"] = cfg.title
         if cfg.description:
@@ -111,7 +113,7 @@ class CompiledResource:
                 if not self._inside(full) or not os.path.isfile(full):
                     continue
                 rel = os.path.relpath(full, cfg.path).replace(os.sep, "/")
-                uri = cfg.uri + urllib.parse.quote(rel)
+                uri = normalize(cfg.uri) + quote_value(rel, reserved=True)
                 yield self.descriptor(uri, f"{cfg.name}/{rel}")
                 count += 1
                 if count >= MAX_LISTED:
@@ -128,10 +130,10 @@ class CompiledResource:
             if not uri.startswith(own) or len(uri) == len(own):
                 return None
             return {"path": urllib.parse.unquote(uri[len(own):])}
-        found = _template_regex(own).fullmatch(uri)
+        found = _template_regex(own).groups(uri)  # RE2: linear in the URI, whatever it is
         if found is None:
             return None
-        return {k: urllib.parse.unquote(v) for k, v in found.groupdict().items()}
+        return {k: urllib.parse.unquote(v) for k, v in found.items()}
 
     def canonical(self, uri: str, values: Mapping[str, str]) -> str:
         """The canonical URI of what ``values`` (from :meth:`matches`) name: the values
@@ -172,6 +174,11 @@ class CompiledResource:
         except ResourceError:
             return None
 
+    def exists(self, uri: str, values: Mapping[str, str]) -> bool:
+        """Whether a read of ``uri`` could be served without running anything: a file below
+        a directory resource must be there (confined); others are taken as they match."""
+        return self.config.kind != "directory" or self.file_of(uri, values) is not None
+
     def _inside(self, path: str) -> bool:
         assert self.config.path is not None
         root = os.path.realpath(self.config.path)
@@ -192,15 +199,32 @@ class CompiledResource:
         return full
 
 
-def _template_regex(template: str) -> re.Pattern[str]:
-    out, last = [], 0
+class _OneVariable:
+    """A template with one variable: Python's ``re`` (no second group to backtrack into, so
+    linear; and ~20x faster than RE2 on a short URI, the common case)."""
+
+    def __init__(self, pattern: str) -> None:
+        self._rx = re.compile(pattern)
+
+    def groups(self, text: str) -> dict[str, str] | None:
+        found = self._rx.fullmatch(text)
+        return None if found is None else found.groupdict()
+
+
+@functools.lru_cache(maxsize=256)
+def _template_regex(template: str) -> regex.Pattern | _OneVariable:
+    """``template`` as a pattern matched in linear time: ``{+var}`` is ``.+``, and two
+    variables would cost a backtracking engine O(n^k) on a hostile URI, so a template with
+    more than one is matched by RE2."""
+    out, last, count = [], 0, 0
     for found in _VAR.finditer(template):
         out.append(re.escape(template[last:found.start()]))
         value = ".+" if found.group(1) else "[^/?#]+"
         out.append(f"(?P<{found.group(2)}>{value})")
         last = found.end()
+        count += 1
     out.append(re.escape(template[last:]))
-    return re.compile("".join(out))
+    return _OneVariable("".join(out)) if count <= 1 else regex.compile("".join(out))
 
 
 def _contents(uri: str, blocks: Any, mime: str | None, max_bytes: int) -> list[dict[str, Any]]:

@@ -84,8 +84,7 @@ class ContentMethods:
         uri = params.get("uri")
         if not isinstance(uri, str) or not uri:
             raise _invalid("resources/read needs a string 'uri'")
-        if len(uri) > MAX_URI_CHARS:
-            raise _invalid(f"'uri' is {len(uri):,} characters; at most {MAX_URI_CHARS:,}")
+        _bounded(uri)
         found = self.content.find(uri)
         if found is None:
             raise MethodError(RESOURCE_NOT_FOUND, f"Resource not found: {cut(uri, 200)}",
@@ -124,9 +123,8 @@ class ContentMethods:
         uri = params.get("uri")
         if not isinstance(uri, str) or not uri:
             raise _invalid("resources/subscribe needs a string 'uri'")
-        if len(uri) > MAX_URI_CHARS:
-            raise _invalid(f"'uri' is {len(uri):,} characters; at most {MAX_URI_CHARS:,}")
-        if self.content.find(uri) is None:
+        _bounded(uri)
+        if not self.content.exists(uri):  # a read could serve it (not any path of a directory)
             raise MethodError(RESOURCE_NOT_FOUND, f"Resource not found: {cut(uri, 200)}",
                               {"uri": cut(uri, 200)})
         return uri
@@ -169,6 +167,14 @@ class ContentMethods:
         shown = values[:MAX_COMPLETIONS]
         return {"completion": {"values": shown, "total": len(values),
                                "hasMore": len(values) > len(shown)}}
+
+
+def _bounded(uri: str) -> None:
+    # The server checks the URI as sent (MAX_URI_CHARS); its canonical form re-encodes each
+    # non-ASCII character as up to 12 characters (%XX%XX%XX%XX)
+    if len(uri) > 12 * MAX_URI_CHARS:
+        raise _invalid(f"'uri' is {len(uri):,} characters once percent-encoded; at most "
+                       f"{12 * MAX_URI_CHARS:,}")
 
 
 def _hidden(value: Any) -> Any:

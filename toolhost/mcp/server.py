@@ -192,12 +192,17 @@ class McpServer:
                           cancel: Cancel | None = None) -> dict[str, Any]:
             method = getattr(self._content, attr)
             uri = params.get("uri")
-            if attr == "resources_read" and isinstance(uri, str) and len(uri) <= MAX_URI_CHARS:
-                # One spelling for the rules and the lookup: a deny on a URI holds for every
-                # way of writing it (%73ecret.md, x/../secret.md)
+            named = attr in ("resources_read", "subscribe", "unsubscribe")
+            if named and isinstance(uri, str) and uri:
+                if len(uri) > MAX_URI_CHARS:  # as sent (its canonical form may be longer)
+                    raise _RpcError(rpc.INVALID_PARAMS, f"Invalid params: 'uri' is "
+                                    f"{len(uri):,} characters; at most {MAX_URI_CHARS:,}")
+                # One spelling for the rules, the lookup and subscriptions: a deny on a URI
+                # holds for every way of writing it (%73ecret.md, x/../secret.md)
                 uri = self._content.content.canonical_uri(uri)
                 params = {**params, "uri": uri}
-            if attr == "resources_read" and self.read_guard is not None and isinstance(uri, str):
+            if (attr in ("resources_read", "subscribe") and self.read_guard is not None
+                    and isinstance(uri, str) and uri):  # hearing of changes is a read too
                 try:
                     refused = await self.read_guard(uri)
                 except Exception as exc:  # fail closed, as for tools

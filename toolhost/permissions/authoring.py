@@ -22,6 +22,7 @@ from toolhost.permissions.expr import compile_expr
 from toolhost.permissions.lint import BUILTIN_TOOLS, lint_policy
 from toolhost.permissions.names import parse_name_pattern
 from toolhost.permissions.policy import CompiledPolicy
+from toolhost.permissions.resource_rules import READ_RESOURCE_TOOL, never_matches, regex_spelling
 from toolhost.permissions.rulecheck import Finding, Target, Where, check_rule_paths
 from toolhost.permissions.rules import CompiledRule, compile_rule
 from toolhost.permissions.targets import ToolIndex, check_target
@@ -127,7 +128,27 @@ class _Review:
                     self.error(at(".rewrite") if "rewrite" in str(exc) else rule.origin,
                                rule, str(exc))
         self.targets(rule, at, rule_dir)
+        if rule.when and "uri" in rule.when and head is not None and head.names.matches(
+                READ_RESOURCE_TOOL):
+            self.resource_uri(rule, at(".when.uri"), rule.when["uri"])
         return compiled
+
+    def resource_uri(self, rule: RuleConfig, origin: Origin, spec: object) -> None:
+        """A ``ReadMcpResourceTool`` rule on a URI no declared resource has, or whose regex
+        spells the URI in a way reads never see it."""
+        why = regex_spelling(spec)
+        if why is not None:
+            self.error(origin, rule, f"when.uri: the regex can never match: {why}",
+                       "write the URI as resources/list shows it, or use glob", "warning")
+        servers = self.config.servers.values()
+        if any(s.upstream is not None or s.external is not None for s in servers):
+            return  # an imported server's resources are not known here
+        declared = [(res.kind, res.uri) for s in servers for res in s.resources.values()
+                    if isinstance(getattr(res, "uri", None), str)]
+        for pattern in never_matches(spec, declared):
+            self.error(origin, rule, f"when.uri: {cut(pattern, 200)!r} can match no resource "
+                       "this config declares", "compare with the URIs resources/list and "
+                       "resources/templates/list show", "warning")
 
     def targets(self, rule: RuleConfig, at: Where, rule_dir: str) -> None:
         name = rule.tool.strip().split("(", 1)[0]

@@ -22,6 +22,7 @@ from toolhost.permissions.conditions import (
 )
 from toolhost.permissions.expr import ExprError
 from toolhost.permissions.names import NamePattern, parse_name_pattern
+from toolhost.permissions.resource_rules import READ_RESOURCE_TOOL, canonical_when
 
 if TYPE_CHECKING:
     from toolhost.permissions.caller import CallerMatch
@@ -209,7 +210,10 @@ def compile_rule(rule: RuleConfig, *, cwd: str) -> CompiledRule:
             raise ValueError(f"{name}() is empty (write {name} for every use)")
         if spec not in ("*", "**"):
             content = parse_content(name, spec, cwd=cwd, rule_dir=rule_dir)
-    conditions = tuple(compile_when(rule.when, cwd=cwd, rule_dir=rule_dir)) if rule.when else ()
+    when = rule.when
+    if when and "uri" in when and names.matches(READ_RESOURCE_TOOL):
+        when = canonical_when(when)  # the spelling reads are decided on, however written
+    conditions = tuple(compile_when(when, cwd=cwd, rule_dir=rule_dir)) if when else ()
     expr = None
     if rule.expr:
         from toolhost.permissions.expr import compile_expr

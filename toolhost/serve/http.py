@@ -58,6 +58,7 @@ from toolhost.serve.http_limits import (
     header_deadline_protocol,
     read_body,
 )
+from toolhost.serve.listen_request import MAX_LISTEN_BYTES
 from toolhost.serve.session_table import SessionsFull, SessionTable
 from toolhost.serve.sessions import EndedSessions, SessionTokens
 
@@ -392,6 +393,11 @@ class HttpServer:
             session_id = self._tokens.issue(version if isinstance(version, str) else "", caps)
             session = self._remember(session_id, Session(capabilities=caps))
             headers[SESSION_HEADER] = session_id
+        if message.get("method") == "subscriptions/listen" and len(body) > MAX_LISTEN_BYTES:
+            # a stream that lives as long as its client: its request stays small
+            return JsonAnswer(error_response(
+                request_id, rpc.INVALID_PARAMS, f"Invalid params: a subscriptions/listen "
+                f"request is at most {MAX_LISTEN_BYTES:,} bytes; this one is {len(body):,}"))
         reservation.release()  # nothing awaits before take counts the same bytes in
         release = self._take(session, request_id, len(body))
         if isinstance(release, Response):

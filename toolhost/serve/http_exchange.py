@@ -100,6 +100,11 @@ class Exchange(Response):
         counted = self._message.get("method") != "subscriptions/listen"
         if counted:
             self._in_flight.enter()
+        elif self._release is not None:
+            # nor does it hold the in-flight budgets: its message is parsed and small
+            # (MAX_LISTEN_BYTES), and it may stay open for as long as its client likes
+            self._release()
+            self._release = None
         try:
             await self._exchange(receive, send)
         finally:

@@ -6,26 +6,45 @@ resource) can be watched: a resource produced by a python function, a command or
 endpoint would have to be run to know whether it changed, so its subscribers hear nothing
 (docs/serve.md says so). Watching is a ``stat`` per subscribed URI per interval (the same
 polling as ``--watch``: no extra dependency, every filesystem); nothing is watched until a
-client subscribes, and at most ``MAX_WATCHED`` URIs are.
+client subscribes, and at most ``MAX_WATCHED`` URIs are, shared fairly: the clients' URIs
+are taken in turn (the first of each client, then the second of each...), so one client with
+many subscriptions never pushes out another's. A URI whose resource is not read from a file
+costs nothing (its path is looked up once per config, not per tick).
 """
 
 from __future__ import annotations
 
 import logging
 import os
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
 import anyio
+import anyio.lowlevel
 
 if TYPE_CHECKING:
     from toolhost.serve.served import ServedServer
 
-__all__ = ["MAX_WATCHED", "ResourceWatch"]
+__all__ = ["MAX_WATCHED", "ResourceWatch", "in_turn"]
 
 log = logging.getLogger("toolhost.serve")
 
 MAX_WATCHED = 10_000
 Stamp = tuple[int, int] | None  # (mtime_ns, size); None: the file is gone
+
+
+def in_turn(clients: Sequence[Sequence[str]]) -> Iterator[str]:
+    """The URIs of every client, each once, taken in turn: the first of each client, then
+    the second of each... A reader that stops at a budget shares it fairly among clients."""
+    seen: set[str] = set()
+    depth = 0
+    while clients:
+        clients = [uris for uris in clients if depth < len(uris)]
+        for uris in clients:
+            if uris[depth] not in seen:
+                seen.add(uris[depth])
+                yield uris[depth]
+        depth += 1
 
 
 class ResourceWatch:
@@ -35,6 +54,8 @@ class ResourceWatch:
         self.served = served
         self.interval = interval
         self._seen: dict[str, Stamp] = {}
+        self._paths: dict[str, str | None] = {}  # uri -> its file, for the content below
+        self._content: object = None
 
     async def run(self) -> None:
         """Look every ``interval`` seconds, forever."""
@@ -45,20 +66,38 @@ class ResourceWatch:
             except Exception:  # a watcher's bug must never take the server down
                 log.exception("resource watch failed")
 
+    def wanted(self) -> list[str]:
+        """The URIs to watch: read from a file, each once, taken from the clients in turn
+        up to ``MAX_WATCHED``."""
+        content = self.served.core.content
+        if content is not self._content:  # a reload: paths may have changed
+            self._content, self._paths = content, {}
+        chosen: list[str] = []
+        for uri in in_turn(self.served.subscriptions_by_client()):
+            if uri not in self._paths:
+                if len(self._paths) >= 4 * MAX_WATCHED:
+                    self._paths.clear()
+                self._paths[uri] = self._path(uri)
+            if self._paths[uri] is not None:
+                chosen.append(uri)
+                if len(chosen) >= MAX_WATCHED:
+                    break
+        return chosen
+
     async def check(self) -> list[str]:
         """Look once; announce (and return) the subscribed URIs whose file changed."""
-        wanted = sorted(self.served.subscribed_uris())[:MAX_WATCHED]
-        stamps = {uri: self._stamp(uri) for uri in wanted}
+        stamps = {uri: self._stamp(uri) for uri in self.wanted()}
         changed = [uri for uri, stamp in stamps.items()
                    if uri in self._seen and self._seen[uri] != stamp]
         # a URI seen for the first time is only noted: the client read it when subscribing
         self._seen = {uri: stamp for uri, stamp in stamps.items()}
         for uri in changed:
             await self.served.resource_updated(uri)
+            await anyio.lowlevel.checkpoint()  # let each listen stream's pump drain
         return changed
 
     def _stamp(self, uri: str) -> Stamp:
-        path = self._path(uri)
+        path = self._paths.get(uri)
         if path is None:
             return None
         try:

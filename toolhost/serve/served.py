@@ -15,12 +15,15 @@ from collections.abc import Awaitable, Callable, Collection, Hashable, Mapping, 
 from typing import Any
 
 import anyio
+from anyio.streams.memory import MemoryObjectSendStream
 
 from toolhost.compile.tool import CompiledTool
 from toolhost.mcp import McpServer
+from toolhost.mcp import jsonrpc as rpc
 from toolhost.mcp.server import Notify
+from toolhost.serve.listen_request import MAX_LISTEN_URIS, ListenError, check_uris, wanted
 
-__all__ = ["SEPARATOR", "ServedServer", "expose"]
+__all__ = ["MAX_LISTEN_URIS", "SEPARATOR", "ServedServer", "expose"]
 
 log = logging.getLogger("toolhost.serve")
 
@@ -31,7 +34,10 @@ LIST_CHANGED = {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}
 RESOURCES_CHANGED = "notifications/resources/list_changed"
 PROMPTS_CHANGED = "notifications/prompts/list_changed"
 RESOURCE_UPDATED = "notifications/resources/updated"
-MAX_LISTEN_URIS = 1000  # resourceSubscriptions of one listen stream
+MAX_LISTENERS = 1000  # listen streams open at once (each holds at most 1 MiB)
+# notifications waiting for one listen stream (a stream further behind is ended): one tick
+# of the resource watcher for every URI it may name, and list changes besides
+LISTEN_QUEUE = MAX_LISTEN_URIS + 64
 
 Broadcast = Callable[[dict[str, Any], Collection[Hashable] | None], Awaitable[None]]
 """Sends a message to legacy clients: the peers named (None: every one)."""
@@ -53,21 +59,37 @@ def expose(servers: Mapping[str, Sequence[CompiledTool]], selected: Sequence[str
 
 @dataclasses.dataclass(eq=False)  # hashed by identity: one entry per stream
 class _Listener:
-    """One ``subscriptions/listen`` stream: what it asked to hear, and where it goes."""
+    """One ``subscriptions/listen`` stream: what it asked to hear, and its own bounded queue
+    (a pump sends it on): a client that does not read never holds up anyone else."""
 
-    notify: Notify
+    queue: MemoryObjectSendStream[dict[str, Any]]
     request_id: Any  # the listen request's id: only unique per client, so never a key
     tools: bool
     resources: bool = False
     prompts: bool = False
     uris: frozenset[str] = frozenset()
     done: anyio.Event = dataclasses.field(default_factory=anyio.Event)
+    dropped: bool = False
 
     def wants(self, method: str, uri: str | None) -> bool:
         if method == RESOURCE_UPDATED:
             return uri in self.uris
         return {LIST_CHANGED["method"]: self.tools, RESOURCES_CHANGED: self.resources,
                 PROMPTS_CHANGED: self.prompts}.get(method, False)
+
+    def offer(self, note: dict[str, Any]) -> None:
+        """Queue ``note`` without waiting; a stream whose queue is full is ended."""
+        if self.dropped:
+            return
+        try:
+            self.queue.send_nowait(note)
+        except anyio.WouldBlock:
+            self.dropped = True
+            log.warning("listen stream %s fell %d notifications behind (its client does not "
+                        "read); closing it", repr(self.request_id)[:60], LISTEN_QUEUE)
+            self.done.set()
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+            pass
 
 
 class ServedServer:
@@ -147,6 +169,13 @@ class ServedServer:
             uris |= listener.uris
         return uris
 
+    def subscriptions_by_client(self) -> list[list[str]]:
+        """The resource URIs each client (a legacy session, a listen stream) subscribed to,
+        one list per client: the watcher shares its budget among them."""
+        out = [sorted(uris) for uris in self.core.resource_subscriptions().values() if uris]
+        out += [sorted(listener.uris) for listener in self._listeners if listener.uris]
+        return out
+
     async def resource_updated(self, uri: str) -> None:
         """Send ``notifications/resources/updated`` for ``uri`` to the clients subscribed."""
         subscribers = [peer for peer, uris in self.core.resource_subscriptions().items()
@@ -167,14 +196,9 @@ class ServedServer:
             except Exception:
                 log.exception("could not send %s", method)
         for listener in list(self._listeners):
-            if listener.wants(method, uri):
-                note = {"jsonrpc": "2.0", "method": method, "params": {
-                    **params, "_meta": {SUBSCRIPTION_ID_META_KEY: listener.request_id}}}
-                try:
-                    await listener.notify(note)
-                except Exception:
-                    log.debug("listen stream %r is gone", listener.request_id,
-                              exc_info=True)
+            if listener.wants(method, uri):  # never waits: each stream has its own queue
+                listener.offer({"jsonrpc": "2.0", "method": method, "params": {
+                    **params, "_meta": {SUBSCRIPTION_ID_META_KEY: listener.request_id}}})
 
     def forget_peer(self, peer: Hashable) -> None:
         """Drop what ``peer`` (an HTTP session that ended or was evicted, a request without
@@ -195,28 +219,45 @@ class ServedServer:
 
     async def _listen(self, message: Mapping[str, Any], notify: Notify) -> dict[str, Any]:
         request_id = message["id"]
-        params = message.get("params")
-        wanted = params.get("notifications") if isinstance(params, Mapping) else None
-        wanted = wanted if isinstance(wanted, Mapping) else {}
-        raw = wanted.get("resourceSubscriptions")
-        uris = frozenset(u for u in raw[:MAX_LISTEN_URIS] if isinstance(u, str) and
-                         0 < len(u) <= 8192) if isinstance(raw, list) else frozenset()
-        listener = _Listener(notify, request_id, wanted.get("toolsListChanged") is True,
-                             wanted.get("resourcesListChanged") is True,
-                             wanted.get("promptsListChanged") is True, uris)
+        try:
+            asked = wanted(message)
+            uris = await check_uris(asked.uris, self.core.content, self.core.read_guard)
+        except ListenError as exc:
+            return exc.response(request_id)
+        if len(self._listeners) >= MAX_LISTENERS:
+            return rpc.error_response(request_id, rpc.SERVER_BUSY, f"Server busy: "
+                                      f"{MAX_LISTENERS:,} listen streams are open; send it "
+                                      "again later")
+        send, receive = anyio.create_memory_object_stream[dict[str, Any]](LISTEN_QUEUE)
+        listener = _Listener(send, request_id, asked.tools, asked.resources, asked.prompts,
+                             frozenset(uris))
+        del asked, message  # the stream keeps only what it hears about
         honored: dict[str, Any] = {key: True for key, on in (
             ("toolsListChanged", listener.tools), ("promptsListChanged", listener.prompts),
             ("resourcesListChanged", listener.resources)) if on}
         if uris:
-            honored["resourceSubscriptions"] = sorted(uris)
+            honored["resourceSubscriptions"] = list(uris)
+        listener.offer({"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged",
+                        "params": {"_meta": {SUBSCRIPTION_ID_META_KEY: request_id},
+                                   "notifications": honored}})
         self._listeners.add(listener)
         if uris:
             self._subscriptions_changed()
+
+        async def pump() -> None:
+            async for note in receive:
+                try:
+                    await notify(note)
+                except Exception:
+                    log.debug("listen stream %r is gone", request_id, exc_info=True)
+                    listener.done.set()
+                    return
+
         try:
-            await notify({"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged",
-                          "params": {"_meta": {SUBSCRIPTION_ID_META_KEY: request_id},
-                                     "notifications": honored}})
-            await listener.done.wait()
+            async with anyio.create_task_group() as tg, send, receive:
+                tg.start_soon(pump)
+                await listener.done.wait()
+                tg.cancel_scope.cancel()
         finally:
             self._listeners.discard(listener)  # this stream's own entry, nobody else's
             if uris:

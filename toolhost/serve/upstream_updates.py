@@ -11,7 +11,8 @@ connection (``toolhost.gateway.updates.ResourceUpdates.want``), which subscribes
 upstream; an upstream no client wants anything from any more is told so (nothing stays
 subscribed "just in case": an unsubscribe is cheap, and an upstream's own subscriptions are
 as bounded as ours). Each upstream gets at most ``toolhost.gateway.updates.MAX_SUBSCRIBED``
-URIs (the first ones, sorted).
+URIs, taken from the subscribed clients in turn (``resource_watch.in_turn``): one client
+with many subscriptions never pushes out another's.
 
 Updates come back in a worker thread of the connection, hop onto this loop and are sent by
 ``ServedServer.resource_updated`` (to legacy subscribers and listen streams alike), only
@@ -30,6 +31,8 @@ import anyio.lowlevel
 import anyio.to_thread
 
 from toolhost.gateway.client import UpstreamConnection
+from toolhost.gateway.updates import MAX_SUBSCRIBED
+from toolhost.serve.resource_watch import in_turn
 
 if TYPE_CHECKING:
     from toolhost.serve.served import ServedServer
@@ -68,11 +71,14 @@ class UpstreamSubscriptions:
         """Tell each upstream the URIs its resources' subscribers want now."""
         wanted: dict[UpstreamConnection, set[str]] = {}
         content = self.served.core.content
-        for uri in self.served.subscribed_uris():
+        # the clients' URIs in turn, so one client's many never push out another's
+        for uri in in_turn(self.served.subscriptions_by_client()):
             found = content.find(uri)
             connection = getattr(found[0], "connection", None) if found else None
             if isinstance(connection, UpstreamConnection):
-                wanted.setdefault(connection, set()).add(uri)
+                bucket = wanted.setdefault(connection, set())
+                if len(bucket) < MAX_SUBSCRIBED:
+                    bucket.add(uri)
         token = anyio.lowlevel.current_token()
         for connection in {*self._wanted, *wanted}:
             uris = frozenset(wanted.get(connection, ()))
