@@ -9,13 +9,10 @@ carry ``resultType``), anything else follows the 2025-11-25 handshake rules.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import logging
 from collections.abc import Awaitable, Callable, Hashable, Mapping, Sequence
 from typing import Any, Protocol, TypeGuard
-
-import anyio
 
 from toolhost.backends.base import CallContext
 from toolhost.compile.content import ServerContent
@@ -25,6 +22,15 @@ from toolhost.failures import log_failure
 from toolhost.limits import DEFAULT_LIMITS, Limits
 from toolhost.mcp import jsonrpc as rpc
 from toolhost.mcp import wire
+from toolhost.mcp.calls import (
+    NO_SCOPE,
+    Notify,
+    cancel_scope,
+    may_exceed,
+    progress_sender,
+    send_elicit,
+    send_sample,
+)
 from toolhost.mcp.client_log import LEVELS, ClientLog
 from toolhost.mcp.client_requests import (
     InputRequired,
@@ -42,9 +48,6 @@ __all__ = ["Guard", "McpServer", "Notify", "ReadGuard"]
 
 log = logging.getLogger("toolhost.mcp")
 _call_log = logging.getLogger("toolhost.call")
-
-Notify = Callable[[dict[str, Any]], Awaitable[None]]
-"""Sends a JSON-RPC notification (e.g. ``notifications/progress``) to the client."""
 
 Guard = Callable[[CompiledTool, Mapping[str, Any], CallContext],
                  Awaitable[ToolResult | None]]
@@ -421,13 +424,13 @@ class McpServer:
         log_to: logging.Logger | ClientLog = client_log or _call_log
         extra: dict[str, Any] = {}
         if notify is not None and isinstance(token, (str, int)) and not isinstance(token, bool):
-            extra["progress"] = _progress_sender(notify, token)
+            extra["progress"] = progress_sender(notify, token)
         # Requests to the client: the transport's channel (serve, 2025 revisions), or in the
         # stateless era a round trip through InputRequiredResult (toolhost.mcp.round_trip)
         channel = self._round_trip(params, meta) if modern else current_channel()
         if channel is not None:
-            extra["elicit"] = functools.partial(_elicit, channel)
-            extra["sample"] = functools.partial(_sample, channel)
+            extra["elicit"] = functools.partial(send_elicit, channel)
+            extra["sample"] = functools.partial(send_sample, channel)
         if _is_mapping(meta):
             tool_use_id = meta.get(TOOL_USE_ID_META_KEY)
             if type(tool_use_id) is str:
@@ -467,8 +470,8 @@ class McpServer:
         key = (peer, request_id)
         scope = None
         if cancel is None:  # no scope of the transport's to share (see ``handle``): ours
-            scope = cancel = _cancel_scope()
-        with scope if scope is not None else _NO_SCOPE:
+            scope = cancel = cancel_scope()
+        with scope if scope is not None else NO_SCOPE:
             self._inflight[key] = cancel
             try:
                 result = await self._run(tool, arguments, ctx)
@@ -485,7 +488,7 @@ class McpServer:
         try:
             # A cheap bound first: JSON text is never shorter than the repr-free estimate
             # of its strings, so small arguments skip the encoding entirely.
-            size = len(wire.encode(arguments)) if _may_exceed(arguments, limit) else 0
+            size = len(wire.encode(arguments)) if may_exceed(arguments, limit) else 0
         except (TypeError, ValueError) as exc:
             raise _RpcError(rpc.INVALID_PARAMS, f"Invalid params: the arguments of tool "
                             f"{name!r} are not JSON ({cut(str(exc), 100)})") from None
@@ -517,62 +520,3 @@ def _is_mapping(value: Any) -> TypeGuard[Mapping[str, Any]]:
     # JSON objects arrive as dicts: the exact type first (an ABC isinstance costs ~0.3 µs,
     # and a call asks five times)
     return type(value) is dict or (value is not None and isinstance(value, Mapping))
-
-
-def _cancel_scope() -> anyio.CancelScope:
-    # toolhost.deadlines (one scope per tools/call: on the hot path), loaded with the first
-    # call: it imports asyncio, which loading a config and building its servers never need
-    global _new_scope
-    if _new_scope is None:
-        from toolhost.deadlines import cancel_scope
-
-        _new_scope = cancel_scope
-    return _new_scope()
-
-
-_new_scope: Callable[[], anyio.CancelScope] | None = None
-_NO_SCOPE = contextlib.nullcontext()  # reusable: enters and leaves without state
-
-
-def _may_exceed(arguments: Mapping[str, Any], limit: int) -> bool:
-    # Top-level values only: a shallow look that is exact for the common flat arguments
-    # and sends anything nested to the real measurement.
-    total = 0
-    for key, value in arguments.items():
-        if isinstance(value, str):
-            total += len(key) + len(value) * 6 + 8  # \u escapes at worst
-        elif value is None or isinstance(value, (bool, float)) or (
-                isinstance(value, int) and -2**63 <= value < 2**64):
-            total += len(key) + 32
-        else:
-            return True
-        if total > limit:
-            return True
-    return False
-
-
-# ctx.elicit and ctx.sample: toolhost.mcp.elicit (its schema checks) loads with the first
-# tool that asks, not with every server.
-async def _elicit(channel: Any, *args: Any, **kwargs: Any) -> Any:
-    from toolhost.mcp.elicit import elicit
-
-    return await elicit(channel, *args, **kwargs)
-
-
-async def _sample(channel: Any, *args: Any, **kwargs: Any) -> Any:
-    from toolhost.mcp.elicit import sample
-
-    return await sample(channel, *args, **kwargs)
-
-
-def _progress_sender(notify: Notify, token: str | int
-                     ) -> Callable[[float, float | None, str | None], Awaitable[None]]:
-    async def progress(progress: float, total: float | None = None,
-                       message: str | None = None) -> None:
-        params: dict[str, Any] = {"progressToken": token, "progress": progress}
-        if total is not None:
-            params["total"] = total
-        if message is not None:  # shown to the client as it is: no secret in it
-            params["message"] = scrub(message) if isinstance(message, str) else message
-        await notify({"jsonrpc": "2.0", "method": "notifications/progress", "params": params})
-    return progress

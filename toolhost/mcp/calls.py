@@ -1,0 +1,79 @@
+"""What one ``tools/call`` needs besides the server: its cancel scope, a quick bound on the
+size of its arguments, and the context's channels back to the client (progress, elicitation,
+sampling). On the hot path; kept apart so ``toolhost.mcp.server`` stays the dispatch.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+
+import anyio
+
+from toolhost.redaction import scrub
+
+__all__ = ["NO_SCOPE", "Notify", "cancel_scope", "may_exceed", "progress_sender",
+           "send_elicit", "send_sample"]
+
+Notify = Callable[[dict[str, Any]], Awaitable[None]]
+"""Sends a JSON-RPC notification (e.g. ``notifications/progress``) to the client."""
+
+
+def cancel_scope() -> anyio.CancelScope:
+    # toolhost.deadlines (one scope per tools/call: on the hot path), loaded with the first
+    # call: it imports asyncio, which loading a config and building its servers never need
+    global _new_scope
+    if _new_scope is None:
+        from toolhost.deadlines import cancel_scope as new_scope
+
+        _new_scope = new_scope
+    return _new_scope()
+
+
+_new_scope: Callable[[], anyio.CancelScope] | None = None
+NO_SCOPE = contextlib.nullcontext()  # reusable: enters and leaves without state
+
+
+def may_exceed(arguments: Mapping[str, Any], limit: int) -> bool:
+    # Top-level values only: a shallow look that is exact for the common flat arguments
+    # and sends anything nested to the real measurement.
+    total = 0
+    for key, value in arguments.items():
+        if isinstance(value, str):
+            total += len(key) + len(value) * 6 + 8  # \u escapes at worst
+        elif value is None or isinstance(value, (bool, float)) or (
+                isinstance(value, int) and -2**63 <= value < 2**64):
+            total += len(key) + 32
+        else:
+            return True
+        if total > limit:
+            return True
+    return False
+
+
+# ctx.elicit and ctx.sample: toolhost.mcp.elicit (its schema checks) loads with the first
+# tool that asks, not with every server.
+async def send_elicit(channel: Any, *args: Any, **kwargs: Any) -> Any:
+    from toolhost.mcp.elicit import elicit
+
+    return await elicit(channel, *args, **kwargs)
+
+
+async def send_sample(channel: Any, *args: Any, **kwargs: Any) -> Any:
+    from toolhost.mcp.elicit import sample
+
+    return await sample(channel, *args, **kwargs)
+
+
+def progress_sender(notify: Notify, token: str | int
+                     ) -> Callable[[float, float | None, str | None], Awaitable[None]]:
+    async def progress(progress: float, total: float | None = None,
+                       message: str | None = None) -> None:
+        params: dict[str, Any] = {"progressToken": token, "progress": progress}
+        if total is not None:
+            params["total"] = total
+        if message is not None:  # shown to the client as it is: no secret in it
+            params["message"] = scrub(message) if isinstance(message, str) else message
+        await notify({"jsonrpc": "2.0", "method": "notifications/progress", "params": params})
+    return progress
