@@ -77,7 +77,7 @@ def find_pins(path: Path) -> list[Pin]:
 
     problems: list[Problem] = []
     doc = read_doc(path, "project", problems)
-    if doc is None:
+    if doc is None or problems:  # a duplicate key, a tag...: the loader's own located lines
         raise ConfigError(problems)
     entries: Any = doc.data.get("extends", []) if isinstance(doc.data, dict) else []
     if not isinstance(entries, list):
@@ -144,7 +144,7 @@ def _parser(path: Path) -> Callable[[str], Any]:
 def main(args: argparse.Namespace) -> int:
     from toolhost.commands._revedit import RevEditError, rewrite_rev
     from toolhost.config.gitrepos import fetch_repo
-    from toolhost.errors import ConfigError
+    from toolhost.errors import ConfigError, shown
 
     path = Path(args.config)
     if args.rev is not None and (refused := rev_problem(args.rev)):
@@ -164,6 +164,10 @@ def main(args: argparse.Namespace) -> int:
         text = original = handle.read()
     parse = _parser(path)
     data = parse(text)
+    if data is None:  # changed since find_pins read it: nothing is rewritten blind
+        print(f"{shown(str(path))}: the file no longer parses; nothing changed",
+              file=sys.stderr)
+        return 1
     failed = 0
     newest: dict[tuple[str, bool], str | None] = {}  # one ls-remote per repo
     for pin in pins:
