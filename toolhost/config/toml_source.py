@@ -20,6 +20,7 @@ from toolhost.config.limits import (
     toml_prescan,
     toml_string_end,
 )
+from toolhost.config.load_budget import values_left, values_message
 from toolhost.config.toml_marks import scan_marks
 from toolhost.config.tree import Doc, Mark, Path, format_path
 from toolhost.errors import Problem
@@ -37,7 +38,7 @@ _AT = re.compile(r"\(at line (\d+), column (\d+)\)")
 
 def parse_toml(text: str, file: str, layer: str, problems: list[Problem]) -> Doc | None:
     """Parse ``text``; on a syntax error append a Problem and return None."""
-    limit, values = LIMITS.depth, LIMITS.values
+    limit, values = LIMITS.depth, values_left()
     deep, why = toml_prescan(text, limit, values)
     if deep >= 0:  # tomllib recurses once per level, and builds every value: refuse first
         line = text.count("\n", 0, deep) + 1
@@ -83,8 +84,8 @@ def parse_toml(text: str, file: str, layer: str, problems: list[Problem]) -> Doc
 
 
 def _too_many(limit: int, file: str, line: int, column: int) -> Problem:
-    return Problem(f"more than {limit:,} values (scalars, keys, lists, tables) in one file", file,
-                   line, column, hint="raise TOOLHOST_MAX_CONFIG_VALUES if this is meant")
+    return Problem(values_message(limit, "scalars, keys, lists, tables"), file, line, column,
+                   hint="raise TOOLHOST_MAX_CONFIG_VALUES if this is meant")
 
 
 def _long_number(text: str) -> tuple[int, int]:
