@@ -12,6 +12,7 @@ import re
 import sys
 from typing import Any
 
+from toolhost.config.checks import TomlDate, TomlDateTime, TomlTime
 from toolhost.config.limits import (
     LIMITS,
     MAX_DIGITS,
@@ -144,8 +145,12 @@ def _plain(value: Any, path: Path, file: str, bad: list[tuple[Path, str]]) -> An
 
 
 def _scalar(value: Any, path: Path, bad: list[tuple[Path, str]]) -> Any:
-    if isinstance(value, (datetime.date, datetime.time)):
-        return value.isoformat()
+    if isinstance(value, datetime.datetime):  # (a datetime is a date too: first)
+        return TomlDateTime(value.isoformat())
+    if isinstance(value, datetime.date):
+        return TomlDate(value.isoformat())
+    if isinstance(value, datetime.time):
+        return TomlTime(value.isoformat())
     reason = check_finite(value)
     if reason:
         bad.append((path, reason))
