@@ -22,6 +22,7 @@ a line, a column and a key path, plus an optional hint ("did you mean 'descripti
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -76,20 +77,36 @@ class Problem:
         return text
 
 
-# C0 and C1 control characters (a line break, ESC, BEL, ...), DEL, and the Unicode line
-# and paragraph separators
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+# C0 controls and DEL: the fast path for ASCII text
+_CONTROL = re.compile("[\x00-\x1f\x7f]")
+_NOT_PRINTABLE_ASCII = re.compile("[^\x20-\x7e]")
+# C0 and C1 controls, format characters (bidi overrides and isolates, zero-width spaces and
+# joiners, the BOM, tag characters), lone surrogates, the line and paragraph separators
+_HIDDEN = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
+
+
+def _escaped(match: re.Match[str]) -> str:
+    char = match.group()
+    if unicodedata.category(char) not in _HIDDEN:
+        return char
+    code = ord(char)
+    if char in "\n\r\t":
+        return repr(char)[1:-1]
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
 def shown(text: str) -> str:
     """``text`` safe to print as one line: control characters (which a key or a value from a
     config may hold: a line break that forges a second "file:line" line, an escape sequence
-    that erases the line on a terminal) are written as ``\\n``, ``\\x1b``, ..."""
-    if _CONTROL.search(text) is None:
-        return text
-    return _CONTROL.sub(lambda m: repr(m.group())[1:-1] if m.group() in "\n\r\t"
-                        else f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100
-                        else f"\\u{ord(m.group()):04x}", text)
+    that erases the line on a terminal) are written as ``\\n``, ``\\x1b``, ..., and so are
+    invisible format characters (a bidi override that shows ``'txet'`` as ``'text'``, a
+    zero-width space: ``\\u202e``, ``\\u200b``)."""
+    if text.isascii():
+        return text if _CONTROL.search(text) is None else _NOT_PRINTABLE_ASCII.sub(_escaped,
+                                                                                  text)
+    return _NOT_PRINTABLE_ASCII.sub(_escaped, text)
 
 
 class ToolhostError(Exception):

@@ -87,17 +87,19 @@ class Limits:
 
 DEFAULT_LIMITS = Limits()
 
-_SIZE = re.compile(r"^\s*(\d+)(?:\.(\d+))?\s*([kmg]i?b?|b)?\s*$", re.IGNORECASE)
-_UNITS = {"": 1, "b": 1, "k": 1024, "m": MIB, "g": 1024 * MIB}
+_SIZE = re.compile(r"^\s*(\d+)(?:\.(\d+))?\s*([kmgt]i?b?|b)?\s*$", re.IGNORECASE)
+_UNITS = {"": 1, "b": 1, "k": 1024, "m": MIB, "g": 1024 * MIB, "t": 1024 * 1024 * MIB}
 MAX_SIZE = 1024 * 1024 * MIB  # 1 TiB: more than any one message can honestly need
 
 
 def parse_size(text: str) -> int:
-    """``"32MiB"``, ``"512k"``, ``"1048576"`` -> bytes (binary units), from 1 byte to 1 TiB;
+    """``"32MiB"``, ``"512k"``, ``"1TiB"``, ``"1048576"`` -> bytes (binary units), from 1 byte
+    to 1 TiB (the limit is accepted written in the unit its message names);
     ``ValueError`` with a one-line reason otherwise."""
     match = _SIZE.match(text)
     if match is None:
-        raise ValueError(f"not a size: {text[:40]!r} (write e.g. 4096, 512KiB, 32MiB, 1GiB)")
+        raise ValueError(f"not a size: {text[:40]!r} "
+                         "(write e.g. 4096, 512KiB, 32MiB, 1GiB, 1TiB)")
     whole, fraction, unit = match.groups()
     # bounded digits before any conversion: float("9" * 400) is inf, int() of 5,000 digits
     # raises; a fraction finer than a byte does not matter

@@ -28,15 +28,12 @@ def test_a_size_out_of_range_or_malformed_is_a_value_error(text: str) -> None:
 
 
 @pytest.mark.parametrize(("text", "size"), [("4096", 4096), ("512KiB", 512 * 1024),
-                                            ("0.5k", 512), ("1TiB", None), ("1024GiB", MAX_SIZE),
+                                            ("0.5k", 512), ("1TiB", MAX_SIZE),
+                                            ("1024GiB", MAX_SIZE),
                                             ("00000000000000000000000032MiB", 32 << 20),
                                             ("1." + "0" * 5000 + "k", 1024)])
-def test_a_size_in_range_is_read(text: str, size: int | None) -> None:
-    if size is None:  # "TiB" is not a unit this parser knows
-        with pytest.raises(ValueError):
-            parse_size(text)
-    else:
-        assert parse_size(text) == size
+def test_a_size_in_range_is_read(text: str, size: int) -> None:
+    assert parse_size(text) == size  # 1TiB too: the unit the limit's message is written in
 
 
 @pytest.mark.parametrize("text", ["nan", "inf", "-inf", "-1", "0", "0.01", HUGE, "1e400",

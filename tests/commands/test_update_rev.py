@@ -166,3 +166,34 @@ def test_an_impossible_rev_is_one_line_before_anything(tmp_path: Path, repo: Pat
     assert done.returncode == 2 and after == text
     assert done.stderr.count("\n") == 1 and done.stderr.startswith("toolhost update: --rev ")
     assert not (tmp_path / "cache").exists()  # nothing was even fetched
+
+
+UNPARSABLE = {  # what the loader refuses, anywhere in the file: its own located line
+    "dup_rev.yaml": ("toolhost: 1\nextends:\n  - repo: ./repo\n    rev: v1\n    rev: v1\n",
+                     "dup_rev.yaml:5:5: extends[0].rev: duplicate key"),
+    "dup_elsewhere.yaml": ("toolhost: 1\nextends:\n  - repo: ./repo\n    rev: v1\n"
+                           "servers: {}\nservers: {}\n",
+                           "dup_elsewhere.yaml:6:1: servers: duplicate key"),
+    "dup_repo.yaml": ("toolhost: 1\nextends:\n  - repo: ./repo\n    repo: ./repo\n    rev: v1\n",
+                      "dup_repo.yaml:4:5: extends[0].repo: duplicate key"),
+    "binary.yaml": ("toolhost: 1\nextends:\n  - repo: ./repo\n    rev: v1\nx: !!binary aGk=\n",
+                    "binary.yaml:5:4: x: unsupported YAML tag"),
+    "custom.yaml": ("toolhost: 1\nextends:\n  - repo: ./repo\n    rev: v1\nx: !local 1\n",
+                    "custom.yaml:5:4: x: unsupported YAML tag"),
+    "set.yaml": ("toolhost: 1\nextends:\n  - repo: ./repo\n    rev: v1\nx: !!set {a}\n",
+                 "set.yaml:5:4: x: unsupported YAML tag"),
+    "dup.toml": ('toolhost = 1\nx = 1\nx = 2\n[[extends]]\nrepo = "./repo"\nrev = "v1"\n',
+                 "dup.toml:3:"),
+}
+
+
+@pytest.mark.parametrize("args", [(), ("--dry-run",), ("--rev", "v3")])
+@pytest.mark.parametrize("name", sorted(UNPARSABLE))
+def test_a_file_the_loader_refuses_is_its_located_line_and_left_alone(
+        tmp_path: Path, repo: Path, name: str, args: tuple[str, ...]) -> None:
+    text, expected = UNPARSABLE[name]
+    done, after = _update(tmp_path, name, text, *args)
+    assert done.returncode == 1, done
+    assert expected in done.stderr, done.stderr
+    assert "internal error" not in done.stderr and "Traceback" not in done.stderr
+    assert after == text

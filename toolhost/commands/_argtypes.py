@@ -9,15 +9,40 @@ from __future__ import annotations
 
 import argparse
 import math
+import re
 
 from toolhost.limits import parse_size
 
-__all__ = ["MAX_SECONDS", "MIN_INTERVAL", "interval", "port", "positive_int", "seconds", "size"]
+__all__ = ["MAX_SECONDS", "MIN_INTERVAL", "interval", "port", "positive_int", "seconds",
+           "server_key", "server_key_problem", "size"]
 
 MAX_SECONDS = 86400 * 365
 MIN_INTERVAL = 0.05  # a shorter poll interval is a busy loop of stat calls
 MAX_COUNT = 2**31 - 1
 _DIGITS = 20  # more digits than any count or size here needs; int() of 5,000 digits raises
+
+
+_SERVER_KEY = re.compile(r"^[a-z][a-z0-9-]{0,39}\Z")
+
+
+def server_key_problem(name: str) -> str:
+    """Why ``name`` cannot be the server's name or key in a client's config ("" if it can):
+    it becomes part of every tool's wire name (``mcp__<name>__<tool>``), so it is lowercase
+    letters, digits and single dashes, starting with a letter, at most 40 characters (the
+    wire name has 64). ``init --name``, ``install --name`` and ``mcp-config --name``."""
+    if _SERVER_KEY.match(name) and "--" not in name:
+        return ""
+    return (f"--name {name[:60]!r}: use lowercase letters, digits and single dashes, starting "
+            "with a letter (at most 40)")
+
+
+def server_key(text: str) -> str:
+    """The ``--name`` flag of ``install`` and ``mcp-config``: see :func:`server_key_problem`."""
+    problem = server_key_problem(text)
+    if problem:
+        raise argparse.ArgumentTypeError(problem.removeprefix(f"--name {text[:60]!r}: ")
+                                         + f", got {text[:60]!r}")
+    return text
 
 
 def size(text: str) -> int:

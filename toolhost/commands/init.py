@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import sys
 from pathlib import Path
 
@@ -134,7 +133,6 @@ FILES = {
     "policy-tests.yaml": POLICY_TESTS,
     "toolhost-ci.sh": CI,
 }
-_NAME = re.compile(r"^[a-z][a-z0-9-]{0,39}\Z")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -146,9 +144,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    if not _NAME.match(args.name) or "__" in args.name:
-        print(f"toolhost init: --name {args.name!r}: use lowercase letters, digits and single "
-              "dashes, starting with a letter (at most 40)", file=sys.stderr)
+    from toolhost.commands._argtypes import server_key_problem
+
+    if problem := server_key_problem(args.name):  # the same check as install/mcp-config
+        print(f"toolhost init: {problem}", file=sys.stderr)
         return 2
     root = Path(args.directory)
     problem = _unusable(root, args.force)

@@ -129,13 +129,19 @@ def write_for(config: str, *, layers: bool = True, dry_run: bool = False) -> lis
 
 def main(args: argparse.Namespace) -> int:
     from toolhost.config import load_config
+    from toolhost.config.sources import read_doc
+    from toolhost.errors import ConfigError, Problem, shown
     from toolhost.lockfile import lock_path, read_lock
 
-    where = lock_path(args.config)
+    config = shown(args.config)  # a line break in a name must not forge a second line
+    where = shown(str(lock_path(args.config)))
     if args.check:
-        if read_lock(where) is None:
-            print(f"{args.config}: no lock file {where} (create it with `toolhost lock "
-                  f"{args.config}`)", file=sys.stderr)
+        problems: list[Problem] = []
+        if read_doc(args.config, "project", problems) is None:  # missing, empty, unreadable
+            raise ConfigError(problems)
+        if read_lock(lock_path(args.config)) is None:
+            print(f"{config}: no lock file {where} (create it with `toolhost lock "
+                  f"{config}`)", file=sys.stderr)
             return 1
         load_config(args.config, layers=not args.no_layers)  # refuses drift like every load
         found = write_for(args.config, layers=not args.no_layers, dry_run=True)
@@ -145,7 +151,7 @@ def main(args: argparse.Namespace) -> int:
             return 1
         print(f"{where}: up to date")
         return 0
-    existed = os.path.lexists(where)  # False, not OSError, for a name too long
+    existed = os.path.lexists(lock_path(args.config))  # False, not OSError, for a name too long
     found = write_for(args.config, layers=not args.no_layers, dry_run=args.dry_run)
     for line in found:
         print(line)

@@ -8,6 +8,8 @@ import os
 import sys
 from typing import Any
 
+from toolhost.commands._argtypes import server_key
+
 HELP = "print the .mcp.json / --mcp-config entry that starts `toolhost serve` for a config"
 
 DESCRIPTION = """\
@@ -36,7 +38,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="server(s) to serve (repeatable; default: the only one)")
     parser.add_argument("--all", action="store_true", dest="all_servers",
                         help="serve every toolhost server of the config")
-    parser.add_argument("--name", metavar="KEY",
+    parser.add_argument("--name", metavar="KEY", type=server_key,
                         help="the entry's key (default: the server's name, or 'toolhost')")
     parser.add_argument("--watch", action="store_true",
                         help="make the server reload when the config changes")

@@ -77,7 +77,7 @@ def find_pins(path: Path) -> list[Pin]:
 
     problems: list[Problem] = []
     doc = read_doc(path, "project", problems)
-    if doc is None:
+    if doc is None or problems:  # a duplicate key, a tag...: the loader's own located lines
         raise ConfigError(problems)
     entries: Any = doc.data.get("extends", []) if isinstance(doc.data, dict) else []
     if not isinstance(entries, list):
@@ -144,9 +144,17 @@ def _parser(path: Path) -> Callable[[str], Any]:
 def main(args: argparse.Namespace) -> int:
     from toolhost.commands._revedit import RevEditError, rewrite_rev
     from toolhost.config.gitrepos import fetch_repo
-    from toolhost.errors import ConfigError
+    from toolhost.errors import ConfigError, shown
 
+    if not args.config:  # Path("") is ".": say what validate and lock say
+        from toolhost.config.sources import read_doc
+        from toolhost.errors import Problem
+
+        problems: list[Problem] = []
+        read_doc("", "project", problems)
+        raise ConfigError(problems)
     path = Path(args.config)
+    where = shown(args.config)  # a line break in a name must not forge a second line
     if args.rev is not None and (refused := rev_problem(args.rev)):
         print(f"toolhost update: --rev {_show(args.rev)}: {refused}", file=sys.stderr)
         return 2
@@ -154,16 +162,20 @@ def main(args: argparse.Namespace) -> int:
             p.url in args.repo]
     if not pins and args.repo:
         known = sorted({p.repo for p in find_pins(path)})
-        print(f"{path}: no pinned `extends` entry has repo {' or '.join(args.repo)}"
+        print(f"{where}: no pinned `extends` entry has repo {shown(' or '.join(args.repo))}"
               + (f" (its repos: {', '.join(known)})" if known else ""), file=sys.stderr)
         return 1
     if not pins:
-        print(f"{path}: no pinned `extends: {{repo, rev}}` entries")
+        print(f"{where}: no pinned `extends: {{repo, rev}}` entries")
         return 0
     with open(path, encoding="utf-8", newline="") as handle:  # keep \r\n line ends
         text = original = handle.read()
     parse = _parser(path)
     data = parse(text)
+    if data is None:  # changed since find_pins read it: nothing is rewritten blind
+        print(f"{where}: the file no longer parses; nothing changed",
+              file=sys.stderr)
+        return 1
     failed = 0
     newest: dict[tuple[str, bool], str | None] = {}  # one ls-remote per repo
     for pin in pins:
@@ -174,22 +186,23 @@ def main(args: argparse.Namespace) -> int:
                 newest[pin.url, pre] = newest_tag(pin.url, pre=pre)
             new = args.rev or newest[pin.url, pre]
         except ConfigError as exc:
-            print(f"{path}:{pin.line}: {pin.repo}: {exc.problems[0].message}", file=sys.stderr)
+            print(f"{where}:{pin.line}: {shown(pin.repo)}: {shown(exc.problems[0].message)}",
+                  file=sys.stderr)
             failed += 1
             continue
         if new is None:
-            print(f"{path}:{pin.line}: {pin.repo}: no version tags (pass --rev)",
+            print(f"{where}:{pin.line}: {shown(pin.repo)}: no version tags (pass --rev)",
                   file=sys.stderr)
             failed += 1
         elif new == pin.rev:
-            print(f"{path}:{pin.line}: {pin.repo}: {_show(pin.rev)} is the newest")
+            print(f"{where}:{pin.line}: {shown(pin.repo)}: {_show(pin.rev)} is the newest")
         else:
             try:
                 if args.rev:  # resolved as a load would, before the file says it
                     fetch_repo(pin.url, new)
             except ConfigError as exc:
-                print(f"{path}:{pin.line}:{pin.column}: extends[{pin.index}].rev: "
-                      f"{_show(new)} cannot be used: {exc.problems[0].message}; nothing "
+                print(f"{where}:{pin.line}:{pin.column}: extends[{pin.index}].rev: "
+                      f"{_show(new)} cannot be used: {shown(exc.problems[0].message)}; nothing "
                       "changed for this entry", file=sys.stderr)
                 failed += 1
                 continue
@@ -197,12 +210,12 @@ def main(args: argparse.Namespace) -> int:
                 text, data = rewrite_rev(text, line=pin.line, column=pin.column,
                                          index=pin.index, new=new, parse=parse, expected=data)
             except RevEditError as exc:
-                print(f"{path}:{pin.line}:{exc.column or pin.column}: extends[{pin.index}].rev: "
+                print(f"{where}:{pin.line}:{exc.column or pin.column}: extends[{pin.index}].rev: "
                       f"cannot rewrite {_show(pin.rev)} -> {_show(new)}: {exc.message}; "
                       "edit this rev by hand", file=sys.stderr)
                 failed += 1
                 continue
-            print(f"{path}:{pin.line}: {pin.repo}: {_show(pin.rev)} -> {_show(new)}")
+            print(f"{where}:{pin.line}: {shown(pin.repo)}: {_show(pin.rev)} -> {_show(new)}")
     if text != original and not args.dry_run:
         _write_atomically(path, text)
         failed += _relock(path)
@@ -235,21 +248,22 @@ def _relock(path: Path) -> int:
     """Pin the new revisions in the lock beside the config (the user asked for them); a
     config without a lock stays without one."""
     from toolhost.commands.lock import write_for
-    from toolhost.errors import ConfigError
+    from toolhost.errors import ConfigError, shown
     from toolhost.lockfile import lock_path
 
+    lock = shown(str(lock_path(path)))
     if not lock_path(path).exists():
-        print(f"(no {lock_path(path).name}: `toolhost lock {path}` pins what the new "
-              "revisions contain)")
+        print(f"(no {shown(lock_path(path).name)}: `toolhost lock {shown(str(path))}` pins "
+              "what the new revisions contain)")
         return 0
     try:
         for line in write_for(str(path)):
-            print(f"{lock_path(path)}: {line}")
+            print(f"{lock}: {line}")
     except ConfigError as exc:
         for problem in exc.problems:
             print(str(problem), file=sys.stderr)
-        print(f"{lock_path(path)}: not updated: the config does not load at the new "
-              "revisions", file=sys.stderr)
+        print(f"{lock}: not updated: the config does not load at the new revisions",
+              file=sys.stderr)
         return 1
     return 0
 

@@ -25,6 +25,7 @@ from toolhost.compile.resource_uri import normalize, quote_value
 from toolhost.compile.tool import CompiledTool
 from toolhost.config.content_model import ResourceConfig
 from toolhost.excerpt import cut
+from toolhost.fileopen import open_regular
 
 __all__ = ["MAX_LISTED", "CompiledResource", "ResourceError"]
 
@@ -50,7 +51,7 @@ def guess_mime(name: str) -> str:
 def file_contents(uri: str, path: str, mime: str | None, max_bytes: int) -> dict[str, Any]:
     """One ``contents`` entry for a file: text when it is text, else base64 ``blob``."""
     try:
-        with open(path, "rb") as handle:
+        with os.fdopen(open_regular(path), "rb") as handle:
             data = handle.read(max_bytes + 1)
     except OSError as exc:
         raise ResourceError(f"cannot read {uri}: {exc.strerror}", not_found=True) from None

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from toolhost.backends.base import BackendKind
 from toolhost.compile.fastcheck import Check, compile_plain_check
-from toolhost.config.checks import Checker, describe, did_you_mean, shown
+from toolhost.config.checks import Checker, TomlDate, describe, did_you_mean, shown
 from toolhost.config.model import BackendSpec
 from toolhost.config.tree import Path
 from toolhost.excerpt import cut
@@ -119,12 +119,62 @@ class BackendChecker:
             wanted = " or ".join(expected) if isinstance(expected, list) else str(expected)
             check.problem(where, f"expected {wanted}, got {describe(instance)}",
                           _list_hint(instance) if wanted == "array" else "")
+        elif error.validator == "enum" and isinstance(error.validator_value, list):
+            choices = [str(c) for c in error.validator_value]
+            check.problem(where, f"expected one of {' | '.join(choices)}, got "
+                          f"{_value(instance)}", _nearest(instance, choices))
+        elif error.validator in ("anyOf", "oneOf") and isinstance(error.validator_value, list):
+            forms = [_form(alt) for alt in error.validator_value if isinstance(alt, dict)]
+            check.problem(where, f"expected {' or '.join(f for f in forms if f)}, got "
+                          f"{describe(instance)}")
+        elif error.validator == "minItems" and isinstance(instance, list):
+            least = error.validator_value
+            argv = inner[-1:] == ["argv"] or (not inner and shorthand == "argv")
+            got = f"{len(instance)} element{'' if len(instance) == 1 else 's'}" if instance \
+                else "an empty list"
+            check.problem(where, f"expected a list of at least {least} element"
+                          f"{'' if least == 1 else 's'}, got {got}",
+                          "argv needs at least the program" if argv else "")
         elif error.validator in _BOUNDS:
             # jsonschema's own message repeats the value: 4,000 digits of it, maybe
             check.problem(where, f"must be {_BOUNDS[error.validator]} "
                           f"{shown(error.validator_value)}, got {shown(instance)}")
         else:
             check.problem(where, cut(error.message, 300))
+
+
+_TYPE_NAMES = {"string": "a string", "number": "a number", "integer": "an integer",
+               "object": "a mapping", "array": "a list", "boolean": "a boolean", "null": "null"}
+
+
+def _form(schema: Mapping[str, Any]) -> str:
+    """One alternative of an anyOf/oneOf, in the config's words: "a string or a number",
+    "a mapping {each, argv}"."""
+    kinds = schema.get("type")
+    names = [_TYPE_NAMES.get(k, str(k)) for k in
+             (kinds if isinstance(kinds, list) else [kinds] if kinds else [])]
+    if "object" in (kinds if isinstance(kinds, list) else [kinds]) and schema.get("required"):
+        keys = ", ".join(str(k) for k in schema["required"])
+        names = [f"a mapping {{{keys}}}" if n == "a mapping" else n for n in names]
+    if "a number" in names and "an integer" in names:
+        names.remove("an integer")  # every integer is a number
+    if "enum" in schema:
+        names.append("one of " + " | ".join(str(c) for c in schema["enum"]))
+    return " or ".join(dict.fromkeys(names))
+
+
+def _value(value: Any) -> str:
+    """A value in an error line: a string quoted, anything else by its kind."""
+    return repr(cut(value, 80)) if isinstance(value, str) and not isinstance(
+        value, TomlDate) else describe(value)
+
+
+def _nearest(value: Any, choices: list[str]) -> str:
+    """A hint naming the choice ``value`` was probably meant to be (case aside first)."""
+    if not isinstance(value, str):
+        return ""
+    same = [c for c in choices if c.casefold() == value.casefold()]
+    return f"did you mean '{same[0]}'?" if same else did_you_mean(value, choices)
 
 
 _BOUNDS = {"minimum": "at least", "maximum": "at most", "exclusiveMinimum": "more than",

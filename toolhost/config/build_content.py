@@ -97,7 +97,9 @@ def _resource(check: Checker, data: Mapping[str, Any], path: Path, server: str, 
         if kind == "directory" and uri is not None and not uri.endswith("/"):
             uri += "/"
         return ResourceConfig(kind="file" if kind == "file" else "directory", uri=uri or default,
-                              path=resolve_path(check, (*path, kind), where), **common)
+                              path=resolve_path(check, (*path, kind), where,
+                                                "file" if kind == "file" else "directory"),
+                              **common)
     if uri is None:
         check.problem(path, "a resource needs 'file', 'directory', or a 'uri' template with a "
                       "backend (python, command or http)")

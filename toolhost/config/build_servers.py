@@ -5,11 +5,12 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal
 
 from toolhost.backends.http_headers import framing_reason
 from toolhost.config.backend_block import BackendChecker
 from toolhost.config.checks import Checker, describe
+from toolhost.config.filekinds import expect_kind
 from toolhost.config.model import ServerConfig, ServerDefaults, ToolConfig
 from toolhost.config.params import build_params
 from toolhost.config.tree import Path
@@ -34,12 +35,18 @@ NAME = re.compile(r"^[A-Za-z0-9_-]+\Z")  # \Z: "$" also matches before a final n
 MAX_WIRE_NAME = 64
 
 
-def resolve_path(check: Checker, path: Path, value: str) -> str:
+def resolve_path(check: Checker, path: Path, value: str,
+                 expect: Literal["file", "directory"] | None = None) -> str:
     """A path written in a file is relative to that file's directory; written in a shared
-    repository's file, it must stay inside that repository (a problem otherwise)."""
+    repository's file, it must stay inside that repository (a problem otherwise). With
+    ``expect``, a path that exists must be a regular file / a directory (a problem otherwise:
+    a FIFO or a device named where a file belongs would block whoever opens it)."""
     value = os.path.expanduser(value)
     if os.path.isabs(value):
-        return os.path.normpath(value)
+        resolved = os.path.normpath(value)
+        if expect:
+            expect_kind(check, path, resolved, expect)
+        return resolved
     declaring = check.mark(path).file
     resolved = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(declaring)),
                                              value))
@@ -48,6 +55,8 @@ def resolve_path(check: Checker, path: Path, value: str) -> str:
     problem = leaves_checkout(declaring, resolved, value)
     if problem:
         check.problem(path, *problem)
+    elif expect:
+        expect_kind(check, path, resolved, expect)
     return resolved
 
 
@@ -128,7 +137,7 @@ def _defaults(check: Checker, data: Mapping[str, Any], path: Path) -> ServerDefa
     return ServerDefaults(
         timeout=check.duration(data, path, "timeout"),
         env=check.str_map(data, path, "env") or {},
-        cwd=resolve_path(check, (*path, "cwd"), cwd) if cwd else None,
+        cwd=resolve_path(check, (*path, "cwd"), cwd, "directory") if cwd else None,
         base_url=base_url,
         headers=check.header_map(data, path, "headers") or {},
         auth=_auth(check, data, path),

@@ -55,7 +55,7 @@ def build_permissions(check: Checker, value: Any) -> PermissionsConfig:
     return PermissionsConfig(
         default=default,  # type: ignore[arg-type]
         rules=tuple(rules),
-        audit_log=resolve_path(check, (*path, "audit_log"), audit) if audit else None,
+        audit_log=resolve_path(check, (*path, "audit_log"), audit, "file") if audit else None,
         ask_mode=ask_mode,  # type: ignore[arg-type]
     )
 
@@ -173,7 +173,7 @@ def build_run(check: Checker, value: Any) -> RunConfig:
         system_prompt=check.string(data, path, "system_prompt"),
         append_system_prompt=check.string(data, path, "append_system_prompt"),
         max_turns=check.integer(data, path, "max_turns", minimum=1),
-        cwd=resolve_path(check, (*path, "cwd"), cwd) if cwd else None,
+        cwd=resolve_path(check, (*path, "cwd"), cwd, "directory") if cwd else None,
         cli_args=cli_args,
         env=check.str_map(data, path, "env") or {},
     )

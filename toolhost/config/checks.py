@@ -29,8 +29,25 @@ MAX_DURATION = 7 * 86400.0
 MAX_INTEGER = 2**31 - 1
 
 
+class TomlDate(str):
+    """A TOML date, as the ISO text the model holds (JSON has no dates): still a string to
+    every consumer, but named for what was written in "expected X, got Y" messages."""
+
+    what = "a date"
+
+
+class TomlDateTime(TomlDate):
+    what = "a date and time"
+
+
+class TomlTime(TomlDate):
+    what = "a time"
+
+
 def describe(value: Any) -> str:
     """The config-language name of a value's type, for "expected X, got Y"."""
+    if isinstance(value, TomlDate):
+        return f"{value.what} ({value[:40]})"
     if value is None:
         return "null"
     if isinstance(value, bool):

@@ -70,7 +70,38 @@ def expand(text: str, environ: Mapping[str, str], used: list[str] | None = None,
     """Expand every ``${...}`` in ``text``; substituted values are appended to ``used``, and
     those of secret-named variables to ``secret`` too. ``budget`` bounds what the
     substitutions add; defaults nest at most ``MAX_NESTING`` deep. ``spans`` receives the
-    [start, end) of each substituted value in the result (what the author did not write)."""
+    [start, end) of each substituted value in the result (what the author did not write).
+
+    Linear in the length of ``text``: every ``${``'s closing brace is found in one scan of
+    each top-level reference, not again at each level of nested defaults."""
+    return _expand(text, environ, used, secret, budget, depth, spans, None, 0)
+
+
+def _closers(text: str, start: int) -> dict[int, int]:
+    """Where the ``${`` at ``start`` closes, and every ``${`` inside it: the first ``}``
+    after each where as many ``}`` as ``${`` have been seen. An unclosed one is left out."""
+    out: dict[int, int] = {}
+    stack: list[int] = []
+    push, pop = stack.append, stack.pop
+    for found in _BRACES.finditer(text, start):
+        if found.group() == "}":
+            out[pop()] = found.start()
+            if not stack:
+                break
+        else:
+            push(found.start())
+    return out
+
+
+_BRACES = re.compile(r"\$\{|\}")
+
+
+def _expand(text: str, environ: Mapping[str, str], used: list[str] | None,
+            secret: list[str] | None, budget: SubstitutionBudget | None, depth: int,
+            spans: list[tuple[int, int]] | None, closers: dict[int, int] | None,
+            base: int) -> str:
+    """``expand`` of ``text``, which starts at ``base`` in the text ``closers`` indexes
+    (None at the top: each reference's closers are found when it is met)."""
     if depth > MAX_NESTING:
         raise InterpolationError(f"${{...:-default}} nested more than {MAX_NESTING} deep")
     out: list[str] = []
@@ -88,8 +119,18 @@ def expand(text: str, environ: Mapping[str, str], used: list[str] | None = None,
             size += 2
             i = j + 3
         elif text.startswith("${", j):
-            end = _closing(text, j + 2)
-            value = _reference(text[j + 2:end], environ, used, secret, budget, depth)
+            if closers is not None:
+                inner = closers
+            else:  # at the top: a plain ${NAME...} (the common case) needs no scan
+                close = text.find("}", j + 2)
+                inner = ({j: close} if close >= 0 and text.find("${", j + 2, close) < 0
+                         else _closers(text, j))
+            end = inner.get(base + j, -1) - base
+            if end < 0:
+                raise InterpolationError("unterminated '${' (missing '}')",
+                                         "write '$${' for a literal '${'")
+            value = _reference(text[j + 2:end], environ, used, secret, budget, depth,
+                               inner, base + j + 2)
             if budget is not None:
                 budget.spend(value)
             if spans is not None:
@@ -104,24 +145,9 @@ def expand(text: str, environ: Mapping[str, str], used: list[str] | None = None,
     return "".join(out)
 
 
-def _closing(text: str, start: int) -> int:
-    depth = 1
-    i = start
-    while i < len(text):
-        if text.startswith("${", i):
-            depth += 1
-            i += 2
-            continue
-        if text[i] == "}":
-            depth -= 1
-            if depth == 0:
-                return i
-        i += 1
-    raise InterpolationError("unterminated '${' (missing '}')", "write '$${' for a literal '${'")
-
-
 def _reference(body: str, environ: Mapping[str, str], used: list[str] | None,
-               secret: list[str] | None, budget: SubstitutionBudget | None, depth: int) -> str:
+               secret: list[str] | None, budget: SubstitutionBudget | None, depth: int,
+               closers: dict[int, int], base: int) -> str:
     found = _NAME.match(body)
     if not found:
         raise InterpolationError(f"invalid reference '${{{body}}}': expected a variable name",
@@ -134,7 +160,9 @@ def _reference(body: str, environ: Mapping[str, str], used: list[str] | None,
                                      f"set it, or write ${{{name}:-default}}")
     elif rest.startswith(":-"):
         if not value:
-            value = expand(rest[2:], environ, used, secret, budget=budget, depth=depth + 1)
+            start = found.end() + 2
+            value = _expand(body[start:], environ, used, secret, budget, depth + 1, None,
+                            closers, base + start)
     elif rest.startswith(":?"):
         if not value:
             raise InterpolationError(rest[2:] or f"environment variable {name} is required")

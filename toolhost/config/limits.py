@@ -9,7 +9,7 @@ file size                      16 MiB       ``TOOLHOST_MAX_CONFIG_BYTES``
 nesting depth                  100          ``TOOLHOST_MAX_CONFIG_DEPTH``
 YAML aliases (``*name``)       10,000       ``TOOLHOST_MAX_YAML_ALIASES``
 nodes expanded from aliases    100,000      ``TOOLHOST_MAX_YAML_ALIAS_NODES``
-values (scalars, keys, lists)  500,000      ``TOOLHOST_MAX_CONFIG_VALUES``
+values (scalars, keys, lists)  500,000      ``TOOLHOST_MAX_CONFIG_VALUES`` (per load: load_budget)
 files in one ``extends`` chain 50           ``TOOLHOST_MAX_EXTENDS_CHAIN`` (at most 200)
 OpenAPI operations imported   2,000        ``TOOLHOST_MAX_OPENAPI_OPERATIONS``
 OpenAPI values checked (*)     5,000        ``TOOLHOST_MAX_OPENAPI_CHECK_VALUES``

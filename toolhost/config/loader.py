@@ -26,6 +26,7 @@ from toolhost.config.checks import Checker
 from toolhost.config.gcpause import gc_paused
 from toolhost.config.interpolate import collect_declared_secrets, expand, interpolate
 from toolhost.config.limits import LIMITS, MAX_EXTENDS_CHAIN
+from toolhost.config.load_budget import spend_values, values_budget
 from toolhost.config.merge import merge_docs
 from toolhost.config.model import HostConfig, Origin, PluginRequirement
 from toolhost.config.sources import entry_form, read_doc, resolve_extends
@@ -102,8 +103,9 @@ def load_merged(path: str | os.PathLike[str], *, environ: Mapping[str, str],
         local = _sibling(Path(main), "toolhost.local")
         if local is not None:
             files.append((str(local), "local", False))
-    for file, layer, is_main in files:
-        reader.read(file, layer, is_main=is_main, chain=())
+    with values_budget():  # one budget for every file of the load, not one per file
+        for file, layer, is_main in files:
+            reader.read(file, layer, is_main=is_main, chain=())
     if reader.version_problems:
         raise ConfigError(reader.version_problems)
     if reader.problems:
@@ -182,6 +184,7 @@ class _Reader:
         doc = read_doc(file, layer, self.problems)
         if doc is None:
             return
+        spend_values(max(len(doc.marks), 1))  # a mark per value: what this file holds
         if doc.data is None:
             doc.data = {}
         if not isinstance(doc.data, dict):

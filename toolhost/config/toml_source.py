@@ -12,6 +12,7 @@ import re
 import sys
 from typing import Any
 
+from toolhost.config.checks import TomlDate, TomlDateTime, TomlTime
 from toolhost.config.limits import (
     LIMITS,
     MAX_DIGITS,
@@ -20,6 +21,7 @@ from toolhost.config.limits import (
     toml_prescan,
     toml_string_end,
 )
+from toolhost.config.load_budget import values_left, values_message
 from toolhost.config.toml_marks import scan_marks
 from toolhost.config.tree import Doc, Mark, Path, format_path
 from toolhost.errors import Problem
@@ -37,7 +39,7 @@ _AT = re.compile(r"\(at line (\d+), column (\d+)\)")
 
 def parse_toml(text: str, file: str, layer: str, problems: list[Problem]) -> Doc | None:
     """Parse ``text``; on a syntax error append a Problem and return None."""
-    limit, values = LIMITS.depth, LIMITS.values
+    limit, values = LIMITS.depth, values_left()
     deep, why = toml_prescan(text, limit, values)
     if deep >= 0:  # tomllib recurses once per level, and builds every value: refuse first
         line = text.count("\n", 0, deep) + 1
@@ -83,8 +85,8 @@ def parse_toml(text: str, file: str, layer: str, problems: list[Problem]) -> Doc
 
 
 def _too_many(limit: int, file: str, line: int, column: int) -> Problem:
-    return Problem(f"more than {limit:,} values (scalars, keys, lists, tables) in one file", file,
-                   line, column, hint="raise TOOLHOST_MAX_CONFIG_VALUES if this is meant")
+    return Problem(values_message(limit, "scalars, keys, lists, tables"), file, line, column,
+                   hint="raise TOOLHOST_MAX_CONFIG_VALUES if this is meant")
 
 
 def _long_number(text: str) -> tuple[int, int]:
@@ -143,8 +145,12 @@ def _plain(value: Any, path: Path, file: str, bad: list[tuple[Path, str]]) -> An
 
 
 def _scalar(value: Any, path: Path, bad: list[tuple[Path, str]]) -> Any:
-    if isinstance(value, (datetime.date, datetime.time)):
-        return value.isoformat()
+    if isinstance(value, datetime.datetime):  # (a datetime is a date too: first)
+        return TomlDateTime(value.isoformat())
+    if isinstance(value, datetime.date):
+        return TomlDate(value.isoformat())
+    if isinstance(value, datetime.time):
+        return TomlTime(value.isoformat())
     reason = check_finite(value)
     if reason:
         bad.append((path, reason))

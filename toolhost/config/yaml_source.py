@@ -25,6 +25,7 @@ from yaml.events import (
 from yaml.nodes import Node
 
 from toolhost.config.limits import LIMITS, toml_depth
+from toolhost.config.load_budget import values_left, values_message
 from toolhost.config.tree import Doc, Mark
 from toolhost.config.yaml_walk import Recheck, Walker
 from toolhost.errors import Problem
@@ -95,7 +96,7 @@ def _one_pass_safe(text: str) -> bool:
     1,000 levels (its composer recurses once per level), the text has too few ``*`` to
     hold more aliases than the limit, and too few characters to hold more values (each
     value, even ``{a,b}``'s null ones, takes one character at least)."""
-    return (len(text) < LIMITS.values and text.count("*") <= LIMITS.aliases
+    return (len(text) < values_left() and text.count("*") <= LIMITS.aliases
             and _libyaml_bounds_nesting())
 
 
@@ -205,7 +206,7 @@ def _prescan(text: str, file: str) -> Problem | None:
 
 
 def _scan(text: str, file: str, loader: Any, reached: list[int]) -> Problem | None:
-    depth_limit, alias_limit, value_limit = LIMITS.depth, LIMITS.aliases, LIMITS.values
+    depth_limit, alias_limit, value_limit = LIMITS.depth, LIMITS.aliases, values_left()
     depth = aliases = values = 0
     for event in yaml.parse(text, Loader=loader):
         kind = type(event)
@@ -216,8 +217,7 @@ def _scan(text: str, file: str, loader: Any, reached: list[int]) -> Problem | No
         if kind in _VALUES:  # scalars (keys too), mappings, lists, aliases
             values += 1
             if values > value_limit:
-                return _at(event, file, f"more than {value_limit:,} values (scalars, keys, "
-                           "lists, mappings) in one file",
+                return _at(event, file, values_message(value_limit),
                            "raise TOOLHOST_MAX_CONFIG_VALUES if this is meant")
         if kind in _OPEN:
             depth += 1

@@ -99,7 +99,7 @@ def build_upstream(check: Checker, data: Mapping[str, Any], path: Path) -> Upstr
     exclude = globs(check, data, path, "exclude") or ()
     return UpstreamSpec(
         command=command, env=check.str_map(block, here, "env") or {},
-        cwd=resolve_path(check, (*here, "cwd"), cwd) if cwd else None, url=url,
+        cwd=resolve_path(check, (*here, "cwd"), cwd, "directory") if cwd else None, url=url,
         headers=check.header_map(block, here, "headers") or {},
         timeout=check.duration(block, here, "timeout") or check.duration(data, path, "timeout"),
         connect_timeout=check.duration(block, here, "connect_timeout") or 30.0,

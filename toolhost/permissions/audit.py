@@ -9,6 +9,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from toolhost.fileopen import open_regular
 from toolhost.permissions.decision import Decision
 from toolhost.permissions.redact import redact_value
 
@@ -16,7 +17,6 @@ __all__ = ["AuditLog"]
 
 # Built once: json.dumps with non-default options builds an encoder per call.
 _encode = json.JSONEncoder(ensure_ascii=False, default=str).encode
-_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 
 
 class AuditLog:
@@ -68,8 +68,8 @@ class AuditLog:
             if self._fd is None:
                 parent = os.path.dirname(os.path.abspath(self.path))
                 os.makedirs(parent, exist_ok=True)
-                self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | _CLOEXEC,
-                                   0o666)
+                # Never blocks: a FIFO or a device is refused (fail closed) before writing.
+                self._fd = open_regular(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
             # One append per record, no buffer: the line is on file before the CLI is answered.
             written = os.write(self._fd, data)
             while written < len(data):  # a short write (a full disk fails with OSError)

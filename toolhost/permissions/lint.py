@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from toolhost.config.model import Origin
+from toolhost.permissions.lint_index import DeclaredNames, EarlierRules
 from toolhost.permissions.names import NamePattern, split_wire_name
 from toolhost.permissions.policy import CompiledPolicy
 from toolhost.permissions.rules import CompiledRule
@@ -47,12 +48,15 @@ def _representatives(names: NamePattern) -> list[str]:
     return [source]
 
 
-def _covers(earlier: CompiledRule, later: CompiledRule) -> bool:
+def _probes(names: NamePattern) -> list[str]:
     # A representative's '*' stands for any text: the earlier pattern must match it with
     # '*' read as different runs of characters ('mcp__s__?' does not cover 'mcp__s__*').
-    return earlier.unconditional and all(
-        earlier.names.matches(n.replace("*", fill))
-        for n in _representatives(later.names) for fill in ("ab", "x_y-z"))
+    return [n.replace("*", fill) for n in _representatives(names) for fill in ("ab", "x_y-z")]
+
+
+def _covers(earlier: CompiledRule, later: CompiledRule) -> bool:
+    return earlier.unconditional and all(earlier.names.matches(n)
+                                         for n in _probes(later.names))
 
 
 def lint_policy(policy: CompiledPolicy, tool_names: Iterable[str] | None = None, *,
@@ -65,8 +69,9 @@ def lint_policy(policy: CompiledPolicy, tool_names: Iterable[str] | None = None,
     declared_servers = set(servers) | external | {
         p[0] for n in names if (p := split_wire_name(n)) is not None}
     out: list[LintFinding] = []
-    rules = policy.rules
-    for j, rule in enumerate(rules):
+    declared = DeclaredNames(names)
+    seen = EarlierRules()
+    for rule in policy.rules:
         pat = rule.names
 
         def add(code: str, message: str, rule: CompiledRule = rule) -> None:
@@ -75,20 +80,20 @@ def lint_policy(policy: CompiledPolicy, tool_names: Iterable[str] | None = None,
         server = (pat.server or pat.source[5:].partition("__")[0]) if pat.is_mcp else None
         wild_server = server is not None and ("*" in server or "?" in server)
         if pat.is_mcp and not wild_server and server not in external:
-            if not any(pat.matches(n) for n in names):
+            if not declared.any_match(pat):
                 missing = ("" if server in declared_servers
                            else f" (no server {server!r} is declared)")
                 add("never-matches", "no declared tool matches this rule" + missing)
         elif not pat.is_mcp and pat.glob is None and not pat.exact <= BUILTIN_TOOLS:
             add("unknown-tool", "not a Claude Code built-in tool name nor mcp__<server>__<tool>")
-        for earlier in rules[:j]:
-            if earlier.text == rule.text and earlier.effect == rule.effect:
-                add("duplicate", f"same rule already at {earlier.origin}")
-                break
-            if _covers(earlier, rule):
-                add("shadowed", f"never reached: {earlier.effect} rule {earlier.text!r} at "
-                    f"{earlier.origin} matches every call it could match first")
-                break
+        found = seen.first_hiding(rule, _probes(rule.names), _covers)
+        if found is not None and found[1]:
+            add("duplicate", f"same rule already at {found[0].origin}")
+        elif found is not None:
+            earlier = found[0]
+            add("shadowed", f"never reached: {earlier.effect} rule {earlier.text!r} at "
+                f"{earlier.origin} matches every call it could match first")
+        seen.add(rule)
         if rule.effect == "allow" and rule.unconditional:
             if pat.glob is not None and (not pat.is_mcp or wild_server) and (
                     pat.matches("mcp__any__tool") or pat.matches("mcp__any_server__x")):

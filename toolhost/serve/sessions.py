@@ -78,10 +78,12 @@ class SessionTokens:
         if secret:
             return cls(secret)
         if config_files:
+            from toolhost.fileopen import open_regular
+
             digest = hashlib.sha256(b"toolhost session ids\0")
             for path in config_files:
                 try:
-                    with open(path, "rb") as f:
+                    with os.fdopen(open_regular(str(path)), "rb") as f:  # never a FIFO
                         digest.update(f.read())
                 except OSError:
                     return cls(None)
