@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.serve.kb_config import KB_HEAD
 from toolhost.compile.resource_uri import decoded, normalize, quote_value
 from toolhost.config.model import Origin, RuleConfig
 from toolhost.permissions.resource_rules import canonical_when, never_matches, regex_spelling
@@ -96,14 +97,7 @@ def test_regex_spelling(pattern: str, why: str | None) -> None:
     assert (found is None) if why is None else (why in (found or ""))
 
 
-CONFIG = """\
-toolhost: 1
-servers:
-  kb:
-    tools:
-      echo:
-        command: [echo, "{{ text }}"]
-        params: {text: {type: string}}
+CONFIG = KB_HEAD + """\
     resources:
       notes: {directory: data, uri: "Notes://kb"}
       ticket: {uri: "tickets://{id}", command: [echo, "{{ id }}"]}

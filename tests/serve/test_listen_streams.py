@@ -23,18 +23,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.serve.conftest import http_server
+from tests.serve.kb_config import KB_HEAD
 
 MODERN = {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}
 HEADERS = {"accept": "application/json, text/event-stream", "content-type": "application/json",
            "mcp-protocol-version": "2026-07-28"}
-CONFIG = """\
-toolhost: 1
-servers:
-  kb:
-    tools:
-      echo:
-        command: [echo, "{{ text }}"]
-        params: {text: {type: string}}
+CONFIG = KB_HEAD + """\
     resources:
       deploy: {file: deploy.md}
 permissions:

@@ -12,36 +12,9 @@ from pathlib import Path
 import pytest
 
 from .stdio_peer import StdioPeer, stdio_peer
+from .test_resource_spellings import CONFIG  # the same server and rules
 
 MODERN = {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}
-CONFIG = """\
-toolhost: 1
-servers:
-  kb:
-    tools:
-      echo:
-        command: [echo, "{{ text }}"]
-        params: {text: {type: string}}
-    resources:
-      notes:
-        directory: data
-        uri: "notes://kb"
-      ticket:
-        uri: "tickets://{id}"
-        command: [echo, "ticket {{ id }}"]
-permissions:
-  default: deny
-  allow:
-    - tool: ReadMcpResourceTool
-      when: {server: kb}
-  deny:
-    - tool: ReadMcpResourceTool
-      when: {uri: {glob: "notes://kb/secret*"}}
-      message: secret notes are off limits
-    - tool: ReadMcpResourceTool
-      when: {uri: {glob: "tickets://T-1*"}}
-      message: ticket T-1 is off limits
-"""
 
 
 @pytest.fixture(scope="module")

@@ -8,16 +8,10 @@ from collections.abc import Iterator
 
 import pytest
 
+from .kb_config import KB_HEAD
 from .stdio_peer import StdioPeer, stdio_peer
 
-CONFIG = """\
-toolhost: 1
-servers:
-  kb:
-    tools:
-      echo:
-        command: [echo, "{{ text }}"]
-        params: {text: {type: string}}
+CONFIG = KB_HEAD + """\
     resources:
       three:
         uri: "docs://{+org}/{+space}/{+page}.md"
