@@ -26,7 +26,6 @@ from __future__ import annotations
 import base64
 import bisect
 import functools
-import html
 import json
 import re
 import threading
@@ -96,6 +95,8 @@ def forms(secret: str) -> set[str]:
 def _spelled(view: str) -> set[str]:
     """One text of each way ``view`` is commonly spelled (for the edges of cut texts)."""
     data = view.encode("utf-8", "surrogatepass")
+    import html  # with the first secret: not every command needs it
+
     found = {view, json.dumps(view)[1:-1].replace("/", "\\/"), html.escape(view),
              html.escape(view, quote=False), "".join(f"%{b:02X}" for b in data)}
     sp = "surrogatepass"

@@ -22,7 +22,7 @@ one pass, in time linear in the text (``Matcher``).
 from __future__ import annotations
 
 import contextlib
-import html.entities
+import functools
 import re
 import unicodedata
 from collections.abc import Iterable, Iterator
@@ -36,10 +36,21 @@ FOLD_MIN = 8
 # or as a line break of another kind only: the regex stays small enough to build at once.
 LONG = 256
 
-_NAMES: dict[str, list[str]] = {}
-for _name, _char in html.entities.html5.items():
-    if len(_char) == 1 and _name.endswith(";"):
-        _NAMES.setdefault(_char, []).append(_name[:-1])
+
+
+@functools.cache
+def _entity_names() -> dict[str, list[str]]:
+    # character -> its HTML named references; built with the first secret, not at import
+    # (every command imports this module; ~2,000 entities cost a start-up millisecond)
+    import html.entities
+
+    names: dict[str, list[str]] = {}
+    for name, char in html.entities.html5.items():
+        if len(char) == 1 and name.endswith(";"):
+            names.setdefault(char, []).append(name[:-1])
+    return names
+
+
 _SHORT = {'"': '"', "\\": "\\", "/": "/", "\n": "n", "\r": "r", "\t": "t", "\b": "b",
           "\f": "f", "'": "'"}
 
@@ -90,7 +101,7 @@ def _pieces(char: str, fold: bool, long: bool) -> list[tuple[str, str]]:
         if 0x80 <= n < 0x100:
             percent.append(f"{n:02x}")
         entity.append(f"#(?:0*{n}|[xX]0*(?i:{n:x}));?")
-        entity += (re.escape(name) + ";?" for name in _NAMES.get(chr(n), ()))
+        entity += (re.escape(name) + ";?" for name in _entity_names().get(chr(n), ()))
     out.append(("%", "(?:25)?(?i:" + "|".join(percent) + ")"))
     out.append(("&", "(?:" + "|".join(entity) + ")"))
     if char == " ":
