@@ -15,6 +15,7 @@ import pytest
 from toolhost.runner.offline import OFFLINE_ENV
 
 from .conftest import CONFIG, HERE, TOOLHOST, Model, read_log
+from .test_sdk_program import DENIED_THEN_REWRITTEN  # the same two calls, via the SDK
 
 pytestmark = pytest.mark.e2e
 
@@ -87,18 +88,7 @@ def test_a_call_the_cli_allows_by_its_own_settings_still_meets_the_rules(
     config = tmp_path / "toolhost.yaml"
     config.write_text(CONFIG.read_text().replace(
         "permissions:\n", f"permissions:\n  audit_log: {audit}\n", 1))
-    m = model("""\
-turns:
-  - tool_calls:
-      - {tool: mcp__e2e__write_note, input: {name: forbidden, text: x}}
-  - expect_results:
-      - {is_error: true, equals: "Forbidden notes are not allowed."}
-    tool_calls:
-      - {tool: mcp__e2e__write_note, input: {name: prod, text: y}}
-  - expect_results:
-      - {equals: "saved sandbox: y"}
-    text: One was refused, one rewritten.
-""")
+    m = model(DENIED_THEN_REWRITTEN)
     done = run(cli, m.url, home, str(config), "-p", "save both")
     code, verdict = m.stop()
     assert done.returncode == 0, done.stderr
