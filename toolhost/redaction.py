@@ -6,7 +6,7 @@ character in any of its spellings (itself; a backslash escape as JSON, JSON insi
 ``repr()`` write it; percent-encoded; an HTML character reference), in any mix; the secret's
 NFC and NFD forms and its UTF-8 read as Latin-1; in any case when it has 8 characters or more
 (``toolhost.redaction_spell``); and base64/base64url at any alignment inside a longer base64
-string, and hex (``forms``).
+string, and hex (``toolhost.redaction_forms``).
 
 RE2 finds candidates in one pass and only they are tried whole (``redaction_spell.Matcher``).
 Redact before cutting: ``toolhost.excerpt.cut`` does, through ``scrub``; a stream redacts
@@ -23,21 +23,19 @@ a traceback or a log line cannot carry a secret either.
 
 from __future__ import annotations
 
-import base64
 import bisect
 import functools
-import json
 import re
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import IO, Any
-from urllib.parse import quote, quote_plus
 
-from toolhost.redaction_spell import FOLD_MIN, Matcher, views
+from toolhost.redaction_forms import forms
+from toolhost.redaction_spell import Matcher
 
 __all__ = ["BINARY_KEYS", "MASK", "SECRET_KEY", "Redactor", "ScrubbingStream", "active",
-           "forms", "mask_arguments", "redact_strings", "redactor_for", "remember", "scrub",
+           "mask_arguments", "redact_strings", "redactor_for", "remember", "scrub",
            "scrub_value"]
 
 MASK = "***"
@@ -46,72 +44,6 @@ SECRET_KEY = re.compile(
     r"(pass(word|wd|phrase)?|secret|token|api[_-]?key|auth(orization)?|credentials?|"
     r"private[_-]?key|cookie|session[_-]?id|access[_-]?key|client[_-]?secret)$",
     re.IGNORECASE)
-# Encoded forms shorter than this are not hidden: a 2-character base64 core would match
-# ordinary text everywhere. The raw secret is always hidden, whatever its length.
-MIN_FORM = 4
-_PERCENT = re.compile(r"%[0-9A-F]{2}")
-
-
-def _base64_cores(data: bytes) -> set[str]:
-    """The base64 characters that spell ``data`` wherever it sits in a longer encoded string.
-
-    For each of the three alignments, encode ``data`` after 0-2 filler bytes and keep only
-    the characters made from ``data``'s bits alone (the ones at either end also carry bits of
-    the neighbours, and are left out).
-    """
-    cores: set[str] = set()
-    n = len(data)
-    for offset in range(3):
-        encoded = base64.b64encode(b"\0" * offset + data).decode("ascii")
-        start = -(-8 * offset // 6)  # first character wholly inside data
-        end = 8 * (offset + n) // 6  # one past the last one
-        core = encoded[start:end]
-        cores.add(core)
-        cores.add(core.translate(str.maketrans("+/", "-_")))
-        if offset == 0:  # the whole encoding, padding included
-            cores.add(encoded)
-            cores.add(base64.urlsafe_b64encode(data).decode("ascii"))
-    return cores
-
-
-def forms(secret: str) -> set[str]:
-    """The literal forms of ``secret`` a ``Redactor`` knows (the raw one first of all): the
-    base64 and hex ones it hides as such, and one of each spelling its regex hides (see
-    ``toolhost.redaction_spell``), by which the edge of a text cut inside one is found."""
-    raw = secret.encode("utf-8", "surrogatepass")
-    found = {secret, repr(secret)[1:-1]}
-    for ascii_only in (False, True):
-        escaped = json.dumps(secret, ensure_ascii=ascii_only)[1:-1]
-        found.add(escaped)
-        found.add(json.dumps(escaped, ensure_ascii=ascii_only)[1:-1])  # JSON inside JSON
-    for view in views(secret):
-        found |= _spelled(view)
-    found |= _base64_cores(raw)
-    found.add(raw.hex())
-    found.add(raw.hex().upper())
-    return {f for f in found if f == secret or len(f) >= MIN_FORM}
-
-
-def _spelled(view: str) -> set[str]:
-    """One text of each way ``view`` is commonly spelled (for the edges of cut texts)."""
-    data = view.encode("utf-8", "surrogatepass")
-    import html  # with the first secret: not every command needs it
-
-    found = {view, json.dumps(view)[1:-1].replace("/", "\\/"), html.escape(view),
-             html.escape(view, quote=False), "".join(f"%{b:02X}" for b in data)}
-    sp = "surrogatepass"
-    for encoded in (quote(view, safe="", errors=sp), quote(view, errors=sp),
-                    quote_plus(view, errors=sp), quote_plus(view, safe="/", errors=sp),
-                    quote(view, safe="!*'()~", errors=sp)):
-        found.add(encoded)
-        found.add(_PERCENT.sub(lambda m: m.group().lower(), encoded))
-    if len(view) >= FOLD_MIN:
-        found |= {view.upper(), view.lower()}
-    if "\n" in view:
-        found.add(view.replace("\n", "\r\n"))
-    return found
-
-
 @dataclass(frozen=True)
 class Redactor:
     """Hides a fixed set of secret values. Immutable; build once, call per output."""

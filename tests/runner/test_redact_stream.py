@@ -10,7 +10,8 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolhost.redaction import Redactor, forms
+from toolhost.redaction import Redactor
+from toolhost.redaction_forms import forms
 from toolhost.runner.redact import RedactingRenderer
 from toolhost.runner.render import JsonRenderer, TextRenderer
 

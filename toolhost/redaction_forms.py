@@ -1,0 +1,81 @@
+"""The literal forms of a secret: the ones a ``Redactor`` hides as such (base64 at any
+alignment, hex) and one text of each common spelling (JSON, ``repr``, percent-encoded, HTML),
+by which the edge of a text cut inside a secret is found. Every other spelling is the regex's
+(``toolhost.redaction_spell``).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+from urllib.parse import quote, quote_plus
+
+from toolhost.redaction_spell import FOLD_MIN, views
+
+__all__ = ["MIN_FORM", "forms"]
+
+# Encoded forms shorter than this are not hidden: a 2-character base64 core would match
+# ordinary text everywhere. The raw secret is always hidden, whatever its length.
+MIN_FORM = 4
+_PERCENT = re.compile(r"%[0-9A-F]{2}")
+
+
+def _base64_cores(data: bytes) -> set[str]:
+    """The base64 characters that spell ``data`` wherever it sits in a longer encoded string.
+
+    For each of the three alignments, encode ``data`` after 0-2 filler bytes and keep only
+    the characters made from ``data``'s bits alone (the ones at either end also carry bits of
+    the neighbours, and are left out).
+    """
+    cores: set[str] = set()
+    n = len(data)
+    for offset in range(3):
+        encoded = base64.b64encode(b"\0" * offset + data).decode("ascii")
+        start = -(-8 * offset // 6)  # first character wholly inside data
+        end = 8 * (offset + n) // 6  # one past the last one
+        core = encoded[start:end]
+        cores.add(core)
+        cores.add(core.translate(str.maketrans("+/", "-_")))
+        if offset == 0:  # the whole encoding, padding included
+            cores.add(encoded)
+            cores.add(base64.urlsafe_b64encode(data).decode("ascii"))
+    return cores
+
+
+def forms(secret: str) -> set[str]:
+    """The literal forms of ``secret`` a ``Redactor`` knows (the raw one first of all): the
+    base64 and hex ones it hides as such, and one of each spelling its regex hides (see
+    ``toolhost.redaction_spell``), by which the edge of a text cut inside one is found."""
+    raw = secret.encode("utf-8", "surrogatepass")
+    found = {secret, repr(secret)[1:-1]}
+    for ascii_only in (False, True):
+        escaped = json.dumps(secret, ensure_ascii=ascii_only)[1:-1]
+        found.add(escaped)
+        found.add(json.dumps(escaped, ensure_ascii=ascii_only)[1:-1])  # JSON inside JSON
+    for view in views(secret):
+        found |= _spelled(view)
+    found |= _base64_cores(raw)
+    found.add(raw.hex())
+    found.add(raw.hex().upper())
+    return {f for f in found if f == secret or len(f) >= MIN_FORM}
+
+
+def _spelled(view: str) -> set[str]:
+    """One text of each way ``view`` is commonly spelled (for the edges of cut texts)."""
+    data = view.encode("utf-8", "surrogatepass")
+    import html  # with the first secret: not every command needs it
+
+    found = {view, json.dumps(view)[1:-1].replace("/", "\\/"), html.escape(view),
+             html.escape(view, quote=False), "".join(f"%{b:02X}" for b in data)}
+    sp = "surrogatepass"
+    for encoded in (quote(view, safe="", errors=sp), quote(view, errors=sp),
+                    quote_plus(view, errors=sp), quote_plus(view, safe="/", errors=sp),
+                    quote(view, safe="!*'()~", errors=sp)):
+        found.add(encoded)
+        found.add(_PERCENT.sub(lambda m: m.group().lower(), encoded))
+    if len(view) >= FOLD_MIN:
+        found |= {view.upper(), view.lower()}
+    if "\n" in view:
+        found.add(view.replace("\n", "\r\n"))
+    return found
