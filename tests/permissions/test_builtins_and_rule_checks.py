@@ -15,7 +15,7 @@ from toolhost.config.model import PermissionsConfig, RuleConfig
 from toolhost.permissions import compile_policy
 from toolhost.permissions.expr import ExprError, compile_expr
 from toolhost.permissions.paths import rule_path_pattern
-from toolhost.permissions.rulecheck import _expr_refs
+from toolhost.permissions.expr_refs import expr_refs
 
 
 def policy(rules: list[tuple[str, str]], default: str = "ask") -> Any:
@@ -109,7 +109,7 @@ def test_dict_methods_still_work_as_calls() -> None:
 # --- F7 and F4 in validate -----------------------------------------------------------------
 
 def test_method_calls_on_a_value_read_the_argument() -> None:
-    _, paths, calls = _expr_refs("'delete' in args.sql.lower() and args.p.startswith('/etc')")
+    _, paths, calls = expr_refs("'delete' in args.sql.lower() and args.p.startswith('/etc')")
     assert paths == [("p",), ("sql",)] or sorted(paths) == [("p",), ("sql",)]
     assert ("sql", "lower") in calls
 

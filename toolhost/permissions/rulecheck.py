@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,6 +18,7 @@ from toolhost.config.model import Origin, RuleConfig
 from toolhost.errors import Problem
 from toolhost.excerpt import cut
 from toolhost.permissions.conditions import KeyPath, parse_key_path
+from toolhost.permissions.expr_refs import DICT_NAMES, expr_refs
 from toolhost.permissions.satisfy import never_holds
 from toolhost.permissions.schemapath import describe_types, numeric, resolve, schema_types
 
@@ -230,7 +231,7 @@ class _Checker:
 
     def expr(self, source: str) -> None:
         try:
-            names, paths, calls = _expr_refs(source)
+            names, paths, calls = expr_refs(source)
         except Exception:  # a syntax error: compile_rule reports it
             return
         for name in names:
@@ -240,7 +241,7 @@ class _Checker:
         if not self.targets:
             return
         for path in calls:  # args.NAME is the argument NAME where there is one
-            if path[-1] in _DICT_NAMES and self.schemas_known(path):
+            if path[-1] in DICT_NAMES and self.schemas_known(path):
                 shown = "args" + "".join(f".{p}" for p in path)
                 self.add("error", ".expr", f"expr calls {shown}(...), but {path[-1]!r} is an "
                          "argument of the tool: args.NAME is the argument, so this calls its "
@@ -329,63 +330,6 @@ def _allowed(schema: Mapping[str, Any]) -> str:
                                        120) + ")"
     types = schema_types(schema)
     return f" (it is {describe_types(types)})" if types else ""
-
-
-_DICT_NAMES = frozenset(n for n in dir(dict) if not n.startswith("_"))
-
-
-def _expr_refs(source: str) -> tuple[list[str], list[KeyPath], list[KeyPath]]:
-    """Names an expression uses that are not defined, the argument paths it reads, and the
-    paths it calls as methods (``args.get(...)``: ("get",); ``args.sql.lower()``)."""
-    from jinja2 import nodes
-    from jinja2.parser import Parser
-    from jinja2.sandbox import ImmutableSandboxedEnvironment
-
-    env = ImmutableSandboxedEnvironment()
-    tree = Parser(env, source, state="variable").parse_expression()
-    known = {"args", "tool"}  # expr has no globals (exprlimits): range, lipsum... are unknown
-    names = list(dict.fromkeys(n.name for n in tree.find_all(nodes.Name)
-                               if n.ctx == "load" and n.name not in known))
-
-    def chain(node: Any) -> list[str | int] | None:
-        if isinstance(node, nodes.Name):
-            return [] if node.name == "args" else None
-        if isinstance(node, nodes.Getattr):
-            base = chain(node.node)
-            return None if base is None else [*base, node.attr]
-        if isinstance(node, nodes.Getitem) and isinstance(node.arg, nodes.Const) \
-                and isinstance(node.arg.value, (str, int)):
-            base = chain(node.node)
-            return None if base is None else [*base, node.arg.value]
-        return None
-
-    paths: list[KeyPath] = []
-    methods: set[int] = set()
-    calls: list[KeyPath] = []
-    # A method call (the tree itself too: find_all skips its root): args.sql.lower() reads sql.
-    for call in _walk(tree):
-        if isinstance(call, nodes.Call) and isinstance(call.node, nodes.Getattr):
-            methods.add(id(call.node))
-            base = chain(call.node.node)
-            if base is not None:
-                calls.append((*base, call.node.attr))
-            if base is not None and call.node.attr == "get" and call.args and isinstance(
-                    call.args[0], nodes.Const) and isinstance(call.args[0].value, str):
-                paths.append((*base, call.args[0].value))
-    for node in _walk(tree):
-        if id(node) in methods:
-            continue
-        if isinstance(node, (nodes.Getattr, nodes.Getitem)):
-            found = chain(node)
-            if found:
-                paths.append(tuple(found))
-    return names, sorted(set(paths), key=len), calls
-
-
-def _walk(node: Any) -> Iterator[Any]:
-    yield node
-    for child in node.iter_child_nodes():
-        yield from _walk(child)
 
 
 def check_rule_paths(rule: RuleConfig, where: Where, targets: Sequence[Target], *,
