@@ -15,9 +15,20 @@ from toolhost.permissions.redact import redact_value
 from toolhost.visible import visible
 
 __all__ = ["AskInterrupted", "FixedAsker", "LineReader", "TerminalAsker", "no_terminal_asker",
-           "terminal_available"]
+           "parse_answer", "terminal_available"]
 
 _MAX_SHOWN = 4000
+_MAX_WHOLE = 1_000_000  # "s" shows the whole input up to this many characters
+# The answers, exactly (case and blanks around them aside). Anything else denies: a word that
+# merely starts like one ("abort", "yikes, no!", "any risk?") never allows.
+_ANSWERS = {"y": "y", "yes": "y", "a": "a", "always": "a", "n": "n", "no": "n", "s": "s",
+            "show": "s"}
+
+
+def parse_answer(line: str) -> str:
+    """``y``, ``a``, ``n`` or ``s`` for an answer typed at the question; "" for anything else
+    (a deny)."""
+    return _ANSWERS.get(line.strip().lower(), "")
 
 
 class AskInterrupted(Exception):
@@ -78,11 +89,14 @@ def no_terminal_asker() -> FixedAsker:
 
 class TerminalAsker:
     """Asks the person at the controlling terminal (``/dev/tty``, never stdin, which may carry
-    the CLI's pipes). Answers: ``y`` allow once, ``a`` allow for this session, ``n`` deny (then
-    an optional reason). End of input, an empty answer or anything else is a deny, at once
-    (no reason asked for). Questions are asked one at a time; "allow for this session"
+    the CLI's pipes). Answers (exactly; ``yes``, ``always``, ``no`` too): ``y`` allow once,
+    ``a`` allow for this session, ``n`` deny (then an optional reason), ``s`` show a shortened
+    input whole and ask again. End of input, an empty answer or anything else is a deny, at
+    once (no reason asked for). Questions are asked one at a time; "allow for this session"
     remembers the tool (for Bash: the exact command with every field beside it, such as
-    ``dangerouslyDisableSandbox``: never more than the person saw).
+    ``dangerouslyDisableSandbox``: never more than the person saw), and only for questions the
+    default raised: a question an ask rule raises is asked every time (as in Claude Code, an
+    ask rule beats an allow), so ``a`` there allows that call once.
 
     With ``reader`` set (``toolhost run`` sets it to its terminal), questions are read through
     it: they then own the terminal while they are open, and Ctrl-C at one denies the call.
@@ -115,65 +129,85 @@ class TerminalAsker:
         key = self.session_key(tool_name, tool_input)
         if self._lock is None:
             self._lock = anyio.Lock()
+        # Only the default's questions are remembered: an ask rule (or a search near a Read
+        # rule) exists to be asked every time.
+        remembered = decision.rule is None
         async with self._lock:
-            if key in self.session_allowed:
+            if remembered and key in self.session_allowed:
                 return Decision("allow", rule=decision.rule, origin=decision.origin,
                                 answered_by="person (this session)")
             if self.reader is not None:
                 try:
-                    answer, reason = await self._ask_reader(self.reader, tool_name,
-                                                            tool_input, decision)
+                    answer, reason, typed = await self._ask_reader(self.reader, tool_name,
+                                                                   tool_input, decision)
                 except AskInterrupted:
                     return Decision("deny", f"A person pressed Ctrl-C when asked about "
                                     f"{tool_name}.", rule=decision.rule,
                                     origin=decision.origin, answered_by="person (Ctrl-C)")
             else:
-                answer, reason = await anyio.to_thread.run_sync(
+                answer, reason, typed = await anyio.to_thread.run_sync(
                     self._prompt, tool_name, tool_input, decision, abandon_on_cancel=True)
         if answer in ("y", "a"):
-            if answer == "a":
+            if answer == "a" and remembered:
                 self.session_allowed.add(key)
             return Decision("allow", rule=decision.rule, origin=decision.origin,
                             answered_by="person")
-        message = f"A person denied {tool_name}" + (f": {reason}" if reason else ".")
+        if answer == "n" or not typed:
+            message = f"A person denied {tool_name}" + (f": {reason}" if reason else ".")
+        else:
+            message = f"A person denied {tool_name} (the answer was not y, a or n)."
         return Decision("deny", message, rule=decision.rule, origin=decision.origin,
                         answered_by="person")
 
     def _question(self, tool_name: str, tool_input: Mapping[str, Any],
-                  decision: Decision) -> str:
+                  decision: Decision, *, whole: bool = False) -> str:
         # Every character shown as it is, never acting on the terminal (``visible``): the name
         # is the exact name decided on, and bidi controls in values cannot reorder them.
-        shown = _shown_input(redact_value(tool_input, self.redact))
+        shown, shortened = _shown_input(redact_value(tool_input, self.redact), whole=whole)
         text = (f"\ntoolhost: permission needed for {visible(tool_name, name=True)} "
                 f"({_where(decision)})\n{shown}\n")
         if decision.message:
             text += f"{visible(decision.message, lines=True)}\n"
-        return text + "Allow? [y] once, [a] for this session, [n] deny: "
+        choices = "[y] once, [a] for this session, [n] deny" if decision.rule is None else \
+            "[y] once, [n] deny (an ask rule asks every time)"
+        if shortened:
+            choices += ", [s] show it all"
+        return f"{text}Allow? {choices}: "
 
     async def _ask_reader(self, reader: LineReader, tool_name: str,
-                          tool_input: Mapping[str, Any], decision: Decision) -> tuple[str, str]:
-        line = await reader.readline(self._question(tool_name, tool_input, decision),
-                                     question=True)
-        if line is None:  # Ctrl-D: a deny, and no reason to ask for
-            return "", ""
-        answer = line.strip().lower()[:1]
+                          tool_input: Mapping[str, Any],
+                          decision: Decision) -> tuple[str, str, bool]:
+        question = self._question(tool_name, tool_input, decision)
+        while True:
+            line = await reader.readline(question, question=True)
+            if line is None:  # Ctrl-D: a deny, and no reason to ask for
+                return "", "", False
+            answer = parse_answer(line)
+            if answer != "s":
+                break
+            question = self._question(tool_name, tool_input, decision, whole=True)
         reason = ""
         if answer == "n":  # only "n" asks for a reason: anything else denies at once
             reason = (await reader.readline("Reason for the model (optional): ",
                                             question=True, keep_typeahead=True) or "").strip()
-        return answer, reason
+        return answer, reason, bool(line.strip())
 
     def _prompt(self, tool_name: str, tool_input: Mapping[str, Any],
-                decision: Decision) -> tuple[str, str]:
+                decision: Decision) -> tuple[str, str, bool]:
         fd = os.open(self.tty_path, os.O_RDWR | os.O_NOCTTY)
         try:
             _write(fd, self._question(tool_name, tool_input, decision))
-            answer = _readline(fd).strip().lower()[:1]
+            line = _readline(fd)
+            answer = parse_answer(line)
+            if answer == "s":
+                _write(fd, self._question(tool_name, tool_input, decision, whole=True))
+                line = _readline(fd)
+                answer = parse_answer(line)
             reason = ""
             if answer == "n":  # only "n" asks for a reason: anything else denies at once
                 _write(fd, "Reason for the model (optional): ")
                 reason = _readline(fd).strip()
-            return answer, reason
+            return answer, reason, bool(line.strip())
         finally:
             os.close(fd)
 
@@ -182,23 +216,32 @@ def _dump(value: Any) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False, default=str)
 
 
-def _shown_input(tool_input: Any) -> str:
-    """The input as indented JSON, every top-level field in it: past ``_MAX_SHOWN`` characters
-    each field's value is shortened (saying by how much), never a field left out (a flag
-    after a long command is what the person approves too)."""
+def _shorten(text: str, budget: int) -> str:
+    # the start and the end: what follows a long harmless run (``; curl ... | sh``) is shown
+    if len(text) <= budget:
+        return text
+    head = budget * 2 // 3
+    tail = budget - head
+    return f"{text[:head]} ... ({len(text) - budget} characters not shown) ... {text[-tail:]}"
+
+
+def _shown_input(tool_input: Any, *, whole: bool = False) -> tuple[str, bool]:
+    """The input as indented JSON, every top-level field in it, and whether any of it was
+    shortened: past ``_MAX_SHOWN`` characters each field's value shows its start and its end
+    (saying how much is not shown), never a field left out (a flag after a long command is
+    what the person approves too). ``whole``: up to ``_MAX_WHOLE`` characters."""
     shown = _dump(tool_input)
-    if len(shown) > _MAX_SHOWN and isinstance(tool_input, Mapping) and tool_input:
-        budget = max(_MAX_SHOWN // len(tool_input), 80)
-        fields = []
-        for key, value in tool_input.items():
-            text = _dump(value)
-            if len(text) > budget:
-                text = text[:budget] + f" ... ({len(text) - budget} more characters)"
-            fields.append(f"  {json.dumps(str(key), ensure_ascii=False)}: {text}")
+    limit = _MAX_WHOLE if whole else _MAX_SHOWN
+    if len(shown) > limit and isinstance(tool_input, Mapping) and tool_input:
+        budget = max(limit // len(tool_input), 80)
+        values = [_dump(value) for value in tool_input.values()]
+        fields = [f"  {json.dumps(str(key), ensure_ascii=False)}: {_shorten(text, budget)}"
+                  for key, text in zip(tool_input, values, strict=True)]
         shown = "{\n" + ",\n".join(fields) + "\n}"
-    elif len(shown) > _MAX_SHOWN:
-        shown = shown[:_MAX_SHOWN] + f"\n... ({len(shown) - _MAX_SHOWN} more characters)"
-    return visible(shown, lines=True)
+        return visible(shown, lines=True), any(len(text) > budget for text in values)
+    if len(shown) > limit:
+        return visible(_shorten(shown, limit), lines=True), True
+    return visible(shown, lines=True), False
 
 
 def _write(fd: int, text: str) -> None:
