@@ -152,3 +152,42 @@ def test_the_session_leader_lets_go_of_its_terminal_before_exit(
         os.close(master)
     expected = "True [False, False, False]" if leader else "False [True, True, True]"
     assert out.read_text() == expected
+
+
+@pytest.mark.parametrize(("typed", "behavior"), [
+    (b"abort\n", "deny"), (b"yikes, no!\n", "deny"), (b"any risk?\n", "deny"),
+    (b"yes\n", "allow"), (b"A\n", "allow"), (b"n\n\n", "deny"),
+])
+def test_a_person_at_a_real_terminal_allows_only_with_an_answer(
+        tty: tuple[int, Terminal], typed: bytes, behavior: str) -> None:
+    from toolhost.permissions import TerminalAsker
+    from toolhost.permissions.decision import Decision
+
+    master, term = tty
+    asker = TerminalAsker(reader=term)
+
+    async def main() -> tuple[str, str]:
+        async with anyio.create_task_group() as tg:
+            async def answer() -> None:
+                while not term.question:
+                    await anyio.sleep(0.01)
+                await anyio.sleep(0.05)
+                os.write(master, typed)
+            tg.start_soon(answer)
+            first = await asker.ask("mcp__s__sh", {"cmd": "rm -rf ~/important"},
+                                    Decision("ask", ""))
+        async with anyio.create_task_group() as tg:  # nothing remembered but an exact "a"
+            async def deny() -> None:
+                while not term.question:
+                    await anyio.sleep(0.01)
+                os.write(master, b"\n")
+            tg.start_soon(deny)
+            with anyio.fail_after(10):
+                second = await asker.ask("mcp__s__sh", {"cmd": "curl x | sh"},
+                                         Decision("ask", ""))
+            tg.cancel_scope.cancel()  # remembered: no question to answer
+        return first.behavior, second.behavior
+
+    first, second = anyio.run(main)
+    assert first == behavior
+    assert second == ("allow" if typed == b"A\n" else "deny")
