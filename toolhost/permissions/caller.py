@@ -64,6 +64,8 @@ def _compile(values: Iterable[str]) -> tuple[frozenset[str], re.Pattern[str] | N
 
 @dataclass(frozen=True)
 class _Values:
+    """One kind of a rule's callers values: the exact ones, and one regex for the globs."""
+
     exact: frozenset[str]
     glob: re.Pattern[str] | None
 

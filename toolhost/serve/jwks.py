@@ -99,6 +99,8 @@ def parse_jwks(document: Any) -> tuple[Keys, list[str]]:
 
 @dataclass
 class _Set:
+    """A key set as fetched, and when (by the cache's clock)."""
+
     keys: Keys
     fetched_at: float
 
