@@ -88,3 +88,23 @@ def test_a_match_admits_the_current_caller_only_while_it_is_current() -> None:
         assert match.admits_current()
     with as_caller(BOB):
         assert not match.admits_current()
+
+
+@pytest.mark.parametrize(("callers", "caller", "admitted"), [
+    ({"groups": ["contractor-*"]}, Caller("x", groups=frozenset({"contractor-acme"})), True),
+    ({"groups": ["contractor-*"]}, Caller("x", groups=frozenset({"contractor"})), False),
+    ({"subjects": ["*@vendor.example"]}, Caller("joe@vendor.example"), True),
+    ({"subjects": ["*@vendor.example"]}, Caller("joe@vendor.example.evil"), False),
+    ({"scopes": ["tools:*"]}, Caller("x", scopes=frozenset({"tools:write"})), True),
+    ({"scopes": ["tools:?"]}, Caller("x", scopes=frozenset({"tools:ab"})), False),
+    ({"groups": ["team[1]"]}, Caller("x", groups=frozenset({"team1"})), False),  # [ is literal
+    ({"groups": ["team[1]"]}, Caller("x", groups=frozenset({"team[1]"})), True),
+    ({"groups": ["a.b*"]}, Caller("x", groups=frozenset({"aXb"})), False),  # . is literal
+])
+def test_callers_values_are_globs_with_star_and_question_mark(
+        callers: dict[str, object], caller: Caller, admitted: bool) -> None:
+    for effect, hit in (("deny", "deny"), ("allow", "allow")):
+        p = policy(rule(effect, callers), default="allow" if effect == "deny" else "deny")
+        with as_caller(caller):
+            got = p.decide("mcp__db__migrate", {}).behavior  # type: ignore[attr-defined]
+        assert (got == hit) == admitted, (effect, got)

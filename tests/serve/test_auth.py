@@ -150,6 +150,17 @@ def _hs256(issuer: Issuer) -> str:
                       headers={"kid": "k1"})
 
 
+def _forged_header(issuer: Issuer, alg: str) -> str:
+    import base64
+
+    def b64(data: dict[str, Any]) -> str:
+        return base64.urlsafe_b64encode(json.dumps(data).encode()).rstrip(b"=").decode()
+
+    now = int(time.time())
+    return (b64({"alg": alg, "kid": "k1", "typ": "JWT"}) + "." + b64(
+        {"iss": issuer.url, "aud": AUD, "sub": "x", "exp": now + 60}) + ".AAAA")
+
+
 def _unsigned(issuer: Issuer) -> str:
     now = int(time.time())
     return jwt.encode({"iss": issuer.url, "aud": AUD, "sub": "x", "exp": now + 60}, None,
@@ -170,11 +181,17 @@ def _unsigned(issuer: Issuer) -> str:
     lambda i: jwt.encode({"iss": i.url, "aud": AUD, "sub": "x",
                           "exp": int(time.time()) + 60}, i.key, algorithm="RS256",
                          headers={"kid": "\r\nSet-Cookie: a=b"}),
+    lambda i: _forged_header(i, "ES256"), lambda i: _forged_header(i, "EdDSA"),
+    lambda i: _forged_header(i, "PS512"), lambda i: _forged_header(i, "XX1"),
+    lambda i: i.token(sub=""),
 ], ids=["expired", "audience", "issuer", "not-yet", "signature", "foreign-key", "garbled",
-        "hs256", "alg-none", "huge", "kid-injection"])
+        "hs256", "alg-none", "huge", "kid-injection", "es256-on-rsa", "eddsa-on-rsa",
+        "ps512-on-rs256-key", "unknown-alg", "empty-sub"])
 def test_every_bad_token_is_a_401(issuer: Issuer, served: tuple[str, Path], bad: Any) -> None:
     url, _ = served
     status, answer, headers = call(url, "echo", bad(issuer))
     assert status == 401, answer
     assert 'error="invalid_token"' in headers["www-authenticate"]
     assert "\n" not in headers["www-authenticate"]
+    log = (served[0] and Path(served[1]).parent / "server.log").read_text()
+    assert "Traceback" not in log and "Exception in ASGI" not in log

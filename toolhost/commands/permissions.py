@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from toolhost.config.model import HostConfig
+    from toolhost.permissions.caller import Caller
     from toolhost.permissions.policy import CompiledPolicy
 
 HELP = "check a tool call against the permission rules, list them, lint them, test them"
@@ -29,10 +30,14 @@ Examples:
   toolhost permissions lint team.yaml
   toolhost permissions test policy-tests.yaml -v
 
+Rules with callers: (docs/permissions.md) are decided for the caller given with --caller JSON
+(a token's claims) or --caller-sub/--caller-group/--caller-scope; without one, check decides
+as on stdio (no caller) and says when the decision depends on the caller.
+
 Exit status: check exits 0 whatever the decision (read it from the output, or pass
---exit-code for 0 allow / 10 deny / 11 ask); lint exits 1 when it has findings; a config that
-does not load exits 1; test exits 1 when a case fails or a case file is malformed; bad
-arguments exit 2.
+--exit-code for 0 allow / 10 deny / 11 ask / 12 depends on the caller); lint exits 1 when it
+has findings; a config that does not load exits 1; test exits 1 when a case fails or a case
+file is malformed; bad arguments exit 2.
 """
 
 TEST_DESCRIPTION = """\
@@ -54,6 +59,12 @@ A case file (YAML or TOML):
       input: {table: orders, limit: 500}
       expect: allow
       updated_input: {table: orders, limit: 100}   # optional: the rewritten input
+    - tool: mcp__db__migrate
+      caller: {sub: ana, groups: [platform], scope: "tools:call"}  # optional: token claims
+      expect: allow
+
+A case without caller: is decided as on stdio (no caller); when rules with callers: would take
+part for some caller, a note says so (the decision depends on the caller).
 
 Output: one line per failed case with the case's file:line, what was expected, what happened
 and which rule decided; -v lists passes too; then a summary line.
@@ -67,6 +78,7 @@ Examples:
 """
 
 EXIT_BY_DECISION = {"allow": 0, "deny": 10, "ask": 11}
+EXIT_DEPENDS_ON_CALLER = 12
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -83,7 +95,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "  toolhost permissions check team.yaml Bash --input '{\"command\": \"rm -rf /\"}'\n"
         "  toolhost permissions check team.yaml Read --input '{\"file_path\": \"src/a.py\"}' "
         "--json\n"
-        "  toolhost permissions check team.yaml mcp__db__drop --exit-code || echo not allowed")
+        "  toolhost permissions check team.yaml mcp__db__drop --exit-code || echo not allowed\n"
+        "  toolhost permissions check team.yaml mcp__db__migrate --caller-group platform\n"
+        "  toolhost permissions check team.yaml mcp__db__drop --caller "
+        "'{\"sub\": \"ana\", \"scope\": \"tools:read-only\"}'")
     check.add_argument("config", metavar="CONFIG")
     check.add_argument("tool", metavar="TOOL_NAME",
                        help="the name the CLI asks about: mcp__SERVER__TOOL for the config's "
@@ -96,7 +111,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     check.add_argument("--cwd", help="working directory relative paths resolve against "
                        "(default: run.cwd of the config, else the current directory)")
     check.add_argument("--exit-code", action="store_true",
-                       help="exit 0 for allow, 10 for deny, 11 for ask")
+                       help="exit 0 for allow, 10 for deny, 11 for ask, 12 when the decision "
+                       "depends on a caller none was given for")
+    who = check.add_argument_group(
+        "the caller (rules with callers:; without one the call is decided as on stdio)")
+    who.add_argument("--caller", metavar="JSON", help="the caller as an access token's claims "
+                     "(sub, groups, scope/scp), read as serve reads a token; @FILE reads a file")
+    who.add_argument("--caller-sub", metavar="SUB", help="the caller's subject")
+    who.add_argument("--caller-group", action="append", default=[], metavar="GROUP",
+                     help="a group of the caller (repeat for more)")
+    who.add_argument("--caller-scope", action="append", default=[], metavar="SCOPE",
+                     help="a scope of the caller (repeat for more)")
+    who.add_argument("--auth-groups-claim", default="groups", metavar="CLAIM",
+                     help="the claim of --caller holding the groups, as for serve "
+                     "(default: groups; a.b is a nested claim)")
     for name, text in (("list", "every rule in evaluation order with its origin"),
                        ("lint", "rules that never match, are shadowed, or allow too much")):
         cmd = sub.add_parser(name, help=text, description=text[0].upper() + text[1:] + ".",
@@ -158,28 +186,72 @@ def _unknown_tool_note(config: HostConfig, name: str) -> str:
             + (f"; did you mean {close[0]}?" if close else ""))
 
 
+def _read_caller(args: argparse.Namespace) -> Caller | str | None:
+    """The caller the options give, None without one, or what is wrong with them."""
+    from toolhost.commands._jsonarg import JsonArgumentError, json_argument
+    from toolhost.permissions.caller_check import caller_from_options
+
+    claims = None
+    if args.caller is not None:
+        try:
+            claims = json_argument("--caller", args.caller, stdin=True)
+        except JsonArgumentError as exc:
+            return str(exc)
+        if not isinstance(claims, dict):
+            return f"--caller must be a JSON object of claims, not {type(claims).__name__}"
+    try:
+        return caller_from_options(claims, args.caller_sub, args.caller_group,
+                                   args.caller_scope, args.auth_groups_claim)
+    except ValueError as exc:
+        return f"--caller: {exc}"
+
+
 def _check(args: argparse.Namespace) -> int:
+    from toolhost.permissions.caller import as_caller
+    from toolhost.permissions.caller_check import caller_rules, describe_caller
+
     tool_input = _read_input(args.input)
-    if isinstance(tool_input, str):
-        print(f"toolhost permissions check: {tool_input}", file=sys.stderr)
-        return 2
+    caller = _read_caller(args)
+    for problem in (tool_input, caller):
+        if isinstance(problem, str):
+            print(f"toolhost permissions check: {problem}", file=sys.stderr)
+            return 2
+    assert not isinstance(tool_input, str) and not isinstance(caller, str)
     config, policy = _load(args, args.cwd)
     note = _unknown_tool_note(config, args.tool)
     if note:
         print(f"toolhost permissions check: note: {note}", file=sys.stderr)
-    decision = policy.decide(args.tool, tool_input)
+    with as_caller(caller):
+        decision = policy.decide(args.tool, tool_input)
     rule = policy.rule_for(decision)
+    depends = [] if caller is not None else caller_rules(policy, args.tool, tool_input)
     out: dict[str, Any] = {
         "decision": decision.behavior, "tool": args.tool, "rule": decision.rule,
         "origin": str(decision.origin) if decision.origin else None,
         "layer": rule.layer if rule else None, "answered_by": decision.answered_by,
         "message": decision.message or None,
+        "caller": caller.to_audit() if caller is not None else None,
+        "depends_on_caller": bool(depends),
     }
+    if depends:
+        out["caller_rules"] = [{"effect": r.effect, "rule": config.redact(r.text),
+                                "origin": str(r.origin)}
+                               for r in depends]
     if decision.updated_input is not None:
         out["updatedInput"] = dict(decision.updated_input)
     if args.json:
         print(json.dumps(out, indent=2, ensure_ascii=False))
     else:
+        if caller is not None:
+            print(describe_caller(caller))
+        if depends:
+            print(f"depends on the caller: {decision.behavior} without one (stdio, toolhost "
+                  f"run); {len(depends)} rule(s) restricted to callers apply to this call for "
+                  "some callers:")
+            for r in depends:
+                print(f"  {r.effect:5}  {config.redact(r.text)}  ({r.origin})")
+            print("  decide for one with --caller-sub/--caller-group/--caller-scope or "
+                  "--caller JSON; without a caller:")
         if decision.rule is None:
             print(f"{decision.behavior}: no rule matches {args.tool}; "
                   f"the default is {policy.default}")
@@ -190,7 +262,9 @@ def _check(args: argparse.Namespace) -> int:
             print(f"message: {config.redact(decision.message)}")
         if decision.updated_input is not None:
             print("updatedInput: " + json.dumps(out["updatedInput"], ensure_ascii=False))
-    return EXIT_BY_DECISION[decision.behavior] if args.exit_code else 0
+    if not args.exit_code:
+        return 0
+    return EXIT_DEPENDS_ON_CALLER if depends else EXIT_BY_DECISION[decision.behavior]
 
 
 def _list(args: argparse.Namespace) -> int:
@@ -235,6 +309,7 @@ def _lint(args: argparse.Namespace) -> int:
 def _test(args: argparse.Namespace) -> int:
     from toolhost.config import load_config
     from toolhost.errors import ConfigError
+    from toolhost.permissions.caller_check import caller_rules
     from toolhost.permissions.casefile import read_case_file
     from toolhost.permissions.casetest import run_case
     from toolhost.permissions.gate import declared_tool_names
@@ -264,6 +339,10 @@ def _test(args: argparse.Namespace) -> int:
             continue
         for case in cases.cases:
             outcome = run_case(policy, case)
+            if case.caller is None and caller_rules(policy, case.tool, case.input):
+                print(f"{case.origin}: note: {case.name}: decided without a caller; rules "
+                      "with callers: take part for some callers (give the case a caller:)",
+                      file=sys.stderr)
             if outcome.passed:
                 passed += 1
             else:

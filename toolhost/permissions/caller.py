@@ -6,14 +6,21 @@ handled (:func:`as_caller`). A rule with ``callers:`` applies only to calls whos
 matches it; a call without a caller (stdio, ``toolhost run``, HTTP without auth) never
 matches such a rule, so an allow restricted to callers lets nobody else through. The audit
 log records the caller of every decision.
+
+Values are exact, or globs: ``*`` any run of characters, ``?`` one (``contractor-*``,
+``*@vendor.example``, ``tools:*``); nothing else is special. When the caller's groups or
+scopes could not be read from the token (toolhost.permissions.claims), a deny or ask rule
+naming groups (scopes) applies to them and an allow naming them does not: a caller never
+escapes a deny for a group they might be in.
 """
 
 from __future__ import annotations
 
 import contextlib
 import contextvars
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = ["CALLER_KEYS", "Caller", "CallerMatch", "as_caller", "current_caller",
@@ -30,29 +37,80 @@ class Caller:
     scopes: frozenset[str] = frozenset()
     groups: frozenset[str] = frozenset()
     issuer: str = ""
+    # ("groups" | "scopes", why) for each claim the token holds in a shape we cannot read
+    unreadable: tuple[tuple[str, str], ...] = ()
+
+    def unreadable_kinds(self) -> frozenset[str]:
+        return frozenset(kind for kind, _ in self.unreadable)
 
     def to_audit(self) -> dict[str, Any]:
-        return {"sub": self.subject, "iss": self.issuer, "scopes": sorted(self.scopes),
-                "groups": sorted(self.groups)}
+        entry: dict[str, Any] = {"sub": self.subject, "iss": self.issuer,
+                                 "scopes": sorted(self.scopes), "groups": sorted(self.groups)}
+        if self.unreadable:
+            entry["unreadable"] = dict(self.unreadable)
+        return entry
+
+
+def _compile(values: Iterable[str]) -> tuple[frozenset[str], re.Pattern[str] | None]:
+    """Exact values, and one regex for the globs among them (None without any)."""
+    exact = frozenset(v for v in values if "*" not in v and "?" not in v)
+    globs = sorted(set(values) - exact)
+    if not globs:
+        return exact, None
+    parts = ["".join(".*" if c == "*" else "." if c == "?" else re.escape(c) for c in g)
+             for g in globs]
+    return exact, re.compile("|".join(f"(?:{p})" for p in parts), re.DOTALL)
+
+
+@dataclass(frozen=True)
+class _Values:
+    """One kind of a rule's callers values: the exact ones, and one regex for the globs."""
+
+    exact: frozenset[str]
+    glob: re.Pattern[str] | None
+
+    def any_of(self, names: Iterable[str]) -> bool:
+        glob = self.glob
+        return any(n in self.exact or (glob is not None and glob.fullmatch(n) is not None)
+                   for n in names)
 
 
 @dataclass(frozen=True)
 class CallerMatch:
-    """A rule's ``callers:``: any listed subject, group or scope admits the caller."""
+    """A rule's ``callers:``: any listed subject, group or scope (exact or a glob) admits
+    the caller."""
 
     subjects: frozenset[str] = frozenset()
     groups: frozenset[str] = frozenset()
     scopes: frozenset[str] = frozenset()
+    _compiled: dict[str, _Values] = field(default_factory=dict, init=False, repr=False,
+                                          compare=False)
 
-    def admits(self, caller: Caller | None) -> bool:
+    def __post_init__(self) -> None:
+        for kind in CALLER_KEYS:
+            self._compiled[kind] = _Values(*_compile(getattr(self, kind)))
+
+    def admits(self, caller: Caller | None, *, strict: bool = True) -> bool:
+        """Whether ``caller`` is named. ``strict`` (allow rules): only what the token proves
+        counts. Not strict (deny and ask rules): a groups or scopes claim that could not be
+        read counts as naming every group or scope the rule lists."""
         if caller is None:
             return False
-        return (caller.subject in self.subjects or bool(caller.groups & self.groups)
-                or bool(caller.scopes & self.scopes))
+        if self._compiled["subjects"].any_of((caller.subject,)):
+            return True
+        unreadable = caller.unreadable_kinds()
+        for kind, names in (("groups", caller.groups), ("scopes", caller.scopes)):
+            if not getattr(self, kind):
+                continue
+            if kind in unreadable and not strict:
+                return True
+            if self._compiled[kind].any_of(names):
+                return True
+        return False
 
-    def admits_current(self) -> bool:
-        """Whether the caller of the request being handled is admitted."""
-        return self.admits(_CURRENT.get())
+    def admits_current(self, *, strict: bool = True) -> bool:
+        """Whether the caller of the request being handled is admitted (see :meth:`admits`)."""
+        return self.admits(_CURRENT.get(), strict=strict)
 
     def describe(self) -> str:
         parts = [f"{k} {sorted(v)}" for k, v in

@@ -34,7 +34,7 @@ from toolhost.excerpt import cut
 __all__ = ["CASE_KEYS", "Case", "CaseFile", "read_case_file"]
 
 TOP_KEYS = ("config", "cwd", "cases")
-CASE_KEYS = ("name", "tool", "input", "expect", "rule", "updated_input")
+CASE_KEYS = ("name", "tool", "input", "expect", "rule", "updated_input", "caller")
 EXPECT = ("allow", "deny", "ask")
 MAX_BYTES = 16 * 1024 * 1024  # a case file is text a team writes; refuse anything larger
 
@@ -50,6 +50,7 @@ class Case:
     origin: Origin
     rule: str | None = None
     updated_input: Mapping[str, Any] | None = None
+    caller: Mapping[str, Any] | None = None  # an access token's claims (sub, groups, scope)
 
 
 @dataclass
@@ -129,6 +130,18 @@ class _Reader:
             self.problem((*path, "updated_input"), "updated_input must be a mapping, got "
                          f"{_kind(updated)}")
             ok = False
+        caller = item.get("caller")
+        if caller is not None:
+            from toolhost.permissions.caller_check import caller_from_options
+
+            try:
+                if not isinstance(caller, Mapping):
+                    raise ValueError(f"must be a mapping of token claims (sub, groups, "
+                                     f"scope), got {_kind(caller)}")
+                caller_from_options(caller, None, (), ())
+            except ValueError as exc:
+                self.problem((*path, "caller"), f"caller {exc}")
+                ok = False
         if not ok:
             return None
         self.yaml11_booleans(tool_input, (*path, "input"))
@@ -137,7 +150,8 @@ class _Reader:
         shown = cut(json.dumps(tool_input, ensure_ascii=False, default=str), 60)
         return Case(name=item.get("name") or f"{cut(str(tool), 80)} {shown}",
                     tool=str(tool), input=dict(tool_input), expect=str(expect),
-                    origin=self.origin(path), rule=item.get("rule"), updated_input=updated)
+                    origin=self.origin(path), rule=item.get("rule"), updated_input=updated,
+                    caller=caller)
 
 
     def yaml11_booleans(self, value: Any, path: tuple[Any, ...]) -> None:

@@ -82,8 +82,13 @@ def _rule_matches(expected: str, decision: Decision, case_dir: str) -> bool:
 
 def run_case(policy: CompiledPolicy, case: Case) -> Outcome:
     """Decide ``case`` with ``policy`` and compare with what it expects."""
+    from toolhost.permissions.caller import as_caller
+    from toolhost.permissions.caller_check import caller_from_options
+
+    caller = caller_from_options(case.caller, None, (), ()) if case.caller is not None else None
     try:
-        decision = policy.decide(case.tool, case.input)
+        with as_caller(caller):
+            decision = policy.decide(case.tool, case.input)
     except RecursionError:
         return Outcome(case, None, "the input nests too deeply to decide")
     got = Outcome(case, decision)

@@ -137,8 +137,9 @@ class CompiledRule:
 
     def matches(self, tool_name: str, tool_input: Mapping[str, Any]) -> bool:
         """Whether this rule applies (the name already matched). May raise ExprError."""
-        if self.callers is not None and not self.callers.admits_current():
-            return False  # no caller, or another one: fail closed for allows
+        if self.callers is not None and not self.callers.admits_current(
+                strict=self.effect == "allow"):
+            return False  # no caller, or another one (an unreadable claim: deny/ask apply)
         if self.content is not None and not self.content.matches(
                 tool_name, tool_input, strict=self.effect == "allow"):
             return False
@@ -154,7 +155,7 @@ class CompiledRule:
         reach = getattr(self.content, "reaches", None)
         if self.effect == "allow" or reach is None or not reach(tool_name, tool_input):
             return False
-        if self.callers is not None and not self.callers.admits_current():
+        if self.callers is not None and not self.callers.admits_current(strict=False):
             return False
         if not all(c.holds(tool_input, strict=False) for c in self.conditions):
             return False

@@ -1,43 +1,71 @@
 """OAuth 2.1 / OIDC access tokens for ``toolhost serve --transport http`` (MCP authorization).
 
 toolhost is the *resource server*: it never issues tokens, it checks them. Each request's
-``Authorization: Bearer <JWT>`` must be signed by a key of the issuer's JWKS (fetched once,
-cached, refetched for an unknown key id), name the configured issuer and audience, and be
-within its validity window (``exp``, ``nbf``; 30 s of leeway). Only asymmetric algorithms are
-accepted (RS*, PS*, ES*, EdDSA): ``none`` and shared-secret HS* never are. The caller it
-vouches for (``sub``, ``scope``/``scp``, a groups claim) reaches permission rules and the
-audit log (toolhost.permissions.caller). A request without a valid token is 401 with
-``WWW-Authenticate: Bearer resource_metadata=...`` pointing at the protected resource
-metadata (RFC 9728) served at ``/.well-known/oauth-protected-resource``.
+``Authorization: Bearer <JWT>`` must be signed by a key of the issuer's current JWK set
+(toolhost.serve.jwks: trusted 5 minutes, refetched for an unknown key id), with an algorithm
+that fits that key, name the configured issuer and audience, and be within its validity
+window (``exp``, ``nbf``; 30 s of leeway). Only asymmetric algorithms are accepted (RS*, PS*,
+ES*, EdDSA): ``none`` and shared-secret HS* never are. The caller it vouches for (``sub``,
+``scope``/``scp``, a groups claim; toolhost.permissions.claims) reaches permission rules and
+the audit log (toolhost.permissions.caller). A token whose key is in the current set is
+checked on the event loop, without a thread and without waiting for any fetch. A request
+without a valid token is 401 with ``WWW-Authenticate: Bearer resource_metadata=...``
+pointing at the protected resource metadata (RFC 9728) served at
+``/.well-known/oauth-protected-resource``; one whose key cannot be fetched now is
+:class:`IssuerUnavailableError` (``status`` 503).
 
 PyJWT (``pip install 'toolhost[auth]'``) is imported only when auth is configured.
 """
 
 from __future__ import annotations
 
-import json
-import urllib.request
-from collections.abc import Mapping, Sequence
+import logging
+import time
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
-
-import anyio
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from toolhost.errors import ToolhostError
-from toolhost.excerpt import cut
 from toolhost.permissions.caller import Caller
+from toolhost.serve.jwks_fetch import clean
 
-__all__ = ["ALGORITHMS", "AUTH_EXTRA_HINT", "AuthError", "JwtAuth"]
+if TYPE_CHECKING:
+    from toolhost.serve.jwks import SigningKey
+
+__all__ = ["ALGORITHMS", "AUTH_EXTRA_HINT", "AuthError", "IssuerUnavailableError", "JwtAuth"]
+
+log = logging.getLogger("toolhost.serve.auth")
 
 ALGORITHMS = ("RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512",
               "EdDSA")
 AUTH_EXTRA_HINT = "token validation needs PyJWT: pip install 'toolhost[auth]'"
 MAX_TOKEN = 16 * 1024
 LEEWAY = 30
+WARN_EVERY = 60.0
+# the key type (and curve) each algorithm needs
+_FITS = {"RS": ("RSA", None), "PS": ("RSA", None), "ES256": ("EC", "P-256"),
+         "ES384": ("EC", "P-384"), "ES512": ("EC", "P-521"), "EdDSA": ("OKP", None)}
 
 
 class AuthError(Exception):
     """Why a request's token was refused (said in the 401's ``error_description``)."""
+
+    status: ClassVar[int] = 401
+
+
+class IssuerUnavailableError(AuthError):
+    """The issuer's key set cannot be fetched now: the token cannot be checked (503)."""
+
+    status: ClassVar[int] = 503
+
+
+def _fits(alg: str, key: SigningKey) -> bool:
+    """Whether a token signed with ``alg`` can be checked with ``key`` (its type, curve and
+    published algorithm): anything else is refused before PyJWT sees the pair."""
+    kty, crv = _FITS.get(alg, _FITS.get(alg[:2], ("", None)))
+    if key.key_type != kty or (crv is not None and key.curve != crv):
+        return False
+    return key.alg in (None, alg)
 
 
 @dataclass
@@ -59,67 +87,107 @@ class JwtAuth:
         if bad:
             raise ToolhostError(f"--auth-algorithm {bad[0]}: only asymmetric algorithms "
                                 f"({', '.join(ALGORITHMS)})")
-        self._client: Any = None
+        from toolhost.serve.jwks import JwksCache
 
-    def _jwks(self) -> Any:
+        self.keys = JwksCache(self.issuer, self.jwks_url)
+        self._warned: dict[str, float] = {}
+
+    async def verify(self, token: str) -> Caller:
+        """The caller ``token`` vouches for; raises AuthError (IssuerUnavailableError when
+        the issuer's keys cannot be fetched)."""
         import jwt
 
-        if self._client is None:
-            url = self.jwks_url or _discover_jwks(self.issuer)
-            self._client = jwt.PyJWKClient(url, cache_keys=True, lifespan=3600, timeout=10)
-        return self._client
-
-    def verify(self, token: str) -> Caller:
-        """The caller ``token`` vouches for; raises AuthError. Blocking: fetches the JWKS."""
-        import jwt
+        from toolhost.permissions.claims import ClaimsError, caller_from_claims
 
         if len(token) > MAX_TOKEN:
             raise AuthError("the token is too long")
         try:
-            key = self._jwks().get_signing_key_from_jwt(token)
-            claims = jwt.decode(token, key.key, algorithms=list(self.algorithms),
-                                audience=self.audience, issuer=self.issuer, leeway=LEEWAY,
-                                options={"require": ["exp", "iss", "aud", "sub"]})
-        except jwt.PyJWKClientError as exc:
-            raise AuthError(f"no signing key for the token ({cut(str(exc), 200)})") from None
-        except jwt.InvalidTokenError as exc:
-            raise AuthError(cut(str(exc), 200)) from None
-        return _caller(claims, self.groups_claim)
+            header = jwt.get_unverified_header(token)
+        except (jwt.PyJWTError, TypeError, ValueError) as exc:
+            raise AuthError(f"not a JWT ({clean(str(exc), 120)})") from None
+        alg, kid = header.get("alg"), header.get("kid")
+        if not isinstance(alg, str) or alg not in self.algorithms:
+            shown = clean(alg, 20) if isinstance(alg, str) else type(alg).__name__
+            raise AuthError(f"the token's algorithm {shown!r} is not accepted (only "
+                            f"{', '.join(self.algorithms)})")
+        if kid is not None and not isinstance(kid, str):
+            raise AuthError("the token's kid must be a string")
+        keys = await self._keys_for(kid)
+        try:
+            claims = self._decode(token, alg, kid, keys)
+        except jwt.InvalidSignatureError:
+            # the issuer may have re-keyed under the same kid: look at its current set once
+            try:
+                keys = await self._keys_for(kid, failed=keys)
+            except IssuerUnavailableError:
+                raise
+            except AuthError:
+                raise AuthError("Signature verification failed") from None
+            try:
+                claims = self._decode(token, alg, kid, keys)
+            except jwt.InvalidSignatureError:
+                raise AuthError("Signature verification failed") from None
+        try:
+            caller = caller_from_claims(claims, self.groups_claim)
+        except ClaimsError as exc:
+            raise AuthError(clean(str(exc))) from None
+        self._warn_unreadable(caller)
+        return caller
+
+    async def _keys_for(self, kid: str | None, failed: list[SigningKey] | None = None
+                        ) -> list[SigningKey]:
+        from toolhost.serve.jwks import IssuerUnavailable, NoKey
+
+        try:
+            return await self.keys.keys_for(kid, failed)
+        except NoKey as exc:
+            raise AuthError(f"no signing key for the token ({exc})") from None
+        except IssuerUnavailable as exc:
+            raise IssuerUnavailableError(str(exc)) from None
+
+    def _decode(self, token: str, alg: str, kid: str | None, keys: list[SigningKey]
+                ) -> dict[str, Any]:
+        """The claims of ``token`` checked with the key of ``keys`` that fits ``alg``;
+        raises AuthError (jwt.InvalidSignatureError as itself, to look again)."""
+        import jwt
+
+        fitting = [k for k in keys if _fits(alg, k)]
+        if not fitting:
+            raise AuthError(f"the token's algorithm {alg} does not fit the issuer's key "
+                            f"{clean(kid or '', 60)!r} ({keys[0].key_type})")
+        try:
+            claims: dict[str, Any] = jwt.decode(
+                token, fitting[0].key, algorithms=[alg], audience=self.audience,
+                issuer=self.issuer, leeway=LEEWAY,
+                options={"require": ["exp", "iss", "aud", "sub"]})
+        except jwt.InvalidSignatureError:
+            raise
+        except (jwt.PyJWTError, TypeError, ValueError) as exc:
+            raise AuthError(clean(str(exc) or type(exc).__name__)) from None
+        return claims
 
     async def authenticate(self, header: str | None) -> Caller:
         """The caller of an ``Authorization`` header; raises AuthError."""
         scheme, _, token = (header or "").partition(" ")
         if scheme.lower() != "bearer" or not token.strip():
             raise AuthError("a bearer token is required")
-        return await anyio.to_thread.run_sync(self.verify, token.strip())
+        return await self.verify(token.strip())
+
+    def _warn_unreadable(self, caller: Caller) -> None:
+        """One warning line per unreadable claim shape, at most once a minute each."""
+        now = time.monotonic()
+        for kind, why in caller.unreadable:
+            if now - self._warned.get(why, -WARN_EVERY) < WARN_EVERY:
+                continue
+            if len(self._warned) > 1000:
+                self._warned.clear()
+            self._warned[why] = now
+            log.warning("caller %s: %s: rules with callers %s treat them as possibly in any "
+                        "(deny and ask apply, allow does not)", clean(caller.subject, 80),
+                        why, kind)
 
     def resource_metadata(self, resource: str) -> dict[str, Any]:
         """The protected resource metadata (RFC 9728) for ``resource`` (the MCP URL)."""
         return {"resource": resource, "authorization_servers": [self.issuer],
                 "bearer_methods_supported": ["header"],
                 "resource_signing_alg_values_supported": list(self.algorithms)}
-
-
-def _caller(claims: Mapping[str, Any], groups_claim: str) -> Caller:
-    scopes = claims.get("scope", claims.get("scp", ""))
-    scope_set = set(scopes.split()) if isinstance(scopes, str) else {
-        s for s in scopes if isinstance(s, str)} if isinstance(scopes, list) else set()
-    groups = claims.get(groups_claim, [])
-    group_set = {groups} if isinstance(groups, str) else {
-        g for g in groups if isinstance(g, str)} if isinstance(groups, list) else set()
-    return Caller(str(claims["sub"]), frozenset(scope_set), frozenset(group_set),
-                  str(claims.get("iss", "")))
-
-
-def _discover_jwks(issuer: str) -> str:
-    url = issuer.rstrip("/") + "/.well-known/openid-configuration"
-    try:
-        with urllib.request.urlopen(url, timeout=10) as answer:
-            document = json.loads(answer.read(1024 * 1024))
-    except (OSError, ValueError) as exc:
-        raise AuthError(f"cannot read the issuer's discovery document {url}: "
-                        f"{cut(str(exc), 200)}") from None
-    jwks = document.get("jwks_uri") if isinstance(document, dict) else None
-    if not isinstance(jwks, str):
-        raise AuthError(f"{url} names no jwks_uri (give --auth-jwks-url)")
-    return jwks

@@ -1,0 +1,91 @@
+"""``permissions check`` and ``permissions test`` speak about callers: a caller given as a
+token's claims or options is decided as serve decides it, and without one a decision that
+depends on the caller says so (never a bare allow for a call serve would deny)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+CONFIG = """\
+toolhost: 1
+servers:
+  db:
+    tools:
+      migrate: {command: [echo, hi]}
+      drop: {command: [echo, hi]}
+permissions:
+  default: deny
+  allow:
+    - mcp__db__drop
+    - tool: mcp__db__migrate
+      callers: {groups: [platform]}
+  deny:
+    - tool: mcp__db__drop
+      callers: {scopes: [tools:read-only], groups: ["contractor-*"]}
+      message: no drop for you
+"""
+
+
+def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "toolhost", "permissions", *args],
+                          capture_output=True, text=True, timeout=60, cwd=cwd)
+
+
+@pytest.fixture
+def config(tmp_path: Path) -> Path:
+    (tmp_path / "team.yaml").write_text(CONFIG)
+    return tmp_path
+
+
+@pytest.mark.parametrize(("tool", "caller", "decision", "code"), [
+    ("drop", [], "allow", 12), ("migrate", [], "deny", 12),
+    ("drop", ["--caller-scope", "tools:read-only"], "deny", 10),
+    ("drop", ["--caller-group", "contractor-acme"], "deny", 10),
+    ("drop", ["--caller", '{"sub": "a", "scope": "", "scp": ["tools:read-only"]}'], "deny", 10),
+    ("drop", ["--caller", '{"sub": "a", "groups": {"x": 1}}'], "deny", 10),
+    ("drop", ["--caller-sub", "ana"], "allow", 0),
+    ("migrate", ["--caller-group", "platform"], "allow", 0),
+    ("migrate", ["--caller", '{"sub": "a", "realm": {"roles": ["platform"]}}',
+                 "--auth-groups-claim", "realm.roles"], "allow", 0),
+    ("migrate", ["--caller", '{"sub": "a", "groups": [["platform"]]}'], "deny", 10),
+])
+def test_check_decides_for_the_caller_or_says_it_depends(
+        config: Path, tool: str, caller: list[str], decision: str, code: int) -> None:
+    done = run("check", "--no-layers", "team.yaml", f"mcp__db__{tool}", "--exit-code", "--json",
+               *caller, cwd=config)
+    assert done.returncode == code, done.stderr
+    out = json.loads(done.stdout)
+    assert out["decision"] == decision and out["depends_on_caller"] == (code == 12)
+    text = run("check", "--no-layers", "team.yaml", f"mcp__db__{tool}", *caller, cwd=config)
+    if code == 12:
+        assert text.stdout.startswith("depends on the caller"), text.stdout
+        assert "callers" in text.stdout and "team.yaml:" in text.stdout
+
+
+@pytest.mark.parametrize("bad", ["[1]", '{"sub": ""}', "{", '{"sub": 5}'])
+def test_a_wrong_caller_is_one_line(config: Path, bad: str) -> None:
+    done = run("check", "--no-layers", "team.yaml", "mcp__db__drop", "--caller", bad,
+               cwd=config)
+    assert done.returncode == 2 and "--caller" in done.stderr
+    assert "Traceback" not in done.stderr and len(done.stderr.splitlines()) == 1
+
+
+def test_policy_test_cases_carry_a_caller(config: Path) -> None:
+    (config / "cases.yaml").write_text(
+        "config: team.yaml\ncases:\n"
+        "  - {tool: mcp__db__drop, caller: {sub: a, scope: tools:read-only}, expect: deny}\n"
+        "  - {tool: mcp__db__migrate, caller: {sub: a, groups: [platform]}, expect: allow}\n"
+        "  - {tool: mcp__db__drop, expect: allow}\n")
+    done = run("test", "--no-layers", "cases.yaml", cwd=config)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "3 passed" in done.stdout
+    assert "cases.yaml:5" in done.stderr and "decided without a caller" in done.stderr
+    (config / "bad.yaml").write_text(
+        "config: team.yaml\ncases:\n  - {tool: mcp__db__drop, caller: [a], expect: deny}\n")
+    done = run("test", "--no-layers", "bad.yaml", cwd=config)
+    assert done.returncode == 1 and "bad.yaml:3" in done.stderr and "caller" in done.stderr

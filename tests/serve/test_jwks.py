@@ -1,0 +1,250 @@
+"""The issuer's key set as serve trusts it, against a real local issuer (a JWKS served over
+HTTP that tests rotate, re-key, break and slow down): removed keys stop verifying once the
+set is refetched, new keys work at first use, fetches are single, bounded and rate-limited,
+and every failure is an AuthError (401) or IssuerUnavailableError (503), never anything else."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import anyio
+import jwt
+import pytest
+from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
+
+from toolhost.serve import jwks as jwks_module
+from toolhost.serve.auth import AuthError, IssuerUnavailableError, JwtAuth
+
+AUD = "aud-1"
+
+
+def _jwk(key: Any, kid: str) -> dict[str, Any]:
+    public = key.public_key()
+    if isinstance(key, rsa.RSAPrivateKey):
+        data = jwt.algorithms.RSAAlgorithm.to_jwk(public, as_dict=True)
+    elif isinstance(key, ec.EllipticCurvePrivateKey):
+        data = jwt.algorithms.ECAlgorithm.to_jwk(public, as_dict=True)
+    else:
+        data = jwt.algorithms.OKPAlgorithm.to_jwk(public, as_dict=True)
+    return {**data, "kid": kid}
+
+
+class Issuer:
+    def __init__(self) -> None:
+        self.keys: dict[str, Any] = {"k1": rsa.generate_private_key(public_exponent=65537,
+                                                                    key_size=2048)}
+        self.published = ["k1"]
+        self.body: bytes | None = None  # served instead of the set when set
+        self.status = 200
+        self.delay = 0.0
+        self.hits = 0
+        issuer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_GET(self) -> None:
+                issuer.hits += 1
+                time.sleep(issuer.delay)
+                body = issuer.body if issuer.body is not None else json.dumps(
+                    {"keys": [_jwk(issuer.keys[k], k) for k in issuer.published]}).encode()
+                self.send_response(issuer.status)
+                if 300 <= issuer.status < 400:
+                    self.send_header("location", "http://127.0.0.1:1/elsewhere")
+                self.send_header("content-length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def token(self, kid: str = "k1", alg: str = "RS256", **claims: Any) -> str:
+        now = int(time.time())
+        body = {"iss": self.url, "aud": AUD, "sub": "ana", "exp": now + 300, **claims}
+        return jwt.encode(body, self.keys[kid], algorithm=alg, headers={"kid": kid})
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def issuer() -> Iterator[Issuer]:
+    made = Issuer()
+    yield made
+    made.server.shutdown()
+    made.server.server_close()
+
+
+def auth_for(issuer: Issuer, clock: Clock) -> JwtAuth:
+    auth = JwtAuth(issuer.url, AUD, issuer.url + "/jwks")
+    auth.keys._clock = clock
+    return auth
+
+
+def verify(auth: JwtAuth, token: str) -> str:
+    """"ok", "401: why" or "503: why": never anything else."""
+    async def go() -> str:
+        try:
+            return "ok " + (await auth.verify(token)).subject
+        except AuthError as exc:
+            return f"{exc.status}: {exc}"
+    return anyio.run(go)
+
+
+def test_a_removed_key_stops_verifying_once_the_set_is_refetched(issuer: Issuer) -> None:
+    clock = Clock()
+    auth = auth_for(issuer, clock)
+    assert verify(auth, issuer.token()) == "ok ana"
+    issuer.keys["k2"] = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    issuer.published = ["k2"]  # k1 revoked
+    assert verify(auth, issuer.token("k2")) == "ok ana"  # unknown kid: refetched at once
+    assert verify(auth, issuer.token()).startswith("401: no signing key")
+    assert issuer.hits == 3
+
+
+def test_after_max_age_the_set_is_refetched_and_a_revoked_key_refused(issuer: Issuer) -> None:
+    clock = Clock()
+    auth = auth_for(issuer, clock)
+    assert verify(auth, issuer.token()) == "ok ana"
+    issuer.keys["k2"] = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    issuer.published = ["k2"]
+    clock.now += jwks_module.MAX_AGE - 1
+    assert verify(auth, issuer.token()) == "ok ana" and issuer.hits == 1  # still trusted
+    clock.now += 2
+    assert verify(auth, issuer.token()).startswith("401: no signing key")
+    assert issuer.hits == 2
+
+
+def test_a_key_replaced_under_the_same_kid_follows_the_new_set(issuer: Issuer) -> None:
+    clock = Clock()
+    auth = auth_for(issuer, clock)
+    old = issuer.token()
+    assert verify(auth, old) == "ok ana"
+    issuer.keys["k1"] = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    assert verify(auth, issuer.token()) == "ok ana"
+    assert verify(auth, old) == "401: Signature verification failed"
+
+
+def test_made_up_kids_and_signatures_refetch_at_most_once_per_cooldown(issuer: Issuer) -> None:
+    clock = Clock()
+    auth = auth_for(issuer, clock)
+    assert verify(auth, issuer.token()) == "ok ana"
+    forged = jwt.encode({"sub": "x"}, rsa.generate_private_key(public_exponent=65537,
+                        key_size=2048), algorithm="RS256", headers={"kid": "k1"})
+    for i in range(20):
+        made_up = issuer.token()
+        made_up = jwt.encode({"sub": "x"}, issuer.keys["k1"], algorithm="RS256",
+                             headers={"kid": f"nope{i}"})
+        assert verify(auth, made_up).startswith("401: no signing key")
+        assert verify(auth, forged).startswith("401: ")
+    assert issuer.hits == 2  # the first fetch, and one refetch for the first made-up kid
+    clock.now += jwks_module.MISS_COOLDOWN + 1
+    issuer.keys["k2"] = ec.generate_private_key(ec.SECP256R1())
+    issuer.published = ["k1", "k2"]
+    assert verify(auth, issuer.token("k2", "ES256")) == "ok ana"  # a new key: first use
+
+
+@pytest.mark.parametrize(("setup", "words"), [
+    ({"body": b"<html>maintenance</html>"}, "is not JSON"),
+    ({"body": b'{"keys": 5}'}, "is not a JWK set"),
+    ({"body": b"[" * 100_000}, "is not JSON"),
+    ({"body": b'{"keys": []}'}, "no signing key"),
+    ({"body": b'{"keys": [{"kty": "oct", "kid": "k1", "k": "c2VjcmV0"}]}'}, "no signing key"),
+    ({"body": b'{"keys": [{"kty": "RSA", "kid": "k1", "n": "!!", "e": "AQAB"}]}'},
+     "no signing key"),
+    ({"body": b'{"keys": [{"kty": "EC", "kid": "k1", "crv": "P-999"}]}'}, "no signing key"),
+    ({"body": b" " * (2 * 1024 * 1024)}, "bytes"),
+    ({"status": 500}, "HTTP 500"), ({"status": 404}, "HTTP 404"),
+    ({"status": 302}, "redirect"),
+    ({"delay": jwks_module.FETCH_TIMEOUT + 1.5}, "cannot be read"),
+])
+def test_every_broken_key_set_is_a_401_or_503_in_one_line(
+        issuer: Issuer, setup: dict[str, Any], words: str,
+        caplog: pytest.LogCaptureFixture) -> None:
+    for name, value in setup.items():
+        setattr(issuer, name, value)
+    got = verify(auth_for(issuer, Clock()), issuer.token())
+    assert got.startswith(("401: ", "503: ")) and words in got, got
+    assert "\n" not in got
+    assert all("\n" not in r.getMessage() and r.exc_info is None for r in caplog.records)
+
+
+def test_after_a_failed_fetch_tokens_are_refused_at_once_and_known_keys_still_work(
+        issuer: Issuer) -> None:
+    clock = Clock()
+    auth = auth_for(issuer, clock)
+    assert verify(auth, issuer.token()) == "ok ana"
+    issuer.body = b"<html>"
+    made_up = jwt.encode({"sub": "x"}, issuer.keys["k1"], algorithm="RS256",
+                         headers={"kid": "new"})
+    assert verify(auth, made_up).startswith("503: ")
+    hits = issuer.hits
+    assert verify(auth, made_up).startswith("503: ") and issuer.hits == hits  # no refetch
+    assert verify(auth, issuer.token()) == "ok ana"  # the kept set still serves k1
+
+
+def test_one_fetch_at_a_time_and_a_cached_key_never_waits(issuer: Issuer) -> None:
+    clock = Clock()
+    auth = auth_for(issuer, clock)
+    assert verify(auth, issuer.token()) == "ok ana"
+    issuer.delay = 2.0
+    good = issuer.token()
+    results: list[tuple[str, float]] = []
+
+    async def one(token: str) -> None:
+        start = time.monotonic()
+        try:
+            await auth.verify(token)
+            results.append(("ok", time.monotonic() - start))
+        except AuthError as exc:
+            results.append((str(exc.status), time.monotonic() - start))
+
+    async def main() -> None:
+        async with anyio.create_task_group() as tg:
+            for i in range(30):
+                tg.start_soon(one, jwt.encode({"sub": "x"}, issuer.keys["k1"],
+                                              algorithm="RS256", headers={"kid": f"n{i}"}))
+            await anyio.sleep(0.2)
+            await one(good)
+
+    anyio.run(main)
+    assert results[0][0] == "ok" and results[0][1] < 0.5, results[:3]  # not held
+    assert issuer.hits == 2  # thirty made-up kids, one fetch
+
+
+@pytest.mark.parametrize(("alg", "kid_key"), [
+    ("ES256", "rsa"), ("EdDSA", "rsa"), ("PS256", "ec"), ("RS256", "ed"), ("ES384", "ec"),
+    ("HS256", "rsa"), ("none", "rsa"), ("RS1", "rsa"), ("", "rsa"),
+])
+def test_an_algorithm_that_does_not_fit_the_key_is_a_401(issuer: Issuer, alg: str,
+                                                         kid_key: str) -> None:
+    issuer.keys["rsa"] = issuer.keys["k1"]
+    issuer.keys["ec"] = ec.generate_private_key(ec.SECP256R1())
+    issuer.keys["ed"] = ed25519.Ed25519PrivateKey.generate()
+    issuer.published = ["rsa", "ec", "ed"]
+    import base64
+
+    def b64(data: dict[str, Any]) -> str:
+        return base64.urlsafe_b64encode(json.dumps(data).encode()).rstrip(b"=").decode()
+
+    now = int(time.time())
+    token = (b64({"alg": alg, "kid": kid_key, "typ": "JWT"}) + "." + b64(
+        {"iss": issuer.url, "aud": AUD, "sub": "x", "exp": now + 60}) + ".AAAA")
+    got = verify(auth_for(issuer, Clock()), token)
+    assert got.startswith("401: "), got
+
+
+def test_issuer_unavailable_is_its_own_error() -> None:
+    assert IssuerUnavailableError.status == 503 and AuthError.status == 401

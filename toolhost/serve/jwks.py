@@ -1,0 +1,216 @@
+"""The issuer's current signing keys (its JWK set), as ``toolhost serve`` trusts them.
+
+- The set is fetched at the first token and trusted for :data:`MAX_AGE` seconds (5 minutes);
+  a token arriving later waits for a fresh copy. A key the issuer stops publishing (rotated
+  out, revoked) is refused from the first fetch that no longer holds it; a key replaced
+  under the same key id follows the new set.
+- A token naming a key id the set does not hold refetches it at once (an issuer that signs
+  with a key as soon as it publishes it works from the first token); so does a token whose
+  signature fails with the key the set holds for its key id (an issuer that re-keys under
+  the same key id). A refetch that still does not hold a (different) key for it starts a
+  cooldown of :data:`MISS_COOLDOWN` seconds during which such tokens are refused without a
+  fetch, so made-up key ids cannot make toolhost hammer the issuer.
+- One fetch at a time (every token that needs it waits for the same one, without holding a
+  thread); a token whose key is in the current set never waits for a fetch.
+- A fetch that fails (unreachable, slow, not 200, a redirect, not JSON, over 1 MiB, not a JWK
+  set) keeps the set there was and starts a cooldown of :data:`FAIL_COOLDOWN` seconds without
+  fetches; tokens that need a fetch meanwhile are refused at once: the issuer is unavailable.
+  One warning line per failed fetch.
+- Only asymmetric signing keys are kept (RSA, EC, OKP; ``use`` absent or ``sig``); keys PyJWT
+  cannot read are left out, with one warning line per fetch.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import anyio
+
+from toolhost.serve.jwks_fetch import FETCH_TIMEOUT, FetchError, clean, fetch_json
+
+__all__ = ["FAIL_COOLDOWN", "MAX_AGE", "MISS_COOLDOWN", "IssuerUnavailable", "JwksCache",
+           "NoKey", "SigningKey", "parse_jwks"]
+
+log = logging.getLogger("toolhost.serve.auth")
+
+MAX_AGE = 300.0
+MISS_COOLDOWN = 10.0
+FAIL_COOLDOWN = 10.0
+MAX_KEYS = 100
+
+
+class NoKey(Exception):
+    """The issuer's current set has no key for the token (401)."""
+
+
+class IssuerUnavailable(Exception):
+    """The issuer's key set cannot be fetched now (503)."""
+
+
+@dataclass(frozen=True)
+class SigningKey:
+    """One usable key of the set: its type, curve and algorithm (as published) and the key."""
+
+    key_type: str
+    curve: str | None
+    alg: str | None
+    key: Any
+    published: str = ""  # the JWK as published (sorted JSON): the same key, or a new one?
+
+
+Keys = dict[str | None, list[SigningKey]]  # by kid (an issuer may publish one kid twice)
+
+
+def parse_jwks(document: Any) -> tuple[Keys, list[str]]:
+    """(usable signing keys by kid, what was left out and why); raises FetchError when
+    ``document`` is not a JWK set at all."""
+    import jwt
+
+    if not isinstance(document, dict) or not isinstance(document.get("keys"), list):
+        raise FetchError("is not a JWK set (a JSON object with a keys list)")
+    keys: Keys = {}
+    skipped: list[str] = []
+    for jwk in document["keys"][:MAX_KEYS]:
+        kid = jwk.get("kid") if isinstance(jwk, dict) else None
+        name = repr(clean(kid, 40)) if isinstance(kid, str) else "a key without kid"
+        if not isinstance(jwk, dict) or not isinstance(kid, (str, type(None))):
+            skipped.append("an entry that is not a key")
+            continue
+        if jwk.get("use", "sig") != "sig" or jwk.get("kty") not in ("RSA", "EC", "OKP"):
+            continue  # encryption and shared-secret keys: never for our signatures
+        try:
+            key = jwt.PyJWK(jwk).key
+        except Exception as exc:  # untrusted input: PyJWT and cryptography raise many kinds
+            skipped.append(f"{name} ({clean(str(exc) or type(exc).__name__, 80)})")
+            continue
+        crv, alg = jwk.get("crv"), jwk.get("alg")
+        keys.setdefault(kid, []).append(SigningKey(
+            jwk["kty"], crv if isinstance(crv, str) else None,
+            alg if isinstance(alg, str) else None, key,
+            json.dumps(jwk, sort_keys=True, default=str)))
+    return keys, skipped
+
+
+@dataclass
+class _Set:
+    """A key set as fetched, and when (by the cache's clock)."""
+
+    keys: Keys
+    fetched_at: float
+
+
+class JwksCache:
+    """The key set of one JWKS URL (or of an issuer's discovery document)."""
+
+    def __init__(self, issuer: str, jwks_url: str | None = None, *,
+                 clock: Callable[[], float] = time.monotonic,
+                 fetch: Callable[[str], Any] = fetch_json) -> None:
+        self.issuer = issuer
+        self.jwks_url = jwks_url
+        self.fetches = 0
+        self._clock = clock
+        self._fetch = fetch
+        self._set: _Set | None = None
+        self._flight: anyio.Event | None = None
+        self._limiter: anyio.CapacityLimiter | None = None
+        self._failed_until = -math.inf
+        self._failure = ""
+        self._missed_at = -math.inf
+
+    def cached(self, kid: str | None) -> list[SigningKey] | None:
+        """The keys for ``kid`` in a set still fresh; None when a fetch is needed first."""
+        current = self._set
+        if current is None or self._clock() - current.fetched_at >= MAX_AGE:
+            return None
+        return current.keys.get(kid)
+
+    async def keys_for(self, kid: str | None, failed: list[SigningKey] | None = None
+                       ) -> list[SigningKey]:
+        """The issuer's current keys for ``kid``; raises NoKey or IssuerUnavailable.
+        ``failed``: the keys a signature just failed with: return others, or raise NoKey."""
+        found = self.cached(kid)
+        if found and not _same(found, failed):
+            return found
+        if self._flight is None:  # else: wait for the fetch under way, whoever started it
+            now = self._clock()
+            if now < self._failed_until:
+                raise IssuerUnavailable(self._failure)
+            if self._fresh() and now - self._missed_at < MISS_COOLDOWN:
+                raise NoKey(f"the issuer's key set has no {'other ' if failed else ''}key "
+                            f"{_kid(kid)} (refetched at most every {MISS_COOLDOWN:g} s)")
+        await self._refresh()
+        found = self.cached(kid)
+        if found and not _same(found, failed):
+            return found
+        if not self._fresh() or self._failure:
+            raise IssuerUnavailable(self._failure or "the issuer's key set is not available")
+        self._missed_at = self._clock()
+        raise NoKey(f"the issuer's key set has no {'other ' if failed else ''}key {_kid(kid)}")
+
+    def _fresh(self) -> bool:
+        return self._set is not None and self._clock() - self._set.fetched_at < MAX_AGE
+
+    async def _refresh(self) -> None:
+        """Fetch the set, or wait for the fetch under way."""
+        if self._flight is not None:
+            await self._flight.wait()
+            return
+        self._flight = flight = anyio.Event()
+        try:
+            if self._limiter is None:
+                self._limiter = anyio.CapacityLimiter(1)
+            keys: Keys | None = None
+            with anyio.move_on_after(FETCH_TIMEOUT * 2 + 1):
+                keys = await anyio.to_thread.run_sync(self._fetch_keys, limiter=self._limiter,
+                                                      abandon_on_cancel=True)
+            if keys is None:
+                raise FetchError(f"did not answer within {FETCH_TIMEOUT:g} s")
+            self._set = _Set(keys, self._clock())
+            self._failure = ""
+        except FetchError as exc:
+            self._failed_until = self._clock() + FAIL_COOLDOWN
+            self._failure = f"the issuer's key set is unavailable: {exc}"
+            log.warning("%s; tokens that need it are refused for %g s", self._failure,
+                        FAIL_COOLDOWN)
+        finally:
+            self._flight = None
+            flight.set()
+
+    def _fetch_keys(self) -> Keys:
+        """Blocking: discovery (once) and the set."""
+        self.fetches += 1
+        if self.jwks_url is None:
+            url = self.issuer.rstrip("/") + "/.well-known/openid-configuration"
+            try:
+                document = self._fetch(url)
+            except FetchError as exc:
+                raise FetchError(f"the discovery document {clean(url, 120)} {exc}") from None
+            jwks = document.get("jwks_uri") if isinstance(document, dict) else None
+            if not isinstance(jwks, str):
+                raise FetchError(f"{clean(url, 120)} names no jwks_uri (give --auth-jwks-url)")
+            self.jwks_url = jwks
+        try:
+            keys, skipped = parse_jwks(self._fetch(self.jwks_url))
+        except FetchError as exc:
+            raise FetchError(f"{clean(self.jwks_url, 120)} {exc}") from None
+        if skipped:
+            log.warning("the issuer's key set %s: left out %s", clean(self.jwks_url, 120),
+                        "; ".join(skipped[:5]))
+        if not keys:
+            log.warning("the issuer's key set %s holds no usable signing key",
+                        clean(self.jwks_url, 120))
+        return keys
+
+
+def _same(keys: list[SigningKey], failed: list[SigningKey] | None) -> bool:
+    return failed is not None and [k.published for k in keys] == [k.published for k in failed]
+
+
+def _kid(kid: str | None) -> str:
+    return repr(clean(kid, 60)) if kid is not None else "without a key id"
