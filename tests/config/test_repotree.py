@@ -9,7 +9,6 @@ file names (``extends``, a python ``path:``, a ``cwd``) may not lead out of the 
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 from collections.abc import Callable
@@ -157,13 +156,19 @@ def test_edited_module_never_runs_and_lock_check_heals(tmp_path: Path) -> None:
 def test_edited_checkout_with_origin_gone_is_one_located_line(tmp_path: Path) -> None:
     origin, config = team(tmp_path)
     assert toolhost("validate", str(config), cwd=tmp_path).returncode == 0
-    _new_module(cached(tmp_path))
-    shutil.rmtree(origin)
+    _edit(cached(tmp_path))
+    origin.rename(tmp_path / "away")
     done = toolhost("call", str(config), "py.hello", "name=x", cwd=tmp_path)
     assert done.returncode == 1 and "Traceback" not in done.stderr
     assert "internal error" not in done.stderr and "PWNED" not in done.stdout
     errors = [line for line in done.stderr.splitlines() if "toolhost.yaml:3:5" in line]
-    assert errors and "extends[0]" in errors[-1]
+    assert errors and "extends[0]" in errors[-1] and "cannot be fetched again" in errors[-1]
+    assert "'M teamtools.py'" in errors[-1] and str(cached(tmp_path)) in errors[-1]
+    # the modified copy was kept (unused), and heals once the repository is back
+    assert cached(tmp_path).joinpath("teamtools.py").read_text() == EVIL
+    (tmp_path / "away").rename(origin)
+    again = toolhost("call", str(config), "py.hello", "name=x", cwd=tmp_path)
+    assert again.stdout == "hello x\n", again.stderr
 
 
 def test_bytecode_written_by_a_run_is_not_an_edit(tmp_path: Path) -> None:
@@ -223,7 +228,10 @@ def test_a_repository_file_names_nothing_outside_its_checkout(tmp_path: Path,
         assert "uid=" not in done.stdout and "Traceback" not in done.stderr
         assert "internal error" not in done.stderr
         assert "out of" in done.stderr, done.stderr
-        assert "frag.yaml:" in done.stderr or "inner.yaml:" in done.stderr, done.stderr
+        # a symlink of the commit is refused with the checkout (at the extends entry), a
+        # path a file names where that file names it
+        assert any(f in done.stderr for f in ("frag.yaml:", "inner.yaml:",
+                                               "toolhost.yaml:3:5")), done.stderr
     assert not config.with_suffix(".lock").exists()
 
 

@@ -116,7 +116,7 @@ class PythonKind:
                 raise problem(leaves[0], leaves[1], key="path")
         searched = extend_import_path(origin.file, extra)
         try:
-            fn = resolve_function(ref)
+            fn = resolve_function(ref, searched)
         except LookupError as exc:
             hint = getattr(exc, "hint", "")
             if hint == NOT_INSTALLED and searched:
@@ -144,7 +144,8 @@ class PythonKind:
                     "...), declare it under params:, or set allow_untyped: true")
         limit = tool.max_output_chars or DEFAULT_MAX_OUTPUT_CHARS
         if options.get("isolation") == "process":
-            invoke = _process_invoke(ref, tool, int(options.get("workers") or 2), limit, ctx)
+            invoke = _process_invoke(ref, searched, tool, int(options.get("workers") or 2),
+                                     limit, ctx)
         else:
             invoke = _thread_invoke(fn, info, tool, limit)
         return Binding(invoke=invoke, input_schema=info.input_schema,
@@ -152,11 +153,12 @@ class PythonKind:
                        output="structured")
 
 
-def _process_invoke(ref: str, tool: ToolConfig, workers: int, limit: int,
+def _process_invoke(ref: str, search: list[str], tool: ToolConfig, workers: int, limit: int,
                     ctx: BindContext) -> Any:
     from toolhost.backends.worker import WorkerPool, WorkerSpec
 
-    pool = WorkerPool(WorkerSpec(function=ref, tool=tool.name, limit=limit), workers)
+    pool = WorkerPool(WorkerSpec(function=ref, tool=tool.name, limit=limit,
+                                 search=tuple(search)), workers)
     ctx.on_close(pool.aclose)
     return pool.call
 

@@ -47,12 +47,24 @@ def _attribute_hint(obj: Any, part: str) -> str:
     return f"it has: {', '.join(sorted(names)[:10])}" if names else ""
 
 
-def resolve_function(ref: str) -> Callable[..., Any]:
+def resolve_function(ref: str, search: list[str] | None = None) -> Callable[..., Any]:
     """Import ``"package.module:attr.path"``. Raises ``LookupError`` with a readable message
-    (and, when there is one, a suggestion in its ``hint`` attribute)."""
+    (and, when there is one, a suggestion in its ``hint`` attribute).
+
+    ``search``: the directories of the config that declares the tool (``extend_import_path``);
+    a top-level module they hold must be the one imported (``module_origin.check_origin``).
+    Modules of cached checkouts are compiled from source, never from bytecode."""
+    from toolhost.backends.module_origin import check_origin, source_only_checkouts
+
     module_name, sep, attr_path = ref.partition(":")
     if not sep or not module_name or not attr_path:
         raise _NotFound(f"'{ref}' is not of the form 'module.sub:function'")
+    source_only_checkouts()
+    clash = check_origin(module_name, search or []) if search else ""
+    if clash:
+        raise _NotFound(clash, "two config directories (or a shared repository and an "
+                        "installed package) hold a top-level module of that name, and one "
+                        "process imports only one: rename one of them")
     try:
         obj: Any = importlib.import_module(module_name)
     except ModuleNotFoundError as exc:
@@ -81,6 +93,9 @@ def extend_import_path(config_file: str, extra: str | list[str] | None) -> list[
     base = os.path.dirname(os.path.abspath(config_file))
     entries = [extra] if isinstance(extra, str) else list(extra or [])
     added = [base, *(os.path.normpath(os.path.join(base, e)) for e in entries)]
+    from toolhost.backends.module_origin import ADDED
+
+    ADDED.update(added)
     for entry in added:
         if entry not in sys.path:
             sys.path.append(entry)

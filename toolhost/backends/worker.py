@@ -64,6 +64,7 @@ class WorkerSpec:
     function: str  # "package.module:attr"
     tool: str  # the tool's name, for messages
     limit: int  # max_output_chars: results are cut to this in the worker
+    search: tuple[str, ...] = ()  # the declaring config's directories (module_origin)
 
 
 class _RemoteError(Exception):
@@ -163,7 +164,7 @@ class WorkerPool:
             # the secrets, so that what the tool prints is scrubbed there (its output is not
             # this process's scrubbed stream) and a result it cuts hides a cut secret's edge
             await worker.send({"sys_path": sys.path, "function": self.spec.function,
-                               "limit": self.spec.limit,
+                               "search": list(self.spec.search), "limit": self.spec.limit,
                                "secrets": sorted(active().secrets)})
             ready = await worker.receive()
         except BaseException:

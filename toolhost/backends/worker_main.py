@@ -63,7 +63,8 @@ def main() -> int:
         from toolhost.backends.python_import import resolve_function
         from toolhost.compile.signature import inspect_callable
 
-        fn = resolve_function(str(init.get("function")))
+        search = [p for p in init.get("search", []) if isinstance(p, str)]
+        fn = resolve_function(str(init.get("function")), search)
         info = inspect_callable(fn)
     except BaseException as exc:  # the host imported it a moment ago; say why we could not
         _send(protocol, lock, {"fatal": f"{type(exc).__name__}: {exc}"})

@@ -151,11 +151,18 @@ def checkout_of(url: str, rev: str, *, cache: Path | None = None) -> Checkout:
 
 def refetch_repo(url: str, rev: str, *, where: Origin = UNKNOWN,
                  cache: Path | None = None) -> Checkout:
-    """Throw away the cached checkout of ``url`` at ``rev`` and clone it again."""
+    """Clone ``url`` at ``rev`` again and put the fresh copy in place of the cached one.
+
+    The old checkout is thrown away only once the fresh copy is complete: when the clone
+    fails (offline, the server gone), the ``ConfigError`` leaves the cache as it was."""
     dest = checkout_dir(url, rev, cache=cache)
-    with _locked(dest.with_name(dest.name + ".lock")):
-        shutil.rmtree(dest, ignore_errors=True)
-    return fetch_repo(url, rev, where=where, cache=cache)
+    try:
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        with _locked(dest.with_name(dest.name + ".lock")):
+            return _clone(url, rev, dest, where)
+    except OSError as exc:
+        raise _error(where, f"cannot use the cache directory {dest.parent}: {_reason(exc)}",
+                     hint="set TOOLHOST_CACHE to a writable directory") from None
 
 
 def checkout_dir(url: str, rev: str, *, cache: Path | None = None) -> Path:
@@ -198,10 +205,9 @@ def git_message(stderr: str) -> str:
 def _clone(url: str, rev: str, dest: Path, where: Origin) -> Checkout:
     tmp = dest.with_name(f"{dest.name}.tmp{os.getpid()}")
     shutil.rmtree(tmp, ignore_errors=True)
-    shutil.rmtree(dest, ignore_errors=True)  # a checkout without metadata is incomplete
     tmp.mkdir()
-    try:
-        run_git(["init", "-q"], cwd=tmp, where=where)
+    try:  # no template: hooks and info files of the user's git templates have no place here
+        run_git(["init", "-q", "--template="], cwd=tmp, where=where)
         run_git(["remote", "add", "origin", url], cwd=tmp, where=where)
         ref = _ref_kind(url, rev, where)
         try:  # a shallow fetch of just that revision, as pre-commit does
@@ -222,11 +228,22 @@ def _clone(url: str, rev: str, dest: Path, where: Origin) -> Checkout:
         sha = run_git(["rev-parse", "HEAD"], cwd=tmp, where=where).strip()
         meta = {"url": url, "rev": rev, "sha": sha, "ref": ref}
         tmp.joinpath(_META).write_text(json.dumps(meta))
-        tmp.rename(dest)
+        _put_in_place(tmp, dest)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     log.info("cloned %s at %s (%s) into %s", url, rev, sha[:12], dest)
     return Checkout(url=url, rev=rev, path=dest, sha=sha, ref=ref)
+
+
+def _put_in_place(fresh: Path, dest: Path) -> None:
+    """``fresh`` renamed to ``dest``; what was there (an incomplete or modified checkout) is
+    moved aside first and deleted after."""
+    old = dest.with_name(f"{dest.name}.old{os.getpid()}")
+    shutil.rmtree(old, ignore_errors=True)
+    if os.path.lexists(dest):
+        dest.rename(old)
+    fresh.rename(dest)
+    shutil.rmtree(old, ignore_errors=True)
 
 
 def _ref_kind(url: str, rev: str, where: Origin) -> Literal["tag", "branch", "commit"]:

@@ -2,11 +2,13 @@
 
 A repository contributes more than the fragments the lock hashes: Python modules imported from
 the checkout, scripts a ``command:`` tool runs there, data and resource files. So before any of
-a checkout is used, its work tree is compared with the commit in git's own object store
-(``clean_or_refetch``): a modified, deleted, added (even git-ignored) or re-typed file, a
-staged change, a moved ``HEAD`` or an index entry git was told not to look at makes the
-checkout dirty; it is thrown away and cloned again, and refused if the fresh copy is dirty too.
-Python's bytecode caches (``__pycache__``) are derived, never trusted: they are deleted.
+a checkout is used, its work tree is compared with the pinned commit without trusting its
+``.git`` (``toolhost.config.worktree``, ``clean_or_refetch``): files added to it are removed;
+a modified, deleted or re-typed file, or a ``.git`` holding what a clone never writes there,
+has it cloned again (the old copy is replaced only once the fresh one is complete), and
+refused if the fresh copy is dirty too or cannot be fetched. A symlink of the commit that
+leads out of the checkout refuses it. Python's bytecode caches (``__pycache__``) are derived,
+never trusted: they are deleted.
 
 And a path a file inside a checkout names relative to itself (a nested ``extends``, a
 python tool's ``path:``, a ``cwd``, a document) must stay inside that checkout once symlinks
@@ -27,6 +29,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from toolhost.config.gitrepos import Checkout
     from toolhost.config.model import Origin
+    from toolhost.config.worktree import Survey
 
 __all__ = ["cache_root", "checkout_root", "clean_or_refetch", "dirt", "escapes",
            "leaves_checkout"]
@@ -34,10 +37,6 @@ __all__ = ["cache_root", "checkout_root", "clean_or_refetch", "dirt", "escapes",
 log = logging.getLogger("toolhost.config")
 
 META = ".toolhost-checkout.json"  # toolhost's own, written beside the work tree's files
-# an attacker's .git/config must not change what "clean" means (nor run an fsmonitor hook)
-_GIT_SAFE = ("-c", "core.fsmonitor=false", "-c", "core.fileMode=true", "-c",
-             "core.ignoreStat=false", "-c", "core.untrackedCache=false", "-c",
-             "core.symlinks=true", "-c", "core.ignoreCase=false")
 _SHOWN = 5  # paths named in a message
 
 
@@ -83,109 +82,83 @@ def leaves_checkout(declaring: str, resolved: str, value: str) -> tuple[str, str
 
 
 def dirt(checkout: Checkout) -> list[str]:
-    """How the work tree differs from its commit (empty: it is exactly the commit).
+    """How the work tree differs from its commit (empty: it is exactly the commit), checked
+    by ``toolhost.config.worktree`` without trusting the checkout's ``.git``.
 
     Untracked ``__pycache__`` contents are deleted on the way (bytecode is derived from the
     sources, and a planted ``.pyc`` would run instead of them)."""
-    root = checkout.path
-    try:
-        head = root.joinpath(".git", "HEAD").read_text(encoding="utf-8").strip()
-    except (OSError, ValueError) as exc:
-        return [f".git/HEAD unreadable ({type(exc).__name__})"]
-    if head != checkout.sha:
-        return [f"HEAD is {head[:40]!r}, not the commit {checkout.sha[:12]}"]
-    git = [f"--git-dir={root / '.git'}", f"--work-tree={root}", *_GIT_SAFE]
-    status, flags = _git_pair(root, [*git, "status", "--porcelain=v1", "-z",
-                                     "--untracked-files=all", "--ignored=matching",
-                                     "--no-renames"], [*git, "ls-files", "-v", "-z"])
-    found: list[str] = []
-    for entry in status.split("\0"):
-        if len(entry) < 4:
-            continue
-        code, path = entry[:2], entry[3:]
-        if code in ("??", "!!") and path == META:
-            continue
-        if code in ("??", "!!") and "__pycache__" in Path(path).parts:
-            _remove(root / path)
-            continue
-        found.append(f"{code.strip()} {path}")
-    for entry in flags.split("\0"):  # assume-unchanged 'h', skip-worktree 'S': both hide
-        # edits from git status
-        if entry and entry[0] != "H":
-            found.append(f"{entry[0]} {entry[2:]} (hidden from git status)")
+    found = _survey(checkout)
+    return [*(f"?? {path}" for path in found.added), *found.changed]
+
+
+def _survey(checkout: Checkout) -> Survey:
+    from toolhost.config.worktree import survey
+
+    found = survey(checkout.path, checkout.sha, checkout.url, meta=META)
+    for path in found.bytecode:
+        _remove(checkout.path / path)
     return found
-
-
-def _git_pair(root: Path, first: list[str], second: list[str]) -> tuple[str, str]:
-    """Two read-only git commands run at once (a start pays for one git process, not two)."""
-    import subprocess
-
-    from toolhost.config.gitrepos import GIT_TIMEOUT, run_git
-
-    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C", "GIT_OPTIONAL_LOCKS": "0"}
-    try:
-        procs = [subprocess.Popen(["git", *args], cwd=root, env=env, stdin=subprocess.DEVNULL,
-                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-                 for args in (first, second)]
-    except OSError:  # no git: run_git says so, located
-        return run_git(first, cwd=root), run_git(second, cwd=root)
-    outs: list[str] = []
-    for proc in procs:
-        try:
-            out = proc.communicate(timeout=GIT_TIMEOUT)[0]
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.communicate()
-            out, proc.returncode = b"", 1
-        if proc.returncode != 0:  # again, for git's own message
-            return run_git(first, cwd=root), run_git(second, cwd=root)
-        outs.append(out.decode("utf-8", "surrogateescape"))
-    return outs[0], outs[1]
 
 
 def clean_or_refetch(checkout: Checkout, where: Origin, *, cache: Path | None = None
                      ) -> Checkout:
-    """``checkout`` when its work tree is its commit; else it is cloned again (a warning is
-    logged) and the fresh copy returned. Raises ``ConfigError`` naming ``where`` when the
-    fresh copy is not clean either."""
+    """``checkout`` when its work tree is its commit. Files added to it are removed (a
+    warning is logged); any other change has it cloned again (a warning is logged) and the
+    fresh copy returned. Raises ``ConfigError`` naming ``where`` when the fresh copy is not
+    clean either, when it cannot be fetched (the old checkout is kept, unused), or when a
+    symlink of the commit leads out of the repository."""
     from toolhost.config.gitrepos import _error, refetch_repo
-
-    found = _dirt_or_broken(checkout)
-    if not found:
-        return checkout
-    log.warning("%s: the cached checkout of %s at %s (%s) was modified on disk; fetching it "
-                "again\n%s", where, checkout.url, checkout.rev, checkout.path,
-                _describe(checkout, found))
-    fresh = refetch_repo(checkout.url, checkout.rev, where=where, cache=cache)
-    again = _dirt_or_broken(fresh)
-    if again:
-        raise _error(where, f"the cached checkout of {checkout.url} at {checkout.rev} does "
-                     f"not match commit {fresh.sha[:12]}: {_summary(again)}",
-                     hint=f"delete {fresh.path} and load again, or run `toolhost update`")
-    return fresh
-
-
-def _dirt_or_broken(checkout: Checkout) -> list[str]:
     from toolhost.errors import ConfigError
 
-    try:
-        return dirt(checkout)
-    except ConfigError as exc:  # a broken .git: as untrustworthy as an edited file
-        return [exc.problems[0].message]
+    found = _survey(checkout)
+    if found.added and not found.changed:
+        log.warning("%s: the cached checkout of %s at %s (%s) was modified on disk: files "
+                    "were added, which are removed: %s (a tool whose cwd is inside a shared "
+                    "repository writes there: give it a cwd outside)", where, checkout.url,
+                    checkout.rev, checkout.path, _summary(found.added))
+        for path in found.added:
+            _remove(checkout.path / path.rstrip("/"))
+        found = _survey(checkout)
+    if found.added or found.changed:
+        dirty = [*(f"?? {path}" for path in found.added), *found.changed]
+        log.warning("%s: the cached checkout of %s at %s (%s) was modified on disk; fetching "
+                    "it again\n%s", where, checkout.url, checkout.rev, checkout.path,
+                    _describe(checkout, dirty))
+        try:
+            checkout = refetch_repo(checkout.url, checkout.rev, where=where, cache=cache)
+        except ConfigError as exc:
+            raise _error(where, f"the cached checkout of {checkout.url} at {checkout.rev} "
+                         f"({checkout.path}) was modified on disk ({_summary(dirty)}) and "
+                         f"cannot be fetched again: {exc.problems[0].message}",
+                         hint=f"delete {checkout.path} and load again once the repository "
+                         "can be reached (nothing of the modified copy is used)") from None
+        found = _survey(checkout)
+        if found.added or found.changed:
+            raise _error(where, f"the cached checkout of {checkout.url} at {checkout.rev} "
+                         f"does not match commit {checkout.sha[:12]}: "
+                         f"{_summary([*found.added, *found.changed])}",
+                         hint=f"delete {checkout.path} and load again, or run `toolhost "
+                         "update`")
+    if found.escapes:
+        path, target = found.escapes[0]
+        raise _error(where, f"{checkout.url} at {checkout.rev}: the symlink {path!r} leads "
+                     f"out of the repository (it resolves to {target})", hint="what lies outside a "
+                     "repository is neither pinned nor reviewed: commit the file itself, not "
+                     "a link to it")
+    return checkout
 
 
 def _describe(checkout: Checkout, found: list[str]) -> str:
-    from toolhost.config.gitrepos import run_git
-    from toolhost.errors import ConfigError
+    from toolhost.config.gitobjects import local_git
     from toolhost.lockfile.drift import cut_lines
 
-    try:
-        diff = run_git([f"--git-dir={checkout.path / '.git'}",
-                        f"--work-tree={checkout.path}", *_GIT_SAFE, "diff", "--no-color",
-                        "HEAD"], cwd=checkout.path)
-    except ConfigError:
-        diff = ""
-    return cut_lines("\n".join([_summary(found), diff]).strip())
+    diff = None
+    if not any(item.startswith((".git", "HEAD ", "commit ")) for item in found):
+        # only a .git toolhost wrote is asked for a diff: its config defines no filter,
+        # external diff or textconv command, and its replace refs and attributes are none
+        diff = local_git(checkout.path, ["diff", "--no-color", "--no-ext-diff", "--no-textconv",
+                                         checkout.sha, "--"])
+    return cut_lines("\n".join([_summary(found), diff or ""]).strip())
 
 
 def _summary(found: list[str]) -> str:

@@ -27,25 +27,28 @@ def repo_diff(source: Pulled, locked: str, rel: str) -> str:
     the server still has it; a note when it cannot be had."""
     if not source.key.startswith("repo:"):
         return ""
+    from toolhost.config.gitobjects import local_git
     from toolhost.config.gitrepos import run_git
 
     try:
         run_git(["fetch", "-q", "--depth=1", "origin", locked], cwd=source.root)
-        text = run_git(["diff", "--no-color", locked, "HEAD", "--", rel], cwd=source.root)
     except ConfigError as exc:
         return (f"(the locked commit {locked[:12]} cannot be fetched to compare: "
                 f"{exc.problems[0].message})")
+    text = local_git(source.root, ["diff", "--no-color", "--no-ext-diff", "--no-textconv",
+                                   locked, source.pin, "--", rel])
+    if text is None:
+        return f"(no diff between {locked[:12]} and {source.pin[:12]})"
     return cut_lines(text) or f"({rel} itself is unchanged; other files of the commit moved)"
 
 
 def local_edits(source: Pulled, rel: str) -> str:
     """What was changed in the cached work tree (it is a git checkout)."""
-    from toolhost.config.gitrepos import run_git
+    from toolhost.config.gitobjects import local_git
 
-    try:
-        return cut_lines(run_git(["diff", "--no-color", "HEAD", "--", rel], cwd=source.root))
-    except ConfigError as exc:
-        return f"(no diff: {exc.problems[0].message})"
+    text = local_git(source.root, ["diff", "--no-color", "--no-ext-diff", "--no-textconv",
+                                   source.pin, "--", rel])
+    return "(no diff)" if text is None else cut_lines(text)
 
 
 def refetch(source: Pulled) -> None:
