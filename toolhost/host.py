@@ -72,7 +72,9 @@ def load_host(path: str | Path, *, kinds: Mapping[str, Any] | None = None,
               environ: Mapping[str, str] | None = None, layers: bool = True,
               cwd: str | Path | None = None) -> Host:
     """Load, compile and wire a config. Raises ``ConfigError``/``CompileError`` with every
-    problem found, naming file, line and key path.
+    problem found, naming file, line and key path; a deny or ask rule left with nothing to
+    match (a later layer renamed or left out its tool: ``toolhost.permissions.guards``) is
+    one of them, so no host serves a tool whose guard is gone.
 
     Relative path rules (``Read(./src/**)``) resolve against ``cwd``, by default the config's
     ``run.cwd`` (itself relative to the config file), else the current directory: the
@@ -92,11 +94,16 @@ def _load(path: str | Path, *, kinds: Mapping[str, Any] | None,
           environ: Mapping[str, str] | None, layers: bool, cwd: str | Path | None) -> Host:
     from toolhost.compile import compile_tools
     from toolhost.config import load_config
+    from toolhost.errors import ConfigError
     from toolhost.permissions import compile_policy
+    from toolhost.permissions.guards import dead_guards
 
     config = load_config(path, kinds=kinds, environ=environ, layers=layers)
     compiled = compile_tools(config, kinds=kinds)
     try:
+        dead = dead_guards(config, compiled)  # a deny/ask rule left with nothing to match
+        if dead:
+            raise ConfigError(dead)
         servers = {
             name: McpServer(name, server.version, compiled.servers.get(name, ()),
                             instructions=server.description,

@@ -87,7 +87,7 @@ permissions:
                           capture_output=True, text=True, timeout=60, env=dict(os.environ))
     assert done.returncode == 1, done.stderr
     lines = [line for line in done.stderr.strip().splitlines() if "warning:" not in line]
-    assert len(lines) == 2, done.stderr
+    assert len(lines) == 3, done.stderr
     assert lines[0].startswith(f"{config}:13:7: permissions.deny[0]: permission rule "
                                "'mcp__h__danger': upstream tool 'danger' is left out by "
                                "servers.h.exclude ('danger')")
@@ -95,3 +95,8 @@ permissions:
                                "'mcp__h__echo': servers.h.tools.echo.name renames upstream "
                                "tool 'echo' to 'say', so no tool is called 'echo'")
     assert "'mcp__h__say'" in lines[1]
+    # a glob that covered the tool before its rename no longer does: the deny follows the
+    # name, so the tool would run unguarded (toolhost.permissions.guards)
+    assert lines[2].startswith(f"{config}:18:7: permissions.deny[4]: permission rule "
+                               "'mcp__h__ech*': tool 'mcp__h__echo' is renamed to "
+                               f"'mcp__h__say' ({config}:9)")

@@ -61,7 +61,7 @@ def test_config_declarations_win_over_plugin_ones(make_plugin: MakePlugin) -> No
     mine = ServerConfig(name="greet", description="mine")
     config = plugins.apply(HostConfig(version=1, servers={"greet": mine}))
     assert config.servers["greet"].description == "mine"
-    assert set(config.servers["greet"].tools) == {"hello"}
+    assert set(config.servers["greet"].tools) == set()  # the plugin's tool is left out
 
 
 def test_missing_plugin_names_the_package_to_install() -> None:

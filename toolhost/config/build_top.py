@@ -6,12 +6,13 @@ shape is checked, so a malformed rule still stops the load with its file and lin
 
 from __future__ import annotations
 
+import logging
 import re
 from typing import Any
 
 from toolhost.config.build_servers import resolve_path
 from toolhost.config.checks import Checker
-from toolhost.config.cli_args import weakening
+from toolhost.config.cli_args import own_decisions, weakening
 from toolhost.config.model import (
     PermissionsConfig,
     PluginRequirement,
@@ -168,12 +169,29 @@ def build_run(check: Checker, value: Any) -> RunConfig:
         index, why = refused
         check.problem((*path, "cli_args", index), why,
                       "toolhost's permission rules decide every tool call under `run`")
+    resolved = resolve_path(check, (*path, "cwd"), cwd, "directory") if cwd else None
+    if resolved is not None:
+        _warn_own_decisions(check, resolved)
     return RunConfig(
         model=check.string(data, path, "model"),
         system_prompt=check.string(data, path, "system_prompt"),
         append_system_prompt=check.string(data, path, "append_system_prompt"),
         max_turns=check.integer(data, path, "max_turns", minimum=1),
-        cwd=resolve_path(check, (*path, "cwd"), cwd, "directory") if cwd else None,
+        cwd=resolved,
         cli_args=cli_args,
         env=check.str_map(data, path, "env") or {},
     )
+
+
+def _warn_own_decisions(check: Checker, directory: str) -> None:
+    """Warn (located at ``run.cwd``) when the CLI's working directory carries settings of
+    its own that decide without toolhost (docs/running.md)."""
+    found = own_decisions(directory)
+    if not found:
+        return
+    mark = check.mark(("run", "cwd"))
+    where = f"{mark.file}:{mark.line}:{mark.column}" if mark.line else mark.file
+    logging.getLogger("toolhost.config").warning(
+        "%s: run.cwd: the CLI started in %s reads %s there, which can allow tools or run "
+        "hooks without asking toolhost's rules; point run.cwd at a directory without them, "
+        "or review them", where, directory, ", ".join(found))

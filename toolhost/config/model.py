@@ -97,6 +97,10 @@ class ToolConfig:
     # Hide the config's secrets in the tool's results too (errors are always redacted).
     redact_results: bool = True
     origin: Origin = UNKNOWN
+    # An OpenAPI operation renamed by ``tools.<operation>.name``: (the name it had, where
+    # the rename is written). Deny and ask rules on the old name do not follow the rename:
+    # ``toolhost.permissions.guards`` refuses to serve with such a rule.
+    renamed_from: tuple[str, Origin] | None = None
 
     @property
     def wire_name(self) -> str:

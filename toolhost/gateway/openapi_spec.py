@@ -230,8 +230,12 @@ def _tool(check: Checker, path: Path, server: str, doc: OpenApiDoc, op: Operatio
     annotations = {**plan.annotations, **reshape.annotations}
     origin = reshape.origin if reshape.origin.line else \
         mark_for(doc.marks, op.where, doc.file).origin(op.where)
+    former = _fitting(plan.name, server)
+    renamed = None
+    if reshape.name and reshape.name != former:
+        renamed = (former, check.mark((*where, "name")).origin((*where, "name")))
     return ToolConfig(
-        name=reshape.name or _fitting(plan.name, server), server=server,
+        name=reshape.name or former, server=server, renamed_from=renamed,
         backend=BackendSpec("http", plan.http_options(base, fixed, query), origin),
         description=reshape.description or plan.description, title=reshape.title,
         input_schema=plan.input_schema(), annotations=annotations, origin=origin)

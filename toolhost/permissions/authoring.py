@@ -9,9 +9,8 @@ findings that are about the author's intent (duplicates, shadowed rules, broad a
 from __future__ import annotations
 
 import dataclasses
-import functools
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from toolhost.config.model import HostConfig, Origin, RuleConfig
@@ -19,13 +18,14 @@ from toolhost.excerpt import cut
 from toolhost.permissions.builtin_inputs import BUILTIN_INPUTS
 from toolhost.permissions.conditions import compile_when
 from toolhost.permissions.expr import compile_expr
-from toolhost.permissions.lint import BUILTIN_TOOLS, lint_policy
+from toolhost.permissions.guards import GUARDS, renamed_away, renames
+from toolhost.permissions.lint import lint_policy
 from toolhost.permissions.names import parse_name_pattern
 from toolhost.permissions.policy import CompiledPolicy
 from toolhost.permissions.resource_rules import READ_RESOURCE_TOOL, never_matches, regex_spelling
 from toolhost.permissions.rulecheck import Finding, Target, Where, check_rule_paths
 from toolhost.permissions.rules import CompiledRule, compile_rule
-from toolhost.permissions.targets import ToolIndex, check_target
+from toolhost.permissions.targets import check_target, tool_index
 
 if TYPE_CHECKING:
     from toolhost.compile import CompiledTools
@@ -35,41 +35,12 @@ __all__ = ["review_rules", "tool_index"]
 _LINT_CODES = ("duplicate", "shadowed", "broad-allow")  # the others: see check_target
 
 
-def tool_index(config: HostConfig, compiled: CompiledTools | None = None) -> ToolIndex:
-    """The tools rules may name: the config's (by server), external servers, built-ins.
-
-    An imported server's (``mcp:``) tools are known only once it was started (``compiled``
-    has them); offline it counts as external: only the names its config alone rules out (a
-    renamed or excluded tool) are reported."""
-    started = {name: tuple(t.name for t in tools)
-               for name, tools in (compiled.servers.items() if compiled else ())
-               if config.servers.get(name) is not None
-               and config.servers[name].upstream is not None and tools}
-    return ToolIndex(
-        tools={name: started.get(name, tuple(s.tools)) for name, s in config.servers.items()},
-        external=frozenset(n for n, s in config.servers.items()
-                           if s.external is not None
-                           or (s.upstream is not None and n not in started)),
-        builtins=BUILTIN_TOOLS, offline=_offline(config, set(started)))
-
-
-def _offline(config: HostConfig, started: set[str]
-             ) -> dict[str, Callable[[str], tuple[str, str] | None]]:
-    """For each imported server not started: why its config alone rules a tool name out."""
-    upstreams = {n: s.upstream for n, s in config.servers.items()
-                 if s.upstream is not None and s.external is None and n not in started}
-    if not upstreams:
-        return {}
-    from toolhost.gateway.reshape import never_shown
-
-    return {n: functools.partial(never_shown, spec, n) for n, spec in upstreams.items()}
-
-
 class _Review:
     def __init__(self, config: HostConfig, tools: CompiledTools | None, cwd: str) -> None:
         self.config = config
         self.cwd = cwd
         self.index = tool_index(config, tools)
+        self.renames = renames(config)
         self.schemas: dict[str, Mapping[str, object]] = {}
         if tools is not None:
             self.schemas = {f"mcp__{t.server}__{t.name}": t.input_schema for t in tools}
@@ -160,6 +131,9 @@ class _Review:
         if problem is not None:
             self.error(rule.origin, rule, problem.message, problem.hint, problem.level)
             return
+        away = renamed_away(pattern, self.renames) if rule.effect in GUARDS else None
+        if away is not None:
+            self.error(rule.origin, rule, *away)
         names = self.index.matching(pattern)
         targets: list[Target] = []
         for tool in names:

@@ -17,12 +17,18 @@ A rule whose pattern matches no tool never fires. ``validate`` reports it:
 from __future__ import annotations
 
 import difflib
+import functools
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from toolhost.permissions.names import NamePattern, split_wire_name
 
-__all__ = ["TargetProblem", "ToolIndex", "check_target"]
+if TYPE_CHECKING:
+    from toolhost.compile import CompiledTools
+    from toolhost.config.model import HostConfig
+
+__all__ = ["TargetProblem", "ToolIndex", "check_target", "tool_index"]
 
 
 @dataclass(frozen=True)
@@ -120,3 +126,35 @@ def check_target(pattern: NamePattern, index: ToolIndex) -> TargetProblem | None
     return TargetProblem("error", f"server {server!r} has no tool matching {tool!r} (tools: "
                          + (", ".join(names) or "none") + ")",
                          f"did you mean 'mcp__{server}__{near}'?" if near else "")
+
+
+def tool_index(config: HostConfig, compiled: CompiledTools | None = None) -> ToolIndex:
+    """The tools rules may name: the config's (by server), external servers, built-ins.
+
+    An imported server's (``mcp:``) tools are known only once it was started (``compiled``
+    has them); offline it counts as external: only the names its config alone rules out (a
+    renamed or excluded tool) are reported."""
+    from toolhost.permissions.lint import BUILTIN_TOOLS
+
+    started = {name: tuple(t.name for t in tools)
+               for name, tools in (compiled.servers.items() if compiled else ())
+               if config.servers.get(name) is not None
+               and config.servers[name].upstream is not None and tools}
+    return ToolIndex(
+        tools={name: started.get(name, tuple(s.tools)) for name, s in config.servers.items()},
+        external=frozenset(n for n, s in config.servers.items()
+                           if s.external is not None
+                           or (s.upstream is not None and n not in started)),
+        builtins=BUILTIN_TOOLS, offline=_offline(config, set(started)))
+
+
+def _offline(config: HostConfig, started: set[str]
+             ) -> dict[str, Callable[[str], tuple[str, str] | None]]:
+    """For each imported server not started: why its config alone rules a tool name out."""
+    upstreams = {n: s.upstream for n, s in config.servers.items()
+                 if s.upstream is not None and s.external is None and n not in started}
+    if not upstreams:
+        return {}
+    from toolhost.gateway.reshape import never_shown
+
+    return {n: functools.partial(never_shown, spec, n) for n, spec in upstreams.items()}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -23,6 +24,8 @@ from toolhost.plugins.discovery import canonical_name
 from toolhost.plugins.registry import Registry
 
 __all__ = ["PluginInfo", "PluginSet", "config_dir", "settings"]
+
+log = logging.getLogger("toolhost.plugins")
 
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
 _settings_lock = threading.Lock()
@@ -76,8 +79,11 @@ class PluginSet:
     def apply(self, config: HostConfig) -> HostConfig:
         """``config`` with every enabled plugin's servers, tools and rules added.
 
-        What the config declares itself wins: a server or tool of the same name in the
-        config is kept as written, and plugin rules come before the config's own. Each
+        What the config declares itself wins: a server of the same name in the config is
+        kept as written, with the config's tools only (a plugin tool aimed at it is left out,
+        with a warning naming both: the server's rules, a server-wide allow among them, were
+        written for the tools the config declares), and plugin rules come before the
+        config's own. Each
         plugin's ``settings`` block is checked against the schema it declared and becomes
         what ``toolhost.plugins.settings(name)`` returns.
         """
@@ -94,6 +100,9 @@ class PluginSet:
                 if (server_name, tool_name) not in declared:
                     by_server.setdefault(server_name, {})[tool_name] = tool
             for server_name, tools in by_server.items():
+                if server_name in config.servers and config.servers[server_name].external is None:
+                    _left_out(reg.plugin, config.servers[server_name], tools)
+                    continue
                 base = servers.get(server_name) or ServerConfig(
                     name=server_name, origin=next(iter(tools.values())).origin)
                 if base.external is not None:
@@ -114,6 +123,19 @@ class PluginSet:
             for reg in self.registries:
                 _settings[reg.plugin] = MappingProxyType(dict(_block(config, reg.plugin)))
         return replace(config, servers=servers, permissions=permissions)
+
+
+def _left_out(plugin: str, server: ServerConfig, tools: Mapping[str, ToolConfig]) -> None:
+    """Warn that ``plugin``'s ``tools`` are not added to ``server``, which the config declares."""
+    names = ", ".join(f"mcp__{server.name}__{name}" for name in sorted(tools))
+    first = next(iter(tools.values())).origin
+    plugin_at = f" ({first.file}:{first.line})" if first.file and first.line else ""
+    problem = server.origin.problem(
+        f"plugin '{plugin}'{plugin_at} adds {names} to server '{server.name}', which the "
+        "config declares: left out (the config's server wins, and its rules were written "
+        "for the config's tools)",
+        hint="give the plugin's tools a server of their own, or declare the tool in the config")
+    log.warning("%s", problem)
 
 
 def _block(config: HostConfig, plugin: str) -> Mapping[str, Any]:

@@ -1,0 +1,141 @@
+"""A later layer that leaves a team's deny/ask rule with nothing to match (a rename, an
+exclude or include, a swap of names) stops serve and run with the rule's line, as validate
+reports it: fail closed, never a silent start with the guard gone."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from toolhost.config.model import HostConfig, Origin, RuleConfig, ServerConfig
+from toolhost.gateway.spec import Reshape, UpstreamSpec
+from toolhost.permissions.guards import dead_guards, renames
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "configs"
+
+TEAM = """\
+servers:
+  tasks:
+    openapi:
+      spec: openapi-data/tasks.yaml
+      security: {{bearerAuth: "dev-token"}}
+permissions:
+  default: allow
+  {effect}:
+    - tool: {rule}
+      message: Never delete tasks.
+"""
+
+# what a later layer (here toolhost.local.yaml) writes under servers.tasks
+RENAME = "      deleteTask:\n        name: remove_task\n"
+SWAP = RENAME + "      getTask:\n        name: deleteTask\n"
+LOOSENING = {
+    "rename": "  tasks:\n    tools:\n" + RENAME,
+    "swap": "  tasks:\n    tools:\n" + SWAP,
+    "exclude": "  tasks:\n    exclude: [deleteTask]\n",
+    "exclude_glob": "  tasks:\n    exclude: ['delete*']\n",
+    "include": "  tasks:\n    include: [listTasks, getTask]\n",
+}
+RULES = ["mcp__tasks__deleteTask", "mcp__tasks__delete*", "mcp__tasks__*Task"]
+
+
+def _project(tmp_path: Path, rule: str, local: str | None, effect: str = "deny") -> Path:
+    (tmp_path / "openapi-data").mkdir()
+    shutil.copy(EXAMPLES / "openapi-data" / "tasks.yaml", tmp_path / "openapi-data")
+    (tmp_path / "team.yaml").write_text(TEAM.format(effect=effect, rule=json.dumps(rule)))
+    config = tmp_path / "toolhost.yaml"
+    config.write_text("toolhost: 1\nextends: [./team.yaml]\n")
+    if local is not None:
+        (tmp_path / "toolhost.local.yaml").write_text("servers:\n" + local)
+    return config
+
+
+def _toolhost(tmp_path: Path, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "toolhost", *args], input=stdin, cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.parametrize("effect", ["deny", "ask"])
+@pytest.mark.parametrize("rule", RULES)
+@pytest.mark.parametrize("kind", sorted(LOOSENING))
+def test_serve_refuses_a_guard_a_later_layer_left_without_its_tool(
+        tmp_path: Path, kind: str, rule: str, effect: str) -> None:
+    config = _project(tmp_path, rule, LOOSENING[kind], effect)
+    if (kind.startswith("exclude") or kind == "include") and rule == "mcp__tasks__*Task":
+        pytest.skip("the rule still matches tools that are served, the one left out "
+                    "is not served at all")
+    served = _toolhost(tmp_path, "serve", config.name, stdin="")
+    assert served.returncode != 0
+    assert "Traceback" not in served.stderr
+    line = [x[x.index("team.yaml:9:"):] for x in served.stderr.splitlines()
+            if "team.yaml:9:" in x]
+    assert line, served.stderr
+    assert f"permission rule {rule!r}" in line[0]
+    # validate says the same line (and fails)
+    checked = _toolhost(tmp_path, "validate", config.name)
+    assert checked.returncode == 1
+    assert line[0] in checked.stderr
+    # run stops before the CLI starts
+    ran = _toolhost(tmp_path, "run", config.name, "--cli", "/bin/false", "-p", "go")
+    assert ran.returncode != 0
+    assert line[0] in ran.stderr
+
+
+@pytest.mark.parametrize("local", [None, "  tasks:\n    tools:\n      getTask:\n"
+                                         "        description: Read one task.\n"])
+def test_serve_starts_and_denies_when_the_rule_still_has_its_tool(
+        tmp_path: Path, local: str | None) -> None:
+    config = _project(tmp_path, "mcp__tasks__deleteTask", local)
+    lines = [{"jsonrpc": "2.0", "id": 1, "method": "initialize",
+              "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                         "clientInfo": {"name": "t", "version": "1"}}},
+             {"jsonrpc": "2.0", "method": "notifications/initialized"},
+             {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+              "params": {"name": "deleteTask", "arguments": {"taskId": 1}}}]
+    served = _toolhost(tmp_path, "serve", config.name,
+                       stdin="".join(json.dumps(m) + "\n" for m in lines))
+    answers = {m.get("id"): m for m in map(json.loads, served.stdout.splitlines())}
+    assert "Never delete tasks." in json.dumps(answers[2]), served.stderr
+
+
+def test_a_rule_written_for_the_new_name_is_no_problem(tmp_path: Path) -> None:
+    config = _project(tmp_path, "mcp__tasks__remove_task", LOOSENING["rename"])
+    checked = _toolhost(tmp_path, "validate", config.name)
+    assert checked.returncode == 0, checked.stderr
+
+
+AT = Origin(file="team.yaml", line=9, column=7, key_path="permissions.deny[0]")
+
+
+@pytest.mark.parametrize(("reshape", "include", "exclude", "dead"), [
+    ({"delete": Reshape(name="rm")}, ("*",), (), True),
+    ({"delete": Reshape(name="rm"), "get": Reshape(name="delete")}, ("*",), (), True),
+    ({"delete": Reshape(name="delete")}, ("*",), (), False),
+    ({"delete": Reshape(description="x")}, ("*",), (), False),
+    ({}, ("*",), ("delete",), True),
+    ({}, ("*",), ("del*",), True),
+    ({}, ("get",), (), True),
+    ({"delete": Reshape(name="rm")}, ("*",), ("delete",), True),  # not served: no rename
+    ({}, ("*",), (), False),
+])
+def test_an_imported_server_offline(reshape: dict[str, Reshape], include: tuple[str, ...],
+                                    exclude: tuple[str, ...], dead: bool) -> None:
+    spec = UpstreamSpec(command=("x",), include=include, exclude=exclude, reshape=reshape)
+    config = HostConfig(version=1, servers={"up": ServerConfig(name="up", upstream=spec)})
+    rule = RuleConfig("deny", "mcp__up__delete", origin=AT)
+    config = HostConfig(version=1, servers=config.servers,
+                        permissions=type(config.permissions)(rules=(rule,)))
+    found = dead_guards(config)
+    assert bool(found) == dead, found
+    for problem in found:
+        assert (problem.file, problem.line) == ("team.yaml", 9)
+    allow = RuleConfig("allow", "mcp__up__delete", origin=AT)
+    config = HostConfig(version=1, servers=config.servers,
+                        permissions=type(config.permissions)(rules=(allow,)))
+    assert dead_guards(config) == []  # an allow that matches nothing allows nothing
+    assert all(r.server == "up" for r in renames(config))
