@@ -30,7 +30,8 @@ PLAIN = re.compile(r"-?[0-9]+(\.[0-9]+)?")
 
 json_scalars = (st.none() | st.booleans() | st.integers()
                 | st.floats(allow_nan=True, allow_infinity=True) | st.text(max_size=8)
-                | st.sampled_from(["-", "--", "-e", "--output=/tmp/x", "-1e+16", "-5"]))
+                | st.sampled_from(["-", "--", "-e", "--output=/tmp/x", "-1e+16", "-5", "+5",
+                                   "+call system('id')", "@opts", "+", "@"]))
 json_values = st.recursive(json_scalars, lambda inner: st.lists(inner, max_size=3)
                            | st.dictionaries(st.text(max_size=3), inner, max_size=2),
                            max_leaves=8)
@@ -172,8 +173,9 @@ async def test_an_each_item_that_is_a_list_is_one_json_argument(config: Config) 
 
 @given(json_values)
 def test_no_value_of_any_type_becomes_an_option(value: Any) -> None:
-    """Every argument that starts with '-' is one the config wrote, one allow_dash permits,
-    or a plain number; an {each} repeat gives exactly its group's arguments."""
+    """Every argument that starts with an option character ('-', '+', '@') is one the config
+    wrote, one allow_dash permits, or a plain number ('-' only); an {each} repeat gives
+    exactly its group's arguments."""
     shapes: list[tuple[list[Any], list[str]]] = [
         (["{{ a }}"], []), (["{{ a }}.txt"], []), (["-{{ a }}"], []), (["--{{ a }}"], []),
         (["{{ a | tojson }}"], []), (["--opt={{ a }}"], []),
@@ -198,7 +200,8 @@ def test_no_value_of_any_type_becomes_an_option(value: Any) -> None:
                 source = group[i % len(group)]
                 if source == "-e" or source.startswith("x") or allow:
                     continue
-                assert not arg.startswith("-") or PLAIN.fullmatch(arg), (template, value, arg)
+                assert not arg.startswith(("-", "+", "@")) or PLAIN.fullmatch(arg), \
+                    (template, value, arg)
             continue
         expanded = template[0] == "{{ a }}" and isinstance(value, list)
         sources = value if expanded else [value] * len(args)  # the value each arg came from
@@ -208,6 +211,8 @@ def test_no_value_of_any_type_becomes_an_option(value: Any) -> None:
                 assert arg.startswith("--opt=")
             elif template[0].startswith("-{{"):  # the config's dash and a plain number
                 assert re.fullmatch(r"-[0-9]+(\.[0-9]+)?", arg), (template, value, arg)
+            elif arg.startswith(("+", "@")):  # an option character no number renders with
+                raise AssertionError((template, value, arg))
             elif arg.startswith("-"):  # only a plain number may start with a dash here
                 assert PLAIN.fullmatch(arg), (template, value, arg)
                 assert isinstance(source, (int, float)) and not isinstance(source, bool), \

@@ -2,9 +2,10 @@
 
 The programs are recorders named like option-reading programs (git, tar, curl, find, rsync,
 sort, grep, ssh): each prints the argv it received, NUL-separated. For every template and
-value the call is either refused (a value that would start an argument with '-' where the
-program reads options) or the program received exactly the expected argv: every supplied value
-once, at its position, nothing dropped, shifted or added.
+value the call is either refused (a value that would start an argument with '-', '+' or '@'
+-- vi's '+cmd', gcc's '@file' -- where the program reads options) or the program received
+exactly the expected argv: every supplied value once, at its position, nothing dropped,
+shifted or added.
 """
 
 from __future__ import annotations
@@ -30,14 +31,16 @@ HOSTILE = [
     "-rf", "-e", "-K/etc/passwd", "--output=/tmp/pwned", "--use-compress-program=id",
     "-oProxyCommand=id", "--upload-pack=id", "-exec", "-delete", "--exclude=*", "-o/tmp/x",
     "--", "-n", "--help", "-\n", " -x", "x-", "=", "--=", "-0", "-1e9", "+x", "@file",
-    "/etc/passwd", "../../etc/passwd", "C:\\x", "\x1b[31m",
+    "/etc/passwd", "../../etc/passwd", "C:\\x", "\x1b[31m", "+", "@", "+1", "+call system('id')",
+    "@/tmp/opts", "+-x", "@-", "x+", "x@y",
 ]
 
 Expect = Callable[[dict[str, Any]], "list[str] | None"]  # None: must be refused
 
 
 def dash(*values: Any) -> bool:
-    return any(isinstance(v, str) and v.startswith("-") for v in values)
+    """A value some program reads as an option: '-x', '+cmd' (vi, sort, tail), '@file'."""
+    return any(isinstance(v, str) and v.startswith(("-", "+", "@")) for v in values)
 
 
 def templates() -> dict[str, tuple[list[Any], dict[str, Any], Expect]]:
@@ -141,7 +144,9 @@ async def test_hostile_corpus(config: Config, recorders: Path, name: str) -> Non
 
 @settings(max_examples=40, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(value=st.text(st.characters(codec="utf-8", exclude_characters="\x00"), max_size=30),
+@given(value=st.tuples(st.sampled_from(["", "-", "+", "@", "--", " "]),
+                      st.text(st.characters(codec="utf-8", exclude_characters="\x00"),
+                              max_size=30)).map("".join),
        name=st.sampled_from(["tar", "sort", "grep", "rsync", "gitgrep", "glued"]))
 def test_property_values_arrive_once_in_place_never_as_options(
         config: Config, recorders: Path, value: str, name: str) -> None:

@@ -104,7 +104,7 @@ async def test_header_injection_is_refused(config: Config, server: Any) -> None:
     result = await run(cfg, "get", {"note": "a\r\nX-Evil: 1"})
     assert result.is_error and server.seen == []
     assert result.text_content == ("Refused to send the request: the value of header "
-                                   "'X-Note' contains a line break.")
+                                   "'X-Note' (from param note) contains a line break.")
 
 
 @pytest.mark.anyio

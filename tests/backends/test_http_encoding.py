@@ -96,3 +96,78 @@ async def test_an_encoding_that_cannot_be_decoded_is_a_result(
     cfg = config({"get": http("raw/odd")}, defaults=api(server))
     result = await run(cfg, "get", {})
     assert result.is_error and result.text_content == message
+
+
+PAYLOAD = b"line\n" * 20_000
+_GZ, _ZL, _RW = _deflate(PAYLOAD, GZIP), _deflate(PAYLOAD, ZLIB), _deflate(PAYLOAD, RAW)
+ENDS_EARLY = "it ends before the end of its compressed stream"
+
+# (Content-Encoding, body, words of the one-line error)
+BROKEN = [
+    ("gzip", _GZ[: len(_GZ) // 2], ENDS_EARLY),
+    ("gzip", _GZ[:-8], ENDS_EARLY),  # no CRC and length
+    ("gzip", _GZ[:-1], ENDS_EARLY),
+    ("gzip", _GZ[:10], ENDS_EARLY),  # the header only
+    ("gzip", b"\x1f", ENDS_EARLY),
+    ("gzip", b"\x1f\x8b\x08\x00garbage", "could not be decompressed"),
+    ("gzip", _GZ + b"junk after it", "could not be decompressed"),
+    ("gzip", _GZ + b"\x1f\x8b", ENDS_EARLY),  # a second member that never comes
+    ("x-gzip", _GZ[: len(_GZ) // 3], ENDS_EARLY),
+    ("deflate", _ZL[: len(_ZL) // 2], ENDS_EARLY),
+    ("deflate", _ZL[:-4], ENDS_EARLY),  # no Adler-32
+    ("deflate", _RW[: len(_RW) // 2], ENDS_EARLY),
+    ("deflate", b"\x78", ENDS_EARLY),
+    ("deflate", _ZL + b"junk", "has data after the end of its compressed stream"),
+    ("deflate", _RW + b"\x00", "has data after the end of its compressed stream"),
+    ("deflate", b"\xff\xff\xff\xff", "could not be decompressed"),
+]
+
+
+@pytest.mark.parametrize(("encoding", "body", "words"), BROKEN,
+                         ids=[f"{e}-{i}" for i, (e, _, _) in enumerate(BROKEN)])
+async def test_a_broken_or_cut_compressed_body_is_an_error_never_part_of_a_body(
+        config: Config, server: Any, encoding: str, body: bytes, words: str) -> None:
+    server.raw["cut"] = (body, {"Content-Encoding": encoding})
+    cfg = config({"get": http("raw/cut", options={"max_response_bytes": 200_000})},
+                 defaults=api(server))
+    result = await run(cfg, "get", {})
+    assert result.is_error, (encoding, body[:20], result.text_content[:80])
+    assert words in result.text_content and "\n" not in result.text_content, result
+
+
+@pytest.mark.parametrize(("encoding", "body", "expected"), [
+    ("gzip", _deflate(b"ab", GZIP) + _deflate(b"cd", GZIP), "abcd"),  # two members
+    ("gzip", _deflate(b"", GZIP), ""),
+    ("gzip", b"", ""),  # no body at all (as for HEAD, 204, 304)
+    ("deflate", b"", ""),
+    ("deflate", _deflate(b"xyz", RAW), "xyz"),
+    ("x-gzip", _deflate(b"xyz", GZIP), "xyz"),
+], ids=["two-members", "gzip-empty", "gzip-no-body", "deflate-no-body", "raw", "x-gzip"])
+async def test_whole_compressed_bodies_decode(config: Config, server: Any, encoding: str,
+                                              body: bytes, expected: str) -> None:
+    server.raw["ok"] = (body, {"Content-Encoding": encoding})
+    cfg = config({"get": http("raw/ok")}, defaults=api(server))
+    result = await run(cfg, "get", {})
+    assert not result.is_error and result.text_content == expected, result
+
+
+def test_members_decode_whatever_the_chunk_edges() -> None:
+    """Every split of a two-member gzip body into network chunks gives the whole body; every
+    cut of it (but the one between the members) is refused at the end."""
+    from toolhost.backends.http_decode import BodyError, _Inflater
+
+    first = _deflate(b"first member\n" * 3, GZIP)
+    body = first + _deflate(b"second\n", GZIP)
+    whole = b"first member\n" * 3 + b"second\n"
+    for edge in range(len(body) + 1):
+        inflater = _Inflater(GZIP)
+        out = inflater.feed(body[:edge], 10_000) + inflater.feed(body[edge:], 10_000)
+        inflater.finish()
+        assert out == whole, edge
+    for end in range(1, len(body)):
+        if end == len(first):
+            continue  # one whole member: a complete gzip body
+        inflater = _Inflater(GZIP)
+        inflater.feed(body[:end], 10_000)
+        with pytest.raises(BodyError):
+            inflater.finish()

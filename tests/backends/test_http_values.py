@@ -49,6 +49,25 @@ async def test_a_header_value_must_be_printable_ascii(config: Config, server: An
     assert "header 'X-Val' (from params v, w) must be printable ASCII" in glued.text_content
 
 
+@pytest.mark.parametrize(("value", "what"), [
+    ("a\0b", "contains a NUL character, which a header cannot carry"),
+    ("\0", "contains a NUL character, which a header cannot carry"),
+    (["a", "b\0"], "contains a NUL character, which a header cannot carry"),
+    ("a\r\0b", "contains a NUL character, which a header cannot carry"),
+    ("a\nb", "contains a line break"), ("a\rb", "contains a line break"),
+    (["a", "b\r\nX-Evil: 1"], "contains a line break"),
+])
+async def test_a_nul_or_a_line_break_in_a_header_is_said_as_such(
+        config: Config, server: Any, value: Any, what: str) -> None:
+    cfg = config(_tools(), defaults=api(server))
+    result = await run(cfg, "header", {"v": value})
+    assert result.is_error and server.seen == []
+    assert result.text_content == (
+        f"Refused to send the request: the value of header 'X-Val' (from param v) {what}.")
+    glued = await run(cfg, "glued", {"v": "x", "w": value if isinstance(value, str) else "\0"})
+    assert glued.is_error and "header 'X-Val' (from params v, w) contains" in glued.text_content
+
+
 async def test_a_list_header_value_is_one_field_joined_by_commas(config: Config,
                                                                  server: Any) -> None:
     cfg = config(_tools(), defaults=api(server))

@@ -7,7 +7,7 @@ import pytest
 from jinja2 import UndefinedError, meta
 
 from toolhost.backends import templating
-from toolhost.backends.argv import _analyse, jinja_analysis
+from toolhost.backends.argv_names import analyse, jinja_analysis
 
 SOURCES = [
     "{{ name }}", "{{name}}", "{{ name }}.txt", "--out={{ path }}", "a b {{ x_1 }} c\nd",
@@ -32,7 +32,7 @@ def test_the_quick_path_is_taken_for_the_common_shapes() -> None:
 def test_simple_sources_analyse_and_render_as_jinja2_does(source: str) -> None:
     if templating.simple_variable(source) is None:
         return  # jinja2 decides: nothing to compare
-    assert _analyse(source) == jinja_analysis(source)
+    assert analyse(source) == jinja_analysis(source)
     names = frozenset(meta.find_undeclared_variables(templating.ENV.parse(source)))
     assert templating.placeholders([source]) == names
     lazy, real = templating.compile_template(source), templating.ENV.from_string(source)

@@ -11,10 +11,13 @@ The rules (docs/backends.md states them for users):
   the group's arguments (an item that is a list or object renders as one JSON argument);
   exactly ``"{{ name }}"`` with a list value gives one argument per item (empty items stay
   empty arguments).
-- A value that starts an argument (or a list item) and begins with ``-`` is refused, unless a
+- A value that starts an argument (or a list item) and begins with an option character
+  (``-``, ``+``, ``@``: ``OPTION_CHARS``) is refused, unless a
   literal ``--`` element comes before it, the param is listed in ``allow_dash``, or the values
   are JSON numbers and the argument is a plain number (``-5``, ``-2.5``: digits, a sign and a
-  point, which no program reads as an option letter; numbers never render with an exponent).
+  point, which no program reads as an option letter; numbers never render with an exponent
+  nor a ``+``). ``allow_dash`` follows a value to the params it may come from
+  (``argv_names``), never to a name a template binds itself.
 - A param that a value position always needs must be required or have a default: left out, it
   would render empty.
 """
@@ -28,9 +31,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from toolhost.backends import templating
+from toolhost.backends.argv_names import analyse, printed_names
 from toolhost.excerpt import cut
 
 __all__ = [
+    "OPTION_CHARS",
+    "OPTION_CHARS_TEXT",
     "ArgvConfigError",
     "ArgvPlan",
     "ArgvRefused",
@@ -40,6 +46,16 @@ __all__ = [
     "is_given",
     "printed_names",
 ]
+
+# The first characters that make an argument an option for some program: '-' (getopt and
+# nearly every other parser), '+' (vi/ex/vim/less/more `+command`, the obsolete `+N` of sort,
+# tail, head, uniq and pr, sh's `+x`), '@' (a response file of options: gcc, clang, ld,
+# javac, java). No program reads '/' (Windows-style options) on the systems toolhost runs
+# commands on, and an absolute path starts with it.
+OPTION_CHARS = "-+@"
+OPTION_CHARS_TEXT = "'-', '+' or '@'"
+_AS_OPTION = {"-": "an option", "+": "an option or a command ('+cmd')",
+              "@": "a file of options ('@file')"}
 
 # What a number may render as to pass the dash check (templating.number_text never writes an
 # exponent, inf or nan; text a template builds around a number must still look like this).
@@ -107,7 +123,8 @@ class Element:
     key: str  # ".argv[3]" or ".argv[3].argv[1]"
     source: str = ""
     template: templating.AnyTemplate | None = None
-    outputs: frozenset[str] = frozenset()  # names printed as values ({{ name }})
+    outputs: frozenset[str] = frozenset()  # params whose values it may print
+    needs: frozenset[str] = frozenset()  # params it prints by name ({{ name }})
     literal_only: bool = True  # prints no value: dropped when it renders empty
     literal_prefix: str = ""  # the literal text the argument always starts with
     expand: str | None = None  # exactly {{ name }}: a list value expands
@@ -196,80 +213,45 @@ class ArgvPlan:
         if "\0" in text:
             raise ArgvRefused(f"the value of {who} contains a NUL character, which cannot be "
                               "passed in an argument")
-        if not text.startswith("-") or not element.value_starts:
+        if not text or text[0] not in OPTION_CHARS or not element.value_starts:
             return
         if element.after_dashdash and state.taken is None:
             return
         if names and all(n in self.allow_dash for n in names):
             return
-        if values and all(isinstance(v, (int, float)) and not isinstance(v, bool)
-                          for v in values) and _PLAIN_NUMBER.fullmatch(text):
+        char = text[0]
+        if char == "-" and values and all(isinstance(v, (int, float)) and not isinstance(v, bool)
+                                          for v in values) and _PLAIN_NUMBER.fullmatch(text):
             return  # numbers: a sign, digits and a point only
         if element.after_dashdash:
             raise ArgvRefused(
-                f"the value of {who} starts with '-' ({cut(text, 40)!r}), and the '--' before "
-                f"it came right after {cut(state.taken or '', 40)!r} because an argument "
-                f"between them rendered nothing, so '{self.program}' could read that '--' as "
-                "the option's value and this one as an option")
+                f"the value of {who} starts with {char!r} ({cut(text, 40)!r}), and the '--' "
+                f"before it came right after {cut(state.taken or '', 40)!r} because an "
+                f"argument between them rendered nothing, so '{self.program}' could read that "
+                "'--' as the option's value and this one as an option")
         if element.literal_prefix:
             raise ArgvRefused(
                 f"the value of {who} follows a bare {element.literal_prefix!r} "
                 f"({cut(text, 40)!r}), so it would choose which option '{self.program}' reads "
                 "(list the param in allow_dash if that is intended)")
         raise ArgvRefused(
-            f"the value of {who} starts with '-' ({cut(text, 40)!r}), so '{self.program}' "
-            "could read it as an option; values may not start with '-' here (the config can "
-            "put a literal '--' before this argument, or list the param in allow_dash)")
-
-
-@functools.lru_cache(maxsize=8192)
-def _analyse(source: str) -> tuple[frozenset[str], bool, str]:
-    """(names printed as values, prints no value, literal prefix) of one template."""
-    if templating.is_literal(source):
-        return frozenset(), True, source
-    simple = templating.simple_variable(source)
-    if simple is not None:  # parsed, it is [Output([TemplateData(prefix)?, Name, ...])]
-        return frozenset({simple[1]}), False, simple[0]
-    return jinja_analysis(source)
-
-
-def jinja_analysis(source: str) -> tuple[frozenset[str], bool, str]:
-    """``_analyse`` as jinja2's parse tree says it (the yardstick of the quick path)."""
-    from jinja2 import nodes
-
-    tree = templating.ENV.parse(source)
-    outputs: set[str] = set()
-    literal_only = True
-    for output in tree.find_all(nodes.Output):
-        for child in output.nodes:
-            if not isinstance(child, nodes.TemplateData):
-                literal_only = False
-                found = [child, *child.find_all(nodes.Name)]
-                outputs |= {n.name for n in found
-                            if isinstance(n, nodes.Name) and n.ctx == "load"}
-    prefix = ""
-    first = tree.body[0] if tree.body else None
-    if isinstance(first, nodes.Output) and first.nodes \
-            and isinstance(first.nodes[0], nodes.TemplateData):
-        prefix = str(first.nodes[0].data)
-    return frozenset(outputs), literal_only, prefix
+            f"the value of {who} starts with {char!r} ({cut(text, 40)!r}), so "
+            f"'{self.program}' could read it as {_AS_OPTION[char]}; values may not start with "
+            f"{OPTION_CHARS_TEXT} here (the config can put a literal '--' before this "
+            "argument, or list the param in allow_dash)")
 
 
 @functools.lru_cache(maxsize=8192)
 def _element(text: str, key: str, dashdash: bool) -> Element:
     """One template element; frozen, so the tools of a big config that repeat an element at
     the same place share it."""
-    outputs, literal_only, prefix = _analyse(text)
+    outputs, needs, literal_only, prefix = analyse(text)
     flag = literal_only and _TAGS.sub("", text).lstrip().startswith("-")
     return Element(key=key, source=text, template=templating.compile_template(text),
-                   outputs=outputs, literal_only=literal_only, literal_prefix=prefix,
+                   outputs=outputs, needs=needs, literal_only=literal_only,
+                   literal_prefix=prefix,
                    expand=templating.whole_variable(text), after_dashdash=dashdash,
                    flag_first=flag)
-
-
-def printed_names(source: str) -> frozenset[str]:
-    """The names a template prints as values (not those it only tests in ``{% if %}``)."""
-    return _analyse(source)[0]
 
 
 # A plain str is tested first below: ``isinstance`` against an ABC such as Mapping runs
@@ -353,6 +335,6 @@ def _walk_needed(needed: dict[str, str], elements: Iterable[Element], guard: str
         if element.when is not None:
             _walk_needed(needed, element.group, element.when)
             continue
-        for name in sorted(element.outputs):
+        for name in sorted(element.needs):
             if name != guard:
                 needed.setdefault(name, element.key)

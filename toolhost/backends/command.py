@@ -35,6 +35,7 @@ from toolhost.backends import templating
 from toolhost.backends.argv import ArgvConfigError, ArgvPlan, ArgvRefused, compile_argv
 from toolhost.backends.base import BindContext, Binding, CallContext
 from toolhost.backends.command_checks import check_plan
+from toolhost.backends.command_cwd import check_cwd, start_error
 from toolhost.backends.command_options import OPTIONS_SCHEMA
 from toolhost.backends.convert import bytes_result
 from toolhost.config.model import ToolConfig
@@ -104,9 +105,13 @@ class CommandKind:
         env = ctx.shared("command.env", lambda: {**base_env(), **ctx.server.defaults.env})
         cwd = opts.get("cwd") or ctx.server.defaults.cwd
         if cwd and not os.path.isabs(cwd) and os.path.isfile(origin.file):
-            written, cwd = cwd, os.path.join(os.path.dirname(os.path.abspath(origin.file)), cwd)
+            written = cwd
+            cwd = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(origin.file)),
+                                                cwd))
             if (leaves := leaves_checkout(origin.file, cwd, written)) is not None:
-                raise CompileError([origin.problem(leaves[0], key="cwd", hint=leaves[1])])
+                raise CompileError([origin.problem(leaves[0], key=".cwd", hint=leaves[1])])
+        if cwd and (bad := check_cwd(cwd, own=bool(opts.get("cwd")))) is not None:
+            raise CompileError([origin.problem(bad[0], key=bad[1], hint=bad[2])])
         max_bytes = int(opts.get("max_output_bytes") or DEFAULT_MAX_OUTPUT_BYTES)
         ok_codes = frozenset(opts.get("ok_codes") or (0,))
         parse = str(opts.get("stdout") or "text")
@@ -143,6 +148,7 @@ class _Run:
             stdin_text = stdin_t.render(context) if stdin_t is not None else None
             call_env = {**self.env, **{k: t.render(context) for k, t in self.env_t.items()}}
             _check_encodable(argv, stdin_text, call_env, arguments)
+            _check_env_nul(self.env_t, call_env, arguments)
             stdin = stdin_text.encode() if stdin_text is not None else None
         except ArgvRefused as exc:
             return ToolResult.error(f"Refused to run the command: {exc}.")
@@ -158,13 +164,9 @@ class _Run:
 
             outcome = await run_process(argv, stdin=stdin, env=call_env, cwd=self.cwd,
                                         max_output_bytes=self.max_bytes, on_stderr=on_stderr)
-        except FileNotFoundError:
-            return ToolResult.error(f"The program '{program}' was not found on this "
-                                    "machine (check PATH).")
-        except PermissionError:
-            return ToolResult.error(f"The program '{program}' cannot be executed "
-                                    "(permission denied).")
-        except (OSError, ValueError) as exc:  # E2BIG, a NUL in stdin/env, ...
+        except OSError as exc:  # no program, no cwd, E2BIG, ...
+            return ToolResult.error(start_error(exc, program, self.cwd))
+        except ValueError as exc:
             return ToolResult.error(f"The program '{program}' could not be started: "
                                     f"{cut(str(exc), 300)}")
         return _result(outcome, self.ok_codes, self.parse, self.max_bytes, self.mime)
@@ -186,9 +188,28 @@ def _check_encodable(argv: list[str], stdin: str | None, env: Mapping[str, str],
                               "(not text a program can be given)") from None
 
 
-def _surrogate_argument(value: Any, path: str = "") -> str | None:
-    """The first argument (``'a.b[0]'``) whose key or text holds a lone surrogate."""
+def _check_env_nul(env_t: Mapping[str, Any], env: Mapping[str, str],
+                   arguments: Mapping[str, Any]) -> None:
+    """Raise ``ArgvRefused`` naming the argument when a rendered env value holds a NUL (an
+    environment variable ends at the first NUL: the OS refuses it)."""
+    for key in env_t:
+        if "\0" in env[key]:
+            where = _surrogate_argument(arguments, bad=_has_nul) or "a value"
+            raise ArgvRefused(f"{where} contains a NUL character, which the environment "
+                              f"variable {key} cannot hold")
+
+
+def _has_nul(text: str) -> bool:
+    return "\0" in text
+
+
+def _surrogate_argument(value: Any, path: str = "", bad: Callable[[str], bool] | None = None
+                        ) -> str | None:
+    """The first argument (``'a.b[0]'``) whose key or text holds a lone surrogate (or, with
+    ``bad``, whose text ``bad`` is true of)."""
     if isinstance(value, str):
+        if bad is not None:
+            return f"argument {path!r}" if bad(value) else None
         return None if value.isascii() or _encodes(value) else f"argument {path!r}"
     items = value.items() if isinstance(value, Mapping) else (
         enumerate(value) if isinstance(value, list) else ())
@@ -197,7 +218,7 @@ def _surrogate_argument(value: Any, path: str = "") -> str | None:
             return f"the name of an argument under {path!r}" if path else "an argument's name"
         sub = f"{path}.{key}" if isinstance(key, str) and path else (
             key if isinstance(key, str) else f"{path}[{key}]")
-        found = _surrogate_argument(item, sub)
+        found = _surrogate_argument(item, sub, bad)
         if found:
             return found
     return None

@@ -12,6 +12,7 @@ from typing import Any
 
 from toolhost.backends import templating
 from toolhost.backends.argv import (
+    OPTION_CHARS_TEXT,
     ArgvPlan,
     Element,
     always_needed,
@@ -146,8 +147,9 @@ def _code_problem(key: str, program: str, what: str, plan: ArgvPlan) -> Found:
 def option_notes(config: HostConfig) -> list[Problem]:
     """``validate``'s notes: each argv position where a value starts an argument with no
     ``--`` before it and no ``allow_dash``, so the program may read it as an option (such
-    values are refused at call time when they start with '-'); and each ``{each}`` group
-    whose items may be lists or objects (each passed as one JSON argument)."""
+    values are refused at call time when they start with '-', '+' or '@'); and each
+    ``{each}`` group whose items may be lists or objects (each passed as one JSON
+    argument)."""
     notes: list[Problem] = []
     for server in config.servers.values():
         for tool in server.tools.values():
@@ -163,14 +165,14 @@ def option_notes(config: HostConfig) -> list[Problem]:
             for element, names in _option_elements(plan):
                 if all(n in plan.allow_dash for n in names):
                     continue
-                first = names[0]
+                listed = ", ".join(n for n in names if n not in plan.allow_dash)
                 notes.append(tool.backend.origin.problem(
                     f"note: {element.source!r} starts an argument with no '--' before it: "
-                    f"{plan.program} may read it as an option, so a value starting with '-' "
-                    "is refused here",
+                    f"{plan.program} may read it as an option, so a value starting with "
+                    f"{OPTION_CHARS_TEXT} is refused here",
                     key=element.key,
                     hint=f"put a literal '--' before it if {plan.program} supports that, or "
-                         f"allow_dash: [{first}] if this position never reads options"))
+                         f"allow_dash: [{listed}] if this position never reads options"))
     return notes
 
 

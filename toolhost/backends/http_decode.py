@@ -4,9 +4,10 @@ httpx's own decoders inflate each network chunk completely before anyone can loo
 64 KB of gzip can be 64 MB, and ``Content-Encoding: gzip, gzip`` multiplies that again (a 3.5 KB
 body became 4 GB). So the body is read raw and inflated here with
 ``decompressobj().decompress(data, max_length)``: never more than one byte past the cap is
-produced, whatever the ratio. One layer of ``gzip`` (``x-gzip``) or ``deflate`` (zlib-wrapped
-or raw) is decoded; a stacked encoding or any other is refused. The client asks only for
-these two (``ACCEPT_ENCODING``).
+produced, whatever the ratio. One layer of ``gzip`` (``x-gzip``, one member or several) or
+``deflate`` (zlib-wrapped or raw) is decoded; a stacked encoding or any other is refused, and
+so is a compressed body that is garbage, ends before its stream does, or has data after it.
+The client asks only for these two (``ACCEPT_ENCODING``).
 """
 
 from __future__ import annotations
@@ -49,16 +50,22 @@ def _wbits(response: httpx.Response) -> int | None:
 
 
 class _Inflater:
-    """One layer of gzip or deflate, inflated at most ``room`` bytes at a time."""
+    """One layer of gzip or deflate, inflated at most ``room`` bytes at a time. A gzip body
+    may hold several members one after the other (RFC 1952 2.2), each inflated in turn; any
+    other data after the end of the compressed stream, or a stream that never reaches its
+    end, is a ``BodyError``."""
 
     def __init__(self, wbits: int) -> None:
         # deflate is zlib-wrapped or, from many servers, raw: the first two bytes tell
+        self.gzip = wbits == _GZIP
         self.inflate = None if wbits == _ZLIB else zlib.decompressobj(wbits)
         self.head = b""
+        self.fed = False
 
     def feed(self, data: bytes, room: int) -> bytes:
         """Up to ``room`` bytes of output for ``data``; fewer means ``data`` was used up.
         (Input left over when ``room`` is reached is dropped: the read stops there.)"""
+        self.fed = self.fed or bool(data)
         if self.inflate is None:
             data, self.head = self.head + data, b""
             if len(data) < 2:
@@ -66,15 +73,35 @@ class _Inflater:
                 return b""
             wrapped = data[0] & 0x0F == 8 and int.from_bytes(data[:2], "big") % 31 == 0
             self.inflate = zlib.decompressobj(_ZLIB if wrapped else _RAW)
-        try:
-            return self.inflate.decompress(data, room)
-        except zlib.error as exc:
-            raise BodyError(f"The response body could not be decompressed ({exc}).") from None
+        out = b""
+        while data and len(out) < room:  # never decompress(data, 0): 0 is "no limit"
+            if self.inflate.eof:  # a stream ended and more data follows
+                if not self.gzip:
+                    raise BodyError("The response body could not be decompressed (it has "
+                                    "data after the end of its compressed stream).")
+                self.inflate = zlib.decompressobj(_GZIP)  # the next gzip member
+            try:
+                out += self.inflate.decompress(data, room - len(out))
+            except zlib.error as exc:
+                raise BodyError(f"The response body could not be decompressed ({exc}).") \
+                    from None
+            data = self.inflate.unused_data if self.inflate.eof else b""
+        return out
+
+    def finish(self) -> None:
+        """Raise ``BodyError`` when the body ended inside a compressed stream (cut short: a
+        gzip stream carries its length and checksum at the end to detect exactly that)."""
+        if not self.fed:
+            return  # no body at all (HEAD, 204, 304): nothing was compressed
+        if self.inflate is None or not self.inflate.eof:
+            raise BodyError("The response body could not be decompressed (it ends before "
+                            "the end of its compressed stream: the response was cut short).")
 
 
 async def read_body(response: httpx.Response, cap: int) -> tuple[bytes, bool]:
     """The body, decoded, and whether it passed ``cap`` bytes (then only ``cap`` are kept and
-    the rest is not read). Raises ``BodyError`` for an encoding toolhost does not decode."""
+    the rest is not read). Raises ``BodyError`` for an encoding toolhost does not decode, and
+    for a compressed body that is broken or ends early."""
     wbits = _wbits(response)
     inflater = _Inflater(wbits) if wbits is not None else None
     buf = bytearray()
@@ -83,4 +110,6 @@ async def read_body(response: httpx.Response, cap: int) -> tuple[bytes, bool]:
         buf += inflater.feed(raw, room) if inflater is not None else raw[:room]
         if len(buf) > cap:
             return bytes(buf[:cap]), True
+    if inflater is not None:
+        inflater.finish()
     return bytes(buf), False

@@ -90,8 +90,12 @@ def header_values(fields: Mapping[str, Any], context: Mapping[str, Any]) -> dict
             if not value:
                 continue  # zero items: no field, as a query key with an empty list
             value = ", ".join(value)
-        if any(c in value for c in "\r\n\0"):
-            raise UnsendableValue(f"the value of header {key!r} contains a line break")
+        if "\0" in value:
+            raise UnsendableValue(f"the value of header {key!r}{_from(fields[key][2])} "
+                                  "contains a NUL character, which a header cannot carry")
+        if "\r" in value or "\n" in value:
+            raise UnsendableValue(f"the value of header {key!r}{_from(fields[key][2])} "
+                                  "contains a line break")
         value = value.strip(" \t")
         bad = next((c for c in value if not (" " <= c <= "~" or c == "\t")), None)
         if bad is not None:
