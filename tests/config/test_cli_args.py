@@ -51,7 +51,7 @@ SPELLINGS = {
 OTHERS = [
     ["--no-such-option-here"], ["prompt text"], ["plugin", "install", "x"], ["mcp", "add"],
     ["--"], ["-"], ["-dp"], ["-nname"], ["-p"], ["--print"], ["--output-format", "text"],
-    ["--input-format=text"], ["--resume", "abc"], ["-c"], ["--continue"], ["-w"],
+    ["--input-format=text"], ["-w"],
     ["--worktree", "x"], ["--chrome"], ["--ide"], ["--file", "f:x"], ["--verbose=1"],
     ["--bare=0"], ["--model"], ["--disallowedTools"], ["--disallowedTools", "--verbose"],
     ["--betas=a", "b"], ["--help"], ["-h"], ["--version"], ["--replay-user-messages"],
@@ -69,6 +69,8 @@ KEPT = [
     ["--effort", "high", "--max-turns", "3", "-n", "job", "--session-id",
      "1b4e28ba-2fa1-11d2-883f-0016d3cca427"], ["--restricted", "--safe-mode"],
     ["--disable-slash-commands", "--no-session-persistence", "--betas", "x", "y"],
+    ["--continue"], ["-c", "--fork-session"], ["--resume"], ["--resume", "abc"],
+    ["-r", "abc", "--verbose"],
 ]
 
 

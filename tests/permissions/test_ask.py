@@ -191,7 +191,7 @@ def test_a_shortened_value_shows_its_end_and_s_shows_it_all(tool_input: dict[str
     asker = TerminalAsker(reader=reader)
     assert ask(asker, "Bash", tool_input).behavior == "deny"
     first, whole = reader.prompts[0], reader.prompts[1]
-    end = str(list(tool_input.values())[0])[-16:]
+    end = str(next(iter(tool_input.values())))[-16:]
     assert end in first  # the end of the long value is on the screen
     assert "characters not shown" in first and "[s] show it all" in first
     for value in tool_input.values():

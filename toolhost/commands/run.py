@@ -46,7 +46,7 @@ Examples:
       -p "What is in the demo notes, and what is 6 times 7?"
   toolhost run team.yaml -p "Summarise the last 5 commits" --model claude-sonnet-4-5
   toolhost run team.yaml --output json -p "..." | jq -c 'select(.type == "result")'
-  toolhost run team.yaml -- --add-dir ../other-repo
+  toolhost run team.yaml -- --effort high --continue   # more CLI options (docs/running.md)
   toolhost run team.yaml --watch          # edit team.yaml while the session runs
 
 A scripted model can also run on its own, for any client (prints its URL):

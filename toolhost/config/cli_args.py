@@ -35,13 +35,13 @@ ALLOWED: dict[str, str] = {
     "--no-session-persistence": "", "--exclude-dynamic-system-prompt-sections": "",
     "--forward-subagent-text": "", "--disable-slash-commands": "", "--strict-mcp-config": "",
     "--bare": "", "--safe-mode": "", "--restricted": "", "--no-chrome": "",
-    "--debug-to-stderr": "",
+    "--debug-to-stderr": "", "-c": "", "--continue": "", "--fork-session": "",
     "--model": "1", "--fallback-model": "1", "--system-prompt": "1",
     "--append-system-prompt": "1", "--max-turns": "1", "--effort": "1",
     "--max-budget-usd": "1", "--json-schema": "1", "--session-id": "1", "--name": "1",
     "-n": "1", "--system-prompt-snapshot": "1", "--autocompact": "1",
     "--permission-mode": "1", "--permission-prompts": "1",
-    "--debug": "?", "-d": "?",
+    "--debug": "?", "-d": "?", "--resume": "?", "-r": "?",
     "--disallowedTools": "+", "--disallowed-tools": "+", "--tools": "+", "--betas": "+",
 }
 _VALUED = {"--permission-mode": ASKING_MODES, "--permission-prompts": frozenset({"host"})}
