@@ -147,6 +147,16 @@ class SdkHost:
         (leaving them out hides nothing, and denies nothing less)."""
         return list(self.host.disallowed_tools())
 
+    @property
+    def settings(self) -> str:
+        """The CLI settings (JSON) that make it ask ``can_use_tool`` about every call, even
+        those it would allow by itself (reads in its working directory, its pre-approved
+        WebFetch hosts, allow rules of the user's settings files): pass as ``settings``
+        when building ``ClaudeAgentOptions`` by hand (``toolhost.runner.cli_settings``)."""
+        from toolhost.runner.cli_settings import settings_json
+
+        return settings_json(self.mcp_servers)
+
     async def can_use_tool(self, tool_name: str, tool_input: dict[str, Any],
                            context: Any = None) -> Any:
         """The ``can_use_tool`` callback: the config's rules decide, fail closed."""
@@ -210,9 +220,10 @@ class SdkHost:
         settings: dict[str, Any] = {"mcp_servers": self.mcp_servers,
                                     "can_use_tool": self.can_use_tool,
                                     "disallowed_tools": self.disallowed_tools,
-                                    "permission_mode": "default"}
+                                    "permission_mode": "default",
+                                    "settings": self.settings}
         settings.update({k: v for k, v in kwargs.items()
-                         if not (k == "permission_mode" and v is None)})
+                         if not (k in ("permission_mode", "settings") and v is None)})
         return ClaudeAgentOptions(**settings)
 
     async def aclose(self) -> None:

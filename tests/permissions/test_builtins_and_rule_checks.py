@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 from toolhost.config.model import PermissionsConfig, RuleConfig
 from toolhost.permissions import compile_policy
 from toolhost.permissions.expr import ExprError, compile_expr
-from toolhost.permissions.paths import rule_path_pattern
 from toolhost.permissions.expr_refs import expr_refs
+from toolhost.permissions.paths import rule_path_pattern
 
 
 def policy(rules: list[tuple[str, str]], default: str = "ask") -> Any:
