@@ -42,10 +42,10 @@ def terminal_available(path: str = "/dev/tty") -> bool:
     return True
 
 
-def _where(decision: Decision) -> str:
+def _where(decision: Decision, redact: Callable[[str], str] = lambda s: s) -> str:
     if decision.rule is None:
         return "no rule matched; the default is ask"
-    return visible(f"rule {decision.rule!r} at {decision.origin}")
+    return visible(redact(f"rule {decision.rule!r} at {decision.origin}"))
 
 
 class FixedAsker:
@@ -143,11 +143,12 @@ class TerminalAsker:
                   decision: Decision) -> str:
         # Every character shown as it is, never acting on the terminal (``visible``): the name
         # is the exact name decided on, and bidi controls in values cannot reorder them.
-        shown = _shown_input(redact_value(tool_input, self.redact))
-        text = (f"\ntoolhost: permission needed for {visible(tool_name, name=True)} "
-                f"({_where(decision)})\n{shown}\n")
+        r = self.redact  # the name and the rule too: a secret may be anywhere in them
+        shown = _shown_input(redact_value(tool_input, r))
+        text = (f"\ntoolhost: permission needed for {visible(r(tool_name), name=True)} "
+                f"({_where(decision, r)})\n{shown}\n")
         if decision.message:
-            text += f"{visible(decision.message, lines=True)}\n"
+            text += f"{visible(r(decision.message), lines=True)}\n"
         return text + "Allow? [y] once, [a] for this session, [n] deny: "
 
     async def _ask_reader(self, reader: LineReader, tool_name: str,
