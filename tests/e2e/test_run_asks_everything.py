@@ -145,19 +145,22 @@ def allowing_settings(directory: Path, marker: Path) -> None:
         "hooks": {"PreToolUse": [{"matcher": "*", "hooks": [hook]}]}}))
 
 
-@pytest.mark.parametrize("where", ["home", "run-env"])
+@pytest.mark.parametrize("where", ["home", "run-env-config-dir", "run-env-home"])
 def test_user_settings_allows_and_allowing_hooks_do_not_skip_the_rules(
         cli: str, project: Path, model: Any, where: str) -> None:
     # The user's own settings (~/.claude), or a settings directory a config layer points
-    # the CLI at (run.env CLAUDE_CONFIG_DIR): the whole-tool ask beats both the allow rule
-    # and the hook's allow. The hook still runs (its marker), it decides nothing.
+    # the CLI at (run.env CLAUDE_CONFIG_DIR or HOME): the whole-tool ask beats both the
+    # allow rule and the hook's allow. The hook still runs (its marker), it decides nothing.
     home = project.parent / "home"
     marker = project.parent / "hook-ran"
-    settings_dir = home / ".claude" if where == "home" else project.parent / "ccd"
+    other = project.parent / "other-home"
+    settings_dir = {"home": home / ".claude", "run-env-config-dir": project.parent / "ccd",
+                    "run-env-home": other / ".claude"}[where]
     allowing_settings(settings_dir, marker)
     home.mkdir(exist_ok=True)
-    run_block = f"run:\n  env: {{CLAUDE_CONFIG_DIR: {settings_dir}}}\n" \
-        if where == "run-env" else ""
+    run_block = {"home": "",
+                 "run-env-config-dir": f"run:\n  env: {{CLAUDE_CONFIG_DIR: {settings_dir}}}\n",
+                 "run-env-home": f"run:\n  env: {{HOME: {other}}}\n"}[where]
     m: Model = model(scenario(project, {"tool": "Read", "input": {
         "file_path": str(project / "secret.txt")}}, bash("touch made.txt")).read_text())
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CLAUDE_"))}
