@@ -26,7 +26,9 @@ refuses, with a ``ToolhostError``, what would make the CLI decide by itself
 (``toolhost.config.cli_args``): a ``permission_mode`` other than default/plan/dontAsk,
 ``allowed_tools``, ``settings``, ``permission_prompt_tool_name``, another ``can_use_tool``,
 ``extra_args`` carrying such flags; and it starts the CLI in ``default`` mode unless told
-``plan`` or ``dontAsk``, so a settings file's ``defaultMode`` does not apply to built-in tools.
+``plan`` or ``dontAsk``, so a settings file's ``defaultMode`` does not apply to built-in tools,
+with ``settings`` holding a whole-tool ask rule for every tool (``SdkHost.settings``), so the
+CLI asks ``can_use_tool`` about every call, even one it would run by itself.
 ``claude_agent_sdk`` and ``mcp`` are imported only here, lazily.
 """
 
