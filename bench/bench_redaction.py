@@ -41,6 +41,25 @@ def main() -> None:
     hit = timeit.timeit(lambda: redactor.redact(escaped), number=n) / n
     print(f"redact 40,000 chars holding a secret, every character \\u-escaped: "
           f"{hit * 1e6:.0f} us per call ({hit / base:.1f}x)")
+    streamed(redactor)
+
+
+def streamed(redactor: Redactor) -> None:
+    """A model's text streamed in 16-character deltas, each held back as the stream needs
+    (``stream_split``): the cost per delta, and the first delta of a fresh ``Redactor``."""
+    pieces = [TEXT[i:i + 16] for i in range(0, 8_000, 16)]
+    fresh = Redactor(SECRETS)
+    first = timeit.timeit(lambda: fresh.stream_split("x"), number=1)
+
+    def play() -> None:
+        held = ""
+        for piece in pieces:
+            _, held = redactor.stream_split(held + piece)
+
+    play()
+    per = timeit.timeit(play, number=5) / 5 / len(pieces)
+    print(f"stream 8,000 chars in 16-char deltas: {per * 1e6:.1f} us per delta "
+          f"(the first delta of a config: {first * 1e3:.1f} ms)")
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@ with one line saying why and what to do; the rest pass through, in permission mo
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -11,6 +12,7 @@ from claude_agent_sdk import ClaudeAgentOptions
 
 from tests.serve.test_serve_command import DEMO
 from toolhost.errors import ToolhostError
+from toolhost.runner.cli_settings import settings_json
 from toolhost.sdk import SdkHost, load
 from toolhost.sdk_options import as_cli_args, refused
 
@@ -62,6 +64,16 @@ async def test_what_keeps_the_cli_asking_passes_through(host: SdkHost) -> None:
                         extra_args={"verbose": None, "debug-to-stderr": None},
                         disallowed_tools=[], setting_sources=[])
     assert same.can_use_tool == host.can_use_tool and same.allowed_tools == []
+
+
+async def test_options_make_the_cli_ask_about_every_tool(host: SdkHost) -> None:
+    # the CLI would run reads in its working directory unasked (red team runner2 F1)
+    expected = json.loads(settings_json(host.mcp_servers))
+    assert "*" in expected["permissions"]["ask"]
+    for options in (host.options(), host.options(settings=None),
+                    host.options(sandbox={"enabled": False})):
+        assert json.loads(options.settings) == expected
+    assert host.settings == options.settings
 
 
 def test_as_cli_args_is_what_the_sdk_passes() -> None:

@@ -33,6 +33,7 @@ from typing import IO, Any
 
 from toolhost.redaction_forms import forms
 from toolhost.redaction_spell import Matcher
+from toolhost.redaction_tail import MAX_HOLD, SpelledTails
 
 __all__ = ["BINARY_KEYS", "MASK", "SECRET_KEY", "Redactor", "ScrubbingStream", "active",
            "mask_arguments", "redact_strings", "redactor_for", "remember", "scrub",
@@ -52,6 +53,11 @@ class Redactor:
     _pattern: Matcher | None = field(default=None, init=False, repr=False,
                                              compare=False)
     _forms: frozenset[str] = field(default=frozenset(), init=False, repr=False, compare=False)
+
+    @functools.cached_property
+    def _tails(self) -> SpelledTails:
+        """Where a text may end inside a spelled secret (for ``stream_split``)."""
+        return SpelledTails(self.secrets)
 
     def __post_init__(self) -> None:
         every: set[str] = set()
@@ -133,12 +139,16 @@ class Redactor:
         """For text that goes on in later pieces (a stream cut anywhere): ``(shown, held)``.
 
         ``shown`` is the redacted start of ``text`` that no continuation can change; ``held``
-        is the raw rest (the start of a secret, in any form, may be in it), to be put before
-        the next piece. The ``shown`` parts of every piece, then ``redact(held)`` at the end,
-        join to exactly ``redact`` of the whole text, wherever the text was cut."""
+        is the raw rest (the start of a secret, in any form or spelling, may be in it), to be
+        put before the next piece. The ``shown`` parts of every piece, then ``redact(held)``
+        at the end, join to exactly ``redact`` of the whole text, wherever the text was cut
+        (a rest longer than ``MAX_HOLD`` characters is shown as ``***``, not held)."""
         if self._pattern is None:
             return text, ""
-        cut = len(text) - _open_tail(text, self._forms)
+        tail = max(_open_tail(text, self._forms), self._tails.open_tail(text))
+        if tail > MAX_HOLD:  # bounded: an absurdly padded spelling is not held, but hidden
+            return self.redact(text[:len(text) - tail]) + MASK, ""
+        cut = len(text) - tail
         shown: list[str] = []
         pos = 0
         # Every match starting before ``cut`` is final: a form starting there fits in ``text``

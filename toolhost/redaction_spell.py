@@ -27,7 +27,7 @@ import re
 import unicodedata
 from collections.abc import Iterable, Iterator
 
-__all__ = ["FOLD_MIN", "LONG", "TRIGGER", "Matcher", "view_patterns", "views"]
+__all__ = ["FOLD_MIN", "LONG", "TRIGGER", "Matcher", "spellings", "view_patterns", "views"]
 
 # Secrets this long or longer are matched whatever the case of their letters (a shorter one
 # would hide ordinary words); see docs/secrets.md.
@@ -71,41 +71,80 @@ def views(secret: str) -> set[str]:
 
 def _pieces(char: str, fold: bool, long: bool) -> list[tuple[str, str]]:
     """Each spelling of ``char`` as (its first character, a regex for the rest)."""
+    return [(first, rest) for first, rest, _ in spellings(char, fold, long)]
+
+
+def _upto(text: str, fold: bool = False) -> str:
+    """A regex for any start of the literal ``text``, the empty one too."""
+    out = ""
+    for char in reversed(text):
+        out = f"(?:{re.escape(char)}{out})?"
+    return f"(?i:{out})" if fold and out else out
+
+
+def _sequence(atoms: list[tuple[str, str]]) -> str:
+    """A regex for any start of the atoms' (full, start-of) regexes one after another."""
+    out = ""
+    for full, start in reversed(atoms):
+        out = f"(?:{start}|{full}{out})" if out else start
+    return out
+
+
+def spellings(char: str, fold: bool, long: bool) -> list[tuple[str, str, str]]:
+    """Each spelling of ``char`` as (its first character, a regex for the rest, a regex for
+    any start of the rest, the empty one and the whole one too): the last is how a text cut
+    inside a spelled secret is found (``toolhost.redaction_tail``)."""
     variants = {char}
     if fold:
         variants |= {v for v in (char.upper(), char.lower()) if len(v) == 1}
-    out: list[tuple[str, str]] = []
+    out: list[tuple[str, str, str]] = []
     codes = sorted({ord(v) for v in variants})
-    escape = []
+    escape: list[tuple[str, str]] = []
     if char in _SHORT:
-        escape.append(re.escape(_SHORT[char]))
+        escape.append((re.escape(_SHORT[char]), _upto(_SHORT[char])))
     if char == "\n":
-        out.append(("\r", "\n"))
-        escape.append(r"r\\+n")
+        out.append(("\r", "\n", "\n?"))
+        escape.append((r"r\\+n", r"(?:r(?:\\+n?)?)?"))
     for n in codes:
         if n < 0x10000:
-            escape.append(f"(?i:u{n:04x})")
+            escape.append((f"(?i:u{n:04x})", _upto(f"u{n:04x}", True)))
         else:
             high, low = 0xD800 + ((n - 0x10000) >> 10), 0xDC00 + ((n - 0x10000) & 0x3FF)
-            escape.append(f"(?i:u{high:04x}\\\\+u{low:04x}|U{n:08x})")
+            escape.append((f"(?i:u{high:04x}\\\\+u{low:04x}|U{n:08x})",
+                           f"(?:(?i:u{high:04x})\\\\+{_upto(f'u{low:04x}', True)}|"
+                           f"{_upto(f'u{high:04x}', True)}|{_upto(f'U{n:08x}', True)})"))
         if n < 0x20 or 0x7F <= n < 0x100:
-            escape.append(f"(?i:x{n:02x})")
-    out.append(("\\", r"\\*(?:" + "|".join(escape) + ")"))
-    plain = [(v, "") for v in sorted(variants)]  # last: a longer spelling is tried first
+            escape.append((f"(?i:x{n:02x})", _upto(f"x{n:02x}", True)))
+    out.append(("\\", r"\\*(?:" + "|".join(f for f, _ in escape) + ")",
+                r"\\*(?:" + "|".join(s for _, s in escape) + ")"))
+    plain = [(v, "", "") for v in sorted(variants)]  # last: a longer spelling is tried first
     if long:
         return out + plain
     percent, entity = [], []
+    twice = ("(?:25)?", "(?:25?)?")
     for n in codes:
         data = chr(n).encode("utf-8", "surrogatepass")
-        percent.append("%(?:25)?".join(f"{b:02x}" for b in data))
+        atoms = [twice]
+        for i, b in enumerate(data):
+            atoms += [("%", "%?"), twice] if i else []
+            atoms.append((f"(?i:{b:02x})", _upto(f"{b:02x}", True)))
+        percent.append(("%(?:25)?".join(f"{b:02x}" for b in data), _sequence(atoms)))
         if 0x80 <= n < 0x100:
-            percent.append(f"{n:02x}")
-        entity.append(f"#(?:0*{n}|[xX]0*(?i:{n:x}));?")
-        entity += (re.escape(name) + ";?" for name in _entity_names().get(chr(n), ()))
-    out.append(("%", "(?:25)?(?i:" + "|".join(percent) + ")"))
-    out.append(("&", "(?:" + "|".join(entity) + ")"))
+            percent.append((f"{n:02x}", _sequence([twice, (f"(?i:{n:02x})",
+                                                           _upto(f"{n:02x}", True))])))
+        entity.append((f"#(?:0*{n}|[xX]0*(?i:{n:x}));?",
+                       _sequence([("#", "#?"), (f"(?:0*{n}|[xX]0*(?i:{n:x}))",
+                                                f"(?:0*{_upto(str(n))}|(?:[xX]0*"
+                                                f"{_upto(f'{n:x}', True)})?)"),
+                                  (";?", ";?")])))
+        entity += ((re.escape(name) + ";?", _upto(name + ";"))
+                   for name in _entity_names().get(chr(n), ()))
+    out.append(("%", "(?:25)?(?i:" + "|".join(f for f, _ in percent) + ")",
+                "(?:" + "|".join(s for _, s in percent) + ")"))
+    out.append(("&", "(?:" + "|".join(f for f, _ in entity) + ")",
+                "(?:" + "|".join(s for _, s in entity) + ")"))
     if char == " ":
-        out.append(("+", ""))
+        out.append(("+", "", ""))
     return out + plain
 
 

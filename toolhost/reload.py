@@ -16,6 +16,12 @@ Watching is polling of modification times with ``anyio.sleep`` (no extra depende
 on every filesystem, costs one ``stat`` per file per interval). The files watched are the
 ones the last good build read (``HostConfig.files``: the main file, its ``extends``, its
 layers), so an edit to an included fragment reloads too.
+
+An edit saved while a build is being made is never lost: the stamps compared next are the
+ones taken *before* the build read the files (a file the build newly brought in counts as
+changed when it was modified after the build began), and ``since`` does the same for the
+build already running when the Reloader is made (``initial``: made before the session was
+up, so its files may have changed meanwhile).
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ import inspect
 import logging
 import os
 import sys
+import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any, Generic, TypeVar
 
@@ -35,6 +42,10 @@ log = logging.getLogger("toolhost.reload")
 
 T = TypeVar("T")
 Snapshot = Mapping[str, tuple[int, int] | None]
+# A file's modification time may lag the clock by a tick of the kernel's coarse clock: a
+# file stamped this close before a build began is taken as changed during it (at worst, one
+# reload more).
+TICK_NS = 20_000_000
 
 
 def files_of(built: Any) -> tuple[str, ...]:
@@ -58,6 +69,23 @@ def _snapshot(files: Iterable[str]) -> dict[str, tuple[int, int] | None]:
     return out
 
 
+def _stamps(files: Iterable[str], since: int | None,
+            before: Snapshot | None = None) -> dict[str, tuple[int, int] | None]:
+    """The stamps to compare the next look with: ``before``'s for a file it has (taken before
+    the build read it), else the file's own, or None (a change) when it was modified after
+    ``since`` (``time.time_ns()`` when the build began)."""
+    now = _snapshot(files)
+    out: dict[str, tuple[int, int] | None] = {}
+    for name, stamp in now.items():
+        if before is not None and name in before:
+            out[name] = before[name]
+        elif stamp is not None and since is not None and stamp[0] >= since - TICK_NS:
+            out[name] = None
+        else:
+            out[name] = stamp
+    return out
+
+
 def _report(exc: BaseException) -> None:
     print(f"toolhost: reload failed; still serving the last good config:\n{exc}",
           file=sys.stderr, flush=True)
@@ -72,6 +100,8 @@ class Reloader(Generic[T]):
     - ``interval``: seconds between polls; a change is acted on once the files have held
       still for one more interval (editors write in several steps).
     - ``on_error``: called with the exception of a failed build (default: print to stderr).
+    - ``since``: ``time.time_ns()`` taken before ``initial`` was built: a file of it modified
+      after that is reloaded at the first look (an edit saved while the session started).
     """
 
     def __init__(self, path: str | os.PathLike[str], *,
@@ -80,7 +110,8 @@ class Reloader(Generic[T]):
                  initial: T | None = None,
                  files: Callable[[T], Iterable[str]] = files_of,
                  interval: float = 0.5,
-                 on_error: Callable[[BaseException], None] = _report) -> None:
+                 on_error: Callable[[BaseException], None] = _report,
+                 since: int | None = None) -> None:
         self.path = os.path.abspath(os.fspath(path))
         self._load = load
         self._on_swap = on_swap
@@ -91,7 +122,7 @@ class Reloader(Generic[T]):
         self.swaps = 0
         self.failures = 0
         self._watched = self._watch_list(initial)
-        self._seen = _snapshot(self._watched)
+        self._seen: Snapshot = _stamps(self._watched, since)
 
     def _watch_list(self, built: T | None) -> tuple[str, ...]:
         files = tuple(self._files_of(built)) if built is not None else ()
@@ -120,6 +151,7 @@ class Reloader(Generic[T]):
     async def reload(self) -> bool:
         """Rebuild now; swap on success, report and keep the old build on failure."""
         log.info("config changed; reloading %s", self.path)
+        before, began = self._seen, time.time_ns()  # what the build is about to read
         try:
             built = self._load(self.path)
             if inspect.isawaitable(built):
@@ -138,6 +170,7 @@ class Reloader(Generic[T]):
         self.current = new
         self.swaps += 1
         self._watched = self._watch_list(new)
-        self._seen = _snapshot(self._watched)
+        # an edit saved during the build differs from ``before``: the next look reloads
+        self._seen = _stamps(self._watched, began, before)
         print(f"toolhost: reloaded {self.path}", file=sys.stderr, flush=True)
         return True

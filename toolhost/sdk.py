@@ -26,7 +26,9 @@ refuses, with a ``ToolhostError``, what would make the CLI decide by itself
 (``toolhost.config.cli_args``): a ``permission_mode`` other than default/plan/dontAsk,
 ``allowed_tools``, ``settings``, ``permission_prompt_tool_name``, another ``can_use_tool``,
 ``extra_args`` carrying such flags; and it starts the CLI in ``default`` mode unless told
-``plan`` or ``dontAsk``, so a settings file's ``defaultMode`` does not apply to built-in tools.
+``plan`` or ``dontAsk``, so a settings file's ``defaultMode`` does not apply to built-in tools,
+with ``settings`` holding a whole-tool ask rule for every tool (``SdkHost.settings``), so the
+CLI asks ``can_use_tool`` about every call, even one it would run by itself.
 ``claude_agent_sdk`` and ``mcp`` are imported only here, lazily.
 """
 
@@ -147,6 +149,16 @@ class SdkHost:
         (leaving them out hides nothing, and denies nothing less)."""
         return list(self.host.disallowed_tools())
 
+    @property
+    def settings(self) -> str:
+        """The CLI settings (JSON) that make it ask ``can_use_tool`` about every call, even
+        those it would allow by itself (reads in its working directory, its pre-approved
+        WebFetch hosts, allow rules of the user's settings files): pass as ``settings``
+        when building ``ClaudeAgentOptions`` by hand (``toolhost.runner.cli_settings``)."""
+        from toolhost.runner.cli_settings import settings_json
+
+        return settings_json(self.mcp_servers)
+
     async def can_use_tool(self, tool_name: str, tool_input: dict[str, Any],
                            context: Any = None) -> Any:
         """The ``can_use_tool`` callback: the config's rules decide, fail closed."""
@@ -210,9 +222,10 @@ class SdkHost:
         settings: dict[str, Any] = {"mcp_servers": self.mcp_servers,
                                     "can_use_tool": self.can_use_tool,
                                     "disallowed_tools": self.disallowed_tools,
-                                    "permission_mode": "default"}
+                                    "permission_mode": "default",
+                                    "settings": self.settings}
         settings.update({k: v for k, v in kwargs.items()
-                         if not (k == "permission_mode" and v is None)})
+                         if not (k in ("permission_mode", "settings") and v is None)})
         return ClaudeAgentOptions(**settings)
 
     async def aclose(self) -> None:

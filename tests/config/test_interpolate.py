@@ -117,7 +117,7 @@ def test_substitutions_cannot_grow_a_file_past_the_size_limit(
     if shape == "one value":
         text = 'toolhost: 1\nrun: {model: "' + "${BIG}" * 30 + '"}\n'
     else:
-        text = "toolhost: 1\nrun:\n  cli_args:\n" + "    - ${BIG}\n" * 30
+        text = "toolhost: 1\nrun:\n  cli_args:\n" + "    - --append-system-prompt=${BIG}\n" * 30
     main = write("big.yaml", text)
     with pytest.raises(ConfigError) as info:
         load_config(main, kinds=kinds, environ={"BIG": big}, layers=False)

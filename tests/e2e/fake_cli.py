@@ -2,9 +2,10 @@
 """A fake Claude CLI for tests of what toolhost does with what a CLI sends (it speaks the
 stream-json control protocol just enough): it answers ``initialize``, waits for the first
 user turn, sends an ``init`` message, then the raw lines of ``$FAKE_LINES`` (``#SLEEP s``
-lines pause), then collects what toolhost sends (logged to ``$FAKE_LOG``) for ``$FAKE_WAIT``
-seconds and ends the turn with a ``result``. ``FAKE_MODE=garbage``: junk on stdout and
-control characters on stderr, then exit 2."""
+lines pause, ``#EXIT`` exits at once, ``#CLOSE`` closes its stdout and lives on), then
+collects what toolhost sends (logged to ``$FAKE_LOG``) for ``$FAKE_WAIT`` seconds and ends
+the turn with a ``result``. ``FAKE_MODE=garbage``: junk on stdout and control characters on
+stderr, then exit 2."""
 
 import json
 import os
@@ -63,6 +64,13 @@ def main() -> None:
         for raw in f.read().split(b"\n"):
             if raw.startswith(b"#SLEEP"):
                 time.sleep(float(raw.split()[1]))
+            elif raw == b"#EXIT":
+                os._exit(0)
+            elif raw == b"#CLOSE":
+                out.close()
+                os.close(1)
+                ended.wait(float(os.environ.get("FAKE_WAIT", "3")))
+                os._exit(0)
             elif raw:
                 out.write(raw + b"\n")
                 out.flush()

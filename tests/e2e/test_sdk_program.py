@@ -165,3 +165,31 @@ turns:
     assert not marker.exists()
     init = messages[0]
     assert init.data["permissionMode"] == "default", init
+
+
+@pytest.mark.parametrize("settings", [{}, {"permissions": {"allow": ["Read", "Bash"]}}],
+                         ids=["none", "allow-rule"])
+def test_reads_the_cli_deems_safe_reach_can_use_tool_through_options(
+        cli: str, home: Path, audited: tuple[Path, Path], model: Callable[[str], Model],
+        settings: dict[str, Any]) -> None:
+    # A read inside the CLI's working directory and a read-only command: the CLI ran both
+    # unasked; options() passes settings that make it ask (the e2e config's default: deny).
+    (home / ".claude" / "settings.json").write_text(json.dumps(settings))
+    (home / "secret.txt").write_text("TOPSECRET-CONTENT\n")
+    config, audit = audited
+    m = model(f"""\
+turns:
+  - tool_calls:
+      - {{tool: Read, input: {{file_path: "{home / 'secret.txt'}"}}}}
+      - {{tool: Bash, input: {{command: "cat secret.txt", description: x}}}}
+  - text: Refused.
+""")
+    host = toolhost.load(config)
+    try:
+        messages = play(host.options(cli_path=cli, env=cli_env(m, home), cwd=str(home)))
+    finally:
+        anyio.run(host.aclose)
+    code, verdict = m.stop()
+    assert code == 0, verdict
+    assert "TOPSECRET" not in repr(messages)
+    assert decisions(audit) == [("Read", "deny"), ("Bash", "deny")]

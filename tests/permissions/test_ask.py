@@ -209,3 +209,15 @@ def test_a_short_input_offers_no_s() -> None:
     asker = TerminalAsker(reader=reader)
     assert ask(asker, "mcp__db__write", {"x": 1}).behavior == "deny"
     assert "[s]" not in reader.prompts[0]
+
+
+@pytest.mark.parametrize("name", ["mcp__s__xs3cr3t-value", "mcp__s__x\\u0073\\u0033cr3t-value",
+                                  "mcp__s3cr3t%2Dvalue__x"])
+def test_the_question_never_shows_a_secret_in_the_tool_name_or_the_rule(name: str) -> None:
+    from toolhost.redaction import Redactor
+
+    reader = Answers("n", "")
+    asker = TerminalAsker(reader=reader, redact=Redactor(frozenset({"s3cr3t-value"})))
+    asked = Decision("ask", f"{name} needs a person", rule=name)
+    anyio.run(asker.ask, name, {"v": 1}, asked)
+    assert "s3cr3t" not in "".join(reader.prompts) and "***" in reader.prompts[0]

@@ -210,3 +210,31 @@ def test_terminal_deny_with_reason(pty: Pty) -> None:
     assert decision.behavior == "deny"
     assert decision.to_control_response()["message"] == (
         "A person denied mcp__db__write: use the staging db")
+
+
+# Red team runner2 F8: a secret in a can_use_tool's tool name or tool_use_id went raw to the
+# audit log. Every field of a record goes through the redactor, in any spelling of it.
+SPELLED_SECRET = ["s3cr3t-value", "S3CR3T-VALUE", "s3cr3t%2Dvalue", "\\u0073\\u0033cr3t-value",
+                  "s3cr3t&#45;value", "czNjcjN0LXZhbHVl"]
+
+
+@pytest.mark.parametrize("spelled", SPELLED_SECRET)
+@pytest.mark.parametrize("where", ["tool", "tool_use_id", "rule"])
+def test_no_field_of_an_audit_record_holds_a_secret(
+        tmp_path: Path, spelled: str, where: str) -> None:
+    log = tmp_path / "audit.jsonl"
+    tool = f"mcp__s__x{spelled}" if where == "tool" else "mcp__s__x"
+    rules = [RuleConfig("deny", tool, origin=Origin(f"{spelled}.yaml", 1),
+                        message=f"no {spelled}")] if where == "rule" else []
+    config = host(tmp_path, *rules, audit_log=str(log), default="deny")
+    gate = PermissionGate.from_config(config, interactive=False)
+    try:
+        decision = check(gate, tool, {"a": 1}, {"tool_use_id": f"toolu_{spelled}"})
+    finally:
+        gate.close()
+    assert decision.behavior == "deny"
+    text = log.read_text()
+    assert spelled not in text and "s3cr3t" not in text.lower(), text
+    record = json.loads(text)
+    assert record["tool_use_id"] == "toolu_***"
+    assert "***" in record["tool"] or where != "tool"

@@ -157,6 +157,24 @@ async def test_aclose_cancels_calls_in_flight() -> None:
     assert session.in_flight == 0
 
 
+@pytest.mark.parametrize("calls", [1, 5])
+async def test_the_cli_closing_its_output_cancels_calls_in_flight(calls: int) -> None:
+    # red team runner2 F7: the session waited for them, for ever with no timeout, while
+    # nobody could read their answers
+    blocker = Blocker()
+    async with running_session(servers(blocker)) as (session, cli):
+        for i in range(calls):
+            await cli.mcp(f"r{i}", call(i, f"n{i}"))
+        await blocker.wait_started(calls)
+        with anyio.fail_after(5):
+            await cli.close()  # its end of output, the calls still running
+            while len(blocker.cancelled) < calls:
+                await anyio.sleep(0.005)
+    assert sorted(blocker.cancelled) == [f"n{i}" for i in range(calls)]
+    assert session.in_flight == 0
+    assert not [a for a in cli.answers() if a.startswith("r")]  # nobody to answer
+
+
 async def test_progress_goes_out_as_mcp_message_notifications() -> None:
     async def reporting(arguments: Mapping[str, Any], ctx: CallContext) -> ToolResult:
         await ctx.progress(1, 3, "one")

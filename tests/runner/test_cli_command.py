@@ -67,5 +67,6 @@ def test_argv_flags_and_environment() -> None:
 
 def test_no_optional_flags_by_default() -> None:
     cmd = build_command("claude", {}, environ={})
-    assert len(cmd.argv) == 10
-    assert json.loads(cmd.argv[-1]) == {"mcpServers": {}}
+    assert len(cmd.argv) == 12  # ... and --settings, which is never optional
+    assert json.loads(cmd.argv[-3]) == {"mcpServers": {}}
+    assert cmd.argv[-2] == "--settings"

@@ -7,6 +7,7 @@ import io
 import json
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -116,3 +117,90 @@ def test_text_output_shows_no_streamed_secret() -> None:
         renderer.message(message)
     renderer.close()
     assert "Super" not in out.getvalue() + err.getvalue()
+
+
+# Red team runner2 F4: a secret spelled (JSON \u escapes, HTML references, percent-encoding),
+# split across deltas: the hold-back knew only the literal forms.
+SPELLED_SPLITS = [
+    ('{"text": "\\u0053uperSec', 'retValue123XYZ"}', "partial_json"),
+    ('{"text": "Su\\u0070erSecretVa', 'lue123XYZ"}', "partial_json"),
+    ('{"text": "SuperSecretValue123XY\\u00', '5a"}', "partial_json"),
+    ('{"text": "SuperSecretValue123XY\\\\u00', '5a"}', "partial_json"),
+    ("a &#83;uperSec", "retValue123XYZ b", "text"),
+    ("a Su&#x70;erSecretVa", "lue123XYZ b", "text"),
+    ("a SuperSecretValue123XY&#", "90; b", "text"),
+    ("a SuperSecretValue123XY&#9", "0; b", "text"),
+    ("a \\u0053uperSec", "retValue123XYZ b", "text"),
+    ("a %53uperSec", "retValue123XYZ b", "text"),
+    ("a SuperSecretValue123XY%", "5A b", "text"),
+    ("a Super%2553ecret", "Value123XYZ b", "thinking"),
+    ("a pa55&sol;w+rd &eac", "ute; b", "text"),
+    ("a pa55%2Fw%2Brd%20%C3", "%A9 b", "text"),
+]
+
+
+@pytest.mark.parametrize("first,second,field", SPELLED_SPLITS)
+def test_a_spelled_secret_split_in_two_is_hidden(first: str, second: str, field: str) -> None:
+    lines = shown([delta(first, field=field), delta(second, field=field), stop()])
+    assert joined(lines, field=field) == HIDE.redact(first + second)
+    assert "***" in joined(lines, field=field)
+    assert not HIDE.spans(joined(lines, field=field))
+
+
+def test_text_a_block_starts_with_is_part_of_its_stream() -> None:
+    start = {"type": "stream_event", "uuid": "w", "session_id": "s",
+             "parent_tool_use_id": None, "event": {
+                 "type": "content_block_start", "index": 0,
+                 "content_block": {"type": "text", "text": "x Sup"}}}
+    lines = shown([start, *(delta(c) for c in "erSecretValue123XYZ!"), stop()])
+    began = lines[0]["event"]["content_block"]["text"]
+    assert began + joined(lines) == "x ***!"
+
+
+def _spell(char: str, how: str) -> str:
+    n = ord(char)
+    if how == "u":
+        return json.dumps(char, ensure_ascii=True)[1:-1] if n >= 0x80 else f"\\u{n:04x}"
+    if how == "U2":
+        return f"\\\\u{n:04X}" if n < 0x10000 else char
+    if how == "dec":
+        return f"&#{n};"
+    if how == "hex":
+        return f"&#x{n:X};"
+    if how == "pct":
+        return "".join(f"%{b:02X}" for b in char.encode("utf-8"))
+    if how == "pct2":
+        return "".join(f"%25{b:02x}" for b in char.encode("utf-8"))
+    return char
+
+
+@settings(max_examples=150, deadline=None)
+@given(secret=st.text(alphabet=st.sampled_from("abcXYZ019/+ -_.é~"), min_size=6, max_size=20),
+       hows=st.lists(st.sampled_from(["plain", "u", "U2", "dec", "hex", "pct", "pct2"]),
+                     min_size=20, max_size=20),
+       prefix=st.text(alphabet=st.sampled_from(" a\\%&#;0"), max_size=4),
+       cuts=st.lists(st.integers(min_value=0, max_value=200), max_size=8),
+       field=st.sampled_from(["text", "partial_json"]))
+def test_any_secret_in_any_spelling_cut_anywhere_is_hidden(
+        secret: str, hows: list[str], prefix: str, cuts: list[int], field: str) -> None:
+    hide = Redactor(frozenset({secret}))
+    spelled = "".join(_spell(c, h) for c, h in zip(secret, hows, strict=False))
+    whole = prefix + spelled + " end"
+    out = io.StringIO()
+    renderer = RedactingRenderer(JsonRenderer(out), hide.redact, lambda: hide)
+    for piece in pieces(whole, cuts):
+        renderer.message(delta(piece, field=field))
+    renderer.message(stop())
+    lines = [json.loads(line) for line in out.getvalue().split("\n") if line]
+    text = joined(lines, field=field)
+    assert text == hide.redact(whole)
+    assert spelled not in text and not hide.spans(text)
+
+
+def test_an_absurdly_padded_spelling_is_hidden_not_held_for_ever() -> None:
+    from toolhost.redaction_tail import MAX_HOLD
+
+    padded = "&#" + "0" * 500  # still the start of "&#00..083;" = "S": held
+    assert HIDE.stream_split("ok " + padded) == ("ok ", padded)
+    padded = "&#" + "0" * (MAX_HOLD - 1)  # past the bound: hidden, not held
+    assert HIDE.stream_split("ok " + padded) == ("ok ***", "")

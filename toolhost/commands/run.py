@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import TYPE_CHECKING
 
@@ -255,6 +256,7 @@ def _run(args: argparse.Namespace, started: Callable[[], None]) -> int:
         else make_renderer(args.output)
     renderer.status(f"loading {args.config}")
     cwd = _working_dir(args.cwd) if args.cwd else None
+    loading = time.time_ns()  # --watch: an edit saved from now on is reloaded
     host = load_host(args.config, cwd=cwd)  # relative path rules: against the CLI's cwd
     if scenario is not None:
         for warning in unknown_scenario_tools(scenario, host):
@@ -282,7 +284,8 @@ def _run(args: argparse.Namespace, started: Callable[[], None]) -> int:
             report = await run_host(host, prompts, cli=args.cli, options=options,
                                     scenario=scenario, renderer=renderer, yes=args.yes,
                                     handle_sigint=True, watch=reload if args.watch else None,
-                                    watch_interval=args.watch_interval, terminal=terminal)
+                                    watch_interval=args.watch_interval, terminal=terminal,
+                                    watch_since=loading)
         finally:
             await host.aclose()
             if terminal is not None:

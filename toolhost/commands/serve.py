@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import time
 from collections.abc import Callable
 
 from toolhost.commands._argtypes import interval, port, positive_int, seconds, size
@@ -209,6 +210,7 @@ def _serve(args: argparse.Namespace, started: Callable[[], None]) -> int:
         from toolhost.stdout_guard import claim_stdout
 
         protocol = claim_stdout()
+    loading = time.time_ns()  # --watch: an edit saved from now on is reloaded
     build = build_serve(args.config, args.server, every=args.all_servers)
     sockets = None
     if args.transport == "http":  # bound before "serving" is said: a failure is one line
@@ -234,7 +236,7 @@ def _serve(args: argparse.Namespace, started: Callable[[], None]) -> int:
                 return await abuild_serve(path, args.server, every=args.all_servers)
 
             reloader = Reloader(args.config, load=load, on_swap=server.swap,
-                                initial=build, interval=args.watch_interval)
+                                initial=build, interval=args.watch_interval, since=loading)
             tasks.append(reloader.run)
 
         async def background() -> None:

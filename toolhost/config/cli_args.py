@@ -61,8 +61,7 @@ _REFUSED = {
     "--agents": "an agent may carry its own permission mode, tools and hooks",
     "--agent": "an agent may carry its own permission mode, tools and hooks",
     "--mcp-config": "what runs is what the config declares: declare servers in it",
-    "--add-dir": "the CLI reads in its directories without asking, and their skills may "
-                 "allow tools",
+    "--add-dir": "the skills and settings of its directories may allow tools",
     "--debug-file": "the CLI's debug log is written outside toolhost's redaction",
 }
 _HOW = ("toolhost passes the CLI only the options it knows leave every decision to its "

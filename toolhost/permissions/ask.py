@@ -53,10 +53,10 @@ def terminal_available(path: str = "/dev/tty") -> bool:
     return True
 
 
-def _where(decision: Decision) -> str:
+def _where(decision: Decision, redact: Callable[[str], str] = lambda s: s) -> str:
     if decision.rule is None:
         return "no rule matched; the default is ask"
-    return visible(f"rule {decision.rule!r} at {decision.origin}")
+    return visible(redact(f"rule {decision.rule!r} at {decision.origin}"))
 
 
 class FixedAsker:
@@ -163,11 +163,12 @@ class TerminalAsker:
                   decision: Decision, *, whole: bool = False) -> str:
         # Every character shown as it is, never acting on the terminal (``visible``): the name
         # is the exact name decided on, and bidi controls in values cannot reorder them.
-        shown, shortened = _shown_input(redact_value(tool_input, self.redact), whole=whole)
-        text = (f"\ntoolhost: permission needed for {visible(tool_name, name=True)} "
-                f"({_where(decision)})\n{shown}\n")
+        r = self.redact  # the name and the rule too: a secret may be anywhere in them
+        shown, shortened = _shown_input(redact_value(tool_input, r), whole=whole)
+        text = (f"\ntoolhost: permission needed for {visible(r(tool_name), name=True)} "
+                f"({_where(decision, r)})\n{shown}\n")
         if decision.message:
-            text += f"{visible(decision.message, lines=True)}\n"
+            text += f"{visible(r(decision.message), lines=True)}\n"
         choices = "[y] once, [a] for this session, [n] deny" if decision.rule is None else \
             "[y] once, [n] deny (an ask rule asks every time)"
         if shortened:

@@ -22,7 +22,8 @@ _encode = json.JSONEncoder(ensure_ascii=False, default=str).encode
 class AuditLog:
     """Appends decision records to ``path`` (JSON Lines). Opened on first use; call ``close()``.
 
-    Each record: ``time`` (UTC, ISO 8601), ``tool``, ``arguments`` (secrets redacted),
+    Each record (every field but ``time`` and ``decision`` redacted): ``time`` (UTC, ISO
+    8601), ``tool``, ``arguments``,
     ``decision`` (allow/deny), ``rule`` and ``origin`` (file:line, null for the default),
     ``answered_by`` (policy, default, person, no-terminal, --yes, ...), ``message`` on deny,
     ``updatedInput`` when a rule rewrote the input, ``tool_use_id`` when the CLI sent one.
@@ -41,24 +42,25 @@ class AuditLog:
 
     def record(self, tool_name: str, tool_input: Mapping[str, Any], decision: Decision,
                *, tool_use_id: str | None = None) -> dict[str, Any]:
+        r = self.redact  # every field: a tool name or a tool-use id may hold a secret too
         entry: dict[str, Any] = {
             "time": self._now(),
-            "tool": tool_name,
-            "arguments": redact_value(tool_input, self.redact),
+            "tool": r(tool_name),
+            "arguments": redact_value(tool_input, r),
             "decision": decision.behavior,
-            "rule": self.redact(decision.rule) if decision.rule is not None else None,
-            "origin": str(decision.origin) if decision.origin is not None else None,
-            "answered_by": decision.answered_by,
+            "rule": r(decision.rule) if decision.rule is not None else None,
+            "origin": r(str(decision.origin)) if decision.origin is not None else None,
+            "answered_by": r(decision.answered_by),
         }
         if decision.behavior != "allow":
-            entry["message"] = self.redact(decision.to_control_response()["message"])
+            entry["message"] = r(decision.to_control_response()["message"])
         if decision.updated_input is not None:
-            entry["updatedInput"] = redact_value(decision.updated_input, self.redact)
+            entry["updatedInput"] = redact_value(decision.updated_input, r)
         if tool_use_id:
-            entry["tool_use_id"] = tool_use_id
+            entry["tool_use_id"] = r(tool_use_id)
         caller = self._caller()
         if caller is not None:
-            entry["caller"] = caller.to_audit()
+            entry["caller"] = redact_value(caller.to_audit(), r)
         text = _encode(entry) + "\n"
         try:
             data = text.encode()

@@ -18,7 +18,9 @@ BUILTIN_TOOLS = frozenset({
     "Agent", "AskUserQuestion", "Bash", "BashOutput", "Edit", "ExitPlanMode", "Glob", "Grep",
     "KillShell", "LS", "MultiEdit", "NotebookEdit", "NotebookRead", "Read", "SlashCommand",
     "Skill", "Task", "TodoWrite", "WebFetch", "WebSearch", "Write", "ListMcpResourcesTool",
-    "ReadMcpResourceTool", "KillBash",
+    "ReadMcpResourceTool", "KillBash", "Monitor", "EnterPlanMode", "CronCreate", "CronDelete",
+    "CronList", "ScheduleWakeup", "SendMessage", "TaskStop", "TaskOutput", "Workflow",
+    "EnterWorktree", "ExitWorktree", "ListAgents", "ReportFindings",
 })
 
 

@@ -103,7 +103,7 @@ class ControlSession:
     """Serve the CLI's control requests and send ours, over any pair of anyio byte streams.
 
     Start it with ``await session.run()`` (in a task group: it returns at end of input,
-    after the requests in flight are answered). The streams belong to the caller.
+    once the requests in flight are cancelled). The streams belong to the caller.
     """
 
     def __init__(self, receive: anyio.abc.ByteReceiveStream | PipeLines,
@@ -151,10 +151,8 @@ class ControlSession:
     # -- reading ----------------------------------------------------------------------
 
     async def run(self) -> None:
-        """Read and serve until the CLI closes its output; then wait for calls in flight.
-
-        Cancelling ``run`` (or calling ``aclose``) cancels the calls in flight instead.
-        """
+        """Read and serve until the CLI closes its output; then cancel the calls in flight
+        (their answers could not be read), as cancelling ``run`` or ``aclose`` does."""
         tasks = self._tasks
         try:
             async with anyio.create_task_group() as tg:
@@ -163,6 +161,10 @@ class ControlSession:
                 tasks.start(self._read)
                 await self._eof.wait()
                 self._outbox.fail_all("the CLI closed its output")
+                # Nobody reads an answer any more: calls in flight are cancelled (a command
+                # tool's processes stopped), never waited for (one with no timeout would
+                # hold the session for ever, and go on acting for a caller that is gone).
+                tasks.cancel_all()
                 await tasks.wait_all()
         finally:
             self._outbox.closed = True

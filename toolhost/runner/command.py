@@ -11,6 +11,7 @@ from typing import Any
 
 from toolhost.compile.tool import CompiledTool
 from toolhost.config.model import RunConfig
+from toolhost.runner.cli_settings import settings_json
 
 __all__ = ["CliCommand", "RunOptions", "build_command", "mcp_config", "server_timeout_ms"]
 
@@ -104,6 +105,9 @@ def build_command(cli: str, servers: Mapping[str, Sequence[CompiledTool]], *,
         argv += ["--max-turns", str(options.max_turns)]
     if disallowed_tools:
         argv += ["--disallowedTools", ",".join(disallowed_tools)]
+    # Every call asked about, whatever the CLI would allow by itself (toolhost.runner.
+    # cli_settings); --settings is refused in cli_args, so this is the only one.
+    argv += ["--settings", settings_json([*servers, *(external or {})])]
     argv += options.cli_args
     env = dict(os.environ if environ is None else environ)
     env.update(options.env)

@@ -155,7 +155,8 @@ class LiveHost:
             with anyio.fail_after(NOTIFY_TIMEOUT):
                 await self.control.notify_tools_changed(name)
         except (ProtocolError, TimeoutError) as exc:
-            log.warning("could not tell the CLI that %s's tools changed: %s", name, exc)
+            log.warning("could not tell the CLI that %s's tools changed: %s", name,
+                        str(exc) or f"no answer in {NOTIFY_TIMEOUT:g} s")
 
     async def aclose(self) -> None:
         """Close every build a reload brought (not the first: its owner closes it)."""

@@ -109,7 +109,7 @@ def _stream_of(message: Mapping[str, Any]) -> tuple[Any, ...] | None:
         return None
     where = (str(message.get("session_id")), str(message.get("parent_tool_use_id")))
     kind = event.get("type")
-    if kind in ("content_block_delta", "content_block_stop"):
+    if kind in ("content_block_start", "content_block_delta", "content_block_stop"):
         return (*where, event.get("index"))
     return where if kind in ("message_start", "message_stop") else None
 
@@ -131,6 +131,10 @@ class DeltaStreams:
             return [*self.flush(), shown] if message.get("type") == "result" else [shown]
         event = message["event"]
         delta = event.get("delta")
+        if event.get("type") == "content_block_start":  # a block that starts with text
+            out = self.flush(lambda k: k[:len(key)] == key)
+            self._seed(key, event, shown)
+            return [*out, shown]
         if event.get("type") != "content_block_delta" or not isinstance(delta, Mapping):
             return [*self.flush(lambda k: k[:len(key)] == key), shown]
         hide = self.redactor()
@@ -145,6 +149,25 @@ class DeltaStreams:
             oldest = next(iter(self.open))
             return [*self.flush(lambda k: k == oldest), shown]
         return [shown]
+
+    def _seed(self, key: tuple[Any, ...], event: Mapping[str, Any],
+              shown: dict[str, Any]) -> None:
+        """The text a ``content_block_start`` carries is the start of the block's stream
+        (the API starts blocks empty; a CLI may not): its open end is held for the deltas."""
+        block = event.get("content_block")
+        if not isinstance(block, Mapping):
+            return
+        for name in ("text", "thinking"):
+            value = block.get(name)
+            if not isinstance(value, str) or not value:
+                continue
+            text, held = self.redactor().stream_split(value)
+            shown["event"]["content_block"][name] = self.redact(text)
+            if held:
+                last = {**shown, "event": {"type": "content_block_delta",
+                                           "index": event.get("index"),
+                                           "delta": {"type": f"{name}_delta", name: ""}}}
+                self.open[(*key, name)] = _Stream(held, last, name)
 
     def flush(self, which: Callable[[tuple[Any, ...]], bool] = lambda k: True,
               ) -> list[Mapping[str, Any]]:

@@ -15,6 +15,7 @@ import logging
 import signal
 import sys
 import threading
+import time
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -85,7 +86,8 @@ async def run_host(host: Host, prompts: Iterable[str] | AsyncIterable[str], *,
                    yes: bool = False, asker: Asker | None = None,
                    environ: Mapping[str, str] | None = None,
                    handle_sigint: bool = False, watch: Reload | None = None,
-                   watch_interval: float = 0.5, terminal: Terminal | None = None) -> RunReport:
+                   watch_interval: float = 0.5, terminal: Terminal | None = None,
+                   watch_since: int | None = None) -> RunReport:
     """Start the CLI, send each prompt as a user turn, and return how it went.
 
     ``handle_sigint``: toolhost owns SIGINT, SIGTERM and SIGHUP for the session. The first
@@ -100,13 +102,16 @@ async def run_host(host: Host, prompts: Iterable[str] | AsyncIterable[str], *,
 
     ``watch``: how to rebuild the host when its config files change (e.g.
     ``lambda path: load_host(path)``); the session then follows each good edit (new tools
-    reach the model, new rules the gate), see ``toolhost.runner.live``. Hosts built by
+    reach the model, new rules the gate), see ``toolhost.runner.live``; ``watch_since``:
+    ``time.time_ns()`` taken before ``host`` was loaded (default: when this is called), so an
+    edit saved while it loaded or while the CLI started is reloaded too. Hosts built by
     reloads are closed before this returns; ``host`` itself stays the caller's to close.
 
     Everything shown (renderer, ``report.stderr``, ``report.problems``, errors) has the
     config's secrets replaced with ``***``.
     """
     options = options or RunOptions.from_config(host.config.run)
+    since = time.time_ns() if watch_since is None else watch_since
     path = find_cli(cli, environ=environ)
     gate = make_gate(host, yes=yes, asker=asker)
     if terminal is not None and isinstance(gate.asker, TerminalAsker):
@@ -158,7 +163,7 @@ async def run_host(host: Host, prompts: Iterable[str] | AsyncIterable[str], *,
                             tasks: list[Callable[[], Any]] = [live[0].follow_upstreams]
                             if watch is not None:
                                 tasks.append(_reloader(host, watch, live[0], watch_interval,
-                                                       redact).run)
+                                                       since, redact).run)
                             await _converse(session, prompts, signals, tasks)
                 finally:
                     # signals that come while shutting down are taken (and ignored) until here
@@ -214,7 +219,7 @@ def _giving_up(show: Callable[[Mapping[str, Any]], None], signals: Signals,
     return on_message
 
 
-def _reloader(host: Host, load: Reload, live: LiveHost, interval: float,
+def _reloader(host: Host, load: Reload, live: LiveHost, interval: float, since: int,
               redact: Callable[[str], str]) -> Reloader[Host]:
     from toolhost.reload import Reloader
 
@@ -258,7 +263,7 @@ def _reloader(host: Host, load: Reload, live: LiveHost, interval: float,
                      f"{exc}"), file=sys.stderr, flush=True)
 
     return Reloader(path, load=build, on_swap=live.swap, initial=host, interval=interval,
-                    on_error=report)
+                    on_error=report, since=since)
 
 
 async def _converse(session: CliSession, prompts: Iterable[str] | AsyncIterable[str],

@@ -1,0 +1,42 @@
+"""The settings toolhost gives the CLI: a whole-tool ask rule for every tool (the e2e proof
+with the real CLI: tests/e2e/test_run_asks_everything.py)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from toolhost.config.cli_args import weakening
+from toolhost.permissions.lint import BUILTIN_TOOLS
+from toolhost.runner.cli_settings import ASKED_BUILTINS, ask_everything, settings_json
+from toolhost.runner.command import RunOptions, build_command
+
+# Tools that only touch the CLI's own session state; every other built-in must be named.
+BOOKKEEPING = {"AskUserQuestion", "ExitPlanMode", "TodoWrite", "EnterPlanMode", "CronCreate",
+               "CronDelete", "CronList", "ListAgents", "ReportFindings", "ScheduleWakeup"}
+
+
+def test_every_tool_and_every_server_is_asked_about() -> None:
+    asks = ask_everything(["s", "fs"])["permissions"]["ask"]
+    assert asks[0] == "*"
+    assert set(asks) == {"*", *ASKED_BUILTINS, "mcp__s", "mcp__fs"}
+    assert len(asks) == len(set(asks))
+    assert set(ask_everything()["permissions"]) == {"ask"}  # nothing allowed, no mode
+
+
+@pytest.mark.parametrize("tool", sorted(BUILTIN_TOOLS - BOOKKEEPING))
+def test_every_acting_built_in_is_named_for_a_cli_without_the_star_rule(tool: str) -> None:
+    assert tool in ASKED_BUILTINS
+
+
+def test_the_settings_reach_the_cli_once_before_the_users_arguments() -> None:
+    options = RunOptions(cli_args=("--add-dir", "/x"))
+    argv = build_command("claude", {"s": []}, external={"fs": {"type": "stdio"}},
+                         options=options, environ={}).argv
+    assert argv.count("--settings") == 1
+    at = argv.index("--settings")
+    assert json.loads(argv[at + 1]) == json.loads(settings_json(["s", "fs"]))
+    assert argv[-2:] == ("--add-dir", "/x")
+    # the same flag from a config or the command line stays refused
+    assert weakening(["--settings", argv[at + 1]]) is not None

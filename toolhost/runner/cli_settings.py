@@ -1,0 +1,47 @@
+"""The settings toolhost gives the Claude CLI (``--settings``): ask about every tool call.
+
+The CLI decides some calls by itself before it would ask toolhost (``can_use_tool``): a
+read inside the working directory or an ``--add-dir`` directory (``Read``, read-only Bash
+such as ``cat`` or ``grep -r``), a WebFetch of one of its pre-approved hosts, a tool it
+deems harmless (``Monitor`` runs a command), and whatever an allow rule in the user's or
+the project's settings files names. A whole-tool *ask* rule is checked before all of
+those, and before allow rules from any settings file, so toolhost passes one for every
+tool: ``*`` (every tool the CLI has, including tools a later CLI version adds), and each
+built-in tool and MCP server by name, for a CLI that would not take ``*``. Then every call
+reaches toolhost's rules, the audit log and, for an ask, the person (docs/running.md).
+
+The CLI's bookkeeping tools (TodoWrite, EnterPlanMode, CronCreate, TaskStop, ...) are
+asked about too: the config's rules decide them like any other tool (under
+``default: deny``, allow the ones a session needs: ``allow: [TodoWrite]``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any
+
+__all__ = ["ASKED_BUILTINS", "ask_everything", "settings_json"]
+
+# The CLI's tools that act outside its own session state (files, commands, the network,
+# sub-agents, skills, MCP resources, worktrees, other sessions), named one by one for a
+# CLI that does not take the ``*`` rule; ``*`` covers them and every other tool as well.
+ASKED_BUILTINS: tuple[str, ...] = (
+    "Bash", "BashOutput", "KillShell", "KillBash", "Monitor", "Read", "NotebookRead",
+    "Write", "Edit", "MultiEdit", "NotebookEdit", "Glob", "Grep", "LS", "WebFetch",
+    "WebSearch", "Task", "Agent", "Skill", "SlashCommand", "Workflow", "SendMessage",
+    "EnterWorktree", "ExitWorktree", "ListMcpResourcesTool", "ReadMcpResourceTool",
+    "TaskOutput", "TaskStop",
+)
+
+
+def ask_everything(servers: Iterable[str] = ()) -> dict[str, Any]:
+    """The settings object: a whole-tool ask rule for ``*``, every name in
+    ``ASKED_BUILTINS`` and ``mcp__<server>`` for each MCP server (toolhost's and external)."""
+    rules = ["*", *ASKED_BUILTINS, *(f"mcp__{name}" for name in servers)]
+    return {"permissions": {"ask": list(dict.fromkeys(rules))}}
+
+
+def settings_json(servers: Iterable[str] = ()) -> str:
+    """``ask_everything(servers)`` as the JSON text ``--settings`` takes."""
+    return json.dumps(ask_everything(servers), separators=(",", ":"))
