@@ -1,5 +1,5 @@
 """Every call the real CLI would run by itself reaches the rules: reads inside the working
-directory or an ``--add-dir`` directory, read-only Bash, ``Monitor``, WebFetch of the CLI's
+directory, read-only Bash, ``Monitor``, WebFetch of the CLI's
 pre-approved hosts, tools the user's or the project's settings allow, or a PreToolUse hook
 answers allow for (toolhost.runner.cli_settings). Each case was run by the CLI unasked
 before: no audit line, the secret shown."""
@@ -86,9 +86,8 @@ UNASKED_BEFORE = [
         "description": "m", "timeout_ms": 2000, "command": "cat secret.txt"}}, ()),
     ("webfetch-preapproved", lambda p: {"tool": "WebFetch", "input": {
         "url": "https://docs.python.org/3/library/os.html", "prompt": "x"}}, ()),
-    ("read-add-dir", lambda p: {"tool": "Read", "input": {
-        "file_path": str(p.parent / "other" / "secret.txt")}},
-     ("--add-dir", "{other}")),
+    # (a read under ``--add-dir`` was asked too; run refuses ``--add-dir`` now:
+    # tests/config/test_cli_args.py)
 ]
 
 
