@@ -21,6 +21,7 @@ from toolhost.backends.http_headers import model_header_reason
 from toolhost.config.tree import Path as KeyPath
 from toolhost.excerpt import cut
 from toolhost.gateway.openapi_doc import OpenApiDoc, resolve_pointer
+from toolhost.gateway.openapi_paths import encode_piece, is_extension, join_path, path_key_problem
 from toolhost.gateway.openapi_schema import SchemaConverter
 
 __all__ = ["METHODS", "Operation", "Plan", "operations", "plan_tool"]
@@ -81,16 +82,18 @@ class Plan:
 
     def http_options(self, base_url: str, fixed: Mapping[str, Any],
                      extra_query: Mapping[str, str]) -> dict[str, Any]:
-        """The ``http`` backend's options; ``fixed`` arguments are written as literals."""
+        """The ``http`` backend's options; ``fixed`` arguments are written as literals.
+        Raises ``ValueError`` when the URL would not go to ``base_url``'s host."""
         by_original = {(place, original): arg for arg, (place, original) in self.places.items()}
 
-        url = base_url.rstrip("/")
+        path = ""
         for index, piece in enumerate(_PATH_PART.split(self.path)):
             if index % 2 == 0:  # literal text of the path, never a template
-                url += quote(piece, safe="/:@!$&'()*+,;=-._~%")
+                path += encode_piece(piece)
                 continue
             arg = by_original[("path", piece)]
-            url += quote(_text(fixed[arg]), safe="") if arg in fixed else "{{ " + arg + " }}"
+            path += quote(_text(fixed[arg]), safe="") if arg in fixed else "{{ " + arg + " }}"
+        url = join_path(base_url, path)  # ValueError: the host would not be base_url's
         literal = [f"{quote(k, safe='')}={quote(v, safe='')}" for k, v in extra_query.items()]
         if literal:
             url += "?" + "&".join(literal)
@@ -107,12 +110,13 @@ class Plan:
 
 
 def operations(doc: OpenApiDoc) -> list[Operation]:
-    """Every operation of the document, in document order."""
+    """Every operation of the document, in document order (``x-`` keys of ``paths`` are
+    extensions, not paths; any other key that is no path is left out by ``plan_tool``)."""
     found = []
     paths = doc.data.get("paths")
     for path, item in (paths.items() if isinstance(paths, Mapping) else ()):
-        if not isinstance(path, str) or not isinstance(item, Mapping):
-            continue
+        if not isinstance(path, str) or not isinstance(item, Mapping) or is_extension(path):
+            continue  # an x-... key is a specification extension, never an operation
         shared = item.get("parameters")
         for method in METHODS:
             node = item.get(method)
@@ -134,6 +138,9 @@ def plan_tool(doc: OpenApiDoc, op: Operation, converter: SchemaConverter,
     """The tool for ``op``, or why it is left out. A header parameter the model may not fill
     (``model_header_reason``: framing, credentials, routing, any of ``server_headers``) is
     dropped and named in ``Plan.dropped``; the request carries the server's own, if any."""
+    odd = path_key_problem(op.path)
+    if odd:
+        return odd
     if not all(_PATH_PART.fullmatch(p) or ("{" not in p and "}" not in p)
                for p in _PATH_PART.split(op.path) if p):
         return "its path has an unbalanced '{' or '}'"

@@ -230,9 +230,15 @@ def _tool(check: Checker, path: Path, server: str, doc: OpenApiDoc, op: Operatio
     annotations = {**plan.annotations, **reshape.annotations}
     origin = reshape.origin if reshape.origin.line else \
         mark_for(doc.marks, op.where, doc.file).origin(op.where)
+    try:
+        options = plan.http_options(base, fixed, query)
+    except ValueError as exc:  # the path would send the request to another host
+        check.problems.append(doc.problem(("paths", op.path), f"operation {op.key!r}: {exc}",
+                                          "requests go only to the server's base URL"))
+        return None
     return ToolConfig(
         name=reshape.name or _fitting(plan.name, server), server=server,
-        backend=BackendSpec("http", plan.http_options(base, fixed, query), origin),
+        backend=BackendSpec("http", options, origin),
         description=reshape.description or plan.description, title=reshape.title,
         input_schema=plan.input_schema(), annotations=annotations, origin=origin)
 
