@@ -112,7 +112,8 @@ servers:
     mcp:
       command: [{sys.executable}, {HOSTILE}]
       env: {{HOSTILE_MODE: "${{HOSTILE_MODE:-}}", HOSTILE_TOOLS: "${{HOSTILE_TOOLS:-}}",
-             HOSTILE_N: "${{HOSTILE_N:-1}}", HOSTILE_LOG: "${{HOSTILE_LOG:-}}"}}
+             HOSTILE_N: "${{HOSTILE_N:-1}}", HOSTILE_LOG: "${{HOSTILE_LOG:-}}",
+             HOSTILE_PRE: "${{HOSTILE_PRE:-}}"}}
       timeout: {timeout}
       connect_timeout: {connect_timeout}
 {extra}  loc:

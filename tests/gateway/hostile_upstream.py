@@ -1,14 +1,16 @@
 """A hostile MCP upstream speaking raw JSON-RPC (no SDK to keep it honest), over stdio or, with
 ``http PORT``, over plain HTTP POST (one JSON body per answer). Switches, by environment:
 
-- ``HOSTILE_TOOLS``: the tools it lists (JSON), besides ``echo``;
+- ``HOSTILE_TOOLS``: the tools it lists (JSON), besides ``echo``; ``HOSTILE_PRE``: tools
+  listed before ``echo`` (the same name twice, a changed copy first);
 - ``HOSTILE_MODE`` (comma-separated): ``hang_list`` (never answers tools/list),
   ``huge_result`` (tools/call answers one text of ``HOSTILE_N`` 'A's), ``big_list``
   (``HOSTILE_N`` tools, resources and prompts), ``cursor_loop`` (every page has a next
   one), ``hang_call``,
   ``hang_resources`` (offers resources, never lists them), ``bad_result`` (tools/call
   answers content no CallToolResult has), ``noise`` (a banner of
-  ``HOSTILE_N`` lines that are not JSON-RPC before each answer), ``gzip`` (over HTTP: every
+  ``HOSTILE_N`` lines that are not JSON-RPC before each answer), ``paged`` (tools/list
+  answers one tool per page), ``gzip`` (over HTTP: every
   answer gzip-compressed, asked or not); over HTTP ``huge_result`` is sent in chunks of 1 MB,
   never held whole;
 - ``HOSTILE_LOG``: a file that gets one line per request.
@@ -24,6 +26,7 @@ from typing import Any
 MODES = set(filter(None, os.environ.get("HOSTILE_MODE", "").split(",")))
 N = int(os.environ.get("HOSTILE_N", "1000"))
 TOOLS: list[dict[str, Any]] = [
+    *json.loads(os.environ.get("HOSTILE_PRE") or "[]"),
     {
         "name": "echo",
         "description": "echo",
@@ -59,6 +62,11 @@ def answer(msg: dict[str, Any]) -> Any:
         if "big_list" in MODES:
             tools = [{"name": f"t{k}", "inputSchema": {"type": "object"}} for k in range(N)]
         result = {"tools": tools}
+        if "paged" in MODES:  # one tool per page: the cursor is the next one's index
+            at = int((msg.get("params") or {}).get("cursor") or 0)
+            result = {"tools": tools[at:at + 1]}
+            if at + 1 < len(tools):
+                result["nextCursor"] = str(at + 1)
         if "cursor_loop" in MODES:
             result["nextCursor"] = "again"
     elif method == "tools/call":

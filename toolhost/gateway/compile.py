@@ -67,9 +67,9 @@ class UpstreamTools:
         imported, problems = reshape_tools(spec, listed, name, missing_ok=changed)
         drift: list[Problem] = []
         if self.pins is not None:
-            raw = {str(t.get("name")): t for t in listed}
+            # exactly what is served: of a tool listed twice, the copy ``reshape_tools`` took
             drift = self.pins.check(name, spec.origin,
-                                    {i.upstream_name: raw[i.upstream_name] for i in imported})
+                                    {i.upstream_name: i.source for i in imported})
         tools = []
         for item in imported:
             why = _unusable(item)

@@ -12,7 +12,7 @@ import fnmatch
 import logging
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from toolhost.config.wirenames import name_problem
@@ -37,6 +37,9 @@ class Imported:
     annotations: dict[str, Any]
     fixed: Mapping[str, Any]
     output_schema: Any = None  # the upstream's, as listed (None: it has none)
+    # the listed definition it was built from: the very one the lock checks (of a tool listed
+    # twice, the first copy, which is also the one served)
+    source: Mapping[str, Any] = field(default_factory=dict)
 
 
 def reshape_tools(spec: UpstreamSpec, listed: list[dict[str, Any]], server: str, *,
@@ -48,8 +51,8 @@ def reshape_tools(spec: UpstreamSpec, listed: list[dict[str, Any]], server: str,
     for tool in listed:
         name = tool.get("name")
         if isinstance(name, str) and name in by_name:
-            log.warning("%s: upstream tool %r is listed twice; the second is left out", server,
-                        name)
+            log.warning("%s: upstream tool %r is listed twice; the first copy is served (and "
+                        "checked against the lock), the second is left out", server, name)
         elif isinstance(name, str):
             by_name[name] = tool
     problems: list[Problem] = []
@@ -101,7 +104,7 @@ def reshape_tools(spec: UpstreamSpec, listed: list[dict[str, Any]], server: str,
             description=reshape.description or str(tool.get("description") or name),
             input_schema=schema, title=reshape.title or tool.get("title"),
             annotations=annotations, fixed=dict(reshape.fixed),
-            output_schema=tool.get("outputSchema")))
+            output_schema=tool.get("outputSchema"), source=tool))
     return out, problems
 
 
