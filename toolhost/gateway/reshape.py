@@ -51,8 +51,8 @@ def reshape_tools(spec: UpstreamSpec, listed: list[dict[str, Any]], server: str,
     for tool in listed:
         name = tool.get("name")
         if isinstance(name, str) and name in by_name:
-            log.warning("%s: upstream tool %r is listed twice; the first copy is served (and "
-                        "checked against the lock), the second is left out", server, name)
+            log.warning("%s: upstream tool %r is listed twice; the second is left out (the "
+                        "first is served, and checked against the lock)", server, name)
         elif isinstance(name, str):
             by_name[name] = tool
     problems: list[Problem] = []
