@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 from urllib.parse import quote
 
-from toolhost.backends.http_headers import model_header_reason
+from toolhost.backends.http_headers import model_header_reason, query_reason
 from toolhost.config.tree import Path as KeyPath
 from toolhost.excerpt import cut
 from toolhost.gateway.openapi_doc import OpenApiDoc, resolve_pointer
@@ -68,8 +68,9 @@ class Plan:
     places: dict[str, tuple[Place, str]] = field(default_factory=dict)  # arg -> where, name
     defs: dict[str, Any] = field(default_factory=dict)
     annotations: dict[str, Any] = field(default_factory=dict)
-    # header parameters the model may not fill: name, why, where in the document
-    dropped: list[tuple[str, str, KeyPath]] = field(default_factory=list)
+    # header and query parameters the model may not fill: place, name, why, where in the
+    # document
+    dropped: list[tuple[str, str, str, KeyPath]] = field(default_factory=list)
 
     def input_schema(self) -> dict[str, Any]:
         schema: dict[str, Any] = {"type": "object", "properties": self.properties,
@@ -134,10 +135,13 @@ def operations(doc: OpenApiDoc) -> list[Operation]:
 
 
 def plan_tool(doc: OpenApiDoc, op: Operation, converter: SchemaConverter,
-              server_headers: frozenset[str] = frozenset()) -> Plan | str:
+              server_headers: frozenset[str] = frozenset(),
+              query_names: frozenset[str] = frozenset()) -> Plan | str:
     """The tool for ``op``, or why it is left out. A header parameter the model may not fill
-    (``model_header_reason``: framing, credentials, routing, any of ``server_headers``) is
-    dropped and named in ``Plan.dropped``; the request carries the server's own, if any."""
+    (``model_header_reason``: framing, credentials, routing, any of ``server_headers``), or a
+    query parameter a server may read as one of ``query_names`` (the credentials' query
+    parameters), is dropped and named in ``Plan.dropped``; the request carries the server's
+    own, if any."""
     odd = path_key_problem(op.path)
     if odd:
         return odd
@@ -173,13 +177,16 @@ def plan_tool(doc: OpenApiDoc, op: Operation, converter: SchemaConverter,
         if place == "header" and original.lower() in ("accept", "content-type",
                                                        "authorization"):
             continue  # OpenAPI: such header parameters are ignored (the backend sets them)
+        # compared as lenient servers do (case, '_' for '-', whitespace, Unicode forms)
+        why = model_header_reason(original, server_headers) if place == "header" else None
+        if not why and place == "query":
+            why = query_reason(original, query_names)
+        if why:
+            plan.dropped.append((place, original, why, located[key]))
+            continue
         if place == "header" and not _HEADER_NAME.match(original):
             if param.get("required") is True:
                 return f"its header parameter {original!r} is not a valid header name"
-            continue
-        why = model_header_reason(original, server_headers) if place == "header" else None
-        if why:
-            plan.dropped.append((original, why, located[key]))
             continue
         schema = _param_schema(param, converter)
         if place == "query" and _is_object(schema) and param.get("style") == "deepObject":
