@@ -10,7 +10,8 @@
   ``hang_resources`` (offers resources, never lists them), ``bad_result`` (tools/call
   answers content no CallToolResult has), ``noise`` (a banner of
   ``HOSTILE_N`` lines that are not JSON-RPC before each answer), ``paged`` (tools/list
-  answers one tool per page), ``gzip`` (over HTTP: every
+  answers one tool per page), ``badnotes`` (before answering tools/call, ``HOSTILE_N``
+  notifications with invalid params, of several kinds), ``gzip`` (over HTTP: every
   answer gzip-compressed, asked or not); over HTTP ``huge_result`` is sent in chunks of 1 MB,
   never held whole;
 - ``HOSTILE_LOG``: a file that gets one line per request.
@@ -98,6 +99,22 @@ def answer(msg: dict[str, Any]) -> Any:
     return {"jsonrpc": "2.0", "id": ident, "result": result}
 
 
+def bad_note(k: int, token: Any) -> dict[str, Any]:
+    """The k-th notification of ``badnotes``: each kind's params are invalid, and each
+    names something new (a new method, a new text) so no two lines are alike."""
+    kinds: list[tuple[str, dict[str, Any]]] = [
+        ("notifications/progress", {"progressToken": None, "progress": k,
+                                    "message": f"p{k}\nTraceback (most recent call last):"}),
+        ("notifications/progress", {"progressToken": token, "progress": "much"}),
+        ("notifications/message", {"level": f"loud{k}", "data": "x"}),
+        ("notifications/resources/updated", {"uri": k}),
+        (f"notifications/x{k}", {"junk": [k]}),
+        ("notifications/tools/list_changed", {"_meta": f"m{k}"}),
+    ]
+    method, params = kinds[k % len(kinds)]
+    return {"jsonrpc": "2.0", "method": method, "params": params}
+
+
 def stdio() -> None:
     for line in sys.stdin:
         try:
@@ -105,6 +122,10 @@ def stdio() -> None:
         except ValueError:
             continue
         out = answer(msg)
+        if "badnotes" in MODES and msg.get("method") == "tools/call":
+            token = (msg["params"].get("_meta") or {}).get("progressToken")
+            for k in range(N):
+                sys.stdout.write(json.dumps(bad_note(k, token)) + "\n")
         if "noise" in MODES and msg.get("method") == "tools/list":
             sys.stdout.write("banner: not JSON-RPC\n" * N)
         if out is not None:
