@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolhost.config.wirenames import name_problem
+from toolhost.config.wirenames import MAX_WIRE_NAME, name_problem
 from toolhost.errors import Problem
 from toolhost.gateway.spec import Reshape, UpstreamSpec
 
@@ -89,6 +89,12 @@ def reshape_tools(spec: UpstreamSpec, listed: list[dict[str, Any]], server: str,
             log.warning("%s: upstream tool %r is left out: its name is not a valid tool name "
                         "(rename it under tools.%s.name)", server, name, name)
             continue
+        wire = f"mcp__{server}__{shown}"
+        if len(wire) > MAX_WIRE_NAME:  # (a rename that long is refused at load)
+            log.warning("%s: upstream tool %r is left out: its full name %r is %d characters, "
+                        "over the Claude API's %d (rename it under tools.%s.name)", server,
+                        name, wire, len(wire), MAX_WIRE_NAME, name)
+            continue
         ambiguous = name_problem(shown, server=server)
         if ambiguous and not reshape.name:
             log.warning("%s: upstream tool %r is left out: its name %s (rename it under "
@@ -156,6 +162,12 @@ def never_shown(spec: UpstreamSpec, server: str, tool: str) -> tuple[str, str] |
         return (any(fnmatch.fnmatchcase(name, g) for g in spec.include)
                 and not any(fnmatch.fnmatchcase(name, g) for g in spec.exclude))
 
+    wire = f"mcp__{server}__{tool}"
+    if len(wire) > MAX_WIRE_NAME:
+        return (f"the tool's full name {wire!r} is {len(wire)} characters, over the Claude "
+                f"API's {MAX_WIRE_NAME}: an upstream tool of that name is left out, so the "
+                "rule never matches", f"rename the upstream tool under servers.{server}.tools."
+                f"<its name>.name and name 'mcp__{server}__<the new name>' in the rule")
     if any(r.name == tool and chosen(n) for n, r in spec.reshape.items()):
         return None
     if not _NAME.match(tool) or name_problem(tool, server=server):
