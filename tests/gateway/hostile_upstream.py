@@ -10,7 +10,13 @@
   ``hang_resources`` (offers resources, never lists them), ``bad_result`` (tools/call
   answers content no CallToolResult has), ``noise`` (a banner of
   ``HOSTILE_N`` lines that are not JSON-RPC before each answer), ``paged`` (tools/list
-  answers one tool per page), ``badnotes`` (before answering tools/call, ``HOSTILE_N``
+  answers one tool per page), ``embed_text``/``embed_blob``/``embed_mixed``/``link``/``meta``
+  (tools/call answers an embedded resource of ``HOSTILE_N`` characters, a text block and
+  one, a resource_link whose fields are that long, a text block with a ``_meta`` that long),
+  ``bigdesc`` (a tool ``big`` whose description, title, annotations.title and parameter
+  description are ``HOSTILE_N`` characters, a tool ``huge`` with an enum of ``HOSTILE_N``
+  values, and a resource, template and prompt described as long), ``badnotes``
+  (before answering tools/call, ``HOSTILE_N``
   notifications with invalid params, of several kinds), ``gzip`` (over HTTP: every
   answer gzip-compressed, asked or not); over HTTP ``huge_result`` is sent in chunks of 1 MB,
   never held whole;
@@ -51,8 +57,9 @@ def answer(msg: dict[str, Any]) -> Any:
             "protocolVersion": msg["params"]["protocolVersion"],
             "capabilities": {
                 "tools": {},
-                **({"resources": {}} if MODES & {"hang_resources", "big_list"} else {}),
-                **({"prompts": {}} if "big_list" in MODES else {}),
+                **({"resources": {}} if MODES & {"hang_resources", "big_list", "bigdesc"}
+                   else {}),
+                **({"prompts": {}} if MODES & {"big_list", "bigdesc"} else {}),
             },
             "serverInfo": {"name": "hostile", "version": "1"},
         }
@@ -60,6 +67,14 @@ def answer(msg: dict[str, Any]) -> Any:
         if "hang_list" in MODES:
             return None
         tools = TOOLS
+        if "bigdesc" in MODES:
+            tools = [*TOOLS, {"name": "big", "description": "D" * N, "title": "T" * N,
+                              "annotations": {"title": "A" * N, "readOnlyHint": True},
+                              "inputSchema": {"type": "object", "properties": {
+                                  "q": {"type": "string", "description": "P" * N,
+                                        "title": "Q" * N}}}},
+                     {"name": "huge", "inputSchema": {"type": "object", "properties": {
+                         "q": {"enum": [f"v{k}" for k in range(N // 4)]}}}}]
         if "big_list" in MODES:
             tools = [{"name": f"t{k}", "inputSchema": {"type": "object"}} for k in range(N)]
         result = {"tools": tools}
@@ -79,10 +94,21 @@ def answer(msg: dict[str, Any]) -> Any:
             else f"called {msg['params']['name']} with {json.dumps(msg['params'].get('arguments'))}"
         )
         result = {"content": [{"type": "text", "text": text}]}
+        if MODES & {"embed_text", "embed_blob", "embed_mixed", "link", "meta"}:
+            result = {"content": embedded()}
         if "bad_result" in MODES:  # not a CallToolResult
             result = {"content": [{"type": "video", "data": "x"}], "isError": "yes"}
     elif method == "resources/list" and "hang_resources" in MODES:
         return None
+    elif method == "resources/list" and "bigdesc" in MODES:
+        result = {"resources": [{"uri": "x://r", "name": "r", "description": "R" * N,
+                                 "title": "T" * N}]}
+    elif method == "resources/templates/list" and "bigdesc" in MODES:
+        result = {"resourceTemplates": [{"uriTemplate": "x://t/{a}", "name": "t",
+                                         "description": "R" * N}]}
+    elif method == "prompts/list" and "bigdesc" in MODES:
+        result = {"prompts": [{"name": "p", "description": "R" * N, "arguments": [
+            {"name": "a", "description": "P" * N}]}]}
     elif method == "resources/templates/list" and "big_list" in MODES:
         result = {"resourceTemplates": []}
     elif method in ("resources/list", "prompts/list") and "big_list" in MODES:
@@ -97,6 +123,22 @@ def answer(msg: dict[str, Any]) -> Any:
     else:
         return {"jsonrpc": "2.0", "id": ident, "error": {"code": -32601, "message": "no"}}
     return {"jsonrpc": "2.0", "id": ident, "result": result}
+
+
+def embedded() -> list[dict[str, Any]]:
+    """The content of an answer in the embed_*/link/meta modes."""
+    if "embed_text" in MODES:
+        return [{"type": "resource", "resource": {"uri": "x://a", "text": "B" * N}}]
+    if "embed_blob" in MODES:
+        return [{"type": "resource", "resource": {"uri": "x://a", "blob": "QUJD" * (N // 4),
+                                                  "mimeType": "application/zip"}}]
+    if "embed_mixed" in MODES:
+        return [{"type": "text", "text": "A" * N},
+                {"type": "resource", "resource": {"uri": "x://a", "text": "B" * N}}]
+    if "link" in MODES:
+        return [{"type": "resource_link", "uri": "x://l/" + "U" * N, "name": "N" * N,
+                 "title": "T" * N, "description": "D" * N}]
+    return [{"type": "text", "text": "ok", "_meta": {"m": "M" * N}}]
 
 
 def bad_note(k: int, token: Any) -> dict[str, Any]:

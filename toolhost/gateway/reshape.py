@@ -17,6 +17,7 @@ from typing import Any
 
 from toolhost.config.wirenames import MAX_WIRE_NAME, name_problem
 from toolhost.errors import Problem
+from toolhost.gateway.bounds import MAX_TOOL_CHARS, bound_entry, too_big
 from toolhost.gateway.spec import Reshape, UpstreamSpec
 
 __all__ = ["Imported", "never_shown", "reshape_tools"]
@@ -101,16 +102,22 @@ def reshape_tools(spec: UpstreamSpec, listed: list[dict[str, Any]], server: str,
                         "tools.%s.name)", server, name,
                         "starts with '_'" if shown.startswith("_") else "contains '__'", name)
             continue
-        schema, found = _schema(tool.get("inputSchema"), reshape, name, server)
+        bounded = bound_entry(tool)  # what the upstream wrote for the model, cut
+        size = too_big(bounded)
+        if size:
+            log.warning("%s: upstream tool %r is left out: its definition is %s characters, "
+                        "over %s", server, name, f"{size:,}", f"{MAX_TOOL_CHARS:,}")
+            continue
+        schema, found = _schema(bounded.get("inputSchema"), reshape, name, server)
         problems += found
-        annotations = dict(tool.get("annotations") or {})
+        annotations = dict(bounded.get("annotations") or {})
         annotations.update(reshape.annotations)
         out.append(Imported(
             name=shown, upstream_name=name,
-            description=reshape.description or str(tool.get("description") or name),
-            input_schema=schema, title=reshape.title or tool.get("title"),
+            description=reshape.description or str(bounded.get("description") or name),
+            input_schema=schema, title=reshape.title or bounded.get("title"),
             annotations=annotations, fixed=dict(reshape.fixed),
-            output_schema=tool.get("outputSchema"), source=tool))
+            output_schema=bounded.get("outputSchema"), source=tool))
     return out, problems
 
 
