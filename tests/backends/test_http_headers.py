@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from toolhost.backends.base import CallContext
 from toolhost.compile import compile_tools
@@ -109,3 +111,25 @@ def test_a_server_block_never_writes_a_framing_header(tmp_path: Path, block: str
         load_config(config, environ={}, layers=False)
     found = [str(p) for p in caught.value.problems]
     assert any("toolhost.yaml:5:" in p and "framing or hop-by-hop" in p for p in found), found
+
+
+FORBIDDEN = ["Host", "Content-Length", "Transfer-Encoding", "Proxy-Authorization",
+             "X-Forwarded-Host", "X-Forwarded-For", "Forwarded", "Cookie", "Authorization",
+             "X-Original-URL", "X-Team", "X-Api-Key"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(name=st.sampled_from(FORBIDDEN), data=st.data())
+def test_every_spelling_of_a_forbidden_header_is_refused(name: str, data: st.DataObject
+                                                         ) -> None:
+    from toolhost.backends.http_headers import model_header_reason
+
+    spelt = ""
+    for char in name:
+        char = data.draw(st.sampled_from([char.lower(), char.upper()]))
+        if char == "-":
+            char = data.draw(st.sampled_from(["-", "_", "\uff3f", "\uff0d"]))
+        elif data.draw(st.booleans()):  # a full-width letter
+            char = chr(ord(char) + 0xFEE0) if char.isascii() and char.isalpha() else char
+        spelt += char + data.draw(st.sampled_from(["", "", "", " ", "\t", "\u200b"]))
+    assert model_header_reason(spelt, frozenset({"x-team", "x-api-key"})) is not None, spelt

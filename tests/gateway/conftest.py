@@ -103,8 +103,9 @@ HOSTILE = HERE / "hostile_upstream.py"
 def hostile_config(tmp_path: Path, *, timeout: str = "5s", connect_timeout: str = "30s",
                    extra: str = "") -> Path:
     """A config importing the hostile upstream over stdio (its switches from the environment:
-    HOSTILE_MODE, HOSTILE_TOOLS, HOSTILE_N) and a local command tool ``loc.hi``."""
+    HOSTILE_MODE, HOSTILE_TOOLS, HOSTILE_PRE, HOSTILE_N) and a local command tool ``loc.hi``."""
     config = tmp_path / "hostile.yaml"
+    pre = 'HOSTILE_PRE: "${HOSTILE_PRE:-}"'  # (one line: the tests name the config's lines)
     config.write_text(f"""\
 toolhost: 1
 servers:
@@ -112,7 +113,7 @@ servers:
     mcp:
       command: [{sys.executable}, {HOSTILE}]
       env: {{HOSTILE_MODE: "${{HOSTILE_MODE:-}}", HOSTILE_TOOLS: "${{HOSTILE_TOOLS:-}}",
-             HOSTILE_N: "${{HOSTILE_N:-1}}", HOSTILE_LOG: "${{HOSTILE_LOG:-}}"}}
+             HOSTILE_N: "${{HOSTILE_N:-1}}", HOSTILE_LOG: "${{HOSTILE_LOG:-}}", {pre}}}
       timeout: {timeout}
       connect_timeout: {connect_timeout}
 {extra}  loc:

@@ -1,14 +1,23 @@
 """A hostile MCP upstream speaking raw JSON-RPC (no SDK to keep it honest), over stdio or, with
 ``http PORT``, over plain HTTP POST (one JSON body per answer). Switches, by environment:
 
-- ``HOSTILE_TOOLS``: the tools it lists (JSON), besides ``echo``;
+- ``HOSTILE_TOOLS``: the tools it lists (JSON), besides ``echo``; ``HOSTILE_PRE``: tools
+  listed before ``echo`` (the same name twice, a changed copy first);
 - ``HOSTILE_MODE`` (comma-separated): ``hang_list`` (never answers tools/list),
   ``huge_result`` (tools/call answers one text of ``HOSTILE_N`` 'A's), ``big_list``
   (``HOSTILE_N`` tools, resources and prompts), ``cursor_loop`` (every page has a next
   one), ``hang_call``,
   ``hang_resources`` (offers resources, never lists them), ``bad_result`` (tools/call
   answers content no CallToolResult has), ``noise`` (a banner of
-  ``HOSTILE_N`` lines that are not JSON-RPC before each answer), ``gzip`` (over HTTP: every
+  ``HOSTILE_N`` lines that are not JSON-RPC before each answer), ``paged`` (tools/list
+  answers one tool per page), ``embed_text``/``embed_blob``/``embed_mixed``/``link``/``meta``
+  (tools/call answers an embedded resource of ``HOSTILE_N`` characters, a text block and
+  one, a resource_link whose fields are that long, a text block with a ``_meta`` that long),
+  ``bigdesc`` (a tool ``big`` whose description, title, annotations.title and parameter
+  description are ``HOSTILE_N`` characters, a tool ``huge`` with an enum of ``HOSTILE_N``
+  values, and a resource, template and prompt described as long), ``badnotes``
+  (before answering tools/call, ``HOSTILE_N``
+  notifications with invalid params, of several kinds), ``gzip`` (over HTTP: every
   answer gzip-compressed, asked or not); over HTTP ``huge_result`` is sent in chunks of 1 MB,
   never held whole;
 - ``HOSTILE_LOG``: a file that gets one line per request.
@@ -24,6 +33,7 @@ from typing import Any
 MODES = set(filter(None, os.environ.get("HOSTILE_MODE", "").split(",")))
 N = int(os.environ.get("HOSTILE_N", "1000"))
 TOOLS: list[dict[str, Any]] = [
+    *json.loads(os.environ.get("HOSTILE_PRE") or "[]"),
     {
         "name": "echo",
         "description": "echo",
@@ -47,8 +57,9 @@ def answer(msg: dict[str, Any]) -> Any:
             "protocolVersion": msg["params"]["protocolVersion"],
             "capabilities": {
                 "tools": {},
-                **({"resources": {}} if MODES & {"hang_resources", "big_list"} else {}),
-                **({"prompts": {}} if "big_list" in MODES else {}),
+                **({"resources": {}} if MODES & {"hang_resources", "big_list", "bigdesc"}
+                   else {}),
+                **({"prompts": {}} if MODES & {"big_list", "bigdesc"} else {}),
             },
             "serverInfo": {"name": "hostile", "version": "1"},
         }
@@ -56,9 +67,22 @@ def answer(msg: dict[str, Any]) -> Any:
         if "hang_list" in MODES:
             return None
         tools = TOOLS
+        if "bigdesc" in MODES:
+            tools = [*TOOLS, {"name": "big", "description": "D" * N, "title": "T" * N,
+                              "annotations": {"title": "A" * N, "readOnlyHint": True},
+                              "inputSchema": {"type": "object", "properties": {
+                                  "q": {"type": "string", "description": "P" * N,
+                                        "title": "Q" * N}}}},
+                     {"name": "huge", "inputSchema": {"type": "object", "properties": {
+                         "q": {"enum": [f"v{k}" for k in range(N // 4)]}}}}]
         if "big_list" in MODES:
             tools = [{"name": f"t{k}", "inputSchema": {"type": "object"}} for k in range(N)]
         result = {"tools": tools}
+        if "paged" in MODES:  # one tool per page: the cursor is the next one's index
+            at = int((msg.get("params") or {}).get("cursor") or 0)
+            result = {"tools": tools[at:at + 1]}
+            if at + 1 < len(tools):
+                result["nextCursor"] = str(at + 1)
         if "cursor_loop" in MODES:
             result["nextCursor"] = "again"
     elif method == "tools/call":
@@ -70,10 +94,21 @@ def answer(msg: dict[str, Any]) -> Any:
             else f"called {msg['params']['name']} with {json.dumps(msg['params'].get('arguments'))}"
         )
         result = {"content": [{"type": "text", "text": text}]}
+        if MODES & {"embed_text", "embed_blob", "embed_mixed", "link", "meta"}:
+            result = {"content": embedded()}
         if "bad_result" in MODES:  # not a CallToolResult
             result = {"content": [{"type": "video", "data": "x"}], "isError": "yes"}
     elif method == "resources/list" and "hang_resources" in MODES:
         return None
+    elif method == "resources/list" and "bigdesc" in MODES:
+        result = {"resources": [{"uri": "x://r", "name": "r", "description": "R" * N,
+                                 "title": "T" * N}]}
+    elif method == "resources/templates/list" and "bigdesc" in MODES:
+        result = {"resourceTemplates": [{"uriTemplate": "x://t/{a}", "name": "t",
+                                         "description": "R" * N}]}
+    elif method == "prompts/list" and "bigdesc" in MODES:
+        result = {"prompts": [{"name": "p", "description": "R" * N, "arguments": [
+            {"name": "a", "description": "P" * N}]}]}
     elif method == "resources/templates/list" and "big_list" in MODES:
         result = {"resourceTemplates": []}
     elif method in ("resources/list", "prompts/list") and "big_list" in MODES:
@@ -90,6 +125,38 @@ def answer(msg: dict[str, Any]) -> Any:
     return {"jsonrpc": "2.0", "id": ident, "result": result}
 
 
+def embedded() -> list[dict[str, Any]]:
+    """The content of an answer in the embed_*/link/meta modes."""
+    if "embed_text" in MODES:
+        return [{"type": "resource", "resource": {"uri": "x://a", "text": "B" * N}}]
+    if "embed_blob" in MODES:
+        return [{"type": "resource", "resource": {"uri": "x://a", "blob": "QUJD" * (N // 4),
+                                                  "mimeType": "application/zip"}}]
+    if "embed_mixed" in MODES:
+        return [{"type": "text", "text": "A" * N},
+                {"type": "resource", "resource": {"uri": "x://a", "text": "B" * N}}]
+    if "link" in MODES:
+        return [{"type": "resource_link", "uri": "x://l/" + "U" * N, "name": "N" * N,
+                 "title": "T" * N, "description": "D" * N}]
+    return [{"type": "text", "text": "ok", "_meta": {"m": "M" * N}}]
+
+
+def bad_note(k: int, token: Any) -> dict[str, Any]:
+    """The k-th notification of ``badnotes``: each kind's params are invalid, and each
+    names something new (a new method, a new text) so no two lines are alike."""
+    kinds: list[tuple[str, dict[str, Any]]] = [
+        ("notifications/progress", {"progressToken": None, "progress": k,
+                                    "message": f"p{k}\nTraceback (most recent call last):"}),
+        ("notifications/progress", {"progressToken": token, "progress": "much"}),
+        ("notifications/message", {"level": f"loud{k}", "data": "x"}),
+        ("notifications/resources/updated", {"uri": k}),
+        (f"notifications/x{k}", {"junk": [k]}),
+        ("notifications/tools/list_changed", {"_meta": f"m{k}"}),
+    ]
+    method, params = kinds[k % len(kinds)]
+    return {"jsonrpc": "2.0", "method": method, "params": params}
+
+
 def stdio() -> None:
     for line in sys.stdin:
         try:
@@ -97,6 +164,10 @@ def stdio() -> None:
         except ValueError:
             continue
         out = answer(msg)
+        if "badnotes" in MODES and msg.get("method") == "tools/call":
+            token = (msg["params"].get("_meta") or {}).get("progressToken")
+            for k in range(N):
+                sys.stdout.write(json.dumps(bad_note(k, token)) + "\n")
         if "noise" in MODES and msg.get("method") == "tools/list":
             sys.stdout.write("banner: not JSON-RPC\n" * N)
         if out is not None:

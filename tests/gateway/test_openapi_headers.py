@@ -5,6 +5,7 @@ the request still carries the server's own values."""
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Iterator
 from pathlib import Path
@@ -27,11 +28,18 @@ REFUSED = ["Host", "host", "Content-Length", "Transfer-Encoding", "Connection", 
            "Proxy-Anything", "Cookie", "authorization", "X-Api-Key", "x-api-key",
            "X-Other-Key", "X-Team", "x-team", "X-Forwarded-Host", "X-Forwarded-For",
            "Forwarded", "X-Original-URL", "X-HTTP-Method-Override", "Accept-Encoding",
-           "Content-Encoding"]
+           "Content-Encoding",
+           # as a lenient server reads them: '_' for '-' (CGI, WSGI), case, whitespace, Unicode
+           "X_Forwarded_Host", "x_forwarded_for", "X-Forwarded_Proto", "X_Api_Key", "x_api_key",
+           "X_Other_Key", "x_team", "X_TEAM", "Proxy_Authorization", "proxy_anything",
+           "Content_Length", "TRANSFER_ENCODING", "Host ", " Host", "Ho st", "X-Team\t",
+           "\uff28\uff4f\uff53\uff54", "X-\u200bTeam", "\u0425ost".replace("\u0425", "H"),
+           "X\uff3fTeam", "forwarded", "cookie_".rstrip("_"), "Cookie ", "X_Original_URL",
+           "x_http_method_override", "Accept_Encoding", "Content_Encoding", "Via "]
 
 
 def document(port: int, names: list[str], *, shared: str = "") -> str:
-    params = "".join(f"        - {{name: {n}, in: header, schema: {{type: string}}}}\n"
+    params = "".join(f"        - {{name: {json.dumps(n)}, in: header, schema: {{type: string}}}}\n"
                      for n in names)
     return f"""\
 openapi: 3.0.3
@@ -77,7 +85,7 @@ async def test_a_header_the_model_may_not_fill_is_left_out_and_named(
     if name.lower() != "authorization":  # OpenAPI ignores it by definition: no noise
         assert len(warned) == 1, warned
         assert "pets.yaml:17:11: paths./pets/{petId}.post.parameters[1]" in warned[0]
-        assert f"operation 'getPet': header parameter '{name}' is left out" in warned[0]
+        assert f"operation 'getPet': header parameter {name!r} is left out" in warned[0]
     result = await call(config, "getPet", {"petId": "1", "X_Trace": "t", "body": {"a": 1}})
     assert not result.is_error, result
     sent = service.requests[-1]["headers"]
@@ -119,3 +127,42 @@ def test_a_security_scheme_never_puts_the_credential_in_a_framing_header(
     assert len(found) == 1, found
     assert "toolhost.yaml:4:" in found[0] and "servers.pets.openapi.security.other" in found[0]
     assert f"in the header '{header}'" in found[0] and "tok-s3cret" not in found[0]
+
+
+QUERY_DOC = """\
+openapi: 3.0.3
+info: {title: t, version: "1"}
+servers: [{url: "http://127.0.0.1:PORT/v1"}]
+components:
+  securitySchemes:
+    q: {type: apiKey, in: query, name: api_key}
+    unset: {type: apiKey, in: query, name: token}
+paths:
+  /items:
+    get:
+      operationId: items
+      parameters:
+        - {name: NAME, in: query, schema: {type: string}}
+        - {name: q, in: query, schema: {type: string}}
+      responses: {"200": {description: ok}}
+"""
+
+
+@pytest.mark.parametrize("name", ["api.key", "api key", "api[key", "API_KEY", "api-key",
+                                  " api_key", "api_key", "Api.Key", "\uff41pi_key", "token",
+                                  "TOKEN", "to.ken".replace(".", "")])
+async def test_a_query_parameter_a_server_reads_as_the_credential_is_left_out(
+        tmp_path: Path, service: PetService, name: str,
+        caplog: pytest.LogCaptureFixture) -> None:
+    text = QUERY_DOC.replace("PORT", str(service.port)).replace("NAME", json.dumps(name))
+    config = write(tmp_path, service, "    openapi: {spec: pets.yaml, security: "
+                   "{q: QSEKRIT123abc}}\n", document=text)
+    with caplog.at_level(logging.WARNING, "toolhost.gateway"):
+        schema = load(config).servers["pets"].tools["items"].input_schema
+    assert schema is not None and sorted(schema["properties"]) == ["q"]
+    warned = [r.getMessage() for r in caplog.records if "left out" in r.getMessage()]
+    assert len(warned) == 1 and f"query parameter {name!r} is left out" in warned[0], warned
+    assert "pets.yaml:13:11: paths./items.get.parameters[0]" in warned[0]
+    result = await call(config, "items", {"q": "x"})
+    assert not result.is_error, result
+    assert service.requests[-1]["query"] == [("api_key", "QSEKRIT123abc"), ("q", "x")]

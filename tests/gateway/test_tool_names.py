@@ -101,3 +101,49 @@ def test_an_upstream_name_with_a_control_character_is_left_out_with_a_warning(
     imported, problems = reshape_tools(spec, listed, "up")
     assert [t.name for t in imported] == ["kept"] and not problems
     assert "is left out" in caplog.text
+
+
+@pytest.mark.parametrize(("server", "length", "kept"), [
+    ("h", 64, False), ("h", 57, False), ("h", 56, True), ("h", 55, True),
+    ("longer_server", 44, True), ("longer_server", 45, False), ("h", 200, False),
+])
+def test_an_upstream_tool_whose_full_name_passes_64_characters_is_left_out(
+        server: str, length: int, kept: bool, caplog: pytest.LogCaptureFixture) -> None:
+    name = ("a-b_" * 60)[:length]
+    spec = UpstreamSpec(command=("x",))
+    listed = [{"name": name, "inputSchema": OBJ}, {"name": "echo", "inputSchema": OBJ}]
+    imported, problems = reshape_tools(spec, listed, server)
+    assert not problems
+    assert all(len(f"mcp__{server}__{i.name}") <= 64 for i in imported)
+    assert [i.name for i in imported] == ([name, "echo"] if kept else ["echo"])
+    if not kept:
+        assert f"upstream tool {name!r} is left out: its" in caplog.text
+        assert f"rename it under tools.{name}.name" in caplog.text
+
+
+def test_a_rename_makes_a_long_name_usable_and_a_long_rename_is_refused(
+        tmp_path: Path) -> None:
+    long = "a" * 64
+    config = hostile_config(tmp_path, extra=f"    tools:\n      {long}: {{name: short}}\n")
+    done = run("tools", str(config), HOSTILE_TOOLS=tools_env(long))
+    assert done.returncode == 0, done.stderr
+    assert "mcp__h__short" in done.stdout and f"mcp__h__{long}" not in done.stdout
+    config = hostile_config(tmp_path, extra=f"    tools:\n      echo: {{name: {long}}}\n")
+    done = run("validate", str(config))
+    assert done.returncode == 1
+    assert f"servers.h.tools.echo.name: the tool's full name 'mcp__h__{long}' is 72" \
+        in done.stderr
+
+
+def test_validate_says_a_rule_on_a_long_name_never_matches(tmp_path: Path) -> None:
+    long = "a" * 64
+    config = hostile_config(tmp_path).read_text().replace(
+        "  default: allow\n", f"  default: allow\n  deny:\n    - tool: mcp__h__{long}\n")
+    path = tmp_path / "rules.yaml"
+    path.write_text(config)
+    done = run("validate", str(path))
+    out = done.stdout + done.stderr
+    assert f"the tool's full name 'mcp__h__{long}' is 72 characters" in out, out
+    assert "rename the upstream tool under servers.h.tools" in out
+    connected = run("validate", "--connect", str(path), HOSTILE_TOOLS=tools_env(long))
+    assert f"upstream tool '{long}' is left out: its full name" in connected.stderr

@@ -18,16 +18,21 @@ carries the server's credentials. So:
   ``X-Forwarded-*``, ``X-Original-URL``, method overrides) or a content header the backend
   sets (``Accept``, ``Content-Type``, ``Accept-Encoding``, ``Content-Encoding``).
 
-Names compare case-insensitively, as HTTP does.
+Names compare case-insensitively, as HTTP does. ``model_header_reason`` compares them as the
+servers behind a stack may (``header_key``): Unicode compatibility forms folded (NFKC), case
+folded, whitespace and invisible characters dropped, ``_`` and ``-`` alike (CGI and WSGI hand
+``X_Forwarded_Host`` and ``X-Forwarded-Host`` to the application as the same
+``HTTP_X_FORWARDED_HOST``).
 """
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-__all__ = ["FRAMING", "framing_reason", "model_header_reason", "server_header_names",
-           "tool_header_problem"]
+__all__ = ["FRAMING", "framing_reason", "header_key", "model_header_reason", "query_key",
+           "query_reason", "server_header_names", "tool_header_problem"]
 
 FRAMING = frozenset({"host", "content-length", "transfer-encoding", "connection", "keep-alive",
                      "te", "trailer", "upgrade", "expect", "http2-settings"})
@@ -61,12 +66,21 @@ def server_header_names(headers: Iterable[str], auth: Mapping[str, Any] | None) 
     return frozenset(names)
 
 
+def header_key(name: str) -> str:
+    """``name`` as a lenient server may compare it: ``X_Forwarded_Host``, ``x-forwarded-host``,
+    `` X-Forwarded-Host`` and its full-width spelling are all ``x-forwarded-host``."""
+    text = unicodedata.normalize("NFKC", name).casefold()
+    text = "".join(c for c in text if not c.isspace() and unicodedata.category(c) != "Cf")
+    return text.replace("_", "-")
+
+
 def model_header_reason(name: str, server_headers: frozenset[str]) -> str | None:
-    """Why the model may not fill an imported document's header parameter ``name``."""
-    low = name.lower()
-    if framing_reason(name):
+    """Why the model may not fill an imported document's header parameter ``name`` (compared
+    by ``header_key``, against ``server_headers`` compared the same way)."""
+    low = header_key(name)
+    if low in FRAMING or low.startswith("proxy-"):
         return "a framing or hop-by-hop header, which the HTTP client writes"
-    if low in server_headers:
+    if low in {header_key(h) for h in server_headers}:
         return "the server's credentials or headers go in it (headers:, auth:, security schemes)"
     if low in _CREDENTIALS:
         return "a credential header, which only the config sets"
@@ -74,6 +88,23 @@ def model_header_reason(name: str, server_headers: frozenset[str]) -> str | None
         return "a routing header, which could send the request to another site"
     if low in _CONTENT:
         return "a content header, which the http backend sets"
+    return None
+
+
+def query_key(name: str) -> str:
+    """A query parameter name as a lenient server may read it: PHP turns ``.``, `` `` and
+    ``[`` into ``_`` (``api.key`` is ``api_key``), other stacks ignore case or ``-``/``_``."""
+    text = unicodedata.normalize("NFKC", name).casefold()
+    text = "".join(c for c in text if unicodedata.category(c) != "Cf").strip()
+    return "".join("_" if c in ".-[ " or c.isspace() else c for c in text)
+
+
+def query_reason(name: str, credential_names: Iterable[str]) -> str | None:
+    """Why the model may not fill an imported document's query parameter ``name``: a server
+    may read it as the query parameter a credential is sent in."""
+    if query_key(name) in {query_key(n) for n in credential_names}:
+        return ("a server may read it as the query parameter the server's credential goes "
+                "in (security schemes)")
     return None
 
 

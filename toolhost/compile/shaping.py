@@ -78,19 +78,41 @@ def _precut(result: ToolResult) -> bool:
     return False
 
 
-def cut_text(result: ToolResult, max_chars: int) -> ToolResult:
-    """Cut the text blocks to ``max_chars`` characters in all, with a note; others stay.
+def _body(block: Mapping[str, Any], resources: bool = True) -> tuple[str, str] | None:
+    """(where, text) of a block the model reads as text: ``text`` for a text block, ``resource``
+    for an embedded resource's ``text``, ``blob`` for its ``blob`` (base64); None for any
+    other block."""
+    kind = block.get("type")
+    if kind == "text":
+        text = block.get("text", "")
+        return "text", text if isinstance(text, str) else str(text)
+    inner = block.get("resource") if kind == "resource" and resources else None
+    if isinstance(inner, Mapping):
+        for key, where in (("text", "resource"), ("blob", "blob")):
+            if key in inner:
+                value = inner[key]
+                return where, value if isinstance(value, str) else str(value)
+    return None
+
+
+def cut_text(result: ToolResult, max_chars: int, *, resources: bool = False) -> ToolResult:
+    """Cut the text blocks to ``max_chars`` characters in all, with a note; other blocks stay.
+
+    With ``resources`` (an upstream's answer: toolhost.gateway) embedded resources count too:
+    an embedded text is cut like a text block, a blob that does not fit whole is replaced by
+    a text block saying so (half an image or archive is of no use). A tool of the config's
+    own may return a file as a blob of any size.
 
     A text already cut by its backend (see ``cut_head``) counts as its full length."""
     raw = 0  # the usual case first: every text together is shorter than the limit
     for block in result.content:
-        if block.get("type") == "text":
-            text = block.get("text", "")
-            raw += len(text) if isinstance(text, str) else max_chars + 1
+        read = _body(block, resources)
+        if read is not None:
+            raw += len(read[1])
     if raw <= max_chars:  # (what a backend kept of a cut text is shorter still)
         return result
-    measured = [(b, *_measure(str(b.get("text", "")))) for b in result.content
-                if b.get("type") == "text"]
+    measured = [(b, *_measure(found[1])) for b in result.content
+                if (found := _body(b, resources)) is not None]
     total = sum(m[2] for m in measured)
     shown = sum(m[1] for m in measured)
     exact = all(m[3] for m in measured)
@@ -100,21 +122,32 @@ def cut_text(result: ToolResult, max_chars: int) -> ToolResult:
     blocks: list[Mapping[str, Any]] = []
     noted = False
     for block in result.content:
-        if block.get("type") != "text":
+        part = _body(block, resources)
+        if part is None:
             blocks.append(block)
             continue
         if noted:
             continue
-        text = str(block.get("text", ""))
+        what, text = part
         body, whole, _ = _measure(text)
         if whole <= budget:
             blocks.append(block)
             budget -= whole
             continue
+        used = max_chars - budget
+        if what == "blob":
+            uri = str(block["resource"].get("uri", ""))[:200]
+            blocks.append({"type": "text", "text": (
+                f"[toolhost: output cut: an embedded resource ({uri!r}, {len(text):,} "
+                f"characters of base64) is left out: with the {used:,} characters before it, "
+                f"it would pass the {max_chars:,} the model is shown. {_ASK_LESS}")})
+            noted = True
+            continue
         # (in a worker process, before the host redacts: a cut secret's start is hidden)
         kept = active().mask_edges(text[:min(budget, body)], tail=True)
-        blocks.append({**block, "text": kept + _note(max_chars - budget + len(kept), total,
-                                                     exact=exact)})
+        cut = kept + _note(used + len(kept), total, exact=exact)
+        blocks.append({**block, "text": cut} if what == "text" else
+                      {**block, "resource": {**block["resource"], "text": cut}})
         noted = True
     return ToolResult(content=tuple(blocks), structured=None, is_error=result.is_error)
 

@@ -15,7 +15,9 @@ from collections.abc import Iterable, Mapping
 from toolhost.config.model import Origin, ServerConfig
 from toolhost.errors import Problem
 
-__all__ = ["name_problem", "wire_name_collisions", "wire_name_problems"]
+__all__ = ["MAX_WIRE_NAME", "name_problem", "wire_name_collisions", "wire_name_problems"]
+
+MAX_WIRE_NAME = 64  # ``mcp__<server>__<tool>`` in all: the Messages API's limit on a tool name
 
 
 def _readings(wire: str) -> list[tuple[str, str]]:

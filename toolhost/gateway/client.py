@@ -364,10 +364,11 @@ def _client(spec: UpstreamSpec, on_message: Any, errlog: StderrLog | None, wire:
     from mcp.client.streamable_http import streamable_http_client
 
     assert spec.url is not None
-    # nothing compressed: inflating is where a small answer becomes a huge one
+    # nothing compressed: inflating is where a small answer becomes a huge one; no proxy
+    # variables, .netrc or redirects (as the http backend): requests go where the config says
     http = httpx2.AsyncClient(headers={"Accept-Encoding": "identity", **dict(spec.headers)},
-                              timeout=spec.timeout or 60.0,
-                              event_hooks=capped_http_hooks(wire))
+                              timeout=spec.timeout or 60.0, trust_env=False,
+                              follow_redirects=False, event_hooks=capped_http_hooks(wire))
     return Client(streamable_http_client(spec.url, http_client=http,
                                          max_sse_event_size=wire.limit),
                   message_handler=on_message)

@@ -12,11 +12,13 @@ from jsonschema.exceptions import SchemaError
 
 from toolhost.backends.base import CallContext
 from toolhost.compile.schema import top_level_defaults
+from toolhost.compile.shaping import cut_text
 from toolhost.compile.tool import DEFAULT_MAX_OUTPUT_CHARS, CompiledTool
 from toolhost.compile.validators import LazyValidator
 from toolhost.config.model import ServerConfig
 from toolhost.errors import CompileError, Problem
 from toolhost.excerpt import cut
+from toolhost.gateway.bounds import bound_blocks
 from toolhost.gateway.client import UpstreamConnection, UpstreamError
 from toolhost.gateway.pins import UpstreamPins
 from toolhost.gateway.reshape import Imported, reshape_tools
@@ -67,9 +69,9 @@ class UpstreamTools:
         imported, problems = reshape_tools(spec, listed, name, missing_ok=changed)
         drift: list[Problem] = []
         if self.pins is not None:
-            raw = {str(t.get("name")): t for t in listed}
+            # exactly what is served: of a tool listed twice, the copy ``reshape_tools`` took
             drift = self.pins.check(name, spec.origin,
-                                    {i.upstream_name: raw[i.upstream_name] for i in imported})
+                                    {i.upstream_name: i.source for i in imported})
         tools = []
         for item in imported:
             why = _unusable(item)
@@ -151,7 +153,9 @@ def _compiled(item: Imported, server: ServerConfig, spec: UpstreamSpec,
                 connection.call_tool, upstream_name, sent, timeout, abandon_on_cancel=True)
         except UpstreamError as exc:
             return ToolResult.error(str(exc))
-        return ToolResult.from_mcp(answer)
+        # _meta dropped, resource links cut; embedded resources count towards the output cut
+        result = ToolResult.from_mcp({**answer, "content": bound_blocks(answer.get("content"))})
+        return cut_text(result, DEFAULT_MAX_OUTPUT_CHARS, resources=True)
 
     return CompiledTool(
         name=item.name, server=server.name, description=item.description,

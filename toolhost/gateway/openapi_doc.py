@@ -15,11 +15,13 @@ import hashlib
 import logging
 import os
 import time
+import urllib.error
 import urllib.request
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from toolhost.config.limits import LIMITS, read_bounded
 from toolhost.config.tree import Mark, format_path, mark_for
@@ -174,7 +176,7 @@ def fetch_cached(url: str, cache: Path, problems: list[Problem], origin: Any) ->
     deadline = time.monotonic() + FETCH_TIMEOUT  # for the whole document, not each read
     body = bytearray()
     try:
-        with urllib.request.urlopen(url, timeout=FETCH_TIMEOUT) as answer:
+        with _opener().open(url, timeout=FETCH_TIMEOUT) as answer:
             while len(body) <= limit:
                 if time.monotonic() > deadline:
                     raise TimeoutError(f"the document took over {FETCH_TIMEOUT:g}s to arrive")
@@ -182,7 +184,7 @@ def fetch_cached(url: str, cache: Path, problems: list[Problem], origin: Any) ->
                 if not chunk:
                     break
                 body.extend(chunk)
-    except Exception as exc:
+    except Exception as exc:  # (a redirect elsewhere too: _SameOrigin says where)
         problems.append(origin.problem(f"cannot fetch the OpenAPI document: "
                                        f"{cut(str(exc), 200)}", key=".url",
                                        hint="check the URL, or download it and use 'spec:'"))
@@ -196,3 +198,28 @@ def fetch_cached(url: str, cache: Path, problems: list[Problem], origin: Any) ->
     partial.write_bytes(body)
     os.replace(partial, local)  # a reader never sees half a document
     return str(local)
+
+
+class _SameOrigin(urllib.request.HTTPRedirectHandler):
+    """Redirects within the URL's own scheme, host and port are followed (at most 5); one to
+    another origin is refused: the document, and the URL's query and credentials, stay with
+    the host the config names."""
+
+    max_redirections = 5
+
+    def redirect_request(self, req: Any, fp: Any, code: int, msg: str, headers: Any,
+                         newurl: str) -> Any:
+        old, new = urlsplit(req.full_url), urlsplit(newurl)
+        if (old.scheme, old.hostname, old.port) != (new.scheme, new.hostname, new.port) \
+                or new.username is not None:
+            raise urllib.error.HTTPError(
+                req.full_url, code, f"redirected to another host "
+                f"({cut(shown_url(f'{new.scheme}://{new.netloc}'), 80)}), which is not "
+                "followed", headers, None)
+        return super().redirect_request(req, fp, code, msg, headers, newurl)
+
+
+def _opener() -> urllib.request.OpenerDirector:
+    """urllib without proxies (``HTTP_PROXY`` and the like are ignored, as by the http
+    backend) and without redirects to another origin."""
+    return urllib.request.build_opener(urllib.request.ProxyHandler({}), _SameOrigin())

@@ -17,10 +17,11 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 from urllib.parse import quote
 
-from toolhost.backends.http_headers import model_header_reason
+from toolhost.backends.http_headers import model_header_reason, query_reason
 from toolhost.config.tree import Path as KeyPath
 from toolhost.excerpt import cut
 from toolhost.gateway.openapi_doc import OpenApiDoc, resolve_pointer
+from toolhost.gateway.openapi_paths import encode_piece, is_extension, join_path, path_key_problem
 from toolhost.gateway.openapi_schema import SchemaConverter
 
 __all__ = ["METHODS", "Operation", "Plan", "operations", "plan_tool"]
@@ -67,8 +68,9 @@ class Plan:
     places: dict[str, tuple[Place, str]] = field(default_factory=dict)  # arg -> where, name
     defs: dict[str, Any] = field(default_factory=dict)
     annotations: dict[str, Any] = field(default_factory=dict)
-    # header parameters the model may not fill: name, why, where in the document
-    dropped: list[tuple[str, str, KeyPath]] = field(default_factory=list)
+    # header and query parameters the model may not fill: place, name, why, where in the
+    # document
+    dropped: list[tuple[str, str, str, KeyPath]] = field(default_factory=list)
 
     def input_schema(self) -> dict[str, Any]:
         schema: dict[str, Any] = {"type": "object", "properties": self.properties,
@@ -81,16 +83,18 @@ class Plan:
 
     def http_options(self, base_url: str, fixed: Mapping[str, Any],
                      extra_query: Mapping[str, str]) -> dict[str, Any]:
-        """The ``http`` backend's options; ``fixed`` arguments are written as literals."""
+        """The ``http`` backend's options; ``fixed`` arguments are written as literals.
+        Raises ``ValueError`` when the URL would not go to ``base_url``'s host."""
         by_original = {(place, original): arg for arg, (place, original) in self.places.items()}
 
-        url = base_url.rstrip("/")
+        path = ""
         for index, piece in enumerate(_PATH_PART.split(self.path)):
             if index % 2 == 0:  # literal text of the path, never a template
-                url += quote(piece, safe="/:@!$&'()*+,;=-._~%")
+                path += encode_piece(piece)
                 continue
             arg = by_original[("path", piece)]
-            url += quote(_text(fixed[arg]), safe="") if arg in fixed else "{{ " + arg + " }}"
+            path += quote(_text(fixed[arg]), safe="") if arg in fixed else "{{ " + arg + " }}"
+        url = join_path(base_url, path)  # ValueError: the host would not be base_url's
         literal = [f"{quote(k, safe='')}={quote(v, safe='')}" for k, v in extra_query.items()]
         if literal:
             url += "?" + "&".join(literal)
@@ -107,12 +111,13 @@ class Plan:
 
 
 def operations(doc: OpenApiDoc) -> list[Operation]:
-    """Every operation of the document, in document order."""
+    """Every operation of the document, in document order (``x-`` keys of ``paths`` are
+    extensions, not paths; any other key that is no path is left out by ``plan_tool``)."""
     found = []
     paths = doc.data.get("paths")
     for path, item in (paths.items() if isinstance(paths, Mapping) else ()):
-        if not isinstance(path, str) or not isinstance(item, Mapping):
-            continue
+        if not isinstance(path, str) or not isinstance(item, Mapping) or is_extension(path):
+            continue  # an x-... key is a specification extension, never an operation
         shared = item.get("parameters")
         for method in METHODS:
             node = item.get(method)
@@ -130,10 +135,16 @@ def operations(doc: OpenApiDoc) -> list[Operation]:
 
 
 def plan_tool(doc: OpenApiDoc, op: Operation, converter: SchemaConverter,
-              server_headers: frozenset[str] = frozenset()) -> Plan | str:
+              server_headers: frozenset[str] = frozenset(),
+              query_names: frozenset[str] = frozenset()) -> Plan | str:
     """The tool for ``op``, or why it is left out. A header parameter the model may not fill
-    (``model_header_reason``: framing, credentials, routing, any of ``server_headers``) is
-    dropped and named in ``Plan.dropped``; the request carries the server's own, if any."""
+    (``model_header_reason``: framing, credentials, routing, any of ``server_headers``), or a
+    query parameter a server may read as one of ``query_names`` (the credentials' query
+    parameters), is dropped and named in ``Plan.dropped``; the request carries the server's
+    own, if any."""
+    odd = path_key_problem(op.path)
+    if odd:
+        return odd
     if not all(_PATH_PART.fullmatch(p) or ("{" not in p and "}" not in p)
                for p in _PATH_PART.split(op.path) if p):
         return "its path has an unbalanced '{' or '}'"
@@ -166,13 +177,16 @@ def plan_tool(doc: OpenApiDoc, op: Operation, converter: SchemaConverter,
         if place == "header" and original.lower() in ("accept", "content-type",
                                                        "authorization"):
             continue  # OpenAPI: such header parameters are ignored (the backend sets them)
+        # compared as lenient servers do (case, '_' for '-', whitespace, Unicode forms)
+        why = model_header_reason(original, server_headers) if place == "header" else None
+        if not why and place == "query":
+            why = query_reason(original, query_names)
+        if why:
+            plan.dropped.append((place, original, why, located[key]))
+            continue
         if place == "header" and not _HEADER_NAME.match(original):
             if param.get("required") is True:
                 return f"its header parameter {original!r} is not a valid header name"
-            continue
-        why = model_header_reason(original, server_headers) if place == "header" else None
-        if why:
-            plan.dropped.append((original, why, located[key]))
             continue
         schema = _param_schema(param, converter)
         if place == "query" and _is_object(schema) and param.get("style") == "deepObject":

@@ -14,7 +14,7 @@ from toolhost.config.checks import Checker
 from toolhost.config.tree import Path
 from toolhost.gateway.openapi_doc import OpenApiDoc
 
-__all__ = ["scheme_headers", "security"]
+__all__ = ["scheme_headers", "scheme_queries", "security"]
 
 _TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")  # RFC 9110 token: a header's name
 
@@ -81,6 +81,14 @@ def scheme_headers(doc: OpenApiDoc) -> frozenset[str]:
         elif scheme.get("type") in ("http", "oauth2", "openIdConnect"):
             names.add("authorization")
     return frozenset(names)
+
+
+def scheme_queries(doc: OpenApiDoc) -> frozenset[str]:
+    """The query parameters the document's security schemes carry a credential in, whether
+    or not the config gives them a value."""
+    return frozenset(str(scheme.get("name", "")) for scheme in _schemes(doc).values()
+                     if isinstance(scheme, Mapping) and scheme.get("type") == "apiKey"
+                     and scheme.get("in") == "query")
 
 
 def _schemes(doc: OpenApiDoc) -> Mapping[str, Any]:

@@ -36,7 +36,7 @@ from toolhost.config.url_secrets import port_problem, shown_url, userinfo
 from toolhost.gateway.openapi_doc import OpenApiDoc, fetch_cached, read_document
 from toolhost.gateway.openapi_ops import Operation, Plan, operations, plan_tool, tool_name
 from toolhost.gateway.openapi_schema import SchemaConverter
-from toolhost.gateway.openapi_security import scheme_headers, security
+from toolhost.gateway.openapi_security import scheme_headers, scheme_queries, security
 from toolhost.gateway.spec import Reshape, build_reshapes, globs
 from toolhost.lockfile.guard import current_guard
 
@@ -108,15 +108,16 @@ def build_openapi(check: Checker, data: Mapping[str, Any], path: Path, server: s
                           "name an operationId, or 'METHOD /path' for one without")
     converter = SchemaConverter(_components(doc), openapi_30=doc.openapi_30)
     taken = server_header_names(defaults.headers, defaults.auth) | scheme_headers(doc)
+    in_query = frozenset(query) | scheme_queries(doc)
     out = OpenApiServer(defaults=defaults)
     for op in chosen:
-        plan = plan_tool(doc, op, converter, taken)
+        plan = plan_tool(doc, op, converter, taken, in_query)
         if isinstance(plan, str):
             log.warning("%s", doc.problem(op.where, f"operation {op.key!r} is left out: {plan}"))
             continue
-        for header, why, where in plan.dropped:
-            log.warning("%s", doc.problem(where, f"operation {op.key!r}: header parameter "
-                                          f"{header!r} is left out: {why}; the model never "
+        for place, name, why, where in plan.dropped:
+            log.warning("%s", doc.problem(where, f"operation {op.key!r}: {place} parameter "
+                                          f"{name!r} is left out: {why}; the model never "
                                           "sets it"))
         tool = _tool(check, path, server, doc, op, plan, reshapes.get(op.key, Reshape()),
                      base, query)
@@ -230,13 +231,19 @@ def _tool(check: Checker, path: Path, server: str, doc: OpenApiDoc, op: Operatio
     annotations = {**plan.annotations, **reshape.annotations}
     origin = reshape.origin if reshape.origin.line else \
         mark_for(doc.marks, op.where, doc.file).origin(op.where)
+    try:
+        options = plan.http_options(base, fixed, query)
+    except ValueError as exc:  # the path would send the request to another host
+        check.problems.append(doc.problem(("paths", op.path), f"operation {op.key!r}: {exc}",
+                                          "requests go only to the server's base URL"))
+        return None
     former = _fitting(plan.name, server)
     renamed = None
     if reshape.name and reshape.name != former:
         renamed = (former, check.mark((*where, "name")).origin((*where, "name")))
     return ToolConfig(
         name=reshape.name or former, server=server, renamed_from=renamed,
-        backend=BackendSpec("http", plan.http_options(base, fixed, query), origin),
+        backend=BackendSpec("http", options, origin),
         description=reshape.description or plan.description, title=reshape.title,
         input_schema=plan.input_schema(), annotations=annotations, origin=origin)
 

@@ -28,6 +28,7 @@ from toolhost.compile.prompts import PromptError
 from toolhost.compile.resource_uri import normalize
 from toolhost.compile.resources import ResourceError
 from toolhost.excerpt import cut
+from toolhost.gateway.bounds import MAX_TITLE, bound_entry
 from toolhost.gateway.client import MAX_PAGES, UpstreamConnection, UpstreamError
 
 __all__ = ["list_content", "upstream_content"]
@@ -75,7 +76,10 @@ def list_content(connection: UpstreamConnection, server: str) -> ServerContent:
         for prompt in connection.run(_every("list_prompts", "prompts", server), within,
                                      "listing of its prompts"):
             name = prompt.get("name")
-            if isinstance(name, str) and name and name not in prompts:
+            if isinstance(name, str) and len(name) > MAX_TITLE:
+                log.warning("upstream server '%s': its prompt %r is left out: its name is "
+                            "over %d characters", server, cut(name, 80), MAX_TITLE)
+            elif isinstance(name, str) and name and name not in prompts:
                 prompts[name] = UpstreamPrompt(connection, name, prompt)
     return ServerContent(tuple(resources), prompts)
 
@@ -95,9 +99,17 @@ def _every(method: str, key: str, server: str) -> Any:
             page = await getattr(client, method)(cursor=cursor, cache_mode="bypass")
             items = getattr(page, key)
             for item in items[:MAX_ITEMS - len(found)]:
-                entry = item.model_dump(mode="json", by_alias=True, exclude_none=True)
-                if len(json.dumps(entry)) <= MAX_ENTRY_CHARS:  # a listing, not a payload
+                # what the upstream wrote for the model, cut (descriptions, titles)
+                entry = bound_entry(item.model_dump(mode="json", by_alias=True,
+                                                    exclude_none=True))
+                size = len(json.dumps(entry))
+                if size <= MAX_ENTRY_CHARS:  # a listing, not a payload
                     found.append(entry)
+                else:
+                    log.warning("upstream server '%s': one of its %s (%r) is left out: it "
+                                "is %s characters, over %s", server, key,
+                                cut(str(entry.get("name") or entry.get("uri")), 80),
+                                f"{size:,}", f"{MAX_ENTRY_CHARS:,}")
             cursor = page.next_cursor
             if len(found) >= MAX_ITEMS and (cursor or len(items) > MAX_ITEMS):
                 log.warning("upstream server '%s' lists more than %s %s; the rest are left "

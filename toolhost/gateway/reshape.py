@@ -12,11 +12,12 @@ import fnmatch
 import logging
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from toolhost.config.wirenames import name_problem
+from toolhost.config.wirenames import MAX_WIRE_NAME, name_problem
 from toolhost.errors import Problem
+from toolhost.gateway.bounds import MAX_TOOL_CHARS, bound_entry, too_big
 from toolhost.gateway.spec import Reshape, UpstreamSpec
 
 __all__ = ["Imported", "never_shown", "reshape_tools"]
@@ -37,6 +38,9 @@ class Imported:
     annotations: dict[str, Any]
     fixed: Mapping[str, Any]
     output_schema: Any = None  # the upstream's, as listed (None: it has none)
+    # the listed definition it was built from: the very one the lock checks (of a tool listed
+    # twice, the first copy, which is also the one served)
+    source: Mapping[str, Any] = field(default_factory=dict)
 
 
 def reshape_tools(spec: UpstreamSpec, listed: list[dict[str, Any]], server: str, *,
@@ -48,8 +52,8 @@ def reshape_tools(spec: UpstreamSpec, listed: list[dict[str, Any]], server: str,
     for tool in listed:
         name = tool.get("name")
         if isinstance(name, str) and name in by_name:
-            log.warning("%s: upstream tool %r is listed twice; the second is left out", server,
-                        name)
+            log.warning("%s: upstream tool %r is listed twice; the second is left out (the "
+                        "first is served, and checked against the lock)", server, name)
         elif isinstance(name, str):
             by_name[name] = tool
     problems: list[Problem] = []
@@ -86,22 +90,34 @@ def reshape_tools(spec: UpstreamSpec, listed: list[dict[str, Any]], server: str,
             log.warning("%s: upstream tool %r is left out: its name is not a valid tool name "
                         "(rename it under tools.%s.name)", server, name, name)
             continue
+        wire = f"mcp__{server}__{shown}"
+        if len(wire) > MAX_WIRE_NAME:  # (a rename that long is refused at load)
+            log.warning("%s: upstream tool %r is left out: its full name %r is %d characters, "
+                        "over the Claude API's %d (rename it under tools.%s.name)", server,
+                        name, wire, len(wire), MAX_WIRE_NAME, name)
+            continue
         ambiguous = name_problem(shown, server=server)
         if ambiguous and not reshape.name:
             log.warning("%s: upstream tool %r is left out: its name %s (rename it under "
                         "tools.%s.name)", server, name,
                         "starts with '_'" if shown.startswith("_") else "contains '__'", name)
             continue
-        schema, found = _schema(tool.get("inputSchema"), reshape, name, server)
+        bounded = bound_entry(tool)  # what the upstream wrote for the model, cut
+        size = too_big(bounded)
+        if size:
+            log.warning("%s: upstream tool %r is left out: its definition is %s characters, "
+                        "over %s", server, name, f"{size:,}", f"{MAX_TOOL_CHARS:,}")
+            continue
+        schema, found = _schema(bounded.get("inputSchema"), reshape, name, server)
         problems += found
-        annotations = dict(tool.get("annotations") or {})
+        annotations = dict(bounded.get("annotations") or {})
         annotations.update(reshape.annotations)
         out.append(Imported(
             name=shown, upstream_name=name,
-            description=reshape.description or str(tool.get("description") or name),
-            input_schema=schema, title=reshape.title or tool.get("title"),
+            description=reshape.description or str(bounded.get("description") or name),
+            input_schema=schema, title=reshape.title or bounded.get("title"),
             annotations=annotations, fixed=dict(reshape.fixed),
-            output_schema=tool.get("outputSchema")))
+            output_schema=bounded.get("outputSchema"), source=tool))
     return out, problems
 
 
@@ -153,6 +169,12 @@ def never_shown(spec: UpstreamSpec, server: str, tool: str) -> tuple[str, str] |
         return (any(fnmatch.fnmatchcase(name, g) for g in spec.include)
                 and not any(fnmatch.fnmatchcase(name, g) for g in spec.exclude))
 
+    wire = f"mcp__{server}__{tool}"
+    if len(wire) > MAX_WIRE_NAME:
+        return (f"the tool's full name {wire!r} is {len(wire)} characters, over the Claude "
+                f"API's {MAX_WIRE_NAME}: an upstream tool of that name is left out, so the "
+                "rule never matches", f"rename the upstream tool under servers.{server}.tools."
+                f"<its name>.name and name 'mcp__{server}__<the new name>' in the rule")
     if any(r.name == tool and chosen(n) for n, r in spec.reshape.items()):
         return None
     if not _NAME.match(tool) or name_problem(tool, server=server):

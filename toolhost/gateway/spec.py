@@ -13,7 +13,7 @@ from toolhost.config.model import UNKNOWN, Origin
 from toolhost.config.params import build_params
 from toolhost.config.tree import Path
 from toolhost.config.url_secrets import port_problem
-from toolhost.config.wirenames import name_problem
+from toolhost.config.wirenames import MAX_WIRE_NAME, name_problem
 
 __all__ = ["DEFAULT_MAX_MESSAGE_BYTES", "RESHAPE_KEYS", "UPSTREAM_KEYS", "UPSTREAM_SERVER_KEYS",
            "Reshape", "UpstreamSpec", "build_reshapes", "build_upstream", "globs"]
@@ -140,6 +140,10 @@ def build_reshapes(check: Checker, data: Mapping[str, Any], path: Path) -> dict[
                           "'_' and '-'")
         elif name is not None and (ambiguous := name_problem(name, server=str(path[-1]))):
             check.problem((*where, "name"), *ambiguous)
+        elif name is not None and len(wire := f"mcp__{path[-1]}__{name}") > MAX_WIRE_NAME:
+            check.problem((*where, "name"), f"the tool's full name {wire!r} is {len(wire)} "
+                          f"characters; the Claude API allows {MAX_WIRE_NAME}",
+                          "pick a shorter name")
         shown = name or upstream_name
         if shown in renamed:
             check.problem(where, f"two upstream tools would both be called {shown!r} "

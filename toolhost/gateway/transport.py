@@ -31,6 +31,7 @@ import anyio
 import anyio.lowlevel
 
 from toolhost.excerpt import cut
+from toolhost.gateway.liblogs import quiet_library_logs, tracebacks_wanted
 
 __all__ = ["Noise", "Wire", "capped_http_hooks", "describe_invalid", "quiet_mcp_logs", "size_text",
            "stdio_transport"]
@@ -93,61 +94,10 @@ class Noise:
         self.told_at = time.monotonic()
 
 
-def tracebacks_wanted() -> bool:
-    """``--debug`` (or ``TOOLHOST_DEBUG``, or ``-vv``): tracebacks are shown."""
-    import sys
-
-    from toolhost.failures import debug_enabled
-
-    return (debug_enabled() or "--debug" in sys.argv[1:]
-            or logging.getLogger().isEnabledFor(logging.DEBUG))
-
-
-class _OneLine(logging.Filter):
-    """On the ``mcp`` client's loggers: a record with a traceback becomes one line (the
-    exception's first line; the traceback only with ``--debug``), and one message logged
-    again and again is said at most ``SHOWN`` times a minute, then counted."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.seen: dict[str, tuple[float, int, int]] = {}  # first time, shown, held back
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        if record.exc_info and not tracebacks_wanted():
-            exc = record.exc_info[1]
-            what = _what(exc) if exc is not None else ""
-            record.msg = cut(f"{record.getMessage()}: {what}", 400) if what \
-                else record.getMessage()
-            record.args = None
-            record.exc_info = record.exc_text = None
-        key = f"{record.name}:{record.msg}"[:200]
-        now = time.monotonic()
-        since, shown, held = self.seen.get(key, (now, 0, 0))
-        if now - since >= EVERY:
-            since, shown = now, 0
-        if shown >= SHOWN:
-            self.seen[key] = (since, shown, held + 1)
-            return False
-        if held:
-            record.msg = f"{record.getMessage()} (and {held} more like it, not shown)"
-            record.args = None
-        if len(self.seen) > 1000:
-            self.seen.clear()
-        self.seen[key] = (since, shown + 1, 0)
-        return True
-
-
-_quiet = _OneLine()
-
-
 def quiet_mcp_logs() -> None:
-    """Put the one-line filter on the ``mcp`` client's loggers (once; idempotent)."""
-    for name in ("mcp.client.client", "mcp.client.streamable_http", "mcp.client.session",
-                 "mcp.client.caching", "mcp.client.stdio", "mcp.shared.dispatcher",
-                 "mcp.shared.jsonrpc_dispatcher"):
-        logger = logging.getLogger(name)
-        if _quiet not in logger.filters:
-            logger.addFilter(_quiet)
+    """Every record the ``mcp`` library and its dependencies log: one line, rate-limited
+    (``toolhost.gateway.liblogs``; once per handler, idempotent)."""
+    quiet_library_logs()
 
 
 def _parse(line: bytes, wire: Wire) -> Any:
