@@ -190,6 +190,11 @@ def _serve(args: argparse.Namespace, started: Callable[[], None]) -> int:
             if not token:
                 raise ToolhostError(f"--token-env {args.token_env}: the variable is not set "
                                     "or empty")
+        from toolhost.redaction import remember_own
+        from toolhost.serve.sessions import SECRET_ENV
+
+        # The server's own credentials: secrets (of the config too) before the config loads
+        remember_own([token or "", os.environ.get(SECRET_ENV, "")])
         try:
             import starlette  # noqa: F401
             import uvicorn  # noqa: F401
