@@ -18,6 +18,7 @@ import hmac
 import logging
 import socket
 import sys
+import time
 from collections.abc import Callable, Collection, Hashable, Mapping
 from typing import Any
 from urllib.parse import urlsplit
@@ -232,13 +233,21 @@ class HttpServer:
         """The session an id names: known here, or signed by a replica (toolhost.serve.sessions)."""
         session = self._sessions.get(session_id)
         if session is not None:
-            return session
+            if session.expires >= time.time():
+                return session
+            # expired: unknown on every replica, also one that holds it (its streams close)
+            self._sessions.pop(session_id)
+            for stream in session.streams:
+                stream.close()
+            session.streams.clear()
+            return None
         if session_id in self._ended:  # its signature is still good, but it was ended here
             return None
         claims = self._tokens.check(session_id)
         if claims is None:
             return None
-        return self._remember(session_id, Session(capabilities=claims.capabilities))
+        return self._remember(session_id, Session(capabilities=claims.capabilities,
+                                                  expires=claims.expires))
 
     def _remember(self, session_id: str, session: Session) -> Session:
         """Keep a new session; raises SessionsFull when every session kept is in use."""
@@ -391,7 +400,9 @@ class HttpServer:
             caps = caps if isinstance(caps, Mapping) else {}
             version = params.get("protocolVersion") if isinstance(params, Mapping) else None
             session_id = self._tokens.issue(version if isinstance(version, str) else "", caps)
-            session = self._remember(session_id, Session(capabilities=caps))
+            issued = self._tokens.check(session_id)
+            session = self._remember(session_id, Session(
+                capabilities=caps, expires=issued.expires if issued else 0.0))
             headers[SESSION_HEADER] = session_id
         if message.get("method") == "subscriptions/listen" and len(body) > MAX_LISTEN_BYTES:
             # a stream that lives as long as its client: its request stays small

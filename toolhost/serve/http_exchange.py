@@ -6,6 +6,7 @@ what a legacy session id stands for. ``HttpServer`` (``toolhost.serve.http``) ro
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -46,6 +47,8 @@ class Session:
     # requests of this session being answered (Limits.max_in_flight; HttpServer sets it)
     budget: Budget | None = None
     last_seen: float = 0.0  # time.monotonic() of its last request or stream (SessionTable)
+    # time.time() its signed id expires at (SessionTokens): past it, the id is unknown here too
+    expires: float = math.inf
 
 
 def _sse_event(message: Mapping[str, Any]) -> bytes:
