@@ -150,7 +150,10 @@ class HttpServer:
             sockets = bind_sockets(host, port)
 
         limits = self._limits
+        # log_config=None: uvicorn's records (an error, a traceback) go through toolhost's
+        # handler and format (TOOLHOST_LOG_FORMAT=json), not a handler of its own
         config = uvicorn.Config(self.app, host=host, port=port, log_level="warning",
+                                log_config=None,
                                 lifespan="off", timeout_graceful_shutdown=2,
                                 limit_concurrency=limits.max_connections,
                                 http=header_deadline_protocol(limits.header_timeout))
