@@ -131,8 +131,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     auth.add_argument("--auth-groups-claim", default="groups", metavar="CLAIM",
                       help="the claim that lists the caller's groups (default groups)")
     parser.add_argument("--shutdown-grace", type=seconds, default=10.0, metavar="SECONDS",
-                        help="HTTP: on SIGTERM or Ctrl-C, stop accepting and give calls in "
-                        "flight this long to finish before cancelling them (default 10)")
+                        help="HTTP: on SIGTERM or Ctrl-C, /readyz turns 503; requests are "
+                        "answered until a quiet second, then refused (503); calls still "
+                        "running after this long are cancelled and answered -32800 "
+                        "(default 10)")
     parser.add_argument("--watch", action="store_true",
                         help="reload when a config file changes; clients get "
                              "notifications/tools/list_changed")

@@ -62,13 +62,13 @@ from toolhost.serve.http_limits import (
 from toolhost.serve.listen_request import MAX_LISTEN_BYTES
 from toolhost.serve.session_table import SessionsFull, SessionTable
 from toolhost.serve.sessions import EndedSessions, SessionTokens
+from toolhost.serve.shutdown import drain
 
 __all__ = ["HttpServer"]
 
 log = logging.getLogger("toolhost.serve")
 
 LOOPBACK = {"localhost", "127.0.0.1", "::1", "[::1]"}
-DRAIN_SECONDS = 1.0
 
 
 class HttpServer:
@@ -85,6 +85,7 @@ class HttpServer:
         self._tokens = sessions or SessionTokens.from_environ()
         self._grace = shutdown_grace
         self.ready = True  # /readyz: False once shutting down
+        self._refusing = False  # new requests answered 503 (the end of a shutdown)
         self.in_flight = InFlight()
         self._limits = limits
         self._hosts = HostCheck(bind, allowed_hosts)
@@ -128,6 +129,10 @@ class HttpServer:
                 except (anyio.WouldBlock, anyio.BrokenResourceError, anyio.ClosedResourceError):
                     session.streams.discard(stream)
 
+    def refuse_new(self) -> None:
+        """From now on (shutting down) a new request is answered 503, ``Retry-After: 1``."""
+        self._refusing = True
+
     def close(self) -> None:
         """End every legacy ``GET`` stream and listen stream (on shutdown)."""
         self.ready = False
@@ -167,11 +172,9 @@ class HttpServer:
                 owner.ready = False
                 log.warning("shutting down: waiting up to %g s for %d call(s) in flight",
                             owner._grace, owner.in_flight.count)
-                with anyio.move_on_after(owner._grace):
-                    await owner.in_flight.wait_idle()
-                    # a moment for clients to read their last answers and end their
-                    # sessions before their GET streams close (they would reconnect)
-                    await anyio.sleep(min(DRAIN_SECONDS, owner._grace))
+                # accepting while calls come, then refusing new ones (503), then cancelling
+                # what outlives the grace, each answered (toolhost.serve.shutdown)
+                await drain(owner.in_flight, owner._grace, owner.refuse_new)
                 owner.close()
                 await super().shutdown(sockets)
 
@@ -265,6 +268,10 @@ class HttpServer:
         refusal = self._refuse(request)
         if refusal is not None:
             return refusal
+        if self._refusing:  # shutting down: a clean answer the client can retry elsewhere
+            return JsonAnswer(error_response(None, -32000, "Server shutting down; retry on "
+                                             "another replica"), status_code=503,
+                              headers={"retry-after": "1", "connection": "close"})
         caller = None
         if self._auth is not None:
             checked = await self._authenticate(request)
