@@ -45,7 +45,7 @@ def line_level(text: str) -> int:
 def escape_controls(text: str) -> str:
     """``text`` on one line: line breaks and other control characters escaped (``\\n``,
     ``\\r``, ``\\x1b``, ``\\u2028``); a tab stays."""
-    if not _CONTROLS.search(text):
+    if text.isprintable() or not _CONTROLS.search(text):  # the first test: C speed
         return text
     return _CONTROLS.sub(lambda m: {"\n": "\\n", "\r": "\\r"}.get(
         m.group(), f"\\x{ord(m.group()):02x}" if ord(m.group()) < 256
