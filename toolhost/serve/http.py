@@ -223,14 +223,17 @@ class HttpServer:
                         + "/.well-known/oauth-protected-resource" + self.path)
             given = "authorization" in request.headers
             challenge = f'Bearer resource_metadata="{metadata}"'
+            log.info("refused a request: %s", exc)
+            if exc.status == 503:  # the issuer's keys cannot be fetched: not the token's fault
+                return JsonAnswer(error_response(None, -32000, f"Service unavailable: {exc}"),
+                                  status_code=503, headers={"retry-after": "5"})
             if given:
                 # printable ASCII only: a token's own text must not shape our header
                 reason = "".join(c if " " <= c <= "~" and c not in '"\\' else "?"
                                  for c in str(exc))[:200]
                 challenge += f', error="invalid_token", error_description="{reason}"'
-            log.info("refused a request: %s", exc)
             return JsonAnswer(error_response(None, -32600, f"Unauthorized: {exc}"),
-                              status_code=401, headers={"www-authenticate": challenge})
+                              status_code=exc.status, headers={"www-authenticate": challenge})
         return caller
 
     # -- sessions of the 2025 revisions ---------------------------------------------------------
