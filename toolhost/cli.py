@@ -176,7 +176,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     finally:
         for stream in (sys.stdout, sys.stderr):
             with contextlib.suppress(OSError, ValueError):  # a closed pipe: nothing to say
-                stream.finish() if isinstance(stream, ScrubbingStream) else stream.flush()
+                finish = getattr(stream, "finish", None)  # ScrubbingStream, JsonLines
+                finish() if callable(finish) else stream.flush()
         sys.stdout, sys.stderr = out, err
 
 
@@ -202,10 +203,13 @@ def _main(argv: Sequence[str] | None) -> int:
     args = parser.parse_args(words)
     if passed:
         args.cli_args = [*(args.cli_args or ()), *passed]
-    from toolhost.logformat import log_format
+    from toolhost.logformat import JsonFormatter, JsonLines, log_format
 
     handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(log_format())  # TOOLHOST_LOG_FORMAT=json: one object a line
+    formatter = log_format()
+    handler.setFormatter(formatter)  # TOOLHOST_LOG_FORMAT=json: one object a line
+    if isinstance(formatter, JsonFormatter):  # and so is every other line on stderr
+        sys.stderr = JsonLines(sys.stderr, formatter)
     logging.basicConfig(
         level=[logging.WARNING, logging.INFO, logging.DEBUG][min(args.verbose, 2)],
         handlers=[handler])

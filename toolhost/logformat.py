@@ -3,6 +3,13 @@
 One object a line on stderr: ``time`` (UTC, ISO 8601), ``level``, ``logger``, ``message``
 (already scrubbed of the config's secrets, as every line on stderr is) and ``exception``
 when a traceback is logged. The default stays the human ``toolhost: LEVEL: message``.
+
+In JSON mode every line the process writes to stderr is one object, not only its log records:
+``JsonLines`` turns what else is written there (toolhost's own ``toolhost: ...`` lines, a
+library's or a tool's prints, a traceback) into records, a line each; uvicorn's records go
+through the same handler. In text mode control characters and line breaks in a message are
+escaped (``\\n``, ``\\x1b``): a client's text (a token's key id, a tool name) cannot start a
+line of its own.
 """
 
 from __future__ import annotations
@@ -10,11 +17,17 @@ from __future__ import annotations
 import json
 import logging
 import re
+import threading
+from typing import IO, Any
 
-__all__ = ["ENV", "JsonFormatter", "line_level", "log_format"]
+__all__ = ["ENV", "JsonFormatter", "JsonLines", "TextFormatter", "escape_controls",
+           "line_level", "log_format"]
 
 ENV = "TOOLHOST_LOG_FORMAT"
 TEXT_FORMAT = "toolhost: %(levelname)s: %(message)s"
+_CONTROLS = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029]")
+_OWN_LINE = re.compile(r"toolhost: (?:(internal error|error|fatal)|(warning)|(note|info)"
+                       r"|(debug)): ", re.IGNORECASE)
 _LINE_LEVEL = re.compile(r"^\W*(?:(error|fatal|critical|traceback)|(warn(?:ing)?)|(debug))\b",
                          re.IGNORECASE)
 
@@ -27,6 +40,28 @@ def line_level(text: str) -> int:
         return logging.INFO
     return logging.ERROR if found.group(1) else logging.WARNING if found.group(2) \
         else logging.DEBUG
+
+
+def escape_controls(text: str) -> str:
+    """``text`` on one line: line breaks and other control characters escaped (``\\n``,
+    ``\\r``, ``\\x1b``, ``\\u2028``); a tab stays."""
+    if text.isprintable() or not _CONTROLS.search(text):  # the first test: C speed
+        return text
+    return _CONTROLS.sub(lambda m: {"\n": "\\n", "\r": "\\r"}.get(
+        m.group(), f"\\x{ord(m.group()):02x}" if ord(m.group()) < 256
+        else f"\\u{ord(m.group()):04x}"), text)
+
+
+class TextFormatter(logging.Formatter):
+    """``toolhost: LEVEL: message``, the message on one line (``escape_controls``); a
+    traceback (``exc_info``) follows as it is."""
+
+    def __init__(self) -> None:
+        super().__init__(TEXT_FORMAT)
+
+    def formatMessage(self, record: logging.LogRecord) -> str:
+        record.message = escape_controls(record.message)
+        return super().formatMessage(record)
 
 
 class JsonFormatter(logging.Formatter):
@@ -52,4 +87,68 @@ def log_format(environ: dict[str, str] | None = None) -> logging.Formatter:
     import os
 
     value = (os.environ if environ is None else environ).get(ENV, "").strip().lower()
-    return JsonFormatter() if value == "json" else logging.Formatter(TEXT_FORMAT)
+    return JsonFormatter() if value == "json" else TextFormatter()
+
+
+class JsonLines:
+    """A text stream writing each line it is given as one JSON record on ``inner``: what is
+    written to stderr besides log records (``toolhost: error: ...`` lines, prints, a
+    traceback) under ``TOOLHOST_LOG_FORMAT=json``. A ``toolhost: LEVEL: `` line keeps its
+    level (logger ``toolhost``); another line gets the level its first word names
+    (``line_level``; logger ``stderr``). A line longer than ``HOLD`` is cut into records."""
+
+    HOLD = 65_536
+
+    def __init__(self, inner: IO[str], formatter: logging.Formatter | None = None) -> None:
+        self.inner = inner
+        self._formatter = formatter or JsonFormatter()
+        self._held = ""
+        self._lock = threading.RLock()
+
+    def write(self, text: str) -> int:
+        with self._lock:
+            held = self._held + text
+            while "\n" in held:
+                line, held = held.split("\n", 1)
+                self._emit(line)
+            while len(held) > self.HOLD:
+                self._emit(held[:self.HOLD])
+                held = held[self.HOLD:]
+            self._held = held
+        return len(text)
+
+    def _emit(self, line: str) -> None:
+        line = line.rstrip("\r")
+        if not line.strip():
+            return
+        own = _OWN_LINE.match(line)
+        if own is not None:
+            level = logging.ERROR if own.group(1) else logging.WARNING if own.group(2) \
+                else logging.INFO if own.group(3) else logging.DEBUG
+            name, message = "toolhost", line[own.end():]
+        elif line.startswith("toolhost: "):
+            level, name, message = logging.INFO, "toolhost", line[len("toolhost: "):]
+        else:
+            level, name, message = line_level(line), "stderr", line
+        record = logging.LogRecord(name, level, "", 0, message, None, None)
+        self.inner.write(self._formatter.format(record) + "\n")
+
+    def flush(self) -> None:
+        with self._lock:
+            held, self._held = self._held, ""
+            self._emit(held)
+        self.inner.flush()
+
+    def finish(self) -> None:
+        """Write what is held (at exit), then finish ``inner`` when it can."""
+        self.flush()
+        finish = getattr(self.inner, "finish", None)
+        if callable(finish):
+            finish()
+
+    def writelines(self, lines: Any) -> None:
+        for line in lines:
+            self.write(line)
+
+    def __getattr__(self, name: str) -> Any:  # fileno, isatty, encoding, buffer, ...
+        return getattr(self.inner, name)

@@ -36,8 +36,8 @@ from toolhost.redaction_spell import Matcher
 from toolhost.redaction_tail import MAX_HOLD, SpelledTails
 
 __all__ = ["BINARY_KEYS", "MASK", "SECRET_KEY", "Redactor", "ScrubbingStream", "active",
-           "mask_arguments", "redact_strings", "redactor_for", "remember", "scrub",
-           "scrub_value"]
+           "mask_arguments", "own_secrets", "redact_strings", "redactor_for", "remember",
+           "remember_own", "scrub", "scrub_value"]
 
 MASK = "***"
 # Argument names whose values are never shown, whatever they contain.
@@ -289,6 +289,25 @@ def remember(secrets: Iterable[str]) -> None:
     global _process
     with _lock:
         _process = _process.union(secrets)
+
+
+_own: frozenset[str] = frozenset()
+
+
+def remember_own(secrets: Iterable[str]) -> None:
+    """The process's own credentials (``serve``'s bearer token, its session secret): hidden
+    from now on like ``remember``, and one of the secrets of every config loaded after this,
+    so a tool's result, prints and errors hide them as they hide a config's ``${SECRET}``."""
+    global _own
+    values = frozenset(s for s in secrets if s)
+    with _lock:
+        _own |= values
+    remember(values)
+
+
+def own_secrets() -> frozenset[str]:
+    """The credentials ``remember_own`` was given."""
+    return _own
 
 
 # Keys of MCP content holding base64 (images, audio, blobs): left as they are, never redacted

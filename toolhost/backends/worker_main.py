@@ -87,7 +87,12 @@ def _scrubbed_output(secrets: Any) -> None:
     if isinstance(secrets, list):
         remember(s for s in secrets if isinstance(s, str))
     if sys.__stderr__ is not None:
-        stream = ScrubbingStream(sys.__stderr__)
+        from toolhost.logformat import JsonFormatter, JsonLines, log_format
+
+        stream: Any = ScrubbingStream(sys.__stderr__)
+        formatter = log_format()
+        if isinstance(formatter, JsonFormatter):  # TOOLHOST_LOG_FORMAT=json: a record a line
+            stream = JsonLines(stream, formatter)
         sys.stderr = sys.stdout = stream
         atexit.register(stream.finish)  # what waited for a continuation that never came
 

@@ -132,8 +132,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     auth.add_argument("--auth-groups-claim", default="groups", metavar="CLAIM",
                       help="the claim that lists the caller's groups (default groups)")
     parser.add_argument("--shutdown-grace", type=seconds, default=10.0, metavar="SECONDS",
-                        help="HTTP: on SIGTERM or Ctrl-C, stop accepting and give calls in "
-                        "flight this long to finish before cancelling them (default 10)")
+                        help="HTTP: on SIGTERM or Ctrl-C, /readyz turns 503; requests are "
+                        "answered until a quiet second, then refused (503); calls still "
+                        "running after this long are cancelled and answered -32800 "
+                        "(default 10)")
     parser.add_argument("--watch", action="store_true",
                         help="reload when a config file changes; clients get "
                              "notifications/tools/list_changed")
@@ -191,6 +193,11 @@ def _serve(args: argparse.Namespace, started: Callable[[], None]) -> int:
             if not token:
                 raise ToolhostError(f"--token-env {args.token_env}: the variable is not set "
                                     "or empty")
+        from toolhost.redaction import remember_own
+        from toolhost.serve.sessions import SECRET_ENV
+
+        # The server's own credentials: secrets (of the config too) before the config loads
+        remember_own([token or "", os.environ.get(SECRET_ENV, "")])
         try:
             import starlette  # noqa: F401
             import uvicorn  # noqa: F401

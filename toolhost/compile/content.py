@@ -7,10 +7,11 @@ validation, timeout and error handling as a tool), so every backend kind works f
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 from toolhost.backends.base import BackendKind, BindContext, CallContext
+from toolhost.compile.content_claims import OWN_SCHEME, arrange, is_upstream
 from toolhost.compile.resource_uri import normalize
 from toolhost.compile.tool import CompiledTool
 from toolhost.config.model import BackendSpec, ServerConfig, ToolConfig
@@ -94,17 +95,35 @@ class ServerContent:
     # a tuple of values or a compiled function
     completions: Mapping[tuple[str, str], Mapping[str, tuple[str, ...] | CompiledTool]] = \
         field(default_factory=dict)
+    # the served server of each of ``resources`` (several servers served as one), else ()
+    owners: tuple[str, ...] = ()
 
     def __bool__(self) -> bool:
         return bool(self.resources or self.prompts)
 
     def find(self, uri: str) -> tuple[Resource, Mapping[str, str]] | None:
         """The resource ``uri`` names (static first, then templates in order)."""
+        found = self._lookup(uri)
+        return None if found is None else (found[1], found[2])
+
+    def owner(self, uri: str) -> str | None:
+        """The served server whose resource ``uri`` names (several servers served as one),
+        or None (one server, or no resource answers to it)."""
+        found = self._lookup(uri)
+        return None if found is None or found[0] >= len(self.owners) else \
+            self.owners[found[0]]
+
+    def _lookup(self, uri: str) -> tuple[int, Resource, Mapping[str, str]] | None:
         uri = normalize(uri)
-        for resource in sorted(self.resources, key=lambda r: r.is_template):
+        own = uri[:9].lower() == OWN_SCHEME  # toolhost:// is never an upstream's to answer
+        resources = self.resources
+        for index in sorted(range(len(resources)), key=lambda i: resources[i].is_template):
+            resource = resources[index]
+            if own and is_upstream(resource):
+                continue
             values = resource.matches(uri)
             if values is not None:
-                return resource, values
+                return index, resource, values
         return None
 
     def exists(self, uri: str) -> bool:
@@ -156,21 +175,23 @@ class ServerContent:
 
 
 def merge_content(contents: Mapping[str, ServerContent]) -> ServerContent:
-    """Several servers served as one: resources side by side (their URIs differ: the default
-    ones name the server), prompts named ``<server>__<prompt>`` like the tools."""
+    """Several servers served as one: resources side by side, each URI answered by one owner
+    (declared resources first; an upstream's claim on a URI already owned, or on
+    ``toolhost://``, left out with a warning: ``toolhost.compile.content_claims``), prompts
+    named ``<server>__<prompt>`` like the tools."""
+    resources, owners, dropped = arrange(contents)
     if len(contents) <= 1:
-        return next(iter(contents.values()), ServerContent())
-    resources: list[Resource] = []
+        only = next(iter(contents.values()), ServerContent())
+        return replace(only, resources=resources) if dropped else only
     prompts: dict[str, Prompt] = {}
     completions: dict[tuple[str, str], Mapping[str, tuple[str, ...] | CompiledTool]] = {}
     for server, content in contents.items():
-        resources += content.resources
         for name, prompt in content.prompts.items():
             joined = f"{server}__{name}"
             prompts[joined] = prompt.renamed(joined)
         for (kind, ref), sources in content.completions.items():
             completions[kind, f"{server}__{ref}" if kind == "ref/prompt" else ref] = sources
-    return ServerContent(tuple(resources), prompts, completions)
+    return ServerContent(resources, prompts, completions, owners)
 
 
 def compile_content(server: ServerConfig, kinds: Mapping[str, BackendKind], ctx: BindContext,

@@ -20,7 +20,7 @@ import functools
 import re
 import urllib.parse
 
-__all__ = ["decoded", "normalize", "quote_value", "remove_dot_segments"]
+__all__ = ["decoded", "normalize", "quote_value", "remove_dot_segments", "resolved"]
 
 _ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})")
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
@@ -85,3 +85,20 @@ def quote_value(value: str, *, reserved: bool = False) -> str:
 def decoded(uri: str) -> str:
     """``uri`` with every percent-escape decoded: how a person (or a rule) may write it."""
     return urllib.parse.unquote(uri) if "%" in uri else uri
+
+
+MAX_DECODINGS = 8  # rounds of decoding ``resolved`` follows (each one must change the text)
+
+
+def resolved(uri: str) -> str | None:
+    """What ``uri`` may mean to a server that decodes it (once, or again and again) and reads
+    ``\\`` as ``/``: decoded and its dot-segments resolved until nothing changes, so
+    ``a/..%2Fsecret``, ``a/%2e%2e/secret``, ``a\\..\\secret`` and ``a/%252e%252e/secret`` all
+    come to ``secret``. None when it still changes after ``MAX_DECODINGS`` rounds."""
+    current = uri
+    for _ in range(MAX_DECODINGS):
+        again = normalize(decoded(current).replace("\\", "/"))
+        if again == current:
+            return current
+        current = again
+    return None

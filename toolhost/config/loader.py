@@ -35,7 +35,7 @@ from toolhost.errors import ConfigError, PluginError, Problem
 from toolhost.excerpt import cut
 from toolhost.lockfile import LockGuard, lock_path, read_lock
 from toolhost.lockfile.guard import guarding
-from toolhost.redaction import remember
+from toolhost.redaction import own_secrets, remember
 
 __all__ = ["FORMAT_VERSION", "TOP_KEYS", "installed_versions", "load_config", "load_merged",
            "plugin_versions", "user_config_path"]
@@ -114,6 +114,7 @@ def load_merged(path: str | os.PathLike[str], *, environ: Mapping[str, str],
     found: list[Problem] = []
     secrets = interpolate(merged, environ, found)
     secrets |= collect_declared_secrets(merged.data, found, merged)
+    secrets |= own_secrets()  # serve's own credentials, read before the config
     remember(secrets)  # from now on nothing this process writes shows them
     if found and problems is None:
         raise ConfigError(found)

@@ -175,7 +175,10 @@ class Server:
                          limits=limits)
         self.served = ServedServer(core, build.wire_names)
         core.guard = permission_guard(self, self.served.wire_name)
-        core.read_guard = read_guard(self, build.name)
+        # a resource is judged as the served server it belongs to (rules `when: {server: h}`
+        # hold under --all as under --server h): the current build's owner of the URI
+        core.read_guard = read_guard(self, build.name,
+                                     lambda uri: self.build.content.owner(uri))
         core.unavailable = self._unavailable
         # Most configs import no server: the gateway loads with the first build that does.
         self.upstreams: UpstreamFollower | None = None

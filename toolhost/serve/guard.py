@@ -13,8 +13,9 @@ from dataclasses import replace
 from typing import Any, Protocol
 
 from toolhost.backends.base import CallContext
-from toolhost.compile.resource_uri import decoded
+from toolhost.compile.resource_uri import decoded, resolved
 from toolhost.compile.tool import CompiledTool
+from toolhost.excerpt import cut
 from toolhost.mcp.server import Guard, ReadGuard
 from toolhost.permissions.decision import Decision
 from toolhost.permissions.sameness import same_json
@@ -72,20 +73,31 @@ async def decided(decision: Decision, tool: CompiledTool, arguments: Mapping[str
     return ToolResult.error(message)
 
 
-def read_guard(gate: Gate, server: str) -> ReadGuard:
+def read_guard(gate: Gate, server: str,
+               owner: Callable[[str], str | None] | None = None) -> ReadGuard:
     """A McpServer read guard: every resources/read is decided as the CLI's
     ``ReadMcpResourceTool`` with input ``{server, uri}`` (the CLI itself asks nobody before it
     reads a resource, so this is where rules on it take effect). An ask nobody can answer is
-    a deny.
+    a deny. ``server`` is the served server that owns the URI (``owner(uri)``: several servers
+    served as one), else ``server``.
 
     ``uri`` is the canonical spelling (``ServerContent.canonical_uri``: what is read). When
-    its fully decoded form differs (``%20``, ``%2F`` in a value), rules are asked about both
-    and the read needs both allowed: a rule written either way holds."""
+    its fully decoded form differs (``%20``, ``%2F`` in a value), or what it means to a server
+    that decodes it and resolves its dot-segments (``a/..%2Fsecret`` is ``secret``:
+    ``resolved``), rules are asked about each form and the read needs every one allowed: a
+    rule written any way holds, and an upstream that decodes a URI its own way cannot be led
+    past a deny. A URI that keeps changing as it is decoded is refused."""
 
     async def guard(uri: str) -> str | None:
-        forms = (uri,) if decoded(uri) == uri else (uri, decoded(uri))
+        final = resolved(uri)
+        if final is None:
+            message = f"reading {cut(uri, 200)} is refused: it is encoded over and over"
+            log.info("denied resources/read %s: %s", scrub(uri)[:200], message)
+            return scrub(message)
+        named = (owner(uri) if owner is not None else None) or server
+        forms = dict.fromkeys((uri, decoded(uri), final))
         for form in forms:
-            decision = await gate.check(READ_RESOURCE_TOOL, {"server": server, "uri": form})
+            decision = await gate.check(READ_RESOURCE_TOOL, {"server": named, "uri": form})
             if decision.behavior != "allow":
                 break
         else:

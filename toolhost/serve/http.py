@@ -18,6 +18,7 @@ import hmac
 import logging
 import socket
 import sys
+import time
 from collections.abc import Callable, Collection, Hashable, Mapping
 from typing import Any
 from urllib.parse import urlsplit
@@ -61,13 +62,13 @@ from toolhost.serve.http_limits import (
 from toolhost.serve.listen_request import MAX_LISTEN_BYTES
 from toolhost.serve.session_table import SessionsFull, SessionTable
 from toolhost.serve.sessions import EndedSessions, SessionTokens
+from toolhost.serve.shutdown import drain
 
 __all__ = ["HttpServer"]
 
 log = logging.getLogger("toolhost.serve")
 
 LOOPBACK = {"localhost", "127.0.0.1", "::1", "[::1]"}
-DRAIN_SECONDS = 1.0
 
 
 class HttpServer:
@@ -84,6 +85,7 @@ class HttpServer:
         self._tokens = sessions or SessionTokens.from_environ()
         self._grace = shutdown_grace
         self.ready = True  # /readyz: False once shutting down
+        self._refusing = False  # new requests answered 503 (the end of a shutdown)
         self.in_flight = InFlight()
         self._limits = limits
         self._hosts = HostCheck(bind, allowed_hosts)
@@ -127,6 +129,10 @@ class HttpServer:
                 except (anyio.WouldBlock, anyio.BrokenResourceError, anyio.ClosedResourceError):
                     session.streams.discard(stream)
 
+    def refuse_new(self) -> None:
+        """From now on (shutting down) a new request is answered 503, ``Retry-After: 1``."""
+        self._refusing = True
+
     def close(self) -> None:
         """End every legacy ``GET`` stream and listen stream (on shutdown)."""
         self.ready = False
@@ -149,7 +155,10 @@ class HttpServer:
             sockets = bind_sockets(host, port)
 
         limits = self._limits
+        # log_config=None: uvicorn's records (an error, a traceback) go through toolhost's
+        # handler and format (TOOLHOST_LOG_FORMAT=json), not a handler of its own
         config = uvicorn.Config(self.app, host=host, port=port, log_level="warning",
+                                log_config=None,
                                 lifespan="off", timeout_graceful_shutdown=2,
                                 limit_concurrency=limits.max_connections,
                                 http=header_deadline_protocol(limits.header_timeout))
@@ -163,11 +172,9 @@ class HttpServer:
                 owner.ready = False
                 log.warning("shutting down: waiting up to %g s for %d call(s) in flight",
                             owner._grace, owner.in_flight.count)
-                with anyio.move_on_after(owner._grace):
-                    await owner.in_flight.wait_idle()
-                    # a moment for clients to read their last answers and end their
-                    # sessions before their GET streams close (they would reconnect)
-                    await anyio.sleep(min(DRAIN_SECONDS, owner._grace))
+                # accepting while calls come, then refusing new ones (503), then cancelling
+                # what outlives the grace, each answered (toolhost.serve.shutdown)
+                await drain(owner.in_flight, owner._grace, owner.refuse_new)
                 owner.close()
                 await super().shutdown(sockets)
 
@@ -216,14 +223,17 @@ class HttpServer:
                         + "/.well-known/oauth-protected-resource" + self.path)
             given = "authorization" in request.headers
             challenge = f'Bearer resource_metadata="{metadata}"'
+            log.info("refused a request: %s", exc)
+            if exc.status == 503:  # the issuer's keys cannot be fetched: not the token's fault
+                return JsonAnswer(error_response(None, -32000, f"Service unavailable: {exc}"),
+                                  status_code=503, headers={"retry-after": "5"})
             if given:
                 # printable ASCII only: a token's own text must not shape our header
                 reason = "".join(c if " " <= c <= "~" and c not in '"\\' else "?"
                                  for c in str(exc))[:200]
                 challenge += f', error="invalid_token", error_description="{reason}"'
-            log.info("refused a request: %s", exc)
             return JsonAnswer(error_response(None, -32600, f"Unauthorized: {exc}"),
-                              status_code=401, headers={"www-authenticate": challenge})
+                              status_code=exc.status, headers={"www-authenticate": challenge})
         return caller
 
     # -- sessions of the 2025 revisions ---------------------------------------------------------
@@ -232,13 +242,21 @@ class HttpServer:
         """The session an id names: known here, or signed by a replica (toolhost.serve.sessions)."""
         session = self._sessions.get(session_id)
         if session is not None:
-            return session
+            if session.expires >= time.time():
+                return session
+            # expired: unknown on every replica, also one that holds it (its streams close)
+            self._sessions.pop(session_id)
+            for stream in session.streams:
+                stream.close()
+            session.streams.clear()
+            return None
         if session_id in self._ended:  # its signature is still good, but it was ended here
             return None
         claims = self._tokens.check(session_id)
         if claims is None:
             return None
-        return self._remember(session_id, Session(capabilities=claims.capabilities))
+        return self._remember(session_id, Session(capabilities=claims.capabilities,
+                                                  expires=claims.expires))
 
     def _remember(self, session_id: str, session: Session) -> Session:
         """Keep a new session; raises SessionsFull when every session kept is in use."""
@@ -253,6 +271,10 @@ class HttpServer:
         refusal = self._refuse(request)
         if refusal is not None:
             return refusal
+        if self._refusing:  # shutting down: a clean answer the client can retry elsewhere
+            return JsonAnswer(error_response(None, -32000, "Server shutting down; retry on "
+                                             "another replica"), status_code=503,
+                              headers={"retry-after": "1", "connection": "close"})
         caller = None
         if self._auth is not None:
             checked = await self._authenticate(request)
@@ -391,7 +413,9 @@ class HttpServer:
             caps = caps if isinstance(caps, Mapping) else {}
             version = params.get("protocolVersion") if isinstance(params, Mapping) else None
             session_id = self._tokens.issue(version if isinstance(version, str) else "", caps)
-            session = self._remember(session_id, Session(capabilities=caps))
+            issued = self._tokens.check(session_id)
+            session = self._remember(session_id, Session(
+                capabilities=caps, expires=issued.expires if issued else 0.0))
             headers[SESSION_HEADER] = session_id
         if message.get("method") == "subscriptions/listen" and len(body) > MAX_LISTEN_BYTES:
             # a stream that lives as long as its client: its request stays small

@@ -6,6 +6,7 @@ what a legacy session id stands for. ``HttpServer`` (``toolhost.serve.http``) ro
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -19,7 +20,7 @@ from toolhost.excerpt import cut
 from toolhost.failures import log_failure
 from toolhost.mcp import wire
 from toolhost.mcp.client_requests import ClientChannel, Pending, client_channel
-from toolhost.mcp.jsonrpc import cancelled_response
+from toolhost.mcp.jsonrpc import REQUEST_CANCELLED, cancelled_response
 from toolhost.permissions.caller import Caller, as_caller
 from toolhost.serve.base import Handler, error_response
 from toolhost.serve.budget import Budget
@@ -46,6 +47,8 @@ class Session:
     # requests of this session being answered (Limits.max_in_flight; HttpServer sets it)
     budget: Budget | None = None
     last_seen: float = 0.0  # time.monotonic() of its last request or stream (SessionTable)
+    # time.time() its signed id expires at (SessionTokens): past it, the id is unknown here too
+    expires: float = math.inf
 
 
 def _sse_event(message: Mapping[str, Any]) -> bytes:
@@ -53,17 +56,35 @@ def _sse_event(message: Mapping[str, Any]) -> bytes:
 
 
 class InFlight:
-    """How many requests are being answered (a graceful shutdown waits for none)."""
+    """How many requests are being answered (a graceful shutdown waits for none), how many
+    ever were (``entered``: did one start meanwhile?), and their cancel scopes: what still
+    runs when the grace ends is cancelled (``cancel_all``) and answered with ``reason``."""
 
     def __init__(self) -> None:
         self.count = 0
+        self.entered = 0
+        self.reason: str | None = None  # set by cancel_all: the answer of a cancelled call
+        self._scopes: set[anyio.CancelScope] = set()
         self._idle = anyio.Event()
         self._idle.set()
 
     def enter(self) -> None:
         self.count += 1
+        self.entered += 1
         if self.count == 1:
             self._idle = anyio.Event()
+
+    def track(self, scope: anyio.CancelScope) -> None:
+        self._scopes.add(scope)
+
+    def untrack(self, scope: anyio.CancelScope) -> None:
+        self._scopes.discard(scope)
+
+    def cancel_all(self, reason: str) -> None:
+        """Cancel every request being answered; each answers -32800 with ``reason``."""
+        self.reason = reason
+        for scope in list(self._scopes):
+            scope.cancel()
 
     def leave(self) -> None:
         self.count -= 1
@@ -93,6 +114,7 @@ class Exchange(Response):
         self._session = session
         self._modern = modern
         self._extra = headers
+        self._sse_open = False
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         # A listen stream is no call in flight: it ends when the server closes it, so a
@@ -146,6 +168,7 @@ class Exchange(Response):
 
         started = False
         async with anyio.create_task_group() as tg, outbox_send, outbox:
+            self._in_flight.track(tg.cancel_scope)
             if self._session is not None:
                 self._session.running[request_id] = tg.cancel_scope
             tg.start_soon(run)
@@ -158,18 +181,26 @@ class Exchange(Response):
                 else:
                     await self._send_sse(first, outbox, send, final=final)
             finally:
+                self._in_flight.untrack(tg.cancel_scope)
                 if self._session is not None:
                     self._session.running.pop(request_id, None)
                 tg.cancel_scope.cancel()
+        reason = self._in_flight.reason
+        cancelled = cancelled_response(request_id) if reason is None else \
+            error_response(request_id, REQUEST_CANCELLED, reason)
         if not started:
             # Cancelled: by a legacy notifications/cancelled (the client may still read this
             # response: like the official SDK, end it with -32800, never a bodiless reply a
-            # client cannot parse) or because the client left (nobody reads it).
-            cancelled = cancelled_response(request_id)
+            # client cannot parse), by the end of a shutdown's grace, or because the client
+            # left (nobody reads it).
             if self._json_ok:
                 await self._send_json(cancelled, send)
             else:
                 await self._send_sse(cancelled, None, send, final=True)
+        elif self._sse_open:  # cancelled while its event stream was open: end it answered
+            await send({"type": "http.response.body", "body": _sse_event(cancelled),
+                        "more_body": True})
+            await send({"type": "http.response.body", "body": b""})
 
     def _with_headers(self, extra: list[tuple[bytes, bytes]]) -> list[tuple[bytes, bytes]]:
         return extra + [(k.encode(), v.encode()) for k, v in self._extra.items()]
@@ -197,12 +228,14 @@ class Exchange(Response):
         if final or outbox is None:
             await send({"type": "http.response.body", "body": b""})
             return
+        self._sse_open = True  # until its answer is sent: a cancel then still answers
         async for final, message in outbox:
             if message is not None:
                 await send({"type": "http.response.body", "body": _sse_event(message),
                             "more_body": True})
             if final:
                 break
+        self._sse_open = False
         await send({"type": "http.response.body", "body": b""})
 
 

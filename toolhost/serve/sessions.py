@@ -76,6 +76,9 @@ class SessionTokens:
         env = os.environ if environ is None else environ
         secret = env.get(SECRET_ENV)
         if secret:
+            from toolhost.redaction import remember_own
+
+            remember_own([secret])  # a secret to the scrubber from the moment it is read
             return cls(secret)
         if config_files:
             from toolhost.fileopen import open_regular

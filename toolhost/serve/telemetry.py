@@ -12,6 +12,10 @@ decision (``toolhost.permission.decision``, and the rule in ``toolhost.permissio
 the caller's subject when authenticated (``enduser.id``) and ``error.type`` when the call
 fails; the histogram ``mcp.server.operation.duration`` (seconds) and the counter
 ``toolhost.tool.calls`` with the tool, the decision and the outcome.
+
+Every text that goes on a span or a metric label (the tool name and request id the client
+sent, the caller, the rule as ``permissions list`` shows it, an error's type) is redacted like
+the audit log first, then cut: an exporter is one more place a secret must never reach.
 """
 
 from __future__ import annotations
@@ -20,9 +24,17 @@ import time
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
-__all__ = ["Telemetry", "note_decision"]
+__all__ = ["Telemetry", "note_decision", "shown"]
 
 Handle = Callable[..., Awaitable[dict[str, Any] | None]]
+
+
+def shown(text: str, limit: int) -> str:
+    """``text`` as it may go on a span or a label: every secret hidden, then cut to
+    ``limit`` characters (in that order: a cut first could leave a secret's head in clear)."""
+    from toolhost.redaction import scrub
+
+    return scrub(text)[:limit]
 
 
 class Telemetry:
@@ -72,25 +84,25 @@ class Telemetry:
             self._instruments()
         params = message.get("params")
         name = params.get("name") if isinstance(params, Mapping) else None
-        tool = name if isinstance(name, str) else "?"
+        tool = shown(name, 200) if isinstance(name, str) else "?"
         from toolhost.permissions.caller import current_caller
 
         attributes: dict[str, Any] = {
-            "mcp.method.name": "tools/call", "gen_ai.tool.name": tool[:200],
+            "mcp.method.name": "tools/call", "gen_ai.tool.name": tool,
             "gen_ai.operation.name": "execute_tool",
-            "jsonrpc.request.id": str(message.get("id"))[:100]}
+            "jsonrpc.request.id": shown(str(message.get("id")), 100)}
         caller = current_caller()
         if caller is not None:
-            attributes["enduser.id"] = caller.subject
+            attributes["enduser.id"] = shown(caller.subject, 200)
         start = time.perf_counter()
         outcome = "error"
         with self.tracer.start_as_current_span(
-                f"tools/call {tool[:200]}", kind=self._trace.SpanKind.SERVER,
+                f"tools/call {tool}", kind=self._trace.SpanKind.SERVER,
                 attributes=attributes) as span:
             try:
                 answer = await handle(message, **kwargs)
             except BaseException as exc:
-                span.set_attribute("error.type", type(exc).__name__)
+                span.set_attribute("error.type", shown(type(exc).__name__, 100))
                 raise
             finally:
                 elapsed = time.perf_counter() - start
@@ -99,7 +111,7 @@ class Telemetry:
                 span.set_attribute("error.type", outcome)
                 span.set_status(self._trace.Status(self._trace.StatusCode.ERROR))
             decision = _decision_of(span)
-        labels = {"gen_ai.tool.name": tool[:200], "toolhost.outcome": outcome,
+        labels = {"gen_ai.tool.name": tool, "toolhost.outcome": outcome,
                   "toolhost.permission.decision": decision}
         self.duration.record(elapsed, {"mcp.method.name": "tools/call", **labels})
         self.calls.add(1, labels)
@@ -127,7 +139,8 @@ _api: list[Any] = []  # [the opentelemetry.trace module] or [None], looked up on
 
 
 def note_decision(behavior: str, rule: str | None) -> None:
-    """Put a permission decision on the current span (a no-op without OpenTelemetry)."""
+    """Put a permission decision on the current span (a no-op without OpenTelemetry); the
+    rule redacted as the audit log and ``permissions list`` show it."""
     if not _api:
         try:
             from opentelemetry import trace
@@ -137,6 +150,8 @@ def note_decision(behavior: str, rule: str | None) -> None:
     if _api[0] is None:
         return
     span = _api[0].get_current_span()
-    span.set_attribute("toolhost.permission.decision", behavior)
+    if not span.is_recording():
+        return
+    span.set_attribute("toolhost.permission.decision", shown(behavior, 20))
     if rule is not None:
-        span.set_attribute("toolhost.permission.rule", rule[:300])
+        span.set_attribute("toolhost.permission.rule", shown(rule, 300))
