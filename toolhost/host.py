@@ -101,7 +101,9 @@ def _load(path: str | Path, *, kinds: Mapping[str, Any] | None,
     config = load_config(path, kinds=kinds, environ=environ, layers=layers)
     compiled = compile_tools(config, kinds=kinds)
     try:
-        dead = dead_guards(config, compiled)  # a deny/ask rule left with nothing to match
+        # A deny/ask rule left with nothing to match, judged on what the config proves: an
+        # imported server's live list changes (a rule may name a tool it lists later).
+        dead = dead_guards(config)
         if dead:
             raise ConfigError(dead)
         servers = {
