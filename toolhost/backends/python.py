@@ -162,11 +162,10 @@ def _process_invoke(ref: str, tool: ToolConfig, workers: int, limit: int,
 
 
 def _thread_invoke(fn: Any, info: Any, tool: ToolConfig, limit: int) -> Any:
-    converters = dict(info.converters)
     context_param = info.context_param
 
     def prepare(arguments: Mapping[str, Any], call_ctx: CallContext) -> dict[str, Any]:
-        kwargs = {k: converters[k](v) if k in converters else v for k, v in arguments.items()}
+        kwargs: dict[str, Any] = info.convert(arguments)
         if context_param:
             kwargs[context_param] = call_ctx
         return kwargs

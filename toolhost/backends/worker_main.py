@@ -99,7 +99,6 @@ async def _serve(fn: Any, info: Any, limit: int, out: IO[bytes], lock: threading
     from toolhost.backends.python_calls import guarded_call
     from toolhost.failures import debug_enabled
 
-    converters = dict(info.converters)
     while True:
         line = await anyio.to_thread.run_sync(sys.stdin.buffer.readline)
         if not line:
@@ -114,8 +113,7 @@ async def _serve(fn: Any, info: Any, limit: int, out: IO[bytes], lock: threading
         value: Any = None
         kwargs: Any = None
         try:
-            kwargs = {k: converters[k](v) if k in converters else v
-                      for k, v in request["call"].items()}
+            kwargs = info.convert(request["call"])
             if info.context_param:
                 kwargs[info.context_param] = ctx
             if info.is_async:
