@@ -137,7 +137,7 @@ class TypeMapper:
         if origin is typing.Union or origin is types.UnionType:
             return self._union(args)
         if isinstance(tp, type) and issubclass(tp, enum.Enum):
-            values = [m.value for m in tp]
+            values = [_enum_value(tp, m) for m in tp]
             return {**_uniform_type(values), "enum": values, "title": tp.__name__}
         if _pydantic_model(tp):
             return self._pydantic(tp)
@@ -243,6 +243,8 @@ class TypeMapper:
         if origin is typing.Union or origin is types.UnionType:
             return self._union_converter(args)
         if isinstance(tp, type) and issubclass(tp, enum.Enum):
+            if any(isinstance(m.value, tuple) for m in tp):  # sent as a list
+                return lambda v: tp(_tuples(v))
             return tp
         if _pydantic_model(tp):
             validate: Converter = tp.model_validate
@@ -336,6 +338,31 @@ def _typeddict_required(tp: Any, name: str, hint: Any) -> bool:
     if typing.get_origin(hint) is typing.Required:
         return True
     return name in tp.__required_keys__
+
+
+def _enum_value(tp: Any, member: enum.Enum) -> Any:
+    """An Enum member's value as the schema's ``enum`` lists it: JSON (a tuple as a list), or
+    ``UnsupportedType`` naming the member."""
+    value = member.value
+    if not jsonable(value):
+        raise UnsupportedType(
+            f"the Enum {tp.__name__}'s member {member.name} has the value {value!r}, which "
+            "JSON cannot carry (the model could never send it); give the members str, int, "
+            "float, bool or None values, or list/tuple of those")
+    return _lists(value)
+
+
+def _lists(value: Any) -> Any:
+    if isinstance(value, (list, tuple)):
+        return [_lists(v) for v in value]
+    return value
+
+
+def _tuples(value: Any) -> Any:
+    """A JSON list as the tuple an Enum member's value is (recursively)."""
+    if isinstance(value, list):
+        return tuple(_tuples(v) for v in value)
+    return value
 
 
 def _same(value: Any) -> Any:
