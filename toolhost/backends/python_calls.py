@@ -6,11 +6,13 @@ return value is mapped where the call's timeout can stop it.
   ``BaseException`` subclass, ``BaseExceptionGroup``, and ``StopIteration`` (which a
   coroutine would turn into a misleading ``RuntimeError``) become ``ToolRaised``, an ordinary
   exception: the call's error result reads ``Tool 'x' failed: SystemExit: 2`` and every other
-  call goes on. The host's own stop of a sync tool's thread (``ToolStopped``) passes. An async
-  tool's ``CancelledError`` is a real cancellation (the client's ``notifications/cancelled``,
-  a timeout) only when one is pending: a cancel scope around the call was cancelled, or the
-  task was asked to cancel (asyncio's ``Task.cancelling()``); otherwise the tool raised it
-  itself, and it is that call's failure.
+  call goes on. The host's own control exceptions pass (their class says
+  ``toolhost_control = True``: ``ToolStopped``, which stops a sync tool's thread;
+  ``InputRequired``, which asks the client for input). An async tool's ``CancelledError`` is a
+  real cancellation (the client's ``notifications/cancelled``, a timeout) only when one is
+  pending: a cancel scope around the call was cancelled, or the task was asked to cancel
+  (asyncio's ``Task.cancelling()``); otherwise the tool raised it itself, and it is that
+  call's failure.
 - **The return value is mapped off the event loop.** Mapping runs the tool's objects' own code
   (``__str__``, ``__iter__``, a Mapping's ``items``, a pydantic ``model_dump``): for a sync
   tool it runs in the tool's pool thread; for an async tool's value it runs in a pool thread
@@ -40,10 +42,10 @@ PLAIN_NODES = 200  # a dict or list of more values is mapped in a thread
 
 
 def _own(exc: BaseException) -> bool:
-    """Whether ``exc``, raised by a tool's code, is the tool's failure (not the host's)."""
-    from toolhost.backends.threads import ToolStopped
-
-    if isinstance(exc, ToolStopped):
+    """Whether ``exc``, raised by a tool's code, is the tool's failure (not the host's: a
+    class with ``toolhost_control = True``, such as ``ToolStopped`` or ``InputRequired``,
+    passes through)."""
+    if getattr(type(exc), "toolhost_control", False):
         return False
     return not isinstance(exc, Exception) or isinstance(exc, StopIteration)
 
