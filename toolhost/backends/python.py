@@ -34,7 +34,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from toolhost.backends.base import BindContext, Binding, CallContext
-from toolhost.backends.python_calls import guarded_await, guarded_call, map_value
+from toolhost.backends.convert import to_result
+from toolhost.backends.python_calls import (
+    PLAIN,
+    guarded_await,
+    guarded_call,
+    map_value,
+    raised,
+)
 from toolhost.backends.python_import import (
     NOT_INSTALLED,
     REF_PATTERN,
@@ -183,9 +190,12 @@ def _thread_invoke(fn: Any, info: Any, tool: ToolConfig, limit: int) -> Any:
 
     if info.is_async:
         async def invoke(arguments: Mapping[str, Any], ctx: CallContext) -> ToolResult:
-            async def body() -> Any:  # the arguments' converters run the tool's code too
-                return await fn(**prepare(arguments, ctx))
-            value = await guarded_await(body())
+            try:  # the arguments' converters run the tool's code too
+                value = await fn(**prepare(arguments, ctx))
+            except BaseException as exc:
+                await raised(exc)
+            if type(value) in PLAIN:  # no code of the tool's runs to map it: here
+                return to_result(value, limit)
             return await map_value(value, limit, functools.partial(
                 pool().run, tool=ctx.tool or tool.wire_name))
         return invoke

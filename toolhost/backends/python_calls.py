@@ -27,16 +27,16 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, NoReturn
 
 from toolhost.backends.base import ToolRaised
 from toolhost.backends.convert import to_result
 from toolhost.results import ToolResult
 
-__all__ = ["guarded_await", "guarded_call", "map_value"]
+__all__ = ["PLAIN", "guarded_await", "guarded_call", "map_value", "raised"]
 
 # returned values mapped on the event loop: no code of the tool's runs for these
-_PLAIN = frozenset({str, int, float, bool, type(None), ToolResult})
+PLAIN = frozenset({str, int, float, bool, type(None), ToolResult})
 _SCALARS = frozenset({str, int, float, bool, type(None)})
 PLAIN_NODES = 200  # a dict or list of more values is mapped in a thread
 
@@ -79,20 +79,26 @@ async def guarded_await(awaitable: Awaitable[Any]) -> Any:
     try:
         return await awaitable
     except BaseException as exc:
-        if _stop_iteration(exc):  # what Python made of a coroutine's StopIteration
-            exc = exc.__cause__  # type: ignore[assignment]
-        elif not _own(exc):
-            raise
-        import asyncio  # loaded by then (a call runs on the event loop): not at start-up
+        await raised(exc)
 
-        import anyio.lowlevel
 
-        # a pending cancellation wins, whatever the tool made of it (it may have caught it
-        # and raised SystemExit): the call is cancelled, as asked
-        await anyio.lowlevel.checkpoint_if_cancelled()  # raises if a scope was cancelled
-        if _cancel_pending():  # the task itself was asked to cancel (asyncio's Ctrl-C)
-            raise asyncio.CancelledError() from exc
-        raise ToolRaised(exc) from exc
+async def raised(exc: BaseException) -> NoReturn:
+    """In an ``except BaseException`` around a tool's code on the event loop: re-raise what
+    is not the tool's own failure, else raise it as ``ToolRaised``."""
+    if _stop_iteration(exc):  # what Python made of a coroutine's StopIteration
+        exc = exc.__cause__  # type: ignore[assignment]
+    elif not _own(exc):
+        raise exc
+    import asyncio  # loaded by then (a call runs on the event loop): not at start-up
+
+    import anyio.lowlevel
+
+    # a pending cancellation wins, whatever the tool made of it (it may have caught it
+    # and raised SystemExit): the call is cancelled, as asked
+    await anyio.lowlevel.checkpoint_if_cancelled()  # raises if a scope was cancelled
+    if _cancel_pending():  # the task itself was asked to cancel (asyncio's Ctrl-C)
+        raise asyncio.CancelledError() from exc
+    raise ToolRaised(exc) from exc
 
 
 def _stop_iteration(exc: BaseException) -> bool:
@@ -124,7 +130,7 @@ def _plain(value: Any) -> bool:
     """Whether ``value`` is small plain JSON (exact ``dict``/``list`` of exact ``str``,
     numbers, ``None``; at most ``PLAIN_NODES`` values): mapping it runs no code of the
     tool's, and takes microseconds, so it needs no thread."""
-    if type(value) in _PLAIN:
+    if type(value) in PLAIN:
         return True
     todo, seen = [value], 0
     while todo:
