@@ -25,5 +25,6 @@ def debug_enabled() -> bool:
 def log_failure(log: logging.Logger | logging.LoggerAdapter[Any], what: str,
                 exc: BaseException) -> None:
     """Log ``what failed: ExcType: message`` (cut), with the traceback only in debug mode."""
-    log.error("%s: %s: %s", what, type(exc).__name__, cut(str(exc)),
+    message = cut(str(exc))
+    log.error("%s: %s: %s" if message else "%s: %s%s", what, type(exc).__name__, message,
               exc_info=exc if debug_enabled() else None)

@@ -193,6 +193,13 @@ def validator_class() -> Any:
     formats = FormatChecker()
     formats.checkers = dict(Draft202012Validator.FORMAT_CHECKER.checkers)
 
+    from toolhost.compile.formats import CHECKERS
+
+    # what jsonschema leaves to optional packages: ours, installed or not, so that a format
+    # means the same on every machine
+    for name, check in CHECKERS.items():
+        formats.checks(name)(check)
+
     @formats.checks("regex", raises=RegexError)
     def is_regex(instance: object) -> bool:
         return not isinstance(instance, str) or compile(instance) is not None

@@ -25,6 +25,7 @@ __all__ = [
     "Invoke",
     "ProgressFn",
     "ToolFailure",
+    "ToolRaised",
 ]
 
 # progress(progress, total, message)
@@ -78,6 +79,18 @@ class CallContext:
 class ToolFailure(Exception):
     """Raised by a backend's ``invoke``: the call's error result reads
     ``Tool '<name>' <message>`` (e.g. "crashed: its worker process was killed by SIGSEGV")."""
+
+
+class ToolRaised(Exception):
+    """A tool's own ``BaseException`` that is not an ``Exception`` (``SystemExit`` from
+    argparse, ``KeyboardInterrupt``, ``GeneratorExit``, a ``CancelledError`` no cancellation
+    caused, ...), carried as an ordinary failure: the call's error result names the original
+    (``Tool 'x' failed: SystemExit: 2``) and the host goes on. The original is
+    ``__cause__``."""
+
+    def __init__(self, original: BaseException) -> None:
+        super().__init__(str(original))
+        self.original_type = type(original).__name__
 
 
 class Invoke(Protocol):

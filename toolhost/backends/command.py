@@ -38,6 +38,7 @@ from toolhost.backends.command_checks import check_plan
 from toolhost.backends.command_cwd import check_cwd, start_error
 from toolhost.backends.command_options import OPTIONS_SCHEMA
 from toolhost.backends.convert import bytes_result
+from toolhost.compile.jsoncut import json_why
 from toolhost.config.model import ToolConfig
 from toolhost.config.repotree import leaves_checkout
 from toolhost.errors import CompileError
@@ -285,9 +286,9 @@ def _result(outcome: Outcome, ok_codes: frozenset[int], parse: str, cap: int,
     if parse == "json" and not outcome.truncated:
         try:
             return ToolResult.json(json.loads(stdout))
-        except ValueError as exc:
-            return ToolResult.error(f"The command's output is not valid JSON ({exc}):\n"
-                                    + _tail(outcome.stdout, 500))
+        except (ValueError, RecursionError) as exc:  # RecursionError: nested too deep
+            return ToolResult.error(f"The command's output is not valid JSON ({json_why(exc)}):"
+                                    "\n" + _tail(outcome.stdout, 500))
     if parse == "binary":
         if outcome.truncated:
             return ToolResult.error(f"The output passed {len(outcome.stdout):,} bytes and was "

@@ -19,6 +19,7 @@ import httpx
 from jinja2 import TemplateError
 
 from toolhost.backends.convert import bytes_result
+from toolhost.compile.jsoncut import json_why
 from toolhost.config.url_secrets import shown_url
 from toolhost.excerpt import decode_cut
 from toolhost.redaction import active
@@ -119,8 +120,8 @@ def map_response(response: httpx.Response, data: bytes, truncated: bool, *, meth
     if _is_json(content_type) and not truncated:
         try:
             document = json.loads(data) if data else None
-        except ValueError as exc:
-            return ToolResult.error(f"The response is not valid JSON ({exc}).")
+        except (ValueError, RecursionError) as exc:  # RecursionError: nested too deep
+            return ToolResult.error(f"The response is not valid JSON ({json_why(exc)}).")
         try:
             if expression is not None:
                 document = expression({**arguments, "response": document})

@@ -35,6 +35,13 @@ from typing import Any
 
 from toolhost.backends.base import BindContext, Binding, CallContext
 from toolhost.backends.convert import to_result
+from toolhost.backends.python_calls import (
+    PLAIN,
+    guarded_await,
+    guarded_call,
+    map_value,
+    raised,
+)
 from toolhost.backends.python_import import (
     NOT_INSTALLED,
     REF_PATTERN,
@@ -164,37 +171,46 @@ def _process_invoke(ref: str, search: list[str], tool: ToolConfig, workers: int,
 
 
 def _thread_invoke(fn: Any, info: Any, tool: ToolConfig, limit: int) -> Any:
-    converters = dict(info.converters)
     context_param = info.context_param
 
     def prepare(arguments: Mapping[str, Any], call_ctx: CallContext) -> dict[str, Any]:
-        kwargs = {k: converters[k](v) if k in converters else v for k, v in arguments.items()}
+        kwargs: dict[str, Any] = info.convert(arguments)
         if context_param:
             kwargs[context_param] = call_ctx
         return kwargs
-
-    if info.is_async:
-        async def invoke(arguments: Mapping[str, Any], ctx: CallContext) -> ToolResult:
-            return to_result(await fn(**prepare(arguments, ctx)), limit)
-        return invoke
 
     # the process's pool, taken at the first call: toolhost.backends.threads loads asyncio
     # (~20 ms), which validating and listing never need
     pools: list[Any] = []
 
-    def run(call: functools.partial[Any]) -> Any:
-        # Map (and cut) the result in the thread: a huge value never reaches the event loop.
-        value = call()
-        return value if inspect.isawaitable(value) else to_result(value, limit)
-
-    async def invoke_sync(arguments: Mapping[str, Any], ctx: CallContext) -> ToolResult:
+    def pool() -> Any:
         if not pools:
             from toolhost.backends.threads import default_pool
 
             pools.append(default_pool())
-        call = functools.partial(fn, **prepare(arguments, ctx))
-        value = await pools[0].run(functools.partial(run, call), tool=ctx.tool or tool.wire_name)
+        return pools[0]
+
+    if info.is_async:
+        async def invoke(arguments: Mapping[str, Any], ctx: CallContext) -> ToolResult:
+            try:  # the arguments' converters run the tool's code too
+                value = await fn(**prepare(arguments, ctx))
+            except BaseException as exc:
+                await raised(exc)
+            if type(value) in PLAIN:  # no code of the tool's runs to map it: here
+                return to_result(value, limit)
+            return await map_value(value, limit, functools.partial(
+                pool().run, tool=ctx.tool or tool.wire_name))
+        return invoke
+
+    async def invoke_sync(arguments: Mapping[str, Any], ctx: CallContext) -> ToolResult:
+        # Converted and mapped (and cut) in the thread: the tool's code (a dataclass's
+        # __post_init__, a value's __str__) runs where a timeout stops it, and a huge value
+        # never reaches the event loop.
+        def call() -> Any:
+            return fn(**prepare(arguments, ctx))
+        run = functools.partial(pool().run, tool=ctx.tool or tool.wire_name)
+        value = await run(functools.partial(guarded_call, call, limit))
         if inspect.isawaitable(value):  # a sync function handing back a coroutine
-            value = to_result(await value, limit)
+            value = await map_value(await guarded_await(value), limit, run)
         return value  # type: ignore[no-any-return]
     return invoke_sync

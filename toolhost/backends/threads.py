@@ -76,6 +76,8 @@ class ToolStopped(BaseException):
     """Raised inside a sync tool's thread to stop it (a BaseException: ``except Exception``
     in the tool does not swallow it)."""
 
+    toolhost_control = True  # the host's, not the tool's failure (python_calls)
+
 
 class ToolStuck(ToolFailure):
     """A call that could not run, or could not be stopped."""

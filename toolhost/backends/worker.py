@@ -7,8 +7,11 @@ Design (see docs/backends.md for the user's side):
   interpreter: no fork of a threaded host) and kept for the next ones; more concurrent calls
   wait for a free worker within their own timeout.
 - **Killed, not asked.** On timeout, cancel or host shutdown the worker's whole process group
-  gets SIGKILL; a crash (segfault, ``os._exit``, a recursion that overflows) is seen as the
-  pipe closing. Either way that call gets an error result and the next call a fresh worker.
+  gets SIGKILL, and so does everything it started that left the group (a ``setsid`` child, a
+  double fork: each worker is a ``toolhost.backends.reaper.ToolRun``, with its own
+  ``TOOLHOST_RUN_ID``; the watchdog does the same if the host is killed outright); a crash
+  (segfault, ``os._exit``, a recursion that overflows) is seen as the pipe closing. Either
+  way that call gets an error result and the next call a fresh worker.
   On Linux a worker also dies with its host (``PR_SET_PDEATHSIG``).
 - **Only JSON crosses.** Arguments go as the model sent them and are converted in the worker
   (which imports the function itself, from the host's ``sys.path``); the result is mapped and
@@ -31,10 +34,12 @@ from dataclasses import dataclass
 from typing import Any
 
 import anyio
+import anyio.to_thread
 from anyio.abc import Process
 from anyio.streams.buffered import BufferedByteReceiveStream
 
 from toolhost.backends.base import CallContext, ToolFailure
+from toolhost.backends.reaper import ToolRun, enable_subreaper
 from toolhost.redaction import active
 from toolhost.results import ToolResult
 
@@ -82,8 +87,9 @@ def _describe_end(code: int | None) -> str:
 
 
 class _Worker:
-    def __init__(self, process: Process) -> None:
+    def __init__(self, process: Process, run: ToolRun) -> None:
         self.process = process
+        self.run = run  # its process group and TOOLHOST_RUN_ID: what a kill ends
         assert process.stdout is not None and process.stdin is not None
         self.reader = BufferedByteReceiveStream(process.stdout)
 
@@ -114,6 +120,9 @@ class _Worker:
     async def kill(self) -> None:
         _killpg(self.process.pid)
         with anyio.CancelScope(shield=True):
+            # and what the tool started that left the group (start_new_session, a double
+            # fork): the run's descendants and the processes carrying its TOOLHOST_RUN_ID
+            await anyio.to_thread.run_sync(self.run.end)
             await self.process.wait()
             await self.process.aclose()
 
@@ -154,12 +163,21 @@ class WorkerPool:
             return result
 
     async def _start(self) -> _Worker:
-        process = await anyio.open_process(
-            [sys.executable, "-m", "toolhost.backends.worker_main"], stderr=None,
-            start_new_session=True)
+        enable_subreaper()  # a descendant that leaves the worker's group stays in our tree
+        run = ToolRun()
+        run.starting()  # from now on the watchdog knows the run's id
+        try:
+            with anyio.CancelScope(shield=True):  # a lost process object could not be killed
+                process = await anyio.open_process(
+                    [sys.executable, "-m", "toolhost.backends.worker_main"], stderr=None,
+                    start_new_session=True, env=run.env(dict(os.environ)))
+        except BaseException:
+            run.not_started()
+            raise
+        run.started(process.pid)
         _LIVE.add(process.pid)
         self.started += 1
-        worker = _Worker(process)
+        worker = _Worker(process, run)
         try:
             # the secrets, so that what the tool prints is scrubbed there (its output is not
             # this process's scrubbed stream) and a result it cuts hides a cut secret's edge

@@ -100,11 +100,11 @@ def _scrubbed_output(secrets: Any) -> None:
 async def _serve(fn: Any, info: Any, limit: int, out: IO[bytes], lock: threading.Lock) -> None:
     import anyio.to_thread
 
-    from toolhost.backends.base import CallContext
+    from toolhost.backends.base import CallContext, ToolRaised
     from toolhost.backends.convert import to_result
+    from toolhost.backends.python_calls import guarded_call
     from toolhost.failures import debug_enabled
 
-    converters = dict(info.converters)
     while True:
         line = await anyio.to_thread.run_sync(sys.stdin.buffer.readline)
         if not line:
@@ -119,21 +119,23 @@ async def _serve(fn: Any, info: Any, limit: int, out: IO[bytes], lock: threading
         value: Any = None
         kwargs: Any = None
         try:
-            kwargs = {k: converters[k](v) if k in converters else v
-                      for k, v in request["call"].items()}
+            kwargs = info.convert(request["call"])
             if info.context_param:
                 kwargs[info.context_param] = ctx
             if info.is_async:
                 value = await fn(**kwargs)
-            else:
-                value = await anyio.to_thread.run_sync(functools.partial(fn, **kwargs))
+            else:  # mapped in the thread; its BaseException is a ToolRaised from there
+                value = await anyio.to_thread.run_sync(
+                    guarded_call, functools.partial(fn, **kwargs), limit)
                 if inspect.isawaitable(value):
                     value = await value
             answer: dict[str, Any] = {"result": _bounded(to_result(value, limit), limit).to_mcp()}
-        except Exception as exc:
+        except BaseException as exc:  # SystemExit, KeyboardInterrupt...: nothing cancels
+            # a worker's call (the host kills it), so every one is the tool's own failure
             if debug_enabled():  # the host logs the error itself, scrubbed, in one line
                 traceback.print_exc(file=sys.stderr)
-            answer = {"error": {"type": type(exc).__name__, "message": str(exc)[:10_000]}}
+            kind = exc.original_type if isinstance(exc, ToolRaised) else type(exc).__name__
+            answer = {"error": {"type": kind, "message": str(exc)[:10_000]}}
         value = kwargs = None  # drop the call's data before waiting for the next one
         _send(out, lock, answer)
 

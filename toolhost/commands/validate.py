@@ -90,6 +90,10 @@ def _check(file: str, args: argparse.Namespace) -> tuple[HostConfig | None, list
             close(compiled)
     errors += [f.problem for f in findings if f.level == "error"]
     warnings = [*pending, *(f.problem for f in findings if f.level == "warning")]
+    if compiled is not None:
+        from toolhost.compile.formats import format_warnings
+
+        warnings += format_warnings(compiled)
     note = unanswered_note(config, "validate")
     if note is not None:
         warnings.append(note)

@@ -19,6 +19,8 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from toolhost.compile.pyunions import admits, schema_kinds
+
 __all__ = ["integer_normalizer", "integral"]
 
 EXACT = 2 ** 53  # below this, int(value) is the integer; above, the shortest decimal says it
@@ -83,6 +85,20 @@ def _is_integer(schema: Mapping[str, Any]) -> bool:
     return isinstance(kind, list) and "integer" in kind and "number" not in kind
 
 
+def _member(value: Any, members: list[Mapping[str, Any]]) -> Mapping[str, Any] | None:
+    """The first member of a union admitting ``value``'s kind, as the python converter picks
+    it (``toolhost.compile.pyunions``); an object goes to a closed member that has its keys
+    first."""
+    fitting = [m for m in members if admits(schema_kinds(m), value)]
+    if isinstance(value, Mapping):
+        for m in fitting:
+            props = m.get("properties")
+            if (m.get("additionalProperties") is False and isinstance(props, Mapping)
+                    and all(k in props for k in value)):
+                return m
+    return fitting[0] if fitting else None
+
+
 def _walk(value: Any, schema: Any, root: Mapping[str, Any], where: str, depth: int) -> Any:
     if not isinstance(schema, Mapping) or depth > _DEPTH:
         return value
@@ -93,6 +109,11 @@ def _walk(value: Any, schema: Any, root: Mapping[str, Any], where: str, depth: i
         return value
     for sub in schema.get("allOf") or ():
         value = _walk(value, sub, root, where, depth + 1)
+    members = schema.get("anyOf") or schema.get("oneOf")
+    if isinstance(members, list):  # a Union: the member the value's kind picks
+        member = _member(value, [_resolve(m, root) for m in members if isinstance(m, Mapping)])
+        if member is not None:
+            value = _walk(value, member, root, where, depth + 1)
     if isinstance(value, list):
         prefix = schema.get("prefixItems") or []
         items = schema.get("items")

@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import json
+import math
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -23,6 +24,34 @@ MAX_DEPTH = 500  # deeper results are refused (json and the model cannot use the
 
 class TooDeep(ValueError):
     """The value nests deeper than ``MAX_DEPTH``."""
+
+
+def json_why(exc: BaseException) -> str:
+    """Why ``json.loads`` refused a text, in one line (a ``RecursionError`` is nesting)."""
+    if isinstance(exc, RecursionError):
+        return "it nests too deeply to be read"
+    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+
+
+def non_finite(value: Any) -> str | None:
+    """Where ``value`` holds a number JSON cannot carry (NaN, Infinity: a float such as
+    ``1e400`` reads as one), as ``"NaN at a.b[2]"``, or None. Walks at most ``MAX_DEPTH``
+    levels (only after an encoder refused the value, never per call)."""
+    todo: list[tuple[Any, str, int]] = [(value, "", 0)]
+    while todo:
+        item, where, depth = todo.pop()
+        if isinstance(item, float) and not math.isfinite(item):
+            name = "NaN" if math.isnan(item) else ("-Infinity" if item < 0 else "Infinity")
+            return f"{name} at {where or 'the top'}"
+        if depth >= MAX_DEPTH:
+            continue
+        if isinstance(item, Mapping):
+            todo.extend((v, f"{where}.{k}" if where else str(k), depth + 1)
+                        for k, v in reversed(list(item.items())))
+        elif isinstance(item, (list, tuple)):
+            todo.extend((v, f"{where}[{i}]", depth + 1)
+                        for i, v in reversed(list(enumerate(item))))
+    return None
 
 
 def plain(value: Any) -> Any:

@@ -23,12 +23,17 @@ from collections import abc
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
+from toolhost.compile.pyunions import literal_converter, schema_kinds, union_converter
+
 __all__ = ["Converter", "TypeMapper", "UnsupportedType", "is_object_type", "jsonable"]
 
 Converter = Callable[[Any], Any]
 NoneType = type(None)
 _V = TypeVar("_V")
 
+# standard base64, padded: what the schema promises (jsonschema does not check
+# contentEncoding), so text that is not base64 is an argument error, never silently dropped
+BASE64_PATTERN = r"^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$"
 _SIMPLE: dict[Any, dict[str, Any]] = {
     str: {"type": "string"}, int: {"type": "integer"}, float: {"type": "number"},
     bool: {"type": "boolean"}, NoneType: {"type": "null"},
@@ -36,12 +41,13 @@ _SIMPLE: dict[Any, dict[str, Any]] = {
     dt.date: {"type": "string", "format": "date"},
     dt.time: {"type": "string", "format": "time"},
     pathlib.Path: {"type": "string"}, pathlib.PurePath: {"type": "string"},
-    bytes: {"type": "string", "contentEncoding": "base64"},
+    bytes: {"type": "string", "contentEncoding": "base64", "pattern": BASE64_PATTERN},
 }
 _PARSERS: dict[Any, Converter] = {
     dt.datetime: dt.datetime.fromisoformat, dt.date: dt.date.fromisoformat,
     dt.time: dt.time.fromisoformat, pathlib.Path: pathlib.Path,
-    pathlib.PurePath: pathlib.PurePath, bytes: base64.b64decode,
+    pathlib.PurePath: pathlib.PurePath,
+    bytes: lambda v: base64.b64decode(v, validate=True),
 }
 _LISTS = {list, abc.Sequence, abc.MutableSequence, abc.Iterable, abc.Collection}
 _SETS = {set, frozenset, abc.Set, abc.MutableSet}
@@ -131,7 +137,7 @@ class TypeMapper:
         if origin is typing.Union or origin is types.UnionType:
             return self._union(args)
         if isinstance(tp, type) and issubclass(tp, enum.Enum):
-            values = [m.value for m in tp]
+            values = [_enum_value(tp, m) for m in tp]
             return {**_uniform_type(values), "enum": values, "title": tp.__name__}
         if _pydantic_model(tp):
             return self._pydantic(tp)
@@ -232,11 +238,13 @@ class TypeMapper:
         if (parser := _lookup(_PARSERS, tp)) is not None:
             return parser
         origin, args = typing.get_origin(tp), typing.get_args(tp)
+        if origin is typing.Literal:
+            return literal_converter(args)
         if origin is typing.Union or origin is types.UnionType:
-            inner = [a for a in args if a is not NoneType]
-            conv = self.converter(inner[0]) if len(inner) == 1 else None
-            return None if conv is None else (lambda v: None if v is None else conv(v))
+            return self._union_converter(args)
         if isinstance(tp, type) and issubclass(tp, enum.Enum):
+            if any(isinstance(m.value, tuple) for m in tp):  # sent as a list
+                return lambda v: tp(_tuples(v))
             return tp
         if _pydantic_model(tp):
             validate: Converter = tp.model_validate
@@ -264,6 +272,25 @@ class TypeMapper:
                 return lambda v: {k: conv_value(x) for k, x in v.items()}
         return None
 
+    def _union_converter(self, args: tuple[Any, ...]) -> Converter | None:
+        inner = [a for a in args if a is not NoneType]
+        convs = [self.converter(a) for a in inner]
+        if len(inner) == 1:
+            conv = convs[0]
+            return None if conv is None else (lambda v: None if v is None else conv(v))
+        kinds = [schema_kinds(TypeMapper().schema(a)) for a in inner]
+        # a TypedDict needs no converter alone, but in a union it must refuse a dict that is
+        # another member's (so the next member is tried)
+        convs = [_checked(_typeddict_check(a), c) if typing.is_typeddict(a) else c
+                 for a, c in zip(inner, convs, strict=True)]
+        if all(c is None for c in convs) and not any(
+                "integer" in k and "number" not in k for k in kinds):
+            return None
+        members = list(zip(kinds, convs, strict=True))
+        if NoneType in args:
+            members.insert(0, (frozenset({"null"}), None))
+        return union_converter(members)
+
     def _object_converter(self, tp: Any) -> Converter | None:
         if tp in self._stack:  # recursive: resolved once the outer call has finished
             return lambda v: self._done[tp](v)
@@ -285,6 +312,22 @@ class TypeMapper:
         return conv
 
 
+def _checked(check: Converter, conv: Converter | None) -> Converter:
+    return check if conv is None else (lambda v: conv(check(v)))
+
+
+def _typeddict_check(tp: Any) -> Converter:
+    """The dict as is, if its keys are ``tp``'s (else ``TypeError``)."""
+    hints = typing.get_type_hints(tp, include_extras=True)
+    required = {n for n, h in hints.items() if _typeddict_required(tp, n, h)}
+
+    def check(value: Any) -> Any:
+        if not isinstance(value, Mapping) or not required <= set(value) <= set(hints):
+            raise TypeError(f"not a {tp.__name__}")
+        return value
+    return check
+
+
 def _typeddict_required(tp: Any, name: str, hint: Any) -> bool:
     # `__required_keys__` misses Required/NotRequired written as strings (`from __future__
     # import annotations`, before Python 3.14), so the resolved hint has the last word.
@@ -295,6 +338,31 @@ def _typeddict_required(tp: Any, name: str, hint: Any) -> bool:
     if typing.get_origin(hint) is typing.Required:
         return True
     return name in tp.__required_keys__
+
+
+def _enum_value(tp: Any, member: enum.Enum) -> Any:
+    """An Enum member's value as the schema's ``enum`` lists it: JSON (a tuple as a list), or
+    ``UnsupportedType`` naming the member."""
+    value = member.value
+    if not jsonable(value):
+        raise UnsupportedType(
+            f"the Enum {tp.__name__}'s member {member.name} has the value {value!r}, which "
+            "JSON cannot carry (the model could never send it); give the members str, int, "
+            "float, bool or None values, or list/tuple of those")
+    return _lists(value)
+
+
+def _lists(value: Any) -> Any:
+    if isinstance(value, (list, tuple)):
+        return [_lists(v) for v in value]
+    return value
+
+
+def _tuples(value: Any) -> Any:
+    """A JSON list as the tuple an Enum member's value is (recursively)."""
+    if isinstance(value, list):
+        return tuple(_tuples(v) for v in value)
+    return value
 
 
 def _same(value: Any) -> Any:

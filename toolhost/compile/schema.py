@@ -14,12 +14,14 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
 from toolhost.compile.metacheck import proven_valid
 from toolhost.config.model import ToolConfig
+from toolhost.excerpt import cut
 
 __all__ = [
     "PROPERTY_NAME",
@@ -159,9 +161,33 @@ def schema_problems(schema: Mapping[str, Any], *, what: str = "inputSchema") -> 
     """Everything wrong with ``schema``, as messages; empty when it is fine."""
     try:  # the tools of a big config repeat a few schemas: each is checked once
         key = json.dumps(schema, sort_keys=True, allow_nan=False)
-    except (TypeError, ValueError, RecursionError):
+    except (TypeError, ValueError) as exc:  # a date, a Decimal, NaN: no client can read it
+        return [f"{what} is not JSON: {not_json(schema) or exc}"]
+    except RecursionError:
         return _schema_problems(schema, what)
     return list(_checked(key, what))
+
+
+def not_json(value: Any, where: str = "") -> str | None:
+    """Where ``value`` holds something JSON cannot carry (``"at properties.a.enum[0]:
+    datetime.date(2024, 1, 1)"``), or None."""
+    todo: list[tuple[Any, str, int]] = [(value, where, 0)]
+    while todo:
+        item, path, depth = todo.pop()
+        if depth > 200:
+            continue
+        if isinstance(item, float) and not math.isfinite(item):
+            return f"at {path or '(root)'}: {item!r}"
+        if isinstance(item, Mapping):
+            for k, v in item.items():
+                if not isinstance(k, str):
+                    return f"at {path or '(root)'}: the key {k!r} is not a string"
+                todo.append((v, f"{path}.{k}" if path else k, depth + 1))
+        elif isinstance(item, (list, tuple)):
+            todo.extend((v, f"{path}[{i}]", depth + 1) for i, v in enumerate(item))
+        elif not (item is None or isinstance(item, (str, int, float, bool))):
+            return f"at {path or '(root)'}: {cut(repr(item), 80)}"
+    return None
 
 
 @functools.lru_cache(maxsize=4096)

@@ -21,7 +21,7 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
-from toolhost.compile.jsoncut import TooDeep, json_head, too_long
+from toolhost.compile.jsoncut import TooDeep, json_head, non_finite, too_long
 from toolhost.redaction import active
 from toolhost.results import ToolResult
 
@@ -33,7 +33,8 @@ __all__ = ["check_structured", "compact_json", "cut_head", "cut_text", "shape_re
 
 def compact_json(value: Any) -> str:
     """The JSON the CLI shows the model for ``structuredContent``."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str,
+                      allow_nan=False)
 
 
 _ASK_LESS = ("To see the rest, call the tool again asking for less: a narrower query, a "
@@ -166,11 +167,20 @@ def check_structured(result: ToolResult, validator: Validator, tool: str) -> Too
                             f"outputSchema: {described}")
 
 
+class NotJson(ValueError):
+    """Structured content JSON cannot carry (a NaN or an infinite number)."""
+
+
 def _seen(structured: Mapping[str, Any], max_chars: int) -> str:
     """The compact JSON of ``structured`` if it fits, else its cut head (never encoding more
-    than is kept). Raises ``TooDeep``."""
+    than is kept). Raises ``TooDeep`` or ``NotJson``."""
     if not too_long(structured, max_chars):
-        seen = compact_json(structured)
+        try:
+            seen = compact_json(structured)
+        except ValueError as exc:  # NaN, Infinity: JSON has no such number
+            where = non_finite(structured)
+            raise NotJson(f"a number JSON cannot carry ({where}; return null or a string "
+                          "instead)" if where else str(exc)) from None
         if len(seen) <= max_chars:
             return seen
     return cut_head(json_head(structured, max_chars), max_chars, exact=False)
@@ -186,7 +196,7 @@ def shape_result(result: ToolResult, *, tool: str, output: Literal["structured",
     if structured is not None:
         try:
             seen = _seen(structured, max_chars)
-        except TooDeep as exc:
+        except (TooDeep, NotJson) as exc:
             return ToolResult.error(f"Tool '{tool}' returned a result toolhost cannot pass "
                                     f"on: {exc}.")
     fits = structured is not None and len(seen) <= max_chars

@@ -44,6 +44,17 @@ class SignatureInfo:
     converters: Mapping[str, Converter] = field(default_factory=dict)
     context_param: str | None = None  # receives the CallContext
     is_async: bool = False
+    # **kwargs: T: the converter of each argument that is not a named parameter
+    rest_converter: Converter | None = None
+
+    def convert(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
+        """The validated JSON arguments as the function's annotations say."""
+        convs, rest = self.converters, self.rest_converter
+        if rest is None:
+            return {k: convs[k](v) if k in convs else v for k, v in arguments.items()}
+        named = self.input_schema.get("properties") or {}
+        return {k: convs[k](v) if k in convs else v if k in named else rest(v)
+                for k, v in arguments.items()}
 
 
 def _hints(fn: Callable[..., Any]) -> dict[str, Any]:
@@ -101,6 +112,7 @@ def inspect_callable(fn: Callable[..., Any]) -> SignatureInfo:
     context_param: str | None = None
     extra_allowed = False
     extra_schema: dict[str, Any] | None = None
+    rest_converter: Converter | None = None
     for name, param in sig.parameters.items():
         if param.kind is param.VAR_KEYWORD:
             extra_allowed = True
@@ -108,6 +120,7 @@ def inspect_callable(fn: Callable[..., Any]) -> SignatureInfo:
             if value_hint not in (param.empty, Any, object):
                 try:  # **kwargs: T: any other argument, each of type T
                     extra_schema = mapper.schema(value_hint)
+                    rest_converter = mapper.converter(value_hint)
                 except UnsupportedType as exc:
                     raise UnsupportedType(f"parameter '**{name}': {exc}") from exc
             continue
@@ -157,4 +170,5 @@ def inspect_callable(fn: Callable[..., Any]) -> SignatureInfo:
     is_async = inspect.iscoroutinefunction(target)
     return SignatureInfo(input_schema=input_schema, description=doc.summary,
                          output_schema=output, converters=converters,
+                         rest_converter=rest_converter,
                          context_param=context_param, is_async=is_async)

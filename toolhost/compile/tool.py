@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from toolhost.backends.base import CallContext, Invoke, ToolFailure
+from toolhost.backends.base import CallContext, Invoke, ToolFailure, ToolRaised
 from toolhost.compile.fastcheck import Check, compile_check
 from toolhost.compile.shaping import cut_text, shape_result
 from toolhost.compile.validators import real_validator
@@ -156,8 +156,12 @@ class CompiledTool:
             message = f"Tool '{self.name}' {exc}"
             return ToolResult.error(self.redact(message) if self.redact else message)
         except Exception as exc:  # a tool's failure is a result, never a crash
-            log_failure(ctx.log, f"tool {self.wire_name} failed", exc)  # traceback: --debug
-            return ToolResult.error(f"Tool '{self.name}' failed: {type(exc).__name__}: {exc}")
+            shown = exc.__cause__ if isinstance(exc, ToolRaised) and exc.__cause__ else exc
+            log_failure(ctx.log, f"tool {self.wire_name} failed", shown)  # traceback: --debug
+            kind = exc.original_type if isinstance(exc, ToolRaised) else type(exc).__name__
+            text = str(exc)
+            return ToolResult.error(f"Tool '{self.name}' failed: {kind}: {text}" if text
+                                    else f"Tool '{self.name}' failed: {kind}")
         if not isinstance(result, ToolResult):
             return ToolResult.error(f"Tool '{self.name}' produced no result (its backend "
                                     f"returned {type(result).__name__}).")

@@ -4,7 +4,9 @@ A tool writes ``ctx.log.info("fetched %d rows", n)`` or ``ctx.log("warning", "sl
 line goes to toolhost's own log (stderr) as before and, when the client can hear it and asked
 for that level (``logging/setLevel``; ``info`` until it does), to the client. Lines from a
 worker thread (a sync tool) are sent at once; lines written on the event loop (an async tool)
-are sent before the tool's result.
+are sent before the tool's result. Either way a call sends at most ``MAX_LINES`` lines to the
+client (as ``stderr: log`` does); the rest are counted, and one line before the result says
+how many were not sent.
 """
 
 from __future__ import annotations
@@ -27,7 +29,8 @@ _TO_PYTHON = {"debug": logging.DEBUG, "info": logging.INFO, "notice": logging.IN
               "warning": logging.WARNING, "error": logging.ERROR, "critical": logging.CRITICAL,
               "alert": logging.CRITICAL, "emergency": logging.CRITICAL}
 MAX_MESSAGE_CHARS = 10_000  # a log line is not a channel for bulk data
-MAX_QUEUED = 1000  # lines held for the result's flush; older ones are dropped
+MAX_LINES = 1000  # lines a call sends to the client; later ones are counted, not sent
+MAX_QUEUED = MAX_LINES  # lines held for the result's flush (never more than are sent)
 
 Notify = Callable[[dict[str, Any]], Awaitable[None]]
 
@@ -56,12 +59,13 @@ class ClientLog(logging.LoggerAdapter):  # type: ignore[type-arg]
         self._threshold = level_value(threshold)
         self._name = name
         self._loop_thread = threading.get_ident()
-        self._queued: deque[dict[str, Any]] = deque(maxlen=MAX_QUEUED)
+        self._queued: deque[dict[str, Any]] = deque(maxlen=MAX_QUEUED + 1)  # + the note
+        self._lines = 0  # lines meant for the client so far (sent, queued or over the cap)
 
     @property
     def pending(self) -> bool:
-        """Whether lines wait for ``flush``."""
-        return bool(self._queued)
+        """Whether lines (or the note of those not sent) wait for ``flush``."""
+        return bool(self._queued) or self._lines > MAX_LINES
 
     def __call__(self, level: int | str, message: str, *args: Any) -> None:
         """``ctx.log("warning", "disk %s is full", disk)``: an MCP level name or a Python
@@ -75,6 +79,9 @@ class ClientLog(logging.LoggerAdapter):  # type: ignore[type-arg]
         super().log(level, msg, *args, **kwargs)
         if level_value(mcp_level) < self._threshold:
             return
+        self._lines += 1  # one writer per call: its thread, or the loop
+        if self._lines > MAX_LINES:
+            return  # counted; flush says how many were not sent
         try:
             text = str(msg) % args if args else str(msg)
         except (TypeError, ValueError):
@@ -120,7 +127,17 @@ class ClientLog(logging.LoggerAdapter):  # type: ignore[type-arg]
         return msg, kwargs
 
     async def flush(self) -> None:
-        """Send the lines written on the event loop (before the call's result)."""
+        """Send the lines written on the event loop (before the call's result), then a line
+        saying how many were over the cap."""
+        if self._lines > MAX_LINES:
+            params: dict[str, Any] = {
+                "level": "warning", "data": f"({self._lines - MAX_LINES:,} more log lines of "
+                f"this call were not sent; the first {MAX_LINES:,} were)"}
+            if self._name:
+                params["logger"] = self._name
+            self._queued.append({"jsonrpc": "2.0", "method": "notifications/message",
+                                 "params": params})
+            self._lines = MAX_LINES
         while self._queued:
             note = self._queued.popleft()
             try:

@@ -132,6 +132,8 @@ class InputRequired(BaseException):
     """Raised out of a tool in the stateless era: the client must answer ``request`` (and
     repeat the call). A BaseException, so ``except Exception`` in a tool does not catch it."""
 
+    toolhost_control = True  # the host's, not the tool's failure (python_calls)
+
     def __init__(self, key: str, request: dict[str, Any], answered: dict[str, Any]) -> None:
         super().__init__(key)
         self.key, self.request, self.answered = key, request, answered

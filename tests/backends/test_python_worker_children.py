@@ -1,0 +1,126 @@
+"""What an ``isolation: process`` tool starts does not outlive the call's timeout, nor the host:
+a child in the worker's group, one in its own session (``start_new_session``), one that
+double-forked away, all die with the worker (Linux: the reaper's descendant and
+TOOLHOST_RUN_ID walk, as for command tools)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"),
+                                reason="the descendant walk is Linux's")
+
+MODULE = '''
+import os, subprocess, sys, time
+
+def _spawn(style, mark):
+    code = f"import os, time; open({mark!r}, 'w').write(str(os.getpid())); time.sleep(60)"
+    if style == "group":
+        subprocess.Popen([sys.executable, "-c", code])
+    elif style == "session":
+        subprocess.Popen([sys.executable, "-c", code], start_new_session=True,
+                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL)
+    else:  # double fork, then a new session: the grandchild's parent is gone
+        pid = os.fork()
+        if pid == 0:
+            os.setsid()
+            if os.fork() == 0:
+                os.execv(sys.executable, [sys.executable, "-c", code])
+            os._exit(0)
+        os.waitpid(pid, 0)
+    for _ in range(200):
+        if os.path.exists(mark):
+            return
+        time.sleep(0.02)
+
+def convert(style: str, mark: str, seconds: float) -> str:
+    """Start a helper, then work."""
+    _spawn(style, mark)
+    time.sleep(seconds)
+    return "done"
+'''
+
+STYLES = ["group", "session", "double-fork"]
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def _pid(mark: Path) -> int:
+    for _ in range(250):
+        if mark.exists() and mark.read_text():
+            return int(mark.read_text())
+        time.sleep(0.02)
+    raise AssertionError("the helper never started")
+
+
+def _gone(pid: int, within: float = 5.0) -> bool:
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        if not _alive(pid):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def _setup(tmp_path: Path) -> Path:
+    (tmp_path / "spawning_tools.py").write_text(textwrap.dedent(MODULE))
+    config = tmp_path / "spawn.yaml"
+    config.write_text(textwrap.dedent("""\
+        toolhost: 1
+        permissions: {default: allow}
+        servers:
+          p:
+            timeout: 2s
+            tools:
+              convert: {python: {function: "spawning_tools:convert", isolation: process}}
+        """))
+    return config
+
+
+def _call(config: Path, style: str, mark: Path, seconds: float) -> subprocess.CompletedProcess[str]:
+    arguments = f'{{"style": "{style}", "mark": "{mark}", "seconds": {seconds}}}'
+    return subprocess.run([sys.executable, "-m", "toolhost", "call", str(config), "p.convert",
+                           "--json", arguments], capture_output=True, text=True, timeout=60,
+                          check=False, cwd=config.parent)
+
+
+@pytest.mark.parametrize("style", STYLES)
+def test_a_helper_dies_with_the_call_at_its_timeout(tmp_path: Path, style: str) -> None:
+    config = _setup(tmp_path)
+    mark = tmp_path / f"{style}.pid"
+    done = _call(config, style, mark, 30)
+    assert "timed out after 2s" in done.stdout + done.stderr
+    pid = _pid(mark)
+    try:
+        assert _gone(pid), f"the {style} helper {pid} outlived the call"
+    finally:
+        if _alive(pid):
+            os.kill(pid, 9)
+
+
+@pytest.mark.parametrize("style", STYLES)
+def test_a_helper_dies_with_the_host(tmp_path: Path, style: str) -> None:
+    config = _setup(tmp_path)
+    mark = tmp_path / f"{style}.pid"
+    done = _call(config, style, mark, 0)
+    assert done.returncode == 0 and "done" in done.stdout, done.stdout + done.stderr
+    pid = _pid(mark)
+    try:
+        assert _gone(pid), f"the {style} helper {pid} outlived the host"
+    finally:
+        if _alive(pid):
+            os.kill(pid, 9)

@@ -1,0 +1,150 @@
+"""How an in-process python tool is run: its own ``BaseException`` is its failure, and its
+return value is mapped where the call's timeout can stop it.
+
+- **A tool's BaseException is a failure, not the host's.** ``SystemExit`` (argparse, click
+  and ``sys.exit()`` on a bad argument), ``KeyboardInterrupt``, ``GeneratorExit``, a
+  ``BaseException`` subclass, ``BaseExceptionGroup``, and ``StopIteration`` (which a
+  coroutine would turn into a misleading ``RuntimeError``) become ``ToolRaised``, an ordinary
+  exception: the call's error result reads ``Tool 'x' failed: SystemExit: 2`` and every other
+  call goes on. The host's own control exceptions pass (their class says
+  ``toolhost_control = True``: ``ToolStopped``, which stops a sync tool's thread;
+  ``InputRequired``, which asks the client for input). An async tool's ``CancelledError`` is a
+  real cancellation (the client's ``notifications/cancelled``, a timeout) only when one is
+  pending: a cancel scope around the call was cancelled, or the task was asked to cancel
+  (asyncio's ``Task.cancelling()``); otherwise the tool raised it itself, and it is that
+  call's failure.
+- **The return value is mapped off the event loop.** Mapping runs the tool's objects' own code
+  (``__str__``, ``__iter__``, a Mapping's ``items``, a pydantic ``model_dump``): for a sync
+  tool it runs in the tool's pool thread; for an async tool's value it runs in a pool thread
+  too, inside the call's timeout, so an object whose ``__str__`` spins is stopped like a
+  spinning tool and never freezes the other calls. Only small plain JSON (exact ``dict``,
+  ``list``, ``str``, numbers, ``None``, at most ``PLAIN_NODES`` values) or a ``ToolResult``
+  is mapped on the loop: no code of the tool's runs for it.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Awaitable, Callable
+from typing import Any, NoReturn
+
+from toolhost.backends.base import ToolRaised
+from toolhost.backends.convert import to_result
+from toolhost.results import ToolResult
+
+__all__ = ["PLAIN", "guarded_await", "guarded_call", "map_value", "raised"]
+
+# returned values mapped on the event loop: no code of the tool's runs for these
+PLAIN = frozenset({str, int, float, bool, type(None), ToolResult})
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+PLAIN_NODES = 200  # a dict or list of more values is mapped in a thread
+
+
+def _own(exc: BaseException) -> bool:
+    """Whether ``exc``, raised by a tool's code, is the tool's failure (not the host's: a
+    class with ``toolhost_control = True``, such as ``ToolStopped`` or ``InputRequired``,
+    passes through)."""
+    if getattr(type(exc), "toolhost_control", False):
+        return False
+    return not isinstance(exc, Exception) or isinstance(exc, StopIteration)
+
+
+def guarded_call(call: Callable[[], Any], limit: int) -> Any:
+    """In a pool thread: ``call()``, its value mapped to a result there (an awaitable is
+    handed back as is); the tool's own BaseException becomes ``ToolRaised``."""
+    try:
+        value = call()
+        return value if inspect.isawaitable(value) else to_result(value, limit)
+    except BaseException as exc:
+        if _own(exc):
+            raise ToolRaised(exc) from exc
+        raise
+
+
+def _mapped(value: Any, limit: int) -> ToolResult:
+    """In a pool thread: ``to_result``, where the value's own BaseException is ``ToolRaised``."""
+    try:
+        return to_result(value, limit)
+    except BaseException as exc:
+        if _own(exc):
+            raise ToolRaised(exc) from exc
+        raise
+
+
+async def guarded_await(awaitable: Awaitable[Any]) -> Any:
+    """``await awaitable``: the tool's own BaseException becomes ``ToolRaised``; a
+    ``CancelledError`` is re-raised when a real cancellation is pending (see the module
+    docstring)."""
+    try:
+        return await awaitable
+    except BaseException as exc:
+        await raised(exc)
+
+
+async def raised(exc: BaseException) -> NoReturn:
+    """In an ``except BaseException`` around a tool's code on the event loop: re-raise what
+    is not the tool's own failure, else raise it as ``ToolRaised``."""
+    if _stop_iteration(exc):  # what Python made of a coroutine's StopIteration
+        exc = exc.__cause__  # type: ignore[assignment]
+    elif not _own(exc):
+        raise exc
+    import asyncio  # loaded by then (a call runs on the event loop): not at start-up
+
+    import anyio.lowlevel
+
+    # a pending cancellation wins, whatever the tool made of it (it may have caught it
+    # and raised SystemExit): the call is cancelled, as asked
+    await anyio.lowlevel.checkpoint_if_cancelled()  # raises if a scope was cancelled
+    if _cancel_pending():  # the task itself was asked to cancel (asyncio's Ctrl-C)
+        raise asyncio.CancelledError() from exc
+    raise ToolRaised(exc) from exc
+
+
+def _stop_iteration(exc: BaseException) -> bool:
+    return (isinstance(exc, RuntimeError) and isinstance(exc.__cause__, StopIteration)
+            and str(exc).endswith("raised StopIteration"))
+
+
+def _cancel_pending() -> bool:
+    import asyncio
+
+    try:
+        task = asyncio.current_task()
+    except RuntimeError:  # not asyncio (trio): its Cancelled cannot be made by a tool
+        return True
+    return task is not None and task.cancelling() > 0
+
+
+async def map_value(value: Any, limit: int, run: Callable[..., Awaitable[Any]]) -> ToolResult:
+    """``value`` mapped to a result: at once when it is plain, else by ``run`` (a pool's
+    ``run``, given the function to call) off the event loop, stoppable by the call's
+    timeout."""
+    if _plain(value):
+        return to_result(value, limit)
+    result: ToolResult = await run(functools.partial(_mapped, value, limit))
+    return result
+
+
+def _plain(value: Any) -> bool:
+    """Whether ``value`` is small plain JSON (exact ``dict``/``list`` of exact ``str``,
+    numbers, ``None``; at most ``PLAIN_NODES`` values): mapping it runs no code of the
+    tool's, and takes microseconds, so it needs no thread."""
+    if type(value) in PLAIN:
+        return True
+    todo, seen = [value], 0
+    while todo:
+        item = todo.pop()
+        seen += 1
+        if seen > PLAIN_NODES:
+            return False
+        kind = type(item)
+        if kind is dict:
+            if any(type(k) is not str for k in item):
+                return False
+            todo.extend(item.values())
+        elif kind is list:
+            todo.extend(item)
+        elif kind not in _SCALARS:
+            return False
+    return True
