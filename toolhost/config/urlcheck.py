@@ -14,7 +14,7 @@ an invalid IPv4 or IPv6 literal, a port that is not 1-65535. With those refused,
 
 from __future__ import annotations
 
-import ipaddress
+import ipaddress  # already loaded by urllib.parse: no cost at start
 import re
 from dataclasses import dataclass
 from typing import NoReturn
