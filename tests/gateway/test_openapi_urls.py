@@ -46,8 +46,37 @@ async def test_a_document_server_url_with_userinfo_is_refused(
         found = problems_of(config)
         assert len(found) == 1, found
         assert "pets.yaml:3:" in found[0] and "servers[0].url" in found[0]
-        assert "user name or password before the host" in found[0]
+        assert any(why in found[0] for why in ("user name or password before the host",
+                                                "backslash", "more than one '@'")), found
         assert "pa55word" not in found[0]
+        assert other.requests == [] and service.requests == []
+
+
+@pytest.mark.parametrize("url", [
+    "http://127.0.0.1:{port} @127.0.0.1:{other}/v1",
+    "http://127.0.0.1:{port}\\t@127.0.0.1:{other}/v1",
+    "http://127.0.0.1:{port}%40127.0.0.1:{other}/v1",
+    "http://127.0.0.1:{port}\\uff20127.0.0.1:{other}/v1",
+    "http://127.0.0.1:{port}\\ufe6b127.0.0.1:{other}/v1",
+    "http://127.0.0.1\\uff1a{port}/v1",
+    "http://127.0.0.1\\u3002{port}/v1",
+    "http://{{who}} @127.0.0.1:{other}/v1",
+    "http:///v1",
+])
+async def test_a_document_server_url_read_two_ways_is_refused(
+        tmp_path: Path, service: PetService, url: str) -> None:
+    """As httpx reads it: `A @B` sends to B with the server's headers (a user name of `A `);
+    whitespace, a `%40` and the lookalikes of '@', ':' and '.' are refused at load, located."""
+    with PetService() as other:
+        line = next(x for x in service.document().splitlines() if x.startswith("servers:"))
+        text = service.document().replace(line, (
+            'servers: [{url: "' + url.format(port=service.port, other=other.port)
+            + f'", variables: {{who: {{default: "127.0.0.1:{service.port}"}}}}}}]'))
+        config = write(tmp_path, service, "    openapi: {spec: pets.yaml}\n"
+                       "    headers: {X-Token: team-s3cret-header}\n", document=text)
+        found = problems_of(config)
+        assert len(found) == 1, found
+        assert "pets.yaml:3:" in found[0] and "servers[0].url" in found[0], found
         assert other.requests == [] and service.requests == []
 
 

@@ -21,7 +21,8 @@ from urllib.parse import parse_qsl, quote, unquote, urljoin, urlsplit
 from jinja2.environment import Template
 
 from toolhost.backends import templating
-from toolhost.config.url_secrets import port_problem, shown_url
+from toolhost.config.url_secrets import shown_url
+from toolhost.config.urlcheck import url_problem
 
 __all__ = ["UnsafeURL", "UrlTemplate", "compile_url", "literal_query_keys", "shown_url",
            "with_query"]
@@ -99,11 +100,7 @@ def compile_url(url: str, base_url: str | None) -> UrlTemplate:
     source = templating.url_source(url)
     first = source.find("{")
     static = source if first < 0 else source[:first]
-    if urlsplit(static).scheme:  # a relative URL's port is the base_url's, checked there
-        wrong = port_problem(static)
-        if wrong:
-            raise ValueError(wrong)
-    else:
+    if not urlsplit(static).scheme:  # joined onto the base_url (checked there)
         if not base_url:
             raise ValueError(f"{url!r} is a relative URL and the server has no base_url")
         base = base_url if base_url.endswith("/") else base_url + "/"
@@ -114,6 +111,9 @@ def compile_url(url: str, base_url: str | None) -> UrlTemplate:
     parts = urlsplit(static)
     if parts.scheme not in ("http", "https"):
         raise ValueError(f"the URL must start with http:// or https://, not {static!r}")
+    wrong = _host_problem(static, whole=first < 0)
+    if wrong:
+        raise ValueError(wrong)
     after_host = static[len(parts.scheme) + 3:]
     if first >= 0 and "/" not in after_host:
         raise ValueError("placeholders may only appear after the host: the scheme, host "
@@ -130,3 +130,13 @@ def compile_url(url: str, base_url: str | None) -> UrlTemplate:
                        literal_double_slash="//" in urlsplit(static).path,
                        segments=len(segments),
                        holes=tuple(i for i, seg in enumerate(segments) if "{" in seg))
+
+
+def _host_problem(static: str, *, whole: bool) -> str | None:
+    """Why the literal start of a URL template could be read as another host by the client
+    (``toolhost.config.urlcheck``); None when it cannot, or its authority is not all literal
+    (refused next)."""
+    rest = static.partition("://")[2]
+    if not whole and not any(c in rest for c in "/?#"):
+        return None
+    return url_problem(static)

@@ -122,6 +122,9 @@ def write_for(config: str, *, layers: bool = True, dry_run: bool = False) -> lis
             raise ConfigError(down)
         new = Lock(new.sources, new.plugins, pins.recorded)
     found = changes(old, new)
+    if old is not None and old.credentials_in_keys:  # written by an older toolhost
+        found = [*found, "repo source keys held a URL's user name or password: written "
+                 "without them"]
     if not dry_run and (old is None or found):
         write_lock(where, new)
     return found

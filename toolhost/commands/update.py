@@ -71,7 +71,7 @@ class Pin:
 
 def find_pins(path: Path) -> list[Pin]:
     """The git ``extends`` entries of one file (not of the files it extends)."""
-    from toolhost.config.gitrepos import normalize_repo
+    from toolhost.config.gitrepos import normalize_repo, remember_credentials
     from toolhost.config.sources import read_doc
     from toolhost.errors import ConfigError, Problem
 
@@ -90,6 +90,7 @@ def find_pins(path: Path) -> list[Pin]:
         mark = doc.marks.get(("extends", index, "rev"))
         if mark is None or not mark.line:
             continue
+        remember_credentials(entry["repo"])
         pins.append(Pin(index, entry["repo"], normalize_repo(entry["repo"], path.parent),
                         entry["rev"], mark.line, mark.column))
     return pins
@@ -144,6 +145,7 @@ def _parser(path: Path) -> Callable[[str], Any]:
 def main(args: argparse.Namespace) -> int:
     from toolhost.commands._revedit import RevEditError, rewrite_rev
     from toolhost.config.gitrepos import fetch_repo
+    from toolhost.config.url_secrets import shown_url
     from toolhost.errors import ConfigError, shown
 
     if not args.config:  # Path("") is ".": say what validate and lock say
@@ -161,8 +163,9 @@ def main(args: argparse.Namespace) -> int:
     pins = [p for p in find_pins(path) if not args.repo or p.repo in args.repo or
             p.url in args.repo]
     if not pins and args.repo:
-        known = sorted({p.repo for p in find_pins(path)})
-        print(f"{where}: no pinned `extends` entry has repo {shown(' or '.join(args.repo))}"
+        known = sorted({_repo(p) for p in find_pins(path)})
+        print(f"{where}: no pinned `extends` entry has repo "
+              f"{shown(' or '.join(shown_url(r) for r in args.repo))}"
               + (f" (its repos: {', '.join(known)})" if known else ""), file=sys.stderr)
         return 1
     if not pins:
@@ -186,16 +189,16 @@ def main(args: argparse.Namespace) -> int:
                 newest[pin.url, pre] = newest_tag(pin.url, pre=pre)
             new = args.rev or newest[pin.url, pre]
         except ConfigError as exc:
-            print(f"{where}:{pin.line}: {shown(pin.repo)}: {shown(exc.problems[0].message)}",
+            print(f"{where}:{pin.line}: {_repo(pin)}: {shown(exc.problems[0].message)}",
                   file=sys.stderr)
             failed += 1
             continue
         if new is None:
-            print(f"{where}:{pin.line}: {shown(pin.repo)}: no version tags (pass --rev)",
+            print(f"{where}:{pin.line}: {_repo(pin)}: no version tags (pass --rev)",
                   file=sys.stderr)
             failed += 1
         elif new == pin.rev:
-            print(f"{where}:{pin.line}: {shown(pin.repo)}: {_show(pin.rev)} is the newest")
+            print(f"{where}:{pin.line}: {_repo(pin)}: {_show(pin.rev)} is the newest")
         else:
             try:
                 if args.rev:  # resolved as a load would, before the file says it
@@ -215,13 +218,21 @@ def main(args: argparse.Namespace) -> int:
                       "edit this rev by hand", file=sys.stderr)
                 failed += 1
                 continue
-            print(f"{where}:{pin.line}: {shown(pin.repo)}: {_show(pin.rev)} -> {_show(new)}")
+            print(f"{where}:{pin.line}: {_repo(pin)}: {_show(pin.rev)} -> {_show(new)}")
     if text != original and not args.dry_run:
         _write_atomically(path, text)
         failed += _relock(path)
     elif text != original:
         print("(dry run: nothing written)")
     return 1 if failed else 0
+
+
+def _repo(pin: Pin) -> str:
+    """The repo of ``pin`` as a message shows it: one line, without its userinfo."""
+    from toolhost.config.url_secrets import shown_url
+    from toolhost.errors import shown
+
+    return shown(shown_url(pin.repo))
 
 
 def rev_problem(rev: str) -> str:

@@ -14,7 +14,7 @@ from toolhost.config.filekinds import expect_kind
 from toolhost.config.model import ServerConfig, ServerDefaults, ToolConfig
 from toolhost.config.params import build_params
 from toolhost.config.tree import Path
-from toolhost.config.url_secrets import port_problem
+from toolhost.config.urlcheck import url_problem
 from toolhost.config.wirenames import name_problem, wire_name_problems
 
 __all__ = ["ANNOTATION_KEYS", "SERVER_KEYS", "TOOL_KEYS", "build_servers", "resolve_path"]
@@ -131,7 +131,7 @@ def _defaults(check: Checker, data: Mapping[str, Any], path: Path) -> ServerDefa
     cwd = check.string(data, path, "cwd")
     check.str_list(data, path, "secrets")
     base_url = check.string(data, path, "base_url")
-    wrong = port_problem(base_url) if base_url else None
+    wrong = url_problem(base_url) if base_url else None  # read as the client reads it
     if wrong:
         check.problem((*path, "base_url"), wrong)
     return ServerDefaults(

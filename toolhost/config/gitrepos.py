@@ -20,13 +20,21 @@ import re
 import shutil
 import subprocess
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from toolhost.config.gitcreds import (
+    credentials_env,
+    forget_legacy,
+    remember_credentials,
+    without_credentials,
+)
 from toolhost.config.model import UNKNOWN, Origin
 from toolhost.config.repotree import META as _META
 from toolhost.config.repotree import cache_root, clean_or_refetch
+from toolhost.config.url_secrets import shown_url
+from toolhost.config.urlcheck import url_problem
 from toolhost.errors import ConfigError, Problem
 from toolhost.excerpt import cut
 
@@ -39,6 +47,7 @@ __all__ = [
     "list_tags",
     "normalize_repo",
     "refetch_repo",
+    "remember_credentials",
     "repo_file",
     "resolve_git_entry",
     "run_git",
@@ -55,11 +64,12 @@ GIT_TIMEOUT = 120.0
 class Checkout:
     """A repository at one revision, in the cache."""
 
-    url: str
+    url: str  # without its userinfo: what messages, the lock and the cache show
     rev: str
     path: Path  # the work tree
     sha: str  # the commit rev resolved to when it was cloned
     ref: Literal["tag", "branch", "commit"]
+    remote: str = field(default="", repr=False, compare=False)  # as written, password and all
 
 
 def repo_file(url: str, rev: str, path: str, *, where: Origin = UNKNOWN,
@@ -76,7 +86,7 @@ def repo_file(url: str, rev: str, path: str, *, where: Origin = UNKNOWN,
     if checkout.ref == "branch":
         log.warning("%s: rev %r of %s is a branch, which moves; pin a tag or a commit "
                     "(cached at %s; `toolhost update` pins the newest tag)",
-                    _where(where), rev, url, checkout.sha[:12])
+                    _where(where), rev, checkout.url, checkout.sha[:12])
     rel = Path(path)
     try:
         target = (checkout.path / rel).resolve()
@@ -86,10 +96,10 @@ def repo_file(url: str, rev: str, path: str, *, where: Origin = UNKNOWN,
         found = target.is_file()
     except (OSError, RuntimeError) as exc:  # a symlink loop (RuntimeError before 3.13), a
         # name too long for the file system: the repository is as hostile as any config
-        raise _error(where, f"{url} at {rev}: cannot read {cut(path, 100)!r}: "
+        raise _error(where, f"{checkout.url} at {rev}: cannot read {cut(path, 100)!r}: "
                      f"{_reason(exc)}") from None
     if not found:
-        raise _error(where, f"{url} at {rev} has no file {cut(path, 100)!r}",
+        raise _error(where, f"{checkout.url} at {rev} has no file {cut(path, 100)!r}",
                      hint=f"files are read from the repository root; cached in {checkout.path}")
     return target
 
@@ -113,6 +123,7 @@ def resolve_git_entry(entry: Any, *, base_dir: Path, origin: Origin) -> Path:
                      "path: base.yaml}")
     if not rev:
         raise _error(origin, "`rev` is required: pin a tag or a commit")
+    remember_credentials(repo)
     return repo_file(normalize_repo(repo, base_dir), rev, path, where=origin)
 
 
@@ -128,7 +139,13 @@ def fetch_repo(url: str, rev: str, *, where: Origin = UNKNOWN,
     """Clone ``url`` at ``rev`` into the cache unless it is there already; return it."""
     if not url or not rev or rev.startswith("-") or url.startswith("-"):
         raise _error(where, "`repo` and `rev` must be non-empty and not start with '-'")
+    # git (curl, ssh) must reach the host the URL shows, and no other (a local path is a
+    # file:// URL with no host)
+    wrong = None if url[:7].lower() == "file://" else url_problem(url)
+    if wrong:
+        raise _error(where, f"`repo`: {wrong}")
     dest = checkout_dir(url, rev, cache=cache)
+    forget_legacy(url, rev, dest.parent)
     cached = _read_meta(dest, url, rev)
     if cached is not None:
         return cached
@@ -166,20 +183,31 @@ def refetch_repo(url: str, rev: str, *, where: Origin = UNKNOWN,
 
 
 def checkout_dir(url: str, rev: str, *, cache: Path | None = None) -> Path:
-    """Where ``url`` at ``rev`` is (or will be) cached; its lock file is ``<dir>.lock``."""
-    key = hashlib.sha256(f"{url}\0{rev}".encode()).hexdigest()[:24]
+    """Where ``url`` at ``rev`` is (or will be) cached; its lock file is ``<dir>.lock``. The
+    place is named after the URL without its userinfo (a hash of a password would be one
+    more copy of it, and a guessable one)."""
+    key = hashlib.sha256(f"{shown_url(url)}\0{rev}".encode()).hexdigest()[:24]
     return (cache or cache_root()) / "repos" / key
 
 
 def list_tags(url: str, *, where: Origin = UNKNOWN) -> list[str]:
     """Every tag of the remote repository ``url`` (network, no cache)."""
-    out = run_git(["ls-remote", "--tags", "--refs", url], where=where)
+    wrong = None if url[:7].lower() == "file://" else url_problem(url)
+    if wrong:
+        raise _error(where, f"`repo`: {wrong}")
+    out = run_git(["ls-remote", "--tags", "--refs", shown_url(url)], where=where, remote=url)
     return [line.split("refs/tags/", 1)[1] for line in out.splitlines() if "refs/tags/" in line]
 
 
-def run_git(args: Sequence[str], *, cwd: Path | None = None, where: Origin = UNKNOWN) -> str:
-    """Run ``git args`` (no shell, no prompts); stdout, or ConfigError with git's message."""
-    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "", "LC_ALL": "C"}
+def run_git(args: Sequence[str], *, cwd: Path | None = None, where: Origin = UNKNOWN,
+            remote: str = "") -> str:
+    """Run ``git args`` (no shell, no prompts); stdout, or ConfigError with git's message.
+
+    ``remote`` is the repository URL as written, when ``args`` name it without its userinfo
+    (or as ``origin``): git is told the credentials in its environment (a ``url.insteadOf``
+    rule), never on its command line or in a file, and they are cut out of its messages."""
+    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "", "LC_ALL": "C",
+           **credentials_env(remote)}
     try:
         proc = subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True,
                               text=True, timeout=GIT_TIMEOUT, check=False)
@@ -189,7 +217,8 @@ def run_git(args: Sequence[str], *, cwd: Path | None = None, where: Origin = UNK
     except subprocess.TimeoutExpired:
         raise _error(where, f"git {args[0]} took longer than {GIT_TIMEOUT:g}s") from None
     if proc.returncode != 0:
-        raise _error(where, f"git {args[0]} failed: {git_message(proc.stderr)}")
+        said = git_message(without_credentials(proc.stderr, remote))
+        raise _error(where, f"git {args[0]} failed: {said}")
     return proc.stdout
 
 
@@ -203,36 +232,38 @@ def git_message(stderr: str) -> str:
 
 
 def _clone(url: str, rev: str, dest: Path, where: Origin) -> Checkout:
+    plain = shown_url(url)  # what .git/config, the metadata and messages hold
     tmp = dest.with_name(f"{dest.name}.tmp{os.getpid()}")
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir()
     try:  # no template: hooks and info files of the user's git templates have no place here
         run_git(["init", "-q", "--template="], cwd=tmp, where=where)
-        run_git(["remote", "add", "origin", url], cwd=tmp, where=where)
+        run_git(["remote", "add", "origin", plain], cwd=tmp, where=where)
         ref = _ref_kind(url, rev, where)
         try:  # a shallow fetch of just that revision, as pre-commit does
-            run_git(["fetch", "-q", "--depth=1", "origin", rev], cwd=tmp, where=where)
+            run_git(["fetch", "-q", "--depth=1", "origin", rev], cwd=tmp, where=where,
+                    remote=url)
         except ConfigError:  # some servers refuse to send a commit by id: fetch everything
-            run_git(["fetch", "-q", "--tags", "origin"], cwd=tmp, where=where)
+            run_git(["fetch", "-q", "--tags", "origin"], cwd=tmp, where=where, remote=url)
             run_git(["fetch", "-q", "origin", "+refs/heads/*:refs/remotes/origin/*"],
-                    cwd=tmp, where=where)
+                    cwd=tmp, where=where, remote=url)
             try:
                 run_git(["rev-parse", "-q", "--verify", f"{rev}^{{commit}}"], cwd=tmp,
                         where=where)
             except ConfigError:
-                raise _error(where, f"{url} has no tag, branch or commit {rev!r}",
+                raise _error(where, f"{plain} has no tag, branch or commit {rev!r}",
                              hint="check `rev`; `git ls-remote URL` lists tags") from None
             run_git(["update-ref", "FETCH_HEAD", f"{rev}^{{commit}}"], cwd=tmp, where=where)
         run_git(["-c", "advice.detachedHead=false", "checkout", "-q", "FETCH_HEAD"], cwd=tmp,
                 where=where)
         sha = run_git(["rev-parse", "HEAD"], cwd=tmp, where=where).strip()
-        meta = {"url": url, "rev": rev, "sha": sha, "ref": ref}
+        meta = {"url": plain, "rev": rev, "sha": sha, "ref": ref}
         tmp.joinpath(_META).write_text(json.dumps(meta))
         _put_in_place(tmp, dest)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    log.info("cloned %s at %s (%s) into %s", url, rev, sha[:12], dest)
-    return Checkout(url=url, rev=rev, path=dest, sha=sha, ref=ref)
+    log.info("cloned %s at %s (%s) into %s", plain, rev, sha[:12], dest)
+    return Checkout(url=plain, rev=rev, path=dest, sha=sha, ref=ref, remote=url)
 
 
 def _put_in_place(fresh: Path, dest: Path) -> None:
@@ -247,7 +278,8 @@ def _put_in_place(fresh: Path, dest: Path) -> None:
 
 
 def _ref_kind(url: str, rev: str, where: Origin) -> Literal["tag", "branch", "commit"]:
-    out = run_git(["ls-remote", url, f"refs/tags/{rev}", f"refs/heads/{rev}"], where=where)
+    out = run_git(["ls-remote", shown_url(url), f"refs/tags/{rev}", f"refs/heads/{rev}"],
+                  where=where, remote=url)
     refs = {line.split("\t", 1)[1] for line in out.splitlines() if "\t" in line}
     if f"refs/tags/{rev}" in refs:
         return "tag"
@@ -255,13 +287,14 @@ def _ref_kind(url: str, rev: str, where: Origin) -> Literal["tag", "branch", "co
         return "branch"
     if _SHA.match(rev):
         return "commit"
-    raise _error(where, f"{url} has no tag or branch {rev!r}",
+    raise _error(where, f"{shown_url(url)} has no tag or branch {rev!r}",
                  hint="pin a tag or a full commit id")
 
 
 def _read_meta(dest: Path, url: str, rev: str) -> Checkout | None:
     """The checkout cached in ``dest``; None (clone it again) when its metadata is missing,
-    unreadable or not exactly what toolhost writes for ``url`` at ``rev``."""
+    unreadable or not exactly what toolhost writes for ``url`` at ``rev`` (the URL without
+    its userinfo)."""
     try:
         meta = json.loads(dest.joinpath(_META).read_text(encoding="utf-8"))
     except (OSError, ValueError, RecursionError):
@@ -269,11 +302,11 @@ def _read_meta(dest: Path, url: str, rev: str) -> Checkout | None:
     if not isinstance(meta, dict):
         return None
     sha, ref = meta.get("sha"), meta.get("ref")
-    if (meta.get("url") != url or meta.get("rev") != rev or not isinstance(sha, str)
+    if (meta.get("url") != shown_url(url) or meta.get("rev") != rev or not isinstance(sha, str)
             or not _FULL_SHA.match(sha) or ref not in ("tag", "branch", "commit")):
         log.info("%s: unexpected checkout metadata; cloning again", dest)
         return None
-    return Checkout(url=url, rev=rev, path=dest, sha=sha, ref=ref)
+    return Checkout(url=shown_url(url), rev=rev, path=dest, sha=sha, ref=ref, remote=url)
 
 
 @contextlib.contextmanager

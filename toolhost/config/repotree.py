@@ -125,7 +125,8 @@ def clean_or_refetch(checkout: Checkout, where: Origin, *, cache: Path | None = 
                     "it again\n%s", where, checkout.url, checkout.rev, checkout.path,
                     _describe(checkout, dirty))
         try:
-            checkout = refetch_repo(checkout.url, checkout.rev, where=where, cache=cache)
+            checkout = refetch_repo(checkout.remote or checkout.url, checkout.rev,
+                                    where=where, cache=cache)
         except ConfigError as exc:
             raise _error(where, f"the cached checkout of {checkout.url} at {checkout.rev} "
                          f"({checkout.path}) was modified on disk ({_summary(dirty)}) and "

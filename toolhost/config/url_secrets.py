@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from typing import Any
 from urllib.parse import unquote
 
-__all__ = ["port_problem", "shown_url", "url_credentials", "userinfo"]
+__all__ = ["port_problem", "redact_userinfo", "shown_url", "url_credentials", "userinfo"]
 
 # scheme://authority: the authority ends at the first '/', '?', '#' or '\\' (a backslash is a
 # slash to WHATWG parsers), and its userinfo is everything up to the last '@' in it
@@ -66,6 +66,16 @@ def shown_url(url: str) -> str:
     authority = rest[:end]
     return f"{scheme}://{authority.rpartition('@')[2]}{rest[end:]}" if "@" in authority \
         else url
+
+
+# a userinfo in running text (a program's message): everything from "scheme://" to the last
+# '@' before the host's end that has no '/' between
+_TEXT_USERINFO = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*://)[^/?#\\\s'\"]*@")
+
+
+def redact_userinfo(text: str) -> str:
+    """``text`` with the userinfo of every ``scheme://user:password@host`` in it cut out."""
+    return _TEXT_USERINFO.sub(r"\1", text) if "@" in text else text
 
 
 def url_credentials(data: Any, min_length: int) -> set[str]:

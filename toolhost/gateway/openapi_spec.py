@@ -32,7 +32,8 @@ from toolhost.config.gitrepos import cache_root
 from toolhost.config.limits import LIMITS
 from toolhost.config.model import BackendSpec, ServerDefaults, ToolConfig
 from toolhost.config.tree import Path, mark_for
-from toolhost.config.url_secrets import port_problem, shown_url, userinfo
+from toolhost.config.url_secrets import shown_url
+from toolhost.config.urlcheck import url_problem
 from toolhost.gateway.openapi_doc import OpenApiDoc, fetch_cached, read_document
 from toolhost.gateway.openapi_ops import Operation, Plan, operations, plan_tool, tool_name
 from toolhost.gateway.openapi_schema import SchemaConverter
@@ -73,21 +74,15 @@ def build_openapi(check: Checker, data: Mapping[str, Any], path: Path, server: s
     if doc is None:
         return OpenApiServer(defaults=defaults)
     base = defaults.base_url or _server_url(doc)
-    if not defaults.base_url and base and (userinfo(base) is not None or "\\" in base):
-        # http://a.example@b.example/ goes to b.example, with the server's headers, and
-        # the document's "credentials" would be sent as Basic auth: the config names hosts
-        check.problems.append(doc.problem(
-            ("servers", 0, "url"), f"the server URL {shown_url(base)!r} has a user name "
-            "or password before the host ('user@host') or a backslash: refused, so that "
-            "requests go only to a host the config can see", "set base_url: in the config"))
-        return OpenApiServer(defaults=defaults)
-    if not base or not base.startswith(("http://", "https://")) or "{" in base or "}" in base:
+    if not base or not base.lower().startswith(("http://", "https://")) or "{" in base \
+            or "}" in base:
         said = shown_url(base) if base else "none"
         check.problem(path, f"no absolute base URL for '{server}' (the document says "
                       f"{said!r})", "set base_url: http://host:port/prefix")
         return OpenApiServer(defaults=defaults)
-    wrong = None if defaults.base_url else port_problem(base)
-    if wrong:
+    wrong = None if defaults.base_url else url_problem(base, userinfo=False)
+    if wrong:  # read as httpx reads it: `http://a.example @b.example/` goes to b.example,
+        # with the server's headers, and a userinfo would be sent as Basic auth
         check.problems.append(doc.problem(("servers", 0, "url"), wrong,
                                           "set base_url: in the config"))
         return OpenApiServer(defaults=defaults)

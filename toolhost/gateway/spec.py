@@ -12,7 +12,7 @@ from toolhost.config.checks import Checker
 from toolhost.config.model import UNKNOWN, Origin
 from toolhost.config.params import build_params
 from toolhost.config.tree import Path
-from toolhost.config.url_secrets import port_problem
+from toolhost.config.urlcheck import url_problem
 from toolhost.config.wirenames import MAX_WIRE_NAME, name_problem
 
 __all__ = ["DEFAULT_MAX_MESSAGE_BYTES", "RESHAPE_KEYS", "UPSTREAM_KEYS", "UPSTREAM_SERVER_KEYS",
@@ -90,7 +90,7 @@ def build_upstream(check: Checker, data: Mapping[str, Any], path: Path) -> Upstr
     if url is not None and not re.match(r"^https?://[^/\s]+", url):
         check.problem((*here, "url"), f"{url!r} is not an http(s) URL")
         return None
-    wrong = port_problem(url) if url is not None else None
+    wrong = url_problem(url) if url is not None else None  # read as httpx reads it
     if wrong:
         check.problem((*here, "url"), wrong)
         return None

@@ -31,7 +31,8 @@ def repo_diff(source: Pulled, locked: str, rel: str) -> str:
     from toolhost.config.gitrepos import run_git
 
     try:
-        run_git(["fetch", "-q", "--depth=1", "origin", locked], cwd=source.root)
+        run_git(["fetch", "-q", "--depth=1", "origin", locked], cwd=source.root,
+                remote=source.url)
     except ConfigError as exc:
         return (f"(the locked commit {locked[:12]} cannot be fetched to compare: "
                 f"{exc.problems[0].message})")

@@ -2,7 +2,8 @@
 
 The loader calls ``LockGuard.pulled`` for every ``extends`` entry it resolved, *before* the
 file is parsed: a cache edited on disk is caught (and fetched again) before its content is
-used. Sources are keyed the way the lock keys them (``repo:URL@REV``, ``pkg:NAME``); a file
+used. Sources are keyed the way the lock keys them (``repo:URL@REV`` with the URL's userinfo
+left out, ``pkg:NAME``); a file
 reached by a relative ``extends`` from inside a repository counts as that repository's.
 """
 
@@ -34,7 +35,7 @@ class Pulled:
     pin: str
     root: Path
     origin: Origin
-    url: str = ""  # repos only
+    url: str = ""  # repos only: as written (git needs its password, nothing shows it)
     rev: str = ""
     files: dict[str, str] = field(default_factory=dict)
 
@@ -143,7 +144,7 @@ class LockGuard:
 
             url = normalize_repo(str(entry["repo"]), Path(origin.file).parent)
             checkout = checkout_of(url, str(entry["rev"]))
-            key = f"repo:{url}@{entry['rev']}"
+            key = f"repo:{checkout.url}@{entry['rev']}"  # the URL without its userinfo
             return self.sources.setdefault(key, Pulled(key, checkout.sha, checkout.path,
                                                        origin, url, str(entry["rev"])))
         if form == "pkg":

@@ -30,7 +30,7 @@ from typing import Any
 from toolhost.errors import ConfigError, Problem
 
 __all__ = ["LOCK_VERSION", "MAX_LOCK_BYTES", "Lock", "LockedFile", "file_digest", "lock_path",
-           "read_lock", "write_lock"]
+           "plain_key", "read_lock", "write_lock"]
 
 LOCK_VERSION = 1
 MAX_LOCK_BYTES = 4 * 1024 * 1024  # a lock lists files and versions; megabytes mean tampering
@@ -53,6 +53,9 @@ class Lock:
     plugins: Mapping[str, str] = field(default_factory=dict)  # distribution -> version
     # imported MCP servers: server -> upstream tool name -> its definition as reviewed
     upstreams: Mapping[str, Mapping[str, Mapping[str, Any]]] = field(default_factory=dict)
+    # read from a lock an older toolhost wrote with a URL's password in a source key (the
+    # keys are read without it; `toolhost lock` rewrites the file)
+    credentials_in_keys: bool = field(default=False, compare=False)
 
     def to_json(self) -> str:
         data: dict[str, Any] = {
@@ -132,7 +135,10 @@ def _parse(path: Path, data: Any) -> Lock:
     raw_sources = data.get("sources", {})
     if not isinstance(raw_sources, dict):
         raise _bad(path, "'sources' must be an object", key="sources")
-    for key, entry in raw_sources.items():
+    credentials = False
+    for raw_key, entry in raw_sources.items():
+        key = plain_key(raw_key)
+        credentials |= key != raw_key
         where = f"sources.{key}"
         pin = entry.get(_pin_name(key)) if isinstance(entry, dict) else None
         files = entry.get("files", {}) if isinstance(entry, dict) else None
@@ -150,7 +156,17 @@ def _parse(path: Path, data: Any) -> Lock:
             isinstance(tools, dict) and all(isinstance(d, dict) for d in tools.values())
             for tools in upstreams.values()):
         raise _bad(path, "'upstreams' must map servers to {tool: definition}", key="upstreams")
-    return Lock(sources, dict(plugins), upstreams)
+    return Lock(sources, dict(plugins), upstreams, credentials_in_keys=credentials)
+
+
+def plain_key(key: str) -> str:
+    """A source key as this version writes it: ``repo:URL@REV`` without the URL's userinfo
+    (its password is a secret, and the lock is committed)."""
+    if not key.startswith("repo:") or "@" not in key:
+        return key
+    from toolhost.config.url_secrets import shown_url
+
+    return "repo:" + shown_url(key[len("repo:"):])
 
 
 def write_lock(path: Path, lock: Lock) -> None:
