@@ -23,7 +23,10 @@ allowed by the last one, after 300 conditional denies were tried; the audit log 
 process is pinned to one CPU (``--cpu``), rounds are interleaved, medians of the rounds are
 printed with the targets: tools/call p50 at most 2x the floor's (async) or 2.5x (sync), 32
 in flight at least 0.8x the floor's calls/s, can_use_tool p50 at most 1.5x the floor's and
-never above the official SDK's.
+never above the official SDK's. Each host's CPU time per call (user + system, read from
+/proc by the fake CLI, sequential and in flight) is printed too: on one CPU a sequential
+round trip is the two processes' CPU time, and it is steadier than wall time when other
+work shares the machine.
 """
 
 from __future__ import annotations
