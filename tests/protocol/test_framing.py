@@ -115,10 +115,15 @@ async def test_answers_decided_together_go_out_in_one_batch(more: bool, expected
     done = loop.create_future()
 
     def one_turn() -> None:  # as PipeLines.data_received answers a chunk's lines
-        for i, line in enumerate((b"a\n", b"b\n", b"c\n")):
-            assert writer.write_now(line, more=more and i < 2)
+        try:
+            for i, line in enumerate((b"a\n", b"b\n", b"c\n")):
+                assert writer.write_now(line, more=more and i < 2)
+        except BaseException as exc:  # reported by the await below
+            done.set_exception(exc)
+            return
         loop.call_soon(loop.call_soon, done.set_result, None)
 
     loop.call_soon(one_turn)
-    await done
+    with anyio.fail_after(5):
+        await done
     assert pipe.writes == expected
