@@ -23,7 +23,10 @@ allowed by the last one, after 300 conditional denies were tried; the audit log 
 process is pinned to one CPU (``--cpu``), rounds are interleaved, medians of the rounds are
 printed with the targets: tools/call p50 at most 2x the floor's (async) or 2.5x (sync), 32
 in flight at least 0.8x the floor's calls/s, can_use_tool p50 at most 1.5x the floor's and
-never above the official SDK's.
+never above the official SDK's. Each host's CPU time per call (user + system, read from
+/proc by the fake CLI, sequential and in flight) is printed too: on one CPU a sequential
+round trip is the two processes' CPU time, and it is steadier than wall time when other
+work shares the machine.
 """
 
 from __future__ import annotations
@@ -59,6 +62,16 @@ def query(table: str, limit: int = 10) -> str:
 
 
 # -- the fake CLI ---------------------------------------------------------------------------
+
+
+def host_cpu() -> float:
+    """CPU seconds (user + system) the host -- the fake CLI's parent -- has used so far; 0
+    where /proc has no such file. Steadier than wall time when other work shares the CPU."""
+    try:
+        fields = Path(f"/proc/{os.getppid()}/stat").read_bytes().rsplit(b")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def fake_cli() -> None:
@@ -134,6 +147,7 @@ def fake_cli() -> None:
     clock = time.perf_counter
     lines = [line_for(f"s{i}", i) for i in range(calls)]
     sequential = []
+    cpu0 = host_cpu()
     t0 = clock()
     for i in range(calls):
         start = clock()
@@ -143,11 +157,13 @@ def fake_cli() -> None:
         sequential.append(clock() - start)
         errors += expected[i] not in got
     seq_wall = clock() - t0
+    seq_cpu = host_cpu() - cpu0
 
     lines = [line_for(f"c{i}", i) for i in range(calls)]
     started: dict[bytes, tuple[int, float]] = {}
     concurrent = []
     sent = 0
+    cpu0 = host_cpu()
     t0 = clock()
     while sent < min(inflight, calls):
         started[f'"c{sent}"'.encode()] = (sent, clock())
@@ -166,10 +182,12 @@ def fake_cli() -> None:
             flush()
             sent += 1
     conc_wall = clock() - t0
+    conc_cpu = host_cpu() - cpu0
 
     Path(os.environ["BENCH_OUT"]).write_text(json.dumps({
         "sequential": sequential, "sequential_wall": seq_wall, "concurrent": concurrent,
-        "concurrent_wall": conc_wall, "errors": errors}))
+        "concurrent_wall": conc_wall, "sequential_cpu": seq_cpu, "concurrent_cpu": conc_cpu,
+        "errors": errors}))
     write(json.dumps({"type": "result", "subtype": "success", "is_error": False,
                       "result": "done", "session_id": "bench", "num_turns": 1,
                       "duration_ms": 1, "duration_api_ms": 1, "total_cost_usd": 0,
@@ -342,6 +360,8 @@ def main() -> int:
                     row.setdefault("seq", []).append(statistics.median(stats["sequential"]))
                     row.setdefault("rate", []).append(args.calls / stats["sequential_wall"])
                     row.setdefault("flight", []).append(args.calls / stats["concurrent_wall"])
+                    row.setdefault("cpu", []).append(stats["sequential_cpu"] / args.calls)
+                    row.setdefault("fcpu", []).append(stats["concurrent_cpu"] / args.calls)
             report(subject, args.inflight, {h: {k: statistics.median(v) for k, v in r.items()}
                                             for h, r in rows.items()})
     return 0
@@ -349,10 +369,10 @@ def main() -> int:
 
 def report(subject: str, inflight: int, rows: dict[str, dict[str, float]]) -> None:
     print(f"\n{subject}: {'host':<9} {'seq p50 us':>11} {'seq calls/s':>12} "
-          f"{f'{inflight} in flight/s':>16}")
+          f"{f'{inflight} in flight/s':>16} {'CPU us/call seq':>16} {'in flight':>10}")
     for host, r in rows.items():
         print(f"{'':{len(subject) + 2}}{host:<9} {r['seq'] * 1e6:>11.0f} {r['rate']:>12.0f} "
-              f"{r['flight']:>16.0f}")
+              f"{r['flight']:>16.0f} {r['cpu'] * 1e6:>16.1f} {r['fcpu'] * 1e6:>10.1f}")
     if "floor" in rows and "toolhost" in rows:
         ours, ref = rows["toolhost"], rows["floor"]
         target = {"async": 2.0, "sync": 2.5, "can_use_tool": 1.5}[subject]

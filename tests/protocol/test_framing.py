@@ -78,3 +78,52 @@ async def test_concurrent_big_writes_never_interleave_through_a_real_pipe() -> N
     assert sorted(int(str(g["i"])) for g in got) == list(range(40))
     for g in got:
         assert g["pad"] == chr(97 + int(str(g["i"])) % 26) * 300_000
+
+
+class _Transport:
+    def get_write_buffer_size(self) -> int:
+        return 0
+
+
+class _Pipe:
+    """What ``LineWriter`` writes to on a subprocess pipe: records each write call."""
+
+    def __init__(self) -> None:
+        self.writes: list[bytes] = []
+        self.transport = _Transport()
+
+    def write(self, data: bytes) -> None:
+        self.writes.append(data)
+
+    def is_closing(self) -> bool:
+        return False
+
+
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])
+@pytest.mark.parametrize("more,expected", [
+    (False, [b"a\n", b"b\n", b"c\n"]),  # nothing else due: each line goes out at once
+    (True, [b"a\n", b"b\n" + b"c\n"]),  # more lines behind the first: the rest is one write
+])
+async def test_answers_decided_together_go_out_in_one_batch(more: bool, expected: list[bytes]
+                                                            ) -> None:
+    import asyncio
+
+    writer = LineWriter(object())  # type: ignore[arg-type]
+    pipe = _Pipe()
+    writer._direct = pipe  # type: ignore[assignment]
+    loop = asyncio.get_running_loop()
+    done = loop.create_future()
+
+    def one_turn() -> None:  # as PipeLines.data_received answers a chunk's lines
+        try:
+            for i, line in enumerate((b"a\n", b"b\n", b"c\n")):
+                assert writer.write_now(line, more=more and i < 2)
+        except BaseException as exc:  # reported by the await below
+            done.set_exception(exc)
+            return
+        loop.call_soon(loop.call_soon, done.set_result, None)
+
+    loop.call_soon(one_turn)
+    with anyio.fail_after(5):
+        await done
+    assert pipe.writes == expected

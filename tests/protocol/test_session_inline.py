@@ -209,3 +209,49 @@ async def test_past_the_in_flight_limit_requests_are_refused_at_once_then_served
     assert cli.answer("later")["subtype"] == "success"
     served = [rid for rid, answers in cli.answers().items() if answers[0]["subtype"] == "success"]
     assert len(served) == 6 and all(len(a) == 1 for a in cli.answers().values())
+
+
+class ShowingPolicy(Policy):
+    """A ``decide_now`` permission that shows its decisions in ``after_answer``."""
+
+    def __init__(self, crash: bool = False) -> None:
+        super().__init__()
+        self.crash = crash
+        self._unshown: list[str] = []
+
+    def decide_now(self, tool_name: str, tool_input: dict[str, Any],
+                   request: dict[str, Any]) -> Decision | None:
+        decision = super().decide_now(tool_name, tool_input, request)
+        if decision is not None:
+            self._unshown.append(tool_input["name"])
+        return decision
+
+    def after_answer(self) -> None:
+        while self._unshown:
+            self.events.append(("shown", self._unshown.pop(0)))
+        if self.crash:
+            raise RuntimeError("the screen is gone")
+
+
+@pytest.mark.parametrize("crash", [False, True])
+async def test_a_decision_made_on_arrival_is_shown_after_its_answer_once(
+        _transport: str, crash: bool) -> None:
+    # Shown in the same turn of the loop as the answer went out (no turn spent on the
+    # screen); a failing screen never gets the request served (decided, audited) twice.
+    policy = ShowingPolicy(crash)
+    async with running_session(permission=policy) as (_, cli):
+        await cli.request("first", can_use("first", "Bob"))
+        await cli.wait_for(lambda: "first" in cli.answers())
+        del policy.events[:]
+        for rid, name in (("a", "Bob"), ("d", "Mallory"), ("q", "Ask"), ("b", "Ann")):
+            await cli.request(rid, can_use(rid, name))
+            await cli.wait_for(lambda rid=rid: rid in cli.answers())
+    answers = cli.answers()
+    assert all(len(answers[rid]) == 1 for rid in ("a", "d", "q", "b"))
+    assert cli.answer("d")["response"] == {"behavior": "deny", "message": "Not Mallory."}
+    if _transport == "pipes":
+        assert policy.events == [("now", "Bob"), ("shown", "Bob"), ("now", "Mallory"),
+                                 ("shown", "Mallory"), ("now", "Ask"), ("awaited", "Ask"),
+                                 ("now", "Ann"), ("shown", "Ann")]
+    else:
+        assert [way for way, _ in policy.events] == ["awaited"] * 4

@@ -177,3 +177,19 @@ async def test_an_odd_tool_use_id_on_the_wire_is_decided_by_the_rules(
     assert (await call("ok then"))["isError"] is False
     assert person.asked == []
     assert "toolu_1" in runner_gate.noted.ids()  # a look-alike id did not spend the real note
+
+
+async def test_decisions_made_on_arrival_are_shown_by_after_answer_in_order(
+        runner_gate: RunnerGate, person: Person) -> None:
+    # The session writes the CLI's answer, then calls after_answer: the screen shows each
+    # decision once, in order, and an "ask" (None: decided later, by awaiting) shows nothing
+    screen = runner_gate.renderer
+    assert isinstance(screen, Screen)
+    for i, text in enumerate(("ok 1", "bad", "who knows", "ok 2")):
+        runner_gate.decide_now("mcp__kb__note", {"text": text}, {"tool_use_id": f"t{i}"})
+    assert screen.shown == []  # nothing before the answers are out
+    runner_gate.after_answer()
+    assert screen.shown == [("mcp__kb__note", "allow"), ("mcp__kb__note", "deny"),
+                            ("mcp__kb__note", "allow")]
+    runner_gate.after_answer()
+    assert len(screen.shown) == 3 and person.asked == []

@@ -56,6 +56,7 @@ from toolhost.backends.thread_guards import (
     short_traceback,
 )
 from toolhost.backends.thread_sched import Scheduling
+from toolhost.backends.thread_wake import LoopWaker, waker_for
 
 __all__ = ["MAX_RECURSION_LIMIT", "MAX_TRACEBACK_FRAMES", "PoolStats", "SyncPool",
            "ToolStopped", "ToolStuck", "default_pool"]
@@ -114,6 +115,7 @@ class _Job:
     stuck: bool = False
     done: bool = False  # set on the event loop once the thread handed the job back
     waiter: Any = None  # what the loop side awaits: an asyncio future, or an anyio Event
+    waker: LoopWaker | None = None  # hands the job back to ``loop`` (None: call_soon_threadsafe)
 
 
 def _flush_pending() -> None:
@@ -146,7 +148,9 @@ class _Worker(threading.Thread):
             scheduling.waiting()
             # the event loop may be gone (shutdown): then nobody waits for the answer
             with contextlib.suppress(Exception):
-                if job.loop is not None:
+                if job.waker is not None:
+                    job.waker.wake(job)
+                elif job.loop is not None:
                     job.loop.call_soon_threadsafe(_on_loop_done, job)
                 else:
                     anyio.from_thread.run_sync(_on_loop_done, job, token=job.token)
@@ -236,8 +240,8 @@ class SyncPool:
         self._limiter: anyio.CapacityLimiter | None = None
         self._tool_limiters: dict[str, anyio.CapacityLimiter] = {}
         self._recursion_limit = sys.getrecursionlimit()
-        self._token: tuple[asyncio.AbstractEventLoop | None,
-                           anyio.lowlevel.EventLoopToken] | None = None
+        self._token: tuple[asyncio.AbstractEventLoop | None, anyio.lowlevel.EventLoopToken,
+                           LoopWaker | None] | None = None
 
     def stats(self) -> PoolStats:
         with self._lock:
@@ -257,8 +261,8 @@ class SyncPool:
         mine = self._tool_limiters.get(tool)
         if mine is None:
             mine = self._tool_limiters[tool] = anyio.CapacityLimiter(self.max_per_tool)
-        loop, token = self._loop_token()
-        job = _Job(fn=fn, tool=tool, token=token, loop=loop, mine=mine)
+        loop, token, waker = self._loop_token()
+        job = _Job(fn=fn, tool=tool, token=token, loop=loop, mine=mine, waker=waker)
         await _acquire(mine, job)
         try:
             await _acquire(limiter, job)
@@ -282,16 +286,19 @@ class SyncPool:
         raise job.value
 
     def _loop_token(self) -> tuple[asyncio.AbstractEventLoop | None,
-                                   anyio.lowlevel.EventLoopToken]:
-        """The running asyncio loop (None under another backend) and anyio's token for it,
-        kept while the loop is the same: anyio builds a new token on each call."""
+                                   anyio.lowlevel.EventLoopToken, LoopWaker | None]:
+        """The running asyncio loop (None under another backend), anyio's token for it and
+        the loop's waker, kept while the loop is the same: anyio builds a new token on each
+        call."""
         try:
             loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
         except RuntimeError:  # not asyncio (trio)
-            return None, anyio.lowlevel.current_token()
+            return None, anyio.lowlevel.current_token(), None
         cached = self._token
         if cached is None or cached[0] is not loop:
-            cached = self._token = (loop, anyio.lowlevel.current_token())
+            assert loop is not None
+            cached = self._token = (loop, anyio.lowlevel.current_token(),
+                                    waker_for(loop, _on_loop_done))
         return cached
 
     def _refuse_if_stuck(self, tool: str) -> None:

@@ -15,6 +15,7 @@ from itertools import accumulate, repeat
 from operator import sub
 from typing import Any
 
+from toolhost import jsonfast
 from toolhost.excerpt import cut
 from toolhost.limits import DEFAULT_LIMITS, Limits
 from toolhost.mcp import jsonrpc as rpc
@@ -60,6 +61,8 @@ def _skeleton(data: bytes) -> bytes:
 def _few_openers(data: bytes, limit: int) -> bool:
     """Whether ``data`` has at most ``limit`` opening brackets (``find`` is a memchr, where
     ``count`` walks every byte: a 100 KB argument costs microseconds, not a tenth of a ms)."""
+    if len(data) <= 8192:  # a short message: two counts in C beat a loop of finds
+        return data.count(b"[") + data.count(b"{") <= limit
     seen = 0
     for opener in (b"[", b"{"):
         at = data.find(opener)
@@ -128,6 +131,9 @@ def decode(data: bytes, limits: Limits = DEFAULT_LIMITS) -> Any:
         raise WireError(rpc.INVALID_REQUEST, f"Invalid Request: the message is {len(data):,} "
                         f"bytes; the limit is {limits.max_message_bytes:,}")
     check_depth(data, limits.max_depth, limits.max_values)
+    value = jsonfast.loads(data)  # orjson, when it reads it exactly as below
+    if value is not jsonfast.NOT_FAST:
+        return value
     try:
         if data.startswith(b"\xef\xbb\xbf"):  # a UTF-8 byte order mark, as json.loads allows
             data = data[3:]

@@ -9,6 +9,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from toolhost import jsonfast
 from toolhost.fileopen import open_regular
 from toolhost.permissions.decision import Decision
 from toolhost.permissions.redact import redact_value
@@ -16,7 +17,7 @@ from toolhost.permissions.redact import redact_value
 __all__ = ["AuditLog"]
 
 # Built once: json.dumps with non-default options builds an encoder per call.
-_encode = json.JSONEncoder(ensure_ascii=False, default=str).encode
+_encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=str).encode
 
 
 class AuditLog:
@@ -61,11 +62,13 @@ class AuditLog:
         caller = self._caller()
         if caller is not None:
             entry["caller"] = redact_value(caller.to_audit(), r)
-        text = _encode(entry) + "\n"
-        try:
-            data = text.encode()
-        except UnicodeEncodeError:  # a lone surrogate: keep it escaped, the line stays UTF-8
-            data = (json.dumps(entry, default=str) + "\n").encode()
+        data = jsonfast.dumps(entry, newline=True)  # orjson, when it writes the same JSON
+        if data is jsonfast.NOT_FAST:
+            text = _encode(entry) + "\n"
+            try:
+                data = text.encode()
+            except UnicodeEncodeError:  # a lone surrogate: keep it escaped, the line stays UTF-8
+                data = (json.dumps(entry, separators=(",", ":"), default=str) + "\n").encode()
         with self._lock:
             if self._fd is None:
                 parent = os.path.dirname(os.path.abspath(self.path))

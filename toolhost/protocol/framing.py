@@ -11,6 +11,7 @@ from typing import Any
 import anyio
 import anyio.abc
 
+from toolhost import jsonfast
 from toolhost.errors import FrameTooLongError
 
 __all__ = ["DEFAULT_MAX_LINE_BYTES", "LineReader", "LineSplitter", "LineTooLong", "LineWriter",
@@ -187,6 +188,9 @@ _encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 def encode_line(obj: Any) -> bytes:
     """One compact JSON line (UTF-8, newline-terminated; a lone surrogate stays escaped)."""
+    data = jsonfast.dumps(obj, newline=True)  # orjson, when it writes the same JSON
+    if data is not jsonfast.NOT_FAST:
+        return data  # type: ignore[no-any-return]
     text = _encode(obj) + "\n"
     try:
         return text.encode()
@@ -252,21 +256,22 @@ class LineWriter:
         return (direct is not None and not direct.is_closing()
                 and direct.transport.get_write_buffer_size() <= WRITE_NOW_LIMIT)
 
-    def write_now(self, data: bytes) -> bool:
+    def write_now(self, data: bytes, *, more: bool = False) -> bool:
         """Write ``data`` without waiting if ``can_write_now``; False: use ``send_bytes``.
 
         For answers decided without a pause (see ``ControlSession``): the line goes into the
         transport at once (or joins the batch already due this turn), so it is out before the
-        event loop turns again.
+        event loop turns again. ``more``: other lines follow in this turn (requests already
+        read behind this one), so later ones are batched.
         """
         direct = self._direct
         if not self.can_write_now():
             return False
         assert direct is not None
-        self._put(direct, data)
+        self._put(direct, data, more)
         return True
 
-    def _put(self, direct: asyncio.StreamWriter, data: bytes) -> None:
+    def _put(self, direct: asyncio.StreamWriter, data: bytes, more: bool = False) -> None:
         # The first line of an event-loop turn goes out at once (a lone answer waits for
         # nothing); lines written later in the same turn join one batch, written at the
         # start of the next turn (32 answers in flight: a few system calls, not 32).
@@ -275,7 +280,7 @@ class LineWriter:
             return
         direct.write(data)
         loop = asyncio.get_running_loop()
-        if not getattr(loop, "_ready", True):
+        if not more and not getattr(loop, "_ready", True):
             # Nothing else is due in this turn (CPython's ready queue is empty), so no other
             # line can follow in it: no batch to open, and no extra turn to close it.
             return

@@ -27,7 +27,9 @@ PermissionFn = Callable[[str, dict[str, Any], dict[str, Any]], Awaitable[Decisio
 
 A permission function may also have a ``decide_now`` method (a ``DecideNowFn``): the
 session then answers the calls it decides without a pause (no "ask") the moment they are
-read, without a task of their own.
+read, without a task of their own, and right after writing each such answer calls the
+function's ``after_answer()`` method, if it has one (to show the decision: the CLI does not
+wait for the screen).
 """
 
 DecideNowFn = Callable[[str, dict[str, Any], dict[str, Any]], "Decision | None"]

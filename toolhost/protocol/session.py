@@ -362,8 +362,16 @@ class ControlSession:
                 return False
             answer = _succeeded(request_id, response)
         data = encode_line(answer)
-        if not self._writer.write_now(data):  # decided (and audited) already: send it anyway
+        # decided (and audited) already: sent anyway; batched with the answers of the lines
+        # read behind it, if any
+        if not self._writer.write_now(data, more=self._reader.waiting > 1):
             self._tasks.start(lambda: self._send_line(data))
+        after = getattr(self.permission, "after_answer", None)
+        if after is not None:
+            try:
+                after()
+            except Exception:  # the answer is out: a failure here must not serve it twice
+                log.exception("control session: after_answer failed")
         return True
 
     async def _mcp_message(self, request: Mapping[str, Any],

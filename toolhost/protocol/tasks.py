@@ -9,11 +9,12 @@ session does not finish until every task has.
 Cancellation always goes through each request's anyio ``CancelScope`` (never a native
 ``Task.cancel()``), so shielded sections such as writing an answer line stay whole.
 
-On Python 3.12+ a request with no line waiting behind it starts eagerly: its first step
-(for a quick tool, all of it) runs when the task is made, so the answer leaves in the same
-event-loop turn the request arrived in (one turn per sequential call instead of two). A
-request with lines behind it waits for the next turn as before, so a withdrawal read right
-behind it still stops it before it starts.
+A request with no line waiting behind it starts eagerly: its first step (for a quick tool,
+all of it) runs when the task is made, so the answer leaves in the same event-loop turn the
+request arrived in (one turn per sequential call instead of two). Python 3.12+ does that
+with ``eager_start``; on 3.10 and 3.11 ``_started_now`` runs the task's first step at once
+on CPython's own loops. A request with lines behind it waits for the next turn as before,
+so a withdrawal read right behind it still stops it before it starts.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import sys
+from collections import deque
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
@@ -34,6 +36,28 @@ log = logging.getLogger("toolhost.protocol")
 
 MAX_IN_FLIGHT = 1000
 MAX_IN_FLIGHT_BYTES = 256 * 1024 * 1024  # of request lines: what in-flight requests hold
+
+
+def _started_now(loop: asyncio.AbstractEventLoop, coro: Coroutine[Any, Any, None]
+                 ) -> asyncio.Task[None]:
+    """Python 3.10/3.11: a task whose first step runs now, as 3.12's ``eager_start`` does.
+
+    ``create_task`` queues the task's first step at the end of the loop's ready queue; taken
+    off it and run here (outside any task: the step enters its own), the step happens before
+    this call returns. Only on CPython's own loops, where that queue is a ``deque`` whose last
+    entry is then that very step; anywhere else the task just starts at the next turn.
+    """
+    ready = getattr(loop, "_ready", None)
+    if type(ready) is not deque or asyncio.current_task(loop) is not None:
+        return loop.create_task(coro)
+    before = len(ready)
+    task = loop.create_task(coro)
+    if len(ready) == before + 1:
+        step = ready[-1]
+        if getattr(getattr(step, "_callback", None), "__self__", None) is task:
+            ready.pop()
+            step._run()
+    return task
 
 
 class RequestTasks:
@@ -89,17 +113,20 @@ class RequestTasks:
 
         The request's cancel scope is registered now, not when the task first runs, so a
         ``control_cancel_request`` read right behind the request still finds it.
-        ``eager`` (no line is waiting behind the request): on Python 3.12+ the task's first
-        step runs now instead of at the next turn of the loop, which it would have taken
-        before reading anything more anyway.
+        ``eager`` (no line is waiting behind the request): the task's first step runs now
+        instead of at the next turn of the loop, which it would have taken before reading
+        anything more anyway.
         """
         scope = self._register(request_id, size)
         if self._loop is not None:
             coro = self._run(request_id, scope, fn, request, size)
-            if sys.version_info >= (3, 12) and eager:
+            if eager:
                 # The first step (for a quick tool, all of it) runs now: the answer leaves
                 # in this turn of the event loop, not the next.
-                task = asyncio.Task(coro, loop=self._loop, eager_start=True)
+                if sys.version_info >= (3, 12):
+                    task = asyncio.Task(coro, loop=self._loop, eager_start=True)
+                else:
+                    task = _started_now(self._loop, coro)
                 if task.done():
                     return
             else:

@@ -14,7 +14,6 @@ rules, the person for an ask, the audit log; a deny is the call's error.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Mapping
 from typing import Any
@@ -47,6 +46,8 @@ class RunnerGate:
         self.gate = gate
         self.renderer = renderer
         self.noted = NotedAllows()  # the allows answered: see the module docstring
+        # decided by decide_now, shown by after_answer
+        self._unshown: list[tuple[str, dict[str, Any], dict[str, Any], Decision]] = []
 
     async def __call__(self, tool_name: str, tool_input: dict[str, Any],
                        request: dict[str, Any]) -> Decision:
@@ -58,14 +59,20 @@ class RunnerGate:
                    request: dict[str, Any]) -> Decision | None:
         """The same without a pause, or None for an "ask" (see ``DecideNowFn``).
 
-        The decision is shown just after (the next turn of the event loop, before any later
-        message): the CLI's answer goes out first, the screen is not what it waits for."""
+        The decision is shown just after, by ``after_answer``, which the session calls once
+        the CLI's answer is written: the screen is not what the CLI waits for, and no turn
+        of the event loop is spent on it."""
         decision = self.gate.check_now(tool_name, tool_input, request)
         if decision is not None:
-            asyncio.get_running_loop().call_soon(self._shown, tool_name, tool_input, request,
-                                                 decision)
+            self._unshown.append((tool_name, tool_input, request, decision))
             self._noted(tool_name, tool_input, request, decision)
         return decision
+
+    def after_answer(self) -> None:
+        """Show the decisions ``decide_now`` made and did not show yet (in order)."""
+        unshown = self._unshown
+        while unshown:
+            self._shown(*unshown.pop(0))
 
     def _noted(self, tool_name: str, tool_input: Mapping[str, Any],
                request: Mapping[str, Any], decision: Decision) -> Decision:
