@@ -44,6 +44,14 @@ async def host() -> AsyncIterator[SdkHost]:
     ({"extra_args": {"permission-mode=bypassPermissions": None}}, "--permission-mode"),
     ({"extra_args": ["--settings"]}, "extra_args must be a mapping"),
     ({"can_use_tool": None}, "can_use_tool is this host's own"),
+    ({"add_dirs": ["/etc"]}, "--add-dir is not allowed"),
+    ({"add_dirs": ["/etc", "/root"]}, "run the session in the directory"),
+    ({"plugins": [{"type": "local", "path": "/tmp/p"}]}, "--plugin-dir is not allowed"),
+    ({"setting_sources": ["user", "project"]}, "--setting-sources"),
+    ({"setting_sources": ["local"]}, "pass [] to load no settings files"),
+    ({"skills": "all"}, "skills become tools allowed"),
+    ({"skills": ["deploy"]}, "--allowedTools"),
+    ({"agents": {"a": {"description": "x", "prompt": "y"}}}, "its own permission mode"),
 ])
 async def test_what_would_let_the_cli_decide_alone_is_refused(
         host: SdkHost, kwargs: dict[str, Any], says: str) -> None:

@@ -4,9 +4,12 @@ decide permissions by itself, refused as ``toolhost run`` refuses the same CLI f
 ``claude_agent_sdk`` turns these fields into the CLI's flags (``permission_mode`` into
 ``--permission-mode``, ``allowed_tools`` into ``--allowedTools``, ``settings`` into
 ``--settings``, ``permission_prompt_tool_name`` into ``--permission-prompt-tool``,
-``extra_args`` into ``--FLAG VALUE``), so ``toolhost.config.cli_args.weakening`` judges them:
-one list of what is refused and why, for both. ``can_use_tool`` replaced by another callback
-is refused too: the rules would no longer be asked.
+``extra_args`` into ``--FLAG VALUE``, ``add_dirs`` into ``--add-dir``, ``plugins`` into
+``--plugin-dir``, ``setting_sources`` into ``--setting-sources``, ``skills`` into allowed
+``Skill`` tools; ``agents`` go in the initialize request, as ``--agents`` would), so
+``toolhost.config.cli_args.weakening`` judges them: one list of what is refused and why, for
+both. ``can_use_tool`` replaced by another callback is refused too: the rules would no longer
+be asked.
 """
 
 from __future__ import annotations
@@ -28,6 +31,12 @@ _WHAT_TO_DO = {
     "permission_prompt_tool_name": "leave it out: toolhost answers the CLI's permission "
                                    "prompts through can_use_tool",
     "extra_args": "leave that flag out",
+    "add_dirs": "leave it out: run the session in the directory it needs (cwd)",
+    "plugins": "leave it out: declare tools in the config (a plugin's hooks and settings "
+               "decide by themselves)",
+    "setting_sources": "leave it out, or pass [] to load no settings files",
+    "skills": "leave it out: skills become tools allowed without asking toolhost",
+    "agents": "leave it out: an agent may carry its own permission mode, tools and hooks",
 }
 
 
@@ -45,12 +54,29 @@ def as_cli_args(name: str, value: Any) -> list[str]:
         return ["--settings", str(value)]
     if name == "permission_prompt_tool_name":
         return ["--permission-prompt-tool", str(value)]
+    if name == "add_dirs":
+        return [a for d in _items(value) for a in ("--add-dir", str(d))]
+    if name == "plugins":
+        return [a for _ in _items(value) for a in ("--plugin-dir", "PLUGIN")]
+    if name == "setting_sources":  # [] loads no settings files: stricter, never refused
+        sources = _items(value)
+        return [f"--setting-sources={','.join(map(str, sources))}"] if sources else []
+    if name == "skills":
+        return ["--allowedTools", "Skill"] if value else []
+    if name == "agents":
+        return ["--agents", "AGENTS"] if value else []
     if name == "extra_args":
         if not isinstance(value, Mapping):
             return ["--extra_args-not-a-mapping"]
         return [f"--{flag}" if arg is None else f"--{flag}={arg}"
                 for flag, arg in value.items()]
     return []
+
+
+def _items(value: Any) -> list[Any]:
+    if isinstance(value, (str, bytes, Mapping)) or not hasattr(value, "__iter__"):
+        return [value]
+    return list(value)
 
 
 def refused(kwargs: Mapping[str, Any], can_use_tool: Callable[..., Any]) -> str | None:
