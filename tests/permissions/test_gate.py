@@ -195,12 +195,21 @@ def test_terminal_allow_once_shows_tool_arguments_and_rule(pty: Pty) -> None:
 
 def test_terminal_allow_for_session_remembers_the_tool(pty: Pty) -> None:
     gate = gate_with_terminal(pty)
-    pty.type("a\n")
-    assert check(gate, "mcp__db__write", {"n": 1}).behavior == "allow"
+    pty.type("a\n")  # a question the default raised (no rule names the tool)
+    assert check(gate, "mcp__db__other", {"n": 1}).behavior == "allow"
     pty.screen()
-    again = check(gate, "mcp__db__write", {"n": 2})  # nothing typed: must not prompt
+    again = check(gate, "mcp__db__other", {"n": 2})  # nothing typed: must not prompt
     assert (again.behavior, again.answered_by) == ("allow", "person (this session)")
     assert pty.screen() == ""
+
+
+def test_terminal_a_at_an_ask_rule_allows_that_call_once(pty: Pty) -> None:
+    gate = gate_with_terminal(pty)
+    pty.type("a\n")
+    assert check(gate, "mcp__db__write", {"n": 1}).behavior == "allow"
+    assert "asks every time" in pty.screen()
+    pty.type("\n")  # the rule asks again: an empty answer denies
+    assert check(gate, "mcp__db__write", {"n": 2}).behavior == "deny"
 
 
 def test_terminal_deny_with_reason(pty: Pty) -> None:
