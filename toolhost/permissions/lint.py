@@ -6,23 +6,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from toolhost.config.model import Origin
+from toolhost.permissions.builtin_names import BUILTIN_TOOLS
 from toolhost.permissions.lint_index import DeclaredNames, EarlierRules
 from toolhost.permissions.names import NamePattern, split_wire_name
 from toolhost.permissions.policy import CompiledPolicy
 from toolhost.permissions.rules import CompiledRule
 
 __all__ = ["BUILTIN_TOOLS", "LintFinding", "lint_policy"]
-
-# Claude Code's built-in tool names (a bare name outside this list is probably a typo).
-BUILTIN_TOOLS = frozenset({
-    "Agent", "AskUserQuestion", "Bash", "BashOutput", "Edit", "ExitPlanMode", "Glob", "Grep",
-    "KillShell", "LS", "MultiEdit", "NotebookEdit", "NotebookRead", "Read", "SlashCommand",
-    "Skill", "Task", "TodoWrite", "WebFetch", "WebSearch", "Write", "ListMcpResourcesTool",
-    "ReadMcpResourceTool", "KillBash", "Monitor", "EnterPlanMode", "CronCreate", "CronDelete",
-    "CronList", "ScheduleWakeup", "SendMessage", "TaskStop", "TaskOutput", "Workflow",
-    "EnterWorktree", "ExitWorktree", "ListAgents", "ReportFindings",
-})
-
 
 @dataclass(frozen=True)
 class LintFinding:

@@ -134,7 +134,7 @@ def tool_index(config: HostConfig, compiled: CompiledTools | None = None) -> Too
     An imported server's (``mcp:``) tools are known only once it was started (``compiled``
     has them); offline it counts as external: only the names its config alone rules out (a
     renamed or excluded tool) are reported."""
-    from toolhost.permissions.lint import BUILTIN_TOOLS
+    from toolhost.permissions.builtin_names import BUILTIN_TOOLS
 
     started = {name: tuple(t.name for t in tools)
                for name, tools in (compiled.servers.items() if compiled else ())

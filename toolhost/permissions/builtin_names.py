@@ -1,0 +1,17 @@
+"""Claude Code's built-in tool names, for the checks that tell a built-in from a typo (kept
+apart from ``lint`` so that ``serve`` and ``run`` can name them without importing the
+authoring checks at start)."""
+
+from __future__ import annotations
+
+__all__ = ["BUILTIN_TOOLS"]
+
+# Claude Code's built-in tool names (a bare name outside this list is probably a typo).
+BUILTIN_TOOLS = frozenset({
+    "Agent", "AskUserQuestion", "Bash", "BashOutput", "Edit", "ExitPlanMode", "Glob", "Grep",
+    "KillShell", "LS", "MultiEdit", "NotebookEdit", "NotebookRead", "Read", "SlashCommand",
+    "Skill", "Task", "TodoWrite", "WebFetch", "WebSearch", "Write", "ListMcpResourcesTool",
+    "ReadMcpResourceTool", "KillBash", "Monitor", "EnterPlanMode", "CronCreate", "CronDelete",
+    "CronList", "ScheduleWakeup", "SendMessage", "TaskStop", "TaskOutput", "Workflow",
+    "EnterWorktree", "ExitWorktree", "ListAgents", "ReportFindings",
+})
