@@ -39,9 +39,9 @@ def _process_secrets_restored() -> Any:
     must not hide every 9 of the next test's output."""
     from toolhost import redaction
 
-    saved = redaction._process
+    saved, own = redaction._process, redaction._own
     yield
-    redaction._process = saved
+    redaction._process, redaction._own = saved, own
 
 
 # Hypothesis: a derandomised profile in CI (CI=true) so every run tries the same examples;

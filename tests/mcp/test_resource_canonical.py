@@ -118,9 +118,10 @@ def test_other_spellings_read_what_they_name(servers: tuple[McpServer, McpServer
 
 
 def test_double_encoding_is_not_the_secret(servers: tuple[McpServer, McpServer]) -> None:
-    # %2573 is "%73" once decoded: a file of that name, not secret.md
+    # %2573 is "%73" once decoded, "s" twice: the rules are asked about every decoded form
+    # (an upstream may decode twice), so the secret's deny refuses it
     answer = read(servers[0], "notes://kb/%2573ecret.md")
-    assert answer["error"]["code"] == -32002 and "TOP SECRET" not in str(answer)
+    assert answer["error"]["code"] in (-32002, -32600) and "TOP SECRET" not in str(answer)
 
 
 def _spell(draw: st.DrawFn, uri: str) -> str:
