@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from toolhost.compile.pyunions import json_kind
 from toolhost.excerpt import cut
 from toolhost.permissions.conditions import KeyPath, PointerSegment
 
@@ -41,9 +42,9 @@ def schema_types(schema: Mapping[str, Any]) -> set[str] | None:
     if any(k in schema for k in ("anyOf", "oneOf", "allOf", "$ref", "not", "if")):
         return None
     if "enum" in schema and isinstance(schema["enum"], list):
-        return {_type_of(v) for v in schema["enum"]}
+        return {json_kind(v) for v in schema["enum"]}
     if "const" in schema:
-        return {_type_of(schema["const"])}
+        return {json_kind(schema["const"])}
     kind = schema.get("type")
     if isinstance(kind, str):
         kinds = {kind}
@@ -54,22 +55,6 @@ def schema_types(schema: Mapping[str, Any]) -> set[str] | None:
     if not kinds <= set(_JSON_TYPES):
         return None
     return kinds
-
-
-def _type_of(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    return "object"
 
 
 def describe_types(types: set[str]) -> str:
