@@ -39,9 +39,9 @@ def _process_secrets_restored() -> Any:
     must not hide every 9 of the next test's output."""
     from toolhost import redaction
 
-    saved, own = redaction._process, redaction._own
+    saved = redaction._state
     yield
-    redaction._process, redaction._own = saved, own
+    redaction._state = saved
 
 
 # Hypothesis: a derandomised profile in CI (CI=true) so every run tries the same examples;

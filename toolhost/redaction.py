@@ -279,35 +279,40 @@ def redactor_for(secrets: frozenset[str]) -> Redactor:
     return Redactor(secrets)
 
 
+@dataclass(frozen=True)
+class ProcessSecrets:
+    """What this process hides: every secret ``remember``ed (``hide``), and among them its own
+    credentials (``own``). One value, swapped whole under ``_lock``, so both always agree."""
+
+    hide: Redactor
+    own: frozenset[str] = frozenset()
+
+
 _lock = threading.Lock()
-_process = Redactor()
+_state = ProcessSecrets(Redactor())
 
 
 def remember(secrets: Iterable[str]) -> None:
     """Add secrets to the ones this process hides in everything it writes (never forgotten:
     a reload that drops a secret must not let an earlier copy of it out)."""
-    global _process
+    global _state
     with _lock:
-        _process = _process.union(secrets)
-
-
-_own: frozenset[str] = frozenset()
+        _state = ProcessSecrets(_state.hide.union(secrets), _state.own)
 
 
 def remember_own(secrets: Iterable[str]) -> None:
     """The process's own credentials (``serve``'s bearer token, its session secret): hidden
     from now on like ``remember``, and one of the secrets of every config loaded after this,
     so a tool's result, prints and errors hide them as they hide a config's ``${SECRET}``."""
-    global _own
+    global _state
     values = frozenset(s for s in secrets if s)
     with _lock:
-        _own |= values
-    remember(values)
+        _state = ProcessSecrets(_state.hide.union(values), _state.own | values)
 
 
 def own_secrets() -> frozenset[str]:
     """The credentials ``remember_own`` was given."""
-    return _own
+    return _state.own
 
 
 # Keys of MCP content holding base64 (images, audio, blobs): left as they are, never redacted
@@ -318,18 +323,18 @@ def scrub_value(value: Any, keep: frozenset[str] = BINARY_KEYS) -> Any:
     """``value`` (JSON-like) with every secret this process knows hidden in its strings, keys
     and numbers (``redact_strings``); the values of ``keep`` keys are left as they are. No
     walk at all while the process knows no secret."""
-    hide = _process
+    hide = _state.hide
     return redact_strings(value, hide.redact, keep) if hide else value
 
 
 def active() -> Redactor:
     """The process-wide ``Redactor`` (every secret ``remember``ed so far)."""
-    return _process
+    return _state.hide
 
 
 def scrub(text: str) -> str:
     """``text`` with every secret this process knows hidden."""
-    return _process.redact(text)
+    return _state.hide.redact(text)
 
 
 class ScrubbingStream:
