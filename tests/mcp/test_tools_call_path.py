@@ -208,3 +208,29 @@ async def test_a_log_never_read_sends_nothing_and_a_level_set_still_holds() -> N
     message["params"]["name"] = "chatty"
     await srv.handle(message, notify=notify, peer="p")
     assert [n["params"]["data"] for n in notes] == ["a warning"]
+
+
+@pytest.mark.parametrize("readers", [2, 8])
+def test_threads_reading_the_log_first_at_once_get_the_same_one(readers: int) -> None:
+    async def notify(note: dict[str, Any]) -> None:
+        pass
+
+    for _ in range(50):
+        ctx = McpCallContext.made({"call_id": "1", "tool": "mcp__demo__greet",
+                                   "_log_to_client": (notify, "info", "greet",
+                                                      threading.get_ident())})
+        start = threading.Barrier(readers)
+        got: list[Any] = []
+
+        def read(ctx: McpCallContext = ctx, start: threading.Barrier = start,
+                 got: list[Any] = got) -> None:
+            start.wait()
+            got.append(ctx.log)
+
+        threads = [threading.Thread(target=read) for _ in range(readers)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert len(got) == readers and all(log is got[0] for log in got)
+        assert isinstance(got[0], ClientLog) and ctx.log_made() is got[0]
