@@ -1,6 +1,7 @@
 """``toolhost run`` as a whole, from a fake CLI: tool calls and permission requests.
 
 Run:  .venv/bin/python bench/bench_run.py [--calls N] [--inflight K] [--rounds R] [--cpu C]
+                                          [--against OTHER_CHECKOUT]
 
 The subject is the real command, ``toolhost run CONFIG -p go --cli FAKE_CLI`` (a fresh
 process: the config loaded, its tools compiled, the CLI started as a child). The fake CLI
@@ -23,10 +24,12 @@ allowed by the last one, after 300 conditional denies were tried; the audit log 
 process is pinned to one CPU (``--cpu``), rounds are interleaved, medians of the rounds are
 printed with the targets: tools/call p50 at most 2x the floor's (async) or 2.5x (sync), 32
 in flight at least 0.8x the floor's calls/s, can_use_tool p50 at most 1.5x the floor's and
-never above the official SDK's. Each host's CPU time per call (user + system, read from
-/proc by the fake CLI, sequential and in flight) is printed too: on one CPU a sequential
-round trip is the two processes' CPU time, and it is steadier than wall time when other
-work shares the machine.
+never above the official SDK's. ``--against DIR`` adds host ``before``: the ``toolhost`` of
+another checkout (its own ``.venv``), run in the same interleaved rounds with the same fake
+CLI and config, and prints this checkout / it per round (an A/B of two commits). Each host's
+CPU time per call (user + system, read from /proc by the fake CLI, sequential and in flight)
+is printed too: on one CPU a sequential round trip is the two processes' CPU time, and it is
+steadier than wall time when other work shares the machine.
 """
 
 from __future__ import annotations
@@ -313,9 +316,10 @@ def run_once(host: str, subject: str, args: argparse.Namespace, config: Path, cl
            "BENCH_OUT": str(out), "PYTHONPATH": str(config.parent)}
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     out.unlink(missing_ok=True)
-    if host == "toolhost":
-        argv = [str(Path(sys.executable).parent / "toolhost"), "run", str(config), "-p", "go",
-                "--cli", str(cli)]
+    if host in ("toolhost", "before"):
+        program = (args.against.resolve() / ".venv" / "bin" / "toolhost" if host == "before"
+                   else Path(sys.executable).parent / "toolhost")
+        argv = [str(program), "run", str(config), "-p", "go", "--cli", str(cli)]
     else:
         argv = [sys.executable, str(HERE), f"--{host}", str(cli)]
     subprocess.run(argv, env=env, check=True, stdout=subprocess.DEVNULL, cwd=config.parent,
@@ -338,6 +342,8 @@ def main() -> int:
     parser.add_argument("--hosts", default="floor,toolhost,official")
     parser.add_argument("--floor", metavar="CLI", help=argparse.SUPPRESS)
     parser.add_argument("--official", metavar="CLI", help=argparse.SUPPRESS)
+    parser.add_argument("--against", type=Path, metavar="DIR",
+                        help="another checkout (with its .venv): its toolhost runs too")
     args = parser.parse_args()
     if args.floor:
         floor(args.floor)
@@ -348,13 +354,15 @@ def main() -> int:
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {args.cpu})  # inherited by every process started below
     hosts = args.hosts.split(",")
+    if args.against:
+        hosts.append("before")
     with tempfile.TemporaryDirectory() as tmp:
         config, cli = write_fixtures(Path(tmp))
         out = Path(tmp) / "stats.json"
         for subject in args.subjects.split(","):
             rows: dict[str, dict[str, list[float]]] = {h: {} for h in hosts}
-            for _ in range(args.rounds):
-                for host in hosts:
+            for round_ in range(args.rounds):
+                for host in hosts if round_ % 2 == 0 else hosts[::-1]:  # order alternates
                     stats = run_once(host, subject, args, config, cli, out)
                     row = rows[host]
                     row.setdefault("seq", []).append(statistics.median(stats["sequential"]))
@@ -362,9 +370,22 @@ def main() -> int:
                     row.setdefault("flight", []).append(args.calls / stats["concurrent_wall"])
                     row.setdefault("cpu", []).append(stats["sequential_cpu"] / args.calls)
                     row.setdefault("fcpu", []).append(stats["concurrent_cpu"] / args.calls)
+            if args.against:
+                ab(subject, rows["toolhost"], rows["before"])
             report(subject, args.inflight, {h: {k: statistics.median(v) for k, v in r.items()}
                                             for h, r in rows.items()})
     return 0
+
+
+def ab(subject: str, ours: dict[str, list[float]], before: dict[str, list[float]]) -> None:
+    """This checkout against ``--against``'s, round by round (each pair ran back to back)."""
+    for key, label, invert in (("seq", "seq p50", False), ("flight", "calls/s in flight", True),
+                               ("cpu", "CPU us/call seq", False)):
+        ratios = [(b / a if invert else a / b) if a and b else float("nan")
+                  for a, b in zip(ours[key], before[key], strict=True)]
+        shown = ", ".join(f"{r:.2f}" for r in ratios)
+        print(f"  {subject}: this / before, {label}: {statistics.median(ratios):.2f}x "
+              f"(rounds: {shown}){'  (time per call: lower is better)' if invert else ''}")
 
 
 def report(subject: str, inflight: int, rows: dict[str, dict[str, float]]) -> None:

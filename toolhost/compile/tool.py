@@ -122,7 +122,7 @@ class CompiledTool:
         return shaped
 
     async def _run(self, arguments: Mapping[str, Any], ctx: CallContext) -> ToolResult:
-        if not isinstance(arguments, Mapping):
+        if type(arguments) is not dict and not isinstance(arguments, Mapping):
             return ToolResult.error(f"Invalid arguments for tool '{self.name}': expected an "
                                     f"object, got {type(arguments).__name__}")
         try:

@@ -53,12 +53,14 @@ class ClientLog(logging.LoggerAdapter):  # type: ignore[type-arg]
     """A logger for one call that also reaches the client."""
 
     def __init__(self, logger: logging.Logger, notify: Notify, threshold: str, *,
-                 name: str = "") -> None:
+                 name: str = "", loop_thread: int | None = None) -> None:
+        """``loop_thread``: the event loop's thread (lines written there wait for the
+        result's flush; any other thread's are sent at once); by default this one."""
         super().__init__(logger, {})
         self._notify = notify
         self._threshold = level_value(threshold)
         self._name = name
-        self._loop_thread = threading.get_ident()
+        self._loop_thread = threading.get_ident() if loop_thread is None else loop_thread
         self._queued: deque[dict[str, Any]] = deque(maxlen=MAX_QUEUED + 1)  # + the note
         self._lines = 0  # lines meant for the client so far (sent, queued or over the cap)
 

@@ -23,6 +23,7 @@ __all__ = [
     "SERVER_BUSY",
     "SERVER_INFO_META_KEY",
     "UNSUPPORTED_PROTOCOL_VERSION",
+    "RpcError",
     "cancelled_response",
     "error_response",
     "is_valid_id",
@@ -52,6 +53,14 @@ CLIENT_INFO_META_KEY = "io.modelcontextprotocol/clientInfo"
 CLIENT_CAPABILITIES_META_KEY = "io.modelcontextprotocol/clientCapabilities"
 SERVER_INFO_META_KEY = "io.modelcontextprotocol/serverInfo"
 LOG_LEVEL_META_KEY = "io.modelcontextprotocol/logLevel"  # a 2026-07-28 request's opt-in
+
+
+class RpcError(Exception):
+    """Raised by a method's handler: the request is answered with this JSON-RPC error."""
+
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
+        super().__init__(message)
+        self.code, self.message, self.data = code, message, data
 
 
 def is_valid_id(value: object) -> bool:

@@ -9,10 +9,9 @@ carry ``resultType``), anything else follows the 2025-11-25 handshake rules.
 
 from __future__ import annotations
 
-import functools
 import logging
 from collections.abc import Awaitable, Callable, Hashable, Mapping, Sequence
-from typing import Any, Protocol, TypeGuard
+from typing import Any
 
 from toolhost.backends.base import CallContext
 from toolhost.compile.content import ServerContent
@@ -21,52 +20,25 @@ from toolhost.excerpt import cut
 from toolhost.failures import log_failure
 from toolhost.limits import DEFAULT_LIMITS, Limits
 from toolhost.mcp import jsonrpc as rpc
-from toolhost.mcp import wire
-from toolhost.mcp.calls import (
-    NO_SCOPE,
-    Notify,
-    cancel_scope,
-    may_exceed,
-    progress_sender,
-    send_elicit,
-    send_sample,
-)
-from toolhost.mcp.client_log import LEVELS, ClientLog
-from toolhost.mcp.client_requests import (
-    InputRequired,
-    RoundTrip,
-    client_channel,
-    current_channel,
-)
+from toolhost.mcp.calls import Cancel, Notify
+from toolhost.mcp.calls import is_mapping as _is_mapping
+from toolhost.mcp.client_log import LEVELS
 from toolhost.mcp.content import MAX_URI_CHARS, ContentMethods, MethodError
-from toolhost.mcp.round_trip import decode_state, encode_state
+from toolhost.mcp.jsonrpc import RpcError as _RpcError
+from toolhost.mcp.tools_call import TOOL_USE_ID_META_KEY, Guard, ToolCalls
 from toolhost.mcp.toolset import BadCursor, ToolSet
 from toolhost.redaction import scrub
-from toolhost.results import ToolResult
 
-__all__ = ["Guard", "McpServer", "Notify", "ReadGuard"]
+__all__ = ["TOOL_USE_ID_META_KEY", "Cancel", "Guard", "McpServer", "Notify", "ReadGuard"]
 
 log = logging.getLogger("toolhost.mcp")
 _call_log = logging.getLogger("toolhost.call")
-
-Guard = Callable[[CompiledTool, Mapping[str, Any], CallContext],
-                 Awaitable[ToolResult | None]]
-"""Runs before each tools/call (with the call's arguments and context); a returned result is
-sent instead of calling the tool."""
-
-TOOL_USE_ID_META_KEY = "claudecode/toolUseId"  # the Claude CLI's id of the model's tool_use
 
 ReadGuard = Callable[[str], Awaitable[str | None]]
 """Runs before each resources/read with the URI; a returned message refuses the read."""
 
 
-class _RpcError(Exception):
-    def __init__(self, code: int, message: str, data: Any = None) -> None:
-        super().__init__(message)
-        self.code, self.message, self.data = code, message, data
-
-
-class McpServer:
+class McpServer(ToolCalls):
     """One MCP server (a name, a version and a tool set), independent of any transport.
 
     ``handle`` is safe to call concurrently; a transport runs each request in its own task.
@@ -265,6 +237,26 @@ class McpServer:
         ``handle`` as it does the transport's, and the transport answers the call itself
         (``jsonrpc.cancelled_response``), as the core would have.
         """
+        if type(message) is dict:
+            # The common shape (a tools/call of the 2025 revisions, as JSON parses it): the
+            # general path's checks, asked of exact types, all of which it would pass the
+            # same way; anything else, or anything it would refuse, takes that path.
+            method = message.get("method")
+            params = message.get("params")
+            request_id = message.get("id")
+            version = message.get("jsonrpc")
+            if (type(method) is str and type(params) is dict
+                    and (type(request_id) is int or type(request_id) is str)
+                    and type(version) is str and version == "2.0"):
+                meta = params.get("_meta")
+                if meta is None or (type(meta) is dict
+                                    and rpc.PROTOCOL_VERSION_META_KEY not in meta):
+                    return await self._answer(method, request_id, params, meta, notify,
+                                              peer, False, cancel)
+        return await self._dispatch(message, notify, peer, cancel)
+
+    async def _dispatch(self, message: Mapping[str, Any], notify: Notify | None,
+                        peer: Hashable, cancel: Cancel | None) -> dict[str, Any] | None:
         if not _is_mapping(message):
             return rpc.error_response(None, rpc.INVALID_REQUEST,
                                       "Invalid Request: a JSON-RPC message must be an object")
@@ -308,6 +300,11 @@ class McpServer:
                     {"supported": list(rpc.MODERN_VERSIONS),
                      "requested": requested if isinstance(requested, str)
                      and len(requested) <= 100 else shown})
+        return await self._answer(method, request_id, params, meta, notify, peer, modern, cancel)
+
+    async def _answer(self, method: str, request_id: Any, params: Mapping[str, Any], meta: Any,
+                      notify: Notify | None, peer: Hashable, modern: bool,
+                      cancel: Cancel | None) -> dict[str, Any]:
         handler = self._handlers.get(method)
         if handler is None:
             return rpc.error_response(request_id, rpc.METHOD_NOT_FOUND,
@@ -333,11 +330,6 @@ class McpServer:
                           params.get("requestId"), params.get("reason", "no reason given"))
                 scope.cancel()
         # notifications/initialized and anything else: nothing to do (stateless core).
-
-    def _modern(self, result: dict[str, Any]) -> dict[str, Any]:
-        result["resultType"] = "complete"
-        result["_meta"] = self._modern_meta
-        return result
 
     # -- methods ----------------------------------------------------------------------
 
@@ -392,131 +384,3 @@ class McpServer:
             return self._tools.page(params.get("cursor"), modern=modern)
         except BadCursor as exc:
             raise _RpcError(rpc.INVALID_PARAMS, f"Invalid params: {cut(str(exc))}") from None
-
-    async def _tools_call(self, request_id: Any, params: Mapping[str, Any], meta: Any,
-                          notify: Notify | None, peer: Hashable, modern: bool,
-                          cancel: Cancel | None = None) -> dict[str, Any]:
-        name = params.get("name")
-        if not isinstance(name, str):
-            raise _RpcError(rpc.INVALID_PARAMS, "Invalid params: tools/call needs a string 'name'")
-        tool = self._tools.by_name.get(name)
-        if tool is None:
-            why = self.unavailable(name) if self.unavailable is not None else None
-            if why:  # a tool of an imported server that has not started yet: not served
-                out = ToolResult.error(why).to_mcp()
-                return self._modern(out) if modern else out
-            raise _RpcError(rpc.INVALID_PARAMS, f"Unknown tool: {cut(repr(name), 100)}")
-        arguments = params.get("arguments")
-        if arguments is None:
-            arguments = {}
-        elif not isinstance(arguments, Mapping):
-            raise _RpcError(rpc.INVALID_PARAMS,
-                            f"Invalid params: 'arguments' of tool {name!r} must be an object")
-        elif arguments:
-            self._check_size(name, arguments)
-        token = meta.get("progressToken") if _is_mapping(meta) else None
-        # 2025 revisions: the level of logging/setLevel (info until set); 2026-07-28: only a
-        # request that opts in with _meta's logLevel hears log lines (SEP-2577)
-        level = (meta.get(rpc.LOG_LEVEL_META_KEY) if modern and _is_mapping(meta)
-                 else self._log_levels.get(peer, "info"))
-        client_log = None if notify is None or level not in LEVELS else ClientLog(
-            _call_log, notify, str(level), name=tool.name)
-        log_to: logging.Logger | ClientLog = client_log or _call_log
-        extra: dict[str, Any] = {}
-        if notify is not None and isinstance(token, (str, int)) and not isinstance(token, bool):
-            extra["progress"] = progress_sender(notify, token)
-        # Requests to the client: the transport's channel (serve, 2025 revisions), or in the
-        # stateless era a round trip through InputRequiredResult (toolhost.mcp.round_trip)
-        channel = self._round_trip(params, meta) if modern else current_channel()
-        if channel is not None:
-            extra["elicit"] = functools.partial(send_elicit, channel)
-            extra["sample"] = functools.partial(send_sample, channel)
-        if _is_mapping(meta):
-            tool_use_id = meta.get(TOOL_USE_ID_META_KEY)
-            if type(tool_use_id) is str:
-                extra["tool_use_id"] = tool_use_id
-        ctx = CallContext(call_id=str(request_id), tool=tool.wire_name, log=log_to, **extra)
-        try:
-            if modern:
-                with client_channel(channel):
-                    return await self._call_in_scope(tool, arguments, ctx, peer, request_id,
-                                                     modern, cancel)
-            # the 2025 revisions' channel is the transport's, already current
-            return await self._call_in_scope(tool, arguments, ctx, peer, request_id, modern,
-                                             cancel)
-        except InputRequired as need:
-            return {"resultType": "input_required",
-                    "inputRequests": {need.key: need.request},
-                    "requestState": encode_state(need.answered), "_meta": self._modern_meta}
-        finally:
-            if client_log is not None and client_log.pending:
-                await client_log.flush()
-
-    def _round_trip(self, params: Mapping[str, Any], meta: Any) -> RoundTrip:
-        caps = meta.get(rpc.CLIENT_CAPABILITIES_META_KEY) if isinstance(meta, Mapping) else None
-        try:
-            answered = decode_state(params.get("requestState"), params.get("inputResponses"),
-                                    self.limits)
-        except ValueError as exc:
-            raise _RpcError(rpc.INVALID_PARAMS, f"Invalid params: {exc}") from None
-        return RoundTrip(caps if isinstance(caps, Mapping) else {}, answered)
-
-    async def _call_in_scope(self, tool: CompiledTool, arguments: Mapping[str, Any],
-                             ctx: CallContext, peer: Hashable, request_id: Any,
-                             modern: bool, cancel: Cancel | None) -> dict[str, Any]:
-        if peer is None:
-            out = (await self._run(tool, arguments, ctx)).to_mcp()
-            return self._modern(out) if modern else out
-        key = (peer, request_id)
-        scope = None
-        if cancel is None:  # no scope of the transport's to share (see ``handle``): ours
-            scope = cancel = cancel_scope()
-        with scope if scope is not None else NO_SCOPE:
-            self._inflight[key] = cancel
-            try:
-                result = await self._run(tool, arguments, ctx)
-            finally:
-                if self._inflight.get(key) is cancel:
-                    del self._inflight[key]
-        if scope is not None and scope.cancelled_caught:
-            raise _RpcError(rpc.REQUEST_CANCELLED, rpc.CANCELLED_MESSAGE)
-        out = result.to_mcp()
-        return self._modern(out) if modern else out
-
-    def _check_size(self, name: str, arguments: Mapping[str, Any]) -> None:
-        limit = self.limits.max_argument_bytes
-        try:
-            # A cheap bound first: JSON text is never shorter than the repr-free estimate
-            # of its strings, so small arguments skip the encoding entirely.
-            size = len(wire.encode(arguments)) if may_exceed(arguments, limit) else 0
-        except (TypeError, ValueError) as exc:
-            raise _RpcError(rpc.INVALID_PARAMS, f"Invalid params: the arguments of tool "
-                            f"{name!r} are not JSON ({cut(str(exc), 100)})") from None
-        if size > limit:
-            raise _RpcError(rpc.INVALID_PARAMS, f"Invalid params: the arguments of tool {name!r} "
-                            f"are {size:,} bytes of JSON; the limit is {limit:,}")
-
-    async def _run(self, tool: CompiledTool, arguments: Mapping[str, Any],
-                   ctx: CallContext) -> ToolResult:
-        if self.guard is not None:
-            try:
-                verdict = await self.guard(tool, arguments, ctx)
-            except Exception as exc:  # fail closed: a broken guard never lets a call through
-                log_failure(log, f"permission guard for {tool.wire_name}", exc)
-                return ToolResult.error(f"Permission check for tool '{tool.name}' failed: "
-                                        f"{type(exc).__name__}: {cut(str(exc))}")
-            if verdict is not None:
-                return verdict
-        return await tool.call(arguments, ctx)
-
-
-class Cancel(Protocol):
-    """What cancels one request: an ``anyio.CancelScope``, or a transport's own handle."""
-
-    def cancel(self) -> None: ...
-
-
-def _is_mapping(value: Any) -> TypeGuard[Mapping[str, Any]]:
-    # JSON objects arrive as dicts: the exact type first (an ABC isinstance costs ~0.3 µs,
-    # and a call asks five times)
-    return type(value) is dict or (value is not None and isinstance(value, Mapping))

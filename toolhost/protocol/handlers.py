@@ -55,7 +55,7 @@ async def answer_mcp_message(request: Mapping[str, Any], servers: Mapping[str, M
                              cancel: Cancel | None = None) -> dict[str, Any]:
     server_name = request.get("server_name")
     message = request.get("message")
-    if not isinstance(message, Mapping):
+    if type(message) is not dict and not isinstance(message, Mapping):  # dict: no ABC check
         raise ControlRequestError("mcp_message without a JSON-RPC 'message' object")
     server = servers.get(server_name) if isinstance(server_name, str) else None
     if server is None:

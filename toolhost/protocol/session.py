@@ -297,7 +297,7 @@ class ControlSession:
     async def _answer(self, request_id: str, request: Any,
                       cancel: _CallCancel | None = None) -> dict[str, Any]:
         try:
-            if not isinstance(request, Mapping):
+            if type(request) is not dict and not isinstance(request, Mapping):
                 raise ControlRequestError("control_request without a 'request' object")
             subtype = request.get("subtype")
             if subtype == "mcp_message":
@@ -339,7 +339,8 @@ class ControlSession:
         request_id, request = message.get("request_id"), message.get("request")
         if kind != "control_request" or not isinstance(request_id, str) or not request_id:
             return False
-        if isinstance(request, Mapping) and request.get("subtype") == "can_use_tool" \
+        if (type(request) is dict or isinstance(request, Mapping)) \
+                and request.get("subtype") == "can_use_tool" \
                 and self._answer_now(request_id, request):
             return True
         if not self._tasks.has_room(len(line)):
@@ -377,7 +378,7 @@ class ControlSession:
     async def _mcp_message(self, request: Mapping[str, Any],
                            cancel: _CallCancel | None = None) -> dict[str, Any]:
         message = request.get("message")
-        if (isinstance(message, Mapping) and "method" not in message
+        if ((type(message) is dict or isinstance(message, Mapping)) and "method" not in message
                 and ("result" in message or "error" in message)):
             # The CLI delivering the answer to a JSON-RPC request we sent it.
             self._outbox.resolve_mcp(str(request.get("server_name")), message)

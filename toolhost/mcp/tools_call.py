@@ -1,0 +1,246 @@
+"""``tools/call``: from a request's params to its result, the part of the MCP core that every
+tool call runs (``McpServer`` inherits it; the dispatch table is in ``toolhost.mcp.server``).
+
+A call's context is built for what the call reads. Its ``ctx.log`` (the logger that also
+reaches the client, ``toolhost.mcp.client_log``) is made the first time a tool, a guard or a
+backend reads it, with the threshold and the event loop's thread the request had when it
+arrived: most calls never log, and making one per call cost about a microsecond. The fields,
+their values and what a tool sees are the same as before.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import logging
+import threading
+from collections.abc import Awaitable, Callable, Hashable, Mapping
+from typing import Any
+
+from toolhost.backends.base import CallContext
+from toolhost.compile.tool import CompiledTool
+from toolhost.excerpt import cut
+from toolhost.failures import log_failure
+from toolhost.limits import Limits
+from toolhost.mcp import jsonrpc as rpc
+from toolhost.mcp import wire
+from toolhost.mcp.calls import (
+    Cancel,
+    cancel_scope,
+    is_mapping,
+    may_exceed,
+    progress_sender,
+    send_elicit,
+    send_sample,
+)
+from toolhost.mcp.client_log import LEVELS, ClientLog
+from toolhost.mcp.client_requests import (
+    InputRequired,
+    RoundTrip,
+    client_channel,
+    current_channel,
+)
+from toolhost.mcp.jsonrpc import RpcError
+from toolhost.mcp.round_trip import decode_state, encode_state
+from toolhost.mcp.toolset import ToolSet
+from toolhost.results import ToolResult
+
+__all__ = ["TOOL_USE_ID_META_KEY", "Guard", "McpCallContext", "ToolCalls"]
+
+log = logging.getLogger("toolhost.mcp")
+_call_log = logging.getLogger("toolhost.call")
+
+Guard = Callable[[CompiledTool, Mapping[str, Any], CallContext],
+                 Awaitable[ToolResult | None]]
+"""Runs before each tools/call (with the call's arguments and context); a returned result is
+sent instead of calling the tool."""
+
+TOOL_USE_ID_META_KEY = "claudecode/toolUseId"  # the Claude CLI's id of the model's tool_use
+
+
+class _ClientLogOnFirstRead:
+    """``McpCallContext.log``: the call's ``ClientLog``, made when first read (a non-data
+    descriptor: once made, it is the instance's own attribute, read like any field)."""
+
+    def __get__(self, ctx: Any, owner: Any = None) -> logging.Logger | ClientLog:
+        if ctx is None:
+            return _call_log
+        fields = ctx.__dict__
+        notify, level, name, loop_thread = fields["_log_to_client"]
+        made = ClientLog(_call_log, notify, level, name=name, loop_thread=loop_thread)
+        # two threads reading it first at once (a sync tool's and the loop) get the same one
+        return fields.setdefault("log", made)  # type: ignore[no-any-return]
+
+
+class McpCallContext(CallContext):
+    """The ``CallContext`` of a tools/call served by the MCP core: the same frozen fields (a
+    ``dataclasses.replace`` of it is an ordinary copy), its ``log`` made at first read."""
+
+    log = _ClientLogOnFirstRead()
+
+    @classmethod
+    def made(cls, fields: dict[str, Any]) -> McpCallContext:
+        """A context of ``fields`` (``log``, or what makes it: ``_log_to_client``) and the
+        others' defaults, in the instance as the frozen dataclass's ``__init__`` sets them,
+        without its one ``object.__setattr__`` per field (~1 us a call)."""
+        ctx = object.__new__(cls)
+        values = _DEFAULTS.copy()  # in the instance, as __init__ puts them: a default that
+        values.update(fields)  # is a function is never read through the class as a method
+        object.__setattr__(ctx, "__dict__", values)
+        return ctx
+
+    def log_made(self) -> ClientLog | None:
+        """The call's ``ClientLog`` if something read ``log``, else None (nothing to flush)."""
+        made = self.__dict__.get("log")
+        return made if isinstance(made, ClientLog) else None
+
+
+_DEFAULTS = {f.name: f.default for f in dataclasses.fields(CallContext) if f.name != "log"}
+if any(value is dataclasses.MISSING for value in _DEFAULTS.values()):  # pragma: no cover
+    raise TypeError("McpCallContext.made needs a default for every CallContext field")
+
+
+class ToolCalls:
+    """``McpServer``'s tools/call method and what it needs of the server."""
+
+    _tools: ToolSet
+    _inflight: dict[tuple[Hashable, Any], Cancel]
+    _log_levels: dict[Hashable, str]
+    _modern_meta: dict[str, Any]
+    guard: Guard | None
+    limits: Limits
+    unavailable: Callable[[str], str | None] | None
+
+    def _modern(self, result: dict[str, Any]) -> dict[str, Any]:
+        result["resultType"] = "complete"
+        result["_meta"] = self._modern_meta
+        return result
+
+    async def _tools_call(self, request_id: Any, params: Mapping[str, Any], meta: Any,
+                          notify: Any, peer: Hashable, modern: bool,
+                          cancel: Cancel | None = None) -> dict[str, Any]:
+        name = params.get("name")
+        if not isinstance(name, str):
+            raise RpcError(rpc.INVALID_PARAMS, "Invalid params: tools/call needs a string 'name'")
+        tool = self._tools.by_name.get(name)
+        if tool is None:
+            why = self.unavailable(name) if self.unavailable is not None else None
+            if why:  # a tool of an imported server that has not started yet: not served
+                out = ToolResult.error(why).to_mcp()
+                return self._modern(out) if modern else out
+            raise RpcError(rpc.INVALID_PARAMS, f"Unknown tool: {cut(repr(name), 100)}")
+        arguments = params.get("arguments")
+        if type(arguments) is dict:  # parsed JSON: the ABC's isinstance only for the rest
+            if arguments:
+                self._check_size(name, arguments)
+        elif arguments is None:
+            arguments = {}
+        elif not isinstance(arguments, Mapping):
+            raise RpcError(rpc.INVALID_PARAMS,
+                           f"Invalid params: 'arguments' of tool {name!r} must be an object")
+        elif arguments:
+            self._check_size(name, arguments)
+        fields: dict[str, Any] = {"call_id": str(request_id), "tool": tool.wire_name}
+        has_meta = is_mapping(meta)
+        # 2025 revisions: the level of logging/setLevel (info until set); 2026-07-28: only a
+        # request that opts in with _meta's logLevel hears log lines (SEP-2577)
+        level = (meta.get(rpc.LOG_LEVEL_META_KEY) if modern and has_meta
+                 else self._log_levels.get(peer, "info"))
+        if notify is None or level not in LEVELS:
+            fields["log"] = _call_log
+        else:  # made when read (McpCallContext), on this thread's terms
+            fields["_log_to_client"] = (notify, str(level), tool.name, threading.get_ident())
+        if has_meta:
+            token = meta.get("progressToken")
+            if notify is not None and isinstance(token, (str, int)) \
+                    and not isinstance(token, bool):
+                fields["progress"] = progress_sender(notify, token)
+            tool_use_id = meta.get(TOOL_USE_ID_META_KEY)
+            if type(tool_use_id) is str:
+                fields["tool_use_id"] = tool_use_id
+        # Requests to the client: the transport's channel (serve, 2025 revisions), or in the
+        # stateless era a round trip through InputRequiredResult (toolhost.mcp.round_trip)
+        channel = self._round_trip(params, meta) if modern else current_channel()
+        if channel is not None:
+            fields["elicit"] = functools.partial(send_elicit, channel)
+            fields["sample"] = functools.partial(send_sample, channel)
+        ctx = McpCallContext.made(fields)
+        try:
+            if modern:
+                with client_channel(channel):
+                    return await self._call_in_scope(tool, arguments, ctx, peer, request_id,
+                                                     modern, cancel)
+            # the 2025 revisions' channel is the transport's, already current
+            return await self._call_in_scope(tool, arguments, ctx, peer, request_id, modern,
+                                             cancel)
+        except InputRequired as need:
+            return {"resultType": "input_required",
+                    "inputRequests": {need.key: need.request},
+                    "requestState": encode_state(need.answered), "_meta": self._modern_meta}
+        finally:
+            client_log = ctx.log_made()
+            if client_log is not None and client_log.pending:
+                await client_log.flush()
+
+    def _round_trip(self, params: Mapping[str, Any], meta: Any) -> RoundTrip:
+        caps = meta.get(rpc.CLIENT_CAPABILITIES_META_KEY) if isinstance(meta, Mapping) else None
+        try:
+            answered = decode_state(params.get("requestState"), params.get("inputResponses"),
+                                    self.limits)
+        except ValueError as exc:
+            raise RpcError(rpc.INVALID_PARAMS, f"Invalid params: {exc}") from None
+        return RoundTrip(caps if isinstance(caps, Mapping) else {}, answered)
+
+    async def _call_in_scope(self, tool: CompiledTool, arguments: Mapping[str, Any],
+                             ctx: CallContext, peer: Hashable, request_id: Any,
+                             modern: bool, cancel: Cancel | None) -> dict[str, Any]:
+        if peer is None:
+            out = (await self._run(tool, arguments, ctx)).to_mcp()
+            return self._modern(out) if modern else out
+        key = (peer, request_id)
+        inflight = self._inflight
+        if cancel is not None:  # the transport's scope, shared (see ``handle``): no scope here
+            inflight[key] = cancel
+            try:
+                result = await self._run(tool, arguments, ctx)
+            finally:
+                if inflight.get(key) is cancel:
+                    del inflight[key]
+        else:
+            with cancel_scope() as scope:
+                inflight[key] = scope
+                try:
+                    result = await self._run(tool, arguments, ctx)
+                finally:
+                    if inflight.get(key) is scope:
+                        del inflight[key]
+            if scope.cancelled_caught:
+                raise RpcError(rpc.REQUEST_CANCELLED, rpc.CANCELLED_MESSAGE)
+        out = result.to_mcp()
+        return self._modern(out) if modern else out
+
+    def _check_size(self, name: str, arguments: Mapping[str, Any]) -> None:
+        limit = self.limits.max_argument_bytes
+        try:
+            # A cheap bound first: JSON text is never shorter than the repr-free estimate
+            # of its strings, so small arguments skip the encoding entirely.
+            size = len(wire.encode(arguments)) if may_exceed(arguments, limit) else 0
+        except (TypeError, ValueError) as exc:
+            raise RpcError(rpc.INVALID_PARAMS, f"Invalid params: the arguments of tool "
+                           f"{name!r} are not JSON ({cut(str(exc), 100)})") from None
+        if size > limit:
+            raise RpcError(rpc.INVALID_PARAMS, f"Invalid params: the arguments of tool {name!r} "
+                           f"are {size:,} bytes of JSON; the limit is {limit:,}")
+
+    async def _run(self, tool: CompiledTool, arguments: Mapping[str, Any],
+                   ctx: CallContext) -> ToolResult:
+        if self.guard is not None:
+            try:
+                verdict = await self.guard(tool, arguments, ctx)
+            except Exception as exc:  # fail closed: a broken guard never lets a call through
+                log_failure(log, f"permission guard for {tool.wire_name}", exc)
+                return ToolResult.error(f"Permission check for tool '{tool.name}' failed: "
+                                        f"{type(exc).__name__}: {cut(str(exc))}")
+            if verdict is not None:
+                return verdict
+        return await tool.call(arguments, ctx)
