@@ -167,8 +167,8 @@ def _answer_id(line: bytes) -> int | str | None:
 async def stdio_transport(argv: list[str], env: dict[str, str], cwd: str | None,
                           errlog: TextIO, wire: Wire) -> AsyncIterator[tuple[Any, Any]]:
     """Start ``argv`` and exchange JSON-RPC lines with it: the ``(read, write)`` streams the
-    ``mcp`` client takes. On leaving: stdin closed, 2 s to exit, then the process group is
-    terminated (and killed 2 s later)."""
+    ``mcp`` client takes. On leaving: stdin closed, 2 s to exit, then the process group (what
+    the process started, too) is terminated (and killed 2 s later)."""
     from mcp.shared.message import SessionMessage
 
     process = await anyio.open_process(argv, env=env, cwd=cwd, stderr=errlog,
@@ -257,9 +257,13 @@ async def _stop(process: Any) -> None:
 
     with suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
         await process.stdin.aclose()
-    if not await _exited(process, 2.0):
-        with suppress(OSError, ProcessLookupError):
-            await terminate_posix_process_tree(process, 2.0)
+    exited = await _exited(process, 2.0)
+    # the whole process group, whether or not its leader lingers: a server that exits at the
+    # end of its stdin may leave workers it started (killpg reaches them after the leader is
+    # gone; SIGTERM, SIGKILL 2 s later; a daemon that left the group escapes by design)
+    with suppress(OSError, ProcessLookupError):
+        await terminate_posix_process_tree(process, 2.0)
+    if not exited:
         await _exited(process, 2.0)
     with suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
         await process.stdout.aclose()
