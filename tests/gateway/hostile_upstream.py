@@ -21,6 +21,9 @@
   answer gzip-compressed, asked or not); over HTTP ``huge_result`` is sent in chunks of 1 MB,
   never held whole;
 - ``HOSTILE_LOG``: a file that gets one line per request;
+- ``HOSTILE_RAW``: over stdio, tools/call is answered with this line as it is, ``@ID@``
+  replaced by the request's id and ``@DEEP@`` by ``HOSTILE_N`` nested lists (JSON the
+  parser cannot read, however it is broken);
 - ``HOSTILE_WORKER``: at start, a worker process is left running in the upstream's process
   group, its command line ending with this marker (``HOSTILE_WORKER_KIND``: ``plain``,
   ``stubborn`` ignoring SIGTERM, ``orphan`` started by a child that exits at once); the
@@ -185,6 +188,13 @@ def stdio() -> None:
         try:
             msg = json.loads(line)
         except ValueError:
+            continue
+        raw = os.environ.get("HOSTILE_RAW")
+        if raw and msg.get("method") == "tools/call":
+            deep = "[" * N + "1" + "]" * N
+            sys.stdout.write(raw.replace("@ID@", json.dumps(msg["id"]))
+                             .replace("@DEEP@", deep) + "\n")
+            sys.stdout.flush()
             continue
         out = answer(msg)
         if "badnotes" in MODES and msg.get("method") == "tools/call":

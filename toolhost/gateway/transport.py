@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
@@ -150,13 +151,15 @@ def _what(exc: BaseException, skip: int = 1) -> str:
 
 
 def _answer_id(line: bytes) -> int | str | None:
-    """The id of what looks like an answer (``result`` or ``error`` with an id), or None."""
+    """The id of what looks like an answer (``result`` or ``error`` with an id), or None;
+    found without parsing when the line is no JSON the parser can read (nested deeper than
+    it goes, a bad escape, cut short): its waiter is answered at once all the same."""
     if not line.lstrip().startswith(b"{"):
         return None
     try:
         data = json.loads(line)
     except (ValueError, RecursionError):
-        return None
+        data = _top_level(line)
     if not isinstance(data, dict) or "method" in data or not ("result" in data or "error" in data):
         return None
     ident = data.get("id")
@@ -284,6 +287,33 @@ async def _exited(process: Any, within: float) -> bool:
             return False
         await anyio.sleep(0.01)
     return True
+
+
+# a JSON string (escapes included), or a bracket: what decides the nesting depth
+_TOKEN = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')
+_SCALAR = re.compile(rb'\s*:\s*(-?[0-9]+(?![0-9.eE])|"[^"\\]*(?:\\.[^"\\]*)*")')
+
+
+def _top_level(line: bytes) -> dict[str, Any]:
+    """The keys at the top of a JSON object that the parser could not read, each with its
+    value when that is an integer or a string (None otherwise): one regex pass, no
+    recursion, however deep the rest nests."""
+    found: dict[str, Any] = {}
+    depth = 0
+    for token in _TOKEN.finditer(line):
+        text = token.group()
+        if text in (b"{", b"["):
+            depth += 1
+        elif text in (b"}", b"]"):
+            depth -= 1
+        elif depth == 1 and line[token.end():token.end() + 64].lstrip().startswith(b":"):
+            try:
+                key = json.loads(text)
+                value = _SCALAR.match(line, token.end())
+                found.setdefault(key, json.loads(value.group(1)) if value else None)
+            except ValueError:
+                continue
+    return found
 
 
 def capped_http_hooks(wire: Wire) -> dict[str, list[Any]]:
