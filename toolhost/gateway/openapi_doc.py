@@ -6,7 +6,9 @@ nesting or a 5 GB file is one located problem. Only local references (``#/...``)
 followed; a reference to another file or URL is refused rather than fetched. The structure
 is then checked by ``openapi-spec-validator`` (extra ``openapi``; imported only here; without it
 a warning says the structure was not checked), and
-every problem names the document's file, line and key path.
+every problem names the document's file, line and key path. A document too large to check
+whole within seconds is checked on the part its chosen operations use
+(``toolhost.gateway.openapi_part``), or refused.
 """
 
 from __future__ import annotations
@@ -31,7 +33,8 @@ from toolhost.config.yaml_source import parse_yaml
 from toolhost.errors import Problem
 from toolhost.excerpt import cut
 
-__all__ = ["OpenApiDoc", "fetch_cached", "read_document", "resolve_pointer"]
+__all__ = ["OpenApiDoc", "fetch_cached", "read_document", "resolve_pointer",
+           "validate_structure"]
 
 log = logging.getLogger("toolhost.gateway")
 
@@ -47,6 +50,10 @@ class OpenApiDoc:
     file: str
     marks: dict[KeyPath, Mark] = field(default_factory=dict)
     source_url: str | None = None  # where it was fetched from, for relative server URLs
+    values: int = 0  # how many it has
+    # checked whole by openapi-spec-validator (a larger one: the part its chosen operations
+    # use, by ``openapi_part.check_chosen``)
+    checked: bool = False
 
     @property
     def openapi_30(self) -> bool:
@@ -83,16 +90,11 @@ def read_document(file: str, problems: list[Problem], *, source_url: str | None 
     if ref_problems:
         problems.extend(ref_problems[:20])
         return None
-    limit = LIMITS.openapi_check_values
-    if nodes[0] > limit:  # the checker costs up to milliseconds per value: minutes here
-        log.warning("%s", openapi.problem((), f"the document's structure was not checked "
-                                          f"with openapi-spec-validator: it has {nodes[0]:,} "
-                                          f"values, over the {limit:,} checked within "
-                                          "seconds; tools are built from what is there",
-                                          "raise TOOLHOST_MAX_OPENAPI_CHECK_VALUES to "
-                                          "check it, slowly"))
-        return openapi
-    problems.extend(_validate(openapi))
+    openapi.values = nodes[0]
+    if nodes[0] > LIMITS.openapi_check_values:  # the checker costs up to milliseconds per
+        return openapi  # value: only the part the chosen operations use is checked
+    openapi.checked = True
+    problems.extend(validate_structure(openapi))
     return openapi
 
 
@@ -137,7 +139,9 @@ def resolve_pointer(data: Any, ref: str) -> Any:
     return node
 
 
-def _validate(doc: OpenApiDoc) -> list[Problem]:
+def validate_structure(doc: OpenApiDoc) -> list[Problem]:
+    """openapi-spec-validator's problems with ``doc``, located (at most 10); none, with a
+    warning, when it is not installed."""
     try:
         from openapi_spec_validator import OpenAPIV30SpecValidator, OpenAPIV31SpecValidator
     except ImportError:  # the tools are still built defensively from what is there
