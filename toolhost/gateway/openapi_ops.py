@@ -9,6 +9,7 @@ fixed argument is a literal in the request, never a template the model could rea
 
 from __future__ import annotations
 
+import hashlib
 import json
 import keyword
 import re
@@ -212,7 +213,9 @@ def tool_name(op: Operation) -> str:
     raw = op.operation_id or f"{op.method.lower()}_{op.path}"
     # one '_' at a time: '__' in a tool name would make its wire name ambiguous
     name = re.sub("_{2,}", "_", _TOOL_NAME.sub("_", raw)).strip("_") or op.method.lower()
-    return name[:64].rstrip("_")
+    if len(name) > 64:  # cut, with a hash of the whole, so names alike in 64 stay apart
+        name = f"{name[:57].rstrip('_')}_{hashlib.sha256(name.encode()).hexdigest()[:6]}"
+    return name
 
 
 def _body(doc: OpenApiDoc, op: Operation, plan: Plan, converter: SchemaConverter) -> str:
