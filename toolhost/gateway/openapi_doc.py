@@ -101,6 +101,7 @@ def read_document(file: str, problems: list[Problem], *, source_url: str | None 
 def _check_refs(doc: OpenApiDoc, nodes: list[int]) -> Iterator[Problem]:
     """Every ``$ref`` is local and points at something; ``nodes[0]`` counts the values."""
     stack: list[tuple[KeyPath, Any]] = [((), doc.data)]
+    settled: set[str] = set()  # references known to reach something (or reported)
     seen = 0
     while stack:
         path, node = stack.pop()
@@ -120,9 +121,34 @@ def _check_refs(doc: OpenApiDoc, nodes: list[int]) -> Iterator[Problem]:
                 elif resolve_pointer(doc.data, ref) is None:
                     yield doc.problem((*path, "$ref"), f"reference {cut(ref, 120)!r} points "
                                       "at nothing in the document")
+                elif (loop := _ref_loop(doc.data, ref, settled)) is not None:
+                    yield doc.problem((*path, "$ref"), f"reference {cut(ref, 120)!r} leads "
+                                      f"round a cycle of references ({loop}) that never "
+                                      "reaches anything", "one of them must be a schema, "
+                                      "parameter or body of its own")
             stack.extend(((*path, k), v) for k, v in node.items() if not isinstance(k, bool))
         elif isinstance(node, list):
             stack.extend(((*path, i), v) for i, v in enumerate(node))
+
+
+def _ref_loop(data: Any, ref: str, settled: set[str]) -> str | None:
+    """The cycle ``ref`` leads into when each reference on its way points at another
+    reference (``a -> b -> a``), shown as its chain; None when it reaches a node of its own.
+    Each reference is followed once over the whole document (``settled``)."""
+    chain: dict[str, None] = {}  # in order, and found at once
+    while ref not in settled:
+        if ref in chain:
+            settled.update(chain)  # said once, at the first reference that meets it
+            order = list(chain)
+            return cut(" -> ".join([*order[order.index(ref):], ref]), 200)
+        chain[ref] = None
+        node = resolve_pointer(data, ref)
+        nxt = node.get("$ref") if isinstance(node, Mapping) else None
+        if not isinstance(nxt, str) or not nxt.startswith("#/"):
+            break
+        ref = nxt
+    settled.update(chain)
+    return None
 
 
 def resolve_pointer(data: Any, ref: str) -> Any:
