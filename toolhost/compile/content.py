@@ -97,6 +97,9 @@ class ServerContent:
         field(default_factory=dict)
     # the served server of each of ``resources`` (several servers served as one), else ()
     owners: tuple[str, ...] = ()
+    # capabilities offered before there is anything in them ("resources", "prompts"): an
+    # imported server still pending, so a client that connects now knows to ask for them
+    promised: frozenset[str] = frozenset()
 
     def __bool__(self) -> bool:
         return bool(self.resources or self.prompts)
@@ -183,6 +186,7 @@ def merge_content(contents: Mapping[str, ServerContent]) -> ServerContent:
     if len(contents) <= 1:
         only = next(iter(contents.values()), ServerContent())
         return replace(only, resources=resources) if dropped else only
+    promised = frozenset().union(*(c.promised for c in contents.values()))
     prompts: dict[str, Prompt] = {}
     completions: dict[tuple[str, str], Mapping[str, tuple[str, ...] | CompiledTool]] = {}
     for server, content in contents.items():
@@ -191,7 +195,7 @@ def merge_content(contents: Mapping[str, ServerContent]) -> ServerContent:
             prompts[joined] = prompt.renamed(joined)
         for (kind, ref), sources in content.completions.items():
             completions[kind, f"{server}__{ref}" if kind == "ref/prompt" else ref] = sources
-    return ServerContent(resources, prompts, completions, owners)
+    return ServerContent(resources, prompts, completions, owners, promised)
 
 
 def compile_content(server: ServerConfig, kinds: Mapping[str, BackendKind], ctx: BindContext,
