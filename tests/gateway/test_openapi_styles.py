@@ -1,9 +1,10 @@
 """An OpenAPI parameter is imported only when the importer writes it into the request the way
-the document says (a scalar as its text, an array in a query as the parameter repeated): one
-written another way (a style other than the place's default, an object anywhere, an array
-outside a query or not exploded), however its schema is spelled ($ref, allOf/anyOf/oneOf,
-a type list, properties without a type), is dropped when optional and leaves its operation
-out when required, never sent in a shape the service reads differently."""
+the document says (a scalar as its text, an array in a query as the parameter repeated, in a
+header as its items joined by commas): one written another way (a style other than the
+place's default, an object anywhere, an array in a path, an unexploded array in a query),
+however its schema is spelled ($ref, allOf/anyOf/oneOf, a type list, properties without a
+type), is dropped when optional and leaves its operation out when required, never sent in a
+shape the service reads differently."""
 
 from __future__ import annotations
 
@@ -54,7 +55,8 @@ CASES: dict[str, tuple[str, dict[str, Any], bool]] = {
     "spaceDelimited": ("query", {"style": "spaceDelimited", "schema": ARR}, False),
     "pipeDelimited": ("query", {"style": "pipeDelimited", "schema": ARR}, False),
     "header object": ("header", {"schema": ref("Obj")}, False),
-    "header array": ("header", {"schema": ARR}, False),
+    "header array": ("header", {"schema": ARR}, True),  # simple: the items joined by ", "
+    "header array by $ref": ("header", {"schema": ref("Arr")}, True),
     "path matrix": ("path", {"style": "matrix", "schema": {"type": "string"}}, False),
     "path label": ("path", {"style": "label", "schema": {"type": "string"}}, False),
     "path array": ("path", {"schema": ref("Arr")}, False),

@@ -298,7 +298,8 @@ _STYLE = {"path": "simple", "query": "form", "header": "simple"}
 
 def _serialization(doc: OpenApiDoc, place: str, param: Mapping[str, Any]) -> str:
     """Why ``param`` is not sent the way the document says when the importer writes it (a
-    scalar as its text; an array in a query as the parameter repeated), or ""; the schema's
+    scalar as its text; an array in a query as the parameter repeated, in a header as its
+    items joined by commas), or ""; the schema's
     kinds are read through ``$ref``, ``allOf``/``anyOf``/``oneOf`` and ``type`` lists."""
     style = param.get("style")
     if style is not None and style != _STYLE[place]:
@@ -306,9 +307,9 @@ def _serialization(doc: OpenApiDoc, place: str, param: Mapping[str, Any]) -> str
     kinds = _kinds(doc, param.get("schema"), 0) if "content" not in param else set()
     if "object" in kinds:
         return "is an object"
-    if "array" in kinds and place != "query":
+    if "array" in kinds and place == "path":
         return "is an array"
-    if "array" in kinds and param.get("explode") is False:
+    if "array" in kinds and place == "query" and param.get("explode") is False:
         return "is not exploded"
     return ""
 
