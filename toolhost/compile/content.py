@@ -22,8 +22,8 @@ if TYPE_CHECKING:  # a server with resources or prompts loads them (compile_cont
     from toolhost.compile.prompts import CompiledPrompt
     from toolhost.config.content_model import PromptConfig, ResourceConfig
 
-__all__ = ["MAX_COMPLETIONS", "Prompt", "PromptError", "Resource", "ResourceError",
-           "ServerContent", "compile_content", "merge_content"]
+__all__ = ["MAX_COMPLETIONS", "PENDING", "Prompt", "PromptError", "Resource", "ResourceError",
+           "ServerContent", "compile_content", "kept_promise", "merge_content"]
 
 MAX_COMPLETIONS = 100  # the spec's cap on completion values per answer
 
@@ -85,6 +85,10 @@ class Prompt(Protocol):
         """The same prompt under another name (several servers served as one)."""
 
 
+# what an imported server still pending at start offers: it may offer them once it is up
+PENDING = frozenset({"resources", "prompts"})
+
+
 @dataclass(frozen=True)
 class ServerContent:
     """Everything a server offers besides tools. Empty for a tools-only server."""
@@ -99,6 +103,7 @@ class ServerContent:
     owners: tuple[str, ...] = ()
     # capabilities offered before there is anything in them ("resources", "prompts"): an
     # imported server still pending, so a client that connects now knows to ask for them
+    # (``PENDING``)
     promised: frozenset[str] = frozenset()
 
     def __bool__(self) -> bool:
@@ -175,6 +180,14 @@ class ServerContent:
                 [line for line in result.text_content.splitlines() if line]
         low = value.lower()
         return [v for v in values if v.lower().startswith(low)]
+
+
+def kept_promise(before: ServerContent | None, after: ServerContent) -> ServerContent:
+    """``after`` (an upstream's new resources and prompts) still offering the capabilities
+    ``before`` promised: clients were told of them, so they stay, even when empty."""
+    if before is None or not before.promised or after.promised >= before.promised:
+        return after
+    return replace(after, promised=after.promised | before.promised)
 
 
 def merge_content(contents: Mapping[str, ServerContent]) -> ServerContent:

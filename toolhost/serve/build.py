@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from toolhost.compile.content import ServerContent, merge_content
+from toolhost.compile.content import ServerContent, kept_promise, merge_content
 from toolhost.compile.tool import CompiledTool
 from toolhost.errors import ConfigError, Problem
 from toolhost.limits import DEFAULT_LIMITS, Limits
@@ -23,10 +23,6 @@ if TYPE_CHECKING:
     from toolhost.gateway.refresh import UpstreamFollower
 
 __all__ = ["ServeBuild", "Server", "abuild_serve", "build_serve", "choose_servers"]
-
-# the capabilities an imported server still pending at start is said to offer: it may
-# offer them once it is up (docs/gateway.md)
-PROMISED = frozenset({"resources", "prompts"})
 
 log = logging.getLogger("toolhost.serve")
 
@@ -131,11 +127,6 @@ def _assemble(host: Any, requested: Sequence[str], every: bool) -> ServeBuild:
             logging.getLogger("toolhost.permissions").warning("%s", note)
     gate = PermissionGate.from_config(host.config, interactive=False, asker=asker)
     compiled = host.compiled.content if host.compiled is not None else {}
-    upstreams = getattr(host.compiled, "upstreams", None) or {}
-    pending = [n for n in selected if getattr(upstreams.get(n), "pending", "")]
-    if pending:  # what a pending upstream offers may come: a client connecting now is told
-        compiled = host.compiled.content = {**compiled, **{
-            n: replace(compiled.get(n) or ServerContent(), promised=PROMISED) for n in pending}}
     content = merge_content({name: compiled[name] for name in selected if name in compiled})
     return ServeBuild(host, gate, selected, tools, wire_names, content)
 
@@ -220,9 +211,7 @@ class Server:
     async def _upstream_content(self, name: str, content: ServerContent) -> None:
         build = self.build
         compiled = build.host.compiled
-        before = compiled.content.get(name)
-        if before is not None and before.promised:  # told to clients: kept, even if empty
-            content = replace(content, promised=before.promised)
+        content = kept_promise(compiled.content.get(name), content)
         build.host.servers[name].set_content(content)
         compiled.content = {**compiled.content, name: content}
         build.content = merge_content({n: compiled.content[n] for n in build.selected
