@@ -335,3 +335,17 @@ async def test_an_upstream_up_at_start_without_content_offers_none(tmp_path: Pat
             client, _heard):
         caps = client.server_capabilities
         assert caps.resources is None and caps.prompts is None
+
+
+def test_every_host_of_a_pending_upstream_offers_its_resources_and_prompts(
+        tmp_path: Path) -> None:
+    from toolhost.host import load_host
+
+    host = load_host(pending_config(tmp_path, fails=1000))  # (what run and the SDK serve)
+    try:
+        caps = host.servers["gh"].capabilities
+        assert caps["resources"] == {"subscribe": True, "listChanged": True}
+        assert caps["prompts"] == {"listChanged": True}
+        assert "resources" not in host.servers["loc"].capabilities
+    finally:
+        anyio.run(host.aclose)
