@@ -106,6 +106,8 @@ def hostile_config(tmp_path: Path, *, timeout: str = "5s", connect_timeout: str 
     HOSTILE_MODE, HOSTILE_TOOLS, HOSTILE_PRE, HOSTILE_N) and a local command tool ``loc.hi``."""
     config = tmp_path / "hostile.yaml"
     pre = 'HOSTILE_PRE: "${HOSTILE_PRE:-}"'  # (one line: the tests name the config's lines)
+    worker = ('HOSTILE_WORKER: "${HOSTILE_WORKER:-}", '
+              'HOSTILE_WORKER_KIND: "${HOSTILE_WORKER_KIND:-}"')
     config.write_text(f"""\
 toolhost: 1
 servers:
@@ -113,7 +115,7 @@ servers:
     mcp:
       command: [{sys.executable}, {HOSTILE}]
       env: {{HOSTILE_MODE: "${{HOSTILE_MODE:-}}", HOSTILE_TOOLS: "${{HOSTILE_TOOLS:-}}",
-             HOSTILE_N: "${{HOSTILE_N:-1}}", HOSTILE_LOG: "${{HOSTILE_LOG:-}}", {pre}}}
+             HOSTILE_N: "${{HOSTILE_N:-1}}", HOSTILE_LOG: "${{HOSTILE_LOG:-}}", {pre}, {worker}}}
       timeout: {timeout}
       connect_timeout: {connect_timeout}
 {extra}  loc:

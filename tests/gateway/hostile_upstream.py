@@ -20,7 +20,14 @@
   notifications with invalid params, of several kinds), ``gzip`` (over HTTP: every
   answer gzip-compressed, asked or not); over HTTP ``huge_result`` is sent in chunks of 1 MB,
   never held whole;
-- ``HOSTILE_LOG``: a file that gets one line per request.
+- ``HOSTILE_LOG``: a file that gets one line per request;
+- ``HOSTILE_RAW``: over stdio, tools/call is answered with this line as it is, ``@ID@``
+  replaced by the request's id and ``@DEEP@`` by ``HOSTILE_N`` nested lists (JSON the
+  parser cannot read, however it is broken);
+- ``HOSTILE_WORKER``: at start, a worker process is left running in the upstream's process
+  group, its command line ending with this marker (``HOSTILE_WORKER_KIND``: ``plain``,
+  ``stubborn`` ignoring SIGTERM, ``orphan`` started by a child that exits at once); the
+  upstream itself exits as soon as its stdin ends, as most servers do.
 """
 
 from __future__ import annotations
@@ -157,11 +164,37 @@ def bad_note(k: int, token: Any) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "method": method, "params": params}
 
 
+_WORKERS = {
+    "plain": "import time; time.sleep(120)",
+    "stubborn": "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
+                "time.sleep(120)",
+    "orphan": "import subprocess, sys; subprocess.Popen([sys.executable, '-c', "
+              "'import time; time.sleep(120)', sys.argv[1]])",
+}
+
+
+def start_worker(marker: str) -> None:
+    import subprocess
+
+    code = _WORKERS[os.environ.get("HOSTILE_WORKER_KIND") or "plain"]
+    subprocess.Popen([sys.executable, "-c", code, marker], stdin=subprocess.DEVNULL,
+                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
 def stdio() -> None:
+    if os.environ.get("HOSTILE_WORKER"):
+        start_worker(os.environ["HOSTILE_WORKER"])
     for line in sys.stdin:
         try:
             msg = json.loads(line)
         except ValueError:
+            continue
+        raw = os.environ.get("HOSTILE_RAW")
+        if raw and msg.get("method") == "tools/call":
+            deep = "[" * N + "1" + "]" * N
+            sys.stdout.write(raw.replace("@ID@", json.dumps(msg["id"]))
+                             .replace("@DEEP@", deep) + "\n")
+            sys.stdout.flush()
             continue
         out = answer(msg)
         if "badnotes" in MODES and msg.get("method") == "tools/call":

@@ -100,3 +100,46 @@ permissions:
     assert lines[2].startswith(f"{config}:18:7: permissions.deny[4]: permission rule "
                                "'mcp__h__ech*': tool 'mcp__h__echo' is renamed to "
                                f"'mcp__h__say' ({config}:9)")
+
+
+# rule -> whether offline validate notes that it names an imported server's tools by a glob
+GLOB_RULES = {
+    "mcp__h__dang*": True, "mcp__h__ech?": True, "mcp__h__*": True, "mcp__*__delete": True,
+    "mcp__h*__x": True, "mcp__?__x": True, "mcp__h__echo": False, "mcp__h": False,
+    "mcp__loc__*": False, "mcp__loc__hi": False, "mcp__k*__x": False, "Bash(ls *)": False,
+    "Read": False,
+}
+
+
+@pytest.mark.parametrize(("rule", "noted"), list(GLOB_RULES.items()))
+def test_a_glob_over_an_imported_servers_tools_is_said_unchecked_offline(
+        tmp_path: Path, rule: str, noted: bool) -> None:
+    config = tmp_path / "g.yaml"
+    config.write_text(f"""\
+toolhost: 1
+servers:
+  h:
+    mcp:
+      command: [python3, /nonexistent/upstream.py]
+  loc:
+    tools:
+      hi: {{command: [echo, hi]}}
+permissions:
+  default: allow
+  deny:
+    - tool: {rule!r}
+""")
+    for flags in ((), ("--strict",)):  # a note, not a warning: --strict passes
+        done = subprocess.run([sys.executable, "-m", "toolhost", "validate", *flags,
+                               str(config)], capture_output=True, text=True, timeout=60,
+                              env=dict(os.environ))
+        assert done.returncode == 0, done.stderr
+        notes = [line for line in done.stderr.splitlines() if "note:" in line]
+        if not noted:
+            assert notes == [], notes
+            continue
+        assert len(notes) == 1, done.stderr
+        assert notes[0].startswith(
+            f"{config}:12:7: permissions.deny[0]: note: permission rule {rule!r} names tools "
+            "of imported server(s) 'h' by a glob; offline, validate cannot list their tools, "
+            "so whether it matches one is not checked (run `toolhost validate --connect`")

@@ -306,3 +306,46 @@ def test_lock_refuses_while_it_is_down(tmp_path: Path) -> None:
     assert "cannot lock upstream server 'gh': it did not start" in refused.stderr
     assert "Traceback" not in refused.stderr
     assert lock_path(config).read_text() == before
+
+
+@pytest.mark.parametrize("options", [("--all",), ("--server", "gh")])
+async def test_a_client_connecting_while_it_is_pending_is_told_of_resources_and_prompts(
+        tmp_path: Path, options: tuple[str, ...]) -> None:
+    config = pending_config(tmp_path, fails=2)
+    config.write_text(config.read_text().replace('env: {UPSTREAM_GROW: "1"}',
+                                                 'env: {UPSTREAM_GROW: "1", '
+                                                 'UPSTREAM_CONTENT: "1"}'))
+    async with served(config, "legacy", tmp_path / "serve.log", {}, *options) as (
+            client, heard):
+        caps = client.server_capabilities
+        assert caps.resources is not None and caps.resources.list_changed
+        assert caps.prompts is not None and caps.prompts.list_changed
+        assert (await client.list_resources()).resources == []  # nothing yet, but answered
+        assert (await client.list_prompts()).prompts == []
+        await heard.next()  # it came up
+        with anyio.fail_after(30):
+            while not (await client.list_resources()).resources:
+                await anyio.sleep(0.2)
+        assert (await client.list_prompts()).prompts
+
+
+async def test_an_upstream_up_at_start_without_content_offers_none(tmp_path: Path) -> None:
+    config = pending_config(tmp_path, fails=0)
+    async with served(config, "legacy", tmp_path / "serve.log", {}, "--all") as (
+            client, _heard):
+        caps = client.server_capabilities
+        assert caps.resources is None and caps.prompts is None
+
+
+def test_every_host_of_a_pending_upstream_offers_its_resources_and_prompts(
+        tmp_path: Path) -> None:
+    from toolhost.host import load_host
+
+    host = load_host(pending_config(tmp_path, fails=1000))  # (what run and the SDK serve)
+    try:
+        caps = host.servers["gh"].capabilities
+        assert caps["resources"] == {"subscribe": True, "listChanged": True}
+        assert caps["prompts"] == {"listChanged": True}
+        assert "resources" not in host.servers["loc"].capabilities
+    finally:
+        anyio.run(host.aclose)

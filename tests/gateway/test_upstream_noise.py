@@ -7,7 +7,10 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
+
+import pytest
 
 from toolhost.gateway.client import UpstreamConnection
 from toolhost.gateway.spec import UpstreamSpec
@@ -66,5 +69,45 @@ def test_an_invalid_result_is_one_line_and_the_connection_is_kept(tmp_path: Path
                 "upstream server 'h' answered the call of 'echo' with an invalid result: "
                 "content.0.TextContent.text: Field required and 10 more")}]
         assert log.read_text().count('"initialize"') == 1  # not started again
+    finally:
+        connection.close()
+
+
+
+# answers no JSON parser reads, each with its id where an answer has it (@DEEP@: lists
+# nested that many levels)
+BROKEN_ANSWERS = {
+    "nested 1,000 deep": ('{"jsonrpc": "2.0", "id": @ID@, "result": {"content": [], '
+                          '"structuredContent": {"a": @DEEP@}}}', 1000),
+    "nested 200,000 deep": ('{"jsonrpc": "2.0", "id": @ID@, "result": {"a": @DEEP@}}',
+                            200_000),
+    "the id after the deep part": ('{"jsonrpc": "2.0", "result": {"a": @DEEP@}, "id": @ID@}',
+                                   5000),
+    "a bad escape": ('{"jsonrpc": "2.0", "id": @ID@, "result": {"content": [{"type": "text", '
+                     '"text": "x\\u00zz"}]}}', 0),
+    "a raw control character": ('{"jsonrpc": "2.0", "id": @ID@, "result": {"content": [{'
+                                '"type": "text", "text": "a\tb\x01"}]}}', 0),
+    "cut short": ('{"jsonrpc": "2.0", "id": @ID@, "result": {"content": [{"type": "text", "te',
+                  0),
+    "brackets in strings": ('{"jsonrpc": "2.0", "result": {"k": "}}]]\\"{{", "d": @DEEP@}, '
+                            '"id": @ID@}', 3000),
+    "an error answer": ('{"jsonrpc": "2.0", "id": @ID@, "error": {"code": 1, "message": "m", '
+                        '"data": @DEEP@}}', 3000),
+}
+
+
+@pytest.mark.parametrize(("raw", "levels"), list(BROKEN_ANSWERS.values()),
+                         ids=list(BROKEN_ANSWERS))
+def test_an_answer_no_parser_reads_fails_its_call_at_once(raw: str, levels: int) -> None:
+    spec = UpstreamSpec(command=(sys.executable, str(HOSTILE)),
+                        env={"HOSTILE_RAW": raw, "HOSTILE_N": str(levels)})
+    connection = UpstreamConnection(spec, "h")
+    try:
+        started = time.monotonic()
+        result = connection.call_tool("echo", {"text": "x"}, 30.0)
+        assert time.monotonic() - started < 10  # not the call's 30 s timeout
+        assert result["isError"] is True
+        assert "upstream server 'h' sent an answer that is not valid JSON-RPC" in \
+            result["content"][0]["text"]
     finally:
         connection.close()

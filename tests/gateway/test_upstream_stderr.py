@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from .conftest import UPSTREAM
 
@@ -45,3 +48,41 @@ def test_json_logs_stay_json(tmp_path: Path) -> None:
     assert [(r["level"], r["message"]) for r in upstream] == [
         ("info", "upstream notes: booting the upstream"),
         ("warning", "upstream notes: warning: cache is cold for ***")]
+
+
+# what the upstream writes to stderr before it serves (a Python expression), and what its
+# lines may cost toolhost's log
+FLOODS = {
+    "20,000 error lines": "'error: boom\\n' * 20000",
+    "one 3 MB line": "'error: ' + 'Z' * 3_000_000 + '\\n'",
+    "5,000 lines of 10 kB": "('error: ' + 'Y' * 10_000 + '\\n') * 5000",
+    "mixed levels": "''.join(f'{w}: line {i}\\n' for i in range(9000) "
+                    "for w in ('warning', 'error', 'fatal'))",
+}
+
+
+@pytest.mark.parametrize("flood", list(FLOODS.values()), ids=list(FLOODS))
+def test_a_flood_on_stderr_is_a_bounded_number_of_log_lines(tmp_path: Path,
+                                                             flood: str) -> None:
+    config = tmp_path / "flood.yaml"
+    start = (f"import sys, runpy; sys.stderr.write({flood}); sys.stderr.flush(); "
+             f"sys.argv = ['u', 'stdio']; runpy.run_path({str(UPSTREAM)!r}, "
+             "run_name='__main__')")
+    config.write_text(f"""\
+toolhost: 1
+servers:
+  notes:
+    mcp: {{command: [{sys.executable}, -c, {json.dumps(start)}]}}
+permissions: {{default: allow}}
+""")
+    done = subprocess.run([sys.executable, "-m", "toolhost", "-v", "tools", str(config)],
+                          capture_output=True, text=True, timeout=120, env=dict(os.environ))
+    assert done.returncode == 0, done.stderr[-2000:]
+    lines = [line for line in done.stderr.splitlines() if "upstream notes: " in line]
+    assert len(lines) <= 101, len(lines)  # the first 100, and the count of the rest
+    assert sum(map(len, lines)) < 101 * 4200
+    if len(lines) > 100:
+        assert re.fullmatch(r"toolhost: WARNING: upstream notes: [0-9,]+ more lines on stderr "
+                            r"not shown \(at most 20 a minute are logged\)", lines[-1])
+    assert not [line for line in lines if "upstream notes: ZZ" in line or
+                "upstream notes: YY" in line]  # no line's rest read as a line

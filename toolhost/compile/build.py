@@ -219,7 +219,7 @@ def compile_tools(config: HostConfig, kinds: Mapping[str, BackendKind] | None = 
             contexts.append(imported)
             upstreams[name] = imported
             servers[name] = imported.tools
-            if shared:  # resources and prompts
+            if shared or shared.promised:  # resources and prompts (or a pending one's promise)
                 content[name] = shared
             continue
         ctx = BindContext(server)

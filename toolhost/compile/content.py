@@ -22,8 +22,8 @@ if TYPE_CHECKING:  # a server with resources or prompts loads them (compile_cont
     from toolhost.compile.prompts import CompiledPrompt
     from toolhost.config.content_model import PromptConfig, ResourceConfig
 
-__all__ = ["MAX_COMPLETIONS", "Prompt", "PromptError", "Resource", "ResourceError",
-           "ServerContent", "compile_content", "merge_content"]
+__all__ = ["MAX_COMPLETIONS", "PENDING", "Prompt", "PromptError", "Resource", "ResourceError",
+           "ServerContent", "compile_content", "kept_promise", "merge_content"]
 
 MAX_COMPLETIONS = 100  # the spec's cap on completion values per answer
 
@@ -85,6 +85,10 @@ class Prompt(Protocol):
         """The same prompt under another name (several servers served as one)."""
 
 
+# what an imported server still pending at start offers: it may offer them once it is up
+PENDING = frozenset({"resources", "prompts"})
+
+
 @dataclass(frozen=True)
 class ServerContent:
     """Everything a server offers besides tools. Empty for a tools-only server."""
@@ -97,6 +101,10 @@ class ServerContent:
         field(default_factory=dict)
     # the served server of each of ``resources`` (several servers served as one), else ()
     owners: tuple[str, ...] = ()
+    # capabilities offered before there is anything in them ("resources", "prompts"): an
+    # imported server still pending, so a client that connects now knows to ask for them
+    # (``PENDING``)
+    promised: frozenset[str] = frozenset()
 
     def __bool__(self) -> bool:
         return bool(self.resources or self.prompts)
@@ -174,6 +182,14 @@ class ServerContent:
         return [v for v in values if v.lower().startswith(low)]
 
 
+def kept_promise(before: ServerContent | None, after: ServerContent) -> ServerContent:
+    """``after`` (an upstream's new resources and prompts) still offering the capabilities
+    ``before`` promised: clients were told of them, so they stay, even when empty."""
+    if before is None or not before.promised or after.promised >= before.promised:
+        return after
+    return replace(after, promised=after.promised | before.promised)
+
+
 def merge_content(contents: Mapping[str, ServerContent]) -> ServerContent:
     """Several servers served as one: resources side by side, each URI answered by one owner
     (declared resources first; an upstream's claim on a URI already owned, or on
@@ -183,6 +199,7 @@ def merge_content(contents: Mapping[str, ServerContent]) -> ServerContent:
     if len(contents) <= 1:
         only = next(iter(contents.values()), ServerContent())
         return replace(only, resources=resources) if dropped else only
+    promised = frozenset().union(*(c.promised for c in contents.values()))
     prompts: dict[str, Prompt] = {}
     completions: dict[tuple[str, str], Mapping[str, tuple[str, ...] | CompiledTool]] = {}
     for server, content in contents.items():
@@ -191,7 +208,7 @@ def merge_content(contents: Mapping[str, ServerContent]) -> ServerContent:
             prompts[joined] = prompt.renamed(joined)
         for (kind, ref), sources in content.completions.items():
             completions[kind, f"{server}__{ref}" if kind == "ref/prompt" else ref] = sources
-    return ServerContent(resources, prompts, completions, owners)
+    return ServerContent(resources, prompts, completions, owners, promised)
 
 
 def compile_content(server: ServerConfig, kinds: Mapping[str, BackendKind], ctx: BindContext,

@@ -6,7 +6,9 @@ nesting or a 5 GB file is one located problem. Only local references (``#/...``)
 followed; a reference to another file or URL is refused rather than fetched. The structure
 is then checked by ``openapi-spec-validator`` (extra ``openapi``; imported only here; without it
 a warning says the structure was not checked), and
-every problem names the document's file, line and key path.
+every problem names the document's file, line and key path. A document too large to check
+whole within seconds is checked on the part its chosen operations use
+(``toolhost.gateway.openapi_part``), or refused.
 """
 
 from __future__ import annotations
@@ -31,7 +33,8 @@ from toolhost.config.yaml_source import parse_yaml
 from toolhost.errors import Problem
 from toolhost.excerpt import cut
 
-__all__ = ["OpenApiDoc", "fetch_cached", "read_document", "resolve_pointer"]
+__all__ = ["OpenApiDoc", "fetch_cached", "read_document", "resolve_pointer",
+           "validate_structure"]
 
 log = logging.getLogger("toolhost.gateway")
 
@@ -47,6 +50,10 @@ class OpenApiDoc:
     file: str
     marks: dict[KeyPath, Mark] = field(default_factory=dict)
     source_url: str | None = None  # where it was fetched from, for relative server URLs
+    values: int = 0  # how many it has
+    # checked whole by openapi-spec-validator (a larger one: the part its chosen operations
+    # use, by ``openapi_part.check_chosen``)
+    checked: bool = False
 
     @property
     def openapi_30(self) -> bool:
@@ -83,22 +90,18 @@ def read_document(file: str, problems: list[Problem], *, source_url: str | None 
     if ref_problems:
         problems.extend(ref_problems[:20])
         return None
-    limit = LIMITS.openapi_check_values
-    if nodes[0] > limit:  # the checker costs up to milliseconds per value: minutes here
-        log.warning("%s", openapi.problem((), f"the document's structure was not checked "
-                                          f"with openapi-spec-validator: it has {nodes[0]:,} "
-                                          f"values, over the {limit:,} checked within "
-                                          "seconds; tools are built from what is there",
-                                          "raise TOOLHOST_MAX_OPENAPI_CHECK_VALUES to "
-                                          "check it, slowly"))
-        return openapi
-    problems.extend(_validate(openapi))
+    openapi.values = nodes[0]
+    if nodes[0] > LIMITS.openapi_check_values:  # the checker costs up to milliseconds per
+        return openapi  # value: only the part the chosen operations use is checked
+    openapi.checked = True
+    problems.extend(validate_structure(openapi))
     return openapi
 
 
 def _check_refs(doc: OpenApiDoc, nodes: list[int]) -> Iterator[Problem]:
     """Every ``$ref`` is local and points at something; ``nodes[0]`` counts the values."""
     stack: list[tuple[KeyPath, Any]] = [((), doc.data)]
+    settled: set[str] = set()  # references known to reach something (or reported)
     seen = 0
     while stack:
         path, node = stack.pop()
@@ -118,9 +121,34 @@ def _check_refs(doc: OpenApiDoc, nodes: list[int]) -> Iterator[Problem]:
                 elif resolve_pointer(doc.data, ref) is None:
                     yield doc.problem((*path, "$ref"), f"reference {cut(ref, 120)!r} points "
                                       "at nothing in the document")
+                elif (loop := _ref_loop(doc.data, ref, settled)) is not None:
+                    yield doc.problem((*path, "$ref"), f"reference {cut(ref, 120)!r} leads "
+                                      f"round a cycle of references ({loop}) that never "
+                                      "reaches anything", "one of them must be a schema, "
+                                      "parameter or body of its own")
             stack.extend(((*path, k), v) for k, v in node.items() if not isinstance(k, bool))
         elif isinstance(node, list):
             stack.extend(((*path, i), v) for i, v in enumerate(node))
+
+
+def _ref_loop(data: Any, ref: str, settled: set[str]) -> str | None:
+    """The cycle ``ref`` leads into when each reference on its way points at another
+    reference (``a -> b -> a``), shown as its chain; None when it reaches a node of its own.
+    Each reference is followed once over the whole document (``settled``)."""
+    chain: dict[str, None] = {}  # in order, and found at once
+    while ref not in settled:
+        if ref in chain:
+            settled.update(chain)  # said once, at the first reference that meets it
+            order = list(chain)
+            return cut(" -> ".join([*order[order.index(ref):], ref]), 200)
+        chain[ref] = None
+        node = resolve_pointer(data, ref)
+        nxt = node.get("$ref") if isinstance(node, Mapping) else None
+        if not isinstance(nxt, str) or not nxt.startswith("#/"):
+            break
+        ref = nxt
+    settled.update(chain)
+    return None
 
 
 def resolve_pointer(data: Any, ref: str) -> Any:
@@ -137,7 +165,9 @@ def resolve_pointer(data: Any, ref: str) -> Any:
     return node
 
 
-def _validate(doc: OpenApiDoc) -> list[Problem]:
+def validate_structure(doc: OpenApiDoc) -> list[Problem]:
+    """openapi-spec-validator's problems with ``doc``, located (at most 10); none, with a
+    warning, when it is not installed."""
     try:
         from openapi_spec_validator import OpenAPIV30SpecValidator, OpenAPIV31SpecValidator
     except ImportError:  # the tools are still built defensively from what is there

@@ -9,6 +9,7 @@ fixed argument is a literal in the request, never a template the model could rea
 
 from __future__ import annotations
 
+import hashlib
 import json
 import keyword
 import re
@@ -189,13 +190,10 @@ def plan_tool(doc: OpenApiDoc, op: Operation, converter: SchemaConverter,
                 return f"its header parameter {original!r} is not a valid header name"
             continue
         schema = _param_schema(param, converter)
-        if place == "query" and _is_object(schema) and param.get("style") == "deepObject":
-            if param.get("required") is True:
-                return f"its query parameter {original!r} is a deepObject (not supported)"
-            continue
-        if place == "query" and param.get("explode") is False and _is_array(schema):
-            if param.get("required") is True:
-                return f"its query parameter {original!r} is not exploded (not supported)"
+        odd = _serialization(doc, place, param)
+        if odd:  # a way of writing it into the request this importer does not follow
+            if param.get("required") is True or place == "path":
+                return f"its {place} parameter {original!r} {odd} (not supported)"
             continue
         where: Place = "path" if place == "path" else "query" if place == "query" else "header"
         _add(plan, where, original, schema,
@@ -215,7 +213,9 @@ def tool_name(op: Operation) -> str:
     raw = op.operation_id or f"{op.method.lower()}_{op.path}"
     # one '_' at a time: '__' in a tool name would make its wire name ambiguous
     name = re.sub("_{2,}", "_", _TOOL_NAME.sub("_", raw)).strip("_") or op.method.lower()
-    return name[:64].rstrip("_")
+    if len(name) > 64:  # cut, with a hash of the whole, so names alike in 64 stay apart
+        name = f"{name[:57].rstrip('_')}_{hashlib.sha256(name.encode()).hexdigest()[:6]}"
+    return name
 
 
 def _body(doc: OpenApiDoc, op: Operation, plan: Plan, converter: SchemaConverter) -> str:
@@ -292,14 +292,45 @@ def _deref(doc: OpenApiDoc, node: Any) -> Any:
     return None
 
 
-def _is_object(schema: Mapping[str, Any]) -> bool:
-    kind = schema.get("type")
-    return kind == "object" or (isinstance(kind, list) and "object" in kind)
+# the style each place is written in when the document names none, and the only one followed
+_STYLE = {"path": "simple", "query": "form", "header": "simple"}
 
 
-def _is_array(schema: Mapping[str, Any]) -> bool:
+def _serialization(doc: OpenApiDoc, place: str, param: Mapping[str, Any]) -> str:
+    """Why ``param`` is not sent the way the document says when the importer writes it (a
+    scalar as its text; an array in a query as the parameter repeated, in a header as its
+    items joined by commas), or ""; the schema's
+    kinds are read through ``$ref``, ``allOf``/``anyOf``/``oneOf`` and ``type`` lists."""
+    style = param.get("style")
+    if style is not None and style != _STYLE[place]:
+        return "is a deepObject" if style == "deepObject" else f"has style {cut(str(style), 40)!r}"
+    kinds = _kinds(doc, param.get("schema"), 0) if "content" not in param else set()
+    if "object" in kinds:
+        return "is an object"
+    if "array" in kinds and place == "path":
+        return "is an array"
+    if "array" in kinds and place == "query" and param.get("explode") is False:
+        return "is not exploded"
+    return ""
+
+
+def _kinds(doc: OpenApiDoc, schema: Any, depth: int) -> set[str]:
+    """The JSON types a parameter's schema allows that matter to how it is written."""
+    schema = _deref(doc, schema)
+    if not isinstance(schema, Mapping) or depth > 20:
+        return set()
     kind = schema.get("type")
-    return kind == "array" or (isinstance(kind, list) and "array" in kind)
+    kinds = {kind} if isinstance(kind, str) else {k for k in kind if isinstance(k, str)} \
+        if isinstance(kind, list) else set()
+    if kind is None and ("properties" in schema or "additionalProperties" in schema):
+        kinds.add("object")
+    if kind is None and ("items" in schema or "prefixItems" in schema):
+        kinds.add("array")
+    for key in ("allOf", "anyOf", "oneOf"):
+        subs = schema.get(key)
+        for sub in (subs if isinstance(subs, list) else ())[:50]:
+            kinds |= _kinds(doc, sub, depth + 1)
+    return kinds & {"object", "array"}
 
 
 def _annotations(method: str) -> dict[str, Any]:

@@ -36,6 +36,7 @@ from toolhost.config.url_secrets import shown_url
 from toolhost.config.urlcheck import url_problem
 from toolhost.gateway.openapi_doc import OpenApiDoc, fetch_cached, read_document
 from toolhost.gateway.openapi_ops import Operation, Plan, operations, plan_tool, tool_name
+from toolhost.gateway.openapi_part import check_chosen
 from toolhost.gateway.openapi_schema import SchemaConverter
 from toolhost.gateway.openapi_security import scheme_headers, scheme_queries, security
 from toolhost.gateway.spec import Reshape, build_reshapes, globs
@@ -95,6 +96,15 @@ def build_openapi(check: Checker, data: Mapping[str, Any], path: Path, server: s
                       f"limit of {LIMITS.openapi_operations:,}", "choose fewer with include: "
                       "or exclude:, or raise TOOLHOST_MAX_OPENAPI_OPERATIONS")
         return OpenApiServer(defaults=defaults)
+    if not doc.checked:  # too large to check whole: the part the chosen ones use
+        found, refused = check_chosen(doc, [(op.path, op.method) for op in chosen])
+        check.problems.extend(found)
+        if refused:
+            check.problem((*path, "include") if "include" in data else (*path, "openapi"),
+                          refused, "choose fewer with include: (only what they use is "
+                          "checked), or raise TOOLHOST_MAX_OPENAPI_CHECK_VALUES (slow: "
+                          "about 2 ms a value)")
+            return OpenApiServer(defaults=defaults)
     reshapes = build_reshapes(check, data, path)
     keys = {op.key for op in operations(doc)}  # a reshape of an excluded one is harmless
     for key in reshapes:

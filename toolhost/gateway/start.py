@@ -13,7 +13,7 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from toolhost.compile.content import ServerContent
+from toolhost.compile.content import PENDING, ServerContent
 from toolhost.config.model import ServerConfig
 from toolhost.gateway.compile import UpstreamTools, compile_upstream
 
@@ -35,7 +35,10 @@ def _start(server: ServerConfig, redact: Callable[[str], str] | None,
             raise
         from toolhost.gateway.pending import pending_upstream
 
-        return pending_upstream(server, exc, redact=redact, pins=pins), ServerContent()
+        # its resources and prompts capabilities are offered from the start (empty until it
+        # is up), so a client connecting meanwhile knows to list them when they come
+        return pending_upstream(server, exc, redact=redact, pins=pins), \
+            ServerContent(promised=PENDING)
     try:
         return imported, upstream_content(imported.connection, server.name)
     except BaseException:

@@ -7,6 +7,11 @@ run``'s transcript. So the process gets a pipe; a thread reads it line by line i
 ``warning:``, ``debug:``; ``toolhost.logformat.line_level``), the rest at ``info`` (shown
 with ``-v``). The last lines are kept, so the warning that the
 upstream went away can say what it said last.
+
+The upstream decides how much it writes, so the log does not follow it line for line: the
+first ``BURST`` lines of a process are logged, then at most ``PER_MINUTE`` a minute; the
+rest are counted and said in one line at most once a minute (and when the process ends). A
+line longer than ``MAX_LINE`` bytes is cut (its rest dropped, not read as new lines).
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ import contextlib
 import logging
 import os
 import threading
+import time
 from collections import deque
 from typing import TextIO
 
@@ -25,6 +31,8 @@ __all__ = ["StderrLog"]
 
 MAX_LINE = 4096  # bytes of one line (a longer one is cut)
 KEPT = 20  # last lines kept for the "went away" warning
+BURST = 100  # lines of one process logged before the rate applies
+PER_MINUTE = 20  # lines logged a minute after that; the rest counted
 
 
 class StderrLog:
@@ -51,14 +59,34 @@ class StderrLog:
         return " | ".join(self.last)
 
     def _pump(self) -> None:
+        logged, held, allowed, window = 0, 0, BURST, time.monotonic()
         with self._reader:
             while True:
                 line = self._reader.readline(MAX_LINE)
                 if not line:
-                    return
+                    break
                 text = line.rstrip(b"\r\n")
+                if len(line) >= MAX_LINE and not line.endswith(b"\n"):  # cut: drop the rest
+                    while (rest := self._reader.readline(MAX_LINE)) and \
+                            not rest.endswith(b"\n"):
+                        pass
+                    text += " …(cut)".encode()
                 if not text.strip():
                     continue
                 decoded = text.decode("utf-8", errors="replace")
                 self.last.append(cut(decoded, 300))
+                now = time.monotonic()
+                if now - window >= 60.0:  # a new minute
+                    self._held(held)
+                    window, held, logged, allowed = now, 0, 0, PER_MINUTE
+                if logged >= allowed:
+                    held += 1
+                    continue
+                logged += 1
                 self.log.log(line_level(decoded), "upstream %s: %s", self.server, decoded)
+        self._held(held)
+
+    def _held(self, count: int) -> None:
+        if count:
+            self.log.warning("upstream %s: %s more lines on stderr not shown (at most %d a "
+                             "minute are logged)", self.server, f"{count:,}", PER_MINUTE)

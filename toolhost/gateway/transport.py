@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
@@ -150,13 +151,15 @@ def _what(exc: BaseException, skip: int = 1) -> str:
 
 
 def _answer_id(line: bytes) -> int | str | None:
-    """The id of what looks like an answer (``result`` or ``error`` with an id), or None."""
+    """The id of what looks like an answer (``result`` or ``error`` with an id), or None;
+    found without parsing when the line is no JSON the parser can read (nested deeper than
+    it goes, a bad escape, cut short): its waiter is answered at once all the same."""
     if not line.lstrip().startswith(b"{"):
         return None
     try:
         data = json.loads(line)
     except (ValueError, RecursionError):
-        return None
+        data = _top_level(line)
     if not isinstance(data, dict) or "method" in data or not ("result" in data or "error" in data):
         return None
     ident = data.get("id")
@@ -167,8 +170,8 @@ def _answer_id(line: bytes) -> int | str | None:
 async def stdio_transport(argv: list[str], env: dict[str, str], cwd: str | None,
                           errlog: TextIO, wire: Wire) -> AsyncIterator[tuple[Any, Any]]:
     """Start ``argv`` and exchange JSON-RPC lines with it: the ``(read, write)`` streams the
-    ``mcp`` client takes. On leaving: stdin closed, 2 s to exit, then the process group is
-    terminated (and killed 2 s later)."""
+    ``mcp`` client takes. On leaving: stdin closed, 2 s to exit, then the process group (what
+    the process started, too) is terminated (and killed 2 s later)."""
     from mcp.shared.message import SessionMessage
 
     process = await anyio.open_process(argv, env=env, cwd=cwd, stderr=errlog,
@@ -257,9 +260,13 @@ async def _stop(process: Any) -> None:
 
     with suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
         await process.stdin.aclose()
-    if not await _exited(process, 2.0):
-        with suppress(OSError, ProcessLookupError):
-            await terminate_posix_process_tree(process, 2.0)
+    exited = await _exited(process, 2.0)
+    # the whole process group, whether or not its leader lingers: a server that exits at the
+    # end of its stdin may leave workers it started (killpg reaches them after the leader is
+    # gone; SIGTERM, SIGKILL 2 s later; a daemon that left the group escapes by design)
+    with suppress(OSError, ProcessLookupError):
+        await terminate_posix_process_tree(process, 2.0)
+    if not exited:
         await _exited(process, 2.0)
     with suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
         await process.stdout.aclose()
@@ -280,6 +287,33 @@ async def _exited(process: Any, within: float) -> bool:
             return False
         await anyio.sleep(0.01)
     return True
+
+
+# a JSON string (escapes included), or a bracket: what decides the nesting depth
+_TOKEN = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')
+_SCALAR = re.compile(rb'\s*:\s*(-?[0-9]+(?![0-9.eE])|"[^"\\]*(?:\\.[^"\\]*)*")')
+
+
+def _top_level(line: bytes) -> dict[str, Any]:
+    """The keys at the top of a JSON object that the parser could not read, each with its
+    value when that is an integer or a string (None otherwise): one regex pass, no
+    recursion, however deep the rest nests."""
+    found: dict[str, Any] = {}
+    depth = 0
+    for token in _TOKEN.finditer(line):
+        text = token.group()
+        if text in (b"{", b"["):
+            depth += 1
+        elif text in (b"}", b"]"):
+            depth -= 1
+        elif depth == 1 and line[token.end():token.end() + 64].lstrip().startswith(b":"):
+            try:
+                key = json.loads(text)
+                value = _SCALAR.match(line, token.end())
+                found.setdefault(key, json.loads(value.group(1)) if value else None)
+            except ValueError:
+                continue
+    return found
 
 
 def capped_http_hooks(wire: Wire) -> dict[str, list[Any]]:

@@ -48,9 +48,10 @@ class ContentMethods:
 
     def capabilities(self) -> dict[str, Any]:
         caps: dict[str, Any] = {}
-        if self.content.resources:
+        promised = self.content.promised
+        if self.content.resources or "resources" in promised:
             caps["resources"] = {"subscribe": True, "listChanged": True}
-        if self.content.prompts:
+        if self.content.prompts or "prompts" in promised:
             caps["prompts"] = {"listChanged": True}
         if self.content.completions:
             caps["completions"] = {}

@@ -78,7 +78,8 @@ class McpServer(ToolCalls):
         # logging/setLevel per peer (connection); "info" until a client says otherwise
         self._log_levels: dict[Hashable, str] = {}
         self._max_peers = 10_000  # peers whose settings are remembered (see max_peers)
-        self._content = ContentMethods(content or ServerContent(), page_size)
+        self._content = ContentMethods(ServerContent() if content is None else content,
+                                       page_size)
         self._content_capabilities: tuple[str, ...] = ()
         self.read_guard: ReadGuard | None = None
         # a tool name this server does not list -> why (an imported server that is not
@@ -135,7 +136,9 @@ class McpServer(ToolCalls):
     def set_content(self, content: ServerContent | None) -> None:
         """Swap the resources, prompts and completions (a reload); capabilities follow and
         subscriptions carry over."""
-        methods = ContentMethods(content or ServerContent(), self.page_size)
+        # (an empty one may still promise capabilities: ``ServerContent.promised``)
+        methods = ContentMethods(ServerContent() if content is None else content,
+                                 self.page_size)
         if hasattr(self, "_content"):
             methods.subscriptions = self._content.subscriptions
             methods.max_subscribers = self._content.max_subscribers

@@ -25,7 +25,7 @@ from toolhost.permissions.policy import CompiledPolicy
 from toolhost.permissions.resource_rules import READ_RESOURCE_TOOL, never_matches, regex_spelling
 from toolhost.permissions.rulecheck import Finding, Target, Where, check_rule_paths
 from toolhost.permissions.rules import CompiledRule, compile_rule
-from toolhost.permissions.targets import check_target, tool_index
+from toolhost.permissions.targets import check_target, offline_globs, tool_index
 
 if TYPE_CHECKING:
     from toolhost.compile import CompiledTools
@@ -131,6 +131,14 @@ class _Review:
         if problem is not None:
             self.error(rule.origin, rule, problem.message, problem.hint, problem.level)
             return
+        unlisted = offline_globs(pattern, self.index)
+        if unlisted:  # said, not judged: validate --connect lists them and checks it
+            servers = ", ".join(repr(s) for s in unlisted)
+            self.found.append(Finding("warning", rule.origin.problem(
+                f"note: permission rule {rule.tool!r} names tools of imported server(s) "
+                f"{servers} by a glob; offline, validate cannot list their tools, so whether "
+                "it matches one is not checked", hint="run `toolhost validate --connect` "
+                "to check it against the upstream's list")))
         away = renamed_away(pattern, self.renames) if rule.effect in GUARDS else None
         if away is not None:
             self.error(rule.origin, rule, *away)

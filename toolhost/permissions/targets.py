@@ -17,6 +17,7 @@ A rule whose pattern matches no tool never fires. ``validate`` reports it:
 from __future__ import annotations
 
 import difflib
+import fnmatch
 import functools
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
     from toolhost.compile import CompiledTools
     from toolhost.config.model import HostConfig
 
-__all__ = ["TargetProblem", "ToolIndex", "check_target", "tool_index"]
+__all__ = ["TargetProblem", "ToolIndex", "check_target", "offline_globs", "tool_index"]
 
 
 @dataclass(frozen=True)
@@ -76,6 +77,21 @@ def _server_of(pattern: NamePattern) -> tuple[str, str | None] | None:
     if "*" in server or "?" in server:
         return None
     return server, (tool if sep else None)
+
+
+def offline_globs(pattern: NamePattern, index: ToolIndex) -> list[str]:
+    """The imported servers, not started (offline ``validate``), whose tools ``pattern``
+    names by a glob: whether it matches one is known only from the upstream's list."""
+    if not pattern.is_mcp or not index.offline:
+        return []
+    parts = _server_of(pattern)
+    if parts is None:  # a glob over servers: each imported one it may reach
+        server_glob = pattern.source[5:].partition("__")[0]
+        return [s for s in index.offline if fnmatch.fnmatchcase(s, server_glob)]
+    server, tool = parts
+    if server in index.offline and tool and set(tool) & set("*?"):
+        return [server]
+    return []
 
 
 def check_target(pattern: NamePattern, index: ToolIndex) -> TargetProblem | None:

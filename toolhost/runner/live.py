@@ -30,7 +30,7 @@ from collections.abc import Callable
 
 import anyio
 
-from toolhost.compile.content import ServerContent
+from toolhost.compile.content import ServerContent, kept_promise
 from toolhost.compile.tool import CompiledTool
 from toolhost.errors import ProtocolError
 from toolhost.gateway.refresh import UpstreamFollower, upstreams_of
@@ -90,6 +90,7 @@ class LiveHost:
         served, own = self._named(name)
         if served is None:
             return
+        content = kept_promise(served.content, content)
         if own is not None:
             own.set_content(content)
         served.set_content(content)

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from toolhost.compile.content import ServerContent, merge_content
+from toolhost.compile.content import ServerContent, kept_promise, merge_content
 from toolhost.compile.tool import CompiledTool
 from toolhost.errors import ConfigError, Problem
 from toolhost.limits import DEFAULT_LIMITS, Limits
@@ -210,8 +210,9 @@ class Server:
 
     async def _upstream_content(self, name: str, content: ServerContent) -> None:
         build = self.build
-        build.host.servers[name].set_content(content)
         compiled = build.host.compiled
+        content = kept_promise(compiled.content.get(name), content)
+        build.host.servers[name].set_content(content)
         compiled.content = {**compiled.content, name: content}
         build.content = merge_content({n: compiled.content[n] for n in build.selected
                                        if n in compiled.content})

@@ -1,0 +1,62 @@
+"""What an upstream starts ends with it: the whole process group is stopped, also when the
+upstream itself exits at the end of its stdin (as most servers do) and leaves workers behind."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from .conftest import hostile_config
+
+
+def running_with(marker: str) -> list[int]:
+    """PIDs whose command line holds ``marker``."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as handle:
+                if marker.encode() in handle.read():
+                    found.append(int(entry))
+        except OSError:
+            continue
+    return found
+
+
+def gone_within(marker: str, seconds: float) -> list[int]:
+    """The processes still running with ``marker`` after waiting up to ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while (left := running_with(marker)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return left
+
+
+# (the worker, how the upstream's use ends): a call answered and the host exiting, or a
+# start that fails (no answer to tools/list within connect_timeout)
+@pytest.mark.parametrize("kind", ["plain", "stubborn", "orphan"])
+@pytest.mark.parametrize("mode", ["", "hang_list"])
+def test_workers_of_an_upstream_end_with_it(tmp_path: Path, kind: str, mode: str) -> None:
+    marker = f"toolhost-test-worker-{uuid.uuid4().hex}"
+    config = hostile_config(tmp_path, connect_timeout="3s")
+    env = {**os.environ, "HOSTILE_WORKER": marker, "HOSTILE_WORKER_KIND": kind,
+           "HOSTILE_MODE": mode}
+    try:
+        done = subprocess.run([sys.executable, "-m", "toolhost", "call", str(config),
+                               "h.echo", "text=hi"], capture_output=True, text=True,
+                              timeout=60, env=env)
+        if mode:
+            assert done.returncode != 0 and "tools" in done.stderr, done.stderr
+        else:
+            assert done.returncode == 0 and "called echo" in done.stdout, done.stderr
+        # the stubborn one needs the SIGKILL that follows 2 s after SIGTERM
+        assert gone_within(marker, 6) == [], f"left running ({kind}, {mode or 'call'})"
+    finally:
+        for pid in running_with(marker):
+            os.kill(pid, 9)
