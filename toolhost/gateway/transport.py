@@ -289,8 +289,9 @@ async def _exited(process: Any, within: float) -> bool:
     return True
 
 
-# a JSON string (escapes included), or a bracket: what decides the nesting depth
-_TOKEN = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')
+# a JSON string (escapes included), or a run of openers or of closers with the numbers,
+# commas and colons between them: what decides the nesting depth
+_TOKEN = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|(?:[\[{][^"\[\]{}]*)+|(?:[\]}][^"\[\]{}]*)+')
 _SCALAR = re.compile(rb'\s*:\s*(-?[0-9]+(?![0-9.eE])|"[^"\\]*(?:\\.[^"\\]*)*")')
 
 
@@ -302,10 +303,10 @@ def _top_level(line: bytes) -> dict[str, Any]:
     depth = 0
     for token in _TOKEN.finditer(line):
         text = token.group()
-        if text in (b"{", b"["):
-            depth += 1
-        elif text in (b"}", b"]"):
-            depth -= 1
+        if text[0] in b"{[":  # a run of openers (or closers) is one token: deep nesting
+            depth += text.count(b"{") + text.count(b"[")  # costs no Python loop turns
+        elif text[0] in b"}]":
+            depth -= text.count(b"}") + text.count(b"]")
         elif depth == 1 and line[token.end():token.end() + 64].lstrip().startswith(b":"):
             try:
                 key = json.loads(text)
@@ -313,6 +314,8 @@ def _top_level(line: bytes) -> dict[str, Any]:
                 found.setdefault(key, json.loads(value.group(1)) if value else None)
             except ValueError:
                 continue
+            if "id" in found and ("result" in found or "error" in found):
+                break  # all an answer needs: the rest (a deep result) is never walked
     return found
 
 
