@@ -290,7 +290,8 @@ class PathMatcher:
         paths = self.paths(tool_name, tool_input)
         if strict:
             return bool(paths) and all(p is not None and self.pattern.matches(p) for p in paths)
-        return any(p is None or self.pattern.matches(p) for p in paths)
+        # a deny or ask of a directory (`Read(~/.ssh)`) is one of everything inside it
+        return any(p is None or self.pattern.covers(p) for p in paths)
 
 
 @dataclass(frozen=True)
