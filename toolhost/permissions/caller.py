@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from toolhost import regex
+from toolhost.permissions.wildcard import wildcard
 
 __all__ = ["CALLER_KEYS", "Caller", "CallerMatch", "as_caller", "current_caller",
            "parse_callers"]
@@ -55,24 +56,6 @@ class Caller:
 _CHUNK = 8_000  # characters of one RE2 pattern (toolhost.regex takes up to 10,000)
 
 
-def _glob_regex(glob: str) -> str:
-    """``glob`` (``*`` any run, ``?`` one character, the rest literal) as RE2 syntax."""
-    out: list[str] = []
-    for c in glob:
-        if c == "*":
-            out.append(".*")
-        elif c == "?":
-            out.append(".")
-        elif c.isalnum() or (not c.isascii() and c.isprintable()):
-            out.append(c)
-        elif c.isascii() and c.isprintable():
-            out.append("\\" + c)  # ASCII punctuation: escaped
-        else:  # a control character, or a lone surrogate (matched as U+FFFD, as the text is)
-            code = 0xFFFD if 0xD800 <= ord(c) <= 0xDFFF else ord(c)
-            out.append(f"\\x{{{code:X}}}")
-    return "".join(out)
-
-
 def _compile(values: Iterable[str]) -> tuple[frozenset[str], tuple[regex.Pattern, ...]]:
     """Exact values, and RE2 patterns for the globs among them (none without any): a glob is
     matched in time linear in the claim's length (Python's ``re`` backtracked: ``*a*a*a*b``
@@ -81,7 +64,7 @@ def _compile(values: Iterable[str]) -> tuple[frozenset[str], tuple[regex.Pattern
     patterns: list[regex.Pattern] = []
     chunk: list[str] = []
     for glob in sorted(set(values) - exact):
-        part = f"(?:{_glob_regex(glob)})"
+        part = f"(?:{wildcard(glob)})"
         if chunk and sum(map(len, chunk)) + len(chunk) + len(part) > _CHUNK:
             patterns.append(regex.compile("(?s)" + "|".join(chunk)))
             chunk = []
