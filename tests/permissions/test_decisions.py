@@ -220,7 +220,7 @@ CASES: list[tuple[str, list[Rule], str, dict[str, Any], str, str | None]] = [
      {"n": "x"}, "deny", None),
     ("expr sandbox blocks internals", [r("allow", "mcp__a__b", expr="args.__class__.__mro__")],
      "mcp__a__b", {}, "deny", None),
-    ("expr huge value", [r("allow", "mcp__a__b", expr="('a' * 10**9)|length > 0")],
+    ("expr huge value", [r("allow", "mcp__a__b", expr="(args.get('s', 'a') * 10**9)|length > 0")],
      "mcp__a__b", {}, "deny", None),
 ]
 

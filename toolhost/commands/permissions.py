@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from toolhost.config.model import HostConfig
     from toolhost.permissions.caller import Caller
+    from toolhost.permissions.casefile import Case
+    from toolhost.permissions.casetest import Outcome
     from toolhost.permissions.policy import CompiledPolicy
 
 HELP = "check a tool call against the permission rules, list them, lint them, test them"
@@ -306,6 +308,25 @@ def _lint(args: argparse.Namespace) -> int:
     return 1 if findings else 0
 
 
+def _vacuous(config: HostConfig, case: Case, outcome: Outcome) -> list[str]:
+    """Why ``case``'s decision may not say what its author meant: a tool name that is no
+    tool (a typo, ``bash``), or a rule that could not be evaluated for the input (a
+    misspelled argument makes a deny rule's ``expr`` fail, which denies)."""
+    from toolhost.excerpt import cut
+
+    notes = []
+    unknown = _unknown_tool_note(config, case.tool)
+    if unknown:
+        notes.append(unknown + (" " if unknown.endswith("?") else ". ") + "The case gets what "
+                     "any unknown name gets: it tests no tool's rules")
+    decision = outcome.decision
+    if decision is not None and decision.error:
+        notes.append(f"rule {decision.rule!r} could not be evaluated for this input "
+                     f"({cut(decision.error, 160)}), which denies every such call: the case "
+                     "does not test what the rule matches")
+    return notes
+
+
 def _test(args: argparse.Namespace) -> int:
     from toolhost.config import load_config
     from toolhost.errors import ConfigError
@@ -339,6 +360,9 @@ def _test(args: argparse.Namespace) -> int:
             continue
         for case in cases.cases:
             outcome = run_case(policy, case)
+            for note in _vacuous(config, case, outcome):  # a pass that proves nothing
+                print(config.redact(f"{case.origin}: note: {case.name}: {note}"),
+                      file=sys.stderr)
             if case.caller is None and caller_rules(policy, case.tool, case.input):
                 print(f"{case.origin}: note: {case.name}: decided without a caller; rules "
                       "with callers: take part for some callers (give the case a caller:)",

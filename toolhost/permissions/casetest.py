@@ -45,6 +45,9 @@ class Outcome:
             return ""
         if d.rule is None:
             return "no rule matched: the default"
+        if d.error:
+            return (f"rule {cut(d.rule, 120)!r} ({_shown(d.origin)}), which could not be "
+                    f"evaluated ({cut(d.error, 160)})")
         return f"rule {cut(d.rule, 120)!r} ({_shown(d.origin)})"
 
     def line(self) -> str:

@@ -19,6 +19,7 @@ from toolhost.permissions.bashprog import WRAPPER_NAMES, Step, analyze_line
 from toolhost.permissions.paths import PathPattern, normalize_path, rule_path_pattern
 from toolhost.permissions.shell import ShellSyntaxError, parse_command
 from toolhost.permissions.urls import canonical_host, host_matches, url_host
+from toolhost.permissions.wildcard import ANY, Matcher, Token, compile_tokens
 
 __all__ = ["CONTENT_TOOLS", "BashMatcher", "ContentMatcher", "command_forms", "cover_steps",
            "parse_content", "parse_domain"]
@@ -108,7 +109,7 @@ class BashMatcher:
     """``Bash(npm run test:*)`` (prefix), ``Bash(git * main)`` (wildcards), ``Bash(ls)`` (exact)."""
 
     spec: str
-    regex: re.Pattern[str]
+    regex: Matcher
     whole: bool  # the spec itself has shell operators: match the whole command line
     fixed: tuple[str, ...] = ()  # the whole words the rule starts with, before any wildcard
 
@@ -129,18 +130,19 @@ class BashMatcher:
                              "pair up (Bash(cmd) takes the command between the outer ones)")
         whole = len(parsed.segments) > 1 or parsed.opaque
         text = parsed.text if whole else parsed.normalized()[0]
-        tail = ""
-        if prefix:
-            tail = "(?: .*)?"
-        elif text.endswith(" *"):  # "ls *" is "ls" followed by a word boundary, or plain "ls"
-            text, tail = text[:-2], "(?: .*)?"
-        regex = ".*".join(re.escape(p) for p in text.split("*")) + tail
+        tail = prefix
+        if not prefix and text.endswith(" *"):  # "ls *": "ls", a word boundary and anything
+            text, tail = text[:-2], True
+        tokens: list[Token] = []
+        for k, piece in enumerate(text.split("*")):
+            tokens += [ANY, piece] if k else [piece]
+        # linear in the command's length (Python's re backtracked on *a*a*a*b): wildcard.py
         fixed: tuple[str, ...] = ()
         if not whole:
             words = parsed.segments[0]
             cut = next((k for k, w in enumerate(words) if "*" in w), len(words))
             fixed = words[:cut]
-        return cls(spec, re.compile(regex, re.DOTALL), whole, fixed)
+        return cls(spec, compile_tokens([t for t in tokens if t], word_tail=tail), whole, fixed)
 
     @property
     def first_word(self) -> str | None:
@@ -177,12 +179,12 @@ class BashMatcher:
             if analysis.reason is not None or parsed.opaque:
                 return False
             if self.whole:  # literal text with wildcards: never through a wrapper
-                return self.regex.fullmatch(parsed.text) is not None and not any(
+                return self.regex.fullmatch(parsed.text) and not any(
                     s.kind in ("wrapper", "shell") for steps in analysis.steps for s in steps)
             return any(analysis.steps) and all(
                 cover_steps(steps, [(self, self)]) is not None for steps in analysis.steps)
         if self.whole:
-            return self.regex.search(parsed.text) is not None
+            return self.regex.search(parsed.text)
         for words in parsed.segments + parsed.nested:
             for form in command_forms(words):
                 if self.regex.fullmatch(" ".join(form)):
@@ -290,7 +292,8 @@ class PathMatcher:
         paths = self.paths(tool_name, tool_input)
         if strict:
             return bool(paths) and all(p is not None and self.pattern.matches(p) for p in paths)
-        return any(p is None or self.pattern.matches(p) for p in paths)
+        # a deny or ask of a directory (`Read(~/.ssh)`) is one of everything inside it
+        return any(p is None or self.pattern.covers(p) for p in paths)
 
 
 @dataclass(frozen=True)

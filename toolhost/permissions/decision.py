@@ -23,6 +23,7 @@ class Decision:
     rule: str | None = None  # the rule as written, e.g. "mcp__git__*" or "deny mcp__x__y when ..."
     origin: Origin | None = None  # file:line of the rule
     answered_by: str = "policy"  # policy | default | person | no-terminal | --yes
+    error: str = ""  # why the deciding rule could not be evaluated (the decision is a deny)
 
     def to_control_response(self) -> dict[str, Any]:
         """The ``can_use_tool`` answer the CLI expects. "ask" must be resolved first."""

@@ -12,6 +12,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from toolhost.permissions.exprlimits import finish, start
+
 __all__ = ["CompiledExpr", "ExprError", "compile_expr"]
 
 _MAX_SOURCE = 10_000  # characters of one expression
@@ -25,14 +27,27 @@ def _environment() -> Any:
     from jinja2 import StrictUndefined, Undefined
     from jinja2.sandbox import ImmutableSandboxedEnvironment
 
-    from toolhost.permissions.exprlimits import FILTERS, allowed_call, bounded_binop
+    from toolhost.permissions.exprlimits import (
+        FILTERS,
+        allowed_call,
+        bounded_binop,
+        bounded_filter,
+        tick,
+        timed_test,
+    )
 
     class _Env(ImmutableSandboxedEnvironment):
-        # Refuse to build huge values ("a" * 10**9, 10 ** 10**9, "%0999999999d" % 1) while
-        # deciding; intercepted, these are never folded into constants at compile time.
-        intercepted_binops = frozenset({"*", "**", "%"})
+        # Refuse to build huge values ("a" * 10**9, 10 ** 10**9, "%0999999999d" % 1) or to
+        # divide huge integers while deciding; intercepted, these are never folded into
+        # constants at compile time.
+        intercepted_binops = frozenset({"*", "**", "%", "//", "/"})
+
+        def getitem(self, obj: Any, argument: Any) -> Any:
+            tick()
+            return super().getitem(obj, argument)
 
         def getattr(self, obj: Any, attribute: str) -> Any:
+            tick()
             # `args.NAME` is the argument NAME, looked up as data: the sandbox tries the
             # attribute first, so `args.keys` was the dict's method, never the argument
             # `keys`, and a rule on it silently never matched (and the lookup was slow).
@@ -47,19 +62,18 @@ def _environment() -> Any:
             return super().getattr(obj, attribute)
 
         def call_binop(self, context: Any, op: str, left: Any, right: Any) -> Any:
-            try:
-                return bounded_binop(op, left, right)
-            except OverflowError as exc:
-                raise ExprError(str(exc)) from None
+            return bounded_binop(op, left, right)  # OverflowError, TimeoutError: a deny
 
         def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:
-            if not allowed_call(__obj):  # only the methods exprlimits allows
+            if not allowed_call(__obj, args):  # only the methods exprlimits allows
                 raise ExprError(f"expr may not call {getattr(__obj, '__name__', '')!r}")
             return super().call(__context, __obj, *args, **kwargs)
 
     env = _Env(undefined=StrictUndefined)
     env.globals.clear()  # only args and tool: no range, lipsum, cycler, namespace, dict
-    env.filters = {name: f for name, f in env.filters.items() if name in FILTERS}
+    env.filters = {name: bounded_filter(name, f) for name, f in env.filters.items()
+                   if name in FILTERS}
+    env.tests = {name: timed_test(f) for name, f in env.tests.items()}
     return env
 
 
@@ -121,6 +135,13 @@ class CompiledExpr:
         # jinja2's TemplateExpression builds a new Context for every call, most of an
         # expression's cost; a decision runs to its end without yielding, so each thread
         # keeps one Context per expression and only swaps the variables in.
+        start()  # a budget and a deadline for this evaluation
+        try:
+            return self._run(arguments, tool_name)
+        finally:
+            finish()
+
+    def _run(self, arguments: Mapping[str, Any], tool_name: str) -> Any:
         template = getattr(self.function, "_template", None)
         if template is None:  # not the jinja2 this was written for: the public way
             return self.function(args=arguments, tool=tool_name)
@@ -159,6 +180,12 @@ def compile_expr(source: str) -> CompiledExpr:
         function = _ENV.compile_expression(source, undefined_to_none=False)
     except TemplateSyntaxError as exc:
         raise ValueError(f"expr {cut(source, 200)!r} does not parse: {exc.message}") from None
-    except RecursionError:  # hostile nesting: "((((...))))"
-        raise ValueError(f"expr {cut(source, 80)!r} nests too deeply to compile") from None
+    except (RecursionError, SyntaxError, MemoryError):
+        # hostile nesting: "((((...))))" in the parser; 300 `and`s, filters or attributes in
+        # the Python jinja2 generates ("too many nested parentheses")
+        raise ValueError(f"expr {cut(source, 80)!r} nests too deeply to compile (split it "
+                         "into several rules)") from None
+    from toolhost.permissions.expr_constants import check_constants
+
+    check_constants(_ENV, source)  # a part that is too costly whatever the call: say so now
     return CompiledExpr(source, function)

@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from toolhost.permissions.wildcard import Matcher
+
 __all__ = ["FAMILIES", "NamePattern", "parse_name_pattern", "split_wire_name", "wire_readings"]
 
 # Claude Code applies Edit rules to every built-in tool that edits files, and Read rules (best
@@ -61,7 +63,7 @@ class NamePattern:
     source: str
     exact: frozenset[str] = frozenset()  # names matched exactly
     server: str | None = None  # every tool of this MCP server
-    glob: re.Pattern[str] | None = None
+    glob: Matcher | None = None
 
     def matches(self, tool_name: str, *, strict: bool = False) -> bool:
         """Whether the pattern names ``tool_name``. An ambiguous wire name (see
@@ -75,16 +77,18 @@ class NamePattern:
             return False
         if self.server is not None:
             return any(server == self.server for server, _ in readings)
-        return self.glob is not None and self.glob.fullmatch(tool_name) is not None
+        return self.glob is not None and self.glob.fullmatch(tool_name)
 
     @property
     def is_mcp(self) -> bool:
         return self.source.startswith("mcp__")
 
 
-def _glob_regex(pattern: str) -> re.Pattern[str]:
-    return re.compile("".join(
-        ".*" if c == "*" else "." if c == "?" else re.escape(c) for c in pattern))
+def _glob_regex(pattern: str) -> Matcher:
+    # linear in the name's length (toolhost.permissions.wildcard)
+    from toolhost.permissions.wildcard import compile_wildcard
+
+    return compile_wildcard(pattern)
 
 
 def parse_name_pattern(text: str) -> NamePattern:

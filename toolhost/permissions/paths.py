@@ -26,6 +26,9 @@ def normalize_path(value: str, cwd: str) -> str | None:
     return os.path.realpath(path)
 
 
+_BELOW = "(?:/.*)?"  # the path itself or anything inside it
+
+
 def _translate(glob: str) -> str:
     """A gitignore-style glob (relative, ``/``-separated) to a regex fragment.
 
@@ -40,7 +43,7 @@ def _translate(glob: str) -> str:
             out.append("(?:.*/)?")
             i += 3
         elif glob.startswith("/**", i) and i + 3 == n:
-            out.append("(?:/.*)?")
+            out.append(_BELOW)
             i += 3
         elif glob.startswith("**", i):
             out.append(".*")
@@ -73,9 +76,16 @@ class PathPattern:
     source: str
     base: str  # the directory the pattern is anchored to (normalised)
     regex: re.Pattern[str]
+    below: re.Pattern[str] | None = None  # the regex, or any path inside what it names
 
     def matches(self, normalized: str) -> bool:
+        """Whether the pattern names exactly this path (what an allow rule proves)."""
         return self.regex.fullmatch(normalized) is not None
+
+    def covers(self, normalized: str) -> bool:
+        """Whether the pattern names this path or a directory holding it, as gitignore reads
+        a pattern (``~/.ssh`` covers ``~/.ssh/id_rsa``): what a deny or ask rule matches."""
+        return (self.below or self.regex).fullmatch(normalized) is not None
 
 
 def compile_path_glob(pattern: str, base: str) -> PathPattern:
@@ -83,6 +93,7 @@ def compile_path_glob(pattern: str, base: str) -> PathPattern:
 
     A pattern with no ``/`` except a trailing one (``*.env``, ``secrets/``) matches at any depth
     under ``base``; a trailing ``/`` means the directory and everything inside it.
+    ``PathPattern.covers`` also takes what lies inside a path the pattern names.
     Raises ValueError on an empty pattern.
     """
     # a run of slashes is one, as in the paths matched (``//${HOME}/x`` is ``///home/me/x``)
@@ -105,10 +116,11 @@ def compile_path_glob(pattern: str, base: str) -> PathPattern:
     body = _translate(rest)
     if rest == "**":
         # the base directory itself and everything inside it
-        regex = re.escape(base_norm.rstrip("/")) + "(?:/.*)?" if base_norm != "/" else "/.*"
+        regex = re.escape(base_norm.rstrip("/")) + _BELOW if base_norm != "/" else "/.*"
     else:
         regex = prefix + body
-    return PathPattern(pattern, base_norm, re.compile(regex, re.DOTALL))
+    below = None if regex.endswith(_BELOW) else re.compile(regex + _BELOW, re.DOTALL)
+    return PathPattern(pattern, base_norm, re.compile(regex, re.DOTALL), below)
 
 
 _VARIABLE = re.compile(r"\$(?:\{|[A-Za-z_])")

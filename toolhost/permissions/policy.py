@@ -160,7 +160,7 @@ class CompiledPolicy:
             except ExprError as exc:
                 return Decision("deny", f"Permission rule {rule.text!r} ({rule.origin}) could "
                                 f"not be evaluated, so the call is denied: {exc}",
-                                rule=rule.text, origin=rule.origin)
+                                rule=rule.text, origin=rule.origin, error=str(exc))
             if rule.effect == "deny":
                 return Decision("deny", rule.message or f"Denied by permission rule "
                                 f"{rule.text!r} ({rule.origin}).",
