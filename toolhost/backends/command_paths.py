@@ -1,0 +1,142 @@
+"""Paths a shared repository's command tool names in its argv: the repository's own files.
+
+A command tool declared in a file of a cached team repository (``extends: [{repo, rev,
+path}]``) runs what its argv names, and a relative path there means a file of that
+repository, pinned by its commit like the fragment itself:
+
+- the program, when it is a path (``./scripts/x.sh``, ``scripts/x.sh``, ``../x``): relative
+  to the tool's ``cwd`` when it has one (the OS resolves it there), else to the file that
+  declares the tool (a fragment cannot know the directory toolhost is started in). It must
+  be a file of the repository;
+- a literal argument that names a file of the repository (``[python3, scripts/x.py]``,
+  ``[bash, run.sh]``), resolved the same way;
+- with a ``cwd`` inside the repository, no literal argument may lead out of it (``../..``, a
+  symlink): the program would open what lies outside, which is neither pinned nor reviewed.
+
+Such a path is made absolute, so the program reads the repository's file wherever toolhost
+runs, and must stay inside the checkout (symlinks resolved) and outside its ``.git`` and
+toolhost's own metadata file: every other file of a checkout is exactly its commit's, since
+the checkout is compared with it before the config is used
+(``toolhost.config.repotree.clean_or_refetch``). Anything else is a problem located at the
+argv element. Files of the config's own project are not touched: an argument that names no
+file of the repository is passed as written (``[grep, -rn, TODO, src/]`` searches the
+user's ``src/``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from pathlib import Path
+
+from toolhost.backends.argv import ArgvPlan, Element, _element
+from toolhost.config.repotree import META, checkout_root
+from toolhost.excerpt import cut
+
+__all__ = ["repo_paths"]
+
+Problem = tuple[str, str, str]  # (message, key, hint)
+_HINT = ("a path in a shared repository's file names a file of that repository (relative to "
+         "the tool's cwd, else to the file), and nothing outside it: what lies outside is "
+         "neither pinned nor reviewed")
+
+
+def repo_paths(plan: ArgvPlan, declaring: str, cwd: str | None
+               ) -> tuple[ArgvPlan, list[Problem]]:
+    """``plan`` with the repository paths of its literal elements made absolute, and the
+    problems found; ``plan`` itself when ``declaring`` is in no cached checkout."""
+    if not _candidates(plan):  # most tools: no path at all, and no realpath to pay for
+        return plan, []
+    root = checkout_root(declaring)
+    if root is None:
+        return plan, []
+    walk = _Walk(root, cwd or os.path.dirname(os.path.abspath(declaring)), cwd is not None)
+    program = walk.program(plan.program)
+    elements = tuple(walk.element(element) for element in plan.elements)
+    if program == plan.program and elements == plan.elements:
+        return plan, walk.problems
+    return dataclasses.replace(plan, program=program, elements=elements), walk.problems
+
+
+class _Walk:
+    def __init__(self, root: Path, base: str, runs_inside: bool) -> None:
+        self.root, self.base, self.runs_inside = str(root), base, runs_inside
+        self.problems: list[Problem] = []
+
+    def program(self, program: str) -> str:
+        if os.sep not in program or os.path.isabs(program):
+            return program  # a name looked up in PATH, or a program of the machine
+        resolved = os.path.normpath(os.path.join(self.base, program))
+        why = self._outside(resolved) or self._not_file(resolved)
+        if why:
+            self.problems.append((f"the program {cut(program, 200)!r} {why}", ".argv[0]",
+                                  _HINT))
+            return program
+        return resolved
+
+    def element(self, element: Element) -> Element:
+        if element.group:
+            group = tuple(self.element(sub) for sub in element.group)
+            return element if group == element.group else dataclasses.replace(element,
+                                                                               group=group)
+        text = element.source
+        if not element.literal_only or "{" in text or not _path_like(text):
+            return element
+        resolved = os.path.normpath(os.path.join(self.base, text))
+        if self.runs_inside and (why := self._outside(resolved)):
+            self.problems.append((f"the argument {cut(text, 200)!r} {why}", element.key,
+                                  _HINT))
+            return element
+        if not os.path.isfile(resolved) or self._outside(resolved):
+            return element  # not a file of the repository: a path of the user's, or a word
+        if self._git_own(resolved):
+            self.problems.append((f"the argument {cut(text, 200)!r} names "
+                                  f"{cut(resolved, 200)}, which is not a file of the "
+                                  "repository's commit", element.key, _HINT))
+            return element
+        return _element(resolved, element.key, element.after_dashdash)
+
+    def _outside(self, resolved: str) -> str | None:
+        real = os.path.realpath(resolved)
+        if real != self.root and not real.startswith(self.root + os.sep):
+            return (f"leads out of the repository checked out in {self.root} (it resolves "
+                    f"to {cut(real, 200)})")
+        return None
+
+    def _not_file(self, resolved: str) -> str | None:
+        if self._git_own(resolved):
+            return f"names {cut(resolved, 200)}, which is not a file of the repository's commit"
+        if not os.path.isfile(resolved):
+            return (f"is not a file of the repository checked out in {self.root} (no file "
+                    f"{cut(resolved, 200)})")
+        return None
+
+    def _git_own(self, resolved: str) -> bool:
+        rel = os.path.relpath(os.path.realpath(resolved), self.root)
+        first = rel.split(os.sep, 1)[0]
+        return first in (".git", META) or "__pycache__" in rel.split(os.sep)
+
+
+def _candidates(plan: ArgvPlan) -> bool:
+    """Whether any element of ``plan`` may be a path of the repository."""
+    if os.sep in plan.program and not os.path.isabs(plan.program):
+        return True
+    stack = list(plan.elements)
+    while stack:
+        element = stack.pop()
+        stack.extend(element.group)
+        if element.literal_only and "{" not in element.source and _path_like(element.source):
+            return True
+    return False
+
+
+def _path_like(text: str) -> bool:
+    """A literal argument that may name a file: not an option, not a URL, relative, and
+    either with a directory part or a file suffix (``x.py``); ``log`` in ``[git, log]`` is
+    a word."""
+    if not text or text.startswith(("-", "~")) or os.path.isabs(text) or "://" in text:
+        return False
+    if os.sep in text or text == "..":
+        return True
+    stem, dot, suffix = text.rpartition(".")
+    return bool(stem) and bool(dot) and suffix.isalnum()
