@@ -23,7 +23,7 @@ from toolhost.backends.base import BindContext
 from toolhost.backends.command import CommandKind
 from toolhost.config import load_config
 from toolhost.config.model import ServerConfig
-from toolhost.errors import CompileError
+from toolhost.errors import CompileError, ConfigError
 
 from ..plugins.conftest import _make_repo
 
@@ -200,3 +200,33 @@ def test_the_cli_runs_the_pinned_script_wherever_it_is_started(tmp_path: Path) -
         assert "escape.yaml:5:" in done.stderr and "argv[1]" in done.stderr, done.stderr
         assert "leads out of the repository" in done.stderr
         assert "Traceback" not in done.stderr and "internal error" not in done.stderr
+
+
+# an imported MCP server's stdio command (docs/gateway.md) is a command line of the same file
+MCP_CASES: dict[str, tuple[list[str], str | None, str, list[str]]] = {
+    name: ([str(a) for a in argv], cwd, expect, rendered)
+    for name, (argv, cwd, expect, rendered) in CASES.items()
+    if all(isinstance(a, str) for a in argv)
+}
+
+
+@pytest.mark.parametrize("name", sorted(MCP_CASES))
+def test_an_imported_servers_command_is_checked_alike(checkout: Path, name: str) -> None:
+    argv, cwd, expect, rendered = MCP_CASES[name]
+    fragment = checkout / "frag.yaml"
+    block: dict[str, object] = {"command": argv, **({"cwd": cwd} if cwd else {})}
+    fragment.write_text(json.dumps({"toolhost": 1, "servers": {"s": {"mcp": block}}}))
+    try:
+        if expect != OK:
+            with pytest.raises(ConfigError) as caught:
+                load_config(fragment, layers=False)
+            (problem,) = caught.value.problems
+            assert expect in problem.message and "\n" not in problem.message, problem.message
+            assert problem.key_path.startswith("servers.s.mcp.command["), problem.key_path
+            assert problem.file.endswith("frag.yaml") and problem.line >= 1
+            return
+        spec = load_config(fragment, layers=False).servers["s"].upstream
+    finally:
+        fragment.unlink()
+    assert list(spec.command) == [a.replace("@", str(checkout), 1) if a.startswith("@/")
+                                  else a for a in rendered]

@@ -27,13 +27,14 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from collections.abc import Sequence
 from pathlib import Path
 
 from toolhost.backends.argv import ArgvPlan, Element, _element
 from toolhost.config.repotree import META, checkout_root
 from toolhost.excerpt import cut
 
-__all__ = ["repo_paths"]
+__all__ = ["repo_command", "repo_paths"]
 
 Problem = tuple[str, str, str]  # (message, key, hint)
 _HINT = ("a path in a shared repository's file names a file of that repository (relative to "
@@ -58,19 +59,31 @@ def repo_paths(plan: ArgvPlan, declaring: str, cwd: str | None
     return dataclasses.replace(plan, program=program, elements=elements), walk.problems
 
 
+def repo_command(argv: Sequence[str], declaring: str, cwd: str | None
+                 ) -> tuple[list[str], list[Problem]]:
+    """The same for a literal command line (an imported MCP server's ``command``); each
+    problem's key is the element's index."""
+    root = checkout_root(declaring) if argv else None
+    if root is None:
+        return list(argv), []
+    walk = _Walk(root, cwd or os.path.dirname(os.path.abspath(declaring)), cwd is not None)
+    out = [walk.program(argv[0], "0")]
+    out += [walk.argument(text, str(i)) for i, text in enumerate(argv[1:], start=1)]
+    return out, walk.problems
+
+
 class _Walk:
     def __init__(self, root: Path, base: str, runs_inside: bool) -> None:
         self.root, self.base, self.runs_inside = str(root), base, runs_inside
         self.problems: list[Problem] = []
 
-    def program(self, program: str) -> str:
+    def program(self, program: str, key: str = ".argv[0]") -> str:
         if os.sep not in program or os.path.isabs(program):
             return program  # a name looked up in PATH, or a program of the machine
         resolved = os.path.normpath(os.path.join(self.base, program))
         why = self._outside(resolved) or self._not_file(resolved)
         if why:
-            self.problems.append((f"the program {cut(program, 200)!r} {why}", ".argv[0]",
-                                  _HINT))
+            self.problems.append((f"the program {cut(program, 200)!r} {why}", key, _HINT))
             return program
         return resolved
 
@@ -79,22 +92,29 @@ class _Walk:
             group = tuple(self.element(sub) for sub in element.group)
             return element if group == element.group else dataclasses.replace(element,
                                                                                group=group)
-        text = element.source
-        if not element.literal_only or "{" in text or not _path_like(text):
+        if not element.literal_only or "{" in element.source:
             return element
+        text = self.argument(element.source, element.key)
+        return element if text == element.source else _element(text, element.key,
+                                                                 element.after_dashdash)
+
+    def argument(self, text: str, key: str) -> str:
+        """``text`` (a literal argument), or the absolute path of the repository's file it
+        names; a problem is recorded when it leads where it may not."""
+        if not _path_like(text):
+            return text
         resolved = os.path.normpath(os.path.join(self.base, text))
         if self.runs_inside and (why := self._outside(resolved)):
-            self.problems.append((f"the argument {cut(text, 200)!r} {why}", element.key,
-                                  _HINT))
-            return element
+            self.problems.append((f"the argument {cut(text, 200)!r} {why}", key, _HINT))
+            return text
         if not os.path.isfile(resolved) or self._outside(resolved):
-            return element  # not a file of the repository: a path of the user's, or a word
+            return text  # not a file of the repository: a path of the user's, or a word
         if self._git_own(resolved):
             self.problems.append((f"the argument {cut(text, 200)!r} names "
                                   f"{cut(resolved, 200)}, which is not a file of the "
-                                  "repository's commit", element.key, _HINT))
-            return element
-        return _element(resolved, element.key, element.after_dashdash)
+                                  "repository's commit", key, _HINT))
+            return text
+        return resolved
 
     def _outside(self, resolved: str) -> str | None:
         real = os.path.realpath(resolved)
