@@ -94,7 +94,13 @@ def write_for(config: str, *, layers: bool = True, dry_run: bool = False) -> lis
     from toolhost.lockfile.model import write_lock
 
     where = lock_path(config)
-    old = read_lock(where)
+    unreadable = ""
+    try:
+        old = read_lock(where)
+    except ConfigError as exc:
+        if dry_run:  # `lock --check` and `--dry-run` report it; accepting writes it anew
+            raise
+        old, unreadable = None, exc.problems[0].message
     # a dry run imports no plugin release the lock does not name: it is reported, not run
     guard = LockGuard(old, where, verify=False, hold_unlocked=dry_run)
     found_problems: list[Problem] = []
@@ -125,6 +131,9 @@ def write_for(config: str, *, layers: bool = True, dry_run: bool = False) -> lis
     if old is not None and old.credentials_in_keys:  # written by an older toolhost
         found = [*found, "repo source keys held a URL's user name or password: written "
                  "without them"]
+    if unreadable:  # a merge's conflict markers, a hand edit: what the config pulls in now
+        found = [*found, f"{where} was not a lock toolhost can read ({unreadable}): written "
+                 "anew from what the config pulls in (review the diff of the lock)"]
     if not dry_run and (old is None or found):
         write_lock(where, new)
     return found

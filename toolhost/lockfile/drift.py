@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from toolhost.errors import ConfigError
@@ -12,6 +13,7 @@ if TYPE_CHECKING:
 
 __all__ = ["DIFF_LINES", "cut_lines", "local_edits", "pin_change", "refetch", "repo_diff"]
 
+_COMMIT = re.compile(r"(?:[0-9a-f]{40}|[0-9a-f]{64})")
 DIFF_LINES = 80  # a longer diff is cut, with the command that shows all of it
 
 
@@ -27,6 +29,9 @@ def repo_diff(source: Pulled, locked: str, rel: str) -> str:
     the server still has it; a note when it cannot be had."""
     if not source.key.startswith("repo:"):
         return ""
+    if not _COMMIT.fullmatch(locked) or not _COMMIT.fullmatch(source.pin):
+        return ""  # never a git argument that is not a commit id (a lock's value is checked
+        # when read: this is the second line of defence)
     from toolhost.config.gitobjects import local_git
     from toolhost.config.gitrepos import run_git
 

@@ -192,6 +192,13 @@ class LockGuard:
             digest = file_digest(target)
             if digest == locked.files[rel]:
                 return digest
+        if source.key.startswith("repo:"):  # a fresh clone of the locked commit differs
+            raise ConfigError([origin.problem(
+                f"{rel} of {source.key} at the locked commit {locked.pin[:12]} is "
+                f"{digest[:19]}…, but {name} says {locked.files[rel][:19]}…: a commit's "
+                f"files never change, so the hash in {name} was edited (by hand or a merge)",
+                hint=f"see `git log -p {name}`; once reviewed, `toolhost lock CONFIG` writes "
+                "the commit's hash")])
         raise ConfigError([origin.problem(
             f"{rel} of {source.key} does not match {name} ({locked.files[rel][:19]}… "
             f"locked, {digest[:19]}… found)",
