@@ -233,6 +233,7 @@ def git_message(stderr: str) -> str:
 
 def _clone(url: str, rev: str, dest: Path, where: Origin) -> Checkout:
     plain = shown_url(url)  # what .git/config, the metadata and messages hold
+    _say_cloning(plain, rev)
     tmp = dest.with_name(f"{dest.name}.tmp{os.getpid()}")
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir()
@@ -264,6 +265,25 @@ def _clone(url: str, rev: str, dest: Path, where: Origin) -> Checkout:
         shutil.rmtree(tmp, ignore_errors=True)
     log.info("cloned %s at %s (%s) into %s", plain, rev, sha[:12], dest)
     return Checkout(url=plain, rev=rev, path=dest, sha=sha, ref=ref, remote=url)
+
+
+def _say_cloning(plain: str, rev: str) -> None:
+    """A line on a terminal before a clone, which can take a while: a person waiting sees
+    what for (git's own progress is quiet, ``-q``). Nothing when stderr is a pipe or a file:
+    a script's or a client's stderr gets only the problems."""
+    import sys
+
+    from toolhost.errors import shown
+
+    stream = sys.stderr
+    try:
+        if stream is None or not stream.isatty():
+            return
+        stream.write(f"toolhost: fetching {shown(plain)} at {shown(rev)} into the cache (once "
+                     "per pin; later loads read it offline)...\n")
+        stream.flush()
+    except (OSError, ValueError):  # a closed or broken stderr: the clone goes on
+        return
 
 
 def _put_in_place(fresh: Path, dest: Path) -> None:
