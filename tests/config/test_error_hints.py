@@ -38,7 +38,57 @@ CASES = {
              (6, "expected array, got a string",
               'write a list, one element per argument: ["echo", "{{ x }}", "|", "wc"]; there '
               "is no shell, so pipes, globs and $VARS are not interpreted")),
+    # a shell string whose templates hold spaces: each template stays one element
+    "argv-templates": ("toolhost: 1\nservers:\n  s:\n    tools:\n      t:\n"
+                       "        command: 'grep -rn {% if i %}-i{% endif %} -- {{ pattern }} .'\n",
+                       (6, "expected array, got a string",
+                        'write a list, one element per argument: ["grep", "-rn", '
+                        '"{% if i %}-i{% endif %}", "--", "{{ pattern }}", "."]; there is no '
+                        "shell, so pipes, globs and $VARS are not interpreted")),
+    "argv-template-in-a-word": ("toolhost: 1\nservers:\n  s:\n    tools:\n      t:\n"
+                                "        command: \"echo hello {{ name }}!\"\n",
+                                (6, "expected array, got a string",
+                                 'write a list, one element per argument: ["echo", "hello", '
+                                 '"{{ name }}!"]; there is no shell, so pipes, globs and $VARS '
+                                 "are not interpreted")),
 }
+
+YAML_HABIT = ("this line is written as YAML: TOML writes key = value, [servers.NAME] tables "
+              "and [a, b] lists (or name the file .yaml)")
+TOML_CASES = {
+    "yaml mapping": ("toolhost = 1\nservers:\n  p:\n    tools: {}\n",
+                     (2, "Expected '=' after a key", YAML_HABIT)),
+    "yaml list item": ("toolhost = 1\n[servers.p.tools.t]\ncommand = [\"echo\"]\nparams:\n"
+                       "  - a\n", (4, "Expected '='", YAML_HABIT)),
+    "bare word": ("toolhost = 1\n[servers.p.tools.t]\ncommand = [\"echo\"]\n"
+                  "description = list files\n",
+                  (4, "Invalid value", 'quote text in TOML: description = "list files"')),
+    "duration unquoted": ("toolhost = 1\n[servers.p.tools.t]\ncommand = [\"echo\"]\n"
+                          "timeout = 5s\ndescription = \"x\"\n",
+                          (4, "Expected newline or end of document after a statement",
+                           'quote text in TOML: timeout = "5s"')),
+    "yaml boolean": ("toolhost = 1\n[servers.p.tools.t]\ncommand = [\"echo\"]\n"
+                     "[servers.p.tools.t.params.x]\ntype = \"boolean\"\ndefault = yes\n",
+                     (6, "Invalid value",
+                      "TOML's booleans are true and false, lower case and unquoted")),
+    "unclosed array": ("toolhost = 1\n[servers.p.tools.t]\ncommand = [\"echo\"\n",
+                       (3, "still open at the end of the file", "")),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TOML_CASES))
+def test_toml_written_with_yaml_habits_gets_a_hint(name: str, tmp_path: Path) -> None:
+    text, (line, message, hint) = TOML_CASES[name]
+    path = tmp_path / "c.toml"
+    path.write_text(text)
+    with pytest.raises(ConfigError) as info:
+        load_config(path, layers=False)
+    (problem,) = info.value.problems
+    assert (problem.file, problem.line) == (str(path), line), problem
+    assert message in problem.message and "\n" not in problem.message
+    assert problem.hint == hint
+    if "end of the file" not in message:  # a statement in the middle is not the end
+        assert "end of the file" not in problem.message
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

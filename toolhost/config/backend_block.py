@@ -186,10 +186,20 @@ def _list_hint(value: Any) -> str:
     if not isinstance(value, str):
         return ""
     import json
+    import re
     import shlex
 
+    # a template's {{ name }} is one piece of its argument, spaces and all: keep it whole
+    kept: list[str] = []
+
+    def keep(found: re.Match[str]) -> str:
+        kept.append(found[0])
+        return f"\0{len(kept) - 1}\0"
+
+    masked = re.sub(r"\{\{.*?\}\}|\{%.*?%\}|\{#.*?#\}", keep, value, flags=re.S)
     try:
-        words = shlex.split(value)
+        words = [re.sub("\0(\\d+)\0", lambda m: kept[int(m[1])], word)
+                 for word in shlex.split(masked)]
     except ValueError:
         return "write a list of strings"
     return (f"write a list, one element per argument: {json.dumps(words)}; there is no "
