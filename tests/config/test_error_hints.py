@@ -137,3 +137,41 @@ def test_an_unknown_backend_kind_points_at_plugins(tmp_path: Path) -> None:
     assert problem.key_path == "servers.db.tools.q.sqlite"
     assert problem.hint == ("backend kinds available: command, http, python; a plugin's kind "
                             "needs the plugin listed in `plugins:` (see `toolhost plugins`)")
+
+
+# an unknown key with no near miss: where it belongs, or the keys that are valid there
+UNKNOWN = {
+    "backend option on the tool": (
+        "        http: {url: 'http://127.0.0.1:1/x'}\n        headers: {A: b}\n",
+        "servers.s.tools.t.headers",
+        "'headers' is an option of the http backend: write it inside http: {headers: ...}"),
+    "a tool key nobody has": (
+        "        command: [echo]\n        wibble: 1\n", "servers.s.tools.t.wibble",
+        "a tool's keys: annotations, description, input_schema, max_output_chars, output, "
+        "output_schema, params, redact_results, secrets, timeout, title; and one backend "
+        "(command)"),
+    "a backend option nobody has": (
+        "        command: {argv: [echo], colour: x}\n", "servers.s.tools.t.command.colour",
+        "the keys here: allow_dash, argv, cwd, env, max_output_bytes, mime_type, ok_codes, "
+        "stderr, stdin, stdout, unsafe_code_placeholders"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(UNKNOWN))
+def test_an_unknown_key_says_what_is_valid_there(name: str, tmp_path: Path) -> None:
+    tool, key_path, hint = UNKNOWN[name]
+    path = tmp_path / "c.yaml"
+    path.write_text("toolhost: 1\nservers:\n  s:\n    tools:\n      t:\n" + tool)
+    with pytest.raises(ConfigError) as info:
+        load_config(path, layers=False)
+    (problem,) = info.value.problems
+    assert (problem.key_path, problem.message, problem.hint) == (key_path, "unknown key", hint)
+
+
+def test_an_unknown_server_key_lists_the_server_keys(tmp_path: Path) -> None:
+    path = tmp_path / "c.yaml"
+    path.write_text("toolhost: 1\nservers:\n  s:\n    wibble: 1\n    tools: {}\n")
+    with pytest.raises(ConfigError) as info:
+        load_config(path, layers=False)
+    (problem,) = info.value.problems
+    assert problem.hint.startswith("the keys here: ") and "base_url" in problem.hint
