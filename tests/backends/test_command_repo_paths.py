@@ -230,3 +230,39 @@ def test_an_imported_servers_command_is_checked_alike(checkout: Path, name: str)
         fragment.unlink()
     assert list(spec.command) == [a.replace("@", str(checkout), 1) if a.startswith("@/")
                                   else a for a in rendered]
+
+
+@pytest.mark.parametrize("name", sorted(MCP_CASES))
+def test_an_external_servers_command_is_checked_alike(checkout: Path, name: str) -> None:
+    argv, cwd, expect, rendered = MCP_CASES[name]
+    fragment = checkout / "frag.yaml"
+    block: dict[str, object] = {"command": argv[0], "args": argv[1:],
+                                **({"cwd": cwd} if cwd else {})}
+    fragment.write_text(json.dumps({"toolhost": 1, "servers": {"s": {"external": block}}}))
+    try:
+        if expect != OK:
+            with pytest.raises(ConfigError) as caught:
+                load_config(fragment, layers=False)
+            (problem,) = caught.value.problems
+            assert expect in problem.message and "\n" not in problem.message, problem.message
+            assert problem.key_path.startswith(("servers.s.external.command",
+                                                "servers.s.external.args[")), problem.key_path
+            return
+        spec = load_config(fragment, layers=False).servers["s"].external
+    finally:
+        fragment.unlink()
+    assert spec is not None
+    got = [spec["command"], *spec.get("args", [])]
+    assert got == [a.replace("@", str(checkout), 1) if a.startswith("@/") else a
+                   for a in rendered]
+    if cwd:
+        assert spec["cwd"] == os.path.normpath(checkout / cwd)
+
+
+def test_an_external_server_outside_any_repository_is_passed_as_written(tmp_path: Path) -> None:
+    path = tmp_path / "t.yaml"
+    path.write_text("toolhost: 1\nservers:\n  s:\n    external: {command: ./x.sh, "
+                    "args: [../y.py], cwd: sub}\n")
+    spec = load_config(path, layers=False).servers["s"].external
+    assert spec is not None
+    assert (spec["command"], spec["args"], spec["cwd"]) == ("./x.sh", ["../y.py"], "sub")
