@@ -65,6 +65,7 @@ CASES: dict[str, tuple[list[object], str | None, str, list[str]]] = {
     "cwd: argument out to the cache": (["ls", "../.."], "scripts", OUT, []),
     "cwd: program out": (["../../../../outside/x.sh"], "scripts", OUT, []),
     "cwd: argument into .git": (["cat", "../.git/config"], "scripts", NOTCOMMIT, []),
+    "cwd of the machine": (["./x.sh", "logs/", "../y"], "/tmp", OK, ["./x.sh", "logs/", "../y"]),
 }
 
 

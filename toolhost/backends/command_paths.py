@@ -12,6 +12,8 @@ repository, pinned by its commit like the fragment itself:
   ``[bash, run.sh]``), resolved the same way;
 - with a ``cwd`` inside the repository, no literal argument may lead out of it (``../..``, a
   symlink): the program would open what lies outside, which is neither pinned nor reviewed.
+  A ``cwd`` written as a directory of the machine (absolute, outside the checkout) is the
+  config's explicit choice, like an absolute program: its relative paths are left alone.
 
 Such a path is made absolute, so the program reads the repository's file wherever toolhost
 runs, and must stay inside the checkout (symlinks resolved) and outside its ``.git`` and
@@ -49,7 +51,7 @@ def repo_paths(plan: ArgvPlan, declaring: str, cwd: str | None
     if not _candidates(plan):  # most tools: no path at all, and no realpath to pay for
         return plan, []
     root = checkout_root(declaring)
-    if root is None:
+    if root is None or _elsewhere(root, cwd):
         return plan, []
     walk = _Walk(root, cwd or os.path.dirname(os.path.abspath(declaring)), cwd is not None)
     program = walk.program(plan.program)
@@ -64,12 +66,22 @@ def repo_command(argv: Sequence[str], declaring: str, cwd: str | None
     """The same for a literal command line (an imported MCP server's ``command``); each
     problem's key is the element's index."""
     root = checkout_root(declaring) if argv else None
-    if root is None:
+    if root is None or _elsewhere(root, cwd):
         return list(argv), []
     walk = _Walk(root, cwd or os.path.dirname(os.path.abspath(declaring)), cwd is not None)
     out = [walk.program(argv[0], "0")]
     out += [walk.argument(text, str(i)) for i, text in enumerate(argv[1:], start=1)]
     return out, walk.problems
+
+
+def _elsewhere(root: Path, cwd: str | None) -> bool:
+    """A ``cwd`` the config wrote as a directory of the machine, outside the checkout (an
+    absolute path): relative paths there are that directory's, as an absolute program
+    (``/usr/bin/git``) is the machine's, and not the repository's business."""
+    if cwd is None:
+        return False
+    real = os.path.realpath(cwd)
+    return real != str(root) and not real.startswith(f"{root}{os.sep}")
 
 
 class _Walk:
