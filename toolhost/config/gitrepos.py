@@ -155,10 +155,27 @@ def fetch_repo(url: str, rev: str, *, where: Origin = UNKNOWN,
             cached = _read_meta(dest, url, rev)  # another process may have cloned meanwhile
             if cached is not None:
                 return cached
-            return _clone(url, rev, dest, where)
+            try:
+                return _clone(url, rev, dest, where)
+            except ConfigError as exc:
+                raise _first_fetch(exc, url, rev, dest.parent) from None
     except OSError as exc:  # TOOLHOST_CACHE a file, unwritable, under /proc, ...
         raise _error(where, f"cannot use the cache directory {dest.parent}: {_reason(exc)}",
                      hint="set TOOLHOST_CACHE to a writable directory") from None
+
+
+def _first_fetch(exc: ConfigError, url: str, rev: str, cache: Path) -> ConfigError:
+    """``exc`` with a hint saying this pin was never cached (so it needs the repository
+    once; pins already cached load offline), when git's failure has no hint of its own."""
+    import dataclasses
+
+    first = exc.problems[0]
+    if first.hint:
+        return exc
+    hint = (f"{shown_url(url)} at {rev} is not in the cache ({cache}) yet: it is fetched "
+            "once, then every load reads it offline; check the URL, the network and git's "
+            "credentials")
+    return ConfigError([dataclasses.replace(first, hint=hint), *exc.problems[1:]])
 
 
 def checkout_of(url: str, rev: str, *, cache: Path | None = None) -> Checkout:
