@@ -185,3 +185,4 @@ def test_an_option_as_the_locked_commit_never_reaches_git(tmp_path: Path,
     done = run("validate", str(config))
     assert done.returncode == 1 and "the hash in toolhost.lock was edited" in done.stderr
     assert "reinstall the package" not in done.stderr
+    assert "modified on disk" not in done.stderr  # the cache is the commit: nothing re-cloned
