@@ -186,3 +186,17 @@ def test_an_option_as_the_locked_commit_never_reaches_git(tmp_path: Path,
     assert done.returncode == 1 and "the hash in toolhost.lock was edited" in done.stderr
     assert "reinstall the package" not in done.stderr
     assert "modified on disk" not in done.stderr  # the cache is the commit: nothing re-cloned
+
+
+def test_a_lock_of_thousands_of_stale_sources_is_listed_bounded(tmp_path: Path) -> None:
+    config = tmp_path / "toolhost.yaml"
+    config.write_text("toolhost: 1\nservers: {}\n")
+    data = {"toolhost_lock": 1, "plugins": {}, "sources": {
+        f"repo:https://x.example/r{i}@v1": {"commit": SHA, "files": {"a.yaml": DIGEST}}
+        for i in range(5000)}}
+    (tmp_path / "toolhost.lock").write_text(json.dumps(data))
+    done = subprocess.run([TOOLHOST, "lock", "--check", str(config)], cwd=tmp_path, text=True,
+                          capture_output=True, timeout=120)
+    lines = done.stderr.splitlines()
+    assert done.returncode == 1 and len(lines) == 201, len(lines)
+    assert lines[-1].endswith("... and 4,800 more changes"), lines[-1]

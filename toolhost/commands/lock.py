@@ -139,6 +139,16 @@ def write_for(config: str, *, layers: bool = True, dry_run: bool = False) -> lis
     return found
 
 
+MAX_LISTED = 200  # changes listed one a line; a hand-made lock can hold tens of thousands
+
+
+def _listed(found: list[str]) -> list[str]:
+    """``found`` for the terminal: at most ``MAX_LISTED`` lines, then how many more."""
+    if len(found) <= MAX_LISTED:
+        return found
+    return [*found[:MAX_LISTED], f"... and {len(found) - MAX_LISTED:,} more changes"]
+
+
 def main(args: argparse.Namespace) -> int:
     from toolhost.config import load_config
     from toolhost.config.sources import read_doc
@@ -157,7 +167,7 @@ def main(args: argparse.Namespace) -> int:
             return 1
         load_config(args.config, layers=not args.no_layers)  # refuses drift like every load
         found = write_for(args.config, layers=not args.no_layers, dry_run=True)
-        for line in found:  # sources the lock has that the config no longer uses
+        for line in _listed(found):  # sources the lock has that the config no longer uses
             print(f"{where}: {line}", file=sys.stderr)
         if found:
             return 1
@@ -165,7 +175,7 @@ def main(args: argparse.Namespace) -> int:
         return 0
     existed = os.path.lexists(lock_path(args.config))  # False, not OSError, for a name too long
     found = write_for(args.config, layers=not args.no_layers, dry_run=args.dry_run)
-    for line in found:
+    for line in _listed(found):
         print(line)
     if args.dry_run:
         print(f"(dry run: {where} not written)")
