@@ -3,9 +3,9 @@
 The loader calls ``LockGuard.pulled`` for every ``extends`` entry it resolved, *before* the
 file is parsed (a cache edited on disk was caught, and fetched again, when the repository was
 resolved: ``toolhost.config.repotree``; so a hash that differs from the locked commit's file
-means the lock was edited). Sources are keyed the way the lock keys them (``repo:URL@REV`` with the URL's userinfo
-left out, ``pkg:NAME``); a file
-reached by a relative ``extends`` from inside a repository counts as that repository's.
+means the lock was edited). Sources are keyed the way the lock keys them (``repo:URL@REV``
+with the URL's userinfo left out, ``pkg:NAME``); a file reached by a relative ``extends``
+from inside a repository counts as that repository's.
 """
 
 from __future__ import annotations
