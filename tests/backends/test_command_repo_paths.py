@@ -65,6 +65,16 @@ CASES: dict[str, tuple[list[object], str | None, str, list[str]]] = {
     "cwd: argument out to the cache": (["ls", "../.."], "scripts", OUT, []),
     "cwd: program out": (["../../../../outside/x.sh"], "scripts", OUT, []),
     "cwd: argument into .git": (["cat", "../.git/config"], "scripts", NOTCOMMIT, []),
+    "script inside an if tag": (["python3", "{% if v %}scripts/x.py{% endif %}"], None,
+                                "inside a template", []),
+    "cwd: out inside an if tag": (["cat", "{% if v %}../../../../x{% endif %}"], "scripts",
+                                  "inside a template", []),
+    "file named by a value": (["cat", "scripts/{{ name }}.sh"], None, "inside a template", []),
+    "cwd: file named by a value": (["cat", "{{ name }}.py"], "scripts", OK, ["cat", "x.py"]),
+    "a user's path with a value": (["cat", "logs/{{ name }}.txt"], None, OK,
+                                   ["cat", "logs/x.txt"]),
+    "a word inside an if tag": (["grep", "{% if v %}-i{% endif %}", "x"], None, OK,
+                                ["grep", "-i", "x"]),
     "cwd of the machine": (["./x.sh", "logs/", "../y"], "/tmp", OK, ["./x.sh", "logs/", "../y"]),
 }
 
@@ -91,7 +101,8 @@ def checkout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def _bind(checkout: Path, argv: list[object], cwd: str | None) -> list[str]:
     """Bind one tool declared in a fragment of the checkout; its argv for a call with v."""
     fragment = checkout / "frag.yaml"  # written after the check: a file of the checkout
-    server: dict[str, object] = {"tools": {"t": {"command": argv, "params": {"v": "boolean"}}}}
+    server: dict[str, object] = {"tools": {"t": {"command": argv, "params": {
+        "v": "boolean", "name": {"type": "string", "default": "x"}}}}}
     if cwd is not None:
         server["cwd"] = cwd
     fragment.write_text(json.dumps({"toolhost": 1, "servers": {"s": server}}))
@@ -101,7 +112,7 @@ def _bind(checkout: Path, argv: list[object], cwd: str | None) -> list[str]:
         fragment.unlink()
     found: ServerConfig = config.servers["s"]
     invoke = CommandKind().bind(found.tools["t"], BindContext(found)).invoke
-    return list(invoke.plan.render({"v": True}))  # type: ignore[attr-defined]
+    return list(invoke.plan.render({"v": True, "name": "x"}))  # type: ignore[attr-defined]
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -207,7 +218,7 @@ def test_the_cli_runs_the_pinned_script_wherever_it_is_started(tmp_path: Path) -
 MCP_CASES: dict[str, tuple[list[str], str | None, str, list[str]]] = {
     name: ([str(a) for a in argv], cwd, expect, rendered)
     for name, (argv, cwd, expect, rendered) in CASES.items()
-    if all(isinstance(a, str) for a in argv)
+    if all(isinstance(a, str) and "{" not in a for a in argv)  # no templates there
 }
 
 

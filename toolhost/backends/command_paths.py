@@ -28,7 +28,9 @@ user's ``src/``).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -39,6 +41,7 @@ from toolhost.excerpt import cut
 __all__ = ["repo_command", "repo_paths"]
 
 Problem = tuple[str, str, str]  # (message, key, hint)
+_TAGS = re.compile(r"\{\{.*?\}\}|\{%.*?%\}|\{#.*?#\}", re.S)
 _HINT = ("a path in a shared repository's file names a file of that repository (relative to "
          "the tool's cwd, else to the file), and nothing outside it: what lies outside is "
          "neither pinned nor reviewed")
@@ -104,11 +107,34 @@ class _Walk:
             group = tuple(self.element(sub) for sub in element.group)
             return element if group == element.group else dataclasses.replace(element,
                                                                                group=group)
-        if not element.literal_only or "{" in element.source:
+        if "{" in element.source:
+            self.flagged(element)
+            return element
+        if not element.literal_only:
             return element
         text = self.argument(element.source, element.key)
         return element if text == element.source else _element(text, element.key,
                                                                  element.after_dashdash)
+
+    def flagged(self, element: Element) -> None:
+        """A literal path inside a template (``{% if v %}x.py{% endif %}``,
+        ``scripts/{{ name }}.py``) cannot be made absolute: refused when it names what the
+        repository has or (run inside it) leads out."""
+        for piece in _TAGS.split(element.source):
+            piece = piece.strip()
+            if not _path_like(piece):
+                continue
+            resolved = os.path.normpath(os.path.join(self.base, piece))
+            outside = self._outside(resolved)
+            if (self.runs_inside and outside) or (not outside and os.path.lexists(resolved)):
+                self.problems.append((
+                    f"the argument {cut(element.source, 200)!r} writes the path "
+                    f"{cut(piece, 200)!r} inside a template, where it cannot be checked as "
+                    "the repository's file",
+                    element.key, "write it as an argument of its own, in a group when it is "
+                    f"optional ({{if: PARAM, argv: [{cut(piece, 80)}]}}), or give the tool a "
+                    "cwd inside the repository (cwd: .) so that it is read there"))
+                return
 
     def argument(self, text: str, key: str) -> str:
         """``text`` (a literal argument), or the absolute path of the repository's file it
@@ -157,9 +183,18 @@ def _candidates(plan: ArgvPlan) -> bool:
     while stack:
         element = stack.pop()
         stack.extend(element.group)
-        if element.literal_only and "{" not in element.source and _path_like(element.source):
+        if (element.literal_only or "{" in element.source) and _has_path(element.source):
             return True
     return False
+
+
+@functools.lru_cache(maxsize=8192)
+def _has_path(source: str) -> bool:
+    """Whether an element's source writes something path-like, literally or between its
+    template tags (cached: a big config repeats its elements)."""
+    if "{" not in source:
+        return _path_like(source)
+    return any(_path_like(piece.strip()) for piece in _TAGS.split(source))
 
 
 def _path_like(text: str) -> bool:
