@@ -55,6 +55,12 @@ CASES: dict[str, tuple[list[object], str | None, str, list[str]]] = {
                              ["grep", "-rn", "TODO", "src/"]),
     "a word that names a file": (["git", "log"], None, OK, ["git", "log"]),
     "an option": (["python3", "--version"], None, OK, ["python3", "--version"]),
+    "an option's value": (["node", "--require=scripts/x.py"], None, OK,
+                          ["node", "--require=@/scripts/x.py"]),
+    "cwd: an option's value out": (["tool", "--config=../../../../outside/x.sh"], "scripts",
+                                   OUT, []),
+    "an option's value of the user's": (["tool", "--out=build/x.txt"], None, OK,
+                                        ["tool", "--out=build/x.txt"]),
     "a url": (["curl", "https://x.example/a.sh"], None, OK,
               ["curl", "https://x.example/a.sh"]),
     "system program": (["/bin/echo", "x"], None, OK, ["/bin/echo", "x"]),
@@ -127,8 +133,7 @@ def test_argv_paths_of_a_shared_repository(checkout: Path, name: str) -> None:
         assert ".argv[" in problem.key_path and "\n" not in problem.message
         return
     got = _bind(checkout, argv, cwd)
-    assert got == [a.replace("@", str(checkout), 1) if a.startswith("@/") else a
-                   for a in rendered]
+    assert got == [a.replace("@/", f"{checkout}/", 1) for a in rendered]
 
 
 def test_a_config_outside_any_repository_keeps_its_paths(tmp_path: Path) -> None:
@@ -240,8 +245,7 @@ def test_an_imported_servers_command_is_checked_alike(checkout: Path, name: str)
         spec = load_config(fragment, layers=False).servers["s"].upstream
     finally:
         fragment.unlink()
-    assert list(spec.command) == [a.replace("@", str(checkout), 1) if a.startswith("@/")
-                                  else a for a in rendered]
+    assert list(spec.command) == [a.replace("@/", f"{checkout}/", 1) for a in rendered]
 
 
 @pytest.mark.parametrize("name", sorted(MCP_CASES))
@@ -265,8 +269,7 @@ def test_an_external_servers_command_is_checked_alike(checkout: Path, name: str)
         fragment.unlink()
     assert spec is not None
     got = [spec["command"], *spec.get("args", [])]
-    assert got == [a.replace("@", str(checkout), 1) if a.startswith("@/") else a
-                   for a in rendered]
+    assert got == [a.replace("@/", f"{checkout}/", 1) for a in rendered]
     if cwd:
         assert spec["cwd"] == os.path.normpath(checkout / cwd)
 

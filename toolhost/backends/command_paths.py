@@ -138,7 +138,12 @@ class _Walk:
 
     def argument(self, text: str, key: str) -> str:
         """``text`` (a literal argument), or the absolute path of the repository's file it
-        names; a problem is recorded when it leads where it may not."""
+        names (``--config=conf/x.ini``: the value after an option's ``=``); a problem is
+        recorded when it leads where it may not."""
+        option, eq, value = text.partition("=")
+        if text.startswith("-") and eq and option[1:].lstrip("-") and _path_like(value):
+            path = self.argument(value, key)
+            return text if path == value else f"{option}={path}"
         if not _path_like(text):
             return text
         resolved = os.path.normpath(os.path.join(self.base, text))
@@ -190,10 +195,10 @@ def _candidates(plan: ArgvPlan) -> bool:
 
 @functools.lru_cache(maxsize=8192)
 def _has_path(source: str) -> bool:
-    """Whether an element's source writes something path-like, literally or between its
-    template tags (cached: a big config repeats its elements)."""
+    """Whether an element's source writes something path-like, literally (as an option's
+    value too) or between its template tags (cached: a big config repeats its elements)."""
     if "{" not in source:
-        return _path_like(source)
+        return _path_like(source) or _path_like(source.partition("=")[2])
     return any(_path_like(piece.strip()) for piece in _TAGS.split(source))
 
 
