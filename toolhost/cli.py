@@ -104,7 +104,9 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The whole command line; with ``only`` (the command a run names), that command alone:
     the others' modules are not imported nor their parsers made, as that run never reads
     them."""
-    parser = argparse.ArgumentParser(
+    from toolhost.cli_suggest import SuggestingParser
+
+    parser = SuggestingParser(
         prog="toolhost",
         description="Declare MCP tools in YAML or TOML and host them for Claude agents.",
         epilog=EPILOG,

@@ -91,6 +91,18 @@ def test_inline_input_json_refused(tmp_path: Path, value: str, expected: str) ->
     _refused(_check(tmp_path, value), 2, "toolhost permissions check: --input: ", expected)
 
 
+@pytest.mark.parametrize(("value", "hint"), [
+    ("name=x", """; write a JSON object: '{"name": "x"}'"""),
+    ("{name: x}", "; JSON quotes every key and text value with double quotes"),
+    ("{'name': 'x'}", "; JSON quotes every key and text value with double quotes"),
+])
+def test_input_written_another_way_shows_the_json(value: str, hint: str) -> None:
+    with pytest.raises(JsonArgumentError) as caught:
+        json_argument("--input", value)
+    assert str(caught.value).startswith("--input is not JSON: ") and hint in str(caught.value)
+    assert "\n" not in str(caught.value)
+
+
 def test_input_file_and_stdin_are_parsed_the_same_way(tmp_path: Path) -> None:
     (tmp_path / "deep.json").write_text("[" * 100_000 + "]" * 100_000)
     _refused(_check(tmp_path, "@deep.json"), 2, "toolhost permissions check: --input @deep.json",

@@ -73,3 +73,21 @@ def test_the_check_accepts_exactly_the_names_a_wire_name_keeps(name: str) -> Non
     assert ok == plain
     if not ok:
         assert "\n" not in server_key_problem(name)
+
+
+@pytest.mark.parametrize(("name", "near"), [("My-Shop", "my-shop"), ("my server", "my-server"),
+                                            ("shop--v2", "shop-v2"), ("2shop", "shop"),
+                                            ("123", ""), ("Ünïcode", "n-code")])
+def test_a_bad_name_suggests_one_that_works(name: str, near: str) -> None:
+    from toolhost.commands._argtypes import server_key_problem
+
+    problem = server_key_problem(name)
+    assert problem.endswith(f"; e.g. --name {near}") if near else "e.g." not in problem
+
+
+@given(st.text(max_size=60))
+def test_a_suggested_name_is_always_a_good_one(name: str) -> None:
+    from toolhost.commands._argtypes import key_like, server_key_problem
+
+    near = key_like(name)
+    assert near == "" or server_key_problem(near) == ""

@@ -38,7 +38,57 @@ CASES = {
              (6, "expected array, got a string",
               'write a list, one element per argument: ["echo", "{{ x }}", "|", "wc"]; there '
               "is no shell, so pipes, globs and $VARS are not interpreted")),
+    # a shell string whose templates hold spaces: each template stays one element
+    "argv-templates": ("toolhost: 1\nservers:\n  s:\n    tools:\n      t:\n"
+                       "        command: 'grep -rn {% if i %}-i{% endif %} -- {{ pattern }} .'\n",
+                       (6, "expected array, got a string",
+                        'write a list, one element per argument: ["grep", "-rn", '
+                        '"{% if i %}-i{% endif %}", "--", "{{ pattern }}", "."]; there is no '
+                        "shell, so pipes, globs and $VARS are not interpreted")),
+    "argv-template-in-a-word": ("toolhost: 1\nservers:\n  s:\n    tools:\n      t:\n"
+                                "        command: \"echo hello {{ name }}!\"\n",
+                                (6, "expected array, got a string",
+                                 'write a list, one element per argument: ["echo", "hello", '
+                                 '"{{ name }}!"]; there is no shell, so pipes, globs and $VARS '
+                                 "are not interpreted")),
 }
+
+YAML_HABIT = ("this line is written as YAML: TOML writes key = value, [servers.NAME] tables "
+              "and [a, b] lists (or name the file .yaml)")
+TOML_CASES = {
+    "yaml mapping": ("toolhost = 1\nservers:\n  p:\n    tools: {}\n",
+                     (2, "Expected '=' after a key", YAML_HABIT)),
+    "yaml list item": ("toolhost = 1\n[servers.p.tools.t]\ncommand = [\"echo\"]\nparams:\n"
+                       "  - a\n", (4, "Expected '='", YAML_HABIT)),
+    "bare word": ("toolhost = 1\n[servers.p.tools.t]\ncommand = [\"echo\"]\n"
+                  "description = list files\n",
+                  (4, "Invalid value", 'quote text in TOML: description = "list files"')),
+    "duration unquoted": ("toolhost = 1\n[servers.p.tools.t]\ncommand = [\"echo\"]\n"
+                          "timeout = 5s\ndescription = \"x\"\n",
+                          (4, "Expected newline or end of document after a statement",
+                           'quote text in TOML: timeout = "5s"')),
+    "yaml boolean": ("toolhost = 1\n[servers.p.tools.t]\ncommand = [\"echo\"]\n"
+                     "[servers.p.tools.t.params.x]\ntype = \"boolean\"\ndefault = yes\n",
+                     (6, "Invalid value",
+                      "TOML's booleans are true and false, lower case and unquoted")),
+    "unclosed array": ("toolhost = 1\n[servers.p.tools.t]\ncommand = [\"echo\"\n",
+                       (3, "still open at the end of the file", "")),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TOML_CASES))
+def test_toml_written_with_yaml_habits_gets_a_hint(name: str, tmp_path: Path) -> None:
+    text, (line, message, hint) = TOML_CASES[name]
+    path = tmp_path / "c.toml"
+    path.write_text(text)
+    with pytest.raises(ConfigError) as info:
+        load_config(path, layers=False)
+    (problem,) = info.value.problems
+    assert (problem.file, problem.line) == (str(path), line), problem
+    assert message in problem.message and "\n" not in problem.message
+    assert problem.hint == hint
+    if "end of the file" not in message:  # a statement in the middle is not the end
+        assert "end of the file" not in problem.message
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -87,3 +137,41 @@ def test_an_unknown_backend_kind_points_at_plugins(tmp_path: Path) -> None:
     assert problem.key_path == "servers.db.tools.q.sqlite"
     assert problem.hint == ("backend kinds available: command, http, python; a plugin's kind "
                             "needs the plugin listed in `plugins:` (see `toolhost plugins`)")
+
+
+# an unknown key with no near miss: where it belongs, or the keys that are valid there
+UNKNOWN = {
+    "backend option on the tool": (
+        "        http: {url: 'http://127.0.0.1:1/x'}\n        headers: {A: b}\n",
+        "servers.s.tools.t.headers",
+        "'headers' is an option of the http backend: write it inside http: {headers: ...}"),
+    "a tool key nobody has": (
+        "        command: [echo]\n        wibble: 1\n", "servers.s.tools.t.wibble",
+        "a tool's keys: annotations, description, input_schema, max_output_chars, output, "
+        "output_schema, params, redact_results, secrets, timeout, title; and one backend "
+        "(command)"),
+    "a backend option nobody has": (
+        "        command: {argv: [echo], colour: x}\n", "servers.s.tools.t.command.colour",
+        "the keys here: allow_dash, argv, cwd, env, max_output_bytes, mime_type, ok_codes, "
+        "stderr, stdin, stdout, unsafe_code_placeholders"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(UNKNOWN))
+def test_an_unknown_key_says_what_is_valid_there(name: str, tmp_path: Path) -> None:
+    tool, key_path, hint = UNKNOWN[name]
+    path = tmp_path / "c.yaml"
+    path.write_text("toolhost: 1\nservers:\n  s:\n    tools:\n      t:\n" + tool)
+    with pytest.raises(ConfigError) as info:
+        load_config(path, layers=False)
+    (problem,) = info.value.problems
+    assert (problem.key_path, problem.message, problem.hint) == (key_path, "unknown key", hint)
+
+
+def test_an_unknown_server_key_lists_the_server_keys(tmp_path: Path) -> None:
+    path = tmp_path / "c.yaml"
+    path.write_text("toolhost: 1\nservers:\n  s:\n    wibble: 1\n    tools: {}\n")
+    with pytest.raises(ConfigError) as info:
+        load_config(path, layers=False)
+    (problem,) = info.value.problems
+    assert problem.hint.startswith("the keys here: ") and "base_url" in problem.hint

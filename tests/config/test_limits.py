@@ -1,10 +1,14 @@
 """``toml_depth`` jumps from one comment, string or bracket to the next; it must answer exactly
-what a walk of every character answers (the reference below, the scan it replaced)."""
+what a walk of every character answers (the reference below, the scan it replaced).
+
+And ``read_bounded``: a config that is not there names a close name beside it."""
 
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -70,3 +74,32 @@ def test_a_path_with_a_nul_is_a_problem_not_a_crash() -> None:
     problems: list[Problem] = []
     assert read_bounded("/tmp/a\0b.yaml", problems) is None
     assert "NUL" in problems[0].message and "\0" not in str(problems[0])
+
+
+@pytest.mark.parametrize(("present", "asked", "hint"), [
+    ("toolhost.yaml", "toolhost.yml", "did you mean {d}/toolhost.yaml?"),
+    ("toolhost.yaml", "toolhst.yaml", "did you mean {d}/toolhost.yaml?"),
+    ("team.toml", "team.yaml", "did you mean {d}/team.toml?"),
+    ("toolhost.yaml", "other.yaml", ""),
+    ("notes.txt", "notes.yaml", ""),  # not a config file: never suggested
+])
+def test_a_missing_file_names_a_close_one_beside_it(tmp_path: Path, present: str, asked: str,
+                                                    hint: str) -> None:
+    from toolhost.config.limits import read_bounded
+    from toolhost.errors import Problem
+
+    (tmp_path / present).write_text("toolhost: 1\n")
+    problems: list[Problem] = []
+    assert read_bounded(str(tmp_path / asked), problems) is None
+    (problem,) = problems
+    assert problem.message == "no such file"
+    assert problem.hint == hint.format(d=tmp_path)
+
+
+def test_a_missing_file_in_a_missing_directory_is_still_one_line(tmp_path: Path) -> None:
+    from toolhost.config.limits import read_bounded
+    from toolhost.errors import Problem
+
+    problems: list[Problem] = []
+    assert read_bounded(str(tmp_path / "nope" / "c.yaml"), problems) is None
+    assert [(p.message, p.hint) for p in problems] == [("no such file", "")]

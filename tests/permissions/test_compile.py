@@ -21,7 +21,10 @@ def rule(effect: str, tool: str, line: int = 7, **kw: Any) -> RuleConfig:
 
 
 @pytest.mark.parametrize("tool,kw,needle", [
-    ("Bash(npm test", {}, "cannot parse rule"),
+    ("Bash(npm test", {}, "a '(' is not closed: end the rule with ')'"),
+    ("Read(src/x", {}, "a '(' is not closed: end the rule with ')'"),
+    ("WebFetch(domain:x.com", {}, "a '(' is not closed"),
+    ("Readsrc/x)", {}, "a ')' has no '(' before it"),
     ("mcp__", {}, "names no server"),
     ("mcp__git__", {}, "names no tool"),
     ("mcp__git tools", {}, "cannot parse"),

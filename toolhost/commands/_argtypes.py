@@ -32,16 +32,26 @@ def server_key_problem(name: str) -> str:
     wire name has 64). ``init --name``, ``install --name`` and ``mcp-config --name``."""
     if _SERVER_KEY.match(name) and "--" not in name:
         return ""
+    near = key_like(name)
     return (f"--name {name[:60]!r}: use lowercase letters, digits and single dashes, starting "
-            "with a letter (at most 40)")
+            "with a letter (at most 40)" + (f"; e.g. --name {near}" if near else ""))
+
+
+def key_like(name: str) -> str:
+    """The valid server key closest to ``name`` ("My Shop!" -> "my-shop"); "" if it has
+    no letter to start with."""
+    words = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
+    words = re.sub(r"^[^a-z]+", "", words)[:40].rstrip("-")
+    return words if _SERVER_KEY.match(words) else ""
 
 
 def server_key(text: str) -> str:
     """The ``--name`` flag of ``install`` and ``mcp-config``: see :func:`server_key_problem`."""
     problem = server_key_problem(text)
     if problem:
-        raise argparse.ArgumentTypeError(problem.removeprefix(f"--name {text[:60]!r}: ")
-                                         + f", got {text[:60]!r}")
+        said, _, near = problem.removeprefix(f"--name {text[:60]!r}: ").partition("; ")
+        raise argparse.ArgumentTypeError(f"{said}, got {text[:60]!r}"
+                                         + (f" ({near})" if near else ""))
     return text
 
 

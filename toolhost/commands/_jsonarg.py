@@ -38,7 +38,22 @@ def json_text(flag: str, text: str) -> Any:
     except JsonTextError as exc:
         where = f" ({exc.where()})" if exc.line else ""
         what = f"{flag} is not JSON: " if exc.syntax else f"{flag}: "
-        raise JsonArgumentError(f"{what}{exc.message}{where}") from exc
+        raise JsonArgumentError(f"{what}{exc.message}{where}{_shape_hint(text, exc.syntax)}") \
+            from exc
+
+
+def _shape_hint(text: str, syntax: bool) -> str:
+    """How to write a JSON object, for text written another way (``name=x``, ``{name: x}``,
+    ``{'name': 'x'}``)."""
+    stripped = text.strip()
+    if not syntax or not stripped:
+        return ""
+    key, eq, value = stripped.partition("=")
+    if eq and key.isidentifier():
+        return f"; write a JSON object: '{{\"{key}\": \"{value}\"}}'"
+    if stripped.startswith("{"):
+        return "; JSON quotes every key and text value with double quotes: '{\"name\": \"x\"}'"
+    return ""
 
 
 def json_argument(flag: str, value: str, *, stdin: bool = False) -> Any:

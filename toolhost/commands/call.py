@@ -141,9 +141,33 @@ def build_arguments(tool: CompiledTool, pairs: Sequence[str],
     for pair in pairs:
         key, eq, raw = pair.partition("=")
         if not eq or not key:
-            raise UsageError(f"arguments are key=value, not {pair!r}")
+            raise UsageError(_pair_problem(pair, props))
+        if key not in props and tool.input_schema.get("additionalProperties") is False:
+            raise UsageError(_unknown_argument(key, props, tool.name))
         arguments[key] = parse_value(raw, props.get(key) or {}, key)
     return arguments
+
+
+def _pair_problem(pair: str, props: dict[str, Any]) -> str:
+    """Why ``pair`` is not ``key=value``, with what was probably meant."""
+    from toolhost.cli_suggest import suggestion
+
+    if pair.startswith("-"):
+        near = suggestion(pair.split("=", 1)[0], ("--json", "--raw", "--no-layers"))
+        return (f"unknown option {pair!r}" + (f" (did you mean '{near}'?)" if near else "")
+                + "; the tool's own arguments are key=value")
+    if pair in props:
+        return f"argument {pair!r} has no value: write {pair}=VALUE"
+    return f"arguments are key=value, not {pair!r} (e.g. {next(iter(props), 'name')}=VALUE)"
+
+
+def _unknown_argument(key: str, props: dict[str, Any], tool: str) -> str:
+    from toolhost.cli_suggest import suggestion
+
+    near = suggestion(key, props)
+    takes = ", ".join(props) if props else "no arguments"
+    return (f"the tool {tool!r} has no argument {key!r}"
+            + (f" (did you mean '{near}'?)" if near else "") + f"; it takes: {takes}")
 
 
 def render(result: ToolResult, tool: CompiledTool) -> str:

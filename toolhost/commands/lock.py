@@ -94,7 +94,13 @@ def write_for(config: str, *, layers: bool = True, dry_run: bool = False) -> lis
     from toolhost.lockfile.model import write_lock
 
     where = lock_path(config)
-    old = read_lock(where)
+    unreadable = ""
+    try:
+        old = read_lock(where)
+    except ConfigError as exc:
+        if dry_run:  # `lock --check` and `--dry-run` report it; accepting writes it anew
+            raise
+        old, unreadable = None, exc.problems[0].message
     # a dry run imports no plugin release the lock does not name: it is reported, not run
     guard = LockGuard(old, where, verify=False, hold_unlocked=dry_run)
     found_problems: list[Problem] = []
@@ -125,9 +131,22 @@ def write_for(config: str, *, layers: bool = True, dry_run: bool = False) -> lis
     if old is not None and old.credentials_in_keys:  # written by an older toolhost
         found = [*found, "repo source keys held a URL's user name or password: written "
                  "without them"]
+    if unreadable:  # a merge's conflict markers, a hand edit: what the config pulls in now
+        found = [*found, f"{where} was not a lock toolhost can read ({unreadable}): written "
+                 "anew from what the config pulls in (review the diff of the lock)"]
     if not dry_run and (old is None or found):
         write_lock(where, new)
     return found
+
+
+MAX_LISTED = 200  # changes listed one a line; a hand-made lock can hold tens of thousands
+
+
+def _listed(found: list[str]) -> list[str]:
+    """``found`` for the terminal: at most ``MAX_LISTED`` lines, then how many more."""
+    if len(found) <= MAX_LISTED:
+        return found
+    return [*found[:MAX_LISTED], f"... and {len(found) - MAX_LISTED:,} more changes"]
 
 
 def main(args: argparse.Namespace) -> int:
@@ -148,7 +167,7 @@ def main(args: argparse.Namespace) -> int:
             return 1
         load_config(args.config, layers=not args.no_layers)  # refuses drift like every load
         found = write_for(args.config, layers=not args.no_layers, dry_run=True)
-        for line in found:  # sources the lock has that the config no longer uses
+        for line in _listed(found):  # sources the lock has that the config no longer uses
             print(f"{where}: {line}", file=sys.stderr)
         if found:
             return 1
@@ -156,7 +175,7 @@ def main(args: argparse.Namespace) -> int:
         return 0
     existed = os.path.lexists(lock_path(args.config))  # False, not OSError, for a name too long
     found = write_for(args.config, layers=not args.no_layers, dry_run=args.dry_run)
-    for line in found:
+    for line in _listed(found):
         print(line)
     if args.dry_run:
         print(f"(dry run: {where} not written)")

@@ -47,14 +47,14 @@ Examples:
   claude mcp add team -- toolhost serve /abs/team.yaml --server git
   toolhost mcp-config team.yaml --server git        the .mcp.json entry for this
   toolhost serve team.yaml --transport http --max-message 4MiB --body-timeout 5
-  toolhost serve team.yaml --transport http --host 0.0.0.0 --token-env MCP_TOKEN \
+  toolhost serve team.yaml --transport http --host 0.0.0.0 --token-env MCP_TOKEN \\
       --allow-host tools.internal.example --allow-origin https://app.internal.example
 
 Replicas behind a load balancer: a session of the 2025 revisions started on one replica is
 served by all of them (its id is signed with a key derived from the config, or from
 TOOLHOST_SESSION_SECRET); probes: GET /healthz (alive) and GET /readyz (503 once shutting
 down).
-  TOOLHOST_SESSION_SECRET=$(cat /run/secrets/mcp) toolhost serve team.yaml \
+  TOOLHOST_SESSION_SECRET=$(cat /run/secrets/mcp) toolhost serve team.yaml \\
       --transport http --host 0.0.0.0 --token-env MCP_TOKEN --shutdown-grace 30
 """
 

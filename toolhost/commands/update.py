@@ -34,10 +34,11 @@ edited by hand. The new revision is cloned into the cache on the next load.
 
 Only CONFIG itself is edited, not the files it extends. The lock beside CONFIG
 (toolhost.yaml -> toolhost.lock, see `toolhost lock`), if there is one, is rewritten to pin
-the new revisions.
+the new revisions, and nothing else: when the lock is stale before the update (another
+repo's tag moved, a plugin was upgraded), nothing is changed until `toolhost lock` shows it.
 Exit status: 0 when every repo was updated or already current, 1 when a repo could not be
-reached, has no version tags, its rev could not be rewritten exactly, or --repo names no
-pinned repo of CONFIG.
+reached, has no version tags, its rev could not be rewritten exactly, --repo names no
+pinned repo of CONFIG, or the lock was stale before the update.
 
 Examples:
   toolhost update toolhost.yaml                  newest tag of every repo
@@ -147,6 +148,7 @@ def main(args: argparse.Namespace) -> int:
     from toolhost.config.gitrepos import fetch_repo
     from toolhost.config.url_secrets import shown_url
     from toolhost.errors import ConfigError, shown
+    from toolhost.lockfile import lock_path
 
     if not args.config:  # Path("") is ".": say what validate and lock say
         from toolhost.config.sources import read_doc
@@ -219,6 +221,13 @@ def main(args: argparse.Namespace) -> int:
                 failed += 1
                 continue
             print(f"{where}:{pin.line}: {_repo(pin)}: {_show(pin.rev)} -> {_show(new)}")
+    if text != original and (stale := _stale_lock(path)):
+        for line in stale:
+            print(line, file=sys.stderr)
+        print(f"{shown(str(lock_path(path)))}: does not match what {where} pulls in now, at "
+              "its current revisions: nothing changed (the update would accept that too)",
+              file=sys.stderr)
+        return 1
     if text != original and not args.dry_run:
         _write_atomically(path, text)
         failed += _relock(path)
@@ -253,6 +262,27 @@ def _show(rev: str) -> str:
 
     shown = cut(rev, 80)
     return shown if shown.isprintable() and " " not in shown else repr(shown)
+
+
+def _stale_lock(path: Path) -> list[str]:
+    """What differs from the lock beside ``path`` before the update (empty: it matches, or
+    there is no lock): a tag that moved under a pin the update leaves alone, a plugin
+    upgraded, an upstream's changed tools. Rewriting the lock after the update would accept
+    those without a word, so the update is refused until `toolhost lock` has shown them."""
+    from toolhost.commands.lock import write_for
+    from toolhost.config import load_config
+    from toolhost.errors import ConfigError, shown
+    from toolhost.lockfile import lock_path
+
+    lock = lock_path(path)
+    if not lock.exists():
+        return []
+    try:
+        load_config(path)  # refuses drift, as every load does
+        found = write_for(str(path), dry_run=True)
+    except ConfigError as exc:
+        return [str(problem) for problem in exc.problems]
+    return [f"{shown(str(lock))}: {line}" for line in found]
 
 
 def _relock(path: Path) -> int:

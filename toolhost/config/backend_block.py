@@ -54,6 +54,16 @@ class BackendChecker:
         quick = self._quick[kind.name]
         return quick is not None and quick(block)
 
+    def _misplaced(self, key: str, kind: str, tool_keys: Collection[str]) -> str:
+        """Where a key unknown to a tool belongs: in its backend block, when the kind has
+        such an option; else the keys a tool has."""
+        schema = self.kinds[kind].options_schema
+        options = schema.get("properties", {}) if isinstance(schema, Mapping) else {}
+        if key in options:
+            return f"'{key}' is an option of the {kind} backend: write it inside {kind}: " \
+                   f"{{{key}: ...}}"
+        return "a tool's keys: " + ", ".join(sorted(tool_keys)) + f"; and one backend ({kind})"
+
     def backend(self, check: Checker, data: Mapping[str, Any], path: Path,
                 tool_keys: Collection[str]) -> BackendSpec | None:
         names = sorted(self.kinds)
@@ -65,6 +75,8 @@ class BackendChecker:
                 hint = ("backend kinds available: " + (", ".join(names) or "none")
                         + "; a plugin's kind needs the plugin listed in `plugins:` (see "
                         "`toolhost plugins`)")
+            elif not hint:
+                hint = self._misplaced(key, found[0], tool_keys)
             check.problem((*path, key), "unknown key", hint)
         if not found:
             if not unknown:
@@ -108,7 +120,8 @@ class BackendChecker:
             for key in instance:
                 if key in known or any(re.search(p, key) for p in patterns):
                     continue
-                check.problem((*where, key), "unknown key", did_you_mean(key, known))
+                check.problem((*where, key), "unknown key", did_you_mean(key, known) or (
+                    "the keys here: " + ", ".join(sorted(known)) if known else ""))
         elif error.validator == "required" and isinstance(error.validator_value, list):
             missing = [k for k in error.validator_value
                        if isinstance(instance, dict) and k not in instance]
@@ -186,10 +199,20 @@ def _list_hint(value: Any) -> str:
     if not isinstance(value, str):
         return ""
     import json
+    import re
     import shlex
 
+    # a template's {{ name }} is one piece of its argument, spaces and all: keep it whole
+    kept: list[str] = []
+
+    def keep(found: re.Match[str]) -> str:
+        kept.append(found[0])
+        return f"\0{len(kept) - 1}\0"
+
+    masked = re.sub(r"\{\{.*?\}\}|\{%.*?%\}|\{#.*?#\}", keep, value, flags=re.S)
     try:
-        words = shlex.split(value)
+        words = [re.sub("\0(\\d+)\0", lambda m: kept[int(m[1])], word)
+                 for word in shlex.split(masked)]
     except ValueError:
         return "write a list of strings"
     return (f"write a list, one element per argument: {json.dumps(words)}; there is no "

@@ -194,9 +194,35 @@ def _external(check: Checker, data: Mapping[str, Any], path: Path) -> dict[str, 
         check.str_list(ext, here, "args")
         check.str_map(ext, here, "env")
         check.string(ext, here, "cwd")
-    else:
-        check.header_map(ext, here, "headers")
+        return {"type": kind, **ext, **_external_in_repo(check, ext, here)}
+    check.header_map(ext, here, "headers")
     return {"type": kind, **ext}
+
+
+def _external_in_repo(check: Checker, ext: Mapping[str, Any], here: Path) -> dict[str, Any]:
+    """An external stdio server declared in a shared repository's file: its script is the
+    checkout's file (an absolute path: the CLI starts it from the user's directory), its
+    ``cwd`` inside the checkout; problems otherwise. Elsewhere passed as written."""
+    from toolhost.config.repotree import checkout_root
+
+    declaring = check.mark(here).file
+    command, args, cwd = ext.get("command"), ext.get("args") or [], ext.get("cwd")
+    if (not isinstance(command, str) or not command or checkout_root(declaring) is None
+            or not all(isinstance(a, str) for a in args)):
+        return {}
+    from toolhost.backends.command_paths import repo_command
+
+    out: dict[str, Any] = {}
+    if isinstance(cwd, str) and cwd:
+        out["cwd"] = cwd = resolve_path(check, (*here, "cwd"), cwd, "directory")
+    listed, bad = repo_command([command, *args], declaring, cwd if out else None)
+    for message, index, hint in bad:
+        key = (*here, "command") if index == "0" else (*here, "args", int(index) - 1)
+        check.problem(key, message, hint)
+    out["command"] = listed[0]
+    if args:
+        out["args"] = listed[1:]
+    return out
 
 
 def _tools(check: Checker, data: Mapping[str, Any], path: Path, server: str,

@@ -131,7 +131,7 @@ class Checker:
         """Report every key of ``data`` not in ``allowed``, with the nearest valid one."""
         for key in data:
             if key not in allowed:
-                hint = did_you_mean(key, allowed)
+                hint = did_you_mean(key, allowed) or _known_here(allowed)
                 self.problem((*path, key), "unknown key", hint)
 
     def require(self, data: Mapping[str, Any], path: Path, key: str, what: str) -> bool:
@@ -250,3 +250,12 @@ class Checker:
             else:
                 self.expected((*path, key, name), "a string", item)
         return out
+
+
+def _known_here(allowed: Collection[str]) -> str:
+    """The keys that are valid where an unknown one was written (no near miss to name)."""
+    names = sorted(str(k) for k in allowed)
+    if not names:
+        return ""
+    shown = ", ".join(names[:20]) + (f" and {len(names) - 20} more" if len(names) > 20 else "")
+    return f"the keys here: {shown}"

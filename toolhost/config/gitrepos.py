@@ -155,10 +155,27 @@ def fetch_repo(url: str, rev: str, *, where: Origin = UNKNOWN,
             cached = _read_meta(dest, url, rev)  # another process may have cloned meanwhile
             if cached is not None:
                 return cached
-            return _clone(url, rev, dest, where)
+            try:
+                return _clone(url, rev, dest, where)
+            except ConfigError as exc:
+                raise _first_fetch(exc, url, rev, dest.parent) from None
     except OSError as exc:  # TOOLHOST_CACHE a file, unwritable, under /proc, ...
         raise _error(where, f"cannot use the cache directory {dest.parent}: {_reason(exc)}",
                      hint="set TOOLHOST_CACHE to a writable directory") from None
+
+
+def _first_fetch(exc: ConfigError, url: str, rev: str, cache: Path) -> ConfigError:
+    """``exc`` with a hint saying this pin was never cached (so it needs the repository
+    once; pins already cached load offline), when git's failure has no hint of its own."""
+    import dataclasses
+
+    first = exc.problems[0]
+    if first.hint:
+        return exc
+    hint = (f"{shown_url(url)} at {rev} is not in the cache ({cache}) yet: it is fetched "
+            "once, then every load reads it offline; check the URL, the network and git's "
+            "credentials")
+    return ConfigError([dataclasses.replace(first, hint=hint), *exc.problems[1:]])
 
 
 def checkout_of(url: str, rev: str, *, cache: Path | None = None) -> Checkout:
@@ -233,6 +250,7 @@ def git_message(stderr: str) -> str:
 
 def _clone(url: str, rev: str, dest: Path, where: Origin) -> Checkout:
     plain = shown_url(url)  # what .git/config, the metadata and messages hold
+    _say_cloning(plain, rev)
     tmp = dest.with_name(f"{dest.name}.tmp{os.getpid()}")
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir()
@@ -264,6 +282,25 @@ def _clone(url: str, rev: str, dest: Path, where: Origin) -> Checkout:
         shutil.rmtree(tmp, ignore_errors=True)
     log.info("cloned %s at %s (%s) into %s", plain, rev, sha[:12], dest)
     return Checkout(url=plain, rev=rev, path=dest, sha=sha, ref=ref, remote=url)
+
+
+def _say_cloning(plain: str, rev: str) -> None:
+    """A line on a terminal before a clone, which can take a while: a person waiting sees
+    what for (git's own progress is quiet, ``-q``). Nothing when stderr is a pipe or a file:
+    a script's or a client's stderr gets only the problems."""
+    import sys
+
+    from toolhost.errors import shown
+
+    stream = sys.stderr
+    try:
+        if stream is None or not stream.isatty():
+            return
+        stream.write(f"toolhost: fetching {shown(plain)} at {shown(rev)} into the cache (once "
+                     "per pin; later loads read it offline)...\n")
+        stream.flush()
+    except (OSError, ValueError):  # a closed or broken stderr: the clone goes on
+        return
 
 
 def _put_in_place(fresh: Path, dest: Path) -> None:

@@ -120,7 +120,7 @@ def read_bounded(path: str, problems: list[Problem], what: str = "config file", 
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except FileNotFoundError:
-        problems.append(Problem("no such file", path))
+        problems.append(Problem("no such file", path, hint=_nearby(path)))
         return None
     except OSError as exc:
         problems.append(Problem(f"cannot read: {exc.strerror or exc}", path))
@@ -271,3 +271,21 @@ def data_depth_path(data: Any, limit: int) -> tuple[Any, ...] | None:
         stack.extend((v, (*path, k)) for k, v in items
                      if every or isinstance(v, (dict, list)))
     return None
+
+
+_CONFIG_SUFFIXES = (".yaml", ".yml", ".toml", ".json", ".lock")
+
+
+def _nearby(path: str) -> str:
+    """A file beside the missing ``path`` with a close name (``toolhost.yml`` for
+    ``toolhost.yaml``), as a hint; "" when there is none or the directory cannot be read."""
+    import difflib
+
+    folder, name = os.path.split(path)
+    try:
+        names = [n for n in os.listdir(folder or ".")[:1000]
+                 if n.endswith(_CONFIG_SUFFIXES) and n != name]
+    except (OSError, ValueError):
+        return ""
+    found = difflib.get_close_matches(name, names, n=1, cutoff=0.7)
+    return f"did you mean {os.path.join(folder, found[0])}?" if found else ""

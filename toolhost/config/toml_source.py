@@ -37,6 +37,38 @@ __all__ = ["parse_toml"]
 _AT = re.compile(r"\(at line (\d+), column (\d+)\)")
 
 
+_YAML_KEY = re.compile(r"^\s*(?:- +)?[A-Za-z0-9_.\"'-]+\s*:(?:\s|$)")
+_YAML_ITEM = re.compile(r"^\s*- ")
+_BARE_VALUE = re.compile(r"^\s*[A-Za-z0-9_.\"'-]+\s*=\s*([^\s\"'\[{#][^#]*?)\s*(?:#.*)?$")
+
+
+def _habit_hint(text: str, line: int) -> str:
+    """How to write the line a TOML error points at, when it is written the YAML way
+    (``key: value``, ``- item``) or holds a bare word as a value."""
+    lines = text.splitlines()
+    if not 1 <= line <= len(lines):
+        return ""
+    here = lines[line - 1]
+    if _YAML_KEY.match(here) or _YAML_ITEM.match(here):
+        return ("this line is written as YAML: TOML writes key = value, [servers.NAME] "
+                "tables and [a, b] lists (or name the file .yaml)")
+    bare = _BARE_VALUE.match(here)
+    if bare and bare[1].lower() in ("yes", "no", "on", "off", "true", "false"):
+        return "TOML's booleans are true and false, lower case and unquoted"
+    if bare and not _is_value(bare[1]):
+        return f'quote text in TOML: {here.split("=", 1)[0].strip()} = "{cut(bare[1], 60)}"'
+    return ""
+
+
+def _is_value(value: str) -> bool:
+    """Whether ``value`` alone is a TOML value (a number, a boolean, a date)."""
+    try:
+        tomllib.loads(f"x = {value}")
+    except (tomllib.TOMLDecodeError, ValueError):
+        return False
+    return True
+
+
 def parse_toml(text: str, file: str, layer: str, problems: list[Problem]) -> Doc | None:
     """Parse ``text``; on a syntax error append a Problem and return None."""
     limit, values = LIMITS.depth, values_left()
@@ -58,12 +90,13 @@ def parse_toml(text: str, file: str, layer: str, problems: list[Problem]) -> Doc
         found = _AT.search(message)
         line, col = (int(found[1]), int(found[2])) if found else (0, 0)
         message = _AT.sub("", message).strip()
-        if "end of document" in message:  # name where the unclosed bracket or string opened
+        if "(at end of document)" in message:  # where the unclosed bracket or string opened
             line, col, still_open = _unclosed(text)
             message = message.replace("(at end of document)", "").strip()
             message += (" (this bracket or string is still open at the end of the file)"
                         if still_open else " (at the end of the file)")
-        problems.append(Problem(f"invalid TOML: {cut(message, 300)}", file, line, col))
+        problems.append(Problem(f"invalid TOML: {cut(message, 300)}", file, line, col,
+                                hint=_habit_hint(text, line)))
         return None
     except ValueError:  # int() refused a number of thousands of digits; tomllib says not where
         line, col = _long_number(text)

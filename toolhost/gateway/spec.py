@@ -95,11 +95,20 @@ def build_upstream(check: Checker, data: Mapping[str, Any], path: Path) -> Upstr
         check.problem((*here, "url"), wrong)
         return None
     cwd = check.string(block, here, "cwd")
+    cwd = resolve_path(check, (*here, "cwd"), cwd, "directory") if cwd else None
+    if command:  # a script of a shared repository is its pinned file, and only that
+        from toolhost.backends.command_paths import repo_command
+
+        declaring = check.mark((*here, "command")).file
+        listed, bad = repo_command(command, declaring, cwd)
+        for message, index, hint in bad:
+            check.problem((*here, "command", int(index)), message, hint)
+        command = tuple(listed)
     include = globs(check, data, path, "include") or ("*",)
     exclude = globs(check, data, path, "exclude") or ()
     return UpstreamSpec(
         command=command, env=check.str_map(block, here, "env") or {},
-        cwd=resolve_path(check, (*here, "cwd"), cwd, "directory") if cwd else None, url=url,
+        cwd=cwd, url=url,
         headers=check.header_map(block, here, "headers") or {},
         timeout=check.duration(block, here, "timeout") or check.duration(data, path, "timeout"),
         connect_timeout=check.duration(block, here, "connect_timeout") or 30.0,

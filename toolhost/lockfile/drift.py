@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from toolhost.errors import ConfigError
@@ -10,8 +11,9 @@ from toolhost.excerpt import cut
 if TYPE_CHECKING:
     from toolhost.lockfile.guard import Pulled
 
-__all__ = ["DIFF_LINES", "cut_lines", "local_edits", "pin_change", "refetch", "repo_diff"]
+__all__ = ["DIFF_LINES", "cut_lines", "pin_change", "repo_diff"]
 
+_COMMIT = re.compile(r"(?:[0-9a-f]{40}|[0-9a-f]{64})")
 DIFF_LINES = 80  # a longer diff is cut, with the command that shows all of it
 
 
@@ -27,6 +29,9 @@ def repo_diff(source: Pulled, locked: str, rel: str) -> str:
     the server still has it; a note when it cannot be had."""
     if not source.key.startswith("repo:"):
         return ""
+    if not _COMMIT.fullmatch(locked) or not _COMMIT.fullmatch(source.pin):
+        return ""  # never a git argument that is not a commit id (a lock's value is checked
+        # when read: this is the second line of defence)
     from toolhost.config.gitobjects import local_git
     from toolhost.config.gitrepos import run_git
 
@@ -41,22 +46,6 @@ def repo_diff(source: Pulled, locked: str, rel: str) -> str:
     if text is None:
         return f"(no diff between {locked[:12]} and {source.pin[:12]})"
     return cut_lines(text) or f"({rel} itself is unchanged; other files of the commit moved)"
-
-
-def local_edits(source: Pulled, rel: str) -> str:
-    """What was changed in the cached work tree (it is a git checkout)."""
-    from toolhost.config.gitobjects import local_git
-
-    text = local_git(source.root, ["diff", "--no-color", "--no-ext-diff", "--no-textconv",
-                                   source.pin, "--", rel])
-    return "(no diff)" if text is None else cut_lines(text)
-
-
-def refetch(source: Pulled) -> None:
-    """Throw the cached checkout away and clone it again."""
-    from toolhost.config.gitrepos import refetch_repo
-
-    refetch_repo(source.url, source.rev, where=source.origin)
 
 
 def cut_lines(text: str) -> str:

@@ -1,16 +1,16 @@
 """``LockGuard``: checks each file a load pulls in against the lock, as it is pulled in.
 
 The loader calls ``LockGuard.pulled`` for every ``extends`` entry it resolved, *before* the
-file is parsed: a cache edited on disk is caught (and fetched again) before its content is
-used. Sources are keyed the way the lock keys them (``repo:URL@REV`` with the URL's userinfo
-left out, ``pkg:NAME``); a file
-reached by a relative ``extends`` from inside a repository counts as that repository's.
+file is parsed (a cache edited on disk was caught, and fetched again, when the repository was
+resolved: ``toolhost.config.repotree``; so a hash that differs from the locked commit's file
+means the lock was edited). Sources are keyed the way the lock keys them (``repo:URL@REV``
+with the URL's userinfo left out, ``pkg:NAME``); a file reached by a relative ``extends``
+from inside a repository counts as that repository's.
 """
 
 from __future__ import annotations
 
 import contextlib
-import logging
 from collections.abc import Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -24,7 +24,6 @@ from toolhost.lockfile.model import Lock, LockedFile, file_digest
 
 __all__ = ["LockGuard", "Pulled", "current_guard", "guarding"]
 
-log = logging.getLogger("toolhost.lock")
 
 
 @dataclass
@@ -74,8 +73,9 @@ class LockGuard:
         self.held: dict[str, str] = {}  # plugin -> installed version, left unimported
 
     def pulled(self, form: str, entry: Any, origin: Origin, target: Path) -> Path:
-        """Check one resolved ``extends`` target; return the path to read (the same, or the
-        same path after a tampered cache was fetched again). Raises ConfigError on drift."""
+        """Check one resolved ``extends`` target; return the path to read (the same: a
+        tampered cache was fetched again when it was resolved). Raises ConfigError on
+        drift."""
         source = self._source(form, entry, origin, target)
         if source is None:
             return target
@@ -185,13 +185,16 @@ class LockGuard:
                 ).with_detail(drift.repo_diff(source, locked.pin, rel))])
         if digest == locked.files[rel]:
             return digest
-        if source.key.startswith("repo:"):  # same commit, other bytes: the cache was edited
-            log.warning("%s: the cached copy of %s (%s) was modified on disk; fetching it "
-                        "again\n%s", origin, rel, source.key, drift.local_edits(source, rel))
-            drift.refetch(source)
-            digest = file_digest(target)
-            if digest == locked.files[rel]:
-                return digest
+        if source.key.startswith("repo:"):
+            # the work tree was compared with the locked commit before this file was read
+            # (repotree.clean_or_refetch: an edited cache is cloned again there), so the
+            # commit's file has these bytes and the lock's hash is what was edited
+            raise ConfigError([origin.problem(
+                f"{rel} of {source.key} at the locked commit {locked.pin[:12]} is "
+                f"{digest[:19]}…, but {name} says {locked.files[rel][:19]}…: a commit's "
+                f"files never change, so the hash in {name} was edited (by hand or a merge)",
+                hint=f"see `git log -p {name}`; once reviewed, `toolhost lock CONFIG` writes "
+                "the commit's hash")])
         raise ConfigError([origin.problem(
             f"{rel} of {source.key} does not match {name} ({locked.files[rel][:19]}… "
             f"locked, {digest[:19]}… found)",

@@ -123,8 +123,30 @@ def read_lock(path: Path) -> Lock | None:
     problems: list[Problem] = []
     read = read_json_file(str(path), problems, what="lock file", limit=MAX_LOCK_BYTES)
     if read is None:
-        raise ConfigError([replace(p, hint=_FIX) for p in problems])
-    return _parse(path, read[1])
+        from toolhost.lockfile.values import conflict_problem
+
+        text = _text(path)
+        marked = conflict_problem(path, text) if text is not None else None
+        raise ConfigError([marked] if marked else [replace(p, hint=_FIX) for p in problems])
+    lock = _parse(path, read[1])
+    from toolhost.lockfile.values import value_problems
+
+    wrong = value_problems(path, read[0], lock)
+    if wrong:
+        raise ConfigError(wrong)
+    return lock
+
+
+def _text(path: Path) -> str | None:
+    """The lock's text again, for a closer look at why it is not JSON (it was read once,
+    within the size limit, so it is a regular file of at most ``MAX_LOCK_BYTES``)."""
+    from toolhost.fileopen import open_regular
+
+    try:
+        with os.fdopen(open_regular(str(path)), "rb") as handle:
+            return handle.read(MAX_LOCK_BYTES + 1).decode("utf-8", "replace")
+    except (OSError, ValueError):
+        return None
 
 
 def _parse(path: Path, data: Any) -> Lock:
@@ -189,4 +211,4 @@ def _bad(path: Path, message: str, line: int = 0, column: int = 0, *, key: str =
                                 hint or _FIX)])
 
 
-_FIX = "fix or delete it, then run `toolhost lock CONFIG`"
+_FIX = "`toolhost lock CONFIG` writes it anew from what the config pulls in"

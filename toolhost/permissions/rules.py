@@ -194,8 +194,12 @@ def compile_rule(rule: RuleConfig, *, cwd: str) -> CompiledRule:
         raise ValueError(f"effect must be allow, deny or ask, not {rule.effect!r}")
     m = _RULE.fullmatch(rule.tool.strip())
     if not m:
+        text = rule.tool.strip()
+        opened, closed = text.count("("), text.count(")")
+        fix = ("; a '(' is not closed: end the rule with ')'" if opened > closed else
+               "; a ')' has no '(' before it" if closed > opened else "")
         raise ValueError(f"cannot parse rule {rule.tool!r} (expected Tool, Tool(specifier), "
-                         "mcp__server or mcp__server__tool)")
+                         f"mcp__server or mcp__server__tool){fix}")
     name, spec = m.group("name"), m.group("content")
     names = parse_name_pattern(name)
     rule_dir = (os.path.dirname(os.path.abspath(rule.origin.file))

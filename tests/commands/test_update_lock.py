@@ -1,0 +1,104 @@
+"""`toolhost update` moves the pins it names, and accepts nothing else into the lock.
+
+Real git repositories and real ``toolhost`` processes: when the lock is stale before the
+update (another repository's tag moved, a plugin was upgraded), rewriting the lock after the
+update would accept that change without a word; the update is refused instead, the config
+and the lock untouched, until `toolhost lock` has shown it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from toolhost.lockfile import lock_path
+
+from ..plugins.conftest import _make_repo, git
+
+TOOL = "servers:\n  {name}:\n    tools:\n      x: {{description: x, command: [echo, {word}]}}\n"
+
+
+@pytest.fixture(autouse=True)
+def _own_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TOOLHOST_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+
+
+def toolhost(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "toolhost", *args], cwd=cwd, text=True,
+                          capture_output=True, timeout=120, env=os.environ.copy())
+
+
+def two_repos(tmp_path: Path) -> tuple[Path, Path, Path]:
+    """Repositories one (tags v1, v2) and two (v1), a project pinning both at v1, locked."""
+    one, two = tmp_path / "one", tmp_path / "two"
+    _make_repo(one, {"one.yaml": TOOL.format(name="one", word="one-v1")}, tag="v1")
+    _make_repo(one, {"one.yaml": TOOL.format(name="one", word="one-v2")}, tag="v2")
+    _make_repo(two, {"two.yaml": TOOL.format(name="two", word="two-v1")}, tag="v1")
+    config = tmp_path / "proj" / "toolhost.yaml"
+    config.parent.mkdir()
+    config.write_text(f"toolhost: 1\nplugins: [toolhost-files]\nextends:\n"
+                      f"  - {{repo: {one.as_uri()}, rev: v1, path: one.yaml}}\n"
+                      f"  - {{repo: {two.as_uri()}, rev: v1, path: two.yaml}}\n")
+    done = toolhost("lock", str(config), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    return one, two, config
+
+
+def _retag_two(tmp_path: Path) -> None:  # someone moved two's v1 to new content
+    two = tmp_path / "two"
+    _make_repo(two, {"two.yaml": TOOL.format(name="two", word="two-EVIL")})
+    git(two, "tag", "-f", "v1")
+    for meta in (tmp_path / "cache" / "repos").glob("*/.toolhost-checkout.json"):
+        if "two" in meta.read_text():
+            import shutil
+
+            shutil.rmtree(meta.parent)  # a fresh machine: the moved tag is what it clones
+
+
+def _plugin_upgraded(tmp_path: Path) -> None:  # the lock names another release
+    lock = lock_path(tmp_path / "proj" / "toolhost.yaml")
+    data = json.loads(lock.read_text())
+    data["plugins"]["toolhost-files"] = "0.0.1"
+    lock.write_text(json.dumps(data, indent=2))
+
+
+STALE: dict[str, tuple[Callable[[Path], None], str]] = {
+    "another repo's tag moved": (_retag_two, "changed since toolhost.lock"),
+    "a plugin upgraded": (_plugin_upgraded, "locked at 0.0.1"),
+}
+
+
+@pytest.mark.parametrize("args", [["--repo", "ONE", "--rev", "v2"], ["--repo", "ONE"], [],
+                                  ["--dry-run"]], ids=["rev", "repo", "all", "dry-run"])
+@pytest.mark.parametrize("stale", sorted(STALE))
+def test_update_refuses_when_the_lock_is_stale_before_it(tmp_path: Path, stale: str,
+                                                          args: list[str]) -> None:
+    one, _, config = two_repos(tmp_path)
+    edit, says = STALE[stale]
+    edit(tmp_path)
+    before = config.read_text(), lock_path(config).read_text()
+    args = [one.as_uri() if a == "ONE" else a for a in args]
+    done = toolhost("update", str(config), *args, cwd=tmp_path)
+    assert done.returncode == 1, (done.stdout, done.stderr)
+    assert says in done.stderr and "nothing changed" in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr and "internal error" not in done.stderr
+    assert (config.read_text(), lock_path(config).read_text()) == before
+    run = toolhost("call", str(config), "two.x", cwd=tmp_path)
+    assert "two-EVIL" not in run.stdout
+
+
+def test_update_with_a_current_lock_moves_the_pin_and_the_lock(tmp_path: Path) -> None:
+    one, _, config = two_repos(tmp_path)
+    done = toolhost("update", str(config), "--repo", one.as_uri(), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "one.yaml}" in config.read_text() and "rev: v2, path: one.yaml" in config.read_text()
+    assert "@v2" in lock_path(config).read_text()
+    assert toolhost("call", str(config), "one.x", cwd=tmp_path).stdout.strip() == "one-v2"
+    assert toolhost("lock", "--check", str(config), cwd=tmp_path).returncode == 0

@@ -1,0 +1,51 @@
+"""A mistyped command, subcommand, choice or option is named with what was probably meant.
+
+The real ``toolhost`` entry point (``cli.main``), each typo a new user makes; a word with no
+near match gets no guess.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from toolhost import cli
+from toolhost.cli_suggest import suggestion
+
+# argv, the suggestion expected in the error (None: no guess)
+TYPOS: dict[str, tuple[list[str], str | None]] = {
+    "command": (["validat", "c.yaml"], "did you mean 'validate'?"),
+    "command transposed": (["tolos", "c.yaml"], "did you mean 'tools'?"),
+    "command with a dash": (["mcpconfig", "c.yaml"], "did you mean 'mcp-config'?"),
+    "subcommand": (["permissions", "chek", "c.yaml", "x"], "did you mean 'check'?"),
+    "subcommand plural": (["permissions", "lists", "c.yaml"], "did you mean 'list'?"),
+    "client choice": (["install", "claud-code", "c.yaml"], "did you mean 'claude-code'?"),
+    "option of validate": (["validate", "--strct", "c.yaml"],
+                           "'--strct': did you mean '--strict'?"),
+    "option of lock": (["lock", "--chek", "c.yaml"], "'--chek': did you mean '--check'?"),
+    "option with a value": (["tools", "c.yaml", "--jsn=1"], "did you mean '--json'?"),
+    "option of serve": (["serve", "c.yaml", "--transprt", "http"],
+                        "'--transprt': did you mean '--transport'?"),
+    "global option": (["--debg", "validate", "c.yaml"], "did you mean '--debug'?"),
+    "no near command": (["frobnicate"], None),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TYPOS))
+def test_a_typo_gets_a_did_you_mean(name: str, capsys: pytest.CaptureFixture[str]) -> None:
+    argv, expected = TYPOS[name]
+    with pytest.raises(SystemExit) as exited:
+        cli.main(argv)
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    last = err.strip().splitlines()[-1]
+    assert "error:" in last and "Traceback" not in err
+    if expected is None:
+        assert "did you mean" not in last, last
+    else:
+        assert expected in last, last
+
+
+def test_only_a_near_word_is_suggested() -> None:
+    assert suggestion("--debugg", ["--debug", "--json"]) == "--debug"
+    assert suggestion("zzz", ["--debug", "--json"]) is None
+    assert suggestion("x", []) is None

@@ -1,0 +1,65 @@
+"""Argument errors that say what was meant: ``toolhost validat`` -> "did you mean 'validate'?".
+
+argparse names a wrong choice (a command, a subcommand, a client) or an unknown option but not
+the near miss a person typed it for (Python 3.14 added that; toolhost runs on 3.10+).
+``SuggestingParser`` is the parser class of every command line: its ``error`` adds the closest
+known word, matched with ``difflib`` as the config's "did you mean" hints are.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+from collections.abc import Iterable
+from typing import NoReturn
+
+__all__ = ["SuggestingParser", "suggestion"]
+
+_CHOICE = re.compile(r"invalid choice: '([^']*)' \(choose from (.*)\)$")
+_UNKNOWN = "unrecognized arguments: "
+
+
+def suggestion(word: str, known: Iterable[str]) -> str | None:
+    """The known word closest to ``word``, when one is close enough to be a typo."""
+    import difflib  # only when a command line is wrong: not on every start
+
+    found = difflib.get_close_matches(word, list(known), n=1, cutoff=0.6)
+    return found[0] if found else None
+
+
+class SuggestingParser(argparse.ArgumentParser):
+    """An ``ArgumentParser`` whose errors name the closest choice or option; its subparsers
+    are of the same class (argparse makes them with the parent's type)."""
+
+    def error(self, message: str) -> NoReturn:
+        super().error(message + self._hint(message))
+
+    def _hint(self, message: str) -> str:
+        choice = _CHOICE.search(message)
+        if choice:
+            known = re.findall(r"'([^']*)'", choice[2])
+            near = suggestion(choice[1], known)
+            return f" (did you mean '{near}'?)" if near else ""
+        if message.startswith(_UNKNOWN):
+            options = sorted(_options(self))
+            hints = []
+            for word in message[len(_UNKNOWN):].split():
+                if word.startswith("-"):
+                    near = suggestion(word.split("=", 1)[0], options)
+                    if near:
+                        hints.append(f"'{word}': did you mean '{near}'?")
+            return f" ({'; '.join(hints)})" if hints else (
+                " (see the command's --help for its options and examples)")
+        return ""
+
+
+def _options(parser: argparse.ArgumentParser) -> set[str]:
+    """Every option string of ``parser`` and of the subcommand parsers it holds."""
+    found: set[str] = set()
+    for action in parser._actions:
+        if action.help != argparse.SUPPRESS:
+            found.update(s for s in action.option_strings if s.startswith("--"))
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                found |= _options(sub)
+    return found

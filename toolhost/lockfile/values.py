@@ -1,0 +1,95 @@
+"""What a lock file's values may be, checked when it is read.
+
+A lock is committed and reviewed, and read by every load; its values reach git's command line
+(the locked commit is fetched to show a diff), messages and the terminal. So a value is what
+``toolhost lock`` writes, or the lock is refused with the line that holds it: a repository's
+commit is a full commit id (40 or 64 hex digits), a file's hash and a document's digest are
+``sha256:`` and 64 hex digits, a file is a relative path inside its source, and a version or a
+name holds no control character. A lock left with a merge's conflict markers (``<<<<<<<``) is
+said as such: ``toolhost lock`` (which accepts) writes an unreadable lock anew.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path, PurePosixPath
+
+from toolhost.errors import Problem
+from toolhost.excerpt import cut
+
+__all__ = ["conflict_problem", "value_problems"]
+
+_COMMIT = re.compile(r"(?:[0-9a-f]{40}|[0-9a-f]{64})")
+_DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+_MARKER = re.compile(r"^(<{7}|={7}|>{7}|\|{7})(?: |$)", re.MULTILINE)
+_FIX = ("a lock is written, not edited: `toolhost lock CONFIG` writes it anew from what the "
+        "config pulls in")
+
+
+def conflict_problem(path: Path, text: str) -> Problem | None:
+    """The problem of a lock holding a merge's conflict markers, at the first one."""
+    found = _MARKER.search(text)
+    if found is None:
+        return None
+    line = text.count("\n", 0, found.start()) + 1
+    return Problem(f"the lock holds merge conflict markers ({found[1]}): two branches changed "
+                   "it", str(path), line, 1,
+                   hint="merge the config, then run `toolhost lock CONFIG`: it writes the "
+                   "lock anew from what the merged config pulls in")
+
+
+def value_problems(path: Path, text: str, lock: object) -> list[Problem]:
+    """Each value of ``lock`` (a ``Lock`` read from ``text``) that ``toolhost lock`` would
+    never write, located at its line."""
+    from toolhost.lockfile.model import Lock
+
+    assert isinstance(lock, Lock)
+    found: list[Problem] = []
+
+    def bad(key: str, value: str, why: str) -> None:
+        line, column = _where(text, value)
+        found.append(Problem(f"{cut(repr(value), 80)} is not {why}", str(path), line, column,
+                             key, _FIX))
+
+    for key, source in lock.sources.items():
+        where = f"sources.{cut(key, 120)}"
+        if _CONTROL.search(key):
+            bad("sources", key, "a source key (it holds a control character)")
+            continue
+        if key.startswith("repo:"):
+            if not _COMMIT.fullmatch(source.pin):
+                bad(f"{where}.commit", source.pin, "a commit id (40 or 64 hex digits)")
+        elif key.startswith("openapi:"):
+            if not _DIGEST.fullmatch(source.pin):
+                bad(f"{where}.digest", source.pin, "a digest (sha256: and 64 hex digits)")
+        elif _CONTROL.search(source.pin) or not source.pin:
+            bad(f"{where}.version", source.pin, "a version")
+        for rel, digest in source.files.items():
+            if not _relative(rel):
+                bad(f"{where}.files", rel, "a relative path inside the source")
+            elif not _DIGEST.fullmatch(digest):
+                bad(f"{where}.files.{cut(rel, 80)}", digest,
+                    "a file hash (sha256: and 64 hex digits)")
+    for name, version in lock.plugins.items():
+        if _CONTROL.search(name) or not name:
+            bad("plugins", name, "a distribution name")
+        elif _CONTROL.search(version) or not version:
+            bad(f"plugins.{cut(name, 80)}", version, "a version")
+    return found
+
+
+def _relative(rel: str) -> bool:
+    if not rel or _CONTROL.search(rel) or "\\" in rel:
+        return False
+    pure = PurePosixPath(rel)
+    return not pure.is_absolute() and ".." not in pure.parts and pure.parts[:1] != (".git",)
+
+
+def _where(text: str, value: str) -> tuple[int, int]:
+    """Line and column of the first string ``value`` as JSON writes it ((0, 0): not found)."""
+    at = text.find(json.dumps(value, ensure_ascii=False))
+    if at < 0:
+        return 0, 0
+    return text.count("\n", 0, at) + 1, at - (text.rfind("\n", 0, at) + 1) + 1
