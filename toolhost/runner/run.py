@@ -33,6 +33,7 @@ from toolhost.runner.command import RunOptions, build_command
 from toolhost.runner.discovery import find_cli
 from toolhost.runner.gate import RunnerGate, make_gate
 from toolhost.runner.live import LiveHost
+from toolhost.runner.managed_hooks import warnings as managed_warnings
 from toolhost.runner.offline import OFFLINE_DROP, OfflineHome
 from toolhost.runner.process import CliSession, open_cli
 from toolhost.runner.redact import RedactingRenderer
@@ -140,6 +141,8 @@ async def run_host(host: Host, prompts: Iterable[str] | AsyncIterable[str], *,
         command = build_command(path, host.tools, external=host.external,
                                 disallowed_tools=host.disallowed_tools(), options=options,
                                 environ=environ, extra_env=extra_env, drop_env=drop)
+        for line in managed_warnings():  # hooks the CLI's own disableAllHooks cannot stop
+            print(line, file=sys.stderr, flush=True)
         renderer.status(f"starting the Claude CLI ({path})")
         signals = Signals(report, terminal, gate)
         opened: list[CliSession] = []
