@@ -22,12 +22,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from toolhost.visible import visible
 
-__all__ = ["KEY", "MIN_FIELD", "NAME", "SHOWN", "WHOLE", "Shown", "shown_input", "shown_name"]
+__all__ = ["KEY", "MIN_FIELD", "NAME", "SHOWN", "WHOLE", "Shown", "shown_input", "shown_name",
+           "shown_text"]
 
 SHOWN = 4000
 WHOLE = 1_000_000
@@ -36,8 +36,7 @@ NAME = 200
 MIN_FIELD = 80
 
 
-@dataclass(frozen=True)
-class Shown:
+class Shown(NamedTuple):
     """Text for the question, and whether any of what it shows was shortened."""
 
     text: str
@@ -103,6 +102,11 @@ def shown_name(name: str, *, whole: bool = False) -> Shown:
     """A tool name (or another one-line name) for the question, bounded; shown exactly
     (``visible(name=True)``)."""
     return _cut(name, WHOLE if whole else NAME, _name)
+
+
+def shown_text(text: str, limit: int) -> str:
+    """One line of ``text`` shown in at most about ``limit`` characters (start and end)."""
+    return _cut(text, limit, _text).text
 
 
 def shown_input(tool_input: Any, *, whole: bool = False) -> Shown:
