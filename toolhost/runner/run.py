@@ -199,12 +199,15 @@ def _giving_up(show: Callable[[Mapping[str, Any]], None], signals: Signals,
     def on_message(message: Mapping[str, Any]) -> None:
         nonlocal stopping, checked_version
         show(message)
-        if not checked_version and message.get("subtype") == "init":
-            checked_version = True
+        # every init (the CLI repeats it each turn) and every status naming a mode: a mode
+        # that asks nobody stops the CLI at once (fail closed: no tool may run this way)
+        if message.get("subtype") in ("init", "status") and "permissionMode" in message:
             refused = permission_mode_problem(message)
             if refused is not None and signals.session is not None:
-                signals.session.refuse(refused)  # fail closed: no tool may run this way
+                signals.session.refuse(refused)
                 return
+        if not checked_version and message.get("subtype") == "init":
+            checked_version = True
             note = version_note(message)
             if note is not None:
                 with contextlib.suppress(OSError):
