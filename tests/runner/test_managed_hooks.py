@@ -4,6 +4,7 @@ stop, are named before the CLI starts (toolhost.runner.managed_hooks)."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -67,3 +68,12 @@ def test_a_file_name_cannot_act_on_the_terminal(tmp_path: Path) -> None:
     (drop_in / "x\x1b[2J.json").write_text(json.dumps({"hooks": {"Stop": HOOK}}))
     (line,) = warnings(str(tmp_path))
     assert "\x1b" not in line and "\\x1b" in line
+
+
+def test_a_fifo_or_a_directory_is_named_without_blocking(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "managed-settings.json")  # opening it for reading would block
+    drop_in = tmp_path / "managed-settings.d"
+    (drop_in / "odd.json").mkdir(parents=True)
+    found = dict(managed_hooks(str(tmp_path)))
+    assert set(found) == {str(tmp_path / "managed-settings.json"), str(drop_in / "odd.json")}
+    assert all("not a regular file" in what for what in found.values())

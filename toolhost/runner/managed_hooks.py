@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import sys
 
 __all__ = ["MANAGED_DIRS", "managed_dir", "managed_hooks", "warnings"]
@@ -42,7 +43,10 @@ def _files(directory: str) -> list[str]:
 def _what(path: str) -> str | None:
     """What in the managed settings file ``path`` runs despite toolhost; None: nothing."""
     try:
-        with open(path, encoding="utf-8") as handle:
+        if not stat.S_ISREG(os.stat(path).st_mode):  # a FIFO would block the start
+            return "is not a regular file this check can read; any hooks in it run"
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
+        with open(fd, encoding="utf-8") as handle:
             text = handle.read(_MAX_BYTES + 1)
     except FileNotFoundError:
         return None
