@@ -102,3 +102,42 @@ permissions:
     assert done.returncode == 0, done.stderr
     assert "read=settings-were-read" in done.stdout  # the CLI read the settings file
     assert sorted(p.name for p in marks.iterdir()) == []  # and ran none of its hooks
+
+
+def test_a_project_skill_s_hooks_do_not_run(cli: str, tmp_path: Path, model: Any) -> None:
+    # a skill's frontmatter hooks are registered when the model uses the skill; they ran
+    # on every later tool call before
+    project, marks = tmp_path / "project", tmp_path / "marks"
+    skill = project / ".claude" / "skills" / "x"
+    skill.mkdir(parents=True)
+    marks.mkdir()
+    (tmp_path / "home").mkdir()
+    hooks = "".join(f"""\
+  {event}:
+    - matcher: "*"
+      hooks:
+        - type: command
+          command: "touch {marks / event}"
+""" for event in ("PreToolUse", "PostToolUse", "Stop"))
+    (skill / "SKILL.md").write_text(f"---\nname: x\ndescription: a skill\nhooks:\n{hooks}"
+                                    "---\nDo the thing.\n")
+    config = project / "toolhost.yaml"
+    config.write_text("toolhost: 1\nservers:\n  e2e:\n    tools:\n"
+                      "      look: {python: \"e2e_tools:look\"}\npermissions:\n"
+                      "  default: allow\n")
+    m: Model = model(json.dumps({"turns": [
+        {"tool_calls": [{"tool": "Skill", "input": {"skill": "x"}}]},
+        {"tool_calls": [{"tool": "Bash", "input": {"command": "echo after-skill",
+                                                   "description": "x"}}]},
+        {"text": "done"}]}))
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CLAUDE_"))}
+    env.update({**OFFLINE_ENV, "ANTHROPIC_BASE_URL": m.url, "ANTHROPIC_API_KEY": "test",
+                "HOME": str(tmp_path / "home"), "PYTHONPATH": str(HERE),
+                "TOOLHOST_CLI": cli, "E2E_LOG": str(tmp_path / "tools.jsonl")})
+    done = subprocess.run([str(TOOLHOST), "run", str(config), "-p", "go"],
+                          capture_output=True, text=True, timeout=120, check=False,
+                          cwd=project, env=env)
+    m.stop()
+    assert done.returncode == 0, done.stderr
+    assert "Launching skill: x" in done.stdout and "← Bash: after-skill" in done.stdout
+    assert sorted(p.name for p in marks.iterdir()) == []
