@@ -106,8 +106,12 @@ def test_a_secret_in_any_spelling_cut_anywhere_is_hidden(ways: list[int], cuts: 
     assert "".join(messages).replace(MASK, "").replace(" ", "") == "abkeyc"
 
 
-def test_a_tool_printing_a_secret_in_pieces_under_json_logs(tmp_path: Path) -> None:
-    # the run's own stderr: a python tool writes the secret in two flushed pieces
+@pytest.mark.parametrize("python", ["'leaky:leak'",
+                                    "{function: 'leaky:leak', isolation: process}"],
+                         ids=["in-process", "worker"])
+def test_a_tool_printing_a_secret_in_pieces_under_json_logs(tmp_path: Path,
+                                                            python: str) -> None:
+    # the host's own stderr, or a worker's: a python tool writes the secret in two pieces
     (tmp_path / "leaky.py").write_text(
         "import sys\n"
         "def leak(a: str, b: str) -> str:\n"
@@ -117,7 +121,7 @@ def test_a_tool_printing_a_secret_in_pieces_under_json_logs(tmp_path: Path) -> N
         "    return 'ok'\n")
     config = tmp_path / "c.yaml"
     config.write_text("toolhost: 1\nservers:\n  s:\n    env: {T: '${MY_TOKEN}'}\n    tools:\n"
-                      "      leak: {python: 'leaky:leak'}\n")
+                      f"      leak: {{python: {python}}}\n")
     env = {**os.environ, "TOOLHOST_LOG_FORMAT": "json", "MY_TOKEN": TOKEN,
            "PYTHONPATH": str(tmp_path)}
     for a, b in CUTS[:3]:
