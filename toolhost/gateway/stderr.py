@@ -6,11 +6,13 @@ run``'s transcript. So the process gets a pipe; a thread reads it line by line i
 ``toolhost.upstream.<server>`` at the level its first word names (``error:``, ``Traceback``,
 ``warning:``, ``debug:``; ``toolhost.logformat.line_level``), the rest at ``info`` (shown
 with ``-v``). The last lines are kept, so the warning that the
-upstream went away can say what it said last.
+upstream went away can say what it said last. Secrets are hidden in the text as one stream,
+before it is cut into lines: a secret cut by a read, or holding a line break, is one ``***``.
 """
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import logging
 import os
@@ -20,6 +22,7 @@ from typing import TextIO
 
 from toolhost.excerpt import cut
 from toolhost.logformat import line_level
+from toolhost.redaction import active, scrub
 
 __all__ = ["StderrLog"]
 
@@ -51,14 +54,29 @@ class StderrLog:
         return " | ".join(self.last)
 
     def _pump(self) -> None:
+        # Secrets are hidden in the stream as a whole before it is cut into lines
+        # (``Redactor.stream_split``): a secret cut at the MAX_LINE read, or holding a line
+        # break (a PEM key), is one match, never two halves in two log lines.
+        decode = codecs.getincrementaldecoder("utf-8")(errors="replace").decode
+        line = ""  # the start of the current line, secrets hidden: final
+        held = ""  # raw text after it, where a secret may still be on its way
         with self._reader:
             while True:
-                line = self._reader.readline(MAX_LINE)
-                if not line:
+                chunk = self._reader.readline(MAX_LINE)
+                text = held + decode(chunk, final=not chunk)
+                shown, held = active().stream_split(text) if chunk else (scrub(text), "")
+                *lines, line = (line + shown).split("\n")
+                if len(line.encode()) >= MAX_LINE or not chunk:  # a cut line: a piece of it
+                    lines.append(line)
+                    line = ""
+                for each in lines:
+                    self._line(each)
+                if not chunk:
                     return
-                text = line.rstrip(b"\r\n")
-                if not text.strip():
-                    continue
-                decoded = text.decode("utf-8", errors="replace")
-                self.last.append(cut(decoded, 300))
-                self.log.log(line_level(decoded), "upstream %s: %s", self.server, decoded)
+
+    def _line(self, text: str) -> None:
+        text = text.rstrip("\r")
+        if not text.strip():
+            return
+        self.last.append(cut(text, 300))
+        self.log.log(line_level(text), "upstream %s: %s", self.server, text)
