@@ -204,7 +204,7 @@ class TerminalAsker:
             _write(fd, self._question(tool_name, tool_input, decision))
             line = _readline(fd)
             answer = parse_answer(line)
-            if answer == "s":
+            while answer == "s":  # as often as asked, as through the reader
                 _write(fd, self._question(tool_name, tool_input, decision, whole=True))
                 line = _readline(fd)
                 answer = parse_answer(line)
