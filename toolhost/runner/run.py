@@ -130,6 +130,9 @@ async def run_host(host: Host, prompts: Iterable[str] | AsyncIterable[str], *,
     report = RunReport()
     with contextlib.ExitStack() as stack:
         stack.callback(gate.close)
+        # last: what the renderer still holds (a streamed block's held end, lines held while a
+        # question was open) is shown however the session ends, a failed one too
+        stack.callback(_close_quietly, renderer)
         extra_env: dict[str, str] = {}
         drop: tuple[str, ...] = ()
         model = None
@@ -183,9 +186,12 @@ async def run_host(host: Host, prompts: Iterable[str] | AsyncIterable[str], *,
             report.stderr = redact(opened[0].stderr)
         if model is not None:
             report.problems = [redact(p) for p in model.problems()]
+    return report
+
+
+def _close_quietly(renderer: Renderer) -> None:
     with contextlib.suppress(OSError):  # the terminal may be gone (SIGHUP)
         renderer.close()
-    return report
 
 
 def _giving_up(show: Callable[[Mapping[str, Any]], None], signals: Signals,
