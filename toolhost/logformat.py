@@ -95,27 +95,53 @@ class JsonLines:
     written to stderr besides log records (``toolhost: error: ...`` lines, prints, a
     traceback) under ``TOOLHOST_LOG_FORMAT=json``. A ``toolhost: LEVEL: `` line keeps its
     level (logger ``toolhost``); another line gets the level its first word names
-    (``line_level``; logger ``stderr``). A line longer than ``HOLD`` is cut into records."""
+    (``line_level``; logger ``stderr``). A line longer than ``HOLD`` is cut into records.
+
+    Secrets are hidden before the text is cut into records, across writes, flushes and line
+    breaks (``Redactor.stream_split``, as ``ScrubbingStream`` does): a secret written in
+    pieces, in any spelling, or holding a line break (a PEM key), is one match, never two
+    halves in two records. ``flush`` writes what no continuation can change (a partial line
+    as a record of its own); ``finish`` writes the rest."""
 
     HOLD = 65_536
 
     def __init__(self, inner: IO[str], formatter: logging.Formatter | None = None) -> None:
         self.inner = inner
         self._formatter = formatter or JsonFormatter()
-        self._held = ""
+        self._line = ""  # the start of the current line, secrets hidden: final
+        self._held = ""  # raw text after it, where a secret may still be on its way
         self._lock = threading.RLock()
 
     def write(self, text: str) -> int:
         with self._lock:
             held = self._held + text
-            while "\n" in held:
-                line, held = held.split("\n", 1)
-                self._emit(line)
-            while len(held) > self.HOLD:
-                self._emit(held[:self.HOLD])
-                held = held[self.HOLD:]
-            self._held = held
+            cut = held.rfind("\n") + 1
+            if len(held) > self.HOLD:
+                cut = len(held)
+            if cut:
+                self._held = ""
+                self._shown(held[:cut], held[cut:])
+            else:
+                self._held = held
         return len(text)
+
+    def _shown(self, text: str, after: str = "", *, partial: bool = False) -> None:
+        # ``text`` less its open end (kept raw, before ``after``), secrets hidden, cut into
+        # lines; with ``partial`` the unfinished line is a record too.
+        from toolhost.redaction import active
+
+        shown, rest = active().stream_split(text)
+        self._held = rest + after
+        *lines, last = (self._line + shown).split("\n")
+        for line in lines:
+            self._emit(line)
+        while len(last) > self.HOLD:
+            self._emit(last[:self.HOLD])
+            last = last[self.HOLD:]
+        if partial:
+            self._emit(last)
+            last = ""
+        self._line = last
 
     def _emit(self, line: str) -> None:
         line = line.rstrip("\r")
@@ -135,13 +161,20 @@ class JsonLines:
 
     def flush(self) -> None:
         with self._lock:
-            held, self._held = self._held, ""
-            self._emit(held)
+            self._shown(self._held, partial=True)
         self.inner.flush()
 
     def finish(self) -> None:
-        """Write what is held (at exit), then finish ``inner`` when it can."""
-        self.flush()
+        """Write what is held, secrets hidden (at exit: nothing more follows), then finish
+        ``inner`` when it can."""
+        from toolhost.redaction import scrub
+
+        with self._lock:
+            self._shown(self._held, partial=True)
+            held, self._held = self._held, ""
+            for line in scrub(held).split("\n"):
+                self._emit(line)
+        self.inner.flush()
         finish = getattr(self.inner, "finish", None)
         if callable(finish):
             finish()

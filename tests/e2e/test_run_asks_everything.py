@@ -149,7 +149,8 @@ def test_user_settings_allows_and_allowing_hooks_do_not_skip_the_rules(
         cli: str, project: Path, model: Any, where: str) -> None:
     # The user's own settings (~/.claude), or a settings directory a config layer points
     # the CLI at (run.env CLAUDE_CONFIG_DIR or HOME): the whole-tool ask beats both the
-    # allow rule and the hook's allow. The hook still runs (its marker), it decides nothing.
+    # allow rule and the hook's allow; the hook does not even run (disableAllHooks:
+    # tests/e2e/test_run_hooks.py proves the settings are read and no hook runs).
     home = project.parent / "home"
     marker = project.parent / "hook-ran"
     other = project.parent / "other-home"
@@ -171,6 +172,6 @@ def test_user_settings_allows_and_allowing_hooks_do_not_skip_the_rules(
                           env={**env, "PYTHONPATH": str(HERE), "TOOLHOST_CLI": cli})
     m.stop()
     assert done.returncode == 0, done.stderr
-    assert marker.exists()  # the settings were read
+    assert not marker.exists()  # the hook never ran
     assert SECRET not in done.stdout and not (project / "made.txt").exists()
     assert audited(project) == [("Read", "deny"), ("Bash", "deny")]

@@ -86,3 +86,23 @@ permissions: {{default: allow}}
                             r"not shown \(at most 20 a minute are logged\)", lines[-1])
     assert not [line for line in lines if "upstream notes: ZZ" in line or
                 "upstream notes: YY" in line]  # no line's rest read as a line
+
+
+def test_a_secret_cut_by_the_line_read_is_hidden_whole(tmp_path: Path) -> None:
+    # 4,090 characters, then the secret: the 4,096-byte read cut it in two log lines
+    config = tmp_path / "gateway.yaml"
+    config.write_text(f"""\
+toolhost: 1
+servers:
+  notes:
+    mcp: {{command: [{sys.executable}, {UPSTREAM}, stdio],
+           env: {{UPSTREAM_STDERR_PADDED: "${{NOTES_TOKEN}}"}}}}
+permissions: {{default: allow}}
+""")
+    done = subprocess.run([sys.executable, "-m", "toolhost", "-v", "tools", str(config)],
+                          capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "NOTES_TOKEN": "tok-abcdef123456"})
+    assert done.returncode == 0, done.stderr
+    assert "*** end" in done.stderr
+    for piece in ("tok-ab", "ef123456", "abcdef"):
+        assert piece not in done.stderr

@@ -102,6 +102,10 @@ if os.environ.get("UPSTREAM_STDERR"):  # what upstreams write while starting
     print(f"warning: cache is cold for {os.environ['UPSTREAM_STDERR']}", file=sys.stderr,
           flush=True)
 
+if os.environ.get("UPSTREAM_STDERR_PADDED"):  # a secret across the 4096-byte read
+    sys.stderr.write("x" * 4090 + os.environ["UPSTREAM_STDERR_PADDED"] + " end\n")
+    sys.stderr.flush()
+
 if os.environ.get("UPSTREAM_CONTENT"):  # resources, a template and a prompt to pass through
     @app.resource("notes://readme", name="readme", description="Read me first",
                   mime_type="text/markdown")

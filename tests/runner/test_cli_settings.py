@@ -36,7 +36,15 @@ def test_the_settings_reach_the_cli_once_before_the_users_arguments() -> None:
                          options=options, environ={}).argv
     assert argv.count("--settings") == 1
     at = argv.index("--settings")
-    assert json.loads(argv[at + 1]) == json.loads(settings_json(["s", "fs"]))
+    assert json.loads(argv[at + 1]) == json.loads(settings_json(["s", "fs"], hooks=False))
+    assert json.loads(argv[at + 1])["disableAllHooks"] is True  # no settings hook runs
     assert argv[-2:] == ("--add-dir", "/x")
     # the same flag from a config or the command line stays refused
     assert weakening(["--settings", argv[at + 1]]) is not None
+
+
+def test_hooks_are_left_alone_unless_turned_off() -> None:
+    # toolhost run turns them off; the SDK adapter's settings (a program's own) do not
+    assert "disableAllHooks" not in ask_everything(["s"])
+    assert ask_everything(["s"], hooks=False)["disableAllHooks"] is True
+    assert json.loads(settings_json(["s"], hooks=False)) == ask_everything(["s"], hooks=False)

@@ -6,7 +6,8 @@ run``'s transcript. So the process gets a pipe; a thread reads it line by line i
 ``toolhost.upstream.<server>`` at the level its first word names (``error:``, ``Traceback``,
 ``warning:``, ``debug:``; ``toolhost.logformat.line_level``), the rest at ``info`` (shown
 with ``-v``). The last lines are kept, so the warning that the
-upstream went away can say what it said last.
+upstream went away can say what it said last. Secrets are hidden in the text as one stream,
+before it is cut into lines: a secret cut by a read, or holding a line break, is one ``***``.
 
 The upstream decides how much it writes, so the log does not follow it line for line: the
 first ``BURST`` lines of a process are logged, then at most ``PER_MINUTE`` a minute; the
@@ -16,6 +17,7 @@ line longer than ``MAX_LINE`` bytes is cut (its rest dropped, not read as new li
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import logging
 import os
@@ -26,6 +28,7 @@ from typing import TextIO
 
 from toolhost.excerpt import cut
 from toolhost.logformat import line_level
+from toolhost.redaction import active, scrub
 
 __all__ = ["StderrLog"]
 
@@ -45,6 +48,8 @@ class StderrLog:
         read, write = os.pipe()
         self.file: TextIO = os.fdopen(write, "w")  # the child's stderr (errlog)
         self._reader = os.fdopen(read, "rb")
+        # the rate: lines logged and held back in this minute, how many it allows, its start
+        self._logged, self._held, self._allowed, self._window = 0, 0, BURST, time.monotonic()
         threading.Thread(target=self._pump, name=f"upstream-stderr-{server}",
                          daemon=True).start()
 
@@ -59,34 +64,52 @@ class StderrLog:
         return " | ".join(self.last)
 
     def _pump(self) -> None:
-        logged, held, allowed, window = 0, 0, BURST, time.monotonic()
+        # Secrets are hidden in the stream as a whole before it is cut into lines
+        # (``Redactor.stream_split``): a secret cut at the MAX_LINE read, or holding a line
+        # break (a PEM key), is one match, never two halves in two log lines.
+        decode = codecs.getincrementaldecoder("utf-8")(errors="replace").decode
+        line = ""  # the start of the current line, secrets hidden: final
+        held = ""  # raw text after it, where a secret may still be on its way
+        cutting = False  # the rest of a line longer than MAX_LINE: dropped
         with self._reader:
             while True:
-                line = self._reader.readline(MAX_LINE)
-                if not line:
-                    break
-                text = line.rstrip(b"\r\n")
-                if len(line) >= MAX_LINE and not line.endswith(b"\n"):  # cut: drop the rest
-                    while (rest := self._reader.readline(MAX_LINE)) and \
-                            not rest.endswith(b"\n"):
-                        pass
-                    text += " …(cut)".encode()
-                if not text.strip():
-                    continue
-                decoded = text.decode("utf-8", errors="replace")
-                self.last.append(cut(decoded, 300))
-                now = time.monotonic()
-                if now - window >= 60.0:  # a new minute
-                    self._held(held)
-                    window, held, logged, allowed = now, 0, 0, PER_MINUTE
-                if logged >= allowed:
-                    held += 1
-                    continue
-                logged += 1
-                self.log.log(line_level(decoded), "upstream %s: %s", self.server, decoded)
-        self._held(held)
+                chunk = self._reader.readline(MAX_LINE)
+                text = held + decode(chunk, final=not chunk)
+                shown, held = active().stream_split(text) if chunk else (scrub(text), "")
+                *lines, line = (line + shown).split("\n")
+                for each in lines:
+                    if cutting:  # only the first can end a cut line
+                        cutting = False
+                        continue
+                    self._line(each)
+                if not chunk:
+                    if not cutting:
+                        self._line(line)
+                    self._say_held()
+                    return
+                if len(line.encode()) >= MAX_LINE:
+                    if not cutting:
+                        self._line(line + " …(cut)")
+                        cutting = True
+                    line = ""
 
-    def _held(self, count: int) -> None:
-        if count:
+    def _line(self, text: str) -> None:
+        text = text.rstrip("\r")
+        if not text.strip():
+            return
+        self.last.append(cut(text, 300))
+        now = time.monotonic()
+        if now - self._window >= 60.0:  # a new minute
+            self._say_held()
+            self._window, self._logged, self._allowed = now, 0, PER_MINUTE
+        if self._logged >= self._allowed:
+            self._held += 1
+            return
+        self._logged += 1
+        self.log.log(line_level(text), "upstream %s: %s", self.server, text)
+
+    def _say_held(self) -> None:
+        if self._held:
             self.log.warning("upstream %s: %s more lines on stderr not shown (at most %d a "
-                             "minute are logged)", self.server, f"{count:,}", PER_MINUTE)
+                             "minute are logged)", self.server, f"{self._held:,}", PER_MINUTE)
+            self._held = 0

@@ -10,6 +10,7 @@ from typing import Any, Literal, Protocol
 import anyio
 import anyio.to_thread
 
+from toolhost.permissions.ask_shown import WHOLE, shown_input, shown_name
 from toolhost.permissions.decision import Decision
 from toolhost.permissions.redact import redact_value
 from toolhost.visible import visible
@@ -17,8 +18,6 @@ from toolhost.visible import visible
 __all__ = ["AskInterrupted", "FixedAsker", "LineReader", "TerminalAsker", "no_terminal_asker",
            "parse_answer", "terminal_available"]
 
-_MAX_SHOWN = 4000
-_MAX_WHOLE = 1_000_000  # "s" shows the whole input up to this many characters
 # The answers, exactly (case and blanks around them aside). Anything else denies: a word that
 # merely starts like one ("abort", "yikes, no!", "any risk?") never allows.
 _ANSWERS = {"y": "y", "yes": "y", "a": "a", "always": "a", "n": "n", "no": "n", "s": "s",
@@ -164,15 +163,20 @@ class TerminalAsker:
         # Every character shown as it is, never acting on the terminal (``visible``): the name
         # is the exact name decided on, and bidi controls in values cannot reorder them.
         r = self.redact  # the name and the rule too: a secret may be anywhere in them
-        shown, shortened = _shown_input(redact_value(tool_input, r), whole=whole)
-        text = (f"\ntoolhost: permission needed for {visible(r(tool_name), name=True)} "
-                f"({_where(decision, r)})\n{shown}\n")
+        # bounded, measured as shown (toolhost.permissions.ask_shown)
+        name = shown_name(r(tool_name), whole=whole)
+        shown = shown_input(redact_value(tool_input, r), whole=whole)
+        text = (f"\ntoolhost: permission needed for {name.text} "
+                f"({_where(decision, r)})\n{shown.text}\n")
         if decision.message:
             text += f"{visible(r(decision.message), lines=True)}\n"
         choices = "[y] once, [a] for this session, [n] deny" if decision.rule is None else \
             "[y] once, [n] deny (an ask rule asks every time)"
-        if shortened:
+        if (name.cut or shown.cut) and not whole:
             choices += ", [s] show it all"
+        elif name.cut or shown.cut:
+            text += (f"(too large to show whole: past {WHOLE:,} characters of it, start and "
+                     "end shown)\n")
         return f"{text}Allow? {choices}: "
 
     async def _ask_reader(self, reader: LineReader, tool_name: str,
@@ -200,7 +204,7 @@ class TerminalAsker:
             _write(fd, self._question(tool_name, tool_input, decision))
             line = _readline(fd)
             answer = parse_answer(line)
-            if answer == "s":
+            while answer == "s":  # as often as asked, as through the reader
                 _write(fd, self._question(tool_name, tool_input, decision, whole=True))
                 line = _readline(fd)
                 answer = parse_answer(line)
@@ -211,38 +215,6 @@ class TerminalAsker:
             return answer, reason, bool(line.strip())
         finally:
             os.close(fd)
-
-
-def _dump(value: Any) -> str:
-    return json.dumps(value, indent=2, ensure_ascii=False, default=str)
-
-
-def _shorten(text: str, budget: int) -> str:
-    # the start and the end: what follows a long harmless run (``; curl ... | sh``) is shown
-    if len(text) <= budget:
-        return text
-    head = budget * 2 // 3
-    tail = budget - head
-    return f"{text[:head]} ... ({len(text) - budget} characters not shown) ... {text[-tail:]}"
-
-
-def _shown_input(tool_input: Any, *, whole: bool = False) -> tuple[str, bool]:
-    """The input as indented JSON, every top-level field in it, and whether any of it was
-    shortened: past ``_MAX_SHOWN`` characters each field's value shows its start and its end
-    (saying how much is not shown), never a field left out (a flag after a long command is
-    what the person approves too). ``whole``: up to ``_MAX_WHOLE`` characters."""
-    shown = _dump(tool_input)
-    limit = _MAX_WHOLE if whole else _MAX_SHOWN
-    if len(shown) > limit and isinstance(tool_input, Mapping) and tool_input:
-        budget = max(limit // len(tool_input), 80)
-        values = [_dump(value) for value in tool_input.values()]
-        fields = [f"  {json.dumps(str(key), ensure_ascii=False)}: {_shorten(text, budget)}"
-                  for key, text in zip(tool_input, values, strict=True)]
-        shown = "{\n" + ",\n".join(fields) + "\n}"
-        return visible(shown, lines=True), any(len(text) > budget for text in values)
-    if len(shown) > limit:
-        return visible(_shorten(shown, limit), lines=True), True
-    return visible(shown, lines=True), False
 
 
 def _write(fd: int, text: str) -> None:

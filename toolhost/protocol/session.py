@@ -236,8 +236,9 @@ class ControlSession:
                 await self._refuse(line[:4096], exc.message)
                 continue
             if not isinstance(message, dict):
-                log.warning("control session: skipped a JSON line that is not an object: %.200r",
-                            line)
+                # cut() hides secrets before it cuts (a "%.200r" cut first, leaving a start)
+                log.warning("control session: skipped a JSON line that is not an object: %s",
+                            cut(repr(line[:4096]), 200))
                 continue
             kind = message.get("type")
             if kind == "control_request":
@@ -248,7 +249,7 @@ class ControlSession:
                     await self._write(_busy(request_id, self._tasks))
                     continue
                 log.warning("control session: skipped a control_request without a "
-                            "request_id: %.200r", message)
+                            "request_id: %s", cut(repr(message)[:4096], 200))
             elif kind == "control_response":
                 self._outbox.on_response(message.get("response"))
             elif kind == "control_cancel_request":

@@ -13,6 +13,14 @@ reaches toolhost's rules, the audit log and, for an ask, the person (docs/runnin
 The CLI's bookkeeping tools (TodoWrite, EnterPlanMode, CronCreate, TaskStop, ...) are
 asked about too: the config's rules decide them like any other tool (under
 ``default: deny``, allow the ones a session needs: ``allow: [TodoWrite]``).
+
+``toolhost run`` also turns hooks off (``disableAllHooks``): the hooks of the user's and
+the project's settings files and of installed plugins, and the statusLine command, run
+commands the config never declared, so under ``run`` none runs. The CLI lets these
+settings beat the user's, the project's and the local settings (a project's
+``"disableAllHooks": false`` included); only an organization's managed settings beat them,
+and their hooks still run (``toolhost.runner.managed_hooks`` says so at start). The SDK
+adapter's settings leave hooks alone: a program's own hooks are its author's.
 """
 
 from __future__ import annotations
@@ -35,13 +43,17 @@ ASKED_BUILTINS: tuple[str, ...] = (
 )
 
 
-def ask_everything(servers: Iterable[str] = ()) -> dict[str, Any]:
+def ask_everything(servers: Iterable[str] = (), *, hooks: bool = True) -> dict[str, Any]:
     """The settings object: a whole-tool ask rule for ``*``, every name in
-    ``ASKED_BUILTINS`` and ``mcp__<server>`` for each MCP server (toolhost's and external)."""
+    ``ASKED_BUILTINS`` and ``mcp__<server>`` for each MCP server (toolhost's and external);
+    ``hooks=False`` adds ``"disableAllHooks": true`` (no settings or plugin hook runs)."""
     rules = ["*", *ASKED_BUILTINS, *(f"mcp__{name}" for name in servers)]
-    return {"permissions": {"ask": list(dict.fromkeys(rules))}}
+    settings: dict[str, Any] = {"permissions": {"ask": list(dict.fromkeys(rules))}}
+    if not hooks:
+        settings["disableAllHooks"] = True
+    return settings
 
 
-def settings_json(servers: Iterable[str] = ()) -> str:
-    """``ask_everything(servers)`` as the JSON text ``--settings`` takes."""
-    return json.dumps(ask_everything(servers), separators=(",", ":"))
+def settings_json(servers: Iterable[str] = (), *, hooks: bool = True) -> str:
+    """``ask_everything(servers, hooks=hooks)`` as the JSON text ``--settings`` takes."""
+    return json.dumps(ask_everything(servers, hooks=hooks), separators=(",", ":"))

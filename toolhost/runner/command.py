@@ -105,9 +105,10 @@ def build_command(cli: str, servers: Mapping[str, Sequence[CompiledTool]], *,
         argv += ["--max-turns", str(options.max_turns)]
     if disallowed_tools:
         argv += ["--disallowedTools", ",".join(disallowed_tools)]
-    # Every call asked about, whatever the CLI would allow by itself (toolhost.runner.
-    # cli_settings); --settings is refused in cli_args, so this is the only one.
-    argv += ["--settings", settings_json([*servers, *(external or {})])]
+    # Every call asked about, whatever the CLI would allow by itself, and no settings or
+    # plugin hook run (toolhost.runner.cli_settings); --settings is refused in cli_args, so
+    # this is the only one.
+    argv += ["--settings", settings_json([*servers, *(external or {})], hooks=False)]
     argv += options.cli_args
     env = dict(os.environ if environ is None else environ)
     env.update(options.env)

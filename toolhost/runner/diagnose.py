@@ -114,16 +114,24 @@ def version_note(message: object) -> str | None:
 
 
 def permission_mode_problem(message: object) -> str | None:
-    """For the CLI's ``system/init`` message: why the session must not go on when the CLI
-    runs in a permission mode that does not ask toolhost before a tool runs (a settings
-    file's ``defaultMode``, an environment variable); None when its mode asks."""
+    """For the CLI's ``system/init`` message, and a ``system/status`` message saying its mode
+    changed: why the session must not go on when the CLI runs in a permission mode that does
+    not ask toolhost before a tool runs (a settings file's ``defaultMode``, an environment
+    variable, a switch during the session); None when its mode asks (or a status says none)."""
     from toolhost.config.cli_args import ASKING_MODES
 
     if not isinstance(message, dict) or message.get("type") != "system" \
-            or message.get("subtype") != "init" or "permissionMode" not in message:
+            or "permissionMode" not in message:
         return None
     mode = message["permissionMode"]
-    if mode in ASKING_MODES:
+    asks = isinstance(mode, str) and mode in ASKING_MODES  # (a list is no mode: unhashable)
+    if message.get("subtype") == "status":
+        if mode is None or asks:
+            return None
+        return (f"the Claude CLI switched to permission mode {cut(repr(mode), 60)} during "
+                "the session, in which it runs tools without asking toolhost, so the "
+                "config's rules would not hold; stopped at once")
+    if message.get("subtype") != "init" or asks:
         return None
     return (f"the Claude CLI started in permission mode {cut(repr(mode), 60)}, in which it "
             "runs tools without asking toolhost, so the config's rules would not hold; "

@@ -31,6 +31,7 @@ from toolhost.mcp import McpServer
 from toolhost.permissions.decision import Decision
 from toolhost.protocol import DEFAULT_MAX_LINE_BYTES, ControlSession
 from toolhost.protocol.pipes import PipeLines
+from toolhost.redaction import active
 from toolhost.runner.command import CliCommand
 from toolhost.runner.deathsig import with_parent_death_signal
 from toolhost.runner.diagnose import explain
@@ -55,6 +56,7 @@ class _Tail:
 
     def __init__(self) -> None:
         self.data = bytearray()
+        self.cut = False  # its start was dropped: the kept text may start inside a secret
         self.done = anyio.Event()  # the stream ended: everything the CLI wrote is here
 
     async def drain(self, stream: anyio.abc.ByteReceiveStream) -> None:
@@ -63,13 +65,16 @@ class _Tail:
                 self.data += chunk
                 if len(self.data) > STDERR_KEEP:
                     del self.data[: len(self.data) - STDERR_KEEP]
+                    self.cut = True
         except (anyio.ClosedResourceError, anyio.BrokenResourceError):
             pass
         finally:
             self.done.set()
 
     def text(self) -> str:
-        return self.data.decode("utf-8", "replace")
+        """What was kept, every secret this process knows hidden: whole ones, and when the
+        start was dropped, a start that is the end of one (``Redactor.cut_edges``)."""
+        return active().cut_edges(self.data.decode("utf-8", "replace"), head=self.cut)
 
 
 class CliSession:
@@ -133,7 +138,7 @@ class CliSession:
             return RunnerError(self.redact(self.refused))
         code = self.process.returncode
         text = what + (f" (exit code {code})" if code is not None else "")
-        tail = self.stderr.strip()
+        tail = self.stderr.strip()  # secrets hidden before it is cut to its last lines
         if tail:
             # shown on a terminal: what the CLI wrote cannot act on it (``visible``)
             text += "\n--- the CLI's stderr ---\n" + visible(

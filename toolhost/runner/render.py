@@ -16,19 +16,37 @@ names exactly), so a result cannot redraw the transcript above it.
 
 from __future__ import annotations
 
+import itertools
 import json
 import sys
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol, TextIO, TypeVar
 
+from toolhost.permissions.ask_shown import NAME as NAME_CHARS
+from toolhost.permissions.ask_shown import shown_name as _shown_name
+from toolhost.permissions.ask_shown import shown_text
 from toolhost.permissions.decision import Decision
 from toolhost.runner.diagnose import explain, retry_hint
 from toolhost.visible import visible
 
-__all__ = ["JsonRenderer", "Renderer", "TextRenderer", "make_renderer", "shorten"]
+__all__ = [
+    "ARGS_SHOWN",
+    "ARG_CHARS",
+    "NAME_CHARS",
+    "JsonRenderer",
+    "Renderer",
+    "TextRenderer",
+    "format_call",
+    "make_renderer",
+    "shorten",
+    "shown_message",
+    "shown_name",
+]
 
 RESULT_CHARS = 200
 ARG_CHARS = 120
+ARGS_SHOWN = 20  # arguments on a call line, then how many more
+MESSAGE_CHARS = 2000  # of a deny's message on its decision line
 
 
 def shorten(text: str, limit: int = RESULT_CHARS) -> str:
@@ -39,15 +57,34 @@ def shorten(text: str, limit: int = RESULT_CHARS) -> str:
     return flat[: limit - 1] + f"… (+{len(flat) - limit + 1} chars)"
 
 
+def shown_name(name: str) -> str:
+    """A tool name (or an argument's name) as the transcript shows it: exactly, safe on a
+    terminal, its start and end past ``NAME_CHARS`` characters (counted as shown)."""
+    return _shown_name(name).text
+
+
+def shown_message(text: str) -> str:
+    """A message (a deny's) on one line, safe on a terminal, at most about
+    ``MESSAGE_CHARS`` characters shown (its start and its end)."""
+    return shown_text(text, MESSAGE_CHARS)
+
+
+def _argument(value: Any) -> str:
+    # one line, its start and its end past ARG_CHARS characters as shown
+    dumped = json.dumps(value, ensure_ascii=False, default=str)
+    return shown_text(" ".join(dumped.split()), ARG_CHARS)
+
+
 def format_call(name: str, arguments: Any) -> str:
-    """``name(key=value, ...)`` on one line, safe on a terminal (``toolhost.visible``)."""
+    """``name(key=value, ...)`` on one line, safe on a terminal (``toolhost.visible``), bounded:
+    names and values shortened, at most ``ARGS_SHOWN`` arguments (then how many more)."""
     if not isinstance(arguments, Mapping):
-        return f"{visible(name, name=True)}({visible(shorten(json.dumps(arguments), ARG_CHARS))})"
-    args = ", ".join(
-        f"{visible(str(k), name=True)}="
-        f"{visible(shorten(json.dumps(v, ensure_ascii=False, default=str), ARG_CHARS))}"
-        for k, v in arguments.items())
-    return f"{visible(name, name=True)}({args})"
+        return f"{shown_name(name)}({_argument(arguments)})"
+    shown = [f"{shown_name(str(k))}={_argument(v)}"
+             for k, v in itertools.islice(arguments.items(), ARGS_SHOWN)]
+    if len(arguments) > ARGS_SHOWN:
+        shown.append(f"… (+{len(arguments) - ARGS_SHOWN} more)")
+    return f"{shown_name(name)}({', '.join(shown)})"
 
 
 def _result_text(content: Any) -> str:
@@ -165,9 +202,9 @@ class TextRenderer:
             self.status(retry_hint(message.get("attempt"), message.get("max_retries"),
                                    message.get("retry_delay_ms"), message.get("error_status")))
         elif kind == "tool_progress" and message.get("heartbeat"):
-            self._print(self.style("2", visible(
-                f"  … {message.get('tool_name')} still running "
-                f"({message.get('elapsed_time_seconds')} s)")))
+            self._print(self.style("2", (
+                f"  … {shown_name(str(message.get('tool_name')))} still running "
+                f"({visible(str(message.get('elapsed_time_seconds')))[:40]} s)")))
 
     def _init(self, message: Mapping[str, Any]) -> None:
         self._clear_status()
@@ -210,7 +247,7 @@ class TextRenderer:
                 name = self._calls.pop(str(use_id), "")
                 text = visible(text)
                 if name:
-                    text = f"{visible(name, name=True)}: {text}"
+                    text = f"{shown_name(name)}: {text}"
                 tag = self.tag(use_id) if isinstance(use_id, str) else ""
                 if block.get("is_error"):
                     self._print(self.style("31", f"  {tag}✗ {text}"))
@@ -229,7 +266,7 @@ class TextRenderer:
             self._print(self.style("2", f"  {tag}✓ allowed by {who}{where}{note}"))
         else:
             self._print(self.style("33", f"  {tag}⊘ denied by {who}{where}: "
-                                         f"{visible(decision.message)}"))
+                                         f"{shown_message(decision.message or '')}"))
 
     def _result(self, message: Mapping[str, Any]) -> None:
         ok = message.get("subtype") == "success" and not message.get("is_error")

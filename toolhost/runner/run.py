@@ -33,6 +33,7 @@ from toolhost.runner.command import RunOptions, build_command
 from toolhost.runner.discovery import find_cli
 from toolhost.runner.gate import RunnerGate, make_gate
 from toolhost.runner.live import LiveHost
+from toolhost.runner.managed_hooks import warnings as managed_warnings
 from toolhost.runner.offline import OFFLINE_DROP, OfflineHome
 from toolhost.runner.process import CliSession, open_cli
 from toolhost.runner.redact import RedactingRenderer
@@ -129,6 +130,9 @@ async def run_host(host: Host, prompts: Iterable[str] | AsyncIterable[str], *,
     report = RunReport()
     with contextlib.ExitStack() as stack:
         stack.callback(gate.close)
+        # last: what the renderer still holds (a streamed block's held end, lines held while a
+        # question was open) is shown however the session ends, a failed one too
+        stack.callback(_close_quietly, renderer)
         extra_env: dict[str, str] = {}
         drop: tuple[str, ...] = ()
         model = None
@@ -140,6 +144,8 @@ async def run_host(host: Host, prompts: Iterable[str] | AsyncIterable[str], *,
         command = build_command(path, host.tools, external=host.external,
                                 disallowed_tools=host.disallowed_tools(), options=options,
                                 environ=environ, extra_env=extra_env, drop_env=drop)
+        for line in managed_warnings():  # hooks the CLI's own disableAllHooks cannot stop
+            print(line, file=sys.stderr, flush=True)
         renderer.status(f"starting the Claude CLI ({path})")
         signals = Signals(report, terminal, gate)
         opened: list[CliSession] = []
@@ -180,9 +186,12 @@ async def run_host(host: Host, prompts: Iterable[str] | AsyncIterable[str], *,
             report.stderr = redact(opened[0].stderr)
         if model is not None:
             report.problems = [redact(p) for p in model.problems()]
+    return report
+
+
+def _close_quietly(renderer: Renderer) -> None:
     with contextlib.suppress(OSError):  # the terminal may be gone (SIGHUP)
         renderer.close()
-    return report
 
 
 def _giving_up(show: Callable[[Mapping[str, Any]], None], signals: Signals,
@@ -196,12 +205,15 @@ def _giving_up(show: Callable[[Mapping[str, Any]], None], signals: Signals,
     def on_message(message: Mapping[str, Any]) -> None:
         nonlocal stopping, checked_version
         show(message)
-        if not checked_version and message.get("subtype") == "init":
-            checked_version = True
+        # every init (the CLI repeats it each turn) and every status naming a mode: a mode
+        # that asks nobody stops the CLI at once (fail closed: no tool may run this way)
+        if message.get("subtype") in ("init", "status") and "permissionMode" in message:
             refused = permission_mode_problem(message)
             if refused is not None and signals.session is not None:
-                signals.session.refuse(refused)  # fail closed: no tool may run this way
+                signals.session.refuse(refused)
                 return
+        if not checked_version and message.get("subtype") == "init":
+            checked_version = True
             note = version_note(message)
             if note is not None:
                 with contextlib.suppress(OSError):
