@@ -61,7 +61,7 @@ from toolhost.serve.http_limits import (
 )
 from toolhost.serve.listen_request import MAX_LISTEN_BYTES
 from toolhost.serve.session_table import SessionsFull, SessionTable
-from toolhost.serve.sessions import EndedSessions, SessionTokens
+from toolhost.serve.sessions import EndedSessions, SessionTokens, owner_of, same_owner
 from toolhost.serve.shutdown import drain
 
 __all__ = ["HttpServer"]
@@ -238,10 +238,14 @@ class HttpServer:
 
     # -- sessions of the 2025 revisions ---------------------------------------------------------
 
-    def _session(self, session_id: str) -> Session | None:
-        """The session an id names: known here, or signed by a replica (toolhost.serve.sessions)."""
+    def _session(self, session_id: str, owner: str = "") -> Session | None:
+        """The session an id names: known here, or signed by a replica (toolhost.serve.sessions),
+        and started by the caller ``owner`` names (``owner_of``): for anyone else it is unknown."""
         session = self._sessions.get(session_id)
         if session is not None:
+            if not same_owner(session.owner, owner):
+                self._not_theirs(session_id)
+                return None
             if session.expires >= time.time():
                 return session
             # expired: unknown on every replica, also one that holds it (its streams close)
@@ -255,8 +259,15 @@ class HttpServer:
         claims = self._tokens.check(session_id)
         if claims is None:
             return None
+        if not same_owner(claims.owner, owner):
+            self._not_theirs(session_id)
+            return None
         return self._remember(session_id, Session(capabilities=claims.capabilities,
-                                                  expires=claims.expires))
+                                                  expires=claims.expires, owner=claims.owner))
+
+    @staticmethod
+    def _not_theirs(session_id: str) -> None:
+        log.warning("refused session %s: another caller started it", cut(session_id, 12))
 
     def _remember(self, session_id: str, session: Session) -> Session:
         """Keep a new session; raises SessionsFull when every session kept is in use."""
@@ -283,21 +294,25 @@ class HttpServer:
             caller = checked
         try:
             if request.method == "GET":
-                return await self._get_stream(request)
+                return await self._get_stream(request, owner_of(caller))
             if request.method == "DELETE":
-                return self._delete(request.headers.get(SESSION_HEADER))
+                return self._delete(request.headers.get(SESSION_HEADER), owner_of(caller))
             return await self._post(request, caller)
         except SessionsFull as full:  # a new session, and every kept one is in use
             return JsonAnswer(full.answer(), status_code=503, headers={"retry-after": "5"})
 
-    def _delete(self, session_id: str | None) -> Response:
+    def _delete(self, session_id: str | None, owner: str = "") -> Response:
         """End a legacy session on this replica: its id is answered 404 from now on (until
-        it expires) and its GET streams close. Calls it has running finish."""
+        it expires) and its GET streams close. Calls it has running finish. Only the caller
+        that started it (``owner``) may end it: for anyone else it is unknown."""
         if session_id is None:
             return JsonAnswer(error_response(None, -32600, "DELETE ends a session: send "
                                              "its Mcp-Session-Id"), status_code=400)
         claims = self._tokens.check(session_id) if session_id not in self._ended else None
-        session = self._sessions.pop(session_id)
+        if claims is not None and not same_owner(claims.owner, owner):
+            self._not_theirs(session_id)
+            claims = None
+        session = self._sessions.pop(session_id) if claims is not None else None
         if claims is None:
             return JsonAnswer(error_response(None, -32600,
                                              f"unknown session {cut(session_id, 64)}"),
@@ -382,7 +397,7 @@ class HttpServer:
                 return JsonAnswer(error_response(request_id, HEADER_MISMATCH, problem),
                                     status_code=400)
         elif session_id is not None and message.get("method") != "initialize":
-            session = self._session(session_id)
+            session = self._session(session_id, owner_of(caller))
             if session is None:
                 return JsonAnswer(error_response(request_id, -32600,
                                                    f"unknown session {cut(session_id, 64)}"),
@@ -412,10 +427,12 @@ class HttpServer:
             caps = params.get("capabilities") if isinstance(params, Mapping) else None
             caps = caps if isinstance(caps, Mapping) else {}
             version = params.get("protocolVersion") if isinstance(params, Mapping) else None
-            session_id = self._tokens.issue(version if isinstance(version, str) else "", caps)
+            owner = owner_of(caller)
+            session_id = self._tokens.issue(version if isinstance(version, str) else "", caps,
+                                            owner=owner)
             issued = self._tokens.check(session_id)
             session = self._remember(session_id, Session(
-                capabilities=caps, expires=issued.expires if issued else 0.0))
+                capabilities=caps, expires=issued.expires if issued else 0.0, owner=owner))
             headers[SESSION_HEADER] = session_id
         if message.get("method") == "subscriptions/listen" and len(body) > MAX_LISTEN_BYTES:
             # a stream that lives as long as its client: its request stays small
@@ -461,13 +478,13 @@ class HttpServer:
                 budget.give_back(size)
         return release
 
-    async def _get_stream(self, request: Request) -> Response:
+    async def _get_stream(self, request: Request, owner: str = "") -> Response:
         if not accepted(request.headers.get("accept"))[1]:
             return JsonAnswer(error_response(
                 None, -32600, "Not Acceptable: a GET stream is text/event-stream"),
                 status_code=406)
         session_id = request.headers.get(SESSION_HEADER)
-        session = self._session(session_id) if session_id is not None else None
+        session = self._session(session_id, owner) if session_id is not None else None
         if session is None and session_id is not None:  # ended, expired or never ours
             return JsonAnswer(error_response(None, -32600,
                                              f"unknown session {cut(session_id, 64)}"),

@@ -49,6 +49,7 @@ class Session:
     last_seen: float = 0.0  # time.monotonic() of its last request or stream (SessionTable)
     # time.time() its signed id expires at (SessionTokens): past it, the id is unknown here too
     expires: float = math.inf
+    owner: str = ""  # the caller that started it (sessions.owner_of): nobody else may use it
 
 
 def _sse_event(message: Mapping[str, Any]) -> bytes:
