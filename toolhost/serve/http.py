@@ -52,13 +52,14 @@ from toolhost.serve.headers import (
     is_json_content_type,
     request_version,
 )
-from toolhost.serve.http_exchange import Exchange, InFlight, NotificationStream, Session
+from toolhost.serve.http_exchange import Exchange, InFlight, Session
 from toolhost.serve.http_limits import (
     HostCheck,
     JsonAnswer,
     header_deadline_protocol,
     read_body,
 )
+from toolhost.serve.http_streams import GET_QUEUE, NotificationStream, Streams
 from toolhost.serve.listen_request import MAX_LISTEN_BYTES
 from toolhost.serve.session_table import SessionsFull, SessionTable
 from toolhost.serve.sessions import EndedSessions, SessionTokens, owner_of, same_owner
@@ -100,6 +101,8 @@ class HttpServer:
             room(limits.max_sessions + limits.max_connections)
         self._sessions = SessionTable(limits.max_sessions, limits.session_idle, forget)
         self._ended = EndedSessions()  # ids DELETEd here: 404 until they expire
+        # GET and listen streams: half of the connections at most, a few per session
+        self._streams = Streams(max(1, limits.max_connections // 2))
         # Message bytes of every request being answered: sessions cost a client nothing, so
         # only a bound on the whole replica bounds its memory (each session also has a
         # bound on its requests: Session.budget)
@@ -124,10 +127,7 @@ class HttpServer:
             if peers is not None and session_id not in peers:
                 continue
             for stream in list(session.streams):
-                try:
-                    stream.send_nowait(dict(message))
-                except (anyio.WouldBlock, anyio.BrokenResourceError, anyio.ClosedResourceError):
-                    session.streams.discard(stream)
+                stream.offer(dict(message))  # never waits: one that falls behind is dropped
 
     def refuse_new(self) -> None:
         """From now on (shutting down) a new request is answered 503, ``Retry-After: 1``."""
@@ -443,6 +443,13 @@ class HttpServer:
         release = self._take(session, request_id, len(body))
         if isinstance(release, Response):
             return release
+        stream = None
+        if message.get("method") == "subscriptions/listen":
+            stream = self._streams.open(session)
+            if stream is None:
+                release()
+                return JsonAnswer(error_response(request_id, rpc.SERVER_BUSY,
+                                                 self._streams.busy()))
         # What a client sets for itself (subscriptions, log level) is kept under its session
         # id; a request without a session is a client of its own, forgotten once answered
         peer: Hashable = session_id if session is not None else object()
@@ -454,7 +461,8 @@ class HttpServer:
                 counted()
                 forget(peer)
         return Exchange(self._handler, message, session, modern, headers, self.in_flight, caller,
-                        json_ok=json_ok, sse_ok=sse_ok, release=release, peer=peer)
+                        json_ok=json_ok, sse_ok=sse_ok, release=release, peer=peer,
+                        stream=stream, streams=self._streams)
 
     def _take(self, session: Session | None, request_id: Any, size: int
               ) -> Callable[[], None] | Response:
@@ -493,4 +501,8 @@ class HttpServer:
             # Modern clients subscribe with subscriptions/listen on POST instead.
             return Response("GET streams exist for initialize-era sessions only; send "
                             "Mcp-Session-Id", status_code=405, headers={"allow": "POST"})
-        return NotificationStream(session)
+        stream = self._streams.open(session, queue=GET_QUEUE)
+        if stream is None:
+            return JsonAnswer(error_response(None, rpc.SERVER_BUSY, self._streams.busy()),
+                              status_code=503, headers={"retry-after": "5"})
+        return NotificationStream(session, stream, self._streams)

@@ -4,7 +4,8 @@
   be too large (from ``Content-Length`` before a byte is read, or while streaming), 408 when
   the client is too slow; never buffers more than the cap.
 * ``header_deadline_protocol`` is uvicorn's h11 protocol with a deadline for each request's
-  headers, so half-sent requests (slowloris) are closed instead of piling up.
+  headers, so half-sent requests (slowloris) are closed instead of piling up; it also gives
+  each request a way to close its connection at once (``http_streams.abort_connection``).
 * ``HostCheck`` refuses a ``Host`` the server was not meant to be reached by (DNS
   rebinding: on a loopback bind only loopback names are accepted).
 """
@@ -24,6 +25,7 @@ from toolhost.limits import Limits
 from toolhost.mcp import wire
 from toolhost.serve.base import error_response
 from toolhost.serve.budget import Reservation
+from toolhost.serve.http_streams import ABORT_EXTENSION
 
 __all__ = ["LOOPBACK_NAMES", "HostCheck", "JsonAnswer", "header_deadline_protocol",
            "is_loopback_bind", "read_body"]
@@ -159,6 +161,11 @@ def header_deadline_protocol(header_timeout: float) -> type[asyncio.Protocol]:
             super().handle_events()
             if self.conn.their_state is not h11.IDLE:
                 self._disarm()  # the headers are in: the body has its own deadline
+            cycle = self.cycle
+            if cycle is not None and not cycle.response_complete:
+                # before its task first runs: a dropped stream closes the connection now
+                scope: dict[str, Any] = cycle.scope  # type: ignore[assignment]
+                scope.setdefault("extensions", {})[ABORT_EXTENSION] = self.transport.abort
 
         def on_response_complete(self) -> None:
             super().on_response_complete()
