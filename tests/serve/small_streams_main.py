@@ -19,8 +19,8 @@ if __name__ == "__main__":
     serve_http.GET_QUEUE = small
     made = http_limits.header_deadline_protocol
 
-    def protocol(header_timeout: float) -> Any:
-        base: Any = made(header_timeout)
+    def protocol(*args: Any) -> Any:
+        base: Any = made(*args)
 
         class SmallBuffers(base):  # type: ignore[misc,valid-type]
             def connection_made(self, transport: Any) -> None:

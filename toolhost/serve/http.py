@@ -54,9 +54,11 @@ from toolhost.serve.headers import (
 )
 from toolhost.serve.http_exchange import Exchange, InFlight, Session
 from toolhost.serve.http_limits import (
+    FD_HEADROOM,
     HostCheck,
     JsonAnswer,
     header_deadline_protocol,
+    raise_fd_limit,
     read_body,
 )
 from toolhost.serve.http_streams import GET_QUEUE, NotificationStream, Streams
@@ -157,11 +159,18 @@ class HttpServer:
         limits = self._limits
         # log_config=None: uvicorn's records (an error, a traceback) go through toolhost's
         # handler and format (TOOLHOST_LOG_FORMAT=json), not a handler of its own
+        connections = raise_fd_limit(limits.max_connections)
+        # connections past the limit are refused as they open (header_deadline_protocol);
+        # uvicorn's own limit (requests answered 503) only backs that up
         config = uvicorn.Config(self.app, host=host, port=port, log_level="warning",
                                 log_config=None,
                                 lifespan="off", timeout_graceful_shutdown=2,
-                                limit_concurrency=limits.max_connections,
-                                http=header_deadline_protocol(limits.header_timeout))
+                                limit_concurrency=connections + 1,
+                                # asyncio accepts up to a backlog of connections at once,
+                                # before any can be refused: keep that within the headroom
+                                backlog=FD_HEADROOM // 2,
+                                http=header_deadline_protocol(limits.header_timeout,
+                                                              connections))
         owner = self
 
         class _Server(uvicorn.Server):

@@ -8,12 +8,16 @@
   each request a way to close its connection at once (``http_streams.abort_connection``).
 * ``HostCheck`` refuses a ``Host`` the server was not meant to be reached by (DNS
   rebinding: on a loopback bind only loopback names are accepted).
+* The same protocol answers a connection past ``--max-connections`` 503 and closes it at
+  once, and ``raise_fd_limit`` makes room for that many: idle connections cannot take every
+  file descriptor of the process (uvicorn's own limit answers requests, not connections).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from typing import Any
 
 import anyio
@@ -27,13 +31,19 @@ from toolhost.serve.base import error_response
 from toolhost.serve.budget import Reservation
 from toolhost.serve.http_streams import ABORT_EXTENSION
 
-__all__ = ["LOOPBACK_NAMES", "HostCheck", "JsonAnswer", "header_deadline_protocol",
-           "is_loopback_bind", "read_body"]
+__all__ = ["FD_HEADROOM", "LOOPBACK_NAMES", "HostCheck", "JsonAnswer",
+           "header_deadline_protocol", "is_loopback_bind", "raise_fd_limit", "read_body"]
 
 log = logging.getLogger("toolhost.serve")
 
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
 _CLOSE = {"connection": "close"}
+FD_HEADROOM = 256  # file descriptors beside the connections: config, tools, upstreams, logs
+_BUSY_BODY = (b'{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Server busy: too '
+              b'many connections (toolhost serve --max-connections); try again later"}}')
+_BUSY = (b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\n"
+         b"retry-after: 1\r\nconnection: close\r\ncontent-length: "
+         + str(len(_BUSY_BODY)).encode() + b"\r\n\r\n" + _BUSY_BODY)
 
 
 class JsonAnswer(JSONResponse):
@@ -144,18 +154,61 @@ def _too_large(size: int, limit: int, *, at_least: bool = False) -> Response:
         "(toolhost serve --max-message)"), status_code=413, headers=_CLOSE)
 
 
-def header_deadline_protocol(header_timeout: float) -> type[asyncio.Protocol]:
+def raise_fd_limit(max_connections: int) -> int:
+    """Make room for ``max_connections`` connections and ``FD_HEADROOM`` other files: raise
+    the soft limit on open files (up to the hard limit) if it is lower. The connections that
+    fit: ``max_connections``, or fewer (with a warning) when even the hard limit is too low,
+    so that connections are refused before the process runs out of files."""
+    try:
+        import resource
+    except ImportError:  # not on this platform: nothing to raise
+        return max_connections
+    needed = max_connections + FD_HEADROOM
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY or soft >= needed:
+        return max_connections
+    target = needed if hard == resource.RLIM_INFINITY else min(hard, needed)
+    try:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+    except (OSError, ValueError):
+        target = soft
+    if target >= needed:
+        return max_connections
+    fits = max(1, target - FD_HEADROOM)
+    log.warning("--max-connections %d needs about %d open files, and this process may open "
+                "%d (ulimit -n): serving at most %d connections", max_connections, needed,
+                target, fits)
+    return fits
+
+
+def header_deadline_protocol(header_timeout: float, max_connections: int | None = None
+                             ) -> type[asyncio.Protocol]:
     """uvicorn's h11 protocol, closing a connection whose request headers are not complete
-    ``header_timeout`` seconds after it opened (or after its previous response)."""
+    ``header_timeout`` seconds after it opened (or after its previous response), and
+    answering a connection past ``max_connections`` 503 at once (then closing it)."""
     import h11
     from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    warned = [-60.0]  # when the last "too many connections" line was logged
 
     class HeaderDeadline(H11Protocol):
         _header_timer: asyncio.TimerHandle | None = None
 
         def connection_made(self, transport: Any) -> None:
             super().connection_made(transport)
+            if max_connections is not None and len(self.connections) > max_connections:
+                self._refuse()
+                return
             self._arm()
+
+        def _refuse(self) -> None:
+            now = time.monotonic()
+            if now - warned[0] >= 60:  # one line a minute, however many are refused
+                warned[0] = now
+                log.warning("refused connections: %d are open (toolhost serve "
+                            "--max-connections)", max_connections)
+            self.transport.write(_BUSY)
+            self.transport.close()
 
         def handle_events(self) -> None:
             super().handle_events()
