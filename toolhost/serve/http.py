@@ -50,7 +50,9 @@ from toolhost.serve.headers import (
     accepted,
     header_mismatch,
     is_json_content_type,
+    legacy_body_mismatch,
     request_version,
+    unsupported_version_header,
 )
 from toolhost.serve.http_exchange import Exchange, InFlight, Session
 from toolhost.serve.http_limits import (
@@ -295,6 +297,9 @@ class HttpServer:
             return JsonAnswer(error_response(None, -32000, "Server shutting down; retry on "
                                              "another replica"), status_code=503,
                               headers={"retry-after": "1", "connection": "close"})
+        unsupported = unsupported_version_header(request.headers)
+        if unsupported is not None:
+            return JsonAnswer(error_response(None, -32600, unsupported), status_code=400)
         caller = None
         if self._auth is not None:
             checked = await self._authenticate(request)
@@ -400,12 +405,14 @@ class HttpServer:
         modern = request_version(message) is not None
         session: Session | None = None
         session_id = request.headers.get(SESSION_HEADER)
-        if modern:
-            problem = header_mismatch(message, request.headers)
-            if problem is not None:
-                return JsonAnswer(error_response(request_id, HEADER_MISMATCH, problem),
-                                    status_code=400)
-        elif session_id is not None and message.get("method") != "initialize":
+        # a request's headers must agree with its body (a notification or an answer of a
+        # 2025 client carries no version of its own to compare)
+        problem = (header_mismatch(message, request.headers) if modern
+                   else legacy_body_mismatch(request.headers) if is_request(message) else None)
+        if problem is not None:
+            return JsonAnswer(error_response(request_id, HEADER_MISMATCH, problem),
+                              status_code=400)
+        if not modern and session_id is not None and message.get("method") != "initialize":
             session = self._session(session_id, owner_of(caller))
             if session is None:
                 return JsonAnswer(error_response(request_id, -32600,
