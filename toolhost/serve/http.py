@@ -168,9 +168,10 @@ class HttpServer:
                                 log_config=None,
                                 lifespan="off", timeout_graceful_shutdown=2,
                                 limit_concurrency=connections + 1,
-                                # asyncio accepts up to a backlog of connections at once,
-                                # before any can be refused: keep that within the headroom
-                                backlog=FD_HEADROOM // 2,
+                                # asyncio accepts up to a backlog of connections each time
+                                # the socket is ready, before any can be refused: a few
+                                # such bursts must fit in the headroom
+                                backlog=FD_HEADROOM // 4,
                                 http=header_deadline_protocol(limits.header_timeout,
                                                               connections))
         owner = self

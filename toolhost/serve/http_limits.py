@@ -8,7 +8,10 @@
   each request a way to close its connection at once (``http_streams.abort_connection``).
 * ``HostCheck`` refuses a ``Host`` the server was not meant to be reached by (DNS
   rebinding: on a loopback bind only loopback names are accepted).
-* The same protocol answers a connection past ``--max-connections`` 503 and closes it at
+* The same protocol refuses (431) a request head over ``MAX_HEAD_BYTES`` or
+  ``MAX_HEADER_LINES`` lines before h11 parses it (h11 bounds only a head still incomplete:
+  64 KiB arriving at once, 6,000 headers, cost 20 times a plain request to parse), and
+  answers a connection past ``--max-connections`` 503 and closes it at
   once, and ``raise_fd_limit`` makes room for that many: idle connections cannot take every
   file descriptor of the process (uvicorn's own limit answers requests, not connections).
 """
@@ -31,7 +34,8 @@ from toolhost.serve.base import error_response
 from toolhost.serve.budget import Reservation
 from toolhost.serve.http_streams import ABORT_EXTENSION
 
-__all__ = ["FD_HEADROOM", "LOOPBACK_NAMES", "HostCheck", "JsonAnswer",
+__all__ = ["FD_HEADROOM", "LOOPBACK_NAMES", "MAX_HEADER_LINES", "MAX_HEAD_BYTES", "HostCheck",
+           "JsonAnswer",
            "header_deadline_protocol", "is_loopback_bind", "raise_fd_limit", "read_body"]
 
 log = logging.getLogger("toolhost.serve")
@@ -41,6 +45,13 @@ _CLOSE = {"connection": "close"}
 FD_HEADROOM = 256  # file descriptors beside the connections: config, tools, upstreams, logs
 _BUSY_BODY = (b'{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Server busy: too '
               b'many connections (toolhost serve --max-connections); try again later"}}')
+MAX_HEAD_BYTES = 16 * 1024  # a request's line and headers
+MAX_HEADER_LINES = 100  # header lines of one request (Apache's LimitRequestFields)
+_HEAD_BODY = (b'{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Request Header '
+              b'Fields Too Large: at most 100 headers and 16 KiB"}}')
+_TOO_LARGE = (b"HTTP/1.1 431 Request Header Fields Too Large\r\ncontent-type: application/json"
+              b"\r\nconnection: close\r\ncontent-length: " + str(len(_HEAD_BODY)).encode()
+              + b"\r\n\r\n" + _HEAD_BODY)
 _BUSY = (b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\n"
          b"retry-after: 1\r\nconnection: close\r\ncontent-length: "
          + str(len(_BUSY_BODY)).encode() + b"\r\n\r\n" + _BUSY_BODY)
@@ -154,6 +165,15 @@ def _too_large(size: int, limit: int, *, at_least: bool = False) -> Response:
         "(toolhost serve --max-message)"), status_code=413, headers=_CLOSE)
 
 
+def head_too_large(buffered: bytes) -> bool:
+    """Whether the request head at the start of ``buffered`` (complete or not) is over
+    ``MAX_HEAD_BYTES`` or ``MAX_HEADER_LINES`` lines: a count in C, before any parsing."""
+    end = buffered.find(b"\r\n\r\n", 0, MAX_HEAD_BYTES + 4)
+    if end < 0:
+        end = min(len(buffered), MAX_HEAD_BYTES + 1)
+    return end > MAX_HEAD_BYTES or buffered.count(b"\n", 0, end) > MAX_HEADER_LINES
+
+
 def raise_fd_limit(max_connections: int) -> int:
     """Make room for ``max_connections`` connections and ``FD_HEADROOM`` other files: raise
     the soft limit on open files (up to the hard limit) if it is lower. The connections that
@@ -194,6 +214,21 @@ def header_deadline_protocol(header_timeout: float, max_connections: int | None 
     class HeaderDeadline(H11Protocol):
         _header_timer: asyncio.TimerHandle | None = None
 
+        def data_received(self, data: bytes) -> None:
+            # a new request's head: refused before h11 parses it when it is too large
+            if self.conn.their_state is h11.IDLE and head_too_large(
+                    bytes(self.conn.trailing_data[0]) + data):
+                self._refuse_head()
+                return
+            super().data_received(data)
+
+        def _refuse_head(self) -> None:
+            log.info("refused a request whose head is over %d headers or %d bytes",
+                     MAX_HEADER_LINES, MAX_HEAD_BYTES)
+            self._disarm()
+            self.transport.write(_TOO_LARGE)
+            self.transport.close()
+
         def connection_made(self, transport: Any) -> None:
             super().connection_made(transport)
             if max_connections is not None and len(self.connections) > max_connections:
@@ -221,6 +256,10 @@ def header_deadline_protocol(header_timeout: float, max_connections: int | None 
                 scope.setdefault("extensions", {})[ABORT_EXTENSION] = self.transport.abort
 
         def on_response_complete(self) -> None:
+            if (not self.transport.is_closing() and self.conn.their_state is h11.DONE
+                    and head_too_large(bytes(self.conn.trailing_data[0]))):
+                self._refuse_head()  # a pipelined request, received meanwhile
+                return
             super().on_response_complete()
             self._arm()  # the next request on this connection gets the same deadline
 
