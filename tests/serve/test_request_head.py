@@ -10,7 +10,6 @@ import socket
 import sys
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from urllib.parse import urlsplit
 
 import h11
@@ -71,12 +70,12 @@ def status(answer: bytes) -> int:
 
 FEW = 4  # the headers every request here has (host, content-type, -length, connection)
 CASES = [
-    ("100 headers in all", [("x-%d" % i, "a") for i in range(MAX_HEADER_LINES - FEW)], 200),
-    ("one more", [("x-%d" % i, "a") for i in range(MAX_HEADER_LINES - FEW + 1)], 431),
-    ("6,000 headers", [("x-%d" % i, "a") for i in range(6000)], 431),
+    ("100 headers in all", [(f"x-{i}", "a") for i in range(MAX_HEADER_LINES - FEW)], 200),
+    ("one more", [(f"x-{i}", "a") for i in range(MAX_HEADER_LINES - FEW + 1)], 431),
+    ("6,000 headers", [(f"x-{i}", "a") for i in range(6000)], 431),
     ("a 15 KiB cookie", [("cookie", "c" * 15_000)], 200),
     ("a 17 KiB cookie", [("cookie", "c" * 17_000)], 431),
-    ("60 KiB in 90 headers", [("x-%d" % i, "v" * 680) for i in range(90)], 431),
+    ("60 KiB in 90 headers", [(f"x-{i}", "v" * 680) for i in range(90)], 431),
 ]
 
 
