@@ -94,3 +94,39 @@ def test_idle_connections_past_the_limit_are_refused_as_they_open(
     assert "Traceback" not in text and "Too many open files" not in text, text[-2000:]
     assert text.count("refused connections") == 1, text[-2000:]
     assert ("serving at most" in text) == (hard < limit + FD_HEADROOM), text[-2000:]
+
+
+LISTEN = (b'{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"notifications":'
+          b'{"toolsListChanged":true},"_meta":{"io.modelcontextprotocol/protocolVersion":'
+          b'"2026-07-28"}}}')
+
+
+def test_streams_keep_half_of_the_connections_actually_served(tmp_path: Path) -> None:
+    """With too few files for --max-connections 1000, 44 connections are served: at most 22
+    of them streams, so requests still get through."""
+    (tmp_path / "kb.yaml").write_text(CONFIG)
+    argv = ["prlimit", "--nofile=300:300", "--", sys.executable, "-m", "toolhost", "serve",
+            str(tmp_path / "kb.yaml"), "--transport", "http", "--port", "0"]
+    with http_process(argv, tmp_path / "server.log") as (url, _proc):
+        parts = urlsplit(url)
+        where = (parts.hostname or "", parts.port or 0)
+        held: list[socket.socket] = []
+        try:
+            for _ in range(23):
+                sock = socket.create_connection(where, timeout=10)
+                held.append(sock)
+                sock.sendall(b"POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: "
+                             b"application/json\r\ncontent-length: "
+                             + str(len(LISTEN)).encode() + b"\r\n\r\n" + LISTEN)
+                sock.settimeout(2)
+                head = b""
+                try:  # a stream's first event, or the whole busy answer
+                    while b"}" not in head:
+                        head += sock.recv(4096)
+                except TimeoutError:
+                    pass
+            assert b"Server busy" in head and b"streams are open" in head, head
+            assert request(*where).startswith(b"HTTP/1.1 200 ")
+        finally:
+            for sock in held:
+                sock.close()

@@ -162,6 +162,8 @@ class HttpServer:
         # log_config=None: uvicorn's records (an error, a traceback) go through toolhost's
         # handler and format (TOOLHOST_LOG_FORMAT=json), not a handler of its own
         connections = raise_fd_limit(limits.max_connections)
+        # streams keep at most half of the connections served (fewer when files are short)
+        self._streams.limit = max(1, min(self._streams.limit, connections // 2))
         # connections past the limit are refused as they open (header_deadline_protocol);
         # uvicorn's own limit (requests answered 503) only backs that up
         config = uvicorn.Config(self.app, host=host, port=port, log_level="warning",
