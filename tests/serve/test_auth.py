@@ -173,11 +173,12 @@ def _unsigned(issuer: Issuer) -> str:
     lambda i: i.token(iss="http://evil.example"),
     lambda i: i.token(nbf=int(time.time()) + 3600),
     lambda i: i.token()[:-4] + "AAAA",
-    lambda i: jwt.encode({"sub": "x"}, rsa.generate_private_key(
-        public_exponent=65537, key_size=2048), algorithm="RS256", headers={"kid": "k1"}),
+    lambda i: jwt.encode({"iss": i.url, "aud": AUD, "sub": "x", "exp": int(time.time()) + 60},
+                         rsa.generate_private_key(public_exponent=65537, key_size=2048),
+                         algorithm="RS256", headers={"kid": "k1"}),
     lambda i: i.token().replace(".", "", 1),
     _hs256, _unsigned,
-    lambda i: "x" * 20_000,
+    lambda i: "x" * 16_000,  # over the token limit, within the 16 KiB request head
     lambda i: jwt.encode({"iss": i.url, "aud": AUD, "sub": "x",
                           "exp": int(time.time()) + 60}, i.key, algorithm="RS256",
                          headers={"kid": "\r\nSet-Cookie: a=b"}),

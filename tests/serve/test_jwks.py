@@ -93,6 +93,11 @@ def auth_for(issuer: Issuer, clock: Clock) -> JwtAuth:
     return auth
 
 
+def good_claims(issuer: Issuer) -> dict[str, Any]:
+    """Claims that pass every check: what is left to decide is the key and the signature."""
+    return {"iss": issuer.url, "aud": AUD, "sub": "x", "exp": int(time.time()) + 300}
+
+
 def verify(auth: JwtAuth, token: str) -> str:
     """"ok", "401: why" or "503: why": never anything else."""
     async def go() -> str:
@@ -141,11 +146,11 @@ def test_made_up_kids_and_signatures_refetch_at_most_once_per_cooldown(issuer: I
     clock = Clock()
     auth = auth_for(issuer, clock)
     assert verify(auth, issuer.token()) == "ok ana"
-    forged = jwt.encode({"sub": "x"}, rsa.generate_private_key(public_exponent=65537,
+    forged = jwt.encode(good_claims(issuer), rsa.generate_private_key(public_exponent=65537,
                         key_size=2048), algorithm="RS256", headers={"kid": "k1"})
     for i in range(20):
         made_up = issuer.token()
-        made_up = jwt.encode({"sub": "x"}, issuer.keys["k1"], algorithm="RS256",
+        made_up = jwt.encode(good_claims(issuer), issuer.keys["k1"], algorithm="RS256",
                              headers={"kid": f"nope{i}"})
         assert verify(auth, made_up).startswith("401: no signing key")
         assert verify(auth, forged).startswith("401: ")
@@ -187,7 +192,7 @@ def test_after_a_failed_fetch_tokens_are_refused_at_once_and_known_keys_still_wo
     auth = auth_for(issuer, clock)
     assert verify(auth, issuer.token()) == "ok ana"
     issuer.body = b"<html>"
-    made_up = jwt.encode({"sub": "x"}, issuer.keys["k1"], algorithm="RS256",
+    made_up = jwt.encode(good_claims(issuer), issuer.keys["k1"], algorithm="RS256",
                          headers={"kid": "new"})
     assert verify(auth, made_up).startswith("503: ")
     hits = issuer.hits
@@ -214,7 +219,7 @@ def test_one_fetch_at_a_time_and_a_cached_key_never_waits(issuer: Issuer) -> Non
     async def main() -> None:
         async with anyio.create_task_group() as tg:
             for i in range(30):
-                tg.start_soon(one, jwt.encode({"sub": "x"}, issuer.keys["k1"],
+                tg.start_soon(one, jwt.encode(good_claims(issuer), issuer.keys["k1"],
                                               algorithm="RS256", headers={"kid": f"n{i}"}))
             await anyio.sleep(0.2)
             await one(good)
@@ -248,3 +253,51 @@ def test_an_algorithm_that_does_not_fit_the_key_is_a_401(issuer: Issuer, alg: st
 
 def test_issuer_unavailable_is_its_own_error() -> None:
     assert IssuerUnavailableError.status == 503 and AuthError.status == 401
+
+
+def _bad_claims(issuer: Issuer) -> dict[str, str]:
+    """Tokens whose own claims fail, whatever the keys say (signed by the issuer's key)."""
+    now = int(time.time())
+    no_sub = jwt.encode({"iss": issuer.url, "aud": AUD, "exp": now + 60}, issuer.keys["k1"],
+                        algorithm="RS256", headers={"kid": "k1"})
+    return {
+        "expired": issuer.token(exp=now - 3600),
+        "not yet valid": issuer.token(nbf=now + 3600),
+        "another issuer": issuer.token(iss="https://elsewhere.example"),
+        "another audience": issuer.token(aud="another"),
+        "no sub": no_sub,
+        "empty sub": issuer.token(sub=" "),
+        "no exp": jwt.encode({"iss": issuer.url, "aud": AUD, "sub": "x"}, issuer.keys["k1"],
+                             algorithm="RS256", headers={"kid": "k1"}),
+        "expired, unknown key id": jwt.encode(
+            {"iss": issuer.url, "aud": AUD, "sub": "x", "exp": now - 3600},
+            issuer.keys["k1"], algorithm="RS256", headers={"kid": "unknown"}),
+    }
+
+
+@pytest.mark.parametrize("state", ["stale set, issuer down", "unknown key, issuer down"])
+def test_a_token_its_own_claims_refuse_is_a_401_while_the_issuer_is_down(
+        issuer: Issuer, state: str) -> None:
+    """503 says "the token may be good: retry it"; a token whose claims already fail is
+    refused 401 whatever the state of the issuer, without a fetch."""
+    clock = Clock()
+    auth = auth_for(issuer, clock)
+    assert verify(auth, issuer.token()) == "ok ana"
+    issuer.status, issuer.body = 500, b"down"
+    if state.startswith("stale"):
+        clock.now += 301  # older than 5 minutes: every token needs a fetch first
+        could_be_good = issuer.token()
+    else:
+        could_be_good = jwt.encode({"iss": issuer.url, "aud": AUD, "sub": "x",
+                                    "exp": int(time.time()) + 60}, issuer.keys["k1"],
+                                   algorithm="RS256", headers={"kid": "rotated-in"})
+    assert verify(auth, could_be_good).startswith("503: ")
+    hits = issuer.hits
+    for name, token in _bad_claims(issuer).items():
+        got = verify(auth, token)
+        assert got.startswith("401: "), (name, got)
+    assert issuer.hits == hits  # none of them asked the issuer
+    issuer.status, issuer.body = 200, None
+    clock.now += 11  # after the cooldown: the same tokens, the same answers
+    for name, token in _bad_claims(issuer).items():
+        assert verify(auth, token).startswith("401: "), name

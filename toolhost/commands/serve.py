@@ -20,8 +20,9 @@ IDEs and other agents. Both MCP eras are served: the 2025-11-25 initialize hands
 the stateless 2026-07-28 revision (server/discover, protocol version in every request).
 
 Permission rules apply inside tools/call: a deny is an error result carrying the rule's
-message; an "ask" is a deny here, since nobody can be asked (use ask_mode: allow, or allow
-rules, for tools that must run).
+message; an "ask" asks the person at the client (MCP elicitation) when the client can be
+asked, and is a deny saying why when it cannot (no elicitation capability, no answer
+within 300 s); permissions.ask_mode: allow or deny answers every ask without asking.
 
 stdio (the default) speaks newline-delimited JSON-RPC on stdin/stdout; logs go to stderr.
 --transport http serves MCP Streamable HTTP at http://HOST:PORT/mcp (needs the extra:

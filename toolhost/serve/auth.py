@@ -19,11 +19,15 @@ PyJWT (``pip install 'toolhost[auth]'``) is imported only when auth is configure
 
 from __future__ import annotations
 
+import base64
+import binascii
+import json
 import logging
+import math
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeGuard
 
 from toolhost.errors import ToolhostError
 from toolhost.permissions.caller import Caller
@@ -66,6 +70,43 @@ def _fits(alg: str, key: SigningKey) -> bool:
     if key.key_type != kty or (crv is not None and key.curve != crv):
         return False
     return key.alg in (None, alg)
+
+
+def claims_refusal(token: str, issuer: str, audience: str, now: float) -> str | None:
+    """Why the unverified claims of ``token`` refuse it whatever its signature, or None: a
+    cheap read of the payload (no PyJWT decode: this runs for every request), refusing only
+    what ``jwt.decode`` with our options would refuse too."""
+    parts = token.split(".")
+    if len(parts) != 3:
+        return "not a JWT (it must have three parts)"
+    try:
+        claims = json.loads(base64.urlsafe_b64decode(parts[1] + "=" * (-len(parts[1]) % 4)))
+    except (ValueError, binascii.Error):
+        return "not a JWT (its payload is not base64url JSON)"
+    if not isinstance(claims, dict):
+        return "not a JWT (its payload is not a JSON object)"
+    for claim in ("exp", "iss", "aud", "sub"):
+        if claim not in claims:
+            return f'Token is missing the "{claim}" claim'
+    exp, nbf = claims["exp"], claims.get("nbf")
+    if _number(exp) and exp <= now - LEEWAY:
+        return "Signature has expired"
+    if _number(nbf) and math.isfinite(nbf) and int(nbf) > now + LEEWAY:  # as PyJWT reads it
+        return "The token is not yet valid (nbf)"
+    if claims["iss"] != issuer:
+        return "Invalid issuer"
+    aud = claims["aud"]
+    if not (aud == audience or (isinstance(aud, list) and audience in aud
+                                and all(isinstance(a, str) for a in aud))):
+        return "Audience doesn't match"
+    sub = claims["sub"]
+    if not isinstance(sub, str) or not sub.strip():
+        return "the token's sub must be a non-empty string"
+    return None
+
+
+def _number(value: Any) -> TypeGuard[float]:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 @dataclass
@@ -112,6 +153,7 @@ class JwtAuth:
                             f"{', '.join(self.algorithms)})")
         if kid is not None and not isinstance(kid, str):
             raise AuthError("the token's kid must be a string")
+        self._refuse_by_claims(token)
         keys = await self._keys_for(kid)
         try:
             claims = self._decode(token, alg, kid, keys)
@@ -133,6 +175,16 @@ class JwtAuth:
             raise AuthError(clean(str(exc))) from None
         self._warn_unreadable(caller)
         return caller
+
+    def _refuse_by_claims(self, token: str) -> None:
+        """Refuse (AuthError, 401) a token whose own claims fail, whatever the issuer's keys:
+        expired, not yet valid, another issuer or audience, no subject. Checked before any
+        key is looked up, so such a token is never answered 503 ("the issuer is unavailable:
+        retry"), which would have its client retry it instead of getting a new one. Never
+        stricter than PyJWT's checks after the signature (passing here proves nothing)."""
+        why = claims_refusal(token, self.issuer, self.audience, time.time())
+        if why is not None:
+            raise AuthError(why)
 
     async def _keys_for(self, kid: str | None, failed: list[SigningKey] | None = None
                         ) -> list[SigningKey]:

@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Hashable, Mapping
+from contextvars import ContextVar
 from typing import Any, Protocol
 
 __all__ = ["Handler", "Notify", "error_response", "is_notification", "is_request",
-           "is_response"]
+           "is_response", "stream_dropped"]
 
 # Sends one JSON-RPC notification (a whole message dict) to the peer of the current request.
 Notify = Callable[[dict[str, Any]], Awaitable[None]]
+
+# Set by a transport around a request whose stream it can end for good: the core calls it
+# when it drops that stream (its client fell behind); HTTP closes the connection at once.
+stream_dropped: ContextVar[Callable[[], None] | None] = ContextVar("stream_dropped",
+                                                                   default=None)
 
 
 class Handler(Protocol):

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from toolhost.excerpt import cut
+from toolhost.mcp.jsonrpc import HANDSHAKE_VERSIONS, MODERN_VERSIONS
 
 __all__ = [
     "HEADER_MISMATCH",
@@ -26,7 +27,9 @@ __all__ = [
     "header_mismatch",
     "http_status_for",
     "is_json_content_type",
+    "legacy_body_mismatch",
     "request_version",
+    "unsupported_version_header",
 ]
 
 PROTOCOL_VERSION_HEADER = "mcp-protocol-version"
@@ -87,6 +90,27 @@ def header_mismatch(message: Mapping[str, Any], headers: Mapping[str, str]) -> s
         if decode_header_value(sent_name) != body_name:
             return (f"header Mcp-Name {_q(sent_name)} does not match params.{key} "
                     f"{_q(body_name)}")
+    return None
+
+
+def unsupported_version_header(headers: Mapping[str, str]) -> str | None:
+    """Why a request's ``MCP-Protocol-Version`` header cannot be served (a version neither
+    era knows: the spec asks for 400), or None (a known version, or no header)."""
+    sent = headers.get(PROTOCOL_VERSION_HEADER)
+    if sent is None or sent in HANDSHAKE_VERSIONS or sent in MODERN_VERSIONS:
+        return None
+    return (f"Bad Request: unsupported MCP-Protocol-Version {_q(sent)} (this server speaks "
+            f"{', '.join(HANDSHAKE_VERSIONS + MODERN_VERSIONS)})")
+
+
+def legacy_body_mismatch(headers: Mapping[str, str]) -> str | None:
+    """Why a body without a protocol version (the 2025 revisions) disagrees with its
+    ``MCP-Protocol-Version`` header: one naming a stateless revision promises the version in
+    ``params._meta``, as the 2026-07-28 revision asks."""
+    sent = headers.get(PROTOCOL_VERSION_HEADER)
+    if sent is not None and sent in MODERN_VERSIONS:
+        return (f"header MCP-Protocol-Version {_q(sent)} does not match the body, which "
+                "names no protocol version in params._meta")
     return None
 
 

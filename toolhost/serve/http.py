@@ -50,18 +50,23 @@ from toolhost.serve.headers import (
     accepted,
     header_mismatch,
     is_json_content_type,
+    legacy_body_mismatch,
     request_version,
+    unsupported_version_header,
 )
-from toolhost.serve.http_exchange import Exchange, InFlight, NotificationStream, Session
+from toolhost.serve.http_exchange import Exchange, InFlight, Session
 from toolhost.serve.http_limits import (
+    FD_HEADROOM,
     HostCheck,
     JsonAnswer,
     header_deadline_protocol,
+    raise_fd_limit,
     read_body,
 )
+from toolhost.serve.http_streams import GET_QUEUE, NotificationStream, Streams
 from toolhost.serve.listen_request import MAX_LISTEN_BYTES
 from toolhost.serve.session_table import SessionsFull, SessionTable
-from toolhost.serve.sessions import EndedSessions, SessionTokens
+from toolhost.serve.sessions import EndedSessions, SessionTokens, owner_of, same_owner
 from toolhost.serve.shutdown import drain
 
 __all__ = ["HttpServer"]
@@ -100,6 +105,8 @@ class HttpServer:
             room(limits.max_sessions + limits.max_connections)
         self._sessions = SessionTable(limits.max_sessions, limits.session_idle, forget)
         self._ended = EndedSessions()  # ids DELETEd here: 404 until they expire
+        # GET and listen streams: half of the connections at most, a few per session
+        self._streams = Streams(max(1, limits.max_connections // 2))
         # Message bytes of every request being answered: sessions cost a client nothing, so
         # only a bound on the whole replica bounds its memory (each session also has a
         # bound on its requests: Session.budget)
@@ -124,10 +131,7 @@ class HttpServer:
             if peers is not None and session_id not in peers:
                 continue
             for stream in list(session.streams):
-                try:
-                    stream.send_nowait(dict(message))
-                except (anyio.WouldBlock, anyio.BrokenResourceError, anyio.ClosedResourceError):
-                    session.streams.discard(stream)
+                stream.offer(dict(message))  # never waits: one that falls behind is dropped
 
     def refuse_new(self) -> None:
         """From now on (shutting down) a new request is answered 503, ``Retry-After: 1``."""
@@ -157,11 +161,21 @@ class HttpServer:
         limits = self._limits
         # log_config=None: uvicorn's records (an error, a traceback) go through toolhost's
         # handler and format (TOOLHOST_LOG_FORMAT=json), not a handler of its own
+        connections = raise_fd_limit(limits.max_connections)
+        # streams keep at most half of the connections served (fewer when files are short)
+        self._streams.limit = max(1, min(self._streams.limit, connections // 2))
+        # connections past the limit are refused as they open (header_deadline_protocol);
+        # uvicorn's own limit (requests answered 503) only backs that up
         config = uvicorn.Config(self.app, host=host, port=port, log_level="warning",
                                 log_config=None,
                                 lifespan="off", timeout_graceful_shutdown=2,
-                                limit_concurrency=limits.max_connections,
-                                http=header_deadline_protocol(limits.header_timeout))
+                                limit_concurrency=connections + 1,
+                                # asyncio accepts up to a backlog of connections each time
+                                # the socket is ready, before any can be refused: a few
+                                # such bursts must fit in the headroom
+                                backlog=FD_HEADROOM // 4,
+                                http=header_deadline_protocol(limits.header_timeout,
+                                                              connections))
         owner = self
 
         class _Server(uvicorn.Server):
@@ -238,10 +252,14 @@ class HttpServer:
 
     # -- sessions of the 2025 revisions ---------------------------------------------------------
 
-    def _session(self, session_id: str) -> Session | None:
-        """The session an id names: known here, or signed by a replica (toolhost.serve.sessions)."""
+    def _session(self, session_id: str, owner: str = "") -> Session | None:
+        """The session an id names: known here, or signed by a replica (toolhost.serve.sessions),
+        and started by the caller ``owner`` names (``owner_of``): for anyone else it is unknown."""
         session = self._sessions.get(session_id)
         if session is not None:
+            if not same_owner(session.owner, owner):
+                self._not_theirs(session_id)
+                return None
             if session.expires >= time.time():
                 return session
             # expired: unknown on every replica, also one that holds it (its streams close)
@@ -255,8 +273,15 @@ class HttpServer:
         claims = self._tokens.check(session_id)
         if claims is None:
             return None
+        if not same_owner(claims.owner, owner):
+            self._not_theirs(session_id)
+            return None
         return self._remember(session_id, Session(capabilities=claims.capabilities,
-                                                  expires=claims.expires))
+                                                  expires=claims.expires, owner=claims.owner))
+
+    @staticmethod
+    def _not_theirs(session_id: str) -> None:
+        log.warning("refused session %s: another caller started it", cut(session_id, 12))
 
     def _remember(self, session_id: str, session: Session) -> Session:
         """Keep a new session; raises SessionsFull when every session kept is in use."""
@@ -275,6 +300,9 @@ class HttpServer:
             return JsonAnswer(error_response(None, -32000, "Server shutting down; retry on "
                                              "another replica"), status_code=503,
                               headers={"retry-after": "1", "connection": "close"})
+        unsupported = unsupported_version_header(request.headers)
+        if unsupported is not None:
+            return JsonAnswer(error_response(None, -32600, unsupported), status_code=400)
         caller = None
         if self._auth is not None:
             checked = await self._authenticate(request)
@@ -283,21 +311,25 @@ class HttpServer:
             caller = checked
         try:
             if request.method == "GET":
-                return await self._get_stream(request)
+                return await self._get_stream(request, owner_of(caller))
             if request.method == "DELETE":
-                return self._delete(request.headers.get(SESSION_HEADER))
+                return self._delete(request.headers.get(SESSION_HEADER), owner_of(caller))
             return await self._post(request, caller)
         except SessionsFull as full:  # a new session, and every kept one is in use
             return JsonAnswer(full.answer(), status_code=503, headers={"retry-after": "5"})
 
-    def _delete(self, session_id: str | None) -> Response:
+    def _delete(self, session_id: str | None, owner: str = "") -> Response:
         """End a legacy session on this replica: its id is answered 404 from now on (until
-        it expires) and its GET streams close. Calls it has running finish."""
+        it expires) and its GET streams close. Calls it has running finish. Only the caller
+        that started it (``owner``) may end it: for anyone else it is unknown."""
         if session_id is None:
             return JsonAnswer(error_response(None, -32600, "DELETE ends a session: send "
                                              "its Mcp-Session-Id"), status_code=400)
         claims = self._tokens.check(session_id) if session_id not in self._ended else None
-        session = self._sessions.pop(session_id)
+        if claims is not None and not same_owner(claims.owner, owner):
+            self._not_theirs(session_id)
+            claims = None
+        session = self._sessions.pop(session_id) if claims is not None else None
         if claims is None:
             return JsonAnswer(error_response(None, -32600,
                                              f"unknown session {cut(session_id, 64)}"),
@@ -376,13 +408,15 @@ class HttpServer:
         modern = request_version(message) is not None
         session: Session | None = None
         session_id = request.headers.get(SESSION_HEADER)
-        if modern:
-            problem = header_mismatch(message, request.headers)
-            if problem is not None:
-                return JsonAnswer(error_response(request_id, HEADER_MISMATCH, problem),
-                                    status_code=400)
-        elif session_id is not None and message.get("method") != "initialize":
-            session = self._session(session_id)
+        # a request's headers must agree with its body (a notification or an answer of a
+        # 2025 client carries no version of its own to compare)
+        problem = (header_mismatch(message, request.headers) if modern
+                   else legacy_body_mismatch(request.headers) if is_request(message) else None)
+        if problem is not None:
+            return JsonAnswer(error_response(request_id, HEADER_MISMATCH, problem),
+                              status_code=400)
+        if not modern and session_id is not None and message.get("method") != "initialize":
+            session = self._session(session_id, owner_of(caller))
             if session is None:
                 return JsonAnswer(error_response(request_id, -32600,
                                                    f"unknown session {cut(session_id, 64)}"),
@@ -412,10 +446,12 @@ class HttpServer:
             caps = params.get("capabilities") if isinstance(params, Mapping) else None
             caps = caps if isinstance(caps, Mapping) else {}
             version = params.get("protocolVersion") if isinstance(params, Mapping) else None
-            session_id = self._tokens.issue(version if isinstance(version, str) else "", caps)
+            owner = owner_of(caller)
+            session_id = self._tokens.issue(version if isinstance(version, str) else "", caps,
+                                            owner=owner)
             issued = self._tokens.check(session_id)
             session = self._remember(session_id, Session(
-                capabilities=caps, expires=issued.expires if issued else 0.0))
+                capabilities=caps, expires=issued.expires if issued else 0.0, owner=owner))
             headers[SESSION_HEADER] = session_id
         if message.get("method") == "subscriptions/listen" and len(body) > MAX_LISTEN_BYTES:
             # a stream that lives as long as its client: its request stays small
@@ -426,6 +462,13 @@ class HttpServer:
         release = self._take(session, request_id, len(body))
         if isinstance(release, Response):
             return release
+        stream = None
+        if message.get("method") == "subscriptions/listen":
+            stream = self._streams.open(session)
+            if stream is None:
+                release()
+                return JsonAnswer(error_response(request_id, rpc.SERVER_BUSY,
+                                                 self._streams.busy()))
         # What a client sets for itself (subscriptions, log level) is kept under its session
         # id; a request without a session is a client of its own, forgotten once answered
         peer: Hashable = session_id if session is not None else object()
@@ -437,7 +480,8 @@ class HttpServer:
                 counted()
                 forget(peer)
         return Exchange(self._handler, message, session, modern, headers, self.in_flight, caller,
-                        json_ok=json_ok, sse_ok=sse_ok, release=release, peer=peer)
+                        json_ok=json_ok, sse_ok=sse_ok, release=release, peer=peer,
+                        stream=stream, streams=self._streams)
 
     def _take(self, session: Session | None, request_id: Any, size: int
               ) -> Callable[[], None] | Response:
@@ -461,13 +505,13 @@ class HttpServer:
                 budget.give_back(size)
         return release
 
-    async def _get_stream(self, request: Request) -> Response:
+    async def _get_stream(self, request: Request, owner: str = "") -> Response:
         if not accepted(request.headers.get("accept"))[1]:
             return JsonAnswer(error_response(
                 None, -32600, "Not Acceptable: a GET stream is text/event-stream"),
                 status_code=406)
         session_id = request.headers.get(SESSION_HEADER)
-        session = self._session(session_id) if session_id is not None else None
+        session = self._session(session_id, owner) if session_id is not None else None
         if session is None and session_id is not None:  # ended, expired or never ours
             return JsonAnswer(error_response(None, -32600,
                                              f"unknown session {cut(session_id, 64)}"),
@@ -476,4 +520,8 @@ class HttpServer:
             # Modern clients subscribe with subscriptions/listen on POST instead.
             return Response("GET streams exist for initialize-era sessions only; send "
                             "Mcp-Session-Id", status_code=405, headers={"allow": "POST"})
-        return NotificationStream(session)
+        stream = self._streams.open(session, queue=GET_QUEUE)
+        if stream is None:
+            return JsonAnswer(error_response(None, rpc.SERVER_BUSY, self._streams.busy()),
+                              status_code=503, headers={"retry-after": "5"})
+        return NotificationStream(session, stream, self._streams)

@@ -1,6 +1,7 @@
-"""The ASGI responses of ``toolhost serve --http``: one POSTed request's exchange (JSON, or
-SSE once the call sends a notification), a legacy session's ``GET`` notification stream, and
-what a legacy session id stands for. ``HttpServer`` (``toolhost.serve.http``) routes to them.
+"""The ASGI response of one POSTed request of ``toolhost serve --http`` (JSON, or SSE once
+the call sends a notification; a ``subscriptions/listen`` stream is one too), and what a
+legacy session id stands for. ``HttpServer`` (``toolhost.serve.http``) routes to them; a
+session's ``GET`` stream is ``toolhost.serve.http_streams.NotificationStream``.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
-from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+from anyio.streams.memory import MemoryObjectReceiveStream
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
@@ -22,23 +23,22 @@ from toolhost.mcp import wire
 from toolhost.mcp.client_requests import ClientChannel, Pending, client_channel
 from toolhost.mcp.jsonrpc import REQUEST_CANCELLED, cancelled_response
 from toolhost.permissions.caller import Caller, as_caller
-from toolhost.serve.base import Handler, error_response
+from toolhost.serve.base import Handler, error_response, stream_dropped
 from toolhost.serve.budget import Budget
 from toolhost.serve.headers import http_status_for
+from toolhost.serve.http_streams import SSE_HEADERS, Stream, Streams, abort_connection
+from toolhost.serve.http_streams import sse_event as _sse_event
 
-__all__ = ["Exchange", "InFlight", "NotificationStream", "Session"]
+__all__ = ["Exchange", "InFlight", "Session"]
 
 log = logging.getLogger("toolhost.serve")
-
-SSE_HEADERS = [(b"content-type", b"text/event-stream"), (b"cache-control", b"no-cache"),
-               (b"x-accel-buffering", b"no")]
-
 
 @dataclass
 class Session:
     """What a legacy (initialize-era) client's session id stands for."""
 
-    streams: set[MemoryObjectSendStream[dict[str, Any]]] = field(default_factory=set)
+    # its open GET and listen streams, oldest first (toolhost.serve.http_streams.Streams)
+    streams: dict[Stream, None] = field(default_factory=dict)
     running: dict[Any, anyio.CancelScope] = field(default_factory=dict)
     # The client's capabilities (from initialize) and the requests we sent it (ctx.elicit,
     # ctx.sample, asks) that it has not answered: it POSTs the answers.
@@ -49,10 +49,7 @@ class Session:
     last_seen: float = 0.0  # time.monotonic() of its last request or stream (SessionTable)
     # time.time() its signed id expires at (SessionTokens): past it, the id is unknown here too
     expires: float = math.inf
-
-
-def _sse_event(message: Mapping[str, Any]) -> bytes:
-    return b"event: message\ndata: " + wire.encode_answer(dict(message)) + b"\n\n"
+    owner: str = ""  # the caller that started it (sessions.owner_of): nobody else may use it
 
 
 class InFlight:
@@ -101,8 +98,13 @@ class Exchange(Response):
     def __init__(self, handler: Handler, message: dict[str, Any], session: Session | None,
                  modern: bool, headers: dict[str, str], in_flight: InFlight,
                  caller: Caller | None, *, json_ok: bool = True, sse_ok: bool = True,
-                 release: Callable[[], None] | None = None, peer: Hashable = None) -> None:
+                 release: Callable[[], None] | None = None, peer: Hashable = None,
+                 stream: Stream | None = None, streams: Streams | None = None) -> None:
         super().__init__()
+        # a listen stream: counted by ``streams`` until it ends, dropped when its client
+        # falls behind (its connection closed at once)
+        self._stream = stream
+        self._streams = streams
         self._peer = peer
         self._release = release  # gives back what the request took of the budgets
         self._caller = caller
@@ -128,14 +130,16 @@ class Exchange(Response):
             self._release()
             self._release = None
         try:
-            await self._exchange(receive, send)
+            await self._exchange(scope, receive, send)
         finally:
             if counted:
                 self._in_flight.leave()
             if self._release is not None:
                 self._release()
+            if self._stream is not None and self._streams is not None:
+                self._streams.done(self._stream, self._session)
 
-    async def _exchange(self, receive: Receive, send: Send) -> None:
+    async def _exchange(self, scope: Scope, receive: Receive, send: Send) -> None:
         outbox_send, outbox = anyio.create_memory_object_stream[tuple[bool, Any]](64)
         request_id = self._message["id"]
 
@@ -149,7 +153,11 @@ class Exchange(Response):
         channel = (ClientChannel(session.capabilities, notify, session.pending)
                    if session is not None and self._sse_ok else None)
 
+        stream = self._stream
+
         async def run() -> None:
+            if stream is not None:  # the core ends it for good with stream.drop
+                stream_dropped.set(stream.drop)
             try:
                 with client_channel(channel), as_caller(self._caller):
                     answer = await self._handler.handle(self._message, notify=notify,
@@ -166,6 +174,14 @@ class Exchange(Response):
             log.info("request %r: client closed the response; cancelling", request_id)
             cancel.cancel()
 
+        async def watch_drop(stream: Stream, cancel: anyio.CancelScope) -> None:
+            await stream.ended.wait()
+            if stream.dropped:
+                log.info("request %r: its stream was dropped; closing the connection",
+                         request_id)
+                abort_connection(scope)
+                cancel.cancel()
+
         started = False
         async with anyio.create_task_group() as tg, outbox_send, outbox:
             self._in_flight.track(tg.cancel_scope)
@@ -173,6 +189,8 @@ class Exchange(Response):
                 self._session.running[request_id] = tg.cancel_scope
             tg.start_soon(run)
             tg.start_soon(watch_disconnect, tg.cancel_scope)
+            if stream is not None:
+                tg.start_soon(watch_drop, stream, tg.cancel_scope)
             try:
                 final, first = await outbox.receive()
                 started = True
@@ -185,6 +203,8 @@ class Exchange(Response):
                 if self._session is not None:
                     self._session.running.pop(request_id, None)
                 tg.cancel_scope.cancel()
+        if stream is not None and stream.dropped:
+            return  # its connection is closed: nothing more can be said on it
         reason = self._in_flight.reason
         cancelled = cancelled_response(request_id) if reason is None else \
             error_response(request_id, REQUEST_CANCELLED, reason)
@@ -237,37 +257,3 @@ class Exchange(Response):
                 break
         self._sse_open = False
         await send({"type": "http.response.body", "body": b""})
-
-
-class NotificationStream(Response):
-    """A legacy session's ``GET`` stream: server notifications until the client leaves."""
-
-    def __init__(self, session: Session) -> None:
-        super().__init__()
-        self._session = session
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        inbox_send, inbox = anyio.create_memory_object_stream[dict[str, Any]](64)
-        self._session.streams.add(inbox_send)
-
-        async def watch_disconnect(cancel: anyio.CancelScope) -> None:
-            while (await receive())["type"] != "http.disconnect":
-                pass
-            cancel.cancel()
-
-        try:
-            async with anyio.create_task_group() as tg, inbox:
-                tg.start_soon(watch_disconnect, tg.cancel_scope)
-                await send({"type": "http.response.start", "status": 200,
-                            "headers": list(SSE_HEADERS)})
-                await send({"type": "http.response.body", "body": b": stream open\n\n",
-                            "more_body": True})
-                async for message in inbox:
-                    await send({"type": "http.response.body", "body": _sse_event(message),
-                                "more_body": True})
-                await send({"type": "http.response.body", "body": b""})
-                tg.cancel_scope.cancel()
-        finally:
-            self._session.streams.discard(inbox_send)
-            inbox_send.close()
-

@@ -21,6 +21,7 @@ from toolhost.compile.tool import CompiledTool
 from toolhost.mcp import McpServer
 from toolhost.mcp import jsonrpc as rpc
 from toolhost.mcp.server import Notify
+from toolhost.serve.base import stream_dropped
 from toolhost.serve.listen_request import MAX_LISTEN_URIS, ListenError, check_uris, wanted
 
 __all__ = ["MAX_LISTEN_URIS", "SEPARATOR", "ServedServer", "expose"]
@@ -70,6 +71,8 @@ class _Listener:
     uris: frozenset[str] = frozenset()
     done: anyio.Event = dataclasses.field(default_factory=anyio.Event)
     dropped: bool = False
+    # the transport's way to end the stream for good (HTTP: close its connection at once)
+    on_drop: Callable[[], None] | None = None
 
     def wants(self, method: str, uri: str | None) -> bool:
         if method == RESOURCE_UPDATED:
@@ -88,6 +91,8 @@ class _Listener:
             log.warning("listen stream %s fell %d notifications behind (its client does not "
                         "read); closing it", repr(self.request_id)[:60], LISTEN_QUEUE)
             self.done.set()
+            if self.on_drop is not None:
+                self.on_drop()
         except (anyio.ClosedResourceError, anyio.BrokenResourceError):
             pass
 
@@ -230,7 +235,7 @@ class ServedServer:
                                       "again later")
         send, receive = anyio.create_memory_object_stream[dict[str, Any]](LISTEN_QUEUE)
         listener = _Listener(send, request_id, asked.tools, asked.resources, asked.prompts,
-                             frozenset(uris))
+                             frozenset(uris), on_drop=stream_dropped.get())
         del asked, message  # the stream keeps only what it hears about
         honored: dict[str, Any] = {key: True for key, on in (
             ("toolsListChanged", listener.tools), ("promptsListChanged", listener.prompts),

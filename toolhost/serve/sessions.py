@@ -15,6 +15,12 @@ signature protects nothing secret: an id carries no authority (authentication is
 token's job), and each id holds 128 random bits, so nobody can guess another client's id
 whatever they know of the key; the signature only stops a replica from believing claims it
 did not issue. A secret of your own still separates deployments that serve the same config.
+
+With OAuth access tokens (``--auth-issuer``) an id is also bound to the caller that started
+the session (a digest of the token's ``iss`` and ``sub``, signed with the rest): another
+caller presenting it, even with a good token of its own, finds the id unknown (404) on
+every replica. So an id that leaks (a proxy's log) lets nobody else answer the session's
+questions (asks, ``ctx.elicit``), cancel its calls, hear its notifications or end it.
 """
 
 from __future__ import annotations
@@ -31,7 +37,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["SECRET_ENV", "EndedSessions", "SessionClaims", "SessionTokens"]
+__all__ = ["SECRET_ENV", "EndedSessions", "SessionClaims", "SessionTokens", "owner_of",
+           "same_owner"]
 
 SECRET_ENV = "TOOLHOST_SESSION_SECRET"
 DEFAULT_TTL = 24 * 3600.0
@@ -48,6 +55,22 @@ class SessionClaims:
     version: str
     capabilities: Mapping[str, Any]
     expires: float
+    owner: str = ""  # owner_of(the caller that started it); "" without OAuth callers
+
+
+def owner_of(caller: Any) -> str:
+    """Who a session belongs to: a digest of an authenticated caller's issuer and subject
+    (``toolhost.permissions.caller.Caller``), or "" when requests carry no caller."""
+    if caller is None:
+        return ""
+    digest = hashlib.sha256(b"toolhost session owner\0" + str(caller.issuer).encode(
+        "utf-8", "replace") + b"\0" + str(caller.subject).encode("utf-8", "replace"))
+    return _b64(digest.digest()[:16])
+
+
+def same_owner(claimed: str, owner: str) -> bool:
+    """Whether a session started by ``claimed`` may be used by ``owner`` (constant time)."""
+    return hmac.compare_digest(claimed.encode(), owner.encode())
 
 
 def _b64(data: bytes) -> str:
@@ -94,12 +117,16 @@ class SessionTokens:
         return cls(None)
 
     def issue(self, version: str, capabilities: Mapping[str, Any] | None = None, *,
-              now: float | None = None) -> str:
+              owner: str = "", now: float | None = None) -> str:
+        """A new signed id; ``owner`` (``owner_of``) binds it to the caller starting it."""
         declared = sorted(k for k in KNOWN_CAPABILITIES
                           if isinstance((capabilities or {}).get(k), Mapping))
         expires = int((time.time() if now is None else now) + self.ttl)
-        body = json.dumps({"v": version[:40], "c": declared, "e": expires,
-                           "n": secrets.token_hex(16)}, separators=(",", ":")).encode()
+        fields: dict[str, Any] = {"v": version[:40], "c": declared, "e": expires,
+                                  "n": secrets.token_hex(16)}
+        if owner:
+            fields["u"] = owner
+        body = json.dumps(fields, separators=(",", ":")).encode()
         payload = _b64(body)
         return f"{payload}.{self._sign(payload)}"
 
@@ -119,13 +146,15 @@ class SessionTokens:
         if not isinstance(body, dict):
             return None
         version, declared, expires = body.get("v"), body.get("c"), body.get("e")
+        owner = body.get("u", "")
         if not isinstance(version, str) or not isinstance(declared, list) \
-                or not isinstance(expires, int) or isinstance(expires, bool):
+                or not isinstance(expires, int) or isinstance(expires, bool) \
+                or not isinstance(owner, str):
             return None
         if expires < (time.time() if now is None else now):
             return None
         return SessionClaims(version, {k: {} for k in declared if k in KNOWN_CAPABILITIES},
-                             float(expires))
+                             float(expires), owner)
 
     def _sign(self, payload: str) -> str:
         data = payload.encode("utf-8", "replace")

@@ -6,15 +6,25 @@ our input, running calls get a few seconds to answer before they are cancelled);
 for it, as MCP asks). Notifications a running call makes (progress) and messages the server
 sends on its own (``notifications/tools/list_changed`` after a reload) share one writer lock,
 so lines never interleave. Nothing but protocol ever goes to the output stream.
+
+Lines are written by a daemon thread of the writer's own (``LineWriter``): a client that
+stops reading our output blocks that thread, never the event loop, and when the client then
+closes our input the server still ends after the grace (the answers nobody reads are given
+up), instead of waiting forever for a write that cannot finish.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import queue
+import threading
 from collections.abc import Callable, Mapping
 from typing import IO, Any
 
 import anyio
+import anyio.from_thread
+import anyio.lowlevel
 from anyio.abc import TaskGroup
 
 from toolhost.excerpt import cut
@@ -34,11 +44,60 @@ from toolhost.serve.base import (
 from toolhost.serve.budget import Budget
 from toolhost.stdout_guard import claim_stdout  # moved there; kept importable from here
 
-__all__ = ["StdioServer", "claim_stdout"]
+__all__ = ["LineWriter", "StdioServer", "claim_stdout"]
 
 log = logging.getLogger("toolhost.serve")
 
 EOF_GRACE_SECONDS = 5.0  # how long calls may still finish after the client closed stdin
+
+
+class LineWriter:
+    """Writes to ``file`` on a daemon thread of its own, one job at a time, in order.
+
+    ``write`` waits for its bytes to be written (or the write to fail); cancelled, it stops
+    waiting but the bytes still go out in order. A write blocked on a client that does not
+    read holds up only this thread, which never keeps the process from exiting.
+    """
+
+    def __init__(self, file: IO[bytes]) -> None:
+        self._file = file
+        self._jobs: queue.SimpleQueue[tuple[bytes, Callable[[BaseException | None], None]]] = \
+            queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
+
+    async def write(self, data: bytes) -> None:
+        """Write ``data`` whole; raises what the write raised (OSError: the peer is gone)."""
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, name="toolhost stdio writer",
+                                            daemon=True)
+            self._thread.start()
+        token = anyio.lowlevel.current_token()
+        done = anyio.Event()
+        outcome: list[BaseException | None] = []
+
+        def finish(exc: BaseException | None) -> None:  # on the writer thread
+            outcome.append(exc)
+            with contextlib.suppress(RuntimeError):  # the loop is gone: nobody waits now
+                anyio.from_thread.run_sync(done.set, token=token)
+
+        self._jobs.put((data, finish))
+        await done.wait()
+        if outcome[0] is not None:
+            raise outcome[0]
+
+    def _run(self) -> None:
+        while True:
+            data, finish = self._jobs.get()
+            try:
+                view = memoryview(data)
+                while view:  # a raw file may take part of it (a signal, a pipe)
+                    written = self._file.write(view)
+                    view = view[written if written is not None else len(view):]
+                self._file.flush()
+            except (OSError, ValueError) as exc:
+                finish(exc)
+            else:
+                finish(None)
 
 
 class StdioServer:
@@ -57,7 +116,7 @@ class StdioServer:
         self._grace = grace
         self._idle = anyio.Event()
         self._reader = reader
-        self._writer = writer
+        self._writer = LineWriter(writer)
         self._lock = anyio.Lock()
         self._running: dict[Any, anyio.CancelScope] = {}
         # Requests in flight and the bytes of their lines: past either limit, the excess is
@@ -78,14 +137,10 @@ class StdioServer:
             if self._closed:
                 return
             try:
-                await anyio.to_thread.run_sync(self._write, data)
+                await self._writer.write(data)
             except (BrokenPipeError, ValueError, OSError):
                 # The peer went away: nothing more can be said to it.
                 self._closed = True
-
-    def _write(self, data: bytes) -> None:
-        self._writer.write(data)
-        self._writer.flush()
 
     async def run(self) -> None:
         """Serve until the input ends (the client closed our stdin); then stop running calls."""

@@ -1,0 +1,124 @@
+"""A request head (its line and headers) is bounded before it is parsed: over
+``MAX_HEADER_LINES`` headers or ``MAX_HEAD_BYTES`` bytes is answered 431 and the connection
+closed, however it arrives (at once: h11 itself only bounds a head still incomplete; in
+pieces; pipelined behind another request). Parsing 6,000 headers cost twenty plain requests.
+A real ``toolhost serve`` and raw sockets; the count itself, against h11, by Hypothesis."""
+
+from __future__ import annotations
+
+import socket
+import sys
+import time
+from collections.abc import Iterator
+from urllib.parse import urlsplit
+
+import h11
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tests.serve.conftest import http_server
+from tests.serve.kb_config import KB_HEAD
+from toolhost.serve.http_limits import MAX_HEAD_BYTES, MAX_HEADER_LINES, head_too_large
+
+BODY = (b'{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":'
+        b'{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}')
+
+
+@pytest.fixture(scope="module")
+def where(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, int]]:
+    tmp = tmp_path_factory.mktemp("head")
+    (tmp / "kb.yaml").write_text(KB_HEAD + "permissions:\n  default: allow\n")
+    argv = [sys.executable, "-m", "toolhost", "serve", str(tmp / "kb.yaml"), "--transport",
+            "http", "--port", "0"]
+    with http_server(argv, tmp / "server.log") as url:
+        parts = urlsplit(url)
+        yield parts.hostname or "", parts.port or 0
+
+
+def head(extra: list[tuple[str, str]], *, close: bool = True) -> bytes:
+    lines = [b"POST /mcp HTTP/1.1", b"host: 127.0.0.1", b"content-type: application/json",
+             b"content-length: %d" % len(BODY)]
+    if close:
+        lines.append(b"connection: close")
+    lines += [f"{k}: {v}".encode() for k, v in extra]
+    return b"\r\n".join(lines) + b"\r\n\r\n" + BODY
+
+
+def exchange(where: tuple[str, int], data: bytes, pieces: int = 1) -> bytes:
+    with socket.create_connection(where, timeout=10) as sock:
+        step = -(-len(data) // pieces)
+        try:
+            for start in range(0, len(data), step):
+                sock.sendall(data[start:start + step])
+                if pieces > 1:
+                    time.sleep(0.05)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # refused before it was all sent: what the server said is still read
+        out = b""
+        try:
+            while chunk := sock.recv(65536):
+                out += chunk
+        except ConnectionResetError:
+            pass
+        return out
+
+
+def status(answer: bytes) -> int:
+    return int(answer.split(b" ", 2)[1]) if answer.startswith(b"HTTP/1.1 ") else 0
+
+
+FEW = 4  # the headers every request here has (host, content-type, -length, connection)
+CASES = [
+    ("100 headers in all", [(f"x-{i}", "a") for i in range(MAX_HEADER_LINES - FEW)], 200),
+    ("one more", [(f"x-{i}", "a") for i in range(MAX_HEADER_LINES - FEW + 1)], 431),
+    ("6,000 headers", [(f"x-{i}", "a") for i in range(6000)], 431),
+    ("a 15 KiB cookie", [("cookie", "c" * 15_000)], 200),
+    ("a 17 KiB cookie", [("cookie", "c" * 17_000)], 431),
+    ("60 KiB in 90 headers", [(f"x-{i}", "v" * 680) for i in range(90)], 431),
+]
+
+
+@pytest.mark.parametrize("pieces", [1, 4], ids=["at once", "in pieces"])
+@pytest.mark.parametrize(("name", "extra", "expected"), CASES, ids=[c[0] for c in CASES])
+def test_a_request_head_is_bounded(where: tuple[str, int], name: str,
+                                   extra: list[tuple[str, str]], expected: int,
+                                   pieces: int) -> None:
+    answer = exchange(where, head(extra), pieces)
+    if expected == 431 and pieces > 1 and status(answer) == 0:
+        return  # refused while it was still arriving: the client saw the connection reset
+    assert status(answer) in ((431, 400) if expected == 431 and pieces > 1 else (expected,)), \
+        answer[:200]
+
+
+@pytest.mark.parametrize(("name", "extra", "expected"), CASES[1:3], ids=[c[0] for c in CASES[1:3]])
+def test_a_pipelined_head_is_bounded_too(where: tuple[str, int], name: str,
+                                         extra: list[tuple[str, str]], expected: int) -> None:
+    answer = exchange(where, head([], close=False) + head(extra))
+    assert answer.startswith(b"HTTP/1.1 200 "), answer[:200]  # the first one is answered
+    assert b"HTTP/1.1 431 " in answer, answer[-300:]
+
+
+def test_the_server_still_answers(where: tuple[str, int]) -> None:
+    assert status(exchange(where, head([]))) == 200
+
+
+header = st.tuples(st.text("abcdefghijklmnopqrstuvwxyz-", min_size=1, max_size=20),
+                   st.text("abcdefghijklmnopqrstuvwxyz0123456789 =;", max_size=400))
+
+
+@given(st.lists(header, max_size=140), st.integers(1, 3))
+def test_the_count_agrees_with_what_h11_parses(headers: list[tuple[str, str]],
+                                               cut_at: int) -> None:
+    data = head(headers)
+    conn = h11.Connection(h11.SERVER, max_incomplete_event_size=10**9)
+    conn.receive_data(data)
+    event = conn.next_event()
+    assert isinstance(event, h11.Request)
+    size = data.find(b"\r\n\r\n")
+    expected = len(event.headers) > MAX_HEADER_LINES or size > MAX_HEAD_BYTES
+    assert head_too_large(data) == expected
+    # what has arrived of it so far is judged on what is there
+    partial = data[:size * cut_at // 4]
+    if head_too_large(partial):
+        assert expected

@@ -1,0 +1,175 @@
+"""The long-lived streams of ``toolhost serve --transport http``, counted and ended for good.
+
+Two kinds of response stay open for as long as their client likes: a legacy session's
+``GET /mcp`` stream and a ``subscriptions/listen`` stream (``POST``). Each is a ``Stream``
+here, counted by the server's ``Streams``:
+
+* at most ``Streams.limit`` open at once on the server (half of ``--max-connections``, so
+  streams never take every connection from requests); one more is refused "server busy";
+* at most ``MAX_SESSION_STREAMS`` per legacy session: one more ends the session's oldest (a
+  client that reconnects gets its new stream even when its old connection is half dead);
+* a stream whose client stops reading is *dropped*: its connection is closed at once (the
+  bytes queued for it are thrown away), so its task, its queue and its socket are freed
+  instead of waiting for a client that may never read again.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+import anyio
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+from starlette.responses import Response
+from starlette.types import Receive, Scope, Send
+
+from toolhost.mcp import wire
+
+if TYPE_CHECKING:
+    from toolhost.serve.http_exchange import Session
+
+__all__ = ["ABORT_EXTENSION", "GET_QUEUE", "MAX_SESSION_STREAMS", "NotificationStream",
+           "Stream", "Streams", "abort_connection", "sse_event"]
+
+log = logging.getLogger("toolhost.serve")
+
+MAX_SESSION_STREAMS = 4  # GET and listen streams of one legacy session
+GET_QUEUE = 64  # notifications waiting for one GET stream; one more and it is dropped
+# the scope extension (toolhost.serve.http_limits' protocol) that closes the connection now
+ABORT_EXTENSION = "toolhost.abort"
+SSE_HEADERS = [(b"content-type", b"text/event-stream"), (b"cache-control", b"no-cache"),
+               (b"x-accel-buffering", b"no")]
+
+def abort_connection(scope: Scope) -> bool:
+    """Close the connection carrying ``scope``'s request at once, throwing away what is
+    queued for it; False when the server offers no way to (then end the response)."""
+    abort = scope.get("extensions", {}).get(ABORT_EXTENSION)
+    if not callable(abort):
+        return False
+    abort()
+    return True
+
+
+def sse_event(message: Mapping[str, Any]) -> bytes:
+    return b"event: message\ndata: " + wire.encode_answer(dict(message)) + b"\n\n"
+
+
+class Stream:
+    """One open stream as the server counts it. ``ended`` is set when it must stop: dropped
+    (``drop``: close its connection now) or closed (``close``: a GET stream sends what is
+    queued, then ends). A GET stream has a queue (``offer``); a listen stream hears through
+    the core and has none."""
+
+    def __init__(self, queue: int = 0) -> None:
+        self.ended = anyio.Event()
+        self.dropped = False
+        self.inbox: MemoryObjectReceiveStream[dict[str, Any]] | None = None
+        self._send: MemoryObjectSendStream[dict[str, Any]] | None = None
+        if queue:
+            self._send, self.inbox = anyio.create_memory_object_stream[dict[str, Any]](queue)
+
+    def offer(self, message: dict[str, Any]) -> None:
+        """Queue ``message`` without waiting; a stream whose queue is full is dropped."""
+        if self._send is None or self.ended.is_set():
+            return
+        try:
+            self._send.send_nowait(message)
+        except anyio.WouldBlock:
+            log.warning("a GET stream fell %d notifications behind (its client does not "
+                        "read); closing its connection", GET_QUEUE)
+            self.drop()
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+            pass
+
+    def drop(self) -> None:
+        """End the stream now: its connection is closed, what is queued is thrown away."""
+        self.dropped = True
+        self.ended.set()
+
+    def close(self) -> None:
+        """End a GET stream after what is queued (a listen stream ends with the core's
+        ``close`` on shutdown, or when its client goes)."""
+        if self._send is not None:
+            self._send.close()
+
+
+class Streams:
+    """The streams open on one server: at most ``limit``, and ``MAX_SESSION_STREAMS`` a
+    session (kept in ``session.streams``, oldest first)."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.count = 0
+
+    def open(self, session: Session | None, *, queue: int = 0) -> Stream | None:
+        """A new stream, or None when the server has ``limit`` open."""
+        if self.count >= self.limit:
+            log.warning("refused a stream: %s are open (half of --max-connections)",
+                        f"{self.count:,}")
+            return None
+        stream = Stream(queue)
+        if session is not None:
+            while len(session.streams) >= MAX_SESSION_STREAMS:
+                oldest = next(iter(session.streams))
+                log.info("closed a session's oldest stream: it opened more than %d",
+                         MAX_SESSION_STREAMS)
+                del session.streams[oldest]
+                oldest.drop()
+            session.streams[stream] = None
+        self.count += 1
+        return stream
+
+    def done(self, stream: Stream, session: Session | None) -> None:
+        """``stream`` ended: it no longer counts."""
+        self.count -= 1
+        if session is not None:
+            session.streams.pop(stream, None)
+
+    def busy(self) -> str:
+        return (f"Server busy: {self.count:,} streams are open (toolhost serve "
+                "--max-connections: at most half of them); try again later")
+
+
+class NotificationStream(Response):
+    """A legacy session's ``GET`` stream: server notifications until the client leaves, the
+    session ends (what is queued, then the end) or the stream is dropped (at once)."""
+
+    def __init__(self, session: Session, stream: Stream, streams: Streams) -> None:
+        super().__init__()
+        self._session = session
+        self._stream = stream
+        self._streams = streams
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        stream = self._stream
+        inbox = stream.inbox
+        assert inbox is not None
+
+        async def watch_disconnect(cancel: anyio.CancelScope) -> None:
+            while (await receive())["type"] != "http.disconnect":
+                pass
+            cancel.cancel()
+
+        async def watch_drop(cancel: anyio.CancelScope) -> None:
+            await stream.ended.wait()
+            if stream.dropped:
+                abort_connection(scope)
+                cancel.cancel()
+
+        try:
+            async with anyio.create_task_group() as tg, inbox:
+                tg.start_soon(watch_disconnect, tg.cancel_scope)
+                tg.start_soon(watch_drop, tg.cancel_scope)
+                await send({"type": "http.response.start", "status": 200,
+                            "headers": list(SSE_HEADERS)})
+                await send({"type": "http.response.body", "body": b": stream open\n\n",
+                            "more_body": True})
+                async for message in inbox:
+                    await send({"type": "http.response.body", "body": sse_event(message),
+                                "more_body": True})
+                await send({"type": "http.response.body", "body": b""})
+                tg.cancel_scope.cancel()
+        finally:
+            stream.close()
+            self._streams.done(stream, self._session)
