@@ -44,7 +44,7 @@ from toolhost.mcp.toolset import BadCursor, ToolSet
 from toolhost.redaction import scrub
 from toolhost.results import ToolResult
 
-__all__ = ["Guard", "McpServer", "Notify", "ReadGuard"]
+__all__ = ["Guard", "McpServer", "Notify", "PromptGuard", "ReadGuard"]
 
 log = logging.getLogger("toolhost.mcp")
 _call_log = logging.getLogger("toolhost.call")
@@ -58,6 +58,10 @@ TOOL_USE_ID_META_KEY = "claudecode/toolUseId"  # the Claude CLI's id of the mode
 
 ReadGuard = Callable[[str], Awaitable[str | None]]
 """Runs before each resources/read with the URI; a returned message refuses the read."""
+
+PromptGuard = Callable[[str, Mapping[str, Any]], Awaitable[str | None]]
+"""Runs before each prompts/get (and completion/complete on a prompt) with the prompt's name
+and arguments; a returned message refuses it."""
 
 
 class _RpcError(Exception):
@@ -109,6 +113,7 @@ class McpServer:
         self._content = ContentMethods(content or ServerContent(), page_size)
         self._content_capabilities: tuple[str, ...] = ()
         self.read_guard: ReadGuard | None = None
+        self.prompt_guard: PromptGuard | None = None
         # a tool name this server does not list -> why (an imported server that is not
         # available yet: ``toolhost.gateway.pending``): a tool error instead of Unknown tool
         self.unavailable: Callable[[str], str | None] | None = None
@@ -214,6 +219,8 @@ class McpServer:
                     refused = "the permission check failed"
                 if refused is not None:
                     raise _RpcError(rpc.INVALID_REQUEST, f"Resource read denied: {refused}")
+            if attr in ("prompts_get", "complete") and self.prompt_guard is not None:
+                await self._prompt_allowed(params, attr == "complete")
             try:
                 if listing:
                     result = await method(params)
@@ -228,6 +235,29 @@ class McpServer:
                 return result  # type: ignore[no-any-return]
             return {**result, **self._modern_list_extra} if listing else self._modern(result)
         return handler
+
+    async def _prompt_allowed(self, params: Mapping[str, Any], completing: bool) -> None:
+        """Raise unless the prompt rules allow this prompts/get (or a completion of one of
+        the prompt's arguments: decided on the prompt with no arguments). Fail closed."""
+        assert self.prompt_guard is not None
+        arguments: Any = {}
+        if completing:
+            ref = params.get("ref")
+            if not _is_mapping(ref) or ref.get("type") != "ref/prompt":
+                return  # a template's completion: its values are not a read
+            name = ref.get("name")
+        else:
+            name, arguments = params.get("name"), params.get("arguments")
+        if not isinstance(name, str):
+            return  # the method says what is wrong
+        try:
+            refused = await self.prompt_guard(name, arguments if _is_mapping(arguments)
+                                              else {})
+        except Exception as exc:  # fail closed, as for tools
+            log_failure(log, f"permission guard for prompts/get {cut(name, 100)}", exc)
+            refused = "the permission check failed"
+        if refused is not None:
+            raise _RpcError(rpc.INVALID_REQUEST, f"Prompt denied: {refused}")
 
     def initialize_result(self, protocol_version: str = rpc.LATEST_HANDSHAKE_VERSION
                           ) -> dict[str, Any]:
