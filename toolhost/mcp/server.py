@@ -39,6 +39,7 @@ from toolhost.mcp.client_requests import (
     current_channel,
 )
 from toolhost.mcp.content import MAX_URI_CHARS, ContentMethods, MethodError
+from toolhost.mcp.content_guards import PromptGuard, ReadGuard, completion_readable, prompt_allowed
 from toolhost.mcp.round_trip import decode_state, encode_state
 from toolhost.mcp.toolset import BadCursor, ToolSet
 from toolhost.redaction import scrub
@@ -56,12 +57,6 @@ sent instead of calling the tool."""
 
 TOOL_USE_ID_META_KEY = "claudecode/toolUseId"  # the Claude CLI's id of the model's tool_use
 
-ReadGuard = Callable[[str], Awaitable[str | None]]
-"""Runs before each resources/read with the URI; a returned message refuses the read."""
-
-PromptGuard = Callable[[str, Mapping[str, Any]], Awaitable[str | None]]
-"""Runs before each prompts/get (and completion/complete on a prompt) with the prompt's name
-and arguments; a returned message refuses it."""
 
 
 class _RpcError(Exception):
@@ -219,9 +214,11 @@ class McpServer:
                     refused = "the permission check failed"
                 if refused is not None:
                     raise _RpcError(rpc.INVALID_REQUEST, f"Resource read denied: {refused}")
-            if attr in ("prompts_get", "complete") and self.prompt_guard is not None:
-                await self._prompt_allowed(params, attr == "complete")
             try:
+                if attr in ("prompts_get", "complete") and self.prompt_guard is not None:
+                    await prompt_allowed(self.prompt_guard, params, attr == "complete")
+                if attr == "complete" and self.read_guard is not None:
+                    await completion_readable(self.read_guard, self._content.content, params)
                 if listing:
                     result = await method(params)
                 elif attr in ("subscribe", "unsubscribe"):
@@ -235,29 +232,6 @@ class McpServer:
                 return result  # type: ignore[no-any-return]
             return {**result, **self._modern_list_extra} if listing else self._modern(result)
         return handler
-
-    async def _prompt_allowed(self, params: Mapping[str, Any], completing: bool) -> None:
-        """Raise unless the prompt rules allow this prompts/get (or a completion of one of
-        the prompt's arguments: decided on the prompt with no arguments). Fail closed."""
-        assert self.prompt_guard is not None
-        arguments: Any = {}
-        if completing:
-            ref = params.get("ref")
-            if not _is_mapping(ref) or ref.get("type") != "ref/prompt":
-                return  # a template's completion: its values are not a read
-            name = ref.get("name")
-        else:
-            name, arguments = params.get("name"), params.get("arguments")
-        if not isinstance(name, str):
-            return  # the method says what is wrong
-        try:
-            refused = await self.prompt_guard(name, arguments if _is_mapping(arguments)
-                                              else {})
-        except Exception as exc:  # fail closed, as for tools
-            log_failure(log, f"permission guard for prompts/get {cut(name, 100)}", exc)
-            refused = "the permission check failed"
-        if refused is not None:
-            raise _RpcError(rpc.INVALID_REQUEST, f"Prompt denied: {refused}")
 
     def initialize_result(self, protocol_version: str = rpc.LATEST_HANDSHAKE_VERSION
                           ) -> dict[str, Any]:
