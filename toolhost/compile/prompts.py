@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from toolhost.backends.base import CallContext
 from toolhost.compile.content import PromptError
+from toolhost.compile.prompt_render import render_bounded
 from toolhost.compile.tool import CompiledTool
 from toolhost.config.content_model import PromptConfig
 from toolhost.excerpt import cut
@@ -56,16 +57,10 @@ class CompiledPrompt:
                 raise PromptError(cut(result.text_content, 500))
             messages = _messages(result.structured, result.text_content)
         else:
-            from jinja2 import TemplateError
-
             every = {name: values.get(name) for name, _, _ in self.arguments}
-            try:
-                messages = [{"role": role, "content": {"type": "text",
-                                                       "text": template.render(every)}}
-                            for role, template in self.templates]
-            except TemplateError as exc:
-                raise PromptError(f"prompt '{self.config.name}' could not be rendered: "
-                                  f"{cut(str(exc), 300)}") from None
+            messages = [{"role": role, "content": {"type": "text", "text": text}}
+                        for role, text in await render_bounded(self.config.name,
+                                                               self.templates, every)]
         out: dict[str, Any] = {"messages": messages}
         if self.config.description:
             out["description"] = self.config.description
