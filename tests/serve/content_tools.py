@@ -17,3 +17,19 @@ def briefing(topic: str, audience: str = "engineers") -> list[dict[str, str]]:
 def environments(value: str) -> list[str]:
     """Environments whose names start with ``value``."""
     return ["production", "preview", "staging"]
+
+
+def embedded(kind: str, size: str) -> object:
+    """An embedded resource (or image) of ``size`` characters or bytes, as a backend may
+    return it instead of text."""
+    from toolhost.content import Image, Resource
+
+    n = int(size)
+    if kind == "text":
+        return Resource("other://text", text="E" * n, mime_type="text/plain")
+    if kind == "blob":
+        return Resource("other://blob", blob=b"\x00" * n, mime_type="application/octet-stream")
+    if kind == "many":
+        return [Resource(f"other://{i}", text="E" * n, mime_type="text/plain")
+                for i in range(4)]
+    return Image(b"\x89PNG\r\n\x1a\n" + b"\x00" * n)
