@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from .stdio_peer import StdioPeer, stdio_peer
+from .stdio_peer import INIT, StdioPeer, stdio_peer
 
 CONFIG = """\
 toolhost: 1
@@ -147,3 +148,26 @@ def test_each_decision_has_an_audit_line_without_the_secret(peer: StdioPeer) -> 
     assert mine[-1]["arguments"]["server"] == "kb"
     assert mine[-1]["arguments"]["name"] == "payroll"
     assert KEY not in json.dumps(lines)
+
+
+@pytest.mark.parametrize(("action", "served"), [("accept", True), ("decline", False),
+                                                ("cancel", False)])
+def test_an_ask_is_put_to_the_person_at_a_client_that_can_elicit(
+        tmp_path: Path, action: str, served: bool) -> None:
+    (tmp_path / "p.yaml").write_text(CONFIG % {"default": "allow"})
+    init = {**INIT, "params": {**INIT["params"], "capabilities": {"elicitation": {}}}}
+    with stdio_peer(tmp_path / "p.yaml", "--server", "kb", initialize=init,
+                    extra_env={"PROMPT_API_TOKEN": KEY}) as peer:
+        peer.request("ask", "prompts/get", {"name": "careful"})
+        question = peer.wait_for(lambda m: m.get("method") == "elicitation/create")
+        text = question["params"]["message"]
+        assert "GetMcpPromptTool" in text and '"name": "careful"' in text
+        assert KEY not in text  # the rule's message is redacted
+        peer.send({"jsonrpc": "2.0", "id": question["id"],
+                   "result": {"action": action, **({"content": {}} if served else {})}})
+        answer = peer.wait_for("ask")
+    if served:
+        assert "CAREFUL text" in str(answer.get("result")), answer
+    else:
+        assert answer.get("error", {}).get("code") == -32600, answer
+        assert "CAREFUL" not in str(answer)
