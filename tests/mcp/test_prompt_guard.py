@@ -97,3 +97,23 @@ def test_the_guard_sees_the_name_and_arguments(method: str,
     assert "result" in answer, answer
     given = params.get("arguments") if method == "prompts/get" else None
     assert seen == [("p", dict(given or {}))]
+
+
+@pytest.mark.parametrize(("method", "params"), [
+    ("prompts/get", {"name": "nope"}),
+    ("prompts/get", {"name": "n" * 100_000}),
+    ("completion/complete", {"ref": {"type": "ref/prompt", "name": "nope"},
+                             "argument": {"name": "who", "value": ""}}),
+])
+def test_an_unknown_prompt_is_not_asked_about(method: str, params: Mapping[str, Any]) -> None:
+    seen: list[str] = []
+
+    async def guard(name: str, arguments: Mapping[str, Any]) -> str | None:
+        seen.append(name)
+        return "no"
+
+    core, _ = _server(guard)
+    answer = _ask(core, method, params)
+    assert answer["error"]["code"] == -32602 and "unknown prompt" in answer["error"]["message"]
+    assert len(answer["error"]["message"]) < 300
+    assert seen == []

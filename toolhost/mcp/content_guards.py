@@ -34,10 +34,11 @@ PromptGuard = Callable[[str, Mapping[str, Any]], Awaitable[str | None]]
 and arguments; a returned message refuses it."""
 
 
-async def prompt_allowed(guard: PromptGuard, params: Mapping[str, Any],
-                         completing: bool) -> None:
+async def prompt_allowed(guard: PromptGuard, content: ServerContent,
+                         params: Mapping[str, Any], completing: bool) -> None:
     """Raise unless ``guard`` allows this prompts/get (or a completion of one of the prompt's
-    arguments: decided on the prompt with no arguments)."""
+    arguments: decided on the prompt with no arguments). A name no prompt has is not asked
+    about (the method answers "unknown prompt"; the audit log holds no made-up names)."""
     arguments: Any = {}
     if completing:
         ref = params.get("ref")
@@ -46,7 +47,7 @@ async def prompt_allowed(guard: PromptGuard, params: Mapping[str, Any],
         name = ref.get("name")
     else:
         name, arguments = params.get("name"), params.get("arguments")
-    if not isinstance(name, str):
+    if not isinstance(name, str) or name not in content.prompts:
         return  # the method says what is wrong
     try:
         refused = await guard(name, arguments if isinstance(arguments, Mapping) else {})

@@ -216,7 +216,8 @@ class McpServer:
                     raise _RpcError(rpc.INVALID_REQUEST, f"Resource read denied: {refused}")
             try:
                 if attr in ("prompts_get", "complete") and self.prompt_guard is not None:
-                    await prompt_allowed(self.prompt_guard, params, attr == "complete")
+                    await prompt_allowed(self.prompt_guard, self._content.content, params,
+                                         attr == "complete")
                 if attr == "complete" and self.read_guard is not None:
                     await completion_readable(self.read_guard, self._content.content, params)
                 if listing:
