@@ -89,3 +89,13 @@ def test_permissions_check_answers_for_a_prompt(tmp_path: Path, given: dict[str,
     answer = json.loads(done.stdout)
     assert answer["decision"] == decision, done.stdout + done.stderr
     assert "not a tool of this config" not in done.stdout + done.stderr
+
+
+@pytest.mark.parametrize("rule", ["GetMcpPromptTool", "GetMcp*", "*"])
+def test_a_whole_prompt_deny_is_not_passed_to_the_cli(rule: str) -> None:
+    from toolhost.config.model import Origin, PermissionsConfig, RuleConfig
+    from toolhost.permissions.policy import compile_policy
+
+    deny = RuleConfig(effect="deny", tool=rule, origin=Origin("<t>", 1, 1))
+    policy = compile_policy(PermissionsConfig(rules=(deny,)), tool_names=("mcp__kb__add",))
+    assert "GetMcpPromptTool" not in policy.disallowed_tools()
