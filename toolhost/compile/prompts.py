@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 __all__ = ["MAX_ARGUMENT_CHARS", "CompiledPrompt", "PromptError"]
 
 MAX_ARGUMENT_CHARS = 1_000_000
+_CUT_NOTE = "\n\n[toolhost: output cut: "  # toolhost.compile.shaping's note, as it starts
 
 
 @dataclass(frozen=True)
@@ -53,6 +54,12 @@ class CompiledPrompt:
         values = self._check(arguments)
         if self.tool is not None:
             result = await self.tool.call(values, ctx)
+            if result.is_error and _CUT_NOTE in result.text_content:
+                # its messages as JSON were over the output cut: their head is no error
+                raise PromptError(f"prompt '{self.config.name}' returned more than "
+                                  f"{self.tool.max_output_chars:,} characters of messages "
+                                  "(a python prompt's answer is cut like a tool's: "
+                                  "max_output_chars)")
             if result.is_error:
                 raise PromptError(cut(result.text_content, 500))
             messages = _messages(result.structured, result.text_content)
