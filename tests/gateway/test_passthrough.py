@@ -88,3 +88,26 @@ def test_an_upstream_error_code_is_kept_only_when_it_is_an_integer() -> None:
     assert UpstreamError("x", -32002).code == -32002
     for odd in (None, True, "-32002", [-32002], {"code": 1}, 1.5):
         assert UpstreamError("x", odd).code is None
+
+
+@pytest.mark.parametrize("flags", [(), ("--all",)])
+async def test_an_upstream_prompt_meets_the_prompt_rules(tmp_path: Path,
+                                                         flags: tuple[str, ...]) -> None:
+    extra = """\
+  local:
+    tools:
+      add: {python: "toolhost.demo:add"}
+""" if flags else ""
+    path = config(tmp_path, extra)
+    path.write_text(path.read_text() + """\
+    - tool: GetMcpPromptTool
+      when: {server: notes, name: summarize, arguments.style: long}
+      message: No long summaries.
+""")
+    async with Client(serve(path, *flags), mode="legacy") as client:
+        listed = await client.list_prompts(cache_mode="bypass")  # the upstream is in
+        [name] = [p.name for p in listed.prompts]  # only notes has prompts: not prefixed
+        with pytest.raises(MCPError, match="No long summaries"):
+            await client.get_prompt(name, {"topic": "x", "style": "long"})
+        got = await client.get_prompt(name, {"topic": "x", "style": "short"})
+        assert got.messages[0].content.text == "Summarize x in a short way."

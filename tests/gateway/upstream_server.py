@@ -124,6 +124,21 @@ if os.environ.get("UPSTREAM_CONTENT"):  # resources, a template and a prompt to 
     def summarize(topic: str, style: str = "short") -> str:
         return f"Summarize {topic} in a {style} way."
 
+if os.environ.get("UPSTREAM_CONTENT") and os.environ.get("UPSTREAM_BIG"):
+    # answers of any size: N characters of text, N bytes of blob, a prompt of PARTS messages
+    @app.resource("notes://big/{n}", name="big")
+    def big(n: str) -> str:
+        return "B" * int(n)
+
+    @app.resource("notes://blob/{n}", name="blob", mime_type="application/octet-stream")
+    def blob(n: str) -> bytes:
+        return b"\x00" * int(n)
+
+    @app.prompt(description="A long prompt")
+    def long(n: str, parts: str = "1") -> list[dict[str, Any]]:
+        return [{"role": "user", "content": {"type": "text", "text": f"{i}" + "P" * int(n)}}
+                for i in range(int(parts))]
+
 
 async def shelve(ctx: Context, add: str = "", more: int = 0, drop: str = "",
                  prompt: str = "", unprompt: str = "", fail: bool = False,

@@ -63,6 +63,8 @@ permissions:
   allow:
     - tool: ReadMcpResourceTool
       when: {{server: kb}}
+    - tool: GetMcpPromptTool
+      when: {{server: kb}}
   deny:
     - tool: ReadMcpResourceTool
       when: {{uri: {{glob: "tickets://T-666"}}}}

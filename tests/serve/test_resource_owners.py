@@ -110,3 +110,58 @@ def test_an_upstream_cannot_claim_a_declared_uri_or_toolhost_ones(peer: StdioPee
     else:
         assert "toolhost://kb/runbook" not in uris
     assert "left out" in peer.log() and "toolhost://kb/runbook" in peer.log()
+
+
+ONE_OWNER = """\
+toolhost: 1
+servers:
+  kb:
+    resources:
+      notes: {directory: notes, uri: "notes://kb"}
+      ticket:
+        uri: "tickets://{id}"
+        command: [echo, "--", "ticket {{ id }}"]
+    prompts:
+      payroll: {template: "PAYROLL text"}
+      hello: {template: "hello text"}
+  other:
+    tools:
+      add: {python: "toolhost.demo:add"}
+permissions:
+  default: allow
+  deny:
+    - tool: ReadMcpResourceTool
+      when: {server: kb, uri: {glob: "notes://kb/secret*"}}
+      message: sealed notes
+    - tool: ReadMcpResourceTool
+      when: {server: kb, uri: {glob: "tickets://9*"}}
+      message: sealed ticket
+    - tool: GetMcpPromptTool
+      when: {server: kb, name: payroll}
+      message: sealed prompt
+"""
+
+
+@pytest.mark.parametrize("flags", [("--all",), ("--server", "kb"), ("--server", "kb",
+                                                                    "--server", "other")])
+def test_a_server_rule_holds_when_one_served_server_has_all_the_content(
+        tmp_path: Path, flags: tuple[str, ...]) -> None:
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "secret.md").write_text("TOP SECRET\n")
+    (tmp_path / "notes" / "open.md").write_text("open notes\n")
+    (tmp_path / "one.yaml").write_text(ONE_OWNER)
+    with stdio_peer(tmp_path / "one.yaml", *flags) as peer:
+        for i, uri in enumerate(["notes://kb/secret.md", "notes://kb/%73ecret.md",
+                                 "tickets://9", "tickets://%39"]):
+            answer = peer.ask(f"r{i}", "resources/read", {"uri": uri}, timeout=30)
+            assert "sealed" in str(answer.get("error")), (uri, answer)
+            assert "TOP SECRET" not in str(answer) and "ticket 9" not in str(answer)
+        assert "open notes" in str(peer.ask("open", "resources/read",
+                                            {"uri": "notes://kb/open.md"}))
+        subscribed = peer.ask("sub", "resources/subscribe", {"uri": "notes://kb/secret.md"})
+        assert "sealed" in str(subscribed.get("error")), subscribed
+        listed = peer.ask("list", "prompts/list")["result"]["prompts"]
+        prefix = "kb__" if "kb__hello" in str(listed) else ""
+        denied = peer.ask("p1", "prompts/get", {"name": prefix + "payroll"})
+        assert "sealed prompt" in str(denied.get("error")), denied
+        assert "hello text" in str(peer.ask("p2", "prompts/get", {"name": prefix + "hello"}))

@@ -105,6 +105,8 @@ class ServerContent:
     # imported server still pending, so a client that connects now knows to ask for them
     # (``PENDING``)
     promised: frozenset[str] = frozenset()
+    # a listed prompt name -> (its server, its own name) (several servers served as one)
+    prompt_owners: Mapping[str, tuple[str, str]] = field(default_factory=dict)
 
     def __bool__(self) -> bool:
         return bool(self.resources or self.prompts)
@@ -133,6 +135,11 @@ class ServerContent:
             if values is not None:
                 return index, resource, values
         return None
+
+    def prompt_owner(self, name: str) -> tuple[str, str] | None:
+        """The served server and own name of the prompt listed as ``name`` (several servers
+        served as one: ``<server>__<prompt>``), or None (one server, or no such prompt)."""
+        return self.prompt_owners.get(name)
 
     def exists(self, uri: str) -> bool:
         """Whether a read of ``uri`` (canonical) could be served: a resource answers to it
@@ -194,21 +201,29 @@ def merge_content(contents: Mapping[str, ServerContent]) -> ServerContent:
     """Several servers served as one: resources side by side, each URI answered by one owner
     (declared resources first; an upstream's claim on a URI already owned, or on
     ``toolhost://``, left out with a warning: ``toolhost.compile.content_claims``), prompts
-    named ``<server>__<prompt>`` like the tools."""
-    resources, owners, dropped = arrange(contents)
+    named ``<server>__<prompt>`` like the tools. Each resource and prompt keeps the server
+    it is of (``owner``, ``prompt_owner``), even when only one server has any: rules name
+    that server, not the name the servers are served under."""
+    resources, owners, _ = arrange(contents)
     if len(contents) <= 1:
-        only = next(iter(contents.values()), ServerContent())
-        return replace(only, resources=resources) if dropped else only
+        if not contents:
+            return ServerContent()
+        [(server, only)] = contents.items()
+        return replace(only, resources=resources, owners=owners,
+                       prompt_owners={name: (server, name) for name in only.prompts})
     promised = frozenset().union(*(c.promised for c in contents.values()))
     prompts: dict[str, Prompt] = {}
+    prompt_owners: dict[str, tuple[str, str]] = {}
     completions: dict[tuple[str, str], Mapping[str, tuple[str, ...] | CompiledTool]] = {}
     for server, content in contents.items():
         for name, prompt in content.prompts.items():
             joined = f"{server}__{name}"
             prompts[joined] = prompt.renamed(joined)
+            prompt_owners[joined] = (server, name)
         for (kind, ref), sources in content.completions.items():
             completions[kind, f"{server}__{ref}" if kind == "ref/prompt" else ref] = sources
-    return ServerContent(resources, prompts, completions, owners, promised)
+    return ServerContent(resources, prompts, completions, owners, promised=promised,
+                         prompt_owners=prompt_owners)
 
 
 def compile_content(server: ServerConfig, kinds: Mapping[str, BackendKind], ctx: BindContext,

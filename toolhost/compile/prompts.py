@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from toolhost.backends.base import CallContext
 from toolhost.compile.content import PromptError
+from toolhost.compile.prompt_render import render_bounded
 from toolhost.compile.tool import CompiledTool
 from toolhost.config.content_model import PromptConfig
 from toolhost.excerpt import cut
@@ -18,6 +19,7 @@ if TYPE_CHECKING:
 __all__ = ["MAX_ARGUMENT_CHARS", "CompiledPrompt", "PromptError"]
 
 MAX_ARGUMENT_CHARS = 1_000_000
+_CUT_NOTE = "\n\n[toolhost: output cut: "  # toolhost.compile.shaping's note, as it starts
 
 
 @dataclass(frozen=True)
@@ -52,20 +54,20 @@ class CompiledPrompt:
         values = self._check(arguments)
         if self.tool is not None:
             result = await self.tool.call(values, ctx)
+            if result.is_error and _CUT_NOTE in result.text_content:
+                # its messages as JSON were over the output cut: their head is no error
+                raise PromptError(f"prompt '{self.config.name}' returned more than "
+                                  f"{self.tool.max_output_chars:,} characters of messages "
+                                  "(a python prompt's answer is cut like a tool's: "
+                                  "max_output_chars)")
             if result.is_error:
                 raise PromptError(cut(result.text_content, 500))
             messages = _messages(result.structured, result.text_content)
         else:
-            from jinja2 import TemplateError
-
             every = {name: values.get(name) for name, _, _ in self.arguments}
-            try:
-                messages = [{"role": role, "content": {"type": "text",
-                                                       "text": template.render(every)}}
-                            for role, template in self.templates]
-            except TemplateError as exc:
-                raise PromptError(f"prompt '{self.config.name}' could not be rendered: "
-                                  f"{cut(str(exc), 300)}") from None
+            messages = [{"role": role, "content": {"type": "text", "text": text}}
+                        for role, text in await render_bounded(self.config.name,
+                                                               self.templates, every)]
         out: dict[str, Any] = {"messages": messages}
         if self.config.description:
             out["description"] = self.config.description

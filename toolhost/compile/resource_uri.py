@@ -20,7 +20,7 @@ import functools
 import re
 import urllib.parse
 
-__all__ = ["decoded", "normalize", "quote_value", "remove_dot_segments", "resolved"]
+__all__ = ["decoded", "filled", "normalize", "quote_value", "remove_dot_segments", "resolved"]
 
 _ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})")
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
@@ -102,3 +102,17 @@ def resolved(uri: str) -> str | None:
             return current
         current = again
     return None
+
+
+_EXPRESSION = re.compile(r"\{([+#./;?&]?)([^{}]*)\}")
+
+
+def filled(template: str, name: str, value: str) -> str:
+    """``template`` with the variable ``name`` given ``value`` (a ``{+name}`` keeps ``/``);
+    other expressions stay as written. The URI a completion of ``name`` is about, for the
+    read rules (a rule on ``tickets://*`` covers completing ``tickets://{id}``)."""
+    def fill(found: re.Match[str]) -> str:
+        if found.group(2).rstrip("*") != name:
+            return found.group(0)
+        return quote_value(value, reserved=found.group(1) in ("+", "#"))
+    return _EXPRESSION.sub(fill, template)

@@ -244,7 +244,9 @@ def _contents(uri: str, blocks: Any, mime: str | None, max_bytes: int) -> list[d
                                                           "application/octet-stream"),
                         "blob": data})
         elif kind == "resource" and isinstance(block.get("resource"), Mapping):
-            out.append(dict(block["resource"]))
+            inner = dict(block["resource"])  # counts towards max_bytes like the others
+            size += len(str(inner.get("text", ""))) + len(str(inner.get("blob", ""))) * 3 // 4
+            out.append(inner)
         if size > max_bytes:
             raise ResourceError(f"{cut(uri, 200)} is larger than its limit of {max_bytes:,} "
                                 "bytes (raise the resource's max_bytes)")

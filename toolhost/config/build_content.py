@@ -17,6 +17,7 @@ from toolhost.config.content_model import (
 )
 from toolhost.config.params import build_params
 from toolhost.config.tree import Path
+from toolhost.excerpt import cut
 
 __all__ = ["PROMPT_KEYS", "RESOURCE_KEYS", "build_prompts", "build_resources",
            "template_variables"]
@@ -104,6 +105,12 @@ def _resource(check: Checker, data: Mapping[str, Any], path: Path, server: str, 
         check.problem(path, "a resource needs 'file', 'directory', or a 'uri' template with a "
                       "backend (python, command or http)")
         return None
+    odd = _unsupported(uri)
+    if odd is not None:
+        check.problem((*path, "uri"), f"{odd} in the URI template {cut(uri, 200)!r} is not "
+                      "supported", "write {name} for one path segment, {+name} for the "
+                      "rest of the URI with its slashes")
+        return None
     variables = template_variables(uri)
     if not variables:
         check.problem((*path, "uri"), f"{uri!r} has no {{variable}}: a backed resource is a "
@@ -124,6 +131,21 @@ def _resource(check: Checker, data: Mapping[str, Any], path: Path, server: str, 
         return None
     return ResourceConfig(kind="template", uri=uri, backend=backend, params=schemas,
                           complete=complete, **common)
+
+
+_EXPRESSION = re.compile(r"\{[^{}]*\}")
+
+
+def _unsupported(uri: str) -> str | None:
+    """What in ``uri`` a declared template cannot match as written (an RFC 6570 operator
+    other than ``+``, a list, a modifier, an empty or unclosed brace), or None."""
+    for found in _EXPRESSION.finditer(uri):
+        if not _VAR.fullmatch(found.group(0)):
+            return repr(found.group(0))
+    rest = _EXPRESSION.sub("", uri)
+    if "{" in rest or "}" in rest:
+        return "an unmatched " + ("'{'" if "{" in rest else "'}'")
+    return None
 
 
 def _max_bytes(check: Checker, data: Mapping[str, Any], path: Path) -> int:

@@ -30,6 +30,7 @@ from toolhost.compile.resources import ResourceError
 from toolhost.excerpt import cut
 from toolhost.gateway.bounds import MAX_TITLE, bound_entry
 from toolhost.gateway.client import MAX_PAGES, UpstreamConnection, UpstreamError
+from toolhost.gateway.content_cut import cut_contents, cut_messages
 
 __all__ = ["list_content", "upstream_content"]
 
@@ -39,7 +40,8 @@ RESOURCE_NOT_FOUND = -32002  # MCP's code for resources/read of an unknown URI
 _NOT_FOUND_CODES = frozenset({RESOURCE_NOT_FOUND, -32602})  # -32602: invalid params (the URI)
 MAX_ITEMS = 10_000  # resources, templates or prompts taken from one upstream
 MAX_ENTRY_CHARS = 65_536  # of one listed resource, template or prompt (bigger ones are skipped)
-MAX_CONTENT_CHARS = 10_000_000  # of one resources/read or prompts/get answer
+MAX_CONTENT_CHARS = 10_000_000  # of one resources/read or prompts/get answer, refused beyond
+# (what is kept of one is then cut like a tool's answer: toolhost.gateway.content_cut)
 _EXPRESSION = re.compile(r"\{([^{}]*)\}")
 
 
@@ -146,7 +148,7 @@ async def _read(connection: UpstreamConnection, uri: str) -> list[dict[str, Any]
     if size > MAX_CONTENT_CHARS:
         raise ResourceError(f"the upstream's answer for {cut(uri, 200)} is {size:,} "
                             f"characters; the limit is {MAX_CONTENT_CHARS:,}")
-    return contents
+    return cut_contents(contents, uri)
 
 
 @dataclass(frozen=True)
@@ -264,4 +266,4 @@ class UpstreamPrompt:
                               f"{MAX_CONTENT_CHARS:,} characters")
         answer.pop("_meta", None)
         answer.pop("resultType", None)
-        return answer
+        return cut_messages(answer)

@@ -24,18 +24,18 @@ from toolhost.mcp.calls import Cancel, Notify
 from toolhost.mcp.calls import is_mapping as _is_mapping
 from toolhost.mcp.client_log import LEVELS
 from toolhost.mcp.content import MAX_URI_CHARS, ContentMethods, MethodError
+from toolhost.mcp.content_guards import PromptGuard, ReadGuard, completion_readable, prompt_allowed
 from toolhost.mcp.jsonrpc import RpcError as _RpcError
 from toolhost.mcp.tools_call import TOOL_USE_ID_META_KEY, Guard, ToolCalls
 from toolhost.mcp.toolset import BadCursor, ToolSet
 from toolhost.redaction import scrub
 
-__all__ = ["TOOL_USE_ID_META_KEY", "Cancel", "Guard", "McpServer", "Notify", "ReadGuard"]
+__all__ = ["TOOL_USE_ID_META_KEY", "Cancel", "Guard", "McpServer", "Notify", "PromptGuard",
+           "ReadGuard"]
 
 log = logging.getLogger("toolhost.mcp")
 _call_log = logging.getLogger("toolhost.call")
 
-ReadGuard = Callable[[str], Awaitable[str | None]]
-"""Runs before each resources/read with the URI; a returned message refuses the read."""
 
 
 class McpServer(ToolCalls):
@@ -82,6 +82,7 @@ class McpServer(ToolCalls):
                                        page_size)
         self._content_capabilities: tuple[str, ...] = ()
         self.read_guard: ReadGuard | None = None
+        self.prompt_guard: PromptGuard | None = None
         # a tool name this server does not list -> why (an imported server that is not
         # available yet: ``toolhost.gateway.pending``): a tool error instead of Unknown tool
         self.unavailable: Callable[[str], str | None] | None = None
@@ -190,6 +191,11 @@ class McpServer(ToolCalls):
                 if refused is not None:
                     raise _RpcError(rpc.INVALID_REQUEST, f"Resource read denied: {refused}")
             try:
+                if attr in ("prompts_get", "complete") and self.prompt_guard is not None:
+                    await prompt_allowed(self.prompt_guard, self._content.content, params,
+                                         attr == "complete")
+                if attr == "complete" and self.read_guard is not None:
+                    await completion_readable(self.read_guard, self._content.content, params)
                 if listing:
                     result = await method(params)
                 elif attr in ("subscribe", "unsubscribe"):

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from toolhost.compile.tool import CompiledTool
+from toolhost.excerpt import cut
 from toolhost.redaction import scrub_value
 
 __all__ = ["BadCursor", "ToolSet", "decode_cursor", "encode_cursor"]
@@ -29,16 +30,21 @@ def encode_cursor(offset: int) -> str:
     return base64.urlsafe_b64encode(f"{_CURSOR_PREFIX}{offset}".encode()).decode()
 
 
+def _shown(cursor: str) -> str:
+    # a cursor is the client's text: the error quotes its start, never all of it
+    return cut(repr(cursor[:200]), 100)
+
+
 def decode_cursor(cursor: object) -> int:
     if not isinstance(cursor, str):
         raise BadCursor(f"cursor must be a string, got {type(cursor).__name__}")
     try:
         text = base64.urlsafe_b64decode(cursor.encode("ascii")).decode("utf-8")
     except (binascii.Error, UnicodeError, ValueError):
-        raise BadCursor(f"invalid cursor {cursor!r}") from None
+        raise BadCursor(f"invalid cursor {_shown(cursor)}") from None
     digits = text[len(_CURSOR_PREFIX):]
     if not text.startswith(_CURSOR_PREFIX) or not digits.isdigit() or len(digits) > 18:
-        raise BadCursor(f"invalid cursor {cursor!r}")
+        raise BadCursor(f"invalid cursor {_shown(cursor)}")
     return int(digits)
 
 

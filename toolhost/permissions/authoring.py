@@ -22,6 +22,7 @@ from toolhost.permissions.guards import GUARDS, renamed_away, renames
 from toolhost.permissions.lint import lint_policy
 from toolhost.permissions.names import parse_name_pattern
 from toolhost.permissions.policy import CompiledPolicy
+from toolhost.permissions.prompt_rules import GET_PROMPT_TOOL, unmatched_names
 from toolhost.permissions.resource_rules import READ_RESOURCE_TOOL, never_matches, regex_spelling
 from toolhost.permissions.rulecheck import Finding, Target, Where, check_rule_paths
 from toolhost.permissions.rules import CompiledRule, compile_rule
@@ -102,7 +103,21 @@ class _Review:
         if rule.when and "uri" in rule.when and head is not None and head.names.matches(
                 READ_RESOURCE_TOOL):
             self.resource_uri(rule, at(".when.uri"), rule.when["uri"])
+        if rule.when and "name" in rule.when and head is not None and head.names.matches(
+                GET_PROMPT_TOOL):
+            self.prompt_name(rule, at(".when.name"), rule.when)
         return compiled
+
+    def prompt_name(self, rule: RuleConfig, origin: Origin, when: Mapping[str, object]) -> None:
+        """A ``GetMcpPromptTool`` rule on a prompt name no declared prompt has."""
+        servers = self.config.servers
+        if any(s.upstream is not None or s.external is not None for s in servers.values()):
+            return  # an imported server's prompts are not known here
+        declared = [(name, prompt) for name, s in servers.items() for prompt in s.prompts]
+        for pattern in unmatched_names(when, declared):
+            self.error(origin, rule, f"when.name: {cut(pattern, 200)!r} can match no prompt "
+                       "this config declares", "a rule names a prompt as its server declares it "
+                       "(review, not kb__review) and its server in when.server", "warning")
 
     def resource_uri(self, rule: RuleConfig, origin: Origin, spec: object) -> None:
         """A ``ReadMcpResourceTool`` rule on a URI no declared resource has, or whose regex

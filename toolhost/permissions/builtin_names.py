@@ -1,6 +1,7 @@
 """Claude Code's built-in tool names, for the checks that tell a built-in from a typo (kept
 apart from ``lint`` so that ``serve`` and ``run`` can name them without importing the
-authoring checks at start)."""
+authoring checks at start). ``GetMcpPromptTool`` is toolhost's own: the name rules give a
+``prompts/get`` (the CLI has no tool for it)."""
 
 from __future__ import annotations
 
@@ -13,5 +14,5 @@ BUILTIN_TOOLS = frozenset({
     "Skill", "Task", "TodoWrite", "WebFetch", "WebSearch", "Write", "ListMcpResourcesTool",
     "ReadMcpResourceTool", "KillBash", "Monitor", "EnterPlanMode", "CronCreate", "CronDelete",
     "CronList", "ScheduleWakeup", "SendMessage", "TaskStop", "TaskOutput", "Workflow",
-    "EnterWorktree", "ExitWorktree", "ListAgents", "ReportFindings",
+    "EnterWorktree", "ExitWorktree", "ListAgents", "ReportFindings", "GetMcpPromptTool",
 })

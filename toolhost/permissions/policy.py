@@ -251,7 +251,8 @@ class CompiledPolicy:
                 out.extend(n for n in self.tool_names if rule.names.matches(n))
             else:
                 out.extend(sorted(rule.names.exact))
-        return list(dict.fromkeys(out))
+        # toolhost's own names (a prompts/get) are no tool of the CLI's: decided here only
+        return [n for n in dict.fromkeys(out) if n != "GetMcpPromptTool"]
 
 
 def _held_search(rule: CompiledRule) -> Decision:

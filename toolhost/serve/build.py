@@ -16,7 +16,7 @@ from toolhost.errors import ConfigError, Problem
 from toolhost.limits import DEFAULT_LIMITS, Limits
 from toolhost.mcp import McpServer
 from toolhost.permissions.decision import Decision
-from toolhost.serve.guard import Gate, permission_guard, read_guard
+from toolhost.serve.guard import Gate, permission_guard, prompt_guard, read_guard
 from toolhost.serve.served import ServedServer, expose
 
 if TYPE_CHECKING:
@@ -179,6 +179,8 @@ class Server:
         # hold under --all as under --server h): the current build's owner of the URI
         core.read_guard = read_guard(self, build.name,
                                      lambda uri: self.build.content.owner(uri))
+        core.prompt_guard = prompt_guard(self, build.name,
+                                         lambda name: self.build.content.prompt_owner(name))
         core.unavailable = self._unavailable
         # Most configs import no server: the gateway loads with the first build that does.
         self.upstreams: UpstreamFollower | None = None

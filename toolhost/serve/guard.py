@@ -16,17 +16,20 @@ from toolhost.backends.base import CallContext
 from toolhost.compile.resource_uri import decoded, resolved
 from toolhost.compile.tool import CompiledTool
 from toolhost.excerpt import cut
-from toolhost.mcp.server import Guard, ReadGuard
+from toolhost.mcp.server import Guard, PromptGuard, ReadGuard
 from toolhost.permissions.decision import Decision
 from toolhost.permissions.sameness import same_json
 from toolhost.redaction import scrub
 from toolhost.results import ToolResult
 from toolhost.serve.telemetry import note_decision
 
-__all__ = ["READ_RESOURCE_TOOL", "Gate", "decided", "permission_guard", "read_guard"]
+__all__ = ["GET_PROMPT_TOOL", "READ_RESOURCE_TOOL", "Gate", "decided", "permission_guard",
+           "prompt_guard", "read_guard"]
 
 # The Claude CLI's built-in tool that reads MCP resources: rules name it, under run and serve.
 READ_RESOURCE_TOOL = "ReadMcpResourceTool"
+# What rules name a prompts/get by (the CLI has no tool for it; named like the one above)
+GET_PROMPT_TOOL = "GetMcpPromptTool"
 
 log = logging.getLogger("toolhost.serve")
 
@@ -107,6 +110,31 @@ def read_guard(gate: Gate, server: str,
             if decision.behavior == "ask" else f"reading {uri} is denied by toolhost policy")
         message = scrub(message)
         log.info("denied resources/read %s: %s", scrub(uri)[:200], message)
+        return message
+
+    return guard
+
+
+def prompt_guard(gate: Gate, server: str,
+                 owner: Callable[[str], tuple[str, str] | None] | None = None) -> PromptGuard:
+    """A McpServer prompt guard: every prompts/get is decided as ``GetMcpPromptTool`` with
+    input ``{server, name, arguments}`` (as ``ReadMcpResourceTool`` decides a read), so a
+    deny or an ask rule can stop a prompt. An ask nobody can answer is a deny. Several
+    servers served as one list ``<server>__<prompt>``: ``owner(name)`` gives the server and
+    the prompt's own name, so a rule holds under ``--all`` as under ``--server``."""
+
+    async def guard(name: str, arguments: Mapping[str, Any]) -> str | None:
+        named, own = (owner(name) if owner is not None else None) or (server, name)
+        decision = await gate.check(GET_PROMPT_TOOL, {"server": named, "name": own,
+                                                      "arguments": dict(arguments)})
+        if decision.behavior == "allow":
+            return None
+        message = decision.message or (
+            f"prompt {own} of server {named} needs approval and nobody can be asked here"
+            if decision.behavior == "ask" else
+            f"prompt {own} of server {named} is denied by toolhost policy")
+        message = scrub(message)
+        log.info("denied prompts/get %s: %s", scrub(cut(name, 200)), message)
         return message
 
     return guard
