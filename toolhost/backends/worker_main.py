@@ -100,7 +100,7 @@ def _scrubbed_output(secrets: Any) -> None:
 async def _serve(fn: Any, info: Any, limit: int, out: IO[bytes], lock: threading.Lock) -> None:
     import anyio.to_thread
 
-    from toolhost.backends.base import CallContext, ToolRaised
+    from toolhost.backends.base import CallContext, ToolRaised, describe
     from toolhost.backends.convert import to_result
     from toolhost.backends.python_calls import guarded_call
     from toolhost.failures import debug_enabled
@@ -135,7 +135,7 @@ async def _serve(fn: Any, info: Any, limit: int, out: IO[bytes], lock: threading
             if debug_enabled():  # the host logs the error itself, scrubbed, in one line
                 traceback.print_exc(file=sys.stderr)
             kind = exc.original_type if isinstance(exc, ToolRaised) else type(exc).__name__
-            answer = {"error": {"type": kind, "message": str(exc)[:10_000]}}
+            answer = {"error": {"type": kind, "message": describe(exc)[:10_000]}}
         value = kwargs = None  # drop the call's data before waiting for the next one
         _send(out, lock, answer)
 
