@@ -8,6 +8,10 @@ lines and one ``{"result": CallToolResult}`` or ``{"error": {"type", "message"}}
 crosses: arguments arrive as the model sent them and are converted here; the return value is
 mapped and cut here, so a huge result never crosses the pipe whole.
 
+On Linux the worker is a child subreaper, and after each call, before its answer, it kills
+every process below it (what the call started, also in a new session or double-forked):
+nothing a call started outlives it, and the warm worker waits for the next call.
+
 The real stdout is kept for these lines and fd 1 points at stderr, so a ``print`` in the tool
 or a child process it starts cannot corrupt them. On Linux the process dies with its host
 (``PR_SET_PDEATHSIG``), even if the host is killed with SIGKILL.
@@ -55,6 +59,9 @@ def main() -> int:
     os.dup2(2, 1)
     sys.stdout = sys.stderr
     _die_with_parent()
+    from toolhost.backends.reaper import enable_subreaper, end_descendants
+
+    enable_subreaper()  # what a call starts and orphans stays below us, for end_descendants
     lock = threading.Lock()
     init = json.loads(sys.stdin.buffer.readline() or b"{}")
     sys.path[:] = [p for p in init.get("sys_path", []) if isinstance(p, str)] or sys.path
@@ -73,7 +80,7 @@ def main() -> int:
     _send(protocol, lock, {"ready": True})
     import anyio
 
-    anyio.run(_serve, fn, info, int(init.get("limit", 40_000)), protocol, lock)
+    anyio.run(_serve, fn, info, int(init.get("limit", 40_000)), protocol, lock, end_descendants)
     return 0
 
 
@@ -97,7 +104,8 @@ def _scrubbed_output(secrets: Any) -> None:
         atexit.register(stream.finish)  # what waited for a continuation that never came
 
 
-async def _serve(fn: Any, info: Any, limit: int, out: IO[bytes], lock: threading.Lock) -> None:
+async def _serve(fn: Any, info: Any, limit: int, out: IO[bytes], lock: threading.Lock,
+                 end_descendants: Any) -> None:
     import anyio.to_thread
 
     from toolhost.backends.base import CallContext, ToolRaised, describe
@@ -137,6 +145,9 @@ async def _serve(fn: Any, info: Any, limit: int, out: IO[bytes], lock: threading
             kind = exc.original_type if isinstance(exc, ToolRaised) else type(exc).__name__
             answer = {"error": {"type": kind, "message": describe(exc)[:10_000]}}
         value = kwargs = None  # drop the call's data before waiting for the next one
+        # nothing the call started outlives it: its children, a setsid or double-forked one
+        # (orphans come to us, a subreaper), killed before the answer, as for command tools
+        end_descendants()  # one call at a time here: nothing else waits for the loop
         _send(out, lock, answer)
 
 
