@@ -49,8 +49,10 @@ def _die_with_parent() -> None:
 
 def _send(out: IO[bytes], lock: threading.Lock, message: dict[str, Any]) -> None:
     line = json.dumps(message, ensure_ascii=False, separators=(",", ":"), default=str)
+    # a lone surrogate is only ever inside a JSON string here: its \udxxx escape is the same
+    # JSON, so the host reads the very string the tool returned (as an in-process tool's)
     with lock:
-        out.write(line.encode("utf-8", "replace") + b"\n")
+        out.write(line.encode("utf-8", "backslashreplace") + b"\n")
         out.flush()
 
 
