@@ -137,8 +137,9 @@ class CompiledTool:
         if errors:
             return ToolResult.error("Invalid arguments for tool "
                                     f"'{self.name}': " + "; ".join(errors))
-        if self.defaults:
-            arguments = {**{k: v for k, v in self.defaults.items() if k not in arguments},
+        if self.defaults:  # a list or object default is copied: a tool may change it
+            arguments = {**{k: v if type(v) in _ATOMS else _copied(v)
+                            for k, v in self.defaults.items() if k not in arguments},
                          **arguments}
         if self.integers is not None:
             arguments = self.integers(arguments)
@@ -170,6 +171,19 @@ class CompiledTool:
             return ToolResult.error(f"Tool '{self.name}' produced no result (its backend "
                                     f"returned {type(result).__name__}).")
         return result
+
+
+_ATOMS = frozenset({str, int, float, bool, type(None)})
+
+
+def _copied(value: Any) -> Any:
+    """A fresh copy of a default's JSON (lists and objects), so that a tool appending to the
+    list it was given does not change the default of every later call (and other clients')."""
+    if type(value) is list:
+        return [v if type(v) in _ATOMS else _copied(v) for v in value]
+    if type(value) is dict:
+        return {k: v if type(v) in _ATOMS else _copied(v) for k, v in value.items()}
+    return value
 
 
 def _why_unchecked(exc: BaseException) -> str:
