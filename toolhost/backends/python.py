@@ -39,6 +39,7 @@ from toolhost.backends.python_calls import (
     PLAIN,
     guarded_await,
     guarded_call,
+    guarded_collect,
     map_value,
     raised,
 )
@@ -199,6 +200,8 @@ def _thread_invoke(fn: Any, info: Any, tool: ToolConfig, limit: int) -> Any:
                 value = await fn(**prepare(arguments, ctx))
             except BaseException as exc:  # its message is read in a pool thread
                 await raised(exc, runner(ctx))
+            if inspect.isasyncgen(value):
+                value = await guarded_collect(value, limit, runner(ctx))
             if type(value) in PLAIN:  # no code of the tool's runs to map it: here
                 return to_result(value, limit)
             return await map_value(value, limit, runner(ctx))
@@ -213,6 +216,11 @@ def _thread_invoke(fn: Any, info: Any, tool: ToolConfig, limit: int) -> Any:
         run = runner(ctx)
         value = await run(functools.partial(guarded_call, call, limit))
         if inspect.isawaitable(value):  # a sync function handing back a coroutine
-            value = await map_value(await guarded_await(value, run), limit, run)
+            value = await guarded_await(value, run)
+            if inspect.isasyncgen(value):
+                value = await guarded_collect(value, limit, run)
+            value = await map_value(value, limit, run)
+        elif inspect.isasyncgen(value):  # an async generator function (``async def ... yield``)
+            value = await map_value(await guarded_collect(value, limit, run), limit, run)
         return value  # type: ignore[no-any-return]
     return invoke_sync

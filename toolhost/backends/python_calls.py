@@ -39,7 +39,8 @@ from toolhost.backends.base import ToolFailure, ToolRaised
 from toolhost.backends.convert import to_result
 from toolhost.results import ToolResult
 
-__all__ = ["PLAIN", "guarded_await", "guarded_call", "map_value", "raised"]
+__all__ = ["PLAIN", "guarded_await", "guarded_call", "guarded_collect", "map_value",
+           "raised"]
 
 # returned values mapped on the event loop: no code of the tool's runs for these
 PLAIN = frozenset({str, int, float, bool, type(None), ToolResult})
@@ -66,11 +67,14 @@ def _carried(exc: BaseException) -> bool:
 
 
 def guarded_call(call: Callable[[], Any], limit: int) -> Any:
-    """In a pool thread: ``call()``, its value mapped to a result there (an awaitable is
-    handed back as is); the tool's exception becomes a ``ToolRaised`` described here."""
+    """In a pool thread: ``call()``, its value mapped to a result there (an awaitable or an
+    async generator is handed back as is); the tool's exception becomes a ``ToolRaised``
+    described here."""
     try:
         value = call()
-        return value if inspect.isawaitable(value) else to_result(value, limit)
+        if inspect.isawaitable(value) or inspect.isasyncgen(value):
+            return value
+        return to_result(value, limit)
     except BaseException as exc:
         if _carried(exc):
             raise ToolRaised(exc) from exc
@@ -112,6 +116,25 @@ async def guarded_await(awaitable: Awaitable[Any],
         return await awaitable
     except BaseException as exc:
         await raised(exc, run)
+
+
+async def guarded_collect(agen: Any, limit: int,
+                          run: Callable[..., Awaitable[Any]] | None = None) -> list[Any]:
+    """The items of an async generator a tool returned, read on the loop (under the call's
+    timeout) no further than can be kept: ``limit`` + 1 items (each is at least a character
+    of JSON); the tool's exception becomes ``ToolRaised`` (see ``raised``)."""
+    items: list[Any] = []
+    try:
+        try:
+            async for item in agen:
+                items.append(item)
+                if len(items) > limit:
+                    break
+        finally:
+            await agen.aclose()
+    except BaseException as exc:
+        await raised(exc, run)
+    return items
 
 
 async def raised(exc: BaseException,

@@ -112,7 +112,7 @@ async def _serve(fn: Any, info: Any, limit: int, out: IO[bytes], lock: threading
 
     from toolhost.backends.base import CallContext, ToolRaised, describe
     from toolhost.backends.convert import to_result
-    from toolhost.backends.python_calls import guarded_call
+    from toolhost.backends.python_calls import guarded_call, guarded_collect
     from toolhost.failures import debug_enabled
 
     while True:
@@ -139,6 +139,8 @@ async def _serve(fn: Any, info: Any, limit: int, out: IO[bytes], lock: threading
                     guarded_call, functools.partial(fn, **kwargs), limit)
                 if inspect.isawaitable(value):
                     value = await value
+            if inspect.isasyncgen(value):  # read no further than can be kept
+                value = await guarded_collect(value, limit)
             answer: dict[str, Any] = {"result": _bounded(to_result(value, limit), limit).to_mcp()}
         except BaseException as exc:  # SystemExit, KeyboardInterrupt...: nothing cancels
             # a worker's call (the host kills it), so every one is the tool's own failure
