@@ -20,6 +20,7 @@ from toolhost.backends.argv import (
     printed_names,
 )
 from toolhost.backends.code_args import Token, code_slots
+from toolhost.backends.code_env import chooses_code
 from toolhost.config.model import HostConfig, ToolConfig
 from toolhost.errors import Problem
 
@@ -77,15 +78,6 @@ def check_plan(plan: ArgvPlan, tool: ToolConfig, names: set[str],
     return found
 
 
-# Environment variables that make a program run code or load a library named by their value.
-_CODE_ENV = frozenset({
-    "BASH_ENV", "ENV", "PROMPT_COMMAND", "SHELLOPTS", "PS4", "LD_PRELOAD", "LD_LIBRARY_PATH",
-    "LD_AUDIT", "DYLD_INSERT_LIBRARIES", "DYLD_LIBRARY_PATH", "PYTHONSTARTUP", "PYTHONPATH",
-    "PYTHONHOME", "PYTHONINSPECT", "PERL5OPT", "PERL5LIB", "PERLLIB", "RUBYOPT", "RUBYLIB",
-    "NODE_OPTIONS", "NODE_PATH", "GIT_SSH_COMMAND", "GIT_SSH", "GIT_EXEC_PATH", "GIT_EDITOR",
-    "GIT_PAGER", "GIT_ASKPASS", "GIT_CONFIG_PARAMETERS", "SSH_ASKPASS", "EDITOR", "VISUAL",
-    "PAGER", "PATH", "IFS",
-})
 _STDIN_CODE = ("sh", "bash", "zsh", "dash", "ksh", "ash", "mksh", "fish", "python", "python3",
                "perl", "ruby", "node", "php", "lua", "osascript", "pwsh", "powershell")
 
@@ -95,7 +87,7 @@ def _code_channels(plan: ArgvPlan, opts: Mapping[str, Any]) -> list[Found]:
     stdin of an interpreter that reads its program from stdin."""
     found: list[Found] = []
     for key, value in (opts.get("env") or {}).items():
-        if str(key).upper() in _CODE_ENV and printed_names(str(value)):
+        if chooses_code(str(key)) and printed_names(str(value)):
             found.append((f"a placeholder in env {key}: the value would choose code or a "
                           "library the program loads", f".env.{key}",
                           "write it literally; pass values as arguments"))
