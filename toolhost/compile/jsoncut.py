@@ -28,10 +28,17 @@ class TooDeep(ValueError):
 
 
 def json_why(exc: BaseException) -> str:
-    """Why ``json.loads`` refused a text, in one line (a ``RecursionError`` is nesting)."""
+    """Why ``json.loads`` refused a text, in one line (a ``RecursionError`` is nesting; an
+    integer past Python's conversion limit is said as such, not as invalid JSON)."""
     if isinstance(exc, RecursionError):
         return "it nests too deeply to be read"
-    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    text = str(exc)
+    if isinstance(exc, ValueError) and text.startswith("Exceeds the limit ("):
+        import sys
+
+        return (f"it holds an integer of more than {sys.get_int_max_str_digits():,} digits, "
+                "which toolhost does not read")
+    return text.splitlines()[0] if text else type(exc).__name__
 
 
 def non_finite(value: Any) -> str | None:
