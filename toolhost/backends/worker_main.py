@@ -60,12 +60,13 @@ def main() -> int:
     protocol = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)
     sys.stdout = sys.stderr
+    requests = _claim_stdin()
     _die_with_parent()
     from toolhost.backends.reaper import enable_subreaper, end_descendants
 
     enable_subreaper()  # what a call starts and orphans stays below us, for end_descendants
     lock = threading.Lock()
-    init = json.loads(sys.stdin.buffer.readline() or b"{}")
+    init = json.loads(requests.readline() or b"{}")
     sys.path[:] = [p for p in init.get("sys_path", []) if isinstance(p, str)] or sys.path
     _scrubbed_output(init.get("secrets"))
     try:
@@ -82,8 +83,21 @@ def main() -> int:
     _send(protocol, lock, {"ready": True})
     import anyio
 
-    anyio.run(_serve, fn, info, int(init.get("limit", 40_000)), protocol, lock, end_descendants)
+    anyio.run(_serve, fn, info, int(init.get("limit", 40_000)), protocol, lock, end_descendants,
+              requests)
     return 0
+
+
+def _claim_stdin() -> IO[bytes]:
+    """The host's requests on a private duplicate of fd 0; fd 0 and ``sys.stdin`` read the
+    null device, so the tool's ``input()`` or a child inheriting fd 0 reads end of file
+    instead of waiting on (or taking) the host's next request."""
+    requests = os.fdopen(os.dup(0), "rb")
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    sys.stdin = open(os.devnull, encoding="utf-8")  # noqa: SIM115 - the process's, for good
+    return requests
 
 
 def _scrubbed_output(secrets: Any) -> None:
@@ -107,7 +121,7 @@ def _scrubbed_output(secrets: Any) -> None:
 
 
 async def _serve(fn: Any, info: Any, limit: int, out: IO[bytes], lock: threading.Lock,
-                 end_descendants: Any) -> None:
+                 end_descendants: Any, requests: IO[bytes]) -> None:
     import anyio.to_thread
 
     from toolhost.backends.base import CallContext, ToolRaised, describe
@@ -116,7 +130,7 @@ async def _serve(fn: Any, info: Any, limit: int, out: IO[bytes], lock: threading
     from toolhost.failures import debug_enabled
 
     while True:
-        line = await anyio.to_thread.run_sync(sys.stdin.buffer.readline)
+        line = await anyio.to_thread.run_sync(requests.readline)
         if not line:
             return  # the host closed the pipe: it is done with us
         request = json.loads(line)
