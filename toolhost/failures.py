@@ -23,8 +23,12 @@ def debug_enabled() -> bool:
 
 
 def log_failure(log: logging.Logger | logging.LoggerAdapter[Any], what: str,
-                exc: BaseException) -> None:
-    """Log ``what failed: ExcType: message`` (cut), with the traceback only in debug mode."""
-    message = cut(str(exc))
-    log.error("%s: %s: %s" if message else "%s: %s%s", what, type(exc).__name__, message,
+                exc: BaseException, *, kind: str | None = None,
+                message: str | None = None) -> None:
+    """Log ``what failed: ExcType: message`` (cut), with the traceback only in debug mode.
+    ``kind`` and ``message``, when given, are said instead of the exception's class name and
+    ``str(exc)`` (a tool's exception, whose message was read where its code runs)."""
+    text = cut(str(exc) if message is None else message)
+    log.error("%s: %s: %s" if text else "%s: %s%s", what,
+              type(exc).__name__ if kind is None else kind, text,
               exc_info=exc if debug_enabled() else None)

@@ -10,6 +10,12 @@ inherited by children), then points fd 1 and ``sys.stdout`` at stderr: everythin
 Why stderr and not the tool's result: a print is a side effect, often from a library, and not
 tied to the call that made it (threads, background tasks, child processes); the result is what
 the function returns. See docs/backends.md.
+
+stdin is the client's requests under ``toolhost serve`` over stdio: ``claim_stdin`` keeps a
+private duplicate for the protocol reader and points fd 0 and ``sys.stdin`` at the null
+device, so a tool's ``input()``, a library reading ``sys.stdin`` and a child process that
+inherits fd 0 (``subprocess.run(["cat"])``) read nothing, instead of taking the client's next
+requests (which were then never answered, and whose arguments reached the tool).
 """
 
 from __future__ import annotations
@@ -19,7 +25,7 @@ import os
 import sys
 from typing import IO, TextIO
 
-__all__ = ["claim_stdout", "claim_stdout_text"]
+__all__ = ["claim_stdin", "claim_stdout", "claim_stdout_text"]
 
 
 def claim_stdout() -> IO[bytes]:
@@ -38,3 +44,17 @@ def claim_stdout_text() -> TextIO:
     """``claim_stdout`` as a UTF-8 text stream that flushes every line."""
     return io.TextIOWrapper(claim_stdout(), encoding="utf-8", errors="replace",
                             line_buffering=True, write_through=True)
+
+
+def claim_stdin() -> IO[bytes]:
+    """Take the process's stdin for the protocol and point fd 0 and ``sys.stdin`` at the null
+    device. Returns a buffered binary file on the original stdin (not inherited by children).
+    """
+    protocol_fd = os.dup(0)  # non-inheritable: no child process reads the client's requests
+    null = os.open(os.devnull, os.O_RDONLY)
+    try:
+        os.dup2(null, 0)
+    finally:
+        os.close(null)
+    sys.stdin = open(os.devnull, encoding="utf-8")  # noqa: SIM115 - the process's, for good
+    return os.fdopen(protocol_fd, "rb")

@@ -1,6 +1,8 @@
-"""What an ``isolation: process`` tool starts does not outlive the call's timeout, nor the host:
-a child in the worker's group, one in its own session (``start_new_session``), one that
-double-forked away, all die with the worker (Linux: the reaper's descendant and
+"""What an ``isolation: process`` tool starts does not outlive its call, however the call ends
+(it returns, it raises, it times out) nor the host: a child in the worker's group, one in its
+own session (``start_new_session``), one that double-forked away, all die before the answer
+while the warm worker lives on for the next call (Linux: the worker is a subreaper and kills
+its descendants after each call; a killed worker's by the reaper's descendant and
 TOOLHOST_RUN_ID walk, as for command tools)."""
 
 from __future__ import annotations
@@ -11,8 +13,12 @@ import sys
 import textwrap
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
+
+from toolhost.backends.base import CallContext
+from toolhost.compile import compile_tools
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"),
                                 reason="the descendant walk is Linux's")
@@ -45,7 +51,17 @@ def convert(style: str, mark: str, seconds: float) -> str:
     """Start a helper, then work."""
     _spawn(style, mark)
     time.sleep(seconds)
-    return "done"
+    return f"done in {os.getpid()}"
+
+def convert_fails(style: str, mark: str, seconds: float) -> str:
+    """Start a helper, then fail."""
+    _spawn(style, mark)
+    raise ValueError("no")
+
+async def convert_async(style: str, mark: str, seconds: float) -> str:
+    """Start a helper from an async tool."""
+    _spawn(style, mark)
+    return f"done in {os.getpid()}"
 '''
 
 STYLES = ["group", "session", "double-fork"]
@@ -124,3 +140,37 @@ def test_a_helper_dies_with_the_host(tmp_path: Path, style: str) -> None:
     finally:
         if _alive(pid):
             os.kill(pid, 9)
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("function", ["convert", "convert_fails", "convert_async"])
+@pytest.mark.parametrize("style", STYLES)
+async def test_a_helper_dies_with_its_call_in_a_warm_worker(config: Any, tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch,
+                                                            style: str, function: str) -> None:
+    name = f"th_spawning_{abs(hash(tmp_path)) % 10**8}"
+    (tmp_path / f"{name}.py").write_text(textwrap.dedent(MODULE))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    options = {"isolation": "process", "workers": 1}
+    compiled = compile_tools(config({
+        "t": {"kind": "python", "options": {"function": f"{name}:{function}", **options},
+              "timeout": 20},
+    }))
+    pids = []
+    answers = set()
+    try:
+        for n in range(2):  # the second call runs in the same warm worker
+            mark = tmp_path / f"{style}-{n}.pid"
+            arguments = {"style": style, "mark": str(mark), "seconds": 0}
+            result = await compiled.tool("demo", "t").call(arguments, CallContext(tool="t"))
+            assert result.is_error == (function == "convert_fails"), result.text_content
+            answers.add(result.text_content)
+            pid = _pid(mark)
+            pids.append(pid)
+            assert not _alive(pid), f"the {style} helper {pid} outlived call {n}"
+        assert len(answers) == 1, answers  # one warm worker answered both
+    finally:
+        for pid in pids:
+            if _alive(pid):
+                os.kill(pid, 9)
+        await compiled.aclose()

@@ -52,6 +52,10 @@ __all__ = [
 # tail, head, uniq and pr, sh's `+x`), '@' (a response file of options: gcc, clang, ld,
 # javac, java). No program reads '/' (Windows-style options) on the systems toolhost runs
 # commands on, and an absolute path starts with it.
+# A command line a config writes has at most this many arguments (groups' items counted):
+# far more than any program's options, and far fewer than would make loading slow (each is
+# a template; 490,000 took 14 s). A longer list is data: pass it on stdin or in a file.
+MAX_ARGV_ELEMENTS = 10_000
 OPTION_CHARS = "-+@"
 OPTION_CHARS_TEXT = "'-', '+' or '@'"
 _AS_OPTION = {"-": "an option", "+": "an option or a command ('+cmd')",
@@ -274,10 +278,44 @@ def _check_program(raw: Any) -> str:
     return program
 
 
+def _check_size(raw_argv: Sequence[Any]) -> None:
+    """At most ``MAX_ARGV_ELEMENTS`` elements, counted before any is compiled; the error
+    names the first element past the limit."""
+    count = 0
+    for raw in raw_argv:
+        count += _width(raw)
+    if count <= MAX_ARGV_ELEMENTS:
+        return
+    count = 0
+    for i, raw in enumerate(raw_argv):
+        width = _width(raw)
+        if count + width > MAX_ARGV_ELEMENTS:
+            past = MAX_ARGV_ELEMENTS - count  # the index of the first item past the limit
+            key = f".argv[{i}].argv[{past}]" if _items(raw) else f".argv[{i}]"
+            raise ArgvConfigError(
+                f"argv has more than {MAX_ARGV_ELEMENTS:,} elements (groups' items counted): "
+                "a command line that long is data, not a command", key,
+                "pass the values on stdin, or in a file the program reads")
+        count += width
+
+
+def _items(raw: Any) -> int:
+    """How many items a group element holds (0 for a template)."""
+    if type(raw) is str or not isinstance(raw, Mapping):
+        return 0
+    inner = raw.get("argv")
+    return len(inner) if isinstance(inner, (list, tuple)) else 0
+
+
+def _width(raw: Any) -> int:
+    return 1 if type(raw) is str else max(1, _items(raw))
+
+
 def compile_argv(raw_argv: Sequence[Any], allow_dash: Iterable[str] = ()) -> ArgvPlan:
     """Compile the ``argv`` option; raises ``ArgvConfigError`` or ``TemplateError``."""
     if not raw_argv:
         raise ArgvConfigError("argv must start with the program to run", ".argv")
+    _check_size(raw_argv)
     program = _check_program(raw_argv[0])
     sources: list[str] = []
     item_sources: list[str] = []

@@ -26,6 +26,7 @@ __all__ = [
     "ProgressFn",
     "ToolFailure",
     "ToolRaised",
+    "describe",
 ]
 
 # progress(progress, total, message)
@@ -88,9 +89,21 @@ class ToolRaised(Exception):
     (``Tool 'x' failed: SystemExit: 2``) and the host goes on. The original is
     ``__cause__``."""
 
-    def __init__(self, original: BaseException) -> None:
-        super().__init__(str(original))
+    def __init__(self, original: BaseException, text: str | None = None) -> None:
+        super().__init__(describe(original) if text is None else text)
         self.original_type = type(original).__name__
+
+
+def describe(exc: BaseException) -> str:
+    """``str(exc)``, or a note that it could not be read: a tool's exception whose
+    ``__str__`` raises (or returns something that is not text) is still a one-line failure.
+    The host's control exceptions (``ToolStopped`` stopping this thread) pass through."""
+    try:
+        return str(exc)
+    except BaseException as inner:
+        if getattr(type(inner), "toolhost_control", False):
+            raise
+        return f"(its message could not be read: {type(inner).__name__})"
 
 
 class Invoke(Protocol):

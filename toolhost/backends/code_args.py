@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
-__all__ = ["CodeSlot", "Token", "code_slots"]
+__all__ = ["CodeSlot", "Token", "code_slots", "program_name", "run_program"]
 
 
 class Token(NamedTuple):
@@ -78,6 +78,47 @@ def _name(text: str) -> str:
     return base[:-4] if base.endswith(".exe") else base
 
 
+def _wrapped(tokens: Sequence[Token], i: int, name: str) -> int:
+    """The index of the program the wrapper at ``i`` runs (past its options, ``env``'s
+    assignments, the operand of ``timeout``/``taskset``/``chroot``); -1 for ``env -S``."""
+    j = i + 1
+    while j < len(tokens) and not tokens[j].value:
+        text = tokens[j].text
+        if name == "env" and (text.startswith("-S") or text == "--split-string"):
+            return -1
+        if text == "--":
+            j += 1
+            break
+        if text.startswith("-") and len(text) > 1:
+            j += 2 if text in _WRAPPERS.get(name, set()) else 1
+            continue
+        if name == "env" and "=" in text:
+            j += 1
+            continue
+        break
+    return j + 1 if name in _FIRST_OPERAND_WRAPPERS else j
+
+
+def run_program(tokens: Sequence[Token]) -> int:
+    """The index of the program that really runs, through wrappers (``env``, ``nice``,
+    ``timeout 5``, ``sudo -u x``, ...): it gets the command's stdin. -1 when a value or
+    ``env -S`` decides it."""
+    i = 0
+    while i < len(tokens) and not tokens[i].value:
+        name = _name(tokens[i].text)
+        if name not in _WRAPPERS and name not in _FIRST_OPERAND_WRAPPERS:
+            return i
+        i = _wrapped(tokens, i, name)
+        if i < 0:
+            return -1
+    return -1
+
+
+def program_name(text: str) -> str:
+    """A program's name as the checks compare it: its base name, lower case, no ``.exe``."""
+    return _name(text)
+
+
 def code_slots(tokens: Sequence[Token]) -> list[CodeSlot]:
     """Every position of ``tokens`` (argv[0] first) that runs as code or names the program."""
     slots: list[CodeSlot] = []
@@ -95,24 +136,10 @@ def _scan(tokens: Sequence[Token], i: int, slots: list[CodeSlot]) -> None:
     name = _name(head.text)
     rest = range(i + 1, len(tokens))
     if name in _WRAPPERS or name in _FIRST_OPERAND_WRAPPERS:
-        j = i + 1
-        while j < len(tokens) and not tokens[j].value:
-            text = tokens[j].text
-            if name == "env" and (text.startswith("-S") or text == "--split-string"):
-                slots.extend(CodeSlot(t.key, "env -S", "code") for t in tokens[j:] if t.value)
-                return
-            if text == "--":
-                j += 1
-                break
-            if text.startswith("-") and len(text) > 1:
-                j += 2 if text in _WRAPPERS.get(name, set()) else 1
-                continue
-            if name == "env" and "=" in text:
-                j += 1
-                continue
-            break
-        if name in _FIRST_OPERAND_WRAPPERS:
-            j += 1
+        j = _wrapped(tokens, i, name)
+        if j < 0:  # env -S: the rest is split into a command line
+            slots.extend(CodeSlot(t.key, "env -S", "code") for t in tokens[i:] if t.value)
+            return
         _scan(tokens, j, slots)
         return
     if name == "find":

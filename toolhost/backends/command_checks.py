@@ -19,7 +19,8 @@ from toolhost.backends.argv import (
     compile_argv,
     printed_names,
 )
-from toolhost.backends.code_args import Token, code_slots
+from toolhost.backends.code_args import Token, code_slots, program_name, run_program
+from toolhost.backends.code_env import chooses_code
 from toolhost.config.model import HostConfig, ToolConfig
 from toolhost.errors import Problem
 
@@ -77,38 +78,67 @@ def check_plan(plan: ArgvPlan, tool: ToolConfig, names: set[str],
     return found
 
 
-# Environment variables that make a program run code or load a library named by their value.
-_CODE_ENV = frozenset({
-    "BASH_ENV", "ENV", "PROMPT_COMMAND", "SHELLOPTS", "PS4", "LD_PRELOAD", "LD_LIBRARY_PATH",
-    "LD_AUDIT", "DYLD_INSERT_LIBRARIES", "DYLD_LIBRARY_PATH", "PYTHONSTARTUP", "PYTHONPATH",
-    "PYTHONHOME", "PYTHONINSPECT", "PERL5OPT", "PERL5LIB", "PERLLIB", "RUBYOPT", "RUBYLIB",
-    "NODE_OPTIONS", "NODE_PATH", "GIT_SSH_COMMAND", "GIT_SSH", "GIT_EXEC_PATH", "GIT_EDITOR",
-    "GIT_PAGER", "GIT_ASKPASS", "GIT_CONFIG_PARAMETERS", "SSH_ASKPASS", "EDITOR", "VISUAL",
-    "PAGER", "PATH", "IFS",
+# programs that read their program from stdin when given none (no script operand, no -c/-e)
+_STDIN_CODE = frozenset({
+    "sh", "bash", "zsh", "dash", "ksh", "ash", "mksh", "yash", "fish", "rbash", "tcsh", "csh",
+    "python", "pypy", "perl", "ruby", "irb", "node", "deno", "bun", "php", "lua", "luajit",
+    "osascript", "pwsh", "powershell", "tclsh", "wish", "expect", "guile", "rscript", "r",
+    "julia", "jshell", "ghci", "sbcl", "clisp", "racket", "ocaml", "scala", "groovysh", "erl",
+    "iex", "dc", "m", "crontab", "mongo", "mongosh",
 })
-_STDIN_CODE = ("sh", "bash", "zsh", "dash", "ksh", "ash", "mksh", "fish", "python", "python3",
-               "perl", "ruby", "node", "php", "lua", "osascript", "pwsh", "powershell")
+# programs that read commands from stdin whatever their operands (the file to edit, debug)
+_STDIN_COMMANDS = frozenset({"bc", "ed", "red", "ex", "vi", "vim", "nvim", "gdb", "lldb", "at",
+                             "batch", "ftp", "sftp", "lftp"})
+# SQL shells: their stdin is statements (sqlite3's ".shell" runs a program) unless a flag
+# or an operand gives them; "COPY ... FROM STDIN" data after -c stays allowed
+_STDIN_SQL = frozenset({"psql", "mysql", "mariadb", "sqlite", "duckdb", "sqlcmd"})
+_SQL_GIVEN = ("-c", "--command", "-e", "--execute", "-f", "--file", "-i", "-Q", "-q")
 
 
 def _code_channels(plan: ArgvPlan, opts: Mapping[str, Any]) -> list[Found]:
     """Values reaching code another way: an env variable a program runs or loads, or the
-    stdin of an interpreter that reads its program from stdin."""
+    stdin of a program that reads its program or commands from stdin (through wrappers:
+    ``env``, ``timeout 5``, ``nice`` ...)."""
     found: list[Found] = []
     for key, value in (opts.get("env") or {}).items():
-        if str(key).upper() in _CODE_ENV and printed_names(str(value)):
+        if chooses_code(str(key)) and printed_names(str(value)):
             found.append((f"a placeholder in env {key}: the value would choose code or a "
                           "library the program loads", f".env.{key}",
                           "write it literally; pass values as arguments"))
     stdin = opts.get("stdin")
-    program = plan.program.replace("\\", "/").rsplit("/", 1)[-1].lower()
-    program = program.rstrip("0123456789.")
-    if isinstance(stdin, str) and printed_names(stdin) and program in _STDIN_CODE \
-            and _reads_program_from_stdin(plan_tokens(plan)):
-        found.append((f"a placeholder in the stdin of {plan.program}, which reads its program "
-                      "from stdin: a value would become code", ".stdin",
+    if not (isinstance(stdin, str) and printed_names(stdin)):
+        return found
+    tokens = plan_tokens(plan)
+    start = run_program(tokens)
+    if start < 0:
+        return found  # a value chooses the program: refused as such elsewhere
+    tokens = tokens[start:]
+    name = program_name(tokens[0].text)
+    stem = name.rstrip("0123456789.")
+    what = None
+    if name in _STDIN_COMMANDS or stem in _STDIN_COMMANDS or (
+            (name in _STDIN_SQL or stem in _STDIN_SQL) and _sql_from_stdin(tokens)):
+        what = "commands"
+    elif (name in _STDIN_CODE or stem in _STDIN_CODE) and _reads_program_from_stdin(tokens):
+        what = "program"
+    if what is not None:
+        found.append((f"a placeholder in the stdin of {tokens[0].text}, which reads its "
+                      f"{what} from stdin: a value would become code", ".stdin",
                       "give the program as an argument (a script file or -c) and pass values "
                       "as arguments after it"))
     return found
+
+
+def _sql_from_stdin(tokens: list[Token]) -> bool:
+    """No -c/-e/-f flag and at most one operand (the database): statements come on stdin."""
+    operands = 0
+    for token in tokens[1:]:
+        text = token.text
+        if text.split("=", 1)[0] in _SQL_GIVEN or token.value:
+            return False
+        if not text.startswith("-"):
+            operands += 1
+    return operands <= 1
 
 
 def _reads_program_from_stdin(tokens: list[Token]) -> bool:

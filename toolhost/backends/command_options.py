@@ -43,6 +43,8 @@ OPTIONS_SCHEMA: Mapping[str, Any] = {
                  "description": "The program and its arguments; the program must be literal."},
         "stdin": {"type": "string", "description": "Template written to the program's stdin."},
         "env": {"type": "object", "additionalProperties": {"type": ["string", "number"]},
+                # a name the OS cannot hold (empty, '=' or NUL in it) failed every call
+                "propertyNames": {"minLength": 1, "pattern": "^[^=\u0000]*$"},
                 "description": "Extra environment variables (templates), merged onto a "
                                "minimal base of PATH, HOME, LANG and the server's env."},
         "cwd": {"type": "string", "description": "Working directory, relative to the config "

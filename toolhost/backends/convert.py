@@ -17,7 +17,13 @@ list of them mixed with strings        blocks); looked for in a list's first 1,0
 dict / list / tuple / dataclass /      ``structuredContent`` plus its JSON as text (a list is
 pydantic model                         structured as ``{"result": [...]}``)
 int / float / bool                     its JSON as text
+a generator or other iterator          read once, as far as can be kept (``limit`` + 1
+                                       items), then as a list
+a view, ``range``, ``deque`` ...       a list, at any depth (``dict.keys()``: its keys)
 =====================================  =====================================================
+
+A one-time iterator inside a returned value (a generator in a dict) is an error naming it: it
+would be read by the size walk and found empty by the encoder.
 
 With ``limit`` (the tool's ``max_output_chars``), a value whose JSON is longer is cut here,
 before anything is serialised: only its first ``limit`` characters are ever encoded, and it
@@ -32,11 +38,11 @@ import dataclasses
 import enum
 import itertools
 import json
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from toolhost.backends.sniff import sniff
-from toolhost.compile.jsoncut import json_head, too_long
+from toolhost.compile.jsoncut import MAX_ITEMS, as_list, json_head, too_long
 from toolhost.compile.shaping import cut_head
 from toolhost.content import is_content
 from toolhost.results import ToolResult
@@ -91,7 +97,8 @@ def image_result(data: bytes, mime: str) -> ToolResult:
 
 
 def jsonify(value: Any) -> Any:
-    """Plain JSON data from dataclasses, pydantic models, tuples, sets and nested mappings."""
+    """Plain JSON data from dataclasses, pydantic models, tuples, sets, views and nested
+    mappings."""
     if value is None or isinstance(value, (str, int, float, bool)):
         return value
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
@@ -105,6 +112,8 @@ def jsonify(value: Any) -> Any:
         return [jsonify(v) for v in value]
     if isinstance(value, enum.Enum):
         return jsonify(value.value)
+    if (listed := as_list(value)) is not None:
+        return [jsonify(v) for v in listed]
     return str(value)
 
 
@@ -119,6 +128,9 @@ def to_result(value: Any, limit: int | None = None) -> ToolResult:
         return ToolResult.text(value)  # cutting a str later is a cheap slice
     if isinstance(value, (bytes, bytearray, memoryview)):
         return _bytes_result(memoryview(value).cast("B"), limit)
+    if isinstance(value, Iterator):
+        # read once, and no further than can be kept: every item is at least a character
+        value = list(itertools.islice(value, (limit or MAX_ITEMS - 1) + 1))
     if is_content(value):
         return ToolResult(content=(value.block(),))
     if isinstance(value, (list, tuple)) and value and any(

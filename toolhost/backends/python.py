@@ -39,6 +39,7 @@ from toolhost.backends.python_calls import (
     PLAIN,
     guarded_await,
     guarded_call,
+    guarded_collect,
     map_value,
     raised,
 )
@@ -190,16 +191,20 @@ def _thread_invoke(fn: Any, info: Any, tool: ToolConfig, limit: int) -> Any:
             pools.append(default_pool())
         return pools[0]
 
+    def runner(ctx: CallContext) -> Any:
+        return functools.partial(pool().run, tool=ctx.tool or tool.wire_name)
+
     if info.is_async:
         async def invoke(arguments: Mapping[str, Any], ctx: CallContext) -> ToolResult:
             try:  # the arguments' converters run the tool's code too
                 value = await fn(**prepare(arguments, ctx))
-            except BaseException as exc:
-                await raised(exc)
+            except BaseException as exc:  # its message is read in a pool thread
+                await raised(exc, runner(ctx))
+            if inspect.isasyncgen(value):
+                value = await guarded_collect(value, limit, runner(ctx))
             if type(value) in PLAIN:  # no code of the tool's runs to map it: here
                 return to_result(value, limit)
-            return await map_value(value, limit, functools.partial(
-                pool().run, tool=ctx.tool or tool.wire_name))
+            return await map_value(value, limit, runner(ctx))
         return invoke
 
     async def invoke_sync(arguments: Mapping[str, Any], ctx: CallContext) -> ToolResult:
@@ -208,9 +213,14 @@ def _thread_invoke(fn: Any, info: Any, tool: ToolConfig, limit: int) -> Any:
         # never reaches the event loop.
         def call() -> Any:
             return fn(**prepare(arguments, ctx))
-        run = functools.partial(pool().run, tool=ctx.tool or tool.wire_name)
+        run = runner(ctx)
         value = await run(functools.partial(guarded_call, call, limit))
         if inspect.isawaitable(value):  # a sync function handing back a coroutine
-            value = await map_value(await guarded_await(value), limit, run)
+            value = await guarded_await(value, run)
+            if inspect.isasyncgen(value):
+                value = await guarded_collect(value, limit, run)
+            value = await map_value(value, limit, run)
+        elif inspect.isasyncgen(value):  # an async generator function (``async def ... yield``)
+            value = await map_value(await guarded_collect(value, limit, run), limit, run)
         return value  # type: ignore[no-any-return]
     return invoke_sync

@@ -13,6 +13,12 @@ return value is mapped where the call's timeout can stop it.
   pending: a cancel scope around the call was cancelled, or the task was asked to cancel
   (asyncio's ``Task.cancelling()``); otherwise the tool raised it itself, and it is that
   call's failure.
+- **A tool's exception is described where its code runs.** Its message (``str(exc)``, which
+  runs the exception's own ``__str__``, or a ``KeyError``'s key's ``__repr__``) is read in the
+  tool's pool thread, under the call's timeout, and carried to the loop as a ``ToolRaised``
+  holding the text: a ``__str__`` that hangs is stopped like a hanging tool, one that raises
+  gives ``(its message could not be read: ...)``. An async tool's plain exception (a built-in
+  message of plain arguments) is read on the loop; any other is read in a pool thread too.
 - **The return value is mapped off the event loop.** Mapping runs the tool's objects' own code
   (``__str__``, ``__iter__``, a Mapping's ``items``, a pydantic ``model_dump``): for a sync
   tool it runs in the tool's pool thread; for an async tool's value it runs in a pool thread
@@ -29,11 +35,12 @@ import inspect
 from collections.abc import Awaitable, Callable
 from typing import Any, NoReturn
 
-from toolhost.backends.base import ToolRaised
+from toolhost.backends.base import ToolFailure, ToolRaised
 from toolhost.backends.convert import to_result
 from toolhost.results import ToolResult
 
-__all__ = ["PLAIN", "guarded_await", "guarded_call", "map_value", "raised"]
+__all__ = ["PLAIN", "guarded_await", "guarded_call", "guarded_collect", "map_value",
+           "raised"]
 
 # returned values mapped on the event loop: no code of the tool's runs for these
 PLAIN = frozenset({str, int, float, bool, type(None), ToolResult})
@@ -50,45 +57,101 @@ def _own(exc: BaseException) -> bool:
     return not isinstance(exc, Exception) or isinstance(exc, StopIteration)
 
 
+def _carried(exc: BaseException) -> bool:
+    """Whether ``exc`` (raised where the tool's code runs) goes to the loop as a
+    ``ToolRaised`` described here: every exception but the host's control exceptions and
+    the failures toolhost itself describes (``ToolFailure``, ``ToolRaised``)."""
+    if getattr(type(exc), "toolhost_control", False):
+        return False
+    return not isinstance(exc, (ToolFailure, ToolRaised))
+
+
 def guarded_call(call: Callable[[], Any], limit: int) -> Any:
-    """In a pool thread: ``call()``, its value mapped to a result there (an awaitable is
-    handed back as is); the tool's own BaseException becomes ``ToolRaised``."""
+    """In a pool thread: ``call()``, its value mapped to a result there (an awaitable or an
+    async generator is handed back as is); the tool's exception becomes a ``ToolRaised``
+    described here."""
     try:
         value = call()
-        return value if inspect.isawaitable(value) else to_result(value, limit)
+        if inspect.isawaitable(value) or inspect.isasyncgen(value):
+            return value
+        return to_result(value, limit)
     except BaseException as exc:
-        if _own(exc):
+        if _carried(exc):
             raise ToolRaised(exc) from exc
         raise
 
 
 def _mapped(value: Any, limit: int) -> ToolResult:
-    """In a pool thread: ``to_result``, where the value's own BaseException is ``ToolRaised``."""
+    """In a pool thread: ``to_result``, where the value's exception is ``ToolRaised``."""
     try:
         return to_result(value, limit)
     except BaseException as exc:
-        if _own(exc):
+        if _carried(exc):
             raise ToolRaised(exc) from exc
         raise
 
 
-async def guarded_await(awaitable: Awaitable[Any]) -> Any:
-    """``await awaitable``: the tool's own BaseException becomes ``ToolRaised``; a
+# exceptions whose message is read by C code from their arguments: with plain arguments no
+# code of the tool's runs, so an async tool's exception of these is described on the loop
+_PLAIN_STR = frozenset({BaseException.__str__, KeyError.__str__})
+_PLAIN_ARGS = frozenset({str, int, float, bool, type(None)})
+
+
+def _plain_message(exc: BaseException) -> bool:
+    return (type(exc).__str__ in _PLAIN_STR
+            and all(type(arg) in _PLAIN_ARGS for arg in exc.args))
+
+
+def _described(exc: BaseException) -> ToolRaised:
+    """In a pool thread: ``exc`` as a ``ToolRaised`` (its message read here)."""
+    return ToolRaised(exc)
+
+
+async def guarded_await(awaitable: Awaitable[Any],
+                        run: Callable[..., Awaitable[Any]] | None = None) -> Any:
+    """``await awaitable``: the tool's exception becomes ``ToolRaised`` (see ``raised``); a
     ``CancelledError`` is re-raised when a real cancellation is pending (see the module
     docstring)."""
     try:
         return await awaitable
     except BaseException as exc:
-        await raised(exc)
+        await raised(exc, run)
 
 
-async def raised(exc: BaseException) -> NoReturn:
+async def guarded_collect(agen: Any, limit: int,
+                          run: Callable[..., Awaitable[Any]] | None = None) -> list[Any]:
+    """The items of an async generator a tool returned, read on the loop (under the call's
+    timeout) no further than can be kept: ``limit`` + 1 items (each is at least a character
+    of JSON); the tool's exception becomes ``ToolRaised`` (see ``raised``)."""
+    items: list[Any] = []
+    try:
+        try:
+            async for item in agen:
+                items.append(item)
+                if len(items) > limit:
+                    break
+        finally:
+            await agen.aclose()
+    except BaseException as exc:
+        await raised(exc, run)
+    return items
+
+
+async def raised(exc: BaseException,
+                 run: Callable[..., Awaitable[Any]] | None = None) -> NoReturn:
     """In an ``except BaseException`` around a tool's code on the event loop: re-raise what
-    is not the tool's own failure, else raise it as ``ToolRaised``."""
+    is not the tool's failure, else raise it as ``ToolRaised``. Its message is read by
+    ``run`` (a pool's ``run``: off the loop, under the call's timeout) unless it is a plain
+    one that runs no code of the tool's."""
     if _stop_iteration(exc):  # what Python made of a coroutine's StopIteration
         exc = exc.__cause__  # type: ignore[assignment]
     elif not _own(exc):
-        raise exc
+        if not _carried(exc):
+            raise exc
+        if run is None or _plain_message(exc):
+            raise ToolRaised(exc) from exc
+        carried: ToolRaised = await run(functools.partial(_described, exc))
+        raise carried from exc
     import asyncio  # loaded by then (a call runs on the event loop): not at start-up
 
     import anyio.lowlevel
@@ -98,7 +161,10 @@ async def raised(exc: BaseException) -> NoReturn:
     await anyio.lowlevel.checkpoint_if_cancelled()  # raises if a scope was cancelled
     if _cancel_pending():  # the task itself was asked to cancel (asyncio's Ctrl-C)
         raise asyncio.CancelledError() from exc
-    raise ToolRaised(exc) from exc
+    if run is None or _plain_message(exc):
+        raise ToolRaised(exc) from exc
+    carried = await run(functools.partial(_described, exc))
+    raise carried from exc
 
 
 def _stop_iteration(exc: BaseException) -> bool:

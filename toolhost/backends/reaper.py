@@ -38,7 +38,8 @@ from dataclasses import dataclass, field
 
 from toolhost.backends import watchdog
 
-__all__ = ["MARKER", "ToolRun", "enable_subreaper", "kill_all_tool_processes", "live_runs"]
+__all__ = ["MARKER", "ToolRun", "enable_subreaper", "end_descendants",
+           "kill_all_tool_processes", "live_runs"]
 
 MARKER = "TOOLHOST_RUN_ID"
 _MAX_ROUNDS = 50  # each round kills all it finds; a fork bomb converges well before this
@@ -121,6 +122,28 @@ class ToolRun:
             watchdog.closed(self.pgid, self.run_id)
         self.ended = True
         return len(killed)
+
+
+def end_descendants() -> int:
+    """Kill every live descendant of this process, again until none is left, and reap the
+    killed that became its children; returns how many were killed. For a worker process
+    between two calls (itself a subreaper, so what its tool started and orphaned is still
+    below it): nothing a call started outlives the call. Linux only (``/proc``); elsewhere 0."""
+    if not sys.platform.startswith("linux"):
+        return 0
+    killed: set[int] = set()
+    for _ in range(_MAX_ROUNDS):
+        found = [pid for pid, _ in _descendants()
+                 if (stat := _stat(pid)) is not None and stat[0] not in ("Z", "X")]
+        if not found:
+            break
+        for pid in found:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        killed.update(found)
+        _wait_dead(found)
+    _reap(set(killed))
+    return len(killed)
 
 
 def live_runs() -> list[ToolRun]:

@@ -12,7 +12,9 @@ Design (see docs/backends.md for the user's side):
   ``TOOLHOST_RUN_ID``; the watchdog does the same if the host is killed outright); a crash
   (segfault, ``os._exit``, a recursion that overflows) is seen as the pipe closing. Either
   way that call gets an error result and the next call a fresh worker.
-  On Linux a worker also dies with its host (``PR_SET_PDEATHSIG``).
+  On Linux a worker also dies with its host (``PR_SET_PDEATHSIG``), and a call that ends
+  normally leaves nothing behind either: the worker is a subreaper and kills its own
+  descendants before it answers (``reaper.end_descendants``), then waits for the next call.
 - **Only JSON crosses.** Arguments go as the model sent them and are converted in the worker
   (which imports the function itself, from the host's ``sys.path``); the result is mapped and
   cut to ``max_output_chars`` in the worker, so a huge result never crosses whole, and a line

@@ -8,6 +8,10 @@ lines and one ``{"result": CallToolResult}`` or ``{"error": {"type", "message"}}
 crosses: arguments arrive as the model sent them and are converted here; the return value is
 mapped and cut here, so a huge result never crosses the pipe whole.
 
+On Linux the worker is a child subreaper, and after each call, before its answer, it kills
+every process below it (what the call started, also in a new session or double-forked):
+nothing a call started outlives it, and the warm worker waits for the next call.
+
 The real stdout is kept for these lines and fd 1 points at stderr, so a ``print`` in the tool
 or a child process it starts cannot corrupt them. On Linux the process dies with its host
 (``PR_SET_PDEATHSIG``), even if the host is killed with SIGKILL.
@@ -45,8 +49,10 @@ def _die_with_parent() -> None:
 
 def _send(out: IO[bytes], lock: threading.Lock, message: dict[str, Any]) -> None:
     line = json.dumps(message, ensure_ascii=False, separators=(",", ":"), default=str)
+    # a lone surrogate is only ever inside a JSON string here: its \udxxx escape is the same
+    # JSON, so the host reads the very string the tool returned (as an in-process tool's)
     with lock:
-        out.write(line.encode("utf-8", "replace") + b"\n")
+        out.write(line.encode("utf-8", "backslashreplace") + b"\n")
         out.flush()
 
 
@@ -54,9 +60,13 @@ def main() -> int:
     protocol = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)
     sys.stdout = sys.stderr
+    requests = _claim_stdin()
     _die_with_parent()
+    from toolhost.backends.reaper import enable_subreaper, end_descendants
+
+    enable_subreaper()  # what a call starts and orphans stays below us, for end_descendants
     lock = threading.Lock()
-    init = json.loads(sys.stdin.buffer.readline() or b"{}")
+    init = json.loads(requests.readline() or b"{}")
     sys.path[:] = [p for p in init.get("sys_path", []) if isinstance(p, str)] or sys.path
     _scrubbed_output(init.get("secrets"))
     try:
@@ -73,8 +83,21 @@ def main() -> int:
     _send(protocol, lock, {"ready": True})
     import anyio
 
-    anyio.run(_serve, fn, info, int(init.get("limit", 40_000)), protocol, lock)
+    anyio.run(_serve, fn, info, int(init.get("limit", 40_000)), protocol, lock, end_descendants,
+              requests)
     return 0
+
+
+def _claim_stdin() -> IO[bytes]:
+    """The host's requests on a private duplicate of fd 0; fd 0 and ``sys.stdin`` read the
+    null device, so the tool's ``input()`` or a child inheriting fd 0 reads end of file
+    instead of waiting on (or taking) the host's next request."""
+    requests = os.fdopen(os.dup(0), "rb")
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    sys.stdin = open(os.devnull, encoding="utf-8")  # noqa: SIM115 - the process's, for good
+    return requests
 
 
 def _scrubbed_output(secrets: Any) -> None:
@@ -97,16 +120,17 @@ def _scrubbed_output(secrets: Any) -> None:
         atexit.register(stream.finish)  # what waited for a continuation that never came
 
 
-async def _serve(fn: Any, info: Any, limit: int, out: IO[bytes], lock: threading.Lock) -> None:
+async def _serve(fn: Any, info: Any, limit: int, out: IO[bytes], lock: threading.Lock,
+                 end_descendants: Any, requests: IO[bytes]) -> None:
     import anyio.to_thread
 
-    from toolhost.backends.base import CallContext, ToolRaised
+    from toolhost.backends.base import CallContext, ToolRaised, describe
     from toolhost.backends.convert import to_result
-    from toolhost.backends.python_calls import guarded_call
+    from toolhost.backends.python_calls import guarded_call, guarded_collect
     from toolhost.failures import debug_enabled
 
     while True:
-        line = await anyio.to_thread.run_sync(sys.stdin.buffer.readline)
+        line = await anyio.to_thread.run_sync(requests.readline)
         if not line:
             return  # the host closed the pipe: it is done with us
         request = json.loads(line)
@@ -129,14 +153,19 @@ async def _serve(fn: Any, info: Any, limit: int, out: IO[bytes], lock: threading
                     guarded_call, functools.partial(fn, **kwargs), limit)
                 if inspect.isawaitable(value):
                     value = await value
+            if inspect.isasyncgen(value):  # read no further than can be kept
+                value = await guarded_collect(value, limit)
             answer: dict[str, Any] = {"result": _bounded(to_result(value, limit), limit).to_mcp()}
         except BaseException as exc:  # SystemExit, KeyboardInterrupt...: nothing cancels
             # a worker's call (the host kills it), so every one is the tool's own failure
             if debug_enabled():  # the host logs the error itself, scrubbed, in one line
                 traceback.print_exc(file=sys.stderr)
             kind = exc.original_type if isinstance(exc, ToolRaised) else type(exc).__name__
-            answer = {"error": {"type": kind, "message": str(exc)[:10_000]}}
+            answer = {"error": {"type": kind, "message": describe(exc)[:10_000]}}
         value = kwargs = None  # drop the call's data before waiting for the next one
+        # nothing the call started outlives it: its children, a setsid or double-forked one
+        # (orphans come to us, a subreaper), killed before the answer, as for command tools
+        end_descendants()  # one call at a time here: nothing else waits for the loop
         _send(out, lock, answer)
 
 

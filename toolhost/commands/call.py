@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -261,8 +262,20 @@ def main(args: argparse.Namespace) -> int:
         return 1
     tool = compiled.tool(server, name)
     if raw:
-        print(config.redact(json.dumps(outcome.to_mcp(), indent=2, ensure_ascii=False)))
+        print(_escaped(config.redact(json.dumps(outcome.to_mcp(), indent=2,
+                                                ensure_ascii=False))))
     else:
-        text = config.redact(render(outcome, tool))
+        text = _escaped(config.redact(render(outcome, tool)))
         print(text, end="" if text.endswith("\n") else "\n")  # a tool's own newline is enough
     return 1 if outcome.is_error else 0
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _escaped(text: str) -> str:
+    """``text`` with each lone surrogate (which JSON can spell, ``"\\ud800"``, and no UTF-8
+    output can carry) written as that escape, as the MCP wire writes it."""
+    if text.isascii():
+        return text
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)

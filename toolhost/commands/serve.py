@@ -212,12 +212,13 @@ def _serve(args: argparse.Namespace, started: Callable[[], None]) -> int:
                   "who can reach it can call the tools", file=sys.stderr)
 
     limits = limits_from(args)
-    protocol = None
+    protocol = requests = None
     if args.transport == "stdio":  # before the config loads: a print while a python tool's
         # module or a plugin is imported, or in its register hook, lands on stderr
-        from toolhost.stdout_guard import claim_stdout
+        from toolhost.stdout_guard import claim_stdin, claim_stdout
 
         protocol = claim_stdout()
+        requests = claim_stdin()  # and no tool or child process reads the client's requests
     loading = time.time_ns()  # --watch: an edit saved from now on is reloaded
     build = build_serve(args.config, args.server, every=args.all_servers)
     sockets = None
@@ -253,7 +254,8 @@ def _serve(args: argparse.Namespace, started: Callable[[], None]) -> int:
                     tg.start_soon(task)
         try:
             if args.transport == "stdio":
-                await serve_stdio(server.served, writer=protocol, background=background,
+                await serve_stdio(server.served, reader=requests, writer=protocol,
+                                  background=background,
                                   limits=limits)
             else:
                 await serve_http(server.served, host=args.host, port=args.port, token=token,

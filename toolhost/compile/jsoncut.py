@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import itertools
 import json
 import math
-from collections.abc import Iterator, Mapping
+from collections.abc import AsyncIterator, Collection, Iterator, Mapping
 from typing import Any
 
-__all__ = ["MAX_DEPTH", "TooDeep", "json_head", "plain", "too_long"]
+__all__ = ["MAX_DEPTH", "MAX_ITEMS", "TooDeep", "as_list", "json_head", "plain", "too_long"]
 
 MAX_DEPTH = 500  # deeper results are refused (json and the model cannot use them anyway)
 
@@ -27,10 +28,17 @@ class TooDeep(ValueError):
 
 
 def json_why(exc: BaseException) -> str:
-    """Why ``json.loads`` refused a text, in one line (a ``RecursionError`` is nesting)."""
+    """Why ``json.loads`` refused a text, in one line (a ``RecursionError`` is nesting; an
+    integer past Python's conversion limit is said as such, not as invalid JSON)."""
     if isinstance(exc, RecursionError):
         return "it nests too deeply to be read"
-    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    text = str(exc)
+    if isinstance(exc, ValueError) and text.startswith("Exceeds the limit ("):
+        import sys
+
+        return (f"it holds an integer of more than {sys.get_int_max_str_digits():,} digits, "
+                "which toolhost does not read")
+    return text.splitlines()[0] if text else type(exc).__name__
 
 
 def non_finite(value: Any) -> str | None:
@@ -54,14 +62,38 @@ def non_finite(value: Any) -> str | None:
     return None
 
 
+MAX_ITEMS = 1_000_000  # of a view or range in a result: far past any result's limit
+_NOT_SEQUENCES = (str, bytes, bytearray, memoryview, Mapping)
+
+
+def as_list(value: Any) -> list[Any] | None:
+    """A collection that is not a list, tuple, set or mapping (``dict.keys()`` and the other
+    views, ``range``, ``deque``, ``array``) as a list of at most ``MAX_ITEMS`` items; None for
+    anything else. A one-time iterator (a generator) is a ``TypeError``: the size walk would
+    read it and leave nothing for the encoder."""
+    if isinstance(value, Iterator) and not isinstance(value, _NOT_SEQUENCES):
+        raise TypeError(f"the result holds a one-time iterator ({type(value).__name__}) "
+                        "inside it: return a list")
+    if isinstance(value, AsyncIterator):
+        raise TypeError(f"the result holds an async iterator ({type(value).__name__}) "
+                        "inside it: return a list")
+    if isinstance(value, (list, tuple, set, frozenset, *_NOT_SEQUENCES)):
+        return None
+    if isinstance(value, Collection):
+        return list(itertools.islice(value, MAX_ITEMS))
+    return None
+
+
 def plain(value: Any) -> Any:
-    """One level of a dataclass, pydantic model, set or enum as JSON-able data (what
+    """One level of a dataclass, pydantic model, set, view or enum as JSON-able data (what
     ``json`` calls for values it does not know); anything else as its ``str``."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
     dump = getattr(value, "model_dump", None)
     if callable(dump):  # a pydantic model
         return dump(mode="json")
+    if (listed := as_list(value)) is not None:
+        return listed
     if isinstance(value, (set, frozenset, tuple)):
         return list(value)
     if isinstance(value, enum.Enum):

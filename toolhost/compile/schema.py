@@ -119,7 +119,7 @@ _CHECKED_LIMIT = 20_000
 def _check_one(schema: Any) -> tuple[str, str] | None:
     try:
         key = json.dumps(schema, sort_keys=True, separators=(",", ":"))
-    except (TypeError, ValueError):  # not JSON data: check it every time
+    except (TypeError, ValueError, RecursionError):  # not JSON data: check it every time
         key = None
     if key is not None and key in _CHECKED:
         return _CHECKED[key]
@@ -139,7 +139,23 @@ def _jsonschema_says(schema: Any) -> tuple[str, str] | None:
         Draft202012Validator.check_schema(schema)
     except SchemaError as exc:
         return "/".join(str(p) for p in exc.path), exc.message
+    except RecursionError:  # the metaschema is checked by recursion: a level costs several
+        return "", (f"it nests {_depth(schema):,} levels deep, too deeply to be checked "
+                    "(flatten it, or describe the deep part as a plain object)")
     return None
+
+
+def _depth(value: Any) -> int:
+    """How deep ``value`` nests (mappings and lists), counted without recursion."""
+    deepest, todo = 0, [(value, 1)]
+    while todo:
+        item, depth = todo.pop()
+        deepest = max(deepest, depth)
+        if isinstance(item, Mapping):
+            todo.extend((v, depth + 1) for v in item.values())
+        elif isinstance(item, list):
+            todo.extend((v, depth + 1) for v in item)
+    return deepest
 
 
 def _metaschema_problem(schema: Mapping[str, Any]) -> tuple[str, str] | None:

@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from toolhost.backends.base import CallContext, Invoke, ToolFailure, ToolRaised
+from toolhost.backends.base import CallContext, Invoke, ToolFailure, ToolRaised, describe
 from toolhost.compile.fastcheck import Check, compile_check
 from toolhost.compile.shaping import cut_text, shape_result
 from toolhost.compile.validators import real_validator
@@ -137,8 +137,9 @@ class CompiledTool:
         if errors:
             return ToolResult.error("Invalid arguments for tool "
                                     f"'{self.name}': " + "; ".join(errors))
-        if self.defaults:
-            arguments = {**{k: v for k, v in self.defaults.items() if k not in arguments},
+        if self.defaults:  # a list or object default is copied: a tool may change it
+            arguments = {**{k: v if type(v) in _ATOMS else _copied(v)
+                            for k, v in self.defaults.items() if k not in arguments},
                          **arguments}
         if self.integers is not None:
             arguments = self.integers(arguments)
@@ -152,20 +153,37 @@ class CompiledTool:
             return ToolResult.error(f"Tool '{self.name}' timed out after {self.timeout:g}s and "
                                     "was stopped. Try a smaller request.")
         except ToolFailure as exc:  # the backend said what happened
-            ctx.log.warning("tool %s %s", self.wire_name, exc)
-            message = f"Tool '{self.name}' {exc}"
+            told = describe(exc)
+            ctx.log.warning("tool %s %s", self.wire_name, told)
+            message = f"Tool '{self.name}' {told}"
             return ToolResult.error(self.redact(message) if self.redact else message)
         except Exception as exc:  # a tool's failure is a result, never a crash
+            # a ToolRaised carries its message, read where the tool's code ran; any other
+            # exception's is read here, and one that cannot be read is said so
             shown = exc.__cause__ if isinstance(exc, ToolRaised) and exc.__cause__ else exc
-            log_failure(ctx.log, f"tool {self.wire_name} failed", shown)  # traceback: --debug
             kind = exc.original_type if isinstance(exc, ToolRaised) else type(exc).__name__
-            text = str(exc)
+            text = describe(exc)
+            log_failure(ctx.log, f"tool {self.wire_name} failed", shown,  # traceback: --debug
+                        kind=kind, message=text)
             return ToolResult.error(f"Tool '{self.name}' failed: {kind}: {text}" if text
                                     else f"Tool '{self.name}' failed: {kind}")
         if not isinstance(result, ToolResult):
             return ToolResult.error(f"Tool '{self.name}' produced no result (its backend "
                                     f"returned {type(result).__name__}).")
         return result
+
+
+_ATOMS = frozenset({str, int, float, bool, type(None)})
+
+
+def _copied(value: Any) -> Any:
+    """A fresh copy of a default's JSON (lists and objects), so that a tool appending to the
+    list it was given does not change the default of every later call (and other clients')."""
+    if type(value) is list:
+        return [v if type(v) in _ATOMS else _copied(v) for v in value]
+    if type(value) is dict:
+        return {k: v if type(v) in _ATOMS else _copied(v) for k, v in value.items()}
+    return value
 
 
 def _why_unchecked(exc: BaseException) -> str:

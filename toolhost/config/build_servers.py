@@ -136,7 +136,7 @@ def _defaults(check: Checker, data: Mapping[str, Any], path: Path) -> ServerDefa
         check.problem((*path, "base_url"), wrong)
     return ServerDefaults(
         timeout=check.duration(data, path, "timeout"),
-        env=check.str_map(data, path, "env") or {},
+        env=check.env_map(data, path, "env") or {},
         cwd=resolve_path(check, (*path, "cwd"), cwd, "directory") if cwd else None,
         base_url=base_url,
         headers=check.header_map(data, path, "headers") or {},
@@ -192,7 +192,7 @@ def _external(check: Checker, data: Mapping[str, Any], path: Path) -> dict[str, 
     check.string(ext, here, fields[0])
     if kind == "stdio":
         check.str_list(ext, here, "args")
-        check.str_map(ext, here, "env")
+        check.env_map(ext, here, "env")
         check.string(ext, here, "cwd")
         return {"type": kind, **ext, **_external_in_repo(check, ext, here)}
     check.header_map(ext, here, "headers")

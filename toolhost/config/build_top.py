@@ -179,7 +179,7 @@ def build_run(check: Checker, value: Any) -> RunConfig:
         max_turns=check.integer(data, path, "max_turns", minimum=1),
         cwd=resolved,
         cli_args=cli_args,
-        env=check.str_map(data, path, "env") or {},
+        env=check.env_map(data, path, "env") or {},
     )
 
 

@@ -234,6 +234,16 @@ class Checker:
                              "percent-encode or base64 it if the server expects that")
         return headers
 
+    def env_map(self, data: Mapping[str, Any], path: Path, key: str) -> dict[str, str] | None:
+        """``str_map`` of environment variables: a name the OS can hold (not empty, no ``=``
+        or NUL), checked here rather than failing every start of a program."""
+        env = self.str_map(data, path, key)
+        for name in env or {}:
+            if not name or "=" in name or "\0" in name:
+                self.problem((*path, key, name), "not a possible environment variable name "
+                             "(empty, or holding '=' or NUL)")
+        return env
+
     def str_map(self, data: Mapping[str, Any], path: Path, key: str) -> dict[str, str] | None:
         """A mapping of strings; numbers are accepted and written as strings (env values)."""
         if key not in data:

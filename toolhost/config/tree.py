@@ -8,6 +8,7 @@ inside it, lets merging and validation work on ordinary dicts and still name fil
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
@@ -82,6 +83,26 @@ def iter_paths(data: Any, prefix: Path = ()) -> Iterator[Path]:
             yield from iter_paths(value, (*prefix, index))
 
 
+_ODD = re.compile(r"[.\[\]]")
+_SEGMENT = re.compile(r"([^.\[\]]*)((?:\[[0-9]+\])*)")
+
+
+def _parse_path(key: str) -> Path | None:
+    """The path ``format_path`` would print as ``key``, read back (``a.b[2]`` ->
+    ``("a", "b", 2)``); None when ``key`` is not of that shape. A key holding ``.`` or
+    brackets itself reads back as another path: the caller checks the mark it finds."""
+    path: list[Key] = []
+    for part in key.split("."):
+        match = _SEGMENT.fullmatch(part)
+        if match is None or not (match.group(1) or path):
+            return None
+        if match.group(1):
+            path.append(match.group(1))
+        if match.group(2):
+            path.extend(int(i) for i in match.group(2)[1:-1].split("]["))
+    return tuple(path)
+
+
 class Origins(Mapping[str, Origin]):
     """Dotted key path -> ``Origin``, built from the marks on first use.
 
@@ -92,6 +113,7 @@ class Origins(Mapping[str, Origin]):
     def __init__(self, marks: Mapping[Path, Mark]) -> None:
         self._marks = marks
         self._table: dict[str, Origin] | None = None
+        self._odd: bool | None = None
 
     def _built(self) -> dict[str, Origin]:
         if self._table is None:
@@ -99,7 +121,23 @@ class Origins(Mapping[str, Origin]):
         return self._table
 
     def __getitem__(self, key: str) -> Origin:
+        if self._table is None:  # one key: read its path back, not format every node's
+            path = _parse_path(key)
+            if path and format_path(path) == key:
+                mark = self._marks.get(path)
+                if mark is not None:
+                    return mark.origin(path)
+                if not self._odd_keys():  # no other path prints as this key
+                    raise KeyError(key)
         return self._built()[key]
+
+    def _odd_keys(self) -> bool:
+        """Whether a node's key holds ``.`` or brackets (or is empty), so that its path
+        prints like another one's (every node is marked, so each key ends some path)."""
+        if self._odd is None:
+            self._odd = any(type(p[-1]) is str and (not p[-1] or _ODD.search(p[-1]))
+                            for p in self._marks if p)
+        return self._odd
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._built())

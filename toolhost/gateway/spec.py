@@ -107,7 +107,7 @@ def build_upstream(check: Checker, data: Mapping[str, Any], path: Path) -> Upstr
     include = globs(check, data, path, "include") or ("*",)
     exclude = globs(check, data, path, "exclude") or ()
     return UpstreamSpec(
-        command=command, env=check.str_map(block, here, "env") or {},
+        command=command, env=check.env_map(block, here, "env") or {},
         cwd=cwd, url=url,
         headers=check.header_map(block, here, "headers") or {},
         timeout=check.duration(block, here, "timeout") or check.duration(data, path, "timeout"),
