@@ -9,6 +9,8 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from toolhost.visible import visible
+
 if TYPE_CHECKING:
     from toolhost.compile import CompiledTool
     from toolhost.results import ToolResult
@@ -20,7 +22,9 @@ Load and compile a config, call one tool with the given arguments, and print the
 way the model will read it (the structured JSON when the tool returns structuredContent and
 the model reads it, otherwise the text), images as a one-line summary. --json (or --raw)
 prints the MCP CallToolResult as JSON instead, for scripts. The exit status is 1 when the
-result has isError: true (bad arguments, a failing tool, a timeout), 0 otherwise.
+result has isError: true (bad arguments, a failing tool, a timeout), 0 otherwise. On a
+terminal, control characters in the result (escape sequences, bidi overrides, a bare \\r)
+are shown as visible escapes, never acted on; a pipe gets the result as it is.
 
 Arguments are key=value pairs, each value read by the parameter's type in the inputSchema:
 integers and numbers as numbers, booleans as true/false (yes/no, 1/0), arrays and objects as
@@ -243,7 +247,8 @@ def main(args: argparse.Namespace) -> int:
 
     async def progress(done: float, total: float | None, message: str | None) -> None:
         of = f"/{total:g}" if total is not None else ""
-        print(f"progress {done:g}{of}" + (f": {message}" if message else ""), file=sys.stderr)
+        shown = f": {visible(config.redact(message))}" if message else ""
+        print(f"progress {done:g}{of}{shown}", file=sys.stderr)
 
     async def run() -> ToolResult | str:
         try:
@@ -258,16 +263,24 @@ def main(args: argparse.Namespace) -> int:
 
     outcome = anyio.run(run)
     if isinstance(outcome, str):
-        print(f"toolhost call: {outcome}", file=sys.stderr)
+        print(f"toolhost call: {visible(outcome, lines=True)}", file=sys.stderr)
         return 1
     tool = compiled.tool(server, name)
+    # On a terminal, what the tool returned is shown, never acted on: an escape sequence in a
+    # web page or a command's output (a title, the clipboard, a cursor move hiding a line)
+    # is written as a visible escape, as `run` shows it. A pipe gets the text as it is.
+    shown = visible if sys.stdout.isatty() else _same
     if raw:
-        print(_escaped(config.redact(json.dumps(outcome.to_mcp(), indent=2,
-                                                ensure_ascii=False))))
+        print(shown(_escaped(config.redact(json.dumps(outcome.to_mcp(), indent=2,
+                                                      ensure_ascii=False))), lines=True))
     else:
-        text = _escaped(config.redact(render(outcome, tool)))
+        text = shown(_escaped(config.redact(render(outcome, tool))), lines=True)
         print(text, end="" if text.endswith("\n") else "\n")  # a tool's own newline is enough
     return 1 if outcome.is_error else 0
+
+
+def _same(text: str, *, lines: bool = False) -> str:
+    return text
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
