@@ -29,9 +29,18 @@ def test_a_lookup_is_the_tables(paths: list[tuple[str | int, ...]],
                                 others: list[tuple[str | int, ...]]) -> None:
     marks = _marked(paths)
     table = {format_path(p): m.origin(p) for p, m in marks.items() if p}
+    # two paths may read the same ("a.b" is the key a.b, and b inside a): either is right
+    alike: dict[str, list[object]] = {}
+    for p, m in marks.items():
+        if p:
+            alike.setdefault(format_path(p), []).append(m.origin(p))
     for key in [*table, *(format_path(p) for p in others), "permissions.default", "a..b",
                 "[0]", "a.[1]", ""]:
-        assert Origins(marks).get(key) == table.get(key), key
+        found = Origins(marks).get(key)
+        if len(alike.get(key, ())) > 1:
+            assert found in alike[key], key
+        else:
+            assert found == table.get(key), key
 
 
 def test_a_missing_key_of_a_big_file_builds_no_table() -> None:

@@ -103,7 +103,10 @@ def test_the_server_still_answers(where: tuple[str, int]) -> None:
     assert status(exchange(where, head([]))) == 200
 
 
-header = st.tuples(st.text("abcdefghijklmnopqrstuvwxyz-", min_size=1, max_size=20),
+# names of no header h11 reads the value of (content-length, transfer-encoding, host, ...):
+# what is counted is the head's size and lines, not whether its framing is valid
+header = st.tuples(st.text("abcdefghijklmnopqrstuvwxyz-", min_size=1, max_size=20)
+                   .map(lambda name: "x-" + name),
                    st.text("abcdefghijklmnopqrstuvwxyz0123456789 =;", max_size=400))
 
 
