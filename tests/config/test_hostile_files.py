@@ -5,35 +5,20 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.config.hostile_corpus import write
+from tests.peak_memory import peak_kb, toolhost_argv
 
 MAX_RSS_KB = 500 * 1024
-
-
-# `toolhost` that writes its own memory's high-water mark (VmHWM, KB) to PEAK_FILE when it
-# ends: the child's ru_maxrss would also count the memory of the test process that started
-# it (the kernel carries it over at exec), so a long test run read as a big toolhost
-PEAK = ("import os, runpy, sys\n"
-        "sys.argv = ['toolhost', *sys.argv[1:]]\n"
-        "try:\n"
-        "    runpy.run_module('toolhost', run_name='__main__')\n"
-        "finally:\n"
-        "    with open('/proc/self/status') as status:\n"
-        "        peak = next(line.split()[1] for line in status if line.startswith('VmHWM:'))\n"
-        "    with open(os.environ['PEAK_FILE'], 'w') as out:\n"
-        "        out.write(peak)\n")
 
 
 def _validate(paths: list[Path], cwd: Path, **env: str) -> tuple[int, str, int]:
     """Exit code, stderr+stdout, and the child's peak RSS in KB."""
     peak = cwd / "peak.kb"
-    proc = subprocess.Popen([sys.executable, "-c", PEAK, "validate", "--no-layers",
-                             *map(str, paths)], cwd=cwd,
+    proc = subprocess.Popen(toolhost_argv("validate", "--no-layers", *map(str, paths)), cwd=cwd,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             env={**os.environ, **env, "PEAK_FILE": str(peak)})
     try:
@@ -42,7 +27,7 @@ def _validate(paths: list[Path], cwd: Path, **env: str) -> tuple[int, str, int]:
         proc.kill()
         out, _ = proc.communicate()
         pytest.fail(f"validate hung; output so far:\n{out[-2000:]}")
-    return proc.returncode, out, int(peak.read_text())
+    return proc.returncode, out, peak_kb(peak)
 
 
 def test_the_hostile_corpus_gets_located_lines_never_a_crash(tmp_path: Path) -> None:

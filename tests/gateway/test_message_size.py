@@ -5,7 +5,6 @@ measured), the connection made again for the next call."""
 from __future__ import annotations
 
 import os
-import re
 import subprocess
 import sys
 import time
@@ -13,34 +12,23 @@ from pathlib import Path
 
 import pytest
 
+from tests.peak_memory import peak_kb, toolhost_argv
 from toolhost.gateway.client import UpstreamConnection, UpstreamError
 from toolhost.gateway.spec import DEFAULT_MAX_MESSAGE_BYTES, UpstreamSpec
 
 from .conftest import HOSTILE, hostile_config, http_upstream
-
-# toolhost run in a process that says its own peak RSS (KB) when it ends: VmHWM, its own
-# memory's high-water mark (ru_maxrss also counts the memory of the test process that
-# started it, which the kernel carries over at exec: a big test run read as a big toolhost)
-PEAK = ("import runpy, sys\n"
-        "sys.argv = ['toolhost', *sys.argv[1:]]\n"
-        "try:\n"
-        "    runpy.run_module('toolhost', run_name='__main__')\n"
-        "finally:\n"
-        "    with open('/proc/self/status') as status:\n"
-        "        peak = next(line.split()[1] for line in status if line.startswith('VmHWM:'))\n"
-        "    sys.stderr.write(f'\\nPEAK_KB {peak}\\n')\n")
 
 
 def call(config: Path, tool: str,
          **env: str) -> tuple[subprocess.CompletedProcess[str], float, float]:
     """``toolhost call CONFIG TOOL text=hi``: the outcome, seconds taken, peak RSS in MB."""
     started = time.monotonic()
-    done = subprocess.run([sys.executable, "-c", PEAK, "call", str(config), tool, "text=hi"],
+    peak = config.parent / "peak.kb"
+    done = subprocess.run(toolhost_argv("call", str(config), tool, "text=hi"),
                           capture_output=True, text=True, timeout=120,
-                          env={**os.environ, **env})
-    peak = re.search(r"PEAK_KB (\d+)", done.stderr)
-    assert peak, done.stderr[-2000:]
-    return done, time.monotonic() - started, int(peak.group(1)) / 1024
+                          env={**os.environ, **env, "PEAK_FILE": str(peak)})
+    assert peak.exists(), done.stderr[-2000:]
+    return done, time.monotonic() - started, peak_kb(peak) / 1024
 
 
 def test_the_default_cap_is_documented_and_sane() -> None:
