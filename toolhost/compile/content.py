@@ -6,12 +6,13 @@ validation, timeout and error handling as a tool), so every backend kind works f
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from toolhost.backends.base import BackendKind, BindContext, CallContext
 from toolhost.compile.content_claims import OWN_SCHEME, arrange, is_upstream
+from toolhost.compile.content_kinds import Prompt, PromptError, Resource
 from toolhost.compile.resource_uri import normalize
 from toolhost.compile.tool import CompiledTool
 from toolhost.config.model import BackendSpec, ServerConfig, ToolConfig
@@ -22,67 +23,12 @@ if TYPE_CHECKING:  # a server with resources or prompts loads them (compile_cont
     from toolhost.compile.prompts import CompiledPrompt
     from toolhost.config.content_model import PromptConfig, ResourceConfig
 
-__all__ = ["MAX_COMPLETIONS", "PENDING", "Prompt", "PromptError", "Resource", "ResourceError",
-           "ServerContent", "compile_content", "kept_promise", "merge_content"]
+__all__ = ["MAX_COMPLETIONS", "PENDING", "ServerContent", "compile_content", "kept_promise",
+           "merge_content"]
 
 MAX_COMPLETIONS = 100  # the spec's cap on completion values per answer
 
 CompileTool = Callable[[ToolConfig], CompiledTool]
-
-
-# Here, not beside the compiled forms (prompts.py, resources.py, which re-export them): a
-# server catches them, and a tools-only config never loads those.
-class PromptError(Exception):
-    """prompts/get cannot be answered; ``invalid`` selects -32602 (the caller's mistake)."""
-
-    def __init__(self, message: str, *, invalid: bool = False) -> None:
-        super().__init__(message)
-        self.invalid = invalid
-
-
-class ResourceError(Exception):
-    """A read that cannot be answered; ``not_found`` selects MCP's -32002."""
-
-    def __init__(self, message: str, *, not_found: bool = False) -> None:
-        super().__init__(message)
-        self.not_found = not_found
-
-
-class Resource(Protocol):
-    """A resource (or template) a server offers: declared, or an upstream's."""
-
-    @property
-    def is_template(self) -> bool: ...
-
-    def descriptor(self) -> dict[str, Any]:
-        """The resources/templates/list entry (a static resource: what identifies it)."""
-
-    def listed(self) -> Iterator[dict[str, Any]]:
-        """The resources/list entries."""
-
-    def matches(self, uri: str) -> Mapping[str, str] | None:
-        """The values the (normalised) URI gives (``{}`` for none), or None when it is not
-        this one's."""
-
-    def canonical(self, uri: str, values: Mapping[str, str]) -> str:
-        """The one spelling of ``uri`` (which matched with ``values``) rules and reads see."""
-
-    async def read(self, uri: str, values: Mapping[str, str],
-                   ctx: CallContext) -> list[dict[str, Any]]:
-        """The resources/read ``contents``."""
-
-
-class Prompt(Protocol):
-    """A prompt a server offers: declared, or an upstream's."""
-
-    def descriptor(self) -> dict[str, Any]:
-        """The prompts/list entry."""
-
-    async def get(self, arguments: Any, ctx: CallContext) -> dict[str, Any]:
-        """The prompts/get result."""
-
-    def renamed(self, name: str) -> Prompt:
-        """The same prompt under another name (several servers served as one)."""
 
 
 # what an imported server still pending at start offers: it may offer them once it is up
@@ -204,7 +150,7 @@ def merge_content(contents: Mapping[str, ServerContent]) -> ServerContent:
     named ``<server>__<prompt>`` like the tools. Each resource and prompt keeps the server
     it is of (``owner``, ``prompt_owner``), even when only one server has any: rules name
     that server, not the name the servers are served under."""
-    resources, owners, _ = arrange(contents)
+    resources, owners, _ = arrange({name: c.resources for name, c in contents.items()})
     if len(contents) <= 1:
         if not contents:
             return ServerContent()

@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from toolhost.backends.base import CallContext
-from toolhost.compile.content import PromptError
+from toolhost.compile.content_kinds import PromptError
 from toolhost.compile.prompt_render import render_bounded
 from toolhost.compile.tool import CompiledTool
 from toolhost.config.content_model import PromptConfig
@@ -16,7 +16,7 @@ from toolhost.excerpt import cut
 if TYPE_CHECKING:
     from toolhost.backends.templating import AnyTemplate
 
-__all__ = ["MAX_ARGUMENT_CHARS", "CompiledPrompt", "PromptError"]
+__all__ = ["MAX_ARGUMENT_CHARS", "CompiledPrompt"]
 
 MAX_ARGUMENT_CHARS = 1_000_000
 _CUT_NOTE = "\n\n[toolhost: output cut: "  # toolhost.compile.shaping's note, as it starts

@@ -20,14 +20,14 @@ from typing import Any
 
 from toolhost import regex
 from toolhost.backends.base import CallContext
-from toolhost.compile.content import ResourceError
+from toolhost.compile.content_kinds import ResourceError
 from toolhost.compile.resource_uri import normalize, quote_value
 from toolhost.compile.tool import CompiledTool
 from toolhost.config.content_model import ResourceConfig
 from toolhost.excerpt import cut
 from toolhost.fileopen import open_regular
 
-__all__ = ["MAX_LISTED", "CompiledResource", "ResourceError"]
+__all__ = ["MAX_LISTED", "CompiledResource"]
 
 MAX_LISTED = 1000  # files listed per directory resource (a read still reaches the others)
 _TEXT_MIMES = ("application/json", "application/xml", "application/yaml", "application/toml",

@@ -31,15 +31,10 @@ import anyio.from_thread
 
 from toolhost.excerpt import cut
 from toolhost.gateway.changes import ChangeWatch
+from toolhost.gateway.liblogs import describe_invalid
 from toolhost.gateway.spec import UpstreamSpec
 from toolhost.gateway.stderr import StderrLog
-from toolhost.gateway.transport import (
-    Wire,
-    capped_http_hooks,
-    describe_invalid,
-    quiet_mcp_logs,
-    stdio_transport,
-)
+from toolhost.gateway.transport import Wire, capped_http_hooks, quiet_mcp_logs, stdio_transport
 
 __all__ = ["DEFAULT_REQUEST_TIMEOUT", "UpstreamConnection", "UpstreamError"]
 

@@ -32,9 +32,9 @@ import anyio
 import anyio.lowlevel
 
 from toolhost.excerpt import cut
-from toolhost.gateway.liblogs import quiet_library_logs, tracebacks_wanted
+from toolhost.gateway.liblogs import describe_invalid, quiet_library_logs, tracebacks_wanted
 
-__all__ = ["Noise", "Wire", "capped_http_hooks", "describe_invalid", "quiet_mcp_logs", "size_text",
+__all__ = ["Noise", "Wire", "capped_http_hooks", "quiet_mcp_logs", "size_text",
            "stdio_transport"]
 
 log = logging.getLogger("toolhost.gateway")
@@ -112,7 +112,7 @@ def _parse(line: bytes, wire: Wire) -> Any:
                                                                                by_name=False))
     except (ValidationError, ValueError, RecursionError) as exc:
         error: BaseException = exc
-    what = _what(error)
+    what = describe_invalid(error, skip=1)
     ident = _answer_id(line)
     if ident is None:
         wire.noise.problem(f"wrote a line that is not JSON-RPC ({what}): "
@@ -123,31 +123,6 @@ def _parse(line: bytes, wire: Wire) -> Any:
     return SessionMessage(mcp_types.JSONRPCError(
         jsonrpc="2.0", id=ident,
         error=mcp_types.ErrorData(code=mcp_types.PARSE_ERROR, message=message)))
-
-
-def describe_invalid(exc: BaseException) -> str:
-    """What was wrong with something an upstream sent, in one short line (a pydantic
-    ValidationError's first error and how many more)."""
-    return _what(exc, skip=0)
-
-
-def _what(exc: BaseException, skip: int = 1) -> str:
-    """``skip``: leading parts of an error's location not worth saying (the union member a
-    JSON-RPC message was tried as)."""
-    errors = getattr(exc, "errors", None)
-    if callable(errors) and getattr(exc, "error_count", None) is not None:
-        try:
-            found = errors()
-        except Exception:  # pragma: no cover - a pydantic that cannot list its errors
-            found = []
-        if found and found[0].get("type") == "json_invalid":
-            return "not JSON"
-        if found:
-            first = found[0]
-            where = ".".join(str(p) for p in first.get("loc", ())[skip:]) or "the message"
-            more = f" and {len(found) - 1} more" if len(found) > 1 else ""
-            return cut(f"{where}: {first.get('msg', '?')}{more}", 200)
-    return cut(f"{type(exc).__name__}: {exc}".splitlines()[0], 200)
 
 
 def _answer_id(line: bytes) -> int | str | None:

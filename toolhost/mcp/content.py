@@ -11,7 +11,8 @@ from collections.abc import Hashable, Mapping
 from typing import Any
 
 from toolhost.backends.base import CallContext
-from toolhost.compile.content import MAX_COMPLETIONS, PromptError, ResourceError, ServerContent
+from toolhost.compile.content import MAX_COMPLETIONS, ServerContent
+from toolhost.compile.content_kinds import PromptError, ResourceError
 from toolhost.excerpt import cut
 from toolhost.mcp import jsonrpc as rpc
 from toolhost.mcp.toolset import BadCursor, decode_cursor, encode_cursor

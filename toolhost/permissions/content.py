@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
 from toolhost.permissions.bashprog import WRAPPER_NAMES, Step, analyze_line
-from toolhost.permissions.paths import PathPattern, normalize_path, rule_path_pattern
+from toolhost.permissions.paths import PATH_TOOLS, PathPattern, normalize_path, rule_path_pattern
 from toolhost.permissions.shell import ShellSyntaxError, parse_command
 from toolhost.permissions.urls import canonical_host, host_matches, url_host
 from toolhost.permissions.wildcard import ANY, Matcher, Token, compile_tokens
@@ -334,8 +334,6 @@ class ValueMatcher:
 
 
 _IPV4 = re.compile(r"[0-9.]+")
-PATH_TOOLS = ("Read", "Edit", "Write", "MultiEdit", "NotebookEdit", "NotebookRead",
-              "Glob", "Grep", "LS")
 CONTENT_TOOLS = ("Bash", *PATH_TOOLS, "WebFetch", "Task", "Agent")
 
 
