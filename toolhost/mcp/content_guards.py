@@ -22,7 +22,8 @@ from toolhost.failures import log_failure
 from toolhost.mcp import jsonrpc as rpc
 from toolhost.mcp.content import MAX_URI_CHARS, MethodError
 
-__all__ = ["PromptGuard", "ReadGuard", "completion_readable", "prompt_allowed"]
+__all__ = ["PromptGuard", "PromptVisible", "ReadGuard", "ReadVisible", "completion_filter",
+           "completion_readable", "prompt_allowed"]
 
 log = logging.getLogger("toolhost.mcp")
 
@@ -32,6 +33,16 @@ ReadGuard = Callable[[str], Awaitable[str | None]]
 PromptGuard = Callable[[str, Mapping[str, Any]], Awaitable[str | None]]
 """Runs before each prompts/get (and completion/complete on a prompt) with the prompt's name
 and arguments; a returned message refuses it."""
+
+ReadVisible = Callable[[str], bool]
+"""Whether the rules leave a read of the (canonical) URI undenied; asks nobody, records
+nothing: what a completion value names is shown only when it is."""
+
+PromptVisible = Callable[[str, Mapping[str, Any]], bool]
+"""Whether the rules leave a prompts/get of the prompt with those arguments undenied (asks
+nobody, records nothing)."""
+
+MAX_CONTEXT_ARGUMENTS = 100  # a completion's context.arguments taken into its decisions
 
 
 async def prompt_allowed(guard: PromptGuard, content: ServerContent,
@@ -81,3 +92,37 @@ async def completion_readable(guard: ReadGuard, content: ServerContent,
         refused = "the permission check failed"
     if refused is not None:
         raise MethodError(rpc.INVALID_REQUEST, f"Resource read denied: {refused}")
+
+
+def completion_filter(content: ServerContent, params: Mapping[str, Any],
+                      read_visible: ReadVisible | None, prompt_visible: PromptVisible | None
+                      ) -> Callable[[str], bool] | None:
+    """Whether each value a completion source gives may be shown: a template variable's
+    value names the URI the template gives with it (a deny on ``tickets://S-9`` hides
+    ``S-9`` even when what was typed, ``""``, is allowed); a prompt argument's, the prompt
+    with that argument (and the completion's ``context.arguments``). None: nothing to ask."""
+    ref, argument = params.get("ref"), params.get("argument")
+    if not isinstance(ref, Mapping) or not isinstance(argument, Mapping):
+        return None
+    name = argument.get("name")
+    if not isinstance(name, str):
+        return None
+    if ref.get("type") == "ref/resource" and read_visible is not None:
+        template = ref.get("uri")
+        if not isinstance(template, str):
+            return None
+        see = read_visible
+        return lambda value: see(content.canonical_uri(filled(template, name, value)))
+    if ref.get("type") == "ref/prompt" and prompt_visible is not None:
+        prompt = ref.get("name")
+        if not isinstance(prompt, str):
+            return None
+        given: dict[str, Any] = {}
+        context = params.get("context")
+        known = context.get("arguments") if isinstance(context, Mapping) else None
+        if isinstance(known, Mapping):
+            given = {k: v for k, v in list(known.items())[:MAX_CONTEXT_ARGUMENTS]
+                     if isinstance(k, str) and isinstance(v, str)}
+        look = prompt_visible
+        return lambda value: look(prompt, {**given, name: value})
+    return None

@@ -24,14 +24,22 @@ from toolhost.mcp.calls import Cancel, Notify
 from toolhost.mcp.calls import is_mapping as _is_mapping
 from toolhost.mcp.client_log import LEVELS
 from toolhost.mcp.content import MAX_URI_CHARS, ContentMethods, MethodError
-from toolhost.mcp.content_guards import PromptGuard, ReadGuard, completion_readable, prompt_allowed
+from toolhost.mcp.content_guards import (
+    PromptGuard,
+    PromptVisible,
+    ReadGuard,
+    ReadVisible,
+    completion_filter,
+    completion_readable,
+    prompt_allowed,
+)
 from toolhost.mcp.jsonrpc import RpcError as _RpcError
 from toolhost.mcp.tools_call import TOOL_USE_ID_META_KEY, Guard, ToolCalls
 from toolhost.mcp.toolset import BadCursor, ToolSet
 from toolhost.redaction import scrub
 
 __all__ = ["TOOL_USE_ID_META_KEY", "Cancel", "Guard", "McpServer", "Notify", "PromptGuard",
-           "ReadGuard"]
+           "PromptVisible", "ReadGuard", "ReadVisible"]
 
 log = logging.getLogger("toolhost.mcp")
 _call_log = logging.getLogger("toolhost.call")
@@ -83,6 +91,11 @@ class McpServer(ToolCalls):
         self._content_capabilities: tuple[str, ...] = ()
         self.read_guard: ReadGuard | None = None
         self.prompt_guard: PromptGuard | None = None
+        # whether the rules would deny what a completion value names (asked of each value a
+        # completion source gives; no person is asked, nothing recorded): denied ones are
+        # left out, so a completion never lists names a deny covers
+        self.read_visible: ReadVisible | None = None
+        self.prompt_visible: PromptVisible | None = None
         # a tool name this server does not list -> why (an imported server that is not
         # available yet: ``toolhost.gateway.pending``): a tool error instead of Unknown tool
         self.unavailable: Callable[[str], str | None] | None = None
@@ -200,6 +213,11 @@ class McpServer(ToolCalls):
                     result = await method(params)
                 elif attr in ("subscribe", "unsubscribe"):
                     result = await method(params, peer)
+                elif attr == "complete":
+                    ctx = CallContext(call_id=str(request_id), tool=attr, log=_call_log)
+                    result = await method(params, ctx, completion_filter(
+                        self._content.content, params, self.read_visible,
+                        self.prompt_visible))
                 else:
                     ctx = CallContext(call_id=str(request_id), tool=attr, log=_call_log)
                     result = await method(params, ctx)

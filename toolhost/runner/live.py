@@ -63,11 +63,13 @@ class LiveHost:
         self.gate = gate
         self._say = say
         self._replaced: list[Host] = []  # builds of reloads, closed at the end
-        from toolhost.serve.guard import prompt_guard, read_guard
+        from toolhost.serve.guard import prompt_guard, prompt_visible, read_guard, read_visible
 
         for name, server in control.servers.items():  # the CLI reads resources unasked
             server.read_guard = read_guard(gate, name)
             server.prompt_guard = prompt_guard(gate, name)
+            server.read_visible = read_visible(gate.policy.decide, name)
+            server.prompt_visible = prompt_visible(gate.policy.decide, name)
             if guard is not None:  # the second lock: see toolhost.runner.gate
                 server.guard = guard
         self.upstreams = UpstreamFollower(self._upstream_tools, upstreams_of(host.compiled),
