@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
@@ -53,7 +55,12 @@ class CompiledPrompt:
         """The prompts/get result for ``arguments`` (a map of strings)."""
         values = self._check(arguments)
         if self.tool is not None:
-            result = await self.tool.call(values, ctx)
+            result = await self.tool.call(self._typed(values), ctx)
+            invalid = f"Invalid arguments for tool '{self.tool.name}': "
+            if result.is_error and result.text_content.startswith(invalid):
+                # the function's own parameter types or constraints: the caller's mistake
+                raise PromptError(f"prompt '{self.config.name}': " + cut(
+                    result.text_content[len(invalid):], 400), invalid=True)
             if result.is_error and _CUT_NOTE in result.text_content:
                 # its messages as JSON were over the output cut: their head is no error
                 raise PromptError(f"prompt '{self.config.name}' returned more than "
@@ -71,6 +78,22 @@ class CompiledPrompt:
         out: dict[str, Any] = {"messages": messages}
         if self.config.description:
             out["description"] = self.config.description
+        return out
+
+    def _typed(self, values: dict[str, str]) -> dict[str, Any]:
+        """A python prompt's arguments (strings on the wire, as MCP has them) as the types its
+        function declares: ``"3"`` for an ``int`` parameter is 3, ``"true"`` for a ``bool``
+        is True; a string that is not one is the caller's mistake (-32602)."""
+        assert self.tool is not None
+        props = self.tool.input_schema.get("properties", {})
+        out: dict[str, Any] = {}
+        for key, value in values.items():
+            spec = props.get(key) if isinstance(props, Mapping) else None
+            kinds = spec.get("type") if isinstance(spec, Mapping) else None
+            kinds = [kinds] if isinstance(kinds, str) else kinds if isinstance(kinds,
+                                                                               list) else []
+            out[key] = value if "string" in kinds or not kinds else _converted(
+                self.config.name, key, value, kinds)
         return out
 
     def _check(self, arguments: Any) -> dict[str, str]:
@@ -97,6 +120,30 @@ class CompiledPrompt:
             raise PromptError(f"prompt '{self.config.name}' needs argument(s) "
                               f"{', '.join(map(repr, missing))}", invalid=True)
         return dict(arguments)
+
+
+_WANTED = {"integer": "an integer", "number": "a number", "boolean": "true or false",
+           "null": "empty"}
+_INTEGER = re.compile(r"[+-]?[0-9]{1,4300}")
+_NUMBER = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
+
+
+def _converted(prompt: str, key: str, value: str, kinds: list[Any]) -> Any:
+    text = value.strip()
+    if "integer" in kinds and _INTEGER.fullmatch(text):
+        return int(text)
+    if "number" in kinds and _NUMBER.fullmatch(text) and math.isfinite(float(text)):
+        return float(text) if "integer" not in kinds or not float(text).is_integer() \
+            else int(float(text))
+    if "boolean" in kinds and text.lower() in ("true", "false"):
+        return text.lower() == "true"
+    if "null" in kinds and text.lower() in ("", "null"):
+        return None
+    if kinds and set(kinds) <= {"integer", "number", "boolean", "null"}:
+        wanted = " or ".join(_WANTED[k] for k in kinds)
+        raise PromptError(f"prompt '{prompt}': argument '{key}' must be {wanted} (given as "
+                          f"the string {cut(repr(value), 60)})", invalid=True)
+    return value  # an array or object: the function's validation says what is wrong
 
 
 def _messages(structured: Any, text: str) -> list[dict[str, Any]]:
