@@ -79,3 +79,43 @@ def test_a_string_that_is_not_the_type_is_invalid_params(server: McpServer,
     assert error["code"] == -32602, error
     assert words in error["message"] and "prompt-f" not in error["message"]
     assert len(error["message"]) < 400
+
+
+def test_a_literal_enum_or_bool_parameter_completes_itself(
+        tmp_path_factory: pytest.TempPathFactory) -> None:
+    root = tmp_path_factory.mktemp("completes")
+    (root / "enumprompt.py").write_text(
+        "import enum\nfrom typing import Literal\n\n\nclass Size(enum.Enum):\n"
+        "    S = 1\n    L = 2\n\n\n"
+        "def p(tone: Literal['kind', 'blunt'], size: Size = Size.S, loud: bool = False,\n"
+        "      who: str = '') -> str:\n    return f'{tone} {size} {loud} {who}'\n")
+    (root / "kb.yaml").write_text(
+        "toolhost: 1\nservers:\n  kb:\n    prompts:\n      p: {python: \"enumprompt:p\"}\n")
+    compiled = compile_tools(load_config(root / "kb.yaml", layers=False))
+    server = McpServer("kb", "1", compiled.servers["kb"], content=compiled.content["kb"])
+    sys.modules.pop("enumprompt", None)
+
+    def complete(name: str, value: str) -> list[str]:
+        async def go() -> list[str]:
+            answer = await server.handle({
+                "jsonrpc": "2.0", "id": 1, "method": "completion/complete",
+                "params": {"ref": {"type": "ref/prompt", "name": "p"},
+                           "argument": {"name": name, "value": value}}})
+            assert answer is not None
+            return answer["result"]["completion"]["values"]  # type: ignore[no-any-return]
+        return anyio.run(go)
+
+    assert complete("tone", "") == ["kind", "blunt"] and complete("tone", "B") == ["blunt"]
+    assert complete("size", "") == ["1", "2"] and complete("loud", "t") == ["true"]
+    assert complete("who", "") == []
+    got = get_named(server, "p", {"tone": "kind", "size": "2", "loud": "true"})
+    assert got["result"]["messages"][0]["content"]["text"] == "kind Size.L True ", got
+
+
+def get_named(server: McpServer, name: str, arguments: dict[str, str]) -> dict[str, Any]:
+    async def go() -> dict[str, Any]:
+        answer = await server.handle({"jsonrpc": "2.0", "id": 1, "method": "prompts/get",
+                                      "params": {"name": name, "arguments": arguments}})
+        assert answer is not None
+        return answer
+    return anyio.run(go)

@@ -268,6 +268,9 @@ def compile_content(server: ServerConfig, kinds: Mapping[str, BackendKind], ctx:
         prompts[prompt.name] = compiled
         declared = _sources({a.name: a.complete for a in prompt.arguments if a.complete},
                             prompt, server, hidden)
+        if compiled.tool is not None:  # a function's Literal, Enum or bool completes itself
+            for name, values in _typed_values(compiled.tool.input_schema).items():
+                declared.setdefault(name, values)
         if declared:
             completions["ref/prompt", prompt.name] = declared
     if problems:
@@ -289,6 +292,23 @@ def _sources(declared: Mapping[str, Any], owner: ResourceConfig | PromptConfig,
             origin=owner.origin))
         if tool is not None:
             out[name] = tool
+    return out
+
+
+def _typed_values(schema: Mapping[str, Any]) -> dict[str, tuple[str, ...]]:
+    """The values a python prompt's parameters can only take, as the strings a client sends:
+    an enum's (``Literal``, ``Enum``) and a bool's."""
+    out: dict[str, tuple[str, ...]] = {}
+    props = schema.get("properties")
+    for name, spec in (props.items() if isinstance(props, Mapping) else ()):
+        if not isinstance(spec, Mapping):
+            continue
+        enum = spec.get("enum")
+        if isinstance(enum, list) and enum and all(
+                isinstance(v, str | int | float) and not isinstance(v, bool) for v in enum):
+            out[name] = tuple(str(v) for v in enum)
+        elif spec.get("type") == "boolean":
+            out[name] = ("false", "true")
     return out
 
 
