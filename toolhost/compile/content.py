@@ -22,10 +22,12 @@ if TYPE_CHECKING:  # a server with resources or prompts loads them (compile_cont
     from toolhost.compile.prompts import CompiledPrompt
     from toolhost.config.content_model import PromptConfig, ResourceConfig
 
-__all__ = ["MAX_COMPLETIONS", "PENDING", "Prompt", "PromptError", "Resource", "ResourceError",
-           "ServerContent", "compile_content", "kept_promise", "merge_content"]
+__all__ = ["CUT_NOTE", "MAX_COMPLETIONS", "PENDING", "Prompt", "PromptError", "Resource",
+           "ResourceError", "ServerContent", "compile_content", "kept_promise",
+           "merge_content"]
 
 MAX_COMPLETIONS = 100  # the spec's cap on completion values per answer
+CUT_NOTE = "\n\n[toolhost: output cut: "  # toolhost.compile.shaping's note, as it starts
 
 CompileTool = Callable[[ToolConfig], CompiledTool]
 
@@ -181,12 +183,25 @@ class ServerContent:
         else:
             result = await source.call({"value": value}, ctx)
             if result.is_error:
-                raise PromptError(cut(result.text_content, 300))
+                raise PromptError(_failure(source, argument, result.text_content))
             raw = result.structured.get("result") if result.structured else None
             values = [str(v) for v in raw] if isinstance(raw, list) else \
                 [line for line in result.text_content.splitlines() if line]
         low = value.lower()
         return [v for v in values if v.lower().startswith(low)]
+
+
+def _failure(source: CompiledTool, argument: str, text: str) -> str:
+    """What a completion function's error result says, named as the client knows it (the
+    argument), not by its hidden tool."""
+    if CUT_NOTE in text:  # its values as JSON were over the output cut: their head is no error
+        return (f"the completion values of '{cut(argument, 100)}' are more than "
+                f"{source.max_output_chars:,} characters (a completion function's answer "
+                "is cut like a tool's: max_output_chars)")
+    failed = f"Tool '{source.name}' failed"
+    if text.startswith(failed):
+        text = f"completing '{cut(argument, 100)}' failed" + text[len(failed):]
+    return cut(text, 300)
 
 
 def kept_promise(before: ServerContent | None, after: ServerContent) -> ServerContent:

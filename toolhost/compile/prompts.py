@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import math
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from toolhost.backends.base import CallContext
-from toolhost.compile.content import PromptError
+from toolhost.compile.content import CUT_NOTE, PromptError
 from toolhost.compile.prompt_render import render_bounded
+from toolhost.compile.string_args import NotOfType, typed_strings
 from toolhost.compile.tool import CompiledTool
 from toolhost.config.content_model import PromptConfig
 from toolhost.excerpt import cut
@@ -21,7 +20,6 @@ if TYPE_CHECKING:
 __all__ = ["MAX_ARGUMENT_CHARS", "CompiledPrompt", "PromptError"]
 
 MAX_ARGUMENT_CHARS = 1_000_000
-_CUT_NOTE = "\n\n[toolhost: output cut: "  # toolhost.compile.shaping's note, as it starts
 
 
 @dataclass(frozen=True)
@@ -61,7 +59,7 @@ class CompiledPrompt:
                 # the function's own parameter types or constraints: the caller's mistake
                 raise PromptError(f"prompt '{self.config.name}': " + cut(
                     result.text_content[len(invalid):], 400), invalid=True)
-            if result.is_error and _CUT_NOTE in result.text_content:
+            if result.is_error and CUT_NOTE in result.text_content:
                 # its messages as JSON were over the output cut: their head is no error
                 raise PromptError(f"prompt '{self.config.name}' returned more than "
                                   f"{self.tool.max_output_chars:,} characters of messages "
@@ -82,19 +80,14 @@ class CompiledPrompt:
 
     def _typed(self, values: dict[str, str]) -> dict[str, Any]:
         """A python prompt's arguments (strings on the wire, as MCP has them) as the types its
-        function declares: ``"3"`` for an ``int`` parameter is 3, ``"true"`` for a ``bool``
-        is True; a string that is not one is the caller's mistake (-32602)."""
+        function declares (``toolhost.compile.string_args``); a string that is not one is
+        the caller's mistake (-32602)."""
         assert self.tool is not None
-        props = self.tool.input_schema.get("properties", {})
-        out: dict[str, Any] = {}
-        for key, value in values.items():
-            spec = props.get(key) if isinstance(props, Mapping) else None
-            kinds = spec.get("type") if isinstance(spec, Mapping) else None
-            kinds = [kinds] if isinstance(kinds, str) else kinds if isinstance(kinds,
-                                                                               list) else []
-            out[key] = value if "string" in kinds or not kinds else _converted(
-                self.config.name, key, value, kinds)
-        return out
+        try:
+            return typed_strings(self.tool.input_schema, values)
+        except NotOfType as exc:
+            raise PromptError(f"prompt '{self.config.name}': argument {exc}",
+                              invalid=True) from None
 
     def _check(self, arguments: Any) -> dict[str, str]:
         if arguments is None:
@@ -120,30 +113,6 @@ class CompiledPrompt:
             raise PromptError(f"prompt '{self.config.name}' needs argument(s) "
                               f"{', '.join(map(repr, missing))}", invalid=True)
         return dict(arguments)
-
-
-_WANTED = {"integer": "an integer", "number": "a number", "boolean": "true or false",
-           "null": "empty"}
-_INTEGER = re.compile(r"[+-]?[0-9]{1,4300}")
-_NUMBER = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
-
-
-def _converted(prompt: str, key: str, value: str, kinds: list[Any]) -> Any:
-    text = value.strip()
-    if "integer" in kinds and _INTEGER.fullmatch(text):
-        return int(text)
-    if "number" in kinds and _NUMBER.fullmatch(text) and math.isfinite(float(text)):
-        return float(text) if "integer" not in kinds or not float(text).is_integer() \
-            else int(float(text))
-    if "boolean" in kinds and text.lower() in ("true", "false"):
-        return text.lower() == "true"
-    if "null" in kinds and text.lower() in ("", "null"):
-        return None
-    if kinds and set(kinds) <= {"integer", "number", "boolean", "null"}:
-        wanted = " or ".join(_WANTED[k] for k in kinds)
-        raise PromptError(f"prompt '{prompt}': argument '{key}' must be {wanted} (given as "
-                          f"the string {cut(repr(value), 60)})", invalid=True)
-    return value  # an array or object: the function's validation says what is wrong
 
 
 def _messages(structured: Any, text: str) -> list[dict[str, Any]]:

@@ -22,6 +22,7 @@ from toolhost import regex
 from toolhost.backends.base import CallContext
 from toolhost.compile.content import ResourceError
 from toolhost.compile.resource_uri import normalize, quote_value
+from toolhost.compile.string_args import NotOfType, typed_strings
 from toolhost.compile.tool import CompiledTool
 from toolhost.config.content_model import ResourceConfig
 from toolhost.excerpt import cut
@@ -157,9 +158,22 @@ class CompiledResource:
             return [file_contents(uri, self._confined(uri, values["path"]), cfg.mime_type,
                                   cfg.max_bytes)]
         assert self.tool is not None
-        result = await self.tool.call(dict(values), ctx)
+        try:  # a URI's values are strings: as the types the params declare
+            arguments = typed_strings(self.tool.input_schema, values)
+        except NotOfType as exc:
+            raise ResourceError(f"Resource not found: {cut(uri, 200)} ({exc})",
+                                not_found=True) from None
+        result = await self.tool.call(arguments, ctx)
         if result.is_error:
-            raise ResourceError(cut(result.text_content, 500))
+            text = result.text_content
+            invalid = f"Invalid arguments for tool '{self.tool.name}': "
+            if text.startswith(invalid):  # a URI its params do not allow: no such resource
+                raise ResourceError(f"Resource not found: {cut(uri, 200)} ("
+                                    f"{cut(text[len(invalid):], 300)})", not_found=True)
+            failed = f"Tool '{self.tool.name}' failed"
+            if text.startswith(failed):  # named as the client knows it, not the hidden tool
+                text = f"reading {cut(uri, 200)} failed" + text[len(failed):]
+            raise ResourceError(cut(text, 500))
         return _contents(uri, result.content, cfg.mime_type, cfg.max_bytes)
 
     def file_of(self, uri: str, values: Mapping[str, str]) -> str | None:
