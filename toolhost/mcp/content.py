@@ -23,6 +23,7 @@ RESOURCE_NOT_FOUND = -32002  # the spec's code for resources/read of an unknown 
 MAX_URI_CHARS = 8192
 MAX_SUBSCRIPTIONS = 1000  # per connection
 MAX_SUBSCRIBERS = 10_000  # connections remembered
+MAX_CHECKED = 1000  # completion values asked of the rules per answer (the rest: hasMore)
 _log = logging.getLogger("toolhost.call")
 
 
@@ -190,7 +191,10 @@ class ContentMethods:
             return {"completion": {"values": shown, "total": len(values),
                                    "hasMore": len(values) > len(shown)}}
         shown, more = [], False
-        for candidate in values:  # asked one by one, up to one past what is shown
+        for checked, candidate in enumerate(values):  # up to one past what is shown
+            if checked == MAX_CHECKED:  # each costs a decision: typing more narrows them
+                more = True
+                break
             if not _kept(keep, candidate):
                 continue
             if len(shown) == MAX_COMPLETIONS:
