@@ -156,6 +156,7 @@ class McpServer(ToolCalls):
         if hasattr(self, "_content"):
             methods.subscriptions = self._content.subscriptions
             methods.max_subscribers = self._content.max_subscribers
+            self._drop_denied_subscriptions(methods.subscriptions)
         self._content = methods
         for name in self._content_capabilities:
             self.capabilities.pop(name, None)
@@ -176,6 +177,22 @@ class McpServer(ToolCalls):
                 self._handlers[method] = self._content_handler(attr, method in lists)
             else:
                 self._handlers.pop(method, None)
+
+    def _drop_denied_subscriptions(self, subscriptions: dict[Hashable, set[str]]) -> None:
+        """A reload may bring a deny on a URI a client subscribed to while it was allowed:
+        hearing of its changes is a read too, so the subscription ends (the client can
+        subscribe again, and is refused while the deny holds)."""
+        visible = self.read_visible
+        if visible is None:
+            return
+        for uris in subscriptions.values():
+            for uri in list(uris):
+                try:
+                    kept = visible(uri)
+                except Exception:  # fail closed
+                    kept = False
+                if not kept:
+                    uris.discard(uri)
 
     def _content_handler(self, attr: str, listing: bool
                          ) -> Callable[..., Awaitable[dict[str, Any]]]:
