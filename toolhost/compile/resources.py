@@ -115,6 +115,8 @@ class CompiledResource:
                 if not self._inside(full) or not os.path.isfile(full):
                     continue
                 rel = os.path.relpath(full, cfg.path).replace(os.sep, "/")
+                if "\\" in rel:  # a read refuses it (a Windows separator): never listed
+                    continue
                 uri = normalize(cfg.uri) + quote_value(rel, reserved=True)
                 yield self.descriptor(uri, f"{cfg.name}/{rel}")
                 count += 1
