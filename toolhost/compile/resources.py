@@ -33,10 +33,22 @@ __all__ = ["MAX_LISTED", "CompiledResource", "ResourceError"]
 MAX_LISTED = 1000  # files listed per directory resource (a read still reaches the others)
 _TEXT_MIMES = ("application/json", "application/xml", "application/yaml", "application/toml",
                "application/javascript", "application/x-sh", "image/svg+xml")
+_BINARY_FAMILIES = ("image/", "audio/", "video/", "font/", "model/")
+_BINARY_MIMES = frozenset({"application/octet-stream", "application/pdf", "application/zip",
+                           "application/gzip", "application/x-tar", "application/x-bzip2",
+                           "application/x-xz", "application/x-7z-compressed",
+                           "application/wasm", "application/x-sqlite3",
+                           "application/vnd.ms-fontobject"})
+# what a system's mime table may misname: TypeScript is not MPEG video (/etc/mime.types)
+_OVERRIDES = {".ts": "text/x-typescript", ".tsx": "text/x-typescript",
+              ".mts": "text/x-typescript", ".cts": "text/x-typescript"}
 _VAR = re.compile(r"\{(\+?)([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
 def guess_mime(name: str) -> str:
+    override = _OVERRIDES.get(os.path.splitext(name)[1].lower())
+    if override:
+        return override
     guessed = mimetypes.guess_type(name)[0]
     if guessed:
         return guessed
@@ -61,14 +73,29 @@ def file_contents(uri: str, path: str, mime: str | None, max_bytes: int) -> dict
                             "(raise the resource's max_bytes)")
     mime = mime or guess_mime(path)
     entry: dict[str, Any] = {"uri": uri, "mimeType": mime}
-    if mime.startswith("text/") or mime in _TEXT_MIMES:
-        try:
-            entry["text"] = data.decode("utf-8")
-            return entry
-        except UnicodeDecodeError:
-            pass
-    entry["blob"] = base64.b64encode(data).decode("ascii")
+    text = _as_text(mime, data)
+    if text is not None:
+        entry["text"] = text
+    else:
+        entry["blob"] = base64.b64encode(data).decode("ascii")
     return entry
+
+
+def _as_text(mime: str, data: bytes) -> str | None:
+    """``data`` as text when a file of ``mime`` is text: a ``text/*`` type (or JSON, XML,
+    YAML, a script...) that is UTF-8; never an image, audio, video, font or archive; and any
+    other ``application/*`` type when its bytes are UTF-8 without a NUL (a system's mime
+    table calls ``.sql``, ``.rb`` or ``.rs`` files application/..., and they are source)."""
+    kind = mime.split(";", 1)[0].strip().lower()
+    texty = (kind.startswith("text/") or kind in _TEXT_MIMES
+             or kind.endswith(("+json", "+xml", "+yaml")))
+    if not texty and (kind.startswith(_BINARY_FAMILIES) or kind in _BINARY_MIMES):
+        return None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    return text if texty or "\x00" not in text else None
 
 
 @dataclass(frozen=True)
