@@ -31,6 +31,10 @@ servers:
         uri: "Vault://kb/{+path}"
         command: [echo, "vault {{ path }}"]
         complete: {path: [a/one, a/two, b/three]}
+      pair:
+        uri: "pairs://{team}/{doc}"
+        command: [echo, "{{ team }} {{ doc }}"]
+        complete: {doc: [plan, budget], team: [red, blue]}
       file:
         uri: "files://kb/{+path}"
         command: [echo, "file {{ path }}"]
@@ -57,6 +61,10 @@ permissions:
       message: S tickets are sealed
     - tool: ReadMcpResourceTool
       when: {uri: {glob: "files://kb/private/*"}}
+    - tool: ReadMcpResourceTool
+      when: {uri: pairs://red/budget}
+    - tool: ReadMcpResourceTool
+      when: {uri: {glob: "pairs://sealed/*"}}
     - tool: GetMcpPromptTool
       when: {arguments.team: {glob: "payroll*"}}
     - tool: GetMcpPromptTool
@@ -128,3 +136,24 @@ def test_a_prompt_completion_leaves_out_the_values_a_deny_covers(
         params["context"] = {"arguments": context}
     answer = peer.ask(f"p-{context}", "completion/complete", params, timeout=30)
     assert answer["result"]["completion"]["values"] == values, answer
+
+
+@pytest.mark.parametrize(("name", "context", "answer"), [
+    ("doc", {"team": "red"}, ["plan"]),
+    ("doc", {"team": "blue"}, ["plan", "budget"]),
+    ("doc", None, ["plan", "budget"]),
+    ("doc", {"team": "sealed"}, "refused"),
+    ("team", {"doc": "budget"}, ["blue"]),
+])
+def test_the_other_variables_the_client_filled_in_are_part_of_the_uri(
+        peer: StdioPeer, name: str, context: dict[str, str] | None,
+        answer: list[str] | str) -> None:
+    params: dict[str, Any] = {"ref": {"type": "ref/resource", "uri": "pairs://{team}/{doc}"},
+                              "argument": {"name": name, "value": ""}}
+    if context is not None:
+        params["context"] = {"arguments": context}
+    got = peer.ask(f"pair-{name}-{context}", "completion/complete", params, timeout=30)
+    if answer == "refused":
+        assert got["error"]["code"] == -32600, got
+    else:
+        assert got["result"]["completion"]["values"] == answer, got

@@ -84,7 +84,7 @@ async def completion_readable(guard: ReadGuard, content: ServerContent,
         raise MethodError(rpc.INVALID_PARAMS, f"Invalid params: 'uri' is {len(template):,} "
                           f"characters; at most {MAX_URI_CHARS:,}")
     value = str(argument.get("value", ""))[:1000]  # as much as the method completes on
-    uri = content.canonical_uri(filled(template, argument["name"], value))
+    uri = _about(content, template, argument["name"], value, _context(params))
     try:
         refused = await guard(uri)
     except Exception as exc:  # fail closed, as for reads
@@ -111,18 +111,32 @@ def completion_filter(content: ServerContent, params: Mapping[str, Any],
         template = ref.get("uri")
         if not isinstance(template, str):
             return None
-        see = read_visible
-        return lambda value: see(content.canonical_uri(filled(template, name, value)))
+        see, known = read_visible, _context(params)
+        return lambda value: see(_about(content, template, name, value, known))
     if ref.get("type") == "ref/prompt" and prompt_visible is not None:
         prompt = ref.get("name")
         if not isinstance(prompt, str):
             return None
-        given: dict[str, Any] = {}
-        context = params.get("context")
-        known = context.get("arguments") if isinstance(context, Mapping) else None
-        if isinstance(known, Mapping):
-            given = {k: v for k, v in list(known.items())[:MAX_CONTEXT_ARGUMENTS]
-                     if isinstance(k, str) and isinstance(v, str)}
-        look = prompt_visible
+        given, look = _context(params), prompt_visible
         return lambda value: look(prompt, {**given, name: value})
     return None
+
+
+def _context(params: Mapping[str, Any]) -> dict[str, str]:
+    """The completion's ``context.arguments`` (what the client already filled in), bounded."""
+    context = params.get("context")
+    known = context.get("arguments") if isinstance(context, Mapping) else None
+    if not isinstance(known, Mapping):
+        return {}
+    return {k: v for k, v in list(known.items())[:MAX_CONTEXT_ARGUMENTS]
+            if isinstance(k, str) and isinstance(v, str)}
+
+
+def _about(content: ServerContent, template: str, name: str, value: str,
+           known: Mapping[str, str]) -> str:
+    """The canonical URI a completion of ``name`` with ``value`` is about: the template with
+    the other variables the client filled in (``context.arguments``) and this one."""
+    for other, given in known.items():
+        if other != name:
+            template = filled(template, other, given)
+    return content.canonical_uri(filled(template, name, value))
