@@ -13,7 +13,6 @@ import logging
 from collections.abc import Awaitable, Callable, Hashable, Mapping, Sequence
 from typing import Any
 
-from toolhost.backends.base import CallContext
 from toolhost.compile.content import ServerContent
 from toolhost.compile.tool import CompiledTool
 from toolhost.excerpt import cut
@@ -34,7 +33,7 @@ from toolhost.mcp.content_guards import (
     prompt_allowed,
 )
 from toolhost.mcp.jsonrpc import RpcError as _RpcError
-from toolhost.mcp.tools_call import TOOL_USE_ID_META_KEY, Guard, ToolCalls
+from toolhost.mcp.tools_call import TOOL_USE_ID_META_KEY, Guard, ToolCalls, content_context
 from toolhost.mcp.toolset import BadCursor, ToolSet
 from toolhost.redaction import scrub
 
@@ -43,6 +42,9 @@ __all__ = ["TOOL_USE_ID_META_KEY", "Cancel", "Guard", "McpServer", "Notify", "Pr
 
 log = logging.getLogger("toolhost.mcp")
 _call_log = logging.getLogger("toolhost.call")
+# the logger name a content method's ctx.log lines carry to the client
+_METHOD_NAMES = {"resources_read": "resources/read", "prompts_get": "prompts/get",
+                 "complete": "completion/complete"}
 
 
 
@@ -230,20 +232,34 @@ class McpServer(ToolCalls):
                     result = await method(params)
                 elif attr in ("subscribe", "unsubscribe"):
                     result = await method(params, peer)
-                elif attr == "complete":
-                    ctx = CallContext(call_id=str(request_id), tool=attr, log=_call_log)
-                    result = await method(params, ctx, completion_filter(
-                        self._content.content, params, self.read_visible,
-                        self.prompt_visible))
                 else:
-                    ctx = CallContext(call_id=str(request_id), tool=attr, log=_call_log)
-                    result = await method(params, ctx)
+                    result = await self._content_call(attr, method, request_id, params, meta,
+                                                      notify, peer, modern)
             except MethodError as exc:
                 raise _RpcError(exc.code, exc.message, exc.data) from None
             if not modern:
                 return result  # type: ignore[no-any-return]
             return {**result, **self._modern_list_extra} if listing else self._modern(result)
         return handler
+
+    async def _content_call(self, attr: str, method: Callable[..., Awaitable[dict[str, Any]]],
+                            request_id: Any, params: Mapping[str, Any], meta: Any,
+                            notify: Notify | None, peer: Hashable, modern: bool
+                            ) -> dict[str, Any]:
+        """A content method that may run a function: its ``ctx.log`` lines reach the client
+        as a tool's do (at the level the client asked for), sent before the answer."""
+        level = (meta.get(rpc.LOG_LEVEL_META_KEY) if modern and _is_mapping(meta)
+                 else self._log_levels.get(peer, "info"))
+        ctx = content_context(request_id, _METHOD_NAMES[attr], level, notify)
+        try:
+            if attr == "complete":
+                return await method(params, ctx, completion_filter(
+                    self._content.content, params, self.read_visible, self.prompt_visible))
+            return await method(params, ctx)
+        finally:
+            client_log = ctx.log_made()
+            if client_log is not None and client_log.pending:
+                await client_log.flush()
 
     def initialize_result(self, protocol_version: str = rpc.LATEST_HANDSHAKE_VERSION
                           ) -> dict[str, Any]:
