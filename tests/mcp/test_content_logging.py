@@ -86,3 +86,36 @@ def test_a_content_function_logs_to_the_client(server: McpServer, level: str, me
     assert "result" in answer, answer
     assert [(m["params"]["level"], m["params"]["data"]) for m in sent] == lines
     assert all(m["params"]["logger"] == method for m in sent)
+
+
+def test_a_prompt_function_can_ask_the_person(tmp_path_factory: pytest.TempPathFactory
+                                              ) -> None:
+    from toolhost.mcp.client_requests import ClientChannel, Pending, client_channel
+
+    root = tmp_path_factory.mktemp("contentask")
+    (root / "contentask.py").write_text(
+        "from toolhost.backends.base import CallContext\n\n\n"
+        "async def ask(*, ctx: CallContext) -> str:\n"
+        "    got = await ctx.elicit('Which team?', {'type': 'object', 'properties':"
+        " {'team': {'type': 'string'}}})\n"
+        "    return 'brief for ' + got.content['team']\n")
+    (root / "kb.yaml").write_text(
+        "toolhost: 1\nservers:\n  kb:\n    prompts:\n      p: {python: \"contentask:ask\"}\n")
+    compiled = compile_tools(load_config(root / "kb.yaml", layers=False))
+    server = McpServer("kb", "1", compiled.servers["kb"], content=compiled.content["kb"])
+    sys.modules.pop("contentask", None)
+    pending = Pending()
+
+    async def send(message: dict[str, Any]) -> None:
+        assert message["method"] == "elicitation/create"
+        pending.resolve({"jsonrpc": "2.0", "id": message["id"],
+                         "result": {"action": "accept", "content": {"team": "red"}}})
+
+    async def go() -> dict[str, Any]:
+        with client_channel(ClientChannel({"elicitation": {}}, send, pending)):
+            answer = await server.handle({"jsonrpc": "2.0", "id": 1, "method": "prompts/get",
+                                          "params": {"name": "p"}})
+        assert answer is not None
+        return answer
+    answer = anyio.run(go)
+    assert answer["result"]["messages"][0]["content"]["text"] == "brief for red", answer
