@@ -14,6 +14,7 @@ from toolhost.backends.base import BackendKind, BindContext, CallContext
 from toolhost.compile.content_claims import OWN_SCHEME, arrange, is_upstream
 from toolhost.compile.content_kinds import Prompt, PromptError, Resource
 from toolhost.compile.resource_uri import normalize
+from toolhost.compile.shaping import CUT_NOTE
 from toolhost.compile.tool import CompiledTool
 from toolhost.config.model import BackendSpec, ServerConfig, ToolConfig
 from toolhost.errors import CompileError, ConfigError, Problem
@@ -127,12 +128,25 @@ class ServerContent:
         else:
             result = await source.call({"value": value}, ctx)
             if result.is_error:
-                raise PromptError(cut(result.text_content, 300))
+                raise PromptError(_failure(source, argument, result.text_content))
             raw = result.structured.get("result") if result.structured else None
             values = [str(v) for v in raw] if isinstance(raw, list) else \
                 [line for line in result.text_content.splitlines() if line]
         low = value.lower()
         return [v for v in values if v.lower().startswith(low)]
+
+
+def _failure(source: CompiledTool, argument: str, text: str) -> str:
+    """What a completion function's error result says, named as the client knows it (the
+    argument), not by its hidden tool."""
+    if CUT_NOTE in text:  # its values as JSON were over the output cut: their head is no error
+        return (f"the completion values of '{cut(argument, 100)}' are more than "
+                f"{source.max_output_chars:,} characters (a completion function's answer "
+                "is cut like a tool's: max_output_chars)")
+    failed = f"Tool '{source.name}' failed"
+    if text.startswith(failed):
+        text = f"completing '{cut(argument, 100)}' failed" + text[len(failed):]
+    return cut(text, 300)
 
 
 def kept_promise(before: ServerContent | None, after: ServerContent) -> ServerContent:
@@ -214,6 +228,9 @@ def compile_content(server: ServerConfig, kinds: Mapping[str, BackendKind], ctx:
         prompts[prompt.name] = compiled
         declared = _sources({a.name: a.complete for a in prompt.arguments if a.complete},
                             prompt, server, hidden)
+        if compiled.tool is not None:  # a function's Literal, Enum or bool completes itself
+            for name, values in _typed_values(compiled.tool.input_schema).items():
+                declared.setdefault(name, values)
         if declared:
             completions["ref/prompt", prompt.name] = declared
     if problems:
@@ -235,6 +252,23 @@ def _sources(declared: Mapping[str, Any], owner: ResourceConfig | PromptConfig,
             origin=owner.origin))
         if tool is not None:
             out[name] = tool
+    return out
+
+
+def _typed_values(schema: Mapping[str, Any]) -> dict[str, tuple[str, ...]]:
+    """The values a python prompt's parameters can only take, as the strings a client sends:
+    an enum's (``Literal``, ``Enum``) and a bool's."""
+    out: dict[str, tuple[str, ...]] = {}
+    props = schema.get("properties")
+    for name, spec in (props.items() if isinstance(props, Mapping) else ()):
+        if not isinstance(spec, Mapping):
+            continue
+        enum = spec.get("enum")
+        if isinstance(enum, list) and enum and all(
+                isinstance(v, str | int | float) and not isinstance(v, bool) for v in enum):
+            out[name] = tuple(str(v) for v in enum)
+        elif spec.get("type") == "boolean":
+            out[name] = ("false", "true")
     return out
 
 
