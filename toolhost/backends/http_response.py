@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import codecs
 import email.utils
-import json
 import time
 from collections.abc import Mapping
 from typing import Any
@@ -18,7 +17,7 @@ from typing import Any
 import httpx
 from jinja2 import TemplateError
 
-from toolhost.backends.convert import bytes_result
+from toolhost.backends.convert import bytes_result, read_json
 from toolhost.compile.jsoncut import json_why
 from toolhost.config.url_secrets import shown_url
 from toolhost.excerpt import decode_cut
@@ -119,7 +118,7 @@ def map_response(response: httpx.Response, data: bytes, truncated: bool, *, meth
         return bytes_result(data, content_type)
     if _is_json(content_type) and not truncated:
         try:
-            document = json.loads(data) if data else None
+            document = read_json(data) if data else None
         except (ValueError, RecursionError) as exc:  # RecursionError: nested too deep
             return ToolResult.error(f"The response is not valid JSON ({json_why(exc)}).")
         try:
