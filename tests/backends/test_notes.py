@@ -48,3 +48,49 @@ def test_a_tool_the_model_sees_by_name_alone_is_noted(tmp_path: Path,
     capsys.readouterr()
     assert main(["validate", "-q", "--no-layers", str(config)]) == 0
     assert capsys.readouterr() == ("", "")
+
+
+SECRET_ARGV = """\
+toolhost: 1
+servers:
+  s:
+    tools:
+      curl:
+        description: Fetch the status.
+        command: [curl, -H, "Authorization: Bearer ${{API_TOKEN}}", --, https://x.example/]
+      psql:
+        description: Count rows.
+        command: [psql, {{if: q, argv: [-c, "{{{{ q }}}}", "postgres://app:{pw}@db/x"]}}]
+        params: {{q: string}}
+      env:
+        description: Fetch the status, the token in the environment.
+        command:
+          argv: [sh, -c, 'curl -H "Authorization: Bearer $T" https://x.example/']
+          env: {{T: "${{API_TOKEN}}"}}
+permissions:
+  allow: [mcp__s]
+"""
+
+
+def test_a_secret_in_a_commands_argv_is_a_warning(tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str],
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    token, password = "tok-5ecret-abcdef", "pw-Qx81-literal"
+    monkeypatch.setenv("API_TOKEN", token)
+    config = tmp_path / "t.yaml"
+    config.write_text(SECRET_ARGV.format(pw=password))
+    assert main(["validate", "--no-layers", "--no-compile", str(config)]) == 0
+    out, err = capsys.readouterr()
+    assert out == f"{config}: ok (1 servers, 3 tools, 2 warning(s))\n"
+    assert token not in err and password not in err
+    lines = [x for x in err.strip().splitlines() if ": note: " not in x]
+    assert [x.split(": warning: ")[0] for x in lines] == [
+        f"{config}:7:9: servers.s.tools.curl.command.argv[2]",
+        f"{config}:10:9: servers.s.tools.psql.command.argv[1].argv[2]"], err
+    assert lines[0].endswith(": warning: 'Authorization: Bearer ***' puts a secret in the "
+                             "program's arguments, which every user of this machine can read "
+                             "while it runs (ps, /proc/PID/cmdline) (pass it in env: (the "
+                             "program's environment is private to its user) or on stdin:, if "
+                             "the program can read it there)")
+    assert main(["validate", "--no-layers", "--strict", str(config)]) == 1
+    capsys.readouterr()

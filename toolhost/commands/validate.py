@@ -95,6 +95,9 @@ def _check(file: str, args: argparse.Namespace) -> tuple[HostConfig | None, list
         from toolhost.compile.formats import format_warnings
 
         warnings += format_warnings(compiled)
+    from toolhost.backends.notes import secret_argv_warnings
+
+    warnings += secret_argv_warnings(config)
     note = unanswered_note(config, "validate")
     if note is not None:
         warnings.append(note)
