@@ -84,3 +84,12 @@ def test_a_commands_wrapped_base64_output(tmp_path: Path) -> None:
     wrapped, core = base64.encodebytes(data).decode(), _core(base64.b64encode(data).decode(), 40)
     assert core not in wrapped  # the tool's output is wrapped inside the secret
     assert "***" in done.stdout and not _leaks(done.stdout, "\n", core), done.stdout
+
+
+def test_a_lone_surrogate_beside_a_wrapped_block() -> None:
+    data = b"x" * 40 + SECRET.encode()
+    core = _core(base64.b64encode(data).decode(), 40)
+    text = "\ud800 head\n" + base64.encodebytes(data).decode() + "\udfff"
+    shown = R.redact(text)  # RE2 cannot take a lone surrogate: it raised UnicodeEncodeError
+    assert shown.startswith("\ud800 head\neHh4") and shown.endswith("\udfff")
+    assert "***" in shown and not _leaks(shown, "\n", core)

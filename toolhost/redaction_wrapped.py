@@ -18,6 +18,8 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+from toolhost.redaction_spell import _encodable
+
 __all__ = ["merged", "wrapped_spans"]
 
 _SEP = r"(?:\r?\n|\\r\\n|\\n)"
@@ -85,8 +87,14 @@ def wrapped_spans(text: str, spans: Spans) -> Iterator[tuple[int, int]]:
     (from the first character of the secret's encoding to its last)."""
     if not any(needle in text and look.search(text) for needle, look in _LOOKS):
         return
-    for block in _scanner().finditer(text):
-        yield from _mapped(block.group(), block.start(), spans)
+    probe = text
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate, which RE2 cannot take: U+FFFD there
+            probe = _encodable(text)  # (same length, same places)
+    for block in _scanner().finditer(probe):
+        yield from _mapped(text[block.start():block.end()], block.start(), spans)
 
 
 def _mapped(block: str, offset: int, spans: Spans) -> Iterator[tuple[int, int]]:
