@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from toolhost.redaction import Redactor
+from toolhost.redaction import Redactor, redact_strings
 
 SECRET = "s3cr3t-T0ken-value-XYZ-0123456789-abcdefghij"
 R = Redactor(frozenset({SECRET}))
@@ -69,21 +69,26 @@ def test_text_without_the_secret_is_kept() -> None:
 
 
 @pytest.mark.skipif(shutil.which("base64") is None, reason="needs coreutils base64")
-def test_a_commands_wrapped_base64_output(tmp_path: Path) -> None:
+def test_a_commands_wrapped_base64_output_as_text_and_lines(tmp_path: Path) -> None:
     config = tmp_path / "t.yaml"
     config.write_text("toolhost: 1\nservers:\n  s:\n    tools:\n      enc:\n"
                       "        description: Encode the token.\n"
                       "        command:\n"
                       "          argv: [sh, -c, 'printf %s%s \"$P\" \"$T\" | base64']\n"
-                      "          env: {T: '${API_TOKEN}', P: '" + "x" * 40 + "'}\n")
+                      "          env: {T: '${API_TOKEN}', P: '" + "x" * 40 + "'}\n"
+                      "          stdout: lines\n")
     env = {"API_TOKEN": SECRET, "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
-    done = subprocess.run([sys.executable, "-m", "toolhost", "call", str(config), "s.enc"],
-                          capture_output=True, text=True, timeout=60, env=env)
+    done = subprocess.run([sys.executable, "-m", "toolhost", "call", str(config), "s.enc",
+                           "--json"], capture_output=True, text=True, timeout=60, env=env)
     assert done.returncode == 0, done.stderr
     data = b"x" * 40 + SECRET.encode()
     wrapped, core = base64.encodebytes(data).decode(), _core(base64.b64encode(data).decode(), 40)
     assert core not in wrapped  # the tool's output is wrapped inside the secret
-    assert "***" in done.stdout and not _leaks(done.stdout, "\n", core), done.stdout
+    result = json.loads(done.stdout)
+    text, lines = result["content"][0]["text"], result["structuredContent"]["lines"]
+    assert len(lines) == 2 and "***" in text and "***" in lines[0]
+    # the text and the list of lines (one line per item: it leaked there too)
+    assert not _leaks(text, "\n", core) and not _leaks("".join(lines), "\n", core), result
 
 
 def test_a_lone_surrogate_beside_a_wrapped_block() -> None:
@@ -93,3 +98,14 @@ def test_a_lone_surrogate_beside_a_wrapped_block() -> None:
     shown = R.redact(text)  # RE2 cannot take a lone surrogate: it raised UnicodeEncodeError
     assert shown.startswith("\ud800 head\neHh4") and shown.endswith("\udfff")
     assert "***" in shown and not _leaks(shown, "\n", core)
+
+
+def test_a_list_of_lines_holding_a_wrapped_secret() -> None:
+    data = b"x" * 40 + SECRET.encode()
+    core = _core(base64.b64encode(data).decode(), 40)
+    lines = base64.encodebytes(data).decode().splitlines()
+    assert len(lines) == 2 and core not in lines[0] and core not in lines[1]
+    shown = redact_strings({"lines": [*lines, "after"]}, R)["lines"]
+    assert not _leaks("".join(shown), "\n", core) and shown[-1] == "after", shown
+    other = base64.encodebytes(b"nothing here " * 10).decode().splitlines()
+    assert redact_strings(other, R) == other

@@ -229,18 +229,24 @@ def redact_strings(value: Any, redact: Callable[[str], str],
 
 def _across_items(items: Any, shown: list[Any], redact: Callable[[str], str]) -> list[Any]:
     """``shown`` (the items of a list of strings, each redacted), with the parts of a secret
-    that holds line breaks hidden where the list has it one line per item (``stdout:
-    lines``, a file read as lines)."""
+    hidden where the list has it over several items, one line per item (``stdout: lines``, a
+    file read as lines): a secret that holds line breaks, or one in base64 wrapped over
+    lines."""
     hide = redact if isinstance(redact, Redactor) else getattr(redact, "__self__", None)
-    if (not isinstance(hide, Redactor) or not hide.multiline or len(items) < 2
+    if (not isinstance(hide, Redactor) or hide._pattern is None or len(items) < 2
             or not all(isinstance(item, str) for item in items)):
+        return shown
+    text = "\n".join(items)
+    found = (hide.spans(text) if hide.multiline
+             else list(wrapped_spans(text, hide._pattern.spans)))
+    if not found:
         return shown
     starts, at = [], 0
     for item in items:
         starts.append(at)
         at += len(item) + 1
     covered: dict[int, list[tuple[int, int]]] = {}
-    for start, end in hide.spans("\n".join(items)):
+    for start, end in found:
         first = bisect.bisect_right(starts, start) - 1
         last = bisect.bisect_right(starts, end - 1) - 1
         for i in range(first, last + 1) if last > first else ():
