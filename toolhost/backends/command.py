@@ -26,7 +26,6 @@ one argument, so ``; rm -rf /`` from the model is just a string. The rules:
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
@@ -38,7 +37,7 @@ from toolhost.backends.command_checks import check_plan
 from toolhost.backends.command_cwd import check_cwd, start_error
 from toolhost.backends.command_options import OPTIONS_SCHEMA
 from toolhost.backends.command_paths import repo_paths
-from toolhost.backends.convert import bytes_result
+from toolhost.backends.convert import bytes_result, read_json
 from toolhost.compile.jsoncut import json_why
 from toolhost.config.model import ToolConfig
 from toolhost.config.repotree import leaves_checkout
@@ -289,7 +288,7 @@ def _result(outcome: Outcome, ok_codes: frozenset[int], parse: str, cap: int,
             "the rest is not shown]") if outcome.truncated else ""
     if parse == "json" and not outcome.truncated:
         try:
-            return ToolResult.json(json.loads(stdout))
+            return ToolResult.json(read_json(stdout))
         except (ValueError, RecursionError) as exc:  # RecursionError: nested too deep
             return ToolResult.error(f"The command's output is not valid JSON ({json_why(exc)}):"
                                     "\n" + _tail(outcome.stdout, 500))
