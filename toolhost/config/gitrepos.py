@@ -273,6 +273,11 @@ def _clone(url: str, rev: str, dest: Path, where: Origin) -> Checkout:
                              hint="check `rev`; `git ls-remote URL` lists tags") from None
             run_git(["update-ref", "FETCH_HEAD", f"{rev}^{{commit}}"], cwd=tmp, where=where)
         _check_out(tmp, where)
+        if os.path.lexists(tmp / _META):  # toolhost's record would overwrite the file, and
+            # the work tree would never be the commit (refused, fetched again on every load)
+            raise _error(where, f"{plain} at {rev} commits a file named {_META}, the name "
+                         "toolhost keeps for its own record of a cached checkout",
+                         hint=f"rename or remove {_META} in the repository")
         sha = run_git(["rev-parse", "HEAD"], cwd=tmp, where=where).strip()
         meta = {"url": plain, "rev": rev, "sha": sha, "ref": ref}
         tmp.joinpath(_META).write_text(json.dumps(meta))

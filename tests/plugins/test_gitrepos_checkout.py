@@ -1,4 +1,4 @@
-"""A shared repository is checked out as its commit's bytes, whatever attributes say."""
+"""A shared repository is checked out as its commit's bytes, and nothing else."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import pytest
 
 from toolhost.config.gitrepos import repo_file
 from toolhost.config.model import Origin
+from toolhost.errors import ConfigError
 
 from .conftest import git
 
@@ -48,3 +49,19 @@ def test_attributes_and_user_git_config_do_not_change_the_checkout(
     assert base.with_name("data.bin").read_bytes() == b"quiet\n"  # no smudge filter ran
     assert not base.parent.joinpath(".git", "info", "attributes").exists()
     assert "modified on disk" not in caplog.text
+
+
+def test_a_repository_committing_the_cache_record_is_refused_once_clearly(
+        tmp_path: Path, make_repo: MakeRepo) -> None:
+    """A repository with its own `.toolhost-checkout.json` was overwritten by the cache's
+    record: every load then said "modified on disk", fetched it again and refused it."""
+    origin = tmp_path / "origin"
+    make_repo(origin, {"base.yaml": BASE, ".toolhost-checkout.json": "{}\n"}, tag="v1")
+    cache = tmp_path / "cache"
+    with pytest.raises(ConfigError) as info:
+        repo_file(origin.as_uri(), "v1", "base.yaml", where=AT, cache=cache)
+    assert str(info.value) == (
+        f"team.yaml:3:5: extends[0]: {origin.as_uri()} at v1 commits a file named "
+        ".toolhost-checkout.json, the name toolhost keeps for its own record of a cached "
+        "checkout (rename or remove .toolhost-checkout.json in the repository)")
+    assert not list(cache.joinpath("repos").glob("*/base.yaml"))  # nothing half-cached
