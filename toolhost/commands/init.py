@@ -94,9 +94,9 @@ turns:
 CI = """\
 #!/bin/sh
 # The checks to run in CI (and before you push): every step exits non-zero on a problem.
-# toolhost is not on PyPI (a bare `pip install` of its name would fetch whatever package
-# has that name there): install it from its git repository, with the sdk extra, which
-# brings the Claude CLI the scenario step runs. In GitHub Actions:
+# toolhost is not on PyPI (the package index has an unrelated project of that name, which
+# a bare `pip install` would fetch and run): install it from its git repository, with the
+# sdk extra, which brings the Claude CLI the scenario step runs. In GitHub Actions:
 #   - run: pip install 'toolhost[sdk] @ git+https://<your toolhost repository>' && sh toolhost-ci.sh
 set -eu
 cd "$(dirname "$0")"
