@@ -60,3 +60,35 @@ def test_a_personal_layers_sources_are_checked_by_its_own_lock(
         load_config(config)
     assert info.value.problems[0].file == str(personal)
     assert f"changed since {personal.with_suffix('.lock').name}" in str(info.value)
+
+
+def test_a_plugin_only_a_personal_file_enables_is_pinned_by_its_own_lock(
+        tmp_path: Path) -> None:
+    """The user's file enabling a plugin made every locked project refuse to load ("plugin
+    toolhost-files 0.1.0 is installed, not in the lock"), and `toolhost lock` wrote it into
+    the team's lock."""
+    config = tmp_path / "proj" / "toolhost.yaml"
+    config.parent.mkdir()
+    config.write_text("toolhost: 1\nservers:\n  s:\n    tools:\n"
+                      "      a: {description: a, command: [echo, a]}\n")
+    assert write_for(str(config)) == []
+    shared = config.with_suffix(".lock").read_text()
+    personal = tmp_path / "xdg" / "toolhost" / "config.yaml"
+    personal.parent.mkdir(parents=True)
+    personal.write_text("toolhost: 1\nplugins: [toolhost-files]\n"
+                        f"settings:\n  toolhost-files: {{root: {tmp_path}}}\n")
+
+    assert "files" in load_config(config).servers  # the project's lock does not ask for it
+    assert write_for(str(config)) == [] and write_for(str(config), dry_run=True) == []
+    assert config.with_suffix(".lock").read_text() == shared
+
+    assert write_for(str(personal), layers=False) == [
+        "+ plugin toolhost-files: absent -> 0.1.0"]
+    mine = personal.with_suffix(".lock")
+    mine.write_text(mine.read_text().replace('"0.1.0"', '"0.0.9"'))  # another release
+    with pytest.raises(ConfigError) as info:
+        load_config(config)
+    (problem,) = info.value.problems
+    assert problem.file == str(personal)
+    assert "plugin toolhost-files 0.1.0 is installed, locked at 0.0.9 (config.lock)" in str(
+        problem)

@@ -183,6 +183,10 @@ class _Reader:
             return
         self.seen.add(real)
         self.files.append(file)
+        if layer in ("user", "local") and self.guard is not None:
+            mine = lock_path(chain[0] if chain else file)  # the lock of that person's layer
+            if os.path.realpath(mine) != os.path.realpath(self.guard.lock_file):
+                self.guard.personal[real] = mine
         doc = read_doc(file, layer, self.problems)
         if doc is None:
             return
@@ -296,8 +300,12 @@ def _build(merged: Doc, secrets: set[str], kinds: Mapping[str, BackendKind] | No
     check.known_keys(data, (), TOP_KEYS)
     plugins = build_plugins(check, data["plugins"]) if "plugins" in data else ()
     if plugins:  # the lock refuses an unlocked release before any of its code is imported
-        held = guard.check_plugins(installed_versions(plugins),
-                                   {p.name: p.origin for p in plugins})
+        held: set[str] = set()
+        for lock, wanted in guard.plugin_locks(plugins):
+            held |= lock.check_plugins(installed_versions(tuple(wanted)),
+                                       {p.name: p.origin for p in wanted})
+            if lock is not guard:  # a personal lock's findings are this load's too
+                guard.problems.extend(lock.problems)
         plugins = tuple(p for p in plugins if p.name not in held)
     activation = None
     if kinds is None:
