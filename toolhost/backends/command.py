@@ -36,7 +36,7 @@ from toolhost.backends.base import BindContext, Binding, CallContext
 from toolhost.backends.command_checks import check_plan
 from toolhost.backends.command_cwd import check_cwd, start_error
 from toolhost.backends.command_options import OPTIONS_SCHEMA
-from toolhost.backends.command_paths import repo_paths
+from toolhost.backends.command_paths import repo_paths, repo_values
 from toolhost.backends.convert import bytes_result, read_json
 from toolhost.compile.jsoncut import json_why
 from toolhost.config.model import ToolConfig
@@ -114,6 +114,7 @@ class CommandKind:
         if cwd and (bad := check_cwd(cwd, own=bool(opts.get("cwd")))) is not None:
             raise CompileError([origin.problem(bad[0], key=bad[1], hint=bad[2])])
         plan, bad_paths = repo_paths(plan, origin.file, cwd)
+        bad_paths += repo_values(plan, origin.file, cwd, tool.params)
         if bad_paths:
             raise CompileError([origin.problem(m, key=k, hint=h) for m, k, h in bad_paths])
         max_bytes = int(opts.get("max_output_bytes") or DEFAULT_MAX_OUTPUT_BYTES)
