@@ -270,6 +270,8 @@ class PathMatcher:
         raw: list[Any] = [tool_input[k] for k in keys if k in tool_input]
         if tool_name in ("Grep", "Glob", "LS") and not raw:
             raw = [self.cwd]  # these search the working directory by default
+        elif not raw:
+            raw = [None]  # no path given: which file is unknown (every deny, no allow)
         pattern = tool_input.get("pattern")
         if tool_name == "Glob" and isinstance(pattern, str) and (
                 os.path.isabs(pattern) or pattern.startswith("~") or ".." in pattern
@@ -330,7 +332,10 @@ class ValueMatcher:
     value: str
 
     def matches(self, tool_name: str, tool_input: Mapping[str, Any], *, strict: bool) -> bool:
-        return tool_input.get(self.key) == self.value
+        value = tool_input.get(self.key)
+        if not isinstance(value, str):  # missing or wrong-typed: which agent is unknown
+            return not strict
+        return value == self.value
 
 
 _IPV4 = re.compile(r"[0-9.]+")
