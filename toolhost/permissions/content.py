@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
-from toolhost.permissions.bashprog import WRAPPER_NAMES, Step, analyze_line
+from toolhost.permissions.bashprog import SHELLS, WRAPPER_NAMES, Step, analyze_line
 from toolhost.permissions.paths import PathPattern, normalize_path, rule_path_pattern
 from toolhost.permissions.shell import ShellSyntaxError, parse_command
 from toolhost.permissions.urls import canonical_host, host_matches, url_host
@@ -35,7 +35,7 @@ _PREFIX_WORDS = frozenset({"then", "do", "else", "elif", "if", "while", "until",
                            "coproc", "doas"}) | WRAPPER_NAMES
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=.*", re.DOTALL)
 # Programs that run their argument as a command line: `sh -c "rm -rf x"`, `eval "rm -rf x"`.
-_SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "eval", "trap"})
+_SHELLS = SHELLS | {"eval", "trap"}
 # find's actions that run a command: `find . -exec rm {} +`.
 _EXEC_ACTIONS = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 _IFS = re.compile(r"\$\{IFS\}|\$IFS(?![A-Za-z0-9_])")
@@ -188,6 +188,21 @@ class BashMatcher:
         for words in parsed.segments + parsed.nested:
             for form in command_forms(words):
                 if self.regex.fullmatch(" ".join(form)):
+                    return True
+        return self._runs(command)
+
+    def _runs(self, command: str) -> bool:
+        """Whether a command the analysis proves the line runs (what a wrapper or a shell
+        string runs, at any depth) matches: deny and ask see at least what allow proves."""
+        try:
+            analysis = analyze_line(command)
+        except ShellSyntaxError:
+            return True
+        for steps in analysis.steps:
+            for step in steps:
+                words = step.words[step.offset:] if step.kind == "assign" else step.words
+                if words and (self.regex.fullmatch(" ".join(words)) or self.regex.fullmatch(
+                        " ".join((words[0].rsplit("/", 1)[-1], *words[1:])))):
                     return True
         return False
 
