@@ -1,0 +1,67 @@
+"""Content forms that parse but cannot match what their author most likely meant, for
+``validate``: each a (level, message, hint) about one rule's ``Tool(...)`` part.
+
+* ``Read(/etc/passwd)``: one leading ``/`` anchors the path at the directory of the rule's
+  file (as Claude Code anchors it at the settings file's project), not at the filesystem
+  root. When that directory holds nothing of the path's first part and ``/`` does, the rule
+  names a file that is not there: a warning naming the path it names and ``//etc/passwd``.
+* ``Bash(npm:* test)``: ``:*`` marks a prefix only at the end of a Bash rule; anywhere else
+  ``:`` is a literal character, so the rule matches ``npm:x test`` and not ``npm run test``:
+  an error with the rule to write (``Bash(npm * test)``).
+* ``Bash(rm /tmp/?)``: ``?`` is literal in a Bash rule (only ``*`` is a wildcard): a warning.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+__all__ = ["content_hints"]
+
+_RULE = re.compile(r"\s*([^()\s]+)\((.*)\)\s*", re.DOTALL)
+_INNER_PREFIX = re.compile(r":\*(?=.)", re.DOTALL)
+
+
+def content_hints(tool: str, rule_dir: str) -> list[tuple[str, str, str]]:
+    """What is wrong with the content part of the rule pattern ``tool`` (already parsed),
+    whose file is in ``rule_dir``."""
+    from toolhost.permissions.content import PATH_TOOLS
+
+    found = _RULE.fullmatch(tool)
+    if found is None:
+        return []
+    name, spec = found.group(1), found.group(2).strip()
+    if name in PATH_TOOLS:
+        return _rooted(name, spec, rule_dir)
+    if name == "Bash":
+        return _bash(spec)
+    return []
+
+
+def _rooted(name: str, spec: str, rule_dir: str) -> list[tuple[str, str, str]]:
+    if not spec.startswith("/") or spec.startswith("//"):
+        return []
+    first = spec[1:].split("/", 1)[0]
+    if not first or set(first) & set("*?[{") or first in (".", ".."):
+        return []
+    anchored = os.path.join(rule_dir, first)
+    if os.path.lexists(anchored) or not os.path.lexists("/" + first):
+        return []
+    return [("warning", f"{spec!r} is anchored at the directory of the rule's file: it names "
+             f"{os.path.join(rule_dir, spec[1:])!r}, where there is no {first!r}, not "
+             f"{spec!r} from the filesystem root",
+             f"for the absolute path write {name}(/{spec})")]
+
+
+def _bash(spec: str) -> list[tuple[str, str, str]]:
+    out = []
+    if _INNER_PREFIX.search(spec):
+        fixed = _INNER_PREFIX.sub(" *", spec).replace("  *", " *")
+        out.append(("error", f"':*' marks a prefix only at the end of a Bash rule; in {spec!r} "
+                    "the ':' is a literal character, so the rule matches no command as "
+                    "meant", f"write Bash({fixed})"))
+    if any("?" in word and "://" not in word for word in spec.split()):
+        out.append(("warning", f"'?' is a literal character in a Bash rule (only '*' is a "
+                    f"wildcard), so {spec!r} matches only a command with a '?' there",
+                    "write '*' for any characters"))
+    return out
