@@ -88,7 +88,8 @@ UNKNOWN_TARGET = [
                             ("Bash(rm:*)", "Bash", "command"),
                             ("WebFetch(domain:example.com)", "WebFetch", "url")]
     for value in ({}, {key: None}, {key: ["x"]}, {key: 1}, {key: {"k": "v"}}, {key: True})
-]
+] + [("Read(//etc/**)" if k else "Read(//tmp/**)", "Glob", {"path": "/tmp", "pattern": v})
+     for v in (None, ["/etc/*"], 1, {"p": "/etc/*"}) for k in (0, 1)]
 
 
 @pytest.mark.parametrize(("rule", "tool", "tool_input"), UNKNOWN_TARGET)

@@ -293,6 +293,8 @@ class PathMatcher:
                 or _BRACE_ROOT.search(pattern)):
             base = raw[0] if raw and isinstance(raw[0], str) else self.cwd
             raw.append(_glob_reach(pattern, base))
+        elif tool_name == "Glob" and "pattern" in tool_input and not isinstance(pattern, str):
+            raw.append(None)  # a pattern of the wrong type: what it lists is unknown
         return [normalize_path(p, self.cwd) if isinstance(p, str) else None for p in raw]
 
     def reaches(self, tool_name: str, tool_input: Mapping[str, Any]) -> bool:
