@@ -1,7 +1,7 @@
 """Content forms that parse but cannot match what their author meant are reported by
 ``validate``, each with its file:line, all in one run: a path rule with one leading ``/``
 naming a root directory (anchored at the rule's file), ``:*`` inside a Bash rule, a ``?``
-in a Bash rule (literal there)."""
+in a Bash rule (literal there), braces in a path pattern (no brace expansion there)."""
 
 from __future__ import annotations
 
@@ -18,6 +18,8 @@ RULES = {
     "Bash(npm:* test)": ("error", "Bash(npm * test)"),
     "Bash(git push:* --force)": ("error", "Bash(git push * --force)"),
     "Bash(rm -rf /tmp/?)": ("warning", "'?' is a literal character"),
+    "Read(//etc/{passwd,shadow})": ("warning", "Read(//etc/passwd), ..."),
+    "Edit(src/*.{ts,js})": ("warning", "braces are literal"),
 }
 FINE = ["Read(/docs/**)", "Read(//etc/passwd)", "Read(./etc/x)", "Read(/*.md)",
         "Bash(npm test:*)", "Bash(curl https://x.example/?q=1)", "Bash(git * main)"]

@@ -9,6 +9,8 @@
   ``:`` is a literal character, so the rule matches ``npm:x test`` and not ``npm run test``:
   an error with the rule to write (``Bash(npm * test)``).
 * ``Bash(rm /tmp/?)``: ``?`` is literal in a Bash rule (only ``*`` is a wildcard): a warning.
+* ``Read(//etc/{passwd,shadow})``: path patterns have no brace expansion (gitignore-style):
+  the rule names a file called ``{passwd,shadow}``: a warning.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ __all__ = ["content_hints"]
 
 _RULE = re.compile(r"\s*([^()\s]+)\((.*)\)\s*", re.DOTALL)
 _INNER_PREFIX = re.compile(r":\*(?=.)", re.DOTALL)
+_BRACES = re.compile(r"\{([^{}]*,[^{}]*)\}")
 
 
 def content_hints(tool: str, rule_dir: str) -> list[tuple[str, str, str]]:
@@ -32,10 +35,20 @@ def content_hints(tool: str, rule_dir: str) -> list[tuple[str, str, str]]:
         return []
     name, spec = found.group(1), found.group(2).strip()
     if name in PATH_TOOLS:
-        return _rooted(name, spec, rule_dir)
+        return _braces(name, spec) + _rooted(name, spec, rule_dir)
     if name == "Bash":
         return _bash(spec)
     return []
+
+
+def _braces(name: str, spec: str) -> list[tuple[str, str, str]]:
+    found = _BRACES.search(spec)
+    if found is None:
+        return []
+    first = spec[:found.start()] + found.group(1).split(",")[0] + spec[found.end():]
+    return [("warning", f"braces are literal in a path pattern (gitignore-style, no brace "
+             f"expansion): {spec!r} matches only a name holding {found.group(0)!r} as written",
+             f"write one rule per alternative: {name}({first}), ...")]
 
 
 def _rooted(name: str, spec: str, rule_dir: str) -> list[tuple[str, str, str]]:
