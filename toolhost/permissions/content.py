@@ -333,11 +333,25 @@ class DomainMatcher:
 def parse_domain(spec: str) -> str:
     """A ``domain:`` specifier in canonical form (``*.`` kept). Raises ValueError."""
     text = spec.strip()
+    found = _domain(text)
+    if found is not None:
+        return found
+    bare, colon, port = text.rpartition(":")
+    if colon and port.isdigit() and _domain(bare) is not None:
+        raise ValueError(f"{spec!r} names a port, which plays no part in a domain rule: "
+                         f"write domain:{bare}")
+    if ":" in text and "[" not in text and _domain(f"[{text}]") is not None:
+        raise ValueError(f"{spec!r} is an IPv6 address without its brackets: write "
+                         f"domain:[{text}]")
+    raise ValueError(f"{spec!r} is not a host name or address (or '*.' and a host "
+                     "name; for every host write WebFetch)")
+
+
+def _domain(text: str) -> str | None:
     wild = text.startswith("*.")
     host = canonical_host(text[2:] if wild else text) if "*" not in text[2 * wild:] else None
     if host is None or (wild and (host.startswith("[") or _IPV4.fullmatch(host))):
-        raise ValueError(f"{spec!r} is not a host name or address (or '*.' and a host "
-                         "name; for every host write WebFetch)")
+        return None
     return "*." + host if wild else host
 
 
