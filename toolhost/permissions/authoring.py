@@ -102,7 +102,7 @@ class _Review:
                                rule, str(exc))
         self.targets(rule, at, rule_dir)
         if head is not None:
-            for level, message, hint in content_hints(rule.tool, rule_dir):
+            for level, message, hint in content_hints(rule.tool, rule_dir, rule.effect):
                 self.error(rule.origin, rule, message, hint, level)
         if rule.when and "uri" in rule.when and head is not None and head.names.matches(
                 READ_RESOURCE_TOOL):

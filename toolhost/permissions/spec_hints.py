@@ -9,6 +9,8 @@
   ``:`` is a literal character, so the rule matches ``npm:x test`` and not ``npm run test``:
   an error with the rule to write (``Bash(npm * test)``).
 * ``Bash(rm /tmp/?)``: ``?`` is literal in a Bash rule (only ``*`` is a wildcard): a warning.
+* an allow rule every command of which is not provable or opaque (``Bash(eval:*)``,
+  ``Bash(curl * | sh)``, ``Bash(ls > out.txt)``): it allows nothing: a warning.
 * ``Read(//etc/{passwd,shadow})``: path patterns have no brace expansion (gitignore-style):
   the rule names a file called ``{passwd,shadow}``: a warning.
 """
@@ -18,16 +20,16 @@ from __future__ import annotations
 import os
 import re
 
-__all__ = ["content_hints"]
+__all__ = ["content_hints", "never_allows"]
 
 _RULE = re.compile(r"\s*([^()\s]+)\((.*)\)\s*", re.DOTALL)
 _INNER_PREFIX = re.compile(r":\*(?=.)", re.DOTALL)
 _BRACES = re.compile(r"\{([^{}]*,[^{}]*)\}")
 
 
-def content_hints(tool: str, rule_dir: str) -> list[tuple[str, str, str]]:
+def content_hints(tool: str, rule_dir: str, effect: str = "deny") -> list[tuple[str, str, str]]:
     """What is wrong with the content part of the rule pattern ``tool`` (already parsed),
-    whose file is in ``rule_dir``."""
+    whose file is in ``rule_dir``, for a rule of ``effect``."""
     from toolhost.permissions.content import PATH_TOOLS
 
     found = _RULE.fullmatch(tool)
@@ -37,7 +39,7 @@ def content_hints(tool: str, rule_dir: str) -> list[tuple[str, str, str]]:
     if name in PATH_TOOLS:
         return _braces(name, spec) + _rooted(name, spec, rule_dir)
     if name == "Bash":
-        return _bash(spec)
+        return _bash(spec) + (_never_allows(spec) if effect == "allow" else [])
     return []
 
 
@@ -78,3 +80,37 @@ def _bash(spec: str) -> list[tuple[str, str, str]]:
                     f"wildcard), so {spec!r} matches only a command with a '?' there",
                     "write '*' for any characters"))
     return out
+
+
+def never_allows(spec: str) -> str | None:
+    """Why an allow rule ``Bash(spec)`` allows no command it matches, or None: every command it
+    matches is not provable (``Bash(eval:*)``, ``Bash(sudo -s)``, ``Bash(curl * | sh)``) or
+    opaque (``Bash(ls > out.txt)``, ``Bash(echo $(date))``). Wildcards are tried as a plain
+    word; a prefix rule only when its command cannot be completed into a provable one."""
+    from toolhost.permissions.bashprog import analyze_line
+    from toolhost.permissions.shell import ShellSyntaxError, parse_command
+
+    prefix = spec.endswith(":*") or spec.endswith(" *")
+    body = spec[:-2] if prefix else spec
+    probes = [body.replace("*", "x")] + ([body.replace("*", "x") + " x"] if prefix else [])
+    reasons = []
+    for probe in probes:
+        try:
+            reason = analyze_line(probe).reason
+            opaque = parse_command(probe).opaque
+        except ShellSyntaxError:
+            return None
+        if reason is None and not opaque:
+            return None
+        reasons.append(reason or "it has a command substitution, a redirection to or from a "
+                       "file or a here-document, which no allow rule allows")
+    return reasons[0]
+
+
+def _never_allows(spec: str) -> list[tuple[str, str, str]]:
+    why = never_allows(spec)
+    if why is None:
+        return []
+    return [("warning", f"this allow rule can allow no command it matches: {why}",
+             "such a command is never allowed (docs/permissions.md, 'How a command is "
+             "decided'): allow the commands it runs, or make it a deny or ask rule")]
