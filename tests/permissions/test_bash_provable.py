@@ -99,6 +99,17 @@ def test_every_way_around_a_deny_is_denied(command: str) -> None:
     assert p.decide("Bash", {"command": command}).behavior == "deny"
 
 
+def test_the_first_word_index_sees_what_the_rules_see() -> None:
+    # with 8 or more Bash rules, rules are bucketed by the first words a command can start
+    # with: every command must be decided as without the index
+    many = policy([("deny", "Bash(rm:*)"), *[("deny", f"Bash(cmd{i}:*)") for i in range(10)],
+                   ("allow", "Bash")])
+    few = policy([("deny", "Bash(rm:*)"), ("allow", "Bash")])
+    for command in RM_DODGES + RM_SAFE:
+        assert (many.decide("Bash", {"command": command}).behavior
+                == few.decide("Bash", {"command": command}).behavior), command
+
+
 @pytest.mark.parametrize("command", RM_SAFE)
 def test_commands_without_rm_stay_allowed(command: str) -> None:
     p = policy([("deny", "Bash(rm:*)"), ("allow", "Bash")])
