@@ -74,6 +74,9 @@ RM_DODGES = [
     "fish --command='rm x'", "echo rm x | fish", "csh -c 'rm x'", "tcsh -c 'rm x'",
     "echo rm x | tcsh", "pwsh -c 'rm x'", "nu -c 'rm x'", "xonsh -c 'rm x'", "fish -C 'rm x'",
     "fish /dev/stdin", "fish $F", "timeout 5 fish -c 'rm x'",
+    # xargs appends the words it reads to find, which may add -exec rm {} ;
+    "echo '-exec rm {} ;' | xargs find .", "echo x | xargs find . -exec",
+    "echo x | xargs find . -exec ls {} +", "echo x | xargs sudo find .",
 ]
 
 # Under the same rules, these run no rm and every program is provable: allowed.
@@ -87,7 +90,7 @@ RM_SAFE = [
     "bash script.sh", "bash -x script.sh", "ls $'\\n'rm x", "git commit -m '$(rm x)'",
     "echo '`rm x`'", "sudo -- -rm x", "ls {a,b}", "echo ${x:-rm}", "echo ${#x}",
     "sudo -s ls", "sudo -i ls", "sudo -u s ls", "sudo -p s -l", "doas -u root ls",
-    "fish build.fish", "tcsh ./x.csh", "rbash -c ls",
+    "fish build.fish", "tcsh ./x.csh", "rbash -c ls", "find . -name x | xargs ls",
 ]
 
 

@@ -242,6 +242,9 @@ def analyze(words: tuple[Word, ...], depth: int = 0, *, wrapped: bool = False,
                 return inner
             steps.append(Step(values[i:], kind, end - i, len(inner.steps)))
             return Analysis((*steps, *inner.steps))
+    if name == "find" and appended:
+        return Analysis(reason="xargs appends the words it reads to find, which may add an "
+                        "-exec action")
     if name == "find" and depth < 16:
         found = _find_actions(words, i, depth)
         if isinstance(found, str):
