@@ -54,6 +54,19 @@ def test_server_rules_never_reach_another_servers_tool(rules: list[tuple[str, st
     assert decide(rules, tool) == expected
 
 
+@pytest.mark.parametrize("tool", ["mcp__git__", "mcp__git"])
+@pytest.mark.parametrize(("rules", "default", "expected"), [
+    ([("deny", "mcp__git")], "allow", "deny"), ([("ask", "mcp__git__*")], "allow", "ask"),
+    ([("deny", "mcp__git*")], "allow", "deny"), ([("allow", "mcp__git")], "ask", "ask"),
+    ([("deny", "mcp__github")], "allow", "allow"),
+])
+def test_a_name_of_a_server_with_no_tool_meets_its_deny_and_ask_rules(
+        tool: str, rules: list[tuple[str, str]], default: str, expected: str) -> None:
+    # a malformed name (an upstream tool with an empty name, or no tool part at all) is
+    # still the server's: its deny and ask rules apply, its allow rules do not
+    assert decide(rules, tool, default) == expected
+
+
 def test_readings() -> None:
     assert wire_readings("mcp__git__log") == [("git", "log")]
     assert wire_readings("mcp__git___log") == [("git", "_log"), ("git_", "log")]
