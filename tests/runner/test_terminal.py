@@ -191,3 +191,53 @@ def test_a_person_at_a_real_terminal_allows_only_with_an_answer(
     first, second = anyio.run(main)
     assert first == behavior
     assert second == ("allow" if typed == b"A\n" else "deny")
+
+
+_THIEF = """\
+import os, sys, threading
+import anyio
+from toolhost.runner.terminal import Terminal
+
+stolen = []
+term = Terminal.open()
+assert term is not None and term.reads_stdin
+# an in-process tool reading stdin in a thread of its own (input(), a library's prompt)
+thief = threading.Thread(target=lambda: stolen.append(os.read(0, 100)), daemon=True)
+thief.start()
+thief.join(5)
+print("ready", flush=True)
+
+async def main():
+    with anyio.fail_after(20):
+        return await term.readline("Allow? ", question=True, keep_typeahead=True)
+
+line = anyio.run(main)
+term.close()
+print(repr(line), repr(stolen), os.isatty(0), flush=True)
+"""
+
+
+def test_an_in_process_reader_of_stdin_never_gets_the_terminals_keys() -> None:
+    # A real pty on the child's stdin: while the terminal is open, fd 0 is /dev/null (the
+    # thief gets end of input at once); the answer goes to the question; close puts the
+    # terminal back on fd 0.
+    import subprocess
+    import sys
+
+    master, slave = pty.openpty()
+    proc = None
+    try:
+        proc = subprocess.Popen([sys.executable, "-c", _THIEF], stdin=slave,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        assert proc.stdout is not None
+        assert proc.stdout.readline() == "ready\n"
+        os.write(master, b"y\n")
+        out, err = proc.communicate(timeout=30)
+    finally:
+        if proc is not None and proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        os.close(slave)
+        os.close(master)
+    # no controlling terminal here: the question is shown on stderr
+    assert (proc.returncode, out, err) == (0, "'y' [b''] True\n", "Allow? ")

@@ -11,6 +11,12 @@ The terminal stays in its normal (canonical) mode: the kernel's line discipline 
 Backspace, Ctrl-U and Ctrl-W, Ctrl-D ends the input, and Ctrl-C stays a real SIGINT that the
 runner's one signal handler turns into "deny the question" or "interrupt the turn". There is
 no history or cursor movement (see README, "Dependencies, and why", on prompt_toolkit).
+
+The terminal is read through a descriptor of its own (the terminal opened again, non-blocking),
+and while the session runs file descriptor 0 is ``/dev/null`` (``hide_stdin``): an in-process
+python tool that reads stdin (``input()``, a library's prompt, a thread reading fd 0) gets end
+of input, never the keys that answer a question or type the next turn, and cannot block the
+event loop by taking the bytes it was woken for.
 """
 
 from __future__ import annotations
@@ -27,7 +33,8 @@ import anyio
 
 from toolhost.permissions.ask import AskInterrupted
 
-__all__ = ["MAX_LINE", "Terminal", "TerminalInterrupt", "release_terminal_before_exit"]
+__all__ = ["MAX_LINE", "Terminal", "TerminalInterrupt", "hide_stdin",
+           "release_terminal_before_exit", "restore_stdin"]
 
 MAX_LINE = 64 * 1024  # a longer line is cut (said so): memory stays bounded
 
@@ -39,10 +46,13 @@ class TerminalInterrupt(AskInterrupted):
 class Terminal:
     """Read lines from the terminal on ``read_fd``; write prompts to ``write_fd``."""
 
-    def __init__(self, read_fd: int, write_fd: int, *, owned: tuple[int, ...] = ()) -> None:
+    def __init__(self, read_fd: int, write_fd: int, *, owned: tuple[int, ...] = (),
+                 typed: bool | None = None, stdin: int | None = None) -> None:
         self.read_fd = read_fd
         self.write_fd = write_fd
         self._owned = owned
+        self._typed = read_fd == 0 if typed is None else typed
+        self._stdin = stdin  # fd 0 as it was (``hide_stdin``): put back by ``close``
         self._lock = anyio.Lock()
         self._scope: anyio.CancelScope | None = None
         self._interrupted = False
@@ -51,16 +61,21 @@ class Terminal:
 
     @classmethod
     def open(cls) -> Terminal | None:
-        """stdin when it is a terminal (prompts to ``/dev/tty``: stdout may carry JSON), else
-        the controlling terminal for questions only; None without any terminal."""
+        """stdin when it is a terminal (turns and questions; prompts to ``/dev/tty``: stdout
+        may carry JSON), else the controlling terminal for questions only; None without any
+        terminal. With stdin a terminal, fd 0 is ``/dev/null`` until ``close`` (see the
+        module docstring)."""
         try:
             if sys.stdin is not None and os.isatty(0):
+                read = _reopen(0)
                 try:
                     out = os.open("/dev/tty", os.O_WRONLY | os.O_NOCTTY)
                 except OSError:
-                    return cls(0, 2)
-                return cls(0, out, owned=(out,))
-            fd = os.open("/dev/tty", os.O_RDWR | os.O_NOCTTY)
+                    out = -1
+                owned = (read,) if out < 0 else (read, out)
+                return cls(read, 2 if out < 0 else out, owned=owned, typed=True,
+                           stdin=hide_stdin())
+            fd = os.open("/dev/tty", os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
         except OSError:
             return None
         return cls(fd, fd, owned=(fd,))
@@ -68,13 +83,16 @@ class Terminal:
     @property
     def reads_stdin(self) -> bool:
         """Whether turns are typed here too (else they come from piped stdin)."""
-        return self.read_fd == 0
+        return self._typed
 
     def close(self) -> None:
         for fd in self._owned:
             with contextlib.suppress(OSError):
                 os.close(fd)
         self._owned = ()
+        if self._stdin is not None:
+            restore_stdin(self._stdin)
+            self._stdin = None
 
     def write(self, text: str) -> None:
         """Write to the terminal; a terminal that went away (hang-up) is not an error."""
@@ -154,6 +172,40 @@ class Terminal:
         if cut:
             self.write(f"(the line was cut to {MAX_LINE} bytes; {cut} more were dropped)\n")
         return line.rstrip("\r")
+
+
+def _reopen(fd: int) -> int:
+    """The terminal on ``fd`` opened again: a description of our own, so it can be
+    non-blocking without changing the shell's; a duplicate when it cannot be reopened."""
+    try:
+        return os.open(os.ttyname(fd), os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
+    except OSError:
+        return os.dup(fd)
+
+
+def hide_stdin() -> int:
+    """Put ``/dev/null`` on fd 0 (in-process code reading stdin gets end of input); returns
+    a duplicate of what was there, for ``restore_stdin`` (or to read it privately), or -1
+    when fd 0 was closed (reading -1 fails: end of input)."""
+    try:
+        saved = os.dup(0)
+    except OSError:
+        saved = -1
+    null = os.open(os.devnull, os.O_RDONLY)  # 0 itself when fd 0 was closed
+    if null != 0:
+        os.dup2(null, 0)
+        os.close(null)
+    return saved
+
+
+def restore_stdin(saved: int, *, close: bool = True) -> None:
+    """Put ``saved`` (from ``hide_stdin``) back on fd 0; ``close``: close ``saved`` too."""
+    if saved < 0:
+        return  # fd 0 was closed: /dev/null stays
+    with contextlib.suppress(OSError):
+        os.dup2(saved, 0)
+        if close:
+            os.close(saved)
 
 
 def release_terminal_before_exit(*, settle: float = 0.1) -> bool:
