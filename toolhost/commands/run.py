@@ -15,6 +15,9 @@ if TYPE_CHECKING:
     from toolhost.runner.terminal import Terminal
     from toolhost.scripted.scenario import Scenario
 
+# -p: seconds the CLI gets to end a turn Ctrl-C interrupted before the session is stopped
+INTERRUPT_GRACE = 5.0
+
 HELP = "run a Claude CLI session with the config's tools (one prompt with -p, else interactive)"
 
 DESCRIPTION = """\
@@ -287,7 +290,9 @@ def _run(args: argparse.Namespace, started: Callable[[], None]) -> int:
                                     scenario=scenario, renderer=renderer, yes=args.yes,
                                     handle_sigint=True, watch=reload if args.watch else None,
                                     watch_interval=args.watch_interval, terminal=terminal,
-                                    watch_since=loading)
+                                    watch_since=loading,
+                                    interrupt_grace=INTERRUPT_GRACE if args.prompt is not None
+                                    else None)
         finally:
             await host.aclose()
             if terminal is not None:
