@@ -28,6 +28,7 @@ import os
 import struct
 import sys
 import termios
+from typing import Any
 
 import anyio
 
@@ -53,6 +54,9 @@ class Terminal:
         self._owned = owned
         self._typed = read_fd == 0 if typed is None else typed
         self._stdin = stdin  # fd 0 as it was (``hide_stdin``): put back by ``close``
+        self._modes: list[Any] | None = None  # the terminal's modes at open, for ``close``
+        with contextlib.suppress(OSError, termios.error):
+            self._modes = termios.tcgetattr(read_fd)
         self._lock = anyio.Lock()
         self._scope: anyio.CancelScope | None = None
         self._interrupted = False
@@ -86,6 +90,14 @@ class Terminal:
         return self._typed
 
     def close(self) -> None:
+        """Put back the terminal's modes as they were at open (an in-process tool may have
+        turned off echo or set raw mode through fd 1 or 2), close what was opened, and put
+        the terminal back on fd 0."""
+        if self._modes is not None:
+            with contextlib.suppress(OSError, termios.error):
+                if termios.tcgetattr(self.read_fd) != self._modes:
+                    termios.tcsetattr(self.read_fd, termios.TCSADRAIN, self._modes)
+            self._modes = None
         for fd in self._owned:
             with contextlib.suppress(OSError):
                 os.close(fd)
