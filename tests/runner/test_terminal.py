@@ -246,3 +246,43 @@ def test_an_in_process_reader_of_stdin_never_gets_the_terminals_keys() -> None:
         os.close(slave)
         os.close(master)
     assert (proc.returncode, out) == (0, "'y' [b''] True True\n")
+
+
+def test_back_from_ctrl_z_the_open_question_is_shown_again(
+        tty: tuple[int, Terminal]) -> None:
+    # After Ctrl-Z and `fg` the shell's lines stand under the question: SIGCONT (which `fg`
+    # sends) shows its last line again, and the answer still goes to it.
+    import signal
+
+    from toolhost.runner.run import RunReport, Signals
+
+    master, term = tty
+
+    async def main() -> tuple[str | None, str]:
+        signals = Signals(RunReport(), term)
+        async with anyio.create_task_group() as tg:
+            await tg.start(signals.run)
+            got: list[str | None] = []
+
+            async def ask() -> None:
+                got.append(await term.readline("\n{...}\nAllow? ", question=True))
+            tg.start_soon(ask)
+            while not term.question:
+                await anyio.sleep(0.01)
+            before = _shown(master)
+            os.kill(os.getpid(), signal.SIGCONT)
+            shown = ""
+            with anyio.fail_after(20):
+                while "Allow? " not in shown:
+                    await anyio.sleep(0.05)
+                    shown += _shown(master)
+                os.write(master, b"y\n")
+                while not got:
+                    await anyio.sleep(0.01)
+            tg.cancel_scope.cancel()
+        assert "Allow? " in before
+        return got[0], shown
+
+    answer, shown = anyio.run(main)
+    assert answer == "y"
+    assert shown.replace("\r", "").startswith("\nAllow? ")

@@ -305,7 +305,8 @@ def _say(text: str) -> None:
 
 
 class Signals:
-    """The one owner of SIGINT, SIGTERM and SIGHUP during a session (see ``run_host``)."""
+    """The one owner of SIGINT, SIGTERM and SIGHUP during a session (see ``run_host``);
+    SIGCONT (back from Ctrl-Z) shows the prompt being read again."""
 
     def __init__(self, report: RunReport, terminal: Terminal | None,
                  gate: PermissionGate | None = None, *,
@@ -334,11 +335,15 @@ class Signals:
             self.terminal.refuse_questions = False
 
     async def run(self, *, task_status: anyio.abc.TaskStatus[None]) -> None:
-        with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM,
-                                        signal.SIGHUP) as received:
+        with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM, signal.SIGHUP,
+                                        signal.SIGCONT) as received:
             task_status.started()
             async with anyio.create_task_group() as tg:
                 async for signum in received:
+                    if signum == signal.SIGCONT:  # back from Ctrl-Z: the open question again
+                        if self.terminal is not None:
+                            self.terminal.reshow()
+                        continue
                     if signum == signal.SIGINT and self._interrupt(tg):
                         continue
                     self._end(signum)

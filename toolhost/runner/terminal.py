@@ -61,6 +61,7 @@ class Terminal:
         self._scope: anyio.CancelScope | None = None
         self._interrupted = False
         self.question = False  # a permission question is being read now
+        self._prompt = ""  # what the read in progress showed (``reshow``)
         self.refuse_questions = False  # after Ctrl-C at one: the turn's other questions too
 
     @classmethod
@@ -121,6 +122,14 @@ class Terminal:
         self._scope.cancel()
         return True
 
+    def reshow(self) -> bool:
+        """Show the prompt of the read in progress again (after Ctrl-Z and ``fg`` the shell's
+        lines stand under it); False when nothing is being read."""
+        if self._scope is None or not self._prompt:
+            return False
+        self.write("\n" + self._prompt.lstrip("\n").rsplit("\n", 1)[-1])
+        return True
+
     def discard_typeahead(self) -> int:
         """Drop what was typed before now (so it cannot answer a question); how many bytes."""
         pending = 0
@@ -150,6 +159,7 @@ class Terminal:
                         self.write(f"(ignored {dropped} characters typed before the "
                                    "question)\n")
                 self.write(prompt)
+                self._prompt = prompt
                 with anyio.CancelScope() as scope:
                     self._scope = scope
                     return await self._read_line()
@@ -157,6 +167,7 @@ class Terminal:
             finally:
                 self._scope = None
                 self.question = False
+                self._prompt = ""
 
     async def _read_line(self) -> str | None:
         data = bytearray()
