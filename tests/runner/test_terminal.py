@@ -286,3 +286,36 @@ def test_back_from_ctrl_z_the_open_question_is_shown_again(
     answer, shown = anyio.run(main)
     assert answer == "y"
     assert shown.replace("\r", "").startswith("\nAllow? ")
+
+
+def test_a_question_withdrawn_from_outside_never_answers_the_next_prompt(
+        tty: tuple[int, Terminal]) -> None:
+    # The CLI cancels the call while its question is open (a cancel for the request, its own
+    # timeout): the person is told, and a `y` typed for it does not become the next turn.
+    master, term = tty
+
+    async def main() -> str | None:
+        async with anyio.create_task_group() as tg:
+            async def ask() -> None:
+                await term.readline("Allow? ", question=True)
+            tg.start_soon(ask)
+            while not term.question:
+                await anyio.sleep(0.01)
+            tg.cancel_scope.cancel()  # withdrawn
+        os.write(master, b"y\n")  # typed for the question that is gone
+        await anyio.sleep(0.1)
+        async with anyio.create_task_group() as tg:
+            async def type_turn() -> None:
+                while term._scope is None:
+                    await anyio.sleep(0.01)
+                os.write(master, b"the next turn\n")
+            tg.start_soon(type_turn)
+            with anyio.fail_after(10):
+                line = await term.readline("> ")
+            tg.cancel_scope.cancel()
+            return line
+
+    assert anyio.run(main) == "the next turn"
+    shown = _shown(master)
+    assert "the question was withdrawn" in shown
+    assert "ignored 2 characters typed after the question was withdrawn" in shown

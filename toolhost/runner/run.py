@@ -379,6 +379,8 @@ class Signals:
     def _end(self, signum: int) -> None:
         if self.report.interrupted:
             return  # already ending
+        if self.terminal is not None:
+            self.terminal.ending = True  # its open question ends with the session: no news
         self.report.interrupted = True
         self.report.signal = signum
         name = signal.Signals(signum).name

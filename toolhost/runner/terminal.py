@@ -62,6 +62,8 @@ class Terminal:
         self._interrupted = False
         self.question = False  # a permission question is being read now
         self._prompt = ""  # what the read in progress showed (``reshow``)
+        self.ending = False  # the session is stopping: an abandoned question is no news
+        self._withdrawn = False  # a question was cancelled from outside (see ``readline``)
         self.refuse_questions = False  # after Ctrl-C at one: the turn's other questions too
 
     @classmethod
@@ -158,12 +160,27 @@ class Terminal:
                     if dropped:
                         self.write(f"(ignored {dropped} characters typed before the "
                                    "question)\n")
+                elif self._withdrawn:  # keys meant for a withdrawn question are no turn
+                    dropped = self.discard_typeahead()
+                    if dropped:
+                        self.write(f"(ignored {dropped} characters typed after the question "
+                                   "was withdrawn)\n")
+                self._withdrawn = False
                 self.write(prompt)
                 self._prompt = prompt
                 with anyio.CancelScope() as scope:
                     self._scope = scope
                     return await self._read_line()
                 raise TerminalInterrupt
+            except anyio.get_cancelled_exc_class():
+                # Not Ctrl-C (that raises TerminalInterrupt): the call was cancelled from
+                # outside (the CLI withdrew it, or its own timeout). Say so, and drop what is
+                # typed for it before the next prompt, so an answer never becomes a turn.
+                if question and not self.ending:
+                    self._withdrawn = True
+                    self.write("\n(the question was withdrawn: the Claude CLI cancelled "
+                               "this call; nothing typed for it is sent)\n")
+                raise
             finally:
                 self._scope = None
                 self.question = False
