@@ -98,7 +98,10 @@ class Terminal:
         the terminal back on fd 0."""
         if self._modes is not None:
             with contextlib.suppress(OSError, termios.error):
-                if termios.tcgetattr(self.read_fd) != self._modes:
+                # only in the foreground: in the background (`&`) the modes are the shell's
+                # now, and setting them would stop this process (SIGTTOU) at its exit
+                if _foreground(self.read_fd) and \
+                        termios.tcgetattr(self.read_fd) != self._modes:
                     termios.tcsetattr(self.read_fd, termios.TCSADRAIN, self._modes)
             self._modes = None
         for fd in self._owned:
@@ -212,6 +215,16 @@ class Terminal:
         if cut:
             self.write(f"(the line was cut to {MAX_LINE} bytes; {cut} more were dropped)\n")
         return line.rstrip("\r")
+
+
+def _foreground(fd: int) -> bool:
+    """Whether this process may set the modes of the terminal on ``fd`` without being
+    stopped: it is in the terminal's foreground group, or the terminal is not its
+    controlling one (no job control applies)."""
+    try:
+        return os.tcgetpgrp(fd) == os.getpgrp()
+    except OSError:  # ENOTTY: not our controlling terminal
+        return True
 
 
 def _reopen(fd: int) -> int:
