@@ -75,6 +75,26 @@ def test_readings() -> None:
     assert len(wire_readings("mcp__" + "a__" * 10_000 + "b")) == 16  # bounded
 
 
+def test_a_huge_name_from_the_cli_is_decided_in_bounded_memory() -> None:
+    # A can_use_tool naming a tool of megabytes with many places to split it (a hostile or
+    # broken CLI): every reading was built (a copy of the rest of the name at each place)
+    # before 16 were kept: quadratic time and memory, a 1.8 MB name took the process to the
+    # OOM killer. Now at most 16 are built: memory stays a few copies of the name.
+    import tracemalloc
+
+    name = "mcp__s__" + "echo__" * 3_000  # 18 KB, 3,000 places to split it
+    tracemalloc.start()
+    try:
+        readings = wire_readings(name)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert len(readings) == 16 and readings[0] == ("s", name[8:])
+    assert peak < 40 * len(name)  # the old way: 54 MB here (3,000 copies of 9 KB)
+    huge = "mcp__s__" + "echo__" * 300_000
+    assert decide([("deny", "mcp__s")], huge) == "deny"
+
+
 def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "toolhost", *args], cwd=cwd,
                           capture_output=True, text=True, timeout=120)

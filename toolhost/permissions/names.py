@@ -52,8 +52,12 @@ def wire_readings(tool_name: str) -> list[tuple[str, str]]:
     if not tool_name.startswith("mcp__"):
         return []
     rest = tool_name[5:]
-    return [(rest[:k], rest[k + 2:]) for k in range(1, len(rest) - 2)
-            if rest[k:k + 2] == "__"][:16]
+    out: list[tuple[str, str]] = []
+    k = rest.find("__", 1)  # one scan, at most 16 readings: linear in a hostile name's length
+    while 0 < k < len(rest) - 2 and len(out) < 16:
+        out.append((rest[:k], rest[k + 2:]))
+        k = rest.find("__", k + 1)
+    return out
 
 
 @dataclass(frozen=True)
