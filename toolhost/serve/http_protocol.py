@@ -7,6 +7,12 @@
   headers, cost 20 times a plain request to parse);
 * a connection past ``--max-connections`` answered 503 and closed at once;
 * a way for each request to close its connection at once (``http_streams.abort_connection``);
+* half-closed connections answered: a client that shuts down its write side once its
+  request is sent (``shutdown(SHUT_WR)``, ``nc -N``) still reads, and gets its answer. TCP
+  cannot tell that from a client that closed its socket, so the request's response hears of
+  it (``HALF_CLOSED_EXTENSION``) and finds out by writing (``toolhost.serve.http_exchange``:
+  a client that is gone answers the write with a reset, and the call is cancelled). The
+  connection closes once the requests received before the end are answered.
 """
 
 from __future__ import annotations
@@ -18,11 +24,13 @@ from typing import Any
 
 from toolhost.serve.http_streams import ABORT_EXTENSION
 
-__all__ = ["MAX_HEADER_LINES", "MAX_HEAD_BYTES", "head_too_large",
+__all__ = ["HALF_CLOSED_EXTENSION", "MAX_HEADER_LINES", "MAX_HEAD_BYTES", "head_too_large",
            "header_deadline_protocol"]
 
 log = logging.getLogger("toolhost.serve")
 
+# the scope extension: an asyncio.Event set when the client has sent its end of the stream
+HALF_CLOSED_EXTENSION = "toolhost.half_closed"
 _BUSY_BODY = (b'{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Server busy: too '
               b'many connections (toolhost serve --max-connections); try again later"}}')
 MAX_HEAD_BYTES = 16 * 1024  # a request's line and headers
@@ -59,6 +67,7 @@ def header_deadline_protocol(header_timeout: float, max_connections: int | None 
 
     class HeaderDeadline(H11Protocol):
         _header_timer: asyncio.TimerHandle | None = None
+        _half_closed: asyncio.Event | None = None  # set once the client sent its end
 
         def data_received(self, data: bytes) -> None:
             # a new request's head: refused before h11 parses it when it is too large
@@ -101,6 +110,20 @@ def header_deadline_protocol(header_timeout: float, max_connections: int | None 
                 scope: dict[str, Any] = cycle.scope  # type: ignore[assignment]
                 extensions = scope.setdefault("extensions", {})
                 extensions[ABORT_EXTENSION] = self.transport.abort
+                if self._half_closed is None:
+                    self._half_closed = asyncio.Event()
+                extensions[HALF_CLOSED_EXTENSION] = self._half_closed
+
+        def eof_received(self) -> bool | None:  # type: ignore[override]
+            # A request received whole and not yet answered: answer it (the client may
+            # only have shut down its write side), writing on a connection half open.
+            # Anything else (no request, or one cut off in its body) closes, as before.
+            cycle = self.cycle
+            if (cycle is not None and not cycle.response_complete
+                    and self.conn.their_state is h11.DONE and self._half_closed is not None):
+                self._half_closed.set()
+                return True
+            return None
 
         def on_response_complete(self) -> None:
             if (not self.transport.is_closing() and self.conn.their_state is h11.DONE
@@ -108,6 +131,13 @@ def header_deadline_protocol(header_timeout: float, max_connections: int | None 
                 self._refuse_head()  # a pipelined request, received meanwhile
                 return
             super().on_response_complete()
+            if self._half_closed is not None and self._half_closed.is_set():
+                # nothing more will arrive: close once no request received is left
+                cycle = self.cycle
+                if (cycle is None or cycle.response_complete
+                        or self.conn.their_state is not h11.DONE):
+                    self.transport.close()
+                return
             self._arm()  # the next request on this connection gets the same deadline
 
         def connection_lost(self, exc: Exception | None) -> None:
