@@ -34,6 +34,7 @@ from toolhost.limits import DEFAULT_LIMITS, Limits
 from toolhost.mcp import jsonrpc as rpc
 from toolhost.serve.base import Handler, error_response
 from toolhost.serve.headers import SESSION_HEADER, accepted, unsupported_version_header
+from toolhost.serve.http_cors import Cors
 from toolhost.serve.http_exchange import InFlight
 from toolhost.serve.http_gate import Gate
 from toolhost.serve.http_limits import JsonAnswer
@@ -74,7 +75,7 @@ class HttpServer:
         # GET and listen streams: half of the connections at most, a few per session
         self.streams = Streams(max(1, limits.max_connections // 2))
         self._poster = Poster(handler, limits, self.sessions, self.streams, self.in_flight)
-        self.app = Starlette(routes=[
+        routes = Starlette(routes=[
             Route(path, self._endpoint, methods=["GET", "POST", "DELETE"]),
             Route("/healthz", self._healthz, methods=["GET", "HEAD"]),
             Route("/readyz", self._readyz, methods=["GET", "HEAD"]),
@@ -83,6 +84,8 @@ class HttpServer:
             Route(f"/.well-known/oauth-protected-resource{path}", self._resource_metadata,
                   methods=["GET"]),
         ])
+        # browser pages of accepted origins: preflights, and the origin named in answers
+        self.app = Cors(routes, path, self._gate.origin_allowed, self._gate.host_refusal)
 
     async def broadcast(self, message: Mapping[str, Any],
                         peers: Collection[Hashable] | None = None) -> None:

@@ -51,15 +51,10 @@ class Gate:
         if refusal is not None:
             return refusal
         origin = request.headers.get("origin")
-        if origin is not None:
-            try:
-                host = urlsplit(origin).hostname or ""
-            except ValueError:
-                host = ""
-            if host not in LOOPBACK and origin not in self._allowed_origins:
-                return JsonAnswer(error_response(
-                    None, -32600, f"Forbidden: origin {cut(origin, 100)!r} is not allowed "
-                    "(toolhost serve --allow-origin)"), status_code=403)
+        if origin is not None and not self.origin_allowed(origin):
+            return JsonAnswer(error_response(
+                None, -32600, f"Forbidden: origin {cut(origin, 100)!r} is not allowed "
+                "(toolhost serve --allow-origin)"), status_code=403)
         if self._token is not None:
             scheme, _, given = request.headers.get("authorization", "").partition(" ")
             if scheme.lower() != "bearer" or not hmac.compare_digest(
@@ -68,6 +63,19 @@ class Gate:
                                   status_code=401,
                                   headers={"www-authenticate": 'Bearer realm="toolhost"'})
         return None
+
+    def origin_allowed(self, origin: str) -> bool:
+        """Whether a browser page of ``origin`` may call: a loopback page, or one named with
+        ``--allow-origin`` (exactly)."""
+        try:
+            host = urlsplit(origin).hostname or ""
+        except ValueError:
+            host = ""
+        return host in LOOPBACK or origin in self._allowed_origins
+
+    def host_refusal(self, header: str | None) -> Response | None:
+        """The 421 refusing a ``Host`` this server is not reached by, or None."""
+        return self._hosts.refusal(header)
 
     def resource_metadata(self, request: Request) -> Response:
         """``/.well-known/oauth-protected-resource``: 404 without OAuth access tokens."""

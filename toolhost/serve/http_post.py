@@ -2,9 +2,10 @@
 
 A request becomes an ``Exchange`` (``toolhost.serve.http_exchange``: JSON, or SSE once the call
 sends a notification) once it is counted into its session's budget and the server's; a
-notification or a client's answer is handled here and answered 202. Every refusal is a JSON-RPC
-error with its HTTP status: 415 (not JSON), 406 (Accept), 413/408/400 (the body), 400 (not
-one message, headers that disagree with the body), 404 (an unknown session).
+notification or a client's answer is handled here and answered 202. Every refusal is a
+JSON-RPC error with its HTTP status: 415 (not JSON, or compressed), 406 (Accept), 413/408/400
+(the body), 400 (not one message, headers that disagree with the body), 404 (an unknown
+session).
 """
 
 from __future__ import annotations
@@ -78,6 +79,12 @@ class Poster:
             return _refusal(None, "Unsupported Media Type "
                             f"{cut(request.headers['content-type'], 100)!r}: "
                             "POST a JSON-RPC message as application/json", 415)
+        coding = request.headers.get("content-encoding", "identity").strip().lower()
+        if coding not in ("", "identity"):
+            return JsonAnswer(error_response(
+                None, -32600, f"Unsupported Media Type: Content-Encoding {cut(coding, 40)!r}; "
+                "send the JSON-RPC message uncompressed"), status_code=415,
+                headers={"accept-encoding": "identity"})
         json_ok, sse_ok = accepted(request.headers.get("accept"))
         if not (json_ok or sse_ok):
             return _refusal(None, f"Not Acceptable: Accept {cut(request.headers['accept'], 100)!r}"
