@@ -111,3 +111,37 @@ def test_a_client_that_closes_during_a_call_cancels_it(served: Served,
     while not marker.exists() and time.monotonic() < deadline:
         time.sleep(0.05)
     assert marker.exists() and marker.read_text() == "cancelled"
+
+
+INITIALIZE = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+    "protocolVersion": "2025-11-25", "capabilities": {},
+    "clientInfo": {"name": "t", "version": "1"}}}
+LISTEN = {"jsonrpc": "2.0", "id": 1, "method": "subscriptions/listen", "params": {
+    "notifications": {"toolsListChanged": True},
+    "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}}
+
+
+@pytest.mark.parametrize("kind", ["GET", "listen"])
+def test_a_stream_whose_client_half_closes_ends(served: Served, kind: str) -> None:
+    # nothing would ever be written to a quiet stream: a client that closed it must not
+    # keep it (and its slot among the streams) open until the server stops
+    if kind == "GET":
+        with served.connect() as sock:
+            sock.sendall(served.request(json.dumps(INITIALIZE).encode()))
+            sock.shutdown(socket.SHUT_WR)
+            head = read_all(sock).split(b"\r\n\r\n")[0].decode()
+        sid = next(line.split(":", 1)[1].strip() for line in head.split("\r\n")
+                   if line.lower().startswith("mcp-session-id:"))
+        request = (f"GET /mcp HTTP/1.1\r\nHost: {served.addr[0]}\r\naccept: text/event-stream"
+                   f"\r\nmcp-session-id: {sid}\r\n\r\n").encode()
+    else:
+        request = served.request(json.dumps(LISTEN).encode())
+    with served.connect() as sock:
+        sock.sendall(request)
+        time.sleep(0.3)  # the stream is open
+        sock.shutdown(socket.SHUT_WR)
+        sock.settimeout(10)
+        data = b""
+        while chunk := sock.recv(65536):  # TimeoutError: the stream stayed open
+            data += chunk
+    assert data.startswith(b"HTTP/1.1 200"), data[:300]

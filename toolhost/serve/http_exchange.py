@@ -27,8 +27,14 @@ from toolhost.permissions.caller import Caller, as_caller
 from toolhost.serve.base import Handler, error_response, stream_dropped
 from toolhost.serve.budget import Budget
 from toolhost.serve.headers import http_status_for
-from toolhost.serve.http_protocol import HALF_CLOSED_EXTENSION
-from toolhost.serve.http_streams import SSE_HEADERS, Stream, Streams, abort_connection
+from toolhost.serve.http_streams import (
+    HALF_CLOSED_EXTENSION,
+    SSE_HEADERS,
+    Stream,
+    Streams,
+    abort_connection,
+    half_closed,
+)
 from toolhost.serve.http_streams import sse_event as _sse_event
 
 __all__ = ["Exchange", "InFlight", "Session"]
@@ -194,6 +200,11 @@ class Exchange(Response):
                 abort_connection(scope)
                 cancel.cancel()
 
+        async def watch_half_close(cancel: anyio.CancelScope) -> None:
+            await half_closed(scope)  # a listen stream's client is taken as gone
+            log.info("request %r: client closed its side; ending the stream", request_id)
+            cancel.cancel()
+
         async def probe(half_closed: asyncio.Event) -> None:
             await half_closed.wait()
             await anyio.sleep(PROBE_AFTER)
@@ -201,7 +212,7 @@ class Exchange(Response):
                 await outbox_send.send((False, _PROBE))
                 await anyio.sleep(PROBE_EVERY)
 
-        half_closed = scope.get("extensions", {}).get(HALF_CLOSED_EXTENSION)
+        half_close = scope.get("extensions", {}).get(HALF_CLOSED_EXTENSION)
         started = False
         async with anyio.create_task_group() as tg, outbox_send, outbox:
             self._in_flight.track(tg.cancel_scope)
@@ -211,8 +222,9 @@ class Exchange(Response):
             tg.start_soon(watch_disconnect, tg.cancel_scope)
             if stream is not None:
                 tg.start_soon(watch_drop, stream, tg.cancel_scope)
-            elif self._sse_ok and isinstance(half_closed, asyncio.Event):
-                tg.start_soon(probe, half_closed)
+                tg.start_soon(watch_half_close, tg.cancel_scope)
+            elif self._sse_ok and isinstance(half_close, asyncio.Event):
+                tg.start_soon(probe, half_close)
             try:
                 final, first = await outbox.receive()
                 started = True

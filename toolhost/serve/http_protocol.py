@@ -10,8 +10,9 @@
 * half-closed connections answered: a client that shuts down its write side once its
   request is sent (``shutdown(SHUT_WR)``, ``nc -N``) still reads, and gets its answer. TCP
   cannot tell that from a client that closed its socket, so the request's response hears of
-  it (``HALF_CLOSED_EXTENSION``) and finds out by writing (``toolhost.serve.http_exchange``:
-  a client that is gone answers the write with a reset, and the call is cancelled). The
+  it (``http_streams.HALF_CLOSED_EXTENSION``) and finds out by writing
+  (``toolhost.serve.http_exchange``: a client that is gone answers the write with a reset,
+  and the call is cancelled); a stream (``GET``, listen) ends, as for a client gone. The
   connection closes once the requests received before the end are answered.
 """
 
@@ -22,15 +23,13 @@ import logging
 import time
 from typing import Any
 
-from toolhost.serve.http_streams import ABORT_EXTENSION
+from toolhost.serve.http_streams import ABORT_EXTENSION, HALF_CLOSED_EXTENSION
 
-__all__ = ["HALF_CLOSED_EXTENSION", "MAX_HEADER_LINES", "MAX_HEAD_BYTES", "head_too_large",
+__all__ = ["MAX_HEADER_LINES", "MAX_HEAD_BYTES", "head_too_large",
            "header_deadline_protocol"]
 
 log = logging.getLogger("toolhost.serve")
 
-# the scope extension: an asyncio.Event set when the client has sent its end of the stream
-HALF_CLOSED_EXTENSION = "toolhost.half_closed"
 _BUSY_BODY = (b'{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Server busy: too '
               b'many connections (toolhost serve --max-connections); try again later"}}')
 MAX_HEAD_BYTES = 16 * 1024  # a request's line and headers
