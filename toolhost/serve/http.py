@@ -85,7 +85,7 @@ class HttpServer:
                   methods=["GET"]),
         ])
         # browser pages of accepted origins: preflights, and the origin named in answers
-        self.app = Cors(routes, path, self._gate.origin_allowed, self._gate.host_refusal)
+        self.app = Cors(routes, path, self._gate.cors_allowed, self._gate.host_refusal)
 
     async def broadcast(self, message: Mapping[str, Any],
                         peers: Collection[Hashable] | None = None) -> None:

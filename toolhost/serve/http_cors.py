@@ -1,14 +1,15 @@
-"""CORS for the browser pages ``toolhost serve --transport http`` accepts (a localhost page,
-or one named with ``--allow-origin``): without it a browser sends no JSON POST across
-origins (its preflight ``OPTIONS`` must be answered) and shows no answer to the page.
+"""CORS for the browser pages named with ``toolhost serve --allow-origin``: without it a
+browser sends no JSON POST across origins (its preflight ``OPTIONS`` must be answered) and
+shows no answer to the page.
 
-* ``OPTIONS`` on the MCP path from an accepted ``Origin`` is the preflight: 204 with the
-  methods and request headers MCP uses, no token needed (a browser sends none on a
-  preflight); from any other origin, or without one, 403.
-* Every answer to a request from an accepted ``Origin`` names that origin
+* ``OPTIONS`` on the MCP path from a named ``Origin`` is the preflight: 204 with the methods
+  and request headers MCP uses, no token needed (a browser sends none on a preflight); from
+  any other origin, or without one, 403. A loopback page is not named by default: it passes
+  the Origin check (``toolhost.serve.http_gate``) but a browser does not let it call.
+* Every answer to a request from a named ``Origin`` names that origin
   (``Access-Control-Allow-Origin``, ``Vary: Origin``) and exposes the headers a client reads
-  (``Mcp-Session-Id``, ``WWW-Authenticate``). A request from any other origin is refused by
-  ``toolhost.serve.http_gate`` (403) before it is read, as before.
+  (``Mcp-Session-Id``, ``WWW-Authenticate``). A request from an origin that is neither named
+  nor loopback is refused by ``toolhost.serve.http_gate`` (403) before it is read.
 """
 
 from __future__ import annotations
@@ -87,7 +88,7 @@ class Cors:
             shown = "no Origin" if origin is None else f"origin {cut(origin, 100)!r}"
             body = wire.encode_answer(error_response(
                 None, -32600, f"Forbidden: {shown} may not call this server from a browser "
-                "(toolhost serve --allow-origin)"))
+                "(name it with toolhost serve --allow-origin)"))
             await send({"type": "http.response.start", "status": 403, "headers": [
                 (b"content-type", b"application/json"),
                 (b"content-length", str(len(body)).encode()), (b"vary", b"Origin")]})

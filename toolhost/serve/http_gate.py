@@ -73,6 +73,13 @@ class Gate:
             host = ""
         return host in LOOPBACK or origin in self._allowed_origins
 
+    def cors_allowed(self, origin: str) -> bool:
+        """Whether a browser page of ``origin`` may read answers (CORS): only the origins
+        named with ``--allow-origin``. A loopback page passes the Origin check (a local tool
+        is not refused) but is not granted CORS unless named: any page some local server
+        serves would otherwise reach the tools from the browser."""
+        return origin in self._allowed_origins
+
     def host_refusal(self, header: str | None) -> Response | None:
         """The 421 refusing a ``Host`` this server is not reached by, or None."""
         return self._hosts.refusal(header)
