@@ -68,6 +68,9 @@ class Session:
     # time.time() its signed id expires at (SessionTokens): past it, the id is unknown here too
     expires: float = math.inf
     owner: str = ""  # the caller that started it (sessions.owner_of): nobody else may use it
+    # False: served for one request without being kept (the table was full of sessions in
+    # use): no settings, streams or questions to the client (toolhost.serve.http_sessions)
+    kept: bool = True
 
 
 class InFlight:

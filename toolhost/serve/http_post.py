@@ -124,7 +124,7 @@ class Poster:
         if problem is not None:
             return _refusal(request_id, problem, code=HEADER_MISMATCH)
         if not modern and session_id is not None and message.get("method") != "initialize":
-            session = self._sessions.find(session_id, owner_of(caller))
+            session = self._sessions.find(session_id, owner_of(caller), unkept=True)
             if session is None:
                 return _refusal(request_id, f"unknown session {cut(session_id, 64)}", 404)
         if not is_request(message):
@@ -146,18 +146,19 @@ class Poster:
         release = self._take(session, request_id, len(body))
         if isinstance(release, Response):
             return release
+        kept = session is not None and session.kept
         stream = None
         if message.get("method") == "subscriptions/listen":
-            stream = self._streams.open(session)
+            stream = self._streams.open(session if kept else None)
             if stream is None:
                 release()
                 return JsonAnswer(error_response(request_id, rpc.SERVER_BUSY,
                                                  self._streams.busy()))
         # What a client sets for itself (subscriptions, log level) is kept under its session
         # id; a request without a session is a client of its own, forgotten once answered
-        peer: Hashable = session_id if session is not None else object()
+        peer: Hashable = session_id if kept else object()
         forget = getattr(self._handler, "forget_peer", None)
-        if session is None and forget is not None:
+        if not kept and forget is not None:
             counted = release
 
             def release() -> None:
@@ -183,7 +184,7 @@ class Poster:
         try:
             with as_caller(caller):
                 await self._handler.handle(message, peer=session_id if session is not None
-                                           else None)
+                                           and session.kept else None)
         except Exception as exc:  # nobody waits for a notification's answer
             log_failure(log, "a notification", exc)
 

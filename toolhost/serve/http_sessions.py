@@ -2,6 +2,13 @@
 (``toolhost.serve.sessions``), kept in a bounded table (``toolhost.serve.session_table``),
 started on ``initialize``, ended by ``DELETE`` (``EndedSessions``), each usable only by the
 caller that started it.
+
+When the table is full of sessions in use (a client opening sessions in a loop), a request
+of a session that cannot be kept is still answered: with a session made for that request
+only (``Session.kept`` False), which keeps no settings, declares no client capabilities (an
+ask or ``ctx.elicit`` is refused at once: its answer would reach no kept session) and has
+no ``GET`` stream (503). So a flood of sessions neither evicts the kept ones' state nor
+stops anyone's calls.
 """
 
 from __future__ import annotations
@@ -19,7 +26,7 @@ from toolhost.serve.base import error_response
 from toolhost.serve.budget import Budget
 from toolhost.serve.http_exchange import Session
 from toolhost.serve.http_limits import JsonAnswer
-from toolhost.serve.session_table import SessionTable
+from toolhost.serve.session_table import SessionsFull, SessionTable
 from toolhost.serve.sessions import EndedSessions, SessionTokens, same_owner
 
 __all__ = ["LegacySessions"]
@@ -44,10 +51,13 @@ class LegacySessions:
         # id, without the settings it made (forgotten with it)
         self.table = SessionTable(limits.max_sessions, limits.session_idle, forget)
         self.ended = EndedSessions()  # ids DELETEd here: 404 until they expire
+        self._warned = -60.0  # when sessions not kept were last logged
 
-    def find(self, session_id: str, owner: str = "") -> Session | None:
+    def find(self, session_id: str, owner: str = "", *, unkept: bool = False
+             ) -> Session | None:
         """The session an id names: known here, or signed by a replica, and started by the
-        caller ``owner`` names (``owner_of``): for anyone else it is unknown."""
+        caller ``owner`` names (``owner_of``): for anyone else it is unknown. ``unkept``: when
+        it cannot be kept (SessionsFull), one for this request only instead of raising."""
         session = self.table.get(session_id)
         if session is not None:
             if not same_owner(session.owner, owner):
@@ -68,16 +78,18 @@ class LegacySessions:
             self._not_theirs(session_id)
             return None
         return self._remember(session_id, Session(capabilities=claims.capabilities,
-                                                  expires=claims.expires, owner=claims.owner))
+                                                  expires=claims.expires, owner=claims.owner),
+                              unkept=unkept)
 
     def start(self, version: Any, capabilities: Any, owner: str) -> tuple[str, Session]:
-        """A new session of ``initialize`` (raises SessionsFull when there is no room)."""
+        """A new session of ``initialize`` (one not kept when there is no room)."""
         caps = capabilities if isinstance(capabilities, Mapping) else {}
         session_id = self.tokens.issue(version if isinstance(version, str) else "", caps,
                                        owner=owner)
         issued = self.tokens.check(session_id)
         return session_id, self._remember(session_id, Session(
-            capabilities=caps, expires=issued.expires if issued else 0.0, owner=owner))
+            capabilities=caps, expires=issued.expires if issued else 0.0, owner=owner),
+            unkept=True)
 
     def end(self, session_id: str | None, owner: str = "") -> Response:
         """``DELETE``: end a session on this replica: its id is answered 404 from now on
@@ -119,8 +131,24 @@ class LegacySessions:
     def _not_theirs(session_id: str) -> None:
         log.warning("refused session %s: another caller started it", cut(session_id, 12))
 
-    def _remember(self, session_id: str, session: Session) -> Session:
-        """Keep a new session; raises SessionsFull when every session kept is in use."""
+    def _remember(self, session_id: str, session: Session, *, unkept: bool = False
+                  ) -> Session:
+        """Keep a new session; when every session kept is in use, raises SessionsFull, or
+        with ``unkept`` returns it for one request (see the module docstring)."""
         session.budget = Budget(self._limits.max_in_flight, None, scope="in this session",
                                 flags="toolhost serve --max-in-flight")
-        return self.table.add(session_id, session)
+        try:
+            return self.table.add(session_id, session)
+        except SessionsFull:
+            if not unkept:
+                raise
+        now = time.monotonic()
+        if now - self._warned >= 60:  # one line a minute, however many
+            self._warned = now
+            log.warning("serving sessions without keeping them: %s sessions are in use "
+                        "(toolhost serve --max-sessions, --session-idle); their calls are "
+                        "answered, but they keep no settings, get no GET stream and cannot "
+                        "be asked questions", f"{len(self.table):,}")
+        session.kept = False
+        session.capabilities = {}  # an answer to a question would reach no kept session
+        return session
