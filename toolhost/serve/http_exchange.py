@@ -208,8 +208,8 @@ class Exchange(Response):
             log.info("request %r: client closed its side; ending the stream", request_id)
             cancel.cancel()
 
-        async def probe(half_closed: asyncio.Event) -> None:
-            await half_closed.wait()
+        async def probe(event: asyncio.Event) -> None:
+            await event.wait()
             await anyio.sleep(PROBE_AFTER)
             while True:
                 await outbox_send.send((False, _PROBE))
@@ -237,8 +237,9 @@ class Exchange(Response):
                     await self._send_sse(first, outbox, send, final=final)
             finally:
                 self._in_flight.untrack(tg.cancel_scope)
-                if self._session is not None:
-                    self._session.running.pop(request_id, None)
+                running = self._session.running if self._session is not None else {}
+                if running.get(request_id) is tg.cancel_scope:  # not a newer one's, same id
+                    del running[request_id]
                 tg.cancel_scope.cancel()
         if stream is not None and stream.dropped:
             return  # its connection is closed: nothing more can be said on it
