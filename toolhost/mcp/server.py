@@ -10,7 +10,7 @@ carry ``resultType``), anything else follows the 2025-11-25 handshake rules.
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Hashable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Hashable, Iterable, Mapping, Sequence
 from typing import Any
 
 from toolhost.compile.content import ServerContent
@@ -184,17 +184,23 @@ class McpServer(ToolCalls):
         """A reload may bring a deny on a URI a client subscribed to while it was allowed:
         hearing of its changes is a read too, so the subscription ends (the client can
         subscribe again, and is refused while the deny holds)."""
+        for uris in subscriptions.values():
+            uris.intersection_update(self.still_visible(uris))
+
+    def still_visible(self, uris: Iterable[str]) -> set[str]:
+        """Those of ``uris`` the rules of the moment let a client hear about (all of them
+        when reads are not decided here); a check that fails counts as a deny."""
         visible = self.read_visible
         if visible is None:
-            return
-        for uris in subscriptions.values():
-            for uri in list(uris):
-                try:
-                    kept = visible(uri)
-                except Exception:  # fail closed
-                    kept = False
-                if not kept:
-                    uris.discard(uri)
+            return set(uris)
+        kept = set()
+        for uri in uris:
+            try:
+                if visible(uri):
+                    kept.add(uri)
+            except Exception:  # fail closed
+                pass
+        return kept
 
     def _content_handler(self, attr: str, listing: bool
                          ) -> Callable[..., Awaitable[dict[str, Any]]]:
