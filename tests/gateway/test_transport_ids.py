@@ -5,11 +5,15 @@ it cannot agrees with it."""
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Iterator
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from toolhost.gateway import transport
 from toolhost.gateway.transport import _answer_id, _top_level
 
 _scalars = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False),
@@ -53,3 +57,57 @@ def test_what_is_no_answer_has_no_id() -> None:
                  b'{"jsonrpc": "2.0", "result": {"id": 3, "a": [[[',  # not at the top
                  b'[{"id": 1, "result": 2}'):
         assert _answer_id(line) is None, line
+
+
+class _Spans:
+    """A compiled pattern of the transport, recording how much of the line each of its calls
+    reads (a regex call holds the GIL from start to end: the host's event loop, in another
+    thread, waits that long)."""
+
+    def __init__(self, pattern: re.Pattern[bytes], spans: list[int]) -> None:
+        self.pattern, self.spans = pattern, spans
+
+    def _note(self, found: re.Match[bytes] | None, pos: int) -> re.Match[bytes] | None:
+        if found is not None:
+            self.spans.append(found.end() - pos)
+        return found
+
+    def match(self, line: bytes, pos: int = 0, *args: int) -> re.Match[bytes] | None:
+        return self._note(self.pattern.match(line, pos, *args), pos)
+
+    def search(self, line: bytes, pos: int = 0, *args: int) -> re.Match[bytes] | None:
+        endpos = args[0] if args else len(line)
+        found = self.pattern.search(line, pos, *args)
+        self.spans.append((found.end() if found else endpos) - pos)
+        return found
+
+    def finditer(self, line: bytes, *args: int) -> Iterator[re.Match[bytes]]:
+        pos = 0
+        for found in self.pattern.finditer(line, *args):
+            self.spans.append(found.end() - pos)
+            pos = found.end()
+            yield found
+
+
+_BIG = 4_000_000
+_HOSTILE = {  # 4 MB answers no JSON parser reads, each with its id last
+    "openers in a row": b'{"jsonrpc":"2.0","result":' + b"[" * _BIG + b"]" * _BIG + b',"id":7}',
+    "escapes in one string": b'{"jsonrpc":"2.0","result":"' + b"\\n" * _BIG + b'\\q","id":7}',
+    "one long string": b'{"jsonrpc":"2.0","result":"' + b"a" * _BIG + b'\\q","id":7}',
+    "digits": b'{"jsonrpc":"2.0","result":[' + b"1" * _BIG + b'\\q],"id":7}',
+    "brackets and commas": b'{"jsonrpc":"2.0","result":{"a":[' + b"[]," * _BIG + b'"\\q"]},"id":7}',
+}
+
+
+@pytest.mark.parametrize("shape", sorted(_HOSTILE))
+def test_the_scan_reads_a_huge_line_in_bounded_steps(shape: str,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each regex call of the id scan reads at most ~64 KiB, whatever the line: a 15 MB
+    unreadable answer with its id last used to hold the GIL (so the host's event loop) for
+    seconds in one match. The id is found all the same."""
+    spans: list[int] = []
+    for name, value in list(vars(transport).items()):
+        if isinstance(value, re.Pattern):
+            monkeypatch.setattr(transport, name, _Spans(value, spans))
+    assert _answer_id(_HOSTILE[shape]) == 7
+    assert spans and max(spans) <= 1 << 17
