@@ -244,7 +244,7 @@ class UpstreamConnection:
         except BaseException as exc:  # reported to the caller waiting for the start
             if not ready.is_set():
                 failure.append(exc)
-            elif not self._stop.is_set():
+            elif not self._stop.is_set() and not self._closed:  # not closed by us
                 said = f" (its last words: {errlog.tail()})" if errlog and errlog.tail() else ""
                 log.warning("upstream server '%s' closed the connection: %s%s", self.server,
                             cut(_describe(exc), 300), said)
