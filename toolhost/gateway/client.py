@@ -31,6 +31,7 @@ import anyio.from_thread
 
 from toolhost.excerpt import cut
 from toolhost.gateway.changes import ChangeWatch
+from toolhost.gateway.output_check import unchecked
 from toolhost.gateway.spec import UpstreamSpec
 from toolhost.gateway.stderr import StderrLog
 from toolhost.gateway.transport import (
@@ -231,6 +232,7 @@ class UpstreamConnection:
                     anyio.create_task_group() as tasks:
                 if errlog is not None:
                     errlog.spawned()
+                unchecked(client)  # toolhost checks structuredContent (output_check)
                 self.watch.attach(tasks)
                 tasks.start_soon(self.watch.listen, client)
                 tasks.start_soon(self.watch.updates.keep, client)
