@@ -71,3 +71,31 @@ async def test_closing_the_host_during_a_retry_leaves_nothing_running(
         while [p for p in map(int, pids.read_text().split()) if alive(p)]:
             await anyio.sleep(0.1)
     assert os.path.exists(pids)
+
+
+def test_a_host_used_by_two_asyncio_runs_follows_in_the_second(tmp_path: Path) -> None:
+    """``asyncio.run`` cancels the follower with its loop; the next loop's use starts it again."""
+    import asyncio
+
+    config = pending_config(tmp_path, fails=1)
+    host = load(config)
+
+    async def first() -> None:
+        host.options()
+        assert host.upstreams.following
+        await asyncio.sleep(0.2)  # (the program's work)
+
+    async def second() -> list[str]:
+        host.options()
+        assert host.upstreams.following
+        core = host.host.servers["gh"]
+        with anyio.fail_after(60):  # a hang guard: retried 1 s after this start
+            while not core.tools:
+                await anyio.sleep(0.1)
+        names = [t.name for t in core.tools]
+        await host.aclose()
+        return names
+
+    asyncio.run(first())
+    assert not host.upstreams.following
+    assert "echo" in asyncio.run(second())

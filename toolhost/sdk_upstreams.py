@@ -52,13 +52,14 @@ class SdkUpstreams:
     def following(self) -> bool:
         """Whether the background task runs (it is only started for a config with an
         imported server)."""
-        return self._task is not None and not self._task.done()
+        task = self._task
+        return task is not None and not task.done() and not task.get_loop().is_closed()
 
     def start(self) -> None:
         """Start following, once, if there is anything to follow and an asyncio loop runs
         in this thread (otherwise the next use inside one starts it)."""
-        if self._task is not None or self._closed:
-            return
+        if self._closed or self.following:
+            return  # (a task that ended with its loop, asyncio.run's, is started again)
         from toolhost.gateway.refresh import upstreams_of
 
         upstreams = upstreams_of(self.host.compiled)
