@@ -111,3 +111,32 @@ def test_the_scan_reads_a_huge_line_in_bounded_steps(shape: str,
             monkeypatch.setattr(transport, name, _Spans(value, spans))
     assert _answer_id(_HOSTILE[shape]) == 7
     assert spans and max(spans) <= 1 << 17
+
+
+_MANY = 400_000  # values, over transport.MAX_VALUES
+
+
+@pytest.mark.parametrize("shape", ["a valid answer", "valid JSON, not JSON-RPC"])
+def test_an_answer_of_too_many_values_is_refused_unread(shape: str) -> None:
+    """Building millions of values held the GIL (so the host) for seconds; such an answer
+    fails its request at once instead, in one line."""
+    ident = b'{}' if shape != "a valid answer" else b"4"
+    line = (b'{"jsonrpc":"2.0","result":{"a":[' + b"[]," * _MANY + b'1]},"id":' + ident
+            + b"}")
+    if shape != "a valid answer":  # its id, for the scan, comes first
+        line = b'{"id":4,' + line[1:]
+    message = transport._parse(line, transport.Wire("h", 16 << 20))
+    assert message is not None
+    error = message.message
+    assert error.id == 4
+    assert error.error.message == ("upstream server 'h' sent an answer of more than "
+                                   "250,000 JSON values (refused unread)")
+
+
+def test_many_commas_inside_strings_are_no_values() -> None:
+    text = "a," * _MANY
+    line = json.dumps({"jsonrpc": "2.0", "id": 5, "result": {
+        "content": [{"type": "text", "text": text}], "x": ["\\\"[{," * 1000]}}).encode()
+    message = transport._parse(line, transport.Wire("h", 16 << 20))
+    assert message is not None and message.message.id == 5
+    assert message.message.result["content"][0]["text"] == text

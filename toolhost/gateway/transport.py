@@ -42,6 +42,7 @@ SHOWN = 3  # lines of noise logged one by one, per connection; then a count ever
 EVERY = 60.0  # ... seconds at most
 _CHUNK = 1 << 16
 _PARSED_MAX = 1 << 16  # a longer unreadable answer's id is found by the scan alone
+MAX_VALUES = 250_000  # JSON values in one message from an upstream (commas and openers)
 
 
 def size_text(size: int) -> str:
@@ -108,18 +109,24 @@ def _parse(line: bytes, wire: Wire) -> Any:
     from mcp.shared.message import SessionMessage
     from pydantic import ValidationError
 
-    try:
-        return SessionMessage(mcp_types.jsonrpc_message_adapter.validate_json(line,
-                                                                               by_name=False))
-    except (ValidationError, ValueError, RecursionError) as exc:
-        error: BaseException = exc
-    what = _what(error)
+    error: BaseException | None = None
+    if _too_many_values(line):  # building it would hold the GIL (the host) for seconds
+        what = f"more than {MAX_VALUES:,} JSON values (refused unread)"
+    else:
+        try:
+            return SessionMessage(mcp_types.jsonrpc_message_adapter.validate_json(
+                line, by_name=False))
+        except (ValidationError, ValueError, RecursionError) as exc:
+            error = exc
+        what = _what(error)
     ident = _answer_id(line)
     if ident is None:
         wire.noise.problem(f"wrote a line that is not JSON-RPC ({what}): "
                            f"{cut(repr(line[:200].decode('utf-8', 'replace')), 120)}", error)
         return None
-    message = f"upstream server '{wire.server}' sent an answer that is not valid JSON-RPC: {what}"
+    message = (f"upstream server '{wire.server}' sent an answer that is not valid JSON-RPC: "
+               f"{what}" if error is not None else
+               f"upstream server '{wire.server}' sent an answer of {what}")
     log.warning("%s", message)
     return SessionMessage(mcp_types.JSONRPCError(
         jsonrpc="2.0", id=ident,
@@ -149,6 +156,38 @@ def _what(exc: BaseException, skip: int = 1) -> str:
             more = f" and {len(found) - 1} more" if len(found) > 1 else ""
             return cut(f"{where}: {first.get('msg', '?')}{more}", 200)
     return cut(f"{type(exc).__name__}: {exc}".splitlines()[0], 200)
+
+
+def _too_many_values(line: bytes) -> bool:
+    """Whether ``line`` holds more than ``MAX_VALUES`` JSON values (commas and openers outside
+    strings): parsing millions of them (a 15 MB line of ``[],``) holds the GIL, so every
+    thread of the host, for seconds (measured up to 24 s). Counted in bounded steps, and
+    only for a long line whose bytes could hold that many."""
+    if len(line) <= MAX_VALUES or \
+            line.count(b",") + line.count(b"[") + line.count(b"{") <= MAX_VALUES:
+        return False
+    count, pos, end = 0, 0, len(line)
+    while pos < end:
+        quote = line.find(b'"', pos, min(end, pos + _WINDOW))
+        stop = quote if quote >= 0 else min(end, pos + _WINDOW)
+        part = line[pos:stop]
+        count += part.count(b",") + part.count(b"[") + part.count(b"{")
+        if count > MAX_VALUES:
+            return True
+        pos = stop
+        if quote < 0:
+            continue
+        pos += 1
+        while pos < end:  # the string's inside, piece by piece (as _top_level reads it)
+            piece = _INSIDE.match(line, pos)
+            assert piece is not None
+            pos = piece.end()
+            if pos >= end or line[pos] == _QUOTE:
+                break
+            if line[pos] == _BACKSLASH and pos + 1 >= end:
+                pos = end
+        pos += 1
+    return False
 
 
 def _answer_id(line: bytes) -> int | str | None:
