@@ -9,6 +9,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+import mcp_types
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -125,12 +126,20 @@ def test_an_answer_of_too_many_values_is_refused_unread(shape: str) -> None:
             + b"}")
     if shape != "a valid answer":  # its id, for the scan, comes first
         line = b'{"id":4,' + line[1:]
-    message = transport._parse(line, transport.Wire("h", 16 << 20))
+    wire = transport.Wire("h", 16 << 20)
+    listing, call = (mcp_types.JSONRPCRequest(jsonrpc="2.0", id=4, method=method,
+                                              params={"name": "t"})
+                     for method in ("tools/list", "tools/call"))
+    wire.sent(listing)  # a listing's answer is parsed (its tools are bounded one by one)
+    assert "refused" not in str(transport._parse(line, wire))
+    wire.sent(call)  # a call's answer is cut at 40,000 characters anyway: refused unread
+    message = transport._parse(line, wire)
     assert message is not None
     error = message.message
     assert error.id == 4
     assert error.error.message == ("upstream server 'h' sent an answer of more than "
                                    "250,000 JSON values (refused unread)")
+    assert not wire.calls  # answered: forgotten
 
 
 def test_many_commas_inside_strings_are_no_values() -> None:

@@ -42,7 +42,9 @@ SHOWN = 3  # lines of noise logged one by one, per connection; then a count ever
 EVERY = 60.0  # ... seconds at most
 _CHUNK = 1 << 16
 _PARSED_MAX = 1 << 16  # a longer unreadable answer's id is found by the scan alone
-MAX_VALUES = 250_000  # JSON values in one message from an upstream (commas and openers)
+MAX_VALUES = 250_000  # JSON values in the answer to a call (commas and openers)
+CAPPED = ("tools/call", "resources/read", "prompts/get")  # answers that MAX_VALUES bounds
+MAX_NOTED = 10_000  # ids of such requests under way, remembered per connection
 
 
 def size_text(size: int) -> str:
@@ -61,6 +63,22 @@ class Wire:
         self.limit = limit
         self.failure = ""
         self.noise = Noise(server)
+        # ids of the calls, reads and prompts under way (oldest first, at most MAX_NOTED)
+        self.calls: dict[int | str, None] = {}
+
+    def sent(self, message: Any) -> None:
+        """Note a request toolhost sends whose answer is the model's (``CAPPED``)."""
+        ident = getattr(message, "id", None)
+        if getattr(message, "method", None) in CAPPED and isinstance(ident, (int, str)):
+            if len(self.calls) >= MAX_NOTED:  # never answered (timed out): the oldest go
+                del self.calls[next(iter(self.calls))]
+            self.calls[ident] = None
+
+    def answered(self, message: Any) -> None:
+        """Forget a noted request once its answer (not a request of the upstream) came."""
+        ident = getattr(message, "id", None)
+        if not hasattr(message, "method") and isinstance(ident, (int, str)):
+            self.calls.pop(ident, None)
 
     def too_big(self, what: str = "a message") -> str:
         return (f"upstream server '{self.server}' sent {what} larger than "
@@ -110,20 +128,26 @@ def _parse(line: bytes, wire: Wire) -> Any:
     from pydantic import ValidationError
 
     error: BaseException | None = None
-    if _too_many_values(line):  # building it would hold the GIL (the host) for seconds
+    ident: int | str | None = None
+    if wire.calls and _too_many_values(line) and (ident := _answer_id(line)) in wire.calls:
+        # building it would hold the GIL (the host) for seconds; a call's answer is cut at
+        # 40,000 characters anyway (listings are bounded tool by tool: not refused here)
         what = f"more than {MAX_VALUES:,} JSON values (refused unread)"
     else:
         try:
-            return SessionMessage(mcp_types.jsonrpc_message_adapter.validate_json(
-                line, by_name=False))
+            parsed = mcp_types.jsonrpc_message_adapter.validate_json(line, by_name=False)
         except (ValidationError, ValueError, RecursionError) as exc:
             error = exc
+        else:
+            wire.answered(parsed)
+            return SessionMessage(parsed)
         what = _what(error)
-    ident = _answer_id(line)
+        ident = _answer_id(line)
     if ident is None:
         wire.noise.problem(f"wrote a line that is not JSON-RPC ({what}): "
                            f"{cut(repr(line[:200].decode('utf-8', 'replace')), 120)}", error)
         return None
+    wire.calls.pop(ident, None)
     message = (f"upstream server '{wire.server}' sent an answer that is not valid JSON-RPC: "
                f"{what}" if error is not None else
                f"upstream server '{wire.server}' sent an answer of {what}")
@@ -239,6 +263,7 @@ async def stdio_transport(argv: list[str], env: dict[str, str], cwd: str | None,
         try:
             async with write_r:
                 async for message in write_r:
+                    wire.sent(message.message)
                     data = message.message.model_dump_json(by_alias=True, exclude_unset=True)
                     await process.stdin.send(data.encode() + b"\n")
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
