@@ -3,7 +3,8 @@ serve`` over stdio): it is decided as a read of the template with the value type
 a deny covering the template keeps its completion source from running and listing what the
 deny hides, in any spelling; completions the rules allow still answer, without the values
 a deny covers (``S-9`` under a deny on ``tickets://S*``, also when nothing is typed yet), and
-a prompt argument's values a ``GetMcpPromptTool`` deny covers are left out likewise."""
+a prompt argument's values a ``GetMcpPromptTool`` deny covers are left out likewise; and
+``resources/list`` leaves out the resources a deny covers."""
 
 from __future__ import annotations
 
@@ -39,6 +40,7 @@ servers:
         uri: "files://kb/{+path}"
         command: [echo, "file {{ path }}"]
         complete: {path: [pub/a.md, private/keys.md, pub/../private/x.md, pub%2Fb.md]}
+      notes: {directory: notes, uri: "notes://kb"}
     prompts:
       brief:
         arguments:
@@ -65,6 +67,8 @@ permissions:
       when: {uri: pairs://red/budget}
     - tool: ReadMcpResourceTool
       when: {uri: {glob: "pairs://sealed/*"}}
+    - tool: ReadMcpResourceTool
+      when: {uri: {glob: "notes://kb/sealed*"}}
     - tool: GetMcpPromptTool
       when: {arguments.team: {glob: "payroll*"}}
     - tool: GetMcpPromptTool
@@ -76,6 +80,9 @@ permissions:
 def peer(tmp_path_factory: pytest.TempPathFactory) -> Iterator[StdioPeer]:
     root = tmp_path_factory.mktemp("completion")
     (root / "c.yaml").write_text(CONFIG)
+    (root / "notes").mkdir()
+    for name in ("open.md", "sealed-plan.md", "Sealed.md"):
+        (root / "notes" / name).write_text(name)
     with stdio_peer(root / "c.yaml") as the_peer:
         yield the_peer
 
@@ -157,3 +164,15 @@ def test_the_other_variables_the_client_filled_in_are_part_of_the_uri(
         assert got["error"]["code"] == -32600, got
     else:
         assert got["result"]["completion"]["values"] == answer, got
+
+
+def test_resources_list_leaves_out_what_a_deny_covers(peer: StdioPeer) -> None:
+    """A resource's name is what a deny on reading it keeps: it is not listed (an ask would
+    be: the read itself asks)."""
+    answer = peer.ask("list", "resources/list", {}, timeout=30)
+    uris = [entry["uri"] for entry in answer["result"]["resources"]]
+    assert "notes://kb/open.md" in uris and "notes://kb/Sealed.md" in uris, answer
+    assert "notes://kb/sealed-plan.md" not in uris, answer
+    denied = peer.ask("read", "resources/read", {"uri": "notes://kb/sealed-plan.md"},
+                      timeout=30)
+    assert denied.get("error", {}).get("code") == -32600, denied

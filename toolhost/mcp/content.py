@@ -7,7 +7,7 @@ server adds what the 2026-07-28 revision needs) or raises ``MethodError``.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from typing import Any
 
 from toolhost.backends.base import CallContext
@@ -73,9 +73,16 @@ class ContentMethods:
             page["nextCursor"] = encode_cursor(start + self.page_size)
         return page
 
-    async def resources_list(self, params: Mapping[str, Any]) -> dict[str, Any]:
+    async def resources_list(self, params: Mapping[str, Any],
+                             visible: Callable[[Iterable[str]], set[str]] | None = None
+                             ) -> dict[str, Any]:
+        """``visible``: of the listed URIs, those a client may see (a URI the rules deny
+        reading is not listed: its name is what the deny keeps)."""
         items = [entry for r in self.content.resources if not r.is_template
                  for entry in r.listed()]
+        if visible is not None:
+            kept = visible(str(entry.get("uri", "")) for entry in items)
+            items = [entry for entry in items if str(entry.get("uri", "")) in kept]
         return self._page(_hidden(items), "resources", params.get("cursor"))
 
     async def templates_list(self, params: Mapping[str, Any]) -> dict[str, Any]:

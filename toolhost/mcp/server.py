@@ -234,7 +234,9 @@ class McpServer(ToolCalls):
                                          attr == "complete")
                 if attr == "complete" and self.read_guard is not None:
                     await completion_readable(self.read_guard, self._content.content, params)
-                if listing:
+                if attr == "resources_list" and self.read_visible is not None:
+                    result = await method(params, self.still_visible)
+                elif listing:
                     result = await method(params)
                 elif attr in ("subscribe", "unsubscribe"):
                     result = await method(params, peer)
