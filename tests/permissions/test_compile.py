@@ -134,3 +134,15 @@ def test_lint_findings() -> None:
         ("broad-allow", 5), ("broad-allow", 6), ("unknown-tool", 7),
         ("duplicate", 8), ("shadowed", 9),  # mcp__* (line 5) comes first
     }
+
+
+@pytest.mark.parametrize(("text", "broad"), [
+    ("Bash(* install)", True), ("Bash(*)", True), ("Bash(*test)", True), ("Bash(npm:*)", False),
+    ("Bash(npm * install)", False), ("Bash(npm install:*)", False), ("Bash(ls *)", False),
+])
+def test_an_allow_whose_program_is_a_wildcard_is_broad(text: str, broad: bool) -> None:
+    """``Bash(* install)`` allows ``sudo rm -rf / install``: the rule's own breadth (not a
+    wrapper widening it), said at validate; a deny of that shape is fine."""
+    for effect in ("allow", "deny"):
+        found = [f.code for f in lint_policy(policy(rule(effect, text, 1)))]
+        assert ("broad-allow" in found) == (broad and effect == "allow"), (effect, found)
