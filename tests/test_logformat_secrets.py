@@ -133,3 +133,32 @@ def test_a_tool_printing_a_secret_in_pieces_under_json_logs(tmp_path: Path,
                     if line.startswith("{")]
         assert done.returncode == 0, done.stderr
         assert not leaked(messages) and MASK in "".join(messages), done.stderr
+
+
+def test_what_a_worker_and_its_children_write_to_fd_2_is_scrubbed_json(tmp_path: Path) -> None:
+    """Bytes written straight to file descriptor 2 (a C extension's, a child process's) by an
+    ``isolation: process`` tool go through the worker's scrubbing and JSON lines too."""
+    (tmp_path / "rawleak.py").write_text(
+        "import os, subprocess\n"
+        "def leak(a: str) -> str:\n"
+        "    '''write a to fd 2, in pieces, and from a child'''\n"
+        "    os.write(2, ('raw ' + a[:5]).encode()); os.write(2, (a[5:] + '\\n').encode())\n"
+        "    subprocess.run(['sh', '-c', 'printf \"child %s\\\\n\" \"$1\" >&2', 'sh', a])\n"
+        "    os.write(1, ('out ' + a + '\\n').encode())\n"
+        "    return 'ok'\n")
+    config = tmp_path / "c.yaml"
+    config.write_text("toolhost: 1\nservers:\n  s:\n    env: {T: '${MY_TOKEN}'}\n    tools:\n"
+                      "      leak: {python: {function: 'rawleak:leak', isolation: process}}\n")
+    env = {**os.environ, "TOOLHOST_LOG_FORMAT": "json", "MY_TOKEN": TOKEN,
+           "PYTHONPATH": str(tmp_path)}
+    done = subprocess.run(
+        [sys.executable, "-m", "toolhost", "call", str(config), "s.leak",
+         "--json", json.dumps({"a": TOKEN})],
+        capture_output=True, text=True, env=env, timeout=60)
+    assert done.returncode == 0, done.stderr
+    lines = [line for line in done.stderr.splitlines() if line.strip()]
+    assert all(line.startswith("{") for line in lines), done.stderr  # every line a record
+    messages = [json.loads(line)["message"] for line in lines]
+    assert not leaked(messages), done.stderr
+    said = " ".join(messages)
+    assert "raw" in said and "child" in said and "out" in said and MASK in said, done.stderr

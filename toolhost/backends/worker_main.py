@@ -13,7 +13,9 @@ every process below it (what the call started, also in a new session or double-f
 nothing a call started outlives it, and the warm worker waits for the next call.
 
 The real stdout is kept for these lines and fd 1 points at stderr, so a ``print`` in the tool
-or a child process it starts cannot corrupt them. On Linux the process dies with its host
+or a child process it starts cannot corrupt them; fds 1 and 2 are a pipe this process reads,
+so what reaches them (from the tool, a C extension, a child) is scrubbed of the host's secrets
+as the tool's ``print`` is. On Linux the process dies with its host
 (``PR_SET_PDEATHSIG``), even if the host is killed with SIGKILL.
 """
 
@@ -28,6 +30,8 @@ import sys
 import threading
 import traceback
 from typing import IO, Any
+
+from toolhost.backends.worker_stderr import Diverted
 
 WORKER_STACK_BYTES = 256 * 1024 * 1024  # deep recursion fails with RecursionError, not SIGSEGV
 
@@ -68,7 +72,7 @@ def main() -> int:
     lock = threading.Lock()
     init = json.loads(requests.readline() or b"{}")
     sys.path[:] = [p for p in init.get("sys_path", []) if isinstance(p, str)] or sys.path
-    _scrubbed_output(init.get("secrets"))
+    diverted = _scrubbed_output(init.get("secrets"))
     try:
         from toolhost.backends.python_import import resolve_function
         from toolhost.compile.signature import inspect_callable
@@ -84,7 +88,7 @@ def main() -> int:
     import anyio
 
     anyio.run(_serve, fn, info, int(init.get("limit", 40_000)), protocol, lock, end_descendants,
-              requests)
+              requests, diverted)
     return 0
 
 
@@ -100,9 +104,11 @@ def _claim_stdin() -> IO[bytes]:
     return requests
 
 
-def _scrubbed_output(secrets: Any) -> None:
+def _scrubbed_output(secrets: Any) -> Diverted | None:
     """The host's secrets hidden in what the tool prints or logs (``sys.stdout`` is stderr
-    here): the host's scrubbed streams do not reach this process's file descriptors."""
+    here): the host's scrubbed streams do not reach this process's file descriptors. What
+    reaches fds 1 and 2 (a C extension's, a child's writes) is read back through the same
+    scrubbing: the returned ``Diverted``."""
     import atexit
 
     from toolhost.redaction import ScrubbingStream, remember
@@ -112,16 +118,19 @@ def _scrubbed_output(secrets: Any) -> None:
     if sys.__stderr__ is not None:
         from toolhost.logformat import JsonFormatter, JsonLines, log_format
 
-        stream: Any = ScrubbingStream(sys.__stderr__)
+        real = Diverted.real_stderr()
+        stream: Any = ScrubbingStream(real)
         formatter = log_format()
         if isinstance(formatter, JsonFormatter):  # TOOLHOST_LOG_FORMAT=json: a record a line
             stream = JsonLines(stream, formatter)
         sys.stderr = sys.stdout = stream
         atexit.register(stream.finish)  # what waited for a continuation that never came
+        return Diverted.start(stream)
+    return None
 
 
 async def _serve(fn: Any, info: Any, limit: int, out: IO[bytes], lock: threading.Lock,
-                 end_descendants: Any, requests: IO[bytes]) -> None:
+                 end_descendants: Any, requests: IO[bytes], diverted: Diverted | None) -> None:
     import anyio.to_thread
 
     from toolhost.backends.base import CallContext, ToolRaised, describe
@@ -166,6 +175,8 @@ async def _serve(fn: Any, info: Any, limit: int, out: IO[bytes], lock: threading
         # nothing the call started outlives it: its children, a setsid or double-forked one
         # (orphans come to us, a subreaper), killed before the answer, as for command tools
         end_descendants()  # one call at a time here: nothing else waits for the loop
+        if diverted is not None:
+            diverted.drain()  # what the call wrote to fd 2 is out before its answer
         _send(out, lock, answer)
 
 
