@@ -29,13 +29,14 @@ than the value limit is not counted at all (the common case costs nothing).
 
 from __future__ import annotations
 
+import logging
 import math
 import os
 import re
 import stat
 from typing import Any
 
-from toolhost.errors import Problem
+from toolhost.errors import Problem, shown
 
 __all__ = ["LIMITS", "MAX_DIGITS", "MAX_EXTENDS_CHAIN", "Limits", "check_finite",
            "data_depth_path", "read_bounded", "toml_depth", "toml_prescan", "toml_string_end"]
@@ -47,17 +48,37 @@ MAX_EXTENDS_CHAIN = 200  # what TOOLHOST_MAX_EXTENDS_CHAIN may raise the chain l
 MAX_CONFIG_DEPTH = 300  # the most TOOLHOST_MAX_CONFIG_DEPTH can raise the depth limit to
 
 
+_warned: set[tuple[str, str]] = set()  # (variable, value) already warned about
+
+
 def _env_int(name: str, default: int, ceiling: int | None = None) -> int:
+    """The whole number ``name`` sets (``_`` allowed: ``16_000_000``), at most ``ceiling``;
+    ``default`` when it is unset or empty. A value that is not a whole number above 0, or
+    one over the ceiling, is not obeyed silently: one warning (once per process) names the
+    variable, its value and what is used instead."""
     raw = os.environ.get(name, "").strip()
-    if not raw or len(raw) > 30:
+    if not raw:
         return default
     try:
-        value = int(raw.replace("_", ""))
+        value = int(raw.replace("_", "")) if len(raw) <= 30 else 0
     except ValueError:
-        return default
+        value = 0
     if value <= 0:
+        _warn(name, raw, "it is not a whole number above 0 of at most 30 digits; using the "
+              f"default {default:,}")
         return default
-    return value if ceiling is None else min(value, ceiling)
+    if ceiling is not None and value > ceiling:
+        _warn(name, raw, f"it is above the most it can be; using {ceiling:,}")
+        return ceiling
+    return value
+
+
+def _warn(name: str, raw: str, what: str) -> None:
+    if (name, raw) in _warned:
+        return
+    _warned.add((name, raw))
+    shown_value = raw if len(raw) <= 40 else f"{raw[:40]}... ({len(raw):,} characters)"
+    logging.getLogger("toolhost.config").warning("%s", shown(f"{name}={shown_value!r}: {what}"))
 
 
 class Limits:
