@@ -13,6 +13,7 @@ import re
 from collections.abc import Collection, Mapping
 from typing import Any
 
+from toolhost.config.limits import MAX_DIGITS, MAX_INT_BITS
 from toolhost.config.tree import Mark, Path, format_path, mark_for
 from toolhost.errors import Problem
 
@@ -89,8 +90,15 @@ def parse_duration(value: Any) -> float | None:
 def shown(value: Any) -> str:
     """A value as the message shows it: a 4,000-digit integer or a long string is cut."""
     text = repr(value) if not isinstance(value, int) or value.bit_length() < 200 else \
-        f"an integer of {len(str(abs(value))):,} digits"
+        f"an integer of {_digits(value)} digits"
     return text if len(text) <= 60 else f"{text[:50]}... ({len(text):,} characters)"
+
+
+def _digits(value: int) -> str:
+    """How many decimal digits ``value`` has, without printing one past Python's limit."""
+    if value.bit_length() > MAX_INT_BITS:
+        return f"more than {MAX_DIGITS:,}"
+    return f"{len(str(abs(value))):,}"
 
 
 class Checker:

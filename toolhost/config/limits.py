@@ -264,11 +264,20 @@ def toml_string_end(text: str, j: int, quote: str) -> int:
     return j
 
 
+# bits of the largest integer of MAX_DIGITS decimal digits: a hex, octal or binary literal
+# (``0x`` and 5,000 ``f``) is read without Python's digit limit, but its value has more
+# decimal digits than any message, JSON answer or comparison can print
+MAX_INT_BITS = math.floor(MAX_DIGITS * math.log2(10))
+
+
 def check_finite(value: Any) -> str:
-    """A reason when ``value`` is a float JSON cannot carry (infinity, NaN), else ""."""
+    """A reason when ``value`` is a number JSON cannot carry (infinity, NaN, an integer of
+    more than ``MAX_DIGITS`` digits however it was written), else ""."""
     if isinstance(value, float) and not math.isfinite(value):
         return (f"{value!r} is not a finite number (JSON, and so every tool schema and "
                 "argument, has no infinity or NaN)")
+    if type(value) is int and value.bit_length() > MAX_INT_BITS:
+        return f"an integer of more than {MAX_DIGITS:,} digits"
     return ""
 
 

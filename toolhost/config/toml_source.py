@@ -16,6 +16,7 @@ from toolhost.config.checks import TomlDate, TomlDateTime, TomlTime
 from toolhost.config.limits import (
     LIMITS,
     MAX_DIGITS,
+    MAX_INT_BITS,
     check_finite,
     data_depth_path,
     toml_prescan,
@@ -172,7 +173,8 @@ def _plain(value: Any, path: Path, file: str, bad: list[tuple[Path, str]]) -> An
     for key, item in items:
         if isinstance(item, (dict, list)):
             _plain(item, (*path, key), file, bad)
-        elif isinstance(item, (float, datetime.date, datetime.time)):
+        elif isinstance(item, (float, datetime.date, datetime.time)) or (
+                type(item) is int and item.bit_length() > MAX_INT_BITS):  # 0x and 5,000 f
             value[key] = _scalar(item, (*path, key), bad)
     return value
 

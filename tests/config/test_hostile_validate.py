@@ -1,0 +1,52 @@
+"""Hostile configs through `toolhost validate`, in process (fast): each gets its located line,
+exit 1, no traceback and no line past 1,000 characters. (What only a process shows, exit code
+and memory, is tests/config/test_hostile_files.py.)"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from toolhost.cli import main
+
+HEAD = "toolhost: 1\n"
+TOOL = "servers:\n  s:\n    tools:\n      t:\n        command: [echo, '{{ p }}']\n"
+PARAM = "        params:\n          p:\n"
+TOML = "toolhost = 1\n[servers.s.tools.t]\ncommand = ['echo']\n"
+
+
+def _param(*lines: str) -> str:
+    return HEAD + TOOL + PARAM + "".join(f"            {line}\n" for line in lines)
+
+
+CASES: dict[str, tuple[str, str]] = {
+    # an integer written in hex, octal or binary has no digit limit when read
+    "hex-timeout.yaml": (HEAD + TOOL + "        timeout: 0x" + "f" * 5000 + "\n",
+                         ":7:18: servers.s.tools.t.timeout: an integer of more than 4,000 "
+                         "digits"),
+    "bin-default.yaml": (_param("type: integer", "default: 0b" + "1" * 20_000),
+                         ":10:22: servers.s.tools.t.params.p.default: an integer of more "
+                         "than 4,000"),
+    "hex-timeout.toml": (TOML + "timeout = 0x" + "f" * 5000 + "\n",
+                         ":4:1: servers.s.tools.t.timeout: an integer of more than 4,000"),
+    "oct-timeout.toml": (TOML + "timeout = 0o" + "7" * 20_000 + "\n",
+                         ":4:1: servers.s.tools.t.timeout: an integer of more than 4,000"),
+    "bin-list.toml": ("toolhost = 1\nx = [1, 0b" + "1" * 20_000 + "]\n",
+                      ": x[1]: an integer of more than 4,000"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_a_hostile_config_gets_a_located_line(name: str, tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    text, expected = CASES[name]
+    path = tmp_path / name
+    path.write_bytes(text.encode())
+    code = main(["validate", "--no-layers", str(path)])
+    out, err = capsys.readouterr()
+    assert code == 1, out + err
+    assert "Traceback" not in err and "internal error" not in err, err[-2000:]
+    assert f"{path}{expected}" in err or (f"{path}:" in err and expected in err), err[-2000:]
+    for line in err.splitlines():
+        assert len(line) <= 1000, line[:300]
