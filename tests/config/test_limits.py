@@ -13,6 +13,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from toolhost.config import limits
 from toolhost.config.limits import LIMITS, toml_depth
 
 settings.register_profile("ci", derandomize=True, deadline=None, max_examples=300,
@@ -117,6 +118,7 @@ def test_a_missing_file_in_a_missing_directory_is_still_one_line(tmp_path: Path)
 def test_a_bad_limit_variable_is_warned_about_once_naming_it_and_what_is_used(
         monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture, value: str,
         used: int, said: str) -> None:
+    monkeypatch.setattr(limits, "_warned", set())  # as in a fresh process
     monkeypatch.setenv("TOOLHOST_MAX_CONFIG_BYTES", value)
     with caplog.at_level(logging.WARNING, logger="toolhost.config"):
         assert LIMITS.file_bytes == used
@@ -133,6 +135,7 @@ def test_a_bad_limit_variable_is_warned_about_once_naming_it_and_what_is_used(
 
 def test_a_limit_over_its_ceiling_is_warned_about_and_capped(
         monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    monkeypatch.setattr(limits, "_warned", set())
     monkeypatch.setenv("TOOLHOST_MAX_CONFIG_DEPTH", "100000")
     with caplog.at_level(logging.WARNING, logger="toolhost.config"):
         assert LIMITS.depth == 300
