@@ -99,3 +99,24 @@ def test_a_pattern_python_warns_about_is_checked_without_a_warning(
     _, err = capsys.readouterr()
     assert code == 0, err
     assert "Warning" not in err and "re.compile" not in err, err
+
+
+@pytest.mark.parametrize("source", [
+    "{{ 'a' * 20000000 }}", "{{ [1] * 20000000 }}", "{{ 10 ** 100000 }}",
+    "{{ 'x' * n }}", "{{ n ** n }}", "{{ '%0999999d' % 1 }}",
+])
+def test_a_template_cannot_build_a_huge_value_when_it_compiles_or_renders(source: str) -> None:
+    # jinja folds constant arithmetic while it compiles: `{{ 'a' * 10**9 }}` in a command
+    # kept `validate` busy building a gigabyte; now nothing is folded and a call refuses it
+    from toolhost.backends.templating import compile_template
+
+    template = compile_template(source)
+    with pytest.raises(OverflowError):
+        template.render(n=10**8)
+
+
+def test_template_arithmetic_still_works() -> None:
+    from toolhost.backends.templating import compile_template
+
+    template = compile_template("{{ x * 3 }} {{ 6 * 7 }} {{ 2 ** 10 }} {{ 7 // 2 }} {{ 7 % 3 }}")
+    assert template.render(x="ab") == "ababab 42 1024 3 1"
