@@ -94,6 +94,22 @@ def shown(value: Any) -> str:
     return text if len(text) <= 60 else f"{text[:50]}... ({len(text):,} characters)"
 
 
+# problems of one load shown at most (the rest are counted in one more line): a file with
+# 100,000 mistakes is not helped by 100,000 lines, and printing them took seconds
+MAX_PROBLEMS = 200
+
+
+def capped(problems: list[Problem], file: str) -> list[Problem]:
+    """``problems`` (in the order shown), at most ``MAX_PROBLEMS`` of them and a last line
+    counting the rest."""
+    if len(problems) <= MAX_PROBLEMS:
+        return problems
+    rest = len(problems) - MAX_PROBLEMS
+    return [*problems[:MAX_PROBLEMS],
+            Problem(f"... and {rest:,} more not shown", file,
+                    hint=f"the first {MAX_PROBLEMS} are listed; fix them and check again")]
+
+
 def _digits(value: int) -> str:
     """How many decimal digits ``value`` has, without printing one past Python's limit."""
     if value.bit_length() > MAX_INT_BITS:
@@ -139,7 +155,9 @@ class Checker:
         """Report every key of ``data`` not in ``allowed``, with the nearest valid one."""
         for key in data:
             if key not in allowed:
-                hint = did_you_mean(key, allowed) or _known_here(allowed)
+                # a near miss costs a fuzzy match: past MAX_PROBLEMS nobody reads the hints
+                hint = (did_you_mean(key, allowed) or _known_here(allowed)
+                        if len(self.problems) < MAX_PROBLEMS else "")
                 self.problem((*path, key), "unknown key", hint)
 
     def require(self, data: Mapping[str, Any], path: Path, key: str, what: str) -> bool:

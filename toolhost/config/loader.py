@@ -22,7 +22,7 @@ from toolhost.backends.base import BackendKind
 from toolhost.config.backend_block import BackendChecker
 from toolhost.config.build_servers import build_servers
 from toolhost.config.build_top import build_permissions, build_plugins, build_run, build_settings
-from toolhost.config.checks import Checker
+from toolhost.config.checks import Checker, capped
 from toolhost.config.gcpause import gc_paused
 from toolhost.config.interpolate import collect_declared_secrets, expand, interpolate
 from toolhost.config.limits import LIMITS, MAX_EXTENDS_CHAIN
@@ -73,8 +73,8 @@ def load_config(path: str | os.PathLike[str], *, kinds: Mapping[str, BackendKind
     if problems:
         order = {file: index for index, file in enumerate(read)}
         problems.sort(key=lambda p: (order.get(p.file, len(order)), p.line, p.column))
-        if collect is None:
-            raise ConfigError(problems)
+        if collect is None:  # (validate caps what it prints itself, compile's problems too)
+            raise ConfigError(capped(problems, os.fspath(path)))
         collect.extend(problems)
     if activation is not None:
         config = activation.apply(config)
