@@ -150,3 +150,30 @@ def test_a_load_that_raises_caps_its_problems_too(tmp_path: Path) -> None:
         load_config(path, layers=False)
     assert len(raised.value.problems) == 201
     assert raised.value.problems[-1].message == "... and 800 more not shown"
+
+
+def test_more_tools_than_the_limit_is_one_located_line(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "many.yaml"
+    path.write_text(HEAD + "servers:\n" + "".join(
+        f"  s{s}:\n    tools:\n" + "".join(f"      t{i}: {{command: [echo]}}\n"
+                                           for i in range(3)) for s in range(4)))
+    monkeypatch.setenv("TOOLHOST_MAX_TOOLS", "11")
+    assert main(["validate", "--no-layers", str(path)]) == 1
+    assert capsys.readouterr().err.splitlines() == [
+        f"{path}:2:1: servers: 12 tools declared; the limit is 11 (raise TOOLHOST_MAX_TOOLS "
+        "if this is meant)"]
+    monkeypatch.setenv("TOOLHOST_MAX_TOOLS", "12")
+    assert main(["validate", "--no-layers", str(path)]) == 0
+
+
+def test_thousands_of_extends_entries_stop_at_the_limit(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "base.yaml").write_text("servers: {}\n")
+    path = tmp_path / "c.yaml"
+    path.write_text(HEAD + "extends: [" + ",".join(["base.yaml"] * 5000) + "]\n")
+    assert main(["validate", "--no-layers", str(path)]) == 1
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith(
+        f"{path}:2:10011: extends[1000]: more than 1,000 extends entries in one load"), lines

@@ -41,6 +41,9 @@ __all__ = ["FORMAT_VERSION", "TOP_KEYS", "installed_versions", "load_config", "l
            "plugin_versions", "user_config_path"]
 
 FORMAT_VERSION = 1
+# extends entries one load follows, all files together (an honest config has a handful):
+# 100,000 entries naming one file took minutes of path resolving
+MAX_EXTENDS_ENTRIES = 1_000
 TOP_KEYS = ("toolhost", "extends", "servers", "permissions", "plugins", "settings", "run")
 
 
@@ -173,6 +176,7 @@ class _Reader:
         self.docs: list[Doc] = []
         self.files: list[str] = []
         self.seen: set[str] = set()
+        self.entries = 0  # extends entries followed in this load (MAX_EXTENDS_ENTRIES)
         self.problems: list[Problem] = []
         self.version_problems: list[Problem] = []
 
@@ -226,6 +230,12 @@ class _Reader:
         for index, entry in enumerate(entries):
             key = ("extends", index)
             origin = doc.marks.get(key, Mark(doc.file)).origin(key)
+            self.entries += 1
+            if self.entries > MAX_EXTENDS_ENTRIES:  # each costs a resolve and realpaths
+                self.problems.append(origin.problem(
+                    f"more than {MAX_EXTENDS_ENTRIES:,} extends entries in one load",
+                    hint="a config extends a few fragments; merge them into fewer files"))
+                return
             try:
                 if isinstance(entry, str):
                     entry = expand(entry, self.environ)
