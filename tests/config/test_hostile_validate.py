@@ -177,3 +177,15 @@ def test_thousands_of_extends_entries_stop_at_the_limit(
     lines = capsys.readouterr().err.splitlines()
     assert len(lines) == 1 and lines[0].startswith(
         f"{path}:2:10011: extends[1000]: more than 1,000 extends entries in one load"), lines
+
+
+def test_more_rules_than_the_limit_is_one_located_line(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "rules.yaml"
+    path.write_text(HEAD + "permissions:\n  allow: [mcp__a, mcp__b]\n  deny: [mcp__c]\n")
+    monkeypatch.setenv("TOOLHOST_MAX_RULES", "2")
+    assert main(["validate", "--no-layers", str(path)]) == 1
+    assert capsys.readouterr().err.splitlines() == [
+        f"{path}:2:1: permissions: 3 permission rules; the limit is 2 (raise "
+        "TOOLHOST_MAX_RULES if this is meant)"]

@@ -12,6 +12,7 @@ nodes expanded from aliases    100,000      ``TOOLHOST_MAX_YAML_ALIAS_NODES``
 values (scalars, keys, lists)  500,000      ``TOOLHOST_MAX_CONFIG_VALUES`` (per load: load_budget)
 files in one ``extends`` chain 50           ``TOOLHOST_MAX_EXTENDS_CHAIN`` (at most 200)
 tools declared in one config   10,000       ``TOOLHOST_MAX_TOOLS``
+permission rules of a config   10,000       ``TOOLHOST_MAX_RULES``
 OpenAPI operations imported   2,000        ``TOOLHOST_MAX_OPENAPI_OPERATIONS``
 OpenAPI values checked (*)     5,000        ``TOOLHOST_MAX_OPENAPI_CHECK_VALUES``
 digits of an integer           4,000        (Python's own limit for int <-> str)
@@ -112,6 +113,12 @@ class Limits:
         # tools declared in one config, all servers together: each costs ~0.3 ms to build and
         # compile at every start (90,000 took 29 s and 450 MB); the Claude API takes far fewer
         return _env_int("TOOLHOST_MAX_TOOLS", 10_000)
+
+    @property
+    def rules(self) -> int:
+        # permission rules of one config, extends and layers included (~0.4 ms each to
+        # compile and review: 100,000 kept validate busy past 30 s)
+        return _env_int("TOOLHOST_MAX_RULES", 10_000)
 
     @property
     def openapi_operations(self) -> int:
