@@ -48,6 +48,13 @@ CASES: dict[str, tuple[str, str]] = {
     "params.yaml": (HEAD + TOOL + "        params:\n"
                     + "".join(f"          p{i}: string\n" for i in range(20_000)),
                     ":6:9: servers.s.tools.t.command: placeholder 'p' is not a declared"),
+    # a NUL (written as an escape) no program can receive: refused at load, not at each start
+    "nul-env.yaml": (HEAD + "servers:\n  s:\n    env: {A: \"x\\0y\"}\n    tools:\n      t: "
+                     "{command: [echo]}\n", ":4:11: servers.s.env.A: an environment variable's "
+                     "value cannot hold a NUL character"),
+    "nul-env.toml": ("toolhost = 1\n[servers.s]\nenv = {A = \"a\\u0000\"}\n"
+                     "[servers.s.tools.t]\ncommand = ['echo']\n",
+                     ": servers.s.env.A: an environment variable's value cannot hold a NUL"),
     # a declared schema is held to what an upstream's is: else it loads and every call fails
     "ref-missing.yaml": (_schema("properties:", "  x: {$ref: '#/$defs/nope'}"),
                          ":5:7: servers.s.tools.t.input_schema: inputSchema cannot be used: "

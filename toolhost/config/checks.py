@@ -268,6 +268,9 @@ class Checker:
             if not name or "=" in name or "\0" in name:
                 self.problem((*path, key, name), "not a possible environment variable name "
                              "(empty, or holding '=' or NUL)")
+            elif "\0" in env[name]:  # ("\0" in YAML, "\u0000" in TOML) no program gets it
+                self.problem((*path, key, name), "an environment variable's value cannot "
+                             "hold a NUL character")
         return env
 
     def str_map(self, data: Mapping[str, Any], path: Path, key: str) -> dict[str, str] | None:
