@@ -264,11 +264,11 @@ class Checker:
         """``str_map`` of environment variables: a name the OS can hold (not empty, no ``=``
         or NUL), checked here rather than failing every start of a program."""
         env = self.str_map(data, path, key)
-        for name in env or {}:
+        for name, item in (env or {}).items():
             if not name or "=" in name or "\0" in name:
                 self.problem((*path, key, name), "not a possible environment variable name "
                              "(empty, or holding '=' or NUL)")
-            elif "\0" in env[name]:  # ("\0" in YAML, "\u0000" in TOML) no program gets it
+            elif "\0" in item:  # ("\0" in YAML, "\u0000" in TOML) no program gets it
                 self.problem((*path, key, name), "an environment variable's value cannot "
                              "hold a NUL character")
         return env
