@@ -48,6 +48,10 @@ CASES: dict[str, tuple[str, str]] = {
     "params.yaml": (HEAD + TOOL + "        params:\n"
                     + "".join(f"          p{i}: string\n" for i in range(20_000)),
                     ":6:9: servers.s.tools.t.command: placeholder 'p' is not a declared"),
+    # a version the reader refused is named with the reader's reason, not as "None"
+    "version-tag.yaml": ("toolhost: !!binary MQ==\n",
+                         ":1:11: toolhost: unsupported YAML tag tag:yaml.org,2002:binary"),
+    "version-inf.yaml": ("toolhost: 1e400\n", ":1:11: toolhost: inf is not a finite number"),
     # a NUL (written as an escape) no program can receive: refused at load, not at each start
     "nul-env.yaml": (HEAD + "servers:\n  s:\n    env: {A: \"x\\0y\"}\n    tools:\n      t: "
                      "{command: [echo]}\n", ":4:11: servers.s.env.A: an environment variable's "

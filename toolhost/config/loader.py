@@ -213,6 +213,10 @@ class _Reader:
                     "meant to be extended is checked with `toolhost validate --fragment`"))
             return
         version = doc.data["toolhost"]
+        said = [p for p in self.problems if p.file == doc.file and p.key_path == "toolhost"]
+        if version is None and said:  # `toolhost: !!binary MQ==`, `toolhost: 1e400`: the
+            self.version_problems += said  # reader's reason, not "version None"
+            return
         if version != FORMAT_VERSION or isinstance(version, bool):
             self.version_problems.append(Problem(
                 f"unsupported format version {version!r}: this toolhost reads version "
