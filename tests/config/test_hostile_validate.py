@@ -52,6 +52,10 @@ CASES: dict[str, tuple[str, str]] = {
     "version-tag.yaml": ("toolhost: !!binary MQ==\n",
                          ":1:11: toolhost: unsupported YAML tag tag:yaml.org,2002:binary"),
     "version-inf.yaml": ("toolhost: 1e400\n", ":1:11: toolhost: inf is not a finite number"),
+    # a TOML key nested past the depth limit by dots has its line
+    "dotted.toml": ("toolhost = 1\nx = {" + ".".join(["a"] * 5000) + " = 1}\n",
+                    ":2:6: x.a.a.a"),
+    "header.toml": ("toolhost = 1\n[" + ".".join(["a"] * 5000) + "]\n", ":2:2: a.a.a"),
     # a NUL (written as an escape) no program can receive: refused at load, not at each start
     "nul-env.yaml": (HEAD + "servers:\n  s:\n    env: {A: \"x\\0y\"}\n    tools:\n      t: "
                      "{command: [echo]}\n", ":4:11: servers.s.env.A: an environment variable's "
