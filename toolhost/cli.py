@@ -17,6 +17,7 @@ from collections.abc import Sequence
 
 from toolhost.errors import ToolhostError, single_error
 from toolhost.redaction import ScrubbingStream
+from toolhost.stdout_guard import fill_closed_stdio
 
 # subcommand -> module; the order is the order of `toolhost --help`.
 COMMANDS: dict[str, str] = {
@@ -167,6 +168,7 @@ def _internal_error(raised: BaseException, debug: bool) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     # Everything written to stdout/stderr (tracebacks and log lines included) is scrubbed of
     # the secrets of every config this process loads (toolhost.redaction).
+    fill_closed_stdio()  # started with fd 0, 1 or 2 closed: /dev/null there (stdout_guard)
     out, err = sys.stdout, sys.stderr
     sys.stdout, sys.stderr = ScrubbingStream(out), ScrubbingStream(err)
     try:

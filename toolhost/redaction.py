@@ -6,7 +6,8 @@ character in any of its spellings (itself; a backslash escape as JSON, JSON insi
 ``repr()`` write it; percent-encoded; an HTML character reference), in any mix; the secret's
 NFC and NFD forms and its UTF-8 read as Latin-1; in any case when it has 8 characters or more
 (``toolhost.redaction_spell``); and base64/base64url at any alignment inside a longer base64
-string, and hex (``toolhost.redaction_forms``).
+string, and hex (``toolhost.redaction_forms``); base64 and hex wrapped over lines
+(``toolhost.redaction_wrapped``).
 
 RE2 finds candidates in one pass and only they are tried whole (``redaction_spell.Matcher``).
 Redact before cutting: ``toolhost.excerpt.cut`` does, through ``scrub``; a stream redacts
@@ -34,6 +35,7 @@ from typing import IO, Any
 from toolhost.redaction_forms import forms
 from toolhost.redaction_spell import Matcher
 from toolhost.redaction_tail import MAX_HOLD, SpelledTails
+from toolhost.redaction_wrapped import merged, wrapped_spans
 
 __all__ = ["BINARY_KEYS", "MASK", "SECRET_KEY", "Redactor", "ScrubbingStream", "active",
            "mask_arguments", "own_secrets", "redact_strings", "redactor_for", "remember",
@@ -77,8 +79,13 @@ class Redactor:
         return any("\n" in secret or "\r" in secret for secret in self.secrets)
 
     def spans(self, text: str) -> list[tuple[int, int]]:
-        """Where the secrets are in ``text``, as (start, end), left to right."""
-        return list(self._pattern.spans(text)) if self._pattern is not None else []
+        """Where the secrets are in ``text``, as (start, end), left to right (a secret in
+        base64 or hex wrapped over lines, or hex spaced by bytes, too)."""
+        if self._pattern is None:
+            return []
+        found = list(self._pattern.spans(text))
+        extra = list(wrapped_spans(text, self._pattern.spans))
+        return merged(found + extra) if extra else found
 
     def __bool__(self) -> bool:
         return self._pattern is not None
@@ -87,7 +94,16 @@ class Redactor:
         """``text`` with every form of every secret replaced by ``***``."""
         if self._pattern is None or not isinstance(text, str):
             return text
-        return self._pattern.sub(text, MASK)
+        extra = list(wrapped_spans(text, self._pattern.spans))
+        if not extra:
+            return self._pattern.sub(text, MASK)
+        out: list[str] = []
+        pos = 0
+        for start, end in merged([*self._pattern.spans(text), *extra]):
+            out += (text[pos:start], MASK)
+            pos = end
+        out.append(text[pos:])
+        return "".join(out)
 
     def value(self, value: Any) -> Any:
         """A copy of ``value`` (JSON-like) with ``redact`` applied to every string, keys too."""
@@ -154,7 +170,7 @@ class Redactor:
         # Every match starting before ``cut`` is final: a form starting there fits in ``text``
         # (else ``text`` would end with a longer start of a form), so more text cannot change
         # which one matches. The last of them may end past ``cut``: it is shown whole.
-        for start, stop in self._pattern.spans(text):
+        for start, stop in self.spans(text):
             if start >= cut:
                 break
             shown += (text[pos:start], MASK)
@@ -213,18 +229,24 @@ def redact_strings(value: Any, redact: Callable[[str], str],
 
 def _across_items(items: Any, shown: list[Any], redact: Callable[[str], str]) -> list[Any]:
     """``shown`` (the items of a list of strings, each redacted), with the parts of a secret
-    that holds line breaks hidden where the list has it one line per item (``stdout:
-    lines``, a file read as lines)."""
+    hidden where the list has it over several items, one line per item (``stdout: lines``, a
+    file read as lines): a secret that holds line breaks, or one in base64 wrapped over
+    lines."""
     hide = redact if isinstance(redact, Redactor) else getattr(redact, "__self__", None)
-    if (not isinstance(hide, Redactor) or not hide.multiline or len(items) < 2
+    if (not isinstance(hide, Redactor) or hide._pattern is None or len(items) < 2
             or not all(isinstance(item, str) for item in items)):
+        return shown
+    text = "\n".join(items)
+    found = (hide.spans(text) if hide.multiline
+             else list(wrapped_spans(text, hide._pattern.spans)))
+    if not found:
         return shown
     starts, at = [], 0
     for item in items:
         starts.append(at)
         at += len(item) + 1
     covered: dict[int, list[tuple[int, int]]] = {}
-    for start, end in hide.spans("\n".join(items)):
+    for start, end in found:
         first = bisect.bisect_right(starts, start) - 1
         last = bisect.bisect_right(starts, end - 1) - 1
         for i in range(first, last + 1) if last > first else ():

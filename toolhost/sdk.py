@@ -29,13 +29,17 @@ refuses, with a ``ToolhostError``, what would make the CLI decide by itself
 ``plan`` or ``dontAsk``, so a settings file's ``defaultMode`` does not apply to built-in tools,
 with ``settings`` holding a whole-tool ask rule for every tool (``SdkHost.settings``), so the
 CLI asks ``can_use_tool`` about every call, even one it would run by itself.
+
+Imported servers (``mcp:``) are followed as under ``run`` and ``serve``: a pending upstream
+is retried in the background and its tools served once it is up, a new tool list is taken
+in (``toolhost.sdk_upstreams``; a CLI session sees them from its start on).
 ``claude_agent_sdk`` and ``mcp`` are imported only here, lazily.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -48,6 +52,7 @@ from toolhost.mcp import McpServer
 from toolhost.mcp.server import TOOL_USE_ID_META_KEY
 from toolhost.permissions.second_lock import NotedAllows
 from toolhost.results import ToolResult
+from toolhost.sdk_upstreams import SdkUpstreams
 
 __all__ = ["SDK_EXTRA_HINT", "SdkHost", "load", "sdk_server"]
 
@@ -77,13 +82,14 @@ def tool_use_id_of(*metas: Any) -> str:
     return ""
 
 
-def sdk_server(core: McpServer) -> Any:
+def sdk_server(core: McpServer, on_use: Callable[[], None] | None = None) -> Any:
     """An ``mcp.server.Server`` that answers tools/list and tools/call from ``core``.
 
     ``claude_agent_sdk`` runs it over its in-memory transport for the CLI's ``mcp_message``
     requests; everything is delegated to ``core.handle`` so the answers are exactly those
     ``toolhost run`` and ``toolhost serve`` give. The call's tool-use id (its ``_meta``)
-    reaches the core's guard as ``CallContext.tool_use_id``.
+    reaches the core's guard as ``CallContext.tool_use_id``. ``on_use`` is called at each
+    request (it starts following the upstreams inside the CLI's event loop).
     """
     server_cls, mcp_types, mcp_error = _mcp()
     counter = iter(range(1, 2**62))
@@ -99,10 +105,14 @@ def sdk_server(core: McpServer) -> Any:
         return result
 
     async def on_list_tools(ctx: Any, params: Any) -> Any:
+        if on_use is not None:
+            on_use()
         tools = [t.descriptor() for t in core.tools]  # one page: the SDK does not page
         return mcp_types.ListToolsResult.model_validate({"tools": tools})
 
     async def on_call_tool(ctx: Any, params: Any) -> Any:
+        if on_use is not None:
+            on_use()
         call: dict[str, Any] = {"name": params.name, "arguments": params.arguments or {}}
         # only the id: the rest of _meta (a protocol version, a log level) is the SDK's
         tool_use_id = tool_use_id_of(getattr(params, "meta", None), getattr(ctx, "meta", None))
@@ -127,12 +137,14 @@ class SdkHost:
         self.noted = NotedAllows()  # allows can_use_tool answered, by tool-use id
         self.closed = False
         self.mcp_servers: dict[str, Any] = {}
+        self.upstreams = SdkUpstreams(host)  # imported servers followed (toolhost.sdk_upstreams)
         for name, core in host.servers.items():
             core.guard = self._guard
             self.mcp_servers[name] = {"type": "sdk", "name": name,
-                                      "instance": sdk_server(core)}
+                                      "instance": sdk_server(core, self.upstreams.start)}
         for name, external in host.external.items():
             self.mcp_servers[name] = dict(external)
+        self.upstreams.start()  # when loaded inside an event loop already
 
     @property
     def config(self) -> Any:
@@ -166,6 +178,7 @@ class SdkHost:
 
         if self.closed:
             return PermissionResultDeny(message="toolhost: this host is closed.")
+        self.upstreams.start()
         if type(tool_name) is not str or not isinstance(tool_input, Mapping):
             return PermissionResultDeny(message="toolhost: a malformed permission request "
                                                 "(tool name or input); denied.")
@@ -216,6 +229,7 @@ class SdkHost:
             raise ToolhostError(f"{SDK_EXTRA_HINT} ({exc})") from None
         if self.closed:
             raise ToolhostError("toolhost: this host is closed; load the config again")
+        self.upstreams.start()
         why = refused(kwargs, self.can_use_tool)
         if why is not None:
             raise ToolhostError(f"toolhost.sdk options: {why}")
@@ -234,12 +248,14 @@ class SdkHost:
         if self.closed:
             return
         self.closed = True
+        await self.upstreams.aclose()  # before the connections it may be starting are closed
         close = getattr(self.gate, "close", None)
         if callable(close):
             close()
         await self.host.aclose()
 
     async def __aenter__(self) -> SdkHost:
+        self.upstreams.start()
         return self
 
     async def __aexit__(self, exc_type: type[BaseException] | None,

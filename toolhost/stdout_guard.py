@@ -16,6 +16,10 @@ private duplicate for the protocol reader and points fd 0 and ``sys.stdin`` at t
 device, so a tool's ``input()``, a library reading ``sys.stdin`` and a child process that
 inherits fd 0 (``subprocess.run(["cat"])``) read nothing, instead of taking the client's next
 requests (which were then never answered, and whose arguments reached the tool).
+
+``fill_closed_stdio`` runs first of all: a process started with fd 0, 1 or 2 closed (``<&-``)
+gets the null device there, so the next file it opens (the event loop's epoll, a pipe) does
+not take that number and get read as requests or turns, or written to as output.
 """
 
 from __future__ import annotations
@@ -25,7 +29,23 @@ import os
 import sys
 from typing import IO, TextIO
 
-__all__ = ["claim_stdin", "claim_stdout", "claim_stdout_text"]
+__all__ = ["claim_stdin", "claim_stdout", "claim_stdout_text", "fill_closed_stdio"]
+
+
+def fill_closed_stdio() -> None:
+    """The null device on each of fds 0, 1 and 2 that is closed, and a stream on it where
+    Python left ``sys.stdin``/``stdout``/``stderr`` None (see the module docstring)."""
+    while True:
+        fd = os.open(os.devnull, os.O_RDWR)  # the lowest free number
+        if fd > 2:
+            os.close(fd)
+            break
+    if sys.stdin is None:
+        sys.stdin = open(0, encoding="utf-8", closefd=False)  # noqa: SIM115
+    if sys.stdout is None:
+        sys.stdout = open(1, "w", encoding="utf-8", closefd=False)  # noqa: SIM115
+    if sys.stderr is None:
+        sys.stderr = open(2, "w", encoding="utf-8", closefd=False)  # noqa: SIM115
 
 
 def claim_stdout() -> IO[bytes]:

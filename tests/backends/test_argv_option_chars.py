@@ -136,6 +136,7 @@ def test_validate_notes_name_every_option_character(tmp_path: Path) -> None:
     config.write_text(
         "toolhost: 1\nservers:\n  s:\n    tools:\n"
         "      edit:\n        command: [ex, -s, '{{ file }}', -c, x]\n"
+        "        description: Run an ex script on a file.\n"
         "permissions:\n  allow: [mcp__s]\n")
     proc = subprocess.run([sys.executable, "-m", "toolhost", "validate", "--no-layers",
                            str(config)], capture_output=True, text=True, timeout=60)

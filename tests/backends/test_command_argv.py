@@ -261,7 +261,8 @@ def test_validate_notes_option_positions_without_failing(tmp_path: Path) -> None
     config.write_text(
         "toolhost: 1\nservers:\n  s:\n    tools:\n"
         "      log:\n        command: [git, log, '{{ rev }}', --, '{{ path }}']\n"
-        "      grep:\n        command:\n"
+        "        description: Show the commits of a path.\n"
+        "      grep:\n        description: Search for patterns.\n        command:\n"
         "          argv: [grep, {each: pats, argv: [-e, '{{ item }}']}, '{{ x }}']\n"
         "          allow_dash: [x]\n"
         "        params:\n          pats: {type: array, items: {type: string}}\n"

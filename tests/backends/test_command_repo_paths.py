@@ -281,3 +281,46 @@ def test_an_external_server_outside_any_repository_is_passed_as_written(tmp_path
     spec = load_config(path, layers=False).servers["s"].external
     assert spec is not None
     assert (spec["command"], spec["args"], spec["cwd"]) == ("./x.sh", ["../y.py"], "sub")
+
+
+# a param printed whole ({{ script }}) whose own value (default, const, enum), written in the
+# repository's file, names a file of the repository: without a cwd inside the repository it
+# would be resolved where toolhost runs (found by the teams4 red team; was not checked)
+WHOLE_VALUES: dict[str, tuple[dict[str, object], str | None, str]] = {
+    "default names a script": ({"type": "string", "default": "scripts/x.py"}, None,
+                               "its default 'scripts/x.py' names a file of the repository"),
+    "an enum value names one": ({"enum": ["none", "run.py"]}, None,
+                                "its enum value 'run.py' names a file"),
+    "const names one": ({"const": "scripts/x.sh"}, None, "its const 'scripts/x.sh'"),
+    "in an if group": ({"type": "string", "default": "run.py"}, None, "its default 'run.py'"),
+    "cwd inside: read there": ({"type": "string", "default": "scripts/x.py"}, ".", OK),
+    "a path of the user's": ({"type": "string", "default": "src/"}, None, OK),
+    "a word": ({"enum": ["log", "status"]}, None, OK),
+}
+
+
+@pytest.mark.parametrize("name", sorted(WHOLE_VALUES))
+def test_a_whole_value_the_repository_gives_is_checked(checkout: Path, name: str) -> None:
+    schema, cwd, expect = WHOLE_VALUES[name]
+    script: object = "{{ script }}"
+    if name == "in an if group":
+        script = {"if": "script", "argv": ["{{ script }}"]}
+    fragment = checkout / "frag.yaml"
+    server: dict[str, object] = {"tools": {"t": {"command": ["cat", script],
+                                                 "params": {"script": schema}}}}
+    if cwd is not None:
+        server["cwd"] = cwd
+    fragment.write_text(json.dumps({"toolhost": 1, "servers": {"s": server}}))
+    try:
+        found = load_config(fragment, layers=False).servers["s"]
+    finally:
+        fragment.unlink()
+    if expect == OK:
+        CommandKind().bind(found.tools["t"], BindContext(found))
+        return
+    with pytest.raises(CompileError) as caught:
+        CommandKind().bind(found.tools["t"], BindContext(found))
+    (problem,) = caught.value.problems
+    assert expect in problem.message and "param 'script'" in problem.message
+    assert problem.key_path.startswith("servers.s.tools.t.command.argv[1]"), problem
+    assert "cwd: ." in problem.hint

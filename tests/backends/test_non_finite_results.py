@@ -31,12 +31,21 @@ TEXTS = {
     '{"a": NaN}': "NaN at a",
     '{"a": Infinity}': "Infinity at a",
     '{"a": -Infinity}': "-Infinity at a",
-    '{"a": 1e400}': "Infinity at a",
-    '{"a": -1e400}': "-Infinity at a",
     '{"a": [1, {"b": NaN}]}': "NaN at a[1].b",
     "[1, 2, NaN]": "NaN at result[2]",
     "NaN": "NaN at result",
-    '{"x": {"y": {"z": [0, 0, 1e999]}}}': "Infinity at x.y.z[2]",
+    '{"x": {"y": {"z": [0, 0, Infinity]}}}': "Infinity at x.y.z[2]",
+}
+
+# valid JSON numbers a float cannot hold: kept as their text, never read as Infinity (the
+# whole result was an error saying "Infinity", a value the answer never held)
+BIG = "9" * 400 + ".5"
+HUGE = {
+    '{"a": 1e400}': {"a": "1e400"},
+    '{"a": -1E+400, "b": 2.5}': {"a": "-1E+400", "b": 2.5},
+    f'[1, {BIG}]': {"result": [1, BIG]},
+    f'{{"x": {{"y": [0, -{BIG}e3]}}}}': {"x": {"y": [0, f"-{BIG}e3"]}},
+    '{"tiny": 1e-400}': {"tiny": 0.0},
 }
 
 
@@ -61,6 +70,20 @@ async def test_an_http_json_response(config: Config, server: Any, text: str,
     server.raw["doc"] = (text.encode(), {"Content-Type": "application/json"})
     result = await run_http(config({"get": http("raw/doc")}, defaults=api(server)), "get", {})
     assert result.is_error and result.text_content == _expected("get", where)
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(("text", "kept"), list(HUGE.items()))
+async def test_a_number_too_large_for_a_float_is_kept_as_its_text(
+        config: Config, server: Any, text: str, kept: Any) -> None:
+    server.raw["doc"] = (text.encode(), {"Content-Type": "application/json"})
+    got = await run_http(config({"get": http("raw/doc")}, defaults=api(server)), "get", {})
+    cfg = config({"j": cmd(["printf", "%s", "{{ s }}"], options={"stdout": "json"})})
+    printed = await run_command(cfg, "j", {"s": text})
+    for result in (got, printed):
+        assert not result.is_error, result.text_content
+        assert result.structured == kept
+        assert json.loads(result.text_content) == (kept["result"] if text[0] == "[" else kept)
 
 
 @pytest.mark.anyio

@@ -96,3 +96,14 @@ def test_an_unusable_directory_is_one_line(tmp_path: Path, make: str) -> None:
     assert done.stderr.startswith("toolhost init: ") and done.stderr.count("\n") == 1
     assert "internal error" not in done.stderr and "Traceback" not in done.stderr
     assert not (tmp_path / "missing").exists()
+
+
+def test_the_ci_scripts_install_line_names_no_pypi_package() -> None:
+    """The CI script said `pip install toolhost`: toolhost is not on PyPI, so CI would
+    install whatever package someone published under that name (and no Claude CLI for the
+    scenario step)."""
+    from toolhost.commands.init import CI
+
+    install = [line for line in CI.splitlines() if "pip install" in line]
+    assert install and all("pip install toolhost" not in line for line in install)
+    assert all("'toolhost[sdk] @ git+" in line for line in install if "run:" in line)

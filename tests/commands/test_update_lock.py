@@ -102,3 +102,25 @@ def test_update_with_a_current_lock_moves_the_pin_and_the_lock(tmp_path: Path) -
     assert "@v2" in lock_path(config).read_text()
     assert toolhost("call", str(config), "one.x", cwd=tmp_path).stdout.strip() == "one-v2"
     assert toolhost("lock", "--check", str(config), cwd=tmp_path).returncode == 0
+
+
+def test_an_update_to_a_revision_that_does_not_load_changes_nothing(tmp_path: Path) -> None:
+    """The config was left at the new revision beside a lock of the old one: every load
+    then failed, and `toolhost lock` (the hint) could not load it either."""
+    one = tmp_path / "one"
+    _make_repo(one, {"one.yaml": TOOL.format(name="one", word="v1")}, tag="v1")
+    _make_repo(one, {"one.yaml": TOOL.format(name="one", word="v2")
+                     + "plugins: [toolhost-not-installed]\n"}, tag="v2")
+    config = tmp_path / "proj" / "toolhost.yaml"
+    config.parent.mkdir()
+    config.write_text(f"toolhost: 1\nextends:\n  - {{repo: {one.as_uri()}, rev: v1, "
+                      "path: one.yaml}\n")
+    assert toolhost("lock", str(config), cwd=tmp_path).returncode == 0
+    before = config.read_text(), lock_path(config).read_text()
+
+    done = toolhost("update", str(config), cwd=tmp_path)
+    assert done.returncode == 1
+    assert "plugin 'toolhost-not-installed' is not installed" in done.stderr
+    assert f"{config}: left as it was (no rev changed)" in done.stderr
+    assert (config.read_text(), lock_path(config).read_text()) == before
+    assert toolhost("lock", str(config), "--check", cwd=tmp_path).returncode == 0

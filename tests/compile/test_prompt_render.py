@@ -11,7 +11,7 @@ import anyio
 import pytest
 
 from toolhost.backends.templating import compile_template
-from toolhost.compile.content import PromptError
+from toolhost.compile.content_kinds import PromptError
 from toolhost.compile.prompt_render import render_bounded
 
 NESTED = "{% for i in range(100000) %}{% for j in range(100000) %}x{% endfor %}{% endfor %}"

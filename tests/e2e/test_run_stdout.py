@@ -43,3 +43,26 @@ turns:
     for noise in NOISES:
         assert noise not in done.stdout
         assert noise in done.stderr
+
+
+@pytest.mark.parametrize(("closed", "prompt"), [("<&-", ()), (">&-", ("-p", "hi")),
+                                                 ("<&- >&- 2>&-", ("-p", "hi"))])
+def test_started_with_stdio_closed(tmp_path: Path, closed: str,
+                                   prompt: tuple[str, ...]) -> None:
+    # A closed fd 0 was taken by the next file opened (the event loop's epoll), then read as
+    # the turns (a hang) or covered with /dev/null (the loop broke: "internal error"); a
+    # closed fd 1 left sys.stdout None (tracebacks, exit 120). Now /dev/null fills the gap.
+    import shlex
+
+    from .fakecli import ECHO_SERVER, FAKE_CLI, lines_file
+
+    config = tmp_path / "echo.yaml"
+    config.write_text(ECHO_SERVER)
+    env = {**os.environ, "FAKE_LINES": str(lines_file(tmp_path, [])), "FAKE_WAIT": "0"}
+    argv = [str(TOOLHOST), "run", str(config), "--cli", str(FAKE_CLI), *prompt]
+    # the shell closes them; stderr is kept on fd 3 unless it is closed too
+    script = f"exec {shlex.join(argv)} 3>&2 {closed}"
+    done = subprocess.run(["sh", "-c", script], capture_output=True, text=True, timeout=60,
+                          env=env, check=False, start_new_session=True)
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr and "internal error" not in done.stderr

@@ -123,7 +123,7 @@ servers:
       command: [python3, /nonexistent/upstream.py]
   loc:
     tools:
-      hi: {{command: [echo, hi]}}
+      hi: {{command: [echo, hi], description: Say hi.}}
 permissions:
   default: allow
   deny:

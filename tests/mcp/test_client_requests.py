@@ -218,3 +218,14 @@ async def test_a_stateless_call_asks_through_input_required_and_runs_again() -> 
     assert bad["error"]["code"] == -32602
     forged = await call(requestState=encode_state({"toolhost-1": {"action": "maybe"}}))
     assert forged["result"]["isError"] is True  # a forged answer is checked like any other
+
+
+async def test_what_the_client_adds_beyond_the_request_never_reaches_the_tool() -> None:
+    extra = {"n": 2, **{f"junk{i}": "x" for i in range(1000)}}
+    got = await elicit(channel(ok({"action": "accept", "content": extra})), "n?", FORM)
+    assert got.content == {"n": 2}
+    reply = await sample(channel(ok({"role": {"not": "a role"}, "model": "m" * 100_000,
+                                     "stopReason": "s" * 100_000,
+                                     "content": {"type": "text", "text": "yo"}})), "hi")
+    assert reply.role == "assistant" and len(reply.model) < 300
+    assert reply.stop_reason is not None and len(reply.stop_reason) < 300

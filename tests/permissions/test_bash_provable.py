@@ -64,6 +64,19 @@ RM_DODGES = [
     "bash <<< 'rm x'", "exec bash", "bash -", "bash -c", "RM=rm; $RM x", "ls\\;rm x",
     "rm${IFS:0:1}-rf x", "r${X:-m} x", "echo ${x:-$(rm x)}", "echo \"${x:-`rm x`}\"",
     "echo ${x:+${y:-$(rm x)}}", "$'\\162'm x", "{ls,-la}", "tee >(rm x) < y",
+    # a shell sudo/doas starts reads its commands from its input
+    "echo rm x | sudo -s", "echo rm x | sudo -i", "echo rm x | sudo -Es", "echo rm x | doas -s",
+    "echo rm x | sudo --shell", "echo rm x | sudo --login", "echo rm x | sudo -u root -s",
+    "echo rm x | sudo -s --", "echo rm x | env sudo -i",
+    # every POSIX shell's -c string is read; other shells' strings and input are not provable
+    "rbash -c 'rm x'", "yash -c 'rm x'", "posh -c 'rm x'", "sudo ksh93 -c 'rm x'",
+    "lksh -c 'rm x'", "oksh -c 'rm x'", "echo rm x | rbash", "fish -c 'rm x'",
+    "fish --command='rm x'", "echo rm x | fish", "csh -c 'rm x'", "tcsh -c 'rm x'",
+    "echo rm x | tcsh", "pwsh -c 'rm x'", "nu -c 'rm x'", "xonsh -c 'rm x'", "fish -C 'rm x'",
+    "fish /dev/stdin", "fish $F", "timeout 5 fish -c 'rm x'",
+    # xargs appends the words it reads to find, which may add -exec rm {} ;
+    "echo '-exec rm {} ;' | xargs find .", "echo x | xargs find . -exec",
+    "echo x | xargs find . -exec ls {} +", "echo x | xargs sudo find .",
 ]
 
 # Under the same rules, these run no rm and every program is provable: allowed.
@@ -76,6 +89,8 @@ RM_SAFE = [
     "cat <<-EOF\n\tx\n\tEOF", "x=1; ls", "FOO=bar ls", "sudo -l", "command -v ls",
     "bash script.sh", "bash -x script.sh", "ls $'\\n'rm x", "git commit -m '$(rm x)'",
     "echo '`rm x`'", "sudo -- -rm x", "ls {a,b}", "echo ${x:-rm}", "echo ${#x}",
+    "sudo -s ls", "sudo -i ls", "sudo -u s ls", "sudo -p s -l", "doas -u root ls",
+    "fish build.fish", "tcsh ./x.csh", "rbash -c ls", "find . -name x | xargs ls",
 ]
 
 
@@ -85,6 +100,17 @@ def test_every_way_around_a_deny_is_denied(command: str) -> None:
     assert p.decide("Bash", {"command": command}).behavior == "deny"
     p = policy([("deny", "Bash(rm:*)")], default="allow")
     assert p.decide("Bash", {"command": command}).behavior == "deny"
+
+
+def test_the_first_word_index_sees_what_the_rules_see() -> None:
+    # with 8 or more Bash rules, rules are bucketed by the first words a command can start
+    # with: every command must be decided as without the index
+    many = policy([("deny", "Bash(rm:*)"), *[("deny", f"Bash(cmd{i}:*)") for i in range(10)],
+                   ("allow", "Bash")])
+    few = policy([("deny", "Bash(rm:*)"), ("allow", "Bash")])
+    for command in RM_DODGES + RM_SAFE:
+        assert (many.decide("Bash", {"command": command}).behavior
+                == few.decide("Bash", {"command": command}).behavior), command
 
 
 @pytest.mark.parametrize("command", RM_SAFE)

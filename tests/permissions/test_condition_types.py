@@ -13,7 +13,9 @@ from toolhost.permissions import compile_policy
 TOOL = "mcp__ext__q"
 WRONG_FOR_STRING = [["DELETE FROM users"], {"sql": "DELETE"}, 5, 5.5, True, False, None, [],
                     {}]
-WRONG_FOR_NUMBER = ["5", True, False, None, [5], {"n": 5}]
+# NaN and infinity are no JSON numbers (the wire refuses them; the Python API may be given them)
+WRONG_FOR_NUMBER = ["5", True, False, None, [5], {"n": 5}, float("nan"), float("inf"),
+                    float("-inf")]
 
 # (when, a value that makes the condition hold, values of a type it cannot judge,
 #  values it judges false)
@@ -28,7 +30,7 @@ CASES: list[tuple[str, Any, Any, list[Any], list[Any]]] = [
     ("max", {"max": 10}, 9, WRONG_FOR_NUMBER, [11]),
     ("plain string", "users", "users", WRONG_FOR_STRING, ["orders"]),
     ("equals string", {"equals": "users"}, "users", WRONG_FOR_STRING, ["orders"]),
-    ("plain number", 3, 3.0, ["3", True, None, [3], {"a": 3}], [4]),
+    ("plain number", 3, 3.0, ["3", True, None, [3], {"a": 3}, float("nan")], [4]),
     ("plain bool", True, True, [1, "true", None, [True]], [False]),
     ("plain null", None, None, [0, "", False, [], {}], []),
     ("equals list", {"equals": [1, 2]}, [1, 2], ["[1, 2]", 1, None, {"0": 1}], [[2, 1]]),

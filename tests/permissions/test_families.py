@@ -73,3 +73,33 @@ def test_a_glob_naming_a_family_head_names_the_family(
     for name in family:
         assert policy.decide(name, {"file_path": "/etc/x", "path": "/etc"}).behavior == effect
     assert set(policy.disallowed_tools() if effect == "deny" else family) >= set(family)
+
+
+# A content rule's argument missing or of the wrong type: which file, agent, command or host
+# the call touches is unknown, so every deny and ask rule matches and no allow rule does.
+UNKNOWN_TARGET = [
+    (rule, tool, value)
+    for rule, tool, key in [("Task(explorer)", "Agent", "subagent_type"),
+                            ("Agent(explorer)", "Task", "subagent_type"),
+                            ("Read(//etc/**)", "Read", "file_path"),
+                            ("Edit(//etc/**)", "Write", "file_path"),
+                            ("Edit(//etc/**)", "NotebookEdit", "notebook_path"),
+                            ("Read(//etc/**)", "NotebookRead", "notebook_path"),
+                            ("Bash(rm:*)", "Bash", "command"),
+                            ("WebFetch(domain:example.com)", "WebFetch", "url")]
+    for value in ({}, {key: None}, {key: ["x"]}, {key: 1}, {key: {"k": "v"}}, {key: True})
+] + [("Read(//etc/**)" if k else "Read(//tmp/**)", "Glob", {"path": "/tmp", "pattern": v})
+     for v in (None, ["/etc/*"], 1, {"p": "/etc/*"}) for k in (0, 1)]
+
+
+@pytest.mark.parametrize(("rule", "tool", "tool_input"), UNKNOWN_TARGET)
+@pytest.mark.parametrize("effect", ["deny", "ask"])
+def test_an_unknown_target_meets_deny_and_ask(rule: str, tool: str, tool_input: Any,
+                                              effect: str) -> None:
+    assert _policy("allow", RuleConfig(effect, rule)).decide(tool, tool_input).behavior == effect
+
+
+@pytest.mark.parametrize(("rule", "tool", "tool_input"), UNKNOWN_TARGET)
+def test_an_unknown_target_is_never_allowed_by_a_content_rule(rule: str, tool: str,
+                                                              tool_input: Any) -> None:
+    assert _policy("ask", RuleConfig("allow", rule)).decide(tool, tool_input).behavior == "ask"

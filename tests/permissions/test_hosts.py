@@ -3,6 +3,8 @@ spelling of an address or a domain (WHATWG host parsing) is the same host on bot
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from toolhost.config.model import PermissionsConfig, RuleConfig
@@ -33,7 +35,11 @@ UNPARSABLE = ["http://1.2.3.4.5/", "http://256.1.1.1/", "http://1.2.3.256/x",
               "http://0x100000000/", "http://4294967296/", "http://ex%ample.com/",
               "http://%ff.com/", "http:///", "http://", "ftp://example.com/", "example.com",
               "//example.com/", "http://a..b.123/", "http://x" + "a" * 70_000 + ".com/",
-              "http://xn--zz.%00/", "http://exa<mple.com/", "http://exa^mple.com/"]
+              "http://xn--zz.%00/", "http://exa<mple.com/", "http://exa^mple.com/",
+              # an xn-- label that is no Punycode of a non-ASCII name (the WHATWG parser
+              # refuses these hosts)
+              "http://xn--a.com/", "http://xn--.com/", "http://api.XN--A.example/",
+              "http://xn--abc.com/"]
 
 
 def policy(*rules: tuple[str, str]) -> object:
@@ -171,3 +177,17 @@ def test_any_text_as_url_is_never_allowed_by_a_domain_rule_unless_its_host_is_th
         assert url_host(text) == "example.com"
     assert decide(policy(("deny", "WebFetch(domain:example.com)"), ("allow", "WebFetch")),
                   text) in ("deny" if url_host(text) in (None, "example.com") else "allow")
+
+
+@pytest.mark.parametrize(("rule", "says"), [
+    ("WebFetch(domain:example.com:443)", "write domain:example.com"),
+    ("WebFetch(domain:*.example.com:8080)", "write domain:*.example.com"),
+    ("WebFetch(domain:[::1]:80)", "write domain:[::1]"),
+    ("WebFetch(domain:::1)", "write domain:[::1]"),
+    ("WebFetch(domain:2001:db8::1)", "write domain:[2001:db8::1]"),
+    ("WebFetch(domain:a:b)", "is not a host name or address"),
+    ("WebFetch(domain:*.127.0.0.1:80)", "is not a host name or address"),
+])
+def test_a_rule_host_with_a_port_or_bare_ipv6_says_what_to_write(rule: str, says: str) -> None:
+    with pytest.raises(Exception, match=re.escape(says)):
+        policy(("allow", rule))

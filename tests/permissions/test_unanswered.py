@@ -53,3 +53,17 @@ def test_no_note_when_every_tool_is_allowed_or_the_default_is_deny(tmp_path: Pat
         out = _serve(config, tmp_path)
         assert out.returncode == 0, out.stderr
         assert "always denied" not in out.stderr, (permissions, out.stderr)
+
+
+def test_validates_note_says_serve_asks_a_client_that_can_elicit(tmp_path: Path) -> None:
+    # serve elicits to clients that support it (docs/serve.md): the note must not say that
+    # nobody can answer an ask under serve, only that a client that cannot elicit cannot.
+    from toolhost.config.loader import load_config
+    from toolhost.permissions.unanswered import unanswered_note
+
+    config = tmp_path / "c.yaml"
+    config.write_text(CONFIG)
+    note = unanswered_note(load_config(str(config), layers=False), "validate")
+    assert note is not None and "mcp__files__echo" in str(note)
+    assert "under `serve`, or" not in str(note)
+    assert "does not support elicitation" in str(note)

@@ -54,12 +54,45 @@ def test_server_rules_never_reach_another_servers_tool(rules: list[tuple[str, st
     assert decide(rules, tool) == expected
 
 
+@pytest.mark.parametrize("tool", ["mcp__git__", "mcp__git"])
+@pytest.mark.parametrize(("rules", "default", "expected"), [
+    ([("deny", "mcp__git")], "allow", "deny"), ([("ask", "mcp__git__*")], "allow", "ask"),
+    ([("deny", "mcp__git*")], "allow", "deny"), ([("allow", "mcp__git")], "ask", "ask"),
+    ([("deny", "mcp__github")], "allow", "allow"),
+])
+def test_a_name_of_a_server_with_no_tool_meets_its_deny_and_ask_rules(
+        tool: str, rules: list[tuple[str, str]], default: str, expected: str) -> None:
+    # a malformed name (an upstream tool with an empty name, or no tool part at all) is
+    # still the server's: its deny and ask rules apply, its allow rules do not
+    assert decide(rules, tool, default) == expected
+
+
 def test_readings() -> None:
     assert wire_readings("mcp__git__log") == [("git", "log")]
     assert wire_readings("mcp__git___log") == [("git", "_log"), ("git_", "log")]
     assert wire_readings("mcp__a__b__c") == [("a", "b__c"), ("a__b", "c")]
     assert wire_readings("Bash") == []
     assert len(wire_readings("mcp__" + "a__" * 10_000 + "b")) == 16  # bounded
+
+
+def test_a_huge_name_from_the_cli_is_decided_in_bounded_memory() -> None:
+    # A can_use_tool naming a tool of megabytes with many places to split it (a hostile or
+    # broken CLI): every reading was built (a copy of the rest of the name at each place)
+    # before 16 were kept: quadratic time and memory, a 1.8 MB name took the process to the
+    # OOM killer. Now at most 16 are built: memory stays a few copies of the name.
+    import tracemalloc
+
+    name = "mcp__s__" + "echo__" * 3_000  # 18 KB, 3,000 places to split it
+    tracemalloc.start()
+    try:
+        readings = wire_readings(name)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert len(readings) == 16 and readings[0] == ("s", name[8:])
+    assert peak < 40 * len(name)  # the old way: 54 MB here (3,000 copies of 9 KB)
+    huge = "mcp__s__" + "echo__" * 300_000
+    assert decide([("deny", "mcp__s")], huge) == "deny"
 
 
 def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:

@@ -193,3 +193,27 @@ def test_a_base_exception_from_a_plugin_is_one_line_naming_it(
     assert "internal error" not in done.stderr and "Traceback" not in done.stderr
     assert "toolhost.yaml:2:11: plugins[0]: plugin 'toolhost-raiser' 1.0 failed while " \
            "registering" in done.stderr
+
+
+SERVER_PLUGIN = '''
+    def {tool}() -> str:
+        """A tool."""
+        return "{tool}"
+
+    def register(reg):
+        reg.add_server("shared", description="{dist}'s", timeout=5)
+        reg.add_tool({tool}, server="shared")
+'''
+
+
+def test_two_plugins_declaring_the_same_server_clash(make_plugin: MakePlugin) -> None:
+    """The second plugin's server (its description, timeout, external command) was dropped
+    without a word and its tools put under the first plugin's server."""
+    for dist, module, tool in (("toolhost-one", "one_plugin", "first"),
+                               ("toolhost-two", "two_plugin", "second")):
+        make_plugin(dist, modules={module: SERVER_PLUGIN.format(tool=tool, dist=dist)})
+    with pytest.raises(PluginConfigError) as info:
+        activate([req("toolhost-one"), req("toolhost-two")])
+    (problem,) = info.value.problems
+    assert problem.message == ("plugin 'toolhost-two' adds server 'shared', which "
+                               "'toolhost-one' already provides")

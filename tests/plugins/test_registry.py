@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from types import MappingProxyType
+
 import pytest
 
 from toolhost.errors import PluginError
@@ -47,6 +49,25 @@ def test_refusals_name_the_plugin() -> None:
         reg.add_rules(deny=[{"tool": "x", "rewrite": {"set": {}}}])
     with pytest.raises(PluginError, match="needs a `name`"):
         reg.add_kind(object())  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("name", ["description", "timeout", "params", "secrets"])
+def test_a_kind_named_like_a_tool_key_is_refused(name: str) -> None:
+    """A kind called `description` made every tool's description its backend block: each
+    tool of the config failed with 'expected a mapping of description options'."""
+
+    class Kind:
+        shorthand = None
+        options_schema = MappingProxyType({})
+
+        def bind(self, tool: object, ctx: object) -> None:
+            raise AssertionError
+
+    kind = Kind()
+    kind.name = name  # type: ignore[attr-defined]
+    with pytest.raises(PluginError, match=f"backend kind '{name}' has the name of a tool's "
+                       "own key"):
+        Registry("toolhost-x").add_kind(kind)  # type: ignore[arg-type]
 
 
 def test_rules_carry_the_plugin_layer_and_origin() -> None:

@@ -64,3 +64,29 @@ def test_swap_tools_rules_and_cleanup(tmp_path: Path) -> None:
             tg.cancel_scope.cancel()
 
     anyio.run(main)
+
+
+def test_completion_checks_follow_a_reload(tmp_path: Path) -> None:
+    """What a completion may show is decided by the rules of the moment: a reload's deny
+    hides a value at once (the check asks the gate's current policy, not the first one)."""
+    path = tmp_path / "live.yaml"
+    path.write_text(config(T1))
+    deny = '[{tool: ReadMcpResourceTool, when: {uri: "x://secret"}}, ' \
+        '{tool: GetMcpPromptTool, when: {name: p}}]'
+
+    async def main() -> None:
+        host = load_host(path)
+        async with wired(host) as w, anyio.create_task_group() as tg:
+            tg.start_soon(w.acking_cli, [])
+            tg.start_soon(w.control.run)
+            server = w.control.servers["a"]
+            assert server.read_visible is not None and server.prompt_visible is not None
+            assert server.read_visible("x://secret") and server.prompt_visible("p", {})
+            path.write_text(config(T1, deny=deny))
+            await w.live.swap(load_host(path))
+            assert not server.read_visible("x://secret")
+            assert not server.prompt_visible("p", {})
+            await w.live.aclose()
+            tg.cancel_scope.cancel()
+
+    anyio.run(main)

@@ -191,3 +191,131 @@ def test_a_person_at_a_real_terminal_allows_only_with_an_answer(
     first, second = anyio.run(main)
     assert first == behavior
     assert second == ("allow" if typed == b"A\n" else "deny")
+
+
+_THIEF = """\
+import os, sys, threading
+import anyio
+from toolhost.runner.terminal import Terminal
+
+stolen = []
+term = Terminal.open()
+assert term is not None and term.reads_stdin
+# an in-process tool reading stdin in a thread of its own (input(), a library's prompt)
+thief = threading.Thread(target=lambda: stolen.append(os.read(0, 100)), daemon=True)
+thief.start()
+thief.join(5)
+print("ready", flush=True)
+
+async def main():
+    with anyio.fail_after(20):
+        return await term.readline("Allow? ", question=True, keep_typeahead=True)
+
+line = anyio.run(main)
+import termios
+modes = termios.tcgetattr(2)
+# the tool also turns echo off through the terminal (fd 2 here): close puts it back
+off = termios.tcgetattr(2)
+off[3] &= ~termios.ECHO
+termios.tcsetattr(2, termios.TCSANOW, off)
+term.close()
+print(repr(line), repr(stolen), os.isatty(0), termios.tcgetattr(2) == modes, flush=True)
+"""
+
+
+def test_an_in_process_reader_of_stdin_never_gets_the_terminals_keys() -> None:
+    # A real pty on the child's stdin and stderr: while the terminal is open, fd 0 is
+    # /dev/null (the thief gets end of input at once); the answer goes to the question; close
+    # puts the terminal back on fd 0, with the modes it had.
+    import subprocess
+    import sys
+
+    master, slave = pty.openpty()
+    proc = None
+    try:
+        proc = subprocess.Popen([sys.executable, "-c", _THIEF], stdin=slave,
+                                stdout=subprocess.PIPE, stderr=slave, text=True)
+        assert proc.stdout is not None
+        assert proc.stdout.readline() == "ready\n"
+        os.write(master, b"y\n")
+        out, _ = proc.communicate(timeout=30)
+    finally:
+        if proc is not None and proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        os.close(slave)
+        os.close(master)
+    assert (proc.returncode, out) == (0, "'y' [b''] True True\n")
+
+
+def test_back_from_ctrl_z_the_open_question_is_shown_again(
+        tty: tuple[int, Terminal]) -> None:
+    # After Ctrl-Z and `fg` the shell's lines stand under the question: SIGCONT (which `fg`
+    # sends) shows its last line again, and the answer still goes to it.
+    import signal
+
+    from toolhost.runner.run import RunReport, Signals
+
+    master, term = tty
+
+    async def main() -> tuple[str | None, str]:
+        signals = Signals(RunReport(), term)
+        async with anyio.create_task_group() as tg:
+            await tg.start(signals.run)
+            got: list[str | None] = []
+
+            async def ask() -> None:
+                got.append(await term.readline("\n{...}\nAllow? ", question=True))
+            tg.start_soon(ask)
+            while not term.question:
+                await anyio.sleep(0.01)
+            before = _shown(master)
+            os.kill(os.getpid(), signal.SIGCONT)
+            shown = ""
+            with anyio.fail_after(20):
+                while "Allow? " not in shown:
+                    await anyio.sleep(0.05)
+                    shown += _shown(master)
+                os.write(master, b"y\n")
+                while not got:
+                    await anyio.sleep(0.01)
+            tg.cancel_scope.cancel()
+        assert "Allow? " in before
+        return got[0], shown
+
+    answer, shown = anyio.run(main)
+    assert answer == "y"
+    assert shown.replace("\r", "").startswith("\nAllow? ")
+
+
+def test_a_question_withdrawn_from_outside_never_answers_the_next_prompt(
+        tty: tuple[int, Terminal]) -> None:
+    # The CLI cancels the call while its question is open (a cancel for the request, its own
+    # timeout): the person is told, and a `y` typed for it does not become the next turn.
+    master, term = tty
+
+    async def main() -> str | None:
+        async with anyio.create_task_group() as tg:
+            async def ask() -> None:
+                await term.readline("Allow? ", question=True)
+            tg.start_soon(ask)
+            while not term.question:
+                await anyio.sleep(0.01)
+            tg.cancel_scope.cancel()  # withdrawn
+        os.write(master, b"y\n")  # typed for the question that is gone
+        await anyio.sleep(0.1)
+        async with anyio.create_task_group() as tg:
+            async def type_turn() -> None:
+                while term._scope is None:
+                    await anyio.sleep(0.01)
+                os.write(master, b"the next turn\n")
+            tg.start_soon(type_turn)
+            with anyio.fail_after(10):
+                line = await term.readline("> ")
+            tg.cancel_scope.cancel()
+            return line
+
+    assert anyio.run(main) == "the next turn"
+    shown = _shown(master)
+    assert "the question was withdrawn" in shown
+    assert "ignored 2 characters typed after the question was withdrawn" in shown

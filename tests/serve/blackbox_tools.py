@@ -50,3 +50,16 @@ async def hang(*, ctx: CallContext) -> str:
 def secret(key: str) -> str:
     """Returns a secret."""
     return f"secret {key}"
+
+
+async def watched(marker: str, seconds: float = 3600) -> str:
+    """Sleep; write "cancelled" to ``marker`` when cancelled, "done" when it finishes."""
+    try:
+        await anyio.sleep(seconds)
+    except BaseException:
+        with open(marker, "w") as f:
+            f.write("cancelled")
+        raise
+    with open(marker, "w") as f:
+        f.write("done")
+    return f"slept {seconds:g}"

@@ -23,6 +23,7 @@ def write_config(path: Path) -> Path:
         "      summarize: {python: 'blackbox_tools:summarize'}",
         "      boom: {python: 'blackbox_tools:boom'}",
         "      hang: {python: 'blackbox_tools:hang', timeout: 30s}",
+        "      watched: {python: 'blackbox_tools:watched', timeout: 60s}",
         "permissions:", "  default: allow"]) + "\n")
     return path
 

@@ -11,13 +11,13 @@ from typing import Any
 
 from toolhost.cli import main
 from toolhost.serve import http as serve_http
-from toolhost.serve import http_limits, served
+from toolhost.serve import http_protocol, http_uvicorn, served
 
 if __name__ == "__main__":
     small = int(os.environ["SMALL_QUEUE"])
     served.LISTEN_QUEUE = small
     serve_http.GET_QUEUE = small
-    made = http_limits.header_deadline_protocol
+    made = http_protocol.header_deadline_protocol
 
     def protocol(*args: Any) -> Any:
         base: Any = made(*args)
@@ -30,5 +30,5 @@ if __name__ == "__main__":
 
         return SmallBuffers
 
-    serve_http.header_deadline_protocol = protocol  # type: ignore[assignment]
+    http_uvicorn.header_deadline_protocol = protocol  # type: ignore[assignment]
     sys.exit(main(sys.argv[1:]))

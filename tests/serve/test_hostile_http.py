@@ -8,6 +8,7 @@ process stays small.
 from __future__ import annotations
 
 import contextlib
+import gzip
 import json
 import os
 import socket
@@ -259,6 +260,18 @@ def test_wrong_content_type_accept_and_session(served: Served) -> None:
                              ).status_code == 405
     assert served.client.delete(served.url, headers={"mcp-session-id": "nope"}
                                 ).status_code == 404
+
+
+@pytest.mark.parametrize("coding", ["gzip", "deflate", "br", "gzip, identity"])
+def test_a_compressed_body_is_refused_by_name(served: Served, coding: str) -> None:
+    # a gzip bomb never inflates: compressed bodies are refused before they are read
+    bomb = gzip.compress(b" " * (8 * MIB))
+    response = served.post(bomb, {"content-encoding": coding})
+    assert response.status_code == 415, response.text[:300]
+    assert response.headers["accept-encoding"] == "identity"
+    assert f"Content-Encoding {coding!r}" in response.json()["error"]["message"]
+    assert served.post(honest(5), {"content-encoding": "identity"}).status_code == 200
+    served.honest(6)
 
 
 def test_the_process_stays_small_and_quiet(served: Served) -> None:

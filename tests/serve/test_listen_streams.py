@@ -172,3 +172,60 @@ def test_in_turn_gives_every_client_its_share(clients: list[list[str]], budget: 
     share = budget // max(1, len(clients))
     for uris in clients:  # each client's first `share` URIs are in (or another's)
         assert set(uris[:share]) <= set(taken)
+
+
+async def test_a_reload_that_denies_a_uri_a_stream_subscribed_to_ends_that_subscription(
+        tmp_path: Path) -> None:
+    """Hearing of a resource's changes is a read too: a reload (new content, new rules) that
+    denies a URI a listen stream subscribed to ends that subscription, as it ends a legacy
+    ``resources/subscribe``; a rule check that fails counts as a deny."""
+    from toolhost.compile import compile_tools
+    from toolhost.config import load_config
+    from toolhost.mcp import McpServer
+    from toolhost.serve.served import ServedServer
+
+    (tmp_path / "docs").mkdir()
+    for name in ("open.md", "secret.md", "odd.md"):
+        (tmp_path / "docs" / name).write_text(name)
+    (tmp_path / "kb.yaml").write_text("toolhost: 1\nservers:\n  kb:\n    resources:\n"
+                                      "      docs: {directory: docs, uri: \"docs://kb\"}\n")
+    compiled = compile_tools(load_config(tmp_path / "kb.yaml", layers=False))
+    content = compiled.content["kb"]
+    served = ServedServer(McpServer("kb", "1", compiled.servers["kb"], content=content), {})
+    denied: set[str] = set()
+
+    def visible(uri: str) -> bool:
+        if uri.endswith("odd.md") and denied:
+            raise RuntimeError("the policy broke")
+        return uri not in denied
+    served.core.read_visible = visible
+    uris = [f"docs://kb/{name}" for name in ("open.md", "secret.md", "odd.md")]
+    listen = {"jsonrpc": "2.0", "id": 1, "method": "subscriptions/listen",
+              "params": {"notifications": {"resourceSubscriptions": uris}, "_meta": MODERN}}
+    heard: list[dict[str, Any]] = []
+
+    async def reader(note: dict[str, Any]) -> None:
+        heard.append(note)
+
+    async def open_stream() -> None:
+        await served.handle(listen, notify=reader)
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(open_stream)
+        with anyio.fail_after(10):
+            while not heard:  # acknowledged
+                await anyio.sleep(0.01)
+            await served.set_content(content)  # the same rules: every URI kept
+            assert served.subscribed_uris() == set(uris)
+            denied.add("docs://kb/secret.md")
+            await served.set_content(content)
+            assert served.subscribed_uris() == {"docs://kb/open.md"}
+            for uri in uris:
+                await served.resource_updated(uri)
+            while len(heard) < 2:
+                await anyio.sleep(0.01)
+            await anyio.sleep(0.05)
+        served.close()
+    updated = [note["params"]["uri"] for note in heard
+               if note["method"] == "notifications/resources/updated"]
+    assert updated == ["docs://kb/open.md"]

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from tests.serve.conftest import http_server
 from tests.serve.kb_config import KB_HEAD
-from toolhost.serve.http_limits import MAX_HEAD_BYTES, MAX_HEADER_LINES, head_too_large
+from toolhost.serve.http_protocol import MAX_HEAD_BYTES, MAX_HEADER_LINES, head_too_large
 
 BODY = (b'{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":'
         b'{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}')

@@ -26,7 +26,6 @@ one argument, so ``; rm -rf /`` from the model is just a string. The rules:
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
@@ -37,8 +36,8 @@ from toolhost.backends.base import BindContext, Binding, CallContext
 from toolhost.backends.command_checks import check_plan
 from toolhost.backends.command_cwd import check_cwd, start_error
 from toolhost.backends.command_options import OPTIONS_SCHEMA
-from toolhost.backends.command_paths import repo_paths
-from toolhost.backends.convert import bytes_result
+from toolhost.backends.command_paths import repo_paths, repo_values
+from toolhost.backends.convert import bytes_result, read_json
 from toolhost.compile.jsoncut import json_why
 from toolhost.config.model import ToolConfig
 from toolhost.config.repotree import leaves_checkout
@@ -115,6 +114,7 @@ class CommandKind:
         if cwd and (bad := check_cwd(cwd, own=bool(opts.get("cwd")))) is not None:
             raise CompileError([origin.problem(bad[0], key=bad[1], hint=bad[2])])
         plan, bad_paths = repo_paths(plan, origin.file, cwd)
+        bad_paths += repo_values(plan, origin.file, cwd, tool.params)
         if bad_paths:
             raise CompileError([origin.problem(m, key=k, hint=h) for m, k, h in bad_paths])
         max_bytes = int(opts.get("max_output_bytes") or DEFAULT_MAX_OUTPUT_BYTES)
@@ -289,7 +289,7 @@ def _result(outcome: Outcome, ok_codes: frozenset[int], parse: str, cap: int,
             "the rest is not shown]") if outcome.truncated else ""
     if parse == "json" and not outcome.truncated:
         try:
-            return ToolResult.json(json.loads(stdout))
+            return ToolResult.json(read_json(stdout))
         except (ValueError, RecursionError) as exc:  # RecursionError: nested too deep
             return ToolResult.error(f"The command's output is not valid JSON ({json_why(exc)}):"
                                     "\n" + _tail(outcome.stdout, 500))

@@ -31,14 +31,14 @@ import dataclasses
 import functools
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from toolhost.backends.argv import ArgvPlan, Element, _element
 from toolhost.config.repotree import META, checkout_root
 from toolhost.excerpt import cut
 
-__all__ = ["repo_command", "repo_paths"]
+__all__ = ["repo_command", "repo_paths", "repo_values"]
 
 Problem = tuple[str, str, str]  # (message, key, hint)
 _TAGS = re.compile(r"\{\{.*?\}\}|\{%.*?%\}|\{#.*?#\}", re.S)
@@ -75,6 +75,58 @@ def repo_command(argv: Sequence[str], declaring: str, cwd: str | None
     out = [walk.program(argv[0], "0")]
     out += [walk.argument(text, str(i)) for i, text in enumerate(argv[1:], start=1)]
     return out, walk.problems
+
+
+def repo_values(plan: ArgvPlan, declaring: str, cwd: str | None,
+                params: Mapping[str, Mapping[str, object]]) -> list[Problem]:
+    """Problems for a value the shared repository's file itself gives a param (its
+    ``default``, ``const`` or ``enum``) that names a file of the repository, where that param
+    is a whole argument (``[python3, "{{ script }}"]``) of a tool that runs outside the
+    repository: the value is resolved in the directory toolhost runs in, so another file of
+    that name, or none, would run instead of the checkout's. A value the caller gives is
+    theirs to choose and is not checked."""
+    whole = _whole_values(plan.elements, {})
+    if not whole or cwd is not None:  # with a cwd, values resolve there (inside: the
+        return []  # repository's files; an absolute directory outside: the config's choice)
+    root = checkout_root(declaring)
+    if root is None:
+        return []
+    base = os.path.dirname(os.path.abspath(declaring))
+    problems: list[Problem] = []
+    for name, key in whole.items():
+        schema = params.get(name)
+        for what, value in _own_values(schema if isinstance(schema, Mapping) else {}):
+            resolved = os.path.normpath(os.path.join(base, value))
+            real = os.path.realpath(resolved)
+            if not (_path_like(value) and os.path.lexists(resolved)
+                    and (real == str(root) or real.startswith(f"{root}{os.sep}"))):
+                continue
+            problems.append((
+                f"param {name!r}: its {what} {cut(value, 200)!r} names a file of the "
+                f"repository, but the argument {{{{ {name} }}}} is resolved in the directory "
+                "toolhost runs in, where another file of that name (or none) would be used",
+                key, "give the tool a cwd inside the repository (cwd: .) so that values are "
+                f"read there, or write the path as an argument of its own ({{if: PARAM, argv: "
+                f"[{cut(value, 80)}]}})"))
+            break
+    return problems
+
+
+def _whole_values(elements: Sequence[Element], found: dict[str, str]) -> dict[str, str]:
+    """param -> the key of an element that prints it whole (``{{ name }}``), groups too."""
+    for element in elements:
+        if element.group:
+            _whole_values(element.group, found)
+        elif element.expand:
+            found.setdefault(element.expand, element.key)
+    return found
+
+
+def _own_values(schema: Mapping[str, object]) -> list[tuple[str, str]]:
+    found = [(what, schema[what]) for what in ("default", "const") if what in schema]
+    enum = schema.get("enum")
+    found += [("enum value", v) for v in enum] if isinstance(enum, list) else []
+    return [(what, v) for what, v in found if isinstance(v, str)]
 
 
 def _elsewhere(root: Path, cwd: str | None) -> bool:

@@ -38,6 +38,7 @@ import dataclasses
 import enum
 import itertools
 import json
+import math
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -48,7 +49,7 @@ from toolhost.content import is_content
 from toolhost.results import ToolResult
 
 __all__ = ["MAX_BINARY_BYTES", "bytes_result", "image_mime", "image_result", "jsonify",
-           "to_result"]
+           "read_json", "to_result"]
 
 CONTENT_SCAN = 1000  # a list is content blocks when one of its first 1,000 items is one
 MAX_BINARY_BYTES = 10 * 1024 * 1024  # base64 of more is more than any client shows a model
@@ -59,6 +60,22 @@ _MAGIC: tuple[tuple[bytes, str], ...] = (
     (b"GIF87a", "image/gif"),
     (b"GIF89a", "image/gif"),
 )
+
+
+def _number(text: str) -> float | str:
+    """A JSON number with a fraction or an exponent: a float, or its text when a float cannot
+    hold it (``1e400``, 400 digits before the point would read as Infinity)."""
+    value = float(text)
+    return value if math.isfinite(value) else text
+
+
+def read_json(data: bytes | str) -> Any:
+    """The value of a JSON text another program wrote (a command's ``stdout: json``, an HTTP
+    JSON response). A number too large for a float is kept as its text, a string (``"1e400"``),
+    never read as Infinity (which JSON cannot carry, so the whole result was lost). ``NaN`` and
+    ``Infinity`` written as such are not JSON numbers: they stay what they read as (the result
+    is then an error naming where they are). Raises what ``json.loads`` raises."""
+    return json.loads(data, parse_float=_number)
 
 
 def image_mime(data: bytes) -> str | None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import codecs
 import email.utils
-import json
 import time
 from collections.abc import Mapping
 from typing import Any
@@ -18,7 +17,7 @@ from typing import Any
 import httpx
 from jinja2 import TemplateError
 
-from toolhost.backends.convert import bytes_result
+from toolhost.backends.convert import bytes_result, read_json
 from toolhost.compile.jsoncut import json_why
 from toolhost.config.url_secrets import shown_url
 from toolhost.excerpt import decode_cut
@@ -87,6 +86,20 @@ def _text(data: bytes, response: httpx.Response, *, cut: bool = False) -> str:
     return data.decode(charset, errors="replace")
 
 
+def _json_source(data: bytes, response: httpx.Response) -> bytes | str:
+    """The JSON body to parse: its bytes (JSON finds UTF-8, -16 or -32 itself), or its text
+    when the response declares another charset (``charset=iso-8859-1``: read as UTF-8 it
+    was "not valid JSON"). Raises ``ValueError`` when the body is not in that charset."""
+    declared = response.charset_encoding
+    try:
+        charset = codecs.lookup(declared).name if declared else ""
+    except LookupError:  # a charset nobody knows: let JSON find the encoding
+        return data
+    if not charset or charset.startswith(("utf-8", "utf-16", "utf-32")):
+        return data
+    return data.decode(charset)
+
+
 def _kept(text: str, truncated: bool) -> str:
     # the read stopped at the cap, maybe inside a secret: its start is hidden (whole secrets
     # are the tool's to redact, as its redact_results says)
@@ -119,7 +132,7 @@ def map_response(response: httpx.Response, data: bytes, truncated: bool, *, meth
         return bytes_result(data, content_type)
     if _is_json(content_type) and not truncated:
         try:
-            document = json.loads(data) if data else None
+            document = read_json(_json_source(data, response)) if data else None
         except (ValueError, RecursionError) as exc:  # RecursionError: nested too deep
             return ToolResult.error(f"The response is not valid JSON ({json_why(exc)}).")
         try:

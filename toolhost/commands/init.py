@@ -94,7 +94,10 @@ turns:
 CI = """\
 #!/bin/sh
 # The checks to run in CI (and before you push): every step exits non-zero on a problem.
-# In GitHub Actions:  - run: pip install toolhost && sh toolhost-ci.sh
+# toolhost is not on PyPI (the package index has an unrelated project of that name, which
+# a bare `pip install` would fetch and run): install it from its git repository, with the
+# sdk extra, which brings the Claude CLI the scenario step runs. In GitHub Actions:
+#   - run: pip install 'toolhost[sdk] @ git+https://<your toolhost repository>' && sh toolhost-ci.sh
 set -eu
 cd "$(dirname "$0")"
 toolhost validate toolhost.yaml

@@ -108,7 +108,10 @@ def write_for(config: str, *, layers: bool = True, dry_run: bool = False) -> lis
                          problems=found_problems if dry_run else None)
     if found_problems and not guard.held:  # (with a plugin held, its tools cannot check)
         raise ConfigError(found_problems)
-    new = guard.to_lock({**plugin_versions(loaded), **guard.held})
+    personal = guard.personal_only(loaded.plugins)  # a user's or local file's: their lock's
+    new = guard.to_lock({name: version for name, version in
+                         {**plugin_versions(loaded), **guard.held}.items()
+                         if name not in personal})
     if any(server.upstream is not None for server in loaded.servers.values()):
         import anyio
 

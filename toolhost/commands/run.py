@@ -15,6 +15,9 @@ if TYPE_CHECKING:
     from toolhost.runner.terminal import Terminal
     from toolhost.scripted.scenario import Scenario
 
+# -p: seconds the CLI gets to end a turn Ctrl-C interrupted before the session is stopped
+INTERRUPT_GRACE = 5.0
+
 HELP = "run a Claude CLI session with the config's tools (one prompt with -p, else interactive)"
 
 DESCRIPTION = """\
@@ -102,8 +105,10 @@ async def _typed_prompts(terminal: Terminal) -> AsyncIterator[str]:
             yield line
 
 
-async def _terminal_prompts() -> AsyncIterator[str]:
-    """Turns piped on stdin, one per line, until EOF.
+async def _terminal_prompts(stdin: int = 0) -> AsyncIterator[str]:
+    """Turns piped on stdin (read from ``stdin``, a private duplicate of fd 0 while fd 0 is
+    ``/dev/null`` for in-process tools: see ``toolhost.runner.terminal.hide_stdin``), one per
+    line, until EOF.
 
     The blocking read runs in a daemon thread of its own, not in anyio's worker pool: a pool
     thread stuck reading after a second Ctrl-C would keep the process alive until someone
@@ -121,7 +126,7 @@ async def _terminal_prompts() -> AsyncIterator[str]:
     token = anyio.lowlevel.current_token()
 
     def reader() -> None:
-        for line in _stdin_lines():
+        for line in _stdin_lines(stdin):
             try:
                 anyio.from_thread.run(send.send, line, token=token)
             except (RuntimeError, anyio.BrokenResourceError, anyio.ClosedResourceError):
@@ -138,21 +143,14 @@ async def _terminal_prompts() -> AsyncIterator[str]:
                 yield line
 
 
-def _stdin_lines() -> Iterator[str | None]:
-    """Lines of stdin, then None at EOF."""
+def _stdin_lines(fd: int) -> Iterator[str | None]:
+    """Lines read from ``fd``, then None at EOF."""
     import os
 
-    if sys.stdin.isatty():
-        while True:
-            try:
-                yield input("\n> ")
-            except (EOFError, OSError):
-                yield None
-                return
     pending = b""
     while True:
         try:
-            chunk = os.read(0, 65536)
+            chunk = os.read(fd, 65536)
         except OSError:
             chunk = b""
         if not chunk:
@@ -240,7 +238,12 @@ def _run(args: argparse.Namespace, started: Callable[[], None]) -> int:
     from toolhost.host import load_host
     from toolhost.runner import RunOptions, make_renderer, run_host
     from toolhost.runner.render import JsonRenderer
-    from toolhost.runner.terminal import Terminal, release_terminal_before_exit
+    from toolhost.runner.terminal import (
+        Terminal,
+        hide_stdin,
+        release_terminal_before_exit,
+        restore_stdin,
+    )
     from toolhost.scripted import load_scenario
     from toolhost.stdout_guard import claim_stdout_text
     from toolhost.visible import visible
@@ -272,24 +275,30 @@ def _run(args: argparse.Namespace, started: Callable[[], None]) -> int:
 
     async def session() -> int:
         started()  # the event loop's modules are loaded too: the start is over
-        terminal = Terminal.open()
+        terminal = Terminal.open()  # a terminal on stdin: fd 0 is /dev/null until closed
+        piped: int | None = None  # turns piped on stdin: read from a private duplicate
         prompts: list[str] | AsyncIterator[str]
         if args.prompt is not None:
             prompts = [args.prompt]
         elif terminal is not None and terminal.reads_stdin:
             prompts = _typed_prompts(terminal)
         else:
-            prompts = _terminal_prompts()
+            piped = hide_stdin()
+            prompts = _terminal_prompts(piped)
         try:
             report = await run_host(host, prompts, cli=args.cli, options=options,
                                     scenario=scenario, renderer=renderer, yes=args.yes,
                                     handle_sigint=True, watch=reload if args.watch else None,
                                     watch_interval=args.watch_interval, terminal=terminal,
-                                    watch_since=loading)
+                                    watch_since=loading,
+                                    interrupt_grace=INTERRUPT_GRACE if args.prompt is not None
+                                    else None)
         finally:
             await host.aclose()
             if terminal is not None:
                 terminal.close()
+            if piped is not None:  # its reader thread may still hold it: left open
+                restore_stdin(piped, close=False)
         if report.signal == signal.SIGHUP:
             _drop_terminal_output()
         for problem in report.problems:

@@ -230,7 +230,10 @@ def main(args: argparse.Namespace) -> int:
         return 1
     if text != original and not args.dry_run:
         _write_atomically(path, text)
-        failed += _relock(path)
+        if _relock(path):  # the config would name revisions it cannot load, beside a lock
+            _write_atomically(path, original)  # of the old ones: every load would fail
+            print(f"{where}: left as it was (no rev changed)", file=sys.stderr)
+            return 1
     elif text != original:
         print("(dry run: nothing written)")
     return 1 if failed else 0
@@ -303,8 +306,8 @@ def _relock(path: Path) -> int:
     except ConfigError as exc:
         for problem in exc.problems:
             print(str(problem), file=sys.stderr)
-        print(f"{lock}: not updated: the config does not load at the new revisions",
-              file=sys.stderr)
+        print(f"{lock}: not updated: the config does not load at the new revisions "
+              "(fix what it says, or pin another revision with --rev)", file=sys.stderr)
         return 1
     return 0
 

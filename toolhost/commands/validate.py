@@ -28,9 +28,10 @@ Problems go to stderr, one per line, in the form
   FILE:LINE:COL: key.path: message (hint)
 Exit status: 0 when every file is valid, 1 otherwise.
 
-Notes (also on stderr, starting with "note:") do not fail the check: they point at command
-argv positions where a value starts an argument with no "--" before it, so the program may
-read it as an option (a value starting with '-' is refused there at call time).
+Notes (also on stderr, starting with "note:") do not fail the check, even with --strict:
+they point at command argv positions where a value starts an argument with no "--" before it,
+so the program may read it as an option (a value starting with '-' is refused there at call
+time), and at command and http tools with no description (the model sees their name alone).
 
 By default the user layer (~/.config/toolhost/config.yaml) and toolhost.local.yaml next to
 each file are merged in, as they would be at run time; --no-layers checks the files alone.
@@ -94,6 +95,9 @@ def _check(file: str, args: argparse.Namespace) -> tuple[HostConfig | None, list
         from toolhost.compile.formats import format_warnings
 
         warnings += format_warnings(compiled)
+    from toolhost.backends.notes import secret_argv_warnings
+
+    warnings += secret_argv_warnings(config)
     note = unanswered_note(config, "validate")
     if note is not None:
         warnings.append(note)
@@ -152,10 +156,10 @@ def _validate(args: argparse.Namespace) -> int:
             tools = sum(len(s.tools) for s in config.servers.values())
             extra = f", {len(warnings)} warning(s)" if warnings else ""
             print(f"{file}: ok ({len(config.servers)} servers, {tools} tools{extra})")
-            from toolhost.backends.command_checks import option_notes
+            from toolhost.backends.notes import validate_notes
             from toolhost.commands._configs import redacted
 
             # after the verdict: facts about running it, not problems
-            for note in capped([*notes, *redacted(config, option_notes(config))], file):
+            for note in capped([*notes, *redacted(config, validate_notes(config))], file):
                 print(str(note), file=sys.stderr)
     return 1 if failed else 0

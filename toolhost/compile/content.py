@@ -6,13 +6,15 @@ validation, timeout and error handling as a tool), so every backend kind works f
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from toolhost.backends.base import BackendKind, BindContext, CallContext
 from toolhost.compile.content_claims import OWN_SCHEME, arrange, is_upstream
+from toolhost.compile.content_kinds import Prompt, PromptError, Resource
 from toolhost.compile.resource_uri import normalize
+from toolhost.compile.shaping import CUT_NOTE
 from toolhost.compile.tool import CompiledTool
 from toolhost.config.model import BackendSpec, ServerConfig, ToolConfig
 from toolhost.errors import CompileError, ConfigError, Problem
@@ -22,67 +24,12 @@ if TYPE_CHECKING:  # a server with resources or prompts loads them (compile_cont
     from toolhost.compile.prompts import CompiledPrompt
     from toolhost.config.content_model import PromptConfig, ResourceConfig
 
-__all__ = ["MAX_COMPLETIONS", "PENDING", "Prompt", "PromptError", "Resource", "ResourceError",
-           "ServerContent", "compile_content", "kept_promise", "merge_content"]
+__all__ = ["MAX_COMPLETIONS", "PENDING", "ServerContent", "compile_content", "kept_promise",
+           "merge_content"]
 
 MAX_COMPLETIONS = 100  # the spec's cap on completion values per answer
 
 CompileTool = Callable[[ToolConfig], CompiledTool]
-
-
-# Here, not beside the compiled forms (prompts.py, resources.py, which re-export them): a
-# server catches them, and a tools-only config never loads those.
-class PromptError(Exception):
-    """prompts/get cannot be answered; ``invalid`` selects -32602 (the caller's mistake)."""
-
-    def __init__(self, message: str, *, invalid: bool = False) -> None:
-        super().__init__(message)
-        self.invalid = invalid
-
-
-class ResourceError(Exception):
-    """A read that cannot be answered; ``not_found`` selects MCP's -32002."""
-
-    def __init__(self, message: str, *, not_found: bool = False) -> None:
-        super().__init__(message)
-        self.not_found = not_found
-
-
-class Resource(Protocol):
-    """A resource (or template) a server offers: declared, or an upstream's."""
-
-    @property
-    def is_template(self) -> bool: ...
-
-    def descriptor(self) -> dict[str, Any]:
-        """The resources/templates/list entry (a static resource: what identifies it)."""
-
-    def listed(self) -> Iterator[dict[str, Any]]:
-        """The resources/list entries."""
-
-    def matches(self, uri: str) -> Mapping[str, str] | None:
-        """The values the (normalised) URI gives (``{}`` for none), or None when it is not
-        this one's."""
-
-    def canonical(self, uri: str, values: Mapping[str, str]) -> str:
-        """The one spelling of ``uri`` (which matched with ``values``) rules and reads see."""
-
-    async def read(self, uri: str, values: Mapping[str, str],
-                   ctx: CallContext) -> list[dict[str, Any]]:
-        """The resources/read ``contents``."""
-
-
-class Prompt(Protocol):
-    """A prompt a server offers: declared, or an upstream's."""
-
-    def descriptor(self) -> dict[str, Any]:
-        """The prompts/list entry."""
-
-    async def get(self, arguments: Any, ctx: CallContext) -> dict[str, Any]:
-        """The prompts/get result."""
-
-    def renamed(self, name: str) -> Prompt:
-        """The same prompt under another name (several servers served as one)."""
 
 
 # what an imported server still pending at start offers: it may offer them once it is up
@@ -181,12 +128,25 @@ class ServerContent:
         else:
             result = await source.call({"value": value}, ctx)
             if result.is_error:
-                raise PromptError(cut(result.text_content, 300))
+                raise PromptError(_failure(source, argument, result.text_content))
             raw = result.structured.get("result") if result.structured else None
             values = [str(v) for v in raw] if isinstance(raw, list) else \
                 [line for line in result.text_content.splitlines() if line]
         low = value.lower()
         return [v for v in values if v.lower().startswith(low)]
+
+
+def _failure(source: CompiledTool, argument: str, text: str) -> str:
+    """What a completion function's error result says, named as the client knows it (the
+    argument), not by its hidden tool."""
+    if CUT_NOTE in text:  # its values as JSON were over the output cut: their head is no error
+        return (f"the completion values of '{cut(argument, 100)}' are more than "
+                f"{source.max_output_chars:,} characters (a completion function's answer "
+                "is cut like a tool's: max_output_chars)")
+    failed = f"Tool '{source.name}' failed"
+    if text.startswith(failed):
+        text = f"completing '{cut(argument, 100)}' failed" + text[len(failed):]
+    return cut(text, 300)
 
 
 def kept_promise(before: ServerContent | None, after: ServerContent) -> ServerContent:
@@ -204,7 +164,7 @@ def merge_content(contents: Mapping[str, ServerContent]) -> ServerContent:
     named ``<server>__<prompt>`` like the tools. Each resource and prompt keeps the server
     it is of (``owner``, ``prompt_owner``), even when only one server has any: rules name
     that server, not the name the servers are served under."""
-    resources, owners, _ = arrange(contents)
+    resources, owners, _ = arrange({name: c.resources for name, c in contents.items()})
     if len(contents) <= 1:
         if not contents:
             return ServerContent()
@@ -268,6 +228,9 @@ def compile_content(server: ServerConfig, kinds: Mapping[str, BackendKind], ctx:
         prompts[prompt.name] = compiled
         declared = _sources({a.name: a.complete for a in prompt.arguments if a.complete},
                             prompt, server, hidden)
+        if compiled.tool is not None:  # a function's Literal, Enum or bool completes itself
+            for name, values in _typed_values(compiled.tool.input_schema).items():
+                declared.setdefault(name, values)
         if declared:
             completions["ref/prompt", prompt.name] = declared
     if problems:
@@ -289,6 +252,23 @@ def _sources(declared: Mapping[str, Any], owner: ResourceConfig | PromptConfig,
             origin=owner.origin))
         if tool is not None:
             out[name] = tool
+    return out
+
+
+def _typed_values(schema: Mapping[str, Any]) -> dict[str, tuple[str, ...]]:
+    """The values a python prompt's parameters can only take, as the strings a client sends:
+    an enum's (``Literal``, ``Enum``) and a bool's."""
+    out: dict[str, tuple[str, ...]] = {}
+    props = schema.get("properties")
+    for name, spec in (props.items() if isinstance(props, Mapping) else ()):
+        if not isinstance(spec, Mapping):
+            continue
+        enum = spec.get("enum")
+        if isinstance(enum, list) and enum and all(
+                isinstance(v, str | int | float) and not isinstance(v, bool) for v in enum):
+            out[name] = tuple(str(v) for v in enum)
+        elif spec.get("type") == "boolean":
+            out[name] = ("false", "true")
     return out
 
 

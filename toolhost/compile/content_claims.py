@@ -20,7 +20,7 @@ from toolhost.compile.resource_uri import normalize
 from toolhost.excerpt import cut
 
 if TYPE_CHECKING:
-    from toolhost.compile.content import Resource, ServerContent
+    from toolhost.compile.content_kinds import Resource
 
 __all__ = ["OWN_SCHEME", "arrange", "is_upstream"]
 
@@ -34,17 +34,17 @@ def is_upstream(resource: Any) -> bool:
     return getattr(resource, "connection", None) is not None
 
 
-def arrange(contents: Mapping[str, ServerContent]
+def arrange(contents: Mapping[str, Sequence[Resource]]
             ) -> tuple[tuple[Resource, ...], tuple[str, ...], bool]:
-    """The resources of ``contents`` (server -> content) side by side, declared ones first,
+    """The resources of ``contents`` (server -> its resources) side by side, declared ones first,
     the servers that own them (same order), and whether an upstream's claim was left out."""
-    declared = [(server, r) for server, content in contents.items()
-                for r in content.resources if not is_upstream(r)]
+    declared = [(server, r) for server, resources in contents.items()
+                for r in resources if not is_upstream(r)]
     kept: list[tuple[str, Resource]] = list(declared)
     taken: dict[str, str] = {}  # URI -> the server whose upstream lists it first
     dropped = False
-    for server, content in contents.items():
-        for resource in content.resources:
+    for server, resources in contents.items():
+        for resource in resources:
             if not is_upstream(resource):
                 continue
             if resource.is_template:

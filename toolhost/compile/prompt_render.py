@@ -17,7 +17,7 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from toolhost.compile.content import PromptError
+from toolhost.compile.content_kinds import PromptError
 from toolhost.excerpt import cut
 
 if TYPE_CHECKING:

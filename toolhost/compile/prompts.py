@@ -7,8 +7,10 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from toolhost.backends.base import CallContext
-from toolhost.compile.content import PromptError
+from toolhost.compile.content_kinds import PromptError
 from toolhost.compile.prompt_render import render_bounded
+from toolhost.compile.shaping import CUT_NOTE
+from toolhost.compile.string_args import NotOfType, typed_strings
 from toolhost.compile.tool import CompiledTool
 from toolhost.config.content_model import PromptConfig
 from toolhost.excerpt import cut
@@ -16,10 +18,9 @@ from toolhost.excerpt import cut
 if TYPE_CHECKING:
     from toolhost.backends.templating import AnyTemplate
 
-__all__ = ["MAX_ARGUMENT_CHARS", "CompiledPrompt", "PromptError"]
+__all__ = ["MAX_ARGUMENT_CHARS", "CompiledPrompt"]
 
 MAX_ARGUMENT_CHARS = 1_000_000
-_CUT_NOTE = "\n\n[toolhost: output cut: "  # toolhost.compile.shaping's note, as it starts
 
 
 @dataclass(frozen=True)
@@ -53,8 +54,13 @@ class CompiledPrompt:
         """The prompts/get result for ``arguments`` (a map of strings)."""
         values = self._check(arguments)
         if self.tool is not None:
-            result = await self.tool.call(values, ctx)
-            if result.is_error and _CUT_NOTE in result.text_content:
+            result = await self.tool.call(self._typed(values), ctx)
+            invalid = f"Invalid arguments for tool '{self.tool.name}': "
+            if result.is_error and result.text_content.startswith(invalid):
+                # the function's own parameter types or constraints: the caller's mistake
+                raise PromptError(f"prompt '{self.config.name}': " + cut(
+                    result.text_content[len(invalid):], 400), invalid=True)
+            if result.is_error and CUT_NOTE in result.text_content:
                 # its messages as JSON were over the output cut: their head is no error
                 raise PromptError(f"prompt '{self.config.name}' returned more than "
                                   f"{self.tool.max_output_chars:,} characters of messages "
@@ -72,6 +78,17 @@ class CompiledPrompt:
         if self.config.description:
             out["description"] = self.config.description
         return out
+
+    def _typed(self, values: dict[str, str]) -> dict[str, Any]:
+        """A python prompt's arguments (strings on the wire, as MCP has them) as the types its
+        function declares (``toolhost.compile.string_args``); a string that is not one is
+        the caller's mistake (-32602)."""
+        assert self.tool is not None
+        try:
+            return typed_strings(self.tool.input_schema, values)
+        except NotOfType as exc:
+            raise PromptError(f"prompt '{self.config.name}': argument {exc}",
+                              invalid=True) from None
 
     def _check(self, arguments: Any) -> dict[str, str]:
         if arguments is None:

@@ -20,22 +20,35 @@ from typing import Any
 
 from toolhost import regex
 from toolhost.backends.base import CallContext
-from toolhost.compile.content import ResourceError
+from toolhost.compile.content_kinds import ResourceError
 from toolhost.compile.resource_uri import normalize, quote_value
+from toolhost.compile.string_args import NotOfType, typed_strings
 from toolhost.compile.tool import CompiledTool
 from toolhost.config.content_model import ResourceConfig
 from toolhost.excerpt import cut
 from toolhost.fileopen import open_regular
 
-__all__ = ["MAX_LISTED", "CompiledResource", "ResourceError"]
+__all__ = ["MAX_LISTED", "CompiledResource"]
 
 MAX_LISTED = 1000  # files listed per directory resource (a read still reaches the others)
 _TEXT_MIMES = ("application/json", "application/xml", "application/yaml", "application/toml",
                "application/javascript", "application/x-sh", "image/svg+xml")
+_BINARY_FAMILIES = ("image/", "audio/", "video/", "font/", "model/")
+_BINARY_MIMES = frozenset({"application/octet-stream", "application/pdf", "application/zip",
+                           "application/gzip", "application/x-tar", "application/x-bzip2",
+                           "application/x-xz", "application/x-7z-compressed",
+                           "application/wasm", "application/x-sqlite3",
+                           "application/vnd.ms-fontobject"})
+# what a system's mime table may misname: TypeScript is not MPEG video (/etc/mime.types)
+_OVERRIDES = {".ts": "text/x-typescript", ".tsx": "text/x-typescript",
+              ".mts": "text/x-typescript", ".cts": "text/x-typescript"}
 _VAR = re.compile(r"\{(\+?)([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
 def guess_mime(name: str) -> str:
+    override = _OVERRIDES.get(os.path.splitext(name)[1].lower())
+    if override:
+        return override
     guessed = mimetypes.guess_type(name)[0]
     if guessed:
         return guessed
@@ -60,14 +73,29 @@ def file_contents(uri: str, path: str, mime: str | None, max_bytes: int) -> dict
                             "(raise the resource's max_bytes)")
     mime = mime or guess_mime(path)
     entry: dict[str, Any] = {"uri": uri, "mimeType": mime}
-    if mime.startswith("text/") or mime in _TEXT_MIMES:
-        try:
-            entry["text"] = data.decode("utf-8")
-            return entry
-        except UnicodeDecodeError:
-            pass
-    entry["blob"] = base64.b64encode(data).decode("ascii")
+    text = _as_text(mime, data)
+    if text is not None:
+        entry["text"] = text
+    else:
+        entry["blob"] = base64.b64encode(data).decode("ascii")
     return entry
+
+
+def _as_text(mime: str, data: bytes) -> str | None:
+    """``data`` as text when a file of ``mime`` is text: a ``text/*`` type (or JSON, XML,
+    YAML, a script...) that is UTF-8; never an image, audio, video, font or archive; and any
+    other ``application/*`` type when its bytes are UTF-8 without a NUL (a system's mime
+    table calls ``.sql``, ``.rb`` or ``.rs`` files application/..., and they are source)."""
+    kind = mime.split(";", 1)[0].strip().lower()
+    texty = (kind.startswith("text/") or kind in _TEXT_MIMES
+             or kind.endswith(("+json", "+xml", "+yaml")))
+    if not texty and (kind.startswith(_BINARY_FAMILIES) or kind in _BINARY_MIMES):
+        return None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    return text if texty or "\x00" not in text else None
 
 
 @dataclass(frozen=True)
@@ -114,6 +142,8 @@ class CompiledResource:
                 if not self._inside(full) or not os.path.isfile(full):
                     continue
                 rel = os.path.relpath(full, cfg.path).replace(os.sep, "/")
+                if "\\" in rel:  # a read refuses it (a Windows separator): never listed
+                    continue
                 uri = normalize(cfg.uri) + quote_value(rel, reserved=True)
                 yield self.descriptor(uri, f"{cfg.name}/{rel}")
                 count += 1
@@ -157,9 +187,22 @@ class CompiledResource:
             return [file_contents(uri, self._confined(uri, values["path"]), cfg.mime_type,
                                   cfg.max_bytes)]
         assert self.tool is not None
-        result = await self.tool.call(dict(values), ctx)
+        try:  # a URI's values are strings: as the types the params declare
+            arguments = typed_strings(self.tool.input_schema, values)
+        except NotOfType as exc:
+            raise ResourceError(f"Resource not found: {cut(uri, 200)} ({exc})",
+                                not_found=True) from None
+        result = await self.tool.call(arguments, ctx)
         if result.is_error:
-            raise ResourceError(cut(result.text_content, 500))
+            text = result.text_content
+            invalid = f"Invalid arguments for tool '{self.tool.name}': "
+            if text.startswith(invalid):  # a URI its params do not allow: no such resource
+                raise ResourceError(f"Resource not found: {cut(uri, 200)} ("
+                                    f"{cut(text[len(invalid):], 300)})", not_found=True)
+            failed = f"Tool '{self.tool.name}' failed"
+            if text.startswith(failed):  # named as the client knows it, not the hidden tool
+                text = f"reading {cut(uri, 200)} failed" + text[len(failed):]
+            raise ResourceError(cut(text, 500))
         return _contents(uri, result.content, cfg.mime_type, cfg.max_bytes)
 
     def file_of(self, uri: str, values: Mapping[str, str]) -> str | None:

@@ -28,7 +28,7 @@ from toolhost.results import ToolResult
 if TYPE_CHECKING:
     from jsonschema.protocols import Validator
 
-__all__ = ["check_structured", "compact_json", "cut_head", "cut_text", "shape_result"]
+__all__ = ["CUT_NOTE", "check_structured", "compact_json", "cut_head", "cut_text", "shape_result"]
 
 
 def compact_json(value: Any) -> str:
@@ -39,6 +39,7 @@ def compact_json(value: Any) -> str:
 
 _ASK_LESS = ("To see the rest, call the tool again asking for less: a narrower query, a "
              "filter, or a range.]")
+CUT_NOTE = "\n\n[toolhost: output cut: "  # how every note of a cut starts
 _NOTE = re.compile(r"\n\n\[toolhost: output cut: showing the first [\d,]+ of (more than )?"
                    r"([\d,]+) characters [^\n]*\]\Z")
 _NOTE_TAIL = 400  # a note is shorter than this

@@ -7,7 +7,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from toolhost.config.backend_block import BackendChecker
-from toolhost.config.build_servers import resolve_path
 from toolhost.config.checks import Checker
 from toolhost.config.content_model import (
     PromptArgument,
@@ -15,6 +14,7 @@ from toolhost.config.content_model import (
     PromptMessage,
     ResourceConfig,
 )
+from toolhost.config.filepaths import resolve_path
 from toolhost.config.params import build_params
 from toolhost.config.tree import Path
 from toolhost.excerpt import cut

@@ -2,23 +2,22 @@
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Any
 
 from toolhost.backends.http_headers import framing_reason
 from toolhost.config.backend_block import BackendChecker
 from toolhost.config.checks import Checker, describe
-from toolhost.config.filekinds import expect_kind
+from toolhost.config.filepaths import resolve_path
 from toolhost.config.limits import LIMITS
 from toolhost.config.model import ServerConfig, ServerDefaults, ToolConfig
 from toolhost.config.params import build_params
 from toolhost.config.tree import Path
 from toolhost.config.urlcheck import url_problem
-from toolhost.config.wirenames import name_problem, wire_name_problems
+from toolhost.config.wirenames import MAX_WIRE_NAME, name_problem, wire_name_problems
 
-__all__ = ["ANNOTATION_KEYS", "SERVER_KEYS", "TOOL_KEYS", "build_servers", "resolve_path"]
+__all__ = ["ANNOTATION_KEYS", "SERVER_KEYS", "TOOL_KEYS", "build_servers"]
 
 SERVER_KEYS = ("description", "version", "timeout", "env", "cwd", "base_url", "headers",
                "auth", "secrets", "tools", "external", "resources", "prompts", "mcp", "openapi",
@@ -33,32 +32,6 @@ AUTH_FIELDS = {"bearer": ("token",), "basic": ("username", "password"),
 EXTERNAL_FIELDS = {"stdio": ("command", "args", "env", "cwd"),
                    "http": ("url", "headers"), "sse": ("url", "headers")}
 NAME = re.compile(r"^[A-Za-z0-9_-]+\Z")  # \Z: "$" also matches before a final newline
-MAX_WIRE_NAME = 64
-
-
-def resolve_path(check: Checker, path: Path, value: str,
-                 expect: Literal["file", "directory"] | None = None) -> str:
-    """A path written in a file is relative to that file's directory; written in a shared
-    repository's file, it must stay inside that repository (a problem otherwise). With
-    ``expect``, a path that exists must be a regular file / a directory (a problem otherwise:
-    a FIFO or a device named where a file belongs would block whoever opens it)."""
-    value = os.path.expanduser(value)
-    if os.path.isabs(value):
-        resolved = os.path.normpath(value)
-        if expect:
-            expect_kind(check, path, resolved, expect)
-        return resolved
-    declaring = check.mark(path).file
-    resolved = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(declaring)),
-                                             value))
-    from toolhost.config.repotree import leaves_checkout
-
-    problem = leaves_checkout(declaring, resolved, value)
-    if problem:
-        check.problem(path, *problem)
-    elif expect:
-        expect_kind(check, path, resolved, expect)
-    return resolved
 
 
 def build_servers(check: Checker, value: Any, kinds: BackendChecker) -> dict[str, ServerConfig]:

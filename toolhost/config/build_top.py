@@ -10,9 +10,9 @@ import logging
 import re
 from typing import Any
 
-from toolhost.config.build_servers import resolve_path
 from toolhost.config.checks import Checker
 from toolhost.config.cli_args import own_decisions, weakening
+from toolhost.config.filepaths import resolve_path
 from toolhost.config.limits import LIMITS
 from toolhost.config.model import (
     PermissionsConfig,

@@ -272,8 +272,12 @@ def _clone(url: str, rev: str, dest: Path, where: Origin) -> Checkout:
                 raise _error(where, f"{plain} has no tag, branch or commit {rev!r}",
                              hint="check `rev`; `git ls-remote URL` lists tags") from None
             run_git(["update-ref", "FETCH_HEAD", f"{rev}^{{commit}}"], cwd=tmp, where=where)
-        run_git(["-c", "advice.detachedHead=false", "checkout", "-q", "FETCH_HEAD"], cwd=tmp,
-                where=where)
+        _check_out(tmp, where)
+        if os.path.lexists(tmp / _META):  # toolhost's record would overwrite the file, and
+            # the work tree would never be the commit (refused, fetched again on every load)
+            raise _error(where, f"{plain} at {rev} commits a file named {_META}, the name "
+                         "toolhost keeps for its own record of a cached checkout",
+                         hint=f"rename or remove {_META} in the repository")
         sha = run_git(["rev-parse", "HEAD"], cwd=tmp, where=where).strip()
         meta = {"url": plain, "rev": rev, "sha": sha, "ref": ref}
         tmp.joinpath(_META).write_text(json.dumps(meta))
@@ -282,6 +286,36 @@ def _clone(url: str, rev: str, dest: Path, where: Origin) -> Checkout:
         shutil.rmtree(tmp, ignore_errors=True)
     log.info("cloned %s at %s (%s) into %s", plain, rev, sha[:12], dest)
     return Checkout(url=plain, rev=rev, path=dest, sha=sha, ref=ref, remote=url)
+
+
+# while the commit is checked out: every file is written as its blob's bytes. A repository's
+# own .gitattributes (`* text eol=crlf`, `ident`, a `filter=lfs`, a working-tree-encoding)
+# would have git write other bytes, which are not the commit: the check of the work tree
+# (toolhost.config.worktree) would call every such checkout modified on disk, and refuse it.
+# $GIT_DIR/info/attributes outranks every .gitattributes; it is removed once checked out.
+_AS_STORED = "* -text -filter -ident -working-tree-encoding\n"
+
+
+def _check_out(tmp: Path, where: Origin) -> None:
+    """Check out FETCH_HEAD into ``tmp`` exactly as stored: no attribute of the repository,
+    no filter, eol or autocrlf setting of the user's or the system's git config, no hook."""
+    from toolhost.config.gitobjects import LOCAL_GIT_ARGS, local_git_env
+
+    info = tmp / ".git" / "info"
+    info.mkdir(exist_ok=True)
+    info.joinpath("attributes").write_text(_AS_STORED)
+    try:
+        proc = subprocess.run(
+            ["git", *LOCAL_GIT_ARGS, "-c", "advice.detachedHead=false", f"--work-tree={tmp}",
+             "checkout", "-q", "FETCH_HEAD"], cwd=tmp, env=local_git_env(tmp / ".git"),
+            stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=GIT_TIMEOUT,
+            check=False)
+    except subprocess.TimeoutExpired:
+        raise _error(where, f"git checkout took longer than {GIT_TIMEOUT:g}s") from None
+    finally:
+        info.joinpath("attributes").unlink()
+    if proc.returncode != 0:
+        raise _error(where, f"git checkout failed: {git_message(proc.stderr)}")
 
 
 def _say_cloning(plain: str, rev: str) -> None:

@@ -177,6 +177,7 @@ class _Reader:
         self.files: list[str] = []
         self.seen: set[str] = set()
         self.entries = 0  # extends entries followed in this load (MAX_EXTENDS_ENTRIES)
+        self.layer_guards: dict[str, LockGuard] = {}
         self.problems: list[Problem] = []
         self.version_problems: list[Problem] = []
 
@@ -186,6 +187,10 @@ class _Reader:
             return
         self.seen.add(real)
         self.files.append(file)
+        if layer in ("user", "local") and self.guard is not None:
+            mine = lock_path(chain[0] if chain else file)  # the lock of that person's layer
+            if os.path.realpath(mine) != os.path.realpath(self.guard.lock_file):
+                self.guard.personal[real] = mine
         doc = read_doc(file, layer, self.problems)
         if doc is None:
             return
@@ -244,8 +249,9 @@ class _Reader:
                 if isinstance(entry, str):
                     entry = expand(entry, self.environ)
                 target = resolve_extends(entry, base_dir=base_dir, origin=origin)
-                if self.guard is not None:
-                    target = self.guard.pulled(entry_form(entry), entry, origin, target)
+                guard = self._guard_of(layer, chain[0])
+                if guard is not None:
+                    target = guard.pulled(entry_form(entry), entry, origin, target)
             except ConfigError as exc:
                 self.problems.extend(exc.problems)
                 continue
@@ -271,6 +277,23 @@ class _Reader:
             self.read(name, fragment_layer, is_main=False, chain=chain)
 
 
+    def _guard_of(self, layer: str, root: str) -> LockGuard | None:
+        """The lock guard of what a file of ``layer`` pulls in: the project's for the project
+        file and its fragments. The user's file and the git-ignored ``toolhost.local.*`` are
+        one person's: the project's lock, which the team shares, neither records nor requires
+        their sources; the lock beside that layer's file does, when there is one
+        (``toolhost lock ~/.config/toolhost/config.yaml --no-layers`` writes it)."""
+        if layer in ("project", "extends") or self.guard is None:
+            return self.guard
+        where = lock_path(root)
+        if os.path.realpath(where) == os.path.realpath(self.guard.lock_file):
+            return self.guard  # `toolhost lock` of the layer's file itself
+        key = os.path.realpath(where)
+        if key not in self.layer_guards:
+            self.layer_guards[key] = LockGuard(read_lock(where), where)
+        return self.layer_guards[key]
+
+
 def _chain_too_long(chain: tuple[str, ...], name: str, limit: int, origin: Origin) -> Problem:
     """The located problem for one link too many: the chain shown by its ends."""
     links = [*chain, name]
@@ -291,8 +314,12 @@ def _build(merged: Doc, secrets: set[str], kinds: Mapping[str, BackendKind] | No
     check.known_keys(data, (), TOP_KEYS)
     plugins = build_plugins(check, data["plugins"]) if "plugins" in data else ()
     if plugins:  # the lock refuses an unlocked release before any of its code is imported
-        held = guard.check_plugins(installed_versions(plugins),
-                                   {p.name: p.origin for p in plugins})
+        held: set[str] = set()
+        for lock, wanted in guard.plugin_locks(plugins):
+            held |= lock.check_plugins(installed_versions(tuple(wanted)),
+                                       {p.name: p.origin for p in wanted})
+            if lock is not guard:  # a personal lock's findings are this load's too
+                guard.problems.extend(lock.problems)
         plugins = tuple(p for p in plugins if p.name not in held)
     activation = None
     if kinds is None:

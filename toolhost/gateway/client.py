@@ -31,15 +31,11 @@ import anyio.from_thread
 
 from toolhost.excerpt import cut
 from toolhost.gateway.changes import ChangeWatch
+from toolhost.gateway.liblogs import describe_invalid
+from toolhost.gateway.output_check import unchecked
 from toolhost.gateway.spec import UpstreamSpec
 from toolhost.gateway.stderr import StderrLog
-from toolhost.gateway.transport import (
-    Wire,
-    capped_http_hooks,
-    describe_invalid,
-    quiet_mcp_logs,
-    stdio_transport,
-)
+from toolhost.gateway.transport import Wire, capped_http_hooks, quiet_mcp_logs, stdio_transport
 
 __all__ = ["DEFAULT_REQUEST_TIMEOUT", "UpstreamConnection", "UpstreamError"]
 
@@ -231,6 +227,7 @@ class UpstreamConnection:
                     anyio.create_task_group() as tasks:
                 if errlog is not None:
                     errlog.spawned()
+                unchecked(client)  # toolhost checks structuredContent (output_check)
                 self.watch.attach(tasks)
                 tasks.start_soon(self.watch.listen, client)
                 tasks.start_soon(self.watch.updates.keep, client)
@@ -244,7 +241,7 @@ class UpstreamConnection:
         except BaseException as exc:  # reported to the caller waiting for the start
             if not ready.is_set():
                 failure.append(exc)
-            elif not self._stop.is_set():
+            elif not self._stop.is_set() and not self._closed:  # not closed by us
                 said = f" (its last words: {errlog.tail()})" if errlog and errlog.tail() else ""
                 log.warning("upstream server '%s' closed the connection: %s%s", self.server,
                             cut(_describe(exc), 300), said)

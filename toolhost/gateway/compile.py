@@ -20,6 +20,7 @@ from toolhost.errors import CompileError, Problem
 from toolhost.excerpt import cut
 from toolhost.gateway.bounds import bound_blocks
 from toolhost.gateway.client import UpstreamConnection, UpstreamError
+from toolhost.gateway.output_check import output_problem
 from toolhost.gateway.pins import UpstreamPins
 from toolhost.gateway.reshape import Imported, reshape_tools
 from toolhost.gateway.schemas import schema_problem
@@ -142,6 +143,19 @@ def _compiled(item: Imported, server: ServerConfig, spec: UpstreamSpec,
     upstream_name = item.upstream_name
     timeout = connection.request_deadline  # the config's timeout, or a default: never none
 
+    output = LazyValidator(item.output_schema) if item.output_schema is not None else None
+
+    def call(sent: dict[str, Any]) -> dict[str, Any]:
+        """In a worker thread: the call, and the check of its answer (output_check)."""
+        answer = connection.call_tool(upstream_name, sent, timeout)
+        why = output_problem(answer, output) if output is not None else ""
+        if not why:
+            return answer
+        said = (f"upstream server '{connection.server}' answered the call of "
+                f"{upstream_name!r} with a result that does not fit: {why}")
+        log.warning("%s", said)
+        return {"content": [{"type": "text", "text": said}], "isError": True}
+
     async def invoke(arguments: Mapping[str, Any], ctx: CallContext) -> ToolResult:
         given = sorted(k for k in fixed if k in arguments)
         if given:  # not the model's to choose, and not silently overridden either
@@ -149,8 +163,7 @@ def _compiled(item: Imported, server: ServerConfig, spec: UpstreamSpec,
                                     f"'{item.name}' are fixed by the config; leave them out")
         sent = {**arguments, **fixed}
         try:
-            answer = await anyio.to_thread.run_sync(
-                connection.call_tool, upstream_name, sent, timeout, abandon_on_cancel=True)
+            answer = await anyio.to_thread.run_sync(call, sent, abandon_on_cancel=True)
         except UpstreamError as exc:
             return ToolResult.error(str(exc))
         # _meta dropped, resource links cut; embedded resources count towards the output cut

@@ -15,7 +15,8 @@ logger named like one of them. Such a record:
   string, whatever the upstream put in its arguments), and library lines together at most
   ``BUDGET`` times a minute; what is held back is counted in the next line that passes.
 
-toolhost's own records (``toolhost.*``) are left as they are.
+toolhost's own records (``toolhost.*``) are left as they are. ``describe_invalid`` is the one
+line said of what was wrong with something an upstream sent.
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ import time
 
 from toolhost.excerpt import cut
 
-__all__ = ["BUDGET", "EVERY", "SHOWN", "quiet_library_logs", "tracebacks_wanted"]
+__all__ = ["BUDGET", "EVERY", "SHOWN", "describe_invalid", "quiet_library_logs",
+           "tracebacks_wanted"]
 
 SHOWN = 3  # one message said this often per minute, then counted
 BUDGET = 20  # library lines per minute, all messages together
@@ -129,8 +131,6 @@ class LibraryLines(logging.Filter):
     def _one_line(self, record: logging.LogRecord) -> None:
         text = record.getMessage()
         if record.exc_info and not tracebacks_wanted():
-            from toolhost.gateway.transport import describe_invalid
-
             exc = record.exc_info[1]
             if exc is not None:
                 text = f"{text}: {describe_invalid(exc)}"
@@ -162,3 +162,23 @@ def quiet_library_logs() -> None:
     for handler in handlers:
         if _filter not in handler.filters:
             handler.addFilter(_filter)
+
+
+def describe_invalid(exc: BaseException, skip: int = 0) -> str:
+    """What was wrong with something an upstream sent, in one short line (a pydantic
+    ValidationError's first error and how many more). ``skip``: leading parts of an error's
+    location not worth saying (the union member a JSON-RPC message was tried as)."""
+    errors = getattr(exc, "errors", None)
+    if callable(errors) and getattr(exc, "error_count", None) is not None:
+        try:
+            found = errors()
+        except Exception:  # pragma: no cover - a pydantic that cannot list its errors
+            found = []
+        if found and found[0].get("type") == "json_invalid":
+            return "not JSON"
+        if found:
+            first = found[0]
+            where = ".".join(str(p) for p in first.get("loc", ())[skip:]) or "the message"
+            more = f" and {len(found) - 1} more" if len(found) > 1 else ""
+            return cut(f"{where}: {first.get('msg', '?')}{more}", 200)
+    return cut(f"{type(exc).__name__}: {exc}".splitlines()[0], 200)

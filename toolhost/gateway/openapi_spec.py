@@ -26,8 +26,8 @@ from typing import Any
 from urllib.parse import urljoin
 
 from toolhost.backends.http_headers import server_header_names
-from toolhost.config.build_servers import resolve_path
 from toolhost.config.checks import Checker
+from toolhost.config.filepaths import resolve_path
 from toolhost.config.gitrepos import cache_root
 from toolhost.config.limits import LIMITS
 from toolhost.config.model import BackendSpec, ServerDefaults, ToolConfig

@@ -23,10 +23,9 @@ import anyio
 
 from toolhost import regex
 from toolhost.backends.base import CallContext
-from toolhost.compile.content import Prompt, Resource, ServerContent
-from toolhost.compile.prompts import PromptError
+from toolhost.compile.content import ServerContent
+from toolhost.compile.content_kinds import Prompt, PromptError, Resource, ResourceError
 from toolhost.compile.resource_uri import normalize
-from toolhost.compile.resources import ResourceError
 from toolhost.excerpt import cut
 from toolhost.gateway.bounds import MAX_TITLE, bound_entry
 from toolhost.gateway.client import MAX_PAGES, UpstreamConnection, UpstreamError

@@ -7,8 +7,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolhost.config.build_servers import resolve_path
 from toolhost.config.checks import Checker
+from toolhost.config.filepaths import resolve_path
 from toolhost.config.model import UNKNOWN, Origin
 from toolhost.config.params import build_params
 from toolhost.config.tree import Path

@@ -32,15 +32,19 @@ import anyio
 import anyio.lowlevel
 
 from toolhost.excerpt import cut
-from toolhost.gateway.liblogs import quiet_library_logs, tracebacks_wanted
+from toolhost.gateway.liblogs import describe_invalid, quiet_library_logs, tracebacks_wanted
 
-__all__ = ["Noise", "Wire", "capped_http_hooks", "describe_invalid", "quiet_mcp_logs", "size_text",
+__all__ = ["Noise", "Wire", "capped_http_hooks", "quiet_mcp_logs", "size_text",
            "stdio_transport"]
 
 log = logging.getLogger("toolhost.gateway")
 SHOWN = 3  # lines of noise logged one by one, per connection; then a count every...
 EVERY = 60.0  # ... seconds at most
 _CHUNK = 1 << 16
+_PARSED_MAX = 1 << 16  # a longer unreadable answer's id is found by the scan alone
+MAX_VALUES = 250_000  # JSON values in the answer to a call (commas and openers)
+CAPPED = ("tools/call", "resources/read", "prompts/get")  # answers that MAX_VALUES bounds
+MAX_NOTED = 10_000  # ids of such requests under way, remembered per connection
 
 
 def size_text(size: int) -> str:
@@ -59,6 +63,22 @@ class Wire:
         self.limit = limit
         self.failure = ""
         self.noise = Noise(server)
+        # ids of the calls, reads and prompts under way (oldest first, at most MAX_NOTED)
+        self.calls: dict[int | str, None] = {}
+
+    def sent(self, message: Any) -> None:
+        """Note a request toolhost sends whose answer is the model's (``CAPPED``)."""
+        ident = getattr(message, "id", None)
+        if getattr(message, "method", None) in CAPPED and isinstance(ident, (int, str)):
+            if len(self.calls) >= MAX_NOTED:  # never answered (timed out): the oldest go
+                del self.calls[next(iter(self.calls))]
+            self.calls[ident] = None
+
+    def answered(self, message: Any) -> None:
+        """Forget a noted request once its answer (not a request of the upstream) came."""
+        ident = getattr(message, "id", None)
+        if not hasattr(message, "method") and isinstance(ident, (int, str)):
+            self.calls.pop(ident, None)
 
     def too_big(self, what: str = "a message") -> str:
         return (f"upstream server '{self.server}' sent {what} larger than "
@@ -107,47 +127,66 @@ def _parse(line: bytes, wire: Wire) -> Any:
     from mcp.shared.message import SessionMessage
     from pydantic import ValidationError
 
-    try:
-        return SessionMessage(mcp_types.jsonrpc_message_adapter.validate_json(line,
-                                                                               by_name=False))
-    except (ValidationError, ValueError, RecursionError) as exc:
-        error: BaseException = exc
-    what = _what(error)
-    ident = _answer_id(line)
+    error: BaseException | None = None
+    ident: int | str | None = None
+    if wire.calls and _too_many_values(line) and (ident := _answer_id(line)) in wire.calls:
+        # building it would hold the GIL (the host) for seconds; a call's answer is cut at
+        # 40,000 characters anyway (listings are bounded tool by tool: not refused here)
+        what = f"more than {MAX_VALUES:,} JSON values (refused unread)"
+    else:
+        try:
+            parsed = mcp_types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+        except (ValidationError, ValueError, RecursionError) as exc:
+            error = exc
+        else:
+            wire.answered(parsed)
+            return SessionMessage(parsed)
+        what = describe_invalid(error, skip=1)
+        ident = _answer_id(line)
     if ident is None:
         wire.noise.problem(f"wrote a line that is not JSON-RPC ({what}): "
                            f"{cut(repr(line[:200].decode('utf-8', 'replace')), 120)}", error)
         return None
-    message = f"upstream server '{wire.server}' sent an answer that is not valid JSON-RPC: {what}"
+    wire.calls.pop(ident, None)
+    message = (f"upstream server '{wire.server}' sent an answer that is not valid JSON-RPC: "
+               f"{what}" if error is not None else
+               f"upstream server '{wire.server}' sent an answer of {what}")
     log.warning("%s", message)
     return SessionMessage(mcp_types.JSONRPCError(
         jsonrpc="2.0", id=ident,
         error=mcp_types.ErrorData(code=mcp_types.PARSE_ERROR, message=message)))
 
 
-def describe_invalid(exc: BaseException) -> str:
-    """What was wrong with something an upstream sent, in one short line (a pydantic
-    ValidationError's first error and how many more)."""
-    return _what(exc, skip=0)
-
-
-def _what(exc: BaseException, skip: int = 1) -> str:
-    """``skip``: leading parts of an error's location not worth saying (the union member a
-    JSON-RPC message was tried as)."""
-    errors = getattr(exc, "errors", None)
-    if callable(errors) and getattr(exc, "error_count", None) is not None:
-        try:
-            found = errors()
-        except Exception:  # pragma: no cover - a pydantic that cannot list its errors
-            found = []
-        if found and found[0].get("type") == "json_invalid":
-            return "not JSON"
-        if found:
-            first = found[0]
-            where = ".".join(str(p) for p in first.get("loc", ())[skip:]) or "the message"
-            more = f" and {len(found) - 1} more" if len(found) > 1 else ""
-            return cut(f"{where}: {first.get('msg', '?')}{more}", 200)
-    return cut(f"{type(exc).__name__}: {exc}".splitlines()[0], 200)
+def _too_many_values(line: bytes) -> bool:
+    """Whether ``line`` holds more than ``MAX_VALUES`` JSON values (commas and openers outside
+    strings): parsing millions of them (a 15 MB line of ``[],``) holds the GIL, so every
+    thread of the host, for seconds (measured up to 24 s). Counted in bounded steps, and
+    only for a long line whose bytes could hold that many."""
+    if len(line) <= MAX_VALUES or \
+            line.count(b",") + line.count(b"[") + line.count(b"{") <= MAX_VALUES:
+        return False
+    count, pos, end = 0, 0, len(line)
+    while pos < end:
+        quote = line.find(b'"', pos, min(end, pos + _WINDOW))
+        stop = quote if quote >= 0 else min(end, pos + _WINDOW)
+        part = line[pos:stop]
+        count += part.count(b",") + part.count(b"[") + part.count(b"{")
+        if count > MAX_VALUES:
+            return True
+        pos = stop
+        if quote < 0:
+            continue
+        pos += 1
+        while pos < end:  # the string's inside, piece by piece (as _top_level reads it)
+            piece = _INSIDE.match(line, pos)
+            assert piece is not None
+            pos = piece.end()
+            if pos >= end or line[pos] == _QUOTE:
+                break
+            if line[pos] == _BACKSLASH and pos + 1 >= end:
+                pos = end
+        pos += 1
+    return False
 
 
 def _answer_id(line: bytes) -> int | str | None:
@@ -156,9 +195,13 @@ def _answer_id(line: bytes) -> int | str | None:
     it goes, a bad escape, cut short): its waiter is answered at once all the same."""
     if not line.lstrip().startswith(b"{"):
         return None
-    try:
-        data = json.loads(line)
-    except (ValueError, RecursionError):
+    data: Any = None
+    if len(line) <= _PARSED_MAX:  # json.loads holds the GIL while it reads: small lines only
+        try:
+            data = json.loads(line)
+        except (ValueError, RecursionError):
+            data = None
+    if data is None:
         data = _top_level(line)
     if not isinstance(data, dict) or "method" in data or not ("result" in data or "error" in data):
         return None
@@ -195,6 +238,7 @@ async def stdio_transport(argv: list[str], env: dict[str, str], cwd: str | None,
         try:
             async with write_r:
                 async for message in write_r:
+                    wire.sent(message.message)
                     data = message.message.model_dump_json(by_alias=True, exclude_unset=True)
                     await process.stdin.send(data.encode() + b"\n")
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
@@ -289,33 +333,65 @@ async def _exited(process: Any, within: float) -> bool:
     return True
 
 
-# a JSON string (escapes included), or a run of openers or of closers with the numbers,
-# commas and colons between them: what decides the nesting depth
-_TOKEN = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|(?:[\[{][^"\[\]{}]*)+|(?:[\]}][^"\[\]{}]*)+')
-_SCALAR = re.compile(rb'\s*:\s*(-?[0-9]+(?![0-9.eE])|"[^"\\]*(?:\\.[^"\\]*)*")')
+# The scan below is made of regex matches that each read a bounded stretch of the line (at
+# most about 64 KiB), so that no single one holds the GIL for long whatever the line holds (a
+# 15 MB answer with its id last: millions of escapes in one string, millions of openers in a
+# row); the host's event loop runs in another thread and gets its turns between them.
+_NEXT = re.compile(rb'["\[\]{}]')  # where the next string or bracket starts
+_RUN = re.compile(rb'(?:[\[\]{}][^"\[\]{}]{0,64}){1,1024}')  # brackets, and what is between
+_INSIDE = re.compile(rb'[^"\\]{0,4096}(?:\\.[^"\\]{0,64}){0,512}', re.DOTALL)  # of a string
+_KEY_MAX = 256  # a longer key is none of the ones looked for
+_SCALAR = re.compile(rb'[ \t\r]{0,64}:[ \t\r]{0,64}(-?[0-9]{1,64}(?![0-9.eE])'
+                     rb'|"[^"\\]{0,1024}(?:\\.[^"\\]{0,1024}){0,64}")', re.DOTALL)
+_WINDOW = 1 << 16
+_QUOTE, _BACKSLASH = 0x22, 0x5C
 
 
 def _top_level(line: bytes) -> dict[str, Any]:
     """The keys at the top of a JSON object that the parser could not read, each with its
-    value when that is an integer or a string (None otherwise): one regex pass, no
-    recursion, however deep the rest nests."""
+    value when that is an integer or a string (None otherwise): no recursion, however deep
+    the rest nests, and in bounded steps (``_NEXT``, ``_RUN``, ``_INSIDE``)."""
     found: dict[str, Any] = {}
-    depth = 0
-    for token in _TOKEN.finditer(line):
-        text = token.group()
-        if text[0] in b"{[":  # a run of openers (or closers) is one token: deep nesting
-            depth += text.count(b"{") + text.count(b"[")  # costs no Python loop turns
-        elif text[0] in b"}]":
-            depth -= text.count(b"}") + text.count(b"]")
-        elif depth == 1 and line[token.end():token.end() + 64].lstrip().startswith(b":"):
-            try:
-                key = json.loads(text)
-                value = _SCALAR.match(line, token.end())
-                found.setdefault(key, json.loads(value.group(1)) if value else None)
-            except ValueError:
-                continue
-            if "id" in found and ("result" in found or "error" in found):
-                break  # all an answer needs: the rest (a deep result) is never walked
+    depth, pos, end = 0, 0, len(line)
+    while pos < end:
+        hit = _NEXT.search(line, pos, min(end, pos + _WINDOW))
+        if hit is None:  # no string or bracket in this stretch: nothing changes there
+            pos += _WINDOW
+            continue
+        pos = hit.start()
+        if line[pos] != _QUOTE:  # brackets (and numbers, commas, colons): only the depth
+            run = _RUN.match(line, pos)
+            assert run is not None  # it starts with a bracket
+            text = run.group()
+            depth += text.count(b"{") + text.count(b"[") - text.count(b"}") - text.count(b"]")
+            pos = run.end()
+            continue
+        start = pos
+        pos += 1
+        while True:  # the string's inside, piece by piece
+            piece = _INSIDE.match(line, pos)
+            assert piece is not None  # it may match nothing, never fail
+            pos = piece.end()
+            if pos >= end or line[pos] == _QUOTE:
+                break
+            if line[pos] == _BACKSLASH and pos + 1 >= end:  # cut short after a backslash
+                pos = end
+        if pos >= end:
+            break  # a string cut short: nothing follows it
+        pos += 1  # its closing quote
+        if depth != 1 or pos - start > _KEY_MAX:
+            continue
+        after = line[pos:pos + 64].lstrip(b" \t\r")
+        if not after.startswith(b":"):
+            continue
+        try:
+            key = json.loads(line[start:pos])
+            value = _SCALAR.match(line, pos)
+            found.setdefault(key, json.loads(value.group(1)) if value else None)
+        except ValueError:
+            continue
+        if "id" in found and ("result" in found or "error" in found):
+            break  # all an answer needs: the rest (a deep result) is never walked
     return found
 
 

@@ -11,13 +11,13 @@ from inside a repository counts as that repository's.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from toolhost.config.model import Origin
+from toolhost.config.model import Origin, PluginRequirement
 from toolhost.errors import ConfigError, Problem
 from toolhost.lockfile import drift
 from toolhost.lockfile.model import Lock, LockedFile, file_digest
@@ -71,6 +71,9 @@ class LockGuard:
         self.sources: dict[str, Pulled] = {}
         self.problems: list[Problem] = []
         self.held: dict[str, str] = {}  # plugin -> installed version, left unimported
+        # files of the user's and the local layer (real path -> the lock beside that layer's
+        # file): what they pull in is that person's, pinned by their lock, not the project's
+        self.personal: dict[str, Path] = {}
 
     def pulled(self, form: str, entry: Any, origin: Origin, target: Path) -> Path:
         """Check one resolved ``extends`` target; return the path to read (the same: a
@@ -111,6 +114,40 @@ class LockGuard:
         """The lock that pins exactly what this load pulled in."""
         return Lock({k: LockedFile(k, s.pin, dict(s.files)) for k, s in self.sources.items()},
                     dict(plugins))
+
+    def personal_only(self, plugins: Sequence[PluginRequirement]) -> set[str]:
+        """The plugins only a user's or local file enables (no project file lists them)."""
+        import os
+
+        def mine(req: PluginRequirement) -> bool:
+            return os.path.realpath(req.origin.file) in self.personal
+
+        return {p.name for p in plugins if mine(p)} - {p.name for p in plugins if not mine(p)}
+
+    def plugin_locks(self, plugins: Sequence[PluginRequirement]
+                     ) -> list[tuple[LockGuard, list[PluginRequirement]]]:
+        """Which guard checks which plugins: this one the project's, the lock beside a
+        personal file the plugins only that file enables (a ConfigError when it is
+        unreadable)."""
+        import os
+
+        from toolhost.lockfile.model import read_lock
+
+        personal = self.personal_only(plugins)
+        out: list[tuple[LockGuard, list[PluginRequirement]]] = [
+            (self, [p for p in plugins if p.name not in personal])]
+        by_lock: dict[Path, list[PluginRequirement]] = {}
+        for req in plugins:
+            if req.name in personal:
+                by_lock.setdefault(self.personal[os.path.realpath(req.origin.file)],
+                                   []).append(req)
+        for where, wanted in by_lock.items():
+            try:
+                out.append((LockGuard(read_lock(where), where), wanted))
+            except ConfigError as exc:
+                self.problems.extend(exc.problems)
+                out.append((LockGuard(None, where), []))
+        return out
 
     def check_plugins(self, installed: dict[str, str], origins: dict[str, Origin]
                       ) -> set[str]:

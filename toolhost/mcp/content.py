@@ -7,11 +7,12 @@ server adds what the 2026-07-28 revision needs) or raises ``MethodError``.
 from __future__ import annotations
 
 import logging
-from collections.abc import Hashable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from typing import Any
 
 from toolhost.backends.base import CallContext
-from toolhost.compile.content import MAX_COMPLETIONS, PromptError, ResourceError, ServerContent
+from toolhost.compile.content import MAX_COMPLETIONS, ServerContent
+from toolhost.compile.content_kinds import PromptError, ResourceError
 from toolhost.excerpt import cut
 from toolhost.mcp import jsonrpc as rpc
 from toolhost.mcp.toolset import BadCursor, decode_cursor, encode_cursor
@@ -23,6 +24,7 @@ RESOURCE_NOT_FOUND = -32002  # the spec's code for resources/read of an unknown 
 MAX_URI_CHARS = 8192
 MAX_SUBSCRIPTIONS = 1000  # per connection
 MAX_SUBSCRIBERS = 10_000  # connections remembered
+MAX_CHECKED = 1000  # completion values asked of the rules per answer (the rest: hasMore)
 _log = logging.getLogger("toolhost.call")
 
 
@@ -92,12 +94,29 @@ class ContentMethods:
                               {"uri": cut(uri, 200)})
         resource, values = found
         try:
-            return {"contents": _hidden(await resource.read(uri, values, ctx))}
+            contents = await resource.read(uri, values, ctx)
         except ResourceError as exc:
             if exc.not_found:
                 raise MethodError(RESOURCE_NOT_FOUND, str(exc), {"uri": cut(uri, 200)}) \
                     from None
             raise MethodError(rpc.INTERNAL_ERROR, str(exc)) from None
+        return {"contents": _hidden(self._labelled(uri, contents))}
+
+    def _labelled(self, uri: str, contents: Any) -> list[dict[str, Any]]:
+        """``contents``, each labelled with ``uri``: the URI read, the one the rules decided.
+        A backend's own label (an embedded resource for ``file:///etc/passwd`` returned when
+        ``notes://a`` was read) never reaches the client: what it names was not asked of the
+        rules, and the client would take it as read from there."""
+        out: list[dict[str, Any]] = []
+        for entry in contents if isinstance(contents, list) else ():
+            if not isinstance(entry, Mapping):
+                continue
+            label = entry.get("uri")
+            if label is not None and label != uri:
+                _log.debug("resources/read %s: contents labelled %s relabelled",
+                           cut(uri, 200), cut(str(label), 200))
+            out.append({**entry, "uri": uri})
+        return out
 
     async def subscribe(self, params: Mapping[str, Any], peer: Hashable) -> dict[str, Any]:
         uri = self._known_uri(params)
@@ -148,7 +167,10 @@ class ContentMethods:
                 raise _invalid(str(exc)) from None
             raise MethodError(rpc.INTERNAL_ERROR, str(exc)) from None
 
-    async def complete(self, params: Mapping[str, Any], ctx: CallContext) -> dict[str, Any]:
+    async def complete(self, params: Mapping[str, Any], ctx: CallContext,
+                       keep: Callable[[str], bool] | None = None) -> dict[str, Any]:
+        """``keep``: whether a value may be shown (the rules would not deny what it names);
+        a value it refuses, or that it fails on, is left out as if the source never gave it."""
         ref, argument = params.get("ref"), params.get("argument")
         if not isinstance(ref, Mapping) or not isinstance(argument, Mapping):
             raise _invalid("completion/complete needs 'ref' and 'argument' objects")
@@ -165,9 +187,34 @@ class ContentMethods:
             values = await self.content.complete(kind, key, name, cut(value, 1000), ctx)
         except PromptError as exc:
             raise MethodError(rpc.INTERNAL_ERROR, str(exc)) from None
-        shown = values[:MAX_COMPLETIONS]
-        return {"completion": {"values": shown, "total": len(values),
-                               "hasMore": len(values) > len(shown)}}
+        if keep is None:
+            shown = values[:MAX_COMPLETIONS]
+            return {"completion": {"values": shown, "total": len(values),
+                                   "hasMore": len(values) > len(shown)}}
+        shown, more = [], False
+        for checked, candidate in enumerate(values):  # up to one past what is shown
+            if checked == MAX_CHECKED:  # each costs a decision: typing more narrows them
+                more = True
+                break
+            if not _kept(keep, candidate):
+                continue
+            if len(shown) == MAX_COMPLETIONS:
+                more = True
+                break
+            shown.append(candidate)
+        completion: dict[str, Any] = {"values": shown, "hasMore": more}
+        if not more:
+            completion["total"] = len(shown)
+        return {"completion": completion}
+
+
+def _kept(keep: Callable[[str], bool], value: str) -> bool:
+    try:
+        return keep(value)
+    except Exception as exc:  # fail closed: a value nobody could vouch for is not shown
+        _log.warning("a completion value was left out: the permission check failed (%s)",
+                     type(exc).__name__)
+        return False
 
 
 def _bounded(uri: str) -> None:

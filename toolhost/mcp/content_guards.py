@@ -22,7 +22,8 @@ from toolhost.failures import log_failure
 from toolhost.mcp import jsonrpc as rpc
 from toolhost.mcp.content import MAX_URI_CHARS, MethodError
 
-__all__ = ["PromptGuard", "ReadGuard", "completion_readable", "prompt_allowed"]
+__all__ = ["PromptGuard", "PromptVisible", "ReadGuard", "ReadVisible", "completion_filter",
+           "completion_readable", "prompt_allowed"]
 
 log = logging.getLogger("toolhost.mcp")
 
@@ -32,6 +33,16 @@ ReadGuard = Callable[[str], Awaitable[str | None]]
 PromptGuard = Callable[[str, Mapping[str, Any]], Awaitable[str | None]]
 """Runs before each prompts/get (and completion/complete on a prompt) with the prompt's name
 and arguments; a returned message refuses it."""
+
+ReadVisible = Callable[[str], bool]
+"""Whether the rules leave a read of the (canonical) URI undenied; asks nobody, records
+nothing: what a completion value names is shown only when it is."""
+
+PromptVisible = Callable[[str, Mapping[str, Any]], bool]
+"""Whether the rules leave a prompts/get of the prompt with those arguments undenied (asks
+nobody, records nothing)."""
+
+MAX_CONTEXT_ARGUMENTS = 100  # a completion's context.arguments taken into its decisions
 
 
 async def prompt_allowed(guard: PromptGuard, content: ServerContent,
@@ -73,7 +84,7 @@ async def completion_readable(guard: ReadGuard, content: ServerContent,
         raise MethodError(rpc.INVALID_PARAMS, f"Invalid params: 'uri' is {len(template):,} "
                           f"characters; at most {MAX_URI_CHARS:,}")
     value = str(argument.get("value", ""))[:1000]  # as much as the method completes on
-    uri = content.canonical_uri(filled(template, argument["name"], value))
+    uri = _about(content, template, argument["name"], value, _context(params))
     try:
         refused = await guard(uri)
     except Exception as exc:  # fail closed, as for reads
@@ -81,3 +92,51 @@ async def completion_readable(guard: ReadGuard, content: ServerContent,
         refused = "the permission check failed"
     if refused is not None:
         raise MethodError(rpc.INVALID_REQUEST, f"Resource read denied: {refused}")
+
+
+def completion_filter(content: ServerContent, params: Mapping[str, Any],
+                      read_visible: ReadVisible | None, prompt_visible: PromptVisible | None
+                      ) -> Callable[[str], bool] | None:
+    """Whether each value a completion source gives may be shown: a template variable's
+    value names the URI the template gives with it (a deny on ``tickets://S-9`` hides
+    ``S-9`` even when what was typed, ``""``, is allowed); a prompt argument's, the prompt
+    with that argument (and the completion's ``context.arguments``). None: nothing to ask."""
+    ref, argument = params.get("ref"), params.get("argument")
+    if not isinstance(ref, Mapping) or not isinstance(argument, Mapping):
+        return None
+    name = argument.get("name")
+    if not isinstance(name, str):
+        return None
+    if ref.get("type") == "ref/resource" and read_visible is not None:
+        template = ref.get("uri")
+        if not isinstance(template, str):
+            return None
+        see, known = read_visible, _context(params)
+        return lambda value: see(_about(content, template, name, value, known))
+    if ref.get("type") == "ref/prompt" and prompt_visible is not None:
+        prompt = ref.get("name")
+        if not isinstance(prompt, str):
+            return None
+        given, look = _context(params), prompt_visible
+        return lambda value: look(prompt, {**given, name: value})
+    return None
+
+
+def _context(params: Mapping[str, Any]) -> dict[str, str]:
+    """The completion's ``context.arguments`` (what the client already filled in), bounded."""
+    context = params.get("context")
+    known = context.get("arguments") if isinstance(context, Mapping) else None
+    if not isinstance(known, Mapping):
+        return {}
+    return {k: v for k, v in list(known.items())[:MAX_CONTEXT_ARGUMENTS]
+            if isinstance(k, str) and isinstance(v, str)}
+
+
+def _about(content: ServerContent, template: str, name: str, value: str,
+           known: Mapping[str, str]) -> str:
+    """The canonical URI a completion of ``name`` with ``value`` is about: the template with
+    the other variables the client filled in (``context.arguments``) and this one."""
+    for other, given in known.items():
+        if other != name:
+            template = filled(template, other, given)
+    return content.canonical_uri(filled(template, name, value))

@@ -148,7 +148,9 @@ async def elicit(channel: Channel | None, message: str,
         where = "/".join(str(p) for p in errors[0].absolute_path) or "(the values)"
         raise ClientRequestError(f"got values that do not fit the schema: {where}: "
                                  f"{cut(errors[0].message, 200)}")
-    return Elicited("accept", dict(content))
+    # only what was asked for: a client's extra keys (any number of them) never reach the tool
+    asked = requested.get("properties", {})
+    return Elicited("accept", {k: v for k, v in content.items() if k in asked})
 
 
 async def sample(channel: Channel | None, messages: str | Sequence[Mapping[str, Any]],
@@ -183,9 +185,10 @@ async def sample(channel: Channel | None, messages: str | Sequence[Mapping[str, 
     if not isinstance(content, Mapping):
         raise ClientRequestError("got an answer to sampling/createMessage without content")
     model, reason = result.get("model"), result.get("stopReason")
-    return Sampled(dict(content), model if isinstance(model, str) else "",
-                   str(result.get("role") or "assistant"),
-                   reason if isinstance(reason, str) else None)
+    role = result.get("role")
+    return Sampled(dict(content), cut(model, 200) if isinstance(model, str) else "",
+                   role if role in ("user", "assistant") else "assistant",
+                   cut(reason, 200) if isinstance(reason, str) else None)
 
 
 def _hidden(params: dict[str, Any]) -> Any:

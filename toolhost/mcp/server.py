@@ -10,10 +10,9 @@ carry ``resultType``), anything else follows the 2025-11-25 handshake rules.
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Hashable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Hashable, Iterable, Mapping, Sequence
 from typing import Any
 
-from toolhost.backends.base import CallContext
 from toolhost.compile.content import ServerContent
 from toolhost.compile.tool import CompiledTool
 from toolhost.excerpt import cut
@@ -24,17 +23,28 @@ from toolhost.mcp.calls import Cancel, Notify
 from toolhost.mcp.calls import is_mapping as _is_mapping
 from toolhost.mcp.client_log import LEVELS
 from toolhost.mcp.content import MAX_URI_CHARS, ContentMethods, MethodError
-from toolhost.mcp.content_guards import PromptGuard, ReadGuard, completion_readable, prompt_allowed
+from toolhost.mcp.content_guards import (
+    PromptGuard,
+    PromptVisible,
+    ReadGuard,
+    ReadVisible,
+    completion_filter,
+    completion_readable,
+    prompt_allowed,
+)
 from toolhost.mcp.jsonrpc import RpcError as _RpcError
-from toolhost.mcp.tools_call import TOOL_USE_ID_META_KEY, Guard, ToolCalls
+from toolhost.mcp.tools_call import TOOL_USE_ID_META_KEY, Guard, ToolCalls, content_context
 from toolhost.mcp.toolset import BadCursor, ToolSet
 from toolhost.redaction import scrub
 
 __all__ = ["TOOL_USE_ID_META_KEY", "Cancel", "Guard", "McpServer", "Notify", "PromptGuard",
-           "ReadGuard"]
+           "PromptVisible", "ReadGuard", "ReadVisible"]
 
 log = logging.getLogger("toolhost.mcp")
 _call_log = logging.getLogger("toolhost.call")
+# the logger name a content method's ctx.log lines carry to the client
+_METHOD_NAMES = {"resources_read": "resources/read", "prompts_get": "prompts/get",
+                 "complete": "completion/complete"}
 
 
 
@@ -83,6 +93,11 @@ class McpServer(ToolCalls):
         self._content_capabilities: tuple[str, ...] = ()
         self.read_guard: ReadGuard | None = None
         self.prompt_guard: PromptGuard | None = None
+        # whether the rules would deny what a completion value names (asked of each value a
+        # completion source gives; no person is asked, nothing recorded): denied ones are
+        # left out, so a completion never lists names a deny covers
+        self.read_visible: ReadVisible | None = None
+        self.prompt_visible: PromptVisible | None = None
         # a tool name this server does not list -> why (an imported server that is not
         # available yet: ``toolhost.gateway.pending``): a tool error instead of Unknown tool
         self.unavailable: Callable[[str], str | None] | None = None
@@ -143,6 +158,7 @@ class McpServer(ToolCalls):
         if hasattr(self, "_content"):
             methods.subscriptions = self._content.subscriptions
             methods.max_subscribers = self._content.max_subscribers
+            self._drop_denied_subscriptions(methods.subscriptions)
         self._content = methods
         for name in self._content_capabilities:
             self.capabilities.pop(name, None)
@@ -163,6 +179,28 @@ class McpServer(ToolCalls):
                 self._handlers[method] = self._content_handler(attr, method in lists)
             else:
                 self._handlers.pop(method, None)
+
+    def _drop_denied_subscriptions(self, subscriptions: dict[Hashable, set[str]]) -> None:
+        """A reload may bring a deny on a URI a client subscribed to while it was allowed:
+        hearing of its changes is a read too, so the subscription ends (the client can
+        subscribe again, and is refused while the deny holds)."""
+        for uris in subscriptions.values():
+            uris.intersection_update(self.still_visible(uris))
+
+    def still_visible(self, uris: Iterable[str]) -> set[str]:
+        """Those of ``uris`` the rules of the moment let a client hear about (all of them
+        when reads are not decided here); a check that fails counts as a deny."""
+        visible = self.read_visible
+        if visible is None:
+            return set(uris)
+        kept = set()
+        for uri in uris:
+            try:
+                if visible(uri):
+                    kept.add(uri)
+            except Exception:  # fail closed
+                pass
+        return kept
 
     def _content_handler(self, attr: str, listing: bool
                          ) -> Callable[..., Awaitable[dict[str, Any]]]:
@@ -201,14 +239,33 @@ class McpServer(ToolCalls):
                 elif attr in ("subscribe", "unsubscribe"):
                     result = await method(params, peer)
                 else:
-                    ctx = CallContext(call_id=str(request_id), tool=attr, log=_call_log)
-                    result = await method(params, ctx)
+                    result = await self._content_call(attr, method, request_id, params, meta,
+                                                      notify, peer, modern)
             except MethodError as exc:
                 raise _RpcError(exc.code, exc.message, exc.data) from None
             if not modern:
                 return result  # type: ignore[no-any-return]
             return {**result, **self._modern_list_extra} if listing else self._modern(result)
         return handler
+
+    async def _content_call(self, attr: str, method: Callable[..., Awaitable[dict[str, Any]]],
+                            request_id: Any, params: Mapping[str, Any], meta: Any,
+                            notify: Notify | None, peer: Hashable, modern: bool
+                            ) -> dict[str, Any]:
+        """A content method that may run a function: its ``ctx.log`` lines reach the client
+        as a tool's do (at the level the client asked for), sent before the answer."""
+        level = (meta.get(rpc.LOG_LEVEL_META_KEY) if modern and _is_mapping(meta)
+                 else self._log_levels.get(peer, "info"))
+        ctx = content_context(request_id, _METHOD_NAMES[attr], level, notify, modern)
+        try:
+            if attr == "complete":
+                return await method(params, ctx, completion_filter(
+                    self._content.content, params, self.read_visible, self.prompt_visible))
+            return await method(params, ctx)
+        finally:
+            client_log = ctx.log_made()
+            if client_log is not None and client_log.pending:
+                await client_log.flush()
 
     def initialize_result(self, protocol_version: str = rpc.LATEST_HANDSHAKE_VERSION
                           ) -> dict[str, Any]:

@@ -45,7 +45,7 @@ from toolhost.mcp.round_trip import decode_state, encode_state
 from toolhost.mcp.toolset import ToolSet
 from toolhost.results import ToolResult
 
-__all__ = ["TOOL_USE_ID_META_KEY", "Guard", "McpCallContext", "ToolCalls"]
+__all__ = ["TOOL_USE_ID_META_KEY", "Guard", "McpCallContext", "ToolCalls", "content_context"]
 
 log = logging.getLogger("toolhost.mcp")
 _call_log = logging.getLogger("toolhost.call")
@@ -93,6 +93,25 @@ class McpCallContext(CallContext):
         """The call's ``ClientLog`` if something read ``log``, else None (nothing to flush)."""
         made = self.__dict__.get("log")
         return made if isinstance(made, ClientLog) else None
+
+
+def content_context(request_id: Any, name: str, level: Any, notify: Any, modern: bool
+                    ) -> McpCallContext:
+    """The context of a resources/read, prompts/get or completion/complete whose python
+    function (or command) runs as a hidden tool: ``ctx.log`` reaches the client as a
+    tool's does (``level``: the peer's, or None for none), under the logger ``name``; and
+    over a transport that can carry requests to the client (the 2025 revisions),
+    ``ctx.elicit`` and ``ctx.sample`` ask it, as a tool's do."""
+    fields: dict[str, Any] = {"call_id": str(request_id), "tool": name}
+    if notify is None or level not in LEVELS:
+        fields["log"] = _call_log
+    else:
+        fields["_log_to_client"] = (notify, str(level), name, threading.get_ident())
+    channel = None if modern else current_channel()  # 2026-07-28: only a tool round-trips
+    if channel is not None:
+        fields["elicit"] = functools.partial(send_elicit, channel)
+        fields["sample"] = functools.partial(send_sample, channel)
+    return McpCallContext.made(fields)
 
 
 _DEFAULTS = {f.name: f.default for f in dataclasses.fields(CallContext) if f.name != "log"}

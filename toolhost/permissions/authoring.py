@@ -26,6 +26,7 @@ from toolhost.permissions.prompt_rules import GET_PROMPT_TOOL, unmatched_names
 from toolhost.permissions.resource_rules import READ_RESOURCE_TOOL, never_matches, regex_spelling
 from toolhost.permissions.rulecheck import Finding, Target, Where, check_rule_paths
 from toolhost.permissions.rules import CompiledRule, compile_rule
+from toolhost.permissions.spec_hints import content_hints
 from toolhost.permissions.targets import check_target, offline_globs, tool_index
 
 if TYPE_CHECKING:
@@ -100,6 +101,9 @@ class _Review:
                     self.error(at(".rewrite") if "rewrite" in str(exc) else rule.origin,
                                rule, str(exc))
         self.targets(rule, at, rule_dir)
+        if head is not None:
+            for level, message, hint in content_hints(rule.tool, rule_dir, rule.effect):
+                self.error(rule.origin, rule, message, hint, level)
         if rule.when and "uri" in rule.when and head is not None and head.names.matches(
                 READ_RESOURCE_TOOL):
             self.resource_uri(rule, at(".when.uri"), rule.when["uri"])

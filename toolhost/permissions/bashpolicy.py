@@ -38,6 +38,11 @@ def command_positions(command: Any, unkeyed: Sequence[int],
     for words in parsed.segments + parsed.nested:  # deny rules see through sudo, env, ...
         for form in command_forms(words):
             firsts.add(" ".join(form).split(" ", 1)[0])
+    for steps in analyze_line(command).steps:  # and every step the analysis proves runs
+        for step in steps:
+            words = step.words[step.offset:] if step.kind == "assign" else step.words
+            if words:
+                firsts.update((words[0], words[0].rsplit("/", 1)[-1]))
     positions = list(unkeyed)
     for word in firsts:
         positions += by_word.get(word, ())

@@ -20,7 +20,7 @@ from functools import lru_cache
 from toolhost.permissions.bashbuiltins import DANGEROUS_VARS, builtin_reason, line_reason
 from toolhost.permissions.shell import ParsedCommand, ShellSyntaxError, Word, parse_command
 
-__all__ = ["WRAPPERS", "Analysis", "Step", "analyze", "analyze_command"]
+__all__ = ["SHELLS", "WRAPPERS", "Analysis", "Step", "analyze", "analyze_command"]
 
 # Reserved words that may start a simple command and run nothing themselves.
 _RESERVED = frozenset({"!", "{", "}", "if", "then", "else", "elif", "fi", "do", "done",
@@ -39,7 +39,14 @@ _REFUSED = {
 }
 _ASSIGNMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(\[[^\]]*\])?\+?=")
 _DANGEROUS_VARS = DANGEROUS_VARS
-_SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash"})
+SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "rbash", "yash",
+                    "posh", "lksh", "oksh", "pdksh", "ksh93", "bosh"})
+# Shells whose language is not sh's: a command string or their input is not read here, so only
+# a script file (``fish build.fish``: the shell is the program) can be proven.
+_OTHER_SHELLS = frozenset({"fish", "csh", "tcsh", "pwsh", "powershell", "nu", "elvish",
+                           "xonsh", "rc", "es"})
+# Wrapper options that, with no command after them, start a shell reading its input.
+_SHELL_MODES = {"sudo": ("si", ("--shell", "--login")), "doas": ("s", ())}
 
 
 @dataclass(frozen=True)
@@ -224,6 +231,9 @@ def analyze(words: tuple[Word, ...], depth: int = 0, *, wrapped: bool = False,
             return Analysis(reason="xargs -I puts the words it reads anywhere in the command")
         if end == len(words) and appended:
             return Analysis(reason=f"{name} runs the command xargs reads from its input")
+        if end == len(words) and _starts_shell(name, words[i + 1:end]):
+            return Analysis(reason=f"{name} starts a shell that reads the commands it runs "
+                            "from its input")
         if end < len(words):
             kind = "transparent" if WRAPPERS[name].transparent else "wrapper"
             inner = analyze(words[end:], depth + 1, wrapped=not keyword,
@@ -232,6 +242,9 @@ def analyze(words: tuple[Word, ...], depth: int = 0, *, wrapped: bool = False,
                 return inner
             steps.append(Step(values[i:], kind, end - i, len(inner.steps)))
             return Analysis((*steps, *inner.steps))
+    if name == "find" and appended:
+        return Analysis(reason="xargs appends the words it reads to find, which may add an "
+                        "-exec action")
     if name == "find" and depth < 16:
         found = _find_actions(words, i, depth)
         if isinstance(found, str):
@@ -243,7 +256,11 @@ def analyze(words: tuple[Word, ...], depth: int = 0, *, wrapped: bool = False,
     if name in ("source", ".") and i + 1 < len(words) and (
             why := _script_reason(name, words[i + 1])) is not None:
         return Analysis(reason=why)
-    if name in _SHELLS and depth < 16:
+    if name in _OTHER_SHELLS and (i + 1 == len(words) or not words[i + 1].plain or words[
+            i + 1].value.startswith(("-", "+")) or _script_reason(name, words[i + 1])):
+        return Analysis(reason=f"{name} runs commands from a string or its input, in a "
+                        "language other than sh's")
+    if name in SHELLS and depth < 16:
         shell = _shell_string(words, i)
         if isinstance(shell, str):
             return Analysis(reason=shell)
@@ -257,6 +274,26 @@ def analyze(words: tuple[Word, ...], depth: int = 0, *, wrapped: bool = False,
             return Analysis((*steps, *flat))
     steps.append(Step(values[i:], "program"))
     return Analysis(tuple(steps))
+
+
+def _starts_shell(name: str, options: tuple[Word, ...]) -> bool:
+    """Whether ``options`` of ``sudo``/``doas`` (with no command after them) ask for a shell:
+    ``sudo -s``, ``sudo -i``, ``sudo -Es``, ``sudo --login``, ``doas -s``."""
+    if name not in _SHELL_MODES:
+        return False
+    letters, longs = _SHELL_MODES[name]
+    valued = WRAPPERS[name].valued
+    for word in options:
+        w = word.value
+        if w.split("=", 1)[0] in longs:
+            return True
+        if w.startswith("-") and not w.startswith("--"):
+            for letter in w[1:]:
+                if letter in letters:
+                    return True
+                if "-" + letter in valued:
+                    break  # the rest of the word is that option's value
+    return False
 
 
 _FIND_ACTIONS = frozenset({"-exec", "-execdir", "-ok", "-okdir"})

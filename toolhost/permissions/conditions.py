@@ -10,6 +10,7 @@ read as operators; compare with an object through ``equals``).
 from __future__ import annotations
 
 import fnmatch
+import math
 import os
 import re
 from collections.abc import Callable, Mapping
@@ -121,8 +122,10 @@ def json_type(v: Any) -> str:
         return "null"
     if isinstance(v, bool):
         return "boolean"
-    if isinstance(v, (int, float)):
+    if isinstance(v, int) or (isinstance(v, float) and math.isfinite(v)):
         return "number"
+    if isinstance(v, float):  # NaN, infinity: no JSON number, nothing can judge them
+        return "non-finite float"
     if isinstance(v, str):
         return "string"
     if isinstance(v, (list, tuple)):

@@ -15,8 +15,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
-from toolhost.permissions.bashprog import WRAPPER_NAMES, Step, analyze_line
-from toolhost.permissions.paths import PathPattern, normalize_path, rule_path_pattern
+from toolhost.permissions.bashprog import SHELLS, WRAPPER_NAMES, Step, analyze_line
+from toolhost.permissions.paths import PATH_TOOLS, PathPattern, normalize_path, rule_path_pattern
 from toolhost.permissions.shell import ShellSyntaxError, parse_command
 from toolhost.permissions.urls import canonical_host, host_matches, url_host
 from toolhost.permissions.wildcard import ANY, Matcher, Token, compile_tokens
@@ -35,7 +35,7 @@ _PREFIX_WORDS = frozenset({"then", "do", "else", "elif", "if", "while", "until",
                            "coproc", "doas"}) | WRAPPER_NAMES
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=.*", re.DOTALL)
 # Programs that run their argument as a command line: `sh -c "rm -rf x"`, `eval "rm -rf x"`.
-_SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "eval", "trap"})
+_SHELLS = SHELLS | {"eval", "trap"}
 # find's actions that run a command: `find . -exec rm {} +`.
 _EXEC_ACTIONS = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 _IFS = re.compile(r"\$\{IFS\}|\$IFS(?![A-Za-z0-9_])")
@@ -189,6 +189,21 @@ class BashMatcher:
             for form in command_forms(words):
                 if self.regex.fullmatch(" ".join(form)):
                     return True
+        return self._runs(command)
+
+    def _runs(self, command: str) -> bool:
+        """Whether a command the analysis proves the line runs (what a wrapper or a shell
+        string runs, at any depth) matches: deny and ask see at least what allow proves."""
+        try:
+            analysis = analyze_line(command)
+        except ShellSyntaxError:
+            return True
+        for steps in analysis.steps:
+            for step in steps:
+                words = step.words[step.offset:] if step.kind == "assign" else step.words
+                if words and (self.regex.fullmatch(" ".join(words)) or self.regex.fullmatch(
+                        " ".join((words[0].rsplit("/", 1)[-1], *words[1:])))):
+                    return True
         return False
 
 
@@ -270,12 +285,16 @@ class PathMatcher:
         raw: list[Any] = [tool_input[k] for k in keys if k in tool_input]
         if tool_name in ("Grep", "Glob", "LS") and not raw:
             raw = [self.cwd]  # these search the working directory by default
+        elif not raw:
+            raw = [None]  # no path given: which file is unknown (every deny, no allow)
         pattern = tool_input.get("pattern")
         if tool_name == "Glob" and isinstance(pattern, str) and (
                 os.path.isabs(pattern) or pattern.startswith("~") or ".." in pattern
                 or _BRACE_ROOT.search(pattern)):
             base = raw[0] if raw and isinstance(raw[0], str) else self.cwd
             raw.append(_glob_reach(pattern, base))
+        elif tool_name == "Glob" and "pattern" in tool_input and not isinstance(pattern, str):
+            raw.append(None)  # a pattern of the wrong type: what it lists is unknown
         return [normalize_path(p, self.cwd) if isinstance(p, str) else None for p in raw]
 
     def reaches(self, tool_name: str, tool_input: Mapping[str, Any]) -> bool:
@@ -314,11 +333,25 @@ class DomainMatcher:
 def parse_domain(spec: str) -> str:
     """A ``domain:`` specifier in canonical form (``*.`` kept). Raises ValueError."""
     text = spec.strip()
+    found = _domain(text)
+    if found is not None:
+        return found
+    bare, colon, port = text.rpartition(":")
+    if colon and port.isdigit() and _domain(bare) is not None:
+        raise ValueError(f"{spec!r} names a port, which plays no part in a domain rule: "
+                         f"write domain:{bare}")
+    if ":" in text and "[" not in text and _domain(f"[{text}]") is not None:
+        raise ValueError(f"{spec!r} is an IPv6 address without its brackets: write "
+                         f"domain:[{text}]")
+    raise ValueError(f"{spec!r} is not a host name or address (or '*.' and a host "
+                     "name; for every host write WebFetch)")
+
+
+def _domain(text: str) -> str | None:
     wild = text.startswith("*.")
     host = canonical_host(text[2:] if wild else text) if "*" not in text[2 * wild:] else None
     if host is None or (wild and (host.startswith("[") or _IPV4.fullmatch(host))):
-        raise ValueError(f"{spec!r} is not a host name or address (or '*.' and a host "
-                         "name; for every host write WebFetch)")
+        return None
     return "*." + host if wild else host
 
 
@@ -330,12 +363,13 @@ class ValueMatcher:
     value: str
 
     def matches(self, tool_name: str, tool_input: Mapping[str, Any], *, strict: bool) -> bool:
-        return tool_input.get(self.key) == self.value
+        value = tool_input.get(self.key)
+        if not isinstance(value, str):  # missing or wrong-typed: which agent is unknown
+            return not strict
+        return value == self.value
 
 
 _IPV4 = re.compile(r"[0-9.]+")
-PATH_TOOLS = ("Read", "Edit", "Write", "MultiEdit", "NotebookEdit", "NotebookRead",
-              "Glob", "Grep", "LS")
 CONTENT_TOOLS = ("Bash", *PATH_TOOLS, "WebFetch", "Task", "Agent")
 
 

@@ -52,8 +52,12 @@ def wire_readings(tool_name: str) -> list[tuple[str, str]]:
     if not tool_name.startswith("mcp__"):
         return []
     rest = tool_name[5:]
-    return [(rest[:k], rest[k + 2:]) for k in range(1, len(rest) - 2)
-            if rest[k:k + 2] == "__"][:16]
+    out: list[tuple[str, str]] = []
+    k = rest.find("__", 1)  # one scan, at most 16 readings: linear in a hostile name's length
+    while 0 < k < len(rest) - 2 and len(out) < 16:
+        out.append((rest[:k], rest[k + 2:]))
+        k = rest.find("__", k + 1)
+    return out
 
 
 @dataclass(frozen=True)
@@ -75,9 +79,17 @@ class NamePattern:
         readings = wire_readings(tool_name)
         if strict and len(readings) > 1:
             return False
+        # a malformed MCP name (no tool: mcp__git, mcp__git__) is still its server's, loosely
+        bare = not readings and not strict and tool_name.startswith("mcp__")
         if self.server is not None:
+            if bare and (tool_name == f"mcp__{self.server}"
+                         or tool_name.startswith(f"mcp__{self.server}__")):
+                return True
             return any(server == self.server for server, _ in readings)
-        return self.glob is not None and self.glob.fullmatch(tool_name)
+        if self.glob is None:
+            return False
+        return bool(self.glob.fullmatch(tool_name) or (
+            bare and not tool_name.endswith("__") and self.glob.fullmatch(tool_name + "__")))
 
     @property
     def is_mcp(self) -> bool:

@@ -12,8 +12,12 @@ import os
 import re
 from dataclasses import dataclass
 
-__all__ = ["PathPattern", "compile_path_glob", "interpolated_root", "normalize_path",
+__all__ = ["PATH_TOOLS", "PathPattern", "compile_path_glob", "interpolated_root", "normalize_path",
            "rule_path_pattern"]
+
+# the tools whose rule content is a path (gitignore-style, anchored as the CLI anchors it)
+PATH_TOOLS = ("Read", "Edit", "Write", "MultiEdit", "NotebookEdit", "NotebookRead",
+              "Glob", "Grep", "LS")
 
 
 def normalize_path(value: str, cwd: str) -> str | None:
@@ -162,8 +166,6 @@ def interpolated_root(tool: str, written: str, spans: tuple[tuple[int, int], ...
 
     ``written`` is the rule as written, ``spans`` where substituted values sit in ``tool``
     (``Doc.substituted``). A leading ``/`` the author wrote (``//${HOME}/x``) is fine."""
-    from toolhost.permissions.content import PATH_TOOLS
-
     found = _RULE_TEXT.fullmatch(tool)
     if found is None or found.group(1) not in PATH_TOOLS:
         return None

@@ -126,8 +126,12 @@ class CompiledPolicy:
             readings = wire_readings(tool_name)
             for server, _ in readings:  # an ambiguous name: allow rules are dropped below
                 idx += self._server.get(server, ())
+            if not readings and tool_name.startswith("mcp__"):  # mcp__git, mcp__git__: no
+                server = tool_name[5:].split("__", 1)[0]  # tool; its server's deny/ask apply
+                idx += (i for i in self._server.get(server, ())
+                        if self.rules[i].effect != "allow")
             idx += (i for i in self._glob if self.rules[i].names.matches(tool_name))
-            if len(readings) > 1:
+            if len(readings) > 1 or (not readings and tool_name.startswith("mcp__")):
                 idx = [i for i in idx if self.rules[i].effect != "allow"
                        or self.rules[i].names.matches(tool_name, strict=True)]
             plan = _Plan(tuple(self.rules[i] for i in sorted(set(idx))))

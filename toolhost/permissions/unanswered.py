@@ -1,9 +1,9 @@
 """The start-up note for a policy whose "ask" nobody can answer.
 
-With the default ``ask`` and no one to ask (``serve``; ``run`` without a terminal;
-``ask_mode: deny``), every call no allow rule covers is denied. That is the safe answer, but a
-silent one: this module says once, at start, which declared tools will always be denied and
-how to allow them.
+With the default ``ask`` and no one to ask (``serve`` to a client that cannot elicit; ``run``
+without a terminal; ``ask_mode: deny``), every call no allow rule covers is denied. That is
+the safe answer, but a silent one: this module says once, at start, which declared tools
+will always be denied and how to allow them.
 """
 
 from __future__ import annotations
@@ -60,7 +60,8 @@ def unanswered_note(config: HostConfig, where: str, *, nobody: bool = False) -> 
         when = (f"nobody can answer an ask under {where}" if where
                 else "nobody here can answer an ask")
     elif where == "validate":
-        when = "under `serve`, or `run` without a terminal, nobody can answer an ask"
+        when = ("under `serve` to an MCP client that does not support elicitation, or `run` "
+                "without a terminal, nobody can answer an ask")
     else:
         return None
     shown = ", ".join(denied[:_SHOWN]) + (f" (+{len(denied) - _SHOWN} more)"

@@ -86,6 +86,18 @@ def _ipv6(inner: str) -> str | None:
     return f"[{address.compressed}]"
 
 
+def _a_label(label: str) -> bool:
+    """Whether ``label`` is no ``xn--`` label or one whose Punycode decodes to a name that is
+    not ASCII and holds no control character (``xn--a``, ``xn--``, ``xn--abc-`` do not)."""
+    if not label.startswith("xn--"):
+        return True
+    try:
+        decoded = label[4:].encode("ascii").decode("punycode")
+    except (UnicodeError, ValueError, IndexError):
+        return False
+    return not decoded.isascii() and all(ord(c) >= 0xA0 for c in decoded if not c.isascii())
+
+
 def canonical_host(host: str) -> str | None:
     """A host (no scheme, no port) in canonical form: IPv4 dotted decimal, IPv6 compressed in
     brackets (an IPv6 address carrying an IPv4 one, ``::ffff:a.b.c.d``, is that IPv4 address),
@@ -100,6 +112,8 @@ def canonical_host(host: str) -> str | None:
         return None
     if host.isascii():
         host = host.lower()
+        if "xn--" in host and not all(_a_label(label) for label in host.split(".")):
+            return None  # an xn-- label that is no Punycode: the WHATWG parser refuses it
     else:
         try:
             import idna

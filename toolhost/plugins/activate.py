@@ -84,15 +84,17 @@ def activate(requirements: Sequence[PluginRequirement], *, strict: bool = True) 
     kinds: dict[str, BackendKind] = dict(builtins.kinds) if builtins else {}
     owners = dict.fromkeys(kinds, "toolhost")
     seen_tools: dict[tuple[str, str], str] = {}
+    seen_servers: dict[str, str] = {}
     kept: list[tuple[PluginInfo, Registry]] = []
     for info, reg in zip(outcome.infos, outcome.registries, strict=True):
-        clash = _clashes(info, reg, owners, seen_tools)
+        clash = _clashes(info, reg, owners, seen_tools, seen_servers)
         if clash:
             outcome.problems.append(_problem(info.requirement, clash))
             continue
         kinds.update(reg.kinds)
         owners.update(dict.fromkeys(reg.kinds, info.name))
         seen_tools.update(dict.fromkeys(reg.tools, info.name))
+        seen_servers.update(dict.fromkeys(reg.servers, info.name))
         kept.append((info, reg))
 
     if outcome.problems and strict:
@@ -200,7 +202,7 @@ def _check_kinds(reg: Registry) -> None:
 
 
 def _clashes(info: PluginInfo, reg: Registry, owners: Mapping[str, str],
-             tools: Mapping[tuple[str, str], str]) -> str:
+             tools: Mapping[tuple[str, str], str], servers: Mapping[str, str]) -> str:
     for kind in reg.kinds:
         if kind in owners:
             return (f"plugin '{info.name}' adds backend kind '{kind}', which "
@@ -209,6 +211,10 @@ def _clashes(info: PluginInfo, reg: Registry, owners: Mapping[str, str],
         if key in tools:
             return (f"plugin '{info.name}' adds tool mcp__{key[0]}__{key[1]}, which "
                     f"'{tools[key]}' already provides")
+    for server in reg.servers:  # the second one's description, version, timeout or external
+        if server in servers:  # command was dropped without a word, its tools under the first
+            return (f"plugin '{info.name}' adds server '{server}', which "
+                    f"'{servers[server]}' already provides")
     return ""
 
 

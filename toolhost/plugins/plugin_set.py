@@ -16,6 +16,7 @@ from toolhost.config.model import (
     HostConfig,
     PermissionsConfig,
     PluginRequirement,
+    RuleConfig,
     ServerConfig,
     ToolConfig,
 )
@@ -90,11 +91,15 @@ class PluginSet:
         servers: dict[str, ServerConfig] = dict(config.servers)
         declared = {(s.name, t) for s in config.servers.values() for t in s.tools}
         problems: list[Problem] = []
+        owners: dict[str, set[str]] = {}  # a server no config file declares -> its plugins
+        landed: dict[str, set[str]] = {}  # plugin -> the mcp__S__T names its tools got
         for reg in self.registries:
             problems.extend(_check_settings(reg, config))
             for name, server in reg.servers.items():
                 if name not in servers:
                     servers[name] = server
+                if name not in config.servers:
+                    owners.setdefault(name, set()).add(reg.plugin)
             by_server: dict[str, dict[str, ToolConfig]] = {}
             for (server_name, tool_name), tool in reg.tools.items():
                 if (server_name, tool_name) not in declared:
@@ -112,9 +117,14 @@ class PluginSet:
                         line=base.origin.line, key_path=f"servers.{server_name}"))
                     continue
                 servers[server_name] = replace(base, tools={**tools, **base.tools})
+                owners.setdefault(server_name, set()).add(reg.plugin)
+                landed.setdefault(reg.plugin, set()).update(
+                    f"mcp__{server_name}__{name}" for name in tools)
         if problems:
             raise ConfigError(problems)
-        rules = tuple(r for reg in self.registries for r in reg.rules)
+        rules = tuple(r for reg in self.registries for r in reg.rules
+                      if r.effect != "allow" or _allows_own(r, reg.plugin, owners,
+                                                            landed.get(reg.plugin, set())))
         permissions: PermissionsConfig = replace(
             config.permissions, rules=rules + tuple(config.permissions.rules))
         global _config_dir
@@ -123,6 +133,28 @@ class PluginSet:
             for reg in self.registries:
                 _settings[reg.plugin] = MappingProxyType(dict(_block(config, reg.plugin)))
         return replace(config, servers=servers, permissions=permissions)
+
+
+def _allows_own(rule: RuleConfig, plugin: str, owners: Mapping[str, set[str]],
+                landed: set[str]) -> bool:
+    """Whether ``plugin``'s allow ``rule`` can name only the plugin's own tools: exactly one
+    of them (``mcp__S__T``), or a server only this plugin adds tools to (``mcp__S``,
+    ``mcp__S__*``, ``mcp__S__read_*``). Otherwise it is left out with a warning: enabling a
+    plugin for its tools must not allow the config's tools, another plugin's, or Claude's
+    own (``Bash``, ``*``, ``mcp__*``)."""
+    name = rule.tool.partition("(")[0]
+    if name in landed:
+        return True
+    for server, plugins in owners.items():
+        # (a server name never holds '__': mcp__S__* reaches no other server's tool)
+        if plugins == {plugin} and (name == f"mcp__{server}"
+                                    or name.startswith(f"mcp__{server}__")):
+            return True
+    where = f" ({rule.origin.key_path})" if rule.origin.key_path else ""
+    log.warning("plugin '%s': allow rule %r%s names tools the plugin does not add to a server "
+                "of its own: left out (a plugin's allow rules cover only its own tools; allow "
+                "others in the config's permissions)", plugin, rule.tool, where)
+    return False
 
 
 def _left_out(plugin: str, server: ServerConfig, tools: Mapping[str, ToolConfig]) -> None:

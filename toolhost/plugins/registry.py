@@ -83,6 +83,11 @@ class Registry:
                               "`options_schema` mapping (JSON Schema of its block)")
         if name in self.kinds:
             raise PluginError(f"plugin '{self.plugin}' adds backend kind '{name}' twice")
+        from toolhost.config.build_servers import TOOL_KEYS
+
+        if name in TOOL_KEYS:  # every tool's `description:` would be read as its block
+            raise PluginError(f"plugin '{self.plugin}': backend kind '{name}' has the name of "
+                              f"a tool's own key ({', '.join(TOOL_KEYS)}); name it otherwise")
         self.kinds[name] = kind
 
     # -- servers and tools ---------------------------------------------------------------

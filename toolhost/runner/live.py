@@ -26,7 +26,8 @@ from __future__ import annotations
 
 import logging
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from typing import Any
 
 import anyio
 
@@ -38,6 +39,7 @@ from toolhost.host import Host
 from toolhost.mcp import McpServer
 from toolhost.mcp.server import Guard
 from toolhost.permissions import PermissionGate
+from toolhost.permissions.decision import Decision
 from toolhost.protocol import ControlSession
 from toolhost.redaction import Redactor
 
@@ -63,15 +65,21 @@ class LiveHost:
         self.gate = gate
         self._say = say
         self._replaced: list[Host] = []  # builds of reloads, closed at the end
-        from toolhost.serve.guard import prompt_guard, read_guard
+        from toolhost.serve.guard import prompt_guard, prompt_visible, read_guard, read_visible
 
         for name, server in control.servers.items():  # the CLI reads resources unasked
             server.read_guard = read_guard(gate, name)
             server.prompt_guard = prompt_guard(gate, name)
+            # the gate's policy of the moment: a reload replaces it (``swap``)
+            server.read_visible = read_visible(self._decide, name)
+            server.prompt_visible = prompt_visible(self._decide, name)
             if guard is not None:  # the second lock: see toolhost.runner.gate
                 server.guard = guard
         self.upstreams = UpstreamFollower(self._upstream_tools, upstreams_of(host.compiled),
                                           self._upstream_content)
+
+    def _decide(self, tool_name: str, tool_input: Mapping[str, Any]) -> Decision:
+        return self.gate.policy.decide(tool_name, tool_input)
 
     async def follow_upstreams(self) -> None:
         """Until cancelled: take in each imported server's new tool list (and resources and

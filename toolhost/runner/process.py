@@ -131,7 +131,8 @@ class CliSession:
             try:
                 await self.control.interrupt()
             except ProtocolError as exc:
-                log.warning("interrupt: %s", exc)
+                if not self.hurry:  # the session is ending anyway: no answer is expected
+                    log.warning("interrupt: %s", exc)
 
     def failure(self, what: str) -> RunnerError:
         if self.refused is not None:

@@ -88,7 +88,8 @@ async def run_host(host: Host, prompts: Iterable[str] | AsyncIterable[str], *,
                    environ: Mapping[str, str] | None = None,
                    handle_sigint: bool = False, watch: Reload | None = None,
                    watch_interval: float = 0.5, terminal: Terminal | None = None,
-                   watch_since: int | None = None) -> RunReport:
+                   watch_since: int | None = None,
+                   interrupt_grace: float | None = None) -> RunReport:
     """Start the CLI, send each prompt as a user turn, and return how it went.
 
     ``handle_sigint``: toolhost owns SIGINT, SIGTERM and SIGHUP for the session. The first
@@ -97,6 +98,10 @@ async def run_host(host: Host, prompts: Iterable[str] | AsyncIterable[str], *,
     SIGTERM and SIGHUP all end the session the same way: calls in flight cancelled (their
     process groups killed), the CLI stopped, the audit log closed, ``interrupted`` and
     ``signal`` set (the caller exits with 128 + signal).
+
+    ``interrupt_grace``: seconds a turn that a Ctrl-C interrupted may take to end; past
+    them the session ends as by a second Ctrl-C (a CLI that ignores ``interrupt`` must not
+    keep a ``-p`` run waiting). None (default): wait for the turn, or a second Ctrl-C.
 
     ``terminal``: where a person types (``Terminal.open()``): permission questions are read
     through it, one owner at a time with the turn prompt.
@@ -147,7 +152,7 @@ async def run_host(host: Host, prompts: Iterable[str] | AsyncIterable[str], *,
         for line in managed_warnings():  # hooks the CLI's own disableAllHooks cannot stop
             print(line, file=sys.stderr, flush=True)
         renderer.status(f"starting the Claude CLI ({path})")
-        signals = Signals(report, terminal, gate)
+        signals = Signals(report, terminal, gate, interrupt_grace=interrupt_grace)
         opened: list[CliSession] = []
         try:
             async with anyio.create_task_group() as watching:
@@ -300,11 +305,15 @@ def _say(text: str) -> None:
 
 
 class Signals:
-    """The one owner of SIGINT, SIGTERM and SIGHUP during a session (see ``run_host``)."""
+    """The one owner of SIGINT, SIGTERM and SIGHUP during a session (see ``run_host``);
+    SIGCONT (back from Ctrl-Z) shows the prompt being read again."""
 
     def __init__(self, report: RunReport, terminal: Terminal | None,
-                 gate: PermissionGate | None = None) -> None:
+                 gate: PermissionGate | None = None, *,
+                 interrupt_grace: float | None = None) -> None:
         self.report = report
+        self.interrupt_grace = interrupt_grace  # see ``run_host``
+        self.turns = 0  # turns started: tells an interrupted turn from a later one
         self.terminal = terminal
         self.gate = gate  # told why its open questions end unanswered
         self.scope = anyio.CancelScope()  # the whole session: cancelled to end it
@@ -321,15 +330,20 @@ class Signals:
 
     def turn_started(self) -> None:
         self.turn, self.interrupting = True, False
+        self.turns += 1
         if self.terminal is not None:
             self.terminal.refuse_questions = False
 
     async def run(self, *, task_status: anyio.abc.TaskStatus[None]) -> None:
-        with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM,
-                                        signal.SIGHUP) as received:
+        with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM, signal.SIGHUP,
+                                        signal.SIGCONT) as received:
             task_status.started()
             async with anyio.create_task_group() as tg:
                 async for signum in received:
+                    if signum == signal.SIGCONT:  # back from Ctrl-Z: the open question again
+                        if self.terminal is not None:
+                            self.terminal.reshow()
+                        continue
                     if signum == signal.SIGINT and self._interrupt(tg):
                         continue
                     self._end(signum)
@@ -349,11 +363,24 @@ class Signals:
         if session is not None and not self.interrupting:
             self.interrupting = True
             tg.start_soon(session.interrupt)
+            if self.interrupt_grace is not None:
+                tg.start_soon(self._end_unless_turn_ends, self.interrupt_grace, self.turns)
         return True
+
+    async def _end_unless_turn_ends(self, grace: float, turn: int) -> None:
+        """The bounded wait after an interrupt: a turn still running ``grace`` seconds
+        later (a CLI that ignores ``interrupt``) ends the session as a second Ctrl-C."""
+        await anyio.sleep(grace)
+        if self.turn and self.turns == turn and not self.report.interrupted:
+            _say(f"the Claude CLI did not end the turn {grace:g} s after the interrupt: "
+                 "stopping it")
+            self._end(signal.SIGINT)
 
     def _end(self, signum: int) -> None:
         if self.report.interrupted:
             return  # already ending
+        if self.terminal is not None:
+            self.terminal.ending = True  # its open question ends with the session: no news
         self.report.interrupted = True
         self.report.signal = signum
         name = signal.Signals(signum).name

@@ -11,6 +11,12 @@ The terminal stays in its normal (canonical) mode: the kernel's line discipline 
 Backspace, Ctrl-U and Ctrl-W, Ctrl-D ends the input, and Ctrl-C stays a real SIGINT that the
 runner's one signal handler turns into "deny the question" or "interrupt the turn". There is
 no history or cursor movement (see README, "Dependencies, and why", on prompt_toolkit).
+
+The terminal is read through a descriptor of its own (the terminal opened again, non-blocking),
+and while the session runs file descriptor 0 is ``/dev/null`` (``hide_stdin``): an in-process
+python tool that reads stdin (``input()``, a library's prompt, a thread reading fd 0) gets end
+of input, never the keys that answer a question or type the next turn, and cannot block the
+event loop by taking the bytes it was woken for.
 """
 
 from __future__ import annotations
@@ -22,12 +28,14 @@ import os
 import struct
 import sys
 import termios
+from typing import Any
 
 import anyio
 
 from toolhost.permissions.ask import AskInterrupted
 
-__all__ = ["MAX_LINE", "Terminal", "TerminalInterrupt", "release_terminal_before_exit"]
+__all__ = ["MAX_LINE", "Terminal", "TerminalInterrupt", "hide_stdin",
+           "release_terminal_before_exit", "restore_stdin"]
 
 MAX_LINE = 64 * 1024  # a longer line is cut (said so): memory stays bounded
 
@@ -39,28 +47,42 @@ class TerminalInterrupt(AskInterrupted):
 class Terminal:
     """Read lines from the terminal on ``read_fd``; write prompts to ``write_fd``."""
 
-    def __init__(self, read_fd: int, write_fd: int, *, owned: tuple[int, ...] = ()) -> None:
+    def __init__(self, read_fd: int, write_fd: int, *, owned: tuple[int, ...] = (),
+                 typed: bool | None = None, stdin: int | None = None) -> None:
         self.read_fd = read_fd
         self.write_fd = write_fd
         self._owned = owned
+        self._typed = read_fd == 0 if typed is None else typed
+        self._stdin = stdin  # fd 0 as it was (``hide_stdin``): put back by ``close``
+        self._modes: list[Any] | None = None  # the terminal's modes at open, for ``close``
+        with contextlib.suppress(OSError, termios.error):
+            self._modes = termios.tcgetattr(read_fd)
         self._lock = anyio.Lock()
         self._scope: anyio.CancelScope | None = None
         self._interrupted = False
         self.question = False  # a permission question is being read now
+        self._prompt = ""  # what the read in progress showed (``reshow``)
+        self.ending = False  # the session is stopping: an abandoned question is no news
+        self._withdrawn = False  # a question was cancelled from outside (see ``readline``)
         self.refuse_questions = False  # after Ctrl-C at one: the turn's other questions too
 
     @classmethod
     def open(cls) -> Terminal | None:
-        """stdin when it is a terminal (prompts to ``/dev/tty``: stdout may carry JSON), else
-        the controlling terminal for questions only; None without any terminal."""
+        """stdin when it is a terminal (turns and questions; prompts to ``/dev/tty``: stdout
+        may carry JSON), else the controlling terminal for questions only; None without any
+        terminal. With stdin a terminal, fd 0 is ``/dev/null`` until ``close`` (see the
+        module docstring)."""
         try:
             if sys.stdin is not None and os.isatty(0):
+                read = _reopen(0)
                 try:
                     out = os.open("/dev/tty", os.O_WRONLY | os.O_NOCTTY)
                 except OSError:
-                    return cls(0, 2)
-                return cls(0, out, owned=(out,))
-            fd = os.open("/dev/tty", os.O_RDWR | os.O_NOCTTY)
+                    out = -1
+                owned = (read,) if out < 0 else (read, out)
+                return cls(read, 2 if out < 0 else out, owned=owned, typed=True,
+                           stdin=hide_stdin())
+            fd = os.open("/dev/tty", os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
         except OSError:
             return None
         return cls(fd, fd, owned=(fd,))
@@ -68,13 +90,27 @@ class Terminal:
     @property
     def reads_stdin(self) -> bool:
         """Whether turns are typed here too (else they come from piped stdin)."""
-        return self.read_fd == 0
+        return self._typed
 
     def close(self) -> None:
+        """Put back the terminal's modes as they were at open (an in-process tool may have
+        turned off echo or set raw mode through fd 1 or 2), close what was opened, and put
+        the terminal back on fd 0."""
+        if self._modes is not None:
+            with contextlib.suppress(OSError, termios.error):
+                # only in the foreground: in the background (`&`) the modes are the shell's
+                # now, and setting them would stop this process (SIGTTOU) at its exit
+                if _foreground(self.read_fd) and \
+                        termios.tcgetattr(self.read_fd) != self._modes:
+                    termios.tcsetattr(self.read_fd, termios.TCSADRAIN, self._modes)
+            self._modes = None
         for fd in self._owned:
             with contextlib.suppress(OSError):
                 os.close(fd)
         self._owned = ()
+        if self._stdin is not None:
+            restore_stdin(self._stdin)
+            self._stdin = None
 
     def write(self, text: str) -> None:
         """Write to the terminal; a terminal that went away (hang-up) is not an error."""
@@ -89,6 +125,14 @@ class Terminal:
             return False
         self._interrupted = True
         self._scope.cancel()
+        return True
+
+    def reshow(self) -> bool:
+        """Show the prompt of the read in progress again (after Ctrl-Z and ``fg`` the shell's
+        lines stand under it); False when nothing is being read."""
+        if self._scope is None or not self._prompt:
+            return False
+        self.write("\n" + self._prompt.lstrip("\n").rsplit("\n", 1)[-1])
         return True
 
     def discard_typeahead(self) -> int:
@@ -119,14 +163,31 @@ class Terminal:
                     if dropped:
                         self.write(f"(ignored {dropped} characters typed before the "
                                    "question)\n")
+                elif self._withdrawn:  # keys meant for a withdrawn question are no turn
+                    dropped = self.discard_typeahead()
+                    if dropped:
+                        self.write(f"(ignored {dropped} characters typed after the question "
+                                   "was withdrawn)\n")
+                self._withdrawn = False
                 self.write(prompt)
+                self._prompt = prompt
                 with anyio.CancelScope() as scope:
                     self._scope = scope
                     return await self._read_line()
                 raise TerminalInterrupt
+            except anyio.get_cancelled_exc_class():
+                # Not Ctrl-C (that raises TerminalInterrupt): the call was cancelled from
+                # outside (the CLI withdrew it, or its own timeout). Say so, and drop what is
+                # typed for it before the next prompt, so an answer never becomes a turn.
+                if question and not self.ending:
+                    self._withdrawn = True
+                    self.write("\n(the question was withdrawn: the Claude CLI cancelled "
+                               "this call; nothing typed for it is sent)\n")
+                raise
             finally:
                 self._scope = None
                 self.question = False
+                self._prompt = ""
 
     async def _read_line(self) -> str | None:
         data = bytearray()
@@ -154,6 +215,50 @@ class Terminal:
         if cut:
             self.write(f"(the line was cut to {MAX_LINE} bytes; {cut} more were dropped)\n")
         return line.rstrip("\r")
+
+
+def _foreground(fd: int) -> bool:
+    """Whether this process may set the modes of the terminal on ``fd`` without being
+    stopped: it is in the terminal's foreground group, or the terminal is not its
+    controlling one (no job control applies)."""
+    try:
+        return os.tcgetpgrp(fd) == os.getpgrp()
+    except OSError:  # ENOTTY: not our controlling terminal
+        return True
+
+
+def _reopen(fd: int) -> int:
+    """The terminal on ``fd`` opened again: a description of our own, so it can be
+    non-blocking without changing the shell's; a duplicate when it cannot be reopened."""
+    try:
+        return os.open(os.ttyname(fd), os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
+    except OSError:
+        return os.dup(fd)
+
+
+def hide_stdin() -> int:
+    """Put ``/dev/null`` on fd 0 (in-process code reading stdin gets end of input); returns
+    a duplicate of what was there, for ``restore_stdin`` (or to read it privately), or -1
+    when fd 0 was closed (reading -1 fails: end of input)."""
+    try:
+        saved = os.dup(0)
+    except OSError:
+        saved = -1
+    null = os.open(os.devnull, os.O_RDONLY)  # 0 itself when fd 0 was closed
+    if null != 0:
+        os.dup2(null, 0)
+        os.close(null)
+    return saved
+
+
+def restore_stdin(saved: int, *, close: bool = True) -> None:
+    """Put ``saved`` (from ``hide_stdin``) back on fd 0; ``close``: close ``saved`` too."""
+    if saved < 0:
+        return  # fd 0 was closed: /dev/null stays
+    with contextlib.suppress(OSError):
+        os.dup2(saved, 0)
+        if close:
+            os.close(saved)
 
 
 def release_terminal_before_exit(*, settle: float = 0.1) -> bool:

@@ -16,7 +16,14 @@ from toolhost.errors import ConfigError, Problem
 from toolhost.limits import DEFAULT_LIMITS, Limits
 from toolhost.mcp import McpServer
 from toolhost.permissions.decision import Decision
-from toolhost.serve.guard import Gate, permission_guard, prompt_guard, read_guard
+from toolhost.serve.guard import (
+    Gate,
+    permission_guard,
+    prompt_guard,
+    prompt_visible,
+    read_guard,
+    read_visible,
+)
 from toolhost.serve.served import ServedServer, expose
 
 if TYPE_CHECKING:
@@ -181,6 +188,10 @@ class Server:
                                      lambda uri: self.build.content.owner(uri))
         core.prompt_guard = prompt_guard(self, build.name,
                                          lambda name: self.build.content.prompt_owner(name))
+        core.read_visible = read_visible(self.decide, build.name,
+                                         lambda uri: self.build.content.owner(uri))
+        core.prompt_visible = prompt_visible(
+            self.decide, build.name, lambda name: self.build.content.prompt_owner(name))
         core.unavailable = self._unavailable
         # Most configs import no server: the gateway loads with the first build that does.
         self.upstreams: UpstreamFollower | None = None
@@ -232,6 +243,14 @@ class Server:
     async def check(self, tool_name: str, tool_input: Mapping[str, Any]) -> Decision:
         """The current build's gate (a reload may bring new rules)."""
         return await self.build.gate.check(tool_name, tool_input)
+
+    def decide(self, tool_name: str, tool_input: Mapping[str, Any]) -> Decision:
+        """The current build's policy on a call: no one asked, nothing recorded."""
+        policy = getattr(self.build.gate, "policy", None)
+        if policy is None:  # a gate that can only be asked: nothing is proven undenied
+            return Decision("deny", "no policy to decide by")
+        decision: Decision = policy.decide(tool_name, tool_input)
+        return decision
 
     async def swap(self, build: ServeBuild) -> None:
         """Install a new build: the tool set atomically, then ``tools/list_changed``."""

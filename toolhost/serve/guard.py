@@ -16,15 +16,15 @@ from toolhost.backends.base import CallContext
 from toolhost.compile.resource_uri import decoded, resolved
 from toolhost.compile.tool import CompiledTool
 from toolhost.excerpt import cut
-from toolhost.mcp.server import Guard, PromptGuard, ReadGuard
+from toolhost.mcp.server import Guard, PromptGuard, PromptVisible, ReadGuard, ReadVisible
 from toolhost.permissions.decision import Decision
 from toolhost.permissions.sameness import same_json
 from toolhost.redaction import scrub
 from toolhost.results import ToolResult
 from toolhost.serve.telemetry import note_decision
 
-__all__ = ["GET_PROMPT_TOOL", "READ_RESOURCE_TOOL", "Gate", "decided", "permission_guard",
-           "prompt_guard", "read_guard"]
+__all__ = ["GET_PROMPT_TOOL", "READ_RESOURCE_TOOL", "Decide", "Gate", "decided",
+           "permission_guard", "prompt_guard", "prompt_visible", "read_guard", "read_visible"]
 
 # The Claude CLI's built-in tool that reads MCP resources: rules name it, under run and serve.
 READ_RESOURCE_TOOL = "ReadMcpResourceTool"
@@ -38,6 +38,10 @@ class Gate(Protocol):
     """What the guard needs of the permission gate: one async decision per call."""
 
     async def check(self, tool_name: str, tool_input: Mapping[str, Any]) -> Decision: ...
+
+
+Decide = Callable[[str, Mapping[str, Any]], Decision]
+"""The policy's decision on one call, asking nobody and recording nothing (``Policy.decide``)."""
 
 
 def permission_guard(gate: Gate, wire_name: Callable[[CompiledTool], str]) -> Guard:
@@ -138,3 +142,34 @@ def prompt_guard(gate: Gate, server: str,
         return message
 
     return guard
+
+
+def read_visible(decide: Decide, server: str,
+                 owner: Callable[[str], str | None] | None = None) -> ReadVisible:
+    """Whether no rule denies reading ``uri`` (in any of the forms ``read_guard`` asks
+    about): a completion shows a value only then. An ask is not a deny here (the read itself
+    still asks); nobody is asked and nothing is recorded."""
+
+    def visible(uri: str) -> bool:
+        final = resolved(uri)
+        if final is None:
+            return False
+        named = (owner(uri) if owner is not None else None) or server
+        return all(decide(READ_RESOURCE_TOOL, {"server": named, "uri": form}).behavior
+                   != "deny" for form in dict.fromkeys((uri, decoded(uri), final)))
+
+    return visible
+
+
+def prompt_visible(decide: Decide, server: str,
+                   owner: Callable[[str], tuple[str, str] | None] | None = None
+                   ) -> PromptVisible:
+    """Whether no rule denies the prompt with these arguments (as ``prompt_guard`` asks):
+    a completion of one of its arguments shows a value only then."""
+
+    def visible(name: str, arguments: Mapping[str, Any]) -> bool:
+        named, own = (owner(name) if owner is not None else None) or (server, name)
+        return decide(GET_PROMPT_TOOL, {"server": named, "name": own,
+                                        "arguments": dict(arguments)}).behavior != "deny"
+
+    return visible

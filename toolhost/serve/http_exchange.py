@@ -6,6 +6,7 @@ session's ``GET`` stream is ``toolhost.serve.http_streams.NotificationStream``.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import math
 from collections.abc import Callable, Hashable, Mapping
@@ -26,12 +27,29 @@ from toolhost.permissions.caller import Caller, as_caller
 from toolhost.serve.base import Handler, error_response, stream_dropped
 from toolhost.serve.budget import Budget
 from toolhost.serve.headers import http_status_for
-from toolhost.serve.http_streams import SSE_HEADERS, Stream, Streams, abort_connection
+from toolhost.serve.http_streams import (
+    HALF_CLOSED_EXTENSION,
+    SSE_HEADERS,
+    Stream,
+    Streams,
+    abort_connection,
+    half_closed,
+)
 from toolhost.serve.http_streams import sse_event as _sse_event
 
 __all__ = ["Exchange", "InFlight", "Session"]
 
 log = logging.getLogger("toolhost.serve")
+
+# A client that half-closed its connection (``toolhost.serve.http_protocol``) may have closed
+# it instead: a call still running PROBE_AFTER seconds later, for a client that reads SSE, is
+# answered as an event stream with a comment every PROBE_EVERY seconds. A client gone answers
+# the first with a reset and the next write fails: the call is cancelled, as for a close.
+PROBE_AFTER = 1.0
+PROBE_EVERY = 1.0
+_PROBE = object()  # in the outbox: an SSE comment, no message
+_PROBE_BYTES = b": still working\n\n"
+
 
 @dataclass
 class Session:
@@ -50,6 +68,9 @@ class Session:
     # time.time() its signed id expires at (SessionTokens): past it, the id is unknown here too
     expires: float = math.inf
     owner: str = ""  # the caller that started it (sessions.owner_of): nobody else may use it
+    # False: served for one request without being kept (the table was full of sessions in
+    # use): no settings, streams or questions to the client (toolhost.serve.http_sessions)
+    kept: bool = True
 
 
 class InFlight:
@@ -182,6 +203,19 @@ class Exchange(Response):
                 abort_connection(scope)
                 cancel.cancel()
 
+        async def watch_half_close(cancel: anyio.CancelScope) -> None:
+            await half_closed(scope)  # a listen stream's client is taken as gone
+            log.info("request %r: client closed its side; ending the stream", request_id)
+            cancel.cancel()
+
+        async def probe(event: asyncio.Event) -> None:
+            await event.wait()
+            await anyio.sleep(PROBE_AFTER)
+            while True:
+                await outbox_send.send((False, _PROBE))
+                await anyio.sleep(PROBE_EVERY)
+
+        half_close = scope.get("extensions", {}).get(HALF_CLOSED_EXTENSION)
         started = False
         async with anyio.create_task_group() as tg, outbox_send, outbox:
             self._in_flight.track(tg.cancel_scope)
@@ -191,6 +225,9 @@ class Exchange(Response):
             tg.start_soon(watch_disconnect, tg.cancel_scope)
             if stream is not None:
                 tg.start_soon(watch_drop, stream, tg.cancel_scope)
+                tg.start_soon(watch_half_close, tg.cancel_scope)
+            elif self._sse_ok and isinstance(half_close, asyncio.Event):
+                tg.start_soon(probe, half_close)
             try:
                 final, first = await outbox.receive()
                 started = True
@@ -200,8 +237,9 @@ class Exchange(Response):
                     await self._send_sse(first, outbox, send, final=final)
             finally:
                 self._in_flight.untrack(tg.cancel_scope)
-                if self._session is not None:
-                    self._session.running.pop(request_id, None)
+                running = self._session.running if self._session is not None else {}
+                if running.get(request_id) is tg.cancel_scope:  # not a newer one's, same id
+                    del running[request_id]
                 tg.cancel_scope.cancel()
         if stream is not None and stream.dropped:
             return  # its connection is closed: nothing more can be said on it
@@ -243,17 +281,21 @@ class Exchange(Response):
                         *, final: bool = False) -> None:
         await send({"type": "http.response.start", "status": 200,
                     "headers": self._with_headers(list(SSE_HEADERS))})
-        await send({"type": "http.response.body", "body": _sse_event(first),
-                    "more_body": True})
+        await send({"type": "http.response.body", "body": _event(first), "more_body": True})
         if final or outbox is None:
             await send({"type": "http.response.body", "body": b""})
             return
         self._sse_open = True  # until its answer is sent: a cancel then still answers
         async for final, message in outbox:
             if message is not None:
-                await send({"type": "http.response.body", "body": _sse_event(message),
+                await send({"type": "http.response.body", "body": _event(message),
                             "more_body": True})
             if final:
                 break
         self._sse_open = False
         await send({"type": "http.response.body", "body": b""})
+
+
+def _event(message: Any) -> bytes:
+    """An outbox item as SSE bytes: a message event, or a probe's comment."""
+    return _PROBE_BYTES if message is _PROBE else _sse_event(message)

@@ -1,26 +1,18 @@
-"""What keeps HTTP ``serve`` bounded: the body read cap, the header deadline, the Host check.
+"""What keeps HTTP ``serve`` bounded: the body read cap, the Host check, the open files.
 
 * ``read_body`` reads a POST body with a cap and a deadline: 413 as soon as it is known to
   be too large (from ``Content-Length`` before a byte is read, or while streaming), 408 when
   the client is too slow; never buffers more than the cap.
-* ``header_deadline_protocol`` is uvicorn's h11 protocol with a deadline for each request's
-  headers, so half-sent requests (slowloris) are closed instead of piling up; it also gives
-  each request a way to close its connection at once (``http_streams.abort_connection``).
 * ``HostCheck`` refuses a ``Host`` the server was not meant to be reached by (DNS
   rebinding: on a loopback bind only loopback names are accepted).
-* The same protocol refuses (431) a request head over ``MAX_HEAD_BYTES`` or
-  ``MAX_HEADER_LINES`` lines before h11 parses it (h11 bounds only a head still incomplete:
-  64 KiB arriving at once, 6,000 headers, cost 20 times a plain request to parse), and
-  answers a connection past ``--max-connections`` 503 and closes it at
-  once, and ``raise_fd_limit`` makes room for that many: idle connections cannot take every
-  file descriptor of the process (uvicorn's own limit answers requests, not connections).
+* ``raise_fd_limit`` makes room for ``--max-connections`` connections: idle connections
+  cannot take every file descriptor of the process (the connections themselves are bounded
+  by ``toolhost.serve.http_protocol``).
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
-import time
 from typing import Any
 
 import anyio
@@ -32,31 +24,15 @@ from toolhost.limits import Limits
 from toolhost.mcp import wire
 from toolhost.serve.base import error_response
 from toolhost.serve.budget import Reservation
-from toolhost.serve.http_streams import ABORT_EXTENSION
 
-__all__ = ["FD_HEADROOM", "LOOPBACK_NAMES", "MAX_HEADER_LINES", "MAX_HEAD_BYTES", "HostCheck",
-           "JsonAnswer",
-           "header_deadline_protocol", "is_loopback_bind", "raise_fd_limit", "read_body"]
+__all__ = ["FD_HEADROOM", "LOOPBACK_NAMES", "HostCheck", "JsonAnswer", "is_loopback_bind",
+           "raise_fd_limit", "read_body"]
 
 log = logging.getLogger("toolhost.serve")
 
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
 _CLOSE = {"connection": "close"}
 FD_HEADROOM = 256  # file descriptors beside the connections: config, tools, upstreams, logs
-_BUSY_BODY = (b'{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Server busy: too '
-              b'many connections (toolhost serve --max-connections); try again later"}}')
-MAX_HEAD_BYTES = 16 * 1024  # a request's line and headers
-MAX_HEADER_LINES = 100  # header lines of one request (Apache's LimitRequestFields)
-_HEAD_BODY = (b'{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Request Header '
-              b'Fields Too Large: at most 100 headers and 16 KiB"}}')
-_TOO_LARGE = (b"HTTP/1.1 431 Request Header Fields Too Large\r\ncontent-type: application/json"
-              b"\r\nconnection: close\r\ncontent-length: " + str(len(_HEAD_BODY)).encode()
-              + b"\r\n\r\n" + _HEAD_BODY)
-_BUSY = (b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\n"
-         b"retry-after: 1\r\nconnection: close\r\ncontent-length: "
-         + str(len(_BUSY_BODY)).encode() + b"\r\n\r\n" + _BUSY_BODY)
-
-
 class JsonAnswer(JSONResponse):
     """A JSON-RPC answer as an HTTP response, encoded like every other answer on the wire
     (a client's lone surrogate echoed back stays escaped instead of failing)."""
@@ -165,15 +141,6 @@ def _too_large(size: int, limit: int, *, at_least: bool = False) -> Response:
         "(toolhost serve --max-message)"), status_code=413, headers=_CLOSE)
 
 
-def head_too_large(buffered: bytes) -> bool:
-    """Whether the request head at the start of ``buffered`` (complete or not) is over
-    ``MAX_HEAD_BYTES`` or ``MAX_HEADER_LINES`` lines: a count in C, before any parsing."""
-    end = buffered.find(b"\r\n\r\n", 0, MAX_HEAD_BYTES + 4)
-    if end < 0:
-        end = min(len(buffered), MAX_HEAD_BYTES + 1)
-    return end > MAX_HEAD_BYTES or buffered.count(b"\n", 0, end) > MAX_HEADER_LINES
-
-
 def raise_fd_limit(max_connections: int) -> int:
     """Make room for ``max_connections`` connections and ``FD_HEADROOM`` other files: raise
     the soft limit on open files (up to the hard limit) if it is lower. The connections that
@@ -199,91 +166,3 @@ def raise_fd_limit(max_connections: int) -> int:
                 "%d (ulimit -n): serving at most %d connections", max_connections, needed,
                 target, fits)
     return fits
-
-
-def header_deadline_protocol(header_timeout: float, max_connections: int | None = None
-                             ) -> type[asyncio.Protocol]:
-    """uvicorn's h11 protocol, closing a connection whose request headers are not complete
-    ``header_timeout`` seconds after it opened (or after its previous response), and
-    answering a connection past ``max_connections`` 503 at once (then closing it)."""
-    import h11
-    from uvicorn.protocols.http.h11_impl import H11Protocol
-
-    warned = [-60.0]  # when the last "too many connections" line was logged
-
-    class HeaderDeadline(H11Protocol):
-        _header_timer: asyncio.TimerHandle | None = None
-
-        def data_received(self, data: bytes) -> None:
-            # a new request's head: refused before h11 parses it when it is too large
-            if self.conn.their_state is h11.IDLE and head_too_large(
-                    bytes(self.conn.trailing_data[0]) + data):
-                self._refuse_head()
-                return
-            super().data_received(data)
-
-        def _refuse_head(self) -> None:
-            log.info("refused a request whose head is over %d headers or %d bytes",
-                     MAX_HEADER_LINES, MAX_HEAD_BYTES)
-            self._disarm()
-            self.transport.write(_TOO_LARGE)
-            self.transport.close()
-
-        def connection_made(self, transport: Any) -> None:
-            super().connection_made(transport)
-            if max_connections is not None and len(self.connections) > max_connections:
-                self._refuse()
-                return
-            self._arm()
-
-        def _refuse(self) -> None:
-            now = time.monotonic()
-            if now - warned[0] >= 60:  # one line a minute, however many are refused
-                warned[0] = now
-                log.warning("refused connections: %d are open (toolhost serve "
-                            "--max-connections)", max_connections)
-            self.transport.write(_BUSY)
-            self.transport.close()
-
-        def handle_events(self) -> None:
-            super().handle_events()
-            if self.conn.their_state is not h11.IDLE:
-                self._disarm()  # the headers are in: the body has its own deadline
-            cycle = self.cycle
-            if cycle is not None and not cycle.response_complete:
-                # before its task first runs: a dropped stream closes the connection now
-                scope: dict[str, Any] = cycle.scope  # type: ignore[assignment]
-                scope.setdefault("extensions", {})[ABORT_EXTENSION] = self.transport.abort
-
-        def on_response_complete(self) -> None:
-            if (not self.transport.is_closing() and self.conn.their_state is h11.DONE
-                    and head_too_large(bytes(self.conn.trailing_data[0]))):
-                self._refuse_head()  # a pipelined request, received meanwhile
-                return
-            super().on_response_complete()
-            self._arm()  # the next request on this connection gets the same deadline
-
-        def connection_lost(self, exc: Exception | None) -> None:
-            self._disarm()
-            super().connection_lost(exc)
-
-        def _arm(self) -> None:
-            self._disarm()
-            if not self.transport.is_closing():
-                self._header_timer = self.loop.call_later(header_timeout, self._expire)
-
-        def _disarm(self) -> None:
-            if self._header_timer is not None:
-                self._header_timer.cancel()
-                self._header_timer = None
-
-        def _expire(self) -> None:
-            self._header_timer = None
-            waiting = self.conn.their_state is h11.IDLE and (
-                self.cycle is None or self.cycle.response_complete)
-            if waiting and not self.transport.is_closing():
-                log.info("closed a connection that sent no complete request headers "
-                         "within %gs", header_timeout)
-                self.transport.close()
-
-    return HeaderDeadline

@@ -15,6 +15,7 @@ here, counted by the server's ``Streams``:
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
@@ -29,15 +30,19 @@ from toolhost.mcp import wire
 if TYPE_CHECKING:
     from toolhost.serve.http_exchange import Session
 
-__all__ = ["ABORT_EXTENSION", "GET_QUEUE", "MAX_SESSION_STREAMS", "NotificationStream",
-           "Stream", "Streams", "abort_connection", "sse_event"]
+__all__ = ["ABORT_EXTENSION", "GET_QUEUE", "HALF_CLOSED_EXTENSION", "MAX_SESSION_STREAMS",
+           "NotificationStream", "Stream", "Streams", "abort_connection", "half_closed",
+           "sse_event"]
 
 log = logging.getLogger("toolhost.serve")
 
 MAX_SESSION_STREAMS = 4  # GET and listen streams of one legacy session
 GET_QUEUE = 64  # notifications waiting for one GET stream; one more and it is dropped
-# the scope extension (toolhost.serve.http_limits' protocol) that closes the connection now
+# the scope extension (toolhost.serve.http_protocol) that closes the connection now
 ABORT_EXTENSION = "toolhost.abort"
+# the scope extension (toolhost.serve.http_protocol): an asyncio.Event set once the client
+# has sent the end of its stream (it half-closed the connection, or closed it)
+HALF_CLOSED_EXTENSION = "toolhost.half_closed"
 SSE_HEADERS = [(b"content-type", b"text/event-stream"), (b"cache-control", b"no-cache"),
                (b"x-accel-buffering", b"no")]
 
@@ -49,6 +54,18 @@ def abort_connection(scope: Scope) -> bool:
         return False
     abort()
     return True
+
+
+async def half_closed(scope: Scope) -> None:
+    """Return once the client has sent the end of its stream; never without the protocol's
+    event (``HALF_CLOSED_EXTENSION``). A stream (``GET``, listen) takes that as its client
+    gone, as before half-closed connections were answered: it ends, so a client that closed
+    its socket never holds a stream slot that no write would ever free."""
+    event = scope.get("extensions", {}).get(HALF_CLOSED_EXTENSION)
+    if not isinstance(event, asyncio.Event):
+        await anyio.sleep_forever()
+        return
+    await event.wait()
 
 
 def sse_event(message: Mapping[str, Any]) -> bytes:
@@ -157,10 +174,15 @@ class NotificationStream(Response):
                 abort_connection(scope)
                 cancel.cancel()
 
+        async def watch_half_close(cancel: anyio.CancelScope) -> None:
+            await half_closed(scope)
+            cancel.cancel()
+
         try:
             async with anyio.create_task_group() as tg, inbox:
                 tg.start_soon(watch_disconnect, tg.cancel_scope)
                 tg.start_soon(watch_drop, tg.cancel_scope)
+                tg.start_soon(watch_half_close, tg.cancel_scope)
                 await send({"type": "http.response.start", "status": 200,
                             "headers": list(SSE_HEADERS)})
                 await send({"type": "http.response.body", "body": b": stream open\n\n",

@@ -158,8 +158,10 @@ class ServedServer:
     async def set_content(self, content: Any) -> None:
         """Install new resources and prompts; announce the lists that changed."""
         old = self.core.content
-        self.core.set_content(content)
+        self.core.set_content(content)  # ends legacy subscriptions the rules now deny
         new = self.core.content
+        for listener in self._listeners:  # and a listen stream's, likewise
+            listener.uris = frozenset(self.core.still_visible(listener.uris))
         if _listing(old.resources) != _listing(new.resources):
             await self._send(RESOURCES_CHANGED)
         if _listing(old.prompts) != _listing(new.prompts):

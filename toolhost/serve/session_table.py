@@ -4,14 +4,17 @@ A session costs a client one ``initialize``, so a client that opens thousands mu
 out the sessions of others (their subscriptions, log level, ``GET`` stream). The table keeps
 at most ``--max-sessions``; past it a new session takes the place of the least recently used
 session that has been idle longer than ``--session-idle`` (no request, no open stream, no
-call running), and when there is none the *new* session is refused: ``SessionsFull``, which
-the server answers 503 with a log line. An evicted or ended session's settings are forgotten
-(``forget``); its signed id still works, as a fresh session without them.
+call running), and when there is none the *new* session is not kept: ``SessionsFull``, on
+which the server serves the request with a session kept for it only
+(``toolhost.serve.http_sessions``), or answers a ``GET`` stream 503. An evicted or ended
+session's settings are forgotten (``forget``); its signed id still works, as a fresh session
+without them.
 """
 
 from __future__ import annotations
 
 import logging
+import math
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -50,6 +53,7 @@ class SessionTable:
         self._forget = forget
         self._clock = clock
         self._sessions: dict[str, Session] = {}  # insertion order = least recently used first
+        self._warned = -math.inf  # when "no room" was last logged
 
     def __len__(self) -> int:
         return len(self._sessions)
@@ -76,9 +80,12 @@ class SessionTable:
         if session_id not in self._sessions and len(self._sessions) >= self.max_sessions:
             victim = self._idlest()
             if victim is None:
-                log.warning("refused a new session: %s sessions are open and none has been "
-                            "idle for %gs (--max-sessions, --session-idle)",
-                            f"{len(self._sessions):,}", self.idle)
+                now = self._clock()
+                if now - self._warned >= 60:  # one line a minute, however many
+                    self._warned = now
+                    log.warning("no room for a new session: %s sessions are open and none "
+                                "has been idle for %gs (--max-sessions, --session-idle)",
+                                f"{len(self._sessions):,}", self.idle)
                 raise SessionsFull(len(self._sessions), self.idle)
             log.info("forgot session %s…, idle for %.0fs, to make room for a new one",
                      victim[:12], self._clock() - self._sessions[victim].last_seen)

@@ -33,7 +33,8 @@ import json
 import os
 import secrets
 import time
-from collections.abc import Mapping, Sequence
+from collections import OrderedDict
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -44,6 +45,8 @@ SECRET_ENV = "TOOLHOST_SESSION_SECRET"
 DEFAULT_TTL = 24 * 3600.0
 MAX_TOKEN = 1024  # characters: a longer header is not one of ours
 MAX_ENDED = 100_000  # ended ids remembered per replica (each until it expires)
+MAX_ENDED_PER_OWNER = 10_000  # of them, ended by one OAuth caller
+SWEEP_EVERY = 60.0  # seconds between two sweeps of the expired ones
 # Only whether these were declared matters to a replica (ctx.elicit, ctx.sample, asks).
 KNOWN_CAPABILITIES = ("elicitation", "roots", "sampling")
 
@@ -163,24 +166,65 @@ class SessionTokens:
 
 class EndedSessions:
     """Ids of sessions ended (``DELETE``) on this replica: their signatures stay valid until
-    they expire, so without this list the replica would take them back. Bounded: past
-    ``MAX_ENDED`` the expired ones go, then the oldest."""
+    they expire, so without this list the replica would take them back.
 
-    def __init__(self, limit: int = MAX_ENDED) -> None:
-        self._expires: dict[str, float] = {}
+    Bounded in time, count and bytes: an id is kept until it expires (at most the 24 hours a
+    session lives), as a 16-byte digest; at most ``limit`` ids in all and ``per_owner`` ids of
+    one OAuth caller. A caller past its own share pushes out only its own oldest ended ids,
+    so one caller ending sessions in bulk cannot bring another's back; past ``limit`` (many
+    callers, or callers without OAuth, who all share one share) the oldest go. Expired ids
+    are swept at most once every ``SWEEP_EVERY`` seconds; every operation is O(1) besides."""
+
+    def __init__(self, limit: int = MAX_ENDED, per_owner: int = MAX_ENDED_PER_OWNER,
+                 clock: Callable[[], float] = time.time) -> None:
         self._limit = limit
+        self._per_owner = per_owner
+        self._clock = clock
+        # digest -> (expires, owner), oldest first; and each owner's digests, oldest first
+        self._entries: OrderedDict[bytes, tuple[float, str]] = OrderedDict()
+        self._owners: dict[str, OrderedDict[bytes, None]] = {}
+        self._swept = clock()
+
+    @staticmethod
+    def _key(session_id: str) -> bytes:
+        return hashlib.sha256(session_id.encode("utf-8", "replace")).digest()[:16]
 
     def __contains__(self, session_id: object) -> bool:
-        expires = self._expires.get(session_id) if isinstance(session_id, str) else None
-        return expires is not None and expires >= time.time()
+        if not isinstance(session_id, str):
+            return False
+        entry = self._entries.get(self._key(session_id))
+        return entry is not None and entry[0] >= self._clock()
 
     def __len__(self) -> int:
-        return len(self._expires)
+        return len(self._entries)
 
-    def add(self, session_id: str, expires: float) -> None:
-        if len(self._expires) >= self._limit:
-            now = time.time()
-            self._expires = {k: v for k, v in self._expires.items() if v >= now}
-            while len(self._expires) >= self._limit:
-                self._expires.pop(next(iter(self._expires)))
-        self._expires[session_id] = expires
+    def add(self, session_id: str, expires: float, *, owner: str = "") -> None:
+        """Remember an ended id until ``expires``; ``owner`` (``owner_of``) started it."""
+        now = self._clock()
+        if now - self._swept >= SWEEP_EVERY:
+            self._sweep(now)
+        key = self._key(session_id)
+        self._drop(key)
+        mine = self._owners.setdefault(owner, OrderedDict())
+        share = self._per_owner if owner else self._limit
+        while len(mine) >= share:
+            self._drop(next(iter(mine)))
+        while len(self._entries) >= self._limit:
+            self._drop(next(iter(self._entries)))
+        self._entries[key] = (expires, owner)
+        self._owners.setdefault(owner, mine)[key] = None
+
+    def _drop(self, key: bytes) -> None:
+        entry = self._entries.pop(key, None)
+        if entry is None:
+            return
+        mine = self._owners.get(entry[1])
+        if mine is not None:
+            mine.pop(key, None)
+            if not mine:
+                del self._owners[entry[1]]
+
+    def _sweep(self, now: float) -> None:
+        self._swept = now
+        for key in [k for k, (expires, _) in self._entries.items() if expires < now]:
+            self._drop(key)

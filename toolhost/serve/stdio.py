@@ -118,7 +118,10 @@ class StdioServer:
         self._reader = reader
         self._writer = LineWriter(writer)
         self._lock = anyio.Lock()
+        # ids of requests running (cancellation, duplicates), and how many requests are still
+        # being answered (the end of input waits for their answers to be written)
         self._running: dict[Any, anyio.CancelScope] = {}
+        self._answering = 0
         # Requests in flight and the bytes of their lines: past either limit, the excess is
         # answered "busy" at once (memory stays bounded; accepted calls go on)
         self._budget = Budget(limits.max_in_flight, limits.max_in_flight_bytes,
@@ -167,7 +170,7 @@ class StdioServer:
             if self._on_eof is not None:
                 self._on_eof()
             with anyio.move_on_after(self._grace):
-                while self._running:
+                while self._answering:
                     self._idle = anyio.Event()
                     await self._idle.wait()
             tg.cancel_scope.cancel()
@@ -218,6 +221,7 @@ class StdioServer:
                 caps = params.get("capabilities") if isinstance(params, Mapping) else None
                 self._capabilities = caps if isinstance(caps, Mapping) else {}
             self._running[request_id] = scope
+            self._answering += 1
             tg.start_soon(self._serve_request, message, scope, len(line))
         elif is_notification(message):
             target_id = cancelled_id(message)
@@ -253,11 +257,14 @@ class StdioServer:
                     answer = error_response(request_id, rpc.INTERNAL_ERROR,
                                             f"Internal error ({type(exc).__name__}); the "
                                             "server logged it")
-                # The request's bytes come back before its answer goes out: a client that
-                # sends its next request on reading the answer finds the room it left. (Its
-                # id stays running until the answer is written: a shutdown waits for that.)
+                # The request's bytes and its id come back before its answer goes out: a
+                # client that sends its next request on reading the answer (with the same
+                # id, even) finds the room it left. (The end of input still waits for the
+                # answer to be written: ``_answering``.)
                 self._budget.give_back(size)
                 held = False
+                if self._running.get(request_id) is scope:
+                    del self._running[request_id]
                 if answer is not None:
                     await self.send(answer)
             if scope.cancelled_caught:
@@ -265,8 +272,10 @@ class StdioServer:
         finally:
             if held:
                 self._budget.give_back(size)
-            self._running.pop(request_id, None)
-            if not self._running:
+            if self._running.get(request_id) is scope:  # not a newer request's, same id
+                del self._running[request_id]
+            self._answering -= 1
+            if not self._answering:
                 self._idle.set()
 
     async def _serve_notification(self, message: dict[str, Any]) -> None:

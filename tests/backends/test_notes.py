@@ -1,0 +1,96 @@
+"""``validate`` notes a command or http tool with no description: the model is shown its name
+alone (a python tool's docstring gives one). A note does not fail the check, and ``-q`` hides
+it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from toolhost.cli import main
+
+CONFIG = """\
+toolhost: 1
+servers:
+  s:
+    tools:
+      bare: {command: [echo, hi]}
+      blank: {command: [echo, hi], description: "   "}
+      fetch: {http: {url: "http://127.0.0.1:9/x"}}
+      said: {command: [echo, hi], description: Says hi.}
+      said_http: {http: {url: "http://127.0.0.1:9/x"}, description: Fetches x.}
+      py: {python: "notes_tool:hello"}
+permissions:
+  allow: [mcp__s]
+"""
+
+
+def test_a_tool_the_model_sees_by_name_alone_is_noted(tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    config = tmp_path / "t.yaml"
+    config.write_text(CONFIG)
+    (tmp_path / "notes_tool.py").write_text('def hello() -> str:\n    """Say hello."""\n'
+                                            '    return "hello"\n')
+    assert main(["validate", "--no-layers", str(config)]) == 0
+    out, err = capsys.readouterr()
+    assert out == f"{config}: ok (1 servers, 6 tools)\n"
+    notes = err.strip().splitlines()
+    assert [n.split(": note: ")[0] for n in notes] == [
+        f"{config}:5:7: servers.s.tools.bare", f"{config}:6:7: servers.s.tools.blank",
+        f"{config}:7:7: servers.s.tools.fetch"], err
+    assert notes[0].endswith(": note: command tool 'bare' has no description: the model is "
+                             "shown its name alone (mcp__s__bare) to decide when to call it "
+                             "(add description: one sentence on what it does and when to use "
+                             "it)")
+    assert "http tool 'fetch' has no description" in notes[2]
+    assert main(["validate", "--no-layers", "--strict", str(config)]) == 0  # not a warning
+    capsys.readouterr()
+    assert main(["validate", "-q", "--no-layers", str(config)]) == 0
+    assert capsys.readouterr() == ("", "")
+
+
+SECRET_ARGV = """\
+toolhost: 1
+servers:
+  s:
+    tools:
+      curl:
+        description: Fetch the status.
+        command: [curl, -H, "Authorization: Bearer ${{API_TOKEN}}", --, https://x.example/]
+      psql:
+        description: Count rows.
+        command: [psql, {{if: q, argv: [-c, "{{{{ q }}}}", "postgres://app:{pw}@db/x"]}}]
+        params: {{q: string}}
+      env:
+        description: Fetch the status, the token in the environment.
+        command:
+          argv: [sh, -c, 'curl -H "Authorization: Bearer $T" https://x.example/']
+          env: {{T: "${{API_TOKEN}}"}}
+permissions:
+  allow: [mcp__s]
+"""
+
+
+def test_a_secret_in_a_commands_argv_is_a_warning(tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str],
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    token, password = "tok-5ecret-abcdef", "pw-Qx81-literal"
+    monkeypatch.setenv("API_TOKEN", token)
+    config = tmp_path / "t.yaml"
+    config.write_text(SECRET_ARGV.format(pw=password))
+    assert main(["validate", "--no-layers", "--no-compile", str(config)]) == 0
+    out, err = capsys.readouterr()
+    assert out == f"{config}: ok (1 servers, 3 tools, 2 warning(s))\n"
+    assert token not in err and password not in err
+    lines = [x for x in err.strip().splitlines() if ": note: " not in x]
+    assert [x.split(": warning: ")[0] for x in lines] == [
+        f"{config}:7:9: servers.s.tools.curl.command.argv[2]",
+        f"{config}:10:9: servers.s.tools.psql.command.argv[1].argv[2]"], err
+    assert lines[0].endswith(": warning: 'Authorization: Bearer ***' puts a secret in the "
+                             "program's arguments, which every user of this machine can read "
+                             "while it runs (ps, /proc/PID/cmdline) (pass it in env: (the "
+                             "program's environment is private to its user) or on stdin:, if "
+                             "the program can read it there)")
+    assert main(["validate", "--no-layers", "--strict", str(config)]) == 1
+    capsys.readouterr()

@@ -1,0 +1,121 @@
+"""A python function behind a resource, a prompt or a completion logs as a tool does:
+``ctx.log("warning", ...)`` works (it was a plain ``Logger``, so that form raised TypeError
+and failed the read), and its lines reach the client as ``notifications/message`` under the
+method's name, at the level the client asked for, before the answer."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+import anyio
+import pytest
+
+from toolhost.compile import compile_tools
+from toolhost.config import load_config
+from toolhost.mcp import McpServer
+
+MODULE = '''\
+from toolhost.backends.base import CallContext
+
+
+def read(a: str, *, ctx: CallContext) -> str:
+    ctx.log.debug("debug %s", a)
+    ctx.log("warning", "read %s", a)
+    return "ok " + a
+
+
+def prompt(who: str, *, ctx: CallContext) -> str:
+    ctx.log("notice", "prompt for " + who)
+    return "hi " + who
+
+
+def values(value: str, *, ctx: CallContext) -> list[str]:
+    ctx.log.info("completing %r", value)
+    return ["x1", "x2"]
+'''
+CONFIG = """\
+toolhost: 1
+servers:
+  kb:
+    resources:
+      l: {uri: "l://{a}", python: "contentlog:read", complete: {a: "contentlog:values"}}
+    prompts:
+      p: {python: "contentlog:prompt"}
+"""
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[McpServer]:
+    root = tmp_path_factory.mktemp("contentlog")
+    (root / "contentlog.py").write_text(MODULE)
+    (root / "kb.yaml").write_text(CONFIG)
+    compiled = compile_tools(load_config(root / "kb.yaml", layers=False))
+    yield McpServer("kb", "1", compiled.servers["kb"], content=compiled.content["kb"])
+    sys.modules.pop("contentlog", None)
+
+
+@pytest.mark.parametrize(("level", "method", "params", "lines"), [
+    ("info", "resources/read", {"uri": "l://q"}, [("warning", "read q")]),
+    ("debug", "resources/read", {"uri": "l://q"}, [("debug", "debug q"), ("warning", "read q")]),
+    ("error", "resources/read", {"uri": "l://q"}, []),
+    ("info", "prompts/get", {"name": "p", "arguments": {"who": "ann"}},
+     [("notice", "prompt for ann")]),
+    ("info", "completion/complete", {"ref": {"type": "ref/resource", "uri": "l://{a}"},
+                                     "argument": {"name": "a", "value": "x"}},
+     [("info", "completing 'x'")]),
+])
+def test_a_content_function_logs_to_the_client(server: McpServer, level: str, method: str,
+                                               params: dict[str, Any],
+                                               lines: list[tuple[str, str]]) -> None:
+    sent: list[dict[str, Any]] = []
+
+    async def notify(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    async def go() -> dict[str, Any]:
+        peer = object()
+        await server.handle({"jsonrpc": "2.0", "id": 0, "method": "logging/setLevel",
+                             "params": {"level": level}}, peer=peer)
+        answer = await server.handle({"jsonrpc": "2.0", "id": 1, "method": method,
+                                      "params": params}, notify=notify, peer=peer)
+        assert answer is not None
+        return answer
+    answer = anyio.run(go)
+    assert "result" in answer, answer
+    assert [(m["params"]["level"], m["params"]["data"]) for m in sent] == lines
+    assert all(m["params"]["logger"] == method for m in sent)
+
+
+def test_a_prompt_function_can_ask_the_person(tmp_path_factory: pytest.TempPathFactory
+                                              ) -> None:
+    from toolhost.mcp.client_requests import ClientChannel, Pending, client_channel
+
+    root = tmp_path_factory.mktemp("contentask")
+    (root / "contentask.py").write_text(
+        "from toolhost.backends.base import CallContext\n\n\n"
+        "async def ask(*, ctx: CallContext) -> str:\n"
+        "    got = await ctx.elicit('Which team?', {'type': 'object', 'properties':"
+        " {'team': {'type': 'string'}}})\n"
+        "    return 'brief for ' + got.content['team']\n")
+    (root / "kb.yaml").write_text(
+        "toolhost: 1\nservers:\n  kb:\n    prompts:\n      p: {python: \"contentask:ask\"}\n")
+    compiled = compile_tools(load_config(root / "kb.yaml", layers=False))
+    server = McpServer("kb", "1", compiled.servers["kb"], content=compiled.content["kb"])
+    sys.modules.pop("contentask", None)
+    pending = Pending()
+
+    async def send(message: dict[str, Any]) -> None:
+        assert message["method"] == "elicitation/create"
+        pending.resolve({"jsonrpc": "2.0", "id": message["id"],
+                         "result": {"action": "accept", "content": {"team": "red"}}})
+
+    async def go() -> dict[str, Any]:
+        with client_channel(ClientChannel({"elicitation": {}}, send, pending)):
+            answer = await server.handle({"jsonrpc": "2.0", "id": 1, "method": "prompts/get",
+                                          "params": {"name": "p"}})
+        assert answer is not None
+        return answer
+    answer = anyio.run(go)
+    assert answer["result"]["messages"][0]["content"]["text"] == "brief for red", answer

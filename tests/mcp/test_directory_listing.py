@@ -1,0 +1,85 @@
+"""Every URI ``resources/list`` shows for a directory resource reads back, labelled with that
+same URI, whatever characters its file name holds (spaces, ``%``, ``?``, ``#``, ``;``, a
+line break, non-ASCII); a name a read would refuse (a backslash, a leading dot) is not
+listed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from toolhost.compile import compile_tools
+from toolhost.config import load_config
+from toolhost.mcp import McpServer
+
+NAMES = ["a b.md", "x%41.md", "q?.md", "h#.md", "\u00fc.md", "semi;colon.md", "nl\nx.md",
+         "plus+.md", "tilde~.md", "colon:x.md", "dots...md", "sub/deep one.md"]
+UNREADABLE = ["back\\slash.md", "..dots.md", ".hidden"]
+
+
+def test_every_listed_uri_reads_back(tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    (root / "sub").mkdir(parents=True)
+    for name in NAMES + UNREADABLE:
+        (root / name).write_text(name)
+    (tmp_path / "kb.yaml").write_text("toolhost: 1\nservers:\n  kb:\n    resources:\n"
+                                      "      docs: {directory: root/, uri: \"docs://kb\"}\n")
+    compiled = compile_tools(load_config(tmp_path / "kb.yaml", layers=False))
+    server = McpServer("kb", "1", compiled.servers["kb"], content=compiled.content["kb"])
+
+    async def ask(method: str, params: Any) -> Any:
+        answer = await server.handle({"jsonrpc": "2.0", "id": 1, "method": method,
+                                      "params": params})
+        assert answer is not None
+        return answer
+
+    async def go() -> list[str]:
+        listed = (await ask("resources/list", {}))["result"]["resources"]
+        texts = []
+        for entry in listed:
+            contents = (await ask("resources/read", {"uri": entry["uri"]}))["result"][
+                "contents"]
+            assert [c["uri"] for c in contents] == [entry["uri"]]
+            texts.append(contents[0]["text"])
+        return texts
+    assert sorted(anyio.run(go)) == sorted(NAMES)
+
+
+SOURCE = "SELECT 1; -- caf\u00e9\n"
+
+
+@pytest.mark.parametrize(("name", "data", "mime", "kind"), [
+    ("q.sql", SOURCE.encode(), None, "text"),
+    ("lib.rb", SOURCE.encode(), None, "text"),
+    ("main.rs", SOURCE.encode(), None, "text"),
+    ("app.ts", SOURCE.encode(), "text/x-typescript", "text"),
+    ("run.bat", SOURCE.encode(), None, "text"),
+    ("notes.md", SOURCE.encode(), "text/markdown", "text"),
+    ("q.sql", b"\xff\xfe bytes", None, "blob"),
+    ("q.sql", b"with a NUL \x00", None, "blob"),
+    ("pic.png", b"\x89PNG\r\n\x1a\n", "image/png", "blob"),
+    ("doc.pdf", b"%PDF-1.4 plain ascii", "application/pdf", "blob"),
+    ("a.wasm", b"\x00asm\x01\x00\x00\x00", "application/wasm", "blob"),
+    ("clip.mp4", b"ascii only", "video/mp4", "blob"),
+])
+def test_text_is_told_from_binary_by_type_and_bytes(tmp_path: Path, name: str, data: bytes,
+                                                    mime: str | None, kind: str) -> None:
+    (tmp_path / "root").mkdir()
+    (tmp_path / "root" / name).write_bytes(data)
+    (tmp_path / "kb.yaml").write_text("toolhost: 1\nservers:\n  kb:\n    resources:\n"
+                                      "      docs: {directory: root/, uri: \"docs://kb\"}\n")
+    compiled = compile_tools(load_config(tmp_path / "kb.yaml", layers=False))
+    server = McpServer("kb", "1", compiled.servers["kb"], content=compiled.content["kb"])
+
+    async def go() -> Any:
+        return await server.handle({"jsonrpc": "2.0", "id": 1, "method": "resources/read",
+                                    "params": {"uri": f"docs://kb/{name}"}})
+    [entry] = anyio.run(go)["result"]["contents"]
+    assert kind in entry and ("text" in entry) != ("blob" in entry)
+    if kind == "text":
+        assert entry["text"] == data.decode()
+    if mime is not None:
+        assert entry["mimeType"] == mime

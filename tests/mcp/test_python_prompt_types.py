@@ -1,0 +1,121 @@
+"""A python prompt's function may declare typed parameters; MCP sends every prompt argument
+as a string, so ``"3"`` reaches an ``int`` parameter as 3 (a ``bool`` takes true/false, an
+``Optional`` an empty string as None), and a string that is not one is the caller's mistake:
+-32602 naming the prompt and the argument, never an internal error naming a hidden tool."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+import anyio
+import pytest
+
+from toolhost.compile import compile_tools
+from toolhost.config import load_config
+from toolhost.mcp import McpServer
+
+MODULE = '''\
+from typing import Annotated, Optional
+
+from pydantic import Field
+
+
+def typed(n: int, x: float = 1.0, flag: bool = False, maybe: Optional[int] = None,
+          tags: list[str] = [], small: Annotated[int, Field(le=5)] = 1) -> str:
+    return f"n={n!r} x={x!r} flag={flag!r} maybe={maybe!r} tags={tags!r} small={small!r}"
+'''
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[McpServer]:
+    root = tmp_path_factory.mktemp("typed")
+    (root / "typedprompt.py").write_text(MODULE)
+    (root / "kb.yaml").write_text(
+        "toolhost: 1\nservers:\n  kb:\n    prompts:\n      f: {python: \"typedprompt:typed\"}\n")
+    compiled = compile_tools(load_config(root / "kb.yaml", layers=False))
+    yield McpServer("kb", "1", compiled.servers["kb"], content=compiled.content["kb"])
+    sys.modules.pop("typedprompt", None)
+
+
+def get(server: McpServer, arguments: dict[str, str]) -> dict[str, Any]:
+    async def go() -> dict[str, Any]:
+        answer = await server.handle({"jsonrpc": "2.0", "id": 1, "method": "prompts/get",
+                                      "params": {"name": "f", "arguments": arguments}})
+        assert answer is not None
+        return answer
+    return anyio.run(go)
+
+
+@pytest.mark.parametrize(("arguments", "text"), [
+    ({"n": "3"}, "n=3 x=1.0 flag=False maybe=None tags=[] small=1"),
+    ({"n": " -3 ", "x": "2"}, "n=-3 x=2.0"),
+    ({"n": "1", "x": "2.5e1", "flag": "TRUE"}, "x=25.0 flag=True"),
+    ({"n": "1", "maybe": "7"}, "maybe=7"),
+    ({"n": "1", "maybe": ""}, "maybe=None"),
+])
+def test_string_arguments_reach_typed_parameters(server: McpServer, arguments: dict[str, str],
+                                                 text: str) -> None:
+    answer = get(server, arguments)
+    assert text in answer["result"]["messages"][0]["content"]["text"], answer
+
+
+@pytest.mark.parametrize(("arguments", "words"), [
+    ({"n": "three"}, "argument 'n' must be an integer"),
+    ({"n": "3.5"}, "argument 'n' must be an integer"),
+    ({"n": "9" * 5000}, "argument 'n' must be an integer"),
+    ({"n": "1", "x": "1e400"}, "argument 'x' must be a number"),
+    ({"n": "1", "x": "nan"}, "argument 'x' must be a number"),
+    ({"n": "1", "flag": "yes"}, "argument 'flag' must be true or false"),
+    ({"n": "1", "maybe": "x"}, "argument 'maybe' must be an integer or empty"),
+    ({"n": "1", "tags": "a"}, "prompt 'f': tags:"),
+    ({"n": "1", "small": "9"}, "prompt 'f': small:"),
+])
+def test_a_string_that_is_not_the_type_is_invalid_params(server: McpServer,
+                                                         arguments: dict[str, str],
+                                                         words: str) -> None:
+    error = get(server, arguments)["error"]
+    assert error["code"] == -32602, error
+    assert words in error["message"] and "prompt-f" not in error["message"]
+    assert len(error["message"]) < 400
+
+
+def test_a_literal_enum_or_bool_parameter_completes_itself(
+        tmp_path_factory: pytest.TempPathFactory) -> None:
+    root = tmp_path_factory.mktemp("completes")
+    (root / "enumprompt.py").write_text(
+        "import enum\nfrom typing import Literal\n\n\nclass Size(enum.Enum):\n"
+        "    S = 1\n    L = 2\n\n\n"
+        "def p(tone: Literal['kind', 'blunt'], size: Size = Size.S, loud: bool = False,\n"
+        "      who: str = '') -> str:\n    return f'{tone} {size} {loud} {who}'\n")
+    (root / "kb.yaml").write_text(
+        "toolhost: 1\nservers:\n  kb:\n    prompts:\n      p: {python: \"enumprompt:p\"}\n")
+    compiled = compile_tools(load_config(root / "kb.yaml", layers=False))
+    server = McpServer("kb", "1", compiled.servers["kb"], content=compiled.content["kb"])
+    sys.modules.pop("enumprompt", None)
+
+    def complete(name: str, value: str) -> list[str]:
+        async def go() -> list[str]:
+            answer = await server.handle({
+                "jsonrpc": "2.0", "id": 1, "method": "completion/complete",
+                "params": {"ref": {"type": "ref/prompt", "name": "p"},
+                           "argument": {"name": name, "value": value}}})
+            assert answer is not None
+            return answer["result"]["completion"]["values"]  # type: ignore[no-any-return]
+        return anyio.run(go)
+
+    assert complete("tone", "") == ["kind", "blunt"] and complete("tone", "B") == ["blunt"]
+    assert complete("size", "") == ["1", "2"] and complete("loud", "t") == ["true"]
+    assert complete("who", "") == []
+    got = get_named(server, "p", {"tone": "kind", "size": "2", "loud": "true"})
+    assert got["result"]["messages"][0]["content"]["text"] == "kind Size.L True ", got
+
+
+def get_named(server: McpServer, name: str, arguments: dict[str, str]) -> dict[str, Any]:
+    async def go() -> dict[str, Any]:
+        answer = await server.handle({"jsonrpc": "2.0", "id": 1, "method": "prompts/get",
+                                      "params": {"name": name, "arguments": arguments}})
+        assert answer is not None
+        return answer
+    return anyio.run(go)

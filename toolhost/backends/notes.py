@@ -1,0 +1,77 @@
+"""``validate``'s notes on the tools of a config: facts about how they will run and how the
+model will see them, which do not fail the check.
+
+- each command argv position where a value may be read as an option, and each ``{each}``
+  group whose items may be lists or objects (``toolhost.backends.command_checks``);
+- each command or http tool with no ``description``: the model is shown its name alone (a
+  python tool's docstring gives one; these kinds have nothing else to say what they do).
+
+and its warnings (``--strict`` fails on them): a config secret written into a command's argv,
+which every local user can read while the program runs (``ps``, ``/proc/PID/cmdline``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from toolhost.backends.command_checks import option_notes
+
+if TYPE_CHECKING:
+    from toolhost.config.model import HostConfig
+    from toolhost.errors import Problem
+
+__all__ = ["description_notes", "secret_argv_warnings", "validate_notes"]
+
+_UNDESCRIBED_KINDS = ("command", "http")
+
+
+def description_notes(config: HostConfig) -> list[Problem]:
+    """A note for each command or http tool whose description is missing or blank."""
+    notes: list[Problem] = []
+    for server in config.servers.values():
+        for tool in server.tools.values():
+            if tool.backend.kind not in _UNDESCRIBED_KINDS or (tool.description or "").strip():
+                continue
+            notes.append(tool.origin.problem(
+                f"note: {tool.backend.kind} tool '{tool.name}' has no description: the model "
+                f"is shown its name alone ({tool.wire_name}) to decide when to call it",
+                hint="add description: one sentence on what it does and when to use it"))
+    return notes
+
+
+def validate_notes(config: HostConfig) -> list[Problem]:
+    """Every note ``validate`` prints after its verdict."""
+    return [*option_notes(config), *description_notes(config)]
+
+
+def _strings(argv: Sequence[Any], key: str) -> Iterator[tuple[str, str]]:
+    """Each literal text of an argv template (groups' items included), with its key path."""
+    for i, item in enumerate(argv):
+        if isinstance(item, str):
+            yield item, f"{key}[{i}]"
+        elif isinstance(item, Mapping) and isinstance(item.get("argv"), Sequence):
+            yield from _strings(item["argv"], f"{key}[{i}].argv")
+
+
+def secret_argv_warnings(config: HostConfig) -> list[Problem]:
+    """A warning for each command argv element holding one of the config's secrets: the
+    arguments of a running program are public on the machine, unlike its environment."""
+    if not config.secrets:
+        return []
+    redactor = config.redactor
+    warnings: list[Problem] = []
+    for server in config.servers.values():
+        for tool in server.tools.values():
+            argv = tool.backend.options.get("argv") if tool.backend.kind == "command" else None
+            if not isinstance(argv, Sequence) or isinstance(argv, str):
+                continue
+            for text, key in _strings(argv, ".argv"):
+                if redactor.spans(text):
+                    warnings.append(tool.backend.origin.problem(
+                        f"{redactor.redact(text)!r} puts a secret in the program's arguments, "
+                        "which every user of this machine can read while it runs (ps, "
+                        "/proc/PID/cmdline)", key=key,
+                        hint="pass it in env: (the program's environment is private to its "
+                             "user) or on stdin:, if the program can read it there"))
+    return warnings

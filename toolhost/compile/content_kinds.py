@@ -1,0 +1,68 @@
+"""What a server's content is: the ``Resource`` and ``Prompt`` protocols that declared and
+upstream resources and prompts both meet, and the errors their reads and gets raise.
+
+Here, not beside the compiled forms (prompts.py, resources.py): a server catches these errors,
+and a tools-only config never loads those modules.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any, Protocol
+
+from toolhost.backends.base import CallContext
+
+__all__ = ["Prompt", "PromptError", "Resource", "ResourceError"]
+
+
+class PromptError(Exception):
+    """prompts/get cannot be answered; ``invalid`` selects -32602 (the caller's mistake)."""
+
+    def __init__(self, message: str, *, invalid: bool = False) -> None:
+        super().__init__(message)
+        self.invalid = invalid
+
+
+class ResourceError(Exception):
+    """A read that cannot be answered; ``not_found`` selects MCP's -32002."""
+
+    def __init__(self, message: str, *, not_found: bool = False) -> None:
+        super().__init__(message)
+        self.not_found = not_found
+
+
+class Resource(Protocol):
+    """A resource (or template) a server offers: declared, or an upstream's."""
+
+    @property
+    def is_template(self) -> bool: ...
+
+    def descriptor(self) -> dict[str, Any]:
+        """The resources/templates/list entry (a static resource: what identifies it)."""
+
+    def listed(self) -> Iterator[dict[str, Any]]:
+        """The resources/list entries."""
+
+    def matches(self, uri: str) -> Mapping[str, str] | None:
+        """The values the (normalised) URI gives (``{}`` for none), or None when it is not
+        this one's."""
+
+    def canonical(self, uri: str, values: Mapping[str, str]) -> str:
+        """The one spelling of ``uri`` (which matched with ``values``) rules and reads see."""
+
+    async def read(self, uri: str, values: Mapping[str, str],
+                   ctx: CallContext) -> list[dict[str, Any]]:
+        """The resources/read ``contents``."""
+
+
+class Prompt(Protocol):
+    """A prompt a server offers: declared, or an upstream's."""
+
+    def descriptor(self) -> dict[str, Any]:
+        """The prompts/list entry."""
+
+    async def get(self, arguments: Any, ctx: CallContext) -> dict[str, Any]:
+        """The prompts/get result."""
+
+    def renamed(self, name: str) -> Prompt:
+        """The same prompt under another name (several servers served as one)."""

@@ -1,0 +1,116 @@
+"""Content forms that parse but cannot match what their author most likely meant, for
+``validate``: each a (level, message, hint) about one rule's ``Tool(...)`` part.
+
+* ``Read(/etc/passwd)``: one leading ``/`` anchors the path at the directory of the rule's
+  file (as Claude Code anchors it at the settings file's project), not at the filesystem
+  root. When that directory holds nothing of the path's first part and ``/`` does, the rule
+  names a file that is not there: a warning naming the path it names and ``//etc/passwd``.
+* ``Bash(npm:* test)``: ``:*`` marks a prefix only at the end of a Bash rule; anywhere else
+  ``:`` is a literal character, so the rule matches ``npm:x test`` and not ``npm run test``:
+  an error with the rule to write (``Bash(npm * test)``).
+* ``Bash(rm /tmp/?)``: ``?`` is literal in a Bash rule (only ``*`` is a wildcard): a warning.
+* an allow rule every command of which is not provable or opaque (``Bash(eval:*)``,
+  ``Bash(curl * | sh)``, ``Bash(ls > out.txt)``): it allows nothing: a warning.
+* ``Read(//etc/{passwd,shadow})``: path patterns have no brace expansion (gitignore-style):
+  the rule names a file called ``{passwd,shadow}``: a warning.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+from toolhost.permissions.paths import PATH_TOOLS
+
+__all__ = ["content_hints", "never_allows"]
+
+_RULE = re.compile(r"\s*([^()\s]+)\((.*)\)\s*", re.DOTALL)
+_INNER_PREFIX = re.compile(r":\*(?=.)", re.DOTALL)
+_BRACES = re.compile(r"\{([^{}]*,[^{}]*)\}")
+
+
+def content_hints(tool: str, rule_dir: str, effect: str = "deny") -> list[tuple[str, str, str]]:
+    """What is wrong with the content part of the rule pattern ``tool`` (already parsed),
+    whose file is in ``rule_dir``, for a rule of ``effect``."""
+    found = _RULE.fullmatch(tool)
+    if found is None:
+        return []
+    name, spec = found.group(1), found.group(2).strip()
+    if name in PATH_TOOLS:
+        return _braces(name, spec) + _rooted(name, spec, rule_dir)
+    if name == "Bash":
+        return _bash(spec) + (_never_allows(spec) if effect == "allow" else [])
+    return []
+
+
+def _braces(name: str, spec: str) -> list[tuple[str, str, str]]:
+    found = _BRACES.search(spec)
+    if found is None:
+        return []
+    first = spec[:found.start()] + found.group(1).split(",")[0] + spec[found.end():]
+    return [("warning", f"braces are literal in a path pattern (gitignore-style, no brace "
+             f"expansion): {spec!r} matches only a name holding {found.group(0)!r} as written",
+             f"write one rule per alternative: {name}({first}), ...")]
+
+
+def _rooted(name: str, spec: str, rule_dir: str) -> list[tuple[str, str, str]]:
+    if not spec.startswith("/") or spec.startswith("//"):
+        return []
+    first = spec[1:].split("/", 1)[0]
+    if not first or set(first) & set("*?[{") or first in (".", ".."):
+        return []
+    anchored = os.path.join(rule_dir, first)
+    if os.path.lexists(anchored) or not os.path.lexists("/" + first):
+        return []
+    return [("warning", f"{spec!r} is anchored at the directory of the rule's file: it names "
+             f"{os.path.join(rule_dir, spec[1:])!r}, where there is no {first!r}, not "
+             f"{spec!r} from the filesystem root",
+             f"for the absolute path write {name}(/{spec})")]
+
+
+def _bash(spec: str) -> list[tuple[str, str, str]]:
+    out = []
+    if _INNER_PREFIX.search(spec):
+        fixed = _INNER_PREFIX.sub(" *", spec).replace("  *", " *")
+        out.append(("error", f"':*' marks a prefix only at the end of a Bash rule; in {spec!r} "
+                    "the ':' is a literal character, so the rule matches no command as "
+                    "meant", f"write Bash({fixed})"))
+    if any("?" in word and "://" not in word for word in spec.split()):
+        out.append(("warning", f"'?' is a literal character in a Bash rule (only '*' is a "
+                    f"wildcard), so {spec!r} matches only a command with a '?' there",
+                    "write '*' for any characters"))
+    return out
+
+
+def never_allows(spec: str) -> str | None:
+    """Why an allow rule ``Bash(spec)`` allows no command it matches, or None: every command it
+    matches is not provable (``Bash(eval:*)``, ``Bash(sudo -s)``, ``Bash(curl * | sh)``) or
+    opaque (``Bash(ls > out.txt)``, ``Bash(echo $(date))``). Wildcards are tried as a plain
+    word; a prefix rule only when its command cannot be completed into a provable one."""
+    from toolhost.permissions.bashprog import analyze_line
+    from toolhost.permissions.shell import ShellSyntaxError, parse_command
+
+    prefix = spec.endswith(":*") or spec.endswith(" *")
+    body = spec[:-2] if prefix else spec
+    probes = [body.replace("*", "x")] + ([body.replace("*", "x") + " x"] if prefix else [])
+    reasons = []
+    for probe in probes:
+        try:
+            reason = analyze_line(probe).reason
+            opaque = parse_command(probe).opaque
+        except ShellSyntaxError:
+            return None
+        if reason is None and not opaque:
+            return None
+        reasons.append(reason or "it has a command substitution, a redirection to or from a "
+                       "file or a here-document, which no allow rule allows")
+    return reasons[0]
+
+
+def _never_allows(spec: str) -> list[tuple[str, str, str]]:
+    why = never_allows(spec)
+    if why is None:
+        return []
+    return [("warning", f"this allow rule can allow no command it matches: {why}",
+             "such a command is never allowed (docs/permissions.md, 'How a command is "
+             "decided'): allow the commands it runs, or make it a deny or ask rule")]

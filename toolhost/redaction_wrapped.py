@@ -1,0 +1,120 @@
+"""Secrets in encodings that tools break up: base64 or hex wrapped over several lines
+(``base64`` wraps at 76 columns, ``openssl base64`` and PEM at 64, ``xxd -p`` at 60), the line
+breaks raw, ``\\r\\n`` or JSON-escaped (``\\n``). (Hex spaced by bytes, as ``od`` writes it, hex
+with colons, and dumps with an ASCII column, as ``xxd`` and ``hexdump -C`` write them, are not
+read: looking for them costs more than every other form together.)
+
+Each such block is read joined (its separators taken out), the secret's forms are looked for
+in the joined text, and what is found is mapped back to the characters of the block it was
+made of: those are hidden, the line breaks between them included.
+"""
+
+from __future__ import annotations
+
+import bisect
+import functools
+import itertools
+import re
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+from toolhost.redaction_spell import _encodable
+
+__all__ = ["merged", "wrapped_spans"]
+
+_SEP = r"(?:\r?\n|\\r\\n|\\n)"
+# two lines or more of base64 (or hex, its subset), the first of at least 16 characters (the
+# narrowest wrap of a common tool is xxd's 60); a backslash is never part of a line, so
+# an escaped line break cannot be read as its letters
+_LINES = rf"[A-Za-z0-9+/_-]{{16,}}={{0,2}}(?:{_SEP}[A-Za-z0-9+/_-]+={{0,2}})+"
+
+# A cheap look first (most texts have neither), by patterns that start with a literal (the
+# engine skips to it): RE2 runs only on a text with a long base64 line ending in a line
+# break.
+# (The needle is one character: ``in`` finds one at memchr speed, a longer one can be slower
+# than the look itself.)
+_LOOKS = (("\n", re.compile(r"\n(?<=[A-Za-z0-9+/=_-]{16}\n)")),
+          ("\r", re.compile(r"\r\n(?<=[A-Za-z0-9+/=_-]{16}\r\n)")),
+          ("\\", re.compile(r"\\n(?<=[A-Za-z0-9+/=_-]{16}\\n)")),
+          ("\\", re.compile(r"\\r\\n(?<=[A-Za-z0-9+/=_-]{16}\\r\\n)")))
+
+
+@functools.cache
+def _scanner() -> Any:
+    """The block pattern, in RE2: linear in the text, as every redaction pass is."""
+    import re2  # type: ignore[import-untyped]  # loaded with the first secret anyway
+
+    options = re2.Options()
+    options.never_capture = True
+    options.log_errors = False
+    return re2.compile(_LINES, options)
+
+
+Spans = Callable[[str], Iterable[tuple[int, int]]]
+
+
+def _pieces(block: str) -> tuple[str, list[int], list[int]]:
+    """The block joined, and for each of its lines where it starts in the joined text and
+    in the block. (Its separators are ``\n``, ``\r\n`` and their escapes: a ``\r`` or a
+    backslash is never part of a line. Split with ``str`` methods: a regex split costs ten
+    times more.)"""
+    if "\r" not in block and "\\" not in block:  # the usual case: only \n
+        lines = block.split("\n")
+        lengths = list(map(len, lines))
+        return ("".join(lines), list(itertools.accumulate(lengths[:-1], initial=0)),
+                list(itertools.accumulate((n + 1 for n in lengths[:-1]), initial=0)))
+    lines = []
+    block_at: list[int] = []
+    pos = 0
+    raws = block.split("\n")
+    for r, raw in enumerate(raws):
+        subs = raw.split("\\n") if "\\" in raw else [raw]
+        for k, sub in enumerate(subs):
+            line = sub
+            if k < len(subs) - 1 and line.endswith("\\r"):
+                line = line[:-2]
+            elif k == len(subs) - 1 and r < len(raws) - 1 and line.endswith("\r"):
+                line = line[:-1]
+            lines.append(line)
+            block_at.append(pos)
+            pos += len(sub) + (2 if k < len(subs) - 1 else 1)
+    joined_at = list(itertools.accumulate((len(x) for x in lines[:-1]), initial=0))
+    return "".join(lines), joined_at, block_at
+
+
+def wrapped_spans(text: str, spans: Spans) -> Iterator[tuple[int, int]]:
+    """Where ``spans`` finds a secret in a wrapped block of ``text``, as spans of ``text``
+    (from the first character of the secret's encoding to its last)."""
+    if not any(needle in text and look.search(text) for needle, look in _LOOKS):
+        return
+    probe = text
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate, which RE2 cannot take: U+FFFD there
+            probe = _encodable(text)  # (same length, same places)
+    for block in _scanner().finditer(probe):
+        yield from _mapped(text[block.start():block.end()], block.start(), spans)
+
+
+def _mapped(block: str, offset: int, spans: Spans) -> Iterator[tuple[int, int]]:
+    """The spans of the joined ``block`` (at ``offset`` in the text), in the text."""
+    joined, joined_at, block_at = _pieces(block)
+
+    def where(i: int) -> int:  # joined index -> index in text
+        line = bisect.bisect_right(joined_at, i) - 1
+        return offset + block_at[line] + i - joined_at[line]
+
+    for start, end in spans(joined):
+        yield where(start), where(end - 1) + 1
+
+
+def merged(found: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Spans sorted, the overlapping ones made one."""
+    out: list[tuple[int, int]] = []
+    for start, end in sorted(found):
+        if out and start < out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], end))
+        else:
+            out.append((start, end))
+    return out

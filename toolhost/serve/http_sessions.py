@@ -1,0 +1,154 @@
+"""The sessions of the 2025 revisions one HTTP replica serves: found by their signed ids
+(``toolhost.serve.sessions``), kept in a bounded table (``toolhost.serve.session_table``),
+started on ``initialize``, ended by ``DELETE`` (``EndedSessions``), each usable only by the
+caller that started it.
+
+When the table is full of sessions in use (a client opening sessions in a loop), a request
+of a session that cannot be kept is still answered: with a session made for that request
+only (``Session.kept`` False), which keeps no settings, declares no client capabilities (an
+ask or ``ctx.elicit`` is refused at once: its answer would reach no kept session) and has
+no ``GET`` stream (503). So a flood of sessions neither evicts the kept ones' state nor
+stops anyone's calls.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Collection, Hashable, Mapping
+from typing import Any
+
+from starlette.responses import Response
+
+from toolhost.excerpt import cut
+from toolhost.limits import Limits
+from toolhost.serve.base import error_response
+from toolhost.serve.budget import Budget
+from toolhost.serve.http_exchange import Session
+from toolhost.serve.http_limits import JsonAnswer
+from toolhost.serve.session_table import SessionsFull, SessionTable
+from toolhost.serve.sessions import EndedSessions, SessionTokens, same_owner
+
+__all__ = ["LegacySessions"]
+
+log = logging.getLogger("toolhost.serve")
+
+
+def _close_streams(session: Session) -> None:
+    for stream in session.streams:
+        stream.close()
+    session.streams.clear()
+
+
+class LegacySessions:
+    """Sessions by id on this replica (see the module docstring)."""
+
+    def __init__(self, tokens: SessionTokens, limits: Limits,
+                 forget: Callable[[Hashable], None] | None = None) -> None:
+        self.tokens = tokens
+        self._limits = limits
+        # Sessions kept here (--max-sessions): an evicted idle one comes back from its signed
+        # id, without the settings it made (forgotten with it)
+        self.table = SessionTable(limits.max_sessions, limits.session_idle, forget)
+        self.ended = EndedSessions()  # ids DELETEd here: 404 until they expire
+        self._warned = -60.0  # when sessions not kept were last logged
+
+    def find(self, session_id: str, owner: str = "", *, unkept: bool = False
+             ) -> Session | None:
+        """The session an id names: known here, or signed by a replica, and started by the
+        caller ``owner`` names (``owner_of``): for anyone else it is unknown. ``unkept``: when
+        it cannot be kept (SessionsFull), one for this request only instead of raising."""
+        session = self.table.get(session_id)
+        if session is not None:
+            if not same_owner(session.owner, owner):
+                self._not_theirs(session_id)
+                return None
+            if session.expires >= time.time():
+                return session
+            # expired: unknown on every replica, also one that holds it (its streams close)
+            self.table.pop(session_id)
+            _close_streams(session)
+            return None
+        if session_id in self.ended:  # its signature is still good, but it was ended here
+            return None
+        claims = self.tokens.check(session_id)
+        if claims is None:
+            return None
+        if not same_owner(claims.owner, owner):
+            self._not_theirs(session_id)
+            return None
+        return self._remember(session_id, Session(capabilities=claims.capabilities,
+                                                  expires=claims.expires, owner=claims.owner),
+                              unkept=unkept)
+
+    def start(self, version: Any, capabilities: Any, owner: str) -> tuple[str, Session]:
+        """A new session of ``initialize`` (one not kept when there is no room)."""
+        caps = capabilities if isinstance(capabilities, Mapping) else {}
+        session_id = self.tokens.issue(version if isinstance(version, str) else "", caps,
+                                       owner=owner)
+        issued = self.tokens.check(session_id)
+        return session_id, self._remember(session_id, Session(
+            capabilities=caps, expires=issued.expires if issued else 0.0, owner=owner),
+            unkept=True)
+
+    def end(self, session_id: str | None, owner: str = "") -> Response:
+        """``DELETE``: end a session on this replica: its id is answered 404 from now on
+        (until it expires) and its GET streams close. Calls it has running finish. Only the
+        caller that started it (``owner``) may end it: for anyone else it is unknown."""
+        if session_id is None:
+            return JsonAnswer(error_response(None, -32600, "DELETE ends a session: send "
+                                             "its Mcp-Session-Id"), status_code=400)
+        claims = self.tokens.check(session_id) if session_id not in self.ended else None
+        if claims is not None and not same_owner(claims.owner, owner):
+            self._not_theirs(session_id)
+            claims = None
+        if claims is None:
+            return JsonAnswer(error_response(None, -32600,
+                                             f"unknown session {cut(session_id, 64)}"),
+                              status_code=404)
+        session = self.table.pop(session_id)
+        self.ended.add(session_id, claims.expires, owner=claims.owner)
+        if session is not None:
+            _close_streams(session)
+        return Response(status_code=204)
+
+    def offer(self, message: Mapping[str, Any],
+              peers: Collection[Hashable] | None = None) -> None:
+        """Offer a notification to the open ``GET`` streams of the sessions ``peers`` names
+        (every session when None); never waits: a stream that falls behind is dropped."""
+        for session_id, session in self.table.items():
+            if peers is not None and session_id not in peers:
+                continue
+            for stream in list(session.streams):
+                stream.offer(dict(message))
+
+    def close_streams(self) -> None:
+        """End every session's streams (on shutdown)."""
+        for session in self.table.values():
+            _close_streams(session)
+
+    @staticmethod
+    def _not_theirs(session_id: str) -> None:
+        log.warning("refused session %s: another caller started it", cut(session_id, 12))
+
+    def _remember(self, session_id: str, session: Session, *, unkept: bool = False
+                  ) -> Session:
+        """Keep a new session; when every session kept is in use, raises SessionsFull, or
+        with ``unkept`` returns it for one request (see the module docstring)."""
+        session.budget = Budget(self._limits.max_in_flight, None, scope="in this session",
+                                flags="toolhost serve --max-in-flight")
+        try:
+            return self.table.add(session_id, session)
+        except SessionsFull:
+            if not unkept:
+                raise
+        now = time.monotonic()
+        if now - self._warned >= 60:  # one line a minute, however many
+            self._warned = now
+            log.warning("serving sessions without keeping them: %s sessions are in use "
+                        "(toolhost serve --max-sessions, --session-idle); their calls are "
+                        "answered, but they keep no settings, get no GET stream and cannot "
+                        "be asked questions", f"{len(self.table):,}")
+        session.kept = False
+        session.capabilities = {}  # an answer to a question would reach no kept session
+        return session

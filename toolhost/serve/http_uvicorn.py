@@ -1,0 +1,76 @@
+"""Running an ``HttpServer`` on uvicorn: its limits (connections, backlog, the header deadline
+protocol of ``toolhost.serve.http_limits``), toolhost's log handler instead of uvicorn's, the
+"serving on" line, and the graceful shutdown of ``toolhost.serve.shutdown``.
+"""
+
+from __future__ import annotations
+
+import logging
+import socket
+import sys
+from typing import TYPE_CHECKING, Any
+
+import anyio
+
+from toolhost.serve.http_limits import FD_HEADROOM, raise_fd_limit
+from toolhost.serve.http_protocol import header_deadline_protocol
+from toolhost.serve.shutdown import drain
+
+if TYPE_CHECKING:
+    from toolhost.serve.http import HttpServer
+
+__all__ = ["run_uvicorn"]
+
+log = logging.getLogger("toolhost.serve")
+
+
+async def run_uvicorn(owner: HttpServer, sockets: list[socket.socket]) -> None:
+    """Serve ``owner.app`` on ``sockets`` until cancelled or signalled."""
+    import uvicorn
+
+    limits = owner.limits
+    # log_config=None: uvicorn's records (an error, a traceback) go through toolhost's
+    # handler and format (TOOLHOST_LOG_FORMAT=json), not a handler of its own
+    connections = raise_fd_limit(limits.max_connections)
+    # streams keep at most half of the connections served (fewer when files are short)
+    owner.streams.limit = max(1, min(owner.streams.limit, connections // 2))
+    # connections past the limit are refused as they open (header_deadline_protocol);
+    # uvicorn's own limit (requests answered 503) only backs that up
+    config = uvicorn.Config(owner.app, log_level="warning", log_config=None,
+                            lifespan="off", timeout_graceful_shutdown=2,
+                            limit_concurrency=connections + 1,
+                            # asyncio accepts up to a backlog of connections each time
+                            # the socket is ready, before any can be refused: a few
+                            # such bursts must fit in the headroom
+                            backlog=FD_HEADROOM // 4,
+                            http=header_deadline_protocol(limits.header_timeout,
+                                                          connections))
+
+    class _Server(uvicorn.Server):
+        async def shutdown(self, sockets: Any = None) -> None:
+            # Calls in flight finish first (within the grace period), while the legacy
+            # GET streams stay open: a client whose stream closed would reconnect, fail,
+            # and drop its calls. Then the streams that never end by themselves.
+            owner.ready = False
+            log.warning("shutting down: waiting up to %g s for %d call(s) in flight",
+                        owner.grace, owner.in_flight.count)
+            # accepting while calls come, then refusing new ones (503), then cancelling
+            # what outlives the grace, each answered (toolhost.serve.shutdown)
+            await drain(owner.in_flight, owner.grace, owner.refuse_new)
+            owner.close()
+            await super().shutdown(sockets)
+
+    server = _Server(config)
+
+    async def announce() -> None:
+        while not server.started:
+            await anyio.sleep(0.05)
+        for sock in (s for srv in server.servers for s in srv.sockets):
+            bound_host, bound_port = sock.getsockname()[:2]
+            print(f"toolhost: serving MCP on http://{bound_host}:{bound_port}{owner.path}",
+                  file=sys.stderr, flush=True)
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(announce)
+        await server.serve(sockets=sockets)
+        tg.cancel_scope.cancel()
