@@ -65,16 +65,23 @@ class Problem:
             where += f":{self.line}"
             if self.column:
                 where += f":{self.column}"
-        text = f"{where}: "
+        # each part is cut, so that a hostile key or value quoted in a message (a 2 MB key,
+        # a 100,000-name list) can never make the line longer than about 1,500 characters
+        text = f"{_cut(shown(where), 300)}: "
         if self.key_path:
-            text += f"{self.key_path}: "
-        text += self.message
+            text += f"{_cut(shown(self.key_path), 300)}: "
+        text += _cut(shown(self.message), 600)
         if self.hint:
-            text += f" ({self.hint})"
-        text = shown(text)
+            text += f" ({_cut(shown(self.hint), 300)})"
         if self.detail:
-            text += "".join(f"\n    {shown(line)}" for line in self.detail.splitlines())
+            text += "".join(f"\n    {_cut(shown(line), 600)}"
+                            for line in self.detail.splitlines())
         return text
+
+
+def _cut(text: str, limit: int) -> str:
+    """``text``, or its first ``limit`` characters and "…N more characters"."""
+    return text if len(text) <= limit else f"{text[:limit]}…{len(text) - limit:,} more characters"
 
 
 # C0 controls and DEL: the fast path for ASCII text

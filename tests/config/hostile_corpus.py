@@ -105,7 +105,16 @@ def texts() -> dict[str, bytes]:
         "lookahead-param.yaml": HEAD + TOOL + PARAM + "            pattern: '^(?=a)'\n",
         "backref-param.yaml": HEAD + TOOL + PARAM + "            pattern: '^(a)\\1$'\n",
         "bad-regex.yaml": HEAD + TOOL + PARAM + "            pattern: '(['\n",
+        "bigint-hex-timeout.yaml": HEAD + TOOL + "        timeout: 0x" + "f" * 5000 + "\n",
+        "template-bomb.yaml": HEAD + "servers:\n  s:\n    tools:\n      t:\n        command: "
+        "[echo, \"{{ 'a' * 1000000000 }}\"]\n",
+        "schema-remote-ref.yaml": HEAD + TOOL + "        input_schema: {type: object, "
+        "properties: {x: {$ref: 'http://127.0.0.1:9/x.json'}}}\n",
+        "many-problems.yaml": HEAD + "".join(f"bad{i}: 1\n" for i in range(20_000)),
         # TOML
+        "bigint-bin-timeout.toml": "toolhost = 1\n[servers.s.tools.t]\ncommand = ['echo']\n"
+        "timeout = 0b" + "1" * 20_000 + "\n",
+        "headers.toml": "toolhost = 1\n" + "[[x]]\n" * 200_000,
         "deep-array.toml": "toolhost = 1\nx = " + "[" * deep + "]" * deep + "\n",
         "deep-inline.toml": "toolhost = 1\nx = " + "{a=" * deep + "1" + "}" * deep + "\n",
         "deep-dotted.toml": "toolhost = 1\n" + ".".join(["a"] * 5000) + " = 1\n",

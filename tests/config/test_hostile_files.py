@@ -59,6 +59,12 @@ def test_the_hostile_corpus_gets_located_lines_never_a_crash(tmp_path: Path) -> 
         "fifo.yaml: cannot read: not a regular file", "dir.yaml: cannot read: a directory",
         "too-big.yaml: config file too large (17,825,792 bytes, the limit is 16,777,216)",
         "extends: not a regular file: /dev/zero", "merge-loop.yaml:2:4: a: recursive",
+        "bigint-hex-timeout.yaml:7:18: servers.s.tools.t.timeout: an integer of more than",
+        "bigint-bin-timeout.toml:4:1: servers.s.tools.t.timeout: an integer of more than",
+        "schema-remote-ref.yaml:5:7: servers.s.tools.t.input_schema: inputSchema cannot be "
+        "used: $ref 'http://127.0.0.1:9/x.json' is not local",
+        "many-problems.yaml: ... and 19,800 more not shown",
+        "headers.toml:83335:1: more than 500,000 values",
     ]:
         assert expected in text, expected
 

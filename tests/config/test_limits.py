@@ -5,6 +5,7 @@ And ``read_bounded``: a config that is not there names a close name beside it.""
 
 from __future__ import annotations
 
+import logging
 import os
 from pathlib import Path
 
@@ -12,7 +13,8 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from toolhost.config.limits import toml_depth
+from toolhost.config import limits
+from toolhost.config.limits import LIMITS, toml_depth
 
 settings.register_profile("ci", derandomize=True, deadline=None, max_examples=300,
                           suppress_health_check=[HealthCheck.too_slow])
@@ -103,3 +105,39 @@ def test_a_missing_file_in_a_missing_directory_is_still_one_line(tmp_path: Path)
     problems: list[Problem] = []
     assert read_bounded(str(tmp_path / "nope" / "c.yaml"), problems) is None
     assert [(p.message, p.hint) for p in problems] == [("no such file", "")]
+
+
+@pytest.mark.parametrize(("value", "used", "said"), [
+    ("abc", 16 * 1024 * 1024, "not a whole number above 0"),
+    ("-5", 16 * 1024 * 1024, "not a whole number above 0"),
+    ("1e9", 16 * 1024 * 1024, "not a whole number above 0"),
+    ("0", 16 * 1024 * 1024, "not a whole number above 0"),
+    ("9" * 31, 16 * 1024 * 1024, "of at most 30 digits"),
+    ("2_000", 2000, ""),
+])
+def test_a_bad_limit_variable_is_warned_about_once_naming_it_and_what_is_used(
+        monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture, value: str,
+        used: int, said: str) -> None:
+    monkeypatch.setattr(limits, "_warned", set())  # as in a fresh process
+    monkeypatch.setenv("TOOLHOST_MAX_CONFIG_BYTES", value)
+    with caplog.at_level(logging.WARNING, logger="toolhost.config"):
+        assert LIMITS.file_bytes == used
+        assert LIMITS.file_bytes == used
+    lines = [r.getMessage() for r in caplog.records]
+    if not said:
+        assert lines == []
+        return
+    assert len(lines) == 1, lines  # once per process, not at every read
+    assert lines[0].startswith("TOOLHOST_MAX_CONFIG_BYTES='")
+    assert said in lines[0] and f"using the default {used:,}" in lines[0]
+    assert len(lines[0]) < 200
+
+
+def test_a_limit_over_its_ceiling_is_warned_about_and_capped(
+        monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    monkeypatch.setattr(limits, "_warned", set())
+    monkeypatch.setenv("TOOLHOST_MAX_CONFIG_DEPTH", "100000")
+    with caplog.at_level(logging.WARNING, logger="toolhost.config"):
+        assert LIMITS.depth == 300
+    assert [r.getMessage() for r in caplog.records] == [
+        "TOOLHOST_MAX_CONFIG_DEPTH='100000': it is above the most it can be; using 300"]

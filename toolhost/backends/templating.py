@@ -128,12 +128,49 @@ def _tojson(value: Any) -> str:
     return _json(value)
 
 
+# what one operator of a template may build: `{{ 'a' * 10**9 }}` in a config was folded into a
+# constant while the template compiled (validate never ended); now it is an error at the call
+_MAX_BUILT = 10_000_000  # characters or items
+_MAX_BITS = 100_000  # of an integer
+
+
+def _binop(op: str, left: Any, right: Any) -> Any:
+    import operator
+
+    ints = [x for x in (left, right) if type(x) is int]
+    if any(x.bit_length() > _MAX_BITS for x in ints):
+        raise OverflowError("value too large")
+    if op == "**":
+        if isinstance(right, int) and (abs(right) > 1000 or (
+                isinstance(left, int) and abs(left).bit_length() * abs(right) > _MAX_BITS)):
+            raise OverflowError("exponent too large")
+        return operator.pow(left, right)
+    if op == "*":
+        size = max((len(x) for x in (left, right) if isinstance(x, (str, bytes, list, tuple))),
+                   default=0)
+        if size and max(ints, default=1) * size > _MAX_BUILT:
+            raise OverflowError("value too large")
+        if len(ints) == 2 and sum(x.bit_length() for x in ints) > _MAX_BITS:
+            raise OverflowError("value too large")
+        return operator.mul(left, right)
+    if op == "%" and isinstance(left, (str, bytes)):
+        raise OverflowError("string formatting with % is not allowed in a template")
+    return {"%": operator.mod, "//": operator.floordiv, "/": operator.truediv}[op](left, right)
+
+
 def _make_env(finalize: Any) -> ImmutableSandboxedEnvironment:
     from jinja2 import StrictUndefined
     from jinja2.sandbox import ImmutableSandboxedEnvironment
 
-    env = ImmutableSandboxedEnvironment(undefined=StrictUndefined, autoescape=False,
-                                        keep_trailing_newline=True, finalize=finalize)
+    class _Bounded(ImmutableSandboxedEnvironment):
+        # intercepted, these are never folded into constants when a template compiles
+        intercepted_binops = frozenset({"*", "**", "%", "//", "/"})
+
+        def call_binop(self, context: Any, op: str, left: Any, right: Any) -> Any:
+            return _binop(op, left, right)
+
+    env = _Bounded(undefined=StrictUndefined, autoescape=False,
+                   keep_trailing_newline=True, finalize=finalize)
     env.filters["json"] = _tojson
     env.filters["tojson"] = _tojson  # jinja's own HTML-escapes; these are not HTML
     return env

@@ -132,6 +132,8 @@ def main(args: argparse.Namespace) -> int:
 def _validate(args: argparse.Namespace) -> int:
     import dataclasses
 
+    from toolhost.config.checks import MAX_PROBLEMS, capped
+
     failed = 0
     for file in args.files:
         config, errors, warnings = _check(file, args)
@@ -140,6 +142,9 @@ def _validate(args: argparse.Namespace) -> int:
         shown = [*((p, "") for p in errors), *((p, "warning: ") for p in warnings)]
         shown.sort(key=lambda item: (item[0].file != file, item[0].file, item[0].line,
                                      item[0].column))
+        if len(shown) > MAX_PROBLEMS:  # the rest counted in one line (config.checks)
+            rest = capped([p for p, _ in shown], file)[-1]
+            shown = [*shown[:MAX_PROBLEMS], (rest, "")]
         for problem, level in shown:
             if level:
                 problem = dataclasses.replace(problem, message=level + problem.message)
@@ -155,6 +160,6 @@ def _validate(args: argparse.Namespace) -> int:
             from toolhost.commands._configs import redacted
 
             # after the verdict: facts about running it, not problems
-            for note in [*notes, *redacted(config, validate_notes(config))]:
+            for note in capped([*notes, *redacted(config, validate_notes(config))], file):
                 print(str(note), file=sys.stderr)
     return 1 if failed else 0

@@ -216,6 +216,14 @@ def _schema_problems(schema: Mapping[str, Any], what: str) -> list[str]:
     if found is not None:
         return [f"{what} is not a valid JSON Schema at {found[0] or '(root)'}: {found[1]}"]
     problems: list[str] = []
+    # what an upstream's schema must be, a config's must be too: every $ref local and
+    # pointing at something, every pattern one RE2 can honour, no reference cycle; else
+    # the schema loads and every call fails ("cannot be checked"), or a pattern differs
+    from toolhost.gateway.schemas import schema_problem
+
+    unsafe = schema_problem(schema)
+    if unsafe:
+        problems.append(f"{what} cannot be used: {unsafe}")
     if schema.get("type") != "object":
         problems.append(f"{what} must have type: object at the root, not {schema.get('type')!r}")
     for name in schema.get("properties") or {}:

@@ -10,6 +10,7 @@ from toolhost.backends.http_headers import framing_reason
 from toolhost.config.backend_block import BackendChecker
 from toolhost.config.checks import Checker, describe
 from toolhost.config.filepaths import resolve_path
+from toolhost.config.limits import LIMITS
 from toolhost.config.model import ServerConfig, ServerDefaults, ToolConfig
 from toolhost.config.params import build_params
 from toolhost.config.tree import Path
@@ -36,6 +37,12 @@ NAME = re.compile(r"^[A-Za-z0-9_-]+\Z")  # \Z: "$" also matches before a final n
 def build_servers(check: Checker, value: Any, kinds: BackendChecker) -> dict[str, ServerConfig]:
     servers = check.mapping(value, ("servers",))
     out: dict[str, ServerConfig] = {}
+    declared = sum(len(spec["tools"]) for spec in (servers or {}).values()
+                   if isinstance(spec, dict) and isinstance(spec.get("tools"), dict))
+    if declared > LIMITS.tools:  # each tool costs its build and compile at every start
+        check.problem(("servers",), f"{declared:,} tools declared; the limit is "
+                      f"{LIMITS.tools:,}", "raise TOOLHOST_MAX_TOOLS if this is meant")
+        return out
     for name, spec in (servers or {}).items():
         path = ("servers", name)
         _check_name(check, path, name, "server")

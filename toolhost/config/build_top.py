@@ -13,6 +13,7 @@ from typing import Any
 from toolhost.config.checks import Checker
 from toolhost.config.cli_args import own_decisions, weakening
 from toolhost.config.filepaths import resolve_path
+from toolhost.config.limits import LIMITS
 from toolhost.config.model import (
     PermissionsConfig,
     PluginRequirement,
@@ -41,6 +42,11 @@ def build_permissions(check: Checker, value: Any) -> PermissionsConfig:
     ask_mode = check.choice(data, path, "ask_mode", ("prompt", "allow", "deny")) or "prompt"
     audit = check.string(data, path, "audit_log")
     rules: list[RuleConfig] = []
+    written = sum(len(data[e]) for e in RULE_LISTS if isinstance(data.get(e), list))
+    if written > LIMITS.rules:  # each costs its compile and review at every start
+        check.problem(path, f"{written:,} permission rules; the limit is {LIMITS.rules:,}",
+                      "raise TOOLHOST_MAX_RULES if this is meant")
+        return PermissionsConfig(default="deny")
     for effect in RULE_LISTS:
         if effect not in data:
             continue

@@ -13,6 +13,7 @@ import re
 from collections.abc import Collection, Mapping
 from typing import Any
 
+from toolhost.config.limits import MAX_DIGITS, MAX_INT_BITS
 from toolhost.config.tree import Mark, Path, format_path, mark_for
 from toolhost.errors import Problem
 
@@ -89,8 +90,31 @@ def parse_duration(value: Any) -> float | None:
 def shown(value: Any) -> str:
     """A value as the message shows it: a 4,000-digit integer or a long string is cut."""
     text = repr(value) if not isinstance(value, int) or value.bit_length() < 200 else \
-        f"an integer of {len(str(abs(value))):,} digits"
+        f"an integer of {_digits(value)} digits"
     return text if len(text) <= 60 else f"{text[:50]}... ({len(text):,} characters)"
+
+
+# problems of one load shown at most (the rest are counted in one more line): a file with
+# 100,000 mistakes is not helped by 100,000 lines, and printing them took seconds
+MAX_PROBLEMS = 200
+
+
+def capped(problems: list[Problem], file: str) -> list[Problem]:
+    """``problems`` (in the order shown), at most ``MAX_PROBLEMS`` of them and a last line
+    counting the rest."""
+    if len(problems) <= MAX_PROBLEMS:
+        return problems
+    rest = len(problems) - MAX_PROBLEMS
+    return [*problems[:MAX_PROBLEMS],
+            Problem(f"... and {rest:,} more not shown", file,
+                    hint=f"the first {MAX_PROBLEMS} are listed; fix them and check again")]
+
+
+def _digits(value: int) -> str:
+    """How many decimal digits ``value`` has, without printing one past Python's limit."""
+    if value.bit_length() > MAX_INT_BITS:
+        return f"more than {MAX_DIGITS:,}"
+    return f"{len(str(abs(value))):,}"
 
 
 class Checker:
@@ -131,7 +155,9 @@ class Checker:
         """Report every key of ``data`` not in ``allowed``, with the nearest valid one."""
         for key in data:
             if key not in allowed:
-                hint = did_you_mean(key, allowed) or _known_here(allowed)
+                # a near miss costs a fuzzy match: past MAX_PROBLEMS nobody reads the hints
+                hint = (did_you_mean(key, allowed) or _known_here(allowed)
+                        if len(self.problems) < MAX_PROBLEMS else "")
                 self.problem((*path, key), "unknown key", hint)
 
     def require(self, data: Mapping[str, Any], path: Path, key: str, what: str) -> bool:
@@ -238,10 +264,13 @@ class Checker:
         """``str_map`` of environment variables: a name the OS can hold (not empty, no ``=``
         or NUL), checked here rather than failing every start of a program."""
         env = self.str_map(data, path, key)
-        for name in env or {}:
+        for name, item in (env or {}).items():
             if not name or "=" in name or "\0" in name:
                 self.problem((*path, key, name), "not a possible environment variable name "
                              "(empty, or holding '=' or NUL)")
+            elif "\0" in item:  # ("\0" in YAML, "\u0000" in TOML) no program gets it
+                self.problem((*path, key, name), "an environment variable's value cannot "
+                             "hold a NUL character")
         return env
 
     def str_map(self, data: Mapping[str, Any], path: Path, key: str) -> dict[str, str] | None:

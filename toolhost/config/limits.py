@@ -11,6 +11,8 @@ YAML aliases (``*name``)       10,000       ``TOOLHOST_MAX_YAML_ALIASES``
 nodes expanded from aliases    100,000      ``TOOLHOST_MAX_YAML_ALIAS_NODES``
 values (scalars, keys, lists)  500,000      ``TOOLHOST_MAX_CONFIG_VALUES`` (per load: load_budget)
 files in one ``extends`` chain 50           ``TOOLHOST_MAX_EXTENDS_CHAIN`` (at most 200)
+tools declared in one config   10,000       ``TOOLHOST_MAX_TOOLS``
+permission rules of a config   10,000       ``TOOLHOST_MAX_RULES``
 OpenAPI operations imported   2,000        ``TOOLHOST_MAX_OPENAPI_OPERATIONS``
 OpenAPI values checked (*)     5,000        ``TOOLHOST_MAX_OPENAPI_CHECK_VALUES``
 digits of an integer           4,000        (Python's own limit for int <-> str)
@@ -29,13 +31,14 @@ than the value limit is not counted at all (the common case costs nothing).
 
 from __future__ import annotations
 
+import logging
 import math
 import os
 import re
 import stat
 from typing import Any
 
-from toolhost.errors import Problem
+from toolhost.errors import Problem, shown
 
 __all__ = ["LIMITS", "MAX_DIGITS", "MAX_EXTENDS_CHAIN", "Limits", "check_finite",
            "data_depth_path", "read_bounded", "toml_depth", "toml_prescan", "toml_string_end"]
@@ -47,17 +50,37 @@ MAX_EXTENDS_CHAIN = 200  # what TOOLHOST_MAX_EXTENDS_CHAIN may raise the chain l
 MAX_CONFIG_DEPTH = 300  # the most TOOLHOST_MAX_CONFIG_DEPTH can raise the depth limit to
 
 
+_warned: set[tuple[str, str]] = set()  # (variable, value) already warned about
+
+
 def _env_int(name: str, default: int, ceiling: int | None = None) -> int:
+    """The whole number ``name`` sets (``_`` allowed: ``16_000_000``), at most ``ceiling``;
+    ``default`` when it is unset or empty. A value that is not a whole number above 0, or
+    one over the ceiling, is not obeyed silently: one warning (once per process) names the
+    variable, its value and what is used instead."""
     raw = os.environ.get(name, "").strip()
-    if not raw or len(raw) > 30:
+    if not raw:
         return default
     try:
-        value = int(raw.replace("_", ""))
+        value = int(raw.replace("_", "")) if len(raw) <= 30 else 0
     except ValueError:
-        return default
+        value = 0
     if value <= 0:
+        _warn(name, raw, "it is not a whole number above 0 of at most 30 digits; using the "
+              f"default {default:,}")
         return default
-    return value if ceiling is None else min(value, ceiling)
+    if ceiling is not None and value > ceiling:
+        _warn(name, raw, f"it is above the most it can be; using {ceiling:,}")
+        return ceiling
+    return value
+
+
+def _warn(name: str, raw: str, what: str) -> None:
+    if (name, raw) in _warned:
+        return
+    _warned.add((name, raw))
+    shown_value = raw if len(raw) <= 40 else f"{raw[:40]}... ({len(raw):,} characters)"
+    logging.getLogger("toolhost.config").warning("%s", shown(f"{name}={shown_value!r}: {what}"))
 
 
 class Limits:
@@ -84,6 +107,18 @@ class Limits:
     @property
     def values(self) -> int:
         return _env_int("TOOLHOST_MAX_CONFIG_VALUES", 500_000)
+
+    @property
+    def tools(self) -> int:
+        # tools declared in one config, all servers together: each costs ~0.3 ms to build and
+        # compile at every start (90,000 took 29 s and 450 MB); the Claude API takes far fewer
+        return _env_int("TOOLHOST_MAX_TOOLS", 10_000)
+
+    @property
+    def rules(self) -> int:
+        # permission rules of one config, extends and layers included (~0.4 ms each to
+        # compile and review: 100,000 kept validate busy past 30 s)
+        return _env_int("TOOLHOST_MAX_RULES", 10_000)
 
     @property
     def openapi_operations(self) -> int:
@@ -181,6 +216,9 @@ _STRING_STOP = {'"': re.compile(r'["\\\n]'), "'": re.compile(r"['\n]"),
                 '"""': re.compile(r'["\\]'), "'''": re.compile(r"'")}
 
 
+HEADER_WEIGHT = 5  # values one TOML table header counts as (toml_prescan)
+
+
 def toml_depth(text: str, limit: int) -> int:
     """Offset of the first bracket that opens more than ``limit`` arrays or inline tables,
     or -1. Strings and comments are skipped; the scan is linear and never recurses."""
@@ -203,7 +241,9 @@ def toml_prescan(text: str, limit: int, values: int) -> tuple[int, str]:
         i = found.start()
         c = text[i]
         if counting and c in ",=[{":
-            count += 1
+            # a table header ([t], [[t]]) costs tomllib about as much as five values: 100,000
+            # one-line headers took it 6 s
+            count += HEADER_WEIGHT if c == "[" and (i == 0 or text[i - 1] == "\n") else 1
             if count > values:
                 return i, "values"
         if c == "#":
@@ -243,11 +283,20 @@ def toml_string_end(text: str, j: int, quote: str) -> int:
     return j
 
 
+# bits of the largest integer of MAX_DIGITS decimal digits: a hex, octal or binary literal
+# (``0x`` and 5,000 ``f``) is read without Python's digit limit, but its value has more
+# decimal digits than any message, JSON answer or comparison can print
+MAX_INT_BITS = math.floor(MAX_DIGITS * math.log2(10))
+
+
 def check_finite(value: Any) -> str:
-    """A reason when ``value`` is a float JSON cannot carry (infinity, NaN), else ""."""
+    """A reason when ``value`` is a number JSON cannot carry (infinity, NaN, an integer of
+    more than ``MAX_DIGITS`` digits however it was written), else ""."""
     if isinstance(value, float) and not math.isfinite(value):
         return (f"{value!r} is not a finite number (JSON, and so every tool schema and "
                 "argument, has no infinity or NaN)")
+    if type(value) is int and value.bit_length() > MAX_INT_BITS:
+        return f"an integer of more than {MAX_DIGITS:,} digits"
     return ""
 
 

@@ -22,7 +22,7 @@ from toolhost.backends.base import BackendKind
 from toolhost.config.backend_block import BackendChecker
 from toolhost.config.build_servers import build_servers
 from toolhost.config.build_top import build_permissions, build_plugins, build_run, build_settings
-from toolhost.config.checks import Checker
+from toolhost.config.checks import Checker, capped
 from toolhost.config.gcpause import gc_paused
 from toolhost.config.interpolate import collect_declared_secrets, expand, interpolate
 from toolhost.config.limits import LIMITS, MAX_EXTENDS_CHAIN
@@ -41,6 +41,9 @@ __all__ = ["FORMAT_VERSION", "TOP_KEYS", "installed_versions", "load_config", "l
            "plugin_versions", "user_config_path"]
 
 FORMAT_VERSION = 1
+# extends entries one load follows, all files together (an honest config has a handful):
+# 100,000 entries naming one file took minutes of path resolving
+MAX_EXTENDS_ENTRIES = 1_000
 TOP_KEYS = ("toolhost", "extends", "servers", "permissions", "plugins", "settings", "run")
 
 
@@ -73,8 +76,8 @@ def load_config(path: str | os.PathLike[str], *, kinds: Mapping[str, BackendKind
     if problems:
         order = {file: index for index, file in enumerate(read)}
         problems.sort(key=lambda p: (order.get(p.file, len(order)), p.line, p.column))
-        if collect is None:
-            raise ConfigError(problems)
+        if collect is None:  # (validate caps what it prints itself, compile's problems too)
+            raise ConfigError(capped(problems, os.fspath(path)))
         collect.extend(problems)
     if activation is not None:
         config = activation.apply(config)
@@ -173,6 +176,7 @@ class _Reader:
         self.docs: list[Doc] = []
         self.files: list[str] = []
         self.seen: set[str] = set()
+        self.entries = 0  # extends entries followed in this load (MAX_EXTENDS_ENTRIES)
         self.layer_guards: dict[str, LockGuard] = {}
         self.problems: list[Problem] = []
         self.version_problems: list[Problem] = []
@@ -214,6 +218,10 @@ class _Reader:
                     "meant to be extended is checked with `toolhost validate --fragment`"))
             return
         version = doc.data["toolhost"]
+        said = [p for p in self.problems if p.file == doc.file and p.key_path == "toolhost"]
+        if version is None and said:  # `toolhost: !!binary MQ==`, `toolhost: 1e400`: the
+            self.version_problems += said  # reader's reason, not "version None"
+            return
         if version != FORMAT_VERSION or isinstance(version, bool):
             self.version_problems.append(Problem(
                 f"unsupported format version {version!r}: this toolhost reads version "
@@ -231,6 +239,12 @@ class _Reader:
         for index, entry in enumerate(entries):
             key = ("extends", index)
             origin = doc.marks.get(key, Mark(doc.file)).origin(key)
+            self.entries += 1
+            if self.entries > MAX_EXTENDS_ENTRIES:  # each costs a resolve and realpaths
+                self.problems.append(origin.problem(
+                    f"more than {MAX_EXTENDS_ENTRIES:,} extends entries in one load",
+                    hint="a config extends a few fragments; merge them into fewer files"))
+                return
             try:
                 if isinstance(entry, str):
                     entry = expand(entry, self.environ)

@@ -16,6 +16,7 @@ from toolhost.config.checks import TomlDate, TomlDateTime, TomlTime
 from toolhost.config.limits import (
     LIMITS,
     MAX_DIGITS,
+    MAX_INT_BITS,
     check_finite,
     data_depth_path,
     toml_prescan,
@@ -105,8 +106,10 @@ def parse_toml(text: str, file: str, layer: str, problems: list[Problem]) -> Doc
         return None
     deep_path = data_depth_path(data, limit)  # dotted keys and [a.b.c] headers nest too
     if deep_path is not None:
-        problems.append(Problem(f"nested more than {limit} tables deep", file,
-                                key_path=cut(format_path(deep_path), 200)))
+        mark = _deep_mark(text, file, layer, deep_path)
+        problems.append(Problem(f"nested more than {limit} tables deep", file, mark.line,
+                                mark.column, cut(format_path(deep_path), 200),
+                                hint="raise TOOLHOST_MAX_CONFIG_DEPTH if this is meant"))
         return None
     bad: list[tuple[Path, str]] = []
     doc = Doc(data=_plain(data, (), file, bad), file=file, layer=layer)
@@ -115,6 +118,19 @@ def parse_toml(text: str, file: str, layer: str, problems: list[Problem]) -> Doc
         mark = doc.marks.get(path, Mark(file))
         problems.append(Problem(reason, file, mark.line, mark.column, format_path(path)))
     return doc if not bad else None
+
+
+def _deep_mark(text: str, file: str, layer: str, path: tuple[Any, ...]) -> Mark:
+    """Where the key at ``path`` (or its nearest written parent) is: the scanner walks the
+    text without recursing, so a 5,000-part dotted key is found too."""
+    try:
+        marks = scan_marks(text, file, layer)
+    except RecursionError:  # not expected; the path alone still says where
+        return Mark(file)
+    for end in range(len(path), 0, -1):
+        if path[:end] in marks:
+            return marks[path[:end]]
+    return Mark(file)
 
 
 def _too_many(limit: int, file: str, line: int, column: int) -> Problem:
@@ -172,7 +188,8 @@ def _plain(value: Any, path: Path, file: str, bad: list[tuple[Path, str]]) -> An
     for key, item in items:
         if isinstance(item, (dict, list)):
             _plain(item, (*path, key), file, bad)
-        elif isinstance(item, (float, datetime.date, datetime.time)):
+        elif isinstance(item, (float, datetime.date, datetime.time)) or (
+                type(item) is int and item.bit_length() > MAX_INT_BITS):  # 0x and 5,000 f
             value[key] = _scalar(item, (*path, key), bad)
     return value
 
