@@ -219,7 +219,7 @@ def _schema_problems(schema: Mapping[str, Any], what: str) -> list[str]:
     # what an upstream's schema must be, a config's must be too: every $ref local and
     # pointing at something, every pattern one RE2 can honour, no reference cycle; else
     # the schema loads and every call fails ("cannot be checked"), or a pattern differs
-    from toolhost.gateway.schemas import schema_problem
+    from toolhost.compile.schema_safety import schema_problem
 
     unsafe = schema_problem(schema)
     if unsafe:

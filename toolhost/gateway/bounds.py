@@ -31,7 +31,7 @@ MAX_PARAM_DESCRIPTION = 500
 MAX_TITLE = 200
 MAX_URI = 2000
 MAX_TOOL_CHARS = 100_000
-_DEPTH = 80  # deeper schemas are refused elsewhere (toolhost.gateway.schemas)
+_DEPTH = 80  # deeper schemas are refused elsewhere (toolhost.compile.schema_safety)
 
 
 def _text(value: Any, limit: int) -> Any:

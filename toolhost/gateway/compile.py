@@ -12,6 +12,7 @@ from jsonschema.exceptions import SchemaError
 
 from toolhost.backends.base import CallContext
 from toolhost.compile.schema import top_level_defaults
+from toolhost.compile.schema_safety import schema_problem
 from toolhost.compile.shaping import cut_text
 from toolhost.compile.tool import DEFAULT_MAX_OUTPUT_CHARS, CompiledTool
 from toolhost.compile.validators import LazyValidator
@@ -23,7 +24,6 @@ from toolhost.gateway.client import UpstreamConnection, UpstreamError
 from toolhost.gateway.output_check import output_problem
 from toolhost.gateway.pins import UpstreamPins
 from toolhost.gateway.reshape import Imported, reshape_tools
-from toolhost.gateway.schemas import schema_problem
 from toolhost.gateway.spec import UpstreamSpec
 from toolhost.results import ToolResult
 
@@ -119,7 +119,7 @@ def compile_upstream(server: ServerConfig, *,
 
 def _unusable(item: Imported) -> str:
     """Why an upstream tool's schemas cannot be used (checked here, once per listing, never
-    per call: see toolhost.gateway.schemas), or ""."""
+    per call: see toolhost.compile.schema_safety), or ""."""
     from toolhost import regex
 
     for key, schema in (("inputSchema", item.input_schema), ("outputSchema", item.output_schema)):

@@ -1,6 +1,7 @@
-"""An upstream's schemas, checked once when its tools are listed, never per call.
+"""A schema the host did not write, checked once (an upstream's when its tools are listed, a
+config's declared ``input_schema``/``output_schema`` at load), never per call.
 
-The upstream is not trusted, and neither are the schemas it lists: a schema is data the host
+An upstream is not trusted, and neither are the schemas it lists: a schema is data the host
 runs. ``schema_problem`` says why a schema cannot be used safely (the tool is then left out,
 with a log line naming the upstream and the tool), or "" when it can:
 

@@ -1,5 +1,5 @@
 """What an upstream's schema may hold: local references only, no cycles of references, RE2
-patterns only, bounded size and depth (toolhost.gateway.schemas)."""
+patterns only, bounded size and depth (toolhost.compile.schema_safety)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from toolhost.gateway.schemas import MAX_CHAIN, MAX_DEPTH, MAX_NODES, schema_problem
+from toolhost.compile.schema_safety import MAX_CHAIN, MAX_DEPTH, MAX_NODES, schema_problem
 
 
 def one(prop: dict[str, Any], **more: Any) -> dict[str, Any]:
