@@ -45,7 +45,7 @@ async def test_resources_templates_and_prompts_pass_through(tmp_path: Path, mode
     async with Client(serve(config(tmp_path)), mode=mode) as client:
         listed = await client.list_resources(cache_mode="bypass")
         by_uri = {str(r.uri): r for r in listed.resources}
-        assert sorted(by_uri) == ["notes://readme", "notes://secret"]
+        assert sorted(by_uri) == ["notes://readme"]  # what a deny seals is not listed either
         assert by_uri["notes://readme"].description == "Read me first"
         read = await client.read_resource("notes://readme")
         assert read.contents[0].text == "# Upstream notes"

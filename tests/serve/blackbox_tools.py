@@ -53,7 +53,10 @@ def secret(key: str) -> str:
 
 
 async def watched(marker: str, seconds: float = 3600) -> str:
-    """Sleep; write "cancelled" to ``marker`` when cancelled, "done" when it finishes."""
+    """Sleep; write "cancelled" to ``marker`` when cancelled, "done" when it finishes (and
+    create ``marker``.started first: the call is running)."""
+    with open(f"{marker}.started", "w"):
+        pass
     try:
         await anyio.sleep(seconds)
     except BaseException:

@@ -105,9 +105,11 @@ def test_a_client_that_closes_during_a_call_cancels_it(served: Served,
     sock.sendall(served.request(body))
     if half_close_first:
         sock.shutdown(socket.SHUT_WR)
-        time.sleep(0.3)
-    sock.close()
     deadline = time.monotonic() + 15
+    started = Path(f"{marker}.started")
+    while not started.exists() and time.monotonic() < deadline:  # however slow the machine
+        time.sleep(0.02)
+    sock.close()
     while not marker.exists() and time.monotonic() < deadline:
         time.sleep(0.05)
     assert marker.exists() and marker.read_text() == "cancelled"
