@@ -1,14 +1,19 @@
-"""Small CompiledTool builders for the MCP core tests."""
+"""Small CompiledTool builders for the MCP core tests, and a declared server's core built from
+a config (``content_server``) with a way to ask it one request."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
+import anyio
 import jsonschema
 
 from toolhost.backends.base import CallContext, Invoke
 from toolhost.compile.tool import CompiledTool
+from toolhost.mcp import McpServer
 from toolhost.results import ToolResult
 
 NAME_SCHEMA: dict[str, Any] = {"type": "object", "properties": {"name": {"type": "string"}},
@@ -26,3 +31,38 @@ def make_tool(name: str = "greet", invoke: Invoke = greet, *, server: str = "dem
                         input_schema=schema,
                         validator=jsonschema.Draft202012Validator(schema),
                         invoke=invoke, **extra)
+
+
+def content_server(root: Path, config: str, modules: Mapping[str, str] | None = None,
+                   name: str = "kb") -> McpServer:
+    """The McpServer of server ``name`` in ``config`` (written to ``root``/kb.yaml), with
+    ``modules`` (module name -> source) written beside it for its python entries; the modules
+    are imported while it compiles, and forgotten after (each test file has its own)."""
+    from toolhost.compile import compile_tools
+    from toolhost.config import load_config
+
+    for module, source in (modules or {}).items():
+        (root / f"{module}.py").write_text(source)
+    (root / "kb.yaml").write_text(config)
+    try:
+        compiled = compile_tools(load_config(root / "kb.yaml", layers=False))
+    finally:
+        for module in modules or {}:
+            sys.modules.pop(module, None)
+    return McpServer(name, "1", compiled.servers[name], content=compiled.content[name])
+
+
+def ask(server: McpServer, method: str, params: Mapping[str, Any], **handle: Any
+        ) -> dict[str, Any]:
+    """``server``'s answer to one request (``handle``: the peer, notify, ...)."""
+    async def go() -> dict[str, Any]:
+        answer = await server.handle({"jsonrpc": "2.0", "id": 1, "method": method,
+                                      "params": dict(params)}, **handle)
+        assert answer is not None
+        return answer
+    return anyio.run(go)
+
+
+def read(server: McpServer, uri: str) -> dict[str, Any]:
+    """``server``'s answer to ``resources/read`` of ``uri``."""
+    return ask(server, "resources/read", {"uri": uri})

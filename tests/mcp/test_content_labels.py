@@ -5,16 +5,11 @@ another spelling of the same URI, reaches the client labelled with the URI read.
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Iterator
-from typing import Any
-
-import anyio
 import pytest
 
-from toolhost.compile import compile_tools
-from toolhost.config import load_config
 from toolhost.mcp import McpServer
+
+from .mcp_testtools import content_server, read
 
 MODULE = '''\
 from toolhost.results import ToolResult
@@ -41,23 +36,10 @@ servers:
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[McpServer]:
+def server(tmp_path_factory: pytest.TempPathFactory) -> McpServer:
     root = tmp_path_factory.mktemp("labels")
-    (root / "labelmod.py").write_text(MODULE)
-    (root / "kb.yaml").write_text(CONFIG)
     (root / "other.md").write_text("other\n")
-    compiled = compile_tools(load_config(root / "kb.yaml", layers=False))
-    yield McpServer("kb", "1", compiled.servers["kb"], content=compiled.content["kb"])
-    sys.modules.pop("labelmod", None)
-
-
-def read(server: McpServer, uri: str) -> dict[str, Any]:
-    async def go() -> dict[str, Any]:
-        answer = await server.handle({"jsonrpc": "2.0", "id": 1, "method": "resources/read",
-                                      "params": {"uri": uri}})
-        assert answer is not None
-        return answer
-    return anyio.run(go)
+    return content_server(root, CONFIG, {"labelmod": MODULE})
 
 
 @pytest.mark.parametrize("label", ["passwd", "other", "list", "huge", "none", "same",

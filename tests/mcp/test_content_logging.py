@@ -5,16 +5,14 @@ method's name, at the level the client asked for, before the answer."""
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Iterator
 from typing import Any
 
 import anyio
 import pytest
 
-from toolhost.compile import compile_tools
-from toolhost.config import load_config
 from toolhost.mcp import McpServer
+
+from .mcp_testtools import content_server
 
 MODULE = '''\
 from toolhost.backends.base import CallContext
@@ -47,13 +45,8 @@ servers:
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[McpServer]:
-    root = tmp_path_factory.mktemp("contentlog")
-    (root / "contentlog.py").write_text(MODULE)
-    (root / "kb.yaml").write_text(CONFIG)
-    compiled = compile_tools(load_config(root / "kb.yaml", layers=False))
-    yield McpServer("kb", "1", compiled.servers["kb"], content=compiled.content["kb"])
-    sys.modules.pop("contentlog", None)
+def server(tmp_path_factory: pytest.TempPathFactory) -> McpServer:
+    return content_server(tmp_path_factory.mktemp("contentlog"), CONFIG, {"contentlog": MODULE})
 
 
 @pytest.mark.parametrize(("level", "method", "params", "lines"), [
@@ -92,18 +85,14 @@ def test_a_prompt_function_can_ask_the_person(tmp_path_factory: pytest.TempPathF
                                               ) -> None:
     from toolhost.mcp.client_requests import ClientChannel, Pending, client_channel
 
-    root = tmp_path_factory.mktemp("contentask")
-    (root / "contentask.py").write_text(
-        "from toolhost.backends.base import CallContext\n\n\n"
-        "async def ask(*, ctx: CallContext) -> str:\n"
-        "    got = await ctx.elicit('Which team?', {'type': 'object', 'properties':"
-        " {'team': {'type': 'string'}}})\n"
-        "    return 'brief for ' + got.content['team']\n")
-    (root / "kb.yaml").write_text(
-        "toolhost: 1\nservers:\n  kb:\n    prompts:\n      p: {python: \"contentask:ask\"}\n")
-    compiled = compile_tools(load_config(root / "kb.yaml", layers=False))
-    server = McpServer("kb", "1", compiled.servers["kb"], content=compiled.content["kb"])
-    sys.modules.pop("contentask", None)
+    server = content_server(
+        tmp_path_factory.mktemp("contentask"),
+        "toolhost: 1\nservers:\n  kb:\n    prompts:\n      p: {python: \"contentask:ask\"}\n",
+        {"contentask": "from toolhost.backends.base import CallContext\n\n\n"
+         "async def ask(*, ctx: CallContext) -> str:\n"
+         "    got = await ctx.elicit('Which team?', {'type': 'object', 'properties':"
+         " {'team': {'type': 'string'}}})\n"
+         "    return 'brief for ' + got.content['team']\n"})
     pending = Pending()
 
     async def send(message: dict[str, Any]) -> None:

@@ -5,16 +5,14 @@ as a string, so ``"3"`` reaches an ``int`` parameter as 3 (a ``bool`` takes true
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Iterator
 from typing import Any
 
 import anyio
 import pytest
 
-from toolhost.compile import compile_tools
-from toolhost.config import load_config
 from toolhost.mcp import McpServer
+
+from .mcp_testtools import content_server
 
 MODULE = '''\
 from typing import Annotated, Optional
@@ -29,14 +27,11 @@ def typed(n: int, x: float = 1.0, flag: bool = False, maybe: Optional[int] = Non
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[McpServer]:
-    root = tmp_path_factory.mktemp("typed")
-    (root / "typedprompt.py").write_text(MODULE)
-    (root / "kb.yaml").write_text(
-        "toolhost: 1\nservers:\n  kb:\n    prompts:\n      f: {python: \"typedprompt:typed\"}\n")
-    compiled = compile_tools(load_config(root / "kb.yaml", layers=False))
-    yield McpServer("kb", "1", compiled.servers["kb"], content=compiled.content["kb"])
-    sys.modules.pop("typedprompt", None)
+def server(tmp_path_factory: pytest.TempPathFactory) -> McpServer:
+    return content_server(
+        tmp_path_factory.mktemp("typed"),
+        "toolhost: 1\nservers:\n  kb:\n    prompts:\n      f: {python: \"typedprompt:typed\"}\n",
+        {"typedprompt": MODULE})
 
 
 def get(server: McpServer, arguments: dict[str, str]) -> dict[str, Any]:
@@ -83,17 +78,13 @@ def test_a_string_that_is_not_the_type_is_invalid_params(server: McpServer,
 
 def test_a_literal_enum_or_bool_parameter_completes_itself(
         tmp_path_factory: pytest.TempPathFactory) -> None:
-    root = tmp_path_factory.mktemp("completes")
-    (root / "enumprompt.py").write_text(
-        "import enum\nfrom typing import Literal\n\n\nclass Size(enum.Enum):\n"
-        "    S = 1\n    L = 2\n\n\n"
-        "def p(tone: Literal['kind', 'blunt'], size: Size = Size.S, loud: bool = False,\n"
-        "      who: str = '') -> str:\n    return f'{tone} {size} {loud} {who}'\n")
-    (root / "kb.yaml").write_text(
-        "toolhost: 1\nservers:\n  kb:\n    prompts:\n      p: {python: \"enumprompt:p\"}\n")
-    compiled = compile_tools(load_config(root / "kb.yaml", layers=False))
-    server = McpServer("kb", "1", compiled.servers["kb"], content=compiled.content["kb"])
-    sys.modules.pop("enumprompt", None)
+    server = content_server(
+        tmp_path_factory.mktemp("completes"),
+        "toolhost: 1\nservers:\n  kb:\n    prompts:\n      p: {python: \"enumprompt:p\"}\n",
+        {"enumprompt": "import enum\nfrom typing import Literal\n\n\nclass Size(enum.Enum):\n"
+         "    S = 1\n    L = 2\n\n\n"
+         "def p(tone: Literal['kind', 'blunt'], size: Size = Size.S, loud: bool = False,\n"
+         "      who: str = '') -> str:\n    return f'{tone} {size} {loud} {who}'\n"})
 
     def complete(name: str, value: str) -> list[str]:
         async def go() -> list[str]:

@@ -6,9 +6,6 @@ The guard and the core are the ones ``toolhost serve`` and ``toolhost run`` inst
 
 from __future__ import annotations
 
-from typing import Any
-
-import anyio
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -19,6 +16,8 @@ from toolhost.config import load_config
 from toolhost.mcp import McpServer
 from toolhost.permissions.gate import PermissionGate
 from toolhost.serve.guard import read_guard
+
+from .mcp_testtools import read
 
 CONFIG = """\
 toolhost: 1
@@ -75,15 +74,6 @@ def servers(tmp_path_factory: pytest.TempPathFactory) -> tuple[McpServer, McpSer
     guarded.read_guard = read_guard(gate, "kb")
     bare = McpServer("kb", "1", compiled.servers["kb"], content=compiled.content["kb"])
     return guarded, bare
-
-
-def read(server: McpServer, uri: str) -> dict[str, Any]:
-    async def go() -> dict[str, Any]:
-        answer = await server.handle({"jsonrpc": "2.0", "id": 1, "method": "resources/read",
-                                      "params": {"uri": uri}})
-        assert answer is not None
-        return answer
-    return anyio.run(go)
 
 
 @pytest.mark.parametrize("uri", [

@@ -6,16 +6,14 @@ fails or answers past the output cap is named by its argument."""
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Iterator
 from typing import Any
 
 import anyio
 import pytest
 
-from toolhost.compile import compile_tools
-from toolhost.config import load_config
 from toolhost.mcp import McpServer
+
+from .mcp_testtools import content_server, read
 
 MODULE = '''\
 def show(n: int, on: bool = False) -> str:
@@ -55,22 +53,9 @@ servers:
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[McpServer]:
-    root = tmp_path_factory.mktemp("values")
-    (root / "templatevalues.py").write_text(MODULE)
-    (root / "kb.yaml").write_text(CONFIG)
-    compiled = compile_tools(load_config(root / "kb.yaml", layers=False))
-    yield McpServer("kb", "1", compiled.servers["kb"], content=compiled.content["kb"])
-    sys.modules.pop("templatevalues", None)
-
-
-def read(server: McpServer, uri: str) -> dict[str, Any]:
-    async def go() -> dict[str, Any]:
-        answer = await server.handle({"jsonrpc": "2.0", "id": 1, "method": "resources/read",
-                                      "params": {"uri": uri}})
-        assert answer is not None
-        return answer
-    return anyio.run(go)
+def server(tmp_path_factory: pytest.TempPathFactory) -> McpServer:
+    return content_server(tmp_path_factory.mktemp("values"), CONFIG,
+                          {"templatevalues": MODULE})
 
 
 @pytest.mark.parametrize(("uri", "text"), [
