@@ -4,7 +4,8 @@ model will see them, which do not fail the check.
 - each command argv position where a value may be read as an option, and each ``{each}``
   group whose items may be lists or objects (``toolhost.backends.command_checks``);
 - each command or http tool with no ``description``: the model is shown its name alone (a
-  python tool's docstring gives one; these kinds have nothing else to say what they do).
+  python tool's docstring gives one; these kinds have nothing else to say what they do);
+  a python tool with neither (``python_description_notes``, once its function is read).
 
 and its warnings (``--strict`` fails on them): a config secret written into a command's argv,
 which every local user can read while the program runs (``ps``, ``/proc/PID/cmdline``).
@@ -21,7 +22,8 @@ if TYPE_CHECKING:
     from toolhost.config.model import HostConfig
     from toolhost.errors import Problem
 
-__all__ = ["description_notes", "secret_argv_warnings", "validate_notes"]
+__all__ = ["description_notes", "python_description_notes", "secret_argv_warnings",
+           "validate_notes"]
 
 _UNDESCRIBED_KINDS = ("command", "http")
 
@@ -37,6 +39,27 @@ def description_notes(config: HostConfig) -> list[Problem]:
                 f"note: {tool.backend.kind} tool '{tool.name}' has no description: the model "
                 f"is shown its name alone ({tool.wire_name}) to decide when to call it",
                 hint="add description: one sentence on what it does and when to use it"))
+    return notes
+
+
+def python_description_notes(config: HostConfig, compiled: Any) -> list[Problem]:
+    """A note for each python tool with no ``description`` whose function has no docstring
+    either (``compiled``: the tools as compiled, where the docstring was read; a tool that
+    did not compile is not there, and has its error)."""
+    notes: list[Problem] = []
+    servers = getattr(compiled, "servers", None) or {}
+    for name, server in config.servers.items():
+        shown = {tool.name: tool.description for tool in servers.get(name, ())}
+        for tool in server.tools.values():
+            # with neither, the compiler falls back to the tool's name
+            if (tool.backend.kind != "python" or (tool.description or "").strip()
+                    or (shown.get(tool.name) or "").strip() not in ("", tool.name)):
+                continue
+            notes.append(tool.origin.problem(
+                f"note: python tool '{tool.name}' has no description and its function no "
+                f"docstring: the model is shown its name alone ({tool.wire_name})",
+                hint="add a docstring to the function (its first paragraph is the "
+                     "description), or description: in the config"))
     return notes
 
 

@@ -84,6 +84,10 @@ def _check(file: str, args: argparse.Namespace) -> tuple[HostConfig | None, list
     if not args.no_compile:
         compiled = compile_config(config, problems=errors, connect=args.connect)
     pending = _pending(config, compiled)
+    if compiled is not None:  # said after the verdict, with the other notes
+        from toolhost.backends.notes import python_description_notes
+
+        pending += python_description_notes(config, compiled)
     try:
         findings = review_rules(config, compiled)
     finally:
@@ -160,6 +164,8 @@ def _validate(args: argparse.Namespace) -> int:
             from toolhost.commands._configs import redacted
 
             # after the verdict: facts about running it, not problems
-            for note in capped([*notes, *redacted(config, validate_notes(config))], file):
+            said = sorted([*notes, *redacted(config, validate_notes(config))],
+                          key=lambda p: (p.file != file, p.file, p.line, p.column))
+            for note in capped(said, file):
                 print(str(note), file=sys.stderr)
     return 1 if failed else 0

@@ -7,7 +7,6 @@ from dataclasses import dataclass
 
 from toolhost.config.model import Origin
 from toolhost.permissions.builtin_names import BUILTIN_TOOLS
-from toolhost.permissions.content import BashMatcher
 from toolhost.permissions.lint_index import DeclaredNames, EarlierRules
 from toolhost.permissions.names import NamePattern, split_wire_name
 from toolhost.permissions.policy import CompiledPolicy
@@ -102,9 +101,8 @@ def lint_policy(policy: CompiledPolicy, tool_names: Iterable[str] | None = None,
                     "config does not declare")
             elif pat.exact == {"Bash"}:
                 add("broad-allow", "allows every shell command; prefer Bash(<command>:*) rules")
-        elif (rule.effect == "allow" and pat.exact == {"Bash"}
-              and isinstance(rule.content, BashMatcher)
-              and rule.content.spec.lstrip().startswith("*")):
+        elif (rule.effect == "allow" and pat.exact == {"Bash"} and rule.content is not None
+              and str(getattr(rule.content, "spec", "")).lstrip().startswith("*")):
             # the program is the wildcard: `Bash(* install)` allows `sudo rm -rf / install`
             add("broad-allow", "starts with a wildcard, so it allows any program (and any "
                 "wrapper: sudo, env, ...) whose command ends as it says; name the program "

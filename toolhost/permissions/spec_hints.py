@@ -20,8 +20,6 @@ from __future__ import annotations
 import os
 import re
 
-from toolhost.permissions.paths import PATH_TOOLS
-
 __all__ = ["content_hints", "never_allows"]
 
 _RULE = re.compile(r"\s*([^()\s]+)\((.*)\)\s*", re.DOTALL)
@@ -35,6 +33,8 @@ def content_hints(tool: str, rule_dir: str, effect: str = "deny") -> list[tuple[
     found = _RULE.fullmatch(tool)
     if found is None:
         return []
+    from toolhost.permissions.paths import PATH_TOOLS  # a rule with content: loaded now
+
     name, spec = found.group(1), found.group(2).strip()
     if name in PATH_TOOLS:
         return _braces(name, spec) + _rooted(name, spec, rule_dir)
