@@ -60,7 +60,7 @@ async def test_literal_only_elements_are_optional_flags_value_elements_never_dro
 
 
 @pytest.mark.parametrize("program", ["", "   ", "{# c #}", "{{ '' }}", "{{ prog }}",
-                                     "{% if x %}ls{% endif %}"])
+                                     "{% if x %}ls{% endif %}", "ec\0ho"])
 def test_the_program_must_be_a_non_empty_literal(config: Config, program: str) -> None:
     with pytest.raises(CompileError) as info:
         compile_tools(config({"t": cmd([program, "{{ x }}"])}))
@@ -68,6 +68,16 @@ def test_the_program_must_be_a_non_empty_literal(config: Config, program: str) -
     assert problem.key_path == "servers.demo.tools.t.command.argv[0]"
     assert problem.line == 4
     assert "program (argv[0])" in problem.message
+
+
+@pytest.mark.parametrize("element", ["a\0b", "\0", "--x=\0{{ x }}", "{{ x }}\0"])
+def test_a_nul_written_in_the_argv_is_a_load_error(config: Config, element: str) -> None:
+    # the kernel ends an argument at a NUL: such a tool could never start
+    with pytest.raises(CompileError) as info:
+        compile_tools(config({"t": cmd(["echo", element, "{{ x }}"])}))
+    (problem,) = info.value.problems
+    assert problem.key_path == "servers.demo.tools.t.command.argv[1]"
+    assert "NUL character" in problem.message
 
 
 def test_an_optional_param_a_value_position_always_needs_is_a_load_error(

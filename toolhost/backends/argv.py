@@ -249,6 +249,9 @@ class ArgvPlan:
 def _element(text: str, key: str, dashdash: bool) -> Element:
     """One template element; frozen, so the tools of a big config that repeat an element at
     the same place share it."""
+    if "\0" in text:  # the kernel ends an argument at a NUL: the call could never start
+        raise ArgvConfigError("holds a NUL character, which no argument can carry", key,
+                              "remove it")
     outputs, needs, literal_only, prefix = analyse(text)
     flag = literal_only and _TAGS.sub("", text).lstrip().startswith("-")
     return Element(key=key, source=text, template=templating.compile_template(text),
@@ -268,6 +271,9 @@ def _check_program(raw: Any) -> str:
         raise ArgvConfigError("argv must start with the program to run, a literal string",
                               ".argv[0]")
     program = str(raw)
+    if "\0" in program:
+        raise ArgvConfigError("the program (argv[0]) holds a NUL character, which no path can "
+                              "carry", ".argv[0]", "remove it")
     if "{" in program and any(mark in program for mark in _JINJA_MARKS):
         raise ArgvConfigError("the program (argv[0]) must be literal, not a template: the "
                               "model never chooses what runs", ".argv[0]")
