@@ -67,7 +67,8 @@ class Problem:
                 where += f":{self.column}"
         # each part is cut, so that a hostile key or value quoted in a message (a 2 MB key,
         # a 100,000-name list) can never make the line longer than about 1,500 characters
-        text = f"{_cut(shown(where), 300)}: "
+        # past its file's path (whole up to PATH_MAX: a deep checkout's path is no attack)
+        text = f"{_cut(shown(where), 4096)}: "
         if self.key_path:
             text += f"{_cut(shown(self.key_path), 300)}: "
         text += _cut(shown(self.message), 600)
