@@ -162,3 +162,26 @@ def test_what_a_worker_and_its_children_write_to_fd_2_is_scrubbed_json(tmp_path:
     assert not leaked(messages), done.stderr
     said = " ".join(messages)
     assert "raw" in said and "child" in said and "out" in said and MASK in said, done.stderr
+
+
+def test_a_tool_that_moves_fd_2_gets_none_of_the_workers_own_bytes(tmp_path: Path) -> None:
+    """The worker drains fds 1 and 2 before each answer through a descriptor of its own: a
+    tool that points fd 2 at its own file finds there only what it wrote."""
+    (tmp_path / "movefd.py").write_text(
+        "import os\n"
+        "def moved(path: str) -> str:\n"
+        "    '''point fd 2 at path, write to it'''\n"
+        "    os.dup2(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND), 2)\n"
+        "    os.write(2, b'mine\\n')\n"
+        "    return 'ok'\n")
+    config = tmp_path / "c.yaml"
+    config.write_text("toolhost: 1\nservers:\n  s:\n    tools:\n"
+                      "      moved: {python: {function: 'movefd:moved', isolation: process}}\n")
+    log = tmp_path / "own.log"
+    done = subprocess.run(
+        [sys.executable, "-m", "toolhost", "call", str(config), "s.moved",
+         "--json", json.dumps({"path": str(log)})],
+        capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(tmp_path)},
+        timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert log.read_bytes() == b"mine\n"

@@ -5,8 +5,9 @@ written to the descriptors themselves (a C extension, a child process the tool s
 reach the host's stderr as they are: secrets and all, and not JSON lines under
 ``TOOLHOST_LOG_FORMAT=json``. So fds 1 and 2 are a pipe this process reads on a thread of its
 own, writing what comes to the scrubbing stream; the real stderr stays on a private
-descriptor. Before each answer the worker drains the pipe (a marker written to it and waited
-for), so what a call wrote is out before the host may end the worker.
+descriptor. Before each answer the worker drains the pipe (a marker written to it through a
+descriptor of its own, whatever the tool did with fd 2, and waited for), so what a call wrote
+is out before the host may end the worker.
 """
 
 from __future__ import annotations
@@ -27,8 +28,9 @@ DRAIN_SECONDS = 1.0  # at most this long per answer (a child writing without end
 class Diverted:
     """The reading end of fds 1 and 2 and the thread copying it to ``stream``."""
 
-    def __init__(self, read: int, stream: Any) -> None:
+    def __init__(self, read: int, mark: int, stream: Any) -> None:
         self._read = read
+        self._mark = mark  # the pipe's write end, ours alone: a tool may move fd 2
         self._stream = stream
         self._drained = threading.Event()
         self._decoder = codecs.getincrementaldecoder("utf-8")("backslashreplace")
@@ -42,11 +44,10 @@ class Diverted:
     @classmethod
     def start(cls, stream: Any) -> Diverted:
         """Point fds 1 and 2 at a pipe and copy what comes to ``stream`` from now on."""
-        read, write = os.pipe()
+        read, write = os.pipe()  # neither inherited by the tool's children
         os.dup2(write, 2)
         os.dup2(write, 1)
-        os.close(write)
-        diverted = cls(read, stream)
+        diverted = cls(read, write, stream)
         threading.Thread(target=diverted._pump, daemon=True, name="toolhost-fd2").start()
         return diverted
 
@@ -54,7 +55,7 @@ class Diverted:
         """Return once what was written to fds 1 and 2 before this call is on ``stream``."""
         self._drained.clear()
         try:
-            os.write(2, MARK)
+            os.write(self._mark, MARK)
         except OSError:
             return
         self._drained.wait(DRAIN_SECONDS)
