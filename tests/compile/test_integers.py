@@ -126,7 +126,7 @@ class _Echo(BaseHTTPRequestHandler):
 
 def test_an_http_json_body_carries_integers(tmp_path: Path) -> None:
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Echo)
-    Thread(target=server.serve_forever, daemon=True).start()
+    Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
     try:
         config = tmp_path / "h.yaml"
         config.write_text(textwrap.dedent(f"""\

@@ -64,7 +64,7 @@ def served(tmp_path: Path) -> Iterator[tuple[Path, int]]:
     git(www, "clone", "-q", "--bare", str(team), "team.git")
     git(www / "team.git", "update-server-info")
     server = ThreadingHTTPServer(("127.0.0.1", 0), partial(_Auth, directory=str(www)))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
     thread.start()
     try:
         yield tmp_path, server.server_address[1]

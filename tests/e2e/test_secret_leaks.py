@@ -127,7 +127,7 @@ class _Echo(BaseHTTPRequestHandler):
 @pytest.fixture
 def echo_server() -> Iterator[str]:
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Echo)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{server.server_address[1]}/"
     server.shutdown()

@@ -78,7 +78,7 @@ class Redirecting:
         def port() -> int:
             return self.port
 
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True).start()
 
 
 @contextmanager

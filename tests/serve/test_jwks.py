@@ -63,7 +63,7 @@ class Issuer:
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True).start()
 
     def token(self, kid: str = "k1", alg: str = "RS256", **claims: Any) -> str:
         now = int(time.time())
