@@ -13,7 +13,9 @@ from pathlib import Path
 import pytest
 
 from toolhost.config.model import HostConfig, Origin, RuleConfig, ServerConfig
+from toolhost.errors import ConfigError
 from toolhost.gateway.spec import Reshape, UpstreamSpec
+from toolhost.host import load_host
 from toolhost.permissions.guards import dead_guards, renames
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "configs"
@@ -69,26 +71,43 @@ DEAD = [(k, r) for k in sorted(LOOSENING) for r in RULES if not _still_matches(k
 ALIVE = [(k, r) for k in sorted(LOOSENING) for r in RULES if _still_matches(k, r)]
 
 
+def _refusal(config: Path) -> str:
+    """The located line ``load_host`` (what serve, run and validate load with) refuses with."""
+    with pytest.raises(ConfigError) as raised:
+        load_host(config.name)  # as the commands below are given it, from its directory
+    lines = [str(p) for p in raised.value.problems if "team.yaml:9:" in str(p)]
+    assert lines, raised.value.problems
+    return lines[0][lines[0].index("team.yaml:9:"):]
+
+
 @pytest.mark.parametrize("effect", ["deny", "ask"])
 @pytest.mark.parametrize(("kind", "rule"), DEAD)
-def test_serve_refuses_a_guard_a_later_layer_left_without_its_tool(
-        tmp_path: Path, kind: str, rule: str, effect: str) -> None:
+def test_a_guard_a_later_layer_left_without_its_tool_stops_the_load(
+        tmp_path: Path, kind: str, rule: str, effect: str, monkeypatch: pytest.MonkeyPatch,
+        ) -> None:
+    monkeypatch.chdir(tmp_path)
     config = _project(tmp_path, rule, LOOSENING[kind], effect)
+    assert f"permission rule {rule!r}" in _refusal(config)
+
+
+@pytest.mark.parametrize("effect", ["deny", "ask"])
+def test_serve_validate_and_run_refuse_it_with_the_rules_line(
+        tmp_path: Path, effect: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the processes, for one loosening (the family is the in-process test above)
+    monkeypatch.chdir(tmp_path)
+    config = _project(tmp_path, "mcp__tasks__delete*", LOOSENING["swap"], effect)
+    line = _refusal(config)
     served = _toolhost(tmp_path, "serve", config.name, stdin="")
     assert served.returncode != 0
     assert "Traceback" not in served.stderr
-    line = [x[x.index("team.yaml:9:"):] for x in served.stderr.splitlines()
-            if "team.yaml:9:" in x]
-    assert line, served.stderr
-    assert f"permission rule {rule!r}" in line[0]
-    # validate says the same line (and fails)
+    assert line in served.stderr, served.stderr
     checked = _toolhost(tmp_path, "validate", config.name)
     assert checked.returncode == 1
-    assert line[0] in checked.stderr
+    assert line in checked.stderr
     # run stops before the CLI starts
     ran = _toolhost(tmp_path, "run", config.name, "--cli", "/bin/false", "-p", "go")
     assert ran.returncode != 0
-    assert line[0] in ran.stderr
+    assert line in ran.stderr
 
 
 @pytest.mark.parametrize("local", [None, "  tasks:\n    tools:\n      getTask:\n"
