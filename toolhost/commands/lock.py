@@ -126,10 +126,11 @@ def write_for(config: str, *, layers: bool = True, dry_run: bool = False) -> lis
         import anyio
 
         from toolhost.compile import compile_tools
-        from toolhost.gateway.pins import UpstreamPins
         from toolhost.lockfile import Lock
+        from toolhost.lockfile.personal import LayeredPins, personal_files
 
-        pins = UpstreamPins(None, None, verify=False)  # record what the upstreams offer now
+        # record what the upstreams offer now; a personal file's are its lock's, not ours
+        pins = LayeredPins(None, None, personal_files(loaded.files), verify=False)
         compiled = compile_tools(loaded, pins=pins)
         anyio.run(compiled.aclose)
         # a required: false upstream that did not start: its pins would silently go
