@@ -102,7 +102,11 @@ def write_for(config: str, *, layers: bool = True, dry_run: bool = False) -> lis
     try:
         old = read_lock(where)
     except ConfigError as exc:
-        if dry_run:  # `lock --check` and `--dry-run` report it; accepting writes it anew
+        from toolhost.lockfile.model import NewerLockError
+
+        # `lock --check` and `--dry-run` report it; accepting writes it anew, but never over
+        # a newer toolhost's lock
+        if dry_run or isinstance(exc, NewerLockError):
             raise
         old, unreadable = None, exc.problems[0].message
     # a dry run imports no plugin release the lock does not name: it is reported, not run
