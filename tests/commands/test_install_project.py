@@ -55,12 +55,19 @@ def test_project_entry_holds_no_path_of_this_machine(tmp_path: Path,
 
 
 def test_absolute_and_other_scopes_keep_this_machines_paths(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
     project = _project(tmp_path, monkeypatch)
     assert main(["install", "claude-code", "tools/toolhost.yaml", "--absolute"]) == 0
     args = json.loads((project / ".mcp.json").read_text())["mcpServers"]["proj"]["args"]
     assert str(project / "tools" / "toolhost.yaml") in args
     assert "--project-relative" not in args
+    # an entry with this machine's paths (older toolhost, or --absolute): the way out is said
+    assert main(["install", "claude-code", "tools/toolhost.yaml"]) == 1
+    assert "It holds this machine's paths" in capsys.readouterr().err
+    assert main(["install", "claude-code", "tools/toolhost.yaml", "--force"]) == 0
+    assert "--project-relative" in json.loads((project / ".mcp.json").read_text())[
+        "mcpServers"]["proj"]["args"]
     assert main(["install", "claude-code", "tools/toolhost.yaml", "--scope", "user"]) == 0
     user = json.loads((tmp_path / "home" / ".claude.json").read_text())
     assert str(project / "tools" / "toolhost.yaml") in user["mcpServers"]["proj"]["args"]

@@ -167,9 +167,15 @@ def main(args: argparse.Namespace) -> int:
         print(f"{path}: {key!r} is already installed, unchanged")
         return 0
     if key in servers and not args.force:
+        old_args = servers[key].get("args") if isinstance(servers[key], dict) else None
+        why = ""
+        if project is not None and isinstance(old_args, list) \
+                and os.path.abspath(args.config) in old_args:  # an older toolhost's entry
+            why = ("It holds this machine's paths, as toolhost wrote project entries before "
+                   "(a colleague's checkout has others); ours does not. ")
         print(f"{path}: an entry {key!r} exists and differs:\n"
               f"  now:  {json.dumps(servers[key])}\n  ours: {json.dumps(entry)}\n"
-              "Pass --force to replace it, or --name to add ours under another name.",
+              f"{why}Pass --force to replace it, or --name to add ours under another name.",
               file=sys.stderr)
         return 1
     servers[key] = entry
