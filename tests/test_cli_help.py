@@ -34,3 +34,14 @@ def test_each_help_has_runnable_examples(command: str, monkeypatch: pytest.Monke
     joined = [line for line in text.splitlines() if _JOINED.search(line)
               and line.lstrip().startswith(("toolhost", "TOOLHOST", "claude"))]
     assert not joined, joined
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_each_help_ends_saying_where_to_read_more(command: str) -> None:
+    from pathlib import Path
+
+    text = _help(command)
+    page = cli.DOCS[command]
+    assert text.rstrip().endswith(f"More: {page} (in toolhost's repository); `toolhost --help` "
+                                  "lists every command.")
+    assert (Path(__file__).resolve().parents[1] / page).is_file()

@@ -36,6 +36,23 @@ COMMANDS: dict[str, str] = {
     "schema": "toolhost.commands.schema",
 }
 
+# subcommand -> the page of docs/ (in toolhost's repository) its --help ends by pointing at
+DOCS: dict[str, str] = {
+    "init": "docs/getting-started.md",
+    "run": "docs/running.md",
+    "validate": "docs/config.md",
+    "tools": "docs/config.md",
+    "call": "docs/backends.md",
+    "permissions": "docs/permissions.md",
+    "serve": "docs/serve.md",
+    "mcp-config": "docs/serve.md",
+    "install": "docs/serve.md",
+    "plugins": "docs/plugins.md",
+    "lock": "docs/sharing.md",
+    "update": "docs/sharing.md",
+    "schema": "docs/config.md",
+}
+
 EPILOG = """\
 Start here:
   toolhost validate examples/configs/demo.yaml      check a config, every error at once
@@ -125,6 +142,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
             continue
         module = importlib.import_module(module_name)
         cmd = sub.add_parser(name, help=module.HELP, description=module.DESCRIPTION,
+                             epilog=f"More: {DOCS[name]} (in toolhost's repository); "
+                             "`toolhost --help` lists every command.",
                              formatter_class=_Formatter)
         module.add_arguments(cmd)
         # also after the subcommand (`toolhost validate x --debug`); SUPPRESS keeps the

@@ -20,7 +20,7 @@ from .conftest import git
 
 MakeRepo = Callable[..., str]
 BASE_V1 = "servers:\n  team:\n    tools:\n      add: {python: 'toolhost.demo:add'}\n"
-BASE_V2 = BASE_V1 + "      mul: {python: 'toolhost.demo:multiply'}\n"
+BASE_V2 = BASE_V1 + "      mul: {python: 'toolhost.demo:word_count'}\n"
 
 
 def toolhost(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -65,7 +65,7 @@ def test_moved_tag_is_refused_with_a_diff_until_accepted(tmp_path: Path,
     text = str(info.value)
     assert "toolhost.yaml:3" in text and "extends[0]" in text
     assert "changed since toolhost.lock" in text and "the tag or branch moved" in text
-    assert "+      mul: {python: 'toolhost.demo:multiply'}" in text  # the readable diff
+    assert "+      mul: {python: 'toolhost.demo:word_count'}" in text  # the readable diff
 
     checked = toolhost("validate", str(config), cwd=tmp_path)
     assert checked.returncode == 1 and "Traceback" not in checked.stderr

@@ -16,7 +16,7 @@ from .conftest import git
 
 MakeRepo = Callable[..., str]
 TEAM = "servers:\n  team:\n    tools:\n      add: {python: 'toolhost.demo:add'}\n"
-MINE = "servers:\n  mine:\n    tools:\n      mul: {python: 'toolhost.demo:multiply'}\n"
+MINE = "servers:\n  mine:\n    tools:\n      mul: {python: 'toolhost.demo:word_count'}\n"
 
 
 def extends(origin: Path, path: str) -> str:

@@ -32,6 +32,13 @@ NaN, Infinity or 1e400, a key given twice -- is refused, one located line, and l
 was. An entry of the same name that differs is left alone unless --force.
 --dry-run prints the diff and writes nothing. --file writes to another file.
 
+A project's .mcp.json is committed, so the entry written there holds no path of this
+machine: it starts `toolhost` from PATH with the config relative to the project
+(`toolhost serve --project-relative toolhost.yaml`: read from the nearest directory up
+that holds .mcp.json, since Claude Code starts a project's servers in the directory it
+was started in, a subdirectory too). --absolute writes this machine's paths instead, as
+the user scope and Claude Desktop always do.
+
 Examples:
   toolhost install claude-code toolhost.yaml --dry-run
   toolhost install claude-code toolhost.yaml --server git
@@ -54,6 +61,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dry-run", action="store_true", help="print the diff, write nothing")
     parser.add_argument("--force", action="store_true",
                         help="replace an existing entry of the same name that differs")
+    parser.add_argument("--absolute", action="store_true",
+                        help="claude-code project scope: write this machine's paths (the "
+                        "toolhost script, the config) instead of `toolhost` from PATH and "
+                        "the config relative to the project")
 
 
 def client_file(client: str, scope: str, environ: os._Environ[str] | dict[str, str]
@@ -145,19 +156,26 @@ def main(args: argparse.Namespace) -> int:
     from toolhost.commands.mcp_config import checked_entry
     from toolhost.errors import ToolhostError
 
-    key, entry = checked_entry(args)
+    path = Path(args.file) if args.file else client_file(args.client, args.scope)
+    project = _project_of(args, path)
+    key, entry = checked_entry(args, project=project)
     if args.client == "claude-desktop":
         entry = {k: v for k, v in entry.items() if k != "type"}  # Desktop: command + args
-    path = Path(args.file) if args.file else client_file(args.client, args.scope)
     old_text, data = read_client_text(path)
     servers = dict(data.get("mcpServers", {}))
     if servers.get(key) == entry:
         print(f"{path}: {key!r} is already installed, unchanged")
         return 0
     if key in servers and not args.force:
+        old_args = servers[key].get("args") if isinstance(servers[key], dict) else None
+        why = ""
+        if project is not None and isinstance(old_args, list) \
+                and os.path.abspath(args.config) in old_args:  # an older toolhost's entry
+            why = ("It holds this machine's paths, as toolhost wrote project entries before "
+                   "(a colleague's checkout has others); ours does not. ")
         print(f"{path}: an entry {key!r} exists and differs:\n"
               f"  now:  {json.dumps(servers[key])}\n  ours: {json.dumps(entry)}\n"
-              "Pass --force to replace it, or --name to add ours under another name.",
+              f"{why}Pass --force to replace it, or --name to add ours under another name.",
               file=sys.stderr)
         return 1
     servers[key] = entry
@@ -183,10 +201,39 @@ def main(args: argparse.Namespace) -> int:
     if args.client == "claude-code" and args.scope == "project":
         print("Claude Code asks once before it starts a project server; `claude mcp list` "
               "shows it.")
+        if project is not None:
+            _say_portable(path)
+        elif not args.absolute and path.name == ".mcp.json":
+            print(f"The config is outside {path.parent}: the entry holds this machine's "
+                  "absolute paths (a colleague's checkout has others).")
     else:
         print(f"Restart {'Claude Desktop' if args.client == 'claude-desktop' else 'Claude Code'}"
               " to pick it up.")
     return 0
+
+
+def _project_of(args: argparse.Namespace, path: Path) -> str | None:
+    """The project directory a claude-code project-scope entry is written relative to: the
+    directory of the .mcp.json, when the config lies inside it (a file the team commits
+    holds no path of this machine). None: this machine's absolute paths."""
+    if args.client != "claude-code" or args.scope != "project" or args.absolute \
+            or path.name != ".mcp.json":
+        return None
+    project = os.path.abspath(path.parent)
+    config = os.path.abspath(args.config)
+    return project if os.path.commonpath([project, config]) == project else None
+
+
+def _say_portable(path: Path) -> None:
+    """What a colleague needs for the committed entry to start."""
+    import shutil
+
+    print(f"The entry starts `toolhost` from PATH with the config relative to {path.parent} "
+          "(no path of this machine): each colleague needs toolhost installed on PATH.")
+    if shutil.which("toolhost") is None:
+        print("toolhost: warning: `toolhost` is not on PATH here, so Claude Code cannot "
+              "start the entry: install it so that `toolhost --version` works in a new shell "
+              "(docs/getting-started.md), or run again with --absolute", file=sys.stderr)
 
 
 def _write(path: Path, old_text: str, new_text: str) -> Path | None:

@@ -26,8 +26,12 @@ again and refuses any difference with a diff: a tag moved upstream, a cached fil
 disk (fetched again; refused if it still differs), a plugin upgraded, a source not locked.
 Review the diff, then run `toolhost lock` again to accept it. Commit the lock with the config.
 
+The config is checked as `toolhost validate` checks it (tools compiled, rules against
+what they name) first: a config validate refuses is not locked.
+
 Prints what changed against the previous lock. Exit status: 0 written (or, with --check,
-up to date); 1 the config does not load, or --check found a difference.
+up to date); 1 the config does not load or validate refuses it, or --check found a
+difference.
 
 Examples:
   toolhost lock toolhost.yaml              pin (or accept the reviewed changes)
@@ -98,7 +102,11 @@ def write_for(config: str, *, layers: bool = True, dry_run: bool = False) -> lis
     try:
         old = read_lock(where)
     except ConfigError as exc:
-        if dry_run:  # `lock --check` and `--dry-run` report it; accepting writes it anew
+        from toolhost.lockfile.model import NewerLockError
+
+        # `lock --check` and `--dry-run` report it; accepting writes it anew, but never over
+        # a newer toolhost's lock
+        if dry_run or isinstance(exc, NewerLockError):
             raise
         old, unreadable = None, exc.problems[0].message
     # a dry run imports no plugin release the lock does not name: it is reported, not run
@@ -106,8 +114,14 @@ def write_for(config: str, *, layers: bool = True, dry_run: bool = False) -> lis
     found_problems: list[Problem] = []
     loaded = load_config(config, layers=layers, lock=guard,
                          problems=found_problems if dry_run else None)
-    if found_problems and not guard.held:  # (with a plugin held, its tools cannot check)
-        raise ConfigError(found_problems)
+    if not guard.held:  # (with a plugin held, its tools cannot check)
+        from toolhost.commands._checks import check_loaded
+
+        # what validate refuses (a schema's minimum above its maximum, a template that does
+        # not parse, a rule naming no tool) is no config to pin: one check for both
+        errors, _ = check_loaded(loaded, found_problems)
+        if errors:
+            raise ConfigError(errors)
     personal = guard.personal_only(loaded.plugins)  # a user's or local file's: their lock's
     new = guard.to_lock({name: version for name, version in
                          {**plugin_versions(loaded), **guard.held}.items()
@@ -116,10 +130,11 @@ def write_for(config: str, *, layers: bool = True, dry_run: bool = False) -> lis
         import anyio
 
         from toolhost.compile import compile_tools
-        from toolhost.gateway.pins import UpstreamPins
         from toolhost.lockfile import Lock
+        from toolhost.lockfile.personal import LayeredPins, personal_files
 
-        pins = UpstreamPins(None, None, verify=False)  # record what the upstreams offer now
+        # record what the upstreams offer now; a personal file's are its lock's, not ours
+        pins = LayeredPins(None, None, personal_files(loaded.files), verify=False)
         compiled = compile_tools(loaded, pins=pins)
         anyio.run(compiled.aclose)
         # a required: false upstream that did not start: its pins would silently go

@@ -63,10 +63,20 @@ def command_prefix() -> list[str]:
 
 
 def server_entry(config: str, servers: list[str], *, every: bool = False,
-                 watch: bool = False) -> dict[str, Any]:
-    """The stdio server entry that starts ``toolhost serve`` for ``config``."""
-    prefix = command_prefix()
-    args = [*prefix[1:], "serve", os.path.abspath(config)]
+                 watch: bool = False, project: str | None = None) -> dict[str, Any]:
+    """The stdio server entry that starts ``toolhost serve`` for ``config``. With
+    ``project`` (the directory of a project's .mcp.json, a file a team commits), the entry
+    holds no path of this machine: ``toolhost`` from PATH, and the config relative to the
+    project (``serve --project-relative``)."""
+    if project is not None:
+        from pathlib import Path
+
+        where = Path(os.path.relpath(os.path.abspath(config), os.path.abspath(project)))
+        prefix = ["toolhost"]
+        args = ["serve", "--project-relative", where.as_posix()]
+    else:
+        prefix = command_prefix()
+        args = [*prefix[1:], "serve", os.path.abspath(config)]
     for name in servers:
         args += ["--server", name]
     if every:
@@ -76,7 +86,8 @@ def server_entry(config: str, servers: list[str], *, every: bool = False,
     return {"type": "stdio", "command": prefix[0], "args": args}
 
 
-def checked_entry(args: argparse.Namespace) -> tuple[str, dict[str, Any]]:
+def checked_entry(args: argparse.Namespace, *, project: str | None = None
+                  ) -> tuple[str, dict[str, Any]]:
     """The entry's key and the entry for ``args`` (config, --server, --all, --name, --watch,
     --no-check). Unless --no-check, the config must load and every tool compile: an entry
     for a server that cannot start would only fail later, inside the client."""
@@ -99,7 +110,8 @@ def checked_entry(args: argparse.Namespace) -> tuple[str, dict[str, Any]]:
             servers = list(chosen)  # pin the choice so a later second server changes nothing
         if key is None:
             key = chosen[0] if len(chosen) == 1 else "toolhost"
-    return key, server_entry(args.config, servers, every=args.all_servers, watch=args.watch)
+    return key, server_entry(args.config, servers, every=args.all_servers, watch=args.watch,
+                             project=project)
 
 
 def main(args: argparse.Namespace) -> int:

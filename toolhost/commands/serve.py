@@ -137,12 +137,36 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "answered until a quiet second, then refused (503); calls still "
                         "running after this long are cancelled and answered -32800 "
                         "(default 10)")
+    parser.add_argument("--project-relative", action="store_true",
+                        help="a relative CONFIG is read from the project's directory: the "
+                        "nearest one, from the current directory up, that holds .mcp.json "
+                        "(what `toolhost install claude-code` writes: Claude Code starts a "
+                        "project's servers in the directory it was started in)")
     parser.add_argument("--watch", action="store_true",
                         help="reload when a config file changes; clients get "
                              "notifications/tools/list_changed")
     parser.add_argument("--watch-interval", type=interval, default=0.5, metavar="SECONDS",
                         help="how often --watch looks at the files, at least 0.05 "
                              "(default 0.5)")
+
+
+def project_config(config: str, start: str | None = None) -> str:
+    """``config`` read from the nearest directory, from ``start`` (the current one) up, that
+    holds ``.mcp.json``: Claude Code reads a project's .mcp.json from a parent directory too,
+    but starts its servers where it was started. An absolute ``config`` is kept."""
+    from pathlib import Path
+
+    from toolhost.errors import ToolhostError
+
+    if os.path.isabs(config):
+        return config
+    here = Path(os.path.abspath(start or os.getcwd()))
+    for directory in (here, *here.parents):
+        if os.path.isfile(directory / ".mcp.json"):
+            return str(directory / config)
+    raise ToolhostError(f"--project-relative {config}: no .mcp.json in {here} or any "
+                        "directory above it; start the client inside the project, or give "
+                        "the config's absolute path")
 
 
 def _mib(size: int) -> str:
@@ -219,6 +243,8 @@ def _serve(args: argparse.Namespace, started: Callable[[], None]) -> int:
 
         protocol = claim_stdout()
         requests = claim_stdin()  # and no tool or child process reads the client's requests
+    if args.project_relative:
+        args.config = project_config(args.config)
     loading = time.time_ns()  # --watch: an edit saved from now on is reloaded
     build = build_serve(args.config, args.server, every=args.all_servers)
     sockets = None

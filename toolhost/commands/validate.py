@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from toolhost.config.model import HostConfig
@@ -68,11 +68,9 @@ def _check(file: str, args: argparse.Namespace) -> tuple[HostConfig | None, list
                                                       list[Problem]]:
     """Every stage that can run: the config (whatever of it checked), the rules, the tools.
     Returns (config or None when the file could not be read, errors, warnings)."""
-    from toolhost.commands._configs import close, compile_config, redacted
+    from toolhost.commands._checks import check_loaded
     from toolhost.config.loader import load_config
     from toolhost.errors import ConfigError
-    from toolhost.permissions.authoring import review_rules
-    from toolhost.permissions.unanswered import unanswered_note
 
     errors: list[Problem] = []
     try:
@@ -80,48 +78,9 @@ def _check(file: str, args: argparse.Namespace) -> tuple[HostConfig | None, list
                              problems=errors)
     except ConfigError as exc:
         return None, list(exc.problems), []
-    compiled = None
-    if not args.no_compile:
-        compiled = compile_config(config, problems=errors, connect=args.connect)
-    pending = _pending(config, compiled)
-    if compiled is not None:  # said after the verdict, with the other notes
-        from toolhost.backends.notes import python_description_notes
-
-        pending += python_description_notes(config, compiled)
-    try:
-        findings = review_rules(config, compiled)
-    finally:
-        if compiled is not None:
-            close(compiled)
-    errors += [f.problem for f in findings if f.level == "error"]
-    warnings = [*pending, *(f.problem for f in findings if f.level == "warning")]
-    if compiled is not None:
-        from toolhost.compile.formats import format_warnings
-
-        warnings += format_warnings(compiled)
-    from toolhost.backends.notes import secret_argv_warnings
-
-    warnings += secret_argv_warnings(config)
-    note = unanswered_note(config, "validate")
-    if note is not None:
-        warnings.append(note)
-    order = {name: i for i, name in enumerate(config.files)}
-
-    def key(p: Problem) -> tuple[int, int, int]:
-        return (order.get(p.file, len(order)), p.line, p.column)
-
-    return (config, sorted(redacted(config, dict.fromkeys(errors)), key=key),
-            sorted(redacted(config, dict.fromkeys(warnings)), key=key))
-
-
-def _pending(config: HostConfig, compiled: Any) -> list[Problem]:
-    """A warning for each ``required: false`` upstream that did not start (``--connect``):
-    serve and run would start without it, so it is no error (``--strict`` makes it one)."""
-    found = getattr(compiled, "upstreams", None) or {}
-    return [config.servers[name].upstream.origin.problem(
-        f"upstream server '{name}' did not start: {upstream.pending}; it is required: false, "
-        "so serve and run start without it and retry it")
-        for name, upstream in found.items() if getattr(upstream, "pending", "")]
+    errors, warnings = check_loaded(config, errors, compile_tools=not args.no_compile,
+                                    connect=args.connect)
+    return config, errors, warnings
 
 
 def main(args: argparse.Namespace) -> int:

@@ -247,14 +247,8 @@ def compile_tools(config: HostConfig, kinds: Mapping[str, BackendKind] | None = 
 
 
 def _pins_beside(config: HostConfig) -> Any:
-    """The upstream pins of the lock beside the config's main file (none: nothing checked)."""
-    from pathlib import Path
+    """The upstream pins of the lock beside the config's main file (none: nothing checked),
+    and of the lock beside a user's or local file for the servers that file declares."""
+    from toolhost.lockfile.personal import pins_for
 
-    from toolhost.gateway.pins import UpstreamPins
-    from toolhost.lockfile import lock_path, read_lock
-
-    if not config.files:
-        return UpstreamPins(None, None)
-    where = lock_path(config.files[0])
-    lock = read_lock(Path(where))
-    return UpstreamPins(lock.upstreams if lock is not None else None, Path(where))
+    return pins_for(config.files)

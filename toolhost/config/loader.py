@@ -14,6 +14,7 @@ The order of work, and why:
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -147,6 +148,10 @@ def installed_versions(plugins: tuple[PluginRequirement, ...]) -> dict[str, str]
     return found
 
 
+# a first line of TOML (`toolhost = 1`, `[servers.s]`) that YAML read as one plain string
+_TOML_LINE = re.compile(r"\s*(\[[\w.\"' -]+\]|[\w\"'.-]+\s*=)")
+
+
 def _guard_beside(path: str | os.PathLike[str]) -> LockGuard:
     where = lock_path(path)
     return LockGuard(read_lock(where), where)
@@ -198,8 +203,13 @@ class _Reader:
         if doc.data is None:
             doc.data = {}
         if not isinstance(doc.data, dict):
-            self.problems.append(Problem("a config file is a mapping of keys (toolhost:, "
-                                         "servers:, ...)", file, 1, 1))
+            toml = (isinstance(doc.data, str) and _TOML_LINE.match(doc.data) is not None) \
+                or (isinstance(doc.data, list) and len(doc.data) == 1  # `[servers.s]`
+                    and isinstance(doc.data[0], str) and "." in doc.data[0])
+            self.problems.append(Problem(
+                "a config file is a mapping of keys (toolhost:, servers:, ...)", file, 1, 1,
+                hint="this file is written as TOML (key = value, [tables]): name it .toml, "
+                "or write YAML (key: value)" if toml else ""))
             return
         self._check_version(doc, is_main)
         extends = doc.data.pop("extends", None)
@@ -211,7 +221,15 @@ class _Reader:
     def _check_version(self, doc: Doc, is_main: bool) -> None:
         mark = doc.marks.get(("toolhost",), Mark(doc.file, 1, 1))
         if "toolhost" not in doc.data:
-            if is_main:
+            alias = next((k for k in ("version", "format", "format_version", "schema_version")
+                          if k in doc.data), None)
+            if alias is not None:  # `version: 1`, as other tools' files say it
+                at = doc.marks.get((alias,), Mark(doc.file, 1, 1))
+                self.version_problems.append(Problem(
+                    f"missing format version ('{alias}' is not a key of toolhost's format)",
+                    doc.file, at.line, at.column, alias,
+                    f"write 'toolhost: {FORMAT_VERSION}' instead of '{alias}: ...'"))
+            elif is_main:
                 self.version_problems.append(Problem(
                     "missing format version", doc.file, 1, 1, "toolhost",
                     f"add 'toolhost: {FORMAT_VERSION}' at the top of the file; a fragment "

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from toolhost.config.gitrepos import Checkout
+    from toolhost.config.gitclone import Checkout
     from toolhost.config.model import Origin
     from toolhost.config.worktree import Survey
 
@@ -107,7 +107,8 @@ def clean_or_refetch(checkout: Checkout, where: Origin, *, cache: Path | None = 
     fresh copy returned. Raises ``ConfigError`` naming ``where`` when the fresh copy is not
     clean either, when it cannot be fetched (the old checkout is kept, unused), or when a
     symlink of the commit leads out of the repository."""
-    from toolhost.config.gitrepos import _error, refetch_repo
+    from toolhost.config.gitclone import error as _error
+    from toolhost.config.gitrepos import refetch_repo
     from toolhost.errors import ConfigError
 
     found = _survey(checkout)

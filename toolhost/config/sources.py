@@ -123,6 +123,15 @@ def read_doc(path: Path | str, layer: str, problems: list[Problem]) -> Doc | Non
         return None
     kind = SUFFIXES.get(Path(path).suffix.lower())
     if kind is None:
+        if os.path.isdir(name):  # `toolhost validate .`: the project, not its config file
+            inside = sorted(f.name for f in Path(name).iterdir()
+                            if f.suffix.lower() in SUFFIXES and f.is_file())[:5] \
+                if os.access(name, os.R_OK | os.X_OK) else []
+            problems.append(Problem("is a directory, not a config file", name,
+                                    hint="name the config file in it" + (
+                                        f": {', '.join(inside)}" if inside else
+                                        " (`toolhost init` writes toolhost.yaml)")))
+            return None
         problems.append(Problem(f"unknown config format '{Path(path).suffix}'", name,
                                 hint="use .yaml, .yml or .toml"))
         return None

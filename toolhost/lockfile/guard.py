@@ -93,6 +93,12 @@ class LockGuard:
         """A document a server is generated from and that came from elsewhere (an OpenAPI
         document fetched from a URL): recorded under ``key`` with its digest and, when there
         is a lock, refused unless it is the locked one."""
+        theirs = self._personal_guard(origin)
+        if theirs is not None:  # a user's or local file's document: that file's lock's
+            theirs.document(key, path, origin)
+            self.problems.extend(theirs.problems)
+            theirs.problems.clear()
+            return
         digest = file_digest(path)
         if self.verify:
             assert self.lock is not None
@@ -109,6 +115,18 @@ class LockGuard:
                     "them with `toolhost lock CONFIG`"))
         # the root is the file itself: no other file counts as part of this source
         self.sources[key] = Pulled(key, digest, path, origin, files={path.name: digest})
+
+    def _personal_guard(self, origin: Origin) -> LockGuard | None:
+        """The guard of the lock beside the personal file ``origin`` is in (None: this
+        one's); an unreadable lock there is a ConfigError, located."""
+        import os
+
+        where = self.personal.get(os.path.realpath(origin.file)) if origin.file else None
+        if where is None or os.path.realpath(where) == os.path.realpath(self.lock_file):
+            return None
+        from toolhost.lockfile.model import read_lock
+
+        return LockGuard(read_lock(where), where)
 
     def to_lock(self, plugins: dict[str, str]) -> Lock:
         """The lock that pins exactly what this load pulled in."""

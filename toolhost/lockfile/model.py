@@ -29,8 +29,8 @@ from typing import Any
 
 from toolhost.errors import ConfigError, Problem
 
-__all__ = ["LOCK_VERSION", "MAX_LOCK_BYTES", "Lock", "LockedFile", "file_digest", "lock_path",
-           "plain_key", "read_lock", "write_lock"]
+__all__ = ["LOCK_VERSION", "MAX_LOCK_BYTES", "Lock", "LockedFile", "NewerLockError",
+           "file_digest", "lock_path", "plain_key", "read_lock", "write_lock"]
 
 LOCK_VERSION = 1
 MAX_LOCK_BYTES = 4 * 1024 * 1024  # a lock lists files and versions; megabytes mean tampering
@@ -149,7 +149,21 @@ def _text(path: Path) -> str | None:
         return None
 
 
+class NewerLockError(ConfigError):
+    """A lock of a format newer than this toolhost reads: upgrade; never write it anew (that
+    would silently turn a teammate's lock back into an older format)."""
+
+
 def _parse(path: Path, data: Any) -> Lock:
+    version = data.get("toolhost_lock") if isinstance(data, dict) else None
+    if isinstance(version, int) and not isinstance(version, bool) and version > LOCK_VERSION:
+        from toolhost import __version__
+
+        raise NewerLockError([Problem(
+            f"written by a newer toolhost (lock format {version}; toolhost {__version__} reads "
+            f"format {LOCK_VERSION})", str(path), 0, 0, "toolhost_lock",
+            "upgrade toolhost to the version your team uses (the README's 'Install it into "
+            "your project'); `toolhost lock` does not write an older format over it")])
     if not isinstance(data, dict) or data.get("toolhost_lock") != LOCK_VERSION:
         raise _bad(path, f"not a toolhost lock of version {LOCK_VERSION}",
                    hint="regenerate it with `toolhost lock CONFIG`")

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 __all__ = ["PluginConfigError", "activate", "kinds_for", "load_hook"]
 
 log = logging.getLogger("toolhost.plugins")
+SLOW_PLUGIN_SECONDS = 1.0  # a plugin slower to import and register than this is said so
 
 
 class PluginConfigError(ConfigError, PluginError):
@@ -156,6 +157,9 @@ def _activate_one(req: PluginRequirement, installed: Mapping[str, InstalledPlugi
             hint=f"pip install '{plugin.name}{req.specifier}'"))
         return
     reg = Registry(plugin.name)
+    import time
+
+    started = time.perf_counter()
     try:
         for ep in plugin.entry_points:
             load_hook(ep)(reg)
@@ -170,6 +174,11 @@ def _activate_one(req: PluginRequirement, installed: Mapping[str, InstalledPlugi
             f"{type(exc).__name__}: {exc}",
             hint=f"run with -vv for the traceback; reinstall or upgrade '{plugin.name}'"))
         return
+    took = time.perf_counter() - started
+    if took >= SLOW_PLUGIN_SECONDS:  # every load waits for it: run, serve, validate, reloads
+        log.warning("plugin '%s' %s took %.1f s to import and register: every start and "
+                    "reload waits for it (a plugin imports heavy modules inside its tools, "
+                    "not at import)", plugin.name, plugin.version, took)
     outcome.infos.append(PluginInfo(name=plugin.name, version=plugin.version,
                                     provides=reg.provides(), requirement=req,
                                     modules=tuple(ep.value for ep in plugin.entry_points)))

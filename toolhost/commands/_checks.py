@@ -1,0 +1,64 @@
+"""One check of a loaded config, shared by ``validate`` and ``lock``: what ``validate``
+refuses, ``lock`` refuses too (a lock pins a config that works, not one that only loads)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from toolhost.config.model import HostConfig
+    from toolhost.errors import Problem
+
+
+def check_loaded(config: HostConfig, errors: list[Problem], *, compile_tools: bool = True,
+                 connect: bool = False) -> tuple[list[Problem], list[Problem]]:
+    """Every stage after loading: the tools bound to their backends (unless
+    ``compile_tools`` is false), the rules against what they name, the notes. ``errors``
+    holds the loader's problems so far. Returns (errors, warnings), redacted, in file order."""
+    from toolhost.commands._configs import close, compile_config, redacted
+    from toolhost.permissions.authoring import review_rules
+    from toolhost.permissions.unanswered import unanswered_note
+
+    errors = list(errors)
+    compiled = None
+    if compile_tools:
+        compiled = compile_config(config, problems=errors, connect=connect)
+    pending = _pending(config, compiled)
+    if compiled is not None:  # said after the verdict, with the other notes
+        from toolhost.backends.notes import python_description_notes
+
+        pending += python_description_notes(config, compiled)
+    try:
+        findings = review_rules(config, compiled)
+    finally:
+        if compiled is not None:
+            close(compiled)
+    errors += [f.problem for f in findings if f.level == "error"]
+    warnings = [*pending, *(f.problem for f in findings if f.level == "warning")]
+    if compiled is not None:
+        from toolhost.compile.formats import format_warnings
+
+        warnings += format_warnings(compiled)
+    from toolhost.backends.notes import secret_argv_warnings
+
+    warnings += secret_argv_warnings(config)
+    note = unanswered_note(config, "validate")
+    if note is not None:
+        warnings.append(note)
+    order = {name: i for i, name in enumerate(config.files)}
+
+    def key(p: Problem) -> tuple[int, int, int]:
+        return (order.get(p.file, len(order)), p.line, p.column)
+
+    return (sorted(redacted(config, dict.fromkeys(errors)), key=key),
+            sorted(redacted(config, dict.fromkeys(warnings)), key=key))
+
+
+def _pending(config: HostConfig, compiled: Any) -> list[Problem]:
+    """A warning for each ``required: false`` upstream that did not start (``--connect``):
+    serve and run would start without it, so it is no error (``--strict`` makes it one)."""
+    found = getattr(compiled, "upstreams", None) or {}
+    return [config.servers[name].upstream.origin.problem(
+        f"upstream server '{name}' did not start: {upstream.pending}; it is required: false, "
+        "so serve and run start without it and retry it")
+        for name, upstream in found.items() if getattr(upstream, "pending", "")]
