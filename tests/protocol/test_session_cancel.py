@@ -233,3 +233,31 @@ async def test_our_jsonrpc_request_is_answered_by_a_cli_mcp_message() -> None:
         await cli.wait_for(lambda: "back" in cli.answers())
     assert answers == [{"jsonrpc": "2.0", "id": jsonrpc_id, "result": {}}]
     assert cli.answer("back")["response"] == {"mcp_response": {"jsonrpc": "2.0", "result": {}}}
+
+
+async def test_a_request_id_reused_while_in_flight_is_refused_and_never_orphaned() -> None:
+    # red team runner5 R1: a second request under the id of one still running replaced it
+    # in the table of requests; the first could then be neither withdrawn nor cancelled at
+    # end of input (the session waited for it for ever), and the same id sent again and
+    # again escaped the limit of requests in flight.
+    blocker = Blocker()
+    async with running_session(servers(blocker)) as (session, cli):
+        await cli.mcp("dup", call(1, "first"))
+        await blocker.wait_started(1)
+        for i in range(3):
+            await cli.mcp("dup", call(2 + i, f"again{i}"))
+        await cli.wait_for(lambda: len(cli.answers().get("dup", ())) == 3)
+        assert all(a["subtype"] == "error" and "already" in a["error"]
+                   for a in cli.answers()["dup"])
+        assert blocker.started == ["first"] and session.in_flight == 1
+        await cli.send({"type": "control_cancel_request", "request_id": "dup"})
+        with anyio.fail_after(5):
+            while blocker.cancelled != ["first"]:
+                await anyio.sleep(0.005)
+        await cli.mcp("dup", call(9, "later"))  # free again once the first has ended
+        await blocker.wait_started(2)
+        with anyio.fail_after(5):
+            await cli.close()
+            while len(blocker.cancelled) < 2:
+                await anyio.sleep(0.005)
+    assert session.in_flight == 0
