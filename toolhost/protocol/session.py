@@ -263,6 +263,14 @@ class ControlSession:
                     else:
                         await self._write(_busy(request_id, self._tasks))
                     continue
+                elif request_id == "" or (isinstance(request_id, (int, float))
+                                          and not isinstance(request_id, bool)):
+                    # Not ours to serve, but answerable: the CLI waits for that id.
+                    await self._write({"type": "control_response", "response": {
+                        "subtype": "error", "request_id": request_id,
+                        "error": "a control request's request_id must be a non-empty "
+                                 "string; this one was refused"}})
+                    continue
                 log.warning("control session: skipped a control_request without a "
                             "request_id: %s", cut(repr(message)[:4096], 200))
             elif kind == "control_response":
