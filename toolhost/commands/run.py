@@ -98,8 +98,7 @@ async def _typed_prompts(terminal: Terminal) -> AsyncIterator[str]:
     ``> `` prompt then shows), until Ctrl-D at the prompt."""
     while True:
         line = await terminal.readline("\n> ")
-        if line is None:
-            terminal.write("\n")
+        if line is None:  # the terminal has gone to a new line (Terminal.readline)
             return
         if line.strip():
             yield line
