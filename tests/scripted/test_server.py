@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -136,10 +137,14 @@ def test_a_delay_the_cli_hangs_up_on_ends_and_is_not_replayed(
         with httpx.Client(base_url=model.base_url, timeout=0.3) as client, \
                 pytest.raises(httpx.ReadTimeout):
             client.post("/v1/messages", json=body)  # hangs up, as an interrupt does
+        abandoned = {"method": "POST", "path": "/v1/messages", "turn": 1, "abandoned": True}
+        for _ in range(600):  # the hang-up is seen at once; poll for it (at most ~30 s)
+            if abandoned in model.requests:
+                break
+            time.sleep(0.05)
+        assert abandoned in model.requests
         with httpx.Client(base_url=model.base_url, timeout=30) as client:
             again = client.post("/v1/messages", json=body)
         assert again.status_code == 200
         assert again.json()["content"] == [{"type": "text", "text": "slow"}]
-        assert {"method": "POST", "path": "/v1/messages", "turn": 1, "abandoned": True} \
-            in model.requests
     assert "Traceback" not in capfd.readouterr().err
