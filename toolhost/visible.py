@@ -18,8 +18,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterable
+from typing import IO, Any
 
-__all__ = ["visible"]
+__all__ = ["InertStream", "visible"]
 
 _SUSPECT = re.compile(r"[^\x20-\x7e]")  # the fast path: printable ASCII is never changed
 _HIDDEN = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
@@ -60,3 +62,32 @@ def visible(text: str, *, lines: bool = False, name: bool = False) -> str:
     if name:
         return _NAME.sub(_name, text)
     return _SUSPECT.sub(_lines if lines else _text, text)
+
+
+class InertStream:
+    """A text stream that writes ``visible(text, lines=True)`` to ``inner``.
+
+    ``toolhost run`` puts it on ``sys.stdout`` and ``sys.stderr`` while the session runs (its
+    own transcript and progress lines keep the streams they were made with), so what an
+    in-process python tool or a library prints cannot act on the person's terminal either:
+    a ``print("\\x1b[1A\\x1b[2K")`` shows as text instead of erasing the line above it (a
+    permission question, a decision). Writes to fd 1 or 2 below Python (``os.write``, a child
+    process) are not seen here.
+    """
+
+    def __init__(self, inner: IO[str]) -> None:
+        self.inner = inner
+
+    def write(self, text: str) -> int:
+        self.inner.write(visible(text, lines=True))
+        return len(text)
+
+    def writelines(self, lines: Iterable[str]) -> None:
+        for line in lines:
+            self.write(line)
+
+    def flush(self) -> None:
+        self.inner.flush()
+
+    def __getattr__(self, name: str) -> Any:  # fileno, isatty, encoding, finish, ...
+        return getattr(self.inner, name)

@@ -28,15 +28,28 @@ def _harmful(shown: str) -> list[str]:
         unicodedata.category(c) in ("Cc", "Cf", "Cs", "Zl", "Zp") and c != "\u200d")]
 
 
+# red team runner5 R2: what an in-process python tool printed reached the terminal raw
+NOISY = """\
+import sys
+def noisy() -> str:
+    print("PRINT\\x1b]52;c;ZXZpbA==\\x07\\x1b[2J")
+    sys.stderr.write("ERR\\x1b[1A\\x1b[2K\\r\\n")
+    return "quiet"
+"""
+
+
 def test_model_text_and_tool_results_are_shown_inert(
         cli: str, tmp_path: Path, scenario: Callable[[str], Path]) -> None:
     config = tmp_path / "c.yaml"
-    config.write_text(CONFIG)
+    config.write_text(CONFIG.replace("servers:\n", "servers:\n  n:\n    tools:\n"
+                                     "      noisy: {python: {function: 'th_noisy:noisy'}}\n"))
+    (tmp_path / "th_noisy.py").write_text(NOISY)
     script = scenario(r"""
 turns:
   - text: "MODEL\e]52;c;ZXZpbA==\a\e[2J\e[31mRED\r\u202eevil\x9b31m\u2066x\u2069"
     tool_calls:
       - {tool: mcp__s__echo, input: {text: "RES\e]52;c;ZXZpbA==\a\e[1A\e[2K  #1 ok\u202e"}}
+      - {tool: mcp__n__noisy, input: {}}
   - text: "done\e[5m"
 """)
     done = subprocess.run([str(TOOLHOST), "run", str(config), "--script", str(script), "-p",
@@ -48,6 +61,8 @@ turns:
     assert r"MODEL\x1b]52;c;ZXZpbA==\x07\x1b[2J\x1b[31mRED\r\u202eevil" in done.stdout
     assert r"RES\x1b]52;c;ZXZpbA==\x07\x1b[1A\x1b[2K" in done.stdout
     assert re.search(r"done\\x1b\[5m", done.stdout)
+    assert r"PRINT\x1b]52;c;ZXZpbA==\x07\x1b[2J" in done.stdout
+    assert r"ERR\x1b[1A\x1b[2K\r" in done.stderr
 
 
 def test_the_clis_stderr_is_quoted_inert(tmp_path: Path) -> None:

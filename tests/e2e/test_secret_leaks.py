@@ -23,6 +23,7 @@ import subprocess
 import sys
 import threading
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import quote, quote_plus, unquote, unquote_plus
@@ -214,38 +215,41 @@ CALLS = [("leaky.raise_it", []), ("leaky.return_it", []), ("leaky.print_it", [])
 
 
 def test_no_command_shows_a_secret(config: Path, env: dict[str, str], tmp_path: Path) -> None:
-    outputs: dict[str, str] = {}
-
-    def record(name: str, done: subprocess.CompletedProcess[str]) -> None:
-        outputs[name] = f"{done.stdout}\n{done.stderr}"
-
+    # The commands are independent: run side by side (the start-up of ~30 processes was
+    # most of this test's time), each recorded under its name.
     c = str(config)
     bad = str(tmp_path / "bad.yaml")
-    record("validate", _toolhost(env, "validate", c))
-    record("validate bad", bad_run := _toolhost(env, "validate", bad))
-    assert bad_run.returncode != 0 and "bad.yaml:" in bad_run.stderr  # located, still
-    record("tools", _toolhost(env, "tools", c))
-    record("tools --json", _toolhost(env, "tools", c, "--json"))
-    record("tools --explain", explain := _toolhost(env, "tools", c, "--explain"))
-    assert "LEAK_API_TOKEN" in explain.stdout or "***" in explain.stdout
-    record("tools --explain --json", _toolhost(env, "tools", c, "--explain", "--json"))
-    record("permissions list", listed := _toolhost(env, "permissions", "list", c))
-    assert "***" in listed.stdout
+    commands: dict[str, list[str]] = {
+        "validate": ["validate", c], "validate bad": ["validate", bad],
+        "tools": ["tools", c], "tools --json": ["tools", c, "--json"],
+        "tools --explain": ["tools", c, "--explain"],
+        "tools --explain --json": ["tools", c, "--explain", "--json"],
+        "permissions list": ["permissions", "list", c]}
     for extra in ([], ["--json"]):
-        record(f"check {extra}", checked := _toolhost(
-            env, "permissions", "check", c, "mcp__leaky__say", "--input",
-            json.dumps({"text": f"a {TOKEN} b"}), *extra))
-        assert "deny" in checked.stdout
-        record(f"check token {extra}", _toolhost(
-            env, "permissions", "check", c, "mcp__leaky__say", "--input",
-            json.dumps({"text": "fine", "token": PASSWORD}), *extra))
+        commands[f"check {extra}"] = [
+            "permissions", "check", c, "mcp__leaky__say", "--input",
+            json.dumps({"text": f"a {TOKEN} b"}), *extra]
+        commands[f"check token {extra}"] = [
+            "permissions", "check", c, "mcp__leaky__say", "--input",
+            json.dumps({"text": "fine", "token": PASSWORD}), *extra]
     for tool, args in CALLS:
         for extra in ([], ["--json"]):
-            record(f"call {tool} {extra}", _toolhost(env, "call", c, tool, *args, *extra))
-    headers = _toolhost(env, "call", c, "web.headers", "--json")
+            commands[f"call {tool} {extra}"] = ["call", c, tool, *args, *extra]
+    with ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2)) as pool:
+        done = dict(zip(commands, pool.map(lambda a: _toolhost(env, *a), commands.values()),
+                        strict=True))
+    outputs = {name: f"{run.stdout}\n{run.stderr}" for name, run in done.items()}
+    bad_run = done["validate bad"]
+    assert bad_run.returncode != 0 and "bad.yaml:" in bad_run.stderr  # located, still
+    explain = done["tools --explain"]
+    assert "LEAK_API_TOKEN" in explain.stdout or "***" in explain.stdout
+    assert "***" in done["permissions list"].stdout
+    for extra in ([], ["--json"]):
+        assert "deny" in done[f"check {extra}"].stdout
+    headers = done["call web.headers ['--json']"]
     # the headers were sent, and are hidden on the way back ("alice:" stays readable)
     assert "X-Api-Key: ***" in headers.stdout and "Basic YWxpY2U6***" in headers.stdout
-    raised = _toolhost(env, "call", c, "leaky.raise_it")
+    raised = done["call leaky.raise_it []"]
     assert "upstream rejected token ***" in raised.stdout + raised.stderr
     outputs["audit log"] = (tmp_path / "audit.jsonl").read_text() \
         if (tmp_path / "audit.jsonl").exists() else ""

@@ -253,3 +253,22 @@ async def test_deep_and_hostile_control_lines_are_answered_or_logged_never_fatal
     bad_id = cli.answer("ids")["response"]["mcp_response"]
     assert bad_id["id"] is None and bad_id["error"]["code"] == -32600
     assert cli.answer("after")["response"]["mcp_response"]["result"]["isError"] is False
+
+
+async def test_a_request_id_that_is_a_number_or_empty_still_gets_its_one_answer() -> None:
+    # red team runner5 R3: such a request was only logged, so a CLI that sent one (the
+    # official SDK answers any id as it came) waited for its answer for ever
+    async with running_session() as (_, cli):
+        for request_id in (7, 2.5, ""):
+            await cli.send({"type": "control_request", "request_id": request_id,
+                            "request": {"subtype": "mcp_message", "server_name": "demo",
+                                        "message": CALL}})
+        await cli.send({"type": "control_request", "request_id": None,
+                        "request": {"subtype": "interrupt"}})  # nothing to answer under
+        await cli.mcp("after", CALL)
+        await cli.wait_for(lambda: {7, 2.5, "", "after"} <= cli.answers().keys())
+    for request_id in (7, 2.5, ""):
+        answer = cli.answer(request_id)  # type: ignore[arg-type]
+        assert answer["subtype"] == "error" and "request_id" in answer["error"]
+    assert set(cli.answers()) == {7, 2.5, "", "after"}
+    assert cli.answer("after")["response"]["mcp_response"]["result"]["isError"] is False

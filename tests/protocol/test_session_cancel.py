@@ -11,6 +11,7 @@ import pytest
 
 from toolhost.backends.base import CallContext
 from toolhost.mcp import McpServer
+from toolhost.protocol.outbox import Outbox
 from toolhost.results import ToolResult
 
 from .session_harness import make_tool, running_session
@@ -233,3 +234,57 @@ async def test_our_jsonrpc_request_is_answered_by_a_cli_mcp_message() -> None:
         await cli.wait_for(lambda: "back" in cli.answers())
     assert answers == [{"jsonrpc": "2.0", "id": jsonrpc_id, "result": {}}]
     assert cli.answer("back")["response"] == {"mcp_response": {"jsonrpc": "2.0", "result": {}}}
+
+
+async def test_a_request_id_reused_while_in_flight_is_refused_and_never_orphaned() -> None:
+    # red team runner5 R1: a second request under the id of one still running replaced it
+    # in the table of requests; the first could then be neither withdrawn nor cancelled at
+    # end of input (the session waited for it for ever), and the same id sent again and
+    # again escaped the limit of requests in flight.
+    blocker = Blocker()
+    async with running_session(servers(blocker)) as (session, cli):
+        await cli.mcp("dup", call(1, "first"))
+        await blocker.wait_started(1)
+        for i in range(3):
+            await cli.mcp("dup", call(2 + i, f"again{i}"))
+        await cli.wait_for(lambda: len(cli.answers().get("dup", ())) == 3)
+        assert all(a["subtype"] == "error" and "already" in a["error"]
+                   for a in cli.answers()["dup"])
+        assert blocker.started == ["first"] and session.in_flight == 1
+        await cli.send({"type": "control_cancel_request", "request_id": "dup"})
+        with anyio.fail_after(5):
+            while blocker.cancelled != ["first"]:
+                await anyio.sleep(0.005)
+        await cli.mcp("dup", call(9, "later"))  # free again once the first has ended
+        await blocker.wait_started(2)
+        with anyio.fail_after(5):
+            await cli.close()
+            while len(blocker.cancelled) < 2:
+                await anyio.sleep(0.005)
+    assert session.in_flight == 0
+
+
+async def test_notifications_the_cli_never_acks_are_not_remembered_without_end(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # red team runner5 R4: each notification's request_id was kept until its ack came; a
+    # CLI that never acks (or a tool reporting progress for hours) grew that table for ever
+    async def chatty(arguments: Mapping[str, Any], ctx: CallContext) -> ToolResult:
+        for i in range(1000):
+            await ctx.progress(i, 1000)
+        return ToolResult.text("done")
+
+    monkeypatch.setattr(Outbox, "MAX_UNACKED", 100, raising=False)
+    servers = {"demo": McpServer("demo", "1", [make_tool("chatty", chatty, schema={})])}
+    async with running_session(servers) as (session, cli):
+        await cli.mcp("r", {"jsonrpc": "2.0", "id": 5, "method": "tools/call",
+                            "params": {"name": "chatty", "_meta": {"progressToken": 5}}})
+        await cli.wait_for(lambda: "r" in cli.answers(), timeout=20)
+        notes = cli.requests("mcp_message")
+        assert len(notes) == 1000
+        assert len(session._outbox._pending) <= 100
+        # the latest are still matched: an error ack is logged, not mistaken
+        await cli.send({"type": "control_response", "response": {
+            "subtype": "success", "request_id": notes[-1]["request_id"]}})
+        await cli.mcp("after", {"jsonrpc": "2.0", "id": 6, "method": "tools/list"})
+        await cli.wait_for(lambda: "after" in cli.answers())
+        assert notes[-1]["request_id"] not in session._outbox._pending

@@ -81,9 +81,11 @@ async def test_flood_every_valid_request_answered_exactly_once() -> None:
             size = random.randint(1, 9000)
             await cli.send_raw(payload[pos:pos + size])
             pos += size
-        await cli.wait_for(lambda: len(cli.answers()) >= len(expected), timeout=30)
+        await cli.wait_for(lambda: set(expected) <= cli.answers().keys(), timeout=30)
 
     answers = cli.answers()
+    # a request_id that is a number is refused under that id, each time (runner5 R3)
+    assert all(a["subtype"] == "error" for a in answers.pop(5, ()))  # type: ignore[call-overload]
     assert set(answers) == set(expected)
     for rid, (kind, i) in expected.items():
         (answer,) = answers[rid]  # exactly once

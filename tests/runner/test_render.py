@@ -188,6 +188,20 @@ def test_an_older_cli_than_tested_is_warned_about(version: object, warned: bool)
         assert "2.1.200" in note and "npm install -g @anthropic-ai/claude-code" in note
 
 
+@pytest.mark.parametrize(("mode", "noted"), [
+    ("dontAsk", True), ("default", False), ("plan", False), (None, False), (["dontAsk"], False)])
+def test_dont_ask_mode_is_noted(mode: object, noted: bool) -> None:
+    # red team runner5 R7: under `-- --permission-mode dontAsk` every call of a toolhost
+    # tool was denied by the CLI without asking, and nothing said why the allow rules
+    # did not apply
+    from toolhost.runner.diagnose import mode_note
+
+    note = mode_note({"type": "system", "subtype": "init", "permissionMode": mode})
+    assert (note is not None) is noted
+    if note:
+        assert "dontAsk" in note and "allow rules" in note
+
+
 def _harmful(char: str) -> bool:
     return char not in "\n\t" and (unicodedata.category(char) in ("Cc", "Cf", "Cs", "Zl", "Zp")
                                    and char != "\u200d")

@@ -49,9 +49,12 @@ def test_ctrl_d_on_an_empty_line_is_end_of_input(tty: tuple[int, Terminal]) -> N
 
     async def main() -> str | None:
         os.write(master, b"\x04")
-        return await term.readline("> ")
+        return await term.readline("> ", question=True, keep_typeahead=True)
 
     assert anyio.run(main) is None
+    # red team runner5 R6: the next line shown (a question's decision) stood on the
+    # question's line, after "deny: "
+    assert _shown(master).endswith("> \r\n")
 
 
 def test_cancel_read_abandons_the_read_for_good(tty: tuple[int, Terminal]) -> None:

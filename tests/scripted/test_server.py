@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -123,3 +124,27 @@ def test_count_tokens_unknown_routes_and_bad_bodies(model: ScriptedModel) -> Non
         r = client.post("/v1/messages", content=b"[1, 2")
         assert r.status_code == 400
     assert {"method": "GET", "path": "/v1/models", "unknown": True} in model.requests
+
+
+def test_a_delay_the_cli_hangs_up_on_ends_and_is_not_replayed(
+        capfd: pytest.CaptureFixture[str]) -> None:
+    # red team runner5 R5: after an interrupt (the CLI aborts the request) the thread slept
+    # out the whole delay, then printed a traceback (connection reset) on the terminal, and
+    # the next prompt waited for the whole delay once more
+    scenario = parse_scenario("turns:\n  - text: slow\n    delay: 600\n", "d.yaml")
+    body = {"model": "m", "max_tokens": 10, "messages": [USER]}
+    with ScriptedModel(scenario) as model:
+        with httpx.Client(base_url=model.base_url, timeout=0.3) as client, \
+                pytest.raises(httpx.ReadTimeout):
+            client.post("/v1/messages", json=body)  # hangs up, as an interrupt does
+        abandoned = {"method": "POST", "path": "/v1/messages", "turn": 1, "abandoned": True}
+        for _ in range(600):  # the hang-up is seen at once; poll for it (at most ~30 s)
+            if abandoned in model.requests:
+                break
+            time.sleep(0.05)
+        assert abandoned in model.requests
+        with httpx.Client(base_url=model.base_url, timeout=30) as client:
+            again = client.post("/v1/messages", json=body)
+        assert again.status_code == 200
+        assert again.json()["content"] == [{"type": "text", "text": "slow"}]
+    assert "Traceback" not in capfd.readouterr().err

@@ -98,8 +98,7 @@ async def _typed_prompts(terminal: Terminal) -> AsyncIterator[str]:
     ``> `` prompt then shows), until Ctrl-D at the prompt."""
     while True:
         line = await terminal.readline("\n> ")
-        if line is None:
-            terminal.write("\n")
+        if line is None:  # the terminal has gone to a new line (Terminal.readline)
             return
         if line.strip():
             yield line
@@ -246,7 +245,7 @@ def _run(args: argparse.Namespace, started: Callable[[], None]) -> int:
     )
     from toolhost.scripted import load_scenario
     from toolhost.stdout_guard import claim_stdout_text
-    from toolhost.visible import visible
+    from toolhost.visible import InertStream, visible
 
     refused = weakening(args.cli_args or ())
     if refused is not None:
@@ -257,6 +256,10 @@ def _run(args: argparse.Namespace, started: Callable[[], None]) -> int:
     # --output json: stdout carries only the message stream; a tool's prints go to stderr
     renderer = JsonRenderer(claim_stdout_text()) if args.output == "json" \
         else make_renderer(args.output)
+    # From here on what a tool (or a library) prints is shown inert: the renderer keeps the
+    # streams it was made with, everything else written to sys.stdout/stderr goes through
+    # ``visible`` (cli.main puts the process's own streams back at exit).
+    sys.stdout, sys.stderr = InertStream(sys.stdout), InertStream(sys.stderr)
     renderer.status(f"loading {args.config}")
     cwd = _working_dir(args.cwd) if args.cwd else None
     loading = time.time_ns()  # --watch: an edit saved from now on is reloaded

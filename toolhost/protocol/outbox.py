@@ -40,7 +40,15 @@ class _Waiter:
 
 
 class Outbox:
-    """Sends our requests on ``writer`` and resolves them as the answers are read."""
+    """Sends our requests on ``writer`` and resolves them as the answers are read.
+
+    The ids of notifications not yet acknowledged are kept so that their acks are consumed
+    quietly; only the latest ``MAX_UNACKED`` are (a CLI that never acks, or a tool reporting
+    progress for hours, must not grow the table without end): an ack for an older one is
+    logged as an answer to an unknown request.
+    """
+
+    MAX_UNACKED = 4096
 
     def __init__(self, writer: LineWriter) -> None:
         self._writer = writer
@@ -49,7 +57,16 @@ class Outbox:
         self._ids = itertools.count(1)
         self._id_salt = os.urandom(4).hex()
         self._notifiers: dict[str, Notify] = {}
+        self._unacked = 0  # None entries in _pending (notifications not acknowledged)
         self.closed = False
+
+    def _forget_oldest_unacked(self) -> None:
+        # dicts keep insertion order: the oldest notification ids come first
+        for request_id, waiter in self._pending.items():
+            if waiter is None:
+                del self._pending[request_id]
+                self._unacked -= 1
+                return
 
     def _new_id(self) -> str:
         return f"req_{next(self._ids)}_{self._id_salt}"
@@ -79,11 +96,16 @@ class Outbox:
         """Fire and forget: the CLI's ack is consumed (an error logged) when it comes."""
         request_id = self._new_id()
         self._pending[request_id] = None
+        self._unacked += 1
+        if self._unacked > self.MAX_UNACKED:
+            self._forget_oldest_unacked()
         try:
             await self._writer.send({"type": "control_request", "request_id": request_id,
                                      "request": {"subtype": subtype, **fields}})
         except (anyio.BrokenResourceError, anyio.ClosedResourceError) as exc:
-            self._pending.pop(request_id, None)
+            if request_id in self._pending:
+                del self._pending[request_id]
+                self._unacked -= 1
             log.debug("control session: dropped an outgoing line, the CLI is gone (%r)", exc)
 
     async def mcp_request(self, server_name: str, method: str,
@@ -129,6 +151,7 @@ class Outbox:
             return
         waiter = self._pending.pop(request_id)
         if waiter is None:
+            self._unacked -= 1
             if response.get("subtype") == "error":
                 log.warning("the CLI refused a notification: %s", response.get("error"))
             return
@@ -148,6 +171,7 @@ class Outbox:
         pending = [w for w in self._pending.values() if w is not None]
         pending += self._mcp_pending.values()
         self._pending.clear()
+        self._unacked = 0
         self._mcp_pending.clear()
         for waiter in pending:
             waiter.resolve(ProtocolError(f"no answer: {why}"))

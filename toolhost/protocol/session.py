@@ -91,6 +91,18 @@ def _busy(request_id: str, tasks: RequestTasks) -> dict[str, Any]:
                  "of them); this one was refused, try it again when some have finished"}}
 
 
+def _duplicate(request_id: str) -> dict[str, Any]:
+    # A second request under the id of one still being served: served too, it would take
+    # the first one's place in the table (which could then be neither withdrawn nor
+    # cancelled, nor counted against the limit of requests in flight).
+    log.warning("control session: refused request %s: a request with this id is already "
+                "being served", cut(request_id, 100))
+    return {"type": "control_response", "response": {
+        "subtype": "error", "request_id": request_id,
+        "error": "a control request with this request_id is already being served; "
+                 "this one was refused (request ids must be unique)"}}
+
+
 def _failed(request_id: str, exc: Exception) -> dict[str, Any]:
     if not isinstance(exc, ControlRequestError):
         log_failure(log, f"control request {cut(request_id, 100)}", exc)
@@ -244,9 +256,20 @@ class ControlSession:
             if kind == "control_request":
                 request_id = message.get("request_id")
                 if isinstance(request_id, str) and request_id:
-                    if self._tasks.has_room(len(line)):
+                    if request_id in self._tasks.scopes:
+                        await self._write(_duplicate(request_id))
+                    elif self._tasks.has_room(len(line)):
                         return request_id, message.get("request"), len(line)
-                    await self._write(_busy(request_id, self._tasks))
+                    else:
+                        await self._write(_busy(request_id, self._tasks))
+                    continue
+                elif request_id == "" or (isinstance(request_id, (int, float))
+                                          and not isinstance(request_id, bool)):
+                    # Not ours to serve, but answerable: the CLI waits for that id.
+                    await self._write({"type": "control_response", "response": {
+                        "subtype": "error", "request_id": request_id,
+                        "error": "a control request's request_id must be a non-empty "
+                                 "string; this one was refused"}})
                     continue
                 log.warning("control session: skipped a control_request without a "
                             "request_id: %s", cut(repr(message)[:4096], 200))
@@ -338,7 +361,8 @@ class ControlSession:
             self._tasks.cancel(str(message.get("request_id")))
             return True
         request_id, request = message.get("request_id"), message.get("request")
-        if kind != "control_request" or not isinstance(request_id, str) or not request_id:
+        if kind != "control_request" or not isinstance(request_id, str) or not request_id \
+                or request_id in self._tasks.scopes:  # the reading task refuses a duplicate
             return False
         if (type(request) is dict or isinstance(request, Mapping)) \
                 and request.get("subtype") == "can_use_tool" \

@@ -113,6 +113,20 @@ def version_note(message: object) -> str | None:
             "-U claude-agent-sdk` for the bundled one) or point --cli at a newer one.")
 
 
+def mode_note(message: object) -> str | None:
+    """For the CLI's ``system/init`` message: a note when its permission mode is ``dontAsk``,
+    in which the CLI denies every call its own settings do not allow instead of asking
+    toolhost, so the config's allow rules and asks never apply (fail closed, but every call
+    of a toolhost tool is denied, which is hard to tell from the transcript)."""
+    if not isinstance(message, dict) or message.get("type") != "system" \
+            or message.get("subtype") != "init" or message.get("permissionMode") != "dontAsk":
+        return None
+    return ("toolhost: note: the Claude CLI runs in permission mode dontAsk: it denies every "
+            "tool call its own settings do not allow without asking toolhost, so the config's "
+            "allow rules and asks do not apply and calls of toolhost's tools are denied. Drop "
+            "`--permission-mode dontAsk` to let the rules decide")
+
+
 def permission_mode_problem(message: object) -> str | None:
     """For the CLI's ``system/init`` message, and a ``system/status`` message saying its mode
     changed: why the session must not go on when the CLI runs in a permission mode that does

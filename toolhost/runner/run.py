@@ -202,7 +202,12 @@ def _close_quietly(renderer: Renderer) -> None:
 def _giving_up(show: Callable[[Mapping[str, Any]], None], signals: Signals,
                tg: anyio.abc.TaskGroup) -> Callable[[Mapping[str, Any]], None]:
     """``show``, and an interrupted turn when the API cannot be reached (``gives_up``)."""
-    from toolhost.runner.diagnose import gives_up, permission_mode_problem, version_note
+    from toolhost.runner.diagnose import (
+        gives_up,
+        mode_note,
+        permission_mode_problem,
+        version_note,
+    )
 
     stopping = False  # this turn's interrupt is on its way (not the person's: no 130)
     checked_version = False
@@ -219,10 +224,10 @@ def _giving_up(show: Callable[[Mapping[str, Any]], None], signals: Signals,
                 return
         if not checked_version and message.get("subtype") == "init":
             checked_version = True
-            note = version_note(message)
-            if note is not None:
-                with contextlib.suppress(OSError):
-                    print(note, file=sys.stderr, flush=True)
+            for note in (version_note(message), mode_note(message)):
+                if note is not None:
+                    with contextlib.suppress(OSError):
+                        print(note, file=sys.stderr, flush=True)
         if message.get("type") == "result":
             stopping = False
         line = gives_up(message)

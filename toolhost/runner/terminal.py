@@ -203,6 +203,9 @@ class Terminal:
                     raise
                 chunk = b""
             if not chunk:  # Ctrl-D on an empty line: end of input
+                # the terminal echoed no newline: what is shown next (the decision of a
+                # question left this way, the shell's prompt) starts a line of its own
+                self.write("\n")
                 if not data:
                     return None
                 break

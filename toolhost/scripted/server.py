@@ -9,6 +9,11 @@ It answers ``POST /v1/messages`` (streamed as server-sent events when the reques
 ``stream: true``, as one JSON message otherwise) and ``POST /v1/messages/count_tokens``.
 Anything else is answered 404 and logged, so a newer CLI asking for something new shows up
 in the log instead of hanging.
+
+A turn's ``delay`` ends early when the CLI hangs up (an interrupt aborts the request): the
+answer is not sent, and when the CLI asks for that turn again (the next prompt after the
+interrupt) it is answered at once, not after the whole delay once more. A client that went
+away is logged, never a traceback on the person's terminal.
 """
 
 from __future__ import annotations
@@ -16,6 +21,8 @@ from __future__ import annotations
 import itertools
 import json
 import logging
+import select
+import socket
 import threading
 import time
 from collections.abc import Iterator, Mapping
@@ -70,7 +77,8 @@ class ScriptedModel:
         self.requests: list[dict[str, Any]] = []  # method, path, turn: what the CLI asked
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer((host, port), _handler_for(self))
+        self._abandoned: set[int] = set()  # turns whose delayed answer the CLI hung up on
+        self._server = _Server((host, port), _handler_for(self))
         self._server.daemon_threads = True
         self._thread: threading.Thread | None = None
 
@@ -113,6 +121,37 @@ class ScriptedModel:
     def _next_id(self) -> str:
         with self._lock:
             return f"msg_scripted_{next(self._ids):04d}"
+
+    def _delay_of(self, turn: int, delay: float) -> float:
+        with self._lock:
+            return 0.0 if turn in self._abandoned else delay
+
+    def _abandon(self, turn: int) -> None:
+        with self._lock:
+            self._abandoned.add(turn)
+
+
+class _Server(ThreadingHTTPServer):
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # socketserver prints a traceback to stderr, which is the person's terminal under
+        # `toolhost run --script`; a client hanging up mid-answer is routine (an interrupt)
+        log.debug("scripted model: a request from %s failed", client_address, exc_info=True)
+
+
+def _hung_up(conn: socket.socket, seconds: float) -> bool:
+    """Wait ``seconds``; True as soon as the client closes the connection."""
+    deadline = time.monotonic() + seconds
+    while (left := deadline - time.monotonic()) > 0:
+        readable, _, _ = select.select([conn], [], [], min(left, 0.1))
+        if not readable:
+            continue
+        try:
+            if not conn.recv(1, socket.MSG_PEEK):
+                return True
+        except OSError:
+            return True
+        time.sleep(min(left, 0.05))  # bytes of a next request: the client is still there
+    return False
 
 
 def _handler_for(model: ScriptedModel) -> type[BaseHTTPRequestHandler]:
@@ -164,8 +203,14 @@ def _handler_for(model: ScriptedModel) -> type[BaseHTTPRequestHandler]:
 
         def _messages(self, body: Mapping[str, Any]) -> None:
             reply = model.player.respond(body)
-            if reply.delay:
-                time.sleep(reply.delay)  # this request's thread only: a slow model
+            delay = model._delay_of(reply.turn, reply.delay)
+            # this request's thread only: a slow model; a hang-up ends it (module docstring)
+            if delay and _hung_up(self.connection, delay):
+                model._abandon(reply.turn)
+                model._record({"method": "POST", "path": "/v1/messages", "turn": reply.turn,
+                               "abandoned": True})
+                self.close_connection = True
+                return
             model._record({"method": "POST", "path": "/v1/messages", "turn": reply.turn,
                            "stream": bool(body.get("stream"))})
             message_id = model._next_id()
