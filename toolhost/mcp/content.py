@@ -78,12 +78,17 @@ class ContentMethods:
                              ) -> dict[str, Any]:
         """``visible``: of the listed URIs, those a client may see (a URI the rules deny
         reading is not listed: its name is what the deny keeps)."""
+        return self._page(_hidden(self.listing(visible)), "resources", params.get("cursor"))
+
+    def listing(self, visible: Callable[[Iterable[str]], set[str]] | None = None
+                ) -> list[dict[str, Any]]:
+        """Every entry resources/list shows (all pages), those ``visible`` keeps."""
         items = [entry for r in self.content.resources if not r.is_template
                  for entry in r.listed()]
         if visible is not None:
             kept = visible(str(entry.get("uri", "")) for entry in items)
             items = [entry for entry in items if str(entry.get("uri", "")) in kept]
-        return self._page(_hidden(items), "resources", params.get("cursor"))
+        return items
 
     async def templates_list(self, params: Mapping[str, Any]) -> dict[str, Any]:
         items = [r.descriptor() for r in self.content.resources if r.is_template]

@@ -180,6 +180,11 @@ class McpServer(ToolCalls):
             else:
                 self._handlers.pop(method, None)
 
+    def visible_resources(self) -> list[dict[str, Any]]:
+        """What resources/list shows now, all pages (the rules of the moment applied)."""
+        return self._content.listing(None if self.read_visible is None
+                                     else self.still_visible)
+
     def _drop_denied_subscriptions(self, subscriptions: dict[Hashable, set[str]]) -> None:
         """A reload may bring a deny on a URI a client subscribed to while it was allowed:
         hearing of its changes is a read too, so the subscription ends (the client can
