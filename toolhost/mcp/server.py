@@ -236,9 +236,10 @@ class McpServer(ToolCalls):
             try:
                 if attr in ("prompts_get", "complete") and self.prompt_guard is not None:
                     await prompt_allowed(self.prompt_guard, self._content.content, params,
-                                         attr == "complete")
+                                         attr == "complete", self.prompt_visible)
                 if attr == "complete" and self.read_guard is not None:
-                    await completion_readable(self.read_guard, self._content.content, params)
+                    await completion_readable(self.read_guard, self._content.content, params,
+                                              self.read_visible)
                 if attr == "resources_list" and self.read_visible is not None:
                     result = await method(params, self.still_visible)
                 elif listing:
