@@ -229,3 +229,30 @@ async def test_what_the_client_adds_beyond_the_request_never_reaches_the_tool() 
                                      "content": {"type": "text", "text": "yo"}})), "hi")
     assert reply.role == "assistant" and len(reply.model) < 300
     assert reply.stop_reason is not None and len(reply.stop_reason) < 300
+
+
+FORMATS = {"type": "object", "properties": {
+    f: {"type": "string", "format": f} for f in ("email", "uri", "date", "date-time")}}
+
+
+@pytest.mark.parametrize(("name", "value", "fits"), [
+    ("email", "ana@example.org", True), ("email", "ana@localhost", True),
+    ("email", "not an email", False), ("email", "ana@", False), ("email", "@x.org", False),
+    ("uri", "https://example.org/a?b#c", True), ("uri", "urn:isbn:0451450523", True),
+    ("uri", "example.org", False), ("uri", "/relative/path", False),
+    ("uri", "http://a b", False),
+    ("date", "2026-11-26", True), ("date", "2026-02-30", False), ("date", "tomorrow", False),
+    ("date", "2026-11-26T10:00:00Z", False), ("date", "\u0662026-11-26", False),
+    ("date-time", "2026-11-26T10:00:00Z", True), ("date-time", "2026-11-26t10:00:00.5+02:00",
+                                                 True),
+    ("date-time", "2026-11-26T10:00:00", False), ("date-time", "2026-11-26T25:00:00Z", False),
+    ("date-time", "2026-11-26", False),
+])
+async def test_a_format_is_checked_against_the_answer(name: str, value: str,
+                                                      fits: bool) -> None:
+    answer = ok({"action": "accept", "content": {name: value}})
+    if fits:
+        assert (await elicit(channel(answer), "when?", FORMATS)).content == {name: value}
+    else:
+        with pytest.raises(ClientRequestError, match=f"do not fit the schema: {name}"):
+            await elicit(channel(answer), "when?", FORMATS)
