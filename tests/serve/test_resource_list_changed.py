@@ -59,3 +59,38 @@ def test_a_rules_only_reload_that_hides_a_resource_is_announced(tmp_path: Path) 
         await served.set_content(content)
         assert heard == ["notifications/resources/list_changed"] * 2
     anyio.run(go)
+
+
+def test_the_rules_are_asked_about_a_listed_uri_once_per_build(tmp_path: Path) -> None:
+    (tmp_path / "docs").mkdir()
+    for index in range(30):
+        (tmp_path / "docs" / f"f{index}.md").write_text("x")
+    core = content_server(tmp_path, CONFIG)
+    asked: list[str] = []
+
+    def visible(uri: str) -> bool:
+        asked.append(uri)
+        return not uri.endswith("f7.md")
+    core.read_visible = visible
+
+    async def pages() -> list[str]:
+        uris, cursor = [], None
+        while True:
+            answer = await core.handle({"jsonrpc": "2.0", "id": 1, "method": "resources/list",
+                                        "params": {"cursor": cursor} if cursor else {}})
+            assert answer is not None
+            uris += [entry["uri"] for entry in answer["result"]["resources"]]
+            cursor = answer["result"].get("nextCursor")
+            if cursor is None:
+                return uris
+
+    async def go() -> None:
+        first = await pages()
+        assert len(first) == 30 and "docs://kb/f7.md" not in first  # 30 files + readme - 1
+        once = len(asked)
+        assert await pages() == first
+        assert len(asked) == once  # remembered: no decision asked again
+        core.set_content(core.content)  # a reload (new rules, maybe): asked afresh
+        assert await pages() == first
+        assert len(asked) == 2 * once
+    anyio.run(go)

@@ -47,6 +47,8 @@ class ContentMethods:
         # resources/subscribe: URIs per peer (bounded: a peer cannot grow it without end)
         self.subscriptions: dict[Hashable, set[str]] = {}
         self.max_subscribers = MAX_SUBSCRIBERS  # peers remembered (the oldest goes first)
+        # URI -> whether resources/list shows it under the rules of this build
+        self.visible: dict[str, bool] = {}
 
     def capabilities(self) -> dict[str, Any]:
         caps: dict[str, Any] = {}

@@ -42,6 +42,7 @@ __all__ = ["TOOL_USE_ID_META_KEY", "Cancel", "Guard", "McpServer", "Notify", "Pr
 
 log = logging.getLogger("toolhost.mcp")
 _call_log = logging.getLogger("toolhost.call")
+MAX_REMEMBERED = 100_000  # resources/list decisions remembered per build (then forgotten)
 # the logger name a content method's ctx.log lines carry to the client
 _METHOD_NAMES = {"resources_read": "resources/read", "prompts_get": "prompts/get",
                  "complete": "completion/complete"}
@@ -182,8 +183,23 @@ class McpServer(ToolCalls):
 
     def visible_resources(self) -> list[dict[str, Any]]:
         """What resources/list shows now, all pages (the rules of the moment applied)."""
-        return self._content.listing(None if self.read_visible is None
-                                     else self.still_visible)
+        return self._content.listing(None if self.read_visible is None else self._listed)
+
+    def _listed(self, uris: Iterable[str]) -> set[str]:
+        """``still_visible`` for resources/list, remembered per URI until the content is
+        swapped: the rules change only with a reload, which swaps the content too (a
+        listing of 1,000 files asks up to 3,000 decisions otherwise, on every page)."""
+        cache = self._content.visible
+        if len(cache) > MAX_REMEMBERED:
+            cache.clear()
+        kept = set()
+        for uri in uris:
+            seen = cache.get(uri)
+            if seen is None:
+                seen = cache[uri] = bool(self.still_visible((uri,)))
+            if seen:
+                kept.add(uri)
+        return kept
 
     def _drop_denied_subscriptions(self, subscriptions: dict[Hashable, set[str]]) -> None:
         """A reload may bring a deny on a URI a client subscribed to while it was allowed:
@@ -241,7 +257,7 @@ class McpServer(ToolCalls):
                     await completion_readable(self.read_guard, self._content.content, params,
                                               self.read_visible)
                 if attr == "resources_list" and self.read_visible is not None:
-                    result = await method(params, self.still_visible)
+                    result = await method(params, self._listed)
                 elif listing:
                     result = await method(params)
                 elif attr in ("subscribe", "unsubscribe"):
