@@ -65,14 +65,14 @@ class ContentMethods:
         start = 0
         if cursor is not None:
             try:
-                start = decode_cursor(cursor)
+                start = decode_cursor(cursor, f"{key}:")
             except BadCursor as exc:
                 raise _invalid(str(exc)) from None
             if start >= len(items) and start:
                 raise _invalid(f"cursor {cut(str(cursor), 100)!r} is past the end of the list")
         page: dict[str, Any] = {key: items[start:start + self.page_size]}
         if start + self.page_size < len(items):
-            page["nextCursor"] = encode_cursor(start + self.page_size)
+            page["nextCursor"] = encode_cursor(start + self.page_size, f"{key}:")
         return page
 
     async def resources_list(self, params: Mapping[str, Any],
