@@ -280,7 +280,7 @@ class McpServer(ToolCalls):
         as a tool's do (at the level the client asked for), sent before the answer."""
         level = (meta.get(rpc.LOG_LEVEL_META_KEY) if modern and _is_mapping(meta)
                  else self._log_levels.get(peer, "info"))
-        ctx = content_context(request_id, _METHOD_NAMES[attr], level, notify, modern)
+        ctx = content_context(request_id, _METHOD_NAMES[attr], level, notify, modern, meta)
         try:
             if attr == "complete":
                 return await method(params, ctx, completion_filter(
