@@ -227,10 +227,17 @@ async def sample(channel: Channel | None, messages: str | Sequence[Mapping[str, 
     content = result.get("content")
     if isinstance(content, list) and content and isinstance(content[0], Mapping):
         content = content[0]  # a revision that allows several blocks: the first one
-    if not isinstance(content, Mapping):
-        raise ClientRequestError("got an answer to sampling/createMessage without content")
+    if not isinstance(content, Mapping) or not isinstance(content.get("type"), str):
+        raise ClientRequestError("got an answer to sampling/createMessage without content "
+                                 "(a {type, ...} block)")
+    if content["type"] == "text" and not isinstance(content.get("text"), str):
+        raise ClientRequestError("got an answer to sampling/createMessage whose text "
+                                 "content has no string 'text'")
     model, reason = result.get("model"), result.get("stopReason")
     role = result.get("role")
+    if role is not None and role not in ("user", "assistant"):  # never taken as the model's
+        raise ClientRequestError("got an answer to sampling/createMessage whose 'role' is "
+                                 f"{cut(repr(role), 60)} (user or assistant)")
     return Sampled(dict(content), cut(model, 200) if isinstance(model, str) else "",
                    role if role in ("user", "assistant") else "assistant",
                    cut(reason, 200) if isinstance(reason, str) else None)
