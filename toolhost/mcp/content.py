@@ -6,6 +6,7 @@ server adds what the 2026-07-28 revision needs) or raises ``MethodError``.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 from collections.abc import Callable, Hashable, Iterable, Mapping
 from typing import Any
@@ -15,7 +16,7 @@ from toolhost.compile.content import MAX_COMPLETIONS, ServerContent
 from toolhost.compile.content_kinds import PromptError, ResourceError
 from toolhost.excerpt import cut
 from toolhost.mcp import jsonrpc as rpc
-from toolhost.mcp.toolset import BadCursor, decode_cursor, encode_cursor
+from toolhost.mcp.toolset import BadCursor, decode_anchored, encode_cursor
 from toolhost.redaction import scrub_value
 
 __all__ = ["RESOURCE_NOT_FOUND", "ContentMethods", "MethodError"]
@@ -62,17 +63,27 @@ class ContentMethods:
         return caps
 
     def _page(self, items: list[dict[str, Any]], key: str, cursor: Any) -> dict[str, Any]:
+        """One page of ``items``. A cursor names the offset of the next page and the item it
+        follows (a digest of its URI or name): when the list changed between pages (a file
+        came or went before that point), the page starts after that item where it is now,
+        so no entry is skipped or shown twice; an item gone since falls back to the offset."""
         start = 0
         if cursor is not None:
             try:
-                start = decode_cursor(cursor, f"{key}:")
+                anchor, start = decode_anchored(cursor, f"{key}:")
             except BadCursor as exc:
                 raise _invalid(str(exc)) from None
-            if start >= len(items) and start:
+            found = 0 < start <= len(items) and _digest(items[start - 1]) == anchor
+            if not found:
+                moved = next((index + 1 for index, item in enumerate(items)
+                              if _digest(item) == anchor), None)
+                found, start = (False, start) if moved is None else (True, moved)
+            if start >= len(items) and not found:
                 raise _invalid(f"cursor {cut(str(cursor), 100)!r} is past the end of the list")
-        page: dict[str, Any] = {key: items[start:start + self.page_size]}
-        if start + self.page_size < len(items):
-            page["nextCursor"] = encode_cursor(start + self.page_size, f"{key}:")
+        end = start + self.page_size
+        page: dict[str, Any] = {key: items[start:end]}
+        if end < len(items):
+            page["nextCursor"] = encode_cursor(end, f"{key}:{_digest(items[end - 1])}:")
         return page
 
     async def resources_list(self, params: Mapping[str, Any],
@@ -220,6 +231,13 @@ class ContentMethods:
         if not more:
             completion["total"] = len(shown)
         return {"completion": completion}
+
+
+def _digest(item: Mapping[str, Any]) -> str:
+    """16 hex digits naming a listed item (its URI, template or name) in a cursor."""
+    named = item.get("uri", item.get("uriTemplate", item.get("name", "")))
+    return hashlib.blake2b(str(named).encode("utf-8", "surrogatepass"),
+                           digest_size=8).hexdigest()
 
 
 def _kept(keep: Callable[[str], bool], value: str) -> bool:

@@ -16,7 +16,7 @@ from toolhost.compile.tool import CompiledTool
 from toolhost.excerpt import cut
 from toolhost.redaction import scrub_value
 
-__all__ = ["BadCursor", "ToolSet", "decode_cursor", "encode_cursor"]
+__all__ = ["BadCursor", "ToolSet", "decode_anchored", "decode_cursor", "encode_cursor"]
 
 _CURSOR_PREFIX = "toolhost-page:"
 
@@ -38,6 +38,12 @@ def _shown(cursor: str) -> str:
 
 def decode_cursor(cursor: object, kind: str = "") -> int:
     """The offset ``cursor`` (given by ``encode_cursor`` for the same ``kind``) names."""
+    return decode_anchored(cursor, kind, anchored=False)[1]
+
+
+def decode_anchored(cursor: object, kind: str, *, anchored: bool = True) -> tuple[str, int]:
+    """The anchor (16 hex digits: ``encode_cursor(offset, kind + anchor + ":")``) and the
+    offset ``cursor`` names; the anchor is "" when not ``anchored``."""
     if not isinstance(cursor, str):
         raise BadCursor(f"cursor must be a string, got {type(cursor).__name__}")
     try:
@@ -45,12 +51,19 @@ def decode_cursor(cursor: object, kind: str = "") -> int:
     except (binascii.Error, UnicodeError, ValueError):
         raise BadCursor(f"invalid cursor {_shown(cursor)}") from None
     prefix = _CURSOR_PREFIX + kind
+    anchor = ""
+    if anchored:
+        anchor = text[len(prefix):len(prefix) + 16]
+        if (len(anchor) != 16 or any(c not in "0123456789abcdef" for c in anchor)
+                or text[len(prefix) + 16:len(prefix) + 17] != ":"):
+            raise BadCursor(f"invalid cursor {_shown(cursor)}")
+        prefix = f"{prefix}{anchor}:"
     digits = text[len(prefix):]
     # ASCII digits only: "²" is a digit to str.isdigit() but not to int()
     if (not text.startswith(prefix) or not digits.isascii() or not digits.isdigit()
             or len(digits) > 18):
         raise BadCursor(f"invalid cursor {_shown(cursor)}")
-    return int(digits)
+    return anchor, int(digits)
 
 
 class ToolSet:
