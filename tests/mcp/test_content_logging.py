@@ -108,3 +108,57 @@ def test_a_prompt_function_can_ask_the_person(tmp_path_factory: pytest.TempPathF
         return answer
     answer = anyio.run(go)
     assert answer["result"]["messages"][0]["content"]["text"] == "brief for red", answer
+
+
+PROGRESS = '''\
+from toolhost.backends.base import CallContext
+
+
+async def read(a: str, *, ctx: CallContext) -> str:
+    await ctx.progress(1, 2, "reading " + a)
+    return "ok " + a
+
+
+async def prompt(*, ctx: CallContext) -> str:
+    await ctx.progress(0.5)
+    return "hi"
+
+
+async def values(value: str, *, ctx: CallContext) -> list[str]:
+    await ctx.progress(3)
+    return ["x1"]
+'''
+
+
+@pytest.fixture(scope="module")
+def progressing(tmp_path_factory: pytest.TempPathFactory) -> McpServer:
+    return content_server(tmp_path_factory.mktemp("contentprogress"),
+                          CONFIG.replace("contentlog", "contentprogress"),
+                          {"contentprogress": PROGRESS})
+
+
+@pytest.mark.parametrize(("method", "params", "shown"), [
+    ("resources/read", {"uri": "l://q"}, {"progress": 1, "total": 2, "message": "reading q"}),
+    ("prompts/get", {"name": "p"}, {"progress": 0.5}),
+    ("completion/complete", {"ref": {"type": "ref/resource", "uri": "l://{a}"},
+                             "argument": {"name": "a", "value": "x"}}, {"progress": 3}),
+])
+@pytest.mark.parametrize("token", ["tok-1", 7, None])
+def test_a_content_function_reports_progress_when_asked(
+        progressing: McpServer, method: str, params: dict[str, Any],
+        shown: dict[str, Any], token: Any) -> None:
+    server = progressing
+    sent: list[dict[str, Any]] = []
+
+    async def notify(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    async def go() -> dict[str, Any]:
+        meta = {} if token is None else {"_meta": {"progressToken": token}}
+        answer = await server.handle({"jsonrpc": "2.0", "id": 1, "method": method,
+                                      "params": {**params, **meta}}, notify=notify)
+        assert answer is not None
+        return answer
+    assert "result" in anyio.run(go)
+    progress = [m["params"] for m in sent if m["method"] == "notifications/progress"]
+    assert progress == ([] if token is None else [{"progressToken": token, **shown}])

@@ -110,3 +110,63 @@ def get_named(server: McpServer, name: str, arguments: dict[str, str]) -> dict[s
         assert answer is not None
         return answer
     return anyio.run(go)
+
+
+CONTENTS = '''\
+PNG = b"\\x89PNG\\r\\n\\x1a\\n" + b"\\0" * 20
+BLOCKS = {
+    "image": {"type": "image", "data": "aGVsbG8=", "mimeType": "image/png"},
+    "audio": {"type": "audio", "data": "aGVsbG8=", "mimeType": "audio/wav"},
+    "resource": {"type": "resource", "resource": {"uri": "docs://a", "text": "A"}},
+    "link": {"type": "resource_link", "uri": "docs://a", "name": "a"},
+    "number": 7,
+    "weird": {"type": "weird", "data": 1},
+    "bad64": {"type": "image", "data": "not base64!!", "mimeType": "image/png"},
+    "nomime": {"type": "audio", "data": "aGVsbG8="},
+    "list": [{"type": "text", "text": "a"}],
+    "none": None,
+    "hollow": {"type": "resource", "resource": {"uri": "docs://a"}},
+}
+
+
+def block(kind: str) -> list[dict]:
+    return [{"role": "assistant", "content": BLOCKS[kind]}]
+
+
+def png() -> bytes:
+    return PNG
+'''
+
+
+@pytest.fixture(scope="module")
+def contents(tmp_path_factory: pytest.TempPathFactory) -> McpServer:
+    return content_server(
+        tmp_path_factory.mktemp("contents"),
+        "toolhost: 1\nservers:\n  kb:\n    prompts:\n"
+        "      f: {python: \"promptblocks:block\"}\n      png: {python: \"promptblocks:png\"}\n",
+        {"promptblocks": CONTENTS})
+
+
+@pytest.mark.parametrize(("kind", "shown"), [
+    ("image", "image"), ("audio", "audio"), ("resource", "resource"),
+    ("link", "resource_link"), ("number", "text"),
+    ("weird", "type 'weird'"), ("bad64", "not base64"), ("nomime", "without 'mimeType'"),
+    ("list", "a list as content"), ("none", "a NoneType"), ("hollow", "embedded resource"),
+])
+def test_a_message_content_is_one_block_a_client_can_read(contents: McpServer, kind: str,
+                                                          shown: str) -> None:
+    answer = get(contents, {"kind": kind})
+    if "result" in answer:
+        assert answer["result"]["messages"][0]["content"]["type"] == shown, answer
+    else:
+        assert answer["error"]["code"] == -32603 and shown in answer["error"]["message"]
+
+
+def test_bytes_returned_are_an_image_message(contents: McpServer) -> None:
+    async def go() -> dict[str, Any]:
+        answer = await contents.handle({"jsonrpc": "2.0", "id": 1, "method": "prompts/get",
+                                        "params": {"name": "png"}})
+        assert answer is not None
+        return answer
+    content = anyio.run(go)["result"]["messages"][0]["content"]
+    assert content["type"] == "image" and content["mimeType"] == "image/png"

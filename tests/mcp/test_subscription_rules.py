@@ -9,9 +9,7 @@ from typing import Any
 
 import anyio
 
-from toolhost.compile import compile_tools
-from toolhost.config import load_config
-from toolhost.mcp import McpServer
+from .mcp_testtools import content_server
 
 CONFIG = """\
 toolhost: 1
@@ -26,10 +24,8 @@ def test_a_reload_that_denies_a_subscribed_uri_ends_the_subscription(tmp_path: P
     (tmp_path / "docs").mkdir()
     for name in ("open.md", "secret.md", "odd.md"):
         (tmp_path / "docs" / name).write_text(name)
-    (tmp_path / "kb.yaml").write_text(CONFIG)
-    compiled = compile_tools(load_config(tmp_path / "kb.yaml", layers=False))
-    content = compiled.content["kb"]
-    server = McpServer("kb", "1", compiled.servers["kb"], content=content)
+    server = content_server(tmp_path, CONFIG)
+    content = server.content
     denied: set[str] = set()
 
     def visible(uri: str) -> bool:

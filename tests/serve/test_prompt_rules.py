@@ -34,7 +34,9 @@ servers:
         template: "PAYROLL for {{ who }}"
       sealed_one: {template: "SEALED one"}
       sealed_two: {template: "SEALED two"}
-      careful: {template: "CAREFUL text"}
+      careful:
+        arguments: {level: {complete: [low, high]}}
+        template: "CAREFUL text"
       open: {template: "OPEN text"}
   other:
     tools:
@@ -158,6 +160,12 @@ def test_an_ask_is_put_to_the_person_at_a_client_that_can_elicit(
     init = {**INIT, "params": {**INIT["params"], "capabilities": {"elicitation": {}}}}
     with stdio_peer(tmp_path / "p.yaml", "--server", "kb", initialize=init,
                     extra_env={"PROMPT_API_TOKEN": KEY}) as peer:
+        # completing an argument asks nobody (an ask rule does not hide names): answered at
+        # once, before any question (stdio is ordered: a question would come first)
+        completed = peer.ask("complete", "completion/complete", {
+            "ref": {"type": "ref/prompt", "name": "careful"},
+            "argument": {"name": "level", "value": ""}}, timeout=5)
+        assert completed["result"]["completion"]["values"] == ["low", "high"], completed
         peer.request("ask", "prompts/get", {"name": "careful"})
         question = peer.wait_for(lambda m: m.get("method") == "elicitation/create")
         text = question["params"]["message"]

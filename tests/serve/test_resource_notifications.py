@@ -41,14 +41,23 @@ servers:
 
 
 def params(config: Path, *flags: str) -> StdioServerParameters:
+    # the watcher looks every 0.1 s here (1 s in toolhost): what is heard, and in what
+    # order, is the same
+    main = str(Path(__file__).with_name("fast_watch_main.py"))
     return StdioServerParameters(command=sys.executable, env=dict(os.environ),
-                                 args=["-m", "toolhost", "serve", str(config), *flags])
+                                 args=[main, "serve", str(config), *flags])
 
 
 def touch(path: Path, text: str) -> None:
     path.write_text(text)
     stamp = os.stat(path).st_mtime_ns + 2_000_000_000  # a coarse clock still sees a change
     os.utime(path, ns=(stamp, stamp))
+
+
+async def keep_touching(path: Path) -> None:
+    for count in range(10_000):
+        touch(path, f"version {count}\n")
+        await anyio.sleep(0.05)
 
 
 class Heard:
@@ -64,6 +73,21 @@ class Heard:
                                 types.PromptListChangedNotification)):
             self.items.append(message)
             self.event.set()
+
+    async def updated(self, uri: str, *, touching: Path) -> None:
+        """Touch ``touching`` until an update of ``uri`` is heard (then taken from the
+        notes heard; any other kept)."""
+        with anyio.fail_after(20):
+            for count in range(10_000):
+                touch(touching, f"version {count}\n")
+                for item in self.items:
+                    if (isinstance(item, types.ResourceUpdatedNotification)
+                            and str(item.params.uri) == uri):
+                        self.items.remove(item)
+                        return
+                self.event = anyio.Event()
+                with anyio.move_on_after(0.05):
+                    await self.event.wait()
 
     async def wait(self, kind: type, timeout: float = 20) -> Any:
         with anyio.fail_after(timeout):
@@ -86,18 +110,21 @@ async def test_a_subscribed_file_that_changes_is_announced_legacy(tmp_path: Path
         assert uri in [str(r.uri) for r in listed.resources]
         await client.subscribe_resource(uri)
         await client.subscribe_resource("docs://kb/a.md")
-        await anyio.sleep(1.5)  # the watcher notes the files first
-        touch(tmp_path / "runbook.md", "# Deploy v2\n")
-        note = await heard.wait(types.ResourceUpdatedNotification)
-        assert str(note.params.uri) == uri
-        touch(tmp_path / "docs" / "a.md", "alpha 2\n")
-        note = await heard.wait(types.ResourceUpdatedNotification)
-        assert str(note.params.uri) == "docs://kb/a.md"
+        # (touched until heard: the watcher notes a file on its first look, then announces)
+        await heard.updated(uri, touching=tmp_path / "runbook.md")
+        await heard.updated("docs://kb/a.md", touching=tmp_path / "docs" / "a.md")
         await client.unsubscribe_resource(uri)
-        await anyio.sleep(1.5)
+        # a look taken after the unsubscribe: what was heard before it is behind us
+        await heard.updated("docs://kb/a.md", touching=tmp_path / "docs" / "a.md")
+        heard.items.clear()
         touch(tmp_path / "runbook.md", "# Deploy v3\n")
-        await anyio.sleep(3)
-        assert not [n for n in heard.items if isinstance(n, types.ResourceUpdatedNotification)]
+        # a.md, still subscribed, heard from two looks of the watcher taken after runbook.md
+        # changed: any update of runbook.md (sent in the first at the latest) came before
+        for _ in range(2):
+            await heard.updated("docs://kb/a.md", touching=tmp_path / "docs" / "a.md")
+        assert [str(n.params.uri) for n in heard.items
+                if isinstance(n, types.ResourceUpdatedNotification)
+                and str(n.params.uri) == uri] == []
 
 
 async def test_a_listen_stream_hears_updates_and_list_changes(tmp_path: Path) -> None:
@@ -106,10 +133,11 @@ async def test_a_listen_stream_hears_updates_and_list_changes(tmp_path: Path) ->
         uri = "toolhost://kb/runbook"
         async with client.listen(resource_subscriptions=[uri], resources_list_changed=True,
                                  prompts_list_changed=True) as sub:
-            await anyio.sleep(1.5)
-            touch(tmp_path / "runbook.md", "# Deploy v2\n")
-            with anyio.fail_after(20):
-                event = await sub.__anext__()
+            async with anyio.create_task_group() as tg:  # touched until heard
+                tg.start_soon(keep_touching, tmp_path / "runbook.md")
+                with anyio.fail_after(20):
+                    event = await sub.__anext__()
+                tg.cancel_scope.cancel()
             assert isinstance(event, ResourceUpdated) and event.uri == uri
             write_config(tmp_path, extra="""\
     prompts:

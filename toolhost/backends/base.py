@@ -33,7 +33,10 @@ __all__ = [
 ProgressFn = Callable[[float, float | None, str | None], Awaitable[None]]
 
 
-async def _no_progress(progress: float, total: float | None, message: str | None) -> None:
+async def _no_progress(progress: float, total: float | None = None,
+                       message: str | None = None) -> None:
+    # the same defaults as the sender a progressToken brings (toolhost.mcp.calls): a
+    # ``ctx.progress(0.5)`` never fails only because the client gave no token
     return None
 
 

@@ -120,7 +120,12 @@ class ServerContent:
                        ctx: CallContext) -> list[str]:
         """Values for ``argument`` of the prompt or template ``ref`` starting with ``value``
         (case-insensitively); [] when nothing is declared for it."""
-        source = self.completions.get((ref_type, ref), {}).get(argument)
+        sources = self.completions.get((ref_type, ref))
+        if sources is None and ref_type == "ref/resource":  # the template spelled otherwise
+            wanted = normalize(ref)  # (TICKETS://{id}: a scheme has no case)
+            sources = next((found for (kind, template), found in self.completions.items()
+                            if kind == ref_type and normalize(template) == wanted), None)
+        source = (sources or {}).get(argument)
         if source is None:
             return []
         if isinstance(source, tuple):

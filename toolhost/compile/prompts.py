@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import binascii
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
@@ -68,7 +70,7 @@ class CompiledPrompt:
                                   "max_output_chars)")
             if result.is_error:
                 raise PromptError(cut(result.text_content, 500))
-            messages = _messages(result.structured, result.text_content)
+            messages = _messages(result.structured, result.text_content, result.content)
         else:
             every = {name: values.get(name) for name, _, _ in self.arguments}
             messages = [{"role": role, "content": {"type": "text", "text": text}}
@@ -116,13 +118,20 @@ class CompiledPrompt:
         return dict(arguments)
 
 
-def _messages(structured: Any, text: str) -> list[dict[str, Any]]:
-    """A python prompt's return value as messages: a string is one user message; a list of
-    strings or {role, content} mappings is a conversation."""
+def _messages(structured: Any, text: str,
+              blocks: tuple[Mapping[str, Any], ...] = ()) -> list[dict[str, Any]]:
+    """A python prompt's return value as messages: a string is one user message, and so is
+    each block of content that is not text (``bytes`` of a PNG: an image); a list of strings
+    or {role, content} mappings is a conversation, each content a string or one MCP content
+    block the client can read (never a block of another type, or with its fields missing:
+    a client that validates the result would refuse it whole)."""
     items = structured.get("result") if isinstance(structured, Mapping) else None
     if isinstance(structured, Mapping) and "messages" in structured:
         items = structured["messages"]
     if not isinstance(items, list):
+        if any(block.get("type") != "text" for block in blocks):
+            return [{"role": "user", "content": _block(dict(block))} for block in blocks
+                    if block.get("type") != "text" or block.get("text")]
         return [{"role": "user", "content": {"type": "text", "text": text}}]
     out = []
     for item in items:
@@ -132,8 +141,50 @@ def _messages(structured: Any, text: str) -> list[dict[str, Any]]:
         if not isinstance(item, Mapping) or item.get("role") not in ("user", "assistant"):
             raise PromptError("a python prompt returns a string or a list of strings or "
                               "{role: user|assistant, content} mappings")
-        content = item.get("content")
-        block = content if isinstance(content, Mapping) else {"type": "text",
-                                                              "text": str(content)}
-        out.append({"role": item["role"], "content": dict(block)})
+        out.append({"role": item["role"], "content": _block(item.get("content"))})
     return out
+
+
+# the fields each MCP content block needs, and what they are
+_BLOCKS: dict[str, dict[str, type]] = {
+    "text": {"text": str}, "image": {"data": str, "mimeType": str},
+    "audio": {"data": str, "mimeType": str}, "resource": {"resource": Mapping},
+    "resource_link": {"uri": str, "name": str}}
+
+
+def _block(content: Any) -> dict[str, Any]:
+    """``content`` of one prompt message as an MCP content block (a string or a number is
+    text), or a PromptError saying what it is not."""
+    if isinstance(content, str) or (isinstance(content, (int, float))
+                                    and not isinstance(content, bool)):
+        return {"type": "text", "text": str(content)}
+    kind = content.get("type") if isinstance(content, Mapping) else None
+    needed = _BLOCKS.get(kind) if isinstance(kind, str) else None
+    problem = None
+    if needed is None or not isinstance(content, Mapping):
+        problem = (f"a content of type {cut(repr(kind), 60)}" if isinstance(content, Mapping)
+                   else f"a {type(content).__name__} as content")
+    else:
+        missing = [key for key, of in needed.items() if not isinstance(content.get(key), of)]
+        if missing:
+            problem = f"a {kind} content without {', '.join(map(repr, missing))}"
+        elif kind in ("image", "audio") and not _base64(content["data"]):
+            problem = f"an {kind} content whose 'data' is not base64"
+        elif kind == "resource" and not (
+                isinstance(content["resource"].get("uri"), str)
+                and (isinstance(content["resource"].get("text"), str)
+                     or isinstance(content["resource"].get("blob"), str))):
+            problem = "an embedded resource without a 'uri' and a 'text' or 'blob'"
+    if problem is not None:
+        raise PromptError(f"a python prompt returned {problem}: a message's content is a "
+                          "string or one block of type text, image, audio, resource or "
+                          "resource_link")
+    return dict(content)
+
+
+def _base64(data: str) -> bool:
+    try:
+        base64.b64decode(data, validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    return True

@@ -6,6 +6,7 @@ server adds what the 2026-07-28 revision needs) or raises ``MethodError``.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 from collections.abc import Callable, Hashable, Iterable, Mapping
 from typing import Any
@@ -15,7 +16,7 @@ from toolhost.compile.content import MAX_COMPLETIONS, ServerContent
 from toolhost.compile.content_kinds import PromptError, ResourceError
 from toolhost.excerpt import cut
 from toolhost.mcp import jsonrpc as rpc
-from toolhost.mcp.toolset import BadCursor, decode_cursor, encode_cursor
+from toolhost.mcp.toolset import BadCursor, decode_anchored, encode_cursor
 from toolhost.redaction import scrub_value
 
 __all__ = ["RESOURCE_NOT_FOUND", "ContentMethods", "MethodError"]
@@ -47,6 +48,8 @@ class ContentMethods:
         # resources/subscribe: URIs per peer (bounded: a peer cannot grow it without end)
         self.subscriptions: dict[Hashable, set[str]] = {}
         self.max_subscribers = MAX_SUBSCRIBERS  # peers remembered (the oldest goes first)
+        # URI -> whether resources/list shows it under the rules of this build
+        self.visible: dict[str, bool] = {}
 
     def capabilities(self) -> dict[str, Any]:
         caps: dict[str, Any] = {}
@@ -60,17 +63,27 @@ class ContentMethods:
         return caps
 
     def _page(self, items: list[dict[str, Any]], key: str, cursor: Any) -> dict[str, Any]:
+        """One page of ``items``. A cursor names the offset of the next page and the item it
+        follows (a digest of its URI or name): when the list changed between pages (a file
+        came or went before that point), the page starts after that item where it is now,
+        so no entry is skipped or shown twice; an item gone since falls back to the offset."""
         start = 0
         if cursor is not None:
             try:
-                start = decode_cursor(cursor)
+                anchor, start = decode_anchored(cursor, f"{key}:")
             except BadCursor as exc:
                 raise _invalid(str(exc)) from None
-            if start >= len(items) and start:
+            found = 0 < start <= len(items) and _digest(items[start - 1]) == anchor
+            if not found:
+                moved = next((index + 1 for index, item in enumerate(items)
+                              if _digest(item) == anchor), None)
+                found, start = (False, start) if moved is None else (True, moved)
+            if start >= len(items) and not found:
                 raise _invalid(f"cursor {cut(str(cursor), 100)!r} is past the end of the list")
-        page: dict[str, Any] = {key: items[start:start + self.page_size]}
-        if start + self.page_size < len(items):
-            page["nextCursor"] = encode_cursor(start + self.page_size)
+        end = start + self.page_size
+        page: dict[str, Any] = {key: items[start:end]}
+        if end < len(items):
+            page["nextCursor"] = encode_cursor(end, f"{key}:{_digest(items[end - 1])}:")
         return page
 
     async def resources_list(self, params: Mapping[str, Any],
@@ -78,12 +91,17 @@ class ContentMethods:
                              ) -> dict[str, Any]:
         """``visible``: of the listed URIs, those a client may see (a URI the rules deny
         reading is not listed: its name is what the deny keeps)."""
+        return self._page(_hidden(self.listing(visible)), "resources", params.get("cursor"))
+
+    def listing(self, visible: Callable[[Iterable[str]], set[str]] | None = None
+                ) -> list[dict[str, Any]]:
+        """Every entry resources/list shows (all pages), those ``visible`` keeps."""
         items = [entry for r in self.content.resources if not r.is_template
                  for entry in r.listed()]
         if visible is not None:
             kept = visible(str(entry.get("uri", "")) for entry in items)
             items = [entry for entry in items if str(entry.get("uri", "")) in kept]
-        return self._page(_hidden(items), "resources", params.get("cursor"))
+        return items
 
     async def templates_list(self, params: Mapping[str, Any]) -> dict[str, Any]:
         items = [r.descriptor() for r in self.content.resources if r.is_template]
@@ -213,6 +231,13 @@ class ContentMethods:
         if not more:
             completion["total"] = len(shown)
         return {"completion": completion}
+
+
+def _digest(item: Mapping[str, Any]) -> str:
+    """16 hex digits naming a listed item (its URI, template or name) in a cursor."""
+    named = item.get("uri", item.get("uriTemplate", item.get("name", "")))
+    return hashlib.blake2b(str(named).encode("utf-8", "surrogatepass"),
+                           digest_size=8).hexdigest()
 
 
 def _kept(keep: Callable[[str], bool], value: str) -> bool:

@@ -46,10 +46,15 @@ MAX_CONTEXT_ARGUMENTS = 100  # a completion's context.arguments taken into its d
 
 
 async def prompt_allowed(guard: PromptGuard, content: ServerContent,
-                         params: Mapping[str, Any], completing: bool) -> None:
+                         params: Mapping[str, Any], completing: bool,
+                         visible: PromptVisible | None = None) -> None:
     """Raise unless ``guard`` allows this prompts/get (or a completion of one of the prompt's
     arguments: decided on the prompt with no arguments). A name no prompt has is not asked
-    about (the method answers "unknown prompt"; the audit log holds no made-up names)."""
+    about (the method answers "unknown prompt"; the audit log holds no made-up names).
+
+    A completion asks nobody: with ``visible`` it is refused only when a rule denies (then
+    ``guard`` says why; a deny asks no one), as its values are filtered (an ``ask`` rule
+    does not hide a name; the prompts/get itself asks)."""
     arguments: Any = {}
     if completing:
         ref = params.get("ref")
@@ -61,6 +66,8 @@ async def prompt_allowed(guard: PromptGuard, content: ServerContent,
     if not isinstance(name, str) or name not in content.prompts:
         return  # the method says what is wrong
     try:
+        if completing and visible is not None and visible(name, {}):
+            return  # no rule denies it: decided without asking anyone
         refused = await guard(name, arguments if isinstance(arguments, Mapping) else {})
     except Exception as exc:  # fail closed, as for tools
         log_failure(log, f"permission guard for prompts/get {cut(name, 100)}", exc)
@@ -70,9 +77,11 @@ async def prompt_allowed(guard: PromptGuard, content: ServerContent,
 
 
 async def completion_readable(guard: ReadGuard, content: ServerContent,
-                              params: Mapping[str, Any]) -> None:
+                              params: Mapping[str, Any],
+                              visible: ReadVisible | None = None) -> None:
     """Raise unless ``guard`` allows reading the URI a completion of a resource template's
-    variable is about (in canonical spelling, as a read is decided)."""
+    variable is about (in canonical spelling, as a read is decided). With ``visible`` nobody
+    is asked: only a deny refuses (``guard`` then says why; a deny asks no one)."""
     ref, argument = params.get("ref"), params.get("argument")
     if not (isinstance(ref, Mapping) and ref.get("type") == "ref/resource"
             and isinstance(ref.get("uri"), str) and isinstance(argument, Mapping)
@@ -86,6 +95,8 @@ async def completion_readable(guard: ReadGuard, content: ServerContent,
     value = str(argument.get("value", ""))[:1000]  # as much as the method completes on
     uri = _about(content, template, argument["name"], value, _context(params))
     try:
+        if visible is not None and visible(uri):
+            return  # no rule denies it: decided without asking anyone
         refused = await guard(uri)
     except Exception as exc:  # fail closed, as for reads
         log_failure(log, f"permission guard for completion/complete {cut(uri, 200)}", exc)

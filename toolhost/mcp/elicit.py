@@ -10,6 +10,8 @@ accepts is validated against it; an answer that does not fit is an error, never 
 
 from __future__ import annotations
 
+import datetime
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -142,7 +144,8 @@ async def elicit(channel: Channel | None, message: str,
                                  "values")
     from jsonschema import Draft202012Validator
 
-    errors = sorted(Draft202012Validator(requested).iter_errors(dict(content)),
+    errors = sorted(Draft202012Validator(requested, format_checker=_formats())
+                    .iter_errors(dict(content)),
                     key=lambda e: list(e.absolute_path))
     if errors:
         where = "/".join(str(p) for p in errors[0].absolute_path) or "(the values)"
@@ -151,6 +154,48 @@ async def elicit(channel: Channel | None, message: str,
     # only what was asked for: a client's extra keys (any number of them) never reach the tool
     asked = requested.get("properties", {})
     return Elicited("accept", {k: v for k, v in content.items() if k in asked})
+
+
+_EMAIL = re.compile(r"[^@\s\x00-\x1f]+@[^@\s\x00-\x1f.]+(\.[^@\s\x00-\x1f.]+)*")
+_URI = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:[^\s\x00-\x1f\x7f<>\"{}|\\^`]*")
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}", re.ASCII)
+_DATE_TIME = re.compile(r"(\d{4}-\d{2}-\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?"
+                        r"([Zz]|[+-]\d{2}:\d{2})", re.ASCII)
+
+
+def _formats() -> Any:
+    """The elicitation formats, each checked (jsonschema's own checks of ``uri`` and
+    ``date-time`` need packages that may be missing, and then pass anything): an answer
+    ``"tomorrow"`` for a ``date`` is an error, never data."""
+    from jsonschema import FormatChecker
+
+    checker = FormatChecker(formats=())
+    checker.checks("email")(lambda v: not isinstance(v, str) or bool(_EMAIL.fullmatch(v)))
+    checker.checks("uri")(lambda v: not isinstance(v, str) or bool(_URI.fullmatch(v)))
+    checker.checks("date")(lambda v: not isinstance(v, str) or _is_date(v))
+    checker.checks("date-time")(lambda v: not isinstance(v, str) or _is_date_time(v))
+    return checker
+
+
+def _is_date(value: str) -> bool:
+    if not _DATE.fullmatch(value):
+        return False
+    try:
+        datetime.date.fromisoformat(value)
+    except ValueError:
+        return False
+    return True
+
+
+def _is_date_time(value: str) -> bool:
+    found = _DATE_TIME.fullmatch(value)
+    if found is None or not _is_date(found.group(1)):
+        return False
+    hour, minute, second = (int(found.group(i)) for i in (2, 3, 4))
+    zone = found.group(6)
+    if len(zone) > 1 and (int(zone[1:3]) > 23 or int(zone[4:6]) > 59):
+        return False
+    return hour <= 23 and minute <= 59 and second <= 60  # 60: a leap second
 
 
 async def sample(channel: Channel | None, messages: str | Sequence[Mapping[str, Any]],
@@ -182,10 +227,17 @@ async def sample(channel: Channel | None, messages: str | Sequence[Mapping[str, 
     content = result.get("content")
     if isinstance(content, list) and content and isinstance(content[0], Mapping):
         content = content[0]  # a revision that allows several blocks: the first one
-    if not isinstance(content, Mapping):
-        raise ClientRequestError("got an answer to sampling/createMessage without content")
+    if not isinstance(content, Mapping) or not isinstance(content.get("type"), str):
+        raise ClientRequestError("got an answer to sampling/createMessage without content "
+                                 "(a {type, ...} block)")
+    if content["type"] == "text" and not isinstance(content.get("text"), str):
+        raise ClientRequestError("got an answer to sampling/createMessage whose text "
+                                 "content has no string 'text'")
     model, reason = result.get("model"), result.get("stopReason")
     role = result.get("role")
+    if role is not None and role not in ("user", "assistant"):  # never taken as the model's
+        raise ClientRequestError("got an answer to sampling/createMessage whose 'role' is "
+                                 f"{cut(repr(role), 60)} (user or assistant)")
     return Sampled(dict(content), cut(model, 200) if isinstance(model, str) else "",
                    role if role in ("user", "assistant") else "assistant",
                    cut(reason, 200) if isinstance(reason, str) else None)

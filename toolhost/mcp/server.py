@@ -42,6 +42,7 @@ __all__ = ["TOOL_USE_ID_META_KEY", "Cancel", "Guard", "McpServer", "Notify", "Pr
 
 log = logging.getLogger("toolhost.mcp")
 _call_log = logging.getLogger("toolhost.call")
+MAX_REMEMBERED = 100_000  # resources/list decisions remembered per build (then forgotten)
 # the logger name a content method's ctx.log lines carry to the client
 _METHOD_NAMES = {"resources_read": "resources/read", "prompts_get": "prompts/get",
                  "complete": "completion/complete"}
@@ -180,6 +181,26 @@ class McpServer(ToolCalls):
             else:
                 self._handlers.pop(method, None)
 
+    def visible_resources(self) -> list[dict[str, Any]]:
+        """What resources/list shows now, all pages (the rules of the moment applied)."""
+        return self._content.listing(None if self.read_visible is None else self._listed)
+
+    def _listed(self, uris: Iterable[str]) -> set[str]:
+        """``still_visible`` for resources/list, remembered per URI until the content is
+        swapped: the rules change only with a reload, which swaps the content too (a
+        listing of 1,000 files asks up to 3,000 decisions otherwise, on every page)."""
+        cache = self._content.visible
+        if len(cache) > MAX_REMEMBERED:
+            cache.clear()
+        kept = set()
+        for uri in uris:
+            seen = cache.get(uri)
+            if seen is None:
+                seen = cache[uri] = bool(self.still_visible((uri,)))
+            if seen:
+                kept.add(uri)
+        return kept
+
     def _drop_denied_subscriptions(self, subscriptions: dict[Hashable, set[str]]) -> None:
         """A reload may bring a deny on a URI a client subscribed to while it was allowed:
         hearing of its changes is a read too, so the subscription ends (the client can
@@ -231,11 +252,12 @@ class McpServer(ToolCalls):
             try:
                 if attr in ("prompts_get", "complete") and self.prompt_guard is not None:
                     await prompt_allowed(self.prompt_guard, self._content.content, params,
-                                         attr == "complete")
+                                         attr == "complete", self.prompt_visible)
                 if attr == "complete" and self.read_guard is not None:
-                    await completion_readable(self.read_guard, self._content.content, params)
+                    await completion_readable(self.read_guard, self._content.content, params,
+                                              self.read_visible)
                 if attr == "resources_list" and self.read_visible is not None:
-                    result = await method(params, self.still_visible)
+                    result = await method(params, self._listed)
                 elif listing:
                     result = await method(params)
                 elif attr in ("subscribe", "unsubscribe"):
@@ -258,7 +280,7 @@ class McpServer(ToolCalls):
         as a tool's do (at the level the client asked for), sent before the answer."""
         level = (meta.get(rpc.LOG_LEVEL_META_KEY) if modern and _is_mapping(meta)
                  else self._log_levels.get(peer, "info"))
-        ctx = content_context(request_id, _METHOD_NAMES[attr], level, notify, modern)
+        ctx = content_context(request_id, _METHOD_NAMES[attr], level, notify, modern, meta)
         try:
             if attr == "complete":
                 return await method(params, ctx, completion_filter(

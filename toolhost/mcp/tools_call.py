@@ -95,18 +95,22 @@ class McpCallContext(CallContext):
         return made if isinstance(made, ClientLog) else None
 
 
-def content_context(request_id: Any, name: str, level: Any, notify: Any, modern: bool
-                    ) -> McpCallContext:
+def content_context(request_id: Any, name: str, level: Any, notify: Any, modern: bool,
+                    meta: Any = None) -> McpCallContext:
     """The context of a resources/read, prompts/get or completion/complete whose python
     function (or command) runs as a hidden tool: ``ctx.log`` reaches the client as a
-    tool's does (``level``: the peer's, or None for none), under the logger ``name``; and
-    over a transport that can carry requests to the client (the 2025 revisions),
-    ``ctx.elicit`` and ``ctx.sample`` ask it, as a tool's do."""
+    tool's does (``level``: the peer's, or None for none), under the logger ``name``;
+    ``ctx.progress`` as ``notifications/progress`` when the request's ``_meta`` (``meta``)
+    has a ``progressToken``; and over a transport that can carry requests to the client
+    (the 2025 revisions), ``ctx.elicit`` and ``ctx.sample`` ask it, as a tool's do."""
     fields: dict[str, Any] = {"call_id": str(request_id), "tool": name}
     if notify is None or level not in LEVELS:
         fields["log"] = _call_log
     else:
         fields["_log_to_client"] = (notify, str(level), name, threading.get_ident())
+    token = meta.get("progressToken") if isinstance(meta, Mapping) else None
+    if notify is not None and isinstance(token, (str, int)) and not isinstance(token, bool):
+        fields["progress"] = progress_sender(notify, token)
     channel = None if modern else current_channel()  # 2026-07-28: only a tool round-trips
     if channel is not None:
         fields["elicit"] = functools.partial(send_elicit, channel)

@@ -16,7 +16,7 @@ from toolhost.compile.tool import CompiledTool
 from toolhost.excerpt import cut
 from toolhost.redaction import scrub_value
 
-__all__ = ["BadCursor", "ToolSet", "decode_cursor", "encode_cursor"]
+__all__ = ["BadCursor", "ToolSet", "decode_anchored", "decode_cursor", "encode_cursor"]
 
 _CURSOR_PREFIX = "toolhost-page:"
 
@@ -25,9 +25,10 @@ class BadCursor(ValueError):
     """A tools/list cursor this server did not hand out."""
 
 
-def encode_cursor(offset: int) -> str:
-    # Opaque to clients (base64), cheap for us: the offset of the next page.
-    return base64.urlsafe_b64encode(f"{_CURSOR_PREFIX}{offset}".encode()).decode()
+def encode_cursor(offset: int, kind: str = "") -> str:
+    # Opaque to clients (base64), cheap for us: the offset of the next page, and the list it
+    # is of (``kind``; "" for tools/list): a cursor of prompts/list is no cursor of another
+    return base64.urlsafe_b64encode(f"{_CURSOR_PREFIX}{kind}{offset}".encode()).decode()
 
 
 def _shown(cursor: str) -> str:
@@ -35,17 +36,34 @@ def _shown(cursor: str) -> str:
     return cut(repr(cursor[:200]), 100)
 
 
-def decode_cursor(cursor: object) -> int:
+def decode_cursor(cursor: object, kind: str = "") -> int:
+    """The offset ``cursor`` (given by ``encode_cursor`` for the same ``kind``) names."""
+    return decode_anchored(cursor, kind, anchored=False)[1]
+
+
+def decode_anchored(cursor: object, kind: str, *, anchored: bool = True) -> tuple[str, int]:
+    """The anchor (16 hex digits: ``encode_cursor(offset, kind + anchor + ":")``) and the
+    offset ``cursor`` names; the anchor is "" when not ``anchored``."""
     if not isinstance(cursor, str):
         raise BadCursor(f"cursor must be a string, got {type(cursor).__name__}")
     try:
         text = base64.urlsafe_b64decode(cursor.encode("ascii")).decode("utf-8")
     except (binascii.Error, UnicodeError, ValueError):
         raise BadCursor(f"invalid cursor {_shown(cursor)}") from None
-    digits = text[len(_CURSOR_PREFIX):]
-    if not text.startswith(_CURSOR_PREFIX) or not digits.isdigit() or len(digits) > 18:
+    prefix = _CURSOR_PREFIX + kind
+    anchor = ""
+    if anchored:
+        anchor = text[len(prefix):len(prefix) + 16]
+        if (len(anchor) != 16 or any(c not in "0123456789abcdef" for c in anchor)
+                or text[len(prefix) + 16:len(prefix) + 17] != ":"):
+            raise BadCursor(f"invalid cursor {_shown(cursor)}")
+        prefix = f"{prefix}{anchor}:"
+    digits = text[len(prefix):]
+    # ASCII digits only: "²" is a digit to str.isdigit() but not to int()
+    if (not text.startswith(prefix) or not digits.isascii() or not digits.isdigit()
+            or len(digits) > 18):
         raise BadCursor(f"invalid cursor {_shown(cursor)}")
-    return int(digits)
+    return anchor, int(digits)
 
 
 class ToolSet:

@@ -117,6 +117,10 @@ class ServedServer:
         from toolhost.serve.telemetry import Telemetry
 
         self.telemetry = Telemetry.maybe()  # spans and metrics per tools/call (extra otel)
+        # what resources/list showed with the rules of the build clients last heard of (set
+        # on the first message): a reload whose rules newly hide or show a resource changes
+        # it even when the resources declared do not
+        self._shown: list[dict[str, Any]] | None = None
 
     def wire_name(self, tool: CompiledTool) -> str:
         """The name permission rules use for ``tool`` (``mcp__<server>__<tool>``)."""
@@ -129,6 +133,8 @@ class ServedServer:
         method = message.get("method")
         if method == "initialize":
             self.legacy_peer = True
+        if self._shown is None:
+            self._shown = self._resources_shown()
         if method == "subscriptions/listen" and "id" in message and notify is not None:
             return await self._listen(message, notify)
         if self.telemetry is not None and method == "tools/call":
@@ -157,16 +163,27 @@ class ServedServer:
 
     async def set_content(self, content: Any) -> None:
         """Install new resources and prompts; announce the lists that changed."""
-        old = self.core.content
+        old, shown = self.core.content, self._shown
         self.core.set_content(content)  # ends legacy subscriptions the rules now deny
         new = self.core.content
         for listener in self._listeners:  # and a listen stream's, likewise
             listener.uris = frozenset(self.core.still_visible(listener.uris))
-        if _listing(old.resources) != _listing(new.resources):
+        if shown is not None:  # (None: no client has asked anything yet)
+            self._shown = self._resources_shown()
+        if (_listing(old.resources) != _listing(new.resources)
+                or (shown is not None and shown != self._shown)):
             await self._send(RESOURCES_CHANGED)
         if _listing(old.prompts) != _listing(new.prompts):
             await self._send(PROMPTS_CHANGED)
         self._subscriptions_changed()  # a subscribed URI may belong elsewhere now
+
+    def _resources_shown(self) -> list[dict[str, Any]]:
+        """What resources/list shows now (every page), the rules of the moment applied."""
+        try:
+            return self.core.visible_resources()
+        except Exception:  # a listing that fails here fails for resources/list itself
+            log.debug("could not list the resources shown", exc_info=True)
+            return []
 
     def subscribed_uris(self) -> set[str]:
         """Every resource URI some client asked to hear about (legacy subscriptions and the
