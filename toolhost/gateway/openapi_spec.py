@@ -35,6 +35,7 @@ from toolhost.config.tree import Path, mark_for
 from toolhost.config.url_secrets import shown_url
 from toolhost.config.urlcheck import url_problem
 from toolhost.errors import Problem
+from toolhost.excerpt import cut
 from toolhost.gateway.openapi_doc import OpenApiDoc, fetch_cached, read_document
 from toolhost.gateway.openapi_ops import Operation, Plan, operations, plan_tool, tool_name
 from toolhost.gateway.openapi_part import check_chosen
@@ -122,6 +123,15 @@ def build_openapi(check: Checker, data: Mapping[str, Any], path: Path, server: s
         if isinstance(plan, str):
             log.warning("%s", doc.problem(op.where, f"operation {op.key!r} is left out: {plan}"))
             continue
+        moved = _own_server(doc, op, base)
+        if moved is not None:
+            log.warning("%s", doc.problem(moved[0], f"operation {op.key!r} names its own "
+                                          f"server {moved[1]!r}; toolhost sends it to "
+                                          f"{shown_url(base)!r} like every operation of the "
+                                          "server (a document never moves a request, and its "
+                                          "credentials, to another host)", "import it as "
+                                          "another server with its own base_url: if that host "
+                                          "is meant"))
         for place, name, why, where in plan.dropped:
             log.warning("%s", doc.problem(where, f"operation {op.key!r}: {place} parameter "
                                           f"{name!r} is left out: {why}; the model never "
@@ -188,6 +198,23 @@ def _server_url(doc: OpenApiDoc) -> str | None:
     if doc.source_url and not url.startswith(("http://", "https://")):
         url = urljoin(doc.source_url, url)
     return url
+
+
+def _own_server(doc: OpenApiDoc, op: Operation, base: str) -> tuple[Path, str] | None:
+    """Where the operation (or its path) names a server of its own other than ``base``, and
+    that server's URL as it may be shown; None when it names none."""
+    paths = doc.data.get("paths")
+    item = paths.get(op.path) if isinstance(paths, Mapping) else None
+    for where, node in (((*op.where, "servers"), op.node),
+                        (("paths", op.path, "servers"), item)):
+        servers = node.get("servers") if isinstance(node, Mapping) else None
+        first = servers[0] if isinstance(servers, list) and servers else None
+        url = first.get("url") if isinstance(first, Mapping) else None
+        if isinstance(url, str):
+            if urljoin(base, url).rstrip("/") == base.rstrip("/"):
+                return None
+            return (*where, 0, "url"), cut(shown_url(url), 200)
+    return None
 
 
 def _components(doc: OpenApiDoc) -> Mapping[str, Any]:
