@@ -70,3 +70,23 @@ def test_values_are_counted_outside_strings_whatever_the_chunks(size: int) -> No
     assert any(count.feed(events[at:at + size]) for at in range(0, len(events), size))
     count, head = ValueCount(30, events=True), events[:-130]  # all but the big event
     assert not any(count.feed(head[at:at + size]) for at in range(0, len(head), size))
+
+
+def test_the_cap_of_an_http_answer_follows_its_request() -> None:
+    """A call's answer gets the call's cap, even when its arguments are large."""
+    import httpx2
+
+    from toolhost.gateway.transport import _values_cap
+
+    def cap(body: str) -> int:
+        return _values_cap(httpx2.Request("POST", "http://127.0.0.1:9/mcp",
+                                          content=body.encode()))
+
+    big = "x" * 100_000
+    assert cap('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t",'
+               f'"arguments":{{"q":"{big}"}}}}}}') == 250_000
+    assert cap('{"jsonrpc":"2.0","id":"a","method":"resources/read","params":{}}') == 250_000
+    assert cap('{"params":{"name":"t"},"method":"prompts/get","id":2}') == 250_000
+    assert cap('{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"q":"tools/call"}}') \
+        == 1_000_000
+    assert cap("") == 1_000_000

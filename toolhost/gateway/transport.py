@@ -404,6 +404,11 @@ def _top_level(line: bytes) -> dict[str, Any]:
     return found
 
 
+# a request's method, when only "jsonrpc" and "id" come before it (as the mcp client writes)
+_METHOD = re.compile(rb'^\{[ \t]*(?:"(?:jsonrpc|id)"[ \t]*:[ \t]*(?:"[^"\\]{0,64}"|[0-9]{1,20})'
+                     rb'[ \t]*,[ \t]*){0,2}"method"[ \t]*:[ \t]*"([a-z/_]{1,64})"')
+
+
 def _values_cap(request: Any) -> int:
     """The most JSON values the answer to ``request`` may hold (``MAX_VALUES`` for a call,
     a read or a prompt; ``MAX_ANSWER_VALUES`` for a listing, or an event stream)."""
@@ -411,6 +416,9 @@ def _values_cap(request: Any) -> int:
         body = request.content
     except Exception:  # a streamed request body (httpx's RequestNotRead): not toolhost's
         return MAX_ANSWER_VALUES
+    head = _METHOD.search(body, 0, 1024)  # the mcp client writes the method before params
+    if head is not None:
+        return MAX_VALUES if head.group(1).decode() in CAPPED else MAX_ANSWER_VALUES
     if len(body) > _PARSED_MAX or not any(m.encode() in body for m in CAPPED):
         return MAX_ANSWER_VALUES
     with suppress(ValueError, RecursionError):
