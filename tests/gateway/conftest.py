@@ -160,3 +160,17 @@ def tarpit() -> Iterator[tuple[int, list[bytes]]]:
         stop.set()
         thread.join(5)
         server.close()
+
+
+def at_once(*commands: list[str], **env: str) -> list[subprocess.CompletedProcess[str]]:
+    """``toolhost COMMAND...`` for each command, run side by side (so: none that writes what
+    another reads), each with ``env`` added to the environment."""
+    started = [(command, subprocess.Popen([sys.executable, "-m", "toolhost", *command],
+                                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                          text=True, env={**os.environ, **env}))
+               for command in commands]
+    done = []
+    for command, process in started:
+        out, err = process.communicate(timeout=120)
+        done.append(subprocess.CompletedProcess(command, process.returncode, out, err))
+    return done

@@ -5,8 +5,9 @@
 COUNTER is a file counting the starts (it holds the number of the last one). While that is
 N or less the start fails: MODE ``crash`` exits at once, ``silent`` reads the client's first
 message and never answers (writing its PID to COUNTER.pids first, one a line, so a test can
-check that none is left running). From start N+1 on it serves over stdio; its environment
-(UPSTREAM_*) switches the upstream as usual.
+check that none is left running). MODE may list one a start (``crash,silent``: the first
+start crashes, the later ones are silent; the last one named goes on). From start N+1 on it
+serves over stdio; its environment (UPSTREAM_*) switches the upstream as usual.
 """
 
 from __future__ import annotations
@@ -20,9 +21,10 @@ UPSTREAM = Path(__file__).with_name("upstream_server.py")
 
 
 def main() -> None:
-    counter, fails, mode = Path(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+    counter, fails, modes = Path(sys.argv[1]), int(sys.argv[2]), sys.argv[3].split(",")
     started = int(counter.read_text() or 0) + 1 if counter.exists() else 1
     counter.write_text(str(started))
+    mode = modes[min(started, len(modes)) - 1]
     if started <= fails:
         if mode == "silent":
             with open(f"{counter}.pids", "a") as pids:

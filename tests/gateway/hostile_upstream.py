@@ -18,8 +18,9 @@
   values, and a resource, template and prompt described as long), ``badnotes``
   (before answering tools/call, ``HOSTILE_N``
   notifications with invalid params, of several kinds), ``gzip`` (over HTTP: every
-  answer gzip-compressed, asked or not); over HTTP ``huge_result`` is sent in chunks of 1 MB,
-  never held whole;
+  answer gzip-compressed, asked or not), ``many_values`` / ``many_listed`` (tools/call's
+  answer / tools/list's page holds ``HOSTILE_N`` empty lists); over HTTP ``huge_result`` is
+  sent in chunks of 1 MB, never held whole;
 - ``HOSTILE_LOG``: a file that gets one line per request;
 - ``HOSTILE_RAW``: over stdio, tools/call is answered with this line as it is, ``@ID@``
   replaced by the request's id and ``@DEEP@`` by ``HOSTILE_N`` nested lists (JSON the
@@ -92,6 +93,8 @@ def answer(msg: dict[str, Any]) -> Any:
                 result["nextCursor"] = str(at + 1)
         if "cursor_loop" in MODES:
             result["nextCursor"] = "again"
+        if "many_listed" in MODES:  # a page of HOSTILE_N empty lists
+            result["_meta"] = {"v": [[]] * N}
     elif method == "tools/call":
         if "hang_call" in MODES:
             return None
@@ -103,6 +106,8 @@ def answer(msg: dict[str, Any]) -> Any:
         result = {"content": [{"type": "text", "text": text}]}
         if MODES & {"embed_text", "embed_blob", "embed_mixed", "link", "meta"}:
             result = {"content": embedded()}
+        if "many_values" in MODES:  # HOSTILE_N empty lists: cheap to send, slow to build
+            result["structuredContent"] = {"v": [[]] * N}
         if "bad_result" in MODES:  # not a CallToolResult
             result = {"content": [{"type": "video", "data": "x"}], "isError": "yes"}
     elif method == "resources/list" and "hang_resources" in MODES:

@@ -186,6 +186,11 @@ def test_an_api_key_header_name_must_be_a_header_name(tmp_path: Path,
 
 @pytest.mark.parametrize(("server", "document", "expected"), [
     ("    openapi: {spec: missing.yaml}\n", None, "missing.yaml: no such file"),
+    ("    openapi: /dev/zero\n", None, ":4:5: servers.pets.openapi: OpenAPI document "
+     "/dev/zero: cannot read: not a regular file (an OpenAPI document is a .yaml, .yml or "
+     ".json file)"),
+    ("    openapi: {spec: /tmp}\n", None, ":4:15: servers.pets.openapi.spec: OpenAPI "
+     "document /tmp: cannot read: a directory"),
     ("    openapi: {spec: pets.yaml, url: 'http://x/y'}\n", None,
      "servers.pets.openapi: an OpenAPI server names its document with 'spec'"),
     ("    openapi: {spec: pets.yaml}\n", "swagger: '2.0'\ninfo: {}\n",

@@ -118,3 +118,31 @@ def test_userinfo_anywhere_in_a_config_is_secret(tmp_path: Path) -> None:
                       "      url: 'https://user:${UPSTREAM_PW}@127.0.0.1:1/mcp'\n")
     loaded = load_config(config, environ={"UPSTREAM_PW": "upstream-pw-1"}, layers=False)
     assert loaded.redact("upstream-pw-1") == "***"
+
+
+@pytest.mark.parametrize("level", ["path", "operation"])
+async def test_an_operations_own_server_never_gets_the_request(
+        tmp_path: Path, service: PetService, level: str,
+        caplog: pytest.LogCaptureFixture) -> None:
+    """A document's ``servers`` on a path or an operation would send that operation, with the
+    server's credentials, to another host: it goes to the pinned base URL, with a warning."""
+    with PetService() as other:
+        own = f"servers: [{{url: 'http://127.0.0.1:{other.port}/v1'}}]"
+        text = service.document()
+        if level == "path":
+            text = text.replace("  /pets:\n", f"  /pets:\n    {own}\n", 1)
+        else:
+            text = text.replace("      operationId: listPets\n",
+                                f"      operationId: listPets\n      {own}\n", 1)
+        config = write(tmp_path, service, "    openapi: {spec: pets.yaml, security: "
+                       "{bearerAuth: 'tok-own-server-1234'}}\n", document=text)
+        result = await call(config, "listPets", {})
+        assert not result.is_error, result.text_content
+        assert other.requests == []
+        assert service.requests[-1]["headers"]["authorization"] == "Bearer tok-own-server-1234"
+    warned = [r.getMessage() for r in caplog.records if "names its own server" in r.getMessage()]
+    # a path's servers are each of its operations' (listPets and createPet)
+    assert len(warned) == (2 if level == "path" else 1), caplog.text
+    where = "20:16: paths./pets.servers" if level == "path" else "22:18: paths./pets.get.servers"
+    assert f"pets.yaml:{where}[0].url: operation 'listPets'" in warned[0], warned
+    assert f"toolhost sends it to 'http://127.0.0.1:{service.port}/v1'" in warned[0]

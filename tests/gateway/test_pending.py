@@ -14,6 +14,7 @@ import anyio
 import pytest
 from mcp.shared.exceptions import MCPError
 
+from .conftest import at_once
 from .test_list_changed import gone, names, served, text_of
 
 pytestmark = pytest.mark.anyio
@@ -32,7 +33,7 @@ toolhost: 1
 servers:
   gh:
     mcp:
-      command: [{sys.executable}, {FLAKY}, {tmp_path / "starts"}, "{fails}", {mode}]
+      command: [{sys.executable}, {FLAKY}, {tmp_path / "starts"}, "{fails}", "{mode}"]
       env: {{UPSTREAM_GROW: "1"}}
       connect_timeout: {connect_timeout}
       required: {required}
@@ -128,20 +129,20 @@ def test_a_hostile_required_is_a_located_config_error(tmp_path: Path, value: str
 
 
 async def test_exit_during_a_retry_leaves_nothing_running(tmp_path: Path) -> None:
-    """Each start never answers; serve exits while a retry waits for one: nothing is left,
-    and the exit does not wait for the retry's connect_timeout."""
-    config = pending_config(tmp_path, fails=1000, mode="silent", connect_timeout="4s")
+    """The first start fails, each retry never answers; serve exits while a retry waits for
+    one: nothing is left, and the exit does not wait for the retry's connect_timeout."""
+    config = pending_config(tmp_path, fails=1000, mode="crash,silent", connect_timeout="4s")
     serve = subprocess.Popen([sys.executable, "-m", "toolhost", "serve", str(config), "--all"],
                              stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
                              stderr=subprocess.PIPE, env=dict(os.environ))
     pids = tmp_path / "starts.pids"
     try:
         deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:  # the start, then a retry under way
-            if pids.exists() and len(pids.read_text().split()) >= 2:
+        while time.monotonic() < deadline:  # the start failed, a retry under way
+            if pids.exists() and pids.read_text().split():
                 break
             await anyio.sleep(0.05)
-        assert pids.exists() and len(pids.read_text().split()) >= 2
+        assert pids.exists() and pids.read_text().split()
         assert serve.stdin is not None
         serve.stdin.close()  # the client leaves: serve exits
         started = time.monotonic()
@@ -161,35 +162,38 @@ async def test_exit_during_a_retry_leaves_nothing_running(tmp_path: Path) -> Non
 
 def test_tools_lists_it_as_unavailable_and_call_of_its_tool_fails(tmp_path: Path) -> None:
     config = pending_config(tmp_path, fails=1000)
-    listed = toolhost("tools", str(config))
+    listed, as_json, called, local = at_once(  # each start of the upstream fails
+        ["tools", str(config)], ["tools", str(config), "--json"],
+        ["call", str(config), "gh.echo", "text=hi"], ["call", str(config), "loc.hi"])
     assert listed.returncode == 0, listed.stderr
     assert "  unavailable: cannot start upstream server 'gh'" in listed.stdout
     assert "mcp__loc__hi" in listed.stdout and "mcp__gh__" not in listed.stdout
-    as_json = toolhost("tools", str(config), "--json")
     import json
 
     gh = json.loads(as_json.stdout)["servers"][0]
     assert gh["name"] == "gh" and gh["tools"] == []
     assert gh["unavailable"].startswith("cannot start upstream server 'gh'")
-    called = toolhost("call", str(config), "gh.echo", "text=hi")
     assert called.returncode == 1
     lines = called.stderr.strip().splitlines()
     assert lines[-1].startswith("toolhost call: upstream server 'gh' is not available: "
                                 "cannot start upstream server 'gh'"), called.stderr
     assert "Traceback" not in called.stderr
-    assert toolhost("call", str(config), "loc.hi").stdout.strip() == "hi"
+    assert local.stdout.strip() == "hi"
 
 
 def test_validate_connect_warns_and_passes_unless_strict(tmp_path: Path) -> None:
     config = pending_config(tmp_path, fails=1000)
-    done = toolhost("validate", "--connect", str(config))
+    (tmp_path / "required").mkdir()
+    required = pending_config(tmp_path / "required", fails=1000, required="true")
+    done, strict, refused = at_once(["validate", "--connect", str(config)],
+                                    ["validate", "--connect", "--strict", str(config)],
+                                    ["validate", "--connect", str(required)])
     assert done.returncode == 0, done.stderr
     assert ("pending.yaml:4:5: servers.gh.mcp: warning: upstream server 'gh' did not start: "
             "cannot start upstream server 'gh'") in done.stderr
     assert "required: false, so serve and run start without it" in done.stderr
-    assert toolhost("validate", "--connect", "--strict", str(config)).returncode == 1
-    required = pending_config(tmp_path, fails=1000, required="true")
-    assert toolhost("validate", "--connect", str(required)).returncode == 1
+    assert strict.returncode == 1
+    assert refused.returncode == 1
 
 
 def test_run_tells_the_cli_when_it_comes_up(tmp_path: Path) -> None:

@@ -15,7 +15,7 @@ import pytest
 
 from toolhost.lockfile import lock_path
 
-from .conftest import hostile_config
+from .conftest import at_once, hostile_config
 
 ECHO = {"name": "echo", "description": "echo",
         "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}}}
@@ -29,9 +29,8 @@ def toolhost(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
                           text=True, timeout=120, env={**os.environ, **env})
 
 
-def served(config: Path, env: dict[str, str]) -> list[dict[str, Any]] | None:
-    """The tools of ``h`` as ``toolhost tools --json`` shows them; None when refused."""
-    done = toolhost("tools", "--json", str(config), **env)
+def served(done: subprocess.CompletedProcess[str]) -> list[dict[str, Any]] | None:
+    """The tools of ``h`` as ``toolhost tools --json`` showed them; None when refused."""
     if done.returncode != 0:
         assert "Traceback" not in done.stderr
         return None
@@ -39,6 +38,18 @@ def served(config: Path, env: dict[str, str]) -> list[dict[str, Any]] | None:
     found = servers["h"] if isinstance(servers, dict) else \
         next(s for s in servers if s["name"] == "h")
     return list(found["tools"])
+
+
+@pytest.fixture(scope="module")
+def reviewed(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str]:
+    """The config and the lock of its upstream as reviewed (listing ``echo`` once): made
+    once, copied into each case."""
+    config = hostile_config(tmp_path_factory.mktemp("reviewed"))
+    locked = toolhost("lock", str(config))
+    assert locked.returncode == 0, locked.stderr
+    lock = lock_path(config).read_text()
+    assert json.loads(lock)["upstreams"]["h"]["echo"]["description"] == "echo"
+    return config.read_text(), lock
 
 
 # (tools listed before echo, tools listed after it, mode): a changed copy first, last, on
@@ -52,19 +63,18 @@ VARIANTS = [
 
 @pytest.mark.parametrize(("pre", "post", "mode"), VARIANTS)
 def test_the_copy_served_is_the_copy_the_lock_checks(
-        tmp_path: Path, pre: list[dict[str, Any]], post: list[dict[str, Any]],
-        mode: str) -> None:
-    config = hostile_config(tmp_path)
-    reviewed = toolhost("lock", str(config))
-    assert reviewed.returncode == 0, reviewed.stderr
-    locked = json.loads(lock_path(config).read_text())["upstreams"]["h"]["echo"]
-    assert locked["description"] == "echo"
+        tmp_path: Path, reviewed: tuple[str, str], pre: list[dict[str, Any]],
+        post: list[dict[str, Any]], mode: str) -> None:
+    config = tmp_path / "hostile.yaml"
+    config.write_text(reviewed[0])
+    lock_path(config).write_text(reviewed[1])
 
     env = {"HOSTILE_PRE": json.dumps(pre), "HOSTILE_TOOLS": json.dumps(post),
            "HOSTILE_MODE": mode}
-    check = toolhost("lock", "--check", str(config), **env)
-    tools = served(config, env)
-    connect = toolhost("validate", "--connect", str(config), **env)
+    check, listed, connect = at_once(["lock", "--check", str(config)],
+                                     ["tools", "--json", str(config)],
+                                     ["validate", "--connect", str(config)], **env)
+    tools = served(listed)
     first = pre[0] if pre else ECHO
     if first == ECHO:  # the reviewed copy comes first: it is the one served
         assert check.returncode == 0, check.stderr

@@ -43,3 +43,24 @@ def test_every_upstream_mistake_is_located_in_one_run(tmp_path: Path) -> None:
     assert any("hedaers" in row and "unknown key" in row for row in rows)
     assert any("descripton" in row and "unknown key" in row for row in rows)
     assert any("fixed arguments need no default" in row for row in rows)
+
+
+def test_a_secret_in_an_upstreams_command_is_a_warning(tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture[str],
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """An upstream's argv is as public (ps, /proc/PID/cmdline) as a command tool's."""
+    from toolhost.cli import main
+
+    token = "tok-5ecret-upstream-9f"
+    monkeypatch.setenv("GH_TOKEN", token)
+    config = tmp_path / "u.yaml"
+    config.write_text("toolhost: 1\nservers:\n  gh:\n    mcp:\n      command: [srv, --token, "
+                      '"${GH_TOKEN}"]\n      env: {SAFE: "${GH_TOKEN}"}\n')
+    assert main(["validate", "--no-layers", "--no-compile", str(config)]) == 0
+    out, err = capsys.readouterr()
+    assert "1 warning(s)" in out and token not in err
+    assert f"{config}:4:5: servers.gh.mcp.command[2]: warning: '***' puts a secret in the " \
+        "program's arguments" in err, err
+    assert main(["validate", "--no-layers", "--no-compile", "--strict", str(config)]) == 1
+    assert err.rstrip().endswith("(pass it in env: (the program's environment is private to "
+                                 "its user))"), err

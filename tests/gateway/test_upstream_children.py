@@ -38,25 +38,30 @@ def gone_within(marker: str, seconds: float) -> list[int]:
     return left
 
 
-# (the worker, how the upstream's use ends): a call answered and the host exiting, or a
-# start that fails (no answer to tools/list within connect_timeout)
-@pytest.mark.parametrize("kind", ["plain", "stubborn", "orphan"])
+# how the upstream's use ends: a call answered and the host exiting, or a start that fails
+# (no answer to tools/list within connect_timeout); each kind of worker in its own host, the
+# three hosts side by side
 @pytest.mark.parametrize("mode", ["", "hang_list"])
-def test_workers_of_an_upstream_end_with_it(tmp_path: Path, kind: str, mode: str) -> None:
-    marker = f"toolhost-test-worker-{uuid.uuid4().hex}"
-    config = hostile_config(tmp_path, connect_timeout="3s")
-    env = {**os.environ, "HOSTILE_WORKER": marker, "HOSTILE_WORKER_KIND": kind,
-           "HOSTILE_MODE": mode}
+def test_workers_of_an_upstream_end_with_it(tmp_path: Path, mode: str) -> None:
+    config = hostile_config(tmp_path, connect_timeout="3s" if mode else "60s")
+    markers = {kind: f"toolhost-test-worker-{uuid.uuid4().hex}"
+               for kind in ("plain", "stubborn", "orphan")}
     try:
-        done = subprocess.run([sys.executable, "-m", "toolhost", "call", str(config),
-                               "h.echo", "text=hi"], capture_output=True, text=True,
-                              timeout=60, env=env)
-        if mode:
-            assert done.returncode != 0 and "tools" in done.stderr, done.stderr
-        else:
-            assert done.returncode == 0 and "called echo" in done.stdout, done.stderr
-        # the stubborn one needs the SIGKILL that follows 2 s after SIGTERM
-        assert gone_within(marker, 6) == [], f"left running ({kind}, {mode or 'call'})"
+        calls = {kind: subprocess.Popen(
+            [sys.executable, "-m", "toolhost", "call", str(config), "h.echo", "text=hi"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            env={**os.environ, "HOSTILE_WORKER": marker, "HOSTILE_WORKER_KIND": kind,
+                 "HOSTILE_MODE": mode}) for kind, marker in markers.items()}
+        for kind, process in calls.items():
+            out, err = process.communicate(timeout=60)
+            if mode:
+                assert process.returncode != 0 and "tools" in err, (kind, err)
+            else:
+                assert process.returncode == 0 and "called echo" in out, (kind, err)
+        for kind, marker in markers.items():
+            # the stubborn one needs the SIGKILL that follows 2 s after SIGTERM
+            assert gone_within(marker, 6) == [], f"left running ({kind}, {mode or 'call'})"
     finally:
-        for pid in running_with(marker):
-            os.kill(pid, 9)
+        for marker in markers.values():
+            for pid in running_with(marker):
+                os.kill(pid, 9)

@@ -79,22 +79,35 @@ def _strings(argv: Sequence[Any], key: str) -> Iterator[tuple[str, str]]:
 
 def secret_argv_warnings(config: HostConfig) -> list[Problem]:
     """A warning for each command argv element holding one of the config's secrets: the
-    arguments of a running program are public on the machine, unlike its environment."""
+    arguments of a running program are public on the machine, unlike its environment. An
+    imported MCP server's ``mcp: {command: [...]}`` is such a program too."""
     if not config.secrets:
         return []
-    redactor = config.redactor
     warnings: list[Problem] = []
     for server in config.servers.values():
+        upstream = server.upstream
+        command = getattr(upstream, "command", None)
+        if command:
+            warnings += _argv_secrets(config, upstream.origin, command, ".command",
+                                      "pass it in env: (the program's environment is "
+                                      "private to its user)")
         for tool in server.tools.values():
             argv = tool.backend.options.get("argv") if tool.backend.kind == "command" else None
-            if not isinstance(argv, Sequence) or isinstance(argv, str):
-                continue
-            for text, key in _strings(argv, ".argv"):
-                if redactor.spans(text):
-                    warnings.append(tool.backend.origin.problem(
-                        f"{redactor.redact(text)!r} puts a secret in the program's arguments, "
-                        "which every user of this machine can read while it runs (ps, "
-                        "/proc/PID/cmdline)", key=key,
-                        hint="pass it in env: (the program's environment is private to its "
-                             "user) or on stdin:, if the program can read it there"))
+            if isinstance(argv, Sequence) and not isinstance(argv, str):
+                warnings += _argv_secrets(config, tool.backend.origin, argv, ".argv",
+                                          _ENV_OR_STDIN)
     return warnings
+
+
+_ENV_OR_STDIN = ("pass it in env: (the program's environment is private to its user) or on "
+                 "stdin:, if the program can read it there")
+
+
+def _argv_secrets(config: HostConfig, origin: Any, argv: Sequence[Any], key: str, hint: str
+                  ) -> list[Problem]:
+    redactor = config.redactor
+    return [origin.problem(
+        f"{redactor.redact(text)!r} puts a secret in the program's arguments, which every "
+        "user of this machine can read while it runs (ps, /proc/PID/cmdline)", key=where,
+        hint=hint)
+        for text, where in _strings(argv, key) if redactor.spans(text)]

@@ -23,7 +23,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, TypeVar, cast
 
 import anyio
@@ -358,7 +358,6 @@ def _client(spec: UpstreamSpec, on_message: Any, errlog: StderrLog | None, wire:
         return Client(stdio_transport(list(spec.command), env, spec.cwd, errlog.file, wire),
                       message_handler=on_message)
     import httpx2
-    from mcp.client.streamable_http import streamable_http_client
 
     assert spec.url is not None
     # nothing compressed: inflating is where a small answer becomes a huge one; no proxy
@@ -366,9 +365,19 @@ def _client(spec: UpstreamSpec, on_message: Any, errlog: StderrLog | None, wire:
     http = httpx2.AsyncClient(headers={"Accept-Encoding": "identity", **dict(spec.headers)},
                               timeout=spec.timeout or 60.0, trust_env=False,
                               follow_redirects=False, event_hooks=capped_http_hooks(wire))
-    return Client(streamable_http_client(spec.url, http_client=http,
-                                         max_sse_event_size=wire.limit),
-                  message_handler=on_message)
+    return Client(_http_transport(spec.url, http, wire), message_handler=on_message)
+
+
+@contextlib.asynccontextmanager
+async def _http_transport(url: str, http: Any, wire: Wire) -> AsyncIterator[Any]:
+    """The mcp client's Streamable HTTP transport over ``http``, which is closed after it:
+    the transport leaves a client it was given open (each connection made again used to
+    leave its sockets behind, open until collected)."""
+    from mcp.client.streamable_http import streamable_http_client
+
+    async with http, streamable_http_client(url, http_client=http,
+                                            max_sse_event_size=wire.limit) as streams:
+        yield streams
 
 
 def _is_invalid(exc: BaseException) -> bool:

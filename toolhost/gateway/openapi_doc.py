@@ -69,7 +69,8 @@ def read_document(file: str, problems: list[Problem], *, source_url: str | None 
                   ) -> OpenApiDoc | None:
     """Read, parse and check ``file``; problems go to ``problems`` (None when it is unusable)."""
     found: list[Problem] = []
-    text = read_bounded(file, found, what="OpenAPI document")
+    text = read_bounded(file, found, what="OpenAPI document",
+                        hint="an OpenAPI document is a .yaml, .yml or .json file")
     doc = parse_yaml(text, file, "openapi", found) if text is not None else None
     if doc is None or found:
         problems.extend(found)

@@ -34,6 +34,8 @@ from toolhost.config.model import BackendSpec, ServerDefaults, ToolConfig
 from toolhost.config.tree import Path, mark_for
 from toolhost.config.url_secrets import shown_url
 from toolhost.config.urlcheck import url_problem
+from toolhost.errors import Problem
+from toolhost.excerpt import cut
 from toolhost.gateway.openapi_doc import OpenApiDoc, fetch_cached, read_document
 from toolhost.gateway.openapi_ops import Operation, Plan, operations, plan_tool, tool_name
 from toolhost.gateway.openapi_part import check_chosen
@@ -65,13 +67,14 @@ def build_openapi(check: Checker, data: Mapping[str, Any], path: Path, server: s
     here = (*path, "openapi")
     check.known_keys(data, path, OPENAPI_SERVER_KEYS)
     raw = data["openapi"]
+    short = isinstance(raw, str)
     if isinstance(raw, str):  # openapi: ./api.yaml, or openapi: https://.../openapi.json
         raw = {"url" if raw.startswith(("http://", "https://")) else "spec": raw}
     block = check.mapping(raw, here)
     if block is None:
         return OpenApiServer(defaults=defaults)
     check.known_keys(block, here, OPENAPI_KEYS)
-    doc = _document(check, block, here, server)
+    doc = _document(check, block, here, server, short)
     if doc is None:
         return OpenApiServer(defaults=defaults)
     base = defaults.base_url or _server_url(doc)
@@ -120,6 +123,15 @@ def build_openapi(check: Checker, data: Mapping[str, Any], path: Path, server: s
         if isinstance(plan, str):
             log.warning("%s", doc.problem(op.where, f"operation {op.key!r} is left out: {plan}"))
             continue
+        moved = _own_server(doc, op, base)
+        if moved is not None:
+            log.warning("%s", doc.problem(moved[0], f"operation {op.key!r} names its own "
+                                          f"server {moved[1]!r}; toolhost sends it to "
+                                          f"{shown_url(base)!r} like every operation of the "
+                                          "server (a document never moves a request, and its "
+                                          "credentials, to another host)", "import it as "
+                                          "another server with its own base_url: if that host "
+                                          "is meant"))
         for place, name, why, where in plan.dropped:
             log.warning("%s", doc.problem(where, f"operation {op.key!r}: {place} parameter "
                                           f"{name!r} is left out: {why}; the model never "
@@ -135,8 +147,8 @@ def build_openapi(check: Checker, data: Mapping[str, Any], path: Path, server: s
     return out
 
 
-def _document(check: Checker, block: Mapping[str, Any], here: Path, server: str
-              ) -> OpenApiDoc | None:
+def _document(check: Checker, block: Mapping[str, Any], here: Path, server: str,
+              short: bool) -> OpenApiDoc | None:
     if ("spec" in block) == ("url" in block):
         check.problem(here, "an OpenAPI server names its document with 'spec' (a file) or "
                       "'url'", "e.g. openapi: {spec: ./openapi.yaml}")
@@ -147,6 +159,7 @@ def _document(check: Checker, block: Mapping[str, Any], here: Path, server: str
         if spec is None:
             return None
         file, source = resolve_path(check, (*here, "spec"), spec), None
+        return _read_located(check, file, here if short else (*here, "spec"))
     else:
         source = check.string(block, here, "url")
         fetched = fetch_cached(source, cache_root(), check.problems, origin) if source else None
@@ -157,6 +170,19 @@ def _document(check: Checker, block: Mapping[str, Any], here: Path, server: str
         if guard is not None:  # pulled from elsewhere: pinned like any pulled source
             guard.document(f"openapi:{server}", FilePath(file), origin)
     return read_document(file, check.problems, source_url=source)
+
+
+def _read_located(check: Checker, file: str, where: Path) -> OpenApiDoc | None:
+    """The document the config names at ``where``; a file that cannot be read at all (none
+    there, a directory, ``/dev/zero``, too large) is said at the config's line and key."""
+    found: list[Problem] = []
+    doc = read_document(file, found)
+    for problem in found:
+        if problem.file == file and not problem.line:
+            check.problem(where, f"OpenAPI document {file}: {problem.message}", problem.hint)
+        else:
+            check.problems.append(problem)
+    return doc
 
 
 def _server_url(doc: OpenApiDoc) -> str | None:
@@ -172,6 +198,23 @@ def _server_url(doc: OpenApiDoc) -> str | None:
     if doc.source_url and not url.startswith(("http://", "https://")):
         url = urljoin(doc.source_url, url)
     return url
+
+
+def _own_server(doc: OpenApiDoc, op: Operation, base: str) -> tuple[Path, str] | None:
+    """Where the operation (or its path) names a server of its own other than ``base``, and
+    that server's URL as it may be shown; None when it names none."""
+    paths = doc.data.get("paths")
+    item = paths.get(op.path) if isinstance(paths, Mapping) else None
+    for where, node in (((*op.where, "servers"), op.node),
+                        (("paths", op.path, "servers"), item)):
+        servers = node.get("servers") if isinstance(node, Mapping) else None
+        first = servers[0] if isinstance(servers, list) and servers else None
+        url = first.get("url") if isinstance(first, Mapping) else None
+        if isinstance(url, str):
+            if urljoin(base, url).rstrip("/") == base.rstrip("/"):
+                return None
+            return (*where, 0, "url"), cut(shown_url(url), 200)
+    return None
 
 
 def _components(doc: OpenApiDoc) -> Mapping[str, Any]:

@@ -33,6 +33,7 @@ import anyio.lowlevel
 
 from toolhost.excerpt import cut
 from toolhost.gateway.liblogs import describe_invalid, quiet_library_logs, tracebacks_wanted
+from toolhost.gateway.value_count import MAX_ANSWER_VALUES, MAX_VALUES, ValueCount
 
 __all__ = ["Noise", "Wire", "capped_http_hooks", "quiet_mcp_logs", "size_text",
            "stdio_transport"]
@@ -42,7 +43,6 @@ SHOWN = 3  # lines of noise logged one by one, per connection; then a count ever
 EVERY = 60.0  # ... seconds at most
 _CHUNK = 1 << 16
 _PARSED_MAX = 1 << 16  # a longer unreadable answer's id is found by the scan alone
-MAX_VALUES = 250_000  # JSON values in the answer to a call (commas and openers)
 CAPPED = ("tools/call", "resources/read", "prompts/get")  # answers that MAX_VALUES bounds
 MAX_NOTED = 10_000  # ids of such requests under way, remembered per connection
 
@@ -129,10 +129,16 @@ def _parse(line: bytes, wire: Wire) -> Any:
 
     error: BaseException | None = None
     ident: int | str | None = None
-    if wire.calls and _too_many_values(line) and (ident := _answer_id(line)) in wire.calls:
-        # building it would hold the GIL (the host) for seconds; a call's answer is cut at
-        # 40,000 characters anyway (listings are bounded tool by tool: not refused here)
-        what = f"more than {MAX_VALUES:,} JSON values (refused unread)"
+    cap = 0
+    if _too_many_values(line, MAX_VALUES):
+        # building it would hold the GIL (the host) for seconds: a call's answer (cut at
+        # 40,000 characters anyway) over MAX_VALUES, any other message (a listing's page,
+        # bounded tool by tool after) over MAX_ANSWER_VALUES is refused unread
+        ident = _answer_id(line)
+        cap = MAX_VALUES if ident in wire.calls else \
+            MAX_ANSWER_VALUES if _too_many_values(line, MAX_ANSWER_VALUES) else 0
+    if cap:
+        what = f"more than {cap:,} JSON values (refused unread)"
     else:
         try:
             parsed = mcp_types.jsonrpc_message_adapter.validate_json(line, by_name=False)
@@ -143,6 +149,9 @@ def _parse(line: bytes, wire: Wire) -> Any:
             return SessionMessage(parsed)
         what = describe_invalid(error, skip=1)
         ident = _answer_id(line)
+    if ident is None and cap:
+        wire.noise.problem(f"wrote a message of {what}")
+        return None
     if ident is None:
         wire.noise.problem(f"wrote a line that is not JSON-RPC ({what}): "
                            f"{cut(repr(line[:200].decode('utf-8', 'replace')), 120)}", error)
@@ -157,13 +166,13 @@ def _parse(line: bytes, wire: Wire) -> Any:
         error=mcp_types.ErrorData(code=mcp_types.PARSE_ERROR, message=message)))
 
 
-def _too_many_values(line: bytes) -> bool:
-    """Whether ``line`` holds more than ``MAX_VALUES`` JSON values (commas and openers outside
+def _too_many_values(line: bytes, limit: int) -> bool:
+    """Whether ``line`` holds more than ``limit`` JSON values (commas and openers outside
     strings): parsing millions of them (a 15 MB line of ``[],``) holds the GIL, so every
     thread of the host, for seconds (measured up to 24 s). Counted in bounded steps, and
     only for a long line whose bytes could hold that many."""
-    if len(line) <= MAX_VALUES or \
-            line.count(b",") + line.count(b"[") + line.count(b"{") <= MAX_VALUES:
+    if len(line) <= limit or \
+            line.count(b",") + line.count(b"[") + line.count(b"{") <= limit:
         return False
     count, pos, end = 0, 0, len(line)
     while pos < end:
@@ -171,7 +180,7 @@ def _too_many_values(line: bytes) -> bool:
         stop = quote if quote >= 0 else min(end, pos + _WINDOW)
         part = line[pos:stop]
         count += part.count(b",") + part.count(b"[") + part.count(b"{")
-        if count > MAX_VALUES:
+        if count > limit:
             return True
         pos = stop
         if quote < 0:
@@ -395,6 +404,30 @@ def _top_level(line: bytes) -> dict[str, Any]:
     return found
 
 
+# a request's method, when only "jsonrpc" and "id" come before it (as the mcp client writes)
+_METHOD = re.compile(rb'^\{[ \t]*(?:"(?:jsonrpc|id)"[ \t]*:[ \t]*(?:"[^"\\]{0,64}"|[0-9]{1,20})'
+                     rb'[ \t]*,[ \t]*){0,2}"method"[ \t]*:[ \t]*"([a-z/_]{1,64})"')
+
+
+def _values_cap(request: Any) -> int:
+    """The most JSON values the answer to ``request`` may hold (``MAX_VALUES`` for a call,
+    a read or a prompt; ``MAX_ANSWER_VALUES`` for a listing, or an event stream)."""
+    try:
+        body = request.content
+    except Exception:  # a streamed request body (httpx's RequestNotRead): not toolhost's
+        return MAX_ANSWER_VALUES
+    head = _METHOD.search(body, 0, 1024)  # the mcp client writes the method before params
+    if head is not None:
+        return MAX_VALUES if head.group(1).decode() in CAPPED else MAX_ANSWER_VALUES
+    if len(body) > _PARSED_MAX or not any(m.encode() in body for m in CAPPED):
+        return MAX_ANSWER_VALUES
+    with suppress(ValueError, RecursionError):
+        sent = json.loads(body)
+        if isinstance(sent, dict) and sent.get("method") in CAPPED:
+            return MAX_VALUES
+    return MAX_ANSWER_VALUES
+
+
 def capped_http_hooks(wire: Wire) -> dict[str, list[Any]]:
     """httpx ``event_hooks`` that refuse an answer body longer than ``wire.limit`` (counted
     as it arrives) or compressed (toolhost asks for ``identity``). Hooks, not a transport:
@@ -405,8 +438,8 @@ def capped_http_hooks(wire: Wire) -> dict[str, list[Any]]:
         pass
 
     class Capped(httpx2.AsyncByteStream):
-        def __init__(self, inner: Any, refused: str) -> None:
-            self.inner, self.refused = inner, refused
+        def __init__(self, inner: Any, refused: str, values: ValueCount | None) -> None:
+            self.inner, self.refused, self.values = inner, refused, values
 
         async def __aiter__(self) -> AsyncIterator[bytes]:
             if self.refused:
@@ -414,8 +447,13 @@ def capped_http_hooks(wire: Wire) -> dict[str, list[Any]]:
             seen = 0
             async for chunk in self.inner:
                 seen += len(chunk)
-                if seen > wire.limit:  # the mcp client logs it (one line)
-                    raise Refused(wire.too_big("an answer"))
+                refused = wire.too_big("an answer") if seen > wire.limit else ""
+                if not refused and self.values is not None and self.values.feed(chunk):
+                    refused = (f"upstream server '{wire.server}' sent an answer of more "
+                               f"than {self.values.limit:,} JSON values (refused unread)")
+                if refused:  # the mcp client logs it (one line); the connection is let go
+                    await self.inner.aclose()  # now (the client may never close it)
+                    raise Refused(refused)
                 yield chunk
 
         async def aclose(self) -> None:
@@ -428,8 +466,9 @@ def capped_http_hooks(wire: Wire) -> dict[str, list[Any]]:
             refused = (f"upstream server '{wire.server}' sent a {cut(encoding, 40)}-"
                        "compressed answer though toolhost asked for none")
             del response.headers["content-encoding"]
-        elif "text/event-stream" in response.headers.get("content-type", "").lower():
-            return  # cut per event by the mcp client
-        response.stream = Capped(response.stream, refused)
+        events = "text/event-stream" in response.headers.get("content-type", "").lower()
+        # an event stream's size is cut per event by the mcp client; its values, here
+        values = ValueCount(_values_cap(response.request), events=events)
+        response.stream = Capped(response.stream, refused, values)
 
     return {"response": [capped]}
