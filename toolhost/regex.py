@@ -204,7 +204,9 @@ def validator_class() -> Any:
     def is_regex(instance: object) -> bool:
         return not isinstance(instance, str) or compile(instance) is not None
 
+    from toolhost.compile.unique_items import unique_items
+
     keywords = {"pattern": pattern, "patternProperties": pattern_properties,
-                "additionalProperties": additional_properties}
+                "additionalProperties": additional_properties, "uniqueItems": unique_items}
     return validators.extend(  # type: ignore[no-untyped-call]
         Draft202012Validator, keywords, format_checker=formats)
