@@ -80,3 +80,14 @@ def test_what_the_quick_proof_accepts_re2_compiles() -> None:
             accepted += 1
             regex.compile.__wrapped__(pattern)  # raises RegexError if the proof was wrong
     assert accepted > 500  # the test reaches the proof's whole grammar, not only ""
+
+
+def test_keys_times_patterns_past_the_limit_is_refused_not_checked() -> None:
+    # each key is matched with each pattern: 5,000 patterns and 20,000 keys took minutes
+    patterns = {f"^p{i}_": {"type": "string"} for i in range(1000)}
+    schema = {"type": "object", "patternProperties": patterns, "additionalProperties": False}
+    validator = regex.validator_class()(schema)
+    assert validator.is_valid({"p7_x": "a", "p999_": "b"})
+    assert not validator.is_valid({"p7_x": 1})
+    errors = [e.message for e in validator.iter_errors({f"p1_{i}": "a" for i in range(1001)})]
+    assert len(errors) == 1 and "1,001 keys, with 1,000 patternProperties" in errors[0], errors

@@ -21,7 +21,8 @@ import functools
 import re
 from typing import Any
 
-__all__ = ["MAX_PATTERN_CHARS", "Pattern", "RegexError", "compile", "problem", "validator_class"]
+__all__ = ["MAX_KEY_MATCHES", "MAX_PATTERN_CHARS", "Pattern", "RegexError", "compile", "problem",
+           "validator_class"]
 
 MAX_PATTERN_CHARS = 10_000
 _MAX_MEM = 8 << 20  # RE2's own default: a pattern whose program needs more is refused
@@ -141,6 +142,9 @@ def _explain(pattern: str, reason: str) -> str:
     return text
 
 
+MAX_KEY_MATCHES = 1_000_000  # keys of an argument times patternProperties patterns
+
+
 @functools.lru_cache(maxsize=1)
 def validator_class() -> Any:
     """``Draft202012Validator`` with ``pattern`` and ``format: regex`` answered by RE2: the
@@ -166,8 +170,21 @@ def validator_class() -> Any:
         except RegexError:
             return False  # check_schema and validate report the pattern itself
 
+    def too_many(patterns: Any, instance: Any) -> Any:
+        # each key is matched with each pattern: 5,000 patterns and 20,000 keys took minutes
+        if len(patterns) * len(instance) > MAX_KEY_MATCHES:
+            return ValidationError(
+                f"an object of {len(instance):,} keys, with {len(patterns):,} "
+                f"patternProperties, is more than {MAX_KEY_MATCHES:,} key-pattern matches to "
+                "check: send fewer keys")
+        return None
+
     def pattern_properties(validator: Any, patterns: Any, instance: Any, schema: Any) -> Any:
         if not validator.is_type(instance, "object"):
+            return
+        refused = too_many(patterns, instance)
+        if refused is not None:
+            yield refused
             return
         for wanted, subschema in patterns.items():
             for key, value in instance.items():
@@ -180,6 +197,8 @@ def validator_class() -> Any:
             return
         declared = schema.get("properties", {})
         patterns = schema.get("patternProperties", {})
+        if too_many(patterns, instance) is not None:
+            return  # said once, by patternProperties
         extras = [key for key in instance if key not in declared
                   and not any(matches(p, key) for p in patterns)]
         if validator.is_type(extra, "object"):
@@ -204,7 +223,9 @@ def validator_class() -> Any:
     def is_regex(instance: object) -> bool:
         return not isinstance(instance, str) or compile(instance) is not None
 
+    from toolhost.compile.unique_items import unique_items
+
     keywords = {"pattern": pattern, "patternProperties": pattern_properties,
-                "additionalProperties": additional_properties}
+                "additionalProperties": additional_properties, "uniqueItems": unique_items}
     return validators.extend(  # type: ignore[no-untyped-call]
         Draft202012Validator, keywords, format_checker=formats)

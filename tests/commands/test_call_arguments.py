@@ -25,6 +25,9 @@ CASES: dict[str, tuple[list[str], str]] = {
     "param unknown": (["colour=red"], "has no argument 'colour'; it takes: name, excited"),
     "a bare word": (["hello"], "arguments are key=value, not 'hello' (e.g. name=VALUE)"),
     "empty key": (["=x"], "arguments are key=value, not '=x'"),
+    # a hostile name is quoted back cut, not whole (a 100,000-character line)
+    "huge key": (["k" * 100_000 + "=1"], "has no argument 'kkkkk"),
+    "huge word": (["k" * 100_000], "arguments are key=value, not 'kkkk"),
 }
 
 
@@ -38,6 +41,7 @@ def test_a_wrong_argument_says_what_was_meant(tmp_path: Path, name: str,
     err = capsys.readouterr().err
     assert code != 0 and says in err, err
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert len(err) < 1000, err[:300]
 
 
 def test_right_arguments_still_call(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

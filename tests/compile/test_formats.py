@@ -138,3 +138,26 @@ def test_validate_warns_about_a_format_nobody_checks(tmp_path: Path) -> None:
                              str(config)], capture_output=True, text=True, timeout=60,
                             check=False)
     assert strict.returncode != 0
+
+
+LONG_VALUES = {"chars": "a" * 1_000_000, "colons": "a:" * 500_000, "slashes": "a/" * 500_000,
+               "escapes": "%41" * 300_000, "template": "{" + "a," * 300_000 + "a}",
+               "pointer": "/" + "~0" * 500_000}
+
+
+@pytest.mark.parametrize("fmt", ["uri", "uri-reference", "iri", "iri-reference",
+                                 "uri-template", "json-pointer", "relative-json-pointer"])
+def test_a_long_value_is_checked_in_little_memory(fmt: str) -> None:
+    # the grammars' `(?:[chars]|%XX)*` kept a backtracking frame per character: a 5 MB
+    # argument took a call to 640 MB; possessive repeats keep none
+    import tracemalloc
+
+    checker = CHECKERS[fmt]
+    tracemalloc.start()
+    try:
+        for value in LONG_VALUES.values():
+            checker("http://h/" + value if fmt.startswith(("uri", "iri")) else value)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 20_000_000, f"{fmt}: {peak:,} bytes"

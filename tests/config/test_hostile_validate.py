@@ -216,3 +216,26 @@ def test_toml_table_headers_count_as_five_values_each(
     assert main(["validate", "--no-layers", str(path)]) == 1
     assert capsys.readouterr().err.startswith(
         f"{path}:168:1: more than 1,000 values (scalars, keys, lists, tables) in one file")
+
+
+@pytest.mark.parametrize("suffix", ["yaml", "toml"])
+def test_names_differing_only_in_case_get_a_note(suffix: str, tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    # `Tool` and `tool` are two tools: a rule naming one does not match the other
+    path = tmp_path / f"c.{suffix}"
+    if suffix == "yaml":
+        path.write_text("toolhost: 1\nservers:\n  s:\n    tools:\n"
+                        "      Tool: {description: d, command: [echo]}\n"
+                        "      tool: {description: d, command: [echo]}\n"
+                        "  S:\n    tools:\n      x: {description: d, command: [echo]}\n")
+        at = (":6:7: servers.s.tools.tool: note: tool 'tool'", ":7:3: servers.S: note")
+    else:
+        path.write_text("toolhost = 1\n[servers.s.tools.Tool]\ndescription = 'd'\n"
+                        "command = ['echo']\n[servers.s.tools.tool]\ndescription = 'd'\n"
+                        "command = ['echo']\n[servers.S.tools.x]\ndescription = 'd'\n"
+                        "command = ['echo']\n")
+        at = (":5:2: servers.s.tools.tool: note: tool 'tool'", ": servers.S: note")
+    assert main(["validate", "--no-layers", str(path)]) == 0
+    err = capsys.readouterr().err
+    assert f"{path}{at[0]} differs from tool 'Tool'" in err, err
+    assert "does not match 'mcp__s__tool'" in err and at[1] in err, err

@@ -65,7 +65,9 @@ def python_description_notes(config: HostConfig, compiled: Any) -> list[Problem]
 
 def validate_notes(config: HostConfig) -> list[Problem]:
     """Every note ``validate`` prints after its verdict."""
-    return [*option_notes(config), *description_notes(config)]
+    from toolhost.config.wirenames import case_notes
+
+    return [*option_notes(config), *description_notes(config), *case_notes(config.servers)]
 
 
 def _strings(argv: Sequence[Any], key: str) -> Iterator[tuple[str, str]]:

@@ -162,15 +162,27 @@ def _make_env(finalize: Any) -> ImmutableSandboxedEnvironment:
     from jinja2 import StrictUndefined
     from jinja2.sandbox import ImmutableSandboxedEnvironment
 
+    from toolhost.backends import template_bounds as bounds
+
     class _Bounded(ImmutableSandboxedEnvironment):
         # intercepted, these are never folded into constants when a template compiles
         intercepted_binops = frozenset({"*", "**", "%", "//", "/"})
+        code_generator_class = bounds.code_generator()
+        concat = staticmethod(bounds.bounded_concat)  # renders, macros, blocks
+        join_values = staticmethod(bounds.check_join)  # `~`
 
         def call_binop(self, context: Any, op: str, left: Any, right: Any) -> Any:
             return _binop(op, left, right)
 
+        def call(__self, __context: Any, __obj: Any,
+                 *args: Any, **kwargs: Any) -> Any:
+            bounds.check_call(__obj, args, kwargs)
+            return super().call(__context, __obj, *args, **kwargs)
+
     env = _Bounded(undefined=StrictUndefined, autoescape=False,
                    keep_trailing_newline=True, finalize=finalize)
+    bounds.bounded_filters(env.filters)
+    env.globals["lipsum"] = bounds.bounded_lipsum(env.globals["lipsum"])  # type: ignore[arg-type]
     env.filters["json"] = _tojson
     env.filters["tojson"] = _tojson  # jinja's own HTML-escapes; these are not HTML
     return env

@@ -156,6 +156,10 @@ def build_arguments(tool: CompiledTool, pairs: Sequence[str],
 def _pair_problem(pair: str, props: dict[str, Any]) -> str:
     """Why ``pair`` is not ``key=value``, with what was probably meant."""
     from toolhost.cli_suggest import suggestion
+    from toolhost.excerpt import cut
+
+    if len(pair) > 1000:  # quoted back cut, and no did-you-mean over a huge text
+        return f"arguments are key=value, not {cut(repr(pair))}"
 
     if pair.startswith("-"):
         near = suggestion(pair.split("=", 1)[0], ("--json", "--raw", "--no-layers"))
@@ -168,10 +172,11 @@ def _pair_problem(pair: str, props: dict[str, Any]) -> str:
 
 def _unknown_argument(key: str, props: dict[str, Any], tool: str) -> str:
     from toolhost.cli_suggest import suggestion
+    from toolhost.excerpt import cut
 
-    near = suggestion(key, props)
-    takes = ", ".join(props) if props else "no arguments"
-    return (f"the tool {tool!r} has no argument {key!r}"
+    near = suggestion(key, props) if len(key) <= 1000 else None
+    takes = cut(", ".join(props)) if props else "no arguments"
+    return (f"the tool {tool!r} has no argument {cut(repr(key))}"
             + (f" (did you mean '{near}'?)" if near else "") + f"; it takes: {takes}")
 
 

@@ -31,7 +31,7 @@ _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*\Z")
 
 def _part(extra: str, iri: bool) -> re.Pattern[str]:
     chars = _UNRESERVED_SUB + extra + (_UCS if iri else "")
-    return re.compile(rf"(?:[{chars}]|{_PCT})*\Z")
+    return re.compile(rf"(?:[{chars}]++|{_PCT})*+\Z")  # possessive: no backtracking stack
 
 
 _PATHS = {iri: _part(":@/", iri) for iri in (False, True)}
@@ -112,9 +112,9 @@ def _reference(text: str, *, iri: bool, absolute: bool) -> bool:
 
 
 _VARCHAR = r"(?:[A-Za-z0-9_]|%[0-9A-Fa-f]{2})"
-_VARSPEC = rf"{_VARCHAR}(?:\.?{_VARCHAR})*(?::[1-9][0-9]{{0,3}}|\*)?"
-_EXPRESSION = re.compile(rf"\{{[+#./;?&=,!@|]?{_VARSPEC}(?:,{_VARSPEC})*\}}")
-_LITERALS = re.compile(r"(?:[^\x00-\x20\"%<>\\^`{|}\x7f]|%[0-9A-Fa-f]{2})*\Z")
+_VARSPEC = rf"{_VARCHAR}(?:\.?{_VARCHAR})*+(?::[1-9][0-9]{{0,3}}|\*)?"
+_EXPRESSION = re.compile(rf"\{{[+#./;?&=,!@|]?{_VARSPEC}(?:,{_VARSPEC})*+\}}")
+_LITERALS = re.compile(r"(?:[^\x00-\x20\"%<>\\^`{|}\x7f]++|%[0-9A-Fa-f]{2})*+\Z")
 
 
 def is_uri_template(text: str) -> bool:
@@ -124,8 +124,8 @@ def is_uri_template(text: str) -> bool:
     return "{" not in literal and "}" not in literal and bool(_LITERALS.match(literal))
 
 
-_POINTER = re.compile(r"(?:/(?:[^~/]|~[01])*)*\Z")
-_RELATIVE_POINTER = re.compile(r"(?:0|[1-9][0-9]*)(?:#|(?:/(?:[^~/]|~[01])*)*)\Z")
+_POINTER = re.compile(r"(?:/(?:[^~/]++|~[01])*+)*+\Z")
+_RELATIVE_POINTER = re.compile(r"(?:0|[1-9][0-9]*)(?:#|(?:/(?:[^~/]++|~[01])*+)*+)\Z")
 _TIME = r"T(?:[0-9]+H(?:[0-9]+M(?:[0-9]+S)?)?|[0-9]+M(?:[0-9]+S)?|[0-9]+S)"
 _DURATION = re.compile(
     rf"P(?:[0-9]+W|(?:[0-9]+Y(?:[0-9]+M(?:[0-9]+D)?)?|[0-9]+M(?:[0-9]+D)?|[0-9]+D)(?:{_TIME})?"

@@ -121,14 +121,26 @@ class CompiledTool:
                                     "config was hidden in it as ***; see redact_results)")
         return shaped
 
+    def _check(self, arguments: Mapping[str, Any]) -> list[str]:
+        if self.validator.is_valid(arguments):
+            return []
+        return self.argument_errors(arguments) or ["not valid"]
+
     async def _run(self, arguments: Mapping[str, Any], ctx: CallContext) -> ToolResult:
         if type(arguments) is not dict and not isinstance(arguments, Mapping):
             return ToolResult.error(f"Invalid arguments for tool '{self.name}': expected an "
                                     f"object, got {type(arguments).__name__}")
         try:
             fast = self.fast_check
-            valid = (fast is not None and fast(arguments)) or self.validator.is_valid(arguments)
-            errors = [] if valid else (self.argument_errors(arguments) or ["not valid"])
+            if fast is not None and fast(arguments):
+                errors: list[str] = []
+            elif _small(arguments):
+                errors = self._check(arguments)
+            else:  # jsonschema spends ~10 us an item: a big argument is checked off the loop
+                from anyio import to_thread
+
+                errors = await to_thread.run_sync(self._check, arguments,
+                                                  abandon_on_cancel=True)
         except Exception as exc:  # fail closed: what cannot be checked is not called
             why = _why_unchecked(exc)
             ctx.log.warning("tool %s: its inputSchema cannot be checked (%s)", self.wire_name, why)
@@ -174,6 +186,23 @@ class CompiledTool:
 
 
 _ATOMS = frozenset({str, int, float, bool, type(None)})
+_INLINE_VALUES = 10_000  # arguments checked on the event loop: at most this many values
+
+
+def _small(arguments: Mapping[str, Any]) -> bool:
+    """Whether ``arguments`` hold at most ``_INLINE_VALUES`` values and no string over
+    100,000 characters (looked at without walking a big one through)."""
+    budget, stack = _INLINE_VALUES, [arguments]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (dict, list)):
+            budget -= len(node)
+            if budget < 0:
+                return False
+            stack.extend(node.values() if isinstance(node, dict) else node)
+        elif isinstance(node, str) and len(node) > 100_000:
+            return False
+    return True
 
 
 def _copied(value: Any) -> Any:

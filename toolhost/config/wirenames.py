@@ -15,7 +15,8 @@ from collections.abc import Iterable, Mapping
 from toolhost.config.model import Origin, ServerConfig
 from toolhost.errors import Problem
 
-__all__ = ["MAX_WIRE_NAME", "name_problem", "wire_name_collisions", "wire_name_problems"]
+__all__ = ["MAX_WIRE_NAME", "case_notes", "name_problem", "wire_name_collisions",
+           "wire_name_problems"]
 
 MAX_WIRE_NAME = 64  # ``mcp__<server>__<tool>`` in all: the Messages API's limit on a tool name
 
@@ -80,3 +81,27 @@ def wire_name_problems(servers: Mapping[str, ServerConfig], *,
             wire = f"mcp__{sname}__{tname}"
             tools.append((wire, tool.origin, what))
     return problems + wire_name_collisions(tools)
+
+
+def case_notes(servers: Mapping[str, ServerConfig]) -> list[Problem]:
+    """A note for each server or tool name that differs from another only in case (``Tool``
+    and ``tool``): they are two tools, and a permission rule names exactly one of them."""
+    notes: list[Problem] = []
+
+    def compare(names: Iterable[tuple[str, Origin]], what: str, wire: str) -> None:
+        first: dict[str, tuple[str, Origin]] = {}
+        for name, origin in names:
+            other = first.setdefault(name.casefold(), (name, origin))
+            if other[0] != name:
+                at = f" ({other[1].file}:{other[1].line})" if other[1].file else ""
+                notes.append(origin.problem(
+                    f"note: {what} {name!r} differs from {what} {other[0]!r}{at} only in "
+                    f"case: they are two {what}s, and a permission rule naming "
+                    f"{wire.format(other[0])!r} does not match {wire.format(name)!r}",
+                    hint=f"rename one of them if they are not meant to be two {what}s"))
+
+    compare(((s, server.origin) for s, server in servers.items()), "server", "mcp__{}")
+    for sname, server in servers.items():
+        compare(((t, tool.origin) for t, tool in (server.tools or {}).items()), "tool",
+                f"mcp__{sname}__{{}}")
+    return notes
