@@ -99,6 +99,10 @@ class Gate:
         from toolhost.serve.auth import AuthError
 
         try:
+            given_all = request.headers.getlist("authorization")
+            if len(given_all) > 1:  # which one counts is a proxy's guess: refuse them all
+                raise AuthError(f"send one Authorization header; this request has "
+                                f"{len(given_all)}")
             caller: Caller = await self.auth.authenticate(request.headers.get("authorization"))
         except AuthError as exc:
             metadata = (str(request.base_url).rstrip("/")
