@@ -185,9 +185,13 @@ def _unsigned(issuer: Issuer) -> str:
     lambda i: _forged_header(i, "ES256"), lambda i: _forged_header(i, "EdDSA"),
     lambda i: _forged_header(i, "PS512"), lambda i: _forged_header(i, "XX1"),
     lambda i: i.token(sub=""),
+    lambda i: jwt.encode({"iss": i.url, "aud": AUD, "sub": "x",
+                          "exp": int(time.time()) + 60}, i.key, algorithm="RS256",
+                         headers={"kid": "k1", "crit": ["urn:x:bound"], "urn:x:bound": 1}),
 ], ids=["expired", "audience", "issuer", "not-yet", "signature", "foreign-key", "garbled",
         "hs256", "alg-none", "huge", "kid-injection", "es256-on-rsa", "eddsa-on-rsa",
-        "ps512-on-rs256-key", "unknown-alg", "empty-sub"])
+        "ps512-on-rs256-key", "unknown-alg", "empty-sub",
+        "unknown-crit"])
 def test_every_bad_token_is_a_401(issuer: Issuer, served: tuple[str, Path], bad: Any) -> None:
     url, _ = served
     status, answer, headers = call(url, "echo", bad(issuer))
@@ -196,3 +200,32 @@ def test_every_bad_token_is_a_401(issuer: Issuer, served: tuple[str, Path], bad:
     assert "\n" not in headers["www-authenticate"]
     log = (served[0] and Path(served[1]).parent / "server.log").read_text()
     assert "Traceback" not in log and "Exception in ASGI" not in log
+
+
+def test_two_authorization_headers_are_refused(issuer: Issuer,
+                                               served: tuple[str, Path]) -> None:
+    """Which of two tokens counts is a guess a proxy may make otherwise: neither does."""
+    import http.client
+    from urllib.parse import urlsplit
+
+    url, _ = served
+    parts = urlsplit(url)
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"}).encode()
+    for first, second in ((issuer.token(), "Bearer x"), ("Bearer x", issuer.token())):
+        connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)
+        try:
+            connection.putrequest("POST", parts.path)
+            for name, value in (("content-type", "application/json"),
+                                ("accept", "application/json, text/event-stream"),
+                                ("content-length", str(len(body)))):
+                connection.putheader(name, value)
+            connection.putheader("authorization", f"Bearer {first}"
+                                 if not first.startswith("Bearer") else first)
+            connection.putheader("authorization", f"Bearer {second}"
+                                 if not second.startswith("Bearer") else second)
+            connection.endheaders(body)
+            answer = connection.getresponse()
+            assert answer.status == 401, answer.read()
+            assert "one Authorization header" in answer.getheader("www-authenticate", "")
+        finally:
+            connection.close()

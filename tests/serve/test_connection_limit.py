@@ -74,19 +74,25 @@ def test_idle_connections_past_the_limit_are_refused_as_they_open(
         try:
             for _ in range(opened):
                 held.append(socket.create_connection((host, port), timeout=10))
-            time.sleep(1)
-            fds = len(os.listdir(f"/proc/{proc.pid}/fd"))
-            assert fds - base <= max(served_at_most, 1), (fds, base)
             # the last ones were answered 503 and closed; the first ones are held open
+            # (the last one answered: every one before it was taken in or refused)
             held[-1].settimeout(5)
             answer = held[-1].recv(4096)
             assert answer.startswith(b"HTTP/1.1 503 ") and b"max-connections" in answer
+            deadline = time.monotonic() + 5  # the refused ones closing
+            while (fds := len(os.listdir(f"/proc/{proc.pid}/fd"))) - base > max(
+                    served_at_most, 1) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert fds - base <= max(served_at_most, 1), (fds, base)
             if hard >= limit + FD_HEADROOM:
                 assert soft_nofile(proc.pid) >= limit + FD_HEADROOM
             for sock in held[:50]:  # room again: a request is answered
                 sock.close()
-            time.sleep(0.5)
-            assert request(host, port).startswith(b"HTTP/1.1 200 ")
+            deadline = time.monotonic() + 10  # until the server has seen them close
+            while not (answered := request(host, port)).startswith(b"HTTP/1.1 200 ") \
+                    and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert answered.startswith(b"HTTP/1.1 200 "), answered
         finally:
             for sock in held:
                 sock.close()

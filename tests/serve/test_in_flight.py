@@ -134,3 +134,51 @@ def test_http_a_session_is_bounded_and_others_are_not_affected(config: Path,
         for thread in threads:
             thread.join(30)
         assert all(answers[i]["result"]["isError"] is False for i in range(3))
+
+
+def test_http_unkept_sessions_are_bounded_and_ids_in_use_refused(config: Path,
+                                                                 tmp_path: Path) -> None:
+    """A session served without being kept (the table full of sessions in use) shares one
+    --max-in-flight budget over its requests, and a legacy session refuses an id it is still
+    answering (-32600, as stdio does), kept or not. One process probed both ways."""
+    argv = [sys.executable, "-m", "toolhost", "serve", str(config), "--transport", "http",
+            "--port", "0", "--max-in-flight", "2", "--max-sessions", "1"]
+    with http_server(argv, tmp_path / "server.log", env=server_env()) as url, \
+            httpx.Client(timeout=30) as client:
+        def session() -> dict[str, str]:
+            init = client.post(url, headers=HTTP_HEADERS, json={
+                "jsonrpc": "2.0", "id": 0, "method": "initialize",
+                "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                           "clientInfo": {"name": "t", "version": "1"}}})
+            return {**HTTP_HEADERS, "mcp-session-id": init.headers["mcp-session-id"]}
+
+        answers: dict[tuple[str, int], dict[str, Any]] = {}
+
+        def call(name: str, headers: dict[str, str], i: int) -> None:
+            with httpx.Client(timeout=30) as own:
+                answers[name, i] = own.post(url, headers=headers, json=slow(i, 4)).json()
+
+        kept = session()
+        threads = [threading.Thread(target=call, args=("kept", kept, 1))]
+        threads[0].start()
+        time.sleep(1)  # the kept session's call is running: the table is full
+        unkept = session()
+        threads += [threading.Thread(target=call, args=("unkept", unkept, i)) for i in (1, 2)]
+        for thread in threads[1:]:
+            thread.start()
+        time.sleep(1.5)  # its two calls are in flight
+        extra = client.post(url, headers=unkept, json=slow(99, 0.01)).json()
+        assert extra["error"]["code"] == -32000, extra
+        assert "in this session" in extra["error"]["message"]
+        for headers in (kept, unkept):
+            again = client.post(url, headers=headers, json=slow(1, 0.01)).json()
+            assert again["error"]["code"] == -32600, again
+            assert "already in use" in again["error"]["message"]
+        for thread in threads:
+            thread.join(30)
+        assert {key: answer["result"]["isError"] for key, answer in answers.items()} == {
+            ("kept", 1): False, ("unkept", 1): False, ("unkept", 2): False}
+        # answered: the ids are free again and the unkept session's budget is back
+        for headers in (kept, unkept):
+            assert client.post(url, headers=headers, json=slow(1, 0.01)).json()[
+                "result"]["isError"] is False

@@ -99,6 +99,10 @@ async def test_http_with_a_bearer_token(mode: str, tmp_path: Path) -> None:
             response = await raw.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "ping"})
             assert response.status_code == 401
             assert response.headers["www-authenticate"].startswith("Bearer")
+            for pair in (("Bearer s3cret-token", "Bearer x"), ("Bearer x", "Bearer s3cret-token")):
+                two = await raw.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "ping"},
+                                     headers=[("authorization", v) for v in pair])
+                assert two.status_code == 401, pair  # which one counts would be a guess
         http = create_mcp_http_client(headers={"Authorization": "Bearer s3cret-token"})
         async with http, Client(streamable_http_client(url, http_client=http),
                                 mode=mode) as client:

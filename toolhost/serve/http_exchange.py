@@ -58,6 +58,9 @@ class Session:
     # its open GET and listen streams, oldest first (toolhost.serve.http_streams.Streams)
     streams: dict[Stream, None] = field(default_factory=dict)
     running: dict[Any, anyio.CancelScope] = field(default_factory=dict)
+    # ids of its requests accepted and not yet answered: a second request with one of them
+    # is refused -32600, as on stdio (running only holds them once their exchange starts)
+    taken: set[Any] = field(default_factory=set)
     # The client's capabilities (from initialize) and the requests we sent it (ctx.elicit,
     # ctx.sample, asks) that it has not answered: it POSTs the answers.
     capabilities: Mapping[str, Any] = field(default_factory=dict)
@@ -71,6 +74,7 @@ class Session:
     # False: served for one request without being kept (the table was full of sessions in
     # use): no settings, streams or questions to the client (toolhost.serve.http_sessions)
     kept: bool = True
+    unkept_id: str = ""  # its id while not kept (LegacySessions.done_unkept)
 
 
 class InFlight:

@@ -56,7 +56,8 @@ class Gate:
                 None, -32600, f"Forbidden: origin {cut(origin, 100)!r} is not allowed "
                 "(toolhost serve --allow-origin)"), status_code=403)
         if self._token is not None:
-            scheme, _, given = request.headers.get("authorization", "").partition(" ")
+            sent = request.headers.getlist("authorization")  # two: refused, none guessed
+            scheme, _, given = (sent[0] if len(sent) == 1 else "").partition(" ")
             if scheme.lower() != "bearer" or not hmac.compare_digest(
                     given.strip().encode(), self._token.encode()):
                 return JsonAnswer(error_response(None, -32600, "missing or wrong bearer token"),
@@ -99,6 +100,10 @@ class Gate:
         from toolhost.serve.auth import AuthError
 
         try:
+            given_all = request.headers.getlist("authorization")
+            if len(given_all) > 1:  # which one counts is a proxy's guess: refuse them all
+                raise AuthError(f"send one Authorization header; this request has "
+                                f"{len(given_all)}")
             caller: Caller = await self.auth.authenticate(request.headers.get("authorization"))
         except AuthError as exc:
             metadata = (str(request.base_url).rstrip("/")

@@ -192,6 +192,12 @@ class Poster:
               ) -> Callable[[], None] | Response:
         """Count a request into its session's budget and the server's; the answer refusing
         it when either is full (a JSON-RPC error naming the limit), else what gives it back."""
+        if session is not None and request_id in session.taken:
+            log.warning("refused request %s: its session is answering one with that id",
+                        cut(repr(request_id), 60))
+            return JsonAnswer(error_response(
+                request_id, -32600, f"Invalid Request: id {cut(repr(request_id), 100)} is "
+                "already in use by a request of this session being answered"))
         budget = session.budget if session is not None else None
         if budget is not None and not budget.take(size):
             log.warning("refused request %s: its session has %d in flight",
@@ -204,8 +210,15 @@ class Poster:
                         f"{self._budget.held:,}")
             return JsonAnswer(self._budget.refusal(request_id))
 
+        if session is not None:
+            session.taken.add(request_id)
+
         def release() -> None:
             self._budget.give_back(size)
             if budget is not None:
                 budget.give_back(size)
+            if session is not None:
+                session.taken.discard(request_id)
+                if not session.kept:
+                    self._sessions.done_unkept(session)
         return release

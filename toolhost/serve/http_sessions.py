@@ -52,6 +52,10 @@ class LegacySessions:
         self.table = SessionTable(limits.max_sessions, limits.session_idle, forget)
         self.ended = EndedSessions()  # ids DELETEd here: 404 until they expire
         self._warned = -60.0  # when sessions not kept were last logged
+        # Sessions served without being kept, while they have requests being answered: the
+        # requests of one share its --max-in-flight budget and its ids in use (at most one
+        # entry per request in flight, dropped when its last is answered)
+        self._unkept: dict[str, Session] = {}
 
     def find(self, session_id: str, owner: str = "", *, unkept: bool = False
              ) -> Session | None:
@@ -77,6 +81,9 @@ class LegacySessions:
         if not same_owner(claims.owner, owner):
             self._not_theirs(session_id)
             return None
+        shared = self._unkept.get(session_id)
+        if shared is not None and unkept:
+            return shared
         return self._remember(session_id, Session(capabilities=claims.capabilities,
                                                   expires=claims.expires, owner=claims.owner),
                               unkept=unkept)
@@ -107,6 +114,7 @@ class LegacySessions:
                                              f"unknown session {cut(session_id, 64)}"),
                               status_code=404)
         session = self.table.pop(session_id)
+        self._unkept.pop(session_id, None)
         self.ended.add(session_id, claims.expires, owner=claims.owner)
         if session is not None:
             _close_streams(session)
@@ -151,4 +159,12 @@ class LegacySessions:
                         "be asked questions", f"{len(self.table):,}")
         session.kept = False
         session.capabilities = {}  # an answer to a question would reach no kept session
+        session.unkept_id = session_id
+        self._unkept[session_id] = session
         return session
+
+    def done_unkept(self, session: Session) -> None:
+        """A request of a session not kept was answered: forget the session once none is."""
+        if not session.taken and (session.budget is None or session.budget.count == 0) \
+                and self._unkept.get(session.unkept_id) is session:
+            del self._unkept[session.unkept_id]
