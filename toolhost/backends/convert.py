@@ -136,7 +136,43 @@ def jsonify(value: Any) -> Any:
 
 def to_result(value: Any, limit: int | None = None) -> ToolResult:
     """Map a Python tool's return value to a result (see the module docstring); with
-    ``limit``, cut what is longer before serialising it."""
+    ``limit``, cut what is longer before serialising it. An integer too long to write out
+    (Python's digit limit) is an error result naming where it is, not the tool's failure."""
+    try:
+        return _to_result(value, limit)
+    except ValueError as exc:
+        if "integer string conversion" not in str(exc):
+            raise
+        where = _huge_int(value)
+        return ToolResult.error(
+            "The tool returned a number JSON cannot carry (an integer of more than 4,300 "
+            f"digits{f' at {where}' if where else ''}); return it as a string instead.")
+
+
+def _huge_int(value: Any) -> str:
+    """Where the first integer too long to write out is in ``value`` ("" at the top)."""
+    todo: list[tuple[Any, str, int]] = [(value, "the top", 0)]
+    while todo:
+        item, where, depth = todo.pop()
+        if type(item) is int and item.bit_length() > 14_000:  # near Python's digit limit
+            try:
+                str(item)
+            except ValueError:
+                return where
+        if depth >= 100:
+            continue
+        if dataclasses.is_dataclass(item) and not isinstance(item, type):
+            item = {f.name: getattr(item, f.name, None) for f in dataclasses.fields(item)}
+        if isinstance(item, Mapping):
+            todo.extend((v, str(k) if where == "the top" else f"{where}.{k}", depth + 1)
+                        for k, v in reversed(list(item.items())))
+        elif isinstance(item, (list, tuple, set, frozenset)):
+            todo.extend((v, f"{'' if where == 'the top' else where}[{i}]", depth + 1)
+                        for i, v in reversed(list(enumerate(item))))
+    return ""
+
+
+def _to_result(value: Any, limit: int | None) -> ToolResult:
     if isinstance(value, ToolResult):
         return value
     if value is None:

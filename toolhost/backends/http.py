@@ -30,6 +30,7 @@ status is an error result with the status and an excerpt of the body.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from http.cookiejar import CookieJar, DefaultCookiePolicy
 from typing import Any
 
 import anyio
@@ -84,9 +85,16 @@ def make_client(defaults: ServerDefaults) -> httpx.AsyncClient:
         auth = httpx.BasicAuth(str(spec["username"]), str(spec.get("password", "")))
     elif spec.get("type") == "header":
         headers[str(spec["name"])] = str(spec["value"])
-    return httpx.AsyncClient(headers=headers, auth=auth, trust_env=False,
+    return httpx.AsyncClient(headers=headers, auth=auth, trust_env=False, cookies=_no_cookies(),
                              follow_redirects=False,
                              timeout=httpx.Timeout(defaults.timeout or DEFAULT_TIMEOUT))
+
+
+def _no_cookies() -> CookieJar:
+    """A jar that keeps no cookie: each call stands alone (a ``Set-Cookie`` one call's answer
+    carries is not sent with a later call, by this tool or another); a ``Cookie`` header the
+    config declares is sent as declared."""
+    return CookieJar(policy=DefaultCookiePolicy(allowed_domains=[]))
 
 
 class _Client:
