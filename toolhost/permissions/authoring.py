@@ -92,6 +92,7 @@ class _Review:
                 self.error(at(f".{part}"), rule, f"'{part}' is empty, so the rule applies to "
                            "every call of its tools", f"remove '{part}' if that is meant",
                            "warning")
+        self.unseen(rule, at)
         compiled = None
         if not broken:
             try:
@@ -111,6 +112,25 @@ class _Review:
                 GET_PROMPT_TOOL):
             self.prompt_name(rule, at(".when.name"), rule.when)
         return compiled
+
+    def unseen(self, rule: RuleConfig, at: Where) -> None:
+        """Parts written but never in effect: an allow rule's ``message`` (shown only when
+        its rewrite denies), a deny/ask ``path_glob`` relative to the rule's file."""
+        if rule.message is not None and rule.effect == "allow" and not rule.rewrite:
+            self.error(at(".message"), rule, "'message' on an allow rule without 'rewrite' is "
+                       "never shown (a message is shown when a call is denied)",
+                       "move it to the deny or ask rule it explains", "warning")
+        if rule.effect == "allow" or not isinstance(rule.when, Mapping):
+            return
+        for key, spec in rule.when.items():
+            glob = spec.get("path_glob") if isinstance(spec, Mapping) else None
+            if isinstance(glob, str) and glob and not glob.startswith(("/", "~")):
+                self.error(at(f".when.{key}"), rule, f"when.{cut(str(key), 60)}: path_glob "
+                           f"{cut(glob, 80)!r} is relative, so it is anchored at the rule's "
+                           f"file's directory and does not {rule.effect} the same name "
+                           "elsewhere", f"to match it anywhere write "
+                           f"{'/**/' + glob.removeprefix('./').removeprefix('**/')!r}",
+                           "warning")
 
     def prompt_name(self, rule: RuleConfig, origin: Origin, when: Mapping[str, object]) -> None:
         """A ``GetMcpPromptTool`` rule on a prompt name no declared prompt has."""
