@@ -94,7 +94,9 @@ class _Review:
                            "warning")
         self.unseen(rule, at)
         compiled = None
-        if not broken:
+        if not broken and bare == rule:
+            compiled = head  # nothing more to compile
+        elif not broken:
             try:
                 compiled = compile_rule(rule, cwd=self.cwd)
             except ValueError as exc:
