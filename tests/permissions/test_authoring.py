@@ -89,6 +89,10 @@ permissions:
       when: {path: {path_glob: "**/*.pem"}}  # 86 relative path_glob in an ask rule
     - tool: mcp__files__ls
       when: {dir: {path_glob: "/srv/**"}}   # 88 fine: absolute
+    - tool: mcp__files__ls
+      when: {dir: {path_under: "etc"}}      # 90 relative path_under in an ask rule
+    - tool: Bash
+      when: {command: {glob: "rm *"}}       # 92 a textual test of the command line
 """
 EXPECTED = [
     (31, "got 'alow' (did you mean 'allow'?)", "error"),
@@ -122,6 +126,8 @@ EXPECTED = [
     (80, "'message' on an allow rule without 'rewrite' is never shown", "warning"),
     (86, "path_glob '**/*.pem' is relative", "warning"),
     (86, "to match it anywhere write '/**/*.pem'", "warning"),
+    (90, "path_under 'etc' is relative", "warning"),
+    (92, "does not see through 'sudo rm'", "warning"),
 ]
 
 

@@ -125,14 +125,25 @@ class _Review:
         if rule.effect == "allow" or not isinstance(rule.when, Mapping):
             return
         for key, spec in rule.when.items():
-            glob = spec.get("path_glob") if isinstance(spec, Mapping) else None
-            if isinstance(glob, str) and glob and not glob.startswith(("/", "~")):
-                self.error(at(f".when.{key}"), rule, f"when.{cut(str(key), 60)}: path_glob "
+            ops = spec if isinstance(spec, Mapping) else {}
+            for op in ("path_glob", "path_under"):
+                glob = ops.get(op)
+                if not isinstance(glob, str) or not glob or glob.startswith(("/", "~")):
+                    continue
+                meant = ("/**/" + glob.removeprefix("./").removeprefix("**/")
+                         if op == "path_glob" else "/" + glob.removeprefix("./"))
+                self.error(at(f".when.{key}"), rule, f"when.{cut(str(key), 60)}: {op} "
                            f"{cut(glob, 80)!r} is relative, so it is anchored at the rule's "
                            f"file's directory and does not {rule.effect} the same name "
-                           "elsewhere", f"to match it anywhere write "
-                           f"{'/**/' + glob.removeprefix('./').removeprefix('**/')!r}",
-                           "warning")
+                           "elsewhere", f"to match it anywhere write {cut(meant, 80)!r}"
+                           if op == "path_glob" else f"for an absolute directory write "
+                           f"{cut(meant, 80)!r}", "warning")
+            textual = not isinstance(spec, Mapping) or ops.keys() & {"glob", "regex", "equals"}
+            if key == "command" and rule.tool.strip() == "Bash" and textual:
+                self.error(at(f".when.{key}"), rule, "when.command tests the command line "
+                           "as written, so it does not see through 'sudo rm', 'a; rm', "
+                           "'$(rm)' as a Bash(...) rule does", "write the program as a rule: "
+                           "Bash(rm:*)", "warning")
 
     def prompt_name(self, rule: RuleConfig, origin: Origin, when: Mapping[str, object]) -> None:
         """A ``GetMcpPromptTool`` rule on a prompt name no declared prompt has."""
