@@ -1,6 +1,7 @@
 """Round 6: commands that programs run from a string other than a shell's: an awk program's
 ``system()`` / ``print | "cmd"`` / ``"cmd" | getline``, and ``git -c key=value`` (core.pager,
-``alias.x=!cmd``, core.sshCommand run the value). A deny rule on the command they run must
+``alias.x=!cmd``, core.sshCommand run the value), options naming a command (``tar
+--to-command``, ``rsync -e``, ``zip -TT``). A deny rule on the command they run must
 deny them; what runs no such string stays as it was."""
 
 from __future__ import annotations
@@ -34,7 +35,14 @@ RUN_FROM_STRINGS = [
     ("git -c core.sshCommand='sh -c \"rm x\"' fetch", "deny"),
     ("git -C /tmp -c core.editor='rm x' commit", "deny"),
     ("git -c core.pager='curl x' log", "ask"),
+    ("tar --to-command='rm x' -xf a.tar", "deny"),
+    ("tar -I 'rm x' -xf a.tar", "deny"),
+    ("rsync -e 'rm x' a b", "deny"),
+    ("rsync --rsh='curl x' a b", "ask"),
+    ("zip -T -TT 'rm x' a.zip b", "deny"),
     # nothing run from a string: unchanged
+    ("tar -xf a.tar", "allow"),
+    ("rsync -a a b", "allow"),
     ("awk '{print $1}' f", "allow"),
     ("awk 'BEGIN{print \"rm x\"}'", "allow"),
     ("git -c core.pager=less log", "allow"),
