@@ -79,6 +79,20 @@ permissions:
     - mcp__dev__build                       # 76 duplicate
     - tool: mcp__files__grep
       when: {}                              # 78 empty when: applies to every call
+    - tool: mcp__dev__build
+      message: "builds are fine"            # 80 a message an allow never shows
+    - tool: mcp__files__grep
+      rewrite: {clamp: {count: {max: 9}}}
+      message: "count clamped"              # 83 fine: shown when the rewrite denies
+  ask:
+    - tool: mcp__files__grep
+      when: {path: {path_glob: "**/*.pem"}}  # 86 relative path_glob in an ask rule
+    - tool: mcp__files__ls
+      when: {dir: {path_glob: "/srv/**"}}   # 88 fine: absolute
+    - tool: mcp__files__ls
+      when: {dir: {path_under: "etc"}}      # 90 relative path_under in an ask rule
+    - tool: Bash
+      when: {command: {glob: "rm *"}}       # 92 a textual test of the command line
 """
 EXPECTED = [
     (31, "got 'alow' (did you mean 'allow'?)", "error"),
@@ -109,6 +123,11 @@ EXPECTED = [
     (74, "did you mean 'Bash'?", "error"),
     (76, "duplicate", "warning"),
     (78, "'when' is empty", "warning"),
+    (80, "'message' on an allow rule without 'rewrite' is never shown", "warning"),
+    (86, "path_glob '**/*.pem' is relative", "warning"),
+    (86, "to match it anywhere write '/**/*.pem'", "warning"),
+    (90, "path_under 'etc' is relative", "warning"),
+    (92, "does not see through 'sudo rm'", "warning"),
 ]
 
 
@@ -139,7 +158,7 @@ def test_every_mistake_is_reported_with_its_line_in_one_run(tmp_path: Path) -> N
         hits = [x for x in lines if x.startswith(prefix) and fragment in x]
         assert hits, f"line {line}: no report containing {fragment!r}:\n{out.stderr}"
         assert any(("warning: " in x) == (level == "warning") for x in hits), hits
-    clean = {75}  # a rule that is fine
+    clean = {75, 83, 88}  # rules that are fine
     assert not [x for x in lines
                 if any(x.startswith(f"{config}:{real[n]}:") for n in clean)]
 

@@ -156,3 +156,8 @@ def test_check_notes_a_name_that_is_no_tool(config: Path) -> None:
     assert note("bash").endswith("did you mean Bash?")
     known = toolhost("permissions", "check", str(config), "mcp__db__query", cwd=config.parent)
     assert known.stderr == ""
+    gone = toolhost("permissions", "check", str(config), "mcp__db__query", "--cwd",
+                    str(config.parent / "nonexistent"), cwd=config.parent)
+    assert gone.returncode == 0 and gone.stderr.startswith(
+        "toolhost permissions check: note: the working directory "), gone.stderr
+    assert "does not exist" in gone.stderr

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -223,6 +224,10 @@ def _check(args: argparse.Namespace) -> int:
     note = _unknown_tool_note(config, args.tool)
     if note:
         print(f"toolhost permissions check: note: {note}", file=sys.stderr)
+    cwd = args.cwd or config.run.cwd
+    if cwd and not os.path.isdir(cwd):
+        print(f"toolhost permissions check: note: the working directory {cwd!r} does not "
+              "exist; relative paths are decided as if it did", file=sys.stderr)
     with as_caller(caller):
         decision = policy.decide(args.tool, tool_input)
     rule = policy.rule_for(decision)

@@ -92,8 +92,11 @@ class _Review:
                 self.error(at(f".{part}"), rule, f"'{part}' is empty, so the rule applies to "
                            "every call of its tools", f"remove '{part}' if that is meant",
                            "warning")
+        self.unseen(rule, at)
         compiled = None
-        if not broken:
+        if not broken and bare == rule:
+            compiled = head  # nothing more to compile
+        elif not broken:
             try:
                 compiled = compile_rule(rule, cwd=self.cwd)
             except ValueError as exc:
@@ -111,6 +114,36 @@ class _Review:
                 GET_PROMPT_TOOL):
             self.prompt_name(rule, at(".when.name"), rule.when)
         return compiled
+
+    def unseen(self, rule: RuleConfig, at: Where) -> None:
+        """Parts written but never in effect: an allow rule's ``message`` (shown only when
+        its rewrite denies), a deny/ask ``path_glob`` relative to the rule's file."""
+        if rule.message is not None and rule.effect == "allow" and not rule.rewrite:
+            self.error(at(".message"), rule, "'message' on an allow rule without 'rewrite' is "
+                       "never shown (a message is shown when a call is denied)",
+                       "move it to the deny or ask rule it explains", "warning")
+        if rule.effect == "allow" or not isinstance(rule.when, Mapping):
+            return
+        for key, spec in rule.when.items():
+            ops = spec if isinstance(spec, Mapping) else {}
+            for op in ("path_glob", "path_under"):
+                glob = ops.get(op)
+                if not isinstance(glob, str) or not glob or glob.startswith(("/", "~")):
+                    continue
+                meant = ("/**/" + glob.removeprefix("./").removeprefix("**/")
+                         if op == "path_glob" else "/" + glob.removeprefix("./"))
+                self.error(at(f".when.{key}"), rule, f"when.{cut(str(key), 60)}: {op} "
+                           f"{cut(glob, 80)!r} is relative, so it is anchored at the rule's "
+                           f"file's directory and does not {rule.effect} the same name "
+                           "elsewhere", f"to match it anywhere write {cut(meant, 80)!r}"
+                           if op == "path_glob" else f"for an absolute directory write "
+                           f"{cut(meant, 80)!r}", "warning")
+            textual = not isinstance(spec, Mapping) or ops.keys() & {"glob", "regex", "equals"}
+            if key == "command" and rule.tool.strip() == "Bash" and textual:
+                self.error(at(f".when.{key}"), rule, "when.command tests the command line "
+                           "as written, so it does not see through 'sudo rm', 'a; rm', "
+                           "'$(rm)' as a Bash(...) rule does", "write the program as a rule: "
+                           "Bash(rm:*)", "warning")
 
     def prompt_name(self, rule: RuleConfig, origin: Origin, when: Mapping[str, object]) -> None:
         """A ``GetMcpPromptTool`` rule on a prompt name no declared prompt has."""

@@ -93,8 +93,8 @@ def command_forms(words: tuple[str, ...], depth: int = 0) -> list[tuple[str, ...
         forms += [base[k + 1:] for k, w in enumerate(base) if w in _EXEC_ACTIONS]
     forms += [(_base(f[0]), *f[1:]) for f in forms if f and "/" in f[0]]
     for form in list(forms):
-        if depth < 8 and form and _base(form[0]) in _SHELLS:
-            for arg in form[1:]:
+        if depth < 8 and form:
+            for arg in _command_strings(form):
                 try:
                     inner = parse_command(arg)
                 except ShellSyntaxError:
@@ -102,6 +102,46 @@ def command_forms(words: tuple[str, ...], depth: int = 0) -> list[tuple[str, ...
                 for seg in inner.segments + inner.nested:  # each shorter: this ends
                     forms += command_forms(seg, depth + 1)
     return [f for f in dict.fromkeys(forms) if f and f[0]][:_MAX_FORMS]
+
+
+_AWKS = frozenset({"awk", "gawk", "mawk", "nawk", "busybox-awk"})
+_RUN_OPTIONS = {  # options whose value the program runs as a command line
+    "tar": frozenset({"--to-command", "-I", "--use-compress-program", "--info-script",
+                      "--new-volume-script", "-F", "--rsh-command"}),
+    "rsync": frozenset({"-e", "--rsh", "--rsync-path"}),
+    "zip": frozenset({"-TT", "--unzip-command"}),
+}
+_AWK_STRING = re.compile(r'"((?:[^"\\]|\\.)*)"')
+
+
+def _command_strings(form: tuple[str, ...]) -> list[str]:
+    """The strings a command runs as a command line, for deny matching (fail closed): a
+    shell's or ``eval``'s arguments; every string literal of an awk program that can run one
+    (``system("rm x")``, ``print | "rm x"``, ``"rm x" | getline``); the value of every
+    ``git -c key=value`` (``core.pager``, ``alias.x=!rm x``, ``core.sshCommand`` run it); the
+    value of an option that names a command (``tar --to-command``, ``rsync -e``, ``zip -TT``)."""
+    name = _base(form[0])
+    if name in _SHELLS:
+        return list(form[1:])
+    if name in _AWKS:
+        return [m.group(1) for arg in form[1:] if "system" in arg or "|" in arg
+                for m in _AWK_STRING.finditer(arg)]
+    if name in _RUN_OPTIONS:  # tar --to-command=CMD, rsync -e CMD, zip -TT CMD ...
+        opts = _RUN_OPTIONS[name]
+        out = []
+        for k, word in enumerate(form[1:], 1):
+            if word in opts and k + 1 < len(form):
+                out.append(form[k + 1])
+            elif word.partition("=")[0] in opts and "=" in word:
+                out.append(word.partition("=")[2])
+        return out
+    if name == "git":
+        out = []
+        for k, word in enumerate(form[1:-1], 1):
+            value = form[k + 1] if word in ("-c", "--config-env") else ""
+            out.append(value.partition("=")[2].lstrip("!"))
+        return [v for v in out if v]
+    return []
 
 
 @dataclass(frozen=True)
