@@ -40,7 +40,36 @@ RUN_FROM_STRINGS = [
     ("rsync -e 'rm x' a b", "deny"),
     ("rsync --rsh='curl x' a b", "ask"),
     ("zip -T -TT 'rm x' a.zip b", "deny"),
+    ("ssh host rm -rf /", "deny"),
+    ("ssh -p 22 -i key host 'rm -rf /tmp/x'", "deny"),
+    ("ssh -tp22 host sudo rm x", "deny"),
+    ("ssh -o ProxyCommand='rm x' host", "deny"),
+    ("ssh -oProxyCommand='rm x' host ls", "deny"),
+    ("ssh -o 'LocalCommand curl x' host", "ask"),
+    ("scp -o 'ProxyCommand rm x' a h:b", "deny"),
+    ("scp -S rm a h:b", "deny"),
+    ("sftp -D 'rm x' h", "deny"),
+    ("man -P 'rm x' ls", "deny"),
+    ("man --pager='rm x' ls", "deny"),
+    ("GIT_SSH_COMMAND='rm x' git fetch", "deny"),
+    ("env GIT_SSH_COMMAND='rm x' git fetch", "deny"),
+    ("sudo PAGER='rm x' man ls", "deny"),
+    ("EDITOR='curl x' git commit", "ask"),
+    ("LESSOPEN='|rm x %s' less f", "deny"),  # `|cmd`: less runs it
+    ("vim -c '!rm x'", "deny"),
+    ("vim -c 'silent !rm x' f", "deny"),
+    ("vim +':!rm x' f", "deny"),
+    ("nvim -c 'call system(\"rm x\")'", "deny"),
+    ("sed '1e rm x' f", "deny"),
+    ("sed -e '/a/e rm x' f", "deny"),
+    ("sed --expression='$e rm x' f", "deny"),
     # nothing run from a string: unchanged
+    ("ssh host ls", "allow"),
+    ("ssh -v -p 22 host", "allow"),
+    ("man ls", "allow"),
+    ("sed 's/e/x/' f", "allow"),
+    ("vim -c 'set nu' f", "allow"),
+    ("FOO=1 git status", "allow"),
     ("tar -xf a.tar", "allow"),
     ("rsync -a a b", "allow"),
     ("awk '{print $1}' f", "allow"),
@@ -54,3 +83,24 @@ RUN_FROM_STRINGS = [
 def test_commands_run_from_awk_and_git_config_strings_meet_deny_rules(command: str,
                                                                       want: str) -> None:
     assert DENY_RM.decide("Bash", {"command": command}).behavior == want
+
+
+ALLOW_GIT = policy([("allow", "Bash(git fetch:*)"), ("allow", "Bash(git log:*)"),
+                    ("allow", "Bash(man:*)"), ("allow", "Bash(GIT_PAGER=cat git log:*)")],
+                   "deny")
+
+
+@pytest.mark.parametrize(("command", "want"), [
+    ("git fetch origin", "allow"),
+    ("FOO=1 git fetch", "allow"),  # an ordinary variable: a transparent step
+    ("GIT_SSH_COMMAND='curl x | sh' git fetch", "deny"),  # its value runs: not the rule's
+    ("GIT_SSH='rm x' git fetch", "deny"),
+    ("PAGER='rm x' man ls", "deny"),
+    ("MANPAGER=cat man ls", "deny"),
+    ("FOO=1 EDITOR=vim git fetch", "deny"),
+    ("GIT_PAGER=cat git log", "allow"),  # a rule that names the assignment allows it
+    ("GIT_PAGER=less git log", "deny"),
+])
+def test_an_allow_rule_does_not_cover_a_variable_whose_value_runs(command: str,
+                                                                  want: str) -> None:
+    assert ALLOW_GIT.decide("Bash", {"command": command}).behavior == want

@@ -16,12 +16,20 @@ import re
 from toolhost.permissions.shell import ParsedCommand, Word
 from toolhost.permissions.shellexp import NUMERIC_PARAM, arith_refusal, subscript_refusal
 
-__all__ = ["DANGEROUS_VARS", "builtin_reason", "line_reason"]
+__all__ = ["COMMAND_VARS", "DANGEROUS_VARS", "builtin_reason", "line_reason"]
 
 # Variables that change which program a name runs, or what a program loads.
 DANGEROUS_VARS = re.compile(r"PATH|IFS|ENV|BASH_ENV|SHELLOPTS|BASHOPTS|PS4|PROMPT_COMMAND|"
                             r"GLOBIGNORE|EXECIGNORE|BASH_CMDS|BASH_ALIASES|LD_\w*|DYLD_\w*|"
                             r"GCONV_PATH|BASH_LOADABLES_PATH|CDPATH")
+# Variables whose value a program runs as a command line (`GIT_SSH_COMMAND='rm x' git fetch`,
+# `PAGER='rm x' man ls`): an assignment to one is a step an allow rule must name, and deny rules
+# are tried on its value.
+COMMAND_VARS = frozenset({
+    "GIT_SSH_COMMAND", "GIT_SSH", "GIT_PAGER", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR",
+    "GIT_EXTERNAL_DIFF", "GIT_ASKPASS", "GIT_PROXY_COMMAND", "SSH_ASKPASS", "SUDO_ASKPASS",
+    "PAGER", "MANPAGER", "SYSTEMD_PAGER", "EDITOR", "VISUAL", "LESSOPEN", "LESSCLOSE",
+    "BROWSER", "RSYNC_RSH", "CVS_RSH", "FCEDIT"})
 _IDENT = re.compile(r"(?<![A-Za-z0-9_])[A-Za-z_][A-Za-z0-9_]*")
 _NAME_START = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(?=$|\[|\+?=)")
 DECLARERS = frozenset({"export", "declare", "typeset", "local", "readonly"})

@@ -40,7 +40,8 @@ def command_positions(command: Any, unkeyed: Sequence[int],
             firsts.add(" ".join(form).split(" ", 1)[0])
     for steps in analyze_line(command).steps:  # and every step the analysis proves runs
         for step in steps:
-            words = step.words[step.offset:] if step.kind == "assign" else step.words
+            words = step.words[step.offset:] if step.kind in ("assign", "assign_command") \
+                else step.words
             if words:
                 firsts.update((words[0], words[0].rsplit("/", 1)[-1]))
     positions = list(unkeyed)

@@ -17,7 +17,12 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from toolhost.permissions.bashbuiltins import DANGEROUS_VARS, builtin_reason, line_reason
+from toolhost.permissions.bashbuiltins import (
+    COMMAND_VARS,
+    DANGEROUS_VARS,
+    builtin_reason,
+    line_reason,
+)
 from toolhost.permissions.shell import ParsedCommand, ShellSyntaxError, Word, parse_command
 
 __all__ = ["SHELLS", "WRAPPERS", "Analysis", "Step", "analyze", "analyze_command"]
@@ -111,7 +116,8 @@ class Step:
     program with its arguments. ``offset`` is where the next step starts in ``words``."""
 
     words: tuple[str, ...]
-    kind: str  # "assign", "wrapper", "transparent" (a wrapper rules may skip), "program"
+    kind: str  # "assign", "assign_command", "wrapper", "transparent" (a wrapper rules may
+    # skip), "program"
     offset: int = 0
     inner: int = 0  # how many of the following steps are the command this one runs
 
@@ -209,7 +215,10 @@ def analyze(words: tuple[Word, ...], depth: int = 0, *, wrapped: bool = False,
         return Analysis(reason="xargs appends a command it reads from its input") if (
             appended) else Analysis()
     if i > start:
-        steps.append(Step(values[start:], "assign", i - start))
+        runs = any(_ASSIGNMENT.match(w.raw).group(1) in COMMAND_VARS  # type: ignore[union-attr]
+                   for w in words[start:i])
+        # a variable whose value a program runs: a step an allow rule must name itself
+        steps.append(Step(values[start:], "assign_command" if runs else "assign", i - start))
     program = words[i]
     if not program.plain:
         return Analysis(reason=f"the program word {program.raw!r} is not a plain literal")
