@@ -1,0 +1,129 @@
+"""The command lines a program runs from a string it is given, for deny and ask matching
+(fail closed): a shell's ``-c``, an awk program's ``system()``, ``git -c core.pager=``,
+``ssh host CMD`` and ``-o ProxyCommand=``, ``tar --to-command``, a vim ``-c '!cmd'``, a sed
+script's ``e`` command, ``GIT_SSH_COMMAND='...' git fetch``. ``toolhost.permissions.content``
+parses each string found and tries the rules on its commands too."""
+
+from __future__ import annotations
+
+import re
+
+from toolhost.permissions.bashbuiltins import COMMAND_VARS
+from toolhost.permissions.bashprog import SHELLS
+
+__all__ = ["ASSIGNMENT", "base", "command_strings"]
+
+ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=.*", re.DOTALL)
+# Programs that run their argument as a command line: `sh -c "rm -rf x"`, `eval "rm -rf x"`.
+_SHELLS = SHELLS | {"eval", "trap"}
+
+
+def base(word: str) -> str:
+    """A program's name without its directory (``/bin/rm`` is ``rm``)."""
+    return word.rsplit("/", 1)[-1]
+
+
+_AWKS = frozenset({"awk", "gawk", "mawk", "nawk", "busybox-awk"})
+_RUN_OPTIONS = {  # options whose value the program runs as a command line
+    "tar": frozenset({"--to-command", "-I", "--use-compress-program", "--info-script",
+                      "--new-volume-script", "-F", "--rsh-command"}),
+    "rsync": frozenset({"-e", "--rsh", "--rsync-path"}),
+    "zip": frozenset({"-TT", "--unzip-command"}),
+    "man": frozenset({"-P", "--pager"}),
+    "scp": frozenset({"-S"}),
+    "sftp": frozenset({"-S", "-D"}),
+}
+_AWK_STRING = re.compile(r'"((?:[^"\\]|\\.)*)"')
+# ssh (and scp, sftp) options whose value is a local command line: `-o ProxyCommand=...`
+_SSH_COMMAND_KEYS = frozenset({"proxycommand", "localcommand", "knownhostscommand",
+                               "remotecommand"})
+_SSH_VALUE_FLAGS = frozenset("BbcDEeFIiJLlmOoPpQRSWw")  # ssh's one-letter options with values
+_VIMS = frozenset({"vi", "vim", "nvim", "gvim", "view", "ex", "rvim", "vimdiff"})
+# a sed script's `e` command (GNU: runs the rest of its line) or `s///e` flag runs a command
+_SED_E = re.compile(r"(?:^|[;\n{}]|[0-9$/!])\s*e\s+([^;\n}]+)")
+
+
+def _leading_assignments(form: tuple[str, ...]) -> list[str]:
+    out = []
+    for word in form:
+        if not ASSIGNMENT.fullmatch(word):
+            break
+        name, _, value = word.partition("=")
+        if name.rstrip("+") in COMMAND_VARS and value:
+            out.append(value)
+    return out
+
+
+def _ssh_strings(form: tuple[str, ...]) -> list[str]:
+    """``-o ProxyCommand=CMD`` (any command-valued key) and, for ssh, the command after the
+    host, which the remote shell runs (a deny on ``rm`` holds there too: fail closed)."""
+    out: list[str] = []
+    k, host = 1, None
+    while k < len(form):
+        word = form[k]
+        if word == "--":
+            host = k + 1
+            break
+        if word.startswith("-") and len(word) > 1:
+            for i, letter in enumerate(word[1:], 1):
+                if letter in _SSH_VALUE_FLAGS:
+                    value = word[i + 1:] or (form[k + 1] if k + 1 < len(form) else "")
+                    if not word[i + 1:]:
+                        k += 1
+                    if letter == "o":
+                        key, _, rest = value.replace("=", " ", 1).partition(" ")
+                        if key.lower() in _SSH_COMMAND_KEYS:
+                            out.append(rest.strip())
+                    break
+            k += 1
+            continue
+        host = k
+        break
+    if base(form[0]) == "ssh" and host is not None and host + 1 < len(form):
+        out.append(" ".join(form[host + 1:]))
+    return [v for v in out if v]
+
+
+def command_strings(form: tuple[str, ...]) -> list[str]:
+    """The strings a command runs as a command line, for deny matching (fail closed): a
+    shell's or ``eval``'s arguments; every string literal of an awk program that can run one
+    (``system("rm x")``, ``print | "rm x"``, ``"rm x" | getline``); the value of every
+    ``git -c key=value`` (``core.pager``, ``alias.x=!rm x``, ``core.sshCommand`` run it); the
+    value of an option that names a command (``tar --to-command``, ``rsync -e``, ``zip -TT``,
+    ``man -P``, ``ssh -o ProxyCommand=``); the command ssh runs on the host; a vim ``-c
+    '!cmd'``; a sed script's ``e`` command; and a leading ``GIT_SSH_COMMAND=``, ``PAGER=``,
+    ``EDITOR=`` ... assignment's value."""
+    out = _leading_assignments(form)
+    if out:
+        return out
+    name = base(form[0])
+    if name in _SHELLS:
+        return list(form[1:])
+    if name in _AWKS:
+        return [m.group(1) for arg in form[1:] if "system" in arg or "|" in arg
+                for m in _AWK_STRING.finditer(arg)]
+    if name in ("ssh", "scp", "sftp"):
+        out = _ssh_strings(form)
+    if name in _RUN_OPTIONS:  # tar --to-command=CMD, rsync -e CMD, zip -TT CMD ...
+        opts = _RUN_OPTIONS[name]
+        for k, word in enumerate(form[1:], 1):
+            if word in opts and k + 1 < len(form):
+                out.append(form[k + 1])
+            elif word.partition("=")[0] in opts and "=" in word:
+                out.append(word.partition("=")[2])
+        return out
+    if name in _VIMS:  # vim -c '!rm x', vim +'!rm x', vim -c ':!rm x'
+        values = [form[k + 1] for k, w in enumerate(form[1:-1], 1) if w in ("-c", "--cmd")]
+        values += [w[1:] for w in form[1:] if w.startswith("+")]
+        return [*(v.partition("!")[2] for v in values if "!" in v),  # :!cmd, silent !cmd
+                *(m.group(1) for v in values if "system" in v for m in _AWK_STRING.finditer(v))]
+    if name in ("sed", "gsed"):
+        scripts = [a.partition("=")[2] if a.startswith("--expression=") else a
+                   for a in form[1:] if a.startswith("--expression=") or not a.startswith("-")]
+        return [m.group(1).strip() for arg in scripts for m in _SED_E.finditer(arg)]
+    if name == "git":
+        for k, word in enumerate(form[1:-1], 1):
+            value = form[k + 1] if word in ("-c", "--config-env") else ""
+            out.append(value.partition("=")[2].lstrip("!"))
+        return [v for v in out if v]
+    return out
