@@ -103,3 +103,18 @@ def test_an_unknown_target_meets_deny_and_ask(rule: str, tool: str, tool_input: 
 def test_an_unknown_target_is_never_allowed_by_a_content_rule(rule: str, tool: str,
                                                               tool_input: Any) -> None:
     assert _policy("ask", RuleConfig("allow", rule)).decide(tool, tool_input).behavior == "ask"
+
+
+@pytest.mark.parametrize("written", ["Task(explore)", "Agent(EXPLORE)", "Task( Explore )"])
+@pytest.mark.parametrize("sent", ["Explore", "explore", " Explore", "EXPLORE"])
+@pytest.mark.parametrize("tool", ["Agent", "Task"])
+def test_a_deny_or_ask_names_a_subagent_whatever_its_case(written: str, sent: str,
+                                                          tool: str) -> None:
+    for effect in ("deny", "ask"):
+        decided = _policy("allow", RuleConfig(effect, written)).decide(
+            tool, {"subagent_type": sent, "prompt": "p", "description": "d"})
+        assert decided.behavior == effect, (written, sent)
+    # an allow names the agent exactly as written
+    allowed = _policy("ask", RuleConfig("allow", "Task(Explore)")).decide(
+        tool, {"subagent_type": sent, "prompt": "p", "description": "d"})
+    assert allowed.behavior == ("allow" if sent == "Explore" else "ask")

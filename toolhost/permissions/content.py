@@ -356,7 +356,8 @@ def _domain(text: str) -> str | None:
 
 @dataclass(frozen=True)
 class ValueMatcher:
-    """``Task(name)`` / ``Agent(name)``: the sub-agent type, exactly."""
+    """``Task(name)`` / ``Agent(name)``: the sub-agent type; an allow exactly, a deny or ask
+    whatever its case and surrounding spaces (``Task(explore)`` denies ``Explore``)."""
 
     key: str
     value: str
@@ -365,7 +366,9 @@ class ValueMatcher:
         value = tool_input.get(self.key)
         if not isinstance(value, str):  # missing or wrong-typed: which agent is unknown
             return not strict
-        return value == self.value
+        if strict:
+            return value == self.value
+        return value.strip().casefold() == self.value.strip().casefold()
 
 
 _IPV4 = re.compile(r"[0-9.]+")
