@@ -20,8 +20,12 @@ RULES = {
     "Bash(rm -rf /tmp/?)": ("warning", "'?' is a literal character"),
     "Read(//etc/{passwd,shadow})": ("warning", "Read(//etc/passwd), ..."),
     "Edit(src/*.{ts,js})": ("warning", "braces are literal"),
+    "Read(C:\\Users\\me\\.ssh\\id_rsa)": ("warning", "looks like a Windows path"),
+    "Read(C:/Users/me/secret.txt)": ("warning", "looks like a Windows path"),
+    "Edit(src\\app\\main.py)": ("warning", "looks like a Windows path"),
 }
 FINE = ["Read(/docs/**)", "Read(//etc/passwd)", "Read(./etc/x)", "Read(/*.md)",
+        "Read(//etc/**.conf)", "Read(//x/**/*.py)",
         "Bash(npm test:*)", "Bash(curl https://x.example/?q=1)", "Bash(git * main)"]
 
 
@@ -67,3 +71,19 @@ def test_an_allow_rule_that_can_allow_nothing_is_reported_with_its_line(tmp_path
 
 def test_the_same_rules_deny_and_are_not_reported_as_deny_rules(tmp_path: Path) -> None:
     assert not [f for f in _review(tmp_path, NEVER_ALLOW) if "allow no command" in f]
+
+
+GLUED = ["Read(//src/**.py)", "Edit(src**/x)", "Read(//a/b**)"]
+WHOLE = ["Read(//src/**/*.py)", "Read(**)", "Read(//src/**)", "Read(**/.env)"]
+
+
+def test_an_allow_path_with_a_glued_double_star_is_reported(tmp_path: Path) -> None:
+    # gitignore reads a '**' that is not a whole segment as '*' (one level); here it spans
+    # directories, so such an allow covers more than its author may think
+    found = _review(tmp_path, GLUED + WHOLE, effect="allow")
+    for k, rule in enumerate(GLUED):
+        mine = [f for f in found if f"toolhost.yaml:{k + 4}:7:" in f and "whole path" in f]
+        assert len(mine) == 1 and mine[0].startswith("warning"), (rule, found)
+    assert not [f for f in found if "whole path" in f and any(
+        f"toolhost.yaml:{k + 4 + len(GLUED)}:" in f for k in range(len(WHOLE)))], found
+    assert not [f for f in _review(tmp_path, GLUED) if "whole path" in f]  # deny: fail closed

@@ -13,6 +13,11 @@
   ``Bash(curl * | sh)``, ``Bash(ls > out.txt)``): it allows nothing: a warning.
 * ``Read(//etc/{passwd,shadow})``: path patterns have no brace expansion (gitignore-style):
   the rule names a file called ``{passwd,shadow}``: a warning.
+* ``Read(C:\\Users\\me\\.ssh\\id_rsa)``: a Windows path; ``\\`` escapes the next character
+  in a path pattern and the CLI reports POSIX paths, so it names a relative file
+  ``C:Usersme.sshid_rsa``: a warning.
+* an allow ``Read(//src/**.py)``: a ``**`` that is not a whole segment matches across
+  directories here (any depth), where gitignore reads it as ``*`` (one level): a warning.
 """
 
 from __future__ import annotations
@@ -25,6 +30,8 @@ __all__ = ["content_hints", "never_allows"]
 _RULE = re.compile(r"\s*([^()\s]+)\((.*)\)\s*", re.DOTALL)
 _INNER_PREFIX = re.compile(r":\*(?=.)", re.DOTALL)
 _BRACES = re.compile(r"\{([^{}]*,[^{}]*)\}")
+_WINDOWS = re.compile(r"[A-Za-z]:[\\/]|\\\\|[^\\]\\[A-Za-z0-9_ .-][^*?\[]*\\")
+_GLUED_STARS = re.compile(r"(?<=[^/])\*\*|\*\*(?=[^/])")
 
 
 def content_hints(tool: str, rule_dir: str, effect: str = "deny") -> list[tuple[str, str, str]]:
@@ -37,7 +44,8 @@ def content_hints(tool: str, rule_dir: str, effect: str = "deny") -> list[tuple[
 
     name, spec = found.group(1), found.group(2).strip()
     if name in PATH_TOOLS:
-        return _braces(name, spec) + _rooted(name, spec, rule_dir)
+        return (_braces(name, spec) + _rooted(name, spec, rule_dir) + _windows(name, spec)
+                + (_glued_stars(name, spec) if effect == "allow" else []))
     if name == "Bash":
         return _bash(spec) + (_never_allows(spec) if effect == "allow" else [])
     return []
@@ -51,6 +59,25 @@ def _braces(name: str, spec: str) -> list[tuple[str, str, str]]:
     return [("warning", f"braces are literal in a path pattern (gitignore-style, no brace "
              f"expansion): {spec!r} matches only a name holding {found.group(0)!r} as written",
              f"write one rule per alternative: {name}({first}), ...")]
+
+
+def _windows(name: str, spec: str) -> list[tuple[str, str, str]]:
+    if not _WINDOWS.search(spec):
+        return []
+    return [("warning", f"{spec!r} looks like a Windows path: in a path pattern '\\' escapes the "
+             "next character and the CLI reports POSIX paths ('/'), so it names no file meant",
+             f"write the POSIX path, e.g. {name}(//home/me/...) or {name}(~/...)")]
+
+
+def _glued_stars(name: str, spec: str) -> list[tuple[str, str, str]]:
+    found = _GLUED_STARS.search(spec)
+    if found is None:
+        return []
+    one = re.sub(r"\*\*", "*", spec)
+    return [("warning", f"'**' in {spec!r} is not a whole path segment: toolhost matches it "
+             "across directories (any depth), so this allow covers more than one level, "
+             "which gitignore's '**' would not",
+             f"write {name}({one}) for one level, or a whole '**/' segment for any depth")]
 
 
 def _rooted(name: str, spec: str, rule_dir: str) -> list[tuple[str, str, str]]:
