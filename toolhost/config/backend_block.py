@@ -16,6 +16,7 @@ from toolhost.backends.base import BackendKind
 from toolhost.compile.fastcheck import Check, compile_plain_check
 from toolhost.config.checks import Checker, TomlDate, describe, did_you_mean, shown
 from toolhost.config.model import BackendSpec
+from toolhost.config.template_values import keep_values_as_text
 from toolhost.config.tree import Path
 from toolhost.excerpt import cut
 
@@ -104,6 +105,8 @@ class BackendChecker:
             self._report(check, here, error, shorthand)
         if len(check.problems) > before:
             return None
+        # a ${VAR} value in a template field stays text (never jinja)
+        block = keep_values_as_text(name, block, here, shorthand, check.substituted)
         return BackendSpec(kind=name, options=block, origin=check.mark(here).origin(here))
 
     def _report(self, check: Checker, here: Path, error: ValidationError,

@@ -1,0 +1,65 @@
+"""A ``${VAR}`` value inside a command's or an http tool's template stays text: a value holding
+``{{``, ``{%`` or ``{#`` (a branch name, a password with braces) is never read as jinja, and
+adds no param. What the author wrote as a template is one still."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from toolhost.cli import main
+from toolhost.config.template_values import escape_spans
+
+CONFIG = """\
+toolhost: 1
+servers:
+  s:
+    tools:
+      t:
+        description: echo values
+        command: [echo, "${BR}", "x-${BR}-y", "{{ n }}"]
+        params:
+          n: {type: integer}
+      i:
+        description: read stdin
+        command: {argv: [cat], stdin: "<${BR}>"}
+permissions: {default: allow}
+"""
+
+VALUES = ["{{ 7*7 }}", "{{ n }}", "{% if true %}yes{% endif %}", "{#x#}", "{{{", "a{b}c",
+          "}}{{", "{{ ''.__class__ }}", "{% raw %}", "plain", "{", "%}{{"]
+
+
+@pytest.mark.parametrize("value", VALUES)
+def test_an_environment_value_reaches_the_program_as_it_was_set(
+        tmp_path: Path, value: str, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    config = tmp_path / "c.yaml"
+    config.write_text(CONFIG)
+    monkeypatch.setenv("BR", value)
+    assert main(["call", str(config), "s.t", "n=3"]) == 0, capsys.readouterr().err
+    assert capsys.readouterr().out.rstrip("\n") == f"{value} x-{value}-y 3"
+    assert main(["call", str(config), "s.i"]) == 0, capsys.readouterr().err
+    assert capsys.readouterr().out.rstrip("\n") == f"<{value}>"
+    # the schema still has the one param the author wrote
+    assert main(["tools", str(config), "--json"]) == 0
+    listed = json.loads(capsys.readouterr().out)
+    tools = {t["wireName"]: t for server in listed["servers"] for t in server["tools"]}
+    assert list(tools["mcp__s__t"]["inputSchema"]["properties"]) == ["n"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="{}%# ab'\"", max_size=30), st.text(alphabet="{}%#ab ", max_size=8),
+       st.text(alphabet="{}%#ab ", max_size=8))
+def test_escaped_spans_render_as_written(value: str, before: str, after: str) -> None:
+    from toolhost.backends import templating
+
+    if "{" in before + after or "}" in before + after:  # the author's own text must parse
+        return
+    text = before + value + after
+    escaped = escape_spans(text, ((len(before), len(before) + len(value)),))
+    assert templating.compile_template(escaped).render({}) == text
