@@ -63,3 +63,16 @@ def test_escaped_spans_render_as_written(value: str, before: str, after: str) ->
     text = before + value + after
     escaped = escape_spans(text, ((len(before), len(before) + len(value)),))
     assert templating.compile_template(escaped).render({}) == text
+
+
+def test_a_secret_with_braces_in_an_argv_is_still_warned_of(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    config = tmp_path / "c.yaml"
+    config.write_text("toolhost: 1\nservers:\n  s:\n    tools:\n      t:\n"
+                      "        description: log in\n"
+                      "        command: [login, --password, '${DB_PASSWORD}']\n")
+    monkeypatch.setenv("DB_PASSWORD", "pa{{ss}}w{%rd")
+    main(["validate", str(config)])
+    err = capsys.readouterr().err
+    assert "puts a secret in the program's arguments" in err and "pa{{" not in err, err

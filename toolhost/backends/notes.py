@@ -112,4 +112,11 @@ def _argv_secrets(config: HostConfig, origin: Any, argv: Sequence[Any], key: str
         f"{redactor.redact(text)!r} puts a secret in the program's arguments, which every "
         "user of this machine can read while it runs (ps, /proc/PID/cmdline)", key=where,
         hint=hint)
-        for text, where in _strings(argv, key) if redactor.spans(text)]
+        for text, where in ((as_set(t), w) for t, w in _strings(argv, key))
+        if redactor.spans(text)]
+
+
+def as_set(text: str) -> str:
+    """An argv element as its ``${VAR}`` values were set (toolhost.config.template_values
+    writes a ``{`` they hold before ``{``/``%``/``#`` so that jinja leaves it alone)."""
+    return text.replace("{{ '{' }}", "{")
