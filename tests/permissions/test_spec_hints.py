@@ -25,7 +25,7 @@ RULES = {
     "Edit(src\\app\\main.py)": ("warning", "looks like a Windows path"),
 }
 FINE = ["Read(/docs/**)", "Read(//etc/passwd)", "Read(./etc/x)", "Read(/*.md)",
-        "Read(//etc/**.conf)", "Read(//x/**/*.py)",
+        "Read(//etc/**.conf)", "Read(//x/**/*.py)", "Read(//srv/data:/x)",
         "Bash(npm test:*)", "Bash(curl https://x.example/?q=1)", "Bash(git * main)"]
 
 

@@ -30,7 +30,7 @@ __all__ = ["content_hints", "never_allows"]
 _RULE = re.compile(r"\s*([^()\s]+)\((.*)\)\s*", re.DOTALL)
 _INNER_PREFIX = re.compile(r":\*(?=.)", re.DOTALL)
 _BRACES = re.compile(r"\{([^{}]*,[^{}]*)\}")
-_WINDOWS = re.compile(r"[A-Za-z]:[\\/]|\\\\|[^\\]\\[A-Za-z0-9_ .-][^*?\[]*\\")
+_WINDOWS = re.compile(r"^[A-Za-z]:[\\/]|\\\\|[^\\]\\[A-Za-z0-9_.-][^*?\[\\ ]*\\")
 _GLUED_STARS = re.compile(r"(?<=[^/])\*\*|\*\*(?=[^/])")
 
 
