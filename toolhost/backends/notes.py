@@ -17,6 +17,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from toolhost.backends.command_checks import option_notes
+from toolhost.config.template_values import as_set
 
 if TYPE_CHECKING:
     from toolhost.config.model import HostConfig
@@ -114,9 +115,3 @@ def _argv_secrets(config: HostConfig, origin: Any, argv: Sequence[Any], key: str
         hint=hint)
         for text, where in ((as_set(t), w) for t, w in _strings(argv, key))
         if redactor.spans(text)]
-
-
-def as_set(text: str) -> str:
-    """An argv element as its ``${VAR}`` values were set (toolhost.config.template_values
-    writes a ``{`` they hold before ``{``/``%``/``#`` so that jinja leaves it alone)."""
-    return text.replace("{{ '{' }}", "{")

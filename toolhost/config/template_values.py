@@ -18,7 +18,7 @@ from typing import Any
 
 from toolhost.config.tree import Path
 
-__all__ = ["TEMPLATE_FIELDS", "keep_values_as_text"]
+__all__ = ["TEMPLATE_FIELDS", "as_set", "keep_values_as_text"]
 
 TEMPLATE_FIELDS = {"command": ("argv", "stdin", "env"),
                    "http": ("url", "query", "headers", "form", "json")}
@@ -71,3 +71,9 @@ def escape_spans(text: str, spans: tuple[tuple[int, int], ...]) -> str:
         else:
             out.append(ch)
     return "".join(out)
+
+
+def as_set(text: str) -> str:
+    """The inverse of :func:`escape_spans`: a template field's text as its ``${VAR}`` values
+    were set (for checks that look at the values, such as the argv-secret warning)."""
+    return text.replace(_BRACE, "{")
