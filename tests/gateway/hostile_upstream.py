@@ -20,7 +20,10 @@
   notifications with invalid params, of several kinds), ``gzip`` (over HTTP: every
   answer gzip-compressed, asked or not), ``many_values`` / ``many_listed`` (tools/call's
   answer / tools/list's page holds ``HOSTILE_N`` empty lists); over HTTP ``huge_result`` is
-  sent in chunks of 1 MB, never held whole;
+  sent in chunks of 1 MB, never held whole; ``forgetful`` (over HTTP: sessions by
+  ``Mcp-Session-Id``, a request of an unknown one answered 404, and a call whose ``text`` is
+  ``forget`` ends every session after its answer) and ``amnesiac`` (every request but
+  initialize answered 404);
 - ``HOSTILE_LOG``: a file that gets one line per request;
 - ``HOSTILE_RAW``: over stdio, tools/call is answered with this line as it is, ``@ID@``
   replaced by the request's id and ``@DEEP@`` by ``HOSTILE_N`` nested lists (JSON the
@@ -216,12 +219,24 @@ def stdio() -> None:
 def http(port: int) -> None:
     import http.server
 
+    sessions: set[str] = set()
+
     class Handler(http.server.BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
         def do_POST(self) -> None:
             size = int(self.headers.get("Content-Length") or 0)
             msg = json.loads(self.rfile.read(size) or b"{}")
+            session = self.headers.get("Mcp-Session-Id")
+            if MODES & {"forgetful", "amnesiac"}:
+                if msg.get("method") == "initialize":
+                    session = os.urandom(8).hex()
+                    sessions.add(session)
+                elif session not in sessions or "amnesiac" in MODES:
+                    self.send_response(404)
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
             if "huge_result" in MODES and msg.get("method") == "tools/call":
                 self.chunked(msg["id"])
                 return
@@ -240,8 +255,12 @@ def http(port: int) -> None:
                 self.send_header("Content-Encoding", "gzip")
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(body)))
+            if session:
+                self.send_header("Mcp-Session-Id", session)
             self.end_headers()
             self.wfile.write(body)
+            if (msg.get("params") or {}).get("arguments") == {"text": "forget"}:
+                sessions.clear()
 
         def chunked(self, ident: Any) -> None:
             self.send_response(200)

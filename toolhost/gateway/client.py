@@ -8,7 +8,10 @@ step, which runs outside any event loop, list the upstream's tools synchronously
 
 A connection that dies (the process exits, the HTTP server goes away) is noticed by the call
 that meets it; the call gets a clear error and the next call reconnects, waiting 1, 2, 4...
-up to 30 seconds between attempts so a crashing upstream cannot be hammered.
+up to 30 seconds between attempts so a crashing upstream cannot be hammered. An HTTP upstream
+that answers 404 to its session's id (it expired the session, or restarted without the GET
+stream that would have told) has not run the request: as the MCP spec asks, a new session is
+started at once and the request sent again, once.
 
 The holder task also watches for the upstream's lists changing (``changes``): news of its tool
 list goes to ``watch.tools``, of its resources or prompts to ``watch.content``; a reconnection
@@ -63,6 +66,10 @@ class _Broken(UpstreamError):
     """The connection broke (not an error the upstream answered)."""
 
 
+class _SessionLost(_Broken):
+    """An HTTP upstream answered 404 to the session's id: the request did not run."""
+
+
 class _TimedOut(UpstreamError):
     """No answer in time: the request is abandoned, the connection kept."""
 
@@ -107,26 +114,22 @@ class UpstreamConnection:
         """The upstream's tools as plain dicts (every page). UpstreamError if it cannot be
         listed within ``list_deadline`` (a broken connection is dropped: the next use
         reconnects)."""
-        portal = self._ensure()
-        try:
-            return portal.call(self._list_tools)
-        except _Broken:
-            self._drop()
-            raise
+        return self._again_if_lost(lambda portal: portal.call(self._list_tools))
 
     def call_tool(self, name: str, arguments: dict[str, Any],
                   timeout: float | None) -> dict[str, Any]:
         """One tools/call; the CallToolResult as a plain dict. UpstreamError if the
         connection is down (the next call reconnects) or no answer came within ``timeout``
         (None: ``request_deadline``)."""
-        portal = self._ensure()
-        try:
-            return portal.call(self._call_tool, name, arguments, timeout)
-        except _TimedOut:
-            raise
-        except UpstreamError:
-            self._drop()
-            raise
+        def call(portal: anyio.from_thread.BlockingPortal) -> dict[str, Any]:
+            try:
+                return portal.call(self._call_tool, name, arguments, timeout)
+            except (_TimedOut, _Broken):
+                raise
+            except UpstreamError as exc:  # not connected: dropped like a broken one
+                raise _Broken(str(exc)) from None
+
+        return self._again_if_lost(call)
 
     def run(self, operation: Callable[[Any], Awaitable[T]], timeout: float | None = None,
             what: str = "request") -> T:
@@ -135,13 +138,26 @@ class UpstreamConnection:
         listing passes ``list_deadline``). UpstreamError when the connection is down, the
         upstream refuses or does not answer in time (a broken connection is dropped: the
         next use reconnects); ``what`` names the operation in that error."""
-        portal = self._ensure()
-        try:
-            return cast("T", portal.call(self._run, operation,
-                                         timeout or self.request_deadline, what))
-        except _Broken:
-            self._drop()
-            raise
+        return cast("T", self._again_if_lost(lambda portal: portal.call(
+            self._run, operation, timeout or self.request_deadline, what)))
+
+    def _again_if_lost(self, use: Callable[[anyio.from_thread.BlockingPortal], T]) -> T:
+        """``use(portal)``; a broken connection is dropped (the next use reconnects), and a
+        session the upstream lost is started again at once and ``use`` run once more."""
+        for attempt in (1, 2):
+            portal = self._ensure()
+            try:
+                return use(portal)
+            except _SessionLost:
+                self._drop()
+                if attempt == 2:
+                    raise
+                log.warning("upstream server '%s' no longer knows its session (HTTP 404); "
+                            "starting a new one and sending the request again", self.server)
+            except _Broken:
+                self._drop()
+                raise
+        raise AssertionError("unreachable")
 
     async def _run(self, operation: Callable[[Any], Awaitable[T]], timeout: float,
                    what: str) -> T:
@@ -155,6 +171,7 @@ class UpstreamConnection:
             raise _TimedOut(f"upstream server '{self.server}' did not answer the {what} "
                                 f"within {timeout:g}s") from None
         except Exception as exc:
+            self._lost_session()
             answered = _is_protocol_error(exc)
             error = UpstreamError if answered else _Broken
             raise error(self._wire.failure or
@@ -276,6 +293,11 @@ class UpstreamConnection:
         with contextlib.suppress(BaseException):
             cm.__exit__(None, None, None)
 
+    def _lost_session(self) -> None:
+        if self._wire.session_lost:
+            raise _SessionLost(f"upstream server '{self.server}' no longer knows the session "
+                               "toolhost started (HTTP 404)")
+
     async def _list_tools(self) -> list[dict[str, Any]]:
         client = self._client
         if client is None:
@@ -292,6 +314,7 @@ class UpstreamConnection:
                                     f"within {self.list_deadline:g}s (connect_timeout)") \
                     from None
             except Exception as exc:
+                self._lost_session()
                 error = UpstreamError if _is_protocol_error(exc) else _Broken
                 raise error(self._wire.failure or
                             f"upstream server '{self.server}' could not list its tools: "
@@ -324,6 +347,7 @@ class UpstreamConnection:
             raise _TimedOut(f"upstream server '{self.server}' did not answer the call of "
                                 f"{name!r} within {limit:g}s") from None
         except Exception as exc:
+            self._lost_session()
             if _is_protocol_error(exc):  # the upstream answered with a JSON-RPC error
                 return {"content": [{"type": "text", "text": f"upstream error: "
                                      f"{cut(str(exc), 2000)}"}], "isError": True}

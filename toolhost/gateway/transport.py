@@ -62,6 +62,7 @@ class Wire:
         self.server = server
         self.limit = limit
         self.failure = ""
+        self.session_lost = False  # an HTTP upstream answered 404 to the session's id
         self.noise = Noise(server)
         # ids of the calls, reads and prompts under way (oldest first, at most MAX_NOTED)
         self.calls: dict[int | str, None] = {}
@@ -460,6 +461,8 @@ def capped_http_hooks(wire: Wire) -> dict[str, list[Any]]:
             await self.inner.aclose()
 
     async def capped(response: Any) -> None:
+        if response.status_code == 404 and "mcp-session-id" in response.request.headers:
+            wire.session_lost = True  # the spec's word for an ended session
         encoding = response.headers.get("content-encoding", "identity").strip().lower()
         refused = ""
         if encoding not in ("", "identity"):
