@@ -23,7 +23,9 @@
   sent in chunks of 1 MB, never held whole; ``forgetful`` (over HTTP: sessions by
   ``Mcp-Session-Id``, a request of an unknown one answered 404, and a call whose ``text`` is
   ``forget`` ends every session after its answer) and ``amnesiac`` (every request but
-  initialize answered 404);
+  initialize answered 404); ``refuse`` (over HTTP: every request answered ``HOSTILE_STATUS``,
+  with a ``WWW-Authenticate`` and a ``Retry-After`` holding an escape and a line end) and
+  ``refuse_calls`` (only tools/call);
 - ``HOSTILE_LOG``: a file that gets one line per request;
 - ``HOSTILE_RAW``: over stdio, tools/call is answered with this line as it is, ``@ID@``
   replaced by the request's id and ``@DEEP@`` by ``HOSTILE_N`` nested lists (JSON the
@@ -228,6 +230,14 @@ def http(port: int) -> None:
             size = int(self.headers.get("Content-Length") or 0)
             msg = json.loads(self.rfile.read(size) or b"{}")
             session = self.headers.get("Mcp-Session-Id")
+            if "refuse" in MODES or ("refuse_calls" in MODES
+                                     and msg.get("method") == "tools/call"):
+                self.send_response(int(os.environ.get("HOSTILE_STATUS", "401")))
+                self.send_header("WWW-Authenticate", 'Bearer error="invalid_token"\x1b[2J')
+                self.send_header("Retry-After", "5\r\n X")  # a folded line
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
             if MODES & {"forgetful", "amnesiac"}:
                 if msg.get("method") == "initialize":
                     session = os.urandom(8).hex()

@@ -175,7 +175,7 @@ class UpstreamConnection:
             answered = _is_protocol_error(exc)
             error = UpstreamError if answered else _Broken
             raise error(self._wire.failure or
-                        f"upstream server '{self.server}': {cut(_describe(exc), 400)}",
+                        f"upstream server '{self.server}': {self._status(_describe(exc))}",
                         getattr(exc, "code", None) if answered else None) \
                 from None
 
@@ -213,7 +213,7 @@ class UpstreamConnection:
                 self._next_try = time.monotonic() + min(MAX_BACKOFF, 2.0 ** (self._failures - 1))
                 self._drop_locked()
                 raise UpstreamError(f"cannot start upstream server '{self.server}': "
-                                    f"{cut(_describe(exc), 400)}") from None
+                                    f"{self._status(_describe(exc))}") from None
             self._failures = 0
             self._connected_before = True
             assert self._portal is not None
@@ -298,6 +298,13 @@ class UpstreamConnection:
             raise _SessionLost(f"upstream server '{self.server}' no longer knows the session "
                                "toolhost started (HTTP 404)")
 
+    def _status(self, said: str, most: int = 400) -> str:
+        """What the mcp client ``said`` of a failed request, with the HTTP status the
+        upstream answered it with (the client's own words for one are only 'Server returned
+        an error response')."""
+        status = self._wire.take_http_error()
+        return cut(said, most) + (f" ({status})" if status else "")
+
     async def _list_tools(self) -> list[dict[str, Any]]:
         client = self._client
         if client is None:
@@ -318,7 +325,7 @@ class UpstreamConnection:
                 error = UpstreamError if _is_protocol_error(exc) else _Broken
                 raise error(self._wire.failure or
                             f"upstream server '{self.server}' could not list its tools: "
-                            f"{cut(_describe(exc), 400)}") from None
+                            f"{self._status(_describe(exc))}") from None
             room = MAX_TOOLS - len(tools)
             tools += [t.model_dump(by_alias=True, exclude_none=True) for t in page.tools[:room]]
             cursor = page.next_cursor
@@ -350,7 +357,7 @@ class UpstreamConnection:
             self._lost_session()
             if _is_protocol_error(exc):  # the upstream answered with a JSON-RPC error
                 return {"content": [{"type": "text", "text": f"upstream error: "
-                                     f"{cut(str(exc), 2000)}"}], "isError": True}
+                                     f"{self._status(str(exc), 2000)}"}], "isError": True}
             if _is_invalid(exc):  # a well-framed answer whose result is wrong: the
                 # connection is sound, only this answer is refused (in one line)
                 said = (f"upstream server '{self.server}' answered the call of {name!r} with "
@@ -359,7 +366,7 @@ class UpstreamConnection:
                 return {"content": [{"type": "text", "text": said}], "isError": True}
             raise UpstreamError(self._wire.failure or
                                 f"upstream server '{self.server}' failed during the call: "
-                                f"{cut(_describe(exc), 400)}") from None
+                                f"{self._status(_describe(exc))}") from None
         return dict(result.model_dump(by_alias=True, exclude_none=True))
 
 

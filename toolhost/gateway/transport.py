@@ -63,6 +63,7 @@ class Wire:
         self.limit = limit
         self.failure = ""
         self.session_lost = False  # an HTTP upstream answered 404 to the session's id
+        self.http_error = ""  # the last HTTP error status, until a failed request takes it
         self.noise = Noise(server)
         # ids of the calls, reads and prompts under way (oldest first, at most MAX_NOTED)
         self.calls: dict[int | str, None] = {}
@@ -80,6 +81,11 @@ class Wire:
         ident = getattr(message, "id", None)
         if not hasattr(message, "method") and isinstance(ident, (int, str)):
             self.calls.pop(ident, None)
+
+    def take_http_error(self) -> str:
+        """The HTTP error status an upstream last answered (once; "" when none)."""
+        said, self.http_error = self.http_error, ""
+        return said
 
     def too_big(self, what: str = "a message") -> str:
         return (f"upstream server '{self.server}' sent {what} larger than "
@@ -429,6 +435,20 @@ def _values_cap(request: Any) -> int:
     return MAX_ANSWER_VALUES
 
 
+def http_error_text(response: Any) -> str:
+    """``HTTP 401 Unauthorized``, with what the upstream said of it in the headers that tell
+    a person what to do (``WWW-Authenticate``, ``Retry-After``), cut and made printable."""
+    def shown(value: str, most: int) -> str:
+        return cut(" ".join("".join(c if c.isprintable() else " " for c in value).split()), most)
+
+    text = f"HTTP {response.status_code} {shown(response.reason_phrase, 60)}".rstrip()
+    for header in ("WWW-Authenticate", "Retry-After"):
+        value = response.headers.get(header)
+        if value:
+            text += f"; {header}: {shown(value, 160)}"
+    return text
+
+
 def capped_http_hooks(wire: Wire) -> dict[str, list[Any]]:
     """httpx ``event_hooks`` that refuse an answer body longer than ``wire.limit`` (counted
     as it arrives) or compressed (toolhost asks for ``identity``). Hooks, not a transport:
@@ -463,6 +483,8 @@ def capped_http_hooks(wire: Wire) -> dict[str, list[Any]]:
     async def capped(response: Any) -> None:
         if response.status_code == 404 and "mcp-session-id" in response.request.headers:
             wire.session_lost = True  # the spec's word for an ended session
+        if response.status_code >= 400:
+            wire.http_error = http_error_text(response)
         encoding = response.headers.get("content-encoding", "identity").strip().lower()
         refused = ""
         if encoding not in ("", "identity"):

@@ -1,6 +1,8 @@
-"""An HTTP upstream that no longer knows toolhost's session (HTTP 404 to its id: it expired
-the session, or restarted without a GET stream to say so) gets a new session at once and the
-request again, once; one that never keeps a session fails the request in one line."""
+"""What an HTTP upstream's error statuses become. One that no longer knows toolhost's session
+(HTTP 404 to its id: it expired the session, or restarted without a GET stream to say so) gets
+a new session at once and the request again, once; one that never keeps a session fails the
+request in one line. Any other error status is named (the mcp client's own words for every one
+are 'Server returned an error response'), with what the upstream said of it, made printable."""
 
 from __future__ import annotations
 
@@ -18,8 +20,9 @@ from .conftest import HOSTILE, http_upstream
 
 
 @contextmanager
-def _connection(mode: str, log: Path) -> Iterator[UpstreamConnection]:
-    with http_upstream(HOSTILE, HOSTILE_MODE=mode, HOSTILE_LOG=str(log)) as port:
+def _connection(mode: str, log: Path, status: int = 401) -> Iterator[UpstreamConnection]:
+    with http_upstream(HOSTILE, HOSTILE_MODE=mode, HOSTILE_LOG=str(log),
+                       HOSTILE_STATUS=str(status)) as port:
         connection = UpstreamConnection(
             UpstreamSpec(url=f"http://127.0.0.1:{port}/mcp", connect_timeout=20.0), "up")
         try:
@@ -61,3 +64,21 @@ def test_an_upstream_that_never_keeps_a_session_fails_in_one_line(tmp_path: Path
                                                     r"the session .*\(HTTP 404\)$"):
                 use()
         assert _initializes(log) == 4  # each request: its session, and one more: no loop
+
+
+_SAID = 'WWW-Authenticate: Bearer error="invalid_token" [2J; Retry-After: 5 X'
+
+
+def test_an_error_status_is_named_with_what_the_upstream_said(tmp_path: Path) -> None:
+    with _connection("refuse_calls", tmp_path / "log", status=429) as upstream:
+        upstream.list_tools()
+        said = _text(upstream.call_tool("echo", {}, 10))
+        assert said == ("upstream error: Server returned an error response (HTTP 429 Too Many "
+                        f"Requests; {_SAID})")
+        assert upstream.call_tool("echo", {}, 10)["isError"] is True  # still one line each
+    with _connection("refuse", tmp_path / "log") as upstream:
+        with pytest.raises(UpstreamError) as refused:
+            upstream.list_tools()
+        assert str(refused.value).startswith("cannot start upstream server 'up': ")
+        assert str(refused.value).endswith(f"(HTTP 401 Unauthorized; {_SAID})")
+        assert "\x1b" not in str(refused.value) and "\n" not in str(refused.value)
