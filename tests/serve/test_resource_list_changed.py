@@ -94,3 +94,37 @@ def test_the_rules_are_asked_about_a_listed_uri_once_per_build(tmp_path: Path) -
         assert await pages() == first
         assert len(asked) == 2 * once
     anyio.run(go)
+
+
+def test_nothing_is_walked_before_a_client_lists_the_resources(tmp_path: Path) -> None:
+    """The listing a reload compares is taken at the first resources/list, not at the first
+    message: an initialize (and a client that never lists resources) walks no directory."""
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "open.md").write_text("x")
+    core = content_server(tmp_path, CONFIG)
+    walks: list[int] = []
+    listing = core.visible_resources
+
+    def counted() -> list[dict[str, Any]]:
+        walks.append(1)
+        return listing()
+    core.visible_resources = counted  # type: ignore[method-assign]
+    served = ServedServer(core, {})
+    heard: list[str] = []
+
+    async def broadcast(message: dict[str, Any], peers: Collection[Hashable] | None) -> None:
+        heard.append(message["method"])
+    served.broadcast = broadcast
+
+    async def go() -> None:
+        for method, params in (("initialize", {"protocolVersion": "2025-06-18"}),
+                               ("ping", {}), ("tools/list", {}), ("prompts/list", {})):
+            await served.handle({"jsonrpc": "2.0", "id": 1, "method": method,
+                                 "params": params})
+        await served.set_content(core.content)  # a reload before anyone listed: no walk
+        assert walks == []
+        assert heard == []
+        answer = await served.handle({"jsonrpc": "2.0", "id": 2, "method": "resources/list"})
+        assert answer is not None and "result" in answer
+        assert walks == [1]  # the listing the next reload compares with
+    anyio.run(go)

@@ -118,8 +118,9 @@ class ServedServer:
 
         self.telemetry = Telemetry.maybe()  # spans and metrics per tools/call (extra otel)
         # what resources/list showed with the rules of the build clients last heard of (set
-        # on the first message): a reload whose rules newly hide or show a resource changes
-        # it even when the resources declared do not
+        # on the first resources/list: a client that never listed has nothing to be told):
+        # a reload whose rules newly hide or show a resource changes it even when the
+        # resources declared do not
         self._shown: list[dict[str, Any]] | None = None
 
     def wire_name(self, tool: CompiledTool) -> str:
@@ -133,7 +134,9 @@ class ServedServer:
         method = message.get("method")
         if method == "initialize":
             self.legacy_peer = True
-        if self._shown is None:
+        if self._shown is None and method == "resources/list":
+            # what this client is about to see; taken lazily (a directory walk), so an
+            # initialize, a tools/call, a client that never lists resources never pays it
             self._shown = self._resources_shown()
         if method == "subscriptions/listen" and "id" in message and notify is not None:
             return await self._listen(message, notify)
@@ -168,7 +171,7 @@ class ServedServer:
         new = self.core.content
         for listener in self._listeners:  # and a listen stream's, likewise
             listener.uris = frozenset(self.core.still_visible(listener.uris))
-        if shown is not None:  # (None: no client has asked anything yet)
+        if shown is not None:  # (None: no client has listed the resources yet)
             self._shown = self._resources_shown()
         if (_listing(old.resources) != _listing(new.resources)
                 or (shown is not None and shown != self._shown)):
