@@ -83,3 +83,45 @@ def test_text_is_told_from_binary_by_type_and_bytes(tmp_path: Path, name: str, d
         assert entry["text"] == data.decode()
     if mime is not None:
         assert entry["mimeType"] == mime
+
+
+def _listed(tmp_path: Path, root: Path) -> list[str]:
+    (tmp_path / "kb.yaml").write_text("toolhost: 1\nservers:\n  kb:\n    resources:\n"
+                                      f"      docs: {{directory: {root.name}/, "
+                                      "uri: \"docs://kb\"}\n")
+    compiled = compile_tools(load_config(tmp_path / "kb.yaml", layers=False))
+    server = McpServer("kb", "1", compiled.servers["kb"], content=compiled.content["kb"],
+                       page_size=10_000)
+
+    async def go() -> list[str]:
+        answer = await server.handle({"jsonrpc": "2.0", "id": 1, "method": "resources/list"})
+        assert answer is not None
+        return [entry["uri"] for entry in answer["result"]["resources"]]
+    return anyio.run(go)
+
+
+def test_a_directory_lists_its_regular_files_in_walk_order(tmp_path: Path) -> None:
+    """Files by name, then directories by name (depth first); a symlink to a file inside is
+    listed, to a file outside or to a directory is not; a FIFO, a socket, a hidden directory
+    are not."""
+    import os
+    import socket
+
+    root, outside = tmp_path / "root", tmp_path / "outside.md"
+    outside.write_text("x")
+    for path in ("b.md", "a/z.md", "a/b/y.md", "c/x.md", ".hid/h.md", "a/.h.md"):
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(path)
+    (root / "in-link.md").symlink_to(root / "c" / "x.md")
+    (root / "out-link.md").symlink_to(outside)
+    (root / "dir-link").symlink_to(root / "a")
+    (root / "broken.md").symlink_to(root / "nowhere")
+    os.mkfifo(root / "pipe.md")
+    sock = socket.socket(socket.AF_UNIX)
+    try:
+        sock.bind(str(root / "s.sock"))
+        assert _listed(tmp_path, root) == [f"docs://kb/{p}" for p in (
+            "b.md", "in-link.md", "a/z.md", "a/b/y.md", "c/x.md")]
+    finally:
+        sock.close()
+

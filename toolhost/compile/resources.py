@@ -134,21 +134,44 @@ class CompiledResource:
             return
         if cfg.kind != "directory" or cfg.path is None:
             return
-        count = 0
-        for base, dirs, files in os.walk(cfg.path):
-            dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-            for file in sorted(f for f in files if not f.startswith(".")):
-                full = os.path.join(base, file)
-                if not self._inside(full) or not os.path.isfile(full):
+        own = normalize(cfg.uri)
+        for count, rel in enumerate(self._files(cfg.path), 1):
+            yield self.descriptor(own + quote_value(rel, reserved=True), f"{cfg.name}/{rel}")
+            if count >= MAX_LISTED:
+                return
+
+    def _files(self, root: str) -> Iterator[str]:
+        """The paths (``a/b.md``) of the regular files below ``root``, hidden ones and those
+        outside it left out, in ``os.walk`` order (a directory's files by name, then its
+        directories by name; no recursion, however deep). Only a symlink's target is
+        resolved: a file reached through directories that are not symlinks is inside the
+        root (a read checks again), which saves two ``realpath`` a file."""
+        pending = [(root, "")]
+        while pending:
+            top, rel = pending.pop()
+            try:
+                with os.scandir(top) as found:
+                    entries = sorted((e for e in found if not e.name.startswith(".")),
+                                     key=lambda e: e.name)
+            except OSError:  # unreadable or gone: nothing listed from it, as os.walk does
+                continue
+            dirs = []
+            for entry in entries:
+                try:
+                    if entry.is_dir():
+                        if not entry.is_symlink():  # a linked directory is not walked
+                            dirs.append((entry.path, f"{rel}{entry.name}/"))
+                        continue
+                    if entry.is_symlink():
+                        if not (self._inside(entry.path) and os.path.isfile(entry.path)):
+                            continue
+                    elif not entry.is_file(follow_symlinks=False):
+                        continue  # a FIFO, a socket, a device
+                except OSError:
                     continue
-                rel = os.path.relpath(full, cfg.path).replace(os.sep, "/")
-                if "\\" in rel:  # a read refuses it (a Windows separator): never listed
-                    continue
-                uri = normalize(cfg.uri) + quote_value(rel, reserved=True)
-                yield self.descriptor(uri, f"{cfg.name}/{rel}")
-                count += 1
-                if count >= MAX_LISTED:
-                    return
+                if "\\" not in entry.name:  # a read refuses it (a Windows separator)
+                    yield rel + entry.name
+            pending.extend(reversed(dirs))
 
     def matches(self, uri: str) -> Mapping[str, str] | None:
         """The template variables if ``uri`` (normalised: ``resource_uri.normalize``) is this
