@@ -17,6 +17,8 @@ from mcp.client.client import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.shared.subscriptions import PromptsListChanged, ResourcesListChanged, ResourceUpdated
 
+from toolhost.serve.resource_watch import INTERVAL_ENV, watch_interval
+
 pytestmark = pytest.mark.anyio
 
 
@@ -41,11 +43,11 @@ servers:
 
 
 def params(config: Path, *flags: str) -> StdioServerParameters:
-    # the watcher looks every 0.1 s here (1 s in toolhost): what is heard, and in what
+    # the watcher looks every 0.1 s here (1 s by default): what is heard, and in what
     # order, is the same
-    main = str(Path(__file__).with_name("fast_watch_main.py"))
-    return StdioServerParameters(command=sys.executable, env=dict(os.environ),
-                                 args=[main, "serve", str(config), *flags])
+    return StdioServerParameters(command=sys.executable,
+                                 env={**os.environ, INTERVAL_ENV: "0.1"},
+                                 args=["-m", "toolhost", "serve", str(config), *flags])
 
 
 def touch(path: Path, text: str) -> None:
@@ -200,3 +202,17 @@ async def test_a_malformed_listen_request_is_refused_and_opens_no_stream(
     assert answer is not None and answer["error"]["code"] == code, answer
     assert len(answer["error"]["message"]) < 300
     assert not heard and not served.subscribed_uris()
+
+
+@pytest.mark.parametrize(("value", "seconds"), [
+    (None, 1.0), ("", 1.0), ("0.1", 0.1), ("2", 2.0), ("60", 60.0), ("0", 1.0),
+    ("-1", 1.0), ("nan", 1.0), ("inf", 1.0), ("1e9", 1.0), ("soon", 1.0)])
+def test_the_watch_interval_is_an_option(monkeypatch: pytest.MonkeyPatch, value: str | None,
+                                         seconds: float) -> None:
+    """TOOLHOST_RESOURCE_WATCH_INTERVAL sets the seconds between looks (0.05 to 60); any
+    other value watches every second (with a warning), never busy-loops or never looks."""
+    if value is None:
+        monkeypatch.delenv(INTERVAL_ENV, raising=False)
+    else:
+        monkeypatch.setenv(INTERVAL_ENV, value)
+    assert watch_interval() == seconds

@@ -25,12 +25,31 @@ import anyio.lowlevel
 if TYPE_CHECKING:
     from toolhost.serve.served import ServedServer
 
-__all__ = ["MAX_WATCHED", "ResourceWatch", "in_turn"]
+__all__ = ["INTERVAL_ENV", "MAX_WATCHED", "ResourceWatch", "in_turn", "watch_interval"]
 
 log = logging.getLogger("toolhost.serve")
 
 MAX_WATCHED = 10_000
+INTERVAL_ENV = "TOOLHOST_RESOURCE_WATCH_INTERVAL"  # seconds between looks (default 1)
+_INTERVAL_BOUNDS = (0.05, 60.0)
 Stamp = tuple[int, int] | None  # (mtime_ns, size); None: the file is gone
+
+
+def watch_interval() -> float:
+    """Seconds between two looks: ``TOOLHOST_RESOURCE_WATCH_INTERVAL`` (0.05 to 60), else 1."""
+    raw = os.environ.get(INTERVAL_ENV)
+    if raw is None or not raw.strip():
+        return 1.0
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    low, high = _INTERVAL_BOUNDS
+    if not low <= value <= high:  # NaN too
+        log.warning("%s=%r is not a number of seconds from %g to %g; watching every second",
+                    INTERVAL_ENV, raw[:40], low, high)
+        return 1.0
+    return value
 
 
 def in_turn(clients: Sequence[Sequence[str]]) -> Iterator[str]:
@@ -50,9 +69,9 @@ def in_turn(clients: Sequence[Sequence[str]]) -> Iterator[str]:
 class ResourceWatch:
     """Polls the files behind subscribed resource URIs (``run`` until cancelled)."""
 
-    def __init__(self, served: ServedServer, interval: float = 1.0) -> None:
+    def __init__(self, served: ServedServer, interval: float | None = None) -> None:
         self.served = served
-        self.interval = interval
+        self.interval = watch_interval() if interval is None else interval
         self._seen: dict[str, Stamp] = {}
         self._paths: dict[str, str | None] = {}  # uri -> its file, for the content below
         self._content: object = None
