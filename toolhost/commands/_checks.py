@@ -40,8 +40,10 @@ def check_loaded(config: HostConfig, errors: list[Problem], *, compile_tools: bo
 
         warnings += format_warnings(compiled)
     from toolhost.backends.notes import secret_argv_warnings
+    from toolhost.compile.prompt_checks import prompt_name_warnings
 
     warnings += secret_argv_warnings(config)
+    warnings += prompt_name_warnings(config)
     note = unanswered_note(config, "validate")
     if note is not None:
         warnings.append(note)
