@@ -19,7 +19,8 @@ from toolhost.mcp import jsonrpc as rpc
 from toolhost.mcp.toolset import BadCursor, decode_anchored, encode_cursor
 from toolhost.redaction import scrub_value
 
-__all__ = ["RESOURCE_NOT_FOUND", "ContentMethods", "MethodError"]
+__all__ = ["RESOURCE_NOT_FOUND", "ContentMethods", "MethodError", "check_encodable",
+           "lone_surrogate"]
 
 RESOURCE_NOT_FOUND = -32002  # the spec's code for resources/read of an unknown URI
 MAX_URI_CHARS = 8192
@@ -231,6 +232,37 @@ class ContentMethods:
         if not more:
             completion["total"] = len(shown)
         return {"completion": completion}
+
+
+def check_encodable(params: Mapping[str, Any]) -> None:
+    """Refuse (-32602) a URI, or a value a URI is made of (a completion's value, ref and
+    context), holding a lone surrogate: JSON can spell one (``"\\ud800"``), no URI can
+    carry it (percent-encoding is of UTF-8), and it would fail deep inside as a bug would."""
+    fields: list[tuple[str, Any]] = [("uri", params.get("uri"))]
+    ref, argument, context = params.get("ref"), params.get("argument"), params.get("context")
+    if isinstance(ref, Mapping):
+        fields.append(("ref.uri", ref.get("uri")))
+    if isinstance(argument, Mapping):
+        fields.append(("argument.value", argument.get("value")))
+    given = context.get("arguments") if isinstance(context, Mapping) else None
+    if isinstance(given, Mapping):
+        fields += [(f"context.arguments.{cut(str(k), 60)}", v) for k, v in given.items()]
+    for where, value in fields:
+        found = lone_surrogate(value) if isinstance(value, str) else None
+        if found is not None:
+            raise _invalid(f"{where!r} holds a lone surrogate ({found}), which no URI can "
+                           "carry")
+
+
+def lone_surrogate(text: str) -> str | None:
+    """The first lone surrogate of ``text``, escaped (``\\ud800``); None if it has none."""
+    if text.isascii():
+        return None
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return ascii(text[exc.start])[1:-1]
+    return None
 
 
 def _digest(item: Mapping[str, Any]) -> str:

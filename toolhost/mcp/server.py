@@ -22,7 +22,7 @@ from toolhost.mcp import jsonrpc as rpc
 from toolhost.mcp.calls import Cancel, Notify
 from toolhost.mcp.calls import is_mapping as _is_mapping
 from toolhost.mcp.client_log import LEVELS
-from toolhost.mcp.content import MAX_URI_CHARS, ContentMethods, MethodError
+from toolhost.mcp.content import MAX_URI_CHARS, ContentMethods, MethodError, check_encodable
 from toolhost.mcp.content_guards import (
     PromptGuard,
     PromptVisible,
@@ -229,6 +229,11 @@ class McpServer(ToolCalls):
                           notify: Notify | None, peer: Hashable, modern: bool,
                           cancel: Cancel | None = None) -> dict[str, Any]:
             method = getattr(self._content, attr)
+            if attr in ("resources_read", "subscribe", "unsubscribe", "complete"):
+                try:
+                    check_encodable(params)
+                except MethodError as exc:
+                    raise _RpcError(exc.code, exc.message) from None
             uri = params.get("uri")
             named = attr in ("resources_read", "subscribe", "unsubscribe")
             if named and isinstance(uri, str) and uri:

@@ -17,7 +17,7 @@ from typing import Any
 
 from toolhost.excerpt import cut
 from toolhost.mcp import jsonrpc as rpc
-from toolhost.mcp.content import MAX_URI_CHARS, RESOURCE_NOT_FOUND
+from toolhost.mcp.content import MAX_URI_CHARS, RESOURCE_NOT_FOUND, lone_surrogate
 
 __all__ = ["MAX_LISTEN_BYTES", "MAX_LISTEN_URIS", "MAX_LISTEN_URI_CHARS", "ListenError",
            "Wanted", "check_uris", "wanted"]
@@ -89,6 +89,9 @@ def wanted(message: Mapping[str, Any]) -> Wanted:
         if len(uri) > MAX_URI_CHARS:
             raise _invalid(f"'notifications.resourceSubscriptions[{index}]' is {len(uri):,} "
                            f"characters; at most {MAX_URI_CHARS:,}")
+        if lone_surrogate(uri) is not None:
+            raise _invalid(f"'notifications.resourceSubscriptions[{index}]' holds a lone "
+                           f"surrogate ({lone_surrogate(uri)}), which no URI can carry")
         total += len(uri)
     if total > MAX_LISTEN_URI_CHARS:
         raise _invalid(f"'notifications.resourceSubscriptions' has {total:,} characters; at "
