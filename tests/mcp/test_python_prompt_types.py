@@ -135,6 +135,19 @@ def block(kind: str) -> list[dict]:
 
 def png() -> bytes:
     return PNG
+
+
+RETURNS = {
+    "message": {"role": "assistant", "content": "one"},
+    "model": {"role": "user", "content": {"type": "text", "text": "one"}},
+    "object": object(),
+    "mapping": {"a": 1, "b": 2},
+    "system": {"role": "system", "content": "one"},
+}
+
+
+def whole(kind: str):
+    return RETURNS[kind]
 '''
 
 
@@ -143,7 +156,8 @@ def contents(tmp_path_factory: pytest.TempPathFactory) -> McpServer:
     return content_server(
         tmp_path_factory.mktemp("contents"),
         "toolhost: 1\nservers:\n  kb:\n    prompts:\n"
-        "      f: {python: \"promptblocks:block\"}\n      png: {python: \"promptblocks:png\"}\n",
+        "      f: {python: \"promptblocks:block\"}\n      png: {python: \"promptblocks:png\"}\n"
+        "      w: {python: \"promptblocks:whole\"}\n",
         {"promptblocks": CONTENTS})
 
 
@@ -170,3 +184,25 @@ def test_bytes_returned_are_an_image_message(contents: McpServer) -> None:
         return answer
     content = anyio.run(go)["result"]["messages"][0]["content"]
     assert content["type"] == "image" and content["mimeType"] == "image/png"
+
+
+@pytest.mark.parametrize(("kind", "shown"), [
+    ("message", "assistant"), ("model", "user"),
+    ("object", "it returned '<object object at"), ("mapping", "keys 'a', 'b'"),
+    ("system", "role: user|assistant"),
+])
+def test_a_returned_mapping_is_one_message_or_an_error(contents: McpServer, kind: str,
+                                                       shown: str) -> None:
+    """One {role, content} mapping is one message; another mapping, or an object written
+    out as its repr, is -32603 saying what a prompt returns (never its JSON as a message)."""
+    async def go() -> dict[str, Any]:
+        answer = await contents.handle({"jsonrpc": "2.0", "id": 1, "method": "prompts/get",
+                                        "params": {"name": "w", "arguments": {"kind": kind}}})
+        assert answer is not None
+        return answer
+    answer = anyio.run(go)
+    if "result" in answer:
+        [message] = answer["result"]["messages"]
+        assert message == {"role": shown, "content": {"type": "text", "text": "one"}}
+    else:
+        assert answer["error"]["code"] == -32603 and shown in answer["error"]["message"]

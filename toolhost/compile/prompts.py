@@ -128,6 +128,13 @@ def _messages(structured: Any, text: str,
     items = structured.get("result") if isinstance(structured, Mapping) else None
     if isinstance(structured, Mapping) and "messages" in structured:
         items = structured["messages"]
+    elif isinstance(structured, Mapping) and "result" not in structured:
+        if "role" not in structured:  # an object that is no message: never its JSON as one
+            raise PromptError(f"{_SHAPES} (it returned an object with keys "
+                              f"{cut(', '.join(map(repr, list(structured)[:5])), 200)})")
+        items = [structured]  # one {role, content} message
+    elif isinstance(items, str):  # an object written out with str() (its repr): no message
+        raise PromptError(f"{_SHAPES} (it returned {cut(items, 60)!r})")
     if not isinstance(items, list):
         if any(block.get("type") != "text" for block in blocks):
             return [{"role": "user", "content": _block(dict(block))} for block in blocks
@@ -139,12 +146,13 @@ def _messages(structured: Any, text: str,
             out.append({"role": "user", "content": {"type": "text", "text": item}})
             continue
         if not isinstance(item, Mapping) or item.get("role") not in ("user", "assistant"):
-            raise PromptError("a python prompt returns a string or a list of strings or "
-                              "{role: user|assistant, content} mappings")
+            raise PromptError(_SHAPES)
         out.append({"role": item["role"], "content": _block(item.get("content"))})
     return out
 
 
+_SHAPES = ("a python prompt returns a string, bytes, one {role: user|assistant, content} "
+           "mapping, or a list of strings and such mappings")
 # the fields each MCP content block needs, and what they are
 _BLOCKS: dict[str, dict[str, type]] = {
     "text": {"text": str}, "image": {"data": str, "mimeType": str},
