@@ -125,3 +125,26 @@ def test_a_directory_lists_its_regular_files_in_walk_order(tmp_path: Path) -> No
     finally:
         sock.close()
 
+
+
+@pytest.mark.parametrize("path", ["nope.md", "a.md/x", ".hidden", "sub/../nope.md"])
+def test_a_read_and_a_subscribe_of_a_missing_file_say_the_same(tmp_path: Path,
+                                                               path: str) -> None:
+    root = tmp_path / "root"
+    root.mkdir()
+    (root / "a.md").write_text("a")
+    (root / ".hidden").write_text("h")
+    (tmp_path / "kb.yaml").write_text("toolhost: 1\nservers:\n  kb:\n    resources:\n"
+                                      "      docs: {directory: root/, uri: \"docs://kb\"}\n")
+    compiled = compile_tools(load_config(tmp_path / "kb.yaml", layers=False))
+    server = McpServer("kb", "1", compiled.servers["kb"], content=compiled.content["kb"])
+
+    async def go(method: str) -> Any:
+        answer = await server.handle({"jsonrpc": "2.0", "id": 1, "method": method,
+                                      "params": {"uri": f"docs://kb/{path}"}})
+        assert answer is not None
+        return answer["error"]
+    read, subscribed = anyio.run(go, "resources/read"), anyio.run(go, "resources/subscribe")
+    assert read["code"] == subscribed["code"] == -32002
+    assert read["message"] == subscribed["message"]
+    assert read["message"].startswith("Resource not found: docs://kb/")

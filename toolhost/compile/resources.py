@@ -262,7 +262,7 @@ class CompiledResource:
         full = os.path.join(self.config.path, *parts)
         if (any(p.startswith(".") for p in parts) or not self._inside(full)
                 or not os.path.isfile(full)):
-            raise ResourceError(f"no resource {cut(uri, 200)}", not_found=True)
+            raise ResourceError(f"Resource not found: {cut(uri, 200)}", not_found=True)
         return full
 
 
