@@ -16,6 +16,18 @@ from toolhost.compile.tool import CompiledTool
 from toolhost.mcp import McpServer
 from toolhost.results import ToolResult
 
+MODERN_VERSION = "2026-07-28"
+# the _meta of a request of the stateless 2026-07-28 revision (no capabilities declared)
+MODERN_META: dict[str, Any] = {"io.modelcontextprotocol/protocolVersion": MODERN_VERSION}
+# one directory resource, docs://kb/... for the files of ``docs`` beside the config
+DOCS_CONFIG = """\
+toolhost: 1
+servers:
+  kb:
+    resources:
+      docs: {directory: docs, uri: "docs://kb"}
+"""
+
 NAME_SCHEMA: dict[str, Any] = {"type": "object", "properties": {"name": {"type": "string"}},
                                "required": ["name"], "additionalProperties": False}
 

@@ -11,6 +11,8 @@ import pytest
 from toolhost.mcp.client_requests import ClientChannel, ClientRequestError, Pending
 from toolhost.mcp.elicit import check_elicitation_schema, elicit, sample
 
+from .mcp_testtools import MODERN_META
+
 pytestmark = pytest.mark.anyio
 
 FORM = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
@@ -208,8 +210,7 @@ async def test_a_stateless_call_asks_through_input_required_and_runs_again() -> 
         return ToolResult.text(f"{first.content['n']}+{second.content['n']}")
 
     server = McpServer("s", "1", [make_tool("ask", two_questions, schema={"type": "object"})])
-    meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}}
+    meta = {**MODERN_META, "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}}
 
     async def call(**extra: Any) -> dict[str, Any]:
         answer = await server.handle({"jsonrpc": "2.0", "id": 1, "method": "tools/call",

@@ -13,6 +13,8 @@ from toolhost.compile import compile_tools
 from toolhost.config import load_config
 from toolhost.mcp import McpServer
 
+from .mcp_testtools import MODERN_META
+
 CONFIG = """\
 toolhost: 1
 servers:
@@ -82,7 +84,7 @@ def test_hostile_params_get_an_error_answer(server: McpServer, method: str, para
 
 
 def test_modern_list_results_carry_the_revision_fields(server: McpServer) -> None:
-    meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}
+    meta = MODERN_META
     listed = ask(server, "prompts/list", {"_meta": meta})["result"]
     assert listed["resultType"] == "complete" and listed["ttlMs"] == 0
     got = ask(server, "prompts/get", {"name": "p", "arguments": {"who": "ann"}, "_meta": meta})

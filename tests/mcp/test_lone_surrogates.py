@@ -11,7 +11,7 @@ import pytest
 
 from toolhost.mcp import McpServer
 
-from .mcp_testtools import ask, content_server
+from .mcp_testtools import MODERN_META, ask, content_server
 
 CONFIG = """\
 toolhost: 1
@@ -80,7 +80,7 @@ def test_a_listen_stream_with_a_lone_surrogate_is_refused(server: McpServer) -> 
     async def go() -> dict[str, Any] | None:
         return await served.handle({
             "jsonrpc": "2.0", "id": 7, "method": "subscriptions/listen", "params": {
-                "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"},
+                "_meta": MODERN_META,
                 "notifications": {"resourceSubscriptions": ["t://a", f"t://{S}"]}}},
             notify=notify)
     answer = anyio.run(go)

@@ -13,12 +13,11 @@ from toolhost.backends.base import CallContext
 from toolhost.mcp import McpServer
 from toolhost.results import ToolResult
 
-from .mcp_testtools import make_tool
+from .mcp_testtools import MODERN_META, make_tool
 
 pytestmark = pytest.mark.anyio
 
-MODERN = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-          "io.modelcontextprotocol/clientCapabilities": {},
+MODERN = {**MODERN_META, "io.modelcontextprotocol/clientCapabilities": {},
           "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "0"}}
 
 

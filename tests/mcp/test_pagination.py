@@ -13,15 +13,9 @@ import pytest
 
 from toolhost.mcp.content import ContentMethods, MethodError
 
-from .mcp_testtools import content_server
+from .mcp_testtools import DOCS_CONFIG, content_server
 
-CONFIG = """\
-toolhost: 1
-servers:
-  kb:
-    resources:
-      docs: {directory: docs, uri: "docs://kb"}
-"""
+CONFIG = DOCS_CONFIG
 
 
 def _list(methods: ContentMethods, cursor: str | None) -> dict[str, Any]:

@@ -14,6 +14,8 @@ from toolhost.backends.base import CallContext
 from toolhost.compile.content import ServerContent
 from toolhost.mcp.server import McpServer
 
+from .mcp_testtools import MODERN_META
+
 
 class _Prompt:
     def __init__(self, name: str) -> None:
@@ -64,8 +66,7 @@ REQUESTS = [
     ("prompts/get", {"name": "p"}),
     ("prompts/get", {"name": "p", "arguments": {"who": "ana"}}),
     ("prompts/get", {"name": "p", "arguments": None}),
-    ("prompts/get", {"name": "p", "_meta": {
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28"}}),
+    ("prompts/get", {"name": "p", "_meta": MODERN_META}),
     ("completion/complete", {"ref": {"type": "ref/prompt", "name": "p"},
                              "argument": {"name": "who", "value": ""}}),
 ]

@@ -9,15 +9,9 @@ from typing import Any
 
 import anyio
 
-from .mcp_testtools import content_server
+from .mcp_testtools import DOCS_CONFIG, content_server
 
-CONFIG = """\
-toolhost: 1
-servers:
-  kb:
-    resources:
-      docs: {directory: docs, uri: "docs://kb"}
-"""
+CONFIG = DOCS_CONFIG
 
 
 def test_a_reload_that_denies_a_subscribed_uri_ends_the_subscription(tmp_path: Path) -> None:

@@ -26,10 +26,10 @@ from toolhost.mcp.client_log import ClientLog
 from toolhost.mcp.tools_call import McpCallContext
 from toolhost.results import ToolResult
 
-from .mcp_testtools import make_tool
+from .mcp_testtools import MODERN_META, make_tool
 
 ABSENT = object()
-MODERN = {rpc.PROTOCOL_VERSION_META_KEY: "2026-07-28"}
+MODERN = MODERN_META
 
 
 def _server() -> McpServer:
