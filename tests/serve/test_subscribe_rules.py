@@ -5,11 +5,13 @@ URI's length is the one the client sent."""
 
 from __future__ import annotations
 
-import time
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from toolhost.serve.resource_watch import INTERVAL_ENV
 
 from .stdio_peer import StdioPeer, stdio_peer
 from .test_resource_spellings import CONFIG  # the same server and rules
@@ -71,17 +73,36 @@ def test_a_malformed_listen_is_invalid_params(peer: StdioPeer, params: object) -
     assert answer.get("error", {}).get("code") == -32602, answer
 
 
+def _heard_change(peer: StdioPeer, path: Path, uri: str) -> None:
+    """Change ``path`` until ``notifications/resources/updated`` for ``uri`` comes (the
+    watcher's first look at a URI only takes its stamp)."""
+    for count in range(100):
+        path.write_text(f"version {count}\n")
+        stamp = path.stat().st_mtime_ns + 2_000_000_000  # a coarse clock still sees it
+        os.utime(path, ns=(stamp, stamp))
+        try:
+            peer.wait_for(lambda m: m.get("method") == "notifications/resources/updated"
+                          and m.get("params", {}).get("uri") == uri, timeout=0.5)
+            return
+        except AssertionError:
+            continue
+    raise AssertionError(f"no update of {uri} heard")
+
+
 def test_unsubscribe_matches_any_spelling(root: Path) -> None:
-    with stdio_peer(root / "res.yaml") as peer:
+    watched = root / "data" / "watched.md"
+    watched.write_text("watched\n")
+    with stdio_peer(root / "res.yaml", extra_env={INTERVAL_ENV: "0.05"}) as peer:
         assert "result" in peer.ask(1, "resources/subscribe",
                                     {"uri": "notes://kb/%70ublic.md"})
         assert "result" in peer.ask(2, "resources/subscribe", {"uri": "Notes://kb/public.md"})
         assert "result" in peer.ask(3, "resources/unsubscribe",
                                     {"uri": "notes://kb/./public.md"})
-        path = root / "data" / "public.md"
-        path.write_text("changed\n")
-        time.sleep(2.5)  # two ticks of the watcher: nothing is subscribed any more
-        assert "result" in peer.ask(4, "ping")
+        assert "result" in peer.ask(4, "resources/subscribe", {"uri": "notes://kb/watched.md"})
+        _heard_change(peer, watched, "notes://kb/watched.md")  # every URI has its stamp
+        (root / "data" / "public.md").write_text("changed\n")
+        for _ in range(2):  # two later looks of the watcher: public.md is not watched
+            _heard_change(peer, watched, "notes://kb/watched.md")
         heard = [m for m in peer.seen if m.get("method") == "notifications/resources/updated"]
         assert heard == []
 
