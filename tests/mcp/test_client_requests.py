@@ -77,9 +77,11 @@ async def test_a_cancelled_wait_tells_the_client() -> None:
     assert len(silent.pending) == 0
 
 
-async def test_a_cancelled_wait_ends_even_when_the_client_stopped_reading() -> None:
+async def test_a_cancelled_wait_ends_even_when_the_client_stopped_reading(
+        monkeypatch: pytest.MonkeyPatch) -> None:
     import toolhost.mcp.client_requests as cr
 
+    monkeypatch.setattr(cr, "CANCEL_NOTICE_SECONDS", 0.2)  # 2 s in toolhost: the same bound
     pending = Pending()
     stuck = anyio.Event()
 
