@@ -5,11 +5,12 @@ more were not sent, from sync tools (a worker thread) and async tools alike, ove
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.serve.stdio_peer import stdio_peer
+from tests.serve.stdio_peer import StdioPeer, stdio_peer
 
 MAX_LINES = 1000  # toolhost.mcp.client_log.MAX_LINES, as the docs state it
 
@@ -51,23 +52,31 @@ def config(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
+@pytest.fixture(scope="module")
+def peer(config: Path) -> Iterator[StdioPeer]:
+    """One server for every case: the cap is per call, so calls never share a count."""
+    with stdio_peer(config) as the_peer:
+        yield the_peer
+
+
 @pytest.mark.parametrize("tool", ["flood", "aflood", "mixed"])
 @pytest.mark.parametrize("n", [0, 5, MAX_LINES, MAX_LINES + 1, 3 * MAX_LINES])
-def test_a_call_sends_at_most_the_cap_then_one_note(config: Path, tool: str, n: int) -> None:
-    with stdio_peer(config) as peer:
-        for call in (1, 2):  # the cap is per call: a second call has its own
-            answer = peer.ask(call, "tools/call", {"name": tool, "arguments": {"n": n}},
-                              timeout=60)
-            assert answer["result"]["content"][0]["text"] == "ok"
-            lines = [m["params"]["data"] for m in peer.seen
-                     if m.get("method") == "notifications/message"
-                     and m["params"].get("logger") == tool]
-            peer.seen.clear()
-            sent = min(n, MAX_LINES)
-            assert lines[:sent] == [f"line {i} {'x' * 50}" if tool != "mixed" else f"line {i}"
-                                    for i in range(sent)]
-            if n > MAX_LINES:
-                assert lines[sent:] == [f"({n - MAX_LINES:,} more log lines of this call were "
-                                        f"not sent; the first {MAX_LINES:,} were)"]
-            else:
-                assert len(lines) == n
+def test_a_call_sends_at_most_the_cap_then_one_note(peer: StdioPeer, tool: str,
+                                                    n: int) -> None:
+    peer.seen.clear()
+    for call in (1, 2):  # the cap is per call: a second call has its own
+        answer = peer.ask(f"{tool}-{n}-{call}", "tools/call",
+                          {"name": tool, "arguments": {"n": n}}, timeout=60)
+        assert answer["result"]["content"][0]["text"] == "ok"
+        lines = [m["params"]["data"] for m in peer.seen
+                 if m.get("method") == "notifications/message"
+                 and m["params"].get("logger") == tool]
+        peer.seen.clear()
+        sent = min(n, MAX_LINES)
+        assert lines[:sent] == [f"line {i} {'x' * 50}" if tool != "mixed" else f"line {i}"
+                                for i in range(sent)]
+        if n > MAX_LINES:
+            assert lines[sent:] == [f"({n - MAX_LINES:,} more log lines of this call were "
+                                    f"not sent; the first {MAX_LINES:,} were)"]
+        else:
+            assert len(lines) == n
