@@ -6,6 +6,7 @@ validation, timeout and error handling as a tool), so every backend kind works f
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
@@ -117,9 +118,11 @@ class ServerContent:
         return current
 
     async def complete(self, ref_type: str, ref: str, argument: str, value: str,
-                       ctx: CallContext) -> list[str]:
+                       ctx: CallContext) -> tuple[list[str], bool]:
         """Values for ``argument`` of the prompt or template ``ref`` starting with ``value``
-        (case-insensitively); [] when nothing is declared for it."""
+        (case-insensitively); [] when nothing is declared for it. True with them when the
+        source gave more than could be read (a function's answer cut at max_output_chars:
+        the values that arrived whole are kept, and the client hears ``hasMore``)."""
         sources = self.completions.get((ref_type, ref))
         if sources is None and ref_type == "ref/resource":  # the template spelled otherwise
             wanted = normalize(ref)  # (TICKETS://{id}: a scheme has no case)
@@ -127,18 +130,54 @@ class ServerContent:
                             if kind == ref_type and normalize(template) == wanted), None)
         source = (sources or {}).get(argument)
         if source is None:
-            return []
+            return [], False
+        more = False
         if isinstance(source, tuple):
             values: list[str] = list(source)
         else:
             result = await source.call({"value": value}, ctx)
-            if result.is_error:
-                raise PromptError(_failure(source, argument, result.text_content))
-            raw = result.structured.get("result") if result.structured else None
-            values = [str(v) for v in raw] if isinstance(raw, list) else \
-                [line for line in result.text_content.splitlines() if line]
+            text = result.text_content
+            if result.is_error and CUT_NOTE not in text:
+                raise PromptError(_failure(source, argument, text))
+            values, more = _returned(result.structured, text, argument)
+            if more and not values:  # not one value arrived whole
+                raise PromptError(_failure(source, argument, text))
         low = value.lower()
-        return [v for v in values if v.lower().startswith(low)]
+        return [v for v in values if v.lower().startswith(low)], more
+
+
+def _returned(structured: Any, text: str, argument: str) -> tuple[list[str], bool]:
+    """A completion function's values: a list's strings and numbers (a None or an object in
+    it is no value), the lines of a string; when its answer was cut (more than
+    max_output_chars), the values of the kept head that arrived whole, and True."""
+    if isinstance(structured, Mapping) and "result" not in structured:
+        raise PromptError(f"completing '{cut(argument, 100)}' failed: a completion function "
+                          "returns a list of strings (it returned an object)")
+    raw = structured.get("result") if isinstance(structured, Mapping) else None
+    if isinstance(raw, list):
+        return [str(v) for v in raw if isinstance(v, str | int | float)
+                and not isinstance(v, bool)], False
+    if CUT_NOTE in text:
+        return _whole_values(text[:text.index(CUT_NOTE)]), True
+    return [line for line in text.splitlines() if line], False
+
+
+def _whole_values(head: str) -> list[str]:
+    """The strings of a cut JSON array's head (``["a","b","c`` gives a and b)."""
+    decoder, out, at = json.JSONDecoder(), [], 1
+    if not head.startswith("["):
+        return []
+    while at < len(head):
+        try:
+            value, at = decoder.raw_decode(head, at)
+        except ValueError:  # the value the cut went through
+            break
+        if isinstance(value, str):
+            out.append(value)
+        if head[at:at + 1] != ",":
+            break
+        at += 1
+    return out
 
 
 def _failure(source: CompiledTool, argument: str, text: str) -> str:

@@ -210,14 +210,17 @@ class ContentMethods:
         if kind == "ref/prompt" and key not in self.content.prompts:
             raise _invalid(f"unknown prompt {cut(key, 100)!r}")
         try:
-            values = await self.content.complete(kind, key, name, cut(value, 1000), ctx)
+            values, cut_short = await self.content.complete(kind, key, name,
+                                                            cut(value, 1000), ctx)
         except PromptError as exc:
             raise MethodError(rpc.INTERNAL_ERROR, str(exc)) from None
         if keep is None:
             shown = values[:MAX_COMPLETIONS]
+            if cut_short:  # how many there are is not known
+                return {"completion": {"values": shown, "hasMore": True}}
             return {"completion": {"values": shown, "total": len(values),
                                    "hasMore": len(values) > len(shown)}}
-        shown, more = [], False
+        shown, more = [], cut_short
         for checked, candidate in enumerate(values):  # up to one past what is shown
             if checked == MAX_CHECKED:  # each costs a decision: typing more narrows them
                 more = True

@@ -1,0 +1,74 @@
+"""What a completion function returns becomes completion values: a list's strings and
+numbers (a None or an object in it is no value); a list too long for max_output_chars gives
+the values that arrived whole and ``hasMore`` (never the head of its JSON and the cut note
+as two "values"); an object is -32603 saying what a completion function returns."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from toolhost.mcp import McpServer
+
+from .mcp_testtools import ask, content_server
+
+MODULE = '''\
+def many(value: str) -> list:
+    return ["v%d" % i for i in range(200_000)]
+
+def endless(value: str):
+    i = 0
+    while True:
+        yield "g%d" % i
+        i += 1
+
+def mixed(value: str) -> list:
+    return ["a", None, 3, 2.5, True, {"x": 1}, ["l"]]
+
+def mapping(value: str) -> dict:
+    return {"values": ["a"]}
+
+def fetch(x: str) -> str:
+    return x
+'''
+NAMES = ("many", "endless", "mixed", "mapping")
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> McpServer:
+    config = "toolhost: 1\nservers:\n  kb:\n    resources:\n" + "".join(
+        f"      {name}: {{uri: '{name}://{{x}}', python: 'compvalues:fetch', "
+        f"complete: {{x: 'compvalues:{name}'}}}}\n" for name in NAMES)
+    return content_server(tmp_path_factory.mktemp("compvalues"), config,
+                          {"compvalues": MODULE})
+
+
+def complete(server: McpServer, name: str, value: str = "") -> dict[str, Any]:
+    return ask(server, "completion/complete", {
+        "ref": {"type": "ref/resource", "uri": f"{name}://{{x}}"},
+        "argument": {"name": "x", "value": value}})
+
+
+@pytest.mark.parametrize("checked", [False, True])
+@pytest.mark.parametrize(("name", "prefix", "first"), [
+    ("many", "", "v"), ("many", "v1", "v1"), ("endless", "", "g"), ("endless", "g2", "g2")])
+def test_values_past_the_output_cap_are_the_whole_ones_and_has_more(
+        server: McpServer, name: str, prefix: str, first: str, checked: bool) -> None:
+    server.read_visible = (lambda uri: True) if checked else None  # the rules' path too
+    completion = complete(server, name, prefix)["result"]["completion"]
+    values = completion["values"]
+    assert len(values) == 100 and completion["hasMore"] is True and "total" not in completion
+    assert all(v.startswith(first) and v[1:].isdigit() for v in values), values[:3]
+    assert values == sorted(values, key=lambda v: int(v[1:]))
+
+
+def test_a_value_is_a_string_or_a_number(server: McpServer) -> None:
+    assert complete(server, "mixed")["result"]["completion"] == {
+        "values": ["a", "3", "2.5"], "total": 3, "hasMore": False}
+
+
+def test_an_object_returned_is_an_error_saying_what_to_return(server: McpServer) -> None:
+    error = complete(server, "mapping")["error"]
+    assert error["code"] == -32603
+    assert "a completion function returns a list of strings" in error["message"]
