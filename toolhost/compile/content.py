@@ -251,9 +251,12 @@ def compile_content(server: ServerConfig, kinds: Mapping[str, BackendKind], ctx:
         assert isinstance(res, ResourceConfig)
         tool = None
         if res.kind == "template" and res.backend is not None:
+            # its answer is cut at max_bytes (a read's limit), not at a tool's 40,000
+            # characters: past it the read is refused, never passed on cut
             tool = hidden(ToolConfig(name=f"resource-{res.name}", server=server.name,
                                      backend=res.backend, params=res.params,
-                                     required=tuple(res.params), origin=res.origin))
+                                     required=tuple(res.params), origin=res.origin,
+                                     max_output_chars=res.max_bytes + 1))
             if tool is None:
                 continue
             sources: dict[str, tuple[str, ...] | CompiledTool] = {

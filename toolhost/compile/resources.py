@@ -22,6 +22,7 @@ from toolhost import regex
 from toolhost.backends.base import CallContext
 from toolhost.compile.content_kinds import ResourceError
 from toolhost.compile.resource_uri import normalize, quote_value
+from toolhost.compile.shaping import CUT_NOTE
 from toolhost.compile.string_args import NotOfType, typed_strings
 from toolhost.compile.tool import CompiledTool
 from toolhost.config.content_model import ResourceConfig
@@ -216,6 +217,9 @@ class CompiledResource:
             raise ResourceError(f"Resource not found: {cut(uri, 200)} ({exc})",
                                 not_found=True) from None
         result = await self.tool.call(arguments, ctx)
+        if result.is_error and CUT_NOTE in result.text_content:  # its answer's head: no error
+            raise ResourceError(f"{cut(uri, 200)} is larger than its limit of "
+                                f"{cfg.max_bytes:,} bytes (raise the resource's max_bytes)")
         if result.is_error:
             text = result.text_content
             invalid = f"Invalid arguments for tool '{self.tool.name}': "

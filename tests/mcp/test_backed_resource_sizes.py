@@ -1,0 +1,51 @@
+"""A resource a python function (or any backend) produces is read whole up to the
+resource's ``max_bytes`` (default 1,000,000), not cut at a tool's 40,000 characters with a
+note telling the model to "call the tool again"; past ``max_bytes`` the read is refused,
+never answered with the head of the function's JSON as an error message."""
+
+from __future__ import annotations
+
+import pytest
+
+from toolhost.mcp import McpServer
+
+from .mcp_testtools import content_server, read
+
+MODULE = '''\
+def text(x: str) -> str:
+    return "x" * int(x)
+
+def listed(x: str) -> list:
+    return ["y" * 10] * (int(x) // 14)
+'''
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> McpServer:
+    return content_server(tmp_path_factory.mktemp("backedsizes"), """\
+toolhost: 1
+servers:
+  kb:
+    resources:
+      text: {uri: "text://{x}", python: "backedsizes:text"}
+      listed: {uri: "listed://{x}", python: "backedsizes:listed"}
+      small: {uri: "small://{x}", python: "backedsizes:text", max_bytes: 50000}
+      smallist: {uri: "smallist://{x}", python: "backedsizes:listed", max_bytes: 50000}
+""", {"backedsizes": MODULE})
+
+
+@pytest.mark.parametrize("uri", ["text://100000", "listed://280000", "small://50000",
+                                 "smallist://49000"])
+def test_a_backed_resource_is_read_whole_up_to_max_bytes(server: McpServer, uri: str) -> None:
+    [entry] = read(server, uri)["result"]["contents"]
+    assert "toolhost: output cut" not in entry["text"]
+    assert len(entry["text"]) >= int(uri.rsplit("/", 1)[1]) * 0.9
+
+
+@pytest.mark.parametrize("uri", ["small://50001", "small://200000", "smallist://60000",
+                                 "smallist://2000000"])
+def test_past_max_bytes_the_read_is_refused(server: McpServer, uri: str) -> None:
+    error = read(server, uri)["error"]
+    assert error["code"] == -32603
+    assert error["message"] == (f"{uri} is larger than its limit of 50,000 bytes (raise the "
+                                "resource's max_bytes)")
