@@ -10,7 +10,7 @@ carry ``resultType``), anything else follows the 2025-11-25 handshake rules.
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Hashable, Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Hashable, Mapping, Sequence
 from typing import Any
 
 from toolhost.compile.content import ServerContent
@@ -22,18 +22,11 @@ from toolhost.mcp import jsonrpc as rpc
 from toolhost.mcp.calls import Cancel, Notify
 from toolhost.mcp.calls import is_mapping as _is_mapping
 from toolhost.mcp.client_log import LEVELS
-from toolhost.mcp.content import MAX_URI_CHARS, ContentMethods, MethodError, check_encodable
-from toolhost.mcp.content_guards import (
-    PromptGuard,
-    PromptVisible,
-    ReadGuard,
-    ReadVisible,
-    completion_filter,
-    completion_readable,
-    prompt_allowed,
-)
+from toolhost.mcp.content import ContentMethods
+from toolhost.mcp.content_calls import ContentCalls
+from toolhost.mcp.content_guards import PromptGuard, PromptVisible, ReadGuard, ReadVisible
 from toolhost.mcp.jsonrpc import RpcError as _RpcError
-from toolhost.mcp.tools_call import TOOL_USE_ID_META_KEY, Guard, ToolCalls, content_context
+from toolhost.mcp.tools_call import TOOL_USE_ID_META_KEY, Guard, ToolCalls
 from toolhost.mcp.toolset import BadCursor, ToolSet
 from toolhost.redaction import scrub
 
@@ -42,14 +35,9 @@ __all__ = ["TOOL_USE_ID_META_KEY", "Cancel", "Guard", "McpServer", "Notify", "Pr
 
 log = logging.getLogger("toolhost.mcp")
 _call_log = logging.getLogger("toolhost.call")
-MAX_REMEMBERED = 100_000  # resources/list decisions remembered per build (then forgotten)
-# the logger name a content method's ctx.log lines carry to the client
-_METHOD_NAMES = {"resources_read": "resources/read", "prompts_get": "prompts/get",
-                 "complete": "completion/complete"}
 
 
-
-class McpServer(ToolCalls):
+class McpServer(ToolCalls, ContentCalls):
     """One MCP server (a name, a version and a tool set), independent of any transport.
 
     ``handle`` is safe to call concurrently; a transport runs each request in its own task.
@@ -180,121 +168,6 @@ class McpServer(ToolCalls):
                 self._handlers[method] = self._content_handler(attr, method in lists)
             else:
                 self._handlers.pop(method, None)
-
-    def visible_resources(self) -> list[dict[str, Any]]:
-        """What resources/list shows now, all pages (the rules of the moment applied)."""
-        return self._content.listing(None if self.read_visible is None else self._listed)
-
-    def _listed(self, uris: Iterable[str]) -> set[str]:
-        """``still_visible`` for resources/list, remembered per URI until the content is
-        swapped: the rules change only with a reload, which swaps the content too (a
-        listing of 1,000 files asks up to 3,000 decisions otherwise, on every page)."""
-        cache = self._content.visible
-        if len(cache) > MAX_REMEMBERED:
-            cache.clear()
-        kept = set()
-        for uri in uris:
-            seen = cache.get(uri)
-            if seen is None:
-                seen = cache[uri] = bool(self.still_visible((uri,)))
-            if seen:
-                kept.add(uri)
-        return kept
-
-    def _drop_denied_subscriptions(self, subscriptions: dict[Hashable, set[str]]) -> None:
-        """A reload may bring a deny on a URI a client subscribed to while it was allowed:
-        hearing of its changes is a read too, so the subscription ends (the client can
-        subscribe again, and is refused while the deny holds)."""
-        for uris in subscriptions.values():
-            uris.intersection_update(self.still_visible(uris))
-
-    def still_visible(self, uris: Iterable[str]) -> set[str]:
-        """Those of ``uris`` the rules of the moment let a client hear about (all of them
-        when reads are not decided here); a check that fails counts as a deny."""
-        visible = self.read_visible
-        if visible is None:
-            return set(uris)
-        kept = set()
-        for uri in uris:
-            try:
-                if visible(uri):
-                    kept.add(uri)
-            except Exception:  # fail closed
-                pass
-        return kept
-
-    def _content_handler(self, attr: str, listing: bool
-                         ) -> Callable[..., Awaitable[dict[str, Any]]]:
-        async def handler(request_id: Any, params: Mapping[str, Any], meta: Any,
-                          notify: Notify | None, peer: Hashable, modern: bool,
-                          cancel: Cancel | None = None) -> dict[str, Any]:
-            method = getattr(self._content, attr)
-            if attr in ("resources_read", "subscribe", "unsubscribe", "complete"):
-                try:
-                    check_encodable(params)
-                except MethodError as exc:
-                    raise _RpcError(exc.code, exc.message) from None
-            uri = params.get("uri")
-            named = attr in ("resources_read", "subscribe", "unsubscribe")
-            if named and isinstance(uri, str) and uri:
-                if len(uri) > MAX_URI_CHARS:  # as sent (its canonical form may be longer)
-                    raise _RpcError(rpc.INVALID_PARAMS, f"Invalid params: 'uri' is "
-                                    f"{len(uri):,} characters; at most {MAX_URI_CHARS:,}")
-                # One spelling for the rules, the lookup and subscriptions: a deny on a URI
-                # holds for every way of writing it (%73ecret.md, x/../secret.md)
-                uri = self._content.content.canonical_uri(uri)
-                params = {**params, "uri": uri}
-            if (attr in ("resources_read", "subscribe") and self.read_guard is not None
-                    and isinstance(uri, str) and uri):  # hearing of changes is a read too
-                try:
-                    refused = await self.read_guard(uri)
-                except Exception as exc:  # fail closed, as for tools
-                    log_failure(log, f"permission guard for resources/read {cut(uri, 200)}",
-                                exc)
-                    refused = "the permission check failed"
-                if refused is not None:
-                    raise _RpcError(rpc.INVALID_REQUEST, f"Resource read denied: {refused}")
-            try:
-                if attr in ("prompts_get", "complete") and self.prompt_guard is not None:
-                    await prompt_allowed(self.prompt_guard, self._content.content, params,
-                                         attr == "complete", self.prompt_visible)
-                if attr == "complete" and self.read_guard is not None:
-                    await completion_readable(self.read_guard, self._content.content, params,
-                                              self.read_visible)
-                if attr == "resources_list" and self.read_visible is not None:
-                    result = await method(params, self._listed)
-                elif listing:
-                    result = await method(params)
-                elif attr in ("subscribe", "unsubscribe"):
-                    result = await method(params, peer)
-                else:
-                    result = await self._content_call(attr, method, request_id, params, meta,
-                                                      notify, peer, modern)
-            except MethodError as exc:
-                raise _RpcError(exc.code, exc.message, exc.data) from None
-            if not modern:
-                return result  # type: ignore[no-any-return]
-            return {**result, **self._modern_list_extra} if listing else self._modern(result)
-        return handler
-
-    async def _content_call(self, attr: str, method: Callable[..., Awaitable[dict[str, Any]]],
-                            request_id: Any, params: Mapping[str, Any], meta: Any,
-                            notify: Notify | None, peer: Hashable, modern: bool
-                            ) -> dict[str, Any]:
-        """A content method that may run a function: its ``ctx.log`` lines reach the client
-        as a tool's do (at the level the client asked for), sent before the answer."""
-        level = (meta.get(rpc.LOG_LEVEL_META_KEY) if modern and _is_mapping(meta)
-                 else self._log_levels.get(peer, "info"))
-        ctx = content_context(request_id, _METHOD_NAMES[attr], level, notify, modern, meta)
-        try:
-            if attr == "complete":
-                return await method(params, ctx, completion_filter(
-                    self._content.content, params, self.read_visible, self.prompt_visible))
-            return await method(params, ctx)
-        finally:
-            client_log = ctx.log_made()
-            if client_log is not None and client_log.pending:
-                await client_log.flush()
 
     def initialize_result(self, protocol_version: str = rpc.LATEST_HANDSHAKE_VERSION
                           ) -> dict[str, Any]:
