@@ -160,6 +160,32 @@ def test_schemas_that_cannot_be_elicited_are_named(schema: Any) -> None:
     assert check_elicitation_schema(schema) is not None
 
 
+def _one(**prop: Any) -> dict[str, Any]:
+    return {"type": "object", "properties": {"a": prop}}
+
+
+@pytest.mark.parametrize(("schema", "words"), [
+    (_one(type="number", enum=["x"]), "'enum' is not part of a number"),
+    (_one(type="boolean", enum=["x"]), "'enum' is not part of a boolean"),
+    (_one(type="string", pattern="^a"), "'pattern' is not part of a string"),
+    (_one(type="string", **{"$ref": "#/x"}), "'$ref' is not part of a string"),
+    (_one(type="string", default=5), "'default' 5 is not of type string"),
+    (_one(type="integer", default=2.5), "is not of type integer"),
+    (_one(type="boolean", default="yes"), "is not of type boolean"),
+    (_one(type="string", enum=["x", "y"], default="z"), "not one of the choices"),
+    (_one(type="array", items={"enum": ["a"]}, default=["b"]), "not one of the choices"),
+    (_one(type="integer", minimum=5, maximum=1), "'minimum' 5 is above 'maximum' 1"),
+    (_one(type="string", minLength=5, maxLength=1), "no answer fits"),
+    ({**_one(type="string"), "additionalProperties": {"type": "object"}},
+     "'additionalProperties' is not part of an elicitation schema"),
+    ({**_one(type="string"), "allOf": [{"type": "array"}]}, "'allOf' is not part"),
+])
+def test_what_the_restricted_form_lacks_is_refused_before_sending(schema: Any,
+                                                                  words: str) -> None:
+    problem = check_elicitation_schema(schema)
+    assert problem is not None and words in problem, problem
+
+
 def test_the_spec_forms_can_be_elicited() -> None:
     titled = [{"const": "v", "title": "V"}]
     assert check_elicitation_schema({"type": "object", "properties": {

@@ -1,11 +1,8 @@
 """``ctx.elicit`` and ``ctx.sample``: what a python tool asks of the client's person and model.
 
-The elicitation schema is the spec's restricted form, checked before anything is sent: a flat
-object whose properties are strings (with ``format`` email/uri/date/date-time, length bounds),
-numbers, integers, booleans, single-select enums (``enum``, ``oneOf`` of ``const``/``title``,
-or the legacy ``enumNames``) and multi-select enums (``type: array`` with ``items.enum`` or
-``items.anyOf``), each with an optional ``default`` (SEP-1034, SEP-1330). What the client
-accepts is validated against it; an answer that does not fit is an error, never data.
+The elicitation schema is the spec's restricted form, checked before anything is sent
+(``toolhost.mcp.elicit_schema``). What the client accepts is validated against it; an
+answer that does not fit is an error, never data.
 """
 
 from __future__ import annotations
@@ -18,13 +15,12 @@ from typing import Any, Literal
 
 from toolhost.excerpt import cut
 from toolhost.mcp.client_requests import DEFAULT_TIMEOUT, Channel, ClientRequestError
+from toolhost.mcp.elicit_schema import MAX_PROPERTIES, check_elicitation_schema
 from toolhost.redaction import scrub_value
 
-__all__ = ["Elicited", "Sampled", "check_elicitation_schema", "elicit", "sample"]
+__all__ = ["MAX_PROPERTIES", "Elicited", "Sampled", "check_elicitation_schema", "elicit",
+           "sample"]
 
-_PRIMITIVE = {"string", "number", "integer", "boolean"}
-_STRING_FORMATS = {"email", "uri", "date", "date-time"}
-MAX_PROPERTIES = 100
 
 
 @dataclass(frozen=True)
@@ -53,69 +49,6 @@ class Sampled:
     def text(self) -> str:
         value = self.content.get("text")
         return value if isinstance(value, str) else ""
-
-
-def check_elicitation_schema(schema: Any) -> str | None:
-    """What makes ``schema`` unfit for ``elicitation/create`` (None: fit)."""
-    if not isinstance(schema, Mapping) or schema.get("type") != "object":
-        return "the schema must be an object schema ({'type': 'object', 'properties': ...})"
-    props = schema.get("properties", {})
-    if not isinstance(props, Mapping):
-        return "'properties' must be a mapping"
-    if len(props) > MAX_PROPERTIES:
-        return f"at most {MAX_PROPERTIES} properties"
-    for name, prop in props.items():
-        problem = _check_property(prop)
-        if problem is not None:
-            return f"property {cut(repr(name), 60)}: {problem}"
-    required = schema.get("required", [])
-    if not isinstance(required, list) or any(r not in props for r in required):
-        return "'required' must list properties of the schema"
-    from jsonschema import Draft202012Validator  # ~60 ms: when a tool first elicits
-
-    try:
-        Draft202012Validator.check_schema(dict(schema))
-    except Exception as exc:  # jsonschema's SchemaError: say which part
-        return f"not a valid JSON Schema ({cut(str(getattr(exc, 'message', exc)), 200)})"
-    return None
-
-
-def _check_property(prop: Any) -> str | None:
-    if not isinstance(prop, Mapping):
-        return "must be a schema mapping"
-    kind = prop.get("type")
-    if kind == "array":  # a multi-select enum
-        items = prop.get("items")
-        if not isinstance(items, Mapping) or not (
-                _strings(items.get("enum")) or _titled(items.get("anyOf"))):
-            return ("an array is allowed only as a multi-select enum: items with a list of "
-                    "strings in 'enum', or 'anyOf' of {const, title}")
-        return None
-    if kind not in _PRIMITIVE:
-        return ("must be a string, number, integer or boolean (objects and nested "
-                "structures cannot be elicited)")
-    if "enum" in prop and not _strings(prop["enum"]):
-        return "'enum' must be a non-empty list of strings"
-    if "oneOf" in prop and not _titled(prop["oneOf"]):
-        return "'oneOf' must be a non-empty list of {const: string, title: string}"
-    names = prop.get("enumNames")
-    if names is not None and (not _strings(names) or not isinstance(prop.get("enum"), list)
-                              or len(names) != len(prop["enum"])):
-        return "'enumNames' must be strings, one per 'enum' value"
-    fmt = prop.get("format")
-    if fmt is not None and (kind != "string" or fmt not in _STRING_FORMATS):
-        return f"'format' must be one of {', '.join(sorted(_STRING_FORMATS))} on a string"
-    return None
-
-
-def _strings(value: Any) -> bool:
-    return isinstance(value, list) and bool(value) and all(isinstance(v, str) for v in value)
-
-
-def _titled(value: Any) -> bool:
-    return isinstance(value, list) and bool(value) and all(
-        isinstance(v, Mapping) and isinstance(v.get("const"), str)
-        and isinstance(v.get("title"), str) for v in value)
 
 
 async def elicit(channel: Channel | None, message: str,
