@@ -136,6 +136,11 @@ async def test_sample_reads_text_and_refuses_garbage() -> None:
     ({"role": "assistant", "content": {"type": 5}}, "without content"),
     ({"role": "assistant", "content": {"type": "text", "text": ["x"]}}, "no string 'text'"),
     ({"role": "assistant", "content": {"type": "text"}}, "no string 'text'"),
+    ({"role": "assistant", "content": {"type": "tool_use", "name": "rm"}}, "of type 'tool_use'"),
+    ({"role": "assistant", "content": {"type": "weird"}}, "of type 'weird'"),
+    ({"role": "assistant", "content": {"type": "image", "data": "aGk="}}, "no string 'data' and"),
+    ({"role": "assistant", "content": {"type": "audio", "mimeType": "audio/wav"}},
+     "audio content has no string 'data'"),
 ])
 async def test_a_sampled_answer_of_the_wrong_shape_is_refused(answer: Any, words: str) -> None:
     with pytest.raises(ClientRequestError, match=words):

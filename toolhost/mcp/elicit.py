@@ -163,9 +163,17 @@ async def sample(channel: Channel | None, messages: str | Sequence[Mapping[str, 
     if not isinstance(content, Mapping) or not isinstance(content.get("type"), str):
         raise ClientRequestError("got an answer to sampling/createMessage without content "
                                  "(a {type, ...} block)")
-    if content["type"] == "text" and not isinstance(content.get("text"), str):
+    kind = content["type"]
+    if kind == "text" and not isinstance(content.get("text"), str):
         raise ClientRequestError("got an answer to sampling/createMessage whose text "
                                  "content has no string 'text'")
+    if kind not in ("text", "image", "audio"):  # no tools were offered: nothing else fits
+        raise ClientRequestError("got an answer to sampling/createMessage whose content is "
+                                 f"of type {cut(repr(kind), 60)} (text, image or audio)")
+    if kind != "text" and not (isinstance(content.get("data"), str)
+                               and isinstance(content.get("mimeType"), str)):
+        raise ClientRequestError(f"got an answer to sampling/createMessage whose {kind} "
+                                 "content has no string 'data' and 'mimeType'")
     model, reason = result.get("model"), result.get("stopReason")
     role = result.get("role")
     if role is not None and role not in ("user", "assistant"):  # never taken as the model's
