@@ -148,3 +148,21 @@ def test_a_read_and_a_subscribe_of_a_missing_file_say_the_same(tmp_path: Path,
     assert read["code"] == subscribed["code"] == -32002
     assert read["message"] == subscribed["message"]
     assert read["message"].startswith("Resource not found: docs://kb/")
+
+
+def test_a_big_directory_lists_its_first_files_by_name(tmp_path: Path) -> None:
+    """Past MAX_LISTED files only the first by name are kept while the directory is read
+    (memory bounded by the limit, not the directory): those are the ones listed, in order,
+    then nothing of the subdirectories (the limit is reached)."""
+    import random
+
+    from toolhost.compile.resources import MAX_LISTED
+
+    root = tmp_path / "root"
+    (root / "a-sub").mkdir(parents=True)
+    (root / "a-sub" / "first.md").write_text("x")
+    names = [f"f{index:05d}.md" for index in range(2 * MAX_LISTED + 500)]
+    for name in random.Random(7).sample(names, len(names)):  # created in no order
+        (root / name).write_text("")
+    listed = _listed(tmp_path, root)
+    assert listed == [f"docs://kb/{name}" for name in sorted(names)[:MAX_LISTED]]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import functools
+import heapq
 import mimetypes
 import os
 import re
@@ -32,6 +33,7 @@ from toolhost.fileopen import open_regular
 __all__ = ["MAX_LISTED", "CompiledResource"]
 
 MAX_LISTED = 1000  # files listed per directory resource (a read still reaches the others)
+MAX_WALKED = 10_000  # subdirectories walked per directory (the first by name)
 _TEXT_MIMES = ("application/json", "application/xml", "application/yaml", "application/toml",
                "application/javascript", "application/x-sh", "image/svg+xml")
 _BINARY_FAMILIES = ("image/", "audio/", "video/", "font/", "model/")
@@ -146,33 +148,53 @@ class CompiledResource:
         outside it left out, in ``os.walk`` order (a directory's files by name, then its
         directories by name; no recursion, however deep). Only a symlink's target is
         resolved: a file reached through directories that are not symlinks is inside the
-        root (a read checks again), which saves two ``realpath`` a file."""
+        root (a read checks again), which saves two ``realpath`` a file. A directory of a
+        million entries costs one pass and keeps only the first MAX_LISTED files (and
+        MAX_WALKED directories) by name in memory."""
         pending = [(root, "")]
         while pending:
             top, rel = pending.pop()
+            files: list[str] = []
+            dirs: list[str] = []
             try:
                 with os.scandir(top) as found:
-                    entries = sorted((e for e in found if not e.name.startswith(".")),
-                                     key=lambda e: e.name)
+                    for entry in found:
+                        name = entry.name
+                        if name.startswith("."):
+                            continue
+                        try:  # the common case first: a regular file (no syscall: d_type)
+                            regular = entry.is_file(follow_symlinks=False)
+                        except OSError:
+                            continue
+                        kind = ("file" if "\\" not in name else None) if regular else \
+                            self._kind(entry)
+                        if kind == "file":
+                            files.append(entry.name)
+                            if len(files) >= 2 * MAX_LISTED:
+                                files = heapq.nsmallest(MAX_LISTED, files)
+                        elif kind == "dir":
+                            dirs.append(entry.name)
+                            if len(dirs) >= 2 * MAX_WALKED:
+                                dirs = heapq.nsmallest(MAX_WALKED, dirs)
             except OSError:  # unreadable or gone: nothing listed from it, as os.walk does
                 continue
-            dirs = []
-            for entry in entries:
-                try:
-                    if entry.is_dir():
-                        if not entry.is_symlink():  # a linked directory is not walked
-                            dirs.append((entry.path, f"{rel}{entry.name}/"))
-                        continue
-                    if entry.is_symlink():
-                        if not (self._inside(entry.path) and os.path.isfile(entry.path)):
-                            continue
-                    elif not entry.is_file(follow_symlinks=False):
-                        continue  # a FIFO, a socket, a device
-                except OSError:
-                    continue
-                if "\\" not in entry.name:  # a read refuses it (a Windows separator)
-                    yield rel + entry.name
-            pending.extend(reversed(dirs))
+            for name in heapq.nsmallest(MAX_LISTED, files):
+                yield rel + name
+            pending.extend((os.path.join(top, name), f"{rel}{name}/")
+                           for name in reversed(heapq.nsmallest(MAX_WALKED, dirs)))
+
+    def _kind(self, entry: os.DirEntry[str]) -> str | None:
+        """Of an entry that is not a regular file: "dir" (a directory to walk), "file" (a
+        symlink to a regular file inside the root) or None (a FIFO, a socket, a device)."""
+        try:
+            if entry.is_dir():
+                return None if entry.is_symlink() else "dir"  # a linked one is not walked
+            if not (entry.is_symlink() and self._inside(entry.path)
+                    and os.path.isfile(entry.path)):
+                return None
+        except OSError:
+            return None
+        return None if "\\" in entry.name else "file"  # a read refuses a Windows separator
 
     def matches(self, uri: str) -> Mapping[str, str] | None:
         """The template variables if ``uri`` (normalised: ``resource_uri.normalize``) is this
