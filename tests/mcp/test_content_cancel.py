@@ -77,3 +77,25 @@ def test_a_content_request_in_flight_is_cancelled(server: McpServer, tmp_path: P
     anyio.run(go)
     [answer] = answers
     assert answer is not None and answer["error"]["code"] == -32800, answer
+
+
+def test_the_cli_cancels_a_read_in_flight(server: McpServer, tmp_path: Path) -> None:
+    """Under ``toolhost run``: the CLI's notifications/cancelled (an mcp_message of the
+    control session) answers the resources/read -32800, once."""
+    from tests.protocol.session_harness import running_session
+
+    marker = tmp_path / "cli-read.started"
+
+    async def go() -> dict[str, Any]:
+        async with running_session({"kb": server}) as (_, cli):
+            await cli.mcp("read", {"jsonrpc": "2.0", "id": 5, "method": "resources/read",
+                                   "params": {"uri": f"slow://{marker}"}}, server="kb")
+            with anyio.fail_after(10):
+                while not marker.exists():
+                    await anyio.sleep(0.01)
+            await cli.mcp("cancel", {"jsonrpc": "2.0", "method": "notifications/cancelled",
+                                     "params": {"requestId": 5}}, server="kb")
+            await cli.wait_for(lambda: {"cancel", "read"} <= cli.answers().keys(), timeout=10)
+            return cli.answer("read")["response"]["mcp_response"]
+    answer = anyio.run(go)
+    assert answer["id"] == 5 and answer["error"]["code"] == -32800
