@@ -5,6 +5,9 @@ never answered with the head of the function's JSON as an error message."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from toolhost.mcp import McpServer
@@ -49,3 +52,26 @@ def test_past_max_bytes_the_read_is_refused(server: McpServer, uri: str) -> None
     assert error["code"] == -32603
     assert error["message"] == (f"{uri} is larger than its limit of 50,000 bytes (raise the "
                                 "resource's max_bytes)")
+
+
+def test_a_function_returning_json_is_labelled_json(tmp_path: Path) -> None:
+    """A dict or a list a python function returns is read as its JSON text, labelled
+    application/json (text/plain for a string; the config's mime_type wins)."""
+    server = content_server(tmp_path, """\
+toolhost: 1
+servers:
+  kb:
+    resources:
+      obj: {uri: "obj://{x}", python: "jsonlabel:obj"}
+      lst: {uri: "lst://{x}", python: "jsonlabel:lst"}
+      txt: {uri: "txt://{x}", python: "jsonlabel:txt"}
+      own: {uri: "own://{x}", python: "jsonlabel:obj", mime_type: application/vnd.x+json}
+""", {"jsonlabel": "def obj(x: str):\n    return {'x': x}\n\n"
+                   "def lst(x: str):\n    return [x]\n\ndef txt(x: str):\n    return x\n"})
+    shown = {uri: read(server, uri)["result"]["contents"][0]
+             for uri in ("obj://a", "lst://a", "txt://a", "own://a")}
+    assert shown["obj://a"]["mimeType"] == "application/json"
+    assert json.loads(shown["obj://a"]["text"]) == {"x": "a"}
+    assert shown["lst://a"]["mimeType"] == "application/json"
+    assert shown["txt://a"] == {"uri": "txt://a", "mimeType": "text/plain", "text": "a"}
+    assert shown["own://a"]["mimeType"] == "application/vnd.x+json"

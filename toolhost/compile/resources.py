@@ -252,7 +252,9 @@ class CompiledResource:
             if text.startswith(failed):  # named as the client knows it, not the hidden tool
                 text = f"reading {cut(uri, 200)} failed" + text[len(failed):]
             raise ResourceError(cut(text, 500))
-        return _contents(uri, result.content, cfg.mime_type, cfg.max_bytes)
+        # a function's dict or list comes back as its JSON: say so when the config does not
+        mime = cfg.mime_type or ("application/json" if result.structured is not None else None)
+        return _contents(uri, result.content, mime, cfg.max_bytes)
 
     def file_of(self, uri: str, values: Mapping[str, str]) -> str | None:
         """The file ``uri`` is read from (a file resource, or a file inside a directory
