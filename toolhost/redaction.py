@@ -37,11 +37,12 @@ from toolhost.redaction_spell import Matcher
 from toolhost.redaction_tail import MAX_HOLD, SpelledTails
 from toolhost.redaction_wrapped import merged, wrapped_spans
 
-__all__ = ["BINARY_KEYS", "MASK", "SECRET_KEY", "Redactor", "ScrubbingStream", "active",
-           "mask_arguments", "own_secrets", "redact_strings", "redactor_for", "remember",
+__all__ = ["BINARY_KEYS", "JSON_WORDS", "MASK", "SECRET_KEY", "Redactor", "ScrubbingStream",
+           "active", "mask_arguments", "own_secrets", "redact_strings", "redactor_for", "remember",
            "remember_own", "scrub", "scrub_value"]
 
 MASK = "***"
+JSON_WORDS = frozenset({"true", "false", "null"})  # never hidden (see Redactor)
 # Argument names whose values are never shown, whatever they contain.
 SECRET_KEY = re.compile(
     r"(pass(word|wd|phrase)?|secret|token|api[_-]?key|auth(orization)?|credentials?|"
@@ -62,10 +63,14 @@ class Redactor:
         return SpelledTails(self.secrets)
 
     def __post_init__(self) -> None:
+        # JSON's own words are never hidden: "isError": true would become "isError": ***
+        # in every JSON toolhost writes (call --json, run --output json, tools --json), and
+        # such a value guards nothing
+        object.__setattr__(self, "secrets", frozenset(
+            s for s in self.secrets if s and s not in JSON_WORDS))
         every: set[str] = set()
         for secret in self.secrets:
-            if secret:
-                every |= forms(secret)
+            every |= forms(secret)
         object.__setattr__(self, "_forms", frozenset(every))
         if every:
             object.__setattr__(self, "_pattern", Matcher(self.secrets, every))
