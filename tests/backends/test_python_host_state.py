@@ -37,6 +37,18 @@ async def task_exit(code: int) -> str:
     await asyncio.create_task(inner())
     return "no"
 
+async def task_sysexit(code: int) -> str:
+    async def inner():
+        sys.exit(code)
+    await asyncio.create_task(inner())
+    return "no"
+
+async def task_interrupt(code: int) -> str:
+    async def inner():
+        raise KeyboardInterrupt
+    await asyncio.gather(inner())
+    return "no"
+
 class Odd:
     def __str__(self):
         os._exit(7)
@@ -76,6 +88,8 @@ def ping() -> str:
 '''
 
 EXITS = ("sync_exit", "async_exit", "task_exit", "str_exit", "arg_exit")
+# asyncio lets these two out of a task and out of the event loop
+IN_TASKS = {"task_sysexit": "SystemExit: 3", "task_interrupt": "KeyboardInterrupt"}
 STATE = ("chdir", "setenv", "redirect", "state", "ping")
 
 
@@ -91,12 +105,12 @@ def _tools(module: str, names: tuple[str, ...]) -> dict[str, dict[str, Any]]:
     return {n: {"kind": "python", "options": {"function": f"{module}:{n}"}} for n in names}
 
 
-def test_os_exit_in_a_tool_is_its_error_and_the_host_goes_on(tmp_path: Path) -> None:
+def test_exits_in_a_tool_are_its_error_and_the_host_goes_on(tmp_path: Path) -> None:
     # a real `toolhost serve`: on a host that let os._exit through, the process is gone
     (tmp_path / "th_exits.py").write_text(textwrap.dedent(MODULE))
     lines = ["toolhost: 1", "permissions: {default: allow}", "servers:", "  p:",
              "    timeout: 20s", "    tools:"]
-    lines += [f"      {n}: {{python: 'th_exits:{n}'}}" for n in (*EXITS, "ping")]
+    lines += [f"      {n}: {{python: 'th_exits:{n}'}}" for n in (*EXITS, *IN_TASKS, "ping")]
     config = tmp_path / "exits.yaml"
     config.write_text("\n".join(lines) + "\n")
     with stdio_peer(config) as peer:
@@ -109,6 +123,10 @@ def test_os_exit_in_a_tool_is_its_error_and_the_host_goes_on(tmp_path: Path) -> 
             assert answer["isError"], text
             assert text.startswith(f"Tool '{name}' failed: HostExitRefused: os._exit("), text
             assert "would have ended toolhost itself" in text
+        for name, shown in IN_TASKS.items():
+            peer.request(name, "tools/call", {"name": name, "arguments": {"code": 3}})
+            answer = peer.wait_for(name, timeout=60)["result"]
+            assert answer["content"][0]["text"] == f"Tool '{name}' failed: {shown}"
         peer.request("ping", "tools/call", {"name": "ping", "arguments": {}})
         assert peer.wait_for("ping", timeout=60)["result"]["content"][0]["text"] == "pong"
         assert peer.proc.poll() is None

@@ -4,6 +4,8 @@
   tool's call and the tasks it starts) raises ``HostExitRefused`` instead, a ``BaseException``
   that becomes that call's error result (``python_calls``); every other call goes on. The
   host's own ``os._exit`` elsewhere, and a child process the tool forked, exit as ever.
+  Likewise ``sys.exit()`` or ``KeyboardInterrupt`` in a task an async tool started (asyncio
+  lets those two out of the event loop): that task fails with a ``ToolRaised``.
 - **Leave its process state changed.** The working directory, ``os.environ`` and
   ``sys.stdin``/``sys.stdout``/``sys.stderr`` are read when the first of a run of
   overlapping calls starts and put back, with a warning naming what changed, when the last
@@ -26,8 +28,8 @@ from collections.abc import Callable
 from contextvars import ContextVar
 from typing import Any, NoReturn
 
-__all__ = ["HOST_STATE", "IN_TOOL", "HostExitRefused", "HostState", "guard_exit",
-           "mark_tool_thread"]
+__all__ = ["HOST_STATE", "IN_TOOL", "HostExitRefused", "HostState", "contain_tasks",
+           "guard_exit", "mark_tool_thread"]
 
 log = logging.getLogger("toolhost.call")
 
@@ -82,6 +84,38 @@ def _counted(change: Callable[..., Any]) -> Callable[..., Any]:
         return change(*args, **kwargs)
     counted.__doc__, counted.__name__ = change.__doc__, change.__name__
     return counted
+
+
+def contain_tasks() -> None:
+    """On the running asyncio loop (once): a task an async tool's code creates turns its own
+    ``SystemExit``/``KeyboardInterrupt`` into a ``ToolRaised``. asyncio re-raises those two
+    out of any task and out of the event loop: ``sys.exit()`` in a task the tool started
+    ended the host, silently, with every call unanswered."""
+    import asyncio
+
+    loop = asyncio.get_running_loop()
+    previous = loop.get_task_factory()
+    if getattr(previous, "_toolhost_contained", False):
+        return
+
+    def factory(loop: asyncio.AbstractEventLoop, coro: Any, **kwargs: Any) -> Any:
+        if IN_TOOL.get() and asyncio.iscoroutine(coro):
+            coro = _contained(coro)
+        if previous is None:
+            return asyncio.Task(coro, loop=loop, **kwargs)
+        return previous(loop, coro, **kwargs)
+
+    factory._toolhost_contained = True  # type: ignore[attr-defined]
+    loop.set_task_factory(factory)
+
+
+async def _contained(coro: Any) -> Any:
+    try:
+        return await coro
+    except (SystemExit, KeyboardInterrupt) as exc:
+        from toolhost.backends.base import ToolRaised
+
+        raise ToolRaised(exc) from exc
 
 
 class HostState:

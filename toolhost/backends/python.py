@@ -35,7 +35,7 @@ from typing import Any
 
 from toolhost.backends.base import BindContext, Binding, CallContext
 from toolhost.backends.convert import to_result
-from toolhost.backends.host_guards import HOST_STATE, IN_TOOL, guard_exit
+from toolhost.backends.host_guards import HOST_STATE, IN_TOOL, contain_tasks, guard_exit
 from toolhost.backends.python_calls import (
     PLAIN,
     guarded_await,
@@ -209,6 +209,7 @@ def _thread_invoke(fn: Any, info: Any, tool: ToolConfig, limit: int) -> Any:
             return await map_value(value, limit, runner(ctx))
 
         async def invoke(arguments: Mapping[str, Any], ctx: CallContext) -> ToolResult:
+            contain_tasks()
             token = IN_TOOL.set(True)
             HOST_STATE.enter()
             try:
@@ -229,6 +230,7 @@ def _thread_invoke(fn: Any, info: Any, tool: ToolConfig, limit: int) -> Any:
         try:
             value = await run(functools.partial(guarded_call, call, limit))
             if inspect.isawaitable(value):  # a sync function handing back a coroutine
+                contain_tasks()
                 token = IN_TOOL.set(True)
                 try:
                     value = await guarded_await(value, run)
@@ -237,7 +239,8 @@ def _thread_invoke(fn: Any, info: Any, tool: ToolConfig, limit: int) -> Any:
                 finally:
                     IN_TOOL.reset(token)
                 value = await map_value(value, limit, run)
-            elif inspect.isasyncgen(value):  # an async generator function (``async def ... yield``)
+            elif inspect.isasyncgen(value):  # an async generator function (async def + yield)
+                contain_tasks()
                 token = IN_TOOL.set(True)
                 try:
                     items = await guarded_collect(value, limit, run)
