@@ -35,7 +35,7 @@ from typing import IO, Any
 from toolhost.redaction_forms import forms
 from toolhost.redaction_spell import Matcher
 from toolhost.redaction_tail import MAX_HOLD, SpelledTails
-from toolhost.redaction_wrapped import merged, wrapped_spans
+from toolhost.redaction_wrapped import merged, wrapped_edge, wrapped_spans
 
 __all__ = ["BINARY_KEYS", "JSON_WORDS", "MASK", "SECRET_KEY", "Redactor", "ScrubbingStream",
            "active", "mask_arguments", "own_secrets", "redact_strings", "redactor_for", "remember",
@@ -148,11 +148,14 @@ class Redactor:
         if self._pattern is None:
             return text
         every = self._forms
-        if tail:
-            k = _longest(text, every, at_end=True)
+        if tail:  # a form's start at the end, or a wrapped block's (its lines joined)
+            k = max(_longest(text, every, at_end=True), wrapped_edge(
+                text, lambda t: _longest(t, every, at_end=True), at_end=True))
             text = text[:len(text) - k] + MASK if k else text
         if head:
-            k = _longest(text, every, at_end=False)
+            k = max(_longest(text, every, at_end=False), wrapped_edge(
+                text, lambda t: _longest(t, every, at_end=False), at_end=False,
+                spans=self._pattern.spans))
             text = MASK + text[k:] if k else text
         return text
 

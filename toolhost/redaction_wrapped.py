@@ -20,7 +20,7 @@ from typing import Any
 
 from toolhost.redaction_spell import _encodable
 
-__all__ = ["merged", "wrapped_spans"]
+__all__ = ["merged", "wrapped_edge", "wrapped_spans"]
 
 _SEP = r"(?:\r?\n|\\r\\n|\\n)"
 # two lines or more of base64 (or hex, its subset), the first of at least 16 characters (the
@@ -95,6 +95,54 @@ def wrapped_spans(text: str, spans: Spans) -> Iterator[tuple[int, int]]:
             probe = _encodable(text)  # (same length, same places)
     for block in _scanner().finditer(probe):
         yield from _mapped(text[block.start():block.end()], block.start(), spans)
+
+
+def wrapped_edge(text: str, longest: Callable[[str], int], *, at_end: bool,
+                 spans: Spans | None = None) -> int:
+    """How many characters at the end (``at_end``) or start of ``text`` to hide because a
+    wrapped block is cut there: ``longest`` of the block's joined text (the length of the
+    start, or end, of a secret's form it ends, or starts, with), mapped back to the block's
+    characters, its line breaks included. 0 when no block touches that edge. (For a text cut
+    at a byte cap: a capped ``base64`` output shows its lines, the first of which held the
+    start of a secret's encoding.) At the start, a whole secret ``spans`` finds in the joined
+    block is hidden too: the rest of a line a cut left may be shorter than a block's first
+    line, so ``wrapped_spans`` does not read it with the block."""
+    if "\n" not in text and "\\" not in text and "\r" not in text:
+        return 0
+    sep = 0  # a cut just after a line break: the line before it is the edge
+    if at_end:
+        sep = next((len(s) for s in _CUT_SEPARATORS if text.endswith(s)), 0)
+        text = text[:len(text) - sep]
+    probe = text if text.isascii() else _encodable(text)
+    start = end = -1
+    if at_end:
+        for block in _scanner().finditer(probe):
+            start, end = block.start(), block.end()
+    elif (rest := _LINE_END.match(text)) is not None:  # the rest of a line the cut left,
+        skip = rest.end()  # then the block (a partial line may be shorter than a block's)
+        block = next(iter(_scanner().finditer(probe[skip:])), None)
+        if block is not None and block.start() == 0:
+            start, end = 0, skip + block.end()
+    if start < 0 or (at_end and end != len(text)):
+        k = longest(text[text.rfind("\n") + 1:]) if sep else 0  # one line, then the cut
+        return k + sep if k else 0
+    start = start if at_end else 0
+    joined, joined_at, block_at = _pieces(text[start:end])
+    k = longest(joined)
+    if not at_end and spans is not None:
+        k = max([k, *(stop for _, stop in spans(joined))])
+    if not k:
+        return 0
+    i = len(joined) - k if at_end else k - 1
+    line = bisect.bisect_right(joined_at, i) - 1
+    at = start + block_at[line] + i - joined_at[line]
+    return len(text) - at + sep if at_end else at + 1
+
+
+# what a cut may leave at the end of a wrapped block: a line break, or the start of one
+_CUT_SEPARATORS = ("\r\n", "\n", "\r", "\\r\\n", "\\n", "\\r\\", "\\r", "\\")
+# the end of a line a cut left before a block (the rest of a wrapped line), and its break
+_LINE_END = re.compile(rf"[A-Za-z0-9+/_-]*={{0,2}}{_SEP}")
 
 
 def _mapped(block: str, offset: int, spans: Spans) -> Iterator[tuple[int, int]]:
