@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import dataclasses
+import io
 import json
 from typing import Any
 
@@ -13,7 +14,7 @@ import pytest
 
 from toolhost.backends.base import CallContext
 from toolhost.compile import compile_tools
-from toolhost.redaction import Redactor, remember
+from toolhost.redaction import Redactor, ScrubbingStream, remember
 
 SECRET = "tok-Zq81-abcdefghijklmnopqrstuv"
 R = Redactor(frozenset({SECRET}))
@@ -83,3 +84,32 @@ async def test_a_command_output_capped_after_a_wrapped_line(config: Any) -> None
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
+
+
+@pytest.mark.parametrize("form", WRAPPED)
+def test_a_stream_written_a_line_at_a_time_hides_the_wrapped_secret(form: str) -> None:
+    remember([SECRET])
+    text = WRAPPED[form] + "\n"
+    pieces = text.splitlines(keepends=True) if "\\n" not in text else \
+        [p + "\\n" for p in text.split("\\n")[:-1]] + [text.split("\\n")[-1]]
+    inner = io.StringIO()
+    stream = ScrubbingStream(inner)
+    for piece in pieces:  # base64 writes a line at a time, and may flush each
+        stream.write(piece)
+        stream.flush()
+    stream.finish()
+    assert inner.getvalue() == R.redact(text) and not _shows_a_piece(inner.getvalue())
+    # the pieces of stream_split, cut anywhere (pieces of 16 characters or more), join to
+    # the redacted whole
+    for step in (16, 33, 77, 500):
+        shown, held = [], ""
+        for at in range(0, len(text), step):
+            part, held = R.stream_split(held + text[at:at + step])
+            shown.append(part)
+        assert "".join(shown) + R.redact(held) == R.redact(text), step
+
+
+def test_ordinary_lines_and_other_base64_are_not_held() -> None:
+    other = base64.encodebytes(b"z" * 300).decode()
+    for text in ("hello world, this is a log line\n", other):
+        assert R.stream_split(text) == (text, "")

@@ -35,7 +35,13 @@ from typing import IO, Any
 from toolhost.redaction_forms import forms
 from toolhost.redaction_spell import Matcher
 from toolhost.redaction_tail import MAX_HOLD, SpelledTails
-from toolhost.redaction_wrapped import merged, wrapped_edge, wrapped_spans
+from toolhost.redaction_wrapped import (
+    line_held,
+    merged,
+    wrapped_edge,
+    wrapped_hold,
+    wrapped_spans,
+)
 
 __all__ = ["BINARY_KEYS", "JSON_WORDS", "MASK", "SECRET_KEY", "Redactor", "ScrubbingStream",
            "active", "mask_arguments", "own_secrets", "redact_strings", "redactor_for", "remember",
@@ -169,7 +175,11 @@ class Redactor:
         (a rest longer than ``MAX_HOLD`` characters is shown as ``***``, not held)."""
         if self._pattern is None:
             return text, ""
-        tail = max(_open_tail(text, self._forms), self._tails.open_tail(text))
+        tail = max(_open_tail(text, self._forms), self._tails.open_tail(text),
+                   wrapped_hold(text, lambda t: _open_tail(t, self._forms)))
+        # held from the start of its line when that is base64 or hex, and a line of it in
+        # progress keeps its end: a wrapped block's first line must be read whole
+        tail = line_held(text, tail)
         if tail > MAX_HOLD:  # bounded: an absurdly padded spelling is not held, but hidden
             return self.redact(text[:len(text) - tail]) + MASK, ""
         cut = len(text) - tail
