@@ -157,9 +157,9 @@ async def test_cwd_environment_and_streams_are_put_back(
             assert await call("state", {}) == before
             # two overlapping redirect_stdout: the later one restores the earlier's StringIO
             async with anyio.create_task_group() as tg:
-                tg.start_soon(call, "redirect", {"seconds": 0.5})
-                await anyio.sleep(0.2)
-                tg.start_soon(call, "redirect", {"seconds": 0.6})
+                tg.start_soon(call, "redirect", {"seconds": 0.3})
+                await anyio.sleep(0.1)
+                tg.start_soon(call, "redirect", {"seconds": 0.3})
             assert await call("state", {}) == before
         warned = [r.getMessage() for r in caplog.records]
         assert any("working directory (to '/'" in w for w in warned), warned
