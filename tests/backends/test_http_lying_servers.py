@@ -116,7 +116,9 @@ def liar() -> Iterator[str]:
 
 
 def _tools(**methods: str) -> dict[str, dict[str, Any]]:
-    tools = {name: {"kind": "http", "options": {"url": name, "retries": 0}}
+    # only the trickle has no timeout at all (the others' answers are not raced against it)
+    tools = {name: {"kind": "http", "options": {"url": name, "retries": 0},
+                    **({} if name == "trickle" else {"timeout": 60.0})}
              for name in BEHAVIOUR}
     for name, method in methods.items():
         tools[name] = {"kind": "http", "options": {"url": "stale", "method": method}}
