@@ -142,6 +142,26 @@ def secret_name_warnings(config: HostConfig) -> list[Problem]:
             if tool is next(iter(server.tools.values())):
                 check("server", server.name, tool.origin)
             check("tool", tool.name, tool.origin)
-            for param in tool.params:
-                check("param", str(param), tool.origin, f".params.{param}")
+            for param in sorted(set(map(str, tool.params)) | _placeholder_params(tool)):
+                check("param", param, tool.origin, f".params.{param}")
     return warnings
+
+
+def _placeholder_params(tool: Any) -> set[str]:
+    """The params a command or http tool's templates declare by using them."""
+    from toolhost.backends import templating
+
+    kind, opts = tool.backend.kind, tool.backend.options
+    try:
+        if kind == "command":
+            argv = opts.get("argv") or ()
+            texts = [t for t, _ in _strings(argv, "")] if isinstance(argv, Sequence) else []
+            texts += templating.template_strings([opts.get("stdin"), opts.get("env")])
+            return templating.placeholders(texts) - {"item"}
+        if kind == "http":
+            return (templating.placeholders([str(opts.get("url", ""))], url=True)
+                    | templating.placeholders(templating.template_strings(
+                        [opts.get(k) for k in ("query", "headers", "form", "json")])))
+    except Exception:  # a template that does not parse: its own error says so
+        return set()
+    return set()
