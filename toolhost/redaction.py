@@ -35,13 +35,20 @@ from typing import IO, Any
 from toolhost.redaction_forms import forms
 from toolhost.redaction_spell import Matcher
 from toolhost.redaction_tail import MAX_HOLD, SpelledTails
-from toolhost.redaction_wrapped import merged, wrapped_spans
+from toolhost.redaction_wrapped import (
+    line_held,
+    merged,
+    wrapped_edge,
+    wrapped_hold,
+    wrapped_spans,
+)
 
-__all__ = ["BINARY_KEYS", "MASK", "SECRET_KEY", "Redactor", "ScrubbingStream", "active",
-           "mask_arguments", "own_secrets", "redact_strings", "redactor_for", "remember",
+__all__ = ["BINARY_KEYS", "JSON_WORDS", "MASK", "SECRET_KEY", "Redactor", "ScrubbingStream",
+           "active", "mask_arguments", "own_secrets", "redact_strings", "redactor_for", "remember",
            "remember_own", "scrub", "scrub_value"]
 
 MASK = "***"
+JSON_WORDS = frozenset({"true", "false", "null"})  # never hidden (see Redactor)
 # Argument names whose values are never shown, whatever they contain.
 SECRET_KEY = re.compile(
     r"(pass(word|wd|phrase)?|secret|token|api[_-]?key|auth(orization)?|credentials?|"
@@ -62,10 +69,14 @@ class Redactor:
         return SpelledTails(self.secrets)
 
     def __post_init__(self) -> None:
+        # JSON's own words are never hidden: "isError": true would become "isError": ***
+        # in every JSON toolhost writes (call --json, run --output json, tools --json), and
+        # such a value guards nothing
+        object.__setattr__(self, "secrets", frozenset(
+            s for s in self.secrets if s and s not in JSON_WORDS))
         every: set[str] = set()
         for secret in self.secrets:
-            if secret:
-                every |= forms(secret)
+            every |= forms(secret)
         object.__setattr__(self, "_forms", frozenset(every))
         if every:
             object.__setattr__(self, "_pattern", Matcher(self.secrets, every))
@@ -143,11 +154,14 @@ class Redactor:
         if self._pattern is None:
             return text
         every = self._forms
-        if tail:
-            k = _longest(text, every, at_end=True)
+        if tail:  # a form's start at the end, or a wrapped block's (its lines joined)
+            k = max(_longest(text, every, at_end=True), wrapped_edge(
+                text, lambda t: _longest(t, every, at_end=True), at_end=True))
             text = text[:len(text) - k] + MASK if k else text
         if head:
-            k = _longest(text, every, at_end=False)
+            k = max(_longest(text, every, at_end=False), wrapped_edge(
+                text, lambda t: _longest(t, every, at_end=False), at_end=False,
+                spans=self._pattern.spans))
             text = MASK + text[k:] if k else text
         return text
 
@@ -161,7 +175,11 @@ class Redactor:
         (a rest longer than ``MAX_HOLD`` characters is shown as ``***``, not held)."""
         if self._pattern is None:
             return text, ""
-        tail = max(_open_tail(text, self._forms), self._tails.open_tail(text))
+        tail = max(_open_tail(text, self._forms), self._tails.open_tail(text),
+                   wrapped_hold(text, lambda t: _open_tail(t, self._forms)))
+        # held from the start of its line when that is base64 or hex, and a line of it in
+        # progress keeps its end: a wrapped block's first line must be read whole
+        tail = line_held(text, tail)
         if tail > MAX_HOLD:  # bounded: an absurdly padded spelling is not held, but hidden
             return self.redact(text[:len(text) - tail]) + MASK, ""
         cut = len(text) - tail

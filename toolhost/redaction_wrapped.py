@@ -20,7 +20,7 @@ from typing import Any
 
 from toolhost.redaction_spell import _encodable
 
-__all__ = ["merged", "wrapped_spans"]
+__all__ = ["line_held", "merged", "wrapped_edge", "wrapped_hold", "wrapped_spans"]
 
 _SEP = r"(?:\r?\n|\\r\\n|\\n)"
 # two lines or more of base64 (or hex, its subset), the first of at least 16 characters (the
@@ -95,6 +95,108 @@ def wrapped_spans(text: str, spans: Spans) -> Iterator[tuple[int, int]]:
             probe = _encodable(text)  # (same length, same places)
     for block in _scanner().finditer(probe):
         yield from _mapped(text[block.start():block.end()], block.start(), spans)
+
+
+def wrapped_edge(text: str, longest: Callable[[str], int], *, at_end: bool,
+                 spans: Spans | None = None) -> int:
+    """How many characters at the end (``at_end``) or start of ``text`` to hide because a
+    wrapped block is cut there: ``longest`` of the block's joined text (the length of the
+    start, or end, of a secret's form it ends, or starts, with), mapped back to the block's
+    characters, its line breaks included. 0 when no block touches that edge. (For a text cut
+    at a byte cap: a capped ``base64`` output shows its lines, the first of which held the
+    start of a secret's encoding.) At the start, a whole secret ``spans`` finds in the joined
+    block is hidden too: the rest of a line a cut left may be shorter than a block's first
+    line, so ``wrapped_spans`` does not read it with the block."""
+    if "\n" not in text and "\\" not in text and "\r" not in text:
+        return 0
+    sep = 0  # a cut just after a line break: the line before it is the edge
+    if at_end:
+        sep = next((len(s) for s in _CUT_SEPARATORS if text.endswith(s)), 0)
+        text = text[:len(text) - sep]
+    probe = text if text.isascii() else _encodable(text)
+    start = end = -1
+    if at_end:
+        for block in _scanner().finditer(probe):
+            start, end = block.start(), block.end()
+    elif (rest := _LINE_END.match(text)) is not None:  # the rest of a line the cut left,
+        skip = rest.end()  # then the block (a partial line may be shorter than a block's)
+        block = next(iter(_scanner().finditer(probe[skip:])), None)
+        if block is not None and block.start() == 0:
+            start, end = 0, skip + block.end()
+    if start < 0 or (at_end and end != len(text)):
+        k = longest(text[text.rfind("\n") + 1:]) if sep else 0  # one line, then the cut
+        return k + sep if k else 0
+    start = start if at_end else 0
+    joined, joined_at, block_at = _pieces(text[start:end])
+    k = longest(joined)
+    if not at_end and spans is not None:
+        k = max([k, *(stop for _, stop in spans(joined))])
+    if not k:
+        return 0
+    i = len(joined) - k if at_end else k - 1
+    line = bisect.bisect_right(joined_at, i) - 1
+    at = start + block_at[line] + i - joined_at[line]
+    return len(text) - at + sep if at_end else at + 1
+
+
+def wrapped_hold(text: str, open_tail: Callable[[str], int]) -> int:
+    """For a stream: how much of the end of ``text`` to hold back because a wrapped block
+    ends there whose joined text ends with what could be the start of a secret's form
+    (``open_tail`` of it): from the start of the line where that start is, so that with the
+    lines still to come the block is read whole (a stream written a line at a time, as
+    ``base64`` writes, showed each line of a secret's encoding). 0 for every other text."""
+    sep = next((len(s) for s in _CUT_SEPARATORS if text.endswith(s)), 0)
+    body = text[:len(text) - sep]
+    escaped = body.rfind("\\n")
+    last = body[max(body.rfind("\n") + 1, escaped + 2 if escaped >= 0 else 0):]
+    if not last or not _B64_LINE.fullmatch(last):
+        return 0  # the usual case: the text does not end with a line of base64 or hex
+    start = len(body) - len(last) if len(last) >= 16 else -1  # a line that may start one
+    if any(needle in body and look.search(body) for needle, look in _LOOKS):
+        probe = body if body.isascii() else _encodable(body)
+        for block in _scanner().finditer(probe):
+            if block.end() == len(body):
+                start = block.start()
+    if start < 0:
+        return 0
+    joined, joined_at, block_at = _pieces(body[start:])
+    k = open_tail(joined)
+    if not k:
+        return 0
+    line = bisect.bisect_right(joined_at, len(joined) - k) - 1
+    return len(text) - (start + block_at[line])
+
+
+def line_held(text: str, tail: int) -> int:
+    """``tail`` (the end of a stream's text held back), reaching back into its line, when that
+    is base64 or hex, until its first line holds 16 characters: a block's first line is read
+    only when it is 16 characters or more, so a held piece of one (a secret's encoding
+    starting near its end) must not be shorter."""
+    escaped = text.rfind("\\n")
+    line = max(text.rfind("\n") + 1, escaped + 2 if escaped >= 0 else 0)
+    if line < len(text) and _B64_LINE.fullmatch(text, line) and (
+            len(text) - line >= 16 or _LOOKS[0][1].search(text, 0, line)):
+        # a line of base64 or hex in progress: its last 16 characters wait for its end, so
+        # that what is held is never a line too short to be read as a block's first
+        tail = max(tail, min(len(text) - line, 16))
+    if not tail:
+        return 0
+    cut = len(text) - tail
+    ends = [at for at in (text.find("\n", cut), text.find("\\n", cut)) if at >= 0]
+    short = 16 - ((min(ends) if ends else len(text)) - cut)  # its first line: 16 at least
+    escaped = text.rfind("\\n", 0, cut)
+    start = max(text.rfind("\n", 0, cut) + 1, escaped + 2 if escaped >= 0 else 0,
+                cut - short)
+    if short > 0 and start < cut and _B64_LINE.fullmatch(text, start, cut):
+        return len(text) - start
+    return tail
+
+
+_B64_LINE = re.compile(r"[A-Za-z0-9+/_-]+={0,2}")
+# what a cut may leave at the end of a wrapped block: a line break, or the start of one
+_CUT_SEPARATORS = ("\r\n", "\n", "\r", "\\r\\n", "\\n", "\\r\\", "\\r", "\\")
+# the end of a line a cut left before a block (the rest of a wrapped line), and its break
+_LINE_END = re.compile(rf"[A-Za-z0-9+/_-]*={{0,2}}{_SEP}")
 
 
 def _mapped(block: str, offset: int, spans: Spans) -> Iterator[tuple[int, int]]:

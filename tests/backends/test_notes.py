@@ -97,3 +97,54 @@ def test_a_secret_in_a_commands_argv_is_a_warning(tmp_path: Path,
                              "the program can read it there)")
     assert main(["validate", "--no-layers", "--strict", str(config)]) == 1
     capsys.readouterr()
+
+
+SECRET_NAMES = """\
+toolhost: 1
+servers:
+  s:
+    headers: {X-Client: "${CLIENT_ID}"}
+    tools:
+      search:
+        description: Search.
+        command: [echo, "{{ q }}"]
+        params: {q: {type: string}, search_depth: {type: integer}}
+      other: {command: [echo, hi], description: Says hi.}
+      fetch: {http: {url: "http://127.0.0.1:9/x/{search_for}"}, description: Fetches.}
+permissions:
+  allow: [mcp__s]
+"""
+
+
+def test_a_name_holding_a_secret_is_a_warning(tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str],
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    # a header value is a secret; here it is also a tool's name, which every list showed as
+    # '***' (a client could not call it), and part of a param's name
+    monkeypatch.setenv("CLIENT_ID", "search")
+    config = tmp_path / "t.yaml"
+    config.write_text(SECRET_NAMES)
+    assert main(["validate", "--no-layers", "--no-compile", str(config)]) == 0
+    out, err = capsys.readouterr()
+    assert out == f"{config}: ok (1 servers, 3 tools, 3 warning(s))\n"
+    lines = [x for x in err.strip().splitlines() if ": warning: " in x]
+    assert lines == [
+        f"{config}:6:7: servers.s.tools.***: warning: the tool name '***' holds the value of "
+        "a secret: toolhost shows it as '***' everywhere (tool lists included), so clients "
+        "and the model see that name instead of the one written here (rename it, "
+        "or take the secret from a value toolhost does not hide (see docs/secrets.md, which "
+        "values are secrets))",
+        f"{config}:6:7: servers.s.tools.***.params.***_depth: warning: the param name "
+        "'***_depth' holds the value of a secret: toolhost shows it as '***_depth' everywhere "
+        "(tool lists included), so clients and the model see that name instead of "
+        "the one written here (rename it, or take the secret from a value toolhost does not "
+        "hide (see docs/secrets.md, which values are secrets))",
+        # a param declared by a placeholder only
+        f"{config}:11:7: servers.s.tools.fetch.params.***_for: warning: the param name "
+        "'***_for' holds the value of a secret: toolhost shows it as '***_for' everywhere "
+        "(tool lists included), so clients and the model see that name instead of "
+        "the one written here (rename it, or take the secret from a value toolhost does not "
+        "hide (see docs/secrets.md, which values are secrets))"], err
+    monkeypatch.setenv("CLIENT_ID", "unrelated-value")
+    assert main(["validate", "--no-layers", "--no-compile", str(config)]) == 0
+    assert capsys.readouterr().out == f"{config}: ok (1 servers, 3 tools)\n"

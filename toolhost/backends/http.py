@@ -52,7 +52,12 @@ from toolhost.backends.http_request import (
     render_fields,
     unencodable_message,
 )
-from toolhost.backends.http_response import map_response, retry_delay
+from toolhost.backends.http_response import (
+    map_response,
+    retry_delay,
+    stale_connection,
+    transport_why,
+)
 from toolhost.backends.http_url import (
     UnsafeURL,
     compile_url,
@@ -179,6 +184,10 @@ class HttpKind:
         backoff = float(opts.get("backoff", 0.5))
         max_retry_after = float(opts.get("max_retry_after", 10.0))
         cap = int(opts.get("max_response_bytes") or DEFAULT_MAX_RESPONSE_BYTES)
+        # httpx's timeout is per read: a body trickling a byte at a time never ends. The
+        # call's timeout (the tool's or the server's) bounds all of it; with none set, each
+        # response must be complete within DEFAULT_TIMEOUT.
+        whole = None if tool.timeout is not None or defaults.timeout else DEFAULT_TIMEOUT
 
         async def invoke(arguments: Mapping[str, Any], ctx: CallContext) -> ToolResult:
             context = {**unset, **arguments}
@@ -208,27 +217,43 @@ class HttpKind:
                                         f"{templating.unrenderable_message(found, arguments)}.")
             except TemplateError as exc:
                 return ToolResult.error(f"Could not build the request: {exc}")
+            where = f"{method} {shown_url(target.split('?')[0])}"
             attempt = 0
             while True:
+                response: httpx.Response | None = None
                 try:
-                    response = await client.send(prepared, stream=True)
-                    try:
-                        delay = retry_delay(response, attempt, retries, backoff,
-                                            max_retry_after)
-                        if delay is None:
-                            data, truncated = await read_body(response, cap)
-                            return map_response(response, data, truncated, method=method,
-                                                select=select, expression=expression,
-                                                arguments=arguments, cap=cap)
-                    finally:
-                        await response.aclose()
+                    with anyio.fail_after(whole):
+                        response = await client.send(prepared, stream=True)
+                        try:
+                            delay = retry_delay(response, attempt, retries, backoff,
+                                                max_retry_after)
+                            if delay is None:
+                                data, truncated = await read_body(response, cap)
+                                return map_response(response, data, truncated,
+                                                    method=method, select=select,
+                                                    expression=expression,
+                                                    arguments=arguments, cap=cap)
+                        finally:
+                            await response.aclose()
                 except BodyError as exc:
                     return ToolResult.error(str(exc))
+                except TimeoutError:  # only ``whole``'s: the call's own timeout cancels
+                    return ToolResult.error(
+                        f"The response of {where} was not complete after {whole:g}s (no "
+                        "timeout is set for this tool or its server; set `timeout:` to "
+                        "wait longer).")
                 except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
                     if attempt >= retries:
-                        return ToolResult.error(f"Could not connect for {method} "
-                                                f"{shown_url(target.split('?')[0])}: {exc}")
+                        return ToolResult.error(f"Could not connect for {where}: {exc}")
                     delay = backoff * 2 ** attempt
+                except httpx.TransportError as exc:
+                    # a kept-alive connection the server had just closed: sent again (an
+                    # idempotent method only, within its retries)
+                    if attempt >= retries or response is not None or \
+                            not stale_connection(exc):
+                        return ToolResult.error(f"No usable response to {where}: "
+                                                f"{transport_why(exc)}.")
+                    delay = 0.0
                 ctx.log.info("retrying %s %s in %.2fs", method, shown_url(target), delay)
                 await anyio.sleep(delay)
                 attempt += 1

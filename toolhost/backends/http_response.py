@@ -28,7 +28,8 @@ from toolhost.results import ToolResult
 _BINARY = frozenset({"application/pdf", "application/octet-stream", "application/zip",
                      "application/gzip"})
 
-__all__ = ["map_response", "resolve_pointer", "retry_delay"]
+__all__ = ["map_response", "resolve_pointer", "retry_delay", "stale_connection",
+           "transport_why"]
 
 EXCERPT = 1000
 
@@ -75,12 +76,31 @@ def _is_json(content_type: str) -> bool:
     return content_type == "application/json" or content_type.endswith("+json")
 
 
+# text codecs Python has that no server means (or that fail whatever the errors= handler)
+_NOT_CHARSETS = frozenset({"undefined", "idna", "punycode", "unicode-escape",
+                           "raw-unicode-escape"})
+
+
+def _charset(response: httpx.Response) -> str:
+    """The codec name of the charset the response declares; "" when it declares none, one
+    nobody knows, or a codec that is no text encoding (``charset=base64``, ``rot13``,
+    ``zlib``: Python has them as codecs, and decoding with them failed with a
+    ``LookupError``)."""
+    declared = response.charset_encoding
+    if not declared:
+        return ""
+    try:
+        info = codecs.lookup(declared)
+    except LookupError:
+        return ""
+    if not getattr(info, "_is_text_encoding", True) or info.name in _NOT_CHARSETS:
+        return ""
+    return info.name
+
+
 def _text(data: bytes, response: httpx.Response, *, cut: bool = False) -> str:
     """The body as text; ``cut``: ``data`` stops at a byte cap, maybe inside a character."""
-    try:
-        charset = codecs.lookup(response.charset_encoding or "utf-8").name
-    except LookupError:  # a charset nobody knows: read it as UTF-8
-        charset = "utf-8"
+    charset = _charset(response) or "utf-8"  # none, or one nobody knows: read as UTF-8
     if cut and charset == "utf-8":
         return decode_cut(data, tail=True)
     return data.decode(charset, errors="replace")
@@ -90,11 +110,7 @@ def _json_source(data: bytes, response: httpx.Response) -> bytes | str:
     """The JSON body to parse: its bytes (JSON finds UTF-8, -16 or -32 itself), or its text
     when the response declares another charset (``charset=iso-8859-1``: read as UTF-8 it
     was "not valid JSON"). Raises ``ValueError`` when the body is not in that charset."""
-    declared = response.charset_encoding
-    try:
-        charset = codecs.lookup(declared).name if declared else ""
-    except LookupError:  # a charset nobody knows: let JSON find the encoding
-        return data
+    charset = _charset(response)  # none, or one nobody knows: JSON finds the encoding
     if not charset or charset.startswith(("utf-8", "utf-16", "utf-32")):
         return data
     return data.decode(charset)
@@ -155,3 +171,28 @@ def map_response(response: httpx.Response, data: bytes, truncated: bool, *, meth
             return ToolResult.text(f"(binary response: more than {cap:,} bytes of "
                                    f"{content_type or 'unknown type'}; not read)")
         return bytes_result(data, content_type or None)
+
+
+def stale_connection(exc: httpx.TransportError) -> bool:
+    """Whether the request failed before any answer because the connection went away: a
+    kept-alive connection the server closed (at its idle deadline) just as the request was
+    sent. Safe to send again for an idempotent method."""
+    if isinstance(exc, httpx.RemoteProtocolError):
+        return str(exc).startswith("Server disconnected without sending a response")
+    return isinstance(exc, (httpx.ReadError, httpx.WriteError))
+
+
+def transport_why(exc: httpx.HTTPError) -> str:
+    """One line saying why a request got no usable response (httpx's own message is empty
+    for a reset connection, and names its buffers for oversized headers)."""
+    text = " ".join(str(exc).split())
+    if "Receive buffer too long" in text:
+        return "the response's headers are too long (more than the client reads)"
+    if isinstance(exc, httpx.TimeoutException):
+        return f"no data came for too long ({type(exc).__name__})"
+    if isinstance(exc, (httpx.ReadError, httpx.WriteError)):
+        way = "reading the response" if isinstance(exc, httpx.ReadError) else "sending"
+        return f"the connection broke while {way} ({text or type(exc).__name__})"
+    if isinstance(exc, httpx.RemoteProtocolError):
+        return f"the server's answer is not valid HTTP ({text[:200] or 'no detail'})"
+    return f"{type(exc).__name__}: {text[:200]}" if text else type(exc).__name__

@@ -8,7 +8,8 @@ model will see them, which do not fail the check.
   a python tool with neither (``python_description_notes``, once its function is read).
 
 and its warnings (``--strict`` fails on them): a config secret written into a command's argv,
-which every local user can read while the program runs (``ps``, ``/proc/PID/cmdline``).
+which every local user can read while the program runs (``ps``, ``/proc/PID/cmdline``); a
+server, tool or param whose name holds a secret's value (``secret_name_warnings``).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
     from toolhost.errors import Problem
 
 __all__ = ["description_notes", "python_description_notes", "secret_argv_warnings",
-           "validate_notes"]
+           "secret_name_warnings", "validate_notes"]
 
 _UNDESCRIBED_KINDS = ("command", "http")
 
@@ -115,3 +116,52 @@ def _argv_secrets(config: HostConfig, origin: Any, argv: Sequence[Any], key: str
         hint=hint)
         for text, where in ((as_set(t), w) for t, w in _strings(argv, key))
         if redactor.spans(text)]
+
+
+def secret_name_warnings(config: HostConfig) -> list[Problem]:
+    """A warning for each server, tool or param whose name holds one of the config's secrets
+    (a header value ``X-Client: search`` is a secret, and so is the tool ``search``): every
+    name is shown with the secret as ``***``, so a client lists a tool it cannot call by the
+    name it was given, and the model sees a param called ``***``."""
+    redactor = config.redactor
+    if not redactor:
+        return []
+    warnings: list[Problem] = []
+
+    def check(what: str, name: str, origin: Any, key: str = "") -> None:
+        if redactor.spans(name):
+            warnings.append(origin.problem(
+                f"the {what} name {name!r} holds the value of a secret: toolhost shows it as "
+                f"{redactor.redact(name)!r} everywhere (tool lists included), so clients and "
+                "the model see that name instead of the one written here",
+                key=key, hint="rename it, or take the secret from a value toolhost does not "
+                              "hide (see docs/secrets.md, which values are secrets)"))
+
+    for server in config.servers.values():
+        for tool in server.tools.values():
+            if tool is next(iter(server.tools.values())):
+                check("server", server.name, tool.origin)
+            check("tool", tool.name, tool.origin)
+            for param in sorted(set(map(str, tool.params)) | _placeholder_params(tool)):
+                check("param", param, tool.origin, f".params.{param}")
+    return warnings
+
+
+def _placeholder_params(tool: Any) -> set[str]:
+    """The params a command or http tool's templates declare by using them."""
+    from toolhost.backends import templating
+
+    kind, opts = tool.backend.kind, tool.backend.options
+    try:
+        if kind == "command":
+            argv = opts.get("argv") or ()
+            texts = [t for t, _ in _strings(argv, "")] if isinstance(argv, Sequence) else []
+            texts += templating.template_strings([opts.get("stdin"), opts.get("env")])
+            return templating.placeholders(texts) - {"item"}
+        if kind == "http":
+            return (templating.placeholders([str(opts.get("url", ""))], url=True)
+                    | templating.placeholders(templating.template_strings(
+                        [opts.get(k) for k in ("query", "headers", "form", "json")])))
+    except Exception:  # a template that does not parse: its own error says so
+        return set()
+    return set()

@@ -35,6 +35,7 @@ from typing import Any
 
 from toolhost.backends.base import BindContext, Binding, CallContext
 from toolhost.backends.convert import to_result
+from toolhost.backends.host_guards import HOST_STATE, IN_TOOL, contain_tasks, guard_exit
 from toolhost.backends.python_calls import (
     PLAIN,
     guarded_await,
@@ -194,8 +195,9 @@ def _thread_invoke(fn: Any, info: Any, tool: ToolConfig, limit: int) -> Any:
     def runner(ctx: CallContext) -> Any:
         return functools.partial(pool().run, tool=ctx.tool or tool.wire_name)
 
+    guard_exit()  # a tool's os._exit fails its call instead of ending the host
     if info.is_async:
-        async def invoke(arguments: Mapping[str, Any], ctx: CallContext) -> ToolResult:
+        async def invoke_async(arguments: Mapping[str, Any], ctx: CallContext) -> ToolResult:
             try:  # the arguments' converters run the tool's code too
                 value = await fn(**prepare(arguments, ctx))
             except BaseException as exc:  # its message is read in a pool thread
@@ -205,6 +207,16 @@ def _thread_invoke(fn: Any, info: Any, tool: ToolConfig, limit: int) -> Any:
             if type(value) in PLAIN:  # no code of the tool's runs to map it: here
                 return to_result(value, limit)
             return await map_value(value, limit, runner(ctx))
+
+        async def invoke(arguments: Mapping[str, Any], ctx: CallContext) -> ToolResult:
+            contain_tasks()
+            token = IN_TOOL.set(True)
+            HOST_STATE.enter()
+            try:
+                return await invoke_async(arguments, ctx)
+            finally:
+                HOST_STATE.leave(ctx.tool or tool.wire_name)
+                IN_TOOL.reset(token)
         return invoke
 
     async def invoke_sync(arguments: Mapping[str, Any], ctx: CallContext) -> ToolResult:
@@ -214,13 +226,28 @@ def _thread_invoke(fn: Any, info: Any, tool: ToolConfig, limit: int) -> Any:
         def call() -> Any:
             return fn(**prepare(arguments, ctx))
         run = runner(ctx)
-        value = await run(functools.partial(guarded_call, call, limit))
-        if inspect.isawaitable(value):  # a sync function handing back a coroutine
-            value = await guarded_await(value, run)
-            if inspect.isasyncgen(value):
-                value = await guarded_collect(value, limit, run)
-            value = await map_value(value, limit, run)
-        elif inspect.isasyncgen(value):  # an async generator function (``async def ... yield``)
-            value = await map_value(await guarded_collect(value, limit, run), limit, run)
+        HOST_STATE.enter()
+        try:
+            value = await run(functools.partial(guarded_call, call, limit))
+            if inspect.isawaitable(value):  # a sync function handing back a coroutine
+                contain_tasks()
+                token = IN_TOOL.set(True)
+                try:
+                    value = await guarded_await(value, run)
+                    if inspect.isasyncgen(value):
+                        value = await guarded_collect(value, limit, run)
+                finally:
+                    IN_TOOL.reset(token)
+                value = await map_value(value, limit, run)
+            elif inspect.isasyncgen(value):  # an async generator function (async def + yield)
+                contain_tasks()
+                token = IN_TOOL.set(True)
+                try:
+                    items = await guarded_collect(value, limit, run)
+                finally:
+                    IN_TOOL.reset(token)
+                value = await map_value(items, limit, run)
+        finally:
+            HOST_STATE.leave(ctx.tool or tool.wire_name)
         return value  # type: ignore[no-any-return]
     return invoke_sync

@@ -49,6 +49,7 @@ import anyio.lowlevel
 from anyio._core._eventloop import threadlocals as _anyio_threadlocals
 
 from toolhost.backends.base import ToolFailure
+from toolhost.backends.host_guards import mark_tool_thread
 from toolhost.backends.thread_guards import (
     MAX_RECURSION_LIMIT,
     MAX_TRACEBACK_FRAMES,
@@ -129,6 +130,7 @@ class _Worker(threading.Thread):
         self.jobs: SimpleQueue[_Job | None] = SimpleQueue()
 
     def run(self) -> None:
+        mark_tool_thread()  # a tool's os._exit here fails its call, not the host
         scheduling = Scheduling()
         scheduling.waiting()
         while True:

@@ -229,6 +229,7 @@ def main(args: argparse.Namespace) -> int:
     from toolhost.commands._configs import compile_config, redacted
     from toolhost.config import load_config
     from toolhost.errors import ConfigError
+    from toolhost.redaction import redact_strings
 
     _options_after_pairs(args)
     raw = args.raw or args.json_args is not None
@@ -276,8 +277,11 @@ def main(args: argparse.Namespace) -> int:
     # is written as a visible escape, as `run` shows it. A pipe gets the text as it is.
     shown = visible if sys.stdout.isatty() else _same
     if raw:
-        print(shown(_escaped(config.redact(json.dumps(outcome.to_mcp(), indent=2,
-                                                      ensure_ascii=False))), lines=True))
+        # hidden value by value first: a number spelling a secret becomes "***", not a
+        # bare *** that is no JSON
+        found = redact_strings(outcome.to_mcp(), config.redact)
+        print(shown(_escaped(config.redact(json.dumps(found, indent=2, ensure_ascii=False))),
+                    lines=True))
     else:
         text = shown(_escaped(config.redact(render(outcome, tool))), lines=True)
         print(text, end="" if text.endswith("\n") else "\n")  # a tool's own newline is enough

@@ -43,6 +43,7 @@ def main(args: argparse.Namespace) -> int:
     from toolhost.commands._configs import close, compile_config, redacted
     from toolhost.config import load_config
     from toolhost.errors import ConfigError
+    from toolhost.redaction import redact_strings
 
     try:
         config = load_config(args.config, layers=not args.no_layers)
@@ -63,7 +64,9 @@ def main(args: argparse.Namespace) -> int:
         out: dict[str, Any] = {"servers": listing}
         if args.explain:
             out["explain"] = explained
-        print(config.redact(json.dumps(out, indent=2, ensure_ascii=False)))
+        # value by value first: a number spelling a secret becomes "***" (still JSON)
+        print(config.redact(json.dumps(redact_strings(out, config.redact), indent=2,
+                                       ensure_ascii=False)))
         return 0
     print(config.redact(_render(listing, explained)))
     return 0
