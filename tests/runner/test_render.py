@@ -87,6 +87,30 @@ def test_decisions_and_results_carry_the_tag_of_their_call_in_any_order() -> Non
         "— done: 2 turns, 0.1 s"]  # two replies of the model, whatever num_turns says
 
 
+def test_a_reused_call_id_is_said_and_its_results_never_get_a_wrong_name() -> None:
+    """red team runner6: a model that gave two calls one id had the second result shown
+    without a name, and a result of one tool labelled with the other's."""
+    out = io.StringIO()
+    r = TextRenderer(out, io.StringIO(), color=False)
+    calls = [{"type": "tool_use", "id": i, "name": n, "input": {"text": t}}
+             for i, n, t in (("d1", "mcp__s__echo", "a"), ("d1", "mcp__s__echo", "b"),
+                             ("d2", "mcp__s__ask", "c"), ("d2", "mcp__s__echo", "d"))]
+    r.message({"type": "assistant", "message": {"id": "m1", "content": calls}})
+    r.message({"type": "user", "message": {"content": [
+        {"type": "tool_result", "tool_use_id": i, "content": t}
+        for i, t in (("d1", "a"), ("d2", "c"), ("d1", "b"), ("d2", "d"))]}})
+    r.message({"type": "user", "message": {"content": [
+        {"type": "tool_result", "tool_use_id": "d2", "content": "late"}]}})
+    reused = " (the id of an earlier call: their results cannot be told apart)"
+    assert out.getvalue().splitlines() == [
+        '→ #1 mcp__s__echo(text="a")', f'→ #1 mcp__s__echo(text="b"){reused}',
+        '→ #2 mcp__s__ask(text="c")', f'→ #2 mcp__s__echo(text="d"){reused}',
+        "  #1 ← mcp__s__echo: a", "  #2 ← mcp__s__ask or mcp__s__echo: c",
+        "  #1 ← mcp__s__echo: b", "  #2 ← mcp__s__ask or mcp__s__echo: d",
+        "  #2 ← late"]
+    assert not r._reused and not r._calls
+
+
 def test_a_long_session_remembers_a_bounded_number_of_calls() -> None:
     """Calls whose result never comes (and every call's tag) are forgotten oldest first;
     tags keep counting up, never reused."""
