@@ -178,6 +178,35 @@ def test_gives_up_only_on_the_third_unanswered_attempt() -> None:
     assert gives_up(["api_retry"], {}) is None
 
 
+def test_a_refused_key_is_named_and_given_up_on_like_no_answer() -> None:
+    """red team runner6: with a wrong API key (HTTP 401, which the CLI retries ten times over
+    about three minutes) the progress line said "the API did not answer ... check the
+    network" and the run waited out every retry."""
+    from toolhost.runner.diagnose import gives_up
+
+    def retry(attempt: int, status: object) -> dict[str, object]:
+        return {"type": "system", "subtype": "api_retry", "attempt": attempt,
+                "max_retries": 10, "retry_delay_ms": 600, "error_status": status}
+
+    shown = {}
+    for status in (401, 429, 529, 500, None):
+        err = io.StringIO()
+        TextRenderer(io.StringIO(), err, color=False).message(retry(1, status))
+        shown[status] = err.getvalue()
+    assert "refused the credentials (HTTP 401; attempt 1 of 10" in shown[401]
+    assert "ANTHROPIC_API_KEY" in shown[401] and "network" not in shown[401]
+    assert "rate limiting requests (HTTP 429" in shown[429]
+    assert "is overloaded (HTTP 529" in shown[529]
+    assert "answered with an error (HTTP 500" in shown[500]
+    assert all("did not answer" not in shown[s] for s in (401, 429, 529, 500))
+    assert "did not answer (no answer" in shown[None]
+    assert gives_up(retry(2, 401), {}) is None
+    line = gives_up(retry(3, 401), {}) or ""
+    assert "refused the Claude CLI's credentials" in line and "ANTHROPIC_API_KEY" in line
+    assert gives_up(retry(3, 401), {"CLAUDE_CODE_MAX_RETRIES": "20"}) is None
+    assert gives_up(retry(3, 403), {}) is None and gives_up(retry(9, 500), {}) is None
+
+
 def test_lines_wait_while_a_question_is_open_and_progress_is_dropped() -> None:
     import io
 
