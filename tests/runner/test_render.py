@@ -129,6 +129,20 @@ def test_a_long_session_remembers_a_bounded_number_of_calls() -> None:
     assert out.getvalue().splitlines()[-1] == f"  #{many + 2} ← late"
 
 
+def test_each_turn_shows_its_own_cost_and_the_sessions() -> None:
+    """red team runner6: the CLI's total_cost_usd is the session's so far, and every turn's
+    line showed it as if it were that turn's ($0.0003, $0.0006, $0.0010 for equal turns)."""
+    out = io.StringIO()
+    r = TextRenderer(out, io.StringIO(), color=False)
+    for total in (0.0003, 0.0006, 0.001):
+        r.message({"type": "result", "subtype": "success", "duration_ms": 100,
+                   "total_cost_usd": total})
+    assert out.getvalue().splitlines() == [
+        "— done: 0 turns, 0.1 s, $0.0003",
+        "— done: 0 turns, 0.1 s, $0.0003 (session $0.0006)",
+        "— done: 0 turns, 0.1 s, $0.0004 (session $0.0010)"]
+
+
 def test_not_logged_in_says_what_to_do() -> None:
     out = io.StringIO()
     r = TextRenderer(out, io.StringIO(), color=False)

@@ -140,6 +140,7 @@ class TextRenderer:
         self._tags: dict[str, int] = {}  # tool_use id -> its call tag (#1, #2, ...)
         # a reused id -> (the names it was given to, the results still to come)
         self._reused: dict[str, tuple[tuple[str, ...], int]] = {}
+        self._cost: float | None = None  # the session's cost at the last result
         self._numbered = 0  # tags given so far
         self._replies: set[str] = set()  # the model's replies (message ids) this turn
         self._unnamed = False  # a reply without an id this turn: count the CLI's way
@@ -300,8 +301,11 @@ class TextRenderer:
         turns = len(self._replies) or (message.get("num_turns", "?") if self._unnamed else 0)
         self._replies, self._unnamed = set(), False
         parts = [f"{turns} turn{'' if turns == 1 else 's'}", f"{seconds:.1f} s"]
-        if isinstance(cost, (int, float)):
-            parts.append(f"${cost:.4f}")
+        if isinstance(cost, (int, float)) and not isinstance(cost, bool):
+            # the CLI's total_cost_usd is the session's so far: this turn's is the difference
+            before, self._cost = self._cost, float(cost)
+            parts.append(f"${cost:.4f}" if before is None or cost < before
+                         else f"${cost - before:.4f} (session ${cost:.4f})")
         denials = message.get("permission_denials") or []
         if denials:
             parts.append(f"{len(denials)} denied")
