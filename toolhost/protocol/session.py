@@ -142,6 +142,7 @@ class ControlSession:
         self._read_scope: anyio.CancelScope | None = None  # of whichever task reads now
         self._eof = anyio.Event()
         self._outbox = Outbox(self._writer)  # our requests, matched to their answers
+        self._rpc_calls: dict[tuple[str, Any], object] = {}  # tools/call in flight (handlers)
 
     # -- servers ----------------------------------------------------------------------
 
@@ -409,7 +410,7 @@ class ControlSession:
             self._outbox.resolve_mcp(str(request.get("server_name")), message)
             return ACK
         return await answer_mcp_message(request, self._servers, self._outbox.notifier, self,
-                                        cancel)
+                                        cancel, self._rpc_calls)
 
     # -- writing ----------------------------------------------------------------------
 
