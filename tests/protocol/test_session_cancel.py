@@ -264,6 +264,38 @@ async def test_a_request_id_reused_while_in_flight_is_refused_and_never_orphaned
     assert session.in_flight == 0
 
 
+async def test_a_jsonrpc_id_reused_while_its_call_runs_is_refused_and_the_cancel_reaches_it(
+) -> None:
+    # red team runner6: a second tools/call under the JSON-RPC id of one still running took
+    # its place in the core's table; a notifications/cancelled for that id then cancelled
+    # the second call (or nothing, when it had ended) and the first ran on, never answered
+    blocker = Blocker()
+    async with running_session(servers(blocker)) as (session, cli):
+        await cli.mcp("first", call(7, "first"))
+        await blocker.wait_started(1)
+        await cli.mcp("again", call(7, "again"))
+        await cli.mcp("other", call(7, "other"), server="other")  # another server's 7: fine
+        await cli.wait_for(lambda: "again" in cli.answers())
+        refused = cli.answer("again")["response"]["mcp_response"]
+        assert refused["id"] == 7 and refused["error"]["code"] == -32600
+        assert "in flight" in refused["error"]["message"]
+        await blocker.wait_started(2)
+        assert blocker.started == ["first", "other"]
+        await cli.mcp("cancel", {"jsonrpc": "2.0", "method": "notifications/cancelled",
+                                 "params": {"requestId": 7}})
+        await cli.wait_for(lambda: "first" in cli.answers())
+        assert blocker.cancelled == ["first"]
+        assert cli.answer("first")["response"]["mcp_response"]["error"]["code"] == -32800
+        await cli.mcp("later", call(7, "later"))  # free again once cancelled
+        await blocker.wait_started(3)
+        assert blocker.started[-1] == "later"
+        with anyio.fail_after(5):
+            await cli.close()
+            while len(blocker.cancelled) < 3:
+                await anyio.sleep(0.005)
+    assert session.in_flight == 0 and not session._rpc_calls
+
+
 async def test_notifications_the_cli_never_acks_are_not_remembered_without_end(
         monkeypatch: pytest.MonkeyPatch) -> None:
     # red team runner5 R4: each notification's request_id was kept until its ack came; a

@@ -87,6 +87,30 @@ def test_decisions_and_results_carry_the_tag_of_their_call_in_any_order() -> Non
         "— done: 2 turns, 0.1 s"]  # two replies of the model, whatever num_turns says
 
 
+def test_a_reused_call_id_is_said_and_its_results_never_get_a_wrong_name() -> None:
+    """red team runner6: a model that gave two calls one id had the second result shown
+    without a name, and a result of one tool labelled with the other's."""
+    out = io.StringIO()
+    r = TextRenderer(out, io.StringIO(), color=False)
+    calls = [{"type": "tool_use", "id": i, "name": n, "input": {"text": t}}
+             for i, n, t in (("d1", "mcp__s__echo", "a"), ("d1", "mcp__s__echo", "b"),
+                             ("d2", "mcp__s__ask", "c"), ("d2", "mcp__s__echo", "d"))]
+    r.message({"type": "assistant", "message": {"id": "m1", "content": calls}})
+    r.message({"type": "user", "message": {"content": [
+        {"type": "tool_result", "tool_use_id": i, "content": t}
+        for i, t in (("d1", "a"), ("d2", "c"), ("d1", "b"), ("d2", "d"))]}})
+    r.message({"type": "user", "message": {"content": [
+        {"type": "tool_result", "tool_use_id": "d2", "content": "late"}]}})
+    reused = " (the id of an earlier call: their results cannot be told apart)"
+    assert out.getvalue().splitlines() == [
+        '→ #1 mcp__s__echo(text="a")', f'→ #1 mcp__s__echo(text="b"){reused}',
+        '→ #2 mcp__s__ask(text="c")', f'→ #2 mcp__s__echo(text="d"){reused}',
+        "  #1 ← mcp__s__echo: a", "  #2 ← mcp__s__ask or mcp__s__echo: c",
+        "  #1 ← mcp__s__echo: b", "  #2 ← mcp__s__ask or mcp__s__echo: d",
+        "  #2 ← late"]
+    assert not r._reused and not r._calls
+
+
 def test_a_long_session_remembers_a_bounded_number_of_calls() -> None:
     """Calls whose result never comes (and every call's tag) are forgotten oldest first;
     tags keep counting up, never reused."""
@@ -103,6 +127,20 @@ def test_a_long_session_remembers_a_bounded_number_of_calls() -> None:
         {"type": "tool_result", "tool_use_id": "u1", "content": "late"}]}})
     # its name is gone (not a wrong one), and it gets a number no remembered call has
     assert out.getvalue().splitlines()[-1] == f"  #{many + 2} ← late"
+
+
+def test_each_turn_shows_its_own_cost_and_the_sessions() -> None:
+    """red team runner6: the CLI's total_cost_usd is the session's so far, and every turn's
+    line showed it as if it were that turn's ($0.0003, $0.0006, $0.0010 for equal turns)."""
+    out = io.StringIO()
+    r = TextRenderer(out, io.StringIO(), color=False)
+    for total in (0.0003, 0.0006, 0.001):
+        r.message({"type": "result", "subtype": "success", "duration_ms": 100,
+                   "total_cost_usd": total})
+    assert out.getvalue().splitlines() == [
+        "— done: 0 turns, 0.1 s, $0.0003",
+        "— done: 0 turns, 0.1 s, $0.0003 (session $0.0006)",
+        "— done: 0 turns, 0.1 s, $0.0004 (session $0.0010)"]
 
 
 def test_not_logged_in_says_what_to_do() -> None:
@@ -152,6 +190,35 @@ def test_gives_up_only_on_the_third_unanswered_attempt() -> None:
         assert gives_up(retry(odd), {}) is None
     assert gives_up({"type": "result"}, {}) is None
     assert gives_up(["api_retry"], {}) is None
+
+
+def test_a_refused_key_is_named_and_given_up_on_like_no_answer() -> None:
+    """red team runner6: with a wrong API key (HTTP 401, which the CLI retries ten times over
+    about three minutes) the progress line said "the API did not answer ... check the
+    network" and the run waited out every retry."""
+    from toolhost.runner.diagnose import gives_up
+
+    def retry(attempt: int, status: object) -> dict[str, object]:
+        return {"type": "system", "subtype": "api_retry", "attempt": attempt,
+                "max_retries": 10, "retry_delay_ms": 600, "error_status": status}
+
+    shown = {}
+    for status in (401, 429, 529, 500, None):
+        err = io.StringIO()
+        TextRenderer(io.StringIO(), err, color=False).message(retry(1, status))
+        shown[status] = err.getvalue()
+    assert "refused the credentials (HTTP 401; attempt 1 of 10" in shown[401]
+    assert "ANTHROPIC_API_KEY" in shown[401] and "network" not in shown[401]
+    assert "rate limiting requests (HTTP 429" in shown[429]
+    assert "is overloaded (HTTP 529" in shown[529]
+    assert "answered with an error (HTTP 500" in shown[500]
+    assert all("did not answer" not in shown[s] for s in (401, 429, 529, 500))
+    assert "did not answer (no answer" in shown[None]
+    assert gives_up(retry(2, 401), {}) is None
+    line = gives_up(retry(3, 401), {}) or ""
+    assert "refused the Claude CLI's credentials" in line and "ANTHROPIC_API_KEY" in line
+    assert gives_up(retry(3, 401), {"CLAUDE_CODE_MAX_RETRIES": "20"}) is None
+    assert gives_up(retry(3, 403), {}) is None and gives_up(retry(9, 500), {}) is None
 
 
 def test_lines_wait_while_a_question_is_open_and_progress_is_dropped() -> None:

@@ -1,6 +1,9 @@
 """A signal while the Claude CLI is starting (``initialize`` not answered yet) ends the run
 with the short grace: a CLI that ignores its closed stdin and SIGTERM is killed within
-seconds, not after the full exit grace (10 s + 3 s)."""
+seconds, not after the full exit grace (10 s + 3 s).
+
+The three signals are tried on three runs started side by side (each waits out the same
+grace, so one test costs one grace, not three)."""
 
 from __future__ import annotations
 
@@ -10,6 +13,7 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -32,6 +36,9 @@ open(sys.argv[1], "w").write(str(os.getpid()))
 time.sleep(600)
 """
 
+CASES = {"SIGTERM": (signal.SIGTERM, 143), "SIGHUP": (signal.SIGHUP, 129),
+         "SIGINT": (signal.SIGINT, 130)}
+
 
 def _alive(pid: int) -> bool:
     try:
@@ -46,14 +53,21 @@ def _alive(pid: int) -> bool:
     return True
 
 
-@pytest.mark.parametrize(("signum", "status"), [(signal.SIGTERM, 143), (signal.SIGHUP, 129),
-                                                (signal.SIGINT, 130)],
-                         ids=["SIGTERM", "SIGHUP", "SIGINT"])
-def test_a_signal_during_start_up_uses_the_short_grace(tmp_path: Path, signum: int,
-                                                        status: int) -> None:
-    pid_file = tmp_path / "cli.pid"
-    (tmp_path / "hang.py").write_text(HANG)
-    cli = tmp_path / "claude"
+@dataclass
+class _Run:
+    name: str
+    signum: int
+    status: int
+    pid_file: Path
+    host: subprocess.Popen[bytes]
+    cli_pid: int = 0
+    sent: float = 0.0
+    took: float = 0.0
+
+
+def _start(tmp_path: Path, name: str, signum: int, status: int) -> _Run:
+    pid_file = tmp_path / f"{name}.pid"
+    cli = tmp_path / f"claude-{name}"
     cli.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{tmp_path / "hang.py"}" '
                    f'"{pid_file}"\n')
     cli.chmod(0o755)
@@ -61,24 +75,36 @@ def test_a_signal_during_start_up_uses_the_short_grace(tmp_path: Path, signum: i
     host = subprocess.Popen([TOOLHOST, "run", str(CONFIG), "--cli", str(cli), "-p", "hi"],
                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, env=env, start_new_session=True)
+    return _Run(name, signum, status, pid_file, host)
+
+
+def test_a_signal_during_start_up_uses_the_short_grace(tmp_path: Path) -> None:
+    (tmp_path / "hang.py").write_text(HANG)
+    runs = [_start(tmp_path, name, signum, status)
+            for name, (signum, status) in CASES.items()]
     try:
         deadline = time.monotonic() + 60
-        while not (pid_file.exists() and pid_file.read_text()):
-            assert time.monotonic() < deadline and host.poll() is None
-            time.sleep(0.05)
-        cli_pid = int(pid_file.read_text())
-        sent = time.monotonic()
-        host.send_signal(signum)
-        host.wait(timeout=60)
-        took = time.monotonic() - sent
-        _, err = host.communicate()
-        assert host.returncode == status, err
-        assert took < 2 * HURRY_GRACE + 3 < EXIT_GRACE, (took, err)
-        assert not _alive(cli_pid)
+        for run in runs:  # each signalled as soon as its CLI is up
+            while not (run.pid_file.exists() and run.pid_file.read_text()):
+                assert time.monotonic() < deadline and run.host.poll() is None, run.name
+                time.sleep(0.05)
+            run.cli_pid = int(run.pid_file.read_text())
+            run.sent = time.monotonic()
+            run.host.send_signal(run.signum)
+        for run in runs:
+            run.host.wait(timeout=60)
+            run.took = time.monotonic() - run.sent
+        for run in runs:
+            _, err = run.host.communicate()
+            assert run.host.returncode == run.status, (run.name, err)
+            # waited for one after the other: a later one's time is at most its own
+            assert run.took < 2 * HURRY_GRACE + 3 < EXIT_GRACE, (run.name, run.took, err)
+            assert not _alive(run.cli_pid), run.name
     finally:
-        if host.poll() is None:
-            host.kill()
-            host.wait()
-        if pid_file.exists() and pid_file.read_text():
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(int(pid_file.read_text()), signal.SIGKILL)
+        for run in runs:
+            if run.host.poll() is None:
+                run.host.kill()
+                run.host.wait()
+            if run.pid_file.exists() and run.pid_file.read_text():
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(int(run.pid_file.read_text()), signal.SIGKILL)

@@ -12,6 +12,8 @@ from toolhost.commands._argtypes import interval, positive_int
 
 if TYPE_CHECKING:
     from toolhost.host import Host
+    from toolhost.runner.inert_fds import InertDescriptors
+    from toolhost.runner.render import Renderer
     from toolhost.runner.terminal import Terminal
     from toolhost.scripted.scenario import Scenario
 
@@ -188,7 +190,7 @@ def unknown_scenario_tools(scenario: Scenario, host: Host) -> list[str]:
     return out
 
 
-def _drop_terminal_output() -> None:
+def _drop_terminal_output(guard: InertDescriptors | None = None) -> None:
     """After a hang-up the terminal is gone: what is left to say goes nowhere, and a failed
     flush at exit must not turn exit status 129 into Python's 120."""
     import contextlib
@@ -197,6 +199,8 @@ def _drop_terminal_output() -> None:
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(OSError, ValueError):
             stream.flush()
+    if guard is not None:
+        guard.drop_terminal()
     devnull = os.open(os.devnull, os.O_WRONLY)
     for fd in (1, 2):
         with contextlib.suppress(OSError):
@@ -229,23 +233,13 @@ def main(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace, started: Callable[[], None]) -> int:
-    import signal
-
-    import anyio
-
     from toolhost.config.cli_args import weakening
-    from toolhost.host import load_host
-    from toolhost.runner import RunOptions, make_renderer, run_host
+    from toolhost.runner import make_renderer
+    from toolhost.runner.inert_fds import InertDescriptors
     from toolhost.runner.render import JsonRenderer
-    from toolhost.runner.terminal import (
-        Terminal,
-        hide_stdin,
-        release_terminal_before_exit,
-        restore_stdin,
-    )
+    from toolhost.runner.terminal import release_terminal_before_exit
     from toolhost.scripted import load_scenario
     from toolhost.stdout_guard import claim_stdout_text
-    from toolhost.visible import InertStream, visible
 
     refused = weakening(args.cli_args or ())
     if refused is not None:
@@ -258,7 +252,28 @@ def _run(args: argparse.Namespace, started: Callable[[], None]) -> int:
         else make_renderer(args.output)
     # From here on what a tool (or a library) prints is shown inert: the renderer keeps the
     # streams it was made with, everything else written to sys.stdout/stderr goes through
-    # ``visible`` (cli.main puts the process's own streams back at exit).
+    # ``visible`` (cli.main puts the process's own streams back at exit), and so does what
+    # is written to fds 1 and 2 below Python (runner.inert_fds; put back by ``_run``).
+    guard = InertDescriptors.open()
+    try:
+        code = _guarded(args, started, scenario, renderer, guard)
+    finally:
+        guard.close()
+    release_terminal_before_exit()  # after the last word: see its docstring (tmux)
+    return code
+
+
+def _guarded(args: argparse.Namespace, started: Callable[[], None], scenario: Scenario | None,
+             renderer: Renderer, guard: InertDescriptors) -> int:
+    import signal
+
+    import anyio
+
+    from toolhost.host import load_host
+    from toolhost.runner import RunOptions, run_host
+    from toolhost.runner.terminal import Terminal, hide_stdin, restore_stdin
+    from toolhost.visible import InertStream, visible
+
     sys.stdout, sys.stderr = InertStream(sys.stdout), InertStream(sys.stderr)
     renderer.status(f"loading {args.config}")
     cwd = _working_dir(args.cwd) if args.cwd else None
@@ -303,7 +318,7 @@ def _run(args: argparse.Namespace, started: Callable[[], None]) -> int:
             if piped is not None:  # its reader thread may still hold it: left open
                 restore_stdin(piped, close=False)
         if report.signal == signal.SIGHUP:
-            _drop_terminal_output()
+            _drop_terminal_output(guard)
         for problem in report.problems:
             print(f"toolhost: scenario check failed: {visible(problem, lines=True)}",
                   file=sys.stderr)
@@ -323,6 +338,4 @@ def _run(args: argparse.Namespace, started: Callable[[], None]) -> int:
             print(f"toolhost: the Claude CLI's stderr:\n{tail}", file=sys.stderr)
         return 0 if report.ok else 1
 
-    code = anyio.run(session)
-    release_terminal_before_exit()  # after the last word: see its docstring (tmux)
-    return code
+    return anyio.run(session)

@@ -52,7 +52,10 @@ class ControlRequestError(Exception):
 
 async def answer_mcp_message(request: Mapping[str, Any], servers: Mapping[str, McpServer],
                              notify: Callable[[str], Notify], peer: Hashable,
-                             cancel: Cancel | None = None) -> dict[str, Any]:
+                             cancel: Cancel | None = None,
+                             calls: dict[tuple[str, Any], object] | None = None) -> dict[str, Any]:
+    """The answer to an ``mcp_message``. ``calls``: the (server, JSON-RPC id) of this
+    session's tools/call in flight (see ``_claim``)."""
     server_name = request.get("server_name")
     message = request.get("message")
     if type(message) is not dict and not isinstance(message, Mapping):  # dict: no ABC check
@@ -65,6 +68,14 @@ async def answer_mcp_message(request: Mapping[str, Any], servers: Mapping[str, M
         return {"mcp_response": rpc.error_response(
             _id(message), rpc.METHOD_NOT_FOUND,
             f"Server {cut(repr(server_name), 100)} not found (this host serves: {known})")}
+    claimed = None
+    if calls is not None:
+        claimed = _claim(calls, server.name, message)
+        if claimed is not None and claimed[1] is None:
+            return {"mcp_response": rpc.error_response(
+                message.get("id"), rpc.INVALID_REQUEST,
+                f"Invalid Request: id {cut(repr(message.get('id')), 100)} is already the id of "
+                "a tools/call in flight (an id names one request at a time)")}
     try:
         response = await server.handle(message, notify=notify(server.name), peer=peer,
                                        cancel=cancel)
@@ -73,7 +84,38 @@ async def answer_mcp_message(request: Mapping[str, Any], servers: Mapping[str, M
                     exc)
         return {"mcp_response": rpc.error_response(
             _id(message), rpc.INTERNAL_ERROR, f"Internal error: {type(exc).__name__}")}
+    finally:
+        if claimed is not None and calls is not None and calls.get(claimed[0]) is claimed[1]:
+            del calls[claimed[0]]
     return ACK if response is None else {"mcp_response": response}
+
+
+def _claim(calls: dict[tuple[str, Any], object], server: str,
+           message: Mapping[str, Any]) -> tuple[tuple[str, Any], object | None] | None:
+    """A tools/call's (server, id) entered in ``calls``, with the token that is its claim
+    (None when a call in flight has that id already); None for anything else. A
+    notifications/cancelled frees the id it names (the call is on its way out).
+
+    The MCP core finds the call a notifications/cancelled names by its id: a second call
+    under the id of one in flight would take its place there, leaving the first one
+    impossible to cancel (it ran to its end, or the session's) and the cancel reaching the
+    second one instead. So the second is refused (JSON-RPC asks ids to be unique).
+    """
+    method = message.get("method")
+    if method == "tools/call":
+        request_id = message.get("id")
+        if not rpc.is_valid_id(request_id):
+            return None
+        key = (server, request_id)
+        if key in calls:
+            return key, None
+        token = calls[key] = object()
+        return key, token
+    if method == "notifications/cancelled":
+        params = message.get("params")
+        if isinstance(params, Mapping) and rpc.is_valid_id(params.get("requestId")):
+            calls.pop((server, params.get("requestId")), None)
+    return None
 
 
 def _permission_request(request: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:

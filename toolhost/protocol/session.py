@@ -31,7 +31,6 @@ import anyio.lowlevel
 from toolhost.compile.tool import CompiledTool
 from toolhost.errors import FrameTooLongError
 from toolhost.excerpt import cut
-from toolhost.failures import log_failure
 from toolhost.limits import DEFAULT_LIMITS, Limits
 from toolhost.mcp import McpServer, wire
 from toolhost.mcp import jsonrpc as rpc
@@ -54,6 +53,9 @@ from toolhost.protocol.handlers import (
 )
 from toolhost.protocol.outbox import Outbox
 from toolhost.protocol.pipes import PipeLines
+from toolhost.protocol.refusals import busy as _busy
+from toolhost.protocol.refusals import duplicate as _duplicate
+from toolhost.protocol.refusals import failed as _failed
 from toolhost.protocol.tasks import RequestTasks
 
 __all__ = ["ControlSession"]
@@ -79,36 +81,6 @@ class _CallCancel:
     def cancel(self) -> None:
         self.called = True
         self.scope.cancel()
-
-
-def _busy(request_id: str, tasks: RequestTasks) -> dict[str, Any]:
-    log.warning("control session: refused request %s: %d requests are being served",
-                cut(request_id, 100), len(tasks.scopes))
-    return {"type": "control_response", "response": {
-        "subtype": "error", "request_id": request_id,
-        "error": f"toolhost is serving {len(tasks.scopes):,} requests (the limit is "
-                 f"{tasks.max_in_flight:,} requests or {tasks.max_in_flight_bytes:,} bytes "
-                 "of them); this one was refused, try it again when some have finished"}}
-
-
-def _duplicate(request_id: str) -> dict[str, Any]:
-    # A second request under the id of one still being served: served too, it would take
-    # the first one's place in the table (which could then be neither withdrawn nor
-    # cancelled, nor counted against the limit of requests in flight).
-    log.warning("control session: refused request %s: a request with this id is already "
-                "being served", cut(request_id, 100))
-    return {"type": "control_response", "response": {
-        "subtype": "error", "request_id": request_id,
-        "error": "a control request with this request_id is already being served; "
-                 "this one was refused (request ids must be unique)"}}
-
-
-def _failed(request_id: str, exc: Exception) -> dict[str, Any]:
-    if not isinstance(exc, ControlRequestError):
-        log_failure(log, f"control request {cut(request_id, 100)}", exc)
-    return {"type": "control_response",
-            "response": {"subtype": "error", "request_id": request_id,
-                         "error": cut(str(exc)) or type(exc).__name__}}
 
 
 class ControlSession:
@@ -142,6 +114,7 @@ class ControlSession:
         self._read_scope: anyio.CancelScope | None = None  # of whichever task reads now
         self._eof = anyio.Event()
         self._outbox = Outbox(self._writer)  # our requests, matched to their answers
+        self._rpc_calls: dict[tuple[str, Any], object] = {}  # tools/call in flight (handlers)
 
     # -- servers ----------------------------------------------------------------------
 
@@ -409,7 +382,7 @@ class ControlSession:
             self._outbox.resolve_mcp(str(request.get("server_name")), message)
             return ACK
         return await answer_mcp_message(request, self._servers, self._outbox.notifier, self,
-                                        cancel)
+                                        cancel, self._rpc_calls)
 
     # -- writing ----------------------------------------------------------------------
 

@@ -47,27 +47,43 @@ def explain(error_kind: str | None, text: str) -> str | None:
 
 def retry_hint(attempt: object, max_retries: object, delay_ms: object,
                status: object) -> str:
-    """The status line for the CLI's ``api_retry`` message (the API did not answer)."""
+    """The status line for the CLI's ``api_retry`` message: what the API said (nothing, a
+    refused key, a rate limit, an overload, an error) and what to do."""
     delay = f", next in {delay_ms / 1000:.1f} s" if isinstance(delay_ms, (int, float)) else ""
-    why = f"HTTP {status}" if status else "no answer"
-    return (f"the API did not answer ({why}; attempt {attempt} of {max_retries}{delay}); "
-            "check the network and ANTHROPIC_BASE_URL, or use --script")
+    tried = f"attempt {cut(str(attempt), 12)} of {cut(str(max_retries), 12)}{delay}"
+    if not status:
+        return (f"the API did not answer (no answer; {tried}); check the network and "
+                "ANTHROPIC_BASE_URL, or use --script")
+    code = cut(str(status), 12)
+    if status in (401, 403):
+        return (f"the API refused the credentials (HTTP {code}; {tried}); check "
+                "ANTHROPIC_API_KEY (or log the CLI in with `claude /login`), or use --script")
+    what = {429: "is rate limiting requests", 529: "is overloaded"}.get(
+        status if isinstance(status, int) else 0, "answered with an error")
+    return (f"the API {what} (HTTP {code}; {tried}); the CLI tries again, or "
+            "Ctrl-C to stop")
 
 
-# The CLI retries a request that got no answer at all (connection refused, unknown host) ten
-# times over about three minutes. Three attempts (about four seconds) tell a wrong
-# ANTHROPIC_BASE_URL or a missing network well enough; an HTTP error (429, 529, 5xx) is
-# left to the CLI's own retries, and so is everything when CLAUDE_CODE_MAX_RETRIES is set.
+# The CLI retries a request that got no answer at all (connection refused, unknown host), and
+# one whose key the API refused (HTTP 401), ten times over about three minutes. Three
+# attempts (about four seconds) tell a wrong ANTHROPIC_BASE_URL, a missing network or a
+# wrong key well enough; other HTTP errors (429, 529, 5xx) are left to the CLI's own
+# retries, and so is everything when CLAUDE_CODE_MAX_RETRIES is set.
 GIVE_UP_UNREACHABLE = 3
+_REFUSED_KEY = ("toolhost: the API refused the Claude CLI's credentials (HTTP 401). Check "
+                "ANTHROPIC_API_KEY (a key of this API: ANTHROPIC_BASE_URL, if set), or log the "
+                "CLI in once with `claude /login`, or play the model from a file with --script "
+                "SCENARIO (no key needed; see docs/running.md).")
 
 
 def gives_up(message: object, environ: dict[str, str] | None = None) -> str | None:
     """The line to show when toolhost should interrupt the turn of this CLI message (an
-    ``api_retry`` with no HTTP status, for the third time); None otherwise."""
+    ``api_retry`` with no HTTP status, or HTTP 401, for the third time); None otherwise."""
     import os
 
     if not isinstance(message, dict) or message.get("type") != "system" \
-            or message.get("subtype") != "api_retry" or message.get("error_status"):
+            or message.get("subtype") != "api_retry" \
+            or message.get("error_status") not in (None, 0, 401):
         return None
     attempt = message.get("attempt")
     if not isinstance(attempt, int) or isinstance(attempt, bool) \
@@ -75,6 +91,10 @@ def gives_up(message: object, environ: dict[str, str] | None = None) -> str | No
         return None
     if "CLAUDE_CODE_MAX_RETRIES" in (os.environ if environ is None else environ):
         return None  # the person chose how long to retry
+    if message.get("error_status") == 401:
+        return (f"{_REFUSED_KEY} (The API refused it {attempt} times: toolhost stopped the "
+                "turn instead of waiting for the CLI's other retries; set "
+                "CLAUDE_CODE_MAX_RETRIES to let it retry longer.)")
     return (f"{_UNREACHABLE} (The API gave no answer {attempt} times: toolhost stopped the "
             "turn instead of waiting for the CLI's other retries; set "
             "CLAUDE_CODE_MAX_RETRIES to let it retry longer.)")

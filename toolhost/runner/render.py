@@ -138,6 +138,9 @@ class TextRenderer:
         self._shown_init = False
         self._calls: dict[str, str] = {}  # tool_use id -> tool name, to label each result
         self._tags: dict[str, int] = {}  # tool_use id -> its call tag (#1, #2, ...)
+        # a reused id -> (the names it was given to, the results still to come)
+        self._reused: dict[str, tuple[tuple[str, ...], int]] = {}
+        self._cost: float | None = None  # the session's cost at the last result
         self._numbered = 0  # tags given so far
         self._replies: set[str] = set()  # the model's replies (message ids) this turn
         self._unnamed = False  # a reply without an id this turn: count the CLI's way
@@ -231,10 +234,32 @@ class TextRenderer:
             if block.get("type") == "text" and str(block.get("text", "")).strip():
                 self._print(visible(str(block["text"]).strip(), lines=True))
             elif block.get("type") == "tool_use":
-                _remember(self._calls, str(block.get("id")), str(block.get("name")))
-                call = format_call(str(block.get("name")), block.get("input"))
-                tag = self.tag(str(block.get("id"))) if block.get("id") else ""
-                self._print(self.style("36", f"→ {tag}{call}"))
+                self._print(self.style("36", self._call_line(block)))
+
+    def _call_line(self, block: Mapping[str, Any]) -> str:
+        use_id, name = str(block.get("id")), str(block.get("name"))
+        note = ""
+        if use_id in self._calls:  # a model reused the id of a call still running: the
+            # results come back under one id, in any order, and cannot be told apart
+            names, waiting = self._reused.get(use_id, ((self._calls[use_id],), 1))
+            names = names if name in names else (*names, name)
+            _remember(self._reused, use_id, (names, waiting + 1))
+            note = " (the id of an earlier call: their results cannot be told apart)"
+        else:
+            _remember(self._calls, use_id, name)
+        call = format_call(name, block.get("input"))
+        tag = self.tag(use_id) if block.get("id") else ""
+        return f"→ {tag}{call}{note}"
+
+    def _label(self, use_id: str) -> str:
+        """Whose result this is, as shown: every name its id was given to, until the last
+        of their results."""
+        names, waiting = self._reused.pop(use_id, ((self._calls.get(use_id, ""),), 1))
+        if waiting > 1:
+            _remember(self._reused, use_id, (names, waiting - 1))
+        else:
+            self._calls.pop(use_id, None)
+        return " or ".join(shown_name(n) for n in names if n)
 
     def _user(self, message: Mapping[str, Any]) -> None:
         body = message.get("message")
@@ -244,10 +269,10 @@ class TextRenderer:
                 text = shorten(_result_text(block.get("content"))) or "(empty)"
                 # results of parallel calls arrive in any order: say whose each one is
                 use_id = block.get("tool_use_id")
-                name = self._calls.pop(str(use_id), "")
+                name = self._label(str(use_id))
                 text = visible(text)
                 if name:
-                    text = f"{shown_name(name)}: {text}"
+                    text = f"{name}: {text}"
                 tag = self.tag(use_id) if isinstance(use_id, str) else ""
                 if block.get("is_error"):
                     self._print(self.style("31", f"  {tag}✗ {text}"))
@@ -276,8 +301,11 @@ class TextRenderer:
         turns = len(self._replies) or (message.get("num_turns", "?") if self._unnamed else 0)
         self._replies, self._unnamed = set(), False
         parts = [f"{turns} turn{'' if turns == 1 else 's'}", f"{seconds:.1f} s"]
-        if isinstance(cost, (int, float)):
-            parts.append(f"${cost:.4f}")
+        if isinstance(cost, (int, float)) and not isinstance(cost, bool):
+            # the CLI's total_cost_usd is the session's so far: this turn's is the difference
+            before, self._cost = self._cost, float(cost)
+            parts.append(f"${cost:.4f}" if before is None or cost < before
+                         else f"${cost - before:.4f} (session ${cost:.4f})")
         denials = message.get("permission_denials") or []
         if denials:
             parts.append(f"{len(denials)} denied")
