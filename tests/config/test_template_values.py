@@ -153,3 +153,18 @@ def test_a_select_value_is_a_plain_name_or_refused(
         assert code == 1 and "c.yaml:7:" in err and "tools.s.http.select: a ${...} value " \
             "here would be run as jinja expression code" in err, err
         assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+
+
+@pytest.mark.parametrize("value", ["SECRETvalue{{x", "SECRET{value", "SECRET{%v"])
+def test_a_secret_with_braces_in_a_base_url_stays_hidden(
+        tmp_path: Path, value: str, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    config = tmp_path / "c.yaml"
+    config.write_text("toolhost: 1\nservers:\n  h:\n"
+                      "    base_url: 'http://127.0.0.1:1/?key=${EXAMPLE_API_KEY}'\n"
+                      "    tools:\n      t: {description: d, http: {url: 'items/{id}'}, "
+                      "params: {id: {type: string}}}\n")
+    monkeypatch.setenv("EXAMPLE_API_KEY", value)
+    assert main(["validate", "--no-layers", str(config)]) == 1
+    err = capsys.readouterr().err
+    assert "base_url 'http://127.0.0.1:1/?key=***' has a query" in err and "SECRET" not in err, err
