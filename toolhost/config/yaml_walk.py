@@ -163,8 +163,9 @@ class Walker:
             except (ValueError, yaml.YAMLError) as exc:
                 self.problem(node, path, f"invalid {node.tag[len(_T):]}: {cut(str(exc), 120)}")
                 return None
-            if node.tag == _INT or node.tag == _FLOAT:
-                wrong = yaml11_number(node.value, value, node.tag == _INT)
+            text = node.value
+            if (node.tag == _INT or node.tag == _FLOAT) and (":" in text or "0" in text[:2]):
+                wrong = yaml11_number(text, value, node.tag == _INT)
                 if wrong:
                     self.problem(node, path, *wrong)
                     return None
