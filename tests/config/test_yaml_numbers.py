@@ -5,6 +5,7 @@ merge key ``<<`` in one mapping is a duplicate key."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -61,3 +62,16 @@ def test_a_second_merge_key_is_a_duplicate(tmp_path: Path,
     assert main(["validate", "--no-layers", str(config)]) == 1
     err = capsys.readouterr().err
     assert "c.yaml:5:5: servers.s: duplicate key '<<'" in err and "<<: [*a, *b]" in err, err
+
+
+def test_an_openapi_document_is_read_as_before() -> None:
+    from toolhost.config.yaml_source import parse_yaml
+
+    text = "paths: {}\ncomponents: {schemas: {t: {type: string, example: 12:30, default: 0755}}}\n"
+    problems: list[Any] = []
+    doc = parse_yaml(text, "api.yaml", "openapi", problems)  # someone else's document
+    assert problems == [] and doc is not None
+    assert doc.data["components"]["schemas"]["t"]["default"] == 493
+    parse_yaml(text, "c.yaml", "project", problems)  # a config's text: refused
+    assert [p.key_path for p in problems] == ["components.schemas.t.example",
+                                              "components.schemas.t.default"]

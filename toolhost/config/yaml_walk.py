@@ -42,6 +42,9 @@ class Walker:
     def __init__(self, doc: Doc, problems: list[Problem], *, trusted: bool = False) -> None:
         self.doc = doc
         self.marks, self.file, self.layer = doc.marks, doc.file, doc.layer
+        # a config's YAML 1.1-only numbers are refused (yaml11_number); an OpenAPI document
+        # is someone else's text, read as before
+        self.strict_numbers = doc.layer != "openapi"
         self.problems = problems
         self.constructor = yaml.constructor.SafeConstructor()
         self.stack: set[int] = set()  # node ids being walked: an alias cycle is an error
@@ -164,7 +167,8 @@ class Walker:
                 self.problem(node, path, f"invalid {node.tag[len(_T):]}: {cut(str(exc), 120)}")
                 return None
             text = node.value
-            if (node.tag == _INT or node.tag == _FLOAT) and (":" in text or "0" in text[:2]):
+            if (node.tag == _INT or node.tag == _FLOAT) and (":" in text or "0" in text[:2]) \
+                    and self.strict_numbers:
                 wrong = yaml11_number(text, value, node.tag == _INT)
                 if wrong:
                     self.problem(node, path, *wrong)
