@@ -5,7 +5,11 @@ adds no param. What the author wrote as a template is one still."""
 from __future__ import annotations
 
 import json
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from urllib.parse import unquote
 
 import pytest
 from hypothesis import given, settings
@@ -76,3 +80,91 @@ def test_a_secret_with_braces_in_an_argv_is_still_warned_of(
     main(["validate", str(config)])
     err = capsys.readouterr().err
     assert "puts a secret in the program's arguments" in err and "pa{{" not in err, err
+
+
+BASE_CONFIG = """\
+toolhost: 1
+servers:
+  h:
+    base_url: "http://127.0.0.1:{port}/${{P}}/"
+    tools:
+      t: {{http: {{url: "items/{{id}}"}}, params: {{id: {{type: string}}}}}}
+      s: {{http: {{url: "http://127.0.0.1:{port}/z", select: "${{SEL}}"}}}}
+permissions: {{default: allow}}
+"""
+
+
+@pytest.fixture(scope="module")
+def echo_port() -> Iterator[int]:
+    """A local HTTP server answering each GET with the path it was asked for."""
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            body = json.dumps({"path": self.path}).encode()
+            self.send_response(200)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield httpd.server_address[1]
+    httpd.shutdown()
+    httpd.server_close()
+
+
+@pytest.mark.parametrize("value", ["{{7*7}}", "{x}", "{{y}}", "{%raw%}", "a{{b", "ok"])
+def test_a_base_url_value_is_text(tmp_path: Path, value: str, echo_port: int,
+                                  monkeypatch: pytest.MonkeyPatch,
+                                  capsys: pytest.CaptureFixture[str]) -> None:
+    config = tmp_path / "c.yaml"
+    config.write_text(BASE_CONFIG.format(port=echo_port))
+    monkeypatch.setenv("P", value)
+    monkeypatch.setenv("SEL", "path")
+    assert main(["call", str(config), "h.t", "id=1"]) == 0, capsys.readouterr().err
+    path = json.loads(capsys.readouterr().out)["path"]
+    assert unquote(path) == f"/{value}/items/1", path  # never /49/...
+    assert main(["tools", str(config), "--json"]) == 0
+    listed = json.loads(capsys.readouterr().out)
+    tools = {t["wireName"]: t for server in listed["servers"] for t in server["tools"]}
+    assert list(tools["mcp__h__t"]["inputSchema"]["properties"]) == ["id"]  # no param added
+
+
+@pytest.mark.parametrize(("value", "ok"), [
+    ("path", True), ("data.items.0", True), ("/items/0", True), ("/a b/{{x}}", True),
+    ("path|length", False), ("'a'*3", False), ("path.__class__", False), ("x()", False),
+    ("{{ x }}", False), ("range(10**9)|list", False), ("", True)])
+def test_a_select_value_is_a_plain_name_or_refused(
+        tmp_path: Path, value: str, ok: bool, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    config = tmp_path / "c.yaml"
+    config.write_text(BASE_CONFIG.format(port=9))
+    monkeypatch.setenv("P", "ok")
+    monkeypatch.setenv("SEL", value)
+    code = main(["validate", str(config)])
+    err = capsys.readouterr().err
+    if ok:
+        assert code == 0 and "http.select" not in err, err
+    else:
+        assert code == 1 and "c.yaml:7:" in err and "tools.s.http.select: a ${...} value " \
+            "here would be run as jinja expression code" in err, err
+        assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+
+
+@pytest.mark.parametrize("value", ["SECRETvalue{{x", "SECRET{value", "SECRET{%v"])
+def test_a_secret_with_braces_in_a_base_url_stays_hidden(
+        tmp_path: Path, value: str, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    config = tmp_path / "c.yaml"
+    config.write_text("toolhost: 1\nservers:\n  h:\n"
+                      "    base_url: 'http://127.0.0.1:1/?key=${EXAMPLE_API_KEY}'\n"
+                      "    tools:\n      t: {description: d, http: {url: 'items/{id}'}, "
+                      "params: {id: {type: string}}}\n")
+    monkeypatch.setenv("EXAMPLE_API_KEY", value)
+    assert main(["validate", "--no-layers", str(config)]) == 1
+    err = capsys.readouterr().err
+    assert "base_url 'http://127.0.0.1:1/?key=***' has a query" in err and "SECRET" not in err, err

@@ -21,6 +21,7 @@ from urllib.parse import parse_qsl, quote, unquote, urljoin, urlsplit
 from jinja2.environment import Template
 
 from toolhost.backends import templating
+from toolhost.config.template_values import as_set
 from toolhost.config.url_secrets import shown_url
 from toolhost.config.urlcheck import url_problem
 
@@ -94,8 +95,8 @@ def compile_url(url: str, base_url: str | None) -> UrlTemplate:
         raise ValueError("the URL has a fragment ('#...'), which is never sent to the server; "
                          "remove it (a '#' in a value is always encoded as %23)")
     if base_url and ("?" in base_url or "#" in base_url) and not urlsplit(url).scheme:
-        raise ValueError(f"the server's base_url {base_url!r} has a query or fragment, which "
-                         "joining a relative URL would drop; put query parameters in the "
+        raise ValueError(f"the server's base_url {as_set(base_url)!r} has a query or fragment, "
+                         "which joining a relative URL would drop; put query parameters in the "
                          "tool's url or query:")
     source = templating.url_source(url)
     first = source.find("{")

@@ -69,7 +69,8 @@ def validate_notes(config: HostConfig) -> list[Problem]:
     """Every note ``validate`` prints after its verdict."""
     from toolhost.config.wirenames import case_notes
 
-    return [*option_notes(config), *description_notes(config), *case_notes(config.servers)]
+    return [*option_notes(config), *description_notes(config), *case_notes(config.servers),
+            *config.notes]
 
 
 def _strings(argv: Sequence[Any], key: str) -> Iterator[tuple[str, str]]:

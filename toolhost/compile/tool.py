@@ -134,8 +134,12 @@ class CompiledTool:
             fast = self.fast_check
             if fast is not None and fast(arguments):
                 errors: list[str] = []
-            elif _small(arguments):
+            elif (size := _size(arguments)) == "small":
                 errors = self._check(arguments)
+            elif size == "over":  # jsonschema's ~10 us an item would hold a worker for long
+                errors = [f"the arguments hold more than {_CHECKED_VALUES:,} values (array "
+                          "items and object members together), more than are checked against "
+                          "this tool's inputSchema; send fewer in one call"]
             else:  # jsonschema spends ~10 us an item: a big argument is checked off the loop
                 from anyio import to_thread
 
@@ -187,22 +191,24 @@ class CompiledTool:
 
 _ATOMS = frozenset({str, int, float, bool, type(None)})
 _INLINE_VALUES = 10_000  # arguments checked on the event loop: at most this many values
+_CHECKED_VALUES = 100_000  # arguments jsonschema checks at all (in a worker): at most these
 
 
-def _small(arguments: Mapping[str, Any]) -> bool:
-    """Whether ``arguments`` hold at most ``_INLINE_VALUES`` values and no string over
-    100,000 characters (looked at without walking a big one through)."""
-    budget, stack = _INLINE_VALUES, [arguments]
+def _size(arguments: Mapping[str, Any]) -> str:
+    """``"small"`` when ``arguments`` hold at most ``_INLINE_VALUES`` values and no string over
+    100,000 characters, ``"over"`` when they hold more than ``_CHECKED_VALUES`` values, else
+    ``"big"`` (counted without walking more than ``_CHECKED_VALUES`` of them)."""
+    values, long_string, stack = 0, False, [arguments]
     while stack:
         node = stack.pop()
         if isinstance(node, (dict, list)):
-            budget -= len(node)
-            if budget < 0:
-                return False
+            values += len(node)
+            if values > _CHECKED_VALUES:
+                return "over"
             stack.extend(node.values() if isinstance(node, dict) else node)
         elif isinstance(node, str) and len(node) > 100_000:
-            return False
-    return True
+            long_string = True
+    return "small" if values <= _INLINE_VALUES and not long_string else "big"
 
 
 def _copied(value: Any) -> Any:

@@ -16,7 +16,7 @@ from toolhost.backends.base import BackendKind
 from toolhost.compile.fastcheck import Check, compile_plain_check
 from toolhost.config.checks import Checker, TomlDate, describe, did_you_mean, shown
 from toolhost.config.model import BackendSpec
-from toolhost.config.template_values import keep_values_as_text
+from toolhost.config.template_values import keep_values_as_text, select_problem
 from toolhost.config.tree import Path
 from toolhost.excerpt import cut
 
@@ -107,6 +107,10 @@ class BackendChecker:
             return None
         # a ${VAR} value in a template field stays text (never jinja)
         block = keep_values_as_text(name, block, here, shorthand, check.substituted)
+        wrong = select_problem(block, here, check.substituted) if name == "http" else None
+        if wrong:
+            check.problem((*here, "select"), wrong)
+            return None
         return BackendSpec(kind=name, options=block, origin=check.mark(here).origin(here))
 
     def _report(self, check: Checker, here: Path, error: ValidationError,

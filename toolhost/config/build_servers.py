@@ -13,6 +13,7 @@ from toolhost.config.filepaths import resolve_path
 from toolhost.config.limits import LIMITS
 from toolhost.config.model import ServerConfig, ServerDefaults, ToolConfig
 from toolhost.config.params import build_params
+from toolhost.config.template_values import escape_spans
 from toolhost.config.tree import Path
 from toolhost.config.urlcheck import url_problem
 from toolhost.config.wirenames import MAX_WIRE_NAME, name_problem, wire_name_problems
@@ -114,6 +115,10 @@ def _defaults(check: Checker, data: Mapping[str, Any], path: Path) -> ServerDefa
     wrong = url_problem(base_url) if base_url else None  # read as the client reads it
     if wrong:
         check.problem((*path, "base_url"), wrong)
+    found = check.substituted.get((*path, "base_url"))
+    if base_url and found and "openapi" not in data:  # (openapi refuses any '{' in it)
+        # joined onto relative urls before they are compiled: a ${VAR} value stays text
+        base_url = escape_spans(base_url, found[1], every=True)
     return ServerDefaults(
         timeout=check.duration(data, path, "timeout"),
         env=check.env_map(data, path, "env") or {},

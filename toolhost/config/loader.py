@@ -28,7 +28,7 @@ from toolhost.config.gcpause import gc_paused
 from toolhost.config.interpolate import collect_declared_secrets, expand, interpolate
 from toolhost.config.limits import LIMITS, MAX_EXTENDS_CHAIN
 from toolhost.config.load_budget import spend_values, values_budget
-from toolhost.config.merge import merge_docs
+from toolhost.config.merge import merge_docs, override_notes
 from toolhost.config.model import HostConfig, Origin, PluginRequirement
 from toolhost.config.sources import entry_form, read_doc, resolve_extends
 from toolhost.config.tree import Doc, Mark, Origins
@@ -352,6 +352,7 @@ def _build(merged: Doc, secrets: set[str], kinds: Mapping[str, BackendKind] | No
         files=tuple(files),
         secrets=frozenset(secrets),
         origins=Origins(merged.marks),
+        notes=tuple(override_notes(merged)),
     )
     problems.extend(check.problems)
     return config, activation

@@ -4,15 +4,25 @@ Mappings merge recursively; any other value (lists included) replaces the earlie
 the permission rule lists (``permissions.allow`` / ``deny`` / ``ask``), which concatenate so
 that a fragment's rules and the including file's rules all apply. Marks follow the values:
 each merged node keeps the mark of the file that wrote it.
+
+A setting of the permission policy (``permissions.default``, ``ask_mode``) that a file of
+another layer overrides with a different value (the user file's ``default: deny`` under a
+project's ``default: allow``) is recorded in ``Doc.overridden``: ``validate`` notes both
+places (:func:`override_notes`). An ``extends`` fragment overridden by the file that includes
+it is what extends are for, and is not recorded.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from toolhost.config.tree import Doc, Mark, Path, iter_paths
+from toolhost.config.tree import Doc, Mark, Path, format_path, iter_paths
+from toolhost.errors import Problem
+from toolhost.excerpt import cut
 
-__all__ = ["CONCAT_LISTS", "merge_docs", "prune_marks"]
+__all__ = ["CONCAT_LISTS", "WATCHED", "merge_docs", "override_notes", "prune_marks"]
+
+WATCHED: tuple[Path, ...] = (("permissions", "default"), ("permissions", "ask_mode"))
 
 CONCAT_LISTS: frozenset[Path] = frozenset(
     {("permissions", "allow"), ("permissions", "deny"), ("permissions", "ask"), ("plugins",)})
@@ -29,6 +39,7 @@ def merge_docs(docs: list[Doc]) -> Doc:
         return docs[0]
     data: Any = {}
     marks: dict[Path, Mark] = {}
+    overridden = _overridden(docs)
     for doc in docs:
         offsets = {}
         for path in CONCAT_LISTS:
@@ -39,9 +50,40 @@ def merge_docs(docs: list[Doc]) -> Doc:
             marks[_shift(path, offsets)] = mark
         data = _merge(data, doc.data if doc.data is not None else {}, ())
     main = docs[-1]
-    merged = Doc(data=data, marks=marks, file=main.file, layer=main.layer)
+    merged = Doc(data=data, marks=marks, file=main.file, layer=main.layer,
+                 overridden=overridden)
     prune_marks(merged)
     return merged
+
+
+def _overridden(docs: list[Doc]) -> list[tuple[Path, Any, Mark, Any, Mark]]:
+    out: list[tuple[Path, Any, Mark, Any, Mark]] = []
+    for path in WATCHED:
+        last: tuple[Any, Mark, str] | None = None
+        for doc in docs:
+            value = _get(doc.data, path)
+            mark = doc.marks.get(path)
+            if value is None or mark is None:
+                continue
+            if last is not None and value != last[0] and last[2] != doc.layer and not (
+                    last[2] == "extends" and doc.layer == "project"):
+                out.append((path, last[0], last[1], value, mark))
+            last = (value, mark, doc.layer)
+    return out
+
+
+def override_notes(doc: Doc) -> list[Problem]:
+    """A note at each policy setting that overrode another layer's, naming both places."""
+    notes = []
+    for path, before, was, after, mark in doc.overridden:
+        at = f"{was.file}:{was.line}" if was.line else was.file
+        notes.append(Problem(
+            f"note: {cut(repr(after), 40)} here overrides {cut(repr(before), 40)} set in the "
+            f"{was.layer} file {at} (later layers win: user, project, local)",
+            mark.file, mark.line, mark.column, format_path(path),
+            "remove one of the two if both are not meant; `toolhost permissions list` "
+            "shows the policy in effect"))
+    return notes
 
 
 def prune_marks(doc: Doc) -> None:

@@ -207,6 +207,9 @@ class HostConfig:
     secrets: frozenset[str] = frozenset()
     # dotted key path -> where its effective value was written (for --explain)
     origins: Mapping[str, Origin] = field(default_factory=dict)
+    # notes of the load ``validate`` prints after its verdict (a policy setting one layer
+    # overrode in another: merge.override_notes)
+    notes: tuple[Problem, ...] = ()
 
     @property
     def redactor(self) -> Redactor:

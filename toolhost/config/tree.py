@@ -48,6 +48,9 @@ class Doc:
     # each substituted value in the result), for checks that care who wrote a character
     substituted: dict[Path, tuple[str, tuple[tuple[int, int], ...]]] = field(
         default_factory=dict)
+    # settings a file of another layer overrode (merge.WATCHED): path -> (the earlier value
+    # and its mark, the value that won and its mark), each a note of ``validate``
+    overridden: list[tuple[Path, Any, Mark, Any, Mark]] = field(default_factory=list)
 
 
 def format_path(path: Path) -> str:

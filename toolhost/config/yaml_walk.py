@@ -26,6 +26,7 @@ _PLAIN_TAGS = {_T + "str", _T + "int", _T + "float", _T + "bool", _T + "null"}
 _MERGE = _T + "merge"
 _TIMESTAMP = _T + "timestamp"
 _STR, _INT, _SEQ, _MAP = _T + "str", _T + "int", _T + "seq", _T + "map"  # built once
+_FLOAT = _T + "float"
 
 
 _new_tuple = tuple.__new__
@@ -41,6 +42,9 @@ class Walker:
     def __init__(self, doc: Doc, problems: list[Problem], *, trusted: bool = False) -> None:
         self.doc = doc
         self.marks, self.file, self.layer = doc.marks, doc.file, doc.layer
+        # a config's YAML 1.1-only numbers are refused (yaml11_number); an OpenAPI document
+        # is someone else's text, read as before
+        self.strict_numbers = doc.layer != "openapi"
         self.problems = problems
         self.constructor = yaml.constructor.SafeConstructor()
         self.stack: set[int] = set()  # node ids being walked: an alias cycle is an error
@@ -112,9 +116,14 @@ class Walker:
         # than by PyYAML's flatten_mapping, which copies node lists and can grow them
         # exponentially; keys written in the mapping win, then earlier merges over later ones
         merged: dict[str, Any] = {}
+        merges = 0
         for key_node, value_node in node.value:
             if key_node.tag != _MERGE:
                 continue
+            merges += 1
+            if merges == 2:  # PyYAML would merge both; YAML says a key is written once
+                self.problem(key_node, path, "duplicate key '<<' (a mapping has one merge key)",
+                             "merge several mappings with one key: <<: [*a, *b]")
             sources = value_node.value if isinstance(value_node, SequenceNode) else [value_node]
             for source in sources:
                 if not isinstance(source, MappingNode):
@@ -157,6 +166,13 @@ class Walker:
             except (ValueError, yaml.YAMLError) as exc:
                 self.problem(node, path, f"invalid {node.tag[len(_T):]}: {cut(str(exc), 120)}")
                 return None
+            text = node.value
+            if (node.tag == _INT or node.tag == _FLOAT) and (":" in text or "0" in text[:2]) \
+                    and self.strict_numbers:
+                wrong = yaml11_number(text, value, node.tag == _INT)
+                if wrong:
+                    self.problem(node, path, *wrong)
+                    return None
             reason = check_finite(value)
             if reason:
                 self.problem(node, path, reason)
@@ -166,3 +182,20 @@ class Walker:
             return node.value
         self.problem(node, path, f"unsupported YAML tag {cut(node.tag, 80)}")
         return None
+
+
+def yaml11_number(text: str, value: Any, integer: bool) -> tuple[str, str] | None:
+    """(message, hint) when the plain scalar ``text`` is a number only YAML 1.1 reads so
+    (``value``), and YAML 1.2, JSON and TOML read otherwise: a base-60 ``1:30`` (90; text in
+    YAML 1.2) or a leading-zero octal ``0755`` (493; 755 in YAML 1.2). ``command: [chmod,
+    0755, f]`` ran ``chmod 493 f``, ``at 12:30`` ran ``at 750``."""
+    if ":" in text:
+        return (f"{cut(text, 40)!r} is a base-60 number in YAML 1.1 ({cut(str(value), 40)}) "
+                "and text in YAML 1.2", f"quote it (\"{cut(text, 40)}\") for the text, or "
+                f"write the number ({cut(str(value), 40)})")
+    digits = text.lstrip("+-")
+    if integer and len(digits) > 1 and digits[0] == "0" and digits[1] not in "xXbB":
+        return (f"{cut(text, 40)!r} is an octal number in YAML 1.1 ({cut(str(value), 40)}) "
+                "and a decimal one in YAML 1.2 and JSON", f"quote it (\"{cut(text, 40)}\") "
+                "for the text, or write the number without the leading zero")
+    return None
