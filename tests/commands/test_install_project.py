@@ -90,3 +90,31 @@ def test_real_cli_starts_the_entry_from_a_subdirectory(
                           capture_output=True, text=True, timeout=120)
     assert "toolhost serve --project-relative tools/toolhost.yaml" in done.stdout, done
     assert "Connected" in done.stdout, done.stdout + done.stderr
+
+
+def test_a_toolhost_on_path_that_is_not_this_one_is_said(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Claude Code runs the `toolhost` PATH finds: none (a virtualenv not activated) or
+    another one (an older toolhost, another program of that name) is warned about, with the
+    fix, also when the entry was already installed."""
+    _project(tmp_path, monkeypatch)
+    other = tmp_path / "otherbin"
+    other.mkdir()
+    (other / "toolhost").write_text("#!/bin/sh\nexit 2\n")
+    (other / "toolhost").chmod(0o755)
+    monkeypatch.setenv("PATH", str(other))
+    assert main(["install", "claude-code", "tools/toolhost.yaml"]) == 0
+    err = capsys.readouterr().err
+    assert f"the `toolhost` on PATH here is {other / 'toolhost'}, not this one" in err
+    assert "--absolute" in err
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    assert main(["install", "claude-code", "tools/toolhost.yaml"]) == 0
+    out, err = capsys.readouterr()
+    assert "already installed" in out and "`toolhost` is not on PATH here" in err
+    here = os.path.dirname(sys.executable)
+    if os.path.isfile(os.path.join(here, "activate")):
+        assert f"`source {os.path.join(here, 'activate')}`" in err
+    monkeypatch.setenv("PATH", here)
+    assert main(["install", "claude-code", "tools/toolhost.yaml"]) == 0
+    assert "warning" not in capsys.readouterr().err

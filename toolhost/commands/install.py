@@ -165,6 +165,8 @@ def main(args: argparse.Namespace) -> int:
     servers = dict(data.get("mcpServers", {}))
     if servers.get(key) == entry:
         print(f"{path}: {key!r} is already installed, unchanged")
+        if project is not None:
+            _check_path()
         return 0
     if key in servers and not args.force:
         old_args = servers[key].get("args") if isinstance(servers[key], dict) else None
@@ -226,14 +228,36 @@ def _project_of(args: argparse.Namespace, path: Path) -> str | None:
 
 def _say_portable(path: Path) -> None:
     """What a colleague needs for the committed entry to start."""
-    import shutil
-
     print(f"The entry starts `toolhost` from PATH with the config relative to {path.parent} "
           "(no path of this machine): each colleague needs toolhost installed on PATH.")
-    if shutil.which("toolhost") is None:
-        print("toolhost: warning: `toolhost` is not on PATH here, so Claude Code cannot "
-              "start the entry: install it so that `toolhost --version` works in a new shell "
-              "(docs/getting-started.md), or run again with --absolute", file=sys.stderr)
+    _check_path()
+
+
+def _check_path() -> None:
+    """Warn when the `toolhost` that PATH finds here is none, or not this install (another
+    virtualenv's, an older toolhost without ``serve --project-relative``, another program of
+    that name): Claude Code, started from this shell, would start that one."""
+    import shutil
+
+    ours = shutil.which("toolhost", path=os.path.dirname(sys.executable)) \
+        or os.path.abspath(sys.argv[0])
+    found = shutil.which("toolhost")
+    if found is None:
+        where = os.path.dirname(ours)
+        activate = os.path.join(where, "activate")
+        fix = (f"`source {activate}` in the shell you start claude from (a virtualenv not "
+               "activated)" if os.path.isfile(activate) else
+               f"put {where} on PATH")
+        print(f"toolhost: warning: `toolhost` is not on PATH here, so Claude Code started "
+              f"from this shell cannot start the entry: {fix}, or install it with pipx or "
+              "`uv tool install` (docs/getting-started.md), or run again with --absolute",
+              file=sys.stderr)
+    elif os.path.realpath(found) != os.path.realpath(ours):
+        print(f"toolhost: warning: the `toolhost` on PATH here is {found}, not this one "
+              f"({ours}): Claude Code started from this shell runs that one (`{found} "
+              "--version` says which it is; an older toolhost has no `serve "
+              "--project-relative`); put this one first on PATH, or run again with "
+              "--absolute", file=sys.stderr)
 
 
 def _write(path: Path, old_text: str, new_text: str) -> Path | None:
