@@ -117,3 +117,17 @@ def test_the_ci_scripts_install_line_names_no_pypi_package() -> None:
     install = [line for line in CI.splitlines() if "pip install" in line]
     assert install and all("pip install toolhost" not in line for line in install)
     assert all("'toolhost[sdk] @ git+" in line for line in install if "run:" in line)
+
+
+def test_install_step_runs_from_the_repository_top(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """Claude Code reads the .mcp.json of the directory it is started in or above: a project
+    scaffolded below a git repository's top is installed from the top."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "repo" / ".git").mkdir(parents=True)
+    assert main(["init", "repo/tools/agent"]) == 0
+    out = capsys.readouterr().out
+    assert "  cd ../.. && toolhost install claude-code tools/agent/toolhost.yaml   #" in out
+    assert main(["init", "repo"]) == 0  # at the top: as before
+    assert "  toolhost install claude-code toolhost.yaml   #" in capsys.readouterr().out
