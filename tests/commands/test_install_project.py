@@ -118,3 +118,27 @@ def test_a_toolhost_on_path_that_is_not_this_one_is_said(
     monkeypatch.setenv("PATH", here)
     assert main(["install", "claude-code", "tools/toolhost.yaml"]) == 0
     assert "warning" not in capsys.readouterr().err
+
+
+def test_uninstall_removes_only_the_entry(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    project = _project(tmp_path, monkeypatch)
+    mcp = project / ".mcp.json"
+    mcp.write_text('{"mcpServers": {"other": {"command": "x"}}, "keep": [1]}\n')
+    assert main(["install", "claude-code", "tools/toolhost.yaml"]) == 0
+    assert main(["install", "claude-code", "tools/toolhost.yaml", "--uninstall",
+                 "--dry-run"]) == 0
+    assert '-    "proj": {' in capsys.readouterr().out and "proj" in mcp.read_text()
+    assert main(["install", "claude-code", "tools/toolhost.yaml", "--uninstall"]) == 0
+    assert "removed 'proj' (backup: " in capsys.readouterr().out
+    assert json.loads(mcp.read_text()) == {"mcpServers": {"other": {"command": "x"}},
+                                           "keep": [1]}
+    # again: nothing to remove, said; a config gone: the name is asked for
+    assert main(["install", "claude-code", "tools/toolhost.yaml", "--uninstall"]) == 0
+    assert "no entry 'proj'; nothing was changed (its entries: 'other')" in \
+        capsys.readouterr().out
+    (project / "tools" / "toolhost.yaml").unlink()
+    assert main(["install", "claude-code", "tools/toolhost.yaml", "--uninstall"]) == 1
+    assert "--uninstall --name KEY" in capsys.readouterr().err
+    assert main(["install", "claude-code", "gone.yaml", "--uninstall", "--name", "other"]) == 0
+    assert json.loads(mcp.read_text()) == {"mcpServers": {}, "keep": [1]}

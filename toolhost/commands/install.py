@@ -31,6 +31,7 @@ cannot be rewritten with every other value kept exactly -- not a regular file, n
 NaN, Infinity or 1e400, a key given twice -- is refused, one located line, and left as it
 was. An entry of the same name that differs is left alone unless --force.
 --dry-run prints the diff and writes nothing. --file writes to another file.
+--uninstall removes the entry again the same way (backup, every other value kept).
 
 A project's .mcp.json is committed, so the entry written there holds no path of this
 machine: it starts `toolhost` from PATH with the config relative to the project
@@ -44,6 +45,7 @@ Examples:
   toolhost install claude-code toolhost.yaml --server git
   toolhost install claude-code toolhost.yaml --scope user --name team-tools
   toolhost install claude-desktop toolhost.yaml --all --name toolhost
+  toolhost install claude-code toolhost.yaml --uninstall
 """
 
 CLIENTS = ("claude-code", "claude-desktop")
@@ -61,6 +63,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dry-run", action="store_true", help="print the diff, write nothing")
     parser.add_argument("--force", action="store_true",
                         help="replace an existing entry of the same name that differs")
+    parser.add_argument("--uninstall", action="store_true",
+                        help="remove the entry instead (named by --name, else as install "
+                        "names it), keeping the rest of the file")
     parser.add_argument("--absolute", action="store_true",
                         help="claude-code project scope: write this machine's paths (the "
                         "toolhost script, the config) instead of `toolhost` from PATH and "
@@ -157,6 +162,10 @@ def main(args: argparse.Namespace) -> int:
     from toolhost.errors import ToolhostError
 
     path = Path(args.file) if args.file else client_file(args.client, args.scope)
+    if args.uninstall:
+        from toolhost.commands._uninstall import uninstall
+
+        return uninstall(args, path)
     project = _project_of(args, path)
     key, entry = checked_entry(args, project=project)
     if args.client == "claude-desktop":
