@@ -43,3 +43,46 @@ def test_a_first_hour_mistake_is_one_line_saying_how_to_fix_it(
     err = capsys.readouterr().err
     assert said in err
     assert len(err.splitlines()) == 1 and "Traceback" not in err
+
+
+MISSING = {
+    # a config named in an empty directory: how to get one
+    ("", "toolhost.yaml"): "toolhost.yaml: no such file (there is no config file in this "
+                           "directory: `toolhost init .` writes one)",
+    # `toolhost --help`'s or the README's example, run outside toolhost's clone
+    ("", "examples/configs/demo.yaml"): "examples/configs/demo.yaml: no such file (there is no "
+    "directory examples/configs in {tmp} (examples/ is in toolhost's repository: run such "
+    "commands in its clone))",
+    ("", "sub/x.yaml"): "sub/x.yaml: no such file (there is no directory sub in {tmp})",
+    # a name that is not close to the configs there: they are listed (not .mcp.json)
+    ("team.yaml b.toml .mcp.json", "tools.yaml"): "tools.yaml: no such file (the config "
+    "files in this directory: b.toml, team.yaml)",
+    # a close name: the old hint
+    ("toolhost.yml", "toolhost.yaml"): "toolhost.yaml: no such file (did you mean "
+                                       "toolhost.yml?)",
+}
+
+
+@pytest.mark.parametrize(("there", "named"), list(MISSING))
+def test_a_missing_config_says_what_is_there(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        there: str, named: str) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    for name in there.split():
+        (tmp_path / name).write_text("toolhost: 1\n")
+    assert main(["validate", named]) == 1
+    err = capsys.readouterr().err
+    assert err == MISSING[there, named].format(tmp=tmp_path) + "\n"
+
+
+def test_help_starts_where_a_new_user_is(capsys: pytest.CaptureFixture[str]) -> None:
+    """`toolhost --help`'s first steps work in any directory (init, then its config), not
+    only in toolhost's clone."""
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    start = capsys.readouterr().out.split("Start here")[1].split("Docs:")[0]
+    commands = [line.strip().split("  ")[0] for line in start.splitlines()
+                if line.startswith("  toolhost")]
+    assert commands[0] == "toolhost init"
+    assert all("toolhost.yaml" in c for c in commands[1:]) and len(commands) == 4

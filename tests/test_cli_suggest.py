@@ -49,3 +49,29 @@ def test_only_a_near_word_is_suggested() -> None:
     assert suggestion("--debugg", ["--debug", "--json"]) == "--debug"
     assert suggestion("zzz", ["--debug", "--json"]) is None
     assert suggestion("x", []) is None
+
+
+@pytest.mark.parametrize("argv", [["tools"], ["validate"], ["install", "claude-code"],
+                                  ["run"], ["call"], ["permissions", "check"]])
+def test_a_config_left_out_names_the_ones_here_or_init(
+        argv: list[str], tmp_path: object, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from pathlib import Path
+
+    here = Path(str(tmp_path))
+    monkeypatch.chdir(here)
+    assert _refused(argv) == 2
+    assert capsys.readouterr().err.rstrip().endswith(
+        "(there is no config file here: `toolhost init` writes toolhost.yaml)")
+    for name in ("a.toml", "toolhost.yaml", ".hidden.yaml", "notes.txt"):
+        (here / name).write_text("toolhost: 1\n")
+    assert _refused(argv) == 2
+    assert capsys.readouterr().err.rstrip().endswith(
+        "(name the config file; the ones here: toolhost.yaml, a.toml)")
+
+
+def _refused(argv: list[str]) -> object:
+    try:
+        return cli.main(argv)
+    except SystemExit as exited:  # argparse's own exit, as on the command line
+        return exited.code

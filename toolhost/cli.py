@@ -55,9 +55,11 @@ DOCS: dict[str, str] = {
 
 EPILOG = """\
 Start here:
-  toolhost validate examples/configs/demo.yaml      check a config, every error at once
-  toolhost tools examples/configs/demo.yaml         what the model will see
-  toolhost run examples/configs/demo.yaml -p "..."  a session with the Claude CLI
+  toolhost init                          write a working toolhost.yaml, a tools module, tests
+  toolhost validate toolhost.yaml        check a config, every error at once
+  toolhost tools toolhost.yaml           what the model will see
+  toolhost run toolhost.yaml -p "..."    a session with the Claude CLI
+(In toolhost's clone, examples/configs/demo.yaml is a ready config to try them on.)
 
 Docs: docs/getting-started.md (a first config), docs/config.md (the grammar),
       docs/backends.md (python, command, http), docs/permissions.md (rules),

@@ -17,6 +17,8 @@ __all__ = ["SuggestingParser", "suggestion"]
 
 _CHOICE = re.compile(r"invalid choice: '([^']*)' \(choose from (.*)\)$")
 _UNKNOWN = "unrecognized arguments: "
+_REQUIRED = "the following arguments are required: "
+_CONFIG_ARGS = {"config", "CONFIG", "FILE"}
 
 
 def suggestion(word: str, known: Iterable[str]) -> str | None:
@@ -50,7 +52,29 @@ class SuggestingParser(argparse.ArgumentParser):
                         hints.append(f"'{word}': did you mean '{near}'?")
             return f" ({'; '.join(hints)})" if hints else (
                 " (see the command's --help for its options and examples)")
+        if message.startswith(_REQUIRED):
+            missing = [w.strip() for w in message[len(_REQUIRED):].split(",")]
+            if missing and missing[0] in _CONFIG_ARGS:
+                return _config_hint()
         return ""
+
+
+def _config_hint() -> str:
+    """A config argument left out: the config files here, as the command to run, or how to
+    write one."""
+    import os
+
+    try:
+        here = sorted(n for n in os.listdir(".")[:1000]
+                      if n.endswith((".yaml", ".yml", ".toml")) and not n.startswith(".")
+                      and os.path.isfile(n))
+    except OSError:
+        return ""
+    if not here:
+        return " (there is no config file here: `toolhost init` writes toolhost.yaml)"
+    here.sort(key=lambda n: not n.startswith("toolhost."))  # the likely one first
+    return (f" (name the config file; the ones here: {', '.join(here[:5])}"
+            + (", ..." if len(here) > 5 else "") + ")")
 
 
 def _options(parser: argparse.ArgumentParser) -> set[str]:

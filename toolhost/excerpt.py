@@ -29,6 +29,15 @@ def cut(text: str, limit: int = EXCERPT_CHARS) -> str:
     return f"{text[:limit]}…{len(text) - limit:,} more characters"
 
 
+def cut_lines(text: str, lines: int = 80) -> str:
+    """``text`` cut to ``lines`` lines of at most 200 characters (a diff shown in an error)."""
+    every = text.splitlines()
+    shown = [cut(line, 200) for line in every[:lines]]
+    if len(every) > lines:
+        shown.append(f"… {len(every) - lines} more lines")
+    return "\n".join(shown)
+
+
 def decode_cut(data: bytes, *, head: bool = False, tail: bool = False) -> str:
     """UTF-8 ``data`` that a byte cap cut: with ``tail``, a character the cut split at the
     end is left out; with ``head``, one split at the start. (Decoded as U+FFFD it would hide

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from toolhost.cli import main
+
 BIN = Path(sys.executable).parent
 
 
@@ -45,28 +47,36 @@ def test_existing_files_are_never_overwritten(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("name", ["", "Shop", "a__b", "x" * 41, "-x", "a b", "ü"])
-def test_bad_server_names_are_refused(tmp_path: Path, name: str) -> None:
-    done = run(sys.executable, "-m", "toolhost", "init", "--name", name, cwd=tmp_path)
-    assert done.returncode == 2 and "--name" in done.stderr
+def test_bad_server_names_are_refused(tmp_path: Path, name: str,
+                                      monkeypatch: pytest.MonkeyPatch,
+                                      capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    try:
+        code = main(["init", "--name", name])
+    except SystemExit as exited:  # argparse's own refusal ("-x" reads as an option)
+        code = exited.code  # type: ignore[assignment]
+    assert code == 2 and "--name" in capsys.readouterr().err
     assert not list(tmp_path.iterdir())
 
 
 @pytest.mark.parametrize("link", ["toolhost.yaml", "toolhost_tools.py", "scenarios/smoke.yaml",
                                   "toolhost-ci.sh"])
 @pytest.mark.parametrize("force", [False, True])
-def test_init_never_writes_through_a_symlink(tmp_path: Path, link: str, force: bool) -> None:
+def test_init_never_writes_through_a_symlink(tmp_path: Path, link: str, force: bool,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
     outside = tmp_path / "outside"
     outside.mkdir()
     project = tmp_path / "proj"
     (project / link).parent.mkdir(parents=True)
     (project / link).symlink_to(outside / "victim")  # dangling: os.path.exists says False
-    done = run("toolhost", "init", str(project), *(["--force"] if force else []), cwd=tmp_path)
+    code = main(["init", str(project), *(["--force"] if force else [])])
+    err = capsys.readouterr().err
     assert list(outside.iterdir()) == []
-    assert "internal error" not in done.stderr and len(done.stderr.splitlines()) <= 1
+    assert "internal error" not in err and len(err.splitlines()) <= 1
     if force:  # the link itself is replaced by the file
-        assert done.returncode == 0 and not (project / link).is_symlink()
+        assert code == 0 and not (project / link).is_symlink()
     else:
-        assert done.returncode == 1 and f"{link} already exist" in done.stderr
+        assert code == 1 and f"{link} already exist" in err
 
 
 def test_init_refuses_a_linked_directory_inside(tmp_path: Path) -> None:
@@ -107,3 +117,17 @@ def test_the_ci_scripts_install_line_names_no_pypi_package() -> None:
     install = [line for line in CI.splitlines() if "pip install" in line]
     assert install and all("pip install toolhost" not in line for line in install)
     assert all("'toolhost[sdk] @ git+" in line for line in install if "run:" in line)
+
+
+def test_install_step_runs_from_the_repository_top(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """Claude Code reads the .mcp.json of the directory it is started in or above: a project
+    scaffolded below a git repository's top is installed from the top."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "repo" / ".git").mkdir(parents=True)
+    assert main(["init", "repo/tools/agent"]) == 0
+    out = capsys.readouterr().out
+    assert "  cd ../.. && toolhost install claude-code tools/agent/toolhost.yaml   #" in out
+    assert main(["init", "repo"]) == 0  # at the top: as before
+    assert "  toolhost install claude-code toolhost.yaml   #" in capsys.readouterr().out

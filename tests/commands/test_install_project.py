@@ -90,3 +90,55 @@ def test_real_cli_starts_the_entry_from_a_subdirectory(
                           capture_output=True, text=True, timeout=120)
     assert "toolhost serve --project-relative tools/toolhost.yaml" in done.stdout, done
     assert "Connected" in done.stdout, done.stdout + done.stderr
+
+
+def test_a_toolhost_on_path_that_is_not_this_one_is_said(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Claude Code runs the `toolhost` PATH finds: none (a virtualenv not activated) or
+    another one (an older toolhost, another program of that name) is warned about, with the
+    fix, also when the entry was already installed."""
+    _project(tmp_path, monkeypatch)
+    other = tmp_path / "otherbin"
+    other.mkdir()
+    (other / "toolhost").write_text("#!/bin/sh\nexit 2\n")
+    (other / "toolhost").chmod(0o755)
+    monkeypatch.setenv("PATH", str(other))
+    assert main(["install", "claude-code", "tools/toolhost.yaml"]) == 0
+    err = capsys.readouterr().err
+    assert f"the `toolhost` on PATH here is {other / 'toolhost'}, not this one" in err
+    assert "--absolute" in err
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    assert main(["install", "claude-code", "tools/toolhost.yaml"]) == 0
+    out, err = capsys.readouterr()
+    assert "already installed" in out and "`toolhost` is not on PATH here" in err
+    here = os.path.dirname(sys.executable)
+    if os.path.isfile(os.path.join(here, "activate")):
+        assert f"`source {os.path.join(here, 'activate')}`" in err
+    monkeypatch.setenv("PATH", here)
+    assert main(["install", "claude-code", "tools/toolhost.yaml"]) == 0
+    assert "warning" not in capsys.readouterr().err
+
+
+def test_uninstall_removes_only_the_entry(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    project = _project(tmp_path, monkeypatch)
+    mcp = project / ".mcp.json"
+    mcp.write_text('{"mcpServers": {"other": {"command": "x"}}, "keep": [1]}\n')
+    assert main(["install", "claude-code", "tools/toolhost.yaml"]) == 0
+    assert main(["install", "claude-code", "tools/toolhost.yaml", "--uninstall",
+                 "--dry-run"]) == 0
+    assert '-    "proj": {' in capsys.readouterr().out and "proj" in mcp.read_text()
+    assert main(["install", "claude-code", "tools/toolhost.yaml", "--uninstall"]) == 0
+    assert "removed 'proj' (backup: " in capsys.readouterr().out
+    assert json.loads(mcp.read_text()) == {"mcpServers": {"other": {"command": "x"}},
+                                           "keep": [1]}
+    # again: nothing to remove, said; a config gone: the name is asked for
+    assert main(["install", "claude-code", "tools/toolhost.yaml", "--uninstall"]) == 0
+    assert "no entry 'proj'; nothing was changed (its entries: 'other')" in \
+        capsys.readouterr().out
+    (project / "tools" / "toolhost.yaml").unlink()
+    assert main(["install", "claude-code", "tools/toolhost.yaml", "--uninstall"]) == 1
+    assert "--uninstall --name KEY" in capsys.readouterr().err
+    assert main(["install", "claude-code", "gone.yaml", "--uninstall", "--name", "other"]) == 0
+    assert json.loads(mcp.read_text()) == {"mcpServers": {}, "keep": [1]}

@@ -176,9 +176,26 @@ def main(args: argparse.Namespace) -> int:
     steps += ["toolhost validate toolhost.yaml",
               f"toolhost call toolhost.yaml {args.name}.greet name=Ada",
               "sh toolhost-ci.sh                  # a real Claude CLI session, scripted model",
-              "toolhost install claude-code toolhost.yaml   # use the tools from Claude Code"]
+              _install_step(root)]
     print("\nNext:\n" + "".join(f"  {step}\n" for step in steps), end="")
     return 0
+
+
+def _install_step(root: Path) -> str:
+    """The `install claude-code` step, run in ``root``. Inside a git repository whose top is
+    above ``root``, it is run from the top: Claude Code is started there and reads the
+    .mcp.json of the directory it starts in (or above), never one below."""
+    step = "toolhost install claude-code toolhost.yaml   # use the tools from Claude Code"
+    here = Path(os.path.abspath(root))
+    for top in (here, *here.parents):
+        if os.path.lexists(top / ".git"):
+            if top == here:
+                return step
+            up = os.path.relpath(top, here)
+            down = (here.relative_to(top) / "toolhost.yaml").as_posix()
+            return (f"cd {up} && toolhost install claude-code {down}   # .mcp.json at the "
+                    "repository's top, where Claude Code is started")
+    return step
 
 
 def _unusable(root: Path, force: bool) -> str:

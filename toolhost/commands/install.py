@@ -31,6 +31,7 @@ cannot be rewritten with every other value kept exactly -- not a regular file, n
 NaN, Infinity or 1e400, a key given twice -- is refused, one located line, and left as it
 was. An entry of the same name that differs is left alone unless --force.
 --dry-run prints the diff and writes nothing. --file writes to another file.
+--uninstall removes the entry again the same way (backup, every other value kept).
 
 A project's .mcp.json is committed, so the entry written there holds no path of this
 machine: it starts `toolhost` from PATH with the config relative to the project
@@ -44,6 +45,7 @@ Examples:
   toolhost install claude-code toolhost.yaml --server git
   toolhost install claude-code toolhost.yaml --scope user --name team-tools
   toolhost install claude-desktop toolhost.yaml --all --name toolhost
+  toolhost install claude-code toolhost.yaml --uninstall
 """
 
 CLIENTS = ("claude-code", "claude-desktop")
@@ -61,6 +63,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dry-run", action="store_true", help="print the diff, write nothing")
     parser.add_argument("--force", action="store_true",
                         help="replace an existing entry of the same name that differs")
+    parser.add_argument("--uninstall", action="store_true",
+                        help="remove the entry instead (named by --name, else as install "
+                        "names it), keeping the rest of the file")
     parser.add_argument("--absolute", action="store_true",
                         help="claude-code project scope: write this machine's paths (the "
                         "toolhost script, the config) instead of `toolhost` from PATH and "
@@ -157,6 +162,10 @@ def main(args: argparse.Namespace) -> int:
     from toolhost.errors import ToolhostError
 
     path = Path(args.file) if args.file else client_file(args.client, args.scope)
+    if args.uninstall:
+        from toolhost.commands._uninstall import uninstall
+
+        return uninstall(args, path)
     project = _project_of(args, path)
     key, entry = checked_entry(args, project=project)
     if args.client == "claude-desktop":
@@ -165,6 +174,8 @@ def main(args: argparse.Namespace) -> int:
     servers = dict(data.get("mcpServers", {}))
     if servers.get(key) == entry:
         print(f"{path}: {key!r} is already installed, unchanged")
+        if project is not None:
+            _check_path()
         return 0
     if key in servers and not args.force:
         old_args = servers[key].get("args") if isinstance(servers[key], dict) else None
@@ -226,14 +237,36 @@ def _project_of(args: argparse.Namespace, path: Path) -> str | None:
 
 def _say_portable(path: Path) -> None:
     """What a colleague needs for the committed entry to start."""
-    import shutil
-
     print(f"The entry starts `toolhost` from PATH with the config relative to {path.parent} "
           "(no path of this machine): each colleague needs toolhost installed on PATH.")
-    if shutil.which("toolhost") is None:
-        print("toolhost: warning: `toolhost` is not on PATH here, so Claude Code cannot "
-              "start the entry: install it so that `toolhost --version` works in a new shell "
-              "(docs/getting-started.md), or run again with --absolute", file=sys.stderr)
+    _check_path()
+
+
+def _check_path() -> None:
+    """Warn when the `toolhost` that PATH finds here is none, or not this install (another
+    virtualenv's, an older toolhost without ``serve --project-relative``, another program of
+    that name): Claude Code, started from this shell, would start that one."""
+    import shutil
+
+    ours = shutil.which("toolhost", path=os.path.dirname(sys.executable)) \
+        or os.path.abspath(sys.argv[0])
+    found = shutil.which("toolhost")
+    if found is None:
+        where = os.path.dirname(ours)
+        activate = os.path.join(where, "activate")
+        fix = (f"`source {activate}` in the shell you start claude from (a virtualenv not "
+               "activated)" if os.path.isfile(activate) else
+               f"put {where} on PATH")
+        print(f"toolhost: warning: `toolhost` is not on PATH here, so Claude Code started "
+              f"from this shell cannot start the entry: {fix}, or install it with pipx or "
+              "`uv tool install` (docs/getting-started.md), or run again with --absolute",
+              file=sys.stderr)
+    elif os.path.realpath(found) != os.path.realpath(ours):
+        print(f"toolhost: warning: the `toolhost` on PATH here is {found}, not this one "
+              f"({ours}): Claude Code started from this shell runs that one (`{found} "
+              "--version` says which it is; an older toolhost has no `serve "
+              "--project-relative`); put this one first on PATH, or run again with "
+              "--absolute", file=sys.stderr)
 
 
 def _write(path: Path, old_text: str, new_text: str) -> Path | None:

@@ -61,7 +61,8 @@ def repo_file(url: str, rev: str, path: str, *, where: Origin = UNKNOWN,
     again first, or refused (``toolhost.config.repotree``).
     """
     checkout = fetch_repo(url, rev, where=where, cache=cache)
-    checkout = clean_or_refetch(checkout, where, cache=cache)
+    checkout = clean_or_refetch(checkout, where, refetch=lambda: refetch_repo(
+        checkout.remote or checkout.url, checkout.rev, where=where, cache=cache))
     if checkout.ref == "branch":
         log.warning("%s: rev %r of %s is a branch, which moves; pin a tag or a commit "
                     "(cached at %s; `toolhost update` pins the newest tag)",

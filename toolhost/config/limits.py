@@ -155,7 +155,8 @@ def read_bounded(path: str, problems: list[Problem], what: str = "config file", 
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except FileNotFoundError:
-        problems.append(Problem("no such file", path, hint=_nearby(path)))
+        problems.append(Problem("no such file", path, hint=_nearby(
+            path, config=what == "config file" and not os.path.isabs(path))))
         return None
     except OSError as exc:
         problems.append(Problem(f"cannot read: {exc.strerror or exc}", path))
@@ -325,16 +326,37 @@ def data_depth_path(data: Any, limit: int) -> tuple[Any, ...] | None:
 _CONFIG_SUFFIXES = (".yaml", ".yml", ".toml", ".json", ".lock")
 
 
-def _nearby(path: str) -> str:
+def _nearby(path: str, *, config: bool = False) -> str:
     """A file beside the missing ``path`` with a close name (``toolhost.yml`` for
-    ``toolhost.yaml``), as a hint; "" when there is none or the directory cannot be read."""
+    ``toolhost.yaml``), as a hint; "" when there is none or the directory cannot be read.
+    For a config named relative to the current directory (``config``: typed in a shell),
+    the first hour's other mistakes: the config files that are there, or none (``toolhost
+    init``), or no such directory (a command copied from toolhost's own repository, run
+    elsewhere)."""
     import difflib
 
     folder, name = os.path.split(path)
     try:
-        names = [n for n in os.listdir(folder or ".")[:1000]
-                 if n.endswith(_CONFIG_SUFFIXES) and n != name]
+        names = sorted(n for n in os.listdir(folder or ".")[:1000]
+                       if n.endswith(_CONFIG_SUFFIXES) and n != name)
+    except FileNotFoundError:
+        if not config or not folder:
+            return ""
+        ours = folder.replace(os.sep, "/").split("/")[0] == "examples"
+        return f"there is no directory {folder} in {os.getcwd()}" + (
+            " (examples/ is in toolhost's repository: run such commands in its clone)"
+            if ours else "")
     except (OSError, ValueError):
         return ""
     found = difflib.get_close_matches(name, names, n=1, cutoff=0.7)
-    return f"did you mean {os.path.join(folder, found[0])}?" if found else ""
+    if found:
+        return f"did you mean {os.path.join(folder, found[0])}?"
+    if not config:
+        return ""
+    where = folder or "this directory"
+    names = [n for n in names if not n.startswith(".")]  # .mcp.json is a client's
+    if names:
+        return (f"the config files in {where}: "
+                + ", ".join(os.path.join(folder, n) for n in names[:5])
+                + (", ..." if len(names) > 5 else ""))
+    return f"there is no config file in {where}: `toolhost init {folder or '.'}` writes one"

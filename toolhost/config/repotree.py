@@ -27,9 +27,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from toolhost.config.gitclone import Checkout
     from toolhost.config.model import Origin
     from toolhost.config.worktree import Survey
+    from toolhost.errors import ConfigError
 
 __all__ = ["cache_root", "checkout_root", "clean_or_refetch", "dirt", "escapes",
            "leaves_checkout"]
@@ -100,15 +103,14 @@ def _survey(checkout: Checkout) -> Survey:
     return found
 
 
-def clean_or_refetch(checkout: Checkout, where: Origin, *, cache: Path | None = None
-                     ) -> Checkout:
+def clean_or_refetch(checkout: Checkout, where: Origin, *,
+                     refetch: Callable[[], Checkout]) -> Checkout:
     """``checkout`` when its work tree is its commit. Files added to it are removed (a
     warning is logged); any other change has it cloned again (a warning is logged) and the
     fresh copy returned. Raises ``ConfigError`` naming ``where`` when the fresh copy is not
     clean either, when it cannot be fetched (the old checkout is kept, unused), or when a
-    symlink of the commit leads out of the repository."""
-    from toolhost.config.gitclone import error as _error
-    from toolhost.config.gitrepos import refetch_repo
+    symlink of the commit leads out of the repository. ``refetch`` clones it again (passed
+    in: the cloning modules import this one)."""
     from toolhost.errors import ConfigError
 
     found = _survey(checkout)
@@ -126,8 +128,7 @@ def clean_or_refetch(checkout: Checkout, where: Origin, *, cache: Path | None = 
                     "it again\n%s", where, checkout.url, checkout.rev, checkout.path,
                     _describe(checkout, dirty))
         try:
-            checkout = refetch_repo(checkout.remote or checkout.url, checkout.rev,
-                                    where=where, cache=cache)
+            checkout = refetch()
         except ConfigError as exc:
             raise _error(where, f"the cached checkout of {checkout.url} at {checkout.rev} "
                          f"({checkout.path}) was modified on disk ({_summary(dirty)}) and "
@@ -150,9 +151,16 @@ def clean_or_refetch(checkout: Checkout, where: Origin, *, cache: Path | None = 
     return checkout
 
 
+def _error(where: Origin, message: str, hint: str = "") -> ConfigError:
+    from toolhost.errors import ConfigError, Problem
+
+    return ConfigError([Problem(message, file=where.file, line=where.line,
+                                column=where.column, key_path=where.key_path, hint=hint)])
+
+
 def _describe(checkout: Checkout, found: list[str]) -> str:
     from toolhost.config.gitobjects import local_git
-    from toolhost.lockfile.drift import cut_lines
+    from toolhost.excerpt import cut_lines
 
     diff = None
     if not any(item.startswith((".git", "HEAD ", "commit ")) for item in found):

@@ -3,18 +3,30 @@
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
+from pathlib import Path
 
+from toolhost.config.model import Origin
 from toolhost.errors import ConfigError
-from toolhost.excerpt import cut
+from toolhost.excerpt import cut_lines as _cut_lines
 
-if TYPE_CHECKING:
-    from toolhost.lockfile.guard import Pulled
-
-__all__ = ["DIFF_LINES", "cut_lines", "pin_change", "repo_diff"]
+__all__ = ["DIFF_LINES", "Pulled", "cut_lines", "pin_change", "repo_diff"]
 
 _COMMIT = re.compile(r"(?:[0-9a-f]{40}|[0-9a-f]{64})")
 DIFF_LINES = 80  # a longer diff is cut, with the command that shows all of it
+
+
+@dataclass
+class Pulled:
+    """A source as this load found it (mutable while files are added)."""
+
+    key: str
+    pin: str
+    root: Path
+    origin: Origin
+    url: str = ""  # repos only: as written (git needs its password, nothing shows it)
+    rev: str = ""
+    files: dict[str, str] = field(default_factory=dict)
 
 
 def pin_change(source: Pulled, locked: str) -> str:
@@ -32,8 +44,8 @@ def repo_diff(source: Pulled, locked: str, rel: str) -> str:
     if not _COMMIT.fullmatch(locked) or not _COMMIT.fullmatch(source.pin):
         return ""  # never a git argument that is not a commit id (a lock's value is checked
         # when read: this is the second line of defence)
+    from toolhost.config.gitclone import run_git
     from toolhost.config.gitobjects import local_git
-    from toolhost.config.gitrepos import run_git
 
     try:
         run_git(["fetch", "-q", "--depth=1", "origin", locked], cwd=source.root,
@@ -50,8 +62,4 @@ def repo_diff(source: Pulled, locked: str, rel: str) -> str:
 
 def cut_lines(text: str) -> str:
     """``text`` cut to ``DIFF_LINES`` lines of at most 200 characters."""
-    lines = text.splitlines()
-    shown = [cut(line, 200) for line in lines[:DIFF_LINES]]
-    if len(lines) > DIFF_LINES:
-        shown.append(f"… {len(lines) - DIFF_LINES} more lines")
-    return "\n".join(shown)
+    return _cut_lines(text, DIFF_LINES)

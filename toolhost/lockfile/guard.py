@@ -13,30 +13,17 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator, Sequence
 from contextvars import ContextVar
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from toolhost.config.model import Origin, PluginRequirement
 from toolhost.errors import ConfigError, Problem
 from toolhost.lockfile import drift
+from toolhost.lockfile.drift import Pulled
 from toolhost.lockfile.model import Lock, LockedFile, file_digest
 
 __all__ = ["LockGuard", "Pulled", "current_guard", "guarding"]
 
-
-
-@dataclass
-class Pulled:
-    """A source as this load found it (mutable while files are added)."""
-
-    key: str
-    pin: str
-    root: Path
-    origin: Origin
-    url: str = ""  # repos only: as written (git needs its password, nothing shows it)
-    rev: str = ""
-    files: dict[str, str] = field(default_factory=dict)
 
 
 _CURRENT: ContextVar[LockGuard | None] = ContextVar("toolhost_lock_guard", default=None)

@@ -14,9 +14,13 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
 
 from toolhost.errors import Problem
 from toolhost.excerpt import cut
+
+if TYPE_CHECKING:
+    from toolhost.lockfile.model import Lock
 
 __all__ = ["conflict_problem", "value_problems"]
 
@@ -40,12 +44,9 @@ def conflict_problem(path: Path, text: str) -> Problem | None:
                    "lock anew from what the merged config pulls in")
 
 
-def value_problems(path: Path, text: str, lock: object) -> list[Problem]:
+def value_problems(path: Path, text: str, lock: Lock) -> list[Problem]:
     """Each value of ``lock`` (a ``Lock`` read from ``text``) that ``toolhost lock`` would
     never write, located at its line."""
-    from toolhost.lockfile.model import Lock
-
-    assert isinstance(lock, Lock)
     found: list[Problem] = []
 
     def bad(key: str, value: str, why: str) -> None:
