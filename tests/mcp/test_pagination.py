@@ -66,3 +66,16 @@ def test_a_cursor_after_the_last_entry_of_a_shrunk_list_is_an_empty_page(
     (docs / "b.md").unlink()
     with pytest.raises(MethodError, match="past the end"):  # b.md gone, offset past the end
         _list(methods, cursor)
+
+
+@pytest.mark.parametrize("item", [{"uri": "file:///a"}, {"uriTemplate": "db://{t}"},
+                                  {"name": "p\udcff"}, {}])
+def test_a_cursor_names_its_item_with_blake2b_as_before(item: dict[str, Any]) -> None:
+    """The cursor's digest (built-in blake2b, not hashlib's OpenSSL import) is unchanged."""
+    import hashlib
+
+    from toolhost.mcp.content import _digest
+
+    named = item.get("uri", item.get("uriTemplate", item.get("name", "")))
+    assert _digest(item) == hashlib.blake2b(
+        str(named).encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
