@@ -49,7 +49,9 @@ def _respell(text: str, choices: list[int]) -> str:
 
 
 @settings(max_examples=200, deadline=None)
-@given(name=st.text(_ANY_CHAR, min_size=1, max_size=12),
+# a name that is a dot segment ('.', '..') names another resource once normalized (kb/. is
+# kb/ itself): no rule written for it is meant to match it
+@given(name=st.text(_ANY_CHAR, min_size=1, max_size=12).filter(lambda n: n not in (".", "..")),
        spell=st.lists(st.integers(0, 2), max_size=12), read=st.lists(st.integers(0, 2),
                                                                      max_size=12),
        upper=st.booleans(), op=st.sampled_from(["glob", "equals", "plain", "one_of"]))
