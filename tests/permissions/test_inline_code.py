@@ -41,6 +41,11 @@ CASES = [
     ("php -r 'system(\"rm x\");'", "deny"),
     ("lua -e 'os.execute(\"rm x\")'", "deny"),
     ("luajit -e 'os.execute(\"rm x\")'", "deny"),
+    ("perl -Mstrict -e 'system(q{rm x})'", "deny"),
+    ("perl -e 'print qx(rm x)'", "deny"),
+    ("perl -e 'system qw<rm x>'", "deny"),
+    ("ruby -e 'exec %q(rm x)'", "deny"),
+    ("ruby -e 'puts %x[rm x]'", "deny"),
     ("sh -c \"python3 -c 'import os; os.system(\\\"rm x\\\")'\"", "deny"),
 ]
 HONEST = [
@@ -50,6 +55,8 @@ HONEST = [
     ("perl -e 'print \"ok\\n\"'", "allow"),
     ("perl -ne 'print if /rm/' f", "allow"),  # "rm" in a regex, not a literal
     ("node -e 'console.log(\"format\")'", "allow"),
+    ("python3 -c 'print(\"%d items\" % (3))'", "allow"),
+    ("perl -e 'print q{ok}'", "allow"),
     ("python3 script.py 'rm x'", "allow"),  # a script's argument: not code
 ]
 

@@ -47,7 +47,10 @@ _INLINE_CODE = {
 _INLINE_LONG = frozenset({"--eval", "--print"})
 _VERSIONED = re.compile(r"(python|pypy|perl|ruby|php|lua)[0-9.]*")
 # a quoted literal of a script: "...", '...', `...` (perl/ruby/node run backticks)
-_CODE_STRING = re.compile(r'"((?:[^"\\]|\\.)*)"|\'((?:[^\'\\]|\\.)*)\'|`([^`]*)`')
+# ... and perl's q{} qq{} qx{} qw{}, ruby's %q() %Q() %x() %w() (any of {} () [] <>)
+_CODE_STRING = re.compile(r'"((?:[^"\\]|\\.)*)"|\'((?:[^\'\\]|\\.)*)\'|`([^`]*)`'
+                          r"|(?:\bq[qxw]?|%[qQxwW]?)\s*(?:\{([^{}]*)\}|\(([^()]*)\)"
+                          r"|\[([^\[\]]*)\]|<([^<>]*)>)")
 _VIMS = frozenset({"vi", "vim", "nvim", "gvim", "view", "ex", "rvim", "vimdiff"})
 # a sed script's `e` command (GNU: runs the rest of its line) or `s///e` flag runs a command
 _SED_E = re.compile(r"(?:^|[;\n{}]|[0-9$/!])\s*e\s+([^;\n}]+)")
