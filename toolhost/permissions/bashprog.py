@@ -207,16 +207,16 @@ def analyze(words: tuple[Word, ...], depth: int = 0, *, wrapped: bool = False,
     if first.value in _LISTS and first.raw == first.value:
         return Analysis()  # "for x in a b": the words are data; substitutions are nested
     start = i
-    runs = False
     while i < len(words) and (m := _ASSIGNMENT.match(words[i].raw)) is not None:
         if m.group(2) is not None or _DANGEROUS_VARS.fullmatch(m.group(1)):
             return Analysis(reason=f"the assignment {words[i].raw!r} changes what a name runs")
-        runs = runs or m.group(1) in COMMAND_VARS
         i += 1
     if i == len(words):  # only assignments: under xargs (``xargs env A=1``) they lead a command
         return Analysis(reason="xargs appends a command it reads from its input") if (
             appended) else Analysis()
     if i > start:
+        runs = any(_ASSIGNMENT.match(w.raw).group(1) in COMMAND_VARS  # type: ignore[union-attr]
+                   for w in words[start:i])
         # a variable whose value a program runs: a step an allow rule must name itself
         steps.append(Step(values[start:], "assign_command" if runs else "assign", i - start))
     program = words[i]
