@@ -91,3 +91,15 @@ def test_keys_times_patterns_past_the_limit_is_refused_not_checked() -> None:
     assert not validator.is_valid({"p7_x": 1})
     errors = [e.message for e in validator.iter_errors({f"p1_{i}": "a" for i in range(1001)})]
     assert len(errors) == 1 and "1,001 keys, with 1,000 patternProperties" in errors[0], errors
+
+
+def test_regex_does_not_import_compile_formats() -> None:
+    """The format checkers live in the low-level ``toolhost.jsonformats``: ``toolhost.regex``
+    and ``toolhost.compile.formats`` each import them, not each other (no import circle)."""
+    import ast
+    from pathlib import Path
+
+    tree = ast.parse(Path(regex.__file__).read_text())
+    imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+    assert "toolhost.compile.formats" not in imported
+    assert "toolhost.jsonformats" in imported

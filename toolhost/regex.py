@@ -212,7 +212,7 @@ def validator_class() -> Any:
     formats = FormatChecker()
     formats.checkers = dict(Draft202012Validator.FORMAT_CHECKER.checkers)
 
-    from toolhost.compile.formats import CHECKERS
+    from toolhost.jsonformats import CHECKERS
 
     # what jsonschema leaves to optional packages: ours, installed or not, so that a format
     # means the same on every machine

@@ -187,6 +187,13 @@ def test_any_text_as_url_is_never_allowed_by_a_domain_rule_unless_its_host_is_th
     ("WebFetch(domain:2001:db8::1)", "write domain:[2001:db8::1]"),
     ("WebFetch(domain:a:b)", "is not a host name or address"),
     ("WebFetch(domain:*.127.0.0.1:80)", "is not a host name or address"),
+    # round 7: an empty label named no host, silently (a deny that denied nothing)
+    ("WebFetch(domain:.example.com)", "write domain:example.com for the host, "
+     "domain:*.example.com"),
+    ("WebFetch(domain:..example.com)", "write domain:example.com"),
+    ("WebFetch(domain:*..example.com)", "write domain:example.com"),
+    ("WebFetch(domain:a..example.com)", "write domain:a.example.com"),
+    ("WebFetch(domain: .EXAMPLE.com)", "write domain:example.com"),
 ])
 def test_a_rule_host_with_a_port_or_bare_ipv6_says_what_to_write(rule: str, says: str) -> None:
     with pytest.raises(Exception, match=re.escape(says)):

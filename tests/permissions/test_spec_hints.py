@@ -23,6 +23,9 @@ RULES = {
     "Read(C:\\Users\\me\\.ssh\\id_rsa)": ("warning", "looks like a Windows path"),
     "Read(C:/Users/me/secret.txt)": ("warning", "looks like a Windows path"),
     "Edit(src\\app\\main.py)": ("warning", "looks like a Windows path"),
+    "Grep(pattern:secret)": ("warning", "takes a path pattern, not 'pattern:'"),
+    "Read(file_path://etc/passwd)": ("warning", "not 'file_path:'"),
+    "Glob(path:src/**)": ("warning", "not 'path:'"),
 }
 FINE = ["Read(/docs/**)", "Read(//etc/passwd)", "Read(./etc/x)", "Read(/*.md)",
         "Read(//etc/**.conf)", "Read(//x/**/*.py)", "Read(//srv/data:/x)",

@@ -38,6 +38,19 @@ _AWK_STRING = re.compile(r'"((?:[^"\\]|\\.)*)"')
 _SSH_COMMAND_KEYS = frozenset({"proxycommand", "localcommand", "knownhostscommand",
                                "remotecommand"})
 _SSH_VALUE_FLAGS = frozenset("BbcDEeFIiJLlmOoPpQRSWw")  # ssh's one-letter options with values
+# interpreters with inline code and the option that carries it: the string literals of the
+# code are tried as command lines (`python3 -c 'import os; os.system("rm x")'`)
+_INLINE_CODE = {
+    "python": "c", "pypy": "c", "perl": "eE", "ruby": "e", "node": "ep", "nodejs": "ep",
+    "bun": "ep", "php": "r", "lua": "e", "luajit": "e",
+}
+_INLINE_LONG = frozenset({"--eval", "--print"})
+_VERSIONED = re.compile(r"(python|pypy|perl|ruby|php|lua)[0-9.]*")
+# a quoted literal of a script: "...", '...', `...` (perl/ruby/node run backticks)
+# ... and perl's q{} qq{} qx{} qw{}, ruby's %q() %Q() %x() %w() (any of {} () [] <>)
+_CODE_STRING = re.compile(r'"((?:[^"\\]|\\.)*)"|\'((?:[^\'\\]|\\.)*)\'|`([^`]*)`'
+                          r"|(?:\bq[qxw]?|%[qQxwW]?)\s*(?:\{([^{}]*)\}|\(([^()]*)\)"
+                          r"|\[([^\[\]]*)\]|<([^<>]*)>)")
 _VIMS = frozenset({"vi", "vim", "nvim", "gvim", "view", "ex", "rvim", "vimdiff"})
 # a sed script's `e` command (GNU: runs the rest of its line) or `s///e` flag runs a command
 _SED_E = re.compile(r"(?:^|[;\n{}]|[0-9$/!])\s*e\s+([^;\n}]+)")
@@ -84,6 +97,26 @@ def _ssh_strings(form: tuple[str, ...]) -> list[str]:
     return [v for v in out if v]
 
 
+def _inline_code(name: str, form: tuple[str, ...]) -> list[str]:
+    """The string literals of an interpreter's inline code (``python -c``, ``perl -e``,
+    ``-le``, ``ruby -e``, ``node -e``/``--eval``, ``php -r``, ``lua -e``)."""
+    m = _VERSIONED.fullmatch(name)
+    letters = _INLINE_CODE.get(m.group(1) if m else name, "")
+    codes: list[str] = []
+    for k, word in enumerate(form[1:], 1):
+        nxt = form[k + 1] if k + 1 < len(form) else ""
+        if word in _INLINE_LONG:
+            codes.append(nxt)
+        elif word.partition("=")[0] in _INLINE_LONG:
+            codes.append(word.partition("=")[2])
+        elif word.startswith("-") and not word.startswith("--"):
+            at = next((i for i, c in enumerate(word[1:], 1) if c in letters), 0)
+            if at:
+                codes.append(word[at + 1:] or nxt)
+    return [next(g for g in lit.groups() if g is not None)
+            for code in codes for lit in _CODE_STRING.finditer(code)]
+
+
 def command_strings(form: tuple[str, ...]) -> list[str]:
     """The strings a command runs as a command line, for deny matching (fail closed): a
     shell's or ``eval``'s arguments; every string literal of an awk program that can run one
@@ -99,6 +132,8 @@ def command_strings(form: tuple[str, ...]) -> list[str]:
     name = base(form[0])
     if name in _SHELLS:
         return list(form[1:])
+    if name in _INLINE_CODE or _VERSIONED.fullmatch(name):
+        return _inline_code(name, form)
     if name in _AWKS:
         return [m.group(1) for arg in form[1:] if "system" in arg or "|" in arg
                 for m in _AWK_STRING.finditer(arg)]

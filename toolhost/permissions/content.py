@@ -333,6 +333,12 @@ def parse_domain(spec: str) -> str:
     """A ``domain:`` specifier in canonical form (``*.`` kept). Raises ValueError."""
     text = spec.strip()
     found = _domain(text)
+    if found is not None and "" in found.removeprefix("*.").split("."):
+        # cookie-style ".example.com", "a..b.com": an empty label names no host a URL has
+        bare = ".".join(p for p in found.removeprefix("*.").split(".") if p)
+        raise ValueError(f"{spec!r} has an empty label ('.' at the start or '..'), so it "
+                         f"names no host: write domain:{bare} for the host, "
+                         f"domain:*.{bare} for its subdomains")
     if found is not None:
         return found
     bare, colon, port = text.rpartition(":")

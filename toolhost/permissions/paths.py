@@ -100,8 +100,16 @@ def compile_path_glob(pattern: str, base: str) -> PathPattern:
     ``PathPattern.covers`` also takes what lies inside a path the pattern names.
     Raises ValueError on an empty pattern.
     """
-    # a run of slashes is one, as in the paths matched (``//${HOME}/x`` is ``///home/me/x``)
-    rest = pattern = re.sub(r"//+", "/", pattern)
+    if "\0" in pattern:
+        raise ValueError("a path pattern cannot hold a NUL character (no path has one)")
+    # a run of slashes is one, as in the paths matched (``//${HOME}/x`` is ``///home/me/x``);
+    # a ``.`` segment inside is dropped, as in the paths matched (``a/./b`` is ``a/b``)
+    pattern = re.sub(r"//+", "/", pattern)
+    while "/./" in pattern:
+        pattern = pattern.replace("/./", "/")
+    if pattern.endswith("/.") and len(pattern) > 2:
+        pattern = pattern[:-1]
+    rest = pattern
     if not rest or rest in {".", "./"}:
         rest = "**"
     if rest.endswith("/"):

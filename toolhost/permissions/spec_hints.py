@@ -16,6 +16,8 @@
 * ``Read(C:\\Users\\me\\.ssh\\id_rsa)``: a Windows path; ``\\`` escapes the next character
   in a path pattern and the CLI reports POSIX paths, so it names a relative file
   ``C:Usersme.sshid_rsa``: a warning.
+* ``Grep(pattern:secret)``, ``Read(file_path:/x)``: an argument's name where the path
+  pattern goes; the rule names a file called ``pattern:secret``: a warning.
 * an allow ``Read(//src/**.py)``: a ``**`` that is not a whole segment matches across
   directories here (any depth), where gitignore reads it as ``*`` (one level): a warning.
 """
@@ -31,6 +33,8 @@ _RULE = re.compile(r"\s*([^()\s]+)\((.*)\)\s*", re.DOTALL)
 _INNER_PREFIX = re.compile(r":\*(?=.)", re.DOTALL)
 _BRACES = re.compile(r"\{([^{}]*,[^{}]*)\}")
 _WINDOWS = re.compile(r"^[A-Za-z]:[\\/]|\\\\|[^\\]\\[A-Za-z0-9_.-][^*?\[\\ ]*\\")
+# ``Grep(pattern:secret)``: an argument's name where a path pattern goes
+_ARG_PREFIX = re.compile(r"(pattern|path|file_path|notebook_path|glob|type|output_mode):")
 _GLUED_STARS = re.compile(r"(?<=[^/])\*\*|\*\*(?=[^/])")
 
 
@@ -45,6 +49,7 @@ def content_hints(tool: str, rule_dir: str, effect: str = "deny") -> list[tuple[
     name, spec = found.group(1), found.group(2).strip()
     if name in PATH_TOOLS:
         return (_braces(name, spec) + _rooted(name, spec, rule_dir) + _windows(name, spec)
+                + _arg_prefix(name, spec)
                 + (_glued_stars(name, spec) if effect == "allow" else []))
     if name == "Bash":
         return _bash(spec) + (_never_allows(spec) if effect == "allow" else [])
@@ -59,6 +64,17 @@ def _braces(name: str, spec: str) -> list[tuple[str, str, str]]:
     return [("warning", f"braces are literal in a path pattern (gitignore-style, no brace "
              f"expansion): {spec!r} matches only a name holding {found.group(0)!r} as written",
              f"write one rule per alternative: {name}({first}), ...")]
+
+
+def _arg_prefix(name: str, spec: str) -> list[tuple[str, str, str]]:
+    found = _ARG_PREFIX.match(spec)
+    if found is None:
+        return []
+    return [("warning", f"{name}(...) takes a path pattern, not '{found.group(1)}:': "
+             f"{spec!r} names a file called {spec!r} (the tool's other arguments are "
+             "not matched by a content form)",
+             f"write {name}(<path>), or a structured rule with "
+             f"'when: {{{found.group(1)}: ...}}'")]
 
 
 def _windows(name: str, spec: str) -> list[tuple[str, str, str]]:

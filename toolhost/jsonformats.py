@@ -1,0 +1,195 @@
+"""The ``format`` checkers jsonschema leaves to optional packages, written here (a low-level
+module: ``toolhost.regex`` builds its validator class with them and
+``toolhost.compile.formats`` warns about the formats they do not know, so neither imports the
+other).
+
+jsonschema checks ``hostname`` only with ``fqdn``, ``uri``/``iri`` with ``rfc3987``,
+``uri-template`` with ``uri-template``, ``json-pointer`` with ``jsonpointer``, ``duration`` with
+``isoduration``; without them it lets any string pass, so a schema that says ``format:
+hostname`` advertised a check that did not happen. These are small grammars (RFC 1123, RFC
+3986/3987, RFC 6570, RFC 6901, RFC 3339 appendix A), so toolhost checks them itself rather than
+pull in five packages, and uses its own even where such a package is installed (with
+``date-time`` and ``time``, whose ``rfc3339-validator`` refuses leap seconds), so a format
+means the same on every machine; the JSON Schema test suite's cases for them all agree.
+``toolhost.compile.fastcheck`` asks the same checker, so its quick "valid" agrees.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+__all__ = ["CHECKERS"]
+
+_LABEL = re.compile(r"(?!-)[A-Za-z0-9-]{1,63}(?<!-)\Z")
+_UNRESERVED_SUB = r"A-Za-z0-9\-._~!$&'()*+,;="
+_PCT = r"%[0-9A-Fa-f]{2}"
+# What may appear in each part of a URI (RFC 3986 section 3); IRIs add ucschar (RFC 3987).
+_UCS = "\u00a0-\ud7ff\uf900-\ufdcf\ufdf0-\uffef\U00010000-\U000efffd"
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*\Z")
+
+
+def _part(extra: str, iri: bool) -> re.Pattern[str]:
+    chars = _UNRESERVED_SUB + extra + (_UCS if iri else "")
+    return re.compile(rf"(?:[{chars}]++|{_PCT})*+\Z")  # possessive: no backtracking stack
+
+
+_PATHS = {iri: _part(":@/", iri) for iri in (False, True)}
+_PRIVATE = "\ue000-\uf8ff\U000f0000-\U000ffffd\U00100000-\U0010fffd"  # iprivate: queries only
+_QUERIES = {iri: _part(":@/?" + (_PRIVATE if iri else ""), iri) for iri in (False, True)}
+_USERINFO = {iri: _part(":", iri) for iri in (False, True)}
+_FRAGMENTS = {iri: _part(":@/?", iri) for iri in (False, True)}
+_REGNAME = {iri: _part("", iri) for iri in (False, True)}
+_IP_FUTURE = re.compile(r"[vV][0-9A-Fa-f]+\.[" + _UNRESERVED_SUB + r":]+\Z")
+
+
+def _ip_literal(text: str) -> bool:
+    """What may stand between ``[`` and ``]``: an IPv6 address, or an IPvFuture."""
+    if _IP_FUTURE.match(text):
+        return True
+    import ipaddress
+
+    try:
+        ipaddress.IPv6Address(text)
+    except ValueError:
+        return False
+    return "%" not in text  # a zone id needs %25 (RFC 6874), which IPv6Address does not read
+_PORT = re.compile(r"[0-9]*\Z")
+_SPLIT = re.compile(r"(?:([^:/?#]+):)?(?://([^/?#]*))?([^?#]*)(?:\?([^#]*))?(?:#(.*))?\Z", re.S)
+
+
+def is_hostname(text: str) -> bool:
+    """RFC 1123 host name: dot-separated labels of letters, digits and inner hyphens, each at
+    most 63 characters, at most 253 in all; an ``xn--`` label must be valid Punycode of an
+    IDNA 2008 label, and no other label has ``--`` in its 3rd and 4th places (RFC 5891)."""
+    if not text or len(text) > 253:
+        return False
+    for label in text.split("."):
+        if not _LABEL.match(label):
+            return False
+        if label[2:4] == "--" and (label[:2].lower() != "xn" or not _a_label(label)):
+            return False
+    return True
+
+
+def _a_label(label: str) -> bool:
+    import idna  # a dependency (WebFetch host rules); loaded only for an xn-- label
+
+    try:
+        idna.decode(label.lower())
+    except (idna.IDNAError, UnicodeError, ValueError):
+        return False
+    return True
+
+
+def _reference(text: str, *, iri: bool, absolute: bool) -> bool:
+    match = _SPLIT.match(text)
+    if match is None:
+        return False
+    scheme, authority, path, query, fragment = match.groups()
+    if scheme is not None and not _SCHEME.match(scheme):
+        return False
+    if absolute and scheme is None:
+        return False
+    if scheme is None and ":" in path.split("/", 1)[0]:
+        return False  # a relative path's first segment has no colon (RFC 3986 4.2)
+    if authority is not None:
+        userinfo, _, hostport = authority.rpartition("@")
+        if userinfo and not _USERINFO[iri].match(userinfo):
+            return False
+        if hostport.startswith("["):
+            host, closed, rest = hostport.partition("]")
+            if not closed or not _ip_literal(host[1:]) or (rest and not (
+                    rest.startswith(":") and _PORT.match(rest[1:]))):
+                return False
+        else:
+            host, _, port = hostport.partition(":")
+            if not _REGNAME[iri].match(host) or not _PORT.match(port):
+                return False
+    return (bool(_PATHS[iri].match(path))
+            and (query is None or bool(_QUERIES[iri].match(query)))
+            and (fragment is None or bool(_FRAGMENTS[iri].match(fragment))))
+
+
+_VARCHAR = r"(?:[A-Za-z0-9_]|%[0-9A-Fa-f]{2})"
+_VARSPEC = rf"{_VARCHAR}(?:\.?{_VARCHAR})*+(?::[1-9][0-9]{{0,3}}|\*)?"
+_EXPRESSION = re.compile(rf"\{{[+#./;?&=,!@|]?{_VARSPEC}(?:,{_VARSPEC})*+\}}")
+_LITERALS = re.compile(r"(?:[^\x00-\x20\"%<>\\^`{|}\x7f]++|%[0-9A-Fa-f]{2})*+\Z")
+
+
+def is_uri_template(text: str) -> bool:
+    """RFC 6570 URI Template: literals, and ``{expressions}`` of an optional operator and
+    comma-separated variables, each with an optional ``:length`` or ``*``."""
+    literal = _EXPRESSION.sub("", text)
+    return "{" not in literal and "}" not in literal and bool(_LITERALS.match(literal))
+
+
+_POINTER = re.compile(r"(?:/(?:[^~/]++|~[01])*+)*+\Z")
+_RELATIVE_POINTER = re.compile(r"(?:0|[1-9][0-9]*)(?:#|(?:/(?:[^~/]++|~[01])*+)*+)\Z")
+_TIME = r"T(?:[0-9]+H(?:[0-9]+M(?:[0-9]+S)?)?|[0-9]+M(?:[0-9]+S)?|[0-9]+S)"
+_DURATION = re.compile(
+    rf"P(?:[0-9]+W|(?:[0-9]+Y(?:[0-9]+M(?:[0-9]+D)?)?|[0-9]+M(?:[0-9]+D)?|[0-9]+D)(?:{_TIME})?"
+    rf"|{_TIME})\Z")
+
+
+_DATE_TIME = re.compile(r"([0-9]{4}-[0-9]{2}-[0-9]{2})[Tt]([0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]+)?)"
+                        r"([Zz]|[+-][0-9]{2}:[0-9]{2})\Z")
+_TIME_ONLY = re.compile(r"([0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]+)?)([Zz]|[+-][0-9]{2}:[0-9]{2})\Z")
+
+
+def _valid_time(clock: str, offset: str) -> bool:
+    import datetime as dt
+
+    hour, minute, second = int(clock[:2]), int(clock[3:5]), int(clock[6:8])
+    shift = 0  # the offset in minutes
+    if offset not in ("Z", "z"):
+        if int(offset[1:3]) > 23 or int(offset[4:6]) > 59:
+            return False
+        shift = (int(offset[1:3]) * 60 + int(offset[4:6])) * (1 if offset[0] == "+" else -1)
+    if second == 60:  # a leap second: only in the last minute of a UTC day
+        return hour < 24 and minute < 60 and (hour * 60 + minute - shift) % 1440 == 1439
+    try:
+        dt.time(hour, minute, second)
+    except ValueError:
+        return False
+    return True
+
+
+def is_date_time(text: str) -> bool:
+    """RFC 3339 date-time: ``2024-01-31T10:00:00Z``, with an offset, optional fraction."""
+    import datetime as dt
+
+    match = _DATE_TIME.match(text)
+    if match is None:
+        return False
+    try:
+        dt.date.fromisoformat(match[1])
+    except ValueError:
+        return False
+    return _valid_time(match[2], match[3])
+
+
+def is_time(text: str) -> bool:
+    """RFC 3339 full-time: ``10:00:00Z`` or ``10:00:00.5+02:00`` (the offset is required)."""
+    match = _TIME_ONLY.match(text)
+    return match is not None and _valid_time(match[1], match[2])
+
+
+def _strings(check: Callable[[str], bool]) -> Callable[[object], bool]:
+    # a format applies to strings only: any other type conforms (JSON Schema)
+    return lambda instance: not isinstance(instance, str) or check(instance)
+
+
+CHECKERS: dict[str, Callable[[object], bool]] = {
+    "hostname": _strings(is_hostname),
+    "uri": _strings(lambda t: _reference(t, iri=False, absolute=True)),
+    "uri-reference": _strings(lambda t: _reference(t, iri=False, absolute=False)),
+    "iri": _strings(lambda t: _reference(t, iri=True, absolute=True)),
+    "iri-reference": _strings(lambda t: _reference(t, iri=True, absolute=False)),
+    "uri-template": _strings(is_uri_template),
+    "json-pointer": _strings(lambda t: bool(_POINTER.match(t))),
+    "relative-json-pointer": _strings(lambda t: bool(_RELATIVE_POINTER.match(t))),
+    "duration": _strings(lambda t: bool(_DURATION.match(t))),
+    "date-time": _strings(is_date_time),  # jsonschema's needs rfc3339-validator
+    "time": _strings(is_time),
+}
