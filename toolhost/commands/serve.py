@@ -130,6 +130,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                       help="the audience tokens must name (aud); required with --auth-issuer")
     auth.add_argument("--auth-jwks-url", metavar="URL",
                       help="the issuer's JWKS (default: its OIDC discovery document's jwks_uri)")
+    auth.add_argument("--auth-resource", metavar="URL",
+                      help="the MCP endpoint's URL as clients reach it (behind a TLS proxy "
+                      "or under another name): the protected resource metadata's resource "
+                      "(default: the URL each request was sent to)")
     auth.add_argument("--auth-groups-claim", default="groups", metavar="CLAIM",
                       help="the claim that lists the caller's groups (default groups)")
     parser.add_argument("--shutdown-grace", type=seconds, default=None, metavar="SECONDS",
@@ -202,7 +206,7 @@ def _serve(args: argparse.Namespace, started: Callable[[], None]) -> int:
 
     token = None
     auth = None
-    if args.auth_issuer or args.auth_audience or args.auth_jwks_url:
+    if args.auth_issuer or args.auth_audience or args.auth_jwks_url or args.auth_resource:
         if args.transport != "http" or not (args.auth_issuer and args.auth_audience):
             raise ToolhostError("--auth-issuer and --auth-audience go together, with "
                                 "--transport http")
@@ -212,7 +216,7 @@ def _serve(args: argparse.Namespace, started: Callable[[], None]) -> int:
         from toolhost.serve.auth import JwtAuth
 
         auth = JwtAuth(args.auth_issuer, args.auth_audience, args.auth_jwks_url,
-                       groups_claim=args.auth_groups_claim)
+                       groups_claim=args.auth_groups_claim, resource=args.auth_resource)
     if args.transport == "http":
         if args.token_env:
             token = os.environ.get(args.token_env)

@@ -36,7 +36,8 @@ from toolhost.serve.jwks_fetch import clean
 if TYPE_CHECKING:
     from toolhost.serve.jwks import SigningKey
 
-__all__ = ["ALGORITHMS", "AUTH_EXTRA_HINT", "AuthError", "IssuerUnavailableError", "JwtAuth"]
+__all__ = ["ALGORITHMS", "AUTH_EXTRA_HINT", "AuthError", "IssuerUnavailableError", "JwtAuth",
+           "checked_resource", "metadata_url"]
 
 log = logging.getLogger("toolhost.serve.auth")
 
@@ -105,6 +106,33 @@ def claims_refusal(token: str, issuer: str, audience: str, now: float) -> str | 
     return None
 
 
+def checked_resource(url: str) -> str:
+    """``--auth-resource``: an absolute http(s) URL without query or fragment (RFC 9728)."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url)
+        ok = parts.scheme in ("http", "https") and bool(parts.hostname)
+        ok = ok and not parts.query and not parts.fragment and parts.port != -1
+    except ValueError:
+        ok = False
+    if not ok:
+        raise ToolhostError(f"--auth-resource {clean(url, 200)!r}: give the MCP endpoint's "
+                            "URL as clients reach it, e.g. https://tools.example.com/mcp "
+                            "(http or https, no query or fragment)")
+    return url
+
+
+def metadata_url(resource: str) -> str:
+    """Where RFC 9728 says the metadata of ``resource`` is: the well-known path inserted
+    between its host and its path."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(resource)
+    return (f"{parts.scheme}://{parts.netloc}/.well-known/oauth-protected-resource"
+            f"{parts.path.rstrip('/')}")
+
+
 def _number(value: Any) -> TypeGuard[float]:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
@@ -118,8 +146,13 @@ class JwtAuth:
     jwks_url: str | None = None  # default: the issuer's OIDC discovery document
     groups_claim: str = "groups"
     algorithms: Sequence[str] = ALGORITHMS
+    # the MCP endpoint's URL as clients reach it (behind a TLS proxy, under another name);
+    # None: the URL each request was sent to
+    resource: str | None = None
 
     def __post_init__(self) -> None:
+        if self.resource is not None:
+            self.resource = checked_resource(self.resource)
         try:
             import jwt  # noqa: F401
         except ImportError as exc:
