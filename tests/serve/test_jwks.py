@@ -309,3 +309,18 @@ def test_a_token_its_own_claims_refuse_is_a_401_while_the_issuer_is_down(
     clock.now += 11  # after the cooldown: the same tokens, the same answers
     for name, token in _bad_claims(issuer).items():
         assert verify(auth, token).startswith("401: "), name
+
+
+def test_two_keys_under_one_kid_each_verify_their_tokens(issuer: Issuer) -> None:
+    """An issuer publishing two keys under one key id (mid-rotation, or a set merged from two
+    sources) is read as such (jwks.Keys holds a list per kid): a token signed by either one
+    is good. Forged signatures still fail, with at most MAX_KEYS_TRIED checks each."""
+    second = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    issuer.body = json.dumps({"keys": [_jwk(issuer.keys["k1"], "k1"),
+                                       _jwk(second, "k1")]}).encode()
+    auth = auth_for(issuer, Clock())
+    assert verify(auth, issuer.token()) == "ok ana"
+    by_second = jwt.encode(good_claims(issuer), second, algorithm="RS256",
+                           headers={"kid": "k1"})
+    assert verify(auth, by_second) == "ok x"
+    assert verify(auth, by_second[:-4] + "AAAA").startswith("401: ")

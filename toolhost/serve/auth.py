@@ -36,8 +36,8 @@ from toolhost.serve.jwks_fetch import clean
 if TYPE_CHECKING:
     from toolhost.serve.jwks import SigningKey
 
-__all__ = ["ALGORITHMS", "AUTH_EXTRA_HINT", "AuthError", "IssuerUnavailableError", "JwtAuth",
-           "checked_resource", "metadata_url"]
+__all__ = ["ALGORITHMS", "AUTH_EXTRA_HINT", "MAX_KEYS_TRIED", "AuthError",
+           "IssuerUnavailableError", "JwtAuth", "checked_resource", "metadata_url"]
 
 log = logging.getLogger("toolhost.serve.auth")
 
@@ -45,6 +45,7 @@ ALGORITHMS = ("RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES
               "EdDSA")
 AUTH_EXTRA_HINT = "token validation needs PyJWT: pip install 'toolhost[auth]'"
 MAX_TOKEN = 16 * 1024
+MAX_KEYS_TRIED = 4  # keys of one kid (and algorithm) a signature is checked against
 LEEWAY = 30
 WARN_EVERY = 60.0
 # the key type (and curve) each algorithm needs
@@ -240,16 +241,22 @@ class JwtAuth:
         if not fitting:
             raise AuthError(f"the token's algorithm {alg} does not fit the issuer's key "
                             f"{clean(kid or '', 60)!r} ({keys[0].key_type})")
-        try:
-            claims: dict[str, Any] = jwt.decode(
-                token, fitting[0].key, algorithms=[alg], audience=self.audience,
-                issuer=self.issuer, leeway=LEEWAY,
-                options={"require": ["exp", "iss", "aud", "sub"]})
-        except jwt.InvalidSignatureError:
-            raise
-        except (jwt.PyJWTError, TypeError, ValueError) as exc:
-            raise AuthError(clean(str(exc) or type(exc).__name__)) from None
-        return claims
+        # one kid may name several keys (a rotation, a merged set): each is tried, a few at
+        # most, so a forged signature costs a bounded number of checks
+        for index, key in enumerate(fitting[:MAX_KEYS_TRIED]):
+            try:
+                claims: dict[str, Any] = jwt.decode(
+                    token, key.key, algorithms=[alg], audience=self.audience,
+                    issuer=self.issuer, leeway=LEEWAY,
+                    options={"require": ["exp", "iss", "aud", "sub"]})
+            except jwt.InvalidSignatureError:
+                if index + 1 >= min(len(fitting), MAX_KEYS_TRIED):
+                    raise
+            except (jwt.PyJWTError, TypeError, ValueError) as exc:
+                raise AuthError(clean(str(exc) or type(exc).__name__)) from None
+            else:
+                return claims
+        raise AssertionError("unreachable: fitting is not empty")
 
     async def authenticate(self, header: str | None) -> Caller:
         """The caller of an ``Authorization`` header; raises AuthError."""
