@@ -146,3 +146,18 @@ def test_content_length_and_transfer_encoding_together_are_refused(
     assert statuses == ([200, 400] if behind else [400]), answer[-400:]
     assert b"not both" in answer
     assert status(exchange(where, head([]))) == 200  # the server goes on
+
+
+def test_an_absolute_form_target_is_served_by_its_path_and_authority(
+        where: tuple[str, int]) -> None:
+    """RFC 9112 3.2.2: a server accepts ``POST http://host:port/mcp``; the target's authority
+    takes the place of ``Host``, so the DNS-rebinding check judges it."""
+    def sent(target: str, host: str = "127.0.0.1") -> int:
+        data = head([]).replace(b"POST /mcp ", f"POST {target} ".encode(), 1)
+        return status(exchange(where, data.replace(b"host: 127.0.0.1", f"host: {host}"
+                                                   .encode(), 1)))
+
+    assert sent(f"http://127.0.0.1:{where[1]}/mcp") == 200
+    assert sent(f"http://127.0.0.1:{where[1]}/mcp", host="evil.example") == 200
+    assert sent("http://evil.example/mcp") == 421  # the target's authority is checked
+    assert sent("http://user@127.0.0.1/mcp") == 404  # left as it came

@@ -30,7 +30,7 @@ from typing import Any
 from toolhost.serve.http_streams import ABORT_EXTENSION, HALF_CLOSED_EXTENSION
 
 __all__ = ["MAX_HEADER_LINES", "MAX_HEAD_BYTES", "head_refusal", "head_too_large",
-           "header_deadline_protocol"]
+           "header_deadline_protocol", "origin_form"]
 
 log = logging.getLogger("toolhost.serve")
 
@@ -75,6 +75,31 @@ def head_refusal(buffered: bytes) -> bytes | None:
         if b"\ntransfer-encoding:" in head and b"\ncontent-length:" in head:
             return _FRAMING
     return None
+
+
+def origin_form(app: Any) -> Any:
+    """``app`` serving an absolute-form request target (``POST http://host:port/mcp``, what a
+    client speaking through a proxy sends) as RFC 9112 section 3.2.2 asks: by its path, its
+    authority taking the place of the ``Host`` header (so the Host check judges that). One
+    with user info or without a host is left as it came (404)."""
+    from urllib.parse import unquote, urlsplit
+
+    async def serve(scope: Any, receive: Any, send: Any) -> None:
+        raw = scope.get("raw_path", b"") if scope["type"] == "http" else b""
+        if raw[:8].lower().startswith((b"http://", b"https://")):
+            try:
+                parts = urlsplit(raw.decode("latin-1"))
+                usable = bool(parts.hostname) and "@" not in parts.netloc
+            except ValueError:
+                usable = False
+            if usable:
+                path = parts.path or "/"
+                scope = {**scope, "path": unquote(path), "raw_path": path.encode("latin-1"),
+                         "headers": [(k, v) for k, v in scope["headers"] if k != b"host"]
+                         + [(b"host", parts.netloc.encode("latin-1"))]}
+        await app(scope, receive, send)
+
+    return serve
 
 
 def header_deadline_protocol(header_timeout: float, max_connections: int | None = None
