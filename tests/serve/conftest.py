@@ -64,6 +64,38 @@ def http_process(argv: Sequence[str], log_path: Path, *, env: dict[str, str] | N
             proc.wait()
 
 
+@contextmanager
+def http_servers(started: Sequence[tuple[Sequence[str], Path, dict[str, str] | None]]
+                 ) -> Iterator[list[str]]:
+    """Several ``http_server`` processes (argv, log path, env each), all started before any
+    is waited for (replicas start side by side, not one after another); their MCP URLs."""
+    procs: list[tuple[subprocess.Popen[bytes], Path]] = []
+    try:
+        for argv, log_path, env in started:
+            with open(log_path, "wb") as log:
+                procs.append((subprocess.Popen(
+                    list(argv), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                    stderr=log, env=env or server_env()), log_path))
+        urls = []
+        deadline = time.monotonic() + 30
+        for proc, log_path in procs:
+            while not (match := URL_LINE.search(log_path.read_text(errors="replace"))):
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    raise AssertionError("server did not start:\n" + log_path.read_text())
+                time.sleep(0.05)
+            urls.append(match.group(1))
+        yield urls
+    finally:
+        for proc, _ in procs:
+            proc.terminate()
+        for proc, _ in procs:
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+
 def fixture_stdio_argv() -> list[str]:
     return [sys.executable, FIXTURE_SERVER, "stdio"]
 

@@ -229,3 +229,45 @@ def test_two_authorization_headers_are_refused(issuer: Issuer,
             assert "one Authorization header" in answer.getheader("www-authenticate", "")
         finally:
             connection.close()
+
+
+def _request(host: str, scheme: str = "http") -> Any:
+    from starlette.requests import Request
+
+    return Request({"type": "http", "method": "POST", "scheme": scheme, "path": "/mcp",
+                    "root_path": "", "query_string": b"", "server": ("10.0.0.5", 8765),
+                    "headers": [(b"host", host.encode())]})
+
+
+async def _challenge_and_metadata(gate: Any, host: str) -> tuple[str, dict[str, Any]]:
+    refused = await gate.caller(_request(host))
+    metadata = json.loads(gate.resource_metadata(_request(host)).body)
+    return refused.headers["www-authenticate"], metadata
+
+
+@pytest.mark.anyio
+async def test_the_resource_behind_a_tls_proxy_is_the_public_url(issuer: Issuer) -> None:
+    """RFC 9728: a client uses the metadata only if its ``resource`` is the URL it called.
+    Behind a TLS-terminating proxy toolhost sees http://10.0.0.5:8765: ``--auth-resource``
+    names the public URL, which the metadata and the 401's pointer then use."""
+    from toolhost.errors import ToolhostError
+    from toolhost.serve.auth import JwtAuth
+    from toolhost.serve.http_gate import Gate
+
+    def gate(resource: str | None) -> Gate:
+        return Gate(path="/mcp", bind="0.0.0.0", token=None, allowed_origins=(),
+                    allowed_hosts=(), auth=JwtAuth(issuer.url, AUD, resource=resource))
+
+    challenge, metadata = await _challenge_and_metadata(gate(None), "10.0.0.5:8765")
+    assert metadata["resource"] == "http://10.0.0.5:8765/mcp"  # the URL the request was sent to
+    assert ('resource_metadata="http://10.0.0.5:8765/.well-known/oauth-protected-resource/mcp"'
+            in challenge)
+    public = "https://tools.example.com/team/mcp"
+    challenge, metadata = await _challenge_and_metadata(gate(public), "10.0.0.5:8765")
+    assert metadata["resource"] == public
+    assert ('resource_metadata="https://tools.example.com/.well-known/oauth-protected-resource'
+            '/team/mcp"' in challenge)
+    for bad in ("tools.example.com/mcp", "ftp://x/mcp", "https://x/mcp?a=1", "https:///mcp",
+                "https://x:99999/mcp"):
+        with pytest.raises(ToolhostError, match="--auth-resource"):
+            gate(bad)

@@ -5,6 +5,7 @@ and every failure is an AuthError (401) or IssuerUnavailableError (503), never a
 
 from __future__ import annotations
 
+import functools
 import json
 import threading
 import time
@@ -19,6 +20,7 @@ from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
 
 from toolhost.serve import jwks as jwks_module
 from toolhost.serve.auth import AuthError, IssuerUnavailableError, JwtAuth
+from toolhost.serve.jwks_fetch import fetch_json
 
 AUD = "aud-1"
 
@@ -85,6 +87,9 @@ def issuer() -> Iterator[Issuer]:
     yield made
     made.server.shutdown()
     made.server.server_close()
+
+
+FAST_FETCH = 1.0
 
 
 def auth_for(issuer: Issuer, clock: Clock) -> JwtAuth:
@@ -173,14 +178,17 @@ def test_made_up_kids_and_signatures_refetch_at_most_once_per_cooldown(issuer: I
     ({"body": b" " * (2 * 1024 * 1024)}, "bytes"),
     ({"status": 500}, "HTTP 500"), ({"status": 404}, "HTTP 404"),
     ({"status": 302}, "redirect"),
-    ({"delay": jwks_module.FETCH_TIMEOUT + 1.5}, "cannot be read"),
+    ({"delay": FAST_FETCH + 1.5}, "cannot be read"),
 ])
 def test_every_broken_key_set_is_a_401_or_503_in_one_line(
         issuer: Issuer, setup: dict[str, Any], words: str,
         caplog: pytest.LogCaptureFixture) -> None:
     for name, value in setup.items():
         setattr(issuer, name, value)
-    got = verify(auth_for(issuer, Clock()), issuer.token())
+    auth = auth_for(issuer, Clock())
+    # the real fetch, with a timeout the test controls (5 s in production)
+    auth.keys._fetch = functools.partial(fetch_json, timeout=FAST_FETCH)
+    got = verify(auth, issuer.token())
     assert got.startswith(("401: ", "503: ")) and words in got, got
     assert "\n" not in got
     assert all("\n" not in r.getMessage() and r.exc_info is None for r in caplog.records)
@@ -301,3 +309,18 @@ def test_a_token_its_own_claims_refuse_is_a_401_while_the_issuer_is_down(
     clock.now += 11  # after the cooldown: the same tokens, the same answers
     for name, token in _bad_claims(issuer).items():
         assert verify(auth, token).startswith("401: "), name
+
+
+def test_two_keys_under_one_kid_each_verify_their_tokens(issuer: Issuer) -> None:
+    """An issuer publishing two keys under one key id (mid-rotation, or a set merged from two
+    sources) is read as such (jwks.Keys holds a list per kid): a token signed by either one
+    is good. Forged signatures still fail, with at most MAX_KEYS_TRIED checks each."""
+    second = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    issuer.body = json.dumps({"keys": [_jwk(issuer.keys["k1"], "k1"),
+                                       _jwk(second, "k1")]}).encode()
+    auth = auth_for(issuer, Clock())
+    assert verify(auth, issuer.token()) == "ok ana"
+    by_second = jwt.encode(good_claims(issuer), second, algorithm="RS256",
+                           headers={"kid": "k1"})
+    assert verify(auth, by_second) == "ok x"
+    assert verify(auth, by_second[:-4] + "AAAA").startswith("401: ")

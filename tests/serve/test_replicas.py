@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from mcp.client.client import Client
 
-from tests.serve.conftest import HERE, http_server
+from tests.serve.conftest import HERE, http_servers
 
 pytestmark = pytest.mark.anyio
 
@@ -50,17 +50,17 @@ def proxy(upstreams: list[str]) -> Iterator[str]:
 def replicas(tmp_path: Path, secrets: list[str | None]) -> Iterator[tuple[str, list[str]]]:
     config = tmp_path / "calc.yaml"
     config.write_text(CONFIG)
-    urls = []
+    started: list[tuple[list[str], Path, dict[str, str] | None]] = []
+    for i, secret in enumerate(secrets):
+        env = {k: v for k, v in os.environ.items() if k != "TOOLHOST_SESSION_SECRET"}
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(HERE), str(HERE.parent.parent),
+                                                        env.get("PYTHONPATH")) if p)
+        if secret is not None:
+            env["TOOLHOST_SESSION_SECRET"] = secret
+        started.append(([sys.executable, "-m", "toolhost", "serve", str(config), "--transport",
+                         "http", "--port", "0"], tmp_path / f"replica{i}.log", env))
     with ExitStack() as stack:
-        for i, secret in enumerate(secrets):
-            env = {k: v for k, v in os.environ.items() if k != "TOOLHOST_SESSION_SECRET"}
-            env["PYTHONPATH"] = os.pathsep.join(p for p in (str(HERE), str(HERE.parent.parent),
-                                                            env.get("PYTHONPATH")) if p)
-            if secret is not None:
-                env["TOOLHOST_SESSION_SECRET"] = secret
-            urls.append(stack.enter_context(http_server(
-                [sys.executable, "-m", "toolhost", "serve", str(config), "--transport", "http",
-                 "--port", "0"], tmp_path / f"replica{i}.log", env=env)))
+        urls = stack.enter_context(http_servers(started))
         bases = [u.rsplit("/mcp", 1)[0] for u in urls]
         front = stack.enter_context(proxy(bases))
         yield front, bases
@@ -86,9 +86,20 @@ async def test_a_legacy_session_works_on_every_replica_with_a_shared_secret(
 
 
 async def test_replicas_of_one_config_agree_without_any_secret(tmp_path: Path) -> None:
-    with replicas(tmp_path, [None, None]) as (front, _):
+    """Legacy sessions and modern calls both, and the probes: one pair of replicas."""
+    with replicas(tmp_path, [None, None]) as (front, bases):
         assert await add_twenty(f"{front}/mcp", "legacy") == [f"n{i}" for i in range(20)]
         assert min(hits(front)) >= 10
+        before = hits(front)
+        # modern calls need no secret
+        assert await add_twenty(f"{front}/mcp", "auto") == [f"n{i}" for i in range(20)]
+        assert min(b - a for a, b in zip(before, hits(front), strict=True)) >= 10
+        # the probes answer without the token or host checks
+        for probe, status in (("healthz", "ok"), ("readyz", "ready")):
+            request = urllib.request.Request(f"{bases[0]}/{probe}",
+                                             headers={"Host": "10.1.2.3:8765"})
+            with urllib.request.urlopen(request, timeout=10) as answer:
+                assert json.loads(answer.read()) == {"status": status}
 
 
 async def test_with_different_secrets_a_replica_refuses_another_ones_session(
@@ -96,21 +107,6 @@ async def test_with_different_secrets_a_replica_refuses_another_ones_session(
     with replicas(tmp_path, ["one secret", "another secret"]) as (front, _), \
             pytest.raises(Exception):  # noqa: B017 - the client's error type varies
         await add_twenty(f"{front}/mcp", "legacy")
-
-
-async def test_modern_calls_need_no_secret(tmp_path: Path) -> None:
-    with replicas(tmp_path, [None, None]) as (front, _):
-        assert await add_twenty(f"{front}/mcp", "auto") == [f"n{i}" for i in range(20)]
-        assert min(hits(front)) >= 10
-
-
-def test_probes_answer_without_the_token_or_host_checks(tmp_path: Path) -> None:
-    with replicas(tmp_path, [None]) as (_, bases):
-        for probe, status in (("healthz", "ok"), ("readyz", "ready")):
-            request = urllib.request.Request(f"{bases[0]}/{probe}",
-                                             headers={"Host": "10.1.2.3:8765"})
-            with urllib.request.urlopen(request, timeout=10) as answer:
-                assert json.loads(answer.read()) == {"status": status}
 
 
 async def test_sigterm_lets_calls_in_flight_finish(tmp_path: Path) -> None:

@@ -125,3 +125,39 @@ def test_the_count_agrees_with_what_h11_parses(headers: list[tuple[str, str]],
     partial = data[:size * cut_at // 4]
     if head_too_large(partial):
         assert expected
+
+
+@pytest.mark.parametrize("spelling", ["chunked", "Chunked", "gzip, chunked"])
+@pytest.mark.parametrize("behind", [False, True], ids=["first", "pipelined"])
+def test_content_length_and_transfer_encoding_together_are_refused(
+        where: tuple[str, int], spelling: str, behind: bool) -> None:
+    """A proxy reading the body by Content-Length passes on all of it; had the server read it
+    by Transfer-Encoding (h11 does: RFC 9112), the rest would be a request of its own that
+    the proxy never saw (request smuggling). Refused 400, the connection closed: one answer."""
+    smuggled = head([], close=False)
+    chunked = b"0\r\n\r\n" + smuggled
+    lines = [b"POST /mcp HTTP/1.1", b"Host: 127.0.0.1", b"Content-Type: application/json",
+             b"Content-Length: %d" % len(chunked), b"Transfer-Encoding: " + spelling.encode()]
+    data = b"\r\n".join(lines) + b"\r\n\r\n" + chunked
+    if behind:
+        data = head([], close=False) + data
+    answer = exchange(where, data)
+    statuses = [status(b"HTTP/1.1 " + part) for part in answer.split(b"HTTP/1.1 ")[1:]]
+    assert statuses == ([200, 400] if behind else [400]), answer[-400:]
+    assert b"not both" in answer
+    assert status(exchange(where, head([]))) == 200  # the server goes on
+
+
+def test_an_absolute_form_target_is_served_by_its_path_and_authority(
+        where: tuple[str, int]) -> None:
+    """RFC 9112 3.2.2: a server accepts ``POST http://host:port/mcp``; the target's authority
+    takes the place of ``Host``, so the DNS-rebinding check judges it."""
+    def sent(target: str, host: str = "127.0.0.1") -> int:
+        data = head([]).replace(b"POST /mcp ", f"POST {target} ".encode(), 1)
+        return status(exchange(where, data.replace(b"host: 127.0.0.1", f"host: {host}"
+                                                   .encode(), 1)))
+
+    assert sent(f"http://127.0.0.1:{where[1]}/mcp") == 200
+    assert sent(f"http://127.0.0.1:{where[1]}/mcp", host="evil.example") == 200
+    assert sent("http://evil.example/mcp") == 421  # the target's authority is checked
+    assert sent("http://user@127.0.0.1/mcp") == 404  # left as it came

@@ -64,6 +64,33 @@ def test_a_full_table_replaces_the_least_recently_used_idle_session() -> None:
     assert table.pop("e") is not None and forgotten[-1] == "e"
 
 
+def test_a_session_not_kept_is_taken_in_once_there_is_room() -> None:
+    """Decided: a session served without being kept is taken into the table by its first
+    request once there is room (and no request of it is still being answered: those share
+    the unkept one), with the client capabilities its signed id carries."""
+    import dataclasses
+
+    from toolhost.limits import DEFAULT_LIMITS
+    from toolhost.serve.http_sessions import LegacySessions
+    from toolhost.serve.sessions import SessionTokens
+
+    sessions = LegacySessions(SessionTokens("s3cret"), dataclasses.replace(
+        DEFAULT_LIMITS, max_sessions=1, session_idle=600), None)
+    first_id, first = sessions.start("2025-11-25", {}, "")
+    second_id, second = sessions.start("2025-11-25", {"elicitation": {}}, "")
+    assert first.kept and not second.kept and second.capabilities == {}
+    assert sessions.find(second_id, unkept=True) is second  # a request of it still runs
+    sessions.done_unkept(second)
+    sessions.done_unkept(second)
+    again = sessions.find(second_id, unkept=True)  # no room: a fresh unkept one
+    assert again is not None and again is not second and not again.kept
+    sessions.done_unkept(again)
+    sessions.end(first_id)
+    taken = sessions.find(second_id, unkept=True)
+    assert taken is not None and taken.kept and taken.capabilities == {"elicitation": {}}
+    assert sessions.find(second_id) is taken
+
+
 def _post(client: httpx.Client, url: str, message: dict[str, Any],
           session: str | None = None) -> httpx.Response:
     headers = {**HEADERS, **({"mcp-session-id": session} if session else {})}

@@ -84,12 +84,12 @@ def _answered(outcome: Any) -> str:
 
 # (grace, [(delay after SIGTERM, tool, seconds) ...], what each must be; "any" = any clean)
 CASES = {
-    "late call, idle server": (10, [(0.3, "nap", 3)], ["ok"]),
-    "late call, threaded tool": (10, [(0.3, "doze", 3)], ["ok"]),
+    "late call, idle server": (10, [(0.3, "nap", 1.5)], ["ok"]),
+    "late call, threaded tool": (10, [(0.3, "doze", 1.5)], ["ok"]),
     "in flight, then a late call": (10, [(-0.5, "nap", 1.5), (1.2, "nap", 2)], ["ok", "any"]),
-    "outlives the grace": (3, [(-0.5, "nap", 30)], ["cancelled"]),
-    "threaded, outlives the grace": (3, [(-0.5, "doze", 30)], ["cancelled"]),
-    "late, outlives the grace": (3, [(0.3, "nap", 30)], ["cancelled"]),
+    "outlives the grace": (1.5, [(-0.5, "nap", 30)], ["cancelled"]),
+    "threaded, outlives the grace": (1.5, [(-0.5, "doze", 30)], ["cancelled"]),
+    "late, outlives the grace": (1.5, [(0.3, "nap", 30)], ["cancelled"]),
 }
 
 

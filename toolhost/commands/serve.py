@@ -130,13 +130,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                       help="the audience tokens must name (aud); required with --auth-issuer")
     auth.add_argument("--auth-jwks-url", metavar="URL",
                       help="the issuer's JWKS (default: its OIDC discovery document's jwks_uri)")
+    auth.add_argument("--auth-resource", metavar="URL",
+                      help="the MCP endpoint's URL as clients reach it (behind a TLS proxy "
+                      "or under another name): the protected resource metadata's resource "
+                      "(default: the URL each request was sent to)")
     auth.add_argument("--auth-groups-claim", default="groups", metavar="CLAIM",
                       help="the claim that lists the caller's groups (default groups)")
-    parser.add_argument("--shutdown-grace", type=seconds, default=10.0, metavar="SECONDS",
+    parser.add_argument("--shutdown-grace", type=seconds, default=None, metavar="SECONDS",
                         help="HTTP: on SIGTERM or Ctrl-C, /readyz turns 503; requests are "
                         "answered until a quiet second, then refused (503); calls still "
                         "running after this long are cancelled and answered -32800 "
-                        "(default 10)")
+                        "(default 10). stdio: how long calls may still answer once the "
+                        "client closed stdin (default 5)")
     parser.add_argument("--project-relative", action="store_true",
                         help="a relative CONFIG is read from the project's directory: the "
                         "nearest one, from the current directory up, that holds .mcp.json "
@@ -201,7 +206,7 @@ def _serve(args: argparse.Namespace, started: Callable[[], None]) -> int:
 
     token = None
     auth = None
-    if args.auth_issuer or args.auth_audience or args.auth_jwks_url:
+    if args.auth_issuer or args.auth_audience or args.auth_jwks_url or args.auth_resource:
         if args.transport != "http" or not (args.auth_issuer and args.auth_audience):
             raise ToolhostError("--auth-issuer and --auth-audience go together, with "
                                 "--transport http")
@@ -211,7 +216,7 @@ def _serve(args: argparse.Namespace, started: Callable[[], None]) -> int:
         from toolhost.serve.auth import JwtAuth
 
         auth = JwtAuth(args.auth_issuer, args.auth_audience, args.auth_jwks_url,
-                       groups_claim=args.auth_groups_claim)
+                       groups_claim=args.auth_groups_claim, resource=args.auth_resource)
     if args.transport == "http":
         if args.token_env:
             token = os.environ.get(args.token_env)
@@ -282,12 +287,14 @@ def _serve(args: argparse.Namespace, started: Callable[[], None]) -> int:
             if args.transport == "stdio":
                 await serve_stdio(server.served, reader=requests, writer=protocol,
                                   background=background,
-                                  limits=limits)
+                                  limits=limits, grace=args.shutdown_grace)
             else:
                 await serve_http(server.served, host=args.host, port=args.port, token=token,
                                  path=args.path, allowed_origins=tuple(args.allow_origin),
                                  allowed_hosts=tuple(args.allow_host), limits=limits,
-                                 background=background, shutdown_grace=args.shutdown_grace,
+                                 background=background,
+                                 shutdown_grace=(10.0 if args.shutdown_grace is None
+                                                 else args.shutdown_grace),
                                  auth=auth, config_files=tuple(build.host.config.files),
                                  sockets=sockets)
         finally:

@@ -36,7 +36,8 @@ from toolhost.serve.jwks_fetch import clean
 if TYPE_CHECKING:
     from toolhost.serve.jwks import SigningKey
 
-__all__ = ["ALGORITHMS", "AUTH_EXTRA_HINT", "AuthError", "IssuerUnavailableError", "JwtAuth"]
+__all__ = ["ALGORITHMS", "AUTH_EXTRA_HINT", "MAX_KEYS_TRIED", "AuthError",
+           "IssuerUnavailableError", "JwtAuth", "checked_resource", "metadata_url"]
 
 log = logging.getLogger("toolhost.serve.auth")
 
@@ -44,6 +45,7 @@ ALGORITHMS = ("RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES
               "EdDSA")
 AUTH_EXTRA_HINT = "token validation needs PyJWT: pip install 'toolhost[auth]'"
 MAX_TOKEN = 16 * 1024
+MAX_KEYS_TRIED = 4  # keys of one kid (and algorithm) a signature is checked against
 LEEWAY = 30
 WARN_EVERY = 60.0
 # the key type (and curve) each algorithm needs
@@ -105,6 +107,33 @@ def claims_refusal(token: str, issuer: str, audience: str, now: float) -> str | 
     return None
 
 
+def checked_resource(url: str) -> str:
+    """``--auth-resource``: an absolute http(s) URL without query or fragment (RFC 9728)."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url)
+        ok = parts.scheme in ("http", "https") and bool(parts.hostname)
+        ok = ok and not parts.query and not parts.fragment and parts.port != -1
+    except ValueError:
+        ok = False
+    if not ok:
+        raise ToolhostError(f"--auth-resource {clean(url, 200)!r}: give the MCP endpoint's "
+                            "URL as clients reach it, e.g. https://tools.example.com/mcp "
+                            "(http or https, no query or fragment)")
+    return url
+
+
+def metadata_url(resource: str) -> str:
+    """Where RFC 9728 says the metadata of ``resource`` is: the well-known path inserted
+    between its host and its path."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(resource)
+    return (f"{parts.scheme}://{parts.netloc}/.well-known/oauth-protected-resource"
+            f"{parts.path.rstrip('/')}")
+
+
 def _number(value: Any) -> TypeGuard[float]:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
@@ -118,8 +147,13 @@ class JwtAuth:
     jwks_url: str | None = None  # default: the issuer's OIDC discovery document
     groups_claim: str = "groups"
     algorithms: Sequence[str] = ALGORITHMS
+    # the MCP endpoint's URL as clients reach it (behind a TLS proxy, under another name);
+    # None: the URL each request was sent to
+    resource: str | None = None
 
     def __post_init__(self) -> None:
+        if self.resource is not None:
+            self.resource = checked_resource(self.resource)
         try:
             import jwt  # noqa: F401
         except ImportError as exc:
@@ -207,16 +241,22 @@ class JwtAuth:
         if not fitting:
             raise AuthError(f"the token's algorithm {alg} does not fit the issuer's key "
                             f"{clean(kid or '', 60)!r} ({keys[0].key_type})")
-        try:
-            claims: dict[str, Any] = jwt.decode(
-                token, fitting[0].key, algorithms=[alg], audience=self.audience,
-                issuer=self.issuer, leeway=LEEWAY,
-                options={"require": ["exp", "iss", "aud", "sub"]})
-        except jwt.InvalidSignatureError:
-            raise
-        except (jwt.PyJWTError, TypeError, ValueError) as exc:
-            raise AuthError(clean(str(exc) or type(exc).__name__)) from None
-        return claims
+        # one kid may name several keys (a rotation, a merged set): each is tried, a few at
+        # most, so a forged signature costs a bounded number of checks
+        for index, key in enumerate(fitting[:MAX_KEYS_TRIED]):
+            try:
+                claims: dict[str, Any] = jwt.decode(
+                    token, key.key, algorithms=[alg], audience=self.audience,
+                    issuer=self.issuer, leeway=LEEWAY,
+                    options={"require": ["exp", "iss", "aud", "sub"]})
+            except jwt.InvalidSignatureError:
+                if index + 1 >= min(len(fitting), MAX_KEYS_TRIED):
+                    raise
+            except (jwt.PyJWTError, TypeError, ValueError) as exc:
+                raise AuthError(clean(str(exc) or type(exc).__name__)) from None
+            else:
+                return claims
+        raise AssertionError("unreachable: fitting is not empty")
 
     async def authenticate(self, header: str | None) -> Caller:
         """The caller of an ``Authorization`` header; raises AuthError."""

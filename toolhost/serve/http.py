@@ -39,6 +39,7 @@ from toolhost.serve.http_exchange import InFlight
 from toolhost.serve.http_gate import Gate
 from toolhost.serve.http_limits import JsonAnswer
 from toolhost.serve.http_post import Poster
+from toolhost.serve.http_protocol import origin_form
 from toolhost.serve.http_sessions import LegacySessions
 from toolhost.serve.http_streams import GET_QUEUE, NotificationStream, Streams
 from toolhost.serve.session_table import SessionsFull
@@ -85,7 +86,8 @@ class HttpServer:
                   methods=["GET"]),
         ])
         # browser pages of accepted origins: preflights, and the origin named in answers
-        self.app = Cors(routes, path, self._gate.cors_allowed, self._gate.host_refusal)
+        self.app = origin_form(Cors(routes, path, self._gate.cors_allowed,
+                                    self._gate.host_refusal))
 
     async def broadcast(self, message: Mapping[str, Any],
                         peers: Collection[Hashable] | None = None) -> None:

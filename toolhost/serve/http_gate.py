@@ -89,15 +89,20 @@ class Gate:
         """``/.well-known/oauth-protected-resource``: 404 without OAuth access tokens."""
         if self.auth is None:
             return Response(status_code=404)
-        resource = str(request.base_url).rstrip("/") + self.path
-        return JsonAnswer(self.auth.resource_metadata(resource))
+        return JsonAnswer(self.auth.resource_metadata(self._resource(request)))
+
+    def _resource(self, request: Request) -> str:
+        """The resource identifier: ``--auth-resource``, else the URL the request was sent
+        to (its scheme and Host header)."""
+        configured: str | None = getattr(self.auth, "resource", None)
+        return configured or str(request.base_url).rstrip("/") + self.path
 
     async def caller(self, request: Request) -> Caller | Response | None:
         """The caller an OAuth access token names (None without ``--auth-issuer``), or the
         answer refusing the request."""
         if self.auth is None:
             return None
-        from toolhost.serve.auth import AuthError
+        from toolhost.serve.auth import AuthError, metadata_url
 
         try:
             given_all = request.headers.getlist("authorization")
@@ -106,8 +111,7 @@ class Gate:
                                 f"{len(given_all)}")
             caller: Caller = await self.auth.authenticate(request.headers.get("authorization"))
         except AuthError as exc:
-            metadata = (str(request.base_url).rstrip("/")
-                        + "/.well-known/oauth-protected-resource" + self.path)
+            metadata = metadata_url(self._resource(request))
             given = "authorization" in request.headers
             challenge = f'Bearer resource_metadata="{metadata}"'
             log.info("refused a request: %s", exc)

@@ -5,6 +5,10 @@
 * a request head over ``MAX_HEAD_BYTES`` or ``MAX_HEADER_LINES`` lines refused (431) before
   h11 parses it (h11 bounds only a head still incomplete: 64 KiB arriving at once, 6,000
   headers, cost 20 times a plain request to parse);
+* a request head naming both ``Content-Length`` and ``Transfer-Encoding`` refused (400) and
+  its connection closed: RFC 9112 lets a server read the body by the latter, but a proxy in
+  front reading it by the former would then pass the rest on as a request of its own
+  (request smuggling), so which one counts is not guessed;
 * a connection past ``--max-connections`` answered 503 and closed at once;
 * a way for each request to close its connection at once (``http_streams.abort_connection``);
 * half-closed connections answered: a client that shuts down its write side once its
@@ -25,8 +29,8 @@ from typing import Any
 
 from toolhost.serve.http_streams import ABORT_EXTENSION, HALF_CLOSED_EXTENSION
 
-__all__ = ["MAX_HEADER_LINES", "MAX_HEAD_BYTES", "head_too_large",
-           "header_deadline_protocol"]
+__all__ = ["MAX_HEADER_LINES", "MAX_HEAD_BYTES", "head_refusal", "head_too_large",
+           "header_deadline_protocol", "origin_form"]
 
 log = logging.getLogger("toolhost.serve")
 
@@ -39,6 +43,11 @@ _HEAD_BODY = (b'{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Req
 _TOO_LARGE = (b"HTTP/1.1 431 Request Header Fields Too Large\r\ncontent-type: application/json"
               b"\r\nconnection: close\r\ncontent-length: " + str(len(_HEAD_BODY)).encode()
               + b"\r\n\r\n" + _HEAD_BODY)
+_FRAMING_BODY = (b'{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Bad Request: '
+                 b'send Content-Length or Transfer-Encoding, not both"}}')
+_FRAMING = (b"HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\nconnection: close"
+            b"\r\ncontent-length: " + str(len(_FRAMING_BODY)).encode() + b"\r\n\r\n"
+            + _FRAMING_BODY)
 _BUSY = (b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\n"
          b"retry-after: 1\r\nconnection: close\r\ncontent-length: "
          + str(len(_BUSY_BODY)).encode() + b"\r\n\r\n" + _BUSY_BODY)
@@ -52,6 +61,45 @@ def head_too_large(buffered: bytes) -> bool:
     if end < 0:
         end = min(len(buffered), MAX_HEAD_BYTES + 1)
     return end > MAX_HEAD_BYTES or buffered.count(b"\n", 0, end) > MAX_HEADER_LINES
+
+
+def head_refusal(buffered: bytes) -> bytes | None:
+    """The answer refusing the request head at the start of ``buffered`` before h11 parses
+    it (then the connection closes), or None: 431 when it is too large, 400 when it is
+    complete and names both ``Content-Length`` and ``Transfer-Encoding``."""
+    if head_too_large(buffered):
+        return _TOO_LARGE
+    end = buffered.find(b"\r\n\r\n", 0, MAX_HEAD_BYTES + 4)
+    if end >= 0:
+        head = buffered[:end].lower()
+        if b"\ntransfer-encoding:" in head and b"\ncontent-length:" in head:
+            return _FRAMING
+    return None
+
+
+def origin_form(app: Any) -> Any:
+    """``app`` serving an absolute-form request target (``POST http://host:port/mcp``, what a
+    client speaking through a proxy sends) as RFC 9112 section 3.2.2 asks: by its path, its
+    authority taking the place of the ``Host`` header (so the Host check judges that). One
+    with user info or without a host is left as it came (404)."""
+    from urllib.parse import unquote, urlsplit
+
+    async def serve(scope: Any, receive: Any, send: Any) -> None:
+        raw = scope.get("raw_path", b"") if scope["type"] == "http" else b""
+        if raw[:8].lower().startswith((b"http://", b"https://")):
+            try:
+                parts = urlsplit(raw.decode("latin-1"))
+                usable = bool(parts.hostname) and "@" not in parts.netloc
+            except ValueError:
+                usable = False
+            if usable:
+                path = parts.path or "/"
+                scope = {**scope, "path": unquote(path), "raw_path": path.encode("latin-1"),
+                         "headers": [(k, v) for k, v in scope["headers"] if k != b"host"]
+                         + [(b"host", parts.netloc.encode("latin-1"))]}
+        await app(scope, receive, send)
+
+    return serve
 
 
 def header_deadline_protocol(header_timeout: float, max_connections: int | None = None
@@ -70,17 +118,21 @@ def header_deadline_protocol(header_timeout: float, max_connections: int | None 
 
         def data_received(self, data: bytes) -> None:
             # a new request's head: refused before h11 parses it when it is too large
-            if self.conn.their_state is h11.IDLE and head_too_large(
-                    bytes(self.conn.trailing_data[0]) + data):
-                self._refuse_head()
-                return
+            if self.conn.their_state is h11.IDLE:
+                answer = head_refusal(bytes(self.conn.trailing_data[0]) + data)
+                if answer is not None:
+                    self._refuse_head(answer)
+                    return
             super().data_received(data)
 
-        def _refuse_head(self) -> None:
-            log.info("refused a request whose head is over %d headers or %d bytes",
-                     MAX_HEADER_LINES, MAX_HEAD_BYTES)
+        def _refuse_head(self, answer: bytes) -> None:
+            if answer is _TOO_LARGE:
+                log.info("refused a request whose head is over %d headers or %d bytes",
+                         MAX_HEADER_LINES, MAX_HEAD_BYTES)
+            else:
+                log.info("refused a request with both Content-Length and Transfer-Encoding")
             self._disarm()
-            self.transport.write(_TOO_LARGE)
+            self.transport.write(answer)
             self.transport.close()
 
         def connection_made(self, transport: Any) -> None:
@@ -125,10 +177,11 @@ def header_deadline_protocol(header_timeout: float, max_connections: int | None 
             return None
 
         def on_response_complete(self) -> None:
-            if (not self.transport.is_closing() and self.conn.their_state is h11.DONE
-                    and head_too_large(bytes(self.conn.trailing_data[0]))):
-                self._refuse_head()  # a pipelined request, received meanwhile
-                return
+            if not self.transport.is_closing() and self.conn.their_state is h11.DONE:
+                answer = head_refusal(bytes(self.conn.trailing_data[0]))
+                if answer is not None:
+                    self._refuse_head(answer)  # a pipelined request, received meanwhile
+                    return
             super().on_response_complete()
             if self._half_closed is not None and self._half_closed.is_set():
                 # nothing more will arrive: close once no request received is left

@@ -12,7 +12,7 @@ import anyio
 from toolhost.limits import DEFAULT_LIMITS, Limits
 from toolhost.serve.resource_watch import ResourceWatch
 from toolhost.serve.served import ServedServer
-from toolhost.serve.stdio import StdioServer
+from toolhost.serve.stdio import EOF_GRACE_SECONDS, StdioServer
 from toolhost.stdout_guard import claim_stdout
 
 __all__ = ["SERVE_EXTRA_HINT", "serve_http", "serve_stdio"]
@@ -26,11 +26,14 @@ Background = Callable[[], Coroutine[Any, Any, Any]]
 async def serve_stdio(served: ServedServer, *, reader: IO[bytes] | None = None,
                       writer: IO[bytes] | None = None,
                       background: Background | None = None,
-                      limits: Limits = DEFAULT_LIMITS) -> None:
-    """Serve over stdio. Without ``writer`` the process's stdout is claimed for protocol."""
+                      limits: Limits = DEFAULT_LIMITS, grace: float | None = None) -> None:
+    """Serve over stdio. Without ``writer`` the process's stdout is claimed for protocol.
+    ``grace``: how long calls may still answer once the client closed stdin (default
+    ``EOF_GRACE_SECONDS``)."""
     out = writer if writer is not None else claim_stdout()
     server = StdioServer(served, reader if reader is not None else sys.stdin.buffer, out,
-                         on_eof=served.close, limits=limits)
+                         on_eof=served.close, limits=limits,
+                         grace=EOF_GRACE_SECONDS if grace is None else grace)
 
     async def broadcast(message: dict[str, Any],
                         peers: Collection[Hashable] | None = None) -> None:
