@@ -40,7 +40,12 @@ from toolhost.gateway.openapi_doc import OpenApiDoc, fetch_cached, read_document
 from toolhost.gateway.openapi_ops import Operation, Plan, operations, plan_tool, tool_name
 from toolhost.gateway.openapi_part import check_chosen
 from toolhost.gateway.openapi_schema import SchemaConverter
-from toolhost.gateway.openapi_security import scheme_headers, scheme_queries, security
+from toolhost.gateway.openapi_security import (
+    scheme_headers,
+    scheme_queries,
+    security,
+    taken_headers,
+)
 from toolhost.gateway.spec import Reshape, build_reshapes, globs
 from toolhost.lockfile.guard import current_guard
 
@@ -90,7 +95,8 @@ def build_openapi(check: Checker, data: Mapping[str, Any], path: Path, server: s
         check.problems.append(doc.problem(("servers", 0, "url"), wrong,
                                           "set base_url: in the config"))
         return OpenApiServer(defaults=defaults)
-    headers, query = security(check, block, here, doc)
+    headers, query = security(check, block, here, doc,
+                              taken_headers(defaults.headers, defaults.auth))
     defaults = replace(defaults, base_url=base, headers={**defaults.headers, **headers})
     chosen = _choose(check, data, path, operations(doc))
     if len(chosen) > LIMITS.openapi_operations:  # each costs about a millisecond per start
