@@ -67,6 +67,12 @@ ALREADY = "would send its credential in the"
     (f"{{bearerAuth: {ONE}}}", f"    auth: {{type: bearer, token: {TWO}}}\n",
      f"security.bearerAuth: security scheme 'bearerAuth' {ALREADY} header 'Authorization', "
      "which the server's auth: (bearer) already sets"),
+    (f"{{key: 'caf\u00e9-{ONE}'}}", "", "security.key: the value has a character outside "
+     "visible ASCII"),
+    (f'{{bearerAuth: "{ONE}\\u2028x"}}', "", "security.bearerAuth: the value has a character "
+     "outside visible ASCII"),
+    (f"{{sid: '{ONE}; admin=1'}}", "", "security.sid: the value has a space, '\"', ',', ';'"),
+    (f"{{csrf: '{ONE},x'}}", "", "security.csrf: the value has a space, '\"', ',', ';'"),
 ])
 def test_a_credential_that_cannot_be_sent_as_its_scheme_says_is_located(
         tmp_path: Path, service: PetService, security: str, extra: str, said: str) -> None:

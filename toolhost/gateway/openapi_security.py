@@ -18,6 +18,8 @@ from toolhost.gateway.openapi_doc import OpenApiDoc
 __all__ = ["scheme_headers", "scheme_queries", "security", "taken_headers"]
 
 _TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")  # RFC 9110 token: a header's name
+_HEADER_VALUE = re.compile(r"[\x21-\x7e]+(?:[ \t]+[\x21-\x7e]+)*")  # RFC 9110 field-value
+_COOKIE_VALUE = re.compile(r"[\x21\x23-\x2b\x2d-\x3a\x3c-\x5b\x5d-\x7e]*")  # RFC 6265
 
 
 def security(check: Checker, block: Mapping[str, Any], here: Path, doc: OpenApiDoc,
@@ -76,6 +78,10 @@ def security(check: Checker, block: Mapping[str, Any], here: Path, doc: OpenApiD
                           f"the {what}, which {owner} already sets",
                           "configure one credential for it")
             continue
+        odd = _value_problem(value, key, http)
+        if odd:
+            check.problem(where, odd, "check the secret it comes from")
+            continue
         owners[key] = f"security scheme {name!r}"
         if http == "basic":
             if ":" not in value:
@@ -92,6 +98,22 @@ def security(check: Checker, block: Mapping[str, Any], here: Path, doc: OpenApiD
         else:
             headers[carrier] = value
     return headers, query
+
+
+def _value_problem(value: str, key: str, http: str) -> str | None:
+    """Why ``value`` cannot be sent in its carrier as it is (never naming a character of it:
+    it is a secret), or None."""
+    if key.startswith("?") or http == "basic":
+        return None  # percent-encoded / base64-encoded
+    if not value:
+        return "the value is empty (the request would carry no credential)"
+    if not _HEADER_VALUE.fullmatch(value):
+        return "the value has a character outside visible ASCII (an HTTP header value " \
+               "cannot carry it as it is; every call would fail)"
+    if key == "cookie" and not _COOKIE_VALUE.fullmatch(value):
+        return "the value has a space, '\"', ',', ';' or '\\' (a cookie value cannot " \
+               "carry one: ';' would start another cookie)"
+    return None
 
 
 def taken_headers(headers: Mapping[str, str], auth: Mapping[str, Any] | None
