@@ -90,3 +90,25 @@ async def test_the_cookies_of_several_schemes_are_all_sent(tmp_path: Path,
     result = await call(config, "listPets", {})
     assert not result.is_error, result
     assert service.requests[-1]["headers"]["cookie"] == "sid=s1; csrf=c2"
+
+
+@pytest.mark.parametrize(("host", "pinned", "warned"), [
+    ("localhost", "", True), ("127.0.0.1", "", False), ("localhost", "base_url", False)])
+async def test_credentials_sent_to_a_host_a_fetched_document_names_are_warned_of(
+        tmp_path: Path, service: PetService, caplog: pytest.LogCaptureFixture, host: str,
+        pinned: str, warned: bool) -> None:
+    service_doc = service.document
+    service.document = lambda: service_doc().replace(  # type: ignore[method-assign]
+        "http://127.0.0.1:", f"http://{host}:")
+    base = f"    base_url: http://127.0.0.1:{service.port}/v1\n" if pinned else ""
+    config = write(tmp_path, service, f"    openapi: {{url: 'http://127.0.0.1:{service.port}"
+                   f"/openapi.yaml', security: {{bearerAuth: {ONE}}}}}\n", extra=base)
+    with caplog.at_level("WARNING"):
+        result = await call(config, "listPets", {})
+    assert not result.is_error, result
+    said = [r.getMessage() for r in caplog.records if "(openapi.security) are sent to" in
+            r.getMessage()]
+    assert bool(said) == warned, said
+    if warned:
+        assert f"servers[0].url: the credentials of 'pets' (openapi.security) are sent to " \
+               f"http://localhost:{service.port}, a host the fetched document names" in said[0]
