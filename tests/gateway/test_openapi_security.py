@@ -95,8 +95,9 @@ async def test_the_cookies_of_several_schemes_are_all_sent(tmp_path: Path,
 @pytest.mark.parametrize(("host", "pinned", "warned"), [
     ("localhost", "", True), ("127.0.0.1", "", False), ("localhost", "base_url", False)])
 async def test_credentials_sent_to_a_host_a_fetched_document_names_are_warned_of(
-        tmp_path: Path, service: PetService, caplog: pytest.LogCaptureFixture, host: str,
-        pinned: str, warned: bool) -> None:
+        tmp_path: Path, service: PetService, caplog: pytest.LogCaptureFixture,
+        monkeypatch: pytest.MonkeyPatch, host: str, pinned: str, warned: bool) -> None:
+    monkeypatch.setenv("TOOLHOST_CACHE", str(tmp_path / "cache"))  # the fetch cache reads it
     service_doc = service.document
     service.document = lambda: service_doc().replace(  # type: ignore[method-assign]
         "http://127.0.0.1:", f"http://{host}:")
