@@ -12,20 +12,30 @@ from typing import Any
 from toolhost.backends.http_headers import framing_reason
 from toolhost.config.checks import Checker
 from toolhost.config.tree import Path
+from toolhost.excerpt import cut
 from toolhost.gateway.openapi_doc import OpenApiDoc
 
-__all__ = ["scheme_headers", "scheme_queries", "security"]
+__all__ = ["scheme_headers", "scheme_queries", "security", "taken_headers"]
 
 _TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")  # RFC 9110 token: a header's name
+_HEADER_VALUE = re.compile(r"[\x21-\x7e]+(?:[ \t]+[\x21-\x7e]+)*")  # RFC 9110 field-value
+_COOKIE_VALUE = re.compile(r"[\x21\x23-\x2b\x2d-\x3a\x3c-\x5b\x5d-\x7e]*")  # RFC 6265
 
 
-def security(check: Checker, block: Mapping[str, Any], here: Path, doc: OpenApiDoc
-              ) -> tuple[dict[str, str], dict[str, str]]:
-    """Headers and query parameters that carry the configured credentials."""
+def security(check: Checker, block: Mapping[str, Any], here: Path, doc: OpenApiDoc,
+             taken: Mapping[str, str] | None = None) -> tuple[dict[str, str], dict[str, str]]:
+    """Headers and query parameters that carry the configured credentials.
+
+    ``taken`` maps the (lower-cased) headers the server block already sets to what sets
+    them. Two credentials never share one header or query parameter (a request would carry
+    both, or one would be lost without a word): the second is a located problem. Cookies
+    of several ``apiKey`` schemes are joined into one ``Cookie`` header."""
     given = check.str_map(block, here, "security") or {}
     schemes = _schemes(doc)
     headers: dict[str, str] = {}
     query: dict[str, str] = {}
+    cookies: list[str] = []
+    owners: dict[str, str] = dict(taken or {})  # lower-cased header or '?name' -> who sets it
     for name, value in given.items():
         where = (*here, "security", name)
         scheme = schemes.get(name)
@@ -49,22 +59,83 @@ def security(check: Checker, block: Mapping[str, Any], here: Path, doc: OpenApiD
             check.problem(where, f"security scheme {name!r} would send the credential in "
                           f"the header {carrier!r}: {framing}")
             continue
-        if kind == "http" and str(scheme.get("scheme", "")).lower() == "basic":
+        http = str(scheme.get("scheme", "")).lower() if kind == "http" else ""
+        if kind == "http" and http not in ("basic", "bearer"):
+            check.problem(where, f"security scheme {name!r} is http {cut(http, 40)!r}, "
+                          "which is not supported (http basic and bearer are): the secret "
+                          "would be sent in a form the service does not read")
+            continue
+        carried = _carrier(kind, scheme.get("in"), carrier)
+        if carried is None:
+            check.problem(where, f"security scheme {name!r} ({kind}) is not supported")
+            continue
+        key = carried if carried.startswith("?") else carried.lower()
+        owner = owners.get(key)
+        if owner is not None and not (key == "cookie" and owner.startswith("security scheme")):
+            what = f"query parameter {carried[1:]!r}" if key.startswith("?") else \
+                f"header {carried!r}"
+            check.problem(where, f"security scheme {name!r} would send its credential in "
+                          f"the {what}, which {owner} already sets",
+                          "configure one credential for it")
+            continue
+        odd = _value_problem(value, key, http)
+        if odd:
+            check.problem(where, odd, "check the secret it comes from")
+            continue
+        owners[key] = f"security scheme {name!r}"
+        if http == "basic":
             if ":" not in value:
                 check.problem(where, "basic credentials are written 'user:password'")
                 continue
             headers["Authorization"] = "Basic " + base64.b64encode(value.encode()).decode()
         elif kind in ("http", "oauth2", "openIdConnect"):
             headers["Authorization"] = f"Bearer {value}"
-        elif kind == "apiKey" and carrier and scheme.get("in") == "header":
-            headers[carrier] = value
-        elif kind == "apiKey" and carrier and scheme.get("in") == "query":
+        elif key.startswith("?"):
             query[carrier] = value
-        elif kind == "apiKey" and carrier and scheme.get("in") == "cookie":
-            headers["Cookie"] = f"{carrier}={value}"
+        elif key == "cookie":
+            cookies.append(f"{carrier}={value}")
+            headers["Cookie"] = "; ".join(cookies)
         else:
-            check.problem(where, f"security scheme {name!r} ({kind}) is not supported")
+            headers[carrier] = value
     return headers, query
+
+
+def _value_problem(value: str, key: str, http: str) -> str | None:
+    """Why ``value`` cannot be sent in its carrier as it is (never naming a character of it:
+    it is a secret), or None."""
+    if key.startswith("?") or http == "basic":
+        return None  # percent-encoded / base64-encoded
+    if not value:
+        return "the value is empty (the request would carry no credential)"
+    if not _HEADER_VALUE.fullmatch(value):
+        return "the value has a character outside visible ASCII (an HTTP header value " \
+               "cannot carry it as it is; every call would fail)"
+    if key == "cookie" and not _COOKIE_VALUE.fullmatch(value):
+        return "the value has a space, '\"', ',', ';' or '\\' (a cookie value cannot " \
+               "carry one: ';' would start another cookie)"
+    return None
+
+
+def taken_headers(headers: Mapping[str, str], auth: Mapping[str, Any] | None
+                  ) -> dict[str, str]:
+    """The (lower-cased) headers a server block's ``headers:`` and ``auth:`` set, each with
+    what sets it (for ``security``)."""
+    taken = {str(h).lower(): f"the server's headers: ({h!r})" for h in headers}
+    kind = auth.get("type") if auth else None
+    if auth and kind in ("bearer", "basic"):
+        taken["authorization"] = f"the server's auth: ({kind})"
+    elif auth and kind == "header":
+        taken[str(auth.get("name", "")).lower()] = "the server's auth: (header)"
+    return taken
+
+
+def _carrier(kind: object, place: object, name: str) -> str | None:
+    """The header (or '?' and the query parameter) a scheme carries its credential in."""
+    if kind in ("http", "oauth2", "openIdConnect"):
+        return "Authorization"
+    if kind == "apiKey" and name and place in ("header", "query", "cookie"):
+        return "Cookie" if place == "cookie" else f"?{name}" if place == "query" else name
+    return None
 
 
 def scheme_headers(doc: OpenApiDoc) -> frozenset[str]:

@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path as FilePath
 from typing import Any
-from urllib.parse import urljoin
+from urllib.parse import urljoin, urlsplit
 
 from toolhost.backends.http_headers import server_header_names
 from toolhost.config.checks import Checker
@@ -40,7 +40,12 @@ from toolhost.gateway.openapi_doc import OpenApiDoc, fetch_cached, read_document
 from toolhost.gateway.openapi_ops import Operation, Plan, operations, plan_tool, tool_name
 from toolhost.gateway.openapi_part import check_chosen
 from toolhost.gateway.openapi_schema import SchemaConverter
-from toolhost.gateway.openapi_security import scheme_headers, scheme_queries, security
+from toolhost.gateway.openapi_security import (
+    scheme_headers,
+    scheme_queries,
+    security,
+    taken_headers,
+)
 from toolhost.gateway.spec import Reshape, build_reshapes, globs
 from toolhost.lockfile.guard import current_guard
 
@@ -90,7 +95,16 @@ def build_openapi(check: Checker, data: Mapping[str, Any], path: Path, server: s
         check.problems.append(doc.problem(("servers", 0, "url"), wrong,
                                           "set base_url: in the config"))
         return OpenApiServer(defaults=defaults)
-    headers, query = security(check, block, here, doc)
+    headers, query = security(check, block, here, doc,
+                              taken_headers(defaults.headers, defaults.auth))
+    elsewhere = None if defaults.base_url or not (headers or query) or not doc.source_url \
+        else _other_host(base, doc.source_url)
+    if elsewhere:
+        log.warning("%s", doc.problem(("servers", 0, "url"), f"the credentials of "
+                                      f"'{server}' (openapi.security) are sent to {elsewhere}, "
+                                      "a host the fetched document names, not the one it was "
+                                      "fetched from", "set base_url: in the config to pin "
+                                      "the host"))
     defaults = replace(defaults, base_url=base, headers={**defaults.headers, **headers})
     chosen = _choose(check, data, path, operations(doc))
     if len(chosen) > LIMITS.openapi_operations:  # each costs about a millisecond per start
@@ -183,6 +197,14 @@ def _read_located(check: Checker, file: str, where: Path) -> OpenApiDoc | None:
         else:
             check.problems.append(problem)
     return doc
+
+
+def _other_host(base: str, source: str) -> str | None:
+    """``base``'s host (scheme://host:port) when it is not ``source``'s, else None."""
+    a, b = urlsplit(base), urlsplit(source)
+    if (a.scheme, a.hostname, a.port) == (b.scheme, b.hostname, b.port):
+        return None
+    return f"{a.scheme}://{a.hostname}" + (f":{a.port}" if a.port else "")
 
 
 def _server_url(doc: OpenApiDoc) -> str | None:

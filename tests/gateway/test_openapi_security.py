@@ -1,0 +1,115 @@
+"""The credentials of an imported document (``openapi.security``): each is sent the way its
+scheme says or not at all. Two credentials never share one header or query parameter (the
+request would carry both, or one would be lost without a word), an ``http`` scheme other than
+basic and bearer is refused rather than sent as a bearer token, and the cookies of several
+``apiKey`` schemes are all sent."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from .openapi_service import PetService
+from .test_openapi import call, problems_of, write
+
+pytestmark = pytest.mark.anyio
+
+SCHEMES = """\
+    sid: {type: apiKey, in: cookie, name: sid}
+    csrf: {type: apiKey, in: cookie, name: csrf}
+    digest: {type: http, scheme: digest}
+    negotiate: {type: http, scheme: Negotiate}
+    lowAuth: {type: apiKey, in: header, name: authorization}
+    key: {type: apiKey, in: header, name: X-Api-Key}
+    keyAgain: {type: apiKey, in: header, name: x-api-key}
+    oauth: {type: oauth2, flows: {clientCredentials: {tokenUrl: "http://x.example/t", scopes: {}}}}
+    apiKey2: {type: apiKey, in: query, name: api_key}
+"""
+
+
+@pytest.fixture
+def service() -> Iterator[PetService]:
+    with PetService() as running:
+        yield running
+
+
+def document(service: PetService) -> str:
+    return service.document().replace("  securitySchemes:\n", "  securitySchemes:\n" + SCHEMES)
+
+
+ONE, TWO = "first-secret-value", "second-secret-value"
+ALREADY = "would send its credential in the"
+
+
+@pytest.mark.parametrize(("security", "extra", "said"), [
+    (f"{{digest: 'user:{ONE}'}}", "",
+     "security.digest: security scheme 'digest' is http 'digest', which is not supported"),
+    (f"{{negotiate: {ONE}}}", "",
+     "security.negotiate: security scheme 'negotiate' is http 'negotiate', which is not "
+     "supported"),
+    (f"{{lowAuth: {ONE}, bearerAuth: {TWO}}}", "",
+     f"security.bearerAuth: security scheme 'bearerAuth' {ALREADY} header 'Authorization', "
+     "which security scheme 'lowAuth' already sets"),
+    (f"{{oauth: {ONE}, bearerAuth: {TWO}}}", "",
+     f"security.bearerAuth: security scheme 'bearerAuth' {ALREADY} header 'Authorization', "
+     "which security scheme 'oauth' already sets"),
+    (f"{{key: {ONE}, keyAgain: {TWO}}}", "",
+     f"security.keyAgain: security scheme 'keyAgain' {ALREADY} header 'x-api-key', which "
+     "security scheme 'key' already sets"),
+    (f"{{apiKey: {ONE}, apiKey2: {TWO}}}", "",
+     f"security.apiKey2: security scheme 'apiKey2' {ALREADY} query parameter 'api_key', "
+     "which security scheme 'apiKey' already sets"),
+    (f"{{key: {ONE}}}", f"    headers: {{X-API-KEY: {TWO}}}\n",
+     f"security.key: security scheme 'key' {ALREADY} header 'X-Api-Key', which the "
+     "server's headers: ('X-API-KEY') already sets"),
+    (f"{{bearerAuth: {ONE}}}", f"    auth: {{type: bearer, token: {TWO}}}\n",
+     f"security.bearerAuth: security scheme 'bearerAuth' {ALREADY} header 'Authorization', "
+     "which the server's auth: (bearer) already sets"),
+    (f"{{key: 'caf\u00e9-{ONE}'}}", "", "security.key: the value has a character outside "
+     "visible ASCII"),
+    (f'{{bearerAuth: "{ONE}\\u2028x"}}', "", "security.bearerAuth: the value has a character "
+     "outside visible ASCII"),
+    (f"{{sid: '{ONE}; admin=1'}}", "", "security.sid: the value has a space, '\"', ',', ';'"),
+    (f"{{csrf: '{ONE},x'}}", "", "security.csrf: the value has a space, '\"', ',', ';'"),
+])
+def test_a_credential_that_cannot_be_sent_as_its_scheme_says_is_located(
+        tmp_path: Path, service: PetService, security: str, extra: str, said: str) -> None:
+    config = write(tmp_path, service, f"    openapi: {{spec: pets.yaml, security: {security}}}\n",
+                   document=document(service), extra=extra)
+    problems = problems_of(config)
+    assert any(said in p and "toolhost.yaml:" in p for p in problems), problems
+
+
+async def test_the_cookies_of_several_schemes_are_all_sent(tmp_path: Path,
+                                                           service: PetService) -> None:
+    config = write(tmp_path, service,
+                   "    openapi: {spec: pets.yaml, security: {sid: s1, csrf: c2}}\n",
+                   document=document(service))
+    result = await call(config, "listPets", {})
+    assert not result.is_error, result
+    assert service.requests[-1]["headers"]["cookie"] == "sid=s1; csrf=c2"
+
+
+@pytest.mark.parametrize(("host", "pinned", "warned"), [
+    ("localhost", "", True), ("127.0.0.1", "", False), ("localhost", "base_url", False)])
+async def test_credentials_sent_to_a_host_a_fetched_document_names_are_warned_of(
+        tmp_path: Path, service: PetService, caplog: pytest.LogCaptureFixture,
+        monkeypatch: pytest.MonkeyPatch, host: str, pinned: str, warned: bool) -> None:
+    monkeypatch.setenv("TOOLHOST_CACHE", str(tmp_path / "cache"))  # the fetch cache reads it
+    service_doc = service.document
+    service.document = lambda: service_doc().replace(  # type: ignore[method-assign]
+        "http://127.0.0.1:", f"http://{host}:")
+    base = f"    base_url: http://127.0.0.1:{service.port}/v1\n" if pinned else ""
+    config = write(tmp_path, service, f"    openapi: {{url: 'http://127.0.0.1:{service.port}"
+                   f"/openapi.yaml', security: {{bearerAuth: {ONE}}}}}\n", extra=base)
+    with caplog.at_level("WARNING"):
+        result = await call(config, "listPets", {})
+    assert not result.is_error, result
+    said = [r.getMessage() for r in caplog.records if "(openapi.security) are sent to" in
+            r.getMessage()]
+    assert bool(said) == warned, said
+    if warned:
+        assert f"servers[0].url: the credentials of 'pets' (openapi.security) are sent to " \
+               f"http://localhost:{service.port}, a host the fetched document names" in said[0]
