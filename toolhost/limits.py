@@ -56,7 +56,9 @@ class Limits:
     ``max_sessions`` / ``session_idle``: HTTP sessions of the 2025 revisions one replica
     keeps. Past the bound, a new session takes the place of the least recently used one idle
     longer than ``session_idle`` seconds (no request, no stream, no call running); when none
-    is, the new session is refused (503) and every existing one keeps its state.
+    is, the new session is served without being kept (its calls answered; no settings, no
+    client capabilities, its ``GET`` stream refused with 503) until a request of it finds
+    room; every kept session keeps its state (docs/serve.md, "Limits").
     """
 
     max_message_bytes: int = 32 * MIB
