@@ -70,3 +70,32 @@ def test_inline_code_meets_deny_and_ask(command: str, want: str) -> None:
 def test_inline_code_under_default_ask(command: str, want: str) -> None:
     # an allow rule on the interpreter does not allow what the code's literals deny/ask
     assert NARROW.decide("Bash", {"command": command}).behavior == want
+
+
+# the program an interpreter reads from its stdin (a here-document, a here-string, a pipe)
+FED = [
+    ("python3 <<EOF\nimport os\nos.system('rm -rf x')\nEOF", "deny"),
+    ("python3 - <<'EOF'\nimport subprocess\nsubprocess.run(['rm', 'x'])\nEOF", "deny"),
+    ("echo 'import os; os.system(\"rm x\")' | python3", "deny"),
+    ("printf '%s' 'system(\"rm x\")' | perl", "deny"),
+    ("python3 <<< 'import os; os.system(\"rm x\")'", "deny"),
+    ("cat <<EOF | python3 -u\nimport os\nos.system(\"curl x\")\nEOF", "ask"),
+    ("node <<'JS'\nrequire('child_process').execSync('rm x')\nJS", "deny"),
+]
+FED_HONEST = [
+    "python3 <<EOF\nprint('hello')\nEOF",
+    "echo 'print(1)' | python3",
+    "python3 <<EOF\nrm = 1\nprint(rm)\nEOF",  # a name in the code, not a literal
+    "echo 'rm x' | python3 script.py",  # the script is a file: its stdin is data
+]
+
+
+@pytest.mark.parametrize(("command", "want"), FED)
+def test_a_program_read_from_stdin_meets_deny_and_ask(command: str, want: str) -> None:
+    assert BROAD.decide("Bash", {"command": command}).behavior == want
+    assert NARROW.decide("Bash", {"command": command}).behavior == want
+
+
+@pytest.mark.parametrize("command", FED_HONEST)
+def test_honest_code_read_from_stdin_is_decided_as_before(command: str) -> None:
+    assert BROAD.decide("Bash", {"command": command}).behavior == "allow"

@@ -11,7 +11,7 @@ import re
 from toolhost.permissions.bashbuiltins import COMMAND_VARS
 from toolhost.permissions.bashprog import SHELLS
 
-__all__ = ["ASSIGNMENT", "base", "command_strings"]
+__all__ = ["ASSIGNMENT", "base", "command_strings", "fed_code_strings"]
 
 ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=.*", re.DOTALL)
 # Programs that run their argument as a command line: `sh -c "rm -rf x"`, `eval "rm -rf x"`.
@@ -115,6 +115,38 @@ def _inline_code(name: str, form: tuple[str, ...]) -> list[str]:
                 codes.append(word[at + 1:] or nxt)
     return [next(g for g in lit.groups() if g is not None)
             for code in codes for lit in _CODE_STRING.finditer(code)]
+
+
+def _reads_program_from_stdin(form: tuple[str, ...]) -> bool:
+    """An interpreter given no script and no inline code: it runs what its stdin holds
+    (``python3``, ``python3 -``, ``perl -w``, ``node --input-type=module``)."""
+    if not form:
+        return False
+    name = base(form[0])
+    m = _VERSIONED.fullmatch(name)
+    if not (name in _INLINE_CODE or m):
+        return False
+    return all(w.startswith("-") for w in form[1:]) and not _inline_code(name, form)
+
+
+_MAX_FED = 256
+
+
+def fed_code_strings(command: str, forms: list[tuple[str, ...]]) -> list[str]:
+    """When one of ``forms`` is an interpreter that reads its program from stdin (a
+    here-document, a here-string, a pipe: ``python3 <<EOF``, ``echo '...' | perl``), the
+    string literals of the whole command line, three levels deep (the code quoted for the
+    shell, then its own literals): tried as command lines by deny and ask rules (fail
+    closed), as for inline code."""
+    if not any(_reads_program_from_stdin(f) for f in forms):
+        return []
+    out: list[str] = []
+    level = [command]
+    for _ in range(3):
+        level = [next(g for g in m.groups() if g is not None)
+                 for text in level for m in _CODE_STRING.finditer(text)][:_MAX_FED]
+        out += level
+    return out
 
 
 def command_strings(form: tuple[str, ...]) -> list[str]:

@@ -18,7 +18,7 @@ from typing import Any, Protocol, TypeVar
 from toolhost.permissions.bashprog import WRAPPER_NAMES, Step, analyze_line
 from toolhost.permissions.command_strings import ASSIGNMENT as _ASSIGNMENT
 from toolhost.permissions.command_strings import base as _base
-from toolhost.permissions.command_strings import command_strings
+from toolhost.permissions.command_strings import command_strings, fed_code_strings
 from toolhost.permissions.paths import PATH_TOOLS, PathPattern, normalize_path, rule_path_pattern
 from toolhost.permissions.shell import ShellSyntaxError, parse_command
 from toolhost.permissions.urls import canonical_host, host_matches, url_host
@@ -184,11 +184,24 @@ class BashMatcher:
                 cover_steps(steps, [(self, self)]) is not None for steps in analysis.steps)
         if self.whole:
             return self.regex.search(parsed.text)
-        for words in parsed.segments + parsed.nested:
-            for form in command_forms(words):
-                if self.regex.fullmatch(" ".join(form)):
+        forms = [form for words in parsed.segments + parsed.nested
+                 for form in command_forms(words)]
+        if any(self.regex.fullmatch(" ".join(form)) for form in forms):
+            return True
+        return self._runs(command) or self._fed(command, forms)
+
+    def _fed(self, command: str, forms: list[tuple[str, ...]]) -> bool:
+        """Whether a command line in the program an interpreter reads from its stdin (a
+        here-document, a pipe) matches: its string literals, as for inline code."""
+        for text in fed_code_strings(command, forms):
+            try:
+                inner = parse_command(text)
+            except ShellSyntaxError:
+                continue
+            for words in inner.segments + inner.nested:
+                if any(self.regex.fullmatch(" ".join(f)) for f in command_forms(words, 8)):
                     return True
-        return self._runs(command)
+        return False
 
     def _runs(self, command: str) -> bool:
         """Whether a command the analysis proves the line runs (what a wrapper or a shell
