@@ -90,10 +90,16 @@ FED_HONEST = [
 ]
 
 
+# among many rules the policy looks only at the rules keyed by a command's programs: the
+# programs of the code read from stdin are among them
+BIG = policy([("allow", f"Bash(tool{i}:*)") for i in range(1000)] + RULES, "allow")
+
+
 @pytest.mark.parametrize(("command", "want"), FED)
 def test_a_program_read_from_stdin_meets_deny_and_ask(command: str, want: str) -> None:
     assert BROAD.decide("Bash", {"command": command}).behavior == want
     assert NARROW.decide("Bash", {"command": command}).behavior == want
+    assert BIG.decide("Bash", {"command": command}).behavior == want
 
 
 @pytest.mark.parametrize("command", FED_HONEST)

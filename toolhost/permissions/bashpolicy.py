@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from toolhost.permissions.bashprog import analyze_line
-from toolhost.permissions.content import BashMatcher, command_forms, cover_steps
+from toolhost.permissions.content import BashMatcher, command_forms, cover_steps, fed_forms
 from toolhost.permissions.decision import Decision
 from toolhost.permissions.expr import ExprError
 from toolhost.permissions.shell import ShellSyntaxError, parse_command
@@ -35,9 +35,10 @@ def command_positions(command: Any, unkeyed: Sequence[int],
     if parsed is None:
         return list(range(count))
     firsts = {seg.split(" ", 1)[0] for seg in parsed.joined}
-    for words in parsed.segments + parsed.nested:  # deny rules see through sudo, env, ...
-        for form in command_forms(words):
-            firsts.add(" ".join(form).split(" ", 1)[0])
+    forms = [form for words in parsed.segments + parsed.nested  # deny rules see through
+             for form in command_forms(words)]  # sudo, env, ...
+    for form in forms + fed_forms(command, forms):  # and the code an interpreter reads
+        firsts.add(" ".join(form).split(" ", 1)[0])
     for steps in analyze_line(command).steps:  # and every step the analysis proves runs
         for step in steps:
             words = step.words[step.offset:] if step.kind in ("assign", "assign_command") \

@@ -25,7 +25,7 @@ from toolhost.permissions.urls import canonical_host, host_matches, url_host
 from toolhost.permissions.wildcard import ANY, Matcher, Token, compile_tokens
 
 __all__ = ["CONTENT_TOOLS", "BashMatcher", "ContentMatcher", "command_forms", "cover_steps",
-           "parse_content", "parse_domain"]
+           "fed_forms", "parse_content", "parse_domain"]
 
 
 class ContentMatcher(Protocol):
@@ -101,6 +101,20 @@ def command_forms(words: tuple[str, ...], depth: int = 0) -> list[tuple[str, ...
                 for seg in inner.segments + inner.nested:  # each shorter: this ends
                     forms += command_forms(seg, depth + 1)
     return [f for f in dict.fromkeys(forms) if f and f[0]][:_MAX_FORMS]
+
+
+def fed_forms(command: str, forms: list[tuple[str, ...]]) -> list[tuple[str, ...]]:
+    """The command forms of the string literals of a program an interpreter among ``forms``
+    (those of ``command``) reads from its stdin (``toolhost.permissions.command_strings``)."""
+    out: list[tuple[str, ...]] = []
+    for text in fed_code_strings(command, forms):
+        try:
+            inner = parse_command(text)
+        except ShellSyntaxError:
+            continue
+        for words in inner.segments + inner.nested:
+            out += command_forms(words, 8)
+    return out
 
 
 @dataclass(frozen=True)
@@ -193,15 +207,7 @@ class BashMatcher:
     def _fed(self, command: str, forms: list[tuple[str, ...]]) -> bool:
         """Whether a command line in the program an interpreter reads from its stdin (a
         here-document, a pipe) matches: its string literals, as for inline code."""
-        for text in fed_code_strings(command, forms):
-            try:
-                inner = parse_command(text)
-            except ShellSyntaxError:
-                continue
-            for words in inner.segments + inner.nested:
-                if any(self.regex.fullmatch(" ".join(f)) for f in command_forms(words, 8)):
-                    return True
-        return False
+        return any(self.regex.fullmatch(" ".join(f)) for f in fed_forms(command, forms))
 
     def _runs(self, command: str) -> bool:
         """Whether a command the analysis proves the line runs (what a wrapper or a shell
