@@ -281,7 +281,7 @@ def test_validate_notes_option_positions_without_failing(tmp_path: Path) -> None
     proc = subprocess.run([sys.executable, "-m", "toolhost", "validate", "--no-layers",
                            str(config)], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout == f"{config}: ok (1 servers, 2 tools)\n"
+    assert proc.stdout == f"{config}: ok (1 server, 2 tools)\n"
     notes = proc.stderr.strip().splitlines()
     assert len(notes) == 2, proc.stderr
     assert notes[0].startswith(f"{config}:6:")

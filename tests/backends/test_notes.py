@@ -36,7 +36,7 @@ def test_a_tool_the_model_sees_by_name_alone_is_noted(tmp_path: Path,
                                             'def bare() -> str:\n    return "bare"\n')
     assert main(["validate", "--no-layers", str(config)]) == 0
     out, err = capsys.readouterr()
-    assert out == f"{config}: ok (1 servers, 7 tools)\n"
+    assert out == f"{config}: ok (1 server, 7 tools)\n"
     notes = err.strip().splitlines()
     assert [n.split(": note: ")[0] for n in notes] == [
         f"{config}:5:7: servers.s.tools.bare", f"{config}:6:7: servers.s.tools.blank",
@@ -84,7 +84,7 @@ def test_a_secret_in_a_commands_argv_is_a_warning(tmp_path: Path,
     config.write_text(SECRET_ARGV.format(pw=password))
     assert main(["validate", "--no-layers", "--no-compile", str(config)]) == 0
     out, err = capsys.readouterr()
-    assert out == f"{config}: ok (1 servers, 3 tools, 2 warning(s))\n"
+    assert out == f"{config}: ok (1 server, 3 tools, 2 warnings)\n"
     assert token not in err and password not in err
     lines = [x for x in err.strip().splitlines() if ": note: " not in x]
     assert [x.split(": warning: ")[0] for x in lines] == [
@@ -126,7 +126,7 @@ def test_a_name_holding_a_secret_is_a_warning(tmp_path: Path,
     config.write_text(SECRET_NAMES)
     assert main(["validate", "--no-layers", "--no-compile", str(config)]) == 0
     out, err = capsys.readouterr()
-    assert out == f"{config}: ok (1 servers, 3 tools, 3 warning(s))\n"
+    assert out == f"{config}: ok (1 server, 3 tools, 3 warnings)\n"
     lines = [x for x in err.strip().splitlines() if ": warning: " in x]
     assert lines == [
         f"{config}:6:7: servers.s.tools.***: warning: the tool name '***' holds the value of "
@@ -147,4 +147,4 @@ def test_a_name_holding_a_secret_is_a_warning(tmp_path: Path,
         "hide (see docs/secrets.md, which values are secrets))"], err
     monkeypatch.setenv("CLIENT_ID", "unrelated-value")
     assert main(["validate", "--no-layers", "--no-compile", str(config)]) == 0
-    assert capsys.readouterr().out == f"{config}: ok (1 servers, 3 tools)\n"
+    assert capsys.readouterr().out == f"{config}: ok (1 server, 3 tools)\n"

@@ -106,7 +106,7 @@ servers:
     assert lines[0].startswith(f"{config}:5:11: servers.s.tools.f.python: cannot import")
     assert lines[1] == f"{tmp_path / 'missing.toml'}: no such file"
     skipped = toolhost("validate", "--no-compile", str(config), home=tmp_path)
-    assert skipped.returncode == 0 and skipped.stdout.strip().endswith("ok (1 servers, 1 tools)")
+    assert skipped.returncode == 0 and skipped.stdout.strip().endswith("ok (1 server, 1 tool)")
 
 
 EXAMPLES = Path(__file__).parents[2] / "examples" / "configs"

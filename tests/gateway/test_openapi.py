@@ -264,7 +264,7 @@ def test_validate_names_what_is_left_out_and_the_example_validates(
     out = subprocess.run([sys.executable, "-m", "toolhost", "validate", str(config)],
                          capture_output=True, text=True, env=env, cwd=root, timeout=60)
     assert out.returncode == 0, out.stderr
-    assert out.stdout.strip().endswith("ok (1 servers, 4 tools)")
+    assert out.stdout.strip().endswith("ok (1 server, 4 tools)")
     left_out = [line for line in out.stderr.splitlines() if "uploadPhoto" in line]
     assert len(left_out) == 1 and f"{tmp_path / 'pets.yaml'}:" in left_out[0]
     assert "is left out: its request body is image/png" in left_out[0]

@@ -58,7 +58,7 @@ def test_a_secret_in_an_upstreams_command_is_a_warning(tmp_path: Path,
                       '"${GH_TOKEN}"]\n      env: {SAFE: "${GH_TOKEN}"}\n')
     assert main(["validate", "--no-layers", "--no-compile", str(config)]) == 0
     out, err = capsys.readouterr()
-    assert "1 warning(s)" in out and token not in err
+    assert "1 warning" in out and token not in err
     assert f"{config}:4:5: servers.gh.mcp.command[2]: warning: '***' puts a secret in the " \
         "program's arguments" in err, err
     assert main(["validate", "--no-layers", "--no-compile", "--strict", str(config)]) == 1

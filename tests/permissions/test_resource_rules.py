@@ -122,7 +122,7 @@ def test_validate_warns_about_uri_rules_that_cannot_match(tmp_path: Path) -> Non
                           capture_output=True, text=True, timeout=60)
     out = done.stdout + done.stderr
     assert done.returncode == 0, out
-    assert "2 warning(s)" in out, out
+    assert "2 warnings" in out, out
     assert ":17:" in out and "'note://kb/secret*' can match no resource" in out, out
     assert ":19:" in out and "lower-case hex" in out, out
     assert ":15:" not in out, out

@@ -117,8 +117,9 @@ def _validate(args: argparse.Namespace) -> int:
             continue
         if not args.quiet and config is not None:
             tools = sum(len(s.tools) for s in config.servers.values())
-            extra = f", {len(warnings)} warning(s)" if warnings else ""
-            print(f"{file}: ok ({len(config.servers)} servers, {tools} tools{extra})")
+            extra = f", {_count(len(warnings), 'warning')}" if warnings else ""
+            print(f"{file}: ok ({_count(len(config.servers), 'server')}, "
+                  f"{_count(tools, 'tool')}{extra})")
             from toolhost.backends.notes import validate_notes
             from toolhost.commands._configs import redacted
 
@@ -128,3 +129,7 @@ def _validate(args: argparse.Namespace) -> int:
             for note in capped(said, file):
                 print(str(note), file=sys.stderr)
     return 1 if failed else 0
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n:,} {noun}" + ("" if n == 1 else "s")
