@@ -3,16 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
-from toolhost.commands.install import (
-    _BY_HAND,
-    _UNCHANGED,
-    _write,
-    dump_client_file,
-    read_client_text,
-)
+from toolhost.commands.install import read_client_text, save_servers
 
 
 def uninstall(args: argparse.Namespace, path: Path) -> int:
@@ -38,22 +31,6 @@ def uninstall(args: argparse.Namespace, path: Path) -> int:
                  if servers else ""))
         return 0
     del servers[key]
-    try:
-        new_text = dump_client_file({**data, "mcpServers": servers})
-    except ValueError as exc:
-        raise ToolhostError(f"{path}: {exc}; {_UNCHANGED} ({_BY_HAND})") from None
-    if args.dry_run:
-        import difflib
-
-        sys.stdout.writelines(difflib.unified_diff(
-            old_text.splitlines(keepends=True), new_text.splitlines(keepends=True),
-            str(path), f"{path} (without {key})"))
-        print(f"(dry run: {path} not written)")
-        return 0
-    try:
-        backup = _write(path, old_text, new_text)
-    except OSError as exc:
-        raise ToolhostError(f"{path}: cannot write: {exc.strerror or exc}; the file is as it "
-                            "was") from None
-    print(f"{path}: removed {key!r}" + (f" (backup: {backup})" if backup else ""))
+    save_servers(path, old_text, data, servers, f"without {key}", f"removed {key!r}",
+                 dry_run=args.dry_run)
     return 0

@@ -159,7 +159,6 @@ def dump_client_file(data: dict[str, Any]) -> str:
 
 def main(args: argparse.Namespace) -> int:
     from toolhost.commands.mcp_config import checked_entry
-    from toolhost.errors import ToolhostError
 
     path = Path(args.file) if args.file else client_file(args.client, args.scope)
     if args.uninstall:
@@ -190,25 +189,10 @@ def main(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return 1
     servers[key] = entry
-    try:
-        new_text = dump_client_file({**data, "mcpServers": servers})
-    except ValueError as exc:
-        raise ToolhostError(f"{path}: {exc}; {_UNCHANGED} ({_BY_HAND})") from None
-    if args.dry_run:
-        import difflib  # here: `toolhost --help` imports every command module
-
-        sys.stdout.writelines(difflib.unified_diff(
-            old_text.splitlines(keepends=True), new_text.splitlines(keepends=True),
-            str(path), f"{path} (with {key})"))
-        print(f"(dry run: {path} not written)")
+    done = "replaced" if key in data.get("mcpServers", {}) else "added"
+    if not save_servers(path, old_text, data, servers, f"with {key}", f"{done} {key!r}",
+                        dry_run=args.dry_run):
         return 0
-    try:
-        backup = _write(path, old_text, new_text)
-    except OSError as exc:
-        raise ToolhostError(f"{path}: cannot write: {exc.strerror or exc}; the file is as it "
-                            "was") from None
-    print(f"{path}: {'replaced' if key in data.get('mcpServers', {}) else 'added'} {key!r}"
-          + (f" (backup: {backup})" if backup else ""))
     if args.client == "claude-code" and args.scope == "project":
         print("Claude Code asks once before it starts a project server; `claude mcp list` "
               "shows it.")
@@ -267,6 +251,35 @@ def _check_path() -> None:
               "--version` says which it is; an older toolhost has no `serve "
               "--project-relative`); put this one first on PATH, or run again with "
               "--absolute", file=sys.stderr)
+
+
+def save_servers(path: Path, old_text: str, data: dict[str, Any], servers: dict[str, Any],
+                 change: str, done: str, *, dry_run: bool) -> bool:
+    """Write ``data`` with ``servers`` as its ``mcpServers`` over ``old_text`` at ``path``
+    (backup, atomic, every other value kept) and say ``done`` ("added 'KEY'") and where the
+    backup is; on a ``dry_run``, show the diff (``change`` names it: "with KEY") and return
+    False instead."""
+    from toolhost.errors import ToolhostError
+
+    try:
+        new_text = dump_client_file({**data, "mcpServers": servers})
+    except ValueError as exc:
+        raise ToolhostError(f"{path}: {exc}; {_UNCHANGED} ({_BY_HAND})") from None
+    if dry_run:
+        import difflib  # here: `toolhost --help` imports every command module
+
+        sys.stdout.writelines(difflib.unified_diff(
+            old_text.splitlines(keepends=True), new_text.splitlines(keepends=True),
+            str(path), f"{path} ({change})"))
+        print(f"(dry run: {path} not written)")
+        return False
+    try:
+        backup = _write(path, old_text, new_text)
+    except OSError as exc:
+        raise ToolhostError(f"{path}: cannot write: {exc.strerror or exc}; the file is as it "
+                            "was") from None
+    print(f"{path}: {done}" + (f" (backup: {backup})" if backup else ""))
+    return True
 
 
 def _write(path: Path, old_text: str, new_text: str) -> Path | None:
