@@ -25,7 +25,7 @@
   ``forget`` ends every session after its answer) and ``amnesiac`` (every request but
   initialize answered 404); ``refuse`` (over HTTP: every request answered ``HOSTILE_STATUS``,
   with a ``WWW-Authenticate`` and a ``Retry-After`` holding an escape and a line end) and
-  ``refuse_calls`` (only tools/call);
+  ``refuse_calls`` (only tools/call); ``get_404`` (a GET stream answered 404, not 405);
 - ``HOSTILE_LOG``: a file that gets one line per request;
 - ``HOSTILE_RAW``: over stdio, tools/call is answered with this line as it is, ``@ID@``
   replaced by the request's id and ``@DEEP@`` by ``HOSTILE_N`` nested lists (JSON the
@@ -288,6 +288,15 @@ def http(port: int) -> None:
                 pass
 
         def do_GET(self) -> None:
+            if "get_404" in MODES and self.command == "GET":  # no GET stream, said wrongly
+                log = os.environ.get("HOSTILE_LOG")
+                if log:
+                    with open(log, "a") as handle:
+                        handle.write(json.dumps({"method": "GET"}) + "\n")
+                self.send_response(404)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
             self.send_response(405)
             self.send_header("Content-Length", "0")
             self.end_headers()

@@ -7,6 +7,7 @@ are 'Server returned an error response'), with what the upstream said of it, mad
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -82,3 +83,19 @@ def test_an_error_status_is_named_with_what_the_upstream_said(tmp_path: Path) ->
         assert str(refused.value).startswith("cannot start upstream server 'up': ")
         assert str(refused.value).endswith(f"(HTTP 401 Unauthorized; {_SAID})")
         assert "\x1b" not in str(refused.value) and "\n" not in str(refused.value)
+
+
+def test_a_get_stream_answered_404_is_no_lost_session(tmp_path: Path) -> None:
+    # a server without a GET stream that says so with 404: no request of ours was refused,
+    # so an error answered later is that request's own, sent once
+    log = tmp_path / "log"
+    with _connection("forgetful,get_404,refuse_calls", log, status=500) as upstream:
+        upstream.list_tools()
+        for _ in range(100):  # the client opens its GET stream after initialize
+            if log.exists() and '"GET"' in log.read_text():
+                break
+            time.sleep(0.05)
+        assert '"GET"' in log.read_text()
+        said = _text(upstream.call_tool("echo", {}, 10))
+        assert said.startswith("upstream error: ") and "HTTP 500" in said
+        assert _initializes(log) == 1

@@ -481,8 +481,10 @@ def capped_http_hooks(wire: Wire) -> dict[str, list[Any]]:
             await self.inner.aclose()
 
     async def capped(response: Any) -> None:
-        if response.status_code == 404 and "mcp-session-id" in response.request.headers:
-            wire.session_lost = True  # the spec's word for an ended session
+        if (response.status_code == 404 and response.request.method == "POST"
+                and "mcp-session-id" in response.request.headers):
+            wire.session_lost = True  # the spec's word for an ended session (a GET stream
+            # answered 404 is only a server without one: no request of ours was refused)
         if response.status_code >= 400:
             wire.http_error = http_error_text(response)
         encoding = response.headers.get("content-encoding", "identity").strip().lower()
