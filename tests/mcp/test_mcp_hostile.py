@@ -90,8 +90,8 @@ async def test_many_validation_errors_are_bounded() -> None:
                                                      "items": {"type": "integer"}}}}
     srv = McpServer("demo", "1.0", [make_tool("ints", schema=schema)])
     answer = await handle(srv, {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                                "params": {"name": "ints", "arguments": {"v": ["a"] * 200_000}}})
-    assert answer is not None
+                                "params": {"name": "ints", "arguments": {"v": ["a"] * 50_000}}})
+    assert answer is not None  # (under the 100,000 values checked at all: compile/tool.py)
     text = answer["result"]["content"][0]["text"]
     assert text.count("is not of type") == 20 and "(more errors not shown)" in text
 
