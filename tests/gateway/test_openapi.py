@@ -154,7 +154,10 @@ async def test_an_api_key_in_the_query_and_secrets_hidden(tmp_path: Path,
 
 
 async def test_a_document_from_a_url_is_fetched_once_and_cached(
-        tmp_path: Path, service: PetService) -> None:
+        tmp_path: Path, service: PetService, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a cache of its own: one in the home directory kept a document fetched by an earlier
+    # run from the same port, and this run fetched nothing
+    monkeypatch.setenv("TOOLHOST_CACHE", str(tmp_path / "cache"))
     server = f"    openapi: {{url: 'http://127.0.0.1:{service.port}/openapi.yaml'}}\n"
     config = write(tmp_path, service, server)
     assert "listPets" in load(config).servers["pets"].tools
