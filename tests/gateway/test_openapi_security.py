@@ -1,8 +1,9 @@
 """The credentials of an imported document (``openapi.security``): each is sent the way its
 scheme says or not at all. Two credentials never share one header or query parameter (the
 request would carry both, or one would be lost without a word), an ``http`` scheme other than
-basic and bearer is refused rather than sent as a bearer token, and the cookies of several
-``apiKey`` schemes are all sent."""
+basic and bearer is refused rather than sent as a bearer token, the cookies of several
+``apiKey`` schemes are all sent, and each operation is sent only the credentials its security
+requirement names (none where the document says it needs none)."""
 
 from __future__ import annotations
 
@@ -11,8 +12,11 @@ from pathlib import Path
 
 import pytest
 
+from toolhost.backends.base import CallContext
+from toolhost.compile import compile_tools
+
 from .openapi_service import PetService
-from .test_openapi import call, problems_of, write
+from .test_openapi import call, load, problems_of, write
 
 pytestmark = pytest.mark.anyio
 
@@ -113,3 +117,63 @@ async def test_credentials_sent_to_a_host_a_fetched_document_names_are_warned_of
     if warned:
         assert f"servers[0].url: the credentials of 'pets' (openapi.security) are sent to " \
                f"http://localhost:{service.port}, a host the fetched document names" in said[0]
+
+
+def _required(document: str, top: str, per_operation: dict[str, str]) -> str:
+    """``document`` with a top-level security requirement and some operations' own."""
+    for operation, requirement in per_operation.items():
+        line = f"      operationId: {operation}\n"
+        assert line in document
+        document = document.replace(line, f"{line}      security: {requirement}\n")
+    return document.replace("paths:\n", f"security: {top}\npaths:\n", 1) if top else document
+
+
+@pytest.mark.parametrize(("top", "own", "sent"), [
+    # an operation's own requirement wins over the document's; [] and [{}] need nothing
+    ("[{bearerAuth: []}]", {"listPets": "[]", "showPetById": "[{apiKey: []}]"},
+     {"listPets": set(), "showPetById": {"api_key"}, "deletePet": {"authorization"},
+      "createPet": {"authorization"}}),
+    # the first alternative met is sent; an optional one ({} first) still sends a credential
+    ("", {"listPets": "[{}, {apiKey: []}]", "showPetById": "[{oauth: []}, {bearerAuth: []}]",
+          "deletePet": "[{bearerAuth: [], apiKey: []}]", "createPet": "[{}]"},
+     {"listPets": {"api_key"}, "showPetById": {"authorization"},
+      "deletePet": {"authorization", "api_key"}, "createPet": set()}),
+    # a document that declares no requirement: every configured credential, as before
+    ("", {}, {name: {"authorization", "api_key"}
+              for name in ("listPets", "showPetById", "deletePet", "createPet")}),
+    # nothing met and no empty alternative: what is configured of it (the service says no)
+    ("[{oauth: []}]", {}, {name: set()
+                           for name in ("listPets", "showPetById", "deletePet", "createPet")}),
+])
+async def test_an_operation_is_sent_only_the_credentials_its_requirement_names(
+        tmp_path: Path, service: PetService, top: str, own: dict[str, str],
+        sent: dict[str, set[str]]) -> None:
+    config = write(tmp_path, service, f"    openapi: {{spec: pets.yaml, security: "
+                   f"{{bearerAuth: {ONE}, apiKey: {TWO}}}}}\n",
+                   document=_required(document(service), top, own))
+    arguments = {"listPets": {}, "showPetById": {"petId": "p1"}, "deletePet": {"petId": "p1"},
+                 "createPet": {"body": {"name": "Rex"}}}
+    async with compile_tools(load(config)) as compiled:
+        for tool, expected in sent.items():
+            result = await compiled.tool("pets", tool).call(arguments[tool], CallContext())
+            assert not result.is_error, (tool, result)
+            request = service.requests[-1]
+            carried = {"api_key"} & {key for key, _ in request["query"]}
+            carried |= {"authorization"} & set(request["headers"])
+            assert carried == expected, tool
+            if "authorization" in carried:
+                assert request["headers"]["authorization"] == f"Bearer {ONE}"
+            if "api_key" in carried:
+                assert ("api_key", TWO) in request["query"]
+
+
+def test_an_operation_whose_requirement_the_config_cannot_meet_is_warned_of(
+        tmp_path: Path, service: PetService, caplog: pytest.LogCaptureFixture) -> None:
+    config = write(tmp_path, service, f"    openapi: {{spec: pets.yaml, security: "
+                   f"{{bearerAuth: {ONE}}}}}\n", document=_required(
+                       document(service), "", {"deletePet": "[{oauth: []}, {key: [], sid: []}]"}))
+    load(config)
+    said = [r.getMessage() for r in caplog.records if "deletePet" in r.getMessage()]
+    assert len(said) == 1, said
+    assert "pets.yaml:" in said[0] and "needs security scheme(s) 'key', 'oauth', 'sid'" \
+        in said[0] and "servers.pets.openapi.security" in said[0], said

@@ -83,9 +83,11 @@ class Plan:
         return schema
 
     def http_options(self, base_url: str, fixed: Mapping[str, Any],
-                     extra_query: Mapping[str, str]) -> dict[str, Any]:
-        """The ``http`` backend's options; ``fixed`` arguments are written as literals.
-        Raises ``ValueError`` when the URL would not go to ``base_url``'s host."""
+                     extra_query: Mapping[str, str],
+                     extra_headers: Mapping[str, str] | None = None) -> dict[str, Any]:
+        """The ``http`` backend's options; ``fixed`` arguments and the ``extra_`` query and
+        headers (the operation's credentials) are written as literals. Raises
+        ``ValueError`` when the URL would not go to ``base_url``'s host."""
         by_original = {(place, original): arg for arg, (place, original) in self.places.items()}
 
         path = ""
@@ -103,6 +105,8 @@ class Plan:
         for place in ("query", "header", "form"):
             values = {original: (_literal(fixed[arg]) if arg in fixed else "{{ " + arg + " }}")
                       for arg, (where, original) in self.places.items() if where == place}
+            if place == "header":  # never a model's argument (plan_tool left those out)
+                values.update({k: _literal(v) for k, v in (extra_headers or {}).items()})
             if values:
                 options["headers" if place == "header" else place] = values
         body = [arg for arg, (where, _) in self.places.items() if where == "body"]

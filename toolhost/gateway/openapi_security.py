@@ -1,12 +1,14 @@
 """The credentials of an OpenAPI server: ``openapi.security`` mapped onto the document's
-``securitySchemes`` (headers and query parameters carrying the configured secrets), and the
-header names those schemes claim (never an argument the model fills)."""
+``securitySchemes`` (headers and query parameters carrying the configured secrets), which of
+them each operation is sent (its security requirement), and the header names those schemes
+claim (never an argument the model fills)."""
 
 from __future__ import annotations
 
 import base64
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from toolhost.backends.http_headers import framing_reason
@@ -15,26 +17,83 @@ from toolhost.config.tree import Path
 from toolhost.excerpt import cut
 from toolhost.gateway.openapi_doc import OpenApiDoc
 
-__all__ = ["scheme_headers", "scheme_queries", "security", "taken_headers"]
+__all__ = ["Credentials", "scheme_headers", "scheme_queries", "security", "taken_headers"]
 
 _TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")  # RFC 9110 token: a header's name
 _HEADER_VALUE = re.compile(r"[\x21-\x7e]+(?:[ \t]+[\x21-\x7e]+)*")  # RFC 9110 field-value
 _COOKIE_VALUE = re.compile(r"[\x21\x23-\x2b\x2d-\x3a\x3c-\x5b\x5d-\x7e]*")  # RFC 6265
 
 
+@dataclass(frozen=True)
+class Credentials:
+    """The configured credentials of an OpenAPI server, by security scheme name: the header
+    (``Cookie`` holds one ``name=value``) or query parameter each is carried in."""
+
+    headers: dict[str, dict[str, str]] = field(default_factory=dict)
+    query: dict[str, dict[str, str]] = field(default_factory=dict)
+
+    def __bool__(self) -> bool:
+        return bool(self.headers or self.query)
+
+    def sent(self, schemes: Iterable[str] | None = None) -> tuple[dict[str, str],
+                                                                   dict[str, str]]:
+        """The headers and query parameters of ``schemes`` (all configured ones when None),
+        the cookies of several joined into one ``Cookie`` header."""
+        chosen = set(self.headers) | set(self.query) if schemes is None else set(schemes)
+        headers: dict[str, str] = {}
+        query: dict[str, str] = {}
+        cookies: list[str] = []
+        for name in self.headers:  # configured order, so a Cookie header is stable
+            if name in chosen:
+                for header, value in self.headers[name].items():
+                    if header == "Cookie":
+                        cookies.append(value)
+                    else:
+                        headers[header] = value
+        for name in self.query:
+            if name in chosen:
+                query.update(self.query[name])
+        if cookies:
+            headers["Cookie"] = "; ".join(cookies)
+        return headers, query
+
+    def for_operation(self, doc: OpenApiDoc, node: Mapping[str, Any]
+                      ) -> tuple[frozenset[str] | None, tuple[str, ...]]:
+        """The schemes an operation is sent (None: the document declares no requirement, so
+        every configured credential goes, as it always did) and the schemes it needs that
+        the config does not set (when none of its alternatives is met).
+
+        OpenAPI's ``security`` of the operation, else the document's: a list of
+        alternatives, each a set of schemes that together authorize the call. The first
+        alternative whose schemes are all configured is sent; an empty alternative (``{}``
+        or ``security: []``) means the call needs no credential, and then, with no other
+        alternative met, none is sent: a secret never goes where the service says it is not
+        needed."""
+        required = node.get("security", doc.data.get("security"))
+        if not isinstance(required, list):
+            return None, ()
+        configured = set(self.headers) | set(self.query)
+        options = [frozenset(map(str, req)) for req in required if isinstance(req, Mapping)]
+        for option in options:
+            if option and option <= configured:
+                return option, ()
+        if not options or any(not option for option in options):
+            return frozenset(), ()
+        missing = sorted(set().union(*options) - configured)
+        return frozenset(set().union(*options) & configured), tuple(missing)
+
+
 def security(check: Checker, block: Mapping[str, Any], here: Path, doc: OpenApiDoc,
-             taken: Mapping[str, str] | None = None) -> tuple[dict[str, str], dict[str, str]]:
-    """Headers and query parameters that carry the configured credentials.
+             taken: Mapping[str, str] | None = None) -> Credentials:
+    """The configured credentials, each in the header or query parameter its scheme says.
 
     ``taken`` maps the (lower-cased) headers the server block already sets to what sets
     them. Two credentials never share one header or query parameter (a request would carry
     both, or one would be lost without a word): the second is a located problem. Cookies
-    of several ``apiKey`` schemes are joined into one ``Cookie`` header."""
+    of several ``apiKey`` schemes are joined into one ``Cookie`` header when sent."""
     given = check.str_map(block, here, "security") or {}
     schemes = _schemes(doc)
-    headers: dict[str, str] = {}
-    query: dict[str, str] = {}
-    cookies: list[str] = []
+    found = Credentials()
     owners: dict[str, str] = dict(taken or {})  # lower-cased header or '?name' -> who sets it
     for name, value in given.items():
         where = (*here, "security", name)
@@ -87,17 +146,17 @@ def security(check: Checker, block: Mapping[str, Any], here: Path, doc: OpenApiD
             if ":" not in value:
                 check.problem(where, "basic credentials are written 'user:password'")
                 continue
-            headers["Authorization"] = "Basic " + base64.b64encode(value.encode()).decode()
+            found.headers[name] = {
+                "Authorization": "Basic " + base64.b64encode(value.encode()).decode()}
         elif kind in ("http", "oauth2", "openIdConnect"):
-            headers["Authorization"] = f"Bearer {value}"
+            found.headers[name] = {"Authorization": f"Bearer {value}"}
         elif key.startswith("?"):
-            query[carrier] = value
+            found.query[name] = {carrier: value}
         elif key == "cookie":
-            cookies.append(f"{carrier}={value}")
-            headers["Cookie"] = "; ".join(cookies)
+            found.headers[name] = {"Cookie": f"{carrier}={value}"}
         else:
-            headers[carrier] = value
-    return headers, query
+            found.headers[name] = {carrier: value}
+    return found
 
 
 def _value_problem(value: str, key: str, http: str) -> str | None:

@@ -41,6 +41,7 @@ from toolhost.gateway.openapi_ops import Operation, Plan, operations, plan_tool,
 from toolhost.gateway.openapi_part import check_chosen
 from toolhost.gateway.openapi_schema import SchemaConverter
 from toolhost.gateway.openapi_security import (
+    Credentials,
     scheme_headers,
     scheme_queries,
     security,
@@ -95,9 +96,9 @@ def build_openapi(check: Checker, data: Mapping[str, Any], path: Path, server: s
         check.problems.append(doc.problem(("servers", 0, "url"), wrong,
                                           "set base_url: in the config"))
         return OpenApiServer(defaults=defaults)
-    headers, query = security(check, block, here, doc,
-                              taken_headers(defaults.headers, defaults.auth))
-    elsewhere = None if defaults.base_url or not (headers or query) or not doc.source_url \
+    credentials = security(check, block, here, doc,
+                           taken_headers(defaults.headers, defaults.auth))
+    elsewhere = None if defaults.base_url or not credentials or not doc.source_url \
         else _other_host(base, doc.source_url)
     if elsewhere:
         log.warning("%s", doc.problem(("servers", 0, "url"), f"the credentials of "
@@ -105,7 +106,7 @@ def build_openapi(check: Checker, data: Mapping[str, Any], path: Path, server: s
                                       "a host the fetched document names, not the one it was "
                                       "fetched from", "set base_url: in the config to pin "
                                       "the host"))
-    defaults = replace(defaults, base_url=base, headers={**defaults.headers, **headers})
+    defaults = replace(defaults, base_url=base)
     chosen = _choose(check, data, path, operations(doc))
     if len(chosen) > LIMITS.openapi_operations:  # each costs about a millisecond per start
         check.problem((*path, "include") if "include" in data else (*path, "openapi"),
@@ -130,7 +131,7 @@ def build_openapi(check: Checker, data: Mapping[str, Any], path: Path, server: s
                           "name an operationId, or 'METHOD /path' for one without")
     converter = SchemaConverter(_components(doc), openapi_30=doc.openapi_30)
     taken = server_header_names(defaults.headers, defaults.auth) | scheme_headers(doc)
-    in_query = frozenset(query) | scheme_queries(doc)
+    in_query = frozenset(credentials.sent()[1]) | scheme_queries(doc)
     out = OpenApiServer(defaults=defaults)
     for op in chosen:
         plan = plan_tool(doc, op, converter, taken, in_query)
@@ -151,7 +152,7 @@ def build_openapi(check: Checker, data: Mapping[str, Any], path: Path, server: s
                                           f"{name!r} is left out: {why}; the model never "
                                           "sets it"))
         tool = _tool(check, path, server, doc, op, plan, reshapes.get(op.key, Reshape()),
-                     base, query)
+                     base, credentials)
         if tool is not None:
             if tool.name in out.tools:
                 check.problem(path, f"two operations would both be the tool {tool.name!r}",
@@ -275,7 +276,7 @@ def _matches(pattern: str, op: Operation) -> bool:
 
 
 def _tool(check: Checker, path: Path, server: str, doc: OpenApiDoc, op: Operation,
-          plan: Plan, reshape: Reshape, base: str, query: Mapping[str, str]
+          plan: Plan, reshape: Reshape, base: str, credentials: Credentials
           ) -> ToolConfig | None:
     where = (*path, "tools", op.key)
     fixed: dict[str, Any] = {}
@@ -301,8 +302,15 @@ def _tool(check: Checker, path: Path, server: str, doc: OpenApiDoc, op: Operatio
     annotations = {**plan.annotations, **reshape.annotations}
     origin = reshape.origin if reshape.origin.line else \
         mark_for(doc.marks, op.where, doc.file).origin(op.where)
+    schemes, missing = credentials.for_operation(doc, op.node)
+    if missing:
+        log.warning("%s", doc.problem((*op.where, "security"), f"operation {op.key!r} needs "
+                                      f"security scheme(s) {', '.join(map(repr, missing))}, "
+                                      "which the config does not set", "set them under "
+                                      f"servers.{server}.openapi.security"))
+    headers, query = credentials.sent(schemes)
     try:
-        options = plan.http_options(base, fixed, query)
+        options = plan.http_options(base, fixed, query, headers)
     except ValueError as exc:  # the path would send the request to another host
         check.problems.append(doc.problem(("paths", op.path), f"operation {op.key!r}: {exc}",
                                           "requests go only to the server's base URL"))
