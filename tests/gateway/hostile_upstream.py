@@ -6,7 +6,8 @@
 - ``HOSTILE_MODE`` (comma-separated): ``hang_list`` (never answers tools/list),
   ``huge_result`` (tools/call answers one text of ``HOSTILE_N`` 'A's), ``big_list``
   (``HOSTILE_N`` tools, resources and prompts), ``cursor_loop`` (every page has a next
-  one), ``hang_call``,
+  one), ``hang_call``, ``deaf_call`` (at a tools/call, stops reading its stdin for good
+  and never answers),
   ``hang_resources`` (offers resources, never lists them), ``bad_result`` (tools/call
   answers content no CallToolResult has), ``noise`` (a banner of
   ``HOSTILE_N`` lines that are not JSON-RPC before each answer), ``paged`` (tools/list
@@ -41,6 +42,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 from typing import Any
 
 MODES = set(filter(None, os.environ.get("HOSTILE_MODE", "").split(",")))
@@ -103,6 +105,8 @@ def answer(msg: dict[str, Any]) -> Any:
     elif method == "tools/call":
         if "hang_call" in MODES:
             return None
+        if "deaf_call" in MODES:
+            time.sleep(3600)
         text = (
             "A" * N
             if "huge_result" in MODES

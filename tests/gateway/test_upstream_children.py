@@ -3,6 +3,7 @@ upstream itself exits at the end of its stdin (as most servers do) and leaves wo
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -65,3 +66,66 @@ def test_workers_of_an_upstream_end_with_it(tmp_path: Path, mode: str) -> None:
         for marker in markers.values():
             for pid in running_with(marker):
                 os.kill(pid, 9)
+
+
+def running_with_env(needle: str) -> list[int]:
+    """PIDs whose environment holds ``needle``."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit() and entry != str(os.getpid()):
+            try:
+                with open(f"/proc/{entry}/environ", "rb") as handle:
+                    if needle.encode() in handle.read():
+                        found.append(int(entry))
+            except OSError:
+                continue
+    return found
+
+
+def test_an_upstream_that_stopped_reading_ends_with_the_host(tmp_path: Path) -> None:
+    """An upstream that stops reading its stdin ignores the end of it: the host's stop
+    (2 s to exit, then SIGTERM) outlasts a stdio client's patience, and a host killed by
+    SIGTERM's default action stops nothing. Either way the upstream dies with the host."""
+    config = hostile_config(tmp_path, timeout="1s")
+    logs = {how: str(tmp_path / f"{how}-{uuid.uuid4().hex}.log") for how in ("eof", "sigterm")}
+    hosts = {how: subprocess.Popen(
+        [sys.executable, "-m", "toolhost", "serve", str(config), "--all"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+        env={**os.environ, "HOSTILE_MODE": "deaf_call", "HOSTILE_LOG": log})
+        for how, log in logs.items()}
+    try:
+        requests = [
+            {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                "protocolVersion": "2025-06-18", "capabilities": {},
+                "clientInfo": {"name": "t", "version": "1"}}},
+            {"jsonrpc": "2.0", "method": "notifications/initialized"},
+            {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+             "params": {"name": "h__echo", "arguments": {"text": "x"}}}]
+        for host in hosts.values():
+            assert host.stdin is not None
+            host.stdin.write("".join(json.dumps(r) + "\n" for r in requests).encode())
+            host.stdin.flush()
+        for how, host in hosts.items():
+            assert host.stdout is not None
+            answers = [json.loads(host.stdout.readline()) for _ in range(2)]
+            assert "timed out" in json.dumps(answers[1]), answers  # the upstream is deaf now
+            assert running_with_env(logs[how]), how
+        hosts["eof"].stdin.close()  # type: ignore[union-attr]
+        hosts["sigterm"].terminate()
+        for host in hosts.values():
+            host.wait(timeout=30)
+        for how, log in logs.items():
+            deadline = time.monotonic() + 10
+            while running_with_env(log) and time.monotonic() < deadline:
+                time.sleep(0.1)
+            assert running_with_env(log) == [], f"the upstream ran on after the host ({how})"
+    finally:
+        for log in logs.values():
+            for pid in running_with_env(log):
+                os.kill(pid, 9)
+        for host in hosts.values():
+            host.kill()
+            host.wait()
+            for pipe in (host.stdin, host.stdout):
+                if pipe is not None:
+                    pipe.close()

@@ -31,6 +31,7 @@ from typing import Any, TextIO
 import anyio
 import anyio.lowlevel
 
+from toolhost.backends.reaper import ToolRun
 from toolhost.excerpt import cut
 from toolhost.gateway.liblogs import describe_invalid, quiet_library_logs, tracebacks_wanted
 from toolhost.gateway.value_count import MAX_ANSWER_VALUES, MAX_VALUES, ValueCount
@@ -230,11 +231,23 @@ async def stdio_transport(argv: list[str], env: dict[str, str], cwd: str | None,
                           errlog: TextIO, wire: Wire) -> AsyncIterator[tuple[Any, Any]]:
     """Start ``argv`` and exchange JSON-RPC lines with it: the ``(read, write)`` streams the
     ``mcp`` client takes. On leaving: stdin closed, 2 s to exit, then the process group (what
-    the process started, too) is terminated (and killed 2 s later)."""
+    the process started, too) is terminated (and killed 2 s later).
+
+    The process is a command run of the reaper's (``backends.reaper.ToolRun``): if toolhost
+    exits before the stop ends (its own parent's deadline, an exit at interpreter end), or
+    is killed outright (SIGTERM's default, SIGKILL), what the upstream started dies with it
+    -- an upstream that stopped reading its stdin would otherwise run on, orphaned."""
     from mcp.shared.message import SessionMessage
 
-    process = await anyio.open_process(argv, env=env, cwd=cwd, stderr=errlog,
-                                       start_new_session=True)
+    run = ToolRun()
+    run.starting()
+    try:
+        process = await anyio.open_process(argv, env=run.env(env), cwd=cwd, stderr=errlog,
+                                           start_new_session=True)
+    except BaseException:
+        run.not_started()
+        raise
+    run.started(process.pid)
     read_w, read_r = anyio.create_memory_object_stream[Any](0)
     write_w, write_r = anyio.create_memory_object_stream[SessionMessage](0)
     writer_done = anyio.Event()
@@ -274,6 +287,7 @@ async def stdio_transport(argv: list[str], env: dict[str, str], cwd: str | None,
                 with anyio.move_on_after(0.5):
                     await writer_done.wait()
                 await _stop(process)
+                run.end()  # what left the group, too (Linux), and the watchdog told
                 wire.noise.flush()
                 for stream in (read_r, write_w, read_w, write_r):
                     await stream.aclose()
