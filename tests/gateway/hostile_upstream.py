@@ -33,8 +33,9 @@
   parser cannot read, however it is broken);
 - ``HOSTILE_WORKER``: at start, a worker process is left running in the upstream's process
   group, its command line ending with this marker (``HOSTILE_WORKER_KIND``: ``plain``,
-  ``stubborn`` ignoring SIGTERM, ``orphan`` started by a child that exits at once); the
-  upstream itself exits as soon as its stdin ends, as most servers do.
+  ``stubborn`` ignoring SIGTERM, ``orphan`` started by a child that exits at once,
+  ``daemon`` the same in a session of its own); the upstream itself exits as soon as its
+  stdin ends, as most servers do.
 """
 
 from __future__ import annotations
@@ -184,6 +185,8 @@ _WORKERS = {
                 "time.sleep(120)",
     "orphan": "import subprocess, sys; subprocess.Popen([sys.executable, '-c', "
               "'import time; time.sleep(120)', sys.argv[1]])",
+    "daemon": "import subprocess, sys; subprocess.Popen([sys.executable, '-c', "
+              "'import time; time.sleep(120)', sys.argv[1]], start_new_session=True)",
 }
 
 

@@ -41,12 +41,12 @@ def gone_within(marker: str, seconds: float) -> list[int]:
 
 # how the upstream's use ends: a call answered and the host exiting, or a start that fails
 # (no answer to tools/list within connect_timeout); each kind of worker in its own host, the
-# three hosts side by side
+# four hosts side by side
 @pytest.mark.parametrize("mode", ["", "hang_list"])
 def test_workers_of_an_upstream_end_with_it(tmp_path: Path, mode: str) -> None:
     config = hostile_config(tmp_path, connect_timeout="3s" if mode else "60s")
     markers = {kind: f"toolhost-test-worker-{uuid.uuid4().hex}"
-               for kind in ("plain", "stubborn", "orphan")}
+               for kind in ("plain", "stubborn", "orphan", "daemon")}
     try:
         calls = {kind: subprocess.Popen(
             [sys.executable, "-m", "toolhost", "call", str(config), "h.echo", "text=hi"],

@@ -31,7 +31,7 @@ from typing import Any, TextIO
 import anyio
 import anyio.lowlevel
 
-from toolhost.backends.reaper import ToolRun
+from toolhost.backends.reaper import ToolRun, enable_subreaper
 from toolhost.excerpt import cut
 from toolhost.gateway.liblogs import describe_invalid, quiet_library_logs, tracebacks_wanted
 from toolhost.gateway.value_count import MAX_ANSWER_VALUES, MAX_VALUES, ValueCount
@@ -239,6 +239,7 @@ async def stdio_transport(argv: list[str], env: dict[str, str], cwd: str | None,
     -- an upstream that stopped reading its stdin would otherwise run on, orphaned."""
     from mcp.shared.message import SessionMessage
 
+    enable_subreaper()  # a descendant that leaves the upstream's group stays in our tree
     run = ToolRun()
     run.starting()
     try:
