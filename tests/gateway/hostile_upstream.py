@@ -27,6 +27,8 @@
   initialize answered 404); ``refuse`` (over HTTP: every request answered ``HOSTILE_STATUS``,
   with a ``WWW-Authenticate`` and a ``Retry-After`` holding an escape and a line end) and
   ``refuse_calls`` (only tools/call); ``get_404`` (a GET stream answered 404, not 405);
+  ``sse_forever`` / ``sse_flood`` (over HTTP: tools/call answered by an SSE stream that
+  never ends, of comments / of progress notifications of ``HOSTILE_N`` characters);
 - ``HOSTILE_LOG``: a file that gets one line per request;
 - ``HOSTILE_RAW``: over stdio, tools/call is answered with this line as it is, ``@ID@``
   replaced by the request's id and ``@DEEP@`` by ``HOSTILE_N`` nested lists (JSON the
@@ -257,6 +259,9 @@ def http(port: int) -> None:
             if "huge_result" in MODES and msg.get("method") == "tools/call":
                 self.chunked(msg["id"])
                 return
+            if MODES & {"sse_forever", "sse_flood"} and msg.get("method") == "tools/call":
+                self.endless(msg)
+                return
             out = answer(msg)
             if out is None:
                 self.send_response(202)
@@ -292,6 +297,26 @@ def http(port: int) -> None:
                     self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
                 self.wfile.write(b"0\r\n\r\n")
             except OSError:  # the client stopped reading: fine
+                pass
+
+        def endless(self, msg: dict[str, Any]) -> None:
+            """An SSE answer that never ends: comments only (``sse_forever``), or a flood of
+            progress notifications of ``HOSTILE_N`` characters each (``sse_flood``)."""
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Cache-Control", "no-cache")
+            self.end_headers()
+            token = ((msg.get("params") or {}).get("_meta") or {}).get("progressToken", 0)
+            note = json.dumps({"jsonrpc": "2.0", "method": "notifications/progress", "params": {
+                "progressToken": token, "progress": 1, "message": "x" * N}})
+            event = f"data: {note}\n\n".encode() if "sse_flood" in MODES else b": ping\n\n"
+            try:
+                while True:
+                    self.wfile.write(event)
+                    self.wfile.flush()
+                    if "sse_forever" in MODES:
+                        time.sleep(0.05)
+            except OSError:  # the client went away: fine
                 pass
 
         def do_GET(self) -> None:
