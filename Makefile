@@ -1,8 +1,9 @@
-# Two commands set everything up on a fresh machine (Python 3.10+ and make):
+# Two commands set everything up on a fresh machine (Python 3.11+ and make):
 #   make demo   - a real Claude CLI session against the example config, driven by the
 #                 built-in scripted model (no API key needed)
 #   make test   - lint, type-check and the whole test suite (what CI runs)
 VENV ?= .venv
+PYTHON ?= python3
 PY := $(VENV)/bin/python
 PLUGINS := $(wildcard plugins/*/pyproject.toml)
 
@@ -14,7 +15,10 @@ E2E_CLI_OLDEST ?= 2.1.200
 CLI_DIR ?= .cli
 
 $(VENV)/.installed: pyproject.toml $(PLUGINS)
-	python3 -m venv $(VENV)
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || { \
+		echo "toolhost needs Python 3.11 or newer; $(PYTHON) is $$($(PYTHON) -V 2>&1)." \
+		"Run e.g. 'make PYTHON=python3.12 $(MAKECMDGOALS)'." >&2; exit 1; }
+	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --disable-pip-version-check --upgrade pip
 	$(PY) -m pip install -q --disable-pip-version-check -e '.[test]' $(foreach p,$(PLUGINS),-e $(dir $(p)))
 	touch $@

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import datetime
 import re
-import sys
 from typing import Any
+
+import tomllib
 
 from toolhost.config.checks import TomlDate, TomlDateTime, TomlTime
 from toolhost.config.limits import (
@@ -27,11 +28,6 @@ from toolhost.config.toml_marks import scan_marks
 from toolhost.config.tree import Doc, Mark, Path, format_path
 from toolhost.errors import Problem
 from toolhost.excerpt import cut
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
 
 __all__ = ["parse_toml"]
 
