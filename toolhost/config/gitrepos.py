@@ -15,7 +15,9 @@ import fcntl
 import hashlib
 import json
 import logging
+import os
 import re
+import stat
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -73,9 +75,13 @@ def repo_file(url: str, rev: str, path: str, *, where: Origin = UNKNOWN,
         if rel.is_absolute() or not target.is_relative_to(checkout.path.resolve()):
             raise _error(where, f"path {cut(path, 100)!r} must be relative and inside the "
                          "repository")
-        found = target.is_file()
-    except (OSError, RuntimeError) as exc:  # a symlink loop (RuntimeError before 3.13), a
-        # name too long for the file system: the repository is as hostile as any config
+        try:  # stat: Python 3.13's resolve() leaves a symlink loop as it is, and is_file()
+            found = stat.S_ISREG(os.stat(target).st_mode)  # would call it missing
+        except (FileNotFoundError, NotADirectoryError):
+            found = False
+    except (OSError, RuntimeError) as exc:  # a symlink loop (RuntimeError from resolve()
+        # before 3.13, ELOOP from stat), a name too long for the file system: the
+        # repository is as hostile as any config
         raise _error(where, f"{checkout.url} at {rev}: cannot read {cut(path, 100)!r}: "
                      f"{_reason(exc)}") from None
     if not found:
