@@ -169,3 +169,36 @@ async def test_cwd_environment_and_streams_are_put_back(
         caplog.clear()
         assert await call("ping", {}) == "pong"
         assert not caplog.records
+
+
+@pytest.mark.anyio
+async def test_what_the_host_changes_during_a_call_is_kept_and_not_blamed(
+        config: Config, module: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        caplog: pytest.LogCaptureFixture) -> None:
+    # an embedder (the SDK adapter's program) changes its own cwd and environment on the
+    # event loop while a tool's call runs in the pool: that is not the tool's change
+    from toolhost.backends.host_guards import HOST_STATE
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("TH_HOST", raising=False)
+    monkeypatch.setenv("TH_GONE", "1")
+    (tmp_path / "sub").mkdir()
+    async with compile_tools(config(_tools(module, STATE))) as compiled:
+        redirect = compiled.tool("demo", "redirect")
+        with caplog.at_level(logging.WARNING, logger="toolhost.call"):
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(redirect.call, {"seconds": 0.5}, CallContext(tool="redirect"))
+                while not HOST_STATE._busy:
+                    await anyio.sleep(0.005)
+                os.environ["TH_HOST"] = "mine"
+                del os.environ["TH_GONE"]
+                os.chdir(tmp_path / "sub")
+        assert os.environ.get("TH_HOST") == "mine"
+        assert "TH_GONE" not in os.environ
+        assert os.getcwd() == str(tmp_path / "sub")
+        assert not caplog.records, [r.getMessage() for r in caplog.records]
+        # and a tool's own change is still put back, to the host's new state
+        result = await compiled.tool("demo", "setenv").call({"name": "TH_HOST", "value": "t"},
+                                                             CallContext(tool="setenv"))
+        assert not result.is_error
+        assert os.environ.get("TH_HOST") == "mine"
