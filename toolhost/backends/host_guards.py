@@ -1,7 +1,9 @@
 """What an in-process python tool cannot do to the host it shares a process with.
 
-- **End it.** ``os._exit()`` called by a tool's code (a sync tool's pool thread, an async
-  tool's call and the tasks it starts) raises ``HostExitRefused`` instead, a ``BaseException``
+- **End it.** ``os._exit()``, ``os.abort()``, ``os.kill``/``os.killpg`` of the host (or its
+  group) and ``signal.raise_signal`` with a signal that ends or stops it, called by a tool's
+  code (a sync tool's pool thread, a thread a tool started, an async tool's call and the
+  tasks it starts) raise ``HostExitRefused`` instead, a ``BaseException``
   that becomes that call's error result (``python_calls``); every other call goes on. The
   host's own ``os._exit`` elsewhere, and a child process the tool forked, exit as ever.
   Likewise ``sys.exit()`` or ``KeyboardInterrupt`` in a task an async tool started (asyncio
@@ -55,7 +57,14 @@ def mark_tool_thread() -> None:
 
 
 def _in_tool() -> bool:
-    return IN_TOOL.get() or getattr(_TOOL_THREAD, "tool", False)
+    return (IN_TOOL.get() or getattr(_TOOL_THREAD, "tool", False)
+            or getattr(threading.current_thread(), "_toolhost_tool", False))
+
+
+def _refused(what: str) -> HostExitRefused:
+    return HostExitRefused(
+        f"{what} would have ended toolhost itself, with every other call; an in-process "
+        "tool cannot end the host (give it `isolation: process` if it must exit)")
 
 
 def guard_exit() -> None:
@@ -67,10 +76,7 @@ def guard_exit() -> None:
 
     def _exit(status: int) -> NoReturn:
         if os.getpid() == host and _in_tool():
-            raise HostExitRefused(
-                f"os._exit({status!r}) would have ended toolhost itself, with every other "
-                "call; an in-process tool cannot end the host (give it `isolation: "
-                "process` if it must exit)")
+            raise _refused(f"os._exit({status!r})")
         original(status)
 
     _exit._toolhost_guarded = True  # type: ignore[attr-defined]
@@ -79,6 +85,64 @@ def guard_exit() -> None:
         if name in os.__dict__:
             os.__dict__[name] = _counted(os.__dict__[name])
     _watch_environ()
+    _guard_signals(host)
+    _mark_started_threads()
+
+
+# signals that end (or stop) a process by default, or that toolhost handles as "stop"
+_FATAL = frozenset({"SIGTERM", "SIGKILL", "SIGINT", "SIGQUIT", "SIGABRT", "SIGHUP", "SIGSTOP",
+                    "SIGTSTP", "SIGUSR1", "SIGUSR2", "SIGALRM", "SIGSEGV", "SIGBUS", "SIGFPE",
+                    "SIGILL", "SIGTRAP", "SIGSYS", "SIGPIPE", "SIGXCPU", "SIGXFSZ"})
+
+
+def _guard_signals(host: int) -> None:
+    """``os.kill``/``os.killpg`` of the host (or its group), ``signal.raise_signal`` and
+    ``os.abort`` by a tool's code: refused like ``os._exit``."""
+    import signal
+
+    def fatal(sig: int) -> bool:
+        try:
+            return signal.Signals(sig).name in _FATAL
+        except ValueError:
+            return False
+
+    kill, killpg, raise_signal, abort = os.kill, os.killpg, signal.raise_signal, os.abort
+
+    def _kill(pid: int, sig: int) -> None:
+        if pid in (host, 0, -os.getpgid(0)) and os.getpid() == host and fatal(sig) \
+                and _in_tool():
+            raise _refused(f"os.kill({pid}, {signal.Signals(sig).name})")
+        kill(pid, sig)
+
+    def _killpg(pgid: int, sig: int) -> None:
+        if pgid in (0, os.getpgid(0)) and os.getpid() == host and fatal(sig) and _in_tool():
+            raise _refused(f"os.killpg({pgid}, {signal.Signals(sig).name})")
+        killpg(pgid, sig)
+
+    def _raise_signal(sig: int) -> None:
+        if os.getpid() == host and fatal(sig) and _in_tool():
+            raise _refused(f"signal.raise_signal({signal.Signals(sig).name})")
+        raise_signal(sig)
+
+    def _abort() -> NoReturn:
+        if os.getpid() == host and _in_tool():
+            raise _refused("os.abort()")
+        abort()
+
+    os.kill, os.killpg, os.abort = _kill, _killpg, _abort
+    signal.raise_signal = _raise_signal
+
+
+def _mark_started_threads() -> None:
+    """A thread a tool's code starts is the tool's too (its ``os._exit`` is refused)."""
+    start = threading.Thread.start
+
+    def _start(self: threading.Thread) -> None:
+        if _in_tool():
+            self._toolhost_tool = True  # type: ignore[attr-defined]
+        start(self)
+
+    threading.Thread.start = _start  # type: ignore[method-assign]
 
 
 # changes so far: [any, a tool's] (lists: no global statement in the wrappers)
