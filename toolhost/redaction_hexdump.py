@@ -21,6 +21,7 @@ __all__ = ["MIN_BYTES", "SpacedHex"]
 MIN_BYTES = 4  # shorter secrets' spaced hex (``31 32 33``) is in every dump of anything
 _PREFIX = 16  # bytes of a longer secret that are hidden even when the rest differs
 _TRIGGER = 3  # bytes of a secret in the RE2 pattern (its size stays bounded)
+_LINE = 256  # the longest rest of a dump's line looked at for its ASCII column
 _TAIL = 22  # an ASCII column (`  |0123456789abcdef|`) and what pads it
 _BREAK = r"(?:\r?\n|\\r\\n|\\n)"
 _INLINE = r"[ :]{0,2}|\\x|,? ?0[xX]"
@@ -95,8 +96,9 @@ def _column(text: str, at: int, tail: bytes) -> int:
     (``tail``, as a dump shows bytes: printable ASCII as itself, any other as ``.``); 0 if
     it is not there."""
     shown = "".join(chr(b) if 0x20 <= b < 0x7F else "." for b in tail)
-    stop = min((i for i in (text.find("\n", at), text.find("\\n", at)) if i >= 0),
-               default=len(text))
+    limit = min(len(text), at + _LINE)  # a dump's line is short: the look stays bounded
+    stop = min((i for i in (text.find("\n", at, limit), text.find("\\n", at, limit))
+                if i >= 0), default=limit)
     found = text.find(shown, at, stop)
     return found + len(shown) if found >= 0 else 0
 
