@@ -229,7 +229,8 @@ async def test_what_the_host_changes_during_a_call_is_kept_and_not_blamed(
         assert os.environ.get("TH_HOST") == "mine"
         assert "TH_GONE" not in os.environ
         assert os.getcwd() == str(tmp_path / "sub")
-        assert not caplog.records, [r.getMessage() for r in caplog.records]
+        blamed = [r.getMessage() for r in caplog.records if "changed the host" in r.getMessage()]
+        assert not blamed, blamed
         # and a tool's own change is still put back, to the host's new state
         result = await compiled.tool("demo", "setenv").call({"name": "TH_HOST", "value": "t"},
                                                              CallContext(tool="setenv"))
