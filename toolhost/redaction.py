@@ -7,7 +7,7 @@ character in any of its spellings (itself; a backslash escape as JSON, JSON insi
 NFC and NFD forms and its UTF-8 read as Latin-1; in any case when it has 8 characters or more
 (``toolhost.redaction_spell``); and base64/base64url at any alignment inside a longer base64
 string, and hex (``toolhost.redaction_forms``); base64 and hex wrapped over lines
-(``toolhost.redaction_wrapped``).
+(``toolhost.redaction_wrapped``); hex dumps (``toolhost.redaction_hexdump``).
 
 RE2 finds candidates in one pass and only they are tried whole (``redaction_spell.Matcher``).
 Redact before cutting: ``toolhost.excerpt.cut`` does, through ``scrub``; a stream redacts
@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from typing import IO, Any
 
 from toolhost.redaction_forms import forms
+from toolhost.redaction_hexdump import SpacedHex
 from toolhost.redaction_spell import Matcher
 from toolhost.redaction_tail import MAX_HOLD, SpelledTails
 from toolhost.redaction_wrapped import (
@@ -79,7 +80,8 @@ class Redactor:
             every |= forms(secret)
         object.__setattr__(self, "_forms", frozenset(every))
         if every:
-            object.__setattr__(self, "_pattern", Matcher(self.secrets, every))
+            object.__setattr__(self, "_pattern", Matcher(self.secrets, every,
+                                                         SpacedHex(self.secrets)))
 
     def __call__(self, text: str) -> str:
         return self.redact(text)

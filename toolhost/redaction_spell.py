@@ -26,6 +26,10 @@ import functools
 import re
 import unicodedata
 from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from toolhost.redaction_hexdump import SpacedHex
 
 __all__ = ["FOLD_MIN", "LONG", "TRIGGER", "Matcher", "spellings", "view_patterns", "views"]
 
@@ -183,7 +187,8 @@ class Matcher:
     whole secrets tried, anchored there: Python regexes (built on first use), each character in
     any spelling, and a trie of the literal forms; the longest match wins."""
 
-    def __init__(self, secrets: Iterable[str], literal: Iterable[str]) -> None:
+    def __init__(self, secrets: Iterable[str], literal: Iterable[str],
+                 spaced: SpacedHex | None = None) -> None:
         import re2  # type: ignore[import-untyped]  # ~2.5 ms, once a config has secrets
 
         self._secrets = sorted({s for s in secrets if s}, key=len, reverse=True)
@@ -195,6 +200,8 @@ class Matcher:
         self._views: dict[str, list[re.Pattern[str]]] | None = None
         trigger = {p for s in self._secrets for p in _prefix_patterns(s)}
         trigger |= {re.escape(_encodable(w[:TRIGGER])) for w in literal}
+        self._spaced = spaced  # hex dumps: their start is a trigger, then followed in Python
+        trigger |= spaced.triggers() if spaced is not None else set()
         options = re2.Options()
         options.longest_match = True
         options.never_capture = True
@@ -248,6 +255,8 @@ class Matcher:
             match = spelled.match(text, start)
             if match and match.end() > end:
                 end = match.end()
+        if self._spaced is not None:
+            end = max(end, self._spaced.longest(text, start))
         return end
 
     def sub(self, text: str, mask: str) -> str:

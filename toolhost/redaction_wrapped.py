@@ -1,8 +1,7 @@
 """Secrets in encodings that tools break up: base64 or hex wrapped over several lines
 (``base64`` wraps at 76 columns, ``openssl base64`` and PEM at 64, ``xxd -p`` at 60), the line
-breaks raw, ``\\r\\n`` or JSON-escaped (``\\n``). (Hex spaced by bytes, as ``od`` writes it, hex
-with colons, and dumps with an ASCII column, as ``xxd`` and ``hexdump -C`` write them, are not
-read: looking for them costs more than every other form together.)
+breaks raw, ``\\r\\n`` or JSON-escaped (``\\n``). (Hex spaced by bytes, as ``od``, ``xxd`` and
+``hexdump -C`` write it, is ``toolhost.redaction_hexdump``'s.)
 
 Each such block is read joined (its separators taken out), the secret's forms are looked for
 in the joined text, and what is found is mapped back to the characters of the block it was

@@ -85,11 +85,35 @@ def state() -> dict:
 
 def ping() -> str:
     return "pong"
+
+def thread_exit(code: int) -> str:
+    import threading
+    worker = threading.Thread(target=os._exit, args=(code,))
+    worker.start()
+    worker.join()
+    return "survived"
+
+def kill_self(code: int) -> str:
+    import signal
+    os.kill(os.getpid(), signal.SIGTERM)
+
+def group_kill(code: int) -> str:
+    import signal
+    os.kill(0, signal.SIGTERM)
+
+async def raise_term(code: int) -> str:
+    import signal
+    signal.raise_signal(signal.SIGINT)
+
+def abort_self(code: int) -> str:
+    os.abort()
 '''
 
 EXITS = ("sync_exit", "async_exit", "task_exit", "str_exit", "arg_exit")
 # asyncio lets these two out of a task and out of the event loop
 IN_TASKS = {"task_sysexit": "SystemExit: 3", "task_interrupt": "KeyboardInterrupt"}
+SIGNALS = {"kill_self": "os.kill(", "group_kill": "os.kill(0, SIGTERM)",
+           "raise_term": "signal.raise_signal(SIGINT)", "abort_self": "os.abort()"}
 STATE = ("chdir", "setenv", "redirect", "state", "ping")
 
 
@@ -110,7 +134,8 @@ def test_exits_in_a_tool_are_its_error_and_the_host_goes_on(tmp_path: Path) -> N
     (tmp_path / "th_exits.py").write_text(textwrap.dedent(MODULE))
     lines = ["toolhost: 1", "permissions: {default: allow}", "servers:", "  p:",
              "    timeout: 20s", "    tools:"]
-    lines += [f"      {n}: {{python: 'th_exits:{n}'}}" for n in (*EXITS, *IN_TASKS, "ping")]
+    lines += [f"      {n}: {{python: 'th_exits:{n}'}}"
+              for n in (*EXITS, *IN_TASKS, *SIGNALS, "thread_exit", "ping")]
     config = tmp_path / "exits.yaml"
     config.write_text("\n".join(lines) + "\n")
     with stdio_peer(config) as peer:
@@ -127,6 +152,14 @@ def test_exits_in_a_tool_are_its_error_and_the_host_goes_on(tmp_path: Path) -> N
             peer.request(name, "tools/call", {"name": name, "arguments": {"code": 3}})
             answer = peer.wait_for(name, timeout=60)["result"]
             assert answer["content"][0]["text"] == f"Tool '{name}' failed: {shown}"
+        for name, shown in SIGNALS.items():
+            peer.request(name, "tools/call", {"name": name, "arguments": {"code": 3}})
+            text = peer.wait_for(name, timeout=60)["result"]["content"][0]["text"]
+            assert text.startswith(f"Tool '{name}' failed: HostExitRefused: {shown}"), text
+        # a thread the tool started is the tool's: its os._exit fails that thread only
+        peer.request("thread", "tools/call", {"name": "thread_exit", "arguments": {"code": 3}})
+        assert peer.wait_for("thread", timeout=60)["result"]["content"][0]["text"] == \
+            "survived"
         peer.request("ping", "tools/call", {"name": "ping", "arguments": {}})
         assert peer.wait_for("ping", timeout=60)["result"]["content"][0]["text"] == "pong"
         assert peer.proc.poll() is None
@@ -169,3 +202,37 @@ async def test_cwd_environment_and_streams_are_put_back(
         caplog.clear()
         assert await call("ping", {}) == "pong"
         assert not caplog.records
+
+
+@pytest.mark.anyio
+async def test_what_the_host_changes_during_a_call_is_kept_and_not_blamed(
+        config: Config, module: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        caplog: pytest.LogCaptureFixture) -> None:
+    # an embedder (the SDK adapter's program) changes its own cwd and environment on the
+    # event loop while a tool's call runs in the pool: that is not the tool's change
+    from toolhost.backends.host_guards import HOST_STATE
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("TH_HOST", raising=False)
+    monkeypatch.setenv("TH_GONE", "1")
+    (tmp_path / "sub").mkdir()
+    async with compile_tools(config(_tools(module, STATE))) as compiled:
+        redirect = compiled.tool("demo", "redirect")
+        with caplog.at_level(logging.WARNING, logger="toolhost.call"):
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(redirect.call, {"seconds": 0.5}, CallContext(tool="redirect"))
+                while not HOST_STATE._busy:
+                    await anyio.sleep(0.005)
+                os.environ["TH_HOST"] = "mine"
+                del os.environ["TH_GONE"]
+                os.chdir(tmp_path / "sub")
+        assert os.environ.get("TH_HOST") == "mine"
+        assert "TH_GONE" not in os.environ
+        assert os.getcwd() == str(tmp_path / "sub")
+        blamed = [r.getMessage() for r in caplog.records if "changed the host" in r.getMessage()]
+        assert not blamed, blamed
+        # and a tool's own change is still put back, to the host's new state
+        result = await compiled.tool("demo", "setenv").call({"name": "TH_HOST", "value": "t"},
+                                                             CallContext(tool="setenv"))
+        assert not result.is_error
+        assert os.environ.get("TH_HOST") == "mine"
