@@ -56,7 +56,8 @@ def test_workers_of_an_upstream_end_with_it(tmp_path: Path, mode: str) -> None:
         for kind, process in calls.items():
             out, err = process.communicate(timeout=60)
             if mode:
-                assert process.returncode != 0 and "tools" in err, (kind, err)
+                # (its listing timed out; on a loaded machine its initialize may have)
+                assert process.returncode != 0 and "upstream server 'h'" in err, (kind, err)
             else:
                 assert process.returncode == 0 and "called echo" in out, (kind, err)
         for kind, marker in markers.items():
