@@ -26,6 +26,7 @@ from toolhost.permissions.decision import Asker, Decision
 from toolhost.permissions.second_lock import NotedAllows
 from toolhost.results import ToolResult
 from toolhost.runner.render import Renderer
+from toolhost.runner.terminal import ASKING_TAG
 from toolhost.serve.guard import decided
 
 __all__ = ["RunnerGate", "make_gate"]
@@ -51,9 +52,17 @@ class RunnerGate:
 
     async def __call__(self, tool_name: str, tool_input: dict[str, Any],
                        request: dict[str, Any]) -> Decision:
-        return self._noted(tool_name, tool_input, request, self._shown(
-            tool_name, tool_input, request,
-            await self.gate.check(tool_name, tool_input, request)))
+        # a question asked for this call shows its tag (#N), as its call line does
+        tag = getattr(self.renderer, "tag", None)
+        use_id = request.get("tool_use_id")
+        token = ASKING_TAG.set(tag(use_id) if callable(tag) and isinstance(use_id, str)
+                               else "")
+        try:
+            decision = await self.gate.check(tool_name, tool_input, request)
+        finally:
+            ASKING_TAG.reset(token)
+        return self._noted(tool_name, tool_input, request,
+                           self._shown(tool_name, tool_input, request, decision))
 
     def decide_now(self, tool_name: str, tool_input: dict[str, Any],
                    request: dict[str, Any]) -> Decision | None:
