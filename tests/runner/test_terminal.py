@@ -342,7 +342,8 @@ def test_a_question_shows_the_tag_of_the_call_it_is_about(
     host = load_host(tmp_path / "kb.yaml", layers=False)
     master, term = tty
     renderer = TextRenderer(io.StringIO(), io.StringIO(), color=False)
-    gate = RunnerGate(PermissionGate(host.policy, TerminalAsker(reader=term)), renderer)
+    gate = RunnerGate(PermissionGate(host.policy, TerminalAsker(reader=term)), renderer,
+                      tag=renderer.tag)
     renderer.message({"type": "assistant", "message": {"id": "m1", "content": [
         {"type": "tool_use", "id": f"toolu_{n}", "name": "mcp__kb__note",
          "input": {"text": n}} for n in "abc"]}})

@@ -15,7 +15,7 @@ rules, the person for an ask, the audit log; a deny is the call's error.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from toolhost.backends.base import CallContext
@@ -43,9 +43,11 @@ def make_gate(host: Host, *, yes: bool = False, asker: Asker | None = None) -> P
 class RunnerGate:
     """The control session's ``PermissionFn``: ask the gate, show the decision."""
 
-    def __init__(self, gate: PermissionGate, renderer: Renderer) -> None:
+    def __init__(self, gate: PermissionGate, renderer: Renderer, *,
+                 tag: Callable[[str], str] | None = None) -> None:
         self.gate = gate
         self.renderer = renderer
+        self.tag = tag  # a call's "#N " as its call line shows it (TextRenderer.tag)
         self.noted = NotedAllows()  # the allows answered: see the module docstring
         # decided by decide_now, shown by after_answer
         self._unshown: list[tuple[str, dict[str, Any], dict[str, Any], Decision]] = []
@@ -53,9 +55,8 @@ class RunnerGate:
     async def __call__(self, tool_name: str, tool_input: dict[str, Any],
                        request: dict[str, Any]) -> Decision:
         # a question asked for this call shows its tag (#N), as its call line does
-        tag = getattr(self.renderer, "tag", None)
         use_id = request.get("tool_use_id")
-        token = ASKING_TAG.set(tag(use_id) if callable(tag) and isinstance(use_id, str)
+        token = ASKING_TAG.set(self.tag(use_id) if self.tag and isinstance(use_id, str)
                                else "")
         try:
             decision = await self.gate.check(tool_name, tool_input, request)
