@@ -117,3 +117,12 @@ def test_a_keyboard_interrupt_no_one_pressed_is_said_where_it_was_raised(
     else:
         _fails_cleanly(done, "KeyboardInterrupt raised at ",
                        f"{tmp_path / 'kbi_tool.py'}:2 with no Ctrl-C pressed")
+
+
+@pytest.mark.parametrize(("raw", "seconds"), [
+    ("1.5", 1.5), ("600", 600.0), ("0.5", 0.5), ("", 5.0), ("0.1", 5.0), ("601", 5.0),
+    ("nan", 5.0), ("inf", 5.0), ("-3", 5.0), ("five", 5.0)])
+def test_the_interrupt_grace_under_p_is_bounded(raw: str, seconds: float) -> None:
+    from toolhost.commands.run import interrupt_grace
+
+    assert interrupt_grace({"TOOLHOST_INTERRUPT_GRACE": raw}) == seconds

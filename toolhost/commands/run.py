@@ -21,7 +21,21 @@ if TYPE_CHECKING:
     from toolhost.scripted.scenario import Scenario
 
 # -p: seconds the CLI gets to end a turn Ctrl-C interrupted before the session is stopped
+# ($TOOLHOST_INTERRUPT_GRACE: 0.5 to 600; anything else is this default)
 INTERRUPT_GRACE = 5.0
+
+
+def interrupt_grace(environ: dict[str, str] | None = None) -> float:
+    """The seconds of ``INTERRUPT_GRACE``, or ``$TOOLHOST_INTERRUPT_GRACE`` when it is a
+    number from 0.5 to 600."""
+    import os
+
+    raw = (os.environ if environ is None else environ).get("TOOLHOST_INTERRUPT_GRACE", "")
+    try:
+        value = float(raw)
+    except ValueError:
+        return INTERRUPT_GRACE
+    return value if 0.5 <= value <= 600 else INTERRUPT_GRACE
 
 HELP = "run a Claude CLI session with the config's tools (one prompt with -p, else interactive)"
 
@@ -360,7 +374,7 @@ def _guarded(args: argparse.Namespace, started: Callable[[], None], scenario: Sc
                                     handle_sigint=True, watch=reload if args.watch else None,
                                     watch_interval=args.watch_interval, terminal=terminal,
                                     watch_since=loading,
-                                    interrupt_grace=INTERRUPT_GRACE if args.prompt is not None
+                                    interrupt_grace=interrupt_grace() if args.prompt is not None
                                     else None)
         finally:
             await host.aclose()
