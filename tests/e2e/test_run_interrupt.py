@@ -154,14 +154,15 @@ turns:
 
 def test_ctrl_c_under_p_stops_a_cli_that_ignores_the_interrupt(tmp_path: Path) -> None:
     # The fake CLI never answers `interrupt` nor ends its turn (for a minute): with -p, one
-    # Ctrl-C ends the run after the bounded wait (5 s), the CLI stopped, status 130.
+    # Ctrl-C ends the run after the bounded wait (5 s; 1.5 s here, by
+    # $TOOLHOST_INTERRUPT_GRACE), the CLI stopped, status 130.
     from .fakecli import ECHO_SERVER, FAKE_CLI, lines_file
 
     config = tmp_path / "echo.yaml"
     config.write_text(ECHO_SERVER)
     log = tmp_path / "fake.log"
     env = {"FAKE_LOG": str(log), "FAKE_LINES": str(lines_file(tmp_path, [])),
-           "FAKE_WAIT": "60"}
+           "FAKE_WAIT": "60", "TOOLHOST_INTERRUPT_GRACE": "1.5"}
     proc = start_toolhost(str(FAKE_CLI), str(config), "--cli", str(FAKE_CLI), "-p", "hi",
                           env=env)
     out, err = Lines(proc.stdout), Lines(proc.stderr)
@@ -172,6 +173,6 @@ def test_ctrl_c_under_p_stops_a_cli_that_ignores_the_interrupt(tmp_path: Path) -
     os.kill(proc.pid, signal.SIGINT)
     code = _finish(proc, out, err)  # waits at most 60 s (the fake's own turn) before failing
     assert code == 130, err.text
-    assert "did not end the turn 5 s after the interrupt: stopping it" in err.text
+    assert "did not end the turn 1.5 s after the interrupt: stopping it" in err.text
     assert "Traceback" not in err.text and "WARNING: interrupt" not in err.text
     assert '"subtype":"interrupt"' in log.read_text()  # it was asked first

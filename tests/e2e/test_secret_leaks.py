@@ -209,35 +209,54 @@ def _toolhost(env: dict[str, str], *args: str, stdin: str | None = None
                           input=stdin, timeout=120, check=False)
 
 
+def _in_process(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+                env: dict[str, str], args: list[str]) -> subprocess.CompletedProcess[str]:
+    """``toolhost ARGS`` run by ``cli.main`` in this process, with ``env``."""
+    from toolhost.cli import main
+
+    with monkeypatch.context() as patch:
+        for name, value in env.items():
+            patch.setenv(name, value)
+        code = main(args)
+    out, err = capsys.readouterr()
+    return subprocess.CompletedProcess(args, code, out, err)
+
+
 CALLS = [("leaky.raise_it", []), ("leaky.return_it", []), ("leaky.print_it", []),
          ("leaky.echo_env", []), ("leaky.fail_env", []), ("leaky.cut_env", []),
          ("leaky.say", [f"text={TOKEN}"]), ("web.headers", [])]
 
 
-def test_no_command_shows_a_secret(config: Path, env: dict[str, str], tmp_path: Path) -> None:
-    # The commands are independent: run side by side (the start-up of ~30 processes was
-    # most of this test's time), each recorded under its name.
+def test_no_command_shows_a_secret(config: Path, env: dict[str, str], tmp_path: Path,
+                                   capsys: pytest.CaptureFixture[str],
+                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    # The commands that run no tool run in this process (a process's start-up was most of
+    # this test's time); the calls run as processes of their own, side by side. Each is
+    # recorded under its name.
     c = str(config)
     bad = str(tmp_path / "bad.yaml")
-    commands: dict[str, list[str]] = {
+    here: dict[str, list[str]] = {
         "validate": ["validate", c], "validate bad": ["validate", bad],
         "tools": ["tools", c], "tools --json": ["tools", c, "--json"],
         "tools --explain": ["tools", c, "--explain"],
         "tools --explain --json": ["tools", c, "--explain", "--json"],
         "permissions list": ["permissions", "list", c]}
     for extra in ([], ["--json"]):
-        commands[f"check {extra}"] = [
+        here[f"check {extra}"] = [
             "permissions", "check", c, "mcp__leaky__say", "--input",
             json.dumps({"text": f"a {TOKEN} b"}), *extra]
-        commands[f"check token {extra}"] = [
+        here[f"check token {extra}"] = [
             "permissions", "check", c, "mcp__leaky__say", "--input",
             json.dumps({"text": "fine", "token": PASSWORD}), *extra]
+    commands: dict[str, list[str]] = {}
     for tool, args in CALLS:
         for extra in ([], ["--json"]):
             commands[f"call {tool} {extra}"] = ["call", c, tool, *args, *extra]
     with ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2)) as pool:
-        done = dict(zip(commands, pool.map(lambda a: _toolhost(env, *a), commands.values()),
-                        strict=True))
+        running = pool.map(lambda a: _toolhost(env, *a), commands.values())
+        done = {name: _in_process(monkeypatch, capsys, env, args)
+                for name, args in here.items()}
+        done.update(zip(commands, running, strict=True))
     outputs = {name: f"{run.stdout}\n{run.stderr}" for name, run in done.items()}
     bad_run = done["validate bad"]
     assert bad_run.returncode != 0 and "bad.yaml:" in bad_run.stderr  # located, still

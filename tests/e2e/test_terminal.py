@@ -242,6 +242,9 @@ turns:
     screen = pane.wait_for("One of two.")
     # the second call's line waited for the first answer instead of landing in the question
     assert f"{QUESTION}→" not in screen, screen
+    # each question names its call by the tag of its call line (lead's leftover, round 7)
+    assert "permission needed for #1 mcp__e2e__write_note" in screen, screen
+    assert "permission needed for #2 mcp__e2e__write_note" in screen, screen
     assert "#2 ⊘ denied by default (person): A person denied mcp__e2e__write_note: not " \
         "that one" in screen
     assert _end(pane) == 0, pane.screen()

@@ -91,3 +91,38 @@ def test_single_error_unwraps_nested_groups_of_one() -> None:
     two = ExceptionGroup("two", [inner, ValueError("x")])
     assert single_error(two) is two
     assert single_error(inner) is inner
+
+
+@pytest.mark.parametrize("pressed", [False, True])
+def test_a_keyboard_interrupt_no_one_pressed_is_said_where_it_was_raised(
+        tmp_path: Path, pressed: bool) -> None:
+    # lead's leftover (round 7): a tool module raising KeyboardInterrupt as it loads made
+    # `run` exit 130 without a word; a real Ctrl-C there still exits 130, as it did
+    (tmp_path / "kbi_tool.py").write_text(
+        "import os, signal, time\n"
+        + ("os.kill(os.getpid(), signal.SIGINT)\ntime.sleep(30)\n" if pressed
+           else "raise KeyboardInterrupt\n")
+        + "def boom(x: str) -> str:\n    return x\n")
+    (tmp_path / "c.yaml").write_text(
+        "toolhost: 1\nservers:\n  s:\n    tools:\n      boom:\n        python: kbi_tool:boom\n")
+    clean = {k: v for k, v in os.environ.items() if k not in ("TOOLHOST_DEBUG",)}
+    done = subprocess.run([TOOLHOST, "run", str(tmp_path / "c.yaml"), "--script",
+                           str(SCENARIO), "-p", "hi"], capture_output=True, text=True,
+                          timeout=60, cwd=tmp_path, check=False,
+                          env={**clean, "PYTHONPATH": str(tmp_path)})
+    assert "Traceback" not in done.stderr, done.stderr
+    if pressed:
+        assert done.returncode == 130, done.stderr
+        assert "KeyboardInterrupt" not in done.stderr, done.stderr
+    else:
+        _fails_cleanly(done, "KeyboardInterrupt raised at ",
+                       f"{tmp_path / 'kbi_tool.py'}:2 with no Ctrl-C pressed")
+
+
+@pytest.mark.parametrize(("raw", "seconds"), [
+    ("1.5", 1.5), ("600", 600.0), ("0.5", 0.5), ("", 5.0), ("0.1", 5.0), ("601", 5.0),
+    ("nan", 5.0), ("inf", 5.0), ("-3", 5.0), ("five", 5.0)])
+def test_the_interrupt_grace_under_p_is_bounded(raw: str, seconds: float) -> None:
+    from toolhost.commands.run import interrupt_grace
+
+    assert interrupt_grace({"TOOLHOST_INTERRUPT_GRACE": raw}) == seconds

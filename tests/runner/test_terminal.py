@@ -322,3 +322,44 @@ def test_a_question_withdrawn_from_outside_never_answers_the_next_prompt(
     shown = _shown(master)
     assert "the question was withdrawn" in shown
     assert "ignored 2 characters typed after the question was withdrawn" in shown
+
+
+def test_a_question_shows_the_tag_of_the_call_it_is_about(
+        tty: tuple[int, Terminal], tmp_path: Path) -> None:
+    # lead's leftover (round 7): with several calls in flight, the question did not say which
+    # one it was about; the call lines and decision lines say "#N", and now so does it
+    import io
+
+    from toolhost.host import load_host
+    from toolhost.permissions import PermissionGate, TerminalAsker
+    from toolhost.runner.gate import RunnerGate
+    from toolhost.runner.render import TextRenderer
+
+    (tmp_path / "kb.yaml").write_text(
+        "toolhost: 1\nservers:\n  kb:\n    tools:\n      note:\n"
+        "        command: [echo, '{{ text }}']\n        params: {text: {type: string}}\n"
+        "permissions:\n  default: ask\n")
+    host = load_host(tmp_path / "kb.yaml", layers=False)
+    master, term = tty
+    renderer = TextRenderer(io.StringIO(), io.StringIO(), color=False)
+    gate = RunnerGate(PermissionGate(host.policy, TerminalAsker(reader=term)), renderer,
+                      tag=renderer.tag)
+    renderer.message({"type": "assistant", "message": {"id": "m1", "content": [
+        {"type": "tool_use", "id": f"toolu_{n}", "name": "mcp__kb__note",
+         "input": {"text": n}} for n in "abc"]}})
+
+    async def main() -> str:
+        async with anyio.create_task_group() as tg:
+            async def answer() -> None:
+                while not term.question:
+                    await anyio.sleep(0.01)
+                os.write(master, b"y\n")
+            tg.start_soon(answer)
+            with anyio.fail_after(10):
+                decided = await gate("mcp__kb__note", {"text": "b"}, {"tool_use_id": "toolu_b"})
+        return decided.behavior
+
+    assert anyio.run(main) == "allow"
+    shown = _shown(master)
+    assert "permission needed for #2 mcp__kb__note" in shown
+    assert "#1" not in shown and "#3" not in shown

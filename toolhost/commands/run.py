@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import signal
 import sys
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
+from types import FrameType
 from typing import TYPE_CHECKING
 
 from toolhost.commands._argtypes import interval, positive_int
@@ -18,7 +21,21 @@ if TYPE_CHECKING:
     from toolhost.scripted.scenario import Scenario
 
 # -p: seconds the CLI gets to end a turn Ctrl-C interrupted before the session is stopped
+# ($TOOLHOST_INTERRUPT_GRACE: 0.5 to 600; anything else is this default)
 INTERRUPT_GRACE = 5.0
+
+
+def interrupt_grace(environ: dict[str, str] | None = None) -> float:
+    """The seconds of ``INTERRUPT_GRACE``, or ``$TOOLHOST_INTERRUPT_GRACE`` when it is a
+    number from 0.5 to 600."""
+    import os
+
+    raw = (os.environ if environ is None else environ).get("TOOLHOST_INTERRUPT_GRACE", "")
+    try:
+        value = float(raw)
+    except ValueError:
+        return INTERRUPT_GRACE
+    return value if 0.5 <= value <= 600 else INTERRUPT_GRACE
 
 HELP = "run a Claude CLI session with the config's tools (one prompt with -p, else interactive)"
 
@@ -256,17 +273,65 @@ def _run(args: argparse.Namespace, started: Callable[[], None]) -> int:
     # is written to fds 1 and 2 below Python (runner.inert_fds; put back by ``_run``).
     guard = InertDescriptors.open()
     try:
-        code = _guarded(args, started, scenario, renderer, guard)
+        with _ctrl_c_noted() as pressed:
+            code = _guarded(args, started, scenario, renderer, guard)
+    except KeyboardInterrupt as exc:
+        if pressed:
+            raise
+        # No Ctrl-C came: a tool module or plugin raised it (at import, while the config
+        # loads). Said in one located line, not a silent exit 130.
+        import traceback
+
+        from toolhost.cli import debug_wanted
+        from toolhost.visible import visible
+
+        renderer.close()
+        if debug_wanted(args):
+            traceback.print_exception(type(exc), exc, exc.__traceback__, file=sys.stderr)
+        print(f"toolhost: error: KeyboardInterrupt raised{_raised_at(exc, visible)} with no "
+              "Ctrl-C pressed (a tool module or plugin raised it); the run stopped",
+              file=sys.stderr)
+        code = 1
     finally:
         guard.close()
     release_terminal_before_exit()  # after the last word: see its docstring (tmux)
     return code
 
 
+@contextlib.contextmanager
+def _ctrl_c_noted() -> Iterator[list[bool]]:
+    """A list that is non-empty once a real SIGINT arrived in the block (Python's own handler,
+    noting it): a KeyboardInterrupt without one was raised by code, not by the person."""
+    pressed: list[bool] = []
+
+    def noted(signum: int, frame: FrameType | None) -> None:
+        pressed.append(True)
+        signal.default_int_handler(signum, frame)
+
+    installed = False
+    with contextlib.suppress(ValueError):  # not the main thread: nothing to note
+        installed = signal.getsignal(signal.SIGINT) is signal.default_int_handler
+        if installed:
+            signal.signal(signal.SIGINT, noted)
+    try:
+        yield pressed
+    finally:
+        if installed and signal.getsignal(signal.SIGINT) is noted:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+def _raised_at(exc: BaseException, visible: Callable[[str], str]) -> str:
+    """`` at FILE:LINE`` of the innermost frame that raised ``exc`` ("" without one)."""
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    if tb is None:
+        return ""
+    return f" at {visible(tb.tb_frame.f_code.co_filename)}:{tb.tb_lineno}"
+
+
 def _guarded(args: argparse.Namespace, started: Callable[[], None], scenario: Scenario | None,
              renderer: Renderer, guard: InertDescriptors) -> int:
-    import signal
-
     import anyio
 
     from toolhost.host import load_host
@@ -309,7 +374,7 @@ def _guarded(args: argparse.Namespace, started: Callable[[], None], scenario: Sc
                                     handle_sigint=True, watch=reload if args.watch else None,
                                     watch_interval=args.watch_interval, terminal=terminal,
                                     watch_since=loading,
-                                    interrupt_grace=INTERRUPT_GRACE if args.prompt is not None
+                                    interrupt_grace=interrupt_grace() if args.prompt is not None
                                     else None)
         finally:
             await host.aclose()

@@ -15,7 +15,7 @@ rules, the person for an ask, the audit log; a deny is the call's error.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from toolhost.backends.base import CallContext
@@ -26,6 +26,7 @@ from toolhost.permissions.decision import Asker, Decision
 from toolhost.permissions.second_lock import NotedAllows
 from toolhost.results import ToolResult
 from toolhost.runner.render import Renderer
+from toolhost.runner.terminal import ASKING_TAG
 from toolhost.serve.guard import decided
 
 __all__ = ["RunnerGate", "make_gate"]
@@ -42,18 +43,27 @@ def make_gate(host: Host, *, yes: bool = False, asker: Asker | None = None) -> P
 class RunnerGate:
     """The control session's ``PermissionFn``: ask the gate, show the decision."""
 
-    def __init__(self, gate: PermissionGate, renderer: Renderer) -> None:
+    def __init__(self, gate: PermissionGate, renderer: Renderer, *,
+                 tag: Callable[[str], str] | None = None) -> None:
         self.gate = gate
         self.renderer = renderer
+        self.tag = tag  # a call's "#N " as its call line shows it (TextRenderer.tag)
         self.noted = NotedAllows()  # the allows answered: see the module docstring
         # decided by decide_now, shown by after_answer
         self._unshown: list[tuple[str, dict[str, Any], dict[str, Any], Decision]] = []
 
     async def __call__(self, tool_name: str, tool_input: dict[str, Any],
                        request: dict[str, Any]) -> Decision:
-        return self._noted(tool_name, tool_input, request, self._shown(
-            tool_name, tool_input, request,
-            await self.gate.check(tool_name, tool_input, request)))
+        # a question asked for this call shows its tag (#N), as its call line does
+        use_id = request.get("tool_use_id")
+        token = ASKING_TAG.set(self.tag(use_id) if self.tag and isinstance(use_id, str)
+                               else "")
+        try:
+            decision = await self.gate.check(tool_name, tool_input, request)
+        finally:
+            ASKING_TAG.reset(token)
+        return self._noted(tool_name, tool_input, request,
+                           self._shown(tool_name, tool_input, request, decision))
 
     def decide_now(self, tool_name: str, tool_input: dict[str, Any],
                    request: dict[str, Any]) -> Decision | None:

@@ -161,7 +161,8 @@ async def run_host(host: Host, prompts: Iterable[str] | AsyncIterable[str], *,
                 try:
                     with signals.scope:
                         on_message = _giving_up(renderer.message, signals, watching)
-                        permission = RunnerGate(gate, renderer)
+                        permission = RunnerGate(gate, renderer, tag=shown.tag if isinstance(
+                            shown, TextRenderer) else None)
                         async with open_cli(command, host.servers,
                                             permission=permission,
                                             on_message=on_message,

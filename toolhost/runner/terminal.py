@@ -28,16 +28,22 @@ import os
 import struct
 import sys
 import termios
+from contextvars import ContextVar
 from typing import Any
 
 import anyio
 
 from toolhost.permissions.ask import AskInterrupted
 
-__all__ = ["MAX_LINE", "Terminal", "TerminalInterrupt", "hide_stdin",
+__all__ = ["ASKING_TAG", "MAX_LINE", "Terminal", "TerminalInterrupt", "hide_stdin",
            "release_terminal_before_exit", "restore_stdin"]
 
 MAX_LINE = 64 * 1024  # a longer line is cut (said so): memory stays bounded
+# The ``#N `` tag of the call a permission question in this task is about (set by the
+# runner's gate around its ``can_use_tool``): shown in the question as on the call lines, so
+# a person can tell which call is asked about when several are in flight.
+ASKING_TAG: ContextVar[str] = ContextVar("asking_tag", default="")
+_QUESTION_HEAD = "toolhost: permission needed for "
 
 
 class TerminalInterrupt(AskInterrupted):
@@ -157,6 +163,9 @@ class Terminal:
                 raise TerminalInterrupt
             self._interrupted = False
             self.question = question
+            tag = ASKING_TAG.get() if question else ""
+            if tag and _QUESTION_HEAD in prompt[:len(_QUESTION_HEAD) + 2]:
+                prompt = prompt.replace(_QUESTION_HEAD, _QUESTION_HEAD + tag, 1)
             try:
                 if question and not keep_typeahead:
                     dropped = self.discard_typeahead()
