@@ -51,9 +51,9 @@ def soft_nofile(pid: int) -> int:
 
 # (soft, hard ulimit -n, --max-connections, connections opened, connections served at most)
 CASES = [
-    (64, 4096, 40, 300, 40),  # the soft limit is raised to fit 40 and the headroom
-    (300, 300, 1000, 500, 300 - FD_HEADROOM),  # the hard limit is too low: lowered to fit
-    (512, 512, 100, 700, 100),
+    (64, 4096, 40, 120, 40),  # the soft limit is raised to fit 40 and the headroom
+    (300, 300, 1000, 380, 300 - FD_HEADROOM),  # the hard limit is too low: lowered to fit
+    (512, 512, 100, 250, 100),
 ]
 
 

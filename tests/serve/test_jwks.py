@@ -324,3 +324,43 @@ def test_two_keys_under_one_kid_each_verify_their_tokens(issuer: Issuer) -> None
                            headers={"kid": "k1"})
     assert verify(auth, by_second) == "ok x"
     assert verify(auth, by_second[:-4] + "AAAA").startswith("401: ")
+
+
+def _signed_as_is(key: Any, header: dict[str, Any], claims: dict[str, Any]) -> str:
+    """A token with exactly ``header`` (jwt.encode rewrites b64 and crit), RS256-signed."""
+    import base64
+
+    def b64(data: bytes) -> str:
+        return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+    signing_input = b64(json.dumps(header).encode()) + "." + b64(json.dumps(claims).encode())
+    signature = jwt.algorithms.RSAAlgorithm(jwt.algorithms.RSAAlgorithm.SHA256).sign(
+        signing_input.encode(), key)
+    return signing_input + "." + b64(signature)
+
+
+@pytest.mark.parametrize("extra", [
+    {"crit": ["b64"], "b64": True},  # PyJWT understands b64 and would accept this one
+    {"crit": ["cnf-bound"], "cnf-bound": True},
+    {"crit": []}, {"crit": "exp"}, {"b64": True},
+])
+def test_a_token_naming_critical_extensions_is_refused(issuer: Issuer,
+                                                       extra: dict[str, Any]) -> None:
+    """RFC 7515 §4.1.11: toolhost understands no JWS extension, so a validly signed token
+    that names one (crit, b64) is refused, whatever the PyJWT release does with it."""
+    header = {"alg": "RS256", "typ": "JWT", "kid": "k1", **extra}
+    token = _signed_as_is(issuer.keys["k1"], header, good_claims(issuer))
+    got = verify(auth_for(issuer, Clock()), token)
+    assert got.startswith("401: ") and ("crit" in got or "critical" in got), got
+    assert issuer.hits == 0  # refused before any key is fetched
+
+
+def test_key_url_headers_are_never_followed(issuer: Issuer) -> None:
+    """jku / x5u / jwk in a token's header are ignored: only the issuer's set is read."""
+    elsewhere = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    forged = jwt.encode(good_claims(issuer), elsewhere, algorithm="RS256", headers={
+        "kid": "k1", "jku": issuer.url + "/evil", "x5u": issuer.url + "/evil",
+        "jwk": _jwk(elsewhere, "k1")})
+    auth = auth_for(issuer, Clock())
+    assert verify(auth, forged) == "401: Signature verification failed"
+    assert verify(auth, issuer.token()) == "ok ana"

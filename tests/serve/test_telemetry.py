@@ -49,11 +49,13 @@ async def test_each_call_is_a_span_with_its_decision_and_a_measurement(tmp_path:
         assert (await call("hi", 1))["result"]["isError"] is False  # type: ignore[index]
         assert (await call("nope", 2))["result"]["isError"] is True  # type: ignore[index]
         assert "error" in (await call("missing", 3) or {})
+        for n in range(30):  # made-up names: one metric series between them, not 30
+            assert "error" in (await call(f"made-up-{n}", 10 + n) or {})
         await server.served.handle({"jsonrpc": "2.0", "id": 4, "method": "ping"})
     finally:
         await server.aclose()
     finished = {s.name: s for s in spans.get_finished_spans()}
-    assert set(finished) == {"tools/call hi", "tools/call nope", "tools/call missing"}
+    assert {"tools/call hi", "tools/call nope", "tools/call missing"} <= set(finished)
     hi, no = finished["tools/call hi"], finished["tools/call nope"]
     assert hi.attributes["gen_ai.tool.name"] == "hi"
     assert hi.attributes["toolhost.permission.decision"] == "allow"
@@ -67,6 +69,9 @@ async def test_each_call_is_a_span_with_its_decision_and_a_measurement(tmp_path:
               ("toolhost.permission.decision", "allow")), 1) in points
     assert ((("gen_ai.tool.name", "nope"), ("toolhost.outcome", "tool_error"),
               ("toolhost.permission.decision", "deny")), 1) in points
+    assert ((("gen_ai.tool.name", "?"), ("toolhost.outcome", "jsonrpc_error"),
+              ("toolhost.permission.decision", "unknown")), 31) in points
+    assert len(points) == 3, points
 
 
 def test_telemetry_can_be_turned_off() -> None:

@@ -4,15 +4,16 @@ toolhost is the *resource server*: it never issues tokens, it checks them. Each 
 ``Authorization: Bearer <JWT>`` must be signed by a key of the issuer's current JWK set
 (toolhost.serve.jwks: trusted 5 minutes, refetched for an unknown key id), with an algorithm
 that fits that key, name the configured issuer and audience, and be within its validity
-window (``exp``, ``nbf``; 30 s of leeway). Only asymmetric algorithms are accepted (RS*, PS*,
-ES*, EdDSA): ``none`` and shared-secret HS* never are. The caller it vouches for (``sub``,
-``scope``/``scp``, a groups claim; toolhost.permissions.claims) reaches permission rules and
-the audit log (toolhost.permissions.caller). A token whose key is in the current set is
-checked on the event loop, without a thread and without waiting for any fetch. A request
-without a valid token is 401 with ``WWW-Authenticate: Bearer resource_metadata=...``
-pointing at the protected resource metadata (RFC 9728) served at
-``/.well-known/oauth-protected-resource``; one whose key cannot be fetched now is
-:class:`IssuerUnavailableError` (``status`` 503).
+window (``exp``, ``nbf``; 30 s of leeway). A token whose header names JWS extensions
+(``crit``, ``b64``) is refused: toolhost understands none. Only asymmetric algorithms are
+accepted (RS*, PS*, ES*, EdDSA): ``none`` and shared-secret HS* never are. The caller it
+vouches for (``sub``, ``scope``/``scp``, a groups claim; toolhost.permissions.claims)
+reaches permission rules and the audit log (toolhost.permissions.caller). A token whose
+key is in the current set is checked on the event loop, without a thread and without
+waiting for any fetch. A request without a valid token is 401 with
+``WWW-Authenticate: Bearer resource_metadata=...`` pointing at the protected resource
+metadata (RFC 9728) served at ``/.well-known/oauth-protected-resource``; one whose key
+cannot be fetched now is :class:`IssuerUnavailableError` (``status`` 503).
 
 PyJWT (``pip install 'toolhost[auth]'``) is imported only when auth is configured.
 """
@@ -187,6 +188,11 @@ class JwtAuth:
                             f"{', '.join(self.algorithms)})")
         if kid is not None and not isinstance(kid, str):
             raise AuthError("the token's kid must be a string")
+        if "crit" in header or "b64" in header:
+            # RFC 7515 §4.1.11: an extension the recipient does not understand MUST refuse
+            # the token; toolhost understands none (older PyJWT releases ignore "crit")
+            raise AuthError("the token names critical header extensions (crit); none are "
+                            "accepted")
         self._refuse_by_claims(token)
         keys = await self._keys_for(kid)
         try:

@@ -11,7 +11,8 @@ exist): a SERVER span ``tools/call <tool>`` with ``mcp.method.name``, ``gen_ai.t
 decision (``toolhost.permission.decision``, and the rule in ``toolhost.permission.rule``),
 the caller's subject when authenticated (``enduser.id``) and ``error.type`` when the call
 fails; the histogram ``mcp.server.operation.duration`` (seconds) and the counter
-``toolhost.tool.calls`` with the tool, the decision and the outcome.
+``toolhost.tool.calls`` with the tool, the decision and the outcome (a tool name no
+permission decision was made for, e.g. one not served, is labelled ``?``: labels stay few).
 
 Every text that goes on a span or a metric label (the tool name and request id the client
 sent, the caller, the rule as ``permissions list`` shows it, an error's type) is redacted like
@@ -111,7 +112,11 @@ class Telemetry:
                 span.set_attribute("error.type", outcome)
                 span.set_status(self._trace.Status(self._trace.StatusCode.ERROR))
             decision = _decision_of(span)
-        labels = {"gen_ai.tool.name": tool, "toolhost.outcome": outcome,
+        # a metric label only names a tool the permission engine decided on (one served):
+        # made-up names would each make a new series, until the SDK's cardinality limit
+        # pushes the real tools' series into overflow
+        labels = {"gen_ai.tool.name": tool if decision != "unknown" else "?",
+                  "toolhost.outcome": outcome,
                   "toolhost.permission.decision": decision}
         self.duration.record(elapsed, {"mcp.method.name": "tools/call", **labels})
         self.calls.add(1, labels)
