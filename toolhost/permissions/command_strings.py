@@ -56,6 +56,13 @@ _VIMS = frozenset({"vi", "vim", "nvim", "gvim", "view", "ex", "rvim", "vimdiff"}
 _SED_E = re.compile(r"(?:^|[;\n{}]|[0-9$/!])\s*e\s+([^;\n}]+)")
 
 
+_GDB_SHELL = re.compile(r"\s*(?:shell\s+|!|platform\s+shell\s+)")
+# container and pod tools whose `exec` runs a command inside (`kubectl exec p -- rm x`)
+_EXECS = {"docker": "exec", "podman": "exec", "nerdctl": "exec", "kubectl": "exec",
+          "oc": "exec", "lxc": "exec", "incus": "exec", "docker-compose": "exec"}
+_MAX_EXEC_WORDS = 32
+
+
 def _leading_assignments(form: tuple[str, ...]) -> list[str]:
     out = []
     for word in form:
@@ -215,6 +222,17 @@ def command_strings(form: tuple[str, ...]) -> list[str]:
         values += [w[1:] for w in form[1:] if w.startswith("+")]
         return [*(v.partition("!")[2] for v in values if "!" in v),  # :!cmd, silent !cmd
                 *(m.group(1) for v in values if "system" in v for m in _AWK_STRING.finditer(v))]
+    if name in ("less", "more", "most"):  # less +'!rm x': its `!` command runs a shell
+        return [w[1:].lstrip(":").partition("!")[2] for w in form[1:]
+                if w.startswith("+") and "!" in w]
+    if name in ("gdb", "lldb"):  # gdb -ex 'shell rm x', -ex '!rm x', lldb -o 'platform shell'
+        values = [form[k + 1] for k, w in enumerate(form[1:-1], 1)
+                  if w.lstrip("-") in ("ex", "eval-command", "iex", "o", "one-line")]
+        values += [w.partition("=")[2] for w in form[1:] if w.startswith("--eval-command=")]
+        return [_GDB_SHELL.sub("", v, count=1) for v in values if _GDB_SHELL.match(v)]
+    if name in _EXECS and _EXECS[name] in form[1:3]:  # docker exec c rm x: fail closed,
+        at = form.index(_EXECS[name], 1) + 1  # every suffix may be the command it runs
+        return [" ".join(form[k:]) for k in range(at, min(len(form), at + _MAX_EXEC_WORDS))]
     if name in ("sed", "gsed"):
         scripts = [a.partition("=")[2] if a.startswith("--expression=") else a
                    for a in form[1:] if a.startswith("--expression=") or not a.startswith("-")]
