@@ -50,10 +50,23 @@ def content_hints(tool: str, rule_dir: str, effect: str = "deny") -> list[tuple[
     if name in PATH_TOOLS:
         return (_braces(name, spec) + _rooted(name, spec, rule_dir) + _windows(name, spec)
                 + _arg_prefix(name, spec) + _unclosed_bracket(name, spec)
+                + _two_rules(name, spec)
                 + (_glued_stars(name, spec) if effect == "allow" else []))
     if name == "Bash":
         return _bash(spec) + (_never_allows(spec) if effect == "allow" else [])
     return []
+
+
+_GLUED_RULE = re.compile(r"\)\s*,?\s*[A-Za-z_][A-Za-z0-9_]*\(")
+
+
+def _two_rules(name: str, spec: str) -> list[tuple[str, str, str]]:
+    """``Read(//etc/shadow), Read(//x)`` in one string: one path pattern holding ``), Read(``."""
+    found = _GLUED_RULE.search(spec)
+    if found is None:
+        return []
+    return [("warning", f"{name}({spec}) looks like two rules in one string: it names one "
+             f"path holding {found.group(0)!r}", "write each rule as its own list item")]
 
 
 def _unclosed_bracket(name: str, spec: str) -> list[tuple[str, str, str]]:
