@@ -232,7 +232,8 @@ def command_strings(form: tuple[str, ...]) -> list[str]:
         return [_GDB_SHELL.sub("", v, count=1) for v in values if _GDB_SHELL.match(v)]
     if name in _EXECS and _EXECS[name] in form[1:3]:  # docker exec c rm x: fail closed,
         at = form.index(_EXECS[name], 1) + 1  # every suffix may be the command it runs
-        return [" ".join(form[k:]) for k in range(at, min(len(form), at + _MAX_EXEC_WORDS))]
+        return [" ".join(form[k:]) for k in range(at, min(len(form), at + _MAX_EXEC_WORDS))
+                if not form[k].startswith("-")]  # an option never starts the command
     if name in ("sed", "gsed"):
         scripts = [a.partition("=")[2] if a.startswith("--expression=") else a
                    for a in form[1:] if a.startswith("--expression=") or not a.startswith("-")]
