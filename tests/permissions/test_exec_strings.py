@@ -24,7 +24,8 @@ RUNS = [
     ("more '+:!rm x' f", "deny"),
 ]
 HONEST = ["docker exec c ls", "kubectl exec p -- ls -la", "docker run --rm img ls",
-          "gdb -batch -ex 'bt' ./a.out", "less +G f", "docker ps", "kubectl get pods"]
+          "gdb -batch -ex 'bt' ./a.out", "less +G f", "docker ps", "kubectl get pods",
+          "docker exec -it c bash", "kubectl exec -it p -- sh", "docker exec -e A=1 c env"]
 
 
 @pytest.mark.parametrize(("command", "want"), RUNS)
