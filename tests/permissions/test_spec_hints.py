@@ -26,10 +26,18 @@ RULES = {
     "Grep(pattern:secret)": ("warning", "takes a path pattern, not 'pattern:'"),
     "Read(file_path://etc/passwd)": ("warning", "not 'file_path:'"),
     "Glob(path:src/**)": ("warning", "not 'path:'"),
+    "Read(//etc/pass[wd)": ("warning", "opens no character class"),
+    "Edit(src/[ab/**)": ("warning", "opens no character class"),
+    "Glob(**/*[.py)": ("warning", "opens no character class"),
+    "NotebookEdit(//nb/[x]/[y.ipynb)": ("warning", "opens no character class"),
+    "Read(//etc/shadow), Read(//x)": ("warning", "two rules in one string"),
+    "Edit(src/**) Write(docs/**)": ("warning", "two rules in one string"),
 }
 FINE = ["Read(/docs/**)", "Read(//etc/passwd)", "Read(./etc/x)", "Read(/*.md)",
         "Read(//etc/**.conf)", "Read(//x/**/*.py)", "Read(//srv/data:/x)",
-        "Bash(npm test:*)", "Bash(curl https://x.example/?q=1)", "Bash(git * main)"]
+        "Bash(npm test:*)", "Bash(curl https://x.example/?q=1)", "Bash(git * main)",
+        "Read(//x/[ab]c)", "Read(//x/[!a]/y)", "Read(//x/[]]/y)", "Bash(ls [a)",
+        "Read(//x/f(1).txt)", "Read(//x/a), b/**)"]
 
 
 def _review(tmp_path: Path, rules: list[str], effect: str = "deny") -> list[str]:

@@ -42,7 +42,7 @@ _SSH_VALUE_FLAGS = frozenset("BbcDEeFIiJLlmOoPpQRSWw")  # ssh's one-letter optio
 # code are tried as command lines (`python3 -c 'import os; os.system("rm x")'`)
 _INLINE_CODE = {
     "python": "c", "pypy": "c", "perl": "eE", "ruby": "e", "node": "ep", "nodejs": "ep",
-    "bun": "ep", "php": "r", "lua": "e", "luajit": "e",
+    "bun": "ep", "php": "rBRE", "lua": "e", "luajit": "e",
 }
 _INLINE_LONG = frozenset({"--eval", "--print"})
 _VERSIONED = re.compile(r"(python|pypy|perl|ruby|php|lua)[0-9.]*")
@@ -54,6 +54,13 @@ _CODE_STRING = re.compile(r'"((?:[^"\\]|\\.)*)"|\'((?:[^\'\\]|\\.)*)\'|`([^`]*)`
 _VIMS = frozenset({"vi", "vim", "nvim", "gvim", "view", "ex", "rvim", "vimdiff"})
 # a sed script's `e` command (GNU: runs the rest of its line) or `s///e` flag runs a command
 _SED_E = re.compile(r"(?:^|[;\n{}]|[0-9$/!])\s*e\s+([^;\n}]+)")
+
+
+_GDB_SHELL = re.compile(r"\s*(?:shell\s+|!|platform\s+shell\s+)")
+# container and pod tools whose `exec` runs a command inside (`kubectl exec p -- rm x`)
+_EXECS = {"docker": "exec", "podman": "exec", "nerdctl": "exec", "kubectl": "exec",
+          "oc": "exec", "lxc": "exec", "incus": "exec", "docker-compose": "exec"}
+_MAX_EXEC_WORDS = 32
 
 
 def _leading_assignments(form: tuple[str, ...]) -> list[str]:
@@ -117,16 +124,47 @@ def _inline_code(name: str, form: tuple[str, ...]) -> list[str]:
             for code in codes for lit in _CODE_STRING.finditer(code)]
 
 
+# the one-letter options each interpreter takes WITHOUT a separate value; any other option
+# may take the next word as its value (`python3 -W ignore`, `perl -I lib`, `ruby -r x`,
+# `node --stack-size 99`, `php -d k=v`, `lua -l m`): that word is not taken for a script
+# (fail closed: when unsure, the interpreter reads its program from stdin)
+_DIGITS = "0123456789"
+_FLAGS = {
+    "python": "bBdEhiIOPqsSuvVx?R3tU", "pypy": "bBdEhiIOPqsSuvVx?R3tU",
+    "perl": "acnpsStTuUwWvhfgP0lixdDC" + _DIGITS, "ruby": "acdhlnpsSvwyxWKTU" + _DIGITS,
+    "node": "ivh", "nodejs": "ivh", "bun": "ivh", "php": "ahHilnqsvwemS", "lua": "ivEW",
+    "luajit": "ivEW",
+}
+_LONG_FLAGS = frozenset({"--version", "--help", "--verbose", "--interactive", "--no-warnings",
+                         "--disable-gems", "--jit", "--yjit", "--check-syntax", "--"})
+
+
 def _reads_program_from_stdin(form: tuple[str, ...]) -> bool:
     """An interpreter given no script and no inline code: it runs what its stdin holds
-    (``python3``, ``python3 -``, ``perl -w``, ``node --input-type=module``)."""
+    (``python3``, ``python3 -``, ``perl -w``, ``node --input-type=module``,
+    ``python3 -W ignore``, ``perl -I lib``)."""
     if not form:
         return False
     name = base(form[0])
     m = _VERSIONED.fullmatch(name)
-    if not (name in _INLINE_CODE or m):
+    if not (name in _INLINE_CODE or m) or _inline_code(name, form):
         return False
-    return all(w.startswith("-") for w in form[1:]) and not _inline_code(name, form)
+    flags = _FLAGS.get(m.group(1) if m else name, "")
+    k = 1
+    while k < len(form):
+        word = form[k]
+        if word == "-":
+            return True
+        if word == "--":
+            return k + 1 >= len(form) or form[k + 1] == "-"
+        if not word.startswith("-"):
+            return False  # a script file: its stdin is data
+        if word.startswith("--"):
+            k += 1 if "=" in word or word in _LONG_FLAGS else 2
+            continue
+        at = next((i for i, c in enumerate(word[1:], 1) if c not in flags), 0)
+        k += 2 if at and at == len(word) - 1 else 1  # a bare value option eats the next word
+    return True
 
 
 _MAX_FED = 256
@@ -184,6 +222,18 @@ def command_strings(form: tuple[str, ...]) -> list[str]:
         values += [w[1:] for w in form[1:] if w.startswith("+")]
         return [*(v.partition("!")[2] for v in values if "!" in v),  # :!cmd, silent !cmd
                 *(m.group(1) for v in values if "system" in v for m in _AWK_STRING.finditer(v))]
+    if name in ("less", "more", "most"):  # less +'!rm x': its `!` command runs a shell
+        return [w[1:].lstrip(":").partition("!")[2] for w in form[1:]
+                if w.startswith("+") and "!" in w]
+    if name in ("gdb", "lldb"):  # gdb -ex 'shell rm x', -ex '!rm x', lldb -o 'platform shell'
+        values = [form[k + 1] for k, w in enumerate(form[1:-1], 1)
+                  if w.lstrip("-") in ("ex", "eval-command", "iex", "o", "one-line")]
+        values += [w.partition("=")[2] for w in form[1:] if w.startswith("--eval-command=")]
+        return [_GDB_SHELL.sub("", v, count=1) for v in values if _GDB_SHELL.match(v)]
+    if name in _EXECS and _EXECS[name] in form[1:3]:  # docker exec c rm x: fail closed,
+        at = form.index(_EXECS[name], 1) + 1  # every suffix may be the command it runs
+        return [" ".join(form[k:]) for k in range(at, min(len(form), at + _MAX_EXEC_WORDS))
+                if not form[k].startswith("-")]  # an option never starts the command
     if name in ("sed", "gsed"):
         scripts = [a.partition("=")[2] if a.startswith("--expression=") else a
                    for a in form[1:] if a.startswith("--expression=") or not a.startswith("-")]

@@ -351,6 +351,10 @@ class DomainMatcher:
 def parse_domain(spec: str) -> str:
     """A ``domain:`` specifier in canonical form (``*.`` kept). Raises ValueError."""
     text = spec.strip()
+    if "," in text:  # a list of hosts: a host holds no ',' (DNS cannot resolve one)
+        hosts = ", ".join(f"domain:{h.strip()}" for h in text.split(",") if h.strip())
+        raise ValueError(f"{spec!r} is a list: a domain rule names one host, so write one "
+                         f"rule per host ({hosts})")
     found = _domain(text)
     if found is not None and "" in found.removeprefix("*.").split("."):
         # cookie-style ".example.com", "a..b.com": an empty label names no host a URL has

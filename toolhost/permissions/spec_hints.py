@@ -49,10 +49,42 @@ def content_hints(tool: str, rule_dir: str, effect: str = "deny") -> list[tuple[
     name, spec = found.group(1), found.group(2).strip()
     if name in PATH_TOOLS:
         return (_braces(name, spec) + _rooted(name, spec, rule_dir) + _windows(name, spec)
-                + _arg_prefix(name, spec)
+                + _arg_prefix(name, spec) + _unclosed_bracket(name, spec)
+                + _two_rules(name, spec)
                 + (_glued_stars(name, spec) if effect == "allow" else []))
     if name == "Bash":
         return _bash(spec) + (_never_allows(spec) if effect == "allow" else [])
+    return []
+
+
+_GLUED_RULE = re.compile(r"\)\s*,?\s*[A-Za-z_][A-Za-z0-9_]*\(")
+
+
+def _two_rules(name: str, spec: str) -> list[tuple[str, str, str]]:
+    """``Read(//etc/shadow), Read(//x)`` in one string: one path pattern holding ``), Read(``."""
+    found = _GLUED_RULE.search(spec)
+    if found is None:
+        return []
+    return [("warning", f"{name}({spec}) looks like two rules in one string: it names one "
+             f"path holding {found.group(0)!r}", "write each rule as its own list item")]
+
+
+def _unclosed_bracket(name: str, spec: str) -> list[tuple[str, str, str]]:
+    """A ``[`` with no ``]`` after it (as ``compile_path_glob`` reads it) is a literal
+    character: ``Read(//etc/pass[wd)`` names the file ``pass[wd``, almost never meant."""
+    i = 0
+    while i < len(spec):
+        if spec[i] == "\\":
+            i += 2
+            continue
+        if spec[i] == "[":
+            end = spec.find("]", i + 2)
+            if end == -1:
+                return [("warning", f"'[' in {spec!r} opens no character class (no ']' after "
+                         f"it): the rule names a path holding a literal '['",
+                         "close the class with ']', or write '\\[' for a literal bracket")]
+            i = end
+        i += 1
     return []
 
 
