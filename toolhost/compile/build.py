@@ -181,6 +181,14 @@ def compile_tools(config: HostConfig, kinds: Mapping[str, BackendKind] | None = 
     ``problems`` (``validate``), they are appended there and the tools that did compile are
     returned.
     """
+    from toolhost.config.repotree import remembered
+
+    with remembered():  # each tool asks where its declaring file lies: once per file
+        return _compile_all(config, kinds, problems, connect, pins)
+
+
+def _compile_all(config: HostConfig, kinds: Mapping[str, BackendKind] | None,
+                 problems: list[Problem] | None, connect: bool, pins: Any) -> CompiledTools:
     collect = problems
     if kinds is None:
         from toolhost.plugins import kinds_for

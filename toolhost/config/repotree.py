@@ -21,13 +21,14 @@ and the cache helpers load when a checkout is actually checked.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import logging
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterator
 
     from toolhost.config.gitclone import Checkout
     from toolhost.config.model import Origin
@@ -35,7 +36,7 @@ if TYPE_CHECKING:
     from toolhost.errors import ConfigError
 
 __all__ = ["cache_root", "checkout_root", "clean_or_refetch", "dirt", "escapes",
-           "leaves_checkout"]
+           "leaves_checkout", "remembered"]
 
 log = logging.getLogger("toolhost.config")
 
@@ -52,9 +53,39 @@ def cache_root() -> Path:
     return (Path(xdg) if xdg else Path.home() / ".cache") / "toolhost"
 
 
+# Answers of checkout_root inside one ``remembered()`` block (None: outside one, none kept).
+_MEMO: contextvars.ContextVar[dict[tuple[str, str], Path | None] | None] = \
+    contextvars.ContextVar("toolhost_checkout_roots", default=None)
+
+
+@contextlib.contextmanager
+def remembered() -> Iterator[None]:
+    """Within the block, ``checkout_root`` answers each file once: a compile asks it for
+    the same declaring file once per tool (two ``realpath`` calls each, ~50 us). Nothing is
+    kept past the block, so a later load sees the file system as it is then."""
+    token = _MEMO.set({}) if _MEMO.get() is None else None
+    try:
+        yield
+    finally:
+        if token is not None:
+            _MEMO.reset(token)
+
+
 def checkout_root(file: str | os.PathLike[str]) -> Path | None:
     """The (real) directory of the cached checkout ``file`` lies in, after resolving
     symlinks; None for a file outside the repository cache."""
+    memo = _MEMO.get()
+    if memo is None:
+        return _checkout_root(file)
+    env = os.environ  # what cache_root() reads: a change of it is a new question
+    key = (os.path.abspath(file), f"{env.get('TOOLHOST_CACHE')}\0{env.get('XDG_CACHE_HOME')}"
+           f"\0{env.get('HOME')}")
+    if key not in memo:
+        memo[key] = _checkout_root(file)
+    return memo[key]
+
+
+def _checkout_root(file: str | os.PathLike[str]) -> Path | None:
     repos = os.path.realpath(cache_root() / "repos")
     real = os.path.realpath(file)
     if not real.startswith(repos + os.sep):
