@@ -65,3 +65,14 @@ def test_too_many_values_are_refused_before_jsonschema(
     assert checked == []  # jsonschema never saw it
     under = _call(tool, {"x": _big(kind, 10_500)})  # checked (off the event loop)
     assert "more than" not in under and checked == [1], under
+
+
+def test_the_cap_is_named_and_raised_by_its_variable(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tool = _tool(tmp_path, PARAMS["contains"])
+    monkeypatch.setenv("TOOLHOST_MAX_ARGUMENT_VALUES", "1000")
+    over = _call(tool, {"x": [1] * 1_001})
+    assert "more than 1,000 values" in over and "TOOLHOST_MAX_ARGUMENT_VALUES" in over, over
+    assert len(over.splitlines()) == 1, over
+    monkeypatch.setenv("TOOLHOST_MAX_ARGUMENT_VALUES", "2000")
+    assert "more than" not in _call(tool, {"x": [1] * 1_001})  # raised: checked

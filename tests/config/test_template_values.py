@@ -168,3 +168,18 @@ def test_a_secret_with_braces_in_a_base_url_stays_hidden(
     assert main(["validate", "--no-layers", str(config)]) == 1
     err = capsys.readouterr().err
     assert "base_url 'http://127.0.0.1:1/?key=***' has a query" in err and "SECRET" not in err, err
+
+
+@pytest.mark.parametrize(("base", "at"), [("{{p}}/", "'{{' at character 20"),
+                                          ("{%raw%}/", "'{%' at character 20"),
+                                          ("v1/{{p}}/", "'{{' at character 23")])
+def test_jinja_written_in_a_base_url_is_refused_at_its_line(
+        tmp_path: Path, base: str, at: str, capsys: pytest.CaptureFixture[str]) -> None:
+    config = tmp_path / "b.yaml"
+    config.write_text(f"toolhost: 1\nservers:\n  h:\n    base_url: 'http://127.0.0.1:1/{base}'\n"
+                      "    tools:\n      t:\n        description: d\n"
+                      "        http: {url: 'items/{{ p }}'}\n        params: {p: {type: string}}\n")
+    assert main(["validate", "--no-layers", str(config)]) == 1
+    err = capsys.readouterr().err
+    assert f"b.yaml:4:5: servers.h.base_url: {at}: a base_url is plain text" in err, err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err, err

@@ -11,6 +11,7 @@ from toolhost.backends.base import CallContext, Invoke, ToolFailure, ToolRaised,
 from toolhost.compile.fastcheck import Check, compile_check
 from toolhost.compile.shaping import cut_text, shape_result
 from toolhost.compile.validators import real_validator
+from toolhost.config.limits import LIMITS
 from toolhost.config.model import UNKNOWN, Origin
 from toolhost.excerpt import cut
 from toolhost.failures import log_failure
@@ -134,12 +135,13 @@ class CompiledTool:
             fast = self.fast_check
             if fast is not None and fast(arguments):
                 errors: list[str] = []
-            elif (size := _size(arguments)) == "small":
+            elif (size := _size(arguments, cap := LIMITS.argument_values)) == "small":
                 errors = self._check(arguments)
             elif size == "over":  # jsonschema's ~10 us an item would hold a worker for long
-                errors = [f"the arguments hold more than {_CHECKED_VALUES:,} values (array "
-                          "items and object members together), more than are checked against "
-                          "this tool's inputSchema; send fewer in one call"]
+                errors = [f"the arguments hold more than {cap:,} values (array items and "
+                          "object members together), more than are checked against this "
+                          "tool's inputSchema; send fewer in one call (the server's limit "
+                          "is TOOLHOST_MAX_ARGUMENT_VALUES)"]
             else:  # jsonschema spends ~10 us an item: a big argument is checked off the loop
                 from anyio import to_thread
 
@@ -191,19 +193,19 @@ class CompiledTool:
 
 _ATOMS = frozenset({str, int, float, bool, type(None)})
 _INLINE_VALUES = 10_000  # arguments checked on the event loop: at most this many values
-_CHECKED_VALUES = 100_000  # arguments jsonschema checks at all (in a worker): at most these
 
 
-def _size(arguments: Mapping[str, Any]) -> str:
+def _size(arguments: Mapping[str, Any], cap: int) -> str:
     """``"small"`` when ``arguments`` hold at most ``_INLINE_VALUES`` values and no string over
-    100,000 characters, ``"over"`` when they hold more than ``_CHECKED_VALUES`` values, else
-    ``"big"`` (counted without walking more than ``_CHECKED_VALUES`` of them)."""
+    100,000 characters, ``"over"`` when they hold more than ``cap`` values
+    (``TOOLHOST_MAX_ARGUMENT_VALUES``), else ``"big"`` (counted without walking more than
+    ``cap`` of them)."""
     values, long_string, stack = 0, False, [arguments]
     while stack:
         node = stack.pop()
         if isinstance(node, (dict, list)):
             values += len(node)
-            if values > _CHECKED_VALUES:
+            if values > cap:
                 return "over"
             stack.extend(node.values() if isinstance(node, dict) else node)
         elif isinstance(node, str) and len(node) > 100_000:

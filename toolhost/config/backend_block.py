@@ -103,6 +103,11 @@ class BackendChecker:
         proven = self._proven(kind, block)
         for error in () if proven else self.validator(kind).iter_errors(block):
             self._report(check, here, error, shorthand)
+        if name == "command":
+            for where, value in _float_values(block, here, shorthand):
+                check.problem(where, f"a float ({shown(value)}) would be passed as Python "
+                              f"writes it ({str(value)!r}), not as written", "quote it "
+                              "(\"1.10\") to pass the text as written")
         if len(check.problems) > before:
             return None
         # a ${VAR} value in a template field stays text (never jinja)
@@ -161,6 +166,26 @@ class BackendChecker:
                           f"{shown(error.validator_value)}, got {shown(instance)}")
         else:
             check.problem(where, cut(error.message, 300))
+
+
+def _float_values(block: Mapping[str, Any], here: Path,
+                  shorthand: str | None) -> list[tuple[Path, float]]:
+    """The floats in a command's argv (groups too) and env, each with its key path: ``1.10``
+    reaches the program as ``1.1`` and ``1e3`` as ``1000.0``, so a float there is refused
+    (YAML and TOML alike; TOML keeps no source text to pass instead)."""
+    found: list[tuple[Path, float]] = []
+    argv_at: Path = here if shorthand == "argv" else (*here, "argv")
+    argv = block.get("argv")
+    for i, item in enumerate(argv if isinstance(argv, list) else ()):
+        if isinstance(item, float):
+            found.append(((*argv_at, i), item))
+        elif isinstance(item, Mapping) and isinstance(item.get("argv"), list):
+            found += [((*argv_at, i, "argv", j), v) for j, v in enumerate(item["argv"])
+                      if isinstance(v, float)]
+    env = block.get("env")
+    if isinstance(env, Mapping):
+        found += [((*here, "env", k), v) for k, v in env.items() if isinstance(v, float)]
+    return found
 
 
 _TYPE_NAMES = {"string": "a string", "number": "a number", "integer": "an integer",

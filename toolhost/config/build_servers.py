@@ -108,6 +108,18 @@ def _check_name(check: Checker, path: Path, name: str, what: str) -> None:
         check.problem(path, f"invalid {what} name '{name}': use letters, digits, '_' and '-'")
 
 
+def _jinja_written(text: str | None, spans: tuple[tuple[int, int], ...]
+                   ) -> re.Match[str] | None:
+    """The first ``{{``, ``{%`` or ``{#`` the author wrote in ``text`` (outside the spans of
+    ``${VAR}`` values, which stay text)."""
+    if not text:
+        return None
+    masked = list(text)
+    for start, end in spans:
+        masked[max(start, 0):max(end, 0)] = " " * len(masked[max(start, 0):max(end, 0)])
+    return re.search(r"\{[{%#]", "".join(masked))
+
+
 def _defaults(check: Checker, data: Mapping[str, Any], path: Path) -> ServerDefaults:
     cwd = check.string(data, path, "cwd")
     check.str_list(data, path, "secrets")
@@ -116,9 +128,15 @@ def _defaults(check: Checker, data: Mapping[str, Any], path: Path) -> ServerDefa
     if wrong:
         check.problem((*path, "base_url"), wrong)
     found = check.substituted.get((*path, "base_url"))
+    jinja = _jinja_written(base_url, found[1] if found else ()) if not wrong else None
     if base_url and found and "openapi" not in data:  # (openapi refuses any '{' in it)
         # joined onto relative urls before they are compiled: a ${VAR} value stays text
         base_url = escape_spans(base_url, found[1], every=True)
+    if jinja:  # what is left is the author's own: a base is text plus {param} placeholders
+        check.problem((*path, "base_url"), f"'{jinja[0]}' at character {jinja.start() + 1}: "
+                      "a base_url is plain text with {param} placeholders, not a template",
+                      "write the template in each tool's url, or {param}")
+        base_url = escape_spans(base_url or "", ((0, len(base_url or "")),))  # once only
     return ServerDefaults(
         timeout=check.duration(data, path, "timeout"),
         env=check.env_map(data, path, "env") or {},

@@ -109,6 +109,12 @@ class Limits:
         return _env_int("TOOLHOST_MAX_CONFIG_VALUES", 500_000)
 
     @property
+    def argument_values(self) -> int:
+        # values (array items plus object members) of one call's arguments that jsonschema
+        # checks at all, in a worker at ~10 us each (1,000,000 held one for 6-30 s)
+        return _env_int("TOOLHOST_MAX_ARGUMENT_VALUES", 100_000)
+
+    @property
     def tools(self) -> int:
         # tools declared in one config, all servers together: each costs ~0.3 ms to build and
         # compile at every start (90,000 took 29 s and 450 MB); the Claude API takes far fewer
