@@ -98,21 +98,21 @@ class ContentMethods:
         reading is not listed: its name is what the deny keeps). The directory walk runs on
         a worker thread (a 200,000-entry directory is ~200 ms of scandir: every other call
         of the server is still answered meanwhile); ``visible`` runs here, on the loop."""
+        return self._page(_hidden(await self.listing_off_loop(visible)), "resources",
+                          params.get("cursor"))
+
+    async def listing_off_loop(self, visible: Callable[[Iterable[str]], set[str]] | None = None
+                               ) -> list[dict[str, Any]]:
+        """Every entry resources/list shows (all pages), those ``visible`` keeps; the
+        directory walk runs on a worker thread, ``visible`` on the loop."""
         import anyio.to_thread  # here: loading toolhost.mcp stays free of anyio
 
-        items = await anyio.to_thread.run_sync(self._entries)
-        return self._page(_hidden(self._kept(items, visible)), "resources",
-                          params.get("cursor"))
+        return self._kept(await anyio.to_thread.run_sync(self._entries), visible)
 
     def _entries(self) -> list[dict[str, Any]]:
         """Every entry of the resources (files and directory walks), before any rule."""
         return [entry for r in self.content.resources if not r.is_template
                 for entry in r.listed()]
-
-    def listing(self, visible: Callable[[Iterable[str]], set[str]] | None = None
-                ) -> list[dict[str, Any]]:
-        """Every entry resources/list shows (all pages), those ``visible`` keeps."""
-        return self._kept(self._entries(), visible)
 
     @staticmethod
     def _kept(items: list[dict[str, Any]],
