@@ -166,3 +166,36 @@ def test_a_big_directory_lists_its_first_files_by_name(tmp_path: Path) -> None:
         (root / name).write_text("")
     listed = _listed(tmp_path, root)
     assert listed == [f"docs://kb/{name}" for name in sorted(names)[:MAX_LISTED]]
+
+
+def test_the_directory_walk_of_resources_list_leaves_the_event_loop(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A huge directory costs its scandir on a worker thread, not on the loop that answers
+    every other call; the page is the same."""
+    import os
+    import threading
+
+    root = tmp_path / "root"
+    (root / "sub").mkdir(parents=True)
+    for name in ("a.md", "sub/b.md"):
+        (root / name).write_text(name)
+    (tmp_path / "kb.yaml").write_text("toolhost: 1\nservers:\n  kb:\n    resources:\n"
+                                      "      docs: {directory: root/, uri: \"docs://kb\"}\n")
+    compiled = compile_tools(load_config(tmp_path / "kb.yaml", layers=False))
+    server = McpServer("kb", "1", compiled.servers["kb"], content=compiled.content["kb"])
+    walked_on: list[int] = []
+    real_scandir = os.scandir
+
+    def spying_scandir(path: Any) -> Any:
+        walked_on.append(threading.get_ident())
+        return real_scandir(path)
+
+    async def go() -> tuple[int, list[str]]:
+        monkeypatch.setattr(os, "scandir", spying_scandir)
+        answer = await server.handle({"jsonrpc": "2.0", "id": 1, "method": "resources/list",
+                                      "params": {}})
+        assert answer is not None
+        return threading.get_ident(), [r["uri"] for r in answer["result"]["resources"]]
+    loop_thread, uris = anyio.run(go)
+    assert sorted(uris) == ["docs://kb/a.md", "docs://kb/sub/b.md"]
+    assert walked_on and loop_thread not in walked_on

@@ -105,9 +105,9 @@ def test_nothing_is_walked_before_a_client_lists_the_resources(tmp_path: Path) -
     walks: list[int] = []
     listing = core.visible_resources
 
-    def counted() -> list[dict[str, Any]]:
+    async def counted() -> list[dict[str, Any]]:
         walks.append(1)
-        return listing()
+        return await listing()
     core.visible_resources = counted  # type: ignore[method-assign]
     served = ServedServer(core, {})
     heard: list[str] = []
@@ -128,3 +128,34 @@ def test_nothing_is_walked_before_a_client_lists_the_resources(tmp_path: Path) -
         assert answer is not None and "result" in answer
         assert walks == [1]  # the listing the next reload compares with
     anyio.run(go)
+
+
+def test_the_listings_a_served_server_compares_are_walked_off_the_event_loop(
+        tmp_path: Path, monkeypatch: Any) -> None:
+    """The listing taken at the first resources/list and again at a reload walks its
+    directories on a worker thread: a huge directory does not stall every other call."""
+    import os
+    import threading
+
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "open.md").write_text("x")
+    core = content_server(tmp_path, CONFIG)
+    served = ServedServer(core, {})
+    walked_on: list[int] = []
+    real_scandir = os.scandir
+
+    def spying_scandir(path: Any) -> Any:
+        walked_on.append(threading.get_ident())
+        return real_scandir(path)
+
+    async def go() -> int:
+        monkeypatch.setattr(os, "scandir", spying_scandir)
+        answer = await served.handle({"jsonrpc": "2.0", "id": 1, "method": "resources/list"})
+        assert answer is not None
+        assert "docs://kb/open.md" in [r["uri"] for r in answer["result"]["resources"]]
+        first = len(walked_on)
+        await served.set_content(core.content)  # a reload takes the listing again
+        assert len(walked_on) > first
+        return threading.get_ident()
+    loop_thread = anyio.run(go)
+    assert walked_on and loop_thread not in walked_on

@@ -49,9 +49,11 @@ class ContentCalls:
 
     _modern: Callable[[dict[str, Any]], dict[str, Any]]  # ToolCalls' (McpServer has both)
 
-    def visible_resources(self) -> list[dict[str, Any]]:
-        """What resources/list shows now, all pages (the rules of the moment applied)."""
-        return self._content.listing(None if self.read_visible is None else self._listed)
+    async def visible_resources(self) -> list[dict[str, Any]]:
+        """What resources/list shows now, all pages (the rules of the moment applied); the
+        directory walk runs on a worker thread, the rules on the loop."""
+        return await self._content.listing_off_loop(
+            None if self.read_visible is None else self._listed)
 
     def _listed(self, uris: Iterable[str]) -> set[str]:
         """``still_visible`` for resources/list, remembered per URI until the content is

@@ -137,7 +137,7 @@ class ServedServer:
         if self._shown is None and method == "resources/list":
             # what this client is about to see; taken lazily (a directory walk), so an
             # initialize, a tools/call, a client that never lists resources never pays it
-            self._shown = self._resources_shown()
+            self._shown = await self._resources_shown()
         if method == "subscriptions/listen" and "id" in message and notify is not None:
             return await self._listen(message, notify)
         if self.telemetry is not None and method == "tools/call":
@@ -172,7 +172,7 @@ class ServedServer:
         for listener in self._listeners:  # and a listen stream's, likewise
             listener.uris = frozenset(self.core.still_visible(listener.uris))
         if shown is not None:  # (None: no client has listed the resources yet)
-            self._shown = self._resources_shown()
+            self._shown = await self._resources_shown()
         if (_listing(old.resources) != _listing(new.resources)
                 or (shown is not None and shown != self._shown)):
             await self._send(RESOURCES_CHANGED)
@@ -180,10 +180,10 @@ class ServedServer:
             await self._send(PROMPTS_CHANGED)
         self._subscriptions_changed()  # a subscribed URI may belong elsewhere now
 
-    def _resources_shown(self) -> list[dict[str, Any]]:
+    async def _resources_shown(self) -> list[dict[str, Any]]:
         """What resources/list shows now (every page), the rules of the moment applied."""
         try:
-            return self.core.visible_resources()
+            return await self.core.visible_resources()
         except Exception:  # a listing that fails here fails for resources/list itself
             log.debug("could not list the resources shown", exc_info=True)
             return []
