@@ -19,6 +19,7 @@ from __future__ import annotations
 import itertools
 import json
 import sys
+from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol, TextIO, TypeVar
 
@@ -118,10 +119,15 @@ MAX_REMEMBERED_CALLS = 4096  # calls whose name and tag are kept (the oldest go 
 _V = TypeVar("_V")
 
 
-def _remember(table: dict[str, _V], key: str, value: _V) -> None:
+def _remember(table: OrderedDict[str, _V], key: str, value: _V) -> None:
     table[key] = value
     if len(table) > MAX_REMEMBERED_CALLS:  # memory stays bounded over any session
-        del table[next(iter(table))]
+        # the oldest goes in constant time: a plain dict's ``next(iter(...))`` walks past
+        # every slot deleted before it (thousands, once a long session is past the bound)
+        table.popitem(last=False)
+
+
+MAX_DECISION_LINES = 256  # decision lines kept formatted (one per rule, or deny message)
 
 
 class TextRenderer:
@@ -136,10 +142,14 @@ class TextRenderer:
         self.style = _Style(color)
         self._status_open = False
         self._shown_init = False
-        self._calls: dict[str, str] = {}  # tool_use id -> tool name, to label each result
-        self._tags: dict[str, int] = {}  # tool_use id -> its call tag (#1, #2, ...)
+        # tool_use id -> tool name, to label each result
+        self._calls: OrderedDict[str, str] = OrderedDict()
+        # tool_use id -> its call tag (#1, #2, ...)
+        self._tags: OrderedDict[str, int] = OrderedDict()
         # a reused id -> (the names it was given to, the results still to come)
-        self._reused: dict[str, tuple[tuple[str, ...], int]] = {}
+        self._reused: OrderedDict[str, tuple[tuple[str, ...], int]] = OrderedDict()
+        # a decision line as shown after its tag, by what it shows (see ``decision``)
+        self._decision_lines: dict[tuple[Any, ...], tuple[str, str]] = {}
         self._cost: float | None = None  # the session's cost at the last result
         self._numbered = 0  # tags given so far
         self._replies: set[str] = set()  # the model's replies (message ids) this turn
@@ -167,9 +177,12 @@ class TextRenderer:
             self._held.append(text)
             return
         self._clear_status()
-        held, self._held = self._held, []
+        held = self._held
+        if held:
+            self._held = []
+            text = "".join(f"{line}\n" for line in held) + text
         # One write per line (print() writes the text and the newline apart), one flush.
-        self.out.write("".join(f"{line}\n" for line in held) + text + "\n")
+        self.out.write(text + "\n")
         self.out.flush()
 
     def _clear_status(self) -> None:
@@ -282,16 +295,32 @@ class TextRenderer:
     def decision(self, tool_name: str, decision: Decision, *,
                  tool_use_id: str | None = None) -> None:
         """Show a permission decision under its call (``tool_use_id`` gives its tag)."""
-        tag = self.tag(tool_use_id)
+        # Formatted once per rule (and deny message), not once per call: a session's
+        # decisions repeat a few rules; only the tag differs from one to the next.
+        key = (decision.behavior, decision.rule, decision.origin, decision.answered_by,
+               decision.updated_input is not None,
+               decision.message if decision.behavior != "allow" else "")
+        parts = self._decision_lines.get(key)
+        if parts is None:
+            parts = self._decision_line(decision)
+            if len(self._decision_lines) >= MAX_DECISION_LINES:  # bounded: start over
+                self._decision_lines.clear()
+            self._decision_lines[key] = parts
+        self._print(f"{parts[0]}{self.tag(tool_use_id)}{parts[1]}")
+
+    def _decision_line(self, decision: Decision) -> tuple[str, str]:
+        """A decision's line as (what goes before its tag, what goes after)."""
         who = visible(decision.rule or f"default ({decision.answered_by})")
         where = visible(f" at {decision.origin}") \
             if decision.origin is not None and decision.origin.line else ""
         if decision.behavior == "allow":
             note = " (input rewritten)" if decision.updated_input is not None else ""
-            self._print(self.style("2", f"  {tag}✓ allowed by {who}{where}{note}"))
+            line = self.style("2", f"  \0✓ allowed by {who}{where}{note}")
         else:
-            self._print(self.style("33", f"  {tag}⊘ denied by {who}{where}: "
-                                         f"{shown_message(decision.message or '')}"))
+            line = self.style("33", f"  \0⊘ denied by {who}{where}: "
+                                    f"{shown_message(decision.message or '')}")
+        before, _, after = line.partition("\0")  # visible() leaves no NUL in who or where
+        return before, after
 
     def _result(self, message: Mapping[str, Any]) -> None:
         ok = message.get("subtype") == "success" and not message.get("is_error")

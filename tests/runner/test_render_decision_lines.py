@@ -1,0 +1,65 @@
+"""Decision lines are formatted once per rule (``TextRenderer.decision``): what is shown is
+exactly what formatting each decision afresh shows, and the formatted lines kept are bounded."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from toolhost.config.model import Origin
+from toolhost.permissions.decision import Decision
+from toolhost.runner import render
+from toolhost.runner.render import TextRenderer
+
+DECISIONS = [
+    Decision("allow", rule="mcp__s__*", origin=Origin("a.yaml", 3, 5)),
+    Decision("deny", "first reason", rule="mcp__s__t", origin=Origin("a.yaml", 9)),
+    Decision("deny", "second reason", rule="mcp__s__t", origin=Origin("a.yaml", 9)),
+    Decision("allow", rule="mcp__s__*", origin=Origin("b.yaml", 3, 5)),
+    Decision("allow", rule="mcp__s__*", origin=Origin("a.yaml", 3, 5),
+             updated_input={"n": 1}),
+    Decision("allow", answered_by="--yes"),
+    Decision("allow", answered_by="person"),
+    Decision("deny", "no \x1b[2J terminal tricks\x00", rule="evil\x00\x1b]0;x\x07"),
+    Decision("allow", rule="mcp__s__*", origin=Origin("a.yaml", 3, 5)),
+]
+
+
+def _shown(renderer: TextRenderer, decision: Decision, use_id: str | None) -> str:
+    out = renderer.out
+    assert isinstance(out, io.StringIO)
+    start = len(out.getvalue())
+    renderer.decision("mcp__s__t", decision, tool_use_id=use_id)
+    return out.getvalue()[start:]
+
+
+@pytest.mark.parametrize("color", [False, True])
+def test_each_line_is_the_line_a_fresh_renderer_shows(color: bool) -> None:
+    kept = TextRenderer(io.StringIO(), io.StringIO(), color=color)
+    for i, decision in enumerate(DECISIONS * 2):
+        use_id = f"u{i}" if i % 3 else None
+        fresh = TextRenderer(io.StringIO(), io.StringIO(), color=color)
+        if use_id:  # the fresh one numbers its calls from 1: give it as many before
+            for j in range(int(kept.tag(use_id).strip()[1:]) - 1):
+                fresh.tag(f"before{j}")
+        assert _shown(kept, decision, use_id) == _shown(fresh, decision, use_id)
+
+
+def test_the_formatted_lines_kept_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(render, "MAX_DECISION_LINES", 8)
+    r = TextRenderer(io.StringIO(), io.StringIO(), color=False)
+    for i in range(50):
+        r.decision("t", Decision("deny", f"reason {i}", rule="r"), tool_use_id=f"u{i}")
+        assert len(r._decision_lines) <= 8
+    assert r.out.getvalue().splitlines()[-1] == "  #50 ⊘ denied by r: reason 49"
+
+
+def test_the_oldest_call_is_forgotten_first_past_the_bound() -> None:
+    r = TextRenderer(io.StringIO(), io.StringIO(), color=False)
+    total = render.MAX_REMEMBERED_CALLS + 500
+    for i in range(total):
+        r.tag(f"u{i}")
+    assert len(r._tags) == render.MAX_REMEMBERED_CALLS
+    assert next(iter(r._tags)) == f"u{total - render.MAX_REMEMBERED_CALLS}"
+    assert r.tag(f"u{total - 1}") == f"#{total} "
