@@ -124,3 +124,25 @@ def test_shown_hides_before_it_cuts(monkeypatch: pytest.MonkeyPatch) -> None:
     text = "x" * 295 + SECRET
     assert SECRET[:5] not in shown(text, 300)
     assert shown(text, 300) == "x" * 295 + "***"
+
+
+async def test_an_exception_escaping_the_call_is_redacted_on_its_span() -> None:
+    from toolhost.redaction import remember
+
+    remember([SECRET])
+    spans = InMemorySpanExporter()
+    tracing = TracerProvider()
+    tracing.add_span_processor(SimpleSpanProcessor(spans))
+    telemetry = Telemetry(tracing, MeterProvider())
+
+    async def handle(message: Any, **kwargs: Any) -> dict[str, Any] | None:
+        raise ValueError(f"upstream said: bad key {SECRET}")
+
+    with pytest.raises(ValueError):
+        await telemetry.around(_call("hi", {}), handle)
+    (span,) = spans.get_finished_spans()
+    shown = json.dumps({"events": [[e.name, dict(e.attributes or {})] for e in span.events],
+                        "status": span.status.description,
+                        "attributes": dict(span.attributes or {})})
+    assert SECRET not in shown
+    assert "upstream said: bad key ***" in shown and span.attributes["error.type"] == "ValueError"

@@ -97,13 +97,22 @@ class Telemetry:
             attributes["enduser.id"] = shown(caller.subject, 200)
         start = time.perf_counter()
         outcome = "error"
+        # the SDK's own exception event and status would carry the exception's message (and
+        # traceback) as raised: one redacted here instead
         with self.tracer.start_as_current_span(
                 f"tools/call {tool}", kind=self._trace.SpanKind.SERVER,
-                attributes=attributes) as span:
+                attributes=attributes, record_exception=False,
+                set_status_on_exception=False) as span:
             try:
                 answer = await handle(message, **kwargs)
             except BaseException as exc:
-                span.set_attribute("error.type", shown(type(exc).__name__, 100))
+                kind = shown(type(exc).__name__, 100)
+                said = shown(str(exc), 1000)
+                span.set_attribute("error.type", kind)
+                span.add_event("exception", {"exception.type": kind,
+                                             "exception.message": said})
+                span.set_status(self._trace.Status(self._trace.StatusCode.ERROR,
+                                                   f"{kind}: {said}"))
                 raise
             finally:
                 elapsed = time.perf_counter() - start
