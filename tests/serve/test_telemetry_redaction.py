@@ -146,3 +146,14 @@ async def test_an_exception_escaping_the_call_is_redacted_on_its_span() -> None:
                         "attributes": dict(span.attributes or {})})
     assert SECRET not in shown
     assert "upstream said: bad key ***" in shown and span.attributes["error.type"] == "ValueError"
+
+
+def test_the_collectors_credentials_are_serves_own_secrets() -> None:
+    from toolhost.serve.telemetry import collector_credentials
+
+    environ = {"OTEL_EXPORTER_OTLP_HEADERS": "authorization=Bearer%20c0llectorTok3n,x-x=",
+               "OTEL_EXPORTER_OTLP_TRACES_HEADERS": "api-key=tr4cesK3y, dd-api-key = k%3Dv9q",
+               "OTEL_EXPORTER_OTLP_ENDPOINT": "http://collector:4318"}
+    assert collector_credentials(environ) == [
+        "Bearer c0llectorTok3n", "c0llectorTok3n", "tr4cesK3y", "k=v9q"]
+    assert collector_credentials({}) == []
