@@ -124,3 +124,36 @@ def test_shown_hides_before_it_cuts(monkeypatch: pytest.MonkeyPatch) -> None:
     text = "x" * 295 + SECRET
     assert SECRET[:5] not in shown(text, 300)
     assert shown(text, 300) == "x" * 295 + "***"
+
+
+async def test_an_exception_escaping_the_call_is_redacted_on_its_span() -> None:
+    from toolhost.redaction import remember
+
+    remember([SECRET])
+    spans = InMemorySpanExporter()
+    tracing = TracerProvider()
+    tracing.add_span_processor(SimpleSpanProcessor(spans))
+    telemetry = Telemetry(tracing, MeterProvider())
+
+    async def handle(message: Any, **kwargs: Any) -> dict[str, Any] | None:
+        raise ValueError(f"upstream said: bad key {SECRET}")
+
+    with pytest.raises(ValueError):
+        await telemetry.around(_call("hi", {}), handle)
+    (span,) = spans.get_finished_spans()
+    shown = json.dumps({"events": [[e.name, dict(e.attributes or {})] for e in span.events],
+                        "status": span.status.description,
+                        "attributes": dict(span.attributes or {})})
+    assert SECRET not in shown
+    assert "upstream said: bad key ***" in shown and span.attributes["error.type"] == "ValueError"
+
+
+def test_the_collectors_credentials_are_serves_own_secrets() -> None:
+    from toolhost.serve.telemetry import collector_credentials
+
+    environ = {"OTEL_EXPORTER_OTLP_HEADERS": "authorization=Bearer%20c0llectorTok3n,x-x=",
+               "OTEL_EXPORTER_OTLP_TRACES_HEADERS": "api-key=tr4cesK3y, dd-api-key = k%3Dv9q",
+               "OTEL_EXPORTER_OTLP_ENDPOINT": "http://collector:4318"}
+    assert collector_credentials(environ) == [
+        "Bearer c0llectorTok3n", "c0llectorTok3n", "tr4cesK3y", "k=v9q"]
+    assert collector_credentials({}) == []

@@ -217,13 +217,16 @@ def _serve(args: argparse.Namespace, started: Callable[[], None]) -> int:
 
         auth = JwtAuth(args.auth_issuer, args.auth_audience, args.auth_jwks_url,
                        groups_claim=args.auth_groups_claim, resource=args.auth_resource)
+    from toolhost.redaction import remember_own
+    from toolhost.serve.telemetry import collector_credentials
+
+    remember_own(collector_credentials())  # the OTLP collector's: ours, before the config
     if args.transport == "http":
         if args.token_env:
             token = os.environ.get(args.token_env)
             if not token:
                 raise ToolhostError(f"--token-env {args.token_env}: the variable is not set "
                                     "or empty")
-        from toolhost.redaction import remember_own
         from toolhost.serve.sessions import SECRET_ENV
 
         # The server's own credentials: secrets (of the config too) before the config loads

@@ -25,9 +25,35 @@ import time
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
-__all__ = ["Telemetry", "note_decision", "shown"]
+__all__ = ["Telemetry", "collector_credentials", "note_decision", "shown"]
 
 Handle = Callable[..., Awaitable[dict[str, Any] | None]]
+
+
+_HEADER_VARIABLES = tuple(f"OTEL_EXPORTER_OTLP_{kind}HEADERS"
+                          for kind in ("", "TRACES_", "METRICS_", "LOGS_"))
+
+
+def collector_credentials(environ: Mapping[str, str] | None = None) -> list[str]:
+    """The header values the OTLP exporter sends its collector (``OTEL_EXPORTER_OTLP_HEADERS``
+    and the per-signal ones, ``key=value`` pairs, percent-encoded): ``serve``'s own
+    credentials, hidden like ``--token-env``'s token. A ``Bearer x`` / ``Basic x`` value is
+    hidden whole and ``x`` alone too."""
+    from urllib.parse import unquote
+
+    env = __import__("os").environ if environ is None else environ
+    found: list[str] = []
+    for variable in _HEADER_VARIABLES:
+        for pair in env.get(variable, "").split(","):
+            _, sep, value = pair.partition("=")
+            value = unquote(value).strip()
+            if not sep or not value:
+                continue
+            found.append(value)
+            scheme, _, credential = value.partition(" ")
+            if credential.strip() and scheme.isalpha():
+                found.append(credential.strip())
+    return found
 
 
 def shown(text: str, limit: int) -> str:
@@ -97,13 +123,22 @@ class Telemetry:
             attributes["enduser.id"] = shown(caller.subject, 200)
         start = time.perf_counter()
         outcome = "error"
+        # the SDK's own exception event and status would carry the exception's message (and
+        # traceback) as raised: one redacted here instead
         with self.tracer.start_as_current_span(
                 f"tools/call {tool}", kind=self._trace.SpanKind.SERVER,
-                attributes=attributes) as span:
+                attributes=attributes, record_exception=False,
+                set_status_on_exception=False) as span:
             try:
                 answer = await handle(message, **kwargs)
             except BaseException as exc:
-                span.set_attribute("error.type", shown(type(exc).__name__, 100))
+                kind = shown(type(exc).__name__, 100)
+                said = shown(str(exc), 1000)
+                span.set_attribute("error.type", kind)
+                span.add_event("exception", {"exception.type": kind,
+                                             "exception.message": said})
+                span.set_status(self._trace.Status(self._trace.StatusCode.ERROR,
+                                                   f"{kind}: {said}"))
                 raise
             finally:
                 elapsed = time.perf_counter() - start

@@ -1,0 +1,70 @@
+"""Every log handler other than toolhost's scrubbed stderr gets records with secrets hidden:
+OpenTelemetry's log export (the SDK's own ``LoggingHandler`` with a real in-memory exporter)
+and a plain handler a library adds, whether the secret is in the message's arguments, an
+``extra`` field, an exception's message and traceback or ``stack_info``."""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+import warnings
+from collections.abc import Iterator
+
+import pytest
+from opentelemetry.sdk._logs import LoggerProvider, LoggingHandler
+from opentelemetry.sdk._logs import export as log_export
+
+from toolhost.redaction import ScrubbingStream, remember
+from toolhost.serve.log_handlers import hide_secrets_in_handlers
+
+SECRET = "svcTOKENzq7x42wv"
+
+
+@pytest.fixture
+def logger() -> Iterator[logging.Logger]:
+    log = logging.getLogger("tests.serve.log_handlers")
+    log.propagate = False
+    yield log
+    log.handlers.clear()
+    log.propagate = True
+
+
+def test_other_handlers_only_see_records_with_secrets_hidden(logger: logging.Logger) -> None:
+    remember([SECRET])  # as loading a config with it does
+    with warnings.catch_warnings():  # names the SDK renamed or deprecated across 1.x
+        warnings.simplefilter("ignore", DeprecationWarning)
+        exporter = getattr(log_export, "InMemoryLogRecordExporter",
+                           getattr(log_export, "InMemoryLogExporter", None))()
+        provider = LoggerProvider()
+        provider.add_log_record_processor(log_export.SimpleLogRecordProcessor(exporter))
+        otel = LoggingHandler(logger_provider=provider)
+    text = io.StringIO()
+    plain = logging.StreamHandler(text)
+    plain.setFormatter(logging.Formatter("%(message)s"))
+    own = logging.StreamHandler(ScrubbingStream(io.StringIO()))  # toolhost's stderr one
+    for handler in (otel, plain, own):
+        logger.addHandler(handler)
+    assert hide_secrets_in_handlers() >= 2
+    assert hide_secrets_in_handlers() == 0  # each handler once
+    assert "emit" not in vars(own)  # already scrubbed as a stream: left as it is
+
+    logger.warning("using key %s", SECRET, extra={"token": SECRET, "pair": [SECRET]})
+    try:
+        raise ValueError(f"upstream said: bad key {SECRET}")
+    except ValueError:
+        logger.exception("call failed for %r", {"key": SECRET}, stack_info=True)
+    logger.error({"object": SECRET})  # a message that is not a string
+
+    records = exporter.get_finished_logs()
+    assert len(records) == 3
+    exported = json.dumps([{"body": str(r.log_record.body),
+                            "attributes": {k: str(v) for k, v in
+                                           (r.log_record.attributes or {}).items()}}
+                           for r in records])
+    assert "using key ***" in exported and "upstream said: bad key ***" in exported
+    assert "ValueError" in exported and "Traceback" in exported  # type and stack kept
+    written = text.getvalue()
+    assert "using key ***" in written and "Traceback" in written
+    assert SECRET not in exported and SECRET not in written
+    provider.shutdown()
