@@ -89,3 +89,27 @@ def test_validate_says_so(tmp_path: Path) -> None:
     assert out.returncode != 0
     assert "servers.c.env.FLAG: 'FLAG' is listed under secrets, but its value is True" \
         in out.stderr
+
+
+@pytest.mark.parametrize(("body", "where"), [
+    ("    env: {K: ' '}\n    secrets: [K]\n    tools:\n      t:\n        command: [echo, a b]\n",
+     "t.yaml:5:11: servers.c.env.K: "),
+    ("    tools:\n      t:\n        command: {argv: [cat], stdin: \"\\t\"}\n"
+     "        secrets: [stdin]\n", "t.yaml:7:"),
+    ("    base_url: 'http://h/'\n    auth: {type: bearer, token: '  '}\n",
+     "t.yaml:6:26: servers.c.auth.token: "),
+    ("    openapi: {spec: api.yaml, security: {k: ' '}}\n",
+     "t.yaml:5:42: servers.c.openapi.security.k: "),
+])
+def test_a_whitespace_only_secret_is_a_located_error(tmp_path: Path, body: str,
+                                                     where: str) -> None:
+    # hidden, it hid every space of every message: "a***b", "t.yaml:1:2:***servers..."
+    (tmp_path / "api.yaml").write_text(
+        "openapi: 3.0.0\ninfo: {title: t, version: '1'}\nservers: [{url: 'http://h/'}]\n"
+        "paths: {}\ncomponents:\n  securitySchemes:\n"
+        "    k: {type: apiKey, in: header, name: X-Key}\n")
+    with pytest.raises(ConfigError) as caught:
+        load_config(_write(tmp_path, body), layers=False)
+    messages = [str(p) for p in caught.value.problems]
+    hits = [m for m in messages if where in m and "this secret is only whitespace" in m]
+    assert len(hits) == 1 and not any("***" in m for m in messages), messages
