@@ -22,8 +22,8 @@ def _write(tmp_path: Path, body: str) -> Path:
 
 
 @pytest.mark.parametrize(("written", "shown"), [
-    ("98765432", "98765432"), ("-42424242", "-42424242"), ("1234.5678", "1234.5678"),
-    ("0x1F2E3D", "2043453"), ("12_345_678", "12345678"), ("1e+20", "1e+20"),
+    ("98765432", "98765432"), ("-42424242", "-42424242"),
+    ("0x1F2E3D", "2043453"), ("12_345_678", "12345678"),
 ])
 def test_a_number_under_secrets_is_hidden_as_the_program_sees_it(
         tmp_path: Path, written: str, shown: str) -> None:
@@ -35,6 +35,20 @@ def test_a_number_under_secrets_is_hidden_as_the_program_sees_it(
     out = subprocess.run([sys.executable, "-m", "toolhost", "call", "--no-layers", str(config),
                           "c.show"], capture_output=True, text=True, timeout=60)
     assert "pin=***" in out.stdout and shown not in out.stdout + out.stderr
+
+
+@pytest.mark.parametrize("written", ["1234.5678", "1e+20"])
+def test_a_float_under_secrets_is_refused_without_its_value(tmp_path: Path,
+                                                            written: str) -> None:
+    # a float would reach the program as Python writes it (1e+20 as 1e+20, 1.10 as 1.1)
+    config = _write(tmp_path, f"    env: {{PIN: {written}}}\n    secrets: [PIN]\n"
+                              "    tools:\n      show:\n        command: [env]\n")
+    with pytest.raises(ConfigError) as caught:
+        load_config(config, layers=False)
+    messages = [str(p) for p in caught.value.problems]
+    assert len(messages) == 1 and "t.yaml:5:11:" in messages[0], messages
+    assert "servers.c.env.PIN: a float" in messages[0] and "quote it" in messages[0]
+    assert "1234" not in messages[0] and "e+20" not in messages[0], messages
 
 
 def test_a_number_at_tool_level(tmp_path: Path) -> None:
@@ -75,3 +89,27 @@ def test_validate_says_so(tmp_path: Path) -> None:
     assert out.returncode != 0
     assert "servers.c.env.FLAG: 'FLAG' is listed under secrets, but its value is True" \
         in out.stderr
+
+
+@pytest.mark.parametrize(("body", "where"), [
+    ("    env: {K: ' '}\n    secrets: [K]\n    tools:\n      t:\n        command: [echo, a b]\n",
+     "t.yaml:5:11: servers.c.env.K: "),
+    ("    tools:\n      t:\n        command: {argv: [cat], stdin: \"\\t\"}\n"
+     "        secrets: [stdin]\n", "t.yaml:7:"),
+    ("    base_url: 'http://h/'\n    auth: {type: bearer, token: '  '}\n",
+     "t.yaml:6:26: servers.c.auth.token: "),
+    ("    openapi: {spec: api.yaml, security: {k: ' '}}\n",
+     "t.yaml:5:42: servers.c.openapi.security.k: "),
+])
+def test_a_whitespace_only_secret_is_a_located_error(tmp_path: Path, body: str,
+                                                     where: str) -> None:
+    # hidden, it hid every space of every message: "a***b", "t.yaml:1:2:***servers..."
+    (tmp_path / "api.yaml").write_text(
+        "openapi: 3.0.0\ninfo: {title: t, version: '1'}\nservers: [{url: 'http://h/'}]\n"
+        "paths: {}\ncomponents:\n  securitySchemes:\n"
+        "    k: {type: apiKey, in: header, name: X-Key}\n")
+    with pytest.raises(ConfigError) as caught:
+        load_config(_write(tmp_path, body), layers=False)
+    messages = [str(p) for p in caught.value.problems]
+    hits = [m for m in messages if where in m and "this secret is only whitespace" in m]
+    assert len(hits) == 1 and not any("***" in m for m in messages), messages

@@ -14,7 +14,14 @@ from typing import TYPE_CHECKING, Any
 
 from toolhost.backends.base import BackendKind
 from toolhost.compile.fastcheck import Check, compile_plain_check
-from toolhost.config.checks import Checker, TomlDate, describe, did_you_mean, shown
+from toolhost.config.checks import (
+    FLOAT_HINT,
+    Checker,
+    TomlDate,
+    describe,
+    did_you_mean,
+    shown,
+)
 from toolhost.config.model import BackendSpec
 from toolhost.config.template_values import keep_values_as_text, select_problem
 from toolhost.config.tree import Path
@@ -103,11 +110,10 @@ class BackendChecker:
         proven = self._proven(kind, block)
         for error in () if proven else self.validator(kind).iter_errors(block):
             self._report(check, here, error, shorthand)
-        if name == "command":
-            for where, value in _float_values(block, here, shorthand):
+        if name in ("command", "http"):
+            for where, value in _float_values(block, here, shorthand, name):
                 check.problem(where, f"a float ({shown(value)}) would be passed as Python "
-                              f"writes it ({str(value)!r}), not as written", "quote it "
-                              "(\"1.10\") to pass the text as written")
+                              f"writes it ({str(value)!r}), not as written", FLOAT_HINT)
         if len(check.problems) > before:
             return None
         # a ${VAR} value in a template field stays text (never jinja)
@@ -168,12 +174,20 @@ class BackendChecker:
             check.problem(where, cut(error.message, 300))
 
 
-def _float_values(block: Mapping[str, Any], here: Path,
-                  shorthand: str | None) -> list[tuple[Path, float]]:
-    """The floats in a command's argv (groups too) and env, each with its key path: ``1.10``
-    reaches the program as ``1.1`` and ``1e3`` as ``1000.0``, so a float there is refused
-    (YAML and TOML alike; TOML keeps no source text to pass instead)."""
+def _float_values(block: Mapping[str, Any], here: Path, shorthand: str | None,
+                  kind: str = "command") -> list[tuple[Path, float]]:
+    """The floats in a command's argv (groups too) and env, or an http tool's query, headers
+    and form, each with its key path: ``1.10`` reaches the program or the server as ``1.1``
+    and ``1e3`` as ``1000.0``, so a float there is refused (YAML and TOML alike; TOML keeps
+    no source text to pass instead). An http ``json`` body keeps its numbers: JSON has them."""
     found: list[tuple[Path, float]] = []
+    if kind == "http":
+        for key in ("query", "headers", "form"):
+            texts = block.get(key)
+            if isinstance(texts, Mapping):
+                found += [((*here, key, k), v) for k, v in texts.items()
+                          if isinstance(v, float)]
+        return found
     argv_at: Path = here if shorthand == "argv" else (*here, "argv")
     argv = block.get("argv")
     for i, item in enumerate(argv if isinstance(argv, list) else ()):

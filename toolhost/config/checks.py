@@ -87,6 +87,10 @@ def parse_duration(value: Any) -> float | None:
     return None
 
 
+# a float where text is passed on (argv, env, headers, credentials): the text is gone
+FLOAT_HINT = "quote it (\"1.10\", not 1.10) to pass the text as written"
+
+
 def shown(value: Any) -> str:
     """A value as the message shows it: a 4,000-digit integer or a long string is cut."""
     text = repr(value) if not isinstance(value, int) or value.bit_length() < 200 else \
@@ -274,7 +278,9 @@ class Checker:
         return env
 
     def str_map(self, data: Mapping[str, Any], path: Path, key: str) -> dict[str, str] | None:
-        """A mapping of strings; numbers are accepted and written as strings (env values)."""
+        """A mapping of strings; integers are accepted and written as strings (env values). A
+        float is refused: ``1.10`` would reach the program, the server or the header as
+        ``1.1`` (the value is not shown: this may be a credential)."""
         if key not in data:
             return None
         value = self.mapping(data[key], (*path, key))
@@ -284,7 +290,10 @@ class Checker:
         for name, item in value.items():
             if isinstance(item, str):
                 out[name] = item
-            elif isinstance(item, (int, float)) and not isinstance(item, bool):
+            elif isinstance(item, float):
+                self.problem((*path, key, name), "a float would be passed as Python writes it "
+                             "(1.10 as '1.1', 1e3 as '1000.0'), not as written", FLOAT_HINT)
+            elif isinstance(item, int) and not isinstance(item, bool):
                 out[name] = str(item)
             else:
                 self.expected((*path, key, name), "a string", item)

@@ -239,12 +239,16 @@ def collect_declared_secrets(data: Any, problems: list[Problem] | None = None,
         _collect(server, keys, found, ("servers", name), report)
         auth = server.get("auth")
         if isinstance(auth, dict):
-            found.update(v for k, v in auth.items()
-                         if k in AUTH_SECRET_FIELDS and isinstance(v, str) and v)
+            for key, value in auth.items():
+                if key in AUTH_SECRET_FIELDS and isinstance(value, str) and value:
+                    _credential(value, found, ("servers", name, "auth", key), report)
         openapi = server.get("openapi")
         security = openapi.get("security") if isinstance(openapi, dict) else None
         if isinstance(security, dict):  # credentials for an OpenAPI document's schemes
-            found.update(v for v in security.values() if isinstance(v, str) and v)
+            for key, value in security.items():
+                if isinstance(value, str) and value:
+                    _credential(value, found, ("servers", name, "openapi", "security", key),
+                                report)
         tools = server.get("tools")
         for tool_name, tool in tools.items() if isinstance(tools, dict) else ():
             if isinstance(tool, dict) and tool.get("secrets"):
@@ -311,6 +315,9 @@ def _strings(value: Any, found: set[str], path: Path, report: _Report) -> None:
         elif isinstance(item, (int, float)):
             found.add(str(item))
         elif isinstance(item, str) and item:
+            if not item.strip():
+                _credential(item, found, where, report)
+                continue
             written = report.written(where, item)  # a ${VAR}'s value is no template
             if any(mark in written for mark in _TEMPLATE_MARKS):
                 report(where, f"'{path[-1]}' is listed under secrets, but its value is a "
@@ -319,3 +326,13 @@ def _strings(value: Any, found: set[str], path: Path, report: _Report) -> None:
                        "(env:), and the template out of secrets:")
                 continue
             found.add(item)
+
+
+def _credential(value: str, found: set[str], path: Path, report: _Report) -> None:
+    """A declared secret: one of only spaces, tabs or line breaks is a located problem, not a
+    secret (hiding it hid every space of every message: ``a***b``; and a header drops it)."""
+    if value.strip():
+        found.add(value)
+        return
+    report(path, "this secret is only whitespace: hiding it would hide every space of every "
+           "message (and an HTTP header sends it as an empty value)", "set the real value")
