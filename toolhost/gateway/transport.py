@@ -330,6 +330,17 @@ async def _drain(stdout: Any) -> None:
             await stdout.receive(_CHUNK)
 
 
+def _late_exit_noise(record: logging.LogRecord) -> bool:
+    """asyncio's child watcher says "Loop ... that handles pid N is closed" when a process
+    exits after the loop that started it has closed: on a loaded machine, an upstream killed
+    as a failed start is torn down. The process is gone either way (the reaper saw to it);
+    only its exit status is unreported, which nothing here reads."""
+    return record.msg != "Loop %r that handles pid %r is closed"
+
+
+logging.getLogger("asyncio").addFilter(_late_exit_noise)
+
+
 async def _stop(process: Any) -> None:
     from mcp.os.posix.utilities import terminate_posix_process_tree
 
