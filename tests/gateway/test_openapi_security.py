@@ -177,3 +177,15 @@ def test_an_operation_whose_requirement_the_config_cannot_meet_is_warned_of(
     assert len(said) == 1, said
     assert "pets.yaml:" in said[0] and "needs security scheme(s) 'key', 'oauth', 'sid'" \
         in said[0] and "servers.pets.openapi.security" in said[0], said
+
+
+def test_operations_missing_the_same_schemes_are_warned_of_once(
+        tmp_path: Path, service: PetService, caplog: pytest.LogCaptureFixture) -> None:
+    config = write(tmp_path, service, f"    openapi: {{spec: pets.yaml, security: "
+                   f"{{bearerAuth: {ONE}}}}}\n",
+                   document=_required(document(service), "[{oauth: []}]", {}))
+    load(config)
+    said = [r.getMessage() for r in caplog.records if "security scheme(s)" in r.getMessage()]
+    assert len(said) == 1, said  # not one per operation: a large document would flood
+    assert "4 operations ('listPets', 'createPet', 'showPetById', ...) need security " \
+        "scheme(s) 'oauth'" in said[0], said

@@ -133,6 +133,7 @@ def build_openapi(check: Checker, data: Mapping[str, Any], path: Path, server: s
     taken = server_header_names(defaults.headers, defaults.auth) | scheme_headers(doc)
     in_query = frozenset(credentials.sent()[1]) | scheme_queries(doc)
     out = OpenApiServer(defaults=defaults)
+    unmet: dict[tuple[str, ...], list[Operation]] = {}  # schemes not configured -> who needs them
     for op in chosen:
         plan = plan_tool(doc, op, converter, taken, in_query)
         if isinstance(plan, str):
@@ -152,13 +153,21 @@ def build_openapi(check: Checker, data: Mapping[str, Any], path: Path, server: s
                                           f"{name!r} is left out: {why}; the model never "
                                           "sets it"))
         tool = _tool(check, path, server, doc, op, plan, reshapes.get(op.key, Reshape()),
-                     base, credentials)
+                     base, credentials, unmet)
         if tool is not None:
             if tool.name in out.tools:
                 check.problem(path, f"two operations would both be the tool {tool.name!r}",
                               f"rename one under tools.{op.key}.name")
                 continue
             out.tools[tool.name] = tool
+    for missing, ops in unmet.items():  # one warning per set of schemes, not per operation
+        names = ", ".join(repr(op.key) for op in ops[:3]) + (", ..." if len(ops) > 3 else "")
+        who = f"operation {names} needs" if len(ops) == 1 else \
+            f"{len(ops):,} operations ({names}) need"
+        log.warning("%s", doc.problem((*ops[0].where, "security"), f"{who} security "
+                                      f"scheme(s) {', '.join(map(repr, missing))}, which the "
+                                      "config does not set", "set them under "
+                                      f"servers.{server}.openapi.security"))
     return out
 
 
@@ -276,8 +285,8 @@ def _matches(pattern: str, op: Operation) -> bool:
 
 
 def _tool(check: Checker, path: Path, server: str, doc: OpenApiDoc, op: Operation,
-          plan: Plan, reshape: Reshape, base: str, credentials: Credentials
-          ) -> ToolConfig | None:
+          plan: Plan, reshape: Reshape, base: str, credentials: Credentials,
+          unmet: dict[tuple[str, ...], list[Operation]]) -> ToolConfig | None:
     where = (*path, "tools", op.key)
     fixed: dict[str, Any] = {}
     for key, value in reshape.fixed.items():
@@ -304,10 +313,7 @@ def _tool(check: Checker, path: Path, server: str, doc: OpenApiDoc, op: Operatio
         mark_for(doc.marks, op.where, doc.file).origin(op.where)
     schemes, missing = credentials.for_operation(doc, op.node)
     if missing:
-        log.warning("%s", doc.problem((*op.where, "security"), f"operation {op.key!r} needs "
-                                      f"security scheme(s) {', '.join(map(repr, missing))}, "
-                                      "which the config does not set", "set them under "
-                                      f"servers.{server}.openapi.security"))
+        unmet.setdefault(missing, []).append(op)
     headers, query = credentials.sent(schemes)
     try:
         options = plan.http_options(base, fixed, query, headers)
