@@ -16,14 +16,15 @@ import pytest
 from .conftest import hostile_config
 
 
-def running_with(marker: str) -> list[int]:
-    """PIDs whose command line holds ``marker``."""
+def running_with(marker: str, where: str = "cmdline") -> list[int]:
+    """PIDs (but this one) whose command line (or ``where="environ"``: environment) holds
+    ``marker``."""
     found = []
     for entry in os.listdir("/proc"):
-        if not entry.isdigit():
+        if not entry.isdigit() or entry == str(os.getpid()):
             continue
         try:
-            with open(f"/proc/{entry}/cmdline", "rb") as handle:
+            with open(f"/proc/{entry}/{where}", "rb") as handle:
                 if marker.encode() in handle.read():
                     found.append(int(entry))
         except OSError:
@@ -69,20 +70,6 @@ def test_workers_of_an_upstream_end_with_it(tmp_path: Path, mode: str) -> None:
                 os.kill(pid, 9)
 
 
-def running_with_env(needle: str) -> list[int]:
-    """PIDs whose environment holds ``needle``."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit() and entry != str(os.getpid()):
-            try:
-                with open(f"/proc/{entry}/environ", "rb") as handle:
-                    if needle.encode() in handle.read():
-                        found.append(int(entry))
-            except OSError:
-                continue
-    return found
-
-
 def test_an_upstream_that_stopped_reading_ends_with_the_host(tmp_path: Path) -> None:
     """An upstream that stops reading its stdin ignores the end of it: the host's stop
     (2 s to exit, then SIGTERM) outlasts a stdio client's patience, and a host killed by
@@ -112,19 +99,19 @@ def test_an_upstream_that_stopped_reading_ends_with_the_host(tmp_path: Path) -> 
             # the upstream is deaf now: the call's timeout (or the gateway's own deadline of
             # the same 1 s, whichever fires first on a loaded machine) answered it
             assert answers[1]["result"]["isError"] and "1s" in json.dumps(answers[1]), answers
-            assert running_with_env(logs[how]), how
+            assert running_with(logs[how], "environ"), how
         hosts["eof"].stdin.close()  # type: ignore[union-attr]
         hosts["sigterm"].terminate()
         for host in hosts.values():
             host.wait(timeout=30)
         for how, log in logs.items():
             deadline = time.monotonic() + 10
-            while running_with_env(log) and time.monotonic() < deadline:
+            while running_with(log, "environ") and time.monotonic() < deadline:
                 time.sleep(0.1)
-            assert running_with_env(log) == [], f"the upstream ran on after the host ({how})"
+            assert running_with(log, "environ") == [], f"the upstream ran on after the host ({how})"
     finally:
         for log in logs.values():
-            for pid in running_with_env(log):
+            for pid in running_with(log, "environ"):
                 os.kill(pid, 9)
         for host in hosts.values():
             host.kill()
