@@ -47,3 +47,21 @@ def test_the_default_stays_text() -> None:
     ("errors are counted", logging.INFO), ("compiling", logging.INFO), ("", logging.INFO)])
 def test_the_first_word_of_another_program_s_line_names_its_level(line: str, level: int) -> None:
     assert line_level(line) == level
+
+
+def test_a_records_detail_is_shown_under_it_indented_a_line_each_and_escaped() -> None:
+    from toolhost.logformat import DETAIL, JsonFormatter, TextFormatter
+
+    detail = "diff --git a/x b/x\n-old\n+new \x1b[2J\rfake: error\n" + "+more\n" * 300
+    record = logging.LogRecord("toolhost.config", logging.WARNING, __file__, 1,
+                               "f.yaml:3:5: changed", None, None)
+    setattr(record, DETAIL, detail)
+    lines = TextFormatter().format(record).split("\n")
+    assert lines[0] == "toolhost: WARNING: f.yaml:3:5: changed"
+    assert lines[1:4] == ["    diff --git a/x b/x", "    -old", "    +new \\x1b[2J\\rfake: error"]
+    assert all(line.startswith("    ") for line in lines[1:])
+    assert len(lines) == 1 + 200 + 1 and lines[-1] == "    ...103 more lines"
+    assert json.loads(JsonFormatter().format(record))["detail"] == detail
+    plain = logging.LogRecord("t", logging.INFO, __file__, 1, "m", None, None)
+    assert TextFormatter().format(plain) == "toolhost: INFO: m"
+    assert "detail" not in json.loads(JsonFormatter().format(plain))

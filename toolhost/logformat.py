@@ -20,10 +20,14 @@ import re
 import threading
 from typing import IO, Any
 
-__all__ = ["ENV", "JsonFormatter", "JsonLines", "TextFormatter", "escape_controls",
+__all__ = ["DETAIL", "ENV", "JsonFormatter", "JsonLines", "TextFormatter", "escape_controls",
            "line_level", "log_format"]
 
 ENV = "TOOLHOST_LOG_FORMAT"
+# ``log.warning(..., extra={DETAIL: text})``: lines shown under the message, indented, as a
+# located error shows its detail (a diff); each line escaped, so none can pose as a line of its own
+DETAIL = "toolhost_detail"
+_DETAIL_LINES = 200
 TEXT_FORMAT = "toolhost: %(levelname)s: %(message)s"
 _CONTROLS = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029]")
 _OWN_LINE = re.compile(r"toolhost: (?:(internal error|error|fatal)|(warning)|(note|info)"
@@ -61,7 +65,14 @@ class TextFormatter(logging.Formatter):
 
     def formatMessage(self, record: logging.LogRecord) -> str:
         record.message = escape_controls(record.message)
-        return super().formatMessage(record)
+        text = super().formatMessage(record)
+        detail = getattr(record, DETAIL, None)
+        if isinstance(detail, str) and detail:
+            lines = detail.rstrip("\n").split("\n")  # a \r is shown escaped, not a break
+            text += "".join(f"\n    {escape_controls(line)}" for line in lines[:_DETAIL_LINES])
+            if len(lines) > _DETAIL_LINES:
+                text += f"\n    ...{len(lines) - _DETAIL_LINES:,} more lines"
+        return text
 
 
 class JsonFormatter(logging.Formatter):
@@ -77,6 +88,9 @@ class JsonFormatter(logging.Formatter):
             "logger": record.name,
             "message": record.getMessage(),
         }
+        detail = getattr(record, DETAIL, None)
+        if isinstance(detail, str) and detail:
+            entry["detail"] = detail
         if record.exc_info:
             entry["exception"] = self.formatException(record.exc_info)
         return json.dumps(entry, ensure_ascii=False, default=str)

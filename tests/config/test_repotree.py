@@ -146,7 +146,9 @@ def test_edited_module_never_runs_and_lock_check_heals(tmp_path: Path) -> None:
     _edit(cached(tmp_path))
     done = toolhost("call", str(config), "py.hello", "name=x", cwd=tmp_path)
     assert done.stdout == "hello x\n" and "PWNED" not in done.stdout
-    assert "modified on disk" in done.stderr and "-    return f\"hello {name}\"" in done.stderr
+    # the diff is shown a line each, indented under the warning (it was one line of "\\n"s)
+    assert "modified on disk" in done.stderr
+    assert "\n    -    return f\"hello {name}\"" in done.stderr
     _edit(cached(tmp_path))
     checked = toolhost("lock", "--check", str(config), cwd=tmp_path)
     assert checked.returncode == 0 and "modified on disk" in checked.stderr
