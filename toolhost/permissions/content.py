@@ -70,6 +70,31 @@ def _expanded(words: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(w for w in out if w)
 
 
+_GLOBAL_OPTIONS = 8  # how far a subcommand is looked for after a program's own options
+
+
+def _past_options(form: tuple[str, ...]) -> list[tuple[str, ...]]:
+    """The program's leading options (and their possible values) dropped, so a deny rule
+    naming a subcommand sees it: ``git -C /tmp push`` is also ``git push``, ``kubectl -n prod
+    delete pod x`` also ``kubectl delete pod x``, ``cargo +nightly publish`` also ``cargo
+    publish``. Which options take a value is not known: every word after an option is tried
+    both as its value and as the subcommand (fail closed)."""
+    out: list[tuple[str, ...]] = []
+    valued = False  # the previous word was an option that may take this word as its value
+    for k in range(1, min(len(form), _GLOBAL_OPTIONS + 1)):
+        word = form[k]
+        if word == "--":
+            return [*out, (form[0], *form[k + 1:])] if k + 1 < len(form) else out
+        if word[:1] in "-+" and len(word) > 1:
+            valued = "=" not in word
+            continue
+        out.append((form[0], *form[k:]))
+        if not valued:
+            break
+        valued = False
+    return out
+
+
 def command_forms(words: tuple[str, ...], depth: int = 0) -> list[tuple[str, ...]]:
     """The forms of one simple command that deny and ask rules are tried on (fail closed):
     as written; with ``$IFS`` split and braces expanded; without leading assignments and
@@ -91,6 +116,7 @@ def command_forms(words: tuple[str, ...], depth: int = 0) -> list[tuple[str, ...
             forms += [base[k:] for k in range(lead + 1, len(base))]
         forms += [base[k + 1:] for k, w in enumerate(base) if w in _EXEC_ACTIONS]
     forms += [(_base(f[0]), *f[1:]) for f in forms if f and "/" in f[0]]
+    forms += [g for f in list(forms) if len(f) > 2 and f[1][:1] in "-+" for g in _past_options(f)]
     for form in list(forms):
         if depth < 8 and form:
             for arg in command_strings(form):
