@@ -44,3 +44,4 @@ def test_an_allow_rule_still_needs_the_words_as_written() -> None:
     allow = policy([("allow", "Bash(git status:*)")], "deny")
     assert allow.decide("Bash", {"command": "git status"}).behavior == "allow"
     assert allow.decide("Bash", {"command": "git -C /tmp status"}).behavior == "deny"
+
