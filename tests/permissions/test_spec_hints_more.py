@@ -41,10 +41,17 @@ RULES = {
     "Bash(curl .*$)": "regular expression",
     "Bash(git push --force|-f)": "is a pipe, not 'or'",
     "Bash(rm -r|-rf /)": "is a pipe, not 'or'",
+    "Bash(rm -rf:*)": "option spelling '-rf'",
+    "Bash(git push --force:*)": "option spelling '--force'",
+    "Bash(chmod -R 777 *)": "option spelling '-R'",
+    "Bash(rm)": "with no arguments",
+    "Bash(shutdown)": "write Bash(shutdown:*)",
+    "Read(//etc/passwd:*)": "prefix marker",
+    "Edit(src/**:*)": "prefix marker",
 }
 FINE = ["Task(Explore)", "Agent(general-purpose)", "Task(my-plugin:reviewer)", "Task(x.y_z)",
         "Read(~/.ssh/**)", "Read(//x/~backup/y)", "Read(//srv/data:/x)", "Read(//x/f(1).txt)",
-        "Read(//x/a,b.txt)", "Bash(ls foo.*)", "Bash(rm -f *.*)", "Bash(echo $HOME)",
+        "Read(//x/a,b.txt)", "Bash(ls foo.*)", "Bash(rm *.*)", "Bash(echo $HOME)",
         "Bash(ls | grep -v x)", "Bash(grep -E 'a|-b' f)", "Bash(curl https://x/?q=1)",
         "Bash(git log --format=%H)", "Read(//etc/ssh/*_key)", "Edit(src/**)"]
 
@@ -62,3 +69,9 @@ def test_a_trailing_backslash_is_named() -> None:
     from toolhost.permissions.spec_hints_more import path_hints
     assert any("escapes nothing" in h[1] for h in path_hints("Read", "//etc/passwd\\"))
     assert not path_hints("Read", "//etc/pass\\\\")
+
+
+def test_an_allow_may_name_one_spelling_or_a_bare_command(tmp_path: Path) -> None:
+    found = _review(tmp_path, ["Bash(rm -rf:*)", "Bash(ls)", "Bash(git push --dry-run)"],
+                    effect="allow")
+    assert not [f for f in found if "spelling" in f or "no arguments" in f], found

@@ -13,6 +13,8 @@
 * ``Bash(^rm.*)``, ``Bash(regex:^rm)``, ``Bash(/rm -rf/)``: a regular expression; Bash rules
   are word patterns (only ``*`` is a wildcard).
 * ``Bash(git push --force|-f)``: ``|`` is a pipe, not "or": a command starting with ``-``.
+* a deny/ask ``Bash(rm)`` (only a bare ``rm``), ``Bash(rm -rf:*)`` (one option spelling);
+  ``Read(//etc/passwd:*)`` (a Bash prefix marker in a path pattern).
 """
 
 from __future__ import annotations
@@ -55,6 +57,10 @@ _LIST = re.compile(r",\s*(?:/|~|\.{1,2}/)|\s*\|\s*(?:/|~|\.)")
 def path_hints(name: str, spec: str) -> list[Hint]:
     """A path pattern holding something a path pattern does not expand or mean."""
     out: list[Hint] = []
+    if spec.endswith(":*"):
+        out.append(("warning", f"':*' is a Bash rule's prefix marker: in a path pattern "
+                    f"{spec!r} names a file whose name ends in ':' and anything",
+                    f"write {name}({spec[:-2]}) for that path (a deny covers all below it)"))
     if (var := _WIN_VAR.search(spec)) is not None:
         out.append(("warning", f"{var.group(0)} in {spec!r} is a Windows variable, which path "
                     "rules do not expand: the rule names a directory called that",
@@ -85,9 +91,23 @@ def path_hints(name: str, spec: str) -> list[Hint]:
 _REGEX = re.compile(r"^\^|^regex:|[^\s\\]\$$|^/[^/]*\s[^/]*/$|\\[sdwb]|\.\+\$?$")
 
 
-def bash_hints(spec: str) -> list[Hint]:
-    """A Bash rule written as a regular expression, or with ``|`` meant as "or"."""
+def bash_hints(spec: str, effect: str = "deny") -> list[Hint]:
+    """A Bash rule written as a regular expression, or with ``|`` meant as "or"; a deny or
+    ask rule that is one bare word (``Bash(rm)``: only ``rm`` with no arguments) or that
+    names an option spelling (``Bash(rm -rf:*)``: ``rm -fr``, ``rm -r -f`` are others)."""
     out: list[Hint] = []
+    words = spec.strip().split()
+    if effect != "allow" and len(words) == 1 and not set(words[0]) & set("*|&;<>()$`'\"\\"):
+        out.append(("warning", f"Bash({spec.strip()}) matches only the command {words[0]!r} with "
+                    "no arguments", f"for every use of it write Bash({words[0]}:*)"))
+    fixed = spec.strip().removesuffix(":*").split()
+    opts = [w for w in fixed[1:] if w.startswith("-") and len(w) > 1 and not set(w) & set("*=")]
+    if effect != "allow" and opts and words[0][:1].isalpha() and not set(spec) & set("|&;<>"):
+        out.append(("warning", f"this {effect} rule names the option spelling {opts[0]!r}: "
+                    "other spellings of the same command (options reordered, combined, split "
+                    "or in their long form) do not match it",
+                    f"{effect} the command itself, Bash({words[0]}:*), when every spelling "
+                    "must be caught"))
     if _REGEX.search(spec.strip()):
         out.append(("warning", f"Bash({spec}) looks like a regular expression: Bash rules are "
                     "command words where only '*' is a wildcard ('^', '.', '$', '/' are "
