@@ -13,6 +13,7 @@ import os
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Protocol, TypeVar
 
 from toolhost.permissions.bashprog import WRAPPER_NAMES, Step, analyze_line
@@ -96,6 +97,22 @@ def _past_options(form: tuple[str, ...]) -> list[tuple[str, ...]]:
 
 
 def command_forms(words: tuple[str, ...], depth: int = 0) -> list[tuple[str, ...]]:
+    """:func:`_command_forms`, cached for an ordinary command (every deny and ask Bash rule of
+    a policy tries the same command's forms; a long one is computed each time)."""
+    if depth == 0 and len(words) <= _CACHED_WORDS and sum(map(len, words)) <= 4096:
+        return list(_cached_forms(words))
+    return _command_forms(words, depth)
+
+
+_CACHED_WORDS = 64
+
+
+@lru_cache(maxsize=128)
+def _cached_forms(words: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
+    return tuple(_command_forms(words, 0))
+
+
+def _command_forms(words: tuple[str, ...], depth: int = 0) -> list[tuple[str, ...]]:
     """The forms of one simple command that deny and ask rules are tried on (fail closed):
     as written; with ``$IFS`` split and braces expanded; without leading assignments and
     wrappers (also named by a path: ``/usr/bin/env``); after a wrapper or a ``find -exec``,
@@ -116,7 +133,9 @@ def command_forms(words: tuple[str, ...], depth: int = 0) -> list[tuple[str, ...
             forms += [base[k:] for k in range(lead + 1, len(base))]
         forms += [base[k + 1:] for k, w in enumerate(base) if w in _EXEC_ACTIONS]
     forms += [(_base(f[0]), *f[1:]) for f in forms if f and "/" in f[0]]
-    forms += [g for f in list(forms) if len(f) > 2 and f[1][:1] in "-+" for g in _past_options(f)]
+    # (after the strings: what a program runs is found by scanning its form as written)
+    past = [g for f in forms if len(f) > 2 and f[1][:1] in "-+" and _base(
+        f[0]) not in _PREFIX_WORDS for g in _past_options(f)]  # (a wrapper's: done above)
     for form in list(forms):
         if depth < 8 and form:
             for arg in command_strings(form):
@@ -126,6 +145,7 @@ def command_forms(words: tuple[str, ...], depth: int = 0) -> list[tuple[str, ...
                     continue
                 for seg in inner.segments + inner.nested:  # each shorter: this ends
                     forms += command_forms(seg, depth + 1)
+    forms += past
     return [f for f in dict.fromkeys(forms) if f and f[0]][:_MAX_FORMS]
 
 
