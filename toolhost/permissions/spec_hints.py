@@ -62,7 +62,8 @@ def content_hints(tool: str, rule_dir: str, effect: str = "deny") -> list[tuple[
                 + _two_rules(name, spec)
                 + (_glued_stars(name, spec) if effect == "allow" else []))
     if name == "Bash":
-        return (_bash(spec) + bash_hints(spec, effect)
+        found = _bash(spec)  # (the spelling hints only when nothing more basic is wrong)
+        return (found + bash_hints(spec, "allow" if found else effect)
                 + (_never_allows(spec) if effect == "allow" else []))
     return []
 

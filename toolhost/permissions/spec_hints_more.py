@@ -102,11 +102,12 @@ def bash_hints(spec: str, effect: str = "deny") -> list[Hint]:
                     "no arguments", f"for every use of it write Bash({words[0]}:*)"))
     fixed = spec.strip().removesuffix(":*").split()
     opts = [w for w in fixed[1:] if w.startswith("-") and len(w) > 1 and not set(w) & set("*=")]
-    if effect != "allow" and opts and words[0][:1].isalpha() and not set(spec) & set("|&;<>"):
+    if effect != "allow" and opts and fixed[0][:1].isalpha() and not set(spec) & set("|&;<>"):
+        command = " ".join(fixed[:fixed.index(opts[0])])
         out.append(("warning", f"this {effect} rule names the option spelling {opts[0]!r}: "
                     "other spellings of the same command (options reordered, combined, split "
                     "or in their long form) do not match it",
-                    f"{effect} the command itself, Bash({words[0]}:*), when every spelling "
+                    f"{effect} the command itself, Bash({command}:*), when every spelling "
                     "must be caught"))
     if _REGEX.search(spec.strip()):
         out.append(("warning", f"Bash({spec}) looks like a regular expression: Bash rules are "
