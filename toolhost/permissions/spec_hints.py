@@ -62,8 +62,8 @@ def content_hints(tool: str, rule_dir: str, effect: str = "deny") -> list[tuple[
                 + _two_rules(name, spec)
                 + (_glued_stars(name, spec) if effect == "allow" else []))
     if name == "Bash":
-        found = _bash(spec)  # (the spelling hints only when nothing more basic is wrong)
-        return (found + bash_hints(spec, "allow" if found else effect)
+        basic = _bash(spec)  # (the spelling hints only when nothing more basic is wrong)
+        return (basic + bash_hints(spec, "allow" if basic else effect)
                 + (_never_allows(spec) if effect == "allow" else []))
     return []
 
