@@ -25,7 +25,7 @@ __all__ = ["agent_hints", "bash_hints", "path_hints"]
 
 Hint = tuple[str, str, str]
 _AGENT_NAME = re.compile(r"[A-Za-z0-9_.:-]+")
-_ARG_NAME = re.compile(r"(subagent_type|description|prompt|name)\s*:")
+_ARG_NAME = re.compile(r"(subagent_type|subagent|agent|type|description|prompt|name)\s*:")
 
 
 def agent_hints(name: str, spec: str) -> list[Hint]:
@@ -88,7 +88,7 @@ def path_hints(name: str, spec: str) -> list[Hint]:
     return out
 
 
-_REGEX = re.compile(r"^\^|^regex:|[^\s\\]\$$|^/[^/]*\s[^/]*/$|\\[sdwb]|\.\+\$?$")
+_REGEX = re.compile(r"^\^|^\.\*|^regex:|[^\s\\]\$$|^/[^/]*\s[^/]*/$|\\[sdwb]|\.\+\$?$")
 
 
 def bash_hints(spec: str, effect: str = "deny") -> list[Hint]:
