@@ -58,6 +58,8 @@ RULES = {
     "Bash(\\brm\\b)": "regular expression",
     "Bash(./deploy.sh)": "with no arguments",
     "Bash(terraform destroy -auto-approve:*)": "option spelling '-auto-approve'",
+    "Read(//etc/passwd))": "stray parenthesis",
+    "Read((//etc/passwd))": "stray parenthesis",
     "Read(//etc/passwd:*)": "prefix marker",
     "Edit(src/**:*)": "prefix marker",
 }

@@ -397,8 +397,8 @@ class DomainMatcher:
 def parse_domain(spec: str) -> str:
     """A ``domain:`` specifier in canonical form (``*.`` kept). Raises ValueError."""
     text = spec.strip()
-    if "," in text:  # a list of hosts: a host holds no ',' (DNS cannot resolve one)
-        hosts = ", ".join(f"domain:{h.strip()}" for h in text.split(",") if h.strip())
+    if "," in text or ";" in text:  # a list of hosts: DNS resolves no host holding , or ;
+        hosts = ", ".join(f"domain:{h.strip()}" for h in re.split("[,;]", text) if h.strip())
         raise ValueError(f"{spec!r} is a list: a domain rule names one host, so write one "
                          f"rule per host ({hosts})")
     found = _domain(text)

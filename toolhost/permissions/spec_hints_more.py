@@ -82,6 +82,11 @@ def path_hints(name: str, spec: str) -> list[Hint]:
     if spec.endswith("\\") and not spec.endswith("\\\\"):
         out.append(("warning", f"{spec!r} ends in a '\\' that escapes nothing",
                     f"write {name}({spec[:-1]})"))
+    if (spec.startswith("(") and spec.endswith(")")) or (
+            spec.endswith(")") and spec.count(")") > spec.count("(")):
+        out.append(("warning", f"a stray parenthesis in {name}({spec}): the pattern is "
+                    f"{spec!r}, which names a file holding it",
+                    f"write {name}({spec.removeprefix('(').removesuffix(')')})"))
     if _LIST.search(spec):
         out.append(("warning", f"{name}({spec}) looks like a list of paths: it is one path "
                     "pattern holding ', ' or '|'", "write each path as its own rule"))
