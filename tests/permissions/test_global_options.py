@@ -24,10 +24,12 @@ HIDDEN = [
     ("terraform -chdir=x destroy", "deny"), ("cargo +nightly publish", "deny"),
     ("make -C x deploy", "deny"), ("make -j4 deploy", "deny"), ("gh -R o/r pr merge 1", "deny"),
     ("aws --profile p --region r s3 rm s3://x", "deny"), ("docker -H h rm c", "deny"),
+    ("git -c alias.p=push p origin", "deny"), ("git -c Alias.P='push --force' p", "deny"),
+    ("git -C x -c alias.c=commit c -m y", "ask"),
 ]
 KEPT = ["git -C /tmp status", "git --no-pager log", "npm --prefix x test", "kubectl -n a get po",
         "make -j4 all", "cargo +nightly build", "aws --profile p s3 ls", "docker -H h ps",
-        "git -c user.name=x commit-tree t"]
+        "git -c user.name=x commit-tree t", "git -c alias.l=log l"]
 
 
 @pytest.mark.parametrize(("command", "want"), HIDDEN)

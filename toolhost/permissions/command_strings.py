@@ -247,6 +247,9 @@ def command_strings(form: tuple[str, ...]) -> list[str]:
     if name == "git":
         for k, word in enumerate(form[1:-1], 1):
             value = form[k + 1] if word in ("-c", "--config-env") else ""
-            out.append(value.partition("=")[2].lstrip("!"))
+            key, _, run = value.partition("=")
+            if key.lower().startswith("alias.") and run and not run.startswith("!"):
+                run = "git " + run  # alias.p=push: `git p` is `git push`
+            out.append(run.lstrip("!"))
         return [v for v in out if v]
     return out
