@@ -34,6 +34,11 @@ RUNS = [
     "Rscript -e 'system(\"rm x\")'", "julia -e 'run(`rm x`)'", "tclsh <<< 'exec rm x'",
     "osascript -e 'do shell script \"rm x\"'", "emacs --eval '(shell-command \"rm x\")'",
     "deno eval 'Deno.run({cmd:[\"rm\",\"x\"]})'",
+    "sshpass -p pw ssh host rm x", "mosh host -- rm x", "autossh -M 0 host rm x",
+    "ssh host -- rm x", "gosu root rm x", "su-exec root rm x", "run0 rm x", "sudo-rs rm x",
+    "ip netns exec ns rm x", "wsl -e rm x", "vagrant ssh -- rm x", "ansible all -a 'rm x'",
+    "ansible all -m shell -a 'rm x'", "salt '*' cmd.run 'rm x'", "pdsh -w h rm x",
+    "heroku run rm x", "fly ssh console -C 'rm x'", "gcloud compute ssh vm --command='rm x'",
     "crontab <<<'* * * * * rm -rf x'", "echo '* * * * * rm -rf x' | crontab -",
     "crontab - <<EOF\n* * * * * rm -rf x\nEOF", "(crontab -l; echo '0 * * * * rm x') | crontab -",
     "crontab -uroot - <<< '* * * * * rm x'", "sudo crontab <<< '@reboot rm x'",
@@ -42,7 +47,8 @@ HONEST = ["docker run --rm img ls", "kubectl -n a get po", "npm exec -- prettier
           "npx prettier --check .", "uv run pytest", "poetry run pytest -q",
           "git push -u origin main", "git rebase -i HEAD~3", "git bisect run make test",
           "gdb --args ./a.out 1", "tar -czf a.tgz d", "sed 's/e/x/' f", "crontab -l",
-          "crontab -u me -l", "crontab mycron.txt", "make -f Makefile all"]
+          "crontab -u me -l", "crontab mycron.txt", "make -f Makefile all", "ssh host -- ls",
+          "ip netns exec ns ls", "ansible all -m ping", "heroku run bash", "gosu app ls"]
 
 
 @pytest.mark.parametrize("command", RUNS)

@@ -99,7 +99,8 @@ def _ssh_strings(form: tuple[str, ...]) -> list[str]:
         host = k
         break
     if base(form[0]) == "ssh" and host is not None and host + 1 < len(form):
-        out.append(" ".join(form[host + 1:]))
+        remote = form[host + 1:]
+        out.append(" ".join(remote[1:] if remote[0] == "--" else remote))  # ssh host -- CMD
     return [v for v in out if v]
 
 

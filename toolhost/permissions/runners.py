@@ -31,13 +31,17 @@ _SUBCOMMANDS: dict[str, frozenset[str]] = {
     "nix": frozenset({"develop", "shell", "run"}),
     "git": frozenset({"run", "foreach"}),  # git bisect run CMD, git submodule foreach CMD
     "perf": frozenset({"record", "stat", "trace"}),
-    "vagrant": frozenset(),
+    "vagrant": frozenset({"ssh"}),
+    "ip": frozenset({"exec"}),  # ip netns exec NS CMD
+    "heroku": frozenset({"run"}),
+    **dict.fromkeys(("salt", "salt-ssh"), frozenset({"cmd.run", "cmd.shell", "cmd.script"})),
     "flatpak": frozenset(),
     "tar": frozenset(),
     "make": frozenset(), "gmake": frozenset(),
 }
 # programs whose every later word may start the command they run: `npx rm x`, `entr rm x`
-_WHOLE = frozenset({"npx", "pnpx", "bunx", "uvx", "entr"})
+_WHOLE = frozenset({"npx", "pnpx", "bunx", "uvx", "entr", "sshpass", "mosh", "autossh", "pdsh",
+                    "clush", "gosu", "su-exec", "run0", "sudo-rs", "wsl"})
 # program -> options whose value is a command line
 _VALUE_OPTIONS: dict[str, frozenset[str]] = {
     "git": frozenset({"--upload-pack", "--receive-pack", "--exec", "-x", "--extcmd",
@@ -50,6 +54,9 @@ _VALUE_OPTIONS: dict[str, frozenset[str]] = {
     "flatpak": frozenset({"--command"}),
     "make": frozenset({"--eval", "-E"}), "gmake": frozenset({"--eval", "-E"}),
     "distrobox": frozenset({"-e", "--exec"}),
+    **dict.fromkeys(("ansible", "ansible-console"), frozenset({"-a", "--args"})),
+    **dict.fromkeys(("fly", "flyctl"), frozenset({"-C", "--command"})),
+    "gcloud": frozenset({"--command"}),
 }
 _SCAN = 8  # the subcommand is looked for among the first words (global options before it)
 _MAX_SUFFIXES = 32
