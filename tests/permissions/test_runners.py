@@ -13,7 +13,9 @@ from tests.permissions.test_command_strings import DENY_RM, policy
 RUNS = [
     "docker run img rm x", "docker run --rm -it -v /:/h img rm -rf /h",
     "docker run --entrypoint rm img x", "docker container run img rm x",
-    "docker -H tcp://h exec c rm x", "podman run --rm img sh -c 'rm x'", "nerdctl run img rm x",
+    "docker -H tcp://h exec c rm x",
+    "docker --config a --context b -H c --tls --tlsverify --tlscacert d run img rm x",
+    "podman run --rm img sh -c 'rm x'", "nerdctl run img rm x",
     "docker compose run web rm x", "docker-compose run web rm x",
     "kubectl run p --image=i --command -- rm x", "kubectl debug p -it --image=b -- rm x",
     "kubectl -n ns exec p -- rm x", "kubectl --context c exec p -- rm x",

@@ -58,7 +58,7 @@ _VALUE_OPTIONS: dict[str, frozenset[str]] = {
     **dict.fromkeys(("fly", "flyctl"), frozenset({"-C", "--command"})),
     "gcloud": frozenset({"--command"}),
 }
-_SCAN = 8  # the subcommand is looked for among the first words (global options before it)
+_SCAN = 16  # the subcommand is looked for among the first words (global options before it)
 _MAX_SUFFIXES = 32
 
 
