@@ -146,3 +146,16 @@ def test_an_allow_whose_program_is_a_wildcard_is_broad(text: str, broad: bool) -
     for effect in ("allow", "deny"):
         found = [f.code for f in lint_policy(policy(rule(effect, text, 1)))]
         assert ("broad-allow" in found) == (broad and effect == "allow"), (effect, found)
+
+
+def test_the_same_content_rule_with_another_effect_in_another_layer_is_shadowed() -> None:
+    """Round 9: ``Bash(npm test:*)`` allowed in the project file and asked in the local file:
+    the allow is never reached (ask comes first), and lint says so; a path anchored at its
+    own file's directory (``Read(/docs/**)``) names another path in another file: not."""
+    p = policy(rule("ask", "Bash(npm test:*)", 1), rule("deny", "Read(//tmp/**)", 2),
+               rule("allow", "Bash(npm test:*)", 3), rule("allow", "Read(//tmp/**)", 4),
+               rule("allow", "WebFetch(domain:x.org)", 5, when={"url": {"glob": "*"}}),
+               rule("allow", "WebFetch(domain:x.org)", 6), rule("deny", "Read(/docs/**)", 7),
+               rule("allow", "Read(/docs/**)", 8), rule("allow", "Bash(npm test)", 9))
+    found = {(f.code, f.origin.line) for f in lint_policy(p)}
+    assert found == {("shadowed", 3), ("shadowed", 4)}

@@ -53,10 +53,10 @@ COSTLY = [
 @pytest.mark.parametrize("source", COSTLY)
 def test_a_costly_expression_is_an_error_while_deciding(source: str) -> None:
     expr = compile_expr(source)
-    started = time.monotonic()
+    started = time.thread_time()
     with pytest.raises(ExprError):
         expr.holds("t", ARGS)
-    assert time.monotonic() - started < 2
+    assert time.thread_time() - started < 2
 
 
 def test_an_evaluation_that_runs_too_long_is_stopped() -> None:
@@ -108,10 +108,10 @@ CONSTANT = [
 
 @pytest.mark.parametrize("source", CONSTANT)
 def test_a_constant_part_too_costly_for_every_call_is_refused_at_load(source: str) -> None:
-    started = time.monotonic()
+    started = time.thread_time()
     with pytest.raises(ValueError, match="too costly"):
         compile_expr(source)
-    assert time.monotonic() - started < 3
+    assert time.thread_time() - started < 3
 
 
 NESTED = [
@@ -125,10 +125,10 @@ NESTED = [
 
 @pytest.mark.parametrize("source", NESTED)
 def test_an_expression_nested_too_deeply_is_a_load_error_at_once(source: str) -> None:
-    started = time.monotonic()
+    started = time.thread_time()
     with pytest.raises(ValueError, match=r"nests too deeply|characters long"):
         compile_expr(source)
-    assert time.monotonic() - started < 2  # jinja2's optimizer: 20 s for 300 filters
+    assert time.thread_time() - started < 2  # jinja2's optimizer: 20 s for 300 filters
 
 
 @pytest.mark.parametrize("source", [NESTED[9], NESTED[11], CONSTANT[0], CONSTANT[4]])
@@ -176,11 +176,13 @@ def _exprs() -> st.SearchStrategy[str]:
 @settings(max_examples=100, deadline=None)
 @given(source=_exprs())
 def test_any_expression_decides_or_fails_in_bounded_time(source: str) -> None:
-    started = time.monotonic()
+    # CPU time, as the evaluation limit counts it: on a busy machine wall time is not the
+    # expression's (round 9: `(args.s)|sort` took 5.4 s of wall time under load and failed)
+    started = time.thread_time()
     try:
         expr = compile_expr(source)
     except ValueError:
         return
     with contextlib.suppress(ExprError):
         expr.holds("t", ARGS)
-    assert time.monotonic() - started < 3, source
+    assert time.thread_time() - started < 3, source

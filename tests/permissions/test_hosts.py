@@ -118,7 +118,8 @@ def test_a_domain_rule_that_names_no_host_is_a_load_error(bad: str) -> None:
         policy(("deny", f"WebFetch(domain:{bad})"))
 
 
-@pytest.mark.parametrize("listed", ["x.com,y.com", "x.com, y.com", "*.x.com,y.com", "x.com,,y.com"])
+@pytest.mark.parametrize("listed", ["x.com,y.com", "x.com, y.com", "*.x.com,y.com", "x.com,,y.com",
+                                    "x.com;y.com", "x.com; *.y.com"])
 def test_a_domain_rule_listing_hosts_is_a_load_error_naming_each_rule(listed: str) -> None:
     # a ',' is a host character to a URL parser: the rule would name one host nobody has
     with pytest.raises(Exception, match=r"one rule per host \(domain:\S*x\.com, "):

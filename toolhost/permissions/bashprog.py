@@ -230,6 +230,9 @@ def analyze(words: tuple[Word, ...], depth: int = 0, *, wrapped: bool = False,
         return Analysis(reason=why)
     if name in _OPAQUE_WRAPPERS:
         return Analysis(reason=f"the arguments of {name} are not modelled")
+    if name == "crontab" and _crontab_reads_input(values[i + 1:]):
+        return Analysis(reason="crontab installs the jobs it reads from its input, which run "
+                        "later")
     keyword = name == "time" and program.raw == "time" and i == start and not wrapped
     if name in WRAPPERS and depth < 16:
         end = _time_end(words, i) if keyword else _wrapper_end(name, words, i)
@@ -282,6 +285,26 @@ def analyze(words: tuple[Word, ...], depth: int = 0, *, wrapped: bool = False,
             return Analysis((*steps, *flat))
     steps.append(Step(values[i:], "program"))
     return Analysis(tuple(steps))
+
+
+def _crontab_reads_input(args: tuple[str, ...]) -> bool:
+    """``crontab``, ``crontab -``, ``crontab -u root -``: the job table comes from stdin (a
+    here-string, a pipe); ``crontab -l``/``-r``/``-e`` install nothing, ``crontab FILE`` installs
+    a file (as ``bash script.sh`` runs one: the program)."""
+    k = 0
+    while k < len(args):
+        word = args[k]
+        if word == "-":
+            return True
+        if not word.startswith("-") or word == "--":
+            return word == "--" and args[k + 1:k + 2] in ((), ("-",))
+        if word.startswith("-u"):
+            k += 1 if len(word) > 2 else 2  # -u USER, -uUSER
+            continue
+        if any(c in word for c in "lreVT"):
+            return False
+        k += 1
+    return True
 
 
 def _starts_shell(name: str, options: tuple[Word, ...]) -> bool:

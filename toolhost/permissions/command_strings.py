@@ -10,6 +10,7 @@ import re
 
 from toolhost.permissions.bashbuiltins import COMMAND_VARS
 from toolhost.permissions.bashprog import SHELLS
+from toolhost.permissions.runners import is_runner, runner_strings
 
 __all__ = ["ASSIGNMENT", "base", "command_strings", "fed_code_strings"]
 
@@ -42,9 +43,10 @@ _SSH_VALUE_FLAGS = frozenset("BbcDEeFIiJLlmOoPpQRSWw")  # ssh's one-letter optio
 # code are tried as command lines (`python3 -c 'import os; os.system("rm x")'`)
 _INLINE_CODE = {
     "python": "c", "pypy": "c", "perl": "eE", "ruby": "e", "node": "ep", "nodejs": "ep",
-    "bun": "ep", "php": "rBRE", "lua": "e", "luajit": "e",
+    "bun": "ep", "php": "rBRE", "lua": "e", "luajit": "e", "Rscript": "e", "R": "e",
+    "julia": "e", "osascript": "e", "tclsh": "", "wish": "", "emacs": "",
 }
-_INLINE_LONG = frozenset({"--eval", "--print"})
+_INLINE_LONG = frozenset({"--eval", "--print", "-eval", "--execute"})
 _VERSIONED = re.compile(r"(python|pypy|perl|ruby|php|lua)[0-9.]*")
 # a quoted literal of a script: "...", '...', `...` (perl/ruby/node run backticks)
 # ... and perl's q{} qq{} qx{} qw{}, ruby's %q() %Q() %x() %w() (any of {} () [] <>)
@@ -53,14 +55,11 @@ _CODE_STRING = re.compile(r'"((?:[^"\\]|\\.)*)"|\'((?:[^\'\\]|\\.)*)\'|`([^`]*)`
                           r"|\[([^\[\]]*)\]|<([^<>]*)>)")
 _VIMS = frozenset({"vi", "vim", "nvim", "gvim", "view", "ex", "rvim", "vimdiff"})
 # a sed script's `e` command (GNU: runs the rest of its line) or `s///e` flag runs a command
+_SED_SUB = re.compile(r"s([^\w\s\\])((?:\\.|(?!\1).)*)\1((?:\\.|(?!\1).)*)\1([a-zA-Z0-9]*)")
 _SED_E = re.compile(r"(?:^|[;\n{}]|[0-9$/!])\s*e\s+([^;\n}]+)")
 
 
 _GDB_SHELL = re.compile(r"\s*(?:shell\s+|!|platform\s+shell\s+)")
-# container and pod tools whose `exec` runs a command inside (`kubectl exec p -- rm x`)
-_EXECS = {"docker": "exec", "podman": "exec", "nerdctl": "exec", "kubectl": "exec",
-          "oc": "exec", "lxc": "exec", "incus": "exec", "docker-compose": "exec"}
-_MAX_EXEC_WORDS = 32
 
 
 def _leading_assignments(form: tuple[str, ...]) -> list[str]:
@@ -100,7 +99,8 @@ def _ssh_strings(form: tuple[str, ...]) -> list[str]:
         host = k
         break
     if base(form[0]) == "ssh" and host is not None and host + 1 < len(form):
-        out.append(" ".join(form[host + 1:]))
+        remote = form[host + 1:]
+        out.append(" ".join(remote[1:] if remote[0] == "--" else remote))  # ssh host -- CMD
     return [v for v in out if v]
 
 
@@ -120,6 +120,10 @@ def _inline_code(name: str, form: tuple[str, ...]) -> list[str]:
             at = next((i for i, c in enumerate(word[1:], 1) if c in letters), 0)
             if at:
                 codes.append(word[at + 1:] or nxt)
+    return _literals(codes)
+
+
+def _literals(codes: list[str]) -> list[str]:
     return [next(g for g in lit.groups() if g is not None)
             for code in codes for lit in _CODE_STRING.finditer(code)]
 
@@ -200,10 +204,14 @@ def command_strings(form: tuple[str, ...]) -> list[str]:
     if out:
         return out
     name = base(form[0])
+    if is_runner(name):  # docker run img CMD, npx CMD, git rebase --exec CMD (runners.py)
+        out = runner_strings(name, form)
     if name in _SHELLS:
         return list(form[1:])
     if name in _INLINE_CODE or _VERSIONED.fullmatch(name):
         return _inline_code(name, form)
+    if name == "deno" and form[1:2] == ("eval",):  # deno eval 'Deno.run({cmd: ["rm"]})'
+        return _literals(list(form[2:]))
     if name in _AWKS:
         return [m.group(1) for arg in form[1:] if "system" in arg or "|" in arg
                 for m in _AWK_STRING.finditer(arg)]
@@ -229,18 +237,20 @@ def command_strings(form: tuple[str, ...]) -> list[str]:
         values = [form[k + 1] for k, w in enumerate(form[1:-1], 1)
                   if w.lstrip("-") in ("ex", "eval-command", "iex", "o", "one-line")]
         values += [w.partition("=")[2] for w in form[1:] if w.startswith("--eval-command=")]
-        return [_GDB_SHELL.sub("", v, count=1) for v in values if _GDB_SHELL.match(v)]
-    if name in _EXECS and _EXECS[name] in form[1:3]:  # docker exec c rm x: fail closed,
-        at = form.index(_EXECS[name], 1) + 1  # every suffix may be the command it runs
-        return [" ".join(form[k:]) for k in range(at, min(len(form), at + _MAX_EXEC_WORDS))
-                if not form[k].startswith("-")]  # an option never starts the command
+        args = [" ".join(form[form.index("--args") + 1:])] if "--args" in form else []
+        return [*args, *(_GDB_SHELL.sub("", v, count=1) for v in values if _GDB_SHELL.match(v))]
     if name in ("sed", "gsed"):
         scripts = [a.partition("=")[2] if a.startswith("--expression=") else a
                    for a in form[1:] if a.startswith("--expression=") or not a.startswith("-")]
-        return [m.group(1).strip() for arg in scripts for m in _SED_E.finditer(arg)]
+        return [*(m.group(1).strip() for arg in scripts for m in _SED_E.finditer(arg)),
+                *(m.group(3) for arg in scripts for m in _SED_SUB.finditer(arg)
+                  if "e" in m.group(4))]  # s/x/rm y/e runs the line it makes
     if name == "git":
         for k, word in enumerate(form[1:-1], 1):
             value = form[k + 1] if word in ("-c", "--config-env") else ""
-            out.append(value.partition("=")[2].lstrip("!"))
+            key, _, run = value.partition("=")
+            if key.lower().startswith("alias.") and run and not run.startswith("!"):
+                run = "git " + run  # alias.p=push: `git p` is `git push`
+            out.append(run.lstrip("!"))
         return [v for v in out if v]
     return out

@@ -13,6 +13,7 @@ import os
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Protocol, TypeVar
 
 from toolhost.permissions.bashprog import WRAPPER_NAMES, Step, analyze_line
@@ -70,7 +71,48 @@ def _expanded(words: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(w for w in out if w)
 
 
+_GLOBAL_OPTIONS = 8  # how far a subcommand is looked for after a program's own options
+
+
+def _past_options(form: tuple[str, ...]) -> list[tuple[str, ...]]:
+    """The program's leading options (and their possible values) dropped, so a deny rule
+    naming a subcommand sees it: ``git -C /tmp push`` is also ``git push``, ``kubectl -n prod
+    delete pod x`` also ``kubectl delete pod x``, ``cargo +nightly publish`` also ``cargo
+    publish``. Which options take a value is not known: every word after an option is tried
+    both as its value and as the subcommand (fail closed)."""
+    out: list[tuple[str, ...]] = []
+    valued = False  # the previous word was an option that may take this word as its value
+    for k in range(1, min(len(form), _GLOBAL_OPTIONS + 1)):
+        word = form[k]
+        if word == "--":
+            return [*out, (form[0], *form[k + 1:])] if k + 1 < len(form) else out
+        if word[:1] in "-+" and len(word) > 1:
+            valued = "=" not in word
+            continue
+        out.append((form[0], *form[k:]))
+        if not valued:
+            break
+        valued = False
+    return out
+
+
 def command_forms(words: tuple[str, ...], depth: int = 0) -> list[tuple[str, ...]]:
+    """:func:`_command_forms`, cached for an ordinary command (every deny and ask Bash rule of
+    a policy tries the same command's forms; a long one is computed each time)."""
+    if depth == 0 and len(words) <= _CACHED_WORDS and sum(map(len, words)) <= 4096:
+        return list(_cached_forms(words))
+    return _command_forms(words, depth)
+
+
+_CACHED_WORDS = 64
+
+
+@lru_cache(maxsize=128)
+def _cached_forms(words: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
+    return tuple(_command_forms(words, 0))
+
+
+def _command_forms(words: tuple[str, ...], depth: int = 0) -> list[tuple[str, ...]]:
     """The forms of one simple command that deny and ask rules are tried on (fail closed):
     as written; with ``$IFS`` split and braces expanded; without leading assignments and
     wrappers (also named by a path: ``/usr/bin/env``); after a wrapper or a ``find -exec``,
@@ -91,6 +133,9 @@ def command_forms(words: tuple[str, ...], depth: int = 0) -> list[tuple[str, ...
             forms += [base[k:] for k in range(lead + 1, len(base))]
         forms += [base[k + 1:] for k, w in enumerate(base) if w in _EXEC_ACTIONS]
     forms += [(_base(f[0]), *f[1:]) for f in forms if f and "/" in f[0]]
+    # (after the strings: what a program runs is found by scanning its form as written)
+    past = [g for f in forms if len(f) > 2 and f[1][:1] in "-+" and _base(
+        f[0]) not in _PREFIX_WORDS for g in _past_options(f)]  # (a wrapper's: done above)
     for form in list(forms):
         if depth < 8 and form:
             for arg in command_strings(form):
@@ -100,6 +145,7 @@ def command_forms(words: tuple[str, ...], depth: int = 0) -> list[tuple[str, ...
                     continue
                 for seg in inner.segments + inner.nested:  # each shorter: this ends
                     forms += command_forms(seg, depth + 1)
+    forms += past
     return [f for f in dict.fromkeys(forms) if f and f[0]][:_MAX_FORMS]
 
 
@@ -351,8 +397,8 @@ class DomainMatcher:
 def parse_domain(spec: str) -> str:
     """A ``domain:`` specifier in canonical form (``*.`` kept). Raises ValueError."""
     text = spec.strip()
-    if "," in text:  # a list of hosts: a host holds no ',' (DNS cannot resolve one)
-        hosts = ", ".join(f"domain:{h.strip()}" for h in text.split(",") if h.strip())
+    if "," in text or ";" in text:  # a list of hosts: DNS resolves no host holding , or ;
+        hosts = ", ".join(f"domain:{h.strip()}" for h in re.split("[,;]", text) if h.strip())
         raise ValueError(f"{spec!r} is a list: a domain rule names one host, so write one "
                          f"rule per host ({hosts})")
     found = _domain(text)

@@ -12,6 +12,7 @@ compared per rule (a policy of thousands of those is not checked past that many)
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 
@@ -21,6 +22,8 @@ from toolhost.permissions.rules import CompiledRule
 __all__ = ["MAX_WILD", "DeclaredNames", "EarlierRules"]
 
 MAX_WILD = 200  # unkeyed globs compared per rule
+# a path rule anchored at its own file's directory: the same text in two files differs
+_FILE_ANCHORED = re.compile(r"\(\s*/(?!/)")
 
 
 def _literal_ends(source: str) -> tuple[str, str]:
@@ -36,6 +39,7 @@ class EarlierRules:
 
     def __init__(self) -> None:
         self._text: dict[tuple[str, str], int] = {}
+        self._content: dict[str, int] = {}  # Tool(...) rules with nothing else, by text
         self._exact: defaultdict[str, list[int]] = defaultdict(list)
         self._server: defaultdict[str, list[int]] = defaultdict(list)
         self._prefix: defaultdict[str, list[int]] = defaultdict(list)
@@ -47,6 +51,9 @@ class EarlierRules:
         index = len(self._rules)
         self._rules.append(rule)
         self._text.setdefault((rule.text, rule.effect), index)
+        if rule.content is not None and not rule.conditions and rule.expr is None and (
+                rule.callers is None) and not _FILE_ANCHORED.search(rule.text):
+            self._content.setdefault(rule.text, index)  # Bash(npm test:*) in two layers
         if not rule.unconditional:
             return  # hides nothing: only a repeat of its text is reported
         names: NamePattern = rule.names
@@ -72,6 +79,8 @@ class EarlierRules:
         ``probes``: names ``rule`` matches; an earlier rule must match the first to cover."""
         best = self._text.get((rule.text, rule.effect))
         hit = (best, True) if best is not None else None
+        if hit is None and (same := self._content.get(rule.text)) is not None:
+            hit = (same, False)  # the same Tool(...) text with another effect, earlier
         if probes:
             probe = probes[0]
             buckets: list[Iterable[int]] = [self._exact.get(probe, ())]

@@ -20,12 +20,18 @@
   pattern goes; the rule names a file called ``pattern:secret``: a warning.
 * an allow ``Read(//src/**.py)``: a ``**`` that is not a whole segment matches across
   directories here (any depth), where gitignore reads it as ``*`` (one level): a warning.
+* (round 9, ``spec_hints_more``) ``Task(explore agent)``, ``Task(Explore*)``,
+  ``Agent(Explore, Plan)``; ``Read(%USERPROFILE%/x)``, ``Read(//~/x)``,
+  ``Read(file:///etc/passwd)``, ``Read("//x")``, ``Read(//a, //b)``; ``Bash(^rm.*)``,
+  ``Bash(git push --force|-f)``: warnings.
 """
 
 from __future__ import annotations
 
 import os
 import re
+
+from toolhost.permissions.spec_hints_more import agent_hints, bash_hints, path_hints
 
 __all__ = ["content_hints", "never_allows"]
 
@@ -47,13 +53,18 @@ def content_hints(tool: str, rule_dir: str, effect: str = "deny") -> list[tuple[
     from toolhost.permissions.paths import PATH_TOOLS  # a rule with content: loaded now
 
     name, spec = found.group(1), found.group(2).strip()
+    if name in ("Task", "Agent"):
+        return agent_hints(name, spec)
     if name in PATH_TOOLS:
-        return (_braces(name, spec) + _rooted(name, spec, rule_dir) + _windows(name, spec)
+        return (path_hints(name, spec) + _braces(name, spec) + _rooted(name, spec, rule_dir)
+                + _windows(name, spec)
                 + _arg_prefix(name, spec) + _unclosed_bracket(name, spec)
                 + _two_rules(name, spec)
                 + (_glued_stars(name, spec) if effect == "allow" else []))
     if name == "Bash":
-        return _bash(spec) + (_never_allows(spec) if effect == "allow" else [])
+        basic = _bash(spec)  # (the spelling hints only when nothing more basic is wrong)
+        return (basic + bash_hints(spec, "allow" if basic else effect)
+                + (_never_allows(spec) if effect == "allow" else []))
     return []
 
 

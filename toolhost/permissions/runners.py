@@ -1,0 +1,97 @@
+"""Programs that run a command named by their own arguments, for deny and ask matching (fail
+closed): a container's or pod's ``run``/``exec``/``debug`` (``docker run img rm x``,
+``kubectl run p --image=i -- rm x``, ``kubectl -n ns exec p -- rm x``), a package runner
+(``npx rm``, ``npm exec``, ``pnpm dlx``, ``uvx``, ``uv run``, ``pipx run``, ``poetry run``,
+``bundle exec``, ``conda run``, ``nix develop -c``), ``git bisect run``/``submodule foreach``,
+``perf record``, ``gdb --args``; and options whose value is a command line (``git rebase
+--exec``, ``git clone --upload-pack``, ``git filter-branch --tree-filter``, ``tar
+--checkpoint-action=exec=``, ``nix-shell --run``, ``npx -c``, ``make --eval``/``SHELL=``).
+``toolhost.permissions.command_strings`` hands these strings to the deny and ask rules."""
+
+from __future__ import annotations
+
+__all__ = ["runner_strings"]
+
+_CONTAINERS = frozenset({"exec", "run"})
+# program -> the subcommand words after which every later word may start the command it runs
+_SUBCOMMANDS: dict[str, frozenset[str]] = {
+    **dict.fromkeys(("docker", "podman", "nerdctl", "finch", "docker-compose",
+                     "podman-compose"), _CONTAINERS),
+    **dict.fromkeys(("kubectl", "oc", "minikube"), frozenset({"exec", "run", "debug", "rsh",
+                                                               "ssh"})),
+    **dict.fromkeys(("lxc", "incus", "multipass"), frozenset({"exec"})),
+    **dict.fromkeys(("toolbox", "distrobox"), frozenset({"run", "enter"})),
+    "machinectl": frozenset({"shell"}),
+    **dict.fromkeys(("npm", "pnpm", "yarn", "bun", "mise", "rtx"),
+                    frozenset({"exec", "x", "dlx"})),
+    **dict.fromkeys(("uv", "pipx", "poetry", "pdm", "hatch", "pipenv", "rye", "conda", "mamba",
+                     "micromamba", "pixi", "dotnet", "deno", "just"), frozenset({"run"})),
+    **dict.fromkeys(("bundle", "bundler", "rbenv", "pyenv", "nodenv", "goenv", "jenv", "asdf",
+                     "direnv", "plenv", "volta"), frozenset({"exec", "run"})),
+    "nix": frozenset({"develop", "shell", "run"}),
+    "git": frozenset({"run", "foreach"}),  # git bisect run CMD, git submodule foreach CMD
+    "perf": frozenset({"record", "stat", "trace"}),
+    "vagrant": frozenset({"ssh"}),
+    "ip": frozenset({"exec"}),  # ip netns exec NS CMD
+    "heroku": frozenset({"run"}),
+    **dict.fromkeys(("salt", "salt-ssh"), frozenset({"cmd.run", "cmd.shell", "cmd.script"})),
+    "flatpak": frozenset(),
+    "tar": frozenset(),
+    "make": frozenset(), "gmake": frozenset(),
+}
+# programs whose every later word may start the command they run: `npx rm x`, `entr rm x`
+_WHOLE = frozenset({"npx", "pnpx", "bunx", "uvx", "entr", "sshpass", "mosh", "autossh", "pdsh",
+                    "clush", "gosu", "su-exec", "run0", "sudo-rs", "wsl"})
+# program -> options whose value is a command line
+_VALUE_OPTIONS: dict[str, frozenset[str]] = {
+    "git": frozenset({"--upload-pack", "--receive-pack", "--exec", "-x", "--extcmd",
+                      "--tree-filter", "--index-filter", "--msg-filter", "--env-filter",
+                      "--commit-filter", "--parent-filter", "--tag-name-filter", "-u"}),
+    **dict.fromkeys(("npm", "npx", "pnpm", "pnpx"), frozenset({"-c", "--call"})),
+    "nix-shell": frozenset({"--run", "--command"}),
+    "nix": frozenset({"-c", "--command"}),
+    "vagrant": frozenset({"-c", "--command"}),
+    "flatpak": frozenset({"--command"}),
+    "make": frozenset({"--eval", "-E"}), "gmake": frozenset({"--eval", "-E"}),
+    "distrobox": frozenset({"-e", "--exec"}),
+    **dict.fromkeys(("ansible", "ansible-console"), frozenset({"-a", "--args"})),
+    **dict.fromkeys(("fly", "flyctl"), frozenset({"-C", "--command"})),
+    "gcloud": frozenset({"--command"}),
+}
+_SCAN = 16  # the subcommand is looked for among the first words (global options before it)
+_MAX_SUFFIXES = 32
+
+
+def _option_values(name: str, form: tuple[str, ...]) -> list[str]:
+    opts = _VALUE_OPTIONS.get(name, frozenset())
+    out: list[str] = []
+    for k, word in enumerate(form[1:], 1):
+        key, eq, value = word.partition("=")
+        if word in opts and k + 1 < len(form):
+            out.append(form[k + 1])
+        elif eq and key in opts:
+            out.append(value)
+        elif name == "tar" and key == "--checkpoint-action" and value.startswith("exec="):
+            out.append(value[5:])  # tar --checkpoint-action=exec=CMD
+        elif name in ("make", "gmake") and key == "SHELL" and eq:
+            out.append(value)  # make SHELL=/bin/rm: the recipes run under that program
+    return out
+
+
+def runner_strings(name: str, form: tuple[str, ...]) -> list[str]:
+    """The command lines ``form`` (whose program is ``name``) may run from its arguments: each
+    suffix after the subcommand that runs one that does not start with ``-`` (an option
+    never starts the command; fail closed: a word that is an option's value is tried too),
+    and the values of options that are command lines."""
+    out = _option_values(name, form) if name in _VALUE_OPTIONS or name == "tar" else []
+    at = 1 if name in _WHOLE else 0
+    if not at and (subs := _SUBCOMMANDS.get(name)):
+        at = next((k + 1 for k, w in enumerate(form[1:_SCAN + 1], 1) if w in subs), 0)
+    if at:
+        out += [" ".join(form[k:]) for k in range(at, min(len(form), at + _MAX_SUFFIXES))
+                if not form[k].startswith("-")]
+    return [v for v in out if v]
+
+
+def is_runner(name: str) -> bool:
+    return name in _SUBCOMMANDS or name in _WHOLE or name in _VALUE_OPTIONS
