@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from toolhost.permissions import content
 from toolhost.permissions.bashprog import analyze_line
 from toolhost.permissions.content import BashMatcher, command_forms, cover_steps, fed_forms
 from toolhost.permissions.decision import Decision
@@ -37,6 +38,8 @@ def command_positions(command: Any, unkeyed: Sequence[int],
     firsts = {seg.split(" ", 1)[0] for seg in parsed.joined}
     forms = [form for words in parsed.segments + parsed.nested  # deny rules see through
              for form in command_forms(words)]  # sudo, env, ...
+    if content.TOO_MANY_FORMS in forms:  # every rule may match what was cut off
+        return list(range(count))
     for form in forms + fed_forms(command, forms):  # and the code an interpreter reads
         firsts.add(" ".join(form).split(" ", 1)[0])
     for steps in analyze_line(command).steps:  # and every step the analysis proves runs

@@ -25,8 +25,8 @@ from toolhost.permissions.shell import ShellSyntaxError, parse_command
 from toolhost.permissions.urls import canonical_host, host_matches, url_host
 from toolhost.permissions.wildcard import ANY, Matcher, Token, compile_tokens
 
-__all__ = ["CONTENT_TOOLS", "BashMatcher", "ContentMatcher", "command_forms", "cover_steps",
-           "fed_forms", "parse_content", "parse_domain"]
+__all__ = ["CONTENT_TOOLS", "TOO_MANY_FORMS", "BashMatcher", "ContentMatcher", "command_forms",
+           "cover_steps", "fed_forms", "parse_content", "parse_domain"]
 
 
 class ContentMatcher(Protocol):
@@ -41,7 +41,10 @@ _PREFIX_WORDS = frozenset({"then", "do", "else", "elif", "if", "while", "until",
 _EXEC_ACTIONS = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 _IFS = re.compile(r"\$\{IFS\}|\$IFS(?![A-Za-z0-9_])")
 _BRACE = re.compile(r"\{([^{}]*,[^{}]*)\}")
-_MAX_FORMS = 256
+_MAX_FORMS = 1024
+# The form standing for those past _MAX_FORMS: every deny and ask Bash rule matches a command
+# that has it (fail closed: a rule is never passed because its form was cut off).
+TOO_MANY_FORMS: tuple[str, ...] = ("\x00too many forms",)
 _ASSIGN_KINDS = ("assign", "assign_command")
 
 
@@ -146,7 +149,8 @@ def _command_forms(words: tuple[str, ...], depth: int = 0) -> list[tuple[str, ..
                 for seg in inner.segments + inner.nested:  # each shorter: this ends
                     forms += command_forms(seg, depth + 1)
     forms += past
-    return [f for f in dict.fromkeys(forms) if f and f[0]][:_MAX_FORMS]
+    unique = [f for f in dict.fromkeys(forms) if f and f[0]]
+    return unique if len(unique) <= _MAX_FORMS else [*unique[:_MAX_FORMS - 1], TOO_MANY_FORMS]
 
 
 def fed_forms(command: str, forms: list[tuple[str, ...]]) -> list[tuple[str, ...]]:
@@ -246,7 +250,7 @@ class BashMatcher:
             return self.regex.search(parsed.text)
         forms = [form for words in parsed.segments + parsed.nested
                  for form in command_forms(words)]
-        if any(self.regex.fullmatch(" ".join(form)) for form in forms):
+        if TOO_MANY_FORMS in forms or any(self.regex.fullmatch(" ".join(form)) for form in forms):
             return True
         return self._runs(command) or self._fed(command, forms)
 
