@@ -53,8 +53,9 @@ class ContentMethods:
         # resources/subscribe: URIs per peer (bounded: a peer cannot grow it without end)
         self.subscriptions: dict[Hashable, set[str]] = {}
         self.max_subscribers = MAX_SUBSCRIBERS  # peers remembered (the oldest goes first)
-        # URI -> whether resources/list shows it under the rules of this build
-        self.visible: dict[str, bool] = {}
+        # (caller, URI) -> whether resources/list shows it to that caller under the rules
+        # of this build (toolhost.mcp.content_calls); the caller is a Caller or None
+        self.visible: dict[tuple[Hashable, str], bool] = {}
 
     def capabilities(self) -> dict[str, Any]:
         caps: dict[str, Any] = {}
