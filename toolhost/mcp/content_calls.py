@@ -75,12 +75,19 @@ class ContentCalls:
                 kept.add(uri)
         return kept
 
-    def _drop_denied_subscriptions(self, subscriptions: dict[Hashable, set[str]]) -> None:
+    def _drop_denied_subscriptions(self, subscriptions: dict[Hashable, set[str]],
+                                   callers: Mapping[Hashable, Any]) -> None:
         """A reload may bring a deny on a URI a client subscribed to while it was allowed:
         hearing of its changes is a read too, so the subscription ends (the client can
-        subscribe again, and is refused while the deny holds)."""
-        for uris in subscriptions.values():
-            uris.intersection_update(self.still_visible(uris))
+        subscribe again, and is refused while the deny holds). Each peer's are judged as
+        the caller it subscribed as (``callers``): rules with ``callers:`` hold."""
+        if not subscriptions:
+            return
+        from toolhost.permissions.caller import as_caller
+
+        for peer, uris in subscriptions.items():
+            with as_caller(callers.get(peer)):
+                uris.intersection_update(self.still_visible(uris))
 
     def still_visible(self, uris: Iterable[str]) -> set[str]:
         """Those of ``uris`` the rules of the moment let a client hear about (all of them
