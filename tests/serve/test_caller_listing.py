@@ -125,3 +125,33 @@ def test_a_reload_judges_each_subscription_as_its_caller(tmp_path: Path) -> None
             server.served.close()
         await server.aclose()
     anyio.run(go)
+
+
+def test_a_reload_compares_the_listing_as_the_caller_who_listed(tmp_path: Path) -> None:
+    """``notifications/resources/list_changed`` after a reload compares what the listing shows
+    before and after as one caller: a reload that changes nothing that caller sees is quiet,
+    one whose rules newly hide a resource from them is announced."""
+    (tmp_path / "docs").mkdir()
+    for name in ("open.md", "secret.md"):
+        (tmp_path / "docs" / name).write_text(name)
+    config = tmp_path / "kb.yaml"
+    config.write_text(RELOADED.split("  deny:")[0])  # staff may read everything
+    server = Server(build_serve(config))
+    heard: list[str] = []
+
+    async def broadcast(message: dict[str, object], peers: object) -> None:
+        heard.append(str(message["method"]))
+    server.served.broadcast = broadcast  # type: ignore[assignment]
+
+    async def go() -> None:
+        with as_caller(STAFF):
+            answer = await server.served.handle({"jsonrpc": "2.0", "id": 1,
+                                                 "method": "resources/list"})
+        assert answer is not None and len(answer["result"]["resources"]) == 2
+        await server.swap(build_serve(config))  # the same rules: staff sees the same
+        assert heard == []
+        config.write_text(RELOADED.replace("[interns]", "[staff]"))  # now hidden from staff
+        await server.swap(build_serve(config))
+        assert heard == ["notifications/resources/list_changed"]
+        await server.aclose()
+    anyio.run(go)

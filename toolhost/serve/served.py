@@ -123,6 +123,7 @@ class ServedServer:
         # a reload whose rules newly hide or show a resource changes it even when the
         # resources declared do not
         self._shown: list[dict[str, Any]] | None = None
+        self._shown_as: Any = None  # the caller it was taken for (rules may name callers)
 
     def wire_name(self, tool: CompiledTool) -> str:
         """The name permission rules use for ``tool`` (``mcp__<server>__<tool>``)."""
@@ -138,6 +139,9 @@ class ServedServer:
         if self._shown is None and method == "resources/list":
             # what this client is about to see; taken lazily (a directory walk), so an
             # initialize, a tools/call, a client that never lists resources never pays it
+            from toolhost.permissions.caller import current_caller
+
+            self._shown_as = current_caller()
             self._shown = await self._resources_shown()
         if method == "subscriptions/listen" and "id" in message and notify is not None:
             return await self._listen(message, notify)
@@ -177,7 +181,10 @@ class ServedServer:
                 with as_caller(listener.caller):
                     listener.uris = frozenset(self.core.still_visible(listener.uris))
         if shown is not None:  # (None: no client has listed the resources yet)
-            self._shown = await self._resources_shown()
+            from toolhost.permissions.caller import as_caller
+
+            with as_caller(self._shown_as):  # compared as seen by the same caller
+                self._shown = await self._resources_shown()
         if (_listing(old.resources) != _listing(new.resources)
                 or (shown is not None and shown != self._shown)):
             await self._send(RESOURCES_CHANGED)
