@@ -78,8 +78,8 @@ def config(tmp_path: Path) -> Path:
 @pytest.mark.parametrize("tool", ["noisy", "noisy_worker"])
 def test_every_line_is_one_json_object(config: Path, tmp_path: Path, tool: str) -> None:
     log = tmp_path / "server.log"
-    argv = [sys.executable, "-m", "toolhost", "serve", str(config), "--transport", "http",
-            "--port", "0"]
+    argv = [sys.executable, "-m", "toolhost", "-v", "serve", str(config), "--transport",
+            "http", "--port", "0"]  # -v: the info lines too
     # the URL line is JSON too: http_server finds it inside the message
     with http_server(argv, log, env=_env(TOOLHOST_LOG_FORMAT="json")) as url:
         assert _call(url.rstrip('",}'), tool, {"text": FORGED}) == 200
@@ -95,6 +95,8 @@ def test_every_line_is_one_json_object(config: Path, tmp_path: Path, tool: str) 
     assert any("serving MCP on http://" in m for m in messages)
     assert not any(r["message"] == "forged" for r in records)  # the tool's text is a message
     assert any(r["logger"].startswith("uvicorn") for r in records), messages
+    # the end of an answered response is no client leaving: nothing was cancelled
+    assert not any("client closed" in m for m in messages), messages
 
 
 @pytest.fixture(scope="module")

@@ -12,6 +12,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -48,8 +49,14 @@ def issuer() -> Iterator[Issuer]:
     made.server.server_close()
 
 
+class Replicas(list[str]):
+    """The replicas' MCP URLs, and their log files (``logs``)."""
+
+    logs: list[Path]
+
+
 @pytest.fixture(scope="module")
-def replicas(issuer: Issuer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[str]]:
+def replicas(issuer: Issuer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Replicas]:
     """Two replicas of one config (their session keys agree: derived from the config)."""
     tmp = tmp_path_factory.mktemp("owner")
     config = tmp / "db.yaml"
@@ -61,7 +68,9 @@ def replicas(issuer: Issuer, tmp_path_factory: pytest.TempPathFactory) -> Iterat
             "--port", "0", "--auth-issuer", issuer.url, "--auth-audience", AUD]
     with http_server(argv, tmp / "one.log", env=env) as one, \
             http_server(argv, tmp / "two.log", env=env) as two:
-        yield [one, two]
+        urls = Replicas([one, two])
+        urls.logs = [tmp / "one.log", tmp / "two.log"]
+        yield urls
 
 
 def request(url: str, method: str, token: str, body: Any = None, session: str | None = None,
@@ -113,13 +122,18 @@ OTHERS_TRIES: list[tuple[str, str, Any]] = [
 
 @pytest.mark.parametrize(("what", "method", "body"), OTHERS_TRIES, ids=[t[0] for t in OTHERS_TRIES])
 @pytest.mark.parametrize("replica", [0, 1], ids=["same replica", "other replica"])
-def test_another_caller_finds_the_session_unknown(issuer: Issuer, replicas: list[str], what: str,
+def test_another_caller_finds_the_session_unknown(issuer: Issuer, replicas: Replicas, what: str,
                                                   method: str, body: Any, replica: int) -> None:
     alice = issuer.token("alice")
     sid = start(replicas[0], alice)
+    seen = len(replicas.logs[replica].read_text())
     for other in ("bob", "Alice", "alice ", "alice\u0000"):  # each another subject
         status, _, data = request(replicas[replica], method, issuer.token(other), body, sid)
         assert status == 404, (what, other, status, data)
+    # each refusal is recorded where it happened, naming who asked
+    logged = replicas.logs[replica].read_text()[seen:]
+    assert logged.count("refused session") == 4, logged
+    assert "(asked by subject 'bob' of 'http" in logged and r"'alice\x00'" in logged, logged
     # the session is still alice's, whole, on both replicas
     for url in replicas:
         status, _, data = request(url, "POST", alice, call("echo", 2), sid)

@@ -52,9 +52,13 @@ class ContentMethods:
         self.page_size = page_size
         # resources/subscribe: URIs per peer (bounded: a peer cannot grow it without end)
         self.subscriptions: dict[Hashable, set[str]] = {}
+        # the caller each peer subscribed as (a Caller or None): a reload judges its
+        # subscriptions as that caller (toolhost.mcp.content_calls)
+        self.subscriber_callers: dict[Hashable, Hashable] = {}
         self.max_subscribers = MAX_SUBSCRIBERS  # peers remembered (the oldest goes first)
-        # URI -> whether resources/list shows it under the rules of this build
-        self.visible: dict[str, bool] = {}
+        # (caller, URI) -> whether resources/list shows it to that caller under the rules
+        # of this build (toolhost.mcp.content_calls); the caller is a Caller or None
+        self.visible: dict[tuple[Hashable, str], bool] = {}
 
     def capabilities(self) -> dict[str, Any]:
         caps: dict[str, Any] = {}
@@ -163,13 +167,18 @@ class ContentMethods:
         return out
 
     async def subscribe(self, params: Mapping[str, Any], peer: Hashable) -> dict[str, Any]:
+        from toolhost.permissions.caller import current_caller
+
         uri = self._known_uri(params)
         if len(self.subscriptions) >= self.max_subscribers and peer not in self.subscriptions:
-            self.subscriptions.pop(next(iter(self.subscriptions)))
+            oldest = next(iter(self.subscriptions))
+            self.subscriptions.pop(oldest)
+            self.subscriber_callers.pop(oldest, None)
         uris = self.subscriptions.setdefault(peer, set())
         if len(uris) >= MAX_SUBSCRIPTIONS and uri not in uris:
             raise _invalid(f"at most {MAX_SUBSCRIPTIONS:,} subscriptions per connection")
         uris.add(uri)
+        self.subscriber_callers[peer] = current_caller()
         return {}
 
     async def unsubscribe(self, params: Mapping[str, Any], peer: Hashable) -> dict[str, Any]:

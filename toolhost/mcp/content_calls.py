@@ -56,27 +56,38 @@ class ContentCalls:
             None if self.read_visible is None else self._listed)
 
     def _listed(self, uris: Iterable[str]) -> set[str]:
-        """``still_visible`` for resources/list, remembered per URI until the content is
-        swapped: the rules change only with a reload, which swaps the content too (a
-        listing of 1,000 files asks up to 3,000 decisions otherwise, on every page)."""
+        """``still_visible`` for resources/list, remembered per caller and URI until the
+        content is swapped: the rules change only with a reload, which swaps the content too
+        (a listing of 1,000 files asks up to 3,000 decisions otherwise, on every page). Per
+        caller: a rule with ``callers:`` shows one caller what it hides from another."""
+        from toolhost.permissions.caller import current_caller  # not on stdio's first answer
+
         cache = self._content.visible
         if len(cache) > MAX_REMEMBERED:
             cache.clear()
+        caller = current_caller()
         kept = set()
         for uri in uris:
-            seen = cache.get(uri)
+            seen = cache.get((caller, uri))
             if seen is None:
-                seen = cache[uri] = bool(self.still_visible((uri,)))
+                seen = cache[(caller, uri)] = bool(self.still_visible((uri,)))
             if seen:
                 kept.add(uri)
         return kept
 
-    def _drop_denied_subscriptions(self, subscriptions: dict[Hashable, set[str]]) -> None:
+    def _drop_denied_subscriptions(self, subscriptions: dict[Hashable, set[str]],
+                                   callers: Mapping[Hashable, Any]) -> None:
         """A reload may bring a deny on a URI a client subscribed to while it was allowed:
         hearing of its changes is a read too, so the subscription ends (the client can
-        subscribe again, and is refused while the deny holds)."""
-        for uris in subscriptions.values():
-            uris.intersection_update(self.still_visible(uris))
+        subscribe again, and is refused while the deny holds). Each peer's are judged as
+        the caller it subscribed as (``callers``): rules with ``callers:`` hold."""
+        if not subscriptions:
+            return
+        from toolhost.permissions.caller import as_caller
+
+        for peer, uris in subscriptions.items():
+            with as_caller(callers.get(peer)):
+                uris.intersection_update(self.still_visible(uris))
 
     def still_visible(self, uris: Iterable[str]) -> set[str]:
         """Those of ``uris`` the rules of the moment let a client hear about (all of them

@@ -137,6 +137,7 @@ class McpServer(ToolCalls, ContentCalls):
         """Drop what ``peer`` set for itself (its session ended or was evicted)."""
         self._log_levels.pop(peer, None)
         self._content.subscriptions.pop(peer, None)
+        self._content.subscriber_callers.pop(peer, None)
 
     def set_content(self, content: ServerContent | None) -> None:
         """Swap the resources, prompts and completions (a reload); capabilities follow and
@@ -146,8 +147,9 @@ class McpServer(ToolCalls, ContentCalls):
                                  self.page_size)
         if hasattr(self, "_content"):
             methods.subscriptions = self._content.subscriptions
+            methods.subscriber_callers = self._content.subscriber_callers
             methods.max_subscribers = self._content.max_subscribers
-            self._drop_denied_subscriptions(methods.subscriptions)
+            self._drop_denied_subscriptions(methods.subscriptions, methods.subscriber_callers)
         self._content = methods
         for name in self._content_capabilities:
             self.capabilities.pop(name, None)

@@ -151,20 +151,23 @@ class HttpServer:
             return caller
         try:
             if request.method == "GET":
-                return await self._get_stream(request, owner_of(caller))
+                return await self._get_stream(request, owner_of(caller), caller)
             if request.method == "DELETE":
-                return self.sessions.end(request.headers.get(SESSION_HEADER), owner_of(caller))
+                return self.sessions.end(request.headers.get(SESSION_HEADER), owner_of(caller),
+                                         caller=caller)
             return await self._poster.post(request, caller)
         except SessionsFull as full:  # a new session, and every kept one is in use
             return JsonAnswer(full.answer(), status_code=503, headers={"retry-after": "5"})
 
-    async def _get_stream(self, request: Request, owner: str = "") -> Response:
+    async def _get_stream(self, request: Request, owner: str = "", caller: Any = None
+                          ) -> Response:
         if not accepted(request.headers.get("accept"))[1]:
             return JsonAnswer(error_response(
                 None, -32600, "Not Acceptable: a GET stream is text/event-stream"),
                 status_code=406)
         session_id = request.headers.get(SESSION_HEADER)
-        session = self.sessions.find(session_id, owner) if session_id is not None else None
+        session = (self.sessions.find(session_id, owner, caller=caller)
+                   if session_id is not None else None)
         if session is None and session_id is not None:  # ended, expired or never ours
             return JsonAnswer(error_response(None, -32600,
                                              f"unknown session {cut(session_id, 64)}"),

@@ -179,8 +179,10 @@ class Exchange(Response):
                    if session is not None and self._sse_ok else None)
 
         stream = self._stream
+        answered = False  # the core has answered: a disconnect now cancels nothing
 
         async def run() -> None:
+            nonlocal answered
             if stream is not None:  # the core ends it for good with stream.drop
                 stream_dropped.set(stream.drop)
             try:
@@ -191,12 +193,14 @@ class Exchange(Response):
                 log_failure(log, f"request {cut(repr(request_id), 60)}", exc)
                 answer = error_response(request_id, -32603, f"Internal error "
                                         f"({type(exc).__name__}); the server logged it")
+            answered = True
             await outbox_send.send((True, answer))
 
         async def watch_disconnect(cancel: anyio.CancelScope) -> None:
             while (await receive())["type"] != "http.disconnect":
                 pass
-            log.info("request %r: client closed the response; cancelling", request_id)
+            if not answered:  # (the end of every answered response reads as a disconnect)
+                log.info("request %r: client closed the response; cancelling", request_id)
             cancel.cancel()
 
         async def watch_drop(stream: Stream, cancel: anyio.CancelScope) -> None:

@@ -124,7 +124,8 @@ class Poster:
         if problem is not None:
             return _refusal(request_id, problem, code=HEADER_MISMATCH)
         if not modern and session_id is not None and message.get("method") != "initialize":
-            session = self._sessions.find(session_id, owner_of(caller), unkept=True)
+            session = self._sessions.find(session_id, owner_of(caller), unkept=True,
+                                          caller=caller)
             if session is None:
                 return _refusal(request_id, f"unknown session {cut(session_id, 64)}", 404)
         if not is_request(message):

@@ -57,15 +57,16 @@ class LegacySessions:
         # entry per request in flight, dropped when its last is answered)
         self._unkept: dict[str, Session] = {}
 
-    def find(self, session_id: str, owner: str = "", *, unkept: bool = False
-             ) -> Session | None:
+    def find(self, session_id: str, owner: str = "", *, unkept: bool = False,
+             caller: Any = None) -> Session | None:
         """The session an id names: known here, or signed by a replica, and started by the
-        caller ``owner`` names (``owner_of``): for anyone else it is unknown. ``unkept``: when
-        it cannot be kept (SessionsFull), one for this request only instead of raising."""
+        caller ``owner`` names (``owner_of``): for anyone else it is unknown (and the refusal
+        logged, naming ``caller``, who asked). ``unkept``: when it cannot be kept
+        (SessionsFull), one for this request only instead of raising."""
         session = self.table.get(session_id)
         if session is not None:
             if not same_owner(session.owner, owner):
-                self._not_theirs(session_id)
+                self._not_theirs(session_id, caller)
                 return None
             if session.expires >= time.time():
                 return session
@@ -79,7 +80,7 @@ class LegacySessions:
         if claims is None:
             return None
         if not same_owner(claims.owner, owner):
-            self._not_theirs(session_id)
+            self._not_theirs(session_id, caller)
             return None
         shared = self._unkept.get(session_id)
         if shared is not None and unkept:
@@ -98,7 +99,8 @@ class LegacySessions:
             capabilities=caps, expires=issued.expires if issued else 0.0, owner=owner),
             unkept=True)
 
-    def end(self, session_id: str | None, owner: str = "") -> Response:
+    def end(self, session_id: str | None, owner: str = "", *, caller: Any = None
+            ) -> Response:
         """``DELETE``: end a session on this replica: its id is answered 404 from now on
         (until it expires) and its GET streams close. Calls it has running finish. Only the
         caller that started it (``owner``) may end it: for anyone else it is unknown."""
@@ -107,7 +109,7 @@ class LegacySessions:
                                              "its Mcp-Session-Id"), status_code=400)
         claims = self.tokens.check(session_id) if session_id not in self.ended else None
         if claims is not None and not same_owner(claims.owner, owner):
-            self._not_theirs(session_id)
+            self._not_theirs(session_id, caller)
             claims = None
         if claims is None:
             return JsonAnswer(error_response(None, -32600,
@@ -136,8 +138,13 @@ class LegacySessions:
             _close_streams(session)
 
     @staticmethod
-    def _not_theirs(session_id: str) -> None:
-        log.warning("refused session %s: another caller started it", cut(session_id, 12))
+    def _not_theirs(session_id: str, caller: Any = None) -> None:
+        """Log a refusal of another caller's session, naming who asked (subject, issuer)."""
+        who = ("a request without a caller" if caller is None else
+               f"subject {cut(repr(str(caller.subject)), 80)} of "
+               f"{cut(repr(str(caller.issuer)), 120)}")
+        log.warning("refused session %s: another caller started it (asked by %s)",
+                    cut(session_id, 12), who)
 
     def _remember(self, session_id: str, session: Session, *, unkept: bool = False
                   ) -> Session:

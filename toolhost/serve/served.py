@@ -73,6 +73,7 @@ class _Listener:
     dropped: bool = False
     # the transport's way to end the stream for good (HTTP: close its connection at once)
     on_drop: Callable[[], None] | None = None
+    caller: Any = None  # who listens (a Caller, or None): a reload judges its URIs as them
 
     def wants(self, method: str, uri: str | None) -> bool:
         if method == RESOURCE_UPDATED:
@@ -122,6 +123,7 @@ class ServedServer:
         # a reload whose rules newly hide or show a resource changes it even when the
         # resources declared do not
         self._shown: list[dict[str, Any]] | None = None
+        self._shown_as: Any = None  # the caller it was taken for (rules may name callers)
 
     def wire_name(self, tool: CompiledTool) -> str:
         """The name permission rules use for ``tool`` (``mcp__<server>__<tool>``)."""
@@ -137,6 +139,9 @@ class ServedServer:
         if self._shown is None and method == "resources/list":
             # what this client is about to see; taken lazily (a directory walk), so an
             # initialize, a tools/call, a client that never lists resources never pays it
+            from toolhost.permissions.caller import current_caller
+
+            self._shown_as = current_caller()
             self._shown = await self._resources_shown()
         if method == "subscriptions/listen" and "id" in message and notify is not None:
             return await self._listen(message, notify)
@@ -169,10 +174,17 @@ class ServedServer:
         old, shown = self.core.content, self._shown
         self.core.set_content(content)  # ends legacy subscriptions the rules now deny
         new = self.core.content
-        for listener in self._listeners:  # and a listen stream's, likewise
-            listener.uris = frozenset(self.core.still_visible(listener.uris))
+        if self._listeners:  # and a listen stream's, likewise (as the caller listening)
+            from toolhost.permissions.caller import as_caller
+
+            for listener in self._listeners:
+                with as_caller(listener.caller):
+                    listener.uris = frozenset(self.core.still_visible(listener.uris))
         if shown is not None:  # (None: no client has listed the resources yet)
-            self._shown = await self._resources_shown()
+            from toolhost.permissions.caller import as_caller
+
+            with as_caller(self._shown_as):  # compared as seen by the same caller
+                self._shown = await self._resources_shown()
         if (_listing(old.resources) != _listing(new.resources)
                 or (shown is not None and shown != self._shown)):
             await self._send(RESOURCES_CHANGED)
@@ -256,8 +268,11 @@ class ServedServer:
                                       f"{MAX_LISTENERS:,} listen streams are open; send it "
                                       "again later")
         send, receive = anyio.create_memory_object_stream[dict[str, Any]](LISTEN_QUEUE)
+        from toolhost.permissions.caller import current_caller
+
         listener = _Listener(send, request_id, asked.tools, asked.resources, asked.prompts,
-                             frozenset(uris), on_drop=stream_dropped.get())
+                             frozenset(uris), on_drop=stream_dropped.get(),
+                             caller=current_caller())
         del asked, message  # the stream keeps only what it hears about
         honored: dict[str, Any] = {key: True for key, on in (
             ("toolsListChanged", listener.tools), ("promptsListChanged", listener.prompts),

@@ -1,0 +1,67 @@
+"""The quiet time of a graceful shutdown (``toolhost.serve.shutdown``): requests are accepted
+until none has been in flight for it; ``TOOLHOST_SHUTDOWN_QUIET`` sets it (0 to 60 s), any
+other value is warned about and the default kept. In-process: ``drain`` on a real
+``InFlight``, the seconds it waits recorded as it sleeps."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import anyio
+import pytest
+
+from toolhost.serve import shutdown
+from toolhost.serve.http_exchange import InFlight
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.mark.parametrize(("raw", "seconds", "warned"), [
+    (None, 1.0, False), ("", 1.0, False), ("0", 0.0, False), ("0.05", 0.05, False),
+    ("60", 60.0, False), ("2.5", 2.5, False), ("61", 1.0, True), ("-1", 1.0, True),
+    ("nan", 1.0, True), ("inf", 1.0, True), ("soon", 1.0, True), ("1e400", 1.0, True),
+])
+def test_the_quiet_time_comes_from_the_environment(
+        raw: str | None, seconds: float, warned: bool, monkeypatch: pytest.MonkeyPatch,
+        caplog: pytest.LogCaptureFixture) -> None:
+    if raw is None:
+        monkeypatch.delenv(shutdown.QUIET_ENV, raising=False)
+    else:
+        monkeypatch.setenv(shutdown.QUIET_ENV, raw)
+    with caplog.at_level(logging.WARNING, logger="toolhost.serve"):
+        assert shutdown.quiet_seconds() == seconds
+    assert (shutdown.QUIET_ENV in caplog.text) is warned
+
+
+async def test_drain_waits_the_quiet_time_again_after_each_late_request(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(shutdown.QUIET_ENV, "0.05")
+    in_flight = InFlight()
+    slept: list[float] = []
+    refused: list[int] = []
+    real_sleep = anyio.sleep
+
+    async def sleep(seconds: float, *args: Any) -> None:
+        slept.append(seconds)
+        if len(slept) == 1:  # a request comes (and is answered) during the first quiet time
+            in_flight.enter()
+            in_flight.leave()
+        await real_sleep(0)
+
+    monkeypatch.setattr(anyio, "sleep", sleep)
+    await shutdown.drain(in_flight, 10.0, lambda: refused.append(in_flight.entered))
+    assert slept == [0.05, 0.05]  # the late request started the wait again
+    assert refused == [1]
+
+
+async def test_the_quiet_time_never_outlasts_the_grace(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(shutdown.QUIET_ENV, "30")
+    slept: list[float] = []
+
+    async def sleep(seconds: float, *args: Any) -> None:
+        slept.append(seconds)
+
+    monkeypatch.setattr(anyio, "sleep", sleep)
+    await shutdown.drain(InFlight(), 0.2, lambda: None)
+    assert slept == [0.2]
