@@ -234,12 +234,14 @@ def _yield_until_done(job: _Job) -> None:
         if job.handed:
             return  # done already, and on its way back through the waker
         job.polled = True
-    deadline = _clock() + YIELD_SECONDS
-    while not job.handed and _clock() < deadline:
-        _sched_yield()
-    with job.lock:
-        job.polled = False
-        handed = job.handed
+    try:
+        deadline = _clock() + YIELD_SECONDS
+        while not job.handed and _clock() < deadline:
+            _sched_yield()
+    finally:  # from here on the thread wakes the loop as usual
+        with job.lock:
+            job.polled = False
+            handed = job.handed
     if handed:  # the thread saw ``polled``: it did not wake the loop
         _on_loop_done(job)
 
