@@ -13,6 +13,8 @@ of its line to the read of its answer, and checks every answer.
 Against the same fake CLI, in the same rounds:
 
 - floor:    a hand-written blocking responder (read a line, json, answer, write);
+- aiofloor: (only when named in --hosts) the same work by a hand-written asyncio responder
+            (a pipe protocol's callback): the floor of any asyncio host;
 - official: a ``claude_agent_sdk`` program (``ClaudeSDKClient`` with an SDK MCP server and a
             ``can_use_tool`` callback that allows), ``cli_path`` set to the fake CLI.
 
@@ -219,25 +221,80 @@ def floor(cli: str) -> None:
             break
         if msg.get("type") != "control_request":
             continue
-        request = msg["request"]
-        if request["subtype"] == "can_use_tool":
-            response: dict[str, Any] = {"behavior": "allow", "updatedInput": request["input"]}
-        else:
-            message = request["message"]
-            if message.get("method") == "tools/call":
-                result: dict[str, Any] = {"content": [{"type": "text", "text": "Hello, "
-                                          f"{message['params']['arguments']['name']}!"}],
-                                          "isError": False}
-            else:
-                result = {}
-            response = {"mcp_response": {"jsonrpc": "2.0", "id": message.get("id"),
-                                         "result": result}}
-        out.write(json.dumps({"type": "control_response", "response": {
-            "subtype": "success", "request_id": msg["request_id"],
-            "response": response}}).encode() + b"\n")
+        out.write(_floor_answer(msg))
         out.flush()
     out.close()
     proc.wait()
+
+
+def _floor_answer(msg: dict[str, Any]) -> bytes:
+    request = msg["request"]
+    if request["subtype"] == "can_use_tool":
+        response: dict[str, Any] = {"behavior": "allow", "updatedInput": request["input"]}
+    else:
+        message = request["message"]
+        if message.get("method") == "tools/call":
+            result: dict[str, Any] = {"content": [{"type": "text", "text": "Hello, "
+                                      f"{message['params']['arguments']['name']}!"}],
+                                      "isError": False}
+        else:
+            result = {}
+        response = {"mcp_response": {"jsonrpc": "2.0", "id": message.get("id"),
+                                     "result": result}}
+    return json.dumps({"type": "control_response", "response": {
+        "subtype": "success", "request_id": msg["request_id"],
+        "response": response}}).encode() + b"\n"
+
+
+def aiofloor(cli: str) -> None:
+    """The hand-written asyncio responder: the floor's work in a pipe protocol's callback
+    (one epoll wake-up and one loop turn per chunk, nothing else): what any asyncio host
+    pays at least, and what a blocking fast path in toolhost could save at most."""
+    import asyncio
+
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+        proc = subprocess.Popen([cli], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        assert proc.stdin is not None and proc.stdout is not None
+        done = loop.create_future()
+        wt, _ = await loop.connect_write_pipe(asyncio.Protocol, proc.stdin)
+        wt.write(b'{"type":"control_request","request_id":"init","request":'
+                 b'{"subtype":"initialize","hooks":null}}\n'
+                 b'{"type":"user","message":{"role":"user","content":"go"},'
+                 b'"parent_tool_use_id":null,"session_id":"default"}\n')
+
+        class Lines(asyncio.Protocol):
+            rest = b""
+
+            def data_received(self, data: bytes) -> None:
+                *lines, self.rest = (self.rest + data).split(b"\n")
+                out = []
+                for line in lines:
+                    msg = json.loads(line)
+                    if msg.get("type") == "result":
+                        if not done.done():
+                            done.set_result(None)
+                    elif msg.get("type") == "control_request":
+                        out.append(_floor_answer(msg))
+                if out:
+                    wt.write(b"".join(out))
+
+            def connection_lost(self, exc: Exception | None) -> None:
+                if not done.done():
+                    done.set_result(None)
+
+        rt, _ = await loop.connect_read_pipe(Lines, proc.stdout)
+        # asyncio's pipe transport reads up to 256 KiB at once, and CPython allocates that
+        # before the read: above glibc's mmap threshold, each read of a short line costs an
+        # mmap, an mremap and a munmap (~20 us a round trip on one CPU). A pipe holds 64 KiB.
+        # (toolhost does not pay it: its earlier large frees have raised the threshold.)
+        rt.max_size = int(os.environ.get("BENCH_AIO_READ", 64 * 1024))  # type: ignore[attr-defined]
+        await done
+        wt.close()
+        rt.close()
+        await asyncio.to_thread(proc.wait)
+
+    asyncio.run(main())
 
 
 def official(cli: str) -> None:
@@ -342,6 +399,7 @@ def main() -> int:
     parser.add_argument("--hosts", default="floor,toolhost,official")
     parser.add_argument("--floor", metavar="CLI", help=argparse.SUPPRESS)
     parser.add_argument("--official", metavar="CLI", help=argparse.SUPPRESS)
+    parser.add_argument("--aiofloor", metavar="CLI", help=argparse.SUPPRESS)
     parser.add_argument("--against", type=Path, metavar="DIR",
                         help="another checkout (with its .venv): its toolhost runs too")
     args = parser.parse_args()
@@ -350,6 +408,9 @@ def main() -> int:
         return 0
     if args.official:
         official(args.official)
+        return 0
+    if args.aiofloor:
+        aiofloor(args.aiofloor)
         return 0
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {args.cpu})  # inherited by every process started below
@@ -401,6 +462,10 @@ def report(subject: str, inflight: int, rows: dict[str, dict[str, float]]) -> No
               f"(target <= {target}x)")
         print(f"  toolhost / floor, calls/s {inflight} in flight: "
               f"{ours['flight'] / ref['flight']:.2f}x (target >= 0.8x)")
+    if "aiofloor" in rows and "floor" in rows:
+        ref, floor_ = rows["aiofloor"], rows["floor"]
+        print(f"  aiofloor / floor, sequential p50: {ref['seq'] / floor_['seq']:.2f}x "
+              f"(what the event loop itself costs)")
     if "official" in rows and "toolhost" in rows:
         ours, ref = rows["toolhost"], rows["official"]
         print(f"  toolhost / official, sequential p50: {ours['seq'] / ref['seq']:.2f}x"

@@ -35,8 +35,10 @@ import asyncio
 import contextlib
 import ctypes
 import logging
+import os
 import sys
 import threading
+import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -67,11 +69,14 @@ log = logging.getLogger("toolhost.call")
 MAX_RUNNING = 32
 MAX_PER_TOOL = 8
 MAX_STUCK = 32
+YIELD_SECONDS = 0.0002  # how long an idle loop yields to a sync call before it awaits it
 STOP_GRACE_SECONDS = 0.25  # how long a stopped thread gets to unwind before it counts as stuck
 IDLE_SECONDS = 10.0
 THREAD_STACK_BYTES = 64 * 1024 * 1024  # reserved address space; pages are used as touched
 
 _PENDING, _RUNNING, _DONE, _DROPPED = 0, 1, 2, 3
+_clock = time.perf_counter
+_sched_yield = getattr(os, "sched_yield", lambda: time.sleep(0))
 
 
 class ToolStopped(BaseException):
@@ -117,6 +122,8 @@ class _Job:
     done: bool = False  # set on the event loop once the thread handed the job back
     waiter: Any = None  # what the loop side awaits: an asyncio future, or an anyio Event
     waker: LoopWaker | None = None  # hands the job back to ``loop`` (None: call_soon_threadsafe)
+    polled: bool = False  # the loop is watching ``handed`` right now: no wake-up is needed
+    handed: bool = False  # the thread is done with the job (set under ``lock``)
 
 
 def _flush_pending() -> None:
@@ -148,6 +155,10 @@ class _Worker(threading.Thread):
             # batch before the loop is woken: once the loop has the GIL, this thread only
             # goes back to its queue, which can wait until the loop sleeps
             scheduling.waiting()
+            with job.lock:
+                job.handed = True
+                if job.polled:  # the loop takes it back itself (``_yield_until_done``)
+                    continue
             # the event loop may be gone (shutdown): then nobody waits for the answer
             with contextlib.suppress(Exception):
                 if job.waker is not None:
@@ -206,6 +217,33 @@ def _on_loop_done(job: _Job) -> None:
         waiter.set_result(None)
     if job.stuck:  # its thread kept the tool's place until now
         job.mine.release_on_behalf_of(job)
+
+
+def _idle(loop: asyncio.AbstractEventLoop) -> bool:
+    """Nothing else is due on ``loop`` now (CPython's own loops; elsewhere: False)."""
+    ready = getattr(loop, "_ready", None)
+    return type(ready) is deque and not ready
+
+
+def _yield_until_done(job: _Job) -> None:
+    """On the event loop, with nothing else due: give the CPU to the pool thread (the GIL
+    let go) until it is done with ``job``, for at most ``YIELD_SECONDS``. A quick call is
+    then taken back here, with no wake-up of the loop (a byte through a pipe, a loop turn, a
+    future). A slower one is awaited as usual; the loop was only late by the wait."""
+    with job.lock:
+        if job.handed:
+            return  # done already, and on its way back through the waker
+        job.polled = True
+    try:
+        deadline = _clock() + YIELD_SECONDS
+        while not job.handed and _clock() < deadline:
+            _sched_yield()
+    finally:  # from here on the thread wakes the loop as usual
+        with job.lock:
+            job.polled = False
+            handed = job.handed
+    if handed:  # the thread saw ``polled``: it did not wake the loop
+        _on_loop_done(job)
 
 
 async def _until_done(job: _Job) -> None:
@@ -272,6 +310,8 @@ class SyncPool:
                 if self._stuck:
                     self._refuse_if_stuck(tool)  # the waits may have seen threads stick
                 self._submit(job)
+                if loop is not None and _idle(loop):
+                    _yield_until_done(job)
                 try:
                     await _until_done(job)
                 except anyio.get_cancelled_exc_class():
