@@ -140,6 +140,13 @@ def compile_tool(tool: ToolConfig, server: ServerConfig, kinds: Mapping[str, Bac
     if output_schema is not None:
         problems += [_problem(tool, m, suffix=".output_schema")
                      for m in schema_problems(output_schema, what="outputSchema")]
+    stdout = tool.backend.options.get("stdout") or "text"
+    if tool.output_schema is not None and tool.backend.kind == "command" \
+            and stdout in ("text", "binary"):
+        problems.append(_problem(
+            tool, f"an output_schema promises structured content, which a command's "
+            f"`stdout: {stdout}` output never has, so every call would fail (set `stdout: json` "
+            "to read its output as JSON, or drop output_schema)", suffix=".output_schema"))
     if problems:
         raise CompileError(problems)
     # RE2 answers `pattern` and `format: regex`: a pattern can never hang a call. Built at

@@ -83,6 +83,11 @@ def output_schema_for(mapper: TypeMapper, hint: Any) -> dict[str, Any] | None:
     if is_object_type(bare):
         return mapper.schema(hint)
     if (typing.get_origin(bare) or bare) in _LIST_ORIGINS:
+        items = typing.get_args(bare)
+        if not items or any(item in (typing.Any, object) for item in items):
+            # items of any type: a `-> list` may return text and content blocks (an image, a
+            # resource link), which have no structured form to promise
+            return None
         return {"type": "object", "properties": {"result": mapper.schema(hint)},
                 "required": ["result"]}
     return None
