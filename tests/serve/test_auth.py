@@ -271,3 +271,80 @@ async def test_the_resource_behind_a_tls_proxy_is_the_public_url(issuer: Issuer)
                 "https://x:99999/mcp"):
         with pytest.raises(ToolhostError, match="--auth-resource"):
             gate(bad)
+
+
+def _open_stream(url: str, token: str, *, legacy: bool) -> Any:
+    """A listen stream (modern), or a legacy session's GET stream, opened with ``token`` on a
+    raw connection: the socket, its answer's head read."""
+    import socket
+    from urllib.parse import urlparse
+
+    where = urlparse(url)
+    auth = f"authorization: Bearer {token}\r\n"
+    accept = "accept: application/json, text/event-stream\r\n"
+    if legacy:
+        init = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"}}}).encode()
+        request = urllib.request.Request(url, init, {
+            "content-type": "application/json", "authorization": f"Bearer {token}",
+            "accept": "application/json, text/event-stream"})
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            session = answer.headers["mcp-session-id"]
+        head = (f"GET {where.path} HTTP/1.1\r\nhost: {where.netloc}\r\n{auth}{accept}"
+                f"mcp-session-id: {session}\r\nmcp-protocol-version: 2025-06-18\r\n\r\n")
+        data = head.encode()
+    else:
+        body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "subscriptions/listen",
+                           "params": {"notifications": {"toolsListChanged": True}, "_meta": {
+                               "io.modelcontextprotocol/protocolVersion": "2026-07-28"}}}).encode()
+        data = (f"POST {where.path} HTTP/1.1\r\nhost: {where.netloc}\r\n{auth}{accept}"
+                "content-type: application/json\r\nmcp-protocol-version: 2026-07-28\r\n"
+                "mcp-method: subscriptions/listen\r\n"
+                f"content-length: {len(body)}\r\n\r\n").encode() + body
+    sock = socket.create_connection((where.hostname, where.port))
+    sock.sendall(data)
+    sock.settimeout(30)
+    assert b" 200 " in sock.recv(300)
+    return sock
+
+
+def _ended(sock: Any) -> bool:
+    """Read until the server ends the stream (True) or 30 s pass (False)."""
+    try:
+        while sock.recv(65536):
+            pass
+    except TimeoutError:
+        return False
+    except OSError:  # reset: the connection was closed at once
+        return True
+    return True
+
+
+@pytest.mark.parametrize("legacy", [False, True])
+def test_a_stream_ends_when_the_token_it_was_opened_with_expires(
+        issuer: Issuer, served: tuple[str, Path], legacy: bool) -> None:
+    """A token is checked when a stream opens; a stream used to outlive it for ever,
+    delivering notifications to a caller whose access had ended."""
+    url, _ = served
+    now = int(time.time())
+    # accepted (a token gets 30 s of leeway past its exp) and expiring 1 s from now
+    expiring = _open_stream(url, issuer.token("eve", exp=now - 29), legacy=legacy)
+    fresh = _open_stream(url, issuer.token("ana"), legacy=legacy)
+    with expiring, fresh:
+        assert _ended(expiring)
+        fresh.settimeout(0.5)  # a token of 300 s: its stream is still open
+        with pytest.raises(TimeoutError):
+            while fresh.recv(65536):
+                pass
+
+
+@pytest.mark.parametrize(("exp", "expires"), [
+    (1700000000, 1700000000.0), (1.5, 1.5), (10 ** 400, float("inf")), (True, float("inf")),
+    ("1700000000", float("inf")), (None, float("inf")), (float("nan"), float("inf"))])
+def test_the_callers_expiry_is_read_from_any_exp(exp: Any, expires: float) -> None:
+    from toolhost.permissions.claims import caller_from_claims
+
+    caller = caller_from_claims({"sub": "a", "exp": exp})
+    assert caller.expires == expires
+    assert caller == caller_from_claims({"sub": "a"})  # a refreshed token: the same caller

@@ -41,6 +41,9 @@ class Caller:
     issuer: str = ""
     # ("groups" | "scopes", why) for each claim the token holds in a shape we cannot read
     unreadable: tuple[tuple[str, str], ...] = ()
+    # the token's ``exp`` (seconds since the epoch): a stream opened with it ends then. Not
+    # who the caller is: a refreshed token is the same caller
+    expires: float = field(default=float("inf"), compare=False)
 
     def unreadable_kinds(self) -> frozenset[str]:
         return frozenset(kind for kind, _ in self.unreadable)

@@ -21,6 +21,7 @@ admits them.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -110,4 +111,17 @@ def caller_from_claims(claims: Mapping[str, Any], groups_claim: str = "groups") 
                                               ("scopes", scopes_problem)) if why}
     issuer = claims.get("iss", "")
     return Caller(subject, scopes, groups, issuer if isinstance(issuer, str) else "",
-                  unreadable=tuple(sorted(unreadable.items())))
+                  unreadable=tuple(sorted(unreadable.items())),
+                  expires=_expires(claims.get("exp")))
+
+
+def _expires(exp: Any) -> float:
+    """The ``exp`` claim as seconds since the epoch; infinity for none the caller can hold
+    (the token's checks refused any other: this only times its streams)."""
+    if isinstance(exp, bool) or not isinstance(exp, (int, float)):
+        return math.inf
+    try:
+        value = float(exp)
+    except OverflowError:  # a 400-digit int
+        return math.inf
+    return value if math.isfinite(value) else math.inf

@@ -20,6 +20,7 @@ connections), ``http_uvicorn`` (running it, shutting down).
 from __future__ import annotations
 
 import logging
+import math
 import socket
 from collections.abc import Callable, Collection, Hashable, Mapping
 from typing import Any
@@ -176,7 +177,8 @@ class HttpServer:
             # Modern clients subscribe with subscriptions/listen on POST instead.
             return Response("GET streams exist for initialize-era sessions only; send "
                             "Mcp-Session-Id", status_code=405, headers={"allow": "POST"})
-        stream = self.streams.open(session, queue=GET_QUEUE)
+        stream = self.streams.open(session, queue=GET_QUEUE,
+                                   expires=getattr(caller, "expires", math.inf))
         if stream is None:
             return JsonAnswer(error_response(None, rpc.SERVER_BUSY, self.streams.busy()),
                               status_code=503, headers={"retry-after": "5"})

@@ -11,6 +11,7 @@ session).
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Callable, Hashable, Mapping
 from typing import Any
 
@@ -150,7 +151,8 @@ class Poster:
         kept = session is not None and session.kept
         stream = None
         if message.get("method") == "subscriptions/listen":
-            stream = self._streams.open(session if kept else None)
+            stream = self._streams.open(session if kept else None,
+                                        expires=getattr(caller, "expires", math.inf))
             if stream is None:
                 release()
                 return JsonAnswer(error_response(request_id, rpc.SERVER_BUSY,

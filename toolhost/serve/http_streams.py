@@ -10,13 +10,18 @@ here, counted by the server's ``Streams``:
   client that reconnects gets its new stream even when its old connection is half dead);
 * a stream whose client stops reading is *dropped*: its connection is closed at once (the
   bytes queued for it are thrown away), so its task, its queue and its socket are freed
-  instead of waiting for a client that may never read again.
+  instead of waiting for a client that may never read again;
+* a stream opened with an access token is dropped when the token expires (its ``exp`` and
+  the leeway every token gets): a token is checked when a stream opens, and a stream must
+  not outlive it. Its client opens another with a fresh token.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import math
+import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -81,6 +86,7 @@ class Stream:
     def __init__(self, queue: int = 0) -> None:
         self.ended = anyio.Event()
         self.dropped = False
+        self.expiry: asyncio.TimerHandle | None = None  # drops it when its token expires
         self.inbox: MemoryObjectReceiveStream[dict[str, Any]] | None = None
         self._send: MemoryObjectSendStream[dict[str, Any]] | None = None
         if queue:
@@ -119,13 +125,20 @@ class Streams:
         self.limit = limit
         self.count = 0
 
-    def open(self, session: Session | None, *, queue: int = 0) -> Stream | None:
-        """A new stream, or None when the server has ``limit`` open."""
+    def open(self, session: Session | None, *, queue: int = 0, expires: float = math.inf
+             ) -> Stream | None:
+        """A new stream, or None when the server has ``limit`` open. ``expires`` (seconds
+        since the epoch, its access token's ``exp``): it is dropped then."""
         if self.count >= self.limit:
             log.warning("refused a stream: %s are open (half of --max-connections)",
                         f"{self.count:,}")
             return None
         stream = Stream(queue)
+        if expires != math.inf:
+            from toolhost.serve.auth import LEEWAY
+
+            stream.expiry = asyncio.get_running_loop().call_later(
+                max(0.0, expires + LEEWAY - time.time()), _expired, stream)
         if session is not None:
             while len(session.streams) >= MAX_SESSION_STREAMS:
                 oldest = next(iter(session.streams))
@@ -139,6 +152,8 @@ class Streams:
 
     def done(self, stream: Stream, session: Session | None) -> None:
         """``stream`` ended: it no longer counts."""
+        if stream.expiry is not None:
+            stream.expiry.cancel()
         self.count -= 1
         if session is not None:
             session.streams.pop(stream, None)
@@ -146,6 +161,12 @@ class Streams:
     def busy(self) -> str:
         return (f"Server busy: {self.count:,} streams are open (toolhost serve "
                 "--max-connections: at most half of them); try again later")
+
+
+def _expired(stream: Stream) -> None:
+    if not stream.ended.is_set():
+        log.info("closed a stream: the access token it was opened with expired")
+        stream.drop()
 
 
 class NotificationStream(Response):
