@@ -39,6 +39,11 @@ __all__ = ["ASKING_TAG", "MAX_LINE", "Terminal", "TerminalInterrupt", "hide_stdi
            "release_terminal_before_exit", "restore_stdin"]
 
 MAX_LINE = 64 * 1024  # a longer line is cut (said so): memory stays bounded
+# The longest line a terminal in its normal (canonical) mode hands over: the kernel keeps
+# 4,096 bytes of a line being typed on Linux (1,024 on macOS and the BSDs), newline
+# included, and silently drops what is typed or pasted past that. A line that long lost its
+# end: it is never sent as a turn (said so), and a question's answer that long is said cut.
+CANON_LIMIT = 4095 if sys.platform.startswith("linux") else 1023
 # The ``#N `` tag of the call a permission question in this task is about (set by the
 # runner's gate around its ``can_use_tool``): shown in the question as on the call lines, so
 # a person can tell which call is asked about when several are in flight.
@@ -71,6 +76,8 @@ class Terminal:
         self.ending = False  # the session is stopping: an abandoned question is no news
         self._withdrawn = False  # a question was cancelled from outside (see ``readline``)
         self.refuse_questions = False  # after Ctrl-C at one: the turn's other questions too
+        self._with_answer = False  # lines came with a question's answer (a paste): no turn
+        self._cut = False  # the last line read reached CANON_LIMIT: the terminal cut it
 
     @classmethod
     def open(cls) -> Terminal | None:
@@ -143,10 +150,7 @@ class Terminal:
 
     def discard_typeahead(self) -> int:
         """Drop what was typed before now (so it cannot answer a question); how many bytes."""
-        pending = 0
-        with contextlib.suppress(OSError):
-            raw = fcntl.ioctl(self.read_fd, termios.FIONREAD, struct.pack("i", 0))
-            pending = struct.unpack("i", raw)[0]
+        pending = self.pending()
         with contextlib.suppress(OSError, termios.error):
             termios.tcflush(self.read_fd, termios.TCIFLUSH)
         return pending
@@ -177,12 +181,16 @@ class Terminal:
                     if dropped:
                         self.write(f"(ignored {dropped} characters typed after the question "
                                    "was withdrawn)\n")
-                self._withdrawn = False
-                self.write(prompt)
-                self._prompt = prompt
+                elif self._with_answer and not question:
+                    # lines pasted with an answer ("y\nrm -rf ~\n"): never the next turn
+                    dropped = self.discard_typeahead()
+                    if dropped:
+                        self.write(f"(ignored {dropped} characters that came with the answer "
+                                   "to a question: they are not sent)\n")
+                self._withdrawn = self._with_answer = False
                 with anyio.CancelScope() as scope:
                     self._scope = scope
-                    return await self._read_line()
+                    return await self._read_whole_line(prompt, question)
                 raise TerminalInterrupt
             except anyio.get_cancelled_exc_class():
                 # Not Ctrl-C (that raises TerminalInterrupt): the call was cancelled from
@@ -198,9 +206,39 @@ class Terminal:
                 self.question = False
                 self._prompt = ""
 
+    async def _read_whole_line(self, prompt: str, question: bool) -> str | None:
+        # A turn the terminal cut is not sent: the prompt is shown again. An answer it cut
+        # is said so and returned (it cannot be "y"; a reason keeps its start).
+        while True:
+            self.write(prompt)
+            self._prompt = prompt
+            line = await self._read_line()
+            if question and line is not None:
+                self._with_answer = self.pending() > 0
+            if not self._cut:
+                return line
+            if question:
+                self.write(f"(the answer reached the terminal's limit of {CANON_LIMIT:,} "
+                           "characters; its end was lost)\n")
+                return line
+            dropped = self.discard_typeahead()
+            more = f"; {dropped} more characters after it were dropped too" if dropped else ""
+            self.write(f"(the line reached the terminal's limit of {CANON_LIMIT:,} characters, "
+                       f"so its end was lost: it was not sent{more}. For a longer prompt use "
+                       "-p \"$(cat FILE)\", or pipe the turns in)\n")
+
+    def pending(self) -> int:
+        """Bytes of whole lines typed and not read yet."""
+        with contextlib.suppress(OSError):
+            raw = fcntl.ioctl(self.read_fd, termios.FIONREAD, struct.pack("i", 0))
+            return int(struct.unpack("i", raw)[0])
+        return 0
+
     async def _read_line(self) -> str | None:
         data = bytearray()
         cut = 0
+        self._cut = False
+        canonical = _canonical(self.read_fd)
         while True:
             await anyio.wait_readable(self.read_fd)
             try:
@@ -222,11 +260,21 @@ class Terminal:
             data += chunk[:room]
             cut += max(0, len(chunk) - room)
             if chunk.endswith(b"\n"):
+                # a canonical read returns one line whole: at the limit, the kernel cut it
+                self._cut = canonical and len(chunk) > CANON_LIMIT
                 break
         line = bytes(data).split(b"\n", 1)[0].decode("utf-8", errors="replace")
         if cut:
             self.write(f"(the line was cut to {MAX_LINE} bytes; {cut} more were dropped)\n")
         return line.rstrip("\r")
+
+
+def _canonical(fd: int) -> bool:
+    """Whether the terminal on ``fd`` is in its normal (line) mode."""
+    try:
+        return bool(termios.tcgetattr(fd)[3] & termios.ICANON)
+    except (OSError, termios.error):
+        return False
 
 
 def _foreground(fd: int) -> bool:
