@@ -76,7 +76,7 @@ class Terminal:
         self.ending = False  # the session is stopping: an abandoned question is no news
         self._withdrawn = False  # a question was cancelled from outside (see ``readline``)
         self.refuse_questions = False  # after Ctrl-C at one: the turn's other questions too
-        self._with_answer = False  # lines came with a question's answer (a paste): no turn
+        self._with_answer = 0  # bytes of lines that came with a question's answer (a paste)
         self._cut = False  # the last line read reached CANON_LIMIT: the terminal cut it
 
     @classmethod
@@ -183,11 +183,13 @@ class Terminal:
                                    "was withdrawn)\n")
                 elif self._with_answer and not question:
                     # lines pasted with an answer ("y\nrm -rf ~\n"): never the next turn
-                    dropped = self.discard_typeahead()
+                    # (lines typed after them, a turn typed ahead, are kept)
+                    dropped = self._drop(self._with_answer)
                     if dropped:
                         self.write(f"(ignored {dropped} characters that came with the answer "
                                    "to a question: they are not sent)\n")
-                self._withdrawn = self._with_answer = False
+                self._withdrawn = False
+                self._with_answer = 0
                 with anyio.CancelScope() as scope:
                     self._scope = scope
                     return await self._read_whole_line(prompt, question)
@@ -214,7 +216,7 @@ class Terminal:
             self._prompt = prompt
             line = await self._read_line()
             if question and line is not None:
-                self._with_answer = self.pending() > 0
+                self._with_answer = self.pending()
             if not self._cut:
                 return line
             if question:
@@ -233,6 +235,17 @@ class Terminal:
             raw = fcntl.ioctl(self.read_fd, termios.FIONREAD, struct.pack("i", 0))
             return int(struct.unpack("i", raw)[0])
         return 0
+
+    def _drop(self, size: int) -> int:
+        """Read and drop the first ``size`` bytes typed (whole lines); how many there were."""
+        dropped = 0
+        with contextlib.suppress(OSError):
+            while dropped < size:
+                chunk = os.read(self.read_fd, size - dropped)
+                if not chunk:
+                    break
+                dropped += len(chunk)
+        return dropped
 
     async def _read_line(self) -> str | None:
         data = bytearray()
