@@ -384,12 +384,13 @@ def test_lines_pasted_with_an_answer_never_become_the_next_turn(
         tty: tuple[int, Terminal]) -> None:
     # "y\nrm -rf ~\n" pasted at a question: "y" answers it, the rest is dropped (said so)
     # before the next prompt, and a turn typed after the answer is kept; "n\n\n" (an answer
-    # and its empty reason) still reads as before.
+    # and its empty reason) still reads as before. A pasted last line with no Enter yet is
+    # dropped too: it was not shown at the next prompt, and became the start of that turn.
     master, term = tty
 
     async def main() -> list[str | None]:
         got: list[str | None] = []
-        for pasted in (b"y\nrm -rf ~\n", b"n\n\n"):
+        for pasted in (b"y\nrm -rf ~\n", b"n\n\n", b"y\nrm -rf /tmp/x"):  # the last: no Enter
             async with anyio.create_task_group() as tg:
                 tg.start_soon(type_at_question, master, term, pasted)
                 got.append(await term.readline("Allow? ", question=True))
@@ -401,7 +402,8 @@ def test_lines_pasted_with_an_answer_never_become_the_next_turn(
                 got.append(await term.readline("> "))
         return got
 
-    assert anyio.run(main) == ["y", "typed ahead", "n", "", "typed ahead"]
+    assert anyio.run(main) == ["y", "typed ahead", "n", "", "typed ahead", "y", "typed ahead"]
     shown = _shown(master)
     assert "(ignored 9 characters that came with the answer to a question" in shown
-    assert shown.count("ignored") == 1
+    assert "(ignored 13 characters that came with the answer to a question" in shown
+    assert shown.count("ignored") == 2

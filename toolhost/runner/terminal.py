@@ -216,7 +216,7 @@ class Terminal:
             self._prompt = prompt
             line = await self._read_line()
             if question and line is not None:
-                self._with_answer = self.pending()
+                self._with_answer = self._pending_with_partial()
             if not self._cut:
                 return line
             if question:
@@ -235,6 +235,30 @@ class Terminal:
             raw = fcntl.ioctl(self.read_fd, termios.FIONREAD, struct.pack("i", 0))
             return int(struct.unpack("i", raw)[0])
         return 0
+
+    def _pending_with_partial(self) -> int:
+        """``pending``, a line not finished yet included (a paste's last line, its Enter
+        still to come). In line mode the kernel counts whole lines only, so line mode is
+        turned off for the count and put back at once (nothing is echoed, read or lost; on
+        Linux what is pending then reads as one line, which ``_drop`` takes whole)."""
+        fd = self.read_fd
+        try:
+            modes = termios.tcgetattr(fd)
+        except (OSError, termios.error):
+            return self.pending()
+        if not modes[3] & termios.ICANON or not _foreground(fd):
+            return self.pending()
+        raw = [*modes[:6], list(modes[6])]
+        raw[3] = modes[3] & ~termios.ICANON
+        try:
+            termios.tcsetattr(fd, termios.TCSANOW, raw)
+        except (OSError, termios.error):
+            return self.pending()
+        try:
+            return self.pending()
+        finally:
+            with contextlib.suppress(OSError, termios.error):
+                termios.tcsetattr(fd, termios.TCSANOW, modes)
 
     def _drop(self, size: int) -> int:
         """Read and drop the first ``size`` bytes typed (whole lines); how many there were."""
