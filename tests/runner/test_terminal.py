@@ -107,6 +107,22 @@ def test_a_question_drops_what_was_typed_before_it(tty: tuple[int, Terminal]) ->
     assert "ignored 2 characters typed before the question" in _shown(master)
 
 
+def test_a_line_being_typed_when_a_question_comes_is_dropped_and_said(
+        tty: tuple[int, Terminal]) -> None:
+    # mid-line (no Enter yet) when the question appears: dropped as before, now also said
+    master, term = tty
+
+    async def main() -> str | None:
+        os.write(master, b"half a tur")
+        assert "half a tur" in _shown(master)  # echoed: the terminal has it
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(type_at_question, master, term, b"y\n", 0.05)
+            return await term.readline("Allow? ", question=True)
+
+    assert anyio.run(main) == "y"
+    assert "ignored 10 characters typed before the question" in _shown(master)
+
+
 def test_refused_questions_are_interrupted_at_once(tty: tuple[int, Terminal]) -> None:
     _, term = tty
     term.refuse_questions = True

@@ -149,8 +149,9 @@ class Terminal:
         return True
 
     def discard_typeahead(self) -> int:
-        """Drop what was typed before now (so it cannot answer a question); how many bytes."""
-        pending = self.pending()
+        """Drop what was typed before now (so it cannot answer a question); how many bytes
+        (a line not finished yet included: a turn being typed when a question came)."""
+        pending = self._pending_with_partial()
         with contextlib.suppress(OSError, termios.error):
             termios.tcflush(self.read_fd, termios.TCIFLUSH)
         return pending
