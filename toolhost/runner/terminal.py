@@ -23,9 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import fcntl
 import os
-import struct
 import sys
 import termios
 from contextvars import ContextVar
@@ -34,6 +32,17 @@ from typing import Any
 import anyio
 
 from toolhost.permissions.ask import AskInterrupted
+from toolhost.runner.ttyfd import (
+    canonical,
+    drop,
+    foreground,
+    hide_stdin,
+    pending,
+    pending_with_partial,
+    release_terminal_before_exit,
+    reopen,
+    restore_stdin,
+)
 
 __all__ = ["ASKING_TAG", "MAX_LINE", "Terminal", "TerminalInterrupt", "hide_stdin",
            "release_terminal_before_exit", "restore_stdin"]
@@ -87,7 +96,7 @@ class Terminal:
         module docstring)."""
         try:
             if sys.stdin is not None and os.isatty(0):
-                read = _reopen(0)
+                read = reopen(0)
                 try:
                     out = os.open("/dev/tty", os.O_WRONLY | os.O_NOCTTY)
                 except OSError:
@@ -113,7 +122,7 @@ class Terminal:
             with contextlib.suppress(OSError, termios.error):
                 # only in the foreground: in the background (`&`) the modes are the shell's
                 # now, and setting them would stop this process (SIGTTOU) at its exit
-                if _foreground(self.read_fd) and \
+                if foreground(self.read_fd) and \
                         termios.tcgetattr(self.read_fd) != self._modes:
                     termios.tcsetattr(self.read_fd, termios.TCSADRAIN, self._modes)
             self._modes = None
@@ -151,10 +160,10 @@ class Terminal:
     def discard_typeahead(self) -> int:
         """Drop what was typed before now (so it cannot answer a question); how many bytes
         (a line not finished yet included: a turn being typed when a question came)."""
-        pending = self._pending_with_partial()
+        typed = pending_with_partial(self.read_fd)
         with contextlib.suppress(OSError, termios.error):
             termios.tcflush(self.read_fd, termios.TCIFLUSH)
-        return pending
+        return typed
 
     async def readline(self, prompt: str, *, question: bool = False,
                        keep_typeahead: bool = False) -> str | None:
@@ -185,7 +194,7 @@ class Terminal:
                 elif self._with_answer and not question:
                     # lines pasted with an answer ("y\nrm -rf ~\n"): never the next turn
                     # (lines typed after them, a turn typed ahead, are kept)
-                    dropped = self._drop(self._with_answer)
+                    dropped = drop(self.read_fd, self._with_answer)
                     if dropped:
                         self.write(f"(ignored {dropped} characters that came with the answer "
                                    "to a question: they are not sent)\n")
@@ -217,7 +226,7 @@ class Terminal:
             self._prompt = prompt
             line = await self._read_line()
             if question and line is not None:
-                self._with_answer = self._pending_with_partial()
+                self._with_answer = pending_with_partial(self.read_fd)
             if not self._cut:
                 return line
             if question:
@@ -232,51 +241,13 @@ class Terminal:
 
     def pending(self) -> int:
         """Bytes of whole lines typed and not read yet."""
-        with contextlib.suppress(OSError):
-            raw = fcntl.ioctl(self.read_fd, termios.FIONREAD, struct.pack("i", 0))
-            return int(struct.unpack("i", raw)[0])
-        return 0
-
-    def _pending_with_partial(self) -> int:
-        """``pending``, a line not finished yet included (a paste's last line, its Enter
-        still to come). In line mode the kernel counts whole lines only, so line mode is
-        turned off for the count and put back at once (nothing is echoed, read or lost; on
-        Linux what is pending then reads as one line, which ``_drop`` takes whole)."""
-        fd = self.read_fd
-        try:
-            modes = termios.tcgetattr(fd)
-        except (OSError, termios.error):
-            return self.pending()
-        if not modes[3] & termios.ICANON or not _foreground(fd):
-            return self.pending()
-        raw = [*modes[:6], list(modes[6])]
-        raw[3] = modes[3] & ~termios.ICANON
-        try:
-            termios.tcsetattr(fd, termios.TCSANOW, raw)
-        except (OSError, termios.error):
-            return self.pending()
-        try:
-            return self.pending()
-        finally:
-            with contextlib.suppress(OSError, termios.error):
-                termios.tcsetattr(fd, termios.TCSANOW, modes)
-
-    def _drop(self, size: int) -> int:
-        """Read and drop the first ``size`` bytes typed (whole lines); how many there were."""
-        dropped = 0
-        with contextlib.suppress(OSError):
-            while dropped < size:
-                chunk = os.read(self.read_fd, size - dropped)
-                if not chunk:
-                    break
-                dropped += len(chunk)
-        return dropped
+        return pending(self.read_fd)
 
     async def _read_line(self) -> str | None:
         data = bytearray()
         cut = 0
         self._cut = False
-        canonical = _canonical(self.read_fd)
+        whole_lines = canonical(self.read_fd)
         while True:
             await anyio.wait_readable(self.read_fd)
             try:
@@ -299,97 +270,9 @@ class Terminal:
             cut += max(0, len(chunk) - room)
             if chunk.endswith(b"\n"):
                 # a canonical read returns one line whole: at the limit, the kernel cut it
-                self._cut = canonical and len(chunk) > CANON_LIMIT
+                self._cut = whole_lines and len(chunk) > CANON_LIMIT
                 break
         line = bytes(data).split(b"\n", 1)[0].decode("utf-8", errors="replace")
         if cut:
             self.write(f"(the line was cut to {MAX_LINE} bytes; {cut} more were dropped)\n")
         return line.rstrip("\r")
-
-
-def _canonical(fd: int) -> bool:
-    """Whether the terminal on ``fd`` is in its normal (line) mode."""
-    try:
-        return bool(termios.tcgetattr(fd)[3] & termios.ICANON)
-    except (OSError, termios.error):
-        return False
-
-
-def _foreground(fd: int) -> bool:
-    """Whether this process may set the modes of the terminal on ``fd`` without being
-    stopped: it is in the terminal's foreground group, or the terminal is not its
-    controlling one (no job control applies)."""
-    try:
-        return os.tcgetpgrp(fd) == os.getpgrp()
-    except OSError:  # ENOTTY: not our controlling terminal
-        return True
-
-
-def _reopen(fd: int) -> int:
-    """The terminal on ``fd`` opened again: a description of our own, so it can be
-    non-blocking without changing the shell's; a duplicate when it cannot be reopened."""
-    try:
-        return os.open(os.ttyname(fd), os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
-    except OSError:
-        return os.dup(fd)
-
-
-def hide_stdin() -> int:
-    """Put ``/dev/null`` on fd 0 (in-process code reading stdin gets end of input); returns
-    a duplicate of what was there, for ``restore_stdin`` (or to read it privately), or -1
-    when fd 0 was closed (reading -1 fails: end of input)."""
-    try:
-        saved = os.dup(0)
-    except OSError:
-        saved = -1
-    null = os.open(os.devnull, os.O_RDONLY)  # 0 itself when fd 0 was closed
-    if null != 0:
-        os.dup2(null, 0)
-        os.close(null)
-    return saved
-
-
-def restore_stdin(saved: int, *, close: bool = True) -> None:
-    """Put ``saved`` (from ``hide_stdin``) back on fd 0; ``close``: close ``saved`` too."""
-    if saved < 0:
-        return  # fd 0 was closed: /dev/null stays
-    with contextlib.suppress(OSError):
-        os.dup2(saved, 0)
-        if close:
-            os.close(saved)
-
-
-def release_terminal_before_exit(*, settle: float = 0.1) -> bool:
-    """Close this process's hold on its terminal a moment before it exits, when it leads the
-    terminal's session (started directly by tmux, screen or a terminal emulator).
-
-    Why: a session leader that exits with threads running closes the terminal a few
-    milliseconds before the kernel reports its exit. tmux (with libutempter) answers the
-    close by running a helper with SIGCHLD set to the default action, and an exit reported in
-    that window is lost: toolhost stays a zombie and the pane never shows its exit status.
-    Closing first and waiting ``settle`` seconds lets the helper finish before the exit is
-    reported. A hang-up that the close brings is ignored: everything was said. Returns
-    whether the terminal was released.
-    """
-    import signal
-    import time
-
-    try:
-        if os.getsid(0) != os.getpid():
-            return False  # a shell (or another process) holds the terminal and reaps us
-        ttys = [fd for fd in (0, 1, 2) if os.isatty(fd)]
-    except OSError:
-        return False
-    if not ttys:
-        return False
-    for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(OSError, ValueError):
-            stream.flush()
-    signal.signal(signal.SIGHUP, signal.SIG_IGN)
-    devnull = os.open(os.devnull, os.O_RDWR)
-    for fd in ttys:
-        with contextlib.suppress(OSError):
-            os.dup2(devnull, fd)
-    os.close(devnull)
-    time.sleep(settle)
-    return True
