@@ -47,10 +47,11 @@ def pending_with_partial(fd: int) -> int:
 
 
 def drop(fd: int, size: int) -> int:
-    """Read and drop the first ``size`` bytes typed on ``fd`` (non-blocking); how many."""
+    """Read and drop the first ``size`` bytes typed on ``fd``; how many. Only what can be
+    read now is read (never waits, even on a blocking descriptor)."""
     dropped = 0
     with contextlib.suppress(OSError):
-        while dropped < size:
+        while dropped < size and pending(fd) > 0:
             chunk = os.read(fd, size - dropped)
             if not chunk:
                 break
