@@ -423,3 +423,26 @@ def test_lines_pasted_with_an_answer_never_become_the_next_turn(
     assert "(ignored 9 characters that came with the answer to a question" in shown
     assert "(ignored 13 characters that came with the answer to a question" in shown
     assert shown.count("ignored") == 2
+
+
+def test_lines_pasted_with_the_last_answer_are_not_left_for_the_shell(
+        tty: tuple[int, Terminal]) -> None:
+    # `toolhost run -p`: "y\necho PWNED > f\n" pasted at the question; nothing reads a turn
+    # after it, and the shell ran the second line once toolhost had exited. Now they are
+    # dropped when the terminal is closed; a line typed after the answer is left alone.
+    from toolhost.runner.ttyfd import pending
+
+    master, term = tty
+
+    async def main() -> str | None:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(type_at_question, master, term, b"y\necho PWNED > f\n")
+            return await term.readline("Allow? ", question=True)
+
+    assert anyio.run(main) == "y"
+    os.write(master, b"typed after\n")
+    assert "typed after" in _shown(master)  # echoed: the terminal has it
+    term.close()
+    assert "(ignored 15 characters that came with the answer to a question: they are not " \
+        "sent, nor left for the shell)" in _shown(master)
+    assert pending(term.read_fd) == len(b"typed after\n")

@@ -117,7 +117,10 @@ class Terminal:
     def close(self) -> None:
         """Put back the terminal's modes as they were at open (an in-process tool may have
         turned off echo or set raw mode through fd 1 or 2), close what was opened, and put
-        the terminal back on fd 0."""
+        the terminal back on fd 0. Lines that came with the last answer and were never read
+        are dropped first: after ``-p`` the shell would read them as commands."""
+        if self._with_answer and foreground(self.read_fd):  # a read in the background stops
+            self._drop_with_answer("nor left for the shell")
         if self._modes is not None:
             with contextlib.suppress(OSError, termios.error):
                 # only in the foreground: in the background (`&`) the modes are the shell's
@@ -133,6 +136,13 @@ class Terminal:
         if self._stdin is not None:
             restore_stdin(self._stdin)
             self._stdin = None
+
+    def _drop_with_answer(self, more: str = "") -> None:
+        dropped = drop(self.read_fd, self._with_answer)
+        self._with_answer = 0
+        if dropped:
+            self.write(f"(ignored {dropped} characters that came with the answer to a "
+                       f"question: they are not sent{', ' + more if more else ''})\n")
 
     def write(self, text: str) -> None:
         """Write to the terminal; a terminal that went away (hang-up) is not an error."""
@@ -194,10 +204,7 @@ class Terminal:
                 elif self._with_answer and not question:
                     # lines pasted with an answer ("y\nrm -rf ~\n"): never the next turn
                     # (lines typed after them, a turn typed ahead, are kept)
-                    dropped = drop(self.read_fd, self._with_answer)
-                    if dropped:
-                        self.write(f"(ignored {dropped} characters that came with the answer "
-                                   "to a question: they are not sent)\n")
+                    self._drop_with_answer()
                 self._withdrawn = False
                 self._with_answer = 0
                 with anyio.CancelScope() as scope:
