@@ -37,7 +37,6 @@ from toolhost.runner.ttyfd import (
     drop,
     foreground,
     hide_stdin,
-    pending,
     pending_with_partial,
     release_terminal_before_exit,
     reopen,
@@ -245,10 +244,6 @@ class Terminal:
             self.write(f"(the line reached the terminal's limit of {CANON_LIMIT:,} characters, "
                        f"so its end was lost: it was not sent{more}. For a longer prompt use "
                        "-p \"$(cat FILE)\", or pipe the turns in)\n")
-
-    def pending(self) -> int:
-        """Bytes of whole lines typed and not read yet."""
-        return pending(self.read_fd)
 
     async def _read_line(self) -> str | None:
         data = bytearray()
