@@ -406,7 +406,8 @@ def test_lines_pasted_with_an_answer_never_become_the_next_turn(
 
     async def main() -> list[str | None]:
         got: list[str | None] = []
-        for pasted in (b"y\nrm -rf ~\n", b"n\n\n", b"y\nrm -rf /tmp/x"):  # the last: no Enter
+        for pasted in (b"y\nrm -rf ~\n", b"n\n\n", b"y\nrm -rf /tmp/x",  # this one: no Enter
+                       b"n\nthe reason\nrm -rf ~\n"):
             async with anyio.create_task_group() as tg:
                 tg.start_soon(type_at_question, master, term, pasted)
                 got.append(await term.readline("Allow? ", question=True))
@@ -418,11 +419,12 @@ def test_lines_pasted_with_an_answer_never_become_the_next_turn(
                 got.append(await term.readline("> "))
         return got
 
-    assert anyio.run(main) == ["y", "typed ahead", "n", "", "typed ahead", "y", "typed ahead"]
+    assert anyio.run(main) == ["y", "typed ahead", "n", "", "typed ahead", "y", "typed ahead",
+                               "n", "the reason", "typed ahead"]
     shown = _shown(master)
-    assert "(ignored 9 characters that came with the answer to a question" in shown
+    assert shown.count("(ignored 9 characters that came with the answer to a question") == 2
     assert "(ignored 13 characters that came with the answer to a question" in shown
-    assert shown.count("ignored") == 2
+    assert shown.count("ignored") == 3
 
 
 def test_lines_pasted_with_the_last_answer_are_not_left_for_the_shell(

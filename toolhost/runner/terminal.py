@@ -274,7 +274,12 @@ class Terminal:
                 # a canonical read returns one line whole: at the limit, the kernel cut it
                 self._cut = whole_lines and len(chunk) > CANON_LIMIT
                 break
-        line = bytes(data).split(b"\n", 1)[0].decode("utf-8", errors="replace")
+        first, newline, rest = bytes(data).partition(b"\n")
+        if newline and rest:  # lines a paste's count merged into one read (ttyfd)
+            self._cut = False
+            self.write(f"(ignored {len(rest)} characters that came with the answer to a "
+                       "question: they are not sent)\n")
+        line = first.decode("utf-8", errors="replace")
         if cut:
             self.write(f"(the line was cut to {MAX_LINE} bytes; {cut} more were dropped)\n")
         return line.rstrip("\r")
