@@ -448,3 +448,29 @@ def test_lines_pasted_with_the_last_answer_are_not_left_for_the_shell(
     assert "(ignored 15 characters that came with the answer to a question: they are not " \
         "sent, nor left for the shell)" in _shown(master)
     assert pending(term.read_fd) == len(b"typed after\n")
+
+
+def test_keys_typed_for_a_withdrawn_question_are_not_left_for_the_shell(
+        tty: tuple[int, Terminal]) -> None:
+    # `-p`: the CLI withdrew the question, the person typed "y" for it anyway, the run ended:
+    # the shell read "y" as a command. Now it is dropped when the terminal is closed.
+    from toolhost.runner.ttyfd import pending
+
+    master, term = tty
+
+    async def main() -> None:
+        async with anyio.create_task_group() as tg:
+            async def ask() -> None:
+                await term.readline("Allow? ", question=True)
+            tg.start_soon(ask)
+            while not term.question:
+                await anyio.sleep(0.01)
+            tg.cancel_scope.cancel()  # withdrawn
+
+    anyio.run(main)
+    os.write(master, b"y\n")
+    assert "y" in _shown(master).split("withdrawn", 1)[-1]  # echoed: the terminal has it
+    term.close()
+    assert "(ignored 2 characters typed after the question was withdrawn: they are not left " \
+        "for the shell)" in _shown(master)
+    assert pending(term.read_fd) == 0

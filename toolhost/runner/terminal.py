@@ -120,6 +120,12 @@ class Terminal:
         are dropped first: after ``-p`` the shell would read them as commands."""
         if self._with_answer and foreground(self.read_fd):  # a read in the background stops
             self._drop_with_answer("nor left for the shell")
+        elif self._withdrawn and foreground(self.read_fd):  # typed for a question now gone
+            dropped = self.discard_typeahead()
+            if dropped:
+                self.write(f"(ignored {dropped} characters typed after the question was "
+                           "withdrawn: they are not left for the shell)\n")
+            self._withdrawn = False
         if self._modes is not None:
             with contextlib.suppress(OSError, termios.error):
                 # only in the foreground: in the background (`&`) the modes are the shell's
