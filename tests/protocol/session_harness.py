@@ -134,6 +134,7 @@ class FakeCLI:
         self._out = to_session
         self._in = from_session
         self.lines: list[dict[str, Any]] = []
+        self._answers: dict[str, list[dict[str, Any]]] = {}  # kept as lines come (cheap)
         self._arrived = anyio.Event()
         self._reading = anyio.Event()
         self._reading.set()
@@ -175,18 +176,19 @@ class FakeCLI:
             buf += chunk
             *complete, buf = buf.split(b"\n")
             for line in complete:
-                self.lines.append(json.loads(line))
+                message = json.loads(line)
+                self.lines.append(message)
+                if message.get("type") == "control_response":
+                    response = message["response"]
+                    self._answers.setdefault(response["request_id"], []).append(response)
             self._arrived.set()
             self._arrived = anyio.Event()
 
     def answers(self) -> dict[str, list[dict[str, Any]]]:
-        """control_responses by request_id (a list, to catch double answers)."""
-        out: dict[str, list[dict[str, Any]]] = {}
-        for line in self.lines:
-            if line.get("type") == "control_response":
-                response = line["response"]
-                out.setdefault(response["request_id"], []).append(response)
-        return out
+        """control_responses by request_id (a list, to catch double answers); kept up to
+        date as lines arrive (a wait on it costs no rescan of every line: 3,000 answers
+        waited for one by one took 10 s)."""
+        return self._answers
 
     def answer(self, request_id: str) -> dict[str, Any]:
         (only,) = self.answers()[request_id]

@@ -75,3 +75,38 @@ async def test_odd_interleavings_each_get_one_answer_and_the_session_goes_on() -
     assert "a__b" in cli.answer("s1")["response"]["mcp_response"]["error"]["message"]
     for rid in ("b1", "b2", "k2", "k3", "h1", "z1"):
         assert cli.answer(rid)["subtype"] == "error"
+
+
+def _line(request_id: bytes, message_id: bytes = b"2") -> bytes:
+    return (b'{"type":"control_request","request_id":' + request_id + b',"request":'
+            b'{"subtype":"mcp_message","server_name":"demo","message":{"jsonrpc":"2.0","id":'
+            + message_id + b',"method":"tools/call","params":{"name":"greet","arguments":'
+            b'{"name":"x"}}}}}\n')
+
+
+async def test_ids_of_every_json_type_a_byte_at_a_time_and_half_a_line_at_the_end() -> None:
+    # round 8: request ids (of the control request and of the JSON-RPC call inside it) of
+    # every JSON type, numbers past what a float holds or past Python's digit limit; a line
+    # written one byte at a time; a cancel storm; half a request, then the end of input.
+    # Every answerable request is answered once, none is fatal, the honest call answered.
+    odd = [b"1e400", b"-1e400", b"9" * 5000, b"123456789012345678901234567890", b"1.5",
+           b"-0", b"true", b"[1]", b'{"a":1}', b"null", b'"\\ud800"']
+    async with running_session() as (_, cli):
+        for value in odd:
+            await cli.send_raw(_line(value))  # as the control request's id
+        for n, value in enumerate(odd):
+            await cli.send_raw(_line(b'"m%d"' % n, value))  # as the JSON-RPC call's id
+        for byte in _line(b'"slow"'):
+            await cli.send_raw(bytes([byte]))
+        await cli.send_raw(b"".join(b'{"type":"control_cancel_request","request_id":"n%d"}\n'
+                                    % i for i in range(2000)))
+        await cli.mcp("last", CALL)
+        await cli.wait_for(lambda: "last" in cli.answers() and "slow" in cli.answers())
+        await cli.send_raw(b'{"type":"control_request","request_id":"half","request":{"sub')
+    answers = cli.answers()
+    assert all(len(each) == 1 for each in answers.values()), answers
+    assert {"last", "slow", "half", 123456789012345678901234567890, 1.5, "\ud800"} <= set(answers)
+    assert {f"m{n}" for n in range(len(odd))} <= set(answers)
+    assert answers["half"][0]["subtype"] == "error"
+    for rid in ("last", "slow"):
+        assert cli.answer(rid)["response"]["mcp_response"]["result"]["isError"] is False

@@ -126,3 +126,28 @@ def test_the_interrupt_grace_under_p_is_bounded(raw: str, seconds: float) -> Non
     from toolhost.commands.run import interrupt_grace
 
     assert interrupt_grace({"TOOLHOST_INTERRUPT_GRACE": raw}) == seconds
+
+
+def test_a_piped_turn_past_the_line_limit_is_skipped_with_bounded_memory(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    # `tr -d '\n' < big | toolhost run c.yaml`: the piped line was kept whole (unbounded
+    # memory, and re-split at every chunk: quadratic time) and sent as one turn
+    import threading
+
+    from toolhost.commands.run import _stdin_lines
+    from toolhost.runner.terminal import MAX_LINE
+
+    read, write = os.pipe()
+
+    def feed() -> None:
+        with os.fdopen(write, "wb") as f:
+            f.write(b"first\n" + b"x" * (MAX_LINE * 4) + b"\nlast")
+
+    threading.Thread(target=feed).start()
+    try:
+        lines = list(_stdin_lines(read))
+    finally:
+        os.close(read)
+    assert lines == ["first", "last", None]
+    err = capsys.readouterr().err
+    assert f"a turn on stdin was not sent: skipped a line of {MAX_LINE * 4:,} bytes" in err

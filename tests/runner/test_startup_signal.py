@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from toolhost.runner.process import EXIT_GRACE, HURRY_GRACE
+from toolhost.runner.process import EXIT_GRACE, HURRY_GRACE, hurry_grace
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIG = ROOT / "examples" / "configs" / "demo.yaml"
@@ -36,6 +36,7 @@ open(sys.argv[1], "w").write(str(os.getpid()))
 time.sleep(600)
 """
 
+GRACE = 0.5
 CASES = {"SIGTERM": (signal.SIGTERM, 143), "SIGHUP": (signal.SIGHUP, 129),
          "SIGINT": (signal.SIGINT, 130)}
 
@@ -72,6 +73,7 @@ def _start(tmp_path: Path, name: str, signum: int, status: int) -> _Run:
                    f'"{pid_file}"\n')
     cli.chmod(0o755)
     env = {k: v for k, v in os.environ.items() if k not in ("TOOLHOST_DEBUG", "TOOLHOST_CLI")}
+    env["TOOLHOST_SIGNAL_GRACE"] = str(GRACE)  # the short grace, shorter still (1 s, not 4)
     host = subprocess.Popen([TOOLHOST, "run", str(CONFIG), "--cli", str(cli), "-p", "hi"],
                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, env=env, start_new_session=True)
@@ -98,7 +100,7 @@ def test_a_signal_during_start_up_uses_the_short_grace(tmp_path: Path) -> None:
             _, err = run.host.communicate()
             assert run.host.returncode == run.status, (run.name, err)
             # waited for one after the other: a later one's time is at most its own
-            assert run.took < 2 * HURRY_GRACE + 3 < EXIT_GRACE, (run.name, run.took, err)
+            assert run.took < 2 * GRACE + 3 < EXIT_GRACE, (run.name, run.took, err)
             assert not _alive(run.cli_pid), run.name
     finally:
         for run in runs:
@@ -108,3 +110,12 @@ def test_a_signal_during_start_up_uses_the_short_grace(tmp_path: Path) -> None:
             if run.pid_file.exists() and run.pid_file.read_text():
                 with contextlib.suppress(ProcessLookupError):
                     os.kill(int(run.pid_file.read_text()), signal.SIGKILL)
+
+
+@pytest.mark.parametrize(("raw", "seconds"), [
+    ("0.5", 0.5), ("60", 60.0), ("1e1", 10.0), ("", HURRY_GRACE), ("0.4", HURRY_GRACE),
+    ("61", HURRY_GRACE), ("nan", HURRY_GRACE), ("inf", HURRY_GRACE), ("-1", HURRY_GRACE),
+    ("two", HURRY_GRACE)])
+def test_the_signal_grace_is_read_from_the_environment_within_bounds(
+        raw: str, seconds: float) -> None:
+    assert hurry_grace({"TOOLHOST_SIGNAL_GRACE": raw}) == seconds

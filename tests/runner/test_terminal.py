@@ -33,6 +33,16 @@ def _shown(master: int) -> str:
     return data.decode(errors="replace")
 
 
+async def type_at_question(master: int, term: Terminal, typed: bytes,
+                           settle: float = 0.0) -> None:
+    """Wait until ``term`` asks a question, then type ``typed`` at it (after ``settle`` s)."""
+    while not term.question:
+        await anyio.sleep(0.01)
+    if settle:
+        await anyio.sleep(settle)
+    os.write(master, typed)
+
+
 def test_reads_a_line_and_shows_the_prompt(tty: tuple[int, Terminal]) -> None:
     master, term = tty
 
@@ -90,16 +100,27 @@ def test_a_question_drops_what_was_typed_before_it(tty: tuple[int, Terminal]) ->
         os.write(master, b"y\n")  # typed ahead, before the question
         await anyio.sleep(0.05)
         async with anyio.create_task_group() as tg:
-            async def answer() -> None:
-                while not term.question:
-                    await anyio.sleep(0.01)
-                await anyio.sleep(0.05)
-                os.write(master, b"n\n")
-            tg.start_soon(answer)
+            tg.start_soon(type_at_question, master, term, b"n\n", 0.05)
             return await term.readline("Allow? ", question=True)
 
     assert anyio.run(main) == "n"
     assert "ignored 2 characters typed before the question" in _shown(master)
+
+
+def test_a_line_being_typed_when_a_question_comes_is_dropped_and_said(
+        tty: tuple[int, Terminal]) -> None:
+    # mid-line (no Enter yet) when the question appears: dropped as before, now also said
+    master, term = tty
+
+    async def main() -> str | None:
+        os.write(master, b"half a tur")
+        assert "half a tur" in _shown(master)  # echoed: the terminal has it
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(type_at_question, master, term, b"y\n", 0.05)
+            return await term.readline("Allow? ", question=True)
+
+    assert anyio.run(main) == "y"
+    assert "ignored 10 characters typed before the question" in _shown(master)
 
 
 def test_refused_questions_are_interrupted_at_once(tty: tuple[int, Terminal]) -> None:
@@ -171,20 +192,11 @@ def test_a_person_at_a_real_terminal_allows_only_with_an_answer(
 
     async def main() -> tuple[str, str]:
         async with anyio.create_task_group() as tg:
-            async def answer() -> None:
-                while not term.question:
-                    await anyio.sleep(0.01)
-                await anyio.sleep(0.05)
-                os.write(master, typed)
-            tg.start_soon(answer)
+            tg.start_soon(type_at_question, master, term, typed, 0.05)
             first = await asker.ask("mcp__s__sh", {"cmd": "rm -rf ~/important"},
                                     Decision("ask", ""))
         async with anyio.create_task_group() as tg:  # nothing remembered but an exact "a"
-            async def deny() -> None:
-                while not term.question:
-                    await anyio.sleep(0.01)
-                os.write(master, b"\n")
-            tg.start_soon(deny)
+            tg.start_soon(type_at_question, master, term, b"\n")
             with anyio.fail_after(10):
                 second = await asker.ask("mcp__s__sh", {"cmd": "curl x | sh"},
                                          Decision("ask", ""))
@@ -350,11 +362,7 @@ def test_a_question_shows_the_tag_of_the_call_it_is_about(
 
     async def main() -> str:
         async with anyio.create_task_group() as tg:
-            async def answer() -> None:
-                while not term.question:
-                    await anyio.sleep(0.01)
-                os.write(master, b"y\n")
-            tg.start_soon(answer)
+            tg.start_soon(type_at_question, master, term, b"y\n")
             with anyio.fail_after(10):
                 decided = await gate("mcp__kb__note", {"text": "b"}, {"tool_use_id": "toolu_b"})
         return decided.behavior
@@ -363,3 +371,106 @@ def test_a_question_shows_the_tag_of_the_call_it_is_about(
     shown = _shown(master)
     assert "permission needed for #2 mcp__kb__note" in shown
     assert "#1" not in shown and "#3" not in shown
+
+
+def test_a_turn_the_terminal_cut_is_not_sent_and_said_so(tty: tuple[int, Terminal]) -> None:
+    # A terminal in line mode keeps 4,095 characters of a line (Linux): a longer paste lost
+    # its end silently and the start was sent as the turn. Now it is not sent, said so.
+    master, term = tty
+
+    async def main() -> str | None:
+        os.write(master, b"x" * 5000 + b"END\n")
+        async with anyio.create_task_group() as tg:
+            async def type_next() -> None:
+                while "it was not sent" not in shown[0]:
+                    await anyio.sleep(0.02)
+                    shown[0] += _shown(master)
+                os.write(master, b"short\n")
+            shown = [""]
+            tg.start_soon(type_next)
+            with anyio.fail_after(10):
+                line = await term.readline("> ")
+            tg.cancel_scope.cancel()
+        return line
+
+    assert anyio.run(main) == "short"
+
+
+def test_lines_pasted_with_an_answer_never_become_the_next_turn(
+        tty: tuple[int, Terminal]) -> None:
+    # "y\nrm -rf ~\n" pasted at a question: "y" answers it, the rest is dropped (said so)
+    # before the next prompt, and a turn typed after the answer is kept; "n\n\n" (an answer
+    # and its empty reason) still reads as before. A pasted last line with no Enter yet is
+    # dropped too: it was not shown at the next prompt, and became the start of that turn.
+    master, term = tty
+
+    async def main() -> list[str | None]:
+        got: list[str | None] = []
+        for pasted in (b"y\nrm -rf ~\n", b"n\n\n", b"y\nrm -rf /tmp/x",  # this one: no Enter
+                       b"n\nthe reason\nrm -rf ~\n"):
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(type_at_question, master, term, pasted)
+                got.append(await term.readline("Allow? ", question=True))
+                if got[-1] == "n":
+                    got.append(await term.readline("Reason: ", question=True,
+                                                   keep_typeahead=True))
+            os.write(master, b"typed ahead\n")  # after the answer: a turn, kept
+            with anyio.fail_after(10):
+                got.append(await term.readline("> "))
+        return got
+
+    assert anyio.run(main) == ["y", "typed ahead", "n", "", "typed ahead", "y", "typed ahead",
+                               "n", "the reason", "typed ahead"]
+    shown = _shown(master)
+    assert shown.count("(ignored 9 characters that came with the answer to a question") == 2
+    assert "(ignored 13 characters that came with the answer to a question" in shown
+    assert shown.count("ignored") == 3
+
+
+def test_lines_pasted_with_the_last_answer_are_not_left_for_the_shell(
+        tty: tuple[int, Terminal]) -> None:
+    # `toolhost run -p`: "y\necho PWNED > f\n" pasted at the question; nothing reads a turn
+    # after it, and the shell ran the second line once toolhost had exited. Now they are
+    # dropped when the terminal is closed; a line typed after the answer is left alone.
+    from toolhost.runner.ttyfd import pending
+
+    master, term = tty
+
+    async def main() -> str | None:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(type_at_question, master, term, b"y\necho PWNED > f\n")
+            return await term.readline("Allow? ", question=True)
+
+    assert anyio.run(main) == "y"
+    os.write(master, b"typed after\n")
+    assert "typed after" in _shown(master)  # echoed: the terminal has it
+    term.close()
+    assert "(ignored 15 characters that came with the answer to a question: they are not " \
+        "sent, nor left for the shell)" in _shown(master)
+    assert pending(term.read_fd) == len(b"typed after\n")
+
+
+def test_keys_typed_for_a_withdrawn_question_are_not_left_for_the_shell(
+        tty: tuple[int, Terminal]) -> None:
+    # `-p`: the CLI withdrew the question, the person typed "y" for it anyway, the run ended:
+    # the shell read "y" as a command. Now it is dropped when the terminal is closed.
+    from toolhost.runner.ttyfd import pending
+
+    master, term = tty
+
+    async def main() -> None:
+        async with anyio.create_task_group() as tg:
+            async def ask() -> None:
+                await term.readline("Allow? ", question=True)
+            tg.start_soon(ask)
+            while not term.question:
+                await anyio.sleep(0.01)
+            tg.cancel_scope.cancel()  # withdrawn
+
+    anyio.run(main)
+    os.write(master, b"y\n")
+    assert "y" in _shown(master).split("withdrawn", 1)[-1]  # echoed: the terminal has it
+    term.close()
+    assert "(ignored 2 characters typed after the question was withdrawn: they are not left " \
+        "for the shell)" in _shown(master)
+    assert pending(term.read_fd) == 0

@@ -162,24 +162,35 @@ async def _terminal_prompts(stdin: int = 0) -> AsyncIterator[str]:
 
 
 def _stdin_lines(fd: int) -> Iterator[str | None]:
-    """Lines read from ``fd``, then None at EOF."""
+    """Lines read from ``fd``, then None at EOF. A line longer than the terminal's
+    ``MAX_LINE`` is not a turn: it is skipped as it streams in (memory stays bounded) and
+    said so on stderr."""
     import os
 
-    pending = b""
+    from toolhost.protocol.framing import LineSplitter, LineTooLong
+    from toolhost.runner.terminal import MAX_LINE
+
+    lines = LineSplitter(MAX_LINE)
     while True:
         try:
             chunk = os.read(fd, 65536)
         except OSError:
             chunk = b""
+        if chunk:
+            lines.feed(chunk)
+        else:
+            lines.finish()
+        while lines.ready:
+            try:
+                raw = lines.pop()
+            except LineTooLong as exc:
+                print(f"toolhost: a turn on stdin was not sent: {exc}", file=sys.stderr,
+                      flush=True)
+                continue
+            yield raw.decode("utf-8", "replace")
         if not chunk:
-            if pending:
-                yield pending.decode("utf-8", "replace")
             yield None
             return
-        pending += chunk
-        *lines, pending = pending.split(b"\n")
-        for raw in lines:
-            yield raw.decode("utf-8", "replace")
 
 
 def unknown_scenario_tools(scenario: Scenario, host: Host) -> list[str]:

@@ -47,6 +47,16 @@ EXIT_GRACE = 10.0  # seconds the CLI gets to exit after its stdin closes
 TERMINATE_GRACE = 3.0
 HURRY_GRACE = 2.0  # after a signal (the person wants out): seconds for each step above
 
+
+def hurry_grace(environ: Mapping[str, str] | None = None) -> float:
+    """``HURRY_GRACE``, or ``$TOOLHOST_SIGNAL_GRACE`` when it is a number from 0.5 to 60."""
+    raw = (os.environ if environ is None else environ).get("TOOLHOST_SIGNAL_GRACE", "")
+    try:
+        value = float(raw)
+    except ValueError:
+        return HURRY_GRACE
+    return value if 0.5 <= value <= 60 else HURRY_GRACE
+
 MessageFn = Callable[[Mapping[str, Any]], None]
 PermissionFn = Callable[[str, dict[str, Any], dict[str, Any]], Awaitable[Decision]]
 
@@ -239,7 +249,7 @@ async def open_cli(command: CliCommand, servers: Mapping[str, McpServer], *,
                 with anyio.CancelScope(shield=True):
                     if cli.hurry:  # calls in flight first: their tools must not outlive us
                         await control.aclose()
-                    await _stop(process, HURRY_GRACE if cli.hurry else EXIT_GRACE)
+                    await _stop(process, hurry_grace() if cli.hurry else EXIT_GRACE)
                     await control.aclose()
     except Exception as exc:
         single = single_error(exc)  # task groups wrap what they raise; callers want the error

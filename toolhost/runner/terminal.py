@@ -23,9 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import fcntl
 import os
-import struct
 import sys
 import termios
 from contextvars import ContextVar
@@ -34,11 +32,26 @@ from typing import Any
 import anyio
 
 from toolhost.permissions.ask import AskInterrupted
+from toolhost.runner.ttyfd import (
+    canonical,
+    drop,
+    foreground,
+    hide_stdin,
+    pending_with_partial,
+    release_terminal_before_exit,
+    reopen,
+    restore_stdin,
+)
 
 __all__ = ["ASKING_TAG", "MAX_LINE", "Terminal", "TerminalInterrupt", "hide_stdin",
            "release_terminal_before_exit", "restore_stdin"]
 
 MAX_LINE = 64 * 1024  # a longer line is cut (said so): memory stays bounded
+# The longest line a terminal in its normal (canonical) mode hands over: the kernel keeps
+# 4,096 bytes of a line being typed on Linux (1,024 on macOS and the BSDs), newline
+# included, and silently drops what is typed or pasted past that. A line that long lost its
+# end: it is never sent as a turn (said so), and a question's answer that long is said cut.
+CANON_LIMIT = 4095 if sys.platform.startswith("linux") else 1023
 # The ``#N `` tag of the call a permission question in this task is about (set by the
 # runner's gate around its ``can_use_tool``): shown in the question as on the call lines, so
 # a person can tell which call is asked about when several are in flight.
@@ -71,6 +84,8 @@ class Terminal:
         self.ending = False  # the session is stopping: an abandoned question is no news
         self._withdrawn = False  # a question was cancelled from outside (see ``readline``)
         self.refuse_questions = False  # after Ctrl-C at one: the turn's other questions too
+        self._with_answer = 0  # bytes of lines that came with a question's answer (a paste)
+        self._cut = False  # the last line read reached CANON_LIMIT: the terminal cut it
 
     @classmethod
     def open(cls) -> Terminal | None:
@@ -80,7 +95,7 @@ class Terminal:
         module docstring)."""
         try:
             if sys.stdin is not None and os.isatty(0):
-                read = _reopen(0)
+                read = reopen(0)
                 try:
                     out = os.open("/dev/tty", os.O_WRONLY | os.O_NOCTTY)
                 except OSError:
@@ -101,12 +116,21 @@ class Terminal:
     def close(self) -> None:
         """Put back the terminal's modes as they were at open (an in-process tool may have
         turned off echo or set raw mode through fd 1 or 2), close what was opened, and put
-        the terminal back on fd 0."""
+        the terminal back on fd 0. Lines that came with the last answer and were never read
+        are dropped first: after ``-p`` the shell would read them as commands."""
+        if self._with_answer and foreground(self.read_fd):  # a read in the background stops
+            self._drop_with_answer("nor left for the shell")
+        elif self._withdrawn and foreground(self.read_fd):  # typed for a question now gone
+            dropped = self.discard_typeahead()
+            if dropped:
+                self.write(f"(ignored {dropped} characters typed after the question was "
+                           "withdrawn: they are not left for the shell)\n")
+            self._withdrawn = False
         if self._modes is not None:
             with contextlib.suppress(OSError, termios.error):
                 # only in the foreground: in the background (`&`) the modes are the shell's
                 # now, and setting them would stop this process (SIGTTOU) at its exit
-                if _foreground(self.read_fd) and \
+                if foreground(self.read_fd) and \
                         termios.tcgetattr(self.read_fd) != self._modes:
                     termios.tcsetattr(self.read_fd, termios.TCSADRAIN, self._modes)
             self._modes = None
@@ -117,6 +141,13 @@ class Terminal:
         if self._stdin is not None:
             restore_stdin(self._stdin)
             self._stdin = None
+
+    def _drop_with_answer(self, more: str = "") -> None:
+        dropped = drop(self.read_fd, self._with_answer)
+        self._with_answer = 0
+        if dropped:
+            self.write(f"(ignored {dropped} characters that came with the answer to a "
+                       f"question: they are not sent{', ' + more if more else ''})\n")
 
     def write(self, text: str) -> None:
         """Write to the terminal; a terminal that went away (hang-up) is not an error."""
@@ -142,14 +173,12 @@ class Terminal:
         return True
 
     def discard_typeahead(self) -> int:
-        """Drop what was typed before now (so it cannot answer a question); how many bytes."""
-        pending = 0
-        with contextlib.suppress(OSError):
-            raw = fcntl.ioctl(self.read_fd, termios.FIONREAD, struct.pack("i", 0))
-            pending = struct.unpack("i", raw)[0]
+        """Drop what was typed before now (so it cannot answer a question); how many bytes
+        (a line not finished yet included: a turn being typed when a question came)."""
+        typed = pending_with_partial(self.read_fd)
         with contextlib.suppress(OSError, termios.error):
             termios.tcflush(self.read_fd, termios.TCIFLUSH)
-        return pending
+        return typed
 
     async def readline(self, prompt: str, *, question: bool = False,
                        keep_typeahead: bool = False) -> str | None:
@@ -177,12 +206,15 @@ class Terminal:
                     if dropped:
                         self.write(f"(ignored {dropped} characters typed after the question "
                                    "was withdrawn)\n")
+                elif self._with_answer and not question:
+                    # lines pasted with an answer ("y\nrm -rf ~\n"): never the next turn
+                    # (lines typed after them, a turn typed ahead, are kept)
+                    self._drop_with_answer()
                 self._withdrawn = False
-                self.write(prompt)
-                self._prompt = prompt
+                self._with_answer = 0
                 with anyio.CancelScope() as scope:
                     self._scope = scope
-                    return await self._read_line()
+                    return await self._read_whole_line(prompt, question)
                 raise TerminalInterrupt
             except anyio.get_cancelled_exc_class():
                 # Not Ctrl-C (that raises TerminalInterrupt): the call was cancelled from
@@ -198,9 +230,32 @@ class Terminal:
                 self.question = False
                 self._prompt = ""
 
+    async def _read_whole_line(self, prompt: str, question: bool) -> str | None:
+        # A turn the terminal cut is not sent: the prompt is shown again. An answer it cut
+        # is said so and returned (it cannot be "y"; a reason keeps its start).
+        while True:
+            self.write(prompt)
+            self._prompt = prompt
+            line = await self._read_line()
+            if question and line is not None:
+                self._with_answer = pending_with_partial(self.read_fd)
+            if not self._cut:
+                return line
+            if question:
+                self.write(f"(the answer reached the terminal's limit of {CANON_LIMIT:,} "
+                           "characters; its end was lost)\n")
+                return line
+            dropped = self.discard_typeahead()
+            more = f"; {dropped} more characters after it were dropped too" if dropped else ""
+            self.write(f"(the line reached the terminal's limit of {CANON_LIMIT:,} characters, "
+                       f"so its end was lost: it was not sent{more}. For a longer prompt use "
+                       "-p \"$(cat FILE)\", or pipe the turns in)\n")
+
     async def _read_line(self) -> str | None:
         data = bytearray()
         cut = 0
+        self._cut = False
+        whole_lines = canonical(self.read_fd)
         while True:
             await anyio.wait_readable(self.read_fd)
             try:
@@ -222,88 +277,15 @@ class Terminal:
             data += chunk[:room]
             cut += max(0, len(chunk) - room)
             if chunk.endswith(b"\n"):
+                # a canonical read returns one line whole: at the limit, the kernel cut it
+                self._cut = whole_lines and len(chunk) > CANON_LIMIT
                 break
-        line = bytes(data).split(b"\n", 1)[0].decode("utf-8", errors="replace")
+        first, newline, rest = bytes(data).partition(b"\n")
+        if newline and rest:  # lines a paste's count merged into one read (ttyfd)
+            self._cut = False
+            self.write(f"(ignored {len(rest)} characters that came with the answer to a "
+                       "question: they are not sent)\n")
+        line = first.decode("utf-8", errors="replace")
         if cut:
             self.write(f"(the line was cut to {MAX_LINE} bytes; {cut} more were dropped)\n")
         return line.rstrip("\r")
-
-
-def _foreground(fd: int) -> bool:
-    """Whether this process may set the modes of the terminal on ``fd`` without being
-    stopped: it is in the terminal's foreground group, or the terminal is not its
-    controlling one (no job control applies)."""
-    try:
-        return os.tcgetpgrp(fd) == os.getpgrp()
-    except OSError:  # ENOTTY: not our controlling terminal
-        return True
-
-
-def _reopen(fd: int) -> int:
-    """The terminal on ``fd`` opened again: a description of our own, so it can be
-    non-blocking without changing the shell's; a duplicate when it cannot be reopened."""
-    try:
-        return os.open(os.ttyname(fd), os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
-    except OSError:
-        return os.dup(fd)
-
-
-def hide_stdin() -> int:
-    """Put ``/dev/null`` on fd 0 (in-process code reading stdin gets end of input); returns
-    a duplicate of what was there, for ``restore_stdin`` (or to read it privately), or -1
-    when fd 0 was closed (reading -1 fails: end of input)."""
-    try:
-        saved = os.dup(0)
-    except OSError:
-        saved = -1
-    null = os.open(os.devnull, os.O_RDONLY)  # 0 itself when fd 0 was closed
-    if null != 0:
-        os.dup2(null, 0)
-        os.close(null)
-    return saved
-
-
-def restore_stdin(saved: int, *, close: bool = True) -> None:
-    """Put ``saved`` (from ``hide_stdin``) back on fd 0; ``close``: close ``saved`` too."""
-    if saved < 0:
-        return  # fd 0 was closed: /dev/null stays
-    with contextlib.suppress(OSError):
-        os.dup2(saved, 0)
-        if close:
-            os.close(saved)
-
-
-def release_terminal_before_exit(*, settle: float = 0.1) -> bool:
-    """Close this process's hold on its terminal a moment before it exits, when it leads the
-    terminal's session (started directly by tmux, screen or a terminal emulator).
-
-    Why: a session leader that exits with threads running closes the terminal a few
-    milliseconds before the kernel reports its exit. tmux (with libutempter) answers the
-    close by running a helper with SIGCHLD set to the default action, and an exit reported in
-    that window is lost: toolhost stays a zombie and the pane never shows its exit status.
-    Closing first and waiting ``settle`` seconds lets the helper finish before the exit is
-    reported. A hang-up that the close brings is ignored: everything was said. Returns
-    whether the terminal was released.
-    """
-    import signal
-    import time
-
-    try:
-        if os.getsid(0) != os.getpid():
-            return False  # a shell (or another process) holds the terminal and reaps us
-        ttys = [fd for fd in (0, 1, 2) if os.isatty(fd)]
-    except OSError:
-        return False
-    if not ttys:
-        return False
-    for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(OSError, ValueError):
-            stream.flush()
-    signal.signal(signal.SIGHUP, signal.SIG_IGN)
-    devnull = os.open(os.devnull, os.O_RDWR)
-    for fd in ttys:
-        with contextlib.suppress(OSError):
-            os.dup2(devnull, fd)
-    os.close(devnull)
-    time.sleep(settle)
-    return True

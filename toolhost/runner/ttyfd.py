@@ -1,0 +1,147 @@
+"""The terminal's file descriptors below ``Terminal``: what is typed and not read yet, fd 0
+hidden from in-process code, and the terminal let go of before exit."""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import struct
+import sys
+import termios
+
+__all__ = ["canonical", "drop", "foreground", "hide_stdin", "pending", "pending_with_partial",
+           "release_terminal_before_exit", "reopen", "restore_stdin"]
+
+
+def pending(fd: int) -> int:
+    """Bytes of whole lines typed on the terminal ``fd`` and not read yet."""
+    with contextlib.suppress(OSError):
+        raw = fcntl.ioctl(fd, termios.FIONREAD, struct.pack("i", 0))
+        return int(struct.unpack("i", raw)[0])
+    return 0
+
+
+def pending_with_partial(fd: int) -> int:
+    """``pending``, a line not finished yet included (a paste's last line, its Enter still
+    to come). In line mode the kernel counts whole lines only, so line mode is turned off
+    for the count and put back at once (nothing is echoed, read or lost; on Linux what is
+    pending then reads as one line, which ``drop`` takes whole)."""
+    try:
+        modes = termios.tcgetattr(fd)
+    except (OSError, termios.error):
+        return pending(fd)
+    if not modes[3] & termios.ICANON or not foreground(fd):
+        return pending(fd)
+    raw = [*modes[:6], list(modes[6])]
+    raw[3] = modes[3] & ~termios.ICANON
+    try:
+        termios.tcsetattr(fd, termios.TCSANOW, raw)
+    except (OSError, termios.error):
+        return pending(fd)
+    try:
+        return pending(fd)
+    finally:
+        with contextlib.suppress(OSError, termios.error):
+            termios.tcsetattr(fd, termios.TCSANOW, modes)
+
+
+def drop(fd: int, size: int) -> int:
+    """Read and drop the first ``size`` bytes typed on ``fd``; how many. Only what can be
+    read now is read (never waits, even on a blocking descriptor)."""
+    dropped = 0
+    with contextlib.suppress(OSError):
+        while dropped < size and pending(fd) > 0:
+            chunk = os.read(fd, size - dropped)
+            if not chunk:
+                break
+            dropped += len(chunk)
+    return dropped
+
+
+def canonical(fd: int) -> bool:
+    """Whether the terminal on ``fd`` is in its normal (line) mode."""
+    try:
+        return bool(termios.tcgetattr(fd)[3] & termios.ICANON)
+    except (OSError, termios.error):
+        return False
+
+
+def foreground(fd: int) -> bool:
+    """Whether this process may set the modes of the terminal on ``fd`` without being
+    stopped: it is in the terminal's foreground group, or the terminal is not its
+    controlling one (no job control applies)."""
+    try:
+        return os.tcgetpgrp(fd) == os.getpgrp()
+    except OSError:  # ENOTTY: not our controlling terminal
+        return True
+
+
+def reopen(fd: int) -> int:
+    """The terminal on ``fd`` opened again: a description of our own, so it can be
+    non-blocking without changing the shell's; a duplicate when it cannot be reopened."""
+    try:
+        return os.open(os.ttyname(fd), os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
+    except OSError:
+        return os.dup(fd)
+
+
+def hide_stdin() -> int:
+    """Put ``/dev/null`` on fd 0 (in-process code reading stdin gets end of input); returns
+    a duplicate of what was there, for ``restore_stdin`` (or to read it privately), or -1
+    when fd 0 was closed (reading -1 fails: end of input)."""
+    try:
+        saved = os.dup(0)
+    except OSError:
+        saved = -1
+    null = os.open(os.devnull, os.O_RDONLY)  # 0 itself when fd 0 was closed
+    if null != 0:
+        os.dup2(null, 0)
+        os.close(null)
+    return saved
+
+
+def restore_stdin(saved: int, *, close: bool = True) -> None:
+    """Put ``saved`` (from ``hide_stdin``) back on fd 0; ``close``: close ``saved`` too."""
+    if saved < 0:
+        return  # fd 0 was closed: /dev/null stays
+    with contextlib.suppress(OSError):
+        os.dup2(saved, 0)
+        if close:
+            os.close(saved)
+
+
+def release_terminal_before_exit(*, settle: float = 0.1) -> bool:
+    """Close this process's hold on its terminal a moment before it exits, when it leads the
+    terminal's session (started directly by tmux, screen or a terminal emulator).
+
+    Why: a session leader that exits with threads running closes the terminal a few
+    milliseconds before the kernel reports its exit. tmux (with libutempter) answers the
+    close by running a helper with SIGCHLD set to the default action, and an exit reported in
+    that window is lost: toolhost stays a zombie and the pane never shows its exit status.
+    Closing first and waiting ``settle`` seconds lets the helper finish before the exit is
+    reported. A hang-up that the close brings is ignored: everything was said. Returns
+    whether the terminal was released.
+    """
+    import signal
+    import time
+
+    try:
+        if os.getsid(0) != os.getpid():
+            return False  # a shell (or another process) holds the terminal and reaps us
+        ttys = [fd for fd in (0, 1, 2) if os.isatty(fd)]
+    except OSError:
+        return False
+    if not ttys:
+        return False
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):
+            stream.flush()
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    devnull = os.open(os.devnull, os.O_RDWR)
+    for fd in ttys:
+        with contextlib.suppress(OSError):
+            os.dup2(devnull, fd)
+    os.close(devnull)
+    time.sleep(settle)
+    return True
