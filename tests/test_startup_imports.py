@@ -105,3 +105,25 @@ def test_every_dataclass_has_a_docstring() -> None:
                     "dataclass" in ast.unparse(d) for d in node.decorator_list):
                 missing.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.name}")
     assert not missing, missing
+
+
+def test_validate_compiles_no_iri_pattern_it_does_not_use() -> None:
+    """The ``uri``/``iri`` format patterns (character classes of every ucschar, ~20 ms to
+    compile at import on a busy machine) wait for the first value checked against them:
+    ``validate`` of the demo config has no such format."""
+    code = ("import re, sys\nfrom toolhost.cli import main\n"
+            "try:\n    main(['validate', '-q', sys.argv[1]])\nexcept SystemExit:\n    pass\n"
+            "import toolhost.jsonformats\n"
+            "def iri_patterns():\n"
+            "    keys = [*re._cache, *getattr(re, '_cache2', {})]\n"
+            "    return sum('\\U000efffd' in str(key[1]) for key in keys)\n"
+            "print(iri_patterns())\n"
+            "from toolhost.jsonformats import CHECKERS\n"
+            "assert CHECKERS['iri']('http://\\u00fc.de/\\u00e4?x#y')\n"
+            "assert not CHECKERS['uri']('http://\\u00fc.de/')\n"
+            "print(iri_patterns())\n")
+    out = subprocess.run([sys.executable, "-c", code, str(DEMO)], capture_output=True,
+                         text=True, cwd=ROOT, check=True, timeout=60)
+    before, after = out.stdout.split()
+    assert before == "0", "validate compiled IRI patterns it never used"
+    assert int(after) > 0  # they are compiled when a value is checked
