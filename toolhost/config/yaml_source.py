@@ -13,18 +13,19 @@ import functools
 import re
 from typing import Any
 
-from toolhost.config.limits import LIMITS, toml_depth
-from toolhost.config.load_budget import values_left, values_message
-from toolhost.config.pyyaml import (
+import yaml
+from yaml.events import (
     AliasEvent,
     MappingEndEvent,
     MappingStartEvent,
-    Node,
     ScalarEvent,
     SequenceEndEvent,
     SequenceStartEvent,
-    yaml,
 )
+from yaml.nodes import Node
+
+from toolhost.config.limits import LIMITS, toml_depth
+from toolhost.config.load_budget import values_left, values_message
 from toolhost.config.tree import Doc, Mark
 from toolhost.config.yaml_walk import Recheck, Walker
 from toolhost.errors import Problem

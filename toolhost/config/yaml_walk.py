@@ -11,8 +11,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import yaml
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
 from toolhost.config.limits import LIMITS, MAX_DIGITS, check_finite
-from toolhost.config.pyyaml import MappingNode, Node, ScalarNode, SequenceNode, yaml
 from toolhost.config.tree import Doc, Mark, Path, format_path
 from toolhost.errors import Problem
 from toolhost.excerpt import cut
