@@ -42,7 +42,7 @@ def _outcome(compiled: CompiledExpr, arguments: dict[str, Any]) -> tuple[str, An
         return "error", str(exc)
 
 
-@settings(max_examples=150)  # each example compiles once (~10 ms) and decides four calls
+@settings(max_examples=100)  # each example compiles once (~10 ms) and decides four calls
 @given(name=st.sampled_from(NAMES), item=st.booleans(), op=st.sampled_from(OPS),
        literal=LITERALS, flipped=st.booleans(),
        calls=st.lists(st.dictionaries(st.sampled_from(NAMES), VALUES, max_size=3),
