@@ -14,29 +14,33 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from toolhost.errors import (
-    CLINotFoundError,
-    CompileError,
-    ConfigError,
-    PluginError,
-    Problem,
-    ProtocolError,
-    RunnerError,
-    ToolhostError,
-)
-from toolhost.results import ToolResult
-
 if TYPE_CHECKING:
     from toolhost.compile import compile_tools
     from toolhost.config import HostConfig, load_config
+    from toolhost.errors import (
+        CLINotFoundError,
+        CompileError,
+        ConfigError,
+        PluginError,
+        Problem,
+        ProtocolError,
+        RunnerError,
+        ToolhostError,
+    )
     from toolhost.host import Host, load_host
     from toolhost.plugins import tool
+    from toolhost.results import ToolResult
     from toolhost.sdk import load
 
 __version__ = "0.1.0"
 
 # public name -> module that defines it
 _LAZY = {
+    # the errors and ToolResult too: ``toolhost --help`` (and a usage error) needs neither
+    **dict.fromkeys(("CLINotFoundError", "CompileError", "ConfigError", "PluginError",
+                     "Problem", "ProtocolError", "RunnerError", "ToolhostError"),
+                    "toolhost.errors"),
+    "ToolResult": "toolhost.results",
     "HostConfig": "toolhost.config",
     "load_config": "toolhost.config",
     "compile_tools": "toolhost.compile",

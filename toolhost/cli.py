@@ -10,12 +10,10 @@ from __future__ import annotations
 import argparse
 import contextlib
 import importlib
-import logging
 import os
 import sys
 from collections.abc import Sequence
 
-from toolhost.errors import ToolhostError, single_error
 from toolhost.redaction import ScrubbingStream
 from toolhost.stdout_guard import fill_closed_stdio
 
@@ -169,6 +167,7 @@ def debug_wanted(args: argparse.Namespace | None = None) -> bool:
 def _internal_error(raised: BaseException, debug: bool) -> int:
     """One line for an exception nobody planned for (the one inside a group of one);
     the traceback, of all of it, only on request."""
+    from toolhost.errors import single_error
     from toolhost.excerpt import cut
 
     if debug:
@@ -228,6 +227,10 @@ def _main(argv: Sequence[str] | None) -> int:
     args = parser.parse_args(words)
     if passed:
         args.cli_args = [*(args.cli_args or ()), *passed]
+    # logging (~5 ms with traceback, string and threading) after the parse: `--help`
+    # and a usage error end inside parse_args and never log
+    import logging
+
     from toolhost.logformat import JsonFormatter, JsonLines, log_format
 
     handler = logging.StreamHandler(sys.stderr)
@@ -253,6 +256,8 @@ def _main(argv: Sequence[str] | None) -> int:
 def _failed(raised: BaseException, args: argparse.Namespace) -> int:
     """The exit status (and the line on stderr) for what a command raised. A task group
     wraps even a lone error in an exception group: the one inside is what is classified."""
+    from toolhost.errors import ToolhostError, single_error
+
     exc = single_error(raised)
     if isinstance(exc, ToolhostError):
         if debug_wanted(args):

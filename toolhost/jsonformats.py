@@ -16,6 +16,7 @@ means the same on every machine; the JSON Schema test suite's cases for them all
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 
@@ -29,17 +30,19 @@ _UCS = "\u00a0-\ud7ff\uf900-\ufdcf\ufdf0-\uffef\U00010000-\U000efffd"
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*\Z")
 
 
-def _part(extra: str, iri: bool) -> re.Pattern[str]:
-    chars = _UNRESERVED_SUB + extra + (_UCS if iri else "")
-    return re.compile(rf"(?:[{chars}]++|{_PCT})*+\Z")  # possessive: no backtracking stack
-
-
-_PATHS = {iri: _part(":@/", iri) for iri in (False, True)}
 _PRIVATE = "\ue000-\uf8ff\U000f0000-\U000ffffd\U00100000-\U0010fffd"  # iprivate: queries only
-_QUERIES = {iri: _part(":@/?" + (_PRIVATE if iri else ""), iri) for iri in (False, True)}
-_USERINFO = {iri: _part(":", iri) for iri in (False, True)}
-_FRAGMENTS = {iri: _part(":@/?", iri) for iri in (False, True)}
-_REGNAME = {iri: _part("", iri) for iri in (False, True)}
+# The characters each part adds to the unreserved and sub-delims (IRI, extra).
+_EXTRA = {"path": (":@/", ":@/"), "query": (":@/?", ":@/?" + _PRIVATE), "userinfo": (":", ":"),
+          "fragment": (":@/?", ":@/?"), "regname": ("", "")}
+
+
+@functools.cache
+def _part(part: str, iri: bool) -> re.Pattern[str]:
+    """The pattern of one part of a URI or IRI, compiled at its first use: a character class
+    of every ucschar takes some milliseconds to compile, and ``validate`` and ``serve`` import
+    this module for a config that may never check a ``uri`` or ``iri``."""
+    chars = _UNRESERVED_SUB + _EXTRA[part][iri] + (_UCS if iri else "")
+    return re.compile(rf"(?:[{chars}]++|{_PCT})*+\Z")  # possessive: no backtracking stack
 _IP_FUTURE = re.compile(r"[vV][0-9A-Fa-f]+\.[" + _UNRESERVED_SUB + r":]+\Z")
 
 
@@ -95,7 +98,7 @@ def _reference(text: str, *, iri: bool, absolute: bool) -> bool:
         return False  # a relative path's first segment has no colon (RFC 3986 4.2)
     if authority is not None:
         userinfo, _, hostport = authority.rpartition("@")
-        if userinfo and not _USERINFO[iri].match(userinfo):
+        if userinfo and not _part("userinfo", iri).match(userinfo):
             return False
         if hostport.startswith("["):
             host, closed, rest = hostport.partition("]")
@@ -104,11 +107,11 @@ def _reference(text: str, *, iri: bool, absolute: bool) -> bool:
                 return False
         else:
             host, _, port = hostport.partition(":")
-            if not _REGNAME[iri].match(host) or not _PORT.match(port):
+            if not _part("regname", iri).match(host) or not _PORT.match(port):
                 return False
-    return (bool(_PATHS[iri].match(path))
-            and (query is None or bool(_QUERIES[iri].match(query)))
-            and (fragment is None or bool(_FRAGMENTS[iri].match(fragment))))
+    return (bool(_part("path", iri).match(path))
+            and (query is None or bool(_part("query", iri).match(query)))
+            and (fragment is None or bool(_part("fragment", iri).match(fragment))))
 
 
 _VARCHAR = r"(?:[A-Za-z0-9_]|%[0-9A-Fa-f]{2})"

@@ -8,7 +8,7 @@ error while deciding is raised as ExprError, which the policy turns into a deny 
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -122,6 +122,10 @@ class CompiledExpr:
     function: Any
     _local: threading.local = field(default_factory=threading.local, compare=False,
                                     repr=False)
+    # ``args.NAME <= 100`` and its like, as a plain function (``toolhost.permissions.
+    # expr_fast``): the same lookup and comparison without a render; None for the rest
+    fast: Callable[[Mapping[str, Any]], Any] | None = field(default=None, compare=False,
+                                                             repr=False)
 
     def holds(self, tool_name: str, arguments: Mapping[str, Any]) -> bool:
         try:
@@ -135,6 +139,9 @@ class CompiledExpr:
         # jinja2's TemplateExpression builds a new Context for every call, most of an
         # expression's cost; a decision runs to its end without yielding, so each thread
         # keeps one Context per expression and only swaps the variables in.
+        fast = self.fast
+        if fast is not None:  # one lookup and one comparison: no budget or deadline needed
+            return fast(arguments)
         start()  # a budget and a deadline for this evaluation
         try:
             return self._run(arguments, tool_name)
@@ -176,7 +183,8 @@ def compile_expr(source: str) -> CompiledExpr:
     from toolhost.permissions.exprlimits import check_tree
 
     try:
-        check_tree(Parser(_ENV, source, state="variable").parse_expression())
+        tree = Parser(_ENV, source, state="variable").parse_expression()
+        check_tree(tree)
         function = _ENV.compile_expression(source, undefined_to_none=False)
     except TemplateSyntaxError as exc:
         raise ValueError(f"expr {cut(source, 200)!r} does not parse: {exc.message}") from None
@@ -188,4 +196,6 @@ def compile_expr(source: str) -> CompiledExpr:
     from toolhost.permissions.expr_constants import check_constants
 
     check_constants(_ENV, source)  # a part that is too costly whatever the call: say so now
-    return CompiledExpr(source, function)
+    from toolhost.permissions.expr_fast import compare
+
+    return CompiledExpr(source, function, fast=compare(tree, _ENV, _Args))
