@@ -68,7 +68,12 @@ def main(args: argparse.Namespace) -> int:
         print(config.redact(json.dumps(redact_strings(out, config.redact), indent=2,
                                        ensure_ascii=False)))
         return 0
-    print(config.redact(_render(listing, explained)))
+    from toolhost.visible import visible
+
+    # a description or a file name from a config (a team's, a fragment's) is shown, never
+    # obeyed: an escape sequence, a carriage return or a bidi override is written as text
+    # (after redaction, which must see a secret as it is)
+    print(visible(config.redact(_render(listing, explained)), lines=True))
     return 0
 
 
@@ -122,11 +127,13 @@ def _leaves(value: Any, path: tuple[Any, ...], split: Collection[tuple[Any, ...]
 
 
 def _render(listing: list[dict[str, Any]], explained: list[dict[str, Any]]) -> str:
+    from toolhost.errors import shown  # a file's name, one line whatever it holds
+
     lines: list[str] = []
     for server in listing:
         head = f"{server['name']} (v{server['version']})"
         if server.get("description"):
-            head += f": {server['description']}"
+            head += ": " + server["description"].replace("\n", "\n    ")
         lines.append(head)
         if "external" in server:
             lines.append(f"  external {server['external'].get('type', 'stdio')} server, "
@@ -136,7 +143,8 @@ def _render(listing: list[dict[str, Any]], explained: list[dict[str, Any]]) -> s
                          "run start without it and retry it)")
         for tool in server["tools"]:
             lines.append(f"  {tool['wireName']}")
-            lines.append(f"    {tool['description']}")
+            # every line of a description indented under its tool: none reads as another
+            lines.append("    " + tool["description"].replace("\n", "\n    "))
             lines.append("    inputSchema: " + json.dumps(tool["inputSchema"], sort_keys=True))
             if tool.get("annotations"):
                 lines.append("    annotations: " + json.dumps(tool["annotations"]))
@@ -145,5 +153,5 @@ def _render(listing: list[dict[str, Any]], explained: list[dict[str, Any]]) -> s
         lines.append("Effective values:")
         for item in explained:
             lines.append(f"  {item['key']} = {json.dumps(item['value'])}  "
-                         f"[{item['origin']}, {item['layer']}]")
+                         f"[{shown(item['origin'])}, {item['layer']}]")
     return "\n".join(lines).rstrip("\n")

@@ -1,0 +1,51 @@
+"""What a config says (a description, a title) and what its file is called are shown by
+`validate` and `tools`, never obeyed by the terminal: an escape sequence, a carriage return, a
+bidi override is written as text, and a line break cannot forge a line (a second
+"file: ok", a second tool under a server). In-process: the output is the thing checked."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from toolhost.cli import main
+
+# a name that would clear a line, colour it, and forge a second verdict line
+NAME = "x\x1b[31mRED\x1b[0m\r\nforged.yaml: ok (1 server, 1 tool)\u202e.yaml"
+CONFIG = """\
+toolhost: 1
+servers:
+  s:
+    description: "srv \\e[2J\\rFAKE\\nmcp__s__fake"
+    tools:
+      t:
+        description: "desc \\e[31mred\\e[0m\\r\\n  mcp__s__evil\\u202e"
+        command: [echo, hi]
+permissions: {default: allow}
+"""
+RAW = ("\x1b", "\r", "\u202e")
+
+
+@pytest.mark.parametrize("args", [["validate"], ["tools"], ["tools", "--explain"]])
+def test_a_hostile_name_or_description_is_shown_not_obeyed(
+        args: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "home"))
+    monkeypatch.chdir(tmp_path)
+    Path(NAME).write_text(CONFIG)
+    assert main([args[0], NAME, *args[1:]]) == 0
+    out = capsys.readouterr().out
+    assert not [c for c in RAW if c in out], out
+    lines = out.splitlines()
+    assert not [line for line in lines if line.startswith("forged")], out
+    if args[0] == "validate":
+        assert lines == [r"x\x1b[31mRED\x1b[0m\r\nforged.yaml: ok (1 server, 1 tool)\u202e.yaml"
+                         ": ok (1 server, 1 tool)"]
+        return
+    # the one tool is the only line at a tool's indent; the descriptions' own lines sit under
+    assert [line for line in lines if line.startswith("  mcp__")] == ["  mcp__s__t"], out
+    assert r"srv \x1b[2J\rFAKE" in out and r"desc \x1b[31mred\x1b[0m\r" in out
+    assert r"    mcp__s__fake" in lines and r"      mcp__s__evil\u202e" in lines
+    if "--explain" in args:
+        assert r"[x\x1b[31mRED\x1b[0m\r\nforged.yaml" in out
