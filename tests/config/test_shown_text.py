@@ -49,3 +49,27 @@ def test_a_hostile_name_or_description_is_shown_not_obeyed(
     assert r"    mcp__s__fake" in lines and r"      mcp__s__evil\u202e" in lines
     if "--explain" in args:
         assert r"[x\x1b[31mRED\x1b[0m\r\nforged.yaml" in out
+
+
+def test_explain_never_holds_a_big_file_twice(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    # --explain reads the files a second time for its marks; done while the built config was
+    # held, a file of 499,000 values took the process to 547 MB (tools alone: 367 MB)
+    import tracemalloc
+
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "home"))
+    config = tmp_path / "big.yaml"
+    config.write_text("toolhost: 1\nservers: {s: {tools: {t: {description: d, command: [echo], "
+                      "params: {p: {type: array, items: {}, default: ["
+                      + ",".join(["0"] * 5_000) + "]}}}}}}\n")
+    assert main(["tools", str(config), "--explain"]) == 0  # imports: not measured
+    peaks = {}
+    for args in (["tools", str(config)], ["tools", str(config), "--explain"]):
+        tracemalloc.start()
+        try:
+            assert main(args) == 0
+            peaks[len(args)] = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+    capsys.readouterr()
+    assert peaks[3] < 1.2 * peaks[2], peaks  # it was 1.4 times

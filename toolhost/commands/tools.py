@@ -46,6 +46,10 @@ def main(args: argparse.Namespace) -> int:
     from toolhost.redaction import redact_strings
 
     try:
+        # --explain reads the files once more for its marks: done first and dropped before
+        # the config is built, so a big file is never held twice (a file of 499,000 values
+        # took `tools --explain` to 547 MB when this came after)
+        explained = _explain(args.config, layers=not args.no_layers) if args.explain else []
         config = load_config(args.config, layers=not args.no_layers)
         try:
             compiled = compile_config(config)
@@ -59,7 +63,6 @@ def main(args: argparse.Namespace) -> int:
         listing = _listing(config, compiled)
     finally:
         close(compiled)
-    explained = _explain(args.config, config, layers=not args.no_layers) if args.explain else []
     if args.json:
         out: dict[str, Any] = {"servers": listing}
         if args.explain:
@@ -96,7 +99,7 @@ def _listing(config: HostConfig, compiled: CompiledTools) -> list[dict[str, Any]
     return servers
 
 
-def _explain(path: str, config: HostConfig, *, layers: bool) -> list[dict[str, Any]]:
+def _explain(path: str, *, layers: bool) -> list[dict[str, Any]]:
     import os
 
     from toolhost.config.loader import load_merged
