@@ -61,7 +61,7 @@ def test_explain_never_holds_a_big_file_twice(tmp_path: Path, monkeypatch: pytes
     config = tmp_path / "big.yaml"
     config.write_text("toolhost: 1\nservers: {s: {tools: {t: {description: d, command: [echo], "
                       "params: {p: {type: array, items: {}, default: ["
-                      + ",".join(["0"] * 5_000) + "]}}}}}}\n")
+                      + ",".join(["0"] * 2_000) + "]}}}}}}\n")
     assert main(["tools", str(config), "--explain"]) == 0  # imports: not measured
     peaks = {}
     for args in (["tools", str(config)], ["tools", str(config), "--explain"]):
