@@ -30,7 +30,7 @@ from toolhost.config.limits import LIMITS, MAX_EXTENDS_CHAIN
 from toolhost.config.load_budget import spend_values, values_budget
 from toolhost.config.merge import merge_docs, override_notes
 from toolhost.config.model import HostConfig, Origin, PluginRequirement
-from toolhost.config.sources import entry_form, read_doc, resolve_extends
+from toolhost.config.sources import SUFFIXES, entry_form, read_doc, resolve_extends
 from toolhost.config.tree import Doc, Mark, Origins
 from toolhost.errors import ConfigError, PluginError, Problem
 from toolhost.excerpt import cut
@@ -287,6 +287,12 @@ class _Reader:
                 start = next(i for i, c in enumerate(chain) if os.path.realpath(c) == real)
                 shown = " -> ".join([*chain[start:], name])
                 self.problems.append(origin.problem(f"extends cycle: {shown}"))
+                continue
+            suffix = Path(name).suffix
+            if suffix.lower() not in SUFFIXES:  # read_doc would name that file, not this entry
+                self.problems.append(origin.problem(
+                    f"extends: {cut(name, 200)} is not a config file (unknown format "
+                    f"{cut(suffix, 40)!r})", hint="a fragment is a .yaml, .yml or .toml file"))
                 continue
             if len(chain) >= LIMITS.extends_chain and real not in self.seen:
                 self.problems.append(_chain_too_long(chain, name, LIMITS.extends_chain,
