@@ -52,7 +52,8 @@ TOP_KEYS = ("toolhost", "extends", "servers", "permissions", "plugins", "setting
 def load_config(path: str | os.PathLike[str], *, kinds: Mapping[str, BackendKind] | None = None,
                 environ: Mapping[str, str] | None = None, layers: bool = True,
                 lock: LockGuard | None = None, fragment: bool = False,
-                problems: list[Problem] | None = None) -> HostConfig:
+                problems: list[Problem] | None = None,
+                merged_out: list[Doc] | None = None) -> HostConfig:
     """Load ``path`` with its extends (and, with ``layers``, the user and local layers).
 
     ``kinds`` are the backend kinds tools may use; None means the built-in kinds plus those
@@ -63,7 +64,9 @@ def load_config(path: str | os.PathLike[str], *, kinds: Mapping[str, BackendKind
     Raises ``ConfigError`` listing every problem found. With ``problems`` (``validate``),
     the problems of a config that was read are appended there instead and the config built
     from everything that checked is returned, so later stages (rules, compile) still run;
-    files that cannot be read or parsed at all still raise.
+    files that cannot be read or parsed at all still raise. With ``merged_out``, the merged
+    data and marks the config was built from are appended to it (``tools --explain``: the
+    files are not read twice).
     """
     env = os.environ if environ is None else environ
     collect = problems
@@ -71,6 +74,8 @@ def load_config(path: str | os.PathLike[str], *, kinds: Mapping[str, BackendKind
     guard = lock if lock is not None else _guard_beside(path)
     merged, secrets, read = load_merged(path, environ=env, layers=layers, problems=problems,
                                         guard=guard, fragment=fragment)
+    if merged_out is not None:
+        merged_out.append(merged)
     with guarding(guard):  # documents pulled while building (OpenAPI URLs) are locked too
         config, activation = _build(merged, secrets, kinds, problems, read, guard)
     problems.extend(guard.problems)
