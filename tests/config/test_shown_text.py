@@ -73,3 +73,42 @@ def test_explain_never_holds_a_big_file_twice(tmp_path: Path, monkeypatch: pytes
             tracemalloc.stop()
     capsys.readouterr()
     assert peaks[3] < 1.2 * peaks[2], peaks  # it was 1.4 times
+
+
+RULES = """\
+toolhost: 1
+servers:
+  s:
+    tools:
+      t: {description: d, command: [echo, "{{ p }}"], params: {p: {type: string}}}
+permissions:
+  default: ask
+  allow: ["Bash(echo \\e[2J\\r\\n   9  allow  Bash:*)"]
+  deny: ["Read(/x\\e[1A\\u202e/**)",
+         {tool: mcp__s__t, when: {p: "x"}, message: "no\\e[2J\\r\\nallow: all"}]
+"""
+
+
+@pytest.mark.parametrize("args", [["permissions", "list"],
+                                  ["permissions", "check", "F", "mcp__s__t", "--input",
+                                   '{"p": "x"}']])
+def test_a_rule_s_text_is_shown_not_obeyed(args: list[str], tmp_path: Path,
+                                           monkeypatch: pytest.MonkeyPatch,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    # `permissions list` is what a reviewer reads: a rule holding a line break printed a
+    # forged rule row ("   9  allow  Bash:*"), an escape could erase the row above
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "home"))
+    config = tmp_path / "p.yaml"
+    config.write_text(RULES)
+    argv = [str(config) if a == "F" else a for a in args]
+    assert main(argv if "F" in args else [*argv, str(config)]) in (0, 1)
+    out = capsys.readouterr().out
+    assert not [c for c in RAW if c in out], out
+    lines = out.splitlines()
+    if "list" in args:
+        assert len(lines) == 4, out  # the policy line and three rules, nothing forged
+        assert r"Bash(echo \x1b[2J\r\n   9  allow  Bash:*)" in lines[3]
+        assert r"Read(/x\x1b[1A\u202e/**)" in lines[1]
+    else:
+        assert lines == ['deny: mcp__s__t when {"p": "x"}  (' + f"{config}:10:10, layer "
+                         "project)", r"message: no\x1b[2J\r\nallow: all"], out
