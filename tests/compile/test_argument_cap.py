@@ -76,3 +76,21 @@ def test_the_cap_is_named_and_raised_by_its_variable(
     assert len(over.splitlines()) == 1, over
     monkeypatch.setenv("TOOLHOST_MAX_ARGUMENT_VALUES", "2000")
     assert "more than" not in _call(tool, {"x": [1] * 1_001})  # raised: checked
+
+
+@pytest.mark.parametrize(("params", "number"), [
+    ("{x: {type: number, multipleOf: 0.1}}", 10**400),
+    ("{x: {type: integer, multipleOf: 1.5}}", -(10**3000)),
+], ids=["number", "integer"])
+def test_an_integer_too_large_for_multiple_of_is_an_invalid_argument(
+        tmp_path: Path, params: str, number: int) -> None:
+    # jsonschema divides it by the float multipleOf and raised OverflowError, which read as
+    # "its inputSchema cannot be checked": the schema is fine, the argument is too large
+    text = _call(_tool(tmp_path, params), {"x": number})
+    assert text.startswith("Invalid arguments for tool 't': a number is too large to check"), \
+        text
+    assert "inputSchema cannot be checked" not in text
+    # an ordinary multiple still passes, a non-multiple is still refused
+    tool = _tool(tmp_path, params)
+    assert _call(tool, {"x": 3}).startswith("ok")
+    assert _call(tool, {"x": 4.05 if "0.1" in params else 4}).startswith("Invalid arguments")

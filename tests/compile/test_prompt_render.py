@@ -88,3 +88,19 @@ def test_a_quiet_loop_s_thread_stops_too() -> None:
     started = time.process_time()
     time.sleep(1.0)
     assert time.process_time() - started < 0.1  # nothing spins on in the background
+
+
+@pytest.mark.parametrize(("source", "values", "why"), [
+    ("{{ 'a' * 1000000000 }}", {}, "OverflowError"),
+    ("{{ diff * 100000000 }}", {"diff": "ab"}, "OverflowError"),
+    ("{{ range(1000000000)|list }}", {}, "Range too big"),
+    ("{% macro m(n) %}{{ m(n) }}{% endmacro %}{{ m(1) }}", {}, "it recurses too deeply"),
+    ("{{ 1 / 0 }}", {}, "ZeroDivisionError"),
+    ("{{ diff + 1 }}", {"diff": "x"}, "TypeError"),
+])
+def test_a_template_s_own_failure_is_a_prompt_error(source: str, values: dict[str, Any],
+                                                    why: str) -> None:
+    # each was "Internal error (OverflowError); the server logged it": the template's error,
+    # answered without naming the prompt
+    with pytest.raises(PromptError, match=f"^prompt 'p' could not be rendered: .*{why}"):
+        _render(source, values)

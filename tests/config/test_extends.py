@@ -96,3 +96,20 @@ def test_errors_in_a_fragment_name_the_fragment(write: Any, kinds: Any) -> None:
     (problem,) = info.value.problems
     assert (problem.file.split("/")[-1], problem.line, problem.hint) == (
         "frag.toml", 3, "did you mean 'timeout'?")
+
+
+@pytest.mark.parametrize("entry", ["notes.txt", "env", "frag.json", "${FRAG_FILE}"])
+def test_a_fragment_that_is_no_config_file_is_located_at_its_entry(
+        entry: str, write: Any, kinds: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the problem is the entry (what it names), not the file's text: "/etc/passwd: unknown
+    # config format ''" named the fragment only, never which file's extends pulled it in
+    monkeypatch.setenv("FRAG_FILE", "/etc/passwd")
+    for name in ("notes.txt", "env", "frag.json"):
+        write(name, "toolhost: 1\n")
+    main = write("main.yaml", f"toolhost: 1\nextends:\n  - {entry}\n")
+    with pytest.raises(ConfigError) as info:
+        load_config(main, kinds=kinds, layers=False)
+    (problem,) = info.value.problems
+    assert (problem.file, problem.line, problem.key_path) == (str(main), 3, "extends[0]")
+    assert "is not a config file" in problem.message
+    assert problem.hint == "a fragment is a .yaml, .yml or .toml file"

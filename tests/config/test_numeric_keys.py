@@ -105,3 +105,26 @@ def test_the_red_team_file_is_a_located_error_in_a_real_process(tmp_path: Path) 
     assert proc.stderr.startswith(f"{config}:2:15: servers.a.timeout: expected a positive "
                                   "duration"), proc.stderr
     assert "internal error" not in proc.stderr and len(proc.stderr) < 400
+
+
+@pytest.mark.parametrize(("value", "key", "hint"), [
+    ("5", "servers.s.timeout", "'5' is text (quoted, or a ${...} value, which is always text): "
+     "give it a unit, '5s'"),
+    (" 2.5 ", "servers.s.timeout", "give it a unit, '2.5s'"),
+    ("5", "servers.s.tools.t.max_output_chars", "a ${...} value (or a quoted number) is text: "
+     "write the number itself"),
+])
+def test_a_number_from_an_env_value_says_it_is_text(
+        value: str, key: str, hint: str, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # `timeout: ${T}` with T=5 said "expected ... seconds (5, 2.5) ..., got '5'": 5 looked valid
+    monkeypatch.setenv("T", value)
+    path = tmp_path / "c.yaml"
+    field = "timeout" if key.endswith("timeout") else "max_output_chars"
+    server = "    timeout: ${T}\n" if field == "timeout" else ""
+    tool = "        max_output_chars: ${T}\n" if field != "timeout" else ""
+    path.write_text("toolhost: 1\nservers:\n  s:\n" + server + "    tools:\n      t:\n"
+                    "        command: [echo]\n" + tool)
+    (problem,) = _problems(path)
+    assert problem.key_path == key
+    assert hint in problem.hint, problem.hint

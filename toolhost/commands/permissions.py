@@ -210,6 +210,7 @@ def _read_caller(args: argparse.Namespace) -> Caller | str | None:
 
 
 def _check(args: argparse.Namespace) -> int:
+    from toolhost.errors import shown  # a rule's text is the config's: shown, never obeyed
     from toolhost.permissions.caller import as_caller
     from toolhost.permissions.caller_check import caller_rules, describe_caller
 
@@ -256,17 +257,17 @@ def _check(args: argparse.Namespace) -> int:
                   f"run); {len(depends)} rule(s) restricted to callers apply to this call for "
                   "some callers:")
             for r in depends:
-                print(f"  {r.effect:5}  {config.redact(r.text)}  ({r.origin})")
+                print(f"  {r.effect:5}  {shown(config.redact(r.text))}  ({shown(str(r.origin))})")
             print("  decide for one with --caller-sub/--caller-group/--caller-scope or "
                   "--caller JSON; without a caller:")
         if decision.rule is None:
             print(f"{decision.behavior}: no rule matches {args.tool}; "
                   f"the default is {policy.default}")
         else:
-            print(f"{decision.behavior}: {decision.rule}  ({decision.origin}"
-                  + (f", layer {rule.layer})" if rule else ")"))
+            print(f"{decision.behavior}: {shown(str(decision.rule))}  "
+                  f"({shown(str(decision.origin))}" + (f", layer {rule.layer})" if rule else ")"))
         if decision.message:
-            print(f"message: {config.redact(decision.message)}")
+            print(f"message: {shown(config.redact(decision.message))}")
         if decision.updated_input is not None:
             print("updatedInput: " + json.dumps(out["updatedInput"], ensure_ascii=False))
     if not args.exit_code:
@@ -284,15 +285,18 @@ def _list(args: argparse.Namespace) -> int:
                           "audit_log": perms.audit_log, "rules": rows,
                           "disallowedTools": policy.disallowed_tools()}, indent=2))
         return 0
+    from toolhost.errors import shown  # a rule's text is the config's: shown, never obeyed
+
     print(f"default: {perms.default}   ask_mode: {perms.ask_mode}   "
-          f"audit_log: {perms.audit_log or '-'}")
+          f"audit_log: {shown(perms.audit_log or '-')}")
     if not rows:
         print("no rules")
-    for i, row in enumerate(rows, 1):
-        print(f"{i:4}  {row['effect']:5}  {row['rule']}  [{row['layer']}] {row['origin']}")
+    for i, row in enumerate(rows, 1):  # an escape or a line break cannot forge a rule
+        print(f"{i:4}  {row['effect']:5}  {shown(row['rule'])}  [{row['layer']}] "
+              f"{shown(row['origin'])}")
     disallowed = policy.disallowed_tools()
     if disallowed:
-        print("--disallowedTools: " + ",".join(disallowed))
+        print("--disallowedTools: " + shown(",".join(disallowed)))
     return 0
 
 

@@ -41,12 +41,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def main(args: argparse.Namespace) -> int:
     from toolhost.commands._configs import close, compile_config, redacted
-    from toolhost.config import load_config
+    from toolhost.config.loader import load_config
     from toolhost.errors import ConfigError
     from toolhost.redaction import redact_strings
 
     try:
-        config = load_config(args.config, layers=not args.no_layers)
+        # --explain shows the merged data the config was built from, with its marks: read
+        # once (a second read of a file of 499,000 values took the process to 547 MB)
+        merged: list[Any] = []
+        config = load_config(args.config, layers=not args.no_layers,
+                             merged_out=merged if args.explain else None)
         try:
             compiled = compile_config(config)
         except ConfigError as exc:
@@ -59,7 +63,8 @@ def main(args: argparse.Namespace) -> int:
         listing = _listing(config, compiled)
     finally:
         close(compiled)
-    explained = _explain(args.config, config, layers=not args.no_layers) if args.explain else []
+    explained = _explain(merged[0]) if merged else []
+    del merged
     if args.json:
         out: dict[str, Any] = {"servers": listing}
         if args.explain:
@@ -68,7 +73,12 @@ def main(args: argparse.Namespace) -> int:
         print(config.redact(json.dumps(redact_strings(out, config.redact), indent=2,
                                        ensure_ascii=False)))
         return 0
-    print(config.redact(_render(listing, explained)))
+    from toolhost.visible import visible
+
+    # a description or a file name from a config (a team's, a fragment's) is shown, never
+    # obeyed: an escape sequence, a carriage return or a bidi override is written as text
+    # (after redaction, which must see a secret as it is)
+    print(visible(config.redact(_render(listing, explained)), lines=True))
     return 0
 
 
@@ -91,14 +101,10 @@ def _listing(config: HostConfig, compiled: CompiledTools) -> list[dict[str, Any]
     return servers
 
 
-def _explain(path: str, config: HostConfig, *, layers: bool) -> list[dict[str, Any]]:
-    import os
-
-    from toolhost.config.loader import load_merged
+def _explain(merged: Any) -> list[dict[str, Any]]:
     from toolhost.config.merge import CONCAT_LISTS
     from toolhost.config.tree import format_path, mark_for
 
-    merged, _, _ = load_merged(path, environ=os.environ, layers=layers)
     out = []
     for key, value in _leaves(merged.data, (), CONCAT_LISTS):
         mark = mark_for(merged.marks, key, merged.file)
@@ -122,11 +128,13 @@ def _leaves(value: Any, path: tuple[Any, ...], split: Collection[tuple[Any, ...]
 
 
 def _render(listing: list[dict[str, Any]], explained: list[dict[str, Any]]) -> str:
+    from toolhost.errors import shown  # a file's name, one line whatever it holds
+
     lines: list[str] = []
     for server in listing:
         head = f"{server['name']} (v{server['version']})"
         if server.get("description"):
-            head += f": {server['description']}"
+            head += ": " + server["description"].replace("\n", "\n    ")
         lines.append(head)
         if "external" in server:
             lines.append(f"  external {server['external'].get('type', 'stdio')} server, "
@@ -136,7 +144,8 @@ def _render(listing: list[dict[str, Any]], explained: list[dict[str, Any]]) -> s
                          "run start without it and retry it)")
         for tool in server["tools"]:
             lines.append(f"  {tool['wireName']}")
-            lines.append(f"    {tool['description']}")
+            # every line of a description indented under its tool: none reads as another
+            lines.append("    " + tool["description"].replace("\n", "\n    "))
             lines.append("    inputSchema: " + json.dumps(tool["inputSchema"], sort_keys=True))
             if tool.get("annotations"):
                 lines.append("    annotations: " + json.dumps(tool["annotations"]))
@@ -145,5 +154,5 @@ def _render(listing: list[dict[str, Any]], explained: list[dict[str, Any]]) -> s
         lines.append("Effective values:")
         for item in explained:
             lines.append(f"  {item['key']} = {json.dumps(item['value'])}  "
-                         f"[{item['origin']}, {item['layer']}]")
+                         f"[{shown(item['origin'])}, {item['layer']}]")
     return "\n".join(lines).rstrip("\n")

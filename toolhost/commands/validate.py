@@ -118,7 +118,10 @@ def _validate(args: argparse.Namespace) -> int:
         if not args.quiet and config is not None:
             tools = sum(len(s.tools) for s in config.servers.values())
             extra = f", {_count(len(warnings), 'warning')}" if warnings else ""
-            print(f"{file}: ok ({_count(len(config.servers), 'server')}, "
+            from toolhost.errors import shown as one_line
+
+            # a line break or an escape sequence in a file's name must not forge a line
+            print(f"{one_line(file)}: ok ({_count(len(config.servers), 'server')}, "
                   f"{_count(tools, 'tool')}{extra})")
             from toolhost.backends.notes import validate_notes
             from toolhost.commands._configs import redacted

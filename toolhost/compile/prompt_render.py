@@ -78,6 +78,15 @@ def _render(name: str, templates: Sequence[tuple[str, AnyTemplate]],
             from None
     except _Stop as stop:
         raise PromptError(f"prompt '{name}' is not rendered: {stop}") from None
+    except RecursionError:  # a macro that calls itself
+        raise PromptError(f"prompt '{name}' could not be rendered: it recurses too deeply") \
+            from None
+    except Exception as exc:  # the template's own failure, not the server's
+        # 'a' * 10**9 and range(10**9) are refused by the sandbox with OverflowError, 1/0 is
+        # a ZeroDivisionError: each is the template's error, answered as such (it was
+        # "Internal error (OverflowError)")
+        raise PromptError(f"prompt '{name}' could not be rendered: {type(exc).__name__}: "
+                          f"{cut(str(exc), 300)}") from None
     finally:
         sys.settrace(before)
     return out

@@ -147,6 +147,10 @@ class CompiledTool:
 
                 errors = await to_thread.run_sync(self._check, arguments,
                                                   abandon_on_cancel=True)
+        except OverflowError:  # jsonschema's multipleOf divides a 309+ digit integer as a float
+            return ToolResult.error(f"Invalid arguments for tool '{self.name}': a number is "
+                                    "too large to check against the schema (multipleOf): "
+                                    "send a smaller one")
         except Exception as exc:  # fail closed: what cannot be checked is not called
             why = _why_unchecked(exc)
             ctx.log.warning("tool %s: its inputSchema cannot be checked (%s)", self.wire_name, why)

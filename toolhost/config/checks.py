@@ -16,12 +16,15 @@ from typing import Any
 from toolhost.config.limits import MAX_DIGITS, MAX_INT_BITS
 from toolhost.config.tree import Mark, Path, format_path, mark_for
 from toolhost.errors import Problem
+from toolhost.excerpt import cut
 
 __all__ = ["MAX_DURATION", "MAX_INTEGER", "Checker", "describe", "did_you_mean",
            "parse_duration", "shown"]
 
 _TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")  # RFC 9110 token
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?|\.\d+)\s*(ms|s|m|h)\s*$")
+# a number written as text ("5", " 2.5 "): what a ${...} value in a numeric key holds
+_NUMBER_TEXT = re.compile(r"\s*[0-9]+(?:\.[0-9]+)?\s*")
 _UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
 # 7 days: a timeout handed to the Claude CLI in milliseconds stays below 2**31 (JavaScript
 # timers fire at once beyond it), and no float conversion overflows
@@ -187,6 +190,11 @@ class Checker:
             return None
         value = data[key]
         if isinstance(value, bool) or not isinstance(value, int):
+            if isinstance(value, str) and _NUMBER_TEXT.fullmatch(value):
+                self.problem((*path, key), f"expected an integer, got {describe(value)}",
+                             "a ${...} value (or a quoted number) is text: write the number "
+                             "itself")
+                return None
             self.expected((*path, key), "an integer", value)
             return None
         if minimum is not None and value < minimum:
@@ -221,9 +229,14 @@ class Checker:
             return None
         seconds = parse_duration(data[key])
         if seconds is None:
+            value = data[key]
+            # "5" is text: written quoted, or a ${...} value (always text)
+            bare = isinstance(value, str) and _NUMBER_TEXT.fullmatch(value) is not None
             self.problem((*path, key), "expected a positive duration of at most 7 days: "
                          "seconds (5, 2.5) or a string like '500ms', '5s', '2m', got "
-                         f"{shown(data[key])}")
+                         f"{shown(value)}", f"{cut(value.strip(), 40)!r} is text (quoted, or "
+                         "a ${...} value, which is always text): give it a unit, "
+                         f"'{cut(value.strip(), 40)}s'" if bare else "")
         return seconds
 
     def str_list(self, data: Mapping[str, Any], path: Path, key: str) -> list[str] | None:

@@ -30,7 +30,7 @@ from toolhost.config.limits import LIMITS, MAX_EXTENDS_CHAIN
 from toolhost.config.load_budget import spend_values, values_budget
 from toolhost.config.merge import merge_docs, override_notes
 from toolhost.config.model import HostConfig, Origin, PluginRequirement
-from toolhost.config.sources import entry_form, read_doc, resolve_extends
+from toolhost.config.sources import SUFFIXES, entry_form, read_doc, resolve_extends
 from toolhost.config.tree import Doc, Mark, Origins
 from toolhost.errors import ConfigError, PluginError, Problem
 from toolhost.excerpt import cut
@@ -52,7 +52,8 @@ TOP_KEYS = ("toolhost", "extends", "servers", "permissions", "plugins", "setting
 def load_config(path: str | os.PathLike[str], *, kinds: Mapping[str, BackendKind] | None = None,
                 environ: Mapping[str, str] | None = None, layers: bool = True,
                 lock: LockGuard | None = None, fragment: bool = False,
-                problems: list[Problem] | None = None) -> HostConfig:
+                problems: list[Problem] | None = None,
+                merged_out: list[Doc] | None = None) -> HostConfig:
     """Load ``path`` with its extends (and, with ``layers``, the user and local layers).
 
     ``kinds`` are the backend kinds tools may use; None means the built-in kinds plus those
@@ -63,7 +64,9 @@ def load_config(path: str | os.PathLike[str], *, kinds: Mapping[str, BackendKind
     Raises ``ConfigError`` listing every problem found. With ``problems`` (``validate``),
     the problems of a config that was read are appended there instead and the config built
     from everything that checked is returned, so later stages (rules, compile) still run;
-    files that cannot be read or parsed at all still raise.
+    files that cannot be read or parsed at all still raise. With ``merged_out``, the merged
+    data and marks the config was built from are appended to it (``tools --explain``: the
+    files are not read twice).
     """
     env = os.environ if environ is None else environ
     collect = problems
@@ -71,6 +74,8 @@ def load_config(path: str | os.PathLike[str], *, kinds: Mapping[str, BackendKind
     guard = lock if lock is not None else _guard_beside(path)
     merged, secrets, read = load_merged(path, environ=env, layers=layers, problems=problems,
                                         guard=guard, fragment=fragment)
+    if merged_out is not None:
+        merged_out.append(merged)
     with guarding(guard):  # documents pulled while building (OpenAPI URLs) are locked too
         config, activation = _build(merged, secrets, kinds, problems, read, guard)
     problems.extend(guard.problems)
@@ -287,6 +292,12 @@ class _Reader:
                 start = next(i for i, c in enumerate(chain) if os.path.realpath(c) == real)
                 shown = " -> ".join([*chain[start:], name])
                 self.problems.append(origin.problem(f"extends cycle: {shown}"))
+                continue
+            suffix = Path(name).suffix
+            if suffix.lower() not in SUFFIXES:  # read_doc would name that file, not this entry
+                self.problems.append(origin.problem(
+                    f"extends: {cut(name, 200)} is not a config file (unknown format "
+                    f"{cut(suffix, 40)!r})", hint="a fragment is a .yaml, .yml or .toml file"))
                 continue
             if len(chain) >= LIMITS.extends_chain and real not in self.seen:
                 self.problems.append(_chain_too_long(chain, name, LIMITS.extends_chain,
