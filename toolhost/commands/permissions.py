@@ -353,6 +353,9 @@ def _test(args: argparse.Namespace) -> int:
         for warning in cases.warnings:
             print(f"warning: {warning}", file=sys.stderr)
         broken += bool(cases.problems)
+        if cases.not_run:
+            print(f"{path}: {cases.not_run} case(s) not run: a value of theirs is refused "
+                  "(above)", file=sys.stderr)
         config_path = args.config or cases.config
         if config_path is None or not cases.cases:
             continue

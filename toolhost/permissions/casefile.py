@@ -63,6 +63,9 @@ class CaseFile:
     cases: list[Case] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
     warnings: list[Problem] = field(default_factory=list)  # shown; the cases still run
+    # cases not run: a value of theirs was refused while reading (a 5,000-digit integer,
+    # .inf), so what would be decided is not the call written
+    not_run: int = 0
 
 
 class _Reader:
@@ -242,8 +245,15 @@ def read_case_file(path: str, *, need_config: bool = True) -> CaseFile:
         reader.problem(("cases",) if "cases" in doc.data else (),
                        f"expected a non-empty list of cases, got {_kind(cases)}")
         return out
+    refused = {int(m.group(1)) for p in out.problems
+               if (m := _CASE_PATH.match(p.key_path)) is not None}
     for index, item in enumerate(cases):
         case = reader.case(item, index)
-        if case is not None:
+        if case is not None and index in refused:
+            out.not_run += 1
+        elif case is not None:
             out.cases.append(case)
     return out
+
+
+_CASE_PATH = re.compile(r"cases\[(\d+)\]")

@@ -1,0 +1,50 @@
+"""``permissions test``: a case holding a value the reader refuses (a 5,000-digit integer,
+``.inf``) is not run. It was decided with that value read as null and counted as passed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from toolhost.cli import main
+from toolhost.permissions.casefile import read_case_file
+
+CASES = """\
+config: c.yaml
+cases:
+  - tool: mcp__x__y
+    input: {n: BIG}
+    expect: allow
+  - tool: mcp__x__y
+    input: {n: .inf}
+    expect: allow
+  - tool: mcp__x__y
+    input: {deep: [1, {n: BIG}]}
+    expect: allow
+  - tool: mcp__x__y
+    input: {n: 1}
+    expect: allow
+"""
+
+
+def _files(tmp_path: Path) -> Path:
+    (tmp_path / "c.yaml").write_text("toolhost: 1\npermissions: {default: allow}\n")
+    cases = tmp_path / "t.yaml"
+    cases.write_text(CASES.replace("BIG", "9" * 5000))
+    return cases
+
+
+def test_a_case_with_a_refused_value_is_not_run(tmp_path: Path) -> None:
+    read = read_case_file(str(_files(tmp_path)))
+    assert read.not_run == 3 and [case.input for case in read.cases] == [{"n": 1}]
+    assert len(read.problems) == 3
+
+
+def test_the_summary_counts_none_of_them_passed(tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    cases = _files(tmp_path)
+    assert main(["permissions", "test", str(cases)]) == 1
+    out, err = capsys.readouterr()
+    assert "1 case(s): 1 passed, 0 failed; 1 file(s) with problems" in out
+    assert f"{cases}: 3 case(s) not run: a value of theirs is refused (above)" in err
