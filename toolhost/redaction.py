@@ -156,9 +156,10 @@ class Redactor:
         if self._pattern is None:
             return text
         every = self._forms
-        if tail:  # a form's start at the end, or a wrapped block's (its lines joined)
+        if tail:  # a form's start at the end, a wrapped block's (its lines joined), a dump's
             k = max(_longest(text, every, at_end=True), wrapped_edge(
-                text, lambda t: _longest(t, every, at_end=True), at_end=True))
+                text, lambda t: _longest(t, every, at_end=True), at_end=True),
+                self._pattern.dump_tail(text, least=2))
             text = text[:len(text) - k] + MASK if k else text
         if head:
             k = max(_longest(text, every, at_end=False), wrapped_edge(
@@ -178,7 +179,8 @@ class Redactor:
         if self._pattern is None:
             return text, ""
         tail = max(_open_tail(text, self._forms), self._tails.open_tail(text),
-                   wrapped_hold(text, lambda t: _open_tail(t, self._forms)))
+                   wrapped_hold(text, lambda t: _open_tail(t, self._forms)),
+                   self._pattern.dump_tail(text))
         # held from the start of its line when that is base64 or hex, and a line of it in
         # progress keeps its end: a wrapped block's first line must be read whole
         tail = line_held(text, tail)

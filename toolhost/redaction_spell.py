@@ -259,6 +259,11 @@ class Matcher:
             end = max(end, self._spaced.longest(text, start))
         return end
 
+    def dump_tail(self, text: str, least: int = 1) -> int:
+        """How much of the end of ``text`` starts a secret's hex dump it does not finish
+        (``SpacedHex.open_tail``); 0 without dumps to look for."""
+        return self._spaced.open_tail(text, least) if self._spaced is not None else 0
+
     def sub(self, text: str, mask: str) -> str:
         """``text`` with every secret replaced by ``mask``."""
         if len(text) < self._shortest:
