@@ -119,8 +119,19 @@ def spellings(char: str, fold: bool, long: bool) -> list[tuple[str, str, str]]:
                            f"{_upto(f'u{high:04x}', True)}|{_upto(f'U{n:08x}', True)})"))
         if n < 0x20 or 0x7F <= n < 0x100:
             escape.append((f"(?i:x{n:02x})", _upto(f"x{n:02x}", True)))
+        if n < 0x20 or n >= 0x7F:  # octal, a byte at a time: sed's l, bash's printf %q
+            data = chr(n).encode("utf-8", "surrogatepass")
+            escape.append(("\\\\+".join(f"{b:03o}" for b in data), _sequence(
+                [item for i, b in enumerate(data)
+                 for item in ([(r"\\+", r"\\*")] if i else []) + [(f"{b:03o}",
+                                                                   _upto(f"{b:03o}"))]])))
+    if char.isascii() and not char.isalnum() and char not in _SHORT:
+        # a shell's backslash before punctuation or a space: bash's printf %q, set -x
+        escape.append((re.escape(char), _upto(char)))
     out.append(("\\", r"\\*(?:" + "|".join(f for f, _ in escape) + ")",
                 r"\\*(?:" + "|".join(s for _, s in escape) + ")"))
+    if char == "'":  # inside a shell's single quotes: 'it'\''s', 'it'"'"'s'
+        out.append(("'", r"(?:\\''|\"'\"')", r"(?:\\(?:'(?:')?)?|\"(?:'(?:\"(?:')?)?)?)?"))
     plain = [(v, "", "") for v in sorted(variants)]  # last: a longer spelling is tried first
     if long:
         return out + plain

@@ -1,0 +1,64 @@
+"""The "two secrets in any encoding" family: the cheap encodings a tool's output may hold a
+secret in, each hidden (docs/secrets.md has the table of what is and is not covered)."""
+
+from __future__ import annotations
+
+import base64
+import shlex
+import textwrap
+from collections.abc import Callable
+
+import pytest
+
+from toolhost.redaction import Redactor
+
+SECRETS = ("sk-live-9f8e7d6c5b4a3921", "p@ss w0rd/Ä\"x's $x!{y}")
+
+
+def _octal(text: str) -> str:  # sed -n l, and bash's printf %q in the C locale
+    return "".join(c if c.isascii() and c.isprintable() else
+                   "".join(f"\\{b:03o}" for b in c.encode()) for c in text)
+
+
+def _shell_backslash(text: str) -> str:  # bash's printf %q in a UTF-8 locale
+    return "".join(c if c.isalnum() or not c.isascii() or c in "@%+=:,./-_" else "\\" + c
+                   for c in text)
+
+
+ENCODINGS: dict[str, Callable[[bytes], str]] = {
+    "base32": lambda d: "\n".join(textwrap.wrap(base64.b32encode(d).decode(), 76)),
+    "base32 -w0": lambda d: base64.b32encode(d).decode(),
+    "utf-16 base64": lambda d: base64.b64encode(d.decode().encode("utf-16-le")).decode(),
+    "utf-16 hex wrapped": lambda d: "\n".join(textwrap.wrap(
+        d.decode().encode("utf-16-le").hex(), 60)),
+    "rev": lambda d: d.decode()[::-1],
+    "sed l": lambda d: _octal(d.decode()),
+    "printf %q": lambda d: _shell_backslash(d.decode()),
+    "shlex.quote": lambda d: shlex.quote(d.decode()),
+    "set -x": lambda d: "+ echo " + "'" + d.decode().replace("'", "'\\''") + "'",
+    "xxd -p": lambda d: "\n".join(textwrap.wrap(d.hex(), 60)),
+    "base64 -w 76": lambda d: "\n".join(textwrap.wrap(base64.b64encode(d).decode(), 76)),
+    "percent, mixed case": lambda d: "".join(
+        (f"%{b:02x}" if i % 2 else f"%{b:02X}") for i, b in enumerate(d)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ENCODINGS))
+def test_a_secret_in_a_common_encoding_is_hidden(name: str) -> None:
+    redactor = Redactor(frozenset(SECRETS))
+    for secret in SECRETS:
+        if name == "rev" and not secret.isascii():
+            continue  # reversed by characters, as rev does in a UTF-8 locale
+        for lead in (0, 1, 2, 3, 4, 37):  # every base32/base64 alignment, and a wrap
+            text = ENCODINGS[name](b"x" * lead + b"key=" + secret.encode() + b"\n")
+            shown = redactor.redact(text)
+            assert "***" in shown, (lead, text)
+            bare = shown.replace("\n", "")
+            for part in (secret[2:10], secret[-8:]):
+                assert ENCODINGS[name](part.encode()).strip() not in bare, (lead, shown)
+
+
+def test_an_ordinary_text_with_shell_escapes_is_left_as_it_is() -> None:
+    redactor = Redactor(frozenset(SECRETS))
+    text = "echo it\\'s\\ a\\ test\\! 'don'\\''t' \\303\\244 $'\\n' 1293a4b5c6d7e8f9"
+    assert redactor.redact(text) == text
