@@ -29,6 +29,7 @@ from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from toolhost.redaction_chardump import SpacedChars
     from toolhost.redaction_hexdump import SpacedHex
 
 __all__ = ["FOLD_MIN", "LONG", "TRIGGER", "Matcher", "spellings", "view_patterns", "views"]
@@ -199,7 +200,7 @@ class Matcher:
     any spelling, and a trie of the literal forms; the longest match wins."""
 
     def __init__(self, secrets: Iterable[str], literal: Iterable[str],
-                 spaced: SpacedHex | None = None) -> None:
+                 spaced: SpacedHex | None = None, chars: SpacedChars | None = None) -> None:
         import re2  # type: ignore[import-untyped]  # ~2.5 ms, once a config has secrets
 
         self._secrets = sorted({s for s in secrets if s}, key=len, reverse=True)
@@ -213,6 +214,8 @@ class Matcher:
         trigger |= {re.escape(_encodable(w[:TRIGGER])) for w in literal}
         self._spaced = spaced  # hex dumps: their start is a trigger, then followed in Python
         trigger |= spaced.triggers() if spaced is not None else set()
+        self._chars = chars if chars else None  # od -c: spaced characters, followed alike
+        trigger |= chars.triggers() if self._chars is not None and chars else set()
         options = re2.Options()
         options.longest_match = True
         options.never_capture = True
@@ -268,6 +271,8 @@ class Matcher:
                 end = match.end()
         if self._spaced is not None:
             end = max(end, self._spaced.longest(text, start))
+        if self._chars is not None:
+            end = max(end, self._chars.longest(text, start))
         return end
 
     def dump_tail(self, text: str, least: int = 1) -> int:
