@@ -37,6 +37,12 @@ ENCODINGS: dict[str, Callable[[bytes], str]] = {
     "od -c": _od_c,
     "od -An -c": lambda d: _od_c(d, offsets=False),
     "spaced": lambda d: " ".join(d.decode()),
+    "od -b": lambda d: "\n".join(f"{at:07o}" + "".join(f" {b:03o}" for b in d[at:at + 16])
+                                for at in range(0, len(d), 16)) + "\n",
+    "od -tu1": lambda d: "\n".join(f"{at:07o}" + "".join(f" {b:3d}" for b in d[at:at + 16])
+                                  for at in range(0, len(d), 16)) + "\n",
+    "list of bytes": lambda d: str(list(d)),
+    "Buffer in JSON": lambda d: '{"type":"Buffer","data":[' + ",".join(map(str, d)) + "]}",
 
     "base32": lambda d: "\n".join(textwrap.wrap(base64.b32encode(d).decode(), 76)),
     "base32 -w0": lambda d: base64.b32encode(d).decode(),
@@ -77,5 +83,6 @@ def test_an_ordinary_text_with_shell_escapes_is_left_as_it_is() -> None:
     redactor = Redactor(frozenset(SECRETS))
     text = "echo it\\'s\\ a\\ test\\! 'don'\\''t' \\303\\244 $'\\n' 1293a4b5c6d7e8f9"
     assert redactor.redact(text) == text
-    spaced = "s k - l i v e   9 f   " + _od_c(b"sk-live-9f8e7d6c5b4X")
+    spaced = "s k - l i v e   9 f   " + _od_c(b"sk-live-9f8e7d6c5b4X") + str(
+        list(b"sk-live-9f8e7d6c5b4X")) + " [115, 107, 45, 1080] [1115, 107, 45, 108]"
     assert redactor.redact(spaced) == spaced
