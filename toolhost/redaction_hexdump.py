@@ -1,5 +1,6 @@
 """Secrets in hex dumps: hex spaced by bytes or groups, as ``od -tx1``, ``xxd``,
-``hexdump -C`` and ``xxd -i`` write it (``68 65``, ``6865 6c6c``, ``68:65``, ``0x68, 0x65``),
+``hexdump -C`` and ``xxd -i`` write it, or in 16-bit little-endian words (``od -x``,
+``hexdump``) (``68 65``, ``6865 6c6c``, ``68:65``, ``0x68, 0x65``),
 its lines wrapped, each line with its offset first and the dump's ASCII column last.
 
 The ``Matcher``'s one RE2 pass finds where the hex of a secret's first ``_TRIGGER`` bytes
@@ -31,7 +32,8 @@ _SEPS = tuple(re.compile(p) for p in (*_INLINE.split("|"), _WRAP))
 # What may follow the last whole pair of a secret's hex at the end of a text cut there (or a
 # stream's piece): any start of a separator and of the next pair's first digit.
 _OPEN = re.compile(
-    rf"(?:[ :]{{0,2}}|\\x?|,? ?(?:0[xX]?)?|[^\n]{{0,{_TAIL}}}(?:\r|\\r?\\?|\\r\\|"
+    rf"(?:[ :]{{0,2}}|\\x?|,? ?(?:0[xX]?)?|(?:[ ]{{2,48}}[^\n]{{0,{_TAIL}}}|,? ?)"
+    rf"(?:\r|\\r?\\?|\\r\\|"
     rf"{_BREAK}(?:[0-9A-Fa-f]{{0,16}}:?)?[ ]{{0,4}}(?:0[xX]?)?)?)[0-9A-Fa-f]?")
 # a dump's line up to one of its bytes: its offset, then bytes and their separators
 _DUMP_LINE = re.compile(r"\r?[ \t]*(?:[0-9A-Fa-f]{4,16}:?[ ]{1,4})?"
@@ -42,6 +44,11 @@ OPEN_MAX = 1024  # how far from a text's end the start of an open dump is looked
 
 def _digit(c: str) -> str:
     return f"[{c}{c.upper()}]" if c.isalpha() else c
+
+
+def _swapped(raw: bytes) -> bytes:
+    """``raw``'s bytes swapped in pairs (an odd last byte left out)."""
+    return b"".join(raw[i + 1:i + 2] + raw[i:i + 1] for i in range(0, len(raw) - 1, 2))
 
 
 def _cases(pair: str) -> set[str]:
@@ -57,8 +64,12 @@ class SpacedHex:
     its RE2 pass finds the ``triggers``, and ``longest`` follows a secret from there."""
 
     def __init__(self, secrets: Iterable[str]) -> None:
-        self._raw = sorted({b for s in secrets
-                            if len(b := s.encode("utf-8", "surrogatepass")) >= MIN_BYTES},
+        raws = {s.encode("utf-8", "surrogatepass") for s in secrets}
+        # od -x and hexdump without -C write 16-bit little-endian words: a secret starting
+        # at an even offset shows its bytes swapped in pairs; at an odd one, the same from
+        # its second byte on (its first shares a word with the byte before it)
+        words = {_swapped(raw[start:]) for raw in raws for start in (0, 1)}
+        self._raw = sorted({b for b in raws | words if len(b) >= MIN_BYTES},
                            key=len, reverse=True)
         # where a secret's hex may start: its first pair in either case (anywhere: a dump
         # groups bytes), looked for with str.find (at memchr speed, unlike a regex)
@@ -112,8 +123,10 @@ class SpacedHex:
             if i:
                 found = next((end for sep in _SEPS if (m := sep.match(text, at)) is not None
                               and text[(end := m.end()):end + 2].lower() == pair), None)
-                if found is None:
-                    return i >= least and _ends_open(text, at)
+                if found is None:  # a match (its column may follow), or the text's end
+                    if i >= min(_PREFIX, len(raw)):
+                        return _ends_open(text, at)
+                    return i >= least and _OPEN.fullmatch(text, at) is not None
                 at = found
             elif text[at:at + 2].lower() != pair:
                 return False
