@@ -4,6 +4,7 @@ secret in, each hidden (docs/secrets.md has the table of what is and is not cove
 from __future__ import annotations
 
 import base64
+import codecs
 import shlex
 import textwrap
 from collections.abc import Callable
@@ -50,6 +51,7 @@ ENCODINGS: dict[str, Callable[[bytes], str]] = {
     "utf-16 hex wrapped": lambda d: "\n".join(textwrap.wrap(
         d.decode().encode("utf-16-le").hex(), 60)),
     "rev": lambda d: d.decode()[::-1],
+    "rot13": lambda d: codecs.encode(d.decode(), "rot13"),
     "sed l": lambda d: _octal(d.decode()),
     "printf %q": lambda d: _shell_backslash(d.decode()),
     "shlex.quote": lambda d: shlex.quote(d.decode()),
@@ -88,24 +90,25 @@ def test_an_ordinary_text_with_shell_escapes_is_left_as_it_is() -> None:
     assert redactor.redact(spaced) == spaced
 
 
-def _od_x(data: bytes) -> str:  # od -x, hexdump: 16-bit little-endian words
-    data += b"\0" * (len(data) % 2)
-    words = [f"{data[i + 1]:02x}{data[i]:02x}" for i in range(0, len(data), 2)]
-    return "\n".join(f"{at * 2:07o} " + " ".join(words[at:at + 8])
-                     for at in range(0, len(words), 8)) + "\n"
+def _words(data: bytes, size: int) -> str:  # od -x, hexdump (2), xxd -e (4)
+    data += b"\0" * (-len(data) % size)
+    words = [data[i:i + size][::-1].hex() for i in range(0, len(data), size)]
+    return "\n".join(f"{at * size:07o} " + " ".join(words[at:at + 16 // size])
+                     for at in range(0, len(words), 16 // size)) + "\n"
 
 
+@pytest.mark.parametrize("size", [2, 4], ids=["od -x", "xxd -e"])
 @pytest.mark.parametrize("secret", SECRETS)
-def test_a_secret_in_little_endian_words_is_hidden(secret: str) -> None:
-    """od -x / hexdump: the secret's bytes swapped in pairs, wherever it starts (at an odd
-    offset its first byte shares a word with the byte before it, and shows)."""
+def test_a_secret_in_little_endian_words_is_hidden(secret: str, size: int) -> None:
+    """od -x / hexdump / xxd -e: the secret's bytes reversed in words, wherever it starts
+    (the bytes of its first word that it shares with the bytes before it show)."""
     redactor = Redactor(frozenset(SECRETS))
     raw = secret.encode()
     for lead in range(6):
-        shown = redactor.redact(_od_x(b"x" * lead + b"key=" + raw + b"&more\n"))
+        shown = redactor.redact(_words(b"x" * lead + b"key=" + raw + b"&more\n", size))
         digits = shown.replace(" ", "").replace("\n", "")
-        for at in (1, 2, 3):
-            window = raw[at:at + 6]
-            swapped = "".join(f"{window[i + 1]:02x}{window[i]:02x}" for i in range(0, 6, 2))
+        for at in range(size, 2 * size):
+            window = raw[at:at + 2 * size]
+            swapped = "".join(window[i:i + size][::-1].hex() for i in range(0, 2 * size, size))
             assert swapped not in digits, (lead, shown)
         assert "***" in shown, (lead, shown)

@@ -1,6 +1,6 @@
 """The literal forms of a secret: the ones a ``Redactor`` hides as such (base64 and base32
 at any alignment, hex, the same of its UTF-16LE bytes, and, from 8 characters, itself
-reversed) and one text of each common spelling (JSON, ``repr``, percent-encoded, HTML),
+reversed and in rot13) and one text of each common spelling (JSON, ``repr``, percent-encoded, HTML),
 by which the edge of a text cut inside a secret is found. Every other spelling is the regex's
 (``toolhost.redaction_spell``).
 """
@@ -8,6 +8,7 @@ by which the edge of a text cut inside a secret is found. Every other spelling i
 from __future__ import annotations
 
 import base64
+import codecs
 import json
 import re
 from urllib.parse import quote, quote_plus
@@ -73,8 +74,8 @@ def forms(secret: str) -> set[str]:
     found.add(raw.hex().upper())
     wide = secret.encode("utf-16-le", "surrogatepass")  # Windows' text: PowerShell, .NET
     found |= _base64_cores(wide) | {wide.hex(), wide.hex().upper()}
-    if len(secret) >= FOLD_MIN:  # reversed (``rev``); a shorter one could be a word
-        found.add(secret[::-1])
+    if len(secret) >= FOLD_MIN:  # reversed (``rev``), rot13: a shorter one could be a word
+        found |= {secret[::-1], codecs.encode(secret, "rot13")}
     return {f for f in found if f == secret or len(f) >= MIN_FORM}
 
 

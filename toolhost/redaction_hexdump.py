@@ -1,6 +1,6 @@
 """Secrets in hex dumps: hex spaced by bytes or groups, as ``od -tx1``, ``xxd``,
-``hexdump -C`` and ``xxd -i`` write it, or in 16-bit little-endian words (``od -x``,
-``hexdump``) (``68 65``, ``6865 6c6c``, ``68:65``, ``0x68, 0x65``),
+``hexdump -C`` and ``xxd -i`` write it, or in 16- or 32-bit little-endian words (``od -x``,
+``hexdump``, ``xxd -e``) (``68 65``, ``6865 6c6c``, ``68:65``, ``0x68, 0x65``),
 its lines wrapped, each line with its offset first and the dump's ASCII column last.
 
 The ``Matcher``'s one RE2 pass finds where the hex of a secret's first ``_TRIGGER`` bytes
@@ -46,9 +46,9 @@ def _digit(c: str) -> str:
     return f"[{c}{c.upper()}]" if c.isalpha() else c
 
 
-def _swapped(raw: bytes) -> bytes:
-    """``raw``'s bytes swapped in pairs (an odd last byte left out)."""
-    return b"".join(raw[i + 1:i + 2] + raw[i:i + 1] for i in range(0, len(raw) - 1, 2))
+def _swapped(raw: bytes, size: int = 2) -> bytes:
+    """``raw``'s bytes reversed in words of ``size`` (a last part word left out)."""
+    return b"".join(raw[i:i + size][::-1] for i in range(0, len(raw) - size + 1, size))
 
 
 def _cases(pair: str) -> set[str]:
@@ -69,6 +69,7 @@ class SpacedHex:
         # at an even offset shows its bytes swapped in pairs; at an odd one, the same from
         # its second byte on (its first shares a word with the byte before it)
         words = {_swapped(raw[start:]) for raw in raws for start in (0, 1)}
+        words |= {_swapped(raw[start:], 4) for raw in raws for start in range(4)}  # xxd -e
         self._raw = sorted({b for b in raws | words if len(b) >= MIN_BYTES},
                            key=len, reverse=True)
         # where a secret's hex may start: its first pair in either case (anywhere: a dump

@@ -155,7 +155,10 @@ def spellings(char: str, fold: bool, long: bool) -> list[tuple[str, str, str]]:
                                   (";?", ";?")])))
         entity += ((re.escape(name) + ";?", _upto(name + ";"))
                    for name in _entity_names().get(chr(n), ()))
-    out.append(("%", "(?:25)?(?i:" + "|".join(f for f, _ in percent) + ")",
+    # the longest first: a case variant's one Latin-1 byte (%C3 for Ã) must not end a
+    # match that the UTF-8 bytes of the character itself (%C3%A3 for ã) go on
+    out.append(("%", "(?:25)?(?i:" + "|".join(sorted((f for f, _ in percent), key=len,
+                                                        reverse=True)) + ")",
                 "(?:" + "|".join(s for _, s in percent) + ")"))
     out.append(("&", "(?:" + "|".join(f for f, _ in entity) + ")",
                 "(?:" + "|".join(s for _, s in entity) + ")"))
