@@ -101,3 +101,42 @@ def test_the_first_16_bytes_of_a_longer_secret_are_enough() -> None:
     text = od((LONG[:16] + "and then something else").encode())
     hidden = Redactor(frozenset({LONG})).redact(text)
     assert not _leaks(hidden, LONG[:16]), hidden
+
+
+@pytest.mark.parametrize("dump", sorted(DUMPS))
+def test_a_dump_cut_inside_a_secret_shows_none_of_it(dump: str) -> None:
+    """``max_output_bytes`` (or an excerpt) cutting a dump inside a secret: the part left
+    at the end is masked, hex and ASCII column alike, wherever the cut falls."""
+    for secret in (SECRET, LONG):
+        redactor = Redactor(frozenset({secret}))
+        for lead in (0, 7):
+            text = DUMPS[dump](b"x" * lead + b"key=" + secret.encode() + b"&more\n")
+            for cut in range(text.lower().find("6b"), len(text)):
+                shown = redactor.cut_edges(text[:cut], tail=True)
+                assert not _leaks(shown, secret), (lead, cut, shown[-120:])
+
+
+@pytest.mark.parametrize("dump", sorted(DUMPS))
+def test_a_dump_streamed_a_line_or_a_piece_at_a_time_shows_none_of_it(dump: str) -> None:
+    """A tool printing a dump line by line (or a pipe delivering it in pieces): a secret
+    wrapped over two lines is still read whole (``stream_split`` holds the open end)."""
+    for secret in (SECRET, LONG):
+        redactor = Redactor(frozenset({secret}))
+        for lead in range(0, 17, 3):
+            text = DUMPS[dump](b"x" * lead + b"key=" + secret.encode() + b"&more\n")
+            for size in (0, 23):
+                pieces = (text.splitlines(keepends=True) if not size
+                          else [text[i:i + size] for i in range(0, len(text), size)])
+                held, shown = "", []
+                for piece in pieces:
+                    out, held = redactor.stream_split(held + piece)
+                    shown.append(out)
+                whole = "".join(shown) + redactor.redact(held)
+                assert not _leaks(whole, secret), (lead, size, whole[-200:])
+
+
+def test_an_ordinary_line_ending_in_a_secrets_first_byte_is_not_held() -> None:
+    redactor = Redactor(frozenset({SECRET}))  # 's' is 0x73
+    for line in ("took 73 ms\n", "need 73 6b\n", "exit 73\n", "see 0x73 and 0x6b\n"):
+        assert redactor.stream_split(line) == (line, "")
+    assert redactor.stream_split("00000000: 6b65 793d 73\n")[1] == "73\n"

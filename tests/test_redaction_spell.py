@@ -155,3 +155,10 @@ def test_many_candidates_that_are_not_secrets_cost_linear_time() -> None:
     text = "-----BEGIN OPENSSH PRIV " * 4000 + "ghp_abcdefghij " * 4000
     assert r.redact(text) == text
     assert r.redact(text + PEM) == text + MASK
+
+
+def test_a_case_variants_latin1_byte_does_not_cut_a_percent_encoded_character_short() -> None:
+    # found by the property above: 'Ã' (the upper case of 'ã') is %C3 as one Latin-1 byte;
+    # that shorter spelling was tried first and the match ended there, showing '%A3'
+    secret = "000000\u00a0\u00e3"
+    assert Redactor(frozenset({secret})).redact("\x00000000\u00a0%C3%A3\x00") == f"\x00{MASK}\x00"

@@ -7,7 +7,8 @@ character in any of its spellings (itself; a backslash escape as JSON, JSON insi
 NFC and NFD forms and its UTF-8 read as Latin-1; in any case when it has 8 characters or more
 (``toolhost.redaction_spell``); and base64/base64url at any alignment inside a longer base64
 string, and hex (``toolhost.redaction_forms``); base64 and hex wrapped over lines
-(``toolhost.redaction_wrapped``); hex dumps (``toolhost.redaction_hexdump``).
+(``toolhost.redaction_wrapped``); hex dumps (``toolhost.redaction_hexdump``); characters
+spaced out, as ``od -c`` writes them (``toolhost.redaction_chardump``).
 
 RE2 finds candidates in one pass and only they are tried whole (``redaction_spell.Matcher``).
 Redact before cutting: ``toolhost.excerpt.cut`` does, through ``scrub``; a stream redacts
@@ -32,6 +33,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import IO, Any
 
+from toolhost.redaction_chardump import SpacedChars
 from toolhost.redaction_forms import forms
 from toolhost.redaction_hexdump import SpacedHex
 from toolhost.redaction_spell import Matcher
@@ -81,7 +83,8 @@ class Redactor:
         object.__setattr__(self, "_forms", frozenset(every))
         if every:
             object.__setattr__(self, "_pattern", Matcher(self.secrets, every,
-                                                         SpacedHex(self.secrets)))
+                                                         SpacedHex(self.secrets),
+                                                         SpacedChars(self.secrets)))
 
     def __call__(self, text: str) -> str:
         return self.redact(text)
@@ -156,9 +159,10 @@ class Redactor:
         if self._pattern is None:
             return text
         every = self._forms
-        if tail:  # a form's start at the end, or a wrapped block's (its lines joined)
+        if tail:  # a form's start at the end, a wrapped block's (its lines joined), a dump's
             k = max(_longest(text, every, at_end=True), wrapped_edge(
-                text, lambda t: _longest(t, every, at_end=True), at_end=True))
+                text, lambda t: _longest(t, every, at_end=True), at_end=True),
+                self._pattern.dump_tail(text, least=2))
             text = text[:len(text) - k] + MASK if k else text
         if head:
             k = max(_longest(text, every, at_end=False), wrapped_edge(
@@ -178,7 +182,8 @@ class Redactor:
         if self._pattern is None:
             return text, ""
         tail = max(_open_tail(text, self._forms), self._tails.open_tail(text),
-                   wrapped_hold(text, lambda t: _open_tail(t, self._forms)))
+                   wrapped_hold(text, lambda t: _open_tail(t, self._forms)),
+                   self._pattern.dump_tail(text))
         # held from the start of its line when that is base64 or hex, and a line of it in
         # progress keeps its end: a wrapped block's first line must be read whole
         tail = line_held(text, tail)

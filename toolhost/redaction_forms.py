@@ -1,5 +1,6 @@
-"""The literal forms of a secret: the ones a ``Redactor`` hides as such (base64 at any
-alignment, hex) and one text of each common spelling (JSON, ``repr``, percent-encoded, HTML),
+"""The literal forms of a secret: the ones a ``Redactor`` hides as such (base64 and base32
+at any alignment, hex, the same of its UTF-16LE bytes, and, from 8 characters, itself
+reversed and in rot13) and one text of each common spelling (JSON, ``repr``, percent-encoded, HTML),
 by which the edge of a text cut inside a secret is found. Every other spelling is the regex's
 (``toolhost.redaction_spell``).
 """
@@ -7,6 +8,7 @@ by which the edge of a text cut inside a secret is found. Every other spelling i
 from __future__ import annotations
 
 import base64
+import codecs
 import json
 import re
 from urllib.parse import quote, quote_plus
@@ -43,6 +45,18 @@ def _base64_cores(data: bytes) -> set[str]:
     return cores
 
 
+def _base32_cores(data: bytes) -> set[str]:
+    """``_base64_cores`` for base32 (``base32``, ``basenc --base32``): five alignments."""
+    cores: set[str] = set()
+    n = len(data)
+    for offset in range(5):
+        encoded = base64.b32encode(b"\0" * offset + data).decode("ascii")
+        cores.add(encoded[-(-8 * offset // 5):8 * (offset + n) // 5])
+        if offset == 0:
+            cores.add(encoded)
+    return cores
+
+
 def forms(secret: str) -> set[str]:
     """The literal forms of ``secret`` a ``Redactor`` knows (the raw one first of all): the
     base64 and hex ones it hides as such, and one of each spelling its regex hides (see
@@ -55,9 +69,13 @@ def forms(secret: str) -> set[str]:
         found.add(json.dumps(escaped, ensure_ascii=ascii_only)[1:-1])  # JSON inside JSON
     for view in views(secret):
         found |= _spelled(view)
-    found |= _base64_cores(raw)
+    found |= _base64_cores(raw) | _base32_cores(raw)
     found.add(raw.hex())
     found.add(raw.hex().upper())
+    wide = secret.encode("utf-16-le", "surrogatepass")  # Windows' text: PowerShell, .NET
+    found |= _base64_cores(wide) | {wide.hex(), wide.hex().upper()}
+    if len(secret) >= FOLD_MIN:  # reversed (``rev``), rot13: a shorter one could be a word
+        found |= {secret[::-1], codecs.encode(secret, "rot13")}
     return {f for f in found if f == secret or len(f) >= MIN_FORM}
 
 

@@ -1,5 +1,6 @@
 """Secrets in hex dumps: hex spaced by bytes or groups, as ``od -tx1``, ``xxd``,
-``hexdump -C`` and ``xxd -i`` write it (``68 65``, ``6865 6c6c``, ``68:65``, ``0x68, 0x65``),
+``hexdump -C`` and ``xxd -i`` write it, or in 16- or 32-bit little-endian words (``od -x``,
+``hexdump``, ``xxd -e``) (``68 65``, ``6865 6c6c``, ``68:65``, ``0x68, 0x65``),
 its lines wrapped, each line with its offset first and the dump's ASCII column last.
 
 The ``Matcher``'s one RE2 pass finds where the hex of a secret's first ``_TRIGGER`` bytes
@@ -16,7 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-__all__ = ["MIN_BYTES", "SpacedHex"]
+__all__ = ["MIN_BYTES", "OPEN_MAX", "SpacedHex"]
 
 MIN_BYTES = 4  # shorter secrets' spaced hex (``31 32 33``) is in every dump of anything
 _PREFIX = 16  # bytes of a longer secret that are hidden even when the rest differs
@@ -28,10 +29,30 @@ _INLINE = r"[ :]{0,2}|\\x|,? ?0[xX]"
 _WRAP = rf"[^\n]{{0,{_TAIL}}}?{_BREAK}(?:[0-9A-Fa-f]{{4,16}}:?)?[ ]{{0,4}}(?:0[xX])?"
 _SEP = f"(?:{_INLINE}|{_WRAP})"
 _SEPS = tuple(re.compile(p) for p in (*_INLINE.split("|"), _WRAP))
+# What may follow the last whole pair of a secret's hex at the end of a text cut there (or a
+# stream's piece): any start of a separator and of the next pair's first digit.
+_OPEN = re.compile(
+    rf"(?:[ :]{{0,2}}|\\x?|,? ?(?:0[xX]?)?|(?:[ ]{{2,48}}[^\n]{{0,{_TAIL}}}|,? ?)"
+    rf"(?:\r|\\r?\\?|\\r\\|"
+    rf"{_BREAK}(?:[0-9A-Fa-f]{{0,16}}:?)?[ ]{{0,4}}(?:0[xX]?)?)?)[0-9A-Fa-f]?")
+# a dump's line up to one of its bytes: its offset, then bytes and their separators
+_DUMP_LINE = re.compile(r"\r?[ \t]*(?:[0-9A-Fa-f]{4,16}:?[ ]{1,4})?"
+                        r"(?:(?:0[xX]|\\x)?[0-9A-Fa-f]{2}(?:[ :]{0,2}|,[ ]?))*(?:0[xX]|\\x)?")
+_DUMP_PART = re.compile(r"[0-9A-Fa-fxX:, \t\\]*")
+OPEN_MAX = 1024  # how far from a text's end the start of an open dump is looked for
 
 
 def _digit(c: str) -> str:
     return f"[{c}{c.upper()}]" if c.isalpha() else c
+
+
+def _swapped(raw: bytes, size: int = 2) -> bytes:
+    """``raw``'s bytes reversed in words of ``size`` (a last part word left out)."""
+    return b"".join(raw[i:i + size][::-1] for i in range(0, len(raw) - size + 1, size))
+
+
+def _cases(pair: str) -> set[str]:
+    return {a + b for a in {pair[0], pair[0].upper()} for b in {pair[1], pair[1].upper()}}
 
 
 def _pair(byte: int) -> str:
@@ -43,9 +64,17 @@ class SpacedHex:
     its RE2 pass finds the ``triggers``, and ``longest`` follows a secret from there."""
 
     def __init__(self, secrets: Iterable[str]) -> None:
-        self._raw = sorted({b for s in secrets
-                            if len(b := s.encode("utf-8", "surrogatepass")) >= MIN_BYTES},
+        raws = {s.encode("utf-8", "surrogatepass") for s in secrets}
+        # od -x and hexdump without -C write 16-bit little-endian words: a secret starting
+        # at an even offset shows its bytes swapped in pairs; at an odd one, the same from
+        # its second byte on (its first shares a word with the byte before it)
+        words = {_swapped(raw[start:]) for raw in raws for start in (0, 1)}
+        words |= {_swapped(raw[start:], 4) for raw in raws for start in range(4)}  # xxd -e
+        self._raw = sorted({b for b in raws | words if len(b) >= MIN_BYTES},
                            key=len, reverse=True)
+        # where a secret's hex may start: its first pair in either case (anywhere: a dump
+        # groups bytes), looked for with str.find (at memchr speed, unlike a regex)
+        self._firsts = sorted({v for raw in self._raw for v in _cases(f"{raw[0]:02x}")})
 
     def triggers(self) -> set[str]:
         """RE2 patterns of the spaced hex of each secret's first ``_TRIGGER`` bytes."""
@@ -54,8 +83,8 @@ class SpacedHex:
 
     def longest(self, text: str, at: int) -> int:
         """Where the longest secret whose spaced hex starts at ``at`` ends (``at`` if none):
-        wrapped, the end of the secret's bytes in the ASCII column of its last line (a
-        dump shows them there too) when that is further."""
+        the end of the secret's bytes in the ASCII column of its last line (a dump shows
+        them there too) when that is further."""
         if not text[at:at + 2].isalnum():
             return at
         end = at
@@ -66,12 +95,51 @@ class SpacedHex:
             end = max(end, stop)
         return end
 
+    def open_tail(self, text: str, least: int = 1) -> int:
+        """The length of the longest end of ``text`` that starts the spaced hex of a
+        secret (``least`` of its bytes or more) and runs to the end of ``text`` without all
+        of it: what a cut there would show of the secret, or what the next piece of a
+        stream could still make one. 0 if none."""
+        begin = max(len(text) - OPEN_MAX, 0)
+        starts: set[int] = set()
+        for first in self._firsts:
+            at = text.find(first, begin)
+            while at >= 0:
+                starts.add(at)
+                at = text.find(first, at + 1)
+        for at in sorted(starts):  # leftmost first: the longest end
+            if not _in_dump_line(text, at):
+                continue
+            for raw in self._raw:
+                if self._open(text, at, raw, least):
+                    return len(text) - at
+        return 0
+
+    @staticmethod
+    def _open(text: str, at: int, raw: bytes, least: int) -> bool:
+        """Whether the spaced hex of ``raw`` starts at ``at`` and the text ends inside it
+        (after ``least`` whole bytes or more)."""
+        for i, byte in enumerate(raw):
+            pair = f"{byte:02x}"
+            if i:
+                found = next((end for sep in _SEPS if (m := sep.match(text, at)) is not None
+                              and text[(end := m.end()):end + 2].lower() == pair), None)
+                if found is None:  # a match (its column may follow), or the text's end
+                    if i >= min(_PREFIX, len(raw)):
+                        return _ends_open(text, at)
+                    return i >= least and _OPEN.fullmatch(text, at) is not None
+                at = found
+            elif text[at:at + 2].lower() != pair:
+                return False
+            at += 2
+        return _ends_open(text, at)  # all of it, but the line (its ASCII column) goes on
+
     @staticmethod
     def _follow(text: str, at: int, raw: bytes) -> tuple[int, int, bytes]:
         """Where the spaced hex of ``raw`` starting at ``at`` ends (0 if it is not there, or
-        less than ``_PREFIX`` bytes of it), how many bytes of it follow its last line break,
-        and ``raw``."""
-        after, wrapped = 0, False
+        less than ``_PREFIX`` bytes of it), how many bytes of it are on its last line, and
+        the bytes of ``raw`` found."""
+        after = 0
         for i, byte in enumerate(raw):
             pair = f"{byte:02x}"
             if i:
@@ -79,16 +147,36 @@ class SpacedHex:
                               if (m := sep.match(text, at)) is not None
                               and text[(end := m.end()):end + 2].lower() == pair), None)
                 if found is None:  # the secret's hex ends early: its first _PREFIX bytes count
-                    return ((at, after if wrapped else 0, raw[:i])
+                    return ((at, after, raw[:i])
                             if i >= min(_PREFIX, len(raw)) else (0, 0, b""))
                 if found[0] == len(_SEPS) - 1:  # a line break, and the next line's offset
-                    after, wrapped = 0, True
+                    after = 0
                 at = found[1]
             elif text[at:at + 2].lower() != pair:
                 return 0, 0, b""
             after += 1
             at += 2
-        return at, after if wrapped else 0, raw
+        return at, after, raw
+
+
+def _in_dump_line(text: str, at: int) -> bool:
+    """Whether the line ``at`` is on holds only a dump's offset and bytes before it (so a
+    stream's line such as ``took 73 ms`` is not held back for its ``73``)."""
+    least = max(at - _LINE, 0)
+    raw, escaped = text.rfind("\n", least, at), text.rfind("\\n", least, at)
+    begin = max(raw + 1 if raw >= 0 else least, escaped + 2 if escaped >= 0 else least)
+    if begin == 0:  # a stream's piece may start inside a line: any part of one
+        return _DUMP_PART.fullmatch(text, 0, at) is not None
+    return _DUMP_LINE.fullmatch(text, begin, at) is not None
+
+
+def _ends_open(text: str, at: int) -> bool:
+    """Whether ``text`` from ``at`` (after a secret's last pair in a dump) may be continued
+    into more of it, or into its line's ASCII column: the text ends in a separator, or
+    before the end of that line."""
+    if len(text) - at <= _LINE and "\n" not in text[at:] and "\\n" not in text[at:]:
+        return True
+    return _OPEN.fullmatch(text, at) is not None
 
 
 def _column(text: str, at: int, tail: bytes) -> int:
@@ -100,6 +188,12 @@ def _column(text: str, at: int, tail: bytes) -> int:
     stop = min((i for i in (text.find("\n", at, limit), text.find("\\n", at, limit))
                 if i >= 0), default=limit)
     found = text.find(shown, at, stop)
-    return found + len(shown) if found >= 0 else 0
+    if found >= 0:
+        return found + len(shown)
+    if stop == len(text):  # the text was cut in the column: the start of what it shows
+        for k in range(min(len(shown) - 1, stop - at), 0, -1):
+            if text.endswith(shown[:k]):
+                return stop
+    return 0
 
 

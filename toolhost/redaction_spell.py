@@ -29,6 +29,7 @@ from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from toolhost.redaction_chardump import SpacedChars
     from toolhost.redaction_hexdump import SpacedHex
 
 __all__ = ["FOLD_MIN", "LONG", "TRIGGER", "Matcher", "spellings", "view_patterns", "views"]
@@ -119,8 +120,19 @@ def spellings(char: str, fold: bool, long: bool) -> list[tuple[str, str, str]]:
                            f"{_upto(f'u{high:04x}', True)}|{_upto(f'U{n:08x}', True)})"))
         if n < 0x20 or 0x7F <= n < 0x100:
             escape.append((f"(?i:x{n:02x})", _upto(f"x{n:02x}", True)))
+        if n < 0x20 or n >= 0x7F:  # octal, a byte at a time: sed's l, bash's printf %q
+            data = chr(n).encode("utf-8", "surrogatepass")
+            escape.append(("\\\\+".join(f"{b:03o}" for b in data), _sequence(
+                [item for i, b in enumerate(data)
+                 for item in ([(r"\\+", r"\\*")] if i else []) + [(f"{b:03o}",
+                                                                   _upto(f"{b:03o}"))]])))
+    if char.isascii() and not char.isalnum() and char not in _SHORT:
+        # a shell's backslash before punctuation or a space: bash's printf %q, set -x
+        escape.append((re.escape(char), _upto(char)))
     out.append(("\\", r"\\*(?:" + "|".join(f for f, _ in escape) + ")",
                 r"\\*(?:" + "|".join(s for _, s in escape) + ")"))
+    if char == "'":  # inside a shell's single quotes: 'it'\''s', 'it'"'"'s'
+        out.append(("'", r"(?:\\''|\"'\"')", r"(?:\\(?:'(?:')?)?|\"(?:'(?:\"(?:')?)?)?)?"))
     plain = [(v, "", "") for v in sorted(variants)]  # last: a longer spelling is tried first
     if long:
         return out + plain
@@ -143,7 +155,10 @@ def spellings(char: str, fold: bool, long: bool) -> list[tuple[str, str, str]]:
                                   (";?", ";?")])))
         entity += ((re.escape(name) + ";?", _upto(name + ";"))
                    for name in _entity_names().get(chr(n), ()))
-    out.append(("%", "(?:25)?(?i:" + "|".join(f for f, _ in percent) + ")",
+    # the longest first: a case variant's one Latin-1 byte (%C3 for Ã) must not end a
+    # match that the UTF-8 bytes of the character itself (%C3%A3 for ã) go on
+    out.append(("%", "(?:25)?(?i:" + "|".join(sorted((f for f, _ in percent), key=len,
+                                                        reverse=True)) + ")",
                 "(?:" + "|".join(s for _, s in percent) + ")"))
     out.append(("&", "(?:" + "|".join(f for f, _ in entity) + ")",
                 "(?:" + "|".join(s for _, s in entity) + ")"))
@@ -188,7 +203,7 @@ class Matcher:
     any spelling, and a trie of the literal forms; the longest match wins."""
 
     def __init__(self, secrets: Iterable[str], literal: Iterable[str],
-                 spaced: SpacedHex | None = None) -> None:
+                 spaced: SpacedHex | None = None, chars: SpacedChars | None = None) -> None:
         import re2  # type: ignore[import-untyped]  # ~2.5 ms, once a config has secrets
 
         self._secrets = sorted({s for s in secrets if s}, key=len, reverse=True)
@@ -202,6 +217,8 @@ class Matcher:
         trigger |= {re.escape(_encodable(w[:TRIGGER])) for w in literal}
         self._spaced = spaced  # hex dumps: their start is a trigger, then followed in Python
         trigger |= spaced.triggers() if spaced is not None else set()
+        self._chars = chars if chars else None  # od -c: spaced characters, followed alike
+        trigger |= chars.triggers() if self._chars is not None and chars else set()
         options = re2.Options()
         options.longest_match = True
         options.never_capture = True
@@ -257,7 +274,14 @@ class Matcher:
                 end = match.end()
         if self._spaced is not None:
             end = max(end, self._spaced.longest(text, start))
+        if self._chars is not None:
+            end = max(end, self._chars.longest(text, start))
         return end
+
+    def dump_tail(self, text: str, least: int = 1) -> int:
+        """How much of the end of ``text`` starts a secret's hex dump it does not finish
+        (``SpacedHex.open_tail``); 0 without dumps to look for."""
+        return self._spaced.open_tail(text, least) if self._spaced is not None else 0
 
     def sub(self, text: str, mask: str) -> str:
         """``text`` with every secret replaced by ``mask``."""

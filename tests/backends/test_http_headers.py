@@ -9,8 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from toolhost.backends.base import CallContext
 from toolhost.compile import compile_tools
@@ -118,18 +116,21 @@ FORBIDDEN = ["Host", "Content-Length", "Transfer-Encoding", "Proxy-Authorization
              "X-Original-URL", "X-Team", "X-Api-Key"]
 
 
-@settings(max_examples=400, deadline=None)
-@given(name=st.sampled_from(FORBIDDEN), data=st.data())
-def test_every_spelling_of_a_forbidden_header_is_refused(name: str, data: st.DataObject
-                                                         ) -> None:
+def test_every_spelling_of_a_forbidden_header_is_refused() -> None:
+    # 2,000 seeded spellings (was 400 hypothesis draws, whose drawing cost 4-14 s on CI)
+    import random
+
     from toolhost.backends.http_headers import model_header_reason
 
-    spelt = ""
-    for char in name:
-        char = data.draw(st.sampled_from([char.lower(), char.upper()]))
-        if char == "-":
-            char = data.draw(st.sampled_from(["-", "_", "\uff3f", "\uff0d"]))
-        elif data.draw(st.booleans()):  # a full-width letter
-            char = chr(ord(char) + 0xFEE0) if char.isascii() and char.isalpha() else char
-        spelt += char + data.draw(st.sampled_from(["", "", "", " ", "\t", "\u200b"]))
-    assert model_header_reason(spelt, frozenset({"x-team", "x-api-key"})) is not None, spelt
+    rnd = random.Random(20261127)
+    for _ in range(2000):
+        name = rnd.choice(FORBIDDEN)
+        spelt = ""
+        for char in name:
+            char = rnd.choice([char.lower(), char.upper()])
+            if char == "-":
+                char = rnd.choice(["-", "_", "\uff3f", "\uff0d"])
+            elif rnd.random() < 0.5:  # a full-width letter
+                char = chr(ord(char) + 0xFEE0) if char.isascii() and char.isalpha() else char
+            spelt += char + rnd.choice(["", "", "", " ", "\t", "\u200b"])
+        assert model_header_reason(spelt, frozenset({"x-team", "x-api-key"})) is not None, spelt

@@ -132,3 +132,24 @@ def test_property_every_value_arrives_once_at_its_place(config: Config, server: 
         assert len(segments) == 4 and unquote(segments[3]) == value
         assert parse_qsl(parts.query, keep_blank_values=True) == \
             [("lit", "1"), ("v", value), ("q", value)]
+
+
+async def test_an_encoded_slash_the_config_wrote_is_sent_one_from_a_value_is_not(
+        config: Config, server: Any) -> None:
+    """GitLab's `/projects/group%2Fproject`: the config's own `%2F` is kept (it was refused
+    at every call); a value still cannot add one."""
+    cfg = config({
+        "project": http(f"{server.url}/api/projects/group%2Fproject/issues?state=opened"),
+        "file": http(f"{server.url}/api/projects/a%2Fb/files/{{path}}/raw",
+                     params={"path": {"type": "string"}}, required=("path",)),
+    }, defaults=api(server))
+    result = await run(cfg, "project", {})
+    assert [s.path for s in server.seen] == ["/api/projects/group%2Fproject/issues?state=opened"]
+    assert "Refused" not in (result.text_content or ""), result  # sent (the server 404s)
+    server.seen.clear()
+    await run(cfg, "file", {"path": "README.md"})
+    assert [s.path for s in server.seen] == ["/api/projects/a%2Fb/files/README.md/raw"]
+    server.seen.clear()
+    refused = await run(cfg, "file", {"path": "../../x"})
+    assert refused.is_error and "encoded '/'" in (refused.text_content or ""), refused
+    assert not server.seen

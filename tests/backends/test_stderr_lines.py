@@ -69,3 +69,26 @@ async def test_a_secret_with_line_breaks_is_not_sent_line_by_line(size: int) -> 
     assert heard == ["using key ***", "next line"]
     crlf = ("using key " + PEM.replace("\n", "\r\n") + "\r\n").encode()
     assert await lines_of(crlf[:50], crlf[50:]) == ["using key ***"]
+
+
+async def test_a_hex_dump_written_a_line_at_a_time_shows_no_secret() -> None:
+    """``xxd >&2`` under ``stderr: log``: a secret wrapping over two dump lines is read
+    whole, though each line comes in a write of its own."""
+    from toolhost.redaction import remember
+
+    secret = "sk-live-Dump9f8e7d6c5b"
+    remember({secret})
+    for lead in (0, 5, 13):
+        data = b"x" * lead + b"key=" + secret.encode() + b"&more\n"
+        dump = []
+        for at in range(0, len(data), 16):
+            chunk = data[at:at + 16]
+            hexed = " ".join(chunk[i:i + 2].hex() for i in range(0, len(chunk), 2))
+            shown = "".join(chr(b) if 32 <= b < 127 else "." for b in chunk)
+            dump.append(f"{at:08x}: {hexed:<39}  {shown}\n".encode())
+        heard = "\n".join(await lines_of(*dump))
+        digits = "".join(c for c in heard.lower() if c in "0123456789abcdef")
+        raw = secret.encode()
+        assert not [raw[i:i + 4].hex() for i in range(len(raw) - 3)
+                    if raw[i:i + 4].hex() in digits], (lead, heard)
+        assert not [secret[i:i + 4] for i in range(len(secret) - 3) if secret[i:i + 4] in heard]

@@ -113,3 +113,17 @@ def test_a_whitespace_only_secret_is_a_located_error(tmp_path: Path, body: str,
     messages = [str(p) for p in caught.value.problems]
     hits = [m for m in messages if where in m and "this secret is only whitespace" in m]
     assert len(hits) == 1 and not any("***" in m for m in messages), messages
+
+
+@pytest.mark.parametrize("value", [" ", "\t", " \n "])
+def test_a_whitespace_only_secret_by_its_name_is_a_located_error(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, value: str) -> None:
+    # a secret by its variable's name (used in an argv): hidden, it hid every space too
+    monkeypatch.setenv("MY_TOKEN", value)
+    body = "    tools:\n      t:\n        command: [printf, '%s', '${MY_TOKEN}', 'a b']\n"
+    with pytest.raises(ConfigError) as caught:
+        load_config(_write(tmp_path, body), layers=False)
+    messages = [str(p) for p in caught.value.problems]
+    assert any("t.yaml:7:" in m and "MY_TOKEN is a secret by its name, and its value is "
+               "only whitespace" in m for m in messages), messages
+    assert not any("***" in m for m in messages), messages

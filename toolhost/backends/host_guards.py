@@ -1,13 +1,7 @@
 """What an in-process python tool cannot do to the host it shares a process with.
 
-- **End it.** ``os._exit()``, ``os.abort()``, ``os.kill``/``os.killpg`` of the host (or its
-  group) and ``signal.raise_signal`` with a signal that ends or stops it, called by a tool's
-  code (a sync tool's pool thread, a thread a tool started, an async tool's call and the
-  tasks it starts) raise ``HostExitRefused`` instead, a ``BaseException``
-  that becomes that call's error result (``python_calls``); every other call goes on. The
-  host's own ``os._exit`` elsewhere, and a child process the tool forked, exit as ever.
-  Likewise ``sys.exit()`` or ``KeyboardInterrupt`` in a task an async tool started (asyncio
-  lets those two out of the event loop): that task fails with a ``ToolRaised``.
+- **End it**: ``toolhost.backends.exit_guards`` (``os._exit``, ``os.kill`` of the host,
+  ``os.abort``, ``signal.raise_signal``, ``sys.exit`` in a task a tool started).
 - **Leave its process state changed.** The working directory, ``os.environ`` and
   ``sys.stdin``/``sys.stdout``/``sys.stderr`` are read when the first of a run of
   overlapping calls starts and put back, with a warning naming what changed, when the last
@@ -31,118 +25,34 @@ from __future__ import annotations
 import logging
 import os
 import sys
-import threading
 from collections.abc import Callable
-from contextvars import ContextVar
-from typing import Any, NoReturn
+from typing import Any
+
+from toolhost.backends.exit_guards import (
+    IN_TOOL,
+    HostExitRefused,
+    contain_tasks,
+    guard_ends,
+    in_tool,
+    mark_tool_thread,
+)
 
 __all__ = ["HOST_STATE", "IN_TOOL", "HostExitRefused", "HostState", "contain_tasks",
            "guard_exit", "mark_tool_thread"]
 
 log = logging.getLogger("toolhost.call")
 
-# set while an async tool's code runs on the event loop (its tasks inherit it)
-IN_TOOL: ContextVar[bool] = ContextVar("toolhost_in_tool", default=False)
-_TOOL_THREAD = threading.local()
-
-
-class HostExitRefused(BaseException):
-    """``os._exit`` called by an in-process tool: its call fails instead of the host (not a
-    ``SystemExit``: asyncio lets that one out of a task, and out of the event loop)."""
-
-
-def mark_tool_thread() -> None:
-    """Called once by each pool thread that runs sync tools: its ``os._exit`` is refused."""
-    _TOOL_THREAD.tool = True
-
-
-def _in_tool() -> bool:
-    return (IN_TOOL.get() or getattr(_TOOL_THREAD, "tool", False)
-            or getattr(threading.current_thread(), "_toolhost_tool", False))
-
-
-def _refused(what: str) -> HostExitRefused:
-    return HostExitRefused(
-        f"{what} would have ended toolhost itself, with every other call; an in-process "
-        "tool cannot end the host (give it `isolation: process` if it must exit)")
-
 
 def guard_exit() -> None:
-    """Replace ``os._exit`` (and count ``os.chdir``/``os.fchdir``), once per process."""
-    original: Callable[[int], NoReturn] = os._exit
-    if getattr(original, "_toolhost_guarded", False):
+    """Install the guards, once per process: what would end the host (``exit_guards``),
+    and the counting of ``os.chdir``/``os.fchdir`` and of ``os.environ``'s writes."""
+    if getattr(os._exit, "_toolhost_guarded", False):
         return
-    host = os.getpid()
-
-    def _exit(status: int) -> NoReturn:
-        if os.getpid() == host and _in_tool():
-            raise _refused(f"os._exit({status!r})")
-        original(status)
-
-    _exit._toolhost_guarded = True  # type: ignore[attr-defined]
-    os._exit = _exit
+    guard_ends(os.getpid())
     for name in ("chdir", "fchdir"):
         if name in os.__dict__:
             os.__dict__[name] = _counted(os.__dict__[name])
     _watch_environ()
-    _guard_signals(host)
-    _mark_started_threads()
-
-
-# signals that end (or stop) a process by default, or that toolhost handles as "stop"
-_FATAL = frozenset({"SIGTERM", "SIGKILL", "SIGINT", "SIGQUIT", "SIGABRT", "SIGHUP", "SIGSTOP",
-                    "SIGTSTP", "SIGUSR1", "SIGUSR2", "SIGALRM", "SIGSEGV", "SIGBUS", "SIGFPE",
-                    "SIGILL", "SIGTRAP", "SIGSYS", "SIGPIPE", "SIGXCPU", "SIGXFSZ"})
-
-
-def _guard_signals(host: int) -> None:
-    """``os.kill``/``os.killpg`` of the host (or its group), ``signal.raise_signal`` and
-    ``os.abort`` by a tool's code: refused like ``os._exit``."""
-    import signal
-
-    def fatal(sig: int) -> bool:
-        try:
-            return signal.Signals(sig).name in _FATAL
-        except ValueError:
-            return False
-
-    kill, killpg, raise_signal, abort = os.kill, os.killpg, signal.raise_signal, os.abort
-
-    def _kill(pid: int, sig: int) -> None:
-        if pid in (host, 0, -os.getpgid(0)) and os.getpid() == host and fatal(sig) \
-                and _in_tool():
-            raise _refused(f"os.kill({pid}, {signal.Signals(sig).name})")
-        kill(pid, sig)
-
-    def _killpg(pgid: int, sig: int) -> None:
-        if pgid in (0, os.getpgid(0)) and os.getpid() == host and fatal(sig) and _in_tool():
-            raise _refused(f"os.killpg({pgid}, {signal.Signals(sig).name})")
-        killpg(pgid, sig)
-
-    def _raise_signal(sig: int) -> None:
-        if os.getpid() == host and fatal(sig) and _in_tool():
-            raise _refused(f"signal.raise_signal({signal.Signals(sig).name})")
-        raise_signal(sig)
-
-    def _abort() -> NoReturn:
-        if os.getpid() == host and _in_tool():
-            raise _refused("os.abort()")
-        abort()
-
-    os.kill, os.killpg, os.abort = _kill, _killpg, _abort
-    signal.raise_signal = _raise_signal
-
-
-def _mark_started_threads() -> None:
-    """A thread a tool's code starts is the tool's too (its ``os._exit`` is refused)."""
-    start = threading.Thread.start
-
-    def _start(self: threading.Thread) -> None:
-        if _in_tool():
-            self._toolhost_tool = True  # type: ignore[attr-defined]
-        start(self)
-
-    threading.Thread.start = _start  # type: ignore[method-assign]
 
 
 # changes so far: [any, a tool's] (lists: no global statement in the wrappers)
@@ -154,7 +64,7 @@ def _counted(change: Callable[..., Any]) -> Callable[..., Any]:
     def counted(*args: Any, **kwargs: Any) -> Any:
         result = change(*args, **kwargs)
         _chdirs[0] += 1
-        if _in_tool():
+        if in_tool():
             _chdirs[1] += 1
         else:
             HOST_STATE.host_moved()
@@ -188,42 +98,10 @@ def _watch_environ() -> None:
 
 def _env_changed(key: str, value: str | None) -> None:
     _envs[0] += 1
-    if _in_tool():
+    if in_tool():
         _envs[1] += 1
     else:
         HOST_STATE.host_set(key, value)
-
-
-def contain_tasks() -> None:
-    """On the running asyncio loop (once): a task an async tool's code creates turns its own
-    ``SystemExit``/``KeyboardInterrupt`` into a ``ToolRaised``. asyncio re-raises those two
-    out of any task and out of the event loop: ``sys.exit()`` in a task the tool started
-    ended the host, silently, with every call unanswered."""
-    import asyncio
-
-    loop = asyncio.get_running_loop()
-    previous = loop.get_task_factory()
-    if getattr(previous, "_toolhost_contained", False):
-        return
-
-    def factory(loop: asyncio.AbstractEventLoop, coro: Any, **kwargs: Any) -> Any:
-        if IN_TOOL.get() and asyncio.iscoroutine(coro):
-            coro = _contained(coro)
-        if previous is None:
-            return asyncio.Task(coro, loop=loop, **kwargs)
-        return previous(loop, coro, **kwargs)
-
-    factory._toolhost_contained = True  # type: ignore[attr-defined]
-    loop.set_task_factory(factory)
-
-
-async def _contained(coro: Any) -> Any:
-    try:
-        return await coro
-    except (SystemExit, KeyboardInterrupt) as exc:
-        from toolhost.backends.base import ToolRaised
-
-        raise ToolRaised(exc) from exc
 
 
 class HostState:

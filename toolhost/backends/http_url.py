@@ -8,7 +8,8 @@ is never sent to the server. Every substituted value is percent-encoded
 (``quote(value, safe="")``), so a value cannot add ``/``, ``?``, ``#`` or ``@``. At call time
 the rendered URL is checked again before anything is sent: same scheme, host and port, the
 path still starts with the declared base path, no ``.`` / ``..`` segments, no encoded slashes
-or backslashes, no empty segments the template did not have.
+or backslashes but the ones the config wrote (``/projects/group%2Fproject``), no empty
+segments the template did not have.
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ class UrlTemplate:
     literal_double_slash: bool
     segments: int = 0  # how many '/'-separated path segments the template has
     holes: tuple[int, ...] = ()  # indexes of the segments that hold a placeholder
+    encoded_slashes: int = 0  # '%2F'/'%5C' the config wrote in the path itself
 
     def render(self, context: dict[str, Any]) -> str:
         """Render and check; raises ``UnsafeURL`` naming what was wrong."""
@@ -58,7 +60,7 @@ class UrlTemplate:
         path = parts.path
         if not path.startswith(self.base_path):
             raise UnsafeURL(f"the URL path {path!r} leaves {self.base_path!r}")
-        if _ENCODED_SLASH.search(path):
+        if len(_ENCODED_SLASH.findall(path)) > self.encoded_slashes:  # a value made one
             raise UnsafeURL("a path value contains an encoded '/' or '\\'")
         if "//" in path and not self.literal_double_slash:
             raise UnsafeURL("a path value is empty")
@@ -130,7 +132,8 @@ def compile_url(url: str, base_url: str | None) -> UrlTemplate:
                        netloc=parts.netloc, base_path=base_path or "/",
                        literal_double_slash="//" in urlsplit(static).path,
                        segments=len(segments),
-                       holes=tuple(i for i, seg in enumerate(segments) if "{" in seg))
+                       holes=tuple(i for i, seg in enumerate(segments) if "{" in seg),
+                       encoded_slashes=len(_ENCODED_SLASH.findall(path_source)))
 
 
 def _host_problem(static: str, *, whole: bool) -> str | None:

@@ -173,6 +173,11 @@ def _reference(body: str, environ: Mapping[str, str], used: list[str] | None,
     if used is not None:
         used.append(value)
     if secret is not None and value and SECRET_VAR.search(name) and environ.get(name):
+        if not value.strip():  # as a declared secret of only whitespace (_credential)
+            raise InterpolationError(
+                f"environment variable {name} is a secret by its name, and its value is only "
+                "whitespace: hiding it would hide every space of every message",
+                "set the real value")
         secret.append(value)  # the variable's own value (a default is not a secret)
     return value
 

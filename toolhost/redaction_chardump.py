@@ -1,0 +1,69 @@
+"""Secrets spelled a byte at a time, spaced out: as characters (``od -c``, ``sed 's/./& /g'``)
+or as numbers, decimal or octal (``od -tu1``, ``od -b``, a Python list of bytes, a Node
+``Buffer`` in JSON: ``[107,101,121]``), their lines wrapped and each maybe started by an
+offset.
+
+The ``Matcher``'s one RE2 pass finds a secret's first ``_TRIGGER`` bytes so spelled, each
+followed by a separator (spaces; for numbers a comma and spaces too), or a line break (raw
+or JSON-escaped) and an optional offset and spaces; ``longest`` follows the secret from
+there, byte by byte. Only secrets of ``MIN_CHARS`` bytes or more (a shorter spaced run,
+``a b c``, ``1, 2, 3``, is ordinary text), and as characters only printable ASCII ones with no
+space (a space is a column of blanks no one can read back).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+__all__ = ["MIN_CHARS", "SpacedChars"]
+
+MIN_CHARS = 8
+_TRIGGER = 4
+_WRAP = r"[ ]*,?[ ]*(?:\r?\n|\\n)(?:[0-7]{7}|[0-9a-fA-F]{8}:?)?[ ]*"
+_CHAR_SEP = rf"(?: {{1,4}}|{_WRAP}[ ])"
+_NUMBER_SEP = rf"(?:,[ ]{{0,4}}| {{1,4}}|{_WRAP})"
+_SEPS = {False: re.compile(_CHAR_SEP), True: re.compile(_NUMBER_SEP)}
+
+
+class SpacedChars:
+    """Finds secrets spelled a byte at a time (see the module's text), for the ``Matcher``:
+    its RE2 pass finds the ``triggers``, ``longest`` follows one from there."""
+
+    def __init__(self, secrets: Iterable[str]) -> None:
+        # (each byte's spelling, whether they are numbers), longest first
+        self._spelled: list[tuple[tuple[str, ...], bool]] = []
+        for secret in sorted({s for s in secrets if s}, key=len, reverse=True):
+            raw = secret.encode("utf-8", "surrogatepass")
+            if len(raw) < MIN_CHARS:
+                continue
+            if secret.isascii() and secret.isprintable() and " " not in secret:
+                self._spelled.append((tuple(secret), False))
+            self._spelled.append((tuple(str(b) for b in raw), True))
+            self._spelled.append((tuple(f"{b:03o}" for b in raw), True))
+
+    def __bool__(self) -> bool:
+        return bool(self._spelled)
+
+    def triggers(self) -> set[str]:
+        """RE2 patterns of each secret's first bytes, spaced out."""
+        return {(_NUMBER_SEP if numbers else _CHAR_SEP).join(
+                    re.escape(t) for t in tokens[:_TRIGGER]) for tokens, numbers in self._spelled}
+
+    def longest(self, text: str, at: int) -> int:
+        """Where the longest secret spelled spaced out from ``at`` ends (``at`` if none)."""
+        end = at
+        for tokens, numbers in self._spelled:
+            if not text.startswith(tokens[0], at):
+                continue
+            sep = _SEPS[numbers]
+            pos = at + len(tokens[0])
+            for token in tokens[1:]:
+                found = sep.match(text, pos)
+                if found is None or not text.startswith(token, found.end()):
+                    break
+                pos = found.end() + len(token)
+            else:
+                if not (numbers and text[pos:pos + 1].isdigit()):  # not 1071 for 107
+                    end = max(end, pos)
+        return end
