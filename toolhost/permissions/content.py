@@ -21,6 +21,7 @@ from toolhost.permissions.command_strings import ASSIGNMENT as _ASSIGNMENT
 from toolhost.permissions.command_strings import base as _base
 from toolhost.permissions.command_strings import command_strings, fed_code_strings
 from toolhost.permissions.paths import PATH_TOOLS, PathPattern, normalize_path, rule_path_pattern
+from toolhost.permissions.runners import runner_overflows
 from toolhost.permissions.shell import ShellSyntaxError, parse_command
 from toolhost.permissions.urls import canonical_host, host_matches, url_host
 from toolhost.permissions.wildcard import ANY, Matcher, Token, compile_tokens
@@ -74,7 +75,9 @@ def _expanded(words: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(w for w in out if w)
 
 
-_GLOBAL_OPTIONS = 8  # how far a subcommand is looked for after a program's own options
+# how far a subcommand is looked for after a program's own options; options that go on past
+# it meet every deny and ask rule (TOO_MANY_FORMS: fail closed)
+_GLOBAL_OPTIONS = 64
 
 
 def _past_options(form: tuple[str, ...]) -> list[tuple[str, ...]]:
@@ -96,6 +99,9 @@ def _past_options(form: tuple[str, ...]) -> list[tuple[str, ...]]:
         if not valued:
             break
         valued = False
+    else:
+        if len(form) > _GLOBAL_OPTIONS + 1:  # still options at the window's end
+            out.append(TOO_MANY_FORMS)
     return out
 
 
@@ -139,6 +145,8 @@ def _command_forms(words: tuple[str, ...], depth: int = 0) -> list[tuple[str, ..
     # (after the strings: what a program runs is found by scanning its form as written)
     past = [g for f in forms if len(f) > 2 and f[1][:1] in "-+" and _base(
         f[0]) not in _PREFIX_WORDS for g in _past_options(f)]  # (a wrapper's: done above)
+    if any(f and runner_overflows(_base(f[0]), f) for f in forms):
+        past.append(TOO_MANY_FORMS)  # its command may lie past the words looked at
     for form in list(forms):
         if depth < 8 and form:
             for arg in command_strings(form):

@@ -10,7 +10,7 @@ closed): a container's or pod's ``run``/``exec``/``debug`` (``docker run img rm 
 
 from __future__ import annotations
 
-__all__ = ["runner_strings"]
+__all__ = ["is_runner", "runner_overflows", "runner_strings"]
 
 _CONTAINERS = frozenset({"exec", "run"})
 # program -> the subcommand words after which every later word may start the command it runs
@@ -58,8 +58,11 @@ _VALUE_OPTIONS: dict[str, frozenset[str]] = {
     **dict.fromkeys(("fly", "flyctl"), frozenset({"-C", "--command"})),
     "gcloud": frozenset({"--command"}),
 }
-_SCAN = 16  # the subcommand is looked for among the first words (global options before it)
-_MAX_SUFFIXES = 32
+# the subcommand is looked for among the first words (global options before it), and the
+# command it runs among the words after it; a command longer than either window may run
+# what was not looked at, and meets every deny and ask rule (runner_overflows: fail closed)
+_SCAN = 64
+_MAX_SUFFIXES = 64
 
 
 def _option_values(name: str, form: tuple[str, ...]) -> list[str]:
@@ -78,15 +81,35 @@ def _option_values(name: str, form: tuple[str, ...]) -> list[str]:
     return out
 
 
+def _start(name: str, form: tuple[str, ...]) -> int:
+    """Where the command a runner runs may start (after its subcommand), 0 for none seen."""
+    if name in _WHOLE:
+        return 1
+    subs = _SUBCOMMANDS.get(name)
+    if not subs:
+        return 0
+    return next((k + 1 for k, w in enumerate(form[1:_SCAN + 1], 1) if w in subs), 0)
+
+
+def runner_overflows(name: str, form: tuple[str, ...]) -> bool:
+    """Whether ``form`` is longer than the words ``runner_strings`` looks at: its subcommand
+    may lie past the scan (``docker -H h ... run img rm x``), or its command past the
+    suffixes tried."""
+    if name not in _SUBCOMMANDS and name not in _WHOLE:
+        return False
+    at = _start(name, form)
+    if not at:
+        return name in _SUBCOMMANDS and len(form) > _SCAN + 1
+    return len(form) > at + _MAX_SUFFIXES
+
+
 def runner_strings(name: str, form: tuple[str, ...]) -> list[str]:
     """The command lines ``form`` (whose program is ``name``) may run from its arguments: each
     suffix after the subcommand that runs one that does not start with ``-`` (an option
     never starts the command; fail closed: a word that is an option's value is tried too),
     and the values of options that are command lines."""
     out = _option_values(name, form) if name in _VALUE_OPTIONS or name == "tar" else []
-    at = 1 if name in _WHOLE else 0
-    if not at and (subs := _SUBCOMMANDS.get(name)):
-        at = next((k + 1 for k, w in enumerate(form[1:_SCAN + 1], 1) if w in subs), 0)
+    at = _start(name, form)
     if at:
         out += [" ".join(form[k:]) for k in range(at, min(len(form), at + _MAX_SUFFIXES))
                 if not form[k].startswith("-")]
