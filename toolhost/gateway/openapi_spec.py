@@ -28,9 +28,9 @@ from urllib.parse import urljoin, urlsplit
 from toolhost.backends.http_headers import server_header_names
 from toolhost.config.checks import Checker
 from toolhost.config.filepaths import resolve_path
-from toolhost.config.gitrepos import cache_root
 from toolhost.config.limits import LIMITS
 from toolhost.config.model import BackendSpec, ServerDefaults, ToolConfig
+from toolhost.config.repotree import fetch_cache_root
 from toolhost.config.tree import Path, mark_for
 from toolhost.config.url_secrets import shown_url
 from toolhost.config.urlcheck import url_problem
@@ -197,7 +197,8 @@ def _document(check: Checker, block: Mapping[str, Any], here: Path, server: str,
         return _read_located(check, file, here if short else (*here, "spec"))
     else:
         source = check.string(block, here, "url")
-        fetched = fetch_cached(source, cache_root(), check.problems, origin) if source else None
+        fetched = fetch_cached(source, fetch_cache_root(), check.problems, origin) \
+            if source else None
         if fetched is None:
             return None
         file = fetched
