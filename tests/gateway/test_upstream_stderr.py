@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import UPSTREAM
+from .conftest import HOSTILE, UPSTREAM
 
 
 def run_tools(tmp_path: Path, *flags: str, **env: str) -> subprocess.CompletedProcess[str]:
@@ -65,9 +65,9 @@ FLOODS = {
 def test_a_flood_on_stderr_is_a_bounded_number_of_log_lines(tmp_path: Path,
                                                              flood: str) -> None:
     config = tmp_path / "flood.yaml"
+    # the raw JSON-RPC upstream: what is measured is its stderr, not an SDK's start
     start = (f"import sys, runpy; sys.stderr.write({flood}); sys.stderr.flush(); "
-             f"sys.argv = ['u', 'stdio']; runpy.run_path({str(UPSTREAM)!r}, "
-             "run_name='__main__')")
+             f"sys.argv = ['u']; runpy.run_path({str(HOSTILE)!r}, run_name='__main__')")
     config.write_text(f"""\
 toolhost: 1
 servers:
