@@ -6,6 +6,7 @@ reported offline."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -143,3 +144,49 @@ permissions:
             f"{config}:12:7: permissions.deny[0]: note: permission rule {rule!r} names tools "
             "of imported server(s) 'h' by a glob; offline, validate cannot list their tools, "
             "so whether it matches one is not checked (run `toolhost validate --connect`")
+
+
+@pytest.mark.parametrize(("rule", "said"), [
+    # a condition on an argument the config fixes: the model never sends it
+    ("{tool: mcp__h__say, when: {text: {regex: x}}}",
+     "error: g.yaml:11: permissions.deny[0].when.text: permission rule 'mcp__h__say': "
+     "when.text: argument 'text' of mcp__h__say is fixed by servers.h.tools.echo.fixed "
+     "('hello'): the model never sends it, so the condition never holds"),
+    # a glob: it may still hold for another tool
+    ("{tool: 'mcp__h__f*', when: {repo: {equals: a/b}, text: {regex: x}}}",
+     "warning: g.yaml:11: permissions.deny[0].when.repo: permission rule 'mcp__h__f*': "
+     "when.repo: argument 'repo' of mcp__h__find is fixed by servers.h.tools.search.fixed "
+     "('a/b'): the model never sends it, so the condition never holds for that tool"),
+    ("allow: [{tool: mcp__h__say, when: {text: {regex: x}}}]", "warning: g.yaml:11: "
+     "permissions.allow[0].when.text"),  # an allow that never holds fails closed
+    ("{tool: mcp__h__say, when: {other: {regex: x}}}", None),  # not fixed
+    ("{tool: mcp__h__echo, when: {text: {regex: x}}}", None),  # renamed away: said apart
+    ("{tool: mcp__k__say, when: {text: {regex: x}}}", None),  # another server
+])
+def test_a_condition_on_a_fixed_argument_is_located(tmp_path: Path, rule: str,
+                                                    said: str | None) -> None:
+    from toolhost.config import load_config
+    from toolhost.permissions.authoring import review_rules
+
+    config = tmp_path / "g.yaml"
+    config.write_text(f"""\
+toolhost: 1
+servers:
+  h:
+    mcp: {{command: [python3, /nonexistent/upstream.py]}}
+    tools:
+      echo: {{name: say, fixed: {{text: hello}}}}
+      search: {{name: find, fixed: {{repo: a/b}}}}
+  k:
+    mcp: {{command: [python3, /nonexistent/upstream.py]}}
+permissions:
+  {rule if rule.startswith("allow") else f"deny: [{rule}]"}
+""")
+    found = [re.sub(r"g.yaml:(\d+):\d+:", r"g.yaml:\1:", f"{f.level}: {f.problem}"
+                    .replace(f"{tmp_path}/", ""))
+             for f in review_rules(load_config(config, environ={}, layers=False))
+             if "is fixed by" in str(f.problem)]
+    if said is None:
+        assert found == []
+    else:
+        assert len(found) == 1 and found[0].startswith(said), found

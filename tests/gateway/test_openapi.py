@@ -156,13 +156,16 @@ async def test_an_api_key_in_the_query_and_secrets_hidden(tmp_path: Path,
 async def test_a_document_from_a_url_is_fetched_once_and_cached(
         tmp_path: Path, service: PetService, monkeypatch: pytest.MonkeyPatch) -> None:
     # a cache of its own: one in the home directory kept a document fetched by an earlier
-    # run from the same port, and this run fetched nothing
-    monkeypatch.setenv("TOOLHOST_CACHE", str(tmp_path / "cache"))
+    # run from the same port, and this run fetched nothing. The load's environ (load()
+    # passes TOOLHOST_CACHE=tmp_path/cache) is where it goes, not the process's.
+    monkeypatch.setenv("TOOLHOST_CACHE", str(tmp_path / "not-this-one"))
     server = f"    openapi: {{url: 'http://127.0.0.1:{service.port}/openapi.yaml'}}\n"
     config = write(tmp_path, service, server)
     assert "listPets" in load(config).servers["pets"].tools
     assert "listPets" in load(config).servers["pets"].tools
     assert service.fetched == 1
+    assert list((tmp_path / "cache" / "openapi").iterdir())
+    assert not (tmp_path / "not-this-one").exists()
     await call(config, "showPetById", {"petId": "1"})
     assert service.requests[-1]["path"] == "/v1/pets/1"
 

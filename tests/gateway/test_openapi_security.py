@@ -7,6 +7,7 @@ requirement names (none where the document says it needs none)."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -189,3 +190,34 @@ def test_operations_missing_the_same_schemes_are_warned_of_once(
     assert len(said) == 1, said  # not one per operation: a large document would flood
     assert "4 operations ('listPets', 'createPet', 'showPetById', ...) need security " \
         "scheme(s) 'oauth'" in said[0], said
+
+
+@pytest.mark.parametrize(("top", "own", "place"), [
+    ("{bearerAuth: []}", {}, ":1: security:"),  # a mapping, not a list
+    ("bearerAuth", {}, ":1: security:"),
+    ("", {"listPets": "[bearerAuth]", "showPetById": "{apiKey: []}",
+          "deletePet": "[{bearerAuth: []}, apiKey]", "createPet": "null"}, ".security:"),
+])
+async def test_a_malformed_requirement_sends_no_credential(
+        tmp_path: Path, service: PetService, caplog: pytest.LogCaptureFixture,
+        monkeypatch: pytest.MonkeyPatch, top: str, own: dict[str, str], place: str) -> None:
+    """A requirement that is not a list of mappings does not say what the service asks for:
+    no credential is sent (it used to be read as "no requirement", so every one was), and a
+    located warning says so, once per place. openapi-spec-validator refuses such a document;
+    without it (an optional extra) the importer itself must fail closed."""
+    monkeypatch.setitem(sys.modules, "openapi_spec_validator", None)  # not installed
+    config = write(tmp_path, service, f"    openapi: {{spec: pets.yaml, security: "
+                   f"{{bearerAuth: {ONE}, apiKey: {TWO}}}}}\n",
+                   document=_required(document(service), top, own))
+    arguments = {"listPets": {}, "showPetById": {"petId": "p1"}, "deletePet": {"petId": "p1"},
+                 "createPet": {"body": {"name": "Rex"}}}
+    async with compile_tools(load(config)) as compiled:
+        for tool, args in arguments.items():
+            result = await compiled.tool("pets", tool).call(args, CallContext())
+            assert not result.is_error, (tool, result)
+            request = service.requests[-1]
+            assert "authorization" not in request["headers"], tool
+            assert not {"api_key"} & {key for key, _ in request["query"]}, tool
+    said = [r.getMessage() for r in caplog.records if "is not a list of" in r.getMessage()]
+    assert said and all(place in line and "no credential is sent" in line for line in said)
+    assert len(said) == (1 if top else 4), said

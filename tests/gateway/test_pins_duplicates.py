@@ -13,6 +13,9 @@ from typing import Any
 
 import pytest
 
+from toolhost.compile import compile_tools
+from toolhost.config import load_config
+from toolhost.errors import CompileError
 from toolhost.lockfile import lock_path
 
 from .conftest import at_once, hostile_config
@@ -61,16 +64,45 @@ VARIANTS = [
 ]
 
 
-@pytest.mark.parametrize(("pre", "post", "mode"), VARIANTS)
-def test_the_copy_served_is_the_copy_the_lock_checks(
-        tmp_path: Path, reviewed: tuple[str, str], pre: list[dict[str, Any]],
-        post: list[dict[str, Any]], mode: str) -> None:
+def _case(tmp_path: Path, reviewed: tuple[str, str], pre: list[dict[str, Any]],
+          post: list[dict[str, Any]], mode: str) -> tuple[Path, dict[str, str]]:
     config = tmp_path / "hostile.yaml"
     config.write_text(reviewed[0])
     lock_path(config).write_text(reviewed[1])
+    return config, {"HOSTILE_PRE": json.dumps(pre), "HOSTILE_TOOLS": json.dumps(post),
+                    "HOSTILE_MODE": mode}
 
-    env = {"HOSTILE_PRE": json.dumps(pre), "HOSTILE_TOOLS": json.dumps(post),
-           "HOSTILE_MODE": mode}
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(("pre", "post", "mode"), VARIANTS)
+async def test_the_copy_served_is_the_copy_the_lock_checks(
+        tmp_path: Path, reviewed: tuple[str, str], pre: list[dict[str, Any]],
+        post: list[dict[str, Any]], mode: str, caplog: pytest.LogCaptureFixture) -> None:
+    """Every variant, in-process: the start that serve, run, tools and validate --connect
+    share (one upstream process each)."""
+    config, env = _case(tmp_path, reviewed, pre, post, mode)
+    loaded = load_config(config, environ={**os.environ, **env}, layers=False)
+    first = pre[0] if pre else ECHO
+    if first == ECHO:  # the reviewed copy comes first: it is the one served
+        async with compile_tools(loaded) as compiled:
+            (echo,) = [t for t in compiled.servers["h"] if t.name == "echo"]
+            assert echo.description == "echo" and echo.title is None
+            assert echo.input_schema["properties"] == {"text": {"type": "string"}}
+    else:  # a changed copy would be served: refused, naming the tool
+        with pytest.raises(CompileError) as caught:
+            compile_tools(loaded)
+        assert "upstream tool 'echo' of 'h' changed since hostile.lock" in str(caught.value)
+    if len(pre) + len(post):
+        assert "upstream tool 'echo' is listed twice" in caplog.text
+
+
+@pytest.mark.parametrize(("pre", "post", "mode"), [VARIANTS[1], VARIANTS[9]])
+def test_every_command_agrees(tmp_path: Path, reviewed: tuple[str, str],
+                              pre: list[dict[str, Any]], post: list[dict[str, Any]],
+                              mode: str) -> None:
+    """``lock --check``, ``tools`` and ``validate --connect`` (real processes) on a changed
+    copy listed first on another page, and on identical copies: the same verdict."""
+    config, env = _case(tmp_path, reviewed, pre, post, mode)
     check, listed, connect = at_once(["lock", "--check", str(config)],
                                      ["tools", "--json", str(config)],
                                      ["validate", "--connect", str(config)], **env)

@@ -16,7 +16,7 @@ import pytest
 from toolhost.gateway.reshape import reshape_tools
 from toolhost.gateway.spec import Reshape, UpstreamSpec
 
-from .conftest import hostile_config
+from .conftest import at_once, hostile_config
 
 OBJ = {"type": "object"}
 
@@ -31,15 +31,15 @@ def tools_env(*names: str, description: str = "") -> str:
                        for n in names])
 
 
-@pytest.mark.parametrize("command", [("validate", "--connect"), ("tools",), ("serve",)])
-def test_a_rename_onto_another_listed_tool_is_located(tmp_path: Path,
-                                                      command: tuple[str, ...]) -> None:
+def test_a_rename_onto_another_listed_tool_is_located(tmp_path: Path) -> None:
     config = hostile_config(tmp_path, extra="    tools:\n      danger: {name: safe}\n")
-    done = run(*command, str(config), HOSTILE_TOOLS=tools_env("danger", "safe"))
-    assert done.returncode == 1, done.stderr
-    assert ("hostile.yaml:11:7: servers.h.tools.danger.name: upstream tool 'danger' is "
-            "renamed to 'safe', the name of another tool of upstream server 'h'") in done.stderr
-    assert "internal error" not in done.stderr and "Traceback" not in done.stderr
+    for done in at_once(["validate", "--connect", str(config)], ["tools", str(config)],
+                        ["serve", str(config)], HOSTILE_TOOLS=tools_env("danger", "safe")):
+        assert done.returncode == 1, done.stderr
+        assert ("hostile.yaml:11:7: servers.h.tools.danger.name: upstream tool 'danger' is "
+                "renamed to 'safe', the name of another tool of upstream server 'h'") \
+            in done.stderr, done.args
+        assert "internal error" not in done.stderr and "Traceback" not in done.stderr
 
 
 def test_excluding_the_other_tool_settles_it(tmp_path: Path) -> None:

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import UPSTREAM
+from .conftest import HOSTILE, UPSTREAM, at_once
 
 
-def run_tools(tmp_path: Path, *flags: str, **env: str) -> subprocess.CompletedProcess[str]:
+def write_config(tmp_path: Path) -> Path:
     config = tmp_path / "gateway.yaml"
     config.write_text(f"""\
 toolhost: 1
@@ -25,18 +25,24 @@ servers:
            env: {{UPSTREAM_STDERR: "${{NOTES_TOKEN}}"}}}}
 permissions: {{default: allow}}
 """)
+    return config
+
+
+def run_tools(tmp_path: Path, *flags: str, **env: str) -> subprocess.CompletedProcess[str]:
+    config = write_config(tmp_path)
     return subprocess.run([sys.executable, "-m", "toolhost", *flags, "tools", str(config)],
                           capture_output=True, text=True, timeout=120,
                           env={**os.environ, "NOTES_TOKEN": "tok-abcdef123456", **env})
 
 
 def test_lines_are_levelled_and_secrets_hidden(tmp_path: Path) -> None:
-    done = run_tools(tmp_path)
+    config = write_config(tmp_path)
+    done, verbose = at_once(["tools", str(config)], ["-v", "tools", str(config)],
+                            NOTES_TOKEN="tok-abcdef123456")  # side by side
     assert done.returncode == 0, done.stderr
     assert "toolhost: WARNING: upstream notes: warning: cache is cold for ***" in done.stderr
     assert "booting the upstream" not in done.stderr  # info: shown with -v
-    assert "tok-abcdef123456" not in done.stderr
-    verbose = run_tools(tmp_path, "-v")
+    assert "tok-abcdef123456" not in done.stderr + verbose.stderr
     assert "upstream notes: booting the upstream" in verbose.stderr
 
 
@@ -65,9 +71,9 @@ FLOODS = {
 def test_a_flood_on_stderr_is_a_bounded_number_of_log_lines(tmp_path: Path,
                                                              flood: str) -> None:
     config = tmp_path / "flood.yaml"
+    # the raw JSON-RPC upstream: what is measured is its stderr, not an SDK's start
     start = (f"import sys, runpy; sys.stderr.write({flood}); sys.stderr.flush(); "
-             f"sys.argv = ['u', 'stdio']; runpy.run_path({str(UPSTREAM)!r}, "
-             "run_name='__main__')")
+             f"sys.argv = ['u']; runpy.run_path({str(HOSTILE)!r}, run_name='__main__')")
     config.write_text(f"""\
 toolhost: 1
 servers:

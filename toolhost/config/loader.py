@@ -30,6 +30,7 @@ from toolhost.config.limits import LIMITS, MAX_EXTENDS_CHAIN
 from toolhost.config.load_budget import spend_values, values_budget
 from toolhost.config.merge import merge_docs, override_notes
 from toolhost.config.model import HostConfig, Origin, PluginRequirement
+from toolhost.config.repotree import loading_with
 from toolhost.config.sources import SUFFIXES, entry_form, read_doc, resolve_extends
 from toolhost.config.tree import Doc, Mark, Origins
 from toolhost.errors import ConfigError, PluginError, Problem
@@ -76,7 +77,8 @@ def load_config(path: str | os.PathLike[str], *, kinds: Mapping[str, BackendKind
                                         guard=guard, fragment=fragment)
     if merged_out is not None:
         merged_out.append(merged)
-    with guarding(guard):  # documents pulled while building (OpenAPI URLs) are locked too
+    with guarding(guard), loading_with(env):  # documents pulled while building (OpenAPI
+        # URLs) are locked too, and cached where this load's environment says
         config, activation = _build(merged, secrets, kinds, problems, read, guard)
     problems.extend(guard.problems)
     if problems:

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator
+    from collections.abc import Callable, Iterator, Mapping
 
     from toolhost.config.gitclone import Checkout
     from toolhost.config.model import Origin
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from toolhost.errors import ConfigError
 
 __all__ = ["cache_root", "checkout_root", "clean_or_refetch", "dirt", "escapes",
-           "leaves_checkout", "remembered"]
+           "fetch_cache_root", "leaves_checkout", "loading_with", "remembered"]
 
 log = logging.getLogger("toolhost.config")
 
@@ -44,13 +44,37 @@ META = ".toolhost-checkout.json"  # toolhost's own, written beside the work tree
 _SHOWN = 5  # paths named in a message
 
 
-def cache_root() -> Path:
-    """``$TOOLHOST_CACHE`` or ``~/.cache/toolhost`` (``$XDG_CACHE_HOME`` is honoured)."""
-    env = os.environ.get("TOOLHOST_CACHE")
+def cache_root(environ: Mapping[str, str] | None = None) -> Path:
+    """``$TOOLHOST_CACHE`` or ``~/.cache/toolhost`` (``$XDG_CACHE_HOME`` is honoured), read
+    from ``environ`` (default: the process's)."""
+    source = os.environ if environ is None else environ
+    env = source.get("TOOLHOST_CACHE")
     if env:
         return Path(env).expanduser()
-    xdg = os.environ.get("XDG_CACHE_HOME")
+    xdg = source.get("XDG_CACHE_HOME")
     return (Path(xdg) if xdg else Path.home() / ".cache") / "toolhost"
+
+
+# The environment of the load under way (``load_config(environ=...)``), for what a build
+# fetches into the cache (an OpenAPI ``url:`` document); None: outside a load.
+_LOADING: contextvars.ContextVar[Mapping[str, str] | None] = \
+    contextvars.ContextVar("toolhost_load_environ", default=None)
+
+
+@contextlib.contextmanager
+def loading_with(environ: Mapping[str, str]) -> Iterator[None]:
+    """Within the block, ``fetch_cache_root`` reads ``environ``."""
+    token = _LOADING.set(environ)
+    try:
+        yield
+    finally:
+        _LOADING.reset(token)
+
+
+def fetch_cache_root() -> Path:
+    """``cache_root`` as the load under way sees it (its ``environ``), for documents fetched
+    while building; the process's environment outside a load."""
+    return cache_root(_LOADING.get())
 
 
 # Answers of checkout_root inside one ``remembered()`` block (None: outside one, none kept).

@@ -171,13 +171,7 @@ class UpstreamConnection:
             raise _TimedOut(f"upstream server '{self.server}' did not answer the {what} "
                                 f"within {timeout:g}s") from None
         except Exception as exc:
-            self._lost_session()
-            answered = _is_protocol_error(exc)
-            error = UpstreamError if answered else _Broken
-            raise error(self._wire.failure or
-                        f"upstream server '{self.server}': {self._status(_describe(exc))}",
-                        getattr(exc, "code", None) if answered else None) \
-                from None
+            raise self._failed(exc, f"upstream server '{self.server}'") from None
 
     def close(self) -> None:
         """End the connection and the upstream process; idempotent. A start under way (a
@@ -321,11 +315,8 @@ class UpstreamConnection:
                                     f"within {self.list_deadline:g}s (connect_timeout)") \
                     from None
             except Exception as exc:
-                self._lost_session()
-                error = UpstreamError if _is_protocol_error(exc) else _Broken
-                raise error(self._wire.failure or
-                            f"upstream server '{self.server}' could not list its tools: "
-                            f"{self._status(_describe(exc))}") from None
+                raise self._failed(exc, f"upstream server '{self.server}' could not list "
+                                   "its tools") from None
             room = MAX_TOOLS - len(tools)
             tools += [t.model_dump(by_alias=True, exclude_none=True) for t in page.tools[:room]]
             cursor = page.next_cursor
@@ -354,20 +345,31 @@ class UpstreamConnection:
             raise _TimedOut(f"upstream server '{self.server}' did not answer the call of "
                                 f"{name!r} within {limit:g}s") from None
         except Exception as exc:
-            self._lost_session()
-            if _is_protocol_error(exc):  # the upstream answered with a JSON-RPC error
-                return {"content": [{"type": "text", "text": f"upstream error: "
-                                     f"{self._status(str(exc), 2000)}"}], "isError": True}
-            if _is_invalid(exc):  # a well-framed answer whose result is wrong: the
-                # connection is sound, only this answer is refused (in one line)
-                said = (f"upstream server '{self.server}' answered the call of {name!r} with "
-                        f"an invalid result: {describe_invalid(exc)}")
-                log.warning("%s", said)
-                return {"content": [{"type": "text", "text": said}], "isError": True}
-            raise UpstreamError(self._wire.failure or
-                                f"upstream server '{self.server}' failed during the call: "
-                                f"{self._status(_describe(exc))}") from None
+            error = self._failed(exc, f"upstream server '{self.server}' failed during the "
+                                 "call", f"the call of {name!r}")
+            if isinstance(error, _Broken):
+                raise error from None
+            return {"content": [{"type": "text", "text": str(error)}], "isError": True}
         return dict(result.model_dump(by_alias=True, exclude_none=True))
+
+    def _failed(self, exc: Exception, failed: str, answered: str = "") -> UpstreamError:
+        """The one reading of a request the mcp client failed with ``exc``: an error the
+        upstream answered (JSON-RPC; the connection is sound) is an UpstreamError with its
+        code (``upstream error: ...`` for a call); a well-framed answer whose result is
+        invalid (a call's: ``answered`` names it) is refused in one line, the connection
+        kept; anything else is a broken connection (``_Broken``: dropped, the next use
+        starts it again), said as ``failed: <why>`` with the HTTP status, if any."""
+        self._lost_session()
+        if _is_protocol_error(exc):
+            said = f"upstream error: {self._status(str(exc), 2000)}" if answered else \
+                self._wire.failure or f"{failed}: {self._status(_describe(exc))}"
+            return UpstreamError(said, getattr(exc, "code", None))
+        if answered and _is_invalid(exc):
+            said = (f"upstream server '{self.server}' answered {answered} with an invalid "
+                    f"result: {describe_invalid(exc)}")
+            log.warning("%s", said)
+            return UpstreamError(said)
+        return _Broken(self._wire.failure or f"{failed}: {self._status(_describe(exc))}")
 
 
 def _client(spec: UpstreamSpec, on_message: Any, errlog: StderrLog | None, wire: Wire) -> Any:

@@ -58,10 +58,12 @@ class Credentials:
         return headers, query
 
     def for_operation(self, doc: OpenApiDoc, node: Mapping[str, Any]
-                      ) -> tuple[frozenset[str] | None, tuple[str, ...]]:
+                      ) -> tuple[frozenset[str] | None, tuple[str, ...], bool]:
         """The schemes an operation is sent (None: the document declares no requirement, so
-        every configured credential goes, as it always did) and the schemes it needs that
-        the config does not set (when none of its alternatives is met).
+        every configured credential goes, as it always did), the schemes it needs that
+        the config does not set (when none of its alternatives is met), and whether its
+        requirement is malformed (not a list, or an alternative that is not a mapping): then
+        nothing is sent (fail closed: what the service asks for is unknown).
 
         OpenAPI's ``security`` of the operation, else the document's: a list of
         alternatives, each a set of schemes that together authorize the call. The first
@@ -69,18 +71,21 @@ class Credentials:
         or ``security: []``) means the call needs no credential, and then, with no other
         alternative met, none is sent: a secret never goes where the service says it is not
         needed."""
-        required = node.get("security", doc.data.get("security"))
-        if not isinstance(required, list):
-            return None, ()
+        if "security" not in node and "security" not in doc.data:
+            return None, (), False
+        required = node["security"] if "security" in node else doc.data["security"]
+        if not isinstance(required, list) or not all(isinstance(req, Mapping)
+                                                     for req in required):
+            return frozenset(), (), True
         configured = set(self.headers) | set(self.query)
-        options = [frozenset(map(str, req)) for req in required if isinstance(req, Mapping)]
+        options = [frozenset(map(str, req)) for req in required]
         for option in options:
             if option and option <= configured:
-                return option, ()
+                return option, (), False
         if not options or any(not option for option in options):
-            return frozenset(), ()
+            return frozenset(), (), False
         missing = sorted(set().union(*options) - configured)
-        return frozenset(set().union(*options) & configured), tuple(missing)
+        return frozenset(set().union(*options) & configured), tuple(missing), False
 
 
 def security(check: Checker, block: Mapping[str, Any], here: Path, doc: OpenApiDoc,

@@ -28,9 +28,9 @@ from urllib.parse import urljoin, urlsplit
 from toolhost.backends.http_headers import server_header_names
 from toolhost.config.checks import Checker
 from toolhost.config.filepaths import resolve_path
-from toolhost.config.gitrepos import cache_root
 from toolhost.config.limits import LIMITS
 from toolhost.config.model import BackendSpec, ServerDefaults, ToolConfig
+from toolhost.config.repotree import fetch_cache_root
 from toolhost.config.tree import Path, mark_for
 from toolhost.config.url_secrets import shown_url
 from toolhost.config.urlcheck import url_problem
@@ -134,6 +134,7 @@ def build_openapi(check: Checker, data: Mapping[str, Any], path: Path, server: s
     in_query = frozenset(credentials.sent()[1]) | scheme_queries(doc)
     out = OpenApiServer(defaults=defaults)
     unmet: dict[tuple[str, ...], list[Operation]] = {}  # schemes not configured -> who needs them
+    malformed: dict[Path, list[Operation]] = {}  # a requirement that is not one -> who has it
     for op in chosen:
         plan = plan_tool(doc, op, converter, taken, in_query)
         if isinstance(plan, str):
@@ -153,7 +154,7 @@ def build_openapi(check: Checker, data: Mapping[str, Any], path: Path, server: s
                                           f"{name!r} is left out: {why}; the model never "
                                           "sets it"))
         tool = _tool(check, path, server, doc, op, plan, reshapes.get(op.key, Reshape()),
-                     base, credentials, unmet)
+                     base, credentials, (unmet, malformed))
         if tool is not None:
             if tool.name in out.tools:
                 check.problem(path, f"two operations would both be the tool {tool.name!r}",
@@ -168,7 +169,17 @@ def build_openapi(check: Checker, data: Mapping[str, Any], path: Path, server: s
                                       f"scheme(s) {', '.join(map(repr, missing))}, which the "
                                       "config does not set", "set them under "
                                       f"servers.{server}.openapi.security"))
+    for where, ops in malformed.items():  # fail closed: nothing sent, said once per place
+        names = ", ".join(repr(op.key) for op in ops[:3]) + (", ..." if len(ops) > 3 else "")
+        log.warning("%s", doc.problem(where, "the security requirement is not a list of "
+                                      "mappings (scheme name -> scopes), so no credential is "
+                                      f"sent with {_operations(len(ops))} {names}",
+                                      "write it as e.g. security: [{bearerAuth: []}]"))
     return out
+
+
+def _operations(count: int) -> str:
+    return "operation" if count == 1 else f"{count:,} operations"
 
 
 def _document(check: Checker, block: Mapping[str, Any], here: Path, server: str,
@@ -186,7 +197,8 @@ def _document(check: Checker, block: Mapping[str, Any], here: Path, server: str,
         return _read_located(check, file, here if short else (*here, "spec"))
     else:
         source = check.string(block, here, "url")
-        fetched = fetch_cached(source, cache_root(), check.problems, origin) if source else None
+        fetched = fetch_cached(source, fetch_cache_root(), check.problems, origin) \
+            if source else None
         if fetched is None:
             return None
         file = fetched
@@ -286,7 +298,8 @@ def _matches(pattern: str, op: Operation) -> bool:
 
 def _tool(check: Checker, path: Path, server: str, doc: OpenApiDoc, op: Operation,
           plan: Plan, reshape: Reshape, base: str, credentials: Credentials,
-          unmet: dict[tuple[str, ...], list[Operation]]) -> ToolConfig | None:
+          said: tuple[dict[tuple[str, ...], list[Operation]], dict[Path, list[Operation]]]
+          ) -> ToolConfig | None:
     where = (*path, "tools", op.key)
     fixed: dict[str, Any] = {}
     for key, value in reshape.fixed.items():
@@ -311,9 +324,12 @@ def _tool(check: Checker, path: Path, server: str, doc: OpenApiDoc, op: Operatio
     annotations = {**plan.annotations, **reshape.annotations}
     origin = reshape.origin if reshape.origin.line else \
         mark_for(doc.marks, op.where, doc.file).origin(op.where)
-    schemes, missing = credentials.for_operation(doc, op.node)
+    schemes, missing, malformed = credentials.for_operation(doc, op.node)
     if missing:
-        unmet.setdefault(missing, []).append(op)
+        said[0].setdefault(missing, []).append(op)
+    if malformed:
+        place = (*op.where, "security") if "security" in op.node else ("security",)
+        said[1].setdefault(place, []).append(op)
     headers, query = credentials.sent(schemes)
     try:
         options = plan.http_options(base, fixed, query, headers)

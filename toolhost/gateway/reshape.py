@@ -197,3 +197,19 @@ def never_shown(spec: UpstreamSpec, server: str, tool: str) -> tuple[str, str] |
                 f"{reshape.name!r}, so no tool is called {tool!r}",
                 f"name the tool as the model sees it: 'mcp__{server}__{reshape.name}'")
     return None
+
+
+def fixed_named(spec: UpstreamSpec, server: str, matches: Any, keys: Any
+                ) -> list[tuple[str, str, str, str]]:
+    """The arguments among ``keys`` (a rule's ``when``) that the config fixes for a
+    tool of imported ``server`` the rule's name pattern ``matches`` (a callable on wire
+    names), as (argument, wire name, upstream tool, the fixed value's text): the model never
+    sends such an argument (it is not in the schema it sees; a call that passes it is
+    refused), so a condition on it never holds."""
+    found = []
+    for upstream, reshape in spec.reshape.items():
+        wire = f"mcp__{server}__{reshape.name or upstream}"
+        if reshape.fixed and matches(wire):
+            found += [(str(key), wire, upstream, repr(reshape.fixed[key])[:80])
+                      for key in keys if key in reshape.fixed]
+    return found

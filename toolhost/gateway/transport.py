@@ -46,6 +46,7 @@ _CHUNK = 1 << 16
 _PARSED_MAX = 1 << 16  # a longer unreadable answer's id is found by the scan alone
 CAPPED = ("tools/call", "resources/read", "prompts/get")  # answers that MAX_VALUES bounds
 MAX_NOTED = 10_000  # ids of such requests under way, remembered per connection
+_REAPED_WITHIN = 5.0  # s for a killed upstream's exit to reach the loop (a loaded machine)
 
 
 def size_text(size: int) -> str:
@@ -243,8 +244,12 @@ async def stdio_transport(argv: list[str], env: dict[str, str], cwd: str | None,
     run = ToolRun()
     run.starting()
     try:
-        process = await anyio.open_process(argv, env=run.env(env), cwd=cwd, stderr=errlog,
-                                           start_new_session=True)
+        # shielded: a cancel while the child is being spawned (a start given up at its
+        # deadline) left a process asyncio killed but never waited for, whose exit its child
+        # watcher then reported to a closed loop; once spawned, the stop below waits for it
+        with anyio.CancelScope(shield=True):
+            process = await anyio.open_process(argv, env=run.env(env), cwd=cwd, stderr=errlog,
+                                               start_new_session=True)
     except BaseException:
         run.not_started()
         raise
@@ -330,17 +335,6 @@ async def _drain(stdout: Any) -> None:
             await stdout.receive(_CHUNK)
 
 
-def _late_exit_noise(record: logging.LogRecord) -> bool:
-    """asyncio's child watcher says "Loop ... that handles pid N is closed" when a process
-    exits after the loop that started it has closed: on a loaded machine, an upstream killed
-    as a failed start is torn down. The process is gone either way (the reaper saw to it);
-    only its exit status is unreported, which nothing here reads."""
-    return record.msg != "Loop %r that handles pid %r is closed"
-
-
-logging.getLogger("asyncio").addFilter(_late_exit_noise)
-
-
 async def _stop(process: Any) -> None:
     from mcp.os.posix.utilities import terminate_posix_process_tree
 
@@ -352,8 +346,8 @@ async def _stop(process: Any) -> None:
     # gone; SIGTERM, SIGKILL 2 s later; a daemon that left the group escapes by design)
     with suppress(OSError, ProcessLookupError):
         await terminate_posix_process_tree(process, 2.0)
-    if not exited:
-        await _exited(process, 2.0)
+    if not exited:  # killed by now: what is left is its exit reaching this loop (bounded)
+        await _exited(process, _REAPED_WITHIN)
     with suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
         await process.stdout.aclose()
     # the subprocess transport, closed now rather than (with a warning) when collected

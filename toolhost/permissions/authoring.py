@@ -31,6 +31,7 @@ from toolhost.permissions.targets import check_target, offline_globs, tool_index
 
 if TYPE_CHECKING:
     from toolhost.compile import CompiledTools
+    from toolhost.permissions.names import NamePattern
 
 __all__ = ["review_rules", "tool_index"]
 
@@ -173,6 +174,26 @@ class _Review:
                        "this config declares", "compare with the URIs resources/list and "
                        "resources/templates/list show", "warning")
 
+    def fixed(self, rule: RuleConfig, at: Where, pattern: NamePattern) -> None:
+        """A ``when`` on an argument the config fixes for an imported tool: the model never
+        sends it, so the condition never holds (a deny would guard nothing)."""
+        if not isinstance(rule.when, Mapping) or not pattern.is_mcp:
+            return
+        from toolhost.gateway.reshape import fixed_named
+
+        for server, config in self.config.servers.items():
+            if config.upstream is None or config.external is not None:
+                continue
+            for key, wire, upstream, value in fixed_named(config.upstream, server,
+                                                          pattern.matches, rule.when):
+                self.error(at(f".when.{key}"), rule, f"when.{cut(key, 60)}: argument "
+                           f"{key!r} of {wire} is fixed by servers.{server}.tools.{upstream}"
+                           f".fixed ({value}): the model never sends it, so the condition "
+                           "never holds" + (" for that tool" if pattern.glob else ""),
+                           "the config already sends that value; remove the condition, or "
+                           "the argument from fixed:", "error" if rule.effect in GUARDS
+                           and not pattern.glob else "warning")
+
     def targets(self, rule: RuleConfig, at: Where, rule_dir: str) -> None:
         name = rule.tool.strip().split("(", 1)[0]
         try:
@@ -194,6 +215,7 @@ class _Review:
         away = renamed_away(pattern, self.renames) if rule.effect in GUARDS else None
         if away is not None:
             self.error(rule.origin, rule, *away)
+        self.fixed(rule, at, pattern)
         names = self.index.matching(pattern)
         targets: list[Target] = []
         for tool in names:
