@@ -35,8 +35,8 @@ RULES = {
 }
 FINE = ["Read(/docs/**)", "Read(//etc/passwd)", "Read(./etc/x)", "Read(/*.md)",
         "Read(//etc/**.conf)", "Read(//x/**/*.py)", "Read(//srv/data:/x)",
-        "Bash(npm test:*)", "Bash(curl https://x.example/?q=1)", "Bash(git * main)",
-        "Read(//x/[ab]c)", "Read(//x/[!a]/y)", "Read(//x/[]]/y)", "Bash(ls [a)",
+        "Bash(npm test:*)", "Bash(curl https://x.example/?q=1:*)", "Bash(git * main)",
+        "Read(//x/[ab]c)", "Read(//x/[!a]/y)", "Read(//x/[]]/y)", "Bash(ls [a:*)",
         "Read(//x/f(1).txt)", "Read(//x/a), b/**)"]
 
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.permissions.test_spec_hints import _review
 
 RULES = {
@@ -65,9 +67,26 @@ RULES = {
 }
 FINE = ["Task(Explore)", "Agent(general-purpose)", "Task(my-plugin:reviewer)", "Task(x.y_z)",
         "Read(~/.ssh/**)", "Read(//x/~backup/y)", "Read(//srv/data:/x)", "Read(//x/f(1).txt)",
-        "Read(//x/a,b.txt)", "Bash(ls foo.*)", "Bash(rm *.*)", "Bash(echo $HOME)",
-        "Bash(ls | grep -v x)", "Bash(grep -E 'a|-b' f)", "Bash(curl https://x/?q=1)",
-        "Bash(git log --format=%H)", "Read(//etc/ssh/*_key)", "Edit(src/**)"]
+        "Read(//x/a,b.txt)", "Bash(ls foo.*)", "Bash(rm *.*)", "Bash(echo $HOME:*)",
+        "Bash(ls | grep -v x)", "Bash(grep -E 'a|-b' f:*)", "Bash(curl https://x/?q=1:*)",
+        "Bash(git log --format=%H:*)", "Read(//etc/ssh/*_key)", "Edit(src/**)"]
+
+
+EXACT = ["Bash(git push origin main)", "Bash(rm -rf /)", "Bash(curl https://x/?q=1)",
+         "Bash(echo $HOME)"]
+
+
+@pytest.mark.parametrize("effect", ["deny", "ask"])
+def test_an_exact_deny_or_ask_command_is_reported_and_an_allow_is_not(
+        tmp_path: Path, effect: str) -> None:
+    """``deny: Bash(git push origin main)`` does not deny ``git push origin main -f``: it
+    matches that exact command only (Claude Code's semantics); an allow of an exact command is
+    what it says."""
+    found = _review(tmp_path, EXACT, effect=effect)
+    for k in range(len(EXACT)):
+        mine = [f for f in found if f"toolhost.yaml:{k + 4}:7:" in f]
+        assert any("matches only that exact command" in f and ":*)" in f for f in mine), mine
+    assert not [f for f in _review(tmp_path, EXACT, effect="allow") if "exact command" in f]
 
 
 def test_every_such_rule_is_reported_with_its_line_in_one_run(tmp_path: Path) -> None:

@@ -99,8 +99,23 @@ def runner_overflows(name: str, form: tuple[str, ...]) -> bool:
         return False
     at = _start(name, form)
     if not at:
-        return name in _SUBCOMMANDS and len(form) > _SCAN + 1
+        return name in _SUBCOMMANDS and _options_run_on(form)
     return len(form) > at + _MAX_SUFFIXES
+
+
+def _options_run_on(form: tuple[str, ...]) -> bool:
+    """Whether the program's own options (and the words that may be their values) go on
+    past the scan, so the subcommand is not seen: ``git add f1 ... f100`` has one (``add``,
+    which runs nothing), ``docker -H h`` forty times then ``run`` has none in the scan."""
+    valued = False
+    for word in form[1:_SCAN + 1]:
+        if word[:1] in "-+" and len(word) > 1:
+            valued = "=" not in word
+        elif not valued:
+            return False  # the subcommand: not one that runs a command
+        else:
+            valued = False  # an option's value, or the subcommand: look on
+    return len(form) > _SCAN + 1
 
 
 def runner_strings(name: str, form: tuple[str, ...]) -> list[str]:

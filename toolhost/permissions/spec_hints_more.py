@@ -98,13 +98,20 @@ _REGEX = re.compile(r"^\^|^\.\*|^regex:|[^\s\\]\$$|^/[^/]*\s[^/]*/$|\\[sdwb]|\.\
 
 def bash_hints(spec: str, effect: str = "deny") -> list[Hint]:
     """A Bash rule written as a regular expression, or with ``|`` meant as "or"; a deny or
-    ask rule that is one bare word (``Bash(rm)``: only ``rm`` with no arguments) or that
-    names an option spelling (``Bash(rm -rf:*)``: ``rm -fr``, ``rm -r -f`` are others)."""
+    ask rule that is one bare word (``Bash(rm)``: only ``rm`` with no arguments), that is an
+    exact command (``Bash(git push origin main)``: ``git push origin main -f`` escapes it) or
+    that names an option spelling (``Bash(rm -rf:*)``: ``rm -fr``, ``rm -r -f`` are others)."""
     out: list[Hint] = []
     words = spec.strip().split()
     if effect != "allow" and len(words) == 1 and not set(words[0]) & set("*|&;<>()$`'\"\\"):
         out.append(("warning", f"Bash({spec.strip()}) matches only the command {words[0]!r} with "
                     "no arguments", f"for every use of it write Bash({words[0]}:*)"))
+    if effect != "allow" and len(words) > 1 and not spec.strip().endswith(":*") \
+            and not set(spec) & set("*|&;<>()`\n"):
+        shown = " ".join(words)
+        out.append(("warning", f"Bash({shown}) matches only that exact command: with anything "
+                    f"more ({shown} --force, another argument) it is not matched",
+                    f"for the command with anything after it write Bash({shown}:*)"))
     fixed = spec.strip().removesuffix(":*").split()
     opts = [w for w in fixed[1:] if w.startswith("-") and len(w) > 1 and not set(w) & set("*=")]
     if effect != "allow" and opts and fixed[0][:1].isalpha() and not set(spec) & set("|&;<>"):
