@@ -114,3 +114,15 @@ def test_a_place_it_cannot_read_or_write_is_one_line(tmp_path: Path) -> None:
     _refused(_install(tmp_path, str(tmp_path / "file" / "x.json")),
              "x.json: cannot read: Not a directory")
     _refused(_install(tmp_path, "/proc/self/nope/x.json"), "cannot write", "as it was")
+
+
+def test_the_dry_run_diff_shows_the_files_text_escaped(tmp_path: Path) -> None:
+    """A name in the client file (or the config) holding an escape sequence or a bidi
+    override is written out in the diff, never sent to the terminal as it is."""
+    (tmp_path / ".mcp.json").write_text(json.dumps({"mcpServers": {
+        "old\x1b[2J\u202e": {"command": "x"}}}, ensure_ascii=False, indent=2) + "\n")
+    done = _install(tmp_path, ".mcp.json", "--dry-run")
+    assert done.returncode == 0, done.stderr
+    assert "\x1b" not in done.stdout and "\u202e" not in done.stdout
+    assert '"old\\u001b[2J\\u202e"' in done.stdout, done.stdout
+    assert '+    "demo": {' in done.stdout and "dry run" in done.stdout

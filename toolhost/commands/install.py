@@ -268,7 +268,12 @@ def save_servers(path: Path, old_text: str, data: dict[str, Any], servers: dict[
     if dry_run:
         import difflib  # here: `toolhost --help` imports every command module
 
-        sys.stdout.writelines(difflib.unified_diff(
+        from toolhost.errors import shown
+
+        # a line of the file (or a name the config gave) shown, never obeyed: an escape
+        # sequence or a bidi override in it is written out (\x1b, \u202e)
+        sys.stdout.writelines(shown(line.rstrip("\n").replace("\t", "    ")) + "\n"
+                              for line in difflib.unified_diff(
             old_text.splitlines(keepends=True), new_text.splitlines(keepends=True),
             str(path), f"{path} ({change})"))
         print(f"(dry run: {path} not written)")
