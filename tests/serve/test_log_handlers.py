@@ -73,3 +73,14 @@ def test_other_handlers_only_see_records_with_secrets_hidden(logger: logging.Log
     assert SECRET not in exported and SECRET not in written
     assert seen and seen[0].args == (SECRET,)  # toolhost's own (scrubbed) one: the record itself
     provider.shutdown()
+
+
+def test_the_last_resort_handler_gets_the_record_with_secrets_hidden(
+        logger: logging.Logger, monkeypatch: pytest.MonkeyPatch) -> None:
+    remember([SECRET])
+    text = io.StringIO()  # stands for a stderr nobody scrubs (``toolhost call``'s)
+    monkeypatch.setattr(logging, "lastResort", logging.StreamHandler(text))
+    hide_secrets_in_handlers()
+    monkeypatch.setattr(logger, "handlers", [])  # none at all (pytest put its own there)
+    logger.warning("no handler for key %s", SECRET)
+    assert text.getvalue() == "no handler for key ***\n"

@@ -84,7 +84,7 @@ def _call_handlers(self: logging.Logger, record: logging.LogRecord) -> None:
         last = logging.lastResort
         if last is not None:
             if record.levelno >= last.level:
-                last.handle(record)  # stderr, scrubbed as a stream
+                last.handle(record if _already_scrubbed(last) else shown_record(record))
         elif logging.raiseExceptions and not self.manager.emittedNoHandlerWarning:
             sys.stderr.write(f"No handlers could be found for logger \"{self.name}\"\n")
             self.manager.emittedNoHandlerWarning = True
