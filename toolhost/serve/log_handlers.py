@@ -16,6 +16,8 @@ from __future__ import annotations
 import logging
 import sys
 import traceback
+from collections.abc import Callable
+from typing import Any
 
 __all__ = ["hide_secrets_in_handlers", "shown_record"]
 
@@ -62,29 +64,40 @@ def _already_scrubbed(handler: logging.Handler) -> bool:
     return isinstance(stream, (ScrubbingStream, JsonLines))
 
 
+def _hiding(emit: Callable[[logging.LogRecord], Any]) -> Callable[[logging.LogRecord], Any]:
+    def emit_shown(record: logging.LogRecord) -> Any:
+        return emit(shown_record(record))
+    return emit_shown
+
+
+def _hide_in(handler: logging.Handler) -> None:
+    """Make ``handler`` emit redacted copies (once; not toolhost's scrubbed stderr one). Its
+    filters still see the record itself (a rate limit keyed on the format string)."""
+    if getattr(handler, _MARK, False):
+        return
+    if not _already_scrubbed(handler):
+        handler.emit = _hiding(handler.emit)  # type: ignore[method-assign,assignment]
+    setattr(handler, _MARK, True)
+
+
 def _call_handlers(self: logging.Logger, record: logging.LogRecord) -> None:
     """``logging.Logger.callHandlers`` (same walk up the hierarchy, same last resort), each
-    handler but toolhost's scrubbed stderr one given a redacted copy (made once, if needed)."""
-    shown: logging.LogRecord | None = None
+    handler first made to emit redacted copies, whenever it was added."""
     found = 0
     current: logging.Logger | None = self
     while current is not None:
         for handler in current.handlers:
             found += 1
-            if record.levelno < handler.level:
-                continue
-            if _already_scrubbed(handler):
+            if record.levelno >= handler.level:
+                _hide_in(handler)
                 handler.handle(record)
-                continue
-            if shown is None:
-                shown = shown_record(record)
-            handler.handle(shown)
         current = current.parent if current.propagate else None
     if found == 0:
         last = logging.lastResort
         if last is not None:
             if record.levelno >= last.level:
-                last.handle(record if _already_scrubbed(last) else shown_record(record))
+                _hide_in(last)  # sys.stderr, which ``toolhost call`` does not scrub
+                last.handle(record)
         elif logging.raiseExceptions and not self.manager.emittedNoHandlerWarning:
             sys.stderr.write(f"No handlers could be found for logger \"{self.name}\"\n")
             self.manager.emittedNoHandlerWarning = True
