@@ -260,6 +260,9 @@ async def test_the_resource_behind_a_tls_proxy_is_the_public_url(issuer: Issuer)
 
     challenge, metadata = await _challenge_and_metadata(gate(None), "10.0.0.5:8765")
     assert metadata["resource"] == "http://10.0.0.5:8765/mcp"  # the URL the request was sent to
+    # no scope is asked for: a spec-following client then asks the issuer for its defaults,
+    # not for every scope the rules name (docs/serve.md, "Scopes")
+    assert "scopes_supported" not in metadata and "scope=" not in challenge
     assert ('resource_metadata="http://10.0.0.5:8765/.well-known/oauth-protected-resource/mcp"'
             in challenge)
     public = "https://tools.example.com/team/mcp"

@@ -25,7 +25,9 @@ SECRET = "svcTOKENzq7x42wv"
 def logger() -> Iterator[logging.Logger]:
     log = logging.getLogger("tests.serve.log_handlers")
     log.propagate = False
+    call_handlers = logging.Logger.callHandlers
     yield log
+    logging.Logger.callHandlers = call_handlers  # type: ignore[method-assign]
     log.handlers.clear()
     log.propagate = True
 
@@ -43,11 +45,13 @@ def test_other_handlers_only_see_records_with_secrets_hidden(logger: logging.Log
     plain = logging.StreamHandler(text)
     plain.setFormatter(logging.Formatter("%(message)s"))
     own = logging.StreamHandler(ScrubbingStream(io.StringIO()))  # toolhost's stderr one
-    for handler in (otel, plain, own):
+    logger.addHandler(plain)  # a handler there when serve starts ...
+    hide_secrets_in_handlers()
+    assert not hide_secrets_in_handlers()  # the hook goes in once
+    for handler in (otel, own):  # ... and handlers added after (an embedding program's)
         logger.addHandler(handler)
-    assert hide_secrets_in_handlers() >= 2
-    assert hide_secrets_in_handlers() == 0  # each handler once
-    assert "emit" not in vars(own)  # already scrubbed as a stream: left as it is
+    seen: list[logging.LogRecord] = []
+    own.handle = lambda record: bool(seen.append(record))  # type: ignore[method-assign]
 
     logger.warning("using key %s", SECRET, extra={"token": SECRET, "pair": [SECRET]})
     try:
@@ -67,4 +71,16 @@ def test_other_handlers_only_see_records_with_secrets_hidden(logger: logging.Log
     written = text.getvalue()
     assert "using key ***" in written and "Traceback" in written
     assert SECRET not in exported and SECRET not in written
+    assert seen and seen[0].args == (SECRET,)  # toolhost's own (scrubbed) one: the record itself
     provider.shutdown()
+
+
+def test_the_last_resort_handler_gets_the_record_with_secrets_hidden(
+        logger: logging.Logger, monkeypatch: pytest.MonkeyPatch) -> None:
+    remember([SECRET])
+    text = io.StringIO()  # stands for a stderr nobody scrubs (``toolhost call``'s)
+    monkeypatch.setattr(logging, "lastResort", logging.StreamHandler(text))
+    hide_secrets_in_handlers()
+    monkeypatch.setattr(logger, "handlers", [])  # none at all (pytest put its own there)
+    logger.warning("no handler for key %s", SECRET)
+    assert text.getvalue() == "no handler for key ***\n"

@@ -6,14 +6,19 @@ exporter (added first, as ``opentelemetry-instrument`` does)."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+import textwrap
 
+import pytest
+from opentelemetry.sdk import trace as sdk_trace
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
 from toolhost.redaction import remember
-from toolhost.serve.span_redaction import redact_spans
+from toolhost.serve.span_redaction import redact_future_providers, redact_spans
 
 SECRET = "apiKEYq8w7e6r5"
 
@@ -50,3 +55,67 @@ def test_every_span_of_the_provider_is_redacted_from_its_start() -> None:
     assert first.attributes["http.status_code"] == 500 and first.attributes["http.method"] == "GET"
     assert "bad key ***" in exported  # the exception event, redacted
     assert second.name == "POST ***" and second.status.description == "failed with ***"
+
+
+def test_a_provider_made_after_start_redacts_its_spans(monkeypatch: pytest.MonkeyPatch) -> None:
+    remember([SECRET])
+    monkeypatch.setattr(TracerProvider, "__init__", TracerProvider.__init__)  # put back after
+    redact_future_providers()  # the SDK already imported: its class is patched now
+    redact_future_providers()  # once
+    spans = InMemorySpanExporter()
+    provider = sdk_trace.TracerProvider()  # made later (an embedding program, a tool)
+    provider.add_span_processor(SimpleSpanProcessor(spans))
+    with provider.get_tracer("late").start_as_current_span(
+            "GET", attributes={"url.full": f"http://api.example/x?key={SECRET}"}) as span:
+        span.set_attribute("url.query", f"key={SECRET}")
+    (exported,) = spans.get_finished_spans()
+    assert dict(exported.attributes or {}) == {"url.full": "http://api.example/x?key=***",
+                                               "url.query": "key=***"}
+
+
+# A process where OpenTelemetry is configured only after the command set up its redaction
+# (as ``toolhost run`` and ``call`` and ``serve`` do first): the SDK imported later, a tracer
+# provider and a log export made later, the collector's credential in the environment.
+_LATE = textwrap.dedent("""
+    import json, logging, sys, warnings
+    from toolhost.redaction import remember
+    from toolhost.serve.redact_telemetry import redact_telemetry
+    assert "opentelemetry.sdk.trace" not in sys.modules
+    redact_telemetry()
+    remember([sys.argv[1]])
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+    from opentelemetry.sdk._logs import LoggerProvider, LoggingHandler
+    from opentelemetry.sdk._logs import export as log_export
+    secret, own = sys.argv[1], sys.argv[2]
+    spans = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(spans))
+    with provider.get_tracer("late").start_as_current_span(f"GET /x?key={secret}") as span:
+        span.set_attribute("http.request.header.authorization", f"Bearer {own}")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        logs = getattr(log_export, "InMemoryLogRecordExporter",
+                       getattr(log_export, "InMemoryLogExporter", None))()
+        logger_provider = LoggerProvider()
+        logger_provider.add_log_record_processor(log_export.SimpleLogRecordProcessor(logs))
+        logging.getLogger().addHandler(LoggingHandler(logger_provider=logger_provider))
+    logging.getLogger("a.tool").warning("using key %s and %s", secret, own)
+    (shown,) = spans.get_finished_spans()
+    print(json.dumps({"name": shown.name, "attributes": dict(shown.attributes or {}),
+                      "logs": [str(r.log_record.body) for r in logs.get_finished_logs()]}))
+""")
+
+
+def test_providers_and_handlers_set_up_later_in_the_process_are_redacted() -> None:
+    own = "c0llectorTok3nLate"
+    done = subprocess.run([sys.executable, "-c", _LATE, SECRET, own], capture_output=True,
+                          text=True, timeout=60, check=False,
+                          env={"OTEL_EXPORTER_OTLP_HEADERS": f"authorization=Bearer%20{own}",
+                               "PATH": "/usr/bin:/bin"})
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result == {"name": "GET /x?key=***",
+                      "attributes": {"http.request.header.authorization": "***"},
+                      "logs": ["using key *** and ***"]}

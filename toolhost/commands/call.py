@@ -230,7 +230,9 @@ def main(args: argparse.Namespace) -> int:
     from toolhost.config import load_config
     from toolhost.errors import ConfigError
     from toolhost.redaction import redact_strings
+    from toolhost.serve.redact_telemetry import redact_telemetry
 
+    redact_telemetry()  # under opentelemetry-instrument: spans and logs redacted as serve's
     _options_after_pairs(args)
     raw = args.raw or args.json_args is not None
     try:

@@ -254,7 +254,9 @@ def _working_dir(path: str) -> str:
 
 def main(args: argparse.Namespace) -> int:
     from toolhost.commands._startup import collector_off_until_started
+    from toolhost.serve.redact_telemetry import redact_telemetry
 
+    redact_telemetry()  # under opentelemetry-instrument: spans and logs redacted as serve's
     # No collections while modules load and the config compiles (toolhost.commands._startup)
     with collector_off_until_started() as started:
         return _run(args, started)

@@ -5,14 +5,16 @@ a logger (OpenTelemetry's log export, ``OTEL_LOGS_EXPORTER=otlp`` with
 ``OTEL_PYTHON_LOGGING_AUTO_INSTRUMENTATION_ENABLED=true``, which ships each record's message,
 ``extra`` fields and exception to a collector; a file or syslog handler a library added) would
 get the record as a tool or library logged it: ``log.warning("key %s", token)`` in clear.
-``hide_secrets_in_handlers`` makes each such handler emit a copy of the record with every
-text redacted (the message with its arguments, ``extra`` fields, the exception's message and
+``hide_secrets_in_handlers`` makes each such handler, whenever it was added (before
+``serve`` started or after, by an embedding program or a tool), get a copy of the record with
+every text redacted (the message with its arguments, ``extra`` fields, the exception's message and
 traceback, ``stack_info``); the original record, and toolhost's own handler, are untouched.
 """
 
 from __future__ import annotations
 
 import logging
+import sys
 import traceback
 from collections.abc import Callable
 from typing import Any
@@ -68,17 +70,46 @@ def _hiding(emit: Callable[[logging.LogRecord], Any]) -> Callable[[logging.LogRe
     return emit_shown
 
 
-def hide_secrets_in_handlers() -> int:
-    """Wrap ``emit`` of every handler on every logger, except toolhost's scrubbed stderr one,
-    so it only sees redacted copies; returns how many were wrapped now (each once)."""
-    loggers: list[Any] = [logging.getLogger()]
-    loggers += list(logging.Logger.manager.loggerDict.values())
-    wrapped = 0
-    for logger in loggers:
-        for handler in list(getattr(logger, "handlers", ())):
-            if getattr(handler, _MARK, False) or _already_scrubbed(handler):
-                continue
-            handler.emit = _hiding(handler.emit)
-            setattr(handler, _MARK, True)
-            wrapped += 1
-    return wrapped
+def _hide_in(handler: logging.Handler) -> None:
+    """Make ``handler`` emit redacted copies (once; not toolhost's scrubbed stderr one). Its
+    filters still see the record itself (a rate limit keyed on the format string)."""
+    if getattr(handler, _MARK, False):
+        return
+    if not _already_scrubbed(handler):
+        handler.emit = _hiding(handler.emit)  # type: ignore[method-assign,assignment]
+    setattr(handler, _MARK, True)
+
+
+def _call_handlers(self: logging.Logger, record: logging.LogRecord) -> None:
+    """``logging.Logger.callHandlers`` (same walk up the hierarchy, same last resort), each
+    handler first made to emit redacted copies, whenever it was added."""
+    found = 0
+    current: logging.Logger | None = self
+    while current is not None:
+        for handler in current.handlers:
+            found += 1
+            if record.levelno >= handler.level:
+                _hide_in(handler)
+                handler.handle(record)
+        current = current.parent if current.propagate else None
+    if found == 0:
+        last = logging.lastResort
+        if last is not None:
+            if record.levelno >= last.level:
+                _hide_in(last)  # sys.stderr, which ``toolhost call`` does not scrub
+                last.handle(record)
+        elif logging.raiseExceptions and not self.manager.emittedNoHandlerWarning:
+            sys.stderr.write(f"No handlers could be found for logger \"{self.name}\"\n")
+            self.manager.emittedNoHandlerWarning = True
+
+
+def hide_secrets_in_handlers() -> bool:
+    """From now on every handler of every logger, added before or after this call (a tracer's
+    log export an embedding program sets up later, a library's file handler), except
+    toolhost's scrubbed stderr one, only gets redacted copies of records; whether this call
+    put the hook in (it is put in once per process)."""
+    if getattr(logging.Logger.callHandlers, _MARK, False):
+        return False
+    setattr(_call_handlers, _MARK, True)
+    logging.Logger.callHandlers = _call_handlers  # type: ignore[method-assign]
+    return True

@@ -10,10 +10,9 @@ from typing import IO, Any
 import anyio
 
 from toolhost.limits import DEFAULT_LIMITS, Limits
-from toolhost.serve.log_handlers import hide_secrets_in_handlers
+from toolhost.serve.redact_telemetry import redact_telemetry
 from toolhost.serve.resource_watch import ResourceWatch
 from toolhost.serve.served import ServedServer
-from toolhost.serve.span_redaction import redact_spans
 from toolhost.serve.stdio import EOF_GRACE_SECONDS, StdioServer
 from toolhost.stdout_guard import claim_stdout
 
@@ -33,8 +32,7 @@ async def serve_stdio(served: ServedServer, *, reader: IO[bytes] | None = None,
     ``grace``: how long calls may still answer once the client closed stdin (default
     ``EOF_GRACE_SECONDS``)."""
     out = writer if writer is not None else claim_stdout()
-    hide_secrets_in_handlers()  # OpenTelemetry's log export, a library's file handler
-    redact_spans()  # spans of other instrumentations (an http tool's URL, a query string)
+    redact_telemetry()  # logs and spans, of handlers and providers set up now or later
     server = StdioServer(served, reader if reader is not None else sys.stdin.buffer, out,
                          on_eof=served.close, limits=limits,
                          grace=EOF_GRACE_SECONDS if grace is None else grace)
@@ -85,8 +83,7 @@ async def serve_http(served: ServedServer, *, host: str, port: int, token: str |
         await server.broadcast(message, peers)
 
     served.broadcast = broadcast
-    hide_secrets_in_handlers()  # OpenTelemetry's log export, a library's file handler
-    redact_spans()  # spans of other instrumentations (an http tool's URL, a query string)
+    redact_telemetry()  # logs and spans, of handlers and providers set up now or later
     try:
         async with anyio.create_task_group() as tg:
             if background is not None:

@@ -8,6 +8,10 @@ request a client made (its query string, its bearer token). ``redact_spans`` add
 processor to the SDK's tracer provider that redacts each span from its start: the attributes
 it was started with, then whatever is set on it (attributes, events and exceptions, status
 description, name), like every line on stderr. Without an SDK provider it does nothing.
+``redact_future_providers`` does the same for every SDK tracer provider made later (an
+embedding program, a tool, an ``opentelemetry-instrument`` variant that configures tracing
+after start-up): each gets the processor as it is made, first of its processors. The SDK is
+not imported for that: the hook waits for its import.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["RedactingProcessor", "redact_spans", "shown_value"]
+__all__ = ["RedactingProcessor", "redact_future_providers", "redact_spans", "shown_value"]
 
 _MARK = "_toolhost_redacts_spans"
 
@@ -103,8 +107,64 @@ def redact_spans(provider: Any = None) -> bool:
             return False
         provider = trace.get_tracer_provider()
     add = getattr(provider, "add_span_processor", None)
-    if add is None or getattr(provider, _MARK, False):
+    if add is None or getattr(provider, "__dict__", {}).get(_MARK, False):
         return False
     add(RedactingProcessor())
     setattr(provider, _MARK, True)
     return True
+
+
+_SDK = "opentelemetry.sdk.trace"
+_CLASS_MARK = "_toolhost_redacts_its_providers"  # on the patched __init__, not the class
+
+
+def _patch_sdk(module: Any) -> None:
+    """Every ``TracerProvider`` ``module`` makes from now on redacts its spans."""
+    cls = getattr(module, "TracerProvider", None)
+    if cls is None or getattr(cls.__init__, _CLASS_MARK, False):
+        return
+    made = cls.__init__
+
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        made(self, *args, **kwargs)
+        redact_spans(self)
+
+    setattr(__init__, _CLASS_MARK, True)
+    cls.__init__ = __init__
+
+
+class _WhenImported:
+    """A finder on ``sys.meta_path`` that only watches the SDK's import, to patch it once
+    loaded; it finds nothing itself (the usual finders do)."""
+
+    def find_spec(self, name: str, path: Any = None, target: Any = None) -> Any:
+        if name != _SDK:
+            return None
+        import importlib.util
+        import sys
+
+        with __import__("contextlib").suppress(ValueError):
+            sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(name)
+        loader = getattr(spec, "loader", None)
+        run = getattr(loader, "exec_module", None)
+        if spec is None or run is None:
+            return spec
+
+        def exec_module(module: Any) -> None:
+            run(module)
+            _patch_sdk(module)
+
+        loader.exec_module = exec_module  # type: ignore[union-attr]
+        return spec
+
+
+def redact_future_providers() -> None:
+    """Every SDK tracer provider made from now on redacts its spans (``redact_spans``)."""
+    import sys
+
+    module = sys.modules.get(_SDK)
+    if module is not None:
+        _patch_sdk(module)
+    elif not any(isinstance(f, _WhenImported) for f in sys.meta_path):
+        sys.meta_path.insert(0, _WhenImported())

@@ -1,0 +1,26 @@
+"""One setup, shared by ``serve``, ``run`` and ``call``: no secret leaves in telemetry.
+
+Under ``opentelemetry-instrument`` (or in a program that embeds toolhost and configures
+OpenTelemetry itself, before or after the command starts) the process's logs and spans may
+be exported. ``redact_telemetry`` makes the collector's own credentials secrets, gives every
+log handler but toolhost's stderr one redacted records (``log_handlers``), and makes the
+current SDK tracer provider, and every one made later, redact its spans
+(``span_redaction``).
+"""
+
+from __future__ import annotations
+
+__all__ = ["redact_telemetry"]
+
+
+def redact_telemetry() -> None:
+    """Install every redaction hook (each once per process; cheap when OpenTelemetry is off)."""
+    from toolhost.redaction import remember_own
+    from toolhost.serve.log_handlers import hide_secrets_in_handlers
+    from toolhost.serve.span_redaction import redact_future_providers, redact_spans
+    from toolhost.serve.telemetry import collector_credentials
+
+    remember_own(collector_credentials())  # the OTLP collector's: ours, like a --token-env one
+    hide_secrets_in_handlers()  # OpenTelemetry's log export, a library's file handler
+    redact_spans()  # the provider set up at start (spans of other instrumentations)
+    redact_future_providers()  # and any provider made later
