@@ -49,19 +49,20 @@ def test_the_first_word_of_another_program_s_line_names_its_level(line: str, lev
     assert line_level(line) == level
 
 
-def test_a_records_detail_is_shown_under_it_indented_a_line_each_and_escaped() -> None:
-    from toolhost.logformat import DETAIL, JsonFormatter, TextFormatter
+def test_a_multiline_records_lines_are_shown_under_it_indented_and_escaped() -> None:
+    from toolhost.logformat import MULTILINE, JsonFormatter, TextFormatter
 
     detail = "diff --git a/x b/x\n-old\n+new \x1b[2J\rfake: error\n" + "+more\n" * 300
     record = logging.LogRecord("toolhost.config", logging.WARNING, __file__, 1,
-                               "f.yaml:3:5: changed", None, None)
-    setattr(record, DETAIL, detail)
+                               "f.yaml:3:5: changed\n%s", (detail,), None)
+    setattr(record, MULTILINE, True)
     lines = TextFormatter().format(record).split("\n")
     assert lines[0] == "toolhost: WARNING: f.yaml:3:5: changed"
     assert lines[1:4] == ["    diff --git a/x b/x", "    -old", "    +new \\x1b[2J\\rfake: error"]
     assert all(line.startswith("    ") for line in lines[1:])
     assert len(lines) == 1 + 200 + 1 and lines[-1] == "    ...103 more lines"
-    assert json.loads(JsonFormatter().format(record))["detail"] == detail
-    plain = logging.LogRecord("t", logging.INFO, __file__, 1, "m", None, None)
-    assert TextFormatter().format(plain) == "toolhost: INFO: m"
-    assert "detail" not in json.loads(JsonFormatter().format(plain))
+    # JSON and an embedding program's formatter get the message as it is
+    assert json.loads(JsonFormatter().format(record))["message"].endswith(detail.rstrip("\n")
+                                                                          + "\n")
+    plain = logging.LogRecord("t", logging.INFO, __file__, 1, "m\nforged", None, None)
+    assert TextFormatter().format(plain) == "toolhost: INFO: m\\nforged"  # no mark: one line

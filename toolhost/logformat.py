@@ -20,13 +20,15 @@ import re
 import threading
 from typing import IO, Any
 
-__all__ = ["DETAIL", "ENV", "JsonFormatter", "JsonLines", "TextFormatter", "escape_controls",
+__all__ = ["ENV", "MULTILINE", "JsonFormatter", "JsonLines", "TextFormatter", "escape_controls",
            "line_level", "log_format"]
 
 ENV = "TOOLHOST_LOG_FORMAT"
-# ``log.warning(..., extra={DETAIL: text})``: lines shown under the message, indented, as a
-# located error shows its detail (a diff); each line escaped, so none can pose as a line of its own
-DETAIL = "toolhost_detail"
+# ``log.warning("...\n%s", diff, extra={MULTILINE: True})``: the message's later lines are
+# shown under its first, indented, as a located error shows its detail (a diff); each line
+# escaped, so none can pose as a line of its own. Other formatters (an embedding program's,
+# JSON) get the message as it is.
+MULTILINE = "toolhost_multiline"
 _DETAIL_LINES = 200
 TEXT_FORMAT = "toolhost: %(levelname)s: %(message)s"
 _CONTROLS = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029]")
@@ -64,14 +66,15 @@ class TextFormatter(logging.Formatter):
         super().__init__(TEXT_FORMAT)
 
     def formatMessage(self, record: logging.LogRecord) -> str:
-        record.message = escape_controls(record.message)
+        if getattr(record, MULTILINE, False) is not True:
+            record.message = escape_controls(record.message)
+            return super().formatMessage(record)
+        first, *lines = record.message.rstrip("\n").split("\n")  # a \r is escaped, no break
+        record.message = escape_controls(first)
         text = super().formatMessage(record)
-        detail = getattr(record, DETAIL, None)
-        if isinstance(detail, str) and detail:
-            lines = detail.rstrip("\n").split("\n")  # a \r is shown escaped, not a break
-            text += "".join(f"\n    {escape_controls(line)}" for line in lines[:_DETAIL_LINES])
-            if len(lines) > _DETAIL_LINES:
-                text += f"\n    ...{len(lines) - _DETAIL_LINES:,} more lines"
+        text += "".join(f"\n    {escape_controls(line)}" for line in lines[:_DETAIL_LINES])
+        if len(lines) > _DETAIL_LINES:
+            text += f"\n    ...{len(lines) - _DETAIL_LINES:,} more lines"
         return text
 
 
@@ -88,9 +91,6 @@ class JsonFormatter(logging.Formatter):
             "logger": record.name,
             "message": record.getMessage(),
         }
-        detail = getattr(record, DETAIL, None)
-        if isinstance(detail, str) and detail:
-            entry["detail"] = detail
         if record.exc_info:
             entry["exception"] = self.formatException(record.exc_info)
         return json.dumps(entry, ensure_ascii=False, default=str)

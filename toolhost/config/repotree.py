@@ -179,11 +179,11 @@ def clean_or_refetch(checkout: Checkout, where: Origin, *,
         found = _survey(checkout)
     if found.added or found.changed:
         dirty = [*(f"?? {path}" for path in found.added), *found.changed]
-        from toolhost.logformat import DETAIL
+        from toolhost.logformat import MULTILINE
 
         log.warning("%s: the cached checkout of %s at %s (%s) was modified on disk; fetching "
-                    "it again", where, checkout.url, checkout.rev, checkout.path,
-                    extra={DETAIL: _describe(checkout, dirty)})
+                    "it again\n%s", where, checkout.url, checkout.rev, checkout.path,
+                    _describe(checkout, dirty), extra={MULTILINE: True})
         try:
             checkout = refetch()
         except ConfigError as exc:
