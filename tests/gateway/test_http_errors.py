@@ -101,19 +101,23 @@ def test_a_get_stream_answered_404_is_no_lost_session(tmp_path: Path) -> None:
         assert _initializes(log) == 1
 
 
-@pytest.mark.parametrize(("mode", "said"), [
-    ("sse_forever", "did not answer the call of 'echo' within 1s"),  # comments, for ever
-    ("sse_flood", "failed during the call:"),  # notifications of 1 MB each, for ever
+@pytest.mark.parametrize(("mode", "timeout", "said"), [
+    # comments, for ever: the call's deadline ends it
+    ("sse_forever", 1.0, "did not answer the call of 'echo' within 1s"),
+    # notifications of 1 MB each, for ever: the first one over the message cap ends it, long
+    # before a deadline the test keeps out of the way (a loaded machine may take more than a
+    # second to send and refuse the first; an unbounded read would end at the deadline)
+    ("sse_flood", 60.0, "failed during the call:"),
 ])
 def test_an_answer_stream_that_never_ends_fails_that_call_only(
-        tmp_path: Path, mode: str, said: str) -> None:
+        tmp_path: Path, mode: str, timeout: float, said: str) -> None:
     with http_upstream(HOSTILE, HOSTILE_MODE=mode, HOSTILE_N="1000000") as port:
         connection = UpstreamConnection(
             UpstreamSpec(url=f"http://127.0.0.1:{port}/mcp", connect_timeout=20.0), "up")
         try:
             for _ in range(2):  # the connection survives the first
                 with pytest.raises(UpstreamError) as caught:
-                    connection.call_tool("echo", {"text": "x"}, 1.0)
+                    connection.call_tool("echo", {"text": "x"}, timeout)
                 assert said in str(caught.value) and "\n" not in str(caught.value)
             assert [t["name"] for t in connection.list_tools()] == ["echo"]
         finally:

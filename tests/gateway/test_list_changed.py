@@ -8,8 +8,8 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -67,6 +67,17 @@ class Announcements:
         self._event = anyio.Event()
 
 
+@contextmanager
+def _telling(log: Path) -> Iterator[None]:
+    """A failure (e.g. serve ending before it answers initialize: "Connection closed")
+    carries the end of what serve said, so a run on a loaded machine says why."""
+    try:
+        yield
+    except BaseException as exc:
+        exc.add_note(f"toolhost serve's stderr ({log}), its end:\n{log.read_text()[-3000:]}")
+        raise
+
+
 @asynccontextmanager
 async def served(config: Path, mode: str, log: Path, env: dict[str, str], *options: str
                  ) -> AsyncIterator[tuple[Client, Announcements]]:
@@ -76,7 +87,7 @@ async def served(config: Path, mode: str, log: Path, env: dict[str, str], *optio
     params = StdioServerParameters(command=sys.executable,
                                    args=["-m", "toolhost", "serve", str(config), *options],
                                    env={**os.environ, **env})
-    with open(log, "w") as errlog:
+    with open(log, "w") as errlog, _telling(log):
         async with Client(stdio_client(params, errlog=errlog), mode=mode,
                           message_handler=heard.on_message) as client, \
                 anyio.create_task_group() as tg:

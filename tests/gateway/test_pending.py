@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import anyio
@@ -130,31 +129,32 @@ def test_a_hostile_required_is_a_located_config_error(tmp_path: Path, value: str
 
 async def test_exit_during_a_retry_leaves_nothing_running(tmp_path: Path) -> None:
     """The first start fails, each retry never answers; serve exits while a retry waits for
-    one: nothing is left, and the exit does not wait for the retry's connect_timeout."""
-    config = pending_config(tmp_path, fails=1000, mode="crash,silent", connect_timeout="4s")
-    serve = subprocess.Popen([sys.executable, "-m", "toolhost", "serve", str(config), "--all"],
-                             stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
-                             stderr=subprocess.PIPE, env=dict(os.environ))
+    one: nothing is left, and the exit does not wait for the retry's connect_timeout (60s
+    here: an exit that waited for it would pass the 30s the test gives it, however loaded
+    the machine; no wall-clock assertion)."""
+    config = pending_config(tmp_path, fails=1000, mode="crash,silent", connect_timeout="60s")
     pids = tmp_path / "starts.pids"
-    try:
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:  # the start failed, a retry under way
-            if pids.exists() and pids.read_text().split():
-                break
-            await anyio.sleep(0.05)
-        assert pids.exists() and pids.read_text().split()
-        assert serve.stdin is not None
-        serve.stdin.close()  # the client leaves: serve exits
-        started = time.monotonic()
-        serve.wait(30)
-        assert time.monotonic() - started < 3.5  # not the retry's 4s connect_timeout
-    finally:
-        if serve.poll() is None:
-            serve.kill()
-            serve.wait()
-    assert serve.stderr is not None
-    with serve.stderr:
-        assert "Traceback" not in serve.stderr.read().decode()
+    with subprocess.Popen([sys.executable, "-m", "toolhost", "serve", str(config), "--all"],
+                          stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, env=dict(os.environ)) as serve:
+        try:
+            with anyio.move_on_after(60):
+                while serve.poll() is None:  # the start failed, a retry under way
+                    if pids.exists() and pids.read_text().split():
+                        break
+                    await anyio.sleep(0.05)
+            assert serve.stderr is not None
+            assert serve.poll() is None, serve.stderr.read().decode()  # it ended: why
+            assert pids.exists() and pids.read_text().split()
+            assert serve.stdin is not None
+            serve.stdin.close()  # the client leaves: serve exits
+            serve.wait(30)  # TimeoutExpired if it waits for the retry's 60s
+        finally:
+            if serve.poll() is None:
+                serve.kill()
+                serve.wait()
+            said = serve.stderr.read().decode() if serve.stderr else ""
+        assert "Traceback" not in said, said
     with anyio.fail_after(10):
         while [p for p in map(int, pids.read_text().split()) if alive(p)]:
             await anyio.sleep(0.1)

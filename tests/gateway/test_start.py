@@ -8,10 +8,10 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
-SILENT = ("import os, sys, time; open(sys.argv[1], 'w').write(str(os.getpid())); "
+SILENT = ("import os, sys, time; "
+          "open(sys.argv[1], 'w').write(f'{os.getpid()} {time.monotonic()}'); "
           "sys.stdin.readline(); time.sleep(300)")
 
 
@@ -37,13 +37,16 @@ def alive(pid: int) -> bool:
 
 def test_upstreams_that_never_answer_initialize_cost_one_connect_timeout(
         tmp_path: Path) -> None:
-    """Four of them (what one alone is checked for, each of the four is)."""
-    count, within = 4, 12.0
+    """Four of them (what one alone is checked for, each of the four is). Started at once:
+    each upstream notes when it started (the system's monotonic clock, shared by processes);
+    one at a time, the last would start at least three connect_timeouts (6 s) after the
+    first; at once, the spread is the spawning's, well under that at any load. (The host's
+    own start-up, which dominates the run's wall time on a loaded machine, is not measured:
+    a run that hangs fails by its subprocess timeout.)"""
+    count = 4
     config = silent_config(tmp_path, count)
-    started = time.monotonic()
     done = subprocess.run([sys.executable, "-m", "toolhost", "tools", str(config)],
                           capture_output=True, text=True, timeout=120, env=dict(os.environ))
-    took = time.monotonic() - started
     assert done.returncode == 1
     for i in range(count):  # every one named, in the config's order
         assert (f"silent.yaml:{4 + 4 * i}:5: servers.s{i}.mcp: cannot start upstream server "
@@ -51,6 +54,8 @@ def test_upstreams_that_never_answer_initialize_cost_one_connect_timeout(
     assert [line.split(": ")[1] for line in done.stderr.splitlines()] == [
         f"servers.s{i}.mcp" for i in range(count)]
     assert "Traceback" not in done.stderr
-    assert took < within, took
-    pids = [int((tmp_path / f"s{i}.pid").read_text()) for i in range(count)]
+    noted = [(tmp_path / f"s{i}.pid").read_text().split() for i in range(count)]
+    starts = [float(when) for _pid, when in noted]
+    assert max(starts) - min(starts) < 4.0, starts  # one at a time: 6 s or more
+    pids = [int(pid) for pid, _when in noted]
     assert not [pid for pid in pids if alive(pid)]

@@ -22,6 +22,7 @@ down). ``watch.updates`` subscribes upstream to what toolhost's clients subscrib
 from __future__ import annotations
 
 import contextlib
+import importlib
 import logging
 import os
 import threading
@@ -214,6 +215,11 @@ class UpstreamConnection:
             return self._portal
 
     def _connect_locked(self) -> None:
+        # the mcp package is imported before the clock starts: its import (about a second of
+        # CPU) is the host's own start-up, not the upstream's answer that connect_timeout bounds
+        for module in ("mcp.client.client",
+                       "mcp.client.stdio" if self.spec.command else "httpx2"):
+            importlib.import_module(module)
         self._portal_cm = anyio.from_thread.start_blocking_portal()
         self._portal = self._portal_cm.__enter__()
         self._ready = ready = threading.Event()
