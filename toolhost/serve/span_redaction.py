@@ -130,6 +130,7 @@ def _patch_sdk(module: Any) -> None:
         redact_spans(self)
 
     setattr(__init__, _CLASS_MARK, True)
+    __init__.__wrapped__ = made  # type: ignore[attr-defined]  # the SDK's own, as functools
     cls.__init__ = __init__
 
 
