@@ -28,14 +28,9 @@ INTERRUPT_GRACE = 5.0
 def interrupt_grace(environ: dict[str, str] | None = None) -> float:
     """The seconds of ``INTERRUPT_GRACE``, or ``$TOOLHOST_INTERRUPT_GRACE`` when it is a
     number from 0.5 to 600."""
-    import os
+    from toolhost.env_seconds import env_seconds
 
-    raw = (os.environ if environ is None else environ).get("TOOLHOST_INTERRUPT_GRACE", "")
-    try:
-        value = float(raw)
-    except ValueError:
-        return INTERRUPT_GRACE
-    return value if 0.5 <= value <= 600 else INTERRUPT_GRACE
+    return env_seconds("TOOLHOST_INTERRUPT_GRACE", INTERRUPT_GRACE, 0.5, 600, environ=environ)
 
 HELP = "run a Claude CLI session with the config's tools (one prompt with -p, else interactive)"
 

@@ -50,12 +50,9 @@ HURRY_GRACE = 2.0  # after a signal (the person wants out): seconds for each ste
 
 def hurry_grace(environ: Mapping[str, str] | None = None) -> float:
     """``HURRY_GRACE``, or ``$TOOLHOST_SIGNAL_GRACE`` when it is a number from 0.5 to 60."""
-    raw = (os.environ if environ is None else environ).get("TOOLHOST_SIGNAL_GRACE", "")
-    try:
-        value = float(raw)
-    except ValueError:
-        return HURRY_GRACE
-    return value if 0.5 <= value <= 60 else HURRY_GRACE
+    from toolhost.env_seconds import env_seconds
+
+    return env_seconds("TOOLHOST_SIGNAL_GRACE", HURRY_GRACE, 0.5, 60, environ=environ)
 
 MessageFn = Callable[[Mapping[str, Any]], None]
 PermissionFn = Callable[[str, dict[str, Any], dict[str, Any]], Awaitable[Decision]]

@@ -15,7 +15,6 @@
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import Callable
 
 import anyio
@@ -33,18 +32,9 @@ ANSWER_SECONDS = 1.0  # for the answers of calls cancelled at the end of the gra
 
 def quiet_seconds() -> float:
     """The quiet time of step 1: ``TOOLHOST_SHUTDOWN_QUIET`` (0 to 60), else ``DRAIN_SECONDS``."""
-    raw = os.environ.get(QUIET_ENV)
-    if raw is None or not raw.strip():
-        return DRAIN_SECONDS
-    try:
-        value = float(raw)
-    except ValueError:
-        value = -1.0
-    if not 0 <= value <= 60:  # NaN too
-        log.warning("%s=%r is not a number of seconds from 0 to 60; waiting %g s", QUIET_ENV,
-                    raw[:40], DRAIN_SECONDS)
-        return DRAIN_SECONDS
-    return value
+    from toolhost.env_seconds import env_seconds
+
+    return env_seconds(QUIET_ENV, DRAIN_SECONDS, 0, 60, warn=True)
 
 
 async def drain(in_flight: InFlight, grace: float, refuse: Callable[[], None]) -> None:
