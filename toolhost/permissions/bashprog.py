@@ -230,6 +230,9 @@ def analyze(words: tuple[Word, ...], depth: int = 0, *, wrapped: bool = False,
         return Analysis(reason=why)
     if name in _OPAQUE_WRAPPERS:
         return Analysis(reason=f"the arguments of {name} are not modelled")
+    if name == "git" and (key := _config_env(values[i + 1:])) is not None:
+        return Analysis(reason=f"git --config-env {key!r} takes a value from the environment, "
+                        "which may name a command")
     if name == "crontab" and _crontab_reads_input(values[i + 1:]):
         return Analysis(reason="crontab installs the jobs it reads from its input, which run "
                         "later")
@@ -285,6 +288,27 @@ def analyze(words: tuple[Word, ...], depth: int = 0, *, wrapped: bool = False,
             return Analysis((*steps, *flat))
     steps.append(Step(values[i:], "program"))
     return Analysis(tuple(steps))
+
+
+# git configuration keys whose value never names a program (git --config-env=KEY=VAR)
+_SAFE_CONFIG = re.compile(r"(?:http|user|author|committer|color|advice|init|i18n|log|"
+                          r"safe|column)\.[\w.-]+|http\..+\.extraheader", re.IGNORECASE)
+
+
+def _config_env(args: tuple[str, ...]) -> str | None:
+    """The first ``git --config-env KEY=VAR`` among git's own options whose key may name a
+    command (``alias.p``, ``core.pager``, ``core.sshCommand`` ...): its value is not seen."""
+    for k, word in enumerate(args[:64]):
+        if word == "--config-env" and k + 1 < len(args):
+            spec = args[k + 1]
+        elif word.startswith("--config-env="):
+            spec = word[13:]
+        else:
+            continue
+        key = spec.partition("=")[0]
+        if not _SAFE_CONFIG.fullmatch(key):
+            return key
+    return None
 
 
 def _crontab_reads_input(args: tuple[str, ...]) -> bool:

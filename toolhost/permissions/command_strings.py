@@ -224,6 +224,9 @@ def command_strings(form: tuple[str, ...]) -> list[str]:
                 out.append(form[k + 1])
             elif word.partition("=")[0] in opts and "=" in word:
                 out.append(word.partition("=")[2])
+            elif word[:1] == "-" and word[1:2] != "-":  # -e'ssh -p 2' / -Srm / -avze CMD
+                out += [word[at + 1:] or (form[k + 1] if k + 1 < len(form) else "")
+                        for opt in opts if len(opt) == 2 and (at := word.find(opt[1])) > 0][:1]
         return out
     if name in _VIMS:  # vim -c '!rm x', vim +'!rm x', vim -c ':!rm x'
         values = [form[k + 1] for k, w in enumerate(form[1:-1], 1) if w in ("-c", "--cmd")]
@@ -247,7 +250,7 @@ def command_strings(form: tuple[str, ...]) -> list[str]:
                   if "e" in m.group(4))]  # s/x/rm y/e runs the line it makes
     if name == "git":
         for k, word in enumerate(form[1:-1], 1):
-            value = form[k + 1] if word in ("-c", "--config-env") else ""
+            value = form[k + 1] if word == "-c" else word[2:] if word[:2] == "-c" else ""
             key, _, run = value.partition("=")
             if key.lower().startswith("alias.") and run and not run.startswith("!"):
                 run = "git " + run  # alias.p=push: `git p` is `git push`

@@ -1,0 +1,84 @@
+"""Round 10: more programs that run a command named by their own arguments (environment,
+secret and VM runners: ``devbox run``, ``doppler run --``, ``dotenv --``, ``limactl shell``),
+cloud "run it there" options (``aws ssm send-command --parameters commands=...``, ``az vm
+run-command invoke --scripts``, ``aws ecs execute-command --command``), a value glued to a
+one-letter option (``rsync -e'rm x'``, ``scp -Srm``, ``git -cdiff.external=...``), and git
+configuration whose value deny rules cannot see (``git --config-env=alias.p=VAR``,
+``GIT_CONFIG_PARAMETERS=``, ``GIT_CONFIG_COUNT=``): the command meets the deny and ask rules
+(fail closed); project scripts (``npm run x``, ``make x``, ``just x``) stay the program."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.permissions.test_command_strings import DENY_RM, policy
+
+RUNS = [
+    "devbox run rm x", "devbox run -- rm x", "pixi exec rm x", "tox exec -e py -- rm x",
+    "lerna exec -- rm x", "nx exec -- rm x", "guix shell -- rm x",
+    "guix environment x -- rm x", "corepack pnpm dlx rm x", "railway run rm x",
+    "doppler run -- rm x", "op run -- rm x", "infisical run -- rm x", "dotenvx run -- rm x",
+    "aws-vault exec p -- rm x", "chamber exec s -- rm x", "dotenv -- rm x",
+    "dotenv -e .env -- rm x", "env-cmd rm x", "cross-env A=1 rm x", "summon rm x",
+    "envchain ns rm x", "sops exec-env f 'rm x'", "retry rm x", "cpulimit -l 5 rm x",
+    "systemd-inhibit rm x", "torify rm x", "tsocks rm x", "hyperfine 'rm x'",
+    "limactl shell d rm x", "lima rm x", "colima ssh -- rm x", "orb run rm x",
+    "gcloud compute ssh vm -- rm x", "az ssh vm -n v -- rm x",
+    "aws ssm send-command --document-name AWS-RunShellScript --parameters commands='rm x'",
+    "aws ssm send-command --parameters 'commands=[\"rm x\"]' --instance-ids i",
+    "aws ssm send-command --parameters '{\"commands\":[\"ls\",\"rm x\"]}'",
+    "aws ssm send-command --parameters=commands='ls,rm x'",
+    "aws ecs execute-command --command 'rm x' --interactive",
+    "az vm run-command invoke -g g -n n --command-id RunShellScript --scripts 'rm x'",
+    "az vm run-command invoke --scripts 'ls' 'rm x'", "az vm run-command create --script 'rm x'",
+    "az container exec -n c --exec-command 'rm x'", "doctl compute ssh d --ssh-command 'rm x'",
+    "docker container run --entrypoint=rm img x", "podman run --entrypoint=rm img x",
+    "mvn exec:exec -Dexec.executable=rm -Dexec.args=x", "just --command rm x",
+    "scp -Srm a b:", "rsync -e'rm x' a b:", "rsync -avze 'rm x' a b:", "sftp -S'rm x' h",
+    "tar -I'rm x' -xf a", "git -cdiff.external='rm x' diff", "git -ccore.pager='rm x' log",
+    "git --config-env=alias.x=VAR x", "git --config-env alias.x=VAR x",
+    "git --config-env=core.pager=P log", "git --config-env=core.sshCommand=S fetch",
+    "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.pager GIT_CONFIG_VALUE_0='rm x' git log",
+    "GIT_CONFIG_PARAMETERS=\"'core.pager'='rm x'\" git log",
+    "env GIT_CONFIG_PARAMETERS=\"'alias.p'='!rm x'\" git p",
+    "export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.p GIT_CONFIG_VALUE_0=push; git p",
+    "GIT_CONFIG_GLOBAL=/tmp/c git log", "GIT_EXEC_PATH=/tmp/x git status",
+]
+HONEST = [
+    "git --config-env=http.extraheader=AUTH fetch", "git --config-env=user.name=N commit -m x",
+    "git -c user.name=x commit -m y", "rsync -avz a b:", "rsync -e ssh a b:",
+    "rsync -avze ssh a b:", "scp -P 22 a b:", "tar -xzf a.tgz", "tar -cJf a.txz d",
+    "docker run --entrypoint sh img -c ls", "aws s3 ls",
+    "aws ssm send-command --parameters commands='ls -la' --instance-ids i",
+    "aws ssm send-command --parameters '{\"commands\":[\"uptime\"]}'",
+    "az vm run-command invoke --scripts 'df -h'", "gcloud compute ssh vm -- ls",
+    "devbox run test", "pixi run test", "doppler run -- npm test", "dotenv -- npm test",
+    "cross-env NODE_ENV=test jest", "hyperfine 'sleep 0.1'", "tox -e py -- -k x",
+    "tox exec -e py -- pytest", "lerna exec -- npm test", "corepack enable", "just build",
+    "mvn exec:java -Dexec.mainClass=x.Main", "GIT_AUTHOR_NAME=x git commit -m y",
+    # project scripts and targets: the program (what they run is the project's own file)
+    "npm run rm", "yarn run rm x", "make rm", "just rm x", "task rm", "cargo run -- rm x",
+    "go run . rm x", "tox -e x -- rm x", "nox -s x -- rm x", "deno task rm", "bazel run //:rm",
+]
+
+
+@pytest.mark.parametrize("command", RUNS)
+def test_the_command_it_runs_is_denied(command: str) -> None:
+    assert DENY_RM.decide("Bash", {"command": command}).behavior == "deny"
+
+
+@pytest.mark.parametrize("command", HONEST)
+def test_what_runs_no_denied_command_is_allowed(command: str) -> None:
+    assert DENY_RM.decide("Bash", {"command": command}).behavior == "allow"
+
+
+ASK_ONLY = policy([("ask", "Bash(curl:*)"), ("allow", "Bash(git:*)")], "allow")
+
+
+@pytest.mark.parametrize(("command", "want"), [
+    ("git --config-env=alias.p=VAR p", "ask"),  # not provable: never allowed, even by git:*
+    ("GIT_CONFIG_PARAMETERS=\"'core.pager'='less'\" git log", "ask"),
+    ("git --config-env=http.extraheader=AUTH fetch", "allow"),
+])
+def test_config_from_the_environment_is_never_allowed(command: str, want: str) -> None:
+    assert ASK_ONLY.decide("Bash", {"command": command}).behavior == want
