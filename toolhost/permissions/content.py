@@ -349,6 +349,20 @@ def _climbs(pattern: object) -> bool:
     return ".." in re.split(r"[/{},]", text)
 
 
+def _spellings(path: str) -> list[str]:
+    """Other paths a tool may read ``path`` as (fail closed: a deny or ask rule meets each,
+    an allow rule must prove each): ``$HOME/.ssh/x`` or ``${HOME}`` expanded, the text
+    without the blanks around it, a ``file://`` URL's path."""
+    out = []
+    if "$" in path and (expanded := os.path.expandvars(path)) != path:
+        out.append(expanded)
+    if path != path.strip():
+        out.append(path.strip())
+    if path[:7].lower() == "file://":
+        out.append(path[7:])
+    return out
+
+
 @dataclass(frozen=True)
 class PathMatcher:
     """``Read(./src/**)``, ``Edit(//etc/**)``, ``Read(~/.ssh/**)``, ``Edit(/docs/**)``."""
@@ -371,6 +385,7 @@ class PathMatcher:
             raw.append(_glob_reach(pattern, base))
         elif tool_name == "Glob" and "pattern" in tool_input and not isinstance(pattern, str):
             raw.append(None)  # a pattern of the wrong type: what it lists is unknown
+        raw += [v for p in raw if isinstance(p, str) for v in _spellings(p)]
         return [normalize_path(p, self.cwd) if isinstance(p, str) else None for p in raw]
 
     def reaches(self, tool_name: str, tool_input: Mapping[str, Any]) -> bool:
