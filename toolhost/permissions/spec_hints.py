@@ -32,6 +32,11 @@ import os
 import re
 
 from toolhost.permissions.spec_hints_more import agent_hints, bash_hints, path_hints
+from toolhost.permissions.spec_hints_paste import (
+    bash_paste_hints,
+    domain_paste_hints,
+    path_paste_hints,
+)
 
 __all__ = ["content_hints", "never_allows"]
 
@@ -59,12 +64,14 @@ def content_hints(tool: str, rule_dir: str, effect: str = "deny") -> list[tuple[
         return (path_hints(name, spec) + _braces(name, spec) + _rooted(name, spec, rule_dir)
                 + _windows(name, spec)
                 + _arg_prefix(name, spec) + _unclosed_bracket(name, spec)
-                + _two_rules(name, spec)
+                + _two_rules(name, spec) + path_paste_hints(name, spec)
                 + (_glued_stars(name, spec) if effect == "allow" else []))
     if name == "Bash":
-        basic = _bash(spec)  # (the spelling hints only when nothing more basic is wrong)
-        return (basic + bash_hints(spec, "allow" if basic else effect)
+        basic = _bash(spec) + bash_paste_hints(spec)  # (the spelling hints only when
+        return (basic + bash_hints(spec, "allow" if basic else effect)  # nothing more basic)
                 + (_never_allows(spec) if effect == "allow" else []))
+    if name == "WebFetch":
+        return domain_paste_hints(spec)
     return []
 
 
