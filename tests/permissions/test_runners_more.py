@@ -43,6 +43,18 @@ RUNS = [
     "env GIT_CONFIG_PARAMETERS=\"'alias.p'='!rm x'\" git p",
     "export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.p GIT_CONFIG_VALUE_0=push; git p",
     "GIT_CONFIG_GLOBAL=/tmp/c git log", "GIT_EXEC_PATH=/tmp/x git status",
+    # a shell a runner starts, or ssh's remote login shell, reading its input
+    "ssh h <<< 'rm x'", "echo 'rm x' | ssh h", "ssh h sh <<< 'rm x'",
+    "ssh -p 22 h <<EOF\nrm x\nEOF", "docker exec -i c sh <<< 'rm x'",
+    "kubectl exec -i p -- sh <<< 'rm x'", "echo 'rm x' | docker exec -i c sh",
+    "docker exec -i c bash -s <<EOF\nls\nrm x\nEOF", "printf 'rm x' | kubectl exec -i p -- bash",
+    # configuration that runs a command later
+    "git config alias.x '!rm x' && git x", "git config --global core.pager 'rm x'",
+    "git config core.sshCommand 'rm x'", "git config core.fsmonitor 'rm x'",
+    "git config --add alias.y '!rm x'", "git config set alias.z '!rm x'",
+    "git -C d config --file .gitconfig alias.z '!rm x'", "npm pkg set scripts.test='rm x'",
+    "npm set-script test 'rm x'", "npm config set script-shell rm",
+    "pnpm pkg set 'scripts.build=rm x'",
 ]
 HONEST = [
     "git --config-env=http.extraheader=AUTH fetch", "git --config-env=user.name=N commit -m x",
@@ -56,6 +68,9 @@ HONEST = [
     "cross-env NODE_ENV=test jest", "hyperfine 'sleep 0.1'", "tox -e py -- -k x",
     "tox exec -e py -- pytest", "lerna exec -- npm test", "corepack enable", "just build",
     "mvn exec:java -Dexec.mainClass=x.Main", "GIT_AUTHOR_NAME=x git commit -m y",
+    "ssh h", "ssh -N -L 8080:localhost:80 h", "ssh h <<< 'ls -la'", "docker exec -it c bash",
+    "echo ls | docker exec -i c sh", "git config --global alias.st status",
+    "git config user.email me@x", "npm pkg set scripts.test=jest", "npm exec -- prettier .",
     # project scripts and targets: the program (what they run is the project's own file)
     "npm run rm", "yarn run rm x", "make rm", "just rm x", "task rm", "cargo run -- rm x",
     "go run . rm x", "tox -e x -- rm x", "nox -s x -- rm x", "deno task rm", "bazel run //:rm",

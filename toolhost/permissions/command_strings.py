@@ -6,6 +6,7 @@ parses each string found and tries the rules on its commands too."""
 
 from __future__ import annotations
 
+import itertools
 import re
 
 from toolhost.permissions.bashbuiltins import COMMAND_VARS
@@ -76,7 +77,14 @@ def _leading_assignments(form: tuple[str, ...]) -> list[str]:
 def _ssh_strings(form: tuple[str, ...]) -> list[str]:
     """``-o ProxyCommand=CMD`` (any command-valued key) and, for ssh, the command after the
     host, which the remote shell runs (a deny on ``rm`` holds there too: fail closed)."""
+    return _ssh_parse(form)[0]
+
+
+def _ssh_parse(form: tuple[str, ...]) -> tuple[list[str], bool]:
+    """(the command strings of ``_ssh_strings``, whether ssh runs a command or forwards only:
+    with neither, the remote login shell reads its commands from ssh's input)."""
     out: list[str] = []
+    quiet = False  # -N: no remote command (forwarding); -W: stdio forwarding
     k, host = 1, None
     while k < len(form):
         word = form[k]
@@ -93,15 +101,35 @@ def _ssh_strings(form: tuple[str, ...]) -> list[str]:
                         key, _, rest = value.replace("=", " ", 1).partition(" ")
                         if key.lower() in _SSH_COMMAND_KEYS:
                             out.append(rest.strip())
+                    quiet = quiet or letter == "W"
                     break
+                quiet = quiet or letter == "N"
             k += 1
             continue
         host = k
         break
+    runs = quiet
     if base(form[0]) == "ssh" and host is not None and host + 1 < len(form):
         remote = form[host + 1:]
         out.append(" ".join(remote[1:] if remote[0] == "--" else remote))  # ssh host -- CMD
-    return [v for v in out if v]
+        runs = True
+    return [v for v in out if v], runs
+
+
+def _shell_reads_input(form: tuple[str, ...]) -> bool:
+    """A shell given no ``-c`` and no script (``sh``, ``bash -s``, ``bash -``), as a runner
+    starts it (``docker exec -i c sh``, ``kubectl exec -i p -- bash -s``), or ``ssh HOST``
+    with no command (the remote login shell): it runs the commands its input holds."""
+    name = base(form[0])
+    if name == "ssh":
+        return not _ssh_parse(form)[1]
+    if name not in SHELLS:
+        return False
+    args = form[1:]
+    if "-s" in args or "-" in args:
+        return True
+    return not any(a[:1] not in "-+" or (a[:1] == "-" and a[1:2] != "-" and "c" in a)
+                   for a in args)
 
 
 def _inline_code(name: str, form: tuple[str, ...]) -> list[str]:
@@ -180,7 +208,8 @@ def fed_code_strings(command: str, forms: list[tuple[str, ...]]) -> list[str]:
     string literals of the whole command line, three levels deep (the code quoted for the
     shell, then its own literals): tried as command lines by deny and ask rules (fail
     closed), as for inline code."""
-    if not any(_reads_program_from_stdin(f) for f in forms):
+    shell = any(_shell_reads_input(f) for f in forms if f)
+    if not shell and not any(_reads_program_from_stdin(f) for f in forms):
         return []
     out: list[str] = []
     level = [command]
@@ -188,6 +217,38 @@ def fed_code_strings(command: str, forms: list[tuple[str, ...]]) -> list[str]:
         level = [next(g for g in m.groups() if g is not None)
                  for text in level for m in _CODE_STRING.finditer(text)][:_MAX_FED]
         out += level
+    if shell:  # a here-document's body is shell code: each later line a command line
+        out += [line for line in command.split("\n")[1:_MAX_FED] if line.strip()]
+    return out
+
+
+def _git_config(form: tuple[str, ...]) -> list[str]:
+    """``git config [set|--add ...] KEY VALUE``: a value git runs later (``alias.x '!rm x'``,
+    ``core.pager``, ``core.sshCommand``): each word after a key is tried (fail closed)."""
+    if "config" not in form[1:_CONFIG_SCAN]:
+        return []
+    at = form.index("config")
+    words = [w for w in form[at + 1:] if not w.startswith("-")]
+    out = []
+    for key, value in itertools.pairwise(words):
+        if "." in key and not key.startswith("."):
+            alias = key.lower().startswith("alias.") and not value.startswith("!")
+            out.append("git " + value if alias else value.lstrip("!"))
+    return out
+
+
+_CONFIG_SCAN = 16
+_NPM_SET = re.compile(r"scripts\.[^=]+=(.*)|script-shell=(.*)", re.DOTALL)
+
+
+def _npm_scripts(form: tuple[str, ...]) -> list[str]:
+    """``npm pkg set scripts.x=CMD``, ``npm set-script x CMD``, ``npm config set
+    script-shell PROG``: a command line a later ``npm run`` runs."""
+    out = [v for w in form[2:] if (m := _NPM_SET.match(w)) for v in m.groups() if v]
+    if form[1:2] == ("set-script",) and len(form) > 3:
+        out.append(form[3])
+    if "script-shell" in form and form.index("script-shell") + 1 < len(form):
+        out.append(form[form.index("script-shell") + 1])
     return out
 
 
@@ -248,7 +309,10 @@ def command_strings(form: tuple[str, ...]) -> list[str]:
         return [*(m.group(1).strip() for arg in scripts for m in _SED_E.finditer(arg)),
                 *(m.group(3) for arg in scripts for m in _SED_SUB.finditer(arg)
                   if "e" in m.group(4))]  # s/x/rm y/e runs the line it makes
+    if name in ("npm", "pnpm"):  # scripts they run later: npm pkg set scripts.test='rm x'
+        return out + _npm_scripts(form)
     if name == "git":
+        out += _git_config(form)
         for k, word in enumerate(form[1:-1], 1):
             value = form[k + 1] if word == "-c" else word[2:] if word[:2] == "-c" else ""
             key, _, run = value.partition("=")
