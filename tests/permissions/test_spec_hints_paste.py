@@ -48,6 +48,14 @@ RULES = {
     "WebFetch(domain:'example.com')": "quotes are part of the host",
     "WebFetch(domain:'api.example.com')": "quotes are part of the host",
     "Read(~/.ssh/**\u00a0/x)": "U+00A0",
+    "Bash(rm -rf <dir>:*)": "write the words meant", "Bash(git checkout {branch}:*)": "placeholder",
+    "Bash(npm install [package]:*)": "write the words meant, or end the rule at the "
+                                     "placeholder: Bash(npm install:*)",
+    "Bash(git push origin <branch>)": "placeholder", "Bash(kubectl delete {{ns}}:*)": "placeholder",
+    "Bash(docker rm [OPTIONS] CONTAINER:*)": "placeholder", "Bash(rm [-rf] FILE)": "placeholder",
+    "Bash(git commit -m \"<msg>\":*)": "Bash(git commit -m:*)",
+    "Bash(rm -rf \u2026)": "U+2026", "Read(~/Library/Mobile Documents/\u2026)": "U+2026",
+    "WebFetch(domain:{host})": "template placeholder",
 }
 FINE = ["Bash(npm run build:prod:*)", "Bash(rm:*)", "Bash(git push:*)",
         "Bash(echo \u00e9t\u00e9:*)",

@@ -27,7 +27,8 @@ Hint = tuple[str, str, str]
 _MEANT = {"\u00a0": " ", "\u2007": " ", "\u202f": " ", "\u3000": " ", "\u2010": "-",
           "\u2011": "-", "\u2012": "-", "\u2013": "--", "\u2014": "--", "\u2015": "--",
           "\u2212": "-", "\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"',
-          "\u200b": "", "\u200c": "", "\u200d": "", "\u2060": "", "\ufeff": ""}
+          "\u200b": "", "\u200c": "", "\u200d": "", "\u2060": "", "\ufeff": "",
+          "\u2026": "*"}
 
 
 def _pasted(spec: str) -> tuple[str, str] | None:
@@ -72,6 +73,12 @@ def bash_paste_hints(spec: str) -> list[Hint]:
                     f"called {spec.split()[0].removesuffix(':*')!r}",
                     "for an exception write a rule of the other effect (deny beats ask "
                     "beats allow)"))
+    if (ph := _BASH_PLACEHOLDER.search(spec)) is not None:
+        head = spec[:ph.start()].rstrip(" '\"")
+        out.append(("warning", f"{ph.group(0)!r} in Bash({spec}) is a placeholder from a "
+                    "usage line, which rules do not fill in: the rule matches only a command "
+                    "holding that text", f"write the words meant, or end the rule at the "
+                    f"placeholder: Bash({head}:*)"))
     first = spec.removesuffix(":*").split(" ", 1)[0]
     if _COLON_WORD.fullmatch(first) and not first.startswith(("http:", "https:")):
         meant = " ".join(p for p in first.split(":") if p)
@@ -83,6 +90,9 @@ def bash_paste_hints(spec: str) -> list[Hint]:
     return out
 
 
+# a usage line's placeholder: <dir>, {branch}, {{ns}}, [package], [-rf], [OPTIONS]
+_BASH_PLACEHOLDER = re.compile(r"<[A-Za-z_][\w -]*>|\{\{?\s*[A-Za-z_][\w.]*\s*\}?\}"
+                               r"|\[-*[A-Za-z_][\w -]*\]")
 _PLACEHOLDER = re.compile(r"<[A-Za-z_][\w -]*>|\{\{?\s*[A-Za-z_][\w.]*\s*\}?\}")
 
 
@@ -116,4 +126,8 @@ def domain_paste_hints(spec: str) -> list[Hint]:
     if len(host) > 1 and host[0] == host[-1] and host[0] in "'\"":
         return [("warning", f"WebFetch({spec}): quotes are part of the host there, which "
                  "no URL's host holds", f"write WebFetch(domain:{host[1:-1]})")]
+    if (ph := _PLACEHOLDER.search(host)) is not None:
+        return [("warning", f"{ph.group(0)!r} in WebFetch({spec}) is a template placeholder, "
+                 "which rules do not fill in: no URL's host is that",
+                 "write the host, e.g. WebFetch(domain:example.com)")]
     return []
