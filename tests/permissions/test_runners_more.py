@@ -43,6 +43,18 @@ RUNS = [
     "env GIT_CONFIG_PARAMETERS=\"'alias.p'='!rm x'\" git p",
     "export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.p GIT_CONFIG_VALUE_0=push; git p",
     "GIT_CONFIG_GLOBAL=/tmp/c git log", "GIT_EXEC_PATH=/tmp/x git status",
+    # version managers, toolchains, dev environments, remote workspaces
+    "yarn node -e 'require(\"child_process\").execSync(\"rm x\")'", "fnm exec -- rm x",
+    "fnm exec --using=18 rm x", "nvm exec 18 rm x", "n exec 18 rm x",
+    "nvm run 18 -e 'require(\"child_process\").execSync(\"rm x\")'",
+    "chruby-exec 3.1 -- rm x", "rvm 3.1 do rm x", "rvm all do rm x", "scl enable x 'rm x'",
+    "scl enable x -- rm x", "opam exec -- rm x", "stack exec -- rm x", "cabal exec -- rm x",
+    "esy x rm x", "flox activate -- rm x", "devenv shell rm x", "ddev exec rm x",
+    "lando ssh -c 'rm x'", "k3s kubectl exec p -- rm x", "microk8s kubectl exec p -- rm x",
+    "vcluster connect x -- rm x", "okteto exec -- rm x", "telepresence intercept x -- rm x",
+    "garden exec x 'rm x'", "devcontainer exec --workspace-folder . rm x",
+    "gh codespace ssh -- rm x", "gh cs ssh -c x -- rm x", "coder ssh ws -- rm x",
+    "gitpod ssh -- rm x", "proto run node -- -e 'x(\"rm x\")'",
     # a shell a runner starts, or ssh's remote login shell, reading its input
     "ssh h <<< 'rm x'", "echo 'rm x' | ssh h", "ssh h sh <<< 'rm x'",
     "ssh -p 22 h <<EOF\nrm x\nEOF", "docker exec -i c sh <<< 'rm x'",
@@ -71,6 +83,9 @@ HONEST = [
     "ssh h", "ssh -N -L 8080:localhost:80 h", "ssh h <<< 'ls -la'", "docker exec -it c bash",
     "echo ls | docker exec -i c sh", "git config --global alias.st status",
     "git config user.email me@x", "npm pkg set scripts.test=jest", "npm exec -- prettier .",
+    "yarn node script.js", "nvm use 18", "nvm run 18 app.js", "gh pr list",
+    "gh -R o/r pr merge 1", "rvm use 3.1", "stack build", "fnm use 18", "k3s kubectl get po",
+    "scl enable devtoolset-9 make", "gh codespace ssh -- ls",
     # project scripts and targets: the program (what they run is the project's own file)
     "npm run rm", "yarn run rm x", "make rm", "just rm x", "task rm", "cargo run -- rm x",
     "go run . rm x", "tox -e x -- rm x", "nox -s x -- rm x", "deno task rm", "bazel run //:rm",

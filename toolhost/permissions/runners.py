@@ -50,6 +50,18 @@ _SUBCOMMANDS: dict[str, frozenset[str]] = {
     "colima": frozenset({"ssh"}),
     "gcloud": frozenset({"ssh"}),  # gcloud compute ssh vm -- CMD: ssh's remote command
     "az": frozenset({"ssh"}),  # az ssh vm -n v -- CMD
+    # version managers, toolchains, dev environments and remote workspaces
+    **dict.fromkeys(("fnm", "nvm", "n", "opam", "stack", "cabal", "module", "ddev", "okteto",
+                     "devcontainer", "garden"), frozenset({"exec"})),
+    "esy": frozenset({"x", "exec-command"}),
+    "rvm": frozenset({"do"}),  # rvm 3.1 do CMD
+    "scl": frozenset({"enable"}),  # scl enable COLLECTION 'CMD'
+    "flox": frozenset({"activate"}),
+    "devenv": frozenset({"shell"}),
+    **dict.fromkeys(("vcluster", "telepresence"), frozenset({"connect", "intercept"})),
+    **dict.fromkeys(("coder", "gitpod"), frozenset({"ssh"})),
+    "gh": frozenset({"ssh"}),  # gh codespace ssh -- CMD
+    "proto": frozenset({"run"}),
     "flatpak": frozenset(),
     "tar": frozenset(),
     "make": frozenset(), "gmake": frozenset(),
@@ -59,7 +71,11 @@ _WHOLE = frozenset({"npx", "pnpx", "bunx", "uvx", "entr", "sshpass", "mosh", "au
                     "clush", "gosu", "su-exec", "run0", "sudo-rs", "wsl", "corepack",
                     "lima", "dotenv", "env-cmd", "cross-env", "summon", "envchain",
                     "retry", "cpulimit", "systemd-inhibit", "torify", "torsocks", "tsocks",
-                    "hyperfine", "with-contenv", "s6-setuidgid", "chpst"})
+                    "hyperfine", "with-contenv", "s6-setuidgid", "chpst", "chruby-exec",
+                    "k3s", "microk8s"})
+# program -> subcommand -> the program it runs with the words after it (yarn node -e CODE is
+# node -e CODE, nvm run 18 -e CODE is node)
+_AS_PROGRAM: dict[str, dict[str, str]] = {"yarn": {"node": "node"}, "nvm": {"run": "node"}}
 # program -> options whose value is a command line
 _VALUE_OPTIONS: dict[str, frozenset[str]] = {
     "git": frozenset({"--upload-pack", "--receive-pack", "--exec", "-x", "--extcmd",
@@ -68,7 +84,7 @@ _VALUE_OPTIONS: dict[str, frozenset[str]] = {
     **dict.fromkeys(("npm", "npx", "pnpm", "pnpx"), frozenset({"-c", "--call"})),
     "nix-shell": frozenset({"--run", "--command"}),
     "nix": frozenset({"-c", "--command"}),
-    "vagrant": frozenset({"-c", "--command"}),
+    "vagrant": frozenset({"-c", "--command"}), "lando": frozenset({"-c", "--command"}),
     "flatpak": frozenset({"--command"}),
     "make": frozenset({"--eval", "-E"}), "gmake": frozenset({"--eval", "-E"}),
     "distrobox": frozenset({"-e", "--exec"}),
@@ -174,6 +190,10 @@ def runner_strings(name: str, form: tuple[str, ...]) -> list[str]:
     never starts the command; fail closed: a word that is an option's value is tried too),
     and the values of options that are command lines."""
     out = _option_values(name, form) if name in _VALUE_OPTIONS or name == "tar" else []
+    if name in _AS_PROGRAM:
+        subs = _AS_PROGRAM[name]
+        out += [" ".join((subs[w], *form[k + 1:])) for k, w in enumerate(form[1:_SCAN + 1], 1)
+                if w in subs][:1]
     at = _start(name, form)
     if at:
         out += [" ".join(form[k:]) for k in range(at, min(len(form), at + _MAX_SUFFIXES))
@@ -182,4 +202,5 @@ def runner_strings(name: str, form: tuple[str, ...]) -> list[str]:
 
 
 def is_runner(name: str) -> bool:
-    return name in _SUBCOMMANDS or name in _WHOLE or name in _VALUE_OPTIONS
+    return name in _SUBCOMMANDS or name in _WHOLE or name in _VALUE_OPTIONS or (
+        name in _AS_PROGRAM)
