@@ -43,6 +43,8 @@ RUNS = [
     "env GIT_CONFIG_PARAMETERS=\"'alias.p'='!rm x'\" git p",
     "export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.p GIT_CONFIG_VALUE_0=push; git p",
     "GIT_CONFIG_GLOBAL=/tmp/c git log", "GIT_EXEC_PATH=/tmp/x git status",
+    "git -c include.path=/tmp/evil.cfg log", "git -cinclude.path=/tmp/e log",
+    "git -c includeIf.gitdir:/.path=/tmp/e log",
     # version managers, toolchains, dev environments, remote workspaces
     "yarn node -e 'require(\"child_process\").execSync(\"rm x\")'", "fnm exec -- rm x",
     "fnm exec --using=18 rm x", "nvm exec 18 rm x", "n exec 18 rm x",

@@ -231,8 +231,8 @@ def analyze(words: tuple[Word, ...], depth: int = 0, *, wrapped: bool = False,
     if name in _OPAQUE_WRAPPERS:
         return Analysis(reason=f"the arguments of {name} are not modelled")
     if name == "git" and (key := _config_env(values[i + 1:])) is not None:
-        return Analysis(reason=f"git --config-env {key!r} takes a value from the environment, "
-                        "which may name a command")
+        return Analysis(reason=f"git configuration {key!r} comes from the environment or "
+                        "another file, which may name a command")
     if name == "crontab" and _crontab_reads_input(values[i + 1:]):
         return Analysis(reason="crontab installs the jobs it reads from its input, which run "
                         "later")
@@ -303,12 +303,20 @@ def _config_env(args: tuple[str, ...]) -> str | None:
             spec = args[k + 1]
         elif word.startswith("--config-env="):
             spec = word[13:]
+        elif word.startswith("-c") and (spec := word[2:] or (
+                args[k + 1] if word == "-c" and k + 1 < len(args) else "")):
+            if _INCLUDE.fullmatch(spec.partition("=")[0]):
+                return spec.partition("=")[0]  # -c include.path=FILE: its aliases, pager...
+            continue
         else:
             continue
         key = spec.partition("=")[0]
         if not _SAFE_CONFIG.fullmatch(key):
             return key
     return None
+
+
+_INCLUDE = re.compile(r"include\.path|includeif\..+\.path", re.IGNORECASE)
 
 
 def _crontab_reads_input(args: tuple[str, ...]) -> bool:
