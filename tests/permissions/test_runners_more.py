@@ -57,6 +57,14 @@ RUNS = [
     "garden exec x 'rm x'", "devcontainer exec --workspace-folder . rm x",
     "gh codespace ssh -- rm x", "gh cs ssh -c x -- rm x", "coder ssh ws -- rm x",
     "gitpod ssh -- rm x", "proto run node -- -e 'x(\"rm x\")'",
+    # a long option abbreviated (getopt_long, git, argparse take any unambiguous prefix)
+    "rsync --rs='rm x' a b:", "rsync --rsync-p='rm x' a b:", "tar --to-com='rm x' -xf a",
+    "tar --checkpoint-act=exec='rm x' -cf a b", "tar --use-compress-prog='rm x' -cf a b",
+    "git clone --upload-p='rm x' h", "git rebase --exe 'rm x'", "git difftool --extc='rm x'",
+    "git filter-branch --tree-f 'rm x'", "man --pag='rm x' ls", "nix-shell --ru 'rm x'",
+    "make --ev='x:;rm y' x", "ansible all --arg 'rm x'", "gdb --eval-c='shell rm x'",
+    "sed --expr='1e rm x' f", "docker run --entry=rm img x",
+    "git --exec-p=/tmp/x status", "git --exec-path=/tmp/x status",
     # a shell a runner starts, or ssh's remote login shell, reading its input
     "ssh h <<< 'rm x'", "echo 'rm x' | ssh h", "ssh h sh <<< 'rm x'",
     "ssh -p 22 h <<EOF\nrm x\nEOF", "docker exec -i c sh <<< 'rm x'",
@@ -85,6 +93,8 @@ HONEST = [
     "ssh h", "ssh -N -L 8080:localhost:80 h", "ssh h <<< 'ls -la'", "docker exec -it c bash",
     "echo ls | docker exec -i c sh", "git config --global alias.st status",
     "git config user.email me@x", "npm pkg set scripts.test=jest", "npm exec -- prettier .",
+    "git --exec-path", "rsync --recursive a b:", "tar --totals -cf a b",
+    "git rebase --continue", "make --keep-going", "sed --regexp-extended 's/a/b/' f",
     "yarn node script.js", "nvm use 18", "nvm run 18 app.js", "gh pr list",
     "gh -R o/r pr merge 1", "rvm use 3.1", "stack build", "fnm use 18", "k3s kubectl get po",
     "scl enable devtoolset-9 make", "gh codespace ssh -- ls",

@@ -303,6 +303,8 @@ def _config_env(args: tuple[str, ...]) -> str | None:
             spec = args[k + 1]
         elif word.startswith("--config-env="):
             spec = word[13:]
+        elif word.startswith("--exec-") and "=" in word:
+            return "--exec-path"  # git --exec-path=DIR runs its subcommands from DIR
         elif word.startswith("-c") and (spec := word[2:] or (
                 args[k + 1] if word == "-c" and k + 1 < len(args) else "")):
             if _INCLUDE.fullmatch(spec.partition("=")[0]):

@@ -6,12 +6,13 @@ parses each string found and tries the rules on its commands too."""
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 
 from toolhost.permissions.bashbuiltins import COMMAND_VARS
 from toolhost.permissions.bashprog import SHELLS
-from toolhost.permissions.runners import is_runner, runner_strings
+from toolhost.permissions.runners import is_runner, runner_options, runner_strings
 
 __all__ = ["ASSIGNMENT", "base", "command_strings", "fed_code_strings"]
 
@@ -252,6 +253,34 @@ def _npm_scripts(form: tuple[str, ...]) -> list[str]:
     return out
 
 
+# long options whose value is a command line that no table above lists by its full name
+_MORE_LONG = {"tar": ("--checkpoint-action",), "sed": ("--expression",),
+              "gsed": ("--expression",), "gdb": ("--eval-command",)}
+
+
+@functools.lru_cache(maxsize=256)
+def _long_options(name: str) -> tuple[str, ...]:
+    opts = {*_RUN_OPTIONS.get(name, ()), *runner_options(name), *_MORE_LONG.get(name, ())}
+    return tuple(sorted(o for o in opts if o.startswith("--")))
+
+
+def _unabbreviated(name: str, form: tuple[str, ...]) -> tuple[str, ...]:
+    """``form`` with each long option written as an abbreviation of one whose value is a
+    command line spelled out (``tar --to-com=CMD``, ``git rebase --exe CMD``: getopt_long,
+    git and argparse take any unambiguous prefix; fail closed: the first option it starts)."""
+    longs = _long_options(name)
+    if not longs or not any(w[:2] == "--" for w in form[1:]):
+        return form
+    out = list(form)
+    for k, word in enumerate(form[1:], 1):
+        key, eq, value = word.partition("=")
+        if len(key) > 3 and key[:2] == "--" and key not in longs:
+            full = next((o for o in longs if o.startswith(key)), None)
+            if full is not None:
+                out[k] = full + eq + value
+    return tuple(out)
+
+
 def command_strings(form: tuple[str, ...]) -> list[str]:
     """The strings a command runs as a command line, for deny matching (fail closed): a
     shell's or ``eval``'s arguments; every string literal of an awk program that can run one
@@ -265,6 +294,7 @@ def command_strings(form: tuple[str, ...]) -> list[str]:
     if out:
         return out
     name = base(form[0])
+    form = _unabbreviated(name, form)
     if is_runner(name):  # docker run img CMD, npx CMD, git rebase --exec CMD (runners.py)
         out = runner_strings(name, form)
     if name in _SHELLS:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["is_runner", "runner_overflows", "runner_strings"]
+__all__ = ["is_runner", "runner_options", "runner_overflows", "runner_strings"]
 
 _CONTAINERS = frozenset({"exec", "run"})
 # program -> the subcommand words after which every later word may start the command it runs
@@ -199,6 +199,11 @@ def runner_strings(name: str, form: tuple[str, ...]) -> list[str]:
         out += [" ".join(form[k:]) for k in range(at, min(len(form), at + _MAX_SUFFIXES))
                 if not form[k].startswith("-")]
     return [v for v in out if v]
+
+
+def runner_options(name: str) -> frozenset[str]:
+    """The options of ``name`` whose value is a command line."""
+    return _VALUE_OPTIONS.get(name, frozenset())
 
 
 def is_runner(name: str) -> bool:
