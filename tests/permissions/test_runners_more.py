@@ -65,6 +65,14 @@ RUNS = [
     "make --ev='x:;rm y' x", "ansible all --arg 'rm x'", "gdb --eval-c='shell rm x'",
     "sed --expr='1e rm x' f", "docker run --entry=rm img x",
     "git --exec-p=/tmp/x status", "git --exec-path=/tmp/x status",
+    # git options that name a program
+    "git clone --config core.sshCommand='rm x' h", "git clone --config=core.sshCommand='rm x' h",
+    "git send-email --sendmail-cmd='rm x' p", "git send-email --smtp-server=/bin/rm p",
+    "git send-email --to-cmd='rm x' p", "git send-email --cc-cmd 'rm x' p",
+    "git daemon --access-hook='rm x'", "git instaweb --httpd='rm x'",
+    "git web--browse --browser='rm x' u", "git help --browser='rm x' log",
+    "git grep --open-files-in-pager='rm x' foo", "git grep -O'rm x' foo",
+    "git rebase -x'rm x' HEAD~1", "git send-email --sendm='rm x' p",
     # a shell a runner starts, or ssh's remote login shell, reading its input
     "ssh h <<< 'rm x'", "echo 'rm x' | ssh h", "ssh h sh <<< 'rm x'",
     "ssh -p 22 h <<EOF\nrm x\nEOF", "docker exec -i c sh <<< 'rm x'",
@@ -93,6 +101,8 @@ HONEST = [
     "ssh h", "ssh -N -L 8080:localhost:80 h", "ssh h <<< 'ls -la'", "docker exec -it c bash",
     "echo ls | docker exec -i c sh", "git config --global alias.st status",
     "git config user.email me@x", "npm pkg set scripts.test=jest", "npm exec -- prettier .",
+    "git status -uno", "git log -Oorder.txt", "git grep -O foo", "git help log",
+    "git send-email --smtp-server=smtp.example.com p", "git clone --config user.name=x h",
     "git --exec-path", "rsync --recursive a b:", "tar --totals -cf a b",
     "git rebase --continue", "make --keep-going", "sed --regexp-extended 's/a/b/' f",
     "yarn node script.js", "nvm use 18", "nvm run 18 app.js", "gh pr list",

@@ -344,7 +344,8 @@ def command_strings(form: tuple[str, ...]) -> list[str]:
     if name == "git":
         out += _git_config(form)
         for k, word in enumerate(form[1:-1], 1):
-            value = form[k + 1] if word == "-c" else word[2:] if word[:2] == "-c" else ""
+            value = form[k + 1] if word in ("-c", "--config") else word[2:] if word[
+                :2] == "-c" else word[9:] if word.startswith("--config=") else ""
             key, _, run = value.partition("=")
             if key.lower().startswith("alias.") and run and not run.startswith("!"):
                 run = "git " + run  # alias.p=push: `git p` is `git push`

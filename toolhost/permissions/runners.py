@@ -80,7 +80,11 @@ _AS_PROGRAM: dict[str, dict[str, str]] = {"yarn": {"node": "node"}, "nvm": {"run
 _VALUE_OPTIONS: dict[str, frozenset[str]] = {
     "git": frozenset({"--upload-pack", "--receive-pack", "--exec", "-x", "--extcmd",
                       "--tree-filter", "--index-filter", "--msg-filter", "--env-filter",
-                      "--commit-filter", "--parent-filter", "--tag-name-filter", "-u"}),
+                      "--commit-filter", "--parent-filter", "--tag-name-filter", "-u",
+                      # send-email, daemon, instaweb, help/web--browse, grep -O (round 10)
+                      "--sendmail-cmd", "--to-cmd", "--cc-cmd", "--header-cmd",
+                      "--smtp-server", "--access-hook", "--httpd", "--browser",
+                      "--open-files-in-pager", "-O"}),
     **dict.fromkeys(("npm", "npx", "pnpm", "pnpx"), frozenset({"-c", "--call"})),
     "nix-shell": frozenset({"--run", "--command"}),
     "nix": frozenset({"-c", "--command"}),
@@ -140,6 +144,8 @@ def _option_values(name: str, form: tuple[str, ...]) -> list[str]:
                 out.append(form[k + 1])
         elif eq and key in opts:
             out += _structured(value) if key in _MULTI else [value]
+        elif word[:1] == "-" and word[1:2] != "-" and word[:2] in opts and len(word) > 2:
+            out.append(word[2:])  # a value glued to its one-letter option: git rebase -x'CMD'
         elif name == "tar" and key == "--checkpoint-action" and value.startswith("exec="):
             out.append(value[5:])  # tar --checkpoint-action=exec=CMD
         elif name in ("make", "gmake") and key == "SHELL" and eq:
