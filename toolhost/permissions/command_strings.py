@@ -32,9 +32,17 @@ _RUN_OPTIONS = {  # options whose value the program runs as a command line
                       "--new-volume-script", "-F", "--rsh-command"}),
     "rsync": frozenset({"-e", "--rsh", "--rsync-path"}),
     "zip": frozenset({"-TT", "--unzip-command"}),
-    "man": frozenset({"-P", "--pager"}),
+    "man": frozenset({"-P", "--pager", "-H", "--html"}),
     "scp": frozenset({"-S"}),
     "sftp": frozenset({"-S", "-D"}),
+    # round 10: GNU and other tools that run a program they are given
+    "wget": frozenset({"--use-askpass"}), "sdiff": frozenset({"--diff-program"}),
+    "diff3": frozenset({"--diff-program"}), "sort": frozenset({"--compress-program"}),
+    "split": frozenset({"--filter"}), "rg": frozenset({"--pre"}),
+    "nodemon": frozenset({"--exec", "-x"}), "tcpdump": frozenset({"-z"}),
+    "cpio": frozenset({"--rsh-command"}),
+    # apt-get -o 'APT::Update::Pre-Invoke::=CMD' (DPkg::Post-Invoke ...): the part after '='
+    **dict.fromkeys(("apt", "apt-get", "aptitude"), frozenset({"-o", "--option"})),
 }
 _AWK_STRING = re.compile(r'"((?:[^"\\]|\\.)*)"')
 # ssh (and scp, sftp) options whose value is a local command line: `-o ProxyCommand=...`
@@ -124,6 +132,10 @@ def _shell_reads_input(form: tuple[str, ...]) -> bool:
     name = base(form[0])
     if name == "ssh":
         return not _ssh_parse(form)[1]
+    if name in ("make", "gmake"):  # make -f - : its recipes (shell commands) from its input
+        return any(w in ("-f", "--file", "--makefile") and nxt in ("-", "/dev/stdin")
+                   for w, nxt in itertools.pairwise(form)) or any(
+            w in ("-f-", "--file=-", "--makefile=-", "-f/dev/stdin") for w in form)
     if name not in SHELLS:
         return False
     args = form[1:]
@@ -220,6 +232,8 @@ def fed_code_strings(command: str, forms: list[tuple[str, ...]]) -> list[str]:
         out += level
     if shell:  # a here-document's body is shell code: each later line a command line
         out += [line for line in command.split("\n")[1:_MAX_FED] if line.strip()]
+        out += [p for lit in out[:_MAX_FED] if "\\n" in lit  # printf 'a\n\trm x' | sh
+                for p in lit.replace("\\t", " ").split("\\n")]
     return out
 
 
@@ -318,6 +332,8 @@ def command_strings(form: tuple[str, ...]) -> list[str]:
             elif word[:1] == "-" and word[1:2] != "-":  # -e'ssh -p 2' / -Srm / -avze CMD
                 out += [word[at + 1:] or (form[k + 1] if k + 1 < len(form) else "")
                         for opt in opts if len(opt) == 2 and (at := word.find(opt[1])) > 0][:1]
+        if name.startswith("apt"):  # an APT option's value: Key::Name=CMD
+            out = [v.partition("=")[2] for v in out]
         return out
     if name in _VIMS:  # vim -c '!rm x', vim +'!rm x', vim -c ':!rm x'
         values = [form[k + 1] for k, w in enumerate(form[1:-1], 1) if w in ("-c", "--cmd")]

@@ -62,6 +62,9 @@ _SUBCOMMANDS: dict[str, frozenset[str]] = {
     **dict.fromkeys(("coder", "gitpod"), frozenset({"ssh"})),
     "gh": frozenset({"ssh"}),  # gh codespace ssh -- CMD
     "proto": frozenset({"run"}),
+    # fd -x CMD / -X CMD: the command after the option; cmake -E env A=1 CMD
+    **dict.fromkeys(("fd", "fdfind"), frozenset({"-x", "--exec", "-X", "--exec-batch"})),
+    "cmake": frozenset({"env"}),
     "flatpak": frozenset(),
     "tar": frozenset(),
     "make": frozenset(), "gmake": frozenset(),
@@ -72,7 +75,7 @@ _WHOLE = frozenset({"npx", "pnpx", "bunx", "uvx", "entr", "sshpass", "mosh", "au
                     "lima", "dotenv", "env-cmd", "cross-env", "summon", "envchain",
                     "retry", "cpulimit", "systemd-inhibit", "torify", "torsocks", "tsocks",
                     "hyperfine", "with-contenv", "s6-setuidgid", "chpst", "chruby-exec",
-                    "k3s", "microk8s"})
+                    "k3s", "microk8s", "watchexec"})
 # program -> subcommand -> the program it runs with the words after it (yarn node -e CODE is
 # node -e CODE, nvm run 18 -e CODE is node)
 _AS_PROGRAM: dict[str, dict[str, str]] = {"yarn": {"node": "node"}, "nvm": {"run": "node"}}
@@ -85,7 +88,8 @@ _VALUE_OPTIONS: dict[str, frozenset[str]] = {
                       "--sendmail-cmd", "--to-cmd", "--cc-cmd", "--header-cmd",
                       "--smtp-server", "--access-hook", "--httpd", "--browser",
                       "--open-files-in-pager", "-O"}),
-    **dict.fromkeys(("npm", "npx", "pnpm", "pnpx"), frozenset({"-c", "--call"})),
+    **dict.fromkeys(("npm", "npx", "pnpm", "pnpx"), frozenset({"-c", "--call",
+                                                               "--script-shell"})),
     "nix-shell": frozenset({"--run", "--command"}),
     "nix": frozenset({"-c", "--command"}),
     "vagrant": frozenset({"-c", "--command"}), "lando": frozenset({"-c", "--command"}),
