@@ -56,13 +56,19 @@ RULES = {
     "Bash(git commit -m \"<msg>\":*)": "Bash(git commit -m:*)",
     "Bash(rm -rf \u2026)": "U+2026", "Read(~/Library/Mobile Documents/\u2026)": "U+2026",
     "WebFetch(domain:{host})": "template placeholder",
+    # another machine's absolute paths with one '/': anchored at the rule's file
+    "Read(/Users/me/.ssh/**)": "write Read(//Users/me/.ssh/**)",
+    "Edit(/Volumes/x/**)": "anchored at the directory", "Read(/Library/Keychains/**)":
+        "anchored at the directory", "Read(/private/etc/**)": "anchored at the directory",
+    "Read(/nix/store/**)": "anchored at the directory",
 }
 FINE = ["Bash(npm run build:prod:*)", "Bash(rm:*)", "Bash(git push:*)",
         "Bash(echo \u00e9t\u00e9:*)",
         "Read(//etc/passwd)", "Read(~/.ssh/**)", "Read(src/caf\u00e9/**)", "Read(.env)",
         "Read(a,b)", "Edit(./notes/#x.md)", "WebFetch(domain:example.com)",
         "WebFetch(domain:b\u00fccher.de)", "Bash(docker compose run:*)",
-        "Bash(curl http\\://x:*)", "Task(my-plugin:reviewer)", "Bash(npx:*)"]
+        "Bash(curl http\\://x:*)", "Task(my-plugin:reviewer)", "Bash(npx:*)",
+        "Read(/docs/**)", "Edit(/src/app.py)"]
 
 
 def _review(tmp_path: Path, rules: list[str], effect: str = "deny") -> list[str]:

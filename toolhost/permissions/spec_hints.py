@@ -146,6 +146,13 @@ def _glued_stars(name: str, spec: str) -> list[tuple[str, str, str]]:
              f"write {name}({one}) for one level, or a whole '**/' segment for any depth")]
 
 
+# top directories of the file systems rules are written for, there or not on this machine
+# (a team's macOS paths checked on Linux CI: Read(/Users/me/.ssh/**))
+_ROOTS = frozenset({"Users", "Volumes", "Library", "System", "Applications", "private",
+                    "home", "etc", "usr", "var", "opt", "tmp", "root", "mnt", "srv", "proc",
+                    "dev", "sys", "bin", "sbin", "lib", "run", "nix", "snap", "workspaces"})
+
+
 def _rooted(name: str, spec: str, rule_dir: str) -> list[tuple[str, str, str]]:
     if not spec.startswith("/") or spec.startswith("//"):
         return []
@@ -153,7 +160,7 @@ def _rooted(name: str, spec: str, rule_dir: str) -> list[tuple[str, str, str]]:
     if not first or set(first) & set("*?[{") or first in (".", ".."):
         return []
     anchored = os.path.join(rule_dir, first)
-    if os.path.lexists(anchored) or not os.path.lexists("/" + first):
+    if os.path.lexists(anchored) or not (os.path.lexists("/" + first) or first in _ROOTS):
         return []
     return [("warning", f"{spec!r} is anchored at the directory of the rule's file: it names "
              f"{os.path.join(rule_dir, spec[1:])!r}, where there is no {first!r}, not "
