@@ -191,6 +191,8 @@ def _reads_program_from_stdin(form: tuple[str, ...]) -> bool:
     if not form:
         return False
     name = base(form[0])
+    if name in _FILE_PROGRAMS:  # awk -f -, sed -f /dev/stdin, gdb -x -, vim -S /dev/stdin
+        return any(w in _STDIN_FILES or w.partition("=")[2] in _STDIN_FILES for w in form[1:])
     m = _VERSIONED.fullmatch(name)
     if not (name in _INLINE_CODE or m) or _inline_code(name, form):
         return False
@@ -202,8 +204,8 @@ def _reads_program_from_stdin(form: tuple[str, ...]) -> bool:
             return True
         if word == "--":
             return k + 1 >= len(form) or form[k + 1] == "-"
-        if not word.startswith("-"):
-            return False  # a script file: its stdin is data
+        if not word.startswith("-"):  # a script file: its stdin is data, unless it is
+            return word in _STDIN_FILES or word.startswith(("<(", "$"))  # stdin, or unknown
         if word.startswith("--"):
             k += 1 if "=" in word or word in _LONG_FLAGS else 2
             continue
@@ -213,6 +215,9 @@ def _reads_program_from_stdin(form: tuple[str, ...]) -> bool:
 
 
 _MAX_FED = 256
+# a script file that is the program's input, and the programs that read one with an option
+_STDIN_FILES = frozenset({"-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"})
+_FILE_PROGRAMS = frozenset({*_AWKS, "sed", "gsed", "gdb", "lldb", *_VIMS})
 
 
 def fed_code_strings(command: str, forms: list[tuple[str, ...]]) -> list[str]:
@@ -230,6 +235,16 @@ def fed_code_strings(command: str, forms: list[tuple[str, ...]]) -> list[str]:
         level = [next(g for g in m.groups() if g is not None)
                  for text in level for m in _CODE_STRING.finditer(text)][:_MAX_FED]
         out += level
+    # a program fed its script reads it in its own language: sed's `e`, gdb's `shell`, vim's
+    # `:!` (each literal handed to it as its script option would be)
+    scripted = {base(f[0]) for f in forms if f and base(f[0]) in _FILE_PROGRAMS - _AWKS
+                and _reads_program_from_stdin(f)}
+    if scripted:  # (a here-document's body too)
+        out += [line for line in command.split("\n")[1:_MAX_FED] if line.strip()]
+    for name in scripted:
+        flag = "-e" if name in ("sed", "gsed") else "-ex" if name in ("gdb", "lldb") else "-c"
+        out += [v for lit in out[:_MAX_FED] for line in lit.split("\n")
+                for v in command_strings((name, flag, line))]
     if shell:  # a here-document's body is shell code: each later line a command line
         out += [line for line in command.split("\n")[1:_MAX_FED] if line.strip()]
         out += [p for lit in out[:_MAX_FED] if "\\n" in lit  # printf 'a\n\trm x' | sh
