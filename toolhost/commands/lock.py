@@ -149,6 +149,11 @@ def write_for(config: str, *, layers: bool = True, dry_run: bool = False) -> lis
     if old is not None and old.credentials_in_keys:  # written by an older toolhost
         found = [*found, "repo source keys held a URL's user name or password: written "
                  "without them"]
+    if old is not None and any(s.legacy in old.sources for s in guard.sources.values()
+                               if s.legacy):  # keyed by an older toolhost
+        found = [*found, "repositories named by a relative local path are pinned by that "
+                 "path, relative to the lock, not by this machine's file:// URL (so other "
+                 "checkouts of the project load it): `toolhost lock` rewrites their keys"]
     if unreadable:  # a merge's conflict markers, a hand edit: what the config pulls in now
         found = [*found, f"{where} was not a lock toolhost can read ({unreadable}): written "
                  "anew from what the config pulls in (review the diff of the lock)"]
