@@ -26,6 +26,9 @@ log = logging.getLogger("toolhost.config")
 
 _SHA = re.compile(r"^[0-9a-f]{7,40}$")
 GIT_TIMEOUT = 120.0
+# what git may fetch over, whatever a user's `protocol.allow` or `url.insteadOf` says: never
+# `ext` (runs a command), `fd`, or a remote helper found on PATH
+ALLOWED_PROTOCOLS = "https:http:ssh:git:file"
 
 
 @dataclass(frozen=True)
@@ -48,7 +51,7 @@ def run_git(args: Sequence[str], *, cwd: Path | None = None, where: Origin = UNK
     (or as ``origin``): git is told the credentials in its environment (a ``url.insteadOf``
     rule), never on its command line or in a file, and they are cut out of its messages."""
     env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "", "LC_ALL": "C",
-           **credentials_env(remote)}
+           "GIT_ALLOW_PROTOCOL": ALLOWED_PROTOCOLS, **credentials_env(remote)}
     try:
         proc = subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True,
                               text=True, timeout=GIT_TIMEOUT, check=False)
