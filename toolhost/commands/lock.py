@@ -25,6 +25,9 @@ While a lock exists, every load (run, serve, validate, tools, ...) resolves the 
 again and refuses any difference with a diff: a tag moved upstream, a cached file edited on
 disk (fetched again; refused if it still differs), a plugin upgraded, a source not locked.
 Review the diff, then run `toolhost lock` again to accept it. Commit the lock with the config.
+`--check` also asks each pinned repository where its tags and branches point now (a cache
+keeps the reviewed commit, so only a fresh clone would see a moved tag): a tag moved or
+deleted upstream fails the check with the diff; a repository it cannot reach is a note.
 
 The config is checked as `toolhost validate` checks it (tools compiled, rules against
 what they name) first: a config validate refuses is not locked.
@@ -90,8 +93,11 @@ def changes(old: Lock | None, new: Lock) -> list[str]:
     return lines
 
 
-def write_for(config: str, *, layers: bool = True, dry_run: bool = False) -> list[str]:
-    """Load ``config`` recording what it pulls in, write its lock; the changes made."""
+def write_for(config: str, *, layers: bool = True, dry_run: bool = False,
+              upstream: bool = False) -> list[str]:
+    """Load ``config`` recording what it pulls in, write its lock; the changes made.
+    ``upstream`` (``lock --check``): also a pinned tag or branch that names another commit in
+    its repository now (``toolhost.lockfile.remote``)."""
     from toolhost.config.loader import load_config, plugin_versions
     from toolhost.errors import ConfigError, Problem
     from toolhost.lockfile import LockGuard, lock_path, read_lock
@@ -157,6 +163,13 @@ def write_for(config: str, *, layers: bool = True, dry_run: bool = False) -> lis
     if unreadable:  # a merge's conflict markers, a hand edit: what the config pulls in now
         found = [*found, f"{where} was not a lock toolhost can read ({unreadable}): written "
                  "anew from what the config pulls in (review the diff of the lock)"]
+    if upstream:
+        from toolhost.lockfile.remote import moved_revs
+
+        moved, notes = moved_revs(guard.sources.values())
+        found = [*found, *moved]
+        for note in notes:
+            print(f"{where}: note: {note}", file=sys.stderr)
     if not dry_run and (old is None or found):
         write_lock(where, new)
     return found
@@ -189,7 +202,7 @@ def main(args: argparse.Namespace) -> int:
                   f"{config}`)", file=sys.stderr)
             return 1
         load_config(args.config, layers=not args.no_layers)  # refuses drift like every load
-        found = write_for(args.config, layers=not args.no_layers, dry_run=True)
+        found = write_for(args.config, layers=not args.no_layers, dry_run=True, upstream=True)
         for line in _listed(found):  # sources the lock has that the config no longer uses
             print(f"{where}: {line}", file=sys.stderr)
         if found:

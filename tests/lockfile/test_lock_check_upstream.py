@@ -1,0 +1,51 @@
+"""`lock --check` asks each pinned repository where its tag points now: a tag moved (or
+deleted) upstream is caught with the diff even where the cache still holds the reviewed
+commit; a repository it cannot reach is a note, not a failure (it works offline)."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from toolhost.cli import main
+
+from .conftest import git
+
+BASE = "servers:\n  team:\n    tools:\n      add:\n        python: 'toolhost.demo:add'\n"
+
+
+def test_a_tag_moved_or_deleted_upstream_is_caught_with_a_warm_cache(
+        tmp_path: Path, make_repo: Callable[..., str], monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    origin = tmp_path / "team-config"
+    make_repo(origin, {"base.yaml": BASE}, tag="v1.0.0")
+    monkeypatch.chdir(tmp_path)
+    Path("toolhost.yaml").write_text("toolhost: 1\nextends:\n"
+                                     "  - {repo: ./team-config, rev: v1.0.0, path: base.yaml}\n")
+    assert main(["lock", "toolhost.yaml"]) == 0
+    assert main(["lock", "--check", "toolhost.yaml"]) == 0
+    assert "up to date" in capsys.readouterr().out
+
+    make_repo(origin, {"base.yaml": BASE.replace("add", "drop")})
+    git(origin, "tag", "-f", "v1.0.0")  # re-tagged upstream; the cache keeps the old commit
+    assert main(["tools", "toolhost.yaml"]) == 0  # what is used is still what was reviewed
+    capsys.readouterr()
+    assert main(["lock", "--check", "toolhost.yaml"]) == 1
+    err = capsys.readouterr().err
+    assert ("toolhost.lock: repo:team-config@v1.0.0: rev v1.0.0 now resolves upstream to "
+            f"commit {git(origin, 'rev-parse', 'v1.0.0')[:12]}") in err
+    assert "(the tag moved; a fresh clone would be refused)" in err
+    assert "\n    -      add:\n" in err and "\n    +      drop:\n" in err  # the diff, indented
+
+    git(origin, "tag", "-d", "v1.0.0")
+    assert main(["lock", "--check", "toolhost.yaml"]) == 1
+    assert "the tag v1.0.0 no longer exists upstream" in capsys.readouterr().err
+
+    shutil.rmtree(origin)  # offline: the cache is the locked commit, so the lock holds
+    assert main(["lock", "--check", "toolhost.yaml"]) == 0
+    out, err = capsys.readouterr()
+    assert "up to date" in out
+    assert "toolhost.lock: note: repo:team-config@v1.0.0: not checked upstream (git " in err
