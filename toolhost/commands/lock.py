@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from toolhost.lockfile import Lock
@@ -83,7 +83,8 @@ def changes(old: Lock | None, new: Lock) -> list[str]:
             elif dict(was_def) != dict(now_def):
                 keys = sorted(k for k in set(was_def) | set(now_def)
                               if was_def.get(k) != now_def.get(k))
-                lines.append(f"~ upstream {server}: {tool}: {', '.join(keys)}")
+                lines.append(f"~ upstream {server}: {tool}: {', '.join(keys)}"
+                             + _definition_diff(was_def, now_def))
     plugins_before = old.plugins if old else {}
     for name in sorted(set(plugins_before) | set(new.plugins)):
         a, b = plugins_before.get(name), new.plugins.get(name)
@@ -91,6 +92,21 @@ def changes(old: Lock | None, new: Lock) -> list[str]:
             lines.append(f"{'+' if a is None else '-' if b is None else '~'} plugin {name}: "
                          f"{a or 'absent'} -> {b or 'absent'}")
     return lines
+
+
+def _definition_diff(was: Any, now: Any) -> str:
+    """A locked tool definition against the upstream's now, as a unified diff of their JSON,
+    indented under the change's line (cut like the load's)."""
+    import difflib
+    import json
+
+    from toolhost.lockfile.drift import cut_lines
+
+    old, new = (json.dumps(d, indent=2, sort_keys=True, ensure_ascii=False).splitlines()
+                for d in (was, now))
+    text = cut_lines("\n".join(difflib.unified_diff(old, new, "locked", "upstream now",
+                                                    lineterm="")))
+    return "".join(f"\n    {line}" for line in text.splitlines())
 
 
 def write_for(config: str, *, layers: bool = True, dry_run: bool = False,
