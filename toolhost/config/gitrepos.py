@@ -69,6 +69,11 @@ def repo_file(url: str, rev: str, path: str, *, where: Origin = UNKNOWN,
         log.warning("%s: rev %r of %s is a branch, which moves; pin a tag or a commit "
                     "(cached at %s; `toolhost update` pins the newest tag)",
                     _where(where), rev, checkout.url, checkout.sha[:12])
+    elif checkout.ref == "commit" and len(rev) < len(checkout.sha):
+        log.warning("%s: rev %r of %s is a short commit id: pin the full id %s (a commit "
+                    "pushed later with the same prefix makes it ambiguous, and a fresh clone "
+                    "then fails; a short id is also fetched with every tag and branch)",
+                    _where(where), rev, checkout.url, checkout.sha)
     rel = Path(path)
     try:
         target = (checkout.path / rel).resolve()
