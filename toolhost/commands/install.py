@@ -196,6 +196,7 @@ def main(args: argparse.Namespace) -> int:
     if args.client == "claude-code" and args.scope == "project":
         print("Claude Code asks once before it starts a project server; `claude mcp list` "
               "shows it.")
+        _check_top(path, args.config)
         if project is not None:
             _say_portable(path)
         elif not args.absolute and path.name == ".mcp.json":
@@ -217,6 +218,21 @@ def _project_of(args: argparse.Namespace, path: Path) -> str | None:
     project = os.path.abspath(path.parent)
     config = os.path.abspath(args.config)
     return project if os.path.commonpath([project, config]) == project else None
+
+
+def _check_top(path: Path, config: str) -> None:
+    """Warn when ``path`` (a .mcp.json) lies below its git repository's top: Claude Code,
+    started at the top as a team does, reads the .mcp.json of the directory it starts in or
+    above, never one below (``toolhost init`` prints the step run from the top)."""
+    here = Path(os.path.abspath(path.parent))
+    top = next((d for d in (here, *here.parents) if os.path.lexists(d / ".git")), here)
+    if top == here:
+        return
+    down = os.path.relpath(os.path.abspath(config), top)
+    print(f"toolhost: warning: {path} is below the top of its git repository ({top}): "
+          "Claude Code started at the top reads the .mcp.json there, never one below; to "
+          f"use the tools from the top, run `toolhost install claude-code {down}` in {top} "
+          f"(this entry serves claude started in {here})", file=sys.stderr)
 
 
 def _say_portable(path: Path) -> None:
