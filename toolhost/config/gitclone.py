@@ -44,7 +44,7 @@ class Checkout:
 
 
 def run_git(args: Sequence[str], *, cwd: Path | None = None, where: Origin = UNKNOWN,
-            remote: str = "") -> str:
+            remote: str = "", timeout: float = GIT_TIMEOUT) -> str:
     """Run ``git args`` (no shell, no prompts); stdout, or ConfigError with git's message.
 
     ``remote`` is the repository URL as written, when ``args`` name it without its userinfo
@@ -54,12 +54,12 @@ def run_git(args: Sequence[str], *, cwd: Path | None = None, where: Origin = UNK
            "GIT_ALLOW_PROTOCOL": ALLOWED_PROTOCOLS, **credentials_env(remote)}
     try:
         proc = subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True,
-                              text=True, timeout=GIT_TIMEOUT, check=False)
+                              text=True, timeout=timeout, check=False)
     except FileNotFoundError:
         raise error(where, "git is not installed", hint="install git to use `repo:` in "
                      "extends") from None
     except subprocess.TimeoutExpired:
-        raise error(where, f"git {args[0]} took longer than {GIT_TIMEOUT:g}s") from None
+        raise error(where, f"git {args[0]} took longer than {timeout:g}s") from None
     if proc.returncode != 0:
         said = git_message(without_credentials(proc.stderr, remote))
         raise error(where, f"git {args[0]} failed: {said}")

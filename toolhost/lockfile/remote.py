@@ -20,6 +20,7 @@ from toolhost.lockfile.drift import Pulled, repo_diff
 
 __all__ = ["moved_revs"]
 
+ASK_TIMEOUT = 30.0  # seconds per repository: an unreachable one is a note, not a long wait
 _COMMIT = re.compile(r"(?:[0-9a-f]{40}|[0-9a-f]{64})")
 
 
@@ -42,7 +43,7 @@ def moved_revs(sources: Iterable[Pulled]) -> tuple[list[str], list[str]]:
                 continue  # a commit id cannot move
             out = run_git(["ls-remote", "--", shown_url(source.url), f"refs/tags/{source.rev}",
                            f"refs/tags/{source.rev}^{{}}", f"refs/heads/{source.rev}"],
-                          remote=source.url)
+                          remote=source.url, timeout=ASK_TIMEOUT)
         except ConfigError as exc:
             notes.append(f"{source.key}: not checked upstream ({exc.problems[0].message})")
             continue
@@ -71,7 +72,8 @@ def _diff(source: Pulled, now: str) -> str:
     from toolhost.config.gitclone import run_git
 
     try:
-        run_git(["fetch", "-q", "--depth=1", "origin", now], cwd=source.root, remote=source.url)
+        run_git(["fetch", "-q", "--depth=1", "origin", now], cwd=source.root, remote=source.url,
+                timeout=ASK_TIMEOUT)
     except ConfigError:
         return ""
     text = repo_diff(dataclasses.replace(source, pin=now), source.pin, ".")
