@@ -284,7 +284,7 @@ class _Reader:
                 if guard is not None:
                     target = guard.pulled(entry_form(entry), entry, origin, target)
             except ConfigError as exc:
-                self.problems.extend(exc.problems)
+                self.problems.extend(self._unresolved(entry, origin, exc, layer, chain[0]))
                 continue
             except ValueError as exc:  # a bad ${...} in the entry
                 self.problems.append(origin.problem(cut(str(exc), 300)))
@@ -313,6 +313,17 @@ class _Reader:
                 continue
             self.read(name, fragment_layer, is_main=False, chain=chain)
 
+
+    def _unresolved(self, entry: Any, origin: Origin, exc: ConfigError, layer: str,
+                    root: str) -> list[Problem]:
+        """An entry's problems; a git entry's rev gone upstream gets the locked commit."""
+        if entry_form(entry) != "git":
+            return list(exc.problems)
+        try:
+            guard = self._guard_of(layer, root)
+        except ConfigError:  # that layer's lock: said when its entries resolve
+            return list(exc.problems)
+        return list(exc.problems) if guard is None else guard.unresolved(entry, origin, exc)
 
     def _guard_of(self, layer: str, root: str) -> LockGuard | None:
         """The lock guard of what a file of ``layer`` pulls in: the project's for the project

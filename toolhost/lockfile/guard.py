@@ -212,6 +212,28 @@ class LockGuard:
                     "another with {repo, rev, path}")])
         return None
 
+    def unresolved(self, entry: Any, origin: Origin, exc: ConfigError) -> list[Problem]:
+        """The problems of a git entry that did not resolve; when its rev no longer exists
+        (a tag deleted upstream) and the lock pins it, the hint names the reviewed commit."""
+        import dataclasses
+
+        first = exc.problems[0] if exc.problems else None
+        if (self.lock is None or first is None or "has no tag" not in first.message
+                or not isinstance(entry.get("repo"), str) or not isinstance(entry.get("rev"), str)):
+            return list(exc.problems)
+        from toolhost.config.gitrepos import normalize_repo
+        from toolhost.config.url_secrets import shown_url
+
+        url = normalize_repo(entry["repo"], Path(origin.file).parent)
+        key = (self._local_key(entry["repo"], url, entry["rev"], origin)
+               or f"repo:{shown_url(url)}@{entry['rev']}")
+        locked = self.lock.sources.get(key)
+        if locked is None:
+            return list(exc.problems)
+        hint = (f"{self.lock_file.name} pins it at commit {locked.pin}, the reviewed one: "
+                f"`rev: {locked.pin}` keeps it (then `toolhost lock CONFIG`)")
+        return [dataclasses.replace(first, hint=hint), *exc.problems[1:]]
+
     def _local_key(self, written: str, url: str, rev: str, origin: Origin) -> str:
         """``repo:PATH@REV`` for a repository named by a relative local path (``repo:
         ../team-config``), PATH relative to the lock's directory: the lock is committed, and
