@@ -22,15 +22,21 @@ def run(*args: str, cwd: Path, timeout: float = 120) -> subprocess.CompletedProc
 
 
 @pytest.mark.e2e
-def test_scaffold_validates_calls_and_passes_its_own_ci(tmp_path: Path) -> None:
+def test_scaffold_validates_calls_and_passes_its_own_ci(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
     done = run(sys.executable, "-m", "toolhost", "init", "agent", "--name", "shop",
                cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "cd agent" in done.stdout
+    assert "# a real Claude CLI session, scripted model" in done.stdout  # one is found
     project = tmp_path / "agent"
-    assert run("toolhost", "validate", "toolhost.yaml", cwd=project).returncode == 0
-    greeted = run("toolhost", "call", "toolhost.yaml", "shop.greet", "name=Ada", cwd=project)
-    assert greeted.stdout.strip() == "Hello, Ada."
+    monkeypatch.chdir(project)  # the printed steps, in-process (the CI script runs them too)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    assert main(["validate", "toolhost.yaml"]) == 0
+    capsys.readouterr()
+    assert main(["call", "toolhost.yaml", "shop.greet", "name=Ada"]) == 0
+    assert capsys.readouterr().out.strip() == "Hello, Ada."
     ci = run("sh", "toolhost-ci.sh", cwd=project, timeout=300)
     assert ci.returncode == 0, ci.stdout + ci.stderr
     assert "toolhost checks passed" in ci.stdout
@@ -131,3 +137,17 @@ def test_install_step_runs_from_the_repository_top(tmp_path: Path,
     assert "  cd ../.. && toolhost install claude-code tools/agent/toolhost.yaml   #" in out
     assert main(["init", "repo"]) == 0  # at the top: as before
     assert "  toolhost install claude-code toolhost.yaml   #" in capsys.readouterr().out
+
+
+def test_the_ci_step_says_how_to_get_a_claude_cli_when_none_is_found(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """The README's install (`'.[serve]'`) brings no Claude CLI: the CI script's scenario step
+    would stop at "the Claude CLI was not found"; the printed step says what installs one."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("TOOLHOST_CLI", str(tmp_path / "no-claude"))  # none usable here
+    assert main(["init"]) == 0
+    step = next(line for line in capsys.readouterr().out.splitlines()
+                if line.startswith("  sh toolhost-ci.sh"))
+    assert "needs the Claude CLI, not found here" in step
+    assert "'.[serve,sdk]'" in step and "npm install -g @anthropic-ai/claude-code" in step

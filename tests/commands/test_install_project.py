@@ -142,3 +142,22 @@ def test_uninstall_removes_only_the_entry(tmp_path: Path, monkeypatch: pytest.Mo
     assert "--uninstall --name KEY" in capsys.readouterr().err
     assert main(["install", "claude-code", "gone.yaml", "--uninstall", "--name", "other"]) == 0
     assert json.loads(mcp.read_text()) == {"mcpServers": {}, "keep": [1]}
+
+
+def test_an_entry_below_the_git_repositorys_top_is_warned_about(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Claude Code started at a repository's top never reads a .mcp.json below it: installed
+    in a subdirectory, the entry is written (claude may be started there) and the command
+    run from the top is said."""
+    project = _project(tmp_path, monkeypatch)
+    (project / ".git").mkdir()
+    monkeypatch.chdir(project / "tools")
+    assert main(["install", "claude-code", "toolhost.yaml"]) == 0
+    err = capsys.readouterr().err
+    assert (f"toolhost: warning: {project / 'tools' / '.mcp.json'} is below the top of its git "
+            f"repository ({project})") in err
+    assert f"run `toolhost install claude-code tools/toolhost.yaml` in {project}" in err
+    monkeypatch.chdir(project)  # at the top: nothing to say
+    assert main(["install", "claude-code", "tools/toolhost.yaml"]) == 0
+    assert "below the top" not in capsys.readouterr().err

@@ -217,3 +217,15 @@ def test_two_plugins_declaring_the_same_server_clash(make_plugin: MakePlugin) ->
     (problem,) = info.value.problems
     assert problem.message == ("plugin 'toolhost-two' adds server 'shared', which "
                                "'toolhost-one' already provides")
+
+
+@pytest.mark.parametrize("name", ["toolhost-files", "Toolhost_SQLite"])
+def test_a_missing_example_plugin_is_installed_from_the_clone_not_the_index(name: str) -> None:
+    """The example plugins are not on the package index: `pip install toolhost-files` would
+    install whatever someone published under that name."""
+    from toolhost.plugins.activate import _missing
+
+    problem = _missing(req(name), {})  # as when it is not installed
+    assert problem.message == f"plugin '{name}' is not installed"
+    assert "pip install plugins/toolhost-" in problem.hint and "toolhost's clone" in problem.hint
+    assert f"pip install {name}" not in problem.hint

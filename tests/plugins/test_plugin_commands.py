@@ -8,6 +8,8 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 MakeRepo = Callable[..., str]
 
 
@@ -123,3 +125,27 @@ def test_update_skips_pre_releases_unless_pinned_to_one_or_asked(tmp_path: Path,
     assert f"no pinned `extends` entry has repo https://example.invalid/x (its repos: {url})" \
         in other.stderr
     assert "v2.0.0rc1" in config.read_text()
+
+
+def test_plugins_shows_an_upgraded_plugin_as_enabled_with_the_locks_refusal(
+        tmp_path: Path, make_plugin: Callable[..., Path], monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A plugin upgraded under the lock made the config fail to load, and `toolhost plugins`
+    then called every plugin "installed, not enabled": the one the config lists is enabled,
+    and the row says why it is refused."""
+    import shutil
+
+    from toolhost.cli import main
+
+    site = make_plugin("tp-up", "1.0.0", modules={"tpup": "def register(reg):\n    pass\n"})
+    monkeypatch.chdir(tmp_path)
+    Path("toolhost.yaml").write_text("toolhost: 1\nplugins: [tp-up]\n")
+    assert main(["lock", "toolhost.yaml"]) == 0
+    shutil.rmtree(site / "tp_up-1.0.0.dist-info")  # pip install of another version
+    make_plugin("tp-up", "2.0.0", modules={"tpup": "def register(reg):\n    pass\n"})
+    capsys.readouterr()
+    assert main(["plugins", "toolhost.yaml"]) == 1
+    out, err = capsys.readouterr()
+    assert "tp-up 2.0.0  [enabled at toolhost.yaml:2:11]" in out
+    assert "    error: plugin tp-up 2.0.0 is installed, locked at 1.0.0" in out
+    assert "plugin tp-up 2.0.0 is installed, locked at 1.0.0 (toolhost.lock)" in err

@@ -175,10 +175,24 @@ def main(args: argparse.Namespace) -> int:
     steps = [] if root == Path(".") else [f"cd {root}"]
     steps += ["toolhost validate toolhost.yaml",
               f"toolhost call toolhost.yaml {args.name}.greet name=Ada",
-              "sh toolhost-ci.sh                  # a real Claude CLI session, scripted model",
-              _install_step(root)]
+              _ci_step(), _install_step(root)]
     print("\nNext:\n" + "".join(f"  {step}\n" for step in steps), end="")
     return 0
+
+
+def _ci_step() -> str:
+    """The CI script's step; when no Claude CLI is found here, what installs one (the script's
+    scenario step would stop there)."""
+    from toolhost.errors import CLINotFoundError
+    from toolhost.runner.discovery import find_cli
+
+    try:
+        find_cli()
+    except CLINotFoundError:
+        return ("sh toolhost-ci.sh                  # needs the Claude CLI, not found here: "
+                "install toolhost with its sdk extra ('.[serve,sdk]' in its clone), or npm "
+                "install -g @anthropic-ai/claude-code")
+    return "sh toolhost-ci.sh                  # a real Claude CLI session, scripted model"
 
 
 def _install_step(root: Path) -> str:

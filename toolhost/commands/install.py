@@ -158,6 +158,7 @@ def dump_client_file(data: dict[str, Any]) -> str:
 
 
 def main(args: argparse.Namespace) -> int:
+    from toolhost.commands._install_checks import check_path, check_top
     from toolhost.commands.mcp_config import checked_entry
 
     path = Path(args.file) if args.file else client_file(args.client, args.scope)
@@ -174,7 +175,7 @@ def main(args: argparse.Namespace) -> int:
     if servers.get(key) == entry:
         print(f"{path}: {key!r} is already installed, unchanged")
         if project is not None:
-            _check_path()
+            check_path()
         return 0
     if key in servers and not args.force:
         old_args = servers[key].get("args") if isinstance(servers[key], dict) else None
@@ -196,6 +197,7 @@ def main(args: argparse.Namespace) -> int:
     if args.client == "claude-code" and args.scope == "project":
         print("Claude Code asks once before it starts a project server; `claude mcp list` "
               "shows it.")
+        check_top(path, args.config)
         if project is not None:
             _say_portable(path)
         elif not args.absolute and path.name == ".mcp.json":
@@ -221,36 +223,11 @@ def _project_of(args: argparse.Namespace, path: Path) -> str | None:
 
 def _say_portable(path: Path) -> None:
     """What a colleague needs for the committed entry to start."""
+    from toolhost.commands._install_checks import check_path
+
     print(f"The entry starts `toolhost` from PATH with the config relative to {path.parent} "
           "(no path of this machine): each colleague needs toolhost installed on PATH.")
-    _check_path()
-
-
-def _check_path() -> None:
-    """Warn when the `toolhost` that PATH finds here is none, or not this install (another
-    virtualenv's, an older toolhost without ``serve --project-relative``, another program of
-    that name): Claude Code, started from this shell, would start that one."""
-    import shutil
-
-    ours = shutil.which("toolhost", path=os.path.dirname(sys.executable)) \
-        or os.path.abspath(sys.argv[0])
-    found = shutil.which("toolhost")
-    if found is None:
-        where = os.path.dirname(ours)
-        activate = os.path.join(where, "activate")
-        fix = (f"`source {activate}` in the shell you start claude from (a virtualenv not "
-               "activated)" if os.path.isfile(activate) else
-               f"put {where} on PATH")
-        print(f"toolhost: warning: `toolhost` is not on PATH here, so Claude Code started "
-              f"from this shell cannot start the entry: {fix}, or install it with pipx or "
-              "`uv tool install` (docs/getting-started.md), or run again with --absolute",
-              file=sys.stderr)
-    elif os.path.realpath(found) != os.path.realpath(ours):
-        print(f"toolhost: warning: the `toolhost` on PATH here is {found}, not this one "
-              f"({ours}): Claude Code started from this shell runs that one (`{found} "
-              "--version` says which it is; an older toolhost has no `serve "
-              "--project-relative`); put this one first on PATH, or run again with "
-              "--absolute", file=sys.stderr)
+    check_path()
 
 
 def save_servers(path: Path, old_text: str, data: dict[str, Any], servers: dict[str, Any],

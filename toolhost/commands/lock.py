@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from toolhost.lockfile import Lock
@@ -25,6 +25,9 @@ While a lock exists, every load (run, serve, validate, tools, ...) resolves the 
 again and refuses any difference with a diff: a tag moved upstream, a cached file edited on
 disk (fetched again; refused if it still differs), a plugin upgraded, a source not locked.
 Review the diff, then run `toolhost lock` again to accept it. Commit the lock with the config.
+`--check` also asks each pinned repository where its tags and branches point now (a cache
+keeps the reviewed commit, so only a fresh clone would see a moved tag): a tag moved or
+deleted upstream fails the check with the diff; a repository it cannot reach is a note.
 
 The config is checked as `toolhost validate` checks it (tools compiled, rules against
 what they name) first: a config validate refuses is not locked.
@@ -80,7 +83,8 @@ def changes(old: Lock | None, new: Lock) -> list[str]:
             elif dict(was_def) != dict(now_def):
                 keys = sorted(k for k in set(was_def) | set(now_def)
                               if was_def.get(k) != now_def.get(k))
-                lines.append(f"~ upstream {server}: {tool}: {', '.join(keys)}")
+                lines.append(f"~ upstream {server}: {tool}: {', '.join(keys)}"
+                             + _definition_diff(was_def, now_def))
     plugins_before = old.plugins if old else {}
     for name in sorted(set(plugins_before) | set(new.plugins)):
         a, b = plugins_before.get(name), new.plugins.get(name)
@@ -90,8 +94,26 @@ def changes(old: Lock | None, new: Lock) -> list[str]:
     return lines
 
 
-def write_for(config: str, *, layers: bool = True, dry_run: bool = False) -> list[str]:
-    """Load ``config`` recording what it pulls in, write its lock; the changes made."""
+def _definition_diff(was: Any, now: Any) -> str:
+    """A locked tool definition against the upstream's now, as a unified diff of their JSON,
+    indented under the change's line (cut like the load's)."""
+    import difflib
+    import json
+
+    from toolhost.lockfile.drift import cut_lines
+
+    old, new = (json.dumps(d, indent=2, sort_keys=True, ensure_ascii=False).splitlines()
+                for d in (was, now))
+    text = cut_lines("\n".join(difflib.unified_diff(old, new, "locked", "upstream now",
+                                                    lineterm="")))
+    return "".join(f"\n    {line}" for line in text.splitlines())
+
+
+def write_for(config: str, *, layers: bool = True, dry_run: bool = False,
+              upstream: bool = False) -> list[str]:
+    """Load ``config`` recording what it pulls in, write its lock; the changes made.
+    ``upstream`` (``lock --check``): also a pinned tag or branch that names another commit in
+    its repository now (``toolhost.lockfile.remote``)."""
     from toolhost.config.loader import load_config, plugin_versions
     from toolhost.errors import ConfigError, Problem
     from toolhost.lockfile import LockGuard, lock_path, read_lock
@@ -149,9 +171,21 @@ def write_for(config: str, *, layers: bool = True, dry_run: bool = False) -> lis
     if old is not None and old.credentials_in_keys:  # written by an older toolhost
         found = [*found, "repo source keys held a URL's user name or password: written "
                  "without them"]
+    if old is not None and any(s.legacy in old.sources for s in guard.sources.values()
+                               if s.legacy):  # keyed by an older toolhost
+        found = [*found, "repositories named by a relative local path are pinned by that "
+                 "path, relative to the lock, not by this machine's file:// URL (so other "
+                 "checkouts of the project load it): `toolhost lock` rewrites their keys"]
     if unreadable:  # a merge's conflict markers, a hand edit: what the config pulls in now
         found = [*found, f"{where} was not a lock toolhost can read ({unreadable}): written "
                  "anew from what the config pulls in (review the diff of the lock)"]
+    if upstream:
+        from toolhost.lockfile.remote import moved_revs
+
+        moved, notes = moved_revs(guard.sources.values())
+        found = [*found, *moved]
+        for note in notes:
+            print(f"{where}: note: {note}", file=sys.stderr)
     if not dry_run and (old is None or found):
         write_lock(where, new)
     return found
@@ -184,7 +218,7 @@ def main(args: argparse.Namespace) -> int:
                   f"{config}`)", file=sys.stderr)
             return 1
         load_config(args.config, layers=not args.no_layers)  # refuses drift like every load
-        found = write_for(args.config, layers=not args.no_layers, dry_run=True)
+        found = write_for(args.config, layers=not args.no_layers, dry_run=True, upstream=True)
         for line in _listed(found):  # sources the lock has that the config no longer uses
             print(f"{where}: {line}", file=sys.stderr)
         if found:

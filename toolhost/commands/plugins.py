@@ -103,7 +103,16 @@ def _enabled(config_path: str, layers: bool, kinds: Any
     try:
         config = load_config(config_path, kinds=kinds, layers=layers)
     except ConfigError as exc:
-        return {}, list(exc.problems)
+        from toolhost.config.loader import load_config as load_unlocked
+        from toolhost.lockfile import LockGuard, lock_path
+
+        try:  # which plugins it enables, when only its lock refuses it (a plugin upgraded)
+            config = load_unlocked(config_path, kinds=kinds, layers=layers,
+                                   lock=LockGuard(None, lock_path(config_path), verify=False))
+        except ConfigError:
+            return {}, list(exc.problems)
+        return ({str(canonicalize_name(r.name)): r for r in config.plugins},
+                list(exc.problems))
     enabled = {str(canonicalize_name(r.name)): r for r in config.plugins}
     activation = activate(config.plugins, strict=False)
     return enabled, list(activation.problems)
@@ -111,8 +120,8 @@ def _enabled(config_path: str, layers: bool, kinds: Any
 
 def _name_in(message: str, installed: dict[str, InstalledPlugin]) -> str:
     for plugin in installed.values():
-        if f"'{plugin.name}'" in message:
-            return plugin.name
+        if f"'{plugin.name}'" in message or message.startswith(f"plugin {plugin.name} "):
+            return plugin.name  # (the lock's: "plugin NAME 0.2.0 is installed, locked at")
     return ""
 
 

@@ -26,6 +26,9 @@ log = logging.getLogger("toolhost.config")
 
 _SHA = re.compile(r"^[0-9a-f]{7,40}$")
 GIT_TIMEOUT = 120.0
+# what git may fetch over, whatever a user's `protocol.allow` or `url.insteadOf` says: never
+# `ext` (runs a command), `fd`, or a remote helper found on PATH
+ALLOWED_PROTOCOLS = "https:http:ssh:git:file"
 
 
 @dataclass(frozen=True)
@@ -41,22 +44,22 @@ class Checkout:
 
 
 def run_git(args: Sequence[str], *, cwd: Path | None = None, where: Origin = UNKNOWN,
-            remote: str = "") -> str:
+            remote: str = "", timeout: float = GIT_TIMEOUT) -> str:
     """Run ``git args`` (no shell, no prompts); stdout, or ConfigError with git's message.
 
     ``remote`` is the repository URL as written, when ``args`` name it without its userinfo
     (or as ``origin``): git is told the credentials in its environment (a ``url.insteadOf``
     rule), never on its command line or in a file, and they are cut out of its messages."""
     env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "", "LC_ALL": "C",
-           **credentials_env(remote)}
+           "GIT_ALLOW_PROTOCOL": ALLOWED_PROTOCOLS, **credentials_env(remote)}
     try:
         proc = subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True,
-                              text=True, timeout=GIT_TIMEOUT, check=False)
+                              text=True, timeout=timeout, check=False)
     except FileNotFoundError:
         raise error(where, "git is not installed", hint="install git to use `repo:` in "
                      "extends") from None
     except subprocess.TimeoutExpired:
-        raise error(where, f"git {args[0]} took longer than {GIT_TIMEOUT:g}s") from None
+        raise error(where, f"git {args[0]} took longer than {timeout:g}s") from None
     if proc.returncode != 0:
         said = git_message(without_credentials(proc.stderr, remote))
         raise error(where, f"git {args[0]} failed: {said}")

@@ -69,6 +69,11 @@ def repo_file(url: str, rev: str, path: str, *, where: Origin = UNKNOWN,
         log.warning("%s: rev %r of %s is a branch, which moves; pin a tag or a commit "
                     "(cached at %s; `toolhost update` pins the newest tag)",
                     _where(where), rev, checkout.url, checkout.sha[:12])
+    elif checkout.ref == "commit" and len(rev) < len(checkout.sha):
+        log.warning("%s: rev %r of %s is a short commit id: pin the full id %s (a commit "
+                    "pushed later with the same prefix makes it ambiguous, and a fresh clone "
+                    "then fails; a short id is also fetched with every tag and branch)",
+                    _where(where), rev, checkout.url, checkout.sha)
     rel = Path(path)
     try:
         target = (checkout.path / rel).resolve()
@@ -125,11 +130,7 @@ def fetch_repo(url: str, rev: str, *, where: Origin = UNKNOWN,
     """Clone ``url`` at ``rev`` into the cache unless it is there already; return it."""
     if not url or not rev or rev.startswith("-") or url.startswith("-"):
         raise _error(where, "`repo` and `rev` must be non-empty and not start with '-'")
-    # git (curl, ssh) must reach the host the URL shows, and no other (a local path is a
-    # file:// URL with no host)
-    wrong = None if url[:7].lower() == "file://" else url_problem(url)
-    if wrong:
-        raise _error(where, f"`repo`: {wrong}")
+    _check_url(url, where)
     dest = checkout_dir(url, rev, cache=cache)
     forget_legacy(url, rev, dest.parent)
     cached = _read_meta(dest, url, rev)
@@ -195,11 +196,32 @@ def checkout_dir(url: str, rev: str, *, cache: Path | None = None) -> Path:
 
 def list_tags(url: str, *, where: Origin = UNKNOWN) -> list[str]:
     """Every tag of the remote repository ``url`` (network, no cache)."""
-    wrong = None if url[:7].lower() == "file://" else url_problem(url)
-    if wrong:
-        raise _error(where, f"`repo`: {wrong}")
+    if not url or url.startswith("-"):  # git would read it as an option (--upload-pack)
+        raise _error(where, "`repo` must be non-empty and not start with '-'")
+    _check_url(url, where)
     out = run_git(["ls-remote", "--tags", "--refs", shown_url(url)], where=where, remote=url)
     return [line.split("refs/tags/", 1)[1] for line in out.splitlines() if "refs/tags/" in line]
+
+
+# the transports git fetches a repository over without running a program of the URL's
+# choosing: `ext::CMD` and `ext://` run a command, `fd::` reads a descriptor, and any other
+# scheme starts a remote helper `git-remote-SCHEME` found on PATH
+_SCHEMES = frozenset({"https", "http", "ssh", "git", "file", "git+ssh", "ssh+git"})
+_SCP = re.compile(r"^[\w.-]+@[\w.-]+:")  # user@host:path, git's ssh shorthand
+
+
+def _check_url(url: str, where: Origin) -> None:
+    """A ``ConfigError`` unless git would fetch ``url`` over a plain transport from the host
+    it shows (a local path is a file:// URL with no host)."""
+    scheme, sep, _ = url.partition("://")
+    if not (scheme.lower() in _SCHEMES if sep else _SCP.match(url) and "::" not in url):
+        raise _error(where, f"`repo`: {cut(shown_url(url), 100)!r} is not a git URL of a "
+                     "transport toolhost fetches over (some run a program the URL names)",
+                     hint="use https://, ssh://, git://, file://, user@host:path or a "
+                     "local path")
+    wrong = None if scheme.lower() == "file" else url_problem(url)
+    if wrong:  # git (curl, ssh) must reach the host the URL shows, and no other
+        raise _error(where, f"`repo`: {wrong}")
 
 
 def _read_meta(dest: Path, url: str, rev: str) -> Checkout | None:

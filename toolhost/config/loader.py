@@ -179,6 +179,11 @@ def _sibling(beside: Path, stem: str) -> Path | None:
     return None
 
 
+_LFS_POINTER = "version https://git-lfs.github.com/spec/"
+_LFS_HINT = ("this is a Git LFS pointer, not the file: a shared repository's files are read as "
+             "its commit stores them, and LFS content (which the commit does not pin) is never "
+             "fetched; commit the config as a plain git file (`git lfs untrack`)")
+
 class _Reader:
     """Reads files and their extends, in merge order, each file once."""
 
@@ -213,10 +218,11 @@ class _Reader:
             toml = (isinstance(doc.data, str) and _TOML_LINE.match(doc.data) is not None) \
                 or (isinstance(doc.data, list) and len(doc.data) == 1  # `[servers.s]`
                     and isinstance(doc.data[0], str) and "." in doc.data[0])
+            lfs = isinstance(doc.data, str) and doc.data.startswith(_LFS_POINTER)
             self.problems.append(Problem(
                 "a config file is a mapping of keys (toolhost:, servers:, ...)", file, 1, 1,
                 hint="this file is written as TOML (key = value, [tables]): name it .toml, "
-                "or write YAML (key: value)" if toml else ""))
+                "or write YAML (key: value)" if toml else _LFS_HINT if lfs else ""))
             return
         self._check_version(doc, is_main)
         extends = doc.data.pop("extends", None)
@@ -278,7 +284,7 @@ class _Reader:
                 if guard is not None:
                     target = guard.pulled(entry_form(entry), entry, origin, target)
             except ConfigError as exc:
-                self.problems.extend(exc.problems)
+                self.problems.extend(self._unresolved(entry, origin, exc, layer, chain[0]))
                 continue
             except ValueError as exc:  # a bad ${...} in the entry
                 self.problems.append(origin.problem(cut(str(exc), 300)))
@@ -307,6 +313,17 @@ class _Reader:
                 continue
             self.read(name, fragment_layer, is_main=False, chain=chain)
 
+
+    def _unresolved(self, entry: Any, origin: Origin, exc: ConfigError, layer: str,
+                    root: str) -> list[Problem]:
+        """An entry's problems; a git entry's rev gone upstream gets the locked commit."""
+        if entry_form(entry) != "git":
+            return list(exc.problems)
+        try:
+            guard = self._guard_of(layer, root)
+        except ConfigError:  # that layer's lock: said when its entries resolve
+            return list(exc.problems)
+        return list(exc.problems) if guard is None else guard.unresolved(entry, origin, exc)
 
     def _guard_of(self, layer: str, root: str) -> LockGuard | None:
         """The lock guard of what a file of ``layer`` pulls in: the project's for the project

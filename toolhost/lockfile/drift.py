@@ -27,6 +27,7 @@ class Pulled:
     url: str = ""  # repos only: as written (git needs its password, nothing shows it)
     rev: str = ""
     files: dict[str, str] = field(default_factory=dict)
+    legacy: str = ""  # the key an older toolhost gave it (a local path's file:// URL)
 
 
 def pin_change(source: Pulled, locked: str) -> str:

@@ -186,9 +186,11 @@ class LockGuard:
 
             url = normalize_repo(str(entry["repo"]), Path(origin.file).parent)
             checkout = checkout_of(url, str(entry["rev"]))
-            key = f"repo:{checkout.url}@{entry['rev']}"  # the URL without its userinfo
-            return self.sources.setdefault(key, Pulled(key, checkout.sha, checkout.path,
-                                                       origin, url, str(entry["rev"])))
+            legacy = f"repo:{checkout.url}@{entry['rev']}"  # the URL without its userinfo
+            key = self._local_key(str(entry["repo"]), url, str(entry["rev"]), origin) or legacy
+            return self.sources.setdefault(key, Pulled(
+                key, checkout.sha, checkout.path, origin, url, str(entry["rev"]),
+                legacy=legacy if key != legacy else ""))
         if form == "pkg":
             name = str(entry)[len("pkg:"):].partition("/")[0]
             key = f"pkg:{name}"
@@ -210,10 +212,52 @@ class LockGuard:
                     "another with {repo, rev, path}")])
         return None
 
+    def unresolved(self, entry: Any, origin: Origin, exc: ConfigError) -> list[Problem]:
+        """The problems of a git entry that did not resolve; when its rev no longer exists
+        (a tag deleted upstream) and the lock pins it, the hint names the reviewed commit."""
+        import dataclasses
+
+        first = exc.problems[0] if exc.problems else None
+        if (self.lock is None or first is None or "has no tag" not in first.message
+                or not isinstance(entry.get("repo"), str) or not isinstance(entry.get("rev"), str)):
+            return list(exc.problems)
+        from toolhost.config.gitrepos import normalize_repo
+        from toolhost.config.url_secrets import shown_url
+
+        url = normalize_repo(entry["repo"], Path(origin.file).parent)
+        key = (self._local_key(entry["repo"], url, entry["rev"], origin)
+               or f"repo:{shown_url(url)}@{entry['rev']}")
+        locked = self.lock.sources.get(key)
+        if locked is None:
+            return list(exc.problems)
+        hint = (f"{self.lock_file.name} pins it at commit {locked.pin}, the reviewed one: "
+                f"`rev: {locked.pin}` keeps it (then `toolhost lock CONFIG`)")
+        return [dataclasses.replace(first, hint=hint), *exc.problems[1:]]
+
+    def _local_key(self, written: str, url: str, rev: str, origin: Origin) -> str:
+        """``repo:PATH@REV`` for a repository named by a relative local path (``repo:
+        ../team-config``), PATH relative to the lock's directory: the lock is committed, and
+        a colleague's or CI's checkout is elsewhere on their disk. "" for a URL, an absolute
+        or ``~`` path, or a path written inside a pulled repository."""
+        import os
+
+        from toolhost.config.repotree import checkout_root
+
+        if ("://" in written or written.startswith(("/", "~")) or "://" not in url
+                or not url.startswith("file://") or checkout_root(origin.file) is not None):
+            return ""
+        from urllib.parse import unquote, urlsplit
+
+        where = unquote(urlsplit(url).path)
+        rel = os.path.relpath(where, os.path.realpath(self.lock_file.parent))
+        return f"repo:{Path(rel).as_posix()}@{rev}"
+
     def _check(self, source: Pulled, rel: str, target: Path, digest: str,
                origin: Origin) -> str:
         assert self.lock is not None
         locked = self.lock.sources.get(source.key)
+        if locked is None and source.legacy:  # an older toolhost keyed a local path by its
+            locked = self.lock.sources.get(source.legacy)  # absolute file:// URL
         name = self.lock_file.name
         if locked is None or rel not in locked.files:
             what = source.key if locked is None else f"{rel} of {source.key}"

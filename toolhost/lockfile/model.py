@@ -129,8 +129,11 @@ def read_lock(path: Path) -> Lock | None:
         marked = conflict_problem(path, text) if text is not None else None
         raise ConfigError([marked] if marked else [replace(p, hint=_FIX) for p in problems])
     lock = _parse(path, read[1])
-    from toolhost.lockfile.values import value_problems
+    from toolhost.lockfile.values import unknown_keys, value_problems
 
+    newer = unknown_keys(path, read[0], read[1])
+    if newer:
+        raise NewerLockError(newer)
     wrong = value_problems(path, read[0], lock)
     if wrong:
         raise ConfigError(wrong)
@@ -164,7 +167,8 @@ def _parse(path: Path, data: Any) -> Lock:
             f"format {LOCK_VERSION})", str(path), 0, 0, "toolhost_lock",
             "upgrade toolhost to the version your team uses (the README's 'Install it into "
             "your project'); `toolhost lock` does not write an older format over it")])
-    if not isinstance(data, dict) or data.get("toolhost_lock") != LOCK_VERSION:
+    if not isinstance(data, dict) or type(data.get("toolhost_lock")) is not int or \
+            data["toolhost_lock"] != LOCK_VERSION:  # (true and 1.0 are == 1 in Python)
         raise _bad(path, f"not a toolhost lock of version {LOCK_VERSION}",
                    hint="regenerate it with `toolhost lock CONFIG`")
     sources: dict[str, LockedFile] = {}

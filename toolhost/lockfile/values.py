@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from toolhost.errors import Problem
 from toolhost.excerpt import cut
@@ -22,7 +22,7 @@ from toolhost.excerpt import cut
 if TYPE_CHECKING:
     from toolhost.lockfile.model import Lock
 
-__all__ = ["conflict_problem", "value_problems"]
+__all__ = ["conflict_problem", "unknown_keys", "value_problems"]
 
 _COMMIT = re.compile(r"(?:[0-9a-f]{40}|[0-9a-f]{64})")
 _DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
@@ -78,6 +78,37 @@ def value_problems(path: Path, text: str, lock: Lock) -> list[Problem]:
             bad("plugins", name, "a distribution name")
         elif _CONTROL.search(version) or not version:
             bad(f"plugins.{cut(name, 80)}", version, "a version")
+    return found
+
+
+_KEYS = frozenset({"toolhost_lock", "sources", "plugins", "upstreams"})
+_NEWER = ("upgrade toolhost to the version your team uses (the README's 'Install it into your "
+          "project'); a key added by hand: remove it (`toolhost lock` does not drop what it "
+          "cannot check)")
+
+
+def unknown_keys(path: Path, text: str, data: dict[str, Any]) -> list[Problem]:
+    """A key of the lock that this toolhost's format has not (at the top or in a source):
+    a newer toolhost's, or a hand edit. It may pin what this version cannot check, so it is
+    refused, never ignored (and never dropped by a rewrite)."""
+    found: list[Problem] = []
+
+    def bad(key: str, where: str) -> None:
+        line, column = _where(text, key)
+        found.append(Problem(f"{cut(repr(key), 80)} is not a key of a toolhost lock of format "
+                             f"{data.get('toolhost_lock')}: a newer toolhost wrote it, or it "
+                             "was added by hand", str(path), line, column, where, _NEWER))
+
+    for key in data:
+        if key not in _KEYS:
+            bad(key, key)
+    sources = data.get("sources")
+    for name, entry in sources.items() if isinstance(sources, dict) else ():
+        pin = ("digest" if str(name).startswith("openapi:")
+               else "commit" if str(name).startswith("repo:") else "version")
+        for key in entry if isinstance(entry, dict) else ():
+            if key not in (pin, "files"):
+                bad(key, f"sources.{cut(str(name), 120)}")
     return found
 
 

@@ -261,8 +261,19 @@ def _missing(req: PluginRequirement, installed: Mapping[str, Any]) -> Problem:
         return _problem(req, f"plugin '{req.name}' is not installed",
                         hint=f"did you mean '{close[0]}', which is installed?")
     pin = f"{req.name}{req.specifier}"
+    from packaging.utils import canonicalize_name
+
+    if canonicalize_name(req.name) in EXAMPLES:  # not on the package index, where a package
+        # of that name would be someone else's
+        return _problem(req, f"plugin '{req.name}' is not installed",
+                        hint=f"it is an example plugin of toolhost's repository, not on the "
+                        f"package index: pip install plugins/{canonicalize_name(req.name)} in "
+                        "toolhost's clone")
     return _problem(req, f"plugin '{req.name}' is not installed",
                     hint=f"pip install '{pin}'" if req.specifier else f"pip install {req.name}")
+
+
+EXAMPLES = frozenset({"toolhost-files", "toolhost-sqlite"})  # plugins/ of toolhost's repo
 
 
 def _problem(req: PluginRequirement | None, message: str, hint: str = "") -> Problem:
