@@ -90,6 +90,13 @@ def test_modern_list_results_carry_the_revision_fields(server: McpServer) -> Non
     got = ask(server, "prompts/get", {"name": "p", "arguments": {"who": "ann"}, "_meta": meta})
     assert got["result"]["messages"][0]["content"]["text"] == "Hi ann"
     assert got["result"]["resultType"] == "complete"
+    # every result 2026-07-28 calls cacheable has its hints (the read as well as the lists)
+    for method, params in [("resources/list", {}), ("resources/templates/list", {}),
+                           ("prompts/list", {}), ("resources/read", {"uri": "toolhost://kb/readme"})]:
+        result = ask(server, method, {**params, "_meta": meta})["result"]
+        assert (result["ttlMs"], result["cacheScope"], result["resultType"]) == (
+            0, "private", "complete"), method
+    assert "ttlMs" not in ask(server, "resources/read", {"uri": "toolhost://kb/readme"})["result"]
 
 
 def test_subscriptions_are_checked_tracked_and_bounded(server: McpServer) -> None:

@@ -155,7 +155,9 @@ class ContentCalls:
                 raise _RpcError(exc.code, exc.message, exc.data) from None
             if not modern:
                 return result  # type: ignore[no-any-return]
-            return {**result, **self._modern_list_extra} if listing else self._modern(result)
+            # a read is cacheable too (2026-07-28 ReadResourceResult: ttlMs, cacheScope)
+            return ({**result, **self._modern_list_extra} if listing or attr == "resources_read"
+                    else self._modern(result))
         return handler
 
     async def _content_call(self, attr: str, method: Callable[..., Awaitable[dict[str, Any]]],
