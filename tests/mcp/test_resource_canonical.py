@@ -6,6 +6,8 @@ The guard and the core are the ones ``toolhost serve`` and ``toolhost run`` inst
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -27,10 +29,10 @@ servers:
       notes: {directory: data, uri: "notes://kb"}
       ticket:
         uri: "tickets://{id}"
-        command: [echo, "ticket {{ id }}"]
+        python: "canon_backends:ticket"
       file:
         uri: "files://{+path}"
-        command: [echo, "file {{ path }}"]
+        python: "canon_backends:file"
 permissions:
   default: deny
   allow:
@@ -73,8 +75,15 @@ def servers(tmp_path_factory: pytest.TempPathFactory) -> tuple[McpServer, McpSer
     (root / "data" / "shown.md").symlink_to(".hidden.md")
     (root / "data" / "also-public.md").symlink_to("public.md")
     (root / "kb.yaml").write_text(CONFIG)
+    # in-process backends (as `echo` would answer): a property below reads hundreds of URIs
+    (root / "canon_backends.py").write_text(
+        'def ticket(id: str) -> str:\n    return f"ticket {id}\\n"\n\n'
+        'def file(path: str) -> str:\n    return f"file {path}\\n"\n')
     config = load_config(root / "kb.yaml", layers=False)
-    compiled = compile_tools(config)
+    try:
+        compiled = compile_tools(config)
+    finally:
+        sys.modules.pop("canon_backends", None)
     gate = PermissionGate.from_config(config, interactive=False)
     guarded = McpServer("kb", "1", compiled.servers["kb"], content=compiled.content["kb"])
     guarded.read_guard = read_guard(gate, "kb")
