@@ -97,6 +97,11 @@ def test_modern_list_results_carry_the_revision_fields(server: McpServer) -> Non
         assert (result["ttlMs"], result["cacheScope"], result["resultType"]) == (
             0, "private", "complete"), method
     assert "ttlMs" not in ask(server, "resources/read", {"uri": "toolhost://kb/readme"})["result"]
+    # no such resource: -32602 in 2026-07-28 (SEP-2164), -32002 in the 2025 revisions; the
+    # URI in data either way
+    for params, code in [({"_meta": meta}, -32602), ({}, -32002)]:
+        error = ask(server, "resources/read", {"uri": "toolhost://kb/nope", **params})["error"]
+        assert (error["code"], error["data"]) == (code, {"uri": "toolhost://kb/nope"})
 
 
 def test_subscriptions_are_checked_tracked_and_bounded(server: McpServer) -> None:

@@ -14,7 +14,13 @@ from toolhost.mcp import jsonrpc as rpc
 from toolhost.mcp.calls import Cancel, Notify, cancel_scope
 from toolhost.mcp.calls import is_mapping as _is_mapping
 from toolhost.mcp.client_requests import InputRequired, RoundTrip, client_channel
-from toolhost.mcp.content import MAX_URI_CHARS, ContentMethods, MethodError, check_encodable
+from toolhost.mcp.content import (
+    MAX_URI_CHARS,
+    RESOURCE_NOT_FOUND,
+    ContentMethods,
+    MethodError,
+    check_encodable,
+)
 from toolhost.mcp.content_guards import (
     PromptGuard,
     PromptVisible,
@@ -156,7 +162,10 @@ class ContentCalls:
                     result = await self._content_call(attr, method, request_id, params, meta,
                                                       notify, peer, modern, cancel)
             except MethodError as exc:
-                raise _RpcError(exc.code, exc.message, exc.data) from None
+                code = exc.code
+                if modern and code == RESOURCE_NOT_FOUND:  # 2026-07-28 (SEP-2164): -32602
+                    code = rpc.INVALID_PARAMS
+                raise _RpcError(code, exc.message, exc.data) from None
             if not modern:
                 return result  # type: ignore[no-any-return]
             if result.get("resultType") == "input_required":  # the client asks, then repeats
