@@ -43,6 +43,11 @@ class Event:
 class Slot(TypedDict):
     at: datetime.datetime
 
+@dataclasses.dataclass
+class Blob:
+    name: str
+    data: bytes
+
 AT = datetime.datetime(2026, 11, 27, 8, 30, tzinfo=datetime.timezone.utc)
 
 def person() -> Person:
@@ -62,9 +67,12 @@ def slot() -> Slot:
 
 def nested() -> dict[str, list[Event]]:
     return {"events": [event()]}
+
+def blob() -> Blob:
+    return Blob("x", b"\\x00\\x01hi")
 '''
 
-TOOLS = ["person", "people", "camel", "event", "slot", "nested"]
+TOOLS = ["person", "people", "camel", "event", "slot", "nested", "blob"]
 CONFIG = "toolhost: 1\nservers:\n  kb:\n    tools:\n" + "".join(
     f'      {name}: {{python: "structured_out:{name}"}}\n' for name in TOOLS
 ) + "permissions:\n  default: allow\n"
@@ -107,3 +115,5 @@ def test_aliases_and_times_are_written_as_json_clients_expect(
         "clock": "08:30:00+00:00"}
     assert listed_and_called["slot"][1]["structuredContent"] == {
         "at": "2026-11-27T08:30:00+00:00"}
+    # bytes as a bytes parameter takes them (the schema says base64), not their repr
+    assert listed_and_called["blob"][1]["structuredContent"] == {"name": "x", "data": "AAFoaQ=="}

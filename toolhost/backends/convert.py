@@ -126,6 +126,8 @@ def jsonify(value: Any) -> Any:
         if hasattr(type(value), "__pydantic_fields__"):  # pydantic 2: its own dump
             return dump(mode="json", by_alias=True)
         return dump(mode="json")
+    if isinstance(value, (bytes, bytearray)):  # as a bytes parameter takes it: base64
+        return base64.b64encode(value).decode("ascii")
     if isinstance(value, (datetime.datetime, datetime.date, datetime.time)):
         return value.isoformat()  # RFC 3339, as the schema's format says (str() has a space)
     if isinstance(value, Mapping):

@@ -10,6 +10,7 @@ that is too long is encoded lazily, chunk by chunk, only as far as the part that
 
 from __future__ import annotations
 
+import base64
 import dataclasses
 import datetime
 import enum
@@ -95,6 +96,8 @@ def plain(value: Any) -> Any:
         if hasattr(type(value), "__pydantic_fields__"):  # pydantic 2: its own dump
             return dump(mode="json", by_alias=True)
         return dump(mode="json")
+    if isinstance(value, (bytes, bytearray)):  # as a bytes parameter takes it: base64
+        return base64.b64encode(value).decode("ascii")
     if isinstance(value, (datetime.datetime, datetime.date, datetime.time)):
         return value.isoformat()
     if (listed := as_list(value)) is not None:
