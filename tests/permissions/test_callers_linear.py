@@ -33,10 +33,10 @@ def test_a_glob_against_a_long_claim_decides_at_once(kind: str, glob: str, value
     caller = Caller(value if kind == "subjects" else "s",
                     groups=frozenset({value}) if kind == "groups" else frozenset(),
                     scopes=frozenset({value}) if kind == "scopes" else frozenset())
-    started = time.monotonic()
+    started = time.thread_time()  # CPU time, not a loaded wall clock
     assert match.admits(caller) is False
     assert match.admits(caller, strict=False) is False
-    assert time.monotonic() - started < 1.0
+    assert time.thread_time() - started < 1.0
 
 
 def _reference(glob: str, text: str) -> bool:

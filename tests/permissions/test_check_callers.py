@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from toolhost.cli import main
+
 CONFIG = """\
 toolhost: 1
 servers:
@@ -55,16 +57,19 @@ def config(tmp_path: Path) -> Path:
     ("migrate", ["--caller", '{"sub": "a", "groups": [["platform"]]}'], "deny", 10),
 ])
 def test_check_decides_for_the_caller_or_says_it_depends(
-        config: Path, tool: str, caller: list[str], decision: str, code: int) -> None:
-    done = run("check", "--no-layers", "team.yaml", f"mcp__db__{tool}", "--exit-code", "--json",
-               *caller, cwd=config)
-    assert done.returncode == code, done.stderr
-    out = json.loads(done.stdout)
+        config: Path, tool: str, caller: list[str], decision: str, code: int,
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    # in-process (the command's process: test_a_wrong_caller_is_one_line below)
+    monkeypatch.chdir(config)
+    args = ["permissions", "check", "--no-layers", "team.yaml", f"mcp__db__{tool}"]
+    assert main([*args, "--exit-code", "--json", *caller]) == code
+    out = json.loads(capsys.readouterr().out)
     assert out["decision"] == decision and out["depends_on_caller"] == (code == 12)
-    text = run("check", "--no-layers", "team.yaml", f"mcp__db__{tool}", *caller, cwd=config)
+    main([*args, *caller])
+    text = capsys.readouterr().out
     if code == 12:
-        assert text.stdout.startswith("depends on the caller"), text.stdout
-        assert "callers" in text.stdout and "team.yaml:" in text.stdout
+        assert text.startswith("depends on the caller"), text
+        assert "callers" in text and "team.yaml:" in text
 
 
 @pytest.mark.parametrize("bad", ["[1]", '{"sub": ""}', "{", '{"sub": 5}'])

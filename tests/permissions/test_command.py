@@ -11,6 +11,8 @@ from typing import Any
 
 import pytest
 
+from toolhost.cli import main
+
 BASE = """\
 toolhost: 1
 permissions:
@@ -142,22 +144,30 @@ def test_lint_flags_shadowed_and_unmatched_rules(config: Path) -> None:
     assert clean.returncode == 0, clean.stdout
 
 
-def test_check_notes_a_name_that_is_no_tool(config: Path) -> None:
+def test_check_notes_a_name_that_is_no_tool(config: Path, monkeypatch: pytest.MonkeyPatch,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
     # rules match the CLI's names: a misspelt or SERVER.TOOL name gets a note on stderr,
-    # and the decision (for that literal name) is still printed
+    # and the decision (for that literal name) is still printed (in-process: the command's
+    # process is the other tests of this file)
+    monkeypatch.chdir(config.parent)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(config.parent / "no-user-config"))
+
+    def run(*args: str) -> tuple[int, str, str]:
+        code = main(["permissions", "check", str(config), *args])
+        out = capsys.readouterr()
+        return code, out.out, out.err
+
     def note(tool: str) -> str:
-        out = toolhost("permissions", "check", str(config), tool, cwd=config.parent)
-        assert out.returncode == 0 and out.stdout.startswith("deny: no rule matches")
-        return out.stderr.strip()
+        code, out, err = run(tool)
+        assert code == 0 and out.startswith("deny: no rule matches")
+        return err.strip()
 
     assert note("db.query") == ("toolhost permissions check: note: db.query is not a tool of "
                                 "this config nor a built-in tool; did you mean mcp__db__query?")
     assert note("mcp__db__qery").endswith("did you mean mcp__db__query?")
     assert note("bash").endswith("did you mean Bash?")
-    known = toolhost("permissions", "check", str(config), "mcp__db__query", cwd=config.parent)
-    assert known.stderr == ""
-    gone = toolhost("permissions", "check", str(config), "mcp__db__query", "--cwd",
-                    str(config.parent / "nonexistent"), cwd=config.parent)
-    assert gone.returncode == 0 and gone.stderr.startswith(
-        "toolhost permissions check: note: the working directory "), gone.stderr
-    assert "does not exist" in gone.stderr
+    assert run("mcp__db__query")[2] == ""
+    code, _, err = run("mcp__db__query", "--cwd", str(config.parent / "nonexistent"))
+    assert code == 0 and err.startswith(
+        "toolhost permissions check: note: the working directory "), err
+    assert "does not exist" in err

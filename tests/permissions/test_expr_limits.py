@@ -37,10 +37,10 @@ REFUSED_AT_LOAD = [
 
 @pytest.mark.parametrize("source", REFUSED_AT_LOAD)
 def test_what_could_build_huge_values_is_refused_at_load(source: str) -> None:
-    started = time.monotonic()
+    started = time.thread_time()  # CPU time, not a loaded wall clock
     with pytest.raises(ValueError, match="expr"):
         compile_expr(source)
-    assert time.monotonic() - started < 2
+    assert time.thread_time() - started < 2
 
 
 BIG_AT_DECISION = [
@@ -54,10 +54,10 @@ BIG_AT_DECISION = [
 @pytest.mark.parametrize("source", BIG_AT_DECISION)
 def test_a_value_too_big_to_build_is_an_error_while_deciding(source: str) -> None:
     expr = compile_expr(source)
-    started = time.monotonic()
+    started = time.thread_time()  # CPU time, not a loaded wall clock
     with pytest.raises(ExprError):
         expr.holds("t", {"s": "ab", "l": [1, 2], "n": 2**4000 + 1, "f": "%099999999d"})
-    assert time.monotonic() - started < 2
+    assert time.thread_time() - started < 2
 
 
 @pytest.mark.parametrize(("source", "expected"), [

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from toolhost.cli import main
 from toolhost.config.model import HostConfig, Origin, RuleConfig, ServerConfig
 from toolhost.errors import ConfigError
 from toolhost.gateway.spec import Reshape, UpstreamSpec
@@ -90,24 +91,29 @@ def test_a_guard_a_later_layer_left_without_its_tool_stops_the_load(
     assert f"permission rule {rule!r}" in _refusal(config)
 
 
-@pytest.mark.parametrize("effect", ["deny", "ask"])
 def test_serve_validate_and_run_refuse_it_with_the_rules_line(
-        tmp_path: Path, effect: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    # the processes, for one loosening (the family is the in-process test above)
-    monkeypatch.chdir(tmp_path)
-    config = _project(tmp_path, "mcp__tasks__delete*", LOOSENING["swap"], effect)
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the processes, for one loosening (the family, deny and ask alike, is the in-process
+    # test above): serve and run on a deny, validate on an ask, one process each
+    for effect in ("deny", "ask"):
+        (tmp_path / effect).mkdir()
+    monkeypatch.chdir(tmp_path / "deny")
+    config = _project(tmp_path / "deny", "mcp__tasks__delete*", LOOSENING["swap"], "deny")
     line = _refusal(config)
-    served = _toolhost(tmp_path, "serve", config.name, stdin="")
+    served = _toolhost(tmp_path / "deny", "serve", config.name, stdin="")
     assert served.returncode != 0
     assert "Traceback" not in served.stderr
     assert line in served.stderr, served.stderr
-    checked = _toolhost(tmp_path, "validate", config.name)
-    assert checked.returncode == 1
-    assert line in checked.stderr
     # run stops before the CLI starts
-    ran = _toolhost(tmp_path, "run", config.name, "--cli", "/bin/false", "-p", "go")
+    ran = _toolhost(tmp_path / "deny", "run", config.name, "--cli", "/bin/false", "-p", "go")
     assert ran.returncode != 0
     assert line in ran.stderr
+    monkeypatch.chdir(tmp_path / "ask")
+    config = _project(tmp_path / "ask", "mcp__tasks__delete*", LOOSENING["swap"], "ask")
+    line = _refusal(config)
+    checked = _toolhost(tmp_path / "ask", "validate", config.name)
+    assert checked.returncode == 1
+    assert line in checked.stderr
 
 
 @pytest.mark.parametrize("local", [None, "  tasks:\n    tools:\n      getTask:\n"
@@ -127,10 +133,12 @@ def test_serve_starts_and_denies_when_the_rule_still_has_its_tool(
     assert "Never delete tasks." in json.dumps(answers[2]), served.stderr
 
 
-def test_a_rule_written_for_the_new_name_is_no_problem(tmp_path: Path) -> None:
+def test_a_rule_written_for_the_new_name_is_no_problem(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
     config = _project(tmp_path, "mcp__tasks__remove_task", LOOSENING["rename"])
-    checked = _toolhost(tmp_path, "validate", config.name)
-    assert checked.returncode == 0, checked.stderr
+    monkeypatch.chdir(tmp_path)
+    assert main(["validate", config.name]) == 0, capsys.readouterr().err
 
 
 AT = Origin(file="team.yaml", line=9, column=7, key_path="permissions.deny[0]")
@@ -168,9 +176,11 @@ def test_an_imported_server_offline(reshape: dict[str, Reshape], include: tuple[
 @pytest.mark.parametrize("effect", ["deny", "ask"])
 @pytest.mark.parametrize(("kind", "rule"), ALIVE)
 def test_a_glob_that_still_matches_served_tools_is_no_problem(
-        tmp_path: Path, kind: str, rule: str, effect: str) -> None:
+        tmp_path: Path, kind: str, rule: str, effect: str, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
     # the tool left out is not served at all, so nothing slips past the rule: no stop
+    # (validate in-process: the command's process is the test above)
     config = _project(tmp_path, rule, LOOSENING[kind], effect)
-    checked = _toolhost(tmp_path, "validate", config.name)
-    assert checked.returncode == 0, checked.stderr
-    assert "team.yaml:9:" not in checked.stderr
+    monkeypatch.chdir(tmp_path)
+    assert main(["validate", config.name]) == 0, capsys.readouterr().err
+    assert "team.yaml:9:" not in capsys.readouterr().err

@@ -45,9 +45,9 @@ BASH = [  # (rule, a long command it almost names)
 def test_a_bash_pattern_against_a_long_command_decides_at_once(effect: str, rule: str,
                                                               command: str) -> None:
     policy = _policy(effect, rule)
-    started = time.monotonic()
+    started = time.thread_time()  # CPU time: a loaded machine's wall clock proves nothing
     decision = policy.decide("Bash", {"command": command})  # type: ignore[attr-defined]
-    assert time.monotonic() - started < 2.0
+    assert time.thread_time() - started < 2.0
     assert decision.rule is None  # the rule does not name it
 
 
@@ -62,9 +62,9 @@ NAMES = [("mcp__a__*a*a*a*a*a*a*b", "mcp__a__" + "a" * 20_000),
 def test_a_name_glob_against_a_long_name_decides_at_once(effect: str, rule: str,
                                                         name: str) -> None:
     policy = _policy(effect, rule)
-    started = time.monotonic()
+    started = time.thread_time()
     assert policy.decide(name, {}).rule is None  # type: ignore[attr-defined]
-    assert time.monotonic() - started < 2.0
+    assert time.thread_time() - started < 2.0
 
 
 def _reference(glob: str, text: str) -> bool:

@@ -15,7 +15,9 @@ logger named like one of them. Such a record:
   string, whatever the upstream put in its arguments), and library lines together at most
   ``BUDGET`` times a minute; what is held back is counted in the next line that passes.
 
-toolhost's own records (``toolhost.*``) are left as they are. ``describe_invalid`` is the one
+toolhost's own records (``toolhost.*``) are left as they are. ``quiet_telemetry_logs`` does
+the same for the OpenTelemetry SDK's records alone (an exporter retrying a collector that is
+down warns at every retry). ``describe_invalid`` is the one
 line said of what was wrong with something an upstream sent.
 """
 
@@ -28,7 +30,7 @@ import time
 from toolhost.excerpt import cut
 
 __all__ = ["BUDGET", "EVERY", "SHOWN", "describe_invalid", "quiet_library_logs",
-           "tracebacks_wanted"]
+           "quiet_telemetry_logs", "tracebacks_wanted"]
 
 SHOWN = 3  # one message said this often per minute, then counted
 BUDGET = 20  # library lines per minute, all messages together
@@ -37,6 +39,8 @@ _PACKAGES = ("mcp", "mcp_types", "httpx", "httpx2", "httpcore", "httpcore2", "an
              "pydantic", "pydantic_core", "jsonschema", "starlette", "sse_starlette",
              "uvicorn", "h11", "truststore", "opentelemetry", "jwt")
 _NAMES = frozenset({"client", "root", *_PACKAGES})
+_HELD = ("the MCP client library logged %d more lines about upstream servers (not shown; "
+         "--debug shows tracebacks)")
 _MARK = "_toolhost_library_line"  # set on a record once decided: (filter, shown?)
 
 
@@ -67,8 +71,11 @@ def _package_dirs() -> tuple[str, ...]:
 class LibraryLines(logging.Filter):
     """The filter (see the module's docstring); one instance for the process."""
 
-    def __init__(self) -> None:
+    def __init__(self, only: tuple[str, ...] = (), held: str = _HELD,
+                 teller: str = "toolhost.gateway") -> None:
         super().__init__()
+        self.only = frozenset(only)  # when given: the records of these loggers alone
+        self.held_text, self.teller = held, teller
         self.dirs: tuple[str, ...] | None = None
         self.seen: dict[str, tuple[float, int]] = {}  # message -> (since, shown)
         self.window = (0.0, 0)  # (since, lines shown) for all messages together
@@ -78,9 +85,7 @@ class LibraryLines(logging.Filter):
     def flush(self) -> None:
         """Say how many lines were held back (at most once a minute, and at exit)."""
         if self.held:
-            logging.getLogger("toolhost.gateway").warning(
-                "the MCP client library logged %d more lines about upstream servers (not "
-                "shown; --debug shows tracebacks)", self.held)
+            logging.getLogger(self.teller).warning(self.held_text, self.held)
         self.held = 0
         self.told = time.monotonic()
 
@@ -88,6 +93,8 @@ class LibraryLines(logging.Filter):
         name = record.name
         if name.startswith("toolhost"):
             return False
+        if self.only:
+            return name.partition(".")[0] in self.only
         if name.partition(".")[0] in _NAMES:
             return True
         if self.dirs is None:
@@ -145,23 +152,38 @@ class LibraryLines(logging.Filter):
 
 
 _filter = LibraryLines()
-_registered: list[bool] = []
+# serve's exporter of traces and metrics logs a warning at every retry of a collector that is
+# down (several a minute, for as long as it is down): rate-limited the same way
+_telemetry = LibraryLines(only=("opentelemetry",), teller="toolhost.serve", held=(
+    "the OpenTelemetry SDK logged %d more lines (an exporter's retries?; not shown, "
+    "--debug shows tracebacks)"))
+_registered: set[int] = set()
 
 
 def quiet_library_logs() -> None:
     """Put the filter on the root logger's handlers and the last-resort handler (idempotent;
     again after logging is configured anew: a handler added later gets it too)."""
-    if not _registered:
+    _install(_filter)
+
+
+def quiet_telemetry_logs() -> None:
+    """The same for the OpenTelemetry SDK's own records alone (``serve``, ``run``, ``call``
+    under ``opentelemetry-instrument``)."""
+    _install(_telemetry)
+
+
+def _install(chosen: LibraryLines) -> None:
+    if id(chosen) not in _registered:
         import atexit
 
-        atexit.register(_filter.flush)
-        _registered.append(True)
+        atexit.register(chosen.flush)
+        _registered.add(id(chosen))
     handlers = [*logging.getLogger().handlers]
     if logging.lastResort is not None:
         handlers.append(logging.lastResort)
     for handler in handlers:
-        if _filter not in handler.filters:
-            handler.addFilter(_filter)
+        if chosen not in handler.filters:
+            handler.addFilter(chosen)
 
 
 def describe_invalid(exc: BaseException, skip: int = 0) -> str:

@@ -145,6 +145,8 @@ class _Review:
                            "as written, so it does not see through 'sudo rm', 'a; rm', "
                            "'$(rm)' as a Bash(...) rule does", "write the program as a rule: "
                            "Bash(rm:*)", "warning")
+            if textual and (why := _as_written(rule.tool.strip(), str(key))) is not None:
+                self.error(at(f".when.{key}"), rule, why[0], why[1], "warning")
 
     def prompt_name(self, rule: RuleConfig, origin: Origin, when: Mapping[str, object]) -> None:
         """A ``GetMcpPromptTool`` rule on a prompt name no declared prompt has."""
@@ -231,6 +233,28 @@ class _Review:
         if external or (pattern.is_mcp and not names):
             targets = []
         self.found += check_rule_paths(rule, at, targets, cwd=self.cwd, rule_dir=rule_dir)
+
+
+_PATH_KEYS = ("file_path", "path", "notebook_path")
+
+
+def _as_written(tool: str, key: str) -> tuple[str, str] | None:
+    """(message, hint) for a deny/ask ``when`` testing a built-in tool's path or URL with
+    ``glob``, ``regex``, ``equals`` or a plain value: the text as written, which other
+    spellings of the same file or host escape (round 10)."""
+    from toolhost.permissions.paths import PATH_TOOLS
+
+    if tool in PATH_TOOLS and key in _PATH_KEYS:
+        return (f"when.{key} tests the path as written, so other spellings of the same file "
+                "('/etc//passwd', '/tmp/../etc/passwd', a relative path, a symlink) escape "
+                "it", f"write a path rule, {tool}(//etc/passwd), or use path_under/path_glob, "
+                "which compare normalised paths")
+    if tool == "WebFetch" and key == "url":
+        return ("when.url tests the URL as written, so other spellings of the same host "
+                "('HTTPS://EXAMPLE.COM', 'https://ex%61mple.com', 'https://user@example.com') "
+                "escape it", "write WebFetch(domain:example.com), or use host, which compares "
+                "canonical hosts")
+    return None
 
 
 def _hint(message: str, tool: str) -> str:

@@ -21,7 +21,10 @@ __all__ = ["COMMAND_VARS", "DANGEROUS_VARS", "builtin_reason", "line_reason"]
 # Variables that change which program a name runs, or what a program loads.
 DANGEROUS_VARS = re.compile(r"PATH|IFS|ENV|BASH_ENV|SHELLOPTS|BASHOPTS|PS4|PROMPT_COMMAND|"
                             r"GLOBIGNORE|EXECIGNORE|BASH_CMDS|BASH_ALIASES|LD_\w*|DYLD_\w*|"
-                            r"GCONV_PATH|BASH_LOADABLES_PATH|CDPATH")
+                            r"GCONV_PATH|BASH_LOADABLES_PATH|CDPATH|"
+                            # git's configuration from the environment (core.pager, alias.x
+                            # ...) and the directory its subcommands are run from
+                            r"GIT_CONFIG_\w+|GIT_CONFIG|GIT_EXEC_PATH")
 # Variables whose value a program runs as a command line (`GIT_SSH_COMMAND='rm x' git fetch`,
 # `PAGER='rm x' man ls`): an assignment to one is a step an allow rule must name, and deny rules
 # are tried on its value.

@@ -230,6 +230,9 @@ def analyze(words: tuple[Word, ...], depth: int = 0, *, wrapped: bool = False,
         return Analysis(reason=why)
     if name in _OPAQUE_WRAPPERS:
         return Analysis(reason=f"the arguments of {name} are not modelled")
+    if name == "git" and (key := _config_env(values[i + 1:])) is not None:
+        return Analysis(reason=f"git configuration {key!r} comes from the environment or "
+                        "another file, which may name a command")
     if name == "crontab" and _crontab_reads_input(values[i + 1:]):
         return Analysis(reason="crontab installs the jobs it reads from its input, which run "
                         "later")
@@ -285,6 +288,37 @@ def analyze(words: tuple[Word, ...], depth: int = 0, *, wrapped: bool = False,
             return Analysis((*steps, *flat))
     steps.append(Step(values[i:], "program"))
     return Analysis(tuple(steps))
+
+
+# git configuration keys whose value never names a program (git --config-env=KEY=VAR)
+_SAFE_CONFIG = re.compile(r"(?:http|user|author|committer|color|advice|init|i18n|log|"
+                          r"safe|column)\.[\w.-]+|http\..+\.extraheader", re.IGNORECASE)
+
+
+def _config_env(args: tuple[str, ...]) -> str | None:
+    """The first ``git --config-env KEY=VAR`` among git's own options whose key may name a
+    command (``alias.p``, ``core.pager``, ``core.sshCommand`` ...): its value is not seen."""
+    for k, word in enumerate(args[:64]):
+        if word == "--config-env" and k + 1 < len(args):
+            spec = args[k + 1]
+        elif word.startswith("--config-env="):
+            spec = word[13:]
+        elif word.startswith("--exec-") and "=" in word:
+            return "--exec-path"  # git --exec-path=DIR runs its subcommands from DIR
+        elif word.startswith("-c") and (spec := word[2:] or (
+                args[k + 1] if word == "-c" and k + 1 < len(args) else "")):
+            if _INCLUDE.fullmatch(spec.partition("=")[0]):
+                return spec.partition("=")[0]  # -c include.path=FILE: its aliases, pager...
+            continue
+        else:
+            continue
+        key = spec.partition("=")[0]
+        if not _SAFE_CONFIG.fullmatch(key):
+            return key
+    return None
+
+
+_INCLUDE = re.compile(r"include\.path|includeif\..+\.path", re.IGNORECASE)
 
 
 def _crontab_reads_input(args: tuple[str, ...]) -> bool:

@@ -6,11 +6,13 @@ parses each string found and tries the rules on its commands too."""
 
 from __future__ import annotations
 
+import functools
+import itertools
 import re
 
 from toolhost.permissions.bashbuiltins import COMMAND_VARS
 from toolhost.permissions.bashprog import SHELLS
-from toolhost.permissions.runners import is_runner, runner_strings
+from toolhost.permissions.runners import is_runner, runner_options, runner_strings
 
 __all__ = ["ASSIGNMENT", "base", "command_strings", "fed_code_strings"]
 
@@ -30,9 +32,17 @@ _RUN_OPTIONS = {  # options whose value the program runs as a command line
                       "--new-volume-script", "-F", "--rsh-command"}),
     "rsync": frozenset({"-e", "--rsh", "--rsync-path"}),
     "zip": frozenset({"-TT", "--unzip-command"}),
-    "man": frozenset({"-P", "--pager"}),
+    "man": frozenset({"-P", "--pager", "-H", "--html"}),
     "scp": frozenset({"-S"}),
     "sftp": frozenset({"-S", "-D"}),
+    # round 10: GNU and other tools that run a program they are given
+    "wget": frozenset({"--use-askpass"}), "sdiff": frozenset({"--diff-program"}),
+    "diff3": frozenset({"--diff-program"}), "sort": frozenset({"--compress-program"}),
+    "split": frozenset({"--filter"}), "rg": frozenset({"--pre"}),
+    "nodemon": frozenset({"--exec", "-x"}), "tcpdump": frozenset({"-z"}),
+    "cpio": frozenset({"--rsh-command"}),
+    # apt-get -o 'APT::Update::Pre-Invoke::=CMD' (DPkg::Post-Invoke ...): the part after '='
+    **dict.fromkeys(("apt", "apt-get", "aptitude"), frozenset({"-o", "--option"})),
 }
 _AWK_STRING = re.compile(r'"((?:[^"\\]|\\.)*)"')
 # ssh (and scp, sftp) options whose value is a local command line: `-o ProxyCommand=...`
@@ -76,7 +86,14 @@ def _leading_assignments(form: tuple[str, ...]) -> list[str]:
 def _ssh_strings(form: tuple[str, ...]) -> list[str]:
     """``-o ProxyCommand=CMD`` (any command-valued key) and, for ssh, the command after the
     host, which the remote shell runs (a deny on ``rm`` holds there too: fail closed)."""
+    return _ssh_parse(form)[0]
+
+
+def _ssh_parse(form: tuple[str, ...]) -> tuple[list[str], bool]:
+    """(the command strings of ``_ssh_strings``, whether ssh runs a command or forwards only:
+    with neither, the remote login shell reads its commands from ssh's input)."""
     out: list[str] = []
+    quiet = False  # -N: no remote command (forwarding); -W: stdio forwarding
     k, host = 1, None
     while k < len(form):
         word = form[k]
@@ -93,15 +110,39 @@ def _ssh_strings(form: tuple[str, ...]) -> list[str]:
                         key, _, rest = value.replace("=", " ", 1).partition(" ")
                         if key.lower() in _SSH_COMMAND_KEYS:
                             out.append(rest.strip())
+                    quiet = quiet or letter == "W"
                     break
+                quiet = quiet or letter == "N"
             k += 1
             continue
         host = k
         break
+    runs = quiet
     if base(form[0]) == "ssh" and host is not None and host + 1 < len(form):
         remote = form[host + 1:]
         out.append(" ".join(remote[1:] if remote[0] == "--" else remote))  # ssh host -- CMD
-    return [v for v in out if v]
+        runs = True
+    return [v for v in out if v], runs
+
+
+def _shell_reads_input(form: tuple[str, ...]) -> bool:
+    """A shell given no ``-c`` and no script (``sh``, ``bash -s``, ``bash -``), as a runner
+    starts it (``docker exec -i c sh``, ``kubectl exec -i p -- bash -s``), or ``ssh HOST``
+    with no command (the remote login shell): it runs the commands its input holds."""
+    name = base(form[0])
+    if name == "ssh":
+        return not _ssh_parse(form)[1]
+    if name in ("make", "gmake"):  # make -f - : its recipes (shell commands) from its input
+        return any(w in ("-f", "--file", "--makefile") and nxt in ("-", "/dev/stdin")
+                   for w, nxt in itertools.pairwise(form)) or any(
+            w in ("-f-", "--file=-", "--makefile=-", "-f/dev/stdin") for w in form)
+    if name not in SHELLS:
+        return False
+    args = form[1:]
+    if "-s" in args or "-" in args:
+        return True
+    return not any(a[:1] not in "-+" or (a[:1] == "-" and a[1:2] != "-" and "c" in a)
+                   for a in args)
 
 
 def _inline_code(name: str, form: tuple[str, ...]) -> list[str]:
@@ -150,6 +191,8 @@ def _reads_program_from_stdin(form: tuple[str, ...]) -> bool:
     if not form:
         return False
     name = base(form[0])
+    if name in _FILE_PROGRAMS:  # awk -f -, sed -f /dev/stdin, gdb -x -, vim -S /dev/stdin
+        return any(w in _STDIN_FILES or w.partition("=")[2] in _STDIN_FILES for w in form[1:])
     m = _VERSIONED.fullmatch(name)
     if not (name in _INLINE_CODE or m) or _inline_code(name, form):
         return False
@@ -161,8 +204,8 @@ def _reads_program_from_stdin(form: tuple[str, ...]) -> bool:
             return True
         if word == "--":
             return k + 1 >= len(form) or form[k + 1] == "-"
-        if not word.startswith("-"):
-            return False  # a script file: its stdin is data
+        if not word.startswith("-"):  # a script file: its stdin is data, unless it is
+            return word in _STDIN_FILES or word.startswith(("<(", "$"))  # stdin, or unknown
         if word.startswith("--"):
             k += 1 if "=" in word or word in _LONG_FLAGS else 2
             continue
@@ -172,6 +215,9 @@ def _reads_program_from_stdin(form: tuple[str, ...]) -> bool:
 
 
 _MAX_FED = 256
+# a script file that is the program's input, and the programs that read one with an option
+_STDIN_FILES = frozenset({"-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"})
+_FILE_PROGRAMS = frozenset({*_AWKS, "sed", "gsed", "gdb", "lldb", *_VIMS})
 
 
 def fed_code_strings(command: str, forms: list[tuple[str, ...]]) -> list[str]:
@@ -180,7 +226,8 @@ def fed_code_strings(command: str, forms: list[tuple[str, ...]]) -> list[str]:
     string literals of the whole command line, three levels deep (the code quoted for the
     shell, then its own literals): tried as command lines by deny and ask rules (fail
     closed), as for inline code."""
-    if not any(_reads_program_from_stdin(f) for f in forms):
+    shell = any(_shell_reads_input(f) for f in forms if f)
+    if not shell and not any(_reads_program_from_stdin(f) for f in forms):
         return []
     out: list[str] = []
     level = [command]
@@ -188,7 +235,79 @@ def fed_code_strings(command: str, forms: list[tuple[str, ...]]) -> list[str]:
         level = [next(g for g in m.groups() if g is not None)
                  for text in level for m in _CODE_STRING.finditer(text)][:_MAX_FED]
         out += level
+    # a program fed its script reads it in its own language: sed's `e`, gdb's `shell`, vim's
+    # `:!` (each literal handed to it as its script option would be)
+    scripted = {base(f[0]) for f in forms if f and base(f[0]) in _FILE_PROGRAMS - _AWKS
+                and _reads_program_from_stdin(f)}
+    if scripted:  # (a here-document's body too)
+        out += [line for line in command.split("\n")[1:_MAX_FED] if line.strip()]
+    for name in scripted:
+        flag = "-e" if name in ("sed", "gsed") else "-ex" if name in ("gdb", "lldb") else "-c"
+        out += [v for lit in out[:_MAX_FED] for line in lit.split("\n")
+                for v in command_strings((name, flag, line))]
+    if shell:  # a here-document's body is shell code: each later line a command line
+        out += [line for line in command.split("\n")[1:_MAX_FED] if line.strip()]
+        out += [p for lit in out[:_MAX_FED] if "\\n" in lit  # printf 'a\n\trm x' | sh
+                for p in lit.replace("\\t", " ").split("\\n")]
     return out
+
+
+def _git_config(form: tuple[str, ...]) -> list[str]:
+    """``git config [set|--add ...] KEY VALUE``: a value git runs later (``alias.x '!rm x'``,
+    ``core.pager``, ``core.sshCommand``): each word after a key is tried (fail closed)."""
+    if "config" not in form[1:_CONFIG_SCAN]:
+        return []
+    at = form.index("config")
+    words = [w for w in form[at + 1:] if not w.startswith("-")]
+    out = []
+    for key, value in itertools.pairwise(words):
+        if "." in key and not key.startswith("."):
+            alias = key.lower().startswith("alias.") and not value.startswith("!")
+            out.append("git " + value if alias else value.lstrip("!"))
+    return out
+
+
+_CONFIG_SCAN = 16
+_NPM_SET = re.compile(r"scripts\.[^=]+=(.*)|script-shell=(.*)", re.DOTALL)
+
+
+def _npm_scripts(form: tuple[str, ...]) -> list[str]:
+    """``npm pkg set scripts.x=CMD``, ``npm set-script x CMD``, ``npm config set
+    script-shell PROG``: a command line a later ``npm run`` runs."""
+    out = [v for w in form[2:] if (m := _NPM_SET.match(w)) for v in m.groups() if v]
+    if form[1:2] == ("set-script",) and len(form) > 3:
+        out.append(form[3])
+    if "script-shell" in form and form.index("script-shell") + 1 < len(form):
+        out.append(form[form.index("script-shell") + 1])
+    return out
+
+
+# long options whose value is a command line that no table above lists by its full name
+_MORE_LONG = {"tar": ("--checkpoint-action",), "sed": ("--expression",),
+              "gsed": ("--expression",), "gdb": ("--eval-command",)}
+
+
+@functools.lru_cache(maxsize=256)
+def _long_options(name: str) -> tuple[str, ...]:
+    opts = {*_RUN_OPTIONS.get(name, ()), *runner_options(name), *_MORE_LONG.get(name, ())}
+    return tuple(sorted(o for o in opts if o.startswith("--")))
+
+
+def _unabbreviated(name: str, form: tuple[str, ...]) -> tuple[str, ...]:
+    """``form`` with each long option written as an abbreviation of one whose value is a
+    command line spelled out (``tar --to-com=CMD``, ``git rebase --exe CMD``: getopt_long,
+    git and argparse take any unambiguous prefix; fail closed: the first option it starts)."""
+    longs = _long_options(name)
+    if not longs or not any(w[:2] == "--" for w in form[1:]):
+        return form
+    out = list(form)
+    for k, word in enumerate(form[1:], 1):
+        key, eq, value = word.partition("=")
+        if len(key) > 3 and key[:2] == "--" and key not in longs:
+            full = next((o for o in longs if o.startswith(key)), None)
+            if full is not None:
+                out[k] = full + eq + value
+    return tuple(out)
 
 
 def command_strings(form: tuple[str, ...]) -> list[str]:
@@ -204,6 +323,7 @@ def command_strings(form: tuple[str, ...]) -> list[str]:
     if out:
         return out
     name = base(form[0])
+    form = _unabbreviated(name, form)
     if is_runner(name):  # docker run img CMD, npx CMD, git rebase --exec CMD (runners.py)
         out = runner_strings(name, form)
     if name in _SHELLS:
@@ -224,6 +344,11 @@ def command_strings(form: tuple[str, ...]) -> list[str]:
                 out.append(form[k + 1])
             elif word.partition("=")[0] in opts and "=" in word:
                 out.append(word.partition("=")[2])
+            elif word[:1] == "-" and word[1:2] != "-":  # -e'ssh -p 2' / -Srm / -avze CMD
+                out += [word[at + 1:] or (form[k + 1] if k + 1 < len(form) else "")
+                        for opt in opts if len(opt) == 2 and (at := word.find(opt[1])) > 0][:1]
+        if name.startswith("apt"):  # an APT option's value: Key::Name=CMD
+            out = [v.partition("=")[2] for v in out]
         return out
     if name in _VIMS:  # vim -c '!rm x', vim +'!rm x', vim -c ':!rm x'
         values = [form[k + 1] for k, w in enumerate(form[1:-1], 1) if w in ("-c", "--cmd")]
@@ -245,9 +370,13 @@ def command_strings(form: tuple[str, ...]) -> list[str]:
         return [*(m.group(1).strip() for arg in scripts for m in _SED_E.finditer(arg)),
                 *(m.group(3) for arg in scripts for m in _SED_SUB.finditer(arg)
                   if "e" in m.group(4))]  # s/x/rm y/e runs the line it makes
+    if name in ("npm", "pnpm"):  # scripts they run later: npm pkg set scripts.test='rm x'
+        return out + _npm_scripts(form)
     if name == "git":
+        out += _git_config(form)
         for k, word in enumerate(form[1:-1], 1):
-            value = form[k + 1] if word in ("-c", "--config-env") else ""
+            value = form[k + 1] if word in ("-c", "--config") else word[2:] if word[
+                :2] == "-c" else word[9:] if word.startswith("--config=") else ""
             key, _, run = value.partition("=")
             if key.lower().startswith("alias.") and run and not run.startswith("!"):
                 run = "git " + run  # alias.p=push: `git p` is `git push`

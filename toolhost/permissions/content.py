@@ -150,6 +150,9 @@ def _command_forms(words: tuple[str, ...], depth: int = 0) -> list[tuple[str, ..
     for form in list(forms):
         if depth < 8 and form:
             for arg in command_strings(form):
+                if _PLAIN_LINE.fullmatch(arg) and arg.split(" ", 1)[0] not in _KEYWORDS:
+                    forms += command_forms(tuple(arg.split()), depth + 1)  # parses as split
+                    continue
                 try:
                     inner = parse_command(arg)
                 except ShellSyntaxError:
@@ -159,6 +162,22 @@ def _command_forms(words: tuple[str, ...], depth: int = 0) -> list[tuple[str, ..
     forms += past
     unique = [f for f in dict.fromkeys(forms) if f and f[0]]
     return unique if len(unique) <= _MAX_FORMS else [*unique[:_MAX_FORMS - 1], TOO_MANY_FORMS]
+
+
+# a command line of plain words (a runner's suffix, `docker run img ls -la`): the shell reads
+# it as its words split at spaces, so it need not be parsed again
+_PLAIN_LINE = re.compile(r"[A-Za-z0-9_./:=@%+,-]+(?: [A-Za-z0-9_./:=@%+,-]+)*")
+_KEYWORDS = frozenset({"if", "then", "else", "elif", "fi", "do", "done", "while", "until",
+                       "for", "select", "case", "esac", "in", "function", "coproc", "time"})
+
+
+@lru_cache(maxsize=128)
+def _fed_joined(command: str) -> tuple[str, ...]:
+    """``fed_forms`` of ``command`` joined, once per command (every deny and ask Bash rule
+    of a policy tries them)."""
+    parsed = parse_command(command)
+    forms = [form for words in parsed.segments + parsed.nested for form in command_forms(words)]
+    return tuple(" ".join(f) for f in fed_forms(command, forms))
 
 
 def fed_forms(command: str, forms: list[tuple[str, ...]]) -> list[tuple[str, ...]]:
@@ -265,7 +284,9 @@ class BashMatcher:
     def _fed(self, command: str, forms: list[tuple[str, ...]]) -> bool:
         """Whether a command line in the program an interpreter reads from its stdin (a
         here-document, a pipe) matches: its string literals, as for inline code."""
-        return any(self.regex.fullmatch(" ".join(f)) for f in fed_forms(command, forms))
+        fed = _fed_joined(command) if len(command) <= 4096 else tuple(
+            " ".join(f) for f in fed_forms(command, forms))
+        return any(self.regex.fullmatch(f) for f in fed)
 
     def _runs(self, command: str) -> bool:
         """Whether a command the analysis proves the line runs (what a wrapper or a shell
@@ -349,6 +370,20 @@ def _climbs(pattern: object) -> bool:
     return ".." in re.split(r"[/{},]", text)
 
 
+def _spellings(path: str) -> list[str]:
+    """Other paths a tool may read ``path`` as (fail closed: a deny or ask rule meets each,
+    an allow rule must prove each): ``$HOME/.ssh/x`` or ``${HOME}`` expanded, the text
+    without the blanks around it, a ``file://`` URL's path."""
+    out = []
+    if "$" in path and (expanded := os.path.expandvars(path)) != path:
+        out.append(expanded)
+    if path != path.strip():
+        out.append(path.strip())
+    if path[:7].lower() == "file://":
+        out.append(path[7:])
+    return out
+
+
 @dataclass(frozen=True)
 class PathMatcher:
     """``Read(./src/**)``, ``Edit(//etc/**)``, ``Read(~/.ssh/**)``, ``Edit(/docs/**)``."""
@@ -371,6 +406,7 @@ class PathMatcher:
             raw.append(_glob_reach(pattern, base))
         elif tool_name == "Glob" and "pattern" in tool_input and not isinstance(pattern, str):
             raw.append(None)  # a pattern of the wrong type: what it lists is unknown
+        raw += [v for p in raw if isinstance(p, str) for v in _spellings(p)]
         return [normalize_path(p, self.cwd) if isinstance(p, str) else None for p in raw]
 
     def reaches(self, tool_name: str, tool_input: Mapping[str, Any]) -> bool:

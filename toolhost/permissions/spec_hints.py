@@ -32,6 +32,11 @@ import os
 import re
 
 from toolhost.permissions.spec_hints_more import agent_hints, bash_hints, path_hints
+from toolhost.permissions.spec_hints_paste import (
+    bash_paste_hints,
+    domain_paste_hints,
+    path_paste_hints,
+)
 
 __all__ = ["content_hints", "never_allows"]
 
@@ -59,12 +64,14 @@ def content_hints(tool: str, rule_dir: str, effect: str = "deny") -> list[tuple[
         return (path_hints(name, spec) + _braces(name, spec) + _rooted(name, spec, rule_dir)
                 + _windows(name, spec)
                 + _arg_prefix(name, spec) + _unclosed_bracket(name, spec)
-                + _two_rules(name, spec)
+                + _two_rules(name, spec) + path_paste_hints(name, spec)
                 + (_glued_stars(name, spec) if effect == "allow" else []))
     if name == "Bash":
-        basic = _bash(spec)  # (the spelling hints only when nothing more basic is wrong)
-        return (basic + bash_hints(spec, "allow" if basic else effect)
+        basic = _bash(spec) + bash_paste_hints(spec)  # (the spelling hints only when
+        return (basic + bash_hints(spec, "allow" if basic else effect)  # nothing more basic)
                 + (_never_allows(spec) if effect == "allow" else []))
+    if name == "WebFetch":
+        return domain_paste_hints(spec)
     return []
 
 
@@ -139,6 +146,13 @@ def _glued_stars(name: str, spec: str) -> list[tuple[str, str, str]]:
              f"write {name}({one}) for one level, or a whole '**/' segment for any depth")]
 
 
+# top directories of the file systems rules are written for, there or not on this machine
+# (a team's macOS paths checked on Linux CI: Read(/Users/me/.ssh/**))
+_ROOTS = frozenset({"Users", "Volumes", "Library", "System", "Applications", "private",
+                    "home", "etc", "usr", "var", "opt", "tmp", "root", "mnt", "srv", "proc",
+                    "dev", "sys", "bin", "sbin", "lib", "run", "nix", "snap", "workspaces"})
+
+
 def _rooted(name: str, spec: str, rule_dir: str) -> list[tuple[str, str, str]]:
     if not spec.startswith("/") or spec.startswith("//"):
         return []
@@ -146,7 +160,7 @@ def _rooted(name: str, spec: str, rule_dir: str) -> list[tuple[str, str, str]]:
     if not first or set(first) & set("*?[{") or first in (".", ".."):
         return []
     anchored = os.path.join(rule_dir, first)
-    if os.path.lexists(anchored) or not os.path.lexists("/" + first):
+    if os.path.lexists(anchored) or not (os.path.lexists("/" + first) or first in _ROOTS):
         return []
     return [("warning", f"{spec!r} is anchored at the directory of the rule's file: it names "
              f"{os.path.join(rule_dir, spec[1:])!r}, where there is no {first!r}, not "

@@ -51,7 +51,7 @@ def agent_hints(name: str, spec: str) -> list[Hint]:
 
 _WIN_VAR = re.compile(r"%[A-Za-z_][A-Za-z0-9_()]*%")
 _URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
-_LIST = re.compile(r",\s*(?:/|~|\.{1,2}/)|\s*\|\s*(?:/|~|\.)")
+_LIST = re.compile(r"[,;]\s*(?:/|~|\.{1,2}/)|;\s*\S|,\s+\.[\w*]|\s*\|\s*(?:/|~|\.)")
 
 
 def path_hints(name: str, spec: str) -> list[Hint]:
@@ -89,7 +89,7 @@ def path_hints(name: str, spec: str) -> list[Hint]:
                     f"write {name}({spec.removeprefix('(').removesuffix(')')})"))
     if _LIST.search(spec):
         out.append(("warning", f"{name}({spec}) looks like a list of paths: it is one path "
-                    "pattern holding ', ' or '|'", "write each path as its own rule"))
+                    "pattern holding ', ', ';' or '|'", "write each path as its own rule"))
     return out
 
 
@@ -103,7 +103,7 @@ def bash_hints(spec: str, effect: str = "deny") -> list[Hint]:
     that names an option spelling (``Bash(rm -rf:*)``: ``rm -fr``, ``rm -r -f`` are others)."""
     out: list[Hint] = []
     words = spec.strip().split()
-    if effect != "allow" and len(words) == 1 and not set(words[0]) & set("*|&;<>()$`'\"\\"):
+    if effect != "allow" and len(words) == 1 and not set(words[0]) & set("*|&;<>()$`'\"\\:"):
         out.append(("warning", f"Bash({spec.strip()}) matches only the command {words[0]!r} with "
                     "no arguments", f"for every use of it write Bash({words[0]}:*)"))
     if effect != "allow" and len(words) > 1 and not spec.strip().endswith(":*") \

@@ -15,6 +15,7 @@ import anyio
 from toolhost.serve.http_limits import FD_HEADROOM, raise_fd_limit
 from toolhost.serve.http_protocol import header_deadline_protocol
 from toolhost.serve.shutdown import drain
+from toolhost.serve.telemetry_flush import flush_telemetry
 
 if TYPE_CHECKING:
     from toolhost.serve.http import HttpServer
@@ -59,6 +60,9 @@ async def run_uvicorn(owner: HttpServer, sockets: list[socket.socket]) -> None:
             await drain(owner.in_flight, owner.grace, owner.refuse_new)
             owner.close()
             await super().shutdown(sockets)
+            # the process ends by the signal, so the SDK's atexit flush never runs: the
+            # spans of the last calls are exported now, within a bound (telemetry_flush)
+            await anyio.to_thread.run_sync(flush_telemetry)
 
     server = _Server(config)
 

@@ -5,10 +5,13 @@ OpenTelemetry itself, before or after the command starts) the process's logs and
 be exported. ``redact_telemetry`` makes the collector's own credentials secrets, gives every
 log handler but toolhost's stderr one redacted records (``log_handlers``), and makes the
 current SDK tracer provider, and every one made later, redact its spans
-(``span_redaction``).
+(``span_redaction``). The SDK's own warnings (an exporter retrying a collector that is
+down) are rate-limited like the MCP client library's (``toolhost.gateway.liblogs``).
 """
 
 from __future__ import annotations
+
+import sys
 
 __all__ = ["redact_telemetry"]
 
@@ -24,3 +27,7 @@ def redact_telemetry() -> None:
     hide_secrets_in_handlers()  # OpenTelemetry's log export, a library's file handler
     redact_spans()  # the provider set up at start (spans of other instrumentations)
     redact_future_providers()  # and any provider made later
+    if "opentelemetry.sdk" in sys.modules:  # an exporter's retries: a few lines a minute
+        from toolhost.gateway.liblogs import quiet_telemetry_logs
+
+        quiet_telemetry_logs()

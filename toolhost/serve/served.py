@@ -34,6 +34,7 @@ SERVER_INFO_META_KEY = "io.modelcontextprotocol/serverInfo"
 LIST_CHANGED = {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}
 RESOURCES_CHANGED = "notifications/resources/list_changed"
 PROMPTS_CHANGED = "notifications/prompts/list_changed"
+SHOWN_CALLERS = 8  # callers whose resources/list a reload compares (a walk each)
 RESOURCE_UPDATED = "notifications/resources/updated"
 MAX_LISTENERS = 1000  # listen streams open at once (each holds at most 1 MiB)
 # notifications waiting for one listen stream (a stream further behind is ended): one tick
@@ -125,8 +126,12 @@ class ServedServer:
         # on the first resources/list: a client that never listed has nothing to be told):
         # a reload whose rules newly hide or show a resource changes it even when the
         # resources declared do not
-        self._shown: list[dict[str, Any]] | None = None
-        self._shown_as: Any = None  # the caller it was taken for (rules may name callers)
+        # One listing per caller who listed (rules may name callers, so what changed for
+        # one may not have for another), for at most SHOWN_CALLERS callers: past that, every
+        # reload is announced (a needless list_changed costs a client one resources/list; a
+        # missed one leaves it with a stale list)
+        self._shown: dict[Any, list[dict[str, Any]]] = {}
+        self._shown_for_all = True  # every caller who listed has a listing above
 
     def wire_name(self, tool: CompiledTool) -> str:
         """The name permission rules use for ``tool`` (``mcp__<server>__<tool>``)."""
@@ -139,13 +144,8 @@ class ServedServer:
         method = message.get("method")
         if method == "initialize":
             self.legacy_peer = True
-        if self._shown is None and method == "resources/list":
-            # what this client is about to see; taken lazily (a directory walk), so an
-            # initialize, a tools/call, a client that never lists resources never pays it
-            from toolhost.permissions.caller import current_caller
-
-            self._shown_as = current_caller()
-            self._shown = await self._resources_shown()
+        if method == "resources/list":
+            await self._remember_listing()
         if method == "subscriptions/listen" and "id" in message and notify is not None:
             return await self._listen(message, notify)
         if self.telemetry is not None and method == "tools/call":
@@ -166,6 +166,19 @@ class ServedServer:
                 self.on_subscribed([self.core.content.canonical_uri(uri)])
             except Exception:  # the watcher's bug must not fail the subscription
                 log.exception("noting a subscription failed")
+
+    async def _remember_listing(self) -> None:
+        # what this caller is about to see; taken lazily (a directory walk, once per
+        # caller), so an initialize, a tools/call, a client that never lists never pays it
+        from toolhost.permissions.caller import current_caller
+
+        caller = current_caller()
+        if caller in self._shown:
+            return
+        if len(self._shown) >= SHOWN_CALLERS:
+            self._shown_for_all = False
+            return
+        self._shown[caller] = await self._resources_shown()
 
     def _subscriptions_changed(self) -> None:
         if self.on_subscriptions is not None:
@@ -194,13 +207,16 @@ class ServedServer:
             for listener in self._listeners:
                 with as_caller(listener.caller):
                     listener.uris = frozenset(self.core.still_visible(listener.uris))
-        if shown is not None:  # (None: no client has listed the resources yet)
+        changed = _listing(old.resources) != _listing(new.resources)
+        if shown:  # (empty: no client has listed the resources yet)
             from toolhost.permissions.caller import as_caller
 
-            with as_caller(self._shown_as):  # compared as seen by the same caller
-                self._shown = await self._resources_shown()
-        if (_listing(old.resources) != _listing(new.resources)
-                or (shown is not None and shown != self._shown)):
+            for caller, before in list(shown.items()):  # a caller may list meanwhile
+                with as_caller(caller):  # compared as seen by the same caller
+                    shown[caller] = await self._resources_shown()
+                changed = changed or shown[caller] != before
+            changed = changed or not self._shown_for_all
+        if changed:
             await self._send(RESOURCES_CHANGED)
         if _listing(old.prompts) != _listing(new.prompts):
             await self._send(PROMPTS_CHANGED)

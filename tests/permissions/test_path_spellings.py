@@ -1,0 +1,47 @@
+"""Round 10: a path tool's input may spell a path a tool reads another way: ``$HOME/.ssh/x``
+or ``${HOME}`` (expanded by a tool that expands variables), blanks around it, a ``file://``
+URL. A deny or ask rule meets every such spelling and an allow rule must prove each (fail
+closed); plain paths are decided as before."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from toolhost.config.model import PermissionsConfig, RuleConfig
+from toolhost.permissions import compile_policy
+
+
+@pytest.fixture()
+def layout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[object, str]:
+    home, proj = tmp_path / "home", tmp_path / "proj"
+    (home / ".ssh").mkdir(parents=True)
+    (proj / "src").mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("KEYS", str(home / ".ssh"))
+    pol = compile_policy(PermissionsConfig(rules=(
+        RuleConfig(effect="deny", tool="Read(~/.ssh/**)"),
+        RuleConfig(effect="deny", tool="Edit(~/.ssh)"),
+        RuleConfig(effect="allow", tool="Read(./**)"),
+        RuleConfig(effect="allow", tool="Edit(./**)")), default="ask"), cwd=str(proj))
+    return pol, str(home)
+
+
+@pytest.mark.parametrize(("tool", "path", "want"), [
+    ("Read", "$HOME/.ssh/id_rsa", "deny"), ("Read", "${HOME}/.ssh/id_rsa", "deny"),
+    ("Read", "$KEYS/id_rsa", "deny"), ("Edit", "$HOME/.ssh/authorized_keys", "deny"),
+    ("Write", "${HOME}/.ssh/config", "deny"), ("Read", "file://{home}/.ssh/id_rsa", "deny"),
+    ("Read", "FILE://{home}/.ssh/id_rsa", "deny"), ("Read", " {home}/.ssh/id_rsa", "deny"),
+    ("Read", "{home}/.ssh/id_rsa\n", "deny"), ("Edit", "\t{home}/.ssh/x", "deny"),
+    ("Read", "$HOME/notes.txt", "ask"),  # outside ./**: the allow cannot prove it
+    # plain paths as before
+    ("Read", "src/a.py", "allow"), ("Read", "src/$unset_var_x.py", "allow"),
+    ("Read", "{home}/.ssh/id_rsa", "deny"), ("Read", "~/.ssh/id_rsa", "deny"),
+])
+def test_each_spelling_meets_the_rules(layout: tuple[object, str], tool: str, path: str,
+                                       want: str) -> None:
+    pol, home = layout
+    key = "file_path"
+    got = pol.decide(tool, {key: path.replace("{home}", home)}).behavior  # type: ignore[attr-defined]
+    assert got == want
