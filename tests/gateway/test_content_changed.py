@@ -143,7 +143,7 @@ async def test_serve_follows_resources_and_prompts(mode: str, upstream_era: str,
         assert await uris(client) == ["notes://secret", "notes://todo"]
         with pytest.raises(MCPError, match="Resource not found: notes://readme") as caught:
             await client.read_resource("notes://readme")
-        assert caught.value.code == -32002
+        assert caught.value.code == (-32002 if mode == "legacy" else -32602)  # SEP-2164
         with pytest.raises(MCPError, match="unknown prompt 'outline'"):
             await client.get_prompt("outline", {"topic": "x"})
         # the template still reads through

@@ -98,9 +98,11 @@ async def test_a_cancelled_wait_ends_even_when_the_client_stopped_reading(
     assert len(blocked.pending) == 0
 
 
-async def test_unanswered_requests_cannot_pile_up() -> None:
+async def test_unanswered_requests_cannot_pile_up(monkeypatch: pytest.MonkeyPatch) -> None:
     import toolhost.mcp.client_requests as cr
 
+    assert cr.MAX_PENDING == 1_000
+    monkeypatch.setattr(cr, "MAX_PENDING", 50)  # the same cap, smaller: 1,000 tasks cost 2 s
     silent = channel(None)
     async with anyio.create_task_group() as tg:
         for _ in range(cr.MAX_PENDING):

@@ -72,3 +72,61 @@ def test_an_object_returned_is_an_error_saying_what_to_return(server: McpServer)
     error = complete(server, "mapping")["error"]
     assert error["code"] == -32603
     assert "a completion function returns a list of strings" in error["message"]
+
+
+CONTEXT_MODULE = '''\
+DOCS = {"red": ["roadmap", "retro"], "blue": ["readme", "budget"]}
+
+def docs(value: str, context: dict[str, str]) -> list[str]:
+    return DOCS.get(context.get("team", ""), [])
+
+def plain(value: str) -> list[str]:
+    return ["one", "two"]
+
+def fetch(team: str, doc: str) -> str:
+    return team + doc
+'''
+CONTEXT_CONFIG = """\
+toolhost: 1
+servers:
+  kb:
+    resources:
+      pair:
+        uri: "pairs://{team}/{doc}"
+        python: ctxcomp:fetch
+        complete: {doc: "ctxcomp:docs", team: "ctxcomp:plain"}
+    prompts:
+      review:
+        arguments:
+          team: {}
+          doc: {complete: "ctxcomp:docs"}
+        template: "{{ team }} {{ doc }}"
+"""
+
+
+@pytest.fixture(scope="module")
+def context_server(tmp_path_factory: pytest.TempPathFactory) -> McpServer:
+    return content_server(tmp_path_factory.mktemp("ctxcomp"), CONTEXT_CONFIG,
+                          {"ctxcomp": CONTEXT_MODULE})
+
+
+@pytest.mark.parametrize("ref", [{"type": "ref/resource", "uri": "pairs://{team}/{doc}"},
+                                 {"type": "ref/prompt", "name": "review"}])
+def test_a_completion_function_hears_the_arguments_already_filled_in(
+        context_server: McpServer, ref: dict[str, str]) -> None:
+    server = context_server
+
+    def values(argument: str, value: str, context: Any = None) -> list[str]:
+        params: dict[str, Any] = {"ref": ref, "argument": {"name": argument, "value": value}}
+        if context is not None:
+            params["context"] = context
+        answer = ask(server, "completion/complete", params)
+        return answer["result"]["completion"]["values"]  # type: ignore[no-any-return]
+
+    assert values("doc", "", {"arguments": {"team": "red"}}) == ["roadmap", "retro"]
+    assert values("doc", "b", {"arguments": {"team": "blue"}}) == ["budget"]
+    assert values("doc", "") == []  # no context: the function hears {}
+    assert values("doc", "", {"arguments": {"team": 5}}) == []  # not a string: left out
+    assert values("doc", "", "junk") == []
+    if ref["type"] == "ref/resource":  # a function without the parameter: as before
+        assert values("team", "", {"arguments": {"doc": "x"}}) == ["one", "two"]

@@ -90,6 +90,18 @@ def test_modern_list_results_carry_the_revision_fields(server: McpServer) -> Non
     got = ask(server, "prompts/get", {"name": "p", "arguments": {"who": "ann"}, "_meta": meta})
     assert got["result"]["messages"][0]["content"]["text"] == "Hi ann"
     assert got["result"]["resultType"] == "complete"
+    # every result 2026-07-28 calls cacheable has its hints (the read as well as the lists)
+    for method, params in [("resources/list", {}), ("resources/templates/list", {}),
+                           ("prompts/list", {}), ("resources/read", {"uri": "toolhost://kb/readme"})]:
+        result = ask(server, method, {**params, "_meta": meta})["result"]
+        assert (result["ttlMs"], result["cacheScope"], result["resultType"]) == (
+            0, "private", "complete"), method
+    assert "ttlMs" not in ask(server, "resources/read", {"uri": "toolhost://kb/readme"})["result"]
+    # no such resource: -32602 in 2026-07-28 (SEP-2164), -32002 in the 2025 revisions; the
+    # URI in data either way
+    for params, code in [({"_meta": meta}, -32602), ({}, -32002)]:
+        error = ask(server, "resources/read", {"uri": "toolhost://kb/nope", **params})["error"]
+        assert (error["code"], error["data"]) == (code, {"uri": "toolhost://kb/nope"})
 
 
 def test_subscriptions_are_checked_tracked_and_bounded(server: McpServer) -> None:

@@ -6,6 +6,8 @@ The guard and the core are the ones ``toolhost serve`` and ``toolhost run`` inst
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -17,7 +19,7 @@ from toolhost.mcp import McpServer
 from toolhost.permissions.gate import PermissionGate
 from toolhost.serve.guard import read_guard
 
-from .mcp_testtools import read
+from .mcp_testtools import ask, read
 
 CONFIG = """\
 toolhost: 1
@@ -27,10 +29,10 @@ servers:
       notes: {directory: data, uri: "notes://kb"}
       ticket:
         uri: "tickets://{id}"
-        command: [echo, "ticket {{ id }}"]
+        python: "canon_backends:ticket"
       file:
         uri: "files://{+path}"
-        command: [echo, "file {{ path }}"]
+        python: "canon_backends:file"
 permissions:
   default: deny
   allow:
@@ -66,9 +68,22 @@ def servers(tmp_path_factory: pytest.TempPathFactory) -> tuple[McpServer, McpSer
     (root / "data" / "public.md").write_text("public\n")
     (root / "data" / "secret.md").write_text("TOP SECRET\n")
     (root / "data" / "sub" / "secret.md").write_text("SUB SECRET\n")
+    (root / "data" / ".hidden.md").write_text("HIDDEN\n")
+    (root / "data" / "latest").symlink_to("sub")  # a linked directory
+    (root / "data" / "loop").symlink_to(".")  # the root again, under another name
+    (root / "data" / "alias.md").symlink_to("secret.md")
+    (root / "data" / "shown.md").symlink_to(".hidden.md")
+    (root / "data" / "also-public.md").symlink_to("public.md")
     (root / "kb.yaml").write_text(CONFIG)
+    # in-process backends (as `echo` would answer): a property below reads hundreds of URIs
+    (root / "canon_backends.py").write_text(
+        'def ticket(id: str) -> str:\n    return f"ticket {id}\\n"\n\n'
+        'def file(path: str) -> str:\n    return f"file {path}\\n"\n')
     config = load_config(root / "kb.yaml", layers=False)
-    compiled = compile_tools(config)
+    try:
+        compiled = compile_tools(config)
+    finally:
+        sys.modules.pop("canon_backends", None)
     gate = PermissionGate.from_config(config, interactive=False)
     guarded = McpServer("kb", "1", compiled.servers["kb"], content=compiled.content["kb"])
     guarded.read_guard = read_guard(gate, "kb")
@@ -155,3 +170,35 @@ def test_property_any_uri_a_denied_resource_answers_to_is_denied(
 @settings(max_examples=300, deadline=None)
 def test_property_normalize_is_idempotent(uri: str) -> None:
     assert normalize(normalize(uri)) == normalize(uri)
+
+
+@pytest.mark.parametrize(("uri", "denied"), [
+    ("notes://kb/alias.md", "secret notes are off limits"),
+    ("notes://kb/loop/secret.md", "secret notes are off limits"),
+    ("notes://kb/loop/loop/sub/secret.md", "sub secrets too"),
+    ("notes://kb/latest/secret.md", "sub secrets too"),
+    ("notes://kb/shown.md", None), ("notes://kb/loop/.hidden.md", None)])
+def test_a_symlink_inside_a_directory_is_no_way_around_a_rule(
+        servers: tuple[McpServer, McpServer], uri: str, denied: str | None) -> None:
+    """Rules see the file a read opens by its one name below the root: a link to a denied
+    file, or a path through a linked directory, is denied as the file itself; a link to a
+    hidden file is no file."""
+    guarded, bare = servers
+    error = read(guarded, uri)["error"]
+    if denied is None:
+        assert error["code"] == -32002
+        assert read(bare, uri)["error"]["code"] == -32002
+    else:
+        assert error["code"] == -32600 and denied in error["message"]
+
+
+def test_a_symlink_to_an_allowed_file_reads_it_by_its_own_name(
+        servers: tuple[McpServer, McpServer]) -> None:
+    guarded, _ = servers
+    for uri in ["notes://kb/also-public.md", "notes://kb/loop/public.md"]:
+        contents = read(guarded, uri)["result"]["contents"]
+        assert contents == [{"uri": "notes://kb/public.md", "mimeType": "text/markdown",
+                             "text": "public\n"}]
+    listed = [r["uri"] for r in ask(guarded, "resources/list", {})["result"]["resources"]]
+    assert "notes://kb/also-public.md" in listed  # a link is listed by its own name...
+    assert "notes://kb/shown.md" not in listed  # ...unless it leads to a hidden file

@@ -216,3 +216,41 @@ def test_the_watch_interval_is_an_option(monkeypatch: pytest.MonkeyPatch, value:
     else:
         monkeypatch.setenv(INTERVAL_ENV, value)
     assert watch_interval() == seconds
+
+
+@pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")
+async def test_a_change_right_after_subscribing_is_announced(tmp_path: Path) -> None:
+    """The file's stamp is taken as the client subscribes, not at the watcher's next look: a
+    change between the two (up to a whole interval) is announced, for a legacy subscription
+    and for a listen stream's."""
+    from tests.mcp.mcp_testtools import content_server
+    from toolhost.serve.resource_watch import ResourceWatch
+    from toolhost.serve.served import ServedServer
+
+    config = write_config(tmp_path)
+    core = content_server(tmp_path, config.read_text())
+    served = ServedServer(core, {})
+    watch = ResourceWatch(served, interval=60)
+    answer = await served.handle({"jsonrpc": "2.0", "id": 1, "method": "resources/subscribe",
+                                  "params": {"uri": "toolhost://kb/%72unbook"}}, peer="a")
+    assert answer is not None and "result" in answer
+    touch(tmp_path / "runbook.md", "# Deploy v2\n")  # before the watcher's first look
+    assert await watch.check() == ["toolhost://kb/runbook"]
+    assert await watch.check() == []  # told once
+
+    heard: list[dict[str, Any]] = []
+
+    async def notify(message: dict[str, Any]) -> None:
+        heard.append(message)
+
+    listen = {"jsonrpc": "2.0", "id": 2, "method": "subscriptions/listen", "params": {
+        "notifications": {"resourceSubscriptions": ["docs://kb/a.md"]},
+        "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}}
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(lambda: served.handle(listen, notify=notify, peer="b"))
+        with anyio.fail_after(10):
+            while not heard:  # acknowledged
+                await anyio.sleep(0.01)
+        touch(tmp_path / "docs" / "a.md", "alpha v2\n")
+        assert await watch.check() == ["docs://kb/a.md"]
+        served.close()

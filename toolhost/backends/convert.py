@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import base64
 import dataclasses
+import datetime
 import enum
 import itertools
 import json
@@ -121,8 +122,14 @@ def jsonify(value: Any) -> Any:
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {f.name: jsonify(getattr(value, f.name)) for f in dataclasses.fields(value)}
     dump = getattr(value, "model_dump", None)
-    if callable(dump):  # a pydantic model
+    if callable(dump):  # a pydantic model, by its aliases as its outputSchema names them
+        if hasattr(type(value), "__pydantic_fields__"):  # pydantic 2: its own dump
+            return dump(mode="json", by_alias=True)
         return dump(mode="json")
+    if isinstance(value, (bytes, bytearray)):  # as a bytes parameter takes it: base64
+        return base64.b64encode(value).decode("ascii")
+    if isinstance(value, (datetime.datetime, datetime.date, datetime.time)):
+        return value.isoformat()  # RFC 3339, as the schema's format says (str() has a space)
     if isinstance(value, Mapping):
         return {str(k): jsonify(v) for k, v in value.items()}
     if isinstance(value, (list, tuple, set, frozenset)):

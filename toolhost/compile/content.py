@@ -118,11 +118,14 @@ class ServerContent:
         return current
 
     async def complete(self, ref_type: str, ref: str, argument: str, value: str,
-                       ctx: CallContext) -> tuple[list[str], bool]:
+                       ctx: CallContext, context: Mapping[str, str] | None = None
+                       ) -> tuple[list[str], bool]:
         """Values for ``argument`` of the prompt or template ``ref`` starting with ``value``
         (case-insensitively); [] when nothing is declared for it. True with them when the
         source gave more than could be read (a function's answer cut at max_output_chars:
-        the values that arrived whole are kept, and the client hears ``hasMore``)."""
+        the values that arrived whole are kept, and the client hears ``hasMore``).
+        ``context``: the other arguments the client filled in (``context.arguments``), given
+        to a completion function that has a ``context`` parameter."""
         sources = self.completions.get((ref_type, ref))
         if sources is None and ref_type == "ref/resource":  # the template spelled otherwise
             wanted = normalize(ref)  # (TICKETS://{id}: a scheme has no case)
@@ -135,7 +138,10 @@ class ServerContent:
         if isinstance(source, tuple):
             values: list[str] = list(source)
         else:
-            result = await source.call({"value": value}, ctx)
+            asked: dict[str, Any] = {"value": value}
+            if "context" in source.input_schema.get("properties", ()):
+                asked["context"] = dict(context or {})
+            result = await source.call(asked, ctx)
             text = result.text_content
             if result.is_error and CUT_NOTE not in text:
                 raise PromptError(_failure(source, argument, text))

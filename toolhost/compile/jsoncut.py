@@ -10,7 +10,9 @@ that is too long is encoded lazily, chunk by chunk, only as far as the part that
 
 from __future__ import annotations
 
+import base64
 import dataclasses
+import datetime
 import enum
 import itertools
 import json
@@ -90,8 +92,14 @@ def plain(value: Any) -> Any:
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
     dump = getattr(value, "model_dump", None)
-    if callable(dump):  # a pydantic model
+    if callable(dump):  # a pydantic model, by its aliases as its outputSchema names them
+        if hasattr(type(value), "__pydantic_fields__"):  # pydantic 2: its own dump
+            return dump(mode="json", by_alias=True)
         return dump(mode="json")
+    if isinstance(value, (bytes, bytearray)):  # as a bytes parameter takes it: base64
+        return base64.b64encode(value).decode("ascii")
+    if isinstance(value, (datetime.datetime, datetime.date, datetime.time)):
+        return value.isoformat()
     if (listed := as_list(value)) is not None:
         return listed
     if isinstance(value, (set, frozenset, tuple)):

@@ -190,7 +190,7 @@ class CompiledResource:
             if entry.is_dir():
                 return None if entry.is_symlink() else "dir"  # a linked one is not walked
             if not (entry.is_symlink() and self._inside(entry.path)
-                    and os.path.isfile(entry.path)):
+                    and os.path.isfile(entry.path) and not self._hidden_target(entry.path)):
                 return None
         except OSError:
             return None
@@ -219,7 +219,8 @@ class CompiledResource:
         if self.config.kind == "file":
             return own
         if self.config.kind == "directory":
-            return own + quote_value(values.get("path", ""), reserved=True)
+            path = values.get("path", "")
+            return own + quote_value(self._resolved(path) or path, reserved=True)
         return _VAR.sub(lambda v: quote_value(values.get(v.group(2), ""),
                                               reserved=bool(v.group(1))), own)
 
@@ -273,6 +274,31 @@ class CompiledResource:
         """Whether a read of ``uri`` could be served without running anything: a file below
         a directory resource must be there (confined); others are taken as they match."""
         return self.config.kind != "directory" or self.file_of(uri, values) is not None
+
+    def _resolved(self, rel: str) -> str | None:
+        """``rel`` with its symlinks resolved, as a path below the root (``latest/a.md`` is
+        ``v2/a.md`` when ``latest`` links to ``v2``), so rules see the file a read would
+        open, by the one name it has inside the root; None when it is not such a path (the
+        read refuses it) or has no symlink on the way."""
+        parts = rel.split("/")
+        if ("\x00" in rel or rel.startswith("/") or "\\" in rel
+                or any(p in ("", ".", "..") for p in parts)):
+            return None
+        assert self.config.path is not None
+        root = os.path.realpath(self.config.path)
+        real = os.path.realpath(os.path.join(root, *parts))
+        if not real.startswith(root + os.sep):
+            return None
+        inside = real[len(root) + 1:].replace(os.sep, "/")
+        return inside if inside != rel else None
+
+    def _hidden_target(self, path: str) -> bool:
+        """Whether the link ``path`` (inside the root) leads to a hidden file or through a
+        hidden directory: a read of it is refused, so it is not listed."""
+        assert self.config.path is not None
+        root = os.path.realpath(self.config.path)
+        inside = os.path.realpath(path)[len(root) + 1:]
+        return any(part.startswith(".") for part in inside.split(os.sep))
 
     def _inside(self, path: str) -> bool:
         assert self.config.path is not None

@@ -31,6 +31,7 @@ MAX_URI_CHARS = 8192
 MAX_SUBSCRIPTIONS = 1000  # per connection
 MAX_SUBSCRIBERS = 10_000  # connections remembered
 MAX_CHECKED = 1000  # completion values asked of the rules per answer (the rest: hasMore)
+MAX_CONTEXT_ARGUMENTS = 100  # a completion's context.arguments taken into account
 _log = logging.getLogger("toolhost.call")
 
 
@@ -237,8 +238,9 @@ class ContentMethods:
         if kind == "ref/prompt" and key not in self.content.prompts:
             raise _invalid(f"unknown prompt {cut(key, 100)!r}")
         try:
-            values, cut_short = await self.content.complete(kind, key, name,
-                                                            cut(value, 1000), ctx)
+            values, cut_short = await self.content.complete(
+                kind, key, name, cut(value, 1000), ctx,
+                {k: cut(v, 1000) for k, v in context_arguments(params).items()})
         except PromptError as exc:
             raise MethodError(rpc.INTERNAL_ERROR, str(exc)) from None
         if keep is None:
@@ -262,6 +264,17 @@ class ContentMethods:
         if not more:
             completion["total"] = len(shown)
         return {"completion": completion}
+
+
+def context_arguments(params: Mapping[str, Any]) -> dict[str, str]:
+    """A completion's ``context.arguments`` (what the client already filled in), bounded:
+    the first ``MAX_CONTEXT_ARGUMENTS`` string values of string names."""
+    context = params.get("context")
+    known = context.get("arguments") if isinstance(context, Mapping) else None
+    if not isinstance(known, Mapping):
+        return {}
+    return {k: v for k, v in list(known.items())[:MAX_CONTEXT_ARGUMENTS]
+            if isinstance(k, str) and isinstance(v, str)}
 
 
 def check_encodable(params: Mapping[str, Any]) -> None:

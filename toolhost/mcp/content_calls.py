@@ -13,7 +13,14 @@ from toolhost.failures import log_failure
 from toolhost.mcp import jsonrpc as rpc
 from toolhost.mcp.calls import Cancel, Notify, cancel_scope
 from toolhost.mcp.calls import is_mapping as _is_mapping
-from toolhost.mcp.content import MAX_URI_CHARS, ContentMethods, MethodError, check_encodable
+from toolhost.mcp.client_requests import InputRequired, RoundTrip, client_channel
+from toolhost.mcp.content import (
+    MAX_URI_CHARS,
+    RESOURCE_NOT_FOUND,
+    ContentMethods,
+    MethodError,
+    check_encodable,
+)
 from toolhost.mcp.content_guards import (
     PromptGuard,
     PromptVisible,
@@ -24,6 +31,7 @@ from toolhost.mcp.content_guards import (
     prompt_allowed,
 )
 from toolhost.mcp.jsonrpc import RpcError as _RpcError
+from toolhost.mcp.round_trip import encode_state
 from toolhost.mcp.tools_call import content_context
 
 __all__ = ["MAX_REMEMBERED", "ContentCalls"]
@@ -48,6 +56,8 @@ class ContentCalls:
     prompt_visible: PromptVisible | None
 
     _modern: Callable[[dict[str, Any]], dict[str, Any]]  # ToolCalls' (McpServer has both)
+    _round_trip: Callable[[Mapping[str, Any], Any], RoundTrip]  # ToolCalls' too
+    _modern_meta: dict[str, Any]
 
     async def visible_resources(self) -> list[dict[str, Any]]:
         """What resources/list shows now, all pages (the rules of the moment applied); the
@@ -152,10 +162,17 @@ class ContentCalls:
                     result = await self._content_call(attr, method, request_id, params, meta,
                                                       notify, peer, modern, cancel)
             except MethodError as exc:
-                raise _RpcError(exc.code, exc.message, exc.data) from None
+                code = exc.code
+                if modern and code == RESOURCE_NOT_FOUND:  # 2026-07-28 (SEP-2164): -32602
+                    code = rpc.INVALID_PARAMS
+                raise _RpcError(code, exc.message, exc.data) from None
             if not modern:
                 return result  # type: ignore[no-any-return]
-            return {**result, **self._modern_list_extra} if listing else self._modern(result)
+            if result.get("resultType") == "input_required":  # the client asks, then repeats
+                return result  # type: ignore[no-any-return]
+            # a read is cacheable too (2026-07-28 ReadResourceResult: ttlMs, cacheScope)
+            return ({**result, **self._modern_list_extra} if listing or attr == "resources_read"
+                    else self._modern(result))
         return handler
 
     async def _content_call(self, attr: str, method: Callable[..., Awaitable[dict[str, Any]]],
@@ -167,20 +184,36 @@ class ContentCalls:
         ``notifications/cancelled`` of it (with ``peer``) cancels it as it does a tools/call."""
         level = (meta.get(rpc.LOG_LEVEL_META_KEY) if modern and _is_mapping(meta)
                  else self._log_levels.get(peer, "info"))
-        ctx = content_context(request_id, _METHOD_NAMES[attr], level, notify, modern, meta)
+        # 2026-07-28: a read's or a prompt's function asks through InputRequiredResult, as a
+        # tool's does (a completion asks nobody)
+        trip = self._round_trip(params, meta) if modern and attr != "complete" else None
+        ctx = content_context(request_id, _METHOD_NAMES[attr], level, notify, modern, meta,
+                              trip)
         try:
-            if attr == "complete":
-                run = method(params, ctx, completion_filter(
-                    self._content.content, params, self.read_visible, self.prompt_visible))
-            else:
-                run = method(params, ctx)
-            if peer is None:
-                return await run
-            return await self._cancellable(run, (peer, request_id), cancel)
+            if trip is not None:
+                with client_channel(trip):
+                    return await self._run_content(attr, method, params, ctx, peer,
+                                                   request_id, cancel)
+            return await self._run_content(attr, method, params, ctx, peer, request_id, cancel)
+        except InputRequired as need:
+            return {"resultType": "input_required", "inputRequests": {need.key: need.request},
+                    "requestState": encode_state(need.answered), "_meta": self._modern_meta}
         finally:
             client_log = ctx.log_made()
             if client_log is not None and client_log.pending:
                 await client_log.flush()
+
+    async def _run_content(self, attr: str, method: Callable[..., Awaitable[dict[str, Any]]],
+                           params: Mapping[str, Any], ctx: Any, peer: Hashable,
+                           request_id: Any, cancel: Cancel | None) -> dict[str, Any]:
+        if attr == "complete":
+            run = method(params, ctx, completion_filter(
+                self._content.content, params, self.read_visible, self.prompt_visible))
+        else:
+            run = method(params, ctx)
+        if peer is None:
+            return await run
+        return await self._cancellable(run, (peer, request_id), cancel)
 
     async def _cancellable(self, run: Awaitable[dict[str, Any]],
                            key: tuple[Hashable, Any], cancel: Cancel | None

@@ -20,7 +20,7 @@ from toolhost.compile.resource_uri import filled
 from toolhost.excerpt import cut
 from toolhost.failures import log_failure
 from toolhost.mcp import jsonrpc as rpc
-from toolhost.mcp.content import MAX_URI_CHARS, MethodError
+from toolhost.mcp.content import MAX_URI_CHARS, MethodError, context_arguments
 
 __all__ = ["PromptGuard", "PromptVisible", "ReadGuard", "ReadVisible", "completion_filter",
            "completion_readable", "prompt_allowed"]
@@ -42,7 +42,6 @@ PromptVisible = Callable[[str, Mapping[str, Any]], bool]
 """Whether the rules leave a prompts/get of the prompt with those arguments undenied (asks
 nobody, records nothing)."""
 
-MAX_CONTEXT_ARGUMENTS = 100  # a completion's context.arguments taken into its decisions
 
 
 async def prompt_allowed(guard: PromptGuard, content: ServerContent,
@@ -133,14 +132,7 @@ def completion_filter(content: ServerContent, params: Mapping[str, Any],
     return None
 
 
-def _context(params: Mapping[str, Any]) -> dict[str, str]:
-    """The completion's ``context.arguments`` (what the client already filled in), bounded."""
-    context = params.get("context")
-    known = context.get("arguments") if isinstance(context, Mapping) else None
-    if not isinstance(known, Mapping):
-        return {}
-    return {k: v for k, v in list(known.items())[:MAX_CONTEXT_ARGUMENTS]
-            if isinstance(k, str) and isinstance(v, str)}
+_context = context_arguments  # the completion's context.arguments, bounded
 
 
 def _about(content: ServerContent, template: str, name: str, value: str,

@@ -96,13 +96,14 @@ class McpCallContext(CallContext):
 
 
 def content_context(request_id: Any, name: str, level: Any, notify: Any, modern: bool,
-                    meta: Any = None) -> McpCallContext:
+                    meta: Any = None, round_trip: RoundTrip | None = None) -> McpCallContext:
     """The context of a resources/read, prompts/get or completion/complete whose python
     function (or command) runs as a hidden tool: ``ctx.log`` reaches the client as a
     tool's does (``level``: the peer's, or None for none), under the logger ``name``;
     ``ctx.progress`` as ``notifications/progress`` when the request's ``_meta`` (``meta``)
     has a ``progressToken``; and over a transport that can carry requests to the client
-    (the 2025 revisions), ``ctx.elicit`` and ``ctx.sample`` ask it, as a tool's do."""
+    (the 2025 revisions), ``ctx.elicit`` and ``ctx.sample`` ask it, as a tool's do; in the
+    stateless era they ask through ``round_trip`` (an ``InputRequiredResult``), when given."""
     fields: dict[str, Any] = {"call_id": str(request_id), "tool": name}
     if notify is None or level not in LEVELS:
         fields["log"] = _call_log
@@ -111,7 +112,7 @@ def content_context(request_id: Any, name: str, level: Any, notify: Any, modern:
     token = meta.get("progressToken") if isinstance(meta, Mapping) else None
     if notify is not None and isinstance(token, (str, int)) and not isinstance(token, bool):
         fields["progress"] = progress_sender(notify, token)
-    channel = None if modern else current_channel()  # 2026-07-28: only a tool round-trips
+    channel = round_trip if modern else current_channel()
     if channel is not None:
         fields["elicit"] = functools.partial(send_elicit, channel)
         fields["sample"] = functools.partial(send_sample, channel)

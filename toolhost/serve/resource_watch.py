@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
 import anyio
@@ -75,6 +75,7 @@ class ResourceWatch:
         self._seen: dict[str, Stamp] = {}
         self._paths: dict[str, str | None] = {}  # uri -> its file, for the content below
         self._content: object = None
+        served.on_subscribed = self.note  # a stamp taken as a client subscribes
 
     async def run(self) -> None:
         """Look every ``interval`` seconds, forever."""
@@ -85,12 +86,29 @@ class ResourceWatch:
             except Exception:  # a watcher's bug must never take the server down
                 log.exception("resource watch failed")
 
-    def wanted(self) -> list[str]:
-        """The URIs to watch: read from a file, each once, taken from the clients in turn
-        up to ``MAX_WATCHED``."""
+    def note(self, uris: Iterable[str]) -> None:
+        """Take the stamps of ``uris`` a client is subscribing to (before it is told so): a
+        change made after that is announced at the next look, however soon it came."""
+        self._known_paths()
+        for uri in uris:
+            if uri in self._seen or len(self._seen) >= 4 * MAX_WATCHED:  # bounded till a look
+                continue
+            if uri not in self._paths:
+                if len(self._paths) >= 4 * MAX_WATCHED:
+                    self._paths.clear()
+                self._paths[uri] = self._path(uri)
+            if self._paths[uri] is not None:
+                self._seen[uri] = self._stamp(uri)
+
+    def _known_paths(self) -> None:
         content = self.served.core.content
         if content is not self._content:  # a reload: paths may have changed
             self._content, self._paths = content, {}
+
+    def wanted(self) -> list[str]:
+        """The URIs to watch: read from a file, each once, taken from the clients in turn
+        up to ``MAX_WATCHED``."""
+        self._known_paths()
         chosen: list[str] = []
         for uri in in_turn(self.served.subscriptions_by_client()):
             if uri not in self._paths:
@@ -108,7 +126,8 @@ class ResourceWatch:
         stamps = {uri: self._stamp(uri) for uri in self.wanted()}
         changed = [uri for uri, stamp in stamps.items()
                    if uri in self._seen and self._seen[uri] != stamp]
-        # a URI seen for the first time is only noted: the client read it when subscribing
+        # a URI first seen now is only noted: it was subscribed to before this watcher
+        # started (a subscription after that was stamped by ``note`` as it came)
         self._seen = {uri: stamp for uri, stamp in stamps.items()}
         for uri in changed:
             await self.served.resource_updated(uri)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from collections.abc import Awaitable, Callable, Collection, Hashable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Collection, Hashable, Iterable, Mapping, Sequence
 from typing import Any
 
 import anyio
@@ -116,6 +116,9 @@ class ServedServer:
         self._listeners: set[_Listener] = set()
         # called (on the loop) when what clients subscribed to may have changed
         self.on_subscriptions: Callable[[], None] | None = None
+        # called (on the loop) with the canonical URIs a client subscribed to, before it is
+        # told so: the resource watcher takes their files' stamps then, not at its next look
+        self.on_subscribed: Callable[[Iterable[str]], None] | None = None
         from toolhost.serve.telemetry import Telemetry
 
         self.telemetry = Telemetry.maybe()  # spans and metrics per tools/call (extra otel)
@@ -150,8 +153,19 @@ class ServedServer:
                                                peer=peer)
         answer = await self.core.handle(message, notify=notify, peer=peer)
         if method in ("resources/subscribe", "resources/unsubscribe"):
+            if method == "resources/subscribe" and answer is not None and "result" in answer:
+                self._subscribed(message)
             self._subscriptions_changed()
         return answer
+
+    def _subscribed(self, message: Mapping[str, Any]) -> None:
+        params = message.get("params")
+        uri = params.get("uri") if isinstance(params, Mapping) else None
+        if self.on_subscribed is not None and isinstance(uri, str):
+            try:
+                self.on_subscribed([self.core.content.canonical_uri(uri)])
+            except Exception:  # the watcher's bug must not fail the subscription
+                log.exception("noting a subscription failed")
 
     async def _remember_listing(self) -> None:
         # what this caller is about to see; taken lazily (a directory walk, once per
@@ -300,6 +314,8 @@ class ServedServer:
                                    "notifications": honored}})
         self._listeners.add(listener)
         if uris:
+            if self.on_subscribed is not None:
+                self.on_subscribed(uris)
             self._subscriptions_changed()
 
         async def pump() -> None:
