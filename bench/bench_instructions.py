@@ -1,7 +1,8 @@
 """Instructions per call of ``toolhost run``, counted by valgrind: an A/B that load cannot move.
 
 Run:  .venv/bin/python bench/bench_instructions.py [--subjects async,sync,can_use_tool]
-                                                   [--calls 500,2500] [--against OTHER_CHECKOUT]
+                                                   [--calls 500,2500] [--inflight K]
+                                                   [--against OTHER_CHECKOUT]
 
 Wall time on a shared machine moves by tens of percent between runs; the instructions a
 process executes do not. Each subject runs ``toolhost run CONFIG -p go --cli FAKE_CLI`` (the
@@ -10,8 +11,10 @@ config and fake CLI of ``bench_run.py``, one call in flight) under ``valgrind
 extra calls (both of the fake CLI's phases): the host's own instructions per call, start-up
 cancelled out. Only the host is counted (valgrind does not follow the fake CLI). Slow:
 about a minute per thousand calls. ``--against DIR`` counts another checkout (its ``.venv``)
-the same way and prints this / it. Instructions are not time (a system call or a cache miss
-counts little), so read them with ``bench_run.py``'s figures.
+the same way and prints this / it. ``--inflight K`` counts only the fake CLI's second phase,
+K calls in flight (the first, sequential one is skipped), per call. Instructions are not
+time (a system call or a cache miss counts little), so read them with ``bench_run.py``'s
+figures.
 """
 
 from __future__ import annotations
@@ -28,12 +31,16 @@ HERE = Path(__file__).resolve()
 ROOT = HERE.parents[1]
 
 
-def count(checkout: Path, subject: str, calls: int, config: Path, cli: Path) -> int:
-    """Instructions of one ``toolhost run`` of ``calls`` calls (each phase)."""
+def count(checkout: Path, subject: str, calls: int, config: Path, cli: Path,
+          inflight: int = 1) -> int:
+    """Instructions of one ``toolhost run`` of ``calls`` calls (each phase; with
+    ``inflight`` above 1, only the phase of that many calls in flight)."""
     with tempfile.TemporaryDirectory() as tmp:
         env = {**os.environ, "BENCH_SUBJECT": subject, "BENCH_CALLS": str(calls),
-               "BENCH_INFLIGHT": "1", "BENCH_WARMUP": "100",
+               "BENCH_INFLIGHT": str(inflight), "BENCH_WARMUP": "100",
                "BENCH_OUT": str(Path(tmp) / "stats.json"), "PYTHONPATH": str(config.parent)}
+        if inflight > 1:
+            env["BENCH_SEQ_CALLS"] = "0"
         bin_dir = checkout / ".venv" / "bin"
         argv = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={tmp}/cg.out",
                 str(bin_dir / "python"), str(bin_dir / "toolhost"), "run", str(config),
@@ -47,9 +54,10 @@ def count(checkout: Path, subject: str, calls: int, config: Path, cli: Path) -> 
 
 
 def per_call(checkout: Path, subject: str, low: int, high: int, config: Path,
-             cli: Path) -> float:
-    return (count(checkout, subject, high, config, cli)
-            - count(checkout, subject, low, config, cli)) / (2 * (high - low))
+             cli: Path, inflight: int = 1) -> float:
+    phases = 1 if inflight > 1 else 2
+    return (count(checkout, subject, high, config, cli, inflight)
+            - count(checkout, subject, low, config, cli, inflight)) / (phases * (high - low))
 
 
 def main() -> int:
@@ -57,6 +65,8 @@ def main() -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--subjects", default="async,sync,can_use_tool")
     parser.add_argument("--calls", default="500,2500", help="the two call counts")
+    parser.add_argument("--inflight", type=int, default=1,
+                        help="count only the phase of this many calls in flight")
     parser.add_argument("--against", type=Path, metavar="DIR")
     args = parser.parse_args()
     low, high = (int(n) for n in args.calls.split(","))
@@ -66,10 +76,11 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         config, cli = write_fixtures(Path(tmp))
         for subject in args.subjects.split(","):
-            ours = per_call(ROOT, subject, low, high, config, cli)
+            ours = per_call(ROOT, subject, low, high, config, cli, args.inflight)
             line = f"{subject:<13} instructions per call: {ours:,.0f}"
             if args.against:
-                theirs = per_call(args.against.resolve(), subject, low, high, config, cli)
+                theirs = per_call(args.against.resolve(), subject, low, high, config, cli,
+                                  args.inflight)
                 line += f"   before: {theirs:,.0f}   this / before: {ours / theirs:.3f}x"
             print(line, flush=True)
     return 0

@@ -31,7 +31,10 @@ another checkout (its own ``.venv``), run in the same interleaved rounds with th
 CLI and config, and prints this checkout / it per round (an A/B of two commits). Each host's
 CPU time per call (user + system, read from /proc by the fake CLI, sequential and in flight)
 is printed too: on one CPU a sequential round trip is the two processes' CPU time, and it is
-steadier than wall time when other work shares the machine.
+steadier than wall time when other work shares the machine. The fake CLI reads its
+settings from the environment (``BENCH_SUBJECT``, ``BENCH_CALLS``, ``BENCH_INFLIGHT``,
+``BENCH_WARMUP``, ``BENCH_OUT``); ``BENCH_SEQ_CALLS=0`` skips its sequential phase, to profile
+or count the calls in flight alone (``bench_instructions.py --inflight``).
 """
 
 from __future__ import annotations
@@ -154,7 +157,7 @@ def fake_cli() -> None:
     sequential = []
     cpu0 = host_cpu()
     t0 = clock()
-    for i in range(calls):
+    for i in range(int(os.environ.get("BENCH_SEQ_CALLS", calls))):  # 0: in flight only
         start = clock()
         write(lines[i])
         flush()

@@ -231,3 +231,54 @@ async def test_a_compiled_tool_reports_stopped_and_stuck_calls(faulty_config: Pa
         assert fine.text_content == "woke"
     finally:
         await compiled.aclose()
+
+
+async def test_a_call_waiting_for_its_tools_place_runs_without_the_loop() -> None:
+    # Under load (more calls than places) the thread that frees a place runs the next
+    # waiting call itself: no wait ends on the event loop first. Here the loop is held
+    # (it never awaits) once the first call may end: the second still runs.
+    pool = SyncPool(max_per_tool=1)
+    go, second_ran = threading.Event(), threading.Event()
+    results: list[str] = []
+
+    def first() -> str:
+        go.wait(10)
+        return "first"
+
+    async def call(fn: object, name: str) -> None:
+        results.append(await pool.run(fn, tool=name))  # type: ignore[arg-type]
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(call, first, "one")
+        tg.start_soon(call, lambda: second_ran.set() or "second", "one")
+        with anyio.fail_after(10):
+            await anyio.wait_all_tasks_blocked()  # both calls are in the pool's hands
+        assert pool.stats().running == 1
+        go.set()
+        assert second_ran.wait(10), "the waiting call did not run while the loop was held"
+    assert sorted(results) == ["first", "second"]
+    stats = pool.stats()
+    assert (stats.running, stats.waiting) == (0, 0)
+
+
+async def test_a_waiting_call_that_times_out_leaves_the_queue_unrun() -> None:
+    RELEASE.clear()
+    pool = SyncPool(max_per_tool=1, stop_grace=0.02)
+    ran: list[int] = []
+    async with anyio.create_task_group() as tg:
+        async def hold() -> None:
+            with pytest.raises(ToolStuck), anyio.fail_after(0.1):
+                await pool.run(blocked, tool="slow")
+        tg.start_soon(hold)
+        with anyio.fail_after(10):
+            while pool.stats().running != 1:
+                await anyio.sleep(0.005)
+        with pytest.raises(TimeoutError), anyio.fail_after(0.05):
+            await pool.run(lambda: ran.append(1), tool="slow")
+        assert pool.stats().waiting == 0
+    RELEASE.set()
+    with anyio.fail_after(10):
+        while pool.stats().stuck:
+            await anyio.sleep(0.005)
+    assert await pool.run(lambda: "next", tool="slow") == "next"
+    assert ran == []

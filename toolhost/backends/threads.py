@@ -7,7 +7,10 @@ timeout left its thread running, uncounted, so 45 hung calls meant 45 threads.
 Here:
 
 - at most ``max_running`` calls run at once; more wait for a free thread, within their own
-  timeout (the wait is a timeout like any other, never a hang);
+  timeout (the wait is a timeout like any other, never a hang). They wait in the pool's
+  queue, in order, and the thread that frees a place runs the next call that may take it
+  at once (no thread woken, no wait ended on the event loop: under load a sync tool's calls
+  go through a few busy threads);
 - on timeout or cancel the call is *stopped*: ``ToolStopped`` is raised inside its thread
   (CPython's ``PyThreadState_SetAsyncExc``), which ends pure-Python code (a busy loop, a deep
   recursion) at its next bytecode. Code blocked inside C (``time.sleep``, a socket read without
@@ -102,9 +105,10 @@ class PoolStats:
     stopped_total: int
     stuck_total: int
     idle: int = 0  # threads waiting for work (each leaves after IDLE_SECONDS)
+    waiting: int = 0  # calls waiting for a place (the pool's or their tool's)
 
 
-@dataclass(eq=False)  # hashable by identity: a job borrows limiter tokens
+@dataclass(eq=False)  # compared by identity: a job leaves the queue by itself
 class _Job:
     """One call handed to a pool thread, and what the thread hands back."""
 
@@ -112,7 +116,6 @@ class _Job:
     tool: str
     token: anyio.lowlevel.EventLoopToken
     loop: asyncio.AbstractEventLoop | None  # None: not asyncio (trio), woken through anyio
-    mine: anyio.CapacityLimiter
     lock: threading.Lock = field(default_factory=threading.Lock)
     state: int = _PENDING
     ok: bool = False
@@ -124,6 +127,7 @@ class _Job:
     waker: LoopWaker | None = None  # hands the job back to ``loop`` (None: call_soon_threadsafe)
     polled: bool = False  # the loop is watching ``handed`` right now: no wake-up is needed
     handed: bool = False  # the thread is done with the job (set under ``lock``)
+    queued: bool = False  # waiting in the pool's queue for a place (under the pool's lock)
 
 
 def _flush_pending() -> None:
@@ -150,23 +154,17 @@ class _Worker(threading.Thread):
             if job is None:
                 return
             scheduling.working()
-            self._execute(job)
-            self.pool._finished(self, job)
-            # batch before the loop is woken: once the loop has the GIL, this thread only
-            # goes back to its queue, which can wait until the loop sleeps
-            scheduling.waiting()
-            with job.lock:
-                job.handed = True
-                if job.polled:  # the loop takes it back itself (``_yield_until_done``)
-                    continue
-            # the event loop may be gone (shutdown): then nobody waits for the answer
-            with contextlib.suppress(Exception):
-                if job.waker is not None:
-                    job.waker.wake(job)
-                elif job.loop is not None:
-                    job.loop.call_soon_threadsafe(_on_loop_done, job)
-                else:
-                    anyio.from_thread.run_sync(_on_loop_done, job, token=job.token)
+            while job is not None:
+                self._execute(job)
+                # A call waiting for a place is taken on here at once: under load (more
+                # calls than places) no thread is woken and no wait ends on the loop.
+                after = self.pool._finished(self, job)
+                if after is None:
+                    # batch before the loop is woken: once the loop has the GIL, this thread
+                    # only goes back to its queue, which can wait until the loop sleeps
+                    scheduling.waiting()
+                _hand_back(job)
+                job = after
 
     def _execute(self, job: _Job) -> None:
         with job.lock:
@@ -192,19 +190,26 @@ class _Worker(threading.Thread):
 
 
 
+def _hand_back(job: _Job) -> None:
+    """From the pool thread: the thread is done with ``job``; the loop is told."""
+    with job.lock:
+        job.handed = True
+        if job.polled:  # the loop takes it back itself (``_yield_until_done``)
+            return
+    # the event loop may be gone (shutdown): then nobody waits for the answer
+    with contextlib.suppress(Exception):
+        if job.waker is not None:
+            job.waker.wake(job)
+        elif job.loop is not None:
+            job.loop.call_soon_threadsafe(_on_loop_done, job)
+        else:
+            anyio.from_thread.run_sync(_on_loop_done, job, token=job.token)
+
+
 def _raise_in(thread_id: int) -> bool:
     set_async_exc = ctypes.pythonapi.PyThreadState_SetAsyncExc
     set_async_exc.argtypes = [ctypes.c_ulong, ctypes.py_object]
     return bool(set_async_exc(thread_id, ToolStopped) == 1)
-
-
-async def _acquire(limiter: anyio.CapacityLimiter, borrower: object) -> None:
-    # A free token is taken without a pause: anyio's acquire always yields to the event loop
-    # once (a whole loop turn per limiter, two per call); the wait is the call's own.
-    try:
-        limiter.acquire_on_behalf_of_nowait(borrower)
-    except anyio.WouldBlock:
-        await limiter.acquire_on_behalf_of(borrower)
 
 
 def _on_loop_done(job: _Job) -> None:
@@ -215,8 +220,6 @@ def _on_loop_done(job: _Job) -> None:
         waiter.set()
     elif waiter is not None and not waiter.done():
         waiter.set_result(None)
-    if job.stuck:  # its thread kept the tool's place until now
-        job.mine.release_on_behalf_of(job)
 
 
 def _idle(loop: asyncio.AbstractEventLoop) -> bool:
@@ -274,11 +277,11 @@ class SyncPool:
         self._idle: deque[_Worker] = deque()
         self._threads: set[_Worker] = set()
         self._stuck: dict[str, int] = {}
+        self._held: dict[str, int] = {}  # threads each tool holds, running or stuck
+        self._waiting: deque[_Job] = deque()  # calls waiting for a place, in order
         self._running = 0
         self._stopped_total = 0
         self._stuck_total = 0
-        self._limiter: anyio.CapacityLimiter | None = None
-        self._tool_limiters: dict[str, anyio.CapacityLimiter] = {}
         self._recursion_limit = sys.getrecursionlimit()
         self._token: tuple[asyncio.AbstractEventLoop | None, anyio.lowlevel.EventLoopToken,
                            LoopWaker | None] | None = None
@@ -288,41 +291,25 @@ class SyncPool:
             return PoolStats(threads=len(self._threads), running=self._running,
                              stuck=sum(self._stuck.values()), stuck_by_tool=dict(self._stuck),
                              stopped_total=self._stopped_total, stuck_total=self._stuck_total,
-                             idle=len(self._idle))
+                             idle=len(self._idle), waiting=len(self._waiting))
 
     async def run(self, fn: Callable[[], Any], *, tool: str) -> Any:
         """``fn()`` in a pool thread; its exception is raised here. On cancel (timeout) the
         thread is stopped; if it cannot be, ``ToolStuck`` says so instead of the cancel."""
         if self._stuck:
             self._refuse_if_stuck(tool)
-        limiter = self._limiter
-        if limiter is None:
-            limiter = self._limiter = anyio.CapacityLimiter(self.max_running)
-        mine = self._tool_limiters.get(tool)
-        if mine is None:
-            mine = self._tool_limiters[tool] = anyio.CapacityLimiter(self.max_per_tool)
         loop, token, waker = self._loop_token()
-        job = _Job(fn=fn, tool=tool, token=token, loop=loop, mine=mine, waker=waker)
-        await _acquire(mine, job)
+        job = _Job(fn=fn, tool=tool, token=token, loop=loop, waker=waker)
+        # A call runs when the pool and its tool have a place free; otherwise it waits in
+        # the pool's queue, and the next thread that frees a place it may take runs it.
+        if self._submit(job) and loop is not None and _idle(loop):
+            _yield_until_done(job)
         try:
-            await _acquire(limiter, job)
-            try:
-                if self._stuck:
-                    self._refuse_if_stuck(tool)  # the waits may have seen threads stick
-                self._submit(job)
-                if loop is not None and _idle(loop):
-                    _yield_until_done(job)
-                try:
-                    await _until_done(job)
-                except anyio.get_cancelled_exc_class():
-                    with anyio.CancelScope(shield=True):
-                        await self._stop(job)
-                    raise
-            finally:
-                limiter.release_on_behalf_of(job)
-        finally:
-            if not job.stuck:  # a stuck thread keeps its place until it ends
-                mine.release_on_behalf_of(job)
+            await _until_done(job)
+        except anyio.get_cancelled_exc_class():
+            with anyio.CancelScope(shield=True):
+                await self._stop(job)
+            raise
         if job.ok:
             return job.value
         raise job.value
@@ -358,13 +345,44 @@ class SyncPool:
                 f"after their timeout (the limit is {self.max_stuck}) in threads toolhost "
                 "cannot stop. Give the hanging tools `isolation: process`.")
 
-    def _submit(self, job: _Job) -> None:
+    def _submit(self, job: _Job) -> bool:
+        """Start ``job`` in a thread if the pool and its tool have a place; else queue it
+        (False). Places are counted here and freed by the thread (``_finished``)."""
         with self._lock:
-            self._running += 1
+            if not self._has_place(job.tool):
+                job.queued = True
+                self._waiting.append(job)
+                return False
+            self._take_place(job.tool)
             worker = self._idle.pop() if self._idle else None
             if worker is None:
                 worker = _Worker(self)
                 self._threads.add(worker)
+        self._start(worker, job)
+        return True
+
+    def _has_place(self, tool: str) -> bool:
+        return (self._running < self.max_running
+                and self._held.get(tool, 0) < self.max_per_tool)
+
+    def _take_place(self, tool: str) -> None:
+        self._running += 1
+        self._held[tool] = self._held.get(tool, 0) + 1
+
+    def _next_waiting(self) -> _Job | None:
+        """Under the lock: the first waiting call that now has a place (it is taken)."""
+        waiting = self._waiting
+        for index, job in enumerate(waiting):
+            if self._has_place(job.tool):
+                del waiting[index]
+                job.queued = False
+                self._take_place(job.tool)
+                return job
+            if self._running >= self.max_running:
+                break
+        return None
+
+    def _start(self, worker: _Worker, job: _Job) -> None:
         if worker.ident is None:  # new (an idle worker is alive: it leaves through _retire)
             with _STACK_LOCK:
                 previous = threading.stack_size(THREAD_STACK_BYTES)
@@ -375,6 +393,12 @@ class SyncPool:
         worker.jobs.put(job)
 
     async def _stop(self, job: _Job) -> None:
+        with self._lock:
+            if job.queued:  # never started: it leaves the queue, it held no place
+                job.queued = False
+                self._waiting.remove(job)
+                job.state = _DROPPED
+                return
         with job.lock:
             if job.state == _PENDING:
                 job.state = _DROPPED
@@ -390,10 +414,13 @@ class SyncPool:
                 self._stopped_total += running
                 return
             job.stuck = True
-            self._running -= 1
+            self._running -= 1  # the pool's place is free; the tool's stays held
             self._stuck[job.tool] = self._stuck.get(job.tool, 0) + 1
             self._stuck_total += 1
             mine, _total = self._stuck[job.tool], sum(self._stuck.values())
+            started = self._start_waiting()
+        for worker, waiting in started:
+            self._start(worker, waiting)
         raise ToolStuck(
             f"did not finish in time and its thread could not be stopped (it is blocked in "
             f"code Python cannot interrupt, such as time.sleep or a read without a timeout). "
@@ -401,7 +428,24 @@ class SyncPool:
             "calls are refused. Give the tool `isolation: process` to have such calls "
             "killed.")
 
-    def _finished(self, worker: _Worker, job: _Job) -> None:
+    def _start_waiting(self) -> list[tuple[_Worker, _Job]]:
+        """Under the lock: waiting calls that have a place now, each with a thread."""
+        started = []
+        while self._waiting:
+            job = self._next_waiting()
+            if job is None:
+                break
+            worker = self._idle.pop() if self._idle else None
+            if worker is None:
+                worker = _Worker(self)
+                self._threads.add(worker)
+            started.append((worker, job))
+        return started
+
+    def _finished(self, worker: _Worker, job: _Job) -> _Job | None:
+        """From ``worker``'s thread, done with ``job``: its places are freed; the next
+        waiting call that may run now is handed to this same thread (returned), or the
+        thread goes idle (None)."""
         with self._lock:
             if job.stuck:
                 left = self._stuck.get(job.tool, 0) - 1
@@ -411,13 +455,21 @@ class SyncPool:
                     self._stuck.pop(job.tool, None)
             else:
                 self._running -= 1
-            self._idle.append(worker)
+            held = self._held.get(job.tool, 0) - 1
+            if held > 0:
+                self._held[job.tool] = held
+            else:
+                self._held.pop(job.tool, None)
+            after = self._next_waiting() if self._waiting else None
+            if after is None:
+                self._idle.append(worker)
             if self._running == 0 and sys.getrecursionlimit() != self._recursion_limit:
                 log.warning("tool %s changed the recursion limit to %d; put back to %d",
                             job.tool, sys.getrecursionlimit(), self._recursion_limit)
                 sys.setrecursionlimit(self._recursion_limit)
         if job.stuck:
             log.warning("tool %s: a stuck call finally ended; its thread is free again", job.tool)
+        return after
 
     def _retire(self, worker: _Worker) -> bool:
         """An idle thread leaves after ``IDLE_SECONDS`` (True when it did)."""
