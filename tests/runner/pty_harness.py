@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import pty
 import select
+import time
 from collections.abc import Iterator
 
 import anyio
@@ -24,10 +25,18 @@ def tty() -> Iterator[tuple[int, Terminal]]:
         os.close(slave)
 
 
-def shown(master: int) -> str:
-    """All the terminal has shown so far (echo and writes arrive in separate reads)."""
+def shown(master: int, until: str | None = None) -> str:
+    """All the terminal has shown so far (echo and writes arrive in separate reads): read
+    until nothing comes for 0.3 s, or, with ``until``, as soon as that text has come (at most
+    10 s; what comes with it is read too)."""
     data = b""
-    while select.select([master], [], [], 0.3)[0]:
+    deadline = time.monotonic() + 10
+    while until is None or until not in data.decode(errors="replace"):
+        wait = 0.3 if until is None else max(0.0, deadline - time.monotonic())
+        if not select.select([master], [], [], wait)[0]:
+            break
+        data += os.read(master, 65536)
+    while until is not None and select.select([master], [], [], 0.02)[0]:
         data += os.read(master, 65536)
     return data.decode(errors="replace")
 

@@ -106,7 +106,8 @@ def test_a_question_never_marks_pastes_and_a_100_kb_paste_is_one_turn(
     answer, turn = anyio.run(main)
     assert answer == "y"
     assert turn == "\n".join(lines)
-    assert "(a paste of 1,300 lines: one turn)" in echoed.decode() + shown(master)
+    said = "(a paste of 1,300 lines: one turn)"
+    assert said in echoed.decode() + shown(master, said)
 
 
 def test_marks_are_turned_off_for_ctrl_z_and_on_again_after_fg(
@@ -118,11 +119,11 @@ def test_marks_are_turned_off_for_ctrl_z_and_on_again_after_fg(
             async def stop_and_go() -> None:
                 while term._scope is None:
                     await anyio.sleep(0.01)
-                assert shown(master).endswith(marks.ON + "> ")
+                assert shown(master, marks.ON + "> ").endswith(marks.ON + "> ")
                 term.suspend()  # SIGTSTP (run.Signals), before toolhost stops
-                assert shown(master) == marks.OFF
+                assert shown(master, marks.OFF) == marks.OFF
                 term.reshow()  # SIGCONT
-                assert shown(master).startswith(marks.ON)
+                assert shown(master, "> ").startswith(marks.ON)
                 os.write(master, S + b"p\nq" + E + b"\n")
             tg.start_soon(stop_and_go)
             with anyio.fail_after(10):
@@ -130,7 +131,7 @@ def test_marks_are_turned_off_for_ctrl_z_and_on_again_after_fg(
 
     assert anyio.run(main) == "p\nq"
     term.close()
-    assert shown(master).endswith(marks.OFF)
+    assert shown(master, marks.OFF).endswith(marks.OFF)
 
 
 @pytest.mark.parametrize(("env", "tty_fd", "wanted"), [

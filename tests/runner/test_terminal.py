@@ -27,7 +27,7 @@ def test_reads_a_line_and_shows_the_prompt(tty: tuple[int, Terminal]) -> None:
         return await term.readline("> ")
 
     assert anyio.run(main) == "héllo wörld"
-    assert "> " in read_shown(master)
+    assert "> " in read_shown(master, "> ")
 
 
 def test_ctrl_d_on_an_empty_line_is_end_of_input(tty: tuple[int, Terminal]) -> None:
@@ -80,7 +80,8 @@ def test_a_question_drops_what_was_typed_before_it(tty: tuple[int, Terminal]) ->
             return await term.readline("Allow? ", question=True)
 
     assert anyio.run(main) == "n"
-    assert "ignored 2 characters typed before the question" in read_shown(master)
+    said = "ignored 2 characters typed before the question"
+    assert said in read_shown(master, said)
 
 
 def test_a_line_being_typed_when_a_question_comes_is_dropped_and_said(
@@ -90,13 +91,14 @@ def test_a_line_being_typed_when_a_question_comes_is_dropped_and_said(
 
     async def main() -> str | None:
         os.write(master, b"half a tur")
-        assert "half a tur" in read_shown(master)  # echoed: the terminal has it
+        assert "half a tur" in read_shown(master, "half a tur")  # echoed: the terminal has it
         async with anyio.create_task_group() as tg:
             tg.start_soon(type_at_question, master, term, b"y\n", 0.05)
             return await term.readline("Allow? ", question=True)
 
     assert anyio.run(main) == "y"
-    assert "ignored 10 characters typed before the question" in read_shown(master)
+    said = "ignored 10 characters typed before the question"
+    assert said in read_shown(master, said)
 
 
 def test_refused_questions_are_interrupted_at_once(tty: tuple[int, Terminal]) -> None:
@@ -121,7 +123,8 @@ def test_a_huge_line_is_cut_and_said_so(tty: tuple[int, Terminal],
         return await term.readline("> ")
 
     assert anyio.run(main) == "x" * 10
-    assert "the line was cut to 10 bytes; 51 more were dropped" in read_shown(master)
+    said = "the line was cut to 10 bytes; 51 more were dropped"
+    assert said in read_shown(master, said)
 
 
 _RELEASE = """\
@@ -295,7 +298,7 @@ def test_a_question_withdrawn_from_outside_never_answers_the_next_prompt(
                 return await term.readline("> ")
 
     assert anyio.run(main) == "the next turn"
-    shown = read_shown(master)
+    shown = read_shown(master, "ignored 2 characters typed after the question was withdrawn")
     assert "the question was withdrawn" in shown
     assert "ignored 2 characters typed after the question was withdrawn" in shown
 
@@ -407,10 +410,11 @@ def test_lines_pasted_with_the_last_answer_are_not_left_for_the_shell(
 
     assert anyio.run(main) == "y"
     os.write(master, b"typed after\n")
-    assert "typed after" in read_shown(master)  # echoed: the terminal has it
+    assert "typed after" in read_shown(master, "typed after")  # echoed: the terminal has it
     term.close()
-    assert "(ignored 15 characters that came with the answer to a question: they are not " \
-        "sent, nor left for the shell)" in read_shown(master)
+    said = "(ignored 15 characters that came with the answer to a question: they are not " \
+        "sent, nor left for the shell)"
+    assert said in read_shown(master, said)
     assert pending(term.read_fd) == len(b"typed after\n")
 
 
@@ -426,6 +430,7 @@ def test_keys_typed_for_a_withdrawn_question_are_not_left_for_the_shell(
     os.write(master, b"y\n")
     assert "y" in read_shown(master).split("withdrawn", 1)[-1]  # echoed: the terminal has it
     term.close()
-    assert "(ignored 2 characters typed after the question was withdrawn: they are not left " \
-        "for the shell)" in read_shown(master)
+    said = "(ignored 2 characters typed after the question was withdrawn: they are not left " \
+        "for the shell)"
+    assert said in read_shown(master, said)
     assert pending(term.read_fd) == 0
