@@ -181,3 +181,13 @@ def test_p_dash_reads_the_prompt_from_stdin(
     finally:
         os.close(read)
     assert said in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("prompt", ["", "  \n\t"])
+def test_an_empty_p_prompt_is_refused_before_anything_starts(
+        prompt: str, capsys: pytest.CaptureFixture[str]) -> None:
+    # `-p "$UNSET"` sent the model an empty turn (and it answered one)
+    from toolhost.cli import main
+
+    assert main(["run", str(CONFIG), "--cli", "/nonexistent/claude", "-p", prompt]) == 2
+    assert "toolhost run: -p: the prompt is empty; nothing was sent" in capsys.readouterr().err

@@ -306,6 +306,9 @@ def _run(args: argparse.Namespace, started: Callable[[], None]) -> int:
         args.prompt = _prompt_from_stdin()
         if args.prompt is None:
             return 2
+    elif args.prompt is not None and not args.prompt.strip():  # `-p "$UNSET"`
+        print("toolhost run: -p: the prompt is empty; nothing was sent", file=sys.stderr)
+        return 2
     scenario = load_scenario(args.script) if args.script else None
     # --output json: stdout carries only the message stream; a tool's prints go to stderr
     renderer = JsonRenderer(claim_stdout_text()) if args.output == "json" \
