@@ -38,12 +38,27 @@ def test_a_multi_line_paste_is_one_turn_and_the_marks_are_off_after_each_read(
         b"fix this: " + S + b"line 1\nline 2\nline 3" + E + b" please\n",  # typed around it
         S + b"one line" + E + b"\n",
         b"plain\n",
-        # refused, each said, then the prompt again: a line the terminal cut, over
-        # PASTE_MAX, Ctrl-D before the end
-        S + b"a" + b"y" * 5000 + b"\nb" + E + b"\n" + S + b"x\n" * 200 + E + b"\n"
-        + S + b"never ended\n\x04" + b"after\n",
         S + b"a" + E + b"\nrm -rf\n" + E + b"\n",  # a paste that carried an end mark
     ]
+    refused = [  # each said, nothing sent, the prompt again: the next line typed is the turn
+        S + b"a" + b"y" * 5000 + b"\nb" + E + b"\n",  # a line the terminal cut, more after it
+        # one line past the limit: the kernel dropped the end mark with the line's end, and
+        # the paste swallowed every turn typed after it (its end never came)
+        S + b"z" * 5000 + E + b"\n",
+        S + b"x\n" * 200 + E + b"\n",  # over PASTE_MAX
+        S + b"never ended\n\x04",  # Ctrl-D before the end
+    ]
+    said: list[str] = []
+
+    async def refuse_then_type(data: bytes) -> None:
+        await type_at_prompt(master, term, data)
+        out = ""
+        while "not sent" not in out:  # the refusal, then a turn typed after it
+            await anyio.sleep(0.02)
+            while select.select([master], [], [], 0)[0]:
+                out += os.read(master, 65536).decode(errors="replace")
+        said.append(out)
+        os.write(master, b"after\n")
 
     async def main() -> list[str | None]:
         got: list[str | None] = []
@@ -52,15 +67,22 @@ def test_a_multi_line_paste_is_one_turn_and_the_marks_are_off_after_each_read(
                 tg.start_soon(type_at_prompt, master, term, data)
                 with anyio.fail_after(10):
                     got.append(await term.readline("> "))
+        got.append(await term.readline("> "))  # the lines after the carried end mark
         got.append(await term.readline("> "))
-        got.append(await term.readline("> "))
+        for data in refused:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(refuse_then_type, data)
+                with anyio.fail_after(10):
+                    got.append(await term.readline("> "))
         return got
 
     assert anyio.run(main) == ["fix this: line 1\nline 2\nline 3 please", "one line", "plain",
-                               "after", "a", "rm -rf", ""]
-    out = shown(master)
+                               "a", "rm -rf", "", "after", "after", "after", "after"]
+    # the rest of the first ("b" and the end mark) is dropped, never a turn: "after" came next
+    assert "(a paste of 1 lines (" in said[0] and "whose end was lost: it was not sent" in said[0]
+    assert "(a paste of 1 lines (4,090 bytes) had a line over the terminal's limit" in said[1]
+    out = "".join(said) + shown(master)
     assert out.count("(a paste of 3 lines: one turn)") == 1
-    assert "(a paste of 2 lines (4,098 bytes) had a line over the terminal's limit" in out
     assert "(a paste of 201 lines (" in out and "is over the limit of 300 bytes" in out
     assert "(a paste began but its end never came before Ctrl-D: its 1 lines were not " \
         "sent)" in out

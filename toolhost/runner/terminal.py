@@ -281,7 +281,9 @@ class Terminal:
         so): over ``PASTE_MAX``, a line of it cut by the terminal, or no end before Ctrl-D."""
         paste = marks.Paste(first)
         paste.cut = self._cut
-        while not paste.done:
+        # a line the terminal cut may have lost the end mark with its end: the paste stops
+        # there, and the rest of it, already in the terminal's queue, is dropped below
+        while not paste.done and not paste.cut:
             line = await self._read_line()
             if line is None:
                 self.write(f"(a paste began but its end never came before Ctrl-D: its "
@@ -290,12 +292,14 @@ class Terminal:
             paste.add(line, cut=self._cut)
         self._cut = False
         if paste.over or paste.cut:
+            dropped = 0 if paste.done else self.discard_typeahead()
+            more = f"; {dropped:,} more characters of it were dropped too" if dropped else ""
             why = (f"had a line over the terminal's limit of {CANON_LIMIT:,} characters, "
                    "whose end was lost" if paste.cut else
                    f"is over the limit of {paste.limit:,} bytes")
             self.write(f"(a paste of {paste.count:,} lines ({paste.size:,} bytes) {why}: it "
-                       "was not sent. For a longer prompt use -p \"$(cat FILE)\", or pipe "
-                       "the turns in)\n")
+                       f"was not sent{more}. For a longer prompt use -p \"$(cat FILE)\", or "
+                       "pipe the turns in)\n")
             return None
         if paste.count > 1:
             self.write(f"(a paste of {paste.count:,} lines: one turn)\n")
