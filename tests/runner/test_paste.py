@@ -79,13 +79,12 @@ def test_a_multi_line_paste_is_one_turn_and_the_marks_are_off_after_each_read(
     assert anyio.run(main) == ["fix this: line 1\nline 2\nline 3 please", "one line", "plain",
                                "a", "rm -rf", "", "after", "after", "after", "after"]
     # the rest of the first ("b" and the end mark) is dropped, never a turn: "after" came next
-    assert "(a paste of 1 lines (" in said[0] and "whose end was lost: it was not sent" in said[0]
-    assert "(a paste of 1 lines (4,090 bytes) had a line over the terminal's limit" in said[1]
+    assert "(a paste of 1 line (" in said[0] and "whose end was lost: it was not sent" in said[0]
+    assert "(a paste of 1 line (4,090 bytes) had a line over the terminal's limit" in said[1]
     out = "".join(said) + shown(master)
     assert out.count("(a paste of 3 lines: one turn)") == 1
     assert "(a paste of 201 lines (" in out and "is over the limit of 300 bytes" in out
-    assert "(a paste began but its end never came before Ctrl-D: its 1 lines were not " \
-        "sent)" in out
+    assert "(a paste began but its end never came before Ctrl-D: 1 line of it not sent)" in out
     # on before each turn prompt, off after each read: never left on
     assert out.count(marks.ON) == out.count(marks.OFF) > 0
     assert out.rstrip().endswith(marks.OFF)

@@ -87,6 +87,11 @@ class Paste:
             self.lines.append(head + inside + after if end else head + inside)
 
     @property
+    def lines_said(self) -> str:
+        """``1 line``, ``3 lines``."""
+        return f"{self.count:,} line{'' if self.count == 1 else 's'}"
+
+    @property
     def text(self) -> str:
         """The turn: the lines joined, marks removed."""
         return strip_marks("\n".join(self.lines))

@@ -286,8 +286,8 @@ class Terminal:
         while not paste.done and not paste.cut:
             line = await self._read_line()
             if line is None:
-                self.write(f"(a paste began but its end never came before Ctrl-D: its "
-                           f"{paste.count} lines were not sent)\n")
+                self.write(f"(a paste began but its end never came before Ctrl-D: "
+                           f"{paste.lines_said} of it not sent)\n")
                 return None
             paste.add(line, cut=self._cut)
         self._cut = False
@@ -297,7 +297,7 @@ class Terminal:
             why = (f"had a line over the terminal's limit of {CANON_LIMIT:,} characters, "
                    "whose end was lost" if paste.cut else
                    f"is over the limit of {paste.limit:,} bytes")
-            self.write(f"(a paste of {paste.count:,} lines ({paste.size:,} bytes) {why}: it "
+            self.write(f"(a paste of {paste.lines_said} ({paste.size:,} bytes) {why}: it "
                        f"was not sent{more}. For a longer prompt use -p \"$(cat FILE)\", or "
                        "pipe the turns in)\n")
             return None
