@@ -171,3 +171,23 @@ def test_pastes_are_marked_only_on_a_terminal_that_understands_it(
     finally:
         for fd in (master, slave, r, w):
             os.close(fd)
+
+
+def test_ctrl_z_stops_toolhost_only_where_a_shell_can_resume_it() -> None:
+    # Catching SIGTSTP (to turn the marks off) must not stop toolhost where the kernel would
+    # have discarded Ctrl-Z: a session leader (tmux or a terminal running it directly, `exec`)
+    # would stay stopped for good
+    import subprocess
+    import sys
+
+    from toolhost.runner import ttyfd
+
+    # the module alone (stdlib only), not the package: a fast start
+    code = ("import importlib.util as u; s = u.spec_from_file_location('t', "
+            f"{ttyfd.__file__!r}); m = u.module_from_spec(s); s.loader.exec_module(m); "
+            "print(m.job_control())")
+    led = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         start_new_session=True, check=True, timeout=60)
+    child = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           check=True, timeout=60)
+    assert (led.stdout.strip(), child.stdout.strip()) == ("False", "True")

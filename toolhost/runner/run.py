@@ -40,6 +40,7 @@ from toolhost.runner.process import CliSession, open_cli
 from toolhost.runner.redact import RedactingRenderer
 from toolhost.runner.render import Renderer, TextRenderer
 from toolhost.runner.terminal import Terminal
+from toolhost.runner.ttyfd import job_control
 from toolhost.scripted import Scenario, ScriptedModel
 
 if TYPE_CHECKING:
@@ -354,9 +355,12 @@ class Signals:
                             self.terminal.reshow()
                         continue
                     if signum == signal.SIGTSTP:
-                        if self.terminal is not None:
-                            self.terminal.suspend()
-                        os.kill(os.getpid(), signal.SIGSTOP)  # stopped as Ctrl-Z would
+                        # as the default action would: stop, unless no shell could resume
+                        # us (an orphaned group: the kernel discards Ctrl-Z there)
+                        if job_control():
+                            if self.terminal is not None:
+                                self.terminal.suspend()
+                            os.kill(os.getpid(), signal.SIGSTOP)
                         continue
                     if signum == signal.SIGINT and self._interrupt(tg):
                         continue
