@@ -192,6 +192,22 @@ def test_ctrl_d_at_the_prompt_ends_the_session(start: Callable[..., Pane]) -> No
     assert "turn 1 was never played" in pane.screen()
 
 
+def test_a_multi_line_paste_at_the_prompt_is_one_turn(start: Callable[..., Pane]) -> None:
+    # round 8 left it: each pasted line was a turn (the scenario would run out at the third)
+    pane = start("turns:\n  - text: Turn one is over.\n  - text: Turn two is over.\n")
+    pane.wait_for("> ")
+    pane.paste("first pasted line\nsecond line\nthird line")
+    pane.key("Enter")
+    pane.wait_for("Turn one is over.")
+    assert "(a paste of 3 lines: one turn)" in pane.screen()
+    pane.wait_for("> ", count=2)
+    pane.line("typed")
+    pane.wait_for("Turn two is over.")
+    pane.wait_for("> ", count=3)
+    pane.key("C-d")
+    assert _end(pane) == 0, pane.screen()
+
+
 def test_ctrl_c_twice_at_the_prompt_exits_130(start: Callable[..., Pane]) -> None:
     pane = start("turns:\n  - text: never asked\n")
     pane.wait_for("> ")

@@ -76,6 +76,13 @@ class Pane:
         """Type ``text`` literally (no Enter)."""
         self._tmux("send-keys", "-t", "0", "-l", text)
 
+    def paste(self, text: str) -> None:
+        """Paste ``text`` as a terminal does (marked when toolhost asked for marks)."""
+        buffer = self.conf.with_name(f"paste-{self.token[:8]}.txt")
+        buffer.write_text(text)
+        self._tmux("load-buffer", str(buffer))
+        self._tmux("paste-buffer", "-p", "-t", "0")
+
     def line(self, text: str) -> None:
         self.type(text)
         self._tmux("send-keys", "-t", "0", "Enter")

@@ -37,6 +37,9 @@ for line in sys.stdin:
             "subtype": "success", "request_id": msg["request_id"], "response": {}}}), flush=True)
     elif msg.get("type") == "user":
         print(json.dumps({"type": "system", "subtype": "novel_thing", "x": 1}), flush=True)
+        if mode == "killed":  # mid-turn, as the OOM killer would
+            print("about to die", file=sys.stderr, flush=True)
+            os.kill(os.getpid(), signal.SIGKILL)
         print(json.dumps({"type": "result", "subtype": "success", "is_error": False,
                           "result": msg["message"]["content"]}), flush=True)
 if mode == "stubborn":
@@ -85,6 +88,24 @@ def test_the_cli_stderr_in_an_error_is_redacted(tmp_path: Path) -> None:
     text = str(info.value)
     assert "(exit code 2)" in text and "error: bad token ***" in text
     assert "tok-123456" not in text
+
+
+def test_a_cli_killed_mid_turn_is_said_killed_by_its_signal(tmp_path: Path) -> None:
+    # the message said "(exit code -9)": Python's way of writing it, not a person's
+    async def main() -> None:
+        async with open_cli(_command(tmp_path, "killed"), {}, permission=_deny,
+                            on_message=lambda m: None) as cli:
+            await cli.send_prompt("hi")
+
+    with pytest.raises(RunnerError) as info:
+        anyio.run(main)
+    text = str(info.value)
+    assert "the Claude CLI exited before the turn ended (killed by SIGKILL: out of memory, " \
+        "or killed from outside)" in text, text
+    assert "about to die" in text
+    assert process._ended_how(-11) == " (killed by SIGSEGV: it crashed)"
+    assert process._ended_how(-99) == " (killed by signal 99)"
+    assert process._ended_how(3) == " (exit code 3)"
 
 
 def test_turns_return_their_result_and_every_message_is_seen(tmp_path: Path) -> None:

@@ -86,9 +86,26 @@ def test_blocks_and_fields_are_streamed_apart() -> None:
     assert joined(lines, 0) == "x ***" and joined(lines, 1) == "y SecretValue"
 
 
-@settings(max_examples=300, deadline=None)
+FORMS = sorted(forms(SECRET) | forms(OTHER))
+
+
+def test_every_form_cut_inside_each_occurrence_joins_to_the_redacted_whole() -> None:
+    # every spelling once, for sure (the property below samples them), each occurrence cut
+    # near its start and inside it, in each streamed field
+    fields = ["text", "partial_json", "thinking"]
+    for n, form in enumerate(FORMS):
+        whole = "pre " + form + " mid " + form[: len(form) // 2]
+        start = len("pre ")
+        cuts = [start + 1, start + len(form) // 2, start + len(form) + 3, len(whole) - 2]
+        field = fields[n % 3]
+        lines = shown([delta(p, field=field) for p in pieces(whole, cuts)] + [stop()])
+        assert joined(lines, field=field) == HIDE.redact(whole), form
+        assert form not in joined(lines, field=field)
+
+
+@settings(max_examples=120, deadline=None)
 @given(prefix=st.text(max_size=12), suffix=st.text(max_size=12),
-       form=st.sampled_from(sorted(forms(SECRET) | forms(OTHER))),
+       form=st.sampled_from(FORMS),
        cuts=st.lists(st.integers(min_value=0, max_value=80), max_size=8),
        field=st.sampled_from(["text", "partial_json", "thinking"]))
 def test_any_split_of_any_form_joins_to_the_redacted_whole(

@@ -304,3 +304,37 @@ def test_nothing_the_session_sends_acts_on_the_terminal(
     assert not re.search(r"[\u202a-\u202e\u2066-\u2069]", shown)
     if name:  # a name is shown exactly (escaped, never altered)
         assert visible(name, name=True) in shown
+
+
+class _Tty(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize(("env", "out_tty", "err_tty", "out_color", "err_escapes"), [
+    ({"TERM": "xterm"}, True, True, True, True),
+    # stdout a terminal, stderr a file (`2> log`): the log got `\r\x1b[K` and colors
+    ({"TERM": "xterm"}, True, False, True, False),
+    ({"TERM": "xterm"}, False, True, False, True),  # `> out.txt`: progress still live
+    ({"TERM": "xterm", "NO_COLOR": "1"}, True, True, False, True),  # no color, live line
+    ({"TERM": "dumb"}, True, True, False, False),
+    ({"FORCE_COLOR": "1"}, False, False, True, True),
+    ({"TERM": "xterm", "FORCE_COLOR": "0"}, True, True, True, True),
+    ({"FORCE_COLOR": "1", "NO_COLOR": "1"}, False, False, False, True),
+])
+def test_colors_follow_each_stream_no_color_force_color_and_dumb_terminals(
+        env: dict[str, str], out_tty: bool, err_tty: bool, out_color: bool,
+        err_escapes: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("NO_COLOR", "FORCE_COLOR", "TERM"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    out = _Tty() if out_tty else io.StringIO()
+    err = _Tty() if err_tty else io.StringIO()
+    shown = TextRenderer(out, err)
+    shown.status("starting")
+    shown.message({"type": "assistant", "message": {"id": "m", "content": [
+        {"type": "tool_use", "id": "t1", "name": "mcp__s__echo", "input": {}}]}})
+    assert ("\x1b[" in out.getvalue()) is out_color, out.getvalue()
+    assert ("\x1b[" in err.getvalue()) is err_escapes, err.getvalue()
+    assert "… starting" in err.getvalue()

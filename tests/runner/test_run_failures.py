@@ -151,3 +151,43 @@ def test_a_piped_turn_past_the_line_limit_is_skipped_with_bounded_memory(
     assert lines == ["first", "last", None]
     err = capsys.readouterr().err
     assert f"a turn on stdin was not sent: skipped a line of {MAX_LINE * 4:,} bytes" in err
+
+
+@pytest.mark.parametrize(("piped", "prompt", "said"), [
+    (b"line one\nline two\n", "line one\nline two", ""),
+    (b"caf\xc3\xa9 \xff\n\n", "café \ufffd\n", ""),  # one newline taken off, as $(cat) does
+    (b"", None, "toolhost run: -p -: the prompt on stdin is empty; nothing was sent"),
+    (b" \n\t\n", None, "the prompt on stdin is empty"),
+    (b"x" * 300, None, "the prompt on stdin is over the limit of 200 bytes; nothing was sent"),
+])
+def test_p_dash_reads_the_prompt_from_stdin(
+        piped: bytes, prompt: str | None, said: str, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # `echo "..." | toolhost run c.yaml -p -` sent the model the prompt "-"
+    import threading
+
+    from toolhost.commands import run
+
+    monkeypatch.setattr(run, "PROMPT_MAX", 200)
+    read, write = os.pipe()
+
+    def feed() -> None:
+        with os.fdopen(write, "wb") as f:
+            f.write(piped)
+
+    threading.Thread(target=feed).start()
+    try:
+        assert run._prompt_from_stdin(read) == prompt
+    finally:
+        os.close(read)
+    assert said in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("prompt", ["", "  \n\t"])
+def test_an_empty_p_prompt_is_refused_before_anything_starts(
+        prompt: str, capsys: pytest.CaptureFixture[str]) -> None:
+    # `-p "$UNSET"` sent the model an empty turn (and it answered one)
+    from toolhost.cli import main
+
+    assert main(["run", str(CONFIG), "--cli", "/nonexistent/claude", "-p", prompt]) == 2
+    assert "toolhost run: -p: the prompt is empty; nothing was sent" in capsys.readouterr().err

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import os
 import pty
-import select
-from collections.abc import Iterator
 from pathlib import Path
 
 import anyio
@@ -14,33 +12,11 @@ import pytest
 from toolhost.runner import terminal
 from toolhost.runner.terminal import Terminal, TerminalInterrupt
 
+from .pty_harness import shown as read_shown
+from .pty_harness import tty, type_at_prompt, type_at_question, withdraw_question
 
-@pytest.fixture
-def tty() -> Iterator[tuple[int, Terminal]]:
-    master, slave = pty.openpty()
-    try:
-        yield master, Terminal(slave, slave)
-    finally:
-        os.close(master)
-        os.close(slave)
+__all__ = ["tty"]  # the fixture
 
-
-def _shown(master: int) -> str:
-    """All the terminal has shown so far (echo and writes arrive in separate reads)."""
-    data = b""
-    while select.select([master], [], [], 0.3)[0]:
-        data += os.read(master, 65536)
-    return data.decode(errors="replace")
-
-
-async def type_at_question(master: int, term: Terminal, typed: bytes,
-                           settle: float = 0.0) -> None:
-    """Wait until ``term`` asks a question, then type ``typed`` at it (after ``settle`` s)."""
-    while not term.question:
-        await anyio.sleep(0.01)
-    if settle:
-        await anyio.sleep(settle)
-    os.write(master, typed)
 
 
 def test_reads_a_line_and_shows_the_prompt(tty: tuple[int, Terminal]) -> None:
@@ -51,7 +27,7 @@ def test_reads_a_line_and_shows_the_prompt(tty: tuple[int, Terminal]) -> None:
         return await term.readline("> ")
 
     assert anyio.run(main) == "héllo wörld"
-    assert "> " in _shown(master)
+    assert "> " in read_shown(master, "> ")
 
 
 def test_ctrl_d_on_an_empty_line_is_end_of_input(tty: tuple[int, Terminal]) -> None:
@@ -64,7 +40,7 @@ def test_ctrl_d_on_an_empty_line_is_end_of_input(tty: tuple[int, Terminal]) -> N
     assert anyio.run(main) is None
     # red team runner5 R6: the next line shown (a question's decision) stood on the
     # question's line, after "deny: "
-    assert _shown(master).endswith("> \r\n")
+    assert read_shown(master).endswith("> \r\n")
 
 
 def test_cancel_read_abandons_the_read_for_good(tty: tuple[int, Terminal]) -> None:
@@ -104,7 +80,8 @@ def test_a_question_drops_what_was_typed_before_it(tty: tuple[int, Terminal]) ->
             return await term.readline("Allow? ", question=True)
 
     assert anyio.run(main) == "n"
-    assert "ignored 2 characters typed before the question" in _shown(master)
+    said = "ignored 2 characters typed before the question"
+    assert said in read_shown(master, said)
 
 
 def test_a_line_being_typed_when_a_question_comes_is_dropped_and_said(
@@ -114,13 +91,14 @@ def test_a_line_being_typed_when_a_question_comes_is_dropped_and_said(
 
     async def main() -> str | None:
         os.write(master, b"half a tur")
-        assert "half a tur" in _shown(master)  # echoed: the terminal has it
+        assert "half a tur" in read_shown(master, "half a tur")  # echoed: the terminal has it
         async with anyio.create_task_group() as tg:
             tg.start_soon(type_at_question, master, term, b"y\n", 0.05)
             return await term.readline("Allow? ", question=True)
 
     assert anyio.run(main) == "y"
-    assert "ignored 10 characters typed before the question" in _shown(master)
+    said = "ignored 10 characters typed before the question"
+    assert said in read_shown(master, said)
 
 
 def test_refused_questions_are_interrupted_at_once(tty: tuple[int, Terminal]) -> None:
@@ -145,7 +123,8 @@ def test_a_huge_line_is_cut_and_said_so(tty: tuple[int, Terminal],
         return await term.readline("> ")
 
     assert anyio.run(main) == "x" * 10
-    assert "the line was cut to 10 bytes; 51 more were dropped" in _shown(master)
+    said = "the line was cut to 10 bytes; 51 more were dropped"
+    assert said in read_shown(master, said)
 
 
 _RELEASE = """\
@@ -284,13 +263,13 @@ def test_back_from_ctrl_z_the_open_question_is_shown_again(
             tg.start_soon(ask)
             while not term.question:
                 await anyio.sleep(0.01)
-            before = _shown(master)
+            before = read_shown(master)
             os.kill(os.getpid(), signal.SIGCONT)
             shown = ""
             with anyio.fail_after(20):
                 while "Allow? " not in shown:
                     await anyio.sleep(0.05)
-                    shown += _shown(master)
+                    shown += read_shown(master)
                 os.write(master, b"y\n")
                 while not got:
                     await anyio.sleep(0.01)
@@ -310,28 +289,16 @@ def test_a_question_withdrawn_from_outside_never_answers_the_next_prompt(
     master, term = tty
 
     async def main() -> str | None:
-        async with anyio.create_task_group() as tg:
-            async def ask() -> None:
-                await term.readline("Allow? ", question=True)
-            tg.start_soon(ask)
-            while not term.question:
-                await anyio.sleep(0.01)
-            tg.cancel_scope.cancel()  # withdrawn
+        await withdraw_question(term)
         os.write(master, b"y\n")  # typed for the question that is gone
         await anyio.sleep(0.1)
         async with anyio.create_task_group() as tg:
-            async def type_turn() -> None:
-                while term._scope is None:
-                    await anyio.sleep(0.01)
-                os.write(master, b"the next turn\n")
-            tg.start_soon(type_turn)
+            tg.start_soon(type_at_prompt, master, term, b"the next turn\n")
             with anyio.fail_after(10):
-                line = await term.readline("> ")
-            tg.cancel_scope.cancel()
-            return line
+                return await term.readline("> ")
 
     assert anyio.run(main) == "the next turn"
-    shown = _shown(master)
+    shown = read_shown(master, "ignored 2 characters typed after the question was withdrawn")
     assert "the question was withdrawn" in shown
     assert "ignored 2 characters typed after the question was withdrawn" in shown
 
@@ -368,7 +335,7 @@ def test_a_question_shows_the_tag_of_the_call_it_is_about(
         return decided.behavior
 
     assert anyio.run(main) == "allow"
-    shown = _shown(master)
+    shown = read_shown(master)
     assert "permission needed for #2 mcp__kb__note" in shown
     assert "#1" not in shown and "#3" not in shown
 
@@ -384,7 +351,7 @@ def test_a_turn_the_terminal_cut_is_not_sent_and_said_so(tty: tuple[int, Termina
             async def type_next() -> None:
                 while "it was not sent" not in shown[0]:
                     await anyio.sleep(0.02)
-                    shown[0] += _shown(master)
+                    shown[0] += read_shown(master)
                 os.write(master, b"short\n")
             shown = [""]
             tg.start_soon(type_next)
@@ -421,7 +388,7 @@ def test_lines_pasted_with_an_answer_never_become_the_next_turn(
 
     assert anyio.run(main) == ["y", "typed ahead", "n", "", "typed ahead", "y", "typed ahead",
                                "n", "the reason", "typed ahead"]
-    shown = _shown(master)
+    shown = read_shown(master)
     assert shown.count("(ignored 9 characters that came with the answer to a question") == 2
     assert "(ignored 13 characters that came with the answer to a question" in shown
     assert shown.count("ignored") == 3
@@ -443,10 +410,11 @@ def test_lines_pasted_with_the_last_answer_are_not_left_for_the_shell(
 
     assert anyio.run(main) == "y"
     os.write(master, b"typed after\n")
-    assert "typed after" in _shown(master)  # echoed: the terminal has it
+    assert "typed after" in read_shown(master, "typed after")  # echoed: the terminal has it
     term.close()
-    assert "(ignored 15 characters that came with the answer to a question: they are not " \
-        "sent, nor left for the shell)" in _shown(master)
+    said = "(ignored 15 characters that came with the answer to a question: they are not " \
+        "sent, nor left for the shell)"
+    assert said in read_shown(master, said)
     assert pending(term.read_fd) == len(b"typed after\n")
 
 
@@ -458,19 +426,11 @@ def test_keys_typed_for_a_withdrawn_question_are_not_left_for_the_shell(
 
     master, term = tty
 
-    async def main() -> None:
-        async with anyio.create_task_group() as tg:
-            async def ask() -> None:
-                await term.readline("Allow? ", question=True)
-            tg.start_soon(ask)
-            while not term.question:
-                await anyio.sleep(0.01)
-            tg.cancel_scope.cancel()  # withdrawn
-
-    anyio.run(main)
+    anyio.run(withdraw_question, term)
     os.write(master, b"y\n")
-    assert "y" in _shown(master).split("withdrawn", 1)[-1]  # echoed: the terminal has it
+    assert "y" in read_shown(master).split("withdrawn", 1)[-1]  # echoed: the terminal has it
     term.close()
-    assert "(ignored 2 characters typed after the question was withdrawn: they are not left " \
-        "for the shell)" in _shown(master)
+    said = "(ignored 2 characters typed after the question was withdrawn: they are not left " \
+        "for the shell)"
+    assert said in read_shown(master, said)
     assert pending(term.read_fd) == 0

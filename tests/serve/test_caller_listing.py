@@ -31,16 +31,22 @@ INTERN = Caller("ivan", groups=frozenset({"interns"}))
 SECRET = "docs://kb/secret.md"
 
 
-@pytest.mark.parametrize("order", [(STAFF, INTERN, None), (INTERN, STAFF, None),
-                                   (None, INTERN, STAFF)])
-def test_each_caller_is_shown_what_the_rules_show_it(tmp_path: Path,
-                                                     order: tuple[Caller | None, ...]) -> None:
+def _served(tmp_path: Path, text: str) -> tuple[Path, Server]:
+    """The config ``text`` written beside a ``docs`` directory (an open and a secret file),
+    and a server built from it."""
     (tmp_path / "docs").mkdir()
     for name in ("open.md", "secret.md"):
         (tmp_path / "docs" / name).write_text(name)
     config = tmp_path / "kb.yaml"
-    config.write_text(CONFIG)
-    server = Server(build_serve(config))
+    config.write_text(text)
+    return config, Server(build_serve(config))
+
+
+@pytest.mark.parametrize("order", [(STAFF, INTERN, None), (INTERN, STAFF, None),
+                                   (None, INTERN, STAFF)])
+def test_each_caller_is_shown_what_the_rules_show_it(tmp_path: Path,
+                                                     order: tuple[Caller | None, ...]) -> None:
+    _, server = _served(tmp_path, CONFIG)
 
     async def listed(caller: Caller | None) -> set[str]:
         with as_caller(caller):
@@ -81,12 +87,7 @@ def test_a_reload_judges_each_subscription_as_its_caller(tmp_path: Path) -> None
     """A reload ends the subscriptions (``resources/subscribe`` and a listen stream's) its
     rules now deny to their caller, and only those: a caller-restricted allow keeps staff's,
     a caller-restricted deny ends the intern's."""
-    (tmp_path / "docs").mkdir()
-    for name in ("open.md", "secret.md"):
-        (tmp_path / "docs" / name).write_text(name)
-    config = tmp_path / "kb.yaml"
-    config.write_text(RELOADED.split("  deny:")[0])  # no deny yet
-    server = Server(build_serve(config))
+    config, server = _served(tmp_path, RELOADED.split("  deny:")[0])  # no deny yet
     meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}
     heard: dict[str, list[str]] = {"staff": [], "intern": []}
 
@@ -131,12 +132,7 @@ def test_a_reload_compares_the_listing_as_the_caller_who_listed(tmp_path: Path) 
     """``notifications/resources/list_changed`` after a reload compares what the listing shows
     before and after as one caller: a reload that changes nothing that caller sees is quiet,
     one whose rules newly hide a resource from them is announced."""
-    (tmp_path / "docs").mkdir()
-    for name in ("open.md", "secret.md"):
-        (tmp_path / "docs" / name).write_text(name)
-    config = tmp_path / "kb.yaml"
-    config.write_text(RELOADED.split("  deny:")[0])  # staff may read everything
-    server = Server(build_serve(config))
+    config, server = _served(tmp_path, RELOADED.split("  deny:")[0])  # staff reads all
     heard: list[str] = []
 
     async def broadcast(message: dict[str, object], peers: object) -> None:

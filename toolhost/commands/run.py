@@ -76,7 +76,8 @@ See docs/running.md for scenario files and everything the runner does.
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("config", metavar="CONFIG", help="the toolhost config (YAML or TOML)")
-    parser.add_argument("-p", "--prompt", help="run this one prompt and exit")
+    parser.add_argument("-p", "--prompt", help="run this one prompt and exit (`-p -`: read "
+                        "the prompt from stdin)")
     parser.add_argument("--script", metavar="SCENARIO",
                         help="play the model from this scenario file (see docs/running.md)")
     parser.add_argument("--cli", metavar="PATH", help="the Claude CLI to run (default: "
@@ -188,6 +189,36 @@ def _stdin_lines(fd: int) -> Iterator[str | None]:
             return
 
 
+PROMPT_MAX = 1024 * 1024  # bytes of a ``-p -`` prompt read from stdin
+
+
+def _prompt_from_stdin(fd: int = 0) -> str | None:
+    """``-p -``: the prompt is all of stdin (a pipe, a file, or a terminal until Ctrl-D), as
+    ``-`` means for most commands; up to ``PROMPT_MAX`` bytes. None when there is none (empty,
+    too long, unreadable): said in one line on stderr."""
+    import os
+
+    def refused(why: str) -> str | None:
+        print(f"toolhost run: -p -: {why}; nothing was sent", file=sys.stderr)
+        return None
+
+    data = bytearray()
+    try:
+        while len(data) <= PROMPT_MAX:
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                break
+            data += chunk
+    except OSError as exc:
+        return refused(f"stdin could not be read ({exc.strerror or exc})")
+    if len(data) > PROMPT_MAX:
+        return refused(f"the prompt on stdin is over the limit of {PROMPT_MAX:,} bytes")
+    text = bytes(data).decode("utf-8", "replace")
+    if not text.strip():
+        return refused("the prompt on stdin is empty")
+    return text.removesuffix("\n")
+
+
 def unknown_scenario_tools(scenario: Scenario, host: Host) -> list[str]:
     """A line per scenario tool call naming a tool the config does not have: most often a
     typo, which the run would only show as the CLI's "No such tool available" result."""
@@ -270,6 +301,13 @@ def _run(args: argparse.Namespace, started: Callable[[], None]) -> int:
     if refused is not None:
         print(f"toolhost run: argument -- CLI_ARGS: {refused[1]}; toolhost's permission rules "
               "decide every tool call under `run`", file=sys.stderr)
+        return 2
+    if args.prompt == "-":
+        args.prompt = _prompt_from_stdin()
+        if args.prompt is None:
+            return 2
+    elif args.prompt is not None and not args.prompt.strip():  # `-p "$UNSET"`
+        print("toolhost run: -p: the prompt is empty; nothing was sent", file=sys.stderr)
         return 2
     scenario = load_scenario(args.script) if args.script else None
     # --output json: stdout carries only the message stream; a tool's prints go to stderr

@@ -144,8 +144,7 @@ class CliSession:
     def failure(self, what: str) -> RunnerError:
         if self.refused is not None:
             return RunnerError(self.redact(self.refused))
-        code = self.process.returncode
-        text = what + (f" (exit code {code})" if code is not None else "")
+        text = what + _ended_how(self.process.returncode)
         tail = self.stderr.strip()  # secrets hidden before it is cut to its last lines
         if tail:
             # shown on a terminal: what the CLI wrote cannot act on it (``visible``)
@@ -155,6 +154,22 @@ class CliSession:
             if hint:
                 text += "\n" + hint
         return RunnerError(self.redact(text))
+
+
+def _ended_how(code: int | None) -> str:
+    """`` (exit code N)``, or for a CLI a signal ended `` (killed by SIGKILL: ...)``."""
+    if code is None:
+        return ""
+    if code >= 0:
+        return f" (exit code {code})"
+    try:
+        name = signal.Signals(-code).name
+    except ValueError:
+        return f" (killed by signal {-code})"
+    why = {"SIGKILL": ": out of memory, or killed from outside",
+           "SIGSEGV": ": it crashed", "SIGBUS": ": it crashed", "SIGILL": ": it crashed",
+           "SIGABRT": ": it aborted"}.get(name, "")
+    return f" (killed by {name}{why})"
 
 
 KEPT_RESULTS = 100  # turn results the CLI sent that no turn has taken yet

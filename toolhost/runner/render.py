@@ -107,6 +107,23 @@ class Renderer(Protocol):
     def close(self) -> None: ...
 
 
+def styled(stream: TextIO, environ: Mapping[str, str] | None = None) -> tuple[bool, bool]:
+    """(color, live) for text written to ``stream``: colors when it is a terminal, unless
+    ``NO_COLOR`` is set (https://no-color.org) or ``TERM=dumb``; ``FORCE_COLOR`` (not ``0``)
+    turns them on anywhere. ``live``: a progress line may be rewritten in place
+    (``\r``, erase line), only on a terminal that is not ``dumb`` (or with ``FORCE_COLOR``)."""
+    import os
+
+    env = os.environ if environ is None else environ
+    try:
+        tty = bool(stream.isatty())
+    except (AttributeError, ValueError, OSError):
+        tty = False
+    force = env.get("FORCE_COLOR", "").strip().lower() not in ("", "0", "false", "no")
+    live = force or (tty and env.get("TERM", "").strip() != "dumb")
+    return live and not env.get("NO_COLOR"), live
+
+
 class _Style:
     def __init__(self, enabled: bool) -> None:
         self.enabled = enabled
@@ -137,9 +154,10 @@ class TextRenderer:
                  color: bool | None = None) -> None:
         self.out = out or sys.stdout
         self.err = err or sys.stderr
-        if color is None:
-            color = bool(getattr(self.out, "isatty", lambda: False)())
-        self.style = _Style(color)
+        # colors on the transcript as for ``out``; the progress lines as for ``err``
+        err_color, self._live = styled(self.err) if color is None else (color, color)
+        self.style = _Style(styled(self.out)[0] if color is None else color)
+        self._err_style = _Style(err_color)
         self._status_open = False
         self._shown_init = False
         # tool_use id -> tool name, to label each result
@@ -187,7 +205,7 @@ class TextRenderer:
 
     def _clear_status(self) -> None:
         if self._status_open:
-            self.err.write("\r\x1b[K" if self.style.enabled else "\n")
+            self.err.write("\r\x1b[K" if self._live else "\n")
             self.err.flush()
             self._status_open = False
 
@@ -197,8 +215,8 @@ class TextRenderer:
             return
         self._clear_status()
         text = visible(text)
-        if self.style.enabled:
-            self.err.write(self.style("2", f"… {text}"))
+        if self._live:
+            self.err.write(self._err_style("2", f"… {text}"))
             self._status_open = True
         else:
             print(f"… {text}", file=self.err)

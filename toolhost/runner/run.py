@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import signal
 import sys
 import threading
@@ -39,6 +40,7 @@ from toolhost.runner.process import CliSession, open_cli
 from toolhost.runner.redact import RedactingRenderer
 from toolhost.runner.render import Renderer, TextRenderer
 from toolhost.runner.terminal import Terminal
+from toolhost.runner.ttyfd import job_control
 from toolhost.scripted import Scenario, ScriptedModel
 
 if TYPE_CHECKING:
@@ -341,14 +343,24 @@ class Signals:
             self.terminal.refuse_questions = False
 
     async def run(self, *, task_status: anyio.abc.TaskStatus[None]) -> None:
-        with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM, signal.SIGHUP,
-                                        signal.SIGCONT) as received:
+        wanted = [signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGCONT]
+        if self.terminal is not None and self.terminal.brackets:
+            wanted.append(signal.SIGTSTP)  # Ctrl-Z: the terminal's paste marks off first
+        with anyio.open_signal_receiver(*wanted) as received:
             task_status.started()
             async with anyio.create_task_group() as tg:
                 async for signum in received:
                     if signum == signal.SIGCONT:  # back from Ctrl-Z: the open question again
                         if self.terminal is not None:
                             self.terminal.reshow()
+                        continue
+                    if signum == signal.SIGTSTP:
+                        # as the default action would: stop, unless no shell could resume
+                        # us (an orphaned group: the kernel discards Ctrl-Z there)
+                        if job_control():
+                            if self.terminal is not None:
+                                self.terminal.suspend()
+                            os.kill(os.getpid(), signal.SIGSTOP)
                         continue
                     if signum == signal.SIGINT and self._interrupt(tg):
                         continue

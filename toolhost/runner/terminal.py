@@ -32,6 +32,7 @@ from typing import Any
 import anyio
 
 from toolhost.permissions.ask import AskInterrupted
+from toolhost.runner import paste as marks
 from toolhost.runner.ttyfd import (
     canonical,
     drop,
@@ -67,7 +68,8 @@ class Terminal:
     """Read lines from the terminal on ``read_fd``; write prompts to ``write_fd``."""
 
     def __init__(self, read_fd: int, write_fd: int, *, owned: tuple[int, ...] = (),
-                 typed: bool | None = None, stdin: int | None = None) -> None:
+                 typed: bool | None = None, stdin: int | None = None,
+                 paste: bool | None = None) -> None:
         self.read_fd = read_fd
         self.write_fd = write_fd
         self._owned = owned
@@ -86,6 +88,9 @@ class Terminal:
         self.refuse_questions = False  # after Ctrl-C at one: the turn's other questions too
         self._with_answer = 0  # bytes of lines that came with a question's answer (a paste)
         self._cut = False  # the last line read reached CANON_LIMIT: the terminal cut it
+        # bracketed paste at the turn prompt (``toolhost.runner.paste``): a paste is one turn
+        self.brackets = (self._typed and marks.wanted(write_fd)) if paste is None else paste
+        self._bracketing = False  # the terminal marks pastes now (the turn prompt is read)
 
     @classmethod
     def open(cls) -> Terminal | None:
@@ -118,6 +123,7 @@ class Terminal:
         turned off echo or set raw mode through fd 1 or 2), close what was opened, and put
         the terminal back on fd 0. Lines that came with the last answer and were never read
         are dropped first: after ``-p`` the shell would read them as commands."""
+        self.suspend()
         if self._with_answer and foreground(self.read_fd):  # a read in the background stops
             self._drop_with_answer("nor left for the shell")
         elif self._withdrawn and foreground(self.read_fd):  # typed for a question now gone
@@ -164,11 +170,19 @@ class Terminal:
         self._scope.cancel()
         return True
 
+    def suspend(self) -> None:
+        """Stop marking pastes (before Ctrl-Z stops toolhost, and at close): the shell's
+        terminal is left as it was. ``reshow`` turns it on again after ``fg``."""
+        if self._bracketing:
+            self.write(marks.OFF)
+
     def reshow(self) -> bool:
         """Show the prompt of the read in progress again (after Ctrl-Z and ``fg`` the shell's
         lines stand under it); False when nothing is being read."""
         if self._scope is None or not self._prompt:
             return False
+        if self._bracketing:
+            self.write(marks.ON)
         self.write("\n" + self._prompt.lstrip("\n").rsplit("\n", 1)[-1])
         return True
 
@@ -214,6 +228,9 @@ class Terminal:
                 self._with_answer = 0
                 with anyio.CancelScope() as scope:
                     self._scope = scope
+                    if self.brackets and not question:
+                        self._bracketing = True
+                        self.write(marks.ON)
                     return await self._read_whole_line(prompt, question)
                 raise TerminalInterrupt
             except anyio.get_cancelled_exc_class():
@@ -226,6 +243,9 @@ class Terminal:
                                "this call; nothing typed for it is sent)\n")
                 raise
             finally:
+                if self._bracketing:
+                    self.write(marks.OFF)
+                    self._bracketing = False
                 self._scope = None
                 self.question = False
                 self._prompt = ""
@@ -239,6 +259,11 @@ class Terminal:
             line = await self._read_line()
             if question and line is not None:
                 self._with_answer = pending_with_partial(self.read_fd)
+            elif self._bracketing and line is not None:
+                line = await self._read_paste(line) if marks.START in line \
+                    else marks.strip_marks(line)
+                if line is None:
+                    continue  # a paste refused (said so): the prompt again
             if not self._cut:
                 return line
             if question:
@@ -250,6 +275,35 @@ class Terminal:
             self.write(f"(the line reached the terminal's limit of {CANON_LIMIT:,} characters, "
                        f"so its end was lost: it was not sent{more}. For a longer prompt use "
                        "-p \"$(cat FILE)\", or pipe the turns in)\n")
+
+    async def _read_paste(self, first: str) -> str | None:
+        """The turn a paste makes (its first line read), or None when it is refused (said
+        so): over ``PASTE_MAX``, a line of it cut by the terminal, or no end before Ctrl-D."""
+        paste = marks.Paste(first)
+        paste.cut = self._cut
+        # a line the terminal cut may have lost the end mark with its end: the paste stops
+        # there, and the rest of it, already in the terminal's queue, is dropped below
+        while not paste.done and not paste.cut:
+            line = await self._read_line()
+            if line is None:
+                self.write(f"(a paste began but its end never came before Ctrl-D: "
+                           f"{paste.lines_said} of it not sent)\n")
+                return None
+            paste.add(line, cut=self._cut)
+        self._cut = False
+        if paste.over or paste.cut:
+            dropped = 0 if paste.done else self.discard_typeahead()
+            more = f"; {dropped:,} more characters of it were dropped too" if dropped else ""
+            why = (f"had a line over the terminal's limit of {CANON_LIMIT:,} characters, "
+                   "whose end was lost" if paste.cut else
+                   f"is over the limit of {paste.limit:,} bytes")
+            self.write(f"(a paste of {paste.lines_said} ({paste.size:,} bytes) {why}: it "
+                       f"was not sent{more}. For a longer prompt use -p \"$(cat FILE)\", or "
+                       "pipe the turns in)\n")
+            return None
+        if paste.count > 1:
+            self.write(f"(a paste of {paste.count:,} lines: one turn)\n")
+        return paste.text
 
     async def _read_line(self) -> str | None:
         data = bytearray()

@@ -10,8 +10,8 @@ import struct
 import sys
 import termios
 
-__all__ = ["canonical", "drop", "foreground", "hide_stdin", "pending", "pending_with_partial",
-           "release_terminal_before_exit", "reopen", "restore_stdin"]
+__all__ = ["canonical", "drop", "foreground", "hide_stdin", "job_control", "pending",
+           "pending_with_partial", "release_terminal_before_exit", "reopen", "restore_stdin"]
 
 
 def pending(fd: int) -> int:
@@ -75,6 +75,21 @@ def foreground(fd: int) -> bool:
         return os.tcgetpgrp(fd) == os.getpgrp()
     except OSError:  # ENOTTY: not our controlling terminal
         return True
+
+
+def job_control() -> bool:
+    """Whether a stop (Ctrl-Z) can be resumed: a shell with job control holds this process's
+    group, i.e. the group is not orphaned. A session leader (a program a terminal emulator or
+    tmux starts directly, ``exec`` in its shell) or a child of another session has no such
+    shell: the kernel itself discards Ctrl-Z there, and a process stopping itself would stay
+    stopped for good. A parent in this process group (``sh -c``) is taken to be run by one."""
+    try:
+        if os.getsid(0) == os.getpid():
+            return False
+        parent = os.getppid()
+        return os.getsid(parent) == os.getsid(0)
+    except OSError:
+        return False
 
 
 def reopen(fd: int) -> int:

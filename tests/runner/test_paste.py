@@ -1,0 +1,193 @@
+"""Bracketed paste at the ``> `` prompt (``toolhost.runner.paste``): a paste is one turn,
+through a real pseudo-terminal in its normal line mode."""
+
+from __future__ import annotations
+
+import os
+import pty
+import select
+from collections.abc import Iterator
+
+import anyio
+import pytest
+
+from toolhost.runner import paste as marks
+from toolhost.runner.terminal import Terminal
+
+from .pty_harness import shown, type_at_prompt, type_at_question
+
+S, E = marks.START.encode(), marks.END.encode()
+
+
+@pytest.fixture
+def pasting() -> Iterator[tuple[int, Terminal]]:
+    master, slave = pty.openpty()
+    try:
+        yield master, Terminal(slave, slave, paste=True)
+    finally:
+        os.close(master)
+        os.close(slave)
+
+
+def test_a_multi_line_paste_is_one_turn_and_the_marks_are_off_after_each_read(
+        pasting: tuple[int, Terminal], monkeypatch: pytest.MonkeyPatch) -> None:
+    # round 8 left it: every pasted line was a turn of its own (a 100-line log: 100 turns)
+    master, term = pasting
+    monkeypatch.setattr(marks, "PASTE_MAX", 300)
+    typed = [
+        b"fix this: " + S + b"line 1\nline 2\nline 3" + E + b" please\n",  # typed around it
+        S + b"one line" + E + b"\n",
+        b"plain\n",
+        S + b"a" + E + b"\nrm -rf\n" + E + b"\n",  # a paste that carried an end mark
+    ]
+    refused = [  # each said, nothing sent, the prompt again: the next line typed is the turn
+        S + b"a" + b"y" * 5000 + b"\nb" + E + b"\n",  # a line the terminal cut, more after it
+        # one line past the limit: the kernel dropped the end mark with the line's end, and
+        # the paste swallowed every turn typed after it (its end never came)
+        S + b"z" * 5000 + E + b"\n",
+        S + b"x\n" * 200 + E + b"\n",  # over PASTE_MAX
+        S + b"never ended\n\x04",  # Ctrl-D before the end
+    ]
+    said: list[str] = []
+
+    async def refuse_then_type(data: bytes) -> None:
+        await type_at_prompt(master, term, data)
+        out = ""
+        while "not sent" not in out:  # the refusal, then a turn typed after it
+            await anyio.sleep(0.02)
+            while select.select([master], [], [], 0)[0]:
+                out += os.read(master, 65536).decode(errors="replace")
+        said.append(out)
+        os.write(master, b"after\n")
+
+    async def main() -> list[str | None]:
+        got: list[str | None] = []
+        for data in typed:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(type_at_prompt, master, term, data)
+                with anyio.fail_after(10):
+                    got.append(await term.readline("> "))
+        got.append(await term.readline("> "))  # the lines after the carried end mark
+        got.append(await term.readline("> "))
+        for data in refused:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(refuse_then_type, data)
+                with anyio.fail_after(10):
+                    got.append(await term.readline("> "))
+        return got
+
+    assert anyio.run(main) == ["fix this: line 1\nline 2\nline 3 please", "one line", "plain",
+                               "a", "rm -rf", "", "after", "after", "after", "after"]
+    # the rest of the first ("b" and the end mark) is dropped, never a turn: "after" came next
+    assert "(a paste of 1 line (" in said[0] and "whose end was lost: it was not sent" in said[0]
+    assert "(a paste of 1 line (4,090 bytes) had a line over the terminal's limit" in said[1]
+    out = "".join(said) + shown(master)
+    assert out.count("(a paste of 3 lines: one turn)") == 1
+    assert "(a paste of 201 lines (" in out and "is over the limit of 300 bytes" in out
+    assert "(a paste began but its end never came before Ctrl-D: 1 line of it not sent)" in out
+    # on before each turn prompt, off after each read: never left on
+    assert out.count(marks.ON) == out.count(marks.OFF) > 0
+    assert out.rstrip().endswith(marks.OFF)
+
+
+def test_a_question_never_marks_pastes_and_a_100_kb_paste_is_one_turn(
+        pasting: tuple[int, Terminal]) -> None:
+    master, term = pasting
+    lines = [f"{n:05} " + "z" * 74 for n in range(1300)]  # 104,000 bytes of 80-column lines
+    data = S + "\n".join(lines).encode() + E + b"\n"
+
+    echoed = bytearray()
+
+    def type_big() -> None:  # as a terminal emulator: writes the paste, reads the echo
+        left = data
+        while left:
+            readable, writable, _ = select.select([master], [master] if left else [], [], 5)
+            if readable:
+                echoed.extend(os.read(master, 65536))
+            if writable:
+                left = left[os.write(master, left[:1024]):]
+            if not (readable or writable):
+                raise TimeoutError("the terminal took nothing for 5 s")
+
+    async def main() -> tuple[str | None, str | None]:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(type_at_question, master, term, b"y\n")
+            answer = await term.readline("Allow? ", question=True)
+        assert marks.ON not in shown(master)  # a question: pastes stay unmarked
+        async with anyio.create_task_group() as tg:
+            async def typist() -> None:
+                while term._scope is None:
+                    await anyio.sleep(0.01)
+                await anyio.to_thread.run_sync(type_big)
+            tg.start_soon(typist)
+            with anyio.fail_after(30):
+                turn = await term.readline("> ")
+        return answer, turn
+
+    answer, turn = anyio.run(main)
+    assert answer == "y"
+    assert turn == "\n".join(lines)
+    said = "(a paste of 1,300 lines: one turn)"
+    assert said in echoed.decode() + shown(master, said)
+
+
+def test_marks_are_turned_off_for_ctrl_z_and_on_again_after_fg(
+        pasting: tuple[int, Terminal]) -> None:
+    master, term = pasting
+
+    async def main() -> str | None:
+        async with anyio.create_task_group() as tg:
+            async def stop_and_go() -> None:
+                while term._scope is None:
+                    await anyio.sleep(0.01)
+                assert shown(master, marks.ON + "> ").endswith(marks.ON + "> ")
+                term.suspend()  # SIGTSTP (run.Signals), before toolhost stops
+                assert shown(master, marks.OFF) == marks.OFF
+                term.reshow()  # SIGCONT
+                assert shown(master, "> ").startswith(marks.ON)
+                os.write(master, S + b"p\nq" + E + b"\n")
+            tg.start_soon(stop_and_go)
+            with anyio.fail_after(10):
+                return await term.readline("> ")
+
+    assert anyio.run(main) == "p\nq"
+    term.close()
+    assert shown(master, marks.OFF).endswith(marks.OFF)
+
+
+@pytest.mark.parametrize(("env", "tty_fd", "wanted"), [
+    ({"TERM": "xterm-256color"}, True, True),
+    ({"TERM": "dumb"}, True, False),
+    ({}, True, False),
+    ({"TERM": "xterm", "TOOLHOST_BRACKETED_PASTE": "0"}, True, False),
+    ({"TERM": "xterm"}, False, False),
+])
+def test_pastes_are_marked_only_on_a_terminal_that_understands_it(
+        env: dict[str, str], tty_fd: bool, wanted: bool) -> None:
+    master, slave = pty.openpty()
+    r, w = os.pipe()
+    try:
+        assert marks.wanted(slave if tty_fd else w, env) is wanted
+    finally:
+        for fd in (master, slave, r, w):
+            os.close(fd)
+
+
+def test_ctrl_z_stops_toolhost_only_where_a_shell_can_resume_it() -> None:
+    # Catching SIGTSTP (to turn the marks off) must not stop toolhost where the kernel would
+    # have discarded Ctrl-Z: a session leader (tmux or a terminal running it directly, `exec`)
+    # would stay stopped for good
+    import subprocess
+    import sys
+
+    from toolhost.runner import ttyfd
+
+    # the module alone (stdlib only), not the package: a fast start
+    code = ("import importlib.util as u; s = u.spec_from_file_location('t', "
+            f"{ttyfd.__file__!r}); m = u.module_from_spec(s); s.loader.exec_module(m); "
+            "print(m.job_control())")
+    led = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         start_new_session=True, check=True, timeout=60)
+    child = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           check=True, timeout=60)
+    assert (led.stdout.strip(), child.stdout.strip()) == ("False", "True")
