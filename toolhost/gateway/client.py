@@ -34,6 +34,7 @@ import anyio
 import anyio.from_thread
 
 from toolhost.excerpt import cut
+from toolhost.gateway.asks import refuse_asks
 from toolhost.gateway.changes import ChangeWatch
 from toolhost.gateway.liblogs import describe_invalid
 from toolhost.gateway.output_check import unchecked
@@ -245,6 +246,7 @@ class UpstreamConnection:
                 if errlog is not None:
                     errlog.spawned()
                 unchecked(client)  # toolhost checks structuredContent (output_check)
+                refuse_asks(client, self.server)  # elicitation, sampling, roots (asks)
                 self.watch.attach(tasks)
                 tasks.start_soon(self.watch.listen, client)
                 tasks.start_soon(self.watch.updates.keep, client)
