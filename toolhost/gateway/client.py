@@ -38,6 +38,7 @@ from toolhost.gateway.asks import refuse_asks
 from toolhost.gateway.changes import ChangeWatch
 from toolhost.gateway.liblogs import describe_invalid
 from toolhost.gateway.output_check import unchecked
+from toolhost.gateway.sift import sifted
 from toolhost.gateway.spec import UpstreamSpec
 from toolhost.gateway.stderr import StderrLog
 from toolhost.gateway.transport import Wire, capped_http_hooks, quiet_mcp_logs, stdio_transport
@@ -396,7 +397,8 @@ def _client(spec: UpstreamSpec, on_message: Any, errlog: StderrLog | None, wire:
                                                               "SYSTEMROOT")},
                **dict(spec.env)}
         assert errlog is not None
-        return Client(stdio_transport(list(spec.command), env, spec.cwd, errlog.file, wire),
+        return Client(sifted(stdio_transport(list(spec.command), env, spec.cwd, errlog.file,
+                                             wire), wire.server),
                       message_handler=on_message)
     import httpx2
 
@@ -406,7 +408,8 @@ def _client(spec: UpstreamSpec, on_message: Any, errlog: StderrLog | None, wire:
     http = httpx2.AsyncClient(headers={"Accept-Encoding": "identity", **dict(spec.headers)},
                               timeout=spec.timeout or 60.0, trust_env=False,
                               follow_redirects=False, event_hooks=capped_http_hooks(wire))
-    return Client(_http_transport(spec.url, http, wire), message_handler=on_message)
+    return Client(sifted(_http_transport(spec.url, http, wire), wire.server),
+                  message_handler=on_message)
 
 
 @contextlib.asynccontextmanager
