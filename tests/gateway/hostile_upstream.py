@@ -29,8 +29,12 @@
   ``refuse_calls`` (only tools/call); ``get_404`` (a GET stream answered 404, not 405);
   ``sse_forever`` / ``sse_flood`` (over HTTP: tools/call answered by an SSE stream that
   never ends, of comments / of progress notifications of ``HOSTILE_N`` characters);
-  ``ask`` (over stdio: before answering tools/call, asks its client ``elicitation/create``,
-  ``sampling/createMessage`` and ``roots/list`` and answers the call with what came back,
+  ``issues`` (it lists the tools of ``upstream_server.py`` as the mcp package lists them,
+  ``search_issues`` described by ``UPSTREAM_SEARCH_DESCRIPTION`` when set, ``delete_repo``
+  and ``echo``, and starts in a fraction of that server's time: for tests whose subject is
+  toolhost's reading of a listing, not the SDK); ``ask`` (over stdio: before answering
+  tools/call, asks its client ``elicitation/create``, ``sampling/createMessage`` and
+  ``roots/list`` and answers the call with what came back,
   and with the capabilities the client declared at ``initialize``, as JSON);
 - ``HOSTILE_LOG``: a file that gets one line per request;
 - ``HOSTILE_RAW``: over stdio, tools/call is answered with this line as it is, ``@ID@``
@@ -53,8 +57,22 @@ from typing import Any
 
 MODES = set(filter(None, os.environ.get("HOSTILE_MODE", "").split(",")))
 N = int(os.environ.get("HOSTILE_N", "1000"))
+ISSUES: list[dict[str, Any]] = [
+    {"name": "search_issues",
+     "description": os.environ.get("UPSTREAM_SEARCH_DESCRIPTION") or
+     "Search the issues of a repository",
+     "inputSchema": {"type": "object", "title": "search_issuesArguments",
+                     "required": ["repo", "query"], "properties": {
+                         "repo": {"title": "Repo", "type": "string"},
+                         "query": {"title": "Query", "type": "string"},
+                         "limit": {"default": 20, "title": "Limit", "type": "integer"}}}},
+    {"name": "delete_repo", "description": "Delete a repository (dangerous)",
+     "inputSchema": {"type": "object", "title": "delete_repoArguments", "required": ["repo"],
+                     "properties": {"repo": {"title": "Repo", "type": "string"}}}},
+]
 TOOLS: list[dict[str, Any]] = [
     *json.loads(os.environ.get("HOSTILE_PRE") or "[]"),
+    *(ISSUES if "issues" in MODES else []),
     {
         "name": "echo",
         "description": "echo",
