@@ -156,11 +156,21 @@ def _compiled(item: Imported, server: ServerConfig, spec: UpstreamSpec,
         log.warning("%s", said)
         return {"content": [{"type": "text", "text": said}], "isError": True}
 
+    props = item.input_schema.get("properties")
+    known = frozenset(props) if isinstance(props, Mapping) else frozenset()
+    folded = {name.casefold(): name for name in [*fixed, *known]}
+
     async def invoke(arguments: Mapping[str, Any], ctx: CallContext) -> ToolResult:
         given = sorted(k for k in fixed if k in arguments)
         if given:  # not the model's to choose, and not silently overridden either
             return ToolResult.error(f"argument(s) {', '.join(map(repr, given))} of "
                                     f"'{item.name}' are fixed by the config; leave them out")
+        alike = _alike(arguments, known, folded)
+        if alike:
+            return ToolResult.error(f"argument {cut(alike[0], 60)!r} of '{item.name}' differs "
+                                    f"from {cut(alike[1], 60)!r} only in case: an upstream "
+                                    "may read it as that one, which the rules did not judge; "
+                                    "send each argument once, as the schema names it")
         sent = {**arguments, **fixed}
         try:
             answer = await anyio.to_thread.run_sync(call, sent, abandon_on_cancel=True)
@@ -177,6 +187,26 @@ def _compiled(item: Imported, server: ServerConfig, spec: UpstreamSpec,
         invoke=invoke, title=item.title, annotations=item.annotations, timeout=timeout,
         output="text", max_output_chars=DEFAULT_MAX_OUTPUT_CHARS, origin=spec.origin,
         defaults=top_level_defaults(item.input_schema), redact=redact)
+
+
+def _alike(arguments: Mapping[str, Any], known: frozenset[str],
+           folded: Mapping[str, str]) -> tuple[str, str] | None:
+    """An argument the schema does not name (its open ``additionalProperties`` let it
+    through) that differs only in case from one it names, a fixed one or another given one,
+    as (it, that one); None when there is none. An upstream whose JSON binding ignores case
+    (Go's ``encoding/json``, .NET's web defaults) reads ``Query`` as ``query``: sent beside a
+    ``query`` the rules judged, or instead of a fixed ``repo``, it would be what the upstream
+    acts on, unjudged."""
+    seen = dict(folded)
+    for key in arguments:
+        if key in known:
+            continue
+        fold = key.casefold()
+        other = seen.get(fold)
+        if other is not None and other != key:
+            return key, other
+        seen[fold] = key
+    return None
 
 
 def _start_hint(spec: UpstreamSpec) -> str:
