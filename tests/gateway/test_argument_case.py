@@ -24,6 +24,8 @@ REFUSED: list[tuple[dict[str, Any], str, str]] = [
     ({"query": "x", "extra": 1, "EXTRA": 2}, "EXTRA", "extra"),  # two unnamed ones
     ({"query": "x", "LIMIT": 99}, "LIMIT", "limit"),  # a named one left out
     ({"query": "x", "\u212aey": 1, "key": 2}, "key", "\u212aey"),  # Kelvin sign folds to k
+    ({"query": "x", "filter": {"repo": "a", "Repo": "b"}}, "filter.Repo", "filter.repo"),
+    ({"query": "x", "items": [{"n": 1}, {"a": 1, "A": 2}]}, "items[1].A", "items[1].a"),
 ]
 
 
@@ -43,6 +45,7 @@ async def test_arguments_alike_but_for_case_are_refused(tmp_path: Path) -> None:
             assert result.is_error, (arguments, said)
             assert said.startswith(f"argument {it!r} of 'find' differs from "
                                    f"{other!r} only in case"), said
-        fine = await tool.call({"query": "x", "extra": 1}, CallContext())
+        fine = await tool.call({"query": "x", "extra": 1, "deep": {"a": {"b": 1, "c": [2]}}},
+                               CallContext())
     text = fine.to_mcp()["content"][0]["text"]
     assert not fine.is_error and '"extra": 1' in text and '"repo": "acme/app"' in text, text

@@ -78,3 +78,15 @@ def test_an_answer_is_not_a_listing() -> None:
     page = _page("tools", [{"name": "x"}])
     page.message.result["content"] = answer["content"]
     assert sift(page, "h").message.result == answer  # left as it is
+
+
+def test_a_page_is_judged_in_the_era_the_handshake_named() -> None:
+    era: dict[str, str] = {}
+    hello = _page("tools", [])
+    hello.message.result.clear()
+    hello.message.result.update({"protocolVersion": "2025-06-18", "capabilities": {},
+                                 "serverInfo": {"name": "u", "version": "1"}})
+    sift(hello, "h", era)
+    assert era == {"version": "2025-06-18"}
+    item = sift(_page("tools", [{"name": "bad"}, *GOOD]), "h", era)
+    assert item.message.result["tools"] == GOOD

@@ -193,10 +193,11 @@ def _alike(arguments: Mapping[str, Any], known: frozenset[str],
            folded: Mapping[str, str]) -> tuple[str, str] | None:
     """An argument the schema does not name (its open ``additionalProperties`` let it
     through) that differs only in case from one it names, a fixed one or another given one,
-    as (it, that one); None when there is none. An upstream whose JSON binding ignores case
-    (Go's ``encoding/json``, .NET's web defaults) reads ``Query`` as ``query``: sent beside a
-    ``query`` the rules judged, or instead of a fixed ``repo``, it would be what the upstream
-    acts on, unjudged."""
+    or two keys of one object within an argument that differ only in case, as (it, that
+    one), nested keys written ``a.b``; None when there is none. An upstream whose JSON binding
+    ignores case (Go's ``encoding/json``, .NET's web defaults) reads ``Query`` as ``query``:
+    sent beside a ``query`` the rules judged, or instead of a fixed ``repo``, it would be
+    what the upstream acts on, unjudged."""
     seen = dict(folded)
     for key in arguments:
         if key in known:
@@ -206,6 +207,19 @@ def _alike(arguments: Mapping[str, Any], known: frozenset[str],
         if other is not None and other != key:
             return key, other
         seen[fold] = key
+    todo: list[tuple[str, Any]] = [(str(k), v) for k, v in arguments.items()]
+    while todo:  # (the arguments were counted, and their size bounded, before the call)
+        path, value = todo.pop()
+        if isinstance(value, list):
+            todo += [(f"{path}[{i}]", item) for i, item in enumerate(value)]
+        elif isinstance(value, Mapping):
+            inner: dict[str, str] = {}
+            for key in value:
+                fold = str(key).casefold()
+                if fold in inner:
+                    return f"{path}.{key}", f"{path}.{inner[fold]}"
+                inner[fold] = str(key)
+            todo += [(f"{path}.{k}", v) for k, v in value.items()]
     return None
 
 

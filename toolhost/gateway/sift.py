@@ -43,6 +43,7 @@ async def sifted(transport: Any, server: str) -> AsyncIterator[Any]:
     async with transport as streams, anyio.create_task_group() as tasks:
         inner = streams[0]
         send, receive = anyio.create_memory_object_stream[Any](0)
+        era: dict[str, str] = {}  # the version an initialize answer named (none: 2026-era)
 
         async def pump() -> None:
             async with send:
@@ -50,7 +51,7 @@ async def sifted(transport: Any, server: str) -> AsyncIterator[Any]:
                                          anyio.BrokenResourceError,
                                          anyio.EndOfStream):
                     async for item in inner:
-                        await send.send(sift(item, server))
+                        await send.send(sift(item, server, era))
 
         tasks.start_soon(pump)
         try:
@@ -60,32 +61,40 @@ async def sifted(transport: Any, server: str) -> AsyncIterator[Any]:
             tasks.cancel_scope.cancel()
 
 
-def sift(item: Any, server: str) -> Any:
+def sift(item: Any, server: str, era: dict[str, str] | None = None) -> Any:
     """``item`` (what the transport read) with the malformed entries of a listing's page
-    left out, in place; anything else as it is."""
+    left out, in place; anything else as it is. ``era`` notes the protocol version an
+    ``initialize`` answer named, so a page is judged as the client judges it (no note: as
+    a 2026-era client does, the handshake-free era)."""
     result = getattr(getattr(item, "message", None), "result", None)
     if not isinstance(result, dict) or any(k in result for k in _ANSWERS):
         return item
+    version = result.get("protocolVersion")
+    if era is not None and isinstance(version, str) and "capabilities" in result:
+        era["version"] = version
     for key, (method, what) in _KINDS.items():
         entries = result.get(key)
         if isinstance(entries, list) and entries:
-            bad = _malformed(result, key, method)
+            bad = _malformed(result, key, method, (era or {}).get("version"))
             if bad:
                 result[key] = [e for k, e in enumerate(entries) if k not in bad]
                 _say(server, what, entries, bad)
     return item
 
 
-def _malformed(result: dict[str, Any], key: str, method: str) -> dict[int, str]:
+def _malformed(result: dict[str, Any], key: str, method: str,
+               version: str | None) -> dict[int, str]:
     """The indices of ``result[key]`` that the mcp client would not read as entries of
-    ``method``'s result, in any protocol era it speaks, with why."""
+    ``method``'s result at ``version`` (None: a 2026-era one), with why."""
     from pydantic import ValidationError
 
     bad: dict[int, str] = {}
-    for adapter in _adapters(method):
+    for adapter in _adapters(method, version):
         try:
             adapter.validate_python(result, by_name=False)
-        except ValidationError as exc:
+        except (RecursionError, ValueError, TypeError) as exc:
+            if not isinstance(exc, ValidationError):
+                return {}  # not judged here: the client judges the page as it is
             for error in exc.errors(include_url=False):
                 loc = error.get("loc") or ()
                 if len(loc) > 1 and loc[0] == key and isinstance(loc[1], int) \
@@ -96,12 +105,17 @@ def _malformed(result: dict[str, Any], key: str, method: str) -> dict[int, str]:
 
 
 @functools.cache
-def _adapters(method: str) -> tuple[Any, ...]:
-    """Validators of ``method``'s result, one per protocol era the mcp client speaks."""
+def _adapters(method: str, version: str | None) -> tuple[Any, ...]:
+    """Validators of ``method``'s result at ``version`` (None: at each 2026-era version;
+    a version the client does not know: at every version)."""
     from mcp_types.methods import SERVER_RESULTS
     from pydantic import TypeAdapter
 
-    models = {id(m): m for (name, _), m in SERVER_RESULTS.items() if name == method}
+    at = {v for (name, v) in SERVER_RESULTS if name == method}
+    wanted = {version} if version in at else {v for v in at if v >= "2026"} \
+        if version is None else at
+    models = {id(m): m for (name, v), m in SERVER_RESULTS.items()
+              if name == method and v in (wanted or at)}
     return tuple(TypeAdapter(cast("Any", m)) for m in models.values())
 
 
