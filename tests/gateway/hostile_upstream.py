@@ -29,7 +29,8 @@
   ``refuse_calls`` (only tools/call); ``get_404`` (a GET stream answered 404, not 405);
   ``sse_forever`` / ``sse_flood`` (over HTTP: tools/call answered by an SSE stream that
   never ends, of comments / of progress notifications of ``HOSTILE_N`` characters);
-  ``issues`` (it lists the tools of ``upstream_server.py`` as the mcp package lists them,
+  ``bad_cursor`` (tools/list's nextCursor is an object); ``issues`` (it lists the tools of
+  ``upstream_server.py`` as the mcp package lists them,
   ``search_issues`` described by ``UPSTREAM_SEARCH_DESCRIPTION`` when set, ``delete_repo``
   and ``echo``, and starts in a fraction of that server's time: for tests whose subject is
   toolhost's reading of a listing, not the SDK); ``ask`` (over stdio: before answering
@@ -124,6 +125,8 @@ def answer(msg: dict[str, Any]) -> Any:
                 result["nextCursor"] = str(at + 1)
         if "cursor_loop" in MODES:
             result["nextCursor"] = "again"
+        if "bad_cursor" in MODES:  # a page the client refuses, not for one of its tools
+            result["nextCursor"] = {"not": "a string"}
         if "many_listed" in MODES:  # a page of HOSTILE_N empty lists
             result["_meta"] = {"v": [[]] * N}
     elif method == "tools/call":

@@ -90,3 +90,14 @@ def test_a_page_is_judged_in_the_era_the_handshake_named() -> None:
     assert era == {"version": "2025-06-18"}
     item = sift(_page("tools", [{"name": "bad"}, *GOOD]), "h", era)
     assert item.message.result["tools"] == GOOD
+
+
+def test_a_page_refused_whole_is_said_in_one_line() -> None:
+    from toolhost.gateway.client import UpstreamError
+
+    with connected("stdio", HOSTILE_MODE="bad_cursor") as connection, \
+            pytest.raises(UpstreamError) as raised:
+        connection.list_tools()
+    said = str(raised.value)
+    assert said == ("upstream server 'h' could not list its tools: an invalid answer "
+                    "(nextCursor: Input should be a valid string)"), said

@@ -442,4 +442,6 @@ def _describe(exc: BaseException) -> str:
     inner = getattr(exc, "exceptions", None)  # an ExceptionGroup (3.11+ builtin)
     if isinstance(inner, (list, tuple)) and inner:
         return "; ".join(_describe(e) for e in inner)
+    if _is_invalid(exc):  # pydantic's report is many lines, with a URL each: one line
+        return f"an invalid answer ({describe_invalid(exc)})"
     return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
