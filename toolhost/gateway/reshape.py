@@ -89,7 +89,8 @@ def reshape_tools(spec: UpstreamSpec, listed: list[dict[str, Any]], server: str,
             continue
         if not _NAME.match(shown):
             log.warning("%s: upstream tool %r is left out: its name is not a valid tool name "
-                        "(rename it under tools.%s.name)", server, name, name)
+                        "(%s)", server, name, f"rename it under tools.{name}.name" if name
+                        else "an empty name cannot be renamed")
             continue
         wire = f"mcp__{server}__{shown}"
         if len(wire) > MAX_WIRE_NAME:  # (a rename that long is refused at load)
