@@ -17,8 +17,14 @@ HERE = Path(__file__).parent
 UPSTREAM = HERE / "upstream_server.py"
 
 
-def gateway_config(tmp_path: Path, *, mcp: str | None = None, extra: str = "") -> Path:
-    """A config importing the upstream over stdio (or ``mcp``), reshaped and governed."""
+def gateway_config(tmp_path: Path, *, mcp: str | None = None, extra: str = "",
+                   raw: bool = False) -> Path:
+    """A config importing the upstream over stdio (or ``mcp``), reshaped and governed.
+    ``raw``: the hostile upstream's ``issues`` mode instead, which lists the same tools and
+    starts far sooner (where the subject is the listing, not the calls or the SDK)."""
+    if raw:
+        mcp = (f"{{command: [{sys.executable}, {HOSTILE}], env: {{HOSTILE_MODE: issues, "
+               "UPSTREAM_SEARCH_DESCRIPTION: '${UPSTREAM_SEARCH_DESCRIPTION:-}'}}")
     block = mcp or (f"{{command: [{sys.executable}, {UPSTREAM}, stdio], env: "
                     "{UPSTREAM_LOG: '${UPSTREAM_LOG:-}', "
                     "UPSTREAM_CRASH_AFTER: '${UPSTREAM_CRASH_AFTER:-}', "

@@ -7,7 +7,9 @@ N or less the start fails: MODE ``crash`` exits at once, ``silent`` reads the cl
 message and never answers (writing its PID to COUNTER.pids first, one a line, so a test can
 check that none is left running). MODE may list one a start (``crash,silent``: the first
 start crashes, the later ones are silent; the last one named goes on). From start N+1 on it
-serves over stdio; its environment (UPSTREAM_*) switches the upstream as usual.
+serves over stdio; its environment (UPSTREAM_*) switches the upstream as usual. With
+FLAKY_RAW=1 it is the hostile upstream's ``issues`` mode instead (the same tools listed, no
+SDK to start: for tests of the listing, not of calls).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import time
 from pathlib import Path
 
 UPSTREAM = Path(__file__).with_name("upstream_server.py")
+HOSTILE = Path(__file__).with_name("hostile_upstream.py")
 
 
 def main() -> None:
@@ -32,6 +35,9 @@ def main() -> None:
             sys.stdin.readline()
             time.sleep(300)
         sys.exit(3)
+    if os.environ.get("FLAKY_RAW"):
+        os.execve(sys.executable, [sys.executable, str(HOSTILE)],
+                  {**os.environ, "HOSTILE_MODE": "issues"})
     os.execv(sys.executable, [sys.executable, str(UPSTREAM), "stdio"])
 
 

@@ -29,6 +29,14 @@
   ``refuse_calls`` (only tools/call); ``get_404`` (a GET stream answered 404, not 405);
   ``sse_forever`` / ``sse_flood`` (over HTTP: tools/call answered by an SSE stream that
   never ends, of comments / of progress notifications of ``HOSTILE_N`` characters);
+  ``bad_cursor`` (tools/list's nextCursor is an object); ``issues`` (it lists the tools of
+  ``upstream_server.py`` as the mcp package lists them,
+  ``search_issues`` described by ``UPSTREAM_SEARCH_DESCRIPTION`` when set, ``delete_repo``
+  and ``echo``, and starts in a fraction of that server's time: for tests whose subject is
+  toolhost's reading of a listing, not the SDK); ``ask`` (over stdio: before answering
+  tools/call, asks its client ``elicitation/create``, ``sampling/createMessage`` and
+  ``roots/list`` and answers the call with what came back,
+  and with the capabilities the client declared at ``initialize``, as JSON);
 - ``HOSTILE_LOG``: a file that gets one line per request;
 - ``HOSTILE_RAW``: over stdio, tools/call is answered with this line as it is, ``@ID@``
   replaced by the request's id and ``@DEEP@`` by ``HOSTILE_N`` nested lists (JSON the
@@ -50,8 +58,22 @@ from typing import Any
 
 MODES = set(filter(None, os.environ.get("HOSTILE_MODE", "").split(",")))
 N = int(os.environ.get("HOSTILE_N", "1000"))
+ISSUES: list[dict[str, Any]] = [
+    {"name": "search_issues",
+     "description": os.environ.get("UPSTREAM_SEARCH_DESCRIPTION") or
+     "Search the issues of a repository",
+     "inputSchema": {"type": "object", "title": "search_issuesArguments",
+                     "required": ["repo", "query"], "properties": {
+                         "repo": {"title": "Repo", "type": "string"},
+                         "query": {"title": "Query", "type": "string"},
+                         "limit": {"default": 20, "title": "Limit", "type": "integer"}}}},
+    {"name": "delete_repo", "description": "Delete a repository (dangerous)",
+     "inputSchema": {"type": "object", "title": "delete_repoArguments", "required": ["repo"],
+                     "properties": {"repo": {"title": "Repo", "type": "string"}}}},
+]
 TOOLS: list[dict[str, Any]] = [
     *json.loads(os.environ.get("HOSTILE_PRE") or "[]"),
+    *(ISSUES if "issues" in MODES else []),
     {
         "name": "echo",
         "description": "echo",
@@ -103,6 +125,8 @@ def answer(msg: dict[str, Any]) -> Any:
                 result["nextCursor"] = str(at + 1)
         if "cursor_loop" in MODES:
             result["nextCursor"] = "again"
+        if "bad_cursor" in MODES:  # a page the client refuses, not for one of its tools
+            result["nextCursor"] = {"not": "a string"}
         if "many_listed" in MODES:  # a page of HOSTILE_N empty lists
             result["_meta"] = {"v": [[]] * N}
     elif method == "tools/call":
@@ -200,6 +224,33 @@ def start_worker(marker: str) -> None:
                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
+ASKED = {
+    "elicitation/create": {"message": "Your password?", "requestedSchema": {
+        "type": "object", "properties": {"p": {"type": "string"}}}},
+    "sampling/createMessage": {"messages": [{"role": "user", "content": {
+        "type": "text", "text": "hi"}}], "maxTokens": 5},
+    "roots/list": {},
+}
+DECLARED: dict[str, Any] = {}
+
+
+def ask(msg: dict[str, Any]) -> dict[str, Any]:
+    """Ask the client each of ASKED (over stdio), and answer ``msg`` (a tools/call) with what
+    came back and what the client declared."""
+    answers: dict[str, Any] = {"declared": DECLARED}
+    for k, (method, params) in enumerate(ASKED.items()):
+        sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": f"ask-{k}", "method": method,
+                                     "params": params}) + "\n")
+        sys.stdout.flush()
+        for line in sys.stdin:
+            got = json.loads(line)
+            if got.get("id") == f"ask-{k}" and "method" not in got:
+                answers[method] = got.get("error") or got.get("result")
+                break
+    return {"jsonrpc": "2.0", "id": msg["id"], "result": {
+        "content": [{"type": "text", "text": json.dumps(answers)}]}}
+
+
 def stdio() -> None:
     if os.environ.get("HOSTILE_WORKER"):
         start_worker(os.environ["HOSTILE_WORKER"])
@@ -215,7 +266,9 @@ def stdio() -> None:
                              .replace("@DEEP@", deep) + "\n")
             sys.stdout.flush()
             continue
-        out = answer(msg)
+        if msg.get("method") == "initialize":
+            DECLARED.update(msg["params"].get("capabilities") or {})
+        out = ask(msg) if "ask" in MODES and msg.get("method") == "tools/call" else answer(msg)
         if "badnotes" in MODES and msg.get("method") == "tools/call":
             token = (msg["params"].get("_meta") or {}).get("progressToken")
             for k in range(N):

@@ -213,13 +213,16 @@ async def test_drift_from_the_lock_withdraws_the_upstream_until_accepted(
 
 
 async def greet_definition() -> dict[str, Any]:
-    """What `toolhost lock` would record for the grown tool (from an upstream of our own)."""
+    """What `toolhost lock` would record for the grown tool: the upstream's own code, listed
+    in-process over a 2025-11-25 connection (as the served one is), not a third process."""
     from toolhost.gateway.pins import definition
 
-    params = StdioServerParameters(command=sys.executable, args=[str(UPSTREAM), "stdio"],
-                                   env={**os.environ, "UPSTREAM_GROW": "1"})
-    async with Client(params, mode="legacy") as direct:
-        await direct.call_tool("grow", {"name": "greet"})
+    from . import upstream_server
+
+    if not getattr(upstream_server, "greeted", False):  # (once per test process)
+        upstream_server._add_hello("greet")
+        upstream_server.greeted = True  # type: ignore[attr-defined]
+    async with Client(upstream_server.app, mode="legacy") as direct:
         listed = await direct.list_tools(cache_mode="bypass")
     tool = next(t for t in listed.tools if t.name == "greet")
     return definition(tool.model_dump(by_alias=True, exclude_none=True))

@@ -23,9 +23,10 @@ FLAKY = Path(__file__).with_name("flaky_upstream.py")
 
 def pending_config(tmp_path: Path, *, fails: int, mode: str = "crash",
                    required: str = "false", connect_timeout: str = "20s",
-                   extra: str = "") -> Path:
+                   extra: str = "", raw: bool = False) -> Path:
     """Server ``gh`` imports an upstream failing its first ``fails`` starts; ``loc`` is the
-    config's own."""
+    config's own. ``raw``: once up, the hostile upstream's ``issues`` mode (quick to start;
+    for tests of what is listed and locked, not of calls)."""
     config = tmp_path / "pending.yaml"
     config.write_text(f"""\
 toolhost: 1
@@ -33,7 +34,7 @@ servers:
   gh:
     mcp:
       command: [{sys.executable}, {FLAKY}, {tmp_path / "starts"}, "{fails}", "{mode}"]
-      env: {{UPSTREAM_GROW: "1"}}
+      env: {{UPSTREAM_GROW: "1"{', FLAKY_RAW: "1"' if raw else ''}}}
       connect_timeout: {connect_timeout}
       required: {required}
     exclude: ["delete_*"]
@@ -280,7 +281,7 @@ def test_a_listing_that_does_not_fit_the_lock_at_start_leaves_it_pending(
 
     from toolhost.lockfile import lock_path
 
-    config = pending_config(tmp_path, fails=0)
+    config = pending_config(tmp_path, fails=0, raw=True)
     assert toolhost("lock", str(config)).returncode == 0
     lock = json.loads(lock_path(config).read_text())
     lock["upstreams"]["gh"]["echo"]["description"] = "reviewed, but not what it says now"
@@ -296,7 +297,7 @@ def test_lock_refuses_while_it_is_down(tmp_path: Path) -> None:
     """Locking records what each upstream offers: one that is down would lose its pins."""
     from toolhost.lockfile import lock_path
 
-    config = pending_config(tmp_path, fails=1)
+    config = pending_config(tmp_path, fails=1, raw=True)
     assert toolhost("lock", str(config)).returncode == 1  # the first start fails
     assert not lock_path(config).exists()
     done = toolhost("lock", str(config))  # the second answers

@@ -19,7 +19,7 @@ def toolhost(*args: str, env: dict[str, str] | None = None) -> subprocess.Comple
 
 
 def test_a_changed_tool_description_is_refused_with_a_diff(tmp_path: Path) -> None:
-    config = gateway_config(tmp_path)
+    config = gateway_config(tmp_path, raw=True)
     locked = toolhost("lock", str(config))
     assert locked.returncode == 0, locked.stderr
     assert "+ upstream gh: search_issues" in locked.stdout
@@ -46,7 +46,7 @@ def test_a_changed_tool_description_is_refused_with_a_diff(tmp_path: Path) -> No
 
 
 def test_a_lock_without_the_server_refuses_it(tmp_path: Path) -> None:
-    config = gateway_config(tmp_path)
+    config = gateway_config(tmp_path, raw=True)
     lock_path(config).write_text('{"toolhost_lock": 1, "sources": {}, "plugins": {}}')
     done = toolhost("tools", str(config))
     assert done.returncode == 1
@@ -54,7 +54,7 @@ def test_a_lock_without_the_server_refuses_it(tmp_path: Path) -> None:
 
 
 def test_a_secret_in_an_upstream_description_is_never_locked_nor_printed(tmp_path: Path) -> None:
-    config = gateway_config(tmp_path)
+    config = gateway_config(tmp_path, raw=True)
     old = {"UPSTREAM_SEARCH_DESCRIPTION": "upTOKENvalue55"}  # under env: a secret
     assert toolhost("lock", str(config), env=old).returncode == 0
     text = lock_path(config).read_text()

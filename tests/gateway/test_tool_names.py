@@ -147,3 +147,13 @@ def test_validate_says_a_rule_on_a_long_name_never_matches(tmp_path: Path) -> No
     assert "rename the upstream tool under servers.h.tools" in out
     connected = run("validate", "--connect", str(path), HOSTILE_TOOLS=tools_env(long))
     assert f"upstream tool '{long}' is left out: its full name" in connected.stderr
+
+
+def test_an_upstream_tool_without_a_name_is_not_offered_a_rename(
+        caplog: pytest.LogCaptureFixture) -> None:
+    listed = [{"name": "", "inputSchema": {"type": "object"}}]
+    imported, _ = reshape_tools(UpstreamSpec(command=("x",)), listed, "up")
+    assert imported == []
+    assert "up: upstream tool '' is left out: its name is not a valid tool name (an empty " \
+        "name cannot be renamed)" in caplog.text
+    assert "tools..name" not in caplog.text

@@ -34,9 +34,11 @@ import anyio
 import anyio.from_thread
 
 from toolhost.excerpt import cut
+from toolhost.gateway.asks import refuse_asks
 from toolhost.gateway.changes import ChangeWatch
 from toolhost.gateway.liblogs import describe_invalid
 from toolhost.gateway.output_check import unchecked
+from toolhost.gateway.sift import sifted
 from toolhost.gateway.spec import UpstreamSpec
 from toolhost.gateway.stderr import StderrLog
 from toolhost.gateway.transport import Wire, capped_http_hooks, quiet_mcp_logs, stdio_transport
@@ -245,6 +247,7 @@ class UpstreamConnection:
                 if errlog is not None:
                     errlog.spawned()
                 unchecked(client)  # toolhost checks structuredContent (output_check)
+                refuse_asks(client, self.server)  # elicitation, sampling, roots (asks)
                 self.watch.attach(tasks)
                 tasks.start_soon(self.watch.listen, client)
                 tasks.start_soon(self.watch.updates.keep, client)
@@ -394,7 +397,8 @@ def _client(spec: UpstreamSpec, on_message: Any, errlog: StderrLog | None, wire:
                                                               "SYSTEMROOT")},
                **dict(spec.env)}
         assert errlog is not None
-        return Client(stdio_transport(list(spec.command), env, spec.cwd, errlog.file, wire),
+        return Client(sifted(stdio_transport(list(spec.command), env, spec.cwd, errlog.file,
+                                             wire), wire.server),
                       message_handler=on_message)
     import httpx2
 
@@ -404,7 +408,8 @@ def _client(spec: UpstreamSpec, on_message: Any, errlog: StderrLog | None, wire:
     http = httpx2.AsyncClient(headers={"Accept-Encoding": "identity", **dict(spec.headers)},
                               timeout=spec.timeout or 60.0, trust_env=False,
                               follow_redirects=False, event_hooks=capped_http_hooks(wire))
-    return Client(_http_transport(spec.url, http, wire), message_handler=on_message)
+    return Client(sifted(_http_transport(spec.url, http, wire), wire.server),
+                  message_handler=on_message)
 
 
 @contextlib.asynccontextmanager
@@ -437,4 +442,6 @@ def _describe(exc: BaseException) -> str:
     inner = getattr(exc, "exceptions", None)  # an ExceptionGroup (3.11+ builtin)
     if isinstance(inner, (list, tuple)) and inner:
         return "; ".join(_describe(e) for e in inner)
+    if _is_invalid(exc):  # pydantic's report is many lines, with a URL each: one line
+        return f"an invalid answer ({describe_invalid(exc)})"
     return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__

@@ -147,6 +147,10 @@ def _compiled(item: Imported, server: ServerConfig, spec: UpstreamSpec,
 
     def call(sent: dict[str, Any]) -> dict[str, Any]:
         """In a worker thread: the call, and the check of its answer (output_check)."""
+        alike = _alike_inside(sent)
+        if alike:
+            return {"content": [{"type": "text", "text": _alike_said(alike, item.name)}],
+                    "isError": True}
         answer = connection.call_tool(upstream_name, sent, timeout)
         why = output_problem(answer, output) if output is not None else ""
         if not why:
@@ -156,11 +160,18 @@ def _compiled(item: Imported, server: ServerConfig, spec: UpstreamSpec,
         log.warning("%s", said)
         return {"content": [{"type": "text", "text": said}], "isError": True}
 
+    props = item.input_schema.get("properties")
+    known = frozenset(props) if isinstance(props, Mapping) else frozenset()
+    folded = {name.casefold(): name for name in [*fixed, *known]}
+
     async def invoke(arguments: Mapping[str, Any], ctx: CallContext) -> ToolResult:
         given = sorted(k for k in fixed if k in arguments)
         if given:  # not the model's to choose, and not silently overridden either
             return ToolResult.error(f"argument(s) {', '.join(map(repr, given))} of "
                                     f"'{item.name}' are fixed by the config; leave them out")
+        alike = _alike(arguments, known, folded)
+        if alike:
+            return ToolResult.error(_alike_said(alike, item.name))
         sent = {**arguments, **fixed}
         try:
             answer = await anyio.to_thread.run_sync(call, sent, abandon_on_cancel=True)
@@ -177,6 +188,52 @@ def _compiled(item: Imported, server: ServerConfig, spec: UpstreamSpec,
         invoke=invoke, title=item.title, annotations=item.annotations, timeout=timeout,
         output="text", max_output_chars=DEFAULT_MAX_OUTPUT_CHARS, origin=spec.origin,
         defaults=top_level_defaults(item.input_schema), redact=redact)
+
+
+def _alike(arguments: Mapping[str, Any], known: frozenset[str],
+           folded: Mapping[str, str]) -> tuple[str, str] | None:
+    """An argument the schema does not name (its open ``additionalProperties`` let it
+    through) that differs only in case from one it names, a fixed one or another given one,
+    as (it, that one); None when there is none. An upstream whose JSON binding
+    ignores case (Go's ``encoding/json``, .NET's web defaults) reads ``Query`` as ``query``:
+    sent beside a ``query`` the rules judged, or instead of a fixed ``repo``, it would be
+    what the upstream acts on, unjudged."""
+    seen = dict(folded)
+    for key in arguments:
+        if key in known:
+            continue
+        fold = key.casefold()
+        other = seen.get(fold)
+        if other is not None and other != key:
+            return key, other
+        seen[fold] = key
+    return None
+
+
+def _alike_said(alike: tuple[str, str], tool: str) -> str:
+    return (f"argument {cut(alike[0], 60)!r} of '{tool}' differs from {cut(alike[1], 60)!r} "
+            "only in case: an upstream may read it as that one, which the rules did not "
+            "judge; send each argument once, as the schema names it")
+
+
+def _alike_inside(arguments: Mapping[str, Any]) -> tuple[str, str] | None:
+    """Two keys of one object inside an argument that differ only in case (see ``_alike``),
+    nested keys written ``a.b``; None when there are none. In the call's worker thread: an
+    argument may hold up to TOOLHOST_MAX_ARGUMENT_VALUES values."""
+    todo: list[tuple[str, Any]] = [(str(k), v) for k, v in arguments.items()]
+    while todo:  # (the arguments were counted, and their size bounded, before the call)
+        path, value = todo.pop()
+        if isinstance(value, list):
+            todo += [(f"{path}[{i}]", item) for i, item in enumerate(value)]
+        elif isinstance(value, Mapping):
+            inner: dict[str, str] = {}
+            for key in value:
+                fold = str(key).casefold()
+                if fold in inner:
+                    return f"{path}.{key}", f"{path}.{inner[fold]}"
+                inner[fold] = str(key)
+            todo += [(f"{path}.{k}", v) for k, v in value.items()]
+    return None
 
 
 def _start_hint(spec: UpstreamSpec) -> str:

@@ -5,6 +5,12 @@ here: ``nullable: true`` adds ``"null"`` to the type, boolean ``exclusiveMinimum
 ``exclusiveMaximum`` become numbers, ``example`` becomes ``examples``; OpenAPI-only keywords
 (``discriminator``, ``xml``, ``externalDocs``, ``x-*``) are dropped.
 
+Every schema converted here describes a request (a parameter or a request body), so a
+property marked ``readOnly: true`` (on itself, or on the component its ``$ref`` names) is left
+out, and out of ``required``: OpenAPI says such a property is not sent in a request and that
+its being required applies to responses only (a ``Pet`` with a required read-only ``id``
+made the model invent an id, and an MCP client sending only ``name`` was refused).
+
 References stay references: ``#/components/schemas/Pet`` becomes ``#/$defs/Pet`` and the
 schemas a tool reaches are copied into its ``$defs`` once each, so a recursive schema works
 and a document whose schemas refer to each other many times over cannot blow up in size.
@@ -65,7 +71,35 @@ class SchemaConverter:
             out[key] = self._node(value, depth + 1)
         if self.openapi_30:
             self._from_30(node, out)
+        props = node.get("properties")
+        if isinstance(props, Mapping) and isinstance(out.get("properties"), dict):
+            self._without_read_only(props, out)
         return out
+
+    def _without_read_only(self, props: Mapping[Any, Any], out: dict[str, Any]) -> None:
+        """Leave the read-only ``props`` out of ``out`` (see the module)."""
+        gone = {str(k) for k, v in props.items() if self._read_only(v)}
+        if not gone:
+            return
+        out["properties"] = {k: v for k, v in out["properties"].items() if k not in gone}
+        required = out.get("required")
+        if isinstance(required, list):
+            out["required"] = [r for r in required if r not in gone]
+            if not out["required"]:
+                del out["required"]
+
+    def _read_only(self, node: Any) -> bool:
+        for _ in range(8):  # a $ref to a $ref ...: a few steps (a cycle is refused elsewhere)
+            if not isinstance(node, Mapping):
+                return False
+            if node.get("readOnly") is True:
+                return True
+            ref = node.get("$ref")
+            if not isinstance(ref, str) or not ref.startswith(_PREFIX):
+                return False
+            node = self.components.get(ref[len(_PREFIX):].replace("~1", "/")
+                                       .replace("~0", "~"))
+        return False
 
     def _from_30(self, node: Mapping[str, Any], out: dict[str, Any]) -> None:
         if node.get("nullable") is True:

@@ -47,6 +47,7 @@ from toolhost.gateway.openapi_security import (
     security,
     taken_headers,
 )
+from toolhost.gateway.reshape import default_unfit
 from toolhost.gateway.spec import Reshape, build_reshapes, globs
 from toolhost.lockfile.guard import current_guard
 
@@ -318,8 +319,18 @@ def _tool(check: Checker, path: Path, server: str, doc: OpenApiDoc, op: Operatio
         plan.properties.pop(arg, None)
     defaulted = _lay_over(check, where, "defaults", op, plan, fixed, reshape.defaults,
                           lambda schema, value: {**schema, "default": value})
-    _lay_over(check, where, "params", op, plan, fixed, reshape.params,
-              lambda schema, tighter: {**schema, **tighter})
+    tightened = _lay_over(check, where, "params", op, plan, fixed, reshape.params,
+                          lambda schema, tighter: {**schema, **tighter})
+    root = {"$defs": plan.defs} if plan.defs else {}
+    for arg in sorted(defaulted | tightened):  # filled in after the check: it must fit
+        why = default_unfit(root, plan.properties.get(arg))
+        if why:
+            key = "defaults" if arg in defaulted else "params"
+            value = cut(repr(plan.properties[arg]["default"]), 60)
+            check.problem((*where, key, _written(reshape, key, plan, arg)),
+                          f"the default of {arg!r} ({value}) does not fit its schema ({why}): "
+                          "a call that leaves it out would send it",
+                          "choose a default the document's schema and params allow")
     plan.required = [r for r in plan.required if r not in fixed and r not in defaulted]
     annotations = {**plan.annotations, **reshape.annotations}
     origin = reshape.origin if reshape.origin.line else \
@@ -363,6 +374,13 @@ def _lay_over(check: Checker, where: Path, key: str, op: Operation, plan: Plan,
         plan.properties[arg] = merge(plan.properties[arg], value)
         touched.add(arg)
     return touched
+
+
+def _written(reshape: Reshape, key: str, plan: Plan, arg: str) -> str:
+    """The name under which ``reshape.<key>`` names argument ``arg`` (its own, or the
+    document's), for the problem's key path."""
+    entries = reshape.defaults if key == "defaults" else reshape.params
+    return next((name for name in entries if _argument(plan, name) == arg), arg)
 
 
 def _argument(plan: Plan, key: str) -> str | None:

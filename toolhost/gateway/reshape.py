@@ -17,6 +17,7 @@ from typing import Any
 
 from toolhost.config.wirenames import MAX_WIRE_NAME, name_problem
 from toolhost.errors import Problem
+from toolhost.excerpt import cut
 from toolhost.gateway.bounds import MAX_TOOL_CHARS, bound_entry, too_big
 from toolhost.gateway.spec import Reshape, UpstreamSpec
 
@@ -88,7 +89,8 @@ def reshape_tools(spec: UpstreamSpec, listed: list[dict[str, Any]], server: str,
             continue
         if not _NAME.match(shown):
             log.warning("%s: upstream tool %r is left out: its name is not a valid tool name "
-                        "(rename it under tools.%s.name)", server, name, name)
+                        "(%s)", server, name, f"rename it under tools.{name}.name" if name
+                        else "an empty name cannot be renamed")
             continue
         wire = f"mcp__{server}__{shown}"
         if len(wire) > MAX_WIRE_NAME:  # (a rename that long is refused at load)
@@ -148,6 +150,7 @@ def _schema(raw: Any, reshape: Reshape, name: str, server: str
             continue
         props[key] = {**props[key], **tighter}
     schema["properties"] = props
+    problems += _unfit_defaults(schema, reshape, name)
     # a fixed argument is not the model's to give; one with a default may be left out
     required = [r for r in schema.get("required") or ()
                 if r not in reshape.fixed and r not in reshape.defaults]
@@ -156,6 +159,53 @@ def _schema(raw: Any, reshape: Reshape, name: str, server: str
     else:
         schema.pop("required", None)
     return schema, problems
+
+
+def _unfit_defaults(schema: dict[str, Any], reshape: Reshape, name: str) -> list[Problem]:
+    """A default that does not fit its argument's (reshaped) schema: the config's
+    (``defaults``), or the upstream's own for an argument ``params`` tightens. toolhost fills a
+    default in after the arguments are checked, so a call that leaves the argument out would
+    send it: ``params: {limit: {maximum: 10}}`` over an upstream default of 20 sent 20."""
+    keys = [k for k in [*reshape.defaults, *reshape.params] if k in schema["properties"]]
+    if not keys:
+        return []
+    problems: list[Problem] = []
+    for key in dict.fromkeys(keys):
+        prop = schema["properties"][key]
+        why = default_unfit(schema, prop)
+        if not why:
+            continue
+        if key in reshape.defaults:
+            problems.append(reshape.origin.problem(
+                f"{cut(repr(prop['default']), 60)} does not fit the argument's schema "
+                f"({why}): a call that leaves {key!r} out would send it",
+                key=f".defaults.{key}", hint="choose a default the schema (and params) allow"))
+        else:
+            problems.append(reshape.origin.problem(
+                f"the default of upstream tool {name!r} for {key!r} "
+                f"({cut(repr(prop['default']), 60)}) does not fit the tightened schema ({why}):"
+                f" a call that leaves {key!r} out would send it", key=f".params.{key}",
+                hint=f"set tools.{name}.defaults.{key} to a value params allow"))
+    return problems
+
+
+def default_unfit(root: Mapping[str, Any], prop: Any) -> str:
+    """Why the ``default`` of ``prop`` (an argument's schema within the inputSchema ``root``,
+    whose ``$defs`` it may name) does not fit ``prop``, in one line; "" when it does, when
+    there is none, or when the schema cannot be checked here (refused at the call, with why)."""
+    if not isinstance(prop, Mapping) or "default" not in prop:
+        return ""
+    from toolhost import regex
+    from toolhost.compile.schema_safety import schema_problem
+
+    sub = {**{k: root[k] for k in ("$defs", "definitions") if k in root}, **prop}
+    if schema_problem(sub):
+        return ""
+    try:
+        error = next(regex.validator_class()(sub).iter_errors(prop["default"]), None)
+    except Exception:
+        return ""
+    return "" if error is None else cut(" ".join(error.message.split()), 200)
 
 
 def never_shown(spec: UpstreamSpec, server: str, tool: str) -> tuple[str, str] | None:

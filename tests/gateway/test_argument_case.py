@@ -1,0 +1,51 @@
+"""An argument the reshaped schema does not name but lets through (the upstream's open
+``additionalProperties``) is refused when it differs only in case from one the schema names,
+a fixed one or another given one: an upstream whose JSON binding ignores case (Go's
+``encoding/json``, .NET's web defaults) reads ``Query`` as ``query``, so a value the rules
+never judged (beside the ``query`` they did, or instead of the fixed ``repo``) would be the
+one it acts on."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .conftest import hostile_config
+
+pytestmark = pytest.mark.anyio
+
+FIXED = "    tools:\n      search_issues:\n        name: find\n        fixed: {repo: acme/app}\n"
+REFUSED: list[tuple[dict[str, Any], str, str]] = [
+    ({"query": "benign", "Query": "password"}, "Query", "query"),  # beside a judged one
+    ({"query": "x", "REPO": "evil/x"}, "REPO", "repo"),  # instead of the fixed one
+    ({"query": "x", "extra": 1, "EXTRA": 2}, "EXTRA", "extra"),  # two unnamed ones
+    ({"query": "x", "LIMIT": 99}, "LIMIT", "limit"),  # a named one left out
+    ({"query": "x", "\u212aey": 1, "key": 2}, "key", "\u212aey"),  # Kelvin sign folds to k
+    ({"query": "x", "filter": {"repo": "a", "Repo": "b"}}, "filter.Repo", "filter.repo"),
+    ({"query": "x", "items": [{"n": 1}, {"a": 1, "A": 2}]}, "items[1].A", "items[1].a"),
+]
+
+
+async def test_arguments_alike_but_for_case_are_refused(tmp_path: Path) -> None:
+    from toolhost.backends.base import CallContext
+    from toolhost.compile import compile_tools
+    from toolhost.config import load_config
+
+    config = hostile_config(tmp_path, extra=FIXED)
+    loaded = load_config(config, environ={**os.environ, "HOSTILE_MODE": "issues"},
+                         layers=False)
+    async with compile_tools(loaded) as compiled:
+        tool = compiled.tool("h", "find")
+        for arguments, it, other in REFUSED:
+            result = await tool.call(arguments, CallContext())
+            said = result.to_mcp()["content"][0]["text"]
+            assert result.is_error, (arguments, said)
+            assert said.startswith(f"argument {it!r} of 'find' differs from "
+                                   f"{other!r} only in case"), said
+        fine = await tool.call({"query": "x", "extra": 1, "deep": {"a": {"b": 1, "c": [2]}}},
+                               CallContext())
+    text = fine.to_mcp()["content"][0]["text"]
+    assert not fine.is_error and '"extra": 1' in text and '"repo": "acme/app"' in text, text
