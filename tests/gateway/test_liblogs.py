@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.library_lines import kept_records
 from toolhost.gateway import liblogs
 
 from .conftest import hostile_config
@@ -20,25 +21,9 @@ from .conftest import hostile_config
 
 @pytest.fixture
 def lines(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[logging.LogRecord]]:
-    """What a fresh root handler with a fresh filter lets through (the process's own filter
-    taken off every handler meanwhile)."""
-    root = logging.getLogger()
-    for handler in (*root.handlers, logging.lastResort):
-        if handler is not None:
-            monkeypatch.setattr(handler, "filters", [
-                f for f in handler.filters if not isinstance(f, liblogs.LibraryLines)])
+    """What a fresh root handler with a fresh filter lets through."""
     monkeypatch.setattr(liblogs, "_filter", liblogs.LibraryLines())
-    got: list[logging.LogRecord] = []
-
-    class Keep(logging.Handler):
-        def emit(self, record: logging.LogRecord) -> None:
-            got.append(record)
-
-    handler = Keep()
-    root.addHandler(handler)
-    liblogs.quiet_library_logs()
-    yield got
-    root.removeHandler(handler)
+    yield from kept_records(monkeypatch, liblogs.quiet_library_logs)
 
 
 def _raise() -> BaseException:

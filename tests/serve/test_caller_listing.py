@@ -11,6 +11,7 @@ import anyio
 import pytest
 
 from toolhost.permissions.caller import Caller, as_caller
+from toolhost.serve import served
 from toolhost.serve.build import Server, build_serve
 
 CONFIG = """\
@@ -34,7 +35,7 @@ SECRET = "docs://kb/secret.md"
 def _served(tmp_path: Path, text: str) -> tuple[Path, Server]:
     """The config ``text`` written beside a ``docs`` directory (an open and a secret file),
     and a server built from it."""
-    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs").mkdir(parents=True)
     for name in ("open.md", "secret.md"):
         (tmp_path / "docs" / name).write_text(name)
     config = tmp_path / "kb.yaml"
@@ -137,7 +138,7 @@ def test_a_reload_compares_the_listing_as_the_caller_who_listed(tmp_path: Path) 
 
     async def broadcast(message: dict[str, object], peers: object) -> None:
         heard.append(str(message["method"]))
-    server.served.broadcast = broadcast  # type: ignore[assignment]
+    server.served.broadcast = broadcast
 
     async def go() -> None:
         with as_caller(STAFF):
@@ -151,3 +152,59 @@ def test_a_reload_compares_the_listing_as_the_caller_who_listed(tmp_path: Path) 
         assert heard == ["notifications/resources/list_changed"]
         await server.aclose()
     anyio.run(go)
+
+
+# notifications/resources/list_changed after a reload is decided for every caller who listed:
+# a change only the second caller to list would see is announced, a reload that changes
+# nothing anyone who listed sees is quiet, and past the callers a reload compares, every
+# reload is announced
+RULES = CONFIG.replace("[interns]", "[GROUP]")
+
+
+def _heard_after(tmp_path: Path, listers: list[Caller | None],
+                 reloads: list[str]) -> list[list[str]]:
+    """The methods broadcast after each reload (rules text with GROUP filled in)."""
+    config, server = _served(tmp_path, RULES.replace("GROUP", "interns"))
+    heard: list[str] = []
+    out: list[list[str]] = []
+
+    async def broadcast(message: dict[str, object], peers: object) -> None:
+        heard.append(str(message["method"]))
+    server.served.broadcast = broadcast
+
+    async def go() -> None:
+        for caller in listers:
+            with as_caller(caller):
+                answer = await server.served.handle({"jsonrpc": "2.0", "id": 1,
+                                                     "method": "resources/list"})
+            assert answer is not None and "result" in answer, answer
+        for group in reloads:
+            config.write_text(RULES.replace("GROUP", group))
+            await server.swap(build_serve(config))
+            out.append(list(heard))
+            heard.clear()
+        await server.aclose()
+    anyio.run(go)
+    return out
+
+
+@pytest.mark.parametrize("listers", [[INTERN, STAFF], [STAFF, INTERN], [None, INTERN, STAFF]])
+def test_a_change_only_one_lister_sees_is_announced(
+        tmp_path: Path, listers: list[Caller | None]) -> None:
+    # the same rules: quiet; the secret hidden from staff too: staff's list changed (the
+    # intern's did not); the same again: quiet
+    heard = _heard_after(tmp_path, listers, ["interns", "interns, staff", "interns, staff"])
+    assert heard == [[], ["notifications/resources/list_changed"], []]
+
+
+def test_a_reload_that_changes_nothing_a_lister_sees_is_quiet(tmp_path: Path) -> None:
+    # hidden from guests instead of interns: staff, the one who listed, sees the same
+    assert _heard_after(tmp_path, [STAFF], ["guests"]) == [[]]
+
+
+def test_past_the_callers_compared_every_reload_is_announced(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(served, "SHOWN_CALLERS", 1)
+    assert _heard_after(tmp_path / "a", [STAFF], ["interns"]) == [[]]  # one caller: compared
+    heard = _heard_after(tmp_path / "b", [STAFF, INTERN], ["interns"])  # the intern's not kept
+    assert heard == [["notifications/resources/list_changed"]]

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 import opentelemetry.sdk  # noqa: F401 - the SDK set up, as under opentelemetry-instrument
 import pytest
 
+from tests.library_lines import kept_records
 from toolhost.gateway import liblogs
 from toolhost.serve.redact_telemetry import redact_telemetry
 
@@ -19,26 +20,10 @@ EXPORTER = "opentelemetry.exporter.otlp.proto.http.trace_exporter"
 
 @pytest.fixture
 def lines(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[logging.LogRecord]]:
-    """What a fresh root handler lets through, with fresh filters (the process's own taken
-    off every handler meanwhile)."""
-    root = logging.getLogger()
-    for handler in (*root.handlers, logging.lastResort):
-        if handler is not None:
-            monkeypatch.setattr(handler, "filters", [
-                f for f in handler.filters if not isinstance(f, liblogs.LibraryLines)])
+    """What a fresh root handler lets through, with a fresh filter put on by serve's setup."""
     monkeypatch.setattr(liblogs, "_telemetry", liblogs.LibraryLines(
         only=("opentelemetry",), teller="toolhost.serve", held=liblogs._telemetry.held_text))
-    got: list[logging.LogRecord] = []
-
-    class Keep(logging.Handler):
-        def emit(self, record: logging.LogRecord) -> None:
-            got.append(record)
-
-    handler = Keep()
-    root.addHandler(handler)
-    redact_telemetry()
-    yield got
-    root.removeHandler(handler)
+    yield from kept_records(monkeypatch, redact_telemetry)
 
 
 def test_an_exporters_retries_are_a_few_lines_then_counted(
