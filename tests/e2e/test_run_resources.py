@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -25,6 +26,7 @@ servers:
         command: [printf, "ticket %s is open", "{{ id }}"]
 permissions:
   default: allow
+  audit_log: audit.jsonl
   deny:
     - tool: ReadMcpResourceTool
       when: {uri: {glob: "tickets://*"}}
@@ -56,3 +58,8 @@ def test_cli_lists_and_reads_a_declared_resource(cli: str, tmp_path: Path,
     assert done.returncode == 0, done.stdout + done.stderr
     assert '"mimeType":"text/markdown"' in done.stdout
     assert "denied" in done.stdout
+    # each read decided once: the CLI's can_use_tool, claimed by the read (not decided again)
+    audit = [json.loads(line) for line in (tmp_path / "audit.jsonl").read_text().splitlines()]
+    reads = [entry["arguments"]["uri"] for entry in audit
+             if entry["tool"] == "ReadMcpResourceTool"]
+    assert reads.count("toolhost://kb/runbook") == 1, audit

@@ -193,3 +193,49 @@ async def test_decisions_made_on_arrival_are_shown_by_after_answer_in_order(
                             ("mcp__kb__note", "allow")]
     runner_gate.after_answer()
     assert len(screen.shown) == 3 and person.asked == []
+
+
+async def test_a_read_the_cli_asked_about_is_not_asked_again(
+        runner_gate: RunnerGate, person: Person) -> None:
+    """Under ``run`` the CLI asks ``can_use_tool`` about ``ReadMcpResourceTool`` and then
+    sends ``resources/read``: the read guard claims that allow (one question, not two), once
+    per allow, for that server and that URI only, and only a URI with no other form."""
+    from toolhost.serve.guard import read_guard
+
+    guard = read_guard(runner_gate.gate, "kb", claim=runner_gate.reads.claim)
+
+    async def asked_read(uri: str, server: str = "kb") -> str:
+        decision = await runner_gate("ReadMcpResourceTool", {"server": server, "uri": uri},
+                                     {"tool_use_id": "toolu_r"})
+        return decision.behavior
+
+    assert await asked_read("docs://kb/a.md") == "allow"  # default ask: the person said yes
+    assert await guard("docs://kb/a.md") is None
+    assert len(person.asked) == 1
+    assert await guard("docs://kb/a.md") is None  # one read per allow: asked again
+    assert len(person.asked) == 2
+    for uri, server in (("docs://kb/b.md", "other"), ("docs://kb/b%20c.md", "kb")):
+        assert await asked_read(uri, server) == "allow"
+        before = len(person.asked)
+        assert await guard(uri) is None  # another server's allow, or a URI of two forms
+        assert len(person.asked) > before
+    assert len(runner_gate.reads) == 2  # neither allow was claimed: both still noted
+
+
+@pytest.mark.parametrize("tool_input", [
+    {"server": "kb"}, {"server": "kb", "uri": 1}, {"server": ["kb"], "uri": "x"},
+    {"server": "kb", "uri": "x", "extra": 1}, {"server": "kb", "uri": "x" * 5000}])
+def test_only_a_plain_read_is_noted(tool_input: dict[str, Any]) -> None:
+    reads = second_lock.NotedReads()
+    reads.note("ReadMcpResourceTool", tool_input, Decision("allow"))
+    reads.note("ReadMcpResourceTool", {"server": "kb", "uri": "y"}, Decision("deny"))
+    reads.note("mcp__kb__note", {"server": "kb", "uri": "y"}, Decision("allow"))
+    assert len(reads) == 0 and not reads.claim("kb", "x") and not reads.claim("kb", "y")
+
+
+def test_noted_reads_are_bounded() -> None:
+    reads = second_lock.NotedReads()
+    for k in range(second_lock.MAX_NOTED + 10):
+        reads.note("ReadMcpResourceTool", {"server": "kb", "uri": f"u{k}"}, Decision("allow"))
+    assert len(reads) == second_lock.MAX_NOTED
+    assert not reads.claim("kb", "u0") and reads.claim("kb", f"u{second_lock.MAX_NOTED + 9}")

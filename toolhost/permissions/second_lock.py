@@ -11,6 +11,12 @@ that very input. Any other call is decided by the caller there, as if the CLI ha
 
 Used by ``toolhost run`` (``toolhost.runner.gate.RunnerGate``) and the SDK adapter
 (``toolhost.sdk.SdkHost``).
+
+A resource read is the same: the CLI asks ``can_use_tool`` about ``ReadMcpResourceTool``
+``{server, uri}``, then sends ``resources/read``, which toolhost decides again (its read
+guard). Without a tool-use id to pair them, ``NotedReads`` notes each allow by server and
+URI, and the read of that very URI on that server claims one: one decision (one question
+for an ``ask``, one audit line) per read, not two.
 """
 
 from __future__ import annotations
@@ -22,7 +28,7 @@ from typing import Any
 from toolhost.permissions.decision import Decision
 from toolhost.permissions.sameness import same_json
 
-__all__ = ["MAX_NOTED", "MAX_TOOL_USE_ID", "NotedAllows"]
+__all__ = ["MAX_NOTED", "MAX_TOOL_USE_ID", "NotedAllows", "NotedReads"]
 
 # Allows noted and not yet called for: a CLI that asks and never calls cannot grow this (the
 # oldest goes first; its call, if it ever comes, is then decided again).
@@ -30,6 +36,9 @@ MAX_NOTED = 4096
 # A tool-use id longer than this is not noted (the CLI's are ~30 characters): its call is
 # decided again when it arrives, and 4096 huge ids cannot fill the memory.
 MAX_TOOL_USE_ID = 256
+# A URI longer than this is not noted: its read is decided again.
+MAX_NOTED_URI = 4096
+READ_RESOURCE_TOOL = "ReadMcpResourceTool"
 
 
 class NotedAllows:
@@ -78,3 +87,43 @@ class NotedAllows:
         """Drop the note for ``tool_use_id``, if any (an allow decided at the call itself)."""
         if type(tool_use_id) is str:
             self._allowed.pop(tool_use_id, None)
+
+
+class NotedReads:
+    """Allows of ``ReadMcpResourceTool`` answered to ``can_use_tool``, by (server, URI)."""
+
+    def __init__(self) -> None:
+        # (server, uri) -> allows not yet read
+        self._allowed: OrderedDict[tuple[str, str], int] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._allowed)
+
+    def note(self, tool_name: str, tool_input: Mapping[str, Any], decision: Decision) -> None:
+        """Remember an allow of reading ``{server, uri}`` exactly (the rewritten input, if a
+        rule rewrote it); any other input, or any other decision, is not noted."""
+        if tool_name != READ_RESOURCE_TOOL or decision.behavior != "allow":
+            return
+        asked = decision.updated_input if decision.updated_input is not None else tool_input
+        if not isinstance(asked, Mapping) or set(asked) != {"server", "uri"}:
+            return
+        server, uri = asked["server"], asked["uri"]
+        if type(server) is not str or type(uri) is not str or len(uri) > MAX_NOTED_URI:
+            return
+        allowed = self._allowed
+        allowed[(server, uri)] = allowed.get((server, uri), 0) + 1
+        allowed.move_to_end((server, uri))
+        while len(allowed) > MAX_NOTED:
+            allowed.popitem(last=False)
+
+    def claim(self, server: str, uri: str) -> bool:
+        """Whether a read of ``uri`` (as it is read: no other spelling of it is decided) on
+        ``server`` was allowed and not yet read; the allow is used up."""
+        left = self._allowed.get((server, uri))
+        if not left:
+            return False
+        if left == 1:
+            del self._allowed[(server, uri)]
+        else:
+            self._allowed[(server, uri)] = left - 1
+        return True

@@ -23,7 +23,7 @@ from toolhost.compile.tool import CompiledTool
 from toolhost.host import Host
 from toolhost.permissions import PermissionGate
 from toolhost.permissions.decision import Asker, Decision
-from toolhost.permissions.second_lock import NotedAllows
+from toolhost.permissions.second_lock import READ_RESOURCE_TOOL, NotedAllows, NotedReads
 from toolhost.results import ToolResult
 from toolhost.runner.render import Renderer
 from toolhost.runner.terminal import ASKING_TAG
@@ -49,6 +49,7 @@ class RunnerGate:
         self.renderer = renderer
         self.tag = tag  # a call's "#N " as its call line shows it (TextRenderer.tag)
         self.noted = NotedAllows()  # the allows answered: see the module docstring
+        self.reads = NotedReads()  # and the reads allowed (claimed by the read guard)
         # decided by decide_now, shown by after_answer
         self._unshown: list[tuple[str, dict[str, Any], dict[str, Any], Decision]] = []
 
@@ -86,6 +87,8 @@ class RunnerGate:
 
     def _noted(self, tool_name: str, tool_input: Mapping[str, Any],
                request: Mapping[str, Any], decision: Decision) -> Decision:
+        if tool_name == READ_RESOURCE_TOOL:
+            self.reads.note(tool_name, tool_input, decision)
         return self.noted.note(tool_name, tool_input, request.get("tool_use_id"), decision)
 
     async def guard(self, tool: CompiledTool, arguments: Mapping[str, Any],

@@ -58,7 +58,8 @@ class LiveHost:
     """The current build of a session's host; ``swap`` installs a new one."""
 
     def __init__(self, host: Host, control: ControlSession, gate: PermissionGate,
-                 say: Callable[[str], None] = _say, *, guard: Guard | None = None) -> None:
+                 say: Callable[[str], None] = _say, *, guard: Guard | None = None,
+                 claim_read: Callable[[str, str], bool] | None = None) -> None:
         self.started = host  # what the CLI was started with (its --mcp-config)
         self.host = host
         self.control = control
@@ -68,7 +69,8 @@ class LiveHost:
         from toolhost.serve.guard import prompt_guard, prompt_visible, read_guard, read_visible
 
         for name, server in control.servers.items():  # the CLI reads resources unasked
-            server.read_guard = read_guard(gate, name)
+            # a read the CLI asked can_use_tool about is not decided (asked) twice
+            server.read_guard = read_guard(gate, name, claim=claim_read)
             server.prompt_guard = prompt_guard(gate, name)
             # the gate's policy of the moment: a reload replaces it (``swap``)
             server.read_visible = read_visible(self._decide, name)

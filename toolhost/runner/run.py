@@ -173,7 +173,8 @@ async def run_host(host: Host, prompts: Iterable[str] | AsyncIterable[str], *,
                                             started=signals.attach) as session:
                             opened.append(session)
                             live.append(LiveHost(host, session.control, gate,
-                                                 guard=permission.guard))
+                                                 guard=permission.guard,
+                                                 claim_read=permission.reads.claim))
                             tasks: list[Callable[[], Any]] = [live[0].follow_upstreams]
                             if watch is not None:
                                 tasks.append(_reloader(host, watch, live[0], watch_interval,

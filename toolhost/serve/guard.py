@@ -81,7 +81,8 @@ async def decided(decision: Decision, tool: CompiledTool, arguments: Mapping[str
 
 
 def read_guard(gate: Gate, server: str,
-               owner: Callable[[str], str | None] | None = None) -> ReadGuard:
+               owner: Callable[[str], str | None] | None = None,
+               claim: Callable[[str, str], bool] | None = None) -> ReadGuard:
     """A McpServer read guard: every resources/read is decided as the CLI's
     ``ReadMcpResourceTool`` with input ``{server, uri}`` (the CLI itself asks nobody before it
     reads a resource, so this is where rules on it take effect). An ask nobody can answer is
@@ -93,7 +94,11 @@ def read_guard(gate: Gate, server: str,
     that decodes it and resolves its dot-segments (``a/..%2Fsecret`` is ``secret``:
     ``resolved``), rules are asked about each form and the read needs every one allowed: a
     rule written any way holds, and an upstream that decodes a URI its own way cannot be led
-    past a deny. A URI that keeps changing as it is decoded is refused."""
+    past a deny. A URI that keeps changing as it is decoded is refused.
+
+    ``claim(server, uri)``: whether this very read was allowed already (``toolhost run``: the
+    CLI asked ``can_use_tool`` about the same input, ``NotedReads``); only a URI with no
+    other form to decide is claimed."""
 
     async def guard(uri: str) -> str | None:
         final = resolved(uri)
@@ -103,6 +108,8 @@ def read_guard(gate: Gate, server: str,
             return scrub(message)
         named = (owner(uri) if owner is not None else None) or server
         forms = dict.fromkeys((uri, decoded(uri), final))
+        if claim is not None and len(forms) == 1 and claim(named, uri):
+            return None  # decided (and asked, audited) as the CLI's can_use_tool
         for form in forms:
             decision = await gate.check(READ_RESOURCE_TOOL, {"server": named, "uri": form})
             if decision.behavior != "allow":
