@@ -92,6 +92,10 @@ def test_http_upstream(tmp_path: Path) -> None:
                                "gh.search", "query=flaky"], capture_output=True, text=True,
                               timeout=120)
         assert done.stdout.strip() == "5 issues in acme/app matching 'flaky'", done.stderr
+        # validate counts the tools of the started upstream (it said 0 before)
+        checked = subprocess.run([sys.executable, "-m", "toolhost", "validate", "--connect",
+                                  str(config)], capture_output=True, text=True, timeout=120)
+        assert checked.stdout.strip().endswith(": ok (1 server, 2 tools)"), checked.stdout
 
 
 def test_validate_is_offline_unless_asked_to_connect(tmp_path: Path) -> None:
@@ -99,6 +103,8 @@ def test_validate_is_offline_unless_asked_to_connect(tmp_path: Path) -> None:
     offline = subprocess.run([sys.executable, "-m", "toolhost", "validate", str(config)],
                              capture_output=True, text=True, timeout=120)
     assert offline.returncode == 0, offline.stderr
+    assert offline.stdout.strip().endswith(
+        "and the tools of 1 imported server: --connect starts and counts them)"), offline.stdout
     online = subprocess.run([sys.executable, "-m", "toolhost", "validate", "--connect",
                              str(config)], capture_output=True, text=True, timeout=120)
     assert online.returncode == 1

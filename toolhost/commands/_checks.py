@@ -11,10 +11,13 @@ if TYPE_CHECKING:
 
 
 def check_loaded(config: HostConfig, errors: list[Problem], *, compile_tools: bool = True,
-                 connect: bool = False) -> tuple[list[Problem], list[Problem]]:
+                 connect: bool = False, counted: list[int] | None = None
+                 ) -> tuple[list[Problem], list[Problem]]:
     """Every stage after loading: the tools bound to their backends (unless
     ``compile_tools`` is false), the rules against what they name, the notes. ``errors``
-    holds the loader's problems so far. Returns (errors, warnings), redacted, in file order."""
+    holds the loader's problems so far. Returns (errors, warnings), redacted, in file order.
+    ``counted``: the number of tools compiled is appended to it (those of imported servers
+    started with ``connect`` among them)."""
     from toolhost.commands._configs import close, compile_config, redacted
     from toolhost.permissions.authoring import review_rules
     from toolhost.permissions.unanswered import unanswered_note
@@ -23,6 +26,8 @@ def check_loaded(config: HostConfig, errors: list[Problem], *, compile_tools: bo
     compiled = None
     if compile_tools:
         compiled = compile_config(config, problems=errors, connect=connect)
+        if counted is not None:
+            counted.append(sum(len(tools) for tools in compiled.servers.values()))
     pending = _pending(config, compiled)
     if compiled is not None:  # said after the verdict, with the other notes
         from toolhost.backends.notes import python_description_notes

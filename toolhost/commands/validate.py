@@ -64,8 +64,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="print nothing for valid files")
 
 
-def _check(file: str, args: argparse.Namespace) -> tuple[HostConfig | None, list[Problem],
-                                                      list[Problem]]:
+def _check(file: str, args: argparse.Namespace, counted: list[int]
+           ) -> tuple[HostConfig | None, list[Problem], list[Problem]]:
     """Every stage that can run: the config (whatever of it checked), the rules, the tools.
     Returns (config or None when the file could not be read, errors, warnings)."""
     from toolhost.commands._checks import check_loaded
@@ -79,7 +79,7 @@ def _check(file: str, args: argparse.Namespace) -> tuple[HostConfig | None, list
     except ConfigError as exc:
         return None, list(exc.problems), []
     errors, warnings = check_loaded(config, errors, compile_tools=not args.no_compile,
-                                    connect=args.connect)
+                                    connect=args.connect, counted=counted)
     return config, errors, warnings
 
 
@@ -99,7 +99,8 @@ def _validate(args: argparse.Namespace) -> int:
 
     failed = 0
     for file in args.files:
-        config, errors, warnings = _check(file, args)
+        counted: list[int] = []  # the tools compiled, imported servers' among them
+        config, errors, warnings = _check(file, args, counted)
         notes = [w for w in warnings if w.message.startswith("note: ")]
         warnings = [w for w in warnings if w not in notes]
         shown = [*((p, "") for p in errors), *((p, "warning: ") for p in warnings)]
@@ -116,8 +117,13 @@ def _validate(args: argparse.Namespace) -> int:
             failed += 1
             continue
         if not args.quiet and config is not None:
-            tools = sum(len(s.tools) for s in config.servers.values())
+            tools = counted[0] if counted else sum(len(s.tools) for s in config.servers.values())
             extra = f", {_count(len(warnings), 'warning')}" if warnings else ""
+            unstarted = 0 if args.connect else sum(
+                1 for s in config.servers.values() if s.upstream is not None)
+            if unstarted:  # an MCP server's tools are known once it is started
+                extra += (f", and the tools of {_count(unstarted, 'imported server')}: "
+                          "--connect starts and counts them")
             from toolhost.errors import shown as one_line
 
             # a line break or an escape sequence in a file's name must not forge a line
