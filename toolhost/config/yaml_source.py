@@ -85,7 +85,8 @@ def parse_yaml(text: str, file: str, layer: str, problems: list[Problem]) -> Doc
         try:
             nodes = list(yaml.compose_all(text, Loader=_Loader))
             if len(nodes) <= 1:
-                return _doc(nodes, file, layer, problems, trusted=True)
+                return _doc(nodes, file, layer, problems, trusted=True,
+                            shared="*" in text)
         except (yaml.YAMLError, UnicodeEncodeError, Recheck):
             pass
     return _checked(text, file, layer, problems)
@@ -115,11 +116,14 @@ def _libyaml_bounds_nesting() -> bool:
 
 
 def _doc(nodes: list[Node], file: str, layer: str, problems: list[Problem], *,
-         trusted: bool = False) -> Doc:
+         trusted: bool = False, shared: bool = True) -> Doc:
+    """``shared``: the text may hold aliases (see ``Walker``); the walk lets go of the
+    nodes when it cannot."""
     doc = Doc(data=None, file=file, layer=layer)
     doc.marks[()] = Mark(file, 1, 1, layer)
     if nodes:
-        doc.data = Walker(doc, problems, trusted=trusted).walk(nodes[0], ())
+        root = nodes.pop(0) if not shared else nodes[0]
+        doc.data = Walker(doc, problems, trusted=trusted, shared=shared).walk(root, ())
     return doc
 
 
@@ -168,7 +172,7 @@ def _checked(text: str, file: str, layer: str, problems: list[Problem]) -> Doc |
         problems.append(Problem("a config file holds one YAML document, found "
                                 f"{len(nodes)} (remove the extra '---')", file, line, 1))
         return None
-    return _doc(nodes, file, layer, problems)
+    return _doc(nodes, file, layer, problems, shared="*" in text)
 
 
 def _at(event: Any, file: str, message: str, hint: str) -> Problem:
