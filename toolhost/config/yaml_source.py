@@ -24,6 +24,7 @@ from yaml.events import (
 )
 from yaml.nodes import Node
 
+from toolhost.config.escapes import surrogate_hint
 from toolhost.config.limits import LIMITS, toml_depth
 from toolhost.config.load_budget import values_left, values_message
 from toolhost.config.tree import Doc, Mark
@@ -55,6 +56,8 @@ def _syntax_hint(exc: yaml.MarkedYAMLError, text: str) -> str:
     problem, mark, start = exc.problem or "", exc.problem_mark, exc.context_mark
     if mark is not None and text[mark.index:mark.index + 1] == "\t":
         return "indent with spaces: YAML does not allow tabs"
+    if "invalid Unicode character escape" in problem and mark is not None:
+        return surrogate_hint(text, mark.line + 1)
     if "mapping values are not allowed" in problem:
         return "quote a value that contains ': ', as in description: \"Note: this\""
     if problem.startswith("did not find expected key") and start is not None and mark is not None:
