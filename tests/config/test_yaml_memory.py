@@ -11,10 +11,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from yaml.nodes import ScalarNode
+from yaml.resolver import BaseResolver
 
 from toolhost.cli import main
 from toolhost.commands import validate
-from toolhost.config.yaml_source import parse_yaml
+from toolhost.config.yaml_source import _Loader, parse_yaml
 from toolhost.errors import Problem
 
 N = 30_000
@@ -96,3 +98,21 @@ def test_validate_lets_go_of_each_file_before_the_next(
     monkeypatch.setattr(validate, "_check", check)
     assert main(["validate", "-q", *files]) == 0
     assert len(seen) == 3 and alive == [False, False, False], alive
+
+
+SCALARS = ["0", "00", "0755", "1", "10", "9" * 30, "1_000", "+1", "-1", "0x1f", "0o17", "1e5",
+           "1.5", ".5", ".inf", "NaN", "12:30", "2001-12-14", "\u0661\u0662", "\u00b2", "yes",
+           "Yes", "on", "OFF", "y", "~", "null", "=", "<<", "<", "k1", "ab", "_x", "\u00e9"]
+
+
+@pytest.mark.parametrize("value", SCALARS)
+def test_the_quick_resolver_gives_pyyamls_tag(value: str) -> None:
+    """The loader answers the commonest scalars (plain digits, text no resolver starts with)
+    without PyYAML's resolver loop: the tag must be the one that loop gives."""
+    loader = _Loader("")
+    try:
+        for implicit in ((True, False), (False, True), (False, False)):
+            assert (loader.resolve(ScalarNode, value, implicit)
+                    == BaseResolver.resolve(loader, ScalarNode, value, implicit))
+    finally:
+        loader.dispose()
