@@ -13,6 +13,12 @@ or turns into an internal error:
 ``read_json_file`` reads a file with the config loader's guards first (``read_bounded``: a
 regular file, a size cap, strict UTF-8), so a FIFO, ``/dev/zero`` or a directory is one
 located line, never a hang or a swollen process.
+
+``inert_json`` is the other way: JSON text toolhost prints (``tools --json``) with every
+character a terminal acts on or a reader cannot see (what ``toolhost.visible`` escapes: C1
+controls, DEL, bidi overrides, zero-width and other format characters, line separators,
+lone surrogates) written as a JSON ``\\uXXXX`` escape. A program reads the same strings; a
+person who cats the file sees the escape instead of a reordered or recoloured line.
 """
 
 from __future__ import annotations
@@ -20,13 +26,14 @@ from __future__ import annotations
 import json
 import os
 import re
+import unicodedata
 from typing import Any
 
 from toolhost.config.limits import MAX_DIGITS, read_bounded, toml_depth
 from toolhost.errors import Problem
 from toolhost.excerpt import cut
 
-__all__ = ["MAX_JSON_DEPTH", "JsonTextError", "parse_json", "read_json_file"]
+__all__ = ["MAX_JSON_DEPTH", "JsonTextError", "inert_json", "parse_json", "read_json_file"]
 
 MAX_JSON_DEPTH = 256  # the wire's own bound (toolhost.limits.Limits.max_depth)
 
@@ -138,3 +145,27 @@ def read_json_file(path: str, problems: list[Problem], *, what: str, limit: int,
         problems.append(Problem(f"not valid JSON: {exc.message}", os.fspath(path), exc.line,
                                 exc.column))
         return None
+
+
+_SUSPECT = re.compile(r"[^\x00-\x7e]")  # json.dumps escapes C0 controls itself
+_HIDDEN = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})  # as ``visible``
+_JOINER = "\u200d"  # inside emoji sequences: kept, as ``visible`` keeps it
+
+
+def _json_escape(match: re.Match[str]) -> str:
+    char = match.group()
+    if char == _JOINER or unicodedata.category(char) not in _HIDDEN:
+        return char
+    code = ord(char)
+    if code < 0x10000:
+        return f"\\u{code:04x}"
+    code -= 0x10000  # JSON spells a character past U+FFFF as its UTF-16 pair
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+
+
+def inert_json(text: str) -> str:
+    """``text``, the output of ``json.dumps(..., ensure_ascii=False)``, with each character
+    a terminal could act on or a reader could not see escaped JSON's way (the same value)."""
+    if text.isascii() and "\x7f" not in text:
+        return text
+    return _SUSPECT.sub(_json_escape, text)

@@ -175,3 +175,28 @@ def test_an_unknown_server_key_lists_the_server_keys(tmp_path: Path) -> None:
         load_config(path, layers=False)
     (problem,) = info.value.problems
     assert problem.hint.startswith("the keys here: ") and "base_url" in problem.hint
+
+
+SURROGATES = {
+    "pair.yaml": ('toolhost: 1\nx: "\\ud83d\\ude00"\n',
+                  "2:7: invalid YAML: found invalid Unicode character escape code",
+                  "write \\U0001F600 or the character itself"),
+    "half.yaml": ('toolhost: 1\nx: "a \\udc00 b"\n', "2:9: invalid YAML",
+                  "\\udc00 is half of a UTF-16 surrogate pair"),
+    "pair.toml": ('toolhost = 1\nx = "\\uD83D\\uDE00"\n',
+                  "2:12: invalid TOML: Escaped character is not a Unicode scalar value",
+                  "write \\U0001F600 or the character itself"),
+    "half.toml": ('toolhost = 1\nx = "\\ud800"\n', "2:12: invalid TOML",
+                  "\\ud800 is half of a UTF-16 surrogate pair"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SURROGATES))
+def test_a_json_surrogate_escape_gets_the_escape_to_write(name: str, tmp_path: Path) -> None:
+    text, where, hint = SURROGATES[name]
+    (tmp_path / name).write_text(text)
+    with pytest.raises(ConfigError) as caught:
+        load_config(tmp_path / name, layers=False)
+    problem = caught.value.problems[0]
+    assert str(problem).startswith(f"{tmp_path / name}:{where}"), problem
+    assert hint in problem.hint, problem

@@ -69,9 +69,13 @@ def main(args: argparse.Namespace) -> int:
         out: dict[str, Any] = {"servers": listing}
         if args.explain:
             out["explain"] = explained
-        # value by value first: a number spelling a secret becomes "***" (still JSON)
-        print(config.redact(json.dumps(redact_strings(out, config.redact), indent=2,
-                                       ensure_ascii=False)))
+        # value by value first: a number spelling a secret becomes "***" (still JSON); then
+        # a bidi override, a C1 control or a lone surrogate from config text is written as
+        # a \uXXXX escape (the same JSON value; harmless when a person cats it)
+        from toolhost.jsontext import inert_json
+
+        print(inert_json(config.redact(json.dumps(redact_strings(out, config.redact),
+                                                  indent=2, ensure_ascii=False))))
         return 0
     from toolhost.visible import visible
 

@@ -98,7 +98,11 @@ def _validate(args: argparse.Namespace) -> int:
     from toolhost.config.checks import MAX_PROBLEMS, capped
 
     failed = 0
+    config: HostConfig | None = None
     for file in args.files:
+        # the last file's config goes before the next is read: each file just under the
+        # value limit (~230 MB while read) would add its config to the next one's peak
+        config = None
         counted: list[int] = []  # the tools compiled, imported servers' among them
         config, errors, warnings = _check(file, args, counted)
         notes = [w for w in warnings if w.message.startswith("note: ")]

@@ -198,6 +198,12 @@ def read_bounded(path: str, problems: list[Problem], what: str = "config file", 
     finally:
         os.close(fd)
     data = b"".join(chunks)
+    wide = _wide_encoding(data)
+    if wide:  # PowerShell 5's `>` and Out-File write UTF-16 (with a byte order mark)
+        problems.append(Problem(f"not UTF-8 text: this is {wide}", path, 1, 1,
+                                hint="save the file as UTF-8; in PowerShell: Out-File -Encoding "
+                                     "utf8 or Set-Content -Encoding utf8"))
+        return None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -207,6 +213,25 @@ def read_bounded(path: str, problems: list[Problem], what: str = "config file", 
                                 column, hint="save the file as UTF-8"))
         return None
     return text[1:] if text.startswith("\ufeff") else text
+
+
+_BOMS = ((b"\xff\xfe\x00\x00", "UTF-32 text (byte order mark FF FE 00 00)"),
+         (b"\x00\x00\xfe\xff", "UTF-32 text (byte order mark 00 00 FE FF)"),
+         (b"\xff\xfe", "UTF-16 text (byte order mark FF FE)"),
+         (b"\xfe\xff", "UTF-16 text (byte order mark FE FF)"))
+
+
+def _wide_encoding(data: bytes) -> str:
+    """What a UTF-16 or UTF-32 file is, by its byte order mark or, without one, by the NUL
+    byte beside each ASCII character of its start; "" for anything else (UTF-8 decides)."""
+    for bom, name in _BOMS:
+        if data.startswith(bom):
+            return name
+    head = data[:64]
+    if len(head) >= 4 and head.count(0) * 2 >= len(head) - 1 and (
+            not any(head[0::2]) or not any(head[1::2]) or not any(head[1::4])):
+        return "UTF-16 or UTF-32 text (a NUL byte beside each character)"
+    return ""
 
 
 def _too_big(path: str, size: int, limit: int, what: str, configurable: bool = True) -> Problem:

@@ -14,6 +14,7 @@ from typing import Any
 import tomllib
 
 from toolhost.config.checks import TomlDate, TomlDateTime, TomlTime
+from toolhost.config.escapes import surrogate_hint
 from toolhost.config.limits import (
     LIMITS,
     MAX_DIGITS,
@@ -92,8 +93,10 @@ def parse_toml(text: str, file: str, layer: str, problems: list[Problem]) -> Doc
             message = message.replace("(at end of document)", "").strip()
             message += (" (this bracket or string is still open at the end of the file)"
                         if still_open else " (at the end of the file)")
+        hint = (surrogate_hint(text, line) if "not a Unicode scalar value" in message
+                else _habit_hint(text, line))
         problems.append(Problem(f"invalid TOML: {cut(message, 300)}", file, line, col,
-                                hint=_habit_hint(text, line)))
+                                hint=hint))
         return None
     except ValueError:  # int() refused a number of thousands of digits; tomllib says not where
         line, col = _long_number(text)

@@ -22,8 +22,9 @@ from yaml.events import (
     SequenceEndEvent,
     SequenceStartEvent,
 )
-from yaml.nodes import Node
+from yaml.nodes import Node, ScalarNode
 
+from toolhost.config.escapes import surrogate_hint
 from toolhost.config.limits import LIMITS, toml_depth
 from toolhost.config.load_budget import values_left, values_message
 from toolhost.config.tree import Doc, Mark
@@ -43,11 +44,24 @@ class _Loader(_Base):  # type: ignore[misc]
     """YAML 1.1's resolvers, and JSON's numbers that YAML 1.1 would read as strings: an
     exponent without a dot or without a sign (``1e5``, ``1.0e5``, ``5e-324``, ``1e+22``)."""
 
+    def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
+        # the composer asks once per scalar, in Python: the two commonest answers first (a
+        # file of 499,000 numbers composed in 1.5 s instead of 2.1 s); the same tags
+        if kind is ScalarNode and implicit[0] and value:
+            if value.isascii() and value.isdigit() and (value[0] != "0" or len(value) == 1):
+                return _INT_TAG  # [1-9][0-9]* or 0: only the int resolver matches it
+            if value[0] not in _RESOLVED_FIRST and _NO_WILDCARD:
+                return _STR_TAG  # no implicit resolver starts with this character
+        return super().resolve(kind, value, implicit)
+
 
 _Loader.add_implicit_resolver(
     "tag:yaml.org,2002:float",
     re.compile(r"^[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9_]+)[eE][-+]?[0-9]+$"),
     list("-+0123456789."))
+_INT_TAG, _STR_TAG = "tag:yaml.org,2002:int", "tag:yaml.org,2002:str"
+_RESOLVED_FIRST = frozenset(key for key in _Loader.yaml_implicit_resolvers if key)
+_NO_WILDCARD = None not in _Loader.yaml_implicit_resolvers  # a resolver for any first character
 
 
 def _syntax_hint(exc: yaml.MarkedYAMLError, text: str) -> str:
@@ -55,6 +69,8 @@ def _syntax_hint(exc: yaml.MarkedYAMLError, text: str) -> str:
     problem, mark, start = exc.problem or "", exc.problem_mark, exc.context_mark
     if mark is not None and text[mark.index:mark.index + 1] == "\t":
         return "indent with spaces: YAML does not allow tabs"
+    if "invalid Unicode character escape" in problem and mark is not None:
+        return surrogate_hint(text, mark.line + 1)
     if "mapping values are not allowed" in problem:
         return "quote a value that contains ': ', as in description: \"Note: this\""
     if problem.startswith("did not find expected key") and start is not None and mark is not None:
@@ -85,7 +101,8 @@ def parse_yaml(text: str, file: str, layer: str, problems: list[Problem]) -> Doc
         try:
             nodes = list(yaml.compose_all(text, Loader=_Loader))
             if len(nodes) <= 1:
-                return _doc(nodes, file, layer, problems, trusted=True)
+                return _doc(nodes, file, layer, problems, trusted=True,
+                            shared="*" in text)
         except (yaml.YAMLError, UnicodeEncodeError, Recheck):
             pass
     return _checked(text, file, layer, problems)
@@ -115,11 +132,14 @@ def _libyaml_bounds_nesting() -> bool:
 
 
 def _doc(nodes: list[Node], file: str, layer: str, problems: list[Problem], *,
-         trusted: bool = False) -> Doc:
+         trusted: bool = False, shared: bool = True) -> Doc:
+    """``shared``: the text may hold aliases (see ``Walker``); the walk lets go of the
+    nodes when it cannot."""
     doc = Doc(data=None, file=file, layer=layer)
     doc.marks[()] = Mark(file, 1, 1, layer)
     if nodes:
-        doc.data = Walker(doc, problems, trusted=trusted).walk(nodes[0], ())
+        root = nodes.pop(0) if not shared else nodes[0]
+        doc.data = Walker(doc, problems, trusted=trusted, shared=shared).walk(root, ())
     return doc
 
 
@@ -168,7 +188,7 @@ def _checked(text: str, file: str, layer: str, problems: list[Problem]) -> Doc |
         problems.append(Problem("a config file holds one YAML document, found "
                                 f"{len(nodes)} (remove the extra '---')", file, line, 1))
         return None
-    return _doc(nodes, file, layer, problems)
+    return _doc(nodes, file, layer, problems, shared="*" in text)
 
 
 def _at(event: Any, file: str, message: str, hint: str) -> Problem:

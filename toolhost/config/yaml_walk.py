@@ -39,7 +39,8 @@ class Recheck(Exception):
 class Walker:
     """Nodes -> plain data; the walk stops at the first node over ``LIMITS.alias_nodes``."""
 
-    def __init__(self, doc: Doc, problems: list[Problem], *, trusted: bool = False) -> None:
+    def __init__(self, doc: Doc, problems: list[Problem], *, trusted: bool = False,
+                 shared: bool = True) -> None:
         self.doc = doc
         self.marks, self.file, self.layer = doc.marks, doc.file, doc.layer
         # a config's YAML 1.1-only numbers are refused (yaml11_number); an OpenAPI document
@@ -55,6 +56,11 @@ class Walker:
         # trusted: a node this deep may sit in text nested past the limit (the prescan's call)
         self.recheck_depth = self.depth_limit if trusted else None
         self.stopped = False
+        # shared: the text may hold aliases (a ``*``), so a node can be walked twice. Without
+        # one, every node is walked once: no node ids are kept, and each list lets go of its
+        # items as they are walked, so the nodes and the built data are not all held at once
+        # (a 500,000-value file peaked at 367 MB holding both).
+        self.shared = shared
 
     def problem(self, node: Node, path: Path, message: str, hint: str = "") -> None:
         if self.recheck_depth is not None:
@@ -70,19 +76,8 @@ class Walker:
     def walk(self, node: Node, path: Path) -> Any:
         if self.stopped:
             return None
-        if id(node) in self.stack:
-            self.problem(node, path, "recursive YAML alias")
+        if self.shared and not self.seen(node, path):
             return None
-        if id(node) in self.walked:
-            self.expanded += 1
-            if self.expanded > self.expand_limit:
-                self.stopped = True
-                self.problem(node, path, f"YAML aliases expand to more than "
-                             f"{self.expand_limit:,} nodes (an alias bomb?)",
-                             "raise TOOLHOST_MAX_YAML_ALIAS_NODES if this is meant")
-                return None
-        else:
-            self.walked.add(id(node))
         if self.recheck_depth is not None and len(path) >= self.recheck_depth:
             raise Recheck
         if len(path) > self.depth_limit:  # aliases can nest what the text did not
@@ -92,20 +87,52 @@ class Walker:
             return None
         if isinstance(node, ScalarNode):
             return self.scalar(node, path)
+        if not self.shared:
+            return self.collection(node, path)
         self.stack.add(id(node))
         try:
-            if isinstance(node, MappingNode):
-                return self.mapping(node, path)
-            if isinstance(node, SequenceNode):
-                if node.tag != _SEQ:
-                    self.problem(node, path, f"unsupported YAML tag {cut(node.tag, 80)}")
-                out = []
-                for index, item in enumerate(node.value):
-                    self.mark(item, (*path, index))
-                    out.append(self.walk(item, (*path, index)))
-                return out
+            return self.collection(node, path)
         finally:
             self.stack.discard(id(node))
+
+    def seen(self, node: Node, path: Path) -> bool:
+        """Count a node walked again through an alias; False for an alias cycle or one
+        past the expansion limit (the problem is added)."""
+        if id(node) in self.stack:
+            self.problem(node, path, "recursive YAML alias")
+            return False
+        if id(node) in self.walked:
+            self.expanded += 1
+            if self.expanded > self.expand_limit:
+                self.stopped = True
+                self.problem(node, path, f"YAML aliases expand to more than "
+                             f"{self.expand_limit:,} nodes (an alias bomb?)",
+                             "raise TOOLHOST_MAX_YAML_ALIAS_NODES if this is meant")
+                return False
+        else:
+            self.walked.add(id(node))
+        return True
+
+    def collection(self, node: Node, path: Path) -> Any:
+        if isinstance(node, MappingNode):
+            mapping = self.mapping(node, path)
+            if not self.shared:
+                node.value = []  # walked once: its nodes can go
+            return mapping
+        if isinstance(node, SequenceNode):
+            if node.tag != _SEQ:
+                self.problem(node, path, f"unsupported YAML tag {cut(node.tag, 80)}")
+            items = node.value
+            if not self.shared:
+                node.value = []  # walked once: each item's node goes once it is walked
+            out: list[Any] = []
+            for index in range(len(items)):
+                item = items[index]
+                if not self.shared:
+                    items[index] = None
+                self.mark(item, (*path, index))
+                out.append(self.walk(item, (*path, index)))
+            return out
         self.problem(node, path, f"unsupported YAML node {node.tag}")  # pragma: no cover
         return None  # pragma: no cover
 
@@ -155,18 +182,25 @@ class Walker:
         return out
 
     def scalar(self, node: ScalarNode, path: Path) -> Any:
-        if node.tag == _STR:
-            return node.value
-        if node.tag == _INT and sum(c.isdigit() for c in node.value) > MAX_DIGITS:
-            self.problem(node, path, f"an integer of more than {MAX_DIGITS:,} digits")
-            return None
-        if node.tag in _PLAIN_TAGS:
+        tag, text = node.tag, node.value
+        if tag == _STR:
+            return text
+        if tag == _INT:
+            if (text.isascii() and text.isdigit() and (text[0] != "0" or text == "0")
+                    and len(text) <= MAX_DIGITS):
+                return int(text)  # plain decimal digits (most integers): what PyYAML builds
+            if sum(c.isdigit() for c in text) > MAX_DIGITS:
+                self.problem(node, path, f"an integer of more than {MAX_DIGITS:,} digits")
+                return None
+        if tag in _PLAIN_TAGS:
             try:
                 value = self.constructor.construct_object(node)
+                # it keeps each node it built (for aliases, which the walk handles itself):
+                # let go of it, or every scalar node of the file stays alive
+                self.constructor.constructed_objects.clear()
             except (ValueError, yaml.YAMLError) as exc:
                 self.problem(node, path, f"invalid {node.tag[len(_T):]}: {cut(str(exc), 120)}")
                 return None
-            text = node.value
             if (node.tag == _INT or node.tag == _FLOAT) and (":" in text or "0" in text[:2]) \
                     and self.strict_numbers:
                 wrong = yaml11_number(text, value, node.tag == _INT)
