@@ -63,7 +63,7 @@ def test_the_hostile_corpus_gets_located_lines_never_a_crash(tmp_path: Path) -> 
         "bigint-bin-timeout.toml:4:1: servers.s.tools.t.timeout: an integer of more than",
         "schema-remote-ref.yaml:5:7: servers.s.tools.t.input_schema: inputSchema cannot be "
         "used: $ref 'http://127.0.0.1:9/x.json' is not local",
-        "many-problems.yaml: ... and 19,800 more not shown",
+        "many-problems.yaml: ... and 19,000 more not shown",
         "headers.toml:83335:1: more than 500,000 values",
     ]:
         assert expected in text, expected

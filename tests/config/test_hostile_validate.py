@@ -143,14 +143,14 @@ def test_template_arithmetic_still_works() -> None:
     ("tools.yaml", HEAD + "servers:\n  s:\n    tools:\n"
      + "".join(f"      t{i}: {{comand: [echo]}}\n" for i in range(5000))),
 ])
-def test_thousands_of_problems_are_the_first_200_and_a_count(
+def test_thousands_of_problems_are_the_first_1000_and_a_count(
         name: str, text: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / name
     path.write_text(text)
     assert main(["validate", "--no-layers", str(path)]) == 1
     lines = capsys.readouterr().err.splitlines()
-    assert len(lines) == 201, lines[-3:]
-    assert lines[-1] == (f"{path}: ... and 4,800 more not shown (the first 200 are listed; "
+    assert len(lines) == 1001, lines[-3:]
+    assert lines[-1] == (f"{path}: ... and 4,000 more not shown (the first 1,000 are listed; "
                          "fix them and check again)")
     assert lines[0].startswith(f"{path}:{5 if name == 'tools.yaml' else 2}:")  # file order
 
@@ -160,11 +160,11 @@ def test_a_load_that_raises_caps_its_problems_too(tmp_path: Path) -> None:
     from toolhost.errors import ConfigError
 
     path = tmp_path / "keys.yaml"
-    path.write_text(HEAD + "".join(f"bad{i}: 1\n" for i in range(1000)))
+    path.write_text(HEAD + "".join(f"bad{i}: 1\n" for i in range(3000)))
     with pytest.raises(ConfigError) as raised:
         load_config(path, layers=False)
-    assert len(raised.value.problems) == 201
-    assert raised.value.problems[-1].message == "... and 800 more not shown"
+    assert len(raised.value.problems) == 1001
+    assert raised.value.problems[-1].message == "... and 2,000 more not shown"
 
 
 def test_more_tools_than_the_limit_is_one_located_line(

@@ -103,7 +103,7 @@ def shown(value: Any) -> str:
 
 # problems of one load shown at most (the rest are counted in one more line): a file with
 # 100,000 mistakes is not helped by 100,000 lines, and printing them took seconds
-MAX_PROBLEMS = 200
+MAX_PROBLEMS = 1000
 
 
 def capped(problems: list[Problem], file: str) -> list[Problem]:
@@ -114,7 +114,7 @@ def capped(problems: list[Problem], file: str) -> list[Problem]:
     rest = len(problems) - MAX_PROBLEMS
     return [*problems[:MAX_PROBLEMS],
             Problem(f"... and {rest:,} more not shown", file,
-                    hint=f"the first {MAX_PROBLEMS} are listed; fix them and check again")]
+                    hint=f"the first {MAX_PROBLEMS:,} are listed; fix them and check again")]
 
 
 def _digits(value: int) -> str:
