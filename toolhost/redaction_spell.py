@@ -283,6 +283,11 @@ class Matcher:
         (``SpacedHex.open_tail``); 0 without dumps to look for."""
         return self._spaced.open_tail(text, least) if self._spaced is not None else 0
 
+    def dump_head(self, text: str, least: int = 2) -> int:
+        """How much of the start of ``text`` ends a secret's hex dump whose start was cut off
+        (``SpacedHex.open_head``); 0 without dumps to look for."""
+        return self._spaced.open_head(text, least) if self._spaced is not None else 0
+
     def sub(self, text: str, mask: str) -> str:
         """``text`` with every secret replaced by ``mask``."""
         if len(text) < self._shortest:
