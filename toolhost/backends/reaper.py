@@ -13,9 +13,14 @@ cap, host shutdown), ``ToolRun.end()`` kills:
   run's id, belongs to its group, or descends from one that does, again until none is left, and
   reaps the ones that became the host's children.
 
-What still escapes on Linux: a process that both clears its environment (``env -i``) and leaves
-the group and its parents before the run ends. On macOS and other systems only the group is
-killed; a ``setsid`` child escapes.
+- on Linux, an orphan re-parented to the host that holds the run's inherited descriptor (the
+  read end of a pipe passed to the leader, ``ToolRun.inherited_mark``): one that cleared its
+  environment (``env -i``) and left the group and its parents is still found by it.
+
+What still escapes on Linux: a process that clears its environment, closes the descriptors it
+inherited (a Python ``subprocess`` child, ``close_fds``; a daemon closing every descriptor)
+and leaves the group and its parents before the run ends. On macOS and other systems only the
+group is killed; a ``setsid`` child escapes.
 
 ``kill_all_tool_processes()`` ends every live run at once (for the runner's shutdown).
 
@@ -72,6 +77,18 @@ class ToolRun:
                                                 f"{secrets.token_hex(4)}")
     pgid: int | None = None
     ended: bool = False
+    mark: bytes = b""  # the /proc link of the inherited descriptor (``inherited_mark``)
+
+    def inherited_mark(self) -> int:
+        """A descriptor to pass to the run's leader (``pass_fds``): the read end of a pipe
+        nothing writes to, which every descendant inherits, so one that cleared its
+        environment (``env -i``) and left the group and its parents (``setsid``, a double
+        fork) still belongs to the run unless it closed its inherited descriptors. The caller
+        closes it once the leader is started."""
+        read, write = os.pipe()
+        os.close(write)  # the pipe lives while the run's processes hold its read end
+        self.mark = f"pipe:[{os.fstat(read).st_ino}]".encode()
+        return read
 
     def env(self, env: dict[str, str]) -> dict[str, str]:
         """``env`` with the run's marker."""
@@ -106,7 +123,7 @@ class ToolRun:
             # parent's children move to the host as it exits, and a scan during that move
             # could miss them.
             for _ in range(_MAX_ROUNDS):
-                found = _find(self.run_id.encode(), self.pgid)
+                found = _find(self.run_id.encode(), self.pgid, self.mark)
                 if not found:
                     break
                 for pid in found:
@@ -212,23 +229,39 @@ def _descendants() -> list[tuple[int, int]]:
     return out
 
 
-def _find(marker: bytes, pgid: int) -> list[int]:
-    """Live descendants of the host that belong to the run (marker, group or ancestry)."""
+def _find(marker: bytes, pgid: int, mark: bytes = b"") -> list[int]:
+    """Live descendants of the host that belong to the run (marker, group, ancestry, or an
+    orphan re-parented to the host that holds the run's inherited descriptor)."""
     needle = MARKER.encode() + b"=" + marker + b"\0"
     ours: set[int] = set()
     found: list[int] = []
+    host = os.getpid()
     for pid, ppid in _descendants():
         stat = _stat(pid)
         if stat is None:
             continue
         state, _, group = stat
         belongs = (ppid in ours or group == pgid
-                   or needle in _read(f"/proc/{pid}/environ") + b"\0")
+                   or needle in _read(f"/proc/{pid}/environ") + b"\0"
+                   or (ppid == host and mark != b"" and _holds(pid, mark)))
         if belongs:
             ours.add(pid)
             if state not in ("Z", "X"):
                 found.append(pid)
     return found
+
+
+def _holds(pid: int, mark: bytes) -> bool:
+    """Whether ``pid`` has a descriptor open on ``mark`` (a ``/proc/PID/fd`` link)."""
+    try:
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return False
+    for fd in fds:
+        with contextlib.suppress(OSError):
+            if os.readlink(f"/proc/{pid}/fd/{fd}").encode() == mark:
+                return True
+    return False
 
 
 def _wait_dead(pids: list[int], limit: float = 2.0) -> None:
