@@ -38,6 +38,10 @@ def escape_scripts(tmp: Path) -> dict[str, str]:
         "env_i_double_fork_setsid": "(env -i setsid sh -c '(sh -c \"{}\" &)' &) "
                                     ">/dev/null 2>&1; {}".format(child.replace("$$", r"\$\$"),
                                                                  ready),
+        # a Python child closes the inherited descriptors (close_fds), keeps stdout
+        "env_i_python_session": f"env -i {sys.executable} -c 'import subprocess; "
+                                f"subprocess.Popen([\"sh\", \"-c\", \"{child}\"], "
+                                f"start_new_session=True)'; {ready}",
     }
 
 
@@ -50,7 +54,8 @@ async def wait_for_pid(path: Path) -> int:
 
 
 @pytest.mark.parametrize("shape", ["background", "setsid", "double_fork_setsid",
-                                   "holds_stdout", "env_i_double_fork_setsid"])
+                                   "holds_stdout", "env_i_double_fork_setsid",
+                                   "env_i_python_session"])
 async def test_children_die_when_the_tool_exits(config: Config, tmp_path: Path,
                                                 shape: str) -> None:
     script = escape_scripts(tmp_path)[shape]

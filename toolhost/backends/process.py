@@ -131,6 +131,7 @@ async def run_process(argv: Sequence[str], *, stdin: bytes | None, env: Mapping[
     finally:
         os.close(mark)
     run.started(process.pid)
+    run.note_outputs(process.pid)
     out = bytearray()
     err = bytearray()
     truncated = False
