@@ -4,7 +4,9 @@ secret in, each hidden (docs/secrets.md has the table of what is and is not cove
 from __future__ import annotations
 
 import base64
+import binascii
 import codecs
+import quopri
 import shlex
 import textwrap
 from collections.abc import Callable
@@ -14,6 +16,11 @@ import pytest
 from toolhost.redaction import Redactor
 
 SECRETS = ("sk-live-9f8e7d6c5b4a3921", "p@ss w0rd/Ä\"x's $x!{y}")
+# wrapped base85 and uuencode are hidden within a line only (docs/secrets.md)
+_NOT_ACROSS_LINES = frozenset({"ascii85 <~ ~> wrapped", "uuencode", "uuencode (spaces)"})
+_B85_TO_Z85 = str.maketrans(
+    "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz!#$%&()*+-;<=>?@^_`{|}~",
+    "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#")
 
 
 def _octal(text: str) -> str:  # sed -n l, and bash's printf %q in the C locale
@@ -60,6 +67,19 @@ ENCODINGS: dict[str, Callable[[bytes], str]] = {
     "base64 -w 76": lambda d: "\n".join(textwrap.wrap(base64.b64encode(d).decode(), 76)),
     "percent, mixed case": lambda d: "".join(
         (f"%{b:02x}" if i % 2 else f"%{b:02X}") for i, b in enumerate(d)),
+    "ascii85": lambda d: base64.a85encode(d).decode(),
+    "ascii85 <~ ~> wrapped": lambda d: base64.a85encode(d, adobe=True, wrapcol=75).decode(),
+    "b85 (git, python)": lambda d: base64.b85encode(d).decode(),
+    "z85 (basenc --z85)": lambda d: base64.b85encode(d + b"\0" * (-len(d) % 4)).decode()
+    .translate(_B85_TO_Z85),
+    "uuencode": lambda d: "".join(binascii.b2a_uu(d[at:at + 45], backtick=True).decode()
+                                  for at in range(0, len(d), 45)),
+    "uuencode (spaces)": lambda d: "".join(binascii.b2a_uu(d[at:at + 45]).decode()
+                                           for at in range(0, len(d), 45)),
+    "basenc --base2msbf": lambda d: "\n".join(textwrap.wrap(
+        "".join(f"{b:08b}" for b in d), 76)),
+    "basenc --base2lsbf -w0": lambda d: "".join(f"{b:08b}"[::-1] for b in d),
+    "quoted-printable": lambda d: quopri.encodestring(d).decode(),
 }
 
 
@@ -73,6 +93,8 @@ def test_a_secret_in_a_common_encoding_is_hidden(name: str) -> None:
                 and " " in secret:
             continue  # spaced out: ASCII secrets without a space only (docs/secrets.md)
         for lead in (0, 1, 2, 3, 4, 37):  # every base32/base64 alignment, and a wrap
+            if lead == 37 and name in _NOT_ACROSS_LINES:
+                continue  # a line break inside the secret's encoding: not covered
             text = ENCODINGS[name](b"x" * lead + b"key=" + secret.encode() + b"\n")
             shown = redactor.redact(text)
             assert "***" in shown, (lead, text)

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from typing import IO, Any
 
 from toolhost.redaction_chardump import SpacedChars
-from toolhost.redaction_forms import forms
+from toolhost.redaction_forms import forms, rare_forms
 from toolhost.redaction_hexdump import SpacedHex
 from toolhost.redaction_spell import Matcher
 from toolhost.redaction_tail import MAX_HOLD, SpelledTails
@@ -78,11 +78,13 @@ class Redactor:
         object.__setattr__(self, "secrets", frozenset(
             s for s in self.secrets if s and s not in JSON_WORDS))
         every: set[str] = set()
+        rare: set[str] = set()
         for secret in self.secrets:
             every |= forms(secret)
-        object.__setattr__(self, "_forms", frozenset(every))
+            rare |= rare_forms(secret)
+        object.__setattr__(self, "_forms", frozenset(every))  # also looked for at cut edges
         if every:
-            object.__setattr__(self, "_pattern", Matcher(self.secrets, every,
+            object.__setattr__(self, "_pattern", Matcher(self.secrets, every | rare,
                                                          SpacedHex(self.secrets),
                                                          SpacedChars(self.secrets)))
 
