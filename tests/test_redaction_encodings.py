@@ -7,6 +7,7 @@ import base64
 import binascii
 import codecs
 import quopri
+import re
 import shlex
 import textwrap
 from collections.abc import Callable
@@ -134,3 +135,38 @@ def test_a_secret_in_little_endian_words_is_hidden(secret: str, size: int) -> No
             swapped = "".join(window[i:i + size][::-1].hex() for i in range(0, 2 * size, size))
             assert swapped not in digits, (lead, shown)
         assert "***" in shown, (lead, shown)
+
+
+_SPACED = ("od -c", "od -An -c", "spaced", "od -b", "od -tu1", "list of bytes",
+           "Buffer in JSON")
+
+
+@pytest.mark.parametrize("name", _SPACED)
+def test_a_secret_spaced_out_and_cut_inside_shows_none_of_it(name: str) -> None:
+    """``max_output_bytes`` (a cut end) or a stderr tail (a cut start) falling inside a
+    secret spelled a byte at a time: the part left is masked, wherever the cut falls."""
+    secret = SECRETS[0]
+    redactor = Redactor(frozenset({secret}))
+    spelled = ([f"{b:03o}" for b in secret.encode()] if name == "od -b" else
+               list(secret) if "c" in name.split()[-1] or name == "spaced" else
+               [str(b) for b in secret.encode()])
+    runs = {tuple(spelled[i:i + 4]) for i in range(len(spelled) - 3)}
+
+    def leaks(shown: str) -> bool:  # 4 of the secret's bytes in a row, offsets left out
+        found = [t for t in re.split(r"[\s,\[\]{}:\"]+", shown.replace("\\n", " "))
+                 if t and not (len(t) == 7 and t.isdigit())]
+        return any(tuple(found[i:i + 4]) in runs for i in range(len(found)))
+
+    for lead in (0, 5, 11):
+        text = ENCODINGS[name](b"x" * lead + b"key=" + secret.encode() + b"&more\n")
+        assert leaks(text)  # the check can see it
+        for cut in range(len(text)):
+            for shown in (redactor.cut_edges(text[:cut], tail=True),
+                          redactor.cut_edges(text[cut:], head=True)):
+                assert not leaks(shown), (lead, cut, shown)
+
+
+def test_ordinary_spaced_text_at_a_cut_is_left() -> None:
+    redactor = Redactor(frozenset({SECRETS[0]}))
+    for text in ("s k - x y z", "1 2 3 4 5", "115 107 45 99", "o k - l"):
+        assert redactor.cut_edges(text, tail=True, head=True) == text
