@@ -144,7 +144,8 @@ _SPACED = ("od -c", "od -An -c", "spaced", "od -b", "od -tu1", "list of bytes",
 @pytest.mark.parametrize("name", _SPACED)
 def test_a_secret_spaced_out_and_cut_inside_shows_none_of_it(name: str) -> None:
     """``max_output_bytes`` (a cut end) or a stderr tail (a cut start) falling inside a
-    secret spelled a byte at a time: the part left is masked, wherever the cut falls."""
+    secret spelled a byte at a time: the part left is masked, wherever the cut falls; and
+    streamed in pieces, the secret is read whole."""
     secret = SECRETS[0]
     redactor = Redactor(frozenset({secret}))
     spelled = ([f"{b:03o}" for b in secret.encode()] if name == "od -b" else
@@ -164,6 +165,16 @@ def test_a_secret_spaced_out_and_cut_inside_shows_none_of_it(name: str) -> None:
             for shown in (redactor.cut_edges(text[:cut], tail=True),
                           redactor.cut_edges(text[cut:], head=True)):
                 assert not leaks(shown), (lead, cut, shown)
+        # streamed a line (or 23 characters) at a time: the open end is held
+        for size in (0, 23):
+            pieces = (text.splitlines(keepends=True) if not size
+                      else [text[i:i + size] for i in range(0, len(text), size)])
+            held, out = "", []
+            for piece in pieces:
+                part, held = redactor.stream_split(held + piece)
+                out.append(part)
+            whole = "".join(out) + redactor.redact(held)
+            assert not leaks(whole), (lead, size, whole)
 
 
 def test_ordinary_spaced_text_at_a_cut_is_left() -> None:

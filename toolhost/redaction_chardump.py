@@ -28,6 +28,9 @@ _SEPS = {False: re.compile(_CHAR_SEP), True: re.compile(_NUMBER_SEP)}
 _PART = re.compile(r"[ ,]*(?:(?:\r?\n|\\n)(?:[0-9a-fA-F]{0,8}:?)?[ ]*)?|[ ,]*\\|[ ,]*\r")
 _HEAD = re.compile(r"(?:\r?\n|\\?n)?[0-9a-fA-F]{0,8}:?[ ,]*"
                    r"|[^\s,]{0,3}[ ,]*(?:\r?\n|\\n)[0-9a-fA-F]{0,8}:?[ ]*")
+# three bytes spelled alike just before a place: it is inside such a dump
+_LEADS = {False: re.compile(r"(?:(?<![^\s])(?:\S|\\\S) {1,4}){3}\Z"),
+          True: re.compile(r"(?:(?<!\d)\d{1,3}(?:,[ ]{0,4}| {1,4})){3}\Z")}
 _EDGE = 1024  # how far from a cut edge a spelled secret is looked for
 
 
@@ -57,17 +60,30 @@ class SpacedChars:
 
     def open_tail(self, text: str, least: int = _TRIGGER) -> int:
         """The length of the longest end of ``text`` that spells the start of a secret so
-        (``least`` of its bytes or more) and ends inside it: what a cut there shows of it."""
+        (``least`` of its bytes or more, or fewer after 3 bytes spelled the same way: a
+        dump's line) and ends inside it: what a cut there shows of it, or what the next
+        piece of a stream may still make one."""
         best = 0
         begin = max(len(text) - _EDGE, 0)
         for tokens, numbers in self._spelled:
             at = text.find(tokens[0], begin)
             while at >= 0 and len(text) - at > best:
-                if not (numbers and at and text[at - 1].isdigit()) \
-                        and self._ends_inside(text, at, tokens, numbers, least):
+                after = text[at + len(tokens[0]):at + len(tokens[0]) + 1]
+                if after and after not in " ,\n\r\\" or (numbers and at
+                                                          and text[at - 1].isdigit()):
+                    at = text.find(tokens[0], at + 1)  # not a spaced byte: a word goes on
+                    continue
+                fewer = 1 if _LEADS[numbers].search(text, max(at - 64, 0), at) else least
+                if self._ends_inside(text, at, tokens, numbers, fewer):
                     best = len(text) - at
                     break
                 at = text.find(tokens[0], at + 1)
+            for k in range(len(tokens[0]) - 1, 0, -1):  # the text ends inside its first byte
+                at = len(text) - k
+                if k > best and text.endswith(tokens[0][:k]) and (not at or text[at - 1] in
+                                                                   " ,[") \
+                        and _LEADS[numbers].search(text, max(at - 64, 0), at):
+                    best = k
         return best
 
     @staticmethod

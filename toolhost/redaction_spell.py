@@ -282,7 +282,7 @@ class Matcher:
         """How much of the end of ``text`` starts a secret's hex dump it does not finish
         (``SpacedHex.open_tail``); 0 without dumps to look for."""
         end = self._spaced.open_tail(text, least) if self._spaced is not None else 0
-        if self._chars is not None and least > 1:  # at a cut: characters spaced out too
+        if self._chars is not None:  # characters spaced out too, from 4 of them
             end = max(end, self._chars.open_tail(text))
         return end
 
