@@ -69,8 +69,8 @@ class SpacedChars:
             at = text.find(tokens[0], begin)
             while at >= 0 and len(text) - at > best:
                 after = text[at + len(tokens[0]):at + len(tokens[0]) + 1]
-                if after and after not in " ,\n\r\\" or (numbers and at
-                                                          and text[at - 1].isdigit()):
+                if (after and after not in " ,\n\r\\") or (numbers and at
+                                                            and text[at - 1].isdigit()):
                     at = text.find(tokens[0], at + 1)  # not a spaced byte: a word goes on
                     continue
                 fewer = 1 if _LEADS[numbers].search(text, max(at - 64, 0), at) else least
