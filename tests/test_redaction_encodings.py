@@ -4,7 +4,10 @@ secret in, each hidden (docs/secrets.md has the table of what is and is not cove
 from __future__ import annotations
 
 import base64
+import binascii
 import codecs
+import quopri
+import re
 import shlex
 import textwrap
 from collections.abc import Callable
@@ -14,6 +17,11 @@ import pytest
 from toolhost.redaction import Redactor
 
 SECRETS = ("sk-live-9f8e7d6c5b4a3921", "p@ss w0rd/Ä\"x's $x!{y}")
+# wrapped base85 and uuencode are hidden within a line only (docs/secrets.md)
+_NOT_ACROSS_LINES = frozenset({"ascii85 <~ ~> wrapped", "uuencode", "uuencode (spaces)"})
+_B85_TO_Z85 = str.maketrans(
+    "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz!#$%&()*+-;<=>?@^_`{|}~",
+    "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#")
 
 
 def _octal(text: str) -> str:  # sed -n l, and bash's printf %q in the C locale
@@ -60,6 +68,19 @@ ENCODINGS: dict[str, Callable[[bytes], str]] = {
     "base64 -w 76": lambda d: "\n".join(textwrap.wrap(base64.b64encode(d).decode(), 76)),
     "percent, mixed case": lambda d: "".join(
         (f"%{b:02x}" if i % 2 else f"%{b:02X}") for i, b in enumerate(d)),
+    "ascii85": lambda d: base64.a85encode(d).decode(),
+    "ascii85 <~ ~> wrapped": lambda d: base64.a85encode(d, adobe=True, wrapcol=75).decode(),
+    "b85 (git, python)": lambda d: base64.b85encode(d).decode(),
+    "z85 (basenc --z85)": lambda d: base64.b85encode(d + b"\0" * (-len(d) % 4)).decode()
+    .translate(_B85_TO_Z85),
+    "uuencode": lambda d: "".join(binascii.b2a_uu(d[at:at + 45], backtick=True).decode()
+                                  for at in range(0, len(d), 45)),
+    "uuencode (spaces)": lambda d: "".join(binascii.b2a_uu(d[at:at + 45]).decode()
+                                           for at in range(0, len(d), 45)),
+    "basenc --base2msbf": lambda d: "\n".join(textwrap.wrap(
+        "".join(f"{b:08b}" for b in d), 76)),
+    "basenc --base2lsbf -w0": lambda d: "".join(f"{b:08b}"[::-1] for b in d),
+    "quoted-printable": lambda d: quopri.encodestring(d).decode(),
 }
 
 
@@ -73,6 +94,8 @@ def test_a_secret_in_a_common_encoding_is_hidden(name: str) -> None:
                 and " " in secret:
             continue  # spaced out: ASCII secrets without a space only (docs/secrets.md)
         for lead in (0, 1, 2, 3, 4, 37):  # every base32/base64 alignment, and a wrap
+            if lead == 37 and name in _NOT_ACROSS_LINES:
+                continue  # a line break inside the secret's encoding: not covered
             text = ENCODINGS[name](b"x" * lead + b"key=" + secret.encode() + b"\n")
             shown = redactor.redact(text)
             assert "***" in shown, (lead, text)
@@ -112,3 +135,49 @@ def test_a_secret_in_little_endian_words_is_hidden(secret: str, size: int) -> No
             swapped = "".join(window[i:i + size][::-1].hex() for i in range(0, 2 * size, size))
             assert swapped not in digits, (lead, shown)
         assert "***" in shown, (lead, shown)
+
+
+_SPACED = ("od -c", "od -An -c", "spaced", "od -b", "od -tu1", "list of bytes",
+           "Buffer in JSON")
+
+
+@pytest.mark.parametrize("name", _SPACED)
+def test_a_secret_spaced_out_and_cut_inside_shows_none_of_it(name: str) -> None:
+    """``max_output_bytes`` (a cut end) or a stderr tail (a cut start) falling inside a
+    secret spelled a byte at a time: the part left is masked, wherever the cut falls; and
+    streamed in pieces, the secret is read whole."""
+    secret = SECRETS[0]
+    redactor = Redactor(frozenset({secret}))
+    spelled = ([f"{b:03o}" for b in secret.encode()] if name == "od -b" else
+               list(secret) if "c" in name.split()[-1] or name == "spaced" else
+               [str(b) for b in secret.encode()])
+    runs = {tuple(spelled[i:i + 4]) for i in range(len(spelled) - 3)}
+
+    def leaks(shown: str) -> bool:  # 4 of the secret's bytes in a row, offsets left out
+        found = [t for t in re.split(r"[\s,\[\]{}:\"]+", shown.replace("\\n", " "))
+                 if t and not (len(t) == 7 and t.isdigit())]
+        return any(tuple(found[i:i + 4]) in runs for i in range(len(found)))
+
+    for lead in (0, 5, 11):
+        text = ENCODINGS[name](b"x" * lead + b"key=" + secret.encode() + b"&more\n")
+        assert leaks(text)  # the check can see it
+        for cut in range(len(text)):
+            for shown in (redactor.cut_edges(text[:cut], tail=True),
+                          redactor.cut_edges(text[cut:], head=True)):
+                assert not leaks(shown), (lead, cut, shown)
+        # streamed a line (or 23 characters) at a time: the open end is held
+        for size in (0, 23):
+            pieces = (text.splitlines(keepends=True) if not size
+                      else [text[i:i + size] for i in range(0, len(text), size)])
+            held, out = "", []
+            for piece in pieces:
+                part, held = redactor.stream_split(held + piece)
+                out.append(part)
+            whole = "".join(out) + redactor.redact(held)
+            assert not leaks(whole), (lead, size, whole)
+
+
+def test_ordinary_spaced_text_at_a_cut_is_left() -> None:
+    redactor = Redactor(frozenset({SECRETS[0]}))
+    for text in ("s k - x y z", "1 2 3 4 5", "115 107 45 99", "o k - l"):
+        assert redactor.cut_edges(text, tail=True, head=True) == text

@@ -12,6 +12,7 @@ from toolhost.redaction import Redactor
 
 SECRET = "sk-live-9f8e7d6c5b4a"
 LONG = "-----BEGIN KEY-----" + "Zq8" * 20  # longer than the pattern's prefix
+PEM = "-----BEGIN KEY-----MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7"
 
 
 def _shown(chunk: bytes) -> str:
@@ -114,6 +115,26 @@ def test_a_dump_cut_inside_a_secret_shows_none_of_it(dump: str) -> None:
             for cut in range(text.lower().find("6b"), len(text)):
                 shown = redactor.cut_edges(text[:cut], tail=True)
                 assert not _leaks(shown, secret), (lead, cut, shown[-120:])
+
+
+@pytest.mark.parametrize("dump", sorted(DUMPS))
+def test_a_dump_whose_start_was_cut_off_inside_a_secret_shows_none_of_it(dump: str) -> None:
+    """The last part of a long output (a command's stderr tail) starting inside a secret's
+    dump: the rest of its hex, and its characters in the ASCII column of the first line
+    left, are masked wherever the cut falls (in a pair, an offset, a column, a JSON
+    ``\\n``)."""
+    for secret in (SECRET, PEM, 'p@ss w0rd/\u00c4"x-1'):
+        redactor = Redactor(frozenset({secret}))
+        text = DUMPS[dump](b"x" * 5 + b"key=" + secret.encode() + b"&m\n")
+        for cut in range(len(text)):
+            shown = redactor.cut_edges(text[cut:], head=True)
+            assert not _leaks(shown, secret), (cut, shown[:160])
+
+
+def test_a_cut_start_that_only_looks_like_a_dump_is_left() -> None:
+    redactor = Redactor(frozenset({SECRET}))
+    for text in ("3b 2a 21 11 and then\n", "error: 73 6b were read\n", "  took 12 ms\n"):
+        assert redactor.cut_edges(text, head=True) == text
 
 
 @pytest.mark.parametrize("dump", sorted(DUMPS))

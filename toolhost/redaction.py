@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from typing import IO, Any
 
 from toolhost.redaction_chardump import SpacedChars
-from toolhost.redaction_forms import forms
+from toolhost.redaction_forms import forms, rare_forms
 from toolhost.redaction_hexdump import SpacedHex
 from toolhost.redaction_spell import Matcher
 from toolhost.redaction_tail import MAX_HOLD, SpelledTails
@@ -78,11 +78,13 @@ class Redactor:
         object.__setattr__(self, "secrets", frozenset(
             s for s in self.secrets if s and s not in JSON_WORDS))
         every: set[str] = set()
+        rare: set[str] = set()
         for secret in self.secrets:
             every |= forms(secret)
-        object.__setattr__(self, "_forms", frozenset(every))
+            rare |= rare_forms(secret)
+        object.__setattr__(self, "_forms", frozenset(every))  # also looked for at cut edges
         if every:
-            object.__setattr__(self, "_pattern", Matcher(self.secrets, every,
+            object.__setattr__(self, "_pattern", Matcher(self.secrets, every | rare,
                                                          SpacedHex(self.secrets),
                                                          SpacedChars(self.secrets)))
 
@@ -167,7 +169,7 @@ class Redactor:
         if head:
             k = max(_longest(text, every, at_end=False), wrapped_edge(
                 text, lambda t: _longest(t, every, at_end=False), at_end=False,
-                spans=self._pattern.spans))
+                spans=self._pattern.spans), self._pattern.dump_head(text, least=2))
             text = MASK + text[k:] if k else text
         return text
 
@@ -213,12 +215,25 @@ def _longest(text: str, every: Iterable[str], *, at_end: bool) -> int:
     """The length of the longest piece (2 characters or more) of a form at an edge of
     ``text``: a form's start at its end (``at_end``), else a form's end at its start."""
     best = 0
-    for form in every:
-        for k in range(min(len(form) - 1, len(text)), max(best, 1), -1):
-            piece = form[:k] if at_end else form[-k:]
-            if (text.endswith(piece) if at_end else text.startswith(piece)):
-                best = k
-                break
+    if not text:
+        return 0
+    edge = text[-1] if at_end else text[0]
+    for form in every:  # only the places of the form that hold the edge's character
+        top = min(len(form) - 1, len(text))
+        if at_end:  # form[:k] ends the text: form[k - 1] is its last character
+            k = form.rfind(edge, 0, top) + 1
+            while k > max(best, 1):
+                if text.endswith(form[:k]):
+                    best = k
+                    break
+                k = form.rfind(edge, 0, k - 1) + 1
+        else:  # form[i:] starts the text: form[i] is its first character
+            i = form.find(edge, len(form) - top)
+            while i >= 0 and len(form) - i > max(best, 1):
+                if text.startswith(form[i:]):
+                    best = len(form) - i
+                    break
+                i = form.find(edge, i + 1)
     return best
 
 

@@ -24,6 +24,14 @@ _WRAP = r"[ ]*,?[ ]*(?:\r?\n|\\n)(?:[0-7]{7}|[0-9a-fA-F]{8}:?)?[ ]*"
 _CHAR_SEP = rf"(?: {{1,4}}|{_WRAP}[ ])"
 _NUMBER_SEP = rf"(?:,[ ]{{0,4}}| {{1,4}}|{_WRAP})"
 _SEPS = {False: re.compile(_CHAR_SEP), True: re.compile(_NUMBER_SEP)}
+# what a cut may leave of a separator at a text's end, or before its first whole token
+_PART = re.compile(r"[ ,]*(?:(?:\r?\n|\\n)(?:[0-9a-fA-F]{0,8}:?)?[ ]*)?|[ ,]*\\|[ ,]*\r")
+_HEAD = re.compile(r"(?:\r?\n|\\?n)?[0-9a-fA-F]{0,8}:?[ ,]*"
+                   r"|[^\s,]{0,3}[ ,]*(?:\r?\n|\\n)[0-9a-fA-F]{0,8}:?[ ]*")
+# three bytes spelled alike just before a place: it is inside such a dump
+_LEADS = {False: re.compile(r"(?:(?<![^\s])(?:\S|\\\S) {1,4}){3}\Z"),
+          True: re.compile(r"(?:(?<!\d)\d{1,3}(?:,[ ]{0,4}| {1,4})){3}\Z")}
+_EDGE = 1024  # how far from a cut edge a spelled secret is looked for
 
 
 class SpacedChars:
@@ -49,6 +57,75 @@ class SpacedChars:
         """RE2 patterns of each secret's first bytes, spaced out."""
         return {(_NUMBER_SEP if numbers else _CHAR_SEP).join(
                     re.escape(t) for t in tokens[:_TRIGGER]) for tokens, numbers in self._spelled}
+
+    def open_tail(self, text: str, least: int = _TRIGGER) -> int:
+        """The length of the longest end of ``text`` that spells the start of a secret so
+        (``least`` of its bytes or more, or fewer after 3 bytes spelled the same way: a
+        dump's line) and ends inside it: what a cut there shows of it, or what the next
+        piece of a stream may still make one."""
+        best = 0
+        begin = max(len(text) - _EDGE, 0)
+        for tokens, numbers in self._spelled:
+            at = text.find(tokens[0], begin)
+            while at >= 0 and len(text) - at > best:
+                after = text[at + len(tokens[0]):at + len(tokens[0]) + 1]
+                if (after and after not in " ,\n\r\\") or (numbers and at
+                                                            and text[at - 1].isdigit()):
+                    at = text.find(tokens[0], at + 1)  # not a spaced byte: a word goes on
+                    continue
+                fewer = 1 if _LEADS[numbers].search(text, max(at - 64, 0), at) else least
+                if self._ends_inside(text, at, tokens, numbers, fewer):
+                    best = len(text) - at
+                    break
+                at = text.find(tokens[0], at + 1)
+            for k in range(len(tokens[0]) - 1, 0, -1):  # the text ends inside its first byte
+                at = len(text) - k
+                if k > best and text.endswith(tokens[0][:k]) and (not at or text[at - 1] in
+                                                                   " ,[") \
+                        and _LEADS[numbers].search(text, max(at - 64, 0), at):
+                    best = k
+        return best
+
+    @staticmethod
+    def _ends_inside(text: str, at: int, tokens: tuple[str, ...], numbers: bool,
+                     least: int) -> bool:
+        sep = _SEPS[numbers]
+        pos = at + len(tokens[0])
+        for i, token in enumerate(tokens[1:], 1):
+            found = sep.match(text, pos)
+            rest = text[found.end():] if found is not None else ""
+            if found is not None and text.startswith(token, found.end()):
+                pos = found.end() + len(token)
+                continue
+            if i < least:
+                return False
+            if found is not None and token.startswith(rest):
+                return True  # the text ends in the separator's end or inside the token
+            return _PART.fullmatch(text, pos) is not None
+        return False  # all of it: a whole match, which ``longest`` finds
+
+    def open_head(self, text: str, least: int = _TRIGGER) -> int:
+        """The length of the longest start of ``text`` that spells the end of a secret so
+        (``least`` of its last bytes or more; its first cut off). 0 if none."""
+        best = 0
+        places = [p for p in range(min(len(text), 24)) if _HEAD.fullmatch(text, 0, p)
+                  or (p == 1 and not text[0].isspace())]  # the rest of a number or a char
+        for tokens, numbers in self._spelled:
+            sep = _SEPS[numbers]
+            for p in places:
+                for j in range(1, len(tokens) - least + 1):
+                    if not text.startswith(tokens[j], p):
+                        continue
+                    pos = p + len(tokens[j])
+                    for token in tokens[j + 1:]:
+                        found = sep.match(text, pos)
+                        if found is None or not text.startswith(token, found.end()):
+                            break
+                        pos = found.end() + len(token)
+                    else:
+                        if not (numbers and text[pos:pos + 1].isdigit()):
+                            best = max(best, pos)
+        return best
 
     def longest(self, text: str, at: int) -> int:
         """Where the longest secret spelled spaced out from ``at`` ends (``at`` if none)."""

@@ -1,7 +1,8 @@
 """The literal forms of a secret: the ones a ``Redactor`` hides as such (base64 and base32
 at any alignment, hex, the same of its UTF-16LE bytes, and, from 8 characters, itself
-reversed and in rot13) and one text of each common spelling (JSON, ``repr``, percent-encoded, HTML),
-by which the edge of a text cut inside a secret is found. Every other spelling is the regex's
+reversed and in rot13; and the ``rare_forms``: base85, uuencode, bits, quoted-printable)
+and one text of each common spelling (JSON, ``repr``, percent-encoded, HTML), by which the
+edge of a text cut inside a secret is found. Every other spelling is the regex's
 (``toolhost.redaction_spell``).
 """
 
@@ -10,12 +11,13 @@ from __future__ import annotations
 import base64
 import codecs
 import json
+import quopri
 import re
 from urllib.parse import quote, quote_plus
 
 from toolhost.redaction_spell import FOLD_MIN, views
 
-__all__ = ["MIN_FORM", "forms"]
+__all__ = ["MIN_FORM", "forms", "rare_forms"]
 
 # Encoded forms shorter than this are not hidden: a 2-character base64 core would match
 # ordinary text everywhere. The raw secret is always hidden, whatever its length.
@@ -57,6 +59,45 @@ def _base32_cores(data: bytes) -> set[str]:
     return cores
 
 
+_A85 = "".join(chr(33 + i) for i in range(85))
+_B85 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz!#$%&()*+-;<=>?@^_`{|}~"
+_Z85 = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#"
+_TO_B85 = str.maketrans(_A85, _B85)
+_TO_Z85 = str.maketrans(_A85, _Z85)
+_B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+# uuencode's characters: chr(32 + value), the value 0 as a backtick (GNU) or a space
+_TO_UU = {tick: str.maketrans(_B64, ("`" if tick else " ") + "".join(chr(33 + i)
+                                                                      for i in range(63)))
+          for tick in (True, False)}
+
+
+def _base85_cores(data: bytes) -> set[str]:
+    """``_base64_cores`` for the base-85 encodings (4 bytes to 5 characters): Ascii85
+    (``base64.a85encode``, PostScript/PDF ``<~...~>``), Python's/git's ``b85encode`` and
+    ZeroMQ's Z85 (``basenc --z85``): the groups wholly inside ``data``, at four alignments."""
+    cores: set[str] = set()
+    n = len(data)
+    for offset in range(4):
+        first = -(-offset // 4)  # groups of 4 that hold only data's bytes: first .. last
+        last = (offset + n) // 4
+        if last - first < 1:
+            continue
+        inside = (b"\1" * offset + data)[4 * first:4 * last]
+        core = base64.a85encode(inside)  # no zero group in a core but of zero bytes
+        if b"z" in core:
+            continue
+        text = core.decode("ascii")
+        cores |= {text, text.translate(_TO_B85), text.translate(_TO_Z85)}
+    return cores
+
+
+def _uu_cores(data: bytes) -> set[str]:
+    """``_base64_cores`` in uuencode's alphabet (its lines hold 45 bytes: a secret inside
+    one is spelled by these; one over two lines is not)."""
+    return {core.translate(table) for core in _base64_cores(data)
+            if "-" not in core and "_" not in core for table in _TO_UU.values()}
+
+
 def forms(secret: str) -> set[str]:
     """The literal forms of ``secret`` a ``Redactor`` knows (the raw one first of all): the
     base64 and hex ones it hides as such, and one of each spelling its regex hides (see
@@ -77,6 +118,19 @@ def forms(secret: str) -> set[str]:
     if len(secret) >= FOLD_MIN:  # reversed (``rev``), rot13: a shorter one could be a word
         found |= {secret[::-1], codecs.encode(secret, "rot13")}
     return {f for f in found if f == secret or len(f) >= MIN_FORM}
+
+
+def rare_forms(secret: str) -> set[str]:
+    """Forms a ``Redactor`` hides where they are whole, but does not look for at the edge of
+    a cut text or a stream's piece (each form looked for there costs every stream line a
+    little): base85 (Ascii85, ``b85encode``, Z85), uuencode, the bits (``basenc --base2msbf``
+    and ``--base2lsbf``) and quoted-printable."""
+    raw = secret.encode("utf-8", "surrogatepass")
+    found = _base85_cores(raw) | _uu_cores(raw)
+    found |= {"".join(f"{b:08b}" for b in raw), "".join(f"{b:08b}"[::-1] for b in raw)}
+    if not raw.isascii() or "=" in secret:  # quoted-printable (mail): "=" and bytes past ASCII
+        found.add(quopri.encodestring(raw).decode("ascii").replace("=\n", ""))
+    return {f for f in found if len(f) >= MIN_FORM} - {secret}
 
 
 def _spelled(view: str) -> set[str]:

@@ -14,6 +14,7 @@ wraps, on to the end of the secret's characters in the ASCII column of its last 
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable
 
@@ -39,6 +40,14 @@ _OPEN = re.compile(
 _DUMP_LINE = re.compile(r"\r?[ \t]*(?:[0-9A-Fa-f]{4,16}:?[ ]{1,4})?"
                         r"(?:(?:0[xX]|\\x)?[0-9A-Fa-f]{2}(?:[ :]{0,2}|,[ ]?))*(?:0[xX]|\\x)?")
 _DUMP_PART = re.compile(r"[0-9A-Fa-fxX:, \t\\]*")
+# What a text cut inside a dump may start with before the first whole pair it shows: the
+# rest of a pair, of an offset, of a separator (``0x``, ``\x``, ``, ``)
+_HEAD = re.compile(r"(?:\\?n)?[ \t]*[0-9A-Fa-f]{0,16}:?[ ]{0,4}(?:,[ ]?)?(?:0[xX]|[xX]|\\x)?")
+_BEFORE_COLUMN = re.compile(r"[0-9A-Fa-fxX:, \t\\]*\|?")
+_HEAD_MAX = 32
+_TRIES = 3  # rests of one secret (that match 16 bytes or more) followed from one place
+_AFTER = frozenset(" \t:,xXn")  # the longest such start looked at
+_NEXT_LINE = re.compile(rf"{_BREAK}[ \t]*(?:[0-9A-Fa-f]{{4,16}}:?)?[ ]{{0,4}}(?:0[xX]|\\x)?")
 OPEN_MAX = 1024  # how far from a text's end the start of an open dump is looked for
 
 
@@ -74,6 +83,10 @@ class SpacedHex:
                            key=len, reverse=True)
         # where a secret's hex may start: its first pair in either case (anywhere: a dump
         # groups bytes), looked for with str.find (at memchr speed, unlike a regex)
+        # what an ASCII column shows of each secret (for a cut that left only that of it)
+        shown = {_shown(raw) for raw in raws if len(raw) >= MIN_BYTES}
+        self._columns = sorted(shown | {json.dumps(s)[1:-1] for s in shown},
+                               key=len, reverse=True)
         self._firsts = sorted({v for raw in self._raw for v in _cases(f"{raw[0]:02x}")})
 
     def triggers(self) -> set[str]:
@@ -114,6 +127,42 @@ class SpacedHex:
                 if self._open(text, at, raw, least):
                     return len(text) - at
         return 0
+
+    def open_head(self, text: str, least: int = 2) -> int:
+        """The length of the longest start of ``text`` that ends the spaced hex of a secret
+        (``least`` of its last bytes or more; its first bytes cut off), with the secret's
+        characters in its line's ASCII column: what a text cut there (the last part of a
+        long output) shows of the secret. 0 if none. Bounded: only the text's first line and
+        the start of its second are tried (a cut inside an ASCII column)."""
+        limit = min(len(text), _HEAD_MAX)
+        # a pair starts the text, follows the rest of one, or follows a separator
+        places = [p for p in range(limit) if (p < 2 or text[p - 1] in _AFTER)
+                  and _HEAD.fullmatch(text, 0, p)]
+        lead = text[:min(len(text), _LINE)]
+        ends = [i for i in (lead.find("\n"), lead.find("\\n")) if i >= 0]
+        if ends and (m := _NEXT_LINE.match(text, min(ends))) is not None:
+            places.append(m.end())  # the cut fell in the first line's column (or its end)
+        best = 0
+        for p in places:
+            pair = text[p:p + 2].lower()
+            if len(pair) < 2 or not all(c in "0123456789abcdef" for c in pair):
+                continue
+            for raw in self._raw:
+                hexed = raw.hex()
+                j, tries = hexed.find(pair, 2), _TRIES
+                while 0 <= j <= 2 * (len(raw) - least) and tries:  # the longest rest first
+                    if not j % 2:
+                        rest = raw[j // 2:]
+                        stop, after, found = self._follow(text, p, rest)
+                        if found:
+                            best = max(best, stop, _column(text, stop, found[len(found) - after:]))
+                            # a shorter rest ends no further; a repeating secret matches at
+                            # many places of itself: a few of its longest rests are enough
+                            tries = 0 if len(found) == len(rest) else tries - 1
+                    j = hexed.find(pair, j + 1)
+        # the column of the first line may show more of the secret than its bytes (all of
+        # the line's part of it, when the cut left fewer than ``least`` of its bytes)
+        return max(best, _column_head(text, self._columns))
 
     @staticmethod
     def _open(text: str, at: int, raw: bytes, least: int) -> bool:
@@ -179,15 +228,43 @@ def _ends_open(text: str, at: int) -> bool:
     return _OPEN.fullmatch(text, at) is not None
 
 
+def _shown(raw: bytes) -> str:
+    """``raw`` as a dump's ASCII column shows it: printable ASCII as itself, any other ``.``."""
+    return "".join(chr(b) if 0x20 <= b < 0x7F else "." for b in raw)
+
+
+def _column_head(text: str, columns: list[str]) -> int:
+    """Where a piece of a secret shown in the ASCII column of ``text``'s first line ends
+    (3 characters of it or more, only bytes and separators before it on that line: the cut
+    left that line's column, which shows the secret's characters); 0 if none."""
+    lead = text[:min(len(text), _LINE)]
+    stop = min((i for i in (lead.find("\n"), lead.find("\\n")) if i >= 0), default=len(lead))
+    end = 0
+    for shown in columns:
+        q = 0
+        while q < stop - 2:
+            if lead[q:q + 3] in shown and _BEFORE_COLUMN.fullmatch(text, 0, q):
+                e = q + 3
+                while e < stop and lead[q:e + 1] in shown:
+                    e += 1
+                end, q = max(end, e), e
+            else:
+                q += 1
+    return end
+
+
 def _column(text: str, at: int, tail: bytes) -> int:
     """Where the end of a secret shown in the ASCII column of the line ``at`` is on ends
     (``tail``, as a dump shows bytes: printable ASCII as itself, any other as ``.``); 0 if
     it is not there."""
-    shown = "".join(chr(b) if 0x20 <= b < 0x7F else "." for b in tail)
+    shown = _shown(tail)
     limit = min(len(text), at + _LINE)  # a dump's line is short: the look stays bounded
     stop = min((i for i in (text.find("\n", at, limit), text.find("\\n", at, limit))
                 if i >= 0), default=limit)
     found = text.find(shown, at, stop)
+    if found < 0 and ('"' in shown or "\\" in shown):  # the column in a JSON string
+        shown = json.dumps(shown)[1:-1]
+        found = text.find(shown, at, stop)
     if found >= 0:
         return found + len(shown)
     if stop == len(text):  # the text was cut in the column: the start of what it shows

@@ -281,7 +281,18 @@ class Matcher:
     def dump_tail(self, text: str, least: int = 1) -> int:
         """How much of the end of ``text`` starts a secret's hex dump it does not finish
         (``SpacedHex.open_tail``); 0 without dumps to look for."""
-        return self._spaced.open_tail(text, least) if self._spaced is not None else 0
+        end = self._spaced.open_tail(text, least) if self._spaced is not None else 0
+        if self._chars is not None:  # characters spaced out too, from 4 of them
+            end = max(end, self._chars.open_tail(text))
+        return end
+
+    def dump_head(self, text: str, least: int = 2) -> int:
+        """How much of the start of ``text`` ends a secret's hex dump whose start was cut off
+        (``SpacedHex.open_head``); 0 without dumps to look for."""
+        start = self._spaced.open_head(text, least) if self._spaced is not None else 0
+        if self._chars is not None:
+            start = max(start, self._chars.open_head(text))
+        return start
 
     def sub(self, text: str, mask: str) -> str:
         """``text`` with every secret replaced by ``mask``."""

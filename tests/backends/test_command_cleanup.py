@@ -23,15 +23,25 @@ pytestmark = [pytest.mark.anyio,
 
 
 def escape_scripts(tmp: Path) -> dict[str, str]:
-    """sh -c scripts that leave a child behind which writes its pid, then would touch X."""
+    """sh -c scripts that leave a child behind which writes its pid, then would touch X
+    (in the double forks ``$$`` is escaped: the pid written is the innermost shell's)."""
     child = f"echo $$ > {tmp}/pid.tmp; mv {tmp}/pid.tmp {tmp}/pid; sleep 6; touch {tmp}/X"
     ready = f"while [ ! -s {tmp}/pid ]; do sleep 0.01; done; echo started"
     return {
         "background": f"(sh -c '{child}' &) >/dev/null 2>&1; {ready}",
         "setsid": f"setsid sh -c '{child}' >/dev/null 2>&1 & {ready}",
-        "double_fork_setsid": f"(setsid sh -c '(sh -c \"{child}\" &)' &) >/dev/null 2>&1; "
-                              f"{ready}",
+        "double_fork_setsid": "(setsid sh -c '(sh -c \"{}\" &)' &) >/dev/null 2>&1; "
+                              "{}".format(child.replace("$$", r"\$\$"), ready),
         "holds_stdout": f"sh -c '{child}' & {ready}",
+        # no marker (env -i), its own session, orphaned before the tool ends: only the
+        # descriptor every descendant inherits says it is the run's
+        "env_i_double_fork_setsid": "(env -i setsid sh -c '(sh -c \"{}\" &)' &) "
+                                    ">/dev/null 2>&1; {}".format(child.replace("$$", r"\$\$"),
+                                                                 ready),
+        # a Python child closes the inherited descriptors (close_fds), keeps stdout
+        "env_i_python_session": f"env -i {sys.executable} -c 'import subprocess; "
+                                f"subprocess.Popen([\"sh\", \"-c\", \"{child}\"], "
+                                f"start_new_session=True)'; {ready}",
     }
 
 
@@ -44,7 +54,8 @@ async def wait_for_pid(path: Path) -> int:
 
 
 @pytest.mark.parametrize("shape", ["background", "setsid", "double_fork_setsid",
-                                   "holds_stdout"])
+                                   "holds_stdout", "env_i_double_fork_setsid",
+                                   "env_i_python_session"])
 async def test_children_die_when_the_tool_exits(config: Config, tmp_path: Path,
                                                 shape: str) -> None:
     script = escape_scripts(tmp_path)[shape]

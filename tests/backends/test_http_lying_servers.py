@@ -172,6 +172,14 @@ async def test_a_dropped_kept_alive_connection_is_retried_when_idempotent(
         for _ in range(3):  # each reuse of the kept-alive connection is dropped
             result = await compiled.tool("demo", "get").call({}, CallContext())
             assert (result.is_error, result.text_content) == (False, "ok")
+    # with `retries: 0` too: the request never reached the server (a flake of the test
+    # above, whose tools have no retries, before this was so)
+    no_retries = _tools(get="GET")
+    no_retries["get"]["options"]["retries"] = 0
+    async with compile_tools(config(no_retries, defaults=ServerDefaults(base_url=liar))) as c:
+        for _ in range(3):
+            result = await c.tool("demo", "get").call({}, CallContext())
+            assert (result.is_error, result.text_content) == (False, "ok")
     async with compile_tools(cfg) as compiled:
         first = await compiled.tool("demo", "post").call({}, CallContext())
         assert (first.is_error, first.text_content) == (False, "ok")

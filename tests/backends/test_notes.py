@@ -148,3 +148,39 @@ def test_a_name_holding_a_secret_is_a_warning(tmp_path: Path,
     monkeypatch.setenv("CLIENT_ID", "unrelated-value")
     assert main(["validate", "--no-layers", "--no-compile", str(config)]) == 0
     assert capsys.readouterr().out == f"{config}: ok (1 server, 3 tools)\n"
+
+
+SHORT_SECRET = """\
+toolhost: 1
+servers:
+  s:
+    tools:
+      show:
+        description: Shows a thing.
+        command: {argv: [printenv, X], env: {X: "${MY_TOKEN}"}}
+permissions:
+  allow: [mcp__s]
+"""
+
+
+@pytest.mark.parametrize("value", ["Z", "ZQ", "ZQZ"])
+def test_a_secret_shorter_than_4_characters_is_a_warning(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+        value: str) -> None:
+    # still hidden (it is a secret by its name), but every copy of its text in every message
+    # is '***' too: validate says so, located at the variable, without showing the value
+    monkeypatch.setenv("MY_TOKEN", value)
+    config = tmp_path / "t.yaml"
+    config.write_text(SHORT_SECRET)
+    assert main(["validate", "--no-layers", "--no-compile", str(config)]) == 0
+    out, err = capsys.readouterr()
+    assert out == f"{config}: ok (1 server, 1 tool, 1 warning)\n"
+    chars = "character" if len(value) == 1 else "characters"
+    assert err.strip().splitlines() == [
+        f"{config}:7:50: warning: the value of MY_TOKEN is only {len(value)} {chars} long: it "
+        "is hidden wherever that text appears, so every message, name and result holding it "
+        "shows *** in its place (set the real value (see docs/secrets.md, which values are "
+        "secrets))"], err
+    monkeypatch.setenv("MY_TOKEN", "ZQZQ")
+    assert main(["validate", "--strict", "--no-layers", "--no-compile", str(config)]) == 0
+    assert capsys.readouterr().out == f"{config}: ok (1 server, 1 tool)\n"

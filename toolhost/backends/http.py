@@ -219,6 +219,7 @@ class HttpKind:
                 return ToolResult.error(f"Could not build the request: {exc}")
             where = f"{method} {shown_url(target.split('?')[0])}"
             attempt = 0
+            stale_resent = False  # a dropped kept-alive connection is sent again once
             while True:
                 response: httpx.Response | None = None
                 try:
@@ -248,11 +249,13 @@ class HttpKind:
                     delay = backoff * 2 ** attempt
                 except httpx.TransportError as exc:
                     # a kept-alive connection the server had just closed: sent again (an
-                    # idempotent method only, within its retries)
-                    if attempt >= retries or response is not None or \
-                            not stale_connection(exc):
+                    # idempotent method only, within its retries, and once even with
+                    # `retries: 0`: the request never reached the server)
+                    if response is not None or not stale_connection(exc) or method not in \
+                            IDEMPOTENT or (attempt >= retries and stale_resent):
                         return ToolResult.error(f"No usable response to {where}: "
                                                 f"{transport_why(exc)}.")
+                    stale_resent = stale_resent or attempt >= retries
                     delay = 0.0
                 ctx.log.info("retrying %s %s in %.2fs", method, shown_url(target), delay)
                 await anyio.sleep(delay)

@@ -9,7 +9,8 @@ model will see them, which do not fail the check.
 
 and its warnings (``--strict`` fails on them): a config secret written into a command's argv,
 which every local user can read while the program runs (``ps``, ``/proc/PID/cmdline``); a
-server, tool or param whose name holds a secret's value (``secret_name_warnings``).
+server, tool or param whose name holds a secret's value (``secret_name_warnings``); a secret
+shorter than 4 characters, which is hidden wherever its text appears (``short_secret_warnings``).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
     from toolhost.errors import Problem
 
 __all__ = ["description_notes", "python_description_notes", "secret_argv_warnings",
-           "secret_name_warnings", "validate_notes"]
+           "secret_name_warnings", "short_secret_warnings", "validate_notes"]
 
 _UNDESCRIBED_KINDS = ("command", "http")
 
@@ -145,6 +146,50 @@ def secret_name_warnings(config: HostConfig) -> list[Problem]:
             check("tool", tool.name, tool.origin)
             for param in sorted(set(map(str, tool.params)) | _placeholder_params(tool)):
                 check("param", param, tool.origin, f".params.{param}")
+    return warnings
+
+
+def short_secret_warnings(config: HostConfig,
+                          environ: Mapping[str, str] | None = None) -> list[Problem]:
+    """A warning for each secret shorter than 4 characters (a secret-named variable such as
+    ``MY_TOKEN=a``, a declared or ``auth`` value such as ``pw``): it is still hidden, wherever
+    its text appears, so every message, name and result showing that text shows ``***``
+    (``t.y***ml``). Located at the first ``${NAME}`` of the variable that holds it, else at
+    the config's first file; the value itself is never shown."""
+    import os
+
+    from toolhost.config.interpolate import MIN_AUTO_SECRET, SECRET_VAR
+    from toolhost.errors import Problem
+
+    short = sorted(s for s in config.redactor.secrets if len(s) < MIN_AUTO_SECRET)
+    if not short:
+        return []
+    env = os.environ if environ is None else environ
+    texts = {}
+    for name in config.files:
+        try:
+            with open(name, encoding="utf-8", errors="replace") as f:
+                texts[name] = f.read()
+        except OSError:
+            continue
+    warnings: list[Problem] = []
+    for secret in short:
+        names = sorted(n for n, v in env.items() if v == secret and SECRET_VAR.search(n))
+        where = next(((file, text.find("${" + n), n) for n in names
+                      for file, text in texts.items() if "${" + n in text), None)
+        what = f"the value of {where[2]}" if where else "a secret of this config"
+        message = (f"{what} is only {len(secret)} character{'s' * (len(secret) > 1)} long: "
+                   "it is hidden wherever that text appears, so every message, name and "
+                   "result holding it shows *** in its place")
+        hint = "set the real value (see docs/secrets.md, which values are secrets)"
+        if where is None:
+            warnings.append(Problem(message, config.files[0] if config.files else "<config>",
+                                    hint=hint))
+            continue
+        file, at, _ = where
+        text = texts[file]
+        line = text.count("\n", 0, at) + 1
+        warnings.append(Problem(message, file, line, at - text.rfind("\n", 0, at), hint=hint))
     return warnings
 
 

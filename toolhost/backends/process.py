@@ -118,16 +118,20 @@ async def run_process(argv: Sequence[str], *, stdin: bytes | None, env: Mapping[
     # Shielded: a cancel that landed while the child was being started would lose the
     # process object, and with it the only handle to kill what the child starts.
     run.starting()  # killed before ``started``: the watchdog still knows the run's id
+    mark = run.inherited_mark()
     try:
         with anyio.CancelScope(shield=True):
             process = await anyio.open_process(
                 list(argv), stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd,
-                env=run.env(dict(env)), start_new_session=True)
+                env=run.env(dict(env)), start_new_session=True, pass_fds=(mark,))
     except BaseException:
         run.not_started()
         raise
+    finally:
+        os.close(mark)
     run.started(process.pid)
+    run.note_outputs(process.pid)
     out = bytearray()
     err = bytearray()
     truncated = False

@@ -13,9 +13,15 @@ cap, host shutdown), ``ToolRun.end()`` kills:
   run's id, belongs to its group, or descends from one that does, again until none is left, and
   reaps the ones that became the host's children.
 
-What still escapes on Linux: a process that both clears its environment (``env -i``) and leaves
-the group and its parents before the run ends. On macOS and other systems only the group is
-killed; a ``setsid`` child escapes.
+- on Linux, an orphan re-parented to the host that holds one of the run's descriptors (the
+  read end of a pipe passed to the leader, ``ToolRun.inherited_mark``, or the leader's stdout
+  or stderr pipe): one that cleared its environment (``env -i``) and left the group and its
+  parents is still found by it.
+
+What still escapes on Linux: a process that clears its environment, closes or replaces every
+descriptor it inherited (a daemon redirecting its output to a file and closing the rest) and
+leaves the group and its parents before the run ends. On macOS and other systems only the
+group is killed; a ``setsid`` child escapes.
 
 ``kill_all_tool_processes()`` ends every live run at once (for the runner's shutdown).
 
@@ -72,6 +78,28 @@ class ToolRun:
                                                 f"{secrets.token_hex(4)}")
     pgid: int | None = None
     ended: bool = False
+    marks: frozenset[bytes] = frozenset()  # /proc links of descriptors only the run holds
+
+    def inherited_mark(self) -> int:
+        """A descriptor to pass to the run's leader (``pass_fds``): the read end of a pipe
+        nothing writes to, which every descendant inherits, so one that cleared its
+        environment (``env -i``) and left the group and its parents (``setsid``, a double
+        fork) still belongs to the run unless it closed its inherited descriptors. The caller
+        closes it once the leader is started."""
+        read, write = os.pipe()
+        os.close(write)  # the pipe lives while the run's processes hold its read end
+        self.marks |= {f"pipe:[{os.fstat(read).st_ino}]".encode()}
+        return read
+
+    def note_outputs(self, pid: int) -> None:
+        """The leader's stdout and stderr pipes count as the run's marks too (Linux): a
+        child that closed the inherited descriptors (a Python ``subprocess`` child) still
+        writes its output there."""
+        for fd in (1, 2):
+            with contextlib.suppress(OSError):
+                link = os.readlink(f"/proc/{pid}/fd/{fd}").encode()
+                if link.startswith(b"pipe:"):
+                    self.marks |= {link}
 
     def env(self, env: dict[str, str]) -> dict[str, str]:
         """``env`` with the run's marker."""
@@ -106,7 +134,7 @@ class ToolRun:
             # parent's children move to the host as it exits, and a scan during that move
             # could miss them.
             for _ in range(_MAX_ROUNDS):
-                found = _find(self.run_id.encode(), self.pgid)
+                found = _find(self.run_id.encode(), self.pgid, self.marks)
                 if not found:
                     break
                 for pid in found:
@@ -212,23 +240,39 @@ def _descendants() -> list[tuple[int, int]]:
     return out
 
 
-def _find(marker: bytes, pgid: int) -> list[int]:
-    """Live descendants of the host that belong to the run (marker, group or ancestry)."""
+def _find(marker: bytes, pgid: int, marks: frozenset[bytes] = frozenset()) -> list[int]:
+    """Live descendants of the host that belong to the run (marker, group, ancestry, or an
+    orphan re-parented to the host that holds the run's inherited descriptor)."""
     needle = MARKER.encode() + b"=" + marker + b"\0"
     ours: set[int] = set()
     found: list[int] = []
+    host = os.getpid()
     for pid, ppid in _descendants():
         stat = _stat(pid)
         if stat is None:
             continue
         state, _, group = stat
         belongs = (ppid in ours or group == pgid
-                   or needle in _read(f"/proc/{pid}/environ") + b"\0")
+                   or needle in _read(f"/proc/{pid}/environ") + b"\0"
+                   or (ppid == host and bool(marks) and _holds(pid, marks)))
         if belongs:
             ours.add(pid)
             if state not in ("Z", "X"):
                 found.append(pid)
     return found
+
+
+def _holds(pid: int, marks: frozenset[bytes]) -> bool:
+    """Whether ``pid`` has a descriptor open on one of ``marks`` (``/proc/PID/fd`` links)."""
+    try:
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return False
+    for fd in fds:
+        with contextlib.suppress(OSError):
+            if os.readlink(f"/proc/{pid}/fd/{fd}").encode() in marks:
+                return True
+    return False
 
 
 def _wait_dead(pids: list[int], limit: float = 2.0) -> None:

@@ -44,10 +44,15 @@ def check_loaded(config: HostConfig, errors: list[Problem], *, compile_tools: bo
         from toolhost.compile.formats import format_warnings
 
         warnings += format_warnings(compiled)
-    from toolhost.backends.notes import secret_argv_warnings, secret_name_warnings
+    from toolhost.backends.notes import (
+        secret_argv_warnings,
+        secret_name_warnings,
+        short_secret_warnings,
+    )
     from toolhost.compile.prompt_checks import prompt_name_warnings
 
     warnings += secret_argv_warnings(config) + secret_name_warnings(config)
+    warnings += short_secret_warnings(config)
     warnings += prompt_name_warnings(config)
     note = unanswered_note(config, "validate")
     if note is not None:
