@@ -31,7 +31,12 @@ from __future__ import annotations
 import os
 import re
 
-from toolhost.permissions.spec_hints_more import agent_hints, bash_hints, path_hints
+from toolhost.permissions.spec_hints_more import (
+    agent_hints,
+    bash_hints,
+    one_tool_hints,
+    path_hints,
+)
 from toolhost.permissions.spec_hints_paste import (
     bash_paste_hints,
     domain_paste_hints,
@@ -61,11 +66,12 @@ def content_hints(tool: str, rule_dir: str, effect: str = "deny") -> list[tuple[
     if name in ("Task", "Agent"):
         return agent_hints(name, spec)
     if name in PATH_TOOLS:
-        return (path_hints(name, spec) + _braces(name, spec) + _rooted(name, spec, rule_dir)
-                + _windows(name, spec)
-                + _arg_prefix(name, spec) + _unclosed_bracket(name, spec)
-                + _two_rules(name, spec) + path_paste_hints(name, spec)
-                + (_glued_stars(name, spec) if effect == "allow" else []))
+        basic = (path_hints(name, spec) + _braces(name, spec) + _rooted(name, spec, rule_dir)
+                 + _windows(name, spec)
+                 + _arg_prefix(name, spec) + _unclosed_bracket(name, spec)
+                 + _two_rules(name, spec) + path_paste_hints(name, spec)
+                 + (_glued_stars(name, spec) if effect == "allow" else []))
+        return basic or one_tool_hints(name, spec, effect)  # (the family: when nothing else)
     if name == "Bash":
         basic = _bash(spec) + bash_paste_hints(spec)  # (the spelling hints only when
         return (basic + bash_hints(spec, "allow" if basic else effect)  # nothing more basic)

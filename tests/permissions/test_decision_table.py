@@ -1,0 +1,117 @@
+"""Round 11: the decision table beyond Bash, from docs/permissions.md alone (path rules in
+each spelling, WebFetch hosts, MCP names, wrong-typed inputs), and two findings: a tool input
+that is not an object gets a deny from ``decide`` (was a traceback), and a deny/ask path rule
+naming one tool of a family (``Write(//etc/**)``) is named by ``validate``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from toolhost.config.model import Origin, PermissionsConfig, RuleConfig
+from toolhost.permissions import compile_policy
+from toolhost.permissions.spec_hints import content_hints
+
+BIG = "/etc/" + "x" * 1_000_000
+TABLE: list[tuple[str, str, str, str, dict[str, Any], str]] = [
+    # (effect, rule, default, tool, input, decision)
+    ("deny", "Read(//etc/**)", "allow", "Read", {"file_path": "/etc//passwd"}, "deny"),
+    ("deny", "Read(//etc/**)", "allow", "Read", {"file_path": "/tmp/../etc/passwd"}, "deny"),
+    ("deny", "Read(//etc/**)", "allow", "Read", {"file_path": "/etc"}, "deny"),
+    ("deny", "Read(//etc/**)", "allow", "LS", {"path": "/etc/"}, "deny"),
+    ("deny", "Read(//etc/**)", "allow", "Read", {"file_path": "/ETC/passwd"}, "allow"),
+    ("deny", "Read(//etc/**)", "allow", "Read", {"file_path": "etc/passwd"}, "allow"),
+    ("deny", "Read(//etc/**)", "allow", "Read", {"file_path": BIG}, "deny"),
+    ("deny", "Read(//etc/**)", "allow", "Read", {"file_path": "/etc/passwd\x00"}, "deny"),
+    ("deny", "Read(~/.ssh/**)", "allow", "Read", {"file_path": "~/x/../.ssh/id_rsa"}, "deny"),
+    ("deny", "Read(~/.ssh/**)", "allow", "Read", {"file_path": "$HOME/.ssh/id_rsa"}, "deny"),
+    ("deny", "Read(~/.ssh/**)", "allow", "Read", {"file_path": "~/.sshx/id"}, "allow"),
+    ("deny", "Read(/secret/**)", "allow", "Read", {"file_path": "secret/k"}, "deny"),
+    ("deny", "Read(/secret/**)", "allow", "Read", {"file_path": "/secret/k"}, "allow"),
+    ("deny", "Read(.env)", "allow", "Read", {"file_path": "sub/.env"}, "deny"),
+    ("deny", "Read(.env)", "allow", "Read", {"file_path": ".envrc"}, "allow"),
+    ("deny", "Read(secrets/)", "allow", "Read", {"file_path": "a/secrets/x"}, "deny"),
+    ("deny", "Read(./src/*)", "allow", "Read", {"file_path": "src/deep/x.py"}, "deny"),
+    ("allow", "Read(./src/**)", "ask", "Read", {"file_path": "src//a.py"}, "allow"),
+    ("allow", "Read(./src/**)", "ask", "Read", {"file_path": "src/.hidden"}, "allow"),
+    ("allow", "Read(./src/**)", "ask", "Read", {"file_path": "src/../.env"}, "ask"),
+    ("allow", "Read(./src/*)", "ask", "Read", {"file_path": "src/deep/x.py"}, "ask"),
+    ("allow", "Read(./src)", "ask", "Read", {"file_path": "src/a.py"}, "ask"),
+    ("allow", "Read(./**)", "ask", "Read", {"file_path": 1}, "ask"),
+    ("allow", "Read(./**)", "ask", "Read", {"file_path": ["src/a"]}, "ask"),
+    ("allow", "Read(./**)", "ask", "Read", {"file_path": None}, "ask"),
+    ("allow", "Read(./**)", "ask", "Read", {}, "ask"),
+    ("deny", "Read(//etc/**)", "allow", "Read", {"file_path": {"p": "/etc"}}, "deny"),
+    ("deny", "Edit(//etc/**)", "allow", "NotebookEdit", {"notebook_path": "/etc/x"}, "deny"),
+    ("deny", "Edit(//etc/**)", "allow", "MultiEdit", {"file_path": "/etc/x"}, "deny"),
+    ("allow", "Read(./**)", "ask", "Write", {"file_path": "src/a.py"}, "ask"),
+    ("allow", "WebFetch(domain:example.com)", "ask", "WebFetch",
+     {"url": "https://USER:pw@EXAMPLE.com.:8443/x"}, "allow"),
+    ("allow", "WebFetch(domain:example.com)", "ask", "WebFetch",
+     {"url": "https://evil.net\\@example.com/"}, "ask"),
+    ("allow", "WebFetch(domain:example.com)", "ask", "WebFetch", {"url": ["x"]}, "ask"),
+    ("deny", "WebFetch(domain:*.example.com)", "allow", "WebFetch",
+     {"url": "https://example.com/"}, "deny"),
+    ("deny", "WebFetch(domain:*.example.com)", "allow", "WebFetch",
+     {"url": "https://badexample.com/"}, "allow"),
+    ("deny", "WebFetch(domain:bücher.de)", "allow", "WebFetch",
+     {"url": "https://xn--bcher-kva.de/"}, "deny"),
+    ("deny", "WebFetch(domain:[::1])", "allow", "WebFetch", {"url": "http://[0:0::1]/"}, "deny"),
+    ("deny", "WebFetch(domain:example.com)", "allow", "WebFetch", {"url": None}, "deny"),
+    ("allow", "mcp__srv", "ask", "mcp__srv__t", {}, "allow"),
+    ("allow", "mcp__srv", "ask", "mcp__srv2__t", {}, "ask"),
+    ("allow", "mcp__srv__tool", "ask", "mcp__srv__Tool", {}, "ask"),
+    ("allow", "mcp__srv__tool", "ask", "mcp__srv__t\u043eol", {}, "ask"),
+    ("allow", "mcp__a", "ask", "mcp__a__b__c", {}, "ask"),
+    ("deny", "mcp__a", "allow", "mcp__a__b__c", {}, "deny"),
+    ("deny", "Read(//etc/**)", "allow", "mcp__srv__Read", {"file_path": "/etc/x"}, "allow"),
+    ("allow", "Read", "ask", "mcp__srv__Read", {"file_path": "x"}, "ask"),
+    ("deny", "Task(explorer)", "allow", "Agent", {"subagent_type": None}, "deny"),
+]
+
+
+@pytest.fixture()
+def proj(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    (tmp_path / "home" / ".ssh").mkdir(parents=True)
+    (tmp_path / "proj" / "src").mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    return tmp_path / "proj"
+
+
+def test_the_table(proj: Path) -> None:
+    wrong = []
+    for effect, text, default, tool, inp, want in TABLE:
+        rule = RuleConfig(effect=effect, tool=text,  # type: ignore[arg-type]
+                          origin=Origin(file=str(proj / "toolhost.yaml"), line=1))
+        pol = compile_policy(PermissionsConfig(rules=(rule,), default=default),  # type: ignore[arg-type]
+                             cwd=str(proj))
+        got = pol.decide(tool, inp).behavior
+        if got != want:
+            wrong.append((effect, text, tool, str(inp)[:80], want, got))
+    assert wrong == []
+
+
+@pytest.mark.parametrize("value", [None, [], "file_path=/etc/passwd", 5, ["/etc/passwd"]])
+@pytest.mark.parametrize("tool", ["Read", "Bash", "WebFetch", "Agent", "Grep", "mcp__s__t"])
+def test_an_input_that_is_no_object_is_denied(tool: str, value: Any) -> None:
+    pol = compile_policy(PermissionsConfig(rules=(
+        RuleConfig(effect="allow", tool="*"),
+        RuleConfig(effect="allow", tool="mcp__s__t", when={"a": "x"})), default="allow"))
+    got = pol.decide(tool, value)
+    assert got.behavior == "deny" and "not an object" in got.message
+
+
+@pytest.mark.parametrize(("rule", "family"), [
+    ("Write(//etc/**)", "Edit"), ("MultiEdit(~/.ssh/**)", "Edit"),
+    ("NotebookEdit(./x.ipynb)", "Edit"), ("Grep(//etc/**)", "Read"), ("Glob(~/.aws)", "Read"),
+    ("LS(//root)", "Read"), ("NotebookRead(./n.ipynb)", "Read")])
+def test_a_deny_naming_one_tool_of_a_family_is_named(rule: str, family: str) -> None:
+    spec = rule[rule.index("(") + 1:-1]
+    for effect in ("deny", "ask"):
+        hints = content_hints(rule, "/tmp", effect)
+        assert any(f"write {family}({spec})" in fix for _, _, fix in hints), hints
+    assert not any("holds back" in msg for _, msg, _ in content_hints(rule, "/tmp", "allow"))
+    for whole in (f"Edit({spec})", f"Read({spec})"):
+        assert not any("holds back" in msg for _, msg, _ in content_hints(whole, "/tmp", "deny"))
