@@ -115,3 +115,32 @@ def test_a_deny_naming_one_tool_of_a_family_is_named(rule: str, family: str) -> 
     assert not any("holds back" in msg for _, msg, _ in content_hints(rule, "/tmp", "allow"))
     for whole in (f"Edit({spec})", f"Read({spec})"):
         assert not any("holds back" in msg for _, msg, _ in content_hints(whole, "/tmp", "deny"))
+
+
+@pytest.mark.parametrize(("effect", "rule", "tool", "inp", "want"), [
+    # a Glob pattern's fixed directories are a path of the call even when relative: a
+    # symlink there lists where it leads
+    ("deny", "Read(//etc/**)", "Glob", {"pattern": "src/etclink/*"}, "deny"),
+    ("allow", "Read(./**)", "Glob", {"pattern": "src/etclink/*"}, "ask"),
+    ("deny", "Read(//etc/**)", "Glob", {"pattern": "src/etclink"}, "deny"),
+    # (``src/etclink/..`` is ``/``, symlink first: a search above /etc, held for a person)
+    ("deny", "Read(//etc/**)", "Glob", {"pattern": "x/*", "path": "src/etclink/.."}, "ask"),
+    ("allow", "Read(./**)", "Glob", {"pattern": "src/**/*.py"}, "allow"),
+    ("allow", "Read(./src/**)", "Glob", {"pattern": "deep/*.py", "path": "src"}, "allow"),
+    # a file: URL in every RFC 8089 form, percent-escapes decoded
+    ("deny", "Read(//etc/**)", "Read", {"file_path": "file:/etc/passwd"}, "deny"),
+    ("deny", "Read(//etc/**)", "Read", {"file_path": "file://localhost/etc/passwd"}, "deny"),
+    ("deny", "Read(//etc/**)", "Read", {"file_path": "FILE://LocalHost/etc/passwd"}, "deny"),
+    ("deny", "Read(//etc/**)", "Read", {"file_path": "file:///%65tc/passwd"}, "deny"),
+    ("deny", "Edit(//etc/**)", "Write", {"file_path": "file:/%65tc/hosts"}, "deny"),
+    ("allow", "Read(./**)", "Read", {"file_path": "file:///%65tc/passwd"}, "ask"),
+    ("allow", "Read(./**)", "Read", {"file_path": "src/a%20b.py"}, "allow"),
+])
+def test_glob_dirs_and_file_urls(proj: Path, effect: str, rule: str, tool: str,
+                                 inp: dict[str, Any], want: str) -> None:
+    (proj / "src" / "etclink").symlink_to("/etc")
+    (proj / "src" / "deep").mkdir()
+    pol = compile_policy(PermissionsConfig(rules=(RuleConfig(
+        effect=effect, tool=rule, origin=Origin(file=str(proj / "t.yaml"), line=1)),),  # type: ignore[arg-type]
+        default="allow" if effect != "allow" else "ask"), cwd=str(proj))
+    assert pol.decide(tool, inp).behavior == want

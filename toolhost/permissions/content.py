@@ -379,8 +379,27 @@ def _spellings(path: str) -> list[str]:
         out.append(expanded)
     if path != path.strip():
         out.append(path.strip())
-    if path[:7].lower() == "file://":
-        out.append(path[7:])
+    if path[:5].lower() == "file:":
+        out += _file_url_paths(path[5:])
+    return out
+
+
+def _file_url_paths(rest: str) -> list[str]:
+    """The paths of a ``file:`` URL (after the scheme), RFC 8089: ``file:///etc/x``,
+    ``file://localhost/etc/x``, ``file:/etc/x``, each also percent-decoded
+    (``file:///%65tc/x``); ``file://etc/x`` is also read as ``etc/x`` (as before)."""
+    out = []
+    if rest.startswith("//"):
+        out.append(rest[2:])
+        host, slash, tail = rest[2:].partition("/")
+        if slash and host.lower() == "localhost":
+            out.append("/" + tail)
+    else:
+        out.append(rest)
+    if "%" in rest:
+        from urllib.parse import unquote
+
+        out += [unquote(p) for p in out]
     return out
 
 
@@ -401,7 +420,9 @@ class PathMatcher:
         pattern = tool_input.get("pattern")
         if tool_name == "Glob" and isinstance(pattern, str) and (
                 os.path.isabs(pattern) or pattern.startswith("~") or ".." in pattern
-                or _BRACE_ROOT.search(pattern)):
+                or _BRACE_ROOT.search(pattern) or "/" in _GLOB_CHARS.split(pattern, 1)[0]):
+            # (a relative pattern's fixed directories too: ``src/link/*`` lists where the
+            # symlink ``src/link`` leads)
             base = raw[0] if raw and isinstance(raw[0], str) else self.cwd
             raw.append(_glob_reach(pattern, base))
         elif tool_name == "Glob" and "pattern" in tool_input and not isinstance(pattern, str):
