@@ -144,3 +144,16 @@ def test_glob_dirs_and_file_urls(proj: Path, effect: str, rule: str, tool: str,
         effect=effect, tool=rule, origin=Origin(file=str(proj / "t.yaml"), line=1)),),  # type: ignore[arg-type]
         default="allow" if effect != "allow" else "ask"), cwd=str(proj))
     assert pol.decide(tool, inp).behavior == want
+
+
+@pytest.mark.parametrize("spec", ["domain:localhost", "domain:LOCALHOST.", "domain:127.0.0.1",
+                                  "domain:127.1", "domain:[::1]", "domain:0.0.0.0",
+                                  "domain:*.localhost"])
+def test_a_deny_of_one_loopback_name_is_named(spec: str) -> None:
+    for effect in ("deny", "ask"):
+        hints = content_hints(f"WebFetch({spec})", "/tmp", effect)
+        assert [level for level, msg, _ in hints if "other names" in msg] == ["warning"], hints
+        assert "127.0.0.2" in hints[0][1]
+    assert content_hints(f"WebFetch({spec})", "/tmp", "allow") == []
+    assert content_hints("WebFetch(domain:example.com)", "/tmp", "deny") == []
+    assert content_hints("WebFetch(domain:127.0.0.10)", "/tmp", "deny") == []

@@ -34,6 +34,7 @@ import re
 from toolhost.permissions.spec_hints_more import (
     agent_hints,
     bash_hints,
+    loopback_hints,
     one_tool_hints,
     path_hints,
 )
@@ -77,7 +78,7 @@ def content_hints(tool: str, rule_dir: str, effect: str = "deny") -> list[tuple[
         return (basic + bash_hints(spec, "allow" if basic else effect)  # nothing more basic)
                 + (_never_allows(spec) if effect == "allow" else []))
     if name == "WebFetch":
-        return domain_paste_hints(spec)
+        return domain_paste_hints(spec) or loopback_hints(spec, effect)
     return []
 
 

@@ -19,13 +19,16 @@
   ``Glob``, ``LS``, ``NotebookRead``): it holds back that one tool only; the other tools of
   its family (``Edit``, ``MultiEdit`` ... write the same files; ``Read`` reads them) are not
   held back. ``Edit(...)``/``Read(...)`` name the whole family.
+* (round 11) a deny/ask ``WebFetch(domain:localhost)`` (or ``127.0.0.1``, ``[::1]``,
+  ``0.0.0.0``): a domain rule names one host, and this machine has several names
+  (``127.0.0.2``, ``[::1]``, ``0``, ``x.localhost``) the rule does not cover.
 """
 
 from __future__ import annotations
 
 import re
 
-__all__ = ["agent_hints", "bash_hints", "one_tool_hints", "path_hints"]
+__all__ = ["agent_hints", "bash_hints", "loopback_hints", "one_tool_hints", "path_hints"]
 
 Hint = tuple[str, str, str]
 _AGENT_NAME = re.compile(r"[A-Za-z0-9_.:-]+")
@@ -74,6 +77,25 @@ def one_tool_hints(name: str, spec: str, effect: str) -> list[Hint]:
              f"{_OTHERS[family]} all reach these files, and the others are not held back "
              f"by it", f"write {family}({spec}) to cover every tool that "
              f"{'edits' if family == 'Edit' else 'reads'} files")]
+
+
+_LOOPBACK = ("localhost", "127.0.0.1", "[::1]", "0.0.0.0")
+
+
+def loopback_hints(spec: str, effect: str) -> list[Hint]:
+    """A deny/ask domain rule naming this machine by one of its names: the others (every
+    ``127.x.y.z``, ``[::1]``, ``0.0.0.0``, ``*.localhost``) are other hosts to the rule."""
+    from toolhost.permissions.urls import canonical_host
+
+    host = spec.partition(":")[2].strip() if spec.startswith("domain:") else ""
+    named = canonical_host(host.removeprefix("*."))
+    if effect == "allow" or named not in _LOOPBACK:
+        return []
+    covered = {named} | ({"localhost", "x.localhost"} if host.startswith("*.") else set())
+    others = ", ".join(h for h in (*_LOOPBACK, "127.0.0.2", "x.localhost") if h not in covered)
+    return [("warning", f"a {effect} WebFetch({spec}) does not match this machine's other "
+             f"names: {others} (every 127.x.y.z) are other hosts to it",
+             "add a rule for each name, or deny WebFetch and allow the hosts meant")]
 
 
 def path_hints(name: str, spec: str) -> list[Hint]:
