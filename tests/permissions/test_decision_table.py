@@ -157,3 +157,28 @@ def test_a_deny_of_one_loopback_name_is_named(spec: str) -> None:
     assert content_hints(f"WebFetch({spec})", "/tmp", "allow") == []
     assert content_hints("WebFetch(domain:example.com)", "/tmp", "deny") == []
     assert content_hints("WebFetch(domain:127.0.0.10)", "/tmp", "deny") == []
+
+
+@pytest.mark.parametrize(("rule", "tool", "inp", "want"), [
+    # a search reads what lies below the directory it searches: an allow proves it only when
+    # it names everything there (an allow proves only the paths it names)
+    ("Read(./src)", "Grep", {"pattern": "x", "path": "src"}, "ask"),
+    ("Read(./src)", "Glob", {"pattern": "**", "path": "src"}, "ask"),
+    ("Read(./src/*)", "Grep", {"pattern": "x", "path": "src/deep"}, "ask"),
+    ("Read(./*)", "Grep", {"pattern": "x"}, "ask"),
+    ("Read(./src/**/*.py)", "Grep", {"pattern": "x", "path": "src"}, "ask"),
+    # as before: a directory rule and LS, a search of a file, rules naming all below
+    ("Read(./src)", "LS", {"path": "src"}, "allow"),
+    ("Read(./src/a.py)", "Grep", {"pattern": "x", "path": "src/a.py"}, "allow"),
+    ("Read(./src/**)", "Grep", {"pattern": "x", "path": "src"}, "allow"),
+    ("Read(src/)", "Glob", {"pattern": "*", "path": "src"}, "allow"),
+    ("Read(./**)", "Grep", {"pattern": "x"}, "allow"),
+    ("Read", "Grep", {"pattern": "x", "path": "/"}, "allow"),
+])
+def test_an_allow_proves_a_search_only_of_all_below(proj: Path, rule: str, tool: str,
+                                                    inp: dict[str, Any], want: str) -> None:
+    (proj / "src" / "deep").mkdir()
+    (proj / "src" / "a.py").write_text("x\n")
+    pol = compile_policy(PermissionsConfig(rules=(RuleConfig(effect="allow", tool=rule),),
+                                           default="ask"), cwd=str(proj))
+    assert pol.decide(tool, inp).behavior == want

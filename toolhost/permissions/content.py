@@ -430,6 +430,15 @@ class PathMatcher:
         raw += [v for p in raw if isinstance(p, str) for v in _spellings(p)]
         return [normalize_path(p, self.cwd) if isinstance(p, str) else None for p in raw]
 
+    def _proves_below(self, path: str) -> bool:
+        """Whether an allow proves a search of ``path``: the path, and when it is a directory
+        anything at any depth below it (``Read(./src)`` names ``src`` only, so it does not
+        prove a Grep reading ``src/a.py``; ``Read(./src/**)`` does)."""
+        if not self.pattern.matches(path):
+            return False
+        return not os.path.isdir(path) or self.pattern.matches(
+            path.rstrip("/") + "/\0/\0")  # (no path holds a NUL: only a wildcard meets it)
+
     def reaches(self, tool_name: str, tool_input: Mapping[str, Any]) -> bool:
         """Whether a Grep/Glob/LS call searches a directory holding (or that may hold) a
         path this pattern names (``scope.may_reach``)."""
@@ -443,6 +452,9 @@ class PathMatcher:
             return not strict  # may leave `path` anywhere: unprovable (fail closed)
         paths = self.paths(tool_name, tool_input)
         if strict:
+            if tool_name in ("Grep", "Glob"):  # they read what lies below what they search
+                return bool(paths) and all(p is not None and self._proves_below(p)
+                                           for p in paths)
             return bool(paths) and all(p is not None and self.pattern.matches(p) for p in paths)
         # a deny or ask of a directory (`Read(~/.ssh)`) is one of everything inside it
         return any(p is None or self.pattern.covers(p) for p in paths)
