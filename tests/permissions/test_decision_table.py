@@ -182,3 +182,31 @@ def test_an_allow_proves_a_search_only_of_all_below(proj: Path, rule: str, tool:
     pol = compile_policy(PermissionsConfig(rules=(RuleConfig(effect="allow", tool=rule),),
                                            default="ask"), cwd=str(proj))
     assert pol.decide(tool, inp).behavior == want
+
+
+@pytest.mark.parametrize(("effect", "cond", "value", "want"), [
+    # path_under/path_glob meet a path in each spelling a tool may read it as, as the
+    # content forms do: where the spellings disagree the value cannot be judged (deny/ask:
+    # a match; allow: none)
+    ("deny", {"path_under": "~/.ssh"}, "$HOME/.ssh/id_rsa", "deny"),
+    ("deny", {"path_under": "~/.ssh"}, "${HOME}/.ssh/id_rsa", "deny"),
+    ("deny", {"path_under": "~/.ssh"}, "file://{home}/.ssh/id_rsa", "deny"),
+    ("deny", {"path_under": "~/.ssh"}, "file:{home}/.ssh/id_rsa", "deny"),
+    ("deny", {"path_under": "~/.ssh"}, " {home}/.ssh/id_rsa", "deny"),
+    ("deny", {"path_glob": "/**/.env"}, "$PWD/.env", "deny"),
+    ("deny", {"path_under": "~/.ssh"}, "src/a.py", "allow"),
+    ("deny", {"path_under": "~/.ssh"}, "$HOME/notes", "allow"),
+    ("allow", {"path_under": "./src"}, "src/a.py", "allow"),
+    ("allow", {"path_under": "./src"}, " src/a.py", "ask"),
+    ("allow", {"path_under": "./src"}, "src/$UNSET_P11_X/a", "allow"),
+    ("allow", {"path_glob": "./src/**"}, "$HOME/src/a", "ask"),
+])
+def test_path_conditions_meet_each_spelling(proj: Path, effect: str, cond: dict[str, str],
+                                            value: str, want: str) -> None:
+    home = str(proj.parent / "home")
+    rule = RuleConfig(effect=effect, tool="Read", when={"file_path": cond},  # type: ignore[arg-type]
+                      origin=Origin(file=str(proj / "t.yaml"), line=1))
+    pol = compile_policy(PermissionsConfig(rules=(rule,), default="allow" if effect == "deny"
+                                           else "ask"), cwd=str(proj))
+    got = pol.decide("Read", {"file_path": value.replace("{home}", home)}).behavior
+    assert got == want

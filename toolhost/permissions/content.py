@@ -20,7 +20,13 @@ from toolhost.permissions.bashprog import WRAPPER_NAMES, Step, analyze_line
 from toolhost.permissions.command_strings import ASSIGNMENT as _ASSIGNMENT
 from toolhost.permissions.command_strings import base as _base
 from toolhost.permissions.command_strings import command_strings, fed_code_strings
-from toolhost.permissions.paths import PATH_TOOLS, PathPattern, normalize_path, rule_path_pattern
+from toolhost.permissions.paths import (
+    PATH_TOOLS,
+    PathPattern,
+    normalize_path,
+    rule_path_pattern,
+    spellings,
+)
 from toolhost.permissions.runners import runner_overflows
 from toolhost.permissions.shell import ShellSyntaxError, parse_command
 from toolhost.permissions.urls import canonical_host, host_matches, url_host
@@ -370,39 +376,6 @@ def _climbs(pattern: object) -> bool:
     return ".." in re.split(r"[/{},]", text)
 
 
-def _spellings(path: str) -> list[str]:
-    """Other paths a tool may read ``path`` as (fail closed: a deny or ask rule meets each,
-    an allow rule must prove each): ``$HOME/.ssh/x`` or ``${HOME}`` expanded, the text
-    without the blanks around it, a ``file://`` URL's path."""
-    out = []
-    if "$" in path and (expanded := os.path.expandvars(path)) != path:
-        out.append(expanded)
-    if path != path.strip():
-        out.append(path.strip())
-    if path[:5].lower() == "file:":
-        out += _file_url_paths(path[5:])
-    return out
-
-
-def _file_url_paths(rest: str) -> list[str]:
-    """The paths of a ``file:`` URL (after the scheme), RFC 8089: ``file:///etc/x``,
-    ``file://localhost/etc/x``, ``file:/etc/x``, each also percent-decoded
-    (``file:///%65tc/x``); ``file://etc/x`` is also read as ``etc/x`` (as before)."""
-    out = []
-    if rest.startswith("//"):
-        out.append(rest[2:])
-        host, slash, tail = rest[2:].partition("/")
-        if slash and host.lower() == "localhost":
-            out.append("/" + tail)
-    else:
-        out.append(rest)
-    if "%" in rest:
-        from urllib.parse import unquote
-
-        out += [unquote(p) for p in out]
-    return out
-
-
 @dataclass(frozen=True)
 class PathMatcher:
     """``Read(./src/**)``, ``Edit(//etc/**)``, ``Read(~/.ssh/**)``, ``Edit(/docs/**)``."""
@@ -427,7 +400,7 @@ class PathMatcher:
             raw.append(_glob_reach(pattern, base))
         elif tool_name == "Glob" and "pattern" in tool_input and not isinstance(pattern, str):
             raw.append(None)  # a pattern of the wrong type: what it lists is unknown
-        raw += [v for p in raw if isinstance(p, str) for v in _spellings(p)]
+        raw += [v for p in raw if isinstance(p, str) for v in spellings(p)]
         return [normalize_path(p, self.cwd) if isinstance(p, str) else None for p in raw]
 
     def _proves_below(self, path: str) -> bool:

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 
 __all__ = ["PATH_TOOLS", "PathPattern", "compile_path_glob", "interpolated_root", "normalize_path",
-           "rule_path_pattern"]
+           "rule_path_pattern", "spellings"]
 
 # the tools whose rule content is a path (gitignore-style, anchored as the CLI anchors it)
 PATH_TOOLS = ("Read", "Edit", "Write", "MultiEdit", "NotebookEdit", "NotebookRead",
@@ -189,3 +189,36 @@ def interpolated_root(tool: str, written: str, spans: tuple[tuple[int, int], ...
             "(only //path is absolute), so the rule never matches that path",
             f"write {name}(//{shown}) for the absolute path"
             + (f", or {name}(~{shown[7:]}) for the home directory" if home else ""))
+
+
+def spellings(path: str) -> list[str]:
+    """Other paths a tool may read ``path`` as (fail closed: a deny or ask rule meets each,
+    an allow rule must prove each): ``$HOME/.ssh/x`` or ``${HOME}`` expanded, the text
+    without the blanks around it, a ``file://`` URL's path."""
+    out = []
+    if "$" in path and (expanded := os.path.expandvars(path)) != path:
+        out.append(expanded)
+    if path != path.strip():
+        out.append(path.strip())
+    if path[:5].lower() == "file:":
+        out += _file_url_paths(path[5:])
+    return out
+
+
+def _file_url_paths(rest: str) -> list[str]:
+    """The paths of a ``file:`` URL (after the scheme), RFC 8089: ``file:///etc/x``,
+    ``file://localhost/etc/x``, ``file:/etc/x``, each also percent-decoded
+    (``file:///%65tc/x``); ``file://etc/x`` is also read as ``etc/x`` (as before)."""
+    out = []
+    if rest.startswith("//"):
+        out.append(rest[2:])
+        host, slash, tail = rest[2:].partition("/")
+        if slash and host.lower() == "localhost":
+            out.append("/" + tail)
+    else:
+        out.append(rest)
+    if "%" in rest:
+        from urllib.parse import unquote
+
+        out += [unquote(p) for p in out]
+    return out
