@@ -210,3 +210,27 @@ def test_path_conditions_meet_each_spelling(proj: Path, effect: str, cond: dict[
                                            else "ask"), cwd=str(proj))
     got = pol.decide("Read", {"file_path": value.replace("{home}", home)}).behavior
     assert got == want
+
+
+@pytest.mark.parametrize(("effect", "rule", "tool", "inp", "want"), [
+    # ``Read(.)`` and ``Read(~)`` name the directory itself, as ``Read(./src)`` names ``src``:
+    # an allow proves it alone, a deny covers everything inside it
+    ("allow", "Read(.)", "Read", {"file_path": "src/a.py"}, "ask"),
+    ("allow", "Read(~)", "Read", {"file_path": "~/.ssh/id_rsa"}, "ask"),
+    ("allow", "Read(.)", "Grep", {"pattern": "x"}, "ask"),
+    ("allow", "Read(.)", "LS", {"path": "."}, "allow"),
+    ("allow", "Read(~)", "LS", {"path": "~"}, "allow"),
+    ("allow", "Read(./)", "Read", {"file_path": "src/a.py"}, "allow"),
+    ("allow", "Read(~/)", "Read", {"file_path": "~/x"}, "allow"),
+    ("deny", "Read(.)", "Read", {"file_path": "src/a.py"}, "deny"),
+    ("deny", "Read(~)", "Read", {"file_path": "~/.ssh/id_rsa"}, "deny"),
+    ("deny", "Read(~)", "Grep", {"pattern": "x", "path": "/"}, "ask"),
+    ("deny", "Read(~)", "Read", {"file_path": "/etc/hosts"}, "allow"),
+])
+def test_a_bare_directory_names_the_directory(proj: Path, effect: str, rule: str, tool: str,
+                                              inp: dict[str, Any], want: str) -> None:
+    (proj / "src" / "a.py").write_text("x\n")
+    pol = compile_policy(PermissionsConfig(rules=(RuleConfig(effect=effect, tool=rule),),  # type: ignore[arg-type]
+                                           default="allow" if effect == "deny" else "ask"),
+                         cwd=str(proj))
+    assert pol.decide(tool, inp).behavior == want

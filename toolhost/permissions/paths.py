@@ -110,7 +110,9 @@ def compile_path_glob(pattern: str, base: str) -> PathPattern:
     if pattern.endswith("/.") and len(pattern) > 2:
         pattern = pattern[:-1]
     rest = pattern
-    if not rest or rest in {".", "./"}:
+    if rest == ".":  # the directory itself, as ``src`` is (a deny covers all inside it)
+        return _directory(pattern, base)
+    if not rest or rest == "./":
         rest = "**"
     if rest.endswith("/"):
         rest = rest.rstrip("/") + "/**"
@@ -135,6 +137,15 @@ def compile_path_glob(pattern: str, base: str) -> PathPattern:
     return PathPattern(pattern, base_norm, re.compile(regex, re.DOTALL), below)
 
 
+def _directory(source: str, base: str) -> PathPattern:
+    """``Read(.)``, ``Read(~)``: the directory itself (an allow proves it alone, as
+    ``Read(./src)`` proves ``src`` alone; a deny or ask covers everything inside it)."""
+    base_norm = os.path.realpath(base)
+    escaped = re.escape(base_norm.rstrip("/") or "/")
+    return PathPattern(source, base_norm, re.compile(escaped, re.DOTALL),
+                       re.compile(escaped + _BELOW if base_norm != "/" else "/.*", re.DOTALL))
+
+
 _VARIABLE = re.compile(r"\$(?:\{|[A-Za-z_])")
 
 
@@ -155,7 +166,9 @@ def rule_path_pattern(spec: str, *, cwd: str, rule_dir: str) -> PathPattern:
                          "or ~/... (the home of the user toolhost runs as)")
     if spec.startswith("//"):
         return compile_path_glob("./" + spec[2:] if spec[2:] else "**", "/")
-    if spec == "~" or spec.startswith("~/"):
+    if spec == "~":
+        return _directory(spec, os.path.expanduser("~"))
+    if spec.startswith("~/"):
         return compile_path_glob("./" + spec[2:] if spec[2:] else "**",
                                  os.path.expanduser("~"))
     if spec.startswith("/"):
