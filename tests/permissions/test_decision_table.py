@@ -234,3 +234,11 @@ def test_a_bare_directory_names_the_directory(proj: Path, effect: str, rule: str
                                            default="allow" if effect == "deny" else "ask"),
                          cwd=str(proj))
     assert pol.decide(tool, inp).behavior == want
+
+
+def test_an_allow_of_a_bare_directory_is_named() -> None:
+    for rule in ("Read(.)", "Read(~)", "Edit(.)"):
+        hints = content_hints(rule, "/tmp", "allow")
+        assert [h[0] for h in hints] == ["warning"] and "/**)" in hints[0][2], hints
+        assert content_hints(rule, "/tmp", "deny") == []
+    assert content_hints("Read(./**)", "/tmp", "allow") == []
