@@ -221,7 +221,7 @@ def _operator(op: str, arg: Any, *, cwd: str, rule_dir: str) -> Test:
 
 
 def _path_test(op: str, arg: str, *, cwd: str, rule_dir: str) -> Test:
-    from toolhost.permissions.paths import compile_path_glob, normalize_path
+    from toolhost.permissions.paths import compile_path_glob, normalize_path, spellings
 
     if op == "path_under":
         root = normalize_path(os.path.join(rule_dir, os.path.expanduser(arg)), cwd)
@@ -229,18 +229,26 @@ def _path_test(op: str, arg: str, *, cwd: str, rule_dir: str) -> Test:
             raise ValueError("'path_under' takes a directory")
         prefix = root.rstrip("/") + "/"
 
-        def under(v: Any) -> bool | None:
-            p = normalize_path(v, cwd)
-            return None if p is None else (p == root or p.startswith(prefix))
-        return _typed("string", under)  # type: ignore[arg-type]
-    spec = os.path.expanduser(arg)  # path_glob
-    pattern = (compile_path_glob("./" + spec.lstrip("/"), "/") if os.path.isabs(spec)
-               else compile_path_glob(spec, rule_dir))
+        def under(p: str) -> bool:
+            return p == root or p.startswith(prefix)
+        check: Callable[[str], bool] = under
+    else:  # path_glob
+        spec = os.path.expanduser(arg)
+        pattern = (compile_path_glob("./" + spec.lstrip("/"), "/") if os.path.isabs(spec)
+                   else compile_path_glob(spec, rule_dir))
+        check = pattern.matches
 
-    def globbed(v: Any) -> bool | None:
+    def test(v: str) -> bool | None:
         p = normalize_path(v, cwd)
-        return None if p is None else pattern.matches(p)
-    return _typed("string", globbed)  # type: ignore[arg-type]
+        if p is None:
+            return None
+        answer = check(p)
+        for other in spellings(v):  # ``$HOME/.ssh/x``, `` /x``, ``file:///x`` (round 11)
+            q = normalize_path(other, cwd)
+            if q is None or check(q) != answer:
+                return None  # the spellings disagree: cannot judge (deny/ask: match)
+        return answer
+    return _typed("string", test)  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True)

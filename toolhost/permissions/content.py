@@ -20,7 +20,13 @@ from toolhost.permissions.bashprog import WRAPPER_NAMES, Step, analyze_line
 from toolhost.permissions.command_strings import ASSIGNMENT as _ASSIGNMENT
 from toolhost.permissions.command_strings import base as _base
 from toolhost.permissions.command_strings import command_strings, fed_code_strings
-from toolhost.permissions.paths import PATH_TOOLS, PathPattern, normalize_path, rule_path_pattern
+from toolhost.permissions.paths import (
+    PATH_TOOLS,
+    PathPattern,
+    normalize_path,
+    rule_path_pattern,
+    spellings,
+)
 from toolhost.permissions.runners import runner_overflows
 from toolhost.permissions.shell import ShellSyntaxError, parse_command
 from toolhost.permissions.urls import canonical_host, host_matches, url_host
@@ -370,20 +376,6 @@ def _climbs(pattern: object) -> bool:
     return ".." in re.split(r"[/{},]", text)
 
 
-def _spellings(path: str) -> list[str]:
-    """Other paths a tool may read ``path`` as (fail closed: a deny or ask rule meets each,
-    an allow rule must prove each): ``$HOME/.ssh/x`` or ``${HOME}`` expanded, the text
-    without the blanks around it, a ``file://`` URL's path."""
-    out = []
-    if "$" in path and (expanded := os.path.expandvars(path)) != path:
-        out.append(expanded)
-    if path != path.strip():
-        out.append(path.strip())
-    if path[:7].lower() == "file://":
-        out.append(path[7:])
-    return out
-
-
 @dataclass(frozen=True)
 class PathMatcher:
     """``Read(./src/**)``, ``Edit(//etc/**)``, ``Read(~/.ssh/**)``, ``Edit(/docs/**)``."""
@@ -401,13 +393,24 @@ class PathMatcher:
         pattern = tool_input.get("pattern")
         if tool_name == "Glob" and isinstance(pattern, str) and (
                 os.path.isabs(pattern) or pattern.startswith("~") or ".." in pattern
-                or _BRACE_ROOT.search(pattern)):
+                or _BRACE_ROOT.search(pattern) or "/" in _GLOB_CHARS.split(pattern, 1)[0]):
+            # (a relative pattern's fixed directories too: ``src/link/*`` lists where the
+            # symlink ``src/link`` leads)
             base = raw[0] if raw and isinstance(raw[0], str) else self.cwd
             raw.append(_glob_reach(pattern, base))
         elif tool_name == "Glob" and "pattern" in tool_input and not isinstance(pattern, str):
             raw.append(None)  # a pattern of the wrong type: what it lists is unknown
-        raw += [v for p in raw if isinstance(p, str) for v in _spellings(p)]
+        raw += [v for p in raw if isinstance(p, str) for v in spellings(p)]
         return [normalize_path(p, self.cwd) if isinstance(p, str) else None for p in raw]
+
+    def _proves_below(self, path: str) -> bool:
+        """Whether an allow proves a search of ``path``: the path, and when it is a directory
+        anything at any depth below it (``Read(./src)`` names ``src`` only, so it does not
+        prove a Grep reading ``src/a.py``; ``Read(./src/**)`` does)."""
+        if not self.pattern.matches(path):
+            return False
+        return not os.path.isdir(path) or self.pattern.matches(
+            path.rstrip("/") + "/\0/\0")  # (no path holds a NUL: only a wildcard meets it)
 
     def reaches(self, tool_name: str, tool_input: Mapping[str, Any]) -> bool:
         """Whether a Grep/Glob/LS call searches a directory holding (or that may hold) a
@@ -422,6 +425,9 @@ class PathMatcher:
             return not strict  # may leave `path` anywhere: unprovable (fail closed)
         paths = self.paths(tool_name, tool_input)
         if strict:
+            if tool_name in ("Grep", "Glob"):  # they read what lies below what they search
+                return bool(paths) and all(p is not None and self._proves_below(p)
+                                           for p in paths)
             return bool(paths) and all(p is not None and self.pattern.matches(p) for p in paths)
         # a deny or ask of a directory (`Read(~/.ssh)`) is one of everything inside it
         return any(p is None or self.pattern.covers(p) for p in paths)

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 
 __all__ = ["PATH_TOOLS", "PathPattern", "compile_path_glob", "interpolated_root", "normalize_path",
-           "rule_path_pattern"]
+           "rule_path_pattern", "spellings"]
 
 # the tools whose rule content is a path (gitignore-style, anchored as the CLI anchors it)
 PATH_TOOLS = ("Read", "Edit", "Write", "MultiEdit", "NotebookEdit", "NotebookRead",
@@ -110,7 +110,9 @@ def compile_path_glob(pattern: str, base: str) -> PathPattern:
     if pattern.endswith("/.") and len(pattern) > 2:
         pattern = pattern[:-1]
     rest = pattern
-    if not rest or rest in {".", "./"}:
+    if rest == ".":  # the directory itself, as ``src`` is (a deny covers all inside it)
+        return _directory(pattern, base)
+    if not rest or rest == "./":
         rest = "**"
     if rest.endswith("/"):
         rest = rest.rstrip("/") + "/**"
@@ -135,6 +137,15 @@ def compile_path_glob(pattern: str, base: str) -> PathPattern:
     return PathPattern(pattern, base_norm, re.compile(regex, re.DOTALL), below)
 
 
+def _directory(source: str, base: str) -> PathPattern:
+    """``Read(.)``, ``Read(~)``: the directory itself (an allow proves it alone, as
+    ``Read(./src)`` proves ``src`` alone; a deny or ask covers everything inside it)."""
+    base_norm = os.path.realpath(base)
+    escaped = re.escape(base_norm.rstrip("/") or "/")
+    return PathPattern(source, base_norm, re.compile(escaped, re.DOTALL),
+                       re.compile(escaped + _BELOW if base_norm != "/" else "/.*", re.DOTALL))
+
+
 _VARIABLE = re.compile(r"\$(?:\{|[A-Za-z_])")
 
 
@@ -155,7 +166,9 @@ def rule_path_pattern(spec: str, *, cwd: str, rule_dir: str) -> PathPattern:
                          "or ~/... (the home of the user toolhost runs as)")
     if spec.startswith("//"):
         return compile_path_glob("./" + spec[2:] if spec[2:] else "**", "/")
-    if spec == "~" or spec.startswith("~/"):
+    if spec == "~":
+        return _directory(spec, os.path.expanduser("~"))
+    if spec.startswith("~/"):
         return compile_path_glob("./" + spec[2:] if spec[2:] else "**",
                                  os.path.expanduser("~"))
     if spec.startswith("/"):
@@ -189,3 +202,36 @@ def interpolated_root(tool: str, written: str, spans: tuple[tuple[int, int], ...
             "(only //path is absolute), so the rule never matches that path",
             f"write {name}(//{shown}) for the absolute path"
             + (f", or {name}(~{shown[7:]}) for the home directory" if home else ""))
+
+
+def spellings(path: str) -> list[str]:
+    """Other paths a tool may read ``path`` as (fail closed: a deny or ask rule meets each,
+    an allow rule must prove each): ``$HOME/.ssh/x`` or ``${HOME}`` expanded, the text
+    without the blanks around it, a ``file://`` URL's path."""
+    out = []
+    if "$" in path and (expanded := os.path.expandvars(path)) != path:
+        out.append(expanded)
+    if path != path.strip():
+        out.append(path.strip())
+    if path[:5].lower() == "file:":
+        out += _file_url_paths(path[5:])
+    return out
+
+
+def _file_url_paths(rest: str) -> list[str]:
+    """The paths of a ``file:`` URL (after the scheme), RFC 8089: ``file:///etc/x``,
+    ``file://localhost/etc/x``, ``file:/etc/x``, each also percent-decoded
+    (``file:///%65tc/x``); ``file://etc/x`` is also read as ``etc/x`` (as before)."""
+    out = []
+    if rest.startswith("//"):
+        out.append(rest[2:])
+        host, slash, tail = rest[2:].partition("/")
+        if slash and host.lower() == "localhost":
+            out.append("/" + tail)
+    else:
+        out.append(rest)
+    if "%" in rest:
+        from urllib.parse import unquote
+
+        out += [unquote(p) for p in out]
+    return out

@@ -142,6 +142,10 @@ class CompiledPolicy:
 
     def decide(self, tool_name: str, tool_input: Mapping[str, Any]) -> Decision:
         """The decision for one call. Pure: no I/O, no prompting (an "ask" stays "ask")."""
+        if type(tool_input) is not dict and not isinstance(tool_input, Mapping):
+            # the wire refuses such a call; a caller in Python gets a deny, never a traceback
+            return Decision("deny", f"The input of {tool_name} is not an object of arguments "
+                            f"({type(tool_input).__name__}), so no rule can judge it: denied.")
         unproven = _unprovable(tool_input) if tool_name == "Bash" else None
         denies_done = False
         reached: CompiledRule | None = None  # a Read deny/ask a search may dodge

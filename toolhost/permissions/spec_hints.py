@@ -31,7 +31,13 @@ from __future__ import annotations
 import os
 import re
 
-from toolhost.permissions.spec_hints_more import agent_hints, bash_hints, path_hints
+from toolhost.permissions.spec_hints_more import (
+    agent_hints,
+    bash_hints,
+    loopback_hints,
+    one_tool_hints,
+    path_hints,
+)
 from toolhost.permissions.spec_hints_paste import (
     bash_paste_hints,
     domain_paste_hints,
@@ -61,17 +67,19 @@ def content_hints(tool: str, rule_dir: str, effect: str = "deny") -> list[tuple[
     if name in ("Task", "Agent"):
         return agent_hints(name, spec)
     if name in PATH_TOOLS:
-        return (path_hints(name, spec) + _braces(name, spec) + _rooted(name, spec, rule_dir)
-                + _windows(name, spec)
-                + _arg_prefix(name, spec) + _unclosed_bracket(name, spec)
-                + _two_rules(name, spec) + path_paste_hints(name, spec)
-                + (_glued_stars(name, spec) if effect == "allow" else []))
+        basic = (path_hints(name, spec) + _braces(name, spec) + _rooted(name, spec, rule_dir)
+                 + _windows(name, spec)
+                 + _arg_prefix(name, spec) + _unclosed_bracket(name, spec)
+                 + _two_rules(name, spec) + path_paste_hints(name, spec)
+                 + (_glued_stars(name, spec) + _bare_dir(name, spec) if effect == "allow"
+                    else []))
+        return basic or one_tool_hints(name, spec, effect)  # (the family: when nothing else)
     if name == "Bash":
         basic = _bash(spec) + bash_paste_hints(spec)  # (the spelling hints only when
         return (basic + bash_hints(spec, "allow" if basic else effect)  # nothing more basic)
                 + (_never_allows(spec) if effect == "allow" else []))
     if name == "WebFetch":
-        return domain_paste_hints(spec)
+        return domain_paste_hints(spec) or loopback_hints(spec, effect)
     return []
 
 
@@ -133,6 +141,16 @@ def _windows(name: str, spec: str) -> list[tuple[str, str, str]]:
     return [("warning", f"{spec!r} looks like a Windows path: in a path pattern '\\' escapes the "
              "next character and the CLI reports POSIX paths ('/'), so it names no file meant",
              f"write the POSIX path, e.g. {name}(//home/me/...) or {name}(~/...)")]
+
+
+def _bare_dir(name: str, spec: str) -> list[tuple[str, str, str]]:
+    """An allow ``Read(.)``/``Read(~)``: the directory itself, not the files inside it."""
+    if spec not in (".", "~"):
+        return []
+    where = "working" if spec == "." else "home"
+    return [("warning", f"an allow {name}({spec}) names the {where} directory itself, not the "
+             "files inside it (as an allow of any directory)",
+             f"write {name}({spec}/**) for everything inside it")]
 
 
 def _glued_stars(name: str, spec: str) -> list[tuple[str, str, str]]:

@@ -15,13 +15,20 @@
 * ``Bash(git push --force|-f)``: ``|`` is a pipe, not "or": a command starting with ``-``.
 * a deny/ask ``Bash(rm)`` (only a bare ``rm``), ``Bash(rm -rf:*)`` (one option spelling);
   ``Read(//etc/passwd:*)`` (a Bash prefix marker in a path pattern).
+* (round 11) a deny/ask ``Write(//etc/**)`` (or ``MultiEdit``, ``NotebookEdit``, ``Grep``,
+  ``Glob``, ``LS``, ``NotebookRead``): it holds back that one tool only; the other tools of
+  its family (``Edit``, ``MultiEdit`` ... write the same files; ``Read`` reads them) are not
+  held back. ``Edit(...)``/``Read(...)`` name the whole family.
+* (round 11) a deny/ask ``WebFetch(domain:localhost)`` (or ``127.0.0.1``, ``[::1]``,
+  ``0.0.0.0``): a domain rule names one host, and this machine has several names
+  (``127.0.0.2``, ``[::1]``, ``0``, ``x.localhost``) the rule does not cover.
 """
 
 from __future__ import annotations
 
 import re
 
-__all__ = ["agent_hints", "bash_hints", "path_hints"]
+__all__ = ["agent_hints", "bash_hints", "loopback_hints", "one_tool_hints", "path_hints"]
 
 Hint = tuple[str, str, str]
 _AGENT_NAME = re.compile(r"[A-Za-z0-9_.:-]+")
@@ -52,6 +59,43 @@ def agent_hints(name: str, spec: str) -> list[Hint]:
 _WIN_VAR = re.compile(r"%[A-Za-z_][A-Za-z0-9_()]*%")
 _URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
 _LIST = re.compile(r"[,;]\s*(?:/|~|\.{1,2}/)|;\s*\S|,\s+\.[\w*]|\s*\|\s*(?:/|~|\.)")
+
+
+_FAMILY = {"Write": "Edit", "MultiEdit": "Edit", "NotebookEdit": "Edit", "Grep": "Read",
+           "Glob": "Read", "LS": "Read", "NotebookRead": "Read"}
+_OTHERS = {"Edit": "Edit, Write, MultiEdit and NotebookEdit",
+           "Read": "Read, Grep, Glob, LS and NotebookRead"}
+
+
+def one_tool_hints(name: str, spec: str, effect: str) -> list[Hint]:
+    """A deny/ask path rule naming one tool of a family (``Write(//etc/**)``): the family's
+    other tools still reach the path (``Edit`` changes ``/etc/hosts``)."""
+    family = _FAMILY.get(name)
+    if family is None or effect == "allow":
+        return []
+    return [("warning", f"a {effect} {name}({spec}) holds back the {name} tool only: "
+             f"{_OTHERS[family]} all reach these files, and the others are not held back "
+             f"by it", f"write {family}({spec}) to cover every tool that "
+             f"{'edits' if family == 'Edit' else 'reads'} files")]
+
+
+_LOOPBACK = ("localhost", "127.0.0.1", "[::1]", "0.0.0.0")
+
+
+def loopback_hints(spec: str, effect: str) -> list[Hint]:
+    """A deny/ask domain rule naming this machine by one of its names: the others (every
+    ``127.x.y.z``, ``[::1]``, ``0.0.0.0``, ``*.localhost``) are other hosts to the rule."""
+    from toolhost.permissions.urls import canonical_host
+
+    host = spec.partition(":")[2].strip() if spec.startswith("domain:") else ""
+    named = canonical_host(host.removeprefix("*."))
+    if effect == "allow" or named not in _LOOPBACK:
+        return []
+    covered = {named} | ({"localhost", "x.localhost"} if host.startswith("*.") else set())
+    others = ", ".join(h for h in (*_LOOPBACK, "127.0.0.2", "x.localhost") if h not in covered)
+    return [("warning", f"a {effect} WebFetch({spec}) does not match this machine's other "
+             f"names: {others} (every 127.x.y.z) are other hosts to it",
+             "add a rule for each name, or deny WebFetch and allow the hosts meant")]
 
 
 def path_hints(name: str, spec: str) -> list[Hint]:
