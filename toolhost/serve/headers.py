@@ -24,6 +24,7 @@ __all__ = [
     "SESSION_HEADER",
     "accepted",
     "decode_header_value",
+    "foreign_charset",
     "header_mismatch",
     "http_status_for",
     "is_json_content_type",
@@ -156,3 +157,21 @@ def is_json_content_type(content_type: str | None) -> bool:
     media = content_type.split(";", 1)[0].strip().lower()
     return media == "application/json" or (media.startswith("application/")
                                            and media.endswith("+json"))
+
+
+_UTF8_NAMES = ("utf-8", "utf8", "us-ascii", "ascii")
+
+
+def foreign_charset(content_type: str | None) -> str | None:
+    """The ``charset`` a JSON ``Content-Type`` names when it is not UTF-8 (or its subset
+    US-ASCII), else None: JSON between systems is UTF-8 (RFC 8259 section 8.1), and a body
+    in UTF-16 or Latin-1 read as UTF-8 would be a parse error naming a byte, or worse, text
+    read other than it was meant."""
+    if content_type is None or ";" not in content_type:
+        return None
+    for param in content_type.split(";")[1:]:
+        name, _, value = param.partition("=")
+        if name.strip().lower() == "charset":
+            charset = value.strip().strip('"').strip().lower()
+            return None if charset in _UTF8_NAMES else value.strip()
+    return None

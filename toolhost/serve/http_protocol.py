@@ -10,6 +10,11 @@
   front reading it by the former would then pass the rest on as a request of its own
   (request smuggling), so which one counts is not guessed;
 * a connection past ``--max-connections`` answered 503 and closed at once;
+* a request h11 cannot read (a bad header byte, two ``Content-Length`` values, a bad chunk)
+  answered 400 with a JSON-RPC error naming what is wrong (uvicorn's own answer is the
+  plain text "Invalid HTTP request received."), and a chunk announcing more bytes than a
+  message may have (``--max-message``) answered 413 at once instead of waiting for them
+  until the body deadline;
 * a way for each request to close its connection at once (``http_streams.abort_connection``);
 * half-closed connections answered: a client that shuts down its write side once its
   request is sent (``shutdown(SHUT_WR)``, ``nc -N``) still reads, and gets its answer. TCP
@@ -23,10 +28,12 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import time
 from typing import Any
 
+from toolhost.excerpt import cut
 from toolhost.serve.http_streams import ABORT_EXTENSION, HALF_CLOSED_EXTENSION
 
 __all__ = ["MAX_HEADER_LINES", "MAX_HEAD_BYTES", "head_refusal", "head_too_large",
@@ -102,11 +109,33 @@ def origin_form(app: Any) -> Any:
     return serve
 
 
-def header_deadline_protocol(header_timeout: float, max_connections: int | None = None
-                             ) -> type[asyncio.Protocol]:
+def _answer(status: int, reason: str, message: str) -> bytes:
+    """A whole HTTP/1.1 answer carrying a JSON-RPC error, closing its connection."""
+    body = json.dumps({"jsonrpc": "2.0", "id": None,
+                       "error": {"code": -32600, "message": message}}).encode()
+    return (b"HTTP/1.1 %d %s\r\ncontent-type: application/json\r\nconnection: close\r\n"
+            b"content-length: %d\r\n\r\n" % (status, reason.encode(), len(body)) + body)
+
+
+def bad_request(exc: Exception | None) -> bytes:
+    """The 400 answering a request h11 refused with ``exc`` (its reason, cut)."""
+    why = cut(str(exc), 160) if exc is not None else "not valid HTTP/1.1"
+    return _answer(400, "Bad Request", f"Bad Request: the request is not valid HTTP/1.1 "
+                   f"({why})")
+
+
+def chunk_too_large(size: int, limit: int) -> bytes:
+    """The 413 answering a chunk that announces ``size`` bytes, over ``limit``."""
+    return _answer(413, "Content Too Large", f"Content Too Large: a chunk of {size:,} bytes; "
+                   f"a message is at most {limit:,} bytes (toolhost serve --max-message)")
+
+
+def header_deadline_protocol(header_timeout: float, max_connections: int | None = None,
+                             max_body: int | None = None) -> type[asyncio.Protocol]:
     """uvicorn's h11 protocol, closing a connection whose request headers are not complete
-    ``header_timeout`` seconds after it opened (or after its previous response), and
-    answering a connection past ``max_connections`` 503 at once (then closing it)."""
+    ``header_timeout`` seconds after it opened (or after its previous response), answering
+    a connection past ``max_connections`` 503 at once (then closing it), a request h11
+    cannot read 400 (JSON-RPC error) and a chunk over ``max_body`` bytes 413."""
     import h11
     from uvicorn.protocols.http.h11_impl import H11Protocol
 
@@ -115,6 +144,7 @@ def header_deadline_protocol(header_timeout: float, max_connections: int | None 
     class HeaderDeadline(H11Protocol):
         _header_timer: asyncio.TimerHandle | None = None
         _half_closed: asyncio.Event | None = None  # set once the client sent its end
+        _bad: Exception | None = None  # why h11 refused the request, for its 400
 
         def data_received(self, data: bytes) -> None:
             # a new request's head: refused before h11 parses it when it is too large
@@ -124,6 +154,23 @@ def header_deadline_protocol(header_timeout: float, max_connections: int | None 
                     self._refuse_head(answer)
                     return
             super().data_received(data)
+            if max_body is not None and self.conn.their_state is h11.SEND_BODY:
+                # h11 waits for a whole chunk however large it says it is (2**64 bytes)
+                waiting = getattr(getattr(self.conn, "_reader", None), "_bytes_in_chunk", 0)
+                if isinstance(waiting, int) and waiting > max_body \
+                        and not self.transport.is_closing():
+                    log.info("refused a request with a chunk of %d bytes", waiting)
+                    self._disarm()
+                    self.transport.write(chunk_too_large(waiting, max_body))
+                    self.transport.close()
+
+        def send_400_response(self, msg: str) -> None:
+            # uvicorn's answer to what h11 cannot read, as a JSON-RPC error naming why
+            if self.conn.our_state in (h11.IDLE, h11.SEND_RESPONSE) \
+                    and not self.transport.is_closing():
+                self.transport.write(bad_request(self._bad))
+            self._disarm()
+            self.transport.close()
 
         def _refuse_head(self, answer: bytes) -> None:
             if answer is _TOO_LARGE:
@@ -137,6 +184,15 @@ def header_deadline_protocol(header_timeout: float, max_connections: int | None 
 
         def connection_made(self, transport: Any) -> None:
             super().connection_made(transport)
+            next_event = self.conn.next_event
+
+            def noting_why() -> Any:  # uvicorn's 400 drops h11's reason: keep it
+                try:
+                    return next_event()
+                except h11.RemoteProtocolError as exc:
+                    self._bad = exc
+                    raise
+            self.conn.next_event = noting_why  # type: ignore[method-assign]
             if max_connections is not None and len(self.connections) > max_connections:
                 self._refuse()
                 return
