@@ -181,6 +181,19 @@ def test_a_body_that_lies_about_its_length_on_a_kept_connection(
     assert "request line" in error_of(*got[1])
 
 
+def test_json_refused_by_a_specific_range_is_answered_as_a_stream(
+        served: tuple[tuple[str, int], Path]) -> None:
+    """``application/json;q=0, */*``: JSON is refused (the specific range decides), the
+    stream admitted: the answer is an event stream."""
+    data = request([b"host: 127.0.0.1", b"content-type: application/json",
+                    b"accept: application/json;q=0, */*", b"content-length: %d" % len(BODY)],
+                   BODY)
+    raw = exchange(served[0], data)
+    assert raw.startswith(b"HTTP/1.1 200 "), raw[:200]
+    assert b"content-type: text/event-stream" in raw.lower(), raw[:300]
+    assert b'"id":7' in raw
+
+
 def test_options_star_names_what_the_server_allows(served: tuple[tuple[str, int], Path]
                                                    ) -> None:
     got = answers(exchange(served[0], request([b"host: 127.0.0.1"],

@@ -134,20 +134,38 @@ def accepted(accept: str | None) -> tuple[bool, bool]:
     """Whether an ``Accept`` header admits (application/json, text/event-stream).
 
     No header admits both (curl and hand-written clients often send none); ``*/*`` and
-    ``application/*`` / ``text/*`` count; a range with ``q=0`` is refused.
+    ``application/*`` / ``text/*`` count. As RFC 9110 section 12.5.1 says, the most specific
+    range naming a type decides its quality, and ``q=0`` refuses it: ``application/json;q=0,
+    */*`` admits the stream only.
     """
     if accept is None or not accept.strip():
         return True, True
-    json_ok = sse_ok = False
+    # the quality each type gets from its most specific range: (specificity, q)
+    json_q = sse_q = (-1, 0.0)
     for item in accept.split(","):
         media, *params = (part.strip() for part in item.split(";"))
-        if any(p.replace(" ", "").lower() in ("q=0", "q=0.0", "q=0.00", "q=0.000")
-               for p in params):
-            continue
         media = media.lower()
-        json_ok = json_ok or media in ("application/json", "application/*", "*/*")
-        sse_ok = sse_ok or media in ("text/event-stream", "text/*", "*/*")
-    return json_ok, sse_ok
+        q = 1.0
+        for param in params:
+            name, _, value = param.partition("=")
+            if name.strip().lower() == "q":
+                try:
+                    q = float(value.strip())
+                except ValueError:
+                    q = 1.0
+                if not 0 <= q <= 1:  # not a quality (nan too): ignored, as before
+                    q = 1.0
+        json_rank = _RANKS_JSON.get(media, -1)
+        if json_rank > json_q[0]:
+            json_q = (json_rank, q)
+        sse_rank = _RANKS_SSE.get(media, -1)
+        if sse_rank > sse_q[0]:
+            sse_q = (sse_rank, q)
+    return json_q[1] > 0, sse_q[1] > 0
+
+
+_RANKS_JSON = {"*/*": 0, "application/*": 1, "application/json": 2}
+_RANKS_SSE = {"*/*": 0, "text/*": 1, "text/event-stream": 2}
 
 
 def is_json_content_type(content_type: str | None) -> bool:
