@@ -202,6 +202,21 @@ def test_options_star_names_what_the_server_allows(served: tuple[tuple[str, int]
     assert b"POST" in got[0][1]["allow"]
 
 
-def test_no_traceback_in_the_log(served: tuple[tuple[str, int], Path]) -> None:
-    assert [a[0] for a in answers(exchange(served[0], sized()))] == [200]
-    assert "Traceback" not in served[1].read_text()
+def test_an_upgrade_is_ignored_and_the_request_served(served: tuple[tuple[str, int], Path]
+                                                     ) -> None:
+    for upgrade in (b"websocket", b"h2c", b"TLS/1.2"):
+        got = answers(exchange(served[0], sized(BODY, b"connection: Upgrade, close",
+                                                b"upgrade: " + upgrade,
+                                                b"sec-websocket-version: 13",
+                                                b"sec-websocket-key: dGhlIHNhbXBsZSBub25jZQ==",
+                                                close=False)))
+        assert [a[0] for a in got] == [200], (upgrade, got)
+
+
+def test_no_traceback_and_no_warning_in_the_log(served: tuple[tuple[str, int], Path]) -> None:
+    """Run last: what every test above sent left no traceback; an upgrade no warning."""
+    upgrade = sized(BODY, b"connection: Upgrade, close", b"upgrade: websocket", close=False)
+    assert [a[0] for a in answers(exchange(served[0], upgrade))] == [200]
+    log = served[1].read_text()
+    assert "Traceback" not in log
+    assert "Upgrade" not in log and "WebSocket" not in log, log  # uvicorn's 2 lines each

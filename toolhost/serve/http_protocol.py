@@ -15,6 +15,8 @@
   plain text "Invalid HTTP request received."), and a chunk announcing more bytes than a
   message may have (``--max-message``) answered 413 at once instead of waiting for them
   until the body deadline;
+* an ``Upgrade`` request (websocket, h2c) served as plain HTTP/1.1, without uvicorn's two
+  warnings per request;
 * a way for each request to close its connection at once (``http_streams.abort_connection``);
 * half-closed connections answered: a client that shuts down its write side once its
   request is sent (``shutdown(SHUT_WR)``, ``nc -N``) still reads, and gets its answer. TCP
@@ -163,6 +165,15 @@ def header_deadline_protocol(header_timeout: float, max_connections: int | None 
                     self._disarm()
                     self.transport.write(chunk_too_large(waiting, max_body))
                     self.transport.close()
+
+        def _should_upgrade_to_ws(self) -> bool:
+            return False  # no WebSocket here, whatever library is installed
+
+        def _unsupported_upgrade_warning(self) -> None:
+            # An Upgrade header (websocket, h2c) is ignored, as RFC 9110 lets a server do,
+            # and the request served over HTTP/1.1; uvicorn logged two warnings per request
+            # (one telling the operator to install a WebSocket library)
+            pass
 
         def send_400_response(self, msg: str) -> None:
             # uvicorn's answer to what h11 cannot read, as a JSON-RPC error naming why
