@@ -32,7 +32,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[tuple[str
     (tmp / "kb.yaml").write_text(KB_HEAD + "permissions:\n  default: allow\n")
     argv = [sys.executable, "-m", "toolhost", "serve", str(tmp / "kb.yaml"), "--transport",
             "http", "--port", "0", "--max-message", "1MiB", "--body-timeout", "30",
-            "--header-timeout", "2"]
+            "--header-timeout", "1"]
     with http_server(argv, tmp / "server.log") as url:
         parts = urlsplit(url)
         yield (parts.hostname or "", parts.port or 0), tmp / "server.log"
@@ -123,7 +123,7 @@ REFUSED = [
     ("charset latin-1", request(
         [b"host: 127.0.0.1", b'content-type: application/json; charset="ISO-8859-1"',
          b"content-length: %d" % len(BODY)], BODY), 415, ["ISO-8859-1"]),
-    # announced, never sent: 408 within half the header deadline (1 s here), not the body's 30
+    # announced, never sent: 408 within half the header deadline (0.5 s here), not the body's 30
     ("Expect: 100-continue, then no body", sized(BODY, b"expect: 100-continue")[:-len(BODY)],
      408, ["no byte of the body", "--header-timeout"]),
     ("Content-Length, no body", sized(BODY)[:-len(BODY)], 408, ["no byte of the body"]),
