@@ -101,6 +101,10 @@ REFUSED = [
      413, ["chunk", "--max-message"]),
     ("a chunk of 2**64-1 bytes", chunked(b"ffffffffffffffff\r\n" + BODY), 413, ["chunk"]),
     ("a chunk of 2 MiB, over the limit", chunked(b"200000\r\n" + BODY), 413, ["chunk"]),
+    # reading a chunk costs an event however small: tiny chunks are bounded (S11-8)
+    ("1,100 chunks of one byte", chunked(b"".join(b"1\r\n%c\r\n" % c for c in BODY)
+                                         + b"1\r\n \r\n" * 1100 + b"0\r\n\r\n"),
+     400, ["chunks", "Content-Length"]),
     ("a chunk size of 1,000 digits", chunked(b"f" * 1000 + b"\r\n" + BODY + b"\r\n0\r\n\r\n"),
      400, ["chunk header"]),
     ("a negative chunk size", chunked(b"-5\r\n" + BODY + b"\r\n0\r\n\r\n"), 400, ["chunk"]),
@@ -153,6 +157,8 @@ SERVED = [
     ("chunk extensions", chunked(SIZE + b";name=value;x\r\n" + BODY + b"\r\n0\r\n\r\n")),
     ("trailers", chunked(SIZE + b"\r\n" + BODY + b"\r\n0\r\nx-checksum: 1\r\n\r\n")),
     ("many small chunks", chunked(b"".join(b"1\r\n%c\r\n" % c for c in BODY) + b"0\r\n\r\n")),
+    ("2,000 chunks of 300 bytes", chunked(SIZE + b"\r\n" + BODY + b"\r\n" + (
+        b"12c\r\n" + b" " * 300 + b"\r\n") * 2000 + b"0\r\n\r\n")),
     ("charset utf-8", request([b"host: 127.0.0.1", b'content-type: application/json; '
                                b'charset="UTF-8"', b"content-length: %d" % len(BODY)], BODY)),
     ("charset us-ascii", request([b"host: 127.0.0.1", b"content-type: application/json;"
