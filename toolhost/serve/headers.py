@@ -29,6 +29,7 @@ __all__ = [
     "http_status_for",
     "is_json_content_type",
     "legacy_body_mismatch",
+    "repeated_header",
     "request_version",
     "unsupported_version_header",
 ]
@@ -192,4 +193,22 @@ def foreign_charset(content_type: str | None) -> str | None:
         if name.strip().lower() == "charset":
             charset = value.strip().strip('"').strip().lower()
             return None if charset in _UTF8_NAMES else value.strip()
+    return None
+
+
+# Headers of which a request has one: with two, which counts would be a guess (a proxy in
+# front may route or check by the other), so the request is refused, as two Authorization
+# headers are (toolhost.serve.http_gate).
+_SINGLE = frozenset({b"origin", b"content-type", b"mcp-protocol-version", b"mcp-method",
+                     b"mcp-name", b"mcp-session-id"})
+
+
+def repeated_header(raw: list[tuple[bytes, bytes]]) -> str | None:
+    """The name of a header that must come once and comes more often, or None."""
+    seen: set[bytes] = set()
+    for name, _ in raw:
+        if name in _SINGLE:
+            if name in seen:
+                return name.decode()
+            seen.add(name)
     return None

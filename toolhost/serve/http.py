@@ -35,7 +35,12 @@ from toolhost.excerpt import cut
 from toolhost.limits import DEFAULT_LIMITS, Limits
 from toolhost.mcp import jsonrpc as rpc
 from toolhost.serve.base import Handler, error_response
-from toolhost.serve.headers import SESSION_HEADER, accepted, unsupported_version_header
+from toolhost.serve.headers import (
+    SESSION_HEADER,
+    accepted,
+    repeated_header,
+    unsupported_version_header,
+)
 from toolhost.serve.http_cors import Cors
 from toolhost.serve.http_exchange import InFlight
 from toolhost.serve.http_gate import Gate
@@ -158,6 +163,11 @@ class HttpServer:
             return JsonAnswer(error_response(None, -32000, "Server shutting down; retry on "
                                              "another replica"), status_code=503,
                               headers={"retry-after": "1", "connection": "close"})
+        repeated = repeated_header(request.headers.raw)
+        if repeated is not None:
+            return JsonAnswer(error_response(None, -32600, f"Bad Request: send one {repeated} "
+                                             "header; which of two counts is not guessed"),
+                              status_code=400)
         unsupported = unsupported_version_header(request.headers)
         if unsupported is not None:
             return JsonAnswer(error_response(None, -32600, unsupported), status_code=400)
