@@ -24,10 +24,12 @@ __all__ = [
     "SESSION_HEADER",
     "accepted",
     "decode_header_value",
+    "foreign_charset",
     "header_mismatch",
     "http_status_for",
     "is_json_content_type",
     "legacy_body_mismatch",
+    "repeated_header",
     "request_version",
     "unsupported_version_header",
 ]
@@ -133,20 +135,38 @@ def accepted(accept: str | None) -> tuple[bool, bool]:
     """Whether an ``Accept`` header admits (application/json, text/event-stream).
 
     No header admits both (curl and hand-written clients often send none); ``*/*`` and
-    ``application/*`` / ``text/*`` count; a range with ``q=0`` is refused.
+    ``application/*`` / ``text/*`` count. As RFC 9110 section 12.5.1 says, the most specific
+    range naming a type decides its quality, and ``q=0`` refuses it: ``application/json;q=0,
+    */*`` admits the stream only.
     """
     if accept is None or not accept.strip():
         return True, True
-    json_ok = sse_ok = False
+    # the quality each type gets from its most specific range: (specificity, q)
+    json_q = sse_q = (-1, 0.0)
     for item in accept.split(","):
         media, *params = (part.strip() for part in item.split(";"))
-        if any(p.replace(" ", "").lower() in ("q=0", "q=0.0", "q=0.00", "q=0.000")
-               for p in params):
-            continue
         media = media.lower()
-        json_ok = json_ok or media in ("application/json", "application/*", "*/*")
-        sse_ok = sse_ok or media in ("text/event-stream", "text/*", "*/*")
-    return json_ok, sse_ok
+        q = 1.0
+        for param in params:
+            name, _, value = param.partition("=")
+            if name.strip().lower() == "q":
+                try:
+                    q = float(value.strip())
+                except ValueError:
+                    q = 1.0
+                if not 0 <= q <= 1:  # not a quality (nan too): ignored, as before
+                    q = 1.0
+        json_rank = _RANKS_JSON.get(media, -1)
+        if json_rank > json_q[0]:
+            json_q = (json_rank, q)
+        sse_rank = _RANKS_SSE.get(media, -1)
+        if sse_rank > sse_q[0]:
+            sse_q = (sse_rank, q)
+    return json_q[1] > 0, sse_q[1] > 0
+
+
+_RANKS_JSON = {"*/*": 0, "application/*": 1, "application/json": 2}
+_RANKS_SSE = {"*/*": 0, "text/*": 1, "text/event-stream": 2}
 
 
 def is_json_content_type(content_type: str | None) -> bool:
@@ -156,3 +176,39 @@ def is_json_content_type(content_type: str | None) -> bool:
     media = content_type.split(";", 1)[0].strip().lower()
     return media == "application/json" or (media.startswith("application/")
                                            and media.endswith("+json"))
+
+
+_UTF8_NAMES = ("utf-8", "utf8", "us-ascii", "ascii")
+
+
+def foreign_charset(content_type: str | None) -> str | None:
+    """The ``charset`` a JSON ``Content-Type`` names when it is not UTF-8 (or its subset
+    US-ASCII), else None: JSON between systems is UTF-8 (RFC 8259 section 8.1), and a body
+    in UTF-16 or Latin-1 read as UTF-8 would be a parse error naming a byte, or worse, text
+    read other than it was meant."""
+    if content_type is None or ";" not in content_type:
+        return None
+    for param in content_type.split(";")[1:]:
+        name, _, value = param.partition("=")
+        if name.strip().lower() == "charset":
+            charset = value.strip().strip('"').strip().lower()
+            return None if charset in _UTF8_NAMES else value.strip()
+    return None
+
+
+# Headers of which a request has one: with two, which counts would be a guess (a proxy in
+# front may route or check by the other), so the request is refused, as two Authorization
+# headers are (toolhost.serve.http_gate).
+_SINGLE = frozenset({b"origin", b"content-type", b"mcp-protocol-version", b"mcp-method",
+                     b"mcp-name", b"mcp-session-id"})
+
+
+def repeated_header(raw: list[tuple[bytes, bytes]]) -> str | None:
+    """The name of a header that must come once and comes more often, or None."""
+    seen: set[bytes] = set()
+    for name, _ in raw:
+        if name in _SINGLE:
+            if name in seen:
+                return name.decode()
+            seen.add(name)
+    return None

@@ -26,6 +26,7 @@ from collections.abc import Callable, Collection, Hashable, Mapping
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
@@ -34,7 +35,12 @@ from toolhost.excerpt import cut
 from toolhost.limits import DEFAULT_LIMITS, Limits
 from toolhost.mcp import jsonrpc as rpc
 from toolhost.serve.base import Handler, error_response
-from toolhost.serve.headers import SESSION_HEADER, accepted, unsupported_version_header
+from toolhost.serve.headers import (
+    SESSION_HEADER,
+    accepted,
+    repeated_header,
+    unsupported_version_header,
+)
 from toolhost.serve.http_cors import Cors
 from toolhost.serve.http_exchange import InFlight
 from toolhost.serve.http_gate import Gate
@@ -45,6 +51,18 @@ from toolhost.serve.http_sessions import LegacySessions
 from toolhost.serve.http_streams import GET_QUEUE, NotificationStream, Streams
 from toolhost.serve.session_table import SessionsFull
 from toolhost.serve.sessions import SessionTokens, owner_of
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    """A path or method nothing here serves (404, 405): a JSON-RPC error, as every other
+    answer, instead of Starlette's plain text."""
+    status = getattr(exc, "status_code", 500)
+    phrase = getattr(exc, "detail", "") or "Error"
+    where = f"{request.method} {cut(request.url.path, 100)}"
+    hint = f" (MCP is served at POST {request.app.state.mcp_path})" \
+        if hasattr(request.app.state, "mcp_path") else ""
+    return JsonAnswer(error_response(None, -32600, f"{phrase}: {where}{hint}"),
+                      status_code=status, headers=getattr(exc, "headers", None))
 
 __all__ = ["HttpServer"]
 
@@ -85,7 +103,8 @@ class HttpServer:
                   methods=["GET"]),
             Route(f"/.well-known/oauth-protected-resource{path}", self._resource_metadata,
                   methods=["GET"]),
-        ])
+        ], exception_handlers={HTTPException: _http_error})
+        routes.state.mcp_path = path
         # browser pages of accepted origins: preflights, and the origin named in answers
         self.app = origin_form(Cors(routes, path, self._gate.cors_allowed,
                                     self._gate.host_refusal))
@@ -144,6 +163,11 @@ class HttpServer:
             return JsonAnswer(error_response(None, -32000, "Server shutting down; retry on "
                                              "another replica"), status_code=503,
                               headers={"retry-after": "1", "connection": "close"})
+        repeated = repeated_header(request.headers.raw)
+        if repeated is not None:
+            return JsonAnswer(error_response(None, -32600, f"Bad Request: send one {repeated} "
+                                             "header; which of two counts is not guessed"),
+                              status_code=400)
         unsupported = unsupported_version_header(request.headers)
         if unsupported is not None:
             return JsonAnswer(error_response(None, -32600, unsupported), status_code=400)
@@ -175,8 +199,10 @@ class HttpServer:
                               status_code=404)
         if session is None:
             # Modern clients subscribe with subscriptions/listen on POST instead.
-            return Response("GET streams exist for initialize-era sessions only; send "
-                            "Mcp-Session-Id", status_code=405, headers={"allow": "POST"})
+            return JsonAnswer(error_response(
+                None, -32600, "Method Not Allowed: GET streams exist for initialize-era "
+                "sessions only; send Mcp-Session-Id"), status_code=405,
+                headers={"allow": "POST"})
         stream = self.streams.open(session, queue=GET_QUEUE,
                                    expires=getattr(caller, "expires", math.inf))
         if stream is None:

@@ -58,6 +58,12 @@ class Cors:
             return
         raw = _header(scope, b"origin")
         origin = raw.decode("latin-1") if raw is not None else None
+        if scope["method"] == "OPTIONS" and scope["path"] == "*":
+            # the server as a whole (RFC 9110 section 9.3.7): what it allows, nothing more
+            await send({"type": "http.response.start", "status": 204,
+                        "headers": [(b"allow", ALLOWED_METHODS + b", OPTIONS")]})
+            await send({"type": "http.response.body", "body": b""})
+            return
         if scope["method"] == "OPTIONS" and scope["path"] == self._path:
             host = _header(scope, b"host")
             refusal = self._host_refusal(host.decode("latin-1") if host is not None else None)

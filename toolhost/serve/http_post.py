@@ -37,6 +37,7 @@ from toolhost.serve.headers import (
     HEADER_MISMATCH,
     SESSION_HEADER,
     accepted,
+    foreign_charset,
     header_mismatch,
     is_json_content_type,
     legacy_body_mismatch,
@@ -80,6 +81,10 @@ class Poster:
             return _refusal(None, "Unsupported Media Type "
                             f"{cut(request.headers['content-type'], 100)!r}: "
                             "POST a JSON-RPC message as application/json", 415)
+        charset = foreign_charset(request.headers.get("content-type"))
+        if charset is not None:
+            return _refusal(None, f"Unsupported Media Type: charset {cut(charset, 40)!r}; "
+                            "send the JSON-RPC message in UTF-8", 415)
         coding = request.headers.get("content-encoding", "identity").strip().lower()
         if coding not in ("", "identity"):
             return JsonAnswer(error_response(

@@ -10,6 +10,14 @@
   front reading it by the former would then pass the rest on as a request of its own
   (request smuggling), so which one counts is not guessed;
 * a connection past ``--max-connections`` answered 503 and closed at once;
+* a request h11 cannot read (a bad header byte, two ``Content-Length`` values, a bad chunk)
+  answered 400 with a JSON-RPC error naming what is wrong (uvicorn's own answer is the
+  plain text "Invalid HTTP request received."), and a chunk announcing more bytes than a
+  message may have (``--max-message``) answered 413 at once instead of waiting for them
+  until the body deadline; a body of over ``SMALL_CHUNKS`` chunks averaging under
+  ``SMALL_CHUNK_BYTES`` bytes is 400 (reading one costs an event per chunk);
+* an ``Upgrade`` request (websocket, h2c) served as plain HTTP/1.1, without uvicorn's two
+  warnings per request;
 * a way for each request to close its connection at once (``http_streams.abort_connection``);
 * half-closed connections answered: a client that shuts down its write side once its
   request is sent (``shutdown(SHUT_WR)``, ``nc -N``) still reads, and gets its answer. TCP
@@ -23,10 +31,12 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import time
 from typing import Any
 
+from toolhost.excerpt import cut
 from toolhost.serve.http_streams import ABORT_EXTENSION, HALF_CLOSED_EXTENSION
 
 __all__ = ["MAX_HEADER_LINES", "MAX_HEAD_BYTES", "head_refusal", "head_too_large",
@@ -48,6 +58,12 @@ _FRAMING_BODY = (b'{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"
 _FRAMING = (b"HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\nconnection: close"
             b"\r\ncontent-length: " + str(len(_FRAMING_BODY)).encode() + b"\r\n\r\n"
             + _FRAMING_BODY)
+# A chunk costs the server ~20 us to read however small it is (h11 and uvicorn handle each
+# as an event): 1-byte chunks made reading a body ~3,000 times dearer than its bytes, and
+# two clients sending them held honest calls for 11 s. Past SMALL_CHUNKS chunks, a body must
+# average SMALL_CHUNK_BYTES a chunk (honest streaming clients send kilobytes a chunk).
+SMALL_CHUNKS = 1024
+SMALL_CHUNK_BYTES = 256
 _BUSY = (b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\n"
          b"retry-after: 1\r\nconnection: close\r\ncontent-length: "
          + str(len(_BUSY_BODY)).encode() + b"\r\n\r\n" + _BUSY_BODY)
@@ -102,11 +118,40 @@ def origin_form(app: Any) -> Any:
     return serve
 
 
-def header_deadline_protocol(header_timeout: float, max_connections: int | None = None
-                             ) -> type[asyncio.Protocol]:
+def _answer(status: int, reason: str, message: str) -> bytes:
+    """A whole HTTP/1.1 answer carrying a JSON-RPC error, closing its connection."""
+    body = json.dumps({"jsonrpc": "2.0", "id": None,
+                       "error": {"code": -32600, "message": message}}).encode()
+    return (b"HTTP/1.1 %d %s\r\ncontent-type: application/json\r\nconnection: close\r\n"
+            b"content-length: %d\r\n\r\n" % (status, reason.encode(), len(body)) + body)
+
+
+def bad_request(exc: Exception | None) -> bytes:
+    """The 400 answering a request h11 refused with ``exc`` (its reason, cut)."""
+    why = cut(str(exc), 160) if exc is not None else "not valid HTTP/1.1"
+    return _answer(400, "Bad Request", f"Bad Request: the request is not valid HTTP/1.1 "
+                   f"({why})")
+
+
+def small_chunks(chunks: int, size: int) -> bytes:
+    """The 400 answering a body of ``chunks`` chunks, ``size`` bytes in all."""
+    return _answer(400, "Bad Request", f"Bad Request: a chunked body of {chunks:,} chunks "
+                   f"averaging under {SMALL_CHUNK_BYTES} bytes ({size:,} bytes in all); send "
+                   "larger chunks, or the body with a Content-Length")
+
+
+def chunk_too_large(size: int, limit: int) -> bytes:
+    """The 413 answering a chunk that announces ``size`` bytes, over ``limit``."""
+    return _answer(413, "Content Too Large", f"Content Too Large: a chunk of {size:,} bytes; "
+                   f"a message is at most {limit:,} bytes (toolhost serve --max-message)")
+
+
+def header_deadline_protocol(header_timeout: float, max_connections: int | None = None,
+                             max_body: int | None = None) -> type[asyncio.Protocol]:
     """uvicorn's h11 protocol, closing a connection whose request headers are not complete
-    ``header_timeout`` seconds after it opened (or after its previous response), and
-    answering a connection past ``max_connections`` 503 at once (then closing it)."""
+    ``header_timeout`` seconds after it opened (or after its previous response), answering
+    a connection past ``max_connections`` 503 at once (then closing it), a request h11
+    cannot read 400 (JSON-RPC error) and a chunk over ``max_body`` bytes 413."""
     import h11
     from uvicorn.protocols.http.h11_impl import H11Protocol
 
@@ -115,6 +160,9 @@ def header_deadline_protocol(header_timeout: float, max_connections: int | None 
     class HeaderDeadline(H11Protocol):
         _header_timer: asyncio.TimerHandle | None = None
         _half_closed: asyncio.Event | None = None  # set once the client sent its end
+        _bad: bytes | None = None  # the 400 answering what h11 (or a bound) refused
+        _chunks = 0  # chunks of the request's body so far
+        _body_bytes = 0  # its bytes so far
 
         def data_received(self, data: bytes) -> None:
             # a new request's head: refused before h11 parses it when it is too large
@@ -124,6 +172,32 @@ def header_deadline_protocol(header_timeout: float, max_connections: int | None 
                     self._refuse_head(answer)
                     return
             super().data_received(data)
+            if max_body is not None and self.conn.their_state is h11.SEND_BODY:
+                # h11 waits for a whole chunk however large it says it is (2**64 bytes)
+                waiting = getattr(getattr(self.conn, "_reader", None), "_bytes_in_chunk", 0)
+                if isinstance(waiting, int) and waiting > max_body \
+                        and not self.transport.is_closing():
+                    log.info("refused a request with a chunk of %d bytes", waiting)
+                    self._disarm()
+                    self.transport.write(chunk_too_large(waiting, max_body))
+                    self.transport.close()
+
+        def _should_upgrade_to_ws(self) -> bool:
+            return False  # no WebSocket here, whatever library is installed
+
+        def _unsupported_upgrade_warning(self) -> None:
+            # An Upgrade header (websocket, h2c) is ignored, as RFC 9110 lets a server do,
+            # and the request served over HTTP/1.1; uvicorn logged two warnings per request
+            # (one telling the operator to install a WebSocket library)
+            pass
+
+        def send_400_response(self, msg: str) -> None:
+            # uvicorn's answer to what h11 cannot read, as a JSON-RPC error naming why
+            if self.conn.our_state in (h11.IDLE, h11.SEND_RESPONSE) \
+                    and not self.transport.is_closing():
+                self.transport.write(self._bad or bad_request(None))
+            self._disarm()
+            self.transport.close()
 
         def _refuse_head(self, answer: bytes) -> None:
             if answer is _TOO_LARGE:
@@ -137,6 +211,30 @@ def header_deadline_protocol(header_timeout: float, max_connections: int | None 
 
         def connection_made(self, transport: Any) -> None:
             super().connection_made(transport)
+            next_event = self.conn.next_event
+
+            def noting_why() -> Any:  # uvicorn's 400 drops h11's reason: keep it
+                try:
+                    event: Any = next_event()
+                except h11.RemoteProtocolError as exc:
+                    if self._bad is None:
+                        self._bad = bad_request(exc)
+                    raise
+                kind = type(event)
+                if kind is h11.Data:
+                    self._body_bytes += len(event.data)
+                    if event.chunk_start:
+                        self._chunks += 1
+                        if (self._chunks > SMALL_CHUNKS
+                                and self._body_bytes < self._chunks * SMALL_CHUNK_BYTES):
+                            log.info("refused a body of %d chunks of %d bytes in all",
+                                     self._chunks, self._body_bytes)
+                            self._bad = small_chunks(self._chunks, self._body_bytes)
+                            raise h11.RemoteProtocolError("small chunks")
+                elif kind is h11.Request:
+                    self._chunks = self._body_bytes = 0
+                return event
+            self.conn.next_event = noting_why  # type: ignore[method-assign]
             if max_connections is not None and len(self.connections) > max_connections:
                 self._refuse()
                 return

@@ -45,7 +45,8 @@ async def run_uvicorn(owner: HttpServer, sockets: list[socket.socket]) -> None:
                             # such bursts must fit in the headroom
                             backlog=FD_HEADROOM // 4,
                             http=header_deadline_protocol(limits.header_timeout,
-                                                          connections))
+                                                          connections,
+                                                          limits.max_message_bytes))
 
     class _Server(uvicorn.Server):
         async def shutdown(self, sockets: Any = None) -> None:
