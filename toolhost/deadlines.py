@@ -18,6 +18,7 @@ On another backend (trio) both fall back to anyio's own scopes and deadlines.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 import math
 import threading
@@ -26,7 +27,12 @@ from types import TracebackType
 
 import anyio
 
-__all__ = ["cancel_scope", "fail_after"]
+__all__ = ["CURRENT_DEADLINE", "cancel_scope", "fail_after"]
+
+# the deadline of the innermost ``fail_after`` (the event loop's clock: ``time.monotonic()``
+# on asyncio), inf outside any
+CURRENT_DEADLINE: contextvars.ContextVar[float] = contextvars.ContextVar(
+    "toolhost_deadline", default=float("inf"))
 
 log = logging.getLogger("toolhost.call")
 
@@ -146,7 +152,7 @@ class fail_after:  # lower case: a drop-in for anyio.fail_after
     """``with fail_after(seconds):`` -- the block is cancelled when ``seconds`` pass, and
     ``TimeoutError`` raised in its place (as ``anyio.fail_after``; see the module text)."""
 
-    __slots__ = ("_deadline", "_scope", "_timer", "seconds")
+    __slots__ = ("_deadline", "_scope", "_timer", "_token", "seconds")
 
     def __init__(self, seconds: float) -> None:
         if math.isnan(seconds):  # never due: refused, as anyio refuses it
@@ -155,6 +161,7 @@ class fail_after:  # lower case: a drop-in for anyio.fail_after
         self._scope: anyio.CancelScope | None = None
         self._deadline: _Deadline | None = None
         self._timer: _LoopTimer | None = None
+        self._token: contextvars.Token[float] | None = None
 
     def __enter__(self) -> anyio.CancelScope:
         try:
@@ -171,12 +178,17 @@ class fail_after:  # lower case: a drop-in for anyio.fail_after
         self._timer = timer
         assert loop is not None
         self._deadline = timer.arm(loop, scope, self.seconds)
+        # what an async tool blocking the loop is stopped at (toolhost.backends.loop_hold)
+        self._token = CURRENT_DEADLINE.set(loop.time() + self.seconds)
         return scope
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> bool:
         scope, deadline, timer = self._scope, self._deadline, self._timer
         assert scope is not None
+        if self._token is not None:
+            CURRENT_DEADLINE.reset(self._token)
+            self._token = None
         if timer is not None and deadline is not None:
             timer.disarm(deadline)
             expired = deadline.expired

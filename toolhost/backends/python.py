@@ -36,6 +36,7 @@ from typing import Any
 from toolhost.backends.base import BindContext, Binding, CallContext
 from toolhost.backends.convert import to_result
 from toolhost.backends.host_guards import HOST_STATE, IN_TOOL, contain_tasks, guard_exit
+from toolhost.backends.loop_hold import current_deadline, hold, release
 from toolhost.backends.python_calls import (
     PLAIN,
     guarded_await,
@@ -199,7 +200,13 @@ def _thread_invoke(fn: Any, info: Any, tool: ToolConfig, limit: int) -> Any:
     if info.is_async:
         async def invoke_async(arguments: Mapping[str, Any], ctx: CallContext) -> ToolResult:
             try:  # the arguments' converters run the tool's code too
-                value = await fn(**prepare(arguments, ctx))
+                coro = fn(**prepare(arguments, ctx))
+                # blocking code in it holds every other call: stopped at its timeout
+                held = hold(coro, ctx.tool or tool.wire_name, current_deadline())
+                try:
+                    value = await coro
+                finally:
+                    release(held)
             except BaseException as exc:  # its message is read in a pool thread
                 await raised(exc, runner(ctx))
             if inspect.isasyncgen(value):
