@@ -80,7 +80,7 @@ def test_an_unknown_version_is_400_on_every_method(url: str, session: str, versi
 ])
 def test_header_and_body_must_agree(url: str, header: str | None, modern: bool, status: int,
                                     code: int | None) -> None:
-    headers = {"accept": BOTH}
+    headers = {"accept": BOTH, "mcp-method": "tools/list"}
     if header is not None:
         headers["mcp-protocol-version"] = header
     answer = httpx.post(url, json=listing(modern), headers=headers)

@@ -37,7 +37,6 @@ from toolhost.serve.headers import (
     HEADER_MISMATCH,
     SESSION_HEADER,
     accepted,
-    header_mismatch,
     is_json_content_type,
     legacy_body_mismatch,
     request_version,
@@ -47,6 +46,7 @@ from toolhost.serve.http_limits import JsonAnswer, read_body
 from toolhost.serve.http_sessions import LegacySessions
 from toolhost.serve.http_streams import Streams
 from toolhost.serve.listen_request import MAX_LISTEN_BYTES
+from toolhost.serve.route_headers import routing_problem
 from toolhost.serve.sessions import owner_of
 
 __all__ = ["Poster"]
@@ -120,8 +120,10 @@ class Poster:
         session_id = request.headers.get(SESSION_HEADER)
         # a request's headers must agree with its body (a notification or an answer of a
         # 2025 client carries no version of its own to compare)
-        problem = (header_mismatch(message, request.headers) if modern
-                   else legacy_body_mismatch(request.headers) if is_request(message) else None)
+        problem = (None if modern or not is_request(message)
+                   else legacy_body_mismatch(request.headers)) or routing_problem(
+            message, request.headers, version=request_version(message),
+            request=is_request(message))
         if problem is not None:
             return _refusal(request_id, problem, code=HEADER_MISMATCH)
         if not modern and session_id is not None and message.get("method") != "initialize":
