@@ -62,8 +62,8 @@ def legacy_body_mismatch(headers: Mapping[str, str]) -> str | None:
     ``params._meta``, as the 2026-07-28 revision asks."""
     sent = headers.get(PROTOCOL_VERSION_HEADER)
     if sent is not None and sent in MODERN_VERSIONS:
-        return (f"header MCP-Protocol-Version {_q(sent)} does not match the body, which "
-                "names no protocol version in params._meta")
+        return (f"Invalid params: header MCP-Protocol-Version {_q(sent)} names a revision "
+                "whose requests carry their version in params._meta, and this one names none")
     return None
 
 

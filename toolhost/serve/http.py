@@ -144,7 +144,10 @@ class HttpServer:
             return JsonAnswer(error_response(None, -32000, "Server shutting down; retry on "
                                              "another replica"), status_code=503,
                               headers={"retry-after": "1", "connection": "close"})
-        unsupported = unsupported_version_header(request.headers)
+        # a POST's is judged with its body (toolhost.serve.http_post): its id, and a modern
+        # body's own version, make the answer
+        unsupported = (unsupported_version_header(request.headers)
+                       if request.method != "POST" else None)
         if unsupported is not None:
             return JsonAnswer(error_response(None, -32600, unsupported), status_code=400)
         caller = await self._gate.caller(request)
