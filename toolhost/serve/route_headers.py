@@ -15,7 +15,8 @@ could be let through for one name and run as another. The rule (400, ``HEADER_MI
 - a routing header sent twice is refused (a first-copy reader and a last-copy reader
   would disagree);
 - a 2025 request needs none of them, but one it sends must agree with its body too;
-- a notification (no revision defines its headers) is held only to the ones it sends.
+- a notification (no revision defines its headers) is held only to the ones it sends, and
+  a client's answer to the server (no method) to none.
 """
 
 from __future__ import annotations
@@ -53,6 +54,8 @@ def routing_problem(message: Mapping[str, Any], headers: Headers, *,
 
     ``version`` is the protocol version its body names (None: a 2025 client); ``request``
     says it expects an answer (a notification or a client's answer does not)."""
+    if "method" not in message:  # a client's answer to the server mirrors nothing
+        return None
     sent: dict[str, str | None] = {}
     for header in (_VERSION, _METHOD, _NAME):
         values = headers.getlist(header)
