@@ -20,6 +20,7 @@ import httpx
 import pytest
 
 from tests.serve.conftest import fixture_http_argv, http_server
+from tests.serve.routing import routing
 
 BOTH = "application/json, text/event-stream"
 MODERN_META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -53,7 +54,8 @@ def test_accept_admitting_neither_json_nor_sse_is_406(url: str) -> None:
 
 
 def test_json_only_client_gets_json_even_when_the_call_reports_progress(url: str) -> None:
-    answer = httpx.post(url, json=slow_call(2, 3), headers={"accept": "application/json"})
+    answer = httpx.post(url, json=slow_call(2, 3),
+                         headers={"accept": "application/json", **routing(slow_call(2, 3))})
     assert answer.status_code == 200
     assert answer.headers["content-type"] == "application/json"
     assert answer.json()["result"]["content"][0]["text"] == "done after 3 steps"
@@ -61,7 +63,7 @@ def test_json_only_client_gets_json_even_when_the_call_reports_progress(url: str
 
 def test_sse_only_client_gets_the_answer_as_an_event(url: str) -> None:
     answer = httpx.post(url, json=slow_call(3, 1, token=False),
-                        headers={"accept": "text/event-stream"})
+                        headers={"accept": "text/event-stream", **routing(slow_call(3, 1))})
     assert answer.status_code == 200
     assert answer.headers["content-type"].startswith("text/event-stream")
     assert answer.text.startswith("event: message\ndata: ")
@@ -69,7 +71,8 @@ def test_sse_only_client_gets_the_answer_as_an_event(url: str) -> None:
 
 
 def test_progress_and_answer_as_sse_for_a_client_accepting_both(url: str) -> None:
-    answer = httpx.post(url, json=slow_call(4, 2), headers={"accept": BOTH})
+    answer = httpx.post(url, json=slow_call(4, 2),
+                         headers={"accept": BOTH, **routing(slow_call(4, 2))})
     assert answer.headers["content-type"].startswith("text/event-stream")
     assert answer.text.count("notifications/progress") == 2
     assert '"done after 2 steps"' in answer.text

@@ -34,6 +34,7 @@ LIST = (b'{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":'
 def request(host: str, port: int) -> bytes:
     with socket.create_connection((host, port), timeout=10) as sock:
         sock.sendall(b"POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json"
+                     b"\r\nmcp-method: tools/list"
                      b"\r\nconnection: close\r\ncontent-length: " + str(len(LIST)).encode()
                      + b"\r\n\r\n" + LIST)
         out = b""
@@ -122,7 +123,8 @@ def test_streams_keep_half_of_the_connections_actually_served(tmp_path: Path) ->
                 sock = socket.create_connection(where, timeout=10)
                 held.append(sock)
                 sock.sendall(b"POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: "
-                             b"application/json\r\ncontent-length: "
+                             b"application/json\r\nmcp-method: subscriptions/listen\r\n"
+                             b"content-length: "
                              + str(len(LISTEN)).encode() + b"\r\n\r\n" + LISTEN)
                 sock.settimeout(2)
                 head = b""

@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from tests.serve.conftest import http_server
+from tests.serve.routing import routing
 
 from .hostile_corpus import call, write_config
 from .test_hostile_http import env, read_all
@@ -32,8 +33,10 @@ class Served:
         self.tmp = tmp
 
     def request(self, body: bytes, accept: str = BOTH) -> bytes:
+        routed = "".join(f"{k}: {v}\r\n" for k, v in routing(json.loads(body)).items())
         return (f"POST /mcp HTTP/1.1\r\nHost: {self.addr[0]}\r\ncontent-type: application/json"
-                f"\r\naccept: {accept}\r\ncontent-length: {len(body)}\r\n\r\n").encode() + body
+                f"\r\naccept: {accept}\r\n{routed}content-length: {len(body)}\r\n\r\n"
+                ).encode() + body
 
     def connect(self) -> socket.socket:
         return socket.create_connection(self.addr, timeout=15)

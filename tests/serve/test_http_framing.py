@@ -23,7 +23,7 @@ MODERN = {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}
 BODY = json.dumps({"jsonrpc": "2.0", "id": 7, "method": "tools/list",
                    "params": {"_meta": MODERN}}).encode()
 STD = [b"host: 127.0.0.1", b"content-type: application/json",
-       b"accept: application/json, text/event-stream"]
+       b"accept: application/json, text/event-stream", b"mcp-method: tools/list"]
 
 
 @pytest.fixture(scope="module")
@@ -171,9 +171,11 @@ SERVED = [
     ("2,000 chunks of 300 bytes", chunked(SIZE + b"\r\n" + BODY + b"\r\n" + (
         b"12c\r\n" + b" " * 300 + b"\r\n") * 2000 + b"0\r\n\r\n")),
     ("charset utf-8", request([b"host: 127.0.0.1", b'content-type: application/json; '
-                               b'charset="UTF-8"', b"content-length: %d" % len(BODY)], BODY)),
+                               b'charset="UTF-8"', b"mcp-method: tools/list",
+                               b"content-length: %d" % len(BODY)], BODY)),
     ("charset us-ascii", request([b"host: 127.0.0.1", b"content-type: application/json;"
-                                  b"charset=us-ascii", b"content-length: %d" % len(BODY)], BODY)),
+                                  b"charset=us-ascii", b"mcp-method: tools/list",
+                                  b"content-length: %d" % len(BODY)], BODY)),
     ("a BOM", sized(b"\xef\xbb\xbf" + BODY)),
 ]
 
@@ -203,8 +205,8 @@ def test_json_refused_by_a_specific_range_is_answered_as_a_stream(
     """``application/json;q=0, */*``: JSON is refused (the specific range decides), the
     stream admitted: the answer is an event stream."""
     data = request([b"host: 127.0.0.1", b"content-type: application/json",
-                    b"accept: application/json;q=0, */*", b"content-length: %d" % len(BODY)],
-                   BODY)
+                    b"accept: application/json;q=0, */*", b"mcp-method: tools/list",
+                    b"content-length: %d" % len(BODY)], BODY)
     raw = exchange(served[0], data)
     assert raw.startswith(b"HTTP/1.1 200 "), raw[:200]
     assert b"content-type: text/event-stream" in raw.lower(), raw[:300]

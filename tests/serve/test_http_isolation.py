@@ -203,7 +203,8 @@ def test_listen_streams_of_one_id_are_separate(url: str, tmp_path: Path) -> None
     runbook = "toolhost://kb/runbook"
     listen = {"jsonrpc": "2.0", "id": 1, "method": "subscriptions/listen", "params": {
         "notifications": {"resourceSubscriptions": [runbook]}, "_meta": MODERN}}
-    headers = {**HEADERS, "mcp-protocol-version": "2026-07-28"}
+    headers = {**HEADERS, "mcp-protocol-version": "2026-07-28",
+               "mcp-method": "subscriptions/listen"}
     victim = Events("POST", url, headers, listen)
     victim.wait_for("notifications/subscriptions/acknowledged")
     other = Events("POST", url, headers, listen)  # any client may number its listen 1

@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 
 from tests.serve.conftest import http_server
 from tests.serve.kb_config import KB_HEAD
+from tests.serve.routing import routing
 
 MODERN = {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}
 HEADERS = {"accept": "application/json, text/event-stream", "content-type": "application/json",
@@ -55,6 +56,7 @@ def _held_listen(url: str, pad: int) -> socket.socket:
     where = urlparse(url)
     sock = socket.create_connection((where.hostname, where.port))
     head = "".join(f"{k}: {v}\r\n" for k, v in HEADERS.items())
+    head += "mcp-method: subscriptions/listen\r\n"
     try:
         sock.sendall(f"POST {where.path} HTTP/1.1\r\nhost: {where.netloc}\r\n{head}"
                      f"content-length: {len(body)}\r\n\r\n".encode() + body)
@@ -67,7 +69,7 @@ def _held_listen(url: str, pad: int) -> socket.socket:
 
 
 def _post(url: str, message: dict[str, Any]) -> httpx.Response:
-    return httpx.post(url, json=message, headers=HEADERS, timeout=10)
+    return httpx.post(url, json=message, headers={**HEADERS, **routing(message)}, timeout=10)
 
 
 def test_open_listen_streams_do_not_hold_the_byte_budget(url: str) -> None:

@@ -38,7 +38,7 @@ def where(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, int]]
 
 def head(extra: list[tuple[str, str]], *, close: bool = True) -> bytes:
     lines = [b"POST /mcp HTTP/1.1", b"host: 127.0.0.1", b"content-type: application/json",
-             b"content-length: %d" % len(BODY)]
+             b"mcp-method: tools/list", b"content-length: %d" % len(BODY)]
     if close:
         lines.append(b"connection: close")
     lines += [f"{k}: {v}".encode() for k, v in extra]
@@ -68,7 +68,8 @@ def status(answer: bytes) -> int:
     return int(answer.split(b" ", 2)[1]) if answer.startswith(b"HTTP/1.1 ") else 0
 
 
-FEW = 4  # the headers every request here has (host, content-type, -length, connection)
+FEW = 5  # the headers every request here has (host, content-type, mcp-method, -length,
+#         connection)
 CASES = [
     ("100 headers in all", [(f"x-{i}", "a") for i in range(MAX_HEADER_LINES - FEW)], 200),
     ("one more", [(f"x-{i}", "a") for i in range(MAX_HEADER_LINES - FEW + 1)], 431),

@@ -23,6 +23,7 @@ import pytest
 
 from tests.serve.conftest import HERE, http_process, server_env
 from tests.serve.kb_config import KB_HEAD
+from tests.serve.routing import routing
 from toolhost.serve.http_streams import MAX_SESSION_STREAMS
 
 FILES = 300
@@ -61,7 +62,7 @@ class Served:
         data = json.dumps(body).encode() if body is not None else b""
         head = {"host": f"127.0.0.1:{self.port}", "accept": "application/json, text/event-stream",
                 "content-type": "application/json", "content-length": str(len(data)),
-                **(headers or {})}
+                **(routing(body) if isinstance(body, dict) else {}), **(headers or {})}
         sock.sendall(f"{method} {self.path} HTTP/1.1\r\n".encode()
                      + "".join(f"{k}: {v}\r\n" for k, v in head.items()).encode() + b"\r\n"
                      + data)

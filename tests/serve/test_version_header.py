@@ -1,7 +1,9 @@
 """``MCP-Protocol-Version`` header games over HTTP: a version neither era knows is 400 on
 every method (the spec's MUST), and a header naming the stateless revision on a request
-whose body names no version is a header/body mismatch (400, -32020), as a modern body with
-another version already was. Known versions that agree with the body are served as before.
+whose body names no version is invalid params (400, -32602: the body lacks what that revision
+requires), and a modern body with another version is a header/body mismatch (400, -32020). A
+POST whose header and body both name an unknown version is -32022 with the versions served;
+every POST refusal carries the request's id. Known versions that agree are served as before.
 A real HTTP server (the fixture server) and raw requests."""
 
 from __future__ import annotations
@@ -65,12 +67,17 @@ def test_an_unknown_version_is_400_on_every_method(url: str, session: str, versi
         answer = httpx.post(url, json=body, headers=headers)
     assert answer.status_code == 400, answer.text
     error = answer.json()["error"]
-    assert error["code"] == -32600 and "unsupported MCP-Protocol-Version" in error["message"]
+    if what == "modern list":  # the body names 2026-07-28: the header disagrees with it
+        assert error["code"] == -32020 and "MCP-Protocol-Version" in error["message"]
+    else:
+        assert error["code"] == -32600 and "unsupported MCP-Protocol-Version" in error["message"]
+    if what not in ("GET stream", "DELETE"):  # a POST's refusal names its request
+        assert answer.json()["id"] == body["id"]
     assert len(error["message"]) < 400
 
 
 @pytest.mark.parametrize(("header", "modern", "status", "code"), [
-    ("2026-07-28", False, 400, -32020),  # the stateless revision, a body of the 2025 ones
+    ("2026-07-28", False, 400, -32602),  # the stateless revision, a body without _meta
     ("2025-06-18", True, 400, -32020),  # and the other way round (as before)
     ("2025-11-25", False, 200, None),
     ("2024-11-05", False, 200, None),
@@ -80,13 +87,27 @@ def test_an_unknown_version_is_400_on_every_method(url: str, session: str, versi
 ])
 def test_header_and_body_must_agree(url: str, header: str | None, modern: bool, status: int,
                                     code: int | None) -> None:
-    headers = {"accept": BOTH}
+    headers = {"accept": BOTH, "mcp-method": "tools/list"}
     if header is not None:
         headers["mcp-protocol-version"] = header
     answer = httpx.post(url, json=listing(modern), headers=headers)
     assert answer.status_code == status, answer.text
     if code is not None:
         assert answer.json()["error"]["code"] == code
+
+
+def test_an_unknown_version_in_header_and_body_is_unsupported_with_the_versions_served(
+        url: str) -> None:
+    body = {"jsonrpc": "2.0", "id": 301, "method": "server/discover", "params": {"_meta": {
+        **MODERN, "io.modelcontextprotocol/protocolVersion": "v999.0.0",
+        "io.modelcontextprotocol/clientCapabilities": {}}}}
+    answer = httpx.post(url, json=body, headers={
+        "accept": BOTH, "mcp-protocol-version": "v999.0.0", "mcp-method": "server/discover"})
+    assert answer.status_code == 400, answer.text
+    assert answer.json()["id"] == 301
+    error = answer.json()["error"]
+    assert error["code"] == -32022
+    assert error["data"] == {"supported": list(MODERN_VERSIONS), "requested": "v999.0.0"}
 
 
 def test_a_2025_notification_or_answer_with_a_modern_header_is_still_taken(url: str) -> None:

@@ -2,14 +2,12 @@
 
 A modern request repeats its protocol version, method and (for name-bearing methods) the
 tool, prompt or resource name in headers, so gateways can route without parsing JSON. A
-server MUST reject a request whose headers disagree with its body (``HEADER_MISMATCH``).
+server MUST reject a request whose headers disagree with its body (``HEADER_MISMATCH``;
+the rule itself: ``toolhost.serve.route_headers``).
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
-import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -18,14 +16,10 @@ from toolhost.mcp.jsonrpc import HANDSHAKE_VERSIONS, MODERN_VERSIONS
 
 __all__ = [
     "HEADER_MISMATCH",
-    "METHOD_HEADER",
-    "NAME_HEADER",
     "PROTOCOL_VERSION_HEADER",
     "SESSION_HEADER",
     "accepted",
-    "decode_header_value",
     "foreign_charset",
-    "header_mismatch",
     "http_status_for",
     "is_json_content_type",
     "legacy_body_mismatch",
@@ -35,20 +29,13 @@ __all__ = [
 ]
 
 PROTOCOL_VERSION_HEADER = "mcp-protocol-version"
-METHOD_HEADER = "mcp-method"
-NAME_HEADER = "mcp-name"
 SESSION_HEADER = "mcp-session-id"
 HEADER_MISMATCH = -32020
 PROTOCOL_VERSION_META_KEY = "io.modelcontextprotocol/protocolVersion"
 
-# method -> the params key its Mcp-Name header mirrors
-NAME_BEARING = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
-
 # JSON-RPC error code -> HTTP status, for modern-era answers (spec: transports, errors).
 _STATUS = {-32700: 400, -32600: 400, -32602: 400, HEADER_MISMATCH: 400, -32021: 400,
            -32022: 400, -32601: 404}
-
-_B64 = re.compile(r"^=\?base64\?(?P<payload>.*)\?=$")
 
 
 def request_version(message: Mapping[str, Any]) -> str | None:
@@ -58,40 +45,6 @@ def request_version(message: Mapping[str, Any]) -> str | None:
     if isinstance(meta, Mapping):
         version = meta.get(PROTOCOL_VERSION_META_KEY)
         return version if isinstance(version, str) else None
-    return None
-
-
-def decode_header_value(value: str) -> str | None:
-    """Undo the ``=?base64?...?=`` wrapping clients use for values unsafe in a header."""
-    match = _B64.fullmatch(value)
-    if match is None:
-        return value
-    try:
-        return base64.b64decode(match.group("payload"), validate=True).decode("utf-8")
-    except (binascii.Error, UnicodeDecodeError):
-        return None
-
-
-def header_mismatch(message: Mapping[str, Any], headers: Mapping[str, str]) -> str | None:
-    """Why the routing headers disagree with a modern request's body, or None if they agree."""
-    version = request_version(message)
-    sent_version = headers.get(PROTOCOL_VERSION_HEADER)
-    if sent_version is not None and sent_version != version:
-        return (f"header MCP-Protocol-Version {_q(sent_version)} does not match "
-                f"params._meta protocol version {_q(version)}")
-    method = message.get("method")
-    sent_method = headers.get(METHOD_HEADER)
-    if sent_method is not None and sent_method != method:
-        return (f"header Mcp-Method {_q(sent_method)} does not match the body's method "
-                f"{_q(method)}")
-    sent_name = headers.get(NAME_HEADER)
-    key = NAME_BEARING.get(str(method))
-    if sent_name is not None and key is not None:
-        params = message.get("params")
-        body_name = params.get(key) if isinstance(params, Mapping) else None
-        if decode_header_value(sent_name) != body_name:
-            return (f"header Mcp-Name {_q(sent_name)} does not match params.{key} "
-                    f"{_q(body_name)}")
     return None
 
 
@@ -111,8 +64,8 @@ def legacy_body_mismatch(headers: Mapping[str, str]) -> str | None:
     ``params._meta``, as the 2026-07-28 revision asks."""
     sent = headers.get(PROTOCOL_VERSION_HEADER)
     if sent is not None and sent in MODERN_VERSIONS:
-        return (f"header MCP-Protocol-Version {_q(sent)} does not match the body, which "
-                "names no protocol version in params._meta")
+        return (f"Invalid params: header MCP-Protocol-Version {_q(sent)} names a revision "
+                "whose requests carry their version in params._meta, and this one names none")
     return None
 
 
@@ -198,9 +151,10 @@ def foreign_charset(content_type: str | None) -> str | None:
 
 # Headers of which a request has one: with two, which counts would be a guess (a proxy in
 # front may route or check by the other), so the request is refused, as two Authorization
-# headers are (toolhost.serve.http_gate).
-_SINGLE = frozenset({b"origin", b"content-type", b"mcp-protocol-version", b"mcp-method",
-                     b"mcp-name", b"mcp-session-id"})
+# headers are (toolhost.serve.http_gate). Two Mcp-Method or Mcp-Name headers are refused by
+# the routing rule, with its own code (toolhost.serve.route_headers).
+_SINGLE = frozenset({b"origin", b"content-type", b"mcp-protocol-version",
+                     b"mcp-session-id"})
 
 
 def repeated_header(raw: list[tuple[bytes, bytes]]) -> str | None:

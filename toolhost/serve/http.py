@@ -168,7 +168,10 @@ class HttpServer:
             return JsonAnswer(error_response(None, -32600, f"Bad Request: send one {repeated} "
                                              "header; which of two counts is not guessed"),
                               status_code=400)
-        unsupported = unsupported_version_header(request.headers)
+        # a POST's is judged with its body (toolhost.serve.http_post): its id, and a modern
+        # body's own version, make the answer
+        unsupported = (unsupported_version_header(request.headers)
+                       if request.method != "POST" else None)
         if unsupported is not None:
             return JsonAnswer(error_response(None, -32600, unsupported), status_code=400)
         caller = await self._gate.caller(request)

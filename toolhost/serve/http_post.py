@@ -38,16 +38,17 @@ from toolhost.serve.headers import (
     SESSION_HEADER,
     accepted,
     foreign_charset,
-    header_mismatch,
     is_json_content_type,
     legacy_body_mismatch,
     request_version,
+    unsupported_version_header,
 )
 from toolhost.serve.http_exchange import Exchange, InFlight, Session
 from toolhost.serve.http_limits import JsonAnswer, read_body
 from toolhost.serve.http_sessions import LegacySessions
 from toolhost.serve.http_streams import Streams
 from toolhost.serve.listen_request import MAX_LISTEN_BYTES
+from toolhost.serve.route_headers import routing_problem
 from toolhost.serve.sessions import owner_of
 
 __all__ = ["Poster"]
@@ -125,8 +126,19 @@ class Poster:
         session_id = request.headers.get(SESSION_HEADER)
         # a request's headers must agree with its body (a notification or an answer of a
         # 2025 client carries no version of its own to compare)
-        problem = (header_mismatch(message, request.headers) if modern
-                   else legacy_body_mismatch(request.headers) if is_request(message) else None)
+        if not modern:
+            # a version no era knows (400, as the spec asks), or the stateless revision's on a
+            # request that does not name its version where that revision keeps it
+            unsupported = unsupported_version_header(request.headers)
+            if unsupported is not None:
+                return _refusal(request_id, unsupported)
+            missing = legacy_body_mismatch(request.headers) if is_request(message) else None
+            if missing is not None:
+                return _refusal(request_id, missing, code=rpc.INVALID_PARAMS)
+        # a modern body naming a version the header does not is a mismatch; one naming the
+        # header's unknown version is the core's to refuse (-32022, with the versions served)
+        problem = routing_problem(message, request.headers, version=request_version(message),
+                                  request=is_request(message))
         if problem is not None:
             return _refusal(request_id, problem, code=HEADER_MISMATCH)
         if not modern and session_id is not None and message.get("method") != "initialize":
