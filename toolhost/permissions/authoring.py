@@ -242,9 +242,7 @@ def _as_written(tool: str, key: str) -> tuple[str, str] | None:
     """(message, hint) for a deny/ask ``when`` testing a built-in tool's path or URL with
     ``glob``, ``regex``, ``equals`` or a plain value: the text as written, which other
     spellings of the same file or host escape (round 10)."""
-    from toolhost.permissions.paths import PATH_TOOLS
-
-    if tool in PATH_TOOLS and key in _PATH_KEYS:
+    if key in _PATH_KEYS and not tool.startswith("mcp__") and _path_tool(tool):
         return (f"when.{key} tests the path as written, so other spellings of the same file "
                 "('/etc//passwd', '/tmp/../etc/passwd', a relative path, a symlink) escape "
                 "it", f"write a path rule, {tool}(//etc/passwd), or use path_under/path_glob, "
@@ -255,6 +253,14 @@ def _as_written(tool: str, key: str) -> tuple[str, str] | None:
                 "escape it", "write WebFetch(domain:example.com), or use host, which compares "
                 "canonical hosts")
     return None
+
+
+def _path_tool(tool: str) -> bool:
+    # imported here: the demo config's rules name only MCP tools, and validate's start-up
+    # stays light (tests/test_startup_imports.py)
+    from toolhost.permissions.paths import PATH_TOOLS
+
+    return tool in PATH_TOOLS
 
 
 def _hint(message: str, tool: str) -> str:
