@@ -6,7 +6,7 @@ timeout, so every other call waited for as long as it blocked. A watcher thread 
 loop that has not turned for a second while an async call runs (the call's frame is on the
 loop thread's stack) and warns once, naming the tool; once that call is past its own
 deadline (its ``timeout``), or has held the loop ``TOOLHOST_LOOP_HOLD`` seconds at a stretch
-(unset by default; 0.1 to 3600), it interrupts the loop's thread with a signal
+(10 by default, 0.1 to 3600), it interrupts the loop's thread with a signal
 (``SIGUSR2``): the handler raises ``LoopHeld`` there, inside the tool's own code (a
 ``time.sleep`` or a blocking read returns early for it, as for any signal; a busy loop stops
 at its next line). The call's answer is its error; every other call is answered as usual.
@@ -15,7 +15,7 @@ Only the main thread can run a signal handler: the guard is on in ``toolhost run
 and ``call`` (the loop in the main thread) and does nothing elsewhere. A tool that set its own
 ``SIGUSR2`` handler keeps it (the guard is then off). Code that blocks inside C and restarts on
 a signal (a lock's ``acquire`` with no timeout) cannot be interrupted: it holds the loop until
-it returns. A call with no timeout and no ``TOOLHOST_LOOP_HOLD`` costs nothing here.
+it returns.
 """
 
 from __future__ import annotations
@@ -28,9 +28,10 @@ from contextvars import ContextVar
 from types import FrameType
 from typing import Any
 
-__all__ = ["HOLD_ENV", "LoopHeld", "current_deadline", "hold", "release"]
+__all__ = ["HOLD_ENV", "HOLD_SECONDS", "LoopHeld", "current_deadline", "hold", "release"]
 
 HOLD_ENV = "TOOLHOST_LOOP_HOLD"
+HOLD_SECONDS = 10.0  # the longest an async call may hold the event loop, by default
 _STALL = 1.0  # a loop that has not turned this long is blocked
 _INF = float("inf")
 _BEAT = 0.25  # how often the loop says it turns, while an async call runs
@@ -45,9 +46,9 @@ class _Guard:
     def __init__(self) -> None:
         from toolhost.env_seconds import env_seconds
 
-        # unset: only the call's own deadline stops it (an async tool calling requests.get
-        # for a few seconds is slow, not broken)
-        self.hold = env_seconds(HOLD_ENV, _INF, 0.1, 3600.0, warn=True)
+        # a hold this long is stopped, timeout or not: a host that stops answering for
+        # longer is hung (a few seconds of requests.get in an async def is slow, not broken)
+        self.hold = env_seconds(HOLD_ENV, HOLD_SECONDS, 0.1, 3600.0, warn=True)
         # the frame of each async call running -> (tool, its deadline); dict operations are
         # atomic under the GIL, so the watcher reads it without a lock
         self.calls: dict[FrameType, tuple[str, float]] = {}
@@ -84,9 +85,10 @@ class _Guard:
 
                 logging.getLogger("toolhost").warning(
                     "async tool %s is blocking the event loop (no await for %.0f s): every "
-                    "other call waits until it returns or its timeout stops it. Write "
-                    "blocking code as a def (it runs in a thread) or give the tool "
-                    "isolation: process", tool, time.monotonic() - self.beat)
+                    "other call waits until it returns, or its timeout or %s (%g s) stops "
+                    "it. Write blocking code as a def (it runs in a thread) or give the tool "
+                    "isolation: process", tool, time.monotonic() - self.beat, HOLD_ENV,
+                    self.hold)
             if self.overdue(deadline, time.monotonic()) and self.main is not None:
                 signal.pthread_kill(self.main, signal.SIGUSR2)
 
@@ -113,7 +115,8 @@ class _Guard:
             if found is not None and self.overdue(found[1], now):
                 raise LoopHeld(f"tool {found[0]} held the event loop for "
                                f"{now - self.beat:.1f} s without an await (blocking code in "
-                               "an async def) and was stopped at its timeout; write "
+                               "an async def) and was stopped (its timeout, or "
+                               f"{HOLD_ENV}); write "
                                "blocking code as a def, or give the tool isolation: process")
             frame = frame.f_back
 
