@@ -72,7 +72,9 @@ class _Guard:
 
     def watch(self) -> None:  # the watcher thread
         while True:
-            time.sleep(_BEAT)
+            # idle (no async call running): a look a second, not four (a server waits for
+            # hours); a call that starts blocking is seen within the stall time either way
+            time.sleep(_BEAT if self.calls else _STALL)
             if not self.calls or time.monotonic() - self.beat < _STALL:
                 continue
             held = self.holder()
