@@ -5,9 +5,7 @@ calls after it are still answered. One real ``toolhost serve`` probed with raw s
 
 from __future__ import annotations
 
-import contextlib
 import json
-import socket
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,6 +16,7 @@ import pytest
 
 from tests.serve.conftest import http_server
 from tests.serve.kb_config import KB_HEAD
+from tests.serve.raw_http import answers, exchange
 
 MODERN = {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}
 BODY = json.dumps({"jsonrpc": "2.0", "id": 7, "method": "tools/list",
@@ -50,38 +49,6 @@ def sized(body: bytes = BODY, *headers: bytes, close: bool = True) -> bytes:
 
 def chunked(chunks: bytes) -> bytes:
     return request([*STD, b"transfer-encoding: chunked"], chunks)
-
-
-def exchange(where: tuple[str, int], data: bytes) -> bytes:
-    """Send ``data``, read until the server closes (every request here closes): what it
-    said. A server that waits instead times the socket out: the test fails, it never hangs."""
-    with socket.create_connection(where, timeout=8) as sock:
-        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
-            sock.sendall(data)
-        out = b""
-        try:
-            while chunk := sock.recv(65536):
-                out += chunk
-        except ConnectionResetError:
-            pass
-        except TimeoutError:
-            pytest.fail(f"no answer within 8 s; got {out[:200]!r}")
-        return out
-
-
-def answers(raw: bytes) -> list[tuple[int, dict[str, bytes], bytes]]:
-    """The HTTP/1.1 answers in ``raw`` (content-length framed, or none): status, headers,
-    body each."""
-    found = []
-    while raw.startswith(b"HTTP/1.1 "):
-        head, _, rest = raw.partition(b"\r\n\r\n")
-        lines = head.split(b"\r\n")
-        headers = {k.strip().lower().decode(): v.strip()
-                   for k, _, v in (h.partition(b":") for h in lines[1:])}
-        length = int(headers.get("content-length", b"0"))
-        found.append((int(lines[0].split()[1]), headers, rest[:length]))
-        raw = rest[length:]
-    return found
 
 
 def error_of(status: int, headers: dict[str, bytes], body: bytes) -> str:

@@ -6,9 +6,7 @@ A real ``toolhost serve`` and raw sockets; the count itself, against h11, by Hyp
 
 from __future__ import annotations
 
-import socket
 import sys
-import time
 from collections.abc import Iterator
 from urllib.parse import urlsplit
 
@@ -19,6 +17,7 @@ from hypothesis import strategies as st
 
 from tests.serve.conftest import http_server
 from tests.serve.kb_config import KB_HEAD
+from tests.serve.raw_http import exchange, status
 from toolhost.serve.http_protocol import MAX_HEAD_BYTES, MAX_HEADER_LINES, head_too_large
 
 BODY = (b'{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":'
@@ -45,29 +44,6 @@ def head(extra: list[tuple[str, str]], *, close: bool = True) -> bytes:
     return b"\r\n".join(lines) + b"\r\n\r\n" + BODY
 
 
-def exchange(where: tuple[str, int], data: bytes, pieces: int = 1) -> bytes:
-    with socket.create_connection(where, timeout=10) as sock:
-        step = -(-len(data) // pieces)
-        try:
-            for start in range(0, len(data), step):
-                sock.sendall(data[start:start + step])
-                if pieces > 1:
-                    time.sleep(0.05)
-        except (BrokenPipeError, ConnectionResetError):
-            pass  # refused before it was all sent: what the server said is still read
-        out = b""
-        try:
-            while chunk := sock.recv(65536):
-                out += chunk
-        except ConnectionResetError:
-            pass
-        return out
-
-
-def status(answer: bytes) -> int:
-    return int(answer.split(b" ", 2)[1]) if answer.startswith(b"HTTP/1.1 ") else 0
-
-
 FEW = 5  # the headers every request here has (host, content-type, mcp-method, -length,
 #         connection)
 CASES = [
@@ -85,7 +61,7 @@ CASES = [
 def test_a_request_head_is_bounded(where: tuple[str, int], name: str,
                                    extra: list[tuple[str, str]], expected: int,
                                    pieces: int) -> None:
-    answer = exchange(where, head(extra), pieces)
+    answer = exchange(where, head(extra), pieces=pieces)
     if expected == 431 and pieces > 1 and status(answer) == 0:
         return  # refused while it was still arriving: the client saw the connection reset
     assert status(answer) in ((431, 400) if expected == 431 and pieces > 1 else (expected,)), \
