@@ -115,13 +115,23 @@ def resolve_git_entry(entry: Any, *, base_dir: Path, origin: Origin) -> Path:
     if not rev:
         raise _error(origin, "`rev` is required: pin a tag or a commit")
     remember_credentials(repo)
-    return repo_file(normalize_repo(repo, base_dir), rev, path, where=origin)
+    return repo_file(normalize_repo(repo, base_dir, origin), rev, path, where=origin)
 
 
-def normalize_repo(repo: str, base_dir: Path) -> str:
-    """A URL for git: ``repo`` itself, or a local path made absolute (``file://``)."""
+def normalize_repo(repo: str, base_dir: Path, where: Origin = UNKNOWN) -> str:
+    """A URL for git: ``repo`` itself, or a local path made absolute (``file://``).
+
+    A relative path written in a file of a cached checkout (``repo: ../other-config`` in a
+    team repository's fragment) is relative to that repository's URL, as git resolves a
+    submodule's relative URL: the checkout's directory in the cache means nothing."""
     if "://" in repo or re.match(r"^[\w.-]+@[\w.-]+:", repo):
         return repo
+    if not repo.startswith(("/", "~")):
+        from toolhost.config.repolinks import checkout_url, relative_to_url
+
+        parent = checkout_url(base_dir)
+        if parent is not None:
+            return relative_to_url(parent, repo, where)
     return (base_dir / Path(repo).expanduser()).resolve().as_uri()
 
 

@@ -238,13 +238,19 @@ class LockGuard:
         """``repo:PATH@REV`` for a repository named by a relative local path (``repo:
         ../team-config``), PATH relative to the lock's directory: the lock is committed, and
         a colleague's or CI's checkout is elsewhere on their disk. "" for a URL, an absolute
-        or ``~`` path, or a path written inside a pulled repository."""
+        or ``~`` path, or a path written inside a pulled repository that is not itself
+        pinned by a relative path (it is relative to that repository's URL)."""
         import os
 
         from toolhost.config.repotree import checkout_root
 
         if ("://" in written or written.startswith(("/", "~")) or "://" not in url
-                or not url.startswith("file://") or checkout_root(origin.file) is not None):
+                or not url.startswith("file://")):
+            return ""
+        root = checkout_root(origin.file)
+        if root is not None and not any(  # beside a repository pinned by a relative path
+                source.legacy and source.root.resolve() == root.resolve()
+                for source in self.sources.values()):
             return ""
         from urllib.parse import unquote, urlsplit
 
