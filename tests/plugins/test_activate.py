@@ -229,3 +229,17 @@ def test_a_missing_example_plugin_is_installed_from_the_clone_not_the_index(name
     assert problem.message == f"plugin '{name}' is not installed"
     assert "pip install plugins/toolhost-" in problem.hint and "toolhost's clone" in problem.hint
     assert f"pip install {name}" not in problem.hint
+
+
+def test_a_plugin_printing_at_import_or_register_leaves_stdout_alone(
+        make_plugin: MakePlugin, capsys: pytest.CaptureFixture[str]) -> None:
+    # stdout is what `tools --json`, `plugins --json` and `mcp-config > .mcp.json` print
+    loud = GREET.replace("def register(registry: Registry) -> None:\n",
+                         "print('imported')\n\n    def register(registry: Registry) -> None:\n"
+                         "        print('registering')\n")
+    make_plugin("toolhost-loud", modules={"loud_plugin": loud})
+    plugins = activate([req("toolhost-loud")])
+    assert plugins.plugins[0].provides["tools"] == ["mcp__greet__hello"]
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert "imported" in err and "registering" in err
