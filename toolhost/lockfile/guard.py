@@ -159,8 +159,10 @@ class LockGuard:
         """Compare enabled plugins' installed versions (from their metadata) with the lock,
         before any plugin is imported; problems are kept. Returns the plugins that must not
         be imported: refused, or (``hold_unlocked``) not the locked version."""
-        refused: set[str] = set()
-        if not (self.verify or self.hold_unlocked) or self.lock is None:
+        if self.lock is None:
+            return set()
+        refused = self._uninstalled(installed, origins)
+        if not (self.verify or self.hold_unlocked):
             return refused
         for name, version in sorted(installed.items()):
             locked = self.lock.plugins.get(name)
@@ -177,6 +179,25 @@ class LockGuard:
                 hint=f"install {name}=={locked} or accept with `toolhost lock CONFIG`"
                 if locked else "accept with `toolhost lock CONFIG`"))
         return refused
+
+    def _uninstalled(self, installed: dict[str, str], origins: dict[str, Origin]) -> set[str]:
+        """A plugin the lock pins that is not installed (uninstalled, a new virtualenv): the
+        release to install is the locked one, not a close name of another plugin."""
+        from toolhost.plugins.activate import EXAMPLES
+        from toolhost.plugins.discovery import canonical_name
+
+        assert self.lock is not None
+        missing = set()
+        for name, where in sorted(origins.items()):
+            locked = self.lock.plugins.get(name)
+            if name in installed or locked is None or canonical_name(name) in EXAMPLES:
+                continue  # (an example plugin's hint says where it is installed from)
+            missing.add(name)
+            self.problems.append(where.problem(
+                f"plugin '{name}' is not installed; {self.lock_file.name} pins {name} "
+                f"{locked}", hint=f"pip install '{name}=={locked}' (the release the lock "
+                "pins), or remove it from `plugins` and run `toolhost lock CONFIG`"))
+        return missing
 
     # -- sources ---------------------------------------------------------------------------
 
