@@ -209,6 +209,12 @@ class LockGuard:
             checkout = checkout_of(url, str(entry["rev"]))
             legacy = f"repo:{checkout.url}@{entry['rev']}"  # the URL without its userinfo
             key = self._local_key(str(entry["repo"]), url, str(entry["rev"]), origin) or legacy
+            locked = self.lock.sources.get(key) or self.lock.sources.get(legacy) \
+                if self.lock is not None and key not in self.sources else None
+            if locked is not None and locked.pin != checkout.sha:  # the cache disagrees
+                from toolhost.lockfile.remote import realigned  # with the lock: upstream
+
+                checkout = realigned(checkout, locked.pin)  # may have moved the tag back
             return self.sources.setdefault(key, Pulled(
                 key, checkout.sha, checkout.path, origin, url, str(entry["rev"]),
                 legacy=legacy if key != legacy else ""))
