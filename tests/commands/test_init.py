@@ -151,3 +151,22 @@ def test_the_ci_step_says_how_to_get_a_claude_cli_when_none_is_found(
                 if line.startswith("  sh toolhost-ci.sh"))
     assert "needs the Claude CLI, not found here" in step
     assert "'.[serve,sdk]'" in step and "npm install -g @anthropic-ai/claude-code" in step
+
+
+def test_printed_steps_paste_into_a_shell_with_spaces_and_unicode(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """`cd tools/my agent ü` is three words to a shell: every step is quoted as pasted."""
+    import shlex
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "repo" / ".git").mkdir(parents=True)
+    assert main(["init", "repo/tools/my agent ü"]) == 0
+    steps = capsys.readouterr().out.split("Next:\n", 1)[1].splitlines()
+    assert shlex.split(steps[0]) == ["cd", "repo/tools/my agent ü"]
+    install = shlex.split(steps[-1], comments=True)
+    assert install == ["cd", "../..", "&&", "toolhost", "install", "claude-code",
+                       "tools/my agent ü/toolhost.yaml"]
+    assert main(["init", "--", "-x"]) == 0
+    assert shlex.split(capsys.readouterr().out.split("Next:\n", 1)[1].splitlines()[0]) == [
+        "cd", "./-x"]

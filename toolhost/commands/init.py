@@ -172,7 +172,7 @@ def main(args: argparse.Namespace) -> int:
             return 1
         print(f"wrote {path}")
     os.chmod(root / "toolhost-ci.sh", 0o755)
-    steps = [] if root == Path(".") else [f"cd {root}"]
+    steps = [] if root == Path(".") else [f"cd {sh(str(root))}"]
     steps += ["toolhost validate toolhost.yaml",
               f"toolhost call toolhost.yaml {args.name}.greet name=Ada",
               _ci_step(), _install_step(root)]
@@ -207,9 +207,18 @@ def _install_step(root: Path) -> str:
                 return step
             up = os.path.relpath(top, here)
             down = (here.relative_to(top) / "toolhost.yaml").as_posix()
-            return (f"cd {up} && toolhost install claude-code {down}   # .mcp.json at the "
+            return (f"cd {sh(up)} && toolhost install claude-code {sh(down)}   # .mcp.json at the "
                     "repository's top, where Claude Code is started")
     return step
+
+
+def sh(path: str) -> str:
+    """``path`` as one word of a shell command pasted as printed: quoted when it holds a
+    space, a quote or another character the shell reads (``'my agent'``), and never read as
+    an option (``./-x``)."""
+    import shlex
+
+    return shlex.quote(f"./{path}" if path.startswith("-") else path)
 
 
 def _unusable(root: Path, force: bool) -> str:
