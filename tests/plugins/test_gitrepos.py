@@ -18,6 +18,8 @@ from toolhost.config.gitrepos import checkout_dir, fetch_repo, list_tags, repo_f
 from toolhost.config.model import Origin
 from toolhost.errors import ConfigError
 
+from .conftest import git
+
 MakeRepo = Callable[..., str]
 AT = Origin("team.yaml", 3, 5, "extends[0]")
 
@@ -63,6 +65,9 @@ def test_commit_pin_branch_warning_and_bad_paths(tmp_path: Path, make_repo: Make
         repo_file(url, "v9", "a/base.yaml", where=AT, cache=cache)
     with pytest.raises(ConfigError, match="must be non-empty and not start with '-'"):
         repo_file(url, "--upload-pack=touch x", "a/base.yaml", cache=cache)
+    git(origin, "tag", "tree-tag", "HEAD^{tree}")  # was: git's "cannot switch branch to a
+    with pytest.raises(ConfigError, match=r"rev 'tree-tag' names no commit \(a tag of a tree"):
+        repo_file(url, "tree-tag", "a/base.yaml", where=AT, cache=cache)  # non-commit"
 
 
 def _fetch_in_child(url: str, cache: str, out: str) -> None:
