@@ -170,3 +170,15 @@ def test_printed_steps_paste_into_a_shell_with_spaces_and_unicode(
     assert main(["init", "--", "-x"]) == 0
     assert shlex.split(capsys.readouterr().out.split("Next:\n", 1)[1].splitlines()[0]) == [
         "cd", "./-x"]
+
+
+@pytest.mark.parametrize("name", ["toolhost.toml", "toolhost.yml"])
+def test_a_directory_with_a_config_of_another_name_gets_no_second_one(
+        tmp_path: Path, name: str, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / name).write_text("toolhost = 1\n" if name.endswith(".toml") else "toolhost: 1\n")
+    assert main(["init", str(tmp_path)]) == 1  # was: toolhost.yaml written beside it
+    assert sorted(p.name for p in tmp_path.iterdir()) == [name]
+    err = capsys.readouterr().err
+    assert f"{tmp_path / name} is already a toolhost config here; nothing was written" in err
+    assert main(["init", str(tmp_path), "--force"]) == 0  # asked for: written beside it
+    assert (tmp_path / "toolhost.yaml").exists()

@@ -137,6 +137,10 @@ FILES = {
     "toolhost-ci.sh": CI,
 }
 
+# the other names a project's config goes by: init's toolhost.yaml beside one is a second
+# config, which no command reads with it
+OTHER_CONFIGS = ("toolhost.yml", "toolhost.toml")
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("directory", nargs="?", default=".", metavar="DIR",
@@ -158,6 +162,12 @@ def main(args: argparse.Namespace) -> int:
         print(f"toolhost init: {problem}", file=sys.stderr)
         return 1
     existing = [rel for rel in FILES if os.path.lexists(root / rel)]  # a broken link too
+    other = [name for name in OTHER_CONFIGS if os.path.lexists(root / name)]
+    if other and not existing and not args.force:  # a second config beside the first
+        print(f"toolhost init: {root / other[0]} is already a toolhost config here; nothing "
+              f"was written (`toolhost validate {sh(str(root / other[0]))}` checks it; "
+              "--force writes toolhost.yaml and the rest beside it)", file=sys.stderr)
+        return 1
     if existing and not args.force:
         print(f"toolhost init: {', '.join(str(root / rel) for rel in existing)} already "
               "exist(s); nothing was written (--force overwrites)", file=sys.stderr)
