@@ -229,3 +229,20 @@ def test_a_file_the_loader_refuses_is_its_located_line_and_left_alone(
     assert expected in done.stderr, done.stderr
     assert "internal error" not in done.stderr and "Traceback" not in done.stderr
     assert after == text
+
+
+def test_a_config_it_cannot_write_is_one_line_and_left_alone(
+        tmp_path: Path, repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A read-only directory (root ignores modes, so the file system says it here): was
+    `internal error: OSError: [Errno 30] Read-only file system`."""
+    import errno
+    import tempfile
+
+    def read_only(*args: object, **kwargs: object) -> tuple[int, str]:
+        raise OSError(errno.EROFS, os.strerror(errno.EROFS))
+
+    monkeypatch.setattr(tempfile, "mkstemp", read_only)
+    text = "toolhost: 1\nextends:\n  - {repo: ./repo, rev: v1, path: toolhost.yaml}\n"
+    done, after = _update(tmp_path, "toolhost.yaml", text)
+    assert done.returncode == 1 and after == text
+    assert done.stderr == "toolhost.yaml: cannot write it: Read-only file system; nothing changed\n"

@@ -229,7 +229,12 @@ def main(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return 1
     if text != original and not args.dry_run:
-        _write_atomically(path, text)
+        try:
+            _write_atomically(path, text)
+        except OSError as exc:  # a read-only directory, a full disk: not an internal error
+            print(f"{where}: cannot write it: {exc.strerror or exc}; nothing changed",
+                  file=sys.stderr)
+            return 1
         if _relock(path):  # the config would name revisions it cannot load, beside a lock
             _write_atomically(path, original)  # of the old ones: every load would fail
             print(f"{where}: left as it was (no rev changed)", file=sys.stderr)
