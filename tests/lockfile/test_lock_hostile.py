@@ -171,3 +171,17 @@ def test_a_lock_whose_name_fills_the_limit_is_written(tmp_path: Path) -> None:
     done = _run("lock", config.name, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert read_lock(lock_path(config)) is not None
+
+
+def test_the_printed_command_pastes_into_a_shell(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    import shlex
+
+    from toolhost.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "my dir").mkdir()
+    (tmp_path / "my dir" / "t.yaml").write_text("toolhost: 1\nservers: {}\n")
+    assert main(["lock", "--check", "my dir/t.yaml"]) == 1
+    command = capsys.readouterr().err.split("create it with `", 1)[1].split("`", 1)[0]
+    assert shlex.split(command) == ["toolhost", "lock", "my dir/t.yaml"]  # was 3 arguments

@@ -217,8 +217,10 @@ def main(args: argparse.Namespace) -> int:
         if read_doc(args.config, "project", problems) is None:  # missing, empty, unreadable
             raise ConfigError(problems)
         if read_lock(lock_path(args.config)) is None:
+            from toolhost.commands.init import sh
+
             print(f"{config}: no lock file {where} (create it with `toolhost lock "
-                  f"{config}`)", file=sys.stderr)
+                  f"{shown(sh(args.config))}`)", file=sys.stderr)
             return 1
         load_config(args.config, layers=not args.no_layers)  # refuses drift like every load
         found = write_for(args.config, layers=not args.no_layers, dry_run=True, upstream=True)

@@ -302,7 +302,9 @@ def _relock(path: Path) -> int:
 
     lock = shown(str(lock_path(path)))
     if not lock_path(path).exists():
-        print(f"(no {shown(lock_path(path).name)}: `toolhost lock {shown(str(path))}` pins "
+        from toolhost.commands.init import sh
+
+        print(f"(no {shown(lock_path(path).name)}: `toolhost lock {shown(sh(str(path)))}` pins "
               "what the new revisions contain)")
         return 0
     try:
