@@ -182,3 +182,20 @@ def test_a_directory_with_a_config_of_another_name_gets_no_second_one(
     assert f"{tmp_path / name} is already a toolhost config here; nothing was written" in err
     assert main(["init", str(tmp_path), "--force"]) == 0  # asked for: written beside it
     assert (tmp_path / "toolhost.yaml").exists()
+
+
+@pytest.mark.parametrize(("before", "after"), [
+    (None, "# a person's own toolhost settings (toolhost.local.yaml) and their lock\n"
+           "toolhost.local.*\n"),
+    ("node_modules", "node_modules\n# a person's own toolhost settings (toolhost.local.yaml) "
+                     "and their lock\ntoolhost.local.*\n"),
+    ("toolhost.local.yaml\n", "toolhost.local.yaml\n"),  # already ignored: left as it was
+])
+def test_the_local_override_is_git_ignored(tmp_path: Path, before: str | None,
+                                           after: str) -> None:
+    """The docs call toolhost.local.yaml git-ignored; nothing made it so, and a person's own
+    settings (secrets among them) went into the team's repository with `git add .`."""
+    if before is not None:
+        (tmp_path / ".gitignore").write_text(before)
+    assert main(["init", str(tmp_path)]) == 0
+    assert (tmp_path / ".gitignore").read_text() == after

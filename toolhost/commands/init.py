@@ -182,12 +182,42 @@ def main(args: argparse.Namespace) -> int:
             return 1
         print(f"wrote {path}")
     os.chmod(root / "toolhost-ci.sh", 0o755)
+    said = _ignore_local(root)
+    if said:
+        print(said)
     steps = [] if root == Path(".") else [f"cd {sh(str(root))}"]
     steps += ["toolhost validate toolhost.yaml",
               f"toolhost call toolhost.yaml {args.name}.greet name=Ada",
               _ci_step(), _install_step(root)]
     print("\nNext:\n" + "".join(f"  {step}\n" for step in steps), end="")
     return 0
+
+
+IGNORED = "toolhost.local.*"  # a person's own overrides (and the lock beside them)
+
+
+def _ignore_local(root: Path) -> str:
+    """``toolhost.local.*`` in ``root``'s .gitignore (created, or appended to): the docs call
+    the local override git-ignored, and nothing made it so, so a person's own settings and
+    secrets went into the team's repository with the next `git add .`. What was done, or
+    ""; never through a symlink, and a .gitignore it cannot read or write is left alone."""
+    path = root / ".gitignore"
+    lines = "# a person's own toolhost settings (toolhost.local.yaml) and their lock\n" \
+            f"{IGNORED}\n"
+    try:
+        if path.is_symlink() or (path.exists() and not path.is_file()):
+            return ""
+        if not path.exists():
+            _write_new(path, lines, replace=False)
+            return f"wrote {path}"
+        text = path.read_text(encoding="utf-8")
+        if any(line.strip().startswith("toolhost.local") for line in text.splitlines()):
+            return ""
+        with path.open("a", encoding="utf-8") as handle:
+            handle.write(("" if not text or text.endswith("\n") else "\n") + lines)
+        return f"added {IGNORED} to {path}"
+    except (OSError, UnicodeDecodeError):
+        return ""
 
 
 def _ci_step() -> str:
