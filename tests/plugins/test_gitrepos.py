@@ -154,3 +154,22 @@ def test_corrupt_checkout_metadata_is_cloned_again(
         assert main(validate) == 0, (meta[:40], capsys.readouterr().err)
         assert "internal error" not in capsys.readouterr().err
         assert json.loads(meta_file.read_text())["rev"] == "v1"  # a fresh clone wrote it
+
+
+def test_a_copy_another_process_fetched_again_meanwhile_is_used(
+        tmp_path: Path, make_repo: MakeRepo) -> None:
+    """Several loads that found the same edited checkout each cloned it again in turn (all
+    under the lock, one after the other): the second one now takes the first one's copy."""
+    from toolhost.config.gitrepos import record_id, refetch_repo
+
+    origin = tmp_path / "origin"
+    make_repo(origin, {"base.yaml": "v1\n"}, tag="v1.0.0")
+    url, cache = origin.as_uri(), tmp_path / "cache"
+    first = fetch_repo(url, "v1.0.0", cache=cache)
+    seen = record_id(first.path)
+    refetch_repo(url, "v1.0.0", cache=cache)  # another process's fresh copy
+    shutil.rmtree(origin)  # a clone now fails: only the copy in place can answer
+    again = refetch_repo(url, "v1.0.0", cache=cache, seen=seen)
+    assert again.sha == first.sha and again.path.joinpath("base.yaml").read_text() == "v1\n"
+    with pytest.raises(ConfigError):  # the copy the caller found is the one in place
+        refetch_repo(url, "v1.0.0", cache=cache, seen=record_id(first.path))
