@@ -151,3 +151,51 @@ def test_the_ci_step_says_how_to_get_a_claude_cli_when_none_is_found(
                 if line.startswith("  sh toolhost-ci.sh"))
     assert "needs the Claude CLI, not found here" in step
     assert "'.[serve,sdk]'" in step and "npm install -g @anthropic-ai/claude-code" in step
+
+
+def test_printed_steps_paste_into_a_shell_with_spaces_and_unicode(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """`cd tools/my agent ü` is three words to a shell: every step is quoted as pasted."""
+    import shlex
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "repo" / ".git").mkdir(parents=True)
+    assert main(["init", "repo/tools/my agent ü"]) == 0
+    steps = capsys.readouterr().out.split("Next:\n", 1)[1].splitlines()
+    assert shlex.split(steps[0]) == ["cd", "repo/tools/my agent ü"]
+    install = shlex.split(steps[-1], comments=True)
+    assert install == ["cd", "../..", "&&", "toolhost", "install", "claude-code",
+                       "tools/my agent ü/toolhost.yaml"]
+    assert main(["init", "--", "-x"]) == 0
+    assert shlex.split(capsys.readouterr().out.split("Next:\n", 1)[1].splitlines()[0]) == [
+        "cd", "./-x"]
+
+
+@pytest.mark.parametrize("name", ["toolhost.toml", "toolhost.yml"])
+def test_a_directory_with_a_config_of_another_name_gets_no_second_one(
+        tmp_path: Path, name: str, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / name).write_text("toolhost = 1\n" if name.endswith(".toml") else "toolhost: 1\n")
+    assert main(["init", str(tmp_path)]) == 1  # was: toolhost.yaml written beside it
+    assert sorted(p.name for p in tmp_path.iterdir()) == [name]
+    err = capsys.readouterr().err
+    assert f"{tmp_path / name} is already a toolhost config here; nothing was written" in err
+    assert main(["init", str(tmp_path), "--force"]) == 0  # asked for: written beside it
+    assert (tmp_path / "toolhost.yaml").exists()
+
+
+@pytest.mark.parametrize(("before", "after"), [
+    (None, "# a person's own toolhost settings (toolhost.local.yaml) and their lock\n"
+           "toolhost.local.*\n"),
+    ("node_modules", "node_modules\n# a person's own toolhost settings (toolhost.local.yaml) "
+                     "and their lock\ntoolhost.local.*\n"),
+    ("toolhost.local.yaml\n", "toolhost.local.yaml\n"),  # already ignored: left as it was
+])
+def test_the_local_override_is_git_ignored(tmp_path: Path, before: str | None,
+                                           after: str) -> None:
+    """The docs call toolhost.local.yaml git-ignored; nothing made it so, and a person's own
+    settings (secrets among them) went into the team's repository with `git add .`."""
+    if before is not None:
+        (tmp_path / ".gitignore").write_text(before)
+    assert main(["init", str(tmp_path)]) == 0
+    assert (tmp_path / ".gitignore").read_text() == after

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import subprocess
@@ -15,9 +17,31 @@ DEMO = ROOT / "examples" / "configs" / "demo.yaml"
 
 
 def toolhost(*args: str, cwd: Path, home: Path | None = None) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "HOME": str(home or cwd), "XDG_CONFIG_HOME": str(cwd / "xdg")}
-    return subprocess.run([sys.executable, "-m", "toolhost", *args], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=120)
+    """``toolhost ARGS`` in ``cwd`` with HOME ``home``: its command line, run in this process
+    (a process per command cost 1-2 s)."""
+    from toolhost.cli import main
+
+    env = {"HOME": str(home or cwd), "XDG_CONFIG_HOME": str(cwd / "xdg")}
+    saved = {key: os.environ.get(key) for key in env}
+    here = os.getcwd()
+    out, err = io.StringIO(), io.StringIO()
+    try:
+        os.environ.update(env)
+        os.chdir(cwd)
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                code = main(list(args))
+            except SystemExit as exc:  # --version, usage errors
+                code = exc.code if isinstance(exc.code, int) else 2
+    finally:
+        os.chdir(here)
+        for key, old in saved.items():
+            if old is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = old
+    return subprocess.CompletedProcess(["toolhost", *args], code, out.getvalue(),
+                                       err.getvalue())
 
 
 def test_version(tmp_path: Path) -> None:

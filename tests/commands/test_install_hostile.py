@@ -4,6 +4,8 @@ rewritten exactly, and written through a symlink to its target."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import resource
@@ -13,6 +15,8 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from toolhost.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = str(ROOT / "examples" / "configs" / "demo.yaml")
@@ -24,13 +28,44 @@ def _bounded_memory() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
 
 
-def _install(tmp_path: Path, file: str, *extra: str) -> subprocess.CompletedProcess[str]:
+def _install_process(tmp_path: Path, file: str, *extra: str
+                     ) -> subprocess.CompletedProcess[str]:
+    """In a process of its own (memory capped, a timeout): for the file a regression would
+    read for ever (a FIFO, /dev/zero)."""
     env = {k: v for k, v in os.environ.items() if k != "TOOLHOST_DEBUG"}
     env.update(HOME=str(tmp_path), XDG_CONFIG_HOME=str(tmp_path / "xdg"))
     return subprocess.run([TOOLHOST, "install", "claude-code", DEMO, "--all", "--name", "demo",
                            "--file", file, *extra], cwd=tmp_path, env=env, text=True,
                           capture_output=True, timeout=120, stdin=subprocess.DEVNULL,
                           preexec_fn=_bounded_memory)
+
+
+def _install(tmp_path: Path, file: str, *extra: str) -> subprocess.CompletedProcess[str]:
+    """The same command line, run in this process (a process per case cost 1-2 s)."""
+    env: dict[str, str | None] = {"HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path / "xdg"),
+                                  "TOOLHOST_DEBUG": None}
+    saved = {key: os.environ.get(key) for key in env}
+    here = os.getcwd()
+    out, err = io.StringIO(), io.StringIO()
+    args = ["install", "claude-code", DEMO, "--all", "--name", "demo", "--file", file, *extra]
+    try:
+        for key, value in env.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+        os.chdir(tmp_path)
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = main(args)
+    finally:
+        os.chdir(here)
+        for key, old in saved.items():
+            if old is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = old
+    return subprocess.CompletedProcess(["toolhost", *args], code, out.getvalue(),
+                                       err.getvalue())
 
 
 def _refused(done: subprocess.CompletedProcess[str], *text: str) -> None:
@@ -43,13 +78,13 @@ def _refused(done: subprocess.CompletedProcess[str], *text: str) -> None:
 
 def test_a_fifo_is_refused_without_blocking(tmp_path: Path) -> None:
     os.mkfifo(tmp_path / "fifo.json")
-    _refused(_install(tmp_path, "fifo.json"), "fifo.json: cannot read: not a regular file",
+    _refused(_install_process(tmp_path, "fifo.json"), "fifo.json: cannot read: not a regular file",
              "nothing was changed")
 
 
 def test_a_device_is_refused_without_reading_it(tmp_path: Path) -> None:
     (tmp_path / "zero.json").symlink_to("/dev/zero")
-    _refused(_install(tmp_path, "zero.json"), "zero.json: cannot read: not a regular file")
+    _refused(_install_process(tmp_path, "zero.json"), "zero.json: cannot read: not a regular file")
 
 
 def test_a_directory_is_refused(tmp_path: Path) -> None:

@@ -1,41 +1,51 @@
 """`toolhost update` moves the pins it names, and accepts nothing else into the lock.
 
-Real git repositories and real ``toolhost`` processes: when the lock is stale before the
-update (another repository's tag moved, a plugin was upgraded), rewriting the lock after the
-update would accept that change without a word; the update is refused instead, the config
-and the lock untouched, until `toolhost lock` has shown it.
+Real git repositories and the real ``toolhost`` command line, run in-process (one process
+per command cost ~1-2 s each under load, and nothing here lives in a process of its own):
+when the lock is stale before the update (another repository's tag moved, a plugin was
+upgraded), rewriting the lock after the update would accept that change without a word; the
+update is refused instead, the config and the lock untouched, until `toolhost lock` has
+shown it.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from toolhost.cli import main
 from toolhost.lockfile import lock_path
 
 from ..plugins.conftest import _make_repo, git
 
 TOOL = "servers:\n  {name}:\n    tools:\n      x: {{description: x, command: [echo, {word}]}}\n"
+Run = Callable[..., "subprocess.CompletedProcess[str]"]
 
 
 @pytest.fixture(autouse=True)
 def _own_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TOOLHOST_CACHE", str(tmp_path / "cache"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    monkeypatch.chdir(tmp_path)
 
 
-def toolhost(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "toolhost", *args], cwd=cwd, text=True,
-                          capture_output=True, timeout=120, env=os.environ.copy())
+@pytest.fixture
+def toolhost(capsys: pytest.CaptureFixture[str]) -> Run:
+    """``toolhost ARGS`` through its command line, in this process: exit status and output."""
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        capsys.readouterr()
+        code = main(list(args))
+        out, err = capsys.readouterr()
+        return subprocess.CompletedProcess(["toolhost", *args], code, out, err)
+
+    return run
 
 
-def two_repos(tmp_path: Path) -> tuple[Path, Path, Path]:
+def two_repos(tmp_path: Path, toolhost: Run) -> tuple[Path, Path, Path]:
     """Repositories one (tags v1, v2) and two (v1), a project pinning both at v1, locked."""
     one, two = tmp_path / "one", tmp_path / "two"
     _make_repo(one, {"one.yaml": TOOL.format(name="one", word="one-v1")}, tag="v1")
@@ -46,7 +56,7 @@ def two_repos(tmp_path: Path) -> tuple[Path, Path, Path]:
     config.write_text(f"toolhost: 1\nplugins: [toolhost-files]\nextends:\n"
                       f"  - {{repo: {one.as_uri()}, rev: v1, path: one.yaml}}\n"
                       f"  - {{repo: {two.as_uri()}, rev: v1, path: two.yaml}}\n")
-    done = toolhost("lock", str(config), cwd=tmp_path)
+    done = toolhost("lock", str(config))
     assert done.returncode == 0, done.stderr
     return one, two, config
 
@@ -76,35 +86,38 @@ STALE: dict[str, tuple[Callable[[Path], None], str]] = {
 
 
 @pytest.mark.parametrize("stale", sorted(STALE))
-def test_update_refuses_when_the_lock_is_stale_before_it(tmp_path: Path, stale: str) -> None:
+def test_update_refuses_when_the_lock_is_stale_before_it(tmp_path: Path, stale: str,
+                                                        toolhost: Run) -> None:
     """Every form of update (one repo to a rev, one repo, all, a dry run) is refused, one
     after the other on the same project: each leaves the config and the lock as they were."""
-    one, _, config = two_repos(tmp_path)
+    one, _, config = two_repos(tmp_path, toolhost)
     edit, says = STALE[stale]
     edit(tmp_path)
     before = config.read_text(), lock_path(config).read_text()
     for args in (["--repo", one.as_uri(), "--rev", "v2"], ["--repo", one.as_uri()], [],
                  ["--dry-run"]):
-        done = toolhost("update", str(config), *args, cwd=tmp_path)
+        done = toolhost("update", str(config), *args)
         assert done.returncode == 1, (args, done.stdout, done.stderr)
         assert says in done.stderr and "nothing changed" in done.stderr, (args, done.stderr)
         assert "Traceback" not in done.stderr and "internal error" not in done.stderr
         assert (config.read_text(), lock_path(config).read_text()) == before, args
-    run = toolhost("call", str(config), "two.x", cwd=tmp_path)
+    run = toolhost("call", str(config), "two.x")
     assert "two-EVIL" not in run.stdout
 
 
-def test_update_with_a_current_lock_moves_the_pin_and_the_lock(tmp_path: Path) -> None:
-    one, _, config = two_repos(tmp_path)
-    done = toolhost("update", str(config), "--repo", one.as_uri(), cwd=tmp_path)
+def test_update_with_a_current_lock_moves_the_pin_and_the_lock(tmp_path: Path,
+                                                               toolhost: Run) -> None:
+    one, _, config = two_repos(tmp_path, toolhost)
+    done = toolhost("update", str(config), "--repo", one.as_uri())
     assert done.returncode == 0, done.stderr
     assert "one.yaml}" in config.read_text() and "rev: v2, path: one.yaml" in config.read_text()
     assert "@v2" in lock_path(config).read_text()
-    assert toolhost("call", str(config), "one.x", cwd=tmp_path).stdout.strip() == "one-v2"
-    assert toolhost("lock", "--check", str(config), cwd=tmp_path).returncode == 0
+    assert toolhost("call", str(config), "one.x").stdout.strip() == "one-v2"
+    assert toolhost("lock", "--check", str(config)).returncode == 0
 
 
-def test_an_update_to_a_revision_that_does_not_load_changes_nothing(tmp_path: Path) -> None:
+def test_an_update_to_a_revision_that_does_not_load_changes_nothing(tmp_path: Path,
+                                                                     toolhost: Run) -> None:
     """The config was left at the new revision beside a lock of the old one: every load
     then failed, and `toolhost lock` (the hint) could not load it either."""
     one = tmp_path / "one"
@@ -115,12 +128,12 @@ def test_an_update_to_a_revision_that_does_not_load_changes_nothing(tmp_path: Pa
     config.parent.mkdir()
     config.write_text(f"toolhost: 1\nextends:\n  - {{repo: {one.as_uri()}, rev: v1, "
                       "path: one.yaml}\n")
-    assert toolhost("lock", str(config), cwd=tmp_path).returncode == 0
+    assert toolhost("lock", str(config)).returncode == 0
     before = config.read_text(), lock_path(config).read_text()
 
-    done = toolhost("update", str(config), cwd=tmp_path)
+    done = toolhost("update", str(config))
     assert done.returncode == 1
     assert "plugin 'toolhost-not-installed' is not installed" in done.stderr
     assert f"{config}: left as it was (no rev changed)" in done.stderr
     assert (config.read_text(), lock_path(config).read_text()) == before
-    assert toolhost("lock", str(config), "--check", cwd=tmp_path).returncode == 0
+    assert toolhost("lock", str(config), "--check").returncode == 0

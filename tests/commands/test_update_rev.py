@@ -4,20 +4,20 @@ file unchanged -- never a different value reported as success, never an internal
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from toolhost.cli import main
 from toolhost.commands._revedit import RevEditError, rewrite_rev
 from toolhost.commands.update import _parser
 
 from ..plugins.conftest import _make_repo
-
-TOOLHOST = str(Path(sys.executable).parent / "toolhost")
 
 
 @pytest.fixture
@@ -30,12 +30,36 @@ def repo(tmp_path: Path) -> Path:
 
 def _update(tmp_path: Path, name: str, text: str, *args: str) -> tuple[
         subprocess.CompletedProcess[str], str]:
+    """``toolhost update NAME ARGS`` in ``tmp_path``, run through the command line in this
+    process (a process per case cost ~1-2 s each: nothing here lives in a process)."""
     config = tmp_path / name
     config.write_bytes(text.encode())
-    env = {k: v for k, v in os.environ.items() if k != "TOOLHOST_DEBUG"}
-    env.update(TOOLHOST_CACHE=str(tmp_path / "cache"), XDG_CONFIG_HOME=str(tmp_path / "xdg"))
-    done = subprocess.run([TOOLHOST, "update", name, *args], cwd=tmp_path, env=env,
-                          capture_output=True, text=True, timeout=120)
+    env = {"TOOLHOST_CACHE": str(tmp_path / "cache"), "XDG_CONFIG_HOME": str(tmp_path / "xdg"),
+           "TOOLHOST_DEBUG": None}
+    saved = {key: os.environ.get(key) for key in env}
+    here = os.getcwd()
+    out, err = io.StringIO(), io.StringIO()
+    try:
+        for key, value in env.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+        os.chdir(tmp_path)
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                code = main(["update", name, *args])
+            except SystemExit as exc:  # argparse's usage errors
+                code = exc.code if isinstance(exc.code, int) else 2
+    finally:
+        os.chdir(here)
+        for key, old in saved.items():
+            if old is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = old
+    done = subprocess.CompletedProcess(["toolhost", "update", name, *args], code,
+                                       out.getvalue(), err.getvalue())
     return done, config.read_bytes().decode()  # as written: \r\n stays
 
 
@@ -169,10 +193,8 @@ def test_a_rev_that_does_not_resolve_is_not_written(
 def test_an_impossible_rev_is_one_line_before_anything(tmp_path: Path, repo: Path,
                                                        rev: str) -> None:
     text = f"toolhost: 1\nextends:\n  - repo: {repo.as_uri()}\n    rev: v1\n"
-    try:
-        done, after = _update(tmp_path, "toolhost.yaml", text, f"--rev={rev}")
-    except ValueError:  # a NUL cannot be passed as an argument at all
-        return
+    done, after = _update(tmp_path, "toolhost.yaml", text, f"--rev={rev}")  # (a NUL too:
+    # no process argument can hold one, the API's callers can)
     assert done.returncode == 2 and after == text
     assert done.stderr.count("\n") == 1 and done.stderr.startswith("toolhost update: --rev ")
     assert not (tmp_path / "cache").exists()  # nothing was even fetched
@@ -207,3 +229,20 @@ def test_a_file_the_loader_refuses_is_its_located_line_and_left_alone(
     assert expected in done.stderr, done.stderr
     assert "internal error" not in done.stderr and "Traceback" not in done.stderr
     assert after == text
+
+
+def test_a_config_it_cannot_write_is_one_line_and_left_alone(
+        tmp_path: Path, repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A read-only directory (root ignores modes, so the file system says it here): was
+    `internal error: OSError: [Errno 30] Read-only file system`."""
+    import errno
+    import tempfile
+
+    def read_only(*args: object, **kwargs: object) -> tuple[int, str]:
+        raise OSError(errno.EROFS, os.strerror(errno.EROFS))
+
+    monkeypatch.setattr(tempfile, "mkstemp", read_only)
+    text = "toolhost: 1\nextends:\n  - {repo: ./repo, rev: v1, path: toolhost.yaml}\n"
+    done, after = _update(tmp_path, "toolhost.yaml", text)
+    assert done.returncode == 1 and after == text
+    assert done.stderr == "toolhost.yaml: cannot write it: Read-only file system; nothing changed\n"

@@ -29,7 +29,8 @@ def test_a_tag_moved_or_deleted_upstream_is_caught_with_a_warm_cache(
     assert main(["lock", "--check", "toolhost.yaml"]) == 0
     assert "up to date" in capsys.readouterr().out
 
-    make_repo(origin, {"base.yaml": BASE.replace("add", "drop")})
+    # what the repository's file holds reaches a reviewer's terminal escaped
+    make_repo(origin, {"base.yaml": BASE.replace("add", "drop") + "# \x1b]0;x\x07\u202e\n"})
     git(origin, "tag", "-f", "v1.0.0")  # re-tagged upstream; the cache keeps the old commit
     assert main(["tools", "toolhost.yaml"]) == 0  # what is used is still what was reviewed
     capsys.readouterr()
@@ -39,6 +40,7 @@ def test_a_tag_moved_or_deleted_upstream_is_caught_with_a_warm_cache(
             f"commit {git(origin, 'rev-parse', 'v1.0.0')[:12]}") in err
     assert "(the tag moved; a fresh clone would be refused)" in err
     assert "\n    -      add:\n" in err and "\n    +      drop:\n" in err  # the diff, indented
+    assert "\n    +# \\x1b]0;x\\x07\\u202e\n" in err and "\x1b" not in err
 
     git(origin, "tag", "-d", "v1.0.0")
     assert main(["lock", "--check", "toolhost.yaml"]) == 1

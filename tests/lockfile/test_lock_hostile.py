@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from toolhost.errors import ConfigError
-from toolhost.lockfile import lock_path, read_lock
+from toolhost.lockfile import Lock, lock_path, read_lock
+from toolhost.lockfile.model import write_lock
 
 TOOLHOST = str(Path(sys.executable).parent / "toolhost")
 
@@ -93,10 +94,38 @@ def test_read_lock_raises_a_located_config_error(tmp_path: Path) -> None:
     assert problem.file == str(lock) and "not a regular file" in problem.message
 
 
-def test_a_missing_or_dangling_lock_is_no_lock(tmp_path: Path) -> None:
+def test_a_missing_lock_is_no_lock_a_dangling_link_is_refused(tmp_path: Path) -> None:
     assert read_lock(tmp_path / "none.lock") is None
+    # a link someone put there names a lock that is not there: checking nothing is fail-open
     (tmp_path / "dangling.lock").symlink_to(tmp_path / "nowhere")
-    assert read_lock(tmp_path / "dangling.lock") is None
+    with pytest.raises(ConfigError) as caught:
+        read_lock(tmp_path / "dangling.lock")
+    (problem,) = caught.value.problems
+    assert problem.file == str(tmp_path / "dangling.lock")
+    assert "a symlink to" in problem.message and "which does not exist" in problem.message
+
+
+def test_the_lock_is_written_readable_through_a_link_or_refused_in_one_line(
+        tmp_path: Path) -> None:
+    lock = Lock({}, {"a": "1.0"})
+    mask = os.umask(0o022)
+    try:
+        write_lock(tmp_path / "new.lock", lock)  # was 0600 (mkstemp's): no other account
+        assert (tmp_path / "new.lock").stat().st_mode & 0o777 == 0o644  # could load
+        (tmp_path / "kept.lock").write_text("{}")
+        (tmp_path / "kept.lock").chmod(0o640)
+        write_lock(tmp_path / "kept.lock", lock)
+        assert (tmp_path / "kept.lock").stat().st_mode & 0o777 == 0o640
+    finally:
+        os.umask(mask)
+    (tmp_path / "real.json").write_text("{}")
+    (tmp_path / "linked.lock").symlink_to("real.json")
+    write_lock(tmp_path / "linked.lock", lock)
+    assert (tmp_path / "linked.lock").is_symlink()
+    assert read_lock(tmp_path / "real.json") == lock
+    (tmp_path / "dir.lock").mkdir()  # was: internal error IsADirectoryError
+    with pytest.raises(ConfigError, match="a directory has its name"):
+        write_lock(tmp_path / "dir.lock", lock)
 
 
 def test_a_good_lock_still_reads(tmp_path: Path) -> None:
@@ -142,3 +171,17 @@ def test_a_lock_whose_name_fills_the_limit_is_written(tmp_path: Path) -> None:
     done = _run("lock", config.name, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert read_lock(lock_path(config)) is not None
+
+
+def test_the_printed_command_pastes_into_a_shell(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    import shlex
+
+    from toolhost.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "my dir").mkdir()
+    (tmp_path / "my dir" / "t.yaml").write_text("toolhost: 1\nservers: {}\n")
+    assert main(["lock", "--check", "my dir/t.yaml"]) == 1
+    command = capsys.readouterr().err.split("create it with `", 1)[1].split("`", 1)[0]
+    assert shlex.split(command) == ["toolhost", "lock", "my dir/t.yaml"]  # was 3 arguments

@@ -9,7 +9,6 @@ commit's file says the lock was edited, not the cache.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from collections.abc import Callable
@@ -112,7 +111,8 @@ def test_the_good_lock_reads(tmp_path: Path) -> None:
 @settings(max_examples=200, deadline=None, derandomize=True)
 @given(st.text(max_size=80))
 def test_a_read_commit_is_always_a_commit_id(tmp_path_factory: Any, commit: str) -> None:
-    lock = tmp_path_factory.mktemp("l") / "toolhost.lock"
+    lock = tmp_path_factory.getbasetemp() / "read-commit.lock"  # one file, rewritten: a
+    # directory per example was most of the test's time
     data = good()
     data["sources"][REPO]["commit"] = commit
     lock.write_text(json.dumps(data))
@@ -144,20 +144,24 @@ def test_conflict_markers_say_so(tmp_path: Path, text: str) -> None:
     assert "toolhost lock" in problem.hint
 
 
-def test_an_option_as_the_locked_commit_never_reaches_git(tmp_path: Path,
-                                                          make_repo: Callable[..., str]) -> None:
+def test_an_option_as_the_locked_commit_never_reaches_git(
+        tmp_path: Path, make_repo: Callable[..., str], monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
     origin = tmp_path / "origin"
     make_repo(origin, {"base.yaml": "servers: {}\n"}, tag="v1")
     config = tmp_path / "proj" / "toolhost.yaml"
     config.parent.mkdir()
     config.write_text(f"toolhost: 1\nextends:\n  - {{repo: {origin.as_uri()}, rev: v1, "
                       "path: base.yaml}\n")
-    env = {**os.environ, "TOOLHOST_CACHE": str(tmp_path / "cache"),
-           "XDG_CONFIG_HOME": str(tmp_path / "xdg")}
+    monkeypatch.chdir(tmp_path)
 
-    def run(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([TOOLHOST, *args], cwd=tmp_path, env=env, text=True,
-                              capture_output=True, timeout=120)
+    def run(*args: str) -> subprocess.CompletedProcess[str]:  # the command line, in-process
+        from toolhost.cli import main
+
+        capsys.readouterr()
+        code = main(list(args))
+        out, err = capsys.readouterr()
+        return subprocess.CompletedProcess(["toolhost", *args], code, out, err)
 
     assert run("lock", str(config)).returncode == 0
     lock = config.with_suffix(".lock")

@@ -178,8 +178,12 @@ def test_an_unknown_setting_is_named_with_a_hint(make_plugin: MakePlugin,
 @pytest.mark.parametrize("where", ["import", "register"])
 def test_a_base_exception_from_a_plugin_is_one_line_naming_it(
         tmp_path: Path, make_plugin: MakePlugin, raised: str, where: str) -> None:
-    import subprocess
+    """The command line, in this process: a SystemExit that escaped would end the test."""
+    import contextlib
+    import io
     import textwrap
+
+    from toolhost.cli import main
 
     body = textwrap.indent(raised, "    ")
     source = (f"{raised}\n" if where == "import"
@@ -187,12 +191,13 @@ def test_a_base_exception_from_a_plugin_is_one_line_naming_it(
     make_plugin("toolhost-raiser", "1.0", modules={"raiser_plugin": source})
     config = tmp_path / "toolhost.yaml"
     config.write_text("toolhost: 1\nplugins: [toolhost-raiser]\n")
-    done = subprocess.run([sys.executable, "-m", "toolhost", "validate", str(config)],
-                          capture_output=True, text=True, timeout=120, cwd=tmp_path)
-    assert done.returncode == 1, done.stderr
-    assert "internal error" not in done.stderr and "Traceback" not in done.stderr
+    err = io.StringIO()
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+        code = main(["validate", str(config)])
+    assert code == 1, err.getvalue()
+    assert "internal error" not in err.getvalue() and "Traceback" not in err.getvalue()
     assert "toolhost.yaml:2:11: plugins[0]: plugin 'toolhost-raiser' 1.0 failed while " \
-           "registering" in done.stderr
+           "registering" in err.getvalue()
 
 
 SERVER_PLUGIN = '''
@@ -229,3 +234,17 @@ def test_a_missing_example_plugin_is_installed_from_the_clone_not_the_index(name
     assert problem.message == f"plugin '{name}' is not installed"
     assert "pip install plugins/toolhost-" in problem.hint and "toolhost's clone" in problem.hint
     assert f"pip install {name}" not in problem.hint
+
+
+def test_a_plugin_printing_at_import_or_register_leaves_stdout_alone(
+        make_plugin: MakePlugin, capsys: pytest.CaptureFixture[str]) -> None:
+    # stdout is what `tools --json`, `plugins --json` and `mcp-config > .mcp.json` print
+    loud = GREET.replace("def register(registry: Registry) -> None:\n",
+                         "print('imported')\n\n    def register(registry: Registry) -> None:\n"
+                         "        print('registering')\n")
+    make_plugin("toolhost-loud", modules={"loud_plugin": loud})
+    plugins = activate([req("toolhost-loud")])
+    assert plugins.plugins[0].provides["tools"] == ["mcp__greet__hello"]
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert "imported" in err and "registering" in err

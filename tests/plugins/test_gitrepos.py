@@ -18,6 +18,8 @@ from toolhost.config.gitrepos import checkout_dir, fetch_repo, list_tags, repo_f
 from toolhost.config.model import Origin
 from toolhost.errors import ConfigError
 
+from .conftest import git
+
 MakeRepo = Callable[..., str]
 AT = Origin("team.yaml", 3, 5, "extends[0]")
 
@@ -63,6 +65,9 @@ def test_commit_pin_branch_warning_and_bad_paths(tmp_path: Path, make_repo: Make
         repo_file(url, "v9", "a/base.yaml", where=AT, cache=cache)
     with pytest.raises(ConfigError, match="must be non-empty and not start with '-'"):
         repo_file(url, "--upload-pack=touch x", "a/base.yaml", cache=cache)
+    git(origin, "tag", "tree-tag", "HEAD^{tree}")  # was: git's "cannot switch branch to a
+    with pytest.raises(ConfigError, match=r"rev 'tree-tag' names no commit \(a tag of a tree"):
+        repo_file(url, "tree-tag", "a/base.yaml", where=AT, cache=cache)  # non-commit"
 
 
 def _fetch_in_child(url: str, cache: str, out: str) -> None:
@@ -149,3 +154,22 @@ def test_corrupt_checkout_metadata_is_cloned_again(
         assert main(validate) == 0, (meta[:40], capsys.readouterr().err)
         assert "internal error" not in capsys.readouterr().err
         assert json.loads(meta_file.read_text())["rev"] == "v1"  # a fresh clone wrote it
+
+
+def test_a_copy_another_process_fetched_again_meanwhile_is_used(
+        tmp_path: Path, make_repo: MakeRepo) -> None:
+    """Several loads that found the same edited checkout each cloned it again in turn (all
+    under the lock, one after the other): the second one now takes the first one's copy."""
+    from toolhost.config.gitrepos import record_id, refetch_repo
+
+    origin = tmp_path / "origin"
+    make_repo(origin, {"base.yaml": "v1\n"}, tag="v1.0.0")
+    url, cache = origin.as_uri(), tmp_path / "cache"
+    first = fetch_repo(url, "v1.0.0", cache=cache)
+    seen = record_id(first.path)
+    refetch_repo(url, "v1.0.0", cache=cache)  # another process's fresh copy
+    shutil.rmtree(origin)  # a clone now fails: only the copy in place can answer
+    again = refetch_repo(url, "v1.0.0", cache=cache, seen=seen)
+    assert again.sha == first.sha and again.path.joinpath("base.yaml").read_text() == "v1\n"
+    with pytest.raises(ConfigError):  # the copy the caller found is the one in place
+        refetch_repo(url, "v1.0.0", cache=cache, seen=record_id(first.path))

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -14,8 +15,15 @@ MakeRepo = Callable[..., str]
 
 
 def toolhost(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "toolhost", *args], capture_output=True,
-                          text=True, timeout=120, check=False)
+    """``toolhost ARGS``: its command line, run in this process (a process per command cost
+    1-2 s; the plugins it imports are the installed example plugins, as in a process)."""
+    from toolhost.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(list(args))
+    return subprocess.CompletedProcess(["toolhost", *args], code, out.getvalue(),
+                                       err.getvalue())
 
 
 def test_plugins_lists_installed_provides_and_enabled(tmp_path: Path) -> None:
@@ -149,3 +157,17 @@ def test_plugins_shows_an_upgraded_plugin_as_enabled_with_the_locks_refusal(
     assert "tp-up 2.0.0  [enabled at toolhost.yaml:2:11]" in out
     assert "    error: plugin tp-up 2.0.0 is installed, locked at 1.0.0" in out
     assert "plugin tp-up 2.0.0 is installed, locked at 1.0.0 (toolhost.lock)" in err
+
+
+def test_plugins_shows_what_the_config_enables_when_an_extends_fails(tmp_path: Path) -> None:
+    """The config did not load (a fragment missing, a repository unreachable): every plugin
+    was "installed, not enabled", the one the config lists included."""
+    config = tmp_path / "app.yaml"
+    config.write_text("toolhost: 1\nplugins: [toolhost-files]\nextends: [./gone.yaml]\n")
+    proc = toolhost("plugins", str(config), "--json", "--no-layers")
+    assert proc.returncode == 1
+    rows = {r["name"]: r for r in json.loads(proc.stdout)["plugins"]}
+    assert rows["toolhost-files"]["enabled"] is True
+    assert rows["toolhost-files"]["enabled_at"] == f"{config}:2:11"
+    assert rows["toolhost-sqlite"]["enabled"] is False
+    assert any("gone.yaml" in p for p in json.loads(proc.stdout)["problems"])

@@ -60,23 +60,26 @@ def _toolhost(*args: str, cwd: Path, stdin: str = "") -> subprocess.CompletedPro
 
 @pytest.mark.parametrize("aim", sorted(AIMS))
 def test_a_plugin_tool_aimed_at_a_declared_server_is_left_out_with_a_warning(
-        tmp_path: Path, make_plugin: MakePlugin, aim: str) -> None:
+        tmp_path: Path, make_plugin: MakePlugin, aim: str, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture) -> None:
+    from toolhost.cli import main
     from toolhost.config import load_config
 
     make_plugin("toolhost-inject", modules={"inject_plugin": INJECT.format(body=AIMS[aim])})
-    config = load_config(_project(tmp_path))
+    _project(tmp_path)
+    monkeypatch.chdir(tmp_path)  # `toolhost tools`, its command line in this process
+    assert main(["tools", "toolhost.yaml"]) == 0
+    out, err = capsys.readouterr()[0], caplog.text  # (in-process, the log is pytest's)
+    config = load_config(tmp_path / "toolhost.yaml")
     assert set(config.servers["git"].tools) == {"status"}
     assert config.servers["git"].description == "read-only git"
     assert config.servers["git"].tools["status"].backend.kind == "command"
-
-    listed = _toolhost("tools", "toolhost.yaml", cwd=tmp_path)
-    assert listed.returncode == 0, listed.stderr
-    assert "mcp__git__status" in listed.stdout
-    assert "push" not in listed.stdout and "status_all" not in listed.stdout
+    assert "mcp__git__status" in out
+    assert "push" not in out and "status_all" not in out
     # the warning names the plugin, the server's line in the team file, and the tools left out
-    assert "team.yaml:2:" in listed.stderr
-    assert "plugin 'toolhost-inject'" in listed.stderr and "left out" in listed.stderr
-    assert "inject_plugin.py" in listed.stderr
+    assert "team.yaml:2:" in err
+    assert "plugin 'toolhost-inject'" in err and "left out" in err
+    assert "inject_plugin.py" in err
 
 
 @pytest.mark.parametrize("aim", sorted(AIMS))

@@ -45,8 +45,9 @@ def check_top(path: Path, config: str) -> None:
     top = next((d for d in (here, *here.parents) if os.path.lexists(d / ".git")), here)
     if top == here:
         return
+    from toolhost.commands.init import sh  # the command as pasted into a shell
     down = os.path.relpath(os.path.abspath(config), top)
     print(f"toolhost: warning: {path} is below the top of its git repository ({top}): "
           "Claude Code started at the top reads the .mcp.json there, never one below; to "
-          f"use the tools from the top, run `toolhost install claude-code {down}` in {top} "
+          f"use the tools from the top, run `toolhost install claude-code {sh(down)}` in {top} "
           f"(this entry serves claude started in {here})", file=sys.stderr)

@@ -137,6 +137,10 @@ FILES = {
     "toolhost-ci.sh": CI,
 }
 
+# the other names a project's config goes by: init's toolhost.yaml beside one is a second
+# config, which no command reads with it
+OTHER_CONFIGS = ("toolhost.yml", "toolhost.toml")
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("directory", nargs="?", default=".", metavar="DIR",
@@ -158,6 +162,12 @@ def main(args: argparse.Namespace) -> int:
         print(f"toolhost init: {problem}", file=sys.stderr)
         return 1
     existing = [rel for rel in FILES if os.path.lexists(root / rel)]  # a broken link too
+    other = [name for name in OTHER_CONFIGS if os.path.lexists(root / name)]
+    if other and not existing and not args.force:  # a second config beside the first
+        print(f"toolhost init: {root / other[0]} is already a toolhost config here; nothing "
+              f"was written (`toolhost validate {sh(str(root / other[0]))}` checks it; "
+              "--force writes toolhost.yaml and the rest beside it)", file=sys.stderr)
+        return 1
     if existing and not args.force:
         print(f"toolhost init: {', '.join(str(root / rel) for rel in existing)} already "
               "exist(s); nothing was written (--force overwrites)", file=sys.stderr)
@@ -172,12 +182,42 @@ def main(args: argparse.Namespace) -> int:
             return 1
         print(f"wrote {path}")
     os.chmod(root / "toolhost-ci.sh", 0o755)
-    steps = [] if root == Path(".") else [f"cd {root}"]
+    said = _ignore_local(root)
+    if said:
+        print(said)
+    steps = [] if root == Path(".") else [f"cd {sh(str(root))}"]
     steps += ["toolhost validate toolhost.yaml",
               f"toolhost call toolhost.yaml {args.name}.greet name=Ada",
               _ci_step(), _install_step(root)]
     print("\nNext:\n" + "".join(f"  {step}\n" for step in steps), end="")
     return 0
+
+
+IGNORED = "toolhost.local.*"  # a person's own overrides (and the lock beside them)
+
+
+def _ignore_local(root: Path) -> str:
+    """``toolhost.local.*`` in ``root``'s .gitignore (created, or appended to): the docs call
+    the local override git-ignored, and nothing made it so, so a person's own settings and
+    secrets went into the team's repository with the next `git add .`. What was done, or
+    ""; never through a symlink, and a .gitignore it cannot read or write is left alone."""
+    path = root / ".gitignore"
+    lines = "# a person's own toolhost settings (toolhost.local.yaml) and their lock\n" \
+            f"{IGNORED}\n"
+    try:
+        if path.is_symlink() or (path.exists() and not path.is_file()):
+            return ""
+        if not path.exists():
+            _write_new(path, lines, replace=False)
+            return f"wrote {path}"
+        text = path.read_text(encoding="utf-8")
+        if any(line.strip().startswith("toolhost.local") for line in text.splitlines()):
+            return ""
+        with path.open("a", encoding="utf-8") as handle:
+            handle.write(("" if not text or text.endswith("\n") else "\n") + lines)
+        return f"added {IGNORED} to {path}"
+    except (OSError, UnicodeDecodeError):
+        return ""
 
 
 def _ci_step() -> str:
@@ -207,9 +247,18 @@ def _install_step(root: Path) -> str:
                 return step
             up = os.path.relpath(top, here)
             down = (here.relative_to(top) / "toolhost.yaml").as_posix()
-            return (f"cd {up} && toolhost install claude-code {down}   # .mcp.json at the "
+            return (f"cd {sh(up)} && toolhost install claude-code {sh(down)}   # .mcp.json at the "
                     "repository's top, where Claude Code is started")
     return step
+
+
+def sh(path: str) -> str:
+    """``path`` as one word of a shell command pasted as printed: quoted when it holds a
+    space, a quote or another character the shell reads (``'my agent'``), and never read as
+    an option (``./-x``)."""
+    import shlex
+
+    return shlex.quote(f"./{path}" if path.startswith("-") else path)
 
 
 def _unusable(root: Path, force: bool) -> str:

@@ -115,7 +115,7 @@ def write_for(config: str, *, layers: bool = True, dry_run: bool = False,
     ``upstream`` (``lock --check``): also a pinned tag or branch that names another commit in
     its repository now (``toolhost.lockfile.remote``)."""
     from toolhost.config.loader import load_config, plugin_versions
-    from toolhost.errors import ConfigError, Problem
+    from toolhost.errors import ConfigError, Problem, shown
     from toolhost.lockfile import LockGuard, lock_path, read_lock
     from toolhost.lockfile.model import write_lock
 
@@ -185,10 +185,13 @@ def write_for(config: str, *, layers: bool = True, dry_run: bool = False,
         moved, notes = moved_revs(guard.sources.values())
         found = [*found, *moved]
         for note in notes:
-            print(f"{where}: note: {note}", file=sys.stderr)
+            print(f"{shown(str(where))}: note: {shown(note)}", file=sys.stderr)
     if not dry_run and (old is None or found):
         write_lock(where, new)
-    return found
+    # a reviewer's terminal shows them: what a repository's file, an upstream's tool or a
+    # git message holds (an escape sequence that rewrites the screen, a bidi override that
+    # shows 'gnirts' as 'string') is written as \x1b, \u202e, ..., line by line
+    return ["\n".join(shown(part) for part in line.split("\n")) for line in found]
 
 
 MAX_LISTED = 200  # changes listed one a line; a hand-made lock can hold tens of thousands
@@ -214,8 +217,10 @@ def main(args: argparse.Namespace) -> int:
         if read_doc(args.config, "project", problems) is None:  # missing, empty, unreadable
             raise ConfigError(problems)
         if read_lock(lock_path(args.config)) is None:
+            from toolhost.commands.init import sh
+
             print(f"{config}: no lock file {where} (create it with `toolhost lock "
-                  f"{config}`)", file=sys.stderr)
+                  f"{shown(sh(args.config))}`)", file=sys.stderr)
             return 1
         load_config(args.config, layers=not args.no_layers)  # refuses drift like every load
         found = write_for(args.config, layers=not args.no_layers, dry_run=True, upstream=True)

@@ -109,13 +109,29 @@ def _enabled(config_path: str, layers: bool, kinds: Any
         try:  # which plugins it enables, when only its lock refuses it (a plugin upgraded)
             config = load_unlocked(config_path, kinds=kinds, layers=layers,
                                    lock=LockGuard(None, lock_path(config_path), verify=False))
-        except ConfigError:
-            return {}, list(exc.problems)
+        except ConfigError:  # an extends it cannot fetch, a tool that is wrong: its own
+            return _own_plugins(config_path), list(exc.problems)  # file's `plugins:` say
         return ({str(canonicalize_name(r.name)): r for r in config.plugins},
                 list(exc.problems))
     enabled = {str(canonicalize_name(r.name)): r for r in config.plugins}
     activation = activate(config.plugins, strict=False)
     return enabled, list(activation.problems)
+
+
+def _own_plugins(config_path: str) -> dict[str, PluginRequirement]:
+    """The plugins the config file itself lists (not those of the files it extends), read
+    without loading it: what the rows say is enabled when the whole config does not load."""
+    from packaging.utils import canonicalize_name
+
+    from toolhost.config.build_top import build_plugins
+    from toolhost.config.checks import Checker
+    from toolhost.config.sources import read_doc
+
+    doc = read_doc(config_path, "project", [])
+    if doc is None or not isinstance(doc.data, dict) or "plugins" not in doc.data:
+        return {}
+    found = build_plugins(Checker(doc.marks, doc.file), doc.data["plugins"])
+    return {str(canonicalize_name(r.name)): r for r in found}
 
 
 def _name_in(message: str, installed: dict[str, InstalledPlugin]) -> str:

@@ -229,7 +229,12 @@ def main(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return 1
     if text != original and not args.dry_run:
-        _write_atomically(path, text)
+        try:
+            _write_atomically(path, text)
+        except OSError as exc:  # a read-only directory, a full disk: not an internal error
+            print(f"{where}: cannot write it: {exc.strerror or exc}; nothing changed",
+                  file=sys.stderr)
+            return 1
         if _relock(path):  # the config would name revisions it cannot load, beside a lock
             _write_atomically(path, original)  # of the old ones: every load would fail
             print(f"{where}: left as it was (no rev changed)", file=sys.stderr)
@@ -297,7 +302,9 @@ def _relock(path: Path) -> int:
 
     lock = shown(str(lock_path(path)))
     if not lock_path(path).exists():
-        print(f"(no {shown(lock_path(path).name)}: `toolhost lock {shown(str(path))}` pins "
+        from toolhost.commands.init import sh
+
+        print(f"(no {shown(lock_path(path).name)}: `toolhost lock {shown(sh(str(path)))}` pins "
               "what the new revisions contain)")
         return 0
     try:

@@ -99,6 +99,12 @@ def clone(url: str, rev: str, dest: Path, where: Origin) -> Checkout:
                 raise error(where, f"{plain} has no tag, branch or commit {rev!r}",
                              hint="check `rev`; `git ls-remote URL` lists tags") from None
             run_git(["update-ref", "FETCH_HEAD", f"{rev}^{{commit}}"], cwd=tmp, where=where)
+        try:  # a tag of a tree or a blob: git's "cannot switch branch" says nothing useful
+            run_git(["rev-parse", "-q", "--verify", "FETCH_HEAD^{commit}"], cwd=tmp,
+                    where=where)
+        except ConfigError:
+            raise error(where, f"{plain}: rev {rev!r} names no commit (a tag of a tree or a "
+                         "blob)", hint="pin a tag of a commit, or a commit id") from None
         _check_out(tmp, where)
         if os.path.lexists(tmp / _META):  # toolhost's record would overwrite the file, and
             # the work tree would never be the commit (refused, fetched again on every load)

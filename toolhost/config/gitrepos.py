@@ -41,6 +41,7 @@ __all__ = [
     "fetch_repo",
     "list_tags",
     "normalize_repo",
+    "record_id",
     "refetch_repo",
     "remember_credentials",
     "repo_file",
@@ -63,8 +64,9 @@ def repo_file(url: str, rev: str, path: str, *, where: Origin = UNKNOWN,
     again first, or refused (``toolhost.config.repotree``).
     """
     checkout = fetch_repo(url, rev, where=where, cache=cache)
+    seen = record_id(checkout.path)  # another process cloning it again meanwhile: used
     checkout = clean_or_refetch(checkout, where, refetch=lambda: refetch_repo(
-        checkout.remote or checkout.url, checkout.rev, where=where, cache=cache))
+        checkout.remote or checkout.url, checkout.rev, where=where, cache=cache, seen=seen))
     if checkout.ref == "branch":
         log.warning("%s: rev %r of %s is a branch, which moves; pin a tag or a commit "
                     "(cached at %s; `toolhost update` pins the newest tag)",
@@ -115,13 +117,23 @@ def resolve_git_entry(entry: Any, *, base_dir: Path, origin: Origin) -> Path:
     if not rev:
         raise _error(origin, "`rev` is required: pin a tag or a commit")
     remember_credentials(repo)
-    return repo_file(normalize_repo(repo, base_dir), rev, path, where=origin)
+    return repo_file(normalize_repo(repo, base_dir, origin), rev, path, where=origin)
 
 
-def normalize_repo(repo: str, base_dir: Path) -> str:
-    """A URL for git: ``repo`` itself, or a local path made absolute (``file://``)."""
+def normalize_repo(repo: str, base_dir: Path, where: Origin = UNKNOWN) -> str:
+    """A URL for git: ``repo`` itself, or a local path made absolute (``file://``).
+
+    A relative path written in a file of a cached checkout (``repo: ../other-config`` in a
+    team repository's fragment) is relative to that repository's URL, as git resolves a
+    submodule's relative URL: the checkout's directory in the cache means nothing."""
     if "://" in repo or re.match(r"^[\w.-]+@[\w.-]+:", repo):
         return repo
+    if not repo.startswith(("/", "~")):
+        from toolhost.config.repolinks import checkout_url, relative_to_url
+
+        parent = checkout_url(base_dir)
+        if parent is not None:
+            return relative_to_url(parent, repo, where)
     return (base_dir / Path(repo).expanduser()).resolve().as_uri()
 
 
@@ -171,19 +183,37 @@ def checkout_of(url: str, rev: str, *, cache: Path | None = None) -> Checkout:
 
 
 def refetch_repo(url: str, rev: str, *, where: Origin = UNKNOWN,
-                 cache: Path | None = None) -> Checkout:
+                 cache: Path | None = None, seen: tuple[int, int] | None = None) -> Checkout:
     """Clone ``url`` at ``rev`` again and put the fresh copy in place of the cached one.
 
     The old checkout is thrown away only once the fresh copy is complete: when the clone
-    fails (offline, the server gone), the ``ConfigError`` leaves the cache as it was."""
+    fails (offline, the server gone), the ``ConfigError`` leaves the cache as it was.
+    ``seen``: the ``record_id`` of the checkout the caller found modified; when another
+    process has put a fresh copy in place since (several loads found the same edit at once),
+    that copy is returned instead of cloning once more (the caller checks it again)."""
     dest = checkout_dir(url, rev, cache=cache)
     try:
         dest.parent.mkdir(parents=True, exist_ok=True)
         with _locked(dest.with_name(dest.name + ".lock")):
+            now = record_id(dest)
+            if seen is not None and now is not None and now != seen:
+                cached = _read_meta(dest, url, rev)
+                if cached is not None:
+                    return cached
             return clone(url, rev, dest, where)
     except OSError as exc:
         raise _error(where, f"cannot use the cache directory {dest.parent}: {_reason(exc)}",
                      hint="set TOOLHOST_CACHE to a writable directory") from None
+
+
+def record_id(checkout: Path) -> tuple[int, int] | None:
+    """Which copy of a cached checkout ``checkout`` holds now (its record's inode and
+    mtime: each clone writes a new one), None when it has none."""
+    try:
+        found = os.stat(checkout / _META)
+    except OSError:
+        return None
+    return found.st_ino, found.st_mtime_ns
 
 
 def checkout_dir(url: str, rev: str, *, cache: Path | None = None) -> Path:

@@ -159,8 +159,10 @@ class LockGuard:
         """Compare enabled plugins' installed versions (from their metadata) with the lock,
         before any plugin is imported; problems are kept. Returns the plugins that must not
         be imported: refused, or (``hold_unlocked``) not the locked version."""
-        refused: set[str] = set()
-        if not (self.verify or self.hold_unlocked) or self.lock is None:
+        if self.lock is None:
+            return set()
+        refused = self._uninstalled(installed, origins)
+        if not (self.verify or self.hold_unlocked):
             return refused
         for name, version in sorted(installed.items()):
             locked = self.lock.plugins.get(name)
@@ -178,6 +180,25 @@ class LockGuard:
                 if locked else "accept with `toolhost lock CONFIG`"))
         return refused
 
+    def _uninstalled(self, installed: dict[str, str], origins: dict[str, Origin]) -> set[str]:
+        """A plugin the lock pins that is not installed (uninstalled, a new virtualenv): the
+        release to install is the locked one, not a close name of another plugin."""
+        from toolhost.plugins.activate import EXAMPLES
+        from toolhost.plugins.discovery import canonical_name
+
+        assert self.lock is not None
+        missing = set()
+        for name, where in sorted(origins.items()):
+            locked = self.lock.plugins.get(name)
+            if name in installed or locked is None or canonical_name(name) in EXAMPLES:
+                continue  # (an example plugin's hint says where it is installed from)
+            missing.add(name)
+            self.problems.append(where.problem(
+                f"plugin '{name}' is not installed; {self.lock_file.name} pins {name} "
+                f"{locked}", hint=f"pip install '{name}=={locked}' (the release the lock "
+                "pins), or remove it from `plugins` and run `toolhost lock CONFIG`"))
+        return missing
+
     # -- sources ---------------------------------------------------------------------------
 
     def _source(self, form: str, entry: Any, origin: Origin, target: Path) -> Pulled | None:
@@ -188,6 +209,12 @@ class LockGuard:
             checkout = checkout_of(url, str(entry["rev"]))
             legacy = f"repo:{checkout.url}@{entry['rev']}"  # the URL without its userinfo
             key = self._local_key(str(entry["repo"]), url, str(entry["rev"]), origin) or legacy
+            locked = self.lock.sources.get(key) or self.lock.sources.get(legacy) \
+                if self.lock is not None and key not in self.sources else None
+            if locked is not None and locked.pin != checkout.sha:  # the cache disagrees
+                from toolhost.lockfile.remote import realigned  # with the lock: upstream
+
+                checkout = realigned(checkout, locked.pin)  # may have moved the tag back
             return self.sources.setdefault(key, Pulled(
                 key, checkout.sha, checkout.path, origin, url, str(entry["rev"]),
                 legacy=legacy if key != legacy else ""))
@@ -238,13 +265,19 @@ class LockGuard:
         """``repo:PATH@REV`` for a repository named by a relative local path (``repo:
         ../team-config``), PATH relative to the lock's directory: the lock is committed, and
         a colleague's or CI's checkout is elsewhere on their disk. "" for a URL, an absolute
-        or ``~`` path, or a path written inside a pulled repository."""
+        or ``~`` path, or a path written inside a pulled repository that is not itself
+        pinned by a relative path (it is relative to that repository's URL)."""
         import os
 
         from toolhost.config.repotree import checkout_root
 
         if ("://" in written or written.startswith(("/", "~")) or "://" not in url
-                or not url.startswith("file://") or checkout_root(origin.file) is not None):
+                or not url.startswith("file://")):
+            return ""
+        root = checkout_root(origin.file)
+        if root is not None and not any(  # beside a repository pinned by a relative path
+                source.legacy and source.root.resolve() == root.resolve()
+                for source in self.sources.values()):
             return ""
         from urllib.parse import unquote, urlsplit
 

@@ -110,6 +110,10 @@ def read_lock(path: Path) -> Lock | None:
     try:
         size = path.stat().st_size
     except FileNotFoundError:
+        if os.path.islink(path):  # a lock that is not there is no reason to check nothing
+            raise _bad(path, f"a symlink to {os.readlink(path)!r}, which does not exist",
+                       hint="restore what it points to, or remove the link and run "
+                       "`toolhost lock CONFIG`") from None
         return None
     except OSError as exc:
         if exc.errno == errno.ENAMETOOLONG:  # no file can have this name: there is no lock
@@ -210,14 +214,37 @@ def plain_key(key: str) -> str:
 
 
 def write_lock(path: Path, lock: Lock) -> None:
-    """Write ``lock`` atomically (a reader never sees half a file)."""
+    """Write ``lock`` atomically (a reader never sees half a file), readable as the other
+    files of the project are (the existing lock's mode, or the umask's: a lock only its
+    writer can read broke every other account's loads). A symlink is written through (the
+    link stays). What cannot be written is a located ``ConfigError``, not an internal error."""
     import tempfile  # only `toolhost lock` writes: not on every start's import path
 
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".toolhost-lock.")  # a short name
+    where = Path(os.path.realpath(path)) if os.path.islink(path) else path
+    if where.is_dir():
+        raise _bad(path, "cannot write the lock: a directory has its name",
+                   hint="remove or rename the directory, then run `toolhost lock CONFIG`")
+    try:
+        mode = where.stat().st_mode & 0o7777
+    except OSError:
+        mask = os.umask(0o022)  # (read back, then put back as it was)
+        os.umask(mask)
+        mode = 0o666 & ~mask
+    try:
+        fd, tmp = tempfile.mkstemp(dir=where.parent, prefix=".toolhost-lock.")  # a short name
+    except OSError as exc:
+        raise _bad(path, f"cannot write the lock in {where.parent}: {exc.strerror or exc}",
+                   hint="a directory that exists and is writable, then `toolhost lock CONFIG`"
+                   ) from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(lock.to_json())
-        os.replace(tmp, path)
+        os.chmod(tmp, mode)
+        os.replace(tmp, where)
+    except OSError as exc:
+        os.unlink(tmp)
+        raise _bad(path, f"cannot write the lock: {exc.strerror or exc}",
+                   hint="free space or permissions, then run `toolhost lock CONFIG`") from None
     except BaseException:
         os.unlink(tmp)
         raise

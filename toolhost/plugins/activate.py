@@ -7,8 +7,9 @@ registering) is collected and reported together, each naming the config's ``plug
 
 from __future__ import annotations
 
+import contextlib
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
@@ -161,8 +162,9 @@ def _activate_one(req: PluginRequirement, installed: Mapping[str, InstalledPlugi
 
     started = time.perf_counter()
     try:
-        for ep in plugin.entry_points:
-            load_hook(ep)(reg)
+        with _prints_to_stderr():  # stdout is what `tools --json`, `mcp-config > .mcp.json`
+            for ep in plugin.entry_points:  # and `plugins --json` print: a plugin's print
+                load_hook(ep)(reg)  # at import or in register() must not corrupt it
         _check_kinds(reg)
     except KeyboardInterrupt:
         raise
@@ -183,6 +185,20 @@ def _activate_one(req: PluginRequirement, installed: Mapping[str, InstalledPlugi
                                     provides=reg.provides(), requirement=req,
                                     modules=tuple(ep.value for ep in plugin.entry_points)))
     outcome.registries.append(reg)
+
+
+@contextlib.contextmanager
+def _prints_to_stderr() -> Iterator[None]:
+    """``sys.stdout`` is ``sys.stderr`` within the block (a person still sees the output)."""
+    import sys
+
+    err = sys.stderr
+    if err is None:  # no stderr at all: the output goes nowhere, never to stdout
+        import io
+
+        err = io.StringIO()
+    with contextlib.redirect_stdout(err):
+        yield
 
 
 def load_hook(ep: md.EntryPoint) -> Callable[[Registry], Any]:
