@@ -38,6 +38,7 @@ from toolhost.runner.ttyfd import (
     drop,
     foreground,
     hide_stdin,
+    pending,
     pending_with_partial,
     release_terminal_before_exit,
     reopen,
@@ -58,6 +59,9 @@ CANON_LIMIT = 4095 if sys.platform.startswith("linux") else 1023
 # a person can tell which call is asked about when several are in flight.
 ASKING_TAG: ContextVar[str] = ContextVar("asking_tag", default="")
 _QUESTION_HEAD = "toolhost: permission needed for "
+# How long a paste's end waits for more of it (a terminal writes a long paste in parts);
+# a key the person presses comes far later.
+PASTE_SETTLE = 0.03
 
 
 class TerminalInterrupt(AskInterrupted):
@@ -283,7 +287,15 @@ class Terminal:
         paste.cut = self._cut
         # a line the terminal cut may have lost the end mark with its end: the paste stops
         # there, and the rest of it, already in the terminal's queue, is dropped below
-        while not paste.done and not paste.cut:
+        while not paste.cut:
+            if paste.done:
+                # an end mark with more of the paste behind it (come with it, before any key
+                # the person presses) was carried in the pasted text: the paste goes on, so
+                # a newline after it never submits a turn of its own
+                if not await self._more_came():
+                    break
+                paste.carried += 1
+                paste.done = False
             line = await self._read_line()
             if line is None:
                 self.write(f"(a paste began but its end never came before Ctrl-D: "
@@ -301,9 +313,24 @@ class Terminal:
                        f"was not sent{more}. For a longer prompt use -p \"$(cat FILE)\", or "
                        "pipe the turns in)\n")
             return None
-        if paste.count > 1:
+        if paste.carried:
+            self.write(f"(a paste of {paste.lines_said}: one turn; it carried "
+                       f"{paste.carried:,} paste end mark{'' if paste.carried == 1 else 's'} "
+                       "of its own, read as part of the text)\n")
+        elif paste.count > 1:
             self.write(f"(a paste of {paste.count:,} lines: one turn)\n")
         return paste.text
+
+    async def _more_came(self) -> bool:
+        """Whether bytes are waiting behind the line just read (a line not finished yet
+        counted too), after a moment for the rest of a paste the terminal wrote in parts.
+        Whole lines are counted first: counting a line not finished yet makes the kernel
+        hand over everything pending as one read (``ttyfd.pending_with_partial``)."""
+        if pending(self.read_fd):
+            return True
+        with anyio.move_on_after(PASTE_SETTLE):
+            await anyio.wait_readable(self.read_fd)
+        return pending(self.read_fd) > 0 or pending_with_partial(self.read_fd) > 0
 
     async def _read_line(self) -> str | None:
         data = bytearray()
