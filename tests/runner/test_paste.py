@@ -202,3 +202,33 @@ def test_ctrl_z_stops_toolhost_only_where_a_shell_can_resume_it() -> None:
     child = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                            check=True, timeout=60)
     assert (led.stdout.strip(), child.stdout.strip()) == ("False", "True")
+
+
+def test_a_kill_9_at_the_prompt_leaves_the_marks_off() -> None:
+    # Nothing in toolhost runs at SIGKILL: its watchdog (which outlives it to kill the
+    # tools) turns the marks off, or a shell without readline (sh, dash) would get every
+    # paste wrapped in ESC[200~ ... ESC[201~
+    import signal
+    import subprocess
+    import sys
+
+    master, slave = pty.openpty()
+    code = f"""
+import os, anyio
+from toolhost.backends import watchdog
+from toolhost.runner.terminal import Terminal
+fd = os.open({os.ttyname(slave)!r}, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
+watchdog.opened(0, "r10-marks-{os.getpid()}")  # the CLI's run starts it
+anyio.run(Terminal(fd, fd, paste=True).readline, "> ")
+"""
+    child = subprocess.Popen([sys.executable, "-c", code])
+    try:
+        assert shown(master, marks.ON + "> ").endswith(marks.ON + "> ")
+        child.send_signal(signal.SIGKILL)
+        assert child.wait(timeout=60) == -signal.SIGKILL
+        assert shown(master, marks.OFF).endswith(marks.OFF)
+    finally:
+        child.kill()
+        child.wait()
+        os.close(master)
+        os.close(slave)

@@ -31,6 +31,7 @@ from typing import Any
 
 import anyio
 
+from toolhost.backends import watchdog
 from toolhost.permissions.ask import AskInterrupted
 from toolhost.runner import paste as marks
 from toolhost.runner.ttyfd import (
@@ -95,6 +96,7 @@ class Terminal:
         # bracketed paste at the turn prompt (``toolhost.runner.paste``): a paste is one turn
         self.brackets = (self._typed and marks.wanted(write_fd)) if paste is None else paste
         self._bracketing = False  # the terminal marks pastes now (the turn prompt is read)
+        self._tty_path: str | None = None  # the terminal's name, for the watchdog
 
     @classmethod
     def open(cls) -> Terminal | None:
@@ -178,7 +180,18 @@ class Terminal:
         """Stop marking pastes (before Ctrl-Z stops toolhost, and at close): the shell's
         terminal is left as it was. ``reshow`` turns it on again after ``fg``."""
         if self._bracketing:
-            self.write(marks.OFF)
+            self._mark_pastes(False)
+
+    def _mark_pastes(self, on: bool) -> None:
+        # the watchdog hears of it too: it turns the marks off if toolhost is killed outright
+        self.write(marks.ON if on else marks.OFF)
+        if on and self._tty_path is None:
+            try:
+                self._tty_path = os.ttyname(self.read_fd)
+            except OSError:
+                self._tty_path = ""
+        if self._tty_path:
+            watchdog.pastes_marked(self._tty_path if on else None)
 
     def reshow(self) -> bool:
         """Show the prompt of the read in progress again (after Ctrl-Z and ``fg`` the shell's
@@ -186,7 +199,7 @@ class Terminal:
         if self._scope is None or not self._prompt:
             return False
         if self._bracketing:
-            self.write(marks.ON)
+            self._mark_pastes(True)
         self.write("\n" + self._prompt.lstrip("\n").rsplit("\n", 1)[-1])
         return True
 
@@ -234,7 +247,7 @@ class Terminal:
                     self._scope = scope
                     if self.brackets and not question:
                         self._bracketing = True
-                        self.write(marks.ON)
+                        self._mark_pastes(True)
                     return await self._read_whole_line(prompt, question)
                 raise TerminalInterrupt
             except anyio.get_cancelled_exc_class():
@@ -248,7 +261,7 @@ class Terminal:
                 raise
             finally:
                 if self._bracketing:
-                    self.write(marks.OFF)
+                    self._mark_pastes(False)
                     self._bracketing = False
                 self._scope = None
                 self.question = False
