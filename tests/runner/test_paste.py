@@ -41,6 +41,7 @@ def test_a_multi_line_paste_is_one_turn_and_the_marks_are_off_after_each_read(
         # pastes that carried end marks of their own: their newlines submit nothing
         S + b"a" + E + b"\nrm -rf\n" + E + b"\n",
         S + b"b" + E + b"\nc" + E + b"\nd" + E + b" typed\n",
+        S + b"h\n\x04i\n" + E + b"\n",  # a Ctrl-D character in it: not the person's
     ]
     refused = [  # each said, nothing sent, the prompt again: the next line typed is the turn
         S + b"a" + b"y" * 5000 + b"\nb" + E + b"\n",  # a line the terminal cut, more after it
@@ -85,7 +86,7 @@ def test_a_multi_line_paste_is_one_turn_and_the_marks_are_off_after_each_read(
         return got
 
     assert anyio.run(main) == ["fix this: line 1\nline 2\nline 3 please", "one line", "plain",
-                               "a\nrm -rf\n", "b\nc\nd typed", "e\nf g",
+                               "a\nrm -rf\n", "b\nc\nd typed", "h\ni\n", "e\nf g",
                                "after", "after", "after", "after"]
     # the rest of the first ("b" and the end mark) is dropped, never a turn: "after" came next
     assert "(a paste of 1 line (" in said[0] and "whose end was lost: it was not sent" in said[0]
@@ -94,6 +95,7 @@ def test_a_multi_line_paste_is_one_turn_and_the_marks_are_off_after_each_read(
     assert out.count("(a paste of 3 lines: one turn)") == 1
     assert "(a paste of 3 lines: one turn; it carried 1 paste end mark of its own, " in out
     assert "it carried 2 paste end marks of its own, read as part of the text)" in out
+    assert "it carried 1 Ctrl-D character of its own, read as part of the text)" in out
     assert "(a paste of 201 lines (" in out and "is over the limit of 300 bytes" in out
     assert "(a paste began but its end never came before Ctrl-D: 1 line of it not sent)" in out
     # on before each turn prompt, off after each read: never left on

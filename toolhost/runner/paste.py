@@ -22,7 +22,10 @@ A paste that carries an end mark of its own (``ESC[201~`` inside the pasted text
 paste early and have a newline after it submit a line of its choosing) does not end there:
 an end mark with more bytes already behind it (come with the paste, before any key the person
 presses) is part of the text, and the paste goes on to the next end mark. Nothing pasted is
-submitted without the person's Enter. Stray marks are removed from the turn.
+submitted without the person's Enter. A Ctrl-D character at the start of a pasted line (the
+terminal's end of input) with more of the paste behind it is dropped the same way, not read as
+the person's Ctrl-D (which would have left the rest to be read as typed lines). Stray marks
+are removed from the turn.
 """
 
 from __future__ import annotations
@@ -71,6 +74,7 @@ class Paste:
         self.cut = False  # a line of it reached the terminal's limit: its end was lost
         self.done = False
         self.carried = 0  # end marks the pasted text carried (more of it came behind each)
+        self.ctrl_d = 0  # Ctrl-D characters it carried at a line's start (the kernel's EOF)
         self._add(first.split(START, 1)[1], head=first.split(START, 1)[0])
 
     @property

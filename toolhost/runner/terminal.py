@@ -310,6 +310,11 @@ class Terminal:
                 paste.carried += 1
                 paste.done = False
             line = await self._read_line()
+            if line is None and await self._more_came():
+                # a Ctrl-D character in the pasted text (more of the paste behind it), not
+                # the person's: it ends nothing (dropped), or the rest would be typed lines
+                paste.ctrl_d += 1
+                continue
             if line is None:
                 self.write(f"(a paste began but its end never came before Ctrl-D: "
                            f"{paste.lines_said} of it not sent)\n")
@@ -326,10 +331,11 @@ class Terminal:
                        f"was not sent{more}. For a longer prompt use -p \"$(cat FILE)\", or "
                        "pipe the turns in)\n")
             return None
-        if paste.carried:
+        if paste.carried or paste.ctrl_d:
+            carried = [f"{n:,} {what}{'' if n == 1 else 's'}" for n, what in (
+                (paste.carried, "paste end mark"), (paste.ctrl_d, "Ctrl-D character")) if n]
             self.write(f"(a paste of {paste.lines_said}: one turn; it carried "
-                       f"{paste.carried:,} paste end mark{'' if paste.carried == 1 else 's'} "
-                       "of its own, read as part of the text)\n")
+                       f"{' and '.join(carried)} of its own, read as part of the text)\n")
         elif paste.count > 1:
             self.write(f"(a paste of {paste.count:,} lines: one turn)\n")
         return paste.text
