@@ -143,6 +143,21 @@ def test_each_turn_shows_its_own_cost_and_the_sessions() -> None:
         "— done: 0 turns, 0.1 s, $0.0004 (session $0.0010)"]
 
 
+def test_a_turn_the_person_interrupted_is_said_interrupted_not_failed() -> None:
+    # Ctrl-C: the CLI ends the turn with error_during_execution; it was shown "failed"
+    out = io.StringIO()
+    r = TextRenderer(out, io.StringIO(), color=False)
+    stopped = [True]
+    r.interrupted = lambda: stopped[0]
+    for flag in (True, False):
+        stopped[0] = flag
+        r.message({"type": "result", "subtype": "error_during_execution", "is_error": True,
+                   "duration_ms": 1500})
+    assert out.getvalue().splitlines() == [
+        "— interrupted (error_during_execution): 0 turns, 1.5 s",
+        "— failed (error_during_execution): 0 turns, 1.5 s"]
+
+
 def test_not_logged_in_says_what_to_do() -> None:
     out = io.StringIO()
     r = TextRenderer(out, io.StringIO(), color=False)
