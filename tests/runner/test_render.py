@@ -158,6 +158,23 @@ def test_a_turn_the_person_interrupted_is_said_interrupted_not_failed() -> None:
         "— failed (error_during_execution): 0 turns, 1.5 s"]
 
 
+def test_a_call_with_no_result_when_the_session_ends_is_said_lost() -> None:
+    # the CLI exited (or a signal ended the session) while #2 ran: its call line stood
+    # there with no result and nothing said it never came
+    out = io.StringIO()
+    r = TextRenderer(out, io.StringIO(), color=False)
+    r.message({"type": "assistant", "message": {"id": "m", "content": [
+        {"type": "tool_use", "id": "a", "name": "mcp__s__one", "input": {}},
+        {"type": "tool_use", "id": "b", "name": "mcp__s__two", "input": {}}]}})
+    r.message({"type": "user", "message": {"content": [
+        {"type": "tool_result", "tool_use_id": "a", "content": "fine"}]}})
+    r.close()
+    r.close()  # said once
+    assert out.getvalue().splitlines()[2:] == [
+        "  #1 ← mcp__s__one: fine",
+        "  #2 ✗ mcp__s__two: no result came back before the session ended"]
+
+
 def test_not_logged_in_says_what_to_do() -> None:
     out = io.StringIO()
     r = TextRenderer(out, io.StringIO(), color=False)

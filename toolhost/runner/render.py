@@ -377,6 +377,12 @@ class TextRenderer:
         held, self._held = self._held, []
         for line in held:
             print(line, file=self.out, flush=True)
+        # every call shown is answered or said lost: a session a signal, a crash or the
+        # CLI's exit ended while calls ran leaves them without a result line
+        lost, self._calls = list(self._calls.items()), OrderedDict()
+        for use_id, name in lost:
+            print(self.style("33", f"  {self.tag(use_id)}✗ {shown_name(name)}: no result came "
+                                   "back before the session ended"), file=self.out, flush=True)
 
 
 class JsonRenderer:
