@@ -42,6 +42,9 @@ def test_a_multi_line_paste_is_one_turn_and_the_marks_are_off_after_each_read(
         S + b"a" + E + b"\nrm -rf\n" + E + b"\n",
         S + b"b" + E + b"\nc" + E + b"\nd" + E + b" typed\n",
         S + b"h\n\x04i\n" + E + b"\n",  # a Ctrl-D character in it: not the person's
+        # what came behind a carried mark is taken, but never a wait for an end that may
+        # not come: the turns typed after it stay turns
+        S + b"j" + E + b"\nk\n",
     ]
     refused = [  # each said, nothing sent, the prompt again: the next line typed is the turn
         S + b"a" + b"y" * 5000 + b"\nb" + E + b"\n",  # a line the terminal cut, more after it
@@ -86,7 +89,7 @@ def test_a_multi_line_paste_is_one_turn_and_the_marks_are_off_after_each_read(
         return got
 
     assert anyio.run(main) == ["fix this: line 1\nline 2\nline 3 please", "one line", "plain",
-                               "a\nrm -rf\n", "b\nc\nd typed", "h\ni\n", "e\nf g",
+                               "a\nrm -rf\n", "b\nc\nd typed", "h\ni\n", "j\nk", "e\nf g",
                                "after", "after", "after", "after"]
     # the rest of the first ("b" and the end mark) is dropped, never a turn: "after" came next
     assert "(a paste of 1 line (" in said[0] and "whose end was lost: it was not sent" in said[0]

@@ -60,9 +60,6 @@ CANON_LIMIT = 4095 if sys.platform.startswith("linux") else 1023
 # a person can tell which call is asked about when several are in flight.
 ASKING_TAG: ContextVar[str] = ContextVar("asking_tag", default="")
 _QUESTION_HEAD = "toolhost: permission needed for "
-# How long a paste's end waits for more of it (a terminal writes a long paste in parts);
-# a key the person presses comes far later.
-PASTE_SETTLE = 0.03
 
 
 class TerminalInterrupt(AskInterrupted):
@@ -305,12 +302,14 @@ class Terminal:
                 # an end mark with more of the paste behind it (come with it, before any key
                 # the person presses) was carried in the pasted text: the paste goes on, so
                 # a newline after it never submits a turn of its own
-                if not await self._more_came():
+                if not self._more_behind():
                     break
                 paste.carried += 1
                 paste.done = False
+            elif paste.carried and not self._more_behind():
+                break  # what came with it is read: never wait for an end that may not come
             line = await self._read_line()
-            if line is None and await self._more_came():
+            if line is None and self._more_behind():
                 # a Ctrl-D character in the pasted text (more of the paste behind it), not
                 # the person's: it ends nothing (dropped), or the rest would be typed lines
                 paste.ctrl_d += 1
@@ -340,15 +339,13 @@ class Terminal:
             self.write(f"(a paste of {paste.count:,} lines: one turn)\n")
         return paste.text
 
-    async def _more_came(self) -> bool:
-        """Whether bytes are waiting behind the line just read (a line not finished yet
-        counted too), after a moment for the rest of a paste the terminal wrote in parts.
-        Whole lines are counted first: counting a line not finished yet makes the kernel
-        hand over everything pending as one read (``ttyfd.pending_with_partial``)."""
-        if pending(self.read_fd):
-            return True
-        with anyio.move_on_after(PASTE_SETTLE):
-            await anyio.wait_readable(self.read_fd)
+    def _more_behind(self) -> bool:
+        """Whether bytes are waiting now behind the line just read (a line not finished
+        yet counted too): they came with it (a terminal writes a paste at once; a key the
+        person presses comes far later). No wait: a turn typed ahead just after a paste is
+        not taken into it. Whole lines are counted first: counting a line not finished yet
+        makes the kernel hand over everything pending as one read
+        (``ttyfd.pending_with_partial``)."""
         return pending(self.read_fd) > 0 or pending_with_partial(self.read_fd) > 0
 
     async def _read_line(self) -> str | None:
