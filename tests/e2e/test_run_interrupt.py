@@ -108,7 +108,7 @@ def test_ctrl_c_interrupts_the_turn_and_cancels_the_running_tool(
     assert code == 130, err.text  # -p: the run was ended by Ctrl-C
     assert "interrupting the turn" in err.text
     assert Path(slow_env["E2E_CANCELLED"]).read_text() == "cancelled"
-    assert "— failed (error_during_execution)" in out.text
+    assert "— interrupted (error_during_execution)" in out.text
 
 
 def test_second_ctrl_c_exits_130(cli: str, tmp_path: Path, slow_env: dict[str, str],

@@ -38,7 +38,13 @@ def test_a_multi_line_paste_is_one_turn_and_the_marks_are_off_after_each_read(
         b"fix this: " + S + b"line 1\nline 2\nline 3" + E + b" please\n",  # typed around it
         S + b"one line" + E + b"\n",
         b"plain\n",
-        S + b"a" + E + b"\nrm -rf\n" + E + b"\n",  # a paste that carried an end mark
+        # pastes that carried end marks of their own: their newlines submit nothing
+        S + b"a" + E + b"\nrm -rf\n" + E + b"\n",
+        S + b"b" + E + b"\nc" + E + b"\nd" + E + b" typed\n",
+        S + b"h\n\x04i\n" + E + b"\n",  # a Ctrl-D character in it: not the person's
+        # what came behind a carried mark is taken, but never a wait for an end that may
+        # not come: the turns typed after it stay turns
+        S + b"j" + E + b"\nk\n",
     ]
     refused = [  # each said, nothing sent, the prompt again: the next line typed is the turn
         S + b"a" + b"y" * 5000 + b"\nb" + E + b"\n",  # a line the terminal cut, more after it
@@ -63,12 +69,18 @@ def test_a_multi_line_paste_is_one_turn_and_the_marks_are_off_after_each_read(
     async def main() -> list[str | None]:
         got: list[str | None] = []
         for data in typed:
-            async with anyio.create_task_group() as tg:
-                tg.start_soon(type_at_prompt, master, term, data)
-                with anyio.fail_after(10):
+            with anyio.fail_after(10):
+                async with anyio.create_task_group() as tg:
+                    tg.start_soon(type_at_prompt, master, term, data)
                     got.append(await term.readline("> "))
-        got.append(await term.readline("> "))  # the lines after the carried end mark
-        got.append(await term.readline("> "))
+        async def then_enter() -> None:  # the carried mark's line unfinished: what
+            await type_at_prompt(master, term, S + b"e" + E + b"\nf" + E)  # follows waits
+            await anyio.sleep(0.1)  # for the person's Enter
+            os.write(master, b" g\n")
+        with anyio.fail_after(10):
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(then_enter)
+                got.append(await term.readline("> "))
         for data in refused:
             async with anyio.create_task_group() as tg:
                 tg.start_soon(refuse_then_type, data)
@@ -77,12 +89,16 @@ def test_a_multi_line_paste_is_one_turn_and_the_marks_are_off_after_each_read(
         return got
 
     assert anyio.run(main) == ["fix this: line 1\nline 2\nline 3 please", "one line", "plain",
-                               "a", "rm -rf", "", "after", "after", "after", "after"]
+                               "a\nrm -rf\n", "b\nc\nd typed", "h\ni\n", "j\nk", "e\nf g",
+                               "after", "after", "after", "after"]
     # the rest of the first ("b" and the end mark) is dropped, never a turn: "after" came next
     assert "(a paste of 1 line (" in said[0] and "whose end was lost: it was not sent" in said[0]
     assert "(a paste of 1 line (4,090 bytes) had a line over the terminal's limit" in said[1]
     out = "".join(said) + shown(master)
     assert out.count("(a paste of 3 lines: one turn)") == 1
+    assert "(a paste of 3 lines: one turn; it carried 1 paste end mark of its own, " in out
+    assert "it carried 2 paste end marks of its own, read as part of the text)" in out
+    assert "it carried 1 Ctrl-D character of its own, read as part of the text)" in out
     assert "(a paste of 201 lines (" in out and "is over the limit of 300 bytes" in out
     assert "(a paste began but its end never came before Ctrl-D: 1 line of it not sent)" in out
     # on before each turn prompt, off after each read: never left on
@@ -191,3 +207,33 @@ def test_ctrl_z_stops_toolhost_only_where_a_shell_can_resume_it() -> None:
     child = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                            check=True, timeout=60)
     assert (led.stdout.strip(), child.stdout.strip()) == ("False", "True")
+
+
+def test_a_kill_9_at_the_prompt_leaves_the_marks_off() -> None:
+    # Nothing in toolhost runs at SIGKILL: its watchdog (which outlives it to kill the
+    # tools) turns the marks off, or a shell without readline (sh, dash) would get every
+    # paste wrapped in ESC[200~ ... ESC[201~
+    import signal
+    import subprocess
+    import sys
+
+    master, slave = pty.openpty()
+    code = f"""
+import os, anyio
+from toolhost.backends import watchdog
+from toolhost.runner.terminal import Terminal
+fd = os.open({os.ttyname(slave)!r}, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
+watchdog.opened(0, "r10-marks-{os.getpid()}")  # the CLI's run starts it
+anyio.run(Terminal(fd, fd, paste=True).readline, "> ")
+"""
+    child = subprocess.Popen([sys.executable, "-c", code])
+    try:
+        assert shown(master, marks.ON + "> ").endswith(marks.ON + "> ")
+        child.send_signal(signal.SIGKILL)
+        assert child.wait(timeout=60) == -signal.SIGKILL
+        assert shown(master, marks.OFF).endswith(marks.OFF)
+    finally:
+        child.kill()
+        child.wait()
+        os.close(master)
+        os.close(slave)

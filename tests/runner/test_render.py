@@ -143,6 +143,38 @@ def test_each_turn_shows_its_own_cost_and_the_sessions() -> None:
         "— done: 0 turns, 0.1 s, $0.0004 (session $0.0010)"]
 
 
+def test_a_turn_the_person_interrupted_is_said_interrupted_not_failed() -> None:
+    # Ctrl-C: the CLI ends the turn with error_during_execution; it was shown "failed"
+    out = io.StringIO()
+    r = TextRenderer(out, io.StringIO(), color=False)
+    stopped = [True]
+    r.interrupted = lambda: stopped[0]
+    for flag in (True, False):
+        stopped[0] = flag
+        r.message({"type": "result", "subtype": "error_during_execution", "is_error": True,
+                   "duration_ms": 1500})
+    assert out.getvalue().splitlines() == [
+        "— interrupted (error_during_execution): 0 turns, 1.5 s",
+        "— failed (error_during_execution): 0 turns, 1.5 s"]
+
+
+def test_a_call_with_no_result_when_the_session_ends_is_said_lost() -> None:
+    # the CLI exited (or a signal ended the session) while #2 ran: its call line stood
+    # there with no result and nothing said it never came
+    out = io.StringIO()
+    r = TextRenderer(out, io.StringIO(), color=False)
+    r.message({"type": "assistant", "message": {"id": "m", "content": [
+        {"type": "tool_use", "id": "a", "name": "mcp__s__one", "input": {}},
+        {"type": "tool_use", "id": "b", "name": "mcp__s__two", "input": {}}]}})
+    r.message({"type": "user", "message": {"content": [
+        {"type": "tool_result", "tool_use_id": "a", "content": "fine"}]}})
+    r.close()
+    r.close()  # said once
+    assert out.getvalue().splitlines()[2:] == [
+        "  #1 ← mcp__s__one: fine",
+        "  #2 ✗ mcp__s__two: no result came back before the session ended"]
+
+
 def test_not_logged_in_says_what_to_do() -> None:
     out = io.StringIO()
     r = TextRenderer(out, io.StringIO(), color=False)

@@ -24,6 +24,10 @@ Covered: the tool's whole process group, and descendants that left it (``setsid`
 forks) but kept their environment (Linux). Not covered: a descendant that both left the group
 and cleared its environment (``env -i``); a watchdog that was itself killed (it ignores SIGINT,
 SIGTERM and SIGHUP, not SIGKILL).
+
+It also turns off the terminal's paste marking (``ESC[?2004l``) that ``toolhost run`` had on
+while its ``> `` prompt was read (``pastes_marked``), so a ``kill -9`` at the prompt does not
+leave the shell's terminal wrapping every paste in ``ESC[200~`` ... ``ESC[201~``.
 """
 
 from __future__ import annotations
@@ -33,13 +37,13 @@ import os
 import sys
 import threading
 
-__all__ = ["closed", "opened"]
+__all__ = ["closed", "opened", "pastes_marked"]
 
 _SCRIPT = r"""
 import os, signal, sys, time
 for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
     signal.signal(s, signal.SIG_IGN)
-runs, buf = {}, b""
+runs, buf, tty = {}, b"", b""
 while True:
     try:
         chunk = os.read(0, 65536)
@@ -50,11 +54,20 @@ while True:
     *lines, buf = (buf + chunk).split(b"\n")
     for line in lines:
         parts = line.split(b" ")
-        if len(parts) == 3 and parts[1].isdigit():
+        if len(parts) == 2 and parts[0] == b"T":
+            tty = parts[1] if parts[1] != b"-" else b""
+        elif len(parts) == 3 and parts[1].isdigit():
             if parts[0] == b"+":
                 runs[parts[2]] = int(parts[1])
             else:
                 runs.pop(parts[2], None)
+if tty:
+    try:
+        fd = os.open(tty, os.O_WRONLY | os.O_NOCTTY | os.O_NONBLOCK)
+        os.write(fd, b"\x1b[?2004l")
+        os.close(fd)
+    except OSError:
+        pass
 needles = [b"TOOLHOST_RUN_ID=" + run + b"\0" for run in runs]
 me = os.getpid()
 for _ in range(50):
@@ -142,3 +155,11 @@ def closed(pgid: int, run_id: str) -> None:
     """A command run has ended and everything it started was killed (signal-handler safe)."""
     if os.name == "posix":
         _send(f"- {pgid} {run_id}\n", start=False)
+
+
+def pastes_marked(tty: str | None) -> None:
+    """The terminal at path ``tty`` marks pastes now (None: no longer): if toolhost is killed
+    outright meanwhile, the watchdog turns the marks off (signal-handler safe; only once a
+    run has started it)."""
+    if os.name == "posix" and (tty is None or (tty and " " not in tty and "\n" not in tty)):
+        _send(f"T {tty or '-'}\n", start=False)

@@ -16,8 +16,16 @@ at its next prompt).
 
 Bounds and refusals (each said, none sent): a paste over ``PASTE_MAX`` bytes; a paste with a
 line the terminal cut (the kernel keeps 4,095 characters of a line); a paste whose end never
-came when the input ends (Ctrl-D drops it). A paste that carries an end mark of its own ends
-there: what follows is read as typed lines (as without marks), and stray marks are removed.
+came when the input ends (Ctrl-D drops it).
+
+A paste that carries an end mark of its own (``ESC[201~`` inside the pasted text, to end the
+paste early and have a newline after it submit a line of its choosing) does not end there:
+an end mark with more bytes already behind it (come with the paste, before any key the person
+presses) is part of the text, and the paste goes on to the next end mark. Nothing pasted is
+submitted without the person's Enter. A Ctrl-D character at the start of a pasted line (the
+terminal's end of input) with more of the paste behind it is dropped the same way, not read as
+the person's Ctrl-D (which would have left the rest to be read as typed lines). Stray marks
+are removed from the turn.
 """
 
 from __future__ import annotations
@@ -65,6 +73,8 @@ class Paste:
         self.count = 0  # lines read for the paste
         self.cut = False  # a line of it reached the terminal's limit: its end was lost
         self.done = False
+        self.carried = 0  # end marks the pasted text carried (more of it came behind each)
+        self.ctrl_d = 0  # Ctrl-D characters it carried at a line's start (the kernel's EOF)
         self._add(first.split(START, 1)[1], head=first.split(START, 1)[0])
 
     @property

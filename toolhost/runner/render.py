@@ -178,6 +178,9 @@ class TextRenderer:
         # printed into it would land after "Allow? ..." or erase it.
         self.hold_while: Callable[[], bool] | None = None
         self._held: list[str] = []
+        # Whether a Ctrl-C interrupted the turn now ending (``run_host`` sets it): its end
+        # line says "interrupted", not "failed"
+        self.interrupted: Callable[[], bool] | None = None
 
     def tag(self, tool_use_id: str | None) -> str:
         """``#N `` for a call (numbered in the order first seen), "" without an id."""
@@ -359,8 +362,11 @@ class TextRenderer:
         subtype = message.get("subtype")
         reason = (self._api_error or message.get("terminal_reason")
                   if subtype == "success" else subtype)
-        head = "done" if ok else f"failed ({reason or 'error'})"
-        self._print(self.style("1" if ok else "1;31", visible(f"— {head}: " + ", ".join(parts))))
+        # a turn the person interrupted (Ctrl-C) did not fail: it was stopped, as asked
+        stopped = not ok and self.interrupted is not None and self.interrupted()
+        head = "done" if ok else f"{'interrupted' if stopped else 'failed'} ({reason or 'error'})"
+        self._print(self.style("1" if ok else "1;33" if stopped else "1;31",
+                               visible(f"— {head}: " + ", ".join(parts))))
         hint = None if ok else explain(self._api_error, str(message.get("result") or ""))
         self._api_error = None
         if hint:
@@ -371,6 +377,12 @@ class TextRenderer:
         held, self._held = self._held, []
         for line in held:
             print(line, file=self.out, flush=True)
+        # every call shown is answered or said lost: a session a signal, a crash or the
+        # CLI's exit ended while calls ran leaves them without a result line
+        lost, self._calls = list(self._calls.items()), OrderedDict()
+        for use_id, name in lost:
+            print(self.style("33", f"  {self.tag(use_id)}✗ {shown_name(name)}: no result came "
+                                   "back before the session ended"), file=self.out, flush=True)
 
 
 class JsonRenderer:

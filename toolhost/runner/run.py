@@ -155,6 +155,8 @@ async def run_host(host: Host, prompts: Iterable[str] | AsyncIterable[str], *,
             print(line, file=sys.stderr, flush=True)
         renderer.status(f"starting the Claude CLI ({path})")
         signals = Signals(report, terminal, gate, interrupt_grace=interrupt_grace)
+        if isinstance(shown, TextRenderer):
+            shown.interrupted = lambda: signals.interrupting
         opened: list[CliSession] = []
         try:
             async with anyio.create_task_group() as watching:

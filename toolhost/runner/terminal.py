@@ -31,6 +31,7 @@ from typing import Any
 
 import anyio
 
+from toolhost.backends import watchdog
 from toolhost.permissions.ask import AskInterrupted
 from toolhost.runner import paste as marks
 from toolhost.runner.ttyfd import (
@@ -38,6 +39,7 @@ from toolhost.runner.ttyfd import (
     drop,
     foreground,
     hide_stdin,
+    pending,
     pending_with_partial,
     release_terminal_before_exit,
     reopen,
@@ -91,6 +93,7 @@ class Terminal:
         # bracketed paste at the turn prompt (``toolhost.runner.paste``): a paste is one turn
         self.brackets = (self._typed and marks.wanted(write_fd)) if paste is None else paste
         self._bracketing = False  # the terminal marks pastes now (the turn prompt is read)
+        self._tty_path: str | None = None  # the terminal's name, for the watchdog
 
     @classmethod
     def open(cls) -> Terminal | None:
@@ -174,7 +177,18 @@ class Terminal:
         """Stop marking pastes (before Ctrl-Z stops toolhost, and at close): the shell's
         terminal is left as it was. ``reshow`` turns it on again after ``fg``."""
         if self._bracketing:
-            self.write(marks.OFF)
+            self._mark_pastes(False)
+
+    def _mark_pastes(self, on: bool) -> None:
+        # the watchdog hears of it too: it turns the marks off if toolhost is killed outright
+        self.write(marks.ON if on else marks.OFF)
+        if on and self._tty_path is None:
+            try:
+                self._tty_path = os.ttyname(self.read_fd)
+            except OSError:
+                self._tty_path = ""
+        if self._tty_path:
+            watchdog.pastes_marked(self._tty_path if on else None)
 
     def reshow(self) -> bool:
         """Show the prompt of the read in progress again (after Ctrl-Z and ``fg`` the shell's
@@ -182,7 +196,7 @@ class Terminal:
         if self._scope is None or not self._prompt:
             return False
         if self._bracketing:
-            self.write(marks.ON)
+            self._mark_pastes(True)
         self.write("\n" + self._prompt.lstrip("\n").rsplit("\n", 1)[-1])
         return True
 
@@ -230,7 +244,7 @@ class Terminal:
                     self._scope = scope
                     if self.brackets and not question:
                         self._bracketing = True
-                        self.write(marks.ON)
+                        self._mark_pastes(True)
                     return await self._read_whole_line(prompt, question)
                 raise TerminalInterrupt
             except anyio.get_cancelled_exc_class():
@@ -244,7 +258,7 @@ class Terminal:
                 raise
             finally:
                 if self._bracketing:
-                    self.write(marks.OFF)
+                    self._mark_pastes(False)
                     self._bracketing = False
                 self._scope = None
                 self.question = False
@@ -283,8 +297,23 @@ class Terminal:
         paste.cut = self._cut
         # a line the terminal cut may have lost the end mark with its end: the paste stops
         # there, and the rest of it, already in the terminal's queue, is dropped below
-        while not paste.done and not paste.cut:
+        while not paste.cut:
+            if paste.done:
+                # an end mark with more of the paste behind it (come with it, before any key
+                # the person presses) was carried in the pasted text: the paste goes on, so
+                # a newline after it never submits a turn of its own
+                if not self._more_behind():
+                    break
+                paste.carried += 1
+                paste.done = False
+            elif paste.carried and not self._more_behind():
+                break  # what came with it is read: never wait for an end that may not come
             line = await self._read_line()
+            if line is None and self._more_behind():
+                # a Ctrl-D character in the pasted text (more of the paste behind it), not
+                # the person's: it ends nothing (dropped), or the rest would be typed lines
+                paste.ctrl_d += 1
+                continue
             if line is None:
                 self.write(f"(a paste began but its end never came before Ctrl-D: "
                            f"{paste.lines_said} of it not sent)\n")
@@ -301,9 +330,23 @@ class Terminal:
                        f"was not sent{more}. For a longer prompt use -p \"$(cat FILE)\", or "
                        "pipe the turns in)\n")
             return None
-        if paste.count > 1:
+        if paste.carried or paste.ctrl_d:
+            carried = [f"{n:,} {what}{'' if n == 1 else 's'}" for n, what in (
+                (paste.carried, "paste end mark"), (paste.ctrl_d, "Ctrl-D character")) if n]
+            self.write(f"(a paste of {paste.lines_said}: one turn; it carried "
+                       f"{' and '.join(carried)} of its own, read as part of the text)\n")
+        elif paste.count > 1:
             self.write(f"(a paste of {paste.count:,} lines: one turn)\n")
         return paste.text
+
+    def _more_behind(self) -> bool:
+        """Whether bytes are waiting now behind the line just read (a line not finished
+        yet counted too): they came with it (a terminal writes a paste at once; a key the
+        person presses comes far later). No wait: a turn typed ahead just after a paste is
+        not taken into it. Whole lines are counted first: counting a line not finished yet
+        makes the kernel hand over everything pending as one read
+        (``ttyfd.pending_with_partial``)."""
+        return pending(self.read_fd) > 0 or pending_with_partial(self.read_fd) > 0
 
     async def _read_line(self) -> str | None:
         data = bytearray()
