@@ -142,8 +142,6 @@ class ServedServer:
         """Answer one message; ``peer`` names the client (the HTTP session), so what it sets
         for itself (resources/subscribe, logging/setLevel) is its own."""
         method = message.get("method")
-        if method == "initialize":
-            self.legacy_peer = True
         if method == "resources/list":
             await self._remember_listing()
         if method == "subscriptions/listen" and "id" in message and notify is not None:
@@ -152,6 +150,8 @@ class ServedServer:
             return await self.telemetry.around(message, self.core.handle, notify=notify,
                                                peer=peer)
         answer = await self.core.handle(message, notify=notify, peer=peer)
+        if method == "initialize" and answer is not None and "result" in answer:
+            self.legacy_peer = True  # (a 2026-07-28 request naming it is -32601)
         if method in ("resources/subscribe", "resources/unsubscribe"):
             if method == "resources/subscribe" and answer is not None and "result" in answer:
                 self._subscribed(message)
