@@ -21,6 +21,11 @@ def simple_text() -> str:
     return "This is a simple text response for testing."
 
 
+def custom_headers(region: str) -> str:
+    """Which region a call was routed to."""
+    return f"routed to {region}"
+
+
 def image_content() -> bytes:
     """A 1x1 PNG (bytes are sniffed)."""
     return PNG
