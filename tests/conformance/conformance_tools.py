@@ -8,7 +8,7 @@ from pathlib import Path
 
 import anyio
 
-from toolhost.backends.base import CallContext
+from toolhost.backends.base import CallContext, ToolFailure
 from toolhost.content import Content, Image, Resource
 
 HERE = Path(__file__).parent
@@ -19,6 +19,11 @@ WAV = (HERE / "silence.wav").read_bytes()
 def simple_text() -> str:
     """A simple text response."""
     return "This is a simple text response for testing."
+
+
+def custom_headers(region: str) -> str:
+    """Which region a call was routed to."""
+    return f"routed to {region}"
 
 
 def image_content() -> bytes:
@@ -151,3 +156,41 @@ async def elicitation_enums(*, ctx: CallContext) -> str:
     })
     return (f"Elicitation completed: action={answer.action}, "
             f"content={json.dumps(answer.content)}")
+
+
+# The 2026-07-28 round trip (InputRequiredResult): the same ctx.elicit / ctx.sample, asked
+# by a client that repeats the call with the answers (docs/serve.md).
+
+NAME_FORM = {"type": "object", "properties": {"name": {"type": "string"}},
+             "required": ["name"]}
+
+
+async def asks_a_name(*, ctx: CallContext) -> str:
+    """Ask the person at the client for their name."""
+    answer = await ctx.elicit("What is your name?", NAME_FORM)
+    return f"Hello, {(answer.content or {}).get('name', 'nobody')}"
+
+
+async def asks_the_model(*, ctx: CallContext) -> str:
+    """Ask the client's model a question."""
+    reply = await ctx.sample("What is the capital of France?", max_tokens=50)
+    return f"The model says: {reply.text}"
+
+
+async def asks_what_it_can(*, ctx: CallContext) -> str:
+    """Ask the person if the client can; else its model."""
+    try:
+        answer = await ctx.elicit("Confirm?", {"type": "object", "properties": {
+            "ok": {"type": "boolean"}}})
+        return f"confirmed: {answer.action}"
+    except ToolFailure:  # the client did not declare elicitation
+        reply = await ctx.sample("Say yes.", max_tokens=10)
+        return f"the model says: {reply.text}"
+
+
+async def prompt_with_context(*, ctx: CallContext) -> str:
+    """A prompt built from what the person says."""
+    answer = await ctx.elicit("What context should the prompt use?", {
+        "type": "object", "properties": {"context": {"type": "string"}},
+        "required": ["context"]})
+    return f"Use this context: {(answer.content or {}).get('context', '')}"

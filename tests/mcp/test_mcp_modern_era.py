@@ -67,9 +67,27 @@ async def test_unsupported_modern_version_names_what_is_supported() -> None:
     assert out["error"]["data"] == {"supported": ["2026-07-28"], "requested": "2099-01-01"}
 
 
-async def test_initialize_is_always_legacy() -> None:
+@pytest.mark.parametrize("method", ["initialize", "ping", "logging/setLevel",
+                                    "resources/subscribe", "resources/unsubscribe"])
+async def test_methods_the_stateless_revision_removed_are_not_found_there(method: str) -> None:
+    server = McpServer("demo", "1", [])
+    params = {"protocolVersion": "2025-06-18", "level": "info", "uri": "x://y"}
+    out = await server.handle(modern(method, params, id=7))
+    assert out is not None and out["id"] == 7
+    assert out["error"]["code"] == -32601
+    assert method in out["error"]["message"] and "2026-07-28" in out["error"]["message"]
+    if method.startswith("resources/"):
+        return  # (served only with resources declared: tests/serve/test_subscribe_rules.py)
+    # the 2025 revisions keep them
+    legacy = await server.handle({"jsonrpc": "2.0", "id": 8, "method": method,
+                                  "params": params})
+    assert legacy is not None and legacy.get("error", {}).get("code") != -32601
+
+
+async def test_a_legacy_initialize_still_negotiates() -> None:
     out = await McpServer("demo", "1", []).handle(
-        modern("initialize", {"protocolVersion": "2025-06-18"}))
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+         "params": {"protocolVersion": "2025-06-18", "capabilities": {}}})
     assert out is not None
     assert out["result"]["protocolVersion"] == "2025-06-18"
     assert "resultType" not in out["result"]

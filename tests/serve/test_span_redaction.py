@@ -108,6 +108,7 @@ _LATE = textwrap.dedent("""
         logger_provider.add_log_record_processor(log_export.SimpleLogRecordProcessor(logs))
         logging.getLogger().addHandler(LoggingHandler(logger_provider=logger_provider))
     logging.getLogger("a.tool").warning("using key %s and %s", secret, own)
+    logger_provider.get_logger("direct").emit(body=f"direct {secret} {own}")  # logs API
     (shown,) = spans.get_finished_spans()
     print(json.dumps({"name": shown.name, "attributes": dict(shown.attributes or {}),
                       "logs": [str(r.log_record.body) for r in logs.get_finished_logs()]}))
@@ -124,4 +125,4 @@ def test_providers_and_handlers_set_up_later_in_the_process_are_redacted() -> No
     result = json.loads(done.stdout)
     assert result == {"name": "GET /x?key=***",
                       "attributes": {"http.request.header.authorization": "***"},
-                      "logs": ["using key *** and ***"]}
+                      "logs": ["using key *** and ***", "direct *** ***"]}

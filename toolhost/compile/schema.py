@@ -230,6 +230,11 @@ def _schema_problems(schema: Mapping[str, Any], what: str) -> list[str]:
         if not PROPERTY_NAME.match(name):
             problems.append(f"{what} property name {name!r} is not allowed by the Claude API "
                             "(1-64 characters of letters, digits, '_', '.', '-')")
+    from toolhost.compile.header_fields import annotation_problem
+
+    header = annotation_problem(schema)  # (SEP-2243: a client drops such a tool)
+    if header:
+        problems.append(f"{what}: {header}")
     problems += [f"{what} has an array without 'items' at {path}"
                  for path in _arrays_without_items(schema, "")]
     problems += [f"{what} at {path or '(root)'}: {message}"

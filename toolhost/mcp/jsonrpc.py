@@ -19,6 +19,7 @@ __all__ = [
     "MODERN_VERSIONS",
     "PARSE_ERROR",
     "PROTOCOL_VERSION_META_KEY",
+    "REMOVED_IN_MODERN",
     "REQUEST_CANCELLED",
     "SERVER_BUSY",
     "SERVER_INFO_META_KEY",
@@ -47,6 +48,11 @@ HANDSHAKE_VERSIONS: tuple[str, ...] = ("2024-11-05", "2025-03-26", "2025-06-18",
 LATEST_HANDSHAKE_VERSION = HANDSHAKE_VERSIONS[-1]
 # Stateless revisions: every request carries its version in params._meta.
 MODERN_VERSIONS: tuple[str, ...] = ("2026-07-28",)
+# Methods the stateless revision removed (lifecycle, ping, logging level, the subscribe
+# pair: subscriptions/listen replaces them): a request naming its version there and one of
+# these is -32601, as for a method nobody serves (HTTP 404).
+REMOVED_IN_MODERN = frozenset({"initialize", "ping", "logging/setLevel",
+                               "resources/subscribe", "resources/unsubscribe"})
 
 PROTOCOL_VERSION_META_KEY = "io.modelcontextprotocol/protocolVersion"
 CLIENT_INFO_META_KEY = "io.modelcontextprotocol/clientInfo"

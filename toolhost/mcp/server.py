@@ -257,8 +257,7 @@ class McpServer(ToolCalls, ContentCalls):
             return rpc.error_response(request_id, rpc.INVALID_PARAMS,
                                       "Invalid params: 'params' must be an object")
         meta = params.get("_meta")
-        modern = (_is_mapping(meta) and rpc.PROTOCOL_VERSION_META_KEY in meta
-                  and method != "initialize")
+        modern = _is_mapping(meta) and rpc.PROTOCOL_VERSION_META_KEY in meta
         if modern:
             assert isinstance(meta, Mapping)
             requested = meta[rpc.PROTOCOL_VERSION_META_KEY]
@@ -270,6 +269,11 @@ class McpServer(ToolCalls, ContentCalls):
                     {"supported": list(rpc.MODERN_VERSIONS),
                      "requested": requested if isinstance(requested, str)
                      and len(requested) <= 100 else shown})
+            if method in rpc.REMOVED_IN_MODERN:
+                return rpc.error_response(
+                    request_id, rpc.METHOD_NOT_FOUND,
+                    f"Method not found: {method} (protocol revision {requested} removed it;"
+                    " a request naming that revision in params._meta cannot use it)")
         return await self._answer(method, request_id, params, meta, notify, peer, modern, cancel)
 
     async def _answer(self, method: str, request_id: Any, params: Mapping[str, Any], meta: Any,

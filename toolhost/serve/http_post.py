@@ -48,6 +48,7 @@ from toolhost.serve.http_limits import JsonAnswer, read_body
 from toolhost.serve.http_sessions import LegacySessions
 from toolhost.serve.http_streams import Streams
 from toolhost.serve.listen_request import MAX_LISTEN_BYTES
+from toolhost.serve.param_headers import param_problem
 from toolhost.serve.route_headers import routing_problem
 from toolhost.serve.sessions import owner_of
 
@@ -139,6 +140,8 @@ class Poster:
         # header's unknown version is the core's to refuse (-32022, with the versions served)
         problem = routing_problem(message, request.headers, version=request_version(message),
                                   request=is_request(message))
+        if problem is None and message.get("method") == "tools/call" and is_request(message):
+            problem = self._param_problem(message, request, modern)
         if problem is not None:
             return _refusal(request_id, problem, code=HEADER_MISMATCH)
         if not modern and session_id is not None and message.get("method") != "initialize":
@@ -187,6 +190,18 @@ class Poster:
         return Exchange(self._handler, message, session, modern, headers, self._in_flight,
                         caller, json_ok=json_ok, sse_ok=sse_ok, release=release, peer=peer,
                         stream=stream, streams=self._streams)
+
+    def _param_problem(self, message: Mapping[str, Any], request: Request,
+                       modern: bool) -> str | None:
+        """Why a call's ``Mcp-Param-*`` headers disagree with its arguments (SEP-2243)."""
+        fields = getattr(self._handler, "param_fields", None)
+        params = message.get("params")
+        if fields is None or not isinstance(params, Mapping):
+            return None
+        found = fields(params.get("name"))
+        if not found:
+            return None
+        return param_problem(found, params.get("arguments"), request.headers, modern=modern)
 
     async def _notification(self, message: dict[str, Any], session: Session | None,
                             session_id: str | None, caller: Caller | None) -> None:

@@ -17,6 +17,7 @@ from typing import Any
 import anyio
 from anyio.streams.memory import MemoryObjectSendStream
 
+from toolhost.compile.header_fields import Field, annotated
 from toolhost.compile.tool import CompiledTool
 from toolhost.mcp import McpServer
 from toolhost.mcp import jsonrpc as rpc
@@ -132,18 +133,32 @@ class ServedServer:
         # missed one leaves it with a stale list)
         self._shown: dict[Any, list[dict[str, Any]]] = {}
         self._shown_for_all = True  # every caller who listed has a listing above
+        # each listed tool's x-mcp-header fields, with the schema they were read from
+        self._param_fields: dict[str, tuple[Mapping[str, Any], list[Field]]] = {}
 
     def wire_name(self, tool: CompiledTool) -> str:
         """The name permission rules use for ``tool`` (``mcp__<server>__<tool>``)."""
         return self.wire_names.get(tool.name, tool.wire_name)
+
+    def param_fields(self, name: object) -> list[Field]:
+        """The ``x-mcp-header`` fields of the tool listed as ``name`` (SEP-2243; [] for none,
+        or for a name no tool has): read once per schema, not per call."""
+        if not isinstance(name, str):
+            return []
+        tool = self.core.get_tool(name)
+        if tool is None:
+            return []
+        kept = self._param_fields.get(name)
+        if kept is None or kept[0] is not tool.input_schema:
+            kept = (tool.input_schema, annotated(tool.input_schema))
+            self._param_fields[name] = kept
+        return kept[1]
 
     async def handle(self, message: Mapping[str, Any], *, notify: Notify | None = None,
                      peer: Hashable = None) -> dict[str, Any] | None:
         """Answer one message; ``peer`` names the client (the HTTP session), so what it sets
         for itself (resources/subscribe, logging/setLevel) is its own."""
         method = message.get("method")
-        if method == "initialize":
-            self.legacy_peer = True
         if method == "resources/list":
             await self._remember_listing()
         if method == "subscriptions/listen" and "id" in message and notify is not None:
@@ -152,6 +167,8 @@ class ServedServer:
             return await self.telemetry.around(message, self.core.handle, notify=notify,
                                                peer=peer)
         answer = await self.core.handle(message, notify=notify, peer=peer)
+        if method == "initialize" and answer is not None and "result" in answer:
+            self.legacy_peer = True  # (a 2026-07-28 request naming it is -32601)
         if method in ("resources/subscribe", "resources/unsubscribe"):
             if method == "resources/subscribe" and answer is not None and "result" in answer:
                 self._subscribed(message)
@@ -187,6 +204,7 @@ class ServedServer:
     async def swap(self, tools: Sequence[CompiledTool], wire_names: Mapping[str, str]) -> bool:
         """Replace the tool set atomically; announce it if tools/list changed."""
         self.wire_names = dict(wire_names)
+        self._param_fields.clear()
         changed = self.core.set_tools(tools)
         if changed:
             await self.announce()

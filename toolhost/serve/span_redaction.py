@@ -16,10 +16,11 @@ not imported for that: the hook waits for its import.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
-__all__ = ["RedactingProcessor", "redact_future_providers", "redact_spans", "shown_value"]
+__all__ = ["RedactingProcessor", "redact_future_providers", "redact_spans", "shown_value",
+           "when_imported"]
 
 _MARK = "_toolhost_redacts_spans"
 
@@ -135,11 +136,14 @@ def _patch_sdk(module: Any) -> None:
 
 
 class _WhenImported:
-    """A finder on ``sys.meta_path`` that only watches the SDK's import, to patch it once
-    loaded; it finds nothing itself (the usual finders do)."""
+    """A finder on ``sys.meta_path`` that only watches one module's import (``name``), to
+    ``patch`` it once loaded; it finds nothing itself (the usual finders do)."""
+
+    def __init__(self, name: str = _SDK, patch: Callable[[Any], None] = _patch_sdk) -> None:
+        self.name, self.patch = name, patch
 
     def find_spec(self, name: str, path: Any = None, target: Any = None) -> Any:
-        if name != _SDK:
+        if name != self.name:
             return None
         import importlib.util
         import sys
@@ -151,21 +155,27 @@ class _WhenImported:
         run = getattr(loader, "exec_module", None)
         if spec is None or run is None:
             return spec
+        patch = self.patch
 
         def exec_module(module: Any) -> None:
             run(module)
-            _patch_sdk(module)
+            patch(module)
 
         loader.exec_module = exec_module  # type: ignore[union-attr]
         return spec
 
 
-def redact_future_providers() -> None:
-    """Every SDK tracer provider made from now on redacts its spans (``redact_spans``)."""
+def when_imported(name: str, patch: Callable[[Any], None]) -> None:
+    """``patch(module)`` once ``name`` is imported: now, if it is already."""
     import sys
 
-    module = sys.modules.get(_SDK)
+    module = sys.modules.get(name)
     if module is not None:
-        _patch_sdk(module)
-    elif not any(isinstance(f, _WhenImported) for f in sys.meta_path):
-        sys.meta_path.insert(0, _WhenImported())
+        patch(module)
+    elif not any(isinstance(f, _WhenImported) and f.name == name for f in sys.meta_path):
+        sys.meta_path.insert(0, _WhenImported(name, patch))
+
+
+def redact_future_providers() -> None:
+    """Every SDK tracer provider made from now on redacts its spans (``redact_spans``)."""
+    when_imported(_SDK, _patch_sdk)
