@@ -9,6 +9,7 @@ processes (the hostile raw JSON-RPC one, over stdio and over Streamable HTTP).""
 
 from __future__ import annotations
 
+import contextvars
 import json
 import os
 import sys
@@ -171,3 +172,37 @@ async def test_http_upstream_asks_and_unopted_upstream_is_refused(tmp_path: Path
             else:  # not opted in: not declared, never asked, answered as before
                 assert not person.asked
                 assert said["answers"][0]["code"] == -32601
+
+
+async def test_a_question_goes_only_to_the_call_it_belongs_to() -> None:
+    """Routing (CallAsks.whose): the call whose task dispatches it (a 2026-07-28 call's
+    embedded request), else the only call under way; none or several: refused."""
+    from toolhost.gateway.elicit_pass import Asker, CallAsks, Refused
+
+    calls = CallAsks()
+    mine, other = Asker(None, 5), Asker(None, 5)
+
+    def refused() -> str:
+        with pytest.raises(Refused) as caught:
+            calls.whose()
+        assert caught.value.code == -32601
+        return str(caught.value)
+
+    assert "only while a call" in refused()
+    with calls.running(mine):
+        assert calls.whose() is mine
+        seen: list[Any] = []
+
+        async def elsewhere() -> None:  # another call's task: its own, though two run
+            with calls.running(other):
+                seen.append(calls.whose())
+                # dispatched outside any call's task (a 2025-era request): two run, refused
+                seen.append(contextvars.Context().run(calls.whose))
+
+        with pytest.raises(Refused, match="several calls"):
+            await elsewhere()
+        assert seen == [other]
+        assert calls.whose() is mine  # the other one ended
+    with calls.running(None):  # a call that came from no MCP client
+        assert "came from no MCP client" in refused()
+    assert "only while a call" in refused()
