@@ -49,7 +49,8 @@
 - ``HOSTILE_WORKER``: at start, a worker process is left running in the upstream's process
   group, its command line ending with this marker (``HOSTILE_WORKER_KIND``: ``plain``,
   ``stubborn`` ignoring SIGTERM, ``orphan`` started by a child that exits at once,
-  ``daemon`` the same in a session of its own); the upstream itself exits as soon as its
+  ``daemon`` the same in a session of its own; several, comma-separated: one worker of
+  each, its command line ending with ``MARKER-KIND``); the upstream itself exits as soon as its
   stdin ends, as most servers do.
 """
 
@@ -224,9 +225,12 @@ _WORKERS = {
 def start_worker(marker: str) -> None:
     import subprocess
 
-    code = _WORKERS[os.environ.get("HOSTILE_WORKER_KIND") or "plain"]
-    subprocess.Popen([sys.executable, "-c", code, marker], stdin=subprocess.DEVNULL,
-                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    kinds = (os.environ.get("HOSTILE_WORKER_KIND") or "plain").split(",")
+    for kind in kinds:  # several kinds: each one's command line ends with MARKER-KIND
+        code = _WORKERS[kind]
+        subprocess.Popen([sys.executable, "-c", code, marker if len(kinds) == 1 else
+                          f"{marker}-{kind}"], stdin=subprocess.DEVNULL,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
 ASKED = {
