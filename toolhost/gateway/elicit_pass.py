@@ -64,8 +64,11 @@ class Asker:
     ended) withdraws any question still open and refuses new ones."""
 
     def __init__(self, channel: Any, timeout: float) -> None:
+        try:
+            self._loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+        except RuntimeError:  # not on an asyncio loop: nothing to ask through from here
+            self._loop, channel = None, None
         self._channel = channel  # toolhost.mcp.client_requests.Channel, or None
-        self._loop = asyncio.get_running_loop()
         self._timeout = timeout
         self._lock = threading.Lock()
         self._open: set[concurrent.futures.Future[dict[str, Any]]] = set()
@@ -91,7 +94,7 @@ class Asker:
         from toolhost.mcp.client_requests import ClientChannel
 
         channel = self._channel
-        if channel is None:
+        if channel is None or self._loop is None:
             return ("toolhost's client cannot be asked (only `toolhost serve` to an MCP "
                     "client can; the Claude CLI under `toolhost run` has no such request)")
         if not channel.supports("elicitation"):
@@ -132,6 +135,7 @@ class Asker:
             with self._lock:
                 if self._closed:
                     raise Refused(INTERNAL_ERROR, "the call ended before the person answered")
+                assert self._loop is not None  # (_why_not)
                 future = asyncio.run_coroutine_threadsafe(self._elicit(message, schema),
                                                           self._loop)
                 self._open.add(future)
