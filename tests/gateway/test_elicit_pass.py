@@ -161,7 +161,7 @@ async def test_http_upstream_asks_and_unopted_upstream_is_refused(tmp_path: Path
 
     with http_upstream(HOSTILE, HOSTILE_MODE="elicit") as port:
         url = f"url: 'http://127.0.0.1:{port}/mcp'"
-        for opted, expect in (("pass", [ACCEPT]), ("refuse", None)):
+        for opted, expect in (("true", [ACCEPT]), ("refuse", None)):  # true reads as pass
             loaded = load_config(config(tmp_path, url, opted), environ=dict(os.environ),
                                  layers=False)
             async with compile_tools(loaded) as compiled:

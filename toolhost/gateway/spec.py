@@ -118,9 +118,16 @@ def build_upstream(check: Checker, data: Mapping[str, Any], path: Path) -> Upstr
         max_message_bytes=(check.integer(block, here, "max_message_bytes", minimum=1024)
                            or DEFAULT_MAX_MESSAGE_BYTES),
         required=check.boolean(block, here, "required") is not False,
-        elicitation=check.choice(block, here, "elicitation", ("pass", "refuse")) == "pass",
+        elicitation=_elicitation(check, block, here),
         include=include, exclude=exclude, reshape=build_reshapes(check, data, path),
         origin=check.mark(here).origin(here))
+
+
+def _elicitation(check: Checker, block: Mapping[str, Any], here: Path) -> bool:
+    """``elicitation: pass | refuse`` (``true``/``false`` read the same), default refuse."""
+    if isinstance(block.get("elicitation"), bool):
+        return bool(block["elicitation"])
+    return check.choice(block, here, "elicitation", ("pass", "refuse")) == "pass"
 
 
 def globs(check: Checker, data: Mapping[str, Any], path: Path, key: str) -> tuple[str, ...]:
