@@ -20,6 +20,7 @@ from toolhost.errors import Problem
 from toolhost.excerpt import cut
 from toolhost.gateway.bounds import MAX_TOOL_CHARS, bound_entry, too_big
 from toolhost.gateway.spec import Reshape, UpstreamSpec
+from toolhost.gateway.tighten import looser
 
 __all__ = ["Imported", "excluded_by", "never_shown", "reshape_tools"]
 
@@ -147,6 +148,13 @@ def _schema(raw: Any, reshape: Reshape, name: str, server: str
         if key not in props:
             problems.append(reshape.origin.problem(
                 f"params.{key}: upstream tool {name!r} has no such argument", key=".params"))
+            continue
+        wrong = looser(props[key], tighter)
+        if wrong is not None:
+            problems.append(reshape.origin.problem(
+                f"params may only tighten upstream tool {name!r}'s schema of {key!r}: "
+                f"{wrong[0]} {wrong[1]}", key=f".params.{key}.{wrong[0]}",
+                hint=f"leave {wrong[0]} out (the upstream's holds), or tighten it"))
             continue
         props[key] = {**props[key], **tighter}
     schema["properties"] = props
