@@ -36,7 +36,12 @@
   toolhost's reading of a listing, not the SDK); ``ask`` (over stdio: before answering
   tools/call, asks its client ``elicitation/create``, ``sampling/createMessage`` and
   ``roots/list`` and answers the call with what came back,
-  and with the capabilities the client declared at ``initialize``, as JSON);
+  and with the capabilities the client declared at ``initialize``, as JSON); ``elicit``
+  (stdio and HTTP: tools/call's arguments ``{text, times, schema, mode, late}`` make it ask
+  its client ``elicitation/create`` ``times`` times (default 1) with the message ``text``
+  and ``schema`` (default: one string ``name``), then answer the call with the answers and
+  the declared capabilities as JSON; over stdio, ``late`` asks once more after answering and
+  writes that answer to the file ``HOSTILE_LATE``);
 - ``HOSTILE_LOG``: a file that gets one line per request;
 - ``HOSTILE_RAW``: over stdio, tools/call is answered with this line as it is, ``@ID@``
   replaced by the request's id and ``@DEEP@`` by ``HOSTILE_N`` nested lists (JSON the
@@ -44,7 +49,8 @@
 - ``HOSTILE_WORKER``: at start, a worker process is left running in the upstream's process
   group, its command line ending with this marker (``HOSTILE_WORKER_KIND``: ``plain``,
   ``stubborn`` ignoring SIGTERM, ``orphan`` started by a child that exits at once,
-  ``daemon`` the same in a session of its own); the upstream itself exits as soon as its
+  ``daemon`` the same in a session of its own; several, comma-separated: one worker of
+  each, its command line ending with ``MARKER-KIND``); the upstream itself exits as soon as its
   stdin ends, as most servers do.
 """
 
@@ -219,9 +225,12 @@ _WORKERS = {
 def start_worker(marker: str) -> None:
     import subprocess
 
-    code = _WORKERS[os.environ.get("HOSTILE_WORKER_KIND") or "plain"]
-    subprocess.Popen([sys.executable, "-c", code, marker], stdin=subprocess.DEVNULL,
-                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    kinds = (os.environ.get("HOSTILE_WORKER_KIND") or "plain").split(",")
+    for kind in kinds:  # several kinds: each one's command line ends with MARKER-KIND
+        code = _WORKERS[kind]
+        subprocess.Popen([sys.executable, "-c", code, marker if len(kinds) == 1 else
+                          f"{marker}-{kind}"], stdin=subprocess.DEVNULL,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
 ASKED = {
@@ -251,6 +260,50 @@ def ask(msg: dict[str, Any]) -> dict[str, Any]:
         "content": [{"type": "text", "text": json.dumps(answers)}]}}
 
 
+def elicit_params(msg: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+    args = (msg.get("params") or {}).get("arguments") or {}
+    params = {"message": args.get("text", "Your name?"), "requestedSchema": args.get(
+        "schema", {"type": "object", "properties": {"name": {"type": "string"}}})}
+    if args.get("mode") == "url":  # out of band: a URL to open, no schema
+        params = {"mode": "url", "message": params["message"], "elicitationId": "e1",
+                  "url": "https://example.com/login"}
+    return int(args.get("times", 1)), params
+
+
+def read_answer(ident: str) -> dict[str, Any]:
+    for line in sys.stdin:
+        got = json.loads(line)
+        if got.get("id") == ident and "method" not in got:
+            return dict(got.get("error") or got.get("result"))
+    return {}
+
+
+def elicit(msg: dict[str, Any]) -> dict[str, Any]:
+    """Ask the client elicitation/create as the call's arguments say (over stdio)."""
+    times, params = elicit_params(msg)
+    answers = []
+    for k in range(times):
+        ident = f"el-{msg['id']}-{k}"
+        sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": ident,
+                                     "method": "elicitation/create", "params": params}) + "\n")
+        sys.stdout.flush()
+        answers.append(read_answer(ident))
+    return {"jsonrpc": "2.0", "id": msg["id"], "result": {"content": [{"type": "text", "text":
+            json.dumps({"answers": answers, "declared": DECLARED})}]}}
+
+
+def elicit_late(msg: dict[str, Any]) -> None:
+    """After the call's answer, ask once more (no call of the client is under way)."""
+    if not ((msg.get("params") or {}).get("arguments") or {}).get("late"):
+        return
+    _, params = elicit_params(msg)
+    sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": "late", "method": "elicitation/create",
+                                 "params": params}) + "\n")
+    sys.stdout.flush()
+    with open(os.environ["HOSTILE_LATE"], "a") as handle:
+        handle.write(json.dumps(read_answer("late")) + "\n")
+
+
 def stdio() -> None:
     if os.environ.get("HOSTILE_WORKER"):
         start_worker(os.environ["HOSTILE_WORKER"])
@@ -268,7 +321,9 @@ def stdio() -> None:
             continue
         if msg.get("method") == "initialize":
             DECLARED.update(msg["params"].get("capabilities") or {})
-        out = ask(msg) if "ask" in MODES and msg.get("method") == "tools/call" else answer(msg)
+        calling = msg.get("method") == "tools/call"
+        out = (ask(msg) if "ask" in MODES and calling else
+               elicit(msg) if "elicit" in MODES and calling else answer(msg))
         if "badnotes" in MODES and msg.get("method") == "tools/call":
             token = (msg["params"].get("_meta") or {}).get("progressToken")
             for k in range(N):
@@ -278,12 +333,17 @@ def stdio() -> None:
         if out is not None:
             sys.stdout.write(json.dumps(out) + "\n")
             sys.stdout.flush()
+        if "elicit" in MODES and calling:
+            elicit_late(msg)
 
 
 def http(port: int) -> None:
     import http.server
+    import threading
 
     sessions: set[str] = set()
+    answers: dict[str, dict[str, Any]] = {}
+    answered = threading.Condition()
 
     class Handler(http.server.BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -292,6 +352,8 @@ def http(port: int) -> None:
             size = int(self.headers.get("Content-Length") or 0)
             msg = json.loads(self.rfile.read(size) or b"{}")
             session = self.headers.get("Mcp-Session-Id")
+            if msg.get("method") == "initialize":
+                DECLARED.update(msg["params"].get("capabilities") or {})
             if "refuse" in MODES or ("refuse_calls" in MODES
                                      and msg.get("method") == "tools/call"):
                 self.send_response(int(os.environ.get("HOSTILE_STATUS", "401")))
@@ -311,6 +373,17 @@ def http(port: int) -> None:
                     return
             if "huge_result" in MODES and msg.get("method") == "tools/call":
                 self.chunked(msg["id"])
+                return
+            if "elicit" in MODES and "method" not in msg:  # the client's answer to us
+                with answered:
+                    answers[str(msg.get("id"))] = dict(msg.get("error") or msg.get("result"))
+                    answered.notify_all()
+                self.send_response(202)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
+            if "elicit" in MODES and msg.get("method") == "tools/call":
+                self.asking(msg)
                 return
             if MODES & {"sse_forever", "sse_flood"} and msg.get("method") == "tools/call":
                 self.endless(msg)
@@ -336,6 +409,29 @@ def http(port: int) -> None:
             self.wfile.write(body)
             if (msg.get("params") or {}).get("arguments") == {"text": "forget"}:
                 sessions.clear()
+
+        def asking(self, msg: dict[str, Any]) -> None:
+            """An SSE answer: the elicitations first, the call's result once answered."""
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.end_headers()
+            times, params = elicit_params(msg)
+            got = []
+            for k in range(times):
+                ident = f"el-{msg['id']}-{k}"
+                ask = {"jsonrpc": "2.0", "id": ident, "method": "elicitation/create",
+                       "params": params}
+                self.wfile.write(f"data: {json.dumps(ask)}\n\n".encode())
+                self.wfile.flush()
+                with answered:
+                    answered.wait_for(lambda ident=ident: ident in answers,  # type: ignore[misc]
+                                      timeout=30)
+                    got.append(answers.pop(ident, {}))
+            out = {"jsonrpc": "2.0", "id": msg["id"], "result": {"content": [{
+                "type": "text", "text": json.dumps({"answers": got, "declared": DECLARED})}]}}
+            self.wfile.write(f"data: {json.dumps(out)}\n\n".encode())
+            self.wfile.flush()
+            self.close_connection = True
 
         def chunked(self, ident: Any) -> None:
             self.send_response(200)

@@ -28,6 +28,8 @@ def spec(include: tuple[str, ...] = ("*",), exclude: tuple[str, ...] = (),
      "'danger' to 'safe', so no tool is called 'danger'", "'mcp__h__safe'"),
     (spec(exclude=("danger",)), "danger", "left out by servers.h.exclude ('danger')", ""),
     (spec(exclude=("dan*", "x")), "danger", "left out by servers.h.exclude ('dan*')", ""),
+    # exclude ignores case (fails closed)
+    (spec(exclude=("Danger",)), "danger", "left out by servers.h.exclude ('Danger')", ""),
     (spec(include=("ech*",)), "danger", "matches none of servers.h.include ('ech*')",
      "add 'danger' to include"),
     (spec(include=("ech*",), echo="say"), "Say", "matches none of servers.h.include",
@@ -53,7 +55,6 @@ def test_names_the_config_rules_out(upstream: UpstreamSpec, tool: str, said: str
     (spec(include=("ech*",), echo="danger"), "danger"),  # a chosen tool renamed to it
     (spec(include=("ech*",), echo="say"), "say"),
     (spec(include=("ech*", "dan*")), "danger"),
-    (spec(exclude=("Danger",)), "danger"),  # globs are case-sensitive, as is the upstream
     (spec(), "_x"),  # the wire name also reads as server 'h_', tool 'x' (from elsewhere)
     (spec(), "a__b"),
 ])

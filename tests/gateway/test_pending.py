@@ -297,20 +297,22 @@ def test_lock_refuses_while_it_is_down(tmp_path: Path) -> None:
     """Locking records what each upstream offers: one that is down would lose its pins."""
     from toolhost.lockfile import lock_path
 
-    config = pending_config(tmp_path, fails=1, raw=True)
-    assert toolhost("lock", str(config)).returncode == 1  # the first start fails
-    assert not lock_path(config).exists()
-    done = toolhost("lock", str(config))  # the second answers
+    (tmp_path / "up").mkdir()
+    (tmp_path / "down").mkdir()
+    config = pending_config(tmp_path / "up", fails=0, raw=True)
+    done = toolhost("lock", str(config))  # it answers
     assert done.returncode == 0, done.stderr
     assert '"gh"' in lock_path(config).read_text()
-    (tmp_path / "starts").write_text("0")
-    config.write_text(config.read_text().replace('"1", crash', '"1000", crash'))
+    config.write_text(config.read_text().replace('"0", "crash"', '"1000", "crash"'))
     before = lock_path(config).read_text()
-    refused = toolhost("lock", str(config))
-    assert refused.returncode == 1
-    assert "cannot lock upstream server 'gh': it did not start" in refused.stderr
-    assert "Traceback" not in refused.stderr
+    fresh = pending_config(tmp_path / "down", fails=1000, raw=True)  # no lock yet
+    # down: an existing lock is kept as it is, and none is made (side by side)
+    for refused in at_once(["lock", str(config)], ["lock", str(fresh)]):
+        assert refused.returncode == 1, refused.args
+        assert "cannot lock upstream server 'gh': it did not start" in refused.stderr
+        assert "Traceback" not in refused.stderr
     assert lock_path(config).read_text() == before
+    assert not lock_path(fresh).exists()
 
 
 @pytest.mark.parametrize("options", [("--all",), ("--server", "gh")])

@@ -157,3 +157,23 @@ def test_an_upstream_tool_without_a_name_is_not_offered_a_rename(
     assert "up: upstream tool '' is left out: its name is not a valid tool name (an empty " \
         "name cannot be renamed)" in caplog.text
     assert "tools..name" not in caplog.text
+
+
+def test_exclude_leaves_out_every_spelling_of_a_name() -> None:
+    """An exclude glob ignores case (fails closed): an upstream listing -- or starting to
+    list -- ``Delete_repo`` beside ``delete_repo`` does not slip it past ``delete_*``; include
+    keeps its case (it can only narrow)."""
+    from toolhost.gateway.reshape import never_shown
+
+    spec = UpstreamSpec(command=("x",), include=("*",), exclude=("delete_*", "[Ww]ipe"))
+    names = ["delete_repo", "Delete_repo", "DELETE_REPO", "dElEtE_x", "WIPE", "wipe",
+             "search", "undelete_repo"]
+    imported, problems = reshape_tools(spec, [{"name": n, "inputSchema": OBJ}
+                                              for n in names], "up")
+    assert [t.name for t in imported] == ["search", "undelete_repo"] and not problems
+    said = never_shown(spec, "up", "Delete_Repo")
+    assert said is not None and "left out by servers.up.exclude ('delete_*')" in said[0]
+    narrow = UpstreamSpec(command=("x",), include=("search*",))
+    imported, _ = reshape_tools(narrow, [{"name": n, "inputSchema": OBJ}
+                                         for n in ("search", "Search")], "up")
+    assert [t.name for t in imported] == ["search"]

@@ -36,6 +36,7 @@ import anyio.from_thread
 from toolhost.excerpt import cut
 from toolhost.gateway.asks import refuse_asks
 from toolhost.gateway.changes import ChangeWatch
+from toolhost.gateway.elicit_pass import Asker, CallAsks
 from toolhost.gateway.liblogs import describe_invalid
 from toolhost.gateway.output_check import unchecked
 from toolhost.gateway.sift import sifted
@@ -98,6 +99,8 @@ class UpstreamConnection:
         self._connected_before = after_outage
         self._wire = Wire(server, spec.max_message_bytes)
         self.watch = ChangeWatch(server)  # its channels: ``tools`` and ``content``
+        # the calls under way that may pass an elicitation on (the config opted in), or None
+        self.asks = CallAsks() if spec.elicitation else None
 
     # -- public, synchronous -----------------------------------------------------------------
 
@@ -120,13 +123,14 @@ class UpstreamConnection:
         return self._again_if_lost(lambda portal: portal.call(self._list_tools))
 
     def call_tool(self, name: str, arguments: dict[str, Any],
-                  timeout: float | None) -> dict[str, Any]:
+                  timeout: float | None, asker: Asker | None = None) -> dict[str, Any]:
         """One tools/call; the CallToolResult as a plain dict. UpstreamError if the
         connection is down (the next call reconnects) or no answer came within ``timeout``
-        (None: ``request_deadline``)."""
+        (None: ``request_deadline``). ``asker``: where an elicitation of the upstream during
+        this call goes (toolhost.gateway.elicit_pass; only when the config passes it on)."""
         def call(portal: anyio.from_thread.BlockingPortal) -> dict[str, Any]:
             try:
-                return portal.call(self._call_tool, name, arguments, timeout)
+                return portal.call(self._call_tool, name, arguments, timeout, asker)
             except (_TimedOut, _Broken):
                 raise
             except UpstreamError as exc:  # not connected: dropped like a broken one
@@ -247,7 +251,7 @@ class UpstreamConnection:
                 if errlog is not None:
                     errlog.spawned()
                 unchecked(client)  # toolhost checks structuredContent (output_check)
-                refuse_asks(client, self.server)  # elicitation, sampling, roots (asks)
+                refuse_asks(client, self.server, self.asks)  # elicitation, sampling, roots
                 self.watch.attach(tasks)
                 tasks.start_soon(self.watch.listen, client)
                 tasks.start_soon(self.watch.updates.keep, client)
@@ -341,13 +345,14 @@ class UpstreamConnection:
         return tools
 
     async def _call_tool(self, name: str, arguments: dict[str, Any],
-                         timeout: float | None) -> dict[str, Any]:
+                         timeout: float | None, asker: Asker | None = None) -> dict[str, Any]:
         client = self._client
         if client is None:
             raise UpstreamError(f"upstream server '{self.server}' is not connected")
         limit = timeout or self.request_deadline
+        asking = self.asks.running(asker) if self.asks is not None else contextlib.nullcontext()
         try:
-            with anyio.fail_after(limit):
+            with asking, anyio.fail_after(limit):
                 result = await client.call_tool(name, arguments,
                                                 read_timeout_seconds=limit + 1)
         except TimeoutError:
@@ -399,7 +404,7 @@ def _client(spec: UpstreamSpec, on_message: Any, errlog: StderrLog | None, wire:
         assert errlog is not None
         return Client(sifted(stdio_transport(list(spec.command), env, spec.cwd, errlog.file,
                                              wire), wire.server),
-                      message_handler=on_message)
+                      message_handler=on_message, **_declared(spec))
     import httpx2
 
     assert spec.url is not None
@@ -409,7 +414,20 @@ def _client(spec: UpstreamSpec, on_message: Any, errlog: StderrLog | None, wire:
                               timeout=spec.timeout or 60.0, trust_env=False,
                               follow_redirects=False, event_hooks=capped_http_hooks(wire))
     return Client(sifted(_http_transport(spec.url, http, wire), wire.server),
-                  message_handler=on_message)
+                  message_handler=on_message, **_declared(spec))
+
+
+def _declared(spec: UpstreamSpec) -> dict[str, Any]:
+    """The capabilities declared upstream: elicitation only when the config passes it on
+    (the mcp client declares it when given a callback; ``refuse_asks`` answers before any
+    callback is reached)."""
+    if not spec.elicitation:
+        return {}
+
+    async def unreached(ctx: Any, params: Any) -> Any:  # pragma: no cover - see refuse_asks
+        raise AssertionError("elicitation is answered by toolhost.gateway.asks")
+
+    return {"elicitation_callback": unreached}
 
 
 @contextlib.asynccontextmanager

@@ -21,6 +21,7 @@ from toolhost.errors import CompileError, Problem
 from toolhost.excerpt import cut
 from toolhost.gateway.bounds import bound_blocks
 from toolhost.gateway.client import UpstreamConnection, UpstreamError
+from toolhost.gateway.elicit_pass import Asker
 from toolhost.gateway.output_check import output_problem
 from toolhost.gateway.pins import UpstreamPins
 from toolhost.gateway.reshape import Imported, reshape_tools
@@ -145,13 +146,13 @@ def _compiled(item: Imported, server: ServerConfig, spec: UpstreamSpec,
 
     output = LazyValidator(item.output_schema) if item.output_schema is not None else None
 
-    def call(sent: dict[str, Any]) -> dict[str, Any]:
+    def call(sent: dict[str, Any], asker: Asker | None) -> dict[str, Any]:
         """In a worker thread: the call, and the check of its answer (output_check)."""
         alike = _alike_inside(sent)
         if alike:
             return {"content": [{"type": "text", "text": _alike_said(alike, item.name)}],
                     "isError": True}
-        answer = connection.call_tool(upstream_name, sent, timeout)
+        answer = connection.call_tool(upstream_name, sent, timeout, asker)
         why = output_problem(answer, output) if output is not None else ""
         if not why:
             return answer
@@ -173,10 +174,16 @@ def _compiled(item: Imported, server: ServerConfig, spec: UpstreamSpec,
         if alike:
             return ToolResult.error(_alike_said(alike, item.name))
         sent = {**arguments, **fixed}
+        # an elicitation of the upstream during this call reaches this call's client, and
+        # none once the call ended (toolhost.gateway.elicit_pass; only when passed on)
+        asker = Asker.here(timeout) if spec.elicitation else None
         try:
-            answer = await anyio.to_thread.run_sync(call, sent, abandon_on_cancel=True)
+            answer = await anyio.to_thread.run_sync(call, sent, asker, abandon_on_cancel=True)
         except UpstreamError as exc:
             return ToolResult.error(str(exc))
+        finally:
+            if asker is not None:
+                asker.close()
         # _meta dropped, resource links cut; embedded resources count towards the output cut
         result = ToolResult.from_mcp({**answer, "content": bound_blocks(answer.get("content"))})
         return cut_text(result, DEFAULT_MAX_OUTPUT_CHARS, resources=True)

@@ -49,6 +49,7 @@ from toolhost.gateway.openapi_security import (
 )
 from toolhost.gateway.reshape import default_unfit
 from toolhost.gateway.spec import Reshape, build_reshapes, globs
+from toolhost.gateway.tighten import looser
 from toolhost.lockfile.guard import current_guard
 
 log = logging.getLogger("toolhost.gateway")
@@ -370,6 +371,12 @@ def _lay_over(check: Checker, where: Path, key: str, op: Operation, plan: Plan,
         if arg is None or arg in fixed:
             check.problem((*where, key, name), f"operation {op.key!r} has no parameter "
                           f"{name!r}", "its arguments: " + ", ".join(plan.properties))
+            continue
+        wrong = looser(plan.properties[arg], value) if key == "params" else None
+        if wrong is not None and isinstance(value, Mapping):
+            check.problem((*where, key, name, wrong[0]), f"params may only tighten the "
+                          f"document's schema of {arg!r}: {wrong[0]} {wrong[1]}",
+                          f"leave {wrong[0]} out (the document's holds), or tighten it")
             continue
         plan.properties[arg] = merge(plan.properties[arg], value)
         touched.add(arg)

@@ -20,8 +20,9 @@ from toolhost.errors import Problem
 from toolhost.excerpt import cut
 from toolhost.gateway.bounds import MAX_TOOL_CHARS, bound_entry, too_big
 from toolhost.gateway.spec import Reshape, UpstreamSpec
+from toolhost.gateway.tighten import looser
 
-__all__ = ["Imported", "never_shown", "reshape_tools"]
+__all__ = ["Imported", "excluded_by", "never_shown", "reshape_tools"]
 
 log = logging.getLogger("toolhost.gateway")
 _NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}\Z")  # \Z: "$" also matches before a final newline
@@ -66,7 +67,7 @@ def reshape_tools(spec: UpstreamSpec, listed: list[dict[str, Any]], server: str,
                 hint=f"did you mean {close[0]!r}?" if close else
                 "its tools: " + (", ".join(sorted(by_name)[:20]) or "none")))
     chosen = [n for n in by_name if any(fnmatch.fnmatchcase(n, g) for g in spec.include)
-              and not any(fnmatch.fnmatchcase(n, g) for g in spec.exclude)]
+              and not excluded_by(n, spec.exclude)]
     # the config's renames take their names first: an upstream tool listed under a name a
     # rename gives another is never shown in its place (the rules name the renamed one)
     renamed = {spec.reshape[n].name: n for n in chosen if n in spec.reshape
@@ -148,6 +149,13 @@ def _schema(raw: Any, reshape: Reshape, name: str, server: str
             problems.append(reshape.origin.problem(
                 f"params.{key}: upstream tool {name!r} has no such argument", key=".params"))
             continue
+        wrong = looser(props[key], tighter)
+        if wrong is not None:
+            problems.append(reshape.origin.problem(
+                f"params may only tighten upstream tool {name!r}'s schema of {key!r}: "
+                f"{wrong[0]} {wrong[1]}", key=f".params.{key}.{wrong[0]}",
+                hint=f"leave {wrong[0]} out (the upstream's holds), or tighten it"))
+            continue
         props[key] = {**props[key], **tighter}
     schema["properties"] = props
     problems += _unfit_defaults(schema, reshape, name)
@@ -208,6 +216,15 @@ def default_unfit(root: Mapping[str, Any], prop: Any) -> str:
     return "" if error is None else cut(" ".join(error.message.split()), 200)
 
 
+def excluded_by(name: str, globs: tuple[str, ...]) -> str | None:
+    """The first ``exclude`` glob that leaves out upstream tool ``name``, or None. Case is
+    ignored (fails closed): ``delete_*`` also leaves out ``Delete_repo`` and ``DELETE_REPO``,
+    which an upstream may list -- or start listing -- beside or instead of the tool the
+    config meant to keep from the model."""
+    folded = name.casefold()
+    return next((g for g in globs if fnmatch.fnmatchcase(folded, g.casefold())), None)
+
+
 def never_shown(spec: UpstreamSpec, server: str, tool: str) -> tuple[str, str] | None:
     """Why no tool of imported ``server`` can be called ``tool``, whatever its upstream lists,
     as (reason, hint); None when some upstream list could show one (``validate`` offline).
@@ -217,7 +234,7 @@ def never_shown(spec: UpstreamSpec, server: str, tool: str) -> tuple[str, str] |
     nor giving its name to a rename."""
     def chosen(name: str) -> bool:
         return (any(fnmatch.fnmatchcase(name, g) for g in spec.include)
-                and not any(fnmatch.fnmatchcase(name, g) for g in spec.exclude))
+                and not excluded_by(name, spec.exclude))
 
     wire = f"mcp__{server}__{tool}"
     if len(wire) > MAX_WIRE_NAME:
@@ -230,7 +247,7 @@ def never_shown(spec: UpstreamSpec, server: str, tool: str) -> tuple[str, str] |
     if not _NAME.match(tool) or name_problem(tool, server=server):
         return None  # the wire name may also read as another server's tool
     prefix = f"servers.{server}"
-    if excluded := [g for g in spec.exclude if fnmatch.fnmatchcase(tool, g)]:
+    if excluded := [g for g in spec.exclude if excluded_by(tool, (g,))]:
         return (f"upstream tool {tool!r} is left out by {prefix}.exclude ({excluded[0]!r}), "
                 "so the rule never matches", f"remove {excluded[0]!r} from exclude, or the rule")
     if not chosen(tool):

@@ -19,7 +19,7 @@ __all__ = ["DEFAULT_MAX_MESSAGE_BYTES", "RESHAPE_KEYS", "UPSTREAM_KEYS", "UPSTRE
            "Reshape", "UpstreamSpec", "build_reshapes", "build_upstream", "globs"]
 
 UPSTREAM_KEYS = ("command", "env", "cwd", "url", "headers", "timeout", "connect_timeout",
-                 "max_message_bytes", "required")
+                 "max_message_bytes", "required", "elicitation")
 UPSTREAM_SERVER_KEYS = ("description", "version", "mcp", "include", "exclude", "tools",
                         "timeout", "secrets")
 RESHAPE_KEYS = ("name", "description", "title", "annotations", "fixed", "defaults", "params")
@@ -58,6 +58,9 @@ class UpstreamSpec:
     # False: an upstream that cannot start does not stop the host; it is "pending" (none of
     # its tools served) and retried in the background (toolhost.gateway.pending)
     required: bool = True
+    # True (``elicitation: pass``): the upstream may ask the person at toolhost's client
+    # during a call (toolhost.gateway.elicit_pass); False: answered -32601 (gateway.asks)
+    elicitation: bool = False
     include: tuple[str, ...] = ("*",)
     exclude: tuple[str, ...] = ()
     reshape: Mapping[str, Reshape] = field(default_factory=dict)  # by upstream tool name
@@ -115,8 +118,16 @@ def build_upstream(check: Checker, data: Mapping[str, Any], path: Path) -> Upstr
         max_message_bytes=(check.integer(block, here, "max_message_bytes", minimum=1024)
                            or DEFAULT_MAX_MESSAGE_BYTES),
         required=check.boolean(block, here, "required") is not False,
+        elicitation=_elicitation(check, block, here),
         include=include, exclude=exclude, reshape=build_reshapes(check, data, path),
         origin=check.mark(here).origin(here))
+
+
+def _elicitation(check: Checker, block: Mapping[str, Any], here: Path) -> bool:
+    """``elicitation: pass | refuse`` (``true``/``false`` read the same), default refuse."""
+    if isinstance(block.get("elicitation"), bool):
+        return bool(block["elicitation"])
+    return check.choice(block, here, "elicitation", ("pass", "refuse")) == "pass"
 
 
 def globs(check: Checker, data: Mapping[str, Any], path: Path, key: str) -> tuple[str, ...]:

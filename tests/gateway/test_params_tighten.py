@@ -1,0 +1,77 @@
+"""``params:`` over an imported argument may only tighten it (toolhost.gateway.tighten): a
+looser bound, an enum value the upstream lacks or another type would show the model (and
+toolhost's own check) a schema the upstream does not accept; a located problem names both
+values. What tightens, or adds what the upstream left open, is kept."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from toolhost.config.model import Origin
+from toolhost.gateway.reshape import reshape_tools
+from toolhost.gateway.spec import Reshape, UpstreamSpec
+
+TOOL = {"name": "find", "inputSchema": {"type": "object", "properties": {
+    "limit": {"type": "integer", "minimum": 1, "maximum": 100},
+    "text": {"type": "string", "maxLength": 50},
+    "kind": {"type": "string", "enum": ["bug", "idea"]},
+    "score": {"type": "number"}}}}
+AT = Origin("gw.yaml", 9, 7, "servers.up.tools.find")
+
+CASES: list[tuple[dict[str, Any], str]] = [
+    ({"limit": {"maximum": 1000}}, "params.limit.maximum: params may only tighten upstream "
+     "tool 'find''s schema of 'limit': maximum 1000 is looser than the upstream's 100"),
+    ({"limit": {"minimum": 0}}, "params.limit.minimum: params may only tighten upstream "
+     "tool 'find''s schema of 'limit': minimum 0 is looser than the upstream's 1"),
+    ({"text": {"maxLength": 500}}, "maxLength 500 is looser than the upstream's 50"),
+    ({"kind": {"enum": ["bug", "chore"]}}, "enum 'chore' is not one of the upstream's "
+     "values ('bug', 'idea')"),
+    ({"limit": {"type": "string"}}, "type 'string' is not the upstream's type ('integer')"),
+    # tightening, or what the upstream left open: kept
+    ({"limit": {"maximum": 10, "minimum": 2}}, ""),
+    ({"kind": {"enum": ["bug"]}, "text": {"maxLength": 10, "pattern": "^[a-z]+$"}}, ""),
+    ({"score": {"type": "integer", "maximum": 5}}, ""),  # integer within number
+    ({"limit": {"description": "How many (at most 10)", "maximum": 10}}, ""),
+]
+
+
+@pytest.mark.parametrize(("params", "said"), CASES)
+def test_params_over_an_upstream_tool_only_tighten(params: dict[str, Any], said: str) -> None:
+    spec = UpstreamSpec(command=("x",), reshape={"find": Reshape(origin=AT, params=params)})
+    imported, problems = reshape_tools(spec, [TOOL], "up")
+    shown = [str(p) for p in problems]
+    if not said:
+        assert shown == [] and len(imported) == 1
+        props = imported[0].input_schema["properties"]
+        assert all(props[k][key] == v for k, p in params.items() for key, v in p.items())
+        return
+    assert len(shown) == 1 and said in shown[0] and shown[0].startswith("gw.yaml:9:7: "), \
+        shown
+
+
+def test_params_over_an_openapi_parameter_only_tighten(tmp_path: Path) -> None:
+    from toolhost.config.loader import load_config
+    from toolhost.errors import ConfigError
+
+    doc = {"openapi": "3.1.0", "info": {"title": "t", "version": "1"},
+           "servers": [{"url": "http://127.0.0.1:1/v1"}],
+           "paths": {"/items": {"get": {"operationId": "list", "parameters": [
+               {"name": "limit", "in": "query", "schema": {"type": "integer", "maximum": 50}}],
+               "responses": {"200": {"description": "ok"}}}}}}
+    (tmp_path / "api.json").write_text(json.dumps(doc))
+    config = tmp_path / "toolhost.yaml"
+    config.write_text("toolhost: 1\nservers:\n  api:\n    openapi: api.json\n"
+                      "    tools: {list: {params: {limit: {maximum: 500}}}}\n")
+    with pytest.raises(ConfigError) as raised:
+        load_config(config, environ={"TOOLHOST_CACHE": str(tmp_path)}, layers=False)
+    shown = [str(p) for p in raised.value.problems]
+    assert any("servers.api.tools.list.params.limit.maximum: params may only tighten the "
+               "document's schema of 'limit': maximum 500 is looser than the upstream's 50"
+               in s for s in shown), shown
+    config.write_text("toolhost: 1\nservers:\n  api:\n    openapi: api.json\n"
+                      "    tools: {list: {params: {limit: {maximum: 5}}}}\n")
+    load_config(config, environ={"TOOLHOST_CACHE": str(tmp_path)}, layers=False)

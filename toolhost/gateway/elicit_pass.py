@@ -1,0 +1,230 @@
+"""An upstream's ``elicitation/create`` passed on to the person at toolhost's own client.
+
+Only for an upstream whose config opts in (``mcp: {elicitation: pass}``; then, and only then,
+the elicitation capability is declared upstream), and only within these rules:
+
+- **while a call toolhost made to that upstream runs.** The question goes to the client of
+  that call, and the answer back only to the upstream connection it came from. A request
+  embedded in a 2026-07-28 call's answer belongs to that call (it is dispatched in the
+  call's own task); a 2025-era request names no call on the wire, so it is passed on only
+  when exactly one call is under way on the connection (several: it cannot be told whose
+  person to ask, and is refused);
+- **to a client that can be asked now:** ``toolhost serve`` to a client of the 2025
+  revisions that declared ``elicitation``. A client that did not, ``toolhost run`` (the
+  Claude CLI's control protocol has no such request) and a stateless 2026-07-28 client (its
+  way to answer repeats the call, which would run the upstream's tool again) get the
+  error the MCP specification names for a capability the client lacks, ``-32601``;
+- **bounded:** form mode only (url mode is refused), a message of at most
+  ``MAX_MESSAGE_CHARS``, the specification's restricted schema (``toolhost.mcp.elicit``
+  checks it and validates the answer against it, as for ``ctx.elicit``), one open question
+  per call at a time (others wait their turn) and at most ``MAX_ASKS_PER_CALL`` per call,
+  an answer of at most ``MAX_ANSWER_BYTES``, and no longer than the call's own deadline;
+- **cancelled when the call ends** (answered, failed, timed out or cancelled by the
+  client): a question still open is withdrawn (``notifications/cancelled`` to the client)
+  and the upstream is answered an error.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import contextlib
+import contextvars
+import json
+import threading
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from toolhost.excerpt import cut
+
+__all__ = ["MAX_ANSWER_BYTES", "MAX_ASKS_PER_CALL", "MAX_MESSAGE_CHARS", "Asker", "CallAsks",
+           "Refused"]
+
+MAX_MESSAGE_CHARS = 2_000
+MAX_ASKS_PER_CALL = 8
+MAX_ANSWER_BYTES = 64 * 1024
+METHOD_NOT_FOUND = -32601
+INVALID_PARAMS = -32602
+INTERNAL_ERROR = -32603
+
+
+class Refused(Exception):
+    """The upstream's question is not passed on: ``code`` and message go back to it."""
+
+    def __init__(self, code: int, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+class Asker:
+    """One toolhost call's way to its client's person, usable from the upstream's thread.
+
+    Made in the call's own event loop (``invoke``), where the client channel lives; a
+    question is run there and awaited from the connection's thread. ``close`` (the call
+    ended) withdraws any question still open and refuses new ones."""
+
+    def __init__(self, channel: Any, timeout: float) -> None:
+        try:
+            self._loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+        except RuntimeError:  # not on an asyncio loop: nothing to ask through from here
+            self._loop, channel = None, None
+        self._channel = channel  # toolhost.mcp.client_requests.Channel, or None
+        self._timeout = timeout
+        self._lock = threading.Lock()
+        self._open: set[concurrent.futures.Future[dict[str, Any]]] = set()
+        self._asked = 0
+        self._closed = False
+        self._turn: asyncio.Lock | None = None
+
+    @classmethod
+    def here(cls, timeout: float) -> Asker:
+        """The asker of the call running in this task (its client's channel, if any)."""
+        from toolhost.mcp.client_requests import current_channel
+
+        return cls(current_channel(), timeout)
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            still = list(self._open)
+        for future in still:
+            future.cancel()
+
+    def _why_not(self) -> str:
+        from toolhost.mcp.client_requests import ClientChannel
+
+        channel = self._channel
+        if channel is None or self._loop is None:
+            return ("toolhost's client cannot be asked (only `toolhost serve` to an MCP "
+                    "client can; the Claude CLI under `toolhost run` has no such request)")
+        if not channel.supports("elicitation"):
+            return "toolhost's MCP client did not declare the elicitation capability"
+        if not isinstance(channel, ClientChannel):
+            return ("toolhost's MCP client speaks the stateless 2026-07-28 revision, whose "
+                    "answer would repeat the upstream's call")
+        return ""
+
+    async def ask(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        """Pass one elicitation on (in the connection's thread); the ElicitResult as a dict,
+        or Refused."""
+        why = self._why_not()
+        if why:
+            raise Refused(METHOD_NOT_FOUND, "Method not found: toolhost does not pass "
+                          f"elicitation/create on here: {why}")
+        mode = params.get("mode", "form")
+        if mode != "form":
+            raise Refused(METHOD_NOT_FOUND, f"Method not found: toolhost passes on only form "
+                          f"elicitation, not {cut(str(mode), 40)!r} mode")
+        message = params.get("message")
+        if not isinstance(message, str) or len(message) > MAX_MESSAGE_CHARS:
+            raise Refused(INVALID_PARAMS, "Invalid params: the elicitation's message must be "
+                          f"text of at most {MAX_MESSAGE_CHARS:,} characters")
+        schema = params.get("requestedSchema")
+        with self._lock:
+            if self._closed:
+                raise Refused(METHOD_NOT_FOUND, "Method not found: the call that could pass "
+                              "elicitation/create on has ended")
+            if self._asked >= MAX_ASKS_PER_CALL:
+                raise Refused(INVALID_PARAMS, f"Invalid params: at most {MAX_ASKS_PER_CALL} "
+                              "elicitations are passed on per call")
+            self._asked += 1
+            if self._turn is None:  # made in the connection's loop, where every ask runs
+                self._turn = asyncio.Lock()
+            turn = self._turn
+        async with turn:  # one question open at a time: the person sees them in turn
+            with self._lock:
+                if self._closed:
+                    raise Refused(INTERNAL_ERROR, "the call ended before the person answered")
+                assert self._loop is not None  # (_why_not)
+                future = asyncio.run_coroutine_threadsafe(self._elicit(message, schema),
+                                                          self._loop)
+                self._open.add(future)
+            return await self._answer(future)
+
+    async def _answer(self, future: concurrent.futures.Future[dict[str, Any]]
+                      ) -> dict[str, Any]:
+        try:
+            return await asyncio.wrap_future(future)
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if self._closed and not (task and task.cancelling()):  # the call ended
+                raise Refused(INTERNAL_ERROR, "the call ended before the person answered") \
+                    from None
+            raise
+        finally:
+            with self._lock:
+                self._open.discard(future)
+
+    async def _elicit(self, message: str, schema: Any) -> dict[str, Any]:
+        """In the call's loop: ask through toolhost.mcp.elicit (the schema's checks, the
+        answer validated against it, no secret of this process in what is sent)."""
+        from toolhost.mcp.client_requests import ClientRequestError
+        from toolhost.mcp.elicit import elicit
+
+        if schema is not None and not isinstance(schema, Mapping):
+            raise Refused(INVALID_PARAMS, "Invalid params: requestedSchema is not an object")
+        try:
+            answer = await elicit(self._channel, message, schema, timeout=self._timeout)
+        except ClientRequestError as exc:
+            text = str(exc).replace("ctx.elicit", "elicitation/create")
+            code = INVALID_PARAMS if "cannot be elicited" in text else INTERNAL_ERROR
+            raise Refused(code, cut(text, 500)) from None
+        result: dict[str, Any] = {"action": answer.action}
+        if answer.accepted:
+            content = dict(answer.content)
+            if len(json.dumps(content, ensure_ascii=False).encode()) > MAX_ANSWER_BYTES:
+                raise Refused(INTERNAL_ERROR, "the person's answer is larger than "
+                              f"{MAX_ANSWER_BYTES // 1024} KiB")
+            result["content"] = content
+        return result
+
+
+_CURRENT: contextvars.ContextVar[Asker | None] = contextvars.ContextVar(
+    "toolhost_gateway_asker", default=None)
+
+
+class CallAsks:
+    """The calls under way on one upstream connection that may pass elicitation on."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._calls: dict[int, Asker | None] = {}
+        self._ids = 0
+
+    @contextlib.contextmanager
+    def running(self, asker: Asker | None) -> Iterator[None]:
+        """Around one call in the connection's thread (None: a call that cannot ask)."""
+        with self._lock:
+            self._ids += 1
+            key = self._ids
+            self._calls[key] = asker
+        token = _CURRENT.set(asker)
+        try:
+            yield
+        finally:
+            _CURRENT.reset(token)
+            with self._lock:
+                self._calls.pop(key, None)
+
+    def whose(self) -> Asker:
+        """The call an elicitation belongs to: the one whose task it is dispatched in (a
+        2026-07-28 call's embedded request), else the only call under way; Refused when
+        none or several are."""
+        own = _CURRENT.get()
+        if own is not None:
+            return own
+        with self._lock:
+            calls = list(self._calls.values())
+        if not calls:
+            raise Refused(METHOD_NOT_FOUND, "Method not found: toolhost passes "
+                          "elicitation/create on only while a call it made to this server "
+                          "runs")
+        if len(calls) > 1:
+            raise Refused(METHOD_NOT_FOUND, "Method not found: several calls of toolhost to "
+                          "this server are under way and elicitation/create names none of "
+                          "them, so it cannot be told whose person to ask")
+        asker = calls[0]
+        if asker is None:
+            raise Refused(METHOD_NOT_FOUND, "Method not found: the call under way cannot "
+                          "pass elicitation/create on (it came from no MCP client)")
+        return asker
