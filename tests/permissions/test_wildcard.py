@@ -34,7 +34,7 @@ BASH = [  # (rule, a long command it almost names)
     ("Bash(curl * | * cat *x)", "curl " + "| cat " * 5_000),
     # a subcommand first: options past the 64 words looked at for one would meet every deny
     # and ask rule (tests/permissions/test_form_cap.py)
-    ("Bash(git * --force * *z)", "git x " + "--force " * 10_000),
+    ("Bash(git * --force * *z)", "git fetch " + "--force " * 10_000),
     ("Bash(echo a && echo *a*a*a*b)", "echo a && echo " + "a" * 50_000),  # a whole-line rule
     ("Bash(" + " ".join(["x*"] * 30) + " y)", " ".join(["x"] * 5_000)),
 ]

@@ -14,7 +14,7 @@ from toolhost.permissions.bashbuiltins import COMMAND_VARS
 from toolhost.permissions.bashprog import SHELLS
 from toolhost.permissions.runners import is_runner, runner_options, runner_strings
 
-__all__ = ["ASSIGNMENT", "base", "command_strings", "fed_code_strings"]
+__all__ = ["ASSIGNMENT", "base", "command_strings", "fed_code_strings", "shell_reads_input"]
 
 ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=.*", re.DOTALL)
 # Programs that run their argument as a command line: `sh -c "rm -rf x"`, `eval "rm -rf x"`.
@@ -125,7 +125,7 @@ def _ssh_parse(form: tuple[str, ...]) -> tuple[list[str], bool]:
     return [v for v in out if v], runs
 
 
-def _shell_reads_input(form: tuple[str, ...]) -> bool:
+def shell_reads_input(form: tuple[str, ...]) -> bool:
     """A shell given no ``-c`` and no script (``sh``, ``bash -s``, ``bash -``), as a runner
     starts it (``docker exec -i c sh``, ``kubectl exec -i p -- bash -s``), or ``ssh HOST``
     with no command (the remote login shell): it runs the commands its input holds."""
@@ -226,7 +226,7 @@ def fed_code_strings(command: str, forms: list[tuple[str, ...]]) -> list[str]:
     string literals of the whole command line, three levels deep (the code quoted for the
     shell, then its own literals): tried as command lines by deny and ask rules (fail
     closed), as for inline code."""
-    shell = any(_shell_reads_input(f) for f in forms if f)
+    shell = any(shell_reads_input(f) for f in forms if f)
     if not shell and not any(_reads_program_from_stdin(f) for f in forms):
         return []
     out: list[str] = []

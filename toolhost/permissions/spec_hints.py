@@ -210,7 +210,9 @@ def never_allows(spec: str) -> str | None:
 
     prefix = spec.endswith(":*") or spec.endswith(" *")
     body = spec[:-2] if prefix else spec
-    probes = [body.replace("*", "x")] + ([body.replace("*", "x") + " x"] if prefix else [])
+    # ("log": a git subcommand there must be one of git's own, ``Bash(git * main)``)
+    probes = [p + tail for word in ("x", "log") for p in [body.replace("*", word)]
+              for tail in ("", " x")[:1 + prefix]]
     reasons = []
     for probe in probes:
         try:
