@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+import unicodedata
 from dataclasses import dataclass
 
 __all__ = ["PATH_TOOLS", "PathPattern", "compile_path_glob", "interpolated_root", "normalize_path",
@@ -81,6 +82,7 @@ class PathPattern:
     base: str  # the directory the pattern is anchored to (normalised)
     regex: re.Pattern[str]
     below: re.Pattern[str] | None = None  # the regex, or any path inside what it names
+    folded: re.Pattern[str] | None = None  # ``below or regex``, in any case (``covers``)
 
     def matches(self, normalized: str) -> bool:
         """Whether the pattern names exactly this path (what an allow rule proves)."""
@@ -88,8 +90,14 @@ class PathPattern:
 
     def covers(self, normalized: str) -> bool:
         """Whether the pattern names this path or a directory holding it, as gitignore reads
-        a pattern (``~/.ssh`` covers ``~/.ssh/id_rsa``): what a deny or ask rule matches."""
-        return (self.below or self.regex).fullmatch(normalized) is not None
+        a pattern (``~/.ssh`` covers ``~/.ssh/id_rsa``): what a deny or ask rule matches.
+        Letters match in any case, and composed or decomposed (NFC/NFD): on a file system
+        that ignores case and normalisation (macOS, Windows) ``.ENV`` is the file ``.env``."""
+        folded = self.folded or _fold(self.below or self.regex)
+        if folded.fullmatch(normalized) is not None:
+            return True
+        return not normalized.isascii() and folded.fullmatch(
+            unicodedata.normalize("NFC", normalized)) is not None
 
 
 def compile_path_glob(pattern: str, base: str) -> PathPattern:
@@ -134,7 +142,8 @@ def compile_path_glob(pattern: str, base: str) -> PathPattern:
     else:
         regex = prefix + body
     below = None if regex.endswith(_BELOW) else re.compile(regex + _BELOW, re.DOTALL)
-    return PathPattern(pattern, base_norm, re.compile(regex, re.DOTALL), below)
+    compiled = re.compile(regex, re.DOTALL)
+    return PathPattern(pattern, base_norm, compiled, below, _fold(below or compiled))
 
 
 def _directory(source: str, base: str) -> PathPattern:
@@ -142,8 +151,13 @@ def _directory(source: str, base: str) -> PathPattern:
     ``Read(./src)`` proves ``src`` alone; a deny or ask covers everything inside it)."""
     base_norm = os.path.realpath(base)
     escaped = re.escape(base_norm.rstrip("/") or "/")
-    return PathPattern(source, base_norm, re.compile(escaped, re.DOTALL),
-                       re.compile(escaped + _BELOW if base_norm != "/" else "/.*", re.DOTALL))
+    below = re.compile(escaped + _BELOW if base_norm != "/" else "/.*", re.DOTALL)
+    return PathPattern(source, base_norm, re.compile(escaped, re.DOTALL), below, _fold(below))
+
+
+def _fold(regex: re.Pattern[str]) -> re.Pattern[str]:
+    """``regex`` matching letters in any case, its text composed (NFC)."""
+    return re.compile(unicodedata.normalize("NFC", regex.pattern), re.DOTALL | re.IGNORECASE)
 
 
 _VARIABLE = re.compile(r"\$(?:\{|[A-Za-z_])")
