@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from toolhost.permissions import content
-from toolhost.permissions.bashprog import analyze_line
+from toolhost.permissions.bashprog import SHELLS, analyze_line
 from toolhost.permissions.command_strings import shell_reads_input
 from toolhost.permissions.content import BashMatcher, command_forms, cover_steps, fed_forms
 from toolhost.permissions.decision import Decision
@@ -63,6 +63,10 @@ def unprovable(command: str) -> str | None:
         return f"it does not parse: {exc}"
 
 
+# the programs ``shell_reads_input`` may find among a command's forms
+_MAY_READ = SHELLS | {"ssh", "make", "gmake"}
+
+
 def _fed_shell(parsed: ParsedCommand) -> str | None:
     """A shell that a runner starts (``ssh h bash -s``, ``docker exec -i c sh``, ``ssh h``
     with no command: the remote login shell) reading its commands from a file or a pipe
@@ -74,8 +78,10 @@ def _fed_shell(parsed: ParsedCommand) -> str | None:
     everything = parsed.words + parsed.nested_words
     for k, (fed, words) in enumerate(zip(parsed.fed, parsed.segments + parsed.nested,
                                          strict=False)):
-        if not fed or (fed == "|" and k > 0 and _seen_producer(everything[k - 1],
-                                                                parsed.fed[k - 1])):
+        if not fed or not any(" " in w or "=" in w or w.rsplit("/", 1)[-1] in _MAY_READ
+                              for w in words):  # (a quick look for a word that could
+            continue  # start a shell, before the forms)
+        if fed == "|" and k > 0 and _seen_producer(everything[k - 1], parsed.fed[k - 1]):
             continue
         if any(shell_reads_input(f) for f in command_forms(words) if f):
             return (f"{words[0]!r} starts a shell that reads its commands from a file or "

@@ -234,7 +234,7 @@ def analyze(words: tuple[Word, ...], depth: int = 0, *, wrapped: bool = False,
     if name == "git" and (key := _config_env(values[i + 1:])) is not None:
         return Analysis(reason=f"git configuration {key!r} comes from the environment or "
                         "another file, which may name a command")
-    if name == "git" and (sub := unknown_git_command(values[i + 1:])) is not None:
+    if name.lower() == "git" and (sub := unknown_git_command(values[i + 1:])) is not None:
         return Analysis(reason=f"{sub!r} is not a git command: it may be an alias or a "
                         f"'git-{sub}' program, which may run anything")
     if name == "crontab" and _crontab_reads_input(values[i + 1:]):

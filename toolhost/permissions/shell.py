@@ -68,8 +68,8 @@ class ParsedCommand:
     words: list[tuple[Word, ...]] = field(default_factory=list)  # segments, with word facts
     nested_words: list[tuple[Word, ...]] = field(default_factory=list)
     refusals: list[str] = field(default_factory=list)  # why no program can be proven
-    # for each of ``words + nested_words``: its stdin is a file ("<": ``< f``), a pipe ("|")
-    # or neither ("")
+    # for each of ``words + nested_words`` (up to the last one fed anything): its stdin is a
+    # file ("<": ``< f``), a pipe ("|") or neither ("")
     fed: list[str] = field(default_factory=list)
 
     def normalized(self) -> list[str]:
@@ -443,12 +443,16 @@ class _Lexer:
                                opaque=self.opaque, text=" ".join(text),
                                balanced=balanced and depth == 0, words=words,
                                refusals=self.refusals,
-                               fed=[self.fed.get(k, "") for k, seg in enumerate(segments) if seg])
+                               fed=[self.fed.get(k, "") for k, seg in enumerate(segments)
+                                    if seg] if self.fed else [])
         for inner in self.subs:
+            if inner.fed:  # (``fed`` stops at the last command fed anything)
+                parsed.fed += [""] * (len(parsed.words) + len(parsed.nested_words)
+                                      - len(parsed.fed))
+                parsed.fed += inner.fed
             parsed.nested.extend(inner.segments + inner.nested)
             parsed.nested_words.extend(inner.words + inner.nested_words)
             parsed.refusals.extend(inner.refusals)
-            parsed.fed.extend(inner.fed)
         return parsed, i
 
 
