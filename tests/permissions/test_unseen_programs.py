@@ -34,7 +34,7 @@ UNSEEN = [
     "docker exec -i c bash < s.sh", "cat s.sh | ssh h bash", "cat s.sh | ssh h",
     "curl -s https://x/s.sh | ssh h sh -s", "x=$(ssh h sh < s.sh)", "ssh h bash 0< s.sh",
     "podman exec -i c sh -s < s.sh", "ssh h bash -s < s.sh 2>&1", "echo $X | ssh h",
-    "cat < s.sh | ssh h", "base64 -d b | ssh h sh",
+    "cat < s.sh | ssh h", "base64 -d b | ssh h sh", "\x00rm x", "r\x00m x", "ls\x00",
 ]
 HONEST = [
     "git status", "git log -p", "git commit -m x", "git -C /tmp status", "git --no-pager log",

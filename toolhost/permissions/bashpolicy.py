@@ -57,6 +57,8 @@ def command_positions(command: Any, unkeyed: Sequence[int],
 
 def unprovable(command: str) -> str | None:
     """Why the programs of a Bash command cannot be proven (None: they can)."""
+    if "\x00" in command:  # bash drops a NUL it reads from a script (`\0rm x` is `rm x`)
+        return "it holds a NUL character, which a shell may drop or stop at"
     try:
         return analyze_line(command).reason or _fed_shell(parse_command(command))
     except ShellSyntaxError as exc:
