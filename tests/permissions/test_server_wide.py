@@ -28,8 +28,14 @@ DOTTED = ("ReadMcpResourceTool", {"server": "my.kb", "uri": "notes://a"})
 
 CASES = [
     # (rules, default, call, decision)
-    *[([("deny", r)], "allow", c, "deny") for r in ("mcp__kb", "mcp__kb__*", "mcp__k*", "mcp__*")
-      for c in (READ, PROMPT, LIST, NO_SERVER)],
+    *[([("deny", r)], "allow", c, "deny") for r in ("mcp__kb", "mcp__kb__*", "mcp__k*", "mcp__*",
+                                                    "mcp__k?", "mcp__kb__**")
+      for c in (READ, PROMPT, LIST)],
+    *[([("deny", r)], "allow", NO_SERVER, "deny") for r in ("mcp__kb", "mcp__kb__*", "mcp__*")],
+    ([("deny", "mcp__k*")], "allow", NO_SERVER, "allow"),  # names some servers, not all
+    ([("deny", "mcp__kb__?")], "allow", READ, "allow"),  # tools with one-letter names
+    ([("deny", "mcp__kb__???")], "allow", READ, "allow"),
+    ([("deny", "mcp__*__get")], "allow", READ, "allow"),
     *[([("ask", r)], "allow", c, "ask") for r in ("mcp__kb", "mcp__kb__*")
       for c in (READ, PROMPT, LIST)],
     ([("deny", "mcp__kb")], "allow", OTHER, "allow"),

@@ -221,16 +221,21 @@ class CompiledPolicy:
         """The first unconditional deny or ask rule naming a whole server (``mcp__kb``,
         ``mcp__kb__*``, ``mcp__k*``) that a resource read, resource list or prompts/get of
         that server meets: "deny the server" is read as "nothing from it". A call naming no
-        server (or not as a string) meets every such rule."""
+        server (or not as a string) meets every rule naming a server, and every glob naming
+        every server."""
         server = tool_input.get("server")
         wire = _WIRE_UNSAFE.sub("_", server) if isinstance(server, str) else None
         for rule in self.rules:
             if rule.effect == "allow":
                 return None
-            if not rule.unconditional or (not rule.names.server and rule.names.glob is None):
+            if not rule.unconditional:
                 continue
-            if wire is None or rule.names.server == wire or (
-                    rule.names.server is None and rule.names.matches(f"mcp__{wire}__*")):
+            if rule.names.server is not None:
+                if wire is None or rule.names.server == wire:
+                    return rule
+            elif rule.names.glob is not None and all(  # every tool of it: any name, any length
+                    rule.names.glob.fullmatch(f"mcp__{wire or chr(0)}__{tool}")
+                    for tool in ("\x01", "\x01\x02\x03")):
                 return rule
         return None
 
