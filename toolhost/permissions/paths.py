@@ -12,6 +12,7 @@ import os
 import re
 import unicodedata
 from dataclasses import dataclass
+from typing import Protocol
 
 __all__ = ["PATH_TOOLS", "PathPattern", "compile_path_glob", "interpolated_root", "normalize_path",
            "rule_path_pattern", "spellings"]
@@ -80,9 +81,9 @@ class PathPattern:
 
     source: str
     base: str  # the directory the pattern is anchored to (normalised)
-    regex: re.Pattern[str]
-    below: re.Pattern[str] | None = None  # the regex, or any path inside what it names
-    folded: re.Pattern[str] | None = None  # ``below or regex``, in any case (``covers``)
+    regex: Rx
+    below: Rx | None = None  # the regex, or any path inside what it names
+    folded: Rx | None = None  # ``below or regex``, in any case (``covers``)
 
     def matches(self, normalized: str) -> bool:
         """Whether the pattern names exactly this path (what an allow rule proves)."""
@@ -141,8 +142,8 @@ def compile_path_glob(pattern: str, base: str) -> PathPattern:
         regex = re.escape(base_norm.rstrip("/")) + _BELOW if base_norm != "/" else "/.*"
     else:
         regex = prefix + body
-    below = None if regex.endswith(_BELOW) else re.compile(regex + _BELOW, re.DOTALL)
-    compiled = re.compile(regex, re.DOTALL)
+    below = None if regex.endswith(_BELOW) else _compile(regex + _BELOW)
+    compiled = _compile(regex)
     return PathPattern(pattern, base_norm, compiled, below, _fold(below or compiled))
 
 
@@ -151,13 +152,49 @@ def _directory(source: str, base: str) -> PathPattern:
     ``Read(./src)`` proves ``src`` alone; a deny or ask covers everything inside it)."""
     base_norm = os.path.realpath(base)
     escaped = re.escape(base_norm.rstrip("/") or "/")
-    below = re.compile(escaped + _BELOW if base_norm != "/" else "/.*", re.DOTALL)
-    return PathPattern(source, base_norm, re.compile(escaped, re.DOTALL), below, _fold(below))
+    below = _compile(escaped + _BELOW if base_norm != "/" else "/.*")
+    return PathPattern(source, base_norm, _compile(escaped), below, _fold(below))
 
 
-def _fold(regex: re.Pattern[str]) -> re.Pattern[str]:
+def _fold(regex: Rx) -> Rx:
     """``regex`` matching letters in any case, its text composed (NFC)."""
-    return re.compile(unicodedata.normalize("NFC", regex.pattern), re.DOTALL | re.IGNORECASE)
+    return _compile(unicodedata.normalize("NFC", regex.pattern), fold=True)
+
+
+class Rx(Protocol):
+    """A compiled path regex: Python's ``re`` or RE2 (``_Linear``)."""
+
+    @property
+    def pattern(self) -> str: ...
+
+    def fullmatch(self, text: str, /) -> object | None: ...
+
+
+class _Linear:
+    """RE2 for a path regex with two or more ``.*`` or ``[^/]*`` (``**``, ``*``): Python's ``re``
+    backtracks on ``(?:.*/)?(?:.*/)?(?:.*/)?x`` in time that grows with the path's length to
+    the power of their number (``Read(**/**/**/x)`` held a decision for minutes on a path of
+    a few thousand segments, which the model chooses)."""
+
+    __slots__ = ("_rx", "pattern")
+
+    def __init__(self, source: str, fold: bool) -> None:
+        from toolhost import regex
+
+        self.pattern = source
+        try:
+            self._rx = regex.compile(("(?si)" if fold else "(?s)") + source)
+        except regex.RegexError as exc:
+            raise ValueError(f"path pattern too complex to match safely: {exc}") from None
+
+    def fullmatch(self, text: str, /) -> object | None:
+        return True if self._rx.fullmatch(text) else None
+
+
+def _compile(source: str, *, fold: bool = False) -> Rx:
+    if source.count(".*") + source.count("[^/]*") < 2:  # one cannot backtrack more than once
+        return re.compile(source, re.DOTALL | re.IGNORECASE if fold else re.DOTALL)
+    return _Linear(source, fold)
 
 
 _VARIABLE = re.compile(r"\$(?:\{|[A-Za-z_])")
