@@ -10,6 +10,7 @@ import pytest
 
 from toolhost.config.model import PermissionsConfig, RuleConfig
 from toolhost.permissions import compile_policy
+from toolhost.permissions.spec_hints import content_hints
 
 
 def policy(rules: list[tuple[str, str]], default: str) -> Any:
@@ -47,3 +48,17 @@ def test_allow_proves_only_its_spelling(command: str, expected: str) -> None:
                                      "grep -r RM .", "Make build"])
 def test_arguments_and_other_programs_pass(command: str) -> None:
     assert DENY.decide("Bash", {"command": command}).behavior == "allow", command
+
+
+@pytest.mark.parametrize("rule", ["Bash(RM:*)", "Bash(GIT push:*)", "Bash(Git push:*)",
+                                  "Bash(/USR/BIN/GIT status)", "Bash(Curl http://x:*)"])
+def test_validate_names_a_capitalised_program(rule: str) -> None:
+    for effect in ("deny", "allow"):
+        found = [h for h in content_hints(rule, "/tmp", effect) if "matched as written" in h[1]]
+        assert len(found) == 1 and found[0][0] == "warning", (rule, found)
+
+
+@pytest.mark.parametrize("rule", ["Bash(rm:*)", "Bash(R CMD build:*)", "Bash(Rscript -e x)",
+                                  "Bash(VBoxManage list:*)", "Bash(SetFile -a V x)"])
+def test_validate_leaves_programs_spelled_so(rule: str) -> None:
+    assert not [h for h in content_hints(rule, "/tmp", "deny") if "matched as written" in h[1]]
