@@ -328,8 +328,8 @@ def command_strings(form: tuple[str, ...]) -> list[str]:
         out = runner_strings(name, form)
     if name in _SHELLS:
         return list(form[1:])
-    if name in _INLINE_CODE or _VERSIONED.fullmatch(name):
-        return _inline_code(name, form)
+    if name in _INLINE_CODE or _VERSIONED.fullmatch(name):  # (bun x CMD: a runner too)
+        return out + _inline_code(name, form)
     if name == "deno" and form[1:2] == ("eval",):  # deno eval 'Deno.run({cmd: ["rm"]})'
         return _literals(list(form[2:]))
     if name in _AWKS:
