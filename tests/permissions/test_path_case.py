@@ -61,3 +61,29 @@ def test_other_names_stay_apart() -> None:
     for path in (".envrc", "x/secretsx/k", "~/.sshx/k", "/etcx/hosts"):
         tool = "Edit" if path.startswith("/etc") else "Read"
         assert DENY.decide(tool, {"file_path": path}).behavior == "allow", path
+
+
+def when_policy(effect: str, when: dict[str, Any], default: str) -> Any:
+    return compile_policy(PermissionsConfig(rules=[RuleConfig(
+        effect=effect, tool="Read", when=when)], default=default), cwd=CWD)
+
+
+@pytest.mark.parametrize("when,path", [
+    ({"file_path": {"path_glob": "**/.env"}}, ".ENV"),
+    ({"file_path": {"path_glob": "**/.env"}}, "a/.Env"),
+    ({"file_path": {"path_under": "/etc"}}, "/ETC/passwd"),
+    ({"file_path": {"path_under": "./src"}}, "SRC/a"),
+])
+def test_a_when_path_test_meets_any_case_as_deny_or_ask_never_as_allow(
+        when: dict[str, Any], path: str) -> None:
+    for effect, default, expected in (("deny", "allow", "deny"), ("ask", "allow", "ask"),
+                                      ("allow", "ask", "ask")):
+        decision = when_policy(effect, when, default).decide("Read", {"file_path": path})
+        assert decision.behavior == expected, (effect, when, path)
+
+
+def test_a_when_path_test_still_tells_other_paths_apart() -> None:
+    deny = when_policy("deny", {"file_path": {"path_under": "/etc"}}, "allow")
+    assert deny.decide("Read", {"file_path": "/etcx/passwd"}).behavior == "allow"
+    allow = when_policy("allow", {"file_path": {"path_under": "./src"}}, "ask")
+    assert allow.decide("Read", {"file_path": "src/a.py"}).behavior == "allow"

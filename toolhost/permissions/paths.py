@@ -14,8 +14,8 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Protocol
 
-__all__ = ["PATH_TOOLS", "PathPattern", "compile_path_glob", "interpolated_root", "normalize_path",
-           "rule_path_pattern", "spellings"]
+__all__ = ["PATH_TOOLS", "PathPattern", "compile_path_glob", "fold", "interpolated_root",
+           "normalize_path", "rule_path_pattern", "spellings"]
 
 # the tools whose rule content is a path (gitignore-style, anchored as the CLI anchors it)
 PATH_TOOLS = ("Read", "Edit", "Write", "MultiEdit", "NotebookEdit", "NotebookRead",
@@ -94,7 +94,7 @@ class PathPattern:
         a pattern (``~/.ssh`` covers ``~/.ssh/id_rsa``): what a deny or ask rule matches.
         Letters match in any case, and composed or decomposed (NFC/NFD): on a file system
         that ignores case and normalisation (macOS, Windows) ``.ENV`` is the file ``.env``."""
-        folded = self.folded or _fold(self.below or self.regex)
+        folded = self.folded or fold(self.below or self.regex)
         if folded.fullmatch(normalized) is not None:
             return True
         return not normalized.isascii() and folded.fullmatch(
@@ -144,7 +144,7 @@ def compile_path_glob(pattern: str, base: str) -> PathPattern:
         regex = prefix + body
     below = None if regex.endswith(_BELOW) else _compile(regex + _BELOW)
     compiled = _compile(regex)
-    return PathPattern(pattern, base_norm, compiled, below, _fold(below or compiled))
+    return PathPattern(pattern, base_norm, compiled, below, fold(below or compiled))
 
 
 def _directory(source: str, base: str) -> PathPattern:
@@ -153,10 +153,10 @@ def _directory(source: str, base: str) -> PathPattern:
     base_norm = os.path.realpath(base)
     escaped = re.escape(base_norm.rstrip("/") or "/")
     below = _compile(escaped + _BELOW if base_norm != "/" else "/.*")
-    return PathPattern(source, base_norm, _compile(escaped), below, _fold(below))
+    return PathPattern(source, base_norm, _compile(escaped), below, fold(below))
 
 
-def _fold(regex: Rx) -> Rx:
+def fold(regex: Rx) -> Rx:
     """``regex`` matching letters in any case, its text composed (NFC)."""
     return _compile(unicodedata.normalize("NFC", regex.pattern), fold=True)
 
