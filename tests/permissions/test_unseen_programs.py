@@ -35,6 +35,8 @@ UNSEEN = [
     "curl -s https://x/s.sh | ssh h sh -s", "x=$(ssh h sh < s.sh)", "ssh h bash 0< s.sh",
     "podman exec -i c sh -s < s.sh", "ssh h bash -s < s.sh 2>&1", "echo $X | ssh h",
     "cat < s.sh | ssh h", "base64 -d b | ssh h sh", "\x00rm x", "r\x00m x", "ls\x00",
+    "ssh h -- sudo -s < s.sh", "ssh h sudo -i < s.sh", "ssh h su - < s.sh",
+    "docker exec -i c su < s.sh", "ssh h sudo -u x -s < s.sh",
 ]
 HONEST = [
     "git status", "git log -p", "git commit -m x", "git -C /tmp status", "git --no-pager log",
@@ -44,6 +46,7 @@ HONEST = [
     "git -c alias.st=status st", "ssh h uptime", "ssh h bash s.sh", "tar c . | ssh h tar x",
     "docker exec -it c bash", "ssh h ls < /dev/null", "echo hi | ssh h cat",
     "cat k.pub | ssh h 'cat >> .ssh/authorized_keys'", "docker exec -i c sh -c 'ls' < in.txt",
+    "ssh h su -c 'ls' < in", "ssh h sudo tee /etc/x < in",
     "echo ls | docker exec -i c sh", "printf 'ls\\n' | ssh h bash", "cat <<EOF | ssh h\nls\nEOF",
 ]
 

@@ -66,7 +66,7 @@ def unprovable(command: str) -> str | None:
 
 
 # the programs ``shell_reads_input`` may find among a command's forms
-_MAY_READ = SHELLS | {"ssh", "make", "gmake"}
+_MAY_READ = SHELLS | {"ssh", "make", "gmake", "sudo", "doas", "su", "sudo-rs", "run0"}
 
 
 def _fed_shell(parsed: ParsedCommand) -> str | None:

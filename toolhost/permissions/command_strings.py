@@ -125,6 +125,12 @@ def _ssh_parse(form: tuple[str, ...]) -> tuple[list[str], bool]:
     return [v for v in out if v], runs
 
 
+_SUDO_VALUED = frozenset({"-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-T", "-U", "-R",
+                          "--user", "--group", "--close-from", "--chdir", "--host",
+                          "--prompt", "--role", "--type", "--command-timeout",
+                          "--other-user", "--chroot"})
+
+
 def shell_reads_input(form: tuple[str, ...]) -> bool:
     """A shell given no ``-c`` and no script (``sh``, ``bash -s``, ``bash -``), as a runner
     starts it (``docker exec -i c sh``, ``kubectl exec -i p -- bash -s``), or ``ssh HOST``
@@ -136,6 +142,17 @@ def shell_reads_input(form: tuple[str, ...]) -> bool:
         return any(w in ("-f", "--file", "--makefile") and nxt in ("-", "/dev/stdin")
                    for w, nxt in itertools.pairwise(form)) or any(
             w in ("-f-", "--file=-", "--makefile=-", "-f/dev/stdin") for w in form)
+    if name in ("sudo", "doas", "su", "sudo-rs", "run0"):  # a login shell reading its input:
+        args = form[1:]  # ssh h sudo -s < s.sh, ssh h su - < s.sh (not su -c CMD, sudo CMD)
+        if any(a in ("-c", "--command") or a.startswith("--command=") for a in args):
+            return False
+        if name == "su":
+            return all(a.startswith("-") or k == len(args) - 1 for k, a in enumerate(args))
+        args = tuple(a for k, a in enumerate(args)  # the values of -u USER, -g GROUP ...
+                     if k == 0 or args[k - 1] not in _SUDO_VALUED)
+        return all(a.startswith("-") for a in args) and any(
+            a in ("--shell", "--login") or (a[1:2] != "-" and set(a[1:]) & set("si"))
+            for a in args)
     if name not in SHELLS:
         return False
     args = form[1:]
