@@ -67,3 +67,14 @@ def test_conditional_server_rule_does_not_reach_reads() -> None:
     p = compile_policy(PermissionsConfig(rules=[RuleConfig(
         effect="deny", tool="mcp__kb", when={"table": "x"})], default="allow"))
     assert p.decide(*READ).behavior == "allow"
+
+
+def test_a_server_rule_for_some_callers_holds_their_reads_only() -> None:
+    from toolhost.permissions.caller import Caller, as_caller
+
+    p = compile_policy(PermissionsConfig(rules=[RuleConfig(
+        effect="deny", tool="mcp__kb", callers={"groups": ["sales"]})], default="allow"))
+    with as_caller(Caller("bob", frozenset(), frozenset({"sales"}))):
+        assert p.decide(*READ).behavior == "deny"
+    with as_caller(Caller("ana", frozenset(), frozenset({"platform"}))):
+        assert p.decide(*READ).behavior == "allow"

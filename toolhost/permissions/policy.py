@@ -218,17 +218,20 @@ class CompiledPolicy:
         return Decision(self.default, message, answered_by="default")  # type: ignore[arg-type]
 
     def _server_wide(self, tool_input: Mapping[str, Any]) -> CompiledRule | None:
-        """The first unconditional deny or ask rule naming a whole server (``mcp__kb``,
+        """The first deny or ask rule naming a whole server (``mcp__kb``,
         ``mcp__kb__*``, ``mcp__k*``) that a resource read, resource list or prompts/get of
         that server meets: "deny the server" is read as "nothing from it". A call naming no
         server (or not as a string) meets every rule naming a server, and every glob naming
-        every server."""
+        every server. Only a rule with no content, ``when`` or ``expr`` (those test a tool's
+        arguments); one with ``callers`` when the caller is one it names."""
         server = tool_input.get("server")
         wire = _WIRE_UNSAFE.sub("_", server) if isinstance(server, str) else None
         for rule in self.rules:
             if rule.effect == "allow":
                 return None
-            if not rule.unconditional:
+            if rule.content is not None or rule.conditions or rule.expr is not None or (
+                    rule.callers is not None  # (a caller rule: when the caller is its own)
+                    and not rule.callers.admits_current(strict=False)):
                 continue
             if rule.names.server is not None:
                 if wire is None or rule.names.server == wire:
