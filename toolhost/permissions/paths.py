@@ -82,8 +82,8 @@ class PathPattern:
     source: str
     base: str  # the directory the pattern is anchored to (normalised)
     regex: Rx
-    below: Rx | None = None  # the regex, or any path inside what it names
-    folded: Rx | None = None  # ``below or regex``, in any case (``covers``)
+    below: str | None = None  # the regex's text, or any path inside what it names
+    folded: Rx | None = None  # ``below or regex``, in any case (``covers``; made at first use)
 
     def matches(self, normalized: str) -> bool:
         """Whether the pattern names exactly this path (what an allow rule proves)."""
@@ -94,7 +94,14 @@ class PathPattern:
         a pattern (``~/.ssh`` covers ``~/.ssh/id_rsa``): what a deny or ask rule matches.
         Letters match in any case, and composed or decomposed (NFC/NFD): on a file system
         that ignores case and normalisation (macOS, Windows) ``.ENV`` is the file ``.env``."""
-        folded = self.folded or fold(self.below or self.regex)
+        folded = self.folded
+        if folded is None:  # (an allow never asks: most patterns never need it)
+            try:
+                folded = _compile(unicodedata.normalize(
+                    "NFC", self.below or self.regex.pattern), fold=True)
+            except ValueError:  # too long for RE2 once widened: cannot judge (fail closed)
+                return True
+            object.__setattr__(self, "folded", folded)
         if folded.fullmatch(normalized) is not None:
             return True
         return not normalized.isascii() and folded.fullmatch(
@@ -142,9 +149,8 @@ def compile_path_glob(pattern: str, base: str) -> PathPattern:
         regex = re.escape(base_norm.rstrip("/")) + _BELOW if base_norm != "/" else "/.*"
     else:
         regex = prefix + body
-    below = None if regex.endswith(_BELOW) else _compile(regex + _BELOW)
-    compiled = _compile(regex)
-    return PathPattern(pattern, base_norm, compiled, below, fold(below or compiled))
+    below = None if regex.endswith(_BELOW) else regex + _BELOW
+    return PathPattern(pattern, base_norm, _compile(regex), below)
 
 
 def _directory(source: str, base: str) -> PathPattern:
@@ -152,8 +158,8 @@ def _directory(source: str, base: str) -> PathPattern:
     ``Read(./src)`` proves ``src`` alone; a deny or ask covers everything inside it)."""
     base_norm = os.path.realpath(base)
     escaped = re.escape(base_norm.rstrip("/") or "/")
-    below = _compile(escaped + _BELOW if base_norm != "/" else "/.*")
-    return PathPattern(source, base_norm, _compile(escaped), below, fold(below))
+    below = escaped + _BELOW if base_norm != "/" else "/.*"
+    return PathPattern(source, base_norm, _compile(escaped), below)
 
 
 def fold(regex: Rx) -> Rx:
