@@ -115,6 +115,9 @@ RUNS = [
     "gnice rm x", "gstdbuf -o0 rm x", "flatpak-spawn --host rm x", "mpirun -np 2 rm x",
     "srun rm x", "sbatch --wrap='rm x'", "winpty rm x", "prime-run rm x", "gamemoderun rm x",
     "vglrun rm x", "gpg-agent --daemon rm x", "systemd-cat rm x",
+    # gh/glab shell aliases, run later by `gh x`
+    "gh alias set x '!rm -rf y'", "gh alias set --shell x 'rm -rf y'", "gh alias set -s x 'rm y'",
+    "glab alias set x '!rm y'",
 ]
 HONEST = [
     "git --config-env=http.extraheader=AUTH fetch", "git --config-env=user.name=N commit -m x",
@@ -149,6 +152,7 @@ HONEST = [
     "go run . rm x", "tox -e x -- rm x", "nox -s x -- rm x", "deno task rm", "bazel run //:rm",
     "bun run test", "bun -e 'console.log(1)'", "npm explore pkg -- ls", "xcrun simctl list",
     "arch", "brew install x", "rustup update", "sbatch job.sh",
+    "gh alias set co 'pr checkout'", "gh alias list", "gh alias set l '!git log --oneline'",
 ]
 
 

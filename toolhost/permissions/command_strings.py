@@ -284,6 +284,17 @@ def _git_config(form: tuple[str, ...]) -> list[str]:
     return out
 
 
+def _cli_alias(name: str, form: tuple[str, ...]) -> list[str]:
+    """``gh alias set NAME EXPANSION`` (``glab`` too): a shell alias (``!rm x``, ``--shell``)
+    runs its expansion with sh later, another one is a command of ``name``: tried now."""
+    if form[1:3] != ("alias", "set"):
+        return []
+    shell = any(w in ("-s", "--shell") for w in form[3:])
+    words = [w for w in form[3:] if not w.startswith("-")]
+    return [value.lstrip("!") if shell or value.startswith("!") else f"{name} {value}"
+            for value in words[1:]]
+
+
 _CONFIG_SCAN = 16
 _NPM_SET = re.compile(r"scripts\.[^=]+=(.*)|script-shell=(.*)", re.DOTALL)
 
@@ -387,6 +398,8 @@ def command_strings(form: tuple[str, ...]) -> list[str]:
         return [*(m.group(1).strip() for arg in scripts for m in _SED_E.finditer(arg)),
                 *(m.group(3) for arg in scripts for m in _SED_SUB.finditer(arg)
                   if "e" in m.group(4))]  # s/x/rm y/e runs the line it makes
+    if name in ("gh", "glab"):  # gh alias set x '!rm y': run later by gh x
+        return out + _cli_alias(name, form)
     if name in ("npm", "pnpm"):  # scripts they run later: npm pkg set scripts.test='rm x'
         return out + _npm_scripts(form)
     if name == "git":
