@@ -117,7 +117,8 @@ RUNS = [
     "vglrun rm x", "gpg-agent --daemon rm x", "systemd-cat rm x",
     # gh/glab shell aliases, run later by `gh x`
     "gh alias set x '!rm -rf y'", "gh alias set --shell x 'rm -rf y'", "gh alias set -s x 'rm y'",
-    "glab alias set x '!rm y'",
+    "glab alias set x '!rm y'", "yarn config set script-shell rm", "npm config set shell rm",
+    "npm config set editor=rm", "npm set browser rm", "npm c set git rm",
 ]
 HONEST = [
     "git --config-env=http.extraheader=AUTH fetch", "git --config-env=user.name=N commit -m x",
@@ -153,6 +154,7 @@ HONEST = [
     "bun run test", "bun -e 'console.log(1)'", "npm explore pkg -- ls", "xcrun simctl list",
     "arch", "brew install x", "rustup update", "sbatch job.sh",
     "gh alias set co 'pr checkout'", "gh alias list", "gh alias set l '!git log --oneline'",
+    "npm config set registry https://r.example", "npm config get editor", "npm install git",
 ]
 
 

@@ -307,7 +307,14 @@ def _npm_scripts(form: tuple[str, ...]) -> list[str]:
         out.append(form[3])
     if "script-shell" in form and form.index("script-shell") + 1 < len(form):
         out.append(form[form.index("script-shell") + 1])
+    if form[1:2] in (("config",), ("set",), ("c",)):  # npm config set editor PROG (round 12)
+        out += [form[k + 1] for k, w in enumerate(form[:-1]) if w in _NPM_PROGRAMS]
+        out += [w.partition("=")[2] for w in form[2:] if w.partition("=")[0] in _NPM_PROGRAMS]
     return out
+
+
+# npm/yarn settings naming a program they run later (npm config set editor PROG)
+_NPM_PROGRAMS = frozenset({"shell", "editor", "git", "browser", "node-gyp", "script-shell"})
 
 
 # long options whose value is a command line that no table above lists by its full name
@@ -400,7 +407,7 @@ def command_strings(form: tuple[str, ...]) -> list[str]:
                   if "e" in m.group(4))]  # s/x/rm y/e runs the line it makes
     if name in ("gh", "glab"):  # gh alias set x '!rm y': run later by gh x
         return out + _cli_alias(name, form)
-    if name in ("npm", "pnpm"):  # scripts they run later: npm pkg set scripts.test='rm x'
+    if name in ("npm", "pnpm", "yarn"):  # run later: npm pkg set scripts.test='rm x'
         return out + _npm_scripts(form)
     if name == "git":
         out += _git_config(form)
