@@ -171,3 +171,15 @@ def test_check_notes_a_name_that_is_no_tool(config: Path, monkeypatch: pytest.Mo
     assert code == 0 and err.startswith(
         "toolhost permissions check: note: the working directory "), err
     assert "does not exist" in err
+
+
+@pytest.mark.parametrize(("given", "kind"), [("[1]", "array"), ("null", "null"),
+                                             ('"rm x"', "string"), ("5", "number")])
+def test_check_names_the_json_type_of_an_input_that_is_no_object(
+        config: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        given: str, kind: str) -> None:
+    # in-process: the message said `not NoneType`, `not list` (Python's names)
+    monkeypatch.chdir(config.parent)
+    code = main(["permissions", "check", str(config), "Bash", "--input", given])
+    err = capsys.readouterr().err
+    assert code == 2 and f"--input must be a JSON object, not {kind}: " in err, err

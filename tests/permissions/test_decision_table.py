@@ -21,7 +21,7 @@ TABLE: list[tuple[str, str, str, str, dict[str, Any], str]] = [
     ("deny", "Read(//etc/**)", "allow", "Read", {"file_path": "/tmp/../etc/passwd"}, "deny"),
     ("deny", "Read(//etc/**)", "allow", "Read", {"file_path": "/etc"}, "deny"),
     ("deny", "Read(//etc/**)", "allow", "LS", {"path": "/etc/"}, "deny"),
-    ("deny", "Read(//etc/**)", "allow", "Read", {"file_path": "/ETC/passwd"}, "allow"),
+    ("deny", "Read(//etc/**)", "allow", "Read", {"file_path": "/ETC/passwd"}, "deny"),  # r12
     ("deny", "Read(//etc/**)", "allow", "Read", {"file_path": "etc/passwd"}, "allow"),
     ("deny", "Read(//etc/**)", "allow", "Read", {"file_path": BIG}, "deny"),
     ("deny", "Read(//etc/**)", "allow", "Read", {"file_path": "/etc/passwd\x00"}, "deny"),

@@ -107,6 +107,18 @@ RUNS = [
     "git -C d config --file .gitconfig alias.z '!rm x'", "npm pkg set scripts.test='rm x'",
     "npm set-script test 'rm x'", "npm config set script-shell rm",
     "pnpm pkg set 'scripts.build=rm x'",
+    # round 12: bun's runner (bun was read as an interpreter only), npm explore, brew bundle
+    # exec, rustup run, macOS launchers and g-prefixed GNU tools, HPC, GPU and desktop ones
+    "bun x rm x", "bun exec 'rm x'", "npm explore pkg -- rm x", "brew bundle exec -- rm x",
+    "rustup run stable rm x", "pkgx rm x", "xcrun rm x", "arch -x86_64 rm x",
+    "sandbox-exec -n no-network rm x", "gtimeout 5 rm x", "genv rm x", "gxargs rm",
+    "gnice rm x", "gstdbuf -o0 rm x", "flatpak-spawn --host rm x", "mpirun -np 2 rm x",
+    "srun rm x", "sbatch --wrap='rm x'", "winpty rm x", "prime-run rm x", "gamemoderun rm x",
+    "vglrun rm x", "gpg-agent --daemon rm x", "systemd-cat rm x",
+    # gh/glab shell aliases, run later by `gh x`
+    "gh alias set x '!rm -rf y'", "gh alias set --shell x 'rm -rf y'", "gh alias set -s x 'rm y'",
+    "glab alias set x '!rm y'", "yarn config set script-shell rm", "npm config set shell rm",
+    "npm config set editor=rm", "npm set browser rm", "npm c set git rm",
 ]
 HONEST = [
     "git --config-env=http.extraheader=AUTH fetch", "git --config-env=user.name=N commit -m x",
@@ -139,6 +151,10 @@ HONEST = [
     # project scripts and targets: the program (what they run is the project's own file)
     "npm run rm", "yarn run rm x", "make rm", "just rm x", "task rm", "cargo run -- rm x",
     "go run . rm x", "tox -e x -- rm x", "nox -s x -- rm x", "deno task rm", "bazel run //:rm",
+    "bun run test", "bun -e 'console.log(1)'", "npm explore pkg -- ls", "xcrun simctl list",
+    "arch", "brew install x", "rustup update", "sbatch job.sh",
+    "gh alias set co 'pr checkout'", "gh alias list", "gh alias set l '!git log --oneline'",
+    "npm config set registry https://r.example", "npm config get editor", "npm install git",
 ]
 
 

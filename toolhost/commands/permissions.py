@@ -166,7 +166,9 @@ def _read_input(text: str) -> dict[str, Any] | str:
     except JsonArgumentError as exc:
         return str(exc)
     if not isinstance(value, dict):
-        return f"--input must be a JSON object, not {type(value).__name__}"
+        from toolhost.permissions.conditions import json_type
+
+        return f"--input must be a JSON object, not {json_type(value)}: {text[:60]!r}"
     return value
 
 

@@ -13,11 +13,12 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from toolhost.permissions import content
-from toolhost.permissions.bashprog import analyze_line
+from toolhost.permissions.bashprog import SHELLS, analyze_line
+from toolhost.permissions.command_strings import shell_reads_input
 from toolhost.permissions.content import BashMatcher, command_forms, cover_steps, fed_forms
 from toolhost.permissions.decision import Decision
 from toolhost.permissions.expr import ExprError
-from toolhost.permissions.shell import ShellSyntaxError, parse_command
+from toolhost.permissions.shell import ParsedCommand, ShellSyntaxError, Word, parse_command
 
 if TYPE_CHECKING:
     from toolhost.permissions.rules import CompiledRule
@@ -56,10 +57,48 @@ def command_positions(command: Any, unkeyed: Sequence[int],
 
 def unprovable(command: str) -> str | None:
     """Why the programs of a Bash command cannot be proven (None: they can)."""
+    if "\x00" in command:  # bash drops a NUL it reads from a script (`\0rm x` is `rm x`)
+        return "it holds a NUL character, which a shell may drop or stop at"
     try:
-        return analyze_line(command).reason
+        return analyze_line(command).reason or _fed_shell(parse_command(command))
     except ShellSyntaxError as exc:
         return f"it does not parse: {exc}"
+
+
+# the programs ``shell_reads_input`` may find among a command's forms
+_MAY_READ = SHELLS | {"ssh", "make", "gmake", "sudo", "doas", "su", "sudo-rs", "run0"}
+
+
+def _fed_shell(parsed: ParsedCommand) -> str | None:
+    """A shell that a runner starts (``ssh h bash -s``, ``docker exec -i c sh``, ``ssh h``
+    with no command: the remote login shell) reading its commands from a file or a pipe
+    (``< s.sh``, ``cat s.sh |``): the commands are not on the line, as with a local
+    ``bash < s.sh``, so it cannot be proven. What ``echo``/``printf`` of plain words or a
+    ``cat`` of its here-document feeds it is on the line (the deny rules try it)."""
+    if not any(parsed.fed):
+        return None
+    everything = parsed.words + parsed.nested_words
+    for k, (fed, words) in enumerate(zip(parsed.fed, parsed.segments + parsed.nested,
+                                         strict=False)):
+        if not fed or not any(" " in w or "=" in w or w.rsplit("/", 1)[-1] in _MAY_READ
+                              for w in words):  # (a quick look for a word that could
+            continue  # start a shell, before the forms)
+        if fed == "|" and k > 0 and _seen_producer(everything[k - 1], parsed.fed[k - 1]):
+            continue
+        if any(shell_reads_input(f) for f in command_forms(words) if f):
+            return (f"{words[0]!r} starts a shell that reads its commands from a file or "
+                    "a pipe, which the rules cannot see")
+    return None
+
+
+def _seen_producer(words: tuple[Word, ...], fed: str) -> bool:
+    """``echo 'rm x'``, ``printf '%s\\n' ls``, ``cat`` (of a here-document): what it writes
+    is on the line."""
+    if not words or not all(w.plain for w in words):
+        return False
+    name = words[0].value
+    return name in ("echo", "printf") or (
+        name == "cat" and not fed and all(w.value.startswith("-") for w in words[1:]))
 
 
 def allow_each_command(rules: Sequence[CompiledRule],

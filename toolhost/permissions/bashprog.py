@@ -23,6 +23,7 @@ from toolhost.permissions.bashbuiltins import (
     builtin_reason,
     line_reason,
 )
+from toolhost.permissions.gitcommands import unknown_git_command
 from toolhost.permissions.shell import ParsedCommand, ShellSyntaxError, Word, parse_command
 
 __all__ = ["SHELLS", "WRAPPERS", "Analysis", "Step", "analyze", "analyze_command"]
@@ -233,6 +234,9 @@ def analyze(words: tuple[Word, ...], depth: int = 0, *, wrapped: bool = False,
     if name == "git" and (key := _config_env(values[i + 1:])) is not None:
         return Analysis(reason=f"git configuration {key!r} comes from the environment or "
                         "another file, which may name a command")
+    if name.lower() == "git" and (sub := unknown_git_command(values[i + 1:])) is not None:
+        return Analysis(reason=f"{sub!r} is not a git command: it may be an alias or a "
+                        f"'git-{sub}' program, which may run anything")
     if name == "crontab" and _crontab_reads_input(values[i + 1:]):
         return Analysis(reason="crontab installs the jobs it reads from its input, which run "
                         "later")

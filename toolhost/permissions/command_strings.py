@@ -14,7 +14,7 @@ from toolhost.permissions.bashbuiltins import COMMAND_VARS
 from toolhost.permissions.bashprog import SHELLS
 from toolhost.permissions.runners import is_runner, runner_options, runner_strings
 
-__all__ = ["ASSIGNMENT", "base", "command_strings", "fed_code_strings"]
+__all__ = ["ASSIGNMENT", "base", "command_strings", "fed_code_strings", "shell_reads_input"]
 
 ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=.*", re.DOTALL)
 # Programs that run their argument as a command line: `sh -c "rm -rf x"`, `eval "rm -rf x"`.
@@ -125,7 +125,13 @@ def _ssh_parse(form: tuple[str, ...]) -> tuple[list[str], bool]:
     return [v for v in out if v], runs
 
 
-def _shell_reads_input(form: tuple[str, ...]) -> bool:
+_SUDO_VALUED = frozenset({"-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-T", "-U", "-R",
+                          "--user", "--group", "--close-from", "--chdir", "--host",
+                          "--prompt", "--role", "--type", "--command-timeout",
+                          "--other-user", "--chroot"})
+
+
+def shell_reads_input(form: tuple[str, ...]) -> bool:
     """A shell given no ``-c`` and no script (``sh``, ``bash -s``, ``bash -``), as a runner
     starts it (``docker exec -i c sh``, ``kubectl exec -i p -- bash -s``), or ``ssh HOST``
     with no command (the remote login shell): it runs the commands its input holds."""
@@ -136,6 +142,17 @@ def _shell_reads_input(form: tuple[str, ...]) -> bool:
         return any(w in ("-f", "--file", "--makefile") and nxt in ("-", "/dev/stdin")
                    for w, nxt in itertools.pairwise(form)) or any(
             w in ("-f-", "--file=-", "--makefile=-", "-f/dev/stdin") for w in form)
+    if name in ("sudo", "doas", "su", "sudo-rs", "run0"):  # a login shell reading its input:
+        args = form[1:]  # ssh h sudo -s < s.sh, ssh h su - < s.sh (not su -c CMD, sudo CMD)
+        if any(a in ("-c", "--command") or a.startswith("--command=") for a in args):
+            return False
+        if name == "su":
+            return all(a.startswith("-") or k == len(args) - 1 for k, a in enumerate(args))
+        args = tuple(a for k, a in enumerate(args)  # the values of -u USER, -g GROUP ...
+                     if k == 0 or args[k - 1] not in _SUDO_VALUED)
+        return all(a.startswith("-") for a in args) and any(
+            a in ("--shell", "--login") or (a[1:2] != "-" and set(a[1:]) & set("si"))
+            for a in args)
     if name not in SHELLS:
         return False
     args = form[1:]
@@ -226,7 +243,7 @@ def fed_code_strings(command: str, forms: list[tuple[str, ...]]) -> list[str]:
     string literals of the whole command line, three levels deep (the code quoted for the
     shell, then its own literals): tried as command lines by deny and ask rules (fail
     closed), as for inline code."""
-    shell = any(_shell_reads_input(f) for f in forms if f)
+    shell = any(shell_reads_input(f) for f in forms if f)
     if not shell and not any(_reads_program_from_stdin(f) for f in forms):
         return []
     out: list[str] = []
@@ -267,6 +284,17 @@ def _git_config(form: tuple[str, ...]) -> list[str]:
     return out
 
 
+def _cli_alias(name: str, form: tuple[str, ...]) -> list[str]:
+    """``gh alias set NAME EXPANSION`` (``glab`` too): a shell alias (``!rm x``, ``--shell``)
+    runs its expansion with sh later, another one is a command of ``name``: tried now."""
+    if form[1:3] != ("alias", "set"):
+        return []
+    shell = any(w in ("-s", "--shell") for w in form[3:])
+    words = [w for w in form[3:] if not w.startswith("-")]
+    return [value.lstrip("!") if shell or value.startswith("!") else f"{name} {value}"
+            for value in words[1:]]
+
+
 _CONFIG_SCAN = 16
 _NPM_SET = re.compile(r"scripts\.[^=]+=(.*)|script-shell=(.*)", re.DOTALL)
 
@@ -279,7 +307,14 @@ def _npm_scripts(form: tuple[str, ...]) -> list[str]:
         out.append(form[3])
     if "script-shell" in form and form.index("script-shell") + 1 < len(form):
         out.append(form[form.index("script-shell") + 1])
+    if form[1:2] in (("config",), ("set",), ("c",)):  # npm config set editor PROG (round 12)
+        out += [form[k + 1] for k, w in enumerate(form[:-1]) if w in _NPM_PROGRAMS]
+        out += [w.partition("=")[2] for w in form[2:] if w.partition("=")[0] in _NPM_PROGRAMS]
     return out
+
+
+# npm/yarn settings naming a program they run later (npm config set editor PROG)
+_NPM_PROGRAMS = frozenset({"shell", "editor", "git", "browser", "node-gyp", "script-shell"})
 
 
 # long options whose value is a command line that no table above lists by its full name
@@ -328,8 +363,8 @@ def command_strings(form: tuple[str, ...]) -> list[str]:
         out = runner_strings(name, form)
     if name in _SHELLS:
         return list(form[1:])
-    if name in _INLINE_CODE or _VERSIONED.fullmatch(name):
-        return _inline_code(name, form)
+    if name in _INLINE_CODE or _VERSIONED.fullmatch(name):  # (bun x CMD: a runner too)
+        return out + _inline_code(name, form)
     if name == "deno" and form[1:2] == ("eval",):  # deno eval 'Deno.run({cmd: ["rm"]})'
         return _literals(list(form[2:]))
     if name in _AWKS:
@@ -370,7 +405,9 @@ def command_strings(form: tuple[str, ...]) -> list[str]:
         return [*(m.group(1).strip() for arg in scripts for m in _SED_E.finditer(arg)),
                 *(m.group(3) for arg in scripts for m in _SED_SUB.finditer(arg)
                   if "e" in m.group(4))]  # s/x/rm y/e runs the line it makes
-    if name in ("npm", "pnpm"):  # scripts they run later: npm pkg set scripts.test='rm x'
+    if name in ("gh", "glab"):  # gh alias set x '!rm y': run later by gh x
+        return out + _cli_alias(name, form)
+    if name in ("npm", "pnpm", "yarn"):  # run later: npm pkg set scripts.test='rm x'
         return out + _npm_scripts(form)
     if name == "git":
         out += _git_config(form)

@@ -13,6 +13,7 @@ import fnmatch
 import math
 import os
 import re
+import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -221,28 +222,41 @@ def _operator(op: str, arg: Any, *, cwd: str, rule_dir: str) -> Test:
 
 
 def _path_test(op: str, arg: str, *, cwd: str, rule_dir: str) -> Test:
-    from toolhost.permissions.paths import compile_path_glob, normalize_path, spellings
+    from toolhost.permissions.paths import compile_path_glob, fold, normalize_path, spellings
 
     if op == "path_under":
         root = normalize_path(os.path.join(rule_dir, os.path.expanduser(arg)), cwd)
         if root is None:
             raise ValueError("'path_under' takes a directory")
         prefix = root.rstrip("/") + "/"
+        low_root, low_prefix = root.lower(), prefix.lower()
 
         def under(p: str) -> bool:
             return p == root or p.startswith(prefix)
+
+        def under_any_case(p: str) -> bool:
+            q = p.lower()
+            return q == low_root or q.startswith(low_prefix)
         check: Callable[[str], bool] = under
+        any_case: Callable[[str], bool] = under_any_case
     else:  # path_glob
         spec = os.path.expanduser(arg)
         pattern = (compile_path_glob("./" + spec.lstrip("/"), "/") if os.path.isabs(spec)
                    else compile_path_glob(spec, rule_dir))
         check = pattern.matches
+        folded = fold(pattern.regex)
+
+        def glob_any_case(p: str) -> bool:
+            return folded.fullmatch(unicodedata.normalize("NFC", p)) is not None
+        any_case = glob_any_case
 
     def test(v: str) -> bool | None:
         p = normalize_path(v, cwd)
         if p is None:
             return None
         answer = check(p)
+        if any_case(p) != answer:  # `.ENV` is `.env` on macOS: cannot judge (deny/ask: match)
+            return None
         for other in spellings(v):  # ``$HOME/.ssh/x``, `` /x``, ``file:///x`` (round 11)
             q = normalize_path(other, cwd)
             if q is None or check(q) != answer:

@@ -165,6 +165,9 @@ def _command_forms(words: tuple[str, ...], depth: int = 0) -> list[tuple[str, ..
                     continue
                 for seg in inner.segments + inner.nested:  # each shorter: this ends
                     forms += command_forms(seg, depth + 1)
+    if depth < 8:  # macOS and Windows find programs in any case: `RM -rf x` runs rm
+        forms += [g for f in list(forms) if f and f[0] != f[0].lower()
+                  for g in command_forms((f[0].lower(), *f[1:]), depth + 1)]
     forms += past
     unique = [f for f in dict.fromkeys(forms) if f and f[0]]
     return unique if len(unique) <= _MAX_FORMS else [*unique[:_MAX_FORMS - 1], TOO_MANY_FORMS]

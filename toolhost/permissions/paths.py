@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import os
 import re
+import unicodedata
 from dataclasses import dataclass
+from typing import Protocol
 
-__all__ = ["PATH_TOOLS", "PathPattern", "compile_path_glob", "interpolated_root", "normalize_path",
-           "rule_path_pattern", "spellings"]
+__all__ = ["PATH_TOOLS", "PathPattern", "compile_path_glob", "fold", "interpolated_root",
+           "normalize_path", "rule_path_pattern", "spellings"]
 
 # the tools whose rule content is a path (gitignore-style, anchored as the CLI anchors it)
 PATH_TOOLS = ("Read", "Edit", "Write", "MultiEdit", "NotebookEdit", "NotebookRead",
@@ -79,8 +81,9 @@ class PathPattern:
 
     source: str
     base: str  # the directory the pattern is anchored to (normalised)
-    regex: re.Pattern[str]
-    below: re.Pattern[str] | None = None  # the regex, or any path inside what it names
+    regex: Rx
+    below: str | None = None  # the regex's text, or any path inside what it names
+    folded: Rx | None = None  # ``below or regex``, in any case (``covers``; made at first use)
 
     def matches(self, normalized: str) -> bool:
         """Whether the pattern names exactly this path (what an allow rule proves)."""
@@ -88,8 +91,21 @@ class PathPattern:
 
     def covers(self, normalized: str) -> bool:
         """Whether the pattern names this path or a directory holding it, as gitignore reads
-        a pattern (``~/.ssh`` covers ``~/.ssh/id_rsa``): what a deny or ask rule matches."""
-        return (self.below or self.regex).fullmatch(normalized) is not None
+        a pattern (``~/.ssh`` covers ``~/.ssh/id_rsa``): what a deny or ask rule matches.
+        Letters match in any case, and composed or decomposed (NFC/NFD): on a file system
+        that ignores case and normalisation (macOS, Windows) ``.ENV`` is the file ``.env``."""
+        folded = self.folded
+        if folded is None:  # (an allow never asks: most patterns never need it)
+            try:
+                folded = _compile(unicodedata.normalize(
+                    "NFC", self.below or self.regex.pattern), fold=True)
+            except ValueError:  # too long for RE2 once widened: cannot judge (fail closed)
+                return True
+            object.__setattr__(self, "folded", folded)
+        if folded.fullmatch(normalized) is not None:
+            return True
+        return not normalized.isascii() and folded.fullmatch(
+            unicodedata.normalize("NFC", normalized)) is not None
 
 
 def compile_path_glob(pattern: str, base: str) -> PathPattern:
@@ -133,8 +149,8 @@ def compile_path_glob(pattern: str, base: str) -> PathPattern:
         regex = re.escape(base_norm.rstrip("/")) + _BELOW if base_norm != "/" else "/.*"
     else:
         regex = prefix + body
-    below = None if regex.endswith(_BELOW) else re.compile(regex + _BELOW, re.DOTALL)
-    return PathPattern(pattern, base_norm, re.compile(regex, re.DOTALL), below)
+    below = None if regex.endswith(_BELOW) else regex + _BELOW
+    return PathPattern(pattern, base_norm, _compile(regex), below)
 
 
 def _directory(source: str, base: str) -> PathPattern:
@@ -142,8 +158,49 @@ def _directory(source: str, base: str) -> PathPattern:
     ``Read(./src)`` proves ``src`` alone; a deny or ask covers everything inside it)."""
     base_norm = os.path.realpath(base)
     escaped = re.escape(base_norm.rstrip("/") or "/")
-    return PathPattern(source, base_norm, re.compile(escaped, re.DOTALL),
-                       re.compile(escaped + _BELOW if base_norm != "/" else "/.*", re.DOTALL))
+    below = escaped + _BELOW if base_norm != "/" else "/.*"
+    return PathPattern(source, base_norm, _compile(escaped), below)
+
+
+def fold(regex: Rx) -> Rx:
+    """``regex`` matching letters in any case, its text composed (NFC)."""
+    return _compile(unicodedata.normalize("NFC", regex.pattern), fold=True)
+
+
+class Rx(Protocol):
+    """A compiled path regex: Python's ``re`` or RE2 (``_Linear``)."""
+
+    @property
+    def pattern(self) -> str: ...
+
+    def fullmatch(self, text: str, /) -> object | None: ...
+
+
+class _Linear:
+    """RE2 for a path regex with two or more ``.*`` or ``[^/]*`` (``**``, ``*``): Python's ``re``
+    backtracks on ``(?:.*/)?(?:.*/)?(?:.*/)?x`` in time that grows with the path's length to
+    the power of their number (``Read(**/**/**/x)`` held a decision for minutes on a path of
+    a few thousand segments, which the model chooses)."""
+
+    __slots__ = ("_rx", "pattern")
+
+    def __init__(self, source: str, fold: bool) -> None:
+        from toolhost import regex
+
+        self.pattern = source
+        try:
+            self._rx = regex.compile(("(?si)" if fold else "(?s)") + source)
+        except regex.RegexError as exc:
+            raise ValueError(f"path pattern too complex to match safely: {exc}") from None
+
+    def fullmatch(self, text: str, /) -> object | None:
+        return True if self._rx.fullmatch(text) else None
+
+
+def _compile(source: str, *, fold: bool = False) -> Rx:
+    if source.count(".*") + source.count("[^/]*") < 2:  # one cannot backtrack more than once
+        return re.compile(source, re.DOTALL | re.IGNORECASE if fold else re.DOTALL)
+    return _Linear(source, fold)
 
 
 _VARIABLE = re.compile(r"\$(?:\{|[A-Za-z_])")

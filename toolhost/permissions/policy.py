@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, TypeGuard
 
@@ -23,6 +24,10 @@ if TYPE_CHECKING:
 __all__ = ["EFFECT_ORDER", "CompiledPolicy", "compile_policy"]
 
 EFFECT_ORDER = ("deny", "ask", "allow")
+# built-in tools that reach a server's resources and prompts: a rule naming the whole server
+# holds them back too (``_server_wide``)
+SERVER_READS = frozenset({"ReadMcpResourceTool", "ListMcpResourcesTool", "GetMcpPromptTool"})
+_WIRE_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 _CACHE_LIMIT = 4096
 _INDEX_FROM = 8  # bucket equality rules when a tool has at least this many
 
@@ -146,6 +151,9 @@ class CompiledPolicy:
             # the wire refuses such a call; a caller in Python gets a deny, never a traceback
             return Decision("deny", f"The input of {tool_name} is not an object of arguments "
                             f"({type(tool_input).__name__}), so no rule can judge it: denied.")
+        if tool_name in SERVER_READS and (self._server or self._glob) and (
+                wide := self._server_wide(tool_input)) is not None:
+            return self._server_read(wide, tool_name, tool_input)
         unproven = _unprovable(tool_input) if tool_name == "Bash" else None
         denies_done = False
         reached: CompiledRule | None = None  # a Read deny/ask a search may dodge
@@ -208,6 +216,44 @@ class CompiledPolicy:
         if self.default == "deny":
             message = f"No permission rule allows {tool_name} (the default is deny)."
         return Decision(self.default, message, answered_by="default")  # type: ignore[arg-type]
+
+    def _server_wide(self, tool_input: Mapping[str, Any]) -> CompiledRule | None:
+        """The first deny or ask rule naming a whole server (``mcp__kb``,
+        ``mcp__kb__*``, ``mcp__k*``) that a resource read, resource list or prompts/get of
+        that server meets: "deny the server" is read as "nothing from it". A call naming no
+        server (or not as a string) meets every rule naming a server, and every glob naming
+        every server. Only a rule with no content, ``when`` or ``expr`` (those test a tool's
+        arguments); one with ``callers`` when the caller is one it names."""
+        server = tool_input.get("server")
+        wire = _WIRE_UNSAFE.sub("_", server) if isinstance(server, str) else None
+        for rule in self.rules:
+            if rule.effect == "allow":
+                return None
+            if rule.content is not None or rule.conditions or rule.expr is not None or (
+                    rule.callers is not None  # (a caller rule: when the caller is its own)
+                    and not rule.callers.admits_current(strict=False)):
+                continue
+            if rule.names.server is not None:
+                if wire is None or rule.names.server == wire:
+                    return rule
+            elif rule.names.glob is not None and all(  # every tool of it: any name, any length
+                    rule.names.glob.fullmatch(f"mcp__{wire or chr(0)}__{tool}")
+                    for tool in ("\x01", "\x01\x02\x03")):
+                return rule
+        return None
+
+    def _server_read(self, wide: CompiledRule, tool_name: str,
+                     tool_input: Mapping[str, Any]) -> Decision:
+        """A read of a server a server-wide rule names: denied by a deny, asked by an ask
+        (unless a deny rule of ``tool_name`` denies it)."""
+        if wide.effect == "ask":
+            stricter = self._stricter_rule(tool_name, tool_input)
+            if stricter is None or stricter.effect != "deny":
+                return Decision("ask", wide.message or "", rule=wide.text, origin=wide.origin)
+            wide = stricter
+        return Decision("deny", wide.message or f"Denied by permission rule {wide.text!r} "
+                        f"({wide.origin}), which names the whole server: its resources and "
+                        "prompts too.", rule=wide.text, origin=wide.origin)
 
     def _deny_unproven(self, reason: str) -> Decision:
         rule = self._bash_deny

@@ -62,6 +62,10 @@ _SUBCOMMANDS: dict[str, frozenset[str]] = {
     **dict.fromkeys(("coder", "gitpod"), frozenset({"ssh"})),
     "gh": frozenset({"ssh"}),  # gh codespace ssh -- CMD
     "proto": frozenset({"run"}),
+    # round 12: npm explore PKG -- CMD, brew bundle exec -- CMD, rustup run TOOLCHAIN CMD
+    "npm": frozenset({"exec", "x", "dlx", "explore"}),
+    "brew": frozenset({"exec"}),
+    "rustup": frozenset({"run"}),
     # fd -x CMD / -X CMD: the command after the option; cmake -E env A=1 CMD
     **dict.fromkeys(("fd", "fdfind"), frozenset({"-x", "--exec", "-X", "--exec-batch"})),
     "cmake": frozenset({"env"}),
@@ -75,7 +79,15 @@ _WHOLE = frozenset({"npx", "pnpx", "bunx", "uvx", "entr", "sshpass", "mosh", "au
                     "lima", "dotenv", "env-cmd", "cross-env", "summon", "envchain",
                     "retry", "cpulimit", "systemd-inhibit", "torify", "torsocks", "tsocks",
                     "hyperfine", "with-contenv", "s6-setuidgid", "chpst", "chruby-exec",
-                    "k3s", "microk8s", "watchexec"})
+                    "k3s", "microk8s", "watchexec",
+                    # round 12: macOS (xcrun TOOL, arch -x86_64 CMD, sandbox-exec -n P CMD,
+                    # GNU tools g-prefixed by Homebrew), package, GPU, HPC and desktop
+                    # launchers that run the command after them
+                    "pkgx", "xcrun", "arch", "sandbox-exec", "gtimeout", "genv", "gxargs",
+                    "gnice", "gnohup", "gstdbuf", "gtime", "flatpak-spawn", "mpirun",
+                    "mpiexec", "srun", "salloc", "winpty", "prime-run", "gamemoderun",
+                    "optirun", "primusrun", "vglrun", "mangohud", "gpg-agent",
+                    "systemd-cat"})
 # program -> subcommand -> the program it runs with the words after it (yarn node -e CODE is
 # node -e CODE, nvm run 18 -e CODE is node)
 _AS_PROGRAM: dict[str, dict[str, str]] = {"yarn": {"node": "node"}, "nvm": {"run": "node"}}
@@ -108,6 +120,7 @@ _VALUE_OPTIONS: dict[str, frozenset[str]] = {
     "doctl": frozenset({"--ssh-command"}),
     "just": frozenset({"--command", "--shell"}),
     "mvn": frozenset({"-Dexec.executable"}),
+    "sbatch": frozenset({"--wrap"}),  # sbatch --wrap='CMD' (round 12)
 }
 # the subcommand is looked for among the first words (global options before it), and the
 # command it runs among the words after it; a command longer than either window may run

@@ -48,7 +48,10 @@ def may_reach(pattern: PathPattern, roots: Sequence[str | None]) -> bool:
     below a root when that start does, or when the root itself starts with it (and the
     pattern goes on with wildcards)."""
     start, literal = fixed_prefix(pattern)
+    start = start.lower()  # a deny meets a path in any case (``PathPattern.covers``)
     for root in roots:
+        if root is not None:
+            root = root.lower()
         if root is None or _under(start, root) or (not literal and root.startswith(start)):
             return True
     return False

@@ -68,6 +68,9 @@ class ParsedCommand:
     words: list[tuple[Word, ...]] = field(default_factory=list)  # segments, with word facts
     nested_words: list[tuple[Word, ...]] = field(default_factory=list)
     refusals: list[str] = field(default_factory=list)  # why no program can be proven
+    # for each of ``words + nested_words`` (up to the last one fed anything): its stdin is a
+    # file ("<": ``< f``), a pipe ("|") or neither ("")
+    fed: list[str] = field(default_factory=list)
 
     def normalized(self) -> list[str]:
         return [" ".join(seg) for seg in self.segments]
@@ -89,6 +92,7 @@ class _Lexer:
         self.refusals: list[str] = []
         self.heredocs: list[tuple[str, bool, bool]] = []  # (delimiter, expands, strip tabs)
         self.outer_heredoc = heredoc_pending  # a here-document of an enclosing line is pending
+        self.fed: dict[int, str] = {}  # segments whose stdin is a file ("<") or a pipe ("|")
 
     def _child(self, s: str, depth: int) -> _Lexer:
         return _Lexer(s, depth, self.level, self.outer_heredoc or bool(self.heredocs),
@@ -373,6 +377,8 @@ class _Lexer:
                           and op in (">", ">>", "&>", "&>>", "<", ">|"))
         if not harmless:  # a file, a here-document or a here-string
             self.opaque = True
+            if op in ("<", "<>", "<&"):
+                self.fed[len(segments) - 1] = "<"
         text.append(op + target.value)
         return i
 
@@ -413,6 +419,8 @@ class _Lexer:
                                          "definition or an extended glob)")
                 if segments[-1]:
                     segments.append([])
+                if op in ("|", "|&"):
+                    self.fed.setdefault(len(segments) - 1, "|")
                 text.append(op.strip() or ";")
                 depth += {"(": 1, ")": -1}.get(op, 0)
                 balanced = balanced and depth >= 0
@@ -434,8 +442,14 @@ class _Lexer:
         parsed = ParsedCommand(segments=[tuple(w.value for w in seg) for seg in words],
                                opaque=self.opaque, text=" ".join(text),
                                balanced=balanced and depth == 0, words=words,
-                               refusals=self.refusals)
+                               refusals=self.refusals,
+                               fed=[self.fed.get(k, "") for k, seg in enumerate(segments)
+                                    if seg] if self.fed else [])
         for inner in self.subs:
+            if inner.fed:  # (``fed`` stops at the last command fed anything)
+                parsed.fed += [""] * (len(parsed.words) + len(parsed.nested_words)
+                                      - len(parsed.fed))
+                parsed.fed += inner.fed
             parsed.nested.extend(inner.segments + inner.nested)
             parsed.nested_words.extend(inner.words + inner.nested_words)
             parsed.refusals.extend(inner.refusals)

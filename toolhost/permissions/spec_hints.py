@@ -186,6 +186,16 @@ def _rooted(name: str, spec: str, rule_dir: str) -> list[tuple[str, str, str]]:
              f"for the absolute path write {name}(/{spec})")]
 
 
+# programs a rule names in a capitalised spelling by mistake (``Bash(Git push:*)``)
+_COMMON = frozenset({
+    "git", "rm", "curl", "wget", "sudo", "ssh", "scp", "rsync", "docker", "podman", "kubectl",
+    "helm", "terraform", "npm", "npx", "yarn", "pnpm", "pip", "pip3", "python", "python3",
+    "node", "deno", "bun", "make", "cargo", "go", "gh", "aws", "gcloud", "az", "chmod",
+    "chown", "mv", "cp", "dd", "kill", "pkill", "bash", "sh", "zsh", "env", "find", "xargs",
+    "brew", "apt", "dnf", "yum", "mkfs", "shred", "truncate", "eval", "exec", "nc", "perl",
+    "ruby", "php", "psql", "mysql", "redis", "mongo", "sqlite3", "tar", "zip", "unzip"})
+
+
 def _bash(spec: str) -> list[tuple[str, str, str]]:
     out = []
     if _INNER_PREFIX.search(spec):
@@ -193,6 +203,14 @@ def _bash(spec: str) -> list[tuple[str, str, str]]:
         out.append(("error", f"':*' marks a prefix only at the end of a Bash rule; in {spec!r} "
                     "the ':' is a literal character, so the rule matches no command as "
                     "meant", f"write Bash({fixed})"))
+    program = spec.split(" ", 1)[0].removesuffix(":*").rsplit("/", 1)[-1]
+    lower = program.lower()
+    if len(program) > 1 and lower != program and lower.isalnum() and (
+            program.isupper() or lower in _COMMON):
+        fixed = spec.replace(program, lower, 1)
+        out.append(("warning", f"program names are matched as written: {program!r} is not "
+                    f"{lower!r} (on Linux another program, most likely none), so this rule "
+                    f"does not meet '{lower} ...'", f"write Bash({fixed})"))
     if any("?" in word and "://" not in word for word in spec.split()):
         out.append(("warning", f"'?' is a literal character in a Bash rule (only '*' is a "
                     f"wildcard), so {spec!r} matches only a command with a '?' there",
@@ -210,7 +228,9 @@ def never_allows(spec: str) -> str | None:
 
     prefix = spec.endswith(":*") or spec.endswith(" *")
     body = spec[:-2] if prefix else spec
-    probes = [body.replace("*", "x")] + ([body.replace("*", "x") + " x"] if prefix else [])
+    # ("log": a git subcommand there must be one of git's own, ``Bash(git * main)``)
+    probes = [p + tail for word in ("x", "log") for p in [body.replace("*", word)]
+              for tail in ("", " x")[:1 + prefix]]
     reasons = []
     for probe in probes:
         try:
