@@ -98,7 +98,14 @@ def _first_error(cls: Any, schema: Mapping[str, Any], default: Any) -> Any:
         return first
     check = cls(items)
     seen: set[tuple[type, Any]] = set()
+    # an `items` of only a type (the commonest): an item of that type has no error, found
+    # without jsonschema (~2 us an item: 1 s of a 490,000-item default of distinct ints)
+    kind = items.get("type") if items.keys() <= _TYPE_ONLY else None
+    plain = _OF_TYPE.get(kind) if isinstance(kind, str) else None
     for item in default:
+        if plain is not None and type(item) in plain and (
+                type(item) is not float or kind != "integer" or item.is_integer()):
+            continue
         if type(item) in _SCALARS:
             key = (type(item), item)
             if key in seen:
@@ -111,6 +118,10 @@ def _first_error(cls: Any, schema: Mapping[str, Any], default: Any) -> Any:
 
 
 _SCALARS = (str, int, float, bool, type(None))
+_TYPE_ONLY = frozenset({"type", "description", "title"})
+_OF_TYPE: dict[str, frozenset[type]] = {  # the Python types a JSON type takes (bool is no int)
+    "integer": frozenset({int, float}), "number": frozenset({int, float}),
+    "string": frozenset({str}), "boolean": frozenset({bool}), "null": frozenset({type(None)})}
 
 
 def _check_schema(check: Checker, schema: Mapping[str, Any], path: Path) -> None:
