@@ -32,7 +32,7 @@ from yaml.events import (
 )
 from yaml.nodes import ScalarNode
 
-from toolhost.config.limits import LIMITS, MAX_DIGITS, check_finite
+from toolhost.config.limits import LIMITS, MAX_DIGITS, check_finite, float_underflow
 from toolhost.config.load_budget import values_message
 from toolhost.config.tree import Doc, Mark, Path, format_path
 from toolhost.config.yaml_numbers import yaml11_number
@@ -423,7 +423,8 @@ class _Builder:
                 if wrong:
                     self.problem(event, path, *wrong)
                     return None
-            reason = check_finite(value)
+            reason = check_finite(value) or (
+                float_underflow(text, value) if type(value) is float else "")
             if reason:
                 self.problem(event, path, reason)
                 return None
