@@ -14,7 +14,7 @@ scalar, the walk); built from the events, ~1 s.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator
 from typing import Any
 
 import yaml
@@ -62,7 +62,7 @@ class Limit(Exception):
 
 class _Builder:
     def __init__(self, loader: Any, doc: Doc, problems: list[Problem], values: int,
-                 reached: list[int]) -> None:
+                 reached: list[int], aliases_possible: bool) -> None:
         self.loader, self.doc, self.problems = loader, doc, problems
         self.marks, self.file, self.layer = doc.marks, doc.file, doc.layer
         self.strict_numbers = doc.layer != "openapi"  # see yaml_numbers
@@ -77,8 +77,9 @@ class _Builder:
         self.expand_limit = LIMITS.alias_nodes
         self.depth = self.values = self.aliases = self.expanded = 0
         self.reached = reached  # the depth and place of the last open/close (libyaml's stop)
-        self.tape: list[Event] = []  # the events of anchored values (only those)
-        self.recording = 0  # anchored values open in the text
+        self.tape: list[tuple[Any, ...]] = []  # the events of anchored values, packed
+        self.recording = 0  # anchored values open in the text (kept only if aliases can be)
+        self.aliases_possible = aliases_possible
         self.anchors: dict[str, tuple[int, int]] = {}  # name -> its events in the tape
         self.open: set[str] = set()  # anchors being built or replayed: an alias to one recurses
         self.rest = self.events()
@@ -89,7 +90,7 @@ class _Builder:
         self.stopped = False
 
     # -- the event source --------------------------------------------------------------------
-    def events(self) -> Iterator[Event]:
+    def events(self) -> Generator[Event, None, None]:
         """The events of the text, with the limits a prescan would check (a generator: its
         counters are locals, the cheapest per event)."""
         get, file, reached, tape = self.loader.get_event, self.file, self.reached, self.tape
@@ -128,7 +129,7 @@ class _Builder:
                 depth -= 1
                 reached[0], reached[1] = depth, event.start_mark.index
             if self.recording:
-                tape.append(event)
+                tape.append(_pack(event))
             yield event
             if kind is StreamEndEvent:
                 return
@@ -162,7 +163,7 @@ class _Builder:
             span = self.anchors.get(alias.anchor)
             if span is None:
                 raise ComposerError(None, None, "found undefined alias", alias.start_mark)
-            return self.tape[span[0]]
+            return _unpack(self.tape[span[0]])
         return event
 
     # -- values ------------------------------------------------------------------------------
@@ -203,18 +204,18 @@ class _Builder:
     def register(self, event: Event, anchor: str) -> int:
         """Keep ``event`` (read from the text) as the start of the anchor's events."""
         if anchor in self.anchors:
-            first = self.tape[self.anchors[anchor][0]].start_mark
+            first = _unpack(self.tape[self.anchors[anchor][0]]).start_mark
             raise ComposerError("found duplicate anchor; first occurrence", first,
                                 "second occurrence", event.start_mark)
         if not self.recording:
-            self.tape.append(event)
+            self.tape.append(_pack(event))
         start = len(self.tape) - 1
         self.anchors[anchor] = (start, start + 1)
         return start
 
     def anchored(self, event: Event, anchor: str, path: Path) -> Any:
         start = self.register(event, anchor)
-        self.recording += 1
+        self.recording += self.aliases_possible
         self.open.add(anchor)
         try:
             if type(event) is ScalarEvent:
@@ -223,7 +224,7 @@ class _Builder:
                 else self.sequence(event, path)
         finally:
             self.open.discard(anchor)
-            self.recording -= 1
+            self.recording -= self.aliases_possible
             self.anchors[anchor] = (start, len(self.tape))
 
     def alias(self, event: Event, path: Path) -> Any:
@@ -235,7 +236,7 @@ class _Builder:
             return None
         start, end = self.anchors[event.anchor]
         saved = self.next, self.replaying
-        self.next, self.replaying = iter(self.tape[start + 1:end]).__next__, True
+        self.next, self.replaying = map(_unpack, self.tape[start + 1:end]).__next__, True
         try:
             return self.node(target, path)
         finally:
@@ -332,7 +333,8 @@ class _Builder:
                 if self.stopped or name in self.open:
                     return
                 start, end = self.anchors[name]
-                self.next, self.replaying = iter(self.tape[start + 1:end]).__next__, True
+                self.next, self.replaying = map(_unpack, self.tape[start + 1:end]).__next__, \
+                    True
             try:
                 while True:
                     item = self.next()
@@ -435,6 +437,27 @@ class _Builder:
         return None
 
 
+def _pack(event: Event) -> tuple[Any, ...]:
+    """An event as a tuple: about half the memory of the event and its two marks (an
+    anchored list of 499,000 values is kept whole for its aliases)."""
+    mark = event.start_mark
+    return (type(event), getattr(event, "anchor", None), getattr(event, "tag", None),
+            getattr(event, "implicit", None), getattr(event, "value", None),
+            getattr(event, "style", None), mark.line, mark.column)
+
+
+def _unpack(packed: tuple[Any, ...]) -> Event:
+    kind, anchor, tag, implicit, value, style, line, column = packed
+    mark = yaml.error.Mark("", 0, line, column, None, 0)
+    if kind is ScalarEvent:
+        return ScalarEvent(anchor, tag, implicit, value, mark, mark, style)
+    if kind is AliasEvent:
+        return AliasEvent(anchor, mark, mark)
+    if kind in _OPEN:
+        return kind(anchor, tag, implicit, mark, mark)
+    return kind(mark, mark)
+
+
 def _at(event: Any, file: str, message: str, hint: str) -> Problem:
     mark = event.start_mark
     line, column = (mark.line + 1, mark.column + 1) if mark is not None else (0, 0)
@@ -442,13 +465,24 @@ def _at(event: Any, file: str, message: str, hint: str) -> Problem:
 
 
 def build_doc(loader: Any, file: str, layer: str, problems: list[Problem], values: int,
-              reached: list[int]) -> tuple[Doc, int, int]:
+              reached: list[int], aliases_possible: bool = True) -> tuple[Doc, int, int]:
     """Build the first document of ``loader``'s text and read the rest: (the doc, the count
     of documents, the line where the second one starts). Raises ``Limit``, or PyYAML's
-    errors for the text (a syntax error anywhere wins over an undefined alias)."""
+    errors for the text (a syntax error anywhere wins over an undefined alias).
+    ``aliases_possible``: False when the text has no ``*``, so anchored values are not kept."""
     doc = Doc(data=None, file=file, layer=layer)
     doc.marks[()] = Mark(file, 1, 1, layer)
-    builder = _Builder(loader, doc, problems, values, reached)
+    builder = _Builder(loader, doc, problems, values, reached, aliases_possible)
+    try:
+        return _build(builder, doc)
+    finally:
+        # the event generator's frame holds the builder (a cycle): closed, nothing of the
+        # parse (the loader and its text, the kept events) outlives it, with the cyclic
+        # collector paused through a load or not
+        builder.rest.close()
+
+
+def _build(builder: _Builder, doc: Doc) -> tuple[Doc, int, int]:
     nxt = builder.stream
     nxt()  # the stream's start
     if type(nxt()) is StreamEndEvent:

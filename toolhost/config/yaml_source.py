@@ -98,7 +98,8 @@ def _parse(text: str, file: str, layer: str, problems: list[Problem]) -> Doc | N
     loader = None
     try:
         loader = _Loader(text)  # libyaml takes the text as UTF-8: a lone surrogate stops here
-        doc, documents, line = build_doc(loader, file, layer, problems, values_left(), reached)
+        doc, documents, line = build_doc(loader, file, layer, problems, values_left(), reached,
+                                         "*" in text)
     except Limit as exc:
         del problems[before:]
         problems.append(exc.problem)
