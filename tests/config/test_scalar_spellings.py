@@ -75,3 +75,19 @@ def test_what_the_type_allows_is_kept(tmp_path: Path, name: str, text: str) -> N
     path = tmp_path / name
     path.write_text(text)
     load_config(path, kinds=builtin_kinds(), layers=False)
+
+
+@pytest.mark.parametrize(("name", "text", "said"), [
+    ("c.yaml", _Y + 'run:\n  cwd: "a\\0b"\n', "run.cwd: a path cannot hold a NUL character"),
+    ("c.toml", _T + '[run]\ncwd = "/tmp/a\\u0000b"\n', "run.cwd: a path cannot hold a NUL"),
+    ("c.toml", _T + '[permissions]\naudit_log = "a\\u0000.log"\n',
+     "permissions.audit_log: a path cannot hold a NUL character"),
+])
+def test_a_nul_in_a_path_is_a_located_problem(tmp_path: Path, name: str, text: str,
+                                              said: str) -> None:
+    # run.cwd: "a\0b" was an internal error (ValueError: embedded null byte), exit 2
+    path = tmp_path / name
+    path.write_text(text)
+    with pytest.raises(ConfigError) as info:
+        load_config(path, kinds=builtin_kinds(), layers=False)
+    assert any(said in str(p) for p in info.value.problems), info.value.problems
