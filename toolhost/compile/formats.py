@@ -27,7 +27,11 @@ def unchecked_formats(schema: Any, known: set[str], where: str = "") -> Iterator
                 if key not in ("enum", "const", "default", "examples"):
                     todo.append((sub, f"{path}.{key}" if path else str(key), depth + 1))
         elif isinstance(node, list):
-            todo.extend((sub, f"{path}[{i}]", depth + 1) for i, sub in enumerate(node))
+            todo.extend((sub, f"{path}[{i}]", depth + 1) for i, sub in enumerate(node)
+                        if not isinstance(sub, _SCALAR))  # nothing inside: not visited
+
+
+_SCALAR = (str, int, float, type(None))
 
 
 def format_warnings(tools: Any) -> list[Any]:

@@ -149,15 +149,17 @@ class BackendChecker:
             expected = error.validator_value
             wanted = " or ".join(expected) if isinstance(expected, list) else str(expected)
             check.problem(where, f"expected {wanted}, got {describe(instance)}",
-                          _list_hint(instance) if wanted == "array" else "")
+                          _list_hint(instance) if wanted == "array"
+                          else check.word_hint(where, instance, wanted))
         elif error.validator == "enum" and isinstance(error.validator_value, list):
             choices = [str(c) for c in error.validator_value]
             check.problem(where, f"expected one of {' | '.join(choices)}, got "
                           f"{_value(instance)}", _nearest(instance, choices))
         elif error.validator in ("anyOf", "oneOf") and isinstance(error.validator_value, list):
             forms = [_form(alt) for alt in error.validator_value if isinstance(alt, dict)]
-            check.problem(where, f"expected {' or '.join(f for f in forms if f)}, got "
-                          f"{describe(instance)}")
+            wanted = " or ".join(f for f in forms if f)
+            check.problem(where, f"expected {wanted}, got {describe(instance)}",
+                          check.word_hint(where, instance, wanted))
         elif error.validator == "minItems" and isinstance(instance, list):
             least = error.validator_value
             argv = inner[-1:] == ["argv"] or (not inner and shorthand == "argv")

@@ -148,7 +148,21 @@ class Checker:
                                      format_path(path), self._redact(hint)))
 
     def expected(self, path: Path, what: str, value: Any) -> None:
-        self.problem(path, f"expected {what}, got {describe(value)}")
+        self.problem(path, f"expected {what}, got {describe(value)}",
+                     self.word_hint(path, value, what))
+
+    def word_hint(self, path: Path, value: Any, what: str) -> str:
+        """Where text is wanted (``what`` names a string) and ``value`` is a boolean or null:
+        ``country: NO``, ``description: on``, ``name: ~`` (YAML read the word, not the
+        text)."""
+        if not (isinstance(value, bool) or value is None) or "string" not in what:
+            return ""
+        yaml = not self.mark(path).file.endswith(".toml")
+        if isinstance(value, bool):
+            return ("unquoted, YAML reads yes/no, on/off, true/false (any case) as a boolean: "
+                    "quote the text, as in \"no\"") if yaml else "quote the text, as in \"true\""
+        return ("unquoted, ~, null and an empty value are null in YAML: quote the text "
+                "(\"~\"), or remove the key") if yaml else ""
 
     # -- shapes ---------------------------------------------------------------------------
 

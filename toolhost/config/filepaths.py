@@ -38,7 +38,13 @@ def resolve_path(check: Checker, path: Path, value: str,
     """A path written in a file is relative to that file's directory; written in a shared
     repository's file, it must stay inside that repository (a problem otherwise). With
     ``expect``, a path that exists must be a regular file / a directory (a problem otherwise:
-    a FIFO or a device named where a file belongs would block whoever opens it)."""
+    a FIFO or a device named where a file belongs would block whoever opens it). A NUL
+    character is a problem: no file has one in its name (``run.cwd: "a\\0b"`` was an
+    internal error where the directory was looked into)."""
+    if "\0" in value:
+        check.problem(path, "a path cannot hold a NUL character (\\0)",
+                      "remove it: no file or directory name has one")
+        value = value.replace("\0", "")
     value = os.path.expanduser(value)
     if os.path.isabs(value):
         resolved = os.path.normpath(value)

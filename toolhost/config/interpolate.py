@@ -218,12 +218,17 @@ def _visit(value: Any, path: Path, secret: bool, walk: _Walk) -> Any:
         if spans:
             doc.substituted[path] = (value, tuple(spans))
         return result
+    # a value without a ``$`` nor anything inside stays as it is: not visited (a list of
+    # 490,000 numbers or plain words cost a call and a path each)
     if isinstance(value, dict):
         for key, item in value.items():
-            value[key] = _visit(item, (*path, key), secret or key in SECRET_SECTIONS, walk)
+            if isinstance(item, (dict, list)) or (isinstance(item, str) and "$" in item):
+                value[key] = _visit(item, (*path, key), secret or key in SECRET_SECTIONS,
+                                    walk)
     elif isinstance(value, list):
         for index, item in enumerate(value):
-            value[index] = _visit(item, (*path, index), secret, walk)
+            if isinstance(item, (dict, list)) or (isinstance(item, str) and "$" in item):
+                value[index] = _visit(item, (*path, index), secret, walk)
     return value
 
 

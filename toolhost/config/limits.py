@@ -39,9 +39,11 @@ import stat
 from typing import Any
 
 from toolhost.errors import Problem, shown
+from toolhost.excerpt import cut
 
 __all__ = ["LIMITS", "MAX_DIGITS", "MAX_EXTENDS_CHAIN", "Limits", "check_finite",
-           "data_depth_path", "read_bounded", "toml_depth", "toml_prescan", "toml_string_end"]
+           "data_depth_path", "float_underflow", "read_bounded", "toml_depth", "toml_prescan",
+           "toml_string_end"]
 
 MAX_DIGITS = 4000
 MAX_EXTENDS_CHAIN = 200  # what TOOLHOST_MAX_EXTENDS_CHAIN may raise the chain limit to
@@ -319,6 +321,16 @@ def toml_string_end(text: str, j: int, quote: str) -> int:
 # (``0x`` and 5,000 ``f``) is read without Python's digit limit, but its value has more
 # decimal digits than any message, JSON answer or comparison can print
 MAX_INT_BITS = math.floor(MAX_DIGITS * math.log2(10))
+
+
+def float_underflow(text: str, value: float) -> str:
+    """A reason when the float literal ``text`` is not zero but reads as 0.0 (``1e-400``:
+    below the smallest float, ~5e-324), else "": a key checked later would say "got 0.0",
+    never what was written."""
+    if value != 0.0 or not any(c in "123456789" for c in text.lower().partition("e")[0]):
+        return ""
+    return (f"{cut(text, 40)} is too small for a float: it would be read as 0.0 (the "
+            "smallest is about 5e-324)")
 
 
 def check_finite(value: Any) -> str:

@@ -253,11 +253,12 @@ class _Reader:
         if version is None and said:  # `toolhost: !!binary MQ==`, `toolhost: 1e400`: the
             self.version_problems += said  # reader's reason, not "version None"
             return
-        if version != FORMAT_VERSION or isinstance(version, bool):
+        if type(version) is not int or version != FORMAT_VERSION:  # 1.0 and true too
+            whole = isinstance(version, float) and version == FORMAT_VERSION
             self.version_problems.append(Problem(
                 f"unsupported format version {version!r}: this toolhost reads version "
-                f"{FORMAT_VERSION}", doc.file, mark.line, mark.column, "toolhost",
-                f"write 'toolhost: {FORMAT_VERSION}'"))
+                f"{FORMAT_VERSION}" + (" (a whole number)" if whole else ""), doc.file,
+                mark.line, mark.column, "toolhost", f"write 'toolhost: {FORMAT_VERSION}'"))
 
     def _extends(self, doc: Doc, entries: Any, layer: str, chain: tuple[str, ...]) -> None:
         if not isinstance(entries, list):

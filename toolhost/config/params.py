@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from toolhost import regex
-from toolhost.config.checks import Checker, did_you_mean
+from toolhost.config.checks import Checker, describe, did_you_mean
 from toolhost.config.tree import Path
 
 __all__ = ["JSON_TYPES", "SCHEMA_KEYWORDS", "build_params"]
@@ -74,8 +74,10 @@ def _check_default(check: Checker, schema: Mapping[str, Any], path: Path) -> Non
     except Exception:
         return
     if error is not None:
-        check.problem((*path, "default"), f"the default does not match the param's schema: "
-                      f"{error.message}", "change the default or the schema")
+        where = (*path, "default")
+        check.problem(where, f"the default does not match the param's schema: "
+                      f"{error.message}", check.word_hint(where, schema["default"], str(
+                          schema.get("type"))) or "change the default or the schema")
 
 
 _BIG = 1000  # items of a list default checked one by one below, past which they are deduplicated
@@ -98,7 +100,14 @@ def _first_error(cls: Any, schema: Mapping[str, Any], default: Any) -> Any:
         return first
     check = cls(items)
     seen: set[tuple[type, Any]] = set()
+    # an `items` of only a type (the commonest): an item of that type has no error, found
+    # without jsonschema (~2 us an item: 1 s of a 490,000-item default of distinct ints)
+    kind = items.get("type") if items.keys() <= _TYPE_ONLY else None
+    plain = _OF_TYPE.get(kind) if isinstance(kind, str) else None
     for item in default:
+        if plain is not None and type(item) in plain and (
+                type(item) is not float or kind != "integer" or item.is_integer()):
+            continue
         if type(item) in _SCALARS:
             key = (type(item), item)
             if key in seen:
@@ -111,6 +120,40 @@ def _first_error(cls: Any, schema: Mapping[str, Any], default: Any) -> Any:
 
 
 _SCALARS = (str, int, float, bool, type(None))
+_TYPE_ONLY = frozenset({"type", "description", "title"})
+_OF_TYPE: dict[str, frozenset[type]] = {  # the Python types a JSON type takes (bool is no int)
+    "integer": frozenset({int, float}), "number": frozenset({int, float}),
+    "string": frozenset({str}), "boolean": frozenset({bool}), "null": frozenset({type(None)})}
+
+
+def _check_enum_types(check: Checker, kinds: list[Any], enum: list[Any], path: Path) -> None:
+    """An ``enum`` value the param's own ``type`` refuses can never be sent: ``enum: [NO,
+    SE]`` under ``type: string`` is ``[false, "SE"]`` in YAML 1.1, and "NO" was refused."""
+    if not kinds:
+        return
+    wanted = " or ".join(str(k) for k in kinds)
+    for index, value in enumerate(enum):
+        if not any(_is_json_type(value, kind) for kind in kinds):
+            where = (*path, "enum", index)
+            check.problem(where, f"{describe(value)} is not of the param's type ({wanted}): "
+                          "no argument can be it",
+                          check.word_hint(where, value, wanted) or
+                          "remove it, or change the type")
+            return  # one is enough: the rest are likely the same mistake
+
+
+def _is_json_type(value: Any, kind: str) -> bool:
+    if isinstance(value, bool):  # (an int to Python, never an integer to JSON Schema)
+        return kind == "boolean"
+    if kind == "string":
+        return isinstance(value, str)
+    if kind == "integer":
+        return isinstance(value, int) or (isinstance(value, float) and value.is_integer())
+    if kind == "number":
+        return isinstance(value, (int, float))
+    if kind == "null":
+        return value is None
+    return isinstance(value, list if kind == "array" else dict) if kind != "boolean" else False
 
 
 def _check_schema(check: Checker, schema: Mapping[str, Any], path: Path) -> None:
@@ -135,6 +178,8 @@ def _check_schema(check: Checker, schema: Mapping[str, Any], path: Path) -> None
                 check.problem((*path, "pattern"), reason)
     if "enum" in schema and not isinstance(schema["enum"], list):
         check.expected((*path, "enum"), "a list", schema["enum"])
+    elif "enum" in schema and "type" in schema:
+        _check_enum_types(check, [k for k in kinds if k in JSON_TYPES], schema["enum"], path)
     for key in ("description", "title", "format"):
         if key in schema and not isinstance(schema[key], str):
             check.expected((*path, key), "a string", schema[key])

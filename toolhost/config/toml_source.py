@@ -21,6 +21,7 @@ from toolhost.config.limits import (
     MAX_INT_BITS,
     check_finite,
     data_depth_path,
+    float_underflow,
     toml_prescan,
     toml_string_end,
 )
@@ -82,7 +83,7 @@ def parse_toml(text: str, file: str, layer: str, problems: list[Problem]) -> Doc
             problems.append(_too_many(values, file, line, column))
         return None
     try:
-        data = tomllib.loads(text)
+        data = tomllib.loads(text, parse_float=_float)
     except tomllib.TOMLDecodeError as exc:
         message = str(exc)
         found = _AT.search(message)
@@ -187,13 +188,25 @@ def _plain(value: Any, path: Path, file: str, bad: list[tuple[Path, str]]) -> An
     for key, item in items:
         if isinstance(item, (dict, list)):
             _plain(item, (*path, key), file, bad)
-        elif isinstance(item, (float, datetime.date, datetime.time)) or (
+        elif isinstance(item, (float, datetime.date, datetime.time, _Underflow)) or (
                 type(item) is int and item.bit_length() > MAX_INT_BITS):  # 0x and 5,000 f
             value[key] = _scalar(item, (*path, key), bad)
     return value
 
 
+class _Underflow(str):
+    """A float literal that is not zero but reads as 0.0 (``1e-400``), as written."""
+
+
+def _float(text: str) -> Any:
+    value = float(text)
+    return _Underflow(text) if value == 0.0 and float_underflow(text, value) else value
+
+
 def _scalar(value: Any, path: Path, bad: list[tuple[Path, str]]) -> Any:
+    if type(value) is _Underflow:
+        bad.append((path, float_underflow(value, 0.0)))
+        return None
     if isinstance(value, datetime.datetime):  # (a datetime is a date too: first)
         return TomlDateTime(value.isoformat())
     if isinstance(value, datetime.date):

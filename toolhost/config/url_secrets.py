@@ -97,12 +97,19 @@ def url_credentials(data: Any, min_length: int) -> set[str]:
 
 
 def _strings(data: Any) -> Iterator[str]:
+    """Every string in ``data`` that holds an ``@`` (only those can hold a userinfo)."""
     stack = [data]
     while stack:  # a loop, not recursion: the config may nest deeply
         node = stack.pop()
         if isinstance(node, str):
-            yield node
-        elif isinstance(node, dict):
-            stack.extend(node.values())
-        elif isinstance(node, list):
-            stack.extend(node)
+            if "@" in node:
+                yield node
+            continue
+        items = node.values() if isinstance(node, dict) else node \
+            if isinstance(node, list) else ()
+        for item in items:  # a long list of numbers or plain words costs no stack
+            if isinstance(item, str):
+                if "@" in item:
+                    yield item
+            elif isinstance(item, (dict, list)):
+                stack.append(item)

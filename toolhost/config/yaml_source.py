@@ -1,40 +1,32 @@
 """YAML text -> ``Doc``, keeping every node's line and column.
 
-The text is composed (not constructed) with libyaml when available, so each node keeps its
-mark; scalars are then built with PyYAML's safe constructor: SafeLoader semantics, no Python
-tags. Mapping keys are kept as written (``on:`` stays the string ``"on"``), duplicate keys
-are errors, merge keys (``<<: *base``) work, and tags other than the plain JSON-like ones
-(``!!binary``, ``!!set``, custom ``!tags``) are rejected with their line.
+The data is built straight from libyaml's events (``yaml_events``: no node tree), so each
+value keeps its mark; scalars are built as PyYAML's safe constructor builds them: SafeLoader
+semantics, no Python tags. Mapping keys are kept as written (``on:`` stays the string
+``"on"``), duplicate keys are errors, merge keys (``<<: *base``) work, and tags other
+than the plain JSON-like ones (``!!binary``, ``!!set``, custom ``!tags``) are rejected with
+their line.
 """
 
 from __future__ import annotations
 
-import functools
 import re
 from typing import Any
 
 import yaml
-from yaml.events import (
-    AliasEvent,
-    MappingEndEvent,
-    MappingStartEvent,
-    ScalarEvent,
-    SequenceEndEvent,
-    SequenceStartEvent,
-)
-from yaml.nodes import Node, ScalarNode
+from yaml.nodes import ScalarNode
 
 from toolhost.config.escapes import surrogate_hint
 from toolhost.config.limits import LIMITS, toml_depth
-from toolhost.config.load_budget import values_left, values_message
-from toolhost.config.tree import Doc, Mark
-from toolhost.config.yaml_walk import Recheck, Walker
+from toolhost.config.load_budget import values_left
+from toolhost.config.tree import Doc
+from toolhost.config.yaml_events import Limit, build_doc
 from toolhost.errors import Problem
 from toolhost.excerpt import cut
 
 __all__ = ["parse_yaml"]
 
-try:  # libyaml is ~10x faster on big files; the pure-Python loader gives the same nodes
+try:  # libyaml is ~10x faster on big files; the pure-Python loader gives the same events
     _Base: Any = yaml.CSafeLoader
 except AttributeError:  # pragma: no cover
     _Base = yaml.SafeLoader
@@ -95,63 +87,28 @@ def parse_yaml(text: str, file: str, layer: str, problems: list[Problem]) -> Doc
             "text around it would change", file, line, column,
             hint="write it escaped inside double quotes (\\N, \\L, \\P) or remove it"))
         return None
-    if _one_pass_safe(text):
-        # Composed without the prescan; a clean walk that meets no node as deep as the limit
-        # proves the prescan would have passed. Anything else takes the checked path below.
-        try:
-            nodes = list(yaml.compose_all(text, Loader=_Loader))
-            if len(nodes) <= 1:
-                return _doc(nodes, file, layer, problems, trusted=True,
-                            shared="*" in text)
-        except (yaml.YAMLError, UnicodeEncodeError, Recheck):
-            pass
-    return _checked(text, file, layer, problems)
+    return _parse(text, file, layer, problems)
 
 
-def _one_pass_safe(text: str) -> bool:
-    """Whether composing before the prescan is safe: libyaml itself refuses nesting past
-    1,000 levels (its composer recurses once per level), the text has too few ``*`` to
-    hold more aliases than the limit, and too few characters to hold more values (each
-    value, even ``{a,b}``'s null ones, takes one character at least)."""
-    return (len(text) < values_left() and text.count("*") <= LIMITS.aliases
-            and _libyaml_bounds_nesting())
-
-
-@functools.lru_cache(maxsize=1)
-def _libyaml_bounds_nesting() -> bool:
-    if _Base is yaml.SafeLoader:  # pragma: no cover - the pure-Python composer recurses
-        return False
-    for deep in ("[" * 1001 + "]" * 1001, "- " * 1001 + "x"):
-        try:
-            list(yaml.compose_all(deep, Loader=_Loader))
-        except yaml.YAMLError as exc:
-            if "nesting depth" in str(exc):
-                continue
-        return False
-    return True
-
-
-def _doc(nodes: list[Node], file: str, layer: str, problems: list[Problem], *,
-         trusted: bool = False, shared: bool = True) -> Doc:
-    """``shared``: the text may hold aliases (see ``Walker``); the walk lets go of the
-    nodes when it cannot."""
-    doc = Doc(data=None, file=file, layer=layer)
-    doc.marks[()] = Mark(file, 1, 1, layer)
-    if nodes:
-        root = nodes.pop(0) if not shared else nodes[0]
-        doc.data = Walker(doc, problems, trusted=trusted, shared=shared).walk(root, ())
-    return doc
-
-
-def _checked(text: str, file: str, layer: str, problems: list[Problem]) -> Doc | None:
-    """The prescan (depth and aliases), then the composer and the walk."""
+def _parse(text: str, file: str, layer: str, problems: list[Problem]) -> Doc | None:
+    """Build the data from libyaml's events (``yaml_events``); a problem of the text itself
+    (a syntax error, a limit, an undefined alias, a second document) is the only one."""
+    before = len(problems)
+    reached = [0, -1]  # the depth and the place of the last event seen, when libyaml stops
+    loader = None
     try:
-        bounded = _prescan(text, file)
-        if isinstance(bounded, Problem):
-            problems.append(bounded)
-            return None
-        nodes = list(yaml.compose_all(text, Loader=_Loader))
+        loader = _Loader(text)  # libyaml takes the text as UTF-8: a lone surrogate stops here
+        doc, documents, line = build_doc(loader, file, layer, problems, values_left(), reached,
+                                         "*" in text)
+    except Limit as exc:
+        del problems[before:]
+        problems.append(exc.problem)
+        return None
     except yaml.MarkedYAMLError as exc:
+        del problems[before:]
+        if "nesting depth" in str(exc) and _Base is not yaml.SafeLoader:
+            problems.append(_too_deep(exc, text, reached, file))
+            return None
         mark = exc.problem_mark or exc.context_mark
         line, col = (mark.line + 1, mark.column + 1) if mark else (0, 0)
         message = f"invalid YAML: {cut(str(exc.problem or exc.context), 300)}"
@@ -162,11 +119,13 @@ def _checked(text: str, file: str, layer: str, problems: list[Problem]) -> Doc |
         problems.append(Problem(message, file, line, col, hint=_syntax_hint(exc, text)))
         return None
     except UnicodeEncodeError as exc:  # a lone surrogate: text that came from no UTF-8 file
+        del problems[before:]
         line = text.count("\n", 0, exc.start) + 1
         problems.append(Problem("invalid YAML: not UTF-8 text (a lone surrogate)", file, line,
                                 exc.start - (text.rfind("\n", 0, exc.start) + 1) + 1))
         return None
     except yaml.reader.ReaderError as exc:  # a control character, e.g. NUL: say where it is
+        del problems[before:]
         at = max(exc.position, 0)
         line = text.count("\n", 0, at) + 1
         char = exc.character
@@ -175,89 +134,34 @@ def _checked(text: str, file: str, layer: str, problems: list[Problem]) -> Doc |
                                 file, line, at - (text.rfind("\n", 0, at) + 1) + 1))
         return None
     except yaml.YAMLError as exc:
+        del problems[before:]
         problems.append(Problem(f"invalid YAML: {cut(' '.join(str(exc).split()), 300)}",
                                 file))
         return None
-    if len(nodes) > 1:
-        line = nodes[1].start_mark.line + 1
-        lines = text.splitlines()
-        for i in range(nodes[0].end_mark.line, min(line, len(lines))):
-            if lines[i].startswith("---"):  # point at the separator, not the content
-                line = i + 1
-                break
+    finally:
+        if loader is not None:
+            loader.dispose()
+    if documents > 1:
+        del problems[before:]
         problems.append(Problem("a config file holds one YAML document, found "
-                                f"{len(nodes)} (remove the extra '---')", file, line, 1))
+                                f"{documents} (remove the extra '---')", file, line, 1))
         return None
-    return _doc(nodes, file, layer, problems, shared="*" in text)
+    return doc
 
 
-def _at(event: Any, file: str, message: str, hint: str) -> Problem:
-    mark = event.start_mark
+def _too_deep(exc: yaml.MarkedYAMLError, text: str, reached: list[int], file: str) -> Problem:
+    """libyaml 0.2.6 (PyYAML 6.0.4's wheels) stops at 1,000 levels while scanning ahead,
+    before the events reach our limit (at most MAX_CONFIG_DEPTH, far below): the text is
+    deeper than the limit, and libyaml's mark is where it went past 1,000."""
+    mark = exc.problem_mark or exc.context_mark
     line, column = (mark.line + 1, mark.column + 1) if mark is not None else (0, 0)
-    return Problem(message, file, line, column, hint=hint)
-
-
-def _prescan(text: str, file: str) -> Problem | None:
-    """Walk the event stream once (libyaml's parser keeps its own stack; the composer after it
-    recurses once per level): refuse nesting deeper than the limit and too many aliases
-    before anything is built. Syntax errors are left to the composer, which reports them."""
-    reached = [0, -1]  # the depth and the place of the last event seen, when libyaml stops
-    try:
-        return _scan(text, file, _Loader, reached)
-    except yaml.MarkedYAMLError as exc:
-        # libyaml 0.2.6 (PyYAML 6.0.4's wheels) stops at 1,000 levels while scanning ahead,
-        # before the events reach our limit (at most MAX_CONFIG_DEPTH, far below): the text
-        # is deeper than the limit, and libyaml's mark is where it went past 1,000. (Walking
-        # again with the pure-Python parser took 5 s per MiB to get there.)
-        if "nesting depth" not in str(exc) or _Base is yaml.SafeLoader:
-            raise
-        mark = exc.problem_mark or exc.context_mark
-        line, column = (mark.line + 1, mark.column + 1) if mark is not None else (0, 0)
-        if mark is not None:  # a flow collection opened on that line: the bracket past ours
-            start = text.rfind("\n", 0, mark.index) + 1
-            depth, last = reached
-            if last >= start:  # events of this line were seen: the depth where it began
-                seen = text[start:last + 1]
-                depth -= seen.count("[") + seen.count("{") - seen.count("]") - seen.count("}")
-            deep = toml_depth(text[start:mark.index], max(LIMITS.depth - depth, 0))
-            column = deep + 1 if deep >= 0 else column
-        return Problem(f"nested more than {LIMITS.depth} mappings or lists deep", file, line,
-                       column, hint="raise TOOLHOST_MAX_CONFIG_DEPTH if this is meant")
-
-
-def _scan(text: str, file: str, loader: Any, reached: list[int]) -> Problem | None:
-    depth_limit, alias_limit, value_limit = LIMITS.depth, LIMITS.aliases, values_left()
-    depth = aliases = values = 0
-    for event in yaml.parse(text, Loader=loader):
-        kind = type(event)
-        if kind in _CLOSE:
-            depth -= 1
-            reached[0], reached[1] = depth, _index(event)
-            continue
-        if kind in _VALUES:  # scalars (keys too), mappings, lists, aliases
-            values += 1
-            if values > value_limit:
-                return _at(event, file, values_message(value_limit),
-                           "raise TOOLHOST_MAX_CONFIG_VALUES if this is meant")
-        if kind in _OPEN:
-            depth += 1
-            reached[0], reached[1] = depth, _index(event)
-            if depth > depth_limit:
-                return _at(event, file, f"nested more than {depth_limit} mappings or lists deep",
-                           "raise TOOLHOST_MAX_CONFIG_DEPTH if this is meant")
-        elif kind is AliasEvent:
-            aliases += 1
-            if aliases > alias_limit:
-                return _at(event, file, f"more than {alias_limit:,} YAML aliases",
-                           "raise TOOLHOST_MAX_YAML_ALIASES if this is meant")
-    return None
-
-
-def _index(event: Any) -> int:
-    mark = event.start_mark
-    return mark.index if mark is not None else -1
-
-
-_OPEN = (MappingStartEvent, SequenceStartEvent)
-_CLOSE = (MappingEndEvent, SequenceEndEvent)
-_VALUES = (*_OPEN, ScalarEvent, AliasEvent)
+    if mark is not None:  # a flow collection opened on that line: the bracket past ours
+        start = text.rfind("\n", 0, mark.index) + 1
+        depth, last = reached
+        if last >= start:  # events of this line were seen: the depth where it began
+            seen = text[start:last + 1]
+            depth -= seen.count("[") + seen.count("{") - seen.count("]") - seen.count("}")
+        deep = toml_depth(text[start:mark.index], max(LIMITS.depth - depth, 0))
+        column = deep + 1 if deep >= 0 else column
+    return Problem(f"nested more than {LIMITS.depth} mappings or lists deep", file, line,
+                   column, hint="raise TOOLHOST_MAX_CONFIG_DEPTH if this is meant")

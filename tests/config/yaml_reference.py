@@ -1,25 +1,31 @@
-"""libyaml's nodes -> plain data and the marks of every node (see ``yaml_source``).
-
-Aliases share nodes, so a small text can stand for a huge tree (a "billion laughs"): every node
-walked again through an alias counts against ``LIMITS.alias_nodes``. A walk told it is *trusted*
-(the text was composed without the prescan) stops with ``Recheck`` at the first problem and at
-the first node as deep as the nesting limit: the caller then takes the checked path, which
-reports exactly what it always has.
-"""
+"""The composed path the YAML loader took before it built the data from libyaml's events
+(``toolhost/config/yaml_events.py``): PyYAML's composer, then a walk over its nodes. Kept here
+as the oracle the event builder is compared with (data, marks, problems)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import yaml
+from yaml.events import (
+    AliasEvent,
+    MappingEndEvent,
+    MappingStartEvent,
+    ScalarEvent,
+    SequenceEndEvent,
+    SequenceStartEvent,
+)
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from toolhost.config.limits import LIMITS, MAX_DIGITS, check_finite
+from toolhost.config.limits import LIMITS, MAX_DIGITS, check_finite, toml_depth
+from toolhost.config.load_budget import values_left, values_message
 from toolhost.config.tree import Doc, Mark, Path, format_path
+from toolhost.config.yaml_numbers import yaml11_number
+from toolhost.config.yaml_source import _Base, _Loader, _syntax_hint
 from toolhost.errors import Problem
 from toolhost.excerpt import cut
 
-__all__ = ["Recheck", "Walker"]
+__all__ = ["composed"]
 
 _T = "tag:yaml.org,2002:"
 _PLAIN_TAGS = {_T + "str", _T + "int", _T + "float", _T + "bool", _T + "null"}
@@ -198,7 +204,7 @@ class Walker:
                 # it keeps each node it built (for aliases, which the walk handles itself):
                 # let go of it, or every scalar node of the file stays alive
                 self.constructor.constructed_objects.clear()
-            except (ValueError, yaml.YAMLError) as exc:
+            except (ValueError, LookupError, yaml.YAMLError) as exc:  # LookupError: fixed here too
                 self.problem(node, path, f"invalid {node.tag[len(_T):]}: {cut(str(exc), 120)}")
                 return None
             if (node.tag == _INT or node.tag == _FLOAT) and (":" in text or "0" in text[:2]) \
@@ -218,18 +224,133 @@ class Walker:
         return None
 
 
-def yaml11_number(text: str, value: Any, integer: bool) -> tuple[str, str] | None:
-    """(message, hint) when the plain scalar ``text`` is a number only YAML 1.1 reads so
-    (``value``), and YAML 1.2, JSON and TOML read otherwise: a base-60 ``1:30`` (90; text in
-    YAML 1.2) or a leading-zero octal ``0755`` (493; 755 in YAML 1.2). ``command: [chmod,
-    0755, f]`` ran ``chmod 493 f``, ``at 12:30`` ran ``at 750``."""
-    if ":" in text:
-        return (f"{cut(text, 40)!r} is a base-60 number in YAML 1.1 ({cut(str(value), 40)}) "
-                "and text in YAML 1.2", f"quote it (\"{cut(text, 40)}\") for the text, or "
-                f"write the number ({cut(str(value), 40)})")
-    digits = text.lstrip("+-")
-    if integer and len(digits) > 1 and digits[0] == "0" and digits[1] not in "xXbB":
-        return (f"{cut(text, 40)!r} is an octal number in YAML 1.1 ({cut(str(value), 40)}) "
-                "and a decimal one in YAML 1.2 and JSON", f"quote it (\"{cut(text, 40)}\") "
-                "for the text, or write the number without the leading zero")
+def _doc(nodes: list[Node], file: str, layer: str, problems: list[Problem], *,
+         trusted: bool = False, shared: bool = True) -> Doc:
+    """``shared``: the text may hold aliases (see ``Walker``); the walk lets go of the
+    nodes when it cannot."""
+    doc = Doc(data=None, file=file, layer=layer)
+    doc.marks[()] = Mark(file, 1, 1, layer)
+    if nodes:
+        root = nodes.pop(0) if not shared else nodes[0]
+        doc.data = Walker(doc, problems, trusted=trusted, shared=shared).walk(root, ())
+    return doc
+
+
+def composed(text: str, file: str, layer: str, problems: list[Problem]) -> Doc | None:
+    """The prescan (depth and aliases), then the composer and the walk."""
+    try:
+        bounded = _prescan(text, file)
+        if isinstance(bounded, Problem):
+            problems.append(bounded)
+            return None
+        nodes = list(yaml.compose_all(text, Loader=_Loader))
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line, col = (mark.line + 1, mark.column + 1) if mark else (0, 0)
+        message = f"invalid YAML: {cut(str(exc.problem or exc.context), 300)}"
+        start = exc.context_mark
+        if exc.problem and exc.context and start is not None and start.line + 1 != line:
+            # an unclosed bracket or quote is found lines later: say where it opened
+            message += f" ({exc.context} at line {start.line + 1}, column {start.column + 1})"
+        problems.append(Problem(message, file, line, col, hint=_syntax_hint(exc, text)))
+        return None
+    except UnicodeEncodeError as exc:  # a lone surrogate: text that came from no UTF-8 file
+        line = text.count("\n", 0, exc.start) + 1
+        problems.append(Problem("invalid YAML: not UTF-8 text (a lone surrogate)", file, line,
+                                exc.start - (text.rfind("\n", 0, exc.start) + 1) + 1))
+        return None
+    except yaml.reader.ReaderError as exc:  # a control character, e.g. NUL: say where it is
+        at = max(exc.position, 0)
+        line = text.count("\n", 0, at) + 1
+        char = exc.character
+        char = char if isinstance(char, int) else ord(char[:1] or " ")
+        problems.append(Problem(f"invalid YAML: control character U+{char:04X} is not allowed",
+                                file, line, at - (text.rfind("\n", 0, at) + 1) + 1))
+        return None
+    except yaml.YAMLError as exc:
+        problems.append(Problem(f"invalid YAML: {cut(' '.join(str(exc).split()), 300)}",
+                                file))
+        return None
+    if len(nodes) > 1:
+        line = nodes[1].start_mark.line + 1
+        lines = text.splitlines()
+        for i in range(nodes[0].end_mark.line, min(line, len(lines))):
+            if lines[i].startswith("---"):  # point at the separator, not the content
+                line = i + 1
+                break
+        problems.append(Problem("a config file holds one YAML document, found "
+                                f"{len(nodes)} (remove the extra '---')", file, line, 1))
+        return None
+    return _doc(nodes, file, layer, problems, shared="*" in text)
+
+
+def _at(event: Any, file: str, message: str, hint: str) -> Problem:
+    mark = event.start_mark
+    line, column = (mark.line + 1, mark.column + 1) if mark is not None else (0, 0)
+    return Problem(message, file, line, column, hint=hint)
+
+
+def _prescan(text: str, file: str) -> Problem | None:
+    """Walk the event stream once (libyaml's parser keeps its own stack; the composer after it
+    recurses once per level): refuse nesting deeper than the limit and too many aliases
+    before anything is built. Syntax errors are left to the composer, which reports them."""
+    reached = [0, -1]  # the depth and the place of the last event seen, when libyaml stops
+    try:
+        return _scan(text, file, _Loader, reached)
+    except yaml.MarkedYAMLError as exc:
+        # libyaml 0.2.6 (PyYAML 6.0.4's wheels) stops at 1,000 levels while scanning ahead,
+        # before the events reach our limit (at most MAX_CONFIG_DEPTH, far below): the text
+        # is deeper than the limit, and libyaml's mark is where it went past 1,000. (Walking
+        # again with the pure-Python parser took 5 s per MiB to get there.)
+        if "nesting depth" not in str(exc) or _Base is yaml.SafeLoader:
+            raise
+        mark = exc.problem_mark or exc.context_mark
+        line, column = (mark.line + 1, mark.column + 1) if mark is not None else (0, 0)
+        if mark is not None:  # a flow collection opened on that line: the bracket past ours
+            start = text.rfind("\n", 0, mark.index) + 1
+            depth, last = reached
+            if last >= start:  # events of this line were seen: the depth where it began
+                seen = text[start:last + 1]
+                depth -= seen.count("[") + seen.count("{") - seen.count("]") - seen.count("}")
+            deep = toml_depth(text[start:mark.index], max(LIMITS.depth - depth, 0))
+            column = deep + 1 if deep >= 0 else column
+        return Problem(f"nested more than {LIMITS.depth} mappings or lists deep", file, line,
+                       column, hint="raise TOOLHOST_MAX_CONFIG_DEPTH if this is meant")
+
+
+def _scan(text: str, file: str, loader: Any, reached: list[int]) -> Problem | None:
+    depth_limit, alias_limit, value_limit = LIMITS.depth, LIMITS.aliases, values_left()
+    depth = aliases = values = 0
+    for event in yaml.parse(text, Loader=loader):
+        kind = type(event)
+        if kind in _CLOSE:
+            depth -= 1
+            reached[0], reached[1] = depth, _index(event)
+            continue
+        if kind in _VALUES:  # scalars (keys too), mappings, lists, aliases
+            values += 1
+            if values > value_limit:
+                return _at(event, file, values_message(value_limit),
+                           "raise TOOLHOST_MAX_CONFIG_VALUES if this is meant")
+        if kind in _OPEN:
+            depth += 1
+            reached[0], reached[1] = depth, _index(event)
+            if depth > depth_limit:
+                return _at(event, file, f"nested more than {depth_limit} mappings or lists deep",
+                           "raise TOOLHOST_MAX_CONFIG_DEPTH if this is meant")
+        elif kind is AliasEvent:
+            aliases += 1
+            if aliases > alias_limit:
+                return _at(event, file, f"more than {alias_limit:,} YAML aliases",
+                           "raise TOOLHOST_MAX_YAML_ALIASES if this is meant")
     return None
+
+
+def _index(event: Any) -> int:
+    mark = event.start_mark
+    return mark.index if mark is not None else -1
+
+
+_OPEN = (MappingStartEvent, SequenceStartEvent)
+_CLOSE = (MappingEndEvent, SequenceEndEvent)
+_VALUES = (*_OPEN, ScalarEvent, AliasEvent)
