@@ -42,6 +42,17 @@ def _od_c(data: bytes, offsets: bool = True) -> str:  # od -c (and od -An -c)
                      for at in range(0, len(cells), 16)) + "\n"
 
 
+def _column(data: bytes) -> str:  # a dump's ASCII column
+    return "".join(chr(b) if 32 <= b < 127 else "." for b in data)
+
+
+def _xxd_bits(data: bytes, per_line: int) -> str:  # xxd -b (-c N)
+    width = 9 * per_line
+    return "".join(f"{at:08x}: " + " ".join(f"{b:08b}" for b in data[at:at + per_line])
+                   .ljust(width) + " " + _column(data[at:at + per_line]) + "\n"
+                   for at in range(0, len(data), per_line))
+
+
 ENCODINGS: dict[str, Callable[[bytes], str]] = {
     "od -c": _od_c,
     "od -An -c": lambda d: _od_c(d, offsets=False),
@@ -81,6 +92,12 @@ ENCODINGS: dict[str, Callable[[bytes], str]] = {
         "".join(f"{b:08b}" for b in d), 76)),
     "basenc --base2lsbf -w0": lambda d: "".join(f"{b:08b}"[::-1] for b in d),
     "quoted-printable": lambda d: quopri.encodestring(d).decode(),
+    "xxd -b": lambda d: _xxd_bits(d, 6),
+    "xxd -b -c4": lambda d: _xxd_bits(d, 4),
+    "octal escapes": lambda d: "".join(f"\\{b:03o}" for b in d),
+    "octal escapes in JSON": lambda d: "".join(f"\\\\{b:03o}" for b in d),
+    "=XX every byte": lambda d: "".join(f"={b:02X}" for b in d),
+    "utf-32 hex": lambda d: d.decode().encode("utf-32-le").hex(),
 }
 
 
@@ -135,6 +152,30 @@ def test_a_secret_in_little_endian_words_is_hidden(secret: str, size: int) -> No
             swapped = "".join(window[i:i + size][::-1].hex() for i in range(0, 2 * size, size))
             assert swapped not in digits, (lead, shown)
         assert "***" in shown, (lead, shown)
+
+
+def _xxd_words(data: bytes, size: int) -> str:  # xxd -e (4), od -tx8 with a column (8)
+    padded = data + b"\0" * (-len(data) % size)
+    out = []
+    for at in range(0, len(data), 16):
+        words = [padded[i:i + size][::-1].hex() for i in range(at, min(at + 16, len(padded)),
+                                                                 size)]
+        out.append(f"{at:08x}: " + " ".join(words).ljust(36) + "  " + _column(data[at:at + 16]))
+    return "\n".join(out) + "\n"
+
+
+@pytest.mark.parametrize("size", [4, 8], ids=["xxd -e", "od -tx8 with a column"])
+def test_a_secret_in_words_shows_none_of_itself_in_the_dumps_column(size: int) -> None:
+    """The column of the line a secret in little-endian words ends on shows the secret's
+    last characters in their own order (xxd -e's ``7d6c5b4a3921.`` was shown)."""
+    redactor = Redactor(frozenset(SECRETS))
+    for secret in SECRETS:
+        raw = secret.encode()
+        for lead in range(2 * size):
+            text = _xxd_words(b"x" * lead + b"key=" + raw + b"\n", size)
+            shown = redactor.redact(text)
+            assert _column(raw[-5:]) not in shown, (lead, shown)
+            assert raw[-6:][::-1].hex() not in shown.replace(" ", ""), (lead, shown)
 
 
 _SPACED = ("od -c", "od -An -c", "spaced", "od -b", "od -tu1", "list of bytes",

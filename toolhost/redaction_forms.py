@@ -124,12 +124,19 @@ def rare_forms(secret: str) -> set[str]:
     """Forms a ``Redactor`` hides where they are whole, but does not look for at the edge of
     a cut text or a stream's piece (each form looked for there costs every stream line a
     little): base85 (Ascii85, ``b85encode``, Z85), uuencode, the bits (``basenc --base2msbf``
-    and ``--base2lsbf``) and quoted-printable."""
+    and ``--base2lsbf``), quoted-printable, every byte in octal escapes or as ``=XX``, and
+    UTF-32 hex."""
     raw = secret.encode("utf-8", "surrogatepass")
     found = _base85_cores(raw) | _uu_cores(raw)
     found |= {"".join(f"{b:08b}" for b in raw), "".join(f"{b:08b}"[::-1] for b in raw)}
     if not raw.isascii() or "=" in secret:  # quoted-printable (mail): "=" and bytes past ASCII
         found.add(quopri.encodestring(raw).decode("ascii").replace("=\n", ""))
+    # every byte escaped: octal (``printf '\163\153'``, C, Python), as in a JSON string too,
+    # and quoted-printable (``=73=6B``); UTF-32 hex
+    octal = "".join(f"\\{b:03o}" for b in raw)
+    found |= {octal, octal.replace("\\", "\\\\"), "".join(f"={b:02X}" for b in raw),
+              secret.encode("utf-32-le", "surrogatepass").hex(),
+              secret.encode("utf-32-be", "surrogatepass").hex()}
     return {f for f in found if len(f) >= MIN_FORM} - {secret}
 
 
