@@ -41,6 +41,7 @@ from toolhost.redaction_tail import MAX_HOLD, SpelledTails
 from toolhost.redaction_wrapped import (
     line_held,
     merged,
+    ragged_spans,
     wrapped_edge,
     wrapped_hold,
     wrapped_spans,
@@ -102,7 +103,8 @@ class Redactor:
         if self._pattern is None:
             return []
         found = list(self._pattern.spans(text))
-        extra = list(wrapped_spans(text, self._pattern.spans))
+        extra = [*wrapped_spans(text, self._pattern.spans),
+                 *ragged_spans(text, self._pattern.spans)]
         return merged(found + extra) if extra else found
 
     def __bool__(self) -> bool:
@@ -112,7 +114,8 @@ class Redactor:
         """``text`` with every form of every secret replaced by ``***``."""
         if self._pattern is None or not isinstance(text, str):
             return text
-        extra = list(wrapped_spans(text, self._pattern.spans))
+        extra = [*wrapped_spans(text, self._pattern.spans),
+                 *ragged_spans(text, self._pattern.spans)]
         if not extra:
             return self._pattern.sub(text, MASK)
         out: list[str] = []

@@ -19,7 +19,8 @@ from typing import Any
 
 from toolhost.redaction_spell import _encodable
 
-__all__ = ["line_held", "merged", "wrapped_edge", "wrapped_hold", "wrapped_spans"]
+__all__ = ["line_held", "merged", "ragged_spans", "wrapped_edge", "wrapped_hold",
+           "wrapped_spans"]
 
 _SEP = r"(?:\r?\n|\\r\\n|\\n)"
 # two lines or more of base64 (or hex, its subset), the first of at least 16 characters (the
@@ -94,6 +95,50 @@ def wrapped_spans(text: str, spans: Spans) -> Iterator[tuple[int, int]]:
             probe = _encodable(text)  # (same length, same places)
     for block in _scanner().finditer(probe):
         yield from _mapped(text[block.start():block.end()], block.start(), spans)
+
+
+def ragged_spans(text: str, spans: Spans) -> Iterator[tuple[int, int]]:
+    """``wrapped_spans`` for encodings whose lines hold any printable character: base85
+    wrapped at a fixed width (``a85encode(wrapcol=...)``, PDF's ``<~...~>``, ``basenc
+    --z85``) and uuencode (each line first a character giving its length, taken out before
+    the lines are joined). A block is two lines or more of one width, 20 or more, the last
+    one maybe shorter, of printable ASCII without a blank."""
+    if "\n" not in text:
+        return
+    for block in _ragged_scanner().finditer(text if text.isascii() else _encodable(text)):
+        lines = text[block.start():block.end()].split("\n")
+        width = len(lines[0])
+        count = next((n for n, line in enumerate(lines) if len(line) != width), len(lines))
+        if count < len(lines) and len(lines[count]) < width:
+            count += 1  # the last line, shorter
+        lines = lines[:count]
+        if len(lines) < 2:
+            continue
+        uu = all(len(line) == 1 + 4 * -(-(ord(line[0]) - 32) // 3) for line in lines)
+        cut = 1 if uu else 0  # uuencode: each line's length character is not data
+        joined = "".join(line[cut:] for line in lines)
+        if not uu and _B64_LINE.fullmatch(joined):
+            continue  # base64 or hex: ``wrapped_spans`` reads it
+        step = width - cut  # each line's part of the joined text, the last one's maybe less
+        for first, end in spans(joined):
+            yield (_ragged_at(block.start(), first, step, cut),
+                   _ragged_at(block.start(), end - 1, step, cut) + 1)
+
+
+def _ragged_at(start: int, i: int, step: int, cut: int) -> int:
+    """Where character ``i`` of a ragged block's joined text is in the text."""
+    line, col = divmod(i, step)
+    return start + line * (step + cut + 1) + cut + col
+
+
+@functools.cache
+def _ragged_scanner() -> Any:
+    import re2
+
+    options = re2.Options()
+    options.never_capture = True
+    options.log_errors = False
+    return re2.compile(r"[!-~]{20,}(?:\n[!-~]+)+", options)
 
 
 def wrapped_edge(text: str, longest: Callable[[str], int], *, at_end: bool,
