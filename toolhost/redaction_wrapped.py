@@ -105,8 +105,24 @@ def ragged_spans(text: str, spans: Spans) -> Iterator[tuple[int, int]]:
     one maybe shorter, of printable ASCII without a blank."""
     if "\n" not in text:
         return
-    for block in _ragged_scanner().finditer(text if text.isascii() else _encodable(text)):
-        lines = text[block.start():block.end()].split("\n")
+    pos = 0
+    for look in _RAGGED_LOOK.finditer(text):  # a line of 20 such characters or more ends
+        if look.start() < pos:
+            continue
+        begin = text.rfind("\n", 0, look.start()) + 1
+        if not _PRINTABLE.fullmatch(text, begin, look.start()):
+            continue
+        lines, at = [], begin
+        while True:
+            stop = text.find("\n", at)
+            line = text[at:stop if stop >= 0 else len(text)]
+            if not _PRINTABLE.fullmatch(line):
+                break
+            lines.append(line)
+            if stop < 0:
+                break
+            at = stop + 1
+        pos = at
         width = len(lines[0])
         count = next((n for n, line in enumerate(lines) if len(line) != width), len(lines))
         if count < len(lines) and len(lines[count]) < width:
@@ -121,24 +137,14 @@ def ragged_spans(text: str, spans: Spans) -> Iterator[tuple[int, int]]:
             continue  # base64 or hex: ``wrapped_spans`` reads it
         step = width - cut  # each line's part of the joined text, the last one's maybe less
         for first, end in spans(joined):
-            yield (_ragged_at(block.start(), first, step, cut),
-                   _ragged_at(block.start(), end - 1, step, cut) + 1)
+            yield (_ragged_at(begin, first, step, cut),
+                   _ragged_at(begin, end - 1, step, cut) + 1)
 
 
 def _ragged_at(start: int, i: int, step: int, cut: int) -> int:
     """Where character ``i`` of a ragged block's joined text is in the text."""
     line, col = divmod(i, step)
     return start + line * (step + cut + 1) + cut + col
-
-
-@functools.cache
-def _ragged_scanner() -> Any:
-    import re2
-
-    options = re2.Options()
-    options.never_capture = True
-    options.log_errors = False
-    return re2.compile(r"[!-~]{20,}(?:\n[!-~]+)+", options)
 
 
 def wrapped_edge(text: str, longest: Callable[[str], int], *, at_end: bool,
@@ -237,6 +243,8 @@ def line_held(text: str, tail: int) -> int:
 
 
 _B64_LINE = re.compile(r"[A-Za-z0-9+/_-]+={0,2}")
+_RAGGED_LOOK = re.compile(r"\n(?<=[!-~]{20}\n)[!-~]")
+_PRINTABLE = re.compile(r"[!-~]+")
 # what a cut may leave at the end of a wrapped block: a line break, or the start of one
 _CUT_SEPARATORS = ("\r\n", "\n", "\r", "\\r\\n", "\\n", "\\r\\", "\\r", "\\")
 # the end of a line a cut left before a block (the rest of a wrapped line), and its break
