@@ -159,7 +159,7 @@ def test_a_secret_in_little_endian_words_is_hidden(secret: str, size: int) -> No
         assert "***" in shown, (lead, shown)
 
 
-def _xxd_words(data: bytes, size: int) -> str:  # xxd -e (4), od -tx8 with a column (8)
+def _xxd_words(data: bytes, size: int) -> str:  # xxd -e (4)
     padded = data + b"\0" * (-len(data) % size)
     out = []
     for at in range(0, len(data), 16):
@@ -169,7 +169,7 @@ def _xxd_words(data: bytes, size: int) -> str:  # xxd -e (4), od -tx8 with a col
     return "\n".join(out) + "\n"
 
 
-@pytest.mark.parametrize("size", [4, 8], ids=["xxd -e", "od -tx8 with a column"])
+@pytest.mark.parametrize("size", [4], ids=["xxd -e"])
 def test_a_secret_in_words_shows_none_of_itself_in_the_dumps_column(size: int) -> None:
     """The column of the line a secret in little-endian words ends on shows the secret's
     last characters in their own order (xxd -e's ``7d6c5b4a3921.`` was shown)."""

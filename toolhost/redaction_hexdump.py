@@ -1,6 +1,6 @@
 """Secrets in hex dumps: hex spaced by bytes or groups, as ``od -tx1``, ``xxd``,
-``hexdump -C`` and ``xxd -i`` write it, or in 16-, 32- or 64-bit little-endian words
-(``od -x``, ``hexdump``, ``xxd -e``, ``od -tx4``, ``od -tx8``) (``68 65``, ``6865 6c6c``,
+``hexdump -C`` and ``xxd -i`` write it, or in 16- or 32-bit little-endian words
+(``od -x``, ``hexdump``, ``xxd -e``, ``od -tx4``) (``68 65``, ``6865 6c6c``,
 ``68:65``, ``0x68, 0x65``), its lines wrapped, each line with its offset first and the
 dump's ASCII column last.
 
@@ -79,11 +79,11 @@ class SpacedHex:
         # od -x and hexdump without -C write 16-bit little-endian words: a secret starting
         # at an even offset shows its bytes swapped in pairs; at an odd one, the same from
         # its second byte on (its first shares a word with the byte before it)
-        # (xxd -e, od -tx4: 32-bit words; od -tx8: 64-bit ones). Each such form maps to
+        # (xxd -e, od -tx4: 32-bit words). Each such form maps to
         # the secret's bytes from where it starts: what the dump's ASCII column shows
         self._words: dict[bytes, bytes] = {}
         for raw in raws:
-            for size in (2, 4, 8):
+            for size in (2, 4):
                 for start in range(size if size > 2 else 2):
                     self._words.setdefault(_swapped(raw[start:], size), raw[start:])
         self._raw = sorted({b for b in raws | set(self._words) if len(b) >= MIN_BYTES},
