@@ -84,7 +84,7 @@ class SpacedHex:
         self._words: dict[bytes, bytes] = {}
         for raw in raws:
             for size in (2, 4):
-                for start in range(size if size > 2 else 2):
+                for start in range(size):
                     self._words.setdefault(_swapped(raw[start:], size), raw[start:])
         self._raw = sorted({b for b in raws | set(self._words) if len(b) >= MIN_BYTES},
                            key=len, reverse=True)
