@@ -183,6 +183,30 @@ def test_a_secret_in_words_shows_none_of_itself_in_the_dumps_column(size: int) -
             assert raw[-6:][::-1].hex() not in shown.replace(" ", ""), (lead, shown)
 
 
+def _sed_l(data: bytes) -> str:  # sed -n l: lines cut at 69 characters with a "\\" and $
+    text = _octal(data.decode().rstrip("\n")) + "$"
+    return "\\\n".join(text[at:at + 69] for at in range(0, len(text), 69))
+
+
+@pytest.mark.parametrize("name", ["quoted-printable", "sed -n l"])
+def test_a_soft_line_break_inside_a_secret_shows_none_of_it(name: str) -> None:
+    """quoted-printable's ``=`` and ``sed -n l``'s ``\\`` at a line's end are taken out by
+    their readers: a secret broken there showed both of its parts."""
+    encode = {"quoted-printable": quopri.encodestring, "sed -n l": _sed_l}[name]
+    redactor = Redactor(frozenset(SECRETS))
+    for secret in SECRETS:
+        for lead in range(40, 76):
+            text = encode(b"x" * lead + b"key=" + secret.encode() + b" end\n")
+            text = text.decode() if isinstance(text, bytes) else text
+            shown = redactor.redact(text)
+            joined = shown.replace("=\n", "").replace("\\\n", "")
+            assert "***" in joined and " end" in joined, (lead, shown)  # nothing more hidden
+            for part in (secret[:6], secret[-6:]):
+                spelled = encode(part.encode())
+                spelled = spelled.decode() if isinstance(spelled, bytes) else spelled
+                assert spelled.strip().rstrip("$") not in joined, (lead, shown)
+
+
 _SPACED = ("od -c", "od -An -c", "spaced", "od -b", "od -tu1", "list of bytes",
            "Buffer in JSON")
 

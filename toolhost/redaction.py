@@ -42,6 +42,7 @@ from toolhost.redaction_wrapped import (
     line_held,
     merged,
     ragged_spans,
+    soft_spans,
     wrapped_edge,
     wrapped_hold,
     wrapped_spans,
@@ -104,7 +105,8 @@ class Redactor:
             return []
         found = list(self._pattern.spans(text))
         extra = [*wrapped_spans(text, self._pattern.spans),
-                 *ragged_spans(text, self._pattern.spans)]
+                 *ragged_spans(text, self._pattern.spans),
+                 *soft_spans(text, self._pattern.spans)]
         return merged(found + extra) if extra else found
 
     def __bool__(self) -> bool:
@@ -115,7 +117,8 @@ class Redactor:
         if self._pattern is None or not isinstance(text, str):
             return text
         extra = [*wrapped_spans(text, self._pattern.spans),
-                 *ragged_spans(text, self._pattern.spans)]
+                 *ragged_spans(text, self._pattern.spans),
+                 *soft_spans(text, self._pattern.spans)]
         if not extra:
             return self._pattern.sub(text, MASK)
         out: list[str] = []

@@ -19,8 +19,8 @@ from typing import Any
 
 from toolhost.redaction_spell import _encodable
 
-__all__ = ["line_held", "merged", "ragged_spans", "wrapped_edge", "wrapped_hold",
-           "wrapped_spans"]
+__all__ = ["line_held", "merged", "ragged_spans", "soft_spans", "wrapped_edge",
+           "wrapped_hold", "wrapped_spans"]
 
 _SEP = r"(?:\r?\n|\\r\\n|\\n)"
 # two lines or more of base64 (or hex, its subset), the first of at least 16 characters (the
@@ -141,6 +141,30 @@ def ragged_spans(text: str, spans: Spans) -> Iterator[tuple[int, int]]:
                    _ragged_at(begin, end - 1, step, cut) + 1)
 
 
+def soft_spans(text: str, spans: Spans) -> Iterator[tuple[int, int]]:
+    """``wrapped_spans`` for soft line breaks, which a reader takes out: quoted-printable's
+    ``=`` at a line's end (mail, ``quopri``) and ``sed -n l``'s ``\\``: the text is read with
+    them taken out, and what is found there is mapped back (the breaks inside it hidden
+    too)."""
+    if "=\n" not in text and "=\r\n" not in text and "\\\n" not in text:
+        return
+    parts, joined_at, text_at, pos = [], [0], [0], 0
+    for soft in _SOFT.finditer(text):
+        parts.append(text[pos:soft.start()])
+        pos = soft.end()
+        joined_at.append(joined_at[-1] + len(parts[-1]))
+        text_at.append(pos)
+    parts.append(text[pos:])
+    joined = "".join(parts)
+
+    def where(i: int) -> int:
+        piece = bisect.bisect_right(joined_at, i) - 1
+        return text_at[piece] + i - joined_at[piece]
+
+    for first, end in spans(joined):
+        yield where(first), where(end - 1) + 1
+
+
 def _ragged_at(start: int, i: int, step: int, cut: int) -> int:
     """Where character ``i`` of a ragged block's joined text is in the text."""
     line, col = divmod(i, step)
@@ -243,6 +267,7 @@ def line_held(text: str, tail: int) -> int:
 
 
 _B64_LINE = re.compile(r"[A-Za-z0-9+/_-]+={0,2}")
+_SOFT = re.compile(r"=\r?\n|\\\n")
 _RAGGED_LOOK = re.compile(r"\n(?<=[!-~]{20}\n)[!-~]")
 _PRINTABLE = re.compile(r"[!-~]+")
 # what a cut may leave at the end of a wrapped block: a line break, or the start of one
