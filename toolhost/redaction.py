@@ -104,10 +104,19 @@ class Redactor:
         if self._pattern is None:
             return []
         found = list(self._pattern.spans(text))
-        extra = [*wrapped_spans(text, self._pattern.spans),
-                 *ragged_spans(text, self._pattern.spans),
-                 *soft_spans(text, self._pattern.spans)]
+        extra = self._across_lines(text)
         return merged(found + extra) if extra else found
+
+    def _across_lines(self, text: str) -> list[tuple[int, int]]:
+        """Secrets whose encoding a line break cuts: wrapped base64 or hex (its breaks maybe
+        JSON-escaped), base85 or uuencode, a soft line break (none in one line of text)."""
+        if "\n" not in text and "\\" not in text:
+            return []
+        spans = self._pattern.spans if self._pattern is not None else _none
+        found = list(wrapped_spans(text, spans))
+        if "\n" in text:
+            found += [*ragged_spans(text, spans), *soft_spans(text, spans)]
+        return found
 
     def __bool__(self) -> bool:
         return self._pattern is not None
@@ -116,9 +125,7 @@ class Redactor:
         """``text`` with every form of every secret replaced by ``***``."""
         if self._pattern is None or not isinstance(text, str):
             return text
-        extra = [*wrapped_spans(text, self._pattern.spans),
-                 *ragged_spans(text, self._pattern.spans),
-                 *soft_spans(text, self._pattern.spans)]
+        extra = self._across_lines(text)
         if not extra:
             return self._pattern.sub(text, MASK)
         out: list[str] = []
@@ -215,6 +222,10 @@ class Redactor:
     def union(self, secrets: Iterable[str]) -> Redactor:
         more = frozenset(s for s in secrets if s) - self.secrets
         return self if not more else redactor_for(self.secrets | more)
+
+
+def _none(text: str) -> Iterable[tuple[int, int]]:
+    return ()
 
 
 def _longest(text: str, every: Iterable[str], *, at_end: bool) -> int:
