@@ -65,7 +65,8 @@ class SpacedChars:
         """RE2 patterns of each secret's first bytes, spaced out."""
         return {(_NUMBER_SEP if numbers else _CHAR_SEP).join(
                     re.escape(t) for t in tokens[:_TRIGGER]) for tokens, numbers in self._spelled
-                } | {_BITS_SEP.join(bits[:_TRIGGER]) for _, bits in self._bits}
+                } | {_BITS_SEP.join(bits[:2]) for _, bits in self._bits}  # 16 digits of 0
+        # and 1 are rare enough; each more separator (its column) costs every build
 
     def open_tail(self, text: str, least: int = _TRIGGER) -> int:
         """The length of the longest end of ``text`` that spells the start of a secret so
