@@ -103,7 +103,21 @@ ENCODINGS: dict[str, Callable[[bytes], str]] = {
     "octal escapes in JSON": lambda d: "".join(f"\\\\{b:03o}" for b in d),
     "=XX every byte": lambda d: "".join(f"={b:02X}" for b in d),
     "utf-32 hex": lambda d: d.decode().encode("utf-32-le").hex(),
+    "MIME encoded word (q)": lambda d: "=?utf-8?q?" + quopri.encodestring(
+        d, header=True).decode() + "?=",
+    "cat -v": lambda d: "".join(_cat_v(b) for b in d),
+    "bytes reversed, hex": lambda d: d[::-1].hex(),
+    "perl %vd": lambda d: ".".join(map(str, d)),
+    "code points": lambda d: "String.fromCharCode(" + ",".join(str(ord(c))
+                                                              for c in d.decode()) + ")",
 }
+
+
+def _cat_v(byte: int) -> str:
+    meta, low = ("M-", byte - 128) if byte >= 128 else ("", byte)
+    if low == 10:
+        return "\n"
+    return meta + (f"^{chr(low + 64)}" if low < 32 else "^?" if low == 127 else chr(low))
 
 
 @pytest.mark.parametrize("name", sorted(ENCODINGS))

@@ -23,7 +23,7 @@ MIN_BITS = 4  # 32 binary digits in a row are no one's ordinary text
 _TRIGGER = 4
 _WRAP = r"[ ]*,?[ ]*(?:\r?\n|\\n)(?:[0-7]{7}|[0-9a-fA-F]{8}:?)?[ ]*"
 _CHAR_SEP = rf"(?: {{1,4}}|{_WRAP}[ ])"
-_NUMBER_SEP = rf"(?:,[ ]{{0,4}}| {{1,4}}|{_WRAP})"
+_NUMBER_SEP = rf"(?:,[ ]{{0,4}}| {{1,4}}|\.|{_WRAP})"  # 115.107: perl's sprintf("%vd")
 _SEPS = {False: re.compile(_CHAR_SEP), True: re.compile(_NUMBER_SEP)}
 # xxd -b: bytes as 8 bits, 6 to a line, the line's ASCII column last
 _BITS_SEP = r"(?: {1,4}|[ ]{2,}[^\n]{0,32}?(?:\r?\n|\\n)(?:[0-9a-fA-F]{8}:)?[ ]*)"
@@ -56,6 +56,8 @@ class SpacedChars:
             if secret.isascii() and secret.isprintable() and " " not in secret:
                 self._spelled.append((tuple(secret), False))
             self._spelled.append((tuple(str(b) for b in raw), True))
+            if not secret.isascii():  # code points: String.fromCharCode(112, 196, ...)
+                self._spelled.append((tuple(str(ord(c)) for c in secret), True))
             self._spelled.append((tuple(f"{b:03o}" for b in raw), True))
 
     def __bool__(self) -> bool:

@@ -124,13 +124,18 @@ def rare_forms(secret: str) -> set[str]:
     """Forms a ``Redactor`` hides where they are whole, but does not look for at the edge of
     a cut text or a stream's piece (each form looked for there costs every stream line a
     little): base85 (Ascii85, ``b85encode``, Z85), uuencode, the bits (``basenc --base2msbf``
-    and ``--base2lsbf``), quoted-printable, every byte in octal escapes or as ``=XX``, and
-    UTF-32 hex."""
+    and ``--base2lsbf``), quoted-printable (MIME's ``_`` for a space too), ``cat -v``, every
+    byte in octal escapes or as ``=XX``, the bytes reversed in hex, and UTF-32 hex."""
     raw = secret.encode("utf-8", "surrogatepass")
     found = _base85_cores(raw) | _uu_cores(raw)
     found |= {"".join(f"{b:08b}" for b in raw), "".join(f"{b:08b}"[::-1] for b in raw)}
     if not raw.isascii() or "=" in secret:  # quoted-printable (mail): "=" and bytes past ASCII
         found.add(quopri.encodestring(raw).decode("ascii").replace("=\n", ""))
+    if not raw.isascii() or " " in secret or "_" in secret:  # MIME: "_" for a space, =5F
+        found.add(quopri.encodestring(raw, header=True).decode("ascii").replace("=\n", ""))
+    if not (secret.isascii() and secret.isprintable()):  # cat -v: M- and ^ notation
+        found.add("".join(_cat_v(b) for b in raw))
+    found.add(raw[::-1].hex())  # its bytes reversed, as a little-endian number prints them
     # every byte escaped: octal (``printf '\163\153'``, C, Python), as in a JSON string too,
     # and quoted-printable (``=73=6B``); UTF-32 hex
     octal = "".join(f"\\{b:03o}" for b in raw)
@@ -138,6 +143,14 @@ def rare_forms(secret: str) -> set[str]:
               secret.encode("utf-32-le", "surrogatepass").hex(),
               secret.encode("utf-32-be", "surrogatepass").hex()}
     return {f for f in found if len(f) >= MIN_FORM} - {secret}
+
+
+def _cat_v(byte: int) -> str:
+    """``byte`` as ``cat -v`` shows it: ``M-`` for the high bit, ``^`` for a control."""
+    meta, low = ("M-", byte - 128) if byte >= 128 else ("", byte)
+    if low < 32:
+        return f"{meta}^{chr(low + 64)}"
+    return f"{meta}^?" if low == 127 else meta + chr(low)
 
 
 def _spelled(view: str) -> set[str]:
