@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import binascii
 import codecs
+import json
 import quopri
 import re
 import shlex
@@ -108,6 +109,8 @@ ENCODINGS: dict[str, Callable[[bytes], str]] = {
     "cat -v": lambda d: "".join(_cat_v(b) for b in d),
     "bytes reversed, hex": lambda d: d[::-1].hex(),
     "perl %vd": lambda d: ".".join(map(str, d)),
+    "list of characters (JSON)": lambda d: json.dumps(list(d.decode())),
+    "list of characters (repr)": lambda d: str(list(d.decode())),
     "code points": lambda d: "String.fromCharCode(" + ",".join(str(ord(c))
                                                               for c in d.decode()) + ")",
 }
@@ -126,7 +129,8 @@ def test_a_secret_in_a_common_encoding_is_hidden(name: str) -> None:
     for secret in SECRETS:
         if name == "rev" and not secret.isascii():
             continue  # reversed by characters, as rev does in a UTF-8 locale
-        if name in ("od -c", "od -An -c", "spaced") and not secret.isalnum() \
+        if name in ("od -c", "od -An -c", "spaced", "list of characters (JSON)",
+                    "list of characters (repr)") and not secret.isalnum() \
                 and " " in secret:
             continue  # spaced out: ASCII secrets without a space only (docs/secrets.md)
         for lead in (0, 1, 2, 3, 4, 37):  # every base32/base64 alignment, and a wrap

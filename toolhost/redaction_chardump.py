@@ -22,7 +22,7 @@ MIN_CHARS = 8
 MIN_BITS = 4  # 32 binary digits in a row are no one's ordinary text
 _TRIGGER = 4
 _WRAP = r"[ ]*,?[ ]*(?:\r?\n|\\n)(?:[0-7]{7}|[0-9a-fA-F]{8}:?)?[ ]*"
-_CHAR_SEP = rf"(?: {{1,4}}|{_WRAP}[ ])"
+_CHAR_SEP = rf"(?: {{1,4}}|{_WRAP}[ ]|['\"],[ ]?['\"])"  # or a list: ["s", "k"], ['s', 'k']
 _NUMBER_SEP = rf"(?:,[ ]{{0,4}}| {{1,4}}|\.|{_WRAP})"  # 115.107: perl's sprintf("%vd")
 _SEPS = {False: re.compile(_CHAR_SEP), True: re.compile(_NUMBER_SEP)}
 # xxd -b: bytes as 8 bits, 6 to a line, the line's ASCII column last
