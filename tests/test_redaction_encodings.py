@@ -109,6 +109,9 @@ ENCODINGS: dict[str, Callable[[bytes], str]] = {
     "cat -v": lambda d: "".join(_cat_v(b) for b in d),
     "bytes reversed, hex": lambda d: d[::-1].hex(),
     "perl %vd": lambda d: ".".join(map(str, d)),
+    "base64 twice": lambda d: base64.b64encode(base64.b64encode(d)).decode(),
+    "hex of base64": lambda d: base64.b64encode(d).hex(),
+    "base64 of hex": lambda d: base64.b64encode(d.hex().encode()).decode(),
     "list of characters (JSON)": lambda d: json.dumps(list(d.decode())),
     "list of characters (repr)": lambda d: str(list(d.decode())),
     "code points": lambda d: "String.fromCharCode(" + ",".join(str(ord(c))

@@ -125,7 +125,8 @@ def rare_forms(secret: str) -> set[str]:
     a cut text or a stream's piece (each form looked for there costs every stream line a
     little): base85 (Ascii85, ``b85encode``, Z85), uuencode, the bits (``basenc --base2msbf``
     and ``--base2lsbf``), quoted-printable (MIME's ``_`` for a space too), ``cat -v``, every
-    byte in octal escapes or as ``=XX``, the bytes reversed in hex, and UTF-32 hex."""
+    byte in octal escapes or as ``=XX``, the bytes reversed in hex, UTF-32 hex, and base64
+    twice, hex of its base64, base64 of its hex."""
     raw = secret.encode("utf-8", "surrogatepass")
     found = _base85_cores(raw) | _uu_cores(raw)
     found |= {"".join(f"{b:08b}" for b in raw), "".join(f"{b:08b}"[::-1] for b in raw)}
@@ -142,6 +143,15 @@ def rare_forms(secret: str) -> set[str]:
     found |= {octal, octal.replace("\\", "\\\\"), "".join(f"={b:02X}" for b in raw),
               secret.encode("utf-32-le", "surrogatepass").hex(),
               secret.encode("utf-32-be", "surrogatepass").hex()}
+    # encoded twice (``base64 | base64``, ``base64 | xxd -p``, ``xxd -p | base64``): the
+    # cores of its base64 (a secret of 8 bytes or more: a shorter one's are too short)
+    if len(raw) >= 8:
+        inner = {c for c in _base64_cores(raw) if "-" not in c and "_" not in c
+                 and len(c) >= 8}
+        for core in inner:
+            found |= _base64_cores(core.encode("ascii"))
+            found |= {core.encode("ascii").hex(), core.encode("ascii").hex().upper()}
+        found |= _base64_cores(raw.hex().encode("ascii"))
     return {f for f in found if len(f) >= MIN_FORM} - {secret}
 
 
