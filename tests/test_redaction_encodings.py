@@ -272,3 +272,33 @@ def test_ordinary_spaced_text_at_a_cut_is_left() -> None:
     redactor = Redactor(frozenset({SECRETS[0]}))
     for text in ("s k - x y z", "1 2 3 4 5", "115 107 45 99", "o k - l"):
         assert redactor.cut_edges(text, tail=True, head=True) == text
+
+
+@pytest.mark.parametrize("per_line", [6, 4])
+def test_xxd_bits_streamed_or_cut_at_the_end_show_none_of_a_secret(per_line: int) -> None:
+    """``xxd -b`` written in pieces (a line, or a few characters, at a time) is read as
+    whole; cut at its end inside a secret (``max_output_bytes``), the part left is masked."""
+    secret = SECRETS[0]
+    redactor = Redactor(frozenset({secret}))
+    runs = {" ".join(f"{b:08b}" for b in secret.encode()[i:i + 2])
+            for i in range(len(secret) - 1)}
+
+    def leaks(shown: str) -> bool:  # 2 of its bytes in a row, or its characters
+        bare = re.sub(r"\s+[ -~]{0,8}\n[0-9a-f]{8}: ", " ", shown)
+        return any(run in bare for run in runs) or secret[-6:] in shown
+
+    for lead in (0, 3, 5):  # the secret's first byte at three places of a line
+        text = _xxd_bits(b"x" * lead + b"key=" + secret.encode() + b"&more\n", per_line)
+        assert leaks(text)  # the check can see it
+        for size in (0, 1, 5, 23):
+            pieces = (text.splitlines(keepends=True) if not size
+                      else [text[i:i + size] for i in range(0, len(text), size)])
+            held, out = "", []
+            for piece in pieces:
+                part, held = redactor.stream_split(held + piece)
+                out.append(part)
+            assert "".join(out) + redactor.redact(held) == redactor.redact(text), (lead, size)
+        start = text.index(f"{secret.encode()[0]:08b}")
+        for cut in range(start + 18, len(text)):
+            shown = redactor.cut_edges(text[:cut], tail=True)
+            assert not leaks(shown), (lead, cut, shown)

@@ -29,6 +29,10 @@ _SEPS = {False: re.compile(_CHAR_SEP), True: re.compile(_NUMBER_SEP)}
 _BITS_SEP = r"(?: {1,4}|[ ]{2,}[^\n]{0,32}?(?:\r?\n|\\n)(?:[0-9a-fA-F]{8}:)?[ ]*)"
 _BITS = (re.compile(r" {1,4}"), re.compile(_BITS_SEP.split("|", 1)[1][:-1]))
 _BREAK = re.compile(r"\r?\n|\\n")
+# what may follow a byte's bits at the end of a piece of ``xxd -b`` inside a secret: a
+# separator's start, the line's column, its break, the next line's offset, a byte's start
+_BITS_PART = re.compile(r"(?:[ ]{0,4}|[ ]{2,}[^\n]{0,32}(?:\r?\n[0-9a-fA-F]{0,8}:?[ ]*)?)"
+                        r"[01]{0,7}")
 # what a cut may leave of a separator at a text's end, or before its first whole token
 _PART = re.compile(r"[ ,]*(?:(?:\r?\n|\\n)(?:[0-9a-fA-F]{0,8}:?)?[ ]*)?|[ ,]*\\|[ ,]*\r")
 _HEAD = re.compile(r"(?:\r?\n|\\?n)?[0-9a-fA-F]{0,8}:?[ ,]*"
@@ -96,6 +100,8 @@ class SpacedChars:
                                                                    " ,[") \
                         and _LEADS[numbers].search(text, max(at - 64, 0), at):
                     best = k
+        for _, bits in self._bits:  # xxd -b: a line (or a piece) ends inside the secret
+            best = max(best, _bits_open(text, bits, begin))
         return best
 
     @staticmethod
@@ -159,6 +165,35 @@ class SpacedChars:
             if text.startswith(bits[0], at):
                 end = max(end, _follow_bits(text, at, raw, bits))
         return end
+
+
+def _bits_open(text: str, bits: tuple[str, ...], begin: int) -> int:
+    """The length of the end of ``text`` (from ``begin`` on) that spells the start of a
+    secret as ``xxd -b`` does and ends inside it (its line's column and the next line's
+    offset included): what a stream must hold until it is known whether the secret goes
+    on. 0 if none."""
+    at = text.find(bits[0], begin)
+    while at >= 0:
+        if not at or text[at - 1] in " \n:":  # a byte's bits start here
+            pos = at + len(bits[0])
+            for token in bits[1:]:
+                found = next((m for sep in _BITS if (m := sep.match(text, pos)) is not None
+                              and text.startswith(token, m.end())), None)
+                if found is None:
+                    break
+                pos = found.end() + len(token)
+            else:  # all of it: held while its line (its column) is not yet whole
+                if len(text) - pos <= 64 and not _BREAK.search(text, pos):
+                    return len(text) - at
+                pos = -1
+            if pos >= 0 and _BITS_PART.fullmatch(text, pos):
+                return len(text) - at
+        at = text.find(bits[0], at + 1)
+    for k in range(len(bits[0]) - 1, 0, -1):  # the text ends inside its first byte
+        at = len(text) - k
+        if text.endswith(bits[0][:k]) and (not at or text[at - 1] in " :\n"):
+            return k
+    return 0
 
 
 def _follow_bits(text: str, at: int, raw: bytes, bits: tuple[str, ...]) -> int:
