@@ -189,6 +189,8 @@ def _bits_open(text: str, bits: tuple[str, ...], begin: int) -> int:
             if pos >= 0 and _BITS_PART.fullmatch(text, pos):
                 return len(text) - at
         at = text.find(bits[0], at + 1)
+    if not text or text[-1] not in "01":
+        return 0
     for k in range(len(bits[0]) - 1, 0, -1):  # the text ends inside its first byte
         at = len(text) - k
         if text.endswith(bits[0][:k]) and (not at or text[at - 1] in " :\n"):
