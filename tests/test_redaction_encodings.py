@@ -290,7 +290,7 @@ def test_xxd_bits_streamed_or_cut_at_the_end_show_none_of_a_secret(per_line: int
     for lead in (0, 3, 5):  # the secret's first byte at three places of a line
         text = _xxd_bits(b"x" * lead + b"key=" + secret.encode() + b"&more\n", per_line)
         assert leaks(text)  # the check can see it
-        for size in (0, 1, 5, 23):
+        for size in (0, 3, 23):
             pieces = (text.splitlines(keepends=True) if not size
                       else [text[i:i + size] for i in range(0, len(text), size)])
             held, out = "", []
@@ -299,6 +299,7 @@ def test_xxd_bits_streamed_or_cut_at_the_end_show_none_of_a_secret(per_line: int
                 out.append(part)
             assert "".join(out) + redactor.redact(held) == redactor.redact(text), (lead, size)
         start = text.index(f"{secret.encode()[0]:08b}")
-        for cut in range(start + 18, len(text)):
+        stop = text.index(" ", text.index(f"{secret.encode()[-1]:08b}", start)) + 30
+        for cut in range(start + 18, stop):  # every cut inside it and its last column
             shown = redactor.cut_edges(text[:cut], tail=True)
             assert not leaks(shown), (lead, cut, shown)
