@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import binascii
 import codecs
+import functools
 import json
 import quopri
 import re
@@ -23,6 +24,13 @@ _NOT_ACROSS_LINES = frozenset({"uuencode (spaces)"})
 _B85_TO_Z85 = str.maketrans(
     "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz!#$%&()*+-;<=>?@^_`{|}~",
     "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#")
+
+
+@functools.cache
+def _redactor() -> Redactor:
+    """One for the whole file (immutable): building one and compiling its patterns costs
+    ~40 ms, which each of the ~60 cases paid."""
+    return Redactor(frozenset(SECRETS))
 
 
 def _octal(text: str) -> str:  # sed -n l, and bash's printf %q in the C locale
@@ -128,7 +136,7 @@ def _cat_v(byte: int) -> str:
 
 @pytest.mark.parametrize("name", sorted(ENCODINGS))
 def test_a_secret_in_a_common_encoding_is_hidden(name: str) -> None:
-    redactor = Redactor(frozenset(SECRETS))
+    redactor = _redactor()
     for secret in SECRETS:
         if name == "rev" and not secret.isascii():
             continue  # reversed by characters, as rev does in a UTF-8 locale
@@ -148,7 +156,7 @@ def test_a_secret_in_a_common_encoding_is_hidden(name: str) -> None:
 
 
 def test_an_ordinary_text_with_shell_escapes_is_left_as_it_is() -> None:
-    redactor = Redactor(frozenset(SECRETS))
+    redactor = _redactor()
     text = "echo it\\'s\\ a\\ test\\! 'don'\\''t' \\303\\244 $'\\n' 1293a4b5c6d7e8f9"
     assert redactor.redact(text) == text
     spaced = "s k - l i v e   9 f   " + _od_c(b"sk-live-9f8e7d6c5b4X") + str(
@@ -168,7 +176,7 @@ def _words(data: bytes, size: int) -> str:  # od -x, hexdump (2), xxd -e (4)
 def test_a_secret_in_little_endian_words_is_hidden(secret: str, size: int) -> None:
     """od -x / hexdump / xxd -e: the secret's bytes reversed in words, wherever it starts
     (the bytes of its first word that it shares with the bytes before it show)."""
-    redactor = Redactor(frozenset(SECRETS))
+    redactor = _redactor()
     raw = secret.encode()
     for lead in range(6):
         shown = redactor.redact(_words(b"x" * lead + b"key=" + raw + b"&more\n", size))
@@ -194,7 +202,7 @@ def _xxd_words(data: bytes, size: int) -> str:  # xxd -e (4)
 def test_a_secret_in_words_shows_none_of_itself_in_the_dumps_column(size: int) -> None:
     """The column of the line a secret in little-endian words ends on shows the secret's
     last characters in their own order (xxd -e's ``7d6c5b4a3921.`` was shown)."""
-    redactor = Redactor(frozenset(SECRETS))
+    redactor = _redactor()
     for secret in SECRETS:
         raw = secret.encode()
         for lead in range(2 * size):
@@ -214,7 +222,7 @@ def test_a_soft_line_break_inside_a_secret_shows_none_of_it(name: str) -> None:
     """quoted-printable's ``=`` and ``sed -n l``'s ``\\`` at a line's end are taken out by
     their readers: a secret broken there showed both of its parts."""
     encode = {"quoted-printable": quopri.encodestring, "sed -n l": _sed_l}[name]
-    redactor = Redactor(frozenset(SECRETS))
+    redactor = _redactor()
     for secret in SECRETS:
         for lead in range(40, 76):
             text = encode(b"x" * lead + b"key=" + secret.encode() + b" end\n")
