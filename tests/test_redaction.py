@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import io
 import json
+from typing import Any
 from urllib.parse import quote, quote_plus
 
 import pytest
@@ -130,3 +131,25 @@ def test_secrets_nesting_deeper_than_the_regex_compiler_goes_still_work() -> Non
     chain = Redactor(frozenset(["k" * n for n in range(4, 114)] + ["k" * 300, "k" * 399]))
     assert chain.redact("<" + "k" * 399 + ">") == "<***>"
     assert chain.redact("<" + "k" * 113 + ">") == "<***>"
+
+
+def test_a_secret_over_the_items_of_a_list_is_hidden_in_structured_values() -> None:
+    """A structured result holding a secret in pieces (its characters, its bytes as numbers,
+    a split) showed it in ``structuredContent`` while its text showed ``[***]``: every item
+    that holds part of it is ``***``, the other items are kept."""
+    from toolhost.redaction import redact_strings
+
+    secret = "sk-live-9f8e7d6c5b4a3921"
+    hide = Redactor(frozenset({secret}))
+    for items in ([secret[:8], secret[8:]], list(secret),
+                  [secret[i:i + 5] for i in range(0, len(secret), 5)],
+                  list(secret.encode()), [ord(c) for c in "p@ss w0rd/Ä\"x=1"]):
+        around: tuple[Any, Any] = (1000, 2000) if isinstance(items[0], int) else ("a", "b")
+        value = {"result": [around[0], *items, around[1]], "n": [1, 2, 3]}
+        redactor = hide if items[0] in ("s", "sk-li", "sk-live-", 115) else \
+            Redactor(frozenset({"p@ss w0rd/Ä\"x=1"}))
+        shown = redact_strings(value, redactor.redact)
+        assert shown == {"result": [around[0], *[MASK] * len(items), around[1]],
+                         "n": [1, 2, 3]}, items
+    ordinary = {"result": ["sk", "-", "live", 115, 107], "n": [115, 107, 45]}
+    assert redact_strings(ordinary, hide.redact) == ordinary

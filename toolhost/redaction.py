@@ -41,6 +41,8 @@ from toolhost.redaction_tail import MAX_HOLD, SpelledTails
 from toolhost.redaction_wrapped import (
     line_held,
     merged,
+    ragged_spans,
+    soft_spans,
     wrapped_edge,
     wrapped_hold,
     wrapped_spans,
@@ -102,8 +104,19 @@ class Redactor:
         if self._pattern is None:
             return []
         found = list(self._pattern.spans(text))
-        extra = list(wrapped_spans(text, self._pattern.spans))
+        extra = self._across_lines(text)
         return merged(found + extra) if extra else found
+
+    def _across_lines(self, text: str) -> list[tuple[int, int]]:
+        """Secrets whose encoding a line break cuts: wrapped base64 or hex (its breaks maybe
+        JSON-escaped), base85 or uuencode, a soft line break (none in one line of text)."""
+        if "\n" not in text and "\\" not in text:
+            return []
+        spans = self._pattern.spans if self._pattern is not None else _none
+        found = list(wrapped_spans(text, spans))
+        if "\n" in text:
+            found += [*ragged_spans(text, spans), *soft_spans(text, spans)]
+        return found
 
     def __bool__(self) -> bool:
         return self._pattern is not None
@@ -112,7 +125,7 @@ class Redactor:
         """``text`` with every form of every secret replaced by ``***``."""
         if self._pattern is None or not isinstance(text, str):
             return text
-        extra = list(wrapped_spans(text, self._pattern.spans))
+        extra = self._across_lines(text)
         if not extra:
             return self._pattern.sub(text, MASK)
         out: list[str] = []
@@ -211,6 +224,10 @@ class Redactor:
         return self if not more else redactor_for(self.secrets | more)
 
 
+def _none(text: str) -> Iterable[tuple[int, int]]:
+    return ()
+
+
 def _longest(text: str, every: Iterable[str], *, at_end: bool) -> int:
     """The length of the longest piece (2 characters or more) of a form at an edge of
     ``text``: a form's start at its end (``at_end``), else a form's end at its start."""
@@ -268,23 +285,40 @@ def redact_strings(value: Any, redact: Callable[[str], str],
 
 
 def _across_items(items: Any, shown: list[Any], redact: Callable[[str], str]) -> list[Any]:
-    """``shown`` (the items of a list of strings, each redacted), with the parts of a secret
-    hidden where the list has it over several items, one line per item (``stdout: lines``, a
-    file read as lines): a secret that holds line breaks, or one in base64 wrapped over
-    lines."""
+    """``shown`` (the items of a list, each redacted), with the parts of a secret hidden
+    where the list has it over several items: strings one line per item (``stdout: lines``,
+    a file read as lines: a secret that holds line breaks, or one in base64 wrapped over
+    lines) or in pieces (``["sk-live-", "9f8e..."]``, a list of its characters); numbers
+    (its bytes or code points: ``[115, 107, 45, ...]``, as the text of the same result
+    showed ``[***]``) become ``***``."""
     hide = redact if isinstance(redact, Redactor) else getattr(redact, "__self__", None)
-    if (not isinstance(hide, Redactor) or hide._pattern is None or len(items) < 2
-            or not all(isinstance(item, str) for item in items)):
+    if not isinstance(hide, Redactor) or hide._pattern is None or len(items) < 2:
         return shown
-    text = "\n".join(items)
-    found = (hide.spans(text) if hide.multiline
-             else list(wrapped_spans(text, hide._pattern.spans)))
+    if all(isinstance(item, str) for item in items):
+        text = "\n".join(items)
+        found = (hide.spans(text) if hide.multiline
+                 else list(wrapped_spans(text, hide._pattern.spans)))
+        shown = _hidden(items, shown, found, 1, hide)
+        return _hidden(items, shown, hide.spans("".join(items)), 0, hide)
+    if all(type(item) is int for item in items):
+        text = ", ".join(map(str, items))
+        found = hide.spans(text)
+        return _hidden([str(item) for item in items], shown, found, 2, None) if found \
+            else shown
+    return shown
+
+
+def _hidden(items: list[str], shown: list[Any], found: list[tuple[int, int]], sep: int,
+            hide: Redactor | None) -> list[Any]:
+    """``shown`` with the parts of ``items`` that the spans ``found`` in their text (joined
+    with ``sep`` characters between them) cover over two items or more hidden: a string's
+    part as ``***`` (the rest redacted again), a number (``hide`` None) as ``***``."""
     if not found:
         return shown
     starts, at = [], 0
     for item in items:
         starts.append(at)
-        at += len(item) + 1
+        at += len(item) + sep
     covered: dict[int, list[tuple[int, int]]] = {}
     for start, end in found:
         first = bisect.bisect_right(starts, start) - 1
@@ -293,6 +327,9 @@ def _across_items(items: Any, shown: list[Any], redact: Callable[[str], str]) ->
             covered.setdefault(i, []).append((max(start - starts[i], 0),
                                               min(end - starts[i], len(items[i]))))
     for i, parts in covered.items():
+        if hide is None:
+            shown[i] = MASK
+            continue
         pieces: list[str] = []
         pos = 0
         for start, end in parts:

@@ -124,13 +124,43 @@ def rare_forms(secret: str) -> set[str]:
     """Forms a ``Redactor`` hides where they are whole, but does not look for at the edge of
     a cut text or a stream's piece (each form looked for there costs every stream line a
     little): base85 (Ascii85, ``b85encode``, Z85), uuencode, the bits (``basenc --base2msbf``
-    and ``--base2lsbf``) and quoted-printable."""
+    and ``--base2lsbf``), quoted-printable (MIME's ``_`` for a space too), ``cat -v``, every
+    byte in octal escapes or as ``=XX``, the bytes reversed in hex, UTF-32 hex, and base64
+    twice, hex of its base64, base64 of its hex."""
     raw = secret.encode("utf-8", "surrogatepass")
     found = _base85_cores(raw) | _uu_cores(raw)
     found |= {"".join(f"{b:08b}" for b in raw), "".join(f"{b:08b}"[::-1] for b in raw)}
     if not raw.isascii() or "=" in secret:  # quoted-printable (mail): "=" and bytes past ASCII
         found.add(quopri.encodestring(raw).decode("ascii").replace("=\n", ""))
+    if not raw.isascii() or " " in secret or "_" in secret:  # MIME: "_" for a space, =5F
+        found.add(quopri.encodestring(raw, header=True).decode("ascii").replace("=\n", ""))
+    if not (secret.isascii() and secret.isprintable()):  # cat -v: M- and ^ notation
+        found.add("".join(_cat_v(b) for b in raw))
+    found.add(raw[::-1].hex())  # its bytes reversed, as a little-endian number prints them
+    # every byte escaped: octal (``printf '\163\153'``, C, Python), as in a JSON string too,
+    # and quoted-printable (``=73=6B``); UTF-32 hex
+    octal = "".join(f"\\{b:03o}" for b in raw)
+    found |= {octal, octal.replace("\\", "\\\\"), "".join(f"={b:02X}" for b in raw),
+              secret.encode("utf-32-le", "surrogatepass").hex(),
+              secret.encode("utf-32-be", "surrogatepass").hex()}
+    # encoded twice (``base64 | base64``, ``base64 | xxd -p``, ``xxd -p | base64``): the
+    # cores of its base64 (a secret of 8 bytes or more: a shorter one's are too short)
+    if len(raw) >= 8:
+        inner = {c for c in _base64_cores(raw) if "-" not in c and "_" not in c
+                 and len(c) >= 8}
+        for core in inner:
+            found |= _base64_cores(core.encode("ascii"))
+            found |= {core.encode("ascii").hex(), core.encode("ascii").hex().upper()}
+        found |= _base64_cores(raw.hex().encode("ascii"))
     return {f for f in found if len(f) >= MIN_FORM} - {secret}
+
+
+def _cat_v(byte: int) -> str:
+    """``byte`` as ``cat -v`` shows it: ``M-`` for the high bit, ``^`` for a control."""
+    meta, low = ("M-", byte - 128) if byte >= 128 else ("", byte)
+    if low < 32:
+        return f"{meta}^{chr(low + 64)}"
+    return f"{meta}^?" if low == 127 else meta + chr(low)
 
 
 def _spelled(view: str) -> set[str]:

@@ -1,7 +1,8 @@
 """Secrets in hex dumps: hex spaced by bytes or groups, as ``od -tx1``, ``xxd``,
-``hexdump -C`` and ``xxd -i`` write it, or in 16- or 32-bit little-endian words (``od -x``,
-``hexdump``, ``xxd -e``) (``68 65``, ``6865 6c6c``, ``68:65``, ``0x68, 0x65``),
-its lines wrapped, each line with its offset first and the dump's ASCII column last.
+``hexdump -C`` and ``xxd -i`` write it, or in 16- or 32-bit little-endian words
+(``od -x``, ``hexdump``, ``xxd -e``, ``od -tx4``) (``68 65``, ``6865 6c6c``,
+``68:65``, ``0x68, 0x65``), its lines wrapped, each line with its offset first and the
+dump's ASCII column last.
 
 The ``Matcher``'s one RE2 pass finds where the hex of a secret's first ``_TRIGGER`` bytes
 starts, each pair of digits followed by a separator: none, one or two spaces or colons,
@@ -74,12 +75,18 @@ class SpacedHex:
 
     def __init__(self, secrets: Iterable[str]) -> None:
         raws = {s.encode("utf-8", "surrogatepass") for s in secrets}
+        self._raws = frozenset(raws)
         # od -x and hexdump without -C write 16-bit little-endian words: a secret starting
         # at an even offset shows its bytes swapped in pairs; at an odd one, the same from
         # its second byte on (its first shares a word with the byte before it)
-        words = {_swapped(raw[start:]) for raw in raws for start in (0, 1)}
-        words |= {_swapped(raw[start:], 4) for raw in raws for start in range(4)}  # xxd -e
-        self._raw = sorted({b for b in raws | words if len(b) >= MIN_BYTES},
+        # (xxd -e, od -tx4: 32-bit words). Each such form maps to
+        # the secret's bytes from where it starts: what the dump's ASCII column shows
+        self._words: dict[bytes, bytes] = {}
+        for raw in raws:
+            for size in (2, 4):
+                for start in range(size):
+                    self._words.setdefault(_swapped(raw[start:], size), raw[start:])
+        self._raw = sorted({b for b in raws | set(self._words) if len(b) >= MIN_BYTES},
                            key=len, reverse=True)
         # where a secret's hex may start: its first pair in either case (anywhere: a dump
         # groups bytes), looked for with str.find (at memchr speed, unlike a regex)
@@ -105,6 +112,14 @@ class SpacedHex:
             stop, after, found = self._follow(text, at, raw)
             if after:
                 stop = max(stop, _column(text, stop, found[len(found) - after:]))
+                if raw in self._words and raw not in self._raws:  # the column shows the
+                    # secret's bytes in their order, and a last part word the hex left out
+                    shown = self._words[raw][len(found) - after:]
+                    stop = max(stop, _column(text, stop, shown),
+                               _column(text, stop, shown[:after]))
+                    rest = self._words[raw][len(found):]  # a last part word, on the next line
+                    if rest and len(found) == len(raw):
+                        stop = max(stop, _next_word(text, stop, rest))
             end = max(end, stop)
         return end
 
@@ -206,6 +221,16 @@ class SpacedHex:
             after += 1
             at += 2
         return at, after, raw
+
+
+def _next_word(text: str, at: int, rest: bytes) -> int:
+    """Where the last part word of a secret in little-endian words (``rest``, its bytes in
+    their order), on the line after ``at``, ends with its characters in that line's column
+    (``0000000a31323933  3921.``); 0 if it is not there."""
+    limit = min(len(text), at + _LINE)
+    swapped = rest[::-1].hex()
+    word = max(text.find(swapped, at, limit), text.find(swapped.upper(), at, limit))
+    return _column(text, word + len(swapped), rest) if word >= 0 else 0
 
 
 def _in_dump_line(text: str, at: int) -> bool:

@@ -19,7 +19,8 @@ from typing import Any
 
 from toolhost.redaction_spell import _encodable
 
-__all__ = ["line_held", "merged", "wrapped_edge", "wrapped_hold", "wrapped_spans"]
+__all__ = ["line_held", "merged", "ragged_spans", "soft_spans", "wrapped_edge",
+           "wrapped_hold", "wrapped_spans"]
 
 _SEP = r"(?:\r?\n|\\r\\n|\\n)"
 # two lines or more of base64 (or hex, its subset), the first of at least 16 characters (the
@@ -94,6 +95,84 @@ def wrapped_spans(text: str, spans: Spans) -> Iterator[tuple[int, int]]:
             probe = _encodable(text)  # (same length, same places)
     for block in _scanner().finditer(probe):
         yield from _mapped(text[block.start():block.end()], block.start(), spans)
+
+
+def ragged_spans(text: str, spans: Spans) -> Iterator[tuple[int, int]]:
+    """``wrapped_spans`` for encodings whose lines hold any printable character: base85
+    wrapped at a fixed width (``a85encode(wrapcol=...)``, PDF's ``<~...~>``, ``basenc
+    --z85``) and uuencode (each line first a character giving its length, taken out before
+    the lines are joined). A block is two lines or more of one width, 20 or more, the last
+    one maybe shorter, of printable ASCII without a blank."""
+    if "\n" not in text:
+        return
+    pos = 0
+    for look in _RAGGED_LOOK.finditer(text):  # a line of 20 such characters or more ends
+        if look.start() < pos:
+            continue
+        begin = text.rfind("\n", 0, look.start()) + 1
+        if not _PRINTABLE.fullmatch(text, begin, look.start()):
+            continue
+        lines, at = [], begin
+        while True:
+            stop = text.find("\n", at)
+            line = text[at:stop if stop >= 0 else len(text)]
+            if not _PRINTABLE.fullmatch(line):
+                break
+            lines.append(line)
+            if stop < 0:
+                break
+            at = stop + 1
+        pos = at
+        width = len(lines[0])
+        count = next((n for n, line in enumerate(lines) if len(line) != width), len(lines))
+        if count < len(lines) and len(lines[count]) < width:
+            count += 1  # the last line, shorter
+        lines = lines[:count]
+        if len(lines) < 2:
+            continue
+        uu = all(len(line) == 1 + 4 * -(-(ord(line[0]) - 32) // 3) for line in lines)
+        cut = 1 if uu else 0  # uuencode: each line's length character is not data
+        joined = "".join(line[cut:] for line in lines)
+        if not uu and _B64_LINE.fullmatch(joined):
+            continue  # base64 or hex: ``wrapped_spans`` reads it
+        step = width - cut  # each line's part of the joined text, the last one's maybe less
+        for first, end in spans(joined):
+            yield (_ragged_at(begin, first, step, cut),
+                   _ragged_at(begin, end - 1, step, cut) + 1)
+
+
+def soft_spans(text: str, spans: Spans) -> Iterator[tuple[int, int]]:
+    """``wrapped_spans`` for soft line breaks, which a reader takes out: quoted-printable's
+    ``=`` at a line's end (mail, ``quopri``) and ``sed -n l``'s ``\\``: the text is read with
+    them taken out, and what is found there is mapped back (the breaks inside it hidden
+    too)."""
+    parts, joined_at, text_at, pos = [], [0], [0], 0
+    for look in _SOFT.finditer(text):  # a line break after "=", "\\" or "=\r"
+        end = look.end()
+        start = end - 2 if text[end - 2] != "\r" else end - 3
+        if start < 0 or text[start] not in "=\\" or (text[start] == "\\" and end - start == 3):
+            continue  # a plain \r\n, or \\\r\n
+        parts.append(text[pos:start])
+        pos = end
+        joined_at.append(joined_at[-1] + len(parts[-1]))
+        text_at.append(pos)
+    if not parts:
+        return
+    parts.append(text[pos:])
+    joined = "".join(parts)
+
+    def where(i: int) -> int:
+        piece = bisect.bisect_right(joined_at, i) - 1
+        return text_at[piece] + i - joined_at[piece]
+
+    for first, end in spans(joined):
+        yield where(first), where(end - 1) + 1
+
+
+def _ragged_at(start: int, i: int, step: int, cut: int) -> int:
+    """Where character ``i`` of a ragged block's joined text is in the text."""
+    line, col = divmod(i, step)
+    return start + line * (step + cut + 1) + cut + col
 
 
 def wrapped_edge(text: str, longest: Callable[[str], int], *, at_end: bool,
@@ -192,6 +271,11 @@ def line_held(text: str, tail: int) -> int:
 
 
 _B64_LINE = re.compile(r"[A-Za-z0-9+/_-]+={0,2}")
+# a soft break's line break (starting with it: the engine skips to it at memchr speed; a
+# two-character ``in`` costs 2.5 times as much on a non-ASCII text)
+_SOFT = re.compile(r"\n(?<=[=\\\r]\n)")
+_RAGGED_LOOK = re.compile(r"\n(?<=[!-~]{20}\n)[!-~]")
+_PRINTABLE = re.compile(r"[!-~]+")
 # what a cut may leave at the end of a wrapped block: a line break, or the start of one
 _CUT_SEPARATORS = ("\r\n", "\n", "\r", "\\r\\n", "\\n", "\\r\\", "\\r", "\\")
 # the end of a line a cut left before a block (the rest of a wrapped line), and its break

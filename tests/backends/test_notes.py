@@ -126,8 +126,10 @@ def test_a_name_holding_a_secret_is_a_warning(tmp_path: Path,
     config.write_text(SECRET_NAMES)
     assert main(["validate", "--no-layers", "--no-compile", str(config)]) == 0
     out, err = capsys.readouterr()
-    assert out == f"{config}: ok (1 server, 3 tools, 3 warnings)\n"
-    lines = [x for x in err.strip().splitlines() if ": warning: " in x]
+    assert out == f"{config}: ok (1 server, 3 tools, 4 warnings)\n"
+    assert (f"{config}: warning: a secret of this config is a word of only 6 letters: it is "
+            "hidden wherever that word appears") in err  # and it is a short word
+    lines = [x for x in err.strip().splitlines() if ": warning: " in x and "word of" not in x]
     assert lines == [
         f"{config}:6:7: servers.s.tools.***: warning: the tool name '***' holds the value of "
         "a secret: toolhost shows it as '***' everywhere (tool lists included), so clients "
@@ -181,6 +183,31 @@ def test_a_secret_shorter_than_4_characters_is_a_warning(
         "is hidden wherever that text appears, so every message, name and result holding it "
         "shows *** in its place (set the real value (see docs/secrets.md, which values are "
         "secrets))"], err
-    monkeypatch.setenv("MY_TOKEN", "ZQZQ")
+    monkeypatch.setenv("MY_TOKEN", "ZQZ4")
     assert main(["validate", "--strict", "--no-layers", "--no-compile", str(config)]) == 0
     assert capsys.readouterr().out == f"{config}: ok (1 server, 1 tool)\n"
+
+
+@pytest.mark.parametrize("value", ["issues", "Deploy", "zebras"])
+def test_a_secret_that_is_a_short_plain_word_is_a_warning(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+        value: str) -> None:
+    # 'issues' as MY_TOKEN is hidden inside every word holding it (search_issues shows
+    # search_***): kept (a model could make a command print it glued to other letters),
+    # and validate says so; a value with a digit, or of 8 letters or more, is not said
+    monkeypatch.setenv("MY_TOKEN", value)
+    config = tmp_path / "t.yaml"
+    config.write_text(SHORT_SECRET)
+    assert main(["validate", "--no-layers", "--no-compile", str(config)]) == 0
+    out, err = capsys.readouterr()
+    assert out == f"{config}: ok (1 server, 1 tool, 1 warning)\n"
+    assert err.strip().splitlines() == [
+        f"{config}:7:50: warning: the value of MY_TOKEN is a word of only {len(value)} "
+        "letters: it is hidden wherever that word appears, inside longer words and names "
+        "too, so every message, name and result holding it shows *** in its place (set the "
+        "real value (see docs/secrets.md, which values are secrets))"], err
+    assert value not in err
+    for fine in ("issues7", "issuesss"):
+        monkeypatch.setenv("MY_TOKEN", fine)
+        assert main(["validate", "--strict", "--no-layers", "--no-compile", str(config)]) == 0
+        assert capsys.readouterr().out == f"{config}: ok (1 server, 1 tool)\n"

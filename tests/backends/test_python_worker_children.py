@@ -26,27 +26,32 @@ pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"),
 MODULE = '''
 import os, subprocess, sys, time
 
+def _note(mark, pid):
+    # the helper's pid, written by its parent as soon as it exists (not by the helper once
+    # it runs: under load a helper starting slowly was killed at the timeout before it wrote
+    # its mark, and looked like one that never started)
+    with open(mark + ".tmp", "w") as f:
+        f.write(str(pid))
+    os.replace(mark + ".tmp", mark)
+
 def _spawn(style, mark):
-    code = f"import os, time; open({mark!r}, 'w').write(str(os.getpid())); time.sleep(60)"
+    code = "import time; time.sleep(60)"
     if style == "group":
-        subprocess.Popen([sys.executable, "-c", code])
+        _note(mark, subprocess.Popen([sys.executable, "-c", code]).pid)
     elif style == "session":
-        subprocess.Popen([sys.executable, "-c", code], start_new_session=True,
-                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                         stderr=subprocess.DEVNULL)
+        _note(mark, subprocess.Popen([sys.executable, "-c", code], start_new_session=True,
+                                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.DEVNULL).pid)
     else:  # double fork, then a new session: the grandchild's parent is gone
         pid = os.fork()
         if pid == 0:
             os.setsid()
-            if os.fork() == 0:
+            helper = os.fork()
+            if helper == 0:
                 os.execv(sys.executable, [sys.executable, "-c", code])
+            _note(mark, helper)
             os._exit(0)
         os.waitpid(pid, 0)
-    # until the helper runs (written its pid), however slow a loaded machine starts it: a
-    # helper killed before it wrote its mark looked like one that "never started"
-    deadline = time.monotonic() + 60
-    while not (os.path.exists(mark) and os.path.getsize(mark)) and time.monotonic() < deadline:
-        time.sleep(0.01)
 
 def convert(style: str, mark: str, seconds: float) -> str:
     """Start a helper, then work."""

@@ -152,7 +152,8 @@ def secret_name_warnings(config: HostConfig) -> list[Problem]:
 def short_secret_warnings(config: HostConfig,
                           environ: Mapping[str, str] | None = None) -> list[Problem]:
     """A warning for each secret shorter than 4 characters (a secret-named variable such as
-    ``MY_TOKEN=a``, a declared or ``auth`` value such as ``pw``): it is still hidden, wherever
+    ``MY_TOKEN=a``, a declared or ``auth`` value such as ``pw``), or a plain word shorter than
+    8 (``MY_TOKEN=issues``): it is still hidden, wherever
     its text appears, so every message, name and result showing that text shows ``***``
     (``t.y***ml``). Located at the first ``${NAME}`` of the variable that holds it, else at
     the config's first file; the value itself is never shown."""
@@ -160,8 +161,12 @@ def short_secret_warnings(config: HostConfig,
 
     from toolhost.config.interpolate import MIN_AUTO_SECRET, SECRET_VAR
     from toolhost.errors import Problem
+    from toolhost.redaction_spell import FOLD_MIN
 
-    short = sorted(s for s in config.redactor.secrets if len(s) < MIN_AUTO_SECRET)
+    # a short plain word (``issues``) is hidden inside every name holding it too
+    # (``search_issues`` shows ``search_***``): said, as a value shorter than 4 is
+    short = sorted(s for s in config.redactor.secrets
+                   if len(s) < MIN_AUTO_SECRET or (len(s) < FOLD_MIN and s.isalpha()))
     if not short:
         return []
     env = os.environ if environ is None else environ
@@ -178,9 +183,14 @@ def short_secret_warnings(config: HostConfig,
         where = next(((file, text.find("${" + n), n) for n in names
                       for file, text in texts.items() if "${" + n in text), None)
         what = f"the value of {where[2]}" if where else "a secret of this config"
-        message = (f"{what} is only {len(secret)} character{'s' * (len(secret) > 1)} long: "
-                   "it is hidden wherever that text appears, so every message, name and "
-                   "result holding it shows *** in its place")
+        if len(secret) < MIN_AUTO_SECRET:
+            message = (f"{what} is only {len(secret)} character{'s' * (len(secret) > 1)} "
+                       "long: it is hidden wherever that text appears, so every message, "
+                       "name and result holding it shows *** in its place")
+        else:
+            message = (f"{what} is a word of only {len(secret)} letters: it is hidden "
+                       "wherever that word appears, inside longer words and names too, so "
+                       "every message, name and result holding it shows *** in its place")
         hint = "set the real value (see docs/secrets.md, which values are secrets)"
         if where is None:
             warnings.append(Problem(message, config.files[0] if config.files else "<config>",
