@@ -12,6 +12,11 @@ issue's targets and, as a reference measured in the same rounds, a bare ``python
 - ``toolhost serve`` (stdio) until it answers ``initialize``   target <= 200 ms
 - loading and compiling 1,000 tools (YAML, TOML) in a fresh process   target <= 250 ms
 
+Each subject's median CPU time (user + system of the whole child process, from
+``getrusage``) is printed beside its wall time: on a shared machine the wall time moves with
+the load (a loaded two-core machine showed 1.5-2.7 s of wall for ~0.22 s of CPU), the CPU
+time far less, so it is the figure to compare between runs there.
+
 ``--against DIR`` runs every subject of another checkout too (its own ``.venv``, e.g. a
 ``git worktree`` of the commit to compare with), in the same rounds, order alternating, and
 prints its medians and the median of the round-by-round ratios (this checkout / that one).
@@ -22,6 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -43,15 +49,25 @@ INIT = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": 
 ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 
-def timed(argv: list[str], cwd: Path = ROOT) -> float:
+Sample = tuple[float, float]  # (wall seconds, CPU seconds of the child process)
+
+
+def _children_cpu() -> float:
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+def timed(argv: list[str], cwd: Path = ROOT) -> Sample:
+    cpu = _children_cpu()
     start = time.perf_counter()
     # cwd matters: `python -m toolhost` imports toolhost from the current directory first
     subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True,
                    cwd=cwd, env=ENV)
-    return time.perf_counter() - start
+    return time.perf_counter() - start, _children_cpu() - cpu
 
 
-def serve_first_answer(config: Path, py: str = PY, cwd: Path = ROOT) -> float:
+def serve_first_answer(config: Path, py: str = PY, cwd: Path = ROOT) -> Sample:
+    cpu = _children_cpu()
     start = time.perf_counter()
     proc = subprocess.Popen([py, "-m", "toolhost", "serve", str(config), "--all"], cwd=cwd,
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -65,7 +81,7 @@ def serve_first_answer(config: Path, py: str = PY, cwd: Path = ROOT) -> float:
     proc.stdin.close()
     proc.wait(30)
     proc.stdout.close()
-    return elapsed
+    return elapsed, _children_cpu() - cpu  # CPU: the whole process, its shutdown included
 
 
 def thousand_tools(directory: Path) -> tuple[Path, Path]:
@@ -88,7 +104,7 @@ def load_and_compile(path: Path, py: str = PY) -> list[str]:
     return [py, "-c", code, str(path)]
 
 
-Subjects = dict[str, tuple[Callable[[], float], float | None]]
+Subjects = dict[str, tuple[Callable[[], Sample], float | None]]
 
 
 def subjects_of(root: Path, yaml_path: Path, toml_path: Path) -> Subjects:
@@ -119,8 +135,8 @@ def main() -> None:
         subjects = subjects_of(ROOT, yaml_path, toml_path)
         other = subjects_of(args.against.resolve(), yaml_path, toml_path) \
             if args.against else {}
-        samples: dict[str, list[float]] = {name: [] for name in subjects}
-        theirs: dict[str, list[float]] = {name: [] for name in other}
+        samples: dict[str, list[Sample]] = {name: [] for name in subjects}
+        theirs: dict[str, list[Sample]] = {name: [] for name in other}
         for run, _target in [*subjects.values(), *other.values()]:
             run()  # warm-up: bytecode written, files in the page cache
         for i in range(args.rounds):
@@ -133,24 +149,28 @@ def main() -> None:
     report(subjects, samples)
     if other:
         print(f"\nagainst {args.against}: its medians, and this checkout / it, the median of "
-              "the rounds' ratios")
+              "the rounds' ratios (wall, then CPU)")
         for name in other:
-            pairs = zip(samples[name], theirs[name], strict=True)
-            ratio = statistics.median(a / b for a, b in pairs)
-            print(f"{name:36} {statistics.median(theirs[name]) * 1000:7.0f} ms {ratio:8.2f}x")
+            pairs = list(zip(samples[name], theirs[name], strict=True))
+            ratio = statistics.median(a[0] / b[0] for a, b in pairs)
+            cpu_ratio = statistics.median(a[1] / b[1] for a, b in pairs if b[1] > 0)
+            wall, cpu = (statistics.median(s[i] for s in theirs[name]) for i in (0, 1))
+            print(f"{name:36} {wall * 1000:7.0f} ms {ratio:8.2f}x   CPU {cpu * 1000:5.0f} ms "
+                  f"{cpu_ratio:6.2f}x")
     print(f"({args.rounds} interleaved rounds; load average "
           f"{os.getloadavg()[0]:.2f}: figures on a busy machine are high)")
 
 
-def report(subjects: Subjects, samples: dict[str, list[float]]) -> None:
-    reference = statistics.median(samples["python -c pass (reference)"])
-    print(f"{'subject':36} {'median':>9} {'target':>8} {'x python start':>15}")
+def report(subjects: Subjects, samples: dict[str, list[Sample]]) -> None:
+    reference = statistics.median(s[0] for s in samples["python -c pass (reference)"])
+    print(f"{'subject':36} {'median':>9} {'target':>8} {'x python start':>15} {'CPU':>9}")
     for name, (_run, target) in subjects.items():
-        median = statistics.median(samples[name])
+        median = statistics.median(s[0] for s in samples[name])
+        cpu = statistics.median(s[1] for s in samples[name])
         shown = f"{target * 1000:.0f} ms" if target else "-"
         verdict = "" if target is None else ("  ok" if median <= target else "  over")
         print(f"{name:36} {median * 1000:7.0f} ms {shown:>8} {median / reference:14.1f}x"
-              f"{verdict}")
+              f" {cpu * 1000:6.0f} ms{verdict}")
 
 
 if __name__ == "__main__":

@@ -37,7 +37,9 @@ def _shown(renderer: TextRenderer, decision: Decision, use_id: str | None) -> st
 @pytest.mark.parametrize("color", [False, True])
 def test_each_line_is_the_line_a_fresh_renderer_shows(color: bool) -> None:
     kept = TextRenderer(io.StringIO(), io.StringIO(), color=color)
-    for i, decision in enumerate(DECISIONS * 2):
+    # each decision again later, then each twice in a row (the same object: the policy
+    # shares a rule's decision between its calls, and the renderer keeps the last one's line)
+    for i, decision in enumerate(DECISIONS * 2 + [d for d in DECISIONS for _ in (0, 1)]):
         use_id = f"u{i}" if i % 3 else None
         fresh = TextRenderer(io.StringIO(), io.StringIO(), color=color)
         if use_id:  # the fresh one numbers its calls from 1: give it as many before

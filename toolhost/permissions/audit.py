@@ -36,6 +36,9 @@ class AuditLog:
         self._fd: int | None = None
         self._lock = threading.Lock()
         self._clock = (-1, "")  # (a second, its date and time)
+        # the last origin written and its text: a session's decisions repeat a few rules,
+        # and an Origin is immutable (its text is what str() makes; redacted at each record)
+        self._origin: tuple[object, str] = (None, "")
         # Loaded here, not at import: the gate imports this module with or without a log.
         from toolhost.permissions.caller import current_caller
 
@@ -50,7 +53,8 @@ class AuditLog:
             "arguments": redact_value(tool_input, r),
             "decision": decision.behavior,
             "rule": r(decision.rule) if decision.rule is not None else None,
-            "origin": r(str(decision.origin)) if decision.origin is not None else None,
+            "origin": r(self._origin_text(decision.origin))
+            if decision.origin is not None else None,
             "answered_by": r(decision.answered_by),
         }
         if decision.behavior != "allow":
@@ -80,6 +84,12 @@ class AuditLog:
             while written < len(data):  # a short write (a full disk fails with OSError)
                 written += os.write(self._fd, data[written:])
         return entry
+
+    def _origin_text(self, origin: object) -> str:
+        last = self._origin  # one tuple, swapped whole (as the clock)
+        if last[0] is not origin:
+            last = self._origin = (origin, str(origin))
+        return last[1]
 
     def _now(self) -> str:
         # The same text as datetime.now(timezone.utc).isoformat(timespec="milliseconds"),

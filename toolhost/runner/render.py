@@ -168,6 +168,9 @@ class TextRenderer:
         self._reused: OrderedDict[str, tuple[tuple[str, ...], int]] = OrderedDict()
         # a decision line as shown after its tag, by what it shows (see ``decision``)
         self._decision_lines: dict[tuple[Any, ...], tuple[str, str]] = {}
+        # the last decision shown and its line: a rule's decision is one immutable object
+        # (the policy builds it once), so the next call of that rule is an identity check
+        self._last_decision: tuple[object, tuple[str, str]] = (None, ("", ""))
         self._cost: float | None = None  # the session's cost at the last result
         self._numbered = 0  # tags given so far
         self._replies: set[str] = set()  # the model's replies (message ids) this turn
@@ -318,15 +321,21 @@ class TextRenderer:
         """Show a permission decision under its call (``tool_use_id`` gives its tag)."""
         # Formatted once per rule (and deny message), not once per call: a session's
         # decisions repeat a few rules; only the tag differs from one to the next.
-        key = (decision.behavior, decision.rule, decision.origin, decision.answered_by,
-               decision.updated_input is not None,
-               decision.message if decision.behavior != "allow" else "")
-        parts = self._decision_lines.get(key)
-        if parts is None:
-            parts = self._decision_line(decision)
-            if len(self._decision_lines) >= MAX_DECISION_LINES:  # bounded: start over
-                self._decision_lines.clear()
-            self._decision_lines[key] = parts
+        last = self._last_decision
+        if last[0] is decision:
+            parts = last[1]
+        else:
+            key = (decision.behavior, decision.rule, decision.origin, decision.answered_by,
+                   decision.updated_input is not None,
+                   decision.message if decision.behavior != "allow" else "")
+            kept = self._decision_lines.get(key)
+            if kept is None:
+                kept = self._decision_line(decision)
+                if len(self._decision_lines) >= MAX_DECISION_LINES:  # bounded: start over
+                    self._decision_lines.clear()
+                self._decision_lines[key] = kept
+            parts = kept
+            self._last_decision = (decision, parts)
         self._print(f"{parts[0]}{self.tag(tool_use_id)}{parts[1]}")
 
     def _decision_line(self, decision: Decision) -> tuple[str, str]:
