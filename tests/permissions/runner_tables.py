@@ -1,19 +1,56 @@
-"""Round 10: more programs that run a command named by their own arguments (environment,
-secret and VM runners: ``devbox run``, ``doppler run --``, ``dotenv --``, ``limactl shell``),
-cloud "run it there" options (``aws ssm send-command --parameters commands=...``, ``az vm
-run-command invoke --scripts``, ``aws ecs execute-command --command``), a value glued to a
-one-letter option (``rsync -e'rm x'``, ``scp -Srm``, ``git -cdiff.external=...``), and git
-configuration whose value deny rules cannot see (``git --config-env=alias.p=VAR``,
-``GIT_CONFIG_PARAMETERS=``, ``GIT_CONFIG_COUNT=``): the command meets the deny and ask rules
-(fail closed); project scripts (``npm run x``, ``make x``, ``just x``) stay the program."""
+"""The runner tables: commands that run a command named in their own arguments (each
+must meet a deny on that command) and honest commands that run none (each stays allowed).
+Round 9 and round 10 of the red team, one table each; tests/permissions/test_runners.py
+runs both."""
 
 from __future__ import annotations
 
-import pytest
+# Round 9: containers, pods, package runners, git subcommands, tar, crontab fed its jobs
+ROUND9_RUNS = [
+    "docker run img rm x", "docker run --rm -it -v /:/h img rm -rf /h",
+    "docker run --entrypoint rm img x", "docker container run img rm x",
+    "docker -H tcp://h exec c rm x",
+    "docker --config a --context b -H c --tls --tlsverify --tlscacert d run img rm x",
+    "podman run --rm img sh -c 'rm x'", "nerdctl run img rm x",
+    "docker compose run web rm x", "docker-compose run web rm x",
+    "kubectl run p --image=i --command -- rm x", "kubectl debug p -it --image=b -- rm x",
+    "kubectl -n ns exec p -- rm x", "kubectl --context c exec p -- rm x",
+    "toolbox run rm x", "distrobox enter b -- rm x", "flatpak run --command=rm org.x x",
+    "vagrant ssh -c 'rm x'", "machinectl shell c /bin/rm x",
+    "npx rm x", "npx -c 'rm x'", "npm exec -- rm x", "npm exec -c 'rm x'", "pnpm dlx rm x",
+    "yarn dlx rm x", "bunx rm x", "uvx rm x", "uv run rm x", "uv tool run rm x",
+    "pipx run rm x", "poetry run rm x", "pdm run rm x", "hatch run rm x", "pipenv run rm x",
+    "conda run -n e rm x", "bundle exec rm x", "pyenv exec rm x", "mise exec -- rm x",
+    "direnv exec . rm x", "nix develop -c rm x", "nix-shell --run 'rm x'",
+    "dotnet tool run rm x", "perf record rm x", "gdb --args rm x", "entr rm x",
+    "git --upload-pack='rm x' clone h", "git clone --upload-pack 'rm x' h",
+    "git archive --remote=h --exec='rm x'", "git rebase --exec 'rm x' HEAD~3",
+    "git rebase -x 'rm x' HEAD~1", "git bisect run rm x", "git submodule foreach 'rm x'",
+    "git filter-branch --tree-filter 'rm x' HEAD", "git difftool --extcmd='rm x'",
+    "tar -xf a --checkpoint=1 --checkpoint-action=exec='rm x'",
+    "make SHELL=/bin/rm", "make --eval='x:;rm y' x", "sed 's/a/rm x/e' f",
+    "Rscript -e 'system(\"rm x\")'", "julia -e 'run(`rm x`)'", "tclsh <<< 'exec rm x'",
+    "osascript -e 'do shell script \"rm x\"'", "emacs --eval '(shell-command \"rm x\")'",
+    "deno eval 'Deno.run({cmd:[\"rm\",\"x\"]})'",
+    "sshpass -p pw ssh host rm x", "mosh host -- rm x", "autossh -M 0 host rm x",
+    "ssh host -- rm x", "gosu root rm x", "su-exec root rm x", "run0 rm x", "sudo-rs rm x",
+    "ip netns exec ns rm x", "wsl -e rm x", "vagrant ssh -- rm x", "ansible all -a 'rm x'",
+    "ansible all -m shell -a 'rm x'", "salt '*' cmd.run 'rm x'", "pdsh -w h rm x",
+    "heroku run rm x", "fly ssh console -C 'rm x'", "gcloud compute ssh vm --command='rm x'",
+    "crontab <<<'* * * * * rm -rf x'", "echo '* * * * * rm -rf x' | crontab -",
+    "crontab - <<EOF\n* * * * * rm -rf x\nEOF", "(crontab -l; echo '0 * * * * rm x') | crontab -",
+    "crontab -uroot - <<< '* * * * * rm x'", "sudo crontab <<< '@reboot rm x'",
+]
+ROUND9_HONEST = ["docker run --rm img ls", "kubectl -n a get po", "npm exec -- prettier .",
+          "npx prettier --check .", "uv run pytest", "poetry run pytest -q",
+          "git push -u origin main", "git rebase -i HEAD~3", "git bisect run make test",
+          "gdb --args ./a.out 1", "tar -czf a.tgz d", "sed 's/e/x/' f", "crontab -l",
+          "crontab -u me -l", "crontab mycron.txt", "make -f Makefile all", "ssh host -- ls",
+          "ip netns exec ns ls", "ansible all -m ping", "heroku run bash", "gosu app ls"]
 
-from tests.permissions.test_command_strings import DENY_RM, policy
-
-RUNS = [
+# Round 10: environment, secret and VM runners, cloud "run it there" options, glued and
+# abbreviated option values, git configuration from the environment
+ROUND10_RUNS = [
     "devbox run rm x", "devbox run -- rm x", "pixi exec rm x", "tox exec -e py -- rm x",
     "lerna exec -- rm x", "nx exec -- rm x", "guix shell -- rm x",
     "guix environment x -- rm x", "corepack pnpm dlx rm x", "railway run rm x",
@@ -120,7 +157,7 @@ RUNS = [
     "glab alias set x '!rm y'", "yarn config set script-shell rm", "npm config set shell rm",
     "npm config set editor=rm", "npm set browser rm", "npm c set git rm",
 ]
-HONEST = [
+ROUND10_HONEST = [
     "git --config-env=http.extraheader=AUTH fetch", "git --config-env=user.name=N commit -m x",
     "git -c user.name=x commit -m y", "rsync -avz a b:", "rsync -e ssh a b:",
     "rsync -avze ssh a b:", "scp -P 22 a b:", "tar -xzf a.tgz", "tar -cJf a.txz d",
@@ -157,24 +194,5 @@ HONEST = [
     "npm config set registry https://r.example", "npm config get editor", "npm install git",
 ]
 
-
-@pytest.mark.parametrize("command", RUNS)
-def test_the_command_it_runs_is_denied(command: str) -> None:
-    assert DENY_RM.decide("Bash", {"command": command}).behavior == "deny"
-
-
-@pytest.mark.parametrize("command", HONEST)
-def test_what_runs_no_denied_command_is_allowed(command: str) -> None:
-    assert DENY_RM.decide("Bash", {"command": command}).behavior == "allow"
-
-
-ASK_ONLY = policy([("ask", "Bash(curl:*)"), ("allow", "Bash(git:*)")], "allow")
-
-
-@pytest.mark.parametrize(("command", "want"), [
-    ("git --config-env=alias.p=VAR p", "ask"),  # not provable: never allowed, even by git:*
-    ("GIT_CONFIG_PARAMETERS=\"'core.pager'='less'\" git log", "ask"),
-    ("git --config-env=http.extraheader=AUTH fetch", "allow"),
-])
-def test_config_from_the_environment_is_never_allowed(command: str, want: str) -> None:
-    assert ASK_ONLY.decide("Bash", {"command": command}).behavior == want
+RUNS = ROUND9_RUNS + ROUND10_RUNS
+HONEST = ROUND9_HONEST + ROUND10_HONEST
