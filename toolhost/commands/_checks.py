@@ -3,31 +3,38 @@ refuses, ``lock`` refuses too (a lock pins a config that works, not one that onl
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
     from toolhost.config.model import HostConfig
     from toolhost.errors import Problem
 
 
+class Checked(NamedTuple):
+    """What one check found: its problems, redacted, in file order."""
+
+    errors: list[Problem]
+    warnings: list[Problem]
+    # the tools compiled (those of imported servers started with ``connect`` among them);
+    # None when the tools were not compiled
+    tools: int | None
+
+
 def check_loaded(config: HostConfig, errors: list[Problem], *, compile_tools: bool = True,
-                 connect: bool = False, counted: list[int] | None = None
-                 ) -> tuple[list[Problem], list[Problem]]:
+                 connect: bool = False) -> Checked:
     """Every stage after loading: the tools bound to their backends (unless
     ``compile_tools`` is false), the rules against what they name, the notes. ``errors``
-    holds the loader's problems so far. Returns (errors, warnings), redacted, in file order.
-    ``counted``: the number of tools compiled is appended to it (those of imported servers
-    started with ``connect`` among them)."""
+    holds the loader's problems so far."""
     from toolhost.commands._configs import close, compile_config, redacted
     from toolhost.permissions.authoring import review_rules
     from toolhost.permissions.unanswered import unanswered_note
 
     errors = list(errors)
     compiled = None
+    tools = None
     if compile_tools:
         compiled = compile_config(config, problems=errors, connect=connect)
-        if counted is not None:
-            counted.append(sum(len(tools) for tools in compiled.servers.values()))
+        tools = sum(len(found) for found in compiled.servers.values())
     pending = _pending(config, compiled)
     if compiled is not None:  # said after the verdict, with the other notes
         from toolhost.backends.notes import python_description_notes
@@ -62,8 +69,8 @@ def check_loaded(config: HostConfig, errors: list[Problem], *, compile_tools: bo
     def key(p: Problem) -> tuple[int, int, int]:
         return (order.get(p.file, len(order)), p.line, p.column)
 
-    return (sorted(redacted(config, dict.fromkeys(errors)), key=key),
-            sorted(redacted(config, dict.fromkeys(warnings)), key=key))
+    return Checked(sorted(redacted(config, dict.fromkeys(errors)), key=key),
+                   sorted(redacted(config, dict.fromkeys(warnings)), key=key), tools)
 
 
 def _pending(config: HostConfig, compiled: Any) -> list[Problem]:

@@ -141,7 +141,7 @@ def write_for(config: str, *, layers: bool = True, dry_run: bool = False,
 
         # what validate refuses (a schema's minimum above its maximum, a template that does
         # not parse, a rule naming no tool) is no config to pin: one check for both
-        errors, _ = check_loaded(loaded, found_problems)
+        errors = check_loaded(loaded, found_problems).errors
         if errors:
             raise ConfigError(errors)
     personal = guard.personal_only(loaded.plugins)  # a user's or local file's: their lock's

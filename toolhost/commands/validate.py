@@ -7,6 +7,7 @@ import sys
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from toolhost.commands._checks import Checked
     from toolhost.config.model import HostConfig
     from toolhost.errors import Problem
 
@@ -64,11 +65,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="print nothing for valid files")
 
 
-def _check(file: str, args: argparse.Namespace, counted: list[int]
-           ) -> tuple[HostConfig | None, list[Problem], list[Problem]]:
+def _check(file: str, args: argparse.Namespace) -> tuple[HostConfig | None, Checked]:
     """Every stage that can run: the config (whatever of it checked), the rules, the tools.
-    Returns (config or None when the file could not be read, errors, warnings)."""
-    from toolhost.commands._checks import check_loaded
+    Returns (config or None when the file could not be read, what the check found)."""
+    from toolhost.commands._checks import Checked, check_loaded
     from toolhost.config.loader import load_config
     from toolhost.errors import ConfigError
 
@@ -77,10 +77,9 @@ def _check(file: str, args: argparse.Namespace, counted: list[int]
         config = load_config(file, layers=not args.no_layers, fragment=args.fragment,
                              problems=errors)
     except ConfigError as exc:
-        return None, list(exc.problems), []
-    errors, warnings = check_loaded(config, errors, compile_tools=not args.no_compile,
-                                    connect=args.connect, counted=counted)
-    return config, errors, warnings
+        return None, Checked(list(exc.problems), [], None)
+    return config, check_loaded(config, errors, compile_tools=not args.no_compile,
+                                connect=args.connect)
 
 
 def main(args: argparse.Namespace) -> int:
@@ -103,8 +102,7 @@ def _validate(args: argparse.Namespace) -> int:
         # the last file's config goes before the next is read: each file just under the
         # value limit (~230 MB while read) would add its config to the next one's peak
         config = None
-        counted: list[int] = []  # the tools compiled, imported servers' among them
-        config, errors, warnings = _check(file, args, counted)
+        config, (errors, warnings, compiled_tools) = _check(file, args)
         notes = [w for w in warnings if w.message.startswith("note: ")]
         warnings = [w for w in warnings if w not in notes]
         shown = [*((p, "") for p in errors), *((p, "warning: ") for p in warnings)]
@@ -121,7 +119,8 @@ def _validate(args: argparse.Namespace) -> int:
             failed += 1
             continue
         if not args.quiet and config is not None:
-            tools = counted[0] if counted else sum(len(s.tools) for s in config.servers.values())
+            tools = compiled_tools if compiled_tools is not None else sum(
+                len(s.tools) for s in config.servers.values())
             extra = f", {_count(len(warnings), 'warning')}" if warnings else ""
             unstarted = 0 if args.connect else sum(
                 1 for s in config.servers.values() if s.upstream is not None)
