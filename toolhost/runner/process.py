@@ -288,7 +288,9 @@ async def _initialize(cli: CliSession, fields: dict[str, Any]) -> None:
         raise cli.failure(f"the Claude CLI failed to start: {exc}") from None
     except (anyio.BrokenResourceError, anyio.ClosedResourceError):
         await _exited(cli)
-        raise cli.failure("the Claude CLI exited at start-up") from None
+        # (the same event as a ProtocolError above, seen first when its stdin closed first)
+        raise cli.failure("the Claude CLI failed to start: it exited before answering "
+                          "'initialize'") from None
 
 
 async def _exited(cli: CliSession) -> None:
