@@ -92,9 +92,9 @@ def test_validate_lets_go_of_each_file_before_the_next(
     seen: list[weakref.ref[object]] = []
     alive: list[bool] = []
 
-    def check(file: str, args: Any, counted: list[int]) -> Any:
+    def check(file: str, args: Any) -> Any:
         alive.extend(ref() is not None for ref in seen)
-        found = real(file, args, counted)
+        found = real(file, args)
         seen.append(weakref.ref(found[0]))
         return found
 
