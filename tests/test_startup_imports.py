@@ -44,7 +44,9 @@ def _imported_after(code: str) -> set[str]:
     # parse, before logging is set up, and raises no error
     ("from toolhost.cli import main\ntry:\n    main(['--help'])\nexcept SystemExit:\n    pass",
      {"jsonschema", "jinja2", "yaml", "anyio", "asyncio", "httpx", "shutil", "tempfile",
-      "difflib", "logging", "toolhost.errors", "toolhost.results"}),
+      "difflib", "logging", "toolhost.errors", "toolhost.results",
+      "toolhost.redaction_chardump", "toolhost.redaction_hexdump",
+      "toolhost.redaction_wrapped"}),
     # the demo config: command tools with simple templates, python tools, a deny rule with
     # a condition
     ("from toolhost.cli import main; main(['validate', '-q', sys.argv[0]])",
