@@ -44,19 +44,22 @@ def _imported_after(code: str) -> set[str]:
     # parse, before logging is set up, and raises no error
     ("from toolhost.cli import main\ntry:\n    main(['--help'])\nexcept SystemExit:\n    pass",
      {"jsonschema", "jinja2", "yaml", "anyio", "asyncio", "httpx", "shutil", "tempfile",
-      "difflib", "logging", "toolhost.errors", "toolhost.results"}),
+      "difflib", "logging", "toolhost.errors", "toolhost.results",
+      "toolhost.redaction_chardump", "toolhost.redaction_hexdump",
+      "toolhost.redaction_wrapped"}),
     # the demo config: command tools with simple templates, python tools, a deny rule with
     # a condition
     ("from toolhost.cli import main; main(['validate', '-q', sys.argv[0]])",
      {"jsonschema", "jinja2", "asyncio", "anyio", "httpx", "toolhost.permissions.gate",
       "importlib.metadata", "packaging.version", "opentelemetry.trace",
       "toolhost.config.content_model", "toolhost.compile.prompts", "toolhost.compile.resources",
-      *NOT_FOR_THE_DEMO}),
+      "toolhost.plugins", *NOT_FOR_THE_DEMO}),
     # a config without plugins never looks at the installed distributions
     ("from toolhost.config.loader import load_config; load_config(sys.argv[0])",
      {"jsonschema", "jinja2", "asyncio", "anyio", "tomllib", "importlib.metadata",
       "packaging.utils", "uuid", "toolhost.compile.docstrings",
-      "toolhost.config.content_model"}),
+      "toolhost.config.content_model", "toolhost.plugins", "difflib",
+      "toolhost.config.urlcheck"}),
     # loading and compiling builds the servers, which need no event loop until they serve
     ("from toolhost.host import load_host; load_host(sys.argv[0])",
      {"asyncio", "ssl", "jsonschema", "jinja2", "httpx"}),
@@ -79,6 +82,12 @@ def test_serve_answers_without_what_the_config_does_not_use() -> None:
              "opentelemetry.trace", "toolhost.gateway", "toolhost.gateway.refresh",
              "toolhost.mcp.elicit", "toolhost.serve.http", "toolhost.compile.prompts",
              "toolhost.compile.resources", "toolhost.permissions.lint", *NOT_FOR_THE_DEMO,
+             # no plugin enabled: the built-in kinds without the plugin machinery; difflib
+             # and the URL checker only for a hint or a base_url
+             "toolhost.plugins", "difflib", "toolhost.config.urlcheck",
+             # no secret: the dump and wrapped-line finders of redaction wait for one
+             "toolhost.redaction_chardump", "toolhost.redaction_hexdump",
+             "toolhost.redaction_wrapped",
              "_hashlib",  # OpenSSL (~2.5 ms): the cursors digest with the built-in blake2b
              } & set(json.loads(out.stderr.splitlines()[-1]))
     assert not early, f"imported before their first use: {sorted(early)}"
@@ -132,3 +141,16 @@ def test_validate_compiles_no_iri_pattern_it_does_not_use() -> None:
     before, after = out.stdout.split()
     assert before == "0", "validate compiled IRI patterns it never used"
     assert int(after) > 0  # they are compiled when a value is checked
+
+
+def test_a_load_without_plugins_still_records_the_config_dir(tmp_path: Path) -> None:
+    """``toolhost.plugins.config_dir()`` names the directory of the config loaded last, with
+    or without plugins (a load without them no longer activates the empty plugin set)."""
+    from toolhost.config.loader import load_config
+    from toolhost.plugins import config_dir
+
+    (tmp_path / "c.yaml").write_text("toolhost: 1\nservers: {}\n", encoding="utf-8")
+    load_config(tmp_path / "c.yaml", layers=False)
+    assert config_dir() == tmp_path.resolve()
+    load_config(DEMO, layers=False)
+    assert config_dir() == DEMO.parent.resolve()

@@ -33,20 +33,13 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import IO, Any
 
-from toolhost.redaction_chardump import SpacedChars
 from toolhost.redaction_forms import forms, rare_forms
-from toolhost.redaction_hexdump import SpacedHex
 from toolhost.redaction_spell import Matcher
 from toolhost.redaction_tail import MAX_HOLD, SpelledTails
-from toolhost.redaction_wrapped import (
-    line_held,
-    merged,
-    ragged_spans,
-    soft_spans,
-    wrapped_edge,
-    wrapped_hold,
-    wrapped_spans,
-)
+
+# The dump and wrapped-line finders (redaction_chardump, _hexdump, _wrapped: ~3 ms of regular
+# expressions and classes at import) are imported by the first Redactor that has a secret:
+# a config without secrets never needs them (a fresh `serve`'s start-up).
 
 __all__ = ["BINARY_KEYS", "JSON_WORDS", "MASK", "SECRET_KEY", "Redactor", "ScrubbingStream",
            "active", "mask_arguments", "own_secrets", "redact_strings", "redactor_for", "remember",
@@ -86,6 +79,9 @@ class Redactor:
             rare |= rare_forms(secret)
         object.__setattr__(self, "_forms", frozenset(every))  # also looked for at cut edges
         if every:
+            from toolhost.redaction_chardump import SpacedChars
+            from toolhost.redaction_hexdump import SpacedHex
+
             object.__setattr__(self, "_pattern", Matcher(self.secrets, every | rare,
                                                          SpacedHex(self.secrets),
                                                          SpacedChars(self.secrets)))
@@ -105,13 +101,19 @@ class Redactor:
             return []
         found = list(self._pattern.spans(text))
         extra = self._across_lines(text)
-        return merged(found + extra) if extra else found
+        if not extra:
+            return found
+        from toolhost.redaction_wrapped import merged
+
+        return merged(found + extra)
 
     def _across_lines(self, text: str) -> list[tuple[int, int]]:
         """Secrets whose encoding a line break cuts: wrapped base64 or hex (its breaks maybe
         JSON-escaped), base85 or uuencode, a soft line break (none in one line of text)."""
         if "\n" not in text and "\\" not in text:
             return []
+        from toolhost.redaction_wrapped import ragged_spans, soft_spans, wrapped_spans
+
         spans = self._pattern.spans if self._pattern is not None else _none
         found = list(wrapped_spans(text, spans))
         if "\n" in text:
@@ -128,6 +130,8 @@ class Redactor:
         extra = self._across_lines(text)
         if not extra:
             return self._pattern.sub(text, MASK)
+        from toolhost.redaction_wrapped import merged
+
         out: list[str] = []
         pos = 0
         for start, end in merged([*self._pattern.spans(text), *extra]):
@@ -173,6 +177,8 @@ class Redactor:
     def _edges(self, text: str, *, head: bool = False, tail: bool = False) -> str:
         if self._pattern is None:
             return text
+        from toolhost.redaction_wrapped import wrapped_edge
+
         every = self._forms
         if tail:  # a form's start at the end, a wrapped block's (its lines joined), a dump's
             k = max(_longest(text, every, at_end=True), wrapped_edge(
@@ -196,6 +202,8 @@ class Redactor:
         (a rest longer than ``MAX_HOLD`` characters is shown as ``***``, not held)."""
         if self._pattern is None:
             return text, ""
+        from toolhost.redaction_wrapped import line_held, wrapped_hold
+
         tail = max(_open_tail(text, self._forms), self._tails.open_tail(text),
                    wrapped_hold(text, lambda t: _open_tail(t, self._forms)),
                    self._pattern.dump_tail(text))
@@ -295,6 +303,8 @@ def _across_items(items: Any, shown: list[Any], redact: Callable[[str], str]) ->
     if not isinstance(hide, Redactor) or hide._pattern is None or len(items) < 2:
         return shown
     if all(isinstance(item, str) for item in items):
+        from toolhost.redaction_wrapped import wrapped_spans
+
         text = "\n".join(items)
         found = (hide.spans(text) if hide.multiline
                  else list(wrapped_spans(text, hide._pattern.spans)))

@@ -341,11 +341,14 @@ def misspelt_placeholder(names: Iterable[str], declared: Iterable[str]) -> str |
     """A message when a placeholder looks like a typo of a declared param that no template
     uses (``{{ texxt }}`` with ``params: {text: ...}``), which would otherwise silently become
     a second, required param; None when there is none."""
-    import difflib
-
     used, declared = set(names), list(declared)
     unused = [d for d in declared if d not in used]
-    for name in sorted(used - set(declared) - GLOBALS):
+    strangers = sorted(used - set(declared) - GLOBALS)
+    if not (unused and strangers):  # nothing to compare: difflib (~1 ms) is not imported
+        return None
+    import difflib
+
+    for name in strangers:
         close = difflib.get_close_matches(name, unused, n=1)
         if close:
             return (f"placeholder '{name}' is not a declared param; did you mean "

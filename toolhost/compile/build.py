@@ -197,7 +197,11 @@ def compile_tools(config: HostConfig, kinds: Mapping[str, BackendKind] | None = 
 def _compile_all(config: HostConfig, kinds: Mapping[str, BackendKind] | None,
                  problems: list[Problem] | None, connect: bool, pins: Any) -> CompiledTools:
     collect = problems
-    if kinds is None:
+    if kinds is None and not config.plugins:  # what activating no plugin gives, without
+        from toolhost.backends.registry import builtin_kinds  # the plugin machinery
+
+        kinds = builtin_kinds()
+    elif kinds is None:
         from toolhost.plugins import kinds_for
         kinds = kinds_for(config.plugins)
     redact = config.redactor if config.secrets else None  # a Redactor: lists of lines too

@@ -15,7 +15,6 @@ from toolhost.config.model import ServerConfig, ServerDefaults, ToolConfig
 from toolhost.config.params import build_params
 from toolhost.config.template_values import escape_spans
 from toolhost.config.tree import Path
-from toolhost.config.urlcheck import url_problem
 from toolhost.config.wirenames import MAX_WIRE_NAME, name_problem, wire_name_problems
 
 __all__ = ["ANNOTATION_KEYS", "SERVER_KEYS", "TOOL_KEYS", "build_servers"]
@@ -124,7 +123,12 @@ def _defaults(check: Checker, data: Mapping[str, Any], path: Path) -> ServerDefa
     cwd = check.string(data, path, "cwd")
     check.str_list(data, path, "secrets")
     base_url = check.string(data, path, "base_url")
-    wrong = url_problem(base_url) if base_url else None  # read as the client reads it
+    if base_url:  # read as the client reads it (its module waits for a base_url)
+        from toolhost.config.urlcheck import url_problem
+
+        wrong = url_problem(base_url)
+    else:
+        wrong = None
     if wrong:
         check.problem((*path, "base_url"), wrong)
     found = check.substituted.get((*path, "base_url"))

@@ -8,7 +8,6 @@ every problem of a file.
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Collection, Mapping
 from typing import Any
@@ -70,6 +69,8 @@ def describe(value: Any) -> str:
 
 
 def did_you_mean(word: str, choices: Collection[str]) -> str:
+    import difflib  # only for a hint: not on every start
+
     close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
     return f"did you mean '{close[0]}'?" if close else ""
 

@@ -20,6 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from toolhost.backends.base import BackendKind
+from toolhost.backends.registry import builtin_kinds
+from toolhost.config.applied import remember_applied
 from toolhost.config.backend_block import BackendChecker
 from toolhost.config.build_servers import build_servers
 from toolhost.config.build_top import build_permissions, build_plugins, build_run, build_settings
@@ -389,9 +391,21 @@ def _build(merged: Doc, secrets: set[str], kinds: Mapping[str, BackendKind] | No
     return config, activation
 
 
+class _NoPlugins:
+    """What activating no plugin returns, as far as a load uses it."""
+
+    def apply(self, config: HostConfig) -> HostConfig:
+        """Record the config's directory (``toolhost.plugins.config_dir``); nothing to add."""
+        remember_applied(config.files)
+        return config
+
+
 def _default_kinds(check: Checker, plugins: tuple[PluginRequirement, ...]
                    ) -> tuple[Mapping[str, BackendKind], Any]:
     """Built-in kinds plus the kinds of the plugins the config enables."""
+    if not plugins:  # the built-in kinds, as activating no plugin returns them, without
+        # importing the plugin machinery (a fresh `serve` of a config without plugins)
+        return builtin_kinds(), _NoPlugins()
     from toolhost.plugins import activate
 
     try:

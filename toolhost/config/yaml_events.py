@@ -17,6 +17,9 @@ from __future__ import annotations
 from collections.abc import Callable, Generator
 from typing import Any
 
+import toolhost.config.yaml_prime  # noqa: F401  (before PyYAML: its slowest pattern)
+
+# isort: split
 import yaml
 from yaml.composer import ComposerError
 from yaml.constructor import SafeConstructor

@@ -13,6 +13,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import toolhost.config.yaml_prime  # noqa: F401  (before PyYAML: its slowest pattern)
+
+# isort: split
 import yaml
 from yaml.nodes import ScalarNode
 

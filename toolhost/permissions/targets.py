@@ -16,7 +16,6 @@ A rule whose pattern matches no tool never fires. ``validate`` reports it:
 
 from __future__ import annotations
 
-import difflib
 import fnmatch
 import functools
 from collections.abc import Callable, Iterable, Mapping
@@ -66,6 +65,8 @@ def _near(name: str, candidates: Iterable[str]) -> str:
     lowered = {c.lower(): c for c in pool}
     if name.lower() in lowered:
         return lowered[name.lower()]
+    import difflib  # only for a hint: not on every start
+
     found = difflib.get_close_matches(name, pool, n=1, cutoff=0.75)
     return found[0] if found else ""
 

@@ -11,6 +11,7 @@ from types import MappingProxyType
 from typing import Any
 
 from toolhost.backends.base import BackendKind
+from toolhost.config.applied import applied_dir, remember_applied
 from toolhost.config.model import (
     UNKNOWN,
     HostConfig,
@@ -31,7 +32,6 @@ log = logging.getLogger("toolhost.plugins")
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
 _settings_lock = threading.Lock()
 _settings: dict[str, Mapping[str, Any]] = {}
-_config_dir: Path | None = None
 
 
 def settings(plugin: str) -> Mapping[str, Any]:
@@ -51,7 +51,7 @@ def config_dir() -> Path:
     The current directory when no config file was involved.
     """
     with _settings_lock:
-        return _config_dir or Path.cwd()
+        return applied_dir() or Path.cwd()
 
 
 @dataclass(frozen=True)
@@ -127,9 +127,8 @@ class PluginSet:
                                                             landed.get(reg.plugin, set())))
         permissions: PermissionsConfig = replace(
             config.permissions, rules=rules + tuple(config.permissions.rules))
-        global _config_dir
         with _settings_lock:
-            _config_dir = Path(config.files[0]).resolve().parent if config.files else None
+            remember_applied(config.files)
             for reg in self.registries:
                 _settings[reg.plugin] = MappingProxyType(dict(_block(config, reg.plugin)))
         return replace(config, servers=servers, permissions=permissions)
