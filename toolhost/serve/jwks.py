@@ -16,6 +16,9 @@
   set) keeps the set there was and starts a cooldown of :data:`FAIL_COOLDOWN` seconds without
   fetches; tokens that need a fetch meanwhile are refused at once: the issuer is unavailable.
   One warning line per failed fetch.
+- Without a JWKS URL, the set's address is the ``jwks_uri`` of the issuer's metadata: OIDC
+  Discovery or RFC 8414 (:func:`discovery_urls`), read once; metadata naming another issuer
+  is refused.
 - Only asymmetric signing keys are kept (RSA, EC, OKP; ``use`` absent or ``sig``); keys PyJWT
   cannot read are left out, with one warning line per fetch.
 """
@@ -35,7 +38,7 @@ import anyio
 from toolhost.serve.jwks_fetch import FETCH_TIMEOUT, FetchError, clean, fetch_json
 
 __all__ = ["FAIL_COOLDOWN", "MAX_AGE", "MISS_COOLDOWN", "IssuerUnavailable", "JwksCache",
-           "NoKey", "SigningKey", "parse_jwks"]
+           "NoKey", "SigningKey", "discovery_urls", "parse_jwks"]
 
 log = logging.getLogger("toolhost.serve.auth")
 
@@ -186,15 +189,7 @@ class JwksCache:
         """Blocking: discovery (once) and the set."""
         self.fetches += 1
         if self.jwks_url is None:
-            url = self.issuer.rstrip("/") + "/.well-known/openid-configuration"
-            try:
-                document = self._fetch(url)
-            except FetchError as exc:
-                raise FetchError(f"the discovery document {clean(url, 120)} {exc}") from None
-            jwks = document.get("jwks_uri") if isinstance(document, dict) else None
-            if not isinstance(jwks, str):
-                raise FetchError(f"{clean(url, 120)} names no jwks_uri (give --auth-jwks-url)")
-            self.jwks_url = jwks
+            self.jwks_url = self._discover()
         try:
             keys, skipped = parse_jwks(self._fetch(self.jwks_url))
         except FetchError as exc:
@@ -206,6 +201,55 @@ class JwksCache:
             log.warning("the issuer's key set %s holds no usable signing key",
                         clean(self.jwks_url, 120))
         return keys
+
+
+    def _discover(self) -> str:
+        """Blocking: the ``jwks_uri`` of the issuer's metadata, from the first of
+        :func:`discovery_urls` that is there (a 4xx answer: try the next; any other failure
+        ends the search). The document must name this issuer (RFC 8414 §3.3, OIDC Discovery
+        §4.3) when it names one: else its keys are another issuer's."""
+        urls = discovery_urls(self.issuer)
+        for index, url in enumerate(urls):
+            try:
+                document = self._fetch(url)
+            except FetchError as exc:
+                if exc.status is None or not 400 <= exc.status < 500:
+                    raise FetchError(f"the discovery document {clean(url, 120)} {exc}"
+                                     ) from None
+                if index + 1 < len(urls):
+                    continue
+                raise FetchError("the issuer publishes no metadata (each answered HTTP 4xx: "
+                                 f"{', '.join(clean(u, 120) for u in urls)}); give "
+                                 "--auth-jwks-url") from None
+            if not isinstance(document, dict):
+                raise FetchError(f"{clean(url, 120)} is not a JSON object")
+            named = document.get("issuer")
+            if named is not None and named != self.issuer:
+                shown = clean(named, 120) if isinstance(named, str) else type(named).__name__
+                raise FetchError(f"{clean(url, 120)} names the issuer {shown!r}, not "
+                                 f"{clean(self.issuer, 120)!r} (--auth-issuer must be the "
+                                 "issuer exactly as its tokens and metadata name it)")
+            jwks = document.get("jwks_uri")
+            if not isinstance(jwks, str):
+                raise FetchError(f"{clean(url, 120)} names no jwks_uri (give --auth-jwks-url)")
+            return jwks
+        raise AssertionError("unreachable: discovery_urls is never empty")
+
+
+def discovery_urls(issuer: str) -> list[str]:
+    """Where an issuer's metadata may be, in the order tried (the MCP authorization spec's
+    list, OIDC's own address first): ``<issuer>/.well-known/openid-configuration`` (OIDC
+    Discovery), the OAuth 2.0 authorization server metadata (RFC 8414: the well-known path
+    inserted before the issuer's path), and OIDC's address inserted the same way."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(issuer)
+    path = parts.path.rstrip("/")
+    root = f"{parts.scheme}://{parts.netloc}"
+    urls = [issuer.rstrip("/") + "/.well-known/openid-configuration",
+            f"{root}/.well-known/oauth-authorization-server{path}",
+            f"{root}/.well-known/openid-configuration{path}"]
+    return list(dict.fromkeys(urls))
 
 
 def _same(keys: list[SigningKey], failed: list[SigningKey] | None) -> bool:

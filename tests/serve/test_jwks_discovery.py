@@ -1,0 +1,116 @@
+"""Finding the issuer's key set from its metadata, against a real local issuer over HTTP: an
+issuer that publishes only OAuth 2.0 authorization server metadata (RFC 8414, which the MCP
+authorization spec accepts in place of OIDC Discovery) works, with or without a path in its
+URL; metadata naming another issuer is refused (its keys are not this issuer's)."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import anyio
+import jwt
+import pytest
+from cryptography.hazmat.primitives.asymmetric import rsa
+
+from toolhost.serve.auth import AuthError, JwtAuth
+
+AUD = "aud-disc"
+KEY = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+
+
+class Issuer:
+    """Serves its JWKS at /keys and its metadata at whichever paths ``metadata`` names."""
+
+    def __init__(self) -> None:
+        self.metadata: dict[str, dict[str, Any]] = {}
+        self.asked: list[str] = []
+        public = jwt.algorithms.RSAAlgorithm.to_jwk(KEY.public_key(), as_dict=True)
+        jwks = json.dumps({"keys": [{**public, "kid": "d1"}]}).encode()
+        issuer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_GET(self) -> None:
+                issuer.asked.append(self.path)
+                found = issuer.metadata.get(self.path)
+                body = (jwks if self.path == "/keys" else
+                        json.dumps(found).encode() if found is not None else b"{}")
+                self.send_response(200 if self.path == "/keys" or found is not None else 404)
+                self.send_header("content-length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.root = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True).start()
+
+
+@pytest.fixture(scope="module")
+def issuer() -> Iterator[Issuer]:
+    made = Issuer()
+    yield made
+    made.server.shutdown()
+    made.server.server_close()
+
+
+def verify(issuer_url: str, token_iss: str | None = None) -> str:
+    """"ok <sub>" or "<status>: why", for a token of ``issuer_url`` checked by a fresh cache
+    that finds the key set by discovery."""
+    token = jwt.encode({"iss": token_iss or issuer_url, "aud": AUD, "sub": "dana",
+                        "exp": int(time.time()) + 300}, KEY, algorithm="RS256",
+                       headers={"kid": "d1"})
+
+    async def go() -> str:
+        try:
+            return "ok " + (await JwtAuth(issuer_url, AUD).verify(token)).subject
+        except AuthError as exc:
+            return f"{exc.status}: {exc}"
+    return anyio.run(go)
+
+
+# (where the issuer is, where its metadata is published)
+PLACES = [
+    ("", "/.well-known/openid-configuration"),  # OIDC Discovery (as before)
+    ("", "/.well-known/oauth-authorization-server"),  # RFC 8414 only
+    ("/tenant/a", "/tenant/a/.well-known/openid-configuration"),
+    ("/tenant/a", "/.well-known/oauth-authorization-server/tenant/a"),  # RFC 8414 inserted
+    ("/tenant/a", "/.well-known/openid-configuration/tenant/a"),  # OIDC inserted
+]
+
+
+@pytest.mark.parametrize(("path", "published"), PLACES)
+def test_the_key_set_is_found_wherever_the_spec_lets_the_issuer_publish_its_metadata(
+        issuer: Issuer, path: str, published: str) -> None:
+    url = issuer.root + path
+    issuer.metadata = {published: {"issuer": url, "jwks_uri": issuer.root + "/keys"}}
+    assert verify(url) == "ok dana"
+
+
+def test_metadata_naming_another_issuer_is_refused(issuer: Issuer) -> None:
+    """RFC 8414 §3.3 / OIDC Discovery §4.3: the metadata's issuer must be the one asked
+    for; else the keys it points at may be another issuer's."""
+    url = issuer.root + "/tenant/b"
+    issuer.metadata = {"/tenant/b/.well-known/openid-configuration": {
+        "issuer": issuer.root + "/tenant/evil", "jwks_uri": issuer.root + "/keys"}}
+    said = verify(url)
+    assert said.startswith("503: ") and "names the issuer" in said and "tenant/evil" in said
+
+
+def test_no_metadata_anywhere_is_one_line_naming_where_it_looked(issuer: Issuer) -> None:
+    issuer.metadata = {}
+    issuer.asked.clear()
+    url = issuer.root + "/tenant/c"
+    said = verify(url)
+    assert said.startswith("503: ") and "publishes no metadata" in said and "\n" not in said
+    assert "--auth-jwks-url" in said
+    assert issuer.asked == ["/tenant/c/.well-known/openid-configuration",
+                            "/.well-known/oauth-authorization-server/tenant/c",
+                            "/.well-known/openid-configuration/tenant/c"]
+    assert all(issuer.root + path in said for path in issuer.asked)
