@@ -247,8 +247,12 @@ class JwtAuth:
         if not fitting:
             raise AuthError(f"the token's algorithm {alg} does not fit the issuer's key "
                             f"{clean(kid or '', 60)!r} ({keys[0].key_type})")
-        # one kid may name several keys (a rotation, a merged set): each is tried, a few at
-        # most, so a forged signature costs a bounded number of checks
+        if kid is None and len(fitting) > MAX_KEYS_TRIED:
+            raise AuthError(f"the token names no key id and {len(fitting)} keys of the "
+                            f"issuer's set fit its algorithm {alg} (at most {MAX_KEYS_TRIED} "
+                            "are tried): the issuer must name its key (kid)")
+        # one kid may name several keys (a rotation, a merged set), no kid any key: each is
+        # tried, a few at most, so a forged signature costs a bounded number of checks
         for index, key in enumerate(fitting[:MAX_KEYS_TRIED]):
             try:
                 claims: dict[str, Any] = jwt.decode(

@@ -19,6 +19,9 @@
 - Without a JWKS URL, the set's address is the ``jwks_uri`` of the issuer's metadata: OIDC
   Discovery or RFC 8414 (:func:`discovery_urls`), read once; metadata naming another issuer
   is refused.
+- A token naming no key id (``kid`` is optional) is checked against the keys of the set
+  that fit its algorithm, those published without a key id first (a few at most: see
+  toolhost.serve.auth).
 - Only asymmetric signing keys are kept (RSA, EC, OKP; ``use`` absent or ``sig``); keys PyJWT
   cannot read are left out, with one warning line per fetch.
 """
@@ -107,6 +110,15 @@ class _Set:
     keys: Keys
     fetched_at: float
 
+    def __post_init__(self) -> None:
+        # a token naming no key id may be signed by any key of the set (RFC 7515: kid is
+        # optional): the keys published without one first, then the others
+        self.any_key = [k for kid in sorted(self.keys, key=lambda kid: kid is not None)
+                        for k in self.keys[kid]]
+
+    def get(self, kid: str | None) -> list[SigningKey] | None:
+        return self.keys.get(kid) if kid is not None else (self.any_key or None)
+
 
 class JwksCache:
     """The key set of one JWKS URL (or of an issuer's discovery document)."""
@@ -131,7 +143,7 @@ class JwksCache:
         current = self._set
         if current is None or self._clock() - current.fetched_at >= MAX_AGE:
             return None
-        return current.keys.get(kid)
+        return current.get(kid)
 
     async def keys_for(self, kid: str | None, failed: list[SigningKey] | None = None
                        ) -> list[SigningKey]:
@@ -257,4 +269,4 @@ def _same(keys: list[SigningKey], failed: list[SigningKey] | None) -> bool:
 
 
 def _kid(kid: str | None) -> str:
-    return repr(clean(kid, 60)) if kid is not None else "without a key id"
+    return repr(clean(kid, 60)) if kid is not None else "(the token names no key id)"

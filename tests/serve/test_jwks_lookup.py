@@ -1,7 +1,11 @@
-"""Finding the issuer's key set from its metadata, against a real local issuer over HTTP: an
-issuer that publishes only OAuth 2.0 authorization server metadata (RFC 8414, which the MCP
-authorization spec accepts in place of OIDC Discovery) works, with or without a path in its
-URL; metadata naming another issuer is refused (its keys are not this issuer's)."""
+"""Finding the key of a token, against a real local issuer over HTTP.
+
+- The key set from the issuer's metadata: an issuer that publishes only OAuth 2.0
+  authorization server metadata (RFC 8414, which the MCP authorization spec accepts in place
+  of OIDC Discovery) works, with or without a path in its URL; metadata naming another
+  issuer is refused (its keys are not this issuer's).
+- A token naming no key id (``kid`` is optional, RFC 7515) is checked against the set's keys
+  that fit it, a few at most."""
 
 from __future__ import annotations
 
@@ -29,8 +33,7 @@ class Issuer:
     def __init__(self) -> None:
         self.metadata: dict[str, dict[str, Any]] = {}
         self.asked: list[str] = []
-        public = jwt.algorithms.RSAAlgorithm.to_jwk(KEY.public_key(), as_dict=True)
-        jwks = json.dumps({"keys": [{**public, "kid": "d1"}]}).encode()
+        self.keys: list[tuple[str | None, Any]] = [("d1", KEY)]
         issuer = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -40,6 +43,10 @@ class Issuer:
             def do_GET(self) -> None:
                 issuer.asked.append(self.path)
                 found = issuer.metadata.get(self.path)
+                jwks = json.dumps({"keys": [
+                    {**jwt.algorithms.RSAAlgorithm.to_jwk(key.public_key(), as_dict=True),
+                     **({"kid": kid} if kid is not None else {})}
+                    for kid, key in issuer.keys]}).encode()
                 body = (jwks if self.path == "/keys" else
                         json.dumps(found).encode() if found is not None else b"{}")
                 self.send_response(200 if self.path == "/keys" or found is not None else 404)
@@ -114,3 +121,45 @@ def test_no_metadata_anywhere_is_one_line_naming_where_it_looked(issuer: Issuer)
                             "/.well-known/oauth-authorization-server/tenant/c",
                             "/.well-known/openid-configuration/tenant/c"]
     assert all(issuer.root + path in said for path in issuer.asked)
+
+
+def verify_signed(issuer: Issuer, key: Any, kid: str | None) -> str:
+    """A token signed by ``key`` (naming ``kid`` when given), checked with the set at /keys."""
+    headers = {"kid": kid} if kid is not None else None
+    token = jwt.encode({"iss": issuer.root, "aud": AUD, "sub": "nokid",
+                        "exp": int(time.time()) + 300}, key, algorithm="RS256",
+                       headers=headers)
+
+    async def go() -> str:
+        try:
+            return "ok " + (await JwtAuth(issuer.root, AUD, issuer.root + "/keys"
+                                          ).verify(token)).subject
+        except AuthError as exc:
+            return f"{exc.status}: {exc}"
+    return anyio.run(go)
+
+
+OTHERS = [rsa.generate_private_key(public_exponent=65537, key_size=2048) for _ in range(4)]
+
+
+def test_a_token_naming_no_key_id_is_checked_against_the_keys_that_fit(issuer: Issuer
+                                                                        ) -> None:
+    issuer.keys = [("d1", KEY)]  # the set names its key; the token does not
+    assert verify_signed(issuer, KEY, None) == "ok nokid"
+    issuer.keys = [("d0", OTHERS[0]), ("d1", KEY), (None, OTHERS[1])]
+    assert verify_signed(issuer, KEY, None) == "ok nokid"
+    assert verify_signed(issuer, OTHERS[1], None) == "ok nokid"
+    assert verify_signed(issuer, KEY, "d1") == "ok nokid"
+    # a key the set does not hold, with or without a key id: refused
+    assert verify_signed(issuer, OTHERS[2], None) == "401: Signature verification failed"
+    assert verify_signed(issuer, OTHERS[2], "d1") == "401: Signature verification failed"
+
+
+def test_a_token_naming_no_key_id_among_many_keys_is_refused_saying_so(issuer: Issuer
+                                                                        ) -> None:
+    """Past four keys that fit, a signature is not checked against each (a forged one would
+    cost one check per key): the issuer must name its key."""
+    issuer.keys = [("d1", KEY)] + [(f"o{i}", key) for i, key in enumerate(OTHERS)]
+    said = verify_signed(issuer, KEY, None)
+    assert said.startswith("401: the token names no key id and 5 keys") and "kid" in said
+    assert verify_signed(issuer, KEY, "d1") == "ok nokid"
