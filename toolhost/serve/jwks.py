@@ -7,9 +7,11 @@
 - A token naming a key id the set does not hold refetches it at once (an issuer that signs
   with a key as soon as it publishes it works from the first token); so does a token whose
   signature fails with the key the set holds for its key id (an issuer that re-keys under
-  the same key id). A refetch that still does not hold a (different) key for it starts a
-  cooldown of :data:`MISS_COOLDOWN` seconds during which such tokens are refused without a
-  fetch, so made-up key ids cannot make toolhost hammer the issuer.
+  the same key id). Refetches that still do not hold a (different) key for the token are
+  rate-limited: :data:`MISS_BURST` in a row, then one every :data:`MISS_COOLDOWN` seconds;
+  meanwhile such tokens are refused without a fetch, so made-up key ids cannot make toolhost
+  hammer the issuer. (One made-up key id no longer blocks the next genuine new key for
+  10 s: an issuer that starts signing with a new key just after one is found only then.)
 - One fetch at a time (every token that needs it waits for the same one, without holding a
   thread); a token whose key is in the current set never waits for a fetch.
 - A fetch that fails (unreachable, slow, not 200, a redirect, not JSON, over 1 MiB, not a JWK
@@ -40,13 +42,15 @@ import anyio
 
 from toolhost.serve.jwks_fetch import FETCH_TIMEOUT, FetchError, clean, fetch_json
 
-__all__ = ["FAIL_COOLDOWN", "MAX_AGE", "MISS_COOLDOWN", "IssuerUnavailable", "JwksCache",
+__all__ = ["FAIL_COOLDOWN", "MAX_AGE", "MISS_BURST", "MISS_COOLDOWN", "IssuerUnavailable",
+           "JwksCache",
            "NoKey", "SigningKey", "discovery_urls", "parse_jwks"]
 
 log = logging.getLogger("toolhost.serve.auth")
 
 MAX_AGE = 300.0
 MISS_COOLDOWN = 10.0
+MISS_BURST = 3  # refetches that find nothing new allowed in a row (then one per cooldown)
 FAIL_COOLDOWN = 10.0
 MAX_KEYS = 100
 
@@ -136,7 +140,9 @@ class JwksCache:
         self._limiter: anyio.CapacityLimiter | None = None
         self._failed_until = -math.inf
         self._failure = ""
-        self._missed_at = -math.inf
+        # refetches that found nothing new: a bucket of MISS_BURST, refilled one per cooldown
+        self._misses_left = float(MISS_BURST)
+        self._misses_counted_at = -math.inf
 
     def cached(self, kid: str | None) -> list[SigningKey] | None:
         """The keys for ``kid`` in a set still fresh; None when a fetch is needed first."""
@@ -156,7 +162,7 @@ class JwksCache:
             now = self._clock()
             if now < self._failed_until:
                 raise IssuerUnavailable(self._failure)
-            if self._fresh() and now - self._missed_at < MISS_COOLDOWN:
+            if self._fresh() and self._misses_allowed(now) < 1:
                 raise NoKey(f"the issuer's key set has no {'other ' if failed else ''}key "
                             f"{_kid(kid)} (refetched at most every {MISS_COOLDOWN:g} s)")
         await self._refresh()
@@ -165,8 +171,16 @@ class JwksCache:
             return found
         if not self._fresh() or self._failure:
             raise IssuerUnavailable(self._failure or "the issuer's key set is not available")
-        self._missed_at = self._clock()
+        now = self._clock()
+        # several tokens waiting on one fetch miss together: they count as one
+        self._misses_left = max(0.0, self._misses_allowed(now) - 1)
+        self._misses_counted_at = now
         raise NoKey(f"the issuer's key set has no {'other ' if failed else ''}key {_kid(kid)}")
+
+    def _misses_allowed(self, now: float) -> float:
+        """How many refetches finding nothing new may happen now (the bucket, refilled)."""
+        return min(float(MISS_BURST), self._misses_left
+                   + max(0.0, now - self._misses_counted_at) / MISS_COOLDOWN)
 
     def _fresh(self) -> bool:
         return self._set is not None and self._clock() - self._set.fetched_at < MAX_AGE
