@@ -163,3 +163,34 @@ def test_a_token_naming_no_key_id_among_many_keys_is_refused_saying_so(issuer: I
     said = verify_signed(issuer, KEY, None)
     assert said.startswith("401: the token names no key id and 5 keys") and "kid" in said
     assert verify_signed(issuer, KEY, "d1") == "ok nokid"
+
+
+def test_an_unavailable_issuer_is_retried_after_its_cooldown(issuer: Issuer) -> None:
+    """The 503's Retry-After is when the issuer will be asked again (the rest of the
+    failure cooldown): a client retrying sooner would only be refused again at once."""
+    from starlette.requests import Request
+
+    from toolhost.serve.http_gate import Gate
+    from toolhost.serve.jwks import FAIL_COOLDOWN
+
+    issuer.metadata = {}
+    url = issuer.root + "/tenant/d"
+    token = jwt.encode({"iss": url, "aud": AUD, "sub": "dana", "exp": int(time.time()) + 300},
+                       KEY, algorithm="RS256")
+    gate = Gate(path="/mcp", bind="127.0.0.1", token=None, allowed_origins=(),
+                allowed_hosts=(), auth=JwtAuth(url, AUD))
+    request = Request({"type": "http", "method": "POST", "path": "/mcp", "query_string": b"",
+                       "scheme": "http", "server": ("127.0.0.1", 80), "root_path": "",
+                       "headers": [(b"host", b"127.0.0.1"),
+                                   (b"authorization", b"Bearer " + token.encode())]})
+
+    async def answers() -> list[tuple[int, str]]:
+        said = []
+        for _ in range(2):  # the failed fetch, then refused at once during the cooldown
+            answer = await gate.caller(request)
+            assert hasattr(answer, "status_code")  # a refusal, not a caller
+            said.append((answer.status_code, answer.headers["retry-after"]))
+        return said
+    for status, retry_after in anyio.run(answers):
+        # the rest of the 10 s cooldown (5 s before: a retry refused again at once)
+        assert status == 503 and FAIL_COOLDOWN / 2 < int(retry_after) <= FAIL_COOLDOWN

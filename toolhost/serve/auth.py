@@ -61,9 +61,11 @@ class AuthError(Exception):
 
 
 class IssuerUnavailableError(AuthError):
-    """The issuer's key set cannot be fetched now: the token cannot be checked (503)."""
+    """The issuer's key set cannot be fetched now: the token cannot be checked (503).
+    ``retry_after``: seconds until the issuer is asked again (the answer's Retry-After)."""
 
     status: ClassVar[int] = 503
+    retry_after: float = 5.0
 
 
 def _fits(alg: str, key: SigningKey) -> bool:
@@ -235,7 +237,9 @@ class JwtAuth:
         except NoKey as exc:
             raise AuthError(f"no signing key for the token ({exc})") from None
         except IssuerUnavailable as exc:
-            raise IssuerUnavailableError(str(exc)) from None
+            error = IssuerUnavailableError(str(exc))
+            error.retry_after = exc.retry_after
+            raise error from None
 
     def _decode(self, token: str, alg: str, kid: str | None, keys: list[SigningKey]
                 ) -> dict[str, Any]:

@@ -60,7 +60,12 @@ class NoKey(Exception):
 
 
 class IssuerUnavailable(Exception):
-    """The issuer's key set cannot be fetched now (503)."""
+    """The issuer's key set cannot be fetched now (503); ``retry_after``: seconds until a
+    fetch will be tried again (the rest of the cooldown)."""
+
+    def __init__(self, message: str, retry_after: float = 0.0) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
 
 
 @dataclass(frozen=True)
@@ -161,7 +166,7 @@ class JwksCache:
         if self._flight is None:  # else: wait for the fetch under way, whoever started it
             now = self._clock()
             if now < self._failed_until:
-                raise IssuerUnavailable(self._failure)
+                raise IssuerUnavailable(self._failure, self._failed_until - now)
             if self._fresh() and self._misses_allowed(now) < 1:
                 raise NoKey(f"the issuer's key set has no {'other ' if failed else ''}key "
                             f"{_kid(kid)} (refetched at most every {MISS_COOLDOWN:g} s)")
@@ -170,7 +175,8 @@ class JwksCache:
         if found and not _same(found, failed):
             return found
         if not self._fresh() or self._failure:
-            raise IssuerUnavailable(self._failure or "the issuer's key set is not available")
+            raise IssuerUnavailable(self._failure or "the issuer's key set is not available",
+                                    max(0.0, self._failed_until - self._clock()))
         now = self._clock()
         # several tokens waiting on one fetch miss together: they count as one
         self._misses_left = max(0.0, self._misses_allowed(now) - 1)
