@@ -43,8 +43,7 @@ import anyio
 from toolhost.serve.jwks_fetch import FETCH_TIMEOUT, FetchError, clean, fetch_json
 
 __all__ = ["FAIL_COOLDOWN", "MAX_AGE", "MISS_BURST", "MISS_COOLDOWN", "IssuerUnavailable",
-           "JwksCache",
-           "NoKey", "SigningKey", "discovery_urls", "parse_jwks"]
+           "JwksCache", "NoKey", "SigningKey", "discovery_urls", "parse_jwks"]
 
 log = logging.getLogger("toolhost.serve.auth")
 
