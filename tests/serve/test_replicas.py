@@ -47,11 +47,13 @@ def proxy(upstreams: list[str]) -> Iterator[str]:
 
 
 @contextmanager
-def replicas(tmp_path: Path, secrets: list[str | None]) -> Iterator[tuple[str, list[str]]]:
-    config = tmp_path / "calc.yaml"
-    config.write_text(CONFIG)
+def replicas(tmp_path: Path, secrets: list[str | None], configs: tuple[str, ...] = (CONFIG,)
+             ) -> Iterator[tuple[str, list[str]]]:
+    """Replica i serves configs[i] (the last one when there are fewer)."""
     started: list[tuple[list[str], Path, dict[str, str] | None]] = []
     for i, secret in enumerate(secrets):
+        config = tmp_path / f"calc{min(i, len(configs) - 1)}.yaml"
+        config.write_text(configs[min(i, len(configs) - 1)])
         env = {k: v for k, v in os.environ.items() if k != "TOOLHOST_SESSION_SECRET"}
         env["PYTHONPATH"] = os.pathsep.join(p for p in (str(HERE), str(HERE.parent.parent),
                                                         env.get("PYTHONPATH")) if p)
@@ -85,9 +87,18 @@ async def test_a_legacy_session_works_on_every_replica_with_a_shared_secret(
         assert min(hits(front)) >= 10  # both replicas answered a share of the session
 
 
-async def test_replicas_of_one_config_agree_without_any_secret(tmp_path: Path) -> None:
-    """Legacy sessions and modern calls both, and the probes: one pair of replicas."""
-    with replicas(tmp_path, [None, None]) as (front, bases):
+# the next version of CONFIG, one replica serving each (a rolling deploy)
+CONFIG_NEXT = CONFIG.replace("permissions:", """      shout:
+        python: "blackbox_tools:echo"
+permissions:""")
+
+
+async def test_replicas_agree_without_any_secret_also_mid_rollout(tmp_path: Path) -> None:
+    """Legacy sessions and modern calls both, and the probes: one pair of replicas, one of
+    them already serving the next version of the config (a rolling deploy): a session
+    started on either works on both (with a key derived from the config, every other call
+    of a legacy client was 404 until the rollout ended)."""
+    with replicas(tmp_path, [None, None], (CONFIG, CONFIG_NEXT)) as (front, bases):
         assert await add_twenty(f"{front}/mcp", "legacy") == [f"n{i}" for i in range(20)]
         assert min(hits(front)) >= 10
         before = hits(front)

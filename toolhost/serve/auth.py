@@ -61,9 +61,11 @@ class AuthError(Exception):
 
 
 class IssuerUnavailableError(AuthError):
-    """The issuer's key set cannot be fetched now: the token cannot be checked (503)."""
+    """The issuer's key set cannot be fetched now: the token cannot be checked (503).
+    ``retry_after``: seconds until the issuer is asked again (the answer's Retry-After)."""
 
     status: ClassVar[int] = 503
+    retry_after: float = 5.0
 
 
 def _fits(alg: str, key: SigningKey) -> bool:
@@ -235,7 +237,9 @@ class JwtAuth:
         except NoKey as exc:
             raise AuthError(f"no signing key for the token ({exc})") from None
         except IssuerUnavailable as exc:
-            raise IssuerUnavailableError(str(exc)) from None
+            error = IssuerUnavailableError(str(exc))
+            error.retry_after = exc.retry_after
+            raise error from None
 
     def _decode(self, token: str, alg: str, kid: str | None, keys: list[SigningKey]
                 ) -> dict[str, Any]:
@@ -247,8 +251,12 @@ class JwtAuth:
         if not fitting:
             raise AuthError(f"the token's algorithm {alg} does not fit the issuer's key "
                             f"{clean(kid or '', 60)!r} ({keys[0].key_type})")
-        # one kid may name several keys (a rotation, a merged set): each is tried, a few at
-        # most, so a forged signature costs a bounded number of checks
+        if kid is None and len(fitting) > MAX_KEYS_TRIED:
+            raise AuthError(f"the token names no key id and {len(fitting)} keys of the "
+                            f"issuer's set fit its algorithm {alg} (at most {MAX_KEYS_TRIED} "
+                            "are tried): the issuer must name its key (kid)")
+        # one kid may name several keys (a rotation, a merged set), no kid any key: each is
+        # tried, a few at most, so a forged signature costs a bounded number of checks
         for index, key in enumerate(fitting[:MAX_KEYS_TRIED]):
             try:
                 claims: dict[str, Any] = jwt.decode(

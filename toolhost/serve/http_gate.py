@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hmac
 import logging
+import math
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -116,8 +117,11 @@ class Gate:
             challenge = f'Bearer resource_metadata="{metadata}"'
             log.info("refused a request: %s", exc)
             if exc.status == 503:  # the issuer's keys cannot be fetched: not the token's fault
+                # when the issuer will be asked again (the rest of its cooldown): sooner,
+                # the retry is refused the same way
+                wait = max(1, math.ceil(getattr(exc, "retry_after", 5.0)))
                 return JsonAnswer(error_response(None, -32000, f"Service unavailable: {exc}"),
-                                  status_code=503, headers={"retry-after": "5"})
+                                  status_code=503, headers={"retry-after": str(wait)})
             if given:
                 # printable ASCII only: a token's own text must not shape our header
                 reason = "".join(c if " " <= c <= "~" and c not in '"\\' else "?"

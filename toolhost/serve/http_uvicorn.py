@@ -58,7 +58,9 @@ async def run_uvicorn(owner: HttpServer, sockets: list[socket.socket]) -> None:
                         owner.grace, owner.in_flight.count)
             # accepting while calls come, then refusing new ones (503), then cancelling
             # what outlives the grace, each answered (toolhost.serve.shutdown)
-            await drain(owner.in_flight, owner.grace, owner.refuse_new)
+            # a second Ctrl-C (uvicorn's force_exit) ends the waiting at once
+            await drain(owner.in_flight, owner.grace, owner.refuse_new,
+                        forced=lambda: self.force_exit)
             owner.close()
             await super().shutdown(sockets)
             # the process ends by the signal, so the SDK's atexit flush never runs: the

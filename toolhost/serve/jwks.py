@@ -7,15 +7,23 @@
 - A token naming a key id the set does not hold refetches it at once (an issuer that signs
   with a key as soon as it publishes it works from the first token); so does a token whose
   signature fails with the key the set holds for its key id (an issuer that re-keys under
-  the same key id). A refetch that still does not hold a (different) key for it starts a
-  cooldown of :data:`MISS_COOLDOWN` seconds during which such tokens are refused without a
-  fetch, so made-up key ids cannot make toolhost hammer the issuer.
+  the same key id). Refetches that still do not hold a (different) key for the token are
+  rate-limited: :data:`MISS_BURST` in a row, then one every :data:`MISS_COOLDOWN` seconds;
+  meanwhile such tokens are refused without a fetch, so made-up key ids cannot make toolhost
+  hammer the issuer. (One made-up key id no longer blocks the next genuine new key for
+  10 s: an issuer that starts signing with a new key just after one is found only then.)
 - One fetch at a time (every token that needs it waits for the same one, without holding a
   thread); a token whose key is in the current set never waits for a fetch.
 - A fetch that fails (unreachable, slow, not 200, a redirect, not JSON, over 1 MiB, not a JWK
   set) keeps the set there was and starts a cooldown of :data:`FAIL_COOLDOWN` seconds without
   fetches; tokens that need a fetch meanwhile are refused at once: the issuer is unavailable.
   One warning line per failed fetch.
+- Without a JWKS URL, the set's address is the ``jwks_uri`` of the issuer's metadata: OIDC
+  Discovery or RFC 8414 (:func:`discovery_urls`), read once; metadata naming another issuer
+  is refused.
+- A token naming no key id (``kid`` is optional) is checked against the keys of the set
+  that fit its algorithm, those published without a key id first (a few at most: see
+  toolhost.serve.auth).
 - Only asymmetric signing keys are kept (RSA, EC, OKP; ``use`` absent or ``sig``); keys PyJWT
   cannot read are left out, with one warning line per fetch.
 """
@@ -34,13 +42,14 @@ import anyio
 
 from toolhost.serve.jwks_fetch import FETCH_TIMEOUT, FetchError, clean, fetch_json
 
-__all__ = ["FAIL_COOLDOWN", "MAX_AGE", "MISS_COOLDOWN", "IssuerUnavailable", "JwksCache",
-           "NoKey", "SigningKey", "parse_jwks"]
+__all__ = ["FAIL_COOLDOWN", "MAX_AGE", "MISS_BURST", "MISS_COOLDOWN", "IssuerUnavailable",
+           "JwksCache", "NoKey", "SigningKey", "discovery_urls", "parse_jwks"]
 
 log = logging.getLogger("toolhost.serve.auth")
 
 MAX_AGE = 300.0
 MISS_COOLDOWN = 10.0
+MISS_BURST = 3  # refetches that find nothing new allowed in a row (then one per cooldown)
 FAIL_COOLDOWN = 10.0
 MAX_KEYS = 100
 
@@ -50,7 +59,12 @@ class NoKey(Exception):
 
 
 class IssuerUnavailable(Exception):
-    """The issuer's key set cannot be fetched now (503)."""
+    """The issuer's key set cannot be fetched now (503); ``retry_after``: seconds until a
+    fetch will be tried again (the rest of the cooldown)."""
+
+    def __init__(self, message: str, retry_after: float = 0.0) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
 
 
 @dataclass(frozen=True)
@@ -104,6 +118,15 @@ class _Set:
     keys: Keys
     fetched_at: float
 
+    def __post_init__(self) -> None:
+        # a token naming no key id may be signed by any key of the set (RFC 7515: kid is
+        # optional): the keys published without one first, then the others
+        self.any_key = [k for kid in sorted(self.keys, key=lambda kid: kid is not None)
+                        for k in self.keys[kid]]
+
+    def get(self, kid: str | None) -> list[SigningKey] | None:
+        return self.keys.get(kid) if kid is not None else (self.any_key or None)
+
 
 class JwksCache:
     """The key set of one JWKS URL (or of an issuer's discovery document)."""
@@ -121,14 +144,16 @@ class JwksCache:
         self._limiter: anyio.CapacityLimiter | None = None
         self._failed_until = -math.inf
         self._failure = ""
-        self._missed_at = -math.inf
+        # refetches that found nothing new: a bucket of MISS_BURST, refilled one per cooldown
+        self._misses_left = float(MISS_BURST)
+        self._misses_counted_at = -math.inf
 
     def cached(self, kid: str | None) -> list[SigningKey] | None:
         """The keys for ``kid`` in a set still fresh; None when a fetch is needed first."""
         current = self._set
         if current is None or self._clock() - current.fetched_at >= MAX_AGE:
             return None
-        return current.keys.get(kid)
+        return current.get(kid)
 
     async def keys_for(self, kid: str | None, failed: list[SigningKey] | None = None
                        ) -> list[SigningKey]:
@@ -140,8 +165,8 @@ class JwksCache:
         if self._flight is None:  # else: wait for the fetch under way, whoever started it
             now = self._clock()
             if now < self._failed_until:
-                raise IssuerUnavailable(self._failure)
-            if self._fresh() and now - self._missed_at < MISS_COOLDOWN:
+                raise IssuerUnavailable(self._failure, self._failed_until - now)
+            if self._fresh() and self._misses_allowed(now) < 1:
                 raise NoKey(f"the issuer's key set has no {'other ' if failed else ''}key "
                             f"{_kid(kid)} (refetched at most every {MISS_COOLDOWN:g} s)")
         await self._refresh()
@@ -149,9 +174,18 @@ class JwksCache:
         if found and not _same(found, failed):
             return found
         if not self._fresh() or self._failure:
-            raise IssuerUnavailable(self._failure or "the issuer's key set is not available")
-        self._missed_at = self._clock()
+            raise IssuerUnavailable(self._failure or "the issuer's key set is not available",
+                                    max(0.0, self._failed_until - self._clock()))
+        now = self._clock()
+        # several tokens waiting on one fetch miss together: they count as one
+        self._misses_left = max(0.0, self._misses_allowed(now) - 1)
+        self._misses_counted_at = now
         raise NoKey(f"the issuer's key set has no {'other ' if failed else ''}key {_kid(kid)}")
+
+    def _misses_allowed(self, now: float) -> float:
+        """How many refetches finding nothing new may happen now (the bucket, refilled)."""
+        return min(float(MISS_BURST), self._misses_left
+                   + max(0.0, now - self._misses_counted_at) / MISS_COOLDOWN)
 
     def _fresh(self) -> bool:
         return self._set is not None and self._clock() - self._set.fetched_at < MAX_AGE
@@ -186,15 +220,7 @@ class JwksCache:
         """Blocking: discovery (once) and the set."""
         self.fetches += 1
         if self.jwks_url is None:
-            url = self.issuer.rstrip("/") + "/.well-known/openid-configuration"
-            try:
-                document = self._fetch(url)
-            except FetchError as exc:
-                raise FetchError(f"the discovery document {clean(url, 120)} {exc}") from None
-            jwks = document.get("jwks_uri") if isinstance(document, dict) else None
-            if not isinstance(jwks, str):
-                raise FetchError(f"{clean(url, 120)} names no jwks_uri (give --auth-jwks-url)")
-            self.jwks_url = jwks
+            self.jwks_url = self._discover()
         try:
             keys, skipped = parse_jwks(self._fetch(self.jwks_url))
         except FetchError as exc:
@@ -208,9 +234,58 @@ class JwksCache:
         return keys
 
 
+    def _discover(self) -> str:
+        """Blocking: the ``jwks_uri`` of the issuer's metadata, from the first of
+        :func:`discovery_urls` that is there (a 4xx answer: try the next; any other failure
+        ends the search). The document must name this issuer (RFC 8414 §3.3, OIDC Discovery
+        §4.3) when it names one: else its keys are another issuer's."""
+        urls = discovery_urls(self.issuer)
+        for index, url in enumerate(urls):
+            try:
+                document = self._fetch(url)
+            except FetchError as exc:
+                if exc.status is None or not 400 <= exc.status < 500:
+                    raise FetchError(f"the discovery document {clean(url, 120)} {exc}"
+                                     ) from None
+                if index + 1 < len(urls):
+                    continue
+                raise FetchError("the issuer publishes no metadata (each answered HTTP 4xx: "
+                                 f"{', '.join(clean(u, 120) for u in urls)}); give "
+                                 "--auth-jwks-url") from None
+            if not isinstance(document, dict):
+                raise FetchError(f"{clean(url, 120)} is not a JSON object")
+            named = document.get("issuer")
+            if named is not None and named != self.issuer:
+                shown = clean(named, 120) if isinstance(named, str) else type(named).__name__
+                raise FetchError(f"{clean(url, 120)} names the issuer {shown!r}, not "
+                                 f"{clean(self.issuer, 120)!r} (--auth-issuer must be the "
+                                 "issuer exactly as its tokens and metadata name it)")
+            jwks = document.get("jwks_uri")
+            if not isinstance(jwks, str):
+                raise FetchError(f"{clean(url, 120)} names no jwks_uri (give --auth-jwks-url)")
+            return jwks
+        raise AssertionError("unreachable: discovery_urls is never empty")
+
+
+def discovery_urls(issuer: str) -> list[str]:
+    """Where an issuer's metadata may be, in the order tried (the MCP authorization spec's
+    list, OIDC's own address first): ``<issuer>/.well-known/openid-configuration`` (OIDC
+    Discovery), the OAuth 2.0 authorization server metadata (RFC 8414: the well-known path
+    inserted before the issuer's path), and OIDC's address inserted the same way."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(issuer)
+    path = parts.path.rstrip("/")
+    root = f"{parts.scheme}://{parts.netloc}"
+    urls = [issuer.rstrip("/") + "/.well-known/openid-configuration",
+            f"{root}/.well-known/oauth-authorization-server{path}",
+            f"{root}/.well-known/openid-configuration{path}"]
+    return list(dict.fromkeys(urls))
+
+
 def _same(keys: list[SigningKey], failed: list[SigningKey] | None) -> bool:
     return failed is not None and [k.published for k in keys] == [k.published for k in failed]
 
 
 def _kid(kid: str | None) -> str:
-    return repr(clean(kid, 60)) if kid is not None else "without a key id"
+    return repr(clean(kid, 60)) if kid is not None else "(the token names no key id)"

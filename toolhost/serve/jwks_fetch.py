@@ -27,7 +27,13 @@ _CHUNK = 64 * 1024
 
 
 class FetchError(Exception):
-    """Why an issuer's document could not be read (one line)."""
+    """Why an issuer's document could not be read (one line); ``status``: the HTTP status
+    the server answered with, when it answered one (a 404 says the document is not there,
+    not that the server is down)."""
+
+    def __init__(self, message: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
 
 
 def clean(text: str, limit: int = 200) -> str:
@@ -73,7 +79,7 @@ def fetch_json(url: str, *, timeout: float = FETCH_TIMEOUT,
         raise
     except urllib.error.HTTPError as exc:
         exc.close()
-        raise FetchError(f"answered HTTP {exc.code}") from None
+        raise FetchError(f"answered HTTP {exc.code}", exc.code) from None
     except urllib.error.URLError as exc:
         raise FetchError(f"cannot be reached ({clean(str(exc.reason), 120)})") from None
     except (OSError, ValueError, http.client.HTTPException) as exc:  # timeouts, resets, ...

@@ -9,12 +9,17 @@ declared), with an expiry, signed with HMAC-SHA256 under a secret the replicas s
 the expiry and serves it; a forged, altered or expired id is a 404 (the client starts a new
 session, as the spec says).
 
-Without ``TOOLHOST_SESSION_SECRET`` the key is derived from the config files being served,
-so replicas started from the same config agree without any setting. That is safe because the
-signature protects nothing secret: an id carries no authority (authentication is the bearer
-token's job), and each id holds 128 random bits, so nobody can guess another client's id
-whatever they know of the key; the signature only stops a replica from believing claims it
-did not issue. A secret of your own still separates deployments that serve the same config.
+Without ``TOOLHOST_SESSION_SECRET`` a replica serving config files signs with a built-in
+key, so replicas agree without any setting: replicas of one config, and replicas of two
+versions of it during a rolling deploy (a key derived from the config's content made every
+session started on an old replica unknown to the new ones and the other way round, so a
+2025-era client behind a round-robin balancer failed on every other call until the rollout
+ended). That is safe because the signature protects nothing secret: an id carries no
+authority (authentication is the bearer token's job; with OAuth an id is also bound to its
+caller), and each id holds 128 random bits, so nobody can guess another client's id whatever
+they know of the key; the signature only stops a replica from believing claims it did not
+issue, and what an id claims (a protocol version, which capabilities the client declared,
+an expiry) no config changes. A secret of your own separates deployments.
 
 With OAuth access tokens (``--auth-issuer``) an id is also bound to the caller that started
 the session (a digest of the token's ``iss`` and ``sub``, signed with the rest): another
@@ -49,6 +54,8 @@ MAX_ENDED_PER_OWNER = 10_000  # of them, ended by one OAuth caller
 SWEEP_EVERY = 60.0  # seconds between two sweeps of the expired ones
 # Only whether these were declared matters to a replica (ctx.elicit, ctx.sample, asks).
 KNOWN_CAPABILITIES = ("elicitation", "roots", "sampling")
+# the key of replicas without TOOLHOST_SESSION_SECRET: not a secret (see the module docstring)
+BUILT_IN_KEY = hashlib.sha256(b"toolhost session ids\0v1").digest()
 
 
 @dataclass(frozen=True)
@@ -97,8 +104,9 @@ class SessionTokens:
     @classmethod
     def from_environ(cls, environ: Mapping[str, str] | None = None, *,
                      config_files: Sequence[str] = ()) -> SessionTokens:
-        """Tokens under ``$TOOLHOST_SESSION_SECRET``; unset, a key derived from the content of
-        ``config_files`` (the same for every replica of one config), or a per-process key."""
+        """Tokens under ``$TOOLHOST_SESSION_SECRET``; unset, the built-in key when serving
+        ``config_files`` (every replica, whichever version of the config it serves), or a
+        per-process key (nothing served from files: an embedding program)."""
         env = os.environ if environ is None else environ
         secret = env.get(SECRET_ENV)
         if secret:
@@ -107,16 +115,7 @@ class SessionTokens:
             remember_own([secret])  # a secret to the scrubber from the moment it is read
             return cls(secret)
         if config_files:
-            from toolhost.fileopen import open_regular
-
-            digest = hashlib.sha256(b"toolhost session ids\0")
-            for path in config_files:
-                try:
-                    with os.fdopen(open_regular(str(path)), "rb") as f:  # never a FIFO
-                        digest.update(f.read())
-                except OSError:
-                    return cls(None)
-            return cls(digest.digest())
+            return cls(BUILT_IN_KEY)
         return cls(None)
 
     def issue(self, version: str, capabilities: Mapping[str, Any] | None = None, *,

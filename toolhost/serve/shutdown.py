@@ -10,6 +10,10 @@
    the client can retry elsewhere) and the calls still running are waited for;
 3. when the grace ends, what still runs is cancelled, and each is answered -32800 saying so
    (given ``ANSWER_SECONDS`` to be written). No request that was accepted goes unanswered.
+
+A second Ctrl-C (SIGINT: uvicorn's "force exit") during steps 1-2 ends the wait at once:
+new requests are refused and what still runs is cancelled and answered as in step 3 (before,
+it was ignored and the process waited out the whole grace).
 """
 
 from __future__ import annotations
@@ -37,25 +41,43 @@ def quiet_seconds() -> float:
     return env_seconds(QUIET_ENV, DRAIN_SECONDS, 0, 60, warn=True)
 
 
-async def drain(in_flight: InFlight, grace: float, refuse: Callable[[], None]) -> None:
-    """Steps 1-3 of the module docstring; returns when no accepted request is left."""
+async def drain(in_flight: InFlight, grace: float, refuse: Callable[[], None],
+                forced: Callable[[], bool] | None = None) -> None:
+    """Steps 1-3 of the module docstring; returns when no accepted request is left.
+    ``forced``: whether the process was told to stop at once (a second Ctrl-C), polled."""
     deadline = anyio.current_time() + grace
     quiet = min(quiet_seconds(), grace)
-    with anyio.move_on_at(deadline):
-        while True:
+    accepting, finishing = anyio.CancelScope(deadline=deadline), anyio.CancelScope(
+        deadline=deadline)
+    async with anyio.create_task_group() as tg:
+        if forced is not None:
+            tg.start_soon(_hurry, forced, (accepting, finishing))
+        with accepting:
+            while True:
+                await in_flight.wait_idle()
+                seen = in_flight.entered
+                await anyio.sleep(quiet)
+                if in_flight.count == 0 and in_flight.entered == seen:
+                    break
+        refuse()
+        with finishing:
             await in_flight.wait_idle()
-            seen = in_flight.entered
-            await anyio.sleep(quiet)
-            if in_flight.count == 0 and in_flight.entered == seen:
-                break
-    refuse()
-    with anyio.move_on_at(deadline):
-        await in_flight.wait_idle()
+        tg.cancel_scope.cancel()
     if in_flight.count:
-        log.warning("shutting down: cancelling %d call(s) still running after the %g s "
-                    "grace (--shutdown-grace); each is answered -32800", in_flight.count,
-                    grace)
-        in_flight.cancel_all(f"Request cancelled: the server is shutting down and the call "
-                             f"outlived the {grace:g} s grace (--shutdown-grace)")
+        if finishing.cancel_called and anyio.current_time() < deadline:
+            why = "the server was told to stop at once (a second Ctrl-C)"
+        else:
+            why = f"the call outlived the {grace:g} s grace (--shutdown-grace)"
+        log.warning("shutting down: cancelling %d call(s) still running: %s; each is "
+                    "answered -32800", in_flight.count, why)
+        in_flight.cancel_all(f"Request cancelled: the server is shutting down and {why}")
         with anyio.move_on_after(ANSWER_SECONDS):
             await in_flight.wait_idle()
+
+
+async def _hurry(forced: Callable[[], bool], scopes: tuple[anyio.CancelScope, ...]) -> None:
+    """End the waits of ``scopes`` once ``forced()`` says so (checked every 0.1 s)."""
+    while not forced():
+        await anyio.sleep(0.1)
+    for scope in scopes:
+        scope.cancel()
