@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from toolhost.config.model import Origin
 from toolhost.permissions.builtin_names import BUILTIN_TOOLS
+from toolhost.permissions.lint_content import hidden_content_rules
 from toolhost.permissions.lint_index import DeclaredNames, EarlierRules
 from toolhost.permissions.names import NamePattern, split_wire_name
 from toolhost.permissions.policy import CompiledPolicy
@@ -107,4 +108,11 @@ def lint_policy(policy: CompiledPolicy, tool_names: Iterable[str] | None = None,
             add("broad-allow", "starts with a wildcard, so it allows any program (and any "
                 "wrapper: sudo, env, ...) whose command ends as it says; name the program "
                 "first, e.g. Bash(npm * install)")
+    reported = {id(f.origin) for f in out if f.code in ("shadowed", "duplicate")}
+    for later, earlier in hidden_content_rules(policy.rules):
+        if id(later.origin) not in reported:
+            out.append(LintFinding(
+                "shadowed", f"never reached: {earlier.effect} rule {earlier.text!r} at "
+                f"{earlier.origin} matches every call it could match first", later.text,
+                later.origin))
     return out

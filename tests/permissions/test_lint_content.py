@@ -1,0 +1,112 @@
+"""Lint: a content rule an earlier deny or ask rule of another text always beats (shadowed)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from toolhost.config import load_config
+from toolhost.config.model import Origin, PermissionsConfig, RuleConfig
+from toolhost.permissions import compile_policy, lint_policy
+
+HOME = os.path.expanduser("~")
+
+# (earlier effect, earlier rule, later effect, later rule, hidden?)
+CASES = [
+    ("deny", "Bash(git push:*)", "allow", "Bash(git push origin main)", True),
+    ("deny", "Bash(git push:*)", "allow", "Bash(git push *)", True),
+    ("deny", "Bash(git push:*)", "allow", "Bash(git push --dry-run:*)", True),
+    ("deny", "Bash(git push:*)", "allow", "Bash(sudo git push:*)", True),
+    ("deny", "Bash(git push:*)", "ask", "Bash(git push origin main)", True),
+    ("ask", "Bash(rm:*)", "allow", "Bash(rm -f x.tmp)", True),
+    ("ask", "Bash(npm publish:*)", "allow", "Bash(npm publish --dry-run)", True),
+    ("deny", "Bash(curl:*)", "allow", "Bash(curl https://example.com)", True),
+    ("deny", "Read(//etc/**)", "allow", "Read(//etc/passwd)", True),
+    ("deny", "Read(//etc/**)", "allow", "Read(//etc/ssl/**)", True),
+    ("deny", "Read(~/.ssh)", "allow", "Read(~/.ssh/config)", True),
+    ("deny", "Read(.env)", "allow", "Read(./config/.env)", True),
+    ("deny", "Edit(./secrets/**)", "allow", "Edit(secrets/a.txt)", True),
+    ("deny", "Edit(./secrets/**)", "allow", "Edit(./secrets/**)", True),
+    ("ask", "Read(./private/**)", "allow", "Read(private/notes.md)", True),
+    ("deny", "Read(//etc/**)", "allow", "LS(//etc/ssl)", True),
+    ("deny", "WebFetch(domain:*.example.com)", "allow", "WebFetch(domain:docs.example.com)",
+     True),
+    ("deny", "WebFetch(domain:*.example.com)", "allow", "WebFetch(domain:example.com)", True),
+    ("ask", "WebFetch(domain:example.com)", "allow", "WebFetch(domain:EXAMPLE.com)", True),
+    # not hidden: the earlier rule matches only some of the later one's calls, or none
+    ("deny", "Bash(git push:*)", "allow", "Bash(git status)", False),
+    ("deny", "Bash(git push origin main)", "allow", "Bash(git push:*)", False),
+    ("deny", "Bash(git push:*)", "allow", "Bash(git pushy)", False),
+    ("deny", "Bash(rm -rf:*)", "allow", "Bash(rm:*)", False),
+    ("ask", "Bash(npm publish:*)", "allow", "Bash(npm:*)", False),
+    ("deny", "Read(//etc/shadow)", "allow", "Read(//etc/**)", False),
+    ("deny", "Read(//etc/**)", "allow", "Read(//etc/*.conf)", False),  # a wildcard inside
+    ("deny", "Read(./private/**)", "allow", "Read(./src/**)", False),
+    ("deny", "Read(//etc/**)", "allow", "Edit(//etc/hosts)", False),  # another family
+    ("deny", "Edit(./secrets/**)", "allow", "Read(./secrets/a)", False),
+    ("deny", "WebFetch(domain:docs.example.com)", "allow", "WebFetch(domain:example.com)",
+     False),
+    ("deny", "WebFetch(domain:example.com)", "allow", "WebFetch(domain:badexample.com)",
+     False),
+    ("allow", "Bash(git push:*)", "allow", "Bash(git push origin main)", False),
+    ("deny", "Bash(rm:*)", "deny", "Bash(rm -rf /)", False),  # redundant, not wrong
+]
+
+
+def _rule(effect: str, tool: str, line: int, **kw: object) -> RuleConfig:
+    return RuleConfig(effect, tool, origin=Origin("team.yaml", line, 7, "permissions.x"),
+                      **kw)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("e1,r1,e2,r2,hidden", CASES)
+def test_content_rule_hidden_by_earlier_rule(e1: str, r1: str, e2: str, r2: str,
+                                             hidden: bool) -> None:
+    policy = compile_policy(PermissionsConfig(rules=(_rule(e1, r1, 3), _rule(e2, r2, 9))),
+                            cwd="/tmp/proj")
+    found = [f for f in lint_policy(policy) if f.code in ("shadowed", "duplicate")]
+    if not hidden:
+        assert found == []
+        return
+    assert len(found) == 1, found
+    assert found[0].rule == r2 and found[0].origin.line == 9
+    assert f"{e1} rule {r1!r} at team.yaml:3" in found[0].message
+
+
+@pytest.mark.parametrize("kw", [{"when": {"command": {"glob": "git push*"}}},
+                                {"expr": "true"}])
+def test_a_conditional_earlier_rule_hides_nothing(kw: dict[str, object]) -> None:
+    policy = compile_policy(PermissionsConfig(rules=(
+        _rule("deny", "Bash", 3, **kw), _rule("allow", "Bash(git push origin main)", 9))),
+        cwd="/tmp/proj")
+    assert [f for f in lint_policy(policy) if f.code == "shadowed"] == []
+
+
+def test_layers_name_the_file_of_the_hiding_rule(tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """A team fragment's deny hides a local file's allow; the user file's ask hides the
+    project's allow: each reported at the later rule, naming the earlier one's file:line."""
+    (tmp_path / "xdg" / "toolhost").mkdir(parents=True)
+    (tmp_path / "team").mkdir()
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    (tmp_path / "xdg" / "toolhost" / "config.yaml").write_text(
+        "toolhost: 1\npermissions:\n  ask: ['Bash(npm publish:*)']\n")
+    (tmp_path / "team" / "base.yaml").write_text(
+        "toolhost: 1\npermissions:\n  deny:\n    - 'Read(//etc/**)'\n    - 'Bash(git push:*)'\n")
+    (tmp_path / "toolhost.yaml").write_text(
+        "toolhost: 1\nextends: [team/base.yaml]\nservers: {}\npermissions:\n"
+        "  allow: ['Bash(npm publish --dry-run)', 'Bash(git status)']\n")
+    (tmp_path / "toolhost.local.yaml").write_text(
+        "toolhost: 1\npermissions:\n  allow:\n    - 'Read(//etc/hosts)'\n"
+        "    - 'Bash(git push origin main)'\n")
+    config = load_config(tmp_path / "toolhost.yaml")
+    found = sorted((f.rule, f.origin.file.rsplit("/", 1)[-1], f.origin.line, f.message)
+                   for f in lint_policy(compile_policy(config.permissions, cwd=str(tmp_path)))
+                   if f.code == "shadowed")
+    assert [(r, f, n) for r, f, n, _ in found] == [
+        ("Bash(git push origin main)", "toolhost.local.yaml", 5),
+        ("Bash(npm publish --dry-run)", "toolhost.yaml", 5),
+        ("Read(//etc/hosts)", "toolhost.local.yaml", 4)]
+    assert "base.yaml:5" in found[0][3] and "config.yaml:3" in found[1][3]
+    assert "base.yaml:4" in found[2][3]

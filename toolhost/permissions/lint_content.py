@@ -1,0 +1,114 @@
+"""Content rules an earlier deny or ask rule of another text always beats.
+
+``lint_index`` finds a rule hidden by an earlier rule of the same text or of a name pattern
+that covers it. A content rule can also be hidden by an earlier rule of another text:
+``allow: Bash(git push origin main)`` or ``Bash(git push *)`` under ``deny: Bash(git push:*)``,
+``allow: Read(//etc/passwd)`` under ``deny: Read(//etc/**)``, ``allow:
+WebFetch(domain:docs.example.com)`` under ``deny: WebFetch(domain:*.example.com)``. Such an
+allow is never reached: the author believes something is allowed that never is.
+
+The test is by witnesses: the calls a literal rule (no wildcard but a final ``:*``, `` *`` or
+``/**``) matches, spelled out (the command itself and with one more word; the path itself and
+a name below it). An earlier deny or ask rule that matches every witness of the later rule, as
+the engine decides it, hides it. A rule with a wildcard inside cannot be spelled out and is
+not judged (no false report). The comparisons are bounded (``MAX_PAIRS`` in one lint).
+"""
+
+from __future__ import annotations
+
+import os
+from collections import defaultdict
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from toolhost.permissions.rules import CompiledRule
+
+__all__ = ["MAX_PAIRS", "hidden_content_rules"]
+
+MAX_PAIRS = 20_000  # (earlier rule, later rule) pairs compared in one lint
+_FILLER = "zq9"  # a word or name no rule is expected to name
+_PATH_KEY = {"Read": "file_path", "Edit": "file_path", "Write": "file_path",
+             "MultiEdit": "file_path", "NotebookEdit": "notebook_path",
+             "NotebookRead": "notebook_path", "LS": "path"}
+_ORDER = {"deny": 0, "ask": 1, "allow": 2}
+
+
+def _plain_content(rule: CompiledRule) -> bool:
+    return (rule.content is not None and not rule.conditions and rule.expr is None
+            and rule.callers is None)
+
+
+def _spec(rule: CompiledRule) -> str | None:
+    text = rule.text
+    if "(" not in text or not text.endswith(")"):
+        return None
+    return text[text.index("(") + 1:-1]
+
+
+def _bash_witnesses(spec: str) -> list[str]:
+    body = spec[:-2] if spec.endswith(":*") else spec[:-2] if spec.endswith(" *") else None
+    if body is not None:
+        return [] if "*" in body or not body.strip() else [body, f"{body} {_FILLER}"]
+    return [] if "*" in spec else [spec]
+
+
+def _path_witnesses(spec: str, rule: CompiledRule) -> list[str]:
+    body, below = (spec[:-3], True) if spec.endswith("/**") else (spec, False)
+    if not body or any(c in body for c in "*?[]{}\\$%"):
+        return []
+    if body.startswith("//"):
+        path = body[1:]
+    elif body.startswith("~/") or body == "~":
+        path = os.path.expanduser(body)
+    elif body.startswith("/"):
+        path = os.path.join(os.path.dirname(os.path.abspath(str(rule.origin.file))), body[1:])
+    else:
+        path = os.path.join(str(getattr(rule.content, "cwd", os.getcwd())), body)
+    return [f"{path}/{_FILLER}", f"{path}/{_FILLER}/{_FILLER}"] if below else [path]
+
+
+def _witnesses(rule: CompiledRule, tool: str) -> list[dict[str, Any]]:
+    spec = _spec(rule)
+    if spec is None:
+        return []
+    if tool == "Bash":
+        return [{"command": w} for w in _bash_witnesses(spec.strip())]
+    if tool in _PATH_KEY:
+        return [{_PATH_KEY[tool]: w} for w in _path_witnesses(spec.strip(), rule)]
+    if tool == "WebFetch" and spec.startswith("domain:"):
+        host = spec[len("domain:"):].strip()
+        if not host or "*" in host:
+            return []
+        return [{"url": f"https://{host}/"}, {"url": f"https://{host}/{_FILLER}"}]
+    return []
+
+
+def _matches(rule: CompiledRule, tool: str, call: Mapping[str, Any]) -> bool:
+    content = rule.content
+    assert content is not None
+    return bool(content.matches(tool, call, strict=rule.effect == "allow"))
+
+
+def hidden_content_rules(rules: list[CompiledRule] | tuple[CompiledRule, ...]
+                         ) -> Iterator[tuple[CompiledRule, CompiledRule]]:
+    """(later, earlier) for each plain content rule an earlier deny/ask rule of another
+    text matches on every call it matches (the first such earlier rule)."""
+    earlier: defaultdict[str, list[CompiledRule]] = defaultdict(list)
+    budget = MAX_PAIRS
+    for rule in rules:
+        tool = rule.text.partition("(")[0].strip()
+        if not _plain_content(rule) or tool not in rule.names.exact:
+            continue
+        calls = _witnesses(rule, tool)
+        if calls and budget > 0 and all(_matches(rule, tool, c) for c in calls):
+            for prior in (p for p in earlier[tool] if p.names.matches(tool)):
+                budget -= 1
+                if budget <= 0:
+                    break
+                if prior.text != rule.text and _ORDER[prior.effect] < _ORDER[rule.effect] and all(
+                        _matches(prior, tool, c) for c in calls):
+                    yield rule, prior
+                    break
+        if rule.effect != "allow":
+            for name in rule.names.exact:
+                earlier[name].append(rule)
