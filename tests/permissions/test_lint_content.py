@@ -110,3 +110,45 @@ def test_layers_name_the_file_of_the_hiding_rule(tmp_path: Path,
         ("Read(//etc/hosts)", "toolhost.local.yaml", 4)]
     assert "base.yaml:5" in found[0][3] and "config.yaml:3" in found[1][3]
     assert "base.yaml:4" in found[2][3]
+
+
+# (earlier effect, earlier when/expr, later effect, later when/expr, hidden?) on mcp__s__t
+CONDITIONAL = [
+    ("deny", {"when": {"mode": "fast"}}, "allow", {"when": {"mode": "fast"}}, True),
+    ("ask", {"when": {"mode": "fast"}}, "allow", {"when": {"mode": "fast"}}, True),
+    ("deny", {"when": {"mode": "fast"}}, "ask", {"when": {"mode": "fast"}}, True),
+    ("deny", {"expr": "args.n > 3"}, "allow", {"expr": "args.n > 3"}, True),
+    ("deny", {"when": {"mode": "fast"}}, "allow",
+     {"when": {"mode": "fast", "path": {"glob": "b*"}}}, True),
+    ("deny", {"when": {"mode": "fast"}}, "allow",
+     {"when": {"mode": "fast"}, "expr": "args.n > 3"}, True),
+    ("deny", {"when": {"p": {"path_under": "/etc"}}}, "allow",
+     {"when": {"p": {"path_under": "/etc"}}, "rewrite": {"set": {"n": 1}}}, True),
+    ("deny", {"when": {"mode": "fast"}}, "allow", {"when": {"mode": "slow"}}, False),
+    ("deny", {"when": {"mode": "fast", "n": 1}}, "allow", {"when": {"mode": "fast"}}, False),
+    ("deny", {"expr": "args.n > 3"}, "allow", {"expr": "args.n > 4"}, False),
+    ("deny", {"when": {"mode": "fast"}, "callers": {"subjects": ["ana"]}}, "allow",
+     {"when": {"mode": "fast"}}, False),
+    ("allow", {"when": {"mode": "fast"}}, "allow", {"when": {"mode": "fast"}}, True),  # dup
+    ("deny", {"when": {"mode": "fast"}}, "deny", {"when": {"mode": "fast", "n": 1}}, False),
+]
+
+
+@pytest.mark.parametrize("e1,k1,e2,k2,hidden", CONDITIONAL)
+def test_rule_hidden_by_earlier_conditional_rule(e1: str, k1: dict[str, object], e2: str,
+                                                 k2: dict[str, object], hidden: bool) -> None:
+    policy = compile_policy(PermissionsConfig(rules=(
+        _rule(e1, "mcp__s__t", 3, **k1), _rule(e2, "mcp__s__t", 9, **k2))), cwd="/tmp/proj")
+    found = [f for f in lint_policy(policy, ["mcp__s__t"])
+             if f.code in ("shadowed", "duplicate")]
+    assert [f.origin.line for f in found] == ([9] if hidden else []), found
+    if hidden and e1 != e2:
+        assert f"{e1} rule 'mcp__s__t" in found[0].message and "team.yaml:3" in found[0].message
+
+
+def test_a_relative_path_condition_in_another_directory_hides_nothing() -> None:
+    when = {"when": {"p": {"path_glob": "secrets/**"}}}
+    rules = (RuleConfig("deny", "mcp__s__t", origin=Origin("team/a.yaml", 3, 7, "x"), **when),
+             RuleConfig("allow", "mcp__s__t", origin=Origin("b.yaml", 3, 7, "x"), **when))
+    policy = compile_policy(PermissionsConfig(rules=rules), cwd="/tmp/proj")
+    assert [f for f in lint_policy(policy, ["mcp__s__t"]) if f.code == "shadowed"] == []

@@ -16,14 +16,15 @@ not judged (no false report). The comparisons are bounded (``MAX_PAIRS`` in one 
 
 from __future__ import annotations
 
+import json
 import os
 from collections import defaultdict
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from toolhost.permissions.rules import CompiledRule
 
-__all__ = ["MAX_PAIRS", "hidden_content_rules"]
+__all__ = ["MAX_PAIRS", "hidden_conditional_rules", "hidden_content_rules"]
 
 MAX_PAIRS = 20_000  # (earlier rule, later rule) pairs compared in one lint
 _FILLER = "zq9"  # a word or name no rule is expected to name
@@ -112,3 +113,53 @@ def hidden_content_rules(rules: list[CompiledRule] | tuple[CompiledRule, ...]
         if rule.effect != "allow":
             for name in rule.names.exact:
                 earlier[name].append(rule)
+
+
+def _parts(rule: CompiledRule) -> tuple[dict[str, str], str | None, str | None, str | None]:
+    config = rule.config
+    when = dict(config.when or {}) if config is not None else {}
+    return ({str(k): json.dumps(v, sort_keys=True, default=str) for k, v in when.items()},
+            config.expr if config is not None else None,
+            json.dumps(config.callers, sort_keys=True, default=str)
+            if config is not None and config.callers is not None else None,
+            config.tool if rule.content is not None and config is not None else None)
+
+
+def _anchored_apart(earlier: CompiledRule, later: CompiledRule) -> bool:
+    """Whether the two rules are in different directories and a part of the earlier one is
+    anchored at its file's (``path_glob: "x/**"``, ``Read(/docs/**)``): the same text then
+    names other paths."""
+    if os.path.dirname(str(earlier.origin.file)) == os.path.dirname(str(later.origin.file)):
+        return False
+    text = json.dumps(earlier.config.when if earlier.config else None, default=str)
+    return "path_" in text or "(/" in earlier.text.replace("(//", "")
+
+
+def hidden_conditional_rules(rules: list[CompiledRule] | tuple[CompiledRule, ...],
+                             covers_names: Callable[[CompiledRule, CompiledRule], bool]
+                             ) -> Iterator[tuple[CompiledRule, CompiledRule]]:
+    """(later, earlier) for each rule an earlier conditional deny/ask rule hides: the
+    earlier one names every tool the later one does (``covers_names``), and its ``when``
+    entries, ``expr``, ``callers`` and content are among the later one's, written the same
+    (``deny: {tool: t, when: {mode: fast}}`` hides ``allow: {tool: t, when: {mode: fast,
+    path: ...}}``): every call the later rule matches, the earlier one matches first."""
+    earlier: list[tuple[CompiledRule, tuple[dict[str, str], str | None, str | None,
+                                             str | None]]] = []
+    budget = MAX_PAIRS
+    for rule in rules:
+        if rule.config is None or (not earlier and rule.effect == "allow"):
+            continue
+        parts = _parts(rule)
+        when, expr, callers, content = parts
+        for prior, (p_when, p_expr, p_callers, p_content) in earlier:
+            budget -= 1
+            if budget <= 0:
+                return
+            if (_ORDER[prior.effect] < _ORDER[rule.effect] and p_expr in (None, expr)
+                    and p_callers in (None, callers) and p_content in (None, content)
+                    and p_when.items() <= when.items() and covers_names(prior, rule)
+                    and not _anchored_apart(prior, rule)):
+                yield rule, prior
+                break
+        if rule.effect != "allow" and not rule.unconditional and (when or expr):
+            earlier.append((rule, parts))
