@@ -152,3 +152,14 @@ def test_a_relative_path_condition_in_another_directory_hides_nothing() -> None:
              RuleConfig("allow", "mcp__s__t", origin=Origin("b.yaml", 3, 7, "x"), **when))
     policy = compile_policy(PermissionsConfig(rules=rules), cwd="/tmp/proj")
     assert [f for f in lint_policy(policy, ["mcp__s__t"]) if f.code == "shadowed"] == []
+
+
+@pytest.mark.parametrize("kw", [{"when": {"timeout": {"max": 100}}},
+                                {"expr": "args.command | length < 100"},
+                                {"callers": {"subjects": ["ana"]}}])
+def test_a_later_rule_narrowed_by_when_is_still_hidden(kw: dict[str, object]) -> None:
+    policy = compile_policy(PermissionsConfig(rules=(
+        _rule("deny", "Bash(git push:*)", 3), _rule("allow", "Bash(git push origin main)", 9,
+                                                    **kw))), cwd="/tmp/proj")
+    found = [f for f in lint_policy(policy) if f.code == "shadowed"]
+    assert [f.origin.line for f in found] == [9], found

@@ -39,8 +39,12 @@ def _plain_content(rule: CompiledRule) -> bool:
             and rule.callers is None)
 
 
+def _written(rule: CompiledRule) -> str:
+    return rule.config.tool if rule.config is not None else rule.text
+
+
 def _spec(rule: CompiledRule) -> str | None:
-    text = rule.text
+    text = _written(rule).strip()
     if "(" not in text or not text.endswith(")"):
         return None
     return text[text.index("(") + 1:-1]
@@ -92,14 +96,15 @@ def _matches(rule: CompiledRule, tool: str, call: Mapping[str, Any]) -> bool:
 
 def hidden_content_rules(rules: list[CompiledRule] | tuple[CompiledRule, ...]
                          ) -> Iterator[tuple[CompiledRule, CompiledRule]]:
-    """(later, earlier) for each plain content rule an earlier deny/ask rule of another
-    text matches on every call it matches (the first such earlier rule)."""
+    """(later, earlier) for each content rule an earlier deny/ask content rule of another
+    text (and no when, expr or callers) matches on every call the later one's content
+    matches (the first such earlier rule)."""
     earlier: defaultdict[str, list[CompiledRule]] = defaultdict(list)
     budget = MAX_PAIRS
     for rule in rules:
-        tool = rule.text.partition("(")[0].strip()
-        if not _plain_content(rule) or tool not in rule.names.exact:
-            continue
+        tool = _written(rule).partition("(")[0].strip()
+        if rule.content is None or tool not in rule.names.exact:
+            continue  # (a later rule's when/expr/callers only narrow what it matches)
         calls = _witnesses(rule, tool)
         if calls and budget > 0 and all(_matches(rule, tool, c) for c in calls):
             for prior in (p for p in earlier[tool] if p.names.matches(tool)):
@@ -110,7 +115,7 @@ def hidden_content_rules(rules: list[CompiledRule] | tuple[CompiledRule, ...]
                         _matches(prior, tool, c) for c in calls):
                     yield rule, prior
                     break
-        if rule.effect != "allow":
+        if rule.effect != "allow" and _plain_content(rule):
             for name in rule.names.exact:
                 earlier[name].append(rule)
 
