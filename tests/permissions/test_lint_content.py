@@ -163,3 +163,29 @@ def test_a_later_rule_narrowed_by_when_is_still_hidden(kw: dict[str, object]) ->
                                                     **kw))), cwd="/tmp/proj")
     found = [f for f in lint_policy(policy) if f.code == "shadowed"]
     assert [f.origin.line for f in found] == [9], found
+
+
+# (earlier deny's when, later allow, hidden?): a deny testing only the path/URL by an
+# operator comparing normalised values hides an allow naming one exact call
+PATH_WHEN = [
+    ("Read", {"file_path": {"path_under": "/etc"}}, "Read(//etc/hosts)", True),
+    ("Read", {"file_path": {"path_glob": "/**/.env"}}, "Read(./app/.env)", True),
+    ("Edit", {"file_path": {"path_under": "/srv"}}, "Edit(//srv/www/index.html)", True),
+    ("WebFetch", {"url": {"host": "*.example.com"}}, "WebFetch(domain:docs.example.com)",
+     False),  # a host rule has two witnesses (not one exact call): not judged
+    ("Read", {"file_path": {"path_under": "/etc"}}, "Read(//etc/**)", False),  # not exact
+    ("Read", {"file_path": {"path_under": "/etc"}}, "Read(//var/log/x)", False),
+    ("Read", {"file_path": {"glob": "/etc/*"}}, "Read(//etc/hosts)", False),  # as written
+    ("Read", {"file_path": {"path_under": "/etc"}, "limit": {"max": 10}},
+     "Read(//etc/hosts)", False),  # another argument: calls without it escape
+    ("Bash", {"command": {"glob": "git push*"}}, "Bash(git push origin main)", False),
+]
+
+
+@pytest.mark.parametrize("tool,when,later,hidden", PATH_WHEN)
+def test_an_exact_allow_under_a_path_when_deny(tool: str, when: dict[str, object],
+                                               later: str, hidden: bool) -> None:
+    policy = compile_policy(PermissionsConfig(rules=(
+        _rule("deny", tool, 3, when=when), _rule("allow", later, 9))), cwd="/tmp/proj")
+    found = [f.origin.line for f in lint_policy(policy) if f.code == "shadowed"]
+    assert found == ([9] if hidden else []), found

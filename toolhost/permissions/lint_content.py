@@ -94,28 +94,58 @@ def _matches(rule: CompiledRule, tool: str, call: Mapping[str, Any]) -> bool:
     return bool(content.matches(tool, call, strict=rule.effect == "allow"))
 
 
+def _path_conditions_only(rule: CompiledRule) -> bool:
+    """A deny/ask rule whose only parts are ``when`` tests of the path or URL by operators
+    that compare normalised values (``path_under``, ``path_glob``, ``host``): judged on an
+    exact witness, whose other arguments are absent. (A test of the text as written,
+    ``glob``/``regex``/``equals``, misses other spellings the later rule allows.)"""
+    when = rule.config.when if rule.config is not None else None
+    if not rule.conditions or rule.expr is not None or rule.callers is not None or (
+            not isinstance(when, Mapping)):
+        return False
+    return all(isinstance(spec, Mapping) and spec and set(spec) <= _NORMALISED.get(key, set())
+               for key, spec in when.items())
+
+
+_PATH_OPS = {"path_under", "path_glob"}
+_NORMALISED = {"file_path": _PATH_OPS, "notebook_path": _PATH_OPS, "path": _PATH_OPS,
+               "url": {"host"}}
+
+
+def _prior_matches(prior: CompiledRule, tool: str, call: Mapping[str, Any]) -> bool:
+    if prior.conditions:
+        return prior.matches(tool, call)
+    return _matches(prior, tool, call)
+
+
 def hidden_content_rules(rules: list[CompiledRule] | tuple[CompiledRule, ...]
                          ) -> Iterator[tuple[CompiledRule, CompiledRule]]:
-    """(later, earlier) for each content rule an earlier deny/ask content rule of another
-    text (and no when, expr or callers) matches on every call the later one's content
-    matches (the first such earlier rule)."""
+    """(later, earlier) for each content rule an earlier deny/ask rule of another text
+    matches on every call the later one's content matches (the first such earlier rule).
+    The earlier rule is a content rule with no when, expr or callers; or (round 13), when
+    the later rule names one exact call (``Bash(git push origin main)``,
+    ``Read(//etc/hosts)``), also a rule testing only that call's command, path or URL
+    (``when: {file_path: {path_under: /etc}}``)."""
     earlier: defaultdict[str, list[CompiledRule]] = defaultdict(list)
     budget = MAX_PAIRS
     for rule in rules:
         tool = _written(rule).partition("(")[0].strip()
-        if rule.content is None or tool not in rule.names.exact:
-            continue  # (a later rule's when/expr/callers only narrow what it matches)
-        calls = _witnesses(rule, tool)
+        # (a later rule's when/expr/callers only narrow what it matches)
+        calls = _witnesses(rule, tool) if (
+            rule.content is not None and tool in rule.names.exact) else []
         if calls and budget > 0 and all(_matches(rule, tool, c) for c in calls):
+            exact = len(calls) == 1
             for prior in (p for p in earlier[tool] if p.names.matches(tool)):
                 budget -= 1
                 if budget <= 0:
                     break
-                if prior.text != rule.text and _ORDER[prior.effect] < _ORDER[rule.effect] and all(
-                        _matches(prior, tool, c) for c in calls):
+                if (prior.conditions and not exact) or prior.text == rule.text or (
+                        _ORDER[prior.effect] >= _ORDER[rule.effect]):
+                    continue
+                if all(_prior_matches(prior, tool, c) for c in calls):
                     yield rule, prior
                     break
-        if rule.effect != "allow" and _plain_content(rule):
+        if rule.effect != "allow" and (_plain_content(rule) or _path_conditions_only(rule)):
             for name in rule.names.exact:
                 earlier[name].append(rule)
 
