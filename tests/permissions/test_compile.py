@@ -158,4 +158,5 @@ def test_the_same_content_rule_with_another_effect_in_another_layer_is_shadowed(
                rule("allow", "WebFetch(domain:x.org)", 6), rule("deny", "Read(/docs/**)", 7),
                rule("allow", "Read(/docs/**)", 8), rule("allow", "Bash(npm test)", 9))
     found = {(f.code, f.origin.line) for f in lint_policy(p)}
-    assert found == {("shadowed", 3), ("shadowed", 4)}
+    # (since round 13 also line 9: the ask of `npm test:*` matches `npm test` first)
+    assert found == {("shadowed", 3), ("shadowed", 4), ("shadowed", 9)}

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from toolhost.cli import main
 from toolhost.config.model import Origin, PermissionsConfig, RuleConfig
 from toolhost.permissions import compile_policy, lint_policy
-from toolhost.permissions.lint import _covers
+from toolhost.permissions.lint import _covers, _names_cover
 from toolhost.permissions.rules import CompiledRule
 
 
@@ -29,6 +29,13 @@ def _pairwise(rules: Any) -> dict[int, tuple[str, int]]:
             if _covers(earlier, rule):
                 out[rule.origin.line] = ("shadowed", earlier.origin.line)
                 break
+        else:  # (round 13) an earlier conditional deny/ask with the same `when` hides it
+            order = {"deny": 0, "ask": 1, "allow": 2}
+            for earlier in rules[:j]:
+                if (earlier.conditions and rule.conditions and _names_cover(earlier, rule)
+                        and order[earlier.effect] < order[rule.effect]):
+                    out[rule.origin.line] = ("shadowed", earlier.origin.line)
+                    break
     return out
 
 

@@ -264,7 +264,7 @@ def _check(args: argparse.Namespace) -> int:
                   "--caller JSON; without a caller:")
         if decision.rule is None:
             print(f"{decision.behavior}: no rule matches {args.tool}; "
-                  f"the default is {policy.default}")
+                  f"the default is {policy.default} ({_where(config, 'default')})")
         else:
             print(f"{decision.behavior}: {shown(str(decision.rule))}  "
                   f"({shown(str(decision.origin))}" + (f", layer {rule.layer})" if rule else ")"))
@@ -277,6 +277,19 @@ def _check(args: argparse.Namespace) -> int:
     return EXIT_DEPENDS_ON_CALLER if depends else EXIT_BY_DECISION[decision.behavior]
 
 
+def _set_at(config: HostConfig, key: str) -> str | None:
+    """Where the policy setting ``key`` in effect was written (the last layer setting it)."""
+    origin = config.origins.get(f"permissions.{key}")
+    return None if origin is None else str(origin)
+
+
+def _where(config: HostConfig, key: str) -> str:
+    from toolhost.errors import shown
+
+    at = _set_at(config, key)
+    return "not set in any layer" if at is None else shown(at)
+
+
 def _list(args: argparse.Namespace) -> int:
     config, policy = _load(args)
     perms = config.permissions
@@ -284,12 +297,15 @@ def _list(args: argparse.Namespace) -> int:
              **({"message": r.message} if r.message else {})} for r in policy.rules]
     if args.json:
         print(json.dumps({"default": perms.default, "ask_mode": perms.ask_mode,
+                          "default_origin": _set_at(config, "default"),
+                          "ask_mode_origin": _set_at(config, "ask_mode"),
                           "audit_log": perms.audit_log, "rules": rows,
                           "disallowedTools": policy.disallowed_tools()}, indent=2))
         return 0
     from toolhost.errors import shown  # a rule's text is the config's: shown, never obeyed
 
-    print(f"default: {perms.default}   ask_mode: {perms.ask_mode}   "
+    print(f"default: {perms.default} ({_where(config, 'default')})   ask_mode: "
+          f"{perms.ask_mode} ({_where(config, 'ask_mode')})   "
           f"audit_log: {shown(perms.audit_log or '-')}")
     if not rows:
         print("no rules")

@@ -233,6 +233,24 @@ class _Review:
         if external or (pattern.is_mcp and not names):
             targets = []
         self.found += check_rule_paths(rule, at, targets, cwd=self.cwd, rule_dir=rule_dir)
+        if rule.expr and targets:
+            self.expr_fails(rule, at, targets)
+
+    def expr_fails(self, rule: RuleConfig, at: Where, targets: list[Target]) -> None:
+        """An ``expr`` that fails on every argument set tried: the engine denies every call
+        reaching the rule (``expr_probe``)."""
+        from toolhost.permissions.expr_probe import always_fails
+
+        try:
+            compiled = compile_expr(str(rule.expr))
+        except ValueError:
+            return  # said above
+        error = always_fails(compiled, [(t.name, t.schema) for t in targets])
+        if error is not None:
+            self.error(at(".expr"), rule, f"expr fails on every value of the arguments tried "
+                       f"({cut(error, 160)}), and a rule whose expr fails denies the call, so "
+                       f"this {rule.effect} rule denies every call that reaches it",
+                       "fix the expression (a filter such as |int or |string converts a value)")
 
 
 _PATH_KEYS = ("file_path", "path", "notebook_path")

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from toolhost.config.model import Origin
 from toolhost.permissions.builtin_names import BUILTIN_TOOLS
+from toolhost.permissions.lint_content import hidden_conditional_rules, hidden_content_rules
 from toolhost.permissions.lint_index import DeclaredNames, EarlierRules
 from toolhost.permissions.names import NamePattern, split_wire_name
 from toolhost.permissions.policy import CompiledPolicy
@@ -44,6 +45,10 @@ def _probes(names: NamePattern) -> list[str]:
     # A representative's '*' stands for any text: the earlier pattern must match it with
     # '*' read as different runs of characters ('mcp__s__?' does not cover 'mcp__s__*').
     return [n.replace("*", fill) for n in _representatives(names) for fill in ("ab", "x_y-z")]
+
+
+def _names_cover(earlier: CompiledRule, later: CompiledRule) -> bool:
+    return all(earlier.names.matches(n) for n in _probes(later.names))
 
 
 def _covers(earlier: CompiledRule, later: CompiledRule) -> bool:
@@ -107,4 +112,14 @@ def lint_policy(policy: CompiledPolicy, tool_names: Iterable[str] | None = None,
             add("broad-allow", "starts with a wildcard, so it allows any program (and any "
                 "wrapper: sudo, env, ...) whose command ends as it says; name the program "
                 "first, e.g. Bash(npm * install)")
+    reported = {id(f.origin) for f in out if f.code in ("shadowed", "duplicate")}
+    hidden = list(hidden_content_rules(policy.rules))
+    hidden += hidden_conditional_rules(policy.rules, _names_cover)
+    for later, earlier in hidden:
+        if id(later.origin) not in reported:
+            reported.add(id(later.origin))
+            out.append(LintFinding(
+                "shadowed", f"never reached: {earlier.effect} rule {earlier.text!r} at "
+                f"{earlier.origin} matches every call it could match first", later.text,
+                later.origin))
     return out

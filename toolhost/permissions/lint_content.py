@@ -1,0 +1,200 @@
+"""Content rules an earlier deny or ask rule of another text always beats.
+
+``lint_index`` finds a rule hidden by an earlier rule of the same text or of a name pattern
+that covers it. A content rule can also be hidden by an earlier rule of another text:
+``allow: Bash(git push origin main)`` or ``Bash(git push *)`` under ``deny: Bash(git push:*)``,
+``allow: Read(//etc/passwd)`` under ``deny: Read(//etc/**)``, ``allow:
+WebFetch(domain:docs.example.com)`` under ``deny: WebFetch(domain:*.example.com)``. Such an
+allow is never reached: the author believes something is allowed that never is.
+
+The test is by witnesses: the calls a literal rule (no wildcard but a final ``:*``, `` *`` or
+``/**``) matches, spelled out (the command itself and with one more word; the path itself and
+a name below it). An earlier deny or ask rule that matches every witness of the later rule, as
+the engine decides it, hides it. A rule with a wildcard inside cannot be spelled out and is
+not judged (no false report). The comparisons are bounded (``MAX_PAIRS`` in one lint).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import defaultdict
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
+from toolhost.permissions.rules import CompiledRule
+
+__all__ = ["MAX_PAIRS", "hidden_conditional_rules", "hidden_content_rules"]
+
+MAX_PAIRS = 20_000  # (earlier rule, later rule) pairs compared in one lint
+_FILLER = "zq9"  # a word or name no rule is expected to name
+_PATH_KEY = {"Read": "file_path", "Edit": "file_path", "Write": "file_path",
+             "MultiEdit": "file_path", "NotebookEdit": "notebook_path",
+             "NotebookRead": "notebook_path", "LS": "path"}
+_ORDER = {"deny": 0, "ask": 1, "allow": 2}
+
+
+def _plain_content(rule: CompiledRule) -> bool:
+    return (rule.content is not None and not rule.conditions and rule.expr is None
+            and rule.callers is None)
+
+
+def _written(rule: CompiledRule) -> str:
+    return rule.config.tool if rule.config is not None else rule.text
+
+
+def _spec(rule: CompiledRule) -> str | None:
+    text = _written(rule).strip()
+    if "(" not in text or not text.endswith(")"):
+        return None
+    return text[text.index("(") + 1:-1]
+
+
+def _bash_witnesses(spec: str) -> list[str]:
+    body = spec[:-2] if spec.endswith(":*") else spec[:-2] if spec.endswith(" *") else None
+    if body is not None:
+        return [] if "*" in body or not body.strip() else [body, f"{body} {_FILLER}"]
+    return [] if "*" in spec else [spec]
+
+
+def _path_witnesses(spec: str, rule: CompiledRule) -> list[str]:
+    body, below = (spec[:-3], True) if spec.endswith("/**") else (spec, False)
+    if not body or any(c in body for c in "*?[]{}\\$%"):
+        return []
+    if body.startswith("//"):
+        path = body[1:]
+    elif body.startswith("~/") or body == "~":
+        path = os.path.expanduser(body)
+    elif body.startswith("/"):
+        path = os.path.join(os.path.dirname(os.path.abspath(str(rule.origin.file))), body[1:])
+    else:
+        path = os.path.join(str(getattr(rule.content, "cwd", os.getcwd())), body)
+    return [f"{path}/{_FILLER}", f"{path}/{_FILLER}/{_FILLER}"] if below else [path]
+
+
+def _witnesses(rule: CompiledRule, tool: str) -> list[dict[str, Any]]:
+    spec = _spec(rule)
+    if spec is None:
+        return []
+    if tool == "Bash":
+        return [{"command": w} for w in _bash_witnesses(spec.strip())]
+    if tool in _PATH_KEY:
+        return [{_PATH_KEY[tool]: w} for w in _path_witnesses(spec.strip(), rule)]
+    if tool == "WebFetch" and spec.startswith("domain:"):
+        host = spec[len("domain:"):].strip()
+        if not host or "*" in host:
+            return []
+        return [{"url": f"https://{host}/"}, {"url": f"https://{host}/{_FILLER}"}]
+    return []
+
+
+def _matches(rule: CompiledRule, tool: str, call: Mapping[str, Any]) -> bool:
+    content = rule.content
+    assert content is not None
+    return bool(content.matches(tool, call, strict=rule.effect == "allow"))
+
+
+def _path_conditions_only(rule: CompiledRule) -> bool:
+    """A deny/ask rule whose only parts are ``when`` tests of the path or URL by operators
+    that compare normalised values (``path_under``, ``path_glob``, ``host``): judged on an
+    exact witness, whose other arguments are absent. (A test of the text as written,
+    ``glob``/``regex``/``equals``, misses other spellings the later rule allows.)"""
+    when = rule.config.when if rule.config is not None else None
+    if not rule.conditions or rule.expr is not None or rule.callers is not None or (
+            not isinstance(when, Mapping)):
+        return False
+    return all(isinstance(spec, Mapping) and spec and set(spec) <= _NORMALISED.get(key, set())
+               for key, spec in when.items())
+
+
+_PATH_OPS = {"path_under", "path_glob"}
+_NORMALISED = {"file_path": _PATH_OPS, "notebook_path": _PATH_OPS, "path": _PATH_OPS,
+               "url": {"host"}}
+
+
+def _prior_matches(prior: CompiledRule, tool: str, call: Mapping[str, Any]) -> bool:
+    if prior.conditions:
+        return prior.matches(tool, call)
+    return _matches(prior, tool, call)
+
+
+def hidden_content_rules(rules: list[CompiledRule] | tuple[CompiledRule, ...]
+                         ) -> Iterator[tuple[CompiledRule, CompiledRule]]:
+    """(later, earlier) for each content rule an earlier deny/ask rule of another text
+    matches on every call the later one's content matches (the first such earlier rule).
+    The earlier rule is a content rule with no when, expr or callers; or (round 13), when
+    the later rule names one exact call (``Bash(git push origin main)``,
+    ``Read(//etc/hosts)``), also a rule testing only that call's command, path or URL
+    (``when: {file_path: {path_under: /etc}}``)."""
+    earlier: defaultdict[str, list[CompiledRule]] = defaultdict(list)
+    budget = MAX_PAIRS
+    for rule in rules:
+        tool = _written(rule).partition("(")[0].strip()
+        # (a later rule's when/expr/callers only narrow what it matches)
+        calls = _witnesses(rule, tool) if (
+            rule.content is not None and tool in rule.names.exact) else []
+        if calls and budget > 0 and all(_matches(rule, tool, c) for c in calls):
+            exact = len(calls) == 1
+            for prior in (p for p in earlier[tool] if p.names.matches(tool)):
+                budget -= 1
+                if budget <= 0:
+                    break
+                if (prior.conditions and not exact) or prior.text == rule.text or (
+                        _ORDER[prior.effect] >= _ORDER[rule.effect]):
+                    continue
+                if all(_prior_matches(prior, tool, c) for c in calls):
+                    yield rule, prior
+                    break
+        if rule.effect != "allow" and (_plain_content(rule) or _path_conditions_only(rule)):
+            for name in rule.names.exact:
+                earlier[name].append(rule)
+
+
+def _parts(rule: CompiledRule) -> tuple[dict[str, str], str | None, str | None, str | None]:
+    config = rule.config
+    when = dict(config.when or {}) if config is not None else {}
+    return ({str(k): json.dumps(v, sort_keys=True, default=str) for k, v in when.items()},
+            config.expr if config is not None else None,
+            json.dumps(config.callers, sort_keys=True, default=str)
+            if config is not None and config.callers is not None else None,
+            config.tool if rule.content is not None and config is not None else None)
+
+
+def _anchored_apart(earlier: CompiledRule, later: CompiledRule) -> bool:
+    """Whether the two rules are in different directories and a part of the earlier one is
+    anchored at its file's (``path_glob: "x/**"``, ``Read(/docs/**)``): the same text then
+    names other paths."""
+    if os.path.dirname(str(earlier.origin.file)) == os.path.dirname(str(later.origin.file)):
+        return False
+    text = json.dumps(earlier.config.when if earlier.config else None, default=str)
+    return "path_" in text or "(/" in earlier.text.replace("(//", "")
+
+
+def hidden_conditional_rules(rules: list[CompiledRule] | tuple[CompiledRule, ...],
+                             covers_names: Callable[[CompiledRule, CompiledRule], bool]
+                             ) -> Iterator[tuple[CompiledRule, CompiledRule]]:
+    """(later, earlier) for each rule an earlier conditional deny/ask rule hides: the
+    earlier one names every tool the later one does (``covers_names``), and its ``when``
+    entries, ``expr``, ``callers`` and content are among the later one's, written the same
+    (``deny: {tool: t, when: {mode: fast}}`` hides ``allow: {tool: t, when: {mode: fast,
+    path: ...}}``): every call the later rule matches, the earlier one matches first."""
+    earlier: list[tuple[CompiledRule, tuple[dict[str, str], str | None, str | None,
+                                             str | None]]] = []
+    budget = MAX_PAIRS
+    for rule in rules:
+        if rule.config is None or (not earlier and rule.effect == "allow"):
+            continue
+        parts = _parts(rule)
+        when, expr, callers, content = parts
+        for prior, (p_when, p_expr, p_callers, p_content) in earlier:
+            budget -= 1
+            if budget <= 0:
+                return
+            if (_ORDER[prior.effect] < _ORDER[rule.effect] and p_expr in (None, expr)
+                    and p_callers in (None, callers) and p_content in (None, content)
+                    and p_when.items() <= when.items() and covers_names(prior, rule)
+                    and not _anchored_apart(prior, rule)):
+                yield rule, prior
+                break
+        if rule.effect != "allow" and not rule.unconditional and (when or expr):
+            earlier.append((rule, parts))
