@@ -67,6 +67,30 @@ async def test_unsupported_modern_version_names_what_is_supported() -> None:
     assert out["error"]["data"] == {"supported": ["2026-07-28"], "requested": "2099-01-01"}
 
 
+@pytest.mark.parametrize("caps", ["missing", None, [], "x", 1, True])
+@pytest.mark.parametrize("method", ["server/discover", "tools/list", "tools/call", "ping",
+                                    "resources/list", "no/such"])
+async def test_a_modern_request_must_declare_client_capabilities(method: str,
+                                                                 caps: Any) -> None:
+    server = McpServer("demo", "1", [make_tool()])
+    message = modern(method, {"name": "greet", "arguments": {"name": "Bo"}}, id=9)
+    meta = message["params"]["_meta"]
+    if caps == "missing":
+        del meta["io.modelcontextprotocol/clientCapabilities"]
+    else:
+        meta["io.modelcontextprotocol/clientCapabilities"] = caps
+    out = await server.handle(message)
+    assert out is not None and out["id"] == 9 and "result" not in out
+    assert out["error"]["code"] == -32602
+    assert "io.modelcontextprotocol/clientCapabilities" in out["error"]["message"]
+    # a version nobody serves is still named first (-32022), and {} (none) is declared
+    meta["io.modelcontextprotocol/protocolVersion"] = "2099-01-01"
+    assert (await server.handle(message) or {})["error"]["code"] == -32022
+    meta["io.modelcontextprotocol/protocolVersion"] = "2026-07-28"
+    meta["io.modelcontextprotocol/clientCapabilities"] = {}
+    assert (await server.handle(message) or {}).get("error", {}).get("code") != -32602
+
+
 @pytest.mark.parametrize("method", ["initialize", "ping", "logging/setLevel",
                                     "resources/subscribe", "resources/unsubscribe"])
 async def test_methods_the_stateless_revision_removed_are_not_found_there(method: str) -> None:
