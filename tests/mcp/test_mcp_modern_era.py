@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from typing import Any
@@ -11,6 +12,7 @@ import pytest
 
 from toolhost.backends.base import CallContext
 from toolhost.mcp import McpServer
+from toolhost.mcp.client_requests import ClientRequestError
 from toolhost.results import ToolResult
 
 from .mcp_testtools import MODERN_META, make_tool
@@ -65,6 +67,49 @@ async def test_unsupported_modern_version_names_what_is_supported() -> None:
     assert out is not None
     assert out["error"]["code"] == -32022
     assert out["error"]["data"] == {"supported": ["2026-07-28"], "requested": "2099-01-01"}
+
+
+async def _samples(arguments: Any, ctx: CallContext) -> ToolResult:
+    reply = await ctx.sample("hi", max_tokens=5)
+    return ToolResult.text(reply.text)
+
+
+async def _asks_both(arguments: Any, ctx: CallContext) -> ToolResult:
+    with contextlib.suppress(ClientRequestError):  # it does without; then it fails
+        await ctx.elicit("Name?", {"type": "object", "properties": {}})
+    await ctx.sample("hi", max_tokens=5)
+    return ToolResult.text("never")
+
+
+async def _does_without(arguments: Any, ctx: CallContext) -> ToolResult:
+    try:
+        await ctx.sample("hi", max_tokens=5)
+    except ClientRequestError:
+        return ToolResult.text("did without")
+    return ToolResult.text("sampled")
+
+
+async def test_a_call_that_needs_an_undeclared_capability_is_missing_capability() -> None:
+    server = McpServer("demo", "1", [make_tool("samples", _samples, schema={}),
+                                     make_tool("both", _asks_both, schema={}),
+                                     make_tool("without", _does_without, schema={})])
+    out = await server.handle(modern("tools/call", {"name": "samples"}, id=3))
+    assert out is not None and out["id"] == 3 and "result" not in out
+    assert out["error"]["code"] == -32021
+    assert out["error"]["data"] == {"requiredCapabilities": {"sampling": {}}}
+    out = await server.handle(modern("tools/call", {"name": "both"}))
+    assert (out or {})["error"]["data"] == {
+        "requiredCapabilities": {"elicitation": {}, "sampling": {}}}
+    # a tool that does without it answers; a declared one is asked for (input_required)
+    out = await server.handle(modern("tools/call", {"name": "without"}))
+    assert (out or {})["result"]["content"][0]["text"] == "did without"
+    message = modern("tools/call", {"name": "samples"})
+    message["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"] = {"sampling": {}}
+    assert (await server.handle(message) or {})["result"]["resultType"] == "input_required"
+    # the 2025 revisions without a channel: still a tool error result, as before
+    legacy = await server.handle({"jsonrpc": "2.0", "id": 4, "method": "tools/call",
+                                  "params": {"name": "samples"}})
+    assert (legacy or {})["result"]["isError"] is True
 
 
 @pytest.mark.parametrize("caps", ["missing", None, [], "x", 1, True])

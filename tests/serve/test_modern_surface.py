@@ -198,3 +198,22 @@ def test_a_modern_request_without_client_capabilities_is_400_invalid_params() ->
         {"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": MODERN}},
         {"mcp-method": "server/discover", "mcp-protocol-version": "2026-07-28"})])
     assert ok[0][0] == 200 and ok[0][1]["result"]["supportedVersions"] == ["2026-07-28"]
+
+
+async def _samples(arguments: Any, ctx: Any) -> Any:
+    from toolhost.results import ToolResult
+
+    return ToolResult.text((await ctx.sample("hi", max_tokens=5)).text)
+
+
+def test_a_call_needing_an_undeclared_capability_is_400_missing_capability() -> None:
+    from tests.mcp.mcp_testtools import make_tool
+
+    served = ServedServer(McpServer("s", "1", [make_tool("ask", _samples, schema={})]), {})
+    [(status, answer)] = exchange(served, [(
+        {"jsonrpc": "2.0", "id": 5, "method": "tools/call",
+         "params": {"name": "ask", "arguments": {}, "_meta": MODERN}},
+        {"mcp-method": "tools/call", "mcp-name": "ask", "mcp-protocol-version": "2026-07-28"})])
+    assert status == 400 and answer["id"] == 5, answer
+    assert answer["error"]["code"] == -32021
+    assert answer["error"]["data"] == {"requiredCapabilities": {"sampling": {}}}

@@ -154,6 +154,8 @@ class RoundTrip:
         self.capabilities = capabilities
         self.answered = dict(answered)
         self._asked = 0
+        # capabilities a request was refused for (the tool may still have done without)
+        self.refused: dict[str, Any] = {}
 
     def supports(self, capability: str) -> bool:
         return isinstance(self.capabilities.get(capability), Mapping)
@@ -161,6 +163,7 @@ class RoundTrip:
     async def request(self, capability: str, method: str, params: Mapping[str, Any], *,
                       timeout: float = DEFAULT_TIMEOUT) -> Mapping[str, Any]:
         if not self.supports(capability):
+            self.refused[capability] = {}
             raise ClientRequestError(
                 f"cannot send {method}: the MCP client did not declare the "
                 f"'{capability}' capability")

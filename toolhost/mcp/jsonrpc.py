@@ -17,6 +17,7 @@ __all__ = [
     "LATEST_HANDSHAKE_VERSION",
     "LOG_LEVEL_META_KEY",
     "METHOD_NOT_FOUND",
+    "MISSING_CLIENT_CAPABILITY",
     "MODERN_VERSIONS",
     "PARSE_ERROR",
     "PROTOCOL_VERSION_META_KEY",
@@ -42,6 +43,8 @@ INTERNAL_ERROR = -32603
 SERVER_BUSY = -32000  # implementation-defined: too much in flight (toolhost.serve.budget)
 REQUEST_CANCELLED = -32800
 CANCELLED_MESSAGE = "Request cancelled"
+# MCP 2026-07-28: answering needs a capability the request's clientCapabilities lacks.
+MISSING_CLIENT_CAPABILITY = -32021
 # MCP 2026-07-28: the request's declared protocol version is not served here.
 UNSUPPORTED_PROTOCOL_VERSION = -32022
 
