@@ -112,6 +112,38 @@ async def test_a_call_that_needs_an_undeclared_capability_is_missing_capability(
     assert (legacy or {})["result"]["isError"] is True
 
 
+async def _named(arguments: Any, ctx: CallContext) -> ToolResult:
+    form = {"type": "object", "properties": {"name": {"type": "string"}}}
+    answer = await ctx.elicit("Name?", form, key=arguments.get("key", "user_name"))
+    if arguments.get("twice"):
+        await ctx.elicit("Again?", form, key="user_name")
+    return ToolResult.text(f"hi {(answer.content or {}).get('name')}")
+
+
+async def test_a_tool_names_its_question_with_key() -> None:
+    server = McpServer("demo", "1", [make_tool("named", _named, schema={})])
+    caps = {"elicitation": {}}
+
+    async def call(arguments: dict[str, Any], **extra: Any) -> dict[str, Any]:
+        message = modern("tools/call", {"name": "named", "arguments": arguments, **extra})
+        message["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"] = caps
+        return (await server.handle(message) or {})["result"]
+
+    first = await call({})
+    assert first["resultType"] == "input_required"
+    assert list(first["inputRequests"]) == ["user_name"]
+    done = await call({}, inputResponses={"user_name": {"action": "accept",
+                                                         "content": {"name": "Al"}}},
+                      requestState=first["requestState"])
+    assert done["content"][0]["text"] == "hi Al"
+    for bad in ["", "toolhost-1", "a b", "x" * 65, "-x", "é"]:
+        out = await call({"key": bad})
+        assert out["isError"] is True and "key" in out["content"][0]["text"], bad
+    twice = await call({"twice": True}, inputResponses={
+        "user_name": {"action": "accept", "content": {"name": "Al"}}})
+    assert twice["isError"] is True and "twice" in twice["content"][0]["text"]
+
+
 @pytest.mark.parametrize("caps", ["missing", None, [], "x", 1, True])
 @pytest.mark.parametrize("method", ["server/discover", "tools/list", "tools/call", "ping",
                                     "resources/list", "no/such"])
