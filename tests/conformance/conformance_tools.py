@@ -167,7 +167,7 @@ NAME_FORM = {"type": "object", "properties": {"name": {"type": "string"}},
 
 async def asks_a_name(*, ctx: CallContext) -> str:
     """Ask the person at the client for their name."""
-    answer = await ctx.elicit("What is your name?", NAME_FORM)
+    answer = await ctx.elicit("What is your name?", NAME_FORM, key="user_name")
     return f"Hello, {(answer.content or {}).get('name', 'nobody')}"
 
 

@@ -11,14 +11,15 @@ from typing import Any
 import anyio
 import jsonschema
 
+from tests.modern import MODERN_META as MODERN_META
+from tests.modern import MODERN_VERSION as MODERN_VERSION
 from toolhost.backends.base import CallContext, Invoke
 from toolhost.compile.tool import CompiledTool
 from toolhost.mcp import McpServer
 from toolhost.results import ToolResult
 
-MODERN_VERSION = "2026-07-28"
-# the _meta of a request of the stateless 2026-07-28 revision (no capabilities declared)
-MODERN_META: dict[str, Any] = {"io.modelcontextprotocol/protocolVersion": MODERN_VERSION}
+# the _meta of a request of the stateless 2026-07-28 revision (no capabilities declared):
+# MODERN_META, MODERN_VERSION (tests.modern)
 # one directory resource, docs://kb/... for the files of ``docs`` beside the config
 DOCS_CONFIG = """\
 toolhost: 1

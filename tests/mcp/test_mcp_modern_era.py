@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from typing import Any
@@ -11,6 +12,7 @@ import pytest
 
 from toolhost.backends.base import CallContext
 from toolhost.mcp import McpServer
+from toolhost.mcp.client_requests import ClientRequestError
 from toolhost.results import ToolResult
 
 from .mcp_testtools import MODERN_META, make_tool
@@ -65,6 +67,105 @@ async def test_unsupported_modern_version_names_what_is_supported() -> None:
     assert out is not None
     assert out["error"]["code"] == -32022
     assert out["error"]["data"] == {"supported": ["2026-07-28"], "requested": "2099-01-01"}
+
+
+async def _samples(arguments: Any, ctx: CallContext) -> ToolResult:
+    reply = await ctx.sample("hi", max_tokens=5)
+    return ToolResult.text(reply.text)
+
+
+async def _asks_both(arguments: Any, ctx: CallContext) -> ToolResult:
+    with contextlib.suppress(ClientRequestError):  # it does without; then it fails
+        await ctx.elicit("Name?", {"type": "object", "properties": {}})
+    await ctx.sample("hi", max_tokens=5)
+    return ToolResult.text("never")
+
+
+async def _does_without(arguments: Any, ctx: CallContext) -> ToolResult:
+    try:
+        await ctx.sample("hi", max_tokens=5)
+    except ClientRequestError:
+        return ToolResult.text("did without")
+    return ToolResult.text("sampled")
+
+
+async def test_a_call_that_needs_an_undeclared_capability_is_missing_capability() -> None:
+    server = McpServer("demo", "1", [make_tool("samples", _samples, schema={}),
+                                     make_tool("both", _asks_both, schema={}),
+                                     make_tool("without", _does_without, schema={})])
+    out = await server.handle(modern("tools/call", {"name": "samples"}, id=3))
+    assert out is not None and out["id"] == 3 and "result" not in out
+    assert out["error"]["code"] == -32021
+    assert out["error"]["data"] == {"requiredCapabilities": {"sampling": {}}}
+    out = await server.handle(modern("tools/call", {"name": "both"}))
+    assert (out or {})["error"]["data"] == {
+        "requiredCapabilities": {"elicitation": {}, "sampling": {}}}
+    # a tool that does without it answers; a declared one is asked for (input_required)
+    out = await server.handle(modern("tools/call", {"name": "without"}))
+    assert (out or {})["result"]["content"][0]["text"] == "did without"
+    message = modern("tools/call", {"name": "samples"})
+    message["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"] = {"sampling": {}}
+    assert (await server.handle(message) or {})["result"]["resultType"] == "input_required"
+    # the 2025 revisions without a channel: still a tool error result, as before
+    legacy = await server.handle({"jsonrpc": "2.0", "id": 4, "method": "tools/call",
+                                  "params": {"name": "samples"}})
+    assert (legacy or {})["result"]["isError"] is True
+
+
+async def _named(arguments: Any, ctx: CallContext) -> ToolResult:
+    form = {"type": "object", "properties": {"name": {"type": "string"}}}
+    answer = await ctx.elicit("Name?", form, key=arguments.get("key", "user_name"))
+    if arguments.get("twice"):
+        await ctx.elicit("Again?", form, key="user_name")
+    return ToolResult.text(f"hi {(answer.content or {}).get('name')}")
+
+
+async def test_a_tool_names_its_question_with_key() -> None:
+    server = McpServer("demo", "1", [make_tool("named", _named, schema={})])
+    caps = {"elicitation": {}}
+
+    async def call(arguments: dict[str, Any], **extra: Any) -> dict[str, Any]:
+        message = modern("tools/call", {"name": "named", "arguments": arguments, **extra})
+        message["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"] = caps
+        return (await server.handle(message) or {})["result"]
+
+    first = await call({})
+    assert first["resultType"] == "input_required"
+    assert list(first["inputRequests"]) == ["user_name"]
+    done = await call({}, inputResponses={"user_name": {"action": "accept",
+                                                         "content": {"name": "Al"}}},
+                      requestState=first["requestState"])
+    assert done["content"][0]["text"] == "hi Al"
+    for bad in ["", "toolhost-1", "a b", "x" * 65, "-x", "é"]:
+        out = await call({"key": bad})
+        assert out["isError"] is True and "key" in out["content"][0]["text"], bad
+    twice = await call({"twice": True}, inputResponses={
+        "user_name": {"action": "accept", "content": {"name": "Al"}}})
+    assert twice["isError"] is True and "twice" in twice["content"][0]["text"]
+
+
+@pytest.mark.parametrize("caps", ["missing", None, [], "x", 1, True])
+@pytest.mark.parametrize("method", ["server/discover", "tools/list", "tools/call", "ping",
+                                    "resources/list", "no/such"])
+async def test_a_modern_request_must_declare_client_capabilities(method: str,
+                                                                 caps: Any) -> None:
+    server = McpServer("demo", "1", [make_tool()])
+    message = modern(method, {"name": "greet", "arguments": {"name": "Bo"}}, id=9)
+    meta = message["params"]["_meta"]
+    if caps == "missing":
+        del meta["io.modelcontextprotocol/clientCapabilities"]
+    else:
+        meta["io.modelcontextprotocol/clientCapabilities"] = caps
+    out = await server.handle(message)
+    assert out is not None and out["id"] == 9 and "result" not in out
+    assert out["error"]["code"] == -32602
+    assert "io.modelcontextprotocol/clientCapabilities" in out["error"]["message"]
+    # a version nobody serves is still named first (-32022), and {} (none) is declared
+    meta["io.modelcontextprotocol/protocolVersion"] = "2099-01-01"
+    assert (await server.handle(message) or {})["error"]["code"] == -32022
+    meta["io.modelcontextprotocol/protocolVersion"] = "2026-07-28"
+    meta["io.modelcontextprotocol/clientCapabilities"] = {}
+    assert (await server.handle(message) or {}).get("error", {}).get("code") != -32602
 
 
 @pytest.mark.parametrize("method", ["initialize", "ping", "logging/setLevel",

@@ -11,9 +11,11 @@ import json
 from pathlib import Path
 from typing import Any
 
+from tests.modern import modern_meta
+
 MIB = 1024 * 1024
 SERVE_LIMITS = ["--max-message", "4MiB", "--max-argument", "1MiB"]
-MODERN = {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}
+MODERN = modern_meta()
 
 
 def write_config(path: Path) -> Path:

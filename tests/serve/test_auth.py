@@ -20,6 +20,7 @@ import jwt
 import pytest
 from cryptography.hazmat.primitives.asymmetric import rsa
 
+from tests.modern import modern_meta
 from tests.serve.conftest import HERE, http_server
 
 AUD = "toolhost-tests"
@@ -98,7 +99,7 @@ def served(issuer: Issuer, tmp_path_factory: pytest.TempPathFactory) -> Iterator
 def call(url: str, tool: str, token: str | None) -> tuple[int, dict[str, Any], dict[str, str]]:
     body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
         "name": tool, "arguments": {"text": "hi"},
-        "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}}
+        "_meta": modern_meta()}}
     headers = {"content-type": "application/json", "accept": "application/json",
                "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call",
                "mcp-name": tool}
@@ -299,8 +300,8 @@ def _open_stream(url: str, token: str, *, legacy: bool) -> Any:
         data = head.encode()
     else:
         body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "subscriptions/listen",
-                           "params": {"notifications": {"toolsListChanged": True}, "_meta": {
-                               "io.modelcontextprotocol/protocolVersion": "2026-07-28"}}}).encode()
+                           "params": {"notifications": {"toolsListChanged": True},
+                                      "_meta": modern_meta()}}).encode()
         data = (f"POST {where.path} HTTP/1.1\r\nhost: {where.netloc}\r\n{auth}{accept}"
                 "content-type: application/json\r\nmcp-protocol-version: 2026-07-28\r\n"
                 "mcp-method: subscriptions/listen\r\n"

@@ -10,6 +10,7 @@ from pathlib import Path
 import anyio
 import pytest
 
+from tests.modern import modern_meta
 from toolhost.permissions.caller import Caller, as_caller
 from toolhost.serve import served
 from toolhost.serve.build import Server, build_serve
@@ -89,7 +90,7 @@ def test_a_reload_judges_each_subscription_as_its_caller(tmp_path: Path) -> None
     rules now deny to their caller, and only those: a caller-restricted allow keeps staff's,
     a caller-restricted deny ends the intern's."""
     config, server = _served(tmp_path, RELOADED.split("  deny:")[0])  # no deny yet
-    meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}
+    meta = modern_meta()
     heard: dict[str, list[str]] = {"staff": [], "intern": []}
 
     async def subscribe(caller: Caller, peer: str) -> None:

@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from tests.modern import MODERN_META_JSON
 from tests.serve.conftest import http_process
 from tests.serve.kb_config import KB_HEAD
 from toolhost.serve.http_limits import FD_HEADROOM
@@ -28,7 +29,7 @@ pytestmark = pytest.mark.skipif(shutil.which("prlimit") is None or not Path("/pr
 
 CONFIG = KB_HEAD + "permissions:\n  default: allow\n"
 LIST = (b'{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":'
-        b'{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}')
+        + MODERN_META_JSON + b'}}')
 
 
 def request(host: str, port: int) -> bytes:
@@ -104,8 +105,7 @@ def test_idle_connections_past_the_limit_are_refused_as_they_open(
 
 
 LISTEN = (b'{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"notifications":'
-          b'{"toolsListChanged":true},"_meta":{"io.modelcontextprotocol/protocolVersion":'
-          b'"2026-07-28"}}}')
+          b'{"toolsListChanged":true},"_meta":' + MODERN_META_JSON + b'}}')
 
 
 def test_streams_keep_half_of_the_connections_actually_served(tmp_path: Path) -> None:

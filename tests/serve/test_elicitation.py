@@ -19,6 +19,7 @@ import mcp.types as types
 import pytest
 from mcp.client.client import Client
 from mcp.client.stdio import StdioServerParameters
+from mcp.shared.exceptions import MCPError
 
 from tests.serve.conftest import HERE, http_server
 
@@ -131,6 +132,14 @@ async def test_sampling_reaches_the_clients_model(transport: str, tmp_path: Path
 async def test_a_client_without_the_capability_gets_an_error_result(transport: str,
                                                                     tmp_path: Path) -> None:
     async with connect(transport, tmp_path) as client:
+        if transport == "http-modern":  # 2026-07-28: -32021 naming what to declare (HTTP 400)
+            for tool, arguments, capability in (("book", {"city": "Lyon"}, "elicitation"),
+                                                ("summarise", {"text": "x"}, "sampling")):
+                with pytest.raises(MCPError) as refused:
+                    await client.call_tool(tool, arguments)
+                assert refused.value.code == -32021
+                assert refused.value.data == {"requiredCapabilities": {capability: {}}}
+            return
         result = await client.call_tool("book", {"city": "Lyon"})
         assert result.is_error
         assert "did not declare the 'elicitation' capability" in text(result)

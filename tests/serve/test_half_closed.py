@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from tests.modern import modern_meta
 from tests.serve.conftest import http_server
 from tests.serve.routing import routing
 
@@ -123,7 +124,7 @@ INITIALIZE = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
     "clientInfo": {"name": "t", "version": "1"}}}
 LISTEN = {"jsonrpc": "2.0", "id": 1, "method": "subscriptions/listen", "params": {
     "notifications": {"toolsListChanged": True},
-    "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}}
+    "_meta": modern_meta()}}
 
 
 @pytest.mark.parametrize("kind", ["GET", "listen"])

@@ -14,11 +14,12 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from tests.modern import modern_meta
 from tests.serve.conftest import http_server
 from tests.serve.kb_config import KB_HEAD
 from tests.serve.raw_http import answers, exchange
 
-MODERN = {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}
+MODERN = modern_meta()
 BODY = json.dumps({"jsonrpc": "2.0", "id": 7, "method": "tools/list",
                    "params": {"_meta": MODERN}}).encode()
 STD = [b"host: 127.0.0.1", b"content-type: application/json",

@@ -19,9 +19,10 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 
+from tests.modern import modern_meta
 from tests.serve.conftest import HERE, http_server, server_env
 
-MODERN = {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}
+MODERN = modern_meta()
 HEADERS = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
 
 

@@ -22,11 +22,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.modern import modern_meta
 from tests.serve.conftest import http_server
 from tests.serve.kb_config import KB_HEAD
 from tests.serve.routing import routing
 
-MODERN = {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}
+MODERN = modern_meta()
 HEADERS = {"accept": "application/json, text/event-stream", "content-type": "application/json",
            "mcp-protocol-version": "2026-07-28"}
 CONFIG = KB_HEAD + """\

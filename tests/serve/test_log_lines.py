@@ -21,6 +21,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from tests.modern import modern_meta
 from tests.serve.conftest import HERE, http_server
 
 FORGED = 'line1\n{"level":"error","message":"forged"}\ntoolhost: WARNING: audit: forged'
@@ -45,7 +46,7 @@ def _call(url: str, tool: str, arguments: dict[str, Any],
           headers: dict[str, str] | None = None) -> int:
     body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
         "name": tool, "arguments": arguments,
-        "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}}
+        "_meta": modern_meta()}}
     request = urllib.request.Request(url, json.dumps(body).encode(), {
         "content-type": "application/json", "accept": "application/json",
         "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": tool,

@@ -13,6 +13,7 @@ from mcp.client.client import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.shared.exceptions import MCPDeprecationWarning
 
+from tests.modern import modern_meta
 from tests.serve.conftest import HERE, http_server
 
 pytestmark = pytest.mark.anyio
@@ -104,7 +105,7 @@ async def test_modern_requests_hear_log_lines_only_when_they_opt_in() -> None:
     async def notify(note: dict[str, Any]) -> None:
         heard.append(note)
 
-    base = {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}
+    base = modern_meta()
     for meta, expected in ((base, []), ({**base, "io.modelcontextprotocol/logLevel": "warning"},
                                         ["warning"])):
         heard.clear()

@@ -15,6 +15,7 @@ import httpx
 
 from toolhost.mcp import McpServer
 from toolhost.serve.http import HttpServer
+from toolhost.serve.served import ServedServer
 
 MODERN = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
           "io.modelcontextprotocol/clientCapabilities": {}}
@@ -172,3 +173,47 @@ def test_mcp_param_headers_agree_with_the_arguments_or_the_call_is_refused() -> 
         assert status == 400, (case, answer)
         assert answer["id"] == 9 and answer["error"]["code"] == -32020, (case, answer)
         assert words in answer["error"]["message"], (case, answer["error"]["message"])
+
+
+def test_a_modern_request_without_client_capabilities_is_400_invalid_params() -> None:
+    # server-stateless's request-meta-invalid-* probes: no _meta, no version, no capabilities
+    # (and capabilities that are not an object); each 400 / -32602 under its own id
+    version = {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}
+    metas: list[Any] = [None, {"io.modelcontextprotocol/clientCapabilities": {}}, version,
+                        {**version, "io.modelcontextprotocol/clientCapabilities": None},
+                        {**version, "io.modelcontextprotocol/clientCapabilities": ["sampling"]}]
+    posts = []
+    for method in ("server/discover", "tools/list", "subscriptions/listen"):
+        for meta in metas:
+            params = {} if meta is None else {"_meta": meta}
+            posts.append(({"jsonrpc": "2.0", "id": len(posts) + 100, "method": method,
+                           "params": params},
+                          {"mcp-method": method, "mcp-protocol-version": "2026-07-28"}))
+    served = ServedServer(McpServer("s", "1", []), {})  # as serve runs it: listen its own
+    for i, (status, answer) in enumerate(exchange(served, posts)):
+        assert status == 400, posts[i]
+        assert answer["id"] == i + 100 and answer["error"]["code"] == -32602, answer
+    # with them (no clientInfo: a SHOULD), served
+    ok = exchange(McpServer("s", "1", []), [(
+        {"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": MODERN}},
+        {"mcp-method": "server/discover", "mcp-protocol-version": "2026-07-28"})])
+    assert ok[0][0] == 200 and ok[0][1]["result"]["supportedVersions"] == ["2026-07-28"]
+
+
+async def _samples(arguments: Any, ctx: Any) -> Any:
+    from toolhost.results import ToolResult
+
+    return ToolResult.text((await ctx.sample("hi", max_tokens=5)).text)
+
+
+def test_a_call_needing_an_undeclared_capability_is_400_missing_capability() -> None:
+    from tests.mcp.mcp_testtools import make_tool
+
+    served = ServedServer(McpServer("s", "1", [make_tool("ask", _samples, schema={})]), {})
+    [(status, answer)] = exchange(served, [(
+        {"jsonrpc": "2.0", "id": 5, "method": "tools/call",
+         "params": {"name": "ask", "arguments": {}, "_meta": MODERN}},
+        {"mcp-method": "tools/call", "mcp-name": "ask", "mcp-protocol-version": "2026-07-28"})])
+    assert status == 400 and answer["id"] == 5, answer
+    assert answer["error"]["code"] == -32021
+    assert answer["error"]["data"] == {"requiredCapabilities": {"sampling": {}}}

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from tests.modern import modern_meta
 from tests.serve.conftest import HERE, http_server
 
 BEARER = "static-bearer-tok-998877"
@@ -32,7 +33,7 @@ permissions:
 def _call(url: str, arguments: dict[str, str]) -> dict[str, Any]:
     body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
         "name": "envdump", "arguments": arguments,
-        "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}}
+        "_meta": modern_meta()}}
     headers = {"content-type": "application/json", "accept": "application/json",
                "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call",
                "mcp-name": "envdump", "authorization": f"Bearer {BEARER}"}

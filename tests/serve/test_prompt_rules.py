@@ -13,6 +13,8 @@ from typing import Any
 
 import pytest
 
+from tests.modern import modern_meta
+
 from .stdio_peer import INIT, StdioPeer, stdio_peer
 
 CONFIG = """\
@@ -64,7 +66,7 @@ permissions:
       message: no drops
 """
 KEY = "pk-4f9a8b7c6d5e3a2b"
-MODERN = {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}
+MODERN = modern_meta()
 
 
 @pytest.fixture(scope="module", params=[("--all", "allow"), ("--server=kb", "allow"),

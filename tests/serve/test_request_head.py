@@ -15,13 +15,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from tests.modern import MODERN_META_JSON
 from tests.serve.conftest import http_server
 from tests.serve.kb_config import KB_HEAD
 from tests.serve.raw_http import exchange, status
 from toolhost.serve.http_protocol import MAX_HEAD_BYTES, MAX_HEADER_LINES, head_too_large
 
 BODY = (b'{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":'
-        b'{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}')
+        + MODERN_META_JSON + b'}}')
 
 
 @pytest.fixture(scope="module")

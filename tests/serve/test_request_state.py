@@ -10,9 +10,11 @@ from typing import Any
 
 import pytest
 
+from tests.modern import modern_meta
+
 from .stdio_peer import stdio_peer
 
-MODERN = {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}
+MODERN = modern_meta()
 
 
 def state(text: str) -> str:

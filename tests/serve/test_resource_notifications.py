@@ -17,6 +17,7 @@ from mcp.client.client import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.shared.subscriptions import PromptsListChanged, ResourcesListChanged, ResourceUpdated
 
+from tests.modern import modern_meta
 from toolhost.serve.resource_watch import INTERVAL_ENV, watch_interval
 
 pytestmark = pytest.mark.anyio
@@ -182,6 +183,8 @@ async def test_a_reload_that_changes_resources_announces_the_list_legacy(
     ({"notifications": [1]}, -32602), ({"notifications": "all"}, -32602),
     ([1, 2], -32602), ("params", -32602), ({"_meta": [1]}, -32602),
     ({"_meta": {"io.modelcontextprotocol/protocolVersion": "1999-01-01"}}, -32022),
+    ({"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}, -32602),
+    ({"_meta": {**modern_meta(), "io.modelcontextprotocol/clientCapabilities": 1}}, -32602),
     ({"notifications": {"resourceSubscriptions": ["toolhost://kb/nothing"]}}, -32002),
     ({"notifications": {"resourceSubscriptions": ["!0-0000"]}}, -32002),
 ])
@@ -245,7 +248,7 @@ async def test_a_change_right_after_subscribing_is_announced(tmp_path: Path) -> 
 
     listen = {"jsonrpc": "2.0", "id": 2, "method": "subscriptions/listen", "params": {
         "notifications": {"resourceSubscriptions": ["docs://kb/a.md"]},
-        "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}}
+        "_meta": modern_meta()}}
     async with anyio.create_task_group() as tg:
         tg.start_soon(lambda: served.handle(listen, notify=notify, peer="b"))
         with anyio.fail_after(10):

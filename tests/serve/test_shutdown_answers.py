@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from tests.modern import modern_meta
 from tests.serve.conftest import HERE
 
 CONFIG = """\
@@ -36,7 +37,7 @@ def _call(url: str, tool: str, seconds: float) -> tuple[float, Any]:
     """(when it ended, relative to the epoch, and (status, answer) or the exception)."""
     body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
         "name": tool, "arguments": {"seconds": seconds},
-        "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}}
+        "_meta": modern_meta()}}
     request = urllib.request.Request(url, json.dumps(body).encode(), {
         "content-type": "application/json", "accept": "application/json",
         "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": tool})

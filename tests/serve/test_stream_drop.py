@@ -21,13 +21,14 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from tests.modern import modern_meta
 from tests.serve.conftest import HERE, http_process, server_env
 from tests.serve.kb_config import KB_HEAD
 from tests.serve.routing import routing
 from toolhost.serve.http_streams import MAX_SESSION_STREAMS
 
 FILES = 300
-MODERN = {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}
+MODERN = modern_meta()
 CONFIG = KB_HEAD + """\
     resources:
       notes: {directory: notes, uri: "notes://kb"}

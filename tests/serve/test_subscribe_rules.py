@@ -11,12 +11,13 @@ from pathlib import Path
 
 import pytest
 
+from tests.modern import modern_meta
 from toolhost.serve.resource_watch import INTERVAL_ENV
 
 from .stdio_peer import StdioPeer, stdio_peer
 from .test_resource_spellings import CONFIG  # the same server and rules
 
-MODERN = {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}
+MODERN = modern_meta()
 
 
 @pytest.fixture(scope="module")

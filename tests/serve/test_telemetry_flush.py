@@ -19,6 +19,7 @@ import pytest
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, SpanExportResult
 
+from tests.modern import modern_meta
 from tests.serve.conftest import HERE
 from toolhost.serve import telemetry_flush
 
@@ -121,7 +122,7 @@ def test_a_served_calls_span_reaches_the_exporter_after_sigterm(tmp_path: Path) 
         url = log.read_text().split("serving MCP on ", 1)[1].split()[0]
         body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
             "name": "nap", "arguments": {"seconds": 0},
-            "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}}
+            "_meta": modern_meta()}}
         request = urllib.request.Request(url, json.dumps(body).encode(), {
             "content-type": "application/json", "accept": "application/json",
             "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "nap"})

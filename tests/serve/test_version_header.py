@@ -16,12 +16,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from tests.modern import modern_meta
 from tests.serve.conftest import fixture_http_argv, http_server
 from toolhost.mcp.jsonrpc import HANDSHAKE_VERSIONS, MODERN_VERSIONS
 from toolhost.serve.headers import unsupported_version_header
 
 BOTH = "application/json, text/event-stream"
-MODERN = {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}
+MODERN = modern_meta()
 INIT = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
     "protocolVersion": "2025-11-25", "capabilities": {},
     "clientInfo": {"name": "t", "version": "1"}}}

@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import itertools
+import re
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -40,6 +41,20 @@ Send = Callable[[dict[str, Any]], Awaitable[None]]
 
 class ClientRequestError(ToolFailure):
     """The client could not be asked, refused, or answered something unusable."""
+
+
+_KEY = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+
+
+def check_key(key: object) -> None:
+    """A tool's own name for a question (``ctx.elicit(..., key="user_name")``): 1-64
+    letters, digits, ``_.-``, not of toolhost's own ``toolhost-N`` form."""
+    if key is None:
+        return
+    if not isinstance(key, str) or not _KEY.fullmatch(key) or key.startswith("toolhost-"):
+        raise ClientRequestError(
+            f"was given the key {cut(repr(key), 80)}: a key is 1-64 letters, digits, "
+            "'_', '.' or '-', starting with a letter or digit, and not 'toolhost-...'")
 
 
 class Pending:
@@ -120,7 +135,9 @@ class ClientChannel:
         return isinstance(self.capabilities.get(capability), Mapping)
 
     async def request(self, capability: str, method: str, params: Mapping[str, Any], *,
-                      timeout: float = DEFAULT_TIMEOUT) -> Mapping[str, Any]:
+                      timeout: float = DEFAULT_TIMEOUT, key: str | None = None
+                      ) -> Mapping[str, Any]:
+        check_key(key)  # (a request sent now is named by its JSON-RPC id)
         if not self.supports(capability):
             raise ClientRequestError(
                 f"cannot send {method}: the MCP client did not declare the "
@@ -154,18 +171,29 @@ class RoundTrip:
         self.capabilities = capabilities
         self.answered = dict(answered)
         self._asked = 0
+        # capabilities a request was refused for (the tool may still have done without)
+        self.refused: dict[str, Any] = {}
+        self._keys: set[str] = set()
 
     def supports(self, capability: str) -> bool:
         return isinstance(self.capabilities.get(capability), Mapping)
 
     async def request(self, capability: str, method: str, params: Mapping[str, Any], *,
-                      timeout: float = DEFAULT_TIMEOUT) -> Mapping[str, Any]:
+                      timeout: float = DEFAULT_TIMEOUT, key: str | None = None
+                      ) -> Mapping[str, Any]:
+        check_key(key)
         if not self.supports(capability):
+            self.refused[capability] = {}
             raise ClientRequestError(
                 f"cannot send {method}: the MCP client did not declare the "
                 f"'{capability}' capability")
         self._asked += 1
-        key = f"toolhost-{self._asked}"
+        if key is None:
+            key = f"toolhost-{self._asked}"
+        if key in self._keys:
+            raise ClientRequestError(f"asked the client twice under the key {key!r} in one "
+                                     "call (each question of a call needs its own key)")
+        self._keys.add(key)
         answer = self.answered.get(key)
         if answer is None:
             raise InputRequired(key, {"method": method, "params": dict(params)}, self.answered)

@@ -53,8 +53,9 @@ class Sampled:
 
 async def elicit(channel: Channel | None, message: str,
                  schema: Mapping[str, Any] | None = None, *,
-                 timeout: float = DEFAULT_TIMEOUT) -> Elicited:
-    """Ask the person at the client (``elicitation/create``); see ``Elicited``."""
+                 timeout: float = DEFAULT_TIMEOUT, key: str | None = None) -> Elicited:
+    """Ask the person at the client (``elicitation/create``); see ``Elicited``. ``key``
+    names the question in a 2026-07-28 round trip (``inputRequests``), else ``toolhost-N``."""
     if not isinstance(message, str) or not message.strip():
         raise ClientRequestError("called ctx.elicit without a message for the person")
     requested = dict(schema) if schema is not None else {"type": "object", "properties": {}}
@@ -64,7 +65,8 @@ async def elicit(channel: Channel | None, message: str,
                                  f"{problem}")
     result = await _channel(channel, "elicitation/create").request(
         "elicitation", "elicitation/create",
-        _hidden({"message": message, "requestedSchema": requested}), timeout=timeout)
+        _hidden({"message": message, "requestedSchema": requested}), timeout=timeout,
+        key=key)
     action = result.get("action")
     if action not in ("accept", "decline", "cancel"):
         raise ClientRequestError("got an answer to elicitation/create without a valid "
@@ -136,7 +138,7 @@ async def sample(channel: Channel | None, messages: str | Sequence[Mapping[str, 
                  system_prompt: str | None = None, temperature: float | None = None,
                  stop_sequences: Sequence[str] | None = None,
                  model_preferences: Mapping[str, Any] | None = None,
-                 timeout: float = DEFAULT_TIMEOUT) -> Sampled:
+                 timeout: float = DEFAULT_TIMEOUT, key: str | None = None) -> Sampled:
     """Ask the client's model (``sampling/createMessage``). ``messages``: a prompt string,
     or MCP sampling messages (``{"role": "user", "content": {"type": "text", ...}}``)."""
     if isinstance(messages, str):
@@ -156,7 +158,7 @@ async def sample(channel: Channel | None, messages: str | Sequence[Mapping[str, 
     if model_preferences:
         params["modelPreferences"] = dict(model_preferences)
     result = await _channel(channel, "sampling/createMessage").request(
-        "sampling", "sampling/createMessage", _hidden(params), timeout=timeout)
+        "sampling", "sampling/createMessage", _hidden(params), timeout=timeout, key=key)
     content = result.get("content")
     if isinstance(content, list) and content and isinstance(content[0], Mapping):
         content = content[0]  # a revision that allows several blocks: the first one

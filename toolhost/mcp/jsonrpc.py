@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any
 
 __all__ = [
@@ -16,6 +17,7 @@ __all__ = [
     "LATEST_HANDSHAKE_VERSION",
     "LOG_LEVEL_META_KEY",
     "METHOD_NOT_FOUND",
+    "MISSING_CLIENT_CAPABILITY",
     "MODERN_VERSIONS",
     "PARSE_ERROR",
     "PROTOCOL_VERSION_META_KEY",
@@ -28,6 +30,7 @@ __all__ = [
     "cancelled_response",
     "error_response",
     "is_valid_id",
+    "modern_meta_problem",
     "result_response",
 ]
 
@@ -40,6 +43,8 @@ INTERNAL_ERROR = -32603
 SERVER_BUSY = -32000  # implementation-defined: too much in flight (toolhost.serve.budget)
 REQUEST_CANCELLED = -32800
 CANCELLED_MESSAGE = "Request cancelled"
+# MCP 2026-07-28: answering needs a capability the request's clientCapabilities lacks.
+MISSING_CLIENT_CAPABILITY = -32021
 # MCP 2026-07-28: the request's declared protocol version is not served here.
 UNSUPPORTED_PROTOCOL_VERSION = -32022
 
@@ -59,6 +64,20 @@ CLIENT_INFO_META_KEY = "io.modelcontextprotocol/clientInfo"
 CLIENT_CAPABILITIES_META_KEY = "io.modelcontextprotocol/clientCapabilities"
 SERVER_INFO_META_KEY = "io.modelcontextprotocol/serverInfo"
 LOG_LEVEL_META_KEY = "io.modelcontextprotocol/logLevel"  # a 2026-07-28 request's opt-in
+
+
+def modern_meta_problem(meta: Any) -> str | None:
+    """Why a request naming a stateless revision in ``params._meta`` is malformed there
+    (that revision requires the client's capabilities, an object, on every request; the
+    answer is -32602, HTTP 400), or None."""
+    capabilities = meta.get(CLIENT_CAPABILITIES_META_KEY, None)
+    if isinstance(capabilities, Mapping):
+        return None
+    if capabilities is None and CLIENT_CAPABILITIES_META_KEY not in meta:
+        return (f"Invalid params: params._meta has no '{CLIENT_CAPABILITIES_META_KEY}' (a "
+                "request of this revision declares the client's capabilities, {} for none)")
+    return (f"Invalid params: params._meta['{CLIENT_CAPABILITIES_META_KEY}'] must be an "
+            f"object, not {type(capabilities).__name__}")
 
 
 class RpcError(Exception):

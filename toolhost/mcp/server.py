@@ -269,6 +269,9 @@ class McpServer(ToolCalls, ContentCalls):
                     {"supported": list(rpc.MODERN_VERSIONS),
                      "requested": requested if isinstance(requested, str)
                      and len(requested) <= 100 else shown})
+            problem = rpc.modern_meta_problem(meta)
+            if problem is not None:
+                return rpc.error_response(request_id, rpc.INVALID_PARAMS, problem)
             if method in rpc.REMOVED_IN_MODERN:
                 return rpc.error_response(
                     request_id, rpc.METHOD_NOT_FOUND,

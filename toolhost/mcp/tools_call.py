@@ -192,8 +192,12 @@ class ToolCalls:
         try:
             if modern:
                 with client_channel(channel):
-                    return await self._call_in_scope(tool, arguments, ctx, peer, request_id,
-                                                     modern, cancel)
+                    out = await self._call_in_scope(tool, arguments, ctx, peer, request_id,
+                                                    modern, cancel)
+                if isinstance(channel, RoundTrip) and channel.refused and out.get("isError"):
+                    # it failed having asked for what the client did not declare
+                    raise _missing_capability(channel.refused)
+                return out
             # the 2025 revisions' channel is the transport's, already current
             return await self._call_in_scope(tool, arguments, ctx, peer, request_id, modern,
                                              cancel)
@@ -268,3 +272,14 @@ class ToolCalls:
             if verdict is not None:
                 return verdict
         return await tool.call(arguments, ctx)
+
+
+def _missing_capability(refused: Mapping[str, Any]) -> RpcError:
+    """The 2026-07-28 answer to a call that failed after asking the client for what its
+    ``clientCapabilities`` did not declare: -32021 (HTTP 400) naming them, so the client can
+    declare them and call again."""
+    names = ", ".join(sorted(refused))
+    return RpcError(rpc.MISSING_CLIENT_CAPABILITY,
+                    f"Missing required client capability: {names} (declare it in "
+                    f"_meta['{rpc.CLIENT_CAPABILITIES_META_KEY}'] and call again)",
+                    {"requiredCapabilities": {name: {} for name in sorted(refused)}})

@@ -70,6 +70,9 @@ def wanted(message: Mapping[str, Any]) -> Wanted:
             raise ListenError(rpc.UNSUPPORTED_PROTOCOL_VERSION,
                               f"Unsupported protocol version: {cut(repr(requested), 100)}",
                               {"supported": list(rpc.MODERN_VERSIONS)})
+        problem = rpc.modern_meta_problem(meta)
+        if problem is not None:
+            raise ListenError(rpc.INVALID_PARAMS, problem)
     notes = params.get("notifications", {})
     if not isinstance(notes, Mapping):
         raise _invalid("'notifications' must be an object")
