@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import os
 import subprocess
@@ -12,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.inproc import run_cli
+
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "examples" / "configs" / "demo.yaml"
 
@@ -19,29 +19,8 @@ DEMO = ROOT / "examples" / "configs" / "demo.yaml"
 def toolhost(*args: str, cwd: Path, home: Path | None = None) -> subprocess.CompletedProcess[str]:
     """``toolhost ARGS`` in ``cwd`` with HOME ``home``: its command line, run in this process
     (a process per command cost 1-2 s)."""
-    from toolhost.cli import main
-
-    env = {"HOME": str(home or cwd), "XDG_CONFIG_HOME": str(cwd / "xdg")}
-    saved = {key: os.environ.get(key) for key in env}
-    here = os.getcwd()
-    out, err = io.StringIO(), io.StringIO()
-    try:
-        os.environ.update(env)
-        os.chdir(cwd)
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            try:
-                code = main(list(args))
-            except SystemExit as exc:  # --version, usage errors
-                code = exc.code if isinstance(exc.code, int) else 2
-    finally:
-        os.chdir(here)
-        for key, old in saved.items():
-            if old is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = old
-    return subprocess.CompletedProcess(["toolhost", *args], code, out.getvalue(),
-                                       err.getvalue())
+    return run_cli(args, cwd=cwd, env={"HOME": str(home or cwd),
+                                       "XDG_CONFIG_HOME": str(cwd / "xdg")})
 
 
 def test_version(tmp_path: Path) -> None:

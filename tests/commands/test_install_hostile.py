@@ -4,8 +4,6 @@ rewritten exactly, and written through a symlink to its target."""
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import os
 import resource
@@ -16,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from toolhost.cli import main
+from tests.inproc import run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = str(ROOT / "examples" / "configs" / "demo.yaml")
@@ -42,30 +40,10 @@ def _install_process(tmp_path: Path, file: str, *extra: str
 
 def _install(tmp_path: Path, file: str, *extra: str) -> subprocess.CompletedProcess[str]:
     """The same command line, run in this process (a process per case cost 1-2 s)."""
-    env: dict[str, str | None] = {"HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path / "xdg"),
-                                  "TOOLHOST_DEBUG": None}
-    saved = {key: os.environ.get(key) for key in env}
-    here = os.getcwd()
-    out, err = io.StringIO(), io.StringIO()
-    args = ["install", "claude-code", DEMO, "--all", "--name", "demo", "--file", file, *extra]
-    try:
-        for key, value in env.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
-        os.chdir(tmp_path)
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            code = main(args)
-    finally:
-        os.chdir(here)
-        for key, old in saved.items():
-            if old is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = old
-    return subprocess.CompletedProcess(["toolhost", *args], code, out.getvalue(),
-                                       err.getvalue())
+    return run_cli(["install", "claude-code", DEMO, "--all", "--name", "demo", "--file", file,
+                    *extra], cwd=tmp_path, env={"HOME": str(tmp_path),
+                                                 "XDG_CONFIG_HOME": str(tmp_path / "xdg"),
+                                                 "TOOLHOST_DEBUG": None})
 
 
 def _refused(done: subprocess.CompletedProcess[str], *text: str) -> None:

@@ -4,8 +4,6 @@ file unchanged -- never a different value reported as success, never an internal
 
 from __future__ import annotations
 
-import contextlib
-import io
 import os
 import subprocess
 from pathlib import Path
@@ -13,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from tests.inproc import run_cli
 from toolhost.cli import main
 from toolhost.commands._revedit import RevEditError, rewrite_rev
 from toolhost.commands.update import _parser
@@ -34,32 +33,9 @@ def _update(tmp_path: Path, name: str, text: str, *args: str) -> tuple[
     process (a process per case cost ~1-2 s each: nothing here lives in a process)."""
     config = tmp_path / name
     config.write_bytes(text.encode())
-    env = {"TOOLHOST_CACHE": str(tmp_path / "cache"), "XDG_CONFIG_HOME": str(tmp_path / "xdg"),
-           "TOOLHOST_DEBUG": None}
-    saved = {key: os.environ.get(key) for key in env}
-    here = os.getcwd()
-    out, err = io.StringIO(), io.StringIO()
-    try:
-        for key, value in env.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
-        os.chdir(tmp_path)
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            try:
-                code = main(["update", name, *args])
-            except SystemExit as exc:  # argparse's usage errors
-                code = exc.code if isinstance(exc.code, int) else 2
-    finally:
-        os.chdir(here)
-        for key, old in saved.items():
-            if old is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = old
-    done = subprocess.CompletedProcess(["toolhost", "update", name, *args], code,
-                                       out.getvalue(), err.getvalue())
+    done = run_cli(["update", name, *args], cwd=tmp_path, env={
+        "TOOLHOST_CACHE": str(tmp_path / "cache"), "XDG_CONFIG_HOME": str(tmp_path / "xdg"),
+        "TOOLHOST_DEBUG": None})
     return done, config.read_bytes().decode()  # as written: \r\n stays
 
 
@@ -165,7 +141,6 @@ def test_a_rev_that_does_not_resolve_is_not_written(
         tmp_path: Path, repo: Path, locked: bool, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
     """Each rev in turn, on one project (in-process: what it checks is the command's)."""
-    from toolhost.cli import main
 
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("TOOLHOST_DEBUG", raising=False)

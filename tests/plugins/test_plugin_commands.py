@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import subprocess
 from collections.abc import Callable
@@ -11,19 +9,15 @@ from pathlib import Path
 
 import pytest
 
+from tests.inproc import run_cli
+
 MakeRepo = Callable[..., str]
 
 
 def toolhost(*args: str) -> subprocess.CompletedProcess[str]:
     """``toolhost ARGS``: its command line, run in this process (a process per command cost
     1-2 s; the plugins it imports are the installed example plugins, as in a process)."""
-    from toolhost.cli import main
-
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = main(list(args))
-    return subprocess.CompletedProcess(["toolhost", *args], code, out.getvalue(),
-                                       err.getvalue())
+    return run_cli(args)
 
 
 def test_plugins_lists_installed_provides_and_enabled(tmp_path: Path) -> None:
