@@ -183,8 +183,7 @@ class LockGuard:
     def _uninstalled(self, installed: dict[str, str], origins: dict[str, Origin]) -> set[str]:
         """A plugin the lock pins that is not installed (uninstalled, a new virtualenv): the
         release to install is the locked one, not a close name of another plugin."""
-        from toolhost.plugins.activate import EXAMPLES
-        from toolhost.plugins.discovery import canonical_name
+        from toolhost.plugins.discovery import EXAMPLES, canonical_name
 
         assert self.lock is not None
         missing = set()

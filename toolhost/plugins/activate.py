@@ -18,6 +18,7 @@ from toolhost.backends.base import BackendKind
 from toolhost.config.model import PluginRequirement
 from toolhost.errors import ConfigError, PluginError, Problem
 from toolhost.plugins.discovery import (
+    EXAMPLES,
     GROUP,
     SELF,
     InstalledPlugin,
@@ -288,8 +289,6 @@ def _missing(req: PluginRequirement, installed: Mapping[str, Any]) -> Problem:
     return _problem(req, f"plugin '{req.name}' is not installed",
                     hint=f"pip install '{pin}'" if req.specifier else f"pip install {req.name}")
 
-
-EXAMPLES = frozenset({"toolhost-files", "toolhost-sqlite"})  # plugins/ of toolhost's repo
 
 
 def _problem(req: PluginRequirement | None, message: str, hint: str = "") -> Problem:

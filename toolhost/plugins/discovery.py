@@ -17,6 +17,9 @@ __all__ = ["GROUP", "SELF", "InstalledPlugin", "canonical_name", "installed_plug
 
 GROUP = "toolhost"
 SELF = "toolhost"  # toolhost's own distribution; its entry point registers the built-in kinds
+# the example plugins in plugins/ of toolhost's repository: installed from a clone, not the
+# package index (their hints say so)
+EXAMPLES = frozenset({"toolhost-files", "toolhost-sqlite"})
 
 
 @dataclass(frozen=True)
