@@ -104,3 +104,33 @@ def test_a_template_s_own_failure_is_a_prompt_error(source: str, values: dict[st
     # answered without naming the prompt
     with pytest.raises(PromptError, match=f"^prompt 'p' could not be rendered: .*{why}"):
         _render(source, values)
+
+
+def test_a_stop_is_a_prompt_error_whenever_the_time_runs_out() -> None:
+    """The render is stopped wherever its deadline finds it: by the chunk loop, by the
+    thread's tracer, or while the stop itself is being handled (traced code too). Whatever
+    the moment, the caller gets one PromptError, never the watcher's own exception. Each
+    template here runs a different number of traced steps before its first chunk, so the
+    stops land at every point of the watcher's count."""
+    import threading
+
+    from toolhost.compile.prompt_render import _render as render_in_thread
+
+    found: list[BaseException | None] = []
+
+    def run() -> None:
+        for steps in range(400):
+            source = "{% for i in range(" + str(steps) + ") %}{% endfor %}x"
+            try:
+                render_in_thread("p", [("user", compile_template(source))], {}, 0.0, 10**9)
+            except BaseException as exc:  # what the caller would get, whatever it is
+                found.append(exc)
+            else:
+                found.append(None)
+
+    worker = threading.Thread(target=run)  # traced only off the main thread, as in serve
+    worker.start()
+    worker.join(60)
+    assert len(found) == 400
+    wrong = [(i, repr(e)) for i, e in enumerate(found) if not isinstance(e, PromptError)]
+    assert not wrong, wrong[:5]

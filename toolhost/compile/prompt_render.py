@@ -41,13 +41,17 @@ def _render(name: str, templates: Sequence[tuple[str, AnyTemplate]],
     total = 0
     deadline = time.monotonic() + seconds
     ticks = 0
+    ended = False  # the render has stopped or failed: nothing more is stopped
 
     def watch(frame: Any, event: str, arg: Any) -> Any:
         # a loop that prints nothing never returns to the chunk loop: the render's own
         # thread is traced (lines too), and told to stop once the deadline has passed
-        nonlocal ticks
+        nonlocal ticks, ended
+        if ended:
+            return None
         ticks += 1
         if ticks % 1000 == 0 and time.monotonic() > deadline:
+            ended = True  # once: what handles the stop (traced code too) is not stopped
             raise _Stop(f"it renders for more than {seconds:g} seconds")
         return watch
 
@@ -67,29 +71,41 @@ def _render(name: str, templates: Sequence[tuple[str, AnyTemplate]],
             parts: list[str] = []
             for chunk in generate(values):
                 total += len(chunk)
+                # (ended first: leaving the loop closes the generator, whose clean-up is
+                # traced code the watcher must not stop in turn)
                 if total > limit:
+                    ended = True
                     raise _Stop(f"it renders to more than {limit:,} characters")
                 if time.monotonic() > deadline:
+                    ended = True
                     raise _Stop(f"it renders for more than {seconds:g} seconds")
                 parts.append(chunk)
             out.append((role, "".join(parts)))
-    except TemplateError as exc:
-        raise PromptError(f"prompt '{name}' could not be rendered: {cut(str(exc), 300)}") \
-            from None
-    except _Stop as stop:
-        raise PromptError(f"prompt '{name}' is not rendered: {stop}") from None
-    except RecursionError:  # a macro that calls itself
-        raise PromptError(f"prompt '{name}' could not be rendered: it recurses too deeply") \
-            from None
-    except Exception as exc:  # the template's own failure, not the server's
-        # 'a' * 10**9 and range(10**9) are refused by the sandbox with OverflowError, 1/0 is
-        # a ZeroDivisionError: each is the template's error, answered as such (it was
-        # "Internal error (OverflowError)")
-        raise PromptError(f"prompt '{name}' could not be rendered: {type(exc).__name__}: "
-                          f"{cut(str(exc), 300)}") from None
+    except Exception as exc:
+        # handling it runs traced code too (the error's own __init__, the generator's close
+        # when it is let go): the watcher must not stop that in turn (it did, when the
+        # deadline fell there: an internal _Stop instead of the prompt's error)
+        ended = True
+        raise _failure(name, exc, TemplateError) from None
     finally:
+        ended = True
         sys.settrace(before)
     return out
+
+
+def _failure(name: str, exc: Exception, template_error: type[Exception]) -> PromptError:
+    """The prompt's error for what stopped its render."""
+    if isinstance(exc, template_error):
+        return PromptError(f"prompt '{name}' could not be rendered: {cut(str(exc), 300)}")
+    if isinstance(exc, _Stop):
+        return PromptError(f"prompt '{name}' is not rendered: {exc}")
+    if isinstance(exc, RecursionError):  # a macro that calls itself
+        return PromptError(f"prompt '{name}' could not be rendered: it recurses too deeply")
+    # the template's own failure, not the server's: 'a' * 10**9 and range(10**9) are refused
+    # by the sandbox with OverflowError, 1/0 is a ZeroDivisionError: each is the template's
+    # error, answered as such (it was "Internal error (OverflowError)")
+    return PromptError(f"prompt '{name}' could not be rendered: {type(exc).__name__}: "
+                       f"{cut(str(exc), 300)}")
 
 
 async def render_bounded(name: str, templates: Sequence[tuple[str, AnyTemplate]],
