@@ -7,21 +7,19 @@ from __future__ import annotations
 import json
 import os
 import sys
-import threading
 import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import jwt
 import pytest
-from cryptography.hazmat.primitives.asymmetric import rsa
 
 from tests.modern import modern_meta
 from tests.serve.conftest import HERE, http_server
+from tests.serve.local_issuer import LocalIssuer, new_rsa_key
 
 AUD = "toolhost-tests"
 CONFIG = """\
@@ -41,46 +39,21 @@ permissions:
 """
 
 
-class Issuer:
-    """A local OIDC issuer: discovery document and JWKS over HTTP; signs tokens."""
-
-    def __init__(self) -> None:
-        self.key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-        public = json.loads(jwt.algorithms.RSAAlgorithm.to_jwk(self.key.public_key()))
-        jwks = {"keys": [{**public, "kid": "k1", "use": "sig", "alg": "RS256"}]}
-        issuer = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: Any) -> None:
-                pass
-
-            def do_GET(self) -> None:
-                body = (json.dumps({"issuer": issuer.url, "jwks_uri": f"{issuer.url}/jwks"})
-                        if self.path == "/.well-known/openid-configuration"
-                        else json.dumps(jwks)).encode()
-                self.send_response(200)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True).start()
+class Issuer(LocalIssuer):
+    """The local issuer, signing tokens of a caller with groups and a scope."""
 
     def token(self, sub: str = "alice", groups: tuple[str, ...] = (), **claims: Any) -> str:
         now = int(time.time())
-        body = {"iss": self.url, "aud": AUD, "sub": sub, "iat": now, "exp": now + 300,
-                "groups": list(groups), "scope": "tools:call", **claims}
-        return jwt.encode(body, self.key, algorithm="RS256", headers={"kid": "k1"})
+        return self.sign({"iss": self.url, "aud": AUD, "sub": sub, "iat": now,
+                          "exp": now + 300, "groups": list(groups), "scope": "tools:call",
+                          **claims})
 
 
 @pytest.fixture(scope="module")
 def issuer() -> Iterator[Issuer]:
     made = Issuer()
     yield made
-    made.server.shutdown()
-    made.server.server_close()
+    made.close()
 
 
 @pytest.fixture(scope="module")
@@ -175,19 +148,19 @@ def _unsigned(issuer: Issuer) -> str:
     lambda i: i.token(nbf=int(time.time()) + 3600),
     lambda i: i.token()[:-4] + "AAAA",
     lambda i: jwt.encode({"iss": i.url, "aud": AUD, "sub": "x", "exp": int(time.time()) + 60},
-                         rsa.generate_private_key(public_exponent=65537, key_size=2048),
+                         new_rsa_key(),
                          algorithm="RS256", headers={"kid": "k1"}),
     lambda i: i.token().replace(".", "", 1),
     _hs256, _unsigned,
     lambda i: "x" * 16_000,  # over the token limit, within the 16 KiB request head
     lambda i: jwt.encode({"iss": i.url, "aud": AUD, "sub": "x",
-                          "exp": int(time.time()) + 60}, i.key, algorithm="RS256",
+                          "exp": int(time.time()) + 60}, i.keys["k1"], algorithm="RS256",
                          headers={"kid": "\r\nSet-Cookie: a=b"}),
     lambda i: _forged_header(i, "ES256"), lambda i: _forged_header(i, "EdDSA"),
     lambda i: _forged_header(i, "PS512"), lambda i: _forged_header(i, "XX1"),
     lambda i: i.token(sub=""),
     lambda i: jwt.encode({"iss": i.url, "aud": AUD, "sub": "x",
-                          "exp": int(time.time()) + 60}, i.key, algorithm="RS256",
+                          "exp": int(time.time()) + 60}, i.keys["k1"], algorithm="RS256",
                          headers={"kid": "k1", "crit": ["urn:x:bound"], "urn:x:bound": 1}),
 ], ids=["expired", "audience", "issuer", "not-yet", "signature", "foreign-key", "garbled",
         "hs256", "alg-none", "huge", "kid-injection", "es256-on-rsa", "eddsa-on-rsa",

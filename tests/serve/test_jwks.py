@@ -7,10 +7,8 @@ from __future__ import annotations
 
 import functools
 import json
-import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import anyio
@@ -18,6 +16,7 @@ import jwt
 import pytest
 from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
 
+from tests.serve.local_issuer import LocalIssuer, public_jwk
 from toolhost.serve import jwks as jwks_module
 from toolhost.serve.auth import AuthError, IssuerUnavailableError, JwtAuth
 from toolhost.serve.jwks_fetch import fetch_json
@@ -25,52 +24,10 @@ from toolhost.serve.jwks_fetch import fetch_json
 AUD = "aud-1"
 
 
-def _jwk(key: Any, kid: str) -> dict[str, Any]:
-    public = key.public_key()
-    if isinstance(key, rsa.RSAPrivateKey):
-        data = jwt.algorithms.RSAAlgorithm.to_jwk(public, as_dict=True)
-    elif isinstance(key, ec.EllipticCurvePrivateKey):
-        data = jwt.algorithms.ECAlgorithm.to_jwk(public, as_dict=True)
-    else:
-        data = jwt.algorithms.OKPAlgorithm.to_jwk(public, as_dict=True)
-    return {**data, "kid": kid}
-
-
-class Issuer:
-    def __init__(self) -> None:
-        self.keys: dict[str, Any] = {"k1": rsa.generate_private_key(public_exponent=65537,
-                                                                    key_size=2048)}
-        self.published = ["k1"]
-        self.body: bytes | None = None  # served instead of the set when set
-        self.status = 200
-        self.delay = 0.0
-        self.hits = 0
-        issuer = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: Any) -> None:
-                pass
-
-            def do_GET(self) -> None:
-                issuer.hits += 1
-                time.sleep(issuer.delay)
-                body = issuer.body if issuer.body is not None else json.dumps(
-                    {"keys": [_jwk(issuer.keys[k], k) for k in issuer.published]}).encode()
-                self.send_response(issuer.status)
-                if 300 <= issuer.status < 400:
-                    self.send_header("location", "http://127.0.0.1:1/elsewhere")
-                self.send_header("content-length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True).start()
-
+class Issuer(LocalIssuer):
     def token(self, kid: str = "k1", alg: str = "RS256", **claims: Any) -> str:
-        now = int(time.time())
-        body = {"iss": self.url, "aud": AUD, "sub": "ana", "exp": now + 300, **claims}
-        return jwt.encode(body, self.keys[kid], algorithm=alg, headers={"kid": kid})
+        return self.sign({"iss": self.url, "aud": AUD, "sub": "ana",
+                          "exp": int(time.time()) + 300, **claims}, kid, alg)
 
 
 class Clock:
@@ -85,8 +42,7 @@ class Clock:
 def issuer() -> Iterator[Issuer]:
     made = Issuer()
     yield made
-    made.server.shutdown()
-    made.server.server_close()
+    made.close()
 
 
 FAST_FETCH = 1.0
@@ -334,8 +290,8 @@ def test_two_keys_under_one_kid_each_verify_their_tokens(issuer: Issuer) -> None
     sources) is read as such (jwks.Keys holds a list per kid): a token signed by either one
     is good. Forged signatures still fail, with at most MAX_KEYS_TRIED checks each."""
     second = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-    issuer.body = json.dumps({"keys": [_jwk(issuer.keys["k1"], "k1"),
-                                       _jwk(second, "k1")]}).encode()
+    issuer.body = json.dumps({"keys": [public_jwk(issuer.keys["k1"], "k1"),
+                                       public_jwk(second, "k1")]}).encode()
     auth = auth_for(issuer, Clock())
     assert verify(auth, issuer.token()) == "ok ana"
     by_second = jwt.encode(good_claims(issuer), second, algorithm="RS256",
@@ -378,7 +334,7 @@ def test_key_url_headers_are_never_followed(issuer: Issuer) -> None:
     elsewhere = rsa.generate_private_key(public_exponent=65537, key_size=2048)
     forged = jwt.encode(good_claims(issuer), elsewhere, algorithm="RS256", headers={
         "kid": "k1", "jku": issuer.url + "/evil", "x5u": issuer.url + "/evil",
-        "jwk": _jwk(elsewhere, "k1")})
+        "jwk": public_jwk(elsewhere, "k1")})
     auth = auth_for(issuer, Clock())
     assert verify(auth, forged) == "401: Signature verification failed"
     assert verify(auth, issuer.token()) == "ok ana"

@@ -9,62 +9,26 @@
 
 from __future__ import annotations
 
-import json
-import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import anyio
 import jwt
 import pytest
-from cryptography.hazmat.primitives.asymmetric import rsa
 
+from tests.serve.local_issuer import LocalIssuer, local_issuer, new_rsa_key
 from toolhost.serve.auth import AuthError, JwtAuth
 
 AUD = "aud-disc"
-KEY = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-
-
-class Issuer:
-    """Serves its JWKS at /keys and its metadata at whichever paths ``metadata`` names."""
-
-    def __init__(self) -> None:
-        self.metadata: dict[str, dict[str, Any]] = {}
-        self.asked: list[str] = []
-        self.keys: list[tuple[str | None, Any]] = [("d1", KEY)]
-        issuer = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: Any) -> None:
-                pass
-
-            def do_GET(self) -> None:
-                issuer.asked.append(self.path)
-                found = issuer.metadata.get(self.path)
-                jwks = json.dumps({"keys": [
-                    {**jwt.algorithms.RSAAlgorithm.to_jwk(key.public_key(), as_dict=True),
-                     **({"kid": kid} if kid is not None else {})}
-                    for kid, key in issuer.keys]}).encode()
-                body = (jwks if self.path == "/keys" else
-                        json.dumps(found).encode() if found is not None else b"{}")
-                self.send_response(200 if self.path == "/keys" or found is not None else 404)
-                self.send_header("content-length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.root = f"http://127.0.0.1:{self.server.server_address[1]}"
-        threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True).start()
+KEY = new_rsa_key()
 
 
 @pytest.fixture(scope="module")
-def issuer() -> Iterator[Issuer]:
-    made = Issuer()
-    yield made
-    made.server.shutdown()
-    made.server.server_close()
+def issuer() -> Iterator[LocalIssuer]:
+    with local_issuer(KEY) as made:
+        made.publish(("d1", KEY))
+        yield made
 
 
 def verify(issuer_url: str, token_iss: str | None = None) -> str:
@@ -94,59 +58,59 @@ PLACES = [
 
 @pytest.mark.parametrize(("path", "published"), PLACES)
 def test_the_key_set_is_found_wherever_the_spec_lets_the_issuer_publish_its_metadata(
-        issuer: Issuer, path: str, published: str) -> None:
-    url = issuer.root + path
-    issuer.metadata = {published: {"issuer": url, "jwks_uri": issuer.root + "/keys"}}
+        issuer: LocalIssuer, path: str, published: str) -> None:
+    url = issuer.url + path
+    issuer.metadata = {published: {"issuer": url, "jwks_uri": issuer.url + "/keys"}}
     assert verify(url) == "ok dana"
 
 
-def test_metadata_naming_another_issuer_is_refused(issuer: Issuer) -> None:
+def test_metadata_naming_another_issuer_is_refused(issuer: LocalIssuer) -> None:
     """RFC 8414 §3.3 / OIDC Discovery §4.3: the metadata's issuer must be the one asked
     for; else the keys it points at may be another issuer's."""
-    url = issuer.root + "/tenant/b"
+    url = issuer.url + "/tenant/b"
     issuer.metadata = {"/tenant/b/.well-known/openid-configuration": {
-        "issuer": issuer.root + "/tenant/evil", "jwks_uri": issuer.root + "/keys"}}
+        "issuer": issuer.url + "/tenant/evil", "jwks_uri": issuer.url + "/keys"}}
     said = verify(url)
     assert said.startswith("503: ") and "names the issuer" in said and "tenant/evil" in said
 
 
-def test_no_metadata_anywhere_is_one_line_naming_where_it_looked(issuer: Issuer) -> None:
+def test_no_metadata_anywhere_is_one_line_naming_where_it_looked(issuer: LocalIssuer) -> None:
     issuer.metadata = {}
     issuer.asked.clear()
-    url = issuer.root + "/tenant/c"
+    url = issuer.url + "/tenant/c"
     said = verify(url)
     assert said.startswith("503: ") and "publishes no metadata" in said and "\n" not in said
     assert "--auth-jwks-url" in said
     assert issuer.asked == ["/tenant/c/.well-known/openid-configuration",
                             "/.well-known/oauth-authorization-server/tenant/c",
                             "/.well-known/openid-configuration/tenant/c"]
-    assert all(issuer.root + path in said for path in issuer.asked)
+    assert all(issuer.url + path in said for path in issuer.asked)
 
 
-def verify_signed(issuer: Issuer, key: Any, kid: str | None) -> str:
+def verify_signed(issuer: LocalIssuer, key: Any, kid: str | None) -> str:
     """A token signed by ``key`` (naming ``kid`` when given), checked with the set at /keys."""
     headers = {"kid": kid} if kid is not None else None
-    token = jwt.encode({"iss": issuer.root, "aud": AUD, "sub": "nokid",
+    token = jwt.encode({"iss": issuer.url, "aud": AUD, "sub": "nokid",
                         "exp": int(time.time()) + 300}, key, algorithm="RS256",
                        headers=headers)
 
     async def go() -> str:
         try:
-            return "ok " + (await JwtAuth(issuer.root, AUD, issuer.root + "/keys"
+            return "ok " + (await JwtAuth(issuer.url, AUD, issuer.url + "/keys"
                                           ).verify(token)).subject
         except AuthError as exc:
             return f"{exc.status}: {exc}"
     return anyio.run(go)
 
 
-OTHERS = [rsa.generate_private_key(public_exponent=65537, key_size=2048) for _ in range(4)]
+OTHERS = [new_rsa_key() for _ in range(4)]
 
 
-def test_a_token_naming_no_key_id_is_checked_against_the_keys_that_fit(issuer: Issuer
+def test_a_token_naming_no_key_id_is_checked_against_the_keys_that_fit(issuer: LocalIssuer
                                                                         ) -> None:
-    issuer.keys = [("d1", KEY)]  # the set names its key; the token does not
+    issuer.publish(("d1", KEY))  # the set names its key; the token does not
     assert verify_signed(issuer, KEY, None) == "ok nokid"
-    issuer.keys = [("d0", OTHERS[0]), ("d1", KEY), (None, OTHERS[1])]
+    issuer.publish(("d0", OTHERS[0]), ("d1", KEY), (None, OTHERS[1]))
     assert verify_signed(issuer, KEY, None) == "ok nokid"
     assert verify_signed(issuer, OTHERS[1], None) == "ok nokid"
     assert verify_signed(issuer, KEY, "d1") == "ok nokid"
@@ -155,17 +119,17 @@ def test_a_token_naming_no_key_id_is_checked_against_the_keys_that_fit(issuer: I
     assert verify_signed(issuer, OTHERS[2], "d1") == "401: Signature verification failed"
 
 
-def test_a_token_naming_no_key_id_among_many_keys_is_refused_saying_so(issuer: Issuer
+def test_a_token_naming_no_key_id_among_many_keys_is_refused_saying_so(issuer: LocalIssuer
                                                                         ) -> None:
     """Past four keys that fit, a signature is not checked against each (a forged one would
     cost one check per key): the issuer must name its key."""
-    issuer.keys = [("d1", KEY)] + [(f"o{i}", key) for i, key in enumerate(OTHERS)]
+    issuer.publish(("d1", KEY), *((f"o{i}", key) for i, key in enumerate(OTHERS)))
     said = verify_signed(issuer, KEY, None)
     assert said.startswith("401: the token names no key id and 5 keys") and "kid" in said
     assert verify_signed(issuer, KEY, "d1") == "ok nokid"
 
 
-def test_an_unavailable_issuer_is_retried_after_its_cooldown(issuer: Issuer) -> None:
+def test_an_unavailable_issuer_is_retried_after_its_cooldown(issuer: LocalIssuer) -> None:
     """The 503's Retry-After is when the issuer will be asked again (the rest of the
     failure cooldown): a client retrying sooner would only be refused again at once."""
     from starlette.requests import Request
@@ -174,7 +138,7 @@ def test_an_unavailable_issuer_is_retried_after_its_cooldown(issuer: Issuer) -> 
     from toolhost.serve.jwks import FAIL_COOLDOWN
 
     issuer.metadata = {}
-    url = issuer.root + "/tenant/d"
+    url = issuer.url + "/tenant/d"
     token = jwt.encode({"iss": url, "aud": AUD, "sub": "dana", "exp": int(time.time()) + 300},
                        KEY, algorithm="RS256")
     gate = Gate(path="/mcp", bind="127.0.0.1", token=None, allowed_origins=(),

@@ -106,8 +106,7 @@ def issuer() -> Iterator[Any]:
 
     made = Issuer()
     yield made
-    made.server.shutdown()
-    made.server.server_close()
+    made.close()
 
 
 def _b64(data: dict[str, Any]) -> str:

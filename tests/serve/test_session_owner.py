@@ -45,8 +45,7 @@ LEGACY = "2025-11-25"
 def issuer() -> Iterator[Issuer]:
     made = Issuer()
     yield made
-    made.server.shutdown()
-    made.server.server_close()
+    made.close()
 
 
 class Replicas(list[str]):
