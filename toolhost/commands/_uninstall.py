@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from toolhost.commands.install import read_client_text, save_servers
+from toolhost.commands._client_file import read_client_text, save_servers
 
 
 def uninstall(args: argparse.Namespace, path: Path) -> int:

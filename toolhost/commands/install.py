@@ -6,12 +6,7 @@ import argparse
 import json
 import os
 import sys
-import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from toolhost.errors import Problem
 
 HELP = "add the server to Claude Code (.mcp.json or user scope) or Claude Desktop, merging"
 
@@ -49,7 +44,6 @@ Examples:
 """
 
 CLIENTS = ("claude-code", "claude-desktop")
-MAX_CLIENT_FILE = 64 * 1024 * 1024  # ~/.claude.json grows with history; far below this
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -72,92 +66,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "the config relative to the project")
 
 
-def client_file(client: str, scope: str, environ: os._Environ[str] | dict[str, str]
-                = os.environ) -> Path:
-    """Where ``client`` keeps its MCP servers on this platform."""
-    home = Path(environ.get("HOME") or Path.home())
-    if client == "claude-code":
-        return home / ".claude.json" if scope == "user" else Path.cwd() / ".mcp.json"
-    if sys.platform == "darwin":
-        return home / "Library" / "Application Support" / "Claude" / "claude_desktop_config.json"
-    if sys.platform == "win32":
-        appdata = environ.get("APPDATA") or str(home / "AppData" / "Roaming")
-        return Path(appdata) / "Claude" / "claude_desktop_config.json"
-    base = environ.get("XDG_CONFIG_HOME") or str(home / ".config")
-    return Path(base) / "Claude" / "claude_desktop_config.json"
-
-
-_UNCHANGED = "nothing was changed"
-_BY_HAND = "fix it by hand: toolhost rewrites a file only if it keeps every other value exactly"
-
-
-def read_client_file(path: Path) -> dict[str, Any]:
-    """The file's JSON object ({} if there is no file); ConfigError if it is not one."""
-    return read_client_text(path)[1]
-
-
-def read_client_text(path: Path) -> tuple[str, dict[str, Any]]:
-    """The file's text and JSON object (``("", {})`` if there is no file); ConfigError, located,
-    if it cannot be read or rewritten exactly.
-
-    It is read as the loader reads configs (a regular file, at most ``MAX_CLIENT_FILE``
-    bytes, strict UTF-8: a FIFO or a device is refused without reading it) and parsed
-    strictly: what ``json.dumps`` would write back differently (NaN, ``1e400`` as Infinity, a
-    key given twice, an integer of 4,000+ digits) is refused rather than changed."""
-    from toolhost.errors import ConfigError, Problem
-    from toolhost.jsontext import read_json_file
-
-    try:
-        path.stat()
-    except FileNotFoundError:  # no file yet (or a link to none): it is created
-        return "", {}
-    except (OSError, ValueError):
-        pass  # a symlink loop, a name too long: read_json_file says which
-    problems: list[Problem] = []
-    read = read_json_file(str(path), problems, what="client config file",
-                          limit=MAX_CLIENT_FILE)
-    if read is None:
-        raise ConfigError([_refusal(p) for p in problems])
-    text, data = read
-    if not text.strip():
-        return text, {}
-    if not isinstance(data, dict):
-        raise ConfigError([Problem(f"expected a JSON object; {_UNCHANGED}", str(path))])
-    servers = data.get("mcpServers", {})
-    if not isinstance(servers, dict):
-        raise ConfigError([Problem(f"'mcpServers' is not an object; {_UNCHANGED}",
-                                   str(path), key_path="mcpServers")])
-    return text, data
-
-
-def _refusal(problem: Problem) -> Problem:
-    from dataclasses import replace
-
-    parsed = problem.message.startswith("not valid JSON")  # read, but not as it must be
-    return replace(problem, message=f"{problem.message}; {_UNCHANGED}",
-                   hint=problem.hint or (_BY_HAND if parsed else ""))
-
-
-def dump_client_file(data: dict[str, Any]) -> str:
-    """``data`` as the client file's new text; ValueError if it would not read back as
-    ``data`` (checked by parsing it again, strictly)."""
-    from toolhost.jsontext import JsonTextError, parse_json
-
-    text = json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:  # a lone surrogate ("\ud800" in the file): keep it escaped
-        text = json.dumps(data, indent=2, allow_nan=False) + "\n"
-    try:
-        same = parse_json(text) == data
-    except JsonTextError:
-        same = False
-    if not same:
-        raise ValueError("the rewritten file would not hold the same values")
-    return text
-
-
 def main(args: argparse.Namespace) -> int:
+    from toolhost.commands._client_file import client_file, read_client_text, save_servers
     from toolhost.commands._install_checks import check_path, check_top
     from toolhost.commands.mcp_config import checked_entry
 
@@ -228,64 +138,3 @@ def _say_portable(path: Path) -> None:
     print(f"The entry starts `toolhost` from PATH with the config relative to {path.parent} "
           "(no path of this machine): each colleague needs toolhost installed on PATH.")
     check_path()
-
-
-def save_servers(path: Path, old_text: str, data: dict[str, Any], servers: dict[str, Any],
-                 change: str, done: str, *, dry_run: bool) -> bool:
-    """Write ``data`` with ``servers`` as its ``mcpServers`` over ``old_text`` at ``path``
-    (backup, atomic, every other value kept) and say ``done`` ("added 'KEY'") and where the
-    backup is; on a ``dry_run``, show the diff (``change`` names it: "with KEY") and return
-    False instead."""
-    from toolhost.errors import ToolhostError
-
-    try:
-        new_text = dump_client_file({**data, "mcpServers": servers})
-    except ValueError as exc:
-        raise ToolhostError(f"{path}: {exc}; {_UNCHANGED} ({_BY_HAND})") from None
-    if dry_run:
-        import difflib  # here: `toolhost --help` imports every command module
-
-        from toolhost.errors import shown
-
-        # a line of the file (or a name the config gave) shown, never obeyed: an escape
-        # sequence or a bidi override in it is written out (\x1b, \u202e)
-        sys.stdout.writelines(shown(line.rstrip("\n").replace("\t", "    ")) + "\n"
-                              for line in difflib.unified_diff(
-            old_text.splitlines(keepends=True), new_text.splitlines(keepends=True),
-            str(path), f"{path} ({change})"))
-        print(f"(dry run: {path} not written)")
-        return False
-    try:
-        backup = _write(path, old_text, new_text)
-    except OSError as exc:
-        raise ToolhostError(f"{path}: cannot write: {exc.strerror or exc}; the file is as it "
-                            "was") from None
-    print(f"{path}: {done}" + (f" (backup: {backup})" if backup else ""))
-    return True
-
-
-def _write(path: Path, old_text: str, new_text: str) -> Path | None:
-    """Back up (if there was a file) and replace atomically, keeping the file's mode. A
-    symlink (a dotfiles checkout) is written through: its target is replaced, the link
-    stays."""
-    backup = None
-    mode = 0o644
-    target = Path(os.path.realpath(path)) if path.is_symlink() else path
-    if target.exists():
-        mode = target.stat().st_mode & 0o7777
-        backup = path.with_name(f"{path.name}.bak-{time.strftime('%Y%m%d-%H%M%S')}")
-        backup.write_text(old_text, encoding="utf-8")
-        os.chmod(backup, mode)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    import tempfile  # here: `toolhost --help` imports every command module
-
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".toolhost-install.")  # short
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(new_text)
-        os.chmod(tmp, mode)
-        os.replace(tmp, target)
-    except BaseException:
-        os.unlink(tmp)
-        raise
-    return backup
