@@ -15,7 +15,7 @@ import functools
 import logging
 import threading
 from collections.abc import Awaitable, Callable, Hashable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolhost.backends.base import CallContext
 from toolhost.compile.tool import CompiledTool
@@ -135,6 +135,12 @@ class ToolCalls:
     limits: Limits
     unavailable: Callable[[str], str | None] | None
 
+    if TYPE_CHECKING:  # toolhost.mcp.tasks_methods.TaskCalls
+        def _task_wanted(self, tool: CompiledTool, meta: Any) -> bool: ...
+        async def _start_task(self, tool: CompiledTool, arguments: Mapping[str, Any],
+                              request_id: Any, params: Mapping[str, Any],
+                              meta: Any) -> dict[str, Any]: ...
+
     def _modern(self, result: dict[str, Any]) -> dict[str, Any]:
         result["resultType"] = "complete"
         result["_meta"] = self._modern_meta
@@ -164,6 +170,8 @@ class ToolCalls:
                            f"Invalid params: 'arguments' of tool {name!r} must be an object")
         elif arguments:
             self._check_size(name, arguments)
+        if modern and tool.task_support is not None and self._task_wanted(tool, meta):
+            return await self._start_task(tool, arguments, request_id, params, meta)
         fields: dict[str, Any] = {"call_id": str(request_id), "tool": tool.wire_name}
         has_meta = is_mapping(meta)
         # 2025 revisions: the level of logging/setLevel (info until set); 2026-07-28: only a
