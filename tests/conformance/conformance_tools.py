@@ -194,3 +194,49 @@ async def prompt_with_context(*, ctx: CallContext) -> str:
         "type": "object", "properties": {"context": {"type": "string"}},
         "required": ["context"]})
     return f"Use this context: {(answer.content or {}).get('context', '')}"
+
+
+# Tasks (SEP-2663): the tools the suite's tasks-* scenarios name. Each is a plain python
+# tool; its config's ``task_support`` lets a 2026-07-28 client run it as a task.
+
+def greet(name: str) -> str:
+    """Greet someone (never a task)."""
+    return f"Hello, {name}!"
+
+
+async def slow_compute(seconds: float, label: str = "") -> str:
+    """Wait ``seconds``, then answer."""
+    await anyio.sleep(seconds)
+    return f"computed {label} after {seconds:g} s"
+
+
+async def failing_job() -> str:
+    """Fail after a moment (a tool error, not a protocol error)."""
+    await anyio.sleep(0.5)
+    raise ToolFailure("the job failed")
+
+
+CONFIRM_FORM = {"type": "object", "properties": {"confirm": {"type": "boolean"}},
+                "required": ["confirm"]}
+
+
+async def confirm_delete(filename: str, *, ctx: CallContext) -> str:
+    """Ask the person before deleting ``filename`` (nothing is deleted)."""
+    answer = await ctx.elicit(f"Delete {filename}?", CONFIRM_FORM)
+    confirmed = answer.action == "accept" and (answer.content or {}).get("confirm")
+    return f"{filename}: {'deleted' if confirmed else 'kept'}"
+
+
+async def multi_input(*, ctx: CallContext) -> str:
+    """Ask two questions at once."""
+    form = {"type": "object", "properties": {"name": {"type": "string"},
+                                             "confirm": {"type": "boolean"}}}
+    answers: list[object] = []
+
+    async def ask(text: str) -> None:
+        answers.append((await ctx.elicit(text, form)).content)
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(ask, "First?")
+        group.start_soon(ask, "Second?")
+    return f"answers: {json.dumps(answers, sort_keys=True)}"

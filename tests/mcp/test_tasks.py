@@ -294,6 +294,19 @@ async def test_tasks_are_bounded() -> None:
     await result(server, "tasks/cancel", {"taskId": ids[0]})  # a terminal one makes room
     await result(server, "tools/call", {"name": "waits", "arguments": {"name": "n"}})
     server.tasks.close()
+    # and per caller: one caller's running tasks cannot take every slot
+    from toolhost.permissions.caller import Caller, as_caller
+
+    server = server_of(tools)
+    server.tasks.max_running = 2
+    with as_caller(Caller("greedy")):
+        for _ in range(2):
+            await result(server, "tools/call", {"name": "waits", "arguments": {"name": "g"}})
+        busy = await error(server, "tools/call", {"name": "waits", "arguments": {"name": "g"}})
+        assert busy["code"] == -32000 and "per caller" in busy["message"]
+    with as_caller(Caller("other")):
+        await result(server, "tools/call", {"name": "waits", "arguments": {"name": "o"}})
+    server.tasks.close()
 
 
 async def test_a_task_result_keeps_redaction_and_output_schema(tmp_path: Path) -> None:

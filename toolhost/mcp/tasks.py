@@ -10,10 +10,13 @@ asks through ``tasks/update`` (``inputRequests`` / ``inputResponses``), and may
 surface, which SEP-2663 removed: -32601.
 
 A task lives in the process that started it, in memory: under several replicas a client
-must reach the same one (``toolhost.mcp.tasks_methods`` answers an unknown id -32602). A
-task is its caller's: another caller asking for it is told it is unknown. Bounded: at most
-``MAX_TASKS`` per server, a terminal task is kept ``TTL_MS`` and then forgotten, and a
-result is as bounded as a direct call's (the tool's ``max_output_chars``).
+must reach the same one (an unknown id is -32602). A task is its caller's (serve's
+authenticated caller): another caller asking for it is told it is unknown. Bounded: at most
+``MAX_TASKS`` per server (the oldest terminal ones make room), ``MAX_RUNNING`` running at
+once per caller, a task is forgotten ``TTL_MS`` after it was created (a running one is
+stopped then), a question waits for its answer as long as a direct call's would, and a
+result is as bounded as a direct call's (the tool's ``max_output_chars``). Server shutdown
+stops every running task.
 """
 
 from __future__ import annotations
@@ -48,6 +51,7 @@ log = logging.getLogger("toolhost.mcp")
 
 TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
 MAX_TASKS = 1_000  # tasks one server keeps (running and terminal)
+MAX_RUNNING = 64  # tasks of one caller running at once
 TTL_MS = 3_600_000  # a task is kept this long after it was created (ms)
 POLL_MS = 500  # the poll interval suggested to clients
 TERMINAL = frozenset({"completed", "failed", "cancelled"})
@@ -172,8 +176,9 @@ class TaskChannel(RoundTrip):
 class TaskStore:
     """A server's tasks, by id."""
 
-    def __init__(self, max_tasks: int = MAX_TASKS) -> None:
+    def __init__(self, max_tasks: int = MAX_TASKS, max_running: int = MAX_RUNNING) -> None:
         self.max_tasks = max_tasks
+        self.max_running = max_running
         self._tasks: dict[str, Task] = {}
 
     def __len__(self) -> int:
@@ -204,6 +209,12 @@ class TaskStore:
         if len(self._tasks) >= self.max_tasks:
             raise RpcError(rpc.SERVER_BUSY, f"Server busy: {self.max_tasks} tasks are running "
                            "here; cancel one or wait for one to end, then call again")
+        running = sum(1 for t in self._tasks.values()
+                      if t.owner == owner and t.status not in TERMINAL)
+        if running >= self.max_running:
+            raise RpcError(rpc.SERVER_BUSY, f"Server busy: {running} of your tasks are still "
+                           "running (the limit per caller); cancel one or wait for one to "
+                           "end, then call again")
         task = Task(secrets.token_urlsafe(16), owner)
         channel = TaskChannel(task, capabilities)
         self._tasks[task.id] = task
