@@ -33,9 +33,11 @@ log = logging.getLogger("toolhost.mcp")
 _call_log = logging.getLogger("toolhost.call")
 
 
-def _owner() -> Any:
+def _owner() -> str | None:
+    """Whose task: the subject of serve's authenticated caller (None: no auth)."""
     from toolhost.permissions.caller import current_caller  # flow: the caller of serve's auth
-    return current_caller()
+    caller = current_caller()
+    return None if caller is None else caller.subject
 
 
 class TaskCalls:
