@@ -50,8 +50,8 @@ __all__ = ["MAX_TASKS", "POLL_MS", "TASKS_EXTENSION", "TTL_MS", "Task", "TaskCha
 log = logging.getLogger("toolhost.mcp")
 
 TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
-MAX_TASKS = 1_000  # tasks one server keeps (running and terminal)
-MAX_RUNNING = 64  # tasks of one caller running at once
+MAX_TASKS = 256  # tasks one server keeps (running and terminal)
+MAX_RUNNING = 32  # tasks of one caller running at once
 TTL_MS = 3_600_000  # a task is kept this long after it was created (ms)
 POLL_MS = 500  # the poll interval suggested to clients
 TERMINAL = frozenset({"completed", "failed", "cancelled"})
