@@ -20,7 +20,7 @@ from toolhost.excerpt import cut
 from toolhost.failures import log_failure
 from toolhost.mcp import jsonrpc as rpc
 from toolhost.mcp.calls import Cancel, send_elicit, send_sample
-from toolhost.mcp.client_requests import InputRequired, RoundTrip, client_channel
+from toolhost.mcp.client_requests import RoundTrip, client_channel, input_required_in
 from toolhost.mcp.jsonrpc import RpcError
 from toolhost.mcp.round_trip import encode_state
 from toolhost.mcp.tasks import TaskChannel, TaskStore, declares_tasks, tasks_required
@@ -73,15 +73,17 @@ class TaskCalls:
             try:
                 with client_channel(channel):
                     verdict = await self.guard(tool, arguments, ctx)
-            except InputRequired as need:
-                return {"resultType": "input_required",
-                        "inputRequests": {need.key: need.request},
-                        "requestState": encode_state(need.answered),
-                        "_meta": self._modern_meta}
             except Exception as exc:  # fail closed: a broken guard never lets a call through
                 log_failure(log, f"permission guard for {tool.wire_name}", exc)
                 verdict = ToolResult.error(f"Permission check for tool '{tool.name}' failed: "
                                            f"{type(exc).__name__}: {cut(str(exc))}")
+            except BaseException as stopped:  # the rules ask the person (round trip)
+                need = input_required_in(stopped)
+                if need is None:
+                    raise
+                return {"resultType": "input_required", "inputRequests": need.requests,
+                        "requestState": encode_state(need.answered),
+                        "_meta": self._modern_meta}
             if verdict is not None:  # refused (or answered) by the rules: no task
                 if channel.refused and verdict.is_error:
                     raise _missing_capability(channel.refused)

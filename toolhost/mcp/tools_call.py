@@ -35,10 +35,10 @@ from toolhost.mcp.calls import (
 )
 from toolhost.mcp.client_log import LEVELS, ClientLog
 from toolhost.mcp.client_requests import (
-    InputRequired,
     RoundTrip,
     client_channel,
     current_channel,
+    input_required_in,
 )
 from toolhost.mcp.jsonrpc import RpcError
 from toolhost.mcp.round_trip import decode_state, encode_state
@@ -209,9 +209,12 @@ class ToolCalls:
             # the 2025 revisions' channel is the transport's, already current
             return await self._call_in_scope(tool, arguments, ctx, peer, request_id, modern,
                                              cancel)
-        except InputRequired as need:
+        except BaseException as stopped:  # InputRequired, or a group of them (asked at once)
+            need = input_required_in(stopped)
+            if need is None:
+                raise
             return {"resultType": "input_required",
-                    "inputRequests": {need.key: need.request},
+                    "inputRequests": need.requests,
                     "requestState": encode_state(need.answered), "_meta": self._modern_meta}
         finally:
             client_log = ctx.log_made()
