@@ -240,3 +240,30 @@ async def multi_input(*, ctx: CallContext) -> str:
         group.start_soon(ask, "First?")
         group.start_soon(ask, "Second?")
     return f"answers: {json.dumps(answers, sort_keys=True)}"
+
+
+async def lists_roots(*, ctx: CallContext) -> str:
+    """Name the client's roots."""
+    roots = await ctx.roots(key="client_roots")
+    return "roots: " + ", ".join(root["uri"] for root in roots)
+
+
+async def asks_three_at_once(*, ctx: CallContext) -> str:
+    """Ask the person, the model and the client's roots, all at once."""
+    said: dict[str, str] = {}
+
+    async def name() -> None:
+        answer = await ctx.elicit("What is your name?", NAME_FORM, key="user_name")
+        said["name"] = str((answer.content or {}).get("name"))
+
+    async def greeting() -> None:
+        said["greeting"] = (await ctx.sample("Generate a greeting", max_tokens=50,
+                                             key="greeting")).text
+
+    async def roots() -> None:
+        said["roots"] = ", ".join(r["uri"] for r in await ctx.roots(key="client_roots"))
+
+    async with anyio.create_task_group() as group:
+        for ask in (name, greeting, roots):
+            group.start_soon(ask)
+    return json.dumps(said, sort_keys=True)

@@ -31,6 +31,7 @@ from toolhost.mcp.calls import (
     may_exceed,
     progress_sender,
     send_elicit,
+    send_roots,
     send_sample,
 )
 from toolhost.mcp.client_log import LEVELS, ClientLog
@@ -77,6 +78,7 @@ class McpCallContext(CallContext):
     ``dataclasses.replace`` of it is an ordinary copy), its ``log`` made at first read."""
 
     log = _ClientLogOnFirstRead()
+    roots = staticmethod(send_roots)  # through the current channel (not a field per call)
 
     @classmethod
     def made(cls, fields: dict[str, Any]) -> McpCallContext:
@@ -119,7 +121,8 @@ def content_context(request_id: Any, name: str, level: Any, notify: Any, modern:
     return McpCallContext.made(fields)
 
 
-_DEFAULTS = {f.name: f.default for f in dataclasses.fields(CallContext) if f.name != "log"}
+_DEFAULTS = {f.name: f.default for f in dataclasses.fields(CallContext)
+             if f.name not in ("log", "roots")}
 if any(value is dataclasses.MISSING for value in _DEFAULTS.values()):  # pragma: no cover
     raise TypeError("McpCallContext.made needs a default for every CallContext field")
 
