@@ -267,3 +267,20 @@ async def asks_three_at_once(*, ctx: CallContext) -> str:
         for ask in (name, greeting, roots):
             group.start_soon(ask)
     return json.dumps(said, sort_keys=True)
+
+
+async def asks_in_two_steps(*, ctx: CallContext) -> str:
+    """Ask a name, then a colour: two rounds."""
+    name = await ctx.elicit("Step 1: What is your name?", NAME_FORM, key="step1")
+    color = await ctx.elicit("Step 2: What is your favorite color?", {
+        "type": "object", "properties": {"color": {"type": "string"}},
+        "required": ["color"]}, key="step2")
+    return f"{(name.content or {}).get('name')} likes {(color.content or {}).get('color')}"
+
+
+async def asks_to_confirm(*, ctx: CallContext) -> str:
+    """Ask the person to confirm."""
+    answer = await ctx.elicit("Please confirm", {
+        "type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]},
+        key="confirm")
+    return f"confirmed: {(answer.content or {}).get('ok')}"
