@@ -284,3 +284,10 @@ async def asks_to_confirm(*, ctx: CallContext) -> str:
         "type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]},
         key="confirm")
     return f"confirmed: {(answer.content or {}).get('ok')}"
+
+
+async def needs_the_roots(*, ctx: CallContext) -> str:
+    """Work in the client's roots. A client that did not declare ``roots`` gets the
+    protocol error -32021 (its task fails), not a tool error."""
+    roots = await ctx.roots()
+    return f"{len(roots)} roots"
