@@ -102,7 +102,8 @@ async def test_ctx_roots_asks_the_client_in_a_round_and_in_a_task() -> None:
 
 async def test_a_python_tool_asking_at_once_through_its_backend(tmp_path: Path) -> None:
     """The python backend passes a task group's exception group of questions through (it
-    made it the tool's failure: ``BaseExceptionGroup``)."""
+    made it the tool's failure: ``BaseExceptionGroup``); a sync tool's ``ctx.roots()`` asks
+    through the call's channel too."""
     from toolhost.compile import compile_tools
     from toolhost.config import load_config
     from toolhost.mcp import McpServer
@@ -120,9 +121,12 @@ async def test_a_python_tool_asking_at_once_through_its_backend(tmp_path: Path) 
         "        group.start_soon(one, 'a')\n"
         "        group.start_soon(one, 'b')\n"
         "        group.start_soon(roots)\n"
-        "    return sorted(map(str, got))\n")
+        "    return sorted(map(str, got))\n"
+        "def sync_roots(*, ctx: CallContext) -> str:\n"
+        "    return str(anyio.from_thread.run(lambda: ctx.roots(key='r')))\n")
     (tmp_path / "kb.yaml").write_text(
-        "toolhost: 1\nservers:\n  kb:\n    tools:\n      ask: {python: 'askmany:ask'}\n")
+        "toolhost: 1\nservers:\n  kb:\n    tools:\n      ask: {python: 'askmany:ask'}\n"
+        "      sync_roots: {python: 'askmany:sync_roots'}\n")
     try:
         compiled = compile_tools(load_config(tmp_path / "kb.yaml", layers=False))
     finally:
@@ -141,3 +145,12 @@ async def test_a_python_tool_asking_at_once_through_its_backend(tmp_path: Path) 
                                        tasks=False, elicitation={}, roots={}))
     assert done is not None and done["result"]["resultType"] == "complete", done
     assert done["result"].get("isError") is not True, done
+    # a sync tool (a worker thread) asks through the same channel
+    sync = {"name": "sync_roots", "arguments": {}}
+    first = await server.handle(request("tools/call", sync, tasks=False, roots={}))
+    assert first is not None and first["result"]["inputRequests"] == {
+        "r": {"method": "roots/list", "params": {}}}, first
+    done = await server.handle(request("tools/call", {**sync, "inputResponses": {
+        "r": answers["r"]}}, tasks=False, roots={}))
+    assert done is not None
+    assert done["result"]["content"][0]["text"] == "[{'uri': 'file:///x'}]", done

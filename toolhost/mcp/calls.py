@@ -76,13 +76,10 @@ async def send_sample(channel: Any, *args: Any, **kwargs: Any) -> Any:
     return await sample(channel, *args, **kwargs)
 
 
-async def send_roots(*args: Any, **kwargs: Any) -> Any:
-    """``ctx.roots()`` of a call served by the MCP core: asked through the channel current
-    where it runs (the transport's, the round trip's, the task's); nothing made per call."""
-    from toolhost.mcp.client_requests import current_channel
+async def send_roots(channel: Any, *args: Any, **kwargs: Any) -> Any:
     from toolhost.mcp.elicit import roots
 
-    return await roots(current_channel(), *args, **kwargs)
+    return await roots(channel, *args, **kwargs)
 
 
 def progress_sender(notify: Notify, token: str | int

@@ -73,12 +73,24 @@ class _ClientLogOnFirstRead:
         return fields.setdefault("log", made)  # type: ignore[no-any-return]
 
 
+class _RootsOnFirstRead:
+    """``McpCallContext.roots``: ``ctx.roots()`` asks through the channel ``ctx.elicit`` is
+    bound to (the transport's, the round trip's or the task's), found when read: nothing is
+    made per call, and a sync tool's thread reads it as well as the loop."""
+
+    def __get__(self, ctx: Any, owner: Any = None) -> Callable[..., Awaitable[Any]]:
+        elicit = None if ctx is None else ctx.__dict__.get("elicit")
+        channel = (elicit.args[0] if isinstance(elicit, functools.partial)
+                   and elicit.func is send_elicit and elicit.args else None)
+        return functools.partial(send_roots, channel)
+
+
 class McpCallContext(CallContext):
     """The ``CallContext`` of a tools/call served by the MCP core: the same frozen fields (a
     ``dataclasses.replace`` of it is an ordinary copy), its ``log`` made at first read."""
 
     log = _ClientLogOnFirstRead()
-    roots = staticmethod(send_roots)  # through the current channel (not a field per call)
+    roots = _RootsOnFirstRead()
 
     @classmethod
     def made(cls, fields: dict[str, Any]) -> McpCallContext:
