@@ -73,7 +73,7 @@ class _ClientLogOnFirstRead:
         return fields.setdefault("log", made)  # type: ignore[no-any-return]
 
 
-class _RootsOnFirstRead:
+class _RootsThroughElicitsChannel:
     """``McpCallContext.roots``: ``ctx.roots()`` asks through the channel ``ctx.elicit`` is
     bound to (the transport's, the round trip's or the task's), found when read: nothing is
     made per call, and a sync tool's thread reads it as well as the loop."""
@@ -90,7 +90,7 @@ class McpCallContext(CallContext):
     ``dataclasses.replace`` of it is an ordinary copy), its ``log`` made at first read."""
 
     log = _ClientLogOnFirstRead()
-    roots = _RootsOnFirstRead()
+    roots = _RootsThroughElicitsChannel()
 
     @classmethod
     def made(cls, fields: dict[str, Any]) -> McpCallContext:
