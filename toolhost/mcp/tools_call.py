@@ -75,14 +75,21 @@ class _ClientLogOnFirstRead:
 
 class _RootsThroughElicitsChannel:
     """``McpCallContext.roots``: ``ctx.roots()`` asks through the channel ``ctx.elicit`` is
-    bound to (the transport's, the round trip's or the task's), found when read: nothing is
-    made per call, and a sync tool's thread reads it as well as the loop."""
+    bound to (the transport's, the round trip's or the task's), made at first read: nothing
+    is made for a call that does not ask, and a sync tool's thread reads it as the loop
+    does."""
 
     def __get__(self, ctx: Any, owner: Any = None) -> Callable[..., Awaitable[Any]]:
-        elicit = None if ctx is None else ctx.__dict__.get("elicit")
+        if ctx is None:
+            return functools.partial(send_roots, None)
+        fields = ctx.__dict__
+        elicit = fields.get("elicit")
         channel = (elicit.args[0] if isinstance(elicit, functools.partial)
                    and elicit.func is send_elicit and elicit.args else None)
-        return functools.partial(send_roots, channel)
+        # kept once made (a non-data descriptor: then the instance's own attribute), so a
+        # context equals its dataclasses.replace copy
+        return fields.setdefault(  # type: ignore[no-any-return]
+            "roots", functools.partial(send_roots, channel))
 
 
 class McpCallContext(CallContext):
