@@ -148,8 +148,8 @@ UNKNOWN = {
     "a tool key nobody has": (
         "        command: [echo]\n        wibble: 1\n", "servers.s.tools.t.wibble",
         "a tool's keys: annotations, description, input_schema, max_output_chars, output, "
-        "output_schema, params, redact_results, secrets, timeout, title; and one backend "
-        "(command)"),
+        "output_schema, params, redact_results, secrets, task_support, timeout, title; and one "
+        "backend (command)"),
     "a backend option nobody has": (
         "        command: {argv: [echo], colour: x}\n", "servers.s.tools.t.command.colour",
         "the keys here: allow_dash, argv, cwd, env, max_output_bytes, mime_type, ok_codes, "

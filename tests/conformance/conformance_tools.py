@@ -194,3 +194,100 @@ async def prompt_with_context(*, ctx: CallContext) -> str:
         "type": "object", "properties": {"context": {"type": "string"}},
         "required": ["context"]})
     return f"Use this context: {(answer.content or {}).get('context', '')}"
+
+
+# Tasks (SEP-2663): the tools the suite's tasks-* scenarios name. Each is a plain python
+# tool; its config's ``task_support`` lets a 2026-07-28 client run it as a task.
+
+def greet(name: str) -> str:
+    """Greet someone (never a task)."""
+    return f"Hello, {name}!"
+
+
+async def slow_compute(seconds: float, label: str = "") -> str:
+    """Wait ``seconds``, then answer."""
+    await anyio.sleep(seconds)
+    return f"computed {label} after {seconds:g} s"
+
+
+async def failing_job() -> str:
+    """Fail after a moment (a tool error, not a protocol error)."""
+    await anyio.sleep(0.5)
+    raise ToolFailure("the job failed")
+
+
+CONFIRM_FORM = {"type": "object", "properties": {"confirm": {"type": "boolean"}},
+                "required": ["confirm"]}
+
+
+async def confirm_delete(filename: str, *, ctx: CallContext) -> str:
+    """Ask the person before deleting ``filename`` (nothing is deleted)."""
+    answer = await ctx.elicit(f"Delete {filename}?", CONFIRM_FORM)
+    confirmed = answer.action == "accept" and (answer.content or {}).get("confirm")
+    return f"{filename}: {'deleted' if confirmed else 'kept'}"
+
+
+async def multi_input(*, ctx: CallContext) -> str:
+    """Ask two questions at once."""
+    form = {"type": "object", "properties": {"name": {"type": "string"},
+                                             "confirm": {"type": "boolean"}}}
+    answers: list[object] = []
+
+    async def ask(text: str) -> None:
+        answers.append((await ctx.elicit(text, form)).content)
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(ask, "First?")
+        group.start_soon(ask, "Second?")
+    return f"answers: {json.dumps(answers, sort_keys=True)}"
+
+
+async def lists_roots(*, ctx: CallContext) -> str:
+    """Name the client's roots."""
+    roots = await ctx.roots(key="client_roots")
+    return "roots: " + ", ".join(root["uri"] for root in roots)
+
+
+async def asks_three_at_once(*, ctx: CallContext) -> str:
+    """Ask the person, the model and the client's roots, all at once."""
+    said: dict[str, str] = {}
+
+    async def name() -> None:
+        answer = await ctx.elicit("What is your name?", NAME_FORM, key="user_name")
+        said["name"] = str((answer.content or {}).get("name"))
+
+    async def greeting() -> None:
+        said["greeting"] = (await ctx.sample("Generate a greeting", max_tokens=50,
+                                             key="greeting")).text
+
+    async def roots() -> None:
+        said["roots"] = ", ".join(r["uri"] for r in await ctx.roots(key="client_roots"))
+
+    async with anyio.create_task_group() as group:
+        for ask in (name, greeting, roots):
+            group.start_soon(ask)
+    return json.dumps(said, sort_keys=True)
+
+
+async def asks_in_two_steps(*, ctx: CallContext) -> str:
+    """Ask a name, then a colour: two rounds."""
+    name = await ctx.elicit("Step 1: What is your name?", NAME_FORM, key="step1")
+    color = await ctx.elicit("Step 2: What is your favorite color?", {
+        "type": "object", "properties": {"color": {"type": "string"}},
+        "required": ["color"]}, key="step2")
+    return f"{(name.content or {}).get('name')} likes {(color.content or {}).get('color')}"
+
+
+async def asks_to_confirm(*, ctx: CallContext) -> str:
+    """Ask the person to confirm."""
+    answer = await ctx.elicit("Please confirm", {
+        "type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]},
+        key="confirm")
+    return f"confirmed: {(answer.content or {}).get('ok')}"
+
+
+async def needs_the_roots(*, ctx: CallContext) -> str:
+    """Work in the client's roots. A client that did not declare ``roots`` gets the
+    protocol error -32021 (its task fails), not a tool error."""
+    roots = await ctx.roots()
+    return f"{len(roots)} roots"

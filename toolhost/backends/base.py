@@ -53,6 +53,7 @@ def _cannot(method: str) -> Callable[..., Awaitable[Any]]:
 _CALL_LOG = logging.getLogger("toolhost.call")
 _CANNOT_ELICIT = _cannot("elicitation/create")
 _CANNOT_SAMPLE = _cannot("sampling/createMessage")
+_CANNOT_ROOTS = _cannot("roots/list")
 
 
 @dataclass(frozen=True)
@@ -78,6 +79,8 @@ class CallContext:
     # of the call; elsewhere they raise ToolFailure saying why.
     elicit: Callable[..., Awaitable[Any]] = _CANNOT_ELICIT
     sample: Callable[..., Awaitable[Any]] = _CANNOT_SAMPLE
+    # await ctx.roots() -> the client's roots, [{"uri": "file:///...", "name": ...}, ...]
+    roots: Callable[..., Awaitable[Any]] = _CANNOT_ROOTS
 
 
 class ToolFailure(Exception):

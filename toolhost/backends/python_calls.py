@@ -8,11 +8,13 @@ return value is mapped where the call's timeout can stop it.
   exception: the call's error result reads ``Tool 'x' failed: SystemExit: 2`` and every other
   call goes on. The host's own control exceptions pass (their class says
   ``toolhost_control = True``: ``ToolStopped``, which stops a sync tool's thread;
-  ``InputRequired``, which asks the client for input). An async tool's ``CancelledError`` is a
-  real cancellation (the client's ``notifications/cancelled``, a timeout) only when one is
-  pending: a cancel scope around the call was cancelled, or the task was asked to cancel
-  (asyncio's ``Task.cancelling()``); otherwise the tool raised it itself, and it is that
-  call's failure.
+  ``InputRequired``, which asks the client for input), and so does an exception group
+  holding one (a tool that asked several questions at once, in a task group). An async
+  tool's ``CancelledError`` is a real cancellation (the client's
+  ``notifications/cancelled``, a timeout) only when one is pending: a cancel scope around
+  the call was cancelled, or the task was asked to cancel (asyncio's
+  ``Task.cancelling()``); otherwise the tool raised it itself, and it is that call's
+  failure.
 - **A tool's exception is described where its code runs.** Its message (``str(exc)``, which
   runs the exception's own ``__str__``, or a ``KeyError``'s key's ``__repr__``) is read in the
   tool's pool thread, under the call's timeout, and carried to the loop as a ``ToolRaised``
@@ -52,16 +54,25 @@ def _own(exc: BaseException) -> bool:
     """Whether ``exc``, raised by a tool's code, is the tool's failure (not the host's: a
     class with ``toolhost_control = True``, such as ``ToolStopped`` or ``InputRequired``,
     passes through)."""
-    if getattr(type(exc), "toolhost_control", False):
+    if _control(exc):
         return False
     return not isinstance(exc, Exception) or isinstance(exc, StopIteration)
+
+
+def _control(exc: BaseException) -> bool:
+    """The host's control exception, or a task group's exception group holding one (a
+    tool that asked several questions at once: ``InputRequired``)."""
+    if getattr(type(exc), "toolhost_control", False):
+        return True
+    return isinstance(exc, BaseExceptionGroup) and exc.subgroup(  # noqa: F821 (3.11)
+        lambda inner: getattr(type(inner), "toolhost_control", False)) is not None
 
 
 def _carried(exc: BaseException) -> bool:
     """Whether ``exc`` (raised where the tool's code runs) goes to the loop as a
     ``ToolRaised`` described here: every exception but the host's control exceptions and
     the failures toolhost itself describes (``ToolFailure``, ``ToolRaised``)."""
-    if getattr(type(exc), "toolhost_control", False):
+    if _control(exc):
         return False
     return not isinstance(exc, (ToolFailure, ToolRaised))
 

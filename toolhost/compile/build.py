@@ -171,6 +171,7 @@ def compile_tool(tool: ToolConfig, server: ServerConfig, kinds: Mapping[str, Bac
         integers=integer_normalizer(input_schema),
         redact=redact,
         redact_results=tool.redact_results,
+        task_support=tool.task_support,
     )
 
 

@@ -54,6 +54,9 @@ class CompiledTool:
     redact_results: bool = True
     # integral floats where the schema says integer -> ints (toolhost.compile.integers)
     integers: Callable[[Mapping[str, Any]], Any] | None = None
+    # "optional" / "required": a 2026-07-28 call may run as a task (toolhost.mcp.tasks);
+    # None: never (the spec's "forbidden")
+    task_support: Literal["optional", "required"] | None = None
     # ``fast_check``, compiled on first use (a thousand tools load without it)
     _fast: Any = field(default=_UNSET, init=False, repr=False, compare=False)
 
@@ -84,6 +87,8 @@ class CompiledTool:
             out["annotations"] = annotations
         if self.output_schema is not None:
             out["outputSchema"] = dict(self.output_schema)
+        if self.task_support is not None:
+            out["execution"] = {"taskSupport": self.task_support}
         return out
 
     def argument_errors(self, arguments: Mapping[str, Any]) -> list[str]:

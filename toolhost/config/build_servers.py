@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal
 
 from toolhost.backends.http_headers import framing_reason
 from toolhost.config.backend_block import BackendChecker
@@ -24,7 +24,7 @@ SERVER_KEYS = ("description", "version", "timeout", "env", "cwd", "base_url", "h
                "include", "exclude")
 TOOL_KEYS = ("description", "title", "params", "input_schema", "annotations", "output_schema",
              "output",
-             "max_output_chars", "timeout", "secrets", "redact_results")
+             "max_output_chars", "timeout", "secrets", "redact_results", "task_support")
 ANNOTATION_KEYS = {"readOnlyHint": bool, "destructiveHint": bool, "idempotentHint": bool,
                    "openWorldHint": bool, "title": str}
 AUTH_FIELDS = {"bearer": ("token",), "basic": ("username", "password"),
@@ -295,9 +295,16 @@ def _tool(check: Checker, data: Mapping[str, Any], path: Path, server: str, name
         max_output_chars=check.integer(data, path, "max_output_chars", minimum=1),
         timeout=check.duration(data, path, "timeout"),
         redact_results=check.boolean(data, path, "redact_results") is not False,
+        task_support=_task_support(check, data, path),
         origin=check.mark(path).origin(path),
     )
     return tool if backend is not None else None
+
+
+def _task_support(check: Checker, data: Mapping[str, Any], path: Path
+                  ) -> Literal["optional", "required"] | None:
+    support = check.choice(data, path, "task_support", ("forbidden", "optional", "required"))
+    return None if support in (None, "forbidden") else support  # type: ignore[return-value]
 
 
 def _annotations(check: Checker, data: Mapping[str, Any], path: Path) -> dict[str, Any]:

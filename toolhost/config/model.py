@@ -96,6 +96,8 @@ class ToolConfig:
     timeout: float | None = None  # seconds; None = server default
     # Hide the config's secrets in the tool's results too (errors are always redacted).
     redact_results: bool = True
+    # "optional"/"required": a 2026-07-28 call may/must run as a task (None: "forbidden")
+    task_support: Literal["optional", "required"] | None = None
     origin: Origin = UNKNOWN
     # An OpenAPI operation renamed by ``tools.<operation>.name``: (the name it had, where
     # the rename is written). Deny and ask rules on the old name do not follow the rename:

@@ -13,7 +13,7 @@ import anyio
 from toolhost.redaction import scrub
 
 __all__ = ["Cancel", "Notify", "cancel_scope", "is_mapping", "may_exceed",
-           "progress_sender", "send_elicit", "send_sample"]
+           "progress_sender", "send_elicit", "send_roots", "send_sample"]
 
 Notify = Callable[[dict[str, Any]], Awaitable[None]]
 """Sends a JSON-RPC notification (e.g. ``notifications/progress``) to the client."""
@@ -74,6 +74,12 @@ async def send_sample(channel: Any, *args: Any, **kwargs: Any) -> Any:
     from toolhost.mcp.elicit import sample
 
     return await sample(channel, *args, **kwargs)
+
+
+async def send_roots(channel: Any, *args: Any, **kwargs: Any) -> Any:
+    from toolhost.mcp.elicit import roots
+
+    return await roots(channel, *args, **kwargs)
 
 
 def progress_sender(notify: Notify, token: str | int

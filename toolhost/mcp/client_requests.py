@@ -30,11 +30,13 @@ from toolhost.backends.base import ToolFailure
 from toolhost.excerpt import cut
 
 __all__ = ["CURRENT", "DEFAULT_TIMEOUT", "Channel", "ClientChannel", "ClientRequestError",
-           "InputRequired", "Pending", "RoundTrip", "client_channel", "current_channel"]
+           "InputRequired", "Pending", "RoundTrip", "client_channel", "current_channel",
+           "input_required_in"]
 
 DEFAULT_TIMEOUT = 600.0  # seconds: a person may be answering; the call's own timeout still rules
 CANCEL_NOTICE_SECONDS = 2.0  # at most this long telling the client a request was abandoned
 MAX_PENDING = 1_000  # per connection: requests the client never answers cannot pile up
+MAX_ROUND = 64  # questions one 2026-07-28 round asks at once
 
 Send = Callable[[dict[str, Any]], Awaitable[None]]
 
@@ -151,9 +153,25 @@ class InputRequired(BaseException):
 
     toolhost_control = True  # the host's, not the tool's failure (python_calls)
 
-    def __init__(self, key: str, request: dict[str, Any], answered: dict[str, Any]) -> None:
+    def __init__(self, key: str, request: dict[str, Any], answered: dict[str, Any],
+                 requests: Mapping[str, dict[str, Any]] | None = None) -> None:
         super().__init__(key)
         self.key, self.request, self.answered = key, request, answered
+        # every question of this round: those the tool asked at once (a task group) too
+        self.requests = dict(requests) if requests else {key: request}
+
+
+def input_required_in(exc: BaseException) -> InputRequired | None:
+    """The ``InputRequired`` that ``exc`` is or holds: a tool asking several questions at
+    once (a task group) stops with an exception group of them, not with one."""
+    if isinstance(exc, InputRequired):
+        return exc
+    if isinstance(exc, BaseExceptionGroup):  # noqa: F821 (a builtin since 3.11)
+        for inner in exc.exceptions:
+            found = input_required_in(inner)
+            if found is not None:
+                return found
+    return None
 
 
 class RoundTrip:
@@ -174,6 +192,7 @@ class RoundTrip:
         # capabilities a request was refused for (the tool may still have done without)
         self.refused: dict[str, Any] = {}
         self._keys: set[str] = set()
+        self._unanswered: dict[str, dict[str, Any]] = {}  # this round's questions
 
     def supports(self, capability: str) -> bool:
         return isinstance(self.capabilities.get(capability), Mapping)
@@ -196,7 +215,16 @@ class RoundTrip:
         self._keys.add(key)
         answer = self.answered.get(key)
         if answer is None:
-            raise InputRequired(key, {"method": method, "params": dict(params)}, self.answered)
+            if len(self._unanswered) >= MAX_ROUND:
+                raise ClientRequestError(f"asked the client more than {MAX_ROUND} questions "
+                                         "at once")
+            request = {"method": method, "params": dict(params)}
+            self._unanswered[key] = request
+            # questions asked at the same time (a task group, asyncio.gather) join this
+            # round: they are asked together, and each stops once all have been seen
+            for _ in range(3):
+                await anyio.sleep(0)
+            raise InputRequired(key, request, self.answered, self._unanswered)
         if not isinstance(answer, Mapping):
             raise ClientRequestError(f"got an answer to {method} that is not an object")
         return answer

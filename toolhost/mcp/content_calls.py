@@ -13,7 +13,7 @@ from toolhost.failures import log_failure
 from toolhost.mcp import jsonrpc as rpc
 from toolhost.mcp.calls import Cancel, Notify, cancel_scope
 from toolhost.mcp.calls import is_mapping as _is_mapping
-from toolhost.mcp.client_requests import InputRequired, RoundTrip, client_channel
+from toolhost.mcp.client_requests import RoundTrip, client_channel, input_required_in
 from toolhost.mcp.content import (
     MAX_URI_CHARS,
     RESOURCE_NOT_FOUND,
@@ -195,8 +195,11 @@ class ContentCalls:
                     return await self._run_content(attr, method, params, ctx, peer,
                                                    request_id, cancel)
             return await self._run_content(attr, method, params, ctx, peer, request_id, cancel)
-        except InputRequired as need:
-            return {"resultType": "input_required", "inputRequests": {need.key: need.request},
+        except BaseException as stopped:  # InputRequired, or a group of them (asked at once)
+            need = input_required_in(stopped)
+            if need is None:
+                raise
+            return {"resultType": "input_required", "inputRequests": need.requests,
                     "requestState": encode_state(need.answered), "_meta": self._modern_meta}
         finally:
             client_log = ctx.log_made()

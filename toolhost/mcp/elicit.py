@@ -18,8 +18,10 @@ from toolhost.mcp.client_requests import DEFAULT_TIMEOUT, Channel, ClientRequest
 from toolhost.mcp.elicit_schema import MAX_PROPERTIES, check_elicitation_schema
 from toolhost.redaction import scrub_value
 
-__all__ = ["MAX_PROPERTIES", "Elicited", "Sampled", "check_elicitation_schema", "elicit",
-           "sample"]
+__all__ = ["MAX_PROPERTIES", "MAX_ROOTS", "Elicited", "Sampled", "check_elicitation_schema",
+           "elicit", "roots", "sample"]
+
+MAX_ROOTS = 1_000  # roots one answer may list
 
 
 
@@ -190,6 +192,28 @@ def _hidden(params: dict[str, Any]) -> Any:
     # What the person or the client's model reads: a tool's request carries no secret of
     # this process.
     return scrub_value(params)
+
+
+async def roots(channel: Channel | None, *, timeout: float = DEFAULT_TIMEOUT,
+                key: str | None = None) -> list[dict[str, str]]:
+    """The client's roots (``roots/list``): each ``{"uri": ..., "name": ...}`` (``name``
+    when the client gave one). A ``uri`` is a ``file://`` URI; anything else is an error."""
+    result = await _channel(channel, "roots/list").request(
+        "roots", "roots/list", {}, timeout=timeout, key=key)
+    listed = result.get("roots")
+    if not isinstance(listed, list) or len(listed) > MAX_ROOTS:
+        raise ClientRequestError(f"got an answer to roots/list without a 'roots' list (of at "
+                                 f"most {MAX_ROOTS:,})")
+    out: list[dict[str, str]] = []
+    for root in listed:
+        uri = root.get("uri") if isinstance(root, Mapping) else None
+        if not isinstance(uri, str) or not uri.startswith("file://") or len(uri) > 4096:
+            raise ClientRequestError("got an answer to roots/list with a root that is not "
+                                     "{uri: 'file://...'}")
+        name = root.get("name")
+        out.append({"uri": uri, "name": cut(name, 200)} if isinstance(name, str)
+                   else {"uri": uri})
+    return out
 
 
 def _channel(channel: Channel | None, method: str) -> Channel:

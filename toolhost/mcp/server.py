@@ -26,6 +26,8 @@ from toolhost.mcp.content import ContentMethods
 from toolhost.mcp.content_calls import ContentCalls
 from toolhost.mcp.content_guards import PromptGuard, PromptVisible, ReadGuard, ReadVisible
 from toolhost.mcp.jsonrpc import RpcError as _RpcError
+from toolhost.mcp.tasks import TASKS_EXTENSION, TaskStore
+from toolhost.mcp.tasks_methods import TaskCalls
 from toolhost.mcp.tools_call import TOOL_USE_ID_META_KEY, Guard, ToolCalls
 from toolhost.mcp.toolset import BadCursor, ToolSet
 from toolhost.redaction import scrub
@@ -37,7 +39,7 @@ log = logging.getLogger("toolhost.mcp")
 _call_log = logging.getLogger("toolhost.call")
 
 
-class McpServer(ToolCalls, ContentCalls):
+class McpServer(ToolCalls, ContentCalls, TaskCalls):
     """One MCP server (a name, a version and a tool set), independent of any transport.
 
     ``handle`` is safe to call concurrently; a transport runs each request in its own task.
@@ -72,7 +74,11 @@ class McpServer(ToolCalls, ContentCalls):
             "tools/call": self._tools_call,
             "server/discover": self._discover,
             "logging/setLevel": self._set_level,
+            "tasks/get": self._tasks_get,
+            "tasks/update": self._tasks_update,
+            "tasks/cancel": self._tasks_cancel,
         }
+        self.tasks = TaskStore()  # tools/call answered with a task (toolhost.mcp.tasks)
         self.capabilities["logging"] = {}
         # logging/setLevel per peer (connection); "info" until a client says otherwise
         self._log_levels: dict[Hashable, str] = {}
@@ -344,8 +350,7 @@ class McpServer(ToolCalls, ContentCalls):
                         cancel: Cancel | None = None) -> dict[str, Any]:
         result: dict[str, Any] = {
             "supportedVersions": list(rpc.MODERN_VERSIONS),
-            # the logging capability is deprecated in 2026-07-28 (SEP-2577): not advertised
-            "capabilities": {k: v for k, v in self.capabilities.items() if k != "logging"},
+            "capabilities": self._modern_capabilities(),
             "serverInfo": self.server_info,
             "resultType": "complete", "ttlMs": 0, "cacheScope": "private",
             "_meta": self._modern_meta,
@@ -353,6 +358,13 @@ class McpServer(ToolCalls, ContentCalls):
         if self.instructions:
             result["instructions"] = scrub(self.instructions)
         return result
+
+    def _modern_capabilities(self) -> dict[str, Any]:
+        # the logging capability is deprecated in 2026-07-28 (SEP-2577): not advertised
+        caps = {k: v for k, v in self.capabilities.items() if k != "logging"}
+        if any(tool.task_support is not None for tool in self._tools.tools):
+            caps["extensions"] = {TASKS_EXTENSION: {}}
+        return caps
 
     async def _tools_list(self, request_id: Any, params: Mapping[str, Any], meta: Any,
                           notify: Notify | None, peer: Hashable, modern: bool,

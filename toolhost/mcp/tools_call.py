@@ -15,7 +15,7 @@ import functools
 import logging
 import threading
 from collections.abc import Awaitable, Callable, Hashable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolhost.backends.base import CallContext
 from toolhost.compile.tool import CompiledTool
@@ -31,14 +31,15 @@ from toolhost.mcp.calls import (
     may_exceed,
     progress_sender,
     send_elicit,
+    send_roots,
     send_sample,
 )
 from toolhost.mcp.client_log import LEVELS, ClientLog
 from toolhost.mcp.client_requests import (
-    InputRequired,
     RoundTrip,
     client_channel,
     current_channel,
+    input_required_in,
 )
 from toolhost.mcp.jsonrpc import RpcError
 from toolhost.mcp.round_trip import decode_state, encode_state
@@ -72,11 +73,31 @@ class _ClientLogOnFirstRead:
         return fields.setdefault("log", made)  # type: ignore[no-any-return]
 
 
+class _RootsThroughElicitsChannel:
+    """``McpCallContext.roots``: ``ctx.roots()`` asks through the channel ``ctx.elicit`` is
+    bound to (the transport's, the round trip's or the task's), made at first read: nothing
+    is made for a call that does not ask, and a sync tool's thread reads it as the loop
+    does."""
+
+    def __get__(self, ctx: Any, owner: Any = None) -> Callable[..., Awaitable[Any]]:
+        if ctx is None:
+            return functools.partial(send_roots, None)
+        fields = ctx.__dict__
+        elicit = fields.get("elicit")
+        channel = (elicit.args[0] if isinstance(elicit, functools.partial)
+                   and elicit.func is send_elicit and elicit.args else None)
+        # kept once made (a non-data descriptor: then the instance's own attribute), so a
+        # context equals its dataclasses.replace copy
+        return fields.setdefault(  # type: ignore[no-any-return]
+            "roots", functools.partial(send_roots, channel))
+
+
 class McpCallContext(CallContext):
     """The ``CallContext`` of a tools/call served by the MCP core: the same frozen fields (a
     ``dataclasses.replace`` of it is an ordinary copy), its ``log`` made at first read."""
 
     log = _ClientLogOnFirstRead()
+    roots = _RootsThroughElicitsChannel()
 
     @classmethod
     def made(cls, fields: dict[str, Any]) -> McpCallContext:
@@ -119,7 +140,8 @@ def content_context(request_id: Any, name: str, level: Any, notify: Any, modern:
     return McpCallContext.made(fields)
 
 
-_DEFAULTS = {f.name: f.default for f in dataclasses.fields(CallContext) if f.name != "log"}
+_DEFAULTS = {f.name: f.default for f in dataclasses.fields(CallContext)
+             if f.name not in ("log", "roots")}
 if any(value is dataclasses.MISSING for value in _DEFAULTS.values()):  # pragma: no cover
     raise TypeError("McpCallContext.made needs a default for every CallContext field")
 
@@ -134,6 +156,12 @@ class ToolCalls:
     guard: Guard | None
     limits: Limits
     unavailable: Callable[[str], str | None] | None
+
+    if TYPE_CHECKING:  # toolhost.mcp.tasks_methods.TaskCalls
+        def _task_wanted(self, tool: CompiledTool, meta: Any) -> bool: ...
+        async def _start_task(self, tool: CompiledTool, arguments: Mapping[str, Any],
+                              request_id: Any, params: Mapping[str, Any],
+                              meta: Any) -> dict[str, Any]: ...
 
     def _modern(self, result: dict[str, Any]) -> dict[str, Any]:
         result["resultType"] = "complete"
@@ -164,6 +192,8 @@ class ToolCalls:
                            f"Invalid params: 'arguments' of tool {name!r} must be an object")
         elif arguments:
             self._check_size(name, arguments)
+        if modern and tool.task_support is not None and self._task_wanted(tool, meta):
+            return await self._start_task(tool, arguments, request_id, params, meta)
         fields: dict[str, Any] = {"call_id": str(request_id), "tool": tool.wire_name}
         has_meta = is_mapping(meta)
         # 2025 revisions: the level of logging/setLevel (info until set); 2026-07-28: only a
@@ -201,9 +231,12 @@ class ToolCalls:
             # the 2025 revisions' channel is the transport's, already current
             return await self._call_in_scope(tool, arguments, ctx, peer, request_id, modern,
                                              cancel)
-        except InputRequired as need:
+        except BaseException as stopped:  # InputRequired, or a group of them (asked at once)
+            need = input_required_in(stopped)
+            if need is None:
+                raise
             return {"resultType": "input_required",
-                    "inputRequests": {need.key: need.request},
+                    "inputRequests": need.requests,
                     "requestState": encode_state(need.answered), "_meta": self._modern_meta}
         finally:
             client_log = ctx.log_made()

@@ -32,7 +32,9 @@ from toolhost.excerpt import cut
 __all__ = ["NAME_BEARING", "routing_problem"]
 
 # method -> the params key its Mcp-Name header mirrors
-NAME_BEARING = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
+NAME_BEARING = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri",
+                # SEP-2663: the tasks methods name their task
+                "tasks/get": "taskId", "tasks/update": "taskId", "tasks/cancel": "taskId"}
 
 _VERSION = "mcp-protocol-version"
 _METHOD = "mcp-method"

@@ -300,9 +300,11 @@ class ServedServer:
         self.core.max_peers = max(self.core.max_peers, count)
 
     def close(self) -> None:
-        """End every listen stream gracefully (server shutdown)."""
+        """End every listen stream gracefully, and stop every running task (server
+        shutdown)."""
         for listener in self._listeners:
             listener.done.set()
+        self.core.tasks.close()
 
     async def _listen(self, message: Mapping[str, Any], notify: Notify) -> dict[str, Any]:
         request_id = message["id"]

@@ -1,0 +1,284 @@
+"""Tasks (SEP-2663, the ``io.modelcontextprotocol/tasks`` extension of 2026-07-28): a
+``tools/call`` answered at once with a task, whose tool runs on in this process.
+
+A tool whose config says ``task_support: optional`` or ``required`` runs as a task when the
+request's ``clientCapabilities`` declare the extension: the permission rules run first (in
+the request), then the tool starts and the call answers ``resultType: "task"``. The client
+polls ``tasks/get`` (the result is inlined once the task is terminal), answers what the tool
+asks through ``tasks/update`` (``inputRequests`` / ``inputResponses``), and may
+``tasks/cancel`` it, which stops the tool. ``tasks/result`` and ``tasks/list`` are the v1
+surface, which SEP-2663 removed: -32601.
+
+A task lives in the process that started it, in memory: under several replicas a client
+must reach the same one (an unknown id is -32602). A task is its caller's (serve's
+authenticated caller): another caller asking for it is told it is unknown. Bounded: at most
+``MAX_TASKS`` per server (the oldest terminal ones make room), ``MAX_RUNNING`` running at
+once per caller, a task is forgotten ``TTL_MS`` after it was created (a running one is
+stopped then), a question waits for its answer as long as a direct call's would, and a
+result is as bounded as a direct call's (the tool's ``max_output_chars``). Server shutdown
+stops every running task.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime
+import logging
+import secrets
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+
+import anyio
+
+from toolhost.excerpt import cut
+from toolhost.failures import log_failure
+from toolhost.mcp import jsonrpc as rpc
+from toolhost.mcp.client_requests import (
+    DEFAULT_TIMEOUT,
+    ClientRequestError,
+    RoundTrip,
+    check_key,
+    client_channel,
+)
+from toolhost.mcp.jsonrpc import RpcError
+from toolhost.mcp.round_trip import MAX_ANSWERS
+
+__all__ = ["MAX_TASKS", "POLL_MS", "TASKS_EXTENSION", "TTL_MS", "Task", "TaskChannel",
+           "TaskStore", "declares_tasks", "tasks_required"]
+
+log = logging.getLogger("toolhost.mcp")
+
+TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
+MAX_TASKS = 256  # tasks one server keeps (running and terminal)
+MAX_RUNNING = 32  # tasks of one caller running at once
+TTL_MS = 3_600_000  # a task is kept this long after it was created (ms)
+POLL_MS = 500  # the poll interval suggested to clients
+TERMINAL = frozenset({"completed", "failed", "cancelled"})
+
+Run = Callable[["TaskChannel"], Awaitable[dict[str, Any]]]
+
+
+def declares_tasks(meta: Any) -> bool:
+    """Whether a 2026-07-28 request's ``_meta`` declares the tasks extension."""
+    caps = meta.get(rpc.CLIENT_CAPABILITIES_META_KEY) if isinstance(meta, Mapping) else None
+    extensions = caps.get("extensions") if isinstance(caps, Mapping) else None
+    return isinstance(extensions, Mapping) and isinstance(extensions.get(TASKS_EXTENSION),
+                                                          Mapping)
+
+
+def tasks_required(what: str) -> RpcError:
+    """-32021 for a request that needs the tasks extension its client did not declare."""
+    return RpcError(rpc.MISSING_CLIENT_CAPABILITY,
+                    f"Missing required client capability: extensions['{TASKS_EXTENSION}'] "
+                    f"({what}; declare it in _meta['{rpc.CLIENT_CAPABILITIES_META_KEY}']"
+                    "['extensions'] and call again)",
+                    {"requiredCapabilities": {"extensions": {TASKS_EXTENSION: {}}}})
+
+
+def _iso(seconds: float) -> str:
+    return datetime.datetime.fromtimestamp(seconds, datetime.UTC).isoformat(
+        timespec="milliseconds").replace("+00:00", "Z")
+
+
+class Task:
+    """One task: its status, and once terminal its result (``completed``) or error."""
+
+    def __init__(self, task_id: str, owner: Any) -> None:
+        self.id = task_id
+        self.owner = owner
+        self.created = self.updated = time.time()
+        self.status = "working"
+        self.result: dict[str, Any] | None = None
+        self.error: dict[str, Any] | None = None
+        self.runner: asyncio.Task[None] | None = None
+        # key -> (request, event, answer box): what the tool asked and waits for
+        self.waiting: dict[str, tuple[dict[str, Any], anyio.Event, list[Any]]] = {}
+
+    def _set(self, status: str) -> None:
+        if self.status not in TERMINAL:
+            self.status = status
+            self.updated = time.time()
+
+    def finish(self, status: str, *, result: dict[str, Any] | None = None,
+               error: dict[str, Any] | None = None) -> None:
+        if self.status in TERMINAL:
+            return
+        self._set(status)
+        self.result, self.error = result, error
+
+    def envelope(self) -> dict[str, Any]:
+        return {"taskId": self.id, "status": self.status, "createdAt": _iso(self.created),
+                "lastUpdatedAt": _iso(self.updated), "ttlMs": TTL_MS,
+                "pollIntervalMs": POLL_MS}
+
+    def detailed(self) -> dict[str, Any]:
+        """The ``tasks/get`` result (DetailedTask)."""
+        out = self.envelope()
+        if self.status == "completed" and self.result is not None:
+            out["result"] = self.result
+        elif self.status == "failed" and self.error is not None:
+            out["error"] = self.error
+        elif self.status == "input_required":
+            out["inputRequests"] = {key: request for key, (request, _, _) in
+                                    self.waiting.items()}
+        return out
+
+
+class TaskChannel(RoundTrip):
+    """``ctx.elicit`` / ``ctx.sample`` of a task's tool: the question waits in the task's
+    ``inputRequests`` (status ``input_required``) until ``tasks/update`` answers it. Several
+    questions asked at once wait together, and each answer resumes its own. Keys and the
+    refused capabilities are a round trip's (``RoundTrip``); the tool is not run again."""
+
+    def __init__(self, task: Task, capabilities: Mapping[str, Any]) -> None:
+        super().__init__(capabilities, {})
+        self.task = task
+
+    async def request(self, capability: str, method: str, params: Mapping[str, Any], *,
+                      timeout: float = DEFAULT_TIMEOUT, key: str | None = None
+                      ) -> Mapping[str, Any]:
+        check_key(key)
+        if not self.supports(capability):
+            self.refused[capability] = {}
+            raise ClientRequestError(f"cannot send {method}: the MCP client did not declare "
+                                     f"the '{capability}' capability")
+        self._asked += 1
+        if key is None:
+            key = f"toolhost-{self._asked}"
+        if key in self._keys:
+            raise ClientRequestError(f"asked the client twice under the key {key!r} in one "
+                                     "task (each question needs its own key)")
+        if len(self._keys) >= MAX_ANSWERS:
+            raise ClientRequestError(f"asked the client more than {MAX_ANSWERS} questions in "
+                                     "one task")
+        self._keys.add(key)
+        task = self.task
+        event, box = anyio.Event(), list[Any]()
+        task.waiting[key] = ({"method": method, "params": dict(params)}, event, box)
+        task._set("input_required")
+        try:
+            with anyio.move_on_after(timeout) as waited:
+                await event.wait()
+        finally:
+            if task.waiting.pop(key, None) is not None and not task.waiting \
+                    and task.status == "input_required":
+                task._set("working")
+        if waited.cancelled_caught:
+            raise ClientRequestError(f"got no answer to {method} (tasks/update) within "
+                                     f"{timeout:g} s")
+        answer = box[0]
+        if not isinstance(answer, Mapping):
+            raise ClientRequestError(f"got an answer to {method} that is not an object")
+        return answer
+
+
+class TaskStore:
+    """A server's tasks, by id."""
+
+    def __init__(self, max_tasks: int = MAX_TASKS, max_running: int = MAX_RUNNING) -> None:
+        self.max_tasks = max_tasks
+        self.max_running = max_running
+        self._tasks: dict[str, Task] = {}
+
+    def __len__(self) -> int:
+        return len(self._tasks)
+
+    def _sweep(self) -> None:
+        cutoff = time.time() - TTL_MS / 1000
+        for task_id in [t.id for t in self._tasks.values() if t.created < cutoff]:
+            self._drop(self._tasks.pop(task_id))
+        if len(self._tasks) >= self.max_tasks:  # the oldest terminal ones make room
+            for task_id in [t.id for t in self._tasks.values() if t.status in TERMINAL]:
+                del self._tasks[task_id]
+                if len(self._tasks) < self.max_tasks:
+                    break
+
+    @staticmethod
+    def _drop(task: Task) -> None:
+        if task.runner is not None and not task.runner.done():
+            task.finish("cancelled")
+            task.runner.cancel()
+
+    def start(self, owner: Any, capabilities: Mapping[str, Any], run: Run,
+              missing: Callable[[Mapping[str, Any]], RpcError]) -> Task:
+        """Start ``run`` as a task of ``owner``; the task exists (``tasks/get`` finds it)
+        when this returns. ``missing`` makes the error of a call that failed having asked
+        for what the client did not declare."""
+        self._sweep()
+        if len(self._tasks) >= self.max_tasks:
+            raise RpcError(rpc.SERVER_BUSY, f"Server busy: {self.max_tasks} tasks are running "
+                           "here; cancel one or wait for one to end, then call again")
+        running = sum(1 for t in self._tasks.values()
+                      if t.owner == owner and t.status not in TERMINAL)
+        if running >= self.max_running:
+            raise RpcError(rpc.SERVER_BUSY, f"Server busy: {running} of your tasks are still "
+                           "running (the limit per caller); cancel one or wait for one to "
+                           "end, then call again")
+        task = Task(secrets.token_urlsafe(16), owner)
+        channel = TaskChannel(task, capabilities)
+        self._tasks[task.id] = task
+        task.runner = asyncio.get_running_loop().create_task(
+            self._drive(task, channel, run, missing), name=f"toolhost task {task.id}")
+        return task
+
+    @staticmethod
+    async def _drive(task: Task, channel: TaskChannel, run: Run,
+                     missing: Callable[[Mapping[str, Any]], RpcError]) -> None:
+        try:
+            with client_channel(channel):
+                out = await run(channel)
+            if channel.refused and out.get("isError"):
+                raise missing(channel.refused)
+            task.finish("completed", result=out)
+        except asyncio.CancelledError:
+            task.finish("cancelled")  # our own top-level task: it ends here
+        except RpcError as exc:
+            error: dict[str, Any] = {"code": exc.code, "message": exc.message}
+            if exc.data is not None:
+                error["data"] = exc.data
+            task.finish("failed", error=error)
+        except Exception as exc:  # a bug costs this task only, and says nothing inside
+            log_failure(log, f"task {task.id}", exc)
+            task.finish("failed", error={"code": rpc.INTERNAL_ERROR,
+                                         "message": f"Internal error ({type(exc).__name__}); "
+                                                    "the server logged it"})
+
+    def find(self, owner: Any, task_id: Any) -> Task:
+        if not isinstance(task_id, str):
+            raise RpcError(rpc.INVALID_PARAMS, "Invalid params: 'taskId' must be a string")
+        self._sweep()
+        task = self._tasks.get(task_id)
+        if task is None or task.owner != owner:  # another caller's task is unknown to this one
+            raise RpcError(rpc.INVALID_PARAMS,
+                           f"Invalid params: unknown task {cut(repr(task_id), 80)} (tasks live "
+                           "in the server process that started them, for "
+                           f"{TTL_MS // 1000} s)")
+        return task
+
+    def cancel(self, owner: Any, task_id: Any) -> None:
+        task = self.find(owner, task_id)
+        if task.status not in TERMINAL:
+            task.finish("cancelled")
+            if task.runner is not None:
+                task.runner.cancel()
+
+    def update(self, owner: Any, task_id: Any, responses: Any) -> None:
+        task = self.find(owner, task_id)
+        if not isinstance(responses, Mapping):
+            raise RpcError(rpc.INVALID_PARAMS,
+                           "Invalid params: 'inputResponses' must map request keys to answers")
+        for key, answer in responses.items():
+            entry = task.waiting.pop(key, None) if isinstance(key, str) else None
+            if entry is None:
+                continue  # an answer nobody waits for (answered already, or never asked)
+            _, event, box = entry
+            box.append(answer)
+            event.set()
+        if not task.waiting and task.status == "input_required":
+            task._set("working")  # every question is answered: the tool runs on
+
+    def close(self) -> None:
+        """Stop every running task (the server is shutting down)."""
+        for task in self._tasks.values():
+            self._drop(task)
