@@ -12,7 +12,9 @@ import re
 
 from toolhost.permissions.bashbuiltins import COMMAND_VARS
 from toolhost.permissions.bashprog import SHELLS
+from toolhost.permissions.runlater import QUICK, content_lines, run_later_content
 from toolhost.permissions.runners import is_runner, runner_options, runner_strings
+from toolhost.permissions.shell import ShellSyntaxError, parse_command
 
 __all__ = ["ASSIGNMENT", "base", "command_strings", "fed_code_strings", "shell_reads_input"]
 
@@ -243,7 +245,8 @@ def fed_code_strings(command: str, forms: list[tuple[str, ...]]) -> list[str]:
     string literals of the whole command line, three levels deep (the code quoted for the
     shell, then its own literals): tried as command lines by deny and ask rules (fail
     closed), as for inline code."""
-    shell = any(shell_reads_input(f) for f in forms if f)
+    later = _writes_run_later(command)
+    shell = later or any(shell_reads_input(f) for f in forms if f)
     if not shell and not any(_reads_program_from_stdin(f) for f in forms):
         return []
     out: list[str] = []
@@ -266,7 +269,20 @@ def fed_code_strings(command: str, forms: list[tuple[str, ...]]) -> list[str]:
         out += [line for line in command.split("\n")[1:_MAX_FED] if line.strip()]
         out += [p for lit in out[:_MAX_FED] if "\\n" in lit  # printf 'a\n\trm x' | sh
                 for p in lit.replace("\\t", " ").split("\\n")]
+    if later:  # a git hook, a shell startup file, an alias or cron file (runlater)
+        out += content_lines(out, _MAX_FED * 4)
     return out
+
+
+def _writes_run_later(command: str) -> bool:
+    """It writes a git hook, a shell startup file ... (``runlater``): what it writes runs
+    later, so it is tried as a shell's input would be."""
+    if not QUICK.search(command):
+        return False
+    try:
+        return run_later_content(parse_command(command))
+    except ShellSyntaxError:
+        return False
 
 
 def _git_config(form: tuple[str, ...]) -> list[str]:
