@@ -12,7 +12,8 @@ The test is by witnesses: the calls a literal rule (no wildcard but a final ``:*
 a name below it). An earlier deny or ask rule that matches every witness of the later rule, as
 the engine decides it, hides it. A rule with a wildcard inside cannot be spelled out: it is
 judged only against an earlier prefix rule (``Bash(git:*)``, ``Read(//etc/**)``,
-``WebFetch(domain:*.example.com)``) covering its fixed start (round 14; no false report). The comparisons are bounded (``MAX_PAIRS`` in one lint).
+``WebFetch(domain:*.example.com)``) covering its fixed start (round 14; no false report).
+The comparisons are bounded (``MAX_PAIRS`` in one lint).
 """
 
 from __future__ import annotations
