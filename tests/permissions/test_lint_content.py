@@ -196,7 +196,15 @@ PATH_WHEN = [
     ("Edit", {"file_path": {"path_under": "/srv"}}, "Edit(//srv/www/index.html)", True),
     ("WebFetch", {"url": {"host": "*.example.com"}}, "WebFetch(domain:docs.example.com)",
      False),  # a host rule has two witnesses (not one exact call): not judged
-    ("Read", {"file_path": {"path_under": "/etc"}}, "Read(//etc/**)", False),  # not exact
+    # round 14: a path_under-only deny hides a rule naming a whole directory below it
+    ("Read", {"file_path": {"path_under": "/etc"}}, "Read(//etc/**)", True),
+    ("Read", {"file_path": {"path_under": "/etc"}}, "Read(//etc/ssl/**)", True),
+    ("Read", {"file_path": {"path_under": "/etc"}}, "Read(//etc/*.conf)", True),
+    ("Edit", {"file_path": {"path_under": "/srv"}}, "Edit(//srv/www/**/*.html)", True),
+    ("Read", {"file_path": {"path_under": "/etc/ssl"}}, "Read(//etc/**)", False),
+    ("Read", {"file_path": {"path_under": "/etc"}}, "Read(//var/**)", False),
+    ("Read", {"file_path": {"path_glob": "/etc/*"}}, "Read(//etc/**)", False),  # one level
+    ("Read", {"file_path": {"path_under": "/etc"}}, "Read(**/*.conf)", False),
     ("Read", {"file_path": {"path_under": "/etc"}}, "Read(//var/log/x)", False),
     ("Read", {"file_path": {"glob": "/etc/*"}}, "Read(//etc/hosts)", False),  # as written
     ("Read", {"file_path": {"path_under": "/etc"}, "limit": {"max": 10}},

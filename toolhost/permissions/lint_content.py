@@ -165,6 +165,15 @@ def _path_conditions_only(rule: CompiledRule) -> bool:
                for key, spec in when.items())
 
 
+def _under_only(rule: CompiledRule) -> bool:
+    """Its ``when`` tests only paths, with ``path_under`` (round 14): one that holds for
+    ``DIR/zq9`` and ``DIR/zq9/zq9`` holds for everything below ``DIR``, so it may hide a
+    later rule naming a whole directory (``Read(//etc/ssl/**)``, ``Read(//etc/*.conf)``)."""
+    when = rule.config.when if rule.config is not None else None
+    return _path_conditions_only(rule) and isinstance(when, Mapping) and all(
+        set(spec) == {"path_under"} for spec in when.values())
+
+
 _PATH_OPS = {"path_under", "path_glob"}
 _NORMALISED = {"file_path": _PATH_OPS, "notebook_path": _PATH_OPS, "path": _PATH_OPS,
                "url": {"host"}}
@@ -200,9 +209,10 @@ def hidden_content_rules(rules: list[CompiledRule] | tuple[CompiledRule, ...]
                 budget -= 1
                 if budget <= 0:
                     break
-                if (prior.conditions and not exact) or prior.text == rule.text or (
+                if (prior.conditions and not exact and not _under_only(prior)) or (
+                        prior.text == rule.text) or (
                         _ORDER[prior.effect] >= _ORDER[rule.effect]) or (
-                        wild and not _prefix_form(prior, tool)):
+                        wild and not _prefix_form(prior, tool) and not _under_only(prior)):
                     continue
                 if all(_prior_matches(prior, tool, c) for c in calls):
                     yield rule, prior
