@@ -18,7 +18,7 @@ from toolhost.permissions.command_strings import shell_reads_input
 from toolhost.permissions.content import BashMatcher, command_forms, cover_steps, fed_forms
 from toolhost.permissions.decision import Decision
 from toolhost.permissions.expr import ExprError
-from toolhost.permissions.runlater import QUICK, run_later_reason
+from toolhost.permissions.runlater import quick, run_later_reason
 from toolhost.permissions.shell import ParsedCommand, ShellSyntaxError, Word, parse_command
 
 if TYPE_CHECKING:
@@ -62,7 +62,7 @@ def unprovable(command: str) -> str | None:
         return "it holds a NUL character, which a shell may drop or stop at"
     try:
         reason = analyze_line(command).reason or _fed_shell(parsed := parse_command(command))
-        if reason is None and QUICK.search(command):  # a file a later command runs
+        if reason is None and quick(command):  # a file a later command runs
             reason = run_later_reason(parsed)
         return reason
     except ShellSyntaxError as exc:

@@ -12,7 +12,7 @@ import re
 
 from toolhost.permissions.bashbuiltins import COMMAND_VARS
 from toolhost.permissions.bashprog import SHELLS
-from toolhost.permissions.runlater import QUICK, content_lines, run_later_content
+from toolhost.permissions.runlater import content_lines, quick, run_later_content
 from toolhost.permissions.runners import is_runner, runner_options, runner_strings
 from toolhost.permissions.shell import ShellSyntaxError, parse_command
 
@@ -277,7 +277,7 @@ def fed_code_strings(command: str, forms: list[tuple[str, ...]]) -> list[str]:
 def _writes_run_later(command: str) -> bool:
     """It writes a git hook, a shell startup file ... (``runlater``): what it writes runs
     later, so it is tried as a shell's input would be."""
-    if not QUICK.search(command):
+    if not quick(command):
         return False
     try:
         return run_later_content(parse_command(command))

@@ -15,16 +15,25 @@ point where the command is on a line the rules see (as ``git config alias.x '!rm
 
 from __future__ import annotations
 
+import functools
 import re
 
 from toolhost.permissions.shell import ParsedCommand, Word
 
-__all__ = ["QUICK", "content_lines", "run_later_content", "run_later_reason"]
+__all__ = ["content_lines", "quick", "run_later_content", "run_later_reason"]
 
-# a cheap look at the raw command before parsing anything (most commands name none of these)
-QUICK = re.compile(r"hooks|pre-|post-|-msg|-change|-trans|-checkout|-watchman|-validate|"
-                   r"\.git|rc\b|rc[\"' ]|rc\.yml|profile|config|cron|husky|alias|\.zsh|"
-                   r"\.bash", re.IGNORECASE)
+# a cheap look at the raw command before parsing anything (most commands name none of these:
+# a plain substring test of each is several times cheaper than one regex alternation)
+_TOKENS = ("hooks", "pre-", "post-", "-msg", "-change", "-trans", "-checkout", "-watchman",
+           "-validate", ".git", "profile", ".config/", ".cargo", "cron", "husky", "alias",
+           ".zsh", ".bash", "envrc", "npmrc", "yarnrc", "kshrc")
+
+
+@functools.lru_cache(maxsize=256)
+def quick(command: str) -> bool:
+    """Whether ``command`` may name a file a later command runs (worth parsing for)."""
+    return any(map(command.lower().__contains__, _TOKENS))
+
 
 RUN_LATER = re.compile(
     r"(?:^|[/=:])(?:"
