@@ -41,3 +41,11 @@ def test_git_config_naming_a_file_git_reads_later(command: str, provable: bool) 
         "allow" if provable else "deny"), command
     assert allow.decide("Bash", {"command": command}).behavior == (
         "allow" if provable else "ask"), command
+
+
+@pytest.mark.parametrize("command", ["git clone --template=/tmp/t https://x/r.git",
+                                     "git init --template /tmp/t", "git init-db --templ=/t"])
+def test_git_template_brings_hooks(command: str) -> None:
+    # the template directory's hooks are copied into .git/hooks: the next commit runs them
+    assert policy([("deny", "Bash(rm:*)")], default="allow").decide(
+        "Bash", {"command": command}).behavior == "deny"

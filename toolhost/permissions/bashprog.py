@@ -337,6 +337,9 @@ def _config_sets_file(args: tuple[str, ...]) -> str | None:
     that directory's hooks, none of which is on the line (round 14; ``git -c include.path``
     is refused the same way)."""
     found = git_subcommand(args)
+    if found is not None and found[0] in ("clone", "init", "init-db") and any(
+            w.startswith("--te") for w in args[found[1] + 1:found[1] + 65]):
+        return "--template"  # git init --template=DIR copies DIR's hooks into .git/hooks
     if found is None or found[0] != "config":
         return None
     rest = args[found[1] + 1:found[1] + 65]
