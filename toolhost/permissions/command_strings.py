@@ -45,6 +45,7 @@ _RUN_OPTIONS = {  # options whose value the program runs as a command line
     # round 14: netcat's program to connect, aria2's event hooks
     "nc": frozenset({"-e", "-c"}), "netcat": frozenset({"-e", "-c"}),
     "ncat": frozenset({"-e", "-c", "--exec", "--sh-exec"}),
+    "fzf": frozenset({"--preview"}), "bat": frozenset({"--pager"}),
     "aria2c": frozenset({"--on-download-complete", "--on-download-start",
                          "--on-download-error", "--on-download-stop", "--on-download-pause",
                          "--on-bt-download-complete"}),
@@ -291,6 +292,7 @@ _ESCAPES = {name: re.compile(rx, re.MULTILINE | re.IGNORECASE) for names, rx in 
     (("psql", "mysql", "mariadb"), r"\\!\s*(.+)$|^\s*system\s+(.+)$"),
     (("m4", "gm4"), r"e?syscmd\(([^)]*)\)"),
     (("socat",), r"(?:^|[\s!])(?:exec|system):([^,]+)"),
+    (("fzf",), r"(?:execute|execute-silent|become|reload)[(\[{<]([^)\]}>]+)"),
 ) for name in names}
 
 
