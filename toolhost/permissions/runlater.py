@@ -26,7 +26,8 @@ __all__ = ["content_lines", "quick", "run_later_content", "run_later_reason"]
 # a plain substring test of each is several times cheaper than one regex alternation)
 _TOKENS = ("hooks", "pre-", "post-", "-msg", "-change", "-trans", "-checkout", "-watchman",
            "-validate", ".git", "profile", ".config/", ".cargo", "cron", "husky", "alias",
-           ".zsh", ".bash", "envrc", "npmrc", "yarnrc", "kshrc")
+           ".zsh", ".bash", "envrc", "npmrc", "yarnrc", "kshrc", ".ssh/", "vimrc", "exrc",
+           "tmux.conf")
 
 
 @functools.lru_cache(maxsize=256)
@@ -41,7 +42,8 @@ RUN_LATER = re.compile(
     r"|\.husky/.*|\.githooks/.*|\.gitconfig|\.config/git/config"
     r"|\.config/gh/config\.yml|\.cargo/config(?:\.toml)?"  # gh and cargo aliases
     r"|\.(?:bashrc|bash_profile|bash_login|bash_logout|profile|zshrc|zshenv|zprofile"
-    r"|zlogin|zlogout|kshrc|mkshrc|envrc|npmrc|yarnrc(?:\.yml)?)"
+    r"|zlogin|zlogout|kshrc|mkshrc|envrc|npmrc|yarnrc(?:\.yml)?|vimrc|exrc|tmux\.conf)"
+    r"|\.ssh/(?:config|rc)|\.config/fish/.*|_vimrc"  # ssh's ProxyCommand, fish's config
     r"|etc/(?:profile(?:\.d/.*)?|bash\.bashrc|zsh/.*|cron[^/]*(?:/.*)?|crontab)"
     r"|var/spool/cron/.*"
     # a git hook by its name, wherever it is (`git config core.hooksPath DIR` points at DIR)
@@ -138,6 +140,8 @@ def content_lines(texts: list[str], limit: int) -> list[str]:
             out.append(line)
             if (m := _VALUE.search(line)) is not None and m.group(1):  # `p = push`: git push
                 out += [m.group(1), "git " + m.group(1), "gh " + m.group(1)]
+            if "!" in line:  # vim's `:!rm x`, `silent !rm x`; an alias's `!rm x`
+                out.append(line.partition("!")[2])
             words = line.split()
             out += [" ".join(words[k:]) for k in range(1, min(len(words), 16))]
             if len(out) >= limit:
