@@ -156,6 +156,12 @@ ROUND10_RUNS = [
     "gh alias set x '!rm -rf y'", "gh alias set --shell x 'rm -rf y'", "gh alias set -s x 'rm y'",
     "glab alias set x '!rm y'", "yarn config set script-shell rm", "npm config set shell rm",
     "npm config set editor=rm", "npm set browser rm", "npm c set git rm",
+    # round 14: terminal emulators, init shims, detached sessions, fzf/bat commands
+    "xterm -e rm x", "gnome-terminal -- rm x", "konsole -e rm x", "alacritty -e rm x",
+    "kitty rm x", "x-terminal-emulator -e rm x", "wezterm start -- rm x", "foot rm x",
+    "tini -- rm x", "dumb-init rm x", "catatonit -- rm x", "dtach -c /tmp/s rm x",
+    "abduco -c s rm x", "fzf --preview 'rm x'", "fzf --bind 'enter:execute(rm x)'",
+    "fzf --bind 'enter:become(rm x)'", "bat --pager 'rm x' f",
 ]
 ROUND10_HONEST = [
     "git --config-env=http.extraheader=AUTH fetch", "git --config-env=user.name=N commit -m x",
@@ -192,6 +198,7 @@ ROUND10_HONEST = [
     "arch", "brew install x", "rustup update", "sbatch job.sh",
     "gh alias set co 'pr checkout'", "gh alias list", "gh alias set l '!git log --oneline'",
     "npm config set registry https://r.example", "npm config get editor", "npm install git",
+    "fzf", "bat README.md", "fzf --preview 'cat {}'", "kitty +kitten icat x.png",
 ]
 
 RUNS = ROUND9_RUNS + ROUND10_RUNS

@@ -104,3 +104,27 @@ ALLOW_GIT = policy([("allow", "Bash(git fetch:*)"), ("allow", "Bash(git log:*)")
 def test_an_allow_rule_does_not_cover_a_variable_whose_value_runs(command: str,
                                                                   want: str) -> None:
     assert ALLOW_GIT.decide("Bash", {"command": command}).behavior == want
+
+
+# round 14: programs whose own language runs a shell command, and options naming a program
+ESCAPES = [
+    "socat - EXEC:'rm x'", "socat - SYSTEM:'rm x'", "socat TCP-LISTEN:1 EXEC:rm",
+    "socat - exec:'rm x',pty", "ncat --sh-exec 'rm x' h 1", "nc -e /bin/rm h 1",
+    "nc -c 'rm x' h 1", "aria2c --on-download-complete=rm x", "ed -s f <<< '!rm x'",
+    "ed -s f <<EOF\n1d\nw\n!rm x\nEOF", "echo '!rm x' | ed f", "dc -e '!rm x'",
+    "sqlite3 :memory: '.shell rm x'", "sqlite3 db <<< '.system rm x'", "psql -c '\\! rm x'",
+    "mysql -e 'system rm x'", "m4 <<< 'syscmd(rm x)'", "m4 <<< 'esyscmd(rm x)'",
+    "lftp -c '!rm x'", "ftp <<< '!rm x'", "sftp -b - h <<< '!rm x'",
+]
+PLAIN = ["sqlite3 db 'select 1'", "psql -c 'select 1'", "nc -l 8080", "socat TCP:h:1 -",
+         "ed -s f <<< ',p'", "mysql -e 'select 1'", "m4 macros.m4", "dc -e '2 3 + p'"]
+
+
+@pytest.mark.parametrize("command", ESCAPES)
+def test_a_shell_escape_meets_the_deny_rules(command: str) -> None:
+    assert DENY_RM.decide("Bash", {"command": command}).behavior == "deny", command
+
+
+@pytest.mark.parametrize("command", PLAIN)
+def test_no_shell_escape_is_decided_as_before(command: str) -> None:
+    assert DENY_RM.decide("Bash", {"command": command}).behavior == "allow", command

@@ -42,7 +42,30 @@ CASES = [
     ("deny", "Bash(rm -rf:*)", "allow", "Bash(rm:*)", False),
     ("ask", "Bash(npm publish:*)", "allow", "Bash(npm:*)", False),
     ("deny", "Read(//etc/shadow)", "allow", "Read(//etc/**)", False),
-    ("deny", "Read(//etc/**)", "allow", "Read(//etc/*.conf)", False),  # a wildcard inside
+    # round 14: a rule with a wildcard inside, under a prefix rule covering its fixed part
+    ("deny", "Read(//etc/**)", "allow", "Read(//etc/*.conf)", True),
+    ("deny", "Read(//etc/**)", "allow", "Read(//etc/ssl/**/*.pem)", True),
+    ("ask", "Read(~/.ssh/**)", "allow", "Read(~/.ssh/id_*.pub)", True),
+    ("deny", "Edit(./secrets/**)", "allow", "Edit(./secrets/*/k?.txt)", True),
+    ("deny", "Read(./private/**)", "allow", "Read(private/[ab]*.md)", True),
+    ("deny", "Bash(git:*)", "allow", "Bash(git * main)", True),
+    ("deny", "Bash(git push:*)", "allow", "Bash(git push * --force)", True),
+    ("ask", "Bash(kubectl *)", "allow", "Bash(kubectl get * -o json)", True),
+    ("deny", "WebFetch(domain:*.example.com)", "allow", "WebFetch(domain:*.docs.example.com)",
+     True),
+    # ... and not: the prefix rule does not cover the fixed part, or the earlier rule is no
+    # prefix rule (its wildcards could miss some of the later rule's calls)
+    ("deny", "Read(//etc/ssl/**)", "allow", "Read(//etc/*.conf)", False),
+    ("deny", "Read(//etc/*.conf)", "allow", "Read(//etc/*.conf.d)", False),
+    ("deny", "Read(//etc/**)", "allow", "Read(//et*/x)", False),
+    ("deny", "Read(//etc/**)", "allow", "Read(**/etc/x)", False),
+    ("deny", "Read(./private/**)", "allow", "Read(*.md)", False),
+    ("deny", "Bash(git push:*)", "allow", "Bash(git * main)", False),
+    ("deny", "Bash(git:*)", "allow", "Bash(gi* status)", False),
+    ("deny", "Bash(git * main)", "allow", "Bash(git push * main)", False),
+    ("deny", "Bash(git:*)", "allow", "Bash(git * | sh)", False),
+    ("deny", "WebFetch(domain:*.docs.example.com)", "allow", "WebFetch(domain:*.example.com)",
+     False),
     ("deny", "Read(./private/**)", "allow", "Read(./src/**)", False),
     ("deny", "Read(//etc/**)", "allow", "Edit(//etc/hosts)", False),  # another family
     ("deny", "Edit(./secrets/**)", "allow", "Read(./secrets/a)", False),
@@ -173,7 +196,15 @@ PATH_WHEN = [
     ("Edit", {"file_path": {"path_under": "/srv"}}, "Edit(//srv/www/index.html)", True),
     ("WebFetch", {"url": {"host": "*.example.com"}}, "WebFetch(domain:docs.example.com)",
      False),  # a host rule has two witnesses (not one exact call): not judged
-    ("Read", {"file_path": {"path_under": "/etc"}}, "Read(//etc/**)", False),  # not exact
+    # round 14: a path_under-only deny hides a rule naming a whole directory below it
+    ("Read", {"file_path": {"path_under": "/etc"}}, "Read(//etc/**)", True),
+    ("Read", {"file_path": {"path_under": "/etc"}}, "Read(//etc/ssl/**)", True),
+    ("Read", {"file_path": {"path_under": "/etc"}}, "Read(//etc/*.conf)", True),
+    ("Edit", {"file_path": {"path_under": "/srv"}}, "Edit(//srv/www/**/*.html)", True),
+    ("Read", {"file_path": {"path_under": "/etc/ssl"}}, "Read(//etc/**)", False),
+    ("Read", {"file_path": {"path_under": "/etc"}}, "Read(//var/**)", False),
+    ("Read", {"file_path": {"path_glob": "/etc/*"}}, "Read(//etc/**)", False),  # one level
+    ("Read", {"file_path": {"path_under": "/etc"}}, "Read(**/*.conf)", False),
     ("Read", {"file_path": {"path_under": "/etc"}}, "Read(//var/log/x)", False),
     ("Read", {"file_path": {"glob": "/etc/*"}}, "Read(//etc/hosts)", False),  # as written
     ("Read", {"file_path": {"path_under": "/etc"}, "limit": {"max": 10}},

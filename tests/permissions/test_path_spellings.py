@@ -38,6 +38,12 @@ def layout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[object, str
     # plain paths as before
     ("Read", "src/a.py", "allow"), ("Read", "src/$unset_var_x.py", "allow"),
     ("Read", "{home}/.ssh/id_rsa", "deny"), ("Read", "~/.ssh/id_rsa", "deny"),
+    # round 14: a Windows separator (`\` is `/` to a tool on Windows): deny and ask meet
+    # it, an allow must prove the path it stands for too
+    ("Read", "{home}\\.ssh\\id_rsa", "deny"), ("Read", "~\\.ssh\\id_rsa", "deny"),
+    ("Read", "{home}/.ssh\\id_rsa", "deny"), ("Edit", "{home}\\.ssh", "deny"),
+    ("Read", "$HOME\\.ssh\\id_rsa", "deny"), ("Read", "src\\..\\..\\home\\x", "ask"),
+    ("Read", "src\\a.py", "allow"),
 ])
 def test_each_spelling_meets_the_rules(layout: tuple[object, str], tool: str, path: str,
                                        want: str) -> None:

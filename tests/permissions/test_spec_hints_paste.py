@@ -61,6 +61,9 @@ RULES = {
     "Edit(/Volumes/x/**)": "anchored at the directory", "Read(/Library/Keychains/**)":
         "anchored at the directory", "Read(/private/etc/**)": "anchored at the directory",
     "Read(/nix/store/**)": "anchored at the directory",
+    # round 14: a blank next to a separator or a wildcard
+    "Read(./secrets/ **)": "write Read(./secrets/**)", "Read(./secrets /**)": "blank next to",
+    "Edit(src/ *.py)": "write Edit(src/*.py)", "Read(~/.ssh/ *)": "blank next to",
 }
 FINE = ["Bash(npm run build:prod:*)", "Bash(rm:*)", "Bash(git push:*)",
         "Bash(echo \u00e9t\u00e9:*)",
@@ -68,7 +71,8 @@ FINE = ["Bash(npm run build:prod:*)", "Bash(rm:*)", "Bash(git push:*)",
         "Read(a,b)", "Edit(./notes/#x.md)", "WebFetch(domain:example.com)",
         "WebFetch(domain:b\u00fccher.de)", "Bash(docker compose run:*)",
         "Bash(curl http\\://x:*)", "Task(my-plugin:reviewer)", "Bash(npx:*)",
-        "Read(/docs/**)", "Edit(/src/app.py)"]
+        "Read(/docs/**)", "Edit(/src/app.py)", "Read(~/My Documents/**)",
+        "Read(./a b/c d.txt)"]
 
 
 def _review(tmp_path: Path, rules: list[str], effect: str = "deny") -> list[str]:

@@ -18,6 +18,7 @@ from toolhost.permissions.command_strings import shell_reads_input
 from toolhost.permissions.content import BashMatcher, command_forms, cover_steps, fed_forms
 from toolhost.permissions.decision import Decision
 from toolhost.permissions.expr import ExprError
+from toolhost.permissions.runlater import quick, run_later_reason
 from toolhost.permissions.shell import ParsedCommand, ShellSyntaxError, Word, parse_command
 
 if TYPE_CHECKING:
@@ -60,7 +61,10 @@ def unprovable(command: str) -> str | None:
     if "\x00" in command:  # bash drops a NUL it reads from a script (`\0rm x` is `rm x`)
         return "it holds a NUL character, which a shell may drop or stop at"
     try:
-        return analyze_line(command).reason or _fed_shell(parse_command(command))
+        reason = analyze_line(command).reason or _fed_shell(parsed := parse_command(command))
+        if reason is None and quick(command):  # a file a later command runs
+            reason = run_later_reason(parsed)
+        return reason
     except ShellSyntaxError as exc:
         return f"it does not parse: {exc}"
 

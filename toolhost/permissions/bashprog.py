@@ -23,7 +23,7 @@ from toolhost.permissions.bashbuiltins import (
     builtin_reason,
     line_reason,
 )
-from toolhost.permissions.gitcommands import unknown_git_command
+from toolhost.permissions.gitcommands import git_subcommand, unknown_git_command
 from toolhost.permissions.shell import ParsedCommand, ShellSyntaxError, Word, parse_command
 
 __all__ = ["SHELLS", "WRAPPERS", "Analysis", "Step", "analyze", "analyze_command"]
@@ -234,6 +234,9 @@ def analyze(words: tuple[Word, ...], depth: int = 0, *, wrapped: bool = False,
     if name == "git" and (key := _config_env(values[i + 1:])) is not None:
         return Analysis(reason=f"git configuration {key!r} comes from the environment or "
                         "another file, which may name a command")
+    if name == "git" and (key := _config_sets_file(values[i + 1:])) is not None:
+        return Analysis(reason=f"git config {key} names a file or directory whose aliases, "
+                        "pager or hooks git runs later, which the rules cannot see")
     if name.lower() == "git" and (sub := unknown_git_command(values[i + 1:])) is not None:
         return Analysis(reason=f"{sub!r} is not a git command: it may be an alias or a "
                         f"'git-{sub}' program, which may run anything")
@@ -323,6 +326,27 @@ def _config_env(args: tuple[str, ...]) -> str | None:
 
 
 _INCLUDE = re.compile(r"include\.path|includeif\..+\.path", re.IGNORECASE)
+_READS_CONFIG = frozenset({"--get", "--get-all", "--get-regexp", "--get-urlmatch", "--list",
+                           "-l", "--unset", "--unset-all", "--remove-section", "get", "list",
+                           "unset", "remove-section", "--show-origin", "--name-only"})
+
+
+def _config_sets_file(args: tuple[str, ...]) -> str | None:
+    """``git config [--global] include.path FILE`` (``includeIf.*.path``,
+    ``core.hooksPath DIR``): later git commands read that file's aliases and pager, or run
+    that directory's hooks, none of which is on the line (round 14; ``git -c include.path``
+    is refused the same way)."""
+    found = git_subcommand(args)
+    if found is not None and found[0] in ("clone", "init", "init-db") and any(
+            w.startswith("--te") for w in args[found[1] + 1:found[1] + 65]):
+        return "--template"  # git init --template=DIR copies DIR's hooks into .git/hooks
+    if found is None or found[0] != "config":
+        return None
+    rest = args[found[1] + 1:found[1] + 65]
+    if any(w in _READS_CONFIG for w in rest):
+        return None
+    return next((w for w in rest if _INCLUDE.fullmatch(w) or w.lower() == "core.hookspath"),
+                None)
 
 
 def _crontab_reads_input(args: tuple[str, ...]) -> bool:

@@ -12,7 +12,9 @@ import re
 
 from toolhost.permissions.bashbuiltins import COMMAND_VARS
 from toolhost.permissions.bashprog import SHELLS
+from toolhost.permissions.runlater import content_lines, quick, run_later_content
 from toolhost.permissions.runners import is_runner, runner_options, runner_strings
+from toolhost.permissions.shell import ShellSyntaxError, parse_command
 
 __all__ = ["ASSIGNMENT", "base", "command_strings", "fed_code_strings", "shell_reads_input"]
 
@@ -40,6 +42,13 @@ _RUN_OPTIONS = {  # options whose value the program runs as a command line
     "diff3": frozenset({"--diff-program"}), "sort": frozenset({"--compress-program"}),
     "split": frozenset({"--filter"}), "rg": frozenset({"--pre"}),
     "nodemon": frozenset({"--exec", "-x"}), "tcpdump": frozenset({"-z"}),
+    # round 14: netcat's program to connect, aria2's event hooks
+    "nc": frozenset({"-e", "-c"}), "netcat": frozenset({"-e", "-c"}),
+    "ncat": frozenset({"-e", "-c", "--exec", "--sh-exec"}),
+    "fzf": frozenset({"--preview"}), "bat": frozenset({"--pager"}),
+    "aria2c": frozenset({"--on-download-complete", "--on-download-start",
+                         "--on-download-error", "--on-download-stop", "--on-download-pause",
+                         "--on-bt-download-complete"}),
     "cpio": frozenset({"--rsh-command"}),
     # apt-get -o 'APT::Update::Pre-Invoke::=CMD' (DPkg::Post-Invoke ...): the part after '='
     **dict.fromkeys(("apt", "apt-get", "aptitude"), frozenset({"-o", "--option"})),
@@ -243,9 +252,11 @@ def fed_code_strings(command: str, forms: list[tuple[str, ...]]) -> list[str]:
     string literals of the whole command line, three levels deep (the code quoted for the
     shell, then its own literals): tried as command lines by deny and ask rules (fail
     closed), as for inline code."""
-    shell = any(shell_reads_input(f) for f in forms if f)
+    later = _writes_run_later(command)
+    shell = later or any(shell_reads_input(f) for f in forms if f)
+    escaped = _escaped(command, forms)
     if not shell and not any(_reads_program_from_stdin(f) for f in forms):
-        return []
+        return escaped
     out: list[str] = []
     level = [command]
     for _ in range(3):
@@ -266,7 +277,46 @@ def fed_code_strings(command: str, forms: list[tuple[str, ...]]) -> list[str]:
         out += [line for line in command.split("\n")[1:_MAX_FED] if line.strip()]
         out += [p for lit in out[:_MAX_FED] if "\\n" in lit  # printf 'a\n\trm x' | sh
                 for p in lit.replace("\\t", " ").split("\\n")]
-    return out
+    if later:  # a git hook, a shell startup file, an alias or cron file (runlater)
+        out += content_lines(out, _MAX_FED * 4)
+    return out + escaped
+
+
+# round 14: programs whose own language runs a shell command (ed's and ftp's `!cmd`, dc's
+# `!`, sqlite3's `.shell`/`.system`, psql's `\!`, mysql's `system`, m4's `syscmd(...)`,
+# socat's EXEC:/SYSTEM: address): what follows, in an argument or a line fed to it
+_ESCAPES = {name: re.compile(rx, re.MULTILINE | re.IGNORECASE) for names, rx in (
+    (("ed", "red", "ex", "ftp", "lftp", "sftp", "tnftp", "ncftp"), r"(?:^|[;'\"]\s*)!(.+)$"),
+    (("dc",), r"!(.+)$"),
+    (("sqlite3", "sqlite"), r"^\s*\.(?:shell|system)\s+(.+)$"),
+    (("psql", "mysql", "mariadb"), r"\\!\s*(.+)$|^\s*system\s+(.+)$"),
+    (("m4", "gm4"), r"e?syscmd\(([^)]*)\)"),
+    (("socat",), r"(?:^|[\s!])(?:exec|system):([^,]+)"),
+    (("fzf",), r"(?:execute|execute-silent|become|reload)[(\[{<]([^)\]}>]+)"),
+) for name in names}
+
+
+def _escaped(command: str, forms: list[tuple[str, ...]]) -> list[str]:
+    """The shell commands of a program among ``forms`` whose own language runs one
+    (``_ESCAPES``), in its arguments or anything fed to it: every match in the whole line."""
+    names = {base(f[0]) for f in forms if f and base(f[0]) in _ESCAPES}
+    if not names:
+        return []
+    texts = [command, *(next(g for g in m.groups() if g is not None)
+                        for m in _CODE_STRING.finditer(command))][:_MAX_FED]
+    return [g.strip(" \t'\"") for name in names for text in texts
+            for m in _ESCAPES[name].finditer(text) for g in m.groups() if g]
+
+
+def _writes_run_later(command: str) -> bool:
+    """It writes a git hook, a shell startup file ... (``runlater``): what it writes runs
+    later, so it is tried as a shell's input would be."""
+    if not quick(command):
+        return False
+    try:
+        return run_later_content(parse_command(command))
+    except ShellSyntaxError:
+        return False
 
 
 def _git_config(form: tuple[str, ...]) -> list[str]:

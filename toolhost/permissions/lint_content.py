@@ -10,8 +10,10 @@ allow is never reached: the author believes something is allowed that never is.
 The test is by witnesses: the calls a literal rule (no wildcard but a final ``:*``, `` *`` or
 ``/**``) matches, spelled out (the command itself and with one more word; the path itself and
 a name below it). An earlier deny or ask rule that matches every witness of the later rule, as
-the engine decides it, hides it. A rule with a wildcard inside cannot be spelled out and is
-not judged (no false report). The comparisons are bounded (``MAX_PAIRS`` in one lint).
+the engine decides it, hides it. A rule with a wildcard inside cannot be spelled out: it is
+judged only against an earlier prefix rule (``Bash(git:*)``, ``Read(//etc/**)``,
+``WebFetch(domain:*.example.com)``) covering its fixed start (round 14; no false report).
+The comparisons are bounded (``MAX_PAIRS`` in one lint).
 """
 
 from __future__ import annotations
@@ -88,6 +90,62 @@ def _witnesses(rule: CompiledRule, tool: str) -> list[dict[str, Any]]:
     return []
 
 
+_WILD = "*?[]{}"
+
+
+def _wild_witnesses(rule: CompiledRule, tool: str) -> list[dict[str, Any]]:
+    """For a rule with a wildcard inside (round 14): calls standing for all it matches, to be
+    compared with a PREFIX rule only (``_prefix_form``). Every command ``Bash(git * main)``
+    matches starts with the words ``git `` (so ``Bash(git:*)`` matching ``git zq9`` matches
+    them all); every path ``Read(//etc/*.conf)`` matches lies below ``/etc`` (so
+    ``Read(//etc/**)`` matching ``/etc/zq9`` matches them all); every host
+    ``domain:*.a.example.com`` matches ends in ``.a.example.com``."""
+    spec = _spec(rule)
+    if spec is None:
+        return []
+    spec = spec.strip()
+    if tool == "Bash":
+        body = spec[:-2] if spec.endswith(":*") else spec
+        if "*" not in body or getattr(rule.content, "whole", True):
+            return []
+        lead = body.split("*", 1)[0]
+        words = lead.strip()
+        if not lead.endswith(" ") or not words or any(c in words for c in "*\\'\"$`"):
+            return []
+        return [{"command": f"{words} {_FILLER}"}, {"command": f"{words} {_FILLER} {_FILLER}"}]
+    if tool in _PATH_KEY:
+        cut = min((spec.index(c) for c in _WILD if c in spec), default=-1)
+        lead = spec[:cut] if cut > 0 else ""
+        if "/" not in lead.lstrip("/") and not lead.startswith(("~/", "./")):
+            return []
+        folder = lead.rsplit("/", 1)[0]
+        if not folder or folder in ("/", "~", "."):
+            return []
+        return [{_PATH_KEY[tool]: w} for w in _path_witnesses(folder + "/**", rule)]
+    if tool == "WebFetch" and spec.startswith("domain:*."):
+        rest = spec[len("domain:*."):].strip()
+        if not rest or "*" in rest:
+            return []
+        return [{"url": f"https://{_FILLER}.{rest}/"},
+                {"url": f"https://{_FILLER}.{_FILLER}.{rest}/{_FILLER}"}]
+    return []
+
+
+def _prefix_form(rule: CompiledRule, tool: str) -> bool:
+    """``Bash(git:*)``, ``Bash(git *)``, ``Read(//etc/**)``, ``WebFetch(domain:*.x.com)``:
+    a rule matching everything that starts with its fixed part (no other wildcard)."""
+    spec = _spec(rule)
+    if spec is None or not _plain_content(rule):
+        return False
+    spec = spec.strip()
+    if tool == "Bash":
+        body = spec[:-2] if spec.endswith((":*", " *")) else None
+        return body is not None and "*" not in body
+    if tool in _PATH_KEY:
+        return spec.endswith("/**") and not any(c in spec[:-3] for c in _WILD + "\\$%")
+    return tool == "WebFetch" and spec.startswith("domain:*.") and "*" not in spec[9:]
+
+
 def _matches(rule: CompiledRule, tool: str, call: Mapping[str, Any]) -> bool:
     content = rule.content
     assert content is not None
@@ -105,6 +163,15 @@ def _path_conditions_only(rule: CompiledRule) -> bool:
         return False
     return all(isinstance(spec, Mapping) and spec and set(spec) <= _NORMALISED.get(key, set())
                for key, spec in when.items())
+
+
+def _under_only(rule: CompiledRule) -> bool:
+    """Its ``when`` tests only paths, with ``path_under`` (round 14): one that holds for
+    ``DIR/zq9`` and ``DIR/zq9/zq9`` holds for everything below ``DIR``, so it may hide a
+    later rule naming a whole directory (``Read(//etc/ssl/**)``, ``Read(//etc/*.conf)``)."""
+    when = rule.config.when if rule.config is not None else None
+    return _path_conditions_only(rule) and isinstance(when, Mapping) and all(
+        set(spec) == {"path_under"} for spec in when.values())
 
 
 _PATH_OPS = {"path_under", "path_glob"}
@@ -131,16 +198,21 @@ def hidden_content_rules(rules: list[CompiledRule] | tuple[CompiledRule, ...]
     for rule in rules:
         tool = _written(rule).partition("(")[0].strip()
         # (a later rule's when/expr/callers only narrow what it matches)
-        calls = _witnesses(rule, tool) if (
-            rule.content is not None and tool in rule.names.exact) else []
-        if calls and budget > 0 and all(_matches(rule, tool, c) for c in calls):
+        named = rule.content is not None and tool in rule.names.exact
+        calls = _witnesses(rule, tool) if named else []
+        wild = False
+        if named and not calls:  # a wildcard inside: only a prefix rule can be sure to hide it
+            calls, wild = _wild_witnesses(rule, tool), True
+        if calls and budget > 0 and (wild or all(_matches(rule, tool, c) for c in calls)):
             exact = len(calls) == 1
             for prior in (p for p in earlier[tool] if p.names.matches(tool)):
                 budget -= 1
                 if budget <= 0:
                     break
-                if (prior.conditions and not exact) or prior.text == rule.text or (
-                        _ORDER[prior.effect] >= _ORDER[rule.effect]):
+                if (prior.conditions and not exact and not _under_only(prior)) or (
+                        prior.text == rule.text) or (
+                        _ORDER[prior.effect] >= _ORDER[rule.effect]) or (
+                        wild and not _prefix_form(prior, tool) and not _under_only(prior)):
                     continue
                 if all(_prior_matches(prior, tool, c) for c in calls):
                     yield rule, prior

@@ -264,7 +264,8 @@ def interpolated_root(tool: str, written: str, spans: tuple[tuple[int, int], ...
 def spellings(path: str) -> list[str]:
     """Other paths a tool may read ``path`` as (fail closed: a deny or ask rule meets each,
     an allow rule must prove each): ``$HOME/.ssh/x`` or ``${HOME}`` expanded, the text
-    without the blanks around it, a ``file://`` URL's path."""
+    without the blanks around it, a ``file://`` URL's path, and (round 14) each with ``\\``
+    read as ``/`` (a Windows separator)."""
     out = []
     if "$" in path and (expanded := os.path.expandvars(path)) != path:
         out.append(expanded)
@@ -272,6 +273,8 @@ def spellings(path: str) -> list[str]:
         out.append(path.strip())
     if path[:5].lower() == "file:":
         out += _file_url_paths(path[5:])
+    if "\\" in path:  # a Windows separator (round 14): `~\.ssh\id_rsa` there is ~/.ssh/id_rsa
+        out += [p.replace("\\", "/") for p in (path, *out)]
     return out
 
 

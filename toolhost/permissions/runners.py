@@ -87,7 +87,13 @@ _WHOLE = frozenset({"npx", "pnpx", "bunx", "uvx", "entr", "sshpass", "mosh", "au
                     "gnice", "gnohup", "gstdbuf", "gtime", "flatpak-spawn", "mpirun",
                     "mpiexec", "srun", "salloc", "winpty", "prime-run", "gamemoderun",
                     "optirun", "primusrun", "vglrun", "mangohud", "gpg-agent",
-                    "systemd-cat"})
+                    "systemd-cat",
+                    # round 14: terminal emulators (`xterm -e CMD`, `gnome-terminal -- CMD`),
+                    # container init shims, detached sessions
+                    "xterm", "uxterm", "urxvt", "rxvt", "gnome-terminal", "konsole",
+                    "alacritty", "kitty", "foot", "wezterm", "st", "terminator", "tilix",
+                    "xfce4-terminal", "mate-terminal", "lxterminal", "x-terminal-emulator",
+                    "tini", "dumb-init", "catatonit", "dtach", "abduco"})
 # program -> subcommand -> the program it runs with the words after it (yarn node -e CODE is
 # node -e CODE, nvm run 18 -e CODE is node)
 _AS_PROGRAM: dict[str, dict[str, str]] = {"yarn": {"node": "node"}, "nvm": {"run": "node"}}

@@ -26,6 +26,7 @@ __all__ = ["ParsedCommand", "ShellSyntaxError", "Word", "parse_command"]
 
 _OPERATORS = ("&&", "||", ";;", "|&", ";", "|", "&", "\n", "(", ")")
 _REDIRECTS = ("<<<", "<<-", "&>>", ">>", ">&", ">|", "<<", "<&", "<>", "&>", ">", "<")
+_WRITES = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&"})
 _WORD_END = " \t\n;&|<>()"
 _FD_DUP = re.compile(r"\d+-?|-")
 _PARAM_START = re.compile(r"[A-Za-z_0-9@*#?$!-]")
@@ -71,6 +72,9 @@ class ParsedCommand:
     # for each of ``words + nested_words`` (up to the last one fed anything): its stdin is a
     # file ("<": ``< f``), a pipe ("|") or neither ("")
     fed: list[str] = field(default_factory=list)
+    # the simple commands (of ``words + nested_words``) that write a file by redirection or
+    # read a here-document or here-string: (its words, the files written, fed a document?)
+    writes: list[tuple[tuple[Word, ...], tuple[str, ...], bool]] = field(default_factory=list)
 
     def normalized(self) -> list[str]:
         return [" ".join(seg) for seg in self.segments]
@@ -93,6 +97,8 @@ class _Lexer:
         self.heredocs: list[tuple[str, bool, bool]] = []  # (delimiter, expands, strip tabs)
         self.outer_heredoc = heredoc_pending  # a here-document of an enclosing line is pending
         self.fed: dict[int, str] = {}  # segments whose stdin is a file ("<") or a pipe ("|")
+        # by the segment's list: (the files it writes by redirection, fed a document?)
+        self.io: dict[int, tuple[list[str], list[bool]]] = {}
 
     def _child(self, s: str, depth: int) -> _Lexer:
         return _Lexer(s, depth, self.level, self.outer_heredoc or bool(self.heredocs),
@@ -375,6 +381,12 @@ class _Lexer:
         harmless = (op in (">&", "<&") and _FD_DUP.fullmatch(target.value) is not None
                     ) or (target.value == "/dev/null" and target.plain
                           and op in (">", ">>", "&>", "&>>", "<", ">|"))
+        if op in ("<<", "<<-", "<<<") or (not harmless and op in _WRITES):
+            io = self.io.setdefault(id(cur), ([], [False]))
+            if op in _WRITES:
+                io[0].append(target.value)
+            else:
+                io[1][0] = True
         if not harmless:  # a file, a here-document or a here-string
             self.opaque = True
             if op in ("<", "<>", "<&"):
@@ -439,13 +451,17 @@ class _Lexer:
         if nested and self.heredocs:
             self.refusals.append("a here-document inside a substitution without its body")
         words = [tuple(seg) for seg in segments if seg]
+        writes = [(t, tuple(io[0]), io[1][0]) for seg, t in zip(
+            (seg for seg in segments if seg), words, strict=True)
+            if (io := self.io.get(id(seg))) is not None] if self.io else []
         parsed = ParsedCommand(segments=[tuple(w.value for w in seg) for seg in words],
                                opaque=self.opaque, text=" ".join(text),
                                balanced=balanced and depth == 0, words=words,
                                refusals=self.refusals,
                                fed=[self.fed.get(k, "") for k, seg in enumerate(segments)
-                                    if seg] if self.fed else [])
+                                    if seg] if self.fed else [], writes=writes)
         for inner in self.subs:
+            parsed.writes += inner.writes
             if inner.fed:  # (``fed`` stops at the last command fed anything)
                 parsed.fed += [""] * (len(parsed.words) + len(parsed.nested_words)
                                       - len(parsed.fed))

@@ -94,6 +94,7 @@ def bash_paste_hints(spec: str) -> list[Hint]:
 _BASH_PLACEHOLDER = re.compile(r"<[A-Za-z_][\w -]*>|\{\{?\s*[A-Za-z_][\w.]*\s*\}?\}"
                                r"|\[-*[A-Za-z_][\w -]*\]")
 _PLACEHOLDER = re.compile(r"<[A-Za-z_][\w -]*>|\{\{?\s*[A-Za-z_][\w.]*\s*\}?\}")
+_BLANK_AT_SEP = re.compile(r"/[ \t]+|[ \t]+/|[ \t]+\*|\*[ \t]+")
 
 
 def path_paste_hints(name: str, spec: str) -> list[Hint]:
@@ -114,6 +115,11 @@ def path_paste_hints(name: str, spec: str) -> list[Hint]:
                     "directory called that",
                     f"write {name}(~/...) for the home directory, ./... for the working "
                     "directory, or //abs/path"))
+    if _BLANK_AT_SEP.search(spec.strip()) is not None:  # round 14: `./secrets/ **`
+        fixed = _BLANK_AT_SEP.sub(lambda m: m.group(0).strip(" \t"), spec.strip())
+        out.append(("warning", f"{name}({spec}) has a blank next to a '/' or a '*': a path "
+                    "pattern takes it literally, so the rule names a file or directory whose "
+                    "name starts or ends with a blank", f"write {name}({fixed})"))
     if any(c in spec for c in "\n\r\v\f"):
         out.append(("warning", f"{name}({spec!r}) holds a line break: the rule names a path "
                     "holding one", "write each path as its own rule, on one line"))
