@@ -132,7 +132,17 @@ ENCODINGS: dict[str, Callable[[bytes], str]] = {
     "base64 -w1": lambda d: _fixed(base64.b64encode(d).decode(), 1),
     "xxd -p -c4": lambda d: _fixed(d.hex(), 8),
     "od -An -tx1 -w1": lambda d: "".join(f" {b:02x}\n" for b in d),
+    # UTF-16 (iconv -t UTF-16, a Windows program) read as UTF-8, and in a dump
+    "utf-16 read as utf-8": lambda d: d.decode().encode("utf-16").decode("utf-8", "replace"),
+    "utf-16 in xxd": lambda d: _xxd(d.decode().encode("utf-16-le")),
+    "list of hex(b) (Python)": lambda d: str([hex(b) for b in d]),
 }
+
+
+def _xxd(data: bytes) -> str:  # xxd: 16 bytes a line, in pairs, then the ASCII column
+    return "".join(f"{at:08x}: " + " ".join(data[i:i + 2].hex() for i in range(
+        at, min(at + 16, len(data)), 2)).ljust(39) + "  " + _column(data[at:at + 16]) + "\n"
+                   for at in range(0, len(data), 16))
 
 
 def _fold(text: str, width: int) -> str:  # fold -w N: each line cut at N characters
