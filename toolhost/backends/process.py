@@ -106,7 +106,8 @@ class StderrLines:
 
 def _supervisor() -> tuple[str, ...] | None:
     """How to start a run's own subreaper (Linux, where ``prctl`` makes one), or None."""
-    if not sys.platform.startswith("linux") or not sys.executable:
+    if not sys.platform.startswith("linux") or not sys.executable or getattr(
+            sys, "frozen", False):  # (a frozen app's executable is not a Python)
         return None
     return (sys.executable, "-S", "-I", str(Path(__file__).with_name("subreaper_main.py")))
 

@@ -102,7 +102,11 @@ def _exec(fd: int, ctype: str, argv: list[str]) -> None:
 def main() -> None:
     fd, ctype, argv = int(sys.argv[1]), sys.argv[2], sys.argv[3:]
     _prctl(_PR_SET_CHILD_SUBREAPER, 1)
-    child = os.fork()
+    try:
+        child = os.fork()
+    except OSError as exc:  # EAGAIN (a process limit): reported as the spawn's error
+        os.write(fd, str(exc.errno or 0).encode())
+        os._exit(127)
     if child == 0:
         _exec(fd, ctype, argv)
     os.close(fd)
