@@ -109,6 +109,8 @@ def _supervisor() -> tuple[str, ...] | None:
     if not sys.platform.startswith("linux") or not sys.executable or getattr(
             sys, "frozen", False):  # (a frozen app's executable is not a Python)
         return None
+    if os.environ.get("TOOLHOST_COMMAND_SUBREAPER", "1").strip() == "0":
+        return None  # turned off: a Python start less per call; a daemon may escape
     return (sys.executable, "-S", "-I", str(Path(__file__).with_name("subreaper_main.py")))
 
 
