@@ -2,10 +2,12 @@
 
     python bench/bench_command_cleanup.py [--runs 7] [--calls 100]
 
-Prints the median per-call time of ``run_process(["true"])`` with the Linux sweep (the host
-as child subreaper; after the program exits, its descendants are walked in /proc and any that
-carry the run's id are killed) and without it (only the process group is killed), the ratio,
-and the median time of the sweep itself (``ToolRun.end``) with nothing left to kill.
+Prints the median per-call time of ``run_process(["true"])`` as it runs on Linux (the run's
+own subreaper, ``subreaper_main``, started between the host and the program: a ``python -S
+-I`` start; then the sweep: the host as child subreaper walks its descendants in /proc), the
+same without the run's subreaper (the sweep only, as before secrets11), and without either
+(only the process group is killed, as on macOS), and the median time of the sweep itself
+(``ToolRun.end``) with nothing left to kill.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import time
 
 import anyio
 
-from toolhost.backends import reaper
+from toolhost.backends import process, reaper
 from toolhost.backends.process import run_process
 
 
@@ -45,13 +47,18 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--calls", type=int, default=100)
     args = parser.parse_args()
+    supervised = statistics.median(anyio.run(calls, args.calls) for _ in range(args.runs))
+    supervisor, process._SUPERVISOR = process._SUPERVISOR, None
     with_sweep = statistics.median(anyio.run(calls, args.calls) for _ in range(args.runs))
+    process._SUPERVISOR = supervisor
     sweep = sweep_only(args.calls * args.runs)
     reaper._subreaper = False  # as on macOS: the group only
     group_only = statistics.median(anyio.run(calls, args.calls) for _ in range(args.runs))
+    print(f"run_process(['true']) own subreaper:     {supervised * 1e3:7.2f} ms/call")
     print(f"run_process(['true']) with the sweep:    {with_sweep * 1e3:7.2f} ms/call")
     print(f"run_process(['true']) group kill only:   {group_only * 1e3:7.2f} ms/call")
-    print(f"ratio: {with_sweep / group_only:.2f}x; the sweep alone: {sweep * 1e3:.3f} ms "
+    print(f"ratio: {supervised / group_only:.2f}x (own subreaper), "
+          f"{with_sweep / group_only:.2f}x (sweep); the sweep alone: {sweep * 1e3:.3f} ms "
           f"({len(os.listdir('/proc/self/task'))} host threads)")
 
 

@@ -124,7 +124,29 @@ ENCODINGS: dict[str, Callable[[bytes], str]] = {
     "list of characters (repr)": lambda d: str(list(d.decode())),
     "code points": lambda d: "String.fromCharCode(" + ",".join(str(ord(c))
                                                               for c in d.decode()) + ")",
+    # folded at a fixed width narrower than a wrapped block's 16 columns, or holding blanks
+    "fold -w1": lambda d: _fold(d.decode(), 1),
+    "fold -w5": lambda d: _fold(d.decode(), 5),
+    "fold -w13": lambda d: _fold(d.decode(), 13),
+    "base64 -w8": lambda d: _fixed(base64.b64encode(d).decode(), 8),
+    "base64 -w1": lambda d: _fixed(base64.b64encode(d).decode(), 1),
+    "xxd -p -c4": lambda d: _fixed(d.hex(), 8),
+    "od -An -tx1 -w1": lambda d: "".join(f" {b:02x}\n" for b in d),
+    # UTF-16 (iconv -t UTF-16, a Windows program) read as UTF-8, and in a dump
+    "utf-16 read as utf-8": lambda d: d.decode().encode("utf-16").decode("utf-8", "replace"),
+    "utf-16 in xxd": lambda d: _xxd(d.decode().encode("utf-16-le")),
+    "list of hex(b) (Python)": lambda d: str([hex(b) for b in d]),
 }
+
+
+def _xxd(data: bytes) -> str:  # xxd: 16 bytes a line, in pairs, then the ASCII column
+    return "".join(f"{at:08x}: " + " ".join(data[i:i + 2].hex() for i in range(
+        at, min(at + 16, len(data)), 2)).ljust(39) + "  " + _column(data[at:at + 16]) + "\n"
+                   for at in range(0, len(data), 16))
+
+
+def _fold(text: str, width: int) -> str:  # fold -w N: each line cut at N characters
+    return "\n".join(_fixed(line, width) for line in text.split("\n"))
 
 
 def _cat_v(byte: int) -> str:
@@ -152,7 +174,8 @@ def test_a_secret_in_a_common_encoding_is_hidden(name: str) -> None:
             assert "***" in shown, (lead, text)
             bare = shown.replace("\n", "")
             for part in (secret[2:10], secret[-8:]):
-                assert ENCODINGS[name](part.encode()).strip() not in bare, (lead, shown)
+                shape = ENCODINGS[name](part.encode()).strip().replace("\n", "")
+                assert shape not in bare, (lead, shown)
 
 
 def test_an_ordinary_text_with_shell_escapes_is_left_as_it_is() -> None:

@@ -109,15 +109,18 @@ class Redactor:
 
     def _across_lines(self, text: str) -> list[tuple[int, int]]:
         """Secrets whose encoding a line break cuts: wrapped base64 or hex (its breaks maybe
-        JSON-escaped), base85 or uuencode, a soft line break (none in one line of text)."""
+        JSON-escaped), base85 or uuencode, a soft line break, any text folded at a fixed
+        width (none in one line of text)."""
         if "\n" not in text and "\\" not in text:
             return []
+        from toolhost.redaction_folded import folded_spans
         from toolhost.redaction_wrapped import ragged_spans, soft_spans, wrapped_spans
 
         spans = self._pattern.spans if self._pattern is not None else _none
         found = list(wrapped_spans(text, spans))
         if "\n" in text:
-            found += [*ragged_spans(text, spans), *soft_spans(text, spans)]
+            found += [*ragged_spans(text, spans), *soft_spans(text, spans),
+                      *folded_spans(text, spans)]
         return found
 
     def __bool__(self) -> bool:

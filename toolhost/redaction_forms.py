@@ -125,8 +125,9 @@ def rare_forms(secret: str) -> set[str]:
     a cut text or a stream's piece (each form looked for there costs every stream line a
     little): base85 (Ascii85, ``b85encode``, Z85), uuencode, the bits (``basenc --base2msbf``
     and ``--base2lsbf``), quoted-printable (MIME's ``_`` for a space too), ``cat -v``, every
-    byte in octal escapes or as ``=XX``, the bytes reversed in hex, UTF-32 hex, and base64
-    twice, hex of its base64, base64 of its hex."""
+    byte in octal escapes or as ``=XX``, the bytes reversed in hex, UTF-32 hex, UTF-16 read as
+    UTF-8 (NULs between the characters), and base64 twice, hex of its base64, base64 of its
+    hex."""
     raw = secret.encode("utf-8", "surrogatepass")
     found = _base85_cores(raw) | _uu_cores(raw)
     found |= {"".join(f"{b:08b}" for b in raw), "".join(f"{b:08b}"[::-1] for b in raw)}
@@ -137,6 +138,9 @@ def rare_forms(secret: str) -> set[str]:
     if not (secret.isascii() and secret.isprintable()):  # cat -v: M- and ^ notation
         found.add("".join(_cat_v(b) for b in raw))
     found.add(raw[::-1].hex())  # its bytes reversed, as a little-endian number prints them
+    # UTF-16 (``iconv -t UTF-16``, a Windows program's output) read as UTF-8: a NUL after
+    # (little-endian) or before each ASCII character; another one's bytes read as U+FFFD
+    found.add("\x00".join(c if c.isascii() else "\ufffd" for c in secret))
     # every byte escaped: octal (``printf '\163\153'``, C, Python), as in a JSON string too,
     # and quoted-printable (``=73=6B``); UTF-32 hex
     octal = "".join(f"\\{b:03o}" for b in raw)

@@ -27,7 +27,7 @@ _TRIGGER = 3  # bytes of a secret in the RE2 pattern (its size stays bounded)
 _LINE = 256  # the longest rest of a dump's line looked at for its ASCII column
 _TAIL = 22  # an ASCII column (`  |0123456789abcdef|`) and what pads it
 _BREAK = r"(?:\r?\n|\\r\\n|\\n)"
-_INLINE = r"[ :]{0,2}|\\x|,? ?0[xX]"
+_INLINE = r"[ :]{0,2}|\\x|,? ?0[xX]|['\"], ?['\"]0[xX]"  # the last: Python's [hex(b) ...]
 _WRAP = rf"[^\n]{{0,{_TAIL}}}?{_BREAK}(?:[0-9A-Fa-f]{{4,16}}:?)?[ ]{{0,4}}(?:0[xX])?"
 _SEP = f"(?:{_INLINE}|{_WRAP})"
 _SEPS = tuple(re.compile(p) for p in (*_INLINE.split("|"), _WRAP))
@@ -75,7 +75,10 @@ class SpacedHex:
 
     def __init__(self, secrets: Iterable[str]) -> None:
         raws = {s.encode("utf-8", "surrogatepass") for s in secrets}
-        self._raws = frozenset(raws)
+        # and UTF-16LE, bytes in order only (``iconv -t UTF-16 | xxd``, a Windows program's
+        # output in a dump); its words are not looked for (each build would cost a third more)
+        wide = {s.encode("utf-16-le", "surrogatepass") for s in secrets}
+        self._raws = frozenset(raws | wide)
         # od -x and hexdump without -C write 16-bit little-endian words: a secret starting
         # at an even offset shows its bytes swapped in pairs; at an odd one, the same from
         # its second byte on (its first shares a word with the byte before it)
@@ -86,12 +89,12 @@ class SpacedHex:
             for size in (2, 4):
                 for start in range(size):
                     self._words.setdefault(_swapped(raw[start:], size), raw[start:])
-        self._raw = sorted({b for b in raws | set(self._words) if len(b) >= MIN_BYTES},
+        self._raw = sorted({b for b in raws | wide | set(self._words) if len(b) >= MIN_BYTES},
                            key=len, reverse=True)
         # where a secret's hex may start: its first pair in either case (anywhere: a dump
         # groups bytes), looked for with str.find (at memchr speed, unlike a regex)
         # what an ASCII column shows of each secret (for a cut that left only that of it)
-        shown = {_shown(raw) for raw in raws if len(raw) >= MIN_BYTES}
+        shown = {_shown(raw) for raw in raws | wide if len(raw) >= MIN_BYTES}
         self._columns = sorted(shown | {json.dumps(s)[1:-1] for s in shown},
                                key=len, reverse=True)
         self._firsts = sorted({v for raw in self._raw for v in _cases(f"{raw[0]:02x}")})

@@ -42,6 +42,14 @@ def escape_scripts(tmp: Path) -> dict[str, str]:
         "env_i_python_session": f"env -i {sys.executable} -c 'import subprocess; "
                                 f"subprocess.Popen([\"sh\", \"-c\", \"{child}\"], "
                                 f"start_new_session=True)'; {ready}",
+        # a daemon: its own session, a double fork, every descriptor closed, an empty
+        # environment: nothing of the run left on it but its place in the process tree,
+        # which the run's own subreaper keeps (Linux)
+        "daemon": f"{sys.executable} -c 'import os\n"
+                  f"if os.fork() == 0:\n os.setsid()\n if os.fork(): os._exit(0)\n"
+                  f" os.closerange(0, 65536)\n"
+                  f" os.execve(\"/bin/sh\", [\"sh\", \"-c\", \"{child}\"], {{}})\n"
+                  f"os.wait()'; {ready}",
     }
 
 
@@ -55,7 +63,7 @@ async def wait_for_pid(path: Path) -> int:
 
 @pytest.mark.parametrize("shape", ["background", "setsid", "double_fork_setsid",
                                    "holds_stdout", "env_i_double_fork_setsid",
-                                   "env_i_python_session"])
+                                   "env_i_python_session", "daemon"])
 async def test_children_die_when_the_tool_exits(config: Config, tmp_path: Path,
                                                 shape: str) -> None:
     script = escape_scripts(tmp_path)[shape]

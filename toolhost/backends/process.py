@@ -17,8 +17,10 @@ import contextlib
 import os
 import signal
 import subprocess
+import sys
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import anyio
 from anyio.abc import Process
@@ -102,6 +104,31 @@ class StderrLines:
             await self.on_line(text)
 
 
+def _supervisor() -> tuple[str, ...] | None:
+    """How to start a run's own subreaper (Linux, where ``prctl`` makes one), or None."""
+    if not sys.platform.startswith("linux") or not sys.executable or getattr(
+            sys, "frozen", False):  # (a frozen app's executable is not a Python)
+        return None
+    if os.environ.get("TOOLHOST_COMMAND_SUBREAPER", "1").strip() == "0":
+        return None  # turned off: a Python start less per call; a daemon may escape
+    return (sys.executable, "-S", "-I", str(Path(__file__).with_name("subreaper_main.py")))
+
+
+_SUPERVISOR = _supervisor()
+
+
+def _exec_error(fd: int) -> int | None:
+    """The errno the run's subreaper wrote when the program could not be executed."""
+    try:
+        os.set_blocking(fd, False)
+        data = os.read(fd, 32)
+    except OSError:
+        data = b""
+    finally:
+        os.close(fd)
+    return int(data) if data.strip().isdigit() else None
+
+
 def kill_group(process: Process) -> None:
     """SIGKILL the child's whole process group (it is the group leader)."""
     with contextlib.suppress(ProcessLookupError, PermissionError):  # already gone
@@ -113,23 +140,32 @@ async def run_process(argv: Sequence[str], *, stdin: bytes | None, env: Mapping[
                       on_stderr: OnLine | None = None) -> Outcome:
     """Run ``argv`` to completion. Raises ``OSError`` when it cannot start. ``on_stderr``
     hears each line of stderr as it is written (at most ``MAX_STDERR_LINES``)."""
-    enable_subreaper()
-    run = ToolRun()
+    run = ToolRun(supervised=enable_subreaper() and _SUPERVISOR is not None)
     # Shielded: a cancel that landed while the child was being started would lose the
     # process object, and with it the only handle to kill what the child starts.
     run.starting()  # killed before ``started``: the watchdog still knows the run's id
     mark = run.inherited_mark()
+    fds: tuple[int, ...] = (mark,)
+    spawn, failed = list(argv), -1
+    if run.supervised and _SUPERVISOR is not None:  # its own subreaper, before the program
+        failed, status = os.pipe()
+        ctype = env.get("LC_CTYPE")  # as given: Python's start would make it C.UTF-8
+        fds, spawn = (mark, status), [*_SUPERVISOR, str(status),
+                                      "-" if ctype is None else f"={ctype}", *argv]
     try:
         with anyio.CancelScope(shield=True):
             process = await anyio.open_process(
-                list(argv), stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+                spawn, stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd,
-                env=run.env(dict(env)), start_new_session=True, pass_fds=(mark,))
+                env=run.env(dict(env)), start_new_session=True, pass_fds=fds)
     except BaseException:
         run.not_started()
+        if failed >= 0:
+            os.close(failed)
         raise
     finally:
-        os.close(mark)
+        for fd in fds:
+            os.close(fd)
     run.started(process.pid)
     run.note_outputs(process.pid)
     out = bytearray()
@@ -144,7 +180,8 @@ async def run_process(argv: Sequence[str], *, stdin: bytes | None, env: Mapping[
             out.extend(chunk[:room])
             if len(chunk) > room:
                 truncated = True
-                kill_group(process)  # enough: stop it rather than drain forever
+                # enough: stop it rather than drain forever (its subreaper last)
+                await anyio.to_thread.run_sync(run.end)
                 return
 
     lines = StderrLines(on_stderr) if on_stderr is not None else None
@@ -184,5 +221,9 @@ async def run_process(argv: Sequence[str], *, stdin: bytes | None, env: Mapping[
             if not run.ended:
                 await anyio.to_thread.run_sync(run.end)
             await process.aclose()
+            if failed >= 0:
+                error = _exec_error(failed)
+                if error is not None:  # the subreaper could not execute the program
+                    raise OSError(error, os.strerror(error), argv[0])
     return Outcome(returncode=returncode, stdout=bytes(out), stderr=bytes(err),
                    truncated=truncated)

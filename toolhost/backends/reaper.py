@@ -18,10 +18,13 @@ cap, host shutdown), ``ToolRun.end()`` kills:
   or stderr pipe): one that cleared its environment (``env -i``) and left the group and its
   parents is still found by it.
 
-What still escapes on Linux: a process that clears its environment, closes or replaces every
-descriptor it inherited (a daemon redirecting its output to a file and closing the rest) and
-leaves the group and its parents before the run ends. On macOS and other systems only the
-group is killed; a ``setsid`` child escapes.
+- on Linux, a daemon (it cleared its environment, closed every descriptor, left the group and
+  its parents): the run's leader is its own subreaper (``subreaper_main``, a
+  ``ToolRun(supervised=True)``), so every orphan of the run is re-parented to it, below the
+  leader, found by ancestry; ``end()`` kills the rest first and the leader last.
+
+What still escapes on Linux: a daemon that first kills the run's own subreaper. On macOS and
+other systems only the group is killed; a ``setsid`` child escapes.
 
 ``kill_all_tool_processes()`` ends every live run at once (for the runner's shutdown).
 
@@ -79,6 +82,7 @@ class ToolRun:
     pgid: int | None = None
     ended: bool = False
     marks: frozenset[bytes] = frozenset()  # /proc links of descriptors only the run holds
+    supervised: bool = False  # the leader is the run's own subreaper (``subreaper_main``)
 
     def inherited_mark(self) -> int:
         """A descriptor to pass to the run's leader (``pass_fds``): the read end of a pipe
@@ -135,12 +139,18 @@ class ToolRun:
             # could miss them.
             for _ in range(_MAX_ROUNDS):
                 found = _find(self.run_id.encode(), self.pgid, self.marks)
+                rest = [pid for pid in found if pid != self.pgid]
+                if self.supervised and rest:
+                    found = rest  # the run's subreaper last: while it lives, every
+                    # orphan of the run (one that left the group, cleared its environment
+                    # and closed its descriptors too) is its child, found by ancestry
                 if not found:
                     break
                 for pid in found:
                     with contextlib.suppress(ProcessLookupError, PermissionError):
                         os.kill(pid, signal.SIGKILL)
-                _killpg(self.pgid)
+                if found is not rest:
+                    _killpg(self.pgid)
                 killed.update(found)
                 _wait_dead(found)
             killed.discard(self.pgid)

@@ -1,0 +1,51 @@
+"""A command run's own subreaper (``subreaper_main``, Linux) changes nothing of an honest
+command's result: its exit code, its output bytes, its death by a signal, its environment, its
+signal dispositions, its input, and a program that cannot be executed is still an ``OSError``
+(real processes through ``run_process``)."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import pytest
+
+from toolhost.backends import process
+from toolhost.backends.process import run_process
+
+pytestmark = [pytest.mark.anyio,
+              pytest.mark.skipif(not sys.platform.startswith("linux"),
+                                 reason="the run's own subreaper is Linux's")]
+ENV = {"PATH": os.environ.get("PATH", os.defpath)}
+
+
+async def _run(argv: list[str], stdin: bytes | None = None,
+               env: dict[str, str] = ENV) -> process.Outcome:
+    return await run_process(argv, stdin=stdin, env=env, cwd=None, max_output_bytes=1 << 20)
+
+
+async def test_an_honest_commands_result_is_unchanged_by_its_subreaper() -> None:
+    assert process._SUPERVISOR is not None  # the runs below go through it
+    out = await _run(["sh", "-c", r"printf 'a\0b\n'; printf e >&2; exit 3"])
+    assert (out.returncode, out.stdout, out.stderr) == (3, b"a\0b\n", b"e")
+    out = await _run(["sh", "-c", "kill -SEGV $$"])
+    assert out.returncode == -11  # the same signal, as the host's own child would show
+    out = await _run(["sh", "-c", "kill -KILL $$"])
+    assert out.returncode == -9
+    # SIGPIPE as a program expects it (Python ignores it): `yes` dies of it, silently
+    out = await _run(["sh", "-c", "yes | head -c 4"])
+    assert (out.returncode, out.stdout, out.stderr) == (0, b"y\ny\n", b"")
+    # the environment as given: Python's start would add LC_CTYPE=C.UTF-8 to a C locale
+    out = await _run(["env"], env={**ENV, "LANG": "C"})
+    lines = sorted(out.stdout.decode().splitlines())
+    assert [x for x in lines if not x.startswith("TOOLHOST_RUN_ID=")] == sorted(
+        f"{k}={v}" for k, v in {**ENV, "LANG": "C"}.items())
+    out = await _run(["env"], env={**ENV, "LC_CTYPE": "POSIX"})
+    assert b"\nLC_CTYPE=POSIX\n" in b"\n" + out.stdout
+    data = os.urandom(300_000)
+    out = await _run(["cat"], stdin=data)
+    assert (out.returncode, out.stdout) == (0, data)
+    with pytest.raises(FileNotFoundError):
+        await _run(["no-such-program-anywhere"])
+    with pytest.raises(PermissionError):
+        await _run(["/"])
