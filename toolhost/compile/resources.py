@@ -21,7 +21,7 @@ from typing import Any
 
 from toolhost import regex
 from toolhost.backends.base import CallContext
-from toolhost.compile.content_kinds import ResourceError
+from toolhost.compile.content_kinds import ResourceError, failure_named
 from toolhost.compile.resource_uri import normalize, quote_value
 from toolhost.compile.shaping import CUT_NOTE
 from toolhost.compile.string_args import NotOfType, typed_strings
@@ -249,10 +249,12 @@ class CompiledResource:
             if text.startswith(invalid):  # a URI its params do not allow: no such resource
                 raise ResourceError(f"Resource not found: {cut(uri, 200)} ("
                                     f"{cut(text[len(invalid):], 300)})", not_found=True)
-            failed = f"Tool '{self.tool.name}' failed"
-            if text.startswith(failed):  # named as the client knows it, not the hidden tool
-                text = f"reading {cut(uri, 200)} failed" + text[len(failed):]
-            raise ResourceError(cut(text, 500))
+            if text.startswith("Refused to run the command: "):  # a value no argv can hold
+                raise ResourceError(f"Resource not found: {cut(uri, 200)} ("
+                                    f"{cut(text, 300)})", not_found=True)
+            # named as the client knows it, not the hidden tool
+            raise ResourceError(failure_named(text, self.tool.name, f"reading {cut(uri, 200)}",
+                                              500))
         # a function's dict or list comes back as its JSON: say so when the config does not
         mime = cfg.mime_type or ("application/json" if result.structured is not None else None)
         return _contents(uri, result.content, mime, cfg.max_bytes)
