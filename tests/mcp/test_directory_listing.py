@@ -127,13 +127,15 @@ def test_a_directory_lists_its_regular_files_in_walk_order(tmp_path: Path) -> No
 
 
 
-@pytest.mark.parametrize("path", ["nope.md", "a.md/x", ".hidden", "sub/../nope.md"])
+@pytest.mark.parametrize("path", ["nope.md", "a.md/x", ".hidden", "sub/../nope.md",
+                                  "sub/", "a.md/", "sub//a.md", "a%5Cb"])
 def test_a_read_and_a_subscribe_of_a_missing_file_say_the_same(tmp_path: Path,
                                                                path: str) -> None:
     root = tmp_path / "root"
     root.mkdir()
     (root / "a.md").write_text("a")
     (root / ".hidden").write_text("h")
+    (root / "sub").mkdir()
     (tmp_path / "kb.yaml").write_text("toolhost: 1\nservers:\n  kb:\n    resources:\n"
                                       "      docs: {directory: root/, uri: \"docs://kb\"}\n")
     compiled = compile_tools(load_config(tmp_path / "kb.yaml", layers=False))

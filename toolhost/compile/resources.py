@@ -312,8 +312,7 @@ class CompiledResource:
         parts = rel.split("/")
         if ("\x00" in rel or rel.startswith("/") or "\\" in rel
                 or any(p in ("", ".", "..") for p in parts)):
-            raise ResourceError(f"{cut(uri, 200)}: not a path inside the resource",
-                                not_found=True)
+            raise ResourceError(f"Resource not found: {cut(uri, 200)}", not_found=True)
         assert self.config.path is not None
         full = os.path.join(self.config.path, *parts)
         if (any(p.startswith(".") for p in parts) or not self._inside(full)
