@@ -88,7 +88,7 @@ class CompiledPrompt:
         the caller's mistake (-32602)."""
         assert self.tool is not None
         try:
-            return typed_strings(self.tool.input_schema, values)
+            return typed_strings(self.tool.input_schema, values, containers=True)
         except NotOfType as exc:
             raise PromptError(f"prompt '{self.config.name}': argument {exc}",
                               invalid=True) from None
