@@ -349,6 +349,9 @@ def _template_regex(template: str) -> regex.Pattern | _OneVariable:
     return _OneVariable("".join(out)) if count <= 1 else regex.compile("".join(out))
 
 
+_OCTETS = "application/octet-stream"
+
+
 def _contents(uri: str, blocks: Any, mime: str | None, max_bytes: int) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     size = 0
@@ -361,11 +364,12 @@ def _contents(uri: str, blocks: Any, mime: str | None, max_bytes: int) -> list[d
         elif kind in ("image", "audio"):
             data = str(block.get("data", ""))
             size += len(data) * 3 // 4
-            out.append({"uri": uri, "mimeType": block.get("mimeType", mime or
-                                                          "application/octet-stream"),
+            out.append({"uri": uri, "mimeType": block.get("mimeType", mime or _OCTETS),
                         "blob": data})
         elif kind == "resource" and isinstance(block.get("resource"), Mapping):
             inner = dict(block["resource"])  # counts towards max_bytes like the others
+            if mime and "blob" in inner and inner.get("mimeType") in (None, _OCTETS):
+                inner["mimeType"] = mime  # bytes nothing recognised: as the config says
             size += len(str(inner.get("text", ""))) + len(str(inner.get("blob", ""))) * 3 // 4
             out.append(inner)
         if size > max_bytes:
