@@ -21,6 +21,9 @@ def text(x: str) -> str:
 
 def listed(x: str) -> list:
     return ["y" * 10] * (int(x) // 14)
+
+def wide(x: str) -> str:
+    return "\u00e9" * int(x)  # two bytes each in UTF-8
 '''
 
 
@@ -35,11 +38,12 @@ servers:
       listed: {uri: "listed://{x}", python: "backedsizes:listed"}
       small: {uri: "small://{x}", python: "backedsizes:text", max_bytes: 50000}
       smallist: {uri: "smallist://{x}", python: "backedsizes:listed", max_bytes: 50000}
+      wide: {uri: "wide://{x}", python: "backedsizes:wide", max_bytes: 50000}
 """, {"backedsizes": MODULE})
 
 
 @pytest.mark.parametrize("uri", ["text://100000", "listed://280000", "small://50000",
-                                 "smallist://49000"])
+                                 "smallist://49000", "wide://25000"])
 def test_a_backed_resource_is_read_whole_up_to_max_bytes(server: McpServer, uri: str) -> None:
     [entry] = read(server, uri)["result"]["contents"]
     assert "toolhost: output cut" not in entry["text"]
@@ -47,7 +51,8 @@ def test_a_backed_resource_is_read_whole_up_to_max_bytes(server: McpServer, uri:
 
 
 @pytest.mark.parametrize("uri", ["small://50001", "small://200000", "smallist://60000",
-                                 "smallist://2000000"])
+                                 "smallist://2000000",
+                                 "wide://25001"])  # 25,001 characters, 50,002 bytes
 def test_past_max_bytes_the_read_is_refused(server: McpServer, uri: str) -> None:
     error = read(server, uri)["error"]
     assert error["code"] == -32603

@@ -359,7 +359,8 @@ def _contents(uri: str, blocks: Any, mime: str | None, max_bytes: int) -> list[d
         kind = block.get("type")
         if kind == "text":
             text = str(block.get("text", ""))
-            size += len(text)
+            # max_bytes counts bytes (UTF-8), as a file's read does, not characters
+            size += len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
             out.append({"uri": uri, "mimeType": mime or "text/plain", "text": text})
         elif kind in ("image", "audio"):
             data = str(block.get("data", ""))
