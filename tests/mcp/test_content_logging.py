@@ -12,7 +12,7 @@ import pytest
 
 from toolhost.mcp import McpServer
 
-from .mcp_testtools import content_server
+from .mcp_testtools import MODERN_META, content_server
 
 MODULE = '''\
 from toolhost.backends.base import CallContext
@@ -30,7 +30,7 @@ def prompt(who: str, *, ctx: CallContext) -> str:
 
 
 def values(value: str, *, ctx: CallContext) -> list[str]:
-    ctx.log.info("completing %r", value)
+    ctx.log("info", "completing %r", value)
     return ["x1", "x2"]
 '''
 CONFIG = """\
@@ -162,3 +162,81 @@ def test_a_content_function_reports_progress_when_asked(
     assert "result" in anyio.run(go)
     progress = [m["params"] for m in sent if m["method"] == "notifications/progress"]
     assert progress == ([] if token is None else [{"progressToken": token, **shown}])
+
+
+@pytest.fixture(scope="module")
+def unheard(tmp_path_factory: pytest.TempPathFactory) -> McpServer:
+    config = CONFIG.replace("    prompts:", "    tools:\n      t: {python: \"contentlog:read\"}"
+                                           "\n    prompts:").replace("contentlog", "unheard")
+    return content_server(tmp_path_factory.mktemp("contentunheard"), config,
+                          {"unheard": MODULE})
+
+
+@pytest.mark.parametrize("era", ["modern, no logLevel", "legacy, nobody to notify"])
+@pytest.mark.parametrize(("method", "params", "said"), [
+    ("resources/read", {"uri": "l://q"}, "read q"),
+    ("prompts/get", {"name": "p", "arguments": {"who": "ann"}}, "prompt for ann"),
+    ("completion/complete", {"ref": {"type": "ref/resource", "uri": "l://{a}"},
+                             "argument": {"name": "a", "value": "x"}}, "completing 'x'"),
+    ("tools/call", {"name": "t", "arguments": {"a": "q"}}, "read q"),
+])
+def test_ctx_log_called_with_a_level_works_where_no_client_hears_it(
+        unheard: McpServer, era: str, method: str, params: dict[str, Any], said: str,
+        caplog: pytest.LogCaptureFixture) -> None:
+    """``ctx.log("warning", ...)`` is documented for every python function; where no client
+    hears the call (a 2026-07-28 request without ``_meta`` logLevel, the official client's
+    default; ``toolhost run``; an isolated worker) ``ctx.log`` was a plain ``Logger``, so the
+    call failed with "TypeError: 'Logger' object is not callable"."""
+    sent: list[dict[str, Any]] = []
+
+    async def notify(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    async def go() -> dict[str, Any]:
+        if era.startswith("modern"):
+            answer = await unheard.handle({"jsonrpc": "2.0", "id": 1, "method": method,
+                                           "params": {**params, "_meta": MODERN_META}},
+                                          notify=notify, peer=object())
+        else:
+            answer = await unheard.handle({"jsonrpc": "2.0", "id": 1, "method": method,
+                                           "params": params})
+        assert answer is not None
+        return answer
+    with caplog.at_level("INFO", logger="toolhost.call"):
+        answer = anyio.run(go)
+    assert "result" in answer, answer
+    assert not answer["result"].get("isError"), answer
+    assert sent == []  # nobody asked to hear it
+    assert said in [r.getMessage() for r in caplog.records]  # still in toolhost's own log
+
+
+def test_the_default_call_context_log_takes_an_mcp_level() -> None:
+    """The context an isolated worker builds (``CallContext()``'s defaults) logs with
+    ``ctx.log("notice", ...)`` too: an MCP level name, a Python number, an unknown name as
+    info."""
+    import logging
+
+    from toolhost.backends.base import CallContext
+
+    seen: list[tuple[int, str]] = []
+
+    class Keep(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            seen.append((record.levelno, record.getMessage()))
+
+    logger = logging.getLogger("toolhost.call")
+    keep, was = Keep(), logger.level
+    logger.addHandler(keep)
+    logger.setLevel(logging.DEBUG)
+    try:
+        ctx = CallContext()
+        ctx.log("notice", "n %d", 1)
+        ctx.log("ERROR", "e")
+        ctx.log(logging.DEBUG, "d")
+        ctx.log("loud", "u")
+        ctx.log.warning("w")
+    finally:
+        logger.removeHandler(keep)
+        logger.setLevel(was)
+    assert seen == [(logging.INFO, "n 1"), (logging.ERROR, "e"), (logging.DEBUG, "d"),
+                    (logging.INFO, "u"), (logging.WARNING, "w")]

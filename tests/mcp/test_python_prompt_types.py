@@ -17,12 +17,21 @@ from .mcp_testtools import content_server
 MODULE = '''\
 from typing import Annotated, Optional
 
-from pydantic import Field
+from pydantic import BaseModel, Field
+
+
+class Point(BaseModel):
+    x: int
+    y: int
 
 
 def typed(n: int, x: float = 1.0, flag: bool = False, maybe: Optional[int] = None,
-          tags: list[str] = [], small: Annotated[int, Field(le=5)] = 1) -> str:
-    return f"n={n!r} x={x!r} flag={flag!r} maybe={maybe!r} tags={tags!r} small={small!r}"
+          tags: list[str] = [], small: Annotated[int, Field(le=5)] = 1,
+          counts: dict[str, int] = {}, either: int | list[int] = 0,
+          ids: Optional[list[int]] = None, at: Optional[Point] = None,
+          text: str | list[str] = "") -> str:
+    return (f"n={n!r} x={x!r} flag={flag!r} maybe={maybe!r} tags={tags!r} small={small!r} "
+            f"counts={counts!r} either={either!r} ids={ids!r} at={at!r} text={text!r}")
 '''
 
 
@@ -49,6 +58,16 @@ def get(server: McpServer, arguments: dict[str, str]) -> dict[str, Any]:
     ({"n": "1", "x": "2.5e1", "flag": "TRUE"}, "x=25.0 flag=True"),
     ({"n": "1", "maybe": "7"}, "maybe=7"),
     ({"n": "1", "maybe": ""}, "maybe=None"),
+    # an array, an object or a model takes its JSON text (FastMCP's client sends a list
+    # argument so); a union without a string converts to the member the text is
+    ({"n": "1", "tags": '["a", "b"]'}, "tags=['a', 'b']"),
+    ({"n": "1", "counts": ' {"a": 1} '}, "counts={'a': 1}"),
+    ({"n": "1", "either": "4"}, "either=4"),
+    ({"n": "1", "either": "[4, 5]"}, "either=[4, 5]"),
+    ({"n": "1", "ids": "[1]"}, "ids=[1]"),
+    ({"n": "1", "ids": ""}, "ids=None"),
+    ({"n": "1", "at": '{"x": 1, "y": 2}'}, "at=Point(x=1, y=2)"),
+    ({"n": "1", "text": "[1]"}, "text='[1]'"),  # a string is taken as it is
 ])
 def test_string_arguments_reach_typed_parameters(server: McpServer, arguments: dict[str, str],
                                                  text: str) -> None:
@@ -66,6 +85,13 @@ def test_string_arguments_reach_typed_parameters(server: McpServer, arguments: d
     ({"n": "1", "maybe": "x"}, "argument 'maybe' must be an integer or empty"),
     ({"n": "1", "tags": "a"}, "prompt 'f': tags:"),
     ({"n": "1", "small": "9"}, "prompt 'f': small:"),
+    ({"n": "1", "tags": "[1]"}, "prompt 'f': tags.0:"),
+    ({"n": "1", "tags": "[NaN]"}, "prompt 'f': tags:"),
+    ({"n": "1", "tags": "[" * 300 + "]" * 300}, "prompt 'f': tags:"),  # deeper than a message
+    ({"n": "1", "tags": "[" * 100_000}, "prompt 'f': tags:"),
+    ({"n": "1", "counts": "[]"}, "prompt 'f': counts:"),
+    ({"n": "1", "either": "x"}, "prompt 'f': either:"),
+    ({"n": "1", "at": '{"x": 1}'}, "prompt 'f': at"),
 ])
 def test_a_string_that_is_not_the_type_is_invalid_params(server: McpServer,
                                                          arguments: dict[str, str],

@@ -7,7 +7,9 @@ The guard and the core are the ones ``toolhost serve`` and ``toolhost run`` inst
 from __future__ import annotations
 
 import sys
+from typing import Any
 
+import anyio
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -88,6 +90,10 @@ def servers(tmp_path_factory: pytest.TempPathFactory) -> tuple[McpServer, McpSer
     guarded = McpServer("kb", "1", compiled.servers["kb"], content=compiled.content["kb"])
     guarded.read_guard = read_guard(gate, "kb")
     bare = McpServer("kb", "1", compiled.servers["kb"], content=compiled.content["kb"])
+    # a first backed read here, not inside a property: the python backend's first call sets
+    # its threads' recursion limit, and Hypothesis refuses a limit changed during a test
+    # (this file alone failed with "The recursion limit will not be reset")
+    read(bare, "tickets://warm")
     return guarded, bare
 
 
@@ -157,9 +163,16 @@ def spellings(draw: st.DrawFn) -> str:
 def test_property_any_uri_a_denied_resource_answers_to_is_denied(
         servers: tuple[McpServer, McpServer], uri: str) -> None:
     guarded, bare = servers
-    unguarded = read(bare, uri)
-    if "result" in unguarded:  # this spelling reaches something: the rules must see it
-        answer = read(guarded, uri)
+
+    async def both() -> tuple[dict[str, Any], dict[str, Any] | None]:  # one loop per example
+        request = {"jsonrpc": "2.0", "id": 1, "method": "resources/read", "params": {"uri": uri}}
+        unguarded = await bare.handle(dict(request))
+        assert unguarded is not None
+        if "result" not in unguarded:
+            return unguarded, None
+        return unguarded, await guarded.handle(dict(request))
+    unguarded, answer = anyio.run(both)
+    if answer is not None:  # this spelling reaches something: the rules must see it
         text = unguarded["result"]["contents"][0]["text"]
         if text in ("TOP SECRET\n", "SUB SECRET\n", "file etc/shadow\n", "ticket a b\n") \
                 or text.startswith("ticket T-1"):

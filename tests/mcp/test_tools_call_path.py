@@ -148,7 +148,8 @@ async def test_the_context_has_the_fields_and_defaults_init_would_give(
     if with_notify and not modern:
         assert isinstance(log, ClientLog)
     else:  # no client to hear it, or a 2026-07-28 request that did not ask for log lines
-        assert log is logging.getLogger("toolhost.call")
+        # toolhost's call log, the default a CallContext has (callable with an MCP level)
+        assert log is DEFAULTS.log and log.logger is logging.getLogger("toolhost.call")
     with pytest.raises(dataclasses.FrozenInstanceError):
         ctx.tool = "x"  # type: ignore[misc]
     copy = dataclasses.replace(ctx, tool="mcp__demo__other")

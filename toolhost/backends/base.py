@@ -48,9 +48,29 @@ def _cannot(method: str) -> Callable[..., Awaitable[Any]]:
     return refuse
 
 
+# MCP's level names (ctx.log("notice", ...)) as Python's; a name not among them is info
+_LEVEL_NUMBERS = {"debug": logging.DEBUG, "info": logging.INFO, "notice": logging.INFO,
+                  "warning": logging.WARNING, "error": logging.ERROR,
+                  "critical": logging.CRITICAL, "alert": logging.CRITICAL,
+                  "emergency": logging.CRITICAL}
+
+
+class CallLog(logging.LoggerAdapter):  # type: ignore[type-arg]
+    """toolhost's call logger as ``ctx.log`` when no client hears the call (a tool under
+    ``toolhost run``, a 2026-07-28 request without a log level, an isolated worker): the
+    documented ``ctx.log("warning", "disk %s is full", disk)`` works there too, as it does
+    on a client's ``ClientLog`` (a plain ``Logger`` is not callable: such a call failed)."""
+
+    def __call__(self, level: int | str, message: str, *args: Any) -> None:
+        number = level if isinstance(level, int) and not isinstance(level, bool) \
+            else _LEVEL_NUMBERS.get(str(level).lower(), logging.INFO)
+        self.log(number, message, *args)
+
+
 # Shared defaults: a call builds one context, and building fresh closures and looking the
 # logger up (under logging's lock) each time was most of its cost
-_CALL_LOG = logging.getLogger("toolhost.call")
+_CALL_LOG = CallLog(logging.getLogger("toolhost.call"), {})
+CALL_LOG = _CALL_LOG  # the default ctx.log (toolhost.mcp.tools_call gives it too)
 _CANNOT_ELICIT = _cannot("elicitation/create")
 _CANNOT_SAMPLE = _cannot("sampling/createMessage")
 _CANNOT_ROOTS = _cannot("roots/list")

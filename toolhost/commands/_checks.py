@@ -57,10 +57,11 @@ def check_loaded(config: HostConfig, errors: list[Problem], *, compile_tools: bo
         short_secret_warnings,
     )
     from toolhost.compile.prompt_checks import prompt_name_warnings
+    from toolhost.compile.resource_checks import resource_warnings
 
     warnings += secret_argv_warnings(config) + secret_name_warnings(config)
     warnings += short_secret_warnings(config)
-    warnings += prompt_name_warnings(config)
+    warnings += prompt_name_warnings(config) + resource_warnings(config)
     note = unanswered_note(config, "validate")
     if note is not None:
         warnings.append(note)

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from toolhost.backends.base import BackendKind, BindContext, CallContext
 from toolhost.compile.content_claims import OWN_SCHEME, arrange, is_upstream
-from toolhost.compile.content_kinds import Prompt, PromptError, Resource
+from toolhost.compile.content_kinds import Prompt, PromptError, Resource, failure_named
 from toolhost.compile.resource_uri import normalize
 from toolhost.compile.shaping import CUT_NOTE
 from toolhost.compile.tool import CompiledTool
@@ -193,10 +193,7 @@ def _failure(source: CompiledTool, argument: str, text: str) -> str:
         return (f"the completion values of '{cut(argument, 100)}' are more than "
                 f"{source.max_output_chars:,} characters (a completion function's answer "
                 "is cut like a tool's: max_output_chars)")
-    failed = f"Tool '{source.name}' failed"
-    if text.startswith(failed):
-        text = f"completing '{cut(argument, 100)}' failed" + text[len(failed):]
-    return cut(text, 300)
+    return failure_named(text, source.name, f"completing '{cut(argument, 100)}'", 300)
 
 
 def kept_promise(before: ServerContent | None, after: ServerContent) -> ServerContent:

@@ -11,8 +11,9 @@ from collections.abc import Iterator, Mapping
 from typing import Any, Protocol
 
 from toolhost.backends.base import CallContext
+from toolhost.excerpt import cut
 
-__all__ = ["Prompt", "PromptError", "Resource", "ResourceError"]
+__all__ = ["Prompt", "PromptError", "Resource", "ResourceError", "failure_named"]
 
 
 class PromptError(Exception):
@@ -29,6 +30,17 @@ class ResourceError(Exception):
     def __init__(self, message: str, *, not_found: bool = False) -> None:
         super().__init__(message)
         self.not_found = not_found
+
+
+def failure_named(text: str, hidden: str, named: str, limit: int) -> str:
+    """A hidden tool's error text (a resource's, a prompt's or a completion's backend) as
+    the client knows the request: ``named`` ("reading t://a", "prompt 'p'") instead of
+    ``Tool 'resource-t'``, also when the backend's own text names nothing (a command's
+    "The command exited with code 3"), on one line (a command's stderr keeps its words)."""
+    failed = f"Tool '{hidden}' failed"
+    text = text[len(failed):].lstrip(":") if text.startswith(failed) else text
+    one_line = " ".join(text.split())
+    return cut(f"{named} failed: {one_line}", limit)
 
 
 class Resource(Protocol):

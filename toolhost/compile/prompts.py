@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from toolhost.backends.base import CallContext
-from toolhost.compile.content_kinds import PromptError
+from toolhost.compile.content_kinds import PromptError, failure_named
 from toolhost.compile.prompt_render import render_bounded
 from toolhost.compile.shaping import CUT_NOTE
 from toolhost.compile.string_args import NotOfType, typed_strings
@@ -68,8 +68,9 @@ class CompiledPrompt:
                                   f"{self.tool.max_output_chars:,} characters of messages "
                                   "(a python prompt's answer is cut like a tool's: "
                                   "max_output_chars)")
-            if result.is_error:
-                raise PromptError(cut(result.text_content, 500))
+            if result.is_error:  # named as the client knows it, not the hidden tool
+                raise PromptError(failure_named(result.text_content, self.tool.name,
+                                                f"prompt '{cut(self.config.name, 100)}'", 500))
             messages = _messages(result.structured, result.text_content, result.content)
         else:
             every = {name: values.get(name) for name, _, _ in self.arguments}
@@ -87,7 +88,7 @@ class CompiledPrompt:
         the caller's mistake (-32602)."""
         assert self.tool is not None
         try:
-            return typed_strings(self.tool.input_schema, values)
+            return typed_strings(self.tool.input_schema, values, containers=True)
         except NotOfType as exc:
             raise PromptError(f"prompt '{self.config.name}': argument {exc}",
                               invalid=True) from None

@@ -21,7 +21,7 @@ from typing import Any
 
 from toolhost import regex
 from toolhost.backends.base import CallContext
-from toolhost.compile.content_kinds import ResourceError
+from toolhost.compile.content_kinds import ResourceError, failure_named
 from toolhost.compile.resource_uri import normalize, quote_value
 from toolhost.compile.shaping import CUT_NOTE
 from toolhost.compile.string_args import NotOfType, typed_strings
@@ -249,10 +249,12 @@ class CompiledResource:
             if text.startswith(invalid):  # a URI its params do not allow: no such resource
                 raise ResourceError(f"Resource not found: {cut(uri, 200)} ("
                                     f"{cut(text[len(invalid):], 300)})", not_found=True)
-            failed = f"Tool '{self.tool.name}' failed"
-            if text.startswith(failed):  # named as the client knows it, not the hidden tool
-                text = f"reading {cut(uri, 200)} failed" + text[len(failed):]
-            raise ResourceError(cut(text, 500))
+            if text.startswith("Refused to run the command: "):  # a value no argv can hold
+                raise ResourceError(f"Resource not found: {cut(uri, 200)} ("
+                                    f"{cut(text, 300)})", not_found=True)
+            # named as the client knows it, not the hidden tool
+            raise ResourceError(failure_named(text, self.tool.name, f"reading {cut(uri, 200)}",
+                                              500))
         # a function's dict or list comes back as its JSON: say so when the config does not
         mime = cfg.mime_type or ("application/json" if result.structured is not None else None)
         return _contents(uri, result.content, mime, cfg.max_bytes)
@@ -310,8 +312,7 @@ class CompiledResource:
         parts = rel.split("/")
         if ("\x00" in rel or rel.startswith("/") or "\\" in rel
                 or any(p in ("", ".", "..") for p in parts)):
-            raise ResourceError(f"{cut(uri, 200)}: not a path inside the resource",
-                                not_found=True)
+            raise ResourceError(f"Resource not found: {cut(uri, 200)}", not_found=True)
         assert self.config.path is not None
         full = os.path.join(self.config.path, *parts)
         if (any(p.startswith(".") for p in parts) or not self._inside(full)
@@ -348,6 +349,9 @@ def _template_regex(template: str) -> regex.Pattern | _OneVariable:
     return _OneVariable("".join(out)) if count <= 1 else regex.compile("".join(out))
 
 
+_OCTETS = "application/octet-stream"
+
+
 def _contents(uri: str, blocks: Any, mime: str | None, max_bytes: int) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     size = 0
@@ -355,16 +359,18 @@ def _contents(uri: str, blocks: Any, mime: str | None, max_bytes: int) -> list[d
         kind = block.get("type")
         if kind == "text":
             text = str(block.get("text", ""))
-            size += len(text)
+            # max_bytes counts bytes (UTF-8), as a file's read does, not characters
+            size += len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
             out.append({"uri": uri, "mimeType": mime or "text/plain", "text": text})
         elif kind in ("image", "audio"):
             data = str(block.get("data", ""))
             size += len(data) * 3 // 4
-            out.append({"uri": uri, "mimeType": block.get("mimeType", mime or
-                                                          "application/octet-stream"),
+            out.append({"uri": uri, "mimeType": block.get("mimeType", mime or _OCTETS),
                         "blob": data})
         elif kind == "resource" and isinstance(block.get("resource"), Mapping):
             inner = dict(block["resource"])  # counts towards max_bytes like the others
+            if mime and "blob" in inner and inner.get("mimeType") in (None, _OCTETS):
+                inner["mimeType"] = mime  # bytes nothing recognised: as the config says
             size += len(str(inner.get("text", ""))) + len(str(inner.get("blob", ""))) * 3 // 4
             out.append(inner)
         if size > max_bytes:

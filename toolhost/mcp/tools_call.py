@@ -17,7 +17,7 @@ import threading
 from collections.abc import Awaitable, Callable, Hashable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from toolhost.backends.base import CallContext
+from toolhost.backends.base import CALL_LOG, CallContext
 from toolhost.compile.tool import CompiledTool
 from toolhost.excerpt import cut
 from toolhost.failures import log_failure
@@ -127,7 +127,7 @@ def content_context(request_id: Any, name: str, level: Any, notify: Any, modern:
     stateless era they ask through ``round_trip`` (an ``InputRequiredResult``), when given."""
     fields: dict[str, Any] = {"call_id": str(request_id), "tool": name}
     if notify is None or level not in LEVELS:
-        fields["log"] = _call_log
+        fields["log"] = CALL_LOG
     else:
         fields["_log_to_client"] = (notify, str(level), name, threading.get_ident())
     token = meta.get("progressToken") if isinstance(meta, Mapping) else None
@@ -201,7 +201,7 @@ class ToolCalls:
         level = (meta.get(rpc.LOG_LEVEL_META_KEY) if modern and has_meta
                  else self._log_levels.get(peer, "info"))
         if notify is None or level not in LEVELS:
-            fields["log"] = _call_log
+            fields["log"] = CALL_LOG
         else:  # made when read (McpCallContext), on this thread's terms
             fields["_log_to_client"] = (notify, str(level), tool.name, threading.get_ident())
         if has_meta:
