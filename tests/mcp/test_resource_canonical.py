@@ -6,14 +6,17 @@ The guard and the core are the ones ``toolhost serve`` and ``toolhost run`` inst
 
 from __future__ import annotations
 
+import functools
 import sys
+from collections.abc import Iterator
 from typing import Any
 
-import anyio
 import pytest
+from anyio.from_thread import BlockingPortal, start_blocking_portal
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from toolhost.backends.threads import default_pool
 from toolhost.compile import compile_tools
 from toolhost.compile.resource_uri import normalize
 from toolhost.config import load_config
@@ -81,6 +84,10 @@ def servers(tmp_path_factory: pytest.TempPathFactory) -> tuple[McpServer, McpSer
     (root / "canon_backends.py").write_text(
         'def ticket(id: str) -> str:\n    return f"ticket {id}\\n"\n\n'
         'def file(path: str) -> str:\n    return f"file {path}\\n"\n')
+    # The sync tools' pool caps the recursion limit when it is first made: made here, not
+    # inside a hypothesis example (which then warns that the limit changed under it, an
+    # error here: the property failed when run alone or first)
+    default_pool()
     config = load_config(root / "kb.yaml", layers=False)
     try:
         compiled = compile_tools(config)
@@ -90,10 +97,6 @@ def servers(tmp_path_factory: pytest.TempPathFactory) -> tuple[McpServer, McpSer
     guarded = McpServer("kb", "1", compiled.servers["kb"], content=compiled.content["kb"])
     guarded.read_guard = read_guard(gate, "kb")
     bare = McpServer("kb", "1", compiled.servers["kb"], content=compiled.content["kb"])
-    # a first backed read here, not inside a property: the python backend's first call sets
-    # its threads' recursion limit, and Hypothesis refuses a limit changed during a test
-    # (this file alone failed with "The recursion limit will not be reset")
-    read(bare, "tickets://warm")
     return guarded, bare
 
 
@@ -158,21 +161,29 @@ def spellings(draw: st.DrawFn) -> str:
     return _spell(draw, draw(st.sampled_from(DENIED)))
 
 
+@pytest.fixture(scope="module")
+def portal() -> Iterator[BlockingPortal]:
+    """One event loop for the property's hundreds of reads (a loop per read was most of
+    its time)."""
+    with start_blocking_portal() as running:
+        yield running
+
+
+def _read_in(portal: BlockingPortal, server: McpServer, uri: str) -> dict[str, Any]:
+    answer = portal.call(functools.partial(server.handle, {
+        "jsonrpc": "2.0", "id": 1, "method": "resources/read", "params": {"uri": uri}}))
+    assert answer is not None
+    return answer
+
+
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(uri=spellings())
 def test_property_any_uri_a_denied_resource_answers_to_is_denied(
-        servers: tuple[McpServer, McpServer], uri: str) -> None:
+        servers: tuple[McpServer, McpServer], portal: BlockingPortal, uri: str) -> None:
     guarded, bare = servers
-
-    async def both() -> tuple[dict[str, Any], dict[str, Any] | None]:  # one loop per example
-        request = {"jsonrpc": "2.0", "id": 1, "method": "resources/read", "params": {"uri": uri}}
-        unguarded = await bare.handle(dict(request))
-        assert unguarded is not None
-        if "result" not in unguarded:
-            return unguarded, None
-        return unguarded, await guarded.handle(dict(request))
-    unguarded, answer = anyio.run(both)
-    if answer is not None:  # this spelling reaches something: the rules must see it
+    unguarded = _read_in(portal, bare, uri)
+    if "result" in unguarded:  # this spelling reaches something: the rules must see it
+        answer = _read_in(portal, guarded, uri)
         text = unguarded["result"]["contents"][0]["text"]
         if text in ("TOP SECRET\n", "SUB SECRET\n", "file etc/shadow\n", "ticket a b\n") \
                 or text.startswith("ticket T-1"):
