@@ -24,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import signal
 import sys
 import termios
 from contextvars import ContextVar
@@ -34,6 +35,7 @@ import anyio
 from toolhost.backends import watchdog
 from toolhost.permissions.ask import AskInterrupted
 from toolhost.runner import paste as marks
+from toolhost.runner.signal_keys import SignalKeys
 from toolhost.runner.ttyfd import (
     canonical,
     drop,
@@ -66,6 +68,15 @@ class TerminalInterrupt(AskInterrupted):
     """The read was abandoned: the person pressed Ctrl-C."""
 
 
+class _TypedKey(Exception):
+    """The person pressed a signal key (Ctrl-C, Ctrl-Z, Ctrl-\\) at the turn prompt, read as a
+    key (``toolhost.runner.signal_keys``): what was typed is dropped, the signal sent."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
 class Terminal:
     """Read lines from the terminal on ``read_fd``; write prompts to ``write_fd``."""
 
@@ -94,6 +105,10 @@ class Terminal:
         self.brackets = (self._typed and marks.wanted(write_fd)) if paste is None else paste
         self._bracketing = False  # the terminal marks pastes now (the turn prompt is read)
         self._tty_path: str | None = None  # the terminal's name, for the watchdog
+        # Ctrl-C/Ctrl-Z/Ctrl-\ are keys while the turn prompt is read (marks on): a paste
+        # carrying one stays text (``toolhost.runner.signal_keys``)
+        self._keys = SignalKeys(read_fd)
+        self._key = 0  # the signal of the key that ended the last line read (0: none)
 
     @classmethod
     def open(cls) -> Terminal | None:
@@ -180,7 +195,12 @@ class Terminal:
             self._mark_pastes(False)
 
     def _mark_pastes(self, on: bool) -> None:
-        # the watchdog hears of it too: it turns the marks off if toolhost is killed outright
+        # the watchdog hears of it too: it turns the marks off (and the signal keys back on)
+        # if toolhost is killed outright
+        if on and foreground(self.read_fd):
+            self._keys.off()
+        elif not on:
+            self._keys.on()
         self.write(marks.ON if on else marks.OFF)
         if on and self._tty_path is None:
             try:
@@ -188,7 +208,7 @@ class Terminal:
             except OSError:
                 self._tty_path = ""
         if self._tty_path:
-            watchdog.pastes_marked(self._tty_path if on else None)
+            watchdog.pastes_marked(self._tty_path if on else None, self._keys.restore)
 
     def reshow(self) -> bool:
         """Show the prompt of the read in progress again (after Ctrl-Z and ``fg`` the shell's
@@ -267,15 +287,26 @@ class Terminal:
     async def _read_whole_line(self, prompt: str, question: bool) -> str | None:
         # A turn the terminal cut is not sent: the prompt is shown again. An answer it cut
         # is said so and returned (it cannot be "y"; a reason keeps its start).
+        show = True
         while True:
-            self.write(prompt)
-            self._prompt = prompt
+            if show:
+                self.write(prompt)
+                self._prompt = prompt
+            show = True
             line = await self._read_line()
             if question and line is not None:
                 self._with_answer = pending_with_partial(self.read_fd)
             elif self._bracketing and line is not None:
-                line = await self._read_paste(line) if marks.START in line \
-                    else marks.strip_marks(line)
+                try:
+                    line = await self._read_paste(line) if marks.START in line \
+                        else marks.strip_marks(self._typed_line(line))
+                except _TypedKey as key:
+                    # as the kernel would have: the line dropped, the signal sent (Ctrl-C
+                    # ends the session, Ctrl-Z stops it); the read goes on where it was
+                    self._cut = False
+                    self._keys.send(key.signum)
+                    show = False
+                    continue
                 if line is None:
                     continue  # a paste refused (said so): the prompt again
             if not self._cut:
@@ -293,8 +324,10 @@ class Terminal:
     async def _read_paste(self, first: str) -> str | None:
         """The turn a paste makes (its first line read), or None when it is refused (said
         so): over ``PASTE_MAX``, a line of it cut by the terminal, or no end before Ctrl-D."""
-        paste = marks.Paste(first)
-        paste.cut = self._cut
+        first, keys = self._unkeyed(first)
+        paste = marks.Paste(first, joined=bool(self._key))
+        paste.cut, paste.keys = self._cut, keys
+        self._person_key()
         # a line the terminal cut may have lost the end mark with its end: the paste stops
         # there, and the rest of it, already in the terminal's queue, is dropped below
         while not paste.cut:
@@ -318,7 +351,10 @@ class Terminal:
                 self.write(f"(a paste began but its end never came before Ctrl-D: "
                            f"{paste.lines_said} of it not sent)\n")
                 return None
-            paste.add(line, cut=self._cut)
+            line, keys = self._unkeyed(line)
+            paste.add(line, cut=self._cut, joined=bool(self._key))
+            paste.keys += keys
+            self._person_key()
         self._cut = False
         if paste.over or paste.cut:
             dropped = 0 if paste.done else self.discard_typeahead()
@@ -330,14 +366,42 @@ class Terminal:
                        f"was not sent{more}. For a longer prompt use -p \"$(cat FILE)\", or "
                        "pipe the turns in)\n")
             return None
-        if paste.carried or paste.ctrl_d:
+        if paste.carried or paste.ctrl_d or paste.keys:
             carried = [f"{n:,} {what}{'' if n == 1 else 's'}" for n, what in (
-                (paste.carried, "paste end mark"), (paste.ctrl_d, "Ctrl-D character")) if n]
+                (paste.carried, "paste end mark"), (paste.ctrl_d, "Ctrl-D character"),
+                (paste.keys, "Ctrl-C, Ctrl-Z or Ctrl-\\ character")) if n]
             self.write(f"(a paste of {paste.lines_said}: one turn; it carried "
                        f"{' and '.join(carried)} of its own, read as part of the text)\n")
         elif paste.count > 1:
             self.write(f"(a paste of {paste.count:,} lines: one turn)\n")
         return paste.text
+
+    def _typed_line(self, line: str) -> str:
+        """``line`` typed at the prompt (no paste in it): raises ``_TypedKey`` when a signal
+        key ended it, or when it holds the quit key (which cannot end a line)."""
+        if self._key:
+            raise _TypedKey(self._key)
+        for key, signum in self._keys.keys.items():
+            if key.decode("latin-1") in line:
+                raise _TypedKey(signum)
+        return line
+
+    def _unkeyed(self, line: str) -> tuple[str, int]:
+        """A line of a paste without the signal keys it carried, and how many."""
+        count = 0
+        for key in self._keys.keys:
+            char = key.decode("latin-1")
+            if char in line:
+                count += line.count(char)
+                line = line.replace(char, "")
+        return line, count
+
+    def _person_key(self) -> None:
+        """A signal key ended the piece of a paste just read, with nothing behind it: the
+        person pressed it (after the paste's end mark, or while its end was awaited), not
+        the pasted text: raises ``_TypedKey``. With more behind, it came with the paste."""
+        if self._key and not self._more_behind():
+            raise _TypedKey(self._key)
 
     def _more_behind(self) -> bool:
         """Whether bytes are waiting now behind the line just read (a line not finished
@@ -352,6 +416,7 @@ class Terminal:
         data = bytearray()
         cut = 0
         self._cut = False
+        self._key = 0
         whole_lines = canonical(self.read_fd)
         while True:
             await anyio.wait_readable(self.read_fd)
@@ -373,9 +438,11 @@ class Terminal:
             room = MAX_LINE - len(data)
             data += chunk[:room]
             cut += max(0, len(chunk) - room)
-            if chunk.endswith(b"\n"):
+            key = self._keys.keys.get(chunk[-1:], 0)
+            if chunk.endswith(b"\n") or (key and key != signal.SIGQUIT):
                 # a canonical read returns one line whole: at the limit, the kernel cut it
                 self._cut = whole_lines and len(chunk) > CANON_LIMIT
+                self._key = 0 if chunk.endswith(b"\n") else key
                 break
         first, newline, rest = bytes(data).partition(b"\n")
         if newline and rest:  # lines a paste's count merged into one read (ttyfd)
