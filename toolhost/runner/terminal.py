@@ -9,7 +9,9 @@ the next line typed.
 
 The terminal stays in its normal (canonical) mode: the kernel's line discipline gives
 Backspace, Ctrl-U and Ctrl-W, Ctrl-D ends the input, and Ctrl-C stays a real SIGINT that the
-runner's one signal handler turns into "deny the question" or "interrupt the turn". There is
+runner's one signal handler turns into "deny the question" or "interrupt the turn". (While
+the turn prompt is read with paste marks on, Ctrl-C and Ctrl-Z arrive as keys and are sent
+as signals here unless a paste carried them: ``toolhost.runner.signal_keys``.) There is
 no history or cursor movement (see README, "Dependencies, and why", on prompt_toolkit).
 
 The terminal is read through a descriptor of its own (the terminal opened again, non-blocking),
