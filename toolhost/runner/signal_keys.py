@@ -99,11 +99,12 @@ class SignalKeys:
             termios.tcsetattr(self.fd, termios.TCSANOW, back)
 
     def send(self, signum: int) -> None:
-        """Do what the kernel does for a signal key: drop what was typed and not read, and
-        signal the terminal's foreground process group (this process, when the terminal is
-        not its controlling one)."""
+        """Do what the kernel does for a signal key: drop what was typed and not read (unless
+        ``stty noflsh``), and signal the terminal's foreground process group (this process,
+        when the terminal is not its controlling one)."""
         with contextlib.suppress(OSError, termios.error):
-            termios.tcflush(self.fd, termios.TCIFLUSH)
+            if not termios.tcgetattr(self.fd)[3] & termios.NOFLSH:
+                termios.tcflush(self.fd, termios.TCIFLUSH)
         try:
             group = os.tcgetpgrp(self.fd)
         except OSError:
