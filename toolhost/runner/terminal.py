@@ -306,7 +306,12 @@ class Terminal:
                     # as the kernel would have: the line dropped, the signal sent (Ctrl-C
                     # ends the session, Ctrl-Z stops it); the read goes on where it was
                     self._cut = False
+                    quits = key.signum == signal.SIGQUIT  # its default action: gone at once
+                    if quits:
+                        self.suspend()  # the marks off and the keys back first
                     self._keys.send(key.signum)
+                    if quits:
+                        self._mark_pastes(True)  # it was caught or ignored: read on
                     show = False
                     continue
                 if line is None:
