@@ -171,6 +171,41 @@ def test_marks_are_turned_off_for_ctrl_z_and_on_again_after_fg(
     assert shown(master, marks.OFF).endswith(marks.OFF)
 
 
+def test_a_resume_in_the_background_writes_nothing_into_the_shells_terminal(
+        pasting: tuple[int, Terminal], monkeypatch: pytest.MonkeyPatch) -> None:
+    # Ctrl-Z, then `bg`: SIGCONT came while the shell owned the terminal, and toolhost wrote
+    # ESC[?2004h and its prompt under the shell's (twice); `fg` shows them again
+    from toolhost.runner import terminal
+
+    master, term = pasting
+
+    async def main() -> str | None:
+        async with anyio.create_task_group() as tg:
+            async def stop_bg_fg() -> None:
+                await type_at_prompt(master, term, b"")
+                assert shown(master, "> ").endswith("> ")
+                term.suspend()  # Ctrl-Z
+                assert shown(master, marks.OFF) == marks.OFF
+                monkeypatch.setattr(terminal, "foreground", lambda fd: False)
+                assert term.reshow() is False  # SIGCONT of `bg`
+                assert select.select([master], [], [], 0.2)[0] == []
+                # `fg` of a job running in the background sends no SIGCONT: the read sees
+                # the terminal come back and shows the prompt
+                monkeypatch.setattr(terminal, "foreground", lambda fd: True)
+                out = ""
+                while "> " not in out:  # the read's own check runs on this event loop
+                    await anyio.sleep(0.05)
+                    while select.select([master], [], [], 0)[0]:
+                        out += os.read(master, 65536).decode()
+                assert out == marks.ON + "\r\n> "
+                os.write(master, b"back\n")
+            tg.start_soon(stop_bg_fg)
+            with anyio.fail_after(10):
+                return await term.readline("> ")
+
+    assert anyio.run(main) == "back"
+
+
 @pytest.mark.parametrize(("env", "tty_fd", "wanted"), [
     ({"TERM": "xterm-256color"}, True, True),
     ({"TERM": "dumb"}, True, False),

@@ -111,6 +111,8 @@ class Terminal:
         # carrying one stays text (``toolhost.runner.signal_keys``)
         self._keys = SignalKeys(read_fd)
         self._key = 0  # the signal of the key that ended the last line read (0: none)
+        self._resume_pending = False  # resumed in the background: reshow once in front
+        self._waiting: anyio.CancelScope | None = None  # the read's wait for input
 
     @classmethod
     def open(cls) -> Terminal | None:
@@ -214,9 +216,19 @@ class Terminal:
 
     def reshow(self) -> bool:
         """Show the prompt of the read in progress again (after Ctrl-Z and ``fg`` the shell's
-        lines stand under it); False when nothing is being read."""
+        lines stand under it); False when nothing is being read, or toolhost was resumed in
+        the background."""
         if self._scope is None or not self._prompt:
             return False
+        if not foreground(self.read_fd):
+            # resumed in the background (`bg`): the terminal is the shell's (writing now put
+            # stray prompts and ``ESC[?2004h`` under the shell's). ``fg`` of a running job
+            # sends no SIGCONT: the read looks for the terminal coming back (``_read_line``)
+            self._resume_pending = True
+            if self._waiting is not None:
+                self._waiting.cancel()  # the wait in progress: polled from now on
+            return False
+        self._resume_pending = False
         if self._bracketing:
             self._mark_pastes(True)
         self.write("\n" + self._prompt.lstrip("\n").rsplit("\n", 1)[-1])
@@ -285,6 +297,7 @@ class Terminal:
                 self._scope = None
                 self.question = False
                 self._prompt = ""
+                self._resume_pending = False
 
     async def _read_whole_line(self, prompt: str, question: bool) -> str | None:
         # A turn the terminal cut is not sent: the prompt is shown again. An answer it cut
@@ -419,6 +432,21 @@ class Terminal:
         (``ttyfd.pending_with_partial``)."""
         return pending(self.read_fd) > 0 or pending_with_partial(self.read_fd) > 0
 
+    async def _readable(self) -> bool:
+        """Wait until the terminal can be read; False (at once) when it came back to the
+        foreground after a resume in the background (the prompt shown again)."""
+        if not self._resume_pending:
+            with anyio.CancelScope() as self._waiting:
+                await anyio.wait_readable(self.read_fd)
+            self._waiting = None
+            return not self._resume_pending
+        with anyio.move_on_after(0.25):
+            await anyio.wait_readable(self.read_fd)
+            return True  # a read in the background stops toolhost (SIGTTIN); fg: SIGCONT
+        if self._resume_pending and foreground(self.read_fd):  # not shown by SIGCONT yet
+            self.reshow()
+        return False
+
     async def _read_line(self) -> str | None:
         data = bytearray()
         cut = 0
@@ -426,7 +454,8 @@ class Terminal:
         self._key = 0
         whole_lines = canonical(self.read_fd)
         while True:
-            await anyio.wait_readable(self.read_fd)
+            if not await self._readable():
+                continue
             try:
                 chunk = os.read(self.read_fd, 4096)
             except BlockingIOError:
