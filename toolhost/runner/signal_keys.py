@@ -98,6 +98,23 @@ class SignalKeys:
             back[3] = now[3] | (saved[3] & termios.ISIG)
             termios.tcsetattr(self.fd, termios.TCSANOW, back)
 
+    def held(self, line: str) -> int:
+        """The signal of the first signal key ``line`` holds (0: none)."""
+        for key, signum in self.keys.items():
+            if key.decode("latin-1") in line:
+                return signum
+        return 0
+
+    def strip(self, line: str) -> tuple[str, int]:
+        """``line`` (a piece of a paste) without the signal keys it carried, and how many."""
+        count = 0
+        for key in self.keys:
+            char = key.decode("latin-1")
+            if char in line:
+                count += line.count(char)
+                line = line.replace(char, "")
+        return line, count
+
     def send(self, signum: int) -> None:
         """Do what the kernel does for a signal key: drop what was typed and not read (unless
         ``stty noflsh``), and signal the terminal's foreground process group (this process,

@@ -344,7 +344,7 @@ class Terminal:
     async def _read_paste(self, first: str) -> str | None:
         """The turn a paste makes (its first line read), or None when it is refused (said
         so): over ``PASTE_MAX``, a line of it cut by the terminal, or no end before Ctrl-D."""
-        first, keys = self._unkeyed(first)
+        first, keys = self._keys.strip(first)
         paste = marks.Paste(first, joined=bool(self._key))
         paste.cut, paste.keys = self._cut, keys
         self._person_key()
@@ -371,7 +371,7 @@ class Terminal:
                 self.write(f"(a paste began but its end never came before Ctrl-D: "
                            f"{paste.lines_said} of it not sent)\n")
                 return None
-            line, keys = self._unkeyed(line)
+            line, keys = self._keys.strip(line)
             paste.add(line, cut=self._cut, joined=bool(self._key))
             paste.keys += keys
             self._person_key()
@@ -399,22 +399,10 @@ class Terminal:
     def _typed_line(self, line: str) -> str:
         """``line`` typed at the prompt (no paste in it): raises ``_TypedKey`` when a signal
         key ended it, or when it holds the quit key (which cannot end a line)."""
-        if self._key:
-            raise _TypedKey(self._key)
-        for key, signum in self._keys.keys.items():
-            if key.decode("latin-1") in line:
-                raise _TypedKey(signum)
+        signum = self._key or self._keys.held(line)
+        if signum:
+            raise _TypedKey(signum)
         return line
-
-    def _unkeyed(self, line: str) -> tuple[str, int]:
-        """A line of a paste without the signal keys it carried, and how many."""
-        count = 0
-        for key in self._keys.keys:
-            char = key.decode("latin-1")
-            if char in line:
-                count += line.count(char)
-                line = line.replace(char, "")
-        return line, count
 
     def _person_key(self) -> None:
         """A signal key ended the piece of a paste just read, with nothing behind it: the
