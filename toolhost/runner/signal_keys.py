@@ -26,6 +26,7 @@ import contextlib
 import os
 import signal
 import termios
+from collections.abc import Iterator
 
 __all__ = ["SignalKeys"]
 
@@ -88,7 +89,10 @@ class SignalKeys:
             return
         saved, self._saved = self._saved, None
         self.keys = {}
-        with contextlib.suppress(OSError, termios.error):
+        # SIGTTOU blocked: a shell may have taken the terminal back already (Ctrl-Z also
+        # stops an `sh -c` parent in our group, and bash then takes it at once); setting the
+        # modes from the background would stop toolhost there, and again after `fg`
+        with _no_ttou(), contextlib.suppress(OSError, termios.error):
             now = termios.tcgetattr(self.fd)
             cc = list(now[6])
             old = saved[6]
@@ -133,6 +137,17 @@ class SignalKeys:
                 os.kill(os.getpid(), signum)
         except OSError:
             os.kill(os.getpid(), signum)
+
+
+@contextlib.contextmanager
+def _no_ttou() -> Iterator[None]:
+    blocked = hasattr(signal, "pthread_sigmask")
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTTOU}) if blocked else set()
+    try:
+        yield
+    finally:
+        if blocked:
+            signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
 def _code(key: object) -> int:
