@@ -193,13 +193,15 @@ def test_ctrl_d_at_the_prompt_ends_the_session(start: Callable[..., Pane]) -> No
 
 
 def test_a_multi_line_paste_at_the_prompt_is_one_turn(start: Callable[..., Pane]) -> None:
-    # round 8 left it: each pasted line was a turn (the scenario would run out at the third)
+    # round 8 left it: each pasted line was a turn (the scenario would run out at the third);
+    # round 10 left it: a Ctrl-C or Ctrl-Z in the paste was a signal (the session ended)
     pane = start("turns:\n  - text: Turn one is over.\n  - text: Turn two is over.\n")
     pane.wait_for("> ")
-    pane.paste("first pasted line\nsecond line\nthird line")
+    pane.paste("first pasted line\nsecond\x03 line\nthird\x1a line")
     pane.key("Enter")
     pane.wait_for("Turn one is over.")
-    assert "(a paste of 3 lines: one turn)" in pane.screen()
+    assert "(a paste of 3 lines: one turn; it carried 2 Ctrl-C, Ctrl-Z or Ctrl-\\ " \
+        "characters of its own" in pane.screen().replace("\n", ""), pane.screen()
     pane.wait_for("> ", count=2)
     pane.line("typed")
     pane.wait_for("Turn two is over.")

@@ -171,6 +171,41 @@ def test_marks_are_turned_off_for_ctrl_z_and_on_again_after_fg(
     assert shown(master, marks.OFF).endswith(marks.OFF)
 
 
+def test_a_resume_in_the_background_writes_nothing_into_the_shells_terminal(
+        pasting: tuple[int, Terminal], monkeypatch: pytest.MonkeyPatch) -> None:
+    # Ctrl-Z, then `bg`: SIGCONT came while the shell owned the terminal, and toolhost wrote
+    # ESC[?2004h and its prompt under the shell's (twice); `fg` shows them again
+    from toolhost.runner import terminal
+
+    master, term = pasting
+
+    async def main() -> str | None:
+        async with anyio.create_task_group() as tg:
+            async def stop_bg_fg() -> None:
+                await type_at_prompt(master, term, b"")
+                assert shown(master, "> ").endswith("> ")
+                term.suspend()  # Ctrl-Z
+                assert shown(master, marks.OFF) == marks.OFF
+                monkeypatch.setattr(terminal, "foreground", lambda fd: False)
+                assert term.reshow() is False  # SIGCONT of `bg`
+                assert select.select([master], [], [], 0.2)[0] == []
+                # `fg` of a job running in the background sends no SIGCONT: the read sees
+                # the terminal come back and shows the prompt
+                monkeypatch.setattr(terminal, "foreground", lambda fd: True)
+                out = ""
+                while "> " not in out:  # the read's own check runs on this event loop
+                    await anyio.sleep(0.05)
+                    while select.select([master], [], [], 0)[0]:
+                        out += os.read(master, 65536).decode()
+                assert out == marks.ON + "\r\n> "
+                os.write(master, b"back\n")
+            tg.start_soon(stop_bg_fg)
+            with anyio.fail_after(10):
+                return await term.readline("> ")
+
+    assert anyio.run(main) == "back"
+
+
 @pytest.mark.parametrize(("env", "tty_fd", "wanted"), [
     ({"TERM": "xterm-256color"}, True, True),
     ({"TERM": "dumb"}, True, False),
@@ -216,6 +251,8 @@ def test_a_kill_9_at_the_prompt_leaves_the_marks_off() -> None:
     import signal
     import subprocess
     import sys
+    import termios
+    import time
 
     master, slave = pty.openpty()
     code = f"""
@@ -226,14 +263,79 @@ fd = os.open({os.ttyname(slave)!r}, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
 watchdog.opened(0, "r10-marks-{os.getpid()}")  # the CLI's run starts it
 anyio.run(Terminal(fd, fd, paste=True).readline, "> ")
 """
+    before = termios.tcgetattr(slave)
     child = subprocess.Popen([sys.executable, "-c", code])
     try:
         assert shown(master, marks.ON + "> ").endswith(marks.ON + "> ")
+        # the signal keys were read as keys at the prompt (ISIG off): put back too
+        assert not termios.tcgetattr(slave)[3] & termios.ISIG
         child.send_signal(signal.SIGKILL)
         assert child.wait(timeout=60) == -signal.SIGKILL
         assert shown(master, marks.OFF).endswith(marks.OFF)
+        deadline = time.monotonic() + 10  # the watchdog sets the modes just after the write
+        while termios.tcgetattr(slave) != before and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert termios.tcgetattr(slave) == before
     finally:
         child.kill()
         child.wait()
         os.close(master)
         os.close(slave)
+
+
+def test_ctrl_c_and_ctrl_z_inside_a_paste_are_text_and_typed_ones_still_signal(
+        pasting: tuple[int, Terminal]) -> None:
+    # round 10 left it: a Ctrl-C (or Ctrl-Z) inside pasted text was a signal to the kernel
+    # before toolhost read it: the paste's start was flushed and the rest read as typed
+    # turns. While the prompt is read the keys are line ends (ISIG off), told apart here.
+    import signal
+    import termios
+
+    master, term = pasting
+    before = termios.tcgetattr(term.read_fd)
+    pasted = [
+        S + b"line one\x03touch /tmp/x\nmore" + E + b"\n",  # runner10's tmux probe
+        S + b"\x1astop\x1cquit\x03" + E + b" typed\n",  # each key, one at the very start
+        S + b"a" + E + b"\x03b" + E + b"\n",  # after a carried end mark, more behind it
+    ]
+    # the person's keys (nothing of a paste behind them): the line dropped, the signal sent
+    typed = [(b"half a turn\x03", signal.SIGINT), (S + b"pasted" + E + b"\x03", signal.SIGINT),
+             (b"\x1a", signal.SIGTSTP), (b"quit \x1c me\n", signal.SIGQUIT),
+             (S + b"no end yet\n", 0), (b"\x03", signal.SIGINT)]  # Ctrl-C awaiting its end
+    during: list[int] = []
+
+    async def main() -> tuple[list[str | None], list[int]]:
+        got: list[str | None] = []
+        for data in pasted:
+            with anyio.fail_after(10):
+                async with anyio.create_task_group() as tg:
+                    tg.start_soon(type_at_prompt, master, term, data)
+                    got.append(await term.readline("> "))
+        signals: list[int] = []
+        with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTSTP,
+                                        signal.SIGQUIT) as received:
+            async def type_keys() -> None:
+                for data, signum in typed:
+                    await type_at_prompt(master, term, data)
+                    during.append(termios.tcgetattr(term.read_fd)[3] & termios.ISIG)
+                    if signum:
+                        async for got_signum in received:
+                            signals.append(got_signum)
+                            break
+                    else:
+                        await anyio.sleep(0.1)
+                os.write(master, b"the turn\n")
+            with anyio.fail_after(10):
+                async with anyio.create_task_group() as tg:
+                    tg.start_soon(type_keys)
+                    got.append(await term.readline("> "))
+        return got, signals
+
+    got, signals = anyio.run(main)
+    assert got == ["line onetouch /tmp/x\nmore", "stopquit typed", "ab", "the turn"]
+    assert signals == [signum for _, signum in typed if signum]
+    out = shown(master)
+    assert "it carried 1 Ctrl-C, Ctrl-Z or Ctrl-\\ character of its own" in out
+    assert "it carried 3 Ctrl-C, Ctrl-Z or Ctrl-\\ characters of its own" in out
+    assert during and not any(during)  # off while the prompt is read ...
+    assert termios.tcgetattr(term.read_fd) == before  # ... and as it was after each read

@@ -42,6 +42,10 @@ for line in sys.stdin:
             os.kill(os.getpid(), signal.SIGKILL)
         print(json.dumps({"type": "result", "subtype": "success", "is_error": False,
                           "result": msg["message"]["content"]}), flush=True)
+        if mode == "twice":  # the turn's result again: no answer to the next turn
+            print(json.dumps({"type": "result", "subtype": "success", "is_error": False,
+                              "result": "again " + msg["message"]["content"]}), flush=True)
+            print(json.dumps({"type": "system", "subtype": "after_again"}), flush=True)
 if mode == "stubborn":
     open(os.environ["PID_FILE"], "w").write(str(os.getpid()))
     while True:
@@ -108,18 +112,29 @@ def test_a_cli_killed_mid_turn_is_said_killed_by_its_signal(tmp_path: Path) -> N
     assert process._ended_how(3) == " (exit code 3)"
 
 
-def test_turns_return_their_result_and_every_message_is_seen(tmp_path: Path) -> None:
+@pytest.mark.parametrize("mode", ["ok", "twice"])
+def test_turns_return_their_result_and_every_message_is_seen(tmp_path: Path,
+                                                            mode: str) -> None:
+    # "twice": a CLI that sent a turn's result twice: the second was kept and ended the
+    # next turn at once with the old answer (and every turn after it took the one before's)
     seen: list[str] = []
 
     async def main() -> list[object]:
-        async with open_cli(_command(tmp_path, "ok"), {}, permission=_deny,
+        with anyio.fail_after(30):
+            return await turns()
+
+    async def turns() -> list[object]:
+        async with open_cli(_command(tmp_path, mode), {}, permission=_deny,
                             on_message=lambda m: seen.append(m["type"])) as cli:
             first = await cli.send_prompt("one")
+            while mode == "twice" and "system" not in seen[2:]:  # the extra one has come
+                await anyio.sleep(0.01)
             second = await cli.send_prompt("two")
             return [first["result"], second["result"]]
 
     assert anyio.run(main) == ["one", "two"]
-    assert seen == ["system", "result", "system", "result"]
+    assert seen == (["system", "result", "system", "result"] if mode == "ok" else
+                    ["system", "result", "system", "system", "result", "system"])
 
 
 def test_a_cli_that_will_not_exit_is_killed(tmp_path: Path,

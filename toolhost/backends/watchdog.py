@@ -27,7 +27,9 @@ SIGTERM and SIGHUP, not SIGKILL).
 
 It also turns off the terminal's paste marking (``ESC[?2004l``) that ``toolhost run`` had on
 while its ``> `` prompt was read (``pastes_marked``), so a ``kill -9`` at the prompt does not
-leave the shell's terminal wrapping every paste in ``ESC[200~`` ... ``ESC[201~``.
+leave the shell's terminal wrapping every paste in ``ESC[200~`` ... ``ESC[201~``, and puts
+back the terminal's signal keys (``ISIG``, ``VEOL``, ``VEOL2``) that the prompt had turned
+into line ends (``toolhost.runner.signal_keys``), unless a shell already set ``ISIG`` again.
 """
 
 from __future__ import annotations
@@ -43,7 +45,7 @@ _SCRIPT = r"""
 import os, signal, sys, time
 for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
     signal.signal(s, signal.SIG_IGN)
-runs, buf, tty = {}, b"", b""
+runs, buf, tty, keys = {}, b"", b"", None
 while True:
     try:
         chunk = os.read(0, 65536)
@@ -54,8 +56,10 @@ while True:
     *lines, buf = (buf + chunk).split(b"\n")
     for line in lines:
         parts = line.split(b" ")
-        if len(parts) == 2 and parts[0] == b"T":
+        if len(parts) in (2, 4) and parts[0] == b"T":
             tty = parts[1] if parts[1] != b"-" else b""
+            keys = [int(p) for p in parts[2:]] if len(parts) == 4 and tty and \
+                parts[2].isdigit() and parts[3].isdigit() else None
         elif len(parts) == 3 and parts[1].isdigit():
             if parts[0] == b"+":
                 runs[parts[2]] = int(parts[1])
@@ -65,8 +69,15 @@ if tty:
     try:
         fd = os.open(tty, os.O_WRONLY | os.O_NOCTTY | os.O_NONBLOCK)
         os.write(fd, b"\x1b[?2004l")
+        if keys is not None:
+            import termios
+            m = termios.tcgetattr(fd)
+            if not m[3] & termios.ISIG:  # still as toolhost left it (a shell may be first)
+                m[3] |= termios.ISIG
+                m[6][termios.VEOL], m[6][termios.VEOL2] = bytes([keys[0]]), bytes([keys[1]])
+                termios.tcsetattr(fd, termios.TCSANOW, m)
         os.close(fd)
-    except OSError:
+    except Exception:
         pass
 needles = [b"TOOLHOST_RUN_ID=" + run + b"\0" for run in runs]
 me = os.getpid()
@@ -157,9 +168,11 @@ def closed(pgid: int, run_id: str) -> None:
         _send(f"- {pgid} {run_id}\n", start=False)
 
 
-def pastes_marked(tty: str | None) -> None:
+def pastes_marked(tty: str | None, keys: tuple[int, int] | None = None) -> None:
     """The terminal at path ``tty`` marks pastes now (None: no longer): if toolhost is killed
     outright meanwhile, the watchdog turns the marks off (signal-handler safe; only once a
-    run has started it)."""
+    run has started it). ``keys``: its signal keys are off too (``ISIG`` cleared), and these
+    ``VEOL`` and ``VEOL2`` characters are to be put back with ``ISIG``."""
     if os.name == "posix" and (tty is None or (tty and " " not in tty and "\n" not in tty)):
-        _send(f"T {tty or '-'}\n", start=False)
+        more = f" {keys[0]} {keys[1]}" if tty and keys is not None else ""
+        _send(f"T {tty or '-'}{more}\n", start=False)

@@ -66,7 +66,7 @@ class Paste:
     """The lines of one paste, from the line holding its start mark to the one holding its
     end mark. Memory is bounded: past ``limit`` bytes the lines are counted, not kept."""
 
-    def __init__(self, first: str, limit: int | None = None) -> None:
+    def __init__(self, first: str, limit: int | None = None, *, joined: bool = False) -> None:
         self.limit = PASTE_MAX if limit is None else limit
         self.lines: list[str] = []
         self.size = 0  # bytes read for the paste, newlines included
@@ -75,26 +75,35 @@ class Paste:
         self.done = False
         self.carried = 0  # end marks the pasted text carried (more of it came behind each)
         self.ctrl_d = 0  # Ctrl-D characters it carried at a line's start (the kernel's EOF)
-        self._add(first.split(START, 1)[1], head=first.split(START, 1)[0])
+        self.keys = 0  # Ctrl-C, Ctrl-Z, Ctrl-\ characters it carried (dropped from the text)
+        self._joined = False  # the last line read was ended by such a key: the next goes on it
+        self._add(first.split(START, 1)[1], head=first.split(START, 1)[0], joined=joined)
 
     @property
     def over(self) -> bool:
         return self.size > self.limit
 
-    def add(self, line: str, *, cut: bool = False) -> None:
-        """The next line read (without its newline); ``cut``: the terminal cut it."""
+    def add(self, line: str, *, cut: bool = False, joined: bool = False) -> None:
+        """The next line read (without its newline); ``cut``: the terminal cut it;
+        ``joined``: a signal key, not a newline, ended it (the next read goes on the line)."""
         self.cut = self.cut or cut
-        self._add(line)
+        self._add(line, joined=joined)
 
-    def _add(self, line: str, head: str = "") -> None:
+    def _add(self, line: str, head: str = "", *, joined: bool = False) -> None:
         inside, end, after = line.partition(END)
         self.done = bool(end)
-        self.count += 1
+        more = self._joined and not self.over
+        self._joined = joined
+        self.count += 0 if more else 1
         self.size += len(head.encode()) + len(line.encode()) + 1
         if self.over:
             self.lines.clear()  # counted, not kept
+            return
+        text = head + inside + after if end else head + inside
+        if more and self.lines:
+            self.lines[-1] += text
         else:
-            self.lines.append(head + inside + after if end else head + inside)
+            self.lines.append(text)
 
     @property
     def lines_said(self) -> str:

@@ -98,6 +98,9 @@ class CliSession:
         self.initialize_response: dict[str, Any] = {}
         self.hurry = False  # set by ``abort``: stop fast, calls in flight first
         self.refused: str | None = None  # set by ``refuse``: why the CLI was stopped
+        # turns sent whose ``result`` has not come: a result beyond them (a CLI that sent
+        # one twice) is no answer to the next turn, which it would end before it began
+        self.turns_open = 0
 
     def abort(self) -> None:
         """End the session fast (toolhost got a signal): when the session is left, the calls
@@ -119,6 +122,7 @@ class CliSession:
 
     async def send_prompt(self, prompt: str | list[dict[str, Any]]) -> Mapping[str, Any]:
         """Send one user turn and return the ``result`` message that ends it."""
+        self.turns_open += 1  # before sending: its result may come before ``receive``
         try:
             await self.control.send_message({
                 "type": "user", "message": {"role": "user", "content": prompt},
@@ -213,18 +217,28 @@ async def open_cli(command: CliCommand, servers: Mapping[str, McpServer], *,
     send_results, receive_results = anyio.create_memory_object_stream[Mapping[str, Any]](
         KEPT_RESULTS)
     dropped = 0
+    holder: list[CliSession] = []  # the session, once made (``deliver`` runs after that)
 
     async def deliver(message: dict[str, Any]) -> None:
         # Runs on the read loop: it must never wait, or control requests behind this message
-        # would never be answered. Results nobody has asked for yet are kept, the newest
-        # ``KEPT_RESULTS``; past that the oldest is dropped (and said so).
+        # would never be answered. A result is kept for the turn it ends; one with no turn
+        # open (a CLI that sent a turn's result twice) is not shown and not kept, or it would
+        # end the next turn at once with an old answer, and every turn after it one late.
         nonlocal dropped
+        if message.get("type") == "result" and holder and holder[0].turns_open <= 0:
+            dropped += 1
+            if dropped == 1 or dropped % 1000 == 0:
+                log.warning("the Claude CLI sent %d turn results more than turns were sent; "
+                            "they are ignored (the next turn waits for its own)", dropped)
+            return
         try:
             on_message(message)
         except Exception as exc:  # e.g. stdout piped into `head`: keep serving the CLI
             log.debug("showing a %r message failed: %r", message.get("type"), exc)
         if message.get("type") != "result":
             return
+        if holder:
+            holder[0].turns_open -= 1
         try:
             send_results.send_nowait(message)
         except anyio.WouldBlock:
@@ -244,6 +258,7 @@ async def open_cli(command: CliCommand, servers: Mapping[str, McpServer], *,
             await control.run()
 
     cli = CliSession(process, control, stderr, receive_results, redact)
+    holder.append(cli)
     if started is not None:
         started(cli)
     fields: dict[str, Any] = {}

@@ -9,7 +9,9 @@ the next line typed.
 
 The terminal stays in its normal (canonical) mode: the kernel's line discipline gives
 Backspace, Ctrl-U and Ctrl-W, Ctrl-D ends the input, and Ctrl-C stays a real SIGINT that the
-runner's one signal handler turns into "deny the question" or "interrupt the turn". There is
+runner's one signal handler turns into "deny the question" or "interrupt the turn". (While
+the turn prompt is read with paste marks on, Ctrl-C and Ctrl-Z arrive as keys and are sent
+as signals here unless a paste carried them: ``toolhost.runner.signal_keys``.) There is
 no history or cursor movement (see README, "Dependencies, and why", on prompt_toolkit).
 
 The terminal is read through a descriptor of its own (the terminal opened again, non-blocking),
@@ -24,6 +26,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import signal
 import sys
 import termios
 from contextvars import ContextVar
@@ -34,6 +37,7 @@ import anyio
 from toolhost.backends import watchdog
 from toolhost.permissions.ask import AskInterrupted
 from toolhost.runner import paste as marks
+from toolhost.runner.signal_keys import SignalKeys
 from toolhost.runner.ttyfd import (
     canonical,
     drop,
@@ -66,6 +70,15 @@ class TerminalInterrupt(AskInterrupted):
     """The read was abandoned: the person pressed Ctrl-C."""
 
 
+class _TypedKey(Exception):
+    """The person pressed a signal key (Ctrl-C, Ctrl-Z, Ctrl-\\) at the turn prompt, read as a
+    key (``toolhost.runner.signal_keys``): what was typed is dropped, the signal sent."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
 class Terminal:
     """Read lines from the terminal on ``read_fd``; write prompts to ``write_fd``."""
 
@@ -94,6 +107,12 @@ class Terminal:
         self.brackets = (self._typed and marks.wanted(write_fd)) if paste is None else paste
         self._bracketing = False  # the terminal marks pastes now (the turn prompt is read)
         self._tty_path: str | None = None  # the terminal's name, for the watchdog
+        # Ctrl-C/Ctrl-Z/Ctrl-\ are keys while the turn prompt is read (marks on): a paste
+        # carrying one stays text (``toolhost.runner.signal_keys``)
+        self._keys = SignalKeys(read_fd)
+        self._key = 0  # the signal of the key that ended the last line read (0: none)
+        self._resume_pending = False  # resumed in the background: reshow once in front
+        self._waiting: anyio.CancelScope | None = None  # the read's wait for input
 
     @classmethod
     def open(cls) -> Terminal | None:
@@ -180,7 +199,12 @@ class Terminal:
             self._mark_pastes(False)
 
     def _mark_pastes(self, on: bool) -> None:
-        # the watchdog hears of it too: it turns the marks off if toolhost is killed outright
+        # the watchdog hears of it too: it turns the marks off (and the signal keys back on)
+        # if toolhost is killed outright
+        if on and foreground(self.read_fd):
+            self._keys.off()
+        elif not on:
+            self._keys.on()
         self.write(marks.ON if on else marks.OFF)
         if on and self._tty_path is None:
             try:
@@ -188,13 +212,23 @@ class Terminal:
             except OSError:
                 self._tty_path = ""
         if self._tty_path:
-            watchdog.pastes_marked(self._tty_path if on else None)
+            watchdog.pastes_marked(self._tty_path if on else None, self._keys.restore)
 
     def reshow(self) -> bool:
         """Show the prompt of the read in progress again (after Ctrl-Z and ``fg`` the shell's
-        lines stand under it); False when nothing is being read."""
+        lines stand under it); False when nothing is being read, or toolhost was resumed in
+        the background."""
         if self._scope is None or not self._prompt:
             return False
+        if not foreground(self.read_fd):
+            # resumed in the background (`bg`): the terminal is the shell's (writing now put
+            # stray prompts and ``ESC[?2004h`` under the shell's). ``fg`` of a running job
+            # sends no SIGCONT: the read looks for the terminal coming back (``_read_line``)
+            self._resume_pending = True
+            if self._waiting is not None:
+                self._waiting.cancel()  # the wait in progress: polled from now on
+            return False
+        self._resume_pending = False
         if self._bracketing:
             self._mark_pastes(True)
         self.write("\n" + self._prompt.lstrip("\n").rsplit("\n", 1)[-1])
@@ -263,19 +297,36 @@ class Terminal:
                 self._scope = None
                 self.question = False
                 self._prompt = ""
+                self._resume_pending = False
 
     async def _read_whole_line(self, prompt: str, question: bool) -> str | None:
         # A turn the terminal cut is not sent: the prompt is shown again. An answer it cut
         # is said so and returned (it cannot be "y"; a reason keeps its start).
+        show = True
         while True:
-            self.write(prompt)
-            self._prompt = prompt
+            if show:
+                self.write(prompt)
+                self._prompt = prompt
+            show = True
             line = await self._read_line()
             if question and line is not None:
                 self._with_answer = pending_with_partial(self.read_fd)
             elif self._bracketing and line is not None:
-                line = await self._read_paste(line) if marks.START in line \
-                    else marks.strip_marks(line)
+                try:
+                    line = await self._read_paste(line) if marks.START in line \
+                        else marks.strip_marks(self._typed_line(line))
+                except _TypedKey as key:
+                    # as the kernel would have: the line dropped, the signal sent (Ctrl-C
+                    # ends the session, Ctrl-Z stops it); the read goes on where it was
+                    self._cut = False
+                    quits = key.signum == signal.SIGQUIT  # its default action: gone at once
+                    if quits:
+                        self.suspend()  # the marks off and the keys back first
+                    self._keys.send(key.signum)
+                    if quits:
+                        self._mark_pastes(True)  # it was caught or ignored: read on
+                    show = False
+                    continue
                 if line is None:
                     continue  # a paste refused (said so): the prompt again
             if not self._cut:
@@ -293,8 +344,10 @@ class Terminal:
     async def _read_paste(self, first: str) -> str | None:
         """The turn a paste makes (its first line read), or None when it is refused (said
         so): over ``PASTE_MAX``, a line of it cut by the terminal, or no end before Ctrl-D."""
-        paste = marks.Paste(first)
-        paste.cut = self._cut
+        first, keys = self._keys.strip(first)
+        paste = marks.Paste(first, joined=bool(self._key))
+        paste.cut, paste.keys = self._cut, keys
+        self._person_key()
         # a line the terminal cut may have lost the end mark with its end: the paste stops
         # there, and the rest of it, already in the terminal's queue, is dropped below
         while not paste.cut:
@@ -318,7 +371,10 @@ class Terminal:
                 self.write(f"(a paste began but its end never came before Ctrl-D: "
                            f"{paste.lines_said} of it not sent)\n")
                 return None
-            paste.add(line, cut=self._cut)
+            line, keys = self._keys.strip(line)
+            paste.add(line, cut=self._cut, joined=bool(self._key))
+            paste.keys += keys
+            self._person_key()
         self._cut = False
         if paste.over or paste.cut:
             dropped = 0 if paste.done else self.discard_typeahead()
@@ -330,14 +386,30 @@ class Terminal:
                        f"was not sent{more}. For a longer prompt use -p \"$(cat FILE)\", or "
                        "pipe the turns in)\n")
             return None
-        if paste.carried or paste.ctrl_d:
+        if paste.carried or paste.ctrl_d or paste.keys:
             carried = [f"{n:,} {what}{'' if n == 1 else 's'}" for n, what in (
-                (paste.carried, "paste end mark"), (paste.ctrl_d, "Ctrl-D character")) if n]
+                (paste.carried, "paste end mark"), (paste.ctrl_d, "Ctrl-D character"),
+                (paste.keys, "Ctrl-C, Ctrl-Z or Ctrl-\\ character")) if n]
             self.write(f"(a paste of {paste.lines_said}: one turn; it carried "
                        f"{' and '.join(carried)} of its own, read as part of the text)\n")
         elif paste.count > 1:
             self.write(f"(a paste of {paste.count:,} lines: one turn)\n")
         return paste.text
+
+    def _typed_line(self, line: str) -> str:
+        """``line`` typed at the prompt (no paste in it): raises ``_TypedKey`` when a signal
+        key ended it, or when it holds the quit key (which cannot end a line)."""
+        signum = self._key or self._keys.held(line)
+        if signum:
+            raise _TypedKey(signum)
+        return line
+
+    def _person_key(self) -> None:
+        """A signal key ended the piece of a paste just read, with nothing behind it: the
+        person pressed it (after the paste's end mark, or while its end was awaited), not
+        the pasted text: raises ``_TypedKey``. With more behind, it came with the paste."""
+        if self._key and not self._more_behind():
+            raise _TypedKey(self._key)
 
     def _more_behind(self) -> bool:
         """Whether bytes are waiting now behind the line just read (a line not finished
@@ -348,13 +420,30 @@ class Terminal:
         (``ttyfd.pending_with_partial``)."""
         return pending(self.read_fd) > 0 or pending_with_partial(self.read_fd) > 0
 
+    async def _readable(self) -> bool:
+        """Wait until the terminal can be read; False (at once) when it came back to the
+        foreground after a resume in the background (the prompt shown again)."""
+        if not self._resume_pending:
+            with anyio.CancelScope() as self._waiting:
+                await anyio.wait_readable(self.read_fd)
+            self._waiting = None
+            return not self._resume_pending
+        with anyio.move_on_after(0.25):
+            await anyio.wait_readable(self.read_fd)
+            return True  # a read in the background stops toolhost (SIGTTIN); fg: SIGCONT
+        if self._resume_pending and foreground(self.read_fd):  # not shown by SIGCONT yet
+            self.reshow()
+        return False
+
     async def _read_line(self) -> str | None:
         data = bytearray()
         cut = 0
         self._cut = False
+        self._key = 0
         whole_lines = canonical(self.read_fd)
         while True:
-            await anyio.wait_readable(self.read_fd)
+            if not await self._readable():
+                continue
             try:
                 chunk = os.read(self.read_fd, 4096)
             except BlockingIOError:
@@ -373,9 +462,11 @@ class Terminal:
             room = MAX_LINE - len(data)
             data += chunk[:room]
             cut += max(0, len(chunk) - room)
-            if chunk.endswith(b"\n"):
+            key = self._keys.keys.get(chunk[-1:], 0)
+            if chunk.endswith(b"\n") or (key and key != signal.SIGQUIT):
                 # a canonical read returns one line whole: at the limit, the kernel cut it
                 self._cut = whole_lines and len(chunk) > CANON_LIMIT
+                self._key = 0 if chunk.endswith(b"\n") else key
                 break
         first, newline, rest = bytes(data).partition(b"\n")
         if newline and rest:  # lines a paste's count merged into one read (ttyfd)
