@@ -256,6 +256,14 @@ def _add(plan: Plan, place: Place, original: str, schema: Any, *, required: bool
     arg = _argument_name(original, plan.places)
     plan.places[arg] = (place, original)
     plan.properties[arg] = schema if isinstance(schema, dict) else {}
+    if arg.rstrip("0123456789").endswith("_") and arg != _argument_name(original, {}):
+        # two parameters of one name (a path and a query 'id'): the model is told which
+        # one 'id_2' is, or it cannot tell them apart
+        said = f"The {place} parameter {original!r} (another parameter has its name)."
+        prop = dict(plan.properties[arg])
+        prop["description"] = f"{prop['description']} {said}" if prop.get("description") \
+            else said
+        plan.properties[arg] = prop
     if required:
         plan.required.append(arg)
 
