@@ -48,6 +48,7 @@ from toolhost.gateway.openapi_security import (
     taken_headers,
 )
 from toolhost.gateway.reshape import default_unfit
+from toolhost.gateway.schema_root import written_in
 from toolhost.gateway.spec import Reshape, build_reshapes, globs
 from toolhost.gateway.tighten import looser
 from toolhost.lockfile.guard import current_guard
@@ -372,6 +373,8 @@ def _lay_over(check: Checker, where: Path, key: str, op: Operation, plan: Plan,
             check.problem((*where, key, name), f"operation {op.key!r} has no parameter "
                           f"{name!r}", "its arguments: " + ", ".join(plan.properties))
             continue
+        if key == "params" and "$ref" in plan.properties[arg]:  # a component's schema
+            plan.properties[arg] = written_in({"$defs": plan.defs}, plan.properties[arg])
         wrong = looser(plan.properties[arg], value) if key == "params" else None
         if wrong is not None and isinstance(value, Mapping):
             check.problem((*where, key, name, wrong[0]), f"params may only tighten the "

@@ -14,7 +14,7 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-__all__ = ["inline_root_ref", "strip_fixed"]
+__all__ = ["inline_root_ref", "strip_fixed", "written_in"]
 
 _MAX_HOPS = 8  # a root $ref that leads to a $ref ...: followed this far
 _MAX_DEPTH = 8  # allOf inside anyOf inside ...: object-level parts followed this deep
@@ -97,16 +97,16 @@ def _strip(root: Mapping[str, Any], part: dict[str, Any], keys: frozenset[str], 
     for name in _PARTS:
         parts = out.get(name)
         if isinstance(parts, list):
-            out[name] = [_strip(root, _written(root, p), keys, depth + 1)
+            out[name] = [_strip(root, written_in(root, p), keys, depth + 1)
                          if isinstance(p, Mapping) else p for p in parts]
     for name in _BRANCHES:
         p = out.get(name)
         if isinstance(p, Mapping):
-            out[name] = _strip(root, _written(root, p), keys, depth + 1)
+            out[name] = _strip(root, written_in(root, p), keys, depth + 1)
     return out
 
 
-def _written(root: Mapping[str, Any], part: Mapping[str, Any]) -> dict[str, Any]:
+def written_in(root: Mapping[str, Any], part: Mapping[str, Any]) -> dict[str, Any]:
     """A part that is a local ``$ref`` (followed a few hops) with its definition written in."""
     out = dict(part)
     for _ in range(_MAX_HOPS):
