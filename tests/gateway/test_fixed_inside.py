@@ -98,3 +98,14 @@ def test_a_recursive_definition_the_root_names_is_kept_for_its_other_uses() -> N
     check = LazyValidator(schema, formats=True)
     assert list(check.iter_errors({"name": "a", "kids": [{"name": "b"}]})) == []
     assert list(check.iter_errors({"name": "a", "kids": [{}]})) != []
+
+
+def test_a_root_ref_beside_keys_of_its_own_is_left_as_the_upstream_wrote_it() -> None:
+    # both apply (JSON Schema 2020-12): writing one over the other would drop a constraint
+    both = {"$ref": "#/$defs/A", "properties": {"x": S}, "required": ["x"],
+            "$defs": {"A": {"type": "object", "properties": {"y": S}, "required": ["y"]}}}
+    imported, _ = reshape_tools(
+        UpstreamSpec(command=("x",)), [{"name": "find", "inputSchema": both}], "up")
+    check = LazyValidator(imported[0].input_schema, formats=True)
+    assert list(check.iter_errors({"x": "a"})) != [] and list(check.iter_errors({"y": "a"}))
+    assert list(check.iter_errors({"x": "a", "y": "b"})) == []

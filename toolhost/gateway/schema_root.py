@@ -18,6 +18,7 @@ __all__ = ["inline_root_ref", "strip_fixed", "written_in"]
 
 _MAX_HOPS = 8  # a root $ref that leads to a $ref ...: followed this far
 _MAX_DEPTH = 8  # allOf inside anyOf inside ...: object-level parts followed this deep
+_NOTES = frozenset({"$defs", "definitions", "$schema", "title", "description", "type"})
 _PARTS = ("allOf", "anyOf", "oneOf")
 _BRANCHES = ("if", "then", "else")
 
@@ -47,8 +48,10 @@ def inline_root_ref(schema: dict[str, Any]) -> dict[str, Any]:
         found = _target(schema, ref)
         if found is None:
             break
-        followed.append(str(ref))
         rest = {k: v for k, v in schema.items() if k != "$ref"}
+        if set(rest) & set(found) - _NOTES:  # both say it: they apply together, left so
+            break
+        followed.append(str(ref))
         schema = {**{k: v for k, v in found.items() if k not in ("$defs", "definitions")},
                   **rest}
     if followed:  # a definition only the root used is not shown twice (fixed ones inside)
@@ -114,5 +117,7 @@ def written_in(root: Mapping[str, Any], part: Mapping[str, Any]) -> dict[str, An
         if found is None:
             break
         rest = {k: v for k, v in out.items() if k != "$ref"}
+        if set(rest) & set(found) - _NOTES:  # both say it: they apply together, left so
+            break
         out = {**found, **rest}
     return out
