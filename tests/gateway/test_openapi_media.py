@@ -13,8 +13,11 @@ from pathlib import Path
 
 import pytest
 
+from toolhost.backends.base import CallContext
+from toolhost.compile import compile_tools
+
 from .openapi_service import PetService
-from .test_openapi import call, load, write
+from .test_openapi import load, write
 
 pytestmark = pytest.mark.anyio
 
@@ -58,16 +61,19 @@ async def test_a_json_body_is_found_and_sent_as_the_document_names_it(
                     for n, (m, r, _) in enumerate(CASES))
     config = write(tmp_path, service, "    openapi: pets.yaml\n",
                    document=DOCUMENT.format(port=port, paths=paths))
-    tools = load(config).servers["pets"].tools
+    loaded = load(config)
+    tools = loaded.servers["pets"].tools
     assert sorted(tools) == [f"op{n}" for n in range(len(CASES))]
-    for n, (media, _, arrives) in enumerate(CASES):
-        form = media.startswith("application/x-www-form")
-        props = tools[f"op{n}"].input_schema["properties"]
-        assert list(props) == (["name"] if form else ["body"]), media
-        if form:  # (the service reads JSON bodies only: the schema is what changed)
-            continue
-        result = await call(config, f"op{n}", {"body": {"name": "rex"}})
-        assert not result.is_error, (media, result)
-        got = service.requests[-1]
-        assert got["headers"]["content-type"].split(";")[0] == arrives, media
-        assert got["path"] == f"/v1/pets/{n}"
+    async with compile_tools(loaded) as compiled:
+        for n, (media, _, arrives) in enumerate(CASES):
+            form = media.startswith("application/x-www-form")
+            props = tools[f"op{n}"].input_schema["properties"]
+            assert list(props) == (["name"] if form else ["body"]), media
+            if form:  # (the service reads JSON bodies only: the schema is what changed)
+                continue
+            result = await compiled.tool("pets", f"op{n}").call(
+                {"body": {"name": "rex"}}, CallContext())
+            assert not result.is_error, (media, result)
+            got = service.requests[-1]
+            assert got["headers"]["content-type"].split(";")[0] == arrives, media
+            assert got["path"] == f"/v1/pets/{n}"
