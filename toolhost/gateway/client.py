@@ -309,7 +309,7 @@ class UpstreamConnection:
         wire = self._wire
         if not wire.ended:
             return ""
-        last = wire.last_words()
+        last = wire.last_said()
         return f"it {wire.ended}" + (f" (its last words: {last})" if last else "")
 
     def _lost_session(self) -> None:

@@ -90,6 +90,12 @@ class Wire:
         if not hasattr(message, "method") and isinstance(ident, (int, str)):
             self.calls.pop(ident, None)
 
+    def last_said(self, most: int = 600) -> str:
+        """Its last stderr lines, the end of them when long (a traceback's last line is
+        the one a person reads)."""
+        last = self.last_words()
+        return last if len(last) <= most else "…" + last[-most:]
+
     def take_http_error(self) -> str:
         """The HTTP error status an upstream last answered (once; "" when none)."""
         said, self.http_error = self.http_error, ""
@@ -282,7 +288,7 @@ async def stdio_transport(argv: list[str], env: dict[str, str], cwd: str | None,
                 wire.failure = (f"upstream server '{wire.server}' {wire.ended}; the next use "
                                 "starts it again")
                 if wire.ready:  # (a start that fails says it in its error)
-                    last = wire.last_words()
+                    last = wire.last_said()
                     log.warning("%s%s", wire.failure, f" (its last words: {last})" if last
                                 else "")
         await _drain(process.stdout)  # the process must not block writing while it stops
