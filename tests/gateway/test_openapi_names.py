@@ -70,3 +70,16 @@ def test_parameters_of_one_name_are_told_apart_for_the_model(tmp_path: Path) -> 
     assert props["id_2"]["description"] == ("A version's id. The query parameter 'id' "
                                             "(another parameter has its name).")
     assert "description" not in props["X_Request_Id"]  # renamed, but alone: as before
+
+
+def test_two_operations_of_one_tool_name_are_both_named(tmp_path: Path) -> None:
+    """The problem names both operations, and a key to rename one under that can be written
+    (before: "two operations would both be the tool 'get_pet' (rename one under
+    tools.get pet.name)")."""
+    from toolhost.errors import ConfigError
+
+    with pytest.raises(ConfigError) as raised:
+        tools(tmp_path, "api", ["get_pet", "get pet"])
+    assert [str(p).split(": ", 1)[1] for p in raised.value.problems] == [
+        "servers.api: operations 'get_pet' and 'get pet' would both be the tool 'get_pet' "
+        "(rename one under tools.\"get pet\".name)"]

@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import fnmatch
 import hashlib
+import json
 import logging
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path as FilePath
@@ -54,6 +56,7 @@ from toolhost.gateway.tighten import looser
 from toolhost.lockfile.guard import current_guard
 
 log = logging.getLogger("toolhost.gateway")
+_PLAIN_KEY = re.compile(r"[A-Za-z0-9_.-]+")  # a key written bare in a key path
 
 __all__ = ["OPENAPI_KEYS", "OPENAPI_SERVER_KEYS", "OpenApiServer", "build_openapi"]
 
@@ -138,6 +141,7 @@ def build_openapi(check: Checker, data: Mapping[str, Any], path: Path, server: s
     out = OpenApiServer(defaults=defaults)
     unmet: dict[tuple[str, ...], list[Operation]] = {}  # schemes not configured -> who needs them
     malformed: dict[Path, list[Operation]] = {}  # a requirement that is not one -> who has it
+    first_of: dict[str, str] = {}  # tool name -> the operation that became it
     for op in chosen:
         plan = plan_tool(doc, op, converter, taken, in_query)
         if isinstance(plan, str):
@@ -160,10 +164,13 @@ def build_openapi(check: Checker, data: Mapping[str, Any], path: Path, server: s
                      base, credentials, (unmet, malformed))
         if tool is not None:
             if tool.name in out.tools:
-                check.problem(path, f"two operations would both be the tool {tool.name!r}",
-                              f"rename one under tools.{op.key}.name")
+                key = op.key if _PLAIN_KEY.fullmatch(op.key) else json.dumps(op.key)
+                check.problem(path, f"operations {first_of[tool.name]!r} and {op.key!r} would "
+                              f"both be the tool {tool.name!r}", f"rename one under "
+                              f"tools.{key}.name")
                 continue
             out.tools[tool.name] = tool
+            first_of[tool.name] = op.key
     for missing, ops in unmet.items():  # one warning per set of schemes, not per operation
         names = ", ".join(repr(op.key) for op in ops[:3]) + (", ..." if len(ops) > 3 else "")
         who = f"operation {names} needs" if len(ops) == 1 else \
