@@ -1,5 +1,5 @@
 """A fixed argument an upstream declares somewhere other than the root's ``properties`` (a
-root ``$ref`` as zod-to-json-schema writes it, ``allOf`` parts, an ``anyOf``/``oneOf`` of
+root ``$ref``, ``allOf`` parts, an ``anyOf``/``oneOf`` of
 argument sets) leaves every place: the model never sees it, and no ``required`` that names it
 refuses the call (the fixed value is added after the check). Before, the model was shown the
 fixed argument and every call failed ("'repo' is a required property")."""
