@@ -3,9 +3,10 @@
 Generators do not all write the arguments as the root's ``properties``: some name them
 through a root ``$ref`` (``{"type": "object", "$ref": "#/definitions/Args", ...}``), others
 put them in ``allOf`` parts, and a choice of argument sets is ``anyOf``/``oneOf`` of
-``required`` lists. A fixed argument must leave every one of those places (the model never sees it, and a
-``required`` that names it would refuse every call, since the fixed value is added after the
-check), and ``defaults``/``params`` must see an argument a root ``$ref`` names.
+``required`` lists. A fixed argument must leave every one of those places (the model never
+sees it, and a ``required`` that names it would refuse every call, since the fixed value is
+added after the check), and ``defaults``/``params`` must see an argument a root ``$ref``
+names.
 """
 
 from __future__ import annotations
