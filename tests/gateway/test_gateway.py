@@ -15,7 +15,7 @@ import pytest
 from mcp.client.client import Client
 from mcp.client.stdio import StdioServerParameters
 
-from .conftest import gateway_config, http_upstream, upstream_processes
+from .conftest import at_once, gateway_config, http_upstream, upstream_processes
 
 pytestmark = pytest.mark.anyio
 
@@ -88,25 +88,20 @@ async def test_a_crashing_upstream_never_takes_the_host_down(tmp_path: Path) -> 
 def test_http_upstream(tmp_path: Path) -> None:
     with http_upstream() as port:
         config = gateway_config(tmp_path, mcp=f"{{url: 'http://127.0.0.1:{port}/mcp'}}")
-        done = subprocess.run([sys.executable, "-m", "toolhost", "call", str(config),
-                               "gh.search", "query=flaky"], capture_output=True, text=True,
-                              timeout=120)
+        # side by side: two sessions of one HTTP upstream
+        done, checked = at_once(["call", str(config), "gh.search", "query=flaky"],
+                                ["validate", "--connect", str(config)])
         assert done.stdout.strip() == "5 issues in acme/app matching 'flaky'", done.stderr
         # validate counts the tools of the started upstream (it said 0 before)
-        checked = subprocess.run([sys.executable, "-m", "toolhost", "validate", "--connect",
-                                  str(config)], capture_output=True, text=True, timeout=120)
         assert checked.stdout.strip().endswith(": ok (1 server, 2 tools)"), checked.stdout
 
 
 def test_validate_is_offline_unless_asked_to_connect(tmp_path: Path) -> None:
     config = gateway_config(tmp_path, mcp="{command: [/nonexistent/upstream]}")
-    offline = subprocess.run([sys.executable, "-m", "toolhost", "validate", str(config)],
-                             capture_output=True, text=True, timeout=120)
+    offline, online = at_once(["validate", str(config)], ["validate", "--connect", str(config)])
     assert offline.returncode == 0, offline.stderr
     assert offline.stdout.strip().endswith(
         "and the tools of 1 imported server: --connect starts and counts them)"), offline.stdout
-    online = subprocess.run([sys.executable, "-m", "toolhost", "validate", "--connect",
-                             str(config)], capture_output=True, text=True, timeout=120)
     assert online.returncode == 1
     assert "gateway.yaml:5:" in online.stderr and "servers.gh.mcp" in online.stderr
     assert "cannot start upstream server 'gh'" in online.stderr

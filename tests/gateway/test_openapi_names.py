@@ -48,3 +48,38 @@ def test_any_long_operation_ids_stay_apart(tmp_path_factory: pytest.TempPathFact
     stem = stem.strip("_-").replace("__", "_").replace("_-", "_").replace("-_", "-") or "s"
     names = tools(tmp_path_factory.mktemp("n"), "api", [stem + "-" + t for t in tails])
     assert len(set(names)) == len(tails)
+
+
+def test_parameters_of_one_name_are_told_apart_for_the_model(tmp_path: Path) -> None:
+    """A path and a query parameter both named ``id`` are two arguments; the second one's
+    description says which it is (before: ``id`` and ``id_2``, nothing to tell them apart)."""
+    doc = {"openapi": "3.1.0", "info": {"title": "t", "version": "1"},
+           "servers": [{"url": "http://127.0.0.1:1/v1"}],
+           "paths": {"/items/{id}": {"get": {"operationId": "item", "parameters": [
+               {"name": "id", "in": "path", "required": True, "schema": {"type": "string"}},
+               {"name": "id", "in": "query", "description": "A version's id.",
+                "schema": {"type": "string"}},
+               {"name": "X-Request-Id", "in": "header", "schema": {"type": "string"}}],
+               "responses": {"200": {"description": "ok"}}}}}}
+    (tmp_path / "api.json").write_text(json.dumps(doc))
+    config = tmp_path / "toolhost.yaml"
+    config.write_text("toolhost: 1\nservers:\n  api:\n    openapi: api.json\n")
+    loaded = load_config(config, environ={"TOOLHOST_CACHE": str(tmp_path)}, layers=False)
+    props = loaded.servers["api"].tools["item"].input_schema["properties"]
+    assert props["id"] == {"type": "string"}
+    assert props["id_2"]["description"] == ("A version's id. The query parameter 'id' "
+                                            "(another parameter has its name).")
+    assert "description" not in props["X_Request_Id"]  # renamed, but alone: as before
+
+
+def test_two_operations_of_one_tool_name_are_both_named(tmp_path: Path) -> None:
+    """The problem names both operations, and a key to rename one under that can be written
+    (before: "two operations would both be the tool 'get_pet' (rename one under
+    tools.get pet.name)")."""
+    from toolhost.errors import ConfigError
+
+    with pytest.raises(ConfigError) as raised:
+        tools(tmp_path, "api", ["get_pet", "get pet"])
+    assert [str(p).split(": ", 1)[1] for p in raised.value.problems] == [
+        "servers.api: operations 'get_pet' and 'get pet' would both be the tool 'get_pet' "
+        "(rename one under tools.\"get pet\".name)"]

@@ -75,3 +75,60 @@ def test_params_over_an_openapi_parameter_only_tighten(tmp_path: Path) -> None:
     config.write_text("toolhost: 1\nservers:\n  api:\n    openapi: api.json\n"
                       "    tools: {list: {params: {limit: {maximum: 5}}}}\n")
     load_config(config, environ={"TOOLHOST_CACHE": str(tmp_path)}, layers=False)
+
+
+REFS = {"name": "find", "inputSchema": {
+    "type": "object", "properties": {"kind": {"$ref": "#/$defs/Kind"},
+                                     "limit": {"$ref": "#/$defs/Lim"}},
+    "$defs": {"Kind": {"type": "string", "enum": ["bug", "idea"]},  # a pydantic enum
+              "Lim": {"type": "integer", "maximum": 100}}}}
+
+
+@pytest.mark.parametrize(("params", "said"), [
+    ({"kind": {"enum": ["bug", "chore"]}}, "enum 'chore' is not one of the upstream's "
+     "values ('bug', 'idea')"),
+    ({"limit": {"maximum": 1000}}, "maximum 1000 is looser than the upstream's 100"),
+    ({"kind": {"enum": ["bug"]}, "limit": {"maximum": 10}}, ""),
+])
+def test_params_over_an_argument_behind_a_ref_only_tighten(params: dict[str, Any],
+                                                           said: str) -> None:
+    """The upstream's bound behind a ``$ref`` (pydantic writes an enum argument so) is the
+    one params must not loosen; before, it was not seen, and the model was shown both."""
+    spec = UpstreamSpec(command=("x",), reshape={"find": Reshape(origin=AT, params=params)})
+    imported, problems = reshape_tools(spec, [REFS], "up")
+    shown = [str(p) for p in problems]
+    if said:
+        assert len(shown) == 1 and said in shown[0], shown
+        return
+    props = imported[0].input_schema["properties"]
+    assert shown == [] and props["kind"] == {"type": "string", "enum": ["bug"]}
+    assert props["limit"] == {"type": "integer", "maximum": 10}
+
+
+def test_params_over_a_component_parameter_only_tighten(tmp_path: Path) -> None:
+    from toolhost.config.loader import load_config
+    from toolhost.errors import ConfigError
+
+    doc = {"openapi": "3.1.0", "info": {"title": "t", "version": "1"},
+           "servers": [{"url": "http://127.0.0.1:1/v1"}],
+           "components": {"schemas": {"Status": {"type": "string",
+                                                 "enum": ["open", "closed"]}}},
+           "paths": {"/items": {"get": {"operationId": "list", "parameters": [
+               {"name": "status", "in": "query",
+                "schema": {"$ref": "#/components/schemas/Status"}}],
+               "responses": {"200": {"description": "ok"}}}}}}
+    (tmp_path / "api.json").write_text(json.dumps(doc))
+    config = tmp_path / "toolhost.yaml"
+    config.write_text("toolhost: 1\nservers:\n  api:\n    openapi: api.json\n"
+                      "    tools: {list: {params: {status: {enum: [open, deleted]}}}}\n")
+    with pytest.raises(ConfigError) as raised:
+        load_config(config, environ={"TOOLHOST_CACHE": str(tmp_path)}, layers=False)
+    shown = [str(p) for p in raised.value.problems]
+    assert any("params.status.enum: params may only tighten the document's schema of "
+               "'status': enum 'deleted' is not one of the upstream's values" in s
+               for s in shown), shown
+    config.write_text("toolhost: 1\nservers:\n  api:\n    openapi: api.json\n"
+                      "    tools: {list: {params: {status: {enum: [open]}}}}\n")
+    loaded = load_config(config, environ={"TOOLHOST_CACHE": str(tmp_path)}, layers=False)
+    schema = loaded.servers["api"].tools["list"].input_schema
+    assert schema["properties"]["status"] == {"type": "string", "enum": ["open"]}

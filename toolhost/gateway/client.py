@@ -214,7 +214,8 @@ class UpstreamConnection:
                 self._next_try = time.monotonic() + min(MAX_BACKOFF, 2.0 ** (self._failures - 1))
                 self._drop_locked()
                 raise UpstreamError(f"cannot start upstream server '{self.server}': "
-                                    f"{self._status(_describe(exc))}") from None
+                                    f"{self._ended() or self._status(_describe(exc))}"
+                                    ) from None
             self._failures = 0
             self._connected_before = True
             assert self._portal is not None
@@ -245,6 +246,8 @@ class UpstreamConnection:
         self._stop = anyio.Event()
         errlog = StderrLog(self.server) if self.spec.command else None
         self._wire = wire = Wire(self.server, self.spec.max_message_bytes)
+        if errlog is not None:
+            wire.last_words = errlog.tail
         try:
             async with _client(self.spec, self.watch.on_message, errlog, wire) as client, \
                     anyio.create_task_group() as tasks:
@@ -256,6 +259,7 @@ class UpstreamConnection:
                 tasks.start_soon(self.watch.listen, client)
                 tasks.start_soon(self.watch.updates.keep, client)
                 self._client = client
+                wire.ready = True
                 ready.set()
                 if again:
                     self.watch.changed()
@@ -299,6 +303,14 @@ class UpstreamConnection:
                 portal.call(portal.stop, True)  # it hangs: cancel it
         with contextlib.suppress(BaseException):
             cm.__exit__(None, None, None)
+
+    def _ended(self) -> str:
+        """How the process of a start that failed ended on its own, with its last words."""
+        wire = self._wire
+        if not wire.ended:
+            return ""
+        last = wire.last_said()
+        return f"it {wire.ended}" + (f" (its last words: {last})" if last else "")
 
     def _lost_session(self) -> None:
         if self._wire.session_lost:

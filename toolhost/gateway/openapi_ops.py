@@ -72,6 +72,8 @@ class Plan:
     # header and query parameters the model may not fill: place, name, why, where in the
     # document
     dropped: list[tuple[str, str, str, KeyPath]] = field(default_factory=list)
+    # the JSON body's media type when it is not application/json (merge-patch+json, ...)
+    content_type: str = ""
 
     def input_schema(self) -> dict[str, Any]:
         schema: dict[str, Any] = {"type": "object", "properties": self.properties,
@@ -112,6 +114,8 @@ class Plan:
         body = [arg for arg, (where, _) in self.places.items() if where == "body"]
         if body:
             options["json"] = "{{ " + body[0] + " }}"
+            if self.content_type:  # the config's literal: the service may insist on it
+                options.setdefault("headers", {})["Content-Type"] = self.content_type
         return options
 
 
@@ -229,17 +233,21 @@ def _body(doc: OpenApiDoc, op: Operation, plan: Plan, converter: SchemaConverter
     raw = body.get("content")
     content: Mapping[str, Any] = raw if isinstance(raw, Mapping) else {}
     required = body.get("required") is True
-    json_type = next((t for t in content if t == "application/json" or str(t).endswith(
-        "+json")), None)
+    json_type = next((t for t in content if _media(t) == "application/json"), None) or \
+        next((t for t in content if _media(t).endswith("+json")), None)
     if json_type is not None:
+        if _media(json_type) != "application/json":
+            plan.content_type = _media(json_type)
         media = content[json_type] if isinstance(content[json_type], Mapping) else {}
         schema = converter.convert(media.get("schema", {}))
         if isinstance(schema, dict) and body.get("description") and "description" not in schema:
             schema["description"] = cut(str(body["description"]), 500)
         _add(plan, "body", "body", schema, required=required)
         return ""
-    if "application/x-www-form-urlencoded" in content:
-        media = content["application/x-www-form-urlencoded"]
+    form_type = next((t for t in content
+                      if _media(t) == "application/x-www-form-urlencoded"), None)
+    if form_type is not None:
+        media = content[form_type]
         schema = converter.convert(_deref(doc, (media or {}).get("schema", {})))
         fields = schema.get("properties") if isinstance(schema, Mapping) else None
         needed = schema.get("required") or () if isinstance(schema, Mapping) else ()
@@ -252,10 +260,24 @@ def _body(doc: OpenApiDoc, op: Operation, plan: Plan, converter: SchemaConverter
     return ""
 
 
+def _media(key: Any) -> str:
+    """A media type as it compares (RFC 9110: case-insensitive, parameters aside):
+    ``Application/JSON; charset=utf-8`` is ``application/json``."""
+    return str(key).split(";", 1)[0].strip().lower()
+
+
 def _add(plan: Plan, place: Place, original: str, schema: Any, *, required: bool) -> None:
     arg = _argument_name(original, plan.places)
     plan.places[arg] = (place, original)
     plan.properties[arg] = schema if isinstance(schema, dict) else {}
+    if arg.rstrip("0123456789").endswith("_") and arg != _argument_name(original, {}):
+        # two parameters of one name (a path and a query 'id'): the model is told which
+        # one 'id_2' is, or it cannot tell them apart
+        said = f"The {place} parameter {original!r} (another parameter has its name)."
+        prop = dict(plan.properties[arg])
+        prop["description"] = f"{prop['description']} {said}" if prop.get("description") \
+            else said
+        plan.properties[arg] = prop
     if required:
         plan.required.append(arg)
 

@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import fnmatch
 import hashlib
+import json
 import logging
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path as FilePath
@@ -48,11 +50,13 @@ from toolhost.gateway.openapi_security import (
     taken_headers,
 )
 from toolhost.gateway.reshape import default_unfit
+from toolhost.gateway.schema_root import written_in
 from toolhost.gateway.spec import Reshape, build_reshapes, globs
 from toolhost.gateway.tighten import looser
 from toolhost.lockfile.guard import current_guard
 
 log = logging.getLogger("toolhost.gateway")
+_PLAIN_KEY = re.compile(r"[A-Za-z0-9_.-]+")  # a key written bare in a key path
 
 __all__ = ["OPENAPI_KEYS", "OPENAPI_SERVER_KEYS", "OpenApiServer", "build_openapi"]
 
@@ -137,6 +141,7 @@ def build_openapi(check: Checker, data: Mapping[str, Any], path: Path, server: s
     out = OpenApiServer(defaults=defaults)
     unmet: dict[tuple[str, ...], list[Operation]] = {}  # schemes not configured -> who needs them
     malformed: dict[Path, list[Operation]] = {}  # a requirement that is not one -> who has it
+    first_of: dict[str, str] = {}  # tool name -> the operation that became it
     for op in chosen:
         plan = plan_tool(doc, op, converter, taken, in_query)
         if isinstance(plan, str):
@@ -159,10 +164,13 @@ def build_openapi(check: Checker, data: Mapping[str, Any], path: Path, server: s
                      base, credentials, (unmet, malformed))
         if tool is not None:
             if tool.name in out.tools:
-                check.problem(path, f"two operations would both be the tool {tool.name!r}",
-                              f"rename one under tools.{op.key}.name")
+                key = op.key if _PLAIN_KEY.fullmatch(op.key) else json.dumps(op.key)
+                check.problem(path, f"operations {first_of[tool.name]!r} and {op.key!r} would "
+                              f"both be the tool {tool.name!r}", f"rename one under "
+                              f"tools.{key}.name")
                 continue
             out.tools[tool.name] = tool
+            first_of[tool.name] = op.key
     for missing, ops in unmet.items():  # one warning per set of schemes, not per operation
         names = ", ".join(repr(op.key) for op in ops[:3]) + (", ..." if len(ops) > 3 else "")
         who = f"operation {names} needs" if len(ops) == 1 else \
@@ -372,6 +380,8 @@ def _lay_over(check: Checker, where: Path, key: str, op: Operation, plan: Plan,
             check.problem((*where, key, name), f"operation {op.key!r} has no parameter "
                           f"{name!r}", "its arguments: " + ", ".join(plan.properties))
             continue
+        if key == "params" and "$ref" in plan.properties[arg]:  # a component's schema
+            plan.properties[arg] = written_in({"$defs": plan.defs}, plan.properties[arg])
         wrong = looser(plan.properties[arg], value) if key == "params" else None
         if wrong is not None and isinstance(value, Mapping):
             check.problem((*where, key, name, wrong[0]), f"params may only tighten the "

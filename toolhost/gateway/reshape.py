@@ -19,6 +19,7 @@ from toolhost.config.wirenames import MAX_WIRE_NAME, name_problem
 from toolhost.errors import Problem
 from toolhost.excerpt import cut
 from toolhost.gateway.bounds import MAX_TOOL_CHARS, bound_entry, too_big
+from toolhost.gateway.schema_root import inline_root_ref, strip_fixed, written_in
 from toolhost.gateway.spec import Reshape, UpstreamSpec
 from toolhost.gateway.tighten import looser
 
@@ -127,6 +128,8 @@ def reshape_tools(spec: UpstreamSpec, listed: list[dict[str, Any]], server: str,
 def _schema(raw: Any, reshape: Reshape, name: str, server: str
             ) -> tuple[dict[str, Any], list[Problem]]:
     schema: dict[str, Any] = copy.deepcopy(dict(raw)) if isinstance(raw, Mapping) else {}
+    # the arguments behind a root $ref, and a fixed one out of allOf/anyOf/oneOf parts too
+    schema = strip_fixed(inline_root_ref(schema), reshape.fixed)
     schema.setdefault("type", "object")
     props: dict[str, Any] = dict(schema.get("properties") or {})
     problems: list[Problem] = []
@@ -149,6 +152,9 @@ def _schema(raw: Any, reshape: Reshape, name: str, server: str
             problems.append(reshape.origin.problem(
                 f"params.{key}: upstream tool {name!r} has no such argument", key=".params"))
             continue
+        if isinstance(props[key], Mapping) and "$ref" in props[key]:
+            # a pydantic enum, a shared definition: what params tightens is behind the $ref
+            props[key] = written_in(schema, props[key])
         wrong = looser(props[key], tighter)
         if wrong is not None:
             problems.append(reshape.origin.problem(

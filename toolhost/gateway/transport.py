@@ -23,8 +23,9 @@ from __future__ import annotations
 import json
 import logging
 import re
+import signal
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager, suppress
 from typing import Any, TextIO
 
@@ -46,6 +47,8 @@ _CHUNK = 1 << 16
 _PARSED_MAX = 1 << 16  # a longer unreadable answer's id is found by the scan alone
 CAPPED = ("tools/call", "resources/read", "prompts/get")  # answers that MAX_VALUES bounds
 MAX_NOTED = 10_000  # ids of such requests under way, remembered per connection
+_EXIT_SEEN_WITHIN = 1.0  # s from its stdout's end to its exit status (a process closing
+# stdout and living on is not waited for longer)
 _REAPED_WITHIN = 5.0  # s for a killed upstream's exit to reach the loop (a loaded machine)
 
 
@@ -64,6 +67,9 @@ class Wire:
         self.server = server
         self.limit = limit
         self.failure = ""
+        self.ended = ""  # how its process ended on its own (stdio: exit_said)
+        self.ready = False  # initialize answered: an end from now on is news (a warning)
+        self.last_words: Callable[[], str] = lambda: ""  # its last stderr lines (stdio)
         self.session_lost = False  # an HTTP upstream answered 404 to the session's id
         self.http_error = ""  # the last HTTP error status, until a failed request takes it
         self.noise = Noise(server)
@@ -83,6 +89,12 @@ class Wire:
         ident = getattr(message, "id", None)
         if not hasattr(message, "method") and isinstance(ident, (int, str)):
             self.calls.pop(ident, None)
+
+    def last_said(self, most: int = 600) -> str:
+        """Its last stderr lines, the end of them when long (a traceback's last line is
+        the one a person reads)."""
+        last = self.last_words()
+        return last if len(last) <= most else "…" + last[-most:]
 
     def take_http_error(self) -> str:
         """The HTTP error status an upstream last answered (once; "" when none)."""
@@ -258,6 +270,8 @@ async def stdio_transport(argv: list[str], env: dict[str, str], cwd: str | None,
     write_w, write_r = anyio.create_memory_object_stream[SessionMessage](0)
     writer_done = anyio.Event()
 
+    stopping = anyio.Event()  # toolhost ends it: its exit is no news
+
     async def reader() -> None:
         assert process.stdout is not None
         async with read_w:
@@ -266,6 +280,17 @@ async def stdio_transport(argv: list[str], env: dict[str, str], cwd: str | None,
                     message = _parse(line, wire)
                     if message is not None:
                         await read_w.send(message)
+            # its stdout ended on its own: a crash, the OOM killer's SIGKILL. Said before the
+            # session sees the end, so the failed request (and the log) say how it ended
+            if not wire.failure and not stopping.is_set() and \
+                    await _exited(process, _EXIT_SEEN_WITHIN) and not stopping.is_set():
+                wire.ended = exit_said(process.returncode)
+                wire.failure = (f"upstream server '{wire.server}' {wire.ended}; the next use "
+                                "starts it again")
+                if wire.ready:  # (a start that fails says it in its error)
+                    last = wire.last_said()
+                    log.warning("%s%s", wire.failure, f" (its last words: {last})" if last
+                                else "")
         await _drain(process.stdout)  # the process must not block writing while it stops
 
     async def writer() -> None:
@@ -287,6 +312,7 @@ async def stdio_transport(argv: list[str], env: dict[str, str], cwd: str | None,
         try:
             yield read_r, write_w
         finally:
+            stopping.set()
             with anyio.CancelScope(shield=True):
                 read_r.close()
                 write_w.close()
@@ -326,6 +352,20 @@ async def _lines(stdout: Any, wire: Wire) -> AsyncIterator[bytes]:
         wire.failure = wire.too_big("a line") + ": the connection is dropped"
         log.warning("%s", wire.failure)
         return
+
+
+def exit_said(code: int | None) -> str:
+    """How an upstream's process ended on its own (``was killed by SIGKILL (signal 9) ...``,
+    ``exited (status 3)``), for a line a person acts on."""
+    if code is not None and code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        why = (" (the OOM killer sends it when memory runs out)"
+               if -code == signal.SIGKILL else "")
+        return f"was killed by {name} (signal {-code}){why}"
+    return f"exited (status {code})"
 
 
 async def _drain(stdout: Any) -> None:
