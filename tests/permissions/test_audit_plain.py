@@ -58,12 +58,19 @@ def test_a_record_that_hides_nothing_is_the_record_that_calls_the_redaction(
 
     plain = _lines(AuditLog(str(tmp_path / "plain.jsonl"), never, plain=lambda: True),
                    tmp_path / "plain.jsonl", caller)
-    called = _lines(AuditLog(str(tmp_path / "called.jsonl")), tmp_path / "called.jsonl", caller)
+    called = _lines(AuditLog(str(tmp_path / "called.jsonl"), lambda text: text),
+                    tmp_path / "called.jsonl", caller)
     assert plain == called
     assert len(plain) == 2 * len(DECISIONS) * len(INPUTS)
     # and secret-named arguments are masked all the same
     assert plain[4]["arguments"] == {"password": "***", "api_key": "", "token": None,
                                      "secret": "***", "Auth": "***"}
+
+
+def test_an_audit_log_without_a_redaction_never_calls_one(tmp_path: Path) -> None:
+    log = AuditLog(str(tmp_path / "audit.jsonl"))
+    assert log.plain is not None and log.plain()
+    assert AuditLog(str(tmp_path / "audit.jsonl"), lambda text: text).plain is None
 
 
 def test_a_gate_skips_the_redaction_only_while_its_config_has_no_secret(

@@ -26,6 +26,14 @@ _SCALARS = frozenset({str, int, float, bool, type(None)})
 _encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=str).encode
 
 
+def _unchanged(text: str) -> str:
+    return text
+
+
+def _always() -> bool:
+    return True
+
+
 class AuditLog:
     """Appends decision records to ``path`` (JSON Lines). Opened on first use; call ``close()``.
 
@@ -36,13 +44,14 @@ class AuditLog:
     ``updatedInput`` when a rule rewrote the input, ``tool_use_id`` when the CLI sent one.
     """
 
-    def __init__(self, path: str, redact: Callable[[str], str] = lambda s: s, *,
+    def __init__(self, path: str, redact: Callable[[str], str] | None = None, *,
                  plain: Callable[[], bool] | None = None) -> None:
         self.path = path
-        self.redact = redact
+        self.redact: Callable[[str], str] = _unchanged if redact is None else redact
         # True when ``redact`` is the identity right now (no secret to hide): the record is
         # then built without calling it (the same line). None: it always may hide something.
-        self.plain = plain
+        # Without a ``redact`` nothing is ever hidden.
+        self.plain = _always if redact is None and plain is None else plain
         self._fd: int | None = None
         self._lock = threading.Lock()
         self._clock = (-1, "")  # (a second, its date and time)
