@@ -116,12 +116,16 @@ class AuditLog:
                      tool_use_id: str | None) -> dict[str, Any]:
         """``_entry`` when ``redact`` hides nothing: the same fields, no call of it; secret-named
         arguments are still masked (``mask_arguments``)."""
-        arguments: Any
-        if type(tool_input) is dict and all(
-                type(k) is str and type(v) in _SCALARS for k, v in tool_input.items()):
-            arguments = {k: MASK if secret_key(k) and v not in (None, "") else v
-                         for k, v in tool_input.items()}
-        else:  # nested, or not a plain dict: the general walk, with nothing to hide
+        arguments: Any = {}
+        if type(tool_input) is dict:  # flat (the usual call): one loop, no walk
+            for k, v in tool_input.items():
+                if type(k) is not str or type(v) not in _SCALARS:
+                    arguments = None
+                    break
+                arguments[k] = MASK if secret_key(k) and v not in (None, "") else v
+        else:
+            arguments = None
+        if arguments is None:  # nested, or not a plain dict: the general walk, hiding nothing
             arguments = redact_value(tool_input)
         origin = decision.origin
         entry: dict[str, Any] = {
