@@ -71,6 +71,11 @@ def test_an_audit_log_without_a_redaction_never_calls_one(tmp_path: Path) -> Non
     log = AuditLog(str(tmp_path / "audit.jsonl"))
     assert log.plain is not None and log.plain()
     assert AuditLog(str(tmp_path / "audit.jsonl"), lambda text: text).plain is None
+    log.redact = lambda text: text.replace("drop", "***")  # one set later is called
+    assert not log.plain()
+    log.record("mcp__db__drop", {}, Decision("deny", "no"))
+    log.close()
+    assert json.loads((tmp_path / "audit.jsonl").read_text())["tool"] == "mcp__db__***"
 
 
 def test_a_gate_skips_the_redaction_only_while_its_config_has_no_secret(

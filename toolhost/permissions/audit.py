@@ -30,10 +30,6 @@ def _unchanged(text: str) -> str:
     return text
 
 
-def _always() -> bool:
-    return True
-
-
 class AuditLog:
     """Appends decision records to ``path`` (JSON Lines). Opened on first use; call ``close()``.
 
@@ -50,8 +46,8 @@ class AuditLog:
         self.redact: Callable[[str], str] = _unchanged if redact is None else redact
         # True when ``redact`` is the identity right now (no secret to hide): the record is
         # then built without calling it (the same line). None: it always may hide something.
-        # Without a ``redact`` nothing is ever hidden.
-        self.plain = _always if redact is None and plain is None else plain
+        # Without a ``redact`` nothing is hidden (while none is set on the log later).
+        self.plain = self._unredacted if redact is None and plain is None else plain
         self._fd: int | None = None
         self._lock = threading.Lock()
         self._clock = (-1, "")  # (a second, its date and time)
@@ -147,6 +143,9 @@ class AuditLog:
         if caller is not None:
             entry["caller"] = redact_value(caller.to_audit())
         return entry
+
+    def _unredacted(self) -> bool:
+        return self.redact is _unchanged
 
     def _origin_text(self, origin: object) -> str:
         last = self._origin  # one tuple, swapped whole (as the clock)
