@@ -78,14 +78,17 @@ class _Plan:
                 continue  # a plain value never equals an absent argument
             found = index_key(value)
             if found is not None and found in buckets:
-                positions = (list(self.unkeyed) if positions is None else positions) \
-                    + buckets[found]
+                if positions is None:
+                    positions = list(self.unkeyed)
+                positions += buckets[found]
             # A value of another JSON type than a rule's is not "unequal" but undecidable:
             # deny and ask rules match it (fail closed), so they must be looked at.
             tag = found[0] if found is not None else None
             for other, idx in self.by_tag[key].items():  # a handful of types, not every value
                 if other != tag:
-                    positions = (list(self.unkeyed) if positions is None else positions) + idx
+                    if positions is None:
+                        positions = list(self.unkeyed)
+                    positions += idx
         if positions is None:
             return self._unkeyed_rules
         positions.sort()
