@@ -468,6 +468,11 @@ class ScrubbingStream:
 
     def write(self, text: str) -> int:
         with self._lock:
+            if not self._held and text.endswith("\n") and not _state.hide:
+                # whole lines, and no secret known: nothing to hold back or hide (a line
+                # decided per call, e.g. a permission decision, takes this path)
+                self.inner.write(text)
+                return len(text)
             self._held += text
             cut = self._held.rfind("\n") + 1
             if len(self._held) > self.HOLD:

@@ -66,3 +66,24 @@ def test_index_cases_decide_as_expected() -> None:
     assert p.decide("mcp__db__q", {"table": True}).message == "t0"
     assert p.decide("mcp__db__q", {"table": ["t3"]}).message == "t0"
     assert p.decide("mcp__db__q", {"table": "t11", "limit": 1}).message == "t11"
+
+
+def test_a_value_no_bucket_holds_meets_the_unkeyed_rules_alone() -> None:
+    # every equality rule compares "table" with a string: a string no bucket holds meets the
+    # rules without an equality test only (one tuple, built with the plan), as a scan would
+    out: list[RuleConfig] = [RuleConfig("deny", "mcp__db__q", when={"table": f"t{i}"},
+                                        origin=Origin("p.yaml", i + 1)) for i in range(12)]
+    out.append(RuleConfig("allow", "mcp__db__q", expr="args.limit <= 100",
+                          origin=Origin("p.yaml", 20)))
+    p = compile_policy(PermissionsConfig(rules=tuple(out), default="deny"))
+    plan = p._plan("mcp__db__q")
+    assert plan.keyed
+    missed = plan.applicable({"table": "n1", "limit": 5})
+    assert missed is plan.applicable({"table": "n2"})
+    assert [r.origin for r in missed] == [Origin("p.yaml", 20)]
+    assert [r.origin for r in plan.applicable({"table": "t3"})] == [Origin("p.yaml", 4),
+                                                                     Origin("p.yaml", 20)]
+    assert p.decide("mcp__db__q", {"table": "n1", "limit": 5}).behavior == "allow"
+    assert p.decide("mcp__db__q", {"table": "t3", "limit": 5}).behavior == "deny"
+    assert p.decide("mcp__db__q", {"table": 3, "limit": 5}).behavior == "deny"  # another type
+    assert p.decide("mcp__db__q", {"table": "n1", "limit": 500}).behavior == "deny"

@@ -13,11 +13,21 @@ from toolhost import jsonfast
 from toolhost.fileopen import open_regular
 from toolhost.permissions.decision import Decision
 from toolhost.permissions.redact import redact_value
+from toolhost.redaction import MASK
+from toolhost.redaction import _secret_key as secret_key
 
 __all__ = ["AuditLog"]
 
+# The argument values written as they are when nothing is hidden (no nesting to walk; a
+# number is only ever hidden by a secret: JSON writes it as str()/repr() does).
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
 # Built once: json.dumps with non-default options builds an encoder per call.
 _encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=str).encode
+
+
+def _unchanged(text: str) -> str:
+    return text
 
 
 class AuditLog:
@@ -30,9 +40,14 @@ class AuditLog:
     ``updatedInput`` when a rule rewrote the input, ``tool_use_id`` when the CLI sent one.
     """
 
-    def __init__(self, path: str, redact: Callable[[str], str] = lambda s: s) -> None:
+    def __init__(self, path: str, redact: Callable[[str], str] | None = None, *,
+                 plain: Callable[[], bool] | None = None) -> None:
         self.path = path
-        self.redact = redact
+        self.redact: Callable[[str], str] = _unchanged if redact is None else redact
+        # True when ``redact`` is the identity right now (no secret to hide): the record is
+        # then built without calling it (the same line). None: it always may hide something.
+        # Without a ``redact`` nothing is hidden (while none is set on the log later).
+        self.plain = self._unredacted if redact is None and plain is None else plain
         self._fd: int | None = None
         self._lock = threading.Lock()
         self._clock = (-1, "")  # (a second, its date and time)
@@ -46,6 +61,31 @@ class AuditLog:
 
     def record(self, tool_name: str, tool_input: Mapping[str, Any], decision: Decision,
                *, tool_use_id: str | None = None) -> dict[str, Any]:
+        if self.plain is not None and self.plain():
+            entry = self._plain_entry(tool_name, tool_input, decision, tool_use_id)
+        else:
+            entry = self._entry(tool_name, tool_input, decision, tool_use_id)
+        data = jsonfast.dumps(entry, newline=True)  # orjson, when it writes the same JSON
+        if data is jsonfast.NOT_FAST:
+            text = _encode(entry) + "\n"
+            try:
+                data = text.encode()
+            except UnicodeEncodeError:  # a lone surrogate: keep it escaped, the line stays UTF-8
+                data = (json.dumps(entry, separators=(",", ":"), default=str) + "\n").encode()
+        with self._lock:
+            if self._fd is None:
+                parent = os.path.dirname(os.path.abspath(self.path))
+                os.makedirs(parent, exist_ok=True)
+                # Never blocks: a FIFO or a device is refused (fail closed) before writing.
+                self._fd = open_regular(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+            # One append per record, no buffer: the line is on file before the CLI is answered.
+            written = os.write(self._fd, data)
+            while written < len(data):  # a short write (a full disk fails with OSError)
+                written += os.write(self._fd, data[written:])
+        return entry
+
+    def _entry(self, tool_name: str, tool_input: Mapping[str, Any], decision: Decision,
+               tool_use_id: str | None) -> dict[str, Any]:
         r = self.redact  # every field: a tool name or a tool-use id may hold a secret too
         entry: dict[str, Any] = {
             "time": self._now(),
@@ -66,24 +106,46 @@ class AuditLog:
         caller = self._caller()
         if caller is not None:
             entry["caller"] = redact_value(caller.to_audit(), r)
-        data = jsonfast.dumps(entry, newline=True)  # orjson, when it writes the same JSON
-        if data is jsonfast.NOT_FAST:
-            text = _encode(entry) + "\n"
-            try:
-                data = text.encode()
-            except UnicodeEncodeError:  # a lone surrogate: keep it escaped, the line stays UTF-8
-                data = (json.dumps(entry, separators=(",", ":"), default=str) + "\n").encode()
-        with self._lock:
-            if self._fd is None:
-                parent = os.path.dirname(os.path.abspath(self.path))
-                os.makedirs(parent, exist_ok=True)
-                # Never blocks: a FIFO or a device is refused (fail closed) before writing.
-                self._fd = open_regular(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
-            # One append per record, no buffer: the line is on file before the CLI is answered.
-            written = os.write(self._fd, data)
-            while written < len(data):  # a short write (a full disk fails with OSError)
-                written += os.write(self._fd, data[written:])
         return entry
+
+    def _plain_entry(self, tool_name: str, tool_input: Mapping[str, Any], decision: Decision,
+                     tool_use_id: str | None) -> dict[str, Any]:
+        """``_entry`` when ``redact`` hides nothing: the same fields, no call of it; secret-named
+        arguments are still masked (``mask_arguments``)."""
+        arguments: Any = {}
+        if type(tool_input) is dict:  # flat (the usual call): one loop, no walk
+            for k, v in tool_input.items():
+                if type(k) is not str or type(v) not in _SCALARS:
+                    arguments = None
+                    break
+                arguments[k] = MASK if secret_key(k) and v not in (None, "") else v
+        else:
+            arguments = None
+        if arguments is None:  # nested, or not a plain dict: the general walk, hiding nothing
+            arguments = redact_value(tool_input)
+        origin = decision.origin
+        entry: dict[str, Any] = {
+            "time": self._now(),
+            "tool": tool_name,
+            "arguments": arguments,
+            "decision": decision.behavior,
+            "rule": decision.rule,
+            "origin": self._origin_text(origin) if origin is not None else None,
+            "answered_by": decision.answered_by,
+        }
+        if decision.behavior != "allow":
+            entry["message"] = decision.to_control_response()["message"]
+        if decision.updated_input is not None:
+            entry["updatedInput"] = redact_value(decision.updated_input)
+        if tool_use_id:
+            entry["tool_use_id"] = tool_use_id
+        caller = self._caller()
+        if caller is not None:
+            entry["caller"] = redact_value(caller.to_audit())
+        return entry
+
+    def _unredacted(self) -> bool:
+        return self.redact is _unchanged
 
     def _origin_text(self, origin: object) -> str:
         last = self._origin  # one tuple, swapped whole (as the clock)

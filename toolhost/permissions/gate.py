@@ -30,6 +30,14 @@ def declared_tool_names(config: HostConfig) -> list[str]:
             for tool in server.tools.values()]
 
 
+def _hides_nothing(redact: Callable[[str], str]) -> bool:
+    """Whether ``redact`` is a config's own (``HostConfig.redact``) and that config has no
+    secret: then it returns every text as it is. Anything else may hide something."""
+    owner = getattr(redact, "__self__", None)
+    return (type(owner) is HostConfig and not owner.secrets
+            and getattr(redact, "__func__", None) is HostConfig.redact)
+
+
 class PermissionGate:
     """The one place a tool call is permitted: ``await gate.check(name, input)`` -> Decision.
 
@@ -123,6 +131,9 @@ class PermissionGate:
         def redact(text: str) -> str:  # the gate's current redaction, across reloads
             return gate.redact(text)
 
+        def plain() -> bool:  # whether that redaction hides nothing now (see AuditLog)
+            return _hides_nothing(gate.redact)
+
         if policy is None:
             policy = compile_policy(perms, tool_names=declared_tool_names(config),
                                     cwd=config.run.cwd)
@@ -145,6 +156,7 @@ class PermissionGate:
             note = unanswered_note(config, "", nobody=True)
             if note is not None:  # once, at start: every such call is denied without a word
                 log.warning("%s", note)
-        audit = AuditLog(perms.audit_log, redact=redact) if perms.audit_log else None
+        audit = (AuditLog(perms.audit_log, redact=redact, plain=plain) if perms.audit_log
+                 else None)
         gate = cls(policy, asker, audit, redact=config.redact)
         return gate

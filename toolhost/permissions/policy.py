@@ -62,6 +62,8 @@ class _Plan:
             else:
                 self.keyed.setdefault(entry[0], {}).setdefault(entry[1], []).append(i)
                 self.by_tag.setdefault(entry[0], {}).setdefault(entry[1][0], []).append(i)
+        # what ``applicable`` returns when no bucket holds the call's values (built once)
+        self._unkeyed_rules = tuple(self.rules[i] for i in self.unkeyed)
 
     def applicable(self, tool_input: Mapping[str, Any]) -> Iterable[CompiledRule]:
         """The rules that can match ``tool_input``, in evaluation order."""
@@ -69,20 +71,26 @@ class _Plan:
             return [self.rules[i] for i in self.by_command(tool_input.get("command"))]
         if not self.keyed:
             return self.rules
-        positions = list(self.unkeyed)
+        positions: list[int] | None = None  # None: the unkeyed rules alone (the usual miss)
         for key, buckets in self.keyed.items():
             value = tool_input.get(key, MISSING)
             if value is MISSING:
                 continue  # a plain value never equals an absent argument
             found = index_key(value)
             if found is not None and found in buckets:
+                if positions is None:
+                    positions = list(self.unkeyed)
                 positions += buckets[found]
             # A value of another JSON type than a rule's is not "unequal" but undecidable:
             # deny and ask rules match it (fail closed), so they must be looked at.
             tag = found[0] if found is not None else None
             for other, idx in self.by_tag[key].items():  # a handful of types, not every value
                 if other != tag:
+                    if positions is None:
+                        positions = list(self.unkeyed)
                     positions += idx
+        if positions is None:
+            return self._unkeyed_rules
         positions.sort()
         return [self.rules[i] for i in positions]
 

@@ -132,6 +132,9 @@ def _permission_request(request: Mapping[str, Any]) -> tuple[str, dict[str, Any]
 
 def _permission_answer(tool_name: str, tool_input: dict[str, Any],
                        decision: Decision) -> dict[str, Any]:
+    if decision.behavior == "allow" and decision.updated_input is None:
+        # The official SDK always echoes the input; do the same so every CLI version agrees.
+        return {"behavior": "allow", "updatedInput": tool_input}
     if decision.behavior == "ask":  # fail closed: nobody resolved the question
         return {"behavior": "deny", "message": scrub(
             decision.message or f"No one could approve {tool_name}; denied.")}
@@ -139,8 +142,7 @@ def _permission_answer(tool_name: str, tool_input: dict[str, Any],
     if isinstance(answer.get("message"), str):  # the model reads it; the CLI stores it
         answer["message"] = scrub(answer["message"])
     if answer["behavior"] == "allow" and "updatedInput" not in answer:
-        # The official SDK always echoes the input; do the same so every CLI version agrees.
-        answer["updatedInput"] = tool_input
+        answer["updatedInput"] = tool_input  # (a decision of another kind, if any)
     return answer
 
 
