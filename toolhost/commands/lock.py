@@ -110,10 +110,11 @@ def _definition_diff(was: Any, now: Any) -> str:
 
 
 def write_for(config: str, *, layers: bool = True, dry_run: bool = False,
-              upstream: bool = False) -> list[str]:
+              upstream: bool = False, local_notes: bool = True) -> list[str]:
     """Load ``config`` recording what it pulls in, write its lock; the changes made.
     ``upstream`` (``lock --check``): also a pinned tag or branch that names another commit in
-    its repository now (``toolhost.lockfile.remote``)."""
+    its repository now (``toolhost.lockfile.remote``). ``local_notes``: a local team repository
+    with uncommitted changes is said on stderr (``toolhost.lockfile.localrepo``)."""
     from toolhost.config.loader import load_config, plugin_versions
     from toolhost.errors import ConfigError, Problem, shown
     from toolhost.lockfile import LockGuard, lock_path, read_lock
@@ -185,6 +186,11 @@ def write_for(config: str, *, layers: bool = True, dry_run: bool = False,
         moved, notes = moved_revs(guard.sources.values())
         found = [*found, *moved]
         for note in notes:
+            print(f"{shown(str(where))}: note: {shown(note)}", file=sys.stderr)
+    if local_notes:
+        from toolhost.lockfile.localrepo import local_changes
+
+        for note in local_changes(guard.sources.values()):
             print(f"{shown(str(where))}: note: {shown(note)}", file=sys.stderr)
     if not dry_run and (old is None or found):
         write_lock(where, new)

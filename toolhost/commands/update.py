@@ -287,7 +287,7 @@ def _stale_lock(path: Path) -> list[str]:
         return []
     try:
         load_config(path)  # refuses drift, as every load does
-        found = write_for(str(path), dry_run=True)
+        found = write_for(str(path), dry_run=True, local_notes=False)  # said once, when relocked
     except ConfigError as exc:
         return [str(problem) for problem in exc.problems]
     return [f"{shown(str(lock))}: {line}" for line in found]
