@@ -81,6 +81,13 @@ def test_user_scope_and_desktop_files(tmp_path: Path) -> None:
     if target is not None:
         entry = json.loads(target.read_text())["mcpServers"]["toolhost"]
         assert "type" not in entry and entry["args"][-2:] == [str(DEMO), "--all"]
+    # there was no Claude Desktop directory: "restart Claude Desktop" would send the user
+    # looking for a program that is not installed
+    assert "Restart Claude Desktop" not in desk.stdout, desk.stdout
+    assert "did not exist (created): Claude Desktop is not installed" in desk.stdout
+    again = toolhost("install", "claude-desktop", str(DEMO), "--all", "--name", "two",
+                     cwd=tmp_path, home=home)
+    assert again.returncode == 0 and "Restart Claude Desktop to pick it up." in again.stdout
 
 
 @pytest.mark.parametrize("text, message", [
