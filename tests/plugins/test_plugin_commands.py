@@ -165,3 +165,36 @@ def test_plugins_shows_what_the_config_enables_when_an_extends_fails(tmp_path: P
     assert rows["toolhost-files"]["enabled_at"] == f"{config}:2:11"
     assert rows["toolhost-sqlite"]["enabled"] is False
     assert any("gone.yaml" in p for p in json.loads(proc.stdout)["problems"])
+
+
+MANY = '''
+    from toolhost.plugins import Registry
+
+    def _tool(i):
+        def f(x: int) -> int:
+            """A tool."""
+            return x + i
+        f.__name__ = f.__qualname__ = f"t{i:04d}"
+        return f
+
+    def register(registry: Registry) -> None:
+        registry.add_server("many", description="Many tools")
+        for i in range(1000):
+            registry.add_tool(_tool(i), server="many")
+'''
+
+
+def test_a_plugin_with_a_thousand_tools_is_listed_bounded(
+        tmp_path: Path, make_plugin: Callable[..., Path]) -> None:
+    """`toolhost plugins` printed all 1,000 tool names on one 17 KB line."""
+    make_plugin("toolhost-many", modules={"many_plugin": MANY})
+    config = tmp_path / "app.yaml"
+    config.write_text("toolhost: 1\nplugins: [toolhost-many]\n")
+    human = toolhost("plugins", str(config), "--no-layers")
+    assert human.returncode == 0, human.stderr
+    (line,) = [row for row in human.stdout.splitlines() if "mcp__many__t0000" in row]
+    assert len(line) < 1000 and "mcp__many__t0019" in line and "t0020" not in line
+    assert line.endswith(" (+980 more; `toolhost plugins --json` lists them all)"), line
+    rows = {r["name"]: r for r in json.loads(toolhost("plugins", str(config), "--json",
+                                                      "--no-layers").stdout)["plugins"]}
+    assert len(rows["toolhost-many"]["provides"]["tools"]) == 1000

@@ -12,6 +12,8 @@ if TYPE_CHECKING:
     from toolhost.errors import Problem
     from toolhost.plugins import InstalledPlugin
 
+MAX_LISTED = 20  # items of one kind shown on a plugin's line; --json lists them all
+
 HELP = "list installed plugins, their versions, what each provides, and which CONFIG enables"
 
 DESCRIPTION = """\
@@ -166,6 +168,9 @@ def _print_human(rows: list[dict[str, Any]], problems: list[str], with_config: b
             if items:
                 shown = items if what != "fragments" else [
                     f"pkg:{row['name']}/{f}" for f in items]
-                print(f"    {what}: {', '.join(shown)}")
+                more = len(shown) - MAX_LISTED  # a plugin may register a thousand tools
+                print(f"    {what}: {', '.join(shown[:MAX_LISTED])}" + (
+                    f" (+{more:,} more; `toolhost plugins --json` lists them all)"
+                    if more > 0 else ""))
     for problem in problems:
         print(problem, file=sys.stderr)
