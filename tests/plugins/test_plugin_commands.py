@@ -198,3 +198,18 @@ def test_a_plugin_with_a_thousand_tools_is_listed_bounded(
     rows = {r["name"]: r for r in json.loads(toolhost("plugins", str(config), "--json",
                                                       "--no-layers").stdout)["plugins"]}
     assert len(rows["toolhost-many"]["provides"]["tools"]) == 1000
+
+
+def test_a_plugins_metadata_reaches_the_terminal_escaped(
+        make_plugin: Callable[..., Path], site: Path) -> None:
+    """Any installed package with a toolhost entry point (enabled or not) is listed: its
+    Summary held an escape sequence that cleared the screen and a bidi override, printed raw."""
+    make_plugin("toolhost-esc", modules={"esc_plugin": "def register(registry):\n    pass\n"})
+    (meta,) = site.glob("toolhost_esc-*.dist-info/METADATA")
+    meta.write_text(meta.read_text().replace(
+        "Summary: test plugin toolhost-esc", "Summary: evil \x1b]0;pwned\x07\x1b[2J \u202egnirts"))
+    for args in (["plugins"], ["plugins", "--no-import"]):
+        human = toolhost(*args)
+        assert human.returncode == 0, human.stderr
+        assert "\x1b" not in human.stdout and "\u202e" not in human.stdout
+        assert "    evil \\x1b]0;pwned\\x07\\x1b[2J \\u202egnirts" in human.stdout, human.stdout
