@@ -42,4 +42,21 @@ def test_uncommitted_changes_of_a_local_team_repo_are_a_note_at_lock(
     (note,) = [line for line in err.splitlines() if "note:" in line]
     assert "repo:../team-config@v1.0.0:" in note and str(origin) in note, note
     assert "uncommitted changes to base.yaml (used by this config) and 1 other file" in note
-    assert f"the lock pins commit {sha[:12]} (v1.0.0), not the working tree" in note
+    assert f"the config uses commit {sha[:12]} (v1.0.0), not the working tree" in note
+
+
+def test_validate_says_it_too(tmp_path: Path, make_repo: Callable[..., str]) -> None:
+    origin = tmp_path / "team-config"
+    make_repo(origin, {"base.yaml": BASE}, tag="v1.0.0")
+    config = tmp_path / "proj" / "toolhost.yaml"
+    config.parent.mkdir()
+    config.write_text("toolhost: 1\nextends:\n"
+                      "  - {repo: ../team-config, rev: v1.0.0, path: base.yaml}\n")
+    (origin / "base.yaml").write_text(BASE.replace("add", "sub"))
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(["validate", str(config)])
+    assert code == 0 and "ok (1 server, 1 tool)" in out.getvalue(), err.getvalue()
+    (note,) = [line for line in err.getvalue().splitlines() if "uncommitted" in line]
+    assert note.startswith(f"{config}: note: repo:{origin.as_uri()}@v1.0.0: {origin} has "
+                           "uncommitted changes to base.yaml (used by this config)"), note

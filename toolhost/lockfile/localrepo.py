@@ -3,9 +3,10 @@
 A config pins a repository's commit (``rev: v1.2.0``), so a person editing their local clone
 of the team's repository (``repo: ../team-config``) sees none of it in the project, and
 nothing said why: the lock pins the commit, and the working tree is not it. ``toolhost
-lock`` (and ``lock --check``, ``update``) asks ``git status`` of each repository that is a
-local directory and names the files the config uses that differ from the commit, or how
-many other files do. One ``git status`` per local repository, only on these commands.
+lock`` (and ``lock --check``, ``update``, ``validate``) asks ``git status`` of each
+repository that is a local directory and names the files the config uses that differ
+from the commit, or how many other files do. One ``git status`` per local repository, only
+on these commands.
 """
 
 from __future__ import annotations
@@ -16,9 +17,10 @@ from collections.abc import Iterable
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
+from toolhost.config.model import UNKNOWN
 from toolhost.lockfile.drift import Pulled
 
-__all__ = ["local_changes"]
+__all__ = ["local_changes", "local_changes_of_files"]
 
 _TIMEOUT = 20.0
 _SHOWN = 5  # file names listed in a note; the rest are counted
@@ -43,10 +45,34 @@ def local_changes(sources: Iterable[Pulled]) -> list[str]:
             what += f" and {others} other file(s)"
         elif others:
             what += f" to {others} file(s) this config does not use"
-        notes.append(f"{source.key}: {where} has {what}: the lock pins commit "
+        notes.append(f"{source.key}: {where} has {what}: the config uses commit "
                      f"{source.pin[:12]} ({source.rev}), not the working tree (commit, tag "
                      "and `toolhost update` to use them)")
     return notes
+
+
+def local_changes_of_files(files: Iterable[str]) -> list[str]:
+    """``local_changes`` for the files a load read (``HostConfig.files``): those in a cached
+    checkout count as that repository's (``toolhost validate`` has no lock guard at hand)."""
+    import json
+
+    from toolhost.config.repotree import META, checkout_root
+
+    found: dict[Path, Pulled] = {}
+    for name in files:
+        root = checkout_root(name)
+        if root is None:
+            continue
+        if root not in found:
+            try:
+                record = json.loads(root.joinpath(META).read_text(encoding="utf-8"))
+                url, rev, sha = (str(record[k]) for k in ("url", "rev", "sha"))
+            except (OSError, ValueError, KeyError, TypeError, RecursionError):
+                continue
+            found[root] = Pulled(f"repo:{url}@{rev}", sha, root, UNKNOWN, url, rev)
+        rel = Path(os.path.realpath(name)).relative_to(root).as_posix()
+        found[root].files[rel] = ""
+    return local_changes(found.values())
 
 
 def _names(rels: list[str]) -> str:
