@@ -16,8 +16,11 @@ __all__ = ["prints_to_stderr"]
 @contextlib.contextmanager
 def prints_to_stderr() -> Iterator[None]:
     """``sys.stdout`` is ``sys.stderr`` within the block (a person still sees the output),
-    and so is fd 1 (``os.write(1, ...)``, a child process started there) while this is the
-    process's only thread: an embedding program's other threads keep their stdout."""
+    and so is fd 1 (``os.write(1, ...)``, a child process started there).
+
+    Both are the process's, for the block's duration (a plugin is imported once, at load):
+    ``sys.stdout`` is one object for every thread, so an embedding program's other threads
+    printing meanwhile were already moved to stderr; fd 1 adds what bypasses Python."""
     import sys
 
     err = sys.stderr
@@ -32,22 +35,20 @@ def prints_to_stderr() -> Iterator[None]:
 
 @contextlib.contextmanager
 def _fd1_to_stderr() -> Iterator[None]:
-    """fd 1 is a duplicate of fd 2 within the block (nothing changes with other threads
-    running, or when either is closed)."""
+    """fd 1 is a duplicate of fd 2 within the block (nothing changes when either is
+    closed)."""
     import os
     import sys
-    import threading
 
     saved = -1
-    if threading.active_count() == 1:
-        try:
-            _flush(sys.__stdout__)
-            saved = os.dup(1)
-            os.dup2(2, 1)
-        except (OSError, ValueError):
-            if saved >= 0:
-                os.close(saved)
-            saved = -1
+    try:
+        _flush(sys.__stdout__)
+        saved = os.dup(1)
+        os.dup2(2, 1)
+    except (OSError, ValueError):
+        if saved >= 0:
+            os.close(saved)
+        saved = -1
     try:
         yield
     finally:
