@@ -21,7 +21,8 @@ every other server and setting of that file as it was:
 
 The config is loaded and its tools compiled first (an entry for a broken config is never
 written). An existing file is copied to FILE.bak-<time> before it changes, and written
-atomically (a symlink is written through: its target changes, the link stays). A file that
+atomically (a symlink is written through: its target changes, the link stays), with its
+indentation, line ends and \\u escapes as they were. A file that
 cannot be rewritten with every other value kept exactly -- not a regular file, not UTF-8,
 NaN, Infinity or 1e400, a key given twice -- is refused, one located line, and left as it
 was. An entry of the same name that differs is left alone unless --force.
