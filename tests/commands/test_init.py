@@ -199,3 +199,24 @@ def test_the_local_override_is_git_ignored(tmp_path: Path, before: str | None,
         (tmp_path / ".gitignore").write_text(before)
     assert main(["init", str(tmp_path)]) == 0
     assert (tmp_path / ".gitignore").read_text() == after
+
+
+@pytest.mark.parametrize("kind", ["directory", "symlink", "not-utf8"])
+def test_a_gitignore_it_leaves_alone_is_said(tmp_path: Path, kind: str,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """A .gitignore it cannot update was skipped without a word: the local override was then
+    not ignored, and nothing said so."""
+    path = tmp_path / ".gitignore"
+    if kind == "directory":
+        path.mkdir()
+    elif kind == "symlink":
+        (tmp_path / "shared-ignore").write_text("node_modules\n")
+        path.symlink_to("shared-ignore")
+    else:
+        path.write_bytes(b"caf\xe9\n")
+    assert main(["init", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert f"note: {path} was left alone (" in out, out
+    assert "add toolhost.local.* to the repository's ignore rules" in out
+    if kind == "symlink":
+        assert (tmp_path / "shared-ignore").read_text() == "node_modules\n"

@@ -81,6 +81,13 @@ def test_user_scope_and_desktop_files(tmp_path: Path) -> None:
     if target is not None:
         entry = json.loads(target.read_text())["mcpServers"]["toolhost"]
         assert "type" not in entry and entry["args"][-2:] == [str(DEMO), "--all"]
+    # there was no Claude Desktop directory: "restart Claude Desktop" would send the user
+    # looking for a program that is not installed
+    assert "Restart Claude Desktop" not in desk.stdout, desk.stdout
+    assert "did not exist (created): Claude Desktop is not installed" in desk.stdout
+    again = toolhost("install", "claude-desktop", str(DEMO), "--all", "--name", "two",
+                     cwd=tmp_path, home=home)
+    assert again.returncode == 0 and "Restart Claude Desktop to pick it up." in again.stdout
 
 
 @pytest.mark.parametrize("text, message", [
@@ -109,3 +116,24 @@ def test_a_config_that_does_not_compile_gets_no_entry(tmp_path: Path) -> None:
     assert installed.returncode == 1 and not (tmp_path / ".mcp.json").exists()
     unchecked = toolhost("mcp-config", str(config), "--no-check", "--name", "calc", cwd=tmp_path)
     assert unchecked.returncode == 0 and json.loads(unchecked.stdout)["mcpServers"]["calc"]
+
+
+@pytest.mark.parametrize(("indent", "newline"), [(4, "\n"), ("\t", "\r\n"), (2, "\n")])
+def test_a_committed_mcp_json_keeps_its_indentation(tmp_path: Path, indent: int | str,
+                                                    newline: str) -> None:
+    """The file was rewritten with 2 spaces, raw UTF-8 and \\n: a team's 4-space (or tab,
+    CRLF, ASCII-escaped) .mcp.json showed every line changed in review, hiding the entry."""
+    original = {"mcpServers": {"other": {"command": "x", "args": ["é"]}}, "zeta": 1}
+    text = json.dumps(original, indent=indent).replace("\n", newline) + newline
+    (tmp_path / ".mcp.json").write_bytes(text.encode())
+    done = toolhost("install", "claude-code", str(DEMO), "--all", "--name", "demo",
+                    cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    after = (tmp_path / ".mcp.json").read_bytes().decode()
+    data = json.loads(after)
+    assert after == json.dumps(data, indent=indent).replace("\n", newline) + newline
+    assert list(data["mcpServers"]) == ["other", "demo"] and '"\\u00e9"' in after
+    gone = toolhost("install", "claude-code", str(DEMO), "--all", "--name", "demo",
+                    "--uninstall", cwd=tmp_path)
+    assert gone.returncode == 0, gone.stderr
+    assert (tmp_path / ".mcp.json").read_bytes().decode() == text  # byte for byte

@@ -221,3 +221,24 @@ def test_a_config_it_cannot_write_is_one_line_and_left_alone(
     done, after = _update(tmp_path, "toolhost.yaml", text)
     assert done.returncode == 1 and after == text
     assert done.stderr == "toolhost.yaml: cannot write it: Read-only file system; nothing changed\n"
+
+
+def test_update_skips_tags_of_trees_and_says_a_newer_pre_release(tmp_path: Path) -> None:
+    """The newest version tag naming a tree (``git tag v9 'HEAD^{tree}'``) made the whole
+    update fail at the relock; a newer pre-release was left out without a word."""
+    path = tmp_path / "team"
+    _make_repo(path, {"toolhost.yaml": "servers: {}\n"}, tag="v1.0.0")
+    _make_repo(path, {"toolhost.yaml": "servers: {}\n# 2\n"})
+    subprocess.run(["git", "tag", "-a", "v1.1.0", "-m", "annotated"], cwd=path, check=True)
+    _make_repo(path, {"toolhost.yaml": "servers: {}\n# 3\n"}, tag="v2.0.0-rc1")
+    for tag, obj in (("latest", "HEAD"), ("v9.9.9", "HEAD^{tree}"), ("v9.0.0", "HEAD^{tree}")):
+        subprocess.run(["git", "tag", tag, obj], cwd=path, check=True)
+    text = "toolhost: 1\nextends:\n  - {repo: ./team, rev: v1.0.0}\n"
+    done, after = _update(tmp_path, "u.yaml", text)
+    assert done.returncode == 0, done.stderr
+    assert after == text.replace("v1.0.0", "v1.1.0")
+    assert ("u.yaml:3: ./team: v1.0.0 -> v1.1.0 (v9.9.9, v9.0.0: a tag of a tree or a blob, "
+            "no commit: skipped) (v2.0.0-rc1 is a pre-release: --pre moves to it)"
+            ) in done.stdout, done.stdout
+    done, after = _update(tmp_path, "u.yaml", after, "--pre")
+    assert done.returncode == 0 and "rev: v2.0.0-rc1" in after, done.stderr

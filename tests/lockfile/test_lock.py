@@ -119,6 +119,12 @@ def test_update_rewrites_pins_and_lock(tmp_path: Path, make_repo: MakeRepo) -> N
     done = toolhost("update", str(config), cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "rev: v1.2.0" in config.read_text()
+    # a reviewer reads one moved pin and what it brings in, not "no longer used" and a new
+    # source with only hashes
+    assert "no longer used" not in done.stdout, done.stdout
+    assert f"~ repo:{origin.as_uri()}: rev v1.0.0 -> v1.2.0, commit " in done.stdout
+    assert f" -> {new_sha[:12]}\n" in done.stdout, done.stdout
+    assert "+      mul: {python: 'toolhost.demo:word_count'}" in done.stdout, done.stdout
     lock = read_lock(lock_path(config))
     assert lock is not None
     assert [s.pin for s in lock.sources.values()] == [new_sha]

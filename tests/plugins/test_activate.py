@@ -248,3 +248,22 @@ def test_a_plugin_printing_at_import_or_register_leaves_stdout_alone(
     out, err = capsys.readouterr()
     assert out == ""
     assert "imported" in err and "registering" in err
+
+
+def test_a_plugin_writing_to_fd_1_or_starting_a_child_leaves_stdout_alone(
+        make_plugin: MakePlugin, capfd: pytest.CaptureFixture[str]) -> None:
+    """``os.write(1, ...)`` at import and a child process inheriting fd 1 in register():
+    under `tools --json` or `mcp-config > .mcp.json` fd 1 is the output a program parses."""
+    loud = GREET.replace("def register(registry: Registry) -> None:\n",
+                         "import os, subprocess, sys\n"
+                         "    os.write(1, b'fd-import\\n')\n\n"
+                         "    def register(registry: Registry) -> None:\n"
+                         "        subprocess.run([sys.executable, '-c', 'print(\"child\")'])\n")
+    make_plugin("toolhost-fdloud", modules={"fdloud_plugin": loud})
+    print("before", flush=True)
+    plugins = activate([req("toolhost-fdloud")])
+    print("after", flush=True)
+    assert plugins.plugins[0].provides["tools"] == ["mcp__greet__hello"]
+    out, err = capfd.readouterr()
+    assert out == "before\nafter\n"
+    assert "fd-import" in err and "child" in err

@@ -61,6 +61,12 @@ def test_commit_pin_branch_warning_and_bad_paths(tmp_path: Path, make_repo: Make
         repo_file(url, sha, "../x", where=AT, cache=cache)
     with pytest.raises(ConfigError, match=r"has no file 'nope\.yaml'"):
         repo_file(url, sha, "nope.yaml", where=AT, cache=cache)
+    (origin / "new.yaml").write_text("servers: {}\n")  # written in the local repository, not
+    with pytest.raises(ConfigError) as info:  # committed: the hint says so
+        repo_file(url, sha, "new.yaml", where=AT, cache=cache)
+    assert info.value.problems[0].hint == (
+        f"{origin / 'new.yaml'} is in the working tree of {origin}, but not in the commit "
+        f"{sha} names: commit it, tag it and pin that tag (`toolhost update`)")
     with pytest.raises(ConfigError, match="has no tag or branch 'v9'"):
         repo_file(url, "v9", "a/base.yaml", where=AT, cache=cache)
     with pytest.raises(ConfigError, match="must be non-empty and not start with '-'"):

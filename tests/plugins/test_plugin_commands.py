@@ -165,3 +165,51 @@ def test_plugins_shows_what_the_config_enables_when_an_extends_fails(tmp_path: P
     assert rows["toolhost-files"]["enabled_at"] == f"{config}:2:11"
     assert rows["toolhost-sqlite"]["enabled"] is False
     assert any("gone.yaml" in p for p in json.loads(proc.stdout)["problems"])
+
+
+MANY = '''
+    from toolhost.plugins import Registry
+
+    def _tool(i):
+        def f(x: int) -> int:
+            """A tool."""
+            return x + i
+        f.__name__ = f.__qualname__ = f"t{i:04d}"
+        return f
+
+    def register(registry: Registry) -> None:
+        registry.add_server("many", description="Many tools")
+        for i in range(1000):
+            registry.add_tool(_tool(i), server="many")
+'''
+
+
+def test_a_plugin_with_a_thousand_tools_is_listed_bounded(
+        tmp_path: Path, make_plugin: Callable[..., Path]) -> None:
+    """`toolhost plugins` printed all 1,000 tool names on one 17 KB line."""
+    make_plugin("toolhost-many", modules={"many_plugin": MANY})
+    config = tmp_path / "app.yaml"
+    config.write_text("toolhost: 1\nplugins: [toolhost-many]\n")
+    human = toolhost("plugins", str(config), "--no-layers")
+    assert human.returncode == 0, human.stderr
+    (line,) = [row for row in human.stdout.splitlines() if "mcp__many__t0000" in row]
+    assert len(line) < 1000 and "mcp__many__t0019" in line and "t0020" not in line
+    assert line.endswith(" (+980 more; `toolhost plugins --json` lists them all)"), line
+    rows = {r["name"]: r for r in json.loads(toolhost("plugins", str(config), "--json",
+                                                      "--no-layers").stdout)["plugins"]}
+    assert len(rows["toolhost-many"]["provides"]["tools"]) == 1000
+
+
+def test_a_plugins_metadata_reaches_the_terminal_escaped(
+        make_plugin: Callable[..., Path], site: Path) -> None:
+    """Any installed package with a toolhost entry point (enabled or not) is listed: its
+    Summary held an escape sequence that cleared the screen and a bidi override, printed raw."""
+    make_plugin("toolhost-esc", modules={"esc_plugin": "def register(registry):\n    pass\n"})
+    (meta,) = site.glob("toolhost_esc-*.dist-info/METADATA")
+    meta.write_text(meta.read_text().replace(
+        "Summary: test plugin toolhost-esc", "Summary: evil \x1b]0;pwned\x07\x1b[2J \u202egnirts"))
+    for args in (["plugins"], ["plugins", "--no-import"]):
+        human = toolhost(*args)
+        assert human.returncode == 0, human.stderr
+        assert "\x1b" not in human.stdout and "\u202e" not in human.stdout
+        assert "    evil \\x1b]0;pwned\\x07\\x1b[2J \\u202egnirts" in human.stdout, human.stdout

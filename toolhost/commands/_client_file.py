@@ -83,16 +83,21 @@ def _refusal(problem: Problem) -> Problem:
                    hint=problem.hint or (_BY_HAND if parsed else ""))
 
 
-def dump_client_file(data: dict[str, Any]) -> str:
-    """``data`` as the client file's new text; ValueError if it would not read back as
-    ``data`` (checked by parsing it again, strictly)."""
+def dump_client_file(data: dict[str, Any], like: str = "") -> str:
+    """``data`` as the client file's new text, indented as ``like`` (the file's old text)
+    is, so a committed .mcp.json's diff shows the entry, not every line re-indented;
+    ValueError if it would not read back as ``data`` (checked by parsing it again,
+    strictly)."""
     from toolhost.jsontext import JsonTextError, parse_json
 
-    text = json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    indent, ascii_only = _style(like)
+    text = json.dumps(data, indent=indent, ensure_ascii=ascii_only, allow_nan=False) + "\n"
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:  # a lone surrogate ("\ud800" in the file): keep it escaped
-        text = json.dumps(data, indent=2, allow_nan=False) + "\n"
+        text = json.dumps(data, indent=indent, allow_nan=False) + "\n"
+    if "\r\n" in like:
+        text = text.replace("\n", "\r\n")
     try:
         same = parse_json(text) == data
     except JsonTextError:
@@ -100,6 +105,18 @@ def dump_client_file(data: dict[str, Any]) -> str:
     if not same:
         raise ValueError("the rewritten file would not hold the same values")
     return text
+
+
+def _style(text: str) -> tuple[str | int, bool]:
+    """The indent (2, 4, a tab, ...) and whether non-ASCII is escaped in ``text`` (a file
+    toolhost rewrites keeps them); 2 spaces and raw UTF-8 for a new or flat file."""
+    import re
+
+    found = re.search(r"^\{\r?\n([ \t]+)\S", text)
+    indent: str | int = 2
+    if found is not None and len(found.group(1)) <= 8:
+        indent = found.group(1) if "\t" in found.group(1) else len(found.group(1))
+    return indent, text.isascii() and "\\u" in text
 
 
 def save_servers(path: Path, old_text: str, data: dict[str, Any], servers: dict[str, Any],
@@ -111,7 +128,7 @@ def save_servers(path: Path, old_text: str, data: dict[str, Any], servers: dict[
     from toolhost.errors import ToolhostError
 
     try:
-        new_text = dump_client_file({**data, "mcpServers": servers})
+        new_text = dump_client_file({**data, "mcpServers": servers}, old_text)
     except ValueError as exc:
         raise ToolhostError(f"{path}: {exc}; {_UNCHANGED} ({_BY_HAND})") from None
     if dry_run:

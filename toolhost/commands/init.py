@@ -200,13 +200,18 @@ def _ignore_local(root: Path) -> str:
     """``toolhost.local.*`` in ``root``'s .gitignore (created, or appended to): the docs call
     the local override git-ignored, and nothing made it so, so a person's own settings and
     secrets went into the team's repository with the next `git add .`. What was done, or
-    ""; never through a symlink, and a .gitignore it cannot read or write is left alone."""
+    ""; never through a symlink, and a .gitignore it cannot read or write is left alone,
+    with a note saying what to add by hand."""
     path = root / ".gitignore"
     lines = "# a person's own toolhost settings (toolhost.local.yaml) and their lock\n" \
             f"{IGNORED}\n"
+    by_hand = (f"note: {path} was left alone (WHY): add {IGNORED} to the repository's "
+               "ignore rules, so a person's own overrides and secrets are never committed")
     try:
-        if path.is_symlink() or (path.exists() and not path.is_file()):
-            return ""
+        if path.is_symlink():
+            return by_hand.replace("WHY", "a symbolic link")
+        if path.exists() and not path.is_file():
+            return by_hand.replace("WHY", "not a file")
         if not path.exists():
             _write_new(path, lines, replace=False)
             return f"wrote {path}"
@@ -216,8 +221,9 @@ def _ignore_local(root: Path) -> str:
         with path.open("a", encoding="utf-8") as handle:
             handle.write(("" if not text or text.endswith("\n") else "\n") + lines)
         return f"added {IGNORED} to {path}"
-    except (OSError, UnicodeDecodeError):
-        return ""
+    except (OSError, UnicodeDecodeError) as exc:
+        why = getattr(exc, "strerror", None) or "not UTF-8"
+        return by_hand.replace("WHY", f"cannot update it: {why}")
 
 
 def _ci_step() -> str:

@@ -21,7 +21,8 @@ every other server and setting of that file as it was:
 
 The config is loaded and its tools compiled first (an entry for a broken config is never
 written). An existing file is copied to FILE.bak-<time> before it changes, and written
-atomically (a symlink is written through: its target changes, the link stays). A file that
+atomically (a symlink is written through: its target changes, the link stays), with its
+indentation, line ends and \\u escapes as they were. A file that
 cannot be rewritten with every other value kept exactly -- not a regular file, not UTF-8,
 NaN, Infinity or 1e400, a key given twice -- is refused, one located line, and left as it
 was. An entry of the same name that differs is left alone unless --force.
@@ -101,6 +102,10 @@ def main(args: argparse.Namespace) -> int:
         return 1
     servers[key] = entry
     done = "replaced" if key in data.get("mcpServers", {}) else "added"
+    # no directory of Claude Desktop's: it is not installed for this user (or keeps its
+    # file elsewhere); the file is written for when it is, and said so
+    no_desktop = args.client == "claude-desktop" and not args.file \
+        and not os.path.lexists(path.parent)
     if not save_servers(path, old_text, data, servers, f"with {key}", f"{done} {key!r}",
                         dry_run=args.dry_run):
         return 0
@@ -113,6 +118,12 @@ def main(args: argparse.Namespace) -> int:
         elif not args.absolute and path.name == ".mcp.json":
             print(f"The config is outside {path.parent}: the entry holds this machine's "
                   "absolute paths (a colleague's checkout has others).")
+    elif no_desktop:
+        print(f"{path.parent} did not exist (created): Claude Desktop is not installed for "
+              "this user, or keeps its file elsewhere (pass --file PATH then). Claude "
+              "Desktop reads this file once it is installed"
+              + (" (it is published for macOS and Windows; on Linux only unofficial builds "
+                 "read it)" if sys.platform.startswith("linux") else "") + ".")
     else:
         print(f"Restart {'Claude Desktop' if args.client == 'claude-desktop' else 'Claude Code'}"
               " to pick it up.")

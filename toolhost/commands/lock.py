@@ -7,8 +7,10 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any
 
+from toolhost.lockfile.changes import changes
+
 if TYPE_CHECKING:
-    from toolhost.lockfile import Lock
+    pass
 
 HELP = "pin what the config pulls in (repos, package fragments, plugins) in its .lock file"
 
@@ -53,67 +55,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="ignore the user config and toolhost.local.* files")
 
 
-def changes(old: Lock | None, new: Lock) -> list[str]:
-    """One line per difference between two locks (``old`` None: everything is new)."""
-    lines: list[str] = []
-    before = old.sources if old else {}
-    for key in sorted(set(before) | set(new.sources)):
-        was, now = before.get(key), new.sources.get(key)
-        if was is None and now is not None:
-            lines.append(f"+ {key} {now.pin[:12]} ({len(now.files)} file(s))")
-        elif now is None and was is not None:
-            lines.append(f"- {key} (no longer used)")
-        elif was is not None and now is not None:
-            if was.pin != now.pin:
-                lines.append(f"~ {key}: {was.pin[:12]} -> {now.pin[:12]}")
-            for rel in sorted(set(was.files) | set(now.files)):
-                a, b = was.files.get(rel), now.files.get(rel)
-                if a != b:
-                    lines.append(f"~ {key} {rel}: {(a or 'absent')[:19]} -> "
-                                 f"{(b or 'absent')[:19]}")
-    ups_before = old.upstreams if old else {}
-    for server in sorted(set(ups_before) | set(new.upstreams)):
-        a_tools, b_tools = ups_before.get(server, {}), new.upstreams.get(server, {})
-        for tool in sorted(set(a_tools) | set(b_tools)):
-            was_def, now_def = a_tools.get(tool), b_tools.get(tool)
-            if was_def is None:
-                lines.append(f"+ upstream {server}: {tool}")
-            elif now_def is None:
-                lines.append(f"- upstream {server}: {tool} (no longer imported)")
-            elif dict(was_def) != dict(now_def):
-                keys = sorted(k for k in set(was_def) | set(now_def)
-                              if was_def.get(k) != now_def.get(k))
-                lines.append(f"~ upstream {server}: {tool}: {', '.join(keys)}"
-                             + _definition_diff(was_def, now_def))
-    plugins_before = old.plugins if old else {}
-    for name in sorted(set(plugins_before) | set(new.plugins)):
-        a, b = plugins_before.get(name), new.plugins.get(name)
-        if a != b:
-            lines.append(f"{'+' if a is None else '-' if b is None else '~'} plugin {name}: "
-                         f"{a or 'absent'} -> {b or 'absent'}")
-    return lines
-
-
-def _definition_diff(was: Any, now: Any) -> str:
-    """A locked tool definition against the upstream's now, as a unified diff of their JSON,
-    indented under the change's line (cut like the load's)."""
-    import difflib
-    import json
-
-    from toolhost.lockfile.drift import cut_lines
-
-    old, new = (json.dumps(d, indent=2, sort_keys=True, ensure_ascii=False).splitlines()
-                for d in (was, now))
-    text = cut_lines("\n".join(difflib.unified_diff(old, new, "locked", "upstream now",
-                                                    lineterm="")))
-    return "".join(f"\n    {line}" for line in text.splitlines())
-
-
 def write_for(config: str, *, layers: bool = True, dry_run: bool = False,
-              upstream: bool = False) -> list[str]:
+              upstream: bool = False, local_notes: bool = True) -> list[str]:
     """Load ``config`` recording what it pulls in, write its lock; the changes made.
     ``upstream`` (``lock --check``): also a pinned tag or branch that names another commit in
-    its repository now (``toolhost.lockfile.remote``)."""
+    its repository now (``toolhost.lockfile.remote``). ``local_notes``: a local team repository
+    with uncommitted changes is said on stderr (``toolhost.lockfile.localrepo``)."""
     from toolhost.config.loader import load_config, plugin_versions
     from toolhost.errors import ConfigError, Problem, shown
     from toolhost.lockfile import LockGuard, lock_path, read_lock
@@ -167,7 +114,7 @@ def write_for(config: str, *, layers: bool = True, dry_run: bool = False,
         if down:
             raise ConfigError(down)
         new = Lock(new.sources, new.plugins, pins.recorded)
-    found = changes(old, new)
+    found = changes(old, new, diff=lambda key, was, rel: _diff_of(guard, key, was, rel))
     if old is not None and old.credentials_in_keys:  # written by an older toolhost
         found = [*found, "repo source keys held a URL's user name or password: written "
                  "without them"]
@@ -186,12 +133,25 @@ def write_for(config: str, *, layers: bool = True, dry_run: bool = False,
         found = [*found, *moved]
         for note in notes:
             print(f"{shown(str(where))}: note: {shown(note)}", file=sys.stderr)
+    if local_notes:
+        from toolhost.lockfile.localrepo import local_changes
+
+        for note in local_changes(guard.sources.values()):
+            print(f"{shown(str(where))}: note: {shown(note)}", file=sys.stderr)
     if not dry_run and (old is None or found):
         write_lock(where, new)
     # a reviewer's terminal shows them: what a repository's file, an upstream's tool or a
     # git message holds (an escape sequence that rewrites the screen, a bidi override that
     # shows 'gnirts' as 'string') is written as \x1b, \u202e, ..., line by line
     return ["\n".join(shown(part) for part in line.split("\n")) for line in found]
+
+
+def _diff_of(guard: Any, key: str, was: str, rel: str) -> str:
+    """The diff of ``rel`` from commit ``was`` to what this load pulled in for ``key``."""
+    from toolhost.lockfile.drift import repo_diff
+
+    source = guard.sources.get(key)
+    return "" if source is None else repo_diff(source, was, rel)
 
 
 MAX_LISTED = 200  # changes listed one a line; a hand-made lock can hold tens of thousands

@@ -12,6 +12,8 @@ if TYPE_CHECKING:
     from toolhost.errors import Problem
     from toolhost.plugins import InstalledPlugin
 
+MAX_LISTED = 20  # items of one kind shown on a plugin's line; --json lists them all
+
 HELP = "list installed plugins, their versions, what each provides, and which CONFIG enables"
 
 DESCRIPTION = """\
@@ -146,6 +148,12 @@ def _print_human(rows: list[dict[str, Any]], problems: list[str], with_config: b
     if len(rows) <= 1:
         print("No toolhost plugins installed (a plugin is a package with an entry point in "
               "the 'toolhost' group; see docs/plugins.md).")
+    from toolhost.errors import shown
+
+    def say(line: str) -> None:  # a package's metadata (any installed one, enabled or not)
+        print(shown(line))  # holds what its author wrote: no escape sequence reaches the
+        # terminal, no bidi override turns a name around
+
     for row in rows:
         if row["builtin"]:
             state = "built in, always enabled"
@@ -155,17 +163,20 @@ def _print_human(rows: list[dict[str, Any]], problems: list[str], with_config: b
             state = f"enabled at {row['enabled_at']}"
         else:
             state = "installed, not enabled"
-        print(f"{row['name']} {row['version']}" + (f"  [{state}]" if state else ""))
+        say(f"{row['name']} {row['version']}" + (f"  [{state}]" if state else ""))
         if row["summary"]:
-            print(f"    {row['summary']}")
+            say(f"    {row['summary']}")
         if row["error"]:
-            print(f"    error: {row['error']}")
+            say(f"    error: {row['error']}")
         if no_import and not row["builtin"]:
-            print(f"    entry points: {', '.join(row['entry_points'])}")
+            say(f"    entry points: {', '.join(row['entry_points'])}")
         for what, items in row["provides"].items():
             if items:
-                shown = items if what != "fragments" else [
+                names = items if what != "fragments" else [
                     f"pkg:{row['name']}/{f}" for f in items]
-                print(f"    {what}: {', '.join(shown)}")
+                more = len(names) - MAX_LISTED  # a plugin may register a thousand tools
+                say(f"    {what}: {', '.join(names[:MAX_LISTED])}" + (
+                    f" (+{more:,} more; `toolhost plugins --json` lists them all)"
+                    if more > 0 else ""))
     for problem in problems:
         print(problem, file=sys.stderr)

@@ -8,10 +8,15 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from packaging.version import Version
+from toolhost.commands._update_tags import (  # noqa: F401 - kept importable from here
+    newer,
+    newest_tag,
+    tag_version,
+    usable_tag,
+    version_tags,
+)
 
 HELP = "move pinned `extends: {repo, rev}` entries to the newest tag (like pre-commit autoupdate)"
 
@@ -23,7 +28,8 @@ For every `extends` entry of CONFIG that names a git repository,
 
 look up the repository's tags and rewrite `rev` to the newest one (tags are compared as
 versions: v1.10.0 is newer than v1.9.3; tags that are not versions are ignored, and so are
-pre-releases such as v2.0.0rc1 unless the current pin is one or --pre is given), or to --rev.
+pre-releases such as v2.0.0rc1 unless the current pin is one or --pre is given; a tag of a
+tree or a blob is skipped, and said), or to --rev.
 Only the `rev` values change: comments, quoting, order and everything else in the file stay
 as they were. YAML and TOML files are both handled. A rev is rewritten only when it is a
 plain, single- or double-quoted value on the line of its key, and the result is parsed again
@@ -97,33 +103,6 @@ def find_pins(path: Path) -> list[Pin]:
     return pins
 
 
-def newest_tag(url: str, *, pre: bool = False) -> str | None:
-    """The highest version-like tag of ``url`` (``v1.2.0`` and ``1.2.0`` both count).
-
-    Pre-releases (``v2.0.0rc1``, ``v2.0.0.dev3``) count only with ``pre``, as in pip.
-    """
-    from toolhost.config.gitrepos import list_tags
-
-    best: tuple[Version, str] | None = None
-    for tag in list_tags(url):
-        version = tag_version(tag)
-        if version is None or (version.is_prerelease and not pre):
-            continue
-        if best is None or version > best[0]:
-            best = (version, tag)
-    return best[1] if best else None
-
-
-def tag_version(tag: str) -> Version | None:
-    """The version a tag names (``v1.2.0`` -> 1.2.0), or None for other tags."""
-    from packaging.version import InvalidVersion, Version
-
-    try:
-        return Version(tag[1:] if tag[:1] in "vV" else tag)
-    except InvalidVersion:
-        return None
-
-
 def _parser(path: Path) -> Callable[[str], Any]:
     """Text -> the data it parses to as ``path``'s format (None when it does not parse)."""
     from toolhost.errors import Problem
@@ -182,25 +161,34 @@ def main(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return 1
     failed = 0
-    newest: dict[tuple[str, bool], str | None] = {}  # one ls-remote per repo
+    newest: dict[tuple[str, bool], tuple[list[str], str | None]] = {}  # one ls-remote a repo
     for pin in pins:
         current = tag_version(pin.rev)
         pre = args.pre or bool(current and current.is_prerelease)
+        said = ""  # newer tags left out, said with the line of this pin
         try:
             if not args.rev and (pin.url, pre) not in newest:
-                newest[pin.url, pre] = newest_tag(pin.url, pre=pre)
-            new = args.rev or newest[pin.url, pre]
+                newest[pin.url, pre] = version_tags(pin.url, pre=pre)
+            new = args.rev
+            if not args.rev:
+                tags, later = newest[pin.url, pre]
+                new, skipped = usable_tag(pin.url, tags, pin.rev)
+                if skipped:
+                    said += (f" ({', '.join(_show(t) for t in skipped)}: a tag of a tree or a "
+                             "blob, no commit: skipped)")
+                if later and new and newer(later, new):
+                    said += f" ({_show(later)} is a pre-release: --pre moves to it)"
         except ConfigError as exc:
             print(f"{where}:{pin.line}: {_repo(pin)}: {shown(exc.problems[0].message)}",
                   file=sys.stderr)
             failed += 1
             continue
         if new is None:
-            print(f"{where}:{pin.line}: {_repo(pin)}: no version tags (pass --rev)",
-                  file=sys.stderr)
+            print(f"{where}:{pin.line}: {_repo(pin)}: no version tags (pass --rev)"
+                  + said, file=sys.stderr)
             failed += 1
         elif new == pin.rev:
-            print(f"{where}:{pin.line}: {_repo(pin)}: {_show(pin.rev)} is the newest")
+            print(f"{where}:{pin.line}: {_repo(pin)}: {_show(pin.rev)} is the newest{said}")
         else:
             try:
                 if args.rev:  # resolved as a load would, before the file says it
@@ -220,7 +208,7 @@ def main(args: argparse.Namespace) -> int:
                       "edit this rev by hand", file=sys.stderr)
                 failed += 1
                 continue
-            print(f"{where}:{pin.line}: {_repo(pin)}: {_show(pin.rev)} -> {_show(new)}")
+            print(f"{where}:{pin.line}: {_repo(pin)}: {_show(pin.rev)} -> {_show(new)}{said}")
     if text != original and (stale := _stale_lock(path)):
         for line in stale:
             print(line, file=sys.stderr)
@@ -287,7 +275,7 @@ def _stale_lock(path: Path) -> list[str]:
         return []
     try:
         load_config(path)  # refuses drift, as every load does
-        found = write_for(str(path), dry_run=True)
+        found = write_for(str(path), dry_run=True, local_notes=False)  # said once, when relocked
     except ConfigError as exc:
         return [str(problem) for problem in exc.problems]
     return [f"{shown(str(lock))}: {line}" for line in found]

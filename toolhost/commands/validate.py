@@ -140,6 +140,10 @@ def _validate(args: argparse.Namespace) -> int:
                           key=lambda p: (p.file != file, p.file, p.line, p.column))
             for note in capped(said, file):
                 print(str(note), file=sys.stderr)
+            from toolhost.lockfile.localrepo import local_changes_of_files
+
+            for line in local_changes_of_files(config.files):  # a local team repo's edits
+                print(f"{one_line(file)}: note: {one_line(line)}", file=sys.stderr)
     return 1 if failed else 0
 
 

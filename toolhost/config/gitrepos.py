@@ -93,8 +93,27 @@ def repo_file(url: str, rev: str, path: str, *, where: Origin = UNKNOWN,
                      f"{_reason(exc)}") from None
     if not found:
         raise _error(where, f"{checkout.url} at {rev} has no file {cut(path, 100)!r}",
-                     hint=f"files are read from the repository root; cached in {checkout.path}")
+                     hint=_local_only(checkout.url, rev, path)
+                     or f"files are read from the repository root; cached in {checkout.path}")
     return target
+
+
+def _local_only(url: str, rev: str, path: str) -> str:
+    """The hint for a file missing at ``rev`` that a repository on this disk has in its work
+    tree (written, not yet committed and tagged): "" otherwise."""
+    if not url.startswith("file://"):
+        return ""
+    from urllib.parse import unquote, urlsplit
+
+    local = Path(unquote(urlsplit(url).path))
+    try:
+        there = (local / path).is_file() and (local / ".git").exists()
+    except (OSError, ValueError):
+        return ""
+    if not there:
+        return ""
+    return (f"{local / path} is in the working tree of {local}, but not in the commit {rev} "
+            f"names: commit it, tag it and pin that tag (`toolhost update`)")
 
 
 def resolve_git_entry(entry: Any, *, base_dir: Path, origin: Origin) -> Path:

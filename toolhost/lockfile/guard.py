@@ -70,6 +70,8 @@ class LockGuard:
         if source is None:
             return target
         rel = target.resolve().relative_to(source.root.resolve()).as_posix()
+        if self.verify:  # a moved tag first: the new commit may not have the file at all
+            self._check_pin(source, rel, origin)
         digest = file_digest(target)
         if self.verify:
             digest = self._check(source, rel, target, digest, origin)
@@ -244,7 +246,8 @@ class LockGuard:
         import dataclasses
 
         first = exc.problems[0] if exc.problems else None
-        if (self.lock is None or first is None or "has no tag" not in first.message
+        if (self.lock is None or first is None
+                or ("has no tag" not in first.message and "has no file" not in first.message)
                 or not isinstance(entry.get("repo"), str) or not isinstance(entry.get("rev"), str)):
             return list(exc.problems)
         from toolhost.config.gitrepos import normalize_repo
@@ -256,9 +259,33 @@ class LockGuard:
         locked = self.lock.sources.get(key)
         if locked is None:
             return list(exc.problems)
+        if "has no file" in first.message and self.verify:  # a tag moved to a commit
+            # without the file: the move is what to say
+            return self._moved_without(entry, url, key, locked, origin, exc)
         hint = (f"{self.lock_file.name} pins it at commit {locked.pin}, the reviewed one: "
                 f"`rev: {locked.pin}` keeps it (then `toolhost lock CONFIG`)")
         return [dataclasses.replace(first, hint=hint), *exc.problems[1:]]
+
+    def _moved_without(self, entry: Any, url: str, key: str, locked: LockedFile,
+                       origin: Origin, exc: ConfigError) -> list[Problem]:
+        """A file missing at the cached commit of a tag or branch the lock pins at another
+        commit: the move is the news (with the diff that deletes it), not the missing file."""
+        from toolhost.config.gitrepos import checkout_of
+        from toolhost.lockfile.remote import realigned
+
+        try:
+            checkout = realigned(checkout_of(url, str(entry["rev"])), locked.pin)
+        except ConfigError:
+            return list(exc.problems)
+        if checkout.sha == locked.pin:
+            return list(exc.problems)
+        path = str(entry.get("path", "toolhost.yaml"))
+        source = Pulled(key, checkout.sha, checkout.path, origin, url, str(entry["rev"]))
+        try:
+            self._check_pin(source, path, origin)
+        except ConfigError as moved:
+            return list(moved.problems)
+        return list(exc.problems)
 
     def _local_key(self, written: str, url: str, rev: str, origin: Origin) -> str:
         """``repo:PATH@REV`` for a repository named by a relative local path (``repo:
@@ -284,23 +311,32 @@ class LockGuard:
         rel = os.path.relpath(where, os.path.realpath(self.lock_file.parent))
         return f"repo:{Path(rel).as_posix()}@{rev}"
 
-    def _check(self, source: Pulled, rel: str, target: Path, digest: str,
-               origin: Origin) -> str:
+    def _locked(self, source: Pulled) -> LockedFile | None:
         assert self.lock is not None
         locked = self.lock.sources.get(source.key)
         if locked is None and source.legacy:  # an older toolhost keyed a local path by its
             locked = self.lock.sources.get(source.legacy)  # absolute file:// URL
+        return locked
+
+    def _check_pin(self, source: Pulled, rel: str, origin: Origin) -> None:
+        """Refuse a source whose commit (or version) is not the locked one, with the diff."""
+        locked = self._locked(source)
+        if locked is not None and source.pin != locked.pin:
+            raise ConfigError([origin.problem(
+                f"{source.key} changed since {self.lock_file.name}: "
+                f"{drift.pin_change(source, locked.pin)}",
+                hint="review the diff; accept with `toolhost lock CONFIG`",
+                ).with_detail(drift.repo_diff(source, locked.pin, rel))])
+
+    def _check(self, source: Pulled, rel: str, target: Path, digest: str,
+               origin: Origin) -> str:
+        locked = self._locked(source)
         name = self.lock_file.name
         if locked is None or rel not in locked.files:
             what = source.key if locked is None else f"{rel} of {source.key}"
             raise ConfigError([origin.problem(
                 f"{what} is not in {name}", hint="review it, then pin it with "
                 "`toolhost lock CONFIG`")])
-        if source.pin != locked.pin:
-            raise ConfigError([origin.problem(
-                f"{source.key} changed since {name}: {drift.pin_change(source, locked.pin)}",
-                hint="review the diff; accept with `toolhost lock CONFIG`",
-                ).with_detail(drift.repo_diff(source, locked.pin, rel))])
         if digest == locked.files[rel]:
             return digest
         if source.key.startswith("repo:"):

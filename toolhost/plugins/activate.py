@@ -7,9 +7,8 @@ registering) is collected and reported together, each naming the config's ``plug
 
 from __future__ import annotations
 
-import contextlib
 import logging
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
@@ -27,6 +26,7 @@ from toolhost.plugins.discovery import (
     installed_version,
 )
 from toolhost.plugins.plugin_set import PluginInfo, PluginSet
+from toolhost.plugins.quiet import prints_to_stderr
 from toolhost.plugins.registry import Registry
 
 if TYPE_CHECKING:
@@ -163,7 +163,7 @@ def _activate_one(req: PluginRequirement, installed: Mapping[str, InstalledPlugi
 
     started = time.perf_counter()
     try:
-        with _prints_to_stderr():  # stdout is what `tools --json`, `mcp-config > .mcp.json`
+        with prints_to_stderr():  # stdout is what `tools --json`, `mcp-config > .mcp.json`
             for ep in plugin.entry_points:  # and `plugins --json` print: a plugin's print
                 load_hook(ep)(reg)  # at import or in register() must not corrupt it
         _check_kinds(reg)
@@ -186,20 +186,6 @@ def _activate_one(req: PluginRequirement, installed: Mapping[str, InstalledPlugi
                                     provides=reg.provides(), requirement=req,
                                     modules=tuple(ep.value for ep in plugin.entry_points)))
     outcome.registries.append(reg)
-
-
-@contextlib.contextmanager
-def _prints_to_stderr() -> Iterator[None]:
-    """``sys.stdout`` is ``sys.stderr`` within the block (a person still sees the output)."""
-    import sys
-
-    err = sys.stderr
-    if err is None:  # no stderr at all: the output goes nowhere, never to stdout
-        import io
-
-        err = io.StringIO()
-    with contextlib.redirect_stdout(err):
-        yield
 
 
 def load_hook(ep: md.EntryPoint) -> Callable[[Registry], Any]:
