@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import sys
+import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -267,3 +270,31 @@ def test_a_plugin_writing_to_fd_1_or_starting_a_child_leaves_stdout_alone(
     out, err = capfd.readouterr()
     assert out == "before\nafter\n"
     assert "fd-import" in err and "child" in err
+
+
+def test_a_reload_thread_leaves_the_sessions_stdout_alone(
+        make_plugin: MakePlugin, capfd: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """A reload (`run --watch`) activates plugins on a thread of its own while the session
+    prints the model's answers: what the session prints meanwhile stays on stdout."""
+    entered, go = tmp_path / "entered", tmp_path / "go"
+    slow = GREET.replace("def register(registry: Registry) -> None:\n",
+                         "def register(registry: Registry) -> None:\n"
+                         "        import pathlib, time\n"
+                         f"        pathlib.Path({str(entered)!r}).touch()\n"
+                         "        end = time.monotonic() + 10\n"
+                         f"        while not pathlib.Path({str(go)!r}).exists()"
+                         " and time.monotonic() < end:\n"
+                         "            time.sleep(0.01)\n")
+    make_plugin("toolhost-slowreg", modules={"slowreg_plugin": slow})
+    done: list[Any] = []
+    thread = threading.Thread(target=lambda: done.append(activate([req("toolhost-slowreg")])))
+    thread.start()
+    end = time.monotonic() + 10
+    while not entered.exists() and time.monotonic() < end:
+        time.sleep(0.01)
+    print("during", flush=True)  # the session's answer, while the plugin registers
+    go.touch()
+    thread.join(15)
+    assert done and done[0].plugins[0].provides["tools"] == ["mcp__greet__hello"]
+    out, _err = capfd.readouterr()
+    assert "during" in out

@@ -20,9 +20,18 @@ def prints_to_stderr() -> Iterator[None]:
 
     Both are the process's, for the block's duration (a plugin is imported once, at load):
     ``sys.stdout`` is one object for every thread, so an embedding program's other threads
-    printing meanwhile were already moved to stderr; fd 1 adds what bypasses Python."""
-    import sys
+    printing meanwhile were already moved to stderr; fd 1 adds what bypasses Python.
 
+    Only on the main thread, where every load before a session starts runs: a reload
+    (``toolhost run --watch``) builds on a thread of its own while the session prints the
+    model's answers to stdout, which must not be moved to stderr for that while. (Under
+    ``serve`` over stdio, ``toolhost.stdout_guard`` keeps the protocol off fd 1 anyway.)"""
+    import sys
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
     err = sys.stderr
     if err is None:  # no stderr at all: the output goes nowhere, never to stdout
         import io
