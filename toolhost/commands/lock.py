@@ -7,8 +7,6 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any
 
-from toolhost.lockfile.changes import changes
-
 if TYPE_CHECKING:
     pass
 
@@ -114,6 +112,8 @@ def write_for(config: str, *, layers: bool = True, dry_run: bool = False,
         if down:
             raise ConfigError(down)
         new = Lock(new.sources, new.plugins, pins.recorded)
+    from toolhost.lockfile.changes import changes  # here: `--help` imports every command
+
     found = changes(old, new, diff=lambda key, was, rel: _diff_of(guard, key, was, rel))
     if old is not None and old.credentials_in_keys:  # written by an older toolhost
         found = [*found, "repo source keys held a URL's user name or password: written "

@@ -21,15 +21,11 @@ stops every running task.
 
 from __future__ import annotations
 
-import asyncio
 import datetime
 import logging
-import secrets
 import time
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any
-
-import anyio
+from typing import TYPE_CHECKING, Any
 
 from toolhost.excerpt import cut
 from toolhost.failures import log_failure
@@ -43,6 +39,15 @@ from toolhost.mcp.client_requests import (
 )
 from toolhost.mcp.jsonrpc import RpcError
 from toolhost.mcp.round_trip import MAX_ANSWERS
+
+if TYPE_CHECKING:
+    import asyncio
+
+    import anyio
+
+# asyncio, anyio and secrets (which loads OpenSSL's hashlib) are imported where a task is
+# made: every server has a task store, few configs have a task tool
+# (tests/test_startup_imports.py)
 
 __all__ = ["MAX_TASKS", "POLL_MS", "TASKS_EXTENSION", "TTL_MS", "Task", "TaskChannel",
            "TaskStore", "declares_tasks", "tasks_required"]
@@ -153,6 +158,8 @@ class TaskChannel(RoundTrip):
             raise ClientRequestError(f"asked the client more than {MAX_ANSWERS} questions in "
                                      "one task")
         self._keys.add(key)
+        import anyio
+
         task = self.task
         event, box = anyio.Event(), list[Any]()
         task.waiting[key] = ({"method": method, "params": dict(params)}, event, box)
@@ -215,6 +222,9 @@ class TaskStore:
             raise RpcError(rpc.SERVER_BUSY, f"Server busy: {running} of your tasks are still "
                            "running (the limit per caller); cancel one or wait for one to "
                            "end, then call again")
+        import asyncio
+        import secrets
+
         task = Task(secrets.token_urlsafe(16), owner)
         channel = TaskChannel(task, capabilities)
         self._tasks[task.id] = task
@@ -225,6 +235,8 @@ class TaskStore:
     @staticmethod
     async def _drive(task: Task, channel: TaskChannel, run: Run,
                      missing: Callable[[Mapping[str, Any]], RpcError]) -> None:
+        import asyncio
+
         try:
             with client_channel(channel):
                 out = await run(channel)
