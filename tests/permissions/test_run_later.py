@@ -101,3 +101,54 @@ def test_unseen_content_is_not_provable(command: str) -> None:
 def test_honest_writes_and_reads_stay_allowed(command: str) -> None:
     assert DENY.decide("Bash", {"command": command}).behavior == "allow", command
     assert ALLOW_ALL.decide("Bash", {"command": command}).behavior == "allow", command
+
+
+# round 15: a program not in the writer list that names a run-later file in any word (its own
+# code too) may write it: not provable; a pure reader naming one stays allowed
+UNKNOWN_WRITERS = [
+    "python -c \"open('.git/hooks/pre-commit','w').write('x')\"",
+    "python3 -c \"import os; open(os.path.expanduser('~/.bashrc'),'a').write('alias ls=x')\"",
+    "awk 'BEGIN{print \"x\" > \".git/hooks/pre-commit\"}'",
+    "awk '{print > \".bashrc\"}' x", "awk '{print > ARGV[1]}' .bashrc",
+    "perl -e 'open(F,\">>\",\".bashrc\"); print F \"x\"'",
+    "node -e \"require('fs').writeFileSync('.husky/pre-commit','x')\"",
+    "ruby -e 'File.write(\".git/hooks/pre-push\",\"x\")'",
+    "sh -c 'cat evil > .bashrc'", "bash -c \"cp evil .git/hooks/pre-commit\"",
+    "sed 's/x/y/w .bashrc' f", "sort -o .git/hooks/pre-commit evil",
+    "xxd -r evil.hex .git/hooks/pre-commit", "find . -fprint .bashrc",
+    "git checkout evil -- .bashrc", "git restore .husky/pre-commit",
+    "python gen.py .git/hooks/pre-commit", "cat evil | tee .git/hooks/pre-commit",
+]
+# a seen producer piped into tee: its content meets the rules
+PIPED_DODGES = ["echo 'rm -rf y' | tee .git/hooks/pre-commit",
+                "printf '#!/bin/sh\\nrm -rf y\\n' | tee -a .husky/pre-commit",
+                "echo 'x = !rm y' | tee -a .git/config"]
+READS = [
+    "grep alias .gitconfig", "head -n 20 .zshrc", "sed -n 1,5p .bashrc", "sort .bashrc",
+    "awk '{print $1}' .bashrc", "find . -name pre-commit", "git diff .husky/pre-commit",
+    "git log -- .husky/pre-commit", "chmod +x .husky/pre-commit", "pip install pre-commit",
+    "stat .git/hooks/pre-commit", "jq . .git/config", "diff .bashrc .bashrc.bak",
+    "echo 'npm test' | tee .git/hooks/pre-commit",
+    "printf 'npm test\\n' | tee -a .husky/pre-commit",
+]
+
+
+@pytest.mark.parametrize("command", UNKNOWN_WRITERS)
+def test_other_programs_naming_a_run_later_file_are_not_provable(command: str) -> None:
+    denied = DENY.decide("Bash", {"command": command})
+    assert denied.behavior == "deny", command
+    assert "later command runs" in denied.message, command
+    assert ALLOW_ALL.decide("Bash", {"command": command}).behavior == "ask", command
+
+
+@pytest.mark.parametrize("command", PIPED_DODGES)
+def test_a_seen_producer_piped_into_tee_is_judged_by_its_content(command: str) -> None:
+    denied = DENY.decide("Bash", {"command": command})
+    assert denied.behavior == "deny", command
+    assert "later command runs" not in denied.message, command
+
+
+@pytest.mark.parametrize("command", READS)
+def test_readers_of_run_later_files_stay_allowed(command: str) -> None:
+    assert DENY.decide("Bash", {"command": command}).behavior == "allow", command
+    assert ALLOW_ALL.decide("Bash", {"command": command}).behavior == "allow", command

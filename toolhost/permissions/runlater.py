@@ -36,8 +36,7 @@ def quick(command: str) -> bool:
     return any(map(command.lower().__contains__, _TOKENS))
 
 
-RUN_LATER = re.compile(
-    r"(?:^|[/=:])(?:"
+_BODY = (
     r"\.git/(?:.*/)?(?:hooks(?:/.*)?|config|config\.worktree)"  # hooks, aliases, core.*
     r"|\.husky/.*|\.githooks/.*|\.gitconfig|\.config/git/config"
     r"|\.config/gh/config\.yml|\.cargo/config(?:\.toml)?"  # gh and cargo aliases
@@ -50,8 +49,14 @@ RUN_LATER = re.compile(
     r"|(?:pre|post)-(?:commit|checkout|merge|merge-commit|rewrite|push|receive|rebase"
     r"|applypatch|auto-gc|index-change)|commit-msg|prepare-commit-msg|applypatch-msg"
     r"|reference-transaction|push-to-checkout|fsmonitor-watchman|sendemail-validate"
-    r"|p4-(?:changelist|prepare-changelist|post-changelist|pre-submit)"
-    r")/?$", re.IGNORECASE)
+    r"|p4-(?:changelist|prepare-changelist|post-changelist|pre-submit)")
+RUN_LATER = re.compile(rf"(?:^|[/=:])(?:{_BODY})/?$", re.IGNORECASE)
+# one named inside a longer word: a program's own code (``python -c "open('.bashrc','a')"``,
+# awk's ``print > ".git/hooks/pre-commit"``), a script for ``sh -c`` (not crossing a blank
+# or a quote)
+_INSIDE_BODY = _BODY.replace(".*", r"[^\s'\"]*")
+_INSIDE = re.compile(r"""(?:^|[/=:\s'"(,;<>{])(?:""" + _INSIDE_BODY
+                     + r""")(?=$|[/\s'"),;}\]])""", re.IGNORECASE)
 
 # programs that write a file named among their words (fail closed: any word naming one)
 _WRITERS = frozenset({"gh", "glab", "tee", "cp", "mv", "ln", "install", "dd", "rsync",
@@ -65,8 +70,80 @@ def _names_one(words: tuple[Word, ...]) -> str | None:
     if "alias" in values and values[values.index("alias") + 1:][:1] == ["import"] and any(
             v.rsplit("/", 1)[-1] in ("gh", "glab") for v in values):
         return "gh alias import"  # gh alias import FILE|- : aliases `gh NAME` runs later
-    return next((w.value for w in words if RUN_LATER.search(w.value.replace("\\", "/"))),
-                None)
+    package = words[0].value.rsplit("/", 1)[-1] in _PACKAGERS  # `pip install pre-commit`
+    return next((w.value for w in words if RUN_LATER.search(w.value.replace("\\", "/"))
+                 and not (package and _HOOK_NAME.fullmatch(w.value))), None)
+
+
+# package managers: a bare hook name among their words is a package's name
+_PACKAGERS = frozenset({"pip", "pip3", "pipx", "uv", "brew", "npm", "pnpm", "yarn", "apt",
+                        "apt-get", "conda", "mamba", "gem", "cargo", "poetry", "dnf", "yum"})
+
+
+# programs that write no file they name (or change no content: chmod, touch, rm): naming a
+# run-later file is a read (``cat .git/config``, ``grep alias ~/.gitconfig``). Any other
+# program naming one in any word (its own code too) may write it: not provable (round 15)
+_READERS = frozenset({
+    "cat", "bat", "batcat", "less", "more", "most", "head", "tail", "grep", "egrep", "fgrep",
+    "rg", "ag", "ack", "ls", "exa", "eza", "tree", "stat", "file", "wc", "diff", "colordiff",
+    "cmp", "comm", "test", "[", "[[", "echo", "printf", "readlink", "realpath", "basename",
+    "dirname", "du", "nl", "od", "hexdump", "strings", "md5sum", "sha1sum", "sha256sum",
+    "sha512sum", "b2sum", "cksum", "jq", "cut", "column", "which", "type", "source", ".",
+    "chmod", "chown", "touch", "rm", "rmdir", "mkdir", "shellcheck", "pre-commit", "cd",
+    "pushd", "lsattr", "getfacl", "xdg-open", "open"})
+# git subcommands that write no working file (``git checkout X -- .bashrc`` writes one)
+_GIT_READS = frozenset({
+    "status", "log", "diff", "show", "blame", "ls-files", "grep", "add", "rm", "commit",
+    "check-ignore", "check-attr", "config", "hook", "rev-parse", "cat-file", "hash-object",
+    "shortlog", "whatchanged", "ls-tree", "annotate", "help", "var", "version"})
+# read the files they name as whole words (their own code may write one: ``sort -o``,
+# awk's ``print > ARGV[1]``, an unseen ``-f`` script)
+_OPERAND_READERS = {"sed": ("-i", "--in-place", "-f", "--file"),
+                    "sort": ("-o", "--output"),
+                    **dict.fromkeys(("awk", "gawk", "mawk", "nawk"),
+                                    ("-f", "--file", "-i", "--include", "-E", "--exec"))}
+_AWK_WRITES = (">", "|", "system", "inplace")
+
+
+def _reads_only(words: tuple[Word, ...]) -> str | None:
+    """The run-later file a program that may write it names anywhere in its words (``None``:
+    none, or the program only reads what it names)."""
+    name = words[0].value.rsplit("/", 1)[-1].lower()
+    values = [w.value for w in words[1:]]
+    if name in _READERS:
+        return None
+    if name == "find" and not any(v.startswith(("-fprint", "-fls", "-exec", "-ok"))
+                                  for v in values):
+        return None
+    if name == "git" and _git_subcommand(values) in _GIT_READS:
+        return None
+    whole = name in _OPERAND_READERS and not any(
+        v.startswith(_OPERAND_READERS[name]) for v in values) and not (
+        name.endswith("awk") and any(m in v for v in values for m in _AWK_WRITES))
+    for value in values:
+        value = value.replace("\\", "/")
+        if RUN_LATER.search(value):
+            if whole or _HOOK_NAME.fullmatch(value):  # an operand it reads; `pip install
+                continue  # pre-commit` (a bare hook name is a package's name)
+            return value
+        if (m := _INSIDE.search(value)) is not None:
+            return m.group(0).strip("/=:'\"(,;<>{ \t\n")
+    return None
+
+
+_HOOK_NAME = re.compile(r"[a-z0-9-]+")
+
+
+def _git_subcommand(values: list[str]) -> str:
+    skip = False
+    for value in values:
+        if skip:
+            skip = False
+        elif value in ("-C", "-c", "--git-dir", "--work-tree", "--namespace"):
+            skip = True
+        elif not value.startswith("-"):
+            return value
+    return ""
 
 
 def _writer(words: tuple[Word, ...]) -> bool:
@@ -100,13 +177,36 @@ def run_later_reason(parsed: ParsedCommand) -> str | None:
         for target in targets:
             if RUN_LATER.search(target.replace("\\", "/")) and not _seen(words, doc):
                 return _reason(target)
-    for words in parsed.words + parsed.nested_words:
+    everything = parsed.words + parsed.nested_words
+    for k, words in enumerate(everything):
+        if not words:
+            continue
         named = _names_one(words)
-        if named is not None and _writer(words) and not (
-                words[0].value in ("tee", "gh", "glab")
-                and _seen(words, docs.get(id(words), False))):
+        if named is not None and _writer(words):
+            if not (words[0].value in ("tee", "gh", "glab") and (
+                    _seen(words, docs.get(id(words), False))
+                    or _piped_seen(parsed, everything, k, docs))):
+                return _reason(named)
+        elif (named := _reads_only(words)) is not None:
             return _reason(named)
     return None
+
+
+def _piped_seen(parsed: ParsedCommand, everything: list[tuple[Word, ...]], k: int,
+                docs: dict[int, bool]) -> bool:
+    """``echo 'npm test' | tee .git/hooks/pre-commit``: tee (of plain words) fed by a pipe
+    from a producer whose output is on the line (echo/printf of plain words, cat of a
+    here-document)."""
+    if not (0 < k < len(parsed.fed) and parsed.fed[k] == "|"
+            and words_plain(everything[k])):
+        return False
+    producer = everything[k - 1]
+    return bool(producer) and producer[0].value in ("echo", "printf", "cat") and _seen(
+        producer, docs.get(id(producer), False))
+
+
+def words_plain(words: tuple[Word, ...]) -> bool:
+    return all(w.plain for w in words)
 
 
 def run_later_content(parsed: ParsedCommand) -> bool:
