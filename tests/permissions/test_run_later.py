@@ -118,6 +118,7 @@ UNKNOWN_WRITERS = [
     "xxd -r evil.hex .git/hooks/pre-commit", "find . -fprint .bashrc",
     "git checkout evil -- .bashrc", "git restore .husky/pre-commit",
     "python gen.py .git/hooks/pre-commit", "cat evil | tee .git/hooks/pre-commit",
+    "cd .git/hooks && python w.py pre-commit", "cd .git/hooks && node -e \"f('post-merge')\"",
 ]
 # a seen producer piped into tee: its content meets the rules
 PIPED_DODGES = ["echo 'rm -rf y' | tee .git/hooks/pre-commit",
@@ -128,6 +129,7 @@ READS = [
     "awk '{print $1}' .bashrc", "find . -name pre-commit", "git diff .husky/pre-commit",
     "git log -- .husky/pre-commit", "chmod +x .husky/pre-commit", "pip install pre-commit",
     "stat .git/hooks/pre-commit", "jq . .git/config", "diff .bashrc .bashrc.bak",
+    "make pre-commit", "tox -e pre-commit", "uvx pre-commit run", "just pre-push",
     "echo 'npm test' | tee .git/hooks/pre-commit",
     "printf 'npm test\\n' | tee -a .husky/pre-commit",
 ]

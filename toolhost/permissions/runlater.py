@@ -75,9 +75,12 @@ def _names_one(words: tuple[Word, ...]) -> str | None:
                  and not (package and _HOOK_NAME.fullmatch(w.value))), None)
 
 
-# package managers: a bare hook name among their words is a package's name
-_PACKAGERS = frozenset({"pip", "pip3", "pipx", "uv", "brew", "npm", "pnpm", "yarn", "apt",
-                        "apt-get", "conda", "mamba", "gem", "cargo", "poetry", "dnf", "yum"})
+# package managers and task runners: a bare hook name among their words is a package's or
+# a task's name (`pip install pre-commit`, `make pre-commit`, `tox -e pre-commit`)
+_PACKAGERS = frozenset({"pip", "pip3", "pipx", "uv", "uvx", "brew", "npm", "npx", "pnpm",
+                        "pnpx", "yarn", "bun", "bunx", "apt", "apt-get", "conda", "mamba",
+                        "gem", "cargo", "poetry", "dnf", "yum", "make", "gmake", "just",
+                        "task", "tox", "nox", "invoke", "poe", "hatch", "pdm", "rake"})
 
 
 # programs that write no file they name (or change no content: chmod, touch, rm): naming a
@@ -123,8 +126,8 @@ def _reads_only(words: tuple[Word, ...]) -> str | None:
     for value in values:
         value = value.replace("\\", "/")
         if RUN_LATER.search(value):
-            if whole or _HOOK_NAME.fullmatch(value):  # an operand it reads; `pip install
-                continue  # pre-commit` (a bare hook name is a package's name)
+            if whole or (name in _PACKAGERS and _HOOK_NAME.fullmatch(value)):
+                continue  # an operand it reads; `pip install pre-commit` (a package)
             return value
         if (m := _INSIDE.search(value)) is not None:
             return m.group(0).strip("/=:'\"(,;<>{ \t\n")
