@@ -118,6 +118,7 @@ UNKNOWN_WRITERS = [
     "xxd -r evil.hex .git/hooks/pre-commit", "find . -fprint .bashrc",
     "git checkout evil -- .bashrc", "git restore .husky/pre-commit",
     "python gen.py .git/hooks/pre-commit", "cat evil | tee .git/hooks/pre-commit",
+    "sudo python w.py .bashrc", "env python3 -c \"open('.bashrc','a')\"",
     "cd .git/hooks && python w.py pre-commit", "cd .git/hooks && node -e \"f('post-merge')\"",
 ]
 # a seen producer piped into tee: its content meets the rules
@@ -129,6 +130,7 @@ READS = [
     "awk '{print $1}' .bashrc", "find . -name pre-commit", "git diff .husky/pre-commit",
     "git log -- .husky/pre-commit", "chmod +x .husky/pre-commit", "pip install pre-commit",
     "stat .git/hooks/pre-commit", "jq . .git/config", "diff .bashrc .bashrc.bak",
+    "sudo cat .bashrc", "env cat .git/config", "timeout 5 grep x .gitconfig",
     "make pre-commit", "tox -e pre-commit", "uvx pre-commit run", "just pre-push",
     "echo 'npm test' | tee .git/hooks/pre-commit",
     "printf 'npm test\\n' | tee -a .husky/pre-commit",

@@ -111,8 +111,9 @@ _AWK_WRITES = (">", "|", "system", "inplace")
 def _reads_only(words: tuple[Word, ...]) -> str | None:
     """The run-later file a program that may write it names anywhere in its words (``None``:
     none, or the program only reads what it names)."""
-    name = words[0].value.rsplit("/", 1)[-1].lower()
-    values = [w.value for w in words[1:]]
+    start = _past_wrappers(words)
+    name = words[start].value.rsplit("/", 1)[-1].lower()
+    values = [w.value for w in words[start + 1:]]
     if name in _READERS:
         return None
     if name == "find" and not any(v.startswith(("-fprint", "-fls", "-exec", "-ok"))
@@ -135,6 +136,21 @@ def _reads_only(words: tuple[Word, ...]) -> str | None:
 
 
 _HOOK_NAME = re.compile(r"[a-z0-9-]+")
+# wrappers seen through when no option or assignment follows (`sudo cat ~/.bashrc`,
+# `timeout 5 grep x .git/config`): with one, the program is not known (fail closed)
+_WRAPPERS = frozenset({"sudo", "doas", "env", "time", "nice", "nohup", "command", "exec",
+                       "builtin", "stdbuf", "xargs", "timeout"})
+
+
+def _past_wrappers(words: tuple[Word, ...]) -> int:
+    at = 0
+    while at + 1 < len(words) and words[at].value.rsplit("/", 1)[-1] in _WRAPPERS:
+        at += 1
+        if words[at - 1].value.endswith("timeout") and words[at].value.isdigit():
+            at += 1
+        if at >= len(words) or words[at].value.startswith("-") or "=" in words[at].value:
+            return 0
+    return at if at < len(words) else 0
 
 
 def _git_subcommand(values: list[str]) -> str:
