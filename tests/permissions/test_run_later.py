@@ -119,6 +119,11 @@ UNKNOWN_WRITERS = [
     "git checkout evil -- .bashrc", "git restore .husky/pre-commit",
     "python gen.py .git/hooks/pre-commit", "cat evil | tee .git/hooks/pre-commit",
     "sudo python w.py .bashrc", "env python3 -c \"open('.bashrc','a')\"",
+    "python3 <<EOF\nopen('.bashrc','a').write('x')\nEOF",
+    "python3 - <<< \"open('.git/hooks/pre-commit','w').write('x')\"",
+    "echo \"open('.bashrc','a').write('x')\" | python3", "printf \"open('.bashrc','a')\" | node",
+    "awk -f /dev/stdin <<< 'BEGIN{print \"x\" > \".bashrc\"}'", "ed -s evil <<< 'w .bashrc'",
+    "perl <<'X'\nopen(F,\">>.bashrc\");\nX", "vim -c 'w .bashrc' evil",
     "cd .git/hooks && python w.py pre-commit", "cd .git/hooks && node -e \"f('post-merge')\"",
 ]
 # a seen producer piped into tee: its content meets the rules
@@ -130,6 +135,7 @@ READS = [
     "awk '{print $1}' .bashrc", "find . -name pre-commit", "git diff .husky/pre-commit",
     "git log -- .husky/pre-commit", "chmod +x .husky/pre-commit", "pip install pre-commit",
     "stat .git/hooks/pre-commit", "jq . .git/config", "diff .bashrc .bashrc.bak",
+    "cat .bashrc | grep alias", "grep x <<< '.bashrc'", "python3 <<EOF\nprint(1)\nEOF",
     "sudo cat .bashrc", "env cat .git/config", "timeout 5 grep x .gitconfig",
     "make pre-commit", "tox -e pre-commit", "uvx pre-commit run", "just pre-push",
     "echo 'npm test' | tee .git/hooks/pre-commit",

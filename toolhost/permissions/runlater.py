@@ -111,16 +111,11 @@ _AWK_WRITES = (">", "|", "system", "inplace")
 def _reads_only(words: tuple[Word, ...]) -> str | None:
     """The run-later file a program that may write it names anywhere in its words (``None``:
     none, or the program only reads what it names)."""
+    if _reader(words):
+        return None
     start = _past_wrappers(words)
     name = words[start].value.rsplit("/", 1)[-1].lower()
     values = [w.value for w in words[start + 1:]]
-    if name in _READERS:
-        return None
-    if name == "find" and not any(v.startswith(("-fprint", "-fls", "-exec", "-ok"))
-                                  for v in values):
-        return None
-    if name == "git" and _git_subcommand(values) in _GIT_READS:
-        return None
     whole = name in _OPERAND_READERS and not any(
         v.startswith(_OPERAND_READERS[name]) for v in values) and not (
         name.endswith("awk") and any(m in v for v in values for m in _AWK_WRITES))
@@ -131,8 +126,22 @@ def _reads_only(words: tuple[Word, ...]) -> str | None:
                 continue  # an operand it reads; `pip install pre-commit` (a package)
             return value
         if (m := _INSIDE.search(value)) is not None:
-            return m.group(0).strip("/=:'\"(,;<>{ \t\n")
+            return m.group(0).strip(_STRIP)
     return None
+
+
+_STRIP = "/=:'\"(,;<>{ \t\n"
+
+
+def _reader(words: tuple[Word, ...]) -> bool:
+    """A program that writes no file it names (``_READERS``, find without its writing
+    options, git's reading subcommands), past plain wrappers."""
+    start = _past_wrappers(words)
+    name = words[start].value.rsplit("/", 1)[-1].lower()
+    values = [w.value for w in words[start + 1:]]
+    return name in _READERS or (name == "find" and not any(
+        v.startswith(("-fprint", "-fls", "-exec", "-ok")) for v in values)) or (
+        name == "git" and _git_subcommand(values) in _GIT_READS)
 
 
 _HOOK_NAME = re.compile(r"[a-z0-9-]+")
@@ -188,7 +197,7 @@ def _documents(parsed: ParsedCommand) -> dict[int, bool]:
     return {id(words): doc for words, _targets, doc in parsed.writes}
 
 
-def run_later_reason(parsed: ParsedCommand) -> str | None:
+def run_later_reason(parsed: ParsedCommand, command: str = "") -> str | None:
     """Why a command writing a file a later command runs cannot be proven (None: it writes
     none, or only content on the line)."""
     docs = _documents(parsed)
@@ -208,6 +217,12 @@ def run_later_reason(parsed: ParsedCommand) -> str | None:
                 return _reason(named)
         elif (named := _reads_only(words)) is not None:
             return _reason(named)
+        elif command and (docs.get(id(words)) or (
+                k < len(parsed.fed) and parsed.fed[k] == "|")) and not _reader(words) and (
+                m := _INSIDE.search(command)):
+            # a program that is no reader fed a document or a pipe, the line naming such a
+            # file (`python3 <<EOF open('.bashrc','a') ...`, `echo "..." | node`): its code
+            return _reason(m.group(0).strip(_STRIP))
     return None
 
 
