@@ -162,3 +162,15 @@ def test_a_seen_producer_piped_into_tee_is_judged_by_its_content(command: str) -
 def test_readers_of_run_later_files_stay_allowed(command: str) -> None:
     assert DENY.decide("Bash", {"command": command}).behavior == "allow", command
     assert ALLOW_ALL.decide("Bash", {"command": command}).behavior == "allow", command
+
+
+def test_a_huge_command_naming_run_later_paths_is_decided_in_linear_time() -> None:
+    """Round 15: Python's re backtracked over `(?:.*/)?` after each `.git/` of one word (a
+    95,000-character `python -c` took ~100 s); the paths are matched by RE2 now. A content
+    line over 4096 characters is not provable (its word suffixes were ~15 s to try)."""
+    word = "python -c \"" + ".git/" * 8_000 + "\""
+    assert DENY.decide("Bash", {"command": word}).behavior == "allow"
+    long_line = "echo '" + "= " * 2_500 + "rm x' > .git/config"
+    denied = DENY.decide("Bash", {"command": long_line})
+    assert denied.behavior == "deny" and "too long to judge" in denied.message, denied
+    assert ALLOW_ALL.decide("Bash", {"command": long_line}).behavior == "ask"
