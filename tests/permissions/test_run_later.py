@@ -174,3 +174,11 @@ def test_a_huge_command_naming_run_later_paths_is_decided_in_linear_time() -> No
     denied = DENY.decide("Bash", {"command": long_line})
     assert denied.behavior == "deny" and "too long to judge" in denied.message, denied
     assert ALLOW_ALL.decide("Bash", {"command": long_line}).behavior == "ask"
+
+
+def test_much_run_later_content_is_not_provable() -> None:
+    """Round 15: many lines each under the line limit, over 16 KiB in all (20 lines of
+    4,000 characters took ~6 s to try as command lines)."""
+    lines = "printf '" + ("= " * 450 + "x\\n") * 20 + "' > .git/config"
+    denied = DENY.decide("Bash", {"command": lines})
+    assert denied.behavior == "deny" and "too long to judge" in denied.message, denied

@@ -235,14 +235,18 @@ def run_later_reason(parsed: ParsedCommand, command: str = "") -> str | None:
             # a program that is no reader fed a document or a pipe, the line naming such a
             # file (`python3 <<EOF open('.bashrc','a') ...`, `echo "..." | node`): its code
             return _reason(found.strip(_STRIP) or found)
-    if len(command) > LONG_LINE and run_later_content(parsed) and any(
-            len(line) > LONG_LINE for line in command.replace("\\n", "\n").split("\n")):
+    if len(command) > LONG_LINE and run_later_content(parsed) and (
+            len(command) > LONG_CONTENT or any(
+                len(line) > LONG_LINE for line in command.replace("\\n", "\n").split("\n"))):
         return (f"it writes a file a later command runs with a line longer than {LONG_LINE} "
-                "characters, too long to judge")
+                f"characters or {LONG_CONTENT} in all, too long to judge")
     return None
 
 
-LONG_LINE = 4096  # a line of a run-later file's content judged by the rules (round 15)
+# the content of a run-later file judged by the rules (round 15: each line's forms are
+# tried as command lines; ~20 lines of 4,000 characters took seconds)
+LONG_LINE = 1024
+LONG_CONTENT = 16384
 
 
 def _piped_seen(parsed: ParsedCommand, everything: list[tuple[Word, ...]], k: int,
@@ -285,6 +289,8 @@ def content_lines(texts: list[str], limit: int) -> list[str]:
     config: ``x = !rm y``, ``x: '!rm y'``); and every run of its words from each word on (a
     cron line's command after its five times, ``alias ls='rm -rf'``). Fail closed."""
     out: list[str] = []
+    if sum(map(len, texts)) > 4 * LONG_CONTENT:  # not provable (run_later_reason)
+        return out
     for text in texts:
         for line in text.replace("\\n", "\n").split("\n"):
             line = line.strip()
