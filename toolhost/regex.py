@@ -49,6 +49,11 @@ class Pattern:
     def fullmatch(self, text: str) -> bool:
         return self._rx.fullmatch(_encodable(text)) is not None
 
+    def first(self, text: str) -> str | None:
+        """The text of the first match anywhere, or None."""
+        found = self._rx.search(_encodable(text))
+        return None if found is None else str(found.group(0))
+
     def groups(self, text: str) -> dict[str, str] | None:
         """The named groups when the whole text matches, else None; a text that cannot be
         matched as UTF-8 as it is (a lone surrogate) never matches, so no group is altered."""

@@ -128,3 +128,14 @@ def test_a_shell_escape_meets_the_deny_rules(command: str) -> None:
 @pytest.mark.parametrize("command", PLAIN)
 def test_no_shell_escape_is_decided_as_before(command: str) -> None:
     assert DENY_RM.decide("Bash", {"command": command}).behavior == "allow", command
+
+
+@pytest.mark.parametrize("command", ["m4 <<< '" + "syscmd(" * 6000 + "'",
+                                     "fzf --bind '" + "execute(" * 6000 + "'"])
+def test_an_escape_never_closed_is_found_in_linear_time(command: str) -> None:
+    """Round 15: `syscmd([^)]*)` scanned to the end from each of 12,000 `syscmd(` (~30 s);
+    the escapes stop at the next `(` now. Closed ones are still found."""
+    assert DENY_RM.decide("Bash", {"command": command}).behavior == "allow"
+    assert DENY_RM.decide("Bash", {"command": "m4 <<< 'syscmd(rm -rf y)'"}).behavior == "deny"
+    assert DENY_RM.decide("Bash", {"command": "fzf --bind 'enter:execute(rm {})'"}
+                          ).behavior == "deny"

@@ -191,16 +191,25 @@ def test_a_later_rule_narrowed_by_when_is_still_hidden(kw: dict[str, object]) ->
 # (earlier deny's when, later allow, hidden?): a deny testing only the path/URL by an
 # operator comparing normalised values hides an allow naming one exact call
 PATH_WHEN = [
-    ("Read", {"file_path": {"path_under": "/etc"}}, "Read(//etc/hosts)", True),
-    ("Read", {"file_path": {"path_glob": "/**/.env"}}, "Read(./app/.env)", True),
-    ("Edit", {"file_path": {"path_under": "/srv"}}, "Edit(//srv/www/index.html)", True),
+    ("Edit", {"file_path": {"path_under": "/etc"}}, "Write(//etc/hosts)", True),
+    ("Edit", {"file_path": {"path_glob": "/**/.env"}}, "Write(./app/.env)", True),
+    ("Edit", {"file_path": {"path_under": "/srv"}}, "MultiEdit(//srv/www/index.html)", True),
+    ("Read", {"path": {"path_under": "/etc"}}, "LS(//etc/hosts)", True),
+    # round 15: a Read(...)/Edit(...) rule also allows the family's tools that lack the
+    # argument tested (Grep, Glob, LS have `path`; NotebookEdit `notebook_path`): reached
+    ("Read", {"file_path": {"path_under": "/etc"}}, "Read(//etc/hosts)", False),
+    ("Read", {"file_path": {"path_glob": "/**/.env"}}, "Read(./app/.env)", False),
+    ("Edit", {"file_path": {"path_under": "/srv"}}, "Edit(//srv/www/index.html)", False),
+    ("Read", {"path": {"path_under": "/etc"}}, "Read(//etc/hosts)", False),
     ("WebFetch", {"url": {"host": "*.example.com"}}, "WebFetch(domain:docs.example.com)",
      False),  # a host rule has two witnesses (not one exact call): not judged
     # round 14: a path_under-only deny hides a rule naming a whole directory below it
-    ("Read", {"file_path": {"path_under": "/etc"}}, "Read(//etc/**)", True),
-    ("Read", {"file_path": {"path_under": "/etc"}}, "Read(//etc/ssl/**)", True),
-    ("Read", {"file_path": {"path_under": "/etc"}}, "Read(//etc/*.conf)", True),
-    ("Edit", {"file_path": {"path_under": "/srv"}}, "Edit(//srv/www/**/*.html)", True),
+    ("LS", {"path": {"path_under": "/etc"}}, "LS(//etc/**)", True),
+    ("Read", {"path": {"path_under": "/etc"}}, "LS(//etc/ssl/**)", True),
+    ("Edit", {"file_path": {"path_under": "/etc"}}, "Write(//etc/*.conf)", True),
+    ("Edit", {"file_path": {"path_under": "/srv"}}, "Write(//srv/www/**/*.html)", True),
+    ("Read", {"file_path": {"path_under": "/etc"}}, "Read(//etc/ssl/**)", False),
+    ("Edit", {"file_path": {"path_under": "/srv"}}, "Edit(//srv/www/**/*.html)", False),
     ("Read", {"file_path": {"path_under": "/etc/ssl"}}, "Read(//etc/**)", False),
     ("Read", {"file_path": {"path_under": "/etc"}}, "Read(//var/**)", False),
     ("Read", {"file_path": {"path_glob": "/etc/*"}}, "Read(//etc/**)", False),  # one level

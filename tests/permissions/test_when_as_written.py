@@ -50,3 +50,26 @@ def test_each_is_named_at_its_when_line_in_one_run(tmp_path: Path, effect: str) 
 def test_an_allow_is_not_named(tmp_path: Path) -> None:
     found = _review(tmp_path, [(t, w) for t, w, _ in NAMED], "allow")
     assert not [f for f in found if "as written" in f], found
+
+
+# round 15: an expr reading the command, path or URL reads the text as written too
+EXPRS = [("Bash", "'rm' in args.command", "expr reads args.command as written"),
+         ("Bash", "args.command.startswith('rm')", "expr reads args.command as written"),
+         ("Read", "args.file_path.startswith('/etc')", "expr reads args.file_path: it tests"),
+         ("WebFetch", "'evil.com' in args.url", "expr reads args.url: it tests")]
+QUIET_EXPRS = [("Bash", "args.timeout > 100"), ("Read", "args.limit > 10")]
+
+
+def test_a_deny_expr_reading_the_text_is_named_at_its_line(tmp_path: Path) -> None:
+    rules = EXPRS + [(t, e, "") for t, e in QUIET_EXPRS]
+    body = "".join(f"    - tool: {tool}\n      expr: \"{expr}\"\n" for tool, expr, _ in rules)
+    config = tmp_path / "toolhost.yaml"
+    config.write_text(f"toolhost: 1\npermissions:\n  deny:\n{body}")
+    found = [f"{f.level} {f.problem}" for f in review_rules(load_config(str(config),
+                                                                         layers=False))]
+    for k, (_, _, words) in enumerate(EXPRS):
+        assert any(f"toolhost.yaml:{5 + 2 * k}:" in f and words in f for f in found), (k, found)
+    assert len([f for f in found if "expr reads" in f]) == len(EXPRS), found
+    config.write_text(f"toolhost: 1\npermissions:\n  allow:\n{body}")
+    assert not [p for f in review_rules(load_config(str(config), layers=False))
+                if "expr reads" in (p := f.problem)]

@@ -18,6 +18,7 @@ from toolhost.excerpt import cut
 from toolhost.permissions.builtin_inputs import BUILTIN_INPUTS
 from toolhost.permissions.conditions import compile_when
 from toolhost.permissions.expr import compile_expr
+from toolhost.permissions.expr_refs import expr_refs
 from toolhost.permissions.guards import GUARDS, renamed_away, renames
 from toolhost.permissions.lint import lint_policy
 from toolhost.permissions.names import parse_name_pattern
@@ -88,6 +89,8 @@ class _Review:
             except ValueError as exc:
                 broken = True
                 self.error(at(".expr"), rule, str(exc))
+            else:
+                self.expr_as_written(rule, at)
         for part, value in (("when", rule.when), ("expr", rule.expr), ("rewrite", rule.rewrite)):
             if value is not None and not value:
                 self.error(at(f".{part}"), rule, f"'{part}' is empty, so the rule applies to "
@@ -147,6 +150,24 @@ class _Review:
                            "Bash(rm:*)", "warning")
             if textual and (why := _as_written(rule.tool.strip(), str(key))) is not None:
                 self.error(at(f".when.{key}"), rule, why[0], why[1], "warning")
+
+    def expr_as_written(self, rule: RuleConfig, at: Where) -> None:
+        """A deny/ask ``expr`` reading a built-in tool's command, path or URL reads the text
+        as written, as a ``when`` ``regex`` does (round 15): ``'rm' in args.command`` does
+        not see ``r''m x``, ``\\rm x``."""
+        if rule.effect == "allow" or not isinstance(rule.expr, str):
+            return
+        tool = rule.tool.strip()
+        keys = sorted({str(p[0]) for p in expr_refs(rule.expr)[1] if p})
+        if tool == "Bash" and "command" in keys:
+            self.error(at(".expr"), rule, "expr reads args.command as written, so it does not "
+                       "see through 'sudo rm', 'a; rm', \"r''m\", '\\rm' as a Bash(...) rule "
+                       "does", "write the program as a rule: Bash(rm:*)", "warning")
+        for key in keys:
+            if (why := _as_written(tool, key)) is not None:
+                self.error(at(".expr"), rule, why[0].replace(f"when.{key} tests",
+                                                             f"expr reads args.{key}: it tests"),
+                           why[1], "warning")
 
     def prompt_name(self, rule: RuleConfig, origin: Origin, when: Mapping[str, object]) -> None:
         """A ``GetMcpPromptTool`` rule on a prompt name no declared prompt has."""

@@ -63,7 +63,7 @@ def unprovable(command: str) -> str | None:
     try:
         reason = analyze_line(command).reason or _fed_shell(parsed := parse_command(command))
         if reason is None and quick(command):  # a file a later command runs
-            reason = run_later_reason(parsed)
+            reason = run_later_reason(parsed, command)
         return reason
     except ShellSyntaxError as exc:
         return f"it does not parse: {exc}"

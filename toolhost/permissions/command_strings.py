@@ -290,9 +290,9 @@ _ESCAPES = {name: re.compile(rx, re.MULTILINE | re.IGNORECASE) for names, rx in 
     (("dc",), r"!(.+)$"),
     (("sqlite3", "sqlite"), r"^\s*\.(?:shell|system)\s+(.+)$"),
     (("psql", "mysql", "mariadb"), r"\\!\s*(.+)$|^\s*system\s+(.+)$"),
-    (("m4", "gm4"), r"e?syscmd\(([^)]*)\)"),
+    (("m4", "gm4"), r"e?syscmd\(([^()]*)\)"),  # (not `(`: linear, round 15)
     (("socat",), r"(?:^|[\s!])(?:exec|system):([^,]+)"),
-    (("fzf",), r"(?:execute|execute-silent|become|reload)[(\[{<]([^)\]}>]+)"),
+    (("fzf",), r"(?:execute|execute-silent|become|reload)[(\[{<]([^()\[\]}>]+)"),
 ) for name in names}
 
 

@@ -24,6 +24,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
+from toolhost.permissions.builtin_inputs import BUILTIN_INPUTS
 from toolhost.permissions.rules import CompiledRule
 
 __all__ = ["MAX_PAIRS", "hidden_conditional_rules", "hidden_content_rules"]
@@ -179,6 +180,16 @@ _NORMALISED = {"file_path": _PATH_OPS, "notebook_path": _PATH_OPS, "path": _PATH
                "url": {"host"}}
 
 
+def _tested_by_all(prior: CompiledRule, tools: frozenset[str]) -> bool:
+    """Every built-in tool the later rule names has each argument the earlier rule's ``when``
+    tests (round 15): ``when: {file_path: ...}`` never holds for a Grep, Glob or LS (theirs
+    is ``path``), so it hides no ``Read(...)`` rule, which also allows those."""
+    when = prior.config.when if prior.config is not None else None
+    keys = [str(k) for k in when] if isinstance(when, Mapping) else []
+    return all(key in BUILTIN_INPUTS[tool].get("properties", {}) for tool in tools
+               if tool in BUILTIN_INPUTS for key in keys)
+
+
 def _prior_matches(prior: CompiledRule, tool: str, call: Mapping[str, Any]) -> bool:
     if prior.conditions:
         return prior.matches(tool, call)
@@ -210,6 +221,7 @@ def hidden_content_rules(rules: list[CompiledRule] | tuple[CompiledRule, ...]
                 if budget <= 0:
                     break
                 if (prior.conditions and not exact and not _under_only(prior)) or (
+                        prior.conditions and not _tested_by_all(prior, rule.names.exact)) or (
                         prior.text == rule.text) or (
                         _ORDER[prior.effect] >= _ORDER[rule.effect]) or (
                         wild and not _prefix_form(prior, tool) and not _under_only(prior)):

@@ -58,6 +58,9 @@ def pattern_operator(value: str) -> str | None:
     return None
 
 
+_PATH_ARGS = ("file_path", "path", "notebook_path")
+
+
 class _Checker:
     def __init__(self, rule: RuleConfig, where: Where, targets: Sequence[Target], *,
                  cwd: str, rule_dir: str) -> None:
@@ -145,6 +148,7 @@ class _Checker:
                      "condition never holds")
         if not self.targets:
             return
+        self.family_escapes(suffix, key, path, ops)
         for schema in self.schemas(path, suffix, f"when.{key}") or ():
             if self.op_fits(schema, ops):
                 if len(self.targets) == 1:
@@ -153,6 +157,35 @@ class _Checker:
         else:
             if self.schemas_known(path):
                 self.op_mismatch(suffix, key, path, ops)
+
+    def family_escapes(self, suffix: str, key: str, path: KeyPath,
+                       ops: Mapping[str, Any]) -> None:
+        """A deny/ask rule on a built-in family (``Read``: Read, Grep, Glob, LS, NotebookRead;
+        ``Edit``: Edit, Write, MultiEdit, NotebookEdit) testing an argument only some of its
+        tools have (``when: {file_path: {path_under: /etc}}``: Grep, Glob and LS have
+        ``path``): a condition on a missing argument does not hold, so those tools are never
+        held by it and still reach what it names (round 15)."""
+        if self.rule.effect == "allow" or "present" in ops or any(t.strict for t in self.targets):
+            return
+        have = [t.name for t in self.targets if resolve(t.schema, path).schema is not None]
+        lack = [t.name for t in self.targets if t.name not in have]
+        if not have or not lack:
+            return  # (none has it: reported as an argument that can never be present)
+        others = sorted({str(k) for t in self.targets if t.name in lack
+                         for k in t.schema.get("properties", {}) if k in _PATH_ARGS})
+        theirs = f" (theirs: {', '.join(others)})" if others else ""
+        base = self.rule.tool.split("(", 1)[0].strip()
+        under = ops.get("path_under")
+        spec = (f"//{under.lstrip('/')}/**" if under.startswith("/") else f"{under}/**") \
+            if isinstance(under, str) and under.strip("/") else "..."
+        hint = (f"write a path rule such as '{base}({spec})', which covers every tool of "
+                f"the family, or add a rule testing {' or '.join(others)}" if others else
+                "add a rule for them")
+        verb = "has" if len(lack) == 1 else "have"
+        self.add("warning", suffix,
+                 f"when.{key}: {', '.join(lack)} {verb} no argument {key!r}{theirs}, so this "
+                 f"{self.rule.effect} rule never holds for them: they still reach what it "
+                 f"names", hint)
 
     def schemas_known(self, path: KeyPath) -> list[Mapping[str, Any]]:
         return [r.schema for t in self.targets if (r := resolve(t.schema, path)).schema

@@ -18,6 +18,7 @@ from __future__ import annotations
 import functools
 import re
 
+from toolhost import regex
 from toolhost.permissions.shell import ParsedCommand, Word
 
 __all__ = ["content_lines", "quick", "run_later_content", "run_later_reason"]
@@ -36,8 +37,7 @@ def quick(command: str) -> bool:
     return any(map(command.lower().__contains__, _TOKENS))
 
 
-RUN_LATER = re.compile(
-    r"(?:^|[/=:])(?:"
+_BODY = (
     r"\.git/(?:.*/)?(?:hooks(?:/.*)?|config|config\.worktree)"  # hooks, aliases, core.*
     r"|\.husky/.*|\.githooks/.*|\.gitconfig|\.config/git/config"
     r"|\.config/gh/config\.yml|\.cargo/config(?:\.toml)?"  # gh and cargo aliases
@@ -50,8 +50,25 @@ RUN_LATER = re.compile(
     r"|(?:pre|post)-(?:commit|checkout|merge|merge-commit|rewrite|push|receive|rebase"
     r"|applypatch|auto-gc|index-change)|commit-msg|prepare-commit-msg|applypatch-msg"
     r"|reference-transaction|push-to-checkout|fsmonitor-watchman|sendemail-validate"
-    r"|p4-(?:changelist|prepare-changelist|post-changelist|pre-submit)"
-    r")/?$", re.IGNORECASE)
+    r"|p4-(?:changelist|prepare-changelist|post-changelist|pre-submit)")
+# matched by RE2 (linear time: `(?:.*/)?` after each of 19,000 `.git/` in one word took
+# Python's re minutes)
+_RUN_LATER = rf"(?i)(?:^|[/=:])(?:{_BODY})/?$"
+# one named inside a longer word: a program's own code (``python -c "open('.bashrc','a')"``,
+# awk's ``print > ".git/hooks/pre-commit"``), a script for ``sh -c`` (not crossing a blank
+# or a quote)
+_INSIDE_BODY = _BODY.replace(".*", r"[^\s'\"]*")
+_INSIDE = (r"""(?i)(?:^|[/=:\s'"(,;<>{])(?:""" + _INSIDE_BODY
+           + r""")(?:$|[/\s'"),;}\]])""")
+
+
+def run_later_path(text: str) -> bool:
+    """Whether ``text`` (a word) names a file a later command runs."""
+    return regex.compile(_RUN_LATER).search(text.replace("\\", "/"))
+
+
+def _inside(text: str) -> str | None:
+    return regex.compile(_INSIDE).first(text)
 
 # programs that write a file named among their words (fail closed: any word naming one)
 _WRITERS = frozenset({"gh", "glab", "tee", "cp", "mv", "ln", "install", "dd", "rsync",
@@ -65,8 +82,108 @@ def _names_one(words: tuple[Word, ...]) -> str | None:
     if "alias" in values and values[values.index("alias") + 1:][:1] == ["import"] and any(
             v.rsplit("/", 1)[-1] in ("gh", "glab") for v in values):
         return "gh alias import"  # gh alias import FILE|- : aliases `gh NAME` runs later
-    return next((w.value for w in words if RUN_LATER.search(w.value.replace("\\", "/"))),
-                None)
+    package = words[0].value.rsplit("/", 1)[-1] in _PACKAGERS  # `pip install pre-commit`
+    return next((w.value for w in words if run_later_path(w.value)
+                 and not (package and _HOOK_NAME.fullmatch(w.value))), None)
+
+
+# package managers and task runners: a bare hook name among their words is a package's or
+# a task's name (`pip install pre-commit`, `make pre-commit`, `tox -e pre-commit`)
+_PACKAGERS = frozenset({"pip", "pip3", "pipx", "uv", "uvx", "brew", "npm", "npx", "pnpm",
+                        "pnpx", "yarn", "bun", "bunx", "apt", "apt-get", "conda", "mamba",
+                        "gem", "cargo", "poetry", "dnf", "yum", "make", "gmake", "just",
+                        "task", "tox", "nox", "invoke", "poe", "hatch", "pdm", "rake"})
+
+
+# programs that write no file they name (or change no content: chmod, touch, rm): naming a
+# run-later file is a read (``cat .git/config``, ``grep alias ~/.gitconfig``). Any other
+# program naming one in any word (its own code too) may write it: not provable (round 15)
+_READERS = frozenset({
+    "cat", "bat", "batcat", "less", "more", "most", "head", "tail", "grep", "egrep", "fgrep",
+    "rg", "ag", "ack", "ls", "exa", "eza", "tree", "stat", "file", "wc", "diff", "colordiff",
+    "cmp", "comm", "test", "[", "[[", "echo", "printf", "readlink", "realpath", "basename",
+    "dirname", "du", "nl", "od", "hexdump", "strings", "md5sum", "sha1sum", "sha256sum",
+    "sha512sum", "b2sum", "cksum", "jq", "cut", "column", "which", "type", "source", ".",
+    "chmod", "chown", "touch", "rm", "rmdir", "mkdir", "shellcheck", "pre-commit", "cd",
+    "pushd", "lsattr", "getfacl", "xdg-open", "open"})
+# git subcommands that write no working file (``git checkout X -- .bashrc`` writes one)
+_GIT_READS = frozenset({
+    "status", "log", "diff", "show", "blame", "ls-files", "grep", "add", "rm", "commit",
+    "check-ignore", "check-attr", "config", "hook", "rev-parse", "cat-file", "hash-object",
+    "shortlog", "whatchanged", "ls-tree", "annotate", "help", "var", "version"})
+# read the files they name as whole words (their own code may write one: ``sort -o``,
+# awk's ``print > ARGV[1]``, an unseen ``-f`` script)
+_OPERAND_READERS = {"sed": ("-i", "--in-place", "-f", "--file"),
+                    "sort": ("-o", "--output"),
+                    **dict.fromkeys(("awk", "gawk", "mawk", "nawk"),
+                                    ("-f", "--file", "-i", "--include", "-E", "--exec"))}
+_AWK_WRITES = (">", "|", "system", "inplace")
+
+
+def _reads_only(words: tuple[Word, ...]) -> str | None:
+    """The run-later file a program that may write it names anywhere in its words (``None``:
+    none, or the program only reads what it names)."""
+    if _reader(words):
+        return None
+    start = _past_wrappers(words)
+    name = words[start].value.rsplit("/", 1)[-1].lower()
+    values = [w.value for w in words[start + 1:]]
+    whole = name in _OPERAND_READERS and not any(
+        v.startswith(_OPERAND_READERS[name]) for v in values) and not (
+        name.endswith("awk") and any(m in v for v in values for m in _AWK_WRITES))
+    for value in values:
+        value = value.replace("\\", "/")
+        if run_later_path(value):
+            if whole or (name in _PACKAGERS and _HOOK_NAME.fullmatch(value)):
+                continue  # an operand it reads; `pip install pre-commit` (a package)
+            return value
+        if (found := _inside(value)) is not None:
+            return found.strip(_STRIP)
+    return None
+
+
+_STRIP = "/=:'\"(),;<>{}[] \t\n"
+
+
+def _reader(words: tuple[Word, ...]) -> bool:
+    """A program that writes no file it names (``_READERS``, find without its writing
+    options, git's reading subcommands), past plain wrappers."""
+    start = _past_wrappers(words)
+    name = words[start].value.rsplit("/", 1)[-1].lower()
+    values = [w.value for w in words[start + 1:]]
+    return name in _READERS or (name == "find" and not any(
+        v.startswith(("-fprint", "-fls", "-exec", "-ok")) for v in values)) or (
+        name == "git" and _git_subcommand(values) in _GIT_READS)
+
+
+_HOOK_NAME = re.compile(r"[a-z0-9-]+")
+# wrappers seen through when no option or assignment follows (`sudo cat ~/.bashrc`,
+# `timeout 5 grep x .git/config`): with one, the program is not known (fail closed)
+_WRAPPERS = frozenset({"sudo", "doas", "env", "time", "nice", "nohup", "command", "exec",
+                       "builtin", "stdbuf", "xargs", "timeout"})
+
+
+def _past_wrappers(words: tuple[Word, ...]) -> int:
+    at = 0
+    while at + 1 < len(words) and words[at].value.rsplit("/", 1)[-1] in _WRAPPERS:
+        at += 1
+        if words[at - 1].value.endswith("timeout") and words[at].value.isdigit():
+            at += 1
+        if at >= len(words) or words[at].value.startswith("-") or "=" in words[at].value:
+            return 0
+    return at if at < len(words) else 0
+
+
+def _git_subcommand(values: list[str]) -> str:
+    skip = False
+    for value in values:
+        if skip:
+            skip = False
+        elif value in ("-C", "-c", "--git-dir", "--work-tree", "--namespace"):
+            skip = True
+        elif not value.startswith("-"):
+            return value
+    return ""
 
 
 def _writer(words: tuple[Word, ...]) -> bool:
@@ -92,27 +209,67 @@ def _documents(parsed: ParsedCommand) -> dict[int, bool]:
     return {id(words): doc for words, _targets, doc in parsed.writes}
 
 
-def run_later_reason(parsed: ParsedCommand) -> str | None:
+def run_later_reason(parsed: ParsedCommand, command: str = "") -> str | None:
     """Why a command writing a file a later command runs cannot be proven (None: it writes
     none, or only content on the line)."""
     docs = _documents(parsed)
     for words, targets, doc in parsed.writes:
         for target in targets:
-            if RUN_LATER.search(target.replace("\\", "/")) and not _seen(words, doc):
+            if run_later_path(target) and not _seen(words, doc):
                 return _reason(target)
-    for words in parsed.words + parsed.nested_words:
+    everything = parsed.words + parsed.nested_words
+    for k, words in enumerate(everything):
+        if not words:
+            continue
         named = _names_one(words)
-        if named is not None and _writer(words) and not (
-                words[0].value in ("tee", "gh", "glab")
-                and _seen(words, docs.get(id(words), False))):
+        if named is not None and _writer(words):
+            if not (words[0].value in ("tee", "gh", "glab") and (
+                    _seen(words, docs.get(id(words), False))
+                    or _piped_seen(parsed, everything, k, docs))):
+                return _reason(named)
+        elif (named := _reads_only(words)) is not None:
             return _reason(named)
+        elif command and (docs.get(id(words)) or (
+                k < len(parsed.fed) and parsed.fed[k] == "|")) and not _reader(words) and (
+                found := _inside(command)):
+            # a program that is no reader fed a document or a pipe, the line naming such a
+            # file (`python3 <<EOF open('.bashrc','a') ...`, `echo "..." | node`): its code
+            return _reason(found.strip(_STRIP) or found)
+    if len(command) > LONG_LINE and run_later_content(parsed) and (
+            len(command) > LONG_CONTENT or any(
+                len(line) > LONG_LINE for line in command.replace("\\n", "\n").split("\n"))):
+        return (f"it writes a file a later command runs with a line longer than {LONG_LINE} "
+                f"characters or {LONG_CONTENT} in all, too long to judge")
     return None
+
+
+# the content of a run-later file judged by the rules (round 15: each line's forms are
+# tried as command lines; ~20 lines of 4,000 characters took seconds)
+LONG_LINE = 1024
+LONG_CONTENT = 16384
+
+
+def _piped_seen(parsed: ParsedCommand, everything: list[tuple[Word, ...]], k: int,
+                docs: dict[int, bool]) -> bool:
+    """``echo 'npm test' | tee .git/hooks/pre-commit``: tee (of plain words) fed by a pipe
+    from a producer whose output is on the line (echo/printf of plain words, cat of a
+    here-document)."""
+    if not (0 < k < len(parsed.fed) and parsed.fed[k] == "|"
+            and words_plain(everything[k])):
+        return False
+    producer = everything[k - 1]
+    return bool(producer) and producer[0].value in ("echo", "printf", "cat") and _seen(
+        producer, docs.get(id(producer), False))
+
+
+def words_plain(words: tuple[Word, ...]) -> bool:
+    return all(w.plain for w in words)
 
 
 def run_later_content(parsed: ParsedCommand) -> bool:
     """Whether the command writes a file a later command runs (with content on the line:
     its literals are then tried as command lines)."""
-    return any(RUN_LATER.search(t.replace("\\", "/")) for _w, targets, _d in parsed.writes
+    return any(run_later_path(t) for _w, targets, _d in parsed.writes
                for t in targets) or any(
         _names_one(words) is not None and _writer(words)
         for words in parsed.words + parsed.nested_words)
@@ -132,12 +289,16 @@ def content_lines(texts: list[str], limit: int) -> list[str]:
     config: ``x = !rm y``, ``x: '!rm y'``); and every run of its words from each word on (a
     cron line's command after its five times, ``alias ls='rm -rf'``). Fail closed."""
     out: list[str] = []
+    if sum(map(len, texts)) > 4 * LONG_CONTENT:  # not provable (run_later_reason)
+        return out
     for text in texts:
         for line in text.replace("\\n", "\n").split("\n"):
             line = line.strip()
             if not line or line.startswith("#"):
                 continue
             out.append(line)
+            if len(line) > LONG_LINE:  # not provable (run_later_reason): no more forms
+                continue
             if (m := _VALUE.search(line)) is not None and m.group(1):  # `p = push`: git push
                 out += [m.group(1), "git " + m.group(1), "gh " + m.group(1)]
             if "!" in line:  # vim's `:!rm x`, `silent !rm x`; an alias's `!rm x`
