@@ -72,10 +72,12 @@ def http_process(argv: Sequence[str], log_path: Path, *, env: dict[str, str] | N
 
 
 @contextmanager
-def http_servers(started: Sequence[tuple[Sequence[str], Path, dict[str, str] | None]]
+def http_servers(started: Sequence[tuple[Sequence[str], Path, dict[str, str] | None]],
+                 processes: list[subprocess.Popen[bytes]] | None = None
                  ) -> Iterator[list[str]]:
     """Several ``http_server`` processes (argv, log path, env each), all started before any
-    is waited for (replicas start side by side, not one after another); their MCP URLs."""
+    is waited for (replicas start side by side, not one after another); their MCP URLs.
+    ``processes``: a list the processes are appended to (to signal one)."""
     procs: list[tuple[subprocess.Popen[bytes], Path]] = []
     try:
         for argv, log_path, env in started:
@@ -83,6 +85,8 @@ def http_servers(started: Sequence[tuple[Sequence[str], Path, dict[str, str] | N
                 procs.append((subprocess.Popen(
                     list(argv), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                     stderr=log, env=quick_exit(env or server_env())), log_path))
+                if processes is not None:
+                    processes.append(procs[-1][0])
         urls = []
         deadline = time.monotonic() + 30
         for proc, log_path in procs:

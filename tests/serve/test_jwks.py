@@ -110,14 +110,17 @@ def test_made_up_kids_and_signatures_refetch_a_few_times_then_once_per_cooldown(
     assert verify(auth, issuer.token()) == "ok ana"
     forged = jwt.encode(good_claims(issuer), rsa.generate_private_key(public_exponent=65537,
                         key_size=2048), algorithm="RS256", headers={"kid": "k1"})
+    said = []
     for i in range(20):
-        made_up = issuer.token()
         made_up = jwt.encode(good_claims(issuer), issuer.keys["k1"], algorithm="RS256",
                              headers={"kid": f"nope{i}"})
-        assert verify(auth, made_up).startswith("401: no signing key")
+        said.append(verify(auth, made_up))
         assert verify(auth, forged).startswith("401: ")
     # the first fetch, then MISS_BURST refetches that found nothing, then none
     assert issuer.hits == 1 + jwks_module.MISS_BURST
+    # a key id refetched for and not found: 401; while no refetch is allowed: 503 (retry)
+    assert all(s.startswith("401: no signing key") for s in said[:2]), said
+    assert all(s.startswith("503: ") and "retry" in s for s in said[2:]), said
     clock.now += jwks_module.MISS_COOLDOWN + 1
     issuer.keys["k2"] = ec.generate_private_key(ec.SECP256R1())
     issuer.published = ["k1", "k2"]
@@ -138,6 +141,36 @@ def test_a_made_up_kid_does_not_block_the_next_genuine_new_key(issuer: Issuer) -
     issuer.published = ["k1", "k2"]
     assert verify(auth, issuer.token("k2", "ES256")) == "ok ana"
     assert issuer.hits == 3
+
+
+def test_a_new_key_while_made_up_kids_empty_the_bucket_is_a_503_retried_in_time(
+        issuer: Issuer) -> None:
+    """Made-up key ids sent nonstop empty the refetch bucket; the issuer's first token
+    signed with a key it has just published cannot be checked until the bucket refills.
+    It is 503 with the time until then (the token may be good: its client retries), not 401
+    (its client would re-authorize and get a token refused the same way), and the retry
+    then is served."""
+    clock = Clock()
+    auth = auth_for(issuer, clock)
+    assert verify(auth, issuer.token()) == "ok ana"
+    for i in range(jwks_module.MISS_BURST):
+        made_up = jwt.encode(good_claims(issuer), issuer.keys["k1"], algorithm="RS256",
+                             headers={"kid": f"nope{i}"})
+        assert verify(auth, made_up).startswith("401: no signing key")
+    issuer.keys["k2"] = ec.generate_private_key(ec.SECP256R1())
+    issuer.published = ["k1", "k2"]
+    clock.now += 4.0  # 4 s of the 10 s refill gone
+
+    async def refusal() -> IssuerUnavailableError:
+        with pytest.raises(IssuerUnavailableError) as caught:
+            await auth.verify(issuer.token("k2", "ES256"))
+        return caught.value
+    error = anyio.run(refusal)
+    assert error.status == 503 and error.retry_after == pytest.approx(6.0)
+    assert "retry" in str(error) and "'k2'" in str(error)
+    assert verify(auth, issuer.token()) == "ok ana"  # known keys are served meanwhile
+    clock.now += error.retry_after
+    assert verify(auth, issuer.token("k2", "ES256")) == "ok ana"
 
 
 @pytest.mark.parametrize(("setup", "words"), [

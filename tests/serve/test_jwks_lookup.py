@@ -158,3 +158,40 @@ def test_an_unavailable_issuer_is_retried_after_its_cooldown(issuer: LocalIssuer
     for status, retry_after in anyio.run(answers):
         # the rest of the 10 s cooldown (5 s before: a retry refused again at once)
         assert status == 503 and FAIL_COOLDOWN / 2 < int(retry_after) <= FAIL_COOLDOWN
+
+
+def test_an_issuer_that_moves_its_key_set_is_followed(issuer: LocalIssuer,
+                                                      caplog: pytest.LogCaptureFixture) -> None:
+    """The metadata is read again with each fetch of the set: an issuer that moves its key
+    set (here to another host, with a new key) is followed at the first token of the new
+    key; metadata that can no longer be read keeps the address it named (said once)."""
+    moved_key = new_rsa_key()
+    url = issuer.url + "/tenant/m"
+    where = "/tenant/m/.well-known/openid-configuration"
+    issuer.metadata = {where: {"issuer": url, "jwks_uri": issuer.url + "/keys"}}
+    auth = JwtAuth(url, AUD)
+
+    def check(key: Any, kid: str) -> str:
+        token = jwt.encode({"iss": url, "aud": AUD, "sub": kid, "exp": int(time.time()) + 300},
+                           key, algorithm="RS256", headers={"kid": kid})
+
+        async def go() -> str:
+            try:
+                return "ok " + (await auth.verify(token)).subject
+            except AuthError as exc:
+                return f"{exc.status}: {exc}"
+        return anyio.run(go)
+
+    assert check(KEY, "d1") == "ok d1"
+    with local_issuer(moved_key) as elsewhere:
+        elsewhere.publish(("m1", moved_key))
+        issuer.metadata = {where: {"issuer": url, "jwks_uri": elsewhere.url + "/jwks"}}
+        assert check(moved_key, "m1") == "ok m1"
+        assert elsewhere.hits == 1
+        assert any("now names its key set" in r.getMessage() for r in caplog.records)
+        issuer.metadata = {}  # the metadata is gone: the set is read where it was
+        elsewhere.publish(("m1", moved_key), ("m2", OTHERS[3]))
+        assert check(OTHERS[3], "m2") == "ok m2"
+        assert elsewhere.hits == 2
+        assert any("as before" in r.getMessage() for r in caplog.records)
+    issuer.publish(("d1", KEY))

@@ -87,7 +87,9 @@ def _answered(outcome: Any) -> str:
 CASES = {
     "late call, idle server": (10, [(0.3, "nap", 1.5)], ["ok"]),
     "late call, threaded tool": (10, [(0.3, "doze", 1.5)], ["ok"]),
-    "in flight, then a late call": (10, [(-0.5, "nap", 1.5), (1.2, "nap", 2)], ["ok", "any"]),
+    # SIGHUP (a closed terminal) stops as gracefully as SIGTERM (it killed the process)
+    "in flight, then a late call, SIGHUP": (10, [(-0.5, "nap", 1.5), (1.2, "nap", 2)],
+                                            ["ok", "any"]),
     "outlives the grace": (1.5, [(-0.5, "nap", 30)], ["cancelled"]),
     "threaded, outlives the grace": (1.5, [(-0.5, "doze", 30)], ["cancelled"]),
     "late, outlives the grace": (1.5, [(0.3, "nap", 30)], ["cancelled"]),
@@ -113,7 +115,7 @@ def test_no_accepted_call_is_cut_off(tmp_path: Path, case: str) -> None:
             thread.start()
             threads.append(thread)
         time.sleep(max(0.0, signalled - time.time()))
-        proc.send_signal(signal.SIGTERM)
+        proc.send_signal(signal.SIGHUP if "SIGHUP" in case else signal.SIGTERM)
         for thread in threads:
             thread.join(60)
         proc.wait(30)

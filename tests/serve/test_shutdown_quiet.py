@@ -65,3 +65,42 @@ async def test_the_quiet_time_never_outlasts_the_grace(monkeypatch: pytest.Monke
     monkeypatch.setattr(anyio, "sleep", sleep)
     await shutdown.drain(InFlight(), 0.2, lambda: None)
     assert slept == [0.2]
+
+
+async def test_under_load_that_never_pauses_the_calls_accepted_last_still_finish(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A request every 10 ms, each lasting 50 ms (a balancer that does not watch /readyz):
+    step 1 never sees a quiet time. It ends with a quarter of the grace left, and every call
+    it accepted finishes; later ones are refused (503: not started, the client retries).
+    Before, step 1 took the whole grace and the calls accepted last were cancelled."""
+    monkeypatch.setenv(shutdown.QUIET_ENV, "0.05")
+    in_flight = InFlight()
+    refused = anyio.Event()
+    finished, cancelled, turned_away = [], [], []
+
+    async def request() -> None:
+        if refused.is_set():
+            turned_away.append(1)
+            return
+        in_flight.enter()
+        try:
+            with anyio.CancelScope() as scope:
+                in_flight.track(scope)
+                await anyio.sleep(0.05)
+                finished.append(1)
+            if scope.cancel_called:
+                cancelled.append(1)
+        finally:
+            in_flight.untrack(scope)
+            in_flight.leave()
+
+    async with anyio.create_task_group() as tg:
+        async def load() -> None:
+            while True:
+                tg.start_soon(request)
+                await anyio.sleep(0.01)
+        tg.start_soon(load)
+        await anyio.sleep(0.1)
+        await shutdown.drain(in_flight, 1.2, refused.set)
+        tg.cancel_scope.cancel()
+    assert cancelled == [] and len(finished) > 50 and turned_away

@@ -5,9 +5,13 @@ protocol of ``toolhost.serve.http_limits``), toolhost's log handler instead of u
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import signal
 import socket
 import sys
+import threading
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -20,7 +24,7 @@ from toolhost.serve.telemetry_flush import flush_telemetry
 if TYPE_CHECKING:
     from toolhost.serve.http import HttpServer
 
-__all__ = ["run_uvicorn"]
+__all__ = ["hangup_as", "run_uvicorn"]
 
 log = logging.getLogger("toolhost.serve")
 
@@ -67,6 +71,14 @@ async def run_uvicorn(owner: HttpServer, sockets: list[socket.socket]) -> None:
             # spans of the last calls are exported now, within a bound (telemetry_flush)
             await anyio.to_thread.run_sync(flush_telemetry)
 
+        @contextlib.contextmanager
+        def capture_signals(self) -> Iterator[None]:
+            # SIGHUP (a closed terminal, `kill -HUP`) stops as gracefully as SIGTERM:
+            # uvicorn takes only SIGINT and SIGTERM, and SIGHUP's default killed the
+            # process at once, cutting off every call in flight
+            with super().capture_signals(), hangup_as(self.handle_exit):
+                yield
+
     server = _Server(config)
 
     async def announce() -> None:
@@ -81,3 +93,19 @@ async def run_uvicorn(owner: HttpServer, sockets: list[socket.socket]) -> None:
         tg.start_soon(announce)
         await server.serve(sockets=sockets)
         tg.cancel_scope.cancel()
+
+
+@contextlib.contextmanager
+def hangup_as(handler: Callable[[int, Any], None]) -> Iterator[None]:
+    """SIGHUP handled by ``handler`` (uvicorn's ``handle_exit``: a graceful stop) while
+    inside; the handler before restored after (then uvicorn raises the signal it took
+    again, and the process ends by it as by SIGTERM). Main thread only, where it exists."""
+    if not hasattr(signal, "SIGHUP") or threading.current_thread() is not \
+            threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGHUP, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGHUP, previous)

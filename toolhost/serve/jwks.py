@@ -19,8 +19,14 @@
   fetches; tokens that need a fetch meanwhile are refused at once: the issuer is unavailable.
   One warning line per failed fetch.
 - Without a JWKS URL, the set's address is the ``jwks_uri`` of the issuer's metadata: OIDC
-  Discovery or RFC 8414 (:func:`discovery_urls`), read once; metadata naming another issuer
-  is refused.
+  Discovery or RFC 8414 (:func:`discovery_urls`), read again with each fetch of the set (so
+  bounded the same way: an issuer that moves its key set is followed); metadata naming
+  another issuer is refused; metadata that cannot be read after it once was keeps the
+  address it named.
+- A token naming a key id the set does not hold while no refetch is allowed (the bucket
+  above is empty) is IssuerUnavailable (503, retry when the bucket refills: the token may
+  be good), not NoKey: a client told 401 would re-authorize and get a token that is
+  refused the same way.
 - A token naming no key id (``kid`` is optional) is checked against the keys of the set
   that fit its algorithm, those published without a key id first (a few at most: see
   toolhost.serve.auth).
@@ -136,6 +142,7 @@ class JwksCache:
                  fetch: Callable[[str], Any] = fetch_json) -> None:
         self.issuer = issuer
         self.jwks_url = jwks_url
+        self._discovered = jwks_url is None  # the address comes from the issuer's metadata
         self.fetches = 0
         self._clock = clock
         self._fetch = fetch
@@ -166,9 +173,21 @@ class JwksCache:
             now = self._clock()
             if now < self._failed_until:
                 raise IssuerUnavailable(self._failure, self._failed_until - now)
-            if self._fresh() and self._misses_allowed(now) < 1:
-                raise NoKey(f"the issuer's key set has no {'other ' if failed else ''}key "
-                            f"{_kid(kid)} (refetched at most every {MISS_COOLDOWN:g} s)")
+            allowed = self._misses_allowed(now)
+            if self._fresh() and allowed < 1:
+                if failed is not None or kid is None:
+                    raise NoKey(f"the issuer's key set has no {'other ' if failed else ''}"
+                                f"key {_kid(kid)} (refetched at most every "
+                                f"{MISS_COOLDOWN:g} s)")
+                # a key id the set did not hold when last fetched, and no refetch allowed
+                # now: the token may be signed by a key the issuer has just published, so
+                # it is not refused for good (401 has its client re-authorize, to be
+                # refused again) but told when the set will be looked at again (503)
+                raise IssuerUnavailable(
+                    f"the issuer's key set held no key {_kid(kid)} when last fetched, and "
+                    f"it was refetched {MISS_BURST} times in a row for key ids it did not "
+                    f"hold: it is refetched again within {math.ceil(self._refill(allowed)):d}"
+                    " s (retry then)", self._refill(allowed))
         await self._refresh()
         found = self.cached(kid)
         if found and not _same(found, failed):
@@ -186,6 +205,11 @@ class JwksCache:
         """How many refetches finding nothing new may happen now (the bucket, refilled)."""
         return min(float(MISS_BURST), self._misses_left
                    + max(0.0, now - self._misses_counted_at) / MISS_COOLDOWN)
+
+    @staticmethod
+    def _refill(allowed: float) -> float:
+        """Seconds until the bucket holds one refetch again."""
+        return max(0.0, (1.0 - allowed) * MISS_COOLDOWN)
 
     def _fresh(self) -> bool:
         return self._set is not None and self._clock() - self._set.fetched_at < MAX_AGE
@@ -217,10 +241,11 @@ class JwksCache:
             flight.set()
 
     def _fetch_keys(self) -> Keys:
-        """Blocking: discovery (once) and the set."""
+        """Blocking: the issuer's metadata (unless the set's URL was given) and the set."""
         self.fetches += 1
-        if self.jwks_url is None:
-            self.jwks_url = self._discover()
+        if self._discovered:
+            self._rediscover()
+        assert self.jwks_url is not None
         try:
             keys, skipped = parse_jwks(self._fetch(self.jwks_url))
         except FetchError as exc:
@@ -233,6 +258,22 @@ class JwksCache:
                         clean(self.jwks_url, 120))
         return keys
 
+    def _rediscover(self) -> None:
+        """Blocking: read the issuer's metadata again with each fetch of the set (an issuer
+        may move its key set: the old address may still answer with the old keys). When
+        the metadata cannot be read now, the address it named before is used, said once."""
+        try:
+            found = self._discover()
+        except FetchError as exc:
+            if self.jwks_url is None:
+                raise
+            log.warning("the issuer's metadata cannot be read now (%s); its key set is read "
+                        "from %s as before", exc, clean(self.jwks_url, 120))
+            return
+        if self.jwks_url is not None and found != self.jwks_url:
+            log.warning("the issuer's metadata now names its key set at %s (was %s)",
+                        clean(found, 120), clean(self.jwks_url, 120))
+        self.jwks_url = found
 
     def _discover(self) -> str:
         """Blocking: the ``jwks_uri`` of the issuer's metadata, from the first of

@@ -5,7 +5,10 @@
 1. requests are still accepted and answered until none has been in flight for
    ``DRAIN_SECONDS`` (clients finishing their sessions are not cut off; a request that comes
    meanwhile starts the wait again; ``TOOLHOST_SHUTDOWN_QUIET`` sets another quiet time,
-   from 0 to 60 seconds);
+   from 0 to 60 seconds), and at the latest until a quarter of the grace is left (at most
+   :data:`RESERVE_MAX` seconds): the calls accepted last get that to finish (before, under
+   load that never paused, step 1 took the whole grace and the calls accepted last were
+   cancelled however short they were);
 2. then new requests are refused (503 with ``Retry-After``, a JSON-RPC error: a clean answer
    the client can retry elsewhere) and the calls still running are waited for;
 3. when the grace ends, what still runs is cancelled, and each is answered -32800 saying so
@@ -25,13 +28,16 @@ import anyio
 
 from toolhost.serve.http_exchange import InFlight
 
-__all__ = ["ANSWER_SECONDS", "DRAIN_SECONDS", "QUIET_ENV", "drain", "quiet_seconds"]
+__all__ = ["ANSWER_SECONDS", "DRAIN_SECONDS", "QUIET_ENV", "RESERVE_MAX", "RESERVE_SHARE",
+           "drain", "quiet_seconds"]
 
 log = logging.getLogger("toolhost.serve")
 
 DRAIN_SECONDS = 1.0  # quiet time before new requests are refused
 QUIET_ENV = "TOOLHOST_SHUTDOWN_QUIET"  # another quiet time, seconds (0 to 60)
 ANSWER_SECONDS = 1.0  # for the answers of calls cancelled at the end of the grace
+RESERVE_SHARE = 0.25  # of the grace, kept for the calls accepted last to finish
+RESERVE_MAX = 5.0
 
 
 def quiet_seconds() -> float:
@@ -47,7 +53,8 @@ async def drain(in_flight: InFlight, grace: float, refuse: Callable[[], None],
     ``forced``: whether the process was told to stop at once (a second Ctrl-C), polled."""
     deadline = anyio.current_time() + grace
     quiet = min(quiet_seconds(), grace)
-    accepting, finishing = anyio.CancelScope(deadline=deadline), anyio.CancelScope(
+    reserve = min(grace * RESERVE_SHARE, RESERVE_MAX)
+    accepting, finishing = anyio.CancelScope(deadline=deadline - reserve), anyio.CancelScope(
         deadline=deadline)
     async with anyio.create_task_group() as tg:
         if forced is not None:
@@ -59,6 +66,10 @@ async def drain(in_flight: InFlight, grace: float, refuse: Callable[[], None],
                 await anyio.sleep(quiet)
                 if in_flight.count == 0 and in_flight.entered == seen:
                     break
+        if accepting.cancelled_caught and not finishing.cancel_called:
+            log.warning("shutting down: requests still came with %g s of the grace left; new "
+                        "ones are refused now (503), so the %d call(s) in flight can finish",
+                        reserve, in_flight.count)
         refuse()
         with finishing:
             await in_flight.wait_idle()
