@@ -53,7 +53,7 @@ REFUSED = [  # (file, text, the key path and what the first line must say)
 KEPT = [
     ("c.yaml", _Y + "        params: {n: {type: integer, enum: [1, 2.0]}}\n"),
     ("c.yaml", _Y + "        params: {n: {type: [string, 'null'], enum: [a, null, 'NO']}}\n"),
-    ("c.toml", _T + "timeout = 0.5e-3\n"),
+    ("c.toml", _T + "timeout = 1.5e-3\n"),
     ("c.yaml", _Y.replace("toolhost: 1", "toolhost: 0x1")),
 ]
 
