@@ -32,10 +32,12 @@ if TYPE_CHECKING:
 
 __all__ = [
     "GLOBALS",
+    "MAX_TEMPLATE_TAGS",
     "TemplateError",
     "UnrenderableValue",
     "compile_template",
     "compile_url_template",
+    "guarded",
     "misspelt_placeholder",
     "number_text",
     "placeholder_schema",
@@ -210,6 +212,35 @@ def _env() -> ImmutableSandboxedEnvironment:
     return env
 
 
+# tags ({{ }} and {% %}) of one template: jinja2 compiles each into Python code, about 10 KB
+# of memory apiece while it does (100,000 tags: 1 GB and 7 s), so past this a template is a
+# located problem; so is one nested deeper than the parser's recursion goes
+MAX_TEMPLATE_TAGS = 2000
+
+
+def guarded(env: ImmutableSandboxedEnvironment, source: str, *, parse: bool = False) -> Any:
+    """``env.from_string(source)`` (``env.parse`` with ``parse``), refusing a template of more
+    than ``MAX_TEMPLATE_TAGS`` tags or nested too deeply with a ``TemplateSyntaxError``
+    (what every caller reports as "does not parse", located), not memory or a crash."""
+    tags = source.count("{{") + source.count("{%")
+    if tags > MAX_TEMPLATE_TAGS:
+        raise _refused(f"a template of {tags:,} tags ({{{{ }}}} and {{% %}}), more than "
+                       f"{MAX_TEMPLATE_TAGS:,}: split it, or use a loop")
+    try:
+        return env.parse(source) if parse else env.from_string(source)
+    except RecursionError:
+        raise _refused("nested too deeply to be parsed (blocks inside blocks, or brackets "
+                       "inside brackets): flatten it") from None
+
+
+def _refused(message: str) -> Exception:
+    from jinja2 import TemplateSyntaxError
+
+    exc = TemplateSyntaxError(message, 1)
+    exc.translated = True  # str() is the message alone, as jinja2's own errors show it
+    return exc
+
+
 # The sandbox's globals (jinja2's default namespace), which are never placeholders;
 # tests/backends/test_templating_simple.py holds this to ENV.globals.
 GLOBALS = frozenset({"range", "dict", "lipsum", "cycler", "joiner", "namespace"})
@@ -291,7 +322,7 @@ def compile_template(source: str) -> AnyTemplate:
         return LiteralTemplate(source)
     if simple_variable(source) is not None:
         return LazyTemplate(source)
-    return _env().from_string(source)
+    return guarded(_env(), source)  # type: ignore[no-any-return]
 
 
 def url_source(source: str) -> str:
@@ -303,7 +334,7 @@ def url_source(source: str) -> str:
 def compile_url_template(source: str) -> Template:
     """A URL template: ``{name}`` and ``{{ name }}`` both substitute percent-encoded values."""
     env: ImmutableSandboxedEnvironment = __getattr__("URL_ENV")
-    return env.from_string(url_source(source))
+    return guarded(env, url_source(source))  # type: ignore[no-any-return]
 
 
 def placeholders(sources: Iterable[str], *, url: bool = False) -> set[str]:
@@ -325,7 +356,7 @@ def _placeholders(source: str, url: bool) -> frozenset[str]:
     from jinja2 import meta
 
     env: ImmutableSandboxedEnvironment = __getattr__("URL_ENV" if url else "ENV")
-    return frozenset(meta.find_undeclared_variables(env.parse(text)))
+    return frozenset(meta.find_undeclared_variables(guarded(env, text, parse=True)))
 
 
 def placeholder_schema(names: Iterable[str], declared: Iterable[str]) -> dict[str, Any]:
