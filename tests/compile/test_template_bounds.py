@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from toolhost.backends.templating import MAX_TEMPLATE_TAGS
+from toolhost.backends import templating
+from toolhost.backends.templating import MAX_LOAD_TEMPLATE_TAGS, MAX_TEMPLATE_TAGS
 from toolhost.cli import main
 
 DEEP = "{% if 1 %}" * 600 + "x" + "{% endif %}" * 600  # under the tag cap
@@ -59,3 +60,34 @@ def test_a_template_of_as_many_tags_as_allowed_is_kept(
     path = tmp_path / "c.yaml"
     path.write_text(_prompt("{{ x }}" * MAX_TEMPLATE_TAGS))
     assert main(["validate", "-q", str(path)]) == 0, capsys.readouterr().err
+
+
+@pytest.mark.parametrize("where", ["prompt", "argv"])
+def test_the_templates_of_one_config_are_bounded_in_all(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+        where: str) -> None:
+    """Templates each under the cap but many (100 of 1,900 tags took 17 s): the one that
+    passes the load's budget (20,000 tags; 3,000 here, to be quick) is the located problem;
+    the first ones are kept."""
+    assert MAX_LOAD_TEMPLATE_TAGS == 20_000
+    monkeypatch.setattr(templating, "MAX_LOAD_TEMPLATE_TAGS", 3000)
+    each = MAX_TEMPLATE_TAGS // 2
+    count = 3000 // each + 1
+    text = _HEAD + _TOOL + "command: [echo]\n"
+    if where == "prompt":
+        text += "    prompts:\n" + "".join(
+            f"      q{i}:\n        arguments: {{x: {{description: d}}}}\n"
+            f"        template: 'p{i}" + "{{ x }}" * each + "'\n" for i in range(count))
+    else:
+        text = _HEAD + "    tools:\n" + "".join(
+            f"      t{i}:\n        description: d\n        command: [echo, 'a{i}"
+            + "{{ x }}" * each + "']\n" for i in range(count))
+    path = tmp_path / "c.yaml"
+    path.write_text(text)
+    assert main(["validate", "-q", str(path)]) == 1
+    lines = [line for line in capsys.readouterr().err.splitlines() if "in all" in line]
+    # (an argv template is parsed for its names, then compiled: it spends twice)
+    assert lines and all(line.startswith(f"{path}:") for line in lines)
+    assert ".q0." not in lines[0] and ".t0." not in lines[0]
+    if where == "prompt":
+        assert len(lines) == 1 and f".q{count - 1}." in lines[0]

@@ -14,10 +14,12 @@ can never add a ``/``, ``?``, ``#`` or ``@`` to a URL.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import json
 import math
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
@@ -32,6 +34,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "GLOBALS",
+    "MAX_LOAD_TEMPLATE_TAGS",
     "MAX_TEMPLATE_TAGS",
     "TemplateError",
     "UnrenderableValue",
@@ -44,6 +47,7 @@ __all__ = [
     "placeholders",
     "render_value",
     "single_variable",
+    "template_budget",
     "unrenderable_message",
     "whole_variable",
 ]
@@ -216,6 +220,22 @@ def _env() -> ImmutableSandboxedEnvironment:
 # of memory apiece while it does (100,000 tags: 1 GB and 7 s), so past this a template is a
 # located problem; so is one nested deeper than the parser's recursion goes
 MAX_TEMPLATE_TAGS = 2000
+# tags of every template one config load compiles (about 2 s of jinja2): 100 templates of
+# 1,900 tags each took 17 s; a template met again is a cache hit and costs nothing
+MAX_LOAD_TEMPLATE_TAGS = 20_000
+_BUDGET: contextvars.ContextVar[list[int] | None] = contextvars.ContextVar(
+    "toolhost_template_budget", default=None)
+
+
+@contextlib.contextmanager
+def template_budget() -> Iterator[None]:
+    """Inside this block, the templates parsed hold at most ``MAX_LOAD_TEMPLATE_TAGS`` tags
+    in all (a template past it is refused as ``guarded`` refuses one too big)."""
+    token = _BUDGET.set([MAX_LOAD_TEMPLATE_TAGS])
+    try:
+        yield
+    finally:
+        _BUDGET.reset(token)
 
 
 def guarded(env: ImmutableSandboxedEnvironment, source: str, *, parse: bool = False) -> Any:
@@ -226,6 +246,13 @@ def guarded(env: ImmutableSandboxedEnvironment, source: str, *, parse: bool = Fa
     if tags > MAX_TEMPLATE_TAGS:
         raise _refused(f"a template of {tags:,} tags ({{{{ }}}} and {{% %}}), more than "
                        f"{MAX_TEMPLATE_TAGS:,}: split it, or use a loop")
+    budget = _BUDGET.get()
+    if budget is not None:
+        budget[0] -= tags
+        if budget[0] < 0:
+            raise _refused(f"the templates of this config hold more than "
+                           f"{MAX_LOAD_TEMPLATE_TAGS:,} tags ({{{{ }}}} and {{% %}}) in all, "
+                           "and this one passes that: share templates, or use loops")
     try:
         return env.parse(source) if parse else env.from_string(source)
     except RecursionError:
