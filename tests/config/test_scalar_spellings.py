@@ -82,6 +82,9 @@ def test_what_the_type_allows_is_kept(tmp_path: Path, name: str, text: str) -> N
     ("c.toml", _T + '[run]\ncwd = "/tmp/a\\u0000b"\n', "run.cwd: a path cannot hold a NUL"),
     ("c.toml", _T + '[permissions]\naudit_log = "a\\u0000.log"\n',
      "permissions.audit_log: a path cannot hold a NUL character"),
+    # an imported server's argv: validate (offline) said ok, the start failed
+    ("c.yaml", 'toolhost: 1\nservers:\n  g:\n    mcp: {command: [srv, "a\\0b"]}\n',
+     "servers.g.mcp.command[1]: holds a NUL character"),
 ])
 def test_a_nul_in_a_path_is_a_located_problem(tmp_path: Path, name: str, text: str,
                                               said: str) -> None:
