@@ -13,18 +13,23 @@ import re
 
 import tomllib
 
-from toolhost.config.limits import toml_string_end
-
 __all__ = ["MAX_WRITTEN_DATES", "written_dates"]
 
 # literals parsed again one by one (each a small tomllib.loads): past this many distinct ones
 # the rest keep their ISO text, so a file of 400,000 dates costs no more than before
 MAX_WRITTEN_DATES = 2000
 
+# one pass: a run of comment lines, strings of the four kinds (skipped whole), and date /
+# time literals (group 1) outside them
 _SCAN = re.compile(
-    r"#|\"\"\"|'''|\"|'|(?<![\w.:+-])("
+    r"#[^\n]*(?:\n[ \t]*#[^\n]*)*"
+    r'|"""(?:[^\\]|\\.)*?"""(?:"{1,2}(?!"))?'
+    r"|'''.*?'''(?:'{1,2}(?!'))?"
+    r'|"(?:[^"\\\n]|\\.)*"?'
+    r"|'[^'\n]*'?"
+    r"|(?<![\w.:+-])("
     r"\d{4}-\d{2}-\d{2}(?:[Tt ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:[Zz]|[+-]\d{2}:\d{2})?)?"
-    r"|\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)(?![\w.:+-])")
+    r"|\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)(?![\w.:+-])", re.S)
 
 
 def written_dates(text: str) -> dict[str, str]:
@@ -32,25 +37,16 @@ def written_dates(text: str) -> dict[str, str]:
     written (the first one written, when two spellings name the same instant)."""
     out: dict[str, str] = {}
     seen: set[str] = set()
-    i, n = 0, len(text)
-    while i < n:
-        found = _SCAN.search(text, i)
-        if found is None:
+    for found in _SCAN.finditer(text):
+        token = found[1]
+        if token is None or token in seen:
+            continue
+        if len(seen) >= MAX_WRITTEN_DATES:
             break
-        token = found.group()
-        if token == "#":
-            end = text.find("\n", found.end())
-            i = n if end < 0 else end
-        elif found.group(1) is None:  # a string: skip to its end
-            end = toml_string_end(text, found.end(), token)
-            i = end + (len(token) if text.startswith(token, end) else 1)
-        else:
-            i = found.end()
-            if token not in seen and len(seen) < MAX_WRITTEN_DATES:
-                seen.add(token)
-                iso = _iso(token)
-                if iso is not None:
-                    out.setdefault(iso, token)
+        seen.add(token)
+        iso = _iso(token)
+        if iso is not None:
+            out.setdefault(iso, token)
     return out
 
 
