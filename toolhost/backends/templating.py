@@ -34,7 +34,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "GLOBALS",
-    "MAX_LOAD_TEMPLATE_TAGS",
     "MAX_TEMPLATE_TAGS",
     "TemplateError",
     "UnrenderableValue",
@@ -220,18 +219,21 @@ def _env() -> ImmutableSandboxedEnvironment:
 # of memory apiece while it does (100,000 tags: 1 GB and 7 s), so past this a template is a
 # located problem; so is one nested deeper than the parser's recursion goes
 MAX_TEMPLATE_TAGS = 2000
-# tags of every template one config load compiles (about 2 s of jinja2): 100 templates of
+# the tags of every template one config load parses and compiles are bounded too
+# (LIMITS.template_tags, TOOLHOST_MAX_TEMPLATE_TAGS, about 5 s of jinja2): 100 templates of
 # 1,900 tags each took 17 s; a template met again is a cache hit and costs nothing
-MAX_LOAD_TEMPLATE_TAGS = 20_000
 _BUDGET: contextvars.ContextVar[list[int] | None] = contextvars.ContextVar(
     "toolhost_template_budget", default=None)
 
 
 @contextlib.contextmanager
 def template_budget() -> Iterator[None]:
-    """Inside this block, the templates parsed hold at most ``MAX_LOAD_TEMPLATE_TAGS`` tags
+    """Inside this block, the templates parsed hold at most ``LIMITS.template_tags`` tags
     in all (a template past it is refused as ``guarded`` refuses one too big)."""
-    token = _BUDGET.set([MAX_LOAD_TEMPLATE_TAGS])
+    from toolhost.config.limits import LIMITS
+
+    tags = LIMITS.template_tags
+    token = _BUDGET.set([tags, tags])
     try:
         yield
     finally:
@@ -250,9 +252,9 @@ def guarded(env: ImmutableSandboxedEnvironment, source: str, *, parse: bool = Fa
     if budget is not None:
         budget[0] -= tags
         if budget[0] < 0:
-            raise _refused(f"the templates of this config hold more than "
-                           f"{MAX_LOAD_TEMPLATE_TAGS:,} tags ({{{{ }}}} and {{% %}}) in all, "
-                           "and this one passes that: share templates, or use loops")
+            raise _refused(f"the templates of this config hold more than {budget[1]:,} "
+                           "tags ({{ }} and {% %}) in all, and this one passes that: share "
+                           "templates, use loops, or raise TOOLHOST_MAX_TEMPLATE_TAGS")
     try:
         return env.parse(source) if parse else env.from_string(source)
     except RecursionError:
