@@ -82,3 +82,21 @@ def test_a_non_directory_where_a_directory_belongs_is_a_located_line(
     code, out = _validate(config)
     assert code == 1, out
     assert "not a directory" in out and "Traceback" not in out, out
+
+
+@pytest.mark.parametrize("place", sorted({**FILE_PLACES, **DIRECTORY_PLACES}))
+@pytest.mark.parametrize("kind", ["loop", "long"])
+def test_a_path_no_file_can_ever_be_is_a_located_line(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], place: str, kind: str) -> None:
+    """A symlink loop or a name past the system's limit: no file made later can be it, so
+    validate says so now (it was accepted as "missing"). In-process."""
+    from toolhost.cli import main
+
+    (tmp_path / "loop").symlink_to("loop")
+    value = "loop" if kind == "loop" else "a" * 300
+    places = {**FILE_PLACES, **DIRECTORY_PLACES}
+    config = tmp_path / "c.yaml"
+    config.write_text("toolhost: 1\n" + places[place].format(p=value))
+    assert main(["validate", "-q", "--no-layers", "--no-compile", str(config)]) == 1
+    first = capsys.readouterr().err.splitlines()[0]
+    assert first.startswith(f"{config}:") and "cannot be looked at" in first, first

@@ -128,3 +128,27 @@ def test_a_number_from_an_env_value_says_it_is_text(
     (problem,) = _problems(path)
     assert problem.key_path == key
     assert hint in problem.hint, problem.hint
+
+
+@pytest.mark.parametrize(("syntax", "value"), [
+    ("yaml", "1e-320"), ("yaml", "5e-324"), ("yaml", "0.0009"), ("yaml", "'0.5ms'"),
+    ("yaml", "'.0001s'"), ("toml", "1e-320"), ("toml", '"0.9ms"'),
+])
+def test_a_duration_under_one_millisecond_is_located(write: Any, syntax: str,
+                                                     value: str) -> None:
+    """A positive duration under 1 ms (a subnormal float, ``0.5ms``) is refused: passed on in
+    whole milliseconds, it would be 0."""
+    if syntax == "yaml":
+        path = write("c.yaml", _tool(f"command: [echo], timeout: {value}"))
+    else:
+        path = write("c.toml", 'toolhost = 1\n[servers.a.tools.t]\ncommand = ["echo"]\n'
+                     f"timeout = {value}\n")
+    found = _problems(path)
+    assert [(p.key_path, p.line > 0) for p in found] == [("servers.a.tools.t.timeout", True)]
+    assert "shorter than 1 ms" in found[0].message, found
+
+
+def test_one_millisecond_is_the_shortest_duration() -> None:
+    assert parse_duration(0.001) == 0.001 and parse_duration("1ms") == 0.001
+    assert parse_duration(0.0009) is None and parse_duration(5e-324) is None
+    assert parse_duration("0.999ms") is None

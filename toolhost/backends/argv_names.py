@@ -49,7 +49,7 @@ def jinja_analysis(source: str) -> Analysis:
     """``analyse`` as jinja2's parse tree says it (the yardstick of the quick path)."""
     from jinja2 import meta, nodes
 
-    tree = templating.ENV.parse(source)
+    tree = templating.guarded(templating.ENV, source, parse=True)
     printed: set[str] = set()
     literal_only = True
     for output in tree.find_all(nodes.Output):

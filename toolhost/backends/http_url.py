@@ -124,7 +124,7 @@ def compile_url(url: str, base_url: str | None) -> UrlTemplate:
     base_path = parts.path[: parts.path.rfind("/") + 1] if first >= 0 else parts.path
     if "?" in static or "#" in static:
         base_path = urlsplit(static).path
-    template = templating.URL_ENV.from_string(source)
+    template = templating.guarded(templating.URL_ENV, source)
     path_source = source[len(parts.scheme) + 3 + len(parts.netloc):]
     path_source = path_source.split("?")[0].split("#")[0]
     segments = path_source.split("/")

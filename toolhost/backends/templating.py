@@ -14,10 +14,12 @@ can never add a ``/``, ``?``, ``#`` or ``@`` to a URL.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import json
 import math
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
@@ -32,16 +34,19 @@ if TYPE_CHECKING:
 
 __all__ = [
     "GLOBALS",
+    "MAX_TEMPLATE_TAGS",
     "TemplateError",
     "UnrenderableValue",
     "compile_template",
     "compile_url_template",
+    "guarded",
     "misspelt_placeholder",
     "number_text",
     "placeholder_schema",
     "placeholders",
     "render_value",
     "single_variable",
+    "template_budget",
     "unrenderable_message",
     "whole_variable",
 ]
@@ -210,6 +215,61 @@ def _env() -> ImmutableSandboxedEnvironment:
     return env
 
 
+# tags ({{ }} and {% %}) of one template: jinja2 compiles each into Python code, about 10 KB
+# of memory apiece while it does (100,000 tags: 1 GB and 7 s), so past this a template is a
+# located problem; so is one nested deeper than the parser's recursion goes
+MAX_TEMPLATE_TAGS = 2000
+# the tags of every template one config load parses and compiles are bounded too
+# (LIMITS.template_tags, TOOLHOST_MAX_TEMPLATE_TAGS, about 5 s of jinja2): 100 templates of
+# 1,900 tags each took 17 s; a template met again is a cache hit and costs nothing
+_BUDGET: contextvars.ContextVar[list[int] | None] = contextvars.ContextVar(
+    "toolhost_template_budget", default=None)
+
+
+@contextlib.contextmanager
+def template_budget() -> Iterator[None]:
+    """Inside this block, the templates parsed hold at most ``LIMITS.template_tags`` tags
+    in all (a template past it is refused as ``guarded`` refuses one too big)."""
+    from toolhost.config.limits import LIMITS
+
+    tags = LIMITS.template_tags
+    token = _BUDGET.set([tags, tags])
+    try:
+        yield
+    finally:
+        _BUDGET.reset(token)
+
+
+def guarded(env: ImmutableSandboxedEnvironment, source: str, *, parse: bool = False) -> Any:
+    """``env.from_string(source)`` (``env.parse`` with ``parse``), refusing a template of more
+    than ``MAX_TEMPLATE_TAGS`` tags or nested too deeply with a ``TemplateSyntaxError``
+    (what every caller reports as "does not parse", located), not memory or a crash."""
+    tags = source.count("{{") + source.count("{%")
+    if tags > MAX_TEMPLATE_TAGS:
+        raise _refused(f"a template of {tags:,} tags ({{{{ }}}} and {{% %}}), more than "
+                       f"{MAX_TEMPLATE_TAGS:,}: split it, or use a loop")
+    budget = _BUDGET.get()
+    if budget is not None:
+        budget[0] -= tags
+        if budget[0] < 0:
+            raise _refused(f"the templates of this config hold more than {budget[1]:,} "
+                           "tags ({{ }} and {% %}) in all, and this one passes that: share "
+                           "templates, use loops, or raise TOOLHOST_MAX_TEMPLATE_TAGS")
+    try:
+        return env.parse(source) if parse else env.from_string(source)
+    except RecursionError:
+        raise _refused("nested too deeply to be parsed (blocks inside blocks, or brackets "
+                       "inside brackets): flatten it") from None
+
+
+def _refused(message: str) -> Exception:
+    from jinja2 import TemplateSyntaxError
+
+    exc = TemplateSyntaxError(message, 1)
+    exc.translated = True  # str() is the message alone, as jinja2's own errors show it
+    return exc
+
+
 # The sandbox's globals (jinja2's default namespace), which are never placeholders;
 # tests/backends/test_templating_simple.py holds this to ENV.globals.
 GLOBALS = frozenset({"range", "dict", "lipsum", "cycler", "joiner", "namespace"})
@@ -291,7 +351,7 @@ def compile_template(source: str) -> AnyTemplate:
         return LiteralTemplate(source)
     if simple_variable(source) is not None:
         return LazyTemplate(source)
-    return _env().from_string(source)
+    return guarded(_env(), source)  # type: ignore[no-any-return]
 
 
 def url_source(source: str) -> str:
@@ -303,7 +363,7 @@ def url_source(source: str) -> str:
 def compile_url_template(source: str) -> Template:
     """A URL template: ``{name}`` and ``{{ name }}`` both substitute percent-encoded values."""
     env: ImmutableSandboxedEnvironment = __getattr__("URL_ENV")
-    return env.from_string(url_source(source))
+    return guarded(env, url_source(source))  # type: ignore[no-any-return]
 
 
 def placeholders(sources: Iterable[str], *, url: bool = False) -> set[str]:
@@ -325,7 +385,7 @@ def _placeholders(source: str, url: bool) -> frozenset[str]:
     from jinja2 import meta
 
     env: ImmutableSandboxedEnvironment = __getattr__("URL_ENV" if url else "ENV")
-    return frozenset(meta.find_undeclared_variables(env.parse(text)))
+    return frozenset(meta.find_undeclared_variables(guarded(env, text, parse=True)))
 
 
 def placeholder_schema(names: Iterable[str], declared: Iterable[str]) -> dict[str, Any]:

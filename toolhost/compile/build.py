@@ -189,9 +189,12 @@ def compile_tools(config: HostConfig, kinds: Mapping[str, BackendKind] | None = 
     ``problems`` (``validate``), they are appended there and the tools that did compile are
     returned.
     """
+    from toolhost.backends.templating import template_budget
     from toolhost.config.repotree import remembered
 
-    with remembered():  # each tool asks where its declaring file lies: once per file
+    # each tool asks where its declaring file lies: once per file; the templates of one
+    # config are bounded in all (each tag costs compile time)
+    with remembered(), template_budget():
         return _compile_all(config, kinds, problems, connect, pins)
 
 

@@ -23,24 +23,25 @@ def prompt_name_warnings(config: HostConfig) -> list[Problem]:
         return []
     from jinja2 import TemplateSyntaxError
 
-    from toolhost.backends.templating import GLOBALS, placeholders
+    from toolhost.backends.templating import GLOBALS, placeholders, template_budget
 
     found: list[Problem] = []
-    for prompt in templated:
-        declared = {argument.name for argument in prompt.arguments}
-        for index, message in enumerate(prompt.messages):
-            try:
-                unknown = sorted(placeholders([message.template]) - declared - GLOBALS)
-            except TemplateSyntaxError:  # an error of its own (compile says where)
-                continue
-            if not unknown:
-                continue
-            key = (".template" if len(prompt.messages) == 1 else
-                   f".messages[{index}].content")
-            names = ", ".join(repr(name) for name in unknown[:5])
-            found.append(prompt.origin.problem(
-                f"prompt '{prompt.name}': the template reads {names}, not an argument of "
-                "the prompt: prompts/get fails unless the template guards it",
-                key=key, hint="declare it under arguments; an optional argument left "
-                "out renders as empty"))
+    with template_budget():  # (a template past it: the compile said so already)
+        for prompt in templated:
+            declared = {argument.name for argument in prompt.arguments}
+            for index, message in enumerate(prompt.messages):
+                try:
+                    unknown = sorted(placeholders([message.template]) - declared - GLOBALS)
+                except TemplateSyntaxError:  # an error of its own (compile says where)
+                    continue
+                if not unknown:
+                    continue
+                key = (".template" if len(prompt.messages) == 1 else
+                       f".messages[{index}].content")
+                names = ", ".join(repr(name) for name in unknown[:5])
+                found.append(prompt.origin.problem(
+                    f"prompt '{prompt.name}': the template reads {names}, not an argument of "
+                    "the prompt: prompts/get fails unless the template guards it",
+                    key=key, hint="declare it under arguments; an optional argument left "
+                    "out renders as empty"))
     return found

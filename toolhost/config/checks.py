@@ -28,6 +28,9 @@ _UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
 # 7 days: a timeout handed to the Claude CLI in milliseconds stays below 2**31 (JavaScript
 # timers fire at once beyond it), and no float conversion overflows
 MAX_DURATION = 7 * 86400.0
+# 1 ms: a timeout is handed on in whole milliseconds (the Claude CLI, asyncio's timers), so a
+# shorter one (``1e-320``, ``0.0001``, ``"0.5ms"``) would become 0, "no timeout", or fire at once
+MIN_DURATION = 0.001
 # the largest count or size a config key takes: every consumer can hold it in a C int
 MAX_INTEGER = 2**31 - 1
 
@@ -76,8 +79,15 @@ def did_you_mean(word: str, choices: Collection[str]) -> str:
 
 
 def parse_duration(value: Any) -> float | None:
-    """``5`` / ``2.5`` (seconds) or ``"500ms"``, ``"5s"``, ``"2m"``, ``"1h"``, above 0 and at
-    most ``MAX_DURATION``; None if invalid."""
+    """``5`` / ``2.5`` (seconds) or ``"500ms"``, ``"5s"``, ``"2m"``, ``"1h"``, at least
+    ``MIN_DURATION`` (1 ms) and at most ``MAX_DURATION``; None if invalid."""
+    seconds = _seconds(value)
+    return seconds if seconds is not None and MIN_DURATION <= seconds <= MAX_DURATION else None
+
+
+def _seconds(value: Any) -> float | None:
+    """The seconds a duration value says, above 0 but unbounded below (None: not a duration,
+    not above 0, or past ``MAX_DURATION``)."""
     if isinstance(value, bool):
         return None
     if isinstance(value, (int, float)):
@@ -245,6 +255,13 @@ class Checker:
         seconds = parse_duration(data[key])
         if seconds is None:
             value = data[key]
+            tiny = _seconds(value)
+            if tiny is not None and tiny < MIN_DURATION:
+                self.problem((*path, key), f"{shown(value)} is shorter than 1 ms, the "
+                             "shortest duration (a timeout is passed on in whole "
+                             "milliseconds: this one would be 0)", "write at least '1ms' "
+                             "(0.001)")
+                return None
             # "5" is text: written quoted, or a ${...} value (always text)
             bare = isinstance(value, str) and _NUMBER_TEXT.fullmatch(value) is not None
             self.problem((*path, key), "expected a positive duration of at most 7 days: "

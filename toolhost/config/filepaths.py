@@ -7,6 +7,7 @@ exist yet is left to the command that uses it. Only ``stat`` is called: nothing 
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from typing import Literal
@@ -18,13 +19,25 @@ from toolhost.fileopen import file_kind
 __all__ = ["expect_kind", "resolve_path"]
 
 
+# what stat() says of a path no file created later can satisfy
+_NEVER = {
+    errno.ELOOP: "a symbolic link on the way leads round a loop: fix it, or name the real path",
+    errno.ENAMETOOLONG: "a name longer than the system allows (255 bytes a part, 4,096 a "
+                        "path on Linux): shorten it",
+}
+
+
 def expect_kind(check: Checker, path: Path, resolved: str,
                 expected: Literal["file", "directory"]) -> None:
     """A located problem when ``resolved`` exists and is not a regular file (``"file"``) or a
     directory (``"directory"``)."""
     try:
         mode = os.stat(resolved).st_mode
-    except (OSError, ValueError):  # missing, unreadable, a NUL: said where it is used
+    except OSError as exc:
+        if exc.errno in _NEVER:  # no file made later can be it: say so now
+            check.problem(path, f"cannot be looked at: {exc.strerror}", _NEVER[exc.errno])
+        return  # missing, unreadable: said where it is used
+    except ValueError:  # a NUL: said by resolve_path
         return
     if expected == "file" and not stat.S_ISREG(mode):
         check.problem(path, f"{file_kind(mode)}, not a regular file",

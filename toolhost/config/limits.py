@@ -15,6 +15,7 @@ tools declared in one config   10,000       ``TOOLHOST_MAX_TOOLS``
 permission rules of a config   10,000       ``TOOLHOST_MAX_RULES``
 OpenAPI operations imported   2,000        ``TOOLHOST_MAX_OPENAPI_OPERATIONS``
 OpenAPI values checked (*)     5,000        ``TOOLHOST_MAX_OPENAPI_CHECK_VALUES``
+template tags of one load      50,000       ``TOOLHOST_MAX_TEMPLATE_TAGS``
 digits of an integer           4,000        (Python's own limit for int <-> str)
 =============================  ===========  ========================================
 
@@ -139,6 +140,11 @@ class Limits:
         # openapi-spec-validator takes up to ~0.5 ms per value for OpenAPI 3.1 (a
         # parameter costs ~2 ms): past this a document is not checked by it (~2 s at most)
         return _env_int("TOOLHOST_MAX_OPENAPI_CHECK_VALUES", 5_000)
+
+    @property
+    def template_tags(self) -> int:
+        # tags ({{ }}, {% %}) of the templates one load parses and compiles: ~0.1 ms each
+        return _env_int("TOOLHOST_MAX_TEMPLATE_TAGS", 50_000)
 
     @property
     def extends_chain(self) -> int:

@@ -26,6 +26,7 @@ from toolhost.config.limits import (
     toml_string_end,
 )
 from toolhost.config.load_budget import values_left, values_message
+from toolhost.config.toml_dates import written_dates
 from toolhost.config.toml_marks import scan_marks
 from toolhost.config.tree import Doc, Mark, Path, format_path
 from toolhost.errors import Problem
@@ -112,7 +113,13 @@ def parse_toml(text: str, file: str, layer: str, problems: list[Problem]) -> Doc
                                 hint="raise TOOLHOST_MAX_CONFIG_DEPTH if this is meant"))
         return None
     bad: list[tuple[Path, str]] = []
-    doc = Doc(data=_plain(data, (), file, bad), file=file, layer=layer)
+    dates: list[tuple[Any, Any]] = []
+    doc = Doc(data=_plain(data, (), file, bad, dates), file=file, layer=layer)
+    if dates:  # as written (``...Z``, not Python's ``...+00:00``)
+        written = written_dates(text)
+        for holder, key in dates:
+            value = holder[key]
+            holder[key] = type(value)(written.get(value, value))
     doc.marks = scan_marks(text, file, layer)
     for path, reason in bad:  # now that the scanner knows where each value is
         mark = doc.marks.get(path, Mark(file))
@@ -174,8 +181,10 @@ def _unclosed(text: str) -> tuple[int, int, bool]:
     return line, at - (text.rfind("\n", 0, at) + 1) + 1, bool(opened)
 
 
-def _plain(value: Any, path: Path, file: str, bad: list[tuple[Path, str]]) -> Any:
-    """Dates and times become ISO strings: the model holds JSON-like data only; infinity and
+def _plain(value: Any, path: Path, file: str, bad: list[tuple[Path, str]],
+           dates: list[tuple[Any, Any]]) -> Any:
+    """Dates and times become ISO strings (``dates`` gets where each is, to be shown as
+    written): the model holds JSON-like data only; infinity and
     NaN are refused (``bad`` gets their paths). In place: tomllib's tables and arrays are
     new and ours, so only the values that change are written; a key path is built for a
     table or an array (to go into) and for a value that changes, not for every value."""
@@ -187,10 +196,12 @@ def _plain(value: Any, path: Path, file: str, bad: list[tuple[Path, str]]) -> An
         return _scalar(value, path, bad)
     for key, item in items:
         if isinstance(item, (dict, list)):
-            _plain(item, (*path, key), file, bad)
+            _plain(item, (*path, key), file, bad, dates)
         elif isinstance(item, (float, datetime.date, datetime.time, _Underflow)) or (
                 type(item) is int and item.bit_length() > MAX_INT_BITS):  # 0x and 5,000 f
             value[key] = _scalar(item, (*path, key), bad)
+            if isinstance(item, (datetime.date, datetime.time)):
+                dates.append((value, key))
     return value
 
 

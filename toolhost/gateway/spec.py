@@ -88,6 +88,11 @@ def build_upstream(check: Checker, data: Mapping[str, Any], path: Path) -> Upstr
             if argv is not None:
                 check.problem((*here, "command"), "the command needs a program")
             return None
+        nul = [index for index, item in enumerate(argv) if "\0" in item]
+        if nul:  # the kernel ends an argument at a NUL: the server could never start
+            check.problem((*here, "command", nul[0]),
+                          "holds a NUL character, which no argument can carry", "remove it")
+            return None
         command = tuple(argv)
     url = check.string(block, here, "url")
     if url is not None and not re.match(r"^https?://[^/\s]+", url):
