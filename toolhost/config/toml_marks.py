@@ -30,8 +30,9 @@ _ELEM = rf"""(?>"(?:[^"\\\n]|\\.)*"|'[^'\n]*'|{_WORD}(?:[ \t]+{_WORD})*)"""  # a
 _END = r"(?=[ \t\r]*(?:#[^\n]*)?(?:\n|\Z))"
 _BLANK = re.compile(r"(?:[ \t\r\n]+|#[^\n]*)*")
 _BLANK_LINE = re.compile(r"[ \t\r]*(?:#[^\n]*)?(?:\n|\Z)")
-_HEADER = re.compile(rf"\[(\[)?[ \t]*({_K})[ \t]*\]")
-_LINE = re.compile(rf"({_K})[ \t]*=[ \t]*(?:{_ELEM}{_END}|([\[{{])[ \t]*)")
+# blanks, newlines and comments (atomic: never given back), then a header or a statement
+_STATEMENT = re.compile(rf"(?>(?:[ \t\r\n]+|#[^\n]*)*)(?:\[(\[)?[ \t]*({_K})[ \t]*\]"
+                        rf"|({_K})[ \t]*=[ \t]*(?:{_ELEM}{_END}|([\[{{])[ \t]*))")
 # an array's element or an inline table's entry, and what follows it: `,`, `]` or `}`
 _ITEM = re.compile(rf"(?:({_K})[ \t]*=[ \t]*)?{_ELEM}[ \t]*([,\]}}])[ \t]*")
 _SCALAR_END = frozenset(",]}\n#")
@@ -68,22 +69,25 @@ class _Scanner:
     def scan(self) -> dict[Path, Mark]:
         table: Path = ()
         s, n = self.s, self.n
-        blank, header, line = _BLANK.match, _HEADER.match, _LINE.match
+        blank, statement = _BLANK.match, _STATEMENT.match
         while True:
-            skipped = blank(s, self.i)  # blanks, newlines and comments: always matches
-            assert skipped is not None
-            i = self.i = skipped.end()
-            if i >= n:
-                return self.marks
-            if s[i] == "[":
-                found = header(s, i)
-                if found is None:
+            found = statement(s, self.i)
+            if found is None:  # the end, or a statement for the loop
+                skipped = blank(s, self.i)  # blanks, newlines and comments: always matches
+                assert skipped is not None
+                i = self.i = skipped.end()
+                if i >= n:
+                    return self.marks
+                if s[i] == "[":
                     table = self.header()
                 else:
-                    table = self.table(found[2].split("."), found.start(2), found[1] is not None)
-                    self.i = found.end()
-                    self.skip_line()
-            elif (found := line(s, i)) is None or not self.line(table, found):
+                    self.key_value(table)
+            elif found[2] is not None:
+                table = self.table(found[2].split("."), found.start(2), found[1] is not None)
+                self.i = found.end()
+                self.skip_line()
+            elif not self.line(table, found):
+                self.i = found.start(3)
                 self.key_value(table)
 
     def header(self) -> Path:
@@ -129,17 +133,17 @@ class _Scanner:
         return tuple(path)
 
     def line(self, base: Path, found: re.Match[str]) -> bool:
-        """Mark a statement ``_LINE`` matched: its keys, and its one-line array's elements
+        """Mark a statement ``_STATEMENT`` matched: its keys, and its one-line array's elements
         or inline table's keys, as ``key_value`` would; False (nothing marked) when the
         array or table is more than that (nested, or over lines)."""
-        s, at, end = self.s, found.start(), found.end()
+        s, at, end = self.s, found.start(3), found.end()
         marks, newlines, file, layer = self.marks, self.newlines, self.file, self.layer
-        keys = tuple(found[1].split("."))
+        keys = tuple(found[3].split("."))
         path = base + keys
         items: list[tuple[Path, int]] = []
         close = ""
-        if found[2]:  # `[` or `{`: its items, up to the closing one
-            close = "]" if found[2] == "[" else "}"
+        if found[4]:  # `[` or `{`: its items, up to the closing one
+            close = "]" if found[4] == "[" else "}"
             while True:
                 if end >= self.n:
                     return False
