@@ -21,16 +21,15 @@ stops every running task.
 
 from __future__ import annotations
 
+import asyncio
 import datetime
 import logging
+import secrets
 import time
 from collections.abc import Awaitable, Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import anyio
-
-if TYPE_CHECKING:  # asyncio and secrets (OpenSSL's hashlib) wait for a first task:
-    import asyncio  # loading and `serve`'s first answer need neither
 
 from toolhost.excerpt import cut
 from toolhost.failures import log_failure
@@ -216,9 +215,6 @@ class TaskStore:
             raise RpcError(rpc.SERVER_BUSY, f"Server busy: {running} of your tasks are still "
                            "running (the limit per caller); cancel one or wait for one to "
                            "end, then call again")
-        import asyncio
-        import secrets
-
         task = Task(secrets.token_urlsafe(16), owner)
         channel = TaskChannel(task, capabilities)
         self._tasks[task.id] = task
@@ -229,8 +225,6 @@ class TaskStore:
     @staticmethod
     async def _drive(task: Task, channel: TaskChannel, run: Run,
                      missing: Callable[[Mapping[str, Any]], RpcError]) -> None:
-        import asyncio
-
         try:
             with client_channel(channel):
                 out = await run(channel)
