@@ -82,9 +82,8 @@ def parse_toml(text: str, file: str, layer: str, problems: list[Problem]) -> Doc
         else:
             problems.append(_too_many(values, file, line, column))
         return None
-    floats = _Floats()
     try:
-        data = tomllib.loads(text, parse_float=floats)
+        data = tomllib.loads(text, parse_float=_float)
     except tomllib.TOMLDecodeError as exc:
         message = str(exc)
         found = _AT.search(message)
@@ -113,10 +112,7 @@ def parse_toml(text: str, file: str, layer: str, problems: list[Problem]) -> Doc
                                 hint="raise TOOLHOST_MAX_CONFIG_DEPTH if this is meant"))
         return None
     bad: list[tuple[Path, str]] = []
-    # a text without a float, a date or time, or a word long enough for a too-big integer
-    # has nothing for `_plain` to change: its walk is skipped
-    changes = _may_change(text, floats)
-    doc = Doc(data=_plain(data, (), file, bad) if changes else data, file=file, layer=layer)
+    doc = Doc(data=_plain(data, (), file, bad), file=file, layer=layer)
     doc.marks = scan_marks(text, file, layer)
     for path, reason in bad:  # now that the scanner knows where each value is
         mark = doc.marks.get(path, Mark(file))
@@ -205,30 +201,6 @@ class _Underflow(str):
 def _float(text: str) -> Any:
     value = float(text)
     return _Underflow(text) if value == 0.0 and float_underflow(text, value) else value
-
-
-class _Floats:
-    """``_float``, noting that the text had a float (infinity and NaN are floats too)."""
-
-    seen = False
-
-    def __call__(self, text: str) -> Any:
-        self.seen = True
-        return _float(text)
-
-
-# what every time (07:32:00) and date (1979-05-27) is written with (other text may be too)
-_TIME_OR_DATE = re.compile(r":[0-9]|-[0-9][0-9]-")
-
-
-def _may_change(text: str, floats: _Floats) -> bool:
-    """Whether ``_plain`` may have something to change: a float, a date or time, or an
-    integer of more than MAX_INT_BITS bits (at least MAX_INT_BITS // 4 digits, hex or
-    decimal, in one word of the text)."""
-    if floats.seen or _TIME_OR_DATE.search(text) is not None:
-        return True
-    longest = MAX_INT_BITS // 4
-    return len(text) >= longest and max(map(len, text.split()), default=0) >= longest
 
 
 def _scalar(value: Any, path: Path, bad: list[tuple[Path, str]]) -> Any:
