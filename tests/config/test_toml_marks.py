@@ -3,10 +3,12 @@ on the example configs and on keys written every way TOML allows."""
 
 from __future__ import annotations
 
+import itertools
 import re
 from pathlib import Path
 
 import pytest
+import tomllib
 
 from toolhost.config import toml_marks
 from toolhost.config.toml_marks import scan_marks
@@ -46,7 +48,8 @@ q = [
 
 def _loop_only(text: str, monkeypatch: pytest.MonkeyPatch) -> dict[object, object]:
     with monkeypatch.context() as m:
-        m.setattr(toml_marks, "_BARE_KEYS", re.compile(r"(?!)"))  # never matches
+        for name in ("_BARE_KEYS", "_STATEMENT"):
+            m.setattr(toml_marks, name, re.compile(r"(?!)"))  # never matches
         return dict(scan_marks(text, "f.toml", "project"))
 
 
@@ -64,3 +67,64 @@ def test_every_way_of_writing_a_key_is_marked_alike(monkeypatch: pytest.MonkeyPa
     assert fast == _loop_only(KEYS, monkeypatch)
     assert fast[("spaced", "dotted")].line == 4 and fast[("spaced", "header", "y")].line == 14
     assert fast[("aot", "list", 1, "k")].line == 20
+
+
+_KEYS = ["a", "x-y", "a.b", "b.c.d", "'q'", '"k.e"', "a . b", "a.'q'"]
+_SCALARS = ["1", "-2", "3.5", "inf", "true", "1979-05-27", "07:32:00", "1979-05-27 07:32:00Z",
+            '"s"', "'lit'", '"a,b]#}"', r'"q\"x"', "'#'", '""', '"""m\nl"""', "'''r'''"]
+_VALUES = [*_SCALARS, "[]", "[ ]", "[1]", "[1,2]", "[ 1 , 2 , ]", "['a', \"b\", 3]",
+           "[1, [2, 3]]", "[[1], 2]", "[1,\n  2,\n]", "[1, # c\n 2]", "[{a = 1}, 2]",
+           '["]", "}", ","]', "[1979-05-27 07:32:00Z, 1]", '["""x""", 1]',
+           "{}", "{ }", "{a = 1}", "{ a = 1, b = 'x' }", "{a.b = 1, a.c = 2}",
+           "{ x-y.z = [1, 2] }", "{a = {b = 1}}", "{'q' = 1}", "{ a . b = 1 }",
+           '{s = "}"}', "{a = [1,\n 2]}"]
+_ENDS = ["", " # note", "\t", "\r"]
+
+
+def _corpus() -> str:
+    """Every key form with every value form (the line ends taken in turn), each in its
+    table; the tables go in and out of an array of tables, so their paths take its index."""
+    out = []
+    for number, (key, value) in enumerate(itertools.product(_KEYS, _VALUES)):
+        statement = f"{key} = {value}{_ENDS[number % len(_ENDS)]}"
+        tomllib.loads(statement + "\n")  # each one is TOML
+        header = f"[[s]]\n[s.t{number}]" if number % 7 == 0 else f"[t{number}]"
+        out.append(f"{header}\n{statement}\n")
+    return "".join(out) + "[[s]]\n[ s . u ]\nk = 1\n[s.'v'.w]\nk = 2\n"
+
+
+def test_one_match_statements_are_marked_as_the_loop_marks_them(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    text = _corpus()
+    tomllib.loads(text)
+    fast = scan_marks(text, "f.toml", "project")
+    assert fast == _loop_only(text, monkeypatch)
+    assert len(fast) > 1_200  # every element and entry
+
+
+def test_a_long_line_that_the_one_match_cannot_take_is_not_retried_for_ever() -> None:
+    # nested at the end: the one match fails at the last element, and the loop takes the line
+    text = "x = [" + "1 , " * 3_000 + "[2]]\n"
+    assert scan_marks(text, "f.toml", "project")[("x", 3_000)].column == 6 + 4 * 3_000
+
+
+def test_a_header_below_an_array_of_tables_is_marked_in_its_latest_table() -> None:
+    # the header's parent path is kept from one header to the next, until an array moves on
+    marks = scan_marks("[[s]]\n[s.t]\ny = 1\n[[s]]\n[s.t]\ny = 2\n[s.u]\n", "f.toml", "p")
+    assert [marks[k].line for k in (("s", 0, "t"), ("s", 1, "t", "y"), ("s", 1, "u"))] == [
+        2, 6, 7]
+    assert marks[("s",)].line == 1 and marks[("s", 1)].line == 4
+
+
+def test_the_usual_statements_take_one_match(monkeypatch: pytest.MonkeyPatch) -> None:
+    # what a big config repeats (bench/bench_startup.py's 1,000 tools) never takes the loop
+    def loop(*_: object) -> None:
+        raise AssertionError("the loop ran")
+
+    monkeypatch.setattr(toml_marks._Scanner, "key_value", loop)
+    monkeypatch.setattr(toml_marks._Scanner, "header", loop)
+    text = "".join(f"[servers.big.tools.t{i}]\ncommand = ['echo', '{{{{ v }}}}', '{i}']\n"
+                   f"params = {{ v = 'string' }}  # note\ntimeout = 1.5\n\n" for i in range(3))
+    marks = scan_marks("toolhost = 1\n[[rules]]\nallow = \"x\"\n" + text, "f.toml", "p")
+    assert marks[("servers", "big", "tools", "t2", "command", 2)].column == 31
+    assert marks[("servers", "big", "tools", "t2", "params", "v")].line == 16

@@ -11,6 +11,7 @@ from __future__ import annotations
 import bisect
 import json
 import re
+from collections.abc import Sequence
 
 from toolhost.config.tree import Key, Mark, Path
 
@@ -18,6 +19,22 @@ __all__ = ["scan_marks"]
 
 _BARE = re.compile(r"[A-Za-z0-9_-]+")
 _BARE_KEYS = re.compile(r"[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*[ \t\r]*")
+
+# The usual statement on one line, in one match: `[bare.keys]` (or `[[...]]`), and `bare.keys =`
+# a string or scalar, a one-line array of them, or a one-line inline table of `bare = them`.
+# Anything else (quoted keys, multi-line strings or arrays, nesting) takes the loop below,
+# from the same place; a statement matched here is marked as the loop marks it.
+_K = r"[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*"
+_WORD = r"""[^,\]}\n#"'\[{ \t\r]+"""  # a scalar: words, a blank between (a date and time)
+_ELEM = rf"""(?>"(?:[^"\\\n]|\\.)*"|'[^'\n]*'|{_WORD}(?:[ \t]+{_WORD})*)"""  # atomic: linear
+_END = r"(?=[ \t\r]*(?:#[^\n]*)?(?:\n|\Z))"
+_BLANK = re.compile(r"(?:[ \t\r\n]+|#[^\n]*)*")
+_BLANK_LINE = re.compile(r"[ \t\r]*(?:#[^\n]*)?(?:\n|\Z)")
+# blanks, newlines and comments (atomic: never given back), then a header or a statement
+_STATEMENT = re.compile(rf"(?>(?:[ \t\r\n]+|#[^\n]*)*)(?:\[(\[)?[ \t]*({_K})[ \t]*\]"
+                        rf"|({_K})[ \t]*=[ \t]*(?:{_ELEM}{_END}|([\[{{])[ \t]*))")
+# an array's element or an inline table's entry, and what follows it: `,`, `]` or `}`
+_ITEM = re.compile(rf"(?:({_K})[ \t]*=[ \t]*)?{_ELEM}[ \t]*([,\]}}])[ \t]*")
 _SCALAR_END = frozenset(",]}\n#")
 _new_tuple = tuple.__new__
 
@@ -37,6 +54,7 @@ class _Scanner:
         self.newlines = [m.start() for m in re.finditer("\n", text)]
         self.marks: dict[Path, Mark] = {(): Mark(file, 1, 1, layer)}
         self.aot: dict[Path, int] = {}  # array-of-tables path -> index of its last table
+        self.parents: dict[tuple[str, ...], Path] = {}  # a header's parent keys -> its path
 
     def mark(self, path: Path, at: int, *, keep: bool = False) -> None:
         marks = self.marks
@@ -50,14 +68,26 @@ class _Scanner:
 
     def scan(self) -> dict[Path, Mark]:
         table: Path = ()
-        s = self.s
+        s, n = self.s, self.n
+        blank, statement = _BLANK.match, _STATEMENT.match
         while True:
-            self.skip_blank(newlines=True)
-            if self.i >= self.n:
-                return self.marks
-            if s[self.i] == "[":
-                table = self.header()
-            else:
+            found = statement(s, self.i)
+            if found is None:  # the end, or a statement for the loop
+                skipped = blank(s, self.i)  # blanks, newlines and comments: always matches
+                assert skipped is not None
+                i = self.i = skipped.end()
+                if i >= n:
+                    return self.marks
+                if s[i] == "[":
+                    table = self.header()
+                else:
+                    self.key_value(table)
+            elif found[2] is not None:
+                table = self.table(found[2].split("."), found.start(2), found[1] is not None)
+                self.i = found.end()
+                self.skip_line()
+            elif not self.line(table, found):
+                self.i = found.start(3)
                 self.key_value(table)
 
     def header(self) -> Path:
@@ -65,24 +95,91 @@ class _Scanner:
         self.i += 2 if array else 1
         self.skip_blank()
         at = self.i
-        keys = self.keys()
+        path = self.table(self.keys(), at, array)
+        self.skip_line()
+        return path
+
+    def table(self, keys: Sequence[str], at: int, array: bool) -> Path:
+        """Mark a table header's keys (written at ``at``); the table's path."""
+        written = tuple(keys[:-1])
+        parent = self.parents.get(written)  # `[servers.big.tools.t1]` after `...t0]`
+        if parent is None:
+            parent = self.parents[written] = self.parent(written, at)
+        here = (*parent, keys[-1])
+        aot = self.aot
+        if array:
+            self.mark(here, at, keep=True)
+            position = aot.get(here, -1) + 1
+            aot[here] = position
+            self.parents.clear()  # the paths below an array's tables change with each
+            path = (*here, position)
+        elif here in aot:
+            path = (*here, aot[here])
+        else:
+            path = here
+        self.mark(path, at)
+        return path
+
+    def parent(self, written: tuple[str, ...], at: int) -> Path:
+        """The path of a header's keys but its last (their own marks kept if made)."""
         path: list[Key] = []
-        for index, key in enumerate(keys):
+        for key in written:
             path.append(key)
             here = tuple(path)
-            last = index == len(keys) - 1
-            if last and array:
-                self.mark(here, at, keep=True)
-                position = self.aot.get(here, -1) + 1
-                self.aot[here] = position
-                path.append(position)
-            elif here in self.aot:
+            if here in self.aot:
                 path.append(self.aot[here])
             else:
-                self.mark(here, at, keep=not last)
-        self.mark(tuple(path), at)
-        self.skip_line()
+                self.mark(here, at, keep=True)
         return tuple(path)
+
+    def line(self, base: Path, found: re.Match[str]) -> bool:
+        """Mark a statement ``_STATEMENT`` matched: its keys, and its one-line array's elements
+        or inline table's keys, as ``key_value`` would; False (nothing marked) when the
+        array or table is more than that (nested, or over lines)."""
+        s, at, end = self.s, found.start(3), found.end()
+        marks, newlines, file, layer = self.marks, self.newlines, self.file, self.layer
+        keys = tuple(found[3].split("."))
+        path = base + keys
+        items: list[tuple[Path, int]] = []
+        close = ""
+        if found[4]:  # `[` or `{`: its items, up to the closing one
+            close = "]" if found[4] == "[" else "}"
+            while True:
+                if end >= self.n:
+                    return False
+                if s[end] == close:  # `[]`, or after a last comma
+                    end += 1
+                    break
+                item = _ITEM.match(s, end)
+                if item is None or (close == "]") != (item[1] is None):
+                    return False
+                if close == "]":
+                    items.append(((*path, len(items)), item.start()))
+                else:
+                    inner = tuple(item[1].split("."))
+                    items += [(path + inner[:cut], item.start()) for cut in range(1, len(inner))]
+                    items.append((path + inner, -1 - item.start()))  # < 0: overwrites
+                if item[2] != ",":
+                    if item[2] != close:
+                        return False
+                    end = item.end(2)
+                    break
+                end = item.end()
+            if _BLANK_LINE.match(s, end) is None:
+                return False
+        number = bisect.bisect_left(newlines, at) + 1
+        start = newlines[number - 2] if number > 1 else -1  # a column is `offset - start`
+        for cut in range(1, len(keys)):
+            if base + keys[:cut] not in marks:
+                marks[base + keys[:cut]] = _new_tuple(Mark, (file, number, at - start, layer))
+        marks[path] = _new_tuple(Mark, (file, number, at - start, layer))
+        for here, offset in items:
+            if offset < 0:
+                marks[here] = _new_tuple(Mark, (file, number, -1 - offset - start, layer))
+            elif close == "]" or here not in marks:
+                marks[here] = _new_tuple(Mark, (file, number, offset - start, layer))
+        self.i = end
+        return True
 
     def key_value(self, base: Path) -> None:
         at = self.i
