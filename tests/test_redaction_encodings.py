@@ -136,7 +136,38 @@ ENCODINGS: dict[str, Callable[[bytes], str]] = {
     "utf-16 read as utf-8": lambda d: d.decode().encode("utf-16").decode("utf-8", "replace"),
     "utf-16 in xxd": lambda d: _xxd(d.decode().encode("utf-16-le")),
     "list of hex(b) (Python)": lambda d: str([hex(b) for b in d]),
+    # spread out by punctuation and blanks, or cut in pieces (toolhost.redaction_squeezed)
+    "sed 's/./&-/g'": lambda d: "".join(c + "-" for c in d.decode()),
+    "','.join": lambda d: ",".join(d.decode()),
+    "cut in two lines": lambda d: _halves(d.decode(), "\n"),
+    "fold -w4 | paste -sd' '": lambda d: " ".join(_fold(d.decode(), 4).split("\n")),
+    "jq explode (pretty)": lambda d: json.dumps([ord(c) for c in d.decode()], indent=2),
+    "octal numbers": lambda d: " ".join(f"{b:o}" for b in d),
+    "base64 -w0 | rev": lambda d: base64.b64encode(d).decode()[::-1],
+    "xxd -p | rev": lambda d: d.hex()[::-1],
+    "tr a-z n-za-m": lambda d: d.decode().translate(str.maketrans(
+        "abcdefghijklmnopqrstuvwxyz", "nopqrstuvwxyzabcdefghijklm")),
+    "sed 's/[-_ ]/./g'": lambda d: re.sub(r"[-_ ]", ".", d.decode()),
+    "basenc --base32hex": lambda d: "\n".join(textwrap.wrap(
+        base64.b32hexencode(d).decode(), 76)),
+    # words of other sizes and bases (od -tx2 and -tx4: test_..._little_endian_words)
+    "od -tx8": lambda d: _od_words(d, 8, lambda v: f" {v:016x}"),
+    "od -to2": lambda d: _od_words(d, 2, lambda v: f" {v:06o}"),
+    "od -tu2": lambda d: _od_words(d, 2, lambda v: f" {v:5d}"),
+    "od -td4": lambda d: _od_words(d, 4, lambda v: f" {v - (v >> 31 << 32):11d}"),
+    "hexdump -d": lambda d: _od_words(d, 2, lambda v: f"   {v:05d}"),
 }
+
+
+def _od_words(data: bytes, size: int, number: Callable[[int], str]) -> str:
+    data += b"\0" * (-len(data) % size)
+    return "".join(f"{at:07o}" + "".join(number(int.from_bytes(data[i:i + size], "little"))
+                                         for i in range(at, min(at + 16, len(data)), size))
+                   + "\n" for at in range(0, len(data), 16))
+
+
+def _halves(text: str, between: str) -> str:  # cut -c1-N; cut -c(N+1)-
+    return text[:len(text) // 2] + between + text[len(text) // 2:]
 
 
 def _xxd(data: bytes) -> str:  # xxd: 16 bytes a line, in pairs, then the ASCII column

@@ -31,11 +31,14 @@ import re
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from toolhost.redaction_forms import forms, rare_forms
 from toolhost.redaction_spell import Matcher
 from toolhost.redaction_tail import MAX_HOLD, SpelledTails
+
+if TYPE_CHECKING:
+    from toolhost.redaction_squeezed import Squeezed
 
 # The dump and wrapped-line finders (redaction_chardump, _hexdump, _wrapped: ~3 ms of regular
 # expressions and classes at import) are imported by the first Redactor that has a secret:
@@ -110,9 +113,10 @@ class Redactor:
     def _across_lines(self, text: str) -> list[tuple[int, int]]:
         """Secrets whose encoding a line break cuts: wrapped base64 or hex (its breaks maybe
         JSON-escaped), base85 or uuencode, a soft line break, any text folded at a fixed
-        width (none in one line of text)."""
+        width; and a secret spread out by punctuation and blanks (in one line too)."""
+        squeezed = list(self._squeezed.spans(text))
         if "\n" not in text and "\\" not in text:
-            return []
+            return squeezed
         from toolhost.redaction_folded import folded_spans
         from toolhost.redaction_wrapped import ragged_spans, soft_spans, wrapped_spans
 
@@ -121,7 +125,16 @@ class Redactor:
         if "\n" in text:
             found += [*ragged_spans(text, spans), *soft_spans(text, spans),
                       *folded_spans(text, spans)]
-        return found
+        return found + squeezed
+
+    @functools.cached_property
+    def _squeezed(self) -> Squeezed:
+        """The secrets spread out by punctuation and blanks (``toolhost.redaction_squeezed``)."""
+        from toolhost.redaction_forms import base64_cores
+        from toolhost.redaction_squeezed import Squeezed
+
+        return Squeezed((secret, base64_cores(secret.encode("utf-8", "surrogatepass")))
+                        for secret in self.secrets)
 
     def __bool__(self) -> bool:
         return self._pattern is not None
