@@ -17,6 +17,7 @@ from collections.abc import Callable
 import pytest
 
 from toolhost.redaction import Redactor
+from toolhost.redaction_squeezed import PIECE, squeeze
 
 SECRETS = ("sk-live-9f8e7d6c5b4a3921", "p@ss w0rd/Ä\"x's $x!{y}")
 # uuencode with blanks for zero bits is hidden within a line only (docs/secrets.md)
@@ -213,7 +214,7 @@ def test_an_ordinary_text_with_shell_escapes_is_left_as_it_is() -> None:
     redactor = _redactor()
     text = "echo it\\'s\\ a\\ test\\! 'don'\\''t' \\303\\244 $'\\n' 1293a4b5c6d7e8f9"
     assert redactor.redact(text) == text
-    spaced = "s k - l i v e   9 f   " + _od_c(b"sk-live-9f8e7d6c5b4X") + str(
+    spaced = "s k - l i v e   9 f   " + _od_c(b"sk-live-9f8X") + str(
         list(b"sk-live-9f8e7d6c5b4X")) + " [115, 107, 45, 1080] [1115, 107, 45, 108]"
     assert redactor.redact(spaced) == spaced
 
@@ -365,3 +366,24 @@ def test_xxd_bits_streamed_or_cut_at_the_end_show_none_of_a_secret(per_line: int
         for cut in range(start + 18, stop):  # every cut inside it and its last column
             shown = redactor.cut_edges(text[:cut], tail=True)
             assert not leaks(shown), (lead, cut, shown)
+
+
+@pytest.mark.parametrize("secret", SECRETS)
+def test_a_piece_of_a_secret_is_hidden_with_all_it_shows(secret: str) -> None:
+    """A secret cut short (``sed 's/.$//'``, ``head -c``), each half of one split between
+    stdout and stderr, a line of ``od -c`` with hex offsets: any piece of 10 of its letters
+    and digits (punctuation and blanks not counted) is hidden, grown to all of it shown."""
+    redactor = _redactor()
+    half = len(secret) // 2
+    for shown in (secret[:-1], secret[1:], secret[:half], secret[half:],
+                  " ".join(secret[:-2])):
+        if len(squeeze(shown)) < PIECE:
+            continue  # half of the second one: 8 letters and digits
+        text = f"a {shown} b"
+        assert redactor.redact(text) == "a *** b", text
+    if secret.isascii():  # od -c shows a non-ASCII character's bytes in octal
+        dump = _od_c(secret.encode()).replace("0000000", "000000").replace("0000020", "000010")
+        assert secret[2:8] not in redactor.redact(dump).replace("   ", "")
+    # fewer than 10 of them, or another secret's, are shown as they are
+    for honest in ("a sk-live-9f8 b", "p@ss w0rd/Ä b", "ghp_1234567890abcdefghij"):
+        assert redactor.redact(honest) == honest

@@ -9,14 +9,21 @@ The text is read "squeezed": every ASCII punctuation mark and blank taken out, A
 in lower case (one ``str.translate``). Each secret's squeezed forms (itself, reversed, rot13
 of all or of lower/upper letters alone; its bytes as hex, reversed hex, decimal and octal
 numbers; its code points in decimal; its bytes as one number (``int.from_bytes``); the
-base64 cores of its bytes, and those reversed (``base64 -w0 | rev``), its base32hex;
-and, in a text with a line of a dump of numbers (an offset, then a number), its bytes in
+base64 cores of its bytes, and those reversed (``base64 -w0 | rev``), its base32hex; the
+hex and base64 of it reversed, in upper or lower case, in rot13 (``rev | base64``); and,
+in a text with a line of a dump of numbers (an offset, then a number) or a list of
+numbers (``struct.unpack``), its bytes in
 little-endian words of 2, 4 and 8 bytes, in hex, octal and decimal, as ``od -tx8``,
 ``od -to2``, ``od -tu2``, ``od -td4``, ``hexdump -d`` print them) of ``MIN_SQUEEZED``
 characters or more are looked for there (one RE2 pass), and what is found is mapped back
 to the text, from the secret's first character to its last. Only a secret whose own
 squeezed text is that long has them (a shorter one would match ordinary words spread out),
 and only one shorter than ``redaction_spell.LONG`` (a PEM key is hidden as itself).
+
+Any piece of ``PIECE`` characters of a squeezed secret is hidden too, grown on both sides as
+far as the text goes on with the secret: a secret cut short (``sed 's/.$//'``, ``head -c
+20``), each half of one split between stdout and stderr, or between two tool calls, a line
+of ``od -c`` with hex offsets (``od -Ax -c``) or between other lines (``od -tx1 -tc``).
 """
 
 from __future__ import annotations
@@ -32,9 +39,10 @@ from typing import Any
 
 from toolhost.redaction_spell import LONG
 
-__all__ = ["MIN_SQUEEZED", "Squeezed"]
+__all__ = ["MIN_SQUEEZED", "PIECE", "Squeezed"]
 
 MIN_SQUEEZED = 10
+PIECE = 10  # any piece of a squeezed secret this long is hidden, grown to all it shows
 _DROP = string.punctuation + string.whitespace
 _TABLE = {**str.maketrans(string.ascii_uppercase, string.ascii_lowercase),
           **{ord(c): None for c in _DROP}}
@@ -64,6 +72,13 @@ def _forms(secret: str, base64_cores: Iterable[str]) -> set[str]:
         texts.add(encoded[-(-8 * offset // 5):8 * (offset + len(raw)) // 5])
     for core in base64_cores:
         texts |= {core, core[::-1]}
+    # encoded after another step: reversed, upper or lower case, rot13 (``rev | base64``,
+    # ``tr a-z A-Z | xxd -p``)
+    from toolhost.redaction_forms import base64_cores as cores_of
+
+    for step in {secret[::-1], secret.upper(), secret.lower(), codecs.encode(secret, "rot13")}:
+        data = step.encode("utf-8", "surrogatepass")
+        texts |= {data.hex(), *cores_of(data)}
     return {f for f in map(squeeze, texts) if len(f) >= MIN_SQUEEZED}
 
 
@@ -93,25 +108,36 @@ def _word_forms(raw: bytes) -> set[str]:
 class Squeezed:
     """The squeezed forms of a set of secrets, and where they are in a text."""
 
-    __slots__ = ("_forms", "_raws", "_words", "forms")
+    __slots__ = ("_forms", "_marks", "_pieces", "_raws", "_shortest", "_words", "forms")
 
     def __init__(self, secrets: Iterable[tuple[str, Iterable[str]]]) -> None:
         """``secrets``: each secret with the base64 cores of its bytes."""
         found: set[str] = set()
         self._raws: list[bytes] = []
+        self._pieces: dict[str, list[str]] = {}  # a piece: the squeezed secrets holding it
+        self._marks: dict[str, str] = {}
         for secret, cores in secrets:
-            if len(squeeze(secret)) >= MIN_SQUEEZED and len(secret) < LONG:
+            whole = squeeze(secret)
+            if len(whole) >= MIN_SQUEEZED and len(secret) < LONG:
                 found |= _forms(secret, cores)
                 self._raws.append(secret.encode("utf-8", "surrogatepass"))
+                for at in range(len(whole) - PIECE + 1):
+                    self._pieces.setdefault(whole[at:at + PIECE], []).append(whole)
+                self._pieces.setdefault(whole, []).append(whole)
+                # its own punctuation next to a piece goes with it ("-----BEGIN ...-----")
+                self._marks[whole] = self._marks.get(whole, "") + "".join(
+                    {c for c in secret if c in string.punctuation})
+        found |= self._pieces.keys()
         self.forms = frozenset(found)
+        self._shortest = min(map(len, found), default=0)  # a shorter text holds none
         self._forms: Any = None  # RE2 patterns, on first use: the forms, and with the words
         self._words: Any = None
 
     def spans(self, text: str) -> Iterator[tuple[int, int]]:
         """Where a squeezed form is in ``text``, as spans of ``text``."""
-        if not self.forms:
+        if not self.forms or len(text) < self._shortest:
             return
-        if _DUMP_LINE.search(text):  # a dump of numbers: its words too
+        if _DUMP_LINE.search(text) or _NUMBERS.search(text):  # numbers: its words too
             if self._words is None:
                 self._words = _compile(self.forms.union(*map(_word_forms, self._raws)))
             pattern = self._words
@@ -120,8 +146,41 @@ class Squeezed:
                 self._forms = _compile(self.forms)
             pattern = self._forms
         where = _Places(text)
-        for hit in pattern.finditer(_encodable(where.squeezed)):
-            yield where.of(hit.start()), where.of(hit.end() - 1) + 1
+        squeezed = _encodable(where.squeezed)
+        for hit in pattern.finditer(squeezed):
+            start, end = hit.start(), hit.end()
+            marks = ""
+            for whole in self._pieces.get(squeezed[start:end], ()):
+                start, end = _grown(squeezed, start, end, whole)
+                marks += self._marks[whole]
+            first, last = where.of(start), where.of(end - 1) + 1
+            if marks:  # over its marks, and blanks between them (``" ".join(secret)``)
+                at = first
+                while at and (text[at - 1] in marks or text[at - 1] == " "):
+                    at -= 1
+                first = min(first, at + len(text[at:first]) - len(text[at:first].lstrip()))
+                at = last
+                while at < len(text) and (text[at] in marks or text[at] == " "):
+                    at += 1
+                last = max(last, at - len(text[last:at]) + len(text[last:at].rstrip()))
+            yield first, last
+
+
+def _grown(squeezed: str, start: int, end: int, whole: str) -> tuple[int, int]:
+    """``squeezed[start:end]``, a piece of the squeezed secret ``whole``, grown on both sides
+    as far as the text goes on with the secret (a prefix, a suffix: all of it hidden)."""
+    first, last = start, end
+    at = whole.find(squeezed[start:end])
+    while at >= 0:
+        i, k = start, at
+        while i > 0 and k > 0 and squeezed[i - 1] == whole[k - 1]:
+            i, k = i - 1, k - 1
+        j, k = end, at + end - start
+        while j < len(squeezed) and k < len(whole) and squeezed[j] == whole[k]:
+            j, k = j + 1, k + 1
+        first, last = min(first, i), max(last, j)
+        at = whole.find(squeezed[start:end], at + 1)
+    return first, last
 
 
 def _compile(forms: Iterable[str]) -> Any:
@@ -148,6 +207,8 @@ def _encodable(text: str) -> str:
 
 # a line of a dump of numbers: od's octal (or -A x/-A d) offset, or hexdump's, then a number
 _DUMP_LINE = re.compile(r"^[0-9a-fA-F]{6,8}:?[ \t]+[-+]?[0-9a-fA-F]", re.MULTILINE)
+# or a list of numbers of 4 digits or more (``struct.unpack``: a tuple of words)
+_NUMBERS = re.compile(r"\d{4,}, ?-?\d{4,}, ?-?\d{4,}")
 
 
 class _Places:
