@@ -184,7 +184,7 @@ class Redactor:
             return text
         # Measured on the redacted text: the end of a whole secret can look like the start
         # of another, and that piece must not be masked (the whole one would not be found).
-        redacted = self.redact(text)
+        redacted = self.redact(text, squeezed=False)  # pieces: for whoever redacts it
         if tail:
             kept = self._edges(redacted, tail=True)
             k = len(redacted) - len(kept) + len(MASK)

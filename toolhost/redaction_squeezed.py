@@ -20,7 +20,8 @@ to the text, from the secret's first character to its last. Only a secret whose 
 squeezed text is that long has them (a shorter one would match ordinary words spread out),
 and only one shorter than ``redaction_spell.LONG`` (a PEM key is hidden as itself).
 
-Any piece of ``PIECE`` characters of a squeezed secret is hidden too, grown on both sides as
+Any piece of ``PIECE`` characters (a letter and a digit among them: not words alone, such
+as a PEM's ``BEGIN OPENSSH PRIV``) of a squeezed secret is hidden too, grown on both sides as
 far as the text goes on with the secret: a secret cut short (``sed 's/.$//'``, ``head -c
 20``), each half of one split between stdout and stderr, or between two tool calls, a line
 of ``od -c`` with hex offsets (``od -Ax -c``) or between other lines (``od -tx1 -tc``).
@@ -43,6 +44,9 @@ __all__ = ["MIN_SQUEEZED", "PIECE", "Squeezed"]
 
 MIN_SQUEEZED = 10
 PIECE = 10  # any piece of a squeezed secret this long is hidden, grown to all it shows
+# a piece holds a letter and a digit: words alone are not one (a PEM's "BEGIN OPENSSH PRIV")
+_MIXED = re.compile(r"[^\W\d_]")
+_MIXED_BACK = re.compile(r"\d")
 _DROP = string.punctuation + string.whitespace
 _TABLE = {**str.maketrans(string.ascii_uppercase, string.ascii_lowercase),
           **{ord(c): None for c in _DROP}}
@@ -122,7 +126,9 @@ class Squeezed:
                 found |= _forms(secret, cores)
                 self._raws.append(secret.encode("utf-8", "surrogatepass"))
                 for at in range(len(whole) - PIECE + 1):
-                    self._pieces.setdefault(whole[at:at + PIECE], []).append(whole)
+                    piece = whole[at:at + PIECE]
+                    if _MIXED.search(piece) and _MIXED_BACK.search(piece):
+                        self._pieces.setdefault(piece, []).append(whole)
                 self._pieces.setdefault(whole, []).append(whole)
                 # its own punctuation next to a piece goes with it ("-----BEGIN ...-----")
                 self._marks[whole] = self._marks.get(whole, "") + "".join(
@@ -215,7 +221,7 @@ class _Places:
     """Where the squeezed text's characters are in the text: a count per chunk of the text,
     then a walk inside one chunk (a hit in a long text costs a chunk, not the text)."""
 
-    __slots__ = ("_before", "_text", "squeezed")
+    __slots__ = ("_before", "_kept", "_text", "squeezed")
     _CHUNK = 4096
 
     def __init__(self, text: str) -> None:
@@ -223,14 +229,14 @@ class _Places:
         chunks = [squeeze(text[at:at + self._CHUNK]) for at in range(0, len(text), self._CHUNK)]
         self.squeezed = "".join(chunks)
         self._before = list(itertools.accumulate(map(len, chunks), initial=0))
+        self._kept: dict[int, list[int]] = {}  # per chunk looked at: where its kept ones are
 
     def of(self, at: int) -> int:
         """The index in the text of the squeezed text's character ``at``."""
         k = bisect.bisect_right(self._before, at) - 1
-        left = at - self._before[k]
-        for i in range(k * self._CHUNK, len(self._text)):
-            if self._text[i] not in _DROP:
-                if not left:
-                    return i
-                left -= 1
-        raise IndexError(at)
+        kept = self._kept.get(k)
+        if kept is None:
+            base = k * self._CHUNK
+            kept = self._kept[k] = [base + i for i, c in enumerate(
+                self._text[base:base + self._CHUNK]) if c not in _DROP]
+        return kept[at - self._before[k]]
