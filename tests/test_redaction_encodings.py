@@ -149,6 +149,9 @@ ENCODINGS: dict[str, Callable[[bytes], str]] = {
     "tr a-z n-za-m": lambda d: d.decode().translate(str.maketrans(
         "abcdefghijklmnopqrstuvwxyz", "nopqrstuvwxyzabcdefghijklm")),
     "sed 's/[-_ ]/./g'": lambda d: re.sub(r"[-_ ]", ".", d.decode()),
+    "zero-width spaces between": lambda d: "\u200b".join(d.decode()),
+    "fullwidth forms": lambda d: "".join(chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else c
+                                         for c in d.decode()),
     "basenc --base32hex": lambda d: "\n".join(textwrap.wrap(
         base64.b32hexencode(d).decode(), 76)),
     # words of other sizes and bases (od -tx2 and -tx4: test_..._little_endian_words)

@@ -47,8 +47,13 @@ PIECE = 10  # any piece of a squeezed secret this long is hidden, grown to all i
 # a piece holds a letter and a digit: words alone are not one (a PEM's "BEGIN OPENSSH PRIV")
 _MIXED = re.compile(r"[^\W\d_]")
 _MIXED_BACK = re.compile(r"\d")
-_DROP = string.punctuation + string.whitespace
+# ASCII punctuation and blanks, and the invisible ones put between characters: no-break
+# and zero-width spaces, joiners, the word joiner, BOM, soft hyphen
+# (and their fullwidth forms, U+FF01-U+FF5E; its letters and digits read as ASCII)
+_DROP = (string.punctuation + string.whitespace + "\u00a0\u00ad\u200b\u200c\u200d\u2060\ufeff"
+         + "".join(chr(ord(c) + 0xFEE0) for c in string.punctuation))
 _TABLE = {**str.maketrans(string.ascii_uppercase, string.ascii_lowercase),
+          **{0xFF01 + i: chr(0x21 + i).lower() for i in range(94)},
           **{ord(c): None for c in _DROP}}
 _ROT_LOWER = str.maketrans(string.ascii_lowercase,
                            string.ascii_lowercase[13:] + string.ascii_lowercase[:13])
@@ -57,7 +62,8 @@ _ROT_UPPER = str.maketrans(string.ascii_uppercase,
 
 
 def squeeze(text: str) -> str:
-    """``text`` without ASCII punctuation and blanks, its ASCII letters in lower case."""
+    """``text`` without ASCII punctuation and blanks (invisible ones too), its ASCII
+    letters in lower case, fullwidth forms as ASCII."""
     return text.translate(_TABLE)
 
 
