@@ -17,6 +17,7 @@ from collections.abc import Callable
 import pytest
 
 from toolhost.redaction import Redactor
+from toolhost.redaction_squeezed import PIECE, squeeze
 
 SECRETS = ("sk-live-9f8e7d6c5b4a3921", "p@ss w0rd/Ä\"x's $x!{y}")
 # uuencode with blanks for zero bits is hidden within a line only (docs/secrets.md)
@@ -136,7 +137,41 @@ ENCODINGS: dict[str, Callable[[bytes], str]] = {
     "utf-16 read as utf-8": lambda d: d.decode().encode("utf-16").decode("utf-8", "replace"),
     "utf-16 in xxd": lambda d: _xxd(d.decode().encode("utf-16-le")),
     "list of hex(b) (Python)": lambda d: str([hex(b) for b in d]),
+    # spread out by punctuation and blanks, or cut in pieces (toolhost.redaction_squeezed)
+    "sed 's/./&-/g'": lambda d: "".join(c + "-" for c in d.decode()),
+    "','.join": lambda d: ",".join(d.decode()),
+    "cut in two lines": lambda d: _halves(d.decode(), "\n"),
+    "fold -w4 | paste -sd' '": lambda d: " ".join(_fold(d.decode(), 4).split("\n")),
+    "jq explode (pretty)": lambda d: json.dumps([ord(c) for c in d.decode()], indent=2),
+    "octal numbers": lambda d: " ".join(f"{b:o}" for b in d),
+    "base64 -w0 | rev": lambda d: base64.b64encode(d).decode()[::-1],
+    "xxd -p | rev": lambda d: d.hex()[::-1],
+    "tr a-z n-za-m": lambda d: d.decode().translate(str.maketrans(
+        "abcdefghijklmnopqrstuvwxyz", "nopqrstuvwxyzabcdefghijklm")),
+    "sed 's/[-_ ]/./g'": lambda d: re.sub(r"[-_ ]", ".", d.decode()),
+    "zero-width spaces between": lambda d: "\u200b".join(d.decode()),
+    "fullwidth forms": lambda d: "".join(chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else c
+                                         for c in d.decode()),
+    "basenc --base32hex": lambda d: "\n".join(textwrap.wrap(
+        base64.b32hexencode(d).decode(), 76)),
+    # words of other sizes and bases (od -tx2 and -tx4: test_..._little_endian_words)
+    "od -tx8": lambda d: _od_words(d, 8, lambda v: f" {v:016x}"),
+    "od -to2": lambda d: _od_words(d, 2, lambda v: f" {v:06o}"),
+    "od -tu2": lambda d: _od_words(d, 2, lambda v: f" {v:5d}"),
+    "od -td4": lambda d: _od_words(d, 4, lambda v: f" {v - (v >> 31 << 32):11d}"),
+    "hexdump -d": lambda d: _od_words(d, 2, lambda v: f"   {v:05d}"),
 }
+
+
+def _od_words(data: bytes, size: int, number: Callable[[int], str]) -> str:
+    data += b"\0" * (-len(data) % size)
+    return "".join(f"{at:07o}" + "".join(number(int.from_bytes(data[i:i + size], "little"))
+                                         for i in range(at, min(at + 16, len(data)), size))
+                   + "\n" for at in range(0, len(data), 16))
+
+
+def _halves(text: str, between: str) -> str:  # cut -c1-N; cut -c(N+1)-
+    return text[:len(text) // 2] + between + text[len(text) // 2:]
 
 
 def _xxd(data: bytes) -> str:  # xxd: 16 bytes a line, in pairs, then the ASCII column
@@ -182,7 +217,7 @@ def test_an_ordinary_text_with_shell_escapes_is_left_as_it_is() -> None:
     redactor = _redactor()
     text = "echo it\\'s\\ a\\ test\\! 'don'\\''t' \\303\\244 $'\\n' 1293a4b5c6d7e8f9"
     assert redactor.redact(text) == text
-    spaced = "s k - l i v e   9 f   " + _od_c(b"sk-live-9f8e7d6c5b4X") + str(
+    spaced = "s k - l i v e   9 f   " + _od_c(b"sk-live-9f8X") + str(
         list(b"sk-live-9f8e7d6c5b4X")) + " [115, 107, 45, 1080] [1115, 107, 45, 108]"
     assert redactor.redact(spaced) == spaced
 
@@ -334,3 +369,24 @@ def test_xxd_bits_streamed_or_cut_at_the_end_show_none_of_a_secret(per_line: int
         for cut in range(start + 18, stop):  # every cut inside it and its last column
             shown = redactor.cut_edges(text[:cut], tail=True)
             assert not leaks(shown), (lead, cut, shown)
+
+
+@pytest.mark.parametrize("secret", SECRETS)
+def test_a_piece_of_a_secret_is_hidden_with_all_it_shows(secret: str) -> None:
+    """A secret cut short (``sed 's/.$//'``, ``head -c``), each half of one split between
+    stdout and stderr, a line of ``od -c`` with hex offsets: any piece of 10 of its letters
+    and digits (punctuation and blanks not counted) is hidden, grown to all of it shown."""
+    redactor = _redactor()
+    half = len(secret) // 2
+    for shown in (secret[:-1], secret[1:], secret[:half], secret[half:],
+                  " ".join(secret[:-2])):
+        if len(squeeze(shown)) < PIECE:
+            continue  # half of the second one: 8 letters and digits
+        text = f"a {shown} b"
+        assert redactor.redact(text) == "a *** b", text
+    if secret.isascii():  # od -c shows a non-ASCII character's bytes in octal
+        dump = _od_c(secret.encode()).replace("0000000", "000000").replace("0000020", "000010")
+        assert secret[2:8] not in redactor.redact(dump).replace("   ", "")
+    # fewer than 10 of them, or another secret's, are shown as they are
+    for honest in ("a sk-live-9f8 b", "p@ss w0rd/Ä b", "ghp_1234567890abcdefghij"):
+        assert redactor.redact(honest) == honest

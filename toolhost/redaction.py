@@ -31,11 +31,14 @@ import re
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from toolhost.redaction_forms import forms, rare_forms
 from toolhost.redaction_spell import Matcher
 from toolhost.redaction_tail import MAX_HOLD, SpelledTails
+
+if TYPE_CHECKING:
+    from toolhost.redaction_squeezed import Squeezed
 
 # The dump and wrapped-line finders (redaction_chardump, _hexdump, _wrapped: ~3 ms of regular
 # expressions and classes at import) are imported by the first Redactor that has a secret:
@@ -107,12 +110,14 @@ class Redactor:
 
         return merged(found + extra)
 
-    def _across_lines(self, text: str) -> list[tuple[int, int]]:
+    def _across_lines(self, text: str, squeezed: bool = True) -> list[tuple[int, int]]:
         """Secrets whose encoding a line break cuts: wrapped base64 or hex (its breaks maybe
         JSON-escaped), base85 or uuencode, a soft line break, any text folded at a fixed
-        width (none in one line of text)."""
+        width; and (``squeezed``) a secret spread out by punctuation and blanks, or a piece
+        of one (in one line too)."""
+        pieces = list(self._squeezed.spans(text)) if squeezed else []
         if "\n" not in text and "\\" not in text:
-            return []
+            return pieces
         from toolhost.redaction_folded import folded_spans
         from toolhost.redaction_wrapped import ragged_spans, soft_spans, wrapped_spans
 
@@ -121,16 +126,26 @@ class Redactor:
         if "\n" in text:
             found += [*ragged_spans(text, spans), *soft_spans(text, spans),
                       *folded_spans(text, spans)]
-        return found
+        return found + pieces
+
+    @functools.cached_property
+    def _squeezed(self) -> Squeezed:
+        """The secrets spread out by punctuation and blanks (``toolhost.redaction_squeezed``)."""
+        from toolhost.redaction_forms import base64_cores
+        from toolhost.redaction_squeezed import Squeezed
+
+        return Squeezed((secret, base64_cores(secret.encode("utf-8", "surrogatepass")))
+                        for secret in self.secrets)
 
     def __bool__(self) -> bool:
         return self._pattern is not None
 
-    def redact(self, text: str) -> str:
-        """``text`` with every form of every secret replaced by ``***``."""
+    def redact(self, text: str, *, squeezed: bool = True) -> str:
+        """``text`` with every form of every secret replaced by ``***`` (without
+        ``squeezed``, not those spread out by punctuation, nor pieces of one)."""
         if self._pattern is None or not isinstance(text, str):
             return text
-        extra = self._across_lines(text)
+        extra = self._across_lines(text, squeezed)
         if not extra:
             return self._pattern.sub(text, MASK)
         from toolhost.redaction_wrapped import merged
@@ -155,7 +170,12 @@ class Redactor:
         """``text`` redacted, for a text something else already cut: with ``tail``, an end
         that is the start of a secret (in any form) is ``***`` too; with ``head``, a start that
         is the end of one. (A cut made after redaction needs none of this.)"""
-        return self._edges(self.redact(text), head=head, tail=tail)
+        if not (head or tail):
+            return self.redact(text)
+        # the edges are measured on the text with whole secrets hidden: a piece hidden
+        # first (``redaction_squeezed``) would hide the rest the edge is known by
+        return self.redact(self._edges(self.redact(text, squeezed=False), head=head,
+                                       tail=tail))
 
     def mask_edges(self, text: str, *, head: bool = False, tail: bool = False) -> str:
         """Only the edges of ``cut_edges``: whole secrets in ``text`` are left for whoever
@@ -164,7 +184,7 @@ class Redactor:
             return text
         # Measured on the redacted text: the end of a whole secret can look like the start
         # of another, and that piece must not be masked (the whole one would not be found).
-        redacted = self.redact(text)
+        redacted = self.redact(text, squeezed=False)  # pieces: for whoever redacts it
         if tail:
             kept = self._edges(redacted, tail=True)
             k = len(redacted) - len(kept) + len(MASK)

@@ -17,7 +17,7 @@ from urllib.parse import quote, quote_plus
 
 from toolhost.redaction_spell import FOLD_MIN, views
 
-__all__ = ["MIN_FORM", "forms", "rare_forms"]
+__all__ = ["MIN_FORM", "base64_cores", "forms", "rare_forms"]
 
 # Encoded forms shorter than this are not hidden: a 2-character base64 core would match
 # ordinary text everywhere. The raw secret is always hidden, whatever its length.
@@ -89,6 +89,11 @@ def _base85_cores(data: bytes) -> set[str]:
         text = core.decode("ascii")
         cores |= {text, text.translate(_TO_B85), text.translate(_TO_Z85)}
     return cores
+
+
+def base64_cores(data: bytes) -> set[str]:
+    """The base64 characters that spell ``data`` at each alignment (``_base64_cores``)."""
+    return _base64_cores(data)
 
 
 def _uu_cores(data: bytes) -> set[str]:
