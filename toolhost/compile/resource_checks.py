@@ -27,8 +27,7 @@ def resource_warnings(config: HostConfig) -> list[Problem]:
         for resource in getattr(server, "resources", {}).values():
             kind = getattr(resource, "kind", None)
             path = getattr(resource, "path", None)
-            if kind in ("file", "directory") and isinstance(path, str) \
-                    and not os.path.lexists(path):
+            if kind in ("file", "directory") and isinstance(path, str) and _missing(path):
                 what = ("it is listed, but every read of it fails" if kind == "file"
                         else "it lists nothing, and every read below it fails")
                 found.append(resource.origin.problem(
@@ -42,3 +41,16 @@ def resource_warnings(config: HostConfig) -> list[Problem]:
                     "first takes all it can)", key=".uri",
                     hint="put a separator between them (v://{a}/{b}, v://{a}-{b})"))
     return found
+
+
+def _missing(path: str) -> bool:
+    """Not there now, but a file may be made there later. A path no file can ever be (a
+    symlink loop, a name past the system's limit) is not "missing": the loader refuses it,
+    and that error is the one to read first."""
+    try:
+        os.lstat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return True
+    except (OSError, ValueError):
+        return False
+    return False
