@@ -49,3 +49,15 @@ async def test_an_honest_commands_result_is_unchanged_by_its_subreaper() -> None
         await _run(["no-such-program-anywhere"])
     with pytest.raises(PermissionError):
         await _run(["/"])
+
+
+async def test_a_signal_the_program_sends_its_own_group_does_not_end_its_subreaper() -> None:
+    # `kill 0` / `kill -INT 0` reach the whole group, the subreaper too: the program's own
+    # end is the result (not -2 with a Python traceback on stderr, not -15)
+    script = ('trap "" INT TERM HUP USR1 ALRM; for s in INT TERM HUP USR1 ALRM; do '
+              'kill -$s 0; done; trap - INT TERM HUP USR1 ALRM; '
+              'cat /proc/self/status | grep -E "^Sig(Ign|Cgt)"; exit 3')
+    out = await _run(["sh", "-c", script])
+    assert (out.returncode, out.stderr) == (3, b"")
+    # the caught signals are back to their defaults in the program (`cat`'s own state)
+    assert out.stdout == b"SigIgn:\t0000000000000000\nSigCgt:\t0000000000000000\n"
