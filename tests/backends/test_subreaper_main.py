@@ -61,3 +61,12 @@ async def test_a_signal_the_program_sends_its_own_group_does_not_end_its_subreap
     assert (out.returncode, out.stderr) == (3, b"")
     # the caught signals are back to their defaults in the program (`cat`'s own state)
     assert out.stdout == b"SigIgn:\t0000000000000000\nSigCgt:\t0000000000000000\n"
+
+
+async def test_the_program_leads_its_own_session_and_group_as_without_a_subreaper() -> None:
+    # `trap 'kill -- -$$' EXIT` (kill my whole group) must find the group
+    out = await _run(["sh", "-c", "echo $$ $(ps -o pgid= -o sid= -p $$); sleep 30 & "
+                                  "kill -- -$$"])
+    pid, pgid, sid = out.stdout.split()
+    assert pid == pgid == sid
+    assert (out.returncode, out.stderr) == (-15, b"")

@@ -84,6 +84,9 @@ def _exec(fd: int, ctype: str, argv: list[str]) -> None:
     and the value if set: Python's start sets it to ``C.UTF-8`` in a C locale)."""
     try:
         os.set_inheritable(fd, False)
+        # the program leads its own session and group, as it would without this process:
+        # ``kill -- -$$`` and ``getpgrp() == getpid()`` work, and ``kill 0`` misses us
+        os.setsid()
         for sig in (signal.SIGPIPE, signal.SIGXFSZ, signal.SIGINT):
             signal.signal(sig, signal.SIG_DFL)
         env = dict(os.environb)
