@@ -70,3 +70,10 @@ async def test_the_program_leads_its_own_session_and_group_as_without_a_subreape
     pid, pgid, sid = out.stdout.split()
     assert pid == pgid == sid
     assert (out.returncode, out.stderr) == (-15, b"")
+
+
+async def test_an_argument_list_too_long_names_the_program_not_the_subreaper() -> None:
+    with pytest.raises(OSError) as raised:
+        await _run(["true", *["x" * 100] * 100_000])
+    assert raised.value.errno == 7 and raised.value.filename == "true"  # E2BIG
+    assert "python" not in str(raised.value)
