@@ -49,3 +49,31 @@ async def test_an_honest_commands_result_is_unchanged_by_its_subreaper() -> None
         await _run(["no-such-program-anywhere"])
     with pytest.raises(PermissionError):
         await _run(["/"])
+
+
+async def test_a_signal_the_program_sends_its_own_group_does_not_end_its_subreaper() -> None:
+    # `kill 0` / `kill -INT 0` reach the whole group, the subreaper too: the program's own
+    # end is the result (not -2 with a Python traceback on stderr, not -15)
+    script = ('trap "" INT TERM HUP USR1 ALRM; for s in INT TERM HUP USR1 ALRM; do '
+              'kill -$s 0; done; trap - INT TERM HUP USR1 ALRM; '
+              'cat /proc/self/status | grep -E "^Sig(Ign|Cgt)"; exit 3')
+    out = await _run(["sh", "-c", script])
+    assert (out.returncode, out.stderr) == (3, b"")
+    # the caught signals are back to their defaults in the program (`cat`'s own state)
+    assert out.stdout == b"SigIgn:\t0000000000000000\nSigCgt:\t0000000000000000\n"
+
+
+async def test_the_program_leads_its_own_session_and_group_as_without_a_subreaper() -> None:
+    # `trap 'kill -- -$$' EXIT` (kill my whole group) must find the group
+    out = await _run(["sh", "-c", "echo $$ $(ps -o pgid= -o sid= -p $$); sleep 30 & "
+                                  "kill -- -$$"])
+    pid, pgid, sid = out.stdout.split()
+    assert pid == pgid == sid
+    assert (out.returncode, out.stderr) == (-15, b"")
+
+
+async def test_an_argument_list_too_long_names_the_program_not_the_subreaper() -> None:
+    with pytest.raises(OSError) as raised:
+        await _run(["true", *["x" * 100] * 100_000])
+    assert raised.value.errno == 7 and raised.value.filename == "true"  # E2BIG
+    assert "python" not in str(raised.value)

@@ -309,6 +309,50 @@ async def test_tasks_are_bounded() -> None:
     server.tasks.close()
 
 
+async def test_a_cancelled_task_whose_tool_runs_on_still_holds_its_callers_slot() -> None:
+    # cancel answers at once (status cancelled) but a tool that does not stop at once (it
+    # unwinds, or a thread that cannot be stopped) still runs: cancel-and-call again must not
+    # run more than the per-caller bound at once
+    release, running = anyio.Event(), [0]
+
+    async def stubborn(arguments: Mapping[str, Any], ctx: CallContext) -> ToolResult:
+        running[0] += 1
+        try:
+            while not release.is_set():
+                try:  # a tool that does not stop when asked: it ends when it ends
+                    await release.wait()
+                except BaseException:
+                    continue
+        finally:
+            running[0] -= 1
+        return ToolResult.text("late")
+
+    server = McpServer("demo", "1", [make_tool("slow", stubborn, task_support="optional")])
+    CALL = {"name": "slow", "arguments": {"name": "x"}}
+    server.tasks.max_running = 2
+    for n in (1, 2):
+        task_id = (await result(server, "tools/call", CALL))["taskId"]
+        for _ in range(2000):
+            if running[0] == n:  # the tool is running
+                break
+            await anyio.sleep(0.005)
+        await result(server, "tasks/cancel", {"taskId": task_id})
+        assert (await settle(server, task_id))["status"] == "cancelled"
+    try:
+        busy = await error(server, "tools/call", CALL)
+        assert busy["code"] == -32000 and "per caller" in busy["message"]
+        assert running[0] == 2
+    finally:
+        release.set()
+    for _ in range(1000):
+        if not running[0]:
+            break
+        await anyio.sleep(0.005)
+    await anyio.sleep(0)  # the tasks' own ends
+    assert (await result(server, "tools/call", CALL))["resultType"] == "task"
+    server.tasks.close()
+
+
 async def test_a_task_result_keeps_redaction_and_output_schema(tmp_path: Path) -> None:
     config = """toolhost: 1
 servers:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import codecs
 import contextlib
+import errno
 import os
 import signal
 import subprocess
@@ -158,10 +159,13 @@ async def run_process(argv: Sequence[str], *, stdin: bytes | None, env: Mapping[
                 spawn, stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd,
                 env=run.env(dict(env)), start_new_session=True, pass_fds=fds)
-    except BaseException:
+    except BaseException as exc:
         run.not_started()
         if failed >= 0:
             os.close(failed)
+            if isinstance(exc, OSError) and exc.errno == errno.E2BIG:
+                # too long with the subreaper's few words too: the program's error, as before
+                raise OSError(exc.errno, exc.strerror, argv[0]) from None
         raise
     finally:
         for fd in fds:

@@ -84,6 +84,9 @@ def _exec(fd: int, ctype: str, argv: list[str]) -> None:
     and the value if set: Python's start sets it to ``C.UTF-8`` in a C locale)."""
     try:
         os.set_inheritable(fd, False)
+        # the program leads its own session and group, as it would without this process:
+        # ``kill -- -$$`` and ``getpgrp() == getpid()`` work, and ``kill 0`` misses us
+        os.setsid()
         for sig in (signal.SIGPIPE, signal.SIGXFSZ, signal.SIGINT):
             signal.signal(sig, signal.SIG_DFL)
         env = dict(os.environb)
@@ -99,8 +102,32 @@ def _exec(fd: int, ctype: str, argv: list[str]) -> None:
     os._exit(127)
 
 
+def _ignore(signum: int, frame: object) -> None:
+    """A signal sent to the run's group (a program's ``kill 0``, ``kill -INT 0``) is the
+    program's business: this process lives on and reports the program's own end."""
+
+
+# Catchable signals whose default ends or stops a process, but not the faults a process
+# raises itself (SEGV, BUS, FPE, ILL, TRAP, SYS, ABRT): caught, not ignored, so that the
+# program's exec sets them back to their defaults.
+_SHIELDED = ("SIGHUP", "SIGINT", "SIGQUIT", "SIGUSR1", "SIGUSR2", "SIGALRM", "SIGTERM",
+             "SIGSTKFLT", "SIGTSTP", "SIGTTIN", "SIGTTOU", "SIGXCPU", "SIGVTALRM", "SIGPROF",
+             "SIGIO", "SIGPWR")
+
+
+def _shield() -> None:
+    rt = range(getattr(signal, "SIGRTMIN", 0), getattr(signal, "SIGRTMAX", -1) + 1)
+    for sig in (*(getattr(signal, n, 0) for n in _SHIELDED), *rt):
+        try:
+            if sig:
+                signal.signal(sig, _ignore)
+        except (OSError, ValueError):
+            continue
+
+
 def main() -> None:
     fd, ctype, argv = int(sys.argv[1]), sys.argv[2], sys.argv[3:]
+    _shield()
     _prctl(_PR_SET_CHILD_SUBREAPER, 1)
     try:
         child = os.fork()

@@ -187,6 +187,9 @@ class TaskStore:
         self.max_tasks = max_tasks
         self.max_running = max_running
         self._tasks: dict[str, Task] = {}
+        # tasks whose tool still runs: a cancelled (terminal) one whose tool has not stopped
+        # yet (it unwinds, or a thread cannot be stopped) still holds its caller's slot
+        self._live: set[Task] = set()
 
     def __len__(self) -> int:
         return len(self._tasks)
@@ -216,8 +219,7 @@ class TaskStore:
         if len(self._tasks) >= self.max_tasks:
             raise RpcError(rpc.SERVER_BUSY, f"Server busy: {self.max_tasks} tasks are running "
                            "here; cancel one or wait for one to end, then call again")
-        running = sum(1 for t in self._tasks.values()
-                      if t.owner == owner and t.status not in TERMINAL)
+        running = sum(1 for t in self._live if t.owner == owner)
         if running >= self.max_running:
             raise RpcError(rpc.SERVER_BUSY, f"Server busy: {running} of your tasks are still "
                            "running (the limit per caller); cancel one or wait for one to "
@@ -228,12 +230,12 @@ class TaskStore:
         task = Task(secrets.token_urlsafe(16), owner)
         channel = TaskChannel(task, capabilities)
         self._tasks[task.id] = task
+        self._live.add(task)
         task.runner = asyncio.get_running_loop().create_task(
             self._drive(task, channel, run, missing), name=f"toolhost task {task.id}")
         return task
 
-    @staticmethod
-    async def _drive(task: Task, channel: TaskChannel, run: Run,
+    async def _drive(self, task: Task, channel: TaskChannel, run: Run,
                      missing: Callable[[Mapping[str, Any]], RpcError]) -> None:
         import asyncio
 
@@ -255,6 +257,8 @@ class TaskStore:
             task.finish("failed", error={"code": rpc.INTERNAL_ERROR,
                                          "message": f"Internal error ({type(exc).__name__}); "
                                                     "the server logged it"})
+        finally:
+            self._live.discard(task)
 
     def find(self, owner: Any, task_id: Any) -> Task:
         if not isinstance(task_id, str):
