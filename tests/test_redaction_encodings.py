@@ -390,3 +390,18 @@ def test_a_piece_of_a_secret_is_hidden_with_all_it_shows(secret: str) -> None:
     # fewer than 10 of them, or another secret's, are shown as they are
     for honest in ("a sk-live-9f8 b", "p@ss w0rd/Ä b", "ghp_1234567890abcdefghij"):
         assert redactor.redact(honest) == honest
+
+
+def test_a_secret_of_many_blanks_is_text_hidden_as_itself_only() -> None:
+    """A value of many blanks (a tool list passed through `env:`, a sentence) is not read
+    squeezed: its words met the same words in any layout, masking across the JSON of
+    `toolhost tools --json`. It is still hidden as written; a passphrase's few blanks keep
+    the squeezed reading."""
+    tools = json.dumps([{"name": "echo", "description": "echo 2 things", "inputSchema": {
+        "type": "object", "properties": {"text": {"type": "string"}}}}])
+    redactor = Redactor(frozenset({tools, "correct horse 9 battery staple"}))
+    listed = json.dumps({"tools": json.loads(tools)}, indent=2)
+    assert redactor.redact(listed) == listed  # the same words, laid out anew: not the value
+    assert redactor.redact(f"x {tools} y") == "x *** y"
+    spread = "-".join("correct horse 9 battery staple".replace(" ", ""))
+    assert "***" in redactor.redact(f"x {spread} y")

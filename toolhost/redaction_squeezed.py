@@ -18,7 +18,9 @@ little-endian words of 2, 4 and 8 bytes, in hex, octal and decimal, as ``od -tx8
 characters or more are looked for there (one RE2 pass), and what is found is mapped back
 to the text, from the secret's first character to its last. Only a secret whose own
 squeezed text is that long has them (a shorter one would match ordinary words spread out),
-and only one shorter than ``redaction_spell.LONG`` (a PEM key is hidden as itself).
+and only one shorter than ``redaction_spell.LONG`` (a PEM key is hidden as itself) with
+at most ``MAX_BLANKS`` blanks inside (a token or a passphrase: text such as a JSON
+document is hidden as itself).
 
 Any piece of ``PIECE`` characters (a letter and a digit among them: not words alone, such
 as a PEM's ``BEGIN OPENSSH PRIV``) of a squeezed secret is hidden too, grown on both sides as
@@ -44,6 +46,7 @@ from toolhost.redaction_spell import LONG
 __all__ = ["MIN_SQUEEZED", "PIECE", "Squeezed"]
 
 MIN_SQUEEZED = 10
+MAX_BLANKS = 4  # "correct horse battery staple" has three
 PIECE = 10  # any piece of a squeezed secret this long is hidden, grown to all it shows
 # a piece holds a letter and a digit: words alone are not one (a PEM's "BEGIN OPENSSH PRIV")
 _MIXED = re.compile(r"[^\W\d_]")
@@ -129,7 +132,11 @@ class Squeezed:
         self._marks: dict[str, str] = {}
         for secret, cores in secrets:
             whole = squeeze(secret)
-            if len(whole) >= MIN_SQUEEZED and len(secret) < LONG:
+            # a token or a passphrase: a secret of many blanks is text (a JSON document, a
+            # sentence), whose squeezed letters meet the same words in any layout (a tool
+            # list passed in `env:` met `tools --json`, masking across its JSON)
+            if len(whole) >= MIN_SQUEEZED and len(secret) < LONG \
+                    and sum(c.isspace() for c in secret) <= MAX_BLANKS:
                 found |= _forms(secret, cores)
                 self._raws.append(secret.encode("utf-8", "surrogatepass"))
                 for at in range(len(whole) - PIECE + 1):
