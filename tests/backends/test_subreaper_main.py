@@ -6,6 +6,7 @@ signal dispositions, its input, and a program that cannot be executed is still a
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 
 import pytest
@@ -59,8 +60,33 @@ async def test_a_signal_the_program_sends_its_own_group_does_not_end_its_subreap
               'cat /proc/self/status | grep -E "^Sig(Ign|Cgt)"; exit 3')
     out = await _run(["sh", "-c", script])
     assert (out.returncode, out.stderr) == (3, b"")
-    # the caught signals are back to their defaults in the program (`cat`'s own state)
-    assert out.stdout == b"SigIgn:\t0000000000000000\nSigCgt:\t0000000000000000\n"
+    # the program's signal dispositions (`cat`'s own) are what a program started by the host
+    # without a subreaper has: nothing caught, and ignored only what the host ignored (a
+    # background shell ignores SIGINT and SIGQUIT for its jobs: CI may run so)
+    plain = subprocess.run(["sh", "-c", "cat /proc/self/status | grep -E '^Sig(Ign|Cgt)'"],
+                           capture_output=True, env=ENV, check=True)
+    assert out.stdout == plain.stdout
+    assert out.stdout.endswith(b"SigCgt:\t0000000000000000\n")
+
+
+async def test_a_signal_the_host_ignores_stays_ignored_in_the_program() -> None:
+    # `nohup toolhost ...`, or a background job of a shell: SIGHUP / SIGINT / SIGQUIT ignored
+    # by the host are ignored by its commands too, as subprocess leaves them
+    import signal
+
+    read = ["sh", "-c", "grep '^SigIgn' /proc/self/status"]
+    before = {s: signal.getsignal(s) for s in (signal.SIGHUP, signal.SIGQUIT)}
+    try:
+        for s in before:
+            signal.signal(s, signal.SIG_IGN)
+        out = await _run(read)
+        plain = subprocess.run(read, capture_output=True, env=ENV, check=True)
+    finally:
+        for s, handler in before.items():
+            signal.signal(s, handler)
+    mask = int(out.stdout.split()[1], 16)
+    assert out.stdout == plain.stdout
+    assert mask & (1 << (signal.SIGHUP - 1)) and mask & (1 << (signal.SIGQUIT - 1))
 
 
 async def test_the_program_leads_its_own_session_and_group_as_without_a_subreaper() -> None:

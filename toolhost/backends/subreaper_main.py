@@ -78,7 +78,7 @@ def _children() -> list[int]:
         return out
 
 
-def _exec(fd: int, ctype: str, argv: list[str]) -> None:
+def _exec(fd: int, ctype: str, argv: list[str], ignored: frozenset[int]) -> None:
     """In the forked child: the program, with the signal dispositions a program expects and
     the environment the host gave (``ctype``: ``LC_CTYPE`` as it was, ``-`` for unset, ``=``
     and the value if set: Python's start sets it to ``C.UTF-8`` in a C locale)."""
@@ -87,8 +87,15 @@ def _exec(fd: int, ctype: str, argv: list[str]) -> None:
         # the program leads its own session and group, as it would without this process:
         # ``kill -- -$$`` and ``getpgrp() == getpid()`` work, and ``kill 0`` misses us
         os.setsid()
-        for sig in (signal.SIGPIPE, signal.SIGXFSZ, signal.SIGINT):
+        # as ``subprocess`` starts a program: SIGPIPE and SIGXFSZ at their defaults (Python
+        # ignores them); every other signal as the host had it (``ignored``: what it ignored,
+        # e.g. SIGINT and SIGQUIT under a background shell, SIGHUP under nohup, stays so)
+        for sig in (signal.SIGPIPE, signal.SIGXFSZ):
             signal.signal(sig, signal.SIG_DFL)
+        for kept in ignored:
+            signal.signal(kept, signal.SIG_IGN)
+        if signal.SIGINT not in ignored:
+            signal.signal(signal.SIGINT, signal.SIG_DFL)
         env = dict(os.environb)
         if ctype.startswith("="):
             env[b"LC_CTYPE"] = os.fsencode(ctype[1:])
@@ -115,19 +122,28 @@ _SHIELDED = ("SIGHUP", "SIGINT", "SIGQUIT", "SIGUSR1", "SIGUSR2", "SIGALRM", "SI
              "SIGIO", "SIGPWR")
 
 
-def _shield() -> None:
+def _shield() -> frozenset[int]:
+    """Catch the group's signals; the ones the host ignored (inherited: this process
+    started with them ignored) stay ignored, and are returned, for the program to inherit as
+    it would have from the host."""
+    ignored = set()
     rt = range(getattr(signal, "SIGRTMIN", 0), getattr(signal, "SIGRTMAX", -1) + 1)
     for sig in (*(getattr(signal, n, 0) for n in _SHIELDED), *rt):
         try:
-            if sig:
-                signal.signal(sig, _ignore)
+            if not sig:
+                continue
+            if signal.getsignal(sig) == signal.SIG_IGN:
+                ignored.add(sig)
+                continue
+            signal.signal(sig, _ignore)
         except (OSError, ValueError):
             continue
+    return frozenset(ignored)
 
 
 def main() -> None:
     fd, ctype, argv = int(sys.argv[1]), sys.argv[2], sys.argv[3:]
-    _shield()
+    ignored = _shield()
     _prctl(_PR_SET_CHILD_SUBREAPER, 1)
     try:
         child = os.fork()
@@ -135,7 +151,7 @@ def main() -> None:
         os.write(fd, str(exc.errno or 0).encode())
         os._exit(127)
     if child == 0:
-        _exec(fd, ctype, argv)
+        _exec(fd, ctype, argv, ignored)
     os.close(fd)
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)  # the program's stdin is the program's: EOF for the host's writes
