@@ -194,12 +194,9 @@ class RoundTrip:
         self._keys: set[str] = set()
         self._unanswered: dict[str, dict[str, Any]] = {}  # this round's questions
 
-    def supports(self, capability: str) -> bool:
-        return isinstance(self.capabilities.get(capability), Mapping)
-
-    async def request(self, capability: str, method: str, params: Mapping[str, Any], *,
-                      timeout: float = DEFAULT_TIMEOUT, key: str | None = None
-                      ) -> Mapping[str, Any]:
+    def _new_key(self, capability: str, method: str, key: str | None, within: str) -> str:
+        """The key of a new question (``key``, or the next ``toolhost-N``), once the client
+        declared ``capability`` and no question of this ``within`` used it."""
         check_key(key)
         if not self.supports(capability):
             self.refused[capability] = {}
@@ -211,7 +208,17 @@ class RoundTrip:
             key = f"toolhost-{self._asked}"
         if key in self._keys:
             raise ClientRequestError(f"asked the client twice under the key {key!r} in one "
-                                     "call (each question of a call needs its own key)")
+                                     f"{within}")
+        return key
+
+    def supports(self, capability: str) -> bool:
+        return isinstance(self.capabilities.get(capability), Mapping)
+
+    async def request(self, capability: str, method: str, params: Mapping[str, Any], *,
+                      timeout: float = DEFAULT_TIMEOUT, key: str | None = None
+                      ) -> Mapping[str, Any]:
+        key = self._new_key(capability, method, key,
+                            "call (each question of a call needs its own key)")
         self._keys.add(key)
         answer = self.answered.get(key)
         if answer is None:

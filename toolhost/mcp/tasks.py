@@ -34,7 +34,6 @@ from toolhost.mcp.client_requests import (
     DEFAULT_TIMEOUT,
     ClientRequestError,
     RoundTrip,
-    check_key,
     client_channel,
 )
 from toolhost.mcp.jsonrpc import RpcError
@@ -143,17 +142,8 @@ class TaskChannel(RoundTrip):
     async def request(self, capability: str, method: str, params: Mapping[str, Any], *,
                       timeout: float = DEFAULT_TIMEOUT, key: str | None = None
                       ) -> Mapping[str, Any]:
-        check_key(key)
-        if not self.supports(capability):
-            self.refused[capability] = {}
-            raise ClientRequestError(f"cannot send {method}: the MCP client did not declare "
-                                     f"the '{capability}' capability")
-        self._asked += 1
-        if key is None:
-            key = f"toolhost-{self._asked}"
-        if key in self._keys:
-            raise ClientRequestError(f"asked the client twice under the key {key!r} in one "
-                                     "task (each question needs its own key)")
+        key = self._new_key(capability, method, key,
+                            "task (each question needs its own key)")
         if len(self._keys) >= MAX_ANSWERS:
             raise ClientRequestError(f"asked the client more than {MAX_ANSWERS} questions in "
                                      "one task")
