@@ -11,13 +11,13 @@ import re
 import shutil
 import subprocess
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
 from toolhost.config.gitcreds import credentials_env, without_credentials
 from toolhost.config.model import UNKNOWN, Origin
 from toolhost.config.repotree import META as _META
+from toolhost.config.repotree import Checkout
 from toolhost.config.url_secrets import shown_url
 from toolhost.errors import ConfigError, Problem
 from toolhost.excerpt import cut
@@ -29,18 +29,6 @@ GIT_TIMEOUT = 120.0
 # what git may fetch over, whatever a user's `protocol.allow` or `url.insteadOf` says: never
 # `ext` (runs a command), `fd`, or a remote helper found on PATH
 ALLOWED_PROTOCOLS = "https:http:ssh:git:file"
-
-
-@dataclass(frozen=True)
-class Checkout:
-    """A repository at one revision, in the cache."""
-
-    url: str  # without its userinfo: what messages, the lock and the cache show
-    rev: str
-    path: Path  # the work tree
-    sha: str  # the commit rev resolved to when it was cloned
-    ref: Literal["tag", "branch", "commit"]
-    remote: str = field(default="", repr=False, compare=False)  # as written, password and all
 
 
 def run_git(args: Sequence[str], *, cwd: Path | None = None, where: Origin = UNKNOWN,

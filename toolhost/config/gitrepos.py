@@ -22,12 +22,12 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from toolhost.config.gitclone import Checkout, clone, run_git
+from toolhost.config.gitclone import clone, run_git
 from toolhost.config.gitclone import error as _error
 from toolhost.config.gitcreds import forget_legacy, remember_credentials
 from toolhost.config.model import UNKNOWN, Origin
 from toolhost.config.repotree import META as _META
-from toolhost.config.repotree import cache_root, clean_or_refetch
+from toolhost.config.repotree import Checkout, cache_root, clean_or_refetch
 from toolhost.config.url_secrets import shown_url
 from toolhost.config.urlcheck import url_problem
 from toolhost.errors import ConfigError

@@ -24,24 +24,36 @@ import contextlib
 import contextvars
 import logging
 import os
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Mapping
 
-    from toolhost.config.gitclone import Checkout
     from toolhost.config.model import Origin
     from toolhost.config.worktree import Survey
     from toolhost.errors import ConfigError
 
-__all__ = ["cache_root", "checkout_root", "clean_or_refetch", "dirt", "escapes",
+__all__ = ["Checkout", "cache_root", "checkout_root", "clean_or_refetch", "dirt", "escapes",
            "fetch_cache_root", "leaves_checkout", "loading_with", "remembered"]
 
 log = logging.getLogger("toolhost.config")
 
 META = ".toolhost-checkout.json"  # toolhost's own, written beside the work tree's files
 _SHOWN = 5  # paths named in a message
+
+
+@dataclass(frozen=True)
+class Checkout:
+    """A repository at one revision, in the cache."""
+
+    url: str  # without its userinfo: what messages, the lock and the cache show
+    rev: str
+    path: Path  # the work tree
+    sha: str  # the commit rev resolved to when it was cloned
+    ref: Literal["tag", "branch", "commit"]
+    remote: str = field(default="", repr=False, compare=False)  # as written, password and all
 
 
 def cache_root(environ: Mapping[str, str] | None = None) -> Path:

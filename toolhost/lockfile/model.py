@@ -138,7 +138,7 @@ def read_lock(path: Path) -> Lock | None:
     newer = unknown_keys(path, read[0], read[1])
     if newer:
         raise NewerLockError(newer)
-    wrong = value_problems(path, read[0], lock)
+    wrong = value_problems(path, read[0], lock.sources, lock.plugins)
     if wrong:
         raise ConfigError(wrong)
     return lock

@@ -20,7 +20,7 @@ from toolhost.errors import ConfigError
 from toolhost.lockfile.drift import Pulled, repo_diff
 
 if TYPE_CHECKING:
-    from toolhost.config.gitclone import Checkout
+    from toolhost.config.repotree import Checkout
 
 __all__ = ["moved_revs", "realigned", "upstream_commit"]
 

@@ -13,14 +13,12 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from toolhost.errors import Problem
 from toolhost.excerpt import cut
-
-if TYPE_CHECKING:
-    from toolhost.lockfile.model import Lock
 
 __all__ = ["conflict_problem", "unknown_keys", "value_problems"]
 
@@ -44,9 +42,17 @@ def conflict_problem(path: Path, text: str) -> Problem | None:
                    "lock anew from what the merged config pulls in")
 
 
-def value_problems(path: Path, text: str, lock: Lock) -> list[Problem]:
-    """Each value of ``lock`` (a ``Lock`` read from ``text``) that ``toolhost lock`` would
-    never write, located at its line."""
+class _Pinned(Protocol):  # a lock's LockedFile, as far as its values are checked
+    @property
+    def pin(self) -> str: ...
+    @property
+    def files(self) -> Mapping[str, str]: ...
+
+
+def value_problems(path: Path, text: str, sources: Mapping[str, _Pinned],
+                   plugins: Mapping[str, str]) -> list[Problem]:
+    """Each value of a lock's ``sources`` and ``plugins`` (read from ``text``) that
+    ``toolhost lock`` would never write, located at its line."""
     found: list[Problem] = []
 
     def bad(key: str, value: str, why: str) -> None:
@@ -54,7 +60,7 @@ def value_problems(path: Path, text: str, lock: Lock) -> list[Problem]:
         found.append(Problem(f"{cut(repr(value), 80)} is not {why}", str(path), line, column,
                              key, _FIX))
 
-    for key, source in lock.sources.items():
+    for key, source in sources.items():
         where = f"sources.{cut(key, 120)}"
         if _CONTROL.search(key):
             bad("sources", key, "a source key (it holds a control character)")
@@ -73,7 +79,7 @@ def value_problems(path: Path, text: str, lock: Lock) -> list[Problem]:
             elif not _DIGEST.fullmatch(digest):
                 bad(f"{where}.files.{cut(rel, 80)}", digest,
                     "a file hash (sha256: and 64 hex digits)")
-    for name, version in lock.plugins.items():
+    for name, version in plugins.items():
         if _CONTROL.search(name) or not name:
             bad("plugins", name, "a distribution name")
         elif _CONTROL.search(version) or not version:

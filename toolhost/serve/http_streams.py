@@ -23,7 +23,7 @@ import logging
 import math
 import time
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import anyio
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
@@ -32,12 +32,9 @@ from starlette.types import Receive, Scope, Send
 
 from toolhost.mcp import wire
 
-if TYPE_CHECKING:
-    from toolhost.serve.http_exchange import Session
-
 __all__ = ["ABORT_EXTENSION", "GET_QUEUE", "HALF_CLOSED_EXTENSION", "MAX_SESSION_STREAMS",
-           "NotificationStream", "Stream", "Streams", "abort_connection", "half_closed",
-           "sse_event"]
+           "NotificationStream", "Stream", "StreamOwner", "Streams", "abort_connection",
+           "half_closed", "sse_event"]
 
 log = logging.getLogger("toolhost.serve")
 
@@ -117,6 +114,12 @@ class Stream:
             self._send.close()
 
 
+class StreamOwner(Protocol):
+    """A legacy session as its streams are counted (toolhost.serve.http_exchange.Session)."""
+
+    streams: dict[Stream, None]  # its open GET and listen streams, oldest first
+
+
 class Streams:
     """The streams open on one server: at most ``limit``, and ``MAX_SESSION_STREAMS`` a
     session (kept in ``session.streams``, oldest first)."""
@@ -125,7 +128,7 @@ class Streams:
         self.limit = limit
         self.count = 0
 
-    def open(self, session: Session | None, *, queue: int = 0, expires: float = math.inf
+    def open(self, session: StreamOwner | None, *, queue: int = 0, expires: float = math.inf
              ) -> Stream | None:
         """A new stream, or None when the server has ``limit`` open. ``expires`` (seconds
         since the epoch, its access token's ``exp``): it is dropped then."""
@@ -150,7 +153,7 @@ class Streams:
         self.count += 1
         return stream
 
-    def done(self, stream: Stream, session: Session | None) -> None:
+    def done(self, stream: Stream, session: StreamOwner | None) -> None:
         """``stream`` ended: it no longer counts."""
         if stream.expiry is not None:
             stream.expiry.cancel()
@@ -173,7 +176,7 @@ class NotificationStream(Response):
     """A legacy session's ``GET`` stream: server notifications until the client leaves, the
     session ends (what is queued, then the end) or the stream is dropped (at once)."""
 
-    def __init__(self, session: Session, stream: Stream, streams: Streams) -> None:
+    def __init__(self, session: StreamOwner, stream: Stream, streams: Streams) -> None:
         super().__init__()
         self._session = session
         self._stream = stream

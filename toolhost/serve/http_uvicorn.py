@@ -12,24 +12,40 @@ import socket
 import sys
 import threading
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import anyio
+from starlette.types import ASGIApp
 
+from toolhost.limits import Limits
+from toolhost.serve.http_exchange import InFlight
 from toolhost.serve.http_limits import FD_HEADROOM, raise_fd_limit
 from toolhost.serve.http_protocol import header_deadline_protocol
+from toolhost.serve.http_streams import Streams
 from toolhost.serve.shutdown import drain
 from toolhost.serve.telemetry_flush import flush_telemetry
 
-if TYPE_CHECKING:
-    from toolhost.serve.http import HttpServer
-
-__all__ = ["hangup_as", "run_uvicorn"]
+__all__ = ["Served", "hangup_as", "run_uvicorn"]
 
 log = logging.getLogger("toolhost.serve")
 
 
-async def run_uvicorn(owner: HttpServer, sockets: list[socket.socket]) -> None:
+class Served(Protocol):
+    """What uvicorn runs and stops: an ``HttpServer`` (toolhost.serve.http)."""
+
+    app: ASGIApp
+    limits: Limits
+    streams: Streams
+    in_flight: InFlight
+    path: str
+    grace: float
+    ready: bool  # /readyz: set False when the shutdown starts
+
+    def refuse_new(self) -> None: ...
+    def close(self) -> None: ...
+
+
+async def run_uvicorn(owner: Served, sockets: list[socket.socket]) -> None:
     """Serve ``owner.app`` on ``sockets`` until cancelled or signalled."""
     import uvicorn
 
