@@ -35,8 +35,6 @@ from __future__ import annotations
 
 import base64
 import dataclasses
-import datetime
-import enum
 import itertools
 import json
 import math
@@ -44,7 +42,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from toolhost.backends.sniff import sniff
-from toolhost.compile.jsoncut import MAX_ITEMS, as_list, json_head, too_long
+from toolhost.compile.jsoncut import MAX_ITEMS, json_head, plain, too_long
 from toolhost.compile.shaping import cut_head
 from toolhost.content import is_content
 from toolhost.results import ToolResult
@@ -119,26 +117,12 @@ def jsonify(value: Any) -> Any:
     mappings."""
     if value is None or isinstance(value, (str, int, float, bool)):
         return value
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: jsonify(getattr(value, f.name)) for f in dataclasses.fields(value)}
-    dump = getattr(value, "model_dump", None)
-    if callable(dump):  # a pydantic model, by its aliases as its outputSchema names them
-        if hasattr(type(value), "__pydantic_fields__"):  # pydantic 2: its own dump
-            return dump(mode="json", by_alias=True)
-        return dump(mode="json")
-    if isinstance(value, (bytes, bytearray)):  # as a bytes parameter takes it: base64
-        return base64.b64encode(value).decode("ascii")
-    if isinstance(value, (datetime.datetime, datetime.date, datetime.time)):
-        return value.isoformat()  # RFC 3339, as the schema's format says (str() has a space)
-    if isinstance(value, Mapping):
+    if isinstance(value, Mapping) and not dataclasses.is_dataclass(value):
         return {str(k): jsonify(v) for k, v in value.items()}
     if isinstance(value, (list, tuple, set, frozenset)):
         return [jsonify(v) for v in value]
-    if isinstance(value, enum.Enum):
-        return jsonify(value.value)
-    if (listed := as_list(value)) is not None:
-        return [jsonify(v) for v in listed]
-    return str(value)
+    one = plain(value)  # one level, as the encoder's default takes it
+    return one if isinstance(one, str) else jsonify(one)
 
 
 def to_result(value: Any, limit: int | None = None) -> ToolResult:
