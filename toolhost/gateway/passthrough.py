@@ -150,8 +150,21 @@ async def _read(connection: UpstreamConnection, uri: str) -> list[dict[str, Any]
     return cut_contents(contents, uri)
 
 
+class _ReadThrough:
+    """A URI matched here is read by the upstream, as it is."""
+
+    connection: UpstreamConnection
+
+    def canonical(self, uri: str, values: Mapping[str, str]) -> str:
+        return uri  # normalised; the upstream decodes the rest its own way
+
+    async def read(self, uri: str, values: Mapping[str, str],
+                   ctx: CallContext) -> list[dict[str, Any]]:
+        return await _read(self.connection, uri)
+
+
 @dataclass(frozen=True)
-class UpstreamResources:
+class UpstreamResources(_ReadThrough):
     """The upstream's listed (static) resources, read through the upstream."""
 
     connection: UpstreamConnection
@@ -175,16 +188,9 @@ class UpstreamResources:
     def matches(self, uri: str) -> Mapping[str, str] | None:
         return {} if uri in self.uris else None
 
-    def canonical(self, uri: str, values: Mapping[str, str]) -> str:
-        return uri  # normalised; the upstream decodes the rest its own way
-
-    async def read(self, uri: str, values: Mapping[str, str],
-                   ctx: CallContext) -> list[dict[str, Any]]:
-        return await _read(self.connection, uri)
-
 
 @dataclass(frozen=True)
-class UpstreamTemplate:
+class UpstreamTemplate(_ReadThrough):
     """One of the upstream's resource templates; a URI it matches is read by the upstream."""
 
     connection: UpstreamConnection
@@ -221,13 +227,6 @@ class UpstreamTemplate:
 
     def matches(self, uri: str) -> Mapping[str, str] | None:
         return {} if self.pattern.fullmatch(uri) else None
-
-    def canonical(self, uri: str, values: Mapping[str, str]) -> str:
-        return uri  # normalised; the upstream decodes the rest its own way
-
-    async def read(self, uri: str, values: Mapping[str, str],
-                   ctx: CallContext) -> list[dict[str, Any]]:
-        return await _read(self.connection, uri)
 
 
 @dataclass(frozen=True)
