@@ -52,7 +52,7 @@ from toolhost.gateway.openapi_security import (
 from toolhost.gateway.reshape import default_unfit
 from toolhost.gateway.schema_root import written_in
 from toolhost.gateway.spec import Reshape, build_reshapes, globs
-from toolhost.gateway.tighten import looser
+from toolhost.gateway.tighten import looser, part_default
 from toolhost.lockfile.guard import current_guard
 
 log = logging.getLogger("toolhost.gateway")
@@ -335,7 +335,7 @@ def _tool(check: Checker, path: Path, server: str, doc: OpenApiDoc, op: Operatio
         why = default_unfit(root, plan.properties.get(arg))
         if why:
             key = "defaults" if arg in defaulted else "params"
-            value = cut(repr(plan.properties[arg]["default"]), 60)
+            value = cut(repr(part_default(root, plan.properties[arg])[1]), 60)
             check.problem((*where, key, _written(reshape, key, plan, arg)),
                           f"the default of {arg!r} ({value}) does not fit its schema ({why}): "
                           "a call that leaves it out would send it",
@@ -382,7 +382,8 @@ def _lay_over(check: Checker, where: Path, key: str, op: Operation, plan: Plan,
             continue
         if key == "params" and "$ref" in plan.properties[arg]:  # a component's schema
             plan.properties[arg] = written_in({"$defs": plan.defs}, plan.properties[arg])
-        wrong = looser(plan.properties[arg], value) if key == "params" else None
+        wrong = looser(plan.properties[arg], value, {"$defs": plan.defs}) \
+            if key == "params" else None
         if wrong is not None and isinstance(value, Mapping):
             check.problem((*where, key, name, wrong[0]), f"params may only tighten the "
                           f"document's schema of {arg!r}: {wrong[0]} {wrong[1]}",

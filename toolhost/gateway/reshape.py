@@ -21,7 +21,7 @@ from toolhost.excerpt import cut
 from toolhost.gateway.bounds import MAX_TOOL_CHARS, bound_entry, too_big
 from toolhost.gateway.schema_root import inline_root_ref, strip_fixed, written_in
 from toolhost.gateway.spec import Reshape, UpstreamSpec
-from toolhost.gateway.tighten import looser
+from toolhost.gateway.tighten import looser, part_default
 
 __all__ = ["Imported", "excluded_by", "never_shown", "reshape_tools"]
 
@@ -155,7 +155,7 @@ def _schema(raw: Any, reshape: Reshape, name: str, server: str
         if isinstance(props[key], Mapping) and "$ref" in props[key]:
             # a pydantic enum, a shared definition: what params tightens is behind the $ref
             props[key] = written_in(schema, props[key])
-        wrong = looser(props[key], tighter)
+        wrong = looser(props[key], tighter, schema)
         if wrong is not None:
             problems.append(reshape.origin.problem(
                 f"params may only tighten upstream tool {name!r}'s schema of {key!r}: "
@@ -197,7 +197,8 @@ def _unfit_defaults(schema: dict[str, Any], reshape: Reshape, name: str) -> list
         else:
             problems.append(reshape.origin.problem(
                 f"the default of upstream tool {name!r} for {key!r} "
-                f"({cut(repr(prop['default']), 60)}) does not fit the tightened schema ({why}):"
+                f"({cut(repr(part_default(schema, prop)[1]), 60)}) does not fit the "
+                f"tightened schema ({why}):"
                 f" a call that leaves {key!r} out would send it", key=f".params.{key}",
                 hint=f"set tools.{name}.defaults.{key} to a value params allow"))
     return problems
@@ -207,16 +208,18 @@ def default_unfit(root: Mapping[str, Any], prop: Any) -> str:
     """Why the ``default`` of ``prop`` (an argument's schema within the inputSchema ``root``,
     whose ``$defs`` it may name) does not fit ``prop``, in one line; "" when it does, when
     there is none, or when the schema cannot be checked here (refused at the call, with why)."""
-    if not isinstance(prop, Mapping) or "default" not in prop:
+    found, default = part_default(root, prop)  # its own, or an allOf part's, a $ref's
+    if not found or not isinstance(prop, Mapping):
         return ""
     from toolhost import regex
     from toolhost.compile.schema_safety import schema_problem
 
-    sub = {**{k: root[k] for k in ("$defs", "definitions") if k in root}, **prop}
+    sub = {**{k: root[k] for k in ("$defs", "definitions") if k in root}, **prop,
+           "default": default}
     if schema_problem(sub):
         return ""
     try:
-        error = next(regex.validator_class()(sub).iter_errors(prop["default"]), None)
+        error = next(regex.validator_class()(sub).iter_errors(default), None)
     except Exception:
         return ""
     return "" if error is None else cut(" ".join(error.message.split()), 200)
