@@ -7,6 +7,7 @@ shows exactly what the model will see, and a problem names the config line that 
 from __future__ import annotations
 
 import copy
+import json
 import difflib
 import fnmatch
 import logging
@@ -27,6 +28,20 @@ __all__ = ["Imported", "excluded_by", "never_shown", "reshape_tools"]
 
 log = logging.getLogger("toolhost.gateway")
 _NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}\Z")  # \Z: "$" also matches before a final newline
+_PLAIN_KEY = re.compile(r"[A-Za-z0-9_-]+")  # a key written bare in a key path
+
+
+def _key(name: str) -> str:
+    """Upstream tool ``name`` as the key of ``tools.<name>.name`` in a hint: bare when it can
+    be, else quoted and escaped (a dot, a line end, an escape sequence or a bidi override an
+    upstream put in a name neither splits the path nor reaches the terminal), and cut."""
+    return name if _PLAIN_KEY.fullmatch(name) and len(name) <= 300 else \
+        cut(json.dumps(name), 300)
+
+
+def _shown(name: str) -> str:
+    """An upstream's tool name in a line: escaped (``repr``) and cut."""
+    return cut(repr(name), 300)
 
 
 @dataclass(frozen=True)
@@ -65,8 +80,8 @@ def reshape_tools(spec: UpstreamSpec, listed: list[dict[str, Any]], server: str,
             close = difflib.get_close_matches(name, list(by_name), n=1)
             problems.append(reshape.origin.problem(
                 f"upstream server '{server}' has no tool {name!r}",
-                hint=f"did you mean {close[0]!r}?" if close else
-                "its tools: " + (", ".join(sorted(by_name)[:20]) or "none")))
+                hint=f"did you mean {_shown(close[0])}?" if close else
+                "its tools: " + (", ".join(map(_shown, sorted(by_name)[:20])) or "none")))
     chosen = [n for n in by_name if any(fnmatch.fnmatchcase(n, g) for g in spec.include)
               and not excluded_by(n, spec.exclude)]
     # the config's renames take their names first: an upstream tool listed under a name a
@@ -81,8 +96,8 @@ def reshape_tools(spec: UpstreamSpec, listed: list[dict[str, Any]], server: str,
         if renamed.get(shown, name) != name:
             other = spec.reshape[renamed[shown]]
             if missing_ok:  # the upstream's list changed while serving: keep serving
-                log.warning("%s: upstream tool %r is left out: tools.%s.name gives its name "
-                            "to another tool", server, name, renamed[shown])
+                log.warning("%s: upstream tool %s is left out: tools.%s.name gives its name "
+                            "to another tool", server, _shown(name), _key(renamed[shown]))
             else:
                 problems.append(other.origin.problem(
                     f"upstream tool {renamed[shown]!r} is renamed to {shown!r}, the name of "
@@ -90,21 +105,22 @@ def reshape_tools(spec: UpstreamSpec, listed: list[dict[str, Any]], server: str,
                     hint=f"pick another name, or exclude {name!r}"))
             continue
         if not _NAME.match(shown):
-            log.warning("%s: upstream tool %r is left out: its name is not a valid tool name "
-                        "(%s)", server, name, f"rename it under tools.{name}.name" if name
-                        else "an empty name cannot be renamed")
+            log.warning("%s: upstream tool %s is left out: its name is not a valid tool name "
+                        "(%s)", server, _shown(name), f"rename it under tools.{_key(name)}.name"
+                        if name else "an empty name cannot be renamed")
             continue
         wire = f"mcp__{server}__{shown}"
         if len(wire) > MAX_WIRE_NAME:  # (a rename that long is refused at load)
-            log.warning("%s: upstream tool %r is left out: its full name %r is %d characters, "
+            log.warning("%s: upstream tool %s is left out: its full name is %d characters, "
                         "over the Claude API's %d (rename it under tools.%s.name)", server,
-                        name, wire, len(wire), MAX_WIRE_NAME, name)
+                        _shown(name), len(wire), MAX_WIRE_NAME, _key(name))
             continue
         ambiguous = name_problem(shown, server=server)
         if ambiguous and not reshape.name:
-            log.warning("%s: upstream tool %r is left out: its name %s (rename it under "
-                        "tools.%s.name)", server, name,
-                        "starts with '_'" if shown.startswith("_") else "contains '__'", name)
+            log.warning("%s: upstream tool %s is left out: its name %s (rename it under "
+                        "tools.%s.name)", server, _shown(name),
+                        "starts with '_'" if shown.startswith("_") else "contains '__'",
+                        _key(name))
             continue
         bounded = bound_entry(tool)  # what the upstream wrote for the model, cut
         size = too_big(bounded)
