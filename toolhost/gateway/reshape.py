@@ -7,9 +7,9 @@ shows exactly what the model will see, and a problem names the config line that 
 from __future__ import annotations
 
 import copy
-import json
 import difflib
 import fnmatch
+import json
 import logging
 import re
 from collections.abc import Mapping
