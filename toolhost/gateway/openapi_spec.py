@@ -246,9 +246,12 @@ def _server_url(doc: OpenApiDoc) -> str | None:
         return None
     url: str = first["url"]
     variables = first.get("variables")
-    for name, var in (variables.items() if isinstance(variables, Mapping) else ()):
-        if isinstance(var, Mapping) and "default" in var:
-            url = url.replace("{" + str(name) + "}", str(var["default"]))
+    values = {str(name): str(var["default"]) for name, var in
+              (variables.items() if isinstance(variables, Mapping) else ())
+              if isinstance(var, Mapping) and "default" in var}
+    # one pass: a value is never read again as a template (a default of '{b}' stays that,
+    # as OpenAPI substitutes; replaced one variable after another, it took b's value)
+    url = re.sub(r"\{([^{}]*)\}", lambda m: values.get(m.group(1), m.group()), url)
     if doc.source_url and not url.startswith(("http://", "https://")):
         url = urljoin(doc.source_url, url)
     return url
