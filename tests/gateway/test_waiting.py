@@ -49,3 +49,15 @@ def test_the_waiting_line_names_what_it_waits_for(tmp_path: Path) -> None:
     assert _waiting_for([server] * 7, 10).startswith(
         "still waiting for upstream servers 'h', 'h', 'h', 'h', 'h' and 2 more to start and "
         "list their tools (10s so far")
+
+
+def test_many_short_waits_leave_nothing_behind() -> None:
+    """A host making many short calls keeps no clock entry of each until its first line
+    would have been due (30 s later): memory stays bounded by the waits under way."""
+    from toolhost.gateway.waiting import _CLOCK, still_waiting
+
+    with still_waiting(lambda waited: "", 3600.0):  # one long wait, under way throughout
+        for _ in range(10_000):
+            with still_waiting(lambda waited: "", 3600.0):
+                pass
+        assert len(_CLOCK._due) <= 2 * len(_CLOCK._waits) + 65

@@ -63,6 +63,9 @@ class _Clock:
     def remove(self, number: int) -> None:
         with self._cond:
             self._waits.pop(number, None)  # (its heap entry is skipped when due)
+            if len(self._due) > 2 * len(self._waits) + 64:  # many short calls: drop theirs
+                self._due = [entry for entry in self._due if entry[1] in self._waits]
+                heapq.heapify(self._due)
 
     def _run(self) -> None:
         while True:
