@@ -146,3 +146,18 @@ async def test_an_operations_own_server_never_gets_the_request(
     where = "20:16: paths./pets.servers" if level == "path" else "22:18: paths./pets.get.servers"
     assert f"pets.yaml:{where}[0].url: operation 'listPets'" in warned[0], warned
     assert f"toolhost sends it to 'http://127.0.0.1:{service.port}/v1'" in warned[0]
+
+
+async def test_a_server_variable_is_filled_in_once(tmp_path: Path, service: PetService) -> None:
+    """A variable's default is not read again as a template: '{b}' stays '{b}' (OpenAPI
+    substitutes once); filled in one variable after another, it took b's value, and with it
+    another host."""
+    with PetService() as other:
+        line = next(x for x in service.document().splitlines() if x.startswith("servers:"))
+        text = service.document().replace(line, (
+            'servers: [{url: "http://{a}/v1", variables: {a: {default: "{b}"}, '
+            f'b: {{default: "127.0.0.1:{other.port}"}}}}}}]'))
+        config = write(tmp_path, service, "    openapi: {spec: pets.yaml}\n", document=text)
+        found = problems_of(config)
+        assert len(found) == 1 and "http://{b}/v1" in found[0], found
+        assert other.requests == []

@@ -132,3 +132,66 @@ def test_params_over_a_component_parameter_only_tighten(tmp_path: Path) -> None:
     loaded = load_config(config, environ={"TOOLHOST_CACHE": str(tmp_path)}, layers=False)
     schema = loaded.servers["api"].tools["list"].input_schema
     assert schema["properties"]["status"] == {"type": "string", "enum": ["open"]}
+
+
+# FastAPI with pydantic v1 and many OpenAPI 3.0 documents wrap a $ref in allOf (its siblings
+# were ignored beside a $ref): the bounds and the default sit in the parts
+WRAPPED = {"name": "find", "inputSchema": {"type": "object", "properties": {
+    "limit": {"allOf": [{"$ref": "#/$defs/Limit"}], "description": "How many"},
+    "kind": {"allOf": [{"$ref": "#/$defs/Kind"}, {"enum": ["bug", "idea", "chore"]}]},
+    "deep": {"allOf": [{"allOf": [{"type": "integer", "maximum": 7}]}]}},
+    "$defs": {"Limit": {"type": "integer", "minimum": 1, "maximum": 100, "default": 20},
+              "Kind": {"type": "string", "enum": ["bug", "idea"]}}}}
+
+
+@pytest.mark.parametrize(("params", "said"), [
+    ({"limit": {"maximum": 1000}}, "params.limit.maximum: params may only tighten upstream "
+     "tool 'find''s schema of 'limit': maximum 1000 is looser than the upstream's 100"),
+    ({"kind": {"enum": ["bug", "chore"]}}, "enum 'chore' is not one of the upstream's values "
+     "('bug', 'idea')"),
+    ({"deep": {"maximum": 8}}, "maximum 8 is looser than the upstream's 7"),
+    ({"limit": {"type": "string"}}, "type 'string' is not the upstream's type ('integer')"),
+    ({"limit": {"maximum": 10}}, "params.limit: the default of upstream tool 'find' for "
+     "'limit' (20) does not fit the tightened schema (20 is greater than the maximum of 10)"),
+    ({"limit": {"maximum": 50, "minimum": 5}, "kind": {"enum": ["idea"]},
+      "deep": {"maximum": 3}}, ""),
+])
+def test_params_over_an_argument_in_allof_parts_only_tighten(params: dict[str, Any],
+                                                            said: str) -> None:
+    spec = UpstreamSpec(command=("x",), reshape={"find": Reshape(origin=AT, params=params)})
+    imported, problems = reshape_tools(spec, [WRAPPED], "up")
+    shown = [str(p) for p in problems]
+    if not said:
+        assert shown == [] and len(imported) == 1
+        return
+    assert len(shown) == 1 and said in shown[0], shown
+
+
+def test_params_over_an_openapi_parameter_in_allof_parts_only_tighten(tmp_path: Path) -> None:
+    from toolhost.config.loader import load_config
+    from toolhost.errors import ConfigError
+
+    doc = {"openapi": "3.0.3", "info": {"title": "t", "version": "1"},
+           "servers": [{"url": "http://127.0.0.1:1/v1"}],
+           "components": {"schemas": {"Limit": {"type": "integer", "maximum": 100,
+                                                "default": 20}}},
+           "paths": {"/items": {"get": {"operationId": "list", "parameters": [
+               {"name": "limit", "in": "query",
+                "schema": {"allOf": [{"$ref": "#/components/schemas/Limit"}]}}],
+               "responses": {"200": {"description": "ok"}}}}}}
+    (tmp_path / "api.json").write_text(json.dumps(doc))
+    config = tmp_path / "toolhost.yaml"
+    for tight, said in [("{maximum: 1000}", "servers.api.tools.list.params.limit.maximum: "
+                         "params may only tighten the document's schema of 'limit': maximum "
+                         "1000 is looser than the upstream's 100"),
+                        ("{maximum: 10}", "servers.api.tools.list.params.limit: the default "
+                         "of 'limit' (20) does not fit its schema")]:
+        config.write_text("toolhost: 1\nservers:\n  api:\n    openapi: api.json\n"
+                          f"    tools: {{list: {{params: {{limit: {tight}}}}}}}\n")
+        with pytest.raises(ConfigError) as raised:
+            load_config(config, environ={"TOOLHOST_CACHE": str(tmp_path)}, layers=False)
+        shown = [str(p) for p in raised.value.problems]
+        assert any(said in s for s in shown), shown
+    config.write_text("toolhost: 1\nservers:\n  api:\n    openapi: api.json\n"
+                      "    tools: {list: {params: {limit: {maximum: 50}}}}\n")
+    load_config(config, environ={"TOOLHOST_CACHE": str(tmp_path)}, layers=False)

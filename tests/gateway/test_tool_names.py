@@ -177,3 +177,26 @@ def test_exclude_leaves_out_every_spelling_of_a_name() -> None:
     imported, _ = reshape_tools(narrow, [{"name": n, "inputSchema": OBJ}
                                          for n in ("search", "Search")], "up")
     assert [t.name for t in imported] == ["search"]
+
+
+@pytest.mark.parametrize(("name", "key"), [
+    ("dot.ted", '"dot.ted"'),  # tools.dot.ted.name would be another key path
+    ("a\nb", '"a\\nb"'),
+    ("e\x1b[31mvil", '"e\\u001b[31mvil"'),  # an escape sequence reaches no terminal
+    ("uni\u202egnp", '"uni\\u202egnp"'),  # nor a bidi override that reorders the line
+])
+def test_the_rename_offered_for_an_unusable_name_is_a_key_a_person_can_write(
+        name: str, key: str, caplog: pytest.LogCaptureFixture) -> None:
+    listed = [{"name": name, "inputSchema": OBJ}]
+    reshape_tools(UpstreamSpec(command=("x",)), listed, "up")
+    assert f"(rename it under tools.{key}.name)" in caplog.text
+    assert all(c not in r.getMessage() for r in caplog.records for c in "\n\x1b\u202e")
+
+
+def test_a_huge_unusable_name_is_said_cut(caplog: pytest.LogCaptureFixture) -> None:
+    huge = "x." * 500_000  # a megabyte
+    reshape_tools(UpstreamSpec(command=("x",)), [{"name": huge, "inputSchema": OBJ}], "up")
+    assert "is left out" in caplog.text and len(caplog.text) < 2_000
+    missing = reshape_tools(UpstreamSpec(command=("x",), reshape={"gone": Reshape()}),
+                            [{"name": huge, "inputSchema": OBJ}], "up")[1]
+    assert len(str(missing[0])) < 2_000

@@ -213,8 +213,10 @@ class UpstreamConnection:
                 self._failures += 1
                 self._next_try = time.monotonic() + min(MAX_BACKOFF, 2.0 ** (self._failures - 1))
                 self._drop_locked()
-                raise UpstreamError(f"cannot start upstream server '{self.server}': "
-                                    f"{self._ended() or self._status(_describe(exc))}"
+                # how its process ended, or how its HTTP connection broke, say more than
+                # what the mcp client raised (Connection closed, All connection attempts...)
+                said = self._ended() or self._wire.broke or self._status(_describe(exc))
+                raise UpstreamError(f"cannot start upstream server '{self.server}': {said}"
                                     ) from None
             self._failures = 0
             self._connected_before = True
@@ -269,7 +271,8 @@ class UpstreamConnection:
         except BaseException as exc:  # reported to the caller waiting for the start
             if not ready.is_set():
                 failure.append(exc)
-            elif not self._stop.is_set() and not self._closed:  # not closed by us
+            elif not self._stop.is_set() and not self._closed and not wire.failure:
+                # not closed by us, and not said already (how it ended: the transport's)
                 said = f" (its last words: {errlog.tail()})" if errlog and errlog.tail() else ""
                 log.warning("upstream server '%s' closed the connection: %s%s", self.server,
                             cut(_describe(exc), 300), said)
@@ -395,7 +398,18 @@ class UpstreamConnection:
                     f"result: {describe_invalid(exc)}")
             log.warning("%s", said)
             return UpstreamError(said)
-        return _Broken(self._wire.failure or f"{failed}: {self._status(_describe(exc))}")
+        wire = self._wire
+        if not wire.failure and wire.origin and str(exc) == _SSE_ENDED:
+            # the mcp client's words when an answer's event stream ends: toolhost cut it
+            # (too big), or its server went away
+            refused, wire.refused = wire.refused, ""
+            return _Broken(refused or f"upstream server '{self.server}' ({wire.origin}) "
+                           "ended the event stream of its answer without answering (it may "
+                           "have crashed or restarted); the next use tries again")
+        return _Broken(wire.failure or f"{failed}: {self._status(_describe(exc))}")
+
+
+_SSE_ENDED = "SSE stream ended without a response"
 
 
 def _client(spec: UpstreamSpec, on_message: Any, errlog: StderrLog | None, wire: Wire) -> Any:
@@ -422,9 +436,13 @@ def _client(spec: UpstreamSpec, on_message: Any, errlog: StderrLog | None, wire:
     assert spec.url is not None
     # nothing compressed: inflating is where a small answer becomes a huge one; no proxy
     # variables, .netrc or redirects (as the http backend): requests go where the config says
+    from toolhost.gateway.http_broke import WatchedTransport, origin_of
+
+    wire.origin = origin_of(spec.url)
     http = httpx2.AsyncClient(headers={"Accept-Encoding": "identity", **dict(spec.headers)},
                               timeout=spec.timeout or 60.0, trust_env=False,
-                              follow_redirects=False, event_hooks=capped_http_hooks(wire))
+                              follow_redirects=False, event_hooks=capped_http_hooks(wire),
+                              transport=WatchedTransport(wire))
     return Client(sifted(_http_transport(spec.url, http, wire), wire.server),
                   message_handler=on_message, **_declared(spec))
 

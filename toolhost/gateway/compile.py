@@ -26,6 +26,7 @@ from toolhost.gateway.output_check import output_problem
 from toolhost.gateway.pins import UpstreamPins
 from toolhost.gateway.reshape import Imported, reshape_tools
 from toolhost.gateway.spec import UpstreamSpec
+from toolhost.gateway.waiting import CALL_FACTOR, notice_after, still_waiting
 from toolhost.results import ToolResult
 
 if TYPE_CHECKING:
@@ -152,7 +153,11 @@ def _compiled(item: Imported, server: ServerConfig, spec: UpstreamSpec,
         if alike:
             return {"content": [{"type": "text", "text": _alike_said(alike, item.name)}],
                     "isError": True}
-        answer = connection.call_tool(upstream_name, sent, timeout, asker)
+        with still_waiting(lambda waited: (
+                f"still waiting for upstream server '{connection.server}' to answer the call "
+                f"of {upstream_name!r} ({waited:.0f}s so far; timeout {timeout:g}s)"),
+                notice_after() * CALL_FACTOR):
+            answer = connection.call_tool(upstream_name, sent, timeout, asker)
         why = output_problem(answer, output) if output is not None else ""
         if not why:
             return answer

@@ -52,7 +52,7 @@ from toolhost.gateway.openapi_security import (
 from toolhost.gateway.reshape import default_unfit
 from toolhost.gateway.schema_root import written_in
 from toolhost.gateway.spec import Reshape, build_reshapes, globs
-from toolhost.gateway.tighten import looser
+from toolhost.gateway.tighten import looser, part_default
 from toolhost.lockfile.guard import current_guard
 
 log = logging.getLogger("toolhost.gateway")
@@ -246,9 +246,12 @@ def _server_url(doc: OpenApiDoc) -> str | None:
         return None
     url: str = first["url"]
     variables = first.get("variables")
-    for name, var in (variables.items() if isinstance(variables, Mapping) else ()):
-        if isinstance(var, Mapping) and "default" in var:
-            url = url.replace("{" + str(name) + "}", str(var["default"]))
+    values = {str(name): str(var["default"]) for name, var in
+              (variables.items() if isinstance(variables, Mapping) else ())
+              if isinstance(var, Mapping) and "default" in var}
+    # one pass: a value is never read again as a template (a default of '{b}' stays that,
+    # as OpenAPI substitutes; replaced one variable after another, it took b's value)
+    url = re.sub(r"\{([^{}]*)\}", lambda m: values.get(m.group(1), m.group()), url)
     if doc.source_url and not url.startswith(("http://", "https://")):
         url = urljoin(doc.source_url, url)
     return url
@@ -335,7 +338,7 @@ def _tool(check: Checker, path: Path, server: str, doc: OpenApiDoc, op: Operatio
         why = default_unfit(root, plan.properties.get(arg))
         if why:
             key = "defaults" if arg in defaulted else "params"
-            value = cut(repr(plan.properties[arg]["default"]), 60)
+            value = cut(repr(part_default(root, plan.properties[arg])[1]), 60)
             check.problem((*where, key, _written(reshape, key, plan, arg)),
                           f"the default of {arg!r} ({value}) does not fit its schema ({why}): "
                           "a call that leaves it out would send it",
@@ -382,7 +385,8 @@ def _lay_over(check: Checker, where: Path, key: str, op: Operation, plan: Plan,
             continue
         if key == "params" and "$ref" in plan.properties[arg]:  # a component's schema
             plan.properties[arg] = written_in({"$defs": plan.defs}, plan.properties[arg])
-        wrong = looser(plan.properties[arg], value) if key == "params" else None
+        wrong = looser(plan.properties[arg], value, {"$defs": plan.defs}) \
+            if key == "params" else None
         if wrong is not None and isinstance(value, Mapping):
             check.problem((*where, key, name, wrong[0]), f"params may only tighten the "
                           f"document's schema of {arg!r}: {wrong[0]} {wrong[1]}",

@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 import difflib
 import fnmatch
+import json
 import logging
 import re
 from collections.abc import Mapping
@@ -21,12 +22,26 @@ from toolhost.excerpt import cut
 from toolhost.gateway.bounds import MAX_TOOL_CHARS, bound_entry, too_big
 from toolhost.gateway.schema_root import inline_root_ref, strip_fixed, written_in
 from toolhost.gateway.spec import Reshape, UpstreamSpec
-from toolhost.gateway.tighten import looser
+from toolhost.gateway.tighten import looser, part_default
 
 __all__ = ["Imported", "excluded_by", "never_shown", "reshape_tools"]
 
 log = logging.getLogger("toolhost.gateway")
 _NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}\Z")  # \Z: "$" also matches before a final newline
+_PLAIN_KEY = re.compile(r"[A-Za-z0-9_-]+")  # a key written bare in a key path
+
+
+def _key(name: str) -> str:
+    """Upstream tool ``name`` as the key of ``tools.<name>.name`` in a hint: bare when it can
+    be, else quoted and escaped (a dot, a line end, an escape sequence or a bidi override an
+    upstream put in a name neither splits the path nor reaches the terminal), and cut."""
+    return name if _PLAIN_KEY.fullmatch(name) and len(name) <= 300 else \
+        cut(json.dumps(name), 300)
+
+
+def _shown(name: str) -> str:
+    """An upstream's tool name in a line: escaped (``repr``) and cut."""
+    return cut(repr(name), 300)
 
 
 @dataclass(frozen=True)
@@ -65,8 +80,8 @@ def reshape_tools(spec: UpstreamSpec, listed: list[dict[str, Any]], server: str,
             close = difflib.get_close_matches(name, list(by_name), n=1)
             problems.append(reshape.origin.problem(
                 f"upstream server '{server}' has no tool {name!r}",
-                hint=f"did you mean {close[0]!r}?" if close else
-                "its tools: " + (", ".join(sorted(by_name)[:20]) or "none")))
+                hint=f"did you mean {_shown(close[0])}?" if close else
+                "its tools: " + (", ".join(map(_shown, sorted(by_name)[:20])) or "none")))
     chosen = [n for n in by_name if any(fnmatch.fnmatchcase(n, g) for g in spec.include)
               and not excluded_by(n, spec.exclude)]
     # the config's renames take their names first: an upstream tool listed under a name a
@@ -81,8 +96,8 @@ def reshape_tools(spec: UpstreamSpec, listed: list[dict[str, Any]], server: str,
         if renamed.get(shown, name) != name:
             other = spec.reshape[renamed[shown]]
             if missing_ok:  # the upstream's list changed while serving: keep serving
-                log.warning("%s: upstream tool %r is left out: tools.%s.name gives its name "
-                            "to another tool", server, name, renamed[shown])
+                log.warning("%s: upstream tool %s is left out: tools.%s.name gives its name "
+                            "to another tool", server, _shown(name), _key(renamed[shown]))
             else:
                 problems.append(other.origin.problem(
                     f"upstream tool {renamed[shown]!r} is renamed to {shown!r}, the name of "
@@ -90,21 +105,22 @@ def reshape_tools(spec: UpstreamSpec, listed: list[dict[str, Any]], server: str,
                     hint=f"pick another name, or exclude {name!r}"))
             continue
         if not _NAME.match(shown):
-            log.warning("%s: upstream tool %r is left out: its name is not a valid tool name "
-                        "(%s)", server, name, f"rename it under tools.{name}.name" if name
-                        else "an empty name cannot be renamed")
+            log.warning("%s: upstream tool %s is left out: its name is not a valid tool name "
+                        "(%s)", server, _shown(name), f"rename it under tools.{_key(name)}.name"
+                        if name else "an empty name cannot be renamed")
             continue
         wire = f"mcp__{server}__{shown}"
         if len(wire) > MAX_WIRE_NAME:  # (a rename that long is refused at load)
-            log.warning("%s: upstream tool %r is left out: its full name %r is %d characters, "
+            log.warning("%s: upstream tool %s is left out: its full name is %d characters, "
                         "over the Claude API's %d (rename it under tools.%s.name)", server,
-                        name, wire, len(wire), MAX_WIRE_NAME, name)
+                        _shown(name), len(wire), MAX_WIRE_NAME, _key(name))
             continue
         ambiguous = name_problem(shown, server=server)
         if ambiguous and not reshape.name:
-            log.warning("%s: upstream tool %r is left out: its name %s (rename it under "
-                        "tools.%s.name)", server, name,
-                        "starts with '_'" if shown.startswith("_") else "contains '__'", name)
+            log.warning("%s: upstream tool %s is left out: its name %s (rename it under "
+                        "tools.%s.name)", server, _shown(name),
+                        "starts with '_'" if shown.startswith("_") else "contains '__'",
+                        _key(name))
             continue
         bounded = bound_entry(tool)  # what the upstream wrote for the model, cut
         size = too_big(bounded)
@@ -155,7 +171,7 @@ def _schema(raw: Any, reshape: Reshape, name: str, server: str
         if isinstance(props[key], Mapping) and "$ref" in props[key]:
             # a pydantic enum, a shared definition: what params tightens is behind the $ref
             props[key] = written_in(schema, props[key])
-        wrong = looser(props[key], tighter)
+        wrong = looser(props[key], tighter, schema)
         if wrong is not None:
             problems.append(reshape.origin.problem(
                 f"params may only tighten upstream tool {name!r}'s schema of {key!r}: "
@@ -197,7 +213,8 @@ def _unfit_defaults(schema: dict[str, Any], reshape: Reshape, name: str) -> list
         else:
             problems.append(reshape.origin.problem(
                 f"the default of upstream tool {name!r} for {key!r} "
-                f"({cut(repr(prop['default']), 60)}) does not fit the tightened schema ({why}):"
+                f"({cut(repr(part_default(schema, prop)[1]), 60)}) does not fit the "
+                f"tightened schema ({why}):"
                 f" a call that leaves {key!r} out would send it", key=f".params.{key}",
                 hint=f"set tools.{name}.defaults.{key} to a value params allow"))
     return problems
@@ -207,16 +224,18 @@ def default_unfit(root: Mapping[str, Any], prop: Any) -> str:
     """Why the ``default`` of ``prop`` (an argument's schema within the inputSchema ``root``,
     whose ``$defs`` it may name) does not fit ``prop``, in one line; "" when it does, when
     there is none, or when the schema cannot be checked here (refused at the call, with why)."""
-    if not isinstance(prop, Mapping) or "default" not in prop:
+    found, default = part_default(root, prop)  # its own, or an allOf part's, a $ref's
+    if not found or not isinstance(prop, Mapping):
         return ""
     from toolhost import regex
     from toolhost.compile.schema_safety import schema_problem
 
-    sub = {**{k: root[k] for k in ("$defs", "definitions") if k in root}, **prop}
+    sub = {**{k: root[k] for k in ("$defs", "definitions") if k in root}, **prop,
+           "default": default}
     if schema_problem(sub):
         return ""
     try:
-        error = next(regex.validator_class()(sub).iter_errors(prop["default"]), None)
+        error = next(regex.validator_class()(sub).iter_errors(default), None)
     except Exception:
         return ""
     return "" if error is None else cut(" ".join(error.message.split()), 200)

@@ -16,6 +16,7 @@ from typing import Any
 from toolhost.compile.content import PENDING, ServerContent
 from toolhost.config.model import ServerConfig
 from toolhost.gateway.compile import UpstreamTools, compile_upstream
+from toolhost.gateway.waiting import still_waiting
 
 __all__ = ["Started", "start_upstreams"]
 
@@ -59,13 +60,27 @@ def start_upstreams(servers: Sequence[ServerConfig], *,
         except BaseException as exc:  # handed to the caller, in order
             found[server.name] = exc
 
-    if len(servers) == 1:
-        one(servers[0])
-        return found
-    threads = [threading.Thread(target=one, args=(s,), name=f"toolhost-upstream-{s.name}",
-                                daemon=True) for s in servers]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    with still_waiting(lambda waited: _waiting_for(
+            [s for s in servers if s.name not in found], waited)):
+        if len(servers) == 1:
+            one(servers[0])
+            return found
+        threads = [threading.Thread(target=one, args=(s,), name=f"toolhost-upstream-{s.name}",
+                                    daemon=True) for s in servers]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
     return {s.name: found[s.name] for s in servers}
+
+
+def _waiting_for(servers: Sequence[ServerConfig], waited: float) -> str:
+    """The line a person waiting for the start of ``servers`` reads (none: "")."""
+    if not servers:
+        return ""
+    names = ", ".join(f"'{s.name}'" for s in servers[:5]) + \
+        (f" and {len(servers) - 5} more" if len(servers) > 5 else "")
+    most = max(s.upstream.connect_timeout for s in servers)
+    return (f"still waiting for upstream server{'s' if len(servers) > 1 else ''} {names} to "
+            f"start and list {'their' if len(servers) > 1 else 'its'} tools ({waited:.0f}s "
+            f"so far; each step may take up to {most:g}s: connect_timeout)")

@@ -16,7 +16,7 @@ from typing import Any
 
 from toolhost.excerpt import cut
 
-__all__ = ["looser"]
+__all__ = ["looser", "part_default", "parts"]
 
 _UPPER = ("maximum", "exclusiveMaximum", "maxLength", "maxItems", "maxProperties")
 _LOWER = ("minimum", "exclusiveMinimum", "minLength", "minItems", "minProperties")
@@ -34,11 +34,61 @@ def _types(value: Any) -> set[str] | None:
     return None
 
 
-def looser(upstream: Any, tighter: Mapping[str, Any]) -> tuple[str, str] | None:
+_MAX_PARTS = 64  # allOf parts (and the $refs they name) followed for one argument
+
+
+def parts(root: Mapping[str, Any], schema: Any) -> list[Mapping[str, Any]]:
+    """``schema`` and every schema that applies to the same value with it: its ``allOf``
+    parts and what a local ``$ref`` (``#/$defs/X``, ``#/definitions/X`` of ``root``) names,
+    followed through each other (bounded; each once). A bound, an ``enum`` or a ``default``
+    written in one of them holds as if written at the top."""
+    found: list[Mapping[str, Any]] = []
+    todo = [schema]
+    while todo and len(found) < _MAX_PARTS:
+        node = todo.pop(0)
+        if not isinstance(node, Mapping) or any(node is seen for seen in found):
+            continue
+        found.append(node)
+        ref = node.get("$ref")
+        if isinstance(ref, str):
+            todo.append(_local(root, ref))
+        more = node.get("allOf")
+        if isinstance(more, list):
+            todo += more
+    return found
+
+
+def _local(root: Mapping[str, Any], ref: str) -> Any:
+    for prefix in ("#/$defs/", "#/definitions/"):
+        if ref.startswith(prefix):
+            defs = root.get(prefix[2:-1])
+            name = ref[len(prefix):].replace("~1", "/").replace("~0", "~")
+            return defs.get(name) if isinstance(defs, Mapping) else None
+    return None
+
+
+def part_default(root: Mapping[str, Any], schema: Any) -> tuple[bool, Any]:
+    """The ``default`` that holds for ``schema``: its own, else the first one of its
+    ``allOf`` parts or a ``$ref``'d schema (``parts``), as (found, value)."""
+    for part in parts(root, schema):
+        if "default" in part:
+            return True, part["default"]
+    return False, None
+
+
+def looser(upstream: Any, tighter: Mapping[str, Any],
+           root: Mapping[str, Any] | None = None) -> tuple[str, str] | None:
     """The first key of ``tighter`` that loosens (or changes the kind of) ``upstream``'s
-    schema of the argument, as (key, why); None when every key it shares tightens or keeps."""
-    if not isinstance(upstream, Mapping):
-        return None
+    schema of the argument, or of one of its ``allOf`` parts or ``$ref``'d schemas (within
+    ``root``), as (key, why); None when every key it shares tightens or keeps."""
+    for part in parts(root or {}, upstream):
+        wrong = _looser(part, tighter)
+        if wrong is not None:
+            return wrong
+    return None
+
+
+def _looser(upstream: Mapping[str, Any], tighter: Mapping[str, Any]) -> tuple[str, str] | None:
     for key, value in tighter.items():
         if key not in upstream:
             continue

@@ -72,6 +72,9 @@ class Wire:
         self.last_words: Callable[[], str] = lambda: ""  # its last stderr lines (stdio)
         self.session_lost = False  # an HTTP upstream answered 404 to the session's id
         self.http_error = ""  # the last HTTP error status, until a failed request takes it
+        self.origin = ""  # an HTTP upstream's scheme://host:port, as its failures say it
+        self.broke = ""  # how an HTTP upstream's connection failed (http_broke), or ""
+        self.refused = ""  # why toolhost last cut an answer's body (HTTP), until taken
         self.noise = Noise(server)
         # ids of the calls, reads and prompts under way (oldest first, at most MAX_NOTED)
         self.calls: dict[int | str, None] = {}
@@ -515,27 +518,41 @@ def capped_http_hooks(wire: Wire) -> dict[str, list[Any]]:
     they see every answer, through a proxy too."""
     import httpx2
 
+    from toolhost.gateway.http_broke import note_broken
+
     class Refused(httpx2.StreamError):
         pass
 
     class Capped(httpx2.AsyncByteStream):
-        def __init__(self, inner: Any, refused: str, values: ValueCount | None) -> None:
-            self.inner, self.refused, self.values = inner, refused, values
+        def __init__(self, inner: Any, refused: str, values: ValueCount | None,
+                     post: bool) -> None:
+            self.inner, self.refused, self.values, self.post = inner, refused, values, post
 
         async def __aiter__(self) -> AsyncIterator[bytes]:
             if self.refused:
                 raise Refused(self.refused)
             seen = 0
-            async for chunk in self.inner:
+            async for chunk in self._chunks():
                 seen += len(chunk)
                 refused = wire.too_big("an answer") if seen > wire.limit else ""
                 if not refused and self.values is not None and self.values.feed(chunk):
                     refused = (f"upstream server '{wire.server}' sent an answer of more "
                                f"than {self.values.limit:,} JSON values (refused unread)")
                 if refused:  # the mcp client logs it (one line); the connection is let go
+                    if self.post:  # the mcp client says only that the stream ended
+                        wire.refused = refused
                     await self.inner.aclose()  # now (the client may never close it)
                     raise Refused(refused)
                 yield chunk
+
+        async def _chunks(self) -> AsyncIterator[bytes]:
+            try:
+                async for chunk in self.inner:
+                    yield chunk
+            except httpx2.TransportError as exc:  # it went away in the middle of an answer
+                if self.post:
+                    note_broken(wire, exc)
+                raise
 
         async def aclose(self) -> None:
             await self.inner.aclose()
@@ -556,6 +573,7 @@ def capped_http_hooks(wire: Wire) -> dict[str, list[Any]]:
         events = "text/event-stream" in response.headers.get("content-type", "").lower()
         # an event stream's size is cut per event by the mcp client; its values, here
         values = ValueCount(_values_cap(response.request), events=events)
-        response.stream = Capped(response.stream, refused, values)
+        response.stream = Capped(response.stream, refused, values,
+                                 response.request.method == "POST")
 
     return {"response": [capped]}
