@@ -437,14 +437,12 @@ def _guarded(args: argparse.Namespace, started: Callable[[], None], scenario: Sc
             return 128 + report.signal
         if args.prompt is not None and report.turn_interrupted:
             return 128 + signal.SIGINT
-        if not report.results:
+        if not report.turns:
             return 0 if args.prompt is None and not report.problems else 1
-        if args.prompt is None and not report.problems and all(
-                r.get("subtype") == "success" and not r.get("is_error")
-                for i, r in enumerate(report.results) if i not in report.interrupted_turns):
+        if args.prompt is None and not report.problems and \
+                report.failed_turns == report.failed_interrupted:
             return 0  # interactive: turns the person interrupted are not failures
-        if not report.ok and report.stderr.strip() and any(
-                r.get("subtype") != "success" for r in report.results):
+        if not report.ok and report.stderr.strip() and report.error_subtypes:
             tail = visible("\n".join(report.stderr.strip().splitlines()[-20:]), lines=True)
             print(f"toolhost: the Claude CLI's stderr:\n{tail}", file=sys.stderr)
         return 0 if report.ok else 1

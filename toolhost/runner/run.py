@@ -54,24 +54,53 @@ log = logging.getLogger("toolhost.runner")
 RELOAD_POLL = 0.05  # seconds between looks at a reload building in its thread
 
 
+KEPT_RESULTS = 16  # turn results a report keeps whole (the last ones): memory stays bounded
+
+
 @dataclass
 class RunReport:
-    """What a session ended with."""
+    """What a session ended with.
 
-    results: list[Mapping[str, Any]] = field(default_factory=list)  # one `result` per turn
+    A long interactive session has no bound on its turns: the report keeps the last
+    ``KEPT_RESULTS`` ``result`` messages whole, and counts every turn (``turns``,
+    ``failed_turns``, ...), which is all its verdict (``ok``, the exit status) needs."""
+
+    results: list[Mapping[str, Any]] = field(default_factory=list)  # the last turns' results
     problems: list[str] = field(default_factory=list)  # failed scenario checks
     stderr: str = ""
     interrupted: bool = False  # ended by a signal: Ctrl-C twice, SIGTERM or SIGHUP
     signal: int | None = None  # which one (SIGINT, SIGTERM, SIGHUP)
     turn_interrupted: bool = False  # a Ctrl-C interrupted a turn (or denied a question)
-    interrupted_turns: set[int] = field(default_factory=set)  # their indexes in ``results``
+    # the indexes in ``results`` of the turns a Ctrl-C interrupted
+    interrupted_turns: set[int] = field(default_factory=set)
+    turns: int = 0  # turns that ended, all of them (``results`` keeps the last ones)
+    failed_turns: int = 0  # of those, turns that did not end in success
+    failed_interrupted: int = 0  # of those, turns a Ctrl-C interrupted
+    error_subtypes: int = 0  # turns whose ``subtype`` is not "success" (the CLI failed)
+
+    def add(self, result: Mapping[str, Any], *, interrupted: bool = False) -> None:
+        """Count the ``result`` a turn ended with, and keep it (the oldest kept goes)."""
+        self.turns += 1
+        if not _succeeded(result):
+            self.failed_turns += 1
+            self.failed_interrupted += interrupted
+        self.error_subtypes += result.get("subtype") != "success"
+        if len(self.results) >= KEPT_RESULTS:
+            del self.results[0]
+            self.interrupted_turns = {i - 1 for i in self.interrupted_turns if i > 0}
+        if interrupted:
+            self.interrupted_turns.add(len(self.results))
+        self.results.append(result)
 
     @property
     def ok(self) -> bool:
         """Every turn ended in success and every scenario check passed."""
-        return (bool(self.results) and not self.problems and not self.interrupted
-                and all(r.get("subtype") == "success" and not r.get("is_error")
-                        for r in self.results))
+        return (self.turns > 0 and not self.problems and not self.interrupted
+                and self.failed_turns == 0)
+
+
+def _succeeded(result: Mapping[str, Any]) -> bool:
+    return result.get("subtype") == "success" and not result.get("is_error")
 
 
 async def _aiter(prompts: Iterable[str] | AsyncIterable[str]) -> AsyncIterator[str]:
@@ -304,9 +333,7 @@ async def _converse(session: CliSession, prompts: Iterable[str] | AsyncIterable[
             signals.turn_started()
             result = await session.send_prompt(prompt)
             signals.turn = False
-            if signals.interrupting:
-                report.interrupted_turns.add(len(report.results))
-            report.results.append(result)
+            report.add(result, interrupted=signals.interrupting)
         tg.cancel_scope.cancel()
 
 
