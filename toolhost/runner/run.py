@@ -36,6 +36,7 @@ from toolhost.runner.gate import RunnerGate, make_gate
 from toolhost.runner.live import LiveHost
 from toolhost.runner.managed_hooks import warnings as managed_warnings
 from toolhost.runner.offline import OFFLINE_DROP, OfflineHome
+from toolhost.runner.output_failures import OutputWatch
 from toolhost.runner.process import CliSession, open_cli
 from toolhost.runner.redact import RedactingRenderer
 from toolhost.runner.render import Renderer, TextRenderer
@@ -77,6 +78,8 @@ class RunReport:
     failed_turns: int = 0  # of those, turns that did not end in success
     failed_interrupted: int = 0  # of those, turns a Ctrl-C interrupted
     error_subtypes: int = 0  # turns whose ``subtype`` is not "success" (the CLI failed)
+    # the transcript could not all be written (a full disk; not a reader that left): why
+    output_error: str | None = None
 
     def add(self, result: Mapping[str, Any], *, interrupted: bool = False) -> None:
         """Count the ``result`` a turn ended with, and keep it (the oldest kept goes)."""
@@ -161,8 +164,9 @@ async def run_host(host: Host, prompts: Iterable[str] | AsyncIterable[str], *,
     shown = renderer or TextRenderer()
     if terminal is not None and isinstance(shown, TextRenderer):
         shown.hold_while = lambda: terminal.question  # see TextRenderer.hold_while
+    output = OutputWatch(shown)  # a transcript that could not be written is said at the end
     renderer = RedactingRenderer(
-        shown, redact, lambda: live[0].redactor() if live else host.config.redactor)
+        output, redact, lambda: live[0].redactor() if live else host.config.redactor)
     report = RunReport()
     with contextlib.ExitStack() as stack:
         stack.callback(gate.close)
@@ -181,7 +185,8 @@ async def run_host(host: Host, prompts: Iterable[str] | AsyncIterable[str], *,
                                 disallowed_tools=host.disallowed_tools(), options=options,
                                 environ=environ, extra_env=extra_env, drop_env=drop)
         for line in managed_warnings():  # hooks the CLI's own disableAllHooks cannot stop
-            print(line, file=sys.stderr, flush=True)
+            with contextlib.suppress(OSError):  # a stderr gone never stops the session
+                print(line, file=sys.stderr, flush=True)
         renderer.status(f"starting the Claude CLI ({path})")
         signals = Signals(report, terminal, gate, interrupt_grace=interrupt_grace)
         if isinstance(shown, TextRenderer):
@@ -226,6 +231,7 @@ async def run_host(host: Host, prompts: Iterable[str] | AsyncIterable[str], *,
             report.stderr = redact(opened[0].stderr)
         if model is not None:
             report.problems = [redact(p) for p in model.problems()]
+    report.output_error = output.said()  # the renderer's close (its last lines) counted too
     return report
 
 
@@ -316,8 +322,9 @@ def _reloader(host: Host, load: Reload, live: LiveHost, interval: float, since: 
         return built[0]
 
     def report(exc: BaseException) -> None:
-        print(redact(f"toolhost: reload failed; the session keeps the last good config:\n"
-                     f"{exc}"), file=sys.stderr, flush=True)
+        with contextlib.suppress(OSError):
+            print(redact(f"toolhost: reload failed; the session keeps the last good config:\n"
+                         f"{exc}"), file=sys.stderr, flush=True)
 
     return Reloader(path, load=build, on_swap=live.swap, initial=host, interval=interval,
                     on_error=report, since=since)
