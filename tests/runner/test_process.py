@@ -42,6 +42,11 @@ for line in sys.stdin:
             os.kill(os.getpid(), signal.SIGKILL)
         if mode == "exits":
             sys.exit(3)
+        if mode == "asks_dies":  # a permission request open, then gone
+            print(json.dumps({"type": "control_request", "request_id": "q", "request": {
+                "subtype": "can_use_tool", "tool_name": "mcp__s__t", "input": {}}}), flush=True)
+            time.sleep(0.5)
+            os.kill(os.getpid(), signal.SIGKILL)
         if mode == "closes":  # its output closed mid-turn, the process alive
             os.close(1)
             time.sleep(60)
@@ -183,3 +188,28 @@ def test_a_cli_that_will_not_exit_is_killed(tmp_path: Path,
     pid = int((tmp_path / "pid").read_text())
     with pytest.raises(ProcessLookupError):
         os.kill(pid, 0)
+
+
+def test_a_request_the_clis_end_cancels_is_known_as_such(tmp_path: Path) -> None:
+    # a question open when the CLI died was said "withdrawn: the Claude CLI cancelled it"
+    seen: list[bool] = []
+    holder: list[process.CliSession] = []
+
+    async def ask(name: str, tool_input: dict[str, object], request: dict[str, object]
+                  ) -> Decision:
+        seen.append(holder[0].output_ended)  # not ended while the request is open
+        try:
+            await anyio.sleep_forever()
+        finally:
+            seen.append(holder[0].output_ended)  # its cancel: the CLI is gone
+        raise AssertionError("unreachable")
+
+    async def main() -> None:
+        with anyio.fail_after(30):
+            async with open_cli(_command(tmp_path, "asks_dies"), {}, permission=ask,
+                                on_message=lambda m: None, started=holder.append) as cli:
+                await cli.send_prompt("hi")
+
+    with pytest.raises(RunnerError, match="was killed by SIGKILL before the turn ended"):
+        anyio.run(main)
+    assert seen == [False, True]

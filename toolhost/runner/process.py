@@ -85,6 +85,19 @@ class _Tail:
         return active().cut_edges(self.data.decode("utf-8", "replace"), head=self.cut)
 
 
+class _CliLines(PipeLines):
+    """The CLI's stdout, read to its end: ``ended`` once the last line was taken."""
+
+    ended = False
+
+    async def receive_line(self) -> bytes:
+        try:
+            return await super().receive_line()
+        except anyio.EndOfStream:
+            self.ended = True  # before the session cancels what was in flight
+            raise
+
+
 class CliSession:
     """A running CLI: send user turns, interrupt, read what it said."""
 
@@ -102,6 +115,13 @@ class CliSession:
         # turns sent whose ``result`` has not come: a result beyond them (a CLI that sent
         # one twice) is no answer to the next turn, which it would end before it began
         self.turns_open = 0
+        self._lines: _CliLines | None = None  # its stdout (``output_ended``)
+
+    @property
+    def output_ended(self) -> bool:
+        """The CLI's output has ended (it exited, was killed, or closed it): a request of
+        its cancelled from now on was not withdrawn, the CLI is gone."""
+        return self._lines is not None and self._lines.ended
 
     def abort(self) -> None:
         """End the session fast (toolhost got a signal): when the session is left, the calls
@@ -236,7 +256,7 @@ async def open_cli(command: CliCommand, servers: Mapping[str, McpServer], *,
         os.close(write_fd)
     watchdog.opened(process.pid, run.run_id)
     assert process.stdin and process.stderr
-    lines = await PipeLines.open(read_fd, DEFAULT_MAX_LINE_BYTES)
+    lines = await _CliLines.open(read_fd, DEFAULT_MAX_LINE_BYTES)
     stderr = _Tail()
     send_results, receive_results = anyio.create_memory_object_stream[Mapping[str, Any]](
         KEPT_RESULTS)
@@ -291,6 +311,7 @@ async def open_cli(command: CliCommand, servers: Mapping[str, McpServer], *,
             await control.run()
 
     cli = CliSession(process, control, stderr, receive_results, redact)
+    cli._lines = lines if isinstance(lines, _CliLines) else None
     holder.append(cli)
     if started is not None:
         started(cli)

@@ -189,6 +189,9 @@ async def run_host(host: Host, prompts: Iterable[str] | AsyncIterable[str], *,
                 print(line, file=sys.stderr, flush=True)
         renderer.status(f"starting the Claude CLI ({path})")
         signals = Signals(report, terminal, gate, interrupt_grace=interrupt_grace)
+        if terminal is not None:  # a question the CLI's end cancels is not "withdrawn"
+            terminal.cli_gone = lambda: signals.session is not None and \
+                signals.session.output_ended
         if isinstance(shown, TextRenderer):
             shown.interrupted = lambda: signals.interrupting
         opened: list[CliSession] = []
