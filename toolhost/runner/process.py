@@ -116,6 +116,7 @@ class CliSession:
         # one twice) is no answer to the next turn, which it would end before it began
         self.turns_open = 0
         self._lines: _CliLines | None = None  # its stdout (``output_ended``)
+        self._served = anyio.Event()  # the control session is over: nothing more will come
 
     @property
     def output_ended(self) -> bool:
@@ -135,6 +136,13 @@ class CliSession:
         self.refused = why
         self.hurry = True
         _signal_group(self.process, signal.SIGKILL)
+
+    async def wait_gone(self, when: str) -> RunnerError:
+        """Wait until the CLI's output has ended and been served to its last line (it exited,
+        was killed, or closed it); the error saying how it went ``when``."""
+        await self._served.wait()
+        await _exited(self)
+        return self.gone(when)
 
     @property
     def stderr(self) -> str:
@@ -307,8 +315,12 @@ async def open_cli(command: CliCommand, servers: Mapping[str, McpServer], *,
                              permission=permission, on_message=deliver)
 
     async def serve() -> None:
-        async with send_results:
-            await control.run()
+        try:
+            async with send_results:
+                await control.run()
+        finally:
+            if holder:
+                holder[0]._served.set()
 
     cli = CliSession(process, control, stderr, receive_results, redact)
     cli._lines = lines if isinstance(lines, _CliLines) else None

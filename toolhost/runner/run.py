@@ -336,15 +336,31 @@ def _reloader(host: Host, load: Reload, live: LiveHost, interval: float, since: 
 async def _converse(session: CliSession, prompts: Iterable[str] | AsyncIterable[str],
                     signals: Signals, tasks: list[Callable[[], Any]]) -> None:
     report = signals.report
+    gone: list[RunnerError] = []
     async with anyio.create_task_group() as tg:
         for task in tasks:  # beside the conversation: the reloader, the upstreams
             tg.start_soon(task)
+        tg.start_soon(_gone_between_turns, session, signals, tg.cancel_scope, gone)
         async for prompt in _aiter(prompts):
             signals.turn_started()
             result = await session.send_prompt(prompt)
             signals.turn = False
             report.add(result, interrupted=signals.interrupting)
         tg.cancel_scope.cancel()
+    if gone:
+        raise gone[0]
+
+
+async def _gone_between_turns(session: CliSession, signals: Signals,
+                              conversation: anyio.CancelScope,
+                              gone: list[RunnerError]) -> None:
+    """A CLI that ends while the next turn is awaited (killed at the ``> `` prompt) ends the
+    session at once, said how it went: a turn typed after that would be lost (said only
+    once it was sent). During a turn, the turn itself says it."""
+    failure = await session.wait_gone("while the next turn was awaited")
+    if not signals.turn:
+        gone.append(failure)
+        conversation.cancel()
 
 
 def _say(text: str) -> None:

@@ -295,6 +295,9 @@ class Terminal:
                            and self.cli_gone() else "the Claude CLI cancelled this call")
                     self.write(f"\n(the question was withdrawn: {why}; nothing typed for it "
                                "is sent)\n")
+                elif not question and not self.ending and self._prompt:
+                    self.write("\n")  # the turn prompt, ended under it: what is said next
+                    # (the CLI gone, see run_host) starts a line of its own
                 raise
             finally:
                 if self._bracketing:
