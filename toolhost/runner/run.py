@@ -425,20 +425,23 @@ class Signals:
     def _interrupt(self, tg: anyio.abc.TaskGroup) -> bool:
         """A Ctrl-C that interrupts (a question, a turn); False when it should end the run."""
         terminal, session = self.terminal, self.session
-        at_question = terminal is not None and terminal.question and terminal.cancel_read()
-        if at_question and terminal is not None:
-            terminal.refuse_questions = True  # the rest of this turn's questions: denied
-            _say("Ctrl-C at the question: the call is denied and the turn interrupted")
-        elif not self.turn or self.interrupting:
+        at_question = terminal is not None and terminal.question
+        if not at_question and (not self.turn or self.interrupting):
             return False
-        else:
-            _say("interrupting the turn (Ctrl-C again to quit)")
         self.report.turn_interrupted = True
         if session is not None and not self.interrupting:
             self.interrupting = True
+            # started before the question's read is cancelled: the CLI reads the interrupt
+            # before the question's deny, and does not take the deny as the turn going on
+            # (it asked the model again, within the turn the person interrupted)
             tg.start_soon(session.interrupt)
             if self.interrupt_grace is not None:
                 tg.start_soon(self._end_unless_turn_ends, self.interrupt_grace, self.turns)
+        if at_question and terminal is not None and terminal.cancel_read():
+            terminal.refuse_questions = True  # the rest of this turn's questions: denied
+            _say("Ctrl-C at the question: the call is denied and the turn interrupted")
+        else:
+            _say("interrupting the turn (Ctrl-C again to quit)")
         return True
 
     async def _end_unless_turn_ends(self, grace: float, turn: int) -> None:
