@@ -40,8 +40,22 @@ for line in sys.stdin:
         if mode == "killed":  # mid-turn, as the OOM killer would
             print("about to die", file=sys.stderr, flush=True)
             os.kill(os.getpid(), signal.SIGKILL)
-        print(json.dumps({"type": "result", "subtype": "success", "is_error": False,
-                          "result": msg["message"]["content"]}), flush=True)
+        if mode == "exits":
+            sys.exit(3)
+        if mode == "asks_dies":  # a permission request open, then gone
+            print(json.dumps({"type": "control_request", "request_id": "q", "request": {
+                "subtype": "can_use_tool", "tool_name": "mcp__s__t", "input": {}}}), flush=True)
+            time.sleep(0.5)
+            os.kill(os.getpid(), signal.SIGKILL)
+        if mode == "closes":  # its output closed mid-turn, the process alive
+            os.close(1)
+            time.sleep(60)
+        if mode == "again" and msg["message"]["content"] == "two":
+            # the first turn's result again, once the next turn was sent
+            print(json.dumps(last), flush=True)
+        last = {"type": "result", "subtype": "success", "is_error": False,
+                "result": msg["message"]["content"], "uuid": "u-" + msg["message"]["content"]}
+        print(json.dumps(last), flush=True)
         if mode == "twice":  # the turn's result again: no answer to the next turn
             print(json.dumps({"type": "result", "subtype": "success", "is_error": False,
                               "result": "again " + msg["message"]["content"]}), flush=True)
@@ -104,19 +118,39 @@ def test_a_cli_killed_mid_turn_is_said_killed_by_its_signal(tmp_path: Path) -> N
     with pytest.raises(RunnerError) as info:
         anyio.run(main)
     text = str(info.value)
-    assert "the Claude CLI exited before the turn ended (killed by SIGKILL: out of memory, " \
+    # not "exited ... (killed by SIGKILL)": a signal ended it, it did not exit
+    assert "the Claude CLI was killed by SIGKILL before the turn ended (out of memory, " \
         "or killed from outside)" in text, text
+    assert "exited" not in text
     assert "about to die" in text
     assert process._ended_how(-11) == " (killed by SIGSEGV: it crashed)"
     assert process._ended_how(-99) == " (killed by signal 99)"
     assert process._ended_how(3) == " (exit code 3)"
 
 
-@pytest.mark.parametrize("mode", ["ok", "twice"])
+@pytest.mark.parametrize(("mode", "said"), [
+    ("exits", "the Claude CLI exited before the turn ended (exit code 3)"),
+    ("closes", "the Claude CLI closed its output before the turn ended")])
+def test_a_cli_gone_mid_turn_is_said_as_it_went(tmp_path: Path, mode: str, said: str,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(process, "EXIT_GRACE", 0.5)  # "closes" lives on: stopped sooner
+    async def main() -> None:
+        async with open_cli(_command(tmp_path, mode), {}, permission=_deny,
+                            on_message=lambda m: None) as cli:
+            await cli.send_prompt("hi")
+
+    with pytest.raises(RunnerError) as info:
+        anyio.run(main)
+    text = str(info.value)
+    assert text.splitlines()[0] == said, text
+
+
+@pytest.mark.parametrize("mode", ["ok", "twice", "again"])
 def test_turns_return_their_result_and_every_message_is_seen(tmp_path: Path,
                                                             mode: str) -> None:
     # "twice": a CLI that sent a turn's result twice: the second was kept and ended the
     # next turn at once with the old answer (and every turn after it took the one before's)
+    # "again": the same, the result sent again (its uuid) once the next turn was sent
     seen: list[str] = []
 
     async def main() -> list[object]:
@@ -133,7 +167,7 @@ def test_turns_return_their_result_and_every_message_is_seen(tmp_path: Path,
             return [first["result"], second["result"]]
 
     assert anyio.run(main) == ["one", "two"]
-    assert seen == (["system", "result", "system", "result"] if mode == "ok" else
+    assert seen == (["system", "result", "system", "result"] if mode != "twice" else
                     ["system", "result", "system", "system", "result", "system"])
 
 
@@ -154,3 +188,28 @@ def test_a_cli_that_will_not_exit_is_killed(tmp_path: Path,
     pid = int((tmp_path / "pid").read_text())
     with pytest.raises(ProcessLookupError):
         os.kill(pid, 0)
+
+
+def test_a_request_the_clis_end_cancels_is_known_as_such(tmp_path: Path) -> None:
+    # a question open when the CLI died was said "withdrawn: the Claude CLI cancelled it"
+    seen: list[bool] = []
+    holder: list[process.CliSession] = []
+
+    async def ask(name: str, tool_input: dict[str, object], request: dict[str, object]
+                  ) -> Decision:
+        seen.append(holder[0].output_ended)  # not ended while the request is open
+        try:
+            await anyio.sleep_forever()
+        finally:
+            seen.append(holder[0].output_ended)  # its cancel: the CLI is gone
+        raise AssertionError("unreachable")
+
+    async def main() -> None:
+        with anyio.fail_after(30):
+            async with open_cli(_command(tmp_path, "asks_dies"), {}, permission=ask,
+                                on_message=lambda m: None, started=holder.append) as cli:
+                await cli.send_prompt("hi")
+
+    with pytest.raises(RunnerError, match="was killed by SIGKILL before the turn ended"):
+        anyio.run(main)
+    assert seen == [False, True]

@@ -309,6 +309,34 @@ def test_a_question_withdrawn_from_outside_never_answers_the_next_prompt(
     assert "ignored 2 characters typed after the question was withdrawn" in shown
 
 
+@pytest.mark.parametrize("gone", [False, True])
+def test_a_question_the_clis_end_cancels_is_not_said_withdrawn_by_it(
+        tty: tuple[int, Terminal], gone: bool) -> None:
+    # the CLI killed with a question open: "the Claude CLI cancelled this call" was said
+    master, term = tty
+    term.cli_gone = lambda: gone
+    anyio.run(withdraw_question, term)
+    shown = read_shown(master, "nothing typed for it is sent")
+    said = "the Claude CLI ended" if gone else "the Claude CLI cancelled this call"
+    assert f"(the question was withdrawn: {said}; nothing typed for it is sent)" in shown
+
+
+def test_a_turn_prompt_ended_under_it_leaves_the_cursor_on_a_new_line(
+        tty: tuple[int, Terminal]) -> None:
+    # the CLI gone at the `> ` prompt: its error was written on the prompt's line
+    master, term = tty
+
+    async def main() -> None:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(term.readline, "> ")
+            while term._scope is None:
+                await anyio.sleep(0.01)
+            tg.cancel_scope.cancel()
+
+    anyio.run(main)
+    assert read_shown(master).endswith("> \r\n")
+
+
 def test_a_question_shows_the_tag_of_the_call_it_is_about(
         tty: tuple[int, Terminal], tmp_path: Path) -> None:
     # lead's leftover (round 7): with several calls in flight, the question did not say which

@@ -9,7 +9,7 @@ import sys
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from types import FrameType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO, cast
 
 from toolhost.commands._argtypes import interval, positive_int
 
@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from toolhost.host import Host
     from toolhost.runner.inert_fds import InertDescriptors
     from toolhost.runner.render import Renderer
+    from toolhost.runner.run import RunReport
     from toolhost.runner.terminal import Terminal
     from toolhost.scripted.scenario import Scenario
 
@@ -376,16 +377,39 @@ def _raised_at(exc: BaseException, visible: Callable[[str], str]) -> str:
     return f" at {visible(tb.tb_frame.f_code.co_filename)}:{tb.tb_lineno}"
 
 
+def _exit_status(report: RunReport, *, one_prompt: bool) -> int:
+    """The exit status of a session that ended with ``report`` (docs/running.md)."""
+    from toolhost.visible import visible
+
+    if report.signal is not None:
+        return 128 + report.signal
+    if one_prompt and report.turn_interrupted:
+        return 128 + signal.SIGINT
+    if not report.turns:
+        return 0 if not one_prompt and not report.problems else 1
+    if not one_prompt and not report.problems and \
+            report.failed_turns == report.failed_interrupted:
+        return 0  # interactive: turns the person interrupted are not failures
+    if not report.ok and report.stderr.strip() and report.error_subtypes:
+        tail = visible("\n".join(report.stderr.strip().splitlines()[-20:]), lines=True)
+        print(f"toolhost: the Claude CLI's stderr:\n{tail}", file=sys.stderr)
+    return 0 if report.ok else 1
+
+
 def _guarded(args: argparse.Namespace, started: Callable[[], None], scenario: Scenario | None,
              renderer: Renderer, guard: InertDescriptors) -> int:
     import anyio
 
     from toolhost.host import load_host
     from toolhost.runner import RunOptions, run_host
+    from toolhost.runner.output_failures import QuietStream
     from toolhost.runner.terminal import Terminal, hide_stdin, restore_stdin
     from toolhost.visible import InertStream, visible
 
-    sys.stdout, sys.stderr = InertStream(sys.stdout), InertStream(sys.stderr)
+    # stderr is for notes: one that cannot be written (full, its reader gone) is dropped,
+    # and the session goes on (toolhost.runner.output_failures)
+    quiet = cast(TextIO, QuietStream(sys.stderr))
+    sys.stdout, sys.stderr = InertStream(sys.stdout), InertStream(quiet)
     renderer.status(f"loading {args.config}")
     cwd = _working_dir(args.cwd) if args.cwd else None
     loading = time.time_ns()  # --watch: an edit saved from now on is reloaded
@@ -433,20 +457,10 @@ def _guarded(args: argparse.Namespace, started: Callable[[], None], scenario: Sc
         for problem in report.problems:
             print(f"toolhost: scenario check failed: {visible(problem, lines=True)}",
                   file=sys.stderr)
-        if report.signal is not None:
-            return 128 + report.signal
-        if args.prompt is not None and report.turn_interrupted:
-            return 128 + signal.SIGINT
-        if not report.results:
-            return 0 if args.prompt is None and not report.problems else 1
-        if args.prompt is None and not report.problems and all(
-                r.get("subtype") == "success" and not r.get("is_error")
-                for i, r in enumerate(report.results) if i not in report.interrupted_turns):
-            return 0  # interactive: turns the person interrupted are not failures
-        if not report.ok and report.stderr.strip() and any(
-                r.get("subtype") != "success" for r in report.results):
-            tail = visible("\n".join(report.stderr.strip().splitlines()[-20:]), lines=True)
-            print(f"toolhost: the Claude CLI's stderr:\n{tail}", file=sys.stderr)
-        return 0 if report.ok else 1
+        code = _exit_status(report, one_prompt=args.prompt is not None)
+        if report.output_error is not None and report.signal is None:
+            print(f"toolhost: error: {report.output_error}", file=sys.stderr)
+            return code or 1  # a run whose transcript was lost did not succeed
+        return code
 
     return anyio.run(session)

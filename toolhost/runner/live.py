@@ -24,6 +24,7 @@ when the model uses its ``ListMcpResourcesTool`` (docs/running.md).
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import sys
 from collections.abc import Callable, Mapping
@@ -51,7 +52,8 @@ NOTIFY_TIMEOUT = 10.0
 
 
 def _say(text: str) -> None:
-    print(f"toolhost: {text}", file=sys.stderr, flush=True)
+    with contextlib.suppress(OSError):  # a stderr gone never stops the session
+        print(f"toolhost: {text}", file=sys.stderr, flush=True)
 
 
 class LiveHost:

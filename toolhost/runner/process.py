@@ -17,6 +17,7 @@ import logging
 import os
 import signal
 import subprocess
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager, suppress
 from typing import Any
@@ -84,6 +85,19 @@ class _Tail:
         return active().cut_edges(self.data.decode("utf-8", "replace"), head=self.cut)
 
 
+class _CliLines(PipeLines):
+    """The CLI's stdout, read to its end: ``ended`` once the last line was taken."""
+
+    ended = False
+
+    async def receive_line(self) -> bytes:
+        try:
+            return await super().receive_line()
+        except anyio.EndOfStream:
+            self.ended = True  # before the session cancels what was in flight
+            raise
+
+
 class CliSession:
     """A running CLI: send user turns, interrupt, read what it said."""
 
@@ -101,6 +115,14 @@ class CliSession:
         # turns sent whose ``result`` has not come: a result beyond them (a CLI that sent
         # one twice) is no answer to the next turn, which it would end before it began
         self.turns_open = 0
+        self._lines: _CliLines | None = None  # its stdout (``output_ended``)
+        self._served = anyio.Event()  # the control session is over: nothing more will come
+
+    @property
+    def output_ended(self) -> bool:
+        """The CLI's output has ended (it exited, was killed, or closed it): a request of
+        its cancelled from now on was not withdrawn, the CLI is gone."""
+        return self._lines is not None and self._lines.ended
 
     def abort(self) -> None:
         """End the session fast (toolhost got a signal): when the session is left, the calls
@@ -114,6 +136,13 @@ class CliSession:
         self.refused = why
         self.hurry = True
         _signal_group(self.process, signal.SIGKILL)
+
+    async def wait_gone(self, when: str) -> RunnerError:
+        """Wait until the CLI's output has ended and been served to its last line (it exited,
+        was killed, or closed it); the error saying how it went ``when``."""
+        await self._served.wait()
+        await _exited(self)
+        return self.gone(when)
 
     @property
     def stderr(self) -> str:
@@ -129,12 +158,13 @@ class CliSession:
                 "parent_tool_use_id": None, "session_id": "default"})
         except (anyio.BrokenResourceError, anyio.ClosedResourceError):
             await _exited(self)
-            raise self.failure("the Claude CLI exited before the turn was sent") from None
+            raise self.gone("before the turn was sent", alive="stopped reading its input"
+                            ) from None
         try:
             return await self._results.receive()
         except anyio.EndOfStream:
             await _exited(self)
-            raise self.failure("the Claude CLI exited before the turn ended") from None
+            raise self.gone("before the turn ended") from None
 
     async def interrupt(self) -> None:
         """Ask the CLI to stop the current turn (it cancels the tool calls it started)."""
@@ -145,10 +175,23 @@ class CliSession:
                 if not self.hurry:  # the session is ending anyway: no answer is expected
                     log.warning("interrupt: %s", exc)
 
-    def failure(self, what: str) -> RunnerError:
+    def gone(self, when: str, *, lead: str = "the Claude CLI",
+             alive: str = "closed its output") -> RunnerError:
+        """The CLI left ``when`` (``before the turn ended``), said as it went: ``exited
+        ... (exit code N)``, ``was killed by SIGKILL ...`` (not "exited": a signal ended
+        it), or ``alive`` when it has not ended (yet)."""
+        code = self.process.returncode
+        if code is None:
+            return self.failure(f"{lead} {alive} {when}", ended=False)
+        how, why = _ended(code)
+        return self.failure(f"{lead} {how} {when}{why}", ended=False)
+
+    def failure(self, what: str, *, ended: bool = True) -> RunnerError:
+        """``what`` failed (with how the CLI ended, unless ``ended`` is False: ``what`` said
+        it), the tail of the CLI's stderr and a hint when it names a known problem."""
         if self.refused is not None:
             return RunnerError(self.redact(self.refused))
-        text = what + _ended_how(self.process.returncode)
+        text = what + (_ended_how(self.process.returncode) if ended else "")
         tail = self.stderr.strip()  # secrets hidden before it is cut to its last lines
         if tail:
             # shown on a terminal: what the CLI wrote cannot act on it (``visible``)
@@ -166,14 +209,23 @@ def _ended_how(code: int | None) -> str:
         return ""
     if code >= 0:
         return f" (exit code {code})"
+    how, why = _ended(code)  # ("was killed by SIGKILL", " (out of memory, ...)")
+    return f" ({how.removeprefix('was ')}{': ' + why[2:-1] if why else ''})"
+
+
+def _ended(code: int) -> tuple[str, str]:
+    """How a process that ended with ``code`` went, as a verb and a note:
+    ``("exited", " (exit code 3)")``, ``("was killed by SIGKILL", " (out of memory, ...)")``."""
+    if code >= 0:
+        return "exited", f" (exit code {code})"
     try:
         name = signal.Signals(-code).name
     except ValueError:
-        return f" (killed by signal {-code})"
-    why = {"SIGKILL": ": out of memory, or killed from outside",
-           "SIGSEGV": ": it crashed", "SIGBUS": ": it crashed", "SIGILL": ": it crashed",
-           "SIGABRT": ": it aborted"}.get(name, "")
-    return f" (killed by {name}{why})"
+        return f"was killed by signal {-code}", ""
+    why = {"SIGKILL": "out of memory, or killed from outside",
+           "SIGSEGV": "it crashed", "SIGBUS": "it crashed", "SIGILL": "it crashed",
+           "SIGABRT": "it aborted"}.get(name)
+    return f"was killed by {name}", f" ({why})" if why else ""
 
 
 KEPT_RESULTS = 100  # turn results the CLI sent that no turn has taken yet
@@ -212,19 +264,28 @@ async def open_cli(command: CliCommand, servers: Mapping[str, McpServer], *,
         os.close(write_fd)
     watchdog.opened(process.pid, run.run_id)
     assert process.stdin and process.stderr
-    lines = await PipeLines.open(read_fd, DEFAULT_MAX_LINE_BYTES)
+    lines = await _CliLines.open(read_fd, DEFAULT_MAX_LINE_BYTES)
     stderr = _Tail()
     send_results, receive_results = anyio.create_memory_object_stream[Mapping[str, Any]](
         KEPT_RESULTS)
-    dropped = 0
+    dropped = again = 0
     holder: list[CliSession] = []  # the session, once made (``deliver`` runs after that)
+    seen: OrderedDict[str, None] = OrderedDict()  # the uuids of the last results that came
 
     async def deliver(message: dict[str, Any]) -> None:
         # Runs on the read loop: it must never wait, or control requests behind this message
         # would never be answered. A result is kept for the turn it ends; one with no turn
         # open (a CLI that sent a turn's result twice) is not shown and not kept, or it would
         # end the next turn at once with an old answer, and every turn after it one late.
-        nonlocal dropped
+        # A result sent again once the next turn is open is told by its uuid (the CLI gives
+        # each message its own): dropped the same way.
+        nonlocal dropped, again
+        if message.get("type") == "result" and _seen_before(seen, message.get("uuid")):
+            again += 1
+            if again == 1 or again % 1000 == 0:
+                log.warning("the Claude CLI sent %d turn results again (a uuid it had sent); "
+                            "they are ignored (each turn waits for its own)", again)
+            return
         if message.get("type") == "result" and holder and holder[0].turns_open <= 0:
             dropped += 1
             if dropped == 1 or dropped % 1000 == 0:
@@ -254,10 +315,15 @@ async def open_cli(command: CliCommand, servers: Mapping[str, McpServer], *,
                              permission=permission, on_message=deliver)
 
     async def serve() -> None:
-        async with send_results:
-            await control.run()
+        try:
+            async with send_results:
+                await control.run()
+        finally:
+            if holder:
+                holder[0]._served.set()
 
     cli = CliSession(process, control, stderr, receive_results, redact)
+    cli._lines = lines if isinstance(lines, _CliLines) else None
     holder.append(cli)
     if started is not None:
         started(cli)
@@ -291,6 +357,23 @@ async def open_cli(command: CliCommand, servers: Mapping[str, McpServer], *,
             lines.aclose()
 
 
+KEPT_UUIDS = 1024  # uuids of the last results, to know one sent again
+MAX_UUID = 128  # a longer "uuid" is not kept (no CLI sends one): memory stays bounded
+
+
+def _seen_before(seen: OrderedDict[str, None], uuid: object) -> bool:
+    """Whether a result with ``uuid`` came already; noted if not (a result without a short
+    string uuid is never a repeat: the turn count alone decides for it)."""
+    if type(uuid) is not str or not 0 < len(uuid) <= MAX_UUID:
+        return False
+    if uuid in seen:
+        return True
+    seen[uuid] = None
+    if len(seen) > KEPT_UUIDS:
+        seen.popitem(last=False)
+    return False
+
+
 async def _initialize(cli: CliSession, fields: dict[str, Any]) -> None:
     try:
         with anyio.fail_after(INITIALIZE_TIMEOUT):
@@ -304,8 +387,8 @@ async def _initialize(cli: CliSession, fields: dict[str, Any]) -> None:
     except (anyio.BrokenResourceError, anyio.ClosedResourceError):
         await _exited(cli)
         # (the same event as a ProtocolError above, seen first when its stdin closed first)
-        raise cli.failure("the Claude CLI failed to start: it exited before answering "
-                          "'initialize'") from None
+        raise cli.gone("before answering 'initialize'",
+                       lead="the Claude CLI failed to start: it") from None
 
 
 async def _exited(cli: CliSession) -> None:

@@ -16,6 +16,7 @@ names exactly), so a result cannot redraw the transcript above it.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import sys
@@ -211,22 +212,26 @@ class TextRenderer:
 
     def _clear_status(self) -> None:
         if self._status_open:
-            self.err.write("\r\x1b[K" if self._live else "\n")
-            self.err.flush()
-            self._status_open = False
+            self._status_open = False  # first: a stderr that fails must not stop the transcript
+            with contextlib.suppress(OSError, ValueError):
+                self.err.write("\r\x1b[K" if self._live else "\n")
+                self.err.flush()
 
     def status(self, text: str) -> None:
-        """A transient progress line (replaced by the next output on a terminal)."""
+        """A transient progress line (replaced by the next output on a terminal). One that
+        cannot be written (stderr full, or its reader gone) is dropped: a progress line is
+        never worth the session."""
         if self.hold_while is not None and self.hold_while():
             return
         self._clear_status()
         text = visible(text)
-        if self._live:
-            self.err.write(self._err_style("2", f"… {text}"))
-            self._status_open = True
-        else:
-            print(f"… {text}", file=self.err)
-        self.err.flush()
+        with contextlib.suppress(OSError, ValueError):
+            if self._live:
+                self._status_open = True
+                self.err.write(self._err_style("2", f"… {text}"))
+            else:
+                print(f"… {text}", file=self.err)
+            self.err.flush()
 
     def message(self, message: Mapping[str, Any]) -> None:
         kind = message.get("type")

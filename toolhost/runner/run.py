@@ -36,6 +36,7 @@ from toolhost.runner.gate import RunnerGate, make_gate
 from toolhost.runner.live import LiveHost
 from toolhost.runner.managed_hooks import warnings as managed_warnings
 from toolhost.runner.offline import OFFLINE_DROP, OfflineHome
+from toolhost.runner.output_failures import OutputWatch
 from toolhost.runner.process import CliSession, open_cli
 from toolhost.runner.redact import RedactingRenderer
 from toolhost.runner.render import Renderer, TextRenderer
@@ -54,24 +55,55 @@ log = logging.getLogger("toolhost.runner")
 RELOAD_POLL = 0.05  # seconds between looks at a reload building in its thread
 
 
+KEPT_RESULTS = 16  # turn results a report keeps whole (the last ones): memory stays bounded
+
+
 @dataclass
 class RunReport:
-    """What a session ended with."""
+    """What a session ended with.
 
-    results: list[Mapping[str, Any]] = field(default_factory=list)  # one `result` per turn
+    A long interactive session has no bound on its turns: the report keeps the last
+    ``KEPT_RESULTS`` ``result`` messages whole, and counts every turn (``turns``,
+    ``failed_turns``, ...), which is all its verdict (``ok``, the exit status) needs."""
+
+    results: list[Mapping[str, Any]] = field(default_factory=list)  # the last turns' results
     problems: list[str] = field(default_factory=list)  # failed scenario checks
     stderr: str = ""
     interrupted: bool = False  # ended by a signal: Ctrl-C twice, SIGTERM or SIGHUP
     signal: int | None = None  # which one (SIGINT, SIGTERM, SIGHUP)
     turn_interrupted: bool = False  # a Ctrl-C interrupted a turn (or denied a question)
-    interrupted_turns: set[int] = field(default_factory=set)  # their indexes in ``results``
+    # the indexes in ``results`` of the turns a Ctrl-C interrupted
+    interrupted_turns: set[int] = field(default_factory=set)
+    turns: int = 0  # turns that ended, all of them (``results`` keeps the last ones)
+    failed_turns: int = 0  # of those, turns that did not end in success
+    failed_interrupted: int = 0  # of those, turns a Ctrl-C interrupted
+    error_subtypes: int = 0  # turns whose ``subtype`` is not "success" (the CLI failed)
+    # the transcript could not all be written (a full disk; not a reader that left): why
+    output_error: str | None = None
+
+    def add(self, result: Mapping[str, Any], *, interrupted: bool = False) -> None:
+        """Count the ``result`` a turn ended with, and keep it (the oldest kept goes)."""
+        self.turns += 1
+        if not _succeeded(result):
+            self.failed_turns += 1
+            self.failed_interrupted += interrupted
+        self.error_subtypes += result.get("subtype") != "success"
+        if len(self.results) >= KEPT_RESULTS:
+            del self.results[0]
+            self.interrupted_turns = {i - 1 for i in self.interrupted_turns if i > 0}
+        if interrupted:
+            self.interrupted_turns.add(len(self.results))
+        self.results.append(result)
 
     @property
     def ok(self) -> bool:
         """Every turn ended in success and every scenario check passed."""
-        return (bool(self.results) and not self.problems and not self.interrupted
-                and all(r.get("subtype") == "success" and not r.get("is_error")
-                        for r in self.results))
+        return (self.turns > 0 and not self.problems and not self.interrupted
+                and self.failed_turns == 0)
+
+
+def _succeeded(result: Mapping[str, Any]) -> bool:
+    return result.get("subtype") == "success" and not result.get("is_error")
 
 
 async def _aiter(prompts: Iterable[str] | AsyncIterable[str]) -> AsyncIterator[str]:
@@ -132,8 +164,9 @@ async def run_host(host: Host, prompts: Iterable[str] | AsyncIterable[str], *,
     shown = renderer or TextRenderer()
     if terminal is not None and isinstance(shown, TextRenderer):
         shown.hold_while = lambda: terminal.question  # see TextRenderer.hold_while
+    output = OutputWatch(shown)  # a transcript that could not be written is said at the end
     renderer = RedactingRenderer(
-        shown, redact, lambda: live[0].redactor() if live else host.config.redactor)
+        output, redact, lambda: live[0].redactor() if live else host.config.redactor)
     report = RunReport()
     with contextlib.ExitStack() as stack:
         stack.callback(gate.close)
@@ -152,9 +185,13 @@ async def run_host(host: Host, prompts: Iterable[str] | AsyncIterable[str], *,
                                 disallowed_tools=host.disallowed_tools(), options=options,
                                 environ=environ, extra_env=extra_env, drop_env=drop)
         for line in managed_warnings():  # hooks the CLI's own disableAllHooks cannot stop
-            print(line, file=sys.stderr, flush=True)
+            with contextlib.suppress(OSError):  # a stderr gone never stops the session
+                print(line, file=sys.stderr, flush=True)
         renderer.status(f"starting the Claude CLI ({path})")
         signals = Signals(report, terminal, gate, interrupt_grace=interrupt_grace)
+        if terminal is not None:  # a question the CLI's end cancels is not "withdrawn"
+            terminal.cli_gone = lambda: signals.session is not None and \
+                signals.session.output_ended
         if isinstance(shown, TextRenderer):
             shown.interrupted = lambda: signals.interrupting
         opened: list[CliSession] = []
@@ -197,6 +234,7 @@ async def run_host(host: Host, prompts: Iterable[str] | AsyncIterable[str], *,
             report.stderr = redact(opened[0].stderr)
         if model is not None:
             report.problems = [redact(p) for p in model.problems()]
+    report.output_error = output.said()  # the renderer's close (its last lines) counted too
     return report
 
 
@@ -287,8 +325,9 @@ def _reloader(host: Host, load: Reload, live: LiveHost, interval: float, since: 
         return built[0]
 
     def report(exc: BaseException) -> None:
-        print(redact(f"toolhost: reload failed; the session keeps the last good config:\n"
-                     f"{exc}"), file=sys.stderr, flush=True)
+        with contextlib.suppress(OSError):
+            print(redact(f"toolhost: reload failed; the session keeps the last good config:\n"
+                         f"{exc}"), file=sys.stderr, flush=True)
 
     return Reloader(path, load=build, on_swap=live.swap, initial=host, interval=interval,
                     on_error=report, since=since)
@@ -297,17 +336,31 @@ def _reloader(host: Host, load: Reload, live: LiveHost, interval: float, since: 
 async def _converse(session: CliSession, prompts: Iterable[str] | AsyncIterable[str],
                     signals: Signals, tasks: list[Callable[[], Any]]) -> None:
     report = signals.report
+    gone: list[RunnerError] = []
     async with anyio.create_task_group() as tg:
         for task in tasks:  # beside the conversation: the reloader, the upstreams
             tg.start_soon(task)
+        tg.start_soon(_gone_between_turns, session, signals, tg.cancel_scope, gone)
         async for prompt in _aiter(prompts):
             signals.turn_started()
             result = await session.send_prompt(prompt)
             signals.turn = False
-            if signals.interrupting:
-                report.interrupted_turns.add(len(report.results))
-            report.results.append(result)
+            report.add(result, interrupted=signals.interrupting)
         tg.cancel_scope.cancel()
+    if gone:
+        raise gone[0]
+
+
+async def _gone_between_turns(session: CliSession, signals: Signals,
+                              conversation: anyio.CancelScope,
+                              gone: list[RunnerError]) -> None:
+    """A CLI that ends while the next turn is awaited (killed at the ``> `` prompt) ends the
+    session at once, said how it went: a turn typed after that would be lost (said only
+    once it was sent). During a turn, the turn itself says it."""
+    failure = await session.wait_gone("while the next turn was awaited")
+    if not signals.turn:
+        gone.append(failure)
+        conversation.cancel()
 
 
 def _say(text: str) -> None:
@@ -372,20 +425,23 @@ class Signals:
     def _interrupt(self, tg: anyio.abc.TaskGroup) -> bool:
         """A Ctrl-C that interrupts (a question, a turn); False when it should end the run."""
         terminal, session = self.terminal, self.session
-        at_question = terminal is not None and terminal.question and terminal.cancel_read()
-        if at_question and terminal is not None:
-            terminal.refuse_questions = True  # the rest of this turn's questions: denied
-            _say("Ctrl-C at the question: the call is denied and the turn interrupted")
-        elif not self.turn or self.interrupting:
+        at_question = terminal is not None and terminal.question
+        if not at_question and (not self.turn or self.interrupting):
             return False
-        else:
-            _say("interrupting the turn (Ctrl-C again to quit)")
         self.report.turn_interrupted = True
         if session is not None and not self.interrupting:
             self.interrupting = True
+            # started before the question's read is cancelled: the CLI reads the interrupt
+            # before the question's deny, and does not take the deny as the turn going on
+            # (it asked the model again, within the turn the person interrupted)
             tg.start_soon(session.interrupt)
             if self.interrupt_grace is not None:
                 tg.start_soon(self._end_unless_turn_ends, self.interrupt_grace, self.turns)
+        if at_question and terminal is not None and terminal.cancel_read():
+            terminal.refuse_questions = True  # the rest of this turn's questions: denied
+            _say("Ctrl-C at the question: the call is denied and the turn interrupted")
+        else:
+            _say("interrupting the turn (Ctrl-C again to quit)")
         return True
 
     async def _end_unless_turn_ends(self, grace: float, turn: int) -> None:

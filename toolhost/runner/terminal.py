@@ -29,6 +29,7 @@ import os
 import signal
 import sys
 import termios
+from collections.abc import Callable
 from contextvars import ContextVar
 from typing import Any
 
@@ -99,6 +100,9 @@ class Terminal:
         self.question = False  # a permission question is being read now
         self._prompt = ""  # what the read in progress showed (``reshow``)
         self.ending = False  # the session is stopping: an abandoned question is no news
+        # whether the Claude CLI is gone (``run_host`` sets it): a question cancelled then
+        # was not withdrawn by the CLI, and is not said to be
+        self.cli_gone: Callable[[], bool] | None = None
         self._withdrawn = False  # a question was cancelled from outside (see ``readline``)
         self.refuse_questions = False  # after Ctrl-C at one: the turn's other questions too
         self._with_answer = 0  # bytes of lines that came with a question's answer (a paste)
@@ -287,8 +291,13 @@ class Terminal:
                 # typed for it before the next prompt, so an answer never becomes a turn.
                 if question and not self.ending:
                     self._withdrawn = True
-                    self.write("\n(the question was withdrawn: the Claude CLI cancelled "
-                               "this call; nothing typed for it is sent)\n")
+                    why = ("the Claude CLI ended" if self.cli_gone is not None
+                           and self.cli_gone() else "the Claude CLI cancelled this call")
+                    self.write(f"\n(the question was withdrawn: {why}; nothing typed for it "
+                               "is sent)\n")
+                elif not question and not self.ending and self._prompt:
+                    self.write("\n")  # the turn prompt, ended under it: what is said next
+                    # (the CLI gone, see run_host) starts a line of its own
                 raise
             finally:
                 if self._bracketing:
