@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from toolhost.backends.base import BackendKind, BindContext, CallContext
 from toolhost.compile.content_claims import OWN_SCHEME, arrange, is_upstream
 from toolhost.compile.content_kinds import Prompt, PromptError, Resource, failure_named
-from toolhost.compile.resource_uri import normalize
+from toolhost.compile.resource_uri import normalize, variables
 from toolhost.compile.shaping import CUT_NOTE
 from toolhost.compile.tool import CompiledTool
 from toolhost.config.model import BackendSpec, ServerConfig, ToolConfig
@@ -138,7 +138,7 @@ class ServerContent:
             if prompt is None:
                 return f"unknown prompt {cut(ref, 100)!r}"
             declared = prompt.descriptor().get("arguments")
-            names = ([a.get("name") for a in declared if isinstance(a, Mapping)]
+            names: list[Any] | None = ([a.get("name") for a in declared if isinstance(a, Mapping)]
                      if isinstance(declared, list) else None)
             if names is None and getattr(prompt, "config", None) is not None:
                 names = []  # a declared prompt without arguments
@@ -150,8 +150,6 @@ class ServerContent:
                 r.descriptor()["uriTemplate"]) == wanted), None)
             if template is None:  # a static resource, or nothing: it completes to nothing
                 return None
-            from toolhost.compile.resource_uri import variables
-
             names = sorted(variables(str(template.descriptor()["uriTemplate"])))
             what = f"resource template {cut(ref, 200)!r}"
         if names is None or argument in names:
