@@ -422,3 +422,29 @@ async def test_shutdown_waits_for_the_tools_of_running_tasks_to_stop() -> None:
     await anyio.sleep(0)  # the tools started
     await server.tasks.aclose()
     assert sorted(cleaned) == ["a", "b"]
+
+
+async def test_a_caller_starting_many_tasks_drops_its_own_results_not_anothers() -> None:
+    # when the store was full, the oldest terminal tasks of anybody made room: one caller
+    # calling again and again dropped another caller's results long before their ttl
+    from toolhost.permissions.caller import Caller, as_caller
+
+    tools = Tools()
+    tools.release.set()  # every call completes at once
+    server = server_of(tools)
+    server.tasks.max_tasks = 4
+    with as_caller(Caller("patient")):
+        kept = (await result(server, "tools/call", {"name": "waits",
+                                                    "arguments": {"name": "p"}}))["taskId"]
+        assert (await settle(server, kept))["status"] == "completed"
+    with as_caller(Caller("busy")):
+        for _ in range(12):
+            done = (await result(server, "tools/call", {"name": "waits",
+                                                        "arguments": {"name": "b"}}))["taskId"]
+            await settle(server, done)
+    with as_caller(Caller("patient")):
+        got = await settle(server, kept)
+    assert got["status"] == "completed" and got["result"]["content"] == [
+        {"type": "text", "text": "done p"}]
+    # a read never drops anything: only a new task makes room
+    assert len(server.tasks) == 4

@@ -12,11 +12,11 @@ surface, which SEP-2663 removed: -32601.
 A task lives in the process that started it, in memory: under several replicas a client
 must reach the same one (an unknown id is -32602). A task is its caller's (serve's
 authenticated caller): another caller asking for it is told it is unknown. Bounded: at most
-``MAX_TASKS`` per server (the oldest terminal ones make room), ``MAX_RUNNING`` running at
-once per caller, a task is forgotten ``TTL_MS`` after it was created (a running one is
-stopped then, whether or not anybody asks the server anything), a question waits for its
-answer as long as a direct call's would, and a result is as bounded as a direct call's
-(the tool's ``max_output_chars``). Server shutdown stops every running task and waits a
+``MAX_TASKS`` per server (the oldest terminal ones make room, the new task's caller's own
+first), ``MAX_RUNNING`` running at once per caller, a task is forgotten ``TTL_MS`` after it
+was created (a running one is stopped then, whether or not anybody asks the server
+anything), a question waits for its answer as long as a direct call's would, and a result
+is as bounded as a direct call's (the tool's ``max_output_chars``). Server shutdown stops every running task and waits a
 moment for their tools to stop (``aclose``).
 """
 
@@ -191,13 +191,18 @@ class TaskStore:
     def __len__(self) -> int:
         return len(self._tasks)
 
-    def _sweep(self) -> None:
+    def _sweep(self, owner: Any = None, *, room: bool = False) -> None:
         cutoff = time.time() - self.ttl_ms / 1000
         for task_id in [t.id for t in self._tasks.values() if t.created < cutoff]:
             self._expire(task_id)
-        if len(self._tasks) >= self.max_tasks:  # the oldest terminal ones make room
-            for task_id in [t.id for t in self._tasks.values() if t.status in TERMINAL]:
-                self._forget(task_id)
+        if room and len(self._tasks) >= self.max_tasks:
+            # the oldest terminal ones make room, the new task's caller's own first: one
+            # caller starting task after task must not drop another's results before their
+            # ttl (the results it drops are its own while it has any)
+            terminal = [t for t in self._tasks.values() if t.status in TERMINAL]
+            terminal.sort(key=lambda t: t.owner != owner)  # stable: oldest first in each
+            for task in terminal:
+                self._forget(task.id)
                 if len(self._tasks) < self.max_tasks:
                     break
 
@@ -225,7 +230,7 @@ class TaskStore:
         """Start ``run`` as a task of ``owner``; the task exists (``tasks/get`` finds it)
         when this returns. ``missing`` makes the error of a call that failed having asked
         for what the client did not declare."""
-        self._sweep()
+        self._sweep(owner, room=True)
         if len(self._tasks) >= self.max_tasks:
             raise RpcError(rpc.SERVER_BUSY, f"Server busy: {self.max_tasks} tasks are running "
                            "here; cancel one or wait for one to end, then call again")
