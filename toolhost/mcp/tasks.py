@@ -16,8 +16,8 @@ authenticated caller): another caller asking for it is told it is unknown. Bound
 first), ``MAX_RUNNING`` running at once per caller, a task is forgotten ``TTL_MS`` after it
 was created (a running one is stopped then, whether or not anybody asks the server
 anything), a question waits for its answer as long as a direct call's would, and a result
-is as bounded as a direct call's (the tool's ``max_output_chars``). Server shutdown stops every running task and waits a
-moment for their tools to stop (``aclose``).
+is as bounded as a direct call's (the tool's ``max_output_chars``). Server shutdown stops
+every running task and waits a moment for their tools to stop (``aclose``).
 """
 
 from __future__ import annotations
