@@ -2,8 +2,9 @@
 
 ``resource_link`` came with 2025-06-18: a client built for 2024-11-05 or 2025-03-26 checks a
 tool's content (and a prompt's) against a union of types without it, so one link can make
-the whole answer unreadable there (an SDK of those revisions fails to validate it). Such a client gets each link
-as a text block naming it instead; every other client gets the answer as it is.
+the whole answer unreadable there (an SDK of those revisions fails to validate it). Such a
+client gets each link as a text block naming it instead; every other client gets the answer
+as it is.
 """
 
 from __future__ import annotations
