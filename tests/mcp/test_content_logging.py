@@ -143,7 +143,7 @@ def progressing(tmp_path_factory: pytest.TempPathFactory) -> McpServer:
     ("completion/complete", {"ref": {"type": "ref/resource", "uri": "l://{a}"},
                              "argument": {"name": "a", "value": "x"}}, {"progress": 3}),
 ])
-@pytest.mark.parametrize("token", ["tok-1", 7, None])
+@pytest.mark.parametrize("token", ["tok-1", 7, 2.5, None])
 def test_a_content_function_reports_progress_when_asked(
         progressing: McpServer, method: str, params: dict[str, Any],
         shown: dict[str, Any], token: Any) -> None:

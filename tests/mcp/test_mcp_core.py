@@ -194,6 +194,32 @@ async def test_broken_guard_fails_closed() -> None:
     assert called == []
 
 
+@pytest.mark.parametrize(("token", "heard"), [
+    ("tok", True), (7, True), (2.5, True), (-1, True),  # ProgressToken: string | number
+    (True, False), ([1], False), ({"a": 1}, False), (None, False)])
+async def test_progress_follows_any_progress_token_the_spec_allows(token: Any,
+                                                                   heard: bool) -> None:
+    # a number token that was not an int (2.5) was ignored: the client that sent it never
+    # heard of its call's progress
+    async def slow(arguments: Mapping[str, Any], ctx: CallContext) -> ToolResult:
+        await ctx.progress(1, 2, None)
+        return ToolResult.text("done")
+
+    sent: list[dict[str, Any]] = []
+
+    async def notify(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    server = McpServer("demo", "1", [make_tool("slow", slow, schema={})])
+    out = await call(server, req("tools/call", {"name": "slow",
+                                                "_meta": {"progressToken": token}}),
+                     notify=notify)
+    assert out["result"]["content"] == [{"type": "text", "text": "done"}]
+    assert sent == ([{"jsonrpc": "2.0", "method": "notifications/progress",
+                      "params": {"progressToken": token, "progress": 1, "total": 2}}]
+                    if heard else [])
+
+
 async def test_progress_is_sent_only_with_a_token() -> None:
     async def slow(arguments: Mapping[str, Any], ctx: CallContext) -> ToolResult:
         await ctx.progress(1, 2, "half way")

@@ -260,3 +260,29 @@ async def test_official_client_lists_and_calls(mode: str) -> None:
         assert added.structured_content == {"sum": 5}
         bad = await client.call_tool("greet", {})
         assert bad.is_error is True
+
+
+@pytest.mark.parametrize("level", ["verbose", "INFO", "", 3, None, ["info"], {"level": "info"}])
+@pytest.mark.parametrize("method", ["tools/call", "tools/list", "server/discover"])
+async def test_an_unknown_log_level_in_meta_is_invalid_params(method: str, level: Any) -> None:
+    """A 2026-07-28 request's ``_meta`` logLevel is a LoggingLevel: any other value is -32602
+    naming the key and the levels. It was ignored: the request was served and heard no log
+    line, silence the client never asked for."""
+    server = McpServer("demo", "1", [make_tool()])
+    request = modern(method, {"name": "greet", "arguments": {"name": "Bo"}})
+    request["params"]["_meta"]["io.modelcontextprotocol/logLevel"] = level
+    out = await server.handle(request)
+    assert out is not None and "error" in out, out
+    assert out["error"]["code"] == -32602
+    assert "io.modelcontextprotocol/logLevel" in out["error"]["message"]
+    assert "debug, info, notice, warning" in out["error"]["message"]
+
+
+@pytest.mark.parametrize("level", ["debug", "info", "emergency"])
+async def test_a_known_log_level_in_meta_is_served(level: str) -> None:
+    server = McpServer("demo", "1", [make_tool()])
+    request = modern("tools/call", {"name": "greet", "arguments": {"name": "Bo"}})
+    request["params"]["_meta"]["io.modelcontextprotocol/logLevel"] = level
+    out = await server.handle(request)
+    assert out is not None and out["result"]["content"] == [{"type": "text",
+                                                             "text": "Hello, Bo!"}]

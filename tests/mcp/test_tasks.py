@@ -384,3 +384,67 @@ servers:
         task_id = (await result(server, "tools/call", {"name": name, "arguments": {}}))["taskId"]
         done = await settle(server, task_id)
         assert done["status"] == "completed" and check(done["result"]), done
+
+
+async def test_a_task_past_its_ttl_is_stopped_and_forgotten_without_a_request() -> None:
+    # the ttl was swept only when a request came (tools/call, tasks/*): a server nobody asked
+    # again ran an expired task's tool, and held its result, for ever
+    tools = Tools()
+    server = server_of(tools)
+    server.tasks.ttl_ms = 0
+    created = await result(server, "tools/call", {"name": "waits", "arguments": {"name": "n"}})
+    assert created["ttlMs"] == 0
+    for _ in range(200):  # loop turns, no request: the task's own timer ends it
+        if tools.stopped and len(server.tasks) == 0:
+            break
+        await anyio.sleep(0)
+    assert tools.stopped and len(server.tasks) == 0
+
+
+async def test_shutdown_waits_for_the_tools_of_running_tasks_to_stop() -> None:
+    # close() cancelled the tasks and returned: a tool's cleanup (a command's process to end,
+    # a file to close) ran later, if at all, while the server went away
+    cleaned: list[str] = []
+
+    async def tidy(arguments: Mapping[str, Any], ctx: CallContext) -> ToolResult:
+        try:
+            await anyio.sleep_forever()
+        finally:
+            with anyio.CancelScope(shield=True):
+                for _ in range(5):  # cleanup that takes a few turns of the loop
+                    await anyio.sleep(0)
+                cleaned.append(str(arguments.get("name")))
+        return ToolResult.text("never")
+
+    server = McpServer("demo", "1", [make_tool("tidy", tidy, task_support="optional")])
+    for name in ("a", "b"):
+        await result(server, "tools/call", {"name": "tidy", "arguments": {"name": name}})
+    await anyio.sleep(0)  # the tools started
+    await server.tasks.aclose()
+    assert sorted(cleaned) == ["a", "b"]
+
+
+async def test_a_caller_starting_many_tasks_drops_its_own_results_not_anothers() -> None:
+    # when the store was full, the oldest terminal tasks of anybody made room: one caller
+    # calling again and again dropped another caller's results long before their ttl
+    from toolhost.permissions.caller import Caller, as_caller
+
+    tools = Tools()
+    tools.release.set()  # every call completes at once
+    server = server_of(tools)
+    server.tasks.max_tasks = 4
+    with as_caller(Caller("patient")):
+        kept = (await result(server, "tools/call", {"name": "waits",
+                                                    "arguments": {"name": "p"}}))["taskId"]
+        assert (await settle(server, kept))["status"] == "completed"
+    with as_caller(Caller("busy")):
+        for _ in range(12):
+            done = (await result(server, "tools/call", {"name": "waits",
+                                                        "arguments": {"name": "b"}}))["taskId"]
+            await settle(server, done)
+    with as_caller(Caller("patient")):
+        got = await settle(server, kept)
+    assert got["status"] == "completed" and got["result"]["content"] == [
+        {"type": "text", "text": "done p"}]
+    # a read never drops anything: only a new task makes room
+    assert len(server.tasks) == 4

@@ -119,7 +119,7 @@ DEFAULTS = CallContext()
     ({"progressToken": 3, "claudecode/toolUseId": "toolu_9"}, True, "toolu_9", True),
     ({"progressToken": "t"}, False, "", False),  # no one to send progress to
     ({"progressToken": True, "claudecode/toolUseId": 5}, True, "", False),
-    ({"progressToken": 1.5}, True, "", False),
+    ({"progressToken": 1.5}, True, "", True),  # ProgressToken: string | number
     ({**MODERN, "progressToken": 4}, True, "", True),
 ])
 async def test_the_context_has_the_fields_and_defaults_init_would_give(

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from toolhost.backends.base import BackendKind, BindContext, CallContext
 from toolhost.compile.content_claims import OWN_SCHEME, arrange, is_upstream
 from toolhost.compile.content_kinds import Prompt, PromptError, Resource, failure_named
-from toolhost.compile.resource_uri import normalize
+from toolhost.compile.resource_uri import normalize, variables
 from toolhost.compile.shaping import CUT_NOTE
 from toolhost.compile.tool import CompiledTool
 from toolhost.config.model import BackendSpec, ServerConfig, ToolConfig
@@ -117,6 +117,46 @@ class ServerContent:
             current = again
         return current
 
+    def _sources(self, ref_type: str, ref: str
+                 ) -> Mapping[str, tuple[str, ...] | CompiledTool]:
+        sources = self.completions.get((ref_type, ref))
+        if sources is None and ref_type == "ref/resource":  # the template spelled otherwise
+            wanted = normalize(ref)  # (TICKETS://{id}: a scheme has no case)
+            sources = next((found for (kind, template), found in self.completions.items()
+                            if kind == ref_type and normalize(template) == wanted), None)
+        return sources or {}
+
+    def completion_problem(self, ref_type: str, ref: str, argument: str) -> str | None:
+        """Why ``argument`` of the prompt or template ``ref`` cannot be completed (no such
+        prompt; the prompt or template does not name that argument), or None. A prompt whose
+        arguments are not known here (an upstream's listing without them), a static resource
+        and a template nobody declares take any name: they complete to nothing."""
+        if argument in self._sources(ref_type, ref):  # declared: known whatever lists it
+            return None
+        if ref_type == "ref/prompt":
+            prompt = self.prompts.get(ref)
+            if prompt is None:
+                return f"unknown prompt {cut(ref, 100)!r}"
+            declared = prompt.descriptor().get("arguments")
+            names: list[Any] | None = ([a.get("name") for a in declared if isinstance(a, Mapping)]
+                     if isinstance(declared, list) else None)
+            if names is None and getattr(prompt, "config", None) is not None:
+                names = []  # a declared prompt without arguments
+            what = f"prompt {cut(ref, 100)!r}"
+        else:
+            wanted = normalize(ref)
+            template = next((r for r in self.resources if r.is_template and isinstance(
+                r.descriptor().get("uriTemplate"), str) and normalize(
+                r.descriptor()["uriTemplate"]) == wanted), None)
+            if template is None:  # a static resource, or nothing: it completes to nothing
+                return None
+            names = sorted(variables(str(template.descriptor()["uriTemplate"])))
+            what = f"resource template {cut(ref, 200)!r}"
+        if names is None or argument in names:
+            return None
+        known = ", ".join(cut(str(n), 60) for n in names[:20]) or "none"
+        return f"{what} has no argument {cut(argument, 100)!r} (its arguments: {known})"
+
     async def complete(self, ref_type: str, ref: str, argument: str, value: str,
                        ctx: CallContext, context: Mapping[str, str] | None = None
                        ) -> tuple[list[str], bool]:
@@ -126,12 +166,7 @@ class ServerContent:
         the values that arrived whole are kept, and the client hears ``hasMore``).
         ``context``: the other arguments the client filled in (``context.arguments``), given
         to a completion function that has a ``context`` parameter."""
-        sources = self.completions.get((ref_type, ref))
-        if sources is None and ref_type == "ref/resource":  # the template spelled otherwise
-            wanted = normalize(ref)  # (TICKETS://{id}: a scheme has no case)
-            sources = next((found for (kind, template), found in self.completions.items()
-                            if kind == ref_type and normalize(template) == wanted), None)
-        source = (sources or {}).get(argument)
+        source = self._sources(ref_type, ref).get(argument)
         if source is None:
             return [], False
         more = False

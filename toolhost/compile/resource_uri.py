@@ -20,7 +20,8 @@ import functools
 import re
 import urllib.parse
 
-__all__ = ["decoded", "filled", "normalize", "quote_value", "remove_dot_segments", "resolved"]
+__all__ = ["decoded", "filled", "normalize", "quote_value", "remove_dot_segments", "resolved",
+           "variables"]
 
 _ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})")
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
@@ -116,3 +117,13 @@ def filled(template: str, name: str, value: str) -> str:
             return found.group(0)
         return quote_value(value, reserved=found.group(1) in ("+", "#"))
     return _EXPRESSION.sub(fill, template)
+
+
+def variables(template: str) -> set[str]:
+    """The variable names of a URI template (``{a}``, ``{+path}``, ``{?q,page}``,
+    ``{list*}``, ``{name:3}``): what a completion of it may be asked about."""
+    names = set()
+    for found in _EXPRESSION.finditer(template):
+        for spec in found.group(2).split(","):
+            names.add(spec.split(":", 1)[0].rstrip("*").strip())
+    return names

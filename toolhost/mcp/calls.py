@@ -82,7 +82,7 @@ async def send_roots(channel: Any, *args: Any, **kwargs: Any) -> Any:
     return await roots(channel, *args, **kwargs)
 
 
-def progress_sender(notify: Notify, token: str | int
+def progress_sender(notify: Notify, token: str | int | float
                      ) -> Callable[[float, float | None, str | None], Awaitable[None]]:
     async def progress(progress: float, total: float | None = None,
                        message: str | None = None) -> None:

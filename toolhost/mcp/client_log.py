@@ -18,11 +18,11 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
 from toolhost.excerpt import cut
+from toolhost.mcp.jsonrpc import LOG_LEVELS
 
 __all__ = ["LEVELS", "ClientLog", "level_value"]
 
-# MCP's syslog levels, lowest first
-LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
+LEVELS = LOG_LEVELS  # MCP's syslog levels, lowest first
 _FROM_PYTHON = {logging.DEBUG: "debug", logging.INFO: "info", logging.WARNING: "warning",
                 logging.ERROR: "error", logging.CRITICAL: "critical"}
 _TO_PYTHON = {"debug": logging.DEBUG, "info": logging.INFO, "notice": logging.INFO,

@@ -235,8 +235,9 @@ class ContentMethods:
             raise _invalid("'ref' is {type: ref/prompt, name} or {type: ref/resource, uri}")
         if not isinstance(name, str) or not isinstance(value, str):
             raise _invalid("'argument' is {name: string, value: string}")
-        if kind == "ref/prompt" and key not in self.content.prompts:
-            raise _invalid(f"unknown prompt {cut(key, 100)!r}")
+        problem = self.content.completion_problem(kind, key, name)
+        if problem is not None:  # the spec's -32602 for what names nothing to complete
+            raise _invalid(problem)
         try:
             values, cut_short = await self.content.complete(
                 kind, key, name, cut(value, 1000), ctx,

@@ -15,6 +15,7 @@ __all__ = [
     "INVALID_PARAMS",
     "INVALID_REQUEST",
     "LATEST_HANDSHAKE_VERSION",
+    "LOG_LEVELS",
     "LOG_LEVEL_META_KEY",
     "METHOD_NOT_FOUND",
     "MISSING_CLIENT_CAPABILITY",
@@ -64,15 +65,25 @@ CLIENT_INFO_META_KEY = "io.modelcontextprotocol/clientInfo"
 CLIENT_CAPABILITIES_META_KEY = "io.modelcontextprotocol/clientCapabilities"
 SERVER_INFO_META_KEY = "io.modelcontextprotocol/serverInfo"
 LOG_LEVEL_META_KEY = "io.modelcontextprotocol/logLevel"  # a 2026-07-28 request's opt-in
+# MCP's syslog levels, lowest first (LoggingLevel)
+LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 
 
 def modern_meta_problem(meta: Any) -> str | None:
     """Why a request naming a stateless revision in ``params._meta`` is malformed there
-    (that revision requires the client's capabilities, an object, on every request; the
-    answer is -32602, HTTP 400), or None."""
+    (that revision requires the client's capabilities, an object, on every request, and a
+    ``logLevel``, when given, is a LoggingLevel; the answer is -32602, HTTP 400), or None."""
     capabilities = meta.get(CLIENT_CAPABILITIES_META_KEY, None)
     if isinstance(capabilities, Mapping):
-        return None
+        if LOG_LEVEL_META_KEY not in meta:  # the request hears no log lines
+            return None
+        level = meta[LOG_LEVEL_META_KEY]
+        if isinstance(level, str) and level in LOG_LEVELS:
+            return None
+        # a level no log line has would be silence the client never asked for
+        shown = repr(level)[:60] if isinstance(level, str) else type(level).__name__
+        return (f"Invalid params: params._meta['{LOG_LEVEL_META_KEY}'] is one of "
+                f"{', '.join(LOG_LEVELS)} (not {shown})")
     if capabilities is None and CLIENT_CAPABILITIES_META_KEY not in meta:
         return (f"Invalid params: params._meta has no '{CLIENT_CAPABILITIES_META_KEY}' (a "
                 "request of this revision declares the client's capabilities, {} for none)")

@@ -25,6 +25,7 @@ from toolhost.mcp.client_log import LEVELS
 from toolhost.mcp.content import ContentMethods
 from toolhost.mcp.content_calls import ContentCalls
 from toolhost.mcp.content_guards import PromptGuard, PromptVisible, ReadGuard, ReadVisible
+from toolhost.mcp.content_links import LINKLESS_VERSIONS, without_links
 from toolhost.mcp.jsonrpc import RpcError as _RpcError
 from toolhost.mcp.tasks import TASKS_EXTENSION, TaskStore
 from toolhost.mcp.tasks_methods import TaskCalls
@@ -82,6 +83,9 @@ class McpServer(ToolCalls, ContentCalls, TaskCalls):
         self.capabilities["logging"] = {}
         # logging/setLevel per peer (connection); "info" until a client says otherwise
         self._log_levels: dict[Hashable, str] = {}
+        # peers that negotiated a revision without resource_link content (before 2025-06-18):
+        # their tools/call and prompts/get answers carry each link as a text block
+        self._linkless: dict[Hashable, None] = {}
         self._max_peers = 10_000  # peers whose settings are remembered (see max_peers)
         self._content = ContentMethods(ServerContent() if content is None else content,
                                        page_size)
@@ -142,6 +146,7 @@ class McpServer(ToolCalls, ContentCalls, TaskCalls):
     def forget_peer(self, peer: Hashable) -> None:
         """Drop what ``peer`` set for itself (its session ended or was evicted)."""
         self._log_levels.pop(peer, None)
+        self._linkless.pop(peer, None)
         self._content.subscriptions.pop(peer, None)
         self._content.subscriber_callers.pop(peer, None)
 
@@ -302,6 +307,8 @@ class McpServer(ToolCalls, ContentCalls, TaskCalls):
             return rpc.error_response(request_id, rpc.INTERNAL_ERROR,
                                       f"Internal error ({type(exc).__name__}); the server "
                                       "logged it")
+        if self._linkless and peer in self._linkless and not modern:
+            result = without_links(method, result)
         return {"jsonrpc": "2.0", "id": request_id, "result": result}
 
     def _notification(self, method: str, params: Any, peer: Hashable) -> None:
@@ -325,6 +332,12 @@ class McpServer(ToolCalls, ContentCalls, TaskCalls):
                             "Invalid params: initialize needs a string 'protocolVersion'")
         version = (requested if requested in rpc.HANDSHAKE_VERSIONS
                    else rpc.LATEST_HANDSHAKE_VERSION)
+        # (peer None: the one client of stdio)
+        self._linkless.pop(peer, None)
+        if version in LINKLESS_VERSIONS:
+            if len(self._linkless) >= self._max_peers:  # never grow without bound
+                self._linkless.pop(next(iter(self._linkless)))
+            self._linkless[peer] = None
         return self.initialize_result(version)
 
     async def _set_level(self, request_id: Any, params: Mapping[str, Any], meta: Any,

@@ -12,11 +12,12 @@ surface, which SEP-2663 removed: -32601.
 A task lives in the process that started it, in memory: under several replicas a client
 must reach the same one (an unknown id is -32602). A task is its caller's (serve's
 authenticated caller): another caller asking for it is told it is unknown. Bounded: at most
-``MAX_TASKS`` per server (the oldest terminal ones make room), ``MAX_RUNNING`` running at
-once per caller, a task is forgotten ``TTL_MS`` after it was created (a running one is
-stopped then), a question waits for its answer as long as a direct call's would, and a
-result is as bounded as a direct call's (the tool's ``max_output_chars``). Server shutdown
-stops every running task.
+``MAX_TASKS`` per server (the oldest terminal ones make room, the new task's caller's own
+first), ``MAX_RUNNING`` running at once per caller, a task is forgotten ``TTL_MS`` after it
+was created (a running one is stopped then, whether or not anybody asks the server
+anything), a question waits for its answer as long as a direct call's would, and a result
+is as bounded as a direct call's (the tool's ``max_output_chars``). Server shutdown stops
+every running task and waits a moment for their tools to stop (``aclose``).
 """
 
 from __future__ import annotations
@@ -88,9 +89,10 @@ def _iso(seconds: float) -> str:
 class Task:
     """One task: its status, and once terminal its result (``completed``) or error."""
 
-    def __init__(self, task_id: str, owner: Any) -> None:
+    def __init__(self, task_id: str, owner: Any, ttl_ms: int = TTL_MS) -> None:
         self.id = task_id
         self.owner = owner
+        self.ttl_ms = ttl_ms
         self.created = self.updated = time.time()
         self.status = "working"
         self.result: dict[str, Any] | None = None
@@ -113,7 +115,7 @@ class Task:
 
     def envelope(self) -> dict[str, Any]:
         return {"taskId": self.id, "status": self.status, "createdAt": _iso(self.created),
-                "lastUpdatedAt": _iso(self.updated), "ttlMs": TTL_MS,
+                "lastUpdatedAt": _iso(self.updated), "ttlMs": self.ttl_ms,
                 "pollIntervalMs": POLL_MS}
 
     def detailed(self) -> dict[str, Any]:
@@ -176,7 +178,12 @@ class TaskStore:
     def __init__(self, max_tasks: int = MAX_TASKS, max_running: int = MAX_RUNNING) -> None:
         self.max_tasks = max_tasks
         self.max_running = max_running
+        self.ttl_ms = TTL_MS  # how long a task is kept after it was created
         self._tasks: dict[str, Task] = {}
+        # each task's end of life, on the loop: a task past its ttl is stopped and forgotten
+        # then, not at the next request that happens to sweep (a server nobody asks again
+        # would run it, and hold its result, for ever)
+        self._expiries: dict[str, asyncio.TimerHandle] = {}
         # tasks whose tool still runs: a cancelled (terminal) one whose tool has not stopped
         # yet (it unwinds, or a thread cannot be stopped) still holds its caller's slot
         self._live: set[Task] = set()
@@ -184,15 +191,33 @@ class TaskStore:
     def __len__(self) -> int:
         return len(self._tasks)
 
-    def _sweep(self) -> None:
-        cutoff = time.time() - TTL_MS / 1000
+    def _sweep(self, owner: Any = None, *, room: bool = False) -> None:
+        cutoff = time.time() - self.ttl_ms / 1000
         for task_id in [t.id for t in self._tasks.values() if t.created < cutoff]:
-            self._drop(self._tasks.pop(task_id))
-        if len(self._tasks) >= self.max_tasks:  # the oldest terminal ones make room
-            for task_id in [t.id for t in self._tasks.values() if t.status in TERMINAL]:
-                del self._tasks[task_id]
+            self._expire(task_id)
+        if room and len(self._tasks) >= self.max_tasks:
+            # the oldest terminal ones make room, the new task's caller's own first: one
+            # caller starting task after task must not drop another's results before their
+            # ttl (the results it drops are its own while it has any)
+            terminal = [t for t in self._tasks.values() if t.status in TERMINAL]
+            terminal.sort(key=lambda t: t.owner != owner)  # stable: oldest first in each
+            for task in terminal:
+                self._forget(task.id)
                 if len(self._tasks) < self.max_tasks:
                     break
+
+    def _expire(self, task_id: str) -> None:
+        """The task's ttl is over: stopped if it still runs, and forgotten."""
+        task = self._tasks.get(task_id)
+        self._forget(task_id)
+        if task is not None:
+            self._drop(task)
+
+    def _forget(self, task_id: str) -> None:
+        self._tasks.pop(task_id, None)
+        timer = self._expiries.pop(task_id, None)
+        if timer is not None:
+            timer.cancel()
 
     @staticmethod
     def _drop(task: Task) -> None:
@@ -205,7 +230,7 @@ class TaskStore:
         """Start ``run`` as a task of ``owner``; the task exists (``tasks/get`` finds it)
         when this returns. ``missing`` makes the error of a call that failed having asked
         for what the client did not declare."""
-        self._sweep()
+        self._sweep(owner, room=True)
         if len(self._tasks) >= self.max_tasks:
             raise RpcError(rpc.SERVER_BUSY, f"Server busy: {self.max_tasks} tasks are running "
                            "here; cancel one or wait for one to end, then call again")
@@ -217,12 +242,14 @@ class TaskStore:
         import asyncio
         import secrets
 
-        task = Task(secrets.token_urlsafe(16), owner)
+        task = Task(secrets.token_urlsafe(16), owner, self.ttl_ms)
         channel = TaskChannel(task, capabilities)
         self._tasks[task.id] = task
         self._live.add(task)
-        task.runner = asyncio.get_running_loop().create_task(
-            self._drive(task, channel, run, missing), name=f"toolhost task {task.id}")
+        loop = asyncio.get_running_loop()
+        task.runner = loop.create_task(self._drive(task, channel, run, missing),
+                                       name=f"toolhost task {task.id}")
+        self._expiries[task.id] = loop.call_later(self.ttl_ms / 1000, self._expire, task.id)
         return task
 
     async def _drive(self, task: Task, channel: TaskChannel, run: Run,
@@ -259,7 +286,7 @@ class TaskStore:
             raise RpcError(rpc.INVALID_PARAMS,
                            f"Invalid params: unknown task {cut(repr(task_id), 80)} (tasks live "
                            "in the server process that started them, for "
-                           f"{TTL_MS // 1000} s)")
+                           f"{self.ttl_ms // 1000} s)")
         return task
 
     def cancel(self, owner: Any, task_id: Any) -> None:
@@ -285,6 +312,29 @@ class TaskStore:
             task._set("working")  # every question is answered: the tool runs on
 
     def close(self) -> None:
-        """Stop every running task (the server is shutting down)."""
+        """Stop every running task (the server is shutting down); ``aclose`` also waits for
+        their tools to stop."""
         for task in self._tasks.values():
             self._drop(task)
+        for timer in self._expiries.values():
+            timer.cancel()
+        self._expiries.clear()
+
+    async def aclose(self, grace: float = 5.0) -> None:
+        """``close``, then wait up to ``grace`` seconds for every task's tool to stop (its
+        ``finally`` blocks run, a command's process is ended) before the server exits: a
+        tool left to the loop's teardown may outlive what it needs (the log, the
+        subreaper). Shielded: it runs on while the server is being cancelled."""
+        self.close()
+        runners = {t.runner for t in (*self._tasks.values(), *self._live)
+                   if t.runner is not None and not t.runner.done()}
+        for runner in runners:  # a cancelled task's tool that has not stopped yet too
+            runner.cancel()
+        if not runners:
+            return
+        import asyncio
+
+        import anyio
+
+        with anyio.move_on_after(grace, shield=True):
+            await asyncio.wait(runners)

@@ -130,8 +130,8 @@ def content_context(request_id: Any, name: str, level: Any, notify: Any, modern:
         fields["log"] = CALL_LOG
     else:
         fields["_log_to_client"] = (notify, str(level), name, threading.get_ident())
-    token = meta.get("progressToken") if isinstance(meta, Mapping) else None
-    if notify is not None and isinstance(token, (str, int)) and not isinstance(token, bool):
+    token: Any = meta.get("progressToken") if isinstance(meta, Mapping) else None
+    if notify is not None and rpc.is_valid_id(token):  # ProgressToken: string | number
         fields["progress"] = progress_sender(notify, token)
     channel = round_trip if modern else current_channel()
     if channel is not None:
@@ -206,8 +206,7 @@ class ToolCalls:
             fields["_log_to_client"] = (notify, str(level), tool.name, threading.get_ident())
         if has_meta:
             token = meta.get("progressToken")
-            if notify is not None and isinstance(token, (str, int)) \
-                    and not isinstance(token, bool):
+            if notify is not None and rpc.is_valid_id(token):  # ProgressToken: string | number
                 fields["progress"] = progress_sender(notify, token)
             tool_use_id = meta.get(TOOL_USE_ID_META_KEY)
             if type(tool_use_id) is str:

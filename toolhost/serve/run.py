@@ -53,7 +53,7 @@ async def serve_stdio(served: ServedServer, *, reader: IO[bytes] | None = None,
             await server.run()
             tg.cancel_scope.cancel()
     finally:
-        served.close()
+        await served.aclose()  # (shielded: it runs while the server is being cancelled)
 
 
 async def serve_http(served: ServedServer, *, host: str, port: int, token: str | None = None,
@@ -92,4 +92,4 @@ async def serve_http(served: ServedServer, *, host: str, port: int, token: str |
             await server.serve(host, port, sockets)
             tg.cancel_scope.cancel()
     finally:
-        served.close()
+        await served.aclose()  # (shielded: it runs while the server is being cancelled)

@@ -306,6 +306,12 @@ class ServedServer:
             listener.done.set()
         self.core.tasks.close()
 
+    async def aclose(self) -> None:
+        """``close``, then wait a moment for the tools of the stopped tasks to end (their
+        cleanup runs before the server exits, not in the loop's teardown)."""
+        self.close()
+        await self.core.tasks.aclose()
+
     async def _listen(self, message: Mapping[str, Any], notify: Notify) -> dict[str, Any]:
         request_id = message["id"]
         try:
