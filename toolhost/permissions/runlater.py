@@ -19,6 +19,7 @@ import functools
 import re
 
 from toolhost import regex
+from toolhost.permissions.laterglob import GLOBBY, may_name_any, may_name_one
 from toolhost.permissions.shell import ParsedCommand, Word
 
 __all__ = ["content_lines", "quick", "run_later_content", "run_later_reason"]
@@ -34,7 +35,8 @@ _TOKENS = ("hooks", "pre-", "post-", "-msg", "-change", "-trans", "-checkout", "
 @functools.lru_cache(maxsize=256)
 def quick(command: str) -> bool:
     """Whether ``command`` may name a file a later command runs (worth parsing for)."""
-    return any(map(command.lower().__contains__, _TOKENS))
+    return any(map(command.lower().__contains__, _TOKENS)) or (
+        GLOBBY.search(command) is not None and may_name_any(command, _plain_path))
 
 
 _BODY = (
@@ -63,8 +65,14 @@ _INSIDE = (r"""(?i)(?:^|[/=:\s'"(,;<>{])(?:""" + _INSIDE_BODY
 
 
 def run_later_path(text: str) -> bool:
-    """Whether ``text`` (a word) names a file a later command runs."""
-    return regex.compile(_RUN_LATER).search(text.replace("\\", "/"))
+    """Whether ``text`` (a word) names a file a later command runs, or may expand to one
+    (a glob or braces: ``~/.bash?c``, ``~/.{bashrc,zshrc}``, round 16)."""
+    text = text.replace("\\", "/")
+    return _plain_path(text) or may_name_one(text, _plain_path)
+
+
+def _plain_path(text: str) -> bool:
+    return regex.compile(_RUN_LATER).search(text)
 
 
 def _inside(text: str) -> str | None:
