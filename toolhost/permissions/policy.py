@@ -111,11 +111,15 @@ class CompiledPolicy:
     """
 
     def __init__(self, rules: Iterable[CompiledRule], *, default: str = "ask",
-                 tool_names: Iterable[str] = (), cwd: str | None = None) -> None:
+                 tool_names: Iterable[str] = (), cwd: str | None = None,
+                 files: Iterable[str] = ()) -> None:
         by_effect = {e: [r for r in rules if r.effect == e] for e in EFFECT_ORDER}
         self.rules: tuple[CompiledRule, ...] = tuple(r for e in EFFECT_ORDER for r in by_effect[e])
         self.default = default
         self.cwd = os.path.abspath(cwd or os.getcwd())
+        # the files the policy was read from (the config's, extends included): a write to one
+        # is never allowed (round 16), as toolhost.yaml and its local and user layers
+        self.files = frozenset(os.path.realpath(f).lower() for f in files)
         self.tool_names: tuple[str, ...] = tuple(tool_names)
         self._exact: dict[str, list[int]] = {}
         self._server: dict[str, list[int]] = {}
@@ -172,7 +176,7 @@ class CompiledPolicy:
         if tool_name in SERVER_READS and (self._server or self._glob) and (
                 wide := self._server_wide(tool_input)) is not None:
             return self._server_read(wide, tool_name, tool_input)
-        if self._later_guards and tool_name in _EDIT_TOOLS:
+        if tool_name in _EDIT_TOOLS:
             held = self._written_later(tool_name, tool_input)
             if held is not None:
                 return held
@@ -244,8 +248,24 @@ class CompiledPolicy:
         """A Write/Edit of a file a later command runs (a git hook, ``.bashrc``) whose new text
         meets a deny or ask Bash rule, as ``echo TEXT > FILE`` would (``written_later``): that
         rule's decision (an ask only where no rule of the tool denies the call)."""
-        from toolhost.permissions.written_later import command_lines, later_path, new_texts
+        from toolhost.permissions.written_later import (
+            command_lines,
+            later_path,
+            new_texts,
+            own_file,
+        )
 
+        own = own_file(tool_name, tool_input, self.cwd, self.files)
+        if own is not None:  # round 16: its next session would obey what the agent wrote
+            decided = self._decide(tool_name, tool_input)
+            if decided.behavior == "deny":
+                return decided
+            return Decision("ask", f"{tool_name} writes {own!r}, a file toolhost's permissions "
+                            "are read from (the next session would obey what it says), so no "
+                            "rule and no default can allow it; a person must approve it.",
+                            answered_by="default")
+        if not self._later_guards:
+            return None
         path = later_path(tool_name, tool_input, self.cwd)
         if path is None:
             return None
@@ -410,13 +430,14 @@ def _unprovable(tool_input: Mapping[str, Any]) -> str | None:
 
 
 def compile_policy(config: PermissionsConfig, *, tool_names: Iterable[str] = (),
-                   cwd: str | None = None) -> CompiledPolicy:
+                   cwd: str | None = None, files: Iterable[str] = ()) -> CompiledPolicy:
     """Compile every rule once. Raises ConfigError listing every rule that does not parse.
 
     ``tool_names`` are the declared wire names (``mcp__server__tool``), used by
     ``disallowed_tools()`` and lint. ``cwd`` is the directory relative path rules
     (``Read(./src/**)``) and relative argument paths are resolved against (default: the
-    current directory).
+    current directory). ``files`` are the files the config was read from (``HostConfig.files``):
+    a Write/Edit of one is never allowed (asked), as of ``toolhost.yaml`` and its layers.
     """
     base = os.path.abspath(cwd or os.getcwd())
     compiled: list[CompiledRule] = []
@@ -433,4 +454,5 @@ def compile_policy(config: PermissionsConfig, *, tool_names: Iterable[str] = (),
                                 f"{config.default!r}", key_path="permissions.default"))
     if problems:
         raise ConfigError(problems)
-    return CompiledPolicy(compiled, default=config.default, tool_names=tool_names, cwd=base)
+    return CompiledPolicy(compiled, default=config.default, tool_names=tool_names, cwd=base,
+                          files=files)

@@ -22,14 +22,14 @@ from toolhost import regex
 from toolhost.permissions.laterglob import GLOBBY, may_name_any, may_name_one
 from toolhost.permissions.shell import ParsedCommand, Word
 
-__all__ = ["content_lines", "quick", "run_later_content", "run_later_reason"]
+__all__ = ["content_lines", "policy_file", "quick", "run_later_content", "run_later_reason"]
 
 # a cheap look at the raw command before parsing anything (most commands name none of these:
 # a plain substring test of each is several times cheaper than one regex alternation)
 _TOKENS = ("hooks", "pre-", "post-", "-msg", "-change", "-trans", "-checkout", "-watchman",
            "-validate", ".git", "profile", ".config/", ".cargo", "cron", "husky", "alias",
            ".zsh", ".bash", "envrc", "npmrc", "yarnrc", "kshrc", ".ssh/", "vimrc", "exrc",
-           "tmux.conf")
+           "tmux.conf", "toolhost")
 
 
 @functools.lru_cache(maxsize=256)
@@ -39,7 +39,11 @@ def quick(command: str) -> bool:
         GLOBBY.search(command) is not None and may_name_any(command, _plain_path))
 
 
+# the files a toolhost policy is read from (round 16): its config, the local layer beside it,
+# the user layer; what is written there changes what the next session allows
+_POLICY = r"toolhost(?:\.local)?\.(?:ya?ml|toml)|\.config/toolhost/config\.(?:ya?ml|toml)"
 _BODY = (
+    _POLICY + r"|"
     r"\.git/(?:.*/)?(?:hooks(?:/.*)?|config|config\.worktree)"  # hooks, aliases, core.*
     r"|\.husky/.*|\.githooks/.*|\.gitconfig|\.config/git/config"
     r"|\.config/gh/config\.yml|\.cargo/config(?:\.toml)?"  # gh and cargo aliases
@@ -69,6 +73,12 @@ def run_later_path(text: str) -> bool:
     (a glob or braces: ``~/.bash?c``, ``~/.{bashrc,zshrc}``, round 16)."""
     text = text.replace("\\", "/")
     return _plain_path(text) or may_name_one(text, _plain_path)
+
+
+def policy_file(text: str) -> bool:
+    """Whether ``text`` (a word or path) names a file a toolhost policy is read from
+    (``toolhost.yaml``, ``toolhost.local.yaml``, ``~/.config/toolhost/config.yaml``)."""
+    return regex.compile(rf"(?i)(?:^|[/=:])(?:{_POLICY})$").search(text.replace("\\", "/"))
 
 
 def _plain_path(text: str) -> bool:
@@ -113,7 +123,7 @@ _READERS = frozenset({
     "dirname", "du", "nl", "od", "hexdump", "strings", "md5sum", "sha1sum", "sha256sum",
     "sha512sum", "b2sum", "cksum", "jq", "cut", "column", "which", "type", "source", ".",
     "chmod", "chown", "touch", "rm", "rmdir", "mkdir", "shellcheck", "pre-commit", "cd",
-    "pushd", "lsattr", "getfacl", "xdg-open", "open"})
+    "pushd", "lsattr", "getfacl", "xdg-open", "open", "toolhost"})
 # git subcommands that write no working file (``git checkout X -- .bashrc`` writes one)
 _GIT_READS = frozenset({
     "status", "log", "diff", "show", "blame", "ls-files", "grep", "add", "rm", "commit",
@@ -223,7 +233,7 @@ def run_later_reason(parsed: ParsedCommand, command: str = "") -> str | None:
     docs = _documents(parsed)
     for words, targets, doc in parsed.writes:
         for target in targets:
-            if run_later_path(target) and not _seen(words, doc):
+            if run_later_path(target) and (not _seen(words, doc) or policy_file(target)):
                 return _reason(target)
     everything = parsed.words + parsed.nested_words
     for k, words in enumerate(everything):
@@ -231,7 +241,7 @@ def run_later_reason(parsed: ParsedCommand, command: str = "") -> str | None:
             continue
         named = _names_one(words)
         if named is not None and _writer(words):
-            if not (words[0].value in ("tee", "gh", "glab") and (
+            if policy_file(named) or not (words[0].value in ("tee", "gh", "glab") and (
                     _seen(words, docs.get(id(words), False))
                     or _piped_seen(parsed, everything, k, docs))):
                 return _reason(named)
@@ -284,6 +294,9 @@ def run_later_content(parsed: ParsedCommand) -> bool:
 
 
 def _reason(target: str) -> str:
+    if policy_file(target):
+        return (f"it writes {target!r}, a file toolhost's permissions are read from (the next "
+                "session would obey what it says)")
     return (f"it writes {target!r}, which a later command runs (a git hook or config, a shell "
             "startup file, an alias file, a cron file), with content the rules cannot see")
 

@@ -17,9 +17,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from toolhost.permissions.paths import normalize_path, spellings
-from toolhost.permissions.runlater import LONG_CONTENT, LONG_LINE, run_later_path
+from toolhost.permissions.runlater import LONG_CONTENT, LONG_LINE, policy_file, run_later_path
 
-__all__ = ["UNJUDGED", "command_lines", "later_path", "new_texts"]
+__all__ = ["UNJUDGED", "command_lines", "later_path", "new_texts", "own_file"]
 
 UNJUDGED = object()  # text too long (or odd) to judge: every deny and ask Bash rule meets it
 
@@ -36,6 +36,22 @@ def later_path(tool_name: str, tool_input: Mapping[str, Any], cwd: str) -> str |
             return raw
         path = normalize_path(text, cwd)
         if path is not None and run_later_path(path):
+            return raw
+    return None
+
+
+def own_file(tool_name: str, tool_input: Mapping[str, Any], cwd: str,
+             files: frozenset[str]) -> str | None:
+    """The file of the policy itself the call writes (``toolhost.yaml``, its local layer
+    ``toolhost.local.yaml``, the user layer, or any file in ``files``: the loaded config's,
+    extends included, absolute and in lower case), in any spelling, else None."""
+    raw = tool_input.get("notebook_path" if tool_name == "NotebookEdit" else "file_path")
+    if not isinstance(raw, str):
+        return None
+    for text in (raw, *spellings(raw)):
+        path = normalize_path(text, cwd)
+        if policy_file(text) or (path is not None and (
+                policy_file(path) or path.lower() in files)):
             return raw
     return None
 
