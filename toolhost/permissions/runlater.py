@@ -19,6 +19,7 @@ import functools
 import re
 
 from toolhost import regex
+from toolhost.permissions.laterdirs import lands_on_one
 from toolhost.permissions.laterglob import GLOBBY, may_name_any, may_name_one
 from toolhost.permissions.shell import ParsedCommand, Word
 
@@ -29,7 +30,8 @@ __all__ = ["content_lines", "policy_file", "quick", "run_later_content", "run_la
 _TOKENS = ("hooks", "pre-", "post-", "-msg", "-change", "-trans", "-checkout", "-watchman",
            "-validate", ".git", "profile", ".config/", ".cargo", "cron", "husky", "alias",
            ".zsh", ".bash", "envrc", "npmrc", "yarnrc", "kshrc", ".ssh/", "vimrc", "exrc",
-           "tmux.conf", "toolhost")
+           "tmux.conf", "toolhost", "~", "$home", "${home}", "/root", "/home/", "/users/",
+           "/etc")
 
 
 @functools.lru_cache(maxsize=256)
@@ -239,6 +241,9 @@ def run_later_reason(parsed: ParsedCommand, command: str = "") -> str | None:
     for k, words in enumerate(everything):
         if not words:
             continue
+        made = lands_on_one([w.value for w in words[_past_wrappers(words):]], _plain_path)
+        if made is not None:  # `cp -r hooks .git/`, `cp -r dot/. ~` (round 16: laterdirs)
+            return _reason(made)
         named = _names_one(words)
         if named is not None and _writer(words):
             if policy_file(named) or not (words[0].value in ("tee", "gh", "glab") and (
