@@ -40,7 +40,9 @@ _NAMED = (
     ".husky/_/h", ".config/git/config", ".config/gh/config.yml", ".cargo/config",
     ".cargo/config.toml", ".ssh/config", ".ssh/rc", ".config/fish/config.fish",
     "etc/profile", "etc/profile.d/x.sh", "etc/bash.bashrc", "etc/zsh/zshrc", "etc/crontab",
-    "etc/cron.d/x", "etc/cron.daily/x", "var/spool/cron/x")
+    "etc/cron.d/x", "etc/cron.daily/x", "var/spool/cron/x", ".claude/settings.json",
+    ".claude/settings.local.json", ".pre-commit-config.yaml", ".local/bin/x",
+    ".config/autostart/x", "toolhost.yaml", "toolhost.local.yaml", ".config/toolhost/config.yaml")
 
 
 # the names above (and a bare hook name) by their number of segments, in lower case

@@ -30,8 +30,8 @@ __all__ = ["content_lines", "policy_file", "quick", "run_later_content", "run_la
 _TOKENS = ("hooks", "pre-", "post-", "-msg", "-change", "-trans", "-checkout", "-watchman",
            "-validate", ".git", "profile", ".config/", ".cargo", "cron", "husky", "alias",
            ".zsh", ".bash", "envrc", "npmrc", "yarnrc", "kshrc", ".ssh/", "vimrc", "exrc",
-           "tmux.conf", "toolhost", "~", "$home", "${home}", "/root", "/home/", "/users/",
-           "/etc")
+           "tmux.conf", "toolhost", ".claude", ".local/bin", "systemd", "autostart", "~",
+           "$home", "${home}", "/root", "/home/", "/users/", "/etc")
 
 
 @functools.lru_cache(maxsize=256)
@@ -54,6 +54,11 @@ _BODY = (
     r"|\.ssh/(?:config|rc)|\.config/fish/.*|_vimrc"  # ssh's ProxyCommand, fish's config
     r"|etc/(?:profile(?:\.d/.*)?|bash\.bashrc|zsh/.*|cron[^/]*(?:/.*)?|crontab)"
     r"|var/spool/cron/.*"
+    # round 16: the CLI's own hooks (Claude Code runs a settings file's `hooks` commands on
+    # its next tool use), pre-commit's local hooks, a program on PATH before the real one
+    # (`~/.local/bin/git`), a user unit or autostart entry run at the next login
+    r"|\.claude/settings(?:\.local)?\.json|\.pre-commit-config\.ya?ml|\.local/bin/.*"
+    r"|\.config/(?:systemd/user|autostart)/.*"
     # a git hook by its name, wherever it is (`git config core.hooksPath DIR` points at DIR)
     r"|(?:pre|post)-(?:commit|checkout|merge|merge-commit|rewrite|push|receive|rebase"
     r"|applypatch|auto-gc|index-change)|commit-msg|prepare-commit-msg|applypatch-msg"
