@@ -122,7 +122,8 @@ def _load(path: str | Path, *, kinds: Mapping[str, Any] | None,
         tool_names = [t.wire_name for tools in compiled.servers.values() for t in tools]
         base = cwd if cwd is not None else config.run.cwd
         policy = compile_policy(config.permissions, tool_names=tool_names,
-                                cwd=os.path.abspath(base) if base is not None else None)
+                                cwd=os.path.abspath(base) if base is not None else None,
+                                files=config.files)
     except BaseException:
         import contextlib
 

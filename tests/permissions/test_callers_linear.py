@@ -52,7 +52,12 @@ ALPHABET = st.sampled_from(list("ab*?.-_:@ [](){}|\\^$+\n\t\x00\x7fé\u200bß�
 @given(globs=st.lists(st.text(ALPHABET, min_size=1, max_size=8), min_size=1, max_size=4),
        text=st.text(ALPHABET, max_size=12))
 def test_globs_mean_what_they_meant(globs: list[str], text: str) -> None:
-    match = parse_callers({"subjects": globs})
+    try:
+        match = parse_callers({"subjects": globs})
+    except ValueError as exc:  # round 16: blanks around a value, a control character
+        assert "names nobody" in str(exc)
+        assert any(g != g.strip() or any(not c.isprintable() for c in g) for g in globs)
+        return
     expected = any(g == text or _reference(g, text) for g in globs)
     assert match.admits(Caller(text)) is expected
 

@@ -153,7 +153,7 @@ def _load(args: argparse.Namespace, cwd: str | None = None) -> tuple[HostConfig,
 
     config = load_config(args.config, layers=not args.no_layers)
     policy = compile_policy(config.permissions, tool_names=declared_tool_names(config),
-                            cwd=cwd or config.run.cwd)
+                            cwd=cwd or config.run.cwd, files=config.files)
     return config, policy
 
 
@@ -380,7 +380,7 @@ def _test(args: argparse.Namespace) -> int:
         try:
             config = load_config(config_path, layers=not args.no_layers)
             policy = compile_policy(config.permissions, tool_names=declared_tool_names(config),
-                                    cwd=cases.cwd or config.run.cwd)
+                                    cwd=cases.cwd or config.run.cwd, files=config.files)
         except ConfigError as exc:
             for problem in exc.problems:
                 print(str(problem), file=sys.stderr)

@@ -126,6 +126,17 @@ class _Review:
             self.error(at(".message"), rule, "'message' on an allow rule without 'rewrite' is "
                        "never shown (a message is shown when a call is denied)",
                        "move it to the deny or ask rule it explains", "warning")
+        if rule.effect == "allow" and isinstance(rule.when, Mapping) and (
+                rule.tool.strip() == "WebFetch"):
+            spec = rule.when.get("url")
+            glob = spec.get("glob") if isinstance(spec, Mapping) else None
+            if isinstance(glob, str) and _wild_host(glob):
+                self.error(at(".when.url"), rule, f"the glob {cut(glob, 80)!r} has a wildcard "
+                           "in the host, where '*' matches '/', '@', '#' and '?' too, so it "
+                           "allows other hosts ('https://*.example.com/*' allows "
+                           "'https://evil.net/.example.com/x')", "write "
+                           "WebFetch(domain:*.example.com), or use host, which compares "
+                           "canonical hosts", "warning")
         if rule.effect == "allow" or not isinstance(rule.when, Mapping):
             return
         for key, spec in rule.when.items():
@@ -292,6 +303,14 @@ def _as_written(tool: str, key: str) -> tuple[str, str] | None:
                 "escape it", "write WebFetch(domain:example.com), or use host, which compares "
                 "canonical hosts")
     return None
+
+
+def _wild_host(glob: str) -> bool:
+    """Whether a URL glob has a wildcard before its host ends (round 16): ``*`` there may
+    cross into the path, the userinfo or the fragment and name another host."""
+    rest = glob.split("://", 1)[1] if "://" in glob else glob
+    host, slash, _ = rest.partition("/")
+    return any(c in host for c in "*?[") or (not slash and "*" in rest)
 
 
 def _path_tool(tool: str) -> bool:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import unicodedata
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -126,6 +127,19 @@ class CallerMatch:
         """Whether the caller of the request being handled is admitted (see :meth:`admits`)."""
         return self.admits(_CURRENT.get(), strict=strict)
 
+    def covers(self, other: CallerMatch) -> bool:
+        """Whether every caller ``other`` admits, this admits too, kind by kind (a value of
+        ``other`` listed here, or matched by a glob here; a glob of ``other`` only by the same
+        glob): for ``validate``'s shadowed rules (round 16)."""
+        for kind in CALLER_KEYS:
+            mine = getattr(self, kind)
+            for value in getattr(other, kind):
+                if value in mine:
+                    continue
+                if "*" in value or "?" in value or not self._compiled[kind].any_of((value,)):
+                    return False
+        return True
+
     def describe(self) -> str:
         parts = [f"{k} {sorted(v)}" for k, v in
                  (("subjects", self.subjects), ("groups", self.groups), ("scopes", self.scopes))
@@ -148,12 +162,23 @@ def parse_callers(value: Any) -> CallerMatch:
             items = [items]
         if not isinstance(items, list) or not all(isinstance(i, str) and i for i in items):
             raise ValueError(f"callers.{key} must be a list of non-empty strings")
+        for item in items:  # round 16: a claim never holds these, so the value names nobody
+            if item != item.strip():
+                raise ValueError(f"callers.{key}: {item!r} has blanks around it, which no "
+                                 f"token's claim holds, so it names nobody (write "
+                                 f"{item.strip()!r})")
+            odd = next((c for c in item if unicodedata.category(c) in _ODD), None)
+            if odd is not None:
+                raise ValueError(f"callers.{key}: {item!r} holds the control or format "
+                                 f"character {odd!r}, which no token's claim holds, so it "
+                                 "names nobody")
         found[key] = frozenset(items)
     if not any(found.values()):
         raise ValueError("callers names nobody: list subjects, groups or scopes")
     return CallerMatch(found["subjects"], found["groups"], found["scopes"])
 
 
+_ODD = frozenset({"Cc", "Cf", "Zl", "Zp", "Cs", "Co", "Cn"})  # control, format, unassigned
 _CURRENT: contextvars.ContextVar[Caller | None] = contextvars.ContextVar(
     "toolhost_caller", default=None)
 

@@ -294,6 +294,31 @@ class Condition:
         return True
 
 
+_PATH_KEYS = frozenset({"file_path", "path", "notebook_path"})
+
+
+def _as_written(key: str, op: str, test: Test) -> Test:
+    """A ``glob`` or ``regex`` on a path argument tests the text as written, where a ``..``
+    leads elsewhere (``glob: /work/src/*`` met ``/work/src/../../etc/passwd``) and a
+    ``\\``, a leading ``~`` or a ``$`` may be read as another path: when the value and its
+    folded form (``..`` resolved) disagree, or it holds one of those, it cannot be judged
+    (round 16), so an allow rule does not match it and a deny or ask rule does (fail closed).
+    ``path_under`` and ``path_glob`` compare normalised paths (symlinks resolved too)."""
+    if key not in _PATH_KEYS or op not in ("glob", "regex"):
+        return test
+
+    def guarded(v: Any) -> bool | None:
+        answer = test(v)
+        if not isinstance(v, str) or answer is None:
+            return answer
+        if "\\" in v or "$" in v or v.startswith("~"):
+            return None
+        if ".." in v.split("/") and test(os.path.normpath(v)) != answer:
+            return None
+        return answer
+    return guarded
+
+
 def index_key(value: Any) -> tuple[str, Any] | None:
     """A hashable key equal for exactly the JSON-equal scalars (``1`` and ``1.0``, not ``true``);
     None for values that are not indexable scalars."""
@@ -317,8 +342,8 @@ def compile_when(when: Mapping[str, Any], *, cwd: str, rule_dir: str) -> list[Co
             if isinstance(spec, Mapping):  # operators (equality with an object: {equals: ...})
                 if not spec:
                     raise ValueError("empty condition (to compare with {} use {equals: {}})")
-                tests = tuple(_operator(str(op), arg, cwd=cwd, rule_dir=rule_dir)
-                              for op, arg in spec.items())
+                tests = tuple(_as_written(str(key), str(op), _operator(
+                    str(op), arg, cwd=cwd, rule_dir=rule_dir)) for op, arg in spec.items())
             else:
                 tests = (_operator("equals", spec, cwd=cwd, rule_dir=rule_dir),)
         except ValueError as exc:

@@ -136,7 +136,7 @@ class PermissionGate:
 
         if policy is None:
             policy = compile_policy(perms, tool_names=declared_tool_names(config),
-                                    cwd=config.run.cwd)
+                                    cwd=config.run.cwd, files=config.files)
         if asker is not None:
             pass
         elif assume_yes or perms.ask_mode == "allow":

@@ -275,10 +275,18 @@ def hidden_conditional_rules(rules: list[CompiledRule] | tuple[CompiledRule, ...
             if budget <= 0:
                 return
             if (_ORDER[prior.effect] < _ORDER[rule.effect] and p_expr in (None, expr)
-                    and p_callers in (None, callers) and p_content in (None, content)
+                    and (p_callers in (None, callers) or _callers_within(rule, prior))
+                    and p_content in (None, content)
                     and p_when.items() <= when.items() and covers_names(prior, rule)
                     and not _anchored_apart(prior, rule)):
                 yield rule, prior
                 break
-        if rule.effect != "allow" and not rule.unconditional and (when or expr):
+        if rule.effect != "allow" and not rule.unconditional and (when or expr or callers):
             earlier.append((rule, parts))
+
+
+def _callers_within(later: CompiledRule, earlier: CompiledRule) -> bool:
+    """Every caller the later rule names, the earlier one names (round 16: ``deny: {tool:
+    t, callers: {groups: [a, b]}}`` hides ``allow: {tool: t, callers: {groups: [a]}}``)."""
+    return (later.callers is not None and earlier.callers is not None
+            and earlier.callers.covers(later.callers))

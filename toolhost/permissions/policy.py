@@ -29,6 +29,7 @@ EFFECT_ORDER = ("deny", "ask", "allow")
 SERVER_READS = frozenset({"ReadMcpResourceTool", "ListMcpResourcesTool", "GetMcpPromptTool"})
 _WIRE_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 _CACHE_LIMIT = 4096
+_EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
 _INDEX_FROM = 8  # bucket equality rules when a tool has at least this many
 
 
@@ -110,10 +111,15 @@ class CompiledPolicy:
     """
 
     def __init__(self, rules: Iterable[CompiledRule], *, default: str = "ask",
-                 tool_names: Iterable[str] = ()) -> None:
+                 tool_names: Iterable[str] = (), cwd: str | None = None,
+                 files: Iterable[str] = ()) -> None:
         by_effect = {e: [r for r in rules if r.effect == e] for e in EFFECT_ORDER}
         self.rules: tuple[CompiledRule, ...] = tuple(r for e in EFFECT_ORDER for r in by_effect[e])
         self.default = default
+        self.cwd = os.path.abspath(cwd or os.getcwd())
+        # the files the policy was read from (the config's, extends included): a write to one
+        # is never allowed (round 16), as toolhost.yaml and its local and user layers
+        self.files = frozenset(os.path.realpath(f).lower() for f in files)
         self.tool_names: tuple[str, ...] = tuple(tool_names)
         self._exact: dict[str, list[int]] = {}
         self._server: dict[str, list[int]] = {}
@@ -135,6 +141,10 @@ class CompiledPolicy:
         self._bash_deny = next((r for r in self.rules if r.effect == "deny"
                                 and _is_bash(r.content)
                                 and r.names.matches("Bash")), None)
+        # the deny and ask Bash(...) rules a file a later command runs (a git hook, .bashrc)
+        # written by Write/Edit/MultiEdit/NotebookEdit meets (round 16: written_later)
+        self._later_guards = tuple(r for r in self.rules if r.effect != "allow"
+                                   and _is_bash(r.content) and r.names.matches("Bash"))
 
     def _plan(self, tool_name: str) -> _Plan:
         plan = self._cache.get(tool_name)
@@ -166,6 +176,13 @@ class CompiledPolicy:
         if tool_name in SERVER_READS and (self._server or self._glob) and (
                 wide := self._server_wide(tool_input)) is not None:
             return self._server_read(wide, tool_name, tool_input)
+        if tool_name in _EDIT_TOOLS:
+            held = self._written_later(tool_name, tool_input)
+            if held is not None:
+                return held
+        return self._decide(tool_name, tool_input)
+
+    def _decide(self, tool_name: str, tool_input: Mapping[str, Any]) -> Decision:
         unproven = _unprovable(tool_input) if tool_name == "Bash" else None
         denies_done = False
         reached: CompiledRule | None = None  # a Read deny/ask a search may dodge
@@ -226,6 +243,49 @@ class CompiledPolicy:
         if self.default == "deny":
             message = f"No permission rule allows {tool_name} (the default is deny)."
         return Decision(self.default, message, answered_by="default")  # type: ignore[arg-type]
+
+    def _written_later(self, tool_name: str, tool_input: Mapping[str, Any]) -> Decision | None:
+        """A Write/Edit of a file a later command runs (a git hook, ``.bashrc``) whose new text
+        meets a deny or ask Bash rule, as ``echo TEXT > FILE`` would (``written_later``): that
+        rule's decision (an ask only where no rule of the tool denies the call)."""
+        from toolhost.permissions.written_later import (
+            command_lines,
+            later_path,
+            new_texts,
+            own_file,
+        )
+
+        own = own_file(tool_name, tool_input, self.cwd, self.files)
+        if own is not None:  # round 16: its next session would obey what the agent wrote
+            decided = self._decide(tool_name, tool_input)
+            if decided.behavior == "deny":
+                return decided
+            return Decision("ask", f"{tool_name} writes {own!r}, a file toolhost's permissions "
+                            "are read from (the next session would obey what it says), so no "
+                            "rule and no default can allow it; a person must approve it.",
+                            answered_by="default")
+        if not self._later_guards:
+            return None
+        path = later_path(tool_name, tool_input, self.cwd)
+        if path is None:
+            return None
+        lines = command_lines(new_texts(tool_name, tool_input))
+        hit = next((r for r in self._later_guards if not isinstance(lines, list)
+                    or any(_meets(r, line) for line in lines)), None)
+        if hit is None:
+            return None
+        what = ("text too long or odd to judge" if not isinstance(lines, list)
+                else "text that meets this rule")
+        why = (f"{tool_name} writes {path!r}, which a later command runs (a git hook or config, "
+               f"a shell startup file, an alias file), with {what}")
+        if hit.effect == "deny":
+            return Decision("deny", hit.message or f"Denied by permission rule {hit.text!r} "
+                            f"({hit.origin}): {why}.", rule=hit.text, origin=hit.origin)
+        decided = self._decide(tool_name, tool_input)
+        if decided.behavior == "deny":
+            return decided
+        return Decision("ask", hit.message or f"Permission rule {hit.text!r} ({hit.origin}) "
+                        f"asks: {why}.", rule=hit.text, origin=hit.origin)
 
     def _server_wide(self, tool_input: Mapping[str, Any]) -> CompiledRule | None:
         """The first deny or ask rule naming a whole server (``mcp__kb``,
@@ -332,6 +392,15 @@ class CompiledPolicy:
         return [n for n in dict.fromkeys(out) if n != "GetMcpPromptTool"]
 
 
+def _meets(rule: CompiledRule, line: str) -> bool:
+    """Whether a deny or ask Bash rule matches ``line`` as a command (one that cannot be
+    evaluated counts as matching: fail closed)."""
+    try:
+        return rule.matches("Bash", {"command": line})
+    except ExprError:
+        return True
+
+
 def _held_search(rule: CompiledRule) -> Decision:
     """A Grep/Glob/LS of a directory that may hold a path a deny or ask rule names: it cannot
     be proven to stay off it, so a person must approve it (no rule or default allows it)."""
@@ -361,13 +430,14 @@ def _unprovable(tool_input: Mapping[str, Any]) -> str | None:
 
 
 def compile_policy(config: PermissionsConfig, *, tool_names: Iterable[str] = (),
-                   cwd: str | None = None) -> CompiledPolicy:
+                   cwd: str | None = None, files: Iterable[str] = ()) -> CompiledPolicy:
     """Compile every rule once. Raises ConfigError listing every rule that does not parse.
 
     ``tool_names`` are the declared wire names (``mcp__server__tool``), used by
     ``disallowed_tools()`` and lint. ``cwd`` is the directory relative path rules
     (``Read(./src/**)``) and relative argument paths are resolved against (default: the
-    current directory).
+    current directory). ``files`` are the files the config was read from (``HostConfig.files``):
+    a Write/Edit of one is never allowed (asked), as of ``toolhost.yaml`` and its layers.
     """
     base = os.path.abspath(cwd or os.getcwd())
     compiled: list[CompiledRule] = []
@@ -384,4 +454,5 @@ def compile_policy(config: PermissionsConfig, *, tool_names: Iterable[str] = (),
                                 f"{config.default!r}", key_path="permissions.default"))
     if problems:
         raise ConfigError(problems)
-    return CompiledPolicy(compiled, default=config.default, tool_names=tool_names)
+    return CompiledPolicy(compiled, default=config.default, tool_names=tool_names, cwd=base,
+                          files=files)

@@ -19,25 +19,33 @@ import functools
 import re
 
 from toolhost import regex
+from toolhost.permissions.laterdirs import lands_on_one
+from toolhost.permissions.laterglob import GLOBBY, may_name_any, may_name_one
 from toolhost.permissions.shell import ParsedCommand, Word
 
-__all__ = ["content_lines", "quick", "run_later_content", "run_later_reason"]
+__all__ = ["content_lines", "policy_file", "quick", "run_later_content", "run_later_reason"]
 
 # a cheap look at the raw command before parsing anything (most commands name none of these:
 # a plain substring test of each is several times cheaper than one regex alternation)
 _TOKENS = ("hooks", "pre-", "post-", "-msg", "-change", "-trans", "-checkout", "-watchman",
            "-validate", ".git", "profile", ".config/", ".cargo", "cron", "husky", "alias",
            ".zsh", ".bash", "envrc", "npmrc", "yarnrc", "kshrc", ".ssh/", "vimrc", "exrc",
-           "tmux.conf")
+           "tmux.conf", "toolhost", ".claude", ".local/bin", "systemd", "autostart", "~",
+           "$home", "${home}", "/root", "/home/", "/users/", "/etc")
 
 
 @functools.lru_cache(maxsize=256)
 def quick(command: str) -> bool:
     """Whether ``command`` may name a file a later command runs (worth parsing for)."""
-    return any(map(command.lower().__contains__, _TOKENS))
+    return any(map(command.lower().__contains__, _TOKENS)) or (
+        GLOBBY.search(command) is not None and may_name_any(command, _plain_path))
 
 
+# the files a toolhost policy is read from (round 16): its config, the local layer beside it,
+# the user layer; what is written there changes what the next session allows
+_POLICY = r"toolhost(?:\.local)?\.(?:ya?ml|toml)|\.config/toolhost/config\.(?:ya?ml|toml)"
 _BODY = (
+    _POLICY + r"|"
     r"\.git/(?:.*/)?(?:hooks(?:/.*)?|config|config\.worktree)"  # hooks, aliases, core.*
     r"|\.husky/.*|\.githooks/.*|\.gitconfig|\.config/git/config"
     r"|\.config/gh/config\.yml|\.cargo/config(?:\.toml)?"  # gh and cargo aliases
@@ -46,6 +54,11 @@ _BODY = (
     r"|\.ssh/(?:config|rc)|\.config/fish/.*|_vimrc"  # ssh's ProxyCommand, fish's config
     r"|etc/(?:profile(?:\.d/.*)?|bash\.bashrc|zsh/.*|cron[^/]*(?:/.*)?|crontab)"
     r"|var/spool/cron/.*"
+    # round 16: the CLI's own hooks (Claude Code runs a settings file's `hooks` commands on
+    # its next tool use), pre-commit's local hooks, a program on PATH before the real one
+    # (`~/.local/bin/git`), a user unit or autostart entry run at the next login
+    r"|\.claude/settings(?:\.local)?\.json|\.pre-commit-config\.ya?ml|\.local/bin/.*"
+    r"|\.config/(?:systemd/user|autostart)/.*"
     # a git hook by its name, wherever it is (`git config core.hooksPath DIR` points at DIR)
     r"|(?:pre|post)-(?:commit|checkout|merge|merge-commit|rewrite|push|receive|rebase"
     r"|applypatch|auto-gc|index-change)|commit-msg|prepare-commit-msg|applypatch-msg"
@@ -63,8 +76,20 @@ _INSIDE = (r"""(?i)(?:^|[/=:\s'"(,;<>{])(?:""" + _INSIDE_BODY
 
 
 def run_later_path(text: str) -> bool:
-    """Whether ``text`` (a word) names a file a later command runs."""
-    return regex.compile(_RUN_LATER).search(text.replace("\\", "/"))
+    """Whether ``text`` (a word) names a file a later command runs, or may expand to one
+    (a glob or braces: ``~/.bash?c``, ``~/.{bashrc,zshrc}``, round 16)."""
+    text = text.replace("\\", "/")
+    return _plain_path(text) or may_name_one(text, _plain_path)
+
+
+def policy_file(text: str) -> bool:
+    """Whether ``text`` (a word or path) names a file a toolhost policy is read from
+    (``toolhost.yaml``, ``toolhost.local.yaml``, ``~/.config/toolhost/config.yaml``)."""
+    return regex.compile(rf"(?i)(?:^|[/=:])(?:{_POLICY})$").search(text.replace("\\", "/"))
+
+
+def _plain_path(text: str) -> bool:
+    return regex.compile(_RUN_LATER).search(text)
 
 
 def _inside(text: str) -> str | None:
@@ -105,7 +130,7 @@ _READERS = frozenset({
     "dirname", "du", "nl", "od", "hexdump", "strings", "md5sum", "sha1sum", "sha256sum",
     "sha512sum", "b2sum", "cksum", "jq", "cut", "column", "which", "type", "source", ".",
     "chmod", "chown", "touch", "rm", "rmdir", "mkdir", "shellcheck", "pre-commit", "cd",
-    "pushd", "lsattr", "getfacl", "xdg-open", "open"})
+    "pushd", "lsattr", "getfacl", "xdg-open", "open", "toolhost"})
 # git subcommands that write no working file (``git checkout X -- .bashrc`` writes one)
 _GIT_READS = frozenset({
     "status", "log", "diff", "show", "blame", "ls-files", "grep", "add", "rm", "commit",
@@ -215,15 +240,18 @@ def run_later_reason(parsed: ParsedCommand, command: str = "") -> str | None:
     docs = _documents(parsed)
     for words, targets, doc in parsed.writes:
         for target in targets:
-            if run_later_path(target) and not _seen(words, doc):
+            if run_later_path(target) and (not _seen(words, doc) or policy_file(target)):
                 return _reason(target)
     everything = parsed.words + parsed.nested_words
     for k, words in enumerate(everything):
         if not words:
             continue
+        made = lands_on_one([w.value for w in words[_past_wrappers(words):]], _plain_path)
+        if made is not None:  # `cp -r hooks .git/`, `cp -r dot/. ~` (round 16: laterdirs)
+            return _reason(made)
         named = _names_one(words)
         if named is not None and _writer(words):
-            if not (words[0].value in ("tee", "gh", "glab") and (
+            if policy_file(named) or not (words[0].value in ("tee", "gh", "glab") and (
                     _seen(words, docs.get(id(words), False))
                     or _piped_seen(parsed, everything, k, docs))):
                 return _reason(named)
@@ -276,6 +304,9 @@ def run_later_content(parsed: ParsedCommand) -> bool:
 
 
 def _reason(target: str) -> str:
+    if policy_file(target):
+        return (f"it writes {target!r}, a file toolhost's permissions are read from (the next "
+                "session would obey what it says)")
     return (f"it writes {target!r}, which a later command runs (a git hook or config, a shell "
             "startup file, an alias file, a cron file), with content the rules cannot see")
 

@@ -1,0 +1,67 @@
+"""Round 16: a ``glob``/``regex`` condition on a built-in tool's path reads the text as
+written: an allow rule no longer lets ``..`` lead out of what it names (``glob: /work/src/*``
+allowed ``/work/src/../../etc/passwd``), and ``validate`` warns of an allow rule's URL glob
+with a wildcard in the host (``https://*.python.org/*`` allowed
+``https://evil.com/.python.org/x``)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from toolhost.config.model import PermissionsConfig, RuleConfig
+from toolhost.permissions import compile_policy
+
+
+def policy(*rules: RuleConfig) -> Any:
+    return compile_policy(PermissionsConfig(rules=rules, default="ask"), cwd="/work")
+
+
+ALLOW = policy(RuleConfig(effect="allow", tool="Read",
+                          when={"file_path": {"glob": "/work/src/*"}}),
+               RuleConfig(effect="allow", tool="Grep", when={"path": {"regex": "/work/src/.*"}}))
+DENY = policy(RuleConfig(effect="deny", tool="Read", when={"file_path": {"glob": "/etc/*"}}),
+              RuleConfig(effect="allow", tool="Read"))
+
+
+@pytest.mark.parametrize(("tool", "key", "value"), [
+    ("Read", "file_path", "/work/src/../../etc/passwd"),
+    ("Read", "file_path", "/work/src/x/../../../etc/shadow"),
+    ("Read", "file_path", "/work/src/a\\..\\..\\x"),
+    ("Read", "file_path", "/work/src/$HOME/.ssh/id_rsa"),
+    ("Grep", "path", "/work/src/../../root"),
+])
+def test_an_allow_glob_does_not_let_a_climb_out(tool: str, key: str, value: str) -> None:
+    assert ALLOW.decide(tool, {key: value, "pattern": "x"}).behavior == "ask"
+
+
+@pytest.mark.parametrize("value", ["/work/src/a.py", "/work/src/sub/b.py",
+                                   "/work/src/x/../a.py"])
+def test_an_allow_glob_still_allows_what_it_names(value: str) -> None:
+    assert ALLOW.decide("Read", {"file_path": value}).behavior == "allow"
+
+
+@pytest.mark.parametrize("value", ["/work/../etc/passwd", "/tmp/x/../../etc/shadow"])
+def test_a_deny_glob_meets_a_climb_into_what_it_names(value: str) -> None:
+    assert DENY.decide("Read", {"file_path": value}).behavior == "deny"
+    assert DENY.decide("Read", {"file_path": "/work/etc/x"}).behavior == "allow"
+
+
+@pytest.mark.parametrize(("glob", "warned"), [
+    ("https://*.python.org/*", True), ("https://docs.python.org*", True),
+    ("https://docs.python.?rg/*", True), ("https://docs.python.org/3/*", False)])
+def test_validate_warns_of_a_wildcard_host_in_an_allow_url_glob(
+        tmp_path: Path, glob: str, warned: bool) -> None:
+    config = tmp_path / "c.yaml"
+    config.write_text("toolhost: 1\npermissions:\n  allow:\n    - tool: WebFetch\n"
+                      f"      when: {{url: {{glob: '{glob}'}}}}\n")
+    done = subprocess.run([sys.executable, "-m", "toolhost", "validate", "--no-layers",
+                           str(config)], capture_output=True, text=True, timeout=60)
+    text = done.stdout + done.stderr
+    assert ("wildcard in the host" in text) is warned
+    if warned:
+        assert f"{config}:5:" in text
