@@ -129,11 +129,15 @@ async def run_host(host: Host, prompts: Iterable[str] | AsyncIterable[str], *,
     def redact(text: str) -> str:
         return live[0].redact(text) if live else host.config.redact(text)
 
+    def plain() -> bool:  # whether ``redact`` hides nothing now: no config it reads has a secret
+        return live[0].hides_nothing() if live else not host.config.secrets
+
     shown = renderer or TextRenderer()
     if terminal is not None and isinstance(shown, TextRenderer):
         shown.hold_while = lambda: terminal.question  # see TextRenderer.hold_while
     renderer = RedactingRenderer(
-        shown, redact, lambda: live[0].redactor() if live else host.config.redactor)
+        shown, redact, lambda: live[0].redactor() if live else host.config.redactor,
+        plain=plain)
     report = RunReport()
     with contextlib.ExitStack() as stack:
         stack.callback(gate.close)
