@@ -488,7 +488,7 @@ class ScrubbingStream:
 
     def write(self, text: str) -> int:
         with self._lock:
-            if not self._held and text.endswith("\n") and not _state.hide:
+            if not self._held and text.endswith("\n") and _state.hide._pattern is None:
                 # whole lines, and no secret known: nothing to hold back or hide (a line
                 # decided per call, e.g. a permission decision, takes this path)
                 self.inner.write(text)
@@ -513,9 +513,10 @@ class ScrubbingStream:
             self.write(line)
 
     def flush(self) -> None:
-        with self._lock:
-            if self._held:
-                self._out(len(self._held))
+        if self._held:  # (only written under the lock; nothing held: no lock to take)
+            with self._lock:
+                if self._held:
+                    self._out(len(self._held))
         self.inner.flush()
 
     def finish(self) -> None:
