@@ -104,6 +104,7 @@ class Redactor:
             return []
         found = list(self._pattern.spans(text))
         extra = self._across_lines(text)
+        extra += self._more(text, extra)
         if not extra:
             return found
         from toolhost.redaction_wrapped import merged
@@ -129,6 +130,39 @@ class Redactor:
         return found + pieces
 
     @functools.cached_property
+    def _max_depth(self) -> int:
+        from toolhost.redaction_decoded import MAX_DEPTH
+
+        return MAX_DEPTH
+
+    def _deeper(self, text: str, depth: int) -> list[tuple[int, int]]:
+        """Where the secrets are in a decoded text (``depth`` decodings down)."""
+        if self._pattern is None:
+            return []
+        return [*self._pattern.spans(text), *self._across_lines(text),
+                *self._decoded(text, depth)]
+
+    def _decoded(self, text: str, depth: int = 0) -> list[tuple[int, int]]:
+        """The runs of base64, hex or escapes in ``text`` whose decoding (maybe decompressed)
+        holds a secret (``toolhost.redaction_decoded``), ``depth`` decodings down."""
+        if depth >= self._max_depth:
+            return []
+        from toolhost.redaction_decoded import decoded_spans
+
+        return decoded_spans(text, lambda t: self._deeper(t, depth + 1))
+
+    def _more(self, text: str, found: list[tuple[int, int]]) -> list[tuple[int, int]]:
+        """The decoded runs (``_decoded``) that hold none of the spans ``found``: a secret one
+        encoding deep is hidden where it is, not with all of the run around it (a wrapped
+        base64 block holding the secret's base64 between other data)."""
+        runs = self._decoded(text)
+        if not runs:
+            return []
+        if self._pattern is not None:
+            found = [*found, *self._pattern.spans(text)]
+        return [(a, b) for a, b in runs if not any(s < b and e > a for s, e in found)]
+
+    @functools.cached_property
     def _squeezed(self) -> Squeezed:
         """The secrets spread out by punctuation and blanks (``toolhost.redaction_squeezed``)."""
         from toolhost.redaction_forms import base64_cores
@@ -146,6 +180,8 @@ class Redactor:
         if self._pattern is None or not isinstance(text, str):
             return text
         extra = self._across_lines(text, squeezed)
+        if squeezed:  # (without: a cut's edges are measured; whole runs would hide them)
+            extra += self._more(text, extra)
         if not extra:
             return self._pattern.sub(text, MASK)
         from toolhost.redaction_wrapped import merged
