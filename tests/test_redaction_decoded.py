@@ -7,12 +7,16 @@ from __future__ import annotations
 
 import base64
 import codecs
+import dataclasses
 import shutil
 import subprocess
 import zlib
+from typing import Any
 
 import pytest
 
+from toolhost.backends.base import CallContext
+from toolhost.compile import compile_tools
 from toolhost.redaction import Redactor
 from toolhost.redaction_decoded import MAX_DECODED
 
@@ -95,3 +99,28 @@ def test_a_secret_one_encoding_deep_is_still_hidden_where_it_is() -> None:
     block = b64(b"x" * 40 + RAW + b"y" * 60)
     shown = R.redact(block)
     assert shown.startswith("eHh4eHh4") and shown.endswith("eXl5eQ==") and "***" in shown
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("pipeline", ["gzip -c | base64", "base64 -w0 | base32",
+                                      "gzip -c | base64 | base64", "bzip2 -c | xxd -p"])
+async def test_a_command_that_packs_a_secret_returns_it_hidden(config: Any,
+                                                               pipeline: str) -> None:
+    """What a model could ask a command tool to run: the secret from its env, packed."""
+    shell(":")  # the programs are there
+    tool = {"kind": "command", "description": "Pack.",
+            "options": {"argv": ["sh", "-c", f'printf %s "$T" | {pipeline}'],
+                        "env": {"T": SECRET}}}
+    cfg = dataclasses.replace(config({"pack": tool}), secrets=frozenset({SECRET}))
+    async with compile_tools(cfg) as compiled:
+        result = await compiled.tool("demo", "pack").call({}, CallContext())
+    assert not result.is_error, result.text_content
+    # all of it, or all but a short last line that holds none of it (bzip2's checksum:
+    # the block less that line decodes to the secret already)
+    shown = result.text_content.strip()
+    assert shown.splitlines()[0] == "***" and len(shown) < 20, shown
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"

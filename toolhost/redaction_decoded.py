@@ -37,7 +37,7 @@ __all__ = ["MAX_DECODED", "MAX_DEPTH", "decoded_spans"]
 MAX_DEPTH = 4  # encodings stacked on the one-deep forms
 MAX_DECODED = 1 << 20  # bytes a compressed run may expand to (a bomb stops there)
 
-_B64 = r"[A-Za-z0-9+/_-]{12,}={0,2}(?:\r?\n[A-Za-z0-9+/_-]{4,}={0,2})*"
+_B64 = r"[A-Za-z0-9+/_-]{12,}={0,6}(?:\r?\n[A-Za-z0-9+/_-]{4,}={0,6})*"
 _ESC = (r"(?:&#[xX]?[0-9a-fA-F]+;?|\\+[xu][0-9a-fA-F]+|%[0-9a-fA-F][0-9a-fA-F]"
         r"|\\+[0-7][0-7][0-7]){8,}")
 _CHR = re.compile(r"(?:chr\([0-9]{1,7}\)[ \t]*[+,][ \t]*){7,}chr\([0-9]{1,7}\)")
