@@ -27,7 +27,8 @@ RAW = SECRET.encode()
 
 def shell(command: str, data: bytes = RAW) -> str:
     """``command`` run by ``sh`` over ``data`` (its output, which a tool would return)."""
-    if not all(shutil.which(word) for word in ("gzip", "base64", "bzip2", "xz", "base32")):
+    if not all(shutil.which(word) for word in ("gzip", "base64", "bzip2", "xz", "base32",
+                                                "rev")):
         pytest.skip("needs gzip, bzip2, xz and coreutils")
     return subprocess.run(["sh", "-c", command], input=data, capture_output=True,
                           check=True).stdout.decode()
@@ -42,6 +43,8 @@ FORMS = {
     "gzip -9 | base64 -w0": lambda: shell("gzip -9 -c | base64 -w0"),
     "gzip -1n | base64 -w 20": lambda: shell("gzip -1 -n -c | base64 -w 20"),
     "bzip2 | base64": lambda: shell("bzip2 -c | base64"),
+    "gzip | base64 | rev": lambda: shell("gzip -c | base64 | rev"),
+    "gzip | base64 -w 16 | rev": lambda: shell("gzip -c | base64 -w 16 | rev"),
     "xz | base64": lambda: shell("xz -c | base64"),
     "gzip | xxd -p": lambda: shell("gzip -c | xxd -p"),
     "zlib, base64": lambda: b64(zlib.compress(RAW, 6)),

@@ -11,9 +11,9 @@ bytes), and hands the decoded texts to the redactor again (which decodes what th
 turn, to ``MAX_DEPTH`` levels). A run whose decoded text holds a secret is hidden whole.
 
 Runs: base64 or base64url of 12 characters or more, wrapped over lines too (as ``base64``
-writes it); hex of 16 digits or more (an even count); base32 of 16 characters or more; 8 or
-more character escapes in a row (``&#NN;``, ``&#xNN;``, ``\\xNN``, ``\\uNNNN``, ``%NN``,
-``\\NNN`` octal, ``chr(NN)``).
+writes it), also each line reversed (``| rev``); hex of 16 digits or more (an even count);
+base32 of 16 characters or more; 8 or more character escapes in a row (``&#NN;``,
+``&#xNN;``, ``\\xNN``, ``\\uNNNN``, ``%NN``, ``\\NNN`` octal, ``chr(NN)``).
 
 A stream decodes what it shows piece by piece: a compressed run written in pieces is
 decoded a piece at a time (a piece's end that could start a run is not held for this).
@@ -107,11 +107,15 @@ def _decodings(text: str) -> Iterator[tuple[int, int, str]]:
     for match in b64.finditer(source):
         start, end = match.start(), match.end()
         run = text[start:end]
-        yield from _run(start, end, run)
+        runs = [run]
         last = run.rfind("\n")
         if last > 0:  # a block's next line may be a word of what follows (``next line``)
-            cut = last - 1 if run[last - 1] == "\r" else last
-            yield from _run(start, start + cut, run[:cut])
+            runs.append(run[:last - 1 if run[last - 1] == "\r" else last])
+        for one in runs:
+            yield from _run(start, start + len(one), one)
+            # and each line reversed (``base64 | rev``: rev turns each line, keeps their order)
+            yield from _run(start, start + len(one),
+                            "\n".join(line[::-1] for line in one.split("\n")))
     found = list(escapes.finditer(source)) if ("\\" in text or "&#" in text or "%" in text) \
         else []
     for match in found:
