@@ -85,9 +85,13 @@ class Redactor:
             from toolhost.redaction_chardump import SpacedChars
             from toolhost.redaction_hexdump import SpacedHex
 
+            # a dump of the secret's base64 (``base64 | xxd``, ``base64 | od -c``) is a
+            # dump of a text that is a secret's form: looked for whole
+            encoded = {_base64(s) for s in self.secrets if len(s) >= 8}
+            dumped = (SpacedHex(encoded), SpacedChars(encoded)) if encoded else None
             object.__setattr__(self, "_pattern", Matcher(self.secrets, every | rare,
                                                          SpacedHex(self.secrets),
-                                                         SpacedChars(self.secrets)))
+                                                         SpacedChars(self.secrets), dumped))
 
     def __call__(self, text: str) -> str:
         return self.redact(text)
@@ -289,6 +293,12 @@ class Redactor:
     def union(self, secrets: Iterable[str]) -> Redactor:
         more = frozenset(s for s in secrets if s) - self.secrets
         return self if not more else redactor_for(self.secrets | more)
+
+
+def _base64(secret: str) -> str:
+    import base64
+
+    return base64.b64encode(secret.encode("utf-8", "surrogatepass")).decode()
 
 
 def _none(text: str) -> Iterable[tuple[int, int]]:
