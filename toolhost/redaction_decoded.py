@@ -45,6 +45,7 @@ _ONE = re.compile(r"&#[xX]?[0-9a-fA-F]+;?|\\+[xu][0-9a-fA-F]+|%[0-9a-fA-F]{2}|\\
                   r"|chr\([0-9]+\)")
 _BASE32 = re.compile(r"[A-Z2-7]+")
 _HEXDIGITS = b"0123456789abcdefABCDEF"
+_HEXCHARS = _HEXDIGITS.decode()  # (a first look, before the whole run)
 _CONTROLS = bytes(c for c in range(32) if chr(c) not in "\t\n\r")
 _SEP = "\n\0\n"  # between decoded texts checked in one pass: no form runs across it
 
@@ -129,8 +130,8 @@ def _decodings(text: str) -> Iterator[tuple[int, int, str]]:
 def _run(start: int, end: int, run: str) -> Iterator[tuple[int, int, str]]:
     """The decodings of one run of base64's characters: as hex, base64, base32."""
     squeezed = run.replace("\r", "").replace("\n", "") if "\n" in run else run
-    if len(squeezed) % 2 == 0 and len(squeezed) >= 16 and not squeezed.encode().translate(
-            None, _HEXDIGITS):
+    if len(squeezed) % 2 == 0 and len(squeezed) >= 16 and not squeezed[:32].strip(
+            _HEXCHARS) and not squeezed.encode().translate(None, _HEXDIGITS):
         yield from _payload(start, end, bytes.fromhex(squeezed))
     body = squeezed.rstrip("=")
     padded = body + "=" * (-len(body) % 4)
