@@ -85,9 +85,13 @@ class Redactor:
             from toolhost.redaction_chardump import SpacedChars
             from toolhost.redaction_hexdump import SpacedHex
 
+            # a dump of the secret's base64 (``base64 | xxd``, ``base64 | od -c``) is a
+            # dump of a text that is a secret's form: looked for whole
+            encoded = {_base64(s) for s in self.secrets if len(s) >= 8}
+            dumped = (SpacedHex(encoded), SpacedChars(encoded)) if encoded else None
             object.__setattr__(self, "_pattern", Matcher(self.secrets, every | rare,
                                                          SpacedHex(self.secrets),
-                                                         SpacedChars(self.secrets)))
+                                                         SpacedChars(self.secrets), dumped))
 
     def __call__(self, text: str) -> str:
         return self.redact(text)
@@ -104,6 +108,7 @@ class Redactor:
             return []
         found = list(self._pattern.spans(text))
         extra = self._across_lines(text)
+        extra += self._more(text, extra)
         if not extra:
             return found
         from toolhost.redaction_wrapped import merged
@@ -129,6 +134,39 @@ class Redactor:
         return found + pieces
 
     @functools.cached_property
+    def _max_depth(self) -> int:
+        from toolhost.redaction_decoded import MAX_DEPTH
+
+        return MAX_DEPTH
+
+    def _deeper(self, text: str, depth: int) -> list[tuple[int, int]]:
+        """Where the secrets are in a decoded text (``depth`` decodings down)."""
+        if self._pattern is None:
+            return []
+        return [*self._pattern.spans(text), *self._across_lines(text),
+                *self._decoded(text, depth)]
+
+    def _decoded(self, text: str, depth: int = 0) -> list[tuple[int, int]]:
+        """The runs of base64, hex or escapes in ``text`` whose decoding (maybe decompressed)
+        holds a secret (``toolhost.redaction_decoded``), ``depth`` decodings down."""
+        if depth >= self._max_depth:
+            return []
+        from toolhost.redaction_decoded import decoded_spans
+
+        return decoded_spans(text, lambda t: self._deeper(t, depth + 1))
+
+    def _more(self, text: str, found: list[tuple[int, int]]) -> list[tuple[int, int]]:
+        """The decoded runs (``_decoded``) that hold none of the spans ``found``: a secret one
+        encoding deep is hidden where it is, not with all of the run around it (a wrapped
+        base64 block holding the secret's base64 between other data)."""
+        runs = self._decoded(text)
+        if not runs:
+            return []
+        if self._pattern is not None:
+            found = [*found, *self._pattern.spans(text)]
+        return [(a, b) for a, b in runs if not any(s < b and e > a for s, e in found)]
+
+    @functools.cached_property
     def _squeezed(self) -> Squeezed:
         """The secrets spread out by punctuation and blanks (``toolhost.redaction_squeezed``)."""
         from toolhost.redaction_forms import base64_cores
@@ -146,6 +184,8 @@ class Redactor:
         if self._pattern is None or not isinstance(text, str):
             return text
         extra = self._across_lines(text, squeezed)
+        if squeezed:  # (without: a cut's edges are measured; whole runs would hide them)
+            extra += self._more(text, extra)
         if not extra:
             return self._pattern.sub(text, MASK)
         from toolhost.redaction_wrapped import merged
@@ -253,6 +293,12 @@ class Redactor:
     def union(self, secrets: Iterable[str]) -> Redactor:
         more = frozenset(s for s in secrets if s) - self.secrets
         return self if not more else redactor_for(self.secrets | more)
+
+
+def _base64(secret: str) -> str:
+    import base64
+
+    return base64.b64encode(secret.encode("utf-8", "surrogatepass")).decode()
 
 
 def _none(text: str) -> Iterable[tuple[int, int]]:
