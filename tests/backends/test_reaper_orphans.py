@@ -1,6 +1,7 @@
 """The host's sweep of its orphans (``reaper._orphans``): what a run's killed subreaper left
-to the host is found, and nothing the host started itself, nor another run's process, nor
-a process older than the run (real processes, real /proc)."""
+to the host is found, and nothing the host started itself, nor a live run's process (a
+marker naming no live run spares nothing), nor a process older than the run (real
+processes, real /proc)."""
 
 from __future__ import annotations
 
@@ -50,12 +51,15 @@ def test_only_new_strangers_are_orphans(started: list[subprocess.Popen[bytes]]) 
     try:
         time.sleep(0.05)
         own_session = spawn(started, session=False, env=clean)  # as `git` is started
-        marked = spawn(started, session=True, env={**clean, reaper.MARKER: "other.1"})
+        marked = spawn(started, session=True, env={**clean, reaper.MARKER: run.run_id})
+        # a marker naming no live run is written by whoever likes (env -i TOOLHOST_RUN_ID=x)
+        forged = spawn(started, session=True, env={**clean, reaper.MARKER: "other.1"})
+        prefixed = spawn(started, session=True, env={**clean, reaper.MARKER: run.run_id + "0"})
         stranger = spawn(started, session=True, env=clean)
         time.sleep(0.2)  # each has exec'd its program (its environment is its own)
         assert start_time(old) < run.born <= start_time(stranger)
         found = reaper._orphans(run.born)
-        assert stranger in found
+        assert {stranger, forged, prefixed} <= set(found)
         assert not {old, leader, own_session, marked} & set(found)
         assert watchdog.pid() is not None  # started by ``started``, after the leader
         assert watchdog.pid() not in found

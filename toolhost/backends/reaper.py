@@ -315,15 +315,16 @@ def _orphans(born: int) -> list[int]:
     """The host's live children that it did not start and that started at or after ``born``
     (clock ticks since boot): processes re-parented to it (the host is a subreaper) whose
     run's subreaper is gone. Not a live run's leader, nor the watchdog, nor a child in the
-    host's own session (``git``), nor one carrying any run's marker (another run's, which
-    that run ends). A run still being started is waited for (at most 2 s): its leader is a
-    new session's first process with no marker until it is registered."""
+    host's own session (``git``), nor one carrying the marker of a live run (another run's,
+    which that run ends; a marker naming no live run is anyone's to write, so it spares
+    nothing). A run still being started is waited for (at most 2 s): its leader is a new
+    session's first process with no marker until it is registered."""
     with _lock:
         _settled.wait_for(lambda: _pending == 0, timeout=2.0)
         known = {run.pgid for run in _runs.values()}
+        live = {MARKER.encode() + b"=" + run.run_id.encode() for run in _runs.values()}
     known.add(watchdog.pid())
     host, session = os.getpid(), os.getsid(0)
-    needle = MARKER.encode() + b"="
     out: list[int] = []
     for pid in _children(host):
         fields = _fields(pid)
@@ -331,7 +332,7 @@ def _orphans(born: int) -> list[int]:
             continue
         if int(fields[3]) == session or int(fields[19]) < born:
             continue
-        if needle not in _read(f"/proc/{pid}/environ"):
+        if live.isdisjoint(_read(f"/proc/{pid}/environ").split(b"\0")):
             out.append(pid)
     return out
 
