@@ -8,6 +8,7 @@ from __future__ import annotations
 import base64
 import codecs
 import dataclasses
+import gzip
 import shutil
 import subprocess
 import zlib
@@ -15,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from toolhost import redaction_decoded
 from toolhost.backends.base import CallContext
 from toolhost.compile import compile_tools
 from toolhost.redaction import Redactor
@@ -87,13 +89,36 @@ def test_base64_of_other_data_is_left_as_it_is() -> None:
         assert R.redact(text) == text
 
 
-def test_a_compression_bomb_is_read_only_so_far() -> None:
-    """A run that inflates past ``MAX_DECODED`` bytes is read to there, no further: a secret
-    inside it is found, one past it is not (and the memory stays bounded)."""
+def test_a_compression_bomb_is_hidden_unread() -> None:
+    """A run that inflates past what may be read (``MAX_DECODED``, the text's ``Budget``)
+    cannot be proved free of a secret: it is hidden whole, a secret past the bound included
+    (it was shown), and is inflated no further than the bound."""
     early = b64(zlib.compress(RAW + b" " * (MAX_DECODED * 8)))
     late = b64(zlib.compress(b" " * (MAX_DECODED * 2) + RAW))
     assert R.redact(early) == "***"
-    assert R.redact(late) == late
+    assert R.redact(late) == "***"
+
+
+def test_many_bombs_share_one_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Forty runs of 1 KiB that each inflate to 1 MiB, between words: together they are
+    inflated within one budget (they were inflated whole, level after level: 24 s and 220 MB
+    for fifty), each is hidden, the words between them are kept."""
+    inflated: list[int] = []
+    real = redaction_decoded._inflate
+
+    def counted(data: bytes, limit: int) -> bytes | None:
+        out = real(data, limit)
+        inflated.append(len(out or b""))
+        return out
+
+    monkeypatch.setattr(redaction_decoded, "_inflate", counted)
+    bomb = b64(gzip.compress(b"A" * MAX_DECODED, 9))
+    text = " word ".join([bomb] * 40)
+    shown = R.redact(text)
+    assert shown == " word ".join(["***"] * 40)
+    assert sum(inflated) <= redaction_decoded.Budget(len(text)).left + len(inflated)
+    honest = b64(gzip.compress(b"nothing secret here\n" * 50))
+    assert R.redact(f"{honest} and {bomb}") == f"{honest} and ***"
 
 
 def test_a_secret_one_encoding_deep_is_still_hidden_where_it_is() -> None:

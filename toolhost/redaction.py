@@ -38,6 +38,7 @@ from toolhost.redaction_spell import Matcher
 from toolhost.redaction_tail import MAX_HOLD, SpelledTails
 
 if TYPE_CHECKING:
+    from toolhost.redaction_decoded import Budget
     from toolhost.redaction_squeezed import Squeezed
 
 # The dump and wrapped-line finders (redaction_chardump, _hexdump, _wrapped: ~3 ms of regular
@@ -139,21 +140,24 @@ class Redactor:
 
         return MAX_DEPTH
 
-    def _deeper(self, text: str, depth: int) -> list[tuple[int, int]]:
+    def _deeper(self, text: str, depth: int, budget: Budget) -> list[tuple[int, int]]:
         """Where the secrets are in a decoded text (``depth`` decodings down)."""
         if self._pattern is None:
             return []
         return [*self._pattern.spans(text), *self._across_lines(text),
-                *self._decoded(text, depth)]
+                *self._decoded(text, depth, budget)]
 
-    def _decoded(self, text: str, depth: int = 0) -> list[tuple[int, int]]:
+    def _decoded(self, text: str, depth: int = 0,
+                 budget: Budget | None = None) -> list[tuple[int, int]]:
         """The runs of base64, hex or escapes in ``text`` whose decoding (maybe decompressed)
-        holds a secret (``toolhost.redaction_decoded``), ``depth`` decodings down."""
+        holds a secret (``toolhost.redaction_decoded``), ``depth`` decodings down, all of
+        them within one ``budget`` (made for ``text`` at the top)."""
         if depth >= self._max_depth:
             return []
-        from toolhost.redaction_decoded import decoded_spans
+        from toolhost.redaction_decoded import Budget, decoded_spans
 
-        return decoded_spans(text, lambda t: self._deeper(t, depth + 1))
+        spent = Budget(len(text)) if budget is None else budget
+        return decoded_spans(text, lambda t: self._deeper(t, depth + 1, spent), spent)
 
     def _more(self, text: str, found: list[tuple[int, int]]) -> list[tuple[int, int]]:
         """The decoded runs (``_decoded``) that hold none of the spans ``found``: a secret one

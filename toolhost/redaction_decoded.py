@@ -17,6 +17,12 @@ base32 of 16 characters or more; 8 or more character escapes in a row (``&#NN;``
 
 A stream decodes what it shows piece by piece: a compressed run written in pieces is
 decoded a piece at a time (a piece's end that could start a run is not held for this).
+
+What one text may decode to is bounded (``Budget``: four times its length, 256 KiB at least,
+4 MiB at most, every level down counted): a few kilobytes of compressed runs can expand to
+gigabytes, and reading them took minutes and as much memory. A run whose decoding would go
+past what is left, or whose compressed data expands past it, cannot be read, so it is
+hidden (fail closed: it may hold a secret); honest output decodes far within the bound.
 """
 
 from __future__ import annotations
@@ -32,10 +38,29 @@ import zlib
 from collections.abc import Callable, Iterator
 from typing import Any
 
-__all__ = ["MAX_DECODED", "MAX_DEPTH", "decoded_spans"]
+__all__ = ["MAX_DECODED", "MAX_DEPTH", "Budget", "decoded_spans"]
 
 MAX_DEPTH = 4  # encodings stacked on the one-deep forms
 MAX_DECODED = 1 << 20  # bytes a compressed run may expand to (a bomb stops there)
+MIN_BUDGET = 256 << 10  # characters one text may decode to, all levels down: at least
+MAX_BUDGET = 4 << 20  # and at most (four times the text's length in between)
+
+
+class Budget:
+    """How many more characters the decodings of one text (and of theirs) may hold."""
+
+    __slots__ = ("left",)
+
+    def __init__(self, text_length: int) -> None:
+        self.left = min(MAX_BUDGET, max(MIN_BUDGET, 4 * text_length))
+
+    def take(self, size: int) -> bool:
+        """Spend ``size`` if it is left (True), else spend everything (False: unreadable)."""
+        if size > self.left:
+            self.left = 0
+            return False
+        self.left -= size
+        return True
 
 _B64 = r"[A-Za-z0-9+/_-]{12,}={0,6}(?:\r?\n[A-Za-z0-9+/_-]{4,}={0,6})*"
 _ESC = (r"(?:&#[xX]?[0-9a-fA-F]+;?|\\+[xu][0-9a-fA-F]+|%[0-9a-fA-F][0-9a-fA-F]"
@@ -63,23 +88,28 @@ def _engines() -> tuple[Any, Any, Any, Any]:
             re2.compile(_B64.encode(), options), re2.compile(_ESC.encode(), options))
 
 
-def decoded_spans(text: str, found: Callable[[str], list[tuple[int, int]]]
-                  ) -> list[tuple[int, int]]:
+def decoded_spans(text: str, found: Callable[[str], list[tuple[int, int]]],
+                  budget: Budget) -> list[tuple[int, int]]:
     """The runs of ``text`` whose decoding holds a secret: ``found`` (the redactor's spans,
-    one level deeper) is called once, on every run's decodings joined."""
+    one level deeper) is called once, on every run's decodings joined; a run that cannot be
+    read within ``budget`` is one too."""
     if len(text) < 12:
         return []
     runs: list[tuple[int, int]] = []
     texts: list[str] = []
-    for start, end, decoded in _decodings(text):
+    unread: dict[int, int] = {}
+    for start, end, decoded in _decodings(text, budget):
+        if decoded is None:
+            unread[start] = max(end, unread.get(start, end))
+            continue
         runs.append((start, end))
         texts.append(decoded)
     if not runs:
-        return []
+        return sorted(unread.items())
     joined = _SEP.join(texts)
     hits = found(joined)
     if not hits:
-        return []
+        return sorted(unread.items())
     bounds, at = [], 0
     for piece in texts:
         bounds.append((at, at + len(piece)))
@@ -88,11 +118,12 @@ def decoded_spans(text: str, found: Callable[[str], list[tuple[int, int]]]
     for (start, end), (low, high) in zip(runs, bounds, strict=True):
         if any(s < high and e > low for s, e in hits):
             shortest[start] = min(end, shortest.get(start, end))
-    return sorted(shortest.items())
+    return sorted({**unread, **shortest}.items())
 
 
-def _decodings(text: str) -> Iterator[tuple[int, int, str]]:
-    """(start, end, decoded text) for every decoding of every run in ``text``."""
+def _decodings(text: str, budget: Budget) -> Iterator[tuple[int, int, str | None]]:
+    """(start, end, decoded text) for every decoding of every run in ``text``; the text is
+    None where the run cannot be read within ``budget``."""
     b64, escapes, b64_bytes, escapes_bytes = _engines()
     if text.isascii():  # RE2 on bytes: no offsets to convert (its offsets are ours)
         source: str | bytes = text.encode("ascii")
@@ -113,35 +144,38 @@ def _decodings(text: str) -> Iterator[tuple[int, int, str]]:
         if last > 0:  # a block's next line may be a word of what follows (``next line``)
             runs.append(run[:last - 1 if run[last - 1] == "\r" else last])
         for one in runs:
-            yield from _run(start, start + len(one), one)
+            yield from _run(start, start + len(one), one, budget)
             # and each line reversed (``base64 | rev``: rev turns each line, keeps their order)
             yield from _run(start, start + len(one),
-                            "\n".join(line[::-1] for line in one.split("\n")))
+                            "\n".join(line[::-1] for line in one.split("\n")), budget)
     found = list(escapes.finditer(source)) if ("\\" in text or "&#" in text or "%" in text) \
         else []
     for match in found:
         start, end = match.start(), match.end()
-        yield from _payload(start, end, bytes(_unescape(text[start:end])))
+        yield from _payload(start, end, bytes(_unescape(text[start:end])), budget)
     if "chr(" in text:
         for match in _CHR.finditer(text):
-            yield from _payload(match.start(), match.end(), bytes(_unescape(match.group())))
+            yield from _payload(match.start(), match.end(), bytes(_unescape(match.group())),
+                                budget)
 
 
-def _run(start: int, end: int, run: str) -> Iterator[tuple[int, int, str]]:
+def _run(start: int, end: int, run: str, budget: Budget
+         ) -> Iterator[tuple[int, int, str | None]]:
     """The decodings of one run of base64's characters: as hex, base64, base32."""
     squeezed = run.replace("\r", "").replace("\n", "") if "\n" in run else run
     if len(squeezed) % 2 == 0 and len(squeezed) >= 16 and not squeezed[:32].strip(
             _HEXCHARS) and not squeezed.encode().translate(None, _HEXDIGITS):
-        yield from _payload(start, end, bytes.fromhex(squeezed))
+        yield from _payload(start, end, bytes.fromhex(squeezed), budget)
     body = squeezed.rstrip("=")
     padded = body + "=" * (-len(body) % 4)
     alphabet = b"-_" if ("-" in body or "_" in body) else b"+/"
     with contextlib.suppress(binascii.Error, ValueError):  # (a length of 4n+1: none)
         yield from _payload(start, end, base64.b64decode(padded, altchars=alphabet,
-                                                         validate=True))
+                                                         validate=True), budget)
     if len(body) >= 16 and _BASE32.fullmatch(body):
         with contextlib.suppress(binascii.Error, ValueError):
-            yield from _payload(start, end, base64.b32decode(body + "=" * (-len(body) % 8)))
+            yield from _payload(start, end, base64.b32decode(body + "=" * (-len(body) % 8)),
+                                budget)
 
 
 def _unescape(run: str) -> Iterator[int]:
@@ -169,17 +203,27 @@ def _unescape(run: str) -> Iterator[int]:
             continue
 
 
-def _payload(start: int, end: int, data: bytes) -> Iterator[tuple[int, int, str]]:
+def _payload(start: int, end: int, data: bytes, budget: Budget
+             ) -> Iterator[tuple[int, int, str | None]]:
     """The texts ``data`` may be: itself, and decompressed when it starts like compressed
     data (gzip, zlib, bzip2, xz). Only text: in other bytes (an image's base64) the secret
     itself was looked for already (its base64 at any alignment is one of its forms), and
-    reading them again as text cost 12 times the redaction of their base64."""
+    reading them again as text cost 12 times the redaction of their base64. None: past
+    ``budget`` (or a compressed run expanding past it, or past ``MAX_DECODED``)."""
     text = _text(data)
     if text is not None:
-        yield start, end, text
-    inflated = _inflate(data)
-    if inflated is not None and (text := _text(inflated)) is not None:
-        yield start, end, text
+        yield start, end, text if budget.take(len(text)) else None
+    if not _compressed(data):
+        return
+    room = min(MAX_DECODED, budget.left)
+    inflated = _inflate(data, room + 1)
+    if inflated is None:
+        return
+    if len(inflated) > room:  # a bomb, or more than is left: what it holds is unread
+        budget.take(budget.left + 1)
+        yield start, end, None
+    elif (text := _text(inflated)) is not None:
+        yield start, end, text if budget.take(len(text)) else None
 
 
 def _text(data: bytes) -> str | None:
@@ -192,16 +236,23 @@ def _text(data: bytes) -> str | None:
     return text if text.count("\ufffd") <= 2 else None
 
 
-def _inflate(data: bytes) -> bytes | None:
+def _compressed(data: bytes) -> bool:
+    """Whether ``data`` starts as gzip, zlib, bzip2 or xz data does."""
+    return (data[:2] == b"\x1f\x8b" or data[:3] == b"BZh" or data[:6] == b"\xfd7zXZ\x00"
+            or (len(data) > 2 and data[0] == 0x78 and (data[0] << 8 | data[1]) % 31 == 0))
+
+
+def _inflate(data: bytes, limit: int) -> bytes | None:
+    """``data`` decompressed, ``limit`` bytes at most; None: not compressed data."""
     try:
         if data[:2] == b"\x1f\x8b":
-            return zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(data, MAX_DECODED)
+            return zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(data, limit)
         if len(data) > 2 and data[0] == 0x78 and (data[0] << 8 | data[1]) % 31 == 0:
-            return zlib.decompressobj().decompress(data, MAX_DECODED)
+            return zlib.decompressobj().decompress(data, limit)
         if data[:3] == b"BZh":
-            return bz2.BZ2Decompressor().decompress(data, MAX_DECODED)
+            return bz2.BZ2Decompressor().decompress(data, limit)
         if data[:6] == b"\xfd7zXZ\x00":
-            return lzma.LZMADecompressor().decompress(data, MAX_DECODED)
+            return lzma.LZMADecompressor().decompress(data, limit)
     except (zlib.error, OSError, EOFError, lzma.LZMAError, ValueError):
         return None
     return None
