@@ -302,6 +302,11 @@ def _bad_claims(issuer: Issuer) -> dict[str, str]:
     return {
         "expired": issuer.token(exp=now - 3600),
         "not yet valid": issuer.token(nbf=now + 3600),
+        "issued in the future": issuer.token(iat=now + 3600),
+        "iat not a number": issuer.token(iat="yesterday"),
+        "exp not a number": issuer.token(exp="never"),
+        "nbf not a number": issuer.token(nbf=[1]),
+        "exp as a string, expired": issuer.token(exp=str(now - 3600)),
         "another issuer": issuer.token(iss="https://elsewhere.example"),
         "another audience": issuer.token(aud="another"),
         "no sub": no_sub,
