@@ -43,6 +43,7 @@ from toolhost.serve.headers import (
     request_version,
     unsupported_version_header,
 )
+from toolhost.serve.http_access import note_message
 from toolhost.serve.http_exchange import Exchange, InFlight, Session
 from toolhost.serve.http_limits import JsonAnswer, read_body
 from toolhost.serve.http_sessions import LegacySessions
@@ -117,6 +118,7 @@ class Poster:
         if not isinstance(message, dict):
             return _refusal(None, "Invalid Request: expected one JSON-RPC object (batches are "
                             "not supported)")
+        note_message(request.scope, message)
         request_id = message.get("id")
         if "id" in message and not rpc.is_valid_id(request_id):
             return _refusal(None, "Invalid Request: 'id' must be a string or a number")
