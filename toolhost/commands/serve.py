@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import logging
 import os
 import sys
 import time
@@ -244,6 +243,8 @@ def _serve(args: argparse.Namespace, started: Callable[[], None]) -> int:
 
             raise ToolhostError(f"{SERVE_EXTRA_HINT} ({exc})") from None
         # the access log (toolhost.serve.http_access): INFO whatever -v says, unless off
+        import logging
+
         logging.getLogger("toolhost.access").setLevel(
             logging.INFO if args.access_log else logging.WARNING)
         if args.host not in ("127.0.0.1", "localhost", "::1") and token is None \
