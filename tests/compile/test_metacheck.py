@@ -43,14 +43,16 @@ COMMON: list[Any] = [
 VALUES: list[Any] = [
     "string", "strin", ["string", "null"], ["string", "string"], [], 0, -1, 1.5, 2.0, True,
     None, "(", "^a+$", "[", {"type": "string"}, [{"type": "string"}], {"x": {}}, {"x": 3},
-    ["a", "a"], ["a", 1], float("nan"), 10**30, {1: {}},
+    ["a", "a"], ["a", 1], float("nan"), 10**30, {1: {}}, "#/$defs/a", "#", "#/a b", "#a",
+    "#/%zz", "#/%41", "https://json-schema.org/draft/2020-12/schema", "http://x/#", "a_1",
+    "-a", "a:b", "\\", "",
 ]
 KEYWORDS = ["type", "enum", "const", "default", "examples", "title", "description", "format",
             "deprecated", "readOnly", "uniqueItems", "minimum", "exclusiveMaximum",
             "multipleOf", "minLength", "maxItems", "minContains", "required", "pattern",
             "additionalProperties", "items", "not", "if", "properties", "$defs",
             "patternProperties", "anyOf", "allOf", "oneOf", "prefixItems", "$ref", "$schema",
-            "x-unknown"]
+            "$dynamicRef", "$anchor", "$dynamicAnchor", "x-unknown"]
 
 
 @pytest.mark.parametrize("schema", COMMON)
