@@ -90,3 +90,17 @@ def test_deep_schemas_are_left_to_jsonschema() -> None:
     for _ in range(100):
         schema = {"items": schema}
     assert not proven_valid(schema)
+
+
+def test_a_long_ref_is_proven_in_memory_of_its_size() -> None:
+    import tracemalloc
+
+    for ref in ("#/" + "a" * 500_000, "#/" + "%41" * 170_000, "https://x.org/" + "a" * 500_000):
+        key = "$schema" if ref.startswith("http") else "$ref"
+        tracemalloc.start()
+        try:
+            assert proven_valid({key: ref})
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        assert peak < 8 * len(ref), peak

@@ -74,8 +74,9 @@ def _regex(value: Any) -> bool:
 # a value every ``uri-reference`` / ``uri`` checker accepts (rfc3987 or rfc3986-validator,
 # whichever is installed, or none): a local JSON pointer of unreserved characters, an http(s)
 # URL of them; anything else is left to jsonschema
-_LOCAL_REF = re.compile(r"#(?:/(?:[A-Za-z0-9._~$-]|%[0-9A-Fa-f]{2})*)*")
-_PLAIN_URI = re.compile(r"https?://[A-Za-z0-9.-]+(?:/[A-Za-z0-9._~-]*)*#?")
+# (possessive: a long value keeps no regex frame per character)
+_LOCAL_REF = re.compile(r"#(?:/(?:[A-Za-z0-9._~$-]++|%[0-9A-Fa-f]{2})*+)*+")
+_PLAIN_URI = re.compile(r"https?://[A-Za-z0-9.-]++(?:/[A-Za-z0-9._~-]*+)*+#?")
 _ANCHOR = re.compile(r"[A-Za-z_][-A-Za-z0-9._]*")
 
 
