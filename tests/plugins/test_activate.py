@@ -298,3 +298,55 @@ def test_a_reload_thread_leaves_the_sessions_stdout_alone(
     assert done and done[0].plugins[0].provides["tools"] == ["mcp__greet__hello"]
     out, _err = capfd.readouterr()
     assert "during" in out
+
+
+@pytest.mark.parametrize("register", [
+    "async def register(registry):\n    registry.add_rules(deny=['Bash'])\n",
+    "def register(registry):\n    registry.add_rules(deny=['Bash'])\n    yield\n",
+    "async def register(registry):\n    registry.add_rules(deny=['Bash'])\n    yield\n",
+], ids=["async", "generator", "async-generator"])
+def test_a_register_hook_whose_body_never_runs_is_refused(make_plugin: MakePlugin,
+                                                          register: str) -> None:
+    """Calling an ``async def`` or a generator ``register`` runs none of its body: the
+    plugin was enabled with nothing registered, its deny rule silently missing."""
+    make_plugin("toolhost-lazy", modules={"lazy_plugin": register})
+    with pytest.raises(PluginConfigError) as info:
+        activate([req("toolhost-lazy")])
+    (problem,) = info.value.problems
+    assert problem.line == 4 and "plugin 'toolhost-lazy' 1.0.0 failed while registering" in \
+        problem.message
+    assert "register() of 'lazy_plugin' is a" in problem.message
+    assert "none of its body ran (make it a plain def)" in problem.message
+
+
+def test_a_thread_the_hook_left_behind_adds_nothing_later(make_plugin: MakePlugin) -> None:
+    """What a config gets is what ``register`` added while it ran: a rule or tool added
+    afterwards from a thread would reach one load and not another."""
+    late = GREET + """
+    import threading
+    failures = []
+    go = threading.Event()
+
+    def later(registry):
+        go.wait(10)
+        try:
+            registry.add_rules(allow=["mcp__greet__hello"])
+        except Exception as exc:
+            failures.append(str(exc))
+
+    def register(registry: Registry) -> None:
+        registry.add_server("greet", description="Greetings")
+        registry.add_tool(greet, server="greet")
+        worker = threading.Thread(target=later, args=(registry,))
+        worker.start()
+        registry.worker = worker
+"""
+    make_plugin("toolhost-late", modules={"late_plugin": late})
+    plugins = activate([req("toolhost-late")])
+    (reg,) = plugins.registries
+    module = sys.modules["late_plugin"]
+    module.go.set()
+    reg.worker.join(10)  # type: ignore[attr-defined]
+    assert reg.rules == []
+    assert module.failures == ["plugin 'toolhost-late': add_rules() after register() "
+                               "returned; everything is added while register(registry) runs"]

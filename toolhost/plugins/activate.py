@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 
     from packaging.specifiers import SpecifierSet
 
-__all__ = ["PluginConfigError", "activate", "kinds_for", "load_hook"]
+__all__ = ["PluginConfigError", "activate", "kinds_for", "load_hook", "run_hook"]
 
 log = logging.getLogger("toolhost.plugins")
 SLOW_PLUGIN_SECONDS = 1.0  # a plugin slower to import and register than this is said so
@@ -165,8 +165,10 @@ def _activate_one(req: PluginRequirement, installed: Mapping[str, InstalledPlugi
     try:
         with prints_to_stderr():  # stdout is what `tools --json`, `mcp-config > .mcp.json`
             for ep in plugin.entry_points:  # and `plugins --json` print: a plugin's print
-                load_hook(ep)(reg)  # at import or in register() must not corrupt it
+                run_hook(load_hook(ep), reg, ep.value)  # at import or in register() must
+                # not corrupt it
         _check_kinds(reg)
+        reg.close()  # a thread the hook started adds nothing afterwards
     except KeyboardInterrupt:
         raise
     except BaseException as exc:  # a plugin's bug (even a BaseException of its own, or
@@ -186,6 +188,26 @@ def _activate_one(req: PluginRequirement, installed: Mapping[str, InstalledPlugi
                                     provides=reg.provides(), requirement=req,
                                     modules=tuple(ep.value for ep in plugin.entry_points)))
     outcome.registries.append(reg)
+
+
+def run_hook(hook: Callable[[Registry], Any], reg: Registry, where: str) -> None:
+    """Call a plugin's ``register(registry)``; one that did not run its body is an error.
+
+    An ``async def register`` returns a coroutine and a ``register`` with ``yield`` a
+    generator: calling either runs none of its body, so the plugin would be enabled with
+    nothing registered, its deny rules silently missing.
+    """
+    import inspect
+
+    result = hook(reg)
+    if inspect.isawaitable(result) or inspect.isgenerator(result) \
+            or inspect.isasyncgen(result):
+        close = getattr(result, "close", None)
+        if callable(close):  # no "coroutine was never awaited" warning on top
+            close()
+        what = "a coroutine (async def)" if inspect.isawaitable(result) else "a generator"
+        raise PluginError(f"register() of {where!r} is {what}: toolhost calls it as a plain "
+                          "function, so none of its body ran (make it a plain def)")
 
 
 def load_hook(ep: md.EntryPoint) -> Callable[[Registry], Any]:
