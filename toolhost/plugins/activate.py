@@ -24,6 +24,7 @@ from toolhost.plugins.discovery import (
     canonical_name,
     installed_plugins,
     installed_version,
+    pip_install,
 )
 from toolhost.plugins.plugin_set import PluginInfo, PluginSet
 from toolhost.plugins.quiet import prints_to_stderr
@@ -156,7 +157,7 @@ def _activate_one(req: PluginRequirement, installed: Mapping[str, InstalledPlugi
         outcome.problems.append(_problem(
             req, f"plugin '{plugin.name}' {plugin.version} is installed, but the config needs "
             f"'{plugin.name}{req.specifier}'",
-            hint=f"pip install '{plugin.name}{req.specifier}'"))
+            hint=pip_install(f"{plugin.name}{req.specifier}")))
         return
     reg = Registry(plugin.name)
     import time
@@ -285,7 +286,6 @@ def _missing(req: PluginRequirement, installed: Mapping[str, Any]) -> Problem:
     if close:
         return _problem(req, f"plugin '{req.name}' is not installed",
                         hint=f"did you mean '{close[0]}', which is installed?")
-    pin = f"{req.name}{req.specifier}"
     from packaging.utils import canonicalize_name
 
     if canonicalize_name(req.name) in EXAMPLES:  # not on the package index, where a package
@@ -295,7 +295,7 @@ def _missing(req: PluginRequirement, installed: Mapping[str, Any]) -> Problem:
                         f"package index: pip install plugins/{canonicalize_name(req.name)} in "
                         "toolhost's clone")
     return _problem(req, f"plugin '{req.name}' is not installed",
-                    hint=f"pip install '{pin}'" if req.specifier else f"pip install {req.name}")
+                    hint=pip_install(f"{req.name}{req.specifier}"))
 
 
 
