@@ -246,10 +246,10 @@ def _summary(found: list[str]) -> str:
 
 
 def _remove(path: Path) -> None:
-    import shutil  # only when there is bytecode to delete
+    from toolhost.config.removetree import remove_tree  # only when there is something to delete
 
     if path.is_dir() and not path.is_symlink():
-        shutil.rmtree(path, ignore_errors=True)
+        remove_tree(path)
     else:
         with contextlib.suppress(OSError):
             path.unlink()
