@@ -156,3 +156,27 @@ def test_an_honest_edit_of_a_hook_and_an_unreadable_one(tmp_path: Path) -> None:
     big = tmp_path / ".git" / "hooks" / "post-merge"
     big.write_text("npm test\n" + "#\n" * 20000)
     assert hooked.decide("Edit", {**edit, "file_path": str(big)}).behavior == "deny"
+
+
+SIBLINGS = ["~/.bash_aliases", "~/.cshrc", "~/.tcshrc", "~/.login", "~/.xprofile", "~/.xinitrc",
+            "~/.xsessionrc", "~/.direnvrc", "~/.config/direnv/direnvrc", "~/.bashrc.d/10-x.sh",
+            "~/.config/nvim/init.lua", "~/.config/nvim/init.vim",
+            "~/.ipython/profile_default/startup/00-x.py",
+            "/usr/lib/python3/dist-packages/zz.pth",
+            "~/.local/lib/python3.11/site-packages/zz.pth",
+            ".venv/lib/python3.11/site-packages/sitecustomize.py", "usercustomize.py"]
+
+
+@pytest.mark.parametrize("path", SIBLINGS)
+def test_the_family_s_siblings_a_shell_an_editor_or_python_runs_are_run_later_files(
+        path: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))
+    armed = "import os; os.system('rm -rf ~/x')\n" if path.endswith((".py", ".pth")) \
+        else "rm -rf ~/x\n"
+    assert GUARDED.decide(*write(path, armed)).behavior == "deny"
+    assert GUARDED.decide("Bash", {"command": f"echo {armed.strip()!r} >> {path}"}
+                          ).behavior == "deny"
+    assert GUARDED.decide(*write(path, "export EDITOR=vim\n")).behavior == "allow"
+    # a glob that is no such file's name stays as it was
+    assert GUARDED.decide("Bash", {"command": "find . -name '*.py' -exec echo {} +"}
+                          ).behavior == "allow"
