@@ -93,9 +93,10 @@ HONEST = {
 @pytest.mark.parametrize("path", HONEST)
 def test_honest_run_later_files_are_decided_as_before(path: str, tmp_path: Path,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("HOME", str(tmp_path))  # (an Edit reads the file it changes)
-    assert GUARDED.decide(*write(path, HONEST[path])).behavior == "allow"
-    assert GUARDED.decide("Edit", {"file_path": path, "old_string": "x",
+    monkeypatch.setenv("HOME", str(tmp_path))  # (an Edit reads the file it changes: none
+    guarded = policy(RULES, cwd=str(tmp_path))  # in a fresh home and directory)
+    assert guarded.decide(*write(path, HONEST[path])).behavior == "allow"
+    assert guarded.decide("Edit", {"file_path": path, "old_string": "x",
                                    "new_string": HONEST[path]}).behavior == "allow"
 
 
@@ -124,6 +125,16 @@ def _hooked(tmp_path: Path, text: str) -> Any:
     return policy(RULES, cwd=str(tmp_path))
 
 
+def test_an_edit_decided_before_another_runs_cannot_arm_through_it(tmp_path: Path) -> None:
+    # two edits decided on the same file before either runs: `#X` -> `#` is harmless, and
+    # `# ` -> `` finds no `# ` yet; run in turn they uncomment `rm -rf ~/x`
+    hooked = _hooked(tmp_path, "#!/bin/sh\n#X rm -rf ~/x\n")
+    first = {"file_path": ".git/hooks/pre-commit", "old_string": "#X", "new_string": "#"}
+    second = {"file_path": ".git/hooks/pre-commit", "old_string": "# ", "new_string": ""}
+    assert hooked.decide("Edit", first).behavior == "allow"
+    assert hooked.decide("Edit", second).behavior == "deny"
+
+
 @pytest.mark.parametrize(("before", "edits"), [
     ("#!/bin/sh\n# rm -rf ~/x\n", [("# ", "")]),  # uncommented by removing the mark alone
     ("#!/bin/sh\nexit 0\nrm -rf ~/x\n", [("exit 0\n", "")]),  # the guard before it removed
@@ -149,7 +160,9 @@ def test_an_honest_edit_of_a_hook_and_an_unreadable_one(tmp_path: Path) -> None:
     edit = {"file_path": ".git/hooks/pre-commit", "old_string": "npm test",
             "new_string": "npm test && npx lint-staged"}
     assert hooked.decide("Edit", edit).behavior == "allow"
-    assert hooked.decide("Edit", {**edit, "old_string": "absent"}).behavior == "allow"
+    # an old_string not there now: the edit fails, unless an edit decided before it runs
+    # puts it there (`#X rm` -> `# rm`, then `# ` -> ``): not provable
+    assert hooked.decide("Edit", {**edit, "old_string": "absent"}).behavior == "deny"
     fifo = tmp_path / ".git" / "hooks" / "pre-push"
     os.mkfifo(fifo)  # never opened: reading it would hang the decision
     assert hooked.decide("Edit", {**edit, "file_path": str(fifo)}).behavior == "deny"

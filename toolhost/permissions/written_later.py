@@ -75,10 +75,10 @@ def edited_texts(tool_name: str, tool_input: Mapping[str, Any], cwd: str) -> lis
     changes text already there, so the file as it will be is judged too, as a ``Write`` of
     it would be (its new strings alone missed an edit that arms a line: ``old_string: "# "``,
     ``new_string: ""`` uncommenting ``# rm -rf y``, or ``exit 0`` removed before it). A file
-    that is not there, or does not hold an ``old_string`` (the edit fails and writes nothing),
-    is judged by the new strings as before; one that cannot be read whole as text (not a
-    regular file, over the limit, not UTF-8) is ``UNJUDGED``: what it will hold cannot be
-    proven."""
+    that is not there is judged by the new strings as before; one that cannot be read whole
+    as text (not a regular file, over the limit, not UTF-8) or does not hold an
+    ``old_string`` (the edit fails now, but another edit decided before it runs may put the
+    string there) is ``UNJUDGED``: what it will hold cannot be proven."""
     if tool_name not in ("Edit", "MultiEdit"):
         return new_texts(tool_name, tool_input)
     raw = tool_input.get("file_path")
@@ -110,7 +110,7 @@ def edited_texts(tool_name: str, tool_input: Mapping[str, Any], cwd: str) -> lis
         if not isinstance(old, str) or not isinstance(new, str):
             return UNJUDGED
         if old and old not in text:
-            return new_texts(tool_name, tool_input)
+            return UNJUDGED  # (fails now; after another edit it may not: `#X rm` -> `# rm`)
         text = text.replace(old, new, -1 if edit.get("replace_all") is True else 1)
     return [*new_texts(tool_name, tool_input), text]  # (the new strings too, as before)
 
