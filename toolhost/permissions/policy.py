@@ -250,8 +250,8 @@ class CompiledPolicy:
         rule's decision (an ask only where no rule of the tool denies the call)."""
         from toolhost.permissions.written_later import (
             command_lines,
+            edited_texts,
             later_path,
-            new_texts,
             own_file,
         )
 
@@ -269,7 +269,7 @@ class CompiledPolicy:
         path = later_path(tool_name, tool_input, self.cwd)
         if path is None:
             return None
-        lines = command_lines(new_texts(tool_name, tool_input))
+        lines = command_lines(edited_texts(tool_name, tool_input, self.cwd))
         hit = next((r for r in self._later_guards if not isinstance(lines, list)
                     or any(_meets(r, line) for line in lines)), None)
         if hit is None:
