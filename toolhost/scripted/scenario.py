@@ -90,6 +90,19 @@ class Scenario:
     description: str = ""
 
 
+def _kind(value: Any) -> str:
+    """What a YAML value is, in the words of the file (not Python's type names)."""
+    if value is None:
+        return "nothing"
+    if isinstance(value, bool):
+        return "true/false"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    return "a list" if isinstance(value, list) else type(value).__name__
+
+
 def load_scenario(path: str | FsPath) -> Scenario:
     """Read and check a scenario file. Raises ``ConfigError`` listing every problem."""
     return _check(read_located(str(path)))
@@ -126,7 +139,7 @@ class _Checker:
 
     def mapping(self, value: Any, path: Path, what: str) -> Mapping[str, Any] | None:
         if not isinstance(value, Mapping):
-            self.err(path, f"{what} must be a mapping, got {type(value).__name__}")
+            self.err(path, f"{what} must be a mapping, got {_kind(value)}")
             return None
         return value
 
@@ -137,6 +150,10 @@ class _Checker:
         return value
 
     def scenario(self) -> Scenario | None:
+        if self.doc.value is None:
+            self.err((), "a scenario must be a mapping, got nothing (an empty file)",
+                     "write turns: [...]; see docs/running.md")
+            return None
         top = self.mapping(self.doc.value, (), "a scenario")
         if top is None:
             return None

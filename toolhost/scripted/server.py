@@ -48,21 +48,33 @@ def sse_events(reply: Reply, *, message_id: str, model: str,
         "content": [], "stop_reason": None, "stop_sequence": None,
         "usage": {"input_tokens": input_tokens, "output_tokens": 1}}}
     for index, block in enumerate(reply.content):
-        if block["type"] == "tool_use":
-            start = {"type": "tool_use", "id": block["id"], "name": block["name"], "input": {}}
-            delta = {"type": "input_json_delta", "partial_json": json.dumps(block["input"])}
-        else:
-            start = {"type": "text", "text": ""}
-            delta = {"type": "text_delta", "text": block["text"]}
+        start, deltas = _streamed(block)
         yield "content_block_start", {"type": "content_block_start", "index": index,
                                       "content_block": start}
-        yield "content_block_delta", {"type": "content_block_delta", "index": index,
-                                      "delta": delta}
+        for delta in deltas:
+            yield "content_block_delta", {"type": "content_block_delta", "index": index,
+                                          "delta": delta}
         yield "content_block_stop", {"type": "content_block_stop", "index": index}
     yield "message_delta", {"type": "message_delta",
                             "delta": {"stop_reason": reply.stop_reason, "stop_sequence": None},
                             "usage": {"output_tokens": _output_tokens(reply)}}
     yield "message_stop", {"type": "message_stop"}
+
+
+def _streamed(block: Mapping[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """A content block as the API streams it: its empty start, then its deltas."""
+    kind = block.get("type")
+    if kind == "tool_use":
+        return ({"type": "tool_use", "id": block["id"], "name": block["name"], "input": {}},
+                [{"type": "input_json_delta", "partial_json": json.dumps(block["input"])}])
+    if kind == "thinking":
+        return ({"type": "thinking", "thinking": "", "signature": ""},
+                [{"type": "thinking_delta", "thinking": block.get("thinking", "")},
+                 {"type": "signature_delta", "signature": block.get("signature", "")}])
+    if kind == "redacted_thinking":
+        return dict(block), []
+    return ({"type": "text", "text": ""},
+            [{"type": "text_delta", "text": block.get("text", "")}])
 
 
 def _output_tokens(reply: Reply) -> int:
