@@ -65,8 +65,10 @@ def _streamed(block: Mapping[str, Any]) -> tuple[dict[str, Any], list[dict[str, 
     """A content block as the API streams it: its empty start, then its deltas."""
     kind = block.get("type")
     if kind == "tool_use":
+        raw = block.get("raw_input")
         return ({"type": "tool_use", "id": block["id"], "name": block["name"], "input": {}},
-                [{"type": "input_json_delta", "partial_json": json.dumps(block["input"])}])
+                [{"type": "input_json_delta", "partial_json": json.dumps(block["input"])
+                  if raw is None else raw}])
     if kind == "thinking":
         return ({"type": "thinking", "thinking": "", "signature": ""},
                 [{"type": "thinking_delta", "thinking": block.get("thinking", "")},
@@ -231,7 +233,8 @@ def _handler_for(model: ScriptedModel) -> type[BaseHTTPRequestHandler]:
             if not body.get("stream"):
                 self._json(200, {
                     "id": message_id, "type": "message", "role": "assistant", "model": name,
-                    "content": [dict(b) for b in reply.content],
+                    "content": [{k: v for k, v in b.items() if k != "raw_input"}
+                                for b in reply.content],
                     "stop_reason": reply.stop_reason, "stop_sequence": None,
                     "usage": {"input_tokens": tokens, "output_tokens": _output_tokens(reply)}})
                 return
