@@ -175,6 +175,21 @@ def test_a_call_with_no_result_when_the_session_ends_is_said_lost() -> None:
         "  #2 ✗ mcp__s__two: no result came back before the session ended"]
 
 
+def test_a_turn_stopped_at_its_turn_limit_says_why_and_what_to_do() -> None:
+    # a model that never stops calling tools (or repeats a denied call) meets --max-turns:
+    # the line said only "failed (error_max_turns)", not the limit nor what to change
+    out = io.StringIO()
+    r = TextRenderer(out, io.StringIO(), color=False)
+    r.message({"type": "result", "subtype": "error_max_turns", "is_error": True,
+               "duration_ms": 1500, "errors": ["Reached maximum number of turns (2)"]})
+    assert out.getvalue().splitlines() == [
+        "— failed (error_max_turns): 0 turns, 1.5 s",
+        "toolhost: Reached maximum number of turns (2): the model was still calling tools when "
+        "the turn limit stopped it. Raise --max-turns (or run.max_turns) if the task needs "
+        "more; a model that calls a denied tool again and again is stopped only by such a "
+        "limit."]
+
+
 def test_not_logged_in_says_what_to_do() -> None:
     out = io.StringIO()
     r = TextRenderer(out, io.StringIO(), color=False)

@@ -28,7 +28,7 @@ from toolhost.permissions.ask_shown import NAME as NAME_CHARS
 from toolhost.permissions.ask_shown import shown_name as _shown_name
 from toolhost.permissions.ask_shown import shown_text
 from toolhost.permissions.decision import Decision
-from toolhost.runner.diagnose import explain, retry_hint
+from toolhost.runner.diagnose import explain, max_turns_hint, retry_hint
 from toolhost.visible import visible
 
 __all__ = [
@@ -383,6 +383,8 @@ class TextRenderer:
         self._print(self.style("1" if ok else "1;33" if stopped else "1;31",
                                visible(f"— {head}: " + ", ".join(parts))))
         hint = None if ok else explain(self._api_error, str(message.get("result") or ""))
+        if subtype == "error_max_turns" and not stopped:
+            hint = max_turns_hint(message.get("errors"))
         self._api_error = None
         if hint:
             self._print(self.style("33", visible(hint, lines=True)))
