@@ -72,3 +72,5 @@ def test_every_call_of_an_untidy_model_is_answered_exactly_once(
     answered = re.findall(r"^  (#\d+) [←✗] ", done.stdout, re.M)
     assert len(shown) == 31 and sorted(shown) == sorted(answered), done.stdout
     assert "no result came back" not in done.stdout
+    # the last reply was thinking alone: said so, not a bare "— done"
+    assert done.stdout.splitlines()[-2].startswith("(the model ended the turn with no text")

@@ -190,6 +190,23 @@ def test_a_turn_stopped_at_its_turn_limit_says_why_and_what_to_do() -> None:
         "limit."]
 
 
+def test_a_reply_of_thinking_alone_is_said_to_have_no_text() -> None:
+    # the turn ended "done" with nothing above it: no way to tell the model said nothing
+    out = io.StringIO()
+    r = TextRenderer(out, io.StringIO(), color=False)
+    for content in ([{"type": "thinking", "thinking": "hmm", "signature": "s"}],
+                    [{"type": "text", "text": "Hello."}]):
+        r.message({"type": "assistant", "message": {"id": f"m{len(content)}{content[0]['type']}",
+                                                    "content": content}})
+        r.message({"type": "result", "subtype": "success", "duration_ms": 100})
+    assert out.getvalue().splitlines() == [
+        "(the model ended the turn with no text: its last reply had none, only thinking or "
+        "nothing)",
+        "— done: 1 turn, 0.1 s",
+        "Hello.",
+        "— done: 1 turn, 0.1 s"]
+
+
 def test_not_logged_in_says_what_to_do() -> None:
     out = io.StringIO()
     r = TextRenderer(out, io.StringIO(), color=False)
