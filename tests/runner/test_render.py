@@ -111,6 +111,21 @@ def test_a_reused_call_id_is_said_and_its_results_never_get_a_wrong_name() -> No
     assert not r._reused and not r._calls
 
 
+def test_an_id_reused_after_its_call_ended_is_a_new_call_with_a_new_tag() -> None:
+    # a model that sends toolu_X turn after turn: every call was "#1", three calls that
+    # looked like one
+    out = io.StringIO()
+    r = TextRenderer(out, io.StringIO(), color=False)
+    for turn, text in enumerate(("a", "b")):
+        r.message({"type": "assistant", "message": {"id": f"m{turn}", "content": [
+            {"type": "tool_use", "id": "X", "name": "mcp__s__echo", "input": {"text": text}}]}})
+        r.message({"type": "user", "message": {"content": [
+            {"type": "tool_result", "tool_use_id": "X", "content": text}]}})
+    assert out.getvalue().splitlines() == [
+        '→ #1 mcp__s__echo(text="a")', "  #1 ← mcp__s__echo: a",
+        '→ #2 mcp__s__echo(text="b")', "  #2 ← mcp__s__echo: b"]
+
+
 def test_a_long_session_remembers_a_bounded_number_of_calls() -> None:
     """Calls whose result never comes (and every call's tag) are forgotten oldest first;
     tags keep counting up, never reused."""

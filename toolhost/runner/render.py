@@ -297,6 +297,9 @@ class TextRenderer:
             _remember(self._reused, use_id, (names, waiting + 1))
             note = " (the id of an earlier call: their results cannot be told apart)"
         else:
+            # the id of a call that has ended (a model reusing ids turn after turn): a call
+            # of its own, so a tag of its own, not the ended call's "#1" again
+            self._tags.pop(use_id, None)
             _remember(self._calls, use_id, name)
         call = format_call(name, block.get("input"))
         tag = self.tag(use_id) if block.get("id") else ""
