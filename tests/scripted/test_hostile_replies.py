@@ -111,3 +111,21 @@ def test_every_tool_use_must_get_exactly_one_result(ids: list[str],
             httpx.post(f"{model.base_url}/v1/messages", json={"messages": messages},
                        timeout=10).raise_for_status()
         assert model.problems() == problems
+
+
+@pytest.mark.parametrize("length", ["-5", "x", str(2**40)])
+def test_a_bad_content_length_is_answered_400_at_once(length: str) -> None:
+    # -5 was read as "until the client hangs up": the request waited for ever
+    import socket
+
+    with ScriptedModel(parse_scenario(TWO_CALLS, "s.yaml")) as model:
+        host, port = model.base_url.removeprefix("http://").split(":")
+        with socket.create_connection((host, int(port)), timeout=10) as conn:
+            conn.sendall(f"POST /v1/messages HTTP/1.1\r\nHost: x\r\nContent-Length: {length}"
+                         "\r\n\r\n{}".encode())
+            chunks = []
+            while chunk := conn.recv(4096):  # the server closes the connection after it
+                chunks.append(chunk)
+            answer = b"".join(chunks).decode()
+    assert answer.startswith("HTTP/1.1 400 "), answer
+    assert "Content-Length must be 0 to" in answer

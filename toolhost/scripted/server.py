@@ -38,6 +38,7 @@ __all__ = ["ScriptedModel", "sse_events"]
 
 log = logging.getLogger("toolhost.scripted")
 DEFAULT_MODEL = "claude-scripted"
+MAX_BODY = 256 * 1024 * 1024  # a request body: a long session's history, not a hostile stream
 
 
 def sse_events(reply: Reply, *, message_id: str, model: str,
@@ -203,7 +204,16 @@ def _handler_for(model: ScriptedModel) -> type[BaseHTTPRequestHandler]:
                 "type": "not_found_error", "message": f"no route {self.command} {self.path}"}})
 
         def _read_json(self) -> Mapping[str, Any] | None:
-            length = int(self.headers.get("Content-Length") or 0)
+            try:
+                length = int(self.headers.get("Content-Length") or 0)
+            except ValueError:
+                length = -1
+            if not 0 <= length <= MAX_BODY:  # read(-1) would wait for the client to hang up
+                self.close_connection = True
+                self._json(400, {"type": "error", "error": {
+                    "type": "invalid_request_error",
+                    "message": f"Content-Length must be 0 to {MAX_BODY} bytes"}})
+                return None
             raw = self.rfile.read(length) if length else b""
             try:
                 body = json.loads(raw or b"{}")
