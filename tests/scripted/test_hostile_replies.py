@@ -129,3 +129,13 @@ def test_a_bad_content_length_is_answered_400_at_once(length: str) -> None:
             answer = b"".join(chunks).decode()
     assert answer.startswith("HTTP/1.1 400 "), answer
     assert "Content-Length must be 0 to" in answer
+
+
+@pytest.mark.parametrize("messages", [5, "text", {"role": "user"}, None])
+def test_messages_that_are_no_list_are_answered_400(messages: Any) -> None:
+    # 5 raised TypeError in the handler: the client got a closed connection, no answer
+    with ScriptedModel(parse_scenario(TWO_CALLS, "s.yaml")) as model:
+        for path in ("/v1/messages", "/v1/messages/count_tokens"):
+            r = httpx.post(f"{model.base_url}{path}", json={"messages": messages}, timeout=10)
+            assert (r.status_code, r.json()["error"]["message"]) == \
+                (400, "messages must be a list"), path

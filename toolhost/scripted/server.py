@@ -182,7 +182,11 @@ def _handler_for(model: ScriptedModel) -> type[BaseHTTPRequestHandler]:
             body = self._read_json()
             if body is None:
                 return
-            if path == "/v1/messages":
+            if path in ("/v1/messages", "/v1/messages/count_tokens") \
+                    and not isinstance(body.get("messages", []), list):
+                self._json(400, {"type": "error", "error": {
+                    "type": "invalid_request_error", "message": "messages must be a list"}})
+            elif path == "/v1/messages":
                 self._messages(body)
             elif path == "/v1/messages/count_tokens":
                 model._record({"method": "POST", "path": path})
