@@ -111,6 +111,21 @@ def test_a_reused_call_id_is_said_and_its_results_never_get_a_wrong_name() -> No
     assert not r._reused and not r._calls
 
 
+def test_an_id_reused_after_its_call_ended_is_a_new_call_with_a_new_tag() -> None:
+    # a model that sends toolu_X turn after turn: every call was "#1", three calls that
+    # looked like one
+    out = io.StringIO()
+    r = TextRenderer(out, io.StringIO(), color=False)
+    for turn, text in enumerate(("a", "b")):
+        r.message({"type": "assistant", "message": {"id": f"m{turn}", "content": [
+            {"type": "tool_use", "id": "X", "name": "mcp__s__echo", "input": {"text": text}}]}})
+        r.message({"type": "user", "message": {"content": [
+            {"type": "tool_result", "tool_use_id": "X", "content": text}]}})
+    assert out.getvalue().splitlines() == [
+        '→ #1 mcp__s__echo(text="a")', "  #1 ← mcp__s__echo: a",
+        '→ #2 mcp__s__echo(text="b")', "  #2 ← mcp__s__echo: b"]
+
+
 def test_a_long_session_remembers_a_bounded_number_of_calls() -> None:
     """Calls whose result never comes (and every call's tag) are forgotten oldest first;
     tags keep counting up, never reused."""
@@ -173,6 +188,38 @@ def test_a_call_with_no_result_when_the_session_ends_is_said_lost() -> None:
     assert out.getvalue().splitlines()[2:] == [
         "  #1 ← mcp__s__one: fine",
         "  #2 ✗ mcp__s__two: no result came back before the session ended"]
+
+
+def test_a_turn_stopped_at_its_turn_limit_says_why_and_what_to_do() -> None:
+    # a model that never stops calling tools (or repeats a denied call) meets --max-turns:
+    # the line said only "failed (error_max_turns)", not the limit nor what to change
+    out = io.StringIO()
+    r = TextRenderer(out, io.StringIO(), color=False)
+    r.message({"type": "result", "subtype": "error_max_turns", "is_error": True,
+               "duration_ms": 1500, "errors": ["Reached maximum number of turns (2)"]})
+    assert out.getvalue().splitlines() == [
+        "— failed (error_max_turns): 0 turns, 1.5 s",
+        "toolhost: Reached maximum number of turns (2): the model was still calling tools when "
+        "the turn limit stopped it. Raise --max-turns (or run.max_turns) if the task needs "
+        "more; a model that calls a denied tool again and again is stopped only by such a "
+        "limit."]
+
+
+def test_a_reply_of_thinking_alone_is_said_to_have_no_text() -> None:
+    # the turn ended "done" with nothing above it: no way to tell the model said nothing
+    out = io.StringIO()
+    r = TextRenderer(out, io.StringIO(), color=False)
+    for content in ([{"type": "thinking", "thinking": "hmm", "signature": "s"}],
+                    [{"type": "text", "text": "Hello."}]):
+        r.message({"type": "assistant", "message": {"id": f"m{len(content)}{content[0]['type']}",
+                                                    "content": content}})
+        r.message({"type": "result", "subtype": "success", "duration_ms": 100})
+    assert out.getvalue().splitlines() == [
+        "(the model ended the turn with no text: its last reply had none, only thinking or "
+        "nothing)",
+        "— done: 1 turn, 0.1 s",
+        "Hello.",
+        "— done: 1 turn, 0.1 s"]
 
 
 def test_not_logged_in_says_what_to_do() -> None:

@@ -9,6 +9,8 @@ import sys
 import urllib.request
 from pathlib import Path
 
+import pytest
+
 SCENARIO = """\
 turns:
   - text: Hello from the script.
@@ -55,3 +57,16 @@ def test_a_bad_scenario_is_an_error_naming_the_place(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert done.stdout == ""
     assert f"{path}:2" in done.stderr and "turns[0].tool_calls" in done.stderr
+
+
+@pytest.mark.parametrize("port", ["70000", "-1", "http"])
+def test_a_port_out_of_range_is_a_usage_error_not_a_traceback(tmp_path: Path,
+                                                              port: str) -> None:
+    path = tmp_path / "s.yaml"
+    path.write_text("turns:\n  - text: hi\n")
+    done = subprocess.run([sys.executable, "-m", "toolhost.scripted", str(path), "--port", port],
+                          capture_output=True, text=True, timeout=30, check=False)
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr
+    assert done.stderr.splitlines()[-1].endswith(
+        f"argument --port: {port!r} is not a port (0 to 65535; 0: a free one)")

@@ -59,8 +59,9 @@ turns:
 """)
     assert problems == [
         "bad.yaml:2: turns[0].tool_cals: unknown key (did you mean 'tool_calls'?)",
-        "bad.yaml:2: turns[0]: a turn needs 'text', 'tool_calls' or both",
-        "bad.yaml:4: turns[1].tool_calls[0].input: must be a mapping of arguments",
+        "bad.yaml:2: turns[0]: a turn needs 'text', 'tool_calls', 'thinking' or some of them",
+        "bad.yaml:4: turns[1].tool_calls[0].input: must be a mapping of arguments (for "
+        "another JSON value, or broken JSON, use raw_input: TEXT)",
         "bad.yaml:6: turns[2].expect_results[0].tool: turn 2 calls 'mcp__a__b' at this "
         "position, not 'mcp__a__c'",
         "bad.yaml:6: turns[2].expect_results[0].equals: must be a string",

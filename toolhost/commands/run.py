@@ -291,6 +291,7 @@ def main(args: argparse.Namespace) -> int:
 
 def _run(args: argparse.Namespace, started: Callable[[], None]) -> int:
     from toolhost.config.cli_args import weakening
+    from toolhost.errors import ToolhostError
     from toolhost.runner import make_renderer
     from toolhost.runner.inert_fds import InertDescriptors
     from toolhost.runner.render import JsonRenderer
@@ -310,7 +311,14 @@ def _run(args: argparse.Namespace, started: Callable[[], None]) -> int:
     elif args.prompt is not None and not args.prompt.strip():  # `-p "$UNSET"`
         print("toolhost run: -p: the prompt is empty; nothing was sent", file=sys.stderr)
         return 2
-    scenario = load_scenario(args.script) if args.script else None
+    scenario = None
+    if args.script:
+        try:
+            scenario = load_scenario(args.script)
+        except ToolhostError as exc:  # a bad --script is a usage error, as a bad -p (and
+            # `python -m toolhost.scripted` exits 2 on the same file): nothing started
+            print(f"toolhost: error: {exc}", file=sys.stderr)
+            return 2
     # --output json: stdout carries only the message stream; a tool's prints go to stderr
     renderer = JsonRenderer(claim_stdout_text()) if args.output == "json" \
         else make_renderer(args.output)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from toolhost.excerpt import cut
 
 __all__ = ["GIVE_UP_UNREACHABLE", "TESTED_NEWEST", "TESTED_OLDEST", "cli_version", "explain",
-           "gives_up", "retry_hint", "version_note"]
+           "gives_up", "max_turns_hint", "retry_hint", "version_note"]
 
 _LOGIN = ("toolhost: the Claude CLI has no credentials. Set ANTHROPIC_API_KEY, or log the CLI "
           "in once with `claude /login`, or play the model from a file with --script "
@@ -43,6 +43,17 @@ def explain(error_kind: str | None, text: str) -> str | None:
     if "unknown option" in lowered or "unknown argument" in lowered:
         return _TOO_OLD
     return None
+
+
+def max_turns_hint(errors: object) -> str:
+    """What to do when the CLI stopped a turn at its turn limit (``error_max_turns``): the
+    model was still calling tools. ``errors`` is the result's list (the CLI names the limit)."""
+    said = [cut(str(e), 200) for e in errors if isinstance(e, str)][:3] \
+        if isinstance(errors, list) else []
+    return ("toolhost: " + (f"{'; '.join(said)}: " if said else "")
+            + "the model was still calling tools when the turn limit stopped it. Raise "
+            "--max-turns (or run.max_turns) if the task needs more; a model that calls a "
+            "denied tool again and again is stopped only by such a limit.")
 
 
 def retry_hint(attempt: object, max_retries: object, delay_ms: object,

@@ -28,7 +28,7 @@ from toolhost.permissions.ask_shown import NAME as NAME_CHARS
 from toolhost.permissions.ask_shown import shown_name as _shown_name
 from toolhost.permissions.ask_shown import shown_text
 from toolhost.permissions.decision import Decision
-from toolhost.runner.diagnose import explain, retry_hint
+from toolhost.runner.diagnose import explain, max_turns_hint, retry_hint
 from toolhost.visible import visible
 
 __all__ = [
@@ -176,6 +176,9 @@ class TextRenderer:
         self._numbered = 0  # tags given so far
         self._replies: set[str] = set()  # the model's replies (message ids) this turn
         self._unnamed = False  # a reply without an id this turn: count the CLI's way
+        # text or a call shown for the model's last reply (one of thinking alone: neither)
+        self._said = False
+        self._last_reply: object = None  # its message id (the CLI splits a reply in several)
         self._api_error: str | None = None  # the CLI's error kind for this turn, if any
         # While a permission question is open (``hold_while`` says so), transcript lines
         # wait and progress lines are dropped: the question owns the terminal, and a line
@@ -269,14 +272,19 @@ class TextRenderer:
             self._replies.add(body["id"])
         else:
             self._unnamed = True
+        reply = body.get("id") if isinstance(body, Mapping) else None
+        if reply is None or reply != self._last_reply:
+            self._last_reply, self._said = reply, False
         if isinstance(message.get("error"), str):
             self._api_error = message["error"]
         for block in (body.get("content") or ()) if isinstance(body, Mapping) else ():
             if not isinstance(block, Mapping):
                 continue
             if block.get("type") == "text" and str(block.get("text", "")).strip():
+                self._said = True
                 self._print(visible(str(block["text"]).strip(), lines=True))
             elif block.get("type") == "tool_use":
+                self._said = True
                 self._print(self.style("36", self._call_line(block)))
 
     def _call_line(self, block: Mapping[str, Any]) -> str:
@@ -289,6 +297,9 @@ class TextRenderer:
             _remember(self._reused, use_id, (names, waiting + 1))
             note = " (the id of an earlier call: their results cannot be told apart)"
         else:
+            # the id of a call that has ended (a model reusing ids turn after turn): a call
+            # of its own, so a tag of its own, not the ended call's "#1" again
+            self._tags.pop(use_id, None)
             _remember(self._calls, use_id, name)
         call = format_call(name, block.get("input"))
         tag = self.tag(use_id) if block.get("id") else ""
@@ -365,6 +376,10 @@ class TextRenderer:
         # no reply at all (the API was never reached): 0, whatever the CLI counted
         turns = len(self._replies) or (message.get("num_turns", "?") if self._unnamed else 0)
         self._replies, self._unnamed = set(), False
+        if ok and turns and not self._said:  # the model's last reply said nothing at all
+            self._print(self.style("2", "(the model ended the turn with no text: its last "
+                                        "reply had none, only thinking or nothing)"))
+        self._said, self._last_reply = False, None
         parts = [f"{turns} turn{'' if turns == 1 else 's'}", f"{seconds:.1f} s"]
         if isinstance(cost, (int, float)) and not isinstance(cost, bool):
             # the CLI's total_cost_usd is the session's so far: this turn's is the difference
@@ -383,6 +398,8 @@ class TextRenderer:
         self._print(self.style("1" if ok else "1;33" if stopped else "1;31",
                                visible(f"— {head}: " + ", ".join(parts))))
         hint = None if ok else explain(self._api_error, str(message.get("result") or ""))
+        if subtype == "error_max_turns" and not stopped:
+            hint = max_turns_hint(message.get("errors"))
         self._api_error = None
         if hint:
             self._print(self.style("33", visible(hint, lines=True)))

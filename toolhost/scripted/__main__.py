@@ -36,11 +36,22 @@ Example:
 """
 
 
+def _port(text: str) -> int:
+    """A TCP port, 0 (a free one) to 65535: anything else is a usage error, not a traceback."""
+    try:
+        port = int(text)
+    except ValueError:
+        port = -1
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port (0 to 65535; 0: a free one)")
+    return port
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m toolhost.scripted", description=DESCRIPTION,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("scenario", metavar="SCENARIO", help="the scenario file (YAML)")
-    parser.add_argument("--port", type=int, default=0,
+    parser.add_argument("--port", type=_port, default=0,
                         help="port on 127.0.0.1 (default: a free one)")
     args = parser.parse_args(argv)
     try:

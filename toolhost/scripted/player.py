@@ -82,6 +82,8 @@ class Player:
         turns = self.scenario.turns
         with self._lock:
             self._played.add(index)
+        if 1 < index <= len(turns) + 1:
+            self._check_answered(turns[index - 2], messages)
         if index > len(turns):
             last = turns[-1]
             self._fail(f"exhausted:{index}",
@@ -133,6 +135,22 @@ class Player:
                 self._fail(f"tools-:{turn.index}:{name}",
                            f"{where}: expected tool '{name}' NOT to be offered, but it was")
 
+    def _check_answered(self, turn: Turn, messages: Sequence[Any]) -> None:
+        """Every tool_use of the model's last reply got exactly one tool_result, and no
+        result came for a call it did not make: the host never drops (or doubles) a call."""
+        uses, results = _answers(messages)
+        where = f"{self.scenario.file}:{turn.line}: turn {turn.index}"
+        for use_id, name in uses.items():
+            got = results.pop(use_id, 0)
+            if got != 1:
+                self._fail(f"answered:{turn.index}:{use_id}",
+                           f"{where}: call {_short(use_id, 80)} ({_short(name, 80)}) got "
+                           f"{got} tool results; exactly one was expected")
+        for use_id, got in results.items():
+            self._fail(f"unasked:{turn.index}:{use_id}",
+                       f"{where}: {got} tool result(s) for {_short(use_id, 80)}, a call the "
+                       "model did not make")
+
     def _check_results(self, turn: Turn, results: Mapping[str, tuple[str, bool]]) -> None:
         for exp in turn.expect_results:
             where = (f"{self.scenario.file}:{exp.line}: turn {turn.index}, result of {exp.tool} "
@@ -173,6 +191,31 @@ def _mismatches(exp: Expectation, text: str, is_error: bool) -> list[str]:
     return out
 
 
+def _answers(messages: Sequence[Any]) -> tuple[dict[str, str], dict[str, int]]:
+    """The tool_use ids (and names) of the last assistant message, and how many tool_result
+    blocks came for each id after it; empty when the conversation ends with that message."""
+    uses: dict[str, str] = {}
+    results: dict[str, int] = {}
+    after = False  # a message came after the assistant's
+    for message in reversed(messages):
+        if not isinstance(message, Mapping):
+            continue
+        content = message.get("content")
+        blocks = [b for b in content if isinstance(b, Mapping)] \
+            if isinstance(content, list) else []
+        if message.get("role") == "assistant":
+            if after:
+                uses = {str(b.get("id")): str(b.get("name")) for b in blocks
+                        if b.get("type") == "tool_use"}
+            break
+        after = True
+        for block in blocks:
+            if block.get("type") == "tool_result":
+                use_id = str(block.get("tool_use_id"))
+                results[use_id] = results.get(use_id, 0) + 1
+    return uses, results
+
+
 def _latest_results(messages: Sequence[Any]) -> dict[str, tuple[str, bool]]:
     """tool_use_id -> (text, is_error) of the tool_result blocks after the last assistant turn."""
     out: dict[str, tuple[str, bool]] = {}
@@ -193,9 +236,19 @@ def _latest_results(messages: Sequence[Any]) -> dict[str, tuple[str, bool]]:
 
 def _content(turn: Turn) -> tuple[Mapping[str, Any], ...]:
     blocks: list[Mapping[str, Any]] = []
+    if turn.thinking is not None:
+        blocks.append({"type": "thinking", "thinking": turn.thinking,
+                       "signature": f"scripted-{turn.index}"})
     if turn.text is not None:
         blocks.append({"type": "text", "text": turn.text})
     for call in turn.tool_calls:
-        blocks.append({"type": "tool_use", "id": call.id, "name": call.tool,
-                       "input": dict(call.input)})
+        block: dict[str, Any] = {"type": "tool_use", "id": call.id, "name": call.tool,
+                                 "input": dict(call.input)}
+        if call.raw_input is not None:
+            block["raw_input"] = call.raw_input  # streamed verbatim (server.sse_events)
+            try:
+                block["input"] = json.loads(call.raw_input)  # a whole message: parsed if it is
+            except ValueError:
+                block["input"] = call.raw_input
+        blocks.append(block)
     return tuple(blocks)

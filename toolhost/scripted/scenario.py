@@ -28,9 +28,12 @@ __all__ = ["Expectation", "Scenario", "ToolCall", "Turn", "load_scenario", "pars
 
 _MISSING: Any = object()
 TOP_KEYS = ("turns", "description")
-TURN_KEYS = ("text", "tool_calls", "expect_results", "expect_tools", "delay")
+TURN_KEYS = ("text", "tool_calls", "expect_results", "expect_tools", "delay", "thinking",
+             "stop_reason")
+# what a model may give as its reply's stop reason (the Messages API's values)
+STOP_REASONS = ("end_turn", "tool_use", "max_tokens", "stop_sequence", "pause_turn", "refusal")
 MAX_DELAY = 600.0  # seconds: a slow model, not a hung test
-CALL_KEYS = ("tool", "input", "id")
+CALL_KEYS = ("tool", "input", "id", "raw_input")
 EXPECT_KEYS = ("tool", "equals", "contains", "matches", "json", "is_error")
 TOOLS_KEYS = ("includes", "excludes")
 
@@ -43,6 +46,9 @@ class ToolCall:
     input: Mapping[str, Any]
     id: str
     line: int = 0
+    # streamed as the block's JSON verbatim, instead of ``input``: a model's broken or
+    # non-object input (``'{"a": 1'`` cut by max_tokens, ``'"text"'``, ``'[1]'``)
+    raw_input: str | None = None
 
 
 @dataclass(frozen=True)
@@ -75,9 +81,13 @@ class Turn:
     tools_exclude: tuple[str, ...] = ()
     line: int = 0
     delay: float = 0.0  # seconds the model "thinks" before answering
+    thinking: str | None = None  # a thinking block first
+    stop: str | None = None  # the ``stop_reason`` given, when not the usual one
 
     @property
     def stop_reason(self) -> str:
+        if self.stop is not None:
+            return self.stop
         return "tool_use" if self.tool_calls else "end_turn"
 
 
@@ -88,6 +98,19 @@ class Scenario:
     turns: tuple[Turn, ...]
     file: str = "<scenario>"
     description: str = ""
+
+
+def _kind(value: Any) -> str:
+    """What a YAML value is, in the words of the file (not Python's type names)."""
+    if value is None:
+        return "nothing"
+    if isinstance(value, bool):
+        return "true/false"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    return "a list" if isinstance(value, list) else type(value).__name__
 
 
 def load_scenario(path: str | FsPath) -> Scenario:
@@ -126,7 +149,7 @@ class _Checker:
 
     def mapping(self, value: Any, path: Path, what: str) -> Mapping[str, Any] | None:
         if not isinstance(value, Mapping):
-            self.err(path, f"{what} must be a mapping, got {type(value).__name__}")
+            self.err(path, f"{what} must be a mapping, got {_kind(value)}")
             return None
         return value
 
@@ -137,6 +160,10 @@ class _Checker:
         return value
 
     def scenario(self) -> Scenario | None:
+        if self.doc.value is None:
+            self.err((), "a scenario must be a mapping, got nothing (an empty file)",
+                     "write turns: [...]; see docs/running.md")
+            return None
         top = self.mapping(self.doc.value, (), "a scenario")
         if top is None:
             return None
@@ -163,12 +190,25 @@ class _Checker:
         if "text" in turn:
             text = self.string(turn["text"], (*path, "text"))
         calls = self.calls(turn.get("tool_calls"), (*path, "tool_calls"), index, ids)
-        if text is None and not calls and "text" not in turn and "tool_calls" not in turn:
-            self.err(path, "a turn needs 'text', 'tool_calls' or both")
+        thinking = None
+        if "thinking" in turn:
+            thinking = self.string(turn["thinking"], (*path, "thinking"), empty_ok=True)
+        stop = None
+        if "stop_reason" in turn:
+            stop = self.string(turn["stop_reason"], (*path, "stop_reason"))
+            if stop is not None and stop not in STOP_REASONS:
+                close = difflib.get_close_matches(stop, STOP_REASONS, n=1)
+                self.err((*path, "stop_reason"), f"unknown stop reason '{stop}'",
+                         f"did you mean '{close[0]}'?" if close
+                         else "one of: " + ", ".join(STOP_REASONS))
+                stop = None
+        if text is None and not calls and thinking is None \
+                and not {"text", "tool_calls", "thinking"} & set(turn):
+            self.err(path, "a turn needs 'text', 'tool_calls', 'thinking' or some of them")
         expects = self.expects(turn.get("expect_results"), (*path, "expect_results"), prev)
         include, exclude = self.tools(turn.get("expect_tools"), (*path, "expect_tools"))
         delay = self.delay(turn.get("delay", 0), (*path, "delay"))
-        return Turn(index, text, calls, expects, include, exclude, line, delay)
+        return Turn(index, text, calls, expects, include, exclude, line, delay, thinking, stop)
 
     def delay(self, raw: Any, path: Path) -> float:
         if isinstance(raw, bool) or not isinstance(raw, (int, float)) \
@@ -193,14 +233,22 @@ class _Checker:
             tool = self.string(call.get("tool"), (*cpath, "tool"))
             args = call.get("input", {})
             if not isinstance(args, Mapping):
-                self.err((*cpath, "input"), "must be a mapping of arguments")
+                self.err((*cpath, "input"), "must be a mapping of arguments",
+                         "for another JSON value, or broken JSON, use raw_input: TEXT")
                 args = {}
+            raw_input = None
+            if "raw_input" in call:
+                raw_input = self.string(call["raw_input"], (*cpath, "raw_input"),
+                                        empty_ok=True)
+                if "input" in call:
+                    self.err((*cpath, "raw_input"), "give 'input' or 'raw_input', not both")
             call_id = call.get("id", f"toolu_scripted_{index:02d}_{j + 1}")
             if self.string(call_id, (*cpath, "id")) is not None:
                 if call_id in ids:
                     self.err((*cpath, "id"), f"duplicate tool call id '{call_id}'")
                 ids.add(call_id)
-            out.append(ToolCall(tool or "", dict(args), str(call_id), self.doc.line(cpath)))
+            out.append(ToolCall(tool or "", dict(args), str(call_id), self.doc.line(cpath),
+                                raw_input))
         return tuple(out)
 
     def expects(self, raw: Any, path: Path, prev: Turn | None) -> tuple[Expectation, ...]:

@@ -38,6 +38,7 @@ __all__ = ["ScriptedModel", "sse_events"]
 
 log = logging.getLogger("toolhost.scripted")
 DEFAULT_MODEL = "claude-scripted"
+MAX_BODY = 256 * 1024 * 1024  # a request body: a long session's history, not a hostile stream
 
 
 def sse_events(reply: Reply, *, message_id: str, model: str,
@@ -48,21 +49,35 @@ def sse_events(reply: Reply, *, message_id: str, model: str,
         "content": [], "stop_reason": None, "stop_sequence": None,
         "usage": {"input_tokens": input_tokens, "output_tokens": 1}}}
     for index, block in enumerate(reply.content):
-        if block["type"] == "tool_use":
-            start = {"type": "tool_use", "id": block["id"], "name": block["name"], "input": {}}
-            delta = {"type": "input_json_delta", "partial_json": json.dumps(block["input"])}
-        else:
-            start = {"type": "text", "text": ""}
-            delta = {"type": "text_delta", "text": block["text"]}
+        start, deltas = _streamed(block)
         yield "content_block_start", {"type": "content_block_start", "index": index,
                                       "content_block": start}
-        yield "content_block_delta", {"type": "content_block_delta", "index": index,
-                                      "delta": delta}
+        for delta in deltas:
+            yield "content_block_delta", {"type": "content_block_delta", "index": index,
+                                          "delta": delta}
         yield "content_block_stop", {"type": "content_block_stop", "index": index}
     yield "message_delta", {"type": "message_delta",
                             "delta": {"stop_reason": reply.stop_reason, "stop_sequence": None},
                             "usage": {"output_tokens": _output_tokens(reply)}}
     yield "message_stop", {"type": "message_stop"}
+
+
+def _streamed(block: Mapping[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """A content block as the API streams it: its empty start, then its deltas."""
+    kind = block.get("type")
+    if kind == "tool_use":
+        raw = block.get("raw_input")
+        return ({"type": "tool_use", "id": block["id"], "name": block["name"], "input": {}},
+                [{"type": "input_json_delta", "partial_json": json.dumps(block["input"])
+                  if raw is None else raw}])
+    if kind == "thinking":
+        return ({"type": "thinking", "thinking": "", "signature": ""},
+                [{"type": "thinking_delta", "thinking": block.get("thinking", "")},
+                 {"type": "signature_delta", "signature": block.get("signature", "")}])
+    if kind == "redacted_thinking":
+        return dict(block), []
+    return ({"type": "text", "text": ""},
+            [{"type": "text_delta", "text": block.get("text", "")}])
 
 
 def _output_tokens(reply: Reply) -> int:
@@ -167,7 +182,11 @@ def _handler_for(model: ScriptedModel) -> type[BaseHTTPRequestHandler]:
             body = self._read_json()
             if body is None:
                 return
-            if path == "/v1/messages":
+            if path in ("/v1/messages", "/v1/messages/count_tokens") \
+                    and not isinstance(body.get("messages", []), list):
+                self._json(400, {"type": "error", "error": {
+                    "type": "invalid_request_error", "message": "messages must be a list"}})
+            elif path == "/v1/messages":
                 self._messages(body)
             elif path == "/v1/messages/count_tokens":
                 model._record({"method": "POST", "path": path})
@@ -189,7 +208,16 @@ def _handler_for(model: ScriptedModel) -> type[BaseHTTPRequestHandler]:
                 "type": "not_found_error", "message": f"no route {self.command} {self.path}"}})
 
         def _read_json(self) -> Mapping[str, Any] | None:
-            length = int(self.headers.get("Content-Length") or 0)
+            try:
+                length = int(self.headers.get("Content-Length") or 0)
+            except ValueError:
+                length = -1
+            if not 0 <= length <= MAX_BODY:  # read(-1) would wait for the client to hang up
+                self.close_connection = True
+                self._json(400, {"type": "error", "error": {
+                    "type": "invalid_request_error",
+                    "message": f"Content-Length must be 0 to {MAX_BODY} bytes"}})
+                return None
             raw = self.rfile.read(length) if length else b""
             try:
                 body = json.loads(raw or b"{}")
@@ -219,7 +247,8 @@ def _handler_for(model: ScriptedModel) -> type[BaseHTTPRequestHandler]:
             if not body.get("stream"):
                 self._json(200, {
                     "id": message_id, "type": "message", "role": "assistant", "model": name,
-                    "content": [dict(b) for b in reply.content],
+                    "content": [{k: v for k, v in b.items() if k != "raw_input"}
+                                for b in reply.content],
                     "stop_reason": reply.stop_reason, "stop_sequence": None,
                     "usage": {"input_tokens": tokens, "output_tokens": _output_tokens(reply)}})
                 return
