@@ -225,11 +225,8 @@ class TaskStore:
             task.finish("cancelled")
             task.runner.cancel()
 
-    def start(self, owner: Any, capabilities: Mapping[str, Any], run: Run,
-              missing: Callable[[Mapping[str, Any]], RpcError]) -> Task:
-        """Start ``run`` as a task of ``owner``; the task exists (``tasks/get`` finds it)
-        when this returns. ``missing`` makes the error of a call that failed having asked
-        for what the client did not declare."""
+    def check_room(self, owner: Any) -> None:
+        """Raise -32000 (server busy) when no new task of ``owner`` may start now."""
         self._sweep(owner, room=True)
         if len(self._tasks) >= self.max_tasks:
             raise RpcError(rpc.SERVER_BUSY, f"Server busy: {self.max_tasks} tasks are running "
@@ -239,29 +236,48 @@ class TaskStore:
             raise RpcError(rpc.SERVER_BUSY, f"Server busy: {running} of your tasks are still "
                            "running (the limit per caller); cancel one or wait for one to "
                            "end, then call again")
+
+    def open(self, owner: Any, capabilities: Mapping[str, Any]) -> tuple[Task, TaskChannel]:
+        """A new task of ``owner`` (``tasks/get`` finds it from now on) and the channel its
+        tool asks through; its runner is the caller's to set. -32000 when busy."""
+        self.check_room(owner)
         import asyncio
         import secrets
 
         task = Task(secrets.token_urlsafe(16), owner, self.ttl_ms)
-        channel = TaskChannel(task, capabilities)
         self._tasks[task.id] = task
         self._live.add(task)
-        loop = asyncio.get_running_loop()
-        task.runner = loop.create_task(self._drive(task, channel, run, missing),
-                                       name=f"toolhost task {task.id}")
-        self._expiries[task.id] = loop.call_later(self.ttl_ms / 1000, self._expire, task.id)
-        return task
+        self._expiries[task.id] = asyncio.get_running_loop().call_later(
+            self.ttl_ms / 1000, self._expire, task.id)
+        return task, TaskChannel(task, capabilities)
 
-    async def _drive(self, task: Task, channel: TaskChannel, run: Run,
-                     missing: Callable[[Mapping[str, Any]], RpcError]) -> None:
+    def start(self, owner: Any, capabilities: Mapping[str, Any], run: Run,
+              missing: Callable[[Mapping[str, Any]], RpcError]) -> Task:
+        """Start ``run`` as a task of ``owner``; the task exists (``tasks/get`` finds it)
+        when this returns. ``missing`` makes the error of a call that failed having asked
+        for what the client did not declare."""
         import asyncio
 
-        try:
+        task, channel = self.open(owner, capabilities)
+
+        async def drive() -> None:
             with client_channel(channel):
                 out = await run(channel)
             if channel.refused and out.get("isError"):
                 raise missing(channel.refused)
             task.finish("completed", result=out)
+
+        task.runner = asyncio.get_running_loop().create_task(
+            self.record(task, drive()), name=f"toolhost task {task.id}")
+        return task
+
+    async def record(self, task: Task, work: Awaitable[None]) -> None:
+        """Await ``work`` (the task's tool, which finishes ``task`` when it succeeds): its
+        cancellation or error becomes the task's; then the task's tool no longer runs."""
+        import asyncio
+
+        try:
+            await work
         except asyncio.CancelledError:
             task.finish("cancelled")  # our own top-level task: it ends here
         except RpcError as exc:
