@@ -268,16 +268,18 @@ class TaskStore:
             task.finish("completed", result=out)
 
         task.runner = asyncio.get_running_loop().create_task(
-            self.record(task, drive()), name=f"toolhost task {task.id}")
+            self.record(task, drive), name=f"toolhost task {task.id}")
         return task
 
-    async def record(self, task: Task, work: Awaitable[None]) -> None:
-        """Await ``work`` (the task's tool, which finishes ``task`` when it succeeds): its
-        cancellation or error becomes the task's; then the task's tool no longer runs."""
+    async def record(self, task: Task, work: Callable[[], Awaitable[None]]) -> None:
+        """Run ``work`` (the task's tool, which finishes ``task`` when it succeeds): its
+        cancellation or error becomes the task's; then the task's tool no longer runs.
+        (Made here, not before: a task cancelled before it starts leaves no coroutine
+        that was never awaited.)"""
         import asyncio
 
         try:
-            await work
+            await work()
         except asyncio.CancelledError:
             task.finish("cancelled")  # our own top-level task: it ends here
         except RpcError as exc:

@@ -88,7 +88,8 @@ class Handover(RoundTrip):
             raise ToolFailure(f"could not become a task: {exc.message}") from None
         self.current, self.task, self.refused = channel, task, channel.refused
         task.runner = asyncio.get_running_loop().create_task(
-            self._store.record(task, self._finish(task, channel, self.runner)),
+            self._store.record(task, functools.partial(self._finish, task, channel,
+                                                       self.runner)),
             name=f"toolhost task {task.id}")
         self._became.set()
         return True
