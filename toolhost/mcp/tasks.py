@@ -100,18 +100,31 @@ class Task:
         self.runner: asyncio.Task[None] | None = None
         # key -> (request, event, answer box): what the tool asked and waits for
         self.waiting: dict[str, tuple[dict[str, Any], anyio.Event, list[Any]]] = {}
+        # told of each change a client could see in tasks/get (notifications/tasks)
+        self.on_change: Callable[[Task], None] | None = None
 
-    def _set(self, status: str) -> None:
-        if self.status not in TERMINAL:
+    def changed(self) -> None:
+        """Tell ``on_change`` (a listener's failure never costs the task)."""
+        if self.on_change is not None:
+            try:
+                self.on_change(self)
+            except Exception as exc:
+                log_failure(log, f"notifications/tasks for task {self.id}", exc)
+
+    def _set(self, status: str, *, tell: bool = True) -> None:
+        if self.status not in TERMINAL and self.status != status:
             self.status = status
             self.updated = time.time()
+            if tell:
+                self.changed()
 
     def finish(self, status: str, *, result: dict[str, Any] | None = None,
                error: dict[str, Any] | None = None) -> None:
         if self.status in TERMINAL:
             return
-        self._set(status)
+        self._set(status, tell=False)
         self.result, self.error = result, error
+        self.changed()  # with the result or error inlined
 
     def envelope(self) -> dict[str, Any]:
         return {"taskId": self.id, "status": self.status, "createdAt": _iso(self.created),
@@ -155,6 +168,8 @@ class TaskChannel(RoundTrip):
         task = self.task
         event, box = anyio.Event(), list[Any]()
         task.waiting[key] = ({"method": method, "params": dict(params)}, event, box)
+        if task.status == "input_required":
+            task.changed()  # one more question: listeners hear every inputRequest
         task._set("input_required")
         try:
             with anyio.move_on_after(timeout) as waited:
@@ -187,6 +202,8 @@ class TaskStore:
         # tasks whose tool still runs: a cancelled (terminal) one whose tool has not stopped
         # yet (it unwinds, or a thread cannot be stopped) still holds its caller's slot
         self._live: set[Task] = set()
+        # each task's visible changes (toolhost.serve.served: notifications/tasks)
+        self.on_change: Callable[[Task], None] | None = None
 
     def __len__(self) -> int:
         return len(self._tasks)
@@ -245,6 +262,7 @@ class TaskStore:
         import secrets
 
         task = Task(secrets.token_urlsafe(16), owner, self.ttl_ms)
+        task.on_change = self._changed
         self._tasks[task.id] = task
         self._live.add(task)
         self._expiries[task.id] = asyncio.get_running_loop().call_later(
@@ -294,6 +312,15 @@ class TaskStore:
                                                     "the server logged it"})
         finally:
             self._live.discard(task)
+
+    def _changed(self, task: Task) -> None:
+        if self.on_change is not None:
+            self.on_change(task)
+
+    def owns(self, owner: Any, task_id: str) -> bool:
+        """Whether ``task_id`` is a task of ``owner`` this store keeps."""
+        task = self._tasks.get(task_id)
+        return task is not None and task.owner == owner
 
     def find(self, owner: Any, task_id: Any) -> Task:
         if not isinstance(task_id, str):
