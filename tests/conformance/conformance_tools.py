@@ -291,3 +291,11 @@ async def needs_the_roots(*, ctx: CallContext) -> str:
     protocol error -32021 (its task fails), not a tool error."""
     roots = await ctx.roots()
     return f"{len(roots)} roots"
+
+
+async def asks_then_works(*, ctx: CallContext) -> str:
+    """Ask the person's name in the request, then greet them as a task."""
+    answer = await ctx.elicit("What is your name?", NAME_FORM, key="user_name")
+    await ctx.become_task()
+    await anyio.sleep(0.05)  # the long part
+    return f"Hello, {(answer.content or {}).get('name', 'nobody')}"

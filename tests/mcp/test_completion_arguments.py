@@ -83,7 +83,6 @@ def test_an_argument_the_ref_does_not_have_is_invalid_params(
     (TEMPLATE, "team", ["red", "blue"]),
     (TEMPLATE, "id", []),
     ({"type": "ref/resource", "uri": "docs://readme"}, "anything", []),  # a static resource
-    ({"type": "ref/resource", "uri": "nothing://{id}"}, "id", []),  # nobody's template
 ])
 def test_an_argument_the_ref_has_completes(server: McpServer, ref: dict[str, Any],
                                            argument: str, values: list[str]) -> None:

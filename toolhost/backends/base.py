@@ -76,6 +76,11 @@ _CANNOT_SAMPLE = _cannot("sampling/createMessage")
 _CANNOT_ROOTS = _cannot("roots/list")
 
 
+async def _not_a_task() -> bool:
+    # ctx.become_task() where the call cannot become a task: it simply runs on
+    return False
+
+
 @dataclass(frozen=True)
 class CallContext:
     """What a running call knows besides its arguments.
@@ -101,6 +106,11 @@ class CallContext:
     sample: Callable[..., Awaitable[Any]] = _CANNOT_SAMPLE
     # await ctx.roots() -> the client's roots, [{"uri": "file:///...", "name": ...}, ...]
     roots: Callable[..., Awaitable[Any]] = _CANNOT_ROOTS
+    # await ctx.become_task() -> True: the call of a tool whose config says
+    # ``task_support: {mode: ..., ask_first: true}`` is answered from here on as a task
+    # (its questions so far were asked in the request; toolhost.mcp.tasks_first); False
+    # where it cannot (a direct call, a task already, ``toolhost run``): it runs on
+    become_task: Callable[[], Awaitable[bool]] = _not_a_task
 
 
 class ToolFailure(Exception):

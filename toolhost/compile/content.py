@@ -129,8 +129,9 @@ class ServerContent:
     def completion_problem(self, ref_type: str, ref: str, argument: str) -> str | None:
         """Why ``argument`` of the prompt or template ``ref`` cannot be completed (no such
         prompt; the prompt or template does not name that argument), or None. A prompt whose
-        arguments are not known here (an upstream's listing without them), a static resource
-        and a template nobody declares take any name: they complete to nothing."""
+        arguments are not known here (an upstream's listing without them) and a static
+        resource take any name: they complete to nothing. A template no resource declares
+        is a problem."""
         if argument in self._sources(ref_type, ref):  # declared: known whatever lists it
             return None
         if ref_type == "ref/prompt":
@@ -148,8 +149,13 @@ class ServerContent:
             template = next((r for r in self.resources if r.is_template and isinstance(
                 r.descriptor().get("uriTemplate"), str) and normalize(
                 r.descriptor()["uriTemplate"]) == wanted), None)
-            if template is None:  # a static resource, or nothing: it completes to nothing
-                return None
+            if template is None:
+                # a static resource completes to nothing; a template no resource declares
+                # is -32602, as the TypeScript SDK answers (the spec is silent)
+                if any(not r.is_template and isinstance(r.descriptor().get("uri"), str)
+                       and normalize(r.descriptor()["uri"]) == wanted for r in self.resources):
+                    return None
+                return f"no resource template {cut(ref, 200)!r} here"
             names = sorted(variables(str(template.descriptor()["uriTemplate"])))
             what = f"resource template {cut(ref, 200)!r}"
         if names is None or argument in names:

@@ -57,6 +57,9 @@ class CompiledTool:
     # "optional" / "required": a 2026-07-28 call may run as a task (toolhost.mcp.tasks);
     # None: never (the spec's "forbidden")
     task_support: Literal["optional", "required"] | None = None
+    # asks its questions in the request (InputRequiredResult), a task from
+    # ``ctx.become_task()`` on (toolhost.mcp.tasks_first)
+    task_ask_first: bool = False
     # ``fast_check``, compiled on first use (a thousand tools load without it)
     _fast: Any = field(default=_UNSET, init=False, repr=False, compare=False)
 

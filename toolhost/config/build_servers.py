@@ -280,6 +280,7 @@ def _tool(check: Checker, data: Mapping[str, Any], path: Path, server: str, name
             check.problem((*path, "output_schema", "type"),
                           "an output schema describes structuredContent, so its type is "
                           "'object'")
+    support, ask_first = _task_support(check, data, path)
     tool = ToolConfig(
         name=name,
         server=server,
@@ -295,16 +296,40 @@ def _tool(check: Checker, data: Mapping[str, Any], path: Path, server: str, name
         max_output_chars=check.integer(data, path, "max_output_chars", minimum=1),
         timeout=check.duration(data, path, "timeout"),
         redact_results=check.boolean(data, path, "redact_results") is not False,
-        task_support=_task_support(check, data, path),
+        task_support=support,
+        task_ask_first=ask_first,
         origin=check.mark(path).origin(path),
     )
     return tool if backend is not None else None
 
 
+TASK_MODES = ("forbidden", "optional", "required")
+
+
 def _task_support(check: Checker, data: Mapping[str, Any], path: Path
-                  ) -> Literal["optional", "required"] | None:
-    support = check.choice(data, path, "task_support", ("forbidden", "optional", "required"))
-    return None if support in (None, "forbidden") else support  # type: ignore[return-value]
+                  ) -> tuple[Literal["optional", "required"] | None, bool]:
+    """``task_support: optional`` or ``{mode: optional, ask_first: true}``: the mode (None
+    for ``forbidden``) and whether the call asks its questions first, in the request."""
+    value = data.get("task_support")
+    if isinstance(value, dict):
+        here = (*path, "task_support")
+        check.known_keys(value, here, ("mode", "ask_first"))
+        if not check.require(value, here, "mode", " | ".join(TASK_MODES)):
+            return None, False
+        support = check.choice(value, here, "mode", TASK_MODES)
+        ask_first = check.boolean(value, here, "ask_first") is True
+        if ask_first and support == "forbidden":
+            check.problem((*here, "ask_first"), "ask_first is for a tool that runs as a "
+                          "task", "set mode: optional or required, or drop ask_first")
+    elif value is not None and not isinstance(value, str):
+        check.expected((*path, "task_support"), "forbidden | optional | required, or a "
+                       "mapping {mode, ask_first}", value)
+        return None, False
+    else:
+        support, ask_first = check.choice(data, path, "task_support", TASK_MODES), False
+    if support in (None, "forbidden"):
+        return None, False
+    return support, ask_first  # type: ignore[return-value]
 
 
 def _annotations(check: Checker, data: Mapping[str, Any], path: Path) -> dict[str, Any]:

@@ -98,6 +98,9 @@ class ToolConfig:
     redact_results: bool = True
     # "optional"/"required": a 2026-07-28 call may/must run as a task (None: "forbidden")
     task_support: Literal["optional", "required"] | None = None
+    # ``task_support: {mode: ..., ask_first: true}``: the call runs in the request first,
+    # asking through the round trip, and becomes a task at ``ctx.become_task()``
+    task_ask_first: bool = False
     origin: Origin = UNKNOWN
     # An OpenAPI operation renamed by ``tools.<operation>.name``: (the name it had, where
     # the rename is written). Deny and ask rules on the old name do not follow the rename:

@@ -100,18 +100,31 @@ class Task:
         self.runner: asyncio.Task[None] | None = None
         # key -> (request, event, answer box): what the tool asked and waits for
         self.waiting: dict[str, tuple[dict[str, Any], anyio.Event, list[Any]]] = {}
+        # told of each change a client could see in tasks/get (notifications/tasks)
+        self.on_change: Callable[[Task], None] | None = None
 
-    def _set(self, status: str) -> None:
-        if self.status not in TERMINAL:
+    def changed(self) -> None:
+        """Tell ``on_change`` (a listener's failure never costs the task)."""
+        if self.on_change is not None:
+            try:
+                self.on_change(self)
+            except Exception as exc:
+                log_failure(log, f"notifications/tasks for task {self.id}", exc)
+
+    def _set(self, status: str, *, tell: bool = True) -> None:
+        if self.status not in TERMINAL and self.status != status:
             self.status = status
             self.updated = time.time()
+            if tell:
+                self.changed()
 
     def finish(self, status: str, *, result: dict[str, Any] | None = None,
                error: dict[str, Any] | None = None) -> None:
         if self.status in TERMINAL:
             return
-        self._set(status)
+        self._set(status, tell=False)
         self.result, self.error = result, error
+        self.changed()  # with the result or error inlined
 
     def envelope(self) -> dict[str, Any]:
         return {"taskId": self.id, "status": self.status, "createdAt": _iso(self.created),
@@ -155,6 +168,8 @@ class TaskChannel(RoundTrip):
         task = self.task
         event, box = anyio.Event(), list[Any]()
         task.waiting[key] = ({"method": method, "params": dict(params)}, event, box)
+        if task.status == "input_required":
+            task.changed()  # one more question: listeners hear every inputRequest
         task._set("input_required")
         try:
             with anyio.move_on_after(timeout) as waited:
@@ -187,6 +202,8 @@ class TaskStore:
         # tasks whose tool still runs: a cancelled (terminal) one whose tool has not stopped
         # yet (it unwinds, or a thread cannot be stopped) still holds its caller's slot
         self._live: set[Task] = set()
+        # each task's visible changes (toolhost.serve.served: notifications/tasks)
+        self.on_change: Callable[[Task], None] | None = None
 
     def __len__(self) -> int:
         return len(self._tasks)
@@ -225,11 +242,8 @@ class TaskStore:
             task.finish("cancelled")
             task.runner.cancel()
 
-    def start(self, owner: Any, capabilities: Mapping[str, Any], run: Run,
-              missing: Callable[[Mapping[str, Any]], RpcError]) -> Task:
-        """Start ``run`` as a task of ``owner``; the task exists (``tasks/get`` finds it)
-        when this returns. ``missing`` makes the error of a call that failed having asked
-        for what the client did not declare."""
+    def check_room(self, owner: Any) -> None:
+        """Raise -32000 (server busy) when no new task of ``owner`` may start now."""
         self._sweep(owner, room=True)
         if len(self._tasks) >= self.max_tasks:
             raise RpcError(rpc.SERVER_BUSY, f"Server busy: {self.max_tasks} tasks are running "
@@ -239,29 +253,51 @@ class TaskStore:
             raise RpcError(rpc.SERVER_BUSY, f"Server busy: {running} of your tasks are still "
                            "running (the limit per caller); cancel one or wait for one to "
                            "end, then call again")
+
+    def open(self, owner: Any, capabilities: Mapping[str, Any]) -> tuple[Task, TaskChannel]:
+        """A new task of ``owner`` (``tasks/get`` finds it from now on) and the channel its
+        tool asks through; its runner is the caller's to set. -32000 when busy."""
+        self.check_room(owner)
         import asyncio
         import secrets
 
         task = Task(secrets.token_urlsafe(16), owner, self.ttl_ms)
-        channel = TaskChannel(task, capabilities)
+        task.on_change = self._changed
         self._tasks[task.id] = task
         self._live.add(task)
-        loop = asyncio.get_running_loop()
-        task.runner = loop.create_task(self._drive(task, channel, run, missing),
-                                       name=f"toolhost task {task.id}")
-        self._expiries[task.id] = loop.call_later(self.ttl_ms / 1000, self._expire, task.id)
-        return task
+        self._expiries[task.id] = asyncio.get_running_loop().call_later(
+            self.ttl_ms / 1000, self._expire, task.id)
+        return task, TaskChannel(task, capabilities)
 
-    async def _drive(self, task: Task, channel: TaskChannel, run: Run,
-                     missing: Callable[[Mapping[str, Any]], RpcError]) -> None:
+    def start(self, owner: Any, capabilities: Mapping[str, Any], run: Run,
+              missing: Callable[[Mapping[str, Any]], RpcError]) -> Task:
+        """Start ``run`` as a task of ``owner``; the task exists (``tasks/get`` finds it)
+        when this returns. ``missing`` makes the error of a call that failed having asked
+        for what the client did not declare."""
         import asyncio
 
-        try:
+        task, channel = self.open(owner, capabilities)
+
+        async def drive() -> None:
             with client_channel(channel):
                 out = await run(channel)
             if channel.refused and out.get("isError"):
                 raise missing(channel.refused)
             task.finish("completed", result=out)
+
+        task.runner = asyncio.get_running_loop().create_task(
+            self.record(task, drive), name=f"toolhost task {task.id}")
+        return task
+
+    async def record(self, task: Task, work: Callable[[], Awaitable[None]]) -> None:
+        """Run ``work`` (the task's tool, which finishes ``task`` when it succeeds): its
+        cancellation or error becomes the task's; then the task's tool no longer runs.
+        (Made here, not before: a task cancelled before it starts leaves no coroutine
+        that was never awaited.)"""
+        import asyncio
+
+        try:
+            await work()
         except asyncio.CancelledError:
             task.finish("cancelled")  # our own top-level task: it ends here
         except RpcError as exc:
@@ -276,6 +312,15 @@ class TaskStore:
                                                     "the server logged it"})
         finally:
             self._live.discard(task)
+
+    def _changed(self, task: Task) -> None:
+        if self.on_change is not None:
+            self.on_change(task)
+
+    def owns(self, owner: Any, task_id: str) -> bool:
+        """Whether ``task_id`` is a task of ``owner`` this store keeps."""
+        task = self._tasks.get(task_id)
+        return task is not None and task.owner == owner
 
     def find(self, owner: Any, task_id: Any) -> Task:
         if not isinstance(task_id, str):

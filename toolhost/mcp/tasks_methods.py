@@ -24,6 +24,7 @@ from toolhost.mcp.client_requests import RoundTrip, client_channel, input_requir
 from toolhost.mcp.jsonrpc import RpcError
 from toolhost.mcp.round_trip import encode_state
 from toolhost.mcp.tasks import TaskChannel, TaskStore, declares_tasks, tasks_required
+from toolhost.mcp.tasks_first import AskFirstCalls
 from toolhost.mcp.tools_call import Guard, McpCallContext, _missing_capability
 from toolhost.results import ToolResult
 
@@ -40,7 +41,7 @@ def _owner() -> str | None:
     return None if caller is None else caller.subject
 
 
-class TaskCalls:
+class TaskCalls(AskFirstCalls):
     """``McpServer``'s task methods and what they need of the server."""
 
     tasks: TaskStore
@@ -62,7 +63,10 @@ class TaskCalls:
     async def _start_task(self, tool: CompiledTool, arguments: Mapping[str, Any],
                           request_id: Any, params: Mapping[str, Any],
                           meta: Any) -> dict[str, Any]:
-        """The permission rules, then the tool started as a task: the ``CreateTaskResult``."""
+        """The permission rules, then the tool started as a task: the ``CreateTaskResult``
+        (an ask-first tool's call: ``toolhost.mcp.tasks_first``)."""
+        if tool.task_ask_first:
+            return await self._ask_first(tool, arguments, request_id, params, meta, _owner())
         channel = self._round_trip(params, meta)  # what the guard may ask, as a direct call
         fields: dict[str, Any] = {
             "call_id": str(request_id), "tool": tool.wire_name, "log": _call_log,

@@ -18,6 +18,7 @@ from typing import Any
 from toolhost.excerpt import cut
 from toolhost.mcp import jsonrpc as rpc
 from toolhost.mcp.content import MAX_URI_CHARS, RESOURCE_NOT_FOUND, lone_surrogate
+from toolhost.mcp.tasks import MAX_TASKS, declares_tasks, tasks_required
 
 __all__ = ["MAX_LISTEN_BYTES", "MAX_LISTEN_URIS", "MAX_LISTEN_URI_CHARS", "ListenError",
            "Wanted", "check_uris", "wanted"]
@@ -25,6 +26,8 @@ __all__ = ["MAX_LISTEN_BYTES", "MAX_LISTEN_URIS", "MAX_LISTEN_URI_CHARS", "Liste
 MAX_LISTEN_URIS = 1000  # resourceSubscriptions of one listen stream
 MAX_LISTEN_URI_CHARS = 256 * 1024  # all of them together
 MAX_LISTEN_BYTES = 1024 * 1024  # a listen request's body (HTTP): it never needs more
+MAX_LISTEN_TASKS = MAX_TASKS  # taskIds of one listen stream: no server keeps more tasks
+MAX_TASK_ID_CHARS = 200  # toolhost's are 22; another's is unknown here anyway
 
 
 class ListenError(Exception):
@@ -46,6 +49,7 @@ class Wanted:
     resources: bool = False
     prompts: bool = False
     uris: tuple[str, ...] = ()
+    task_ids: tuple[str, ...] | None = None  # notifications/tasks asked for (None: not)
 
 
 def _invalid(message: str) -> ListenError:
@@ -101,7 +105,25 @@ def wanted(message: Mapping[str, Any]) -> Wanted:
                        f"most {MAX_LISTEN_URI_CHARS:,}")
     return Wanted(notes.get("toolsListChanged") is True,
                   notes.get("resourcesListChanged") is True,
-                  notes.get("promptsListChanged") is True, tuple(dict.fromkeys(raw)))
+                  notes.get("promptsListChanged") is True, tuple(dict.fromkeys(raw)),
+                  _task_ids(notes, meta))
+
+
+def _task_ids(notes: Mapping[str, Any], meta: Any) -> tuple[str, ...] | None:
+    """``notifications.taskIds`` (SEP-2663): task ids, of a client that declares the tasks
+    extension (-32021 otherwise, as the SEP says)."""
+    if "taskIds" not in notes:
+        return None
+    raw = notes["taskIds"]
+    if not isinstance(raw, list) or len(raw) > MAX_LISTEN_TASKS or not all(
+            isinstance(i, str) and 0 < len(i) <= MAX_TASK_ID_CHARS for i in raw):
+        raise _invalid(f"'notifications.taskIds' must be a list of at most "
+                       f"{MAX_LISTEN_TASKS} task ids (strings of 1-{MAX_TASK_ID_CHARS} "
+                       "characters)")
+    if not declares_tasks(meta):
+        need = tasks_required("notifications.taskIds")
+        raise ListenError(need.code, need.message, need.data)
+    return tuple(dict.fromkeys(raw))
 
 
 async def check_uris(uris: tuple[str, ...], content: Any,

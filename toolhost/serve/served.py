@@ -76,6 +76,7 @@ class _Listener:
     # the transport's way to end the stream for good (HTTP: close its connection at once)
     on_drop: Callable[[], None] | None = None
     caller: Any = None  # who listens (a Caller, or None): a reload judges its URIs as them
+    task_ids: frozenset[str] = frozenset()  # notifications/tasks of these (its caller's)
 
     def wants(self, method: str, uri: str | None) -> bool:
         if method == RESOURCE_UPDATED:
@@ -115,6 +116,7 @@ class ServedServer:
         # open listen streams, by the listener itself (ids are unique per client only: one
         # client's id 1 must not replace or end another's)
         self._listeners: set[_Listener] = set()
+        core.tasks.on_change = self._task_changed  # notifications/tasks (SEP-2663)
         # called (on the loop) when what clients subscribed to may have changed
         self.on_subscriptions: Callable[[], None] | None = None
         # called (on the loop) with the canonical URIs a client subscribed to, before it is
@@ -287,6 +289,20 @@ class ServedServer:
                 listener.offer({"jsonrpc": "2.0", "method": method, "params": {
                     **params, "_meta": {SUBSCRIPTION_ID_META_KEY: listener.request_id}}})
 
+    def _task_changed(self, task: Any) -> None:
+        """``notifications/tasks`` to each listen stream of the task's caller that asked
+        for it: the task as ``tasks/get`` would show it now (SEP-2663)."""
+        shown: dict[str, Any] | None = None
+        for listener in list(self._listeners):
+            if task.id not in listener.task_ids:
+                continue
+            owner = None if listener.caller is None else listener.caller.subject
+            if owner != task.owner:
+                continue
+            if shown is None:
+                shown = task.detailed()
+            listener.offer(_task_note(shown, listener.request_id))
+
     def forget_peer(self, peer: Hashable) -> None:
         """Drop what ``peer`` (an HTTP session that ended or was evicted, a request without
         one that was answered) set for itself: its log level and subscriptions."""
@@ -326,18 +342,27 @@ class ServedServer:
         send, receive = anyio.create_memory_object_stream[dict[str, Any]](LISTEN_QUEUE)
         from toolhost.permissions.caller import current_caller
 
+        caller = current_caller()
+        owner = None if caller is None else caller.subject  # whose tasks it may hear of
+        tasks = [t for t in asked.task_ids or () if self.core.tasks.owns(owner, t)]
+        tasks_asked = asked.task_ids is not None
         listener = _Listener(send, request_id, asked.tools, asked.resources, asked.prompts,
                              frozenset(uris), on_drop=stream_dropped.get(),
-                             caller=current_caller())
+                             caller=caller, task_ids=frozenset(tasks))
         del asked, message  # the stream keeps only what it hears about
         honored: dict[str, Any] = {key: True for key, on in (
             ("toolsListChanged", listener.tools), ("promptsListChanged", listener.prompts),
             ("resourcesListChanged", listener.resources)) if on}
         if uris:
             honored["resourceSubscriptions"] = list(uris)
+        if tasks_asked:  # those agreed to: its caller's tasks kept here
+            honored["taskIds"] = tasks
         listener.offer({"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged",
                         "params": {"_meta": {SUBSCRIPTION_ID_META_KEY: request_id},
                                    "notifications": honored}})
+        for task_id in tasks:  # where each task is now: a change before the stream opened
+            listener.offer(_task_note(self.core.tasks.find(owner, task_id).detailed(),
+                                      request_id))  # is not missed
         self._listeners.add(listener)
         if uris:
             if self.on_subscribed is not None:
@@ -366,6 +391,12 @@ class ServedServer:
             "resultType": "complete",
             "_meta": {SUBSCRIPTION_ID_META_KEY: request_id,
                       SERVER_INFO_META_KEY: self.core.server_info}}}
+
+
+def _task_note(shown: Mapping[str, Any], request_id: Any) -> dict[str, Any]:
+    """``notifications/tasks`` of a listen stream: the task as ``tasks/get`` shows it."""
+    return {"jsonrpc": "2.0", "method": "notifications/tasks", "params": {
+        **shown, "_meta": {SUBSCRIPTION_ID_META_KEY: request_id}}}
 
 
 def _listing(items: Any) -> Any:
