@@ -42,7 +42,10 @@ def command_positions(command: Any, unkeyed: Sequence[int],
              for form in command_forms(words)]  # sudo, env, ...
     if content.TOO_MANY_FORMS in forms:  # every rule may match what was cut off
         return list(range(count))
-    for form in forms + fed_forms(command, forms):  # and the code an interpreter reads
+    fed = fed_forms(command, forms)
+    if content.TOO_MANY_FORMS in fed:  # (round 17: a document too long to look at whole)
+        return list(range(count))
+    for form in forms + fed:  # and the code an interpreter reads
         firsts.add(" ".join(form).split(" ", 1)[0])
     for steps in analyze_line(command).steps:  # and every step the analysis proves runs
         for step in steps:
