@@ -168,7 +168,9 @@ class CompiledPolicy:
         return plan
 
     def decide(self, tool_name: str, tool_input: Mapping[str, Any]) -> Decision:
-        """The decision for one call. Pure: no I/O, no prompting (an "ask" stays "ask")."""
+        """The decision for one call. No prompting (an "ask" stays "ask"), and no I/O but one:
+        an Edit of a file a later command runs (a git hook, ``.bashrc``) reads that file's
+        current text (16 KiB at most, never blocking) to judge the text the edit leaves."""
         if type(tool_input) is not dict and not isinstance(tool_input, Mapping):
             # the wire refuses such a call; a caller in Python gets a deny, never a traceback
             return Decision("deny", f"The input of {tool_name} is not an object of arguments "
@@ -245,10 +247,13 @@ class CompiledPolicy:
         return Decision(self.default, message, answered_by="default")  # type: ignore[arg-type]
 
     def _written_later(self, tool_name: str, tool_input: Mapping[str, Any]) -> Decision | None:
-        """A Write/Edit of a file a later command runs (a git hook, ``.bashrc``) whose new text
+        """A Write/Edit of a file a later command runs (a git hook, ``.bashrc``) whose text
+        after the call (an Edit's applied to the file's current text: ``edited_text``)
         meets a deny or ask Bash rule, as ``echo TEXT > FILE`` would (``written_later``): that
         rule's decision (an ask only where no rule of the tool denies the call)."""
+        from toolhost.permissions.edited_text import texts_after
         from toolhost.permissions.written_later import (
+            UNJUDGED,
             command_lines,
             later_path,
             new_texts,
@@ -269,7 +274,11 @@ class CompiledPolicy:
         path = later_path(tool_name, tool_input, self.cwd)
         if path is None:
             return None
-        lines = command_lines(new_texts(tool_name, tool_input))
+        # round 17: an Edit is judged by the whole text the file holds after it (the file's
+        # current text read now: an edit removing the `#` of `# rm -rf y` arms that line)
+        texts = texts_after(tool_name, tool_input, path, self.cwd,
+                            new_texts(tool_name, tool_input))
+        lines = UNJUDGED if texts is None else command_lines(texts)
         hit = next((r for r in self._later_guards if not isinstance(lines, list)
                     or any(_meets(r, line) for line in lines)), None)
         if hit is None:
