@@ -9,6 +9,7 @@ them.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -18,7 +19,7 @@ from toolhost.permissions.command_strings import shell_reads_input
 from toolhost.permissions.content import BashMatcher, command_forms, cover_steps, fed_forms
 from toolhost.permissions.decision import Decision
 from toolhost.permissions.expr import ExprError
-from toolhost.permissions.runlater import quick, run_later_reason
+from toolhost.permissions.runlater import quick, run_later_path, run_later_reason
 from toolhost.permissions.shell import ParsedCommand, ShellSyntaxError, Word, parse_command
 
 if TYPE_CHECKING:
@@ -59,19 +60,26 @@ def command_positions(command: Any, unkeyed: Sequence[int],
     return sorted(set(positions))
 
 
-def unprovable(command: str) -> str | None:
-    """Why the programs of a Bash command cannot be proven (None: they can)."""
+def unprovable(command: str, cwd: str | None = None) -> str | None:
+    """Why the programs of a Bash command cannot be proven (None: they can). With ``cwd``
+    (the directory the command runs in), a patch it applies is read (``laterpatch``)."""
     if "\x00" in command:  # bash drops a NUL it reads from a script (`\0rm x` is `rm x`)
         return "it holds a NUL character, which a shell may drop or stop at"
     try:
         reason = analyze_line(command).reason or _fed_shell(parsed := parse_command(command))
         if reason is None and quick(command):  # a file a later command runs
             reason = run_later_reason(parsed, command)
+        if reason is None and cwd is not None and _PATCHERS.search(command):
+            from toolhost.permissions.laterpatch import patched_later
+
+            reason = patched_later(parsed, command, cwd, run_later_path)
         return reason
     except ShellSyntaxError as exc:
         return f"it does not parse: {exc}"
 
 
+# a patch applier's name (round 17: laterpatch), looked for before anything is read
+_PATCHERS = re.compile(r"\b(?:apply|am|g?patch)\b")
 # the programs ``shell_reads_input`` may find among a command's forms
 _MAY_READ = SHELLS | {"ssh", "make", "gmake", "sudo", "doas", "su", "sudo-rs", "run0"}
 

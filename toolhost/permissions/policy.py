@@ -185,7 +185,7 @@ class CompiledPolicy:
         return self._decide(tool_name, tool_input)
 
     def _decide(self, tool_name: str, tool_input: Mapping[str, Any]) -> Decision:
-        unproven = _unprovable(tool_input) if tool_name == "Bash" else None
+        unproven = _unprovable(tool_input, self.cwd) if tool_name == "Bash" else None
         denies_done = False
         reached: CompiledRule | None = None  # a Read deny/ask a search may dodge
         for rule in self._plan(tool_name).applicable(tool_input):
@@ -429,13 +429,13 @@ def _is_bash(content: object) -> TypeGuard[BashMatcher]:
     return isinstance(content, Bash)
 
 
-def _unprovable(tool_input: Mapping[str, Any]) -> str | None:
+def _unprovable(tool_input: Mapping[str, Any], cwd: str) -> str | None:
     """Why the programs of a Bash call cannot be proven (None: they can)."""
     if not isinstance(tool_input.get("command"), str):
         return None
     from toolhost.permissions.bashpolicy import unprovable
 
-    return unprovable(tool_input["command"])
+    return unprovable(tool_input["command"], cwd)
 
 
 def compile_policy(config: PermissionsConfig, *, tool_names: Iterable[str] = (),

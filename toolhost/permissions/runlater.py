@@ -23,7 +23,9 @@ from toolhost.permissions.laterdirs import lands_on_one
 from toolhost.permissions.laterglob import GLOBBY, may_name_any, may_name_one
 from toolhost.permissions.shell import ParsedCommand, Word
 
-__all__ = ["content_lines", "policy_file", "quick", "run_later_content", "run_later_reason"]
+__all__ = ["content_lines", "past_wrappers", "policy_file", "quick", "run_later_content",
+           "run_later_path",
+           "run_later_reason"]
 
 # a cheap look at the raw command before parsing anything (most commands name none of these:
 # a plain substring test of each is several times cheaper than one regex alternation)
@@ -150,7 +152,7 @@ def _reads_only(words: tuple[Word, ...]) -> str | None:
     none, or the program only reads what it names)."""
     if _reader(words):
         return None
-    start = _past_wrappers(words)
+    start = past_wrappers(words)
     name = words[start].value.rsplit("/", 1)[-1].lower()
     values = [w.value for w in words[start + 1:]]
     whole = name in _OPERAND_READERS and not any(
@@ -173,7 +175,7 @@ _STRIP = "/=:'\"(),;<>{}[] \t\n"
 def _reader(words: tuple[Word, ...]) -> bool:
     """A program that writes no file it names (``_READERS``, find without its writing
     options, git's reading subcommands), past plain wrappers."""
-    start = _past_wrappers(words)
+    start = past_wrappers(words)
     name = words[start].value.rsplit("/", 1)[-1].lower()
     values = [w.value for w in words[start + 1:]]
     return name in _READERS or (name == "find" and not any(
@@ -188,7 +190,9 @@ _WRAPPERS = frozenset({"sudo", "doas", "env", "time", "nice", "nohup", "command"
                        "builtin", "stdbuf", "xargs", "timeout"})
 
 
-def _past_wrappers(words: tuple[Word, ...]) -> int:
+def past_wrappers(words: tuple[Word, ...]) -> int:
+    """Where the program starts past plain wrappers (``sudo``, ``timeout 5``): 0 when one
+    has an option or assignment after it (the program is not known)."""
     at = 0
     while at + 1 < len(words) and words[at].value.rsplit("/", 1)[-1] in _WRAPPERS:
         at += 1
@@ -246,7 +250,7 @@ def run_later_reason(parsed: ParsedCommand, command: str = "") -> str | None:
     for k, words in enumerate(everything):
         if not words:
             continue
-        made = lands_on_one([w.value for w in words[_past_wrappers(words):]], _plain_path)
+        made = lands_on_one([w.value for w in words[past_wrappers(words):]], _plain_path)
         if made is not None:  # `cp -r hooks .git/`, `cp -r dot/. ~` (round 16: laterdirs)
             return _reason(made)
         named = _names_one(words)
