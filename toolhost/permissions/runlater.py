@@ -33,7 +33,7 @@ _TOKENS = ("hooks", "pre-", "post-", "-msg", "-change", "-trans", "-checkout", "
            "-validate", ".git", "profile", ".config/", ".cargo", "cron", "husky", "alias",
            ".zsh", ".bash", "envrc", "npmrc", "yarnrc", "kshrc", ".ssh/", "vimrc", "exrc",
            "tmux.conf", "toolhost", ".claude", ".local/bin", "systemd", "autostart", "~",
-           "$home", "${home}", "/root", "/home/", "/users/", "/etc")
+           "$home", "${home}", "/root", "/home/", "/users/", "/etc", "dotglob", "globignore")
 
 
 @functools.lru_cache(maxsize=256)
@@ -241,6 +241,9 @@ def _documents(parsed: ParsedCommand) -> dict[int, bool]:
 def run_later_reason(parsed: ParsedCommand, command: str = "") -> str | None:
     """Why a command writing a file a later command runs cannot be proven (None: it writes
     none, or only content on the line)."""
+    if _DOTGLOB.search(command) and (found := _dotglob_word(parsed)) is not None:
+        return (f"it turns on dotglob, so the glob {found!r} may name a dotfile a later command "
+                "runs (.bashrc, .git), which the rules cannot see")
     docs = _documents(parsed)
     for words, targets, doc in parsed.writes:
         for target in targets:
@@ -272,6 +275,25 @@ def run_later_reason(parsed: ParsedCommand, command: str = "") -> str | None:
                 len(line) > LONG_LINE for line in command.replace("\\n", "\n").split("\n"))):
         return (f"it writes a file a later command runs with a line longer than {LONG_LINE} "
                 f"characters or {LONG_CONTENT} in all, too long to judge")
+    return None
+
+
+# round 17: `shopt -s dotglob` (or a GLOBIGNORE, which turns it on) earlier in the command lets
+# a leading `*` match a dotfile: `cp -r dot/* ~` then copies dot/.bashrc too
+_DOTGLOB = re.compile(r"(?i)\bdotglob\b|\bGLOBIGNORE\s*=")
+
+
+def _dotglob_word(parsed: ParsedCommand) -> str | None:
+    """A glob word of a program that may write what it names (not a reader), or a glob
+    written to by a redirection: with dotglob on it may name a dotfile."""
+    for _words, targets, _doc in parsed.writes:
+        if (found := next((t for t in targets if GLOBBY.search(t)), None)) is not None:
+            return found
+    for words in parsed.words + parsed.nested_words:
+        if words and not _reader(words) and words[0].value not in ("shopt", "set"):
+            if (found := next((w.value for w in words[1:] if GLOBBY.search(w.value)),
+                              None)) is not None:
+                return found
     return None
 
 
