@@ -70,7 +70,7 @@ NOT_PROVABLE = [
     "patch --input=rc.diff", "patch -irc.diff", "patch src/a.py hook.patch",
     "git apply rename.patch", "cat hook.patch | patch -p1", "curl -s http://x/p | git apply",
     "echo x | cat src.patch - | git apply", "git apply fifo.patch", "git apply big.patch",
-    "git apply gone.patch", "git apply -", "sudo patch -p1 < hook.patch",
+    "curl -so gone.patch http://x/p && git apply gone.patch", "git apply -", "sudo patch -p1 < hook.patch",
     "cd sub && git -C .. apply hook.patch",
 ]
 
@@ -86,6 +86,7 @@ HONEST = [
     "patch -p1 < src.patch", "patch -p 1 -i src.patch", "git am --continue", "git am --abort",
     "cat src.patch | git apply", "git diff > src.patch", "git apply -p1 --3way src.patch",
     "echo apply; ls", "pip install patch",
+    "git apply gone.patch",  # (it fails: nothing before it can make it)
 ]
 
 

@@ -60,8 +60,10 @@ def patched_later(parsed: ParsedCommand, command: str, cwd: str,
             if fed != "<":
                 continue
             files = _redirected(command)
+        alone = len(everything) == 1  # nothing before it can make a missing patch
         for name in files:
-            why = _judged(name, [cwd, *([os.path.join(cwd, base)] if base else [])], later)
+            why = _judged(name, [cwd, *([os.path.join(cwd, base)] if base else [])], later,
+                          alone)
             if why is not None:
                 return f"{values[0]!r} applies the patch {name!r}, which {why}"
     return None
@@ -120,7 +122,11 @@ def _redirected(command: str) -> list[str]:
 _STDIN = re.compile(r"(?<![<0-9])0?<(?![<&(])\s*([^\s;&|<>()]+)")
 
 
-def _judged(name: str, bases: list[str], later: Callable[[str], bool]) -> str | None:
+def _judged(name: str, bases: list[str], later: Callable[[str], bool],
+            alone: bool) -> str | None:
+    """Why the patch ``name`` cannot be proven: it names a run-later file, cannot be read
+    whole, or is missing where another command of the line may make it (``curl -o x.patch
+    ... && git apply x.patch``; alone, a missing patch only makes the command fail)."""
     if name == "-":
         return "is read from its input, which the rules cannot see"
     unread = "cannot be read whole (gone, not a regular file, or over 8 MiB)"
@@ -136,7 +142,7 @@ def _judged(name: str, bases: list[str], later: Callable[[str], bool]) -> str | 
         for path in _paths(text):
             if later(path):
                 return f"writes {path!r}, which a later command runs"
-    return None if seen else unread
+    return None if seen or alone else unread
 
 
 _GONE = object()
