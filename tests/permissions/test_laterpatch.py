@@ -70,7 +70,8 @@ NOT_PROVABLE = [
     "patch --input=rc.diff", "patch -irc.diff", "patch src/a.py hook.patch",
     "git apply rename.patch", "cat hook.patch | patch -p1", "curl -s http://x/p | git apply",
     "echo x | cat src.patch - | git apply", "git apply fifo.patch", "git apply big.patch",
-    "curl -so gone.patch http://x/p && git apply gone.patch", "git apply -", "sudo patch -p1 < hook.patch",
+    "curl -so gone.patch http://x/p && git apply gone.patch", "git apply -",
+    "sudo patch -p1 < hook.patch",
     "cd sub && git -C .. apply hook.patch",
 ]
 

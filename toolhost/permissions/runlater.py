@@ -290,10 +290,10 @@ def _dotglob_word(parsed: ParsedCommand) -> str | None:
         if (found := next((t for t in targets if GLOBBY.search(t)), None)) is not None:
             return found
     for words in parsed.words + parsed.nested_words:
-        if words and not _reader(words) and words[0].value not in ("shopt", "set"):
-            if (found := next((w.value for w in words[1:] if GLOBBY.search(w.value)),
+        if words and not _reader(words) and words[0].value not in ("shopt", "set") and (
+                found := next((w.value for w in words[1:] if GLOBBY.search(w.value)),
                               None)) is not None:
-                return found
+            return found
     return None
 
 
