@@ -62,7 +62,8 @@ def command_positions(command: Any, unkeyed: Sequence[int],
 
 def unprovable(command: str, cwd: str | None = None) -> str | None:
     """Why the programs of a Bash command cannot be proven (None: they can). With ``cwd``
-    (the directory the command runs in), a patch it applies is read (``laterpatch``)."""
+    (the directory the command runs in), a patch it applies is read (``laterpatch``), and
+    an archive it unpacks is listed (``laterarchive``)."""
     if "\x00" in command:  # bash drops a NUL it reads from a script (`\0rm x` is `rm x`)
         return "it holds a NUL character, which a shell may drop or stop at"
     try:
@@ -73,6 +74,10 @@ def unprovable(command: str, cwd: str | None = None) -> str | None:
             from toolhost.permissions.laterpatch import patched_later
 
             reason = patched_later(parsed, command, cwd, run_later_path)
+        if reason is None and cwd is not None and _UNPACKERS.search(command):
+            from toolhost.permissions.laterarchive import unpacked_later
+
+            reason = unpacked_later(parsed, cwd, run_later_path)
         return reason
     except ShellSyntaxError as exc:
         return f"it does not parse: {exc}"
@@ -80,6 +85,7 @@ def unprovable(command: str, cwd: str | None = None) -> str | None:
 
 # a patch applier's name (round 17: laterpatch), looked for before anything is read
 _PATCHERS = re.compile(r"\b(?:apply|am|g?patch)\b")
+_UNPACKERS = re.compile(r"\b(?:g?tar|bsdtar|unzip)\b")  # (laterarchive)
 # the programs ``shell_reads_input`` may find among a command's forms
 _MAY_READ = SHELLS | {"ssh", "make", "gmake", "sudo", "doas", "su", "sudo-rs", "run0"}
 
