@@ -56,6 +56,9 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
         tar.addfile(info, io.BytesIO(bytes(info.size)))
         tar.addfile(tarfile.TarInfo(".git/hooks/pre-commit"))
     (root / "notes.tar").write_text("not an archive")
+    (root / "sub").mkdir()
+    _tar(root / "sub" / "x.tar", evil)
+    _tar(root / "sub" / "ok.tar", honest)
     os.mkfifo(root / "fifo.tar")  # no writer: a blocking read would hang
     return root
 
@@ -74,7 +77,8 @@ NOT_PROVABLE = [
     "tar -x -f evil.tar -C sub", "tar -xfevil.tar", "unzip evil.zip", "unzip -o evil.zip",
     "sudo tar xf evil.tar", "tar xf link.tar", "tar xzf bomb.tgz", "tar xf notes.tar",
     "tar xf fifo.tar", "cat ok.tar | tar x", "curl -sO http://x/a.tar && tar xf a.tar",
-    "unzip -q evil.zip -d out",
+    "unzip -q evil.zip -d out", "cd sub && tar xf x.tar", "cd $D && tar xf ok.tar",
+    "mkdir -p sub && cd sub && tar xf ../evil.tar",
 ]
 
 
@@ -89,7 +93,8 @@ HONEST = [
     "tar xf ok.tar", "tar xjf ok.tbz", "unzip ok.zip", "unzip -o ok.zip -d out",
     "tar czf out.tgz src", "tar tf evil.tar", "unzip -l evil.zip", "unzip -p evil.zip x",
     "tar xf missing.tar",  # (it fails: nothing before it can make it)
-    "tar -xf ok.tar -C build",
+    "tar -xf ok.tar -C build", "mkdir -p out && tar xf missing.tar -C out",
+    "cd sub && tar xf ok.tar", "git pull && tar xf ok.tar",
 ]
 
 

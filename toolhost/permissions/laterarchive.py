@@ -23,6 +23,7 @@ import tarfile
 import zipfile
 from collections.abc import Callable
 
+from toolhost.permissions.laterwhere import made_before, places
 from toolhost.permissions.runlater import past_wrappers
 from toolhost.permissions.shell import ParsedCommand
 
@@ -36,7 +37,7 @@ _TARS = frozenset({"tar", "gtar", "bsdtar"})
 def unpacked_later(parsed: ParsedCommand, cwd: str, later: Callable[[str], bool]) -> str | None:
     """Why an archive unpacked by ``tar -x``/``unzip`` in ``parsed`` cannot be proven."""
     everything = parsed.words + parsed.nested_words
-    for words in everything:
+    for k, words in enumerate(everything):
         values = [w.value for w in words[past_wrappers(words):]]
         name = values[0].rsplit("/", 1)[-1] if values else ""
         archive = _tar_archive(values[1:]) if name in _TARS else (
@@ -45,13 +46,20 @@ def unpacked_later(parsed: ParsedCommand, cwd: str, later: Callable[[str], bool]
             continue
         if archive == "-":
             return f"{name!r} unpacks an archive from its input, which the rules cannot see"
-        members = _members(os.path.join(cwd, os.path.expanduser(archive)), name == "unzip")
-        if members is None:
-            if len(everything) == 1 and not os.path.lexists(
-                    os.path.join(cwd, os.path.expanduser(archive))):
-                continue  # missing, and nothing before it makes it: the command fails
-            return (f"{name!r} unpacks {archive!r}, which cannot be listed whole (not a "
-                    "regular file or archive, or too big)")
+        paths = places(parsed, k, cwd, archive)
+        unread = (f"{name!r} unpacks {archive!r}, which cannot be listed whole (not a "
+                  "regular file or archive, too big, or made by the line before it)")
+        if paths is None:
+            return unread
+        present = [p for p in paths if os.path.lexists(p)]
+        if not present and not made_before(parsed, k, archive):
+            continue  # missing, and nothing before it makes it: the command fails
+        members: list[str] = []
+        for path in present or [""]:
+            listed = _members(path, name == "unzip") if path else None
+            if listed is None:
+                return unread
+            members += listed
         found = next((m for m in members if later(m.rstrip("/"))), None)
         if found is not None:
             return (f"{name!r} unpacks {archive!r}, which holds {found!r}, a file a later "

@@ -18,6 +18,7 @@ import re
 import stat
 from collections.abc import Callable
 
+from toolhost.permissions.laterwhere import made_before, places
 from toolhost.permissions.runlater import past_wrappers
 from toolhost.permissions.shell import ParsedCommand
 
@@ -60,10 +61,13 @@ def patched_later(parsed: ParsedCommand, command: str, cwd: str,
             if fed != "<":
                 continue
             files = _redirected(command)
-        alone = len(everything) == 1  # nothing before it can make a missing patch
         for name in files:
-            why = _judged(name, [cwd, *([os.path.join(cwd, base)] if base else [])], later,
-                          alone)
+            paths = places(parsed, k, cwd, name)
+            if paths is not None and base:  # git -C DIR / patch -d DIR: from DIR too
+                paths += places(parsed, k, cwd, os.path.join(base, name)) or [""]
+            why = ("cannot be located (an earlier cd goes where the rules cannot see)"
+                   if paths is None else _judged(name, paths, later,
+                                                 made_before(parsed, k, name)))
             if why is not None:
                 return f"{values[0]!r} applies the patch {name!r}, which {why}"
     return None
@@ -122,27 +126,28 @@ def _redirected(command: str) -> list[str]:
 _STDIN = re.compile(r"(?<![<0-9])0?<(?![<&(])\s*([^\s;&|<>()]+)")
 
 
-def _judged(name: str, bases: list[str], later: Callable[[str], bool],
-            alone: bool) -> str | None:
-    """Why the patch ``name`` cannot be proven: it names a run-later file, cannot be read
-    whole, or is missing where another command of the line may make it (``curl -o x.patch
-    ... && git apply x.patch``; alone, a missing patch only makes the command fail)."""
+def _judged(name: str, paths: list[str], later: Callable[[str], bool],
+            made: bool) -> str | None:
+    """Why the patch ``name`` (at one of ``paths``) cannot be proven: it names a run-later
+    file, cannot be read whole, or is missing where an earlier command of the line may make
+    it (``made``: ``curl -o x.patch ... && git apply x.patch``; else a missing patch only
+    makes the command fail)."""
     if name == "-":
         return "is read from its input, which the rules cannot see"
-    unread = "cannot be read whole (gone, not a regular file, or over 8 MiB)"
+    unread = "cannot be read whole (not a regular file, over 8 MiB, or made by the line)"
     seen = False
-    for base in bases:  # (the directory git -C or patch -d reads it from, fail closed)
-        text = _read(os.path.join(base, os.path.expanduser(name)))
+    for path in paths:
+        text = _read(path)
         if text is None:
             return unread
         if text is _GONE:
             continue
         seen = True
         assert isinstance(text, str)
-        for path in _paths(text):
-            if later(path):
-                return f"writes {path!r}, which a later command runs"
-    return None if seen or alone else unread
+        for found in _paths(text):
+            if later(found):
+                return f"writes {found!r}, which a later command runs"
+    return None if seen or not made else unread
 
 
 _GONE = object()
