@@ -31,10 +31,14 @@ def _tar(path: Path, members: dict[str, bytes], mode: str = "w",
             tar.addfile(info)
 
 
-def _zip(path: Path, members: dict[str, bytes]) -> None:
+def _zip(path: Path, members: dict[str, bytes], link: tuple[str, str] | None = None) -> None:
     with zipfile.ZipFile(path, "w") as z:
         for name, data in members.items():
             z.writestr(name, data)
+        if link is not None:  # a symlink entry: its mode in the high bits, its target as data
+            info = zipfile.ZipInfo(link[0])
+            info.external_attr = (0o120777 << 16)
+            z.writestr(info, link[1])
 
 
 @pytest.fixture(scope="module")
@@ -50,6 +54,8 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     _tar(root / "ok.tar", honest)
     _tar(root / "ok.tbz", honest, "w:bz2")
     _zip(root / "ok.zip", honest)
+    _zip(root / "link.zip", {"a/x.desktop": b"[Desktop Entry]\n"},
+         link=("a", "/root/.config/autostart"))
     with tarfile.open(root / "bomb.tgz", "w:gz") as tar:  # 70 MiB of zeros, then a hook
         info = tarfile.TarInfo("big")
         info.size = 70 * 1024 * 1024
@@ -77,7 +83,8 @@ NOT_PROVABLE = [
     "tar -x -f evil.tar -C sub", "tar -xfevil.tar", "unzip evil.zip", "unzip -o evil.zip",
     "sudo tar xf evil.tar", "tar xf link.tar", "tar xzf bomb.tgz", "tar xf notes.tar",
     "tar xf fifo.tar", "cat ok.tar | tar x", "curl -sO http://x/a.tar && tar xf a.tar",
-    "unzip -q evil.zip -d out", "cd sub && tar xf x.tar", "cd $D && tar xf ok.tar",
+    "unzip -q evil.zip -d out", "unzip link.zip", "cd sub && tar xf x.tar",
+    "cd $D && tar xf ok.tar",
     "mkdir -p sub && cd sub && tar xf ../evil.tar",
 ]
 

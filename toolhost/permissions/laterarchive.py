@@ -23,6 +23,7 @@ import tarfile
 import zipfile
 from collections.abc import Callable
 
+from toolhost.permissions.laterdirs import holding
 from toolhost.permissions.laterwhere import made_before, places
 from toolhost.permissions.runlater import past_wrappers
 from toolhost.permissions.shell import ParsedCommand
@@ -60,7 +61,10 @@ def unpacked_later(parsed: ParsedCommand, cwd: str, later: Callable[[str], bool]
             if listed is None:
                 return unread
             members += listed
-        found = next((m for m in members if later(m.rstrip("/"))), None)
+        # a name (or a link's target, listed too) that is such a file, a directory of them
+        # (`.husky/`), or a directory holding them (a link to `~/.config`)
+        found = next((m for m in members if later(m.rstrip("/")) or later(
+            m.rstrip("/") + "/x") or holding(m)), None)
         if found is not None:
             return (f"{name!r} unpacks {archive!r}, which holds {found!r}, a file a later "
                     "command runs")
@@ -138,8 +142,17 @@ def _members(path: str, is_zip: bool) -> list[str] | None:
                 return None
             if is_zip:
                 with zipfile.ZipFile(raw) as zipped:
-                    names = zipped.namelist()
-                return names if len(names) <= _MAX_MEMBERS else None
+                    infos = zipped.infolist()
+                    if len(infos) > _MAX_MEMBERS:
+                        return None
+                    # a symlink entry holds its target (unzip makes the link): a link to
+                    # .git/hooks or ~/.config/autostart, fail closed
+                    links = [zipped.read(i)[:4096].decode("utf-8", "replace") for i in infos
+                             if stat.S_ISLNK(i.external_attr >> 16) and i.file_size <= 4096]
+                    if any(stat.S_ISLNK(i.external_attr >> 16) and i.file_size > 4096
+                           for i in infos):
+                        return None
+                return [i.filename for i in infos] + links
             return _tar_names(raw)
         except (OSError, EOFError, tarfile.TarError, zipfile.BadZipFile, lzma.LZMAError,
                 ValueError):
