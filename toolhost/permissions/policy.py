@@ -143,6 +143,7 @@ class CompiledPolicy:
                                 and r.names.matches("Bash")), None)
         # the deny and ask Bash(...) rules a file a later command runs (a git hook, .bashrc)
         # written by Write/Edit/MultiEdit/NotebookEdit meets (round 16: written_later)
+        self._met: dict[tuple[int, str], bool] = {}  # (guard, line): whether it meets
         self._later_guards = tuple(r for r in self.rules if r.effect != "allow"
                                    and _is_bash(r.content) and r.names.matches("Bash"))
 
@@ -279,8 +280,8 @@ class CompiledPolicy:
         texts = texts_after(tool_name, tool_input, path, self.cwd,
                             new_texts(tool_name, tool_input))
         lines = UNJUDGED if texts is None else command_lines(texts)
-        hit = next((r for r in self._later_guards if not isinstance(lines, list)
-                    or any(_meets(r, line) for line in lines)), None)
+        hit = next((r for k, r in enumerate(self._later_guards) if not isinstance(lines, list)
+                    or any(self._meets(k, r, line) for line in dict.fromkeys(lines))), None)
         if hit is None:
             return None
         what = ("text too long or odd to judge" if not isinstance(lines, list)
@@ -295,6 +296,17 @@ class CompiledPolicy:
             return decided
         return Decision("ask", hit.message or f"Permission rule {hit.text!r} ({hit.origin}) "
                         f"asks: {why}.", rule=hit.text, origin=hit.origin)
+
+    def _meets(self, k: int, rule: CompiledRule, line: str) -> bool:
+        """``_meets`` of the ``k``-th later guard, remembered: an Edit of a run-later file
+        judges the file's whole text (round 17), and the next edit of it the same lines."""
+        key = (k, line)
+        met = self._met.get(key)
+        if met is None:
+            if len(self._met) >= 65536:
+                self._met.clear()
+            met = self._met[key] = _meets(rule, line)
+        return met
 
     def _server_wide(self, tool_input: Mapping[str, Any]) -> CompiledRule | None:
         """The first deny or ask rule naming a whole server (``mcp__kb``,
