@@ -161,3 +161,22 @@ def test_an_ordinary_line_ending_in_a_secrets_first_byte_is_not_held() -> None:
     for line in ("took 73 ms\n", "need 73 6b\n", "exit 73\n", "see 0x73 and 0x6b\n"):
         assert redactor.stream_split(line) == (line, "")
     assert redactor.stream_split("00000000: 6b65 793d 73\n")[1] == "73\n"
+
+
+@pytest.mark.parametrize("dump", ["xxd", "od -c", "od -An -tx1", "xxd -g1"])
+def test_a_dump_of_the_secrets_base64_is_hidden(dump: str) -> None:
+    """``printf %s "$T" | base64 | xxd``: a dump of the text that is the secret's base64
+    (the hex of each of its characters, its ASCII column)."""
+    import base64
+    import shutil
+    import subprocess
+
+    if not shutil.which(dump.split()[0]):
+        pytest.skip(f"needs {dump.split()[0]}")
+    encoded = base64.b64encode(SECRET.encode())
+    shown = Redactor(frozenset({SECRET})).redact(subprocess.run(
+        ["sh", "-c", f"base64 -w0 | {dump}"], input=SECRET.encode(), capture_output=True,
+        check=True).stdout.decode())
+    assert "***" in shown, shown
+    assert encoded[:8].hex() not in re.sub(r"[\s:]", "", shown)
+    assert encoded[4:12].decode() not in shown.replace(" ", "")

@@ -38,6 +38,7 @@ from toolhost.redaction_spell import Matcher
 from toolhost.redaction_tail import MAX_HOLD, SpelledTails
 
 if TYPE_CHECKING:
+    from toolhost.redaction_decoded import Budget
     from toolhost.redaction_squeezed import Squeezed
 
 # The dump and wrapped-line finders (redaction_chardump, _hexdump, _wrapped: ~3 ms of regular
@@ -85,9 +86,13 @@ class Redactor:
             from toolhost.redaction_chardump import SpacedChars
             from toolhost.redaction_hexdump import SpacedHex
 
+            # a dump of the secret's base64 (``base64 | xxd``, ``base64 | od -c``) is a
+            # dump of a text that is a secret's form: looked for whole
+            encoded = {_base64(s) for s in self.secrets if len(s) >= 8}
+            dumped = (SpacedHex(encoded), SpacedChars(encoded)) if encoded else None
             object.__setattr__(self, "_pattern", Matcher(self.secrets, every | rare,
                                                          SpacedHex(self.secrets),
-                                                         SpacedChars(self.secrets)))
+                                                         SpacedChars(self.secrets), dumped))
 
     def __call__(self, text: str) -> str:
         return self.redact(text)
@@ -104,6 +109,7 @@ class Redactor:
             return []
         found = list(self._pattern.spans(text))
         extra = self._across_lines(text)
+        extra += self._more(text, extra)
         if not extra:
             return found
         from toolhost.redaction_wrapped import merged
@@ -129,6 +135,42 @@ class Redactor:
         return found + pieces
 
     @functools.cached_property
+    def _max_depth(self) -> int:
+        from toolhost.redaction_decoded import MAX_DEPTH
+
+        return MAX_DEPTH
+
+    def _deeper(self, text: str, depth: int, budget: Budget) -> list[tuple[int, int]]:
+        """Where the secrets are in a decoded text (``depth`` decodings down)."""
+        if self._pattern is None:
+            return []
+        return [*self._pattern.spans(text), *self._across_lines(text),
+                *self._decoded(text, depth, budget)]
+
+    def _decoded(self, text: str, depth: int = 0,
+                 budget: Budget | None = None) -> list[tuple[int, int]]:
+        """The runs of base64, hex or escapes in ``text`` whose decoding (maybe decompressed)
+        holds a secret (``toolhost.redaction_decoded``), ``depth`` decodings down, all of
+        them within one ``budget`` (made for ``text`` at the top)."""
+        if depth >= self._max_depth:
+            return []
+        from toolhost.redaction_decoded import Budget, decoded_spans
+
+        spent = Budget(len(text)) if budget is None else budget
+        return decoded_spans(text, lambda t: self._deeper(t, depth + 1, spent), spent)
+
+    def _more(self, text: str, found: list[tuple[int, int]]) -> list[tuple[int, int]]:
+        """The decoded runs (``_decoded``) that hold none of the spans ``found``: a secret one
+        encoding deep is hidden where it is, not with all of the run around it (a wrapped
+        base64 block holding the secret's base64 between other data)."""
+        runs = self._decoded(text)
+        if not runs:
+            return []
+        if self._pattern is not None:
+            found = [*found, *self._pattern.spans(text)]
+        return [(a, b) for a, b in runs if not any(s < b and e > a for s, e in found)]
+
+    @functools.cached_property
     def _squeezed(self) -> Squeezed:
         """The secrets spread out by punctuation and blanks (``toolhost.redaction_squeezed``)."""
         from toolhost.redaction_forms import base64_cores
@@ -146,6 +188,8 @@ class Redactor:
         if self._pattern is None or not isinstance(text, str):
             return text
         extra = self._across_lines(text, squeezed)
+        if squeezed:  # (without: a cut's edges are measured; whole runs would hide them)
+            extra += self._more(text, extra)
         if not extra:
             return self._pattern.sub(text, MASK)
         from toolhost.redaction_wrapped import merged
@@ -253,6 +297,12 @@ class Redactor:
     def union(self, secrets: Iterable[str]) -> Redactor:
         more = frozenset(s for s in secrets if s) - self.secrets
         return self if not more else redactor_for(self.secrets | more)
+
+
+def _base64(secret: str) -> str:
+    import base64
+
+    return base64.b64encode(secret.encode("utf-8", "surrogatepass")).decode()
 
 
 def _none(text: str) -> Iterable[tuple[int, int]]:
@@ -488,7 +538,7 @@ class ScrubbingStream:
 
     def write(self, text: str) -> int:
         with self._lock:
-            if not self._held and text.endswith("\n") and not _state.hide:
+            if not self._held and text.endswith("\n") and _state.hide._pattern is None:
                 # whole lines, and no secret known: nothing to hold back or hide (a line
                 # decided per call, e.g. a permission decision, takes this path)
                 self.inner.write(text)
@@ -513,9 +563,10 @@ class ScrubbingStream:
             self.write(line)
 
     def flush(self) -> None:
-        with self._lock:
-            if self._held:
-                self._out(len(self._held))
+        if self._held:  # (only written under the lock; nothing held: no lock to take)
+            with self._lock:
+                if self._held:
+                    self._out(len(self._held))
         self.inner.flush()
 
     def finish(self) -> None:

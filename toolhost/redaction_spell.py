@@ -203,7 +203,8 @@ class Matcher:
     any spelling, and a trie of the literal forms; the longest match wins."""
 
     def __init__(self, secrets: Iterable[str], literal: Iterable[str],
-                 spaced: SpacedHex | None = None, chars: SpacedChars | None = None) -> None:
+                 spaced: SpacedHex | None = None, chars: SpacedChars | None = None,
+                 dumped: tuple[SpacedHex, SpacedChars] | None = None) -> None:
         import re2  # type: ignore[import-untyped]  # ~2.5 ms, once a config has secrets
 
         self._secrets = sorted({s for s in secrets if s}, key=len, reverse=True)
@@ -219,6 +220,11 @@ class Matcher:
         trigger |= spaced.triggers() if spaced is not None else set()
         self._chars = chars if chars else None  # od -c: spaced characters, followed alike
         trigger |= chars.triggers() if self._chars is not None and chars else set()
+        # dumps of an encoding of a secret (``base64 | xxd``): found whole, never looked
+        # for at a cut's edge (ordinary spaced text there looked like their start)
+        self._dumped = dumped
+        if dumped is not None:
+            trigger |= dumped[0].triggers() | (dumped[1].triggers() if dumped[1] else set())
         options = re2.Options()
         options.longest_match = True
         options.never_capture = True
@@ -276,6 +282,10 @@ class Matcher:
             end = max(end, self._spaced.longest(text, start))
         if self._chars is not None:
             end = max(end, self._chars.longest(text, start))
+        if self._dumped is not None:
+            end = max(end, self._dumped[0].longest(text, start))
+            if self._dumped[1]:
+                end = max(end, self._dumped[1].longest(text, start))
         return end
 
     def dump_tail(self, text: str, least: int = 1) -> int:

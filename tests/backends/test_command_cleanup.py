@@ -157,3 +157,29 @@ def test_the_host_is_a_child_subreaper() -> None:
     libc = ctypes.CDLL(None, use_errno=True)
     assert libc.prctl(37, ctypes.byref(value), 0, 0, 0) == 0  # PR_GET_CHILD_SUBREAPER
     assert value.value == 1
+
+
+@pytest.mark.parametrize("shape", ["setsid", "same_session"])
+async def test_a_daemon_that_kills_its_subreaper_still_dies(config: Config, tmp_path: Path,
+                                                            shape: str) -> None:
+    """A double-forked daemon with an empty environment and no descriptors kills the run's
+    own subreaper (its parent once orphaned: ``kill -9 $PPID``), and so is re-parented to
+    the host: the host's sweep of the orphans it never started still ends it."""
+    child = f"kill -9 $PPID; sleep 6; touch {tmp_path}/X"  # no marker, no descriptor
+    setsid = " os.setsid()\n" if shape == "setsid" else ""
+    daemon = (f"import os, time\n"
+              f"if os.fork() == 0:\n{setsid} if os.fork(): os._exit(0)\n"
+              f" os.closerange(0, 65536)\n"
+              f" open('{tmp_path}/pid.tmp', 'w').write(str(os.getpid()))\n"
+              f" os.rename('{tmp_path}/pid.tmp', '{tmp_path}/pid')\n"
+              f" time.sleep(0.3)\n"  # orphaned: its parent is the run's subreaper now
+              f" os.execve('/bin/sh', ['sh', '-c', '{child}'], {{}})\n"
+              f"os.wait()\n"
+              f"time.sleep(30)\n")
+    cfg = config({"t": cmd([sys.executable, "-c", daemon], timeout=20.0)})
+    result = await run(cfg, "t", {})
+    assert result.is_error and "killed by signal 9" in result.text_content, result
+    pid = await wait_for_pid(tmp_path / "pid")
+    assert await gone(pid)
+    assert not reaper.live_runs()
+    assert not (tmp_path / "X").exists()

@@ -42,6 +42,18 @@ def _spawn(style, mark):
         _note(mark, subprocess.Popen([sys.executable, "-c", code], start_new_session=True,
                                      stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                      stderr=subprocess.DEVNULL).pid)
+    elif style == "kills-worker":  # a daemon (no marker, no descriptor) that kills the
+        pid = os.fork()             # worker, its subreaper, once it is orphaned
+        if pid == 0:
+            os.setsid()
+            helper = os.fork()
+            if helper == 0:
+                os.closerange(0, 65536)
+                time.sleep(0.3)
+                os.execve("/bin/sh", ["sh", "-c", "kill -9 $PPID; exec sleep 60"], {})
+            _note(mark, helper)
+            os._exit(0)
+        os.waitpid(pid, 0)
     else:  # double fork, then a new session: the grandchild's parent is gone
         pid = os.fork()
         if pid == 0:
@@ -180,3 +192,18 @@ async def test_a_helper_dies_with_its_call_in_a_warm_worker(config: Any, tmp_pat
             if _alive(pid):
                 os.kill(pid, 9)
         await compiled.aclose()
+
+
+def test_a_helper_that_kills_its_worker_dies_with_the_call(tmp_path: Path) -> None:
+    """The worker is the subreaper of what its tool starts; a daemon that kills it lands on
+    the host, which sweeps the orphans it never started when the worker died unasked."""
+    config = _setup(tmp_path)
+    mark = tmp_path / "assassin.pid"
+    done = _call(config, "kills-worker", mark, 30)
+    assert "crashed: its worker process" in done.stdout + done.stderr, done.stdout
+    pid = _pid(mark)
+    try:
+        assert _gone(pid, 2.0), f"the helper {pid} that killed its worker outlived the call"
+    finally:
+        if _alive(pid):
+            os.kill(pid, 9)

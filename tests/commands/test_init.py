@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -220,3 +221,18 @@ def test_a_gitignore_it_leaves_alone_is_said(tmp_path: Path, kind: str,
     assert "add toolhost.local.* to the repository's ignore rules" in out
     if kind == "symlink":
         assert (tmp_path / "shared-ignore").read_text() == "node_modules\n"
+
+
+@pytest.mark.parametrize("path", ["prod.env", ".ENV", "config/.Env.local", "/srv/app/.env",
+                                  "x/../.env"])
+def test_the_scaffolds_env_rule_denies_every_case(tmp_path: Path, path: str,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """macOS and Windows ignore case: `.ENV` is `.env` there, and a glob `*.env*` let the
+    scaffold's own "Environment files stay private" rule be stepped around."""
+    assert main(["init", str(tmp_path)]) == 0
+    capsys.readouterr()
+    main(["permissions", "check", str(tmp_path / "toolhost.yaml"),
+                 "mcp__project__count_lines", "--input", json.dumps({"path": path}),
+                 "--no-layers"])
+    out = capsys.readouterr().out
+    assert out.startswith("deny: ") and "Environment files stay private." in out, out

@@ -43,14 +43,16 @@ COMMON: list[Any] = [
 VALUES: list[Any] = [
     "string", "strin", ["string", "null"], ["string", "string"], [], 0, -1, 1.5, 2.0, True,
     None, "(", "^a+$", "[", {"type": "string"}, [{"type": "string"}], {"x": {}}, {"x": 3},
-    ["a", "a"], ["a", 1], float("nan"), 10**30, {1: {}},
+    ["a", "a"], ["a", 1], float("nan"), 10**30, {1: {}}, "#/$defs/a", "#", "#/a b", "#a",
+    "#/%zz", "#/%41", "https://json-schema.org/draft/2020-12/schema", "http://x/#", "a_1",
+    "-a", "a:b", "\\", "",
 ]
 KEYWORDS = ["type", "enum", "const", "default", "examples", "title", "description", "format",
             "deprecated", "readOnly", "uniqueItems", "minimum", "exclusiveMaximum",
             "multipleOf", "minLength", "maxItems", "minContains", "required", "pattern",
             "additionalProperties", "items", "not", "if", "properties", "$defs",
             "patternProperties", "anyOf", "allOf", "oneOf", "prefixItems", "$ref", "$schema",
-            "x-unknown"]
+            "$dynamicRef", "$anchor", "$dynamicAnchor", "x-unknown"]
 
 
 @pytest.mark.parametrize("schema", COMMON)
@@ -88,3 +90,17 @@ def test_deep_schemas_are_left_to_jsonschema() -> None:
     for _ in range(100):
         schema = {"items": schema}
     assert not proven_valid(schema)
+
+
+def test_a_long_ref_is_proven_in_memory_of_its_size() -> None:
+    import tracemalloc
+
+    for ref in ("#/" + "a" * 500_000, "#/" + "%41" * 170_000, "https://x.org/" + "a" * 500_000):
+        key = "$schema" if ref.startswith("http") else "$ref"
+        tracemalloc.start()
+        try:
+            assert proven_valid({key: ref})
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        assert peak < 8 * len(ref), peak

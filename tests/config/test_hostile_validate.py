@@ -239,3 +239,26 @@ def test_names_differing_only_in_case_get_a_note(suffix: str, tmp_path: Path,
     err = capsys.readouterr().err
     assert f"{path}{at[0]} differs from tool 'Tool'" in err, err
     assert "does not match 'mcp__s__tool'" in err and at[1] in err, err
+
+
+def test_a_type_list_of_20000_wrong_names_is_three_searches_at_most(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # each item had its own did-you-mean search (20,000 of them: 0.4 s), each line the same
+    from toolhost.config import params
+
+    searched: list[str] = []
+    real = params.did_you_mean
+    monkeypatch.setattr(params, "did_you_mean",
+                        lambda word, names: searched.append(word) or real(word, names))
+    path = tmp_path / "types.yaml"
+    path.write_text(_param("type: [" + ", ".join(["1", "strng"] * 10_000) + ", '1']"))
+    assert main(["validate", "--no-layers", str(path)]) == 1
+    assert searched == ["1", "strng", "1"]
+    lines = [line for line in capsys.readouterr().err.splitlines() if ".params.p.type:" in line]
+    assert [line.split(": ", 2)[2] for line in lines] == [
+        "unknown type 1, expected one of string, integer, number, boolean, array, object, null",
+        "unknown type 'strng', expected one of string, integer, number, boolean, array, "
+        "object, null (did you mean 'string'?)",
+        "unknown type '1', expected one of string, integer, number, boolean, array, object, "
+        "null"]

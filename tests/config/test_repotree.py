@@ -8,6 +8,7 @@ file names (``extends``, a python ``path:``, a ``cwd``) may not lead out of the 
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -269,3 +270,33 @@ def test_guard_refuses_a_file_a_source_names_outside_it(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="outside repo:x@v1"):
         guard.pulled("path", "../elsewhere.yaml", here, tmp_path / "elsewhere.yaml")
     assert guard.pulled("path", "./frag.yaml", here, root / "frag.yaml") == root / "frag.yaml"
+
+
+@pytest.mark.parametrize("path", [".git/config", ".toolhost-checkout.json",
+                                  "data/../.git/HEAD", ".GIT/config"])
+def test_an_extends_path_into_the_caches_own_files_is_refused(tmp_path: Path,
+                                                              path: str) -> None:
+    """The checkout's .git and toolhost's record are the cache's, no file of the commit:
+    `path: .git/config` was read (and only its format refused it)."""
+    _, config = team(tmp_path, path=json.dumps(path))
+    with pytest.raises(ConfigError) as info:
+        load_config(config)
+    (problem,) = info.value.problems
+    assert (problem.line, problem.key_path) == (3, "extends[0]")
+    assert problem.message == f"path {path!r} must be relative and inside the repository"
+    assert "the checkout's .git and .toolhost-checkout.json are the cache's" in problem.hint
+
+
+@pytest.mark.parametrize("value", [".git", "data/../.git/hooks", ".GIT"])
+def test_a_path_a_repository_file_names_into_its_git_is_refused(tmp_path: Path,
+                                                                value: str) -> None:
+    """What a checkout's .git holds is the cache's (fetched refs, toolhost's config), never
+    pinned or reviewed: a tool run there (or writing there) is no tool of the commit."""
+    base = (f"servers:\n  sh:\n    cwd: {json.dumps(value)}\n    tools:\n"
+            "      ls: {command: [ls], description: List.}\n")
+    _, config = team(tmp_path, {"base.yaml": base})
+    with pytest.raises(ConfigError) as info:
+        load_config(config)
+    (problem,) = info.value.problems
+    assert problem.key_path == "servers.sh.cwd", problem
+    assert f"{value!r} leads out of the repository checked out in" in problem.message

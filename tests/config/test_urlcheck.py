@@ -189,3 +189,19 @@ def test_every_config_url_read_two_ways_is_a_located_problem(
     assert len(problems) == 1, problems
     assert "t.yaml:" in problems[0] and f"{key}: " in problems[0], problems
     assert "pwVALUE77" not in problems[0] and "\n" not in problems[0]
+
+
+def test_a_long_userinfo_is_checked_in_memory_of_its_size() -> None:
+    # the userinfo pattern kept a regex frame per character: 124 MB for 1 MB
+    import tracemalloc
+
+    for info in ("a" * 500_000, "%41" * 170_000, "a" * 500_000 + "^"):
+        url = f"http://{info}@example.com/"
+        tracemalloc.start()
+        try:
+            url_problem(url)
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        assert peak < 8 * len(url), peak
+    assert url_problem("http://" + "a" * 500_000 + "^@example.com/") is not None

@@ -25,6 +25,7 @@ from toolhost.config.repotree import dirt
 from toolhost.errors import ConfigError
 
 from ..plugins.conftest import _make_repo, git
+from .test_removetree import nest
 from .test_repotree import EVIL, MODULE, _edit, _url_rev, cached, team, toolhost
 
 MARK = "planted-command-ran"
@@ -324,3 +325,27 @@ def test_the_commit_hashed_here_is_what_git_stored(
         target.chmod(0o644 if written[name][1] else 0o755)
     assert dirt(checkout) == [f"M {name}"]
     shutil.rmtree(root)
+
+
+DEEP = "/".join(["d"] * 1200)  # deeper than Python's recursion limit, within PATH_MAX
+
+
+def test_a_repository_nesting_directories_a_thousand_deep_loads(tmp_path: Path) -> None:
+    """The check of the work tree, the removal of what a tool added and the swap after a
+    fresh clone recursed once per level: RecursionError, an internal error, on every load."""
+    origin = tmp_path / "origin"
+    _make_repo(origin, {"README": "team\n"})
+    nest(origin).joinpath("f.txt").write_text("deep\n")
+    _, config = team(tmp_path, {
+        "base.yaml": "servers:\n  t:\n    tools:\n      e: {command: [echo, hi]}\n"})
+    assert load_config(config).servers["t"].tools["e"]
+    checkout = cached(tmp_path)
+    added = nest(checkout / "a")  # a tool wrote deep into the checkout
+    added.joinpath("out.log").write_text("x")
+    assert load_config(config).servers["t"].tools["e"]
+    assert not (checkout / "a").exists()
+    checkout.joinpath(DEEP, "f.txt").write_text("edited\n")  # cloned again, the old removed
+    assert load_config(config).servers["t"].tools["e"]
+    assert checkout.joinpath(DEEP, "f.txt").read_text() == "deep\n"
+    assert sorted(p.name for p in checkout.parent.iterdir()) == sorted(
+        [checkout.name, checkout.name + ".lock"])

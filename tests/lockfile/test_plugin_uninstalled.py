@@ -43,3 +43,27 @@ def test_an_uninstalled_plugin_the_lock_pins_names_the_locked_release(
         assert text.startswith(f"{config}:2:11: plugins[0]: plugin 'tp-gone' is not "
                                "installed; toolhost.lock pins tp-gone 1.4.2"), text
         assert "pip install 'tp-gone==1.4.2'" in text and "tp-gane" not in text
+
+
+def test_the_locked_release_in_the_hint_is_quoted_for_a_shell(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The lock is read as written (a bad merge, a hand edit): its version goes into a
+    `pip install` that is pasted."""
+    import shlex
+
+    site = tmp_path / "site"
+    monkeypatch.syspath_prepend(str(site))
+    write_plugin(site, "tp-gone", "1.4.2", {"tp_gone": MODULE.format(server="g1")})
+    importlib.invalidate_caches()
+    config = tmp_path / "toolhost.yaml"
+    config.write_text("toolhost: 1\nplugins: [tp-gone]\n")
+    write_for(str(config))
+    lock = tmp_path / "toolhost.lock"
+    lock.write_text(lock.read_text().replace('"1.4.2"', '"1.4.2\'$(id)\'"'))
+    shutil.rmtree(site / "tp_gone-1.4.2.dist-info")
+    importlib.invalidate_caches()
+    with pytest.raises(ConfigError) as info:
+        load_config(config)
+    (problem,) = info.value.problems
+    pip = problem.hint.split(" (the release the lock pins)")[0]
+    assert shlex.split(pip) == ["pip", "install", "tp-gone==1.4.2'$(id)'"], problem.hint

@@ -82,6 +82,15 @@ def test_non_finite_numbers_are_parse_errors(text: bytes) -> None:
     assert caught.value.code == rpc.PARSE_ERROR
 
 
+@pytest.mark.parametrize("number", [b"9" * 5000, b"-" + b"1" * 4301])
+def test_an_integer_past_pythons_digit_limit_is_named_not_pythons_advice(number: bytes) -> None:
+    # the message said "use sys.set_int_max_str_digits() to increase the limit" to the client
+    with pytest.raises(WireError) as caught:
+        decode(b'{"jsonrpc": "2.0", "id": ' + number + b', "method": "ping"}')
+    assert caught.value.code == rpc.PARSE_ERROR
+    assert caught.value.message == "Parse error: an integer of more than 4,300 digits"
+
+
 def test_parse_errors_are_short_and_located() -> None:
     with pytest.raises(WireError) as caught:
         decode(b'{"id": 1,' + b" " * 10)

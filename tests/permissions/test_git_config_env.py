@@ -49,3 +49,22 @@ def test_git_template_brings_hooks(command: str) -> None:
     # the template directory's hooks are copied into .git/hooks: the next commit runs them
     assert policy([("deny", "Bash(rm:*)")], default="allow").decide(
         "Bash", {"command": command}).behavior == "deny"
+
+
+# review18: `git -c core.hooksPath=DIR COMMAND` runs DIR's hooks at once (a file the rules
+# never saw), as `git config core.hooksPath DIR` does later; /dev/null (no hooks) is honest
+@pytest.mark.parametrize(("command", "provable"), [
+    ("git -c core.hooksPath=scripts commit -m x", False),
+    ("git -c core.hookspath=/tmp/h push", False),
+    ("git -ccore.hooksPath=x commit -m x", False),
+    ("git -C /x -c core.hooksPath=.githooks merge main", False),
+    ("git -c core.hooksPath=/dev/null commit -m x", True),
+    ("git -c core.hooksPath= commit -m x", True),
+    ("git -c user.name=a commit -m x", True),
+])
+def test_git_dash_c_hooks_path_runs_that_directory_s_hooks(command: str, provable: bool) -> None:
+    deny = policy([("deny", "Bash(rm:*)"), ("allow", "Bash")], default="ask")
+    decision = deny.decide("Bash", {"command": command})
+    assert decision.behavior == ("allow" if provable else "deny"), decision
+    if not provable:
+        assert "hooks this git command runs" in decision.message

@@ -65,3 +65,25 @@ def test_validate_warns_of_a_wildcard_host_in_an_allow_url_glob(
     assert ("wildcard in the host" in text) is warned
     if warned:
         assert f"{config}:5:" in text
+
+
+def test_a_dot_dot_after_a_symlink_leads_to_the_target_s_parent(tmp_path: Path) -> None:
+    # review18: `src/link/../x` is the parent of link's target, not `src/x`: the text folded
+    # passed an allow glob of src while the file read was outside it
+    (tmp_path / "src" / "sub").mkdir(parents=True)
+    (tmp_path / "out" / "deep").mkdir(parents=True)
+    (tmp_path / "out" / "secret").write_text("x")
+    (tmp_path / "src" / "link").symlink_to(tmp_path / "out" / "deep")
+    src, out = f"{tmp_path}/src", f"{tmp_path}/out"
+    allow = policy(RuleConfig(effect="allow", tool="Read",
+                              when={"file_path": {"glob": f"{src}/**"}}))
+    deny = policy(RuleConfig(effect="deny", tool="Read", when={"file_path": {"glob": f"{out}/*"}}),
+                  RuleConfig(effect="allow", tool="Read"))
+    climb = f"{src}/link/../secret"
+    assert Path(climb).read_text() == "x"  # (what the kernel opens: out/secret)
+    assert allow.decide("Read", {"file_path": climb}).behavior == "ask"
+    assert deny.decide("Read", {"file_path": climb}).behavior == "deny"
+    honest = f"{src}/sub/../a.py"  # a real directory's `..`: as before
+    assert allow.decide("Read", {"file_path": honest}).behavior == "allow"
+    hostile = f"{src}/" + "a/../" * 5000 + "x"  # a walk per `..` is not taken: not judged
+    assert allow.decide("Read", {"file_path": hostile}).behavior == "ask"

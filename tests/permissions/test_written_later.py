@@ -98,9 +98,12 @@ HONEST = {
 
 
 @pytest.mark.parametrize("path", HONEST)
-def test_honest_run_later_files_are_decided_as_before(path: str) -> None:
-    assert GUARDED.decide(*write(path, HONEST[path])).behavior == "allow"
-    assert GUARDED.decide("Edit", {"file_path": path, "old_string": "x",
+def test_honest_run_later_files_are_decided_as_before(path: str, tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))  # (an Edit reads the file it changes: none
+    guarded = policy(RULES, cwd=str(tmp_path))  # in a fresh home and directory)
+    assert guarded.decide(*write(path, HONEST[path])).behavior == "allow"
+    assert guarded.decide("Edit", {"file_path": path, "old_string": "x",
                                    "new_string": HONEST[path]}).behavior == "allow"
 
 
@@ -120,3 +123,80 @@ def test_other_files_and_policies_without_bash_rules_are_untouched() -> None:
     assert GUARDED.decide(*write("notes/pre-commit.md", "rm -rf y")).behavior == "allow"
     plain = policy([("allow", "Edit")])
     assert plain.decide(*write(".git/hooks/pre-commit", "rm -rf y")).behavior == "allow"
+
+
+def _hooked(tmp_path: Path, text: str) -> Any:
+    hooks = tmp_path / ".git" / "hooks"
+    hooks.mkdir(parents=True)
+    (hooks / "pre-commit").write_text(text)
+    return policy(RULES, cwd=str(tmp_path))
+
+
+def test_an_edit_decided_before_another_runs_cannot_arm_through_it(tmp_path: Path) -> None:
+    # two edits decided on the same file before either runs: `#X` -> `#` is harmless, and
+    # `# ` -> `` finds no `# ` yet; run in turn they uncomment `rm -rf ~/x`
+    hooked = _hooked(tmp_path, "#!/bin/sh\n#X rm -rf ~/x\n")
+    first = {"file_path": ".git/hooks/pre-commit", "old_string": "#X", "new_string": "#"}
+    second = {"file_path": ".git/hooks/pre-commit", "old_string": "# ", "new_string": ""}
+    assert hooked.decide("Edit", first).behavior == "allow"
+    assert hooked.decide("Edit", second).behavior == "deny"
+
+
+@pytest.mark.parametrize(("before", "edits"), [
+    ("#!/bin/sh\n# rm -rf ~/x\n", [("# ", "")]),  # uncommented by removing the mark alone
+    ("#!/bin/sh\nexit 0\nrm -rf ~/x\n", [("exit 0\n", "")]),  # the guard before it removed
+    ("#!/bin/sh\n: <<'X'\nrm -rf ~/x\nX\n", [(": <<'X'\n", "")]),  # a heredoc opened no more
+    ("#!/bin/sh\nclean() { rm -rf ~/x; }\n", [("\n", "\nclean\n")]),  # a function called
+    ("#!/bin/sh\necho 'rm -rf ~/x'\n", [("echo '", ""), ("'\n", "\n")]),  # unquoted in two
+])
+def test_an_edit_that_arms_text_already_in_the_file_is_judged_by_the_file_it_leaves(
+        tmp_path: Path, before: str, edits: list[tuple[str, str]]) -> None:
+    hooked = _hooked(tmp_path, before)
+    multi = [{"old_string": old, "new_string": new} for old, new in edits]
+    decision = hooked.decide("MultiEdit", {"file_path": ".git/hooks/pre-commit",
+                                           "edits": multi})
+    assert decision.behavior == "deny", decision
+    assert decision.rule == "Bash(rm:*)"
+    if len(edits) == 1:
+        assert hooked.decide("Edit", {"file_path": ".git/hooks/pre-commit",
+                                      **multi[0]}).behavior == "deny"
+
+
+def test_an_honest_edit_of_a_hook_and_an_unreadable_one(tmp_path: Path) -> None:
+    hooked = _hooked(tmp_path, "#!/bin/sh\nnpm test\n")
+    edit = {"file_path": ".git/hooks/pre-commit", "old_string": "npm test",
+            "new_string": "npm test && npx lint-staged"}
+    assert hooked.decide("Edit", edit).behavior == "allow"
+    # an old_string not there now: the edit fails, unless an edit decided before it runs
+    # puts it there (`#X rm` -> `# rm`, then `# ` -> ``): not provable
+    assert hooked.decide("Edit", {**edit, "old_string": "absent"}).behavior == "deny"
+    fifo = tmp_path / ".git" / "hooks" / "pre-push"
+    os.mkfifo(fifo)  # never opened: reading it would hang the decision
+    assert hooked.decide("Edit", {**edit, "file_path": str(fifo)}).behavior == "deny"
+    big = tmp_path / ".git" / "hooks" / "post-merge"
+    big.write_text("npm test\n" + "#\n" * 20000)
+    assert hooked.decide("Edit", {**edit, "file_path": str(big)}).behavior == "deny"
+
+
+SIBLINGS = ["~/.bash_aliases", "~/.cshrc", "~/.tcshrc", "~/.login", "~/.xprofile", "~/.xinitrc",
+            "~/.xsessionrc", "~/.direnvrc", "~/.config/direnv/direnvrc", "~/.bashrc.d/10-x.sh",
+            "~/.config/nvim/init.lua", "~/.config/nvim/init.vim",
+            "~/.ipython/profile_default/startup/00-x.py",
+            "/usr/lib/python3/dist-packages/zz.pth",
+            "~/.local/lib/python3.11/site-packages/zz.pth",
+            ".venv/lib/python3.11/site-packages/sitecustomize.py", "usercustomize.py"]
+
+
+@pytest.mark.parametrize("path", SIBLINGS)
+def test_the_family_s_siblings_a_shell_an_editor_or_python_runs_are_run_later_files(
+        path: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))
+    armed = "import os; os.system('rm -rf ~/x')\n" if path.endswith((".py", ".pth")) \
+        else "rm -rf ~/x\n"
+    assert GUARDED.decide(*write(path, armed)).behavior == "deny"
+    assert GUARDED.decide("Bash", {"command": f"echo {armed.strip()!r} >> {path}"}
+                          ).behavior == "deny"
+    assert GUARDED.decide(*write(path, "export EDITOR=vim\n")).behavior == "allow"
+    # a glob that is no such file's name stays as it was
+    assert GUARDED.decide("Bash", {"command": "find . -name '*.py' -exec echo {} +"}
+                          ).behavior == "allow"

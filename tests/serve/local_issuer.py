@@ -49,6 +49,7 @@ class LocalIssuer:
         self.body: bytes | None = None
         self.status = 200
         self.delay = 0.0
+        self.drip = 0.0
         self.hits = 0
         self.asked: list[str] = []
         issuer = self
@@ -66,7 +67,16 @@ class LocalIssuer:
                 self.send_header("content-type", "application/json")
                 self.send_header("content-length", str(len(body)))
                 self.end_headers()
-                self.wfile.write(body)
+                if not issuer.drip:
+                    self.wfile.write(body)
+                    return
+                for byte in body:  # until the client gives up (a reset ends it)
+                    try:
+                        self.wfile.write(bytes([byte]))
+                        self.wfile.flush()
+                    except OSError:
+                        return
+                    time.sleep(issuer.drip)
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"

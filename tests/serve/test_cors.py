@@ -84,3 +84,28 @@ def test_other_origins_get_no_cors(url: str, origin: str | None, status: int) ->
 
 def test_a_preflight_to_a_name_not_served_is_misdirected(url: str) -> None:
     assert preflight(url, APP, host="evil.example").status_code == 421
+
+
+@pytest.mark.parametrize("origin", ["http://localhost:3000", "http://127.0.0.1:8080", APP])
+def test_a_page_cannot_post_blind_without_a_content_type(
+        url: str, origin: str) -> None:
+    """A page's ``fetch(url, {method: "POST", mode: "no-cors", body: new Blob([json])})``
+    sends no Content-Type: a "simple" request, sent without a preflight. A loopback page
+    passes the Origin check, so it ran a tool (its answer unread, the tool run all the
+    same). Now 415: with ``application/json`` the browser asks first, and only the pages of
+    ``--allow-origin`` are let through (a named origin's page sends JSON anyway)."""
+    call = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                       "params": {"name": "echo", "arguments": {"text": "blind"}}})
+    headers = {"origin": origin, "accept": "*/*", "authorization": f"Bearer {TOKEN}"}
+    with httpx.Client(timeout=15) as client:
+        request = client.build_request("POST", url, content=call.encode(), headers=headers)
+        request.headers.pop("content-type", None)
+        answer = client.send(request)
+        assert answer.status_code == 415, answer.text
+        assert "blind" not in answer.text
+        assert "Content-Type: application/json" in answer.json()["error"]["message"]
+        # the same call from outside a browser (no Origin) is served as before
+        headers.pop("origin")
+        plain = client.build_request("POST", url, content=call.encode(), headers=headers)
+        plain.headers.pop("content-type", None)
+        assert client.send(plain).status_code == 200

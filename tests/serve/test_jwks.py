@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import json
+import threading
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -19,7 +20,7 @@ from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
 from tests.serve.local_issuer import LocalIssuer, public_jwk
 from toolhost.serve import jwks as jwks_module
 from toolhost.serve.auth import AuthError, IssuerUnavailableError, JwtAuth
-from toolhost.serve.jwks_fetch import fetch_json
+from toolhost.serve.jwks_fetch import FetchError, fetch_json
 
 AUD = "aud-1"
 
@@ -185,7 +186,8 @@ def test_a_new_key_while_made_up_kids_empty_the_bucket_is_a_503_retried_in_time(
     ({"body": b" " * (2 * 1024 * 1024)}, "bytes"),
     ({"status": 500}, "HTTP 500"), ({"status": 404}, "HTTP 404"),
     ({"status": 302}, "redirect"),
-    ({"delay": FAST_FETCH + 1.5}, "cannot be read"),
+    ({"delay": FAST_FETCH + 1.5}, "did not answer within 1 s"),
+    ({"drip": 0.2}, "did not answer within 1 s"),
 ])
 def test_every_broken_key_set_is_a_401_or_503_in_one_line(
         issuer: Issuer, setup: dict[str, Any], words: str,
@@ -199,6 +201,28 @@ def test_every_broken_key_set_is_a_401_or_503_in_one_line(
     assert got.startswith(("401: ", "503: ")) and words in got, got
     assert "\n" not in got
     assert all("\n" not in r.getMessage() and r.exc_info is None for r in caplog.records)
+
+
+def test_a_key_set_that_drips_frees_the_fetch_at_its_deadline(issuer: Issuer) -> None:
+    """A set sent a byte every 0.2 s (hours for the whole of it): the fetch gives up at its
+    deadline, its thread and socket freed. Before, each read waited for a whole 64 KiB
+    chunk and the socket timeout bounded each byte only: the fetching thread stayed (the
+    event loop moved on without it) and each later fetch left one more."""
+    issuer.drip = 0.2
+    issuer.body = b" " * 100_000 + b'{"keys": []}'
+    outcome: list[str] = []
+
+    def fetch() -> None:
+        try:
+            fetch_json(issuer.url + "/jwks", timeout=FAST_FETCH)
+        except FetchError as exc:
+            outcome.append(str(exc))
+
+    thread = threading.Thread(target=fetch, daemon=True)
+    thread.start()
+    thread.join(60)  # a bound on a hang, not a measure: the deadline is 1 s
+    assert not thread.is_alive(), "the fetch still reads the dripping set"
+    assert outcome == ["did not answer within 1 s"]
 
 
 def test_after_a_failed_fetch_tokens_are_refused_at_once_and_known_keys_still_work(
@@ -278,6 +302,11 @@ def _bad_claims(issuer: Issuer) -> dict[str, str]:
     return {
         "expired": issuer.token(exp=now - 3600),
         "not yet valid": issuer.token(nbf=now + 3600),
+        "issued in the future": issuer.token(iat=now + 3600),
+        "iat not a number": issuer.token(iat="yesterday"),
+        "exp not a number": issuer.token(exp="never"),
+        "nbf not a number": issuer.token(nbf=[1]),
+        "exp as a string, expired": issuer.token(exp=str(now - 3600)),
         "another issuer": issuer.token(iss="https://elsewhere.example"),
         "another audience": issuer.token(aud="another"),
         "no sub": no_sub,

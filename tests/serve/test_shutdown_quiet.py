@@ -104,3 +104,43 @@ async def test_under_load_that_never_pauses_the_calls_accepted_last_still_finish
         await shutdown.drain(in_flight, 1.2, refused.set)
         tg.cancel_scope.cancel()
     assert cancelled == [] and len(finished) > 50 and turned_away
+
+
+@pytest.mark.parametrize(("raw", "grace", "seconds", "warned"), [
+    (None, 10.0, 2.5, False), (None, 60.0, 5.0, False), ("", 10.0, 2.5, False),
+    ("0", 10.0, 0.0, False), ("20", 60.0, 20.0, False), ("20", 8.0, 8.0, False),
+    ("-1", 10.0, 2.5, True), ("nan", 10.0, 2.5, True), ("3601", 60.0, 5.0, True),
+    ("soon", 10.0, 2.5, True),
+])
+def test_the_reserve_comes_from_the_environment(
+        raw: str | None, grace: float, seconds: float, warned: bool,
+        monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    """``TOOLHOST_SHUTDOWN_RESERVE``: the end of the grace the calls accepted last get (a
+    tool that takes 20 s needs 20 s, more than the fixed quarter, 5 s at most, allowed)."""
+    if raw is None:
+        monkeypatch.delenv(shutdown.RESERVE_ENV, raising=False)
+    else:
+        monkeypatch.setenv(shutdown.RESERVE_ENV, raw)
+    with caplog.at_level(logging.WARNING, logger="toolhost.serve"):
+        assert shutdown.reserve_seconds(grace) == seconds
+    assert (shutdown.RESERVE_ENV in caplog.text) is warned
+
+
+async def test_drain_stops_accepting_at_the_reserve_the_environment_sets(
+        monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    """A call in flight that never pauses step 1, and a reserve of the whole grace: new
+    requests are refused at once, the call gets the whole grace (before: a quarter, fixed)."""
+    monkeypatch.setenv(shutdown.QUIET_ENV, "0.05")
+    monkeypatch.setenv(shutdown.RESERVE_ENV, "10")
+    in_flight = InFlight()
+    in_flight.enter()
+    refused: list[int] = []
+
+    def refuse() -> None:
+        refused.append(in_flight.count)
+        in_flight.leave()  # the call in flight ends once new requests are refused
+
+    with caplog.at_level(logging.WARNING, logger="toolhost.serve"):
+        await shutdown.drain(in_flight, 10.0, refuse)
+    assert refused == [1]
+    assert "with 10 s of the grace left" in caplog.text

@@ -217,6 +217,9 @@ async def run_process(argv: Sequence[str], *, stdin: bytes | None, env: Mapping[
             if stdin is not None:
                 tg.start_soon(feed_stdin)
             returncode = await process.wait()
+            # the run's subreaper died of a signal we did not send (a daemon's `kill -9
+            # $PPID`): what it had adopted is the host's now, and is swept as well
+            run.orphaned = run.supervised and returncode < 0 and not run.ended
             # the program is done: so is everything it started (a /proc walk: off the loop)
             await anyio.to_thread.run_sync(run.end)
             tg.cancel_scope.deadline = anyio.current_time() + DRAIN_GRACE

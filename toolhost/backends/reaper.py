@@ -23,8 +23,15 @@ cap, host shutdown), ``ToolRun.end()`` kills:
   ``ToolRun(supervised=True)``), so every orphan of the run is re-parented to it, below the
   leader, found by ancestry; ``end()`` kills the rest first and the leader last.
 
-What still escapes on Linux: a daemon that first kills the run's own subreaper. On macOS and
-other systems only the group is killed; a ``setsid`` child escapes.
+- on Linux, a daemon that first kills the run's own subreaper (``kill -9 $PPID`` once
+  orphaned), or a python worker, and so is re-parented to the host: when the leader died of
+  a signal the host did not send (``ToolRun.orphaned``), ``end()`` also kills the host's
+  *orphans*: its children that it never started (not a live run's leader, nor the
+  watchdog, nor a child in the host's own session such as ``git``), that carry no run's
+  marker and started after the run's leader. A run that is being started meanwhile is
+  waited for first (its leader is not known yet).
+
+On macOS and other systems only the group is killed; a ``setsid`` child escapes.
 
 ``kill_all_tool_processes()`` ends every live run at once (for the runner's shutdown).
 
@@ -57,6 +64,8 @@ _lock = threading.Lock()
 _runs: dict[str, ToolRun] = {}
 _counter = itertools.count(1)
 _subreaper: bool | None = None
+_pending = 0  # runs between ``starting`` and ``started``: a leader not yet known
+_settled = threading.Condition(_lock)
 
 
 def enable_subreaper() -> bool:
@@ -83,6 +92,12 @@ class ToolRun:
     ended: bool = False
     marks: frozenset[bytes] = frozenset()  # /proc links of descriptors only the run holds
     supervised: bool = False  # the leader is the run's own subreaper (``subreaper_main``)
+    # the leader (a subreaper: the run's own, or a python worker) died of a signal the host
+    # did not send: what it had adopted went to the host, and ``end`` sweeps the host's
+    # orphans that started after it (``born``: its start, in clock ticks since boot)
+    orphaned: bool = False
+    born: int = 0
+    _starting: bool = field(default=False, repr=False)
 
     def inherited_mark(self) -> int:
         """A descriptor to pass to the run's leader (``pass_fds``): the read end of a pipe
@@ -111,18 +126,35 @@ class ToolRun:
 
     def starting(self) -> None:
         """Before the leader is started: from now on the watchdog knows the run's id."""
+        global _pending
+        with _lock:
+            if not self._starting:
+                self._starting = True
+                _pending += 1
         watchdog.opened(0, self.run_id)
+
+    def _settle(self) -> None:
+        global _pending
+        if self._starting:  # (under ``_lock``)
+            self._starting = False
+            _pending -= 1
+            _settled.notify_all()
 
     def not_started(self) -> None:
         """The leader could not be started (or the start was cancelled)."""
+        with _lock:
+            self._settle()
         if self.pgid is None:
             watchdog.closed(0, self.run_id)
 
     def started(self, pid: int) -> None:
         """Register the run's leader (its pid is its process group)."""
         self.pgid = pid
+        stat = _fields(pid)
+        self.born = int(stat[19]) if len(stat) > 19 else 0
         with _lock:
             _runs[self.run_id] = self
+            self._settle()
         watchdog.opened(pid, self.run_id)  # and if toolhost is killed outright
 
     def end(self) -> int:
@@ -139,6 +171,8 @@ class ToolRun:
             # could miss them.
             for _ in range(_MAX_ROUNDS):
                 found = _find(self.run_id.encode(), self.pgid, self.marks)
+                if self.orphaned and self.born:
+                    found += [pid for pid in _orphans(self.born) if pid not in found]
                 rest = [pid for pid in found if pid != self.pgid]
                 if self.supervised and rest:
                     found = rest  # the run's subreaper last: while it lives, every
@@ -215,10 +249,15 @@ def _read(path: str) -> bytes:
         return b""
 
 
+def _fields(pid: int) -> list[bytes]:
+    """The fields of /proc/<pid>/stat after the command's name (state first)."""
+    raw = _read(f"/proc/{pid}/stat")
+    return raw[raw.rfind(b")") + 2:].split() if raw else []
+
+
 def _stat(pid: int) -> tuple[str, int, int] | None:
     """(state, ppid, pgid) from /proc/<pid>/stat."""
-    raw = _read(f"/proc/{pid}/stat")
-    fields = raw[raw.rfind(b")") + 2:].split() if raw else []
+    fields = _fields(pid)
     if len(fields) < 3:
         return None
     return fields[0].decode(), int(fields[1]), int(fields[2])
@@ -270,6 +309,32 @@ def _find(marker: bytes, pgid: int, marks: frozenset[bytes] = frozenset()) -> li
             if state not in ("Z", "X"):
                 found.append(pid)
     return found
+
+
+def _orphans(born: int) -> list[int]:
+    """The host's live children that it did not start and that started at or after ``born``
+    (clock ticks since boot): processes re-parented to it (the host is a subreaper) whose
+    run's subreaper is gone. Not a live run's leader, nor the watchdog, nor a child in the
+    host's own session (``git``), nor one carrying the marker of a live run (another run's,
+    which that run ends; a marker naming no live run is anyone's to write, so it spares
+    nothing). A run still being started is waited for (at most 2 s): its leader is a new
+    session's first process with no marker until it is registered."""
+    with _lock:
+        _settled.wait_for(lambda: _pending == 0, timeout=2.0)
+        known = {run.pgid for run in _runs.values()}
+        live = {MARKER.encode() + b"=" + run.run_id.encode() for run in _runs.values()}
+    known.add(watchdog.pid())
+    host, session = os.getpid(), os.getsid(0)
+    out: list[int] = []
+    for pid in _children(host):
+        fields = _fields(pid)
+        if pid in known or len(fields) < 20 or fields[0] in (b"Z", b"X"):
+            continue
+        if int(fields[3]) == session or int(fields[19]) < born:
+            continue
+        if live.isdisjoint(_read(f"/proc/{pid}/environ").split(b"\0")):
+            out.append(pid)
+    return out
 
 
 def _holds(pid: int, marks: frozenset[bytes]) -> bool:

@@ -118,10 +118,16 @@ for _ in range(50):
 _lock = threading.Lock()
 _pipe: int | None = None  # the write end; -1 once starting failed
 _started_in: int | None = None  # the pid that started it (a forked child must not share it)
+_pid: int | None = None  # the watchdog's own pid (a child of the host, never a run's orphan)
+
+
+def pid() -> int | None:
+    """The watchdog process's pid, if this process started one."""
+    return _pid if _started_in == os.getpid() else None
 
 
 def _ensure() -> int | None:
-    global _pipe, _started_in
+    global _pipe, _started_in, _pid
     with _lock:
         if _pipe is not None and _started_in == os.getpid():
             return _pipe if _pipe >= 0 else None
@@ -134,9 +140,11 @@ def _ensure() -> int | None:
                        (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0)]
             argv = [sys.executable, "-I", "-S", "-c", _SCRIPT]
             try:
-                os.posix_spawn(sys.executable, argv, env, file_actions=actions, setsid=True)
+                _pid = os.posix_spawn(sys.executable, argv, env, file_actions=actions,
+                                      setsid=True)
             except NotImplementedError:  # no POSIX_SPAWN_SETSID: a group of its own
-                os.posix_spawn(sys.executable, argv, env, file_actions=actions, setpgroup=0)
+                _pid = os.posix_spawn(sys.executable, argv, env, file_actions=actions,
+                                      setpgroup=0)
         except (OSError, AttributeError, TypeError, NotImplementedError):
             os.close(write_end)
             return None

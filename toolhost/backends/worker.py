@@ -120,6 +120,9 @@ class _Worker:
             raise ToolFailure(f"crashed: its worker process {_describe_end(code)}") from None
 
     async def kill(self) -> None:
+        # a worker that died before we killed it (a tool's daemon killed it: `kill -9
+        # $PPID`) left what it had adopted to the host: swept as well
+        self.run.orphaned = self.process.returncode is not None
         _killpg(self.process.pid)
         with anyio.CancelScope(shield=True):
             # and what the tool started that left the group (start_new_session, a double

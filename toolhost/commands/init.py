@@ -52,7 +52,7 @@ permissions:
     - mcp__{name}__count_lines
   deny:
     - tool: mcp__{name}__count_lines
-      when: {{path: {{glob: "*.env*"}}}}
+      when: {{path: {{regex: "(?i).*[.]env.*"}}}}   # any case: macOS and Windows ignore it
       message: Environment files stay private.
     - "Bash(rm:*)"
 """
@@ -118,6 +118,10 @@ cases:
   - name: environment files stay private
     tool: mcp__{name}__count_lines
     input: {{path: prod.env}}
+    expect: deny
+  - name: in any case (.ENV is .env on macOS and Windows)
+    tool: mcp__{name}__count_lines
+    input: {{path: config/.ENV}}
     expect: deny
   - name: no rm, however it is spelled
     tool: Bash

@@ -142,6 +142,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "running after this long are cancelled and answered -32800 "
                         "(default 10). stdio: how long calls may still answer once the "
                         "client closed stdin (default 5)")
+    parser.add_argument("--access-log", action=argparse.BooleanOptionalAction, default=True,
+                        help="HTTP: one log line per request on stderr: method, path, "
+                        "status, JSON-RPC method and name, caller, outcome, duration "
+                        "(default on; --no-access-log turns it off)")
     parser.add_argument("--project-relative", action="store_true",
                         help="a relative CONFIG is read from the project's directory: the "
                         "nearest one, from the current directory up, that holds .mcp.json "
@@ -238,6 +242,11 @@ def _serve(args: argparse.Namespace, started: Callable[[], None]) -> int:
             from toolhost.serve.run import SERVE_EXTRA_HINT
 
             raise ToolhostError(f"{SERVE_EXTRA_HINT} ({exc})") from None
+        # the access log (toolhost.serve.http_access): INFO whatever -v says, unless off
+        import logging
+
+        logging.getLogger("toolhost.access").setLevel(
+            logging.INFO if args.access_log else logging.WARNING)
         if args.host not in ("127.0.0.1", "localhost", "::1") and token is None \
                 and auth is None:
             print(f"toolhost: warning: serving on {args.host} without --token-env: anyone "

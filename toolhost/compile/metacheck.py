@@ -71,6 +71,27 @@ def _regex(value: Any) -> bool:
     return True
 
 
+# a value every ``uri-reference`` / ``uri`` checker accepts (rfc3987 or rfc3986-validator,
+# whichever is installed, or none): a local JSON pointer of unreserved characters, an http(s)
+# URL of them; anything else is left to jsonschema
+# (possessive: a long value keeps no regex frame per character)
+_LOCAL_REF = re.compile(r"#(?:/(?:[A-Za-z0-9._~$-]++|%[0-9A-Fa-f]{2})*+)*+")
+_PLAIN_URI = re.compile(r"https?://[A-Za-z0-9.-]++(?:/[A-Za-z0-9._~-]*+)*+#?")
+_ANCHOR = re.compile(r"[A-Za-z_][-A-Za-z0-9._]*")
+
+
+def _local_ref(value: Any) -> bool:
+    return type(value) is str and _LOCAL_REF.fullmatch(value) is not None
+
+
+def _plain_uri(value: Any) -> bool:
+    return type(value) is str and _PLAIN_URI.fullmatch(value) is not None
+
+
+def _anchor(value: Any) -> bool:
+    return type(value) is str and _ANCHOR.fullmatch(value) is not None
+
+
 def _positive(value: Any) -> bool:
     return _number(value) and value > 0
 
@@ -85,6 +106,8 @@ _VALUES: dict[str, Callable[[Any], bool]] = {
     "minLength": _count, "maxLength": _count, "minItems": _count, "maxItems": _count,
     "minProperties": _count, "maxProperties": _count, "minContains": _count,
     "maxContains": _count, "required": _strings, "pattern": _regex,
+    "$ref": _local_ref, "$dynamicRef": _local_ref, "$schema": _plain_uri, "$anchor": _anchor,
+    "$dynamicAnchor": _anchor,
 }
 _ONE = frozenset({"additionalProperties", "items", "not", "contains", "propertyNames", "if",
                   "then", "else"})

@@ -19,7 +19,7 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from toolhost.compile.metacheck import proven_valid
+from toolhost.compile.schema_meta import metaschema_problem
 from toolhost.config.model import ToolConfig
 from toolhost.excerpt import cut
 
@@ -113,70 +113,6 @@ def _arrays_without_items(node: Any, path: str) -> Iterator[str]:
 _SCALAR = (str, int, float, type(None))
 
 
-# canonical JSON of a checked schema -> check_schema's complaint (where, message) or None.
-# Metaschema validation costs about a millisecond; the tools of a big config repeat the same
-# param schemas, so each distinct one is checked once.
-_CHECKED: dict[str, tuple[str, str] | None] = {}
-_CHECKED_LIMIT = 20_000
-
-
-def _check_one(schema: Any) -> tuple[str, str] | None:
-    try:
-        key = json.dumps(schema, sort_keys=True, separators=(",", ":"))
-    except (TypeError, ValueError, RecursionError):  # not JSON data: check it every time
-        key = None
-    if key is not None and key in _CHECKED:
-        return _CHECKED[key]
-    found = None if proven_valid(schema) else _jsonschema_says(schema)
-    if key is not None:
-        if len(_CHECKED) >= _CHECKED_LIMIT:
-            _CHECKED.clear()
-        _CHECKED[key] = found
-    return found
-
-
-def _jsonschema_says(schema: Any) -> tuple[str, str] | None:
-    from jsonschema import Draft202012Validator
-    from jsonschema.exceptions import SchemaError
-
-    try:
-        Draft202012Validator.check_schema(schema)
-    except SchemaError as exc:
-        return "/".join(str(p) for p in exc.path), exc.message
-    except RecursionError:  # the metaschema is checked by recursion: a level costs several
-        return "", (f"it nests {_depth(schema):,} levels deep, too deeply to be checked "
-                    "(flatten it, or describe the deep part as a plain object)")
-    return None
-
-
-def _depth(value: Any) -> int:
-    """How deep ``value`` nests (mappings and lists), counted without recursion."""
-    deepest, todo = 0, [(value, 1)]
-    while todo:
-        item, depth = todo.pop()
-        deepest = max(deepest, depth)
-        if isinstance(item, Mapping):
-            todo.extend((v, depth + 1) for v in item.values())
-        elif isinstance(item, list):
-            todo.extend((v, depth + 1) for v in item)
-    return deepest
-
-
-def _metaschema_problem(schema: Mapping[str, Any]) -> tuple[str, str] | None:
-    """What ``check_schema`` says about ``schema``. Each property's schema is checked on its
-    own, then the rest with the properties emptied: the metaschema checks every value under
-    ``properties`` against itself, so this is the same check, with far more cache hits."""
-    props = schema.get("properties")
-    if not isinstance(props, Mapping) or not props:
-        return _check_one(schema)
-    for name, sub in props.items():
-        found = _check_one(sub)
-        if found is not None:
-            inner = f"/{found[0]}" if found[0] else ""
-            return f"properties/{name}{inner}", found[1]
-    return _check_one({**schema, "properties": dict.fromkeys(props, True)})
-
-
 def schema_problems(schema: Mapping[str, Any], *, what: str = "inputSchema") -> list[str]:
     """Everything wrong with ``schema``, as messages; empty when it is fine."""
     try:  # the tools of a big config repeat a few schemas: each is checked once
@@ -216,7 +152,7 @@ def _checked(key: str, what: str) -> tuple[str, ...]:
 
 
 def _schema_problems(schema: Mapping[str, Any], what: str) -> list[str]:
-    found = _metaschema_problem(schema)
+    found = metaschema_problem(schema)
     if found is not None:
         return [f"{what} is not a valid JSON Schema at {found[0] or '(root)'}: {found[1]}"]
     problems: list[str] = []

@@ -30,6 +30,8 @@ RULE_KEYS = ("tool", "when", "expr", "message", "rewrite", "callers")
 RUN_KEYS = ("model", "system_prompt", "append_system_prompt", "max_turns", "cwd", "cli_args",
             "env")
 _DIST = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(.*)$")
+# a distribution name as PEP 508 allows it: what a hint's `pip install NAME` may hold
+DIST_NAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?")
 
 
 def build_permissions(check: Checker, value: Any) -> PermissionsConfig:
@@ -136,6 +138,10 @@ def build_plugins(check: Checker, value: Any) -> tuple[PluginRequirement, ...]:
             if not check.require(item, here, "name", "the plugin's distribution name"):
                 continue
             name, spec = check.string(item, here, "name"), check.string(item, here, "version")
+            if name is not None and not DIST_NAME.fullmatch(name):
+                check.problem((*here, "name"), f"invalid plugin name {name!r}",
+                              "a distribution name: letters, digits, '.', '_' and '-'")
+                continue
         elif isinstance(item, str):
             found = _DIST.match(item)
             name, spec = (found[1], found[2]) if found else (None, "")

@@ -8,7 +8,6 @@ import json
 import logging
 import os
 import re
-import shutil
 import subprocess
 from collections.abc import Sequence
 from pathlib import Path
@@ -16,6 +15,7 @@ from typing import Literal
 
 from toolhost.config.gitcreds import credentials_env, without_credentials
 from toolhost.config.model import UNKNOWN, Origin
+from toolhost.config.removetree import remove_tree
 from toolhost.config.repotree import META as _META
 from toolhost.config.repotree import Checkout
 from toolhost.config.url_secrets import shown_url
@@ -67,7 +67,7 @@ def clone(url: str, rev: str, dest: Path, where: Origin) -> Checkout:
     plain = shown_url(url)  # what .git/config, the metadata and messages hold
     _say_cloning(plain, rev)
     tmp = dest.with_name(f"{dest.name}.tmp{os.getpid()}")
-    shutil.rmtree(tmp, ignore_errors=True)
+    remove_tree(tmp)
     tmp.mkdir()
     try:  # no template: hooks and info files of the user's git templates have no place here
         run_git(["init", "-q", "--template="], cwd=tmp, where=where)
@@ -104,7 +104,7 @@ def clone(url: str, rev: str, dest: Path, where: Origin) -> Checkout:
         tmp.joinpath(_META).write_text(json.dumps(meta))
         _put_in_place(tmp, dest)
     finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+        remove_tree(tmp)
     log.info("cloned %s at %s (%s) into %s", plain, rev, sha[:12], dest)
     return Checkout(url=plain, rev=rev, path=dest, sha=sha, ref=ref, remote=url)
 
@@ -162,11 +162,11 @@ def _put_in_place(fresh: Path, dest: Path) -> None:
     """``fresh`` renamed to ``dest``; what was there (an incomplete or modified checkout) is
     moved aside first and deleted after."""
     old = dest.with_name(f"{dest.name}.old{os.getpid()}")
-    shutil.rmtree(old, ignore_errors=True)
+    remove_tree(old)
     if os.path.lexists(dest):
         dest.rename(old)
     fresh.rename(dest)
-    shutil.rmtree(old, ignore_errors=True)
+    remove_tree(old)
 
 
 def _ref_kind(url: str, rev: str, where: Origin) -> Literal["tag", "branch", "commit"]:

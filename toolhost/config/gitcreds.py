@@ -11,9 +11,9 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-import shutil
 from pathlib import Path
 
+from toolhost.config.removetree import remove_tree
 from toolhost.config.url_secrets import redact_userinfo, shown_url, userinfo
 
 __all__ = ["credentials_env", "forget_legacy", "remember_credentials", "without_credentials"]
@@ -38,7 +38,7 @@ def forget_legacy(url: str, rev: str, repos: Path) -> None:
         return
     old = repos / hashlib.sha256(f"{url}\0{rev}".encode()).hexdigest()[:24]
     if os.path.lexists(old):
-        shutil.rmtree(old, ignore_errors=True)
+        remove_tree(old)
         with contextlib.suppress(OSError):
             old.with_name(old.name + ".lock").unlink()
 

@@ -79,9 +79,13 @@ def repo_file(url: str, rev: str, path: str, *, where: Origin = UNKNOWN,
     rel = Path(path)
     try:
         target = (checkout.path / rel).resolve()
-        if rel.is_absolute() or not target.is_relative_to(checkout.path.resolve()):
+        inside = checkout.path.resolve()
+        cache_own = target != inside and target.is_relative_to(inside) and target.relative_to(
+            inside).parts[0].casefold() in (".git", _META)  # .GIT on macOS, Windows
+        if rel.is_absolute() or not target.is_relative_to(inside) or cache_own:
             raise _error(where, f"path {cut(path, 100)!r} must be relative and inside the "
-                         "repository")
+                         "repository", hint="a file of the commit: the checkout's .git and "
+                         f"{_META} are the cache's")
         try:  # stat: Python 3.13's resolve() leaves a symlink loop as it is, and is_file()
             found = stat.S_ISREG(os.stat(target).st_mode)  # would call it missing
         except (FileNotFoundError, NotADirectoryError):

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import importlib.metadata as md
 import importlib.util
+import re
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -26,6 +27,8 @@ from toolhost.excerpt import cut
 __all__ = ["PREFIX", "is_pkg_ref", "resolve_pkg", "resolve_pkg_entry"]
 
 PREFIX = "pkg:"
+# a distribution or top-level module name: nothing a shell would read in `pip install NAME`
+_NAME = re.compile(r"[A-Za-z0-9_](?:[A-Za-z0-9._-]*[A-Za-z0-9_])?")
 
 
 def is_pkg_ref(ref: object) -> bool:
@@ -42,13 +45,13 @@ def resolve_pkg(ref: str, *, where: Origin = UNKNOWN) -> Path:
     body = ref[len(PREFIX):] if ref.startswith(PREFIX) else ref
     name, _, rel = body.partition("/")
     parts = PurePosixPath(rel).parts
-    if not name or not rel or rel.startswith("/") or ".." in parts:
+    if not _NAME.fullmatch(name) or not rel or rel.startswith("/") or ".." in parts:
         raise _error(where, f"{ref!r} is not of the form 'pkg:NAME/PATH'",
                      hint="e.g. pkg:toolhost-files/presets/readonly.yaml")
     dirs = _package_dirs(name)
     if not dirs:
         raise _error(where, f"no installed package or module named {name!r} (from {ref!r})",
-                     hint=f"pip install {name}")
+                     hint=f"pip install {name}")  # (a checked name)
     for base in dirs:
         candidate = base.joinpath(*parts)
         try:

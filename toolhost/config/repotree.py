@@ -132,12 +132,17 @@ def _checkout_root(file: str | os.PathLike[str]) -> Path | None:
 
 def escapes(declaring_file: str, target: str | os.PathLike[str]) -> Path | None:
     """The checkout ``declaring_file`` lies in when ``target`` (a path it names) resolves to
-    outside of it; None when the target stays inside, or the file is in no checkout."""
+    outside of it, or into what is no file of its commit (its ``.git``, toolhost's record);
+    None when the target stays inside, or the file is in no checkout."""
     root = checkout_root(declaring_file)
     if root is None:
         return None
     real = os.path.realpath(target)
-    return None if real == str(root) or real.startswith(str(root) + os.sep) else root
+    top = str(root)
+    if real != top and not real.startswith(top + os.sep):
+        return root
+    first = real[len(top) + 1:].split(os.sep, 1)[0].casefold()  # .GIT on macOS, Windows
+    return root if first in (".git", META) else None  # the cache's, neither pinned nor reviewed
 
 
 def leaves_checkout(declaring: str, resolved: str, value: str) -> tuple[str, str] | None:
@@ -148,7 +153,8 @@ def leaves_checkout(declaring: str, resolved: str, value: str) -> tuple[str, str
         return None
     return (f"{value!r} leads out of the repository checked out in {root} (it resolves to "
             f"{os.path.realpath(resolved)})", "a path in a shared repository's file stays "
-            "inside that repository: nothing outside it is pinned or reviewed")
+            "inside that repository's files (not its .git): nothing else is pinned or "
+            "reviewed")
 
 
 def dirt(checkout: Checkout) -> list[str]:
@@ -246,10 +252,10 @@ def _summary(found: list[str]) -> str:
 
 
 def _remove(path: Path) -> None:
-    import shutil  # only when there is bytecode to delete
+    from toolhost.config.removetree import remove_tree  # only when there is something to delete
 
     if path.is_dir() and not path.is_symlink():
-        shutil.rmtree(path, ignore_errors=True)
+        remove_tree(path)
     else:
         with contextlib.suppress(OSError):
             path.unlink()

@@ -22,10 +22,10 @@ MAX_WRITTEN_DATES = 2000
 # one pass: a run of comment lines, strings of the four kinds (skipped whole), and date /
 # time literals (group 1) outside them
 _SCAN = re.compile(
-    r"#[^\n]*(?:\n[ \t]*#[^\n]*)*"
-    r'|"""(?:[^\\]|\\.)*?"""(?:"{1,2}(?!"))?'
+    r"#[^\n]*+(?:\n[ \t]*+#[^\n]*+)*+"
+    r'|"""(?:[^\\"]++|\\.|"(?!""))*+"""(?:"{1,2}(?!"))?'
     r"|'''.*?'''(?:'{1,2}(?!'))?"
-    r'|"(?:[^"\\\n]|\\.)*"?'
+    r'|"(?:[^"\\\n]++|\\.)*+"?'
     r"|'[^'\n]*'?"
     r"|(?<![\w.:+-])("
     r"\d{4}-\d{2}-\d{2}(?:[Tt ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:[Zz]|[+-]\d{2}:\d{2})?)?"

@@ -24,6 +24,7 @@ import hashlib
 import os
 import stat
 import subprocess
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -82,7 +83,7 @@ def _compare(root: Path, sha: str, tree: dict[str, TreeEntry] | None, found: Sur
     algo = "sha1" if len(sha) == 40 else "sha256"
     seen: set[str] = set()
     files: list[_File] = []
-    _walk(root, "", tree, files, seen, found, meta)
+    _walk(root, tree, files, seen, found, meta)
     found.changed.extend(_hash_all(files, algo))
     found.changed.extend(f"D {path}" for path, entry in sorted(tree.items())
                          if path not in seen and entry.mode != "160000")
@@ -97,21 +98,23 @@ def _compare(root: Path, sha: str, tree: dict[str, TreeEntry] | None, found: Sur
                     found.escapes.append((path, real))
 
 
-def _walk(root: Path, prefix: str, tree: dict[str, TreeEntry], files: list[_File],
-          seen: set[str], found: Survey, meta: str) -> None:
+def _walk(root: Path, tree: dict[str, TreeEntry], files: list[_File], seen: set[str],
+          found: Survey, meta: str) -> None:
     """Sort the work tree's paths into ``found`` (added, re-typed, bytecode) and ``files``
-    (to hash), recursing into the commit's directories only."""
-    try:
-        listing = sorted(os.scandir(root / prefix if prefix else root), key=lambda e: e.name)
-    except OSError as exc:
-        found.changed.append(f"{prefix or '.'}: unreadable ({exc.strerror})")
-        return
-    for item in listing:
-        path = prefix + item.name
-        if not prefix and item.name in (".git", meta):
+    (to hash), descending into the commit's directories only. A loop with a stack, not
+    recursion: a repository may nest directories thousands deep (RecursionError)."""
+    stack = [_listing(root, "", found)]
+    while stack:
+        item = next(stack[-1], None)
+        if item is None:
+            stack.pop()
+            continue
+        prefix, entry_dir = item
+        path = prefix + entry_dir.name
+        if not prefix and entry_dir.name in (".git", meta):
             continue
         entry = tree.get(path)
-        is_dir = item.is_dir(follow_symlinks=False)
+        is_dir = entry_dir.is_dir(follow_symlinks=False)
         if entry is None:
             if _PYCACHE in path.split("/"):
                 found.bytecode.append(path)
@@ -120,15 +123,26 @@ def _walk(root: Path, prefix: str, tree: dict[str, TreeEntry], files: list[_File
             continue
         seen.add(path)
         if entry.mode == "40000" and is_dir:
-            _walk(root, path + "/", tree, files, seen, found, meta)
+            stack.append(_listing(root, path + "/", found))
         elif entry.mode == "160000" and is_dir:  # a submodule: never cloned, stays empty
-            with os.scandir(item.path) as inside:
+            with os.scandir(entry_dir.path) as inside:
                 if any(inside):
                     found.added.append(path + "/")
         elif entry.mode == "40000" or entry.mode == "160000" or is_dir:
             found.changed.append(f"T {path}")
         else:
-            files.append((path, item, entry))
+            files.append((path, entry_dir, entry))
+
+
+def _listing(root: Path, prefix: str, found: Survey
+             ) -> Iterator[tuple[str, os.DirEntry[str]]]:
+    """The entries of directory ``prefix`` of the work tree, by name."""
+    try:
+        listing = sorted(os.scandir(root / prefix if prefix else root), key=lambda e: e.name)
+    except OSError as exc:
+        found.changed.append(f"{prefix or '.'}: unreadable ({exc.strerror})")
+        listing = []
+    return iter([(prefix, item) for item in listing])
 
 
 def _hash_all(files: list[_File], algo: str) -> list[str]:

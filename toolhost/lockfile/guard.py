@@ -185,7 +185,7 @@ class LockGuard:
     def _uninstalled(self, installed: dict[str, str], origins: dict[str, Origin]) -> set[str]:
         """A plugin the lock pins that is not installed (uninstalled, a new virtualenv): the
         release to install is the locked one, not a close name of another plugin."""
-        from toolhost.plugins.discovery import EXAMPLES, canonical_name
+        from toolhost.plugins.discovery import EXAMPLES, canonical_name, pip_install
 
         assert self.lock is not None
         missing = set()
@@ -194,10 +194,11 @@ class LockGuard:
             if name in installed or locked is None or canonical_name(name) in EXAMPLES:
                 continue  # (an example plugin's hint says where it is installed from)
             missing.add(name)
+            pip = pip_install(f"{name}=={locked}")  # quoted: a hint is pasted
             self.problems.append(where.problem(
                 f"plugin '{name}' is not installed; {self.lock_file.name} pins {name} "
-                f"{locked}", hint=f"pip install '{name}=={locked}' (the release the lock "
-                "pins), or remove it from `plugins` and run `toolhost lock CONFIG`"))
+                f"{locked}", hint=f"{pip} (the release the lock pins), or remove it from "
+                "`plugins` and run `toolhost lock CONFIG`"))
         return missing
 
     # -- sources ---------------------------------------------------------------------------

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from itertools import accumulate, repeat
 from operator import sub
 from typing import Any
@@ -141,7 +142,10 @@ def decode(data: bytes, limits: Limits = DEFAULT_LIMITS) -> Any:
     except RecursionError:  # unreachable after check_depth; a net, not the mechanism
         raise WireError(rpc.INVALID_REQUEST, "Invalid Request: nested too deeply") from None
     except ValueError as exc:  # includes UnicodeDecodeError
-        raise WireError(rpc.PARSE_ERROR, f"Parse error: {cut(str(exc))}") from None
+        said = str(exc)
+        if "int_max_str_digits" in said:  # Python's advice to its programmer, not the client's
+            said = f"an integer of more than {sys.get_int_max_str_digits():,} digits"
+        raise WireError(rpc.PARSE_ERROR, f"Parse error: {cut(said)}") from None
 
 
 _dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode

@@ -232,6 +232,9 @@ def analyze(words: tuple[Word, ...], depth: int = 0, *, wrapped: bool = False,
     if name in _OPAQUE_WRAPPERS:
         return Analysis(reason=f"the arguments of {name} are not modelled")
     if name == "git" and (key := _config_env(values[i + 1:])) is not None:
+        if key.lower() == "core.hookspath":
+            return Analysis(reason=f"git -c {key} names a directory whose hooks this git "
+                            "command runs, which the rules cannot see")
         return Analysis(reason=f"git configuration {key!r} comes from the environment or "
                         "another file, which may name a command")
     if name == "git" and (key := _config_sets_file(values[i + 1:])) is not None:
@@ -314,8 +317,11 @@ def _config_env(args: tuple[str, ...]) -> str | None:
             return "--exec-path"  # git --exec-path=DIR runs its subcommands from DIR
         elif word.startswith("-c") and (spec := word[2:] or (
                 args[k + 1] if word == "-c" and k + 1 < len(args) else "")):
-            if _INCLUDE.fullmatch(spec.partition("=")[0]):
-                return spec.partition("=")[0]  # -c include.path=FILE: its aliases, pager...
+            key, _, value = spec.partition("=")
+            if _INCLUDE.fullmatch(key):
+                return key  # -c include.path=FILE: its aliases, pager...
+            if key.lower() == "core.hookspath" and value not in ("", "/dev/null"):
+                return key  # -c core.hooksPath=DIR: this command runs DIR's hooks (review18)
             continue
         else:
             continue

@@ -54,7 +54,7 @@ _RUN_OPTIONS = {  # options whose value the program runs as a command line
     # apt-get -o 'APT::Update::Pre-Invoke::=CMD' (DPkg::Post-Invoke ...): the part after '='
     **dict.fromkeys(("apt", "apt-get", "aptitude"), frozenset({"-o", "--option"})),
 }
-_AWK_STRING = re.compile(r'"((?:[^"\\]|\\.)*)"')
+_AWK_STRING = re.compile(r'"((?:[^"\\]++|\\.)*+)"')
 # ssh (and scp, sftp) options whose value is a local command line: `-o ProxyCommand=...`
 _SSH_COMMAND_KEYS = frozenset({"proxycommand", "localcommand", "knownhostscommand",
                                "remotecommand"})
@@ -70,7 +70,7 @@ _INLINE_LONG = frozenset({"--eval", "--print", "-eval", "--execute"})
 _VERSIONED = re.compile(r"(python|pypy|perl|ruby|php|lua)[0-9.]*")
 # a quoted literal of a script: "...", '...', `...` (perl/ruby/node run backticks)
 # ... and perl's q{} qq{} qx{} qw{}, ruby's %q() %Q() %x() %w() (any of {} () [] <>)
-_CODE_STRING = re.compile(r'"((?:[^"\\]|\\.)*)"|\'((?:[^\'\\]|\\.)*)\'|`([^`]*)`'
+_CODE_STRING = re.compile(r'"((?:[^"\\]++|\\.)*+)"|\'((?:[^\'\\]++|\\.)*+)\'|`([^`]*)`'
                           r"|(?:\bq[qxw]?|%[qQxwW]?)\s*(?:\{([^{}]*)\}|\(([^()]*)\)"
                           r"|\[([^\[\]]*)\]|<([^<>]*)>)")
 _VIMS = frozenset({"vi", "vim", "nvim", "gvim", "view", "ex", "rvim", "vimdiff"})

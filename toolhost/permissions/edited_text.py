@@ -48,7 +48,7 @@ def texts_after(tool_name: str, tool_input: Mapping[str, Any], raw: str, cwd: st
         if edited is None:
             return None
         out += edited
-    return out or new
+    return [*new, *out]  # (the new strings too, as review18 judged them)
 
 
 def _read(path: str) -> str | object | None:

@@ -32,8 +32,11 @@ _HOOKS = ("pre-commit", "post-commit", "pre-push", "pre-merge-commit", "post-mer
           "p4-pre-submit", "p4-changelist", "p4-prepare-changelist", "p4-post-changelist")
 _DOTFILES = ("bashrc", "bash_profile", "bash_login", "bash_logout", "profile", "zshrc",
              "zshenv", "zprofile", "zlogin", "zlogout", "kshrc", "mkshrc", "envrc", "npmrc",
-             "yarnrc", "yarnrc.yml", "vimrc", "exrc", "tmux.conf", "gitconfig")
-# the names ``runlater._BODY`` reads, one spelling each (its `.*` as one file name)
+             "yarnrc", "yarnrc.yml", "vimrc", "exrc", "tmux.conf", "gitconfig", "bash_aliases",
+             "cshrc", "tcshrc", "login", "logout", "xprofile", "xinitrc", "xsession",
+             "xsessionrc", "direnvrc")
+# the names ``runlater._BODY`` reads, one spelling each (its `.*` as one file name); not
+# sitecustomize.py/usercustomize.py: every `*.py` of a `find` would name one
 _NAMED = (
     *(f".{name}" for name in _DOTFILES), "_vimrc", ".git/config", ".git/config.worktree",
     *(f"{d}/{h}" for d in (".git/hooks", ".husky", ".githooks") for h in _HOOKS),
@@ -42,7 +45,9 @@ _NAMED = (
     "etc/profile", "etc/profile.d/x.sh", "etc/bash.bashrc", "etc/zsh/zshrc", "etc/crontab",
     "etc/cron.d/x", "etc/cron.daily/x", "var/spool/cron/x", ".claude/settings.json",
     ".claude/settings.local.json", ".pre-commit-config.yaml", ".local/bin/x",
-    ".config/autostart/x", "toolhost.yaml", "toolhost.local.yaml", ".config/toolhost/config.yaml")
+    ".config/autostart/x", ".bashrc.d/x", ".config/direnv/direnvrc", ".config/nvim/init.lua",
+    ".config/nvim/init.vim", "site-packages/x.pth", "dist-packages/x.pth", "toolhost.yaml",
+    "toolhost.local.yaml", ".config/toolhost/config.yaml")
 
 
 # the names above (and a bare hook name) by their number of segments, in lower case

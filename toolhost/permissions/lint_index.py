@@ -44,6 +44,8 @@ class EarlierRules:
         self._server: defaultdict[str, list[int]] = defaultdict(list)
         self._prefix: defaultdict[str, list[int]] = defaultdict(list)
         self._suffix: defaultdict[str, list[int]] = defaultdict(list)
+        self._prefix_sizes: set[int] = set()
+        self._suffix_sizes: set[int] = set()
         self._wild: list[int] = []
         self._rules: list[CompiledRule] = []
 
@@ -67,8 +69,10 @@ class EarlierRules:
             prefix, suffix = _literal_ends(source)
             if prefix:
                 self._prefix[prefix].append(index)
+                self._prefix_sizes.add(len(prefix))
             elif suffix:
                 self._suffix[suffix].append(index)
+                self._suffix_sizes.add(len(suffix))
             else:
                 self._wild.append(index)
 
@@ -85,8 +89,12 @@ class EarlierRules:
             probe = probes[0]
             buckets: list[Iterable[int]] = [self._exact.get(probe, ())]
             buckets += [self._server.get(s, ()) for s, _ in wire_readings(probe)]
-            buckets += [self._prefix.get(probe[:k], ()) for k in range(1, len(probe) + 1)]
-            buckets += [self._suffix.get(probe[k:], ()) for k in range(len(probe))]
+            # only the lengths some rule's literal end has: every length of a 200,000-character
+            # probe was a slice and a hash each (quadratic: 51 s of validate for one rule)
+            size = len(probe)
+            buckets += [self._prefix.get(probe[:k], ()) for k in self._prefix_sizes if k <= size]
+            buckets += [self._suffix.get(probe[size - k:], ()) for k in self._suffix_sizes
+                        if k <= size]
             buckets.append(self._wild[:MAX_WILD])
             for bucket in buckets:
                 for index in bucket:

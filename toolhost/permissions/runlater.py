@@ -33,7 +33,9 @@ _TOKENS = ("hooks", "pre-", "post-", "-msg", "-change", "-trans", "-checkout", "
            "-validate", ".git", "profile", ".config/", ".cargo", "cron", "husky", "alias",
            ".zsh", ".bash", "envrc", "npmrc", "yarnrc", "kshrc", ".ssh/", "vimrc", "exrc",
            "tmux.conf", "toolhost", ".claude", ".local/bin", "systemd", "autostart", "~",
-           "$home", "${home}", "/root", "/home/", "/users/", "/etc", "dotglob", "globignore")
+           "$home", "${home}", "/root", "/home/", "/users/", "/etc", "cshrc", "login",
+           "logout", "xinitrc", "xsession", ".ipython", "-packages", "customize", "dotglob",
+           "globignore")
 
 
 @functools.lru_cache(maxsize=256)
@@ -61,6 +63,13 @@ _BODY = (
     # (`~/.local/bin/git`), a user unit or autostart entry run at the next login
     r"|\.claude/settings(?:\.local)?\.json|\.pre-commit-config\.ya?ml|\.local/bin/.*"
     r"|\.config/(?:systemd/user|autostart)/.*"
+    # review18: the same family's siblings: a file a shell, X session, editor, direnv or every
+    # Python start runs (Ubuntu's .bashrc sources ~/.bash_aliases; a site-packages .pth line
+    # starting with `import` runs at each `python`)
+    r"|\.(?:bash_aliases|cshrc|tcshrc|login|logout|xprofile|xinitrc|xsession(?:rc)?|direnvrc)"
+    r"|\.bashrc\.d/.*|\.config/direnv/direnvrc|\.config/nvim/init\.(?:vim|lua)"
+    r"|\.ipython/profile_[^/]*/startup/.*|(?:site|dist)-packages/[^/]*\.pth"
+    r"|(?:site|user)customize\.py"
     # a git hook by its name, wherever it is (`git config core.hooksPath DIR` points at DIR)
     r"|(?:pre|post)-(?:commit|checkout|merge|merge-commit|rewrite|push|receive|rebase"
     r"|applypatch|auto-gc|index-change)|commit-msg|prepare-commit-msg|applypatch-msg"

@@ -137,7 +137,7 @@ _MAX_SUFFIXES = 64
 
 # options taking several words (az vm run-command invoke --scripts 'a' 'b'): each is a value
 _MULTI = frozenset({"--scripts", "--parameters"})
-_LITERAL = re.compile(r'"((?:[^"\\]|\\.)*)"|\'([^\']*)\'')
+_LITERAL = re.compile(r'"((?:[^"\\]++|\\.)*+)"|\'([^\']*)\'')
 
 
 def _structured(value: str) -> list[str]:

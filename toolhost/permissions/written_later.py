@@ -69,7 +69,7 @@ def new_texts(tool_name: str, tool_input: Mapping[str, Any]) -> list[str]:
     return [v for v in values if isinstance(v, str)]
 
 
-def command_lines(texts: list[str]) -> list[str] | object:
+def command_lines(texts: list[str] | object) -> list[str] | object:
     """The command lines the new text may run, each tried by the deny and ask Bash rules:
     exactly those a Bash write of that text (``cat > FILE <<'EOF'``) has tried (its string
     literals, every line and its forms: the value of ``x = !rm y``, each run of words from a
@@ -79,6 +79,8 @@ def command_lines(texts: list[str]) -> list[str] | object:
     from toolhost.permissions.command_strings import CUT, fed_code_strings
     from toolhost.permissions.shell import ShellSyntaxError, parse_command
 
+    if not isinstance(texts, list):
+        return UNJUDGED
     if any("\0" in text for text in texts) or sum(map(len, texts)) > LONG_CONTENT or any(
             len(line) > LONG_LINE for text in texts for line in text.split("\n")):
         return UNJUDGED

@@ -24,6 +24,7 @@ from toolhost.plugins.discovery import (
     canonical_name,
     installed_plugins,
     installed_version,
+    pip_install,
 )
 from toolhost.plugins.plugin_set import PluginInfo, PluginSet
 from toolhost.plugins.quiet import prints_to_stderr
@@ -34,7 +35,7 @@ if TYPE_CHECKING:
 
     from packaging.specifiers import SpecifierSet
 
-__all__ = ["PluginConfigError", "activate", "kinds_for", "load_hook"]
+__all__ = ["PluginConfigError", "activate", "kinds_for", "load_hook", "run_hook"]
 
 log = logging.getLogger("toolhost.plugins")
 SLOW_PLUGIN_SECONDS = 1.0  # a plugin slower to import and register than this is said so
@@ -156,7 +157,7 @@ def _activate_one(req: PluginRequirement, installed: Mapping[str, InstalledPlugi
         outcome.problems.append(_problem(
             req, f"plugin '{plugin.name}' {plugin.version} is installed, but the config needs "
             f"'{plugin.name}{req.specifier}'",
-            hint=f"pip install '{plugin.name}{req.specifier}'"))
+            hint=pip_install(f"{plugin.name}{req.specifier}")))
         return
     reg = Registry(plugin.name)
     import time
@@ -165,8 +166,10 @@ def _activate_one(req: PluginRequirement, installed: Mapping[str, InstalledPlugi
     try:
         with prints_to_stderr():  # stdout is what `tools --json`, `mcp-config > .mcp.json`
             for ep in plugin.entry_points:  # and `plugins --json` print: a plugin's print
-                load_hook(ep)(reg)  # at import or in register() must not corrupt it
+                run_hook(load_hook(ep), reg, ep.value)  # at import or in register() must
+                # not corrupt it
         _check_kinds(reg)
+        reg.close()  # a thread the hook started adds nothing afterwards
     except KeyboardInterrupt:
         raise
     except BaseException as exc:  # a plugin's bug (even a BaseException of its own, or
@@ -186,6 +189,26 @@ def _activate_one(req: PluginRequirement, installed: Mapping[str, InstalledPlugi
                                     provides=reg.provides(), requirement=req,
                                     modules=tuple(ep.value for ep in plugin.entry_points)))
     outcome.registries.append(reg)
+
+
+def run_hook(hook: Callable[[Registry], Any], reg: Registry, where: str) -> None:
+    """Call a plugin's ``register(registry)``; one that did not run its body is an error.
+
+    An ``async def register`` returns a coroutine and a ``register`` with ``yield`` a
+    generator: calling either runs none of its body, so the plugin would be enabled with
+    nothing registered, its deny rules silently missing.
+    """
+    import inspect
+
+    result = hook(reg)
+    if inspect.isawaitable(result) or inspect.isgenerator(result) \
+            or inspect.isasyncgen(result):
+        close = getattr(result, "close", None)
+        if callable(close):  # no "coroutine was never awaited" warning on top
+            close()
+        what = "a coroutine (async def)" if inspect.isawaitable(result) else "a generator"
+        raise PluginError(f"register() of {where!r} is {what}: toolhost calls it as a plain "
+                          "function, so none of its body ran (make it a plain def)")
 
 
 def load_hook(ep: md.EntryPoint) -> Callable[[Registry], Any]:
@@ -263,7 +286,6 @@ def _missing(req: PluginRequirement, installed: Mapping[str, Any]) -> Problem:
     if close:
         return _problem(req, f"plugin '{req.name}' is not installed",
                         hint=f"did you mean '{close[0]}', which is installed?")
-    pin = f"{req.name}{req.specifier}"
     from packaging.utils import canonicalize_name
 
     if canonicalize_name(req.name) in EXAMPLES:  # not on the package index, where a package
@@ -273,7 +295,7 @@ def _missing(req: PluginRequirement, installed: Mapping[str, Any]) -> Problem:
                         f"package index: pip install plugins/{canonicalize_name(req.name)} in "
                         "toolhost's clone")
     return _problem(req, f"plugin '{req.name}' is not installed",
-                    hint=f"pip install '{pin}'" if req.specifier else f"pip install {req.name}")
+                    hint=pip_install(f"{req.name}{req.specifier}"))
 
 
 

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     import importlib.metadata as md
 
 __all__ = ["GROUP", "SELF", "InstalledPlugin", "canonical_name", "installed_plugins",
-           "installed_version"]
+           "installed_version", "pip_install"]
 
 GROUP = "toolhost"
 SELF = "toolhost"  # toolhost's own distribution; its entry point registers the built-in kinds
@@ -78,3 +78,15 @@ def installed_version(name: str) -> str | None:
         return md.version(name)
     except md.PackageNotFoundError:
         return None
+
+
+def pip_install(requirement: str) -> str:
+    """``pip install REQ`` quoted for a shell: a hint is pasted, and a fragment of a team's
+    repository wrote the requirement (``===1'|sh|'`` is a valid version specifier)."""
+    import shlex
+
+    quoted = shlex.quote(requirement)
+    if quoted == requirement and not requirement.replace("-", "").replace("_", "").replace(
+            ".", "").isalnum():  # `name==1.0` as the docs write it: 'name==1.0'
+        quoted = f"'{requirement}'"
+    return f"pip install {quoted}"

@@ -62,6 +62,17 @@ class Registry:
         self.rules: list[RuleConfig] = []
         self.fragments: dict[str, str] = {}  # package-relative path -> description
         self.settings_schema: Mapping[str, Any] | None = None
+        self._closed = False
+
+    def close(self) -> None:
+        """End registration: what ``register`` left behind (a thread, a callback kept for
+        later) may add nothing more, so what a config gets is what ``register`` added."""
+        self._closed = True
+
+    def _open(self, what: str) -> None:
+        if self._closed:
+            raise PluginError(f"plugin '{self.plugin}': {what} after register() returned; "
+                              "everything is added while register(registry) runs")
 
     # -- backend kinds -------------------------------------------------------------------
 
@@ -72,6 +83,7 @@ class Registry:
         ``options_schema`` (JSON Schema of the block, used to report bad keys by path) and
         ``bind(tool, ctx) -> Binding``.
         """
+        self._open("add_kind()")
         name = getattr(kind, "name", None)
         if not isinstance(name, str) or not name.isidentifier():
             raise PluginError(f"plugin '{self.plugin}': a backend kind needs a `name` that is "
@@ -100,6 +112,7 @@ class Registry:
         ``external`` passes an MCP server the CLI starts itself through unchanged, e.g.
         ``{"type": "stdio", "command": "my-server", "args": []}``.
         """
+        self._open("add_server()")
         _check_name(self.plugin, "server", name)
         if name in self.servers:
             raise PluginError(f"plugin '{self.plugin}' adds server '{name}' twice")
@@ -124,6 +137,7 @@ class Registry:
         ``params`` overrides parts of the generated schema, per parameter (JSON Schema).
         ``annotations`` are MCP tool annotations, e.g. ``{"readOnlyHint": True}``.
         """
+        self._open("add_tool()")
         meta = tool_meta(func).merged(ToolMeta(name=name, description=description,
                                                annotations=annotations, params=params,
                                                timeout=timeout))
@@ -158,6 +172,7 @@ class Registry:
         ``message`` and (allow only) ``rewrite``. They carry the layer ``plugin:<name>``,
         so ``toolhost permissions`` shows where they came from.
         """
+        self._open("add_rules()")
         groups: tuple[tuple[Literal["allow", "deny", "ask"], Iterable[RuleSpec]], ...] = (
             ("deny", deny), ("ask", ask), ("allow", allow))
         for effect, specs in groups:
@@ -194,6 +209,7 @@ class Registry:
         it, and errors name the key path. Read the values at call time with
         ``toolhost.plugins.settings("<plugin>")``.
         """
+        self._open("set_settings_schema()")
         self.settings_schema = dict(schema)
 
     def add_fragment(self, path: str, description: str = "") -> None:
@@ -202,6 +218,7 @@ class Registry:
         Any file in the package can be used as ``extends: [pkg:<dist>/<path>]`` whether it
         is advertised or not; this only lists it.
         """
+        self._open("add_fragment()")
         self.fragments[path] = description
 
     def provides(self) -> dict[str, list[str]]:

@@ -120,6 +120,10 @@ class LiveHost:
         text = self.host.config.redact(text)
         return self.started.config.redact(text) if self.host is not self.started else text
 
+    def hides_nothing(self) -> bool:
+        """Whether ``redact`` returns every text as it is now (neither config has a secret)."""
+        return not self.host.config.secrets and not self.started.config.secrets
+
     def redactor(self) -> Redactor:
         """What ``redact`` hides, as one ``Redactor`` (streamed text is redacted with it)."""
         now = self.host.config.redactor

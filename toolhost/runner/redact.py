@@ -53,13 +53,17 @@ class RedactingRenderer:
     ``redact`` is looked up on every call (a reload may bring new secrets): pass a function
     that reads the current config, e.g. ``lambda s: live.config.redact(s)``. ``redactor``
     gives the ``Redactor`` that streamed pieces are redacted with across their joins (at least
-    the secrets ``redact`` hides; by default every secret this process knows).
+    the secrets ``redact`` hides; by default every secret this process knows). ``plain``,
+    when given, says whether ``redact`` returns every text as it is right now (no secret to
+    hide): a decision is then shown without a call of it, as it would have been anyway.
     """
 
     def __init__(self, inner: Renderer, redact: Redact,
-                 redactor: Callable[[], Redactor] = active) -> None:
+                 redactor: Callable[[], Redactor] = active, *,
+                 plain: Callable[[], bool] | None = None) -> None:
         self.inner = inner
         self.redact = redact
+        self.plain = plain
         self.streams = DeltaStreams(redactor, redact)
 
     def message(self, message: Mapping[str, Any]) -> None:
@@ -68,6 +72,10 @@ class RedactingRenderer:
 
     def decision(self, tool_name: str, decision: Decision, *,
                  tool_use_id: str | None = None) -> None:
+        if decision.updated_input is None and self.plain is not None and self.plain():
+            # one per call, no secret to hide: what the redactions below would give
+            self.inner.decision(tool_name, decision, tool_use_id=tool_use_id)
+            return
         r = self.redact
         message = r(decision.message)
         rule = r(decision.rule) if decision.rule is not None else None

@@ -201,7 +201,8 @@ class TextRenderer:
         if self.hold_while is not None and self.hold_while():
             self._held.append(text)
             return
-        self._clear_status()
+        if self._status_open:
+            self._clear_status()
         held = self._held
         if held:
             self._held = []

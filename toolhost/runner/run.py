@@ -161,12 +161,16 @@ async def run_host(host: Host, prompts: Iterable[str] | AsyncIterable[str], *,
     def redact(text: str) -> str:
         return live[0].redact(text) if live else host.config.redact(text)
 
+    def plain() -> bool:  # whether ``redact`` hides nothing now: no config it reads has a secret
+        return live[0].hides_nothing() if live else not host.config.secrets
+
     shown = renderer or TextRenderer()
     if terminal is not None and isinstance(shown, TextRenderer):
         shown.hold_while = lambda: terminal.question  # see TextRenderer.hold_while
     output = OutputWatch(shown)  # a transcript that could not be written is said at the end
     renderer = RedactingRenderer(
-        output, redact, lambda: live[0].redactor() if live else host.config.redactor)
+        output, redact, lambda: live[0].redactor() if live else host.config.redactor,
+        plain=plain)
     report = RunReport()
     with contextlib.ExitStack() as stack:
         stack.callback(gate.close)

@@ -24,11 +24,10 @@ import base64
 import binascii
 import json
 import logging
-import math
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, TypeGuard
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from toolhost.errors import ToolhostError
 from toolhost.permissions.caller import Caller
@@ -93,11 +92,21 @@ def claims_refusal(token: str, issuer: str, audience: str, now: float) -> str | 
     for claim in ("exp", "iss", "aud", "sub"):
         if claim not in claims:
             return f'Token is missing the "{claim}" claim'
-    exp, nbf = claims["exp"], claims.get("nbf")
-    if _number(exp) and exp <= now - LEEWAY:
+    # the times as PyJWT reads them (int() of the value: a string of digits too), so a
+    # token whose times refuse it is a 401 before any key is looked up, never a 503
+    exp = _as_int(claims["exp"])
+    if exp is None:
+        return "Expiration Time claim (exp) must be an integer."
+    if exp <= now - LEEWAY:
         return "Signature has expired"
-    if _number(nbf) and math.isfinite(nbf) and int(nbf) > now + LEEWAY:  # as PyJWT reads it
-        return "The token is not yet valid (nbf)"
+    for claim, name in (("iat", "Issued At"), ("nbf", "Not Before")):
+        if claim not in claims:
+            continue
+        value = _as_int(claims[claim])
+        if value is None:
+            return f"{name} claim ({claim}) must be an integer."
+        if value > now + LEEWAY:
+            return f"The token is not yet valid ({claim})"
     if claims["iss"] != issuer:
         return "Invalid issuer"
     aud = claims["aud"]
@@ -137,8 +146,12 @@ def metadata_url(resource: str) -> str:
             f"{parts.path.rstrip('/')}")
 
 
-def _number(value: Any) -> TypeGuard[float]:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
+def _as_int(value: Any) -> int | None:
+    """``int(value)`` as PyJWT takes a time claim, or None where it refuses the claim."""
+    try:
+        return int(value)
+    except (ValueError, TypeError, OverflowError):
+        return None
 
 
 @dataclass

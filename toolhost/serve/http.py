@@ -41,6 +41,7 @@ from toolhost.serve.headers import (
     repeated_header,
     unsupported_version_header,
 )
+from toolhost.serve.http_access import AccessLog, note
 from toolhost.serve.http_cors import Cors
 from toolhost.serve.http_exchange import InFlight
 from toolhost.serve.http_gate import Gate
@@ -106,8 +107,9 @@ class HttpServer:
         ], exception_handlers={HTTPException: _http_error})
         routes.state.mcp_path = path
         # browser pages of accepted origins: preflights, and the origin named in answers
-        self.app = origin_form(Cors(routes, path, self._gate.cors_allowed,
-                                    self._gate.host_refusal))
+        # one access line per request (toolhost.serve.http_access), after its path is read
+        self.app = origin_form(AccessLog(Cors(routes, path, self._gate.cors_allowed,
+                                              self._gate.host_refusal)))
 
     async def broadcast(self, message: Mapping[str, Any],
                         peers: Collection[Hashable] | None = None) -> None:
@@ -177,6 +179,8 @@ class HttpServer:
         caller = await self._gate.caller(request)
         if isinstance(caller, Response):
             return caller
+        if caller is not None:
+            note(request.scope, caller=caller.subject)
         try:
             if request.method == "GET":
                 return await self._get_stream(request, owner_of(caller), caller)

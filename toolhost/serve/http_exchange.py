@@ -27,6 +27,7 @@ from toolhost.permissions.caller import Caller, as_caller
 from toolhost.serve.base import Handler, error_response, stream_dropped
 from toolhost.serve.budget import Budget
 from toolhost.serve.headers import http_status_for
+from toolhost.serve.http_access import note, note_answer
 from toolhost.serve.http_streams import (
     HALF_CLOSED_EXTENSION,
     SSE_HEADERS,
@@ -194,6 +195,7 @@ class Exchange(Response):
                 answer = error_response(request_id, -32603, f"Internal error "
                                         f"({type(exc).__name__}); the server logged it")
             answered = True
+            note_answer(scope, answer)
             await outbox_send.send((True, answer))
 
         async def watch_disconnect(cancel: anyio.CancelScope) -> None:
@@ -254,6 +256,8 @@ class Exchange(Response):
         reason = self._in_flight.reason
         cancelled = cancelled_response(request_id) if reason is None else \
             error_response(request_id, REQUEST_CANCELLED, reason)
+        if not started or self._sse_open:
+            note(scope, outcome="cancelled")
         if not started:
             # Cancelled: by a legacy notifications/cancelled (the client may still read this
             # response: like the official SDK, end it with -32800, never a bodiless reply a

@@ -43,6 +43,7 @@ from toolhost.serve.headers import (
     request_version,
     unsupported_version_header,
 )
+from toolhost.serve.http_access import note_message
 from toolhost.serve.http_exchange import Exchange, InFlight, Session
 from toolhost.serve.http_limits import JsonAnswer, read_body
 from toolhost.serve.http_sessions import LegacySessions
@@ -79,6 +80,13 @@ class Poster:
                               flags="toolhost serve --max-in-flight-bytes")
 
     async def post(self, request: Request, caller: Caller | None = None) -> Response:
+        if "content-type" not in request.headers and "origin" in request.headers:
+            # a browser page's POST without a Content-Type (a Blob body, mode "no-cors") is
+            # a "simple" request: no preflight asks first. A loopback page passes the Origin
+            # check, so any page a local server serves could run tools blind; with
+            # application/json the browser asks first, and only --allow-origin pages may
+            return _refusal(None, "Unsupported Media Type: a POST from a browser page "
+                            "(Origin) must say Content-Type: application/json", 415)
         if not is_json_content_type(request.headers.get("content-type")):
             return _refusal(None, "Unsupported Media Type "
                             f"{cut(request.headers['content-type'], 100)!r}: "
@@ -117,6 +125,7 @@ class Poster:
         if not isinstance(message, dict):
             return _refusal(None, "Invalid Request: expected one JSON-RPC object (batches are "
                             "not supported)")
+        note_message(request.scope, message)
         request_id = message.get("id")
         if "id" in message and not rpc.is_valid_id(request_id):
             return _refusal(None, "Invalid Request: 'id' must be a string or a number")

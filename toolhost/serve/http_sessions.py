@@ -26,6 +26,7 @@ from toolhost.serve.base import error_response
 from toolhost.serve.budget import Budget
 from toolhost.serve.http_exchange import Session
 from toolhost.serve.http_limits import JsonAnswer
+from toolhost.serve.http_streams import SESSION_ENDED, SESSION_EXPIRED, SHUTTING_DOWN
 from toolhost.serve.session_table import SessionsFull, SessionTable
 from toolhost.serve.sessions import EndedSessions, SessionTokens, same_owner
 
@@ -34,9 +35,10 @@ __all__ = ["LegacySessions"]
 log = logging.getLogger("toolhost.serve")
 
 
-def _close_streams(session: Session) -> None:
+def _close_streams(session: Session, farewell: bytes) -> None:
+    """End ``session``'s GET streams after what is queued, then ``farewell`` (why)."""
     for stream in session.streams:
-        stream.close()
+        stream.close(farewell)
     session.streams.clear()
 
 
@@ -72,7 +74,7 @@ class LegacySessions:
                 return session
             # expired: unknown on every replica, also one that holds it (its streams close)
             self.table.pop(session_id)
-            _close_streams(session)
+            _close_streams(session, SESSION_EXPIRED)
             return None
         if session_id in self.ended:  # its signature is still good, but it was ended here
             return None
@@ -119,7 +121,7 @@ class LegacySessions:
         self._unkept.pop(session_id, None)
         self.ended.add(session_id, claims.expires, owner=claims.owner)
         if session is not None:
-            _close_streams(session)
+            _close_streams(session, SESSION_ENDED)
         return Response(status_code=204)
 
     def offer(self, message: Mapping[str, Any],
@@ -135,7 +137,7 @@ class LegacySessions:
     def close_streams(self) -> None:
         """End every session's streams (on shutdown)."""
         for session in self.table.values():
-            _close_streams(session)
+            _close_streams(session, SHUTTING_DOWN)
 
     @staticmethod
     def _not_theirs(session_id: str, caller: Any = None) -> None:

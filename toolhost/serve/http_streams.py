@@ -13,7 +13,11 @@ here, counted by the server's ``Streams``:
   instead of waiting for a client that may never read again;
 * a stream opened with an access token is dropped when the token expires (its ``exp`` and
   the leeway every token gets): a token is checked when a stream opens, and a stream must
-  not outlive it. Its client opens another with a fresh token.
+  not outlive it. Its client opens another with a fresh token;
+* a GET stream that is closed (not dropped) ends by saying why, in an SSE comment: the
+  server shutting down (with a ``retry`` field: when to reconnect, SEP-1699, to a replica
+  that serves on), the session ended (``DELETE``) or expired. Before, each ended with no
+  word, and a client could not tell a shutdown from a lost connection.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ from starlette.types import Receive, Scope, Send
 from toolhost.mcp import wire
 
 __all__ = ["ABORT_EXTENSION", "GET_QUEUE", "HALF_CLOSED_EXTENSION", "MAX_SESSION_STREAMS",
+           "SESSION_ENDED", "SESSION_EXPIRED", "SHUTDOWN_RETRY_MS", "SHUTTING_DOWN",
            "NotificationStream", "Stream", "StreamOwner", "Streams", "abort_connection",
            "half_closed", "sse_event"]
 
@@ -45,6 +50,14 @@ ABORT_EXTENSION = "toolhost.abort"
 # the scope extension (toolhost.serve.http_protocol): an asyncio.Event set once the client
 # has sent the end of its stream (it half-closed the connection, or closed it)
 HALF_CLOSED_EXTENSION = "toolhost.half_closed"
+# the last bytes of a GET stream the server closes: why (an SSE comment), and for a shutdown
+# when to reconnect: after uvicorn's own last 2 s, so the client's reconnect reaches a
+# replica that serves on (the official client gives up after two failed reconnects)
+SHUTDOWN_RETRY_MS = 3000
+SHUTTING_DOWN = (b": the server is shutting down; reconnect (any replica serves this "
+                 b"session)\nretry: " + str(SHUTDOWN_RETRY_MS).encode() + b"\n\n")
+SESSION_ENDED = b": the session was ended (DELETE)\n\n"
+SESSION_EXPIRED = b": the session expired; start a new one (initialize)\n\n"
 SSE_HEADERS = [(b"content-type", b"text/event-stream"), (b"cache-control", b"no-cache"),
                (b"x-accel-buffering", b"no")]
 
@@ -84,6 +97,7 @@ class Stream:
         self.ended = anyio.Event()
         self.dropped = False
         self.expiry: asyncio.TimerHandle | None = None  # drops it when its token expires
+        self.farewell = b""  # a GET stream's last bytes when closed: why it ends
         self.inbox: MemoryObjectReceiveStream[dict[str, Any]] | None = None
         self._send: MemoryObjectSendStream[dict[str, Any]] | None = None
         if queue:
@@ -107,10 +121,12 @@ class Stream:
         self.dropped = True
         self.ended.set()
 
-    def close(self) -> None:
-        """End a GET stream after what is queued (a listen stream ends with the core's
-        ``close`` on shutdown, or when its client goes)."""
+    def close(self, farewell: bytes = b"") -> None:
+        """End a GET stream after what is queued, then ``farewell`` (a listen stream ends
+        with the core's ``close`` on shutdown, or when its client goes)."""
         if self._send is not None:
+            if farewell and not self.farewell:
+                self.farewell = farewell
             self._send.close()
 
 
@@ -214,7 +230,7 @@ class NotificationStream(Response):
                 async for message in inbox:
                     await send({"type": "http.response.body", "body": sse_event(message),
                                 "more_body": True})
-                await send({"type": "http.response.body", "body": b""})
+                await send({"type": "http.response.body", "body": stream.farewell})
                 tg.cancel_scope.cancel()
         finally:
             stream.close()

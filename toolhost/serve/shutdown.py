@@ -6,7 +6,8 @@
    ``DRAIN_SECONDS`` (clients finishing their sessions are not cut off; a request that comes
    meanwhile starts the wait again; ``TOOLHOST_SHUTDOWN_QUIET`` sets another quiet time,
    from 0 to 60 seconds), and at the latest until a quarter of the grace is left (at most
-   :data:`RESERVE_MAX` seconds): the calls accepted last get that to finish (before, under
+   :data:`RESERVE_MAX` seconds; ``TOOLHOST_SHUTDOWN_RESERVE`` sets another number of
+   seconds, up to the whole grace): the calls accepted last get that to finish (before, under
    load that never paused, step 1 took the whole grace and the calls accepted last were
    cancelled however short they were);
 2. then new requests are refused (503 with ``Retry-After``, a JSON-RPC error: a clean answer
@@ -28,8 +29,8 @@ import anyio
 
 from toolhost.serve.http_exchange import InFlight
 
-__all__ = ["ANSWER_SECONDS", "DRAIN_SECONDS", "QUIET_ENV", "RESERVE_MAX", "RESERVE_SHARE",
-           "drain", "quiet_seconds"]
+__all__ = ["ANSWER_SECONDS", "DRAIN_SECONDS", "QUIET_ENV", "RESERVE_ENV", "RESERVE_MAX",
+           "RESERVE_SHARE", "drain", "quiet_seconds", "reserve_seconds"]
 
 log = logging.getLogger("toolhost.serve")
 
@@ -38,6 +39,7 @@ QUIET_ENV = "TOOLHOST_SHUTDOWN_QUIET"  # another quiet time, seconds (0 to 60)
 ANSWER_SECONDS = 1.0  # for the answers of calls cancelled at the end of the grace
 RESERVE_SHARE = 0.25  # of the grace, kept for the calls accepted last to finish
 RESERVE_MAX = 5.0
+RESERVE_ENV = "TOOLHOST_SHUTDOWN_RESERVE"  # another reserve, seconds (0 to 3600)
 
 
 def quiet_seconds() -> float:
@@ -47,13 +49,23 @@ def quiet_seconds() -> float:
     return env_seconds(QUIET_ENV, DRAIN_SECONDS, 0, 60, warn=True)
 
 
+def reserve_seconds(grace: float) -> float:
+    """The end of the grace kept for the calls accepted last (step 1 stops then):
+    ``TOOLHOST_SHUTDOWN_RESERVE`` (0 to 3600, at most the grace), else a quarter of the
+    grace, :data:`RESERVE_MAX` at most (a tool that takes 20 s wants a reserve of 20 s)."""
+    from toolhost.env_seconds import env_seconds
+
+    default = min(grace * RESERVE_SHARE, RESERVE_MAX)
+    return min(env_seconds(RESERVE_ENV, default, 0, 3600, warn=True), grace)
+
+
 async def drain(in_flight: InFlight, grace: float, refuse: Callable[[], None],
                 forced: Callable[[], bool] | None = None) -> None:
     """Steps 1-3 of the module docstring; returns when no accepted request is left.
     ``forced``: whether the process was told to stop at once (a second Ctrl-C), polled."""
     deadline = anyio.current_time() + grace
     quiet = min(quiet_seconds(), grace)
-    reserve = min(grace * RESERVE_SHARE, RESERVE_MAX)
+    reserve = reserve_seconds(grace)
     accepting, finishing = anyio.CancelScope(deadline=deadline - reserve), anyio.CancelScope(
         deadline=deadline)
     async with anyio.create_task_group() as tg:

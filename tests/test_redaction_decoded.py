@@ -1,0 +1,154 @@
+"""A secret under encodings stacked two deep or more, or compressed, is hidden: the runs of
+base64, hex, base32 and character escapes are decoded (and decompressed) and looked at again
+(``toolhost.redaction_decoded``). The encodings are made by real programs where a command
+would make them (gzip, bzip2, xz, base64, base32, xxd)."""
+
+from __future__ import annotations
+
+import base64
+import codecs
+import dataclasses
+import gzip
+import shutil
+import subprocess
+import zlib
+from typing import Any
+
+import pytest
+
+from toolhost import redaction_decoded
+from toolhost.backends.base import CallContext
+from toolhost.compile import compile_tools
+from toolhost.redaction import Redactor
+from toolhost.redaction_decoded import MAX_DECODED
+
+SECRET = "sk-live-9f8e7d6c5b4a3921"
+R = Redactor(frozenset({SECRET}))
+RAW = SECRET.encode()
+
+
+def shell(command: str, data: bytes = RAW) -> str:
+    """``command`` run by ``sh`` over ``data`` (its output, which a tool would return)."""
+    if not all(shutil.which(word) for word in ("gzip", "base64", "bzip2", "xz", "base32",
+                                                "rev")):
+        pytest.skip("needs gzip, bzip2, xz and coreutils")
+    return subprocess.run(["sh", "-c", command], input=data, capture_output=True,
+                          check=True).stdout.decode()
+
+
+def b64(data: bytes) -> str:
+    return base64.b64encode(data).decode()
+
+
+FORMS = {
+    "gzip | base64": lambda: shell("gzip -c | base64"),
+    "gzip -9 | base64 -w0": lambda: shell("gzip -9 -c | base64 -w0"),
+    "gzip -1n | base64 -w 20": lambda: shell("gzip -1 -n -c | base64 -w 20"),
+    "bzip2 | base64": lambda: shell("bzip2 -c | base64"),
+    "gzip | base64 | rev": lambda: shell("gzip -c | base64 | rev"),
+    "gzip | base64 -w 16 | rev": lambda: shell("gzip -c | base64 -w 16 | rev"),
+    "xz | base64": lambda: shell("xz -c | base64"),
+    "gzip | xxd -p": lambda: shell("gzip -c | xxd -p"),
+    "zlib, base64": lambda: b64(zlib.compress(RAW, 6)),
+    "base64 of base32": lambda: shell("base32 -w0 | base64 -w0"),
+    "base32 of base64": lambda: shell("base64 -w0 | base32 -w0"),
+    "base64 of HEX": lambda: b64(RAW.hex().upper().encode()),
+    "hex of hex": lambda: RAW.hex().encode().hex(),
+    "base64 three times": lambda: b64(b64(b64(RAW).encode()).encode()),
+    "base64 of its base64 reversed": lambda: b64(b64(RAW)[::-1].encode()),
+    "base64 of every byte %-encoded": lambda: b64("".join(f"%{c:02X}" for c in RAW).encode()),
+    "base64 of JSON \\u escapes": lambda: b64("".join(f"\\u{c:04x}" for c in RAW).encode()),
+    "base64 of rot13": lambda: b64(codecs.encode(SECRET, "rot13").encode()),
+    "HTML references of its base64": lambda: "".join(f"&#{c};" for c in b64(RAW).encode()),
+    "\\x escapes of its base64": lambda: "".join(f"\\x{c:02x}" for c in b64(RAW).encode()),
+    "octal escapes of its hex": lambda: "".join(f"\\{c:03o}" for c in RAW.hex().encode()),
+    "Python chr() sum": lambda: "+".join(f"chr({c})" for c in RAW),
+}
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_a_secret_encoded_twice_or_compressed_is_hidden(form: str) -> None:
+    encoded = FORMS[form]()
+    text = f"key: {encoded.strip()}\nnext line stays"
+    shown = R.redact(text)
+    assert "***" in shown and shown.startswith("key: ") and shown.endswith("next line stays")
+    assert encoded.strip().splitlines()[0] not in shown
+    assert R.spans(text)  # what a stream shows goes by the same spans
+
+
+def test_only_the_run_that_holds_it_is_hidden() -> None:
+    other = b64(zlib.compress(b"nothing to see here, a plain log line " * 3))
+    hidden = b64(zlib.compress(RAW))
+    shown = R.redact(f"{other} {hidden} {other}")
+    assert shown == f"{other} *** {other}"
+
+
+def test_base64_of_other_data_is_left_as_it_is() -> None:
+    for text in [b64(bytes(range(256)) * 4), shell("gzip -c | base64", b"a log\n" * 500),
+                 "&#104;&#101;&#108;&#108;&#111;&#32;&#121;&#111;"]:
+        assert R.redact(text) == text
+
+
+def test_a_compression_bomb_is_hidden_unread() -> None:
+    """A run that inflates past what may be read (``MAX_DECODED``, the text's ``Budget``)
+    cannot be proved free of a secret: it is hidden whole, a secret past the bound included
+    (it was shown), and is inflated no further than the bound."""
+    early = b64(zlib.compress(RAW + b" " * (MAX_DECODED * 8)))
+    late = b64(zlib.compress(b" " * (MAX_DECODED * 2) + RAW))
+    assert R.redact(early) == "***"
+    assert R.redact(late) == "***"
+
+
+def test_many_bombs_share_one_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Forty runs of 1 KiB that each inflate to 1 MiB, between words: together they are
+    inflated within one budget (they were inflated whole, level after level: 24 s and 220 MB
+    for fifty), each is hidden, the words between them are kept."""
+    inflated: list[int] = []
+    real = redaction_decoded._inflate
+
+    def counted(data: bytes, limit: int) -> bytes | None:
+        out = real(data, limit)
+        inflated.append(len(out or b""))
+        return out
+
+    monkeypatch.setattr(redaction_decoded, "_inflate", counted)
+    bomb = b64(gzip.compress(b"A" * MAX_DECODED, 9))
+    text = " word ".join([bomb] * 40)
+    shown = R.redact(text)
+    assert shown == " word ".join(["***"] * 40)
+    assert sum(inflated) <= redaction_decoded.Budget(len(text)).left + len(inflated)
+    honest = b64(gzip.compress(b"nothing secret here\n" * 50))
+    assert R.redact(f"{honest} and {bomb}") == f"{honest} and ***"
+
+
+def test_a_secret_one_encoding_deep_is_still_hidden_where_it_is() -> None:
+    """A base64 block holding the secret's own base64 between other data: only that part is
+    hidden, as before (not the whole block because its decoding holds the secret)."""
+    block = b64(b"x" * 40 + RAW + b"y" * 60)
+    shown = R.redact(block)
+    assert shown.startswith("eHh4eHh4") and shown.endswith("eXl5eQ==") and "***" in shown
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("pipeline", ["gzip -c | base64", "base64 -w0 | base32",
+                                      "gzip -c | base64 | base64", "bzip2 -c | xxd -p"])
+async def test_a_command_that_packs_a_secret_returns_it_hidden(config: Any,
+                                                               pipeline: str) -> None:
+    """What a model could ask a command tool to run: the secret from its env, packed."""
+    shell(":")  # the programs are there
+    tool = {"kind": "command", "description": "Pack.",
+            "options": {"argv": ["sh", "-c", f'printf %s "$T" | {pipeline}'],
+                        "env": {"T": SECRET}}}
+    cfg = dataclasses.replace(config({"pack": tool}), secrets=frozenset({SECRET}))
+    async with compile_tools(cfg) as compiled:
+        result = await compiled.tool("demo", "pack").call({}, CallContext())
+    assert not result.is_error, result.text_content
+    # all of it, or all but a short last line that holds none of it (bzip2's checksum:
+    # the block less that line decodes to the secret already)
+    shown = result.text_content.strip()
+    assert shown.splitlines()[0] == "***" and len(shown) < 20, shown
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
