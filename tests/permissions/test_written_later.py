@@ -19,6 +19,13 @@ def policy(rules: list[tuple[str, str]], default: str = "ask", cwd: str | None =
         rules=[RuleConfig(effect=e, tool=t) for e, t in rules], default=default), cwd=cwd)
 
 
+@pytest.fixture(autouse=True)
+def _empty_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A home without dotfiles: since round 17 an Edit is applied to the file's current text
+    (``~/.bashrc`` here is not the machine's)."""
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+
+
 RULES = [("deny", "Bash(rm:*)"), ("deny", "Bash(git push:*)"), ("deny", "Bash(curl:*)"),
          ("ask", "Bash(sudo:*)"), ("allow", "Edit"), ("allow", "Bash")]
 GUARDED = policy(RULES)

@@ -82,6 +82,7 @@ def _rule(check: Checker, effect: str, item: Any, path: tuple[Any, ...]) -> Rule
     data = check.mapping(item, path)
     if data is None:
         return None
+    refused = len(check.problems)
     check.known_keys(data, path, RULE_KEYS)
     if not check.require(data, path, "tool", "the tool pattern the rule applies to"):
         return None
@@ -102,9 +103,13 @@ def _rule(check: Checker, effect: str, item: Any, path: tuple[Any, ...]) -> Rule
     if tool is None:
         return None
     _interpolated_path(check, (*path, "tool"), tool)
+    expr, message = check.string(data, path, "expr"), check.string(data, path, "message")
+    if len(check.problems) > refused:
+        # a part refused (callers, when, expr, an unknown key): the rule is not kept as if it
+        # had no condition, or lint would report the rules after it as shadowed (P16-10)
+        return None
     return RuleConfig(effect=effect, tool=tool, when=when,  # type: ignore[arg-type]
-                      expr=check.string(data, path, "expr"),
-                      message=check.string(data, path, "message"),
+                      expr=expr, message=message,
                       rewrite=rewrite, callers=callers, origin=origin, layer=mark.layer)
 
 

@@ -9,6 +9,7 @@ them.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -18,7 +19,7 @@ from toolhost.permissions.command_strings import shell_reads_input
 from toolhost.permissions.content import BashMatcher, command_forms, cover_steps, fed_forms
 from toolhost.permissions.decision import Decision
 from toolhost.permissions.expr import ExprError
-from toolhost.permissions.runlater import quick, run_later_reason
+from toolhost.permissions.runlater import quick, run_later_path, run_later_reason
 from toolhost.permissions.shell import ParsedCommand, ShellSyntaxError, Word, parse_command
 
 if TYPE_CHECKING:
@@ -42,7 +43,10 @@ def command_positions(command: Any, unkeyed: Sequence[int],
              for form in command_forms(words)]  # sudo, env, ...
     if content.TOO_MANY_FORMS in forms:  # every rule may match what was cut off
         return list(range(count))
-    for form in forms + fed_forms(command, forms):  # and the code an interpreter reads
+    fed = fed_forms(command, forms)
+    if content.TOO_MANY_FORMS in fed:  # (round 17: a document too long to look at whole)
+        return list(range(count))
+    for form in forms + fed:  # and the code an interpreter reads
         firsts.add(" ".join(form).split(" ", 1)[0])
     for steps in analyze_line(command).steps:  # and every step the analysis proves runs
         for step in steps:
@@ -56,19 +60,32 @@ def command_positions(command: Any, unkeyed: Sequence[int],
     return sorted(set(positions))
 
 
-def unprovable(command: str) -> str | None:
-    """Why the programs of a Bash command cannot be proven (None: they can)."""
+def unprovable(command: str, cwd: str | None = None) -> str | None:
+    """Why the programs of a Bash command cannot be proven (None: they can). With ``cwd``
+    (the directory the command runs in), a patch it applies is read (``laterpatch``), and
+    an archive it unpacks is listed (``laterarchive``)."""
     if "\x00" in command:  # bash drops a NUL it reads from a script (`\0rm x` is `rm x`)
         return "it holds a NUL character, which a shell may drop or stop at"
     try:
         reason = analyze_line(command).reason or _fed_shell(parsed := parse_command(command))
         if reason is None and quick(command):  # a file a later command runs
             reason = run_later_reason(parsed, command)
+        if reason is None and cwd is not None and _PATCHERS.search(command):
+            from toolhost.permissions.laterpatch import patched_later
+
+            reason = patched_later(parsed, command, cwd, run_later_path)
+        if reason is None and cwd is not None and _UNPACKERS.search(command):
+            from toolhost.permissions.laterarchive import unpacked_later
+
+            reason = unpacked_later(parsed, cwd, run_later_path)
         return reason
     except ShellSyntaxError as exc:
         return f"it does not parse: {exc}"
 
 
+# a patch applier's name (round 17: laterpatch), looked for before anything is read
+_PATCHERS = re.compile(r"\b(?:apply|am|g?patch)\b")
+_UNPACKERS = re.compile(r"\b(?:g?tar|bsdtar|unzip)\b")  # (laterarchive)
 # the programs ``shell_reads_input`` may find among a command's forms
 _MAY_READ = SHELLS | {"ssh", "make", "gmake", "sudo", "doas", "su", "sudo-rs", "run0"}
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import itertools
 import re
+import shlex
 
 from toolhost.permissions.bashbuiltins import COMMAND_VARS
 from toolhost.permissions.bashprog import SHELLS
@@ -16,7 +17,7 @@ from toolhost.permissions.runlater import content_lines, quick, run_later_conten
 from toolhost.permissions.runners import is_runner, runner_options, runner_strings
 from toolhost.permissions.shell import ShellSyntaxError, parse_command
 
-__all__ = ["ASSIGNMENT", "base", "command_strings", "fed_code_strings", "shell_reads_input"]
+__all__ = ["ASSIGNMENT", "CUT", "base", "command_strings", "fed_code_strings", "shell_reads_input"]
 
 ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=.*", re.DOTALL)
 # Programs that run their argument as a command line: `sh -c "rm -rf x"`, `eval "rm -rf x"`.
@@ -241,6 +242,10 @@ def _reads_program_from_stdin(form: tuple[str, ...]) -> bool:
 
 
 _MAX_FED = 256
+# what stands for the strings past _MAX_LINES: every deny and ask Bash rule meets it
+CUT = "\x00cut: too many strings to judge"
+_MAX_LINES = 1024  # lines of a document (a run-later file's is 16 KiB at most: runlater)
+_MAX_LATER_FORMS = 8192  # the forms of a run-later file's lines (content_lines)
 # a script file that is the program's input, and the programs that read one with an option
 _STDIN_FILES = frozenset({"-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"})
 _FILE_PROGRAMS = frozenset({*_AWKS, "sed", "gsed", "gdb", "lldb", *_VIMS})
@@ -251,7 +256,8 @@ def fed_code_strings(command: str, forms: list[tuple[str, ...]]) -> list[str]:
     here-document, a here-string, a pipe: ``python3 <<EOF``, ``echo '...' | perl``), the
     string literals of the whole command line, three levels deep (the code quoted for the
     shell, then its own literals): tried as command lines by deny and ask rules (fail
-    closed), as for inline code."""
+    closed), as for inline code. Past ``_MAX_LINES`` literals or lines, ``CUT`` stands for the
+    rest (round 17: the 257th line of a document was never looked at)."""
     later = _writes_run_later(command)
     shell = later or any(shell_reads_input(f) for f in forms if f)
     escaped = _escaped(command, forms)
@@ -259,27 +265,51 @@ def fed_code_strings(command: str, forms: list[tuple[str, ...]]) -> list[str]:
         return escaped
     out: list[str] = []
     level = [command]
+    cut = False
     for _ in range(3):
         level = [next(g for g in m.groups() if g is not None)
-                 for text in level for m in _CODE_STRING.finditer(text)][:_MAX_FED]
+                 for text in level for m in itertools.islice(
+                     _CODE_STRING.finditer(text), _MAX_LINES + 1)]
+        cut = cut or len(level) > _MAX_LINES
+        level = level[:_MAX_LINES]
         out += level
+    pieces = command.split("\n", _MAX_LINES + 1)
+    cut = cut or len(pieces) > _MAX_LINES + 1  # (the last piece holds the lines past them)
+    body = [line for line in pieces[1:_MAX_LINES + 1] if line.strip()]
     # a program fed its script reads it in its own language: sed's `e`, gdb's `shell`, vim's
     # `:!` (each literal handed to it as its script option would be)
     scripted = {base(f[0]) for f in forms if f and base(f[0]) in _FILE_PROGRAMS - _AWKS
                 and _reads_program_from_stdin(f)}
     if scripted:  # (a here-document's body too)
-        out += [line for line in command.split("\n")[1:_MAX_FED] if line.strip()]
+        out += body
     for name in scripted:
         flag = "-e" if name in ("sed", "gsed") else "-ex" if name in ("gdb", "lldb") else "-c"
-        out += [v for lit in out[:_MAX_FED] for line in lit.split("\n")
+        out += [v for lit in list(out) for line in lit.split("\n")
                 for v in command_strings((name, flag, line))]
     if shell:  # a here-document's body is shell code: each later line a command line
-        out += [line for line in command.split("\n")[1:_MAX_FED] if line.strip()]
-        out += [p for lit in out[:_MAX_FED] if "\\n" in lit  # printf 'a\n\trm x' | sh
+        out += body
+        out += _script_commands("\n".join(pieces[1:_MAX_LINES + 1]), body)
+        out += [p for lit in list(out) if "\\n" in lit  # printf 'a\n\trm x' | sh
                 for p in lit.replace("\\t", " ").split("\\n")]
     if later:  # a git hook, a shell startup file, an alias or cron file (runlater)
-        out += content_lines(out, _MAX_FED * 4)
-    return out + escaped
+        lines = content_lines(out, _MAX_LATER_FORMS + 1)
+        cut = cut or len(lines) > _MAX_LATER_FORMS
+        out += lines[:_MAX_LATER_FORMS]
+    return out + escaped + ([CUT] if cut else [])
+
+
+def _script_commands(script: str, body: list[str]) -> list[str]:
+    """The simple commands of a document read as one script, as bash reads it (round 17: a
+    quote opened on one line and closed on a later ``#...`` line holds the command after it:
+    ``x='`` then ``#' ; rm -rf y ; '``, which line by line is a comment); ``CUT`` when it
+    does not parse and a comment line holds a quote (one such may hide a command)."""
+    try:
+        parsed = parse_command(script)
+    except ShellSyntaxError:
+        hiding = any(line.lstrip().startswith("#") and ("'" in line or '"' in line)
+                     for line in body)
+        return [CUT] if hiding else []
+    return [shlex.join(words) for words in parsed.segments + parsed.nested]
 
 
 # round 14: programs whose own language runs a shell command (ed's and ftp's `!cmd`, dc's

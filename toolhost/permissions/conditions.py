@@ -298,13 +298,15 @@ class Condition:
 _PATH_KEYS = frozenset({"file_path", "path", "notebook_path"})
 
 
-def _as_written(key: str, op: str, test: Test) -> Test:
+def _as_written(key: str, op: str, test: Test, cwd: str) -> Test:
     """A ``glob`` or ``regex`` on a path argument tests the text as written, where a ``..``
     leads elsewhere (``glob: /work/src/*`` met ``/work/src/../../etc/passwd``) and a
     ``\\``, a leading ``~`` or a ``$`` may be read as another path: when the value and its
     folded form (``..`` resolved) disagree, or it holds one of those, it cannot be judged
     (round 16), so an allow rule does not match it and a deny or ask rule does (fail closed).
-    ``path_under`` and ``path_glob`` compare normalised paths (symlinks resolved too)."""
+    ``path_under`` and ``path_glob`` compare normalised paths (symlinks resolved too); since
+    round 17 a value whose symlinks lead where the test answers otherwise cannot be judged
+    either (a relative one through a symlink: never)."""
     if key not in _PATH_KEYS or op not in ("glob", "regex"):
         return test
 
@@ -317,6 +319,15 @@ def _as_written(key: str, op: str, test: Test) -> Test:
         if ".." in v.split("/") and (test(os.path.normpath(v)) != answer
                                      or not _folds_as_written(v)):
             return None
+        # round 17: a symlink on the path leads elsewhere than the text says (`/work/src/link`
+        # -> /etc): judged only where the path it leads to gets the same answer
+        if v and "\0" not in v:
+            if len(v) > 4096:
+                return None  # (past PATH_MAX: not judged)
+            folded = os.path.normpath(os.path.join(cwd, v))
+            real = os.path.realpath(folded)
+            if real != folded and (not os.path.isabs(v) or test(real) != answer):
+                return None
         return answer
     return guarded
 
@@ -362,7 +373,7 @@ def compile_when(when: Mapping[str, Any], *, cwd: str, rule_dir: str) -> list[Co
                 if not spec:
                     raise ValueError("empty condition (to compare with {} use {equals: {}})")
                 tests = tuple(_as_written(str(key), str(op), _operator(
-                    str(op), arg, cwd=cwd, rule_dir=rule_dir)) for op, arg in spec.items())
+                    str(op), arg, cwd=cwd, rule_dir=rule_dir), cwd) for op, arg in spec.items())
             else:
                 tests = (_operator("equals", spec, cwd=cwd, rule_dir=rule_dir),)
         except ValueError as exc:

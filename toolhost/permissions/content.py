@@ -18,8 +18,8 @@ from typing import Any, Protocol, TypeVar
 
 from toolhost.permissions.bashprog import WRAPPER_NAMES, Step, analyze_line
 from toolhost.permissions.command_strings import ASSIGNMENT as _ASSIGNMENT
+from toolhost.permissions.command_strings import CUT, command_strings, fed_code_strings
 from toolhost.permissions.command_strings import base as _base
-from toolhost.permissions.command_strings import command_strings, fed_code_strings
 from toolhost.permissions.paths import (
     PATH_TOOLS,
     PathPattern,
@@ -52,6 +52,7 @@ _MAX_FORMS = 1024
 # The form standing for those past _MAX_FORMS: every deny and ask Bash rule matches a command
 # that has it (fail closed: a rule is never passed because its form was cut off).
 TOO_MANY_FORMS: tuple[str, ...] = ("\x00too many forms",)
+_TOO_MANY = " ".join(TOO_MANY_FORMS)
 _ASSIGN_KINDS = ("assign", "assign_command")
 
 
@@ -194,6 +195,9 @@ def fed_forms(command: str, forms: list[tuple[str, ...]]) -> list[tuple[str, ...
     (those of ``command``) reads from its stdin (``toolhost.permissions.command_strings``)."""
     out: list[tuple[str, ...]] = []
     for text in fed_code_strings(command, forms):
+        if text == CUT:  # strings past those looked at: every rule may match them
+            out.append(TOO_MANY_FORMS)
+            continue
         try:
             inner = parse_command(text)
         except ShellSyntaxError:
@@ -295,7 +299,7 @@ class BashMatcher:
         here-document, a pipe) matches: its string literals, as for inline code."""
         fed = _fed_joined(command) if len(command) <= 4096 else tuple(
             " ".join(f) for f in fed_forms(command, forms))
-        return any(self.regex.fullmatch(f) for f in fed)
+        return any(f == _TOO_MANY or self.regex.fullmatch(f) for f in fed)
 
     def _runs(self, command: str) -> bool:
         """Whether a command the analysis proves the line runs (what a wrapper or a shell

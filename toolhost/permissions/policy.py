@@ -143,6 +143,7 @@ class CompiledPolicy:
                                 and r.names.matches("Bash")), None)
         # the deny and ask Bash(...) rules a file a later command runs (a git hook, .bashrc)
         # written by Write/Edit/MultiEdit/NotebookEdit meets (round 16: written_later)
+        self._met: dict[tuple[int, str], bool] = {}  # (guard, line): whether it meets
         self._later_guards = tuple(r for r in self.rules if r.effect != "allow"
                                    and _is_bash(r.content) and r.names.matches("Bash"))
 
@@ -168,7 +169,9 @@ class CompiledPolicy:
         return plan
 
     def decide(self, tool_name: str, tool_input: Mapping[str, Any]) -> Decision:
-        """The decision for one call. Pure: no I/O, no prompting (an "ask" stays "ask")."""
+        """The decision for one call. No prompting (an "ask" stays "ask"), and no I/O but one:
+        an Edit of a file a later command runs (a git hook, ``.bashrc``) reads that file's
+        current text (16 KiB at most, never blocking) to judge the text the edit leaves."""
         if type(tool_input) is not dict and not isinstance(tool_input, Mapping):
             # the wire refuses such a call; a caller in Python gets a deny, never a traceback
             return Decision("deny", f"The input of {tool_name} is not an object of arguments "
@@ -183,7 +186,7 @@ class CompiledPolicy:
         return self._decide(tool_name, tool_input)
 
     def _decide(self, tool_name: str, tool_input: Mapping[str, Any]) -> Decision:
-        unproven = _unprovable(tool_input) if tool_name == "Bash" else None
+        unproven = _unprovable(tool_input, self.cwd) if tool_name == "Bash" else None
         denies_done = False
         reached: CompiledRule | None = None  # a Read deny/ask a search may dodge
         for rule in self._plan(tool_name).applicable(tool_input):
@@ -245,13 +248,16 @@ class CompiledPolicy:
         return Decision(self.default, message, answered_by="default")  # type: ignore[arg-type]
 
     def _written_later(self, tool_name: str, tool_input: Mapping[str, Any]) -> Decision | None:
-        """A Write/Edit of a file a later command runs (a git hook, ``.bashrc``) whose new text
+        """A Write/Edit of a file a later command runs (a git hook, ``.bashrc``) whose text
+        after the call (an Edit's applied to the file's current text: ``edited_text``)
         meets a deny or ask Bash rule, as ``echo TEXT > FILE`` would (``written_later``): that
         rule's decision (an ask only where no rule of the tool denies the call)."""
+        from toolhost.permissions.edited_text import texts_after
         from toolhost.permissions.written_later import (
+            UNJUDGED,
             command_lines,
-            edited_texts,
             later_path,
+            new_texts,
             own_file,
         )
 
@@ -269,9 +275,13 @@ class CompiledPolicy:
         path = later_path(tool_name, tool_input, self.cwd)
         if path is None:
             return None
-        lines = command_lines(edited_texts(tool_name, tool_input, self.cwd))
-        hit = next((r for r in self._later_guards if not isinstance(lines, list)
-                    or any(_meets(r, line) for line in lines)), None)
+        # round 17: an Edit is judged by the whole text the file holds after it (the file's
+        # current text read now: an edit removing the `#` of `# rm -rf y` arms that line)
+        texts = texts_after(tool_name, tool_input, path, self.cwd,
+                            new_texts(tool_name, tool_input))
+        lines = UNJUDGED if texts is None else command_lines(texts)
+        hit = next((r for k, r in enumerate(self._later_guards) if not isinstance(lines, list)
+                    or any(self._meets(k, r, line) for line in dict.fromkeys(lines))), None)
         if hit is None:
             return None
         what = ("text too long or odd to judge" if not isinstance(lines, list)
@@ -286,6 +296,17 @@ class CompiledPolicy:
             return decided
         return Decision("ask", hit.message or f"Permission rule {hit.text!r} ({hit.origin}) "
                         f"asks: {why}.", rule=hit.text, origin=hit.origin)
+
+    def _meets(self, k: int, rule: CompiledRule, line: str) -> bool:
+        """``_meets`` of the ``k``-th later guard, remembered: an Edit of a run-later file
+        judges the file's whole text (round 17), and the next edit of it the same lines."""
+        key = (k, line)
+        met = self._met.get(key)
+        if met is None:
+            if len(self._met) >= 65536:
+                self._met.clear()
+            met = self._met[key] = _meets(rule, line)
+        return met
 
     def _server_wide(self, tool_input: Mapping[str, Any]) -> CompiledRule | None:
         """The first deny or ask rule naming a whole server (``mcp__kb``,
@@ -420,13 +441,13 @@ def _is_bash(content: object) -> TypeGuard[BashMatcher]:
     return isinstance(content, Bash)
 
 
-def _unprovable(tool_input: Mapping[str, Any]) -> str | None:
+def _unprovable(tool_input: Mapping[str, Any], cwd: str) -> str | None:
     """Why the programs of a Bash call cannot be proven (None: they can)."""
     if not isinstance(tool_input.get("command"), str):
         return None
     from toolhost.permissions.bashpolicy import unprovable
 
-    return unprovable(tool_input["command"])
+    return unprovable(tool_input["command"], cwd)
 
 
 def compile_policy(config: PermissionsConfig, *, tool_names: Iterable[str] = (),

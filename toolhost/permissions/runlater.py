@@ -23,7 +23,9 @@ from toolhost.permissions.laterdirs import lands_on_one
 from toolhost.permissions.laterglob import GLOBBY, may_name_any, may_name_one
 from toolhost.permissions.shell import ParsedCommand, Word
 
-__all__ = ["content_lines", "policy_file", "quick", "run_later_content", "run_later_reason"]
+__all__ = ["content_lines", "past_wrappers", "policy_file", "quick", "run_later_content",
+           "run_later_path",
+           "run_later_reason"]
 
 # a cheap look at the raw command before parsing anything (most commands name none of these:
 # a plain substring test of each is several times cheaper than one regex alternation)
@@ -32,7 +34,8 @@ _TOKENS = ("hooks", "pre-", "post-", "-msg", "-change", "-trans", "-checkout", "
            ".zsh", ".bash", "envrc", "npmrc", "yarnrc", "kshrc", ".ssh/", "vimrc", "exrc",
            "tmux.conf", "toolhost", ".claude", ".local/bin", "systemd", "autostart", "~",
            "$home", "${home}", "/root", "/home/", "/users/", "/etc", "cshrc", "login",
-           "logout", "xinitrc", "xsession", ".ipython", "-packages", "customize")
+           "logout", "xinitrc", "xsession", ".ipython", "-packages", "customize", "dotglob",
+           "globignore")
 
 
 @functools.lru_cache(maxsize=256)
@@ -158,7 +161,7 @@ def _reads_only(words: tuple[Word, ...]) -> str | None:
     none, or the program only reads what it names)."""
     if _reader(words):
         return None
-    start = _past_wrappers(words)
+    start = past_wrappers(words)
     name = words[start].value.rsplit("/", 1)[-1].lower()
     values = [w.value for w in words[start + 1:]]
     whole = name in _OPERAND_READERS and not any(
@@ -181,7 +184,7 @@ _STRIP = "/=:'\"(),;<>{}[] \t\n"
 def _reader(words: tuple[Word, ...]) -> bool:
     """A program that writes no file it names (``_READERS``, find without its writing
     options, git's reading subcommands), past plain wrappers."""
-    start = _past_wrappers(words)
+    start = past_wrappers(words)
     name = words[start].value.rsplit("/", 1)[-1].lower()
     values = [w.value for w in words[start + 1:]]
     return name in _READERS or (name == "find" and not any(
@@ -196,7 +199,9 @@ _WRAPPERS = frozenset({"sudo", "doas", "env", "time", "nice", "nohup", "command"
                        "builtin", "stdbuf", "xargs", "timeout"})
 
 
-def _past_wrappers(words: tuple[Word, ...]) -> int:
+def past_wrappers(words: tuple[Word, ...]) -> int:
+    """Where the program starts past plain wrappers (``sudo``, ``timeout 5``): 0 when one
+    has an option or assignment after it (the program is not known)."""
     at = 0
     while at + 1 < len(words) and words[at].value.rsplit("/", 1)[-1] in _WRAPPERS:
         at += 1
@@ -245,6 +250,9 @@ def _documents(parsed: ParsedCommand) -> dict[int, bool]:
 def run_later_reason(parsed: ParsedCommand, command: str = "") -> str | None:
     """Why a command writing a file a later command runs cannot be proven (None: it writes
     none, or only content on the line)."""
+    if _DOTGLOB.search(command) and (found := _dotglob_word(parsed)) is not None:
+        return (f"it turns on dotglob, so the glob {found!r} may name a dotfile a later command "
+                "runs (.bashrc, .git), which the rules cannot see")
     docs = _documents(parsed)
     for words, targets, doc in parsed.writes:
         for target in targets:
@@ -254,7 +262,7 @@ def run_later_reason(parsed: ParsedCommand, command: str = "") -> str | None:
     for k, words in enumerate(everything):
         if not words:
             continue
-        made = lands_on_one([w.value for w in words[_past_wrappers(words):]], _plain_path)
+        made = lands_on_one([w.value for w in words[past_wrappers(words):]], _plain_path)
         if made is not None:  # `cp -r hooks .git/`, `cp -r dot/. ~` (round 16: laterdirs)
             return _reason(made)
         named = _names_one(words)
@@ -276,6 +284,25 @@ def run_later_reason(parsed: ParsedCommand, command: str = "") -> str | None:
                 len(line) > LONG_LINE for line in command.replace("\\n", "\n").split("\n"))):
         return (f"it writes a file a later command runs with a line longer than {LONG_LINE} "
                 f"characters or {LONG_CONTENT} in all, too long to judge")
+    return None
+
+
+# round 17: `shopt -s dotglob` (or a GLOBIGNORE, which turns it on) earlier in the command lets
+# a leading `*` match a dotfile: `cp -r dot/* ~` then copies dot/.bashrc too
+_DOTGLOB = re.compile(r"(?i)\bdotglob\b|\bGLOBIGNORE\s*=")
+
+
+def _dotglob_word(parsed: ParsedCommand) -> str | None:
+    """A glob word of a program that may write what it names (not a reader), or a glob
+    written to by a redirection: with dotglob on it may name a dotfile."""
+    for _words, targets, _doc in parsed.writes:
+        if (found := next((t for t in targets if GLOBBY.search(t)), None)) is not None:
+            return found
+    for words in parsed.words + parsed.nested_words:
+        if words and not _reader(words) and words[0].value not in ("shopt", "set") and (
+                found := next((w.value for w in words[1:] if GLOBBY.search(w.value)),
+                              None)) is not None:
+            return found
     return None
 
 
