@@ -43,6 +43,7 @@ def main() -> None:
           f"{hit * 1e6:.0f} us per call ({hit / base:.1f}x)")
     decoded(redactor, base)
     streamed(redactor)
+    hostile(redactor)
 
 
 def decoded(redactor: Redactor, base: float) -> None:
@@ -89,6 +90,26 @@ def streamed(redactor: Redactor) -> None:
     per = timeit.timeit(play, number=5) / 5 / len(pieces)
     print(f"stream 8,000 chars in 16-char deltas: {per * 1e6:.1f} us per delta "
           f"(the first delta of a config: {first * 1e3:.1f} ms)")
+
+
+def hostile(redactor: Redactor) -> None:
+    """Output built to hit the costly steps (secrets14): 200,000 characters of near-misses
+    of a secret's start, and of one short prefix of it per line (many small folded blocks):
+    seconds per MB, and the ratio to prose of the same length. Before secrets14: ~27 s and
+    ~28 s per MB (the second quadratic); the places tried are now bounded per text."""
+    import random
+
+    secret = sorted(SECRETS)[1]
+    size = 200_000
+    prose = (TEXT * 5)[:size]
+    near = ((secret[:-1] + "x ") * (size // len(secret)))[:size]
+    rng = random.Random(1)
+    folded = "\n".join(secret[:rng.randrange(1, 12)] for _ in range(size // 7))[:size]
+    base = timeit.timeit(lambda: redactor.redact(prose), number=3) / 3
+    for name, text in (("near-misses of its start", near), ("a prefix per line", folded)):
+        took = timeit.timeit(lambda t=text: redactor.redact(t), number=1)  # type: ignore[misc]
+        print(f"hostile: {name}: {took / len(text) * 1e6:.2f} s per MB "
+              f"({took / base:.1f}x prose)")
 
 
 if __name__ == "__main__":

@@ -127,11 +127,20 @@ class Redactor:
         from toolhost.redaction_folded import folded_spans
         from toolhost.redaction_wrapped import ragged_spans, soft_spans, wrapped_spans
 
-        spans = self._pattern.spans if self._pattern is not None else _none
-        found = list(wrapped_spans(text, spans))
+        if self._pattern is None:
+            return pieces
+        pattern = self._pattern
+
+        def spans() -> Callable[[str], Iterable[tuple[int, int]]]:
+            # one budget of places per pass for all the blocks it reads (each block its own:
+            # many small blocks made of a secret's start were each tried in full)
+            tries = pattern.budget(text)
+            return lambda joined: pattern.spans(joined, tries)
+
+        found = list(wrapped_spans(text, spans()))
         if "\n" in text:
-            found += [*ragged_spans(text, spans), *soft_spans(text, spans),
-                      *folded_spans(text, spans)]
+            found += [*ragged_spans(text, spans()), *soft_spans(text, spans()),
+                      *folded_spans(text, spans())]
         return found + pieces
 
     @functools.cached_property
@@ -303,10 +312,6 @@ def _base64(secret: str) -> str:
     import base64
 
     return base64.b64encode(secret.encode("utf-8", "surrogatepass")).decode()
-
-
-def _none(text: str) -> Iterable[tuple[int, int]]:
-    return ()
 
 
 def _longest(text: str, every: Iterable[str], *, at_end: bool) -> int:

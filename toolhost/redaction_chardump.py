@@ -63,6 +63,10 @@ class SpacedChars:
             if not secret.isascii():  # code points: String.fromCharCode(112, 196, ...)
                 self._spelled.append((tuple(str(ord(c)) for c in secret), True))
             self._spelled.append((tuple(f"{b:03o}" for b in raw), True))
+        # by their first character: ``longest`` runs at every place a candidate covers
+        self._by_first: dict[str, list[tuple[tuple[str, ...], bool]]] = {}
+        for tokens, numbers in self._spelled:
+            self._by_first.setdefault(tokens[0][:1], []).append((tokens, numbers))
 
     def __bool__(self) -> bool:
         return bool(self._spelled or self._bits)
@@ -148,7 +152,7 @@ class SpacedChars:
     def longest(self, text: str, at: int) -> int:
         """Where the longest secret spelled spaced out from ``at`` ends (``at`` if none)."""
         end = at
-        for tokens, numbers in self._spelled:
+        for tokens, numbers in self._by_first.get(text[at:at + 1], ()):
             if not text.startswith(tokens[0], at):
                 continue
             sep = _SEPS[numbers]
@@ -161,7 +165,7 @@ class SpacedChars:
             else:
                 if not (numbers and text[pos:pos + 1].isdigit()):  # not 1071 for 107
                     end = max(end, pos)
-        for raw, bits in self._bits:
+        for raw, bits in self._bits if text[at:at + 1] in "01" else ():
             if text.startswith(bits[0], at):
                 end = max(end, _follow_bits(text, at, raw, bits))
         return end

@@ -51,8 +51,10 @@ def folded_spans(text: str, spans: Spans) -> Iterator[tuple[int, int]]:
         i = marks[k]
         width = widths[i]
         # past the lines of this width, then a shorter last line
-        j = i + 1 + len(list(itertools.takewhile(width.__eq__,
-                                                 itertools.islice(nexts, i, None))))
+        # (not islice(nexts, i, ...): it walks the first i lines again, for every block)
+        j = i + 1
+        while j < len(widths) and widths[j] == width:
+            j += 1
         end = j + 1 if j < len(lines) and 0 < widths[j] < width else j
         k = bisect.bisect_left(marks, j, k + 1)
         if width == 0:

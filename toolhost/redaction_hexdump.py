@@ -98,6 +98,12 @@ class SpacedHex:
         self._columns = sorted(shown | {json.dumps(s)[1:-1] for s in shown},
                                key=len, reverse=True)
         self._firsts = sorted({v for raw in self._raw for v in _cases(f"{raw[0]:02x}")})
+        # the secrets by their first byte's hex: ``longest`` runs at every place a candidate
+        # covers, and follows only those that can start there (all of them, at each of a
+        # near-miss's places, cost ~30 s per MB)
+        self._by_pair: dict[str, list[bytes]] = {}
+        for raw in self._raw:
+            self._by_pair.setdefault(f"{raw[0]:02x}", []).append(raw)
 
     def triggers(self) -> set[str]:
         """RE2 patterns of the spaced hex of each secret's first ``_TRIGGER`` bytes."""
@@ -108,10 +114,8 @@ class SpacedHex:
         """Where the longest secret whose spaced hex starts at ``at`` ends (``at`` if none):
         the end of the secret's bytes in the ASCII column of its last line (a dump shows
         them there too) when that is further."""
-        if not text[at:at + 2].isalnum():
-            return at
         end = at
-        for raw in self._raw:
+        for raw in self._by_pair.get(text[at:at + 2].lower(), ()):
             stop, after, found = self._follow(text, at, raw)
             if after:
                 stop = max(stop, _column(text, stop, found[len(found) - after:]))

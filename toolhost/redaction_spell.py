@@ -233,11 +233,16 @@ class Matcher:
         self._trigger = re2.compile("|".join(sorted(trigger)), options)
         # No spelling of a secret is shorter than its shortest view or literal form: a text
         # shorter than that (most tool results) holds none, and skips the engine (~1.5 µs)
+        # the farthest a secret's spelling or form can run from its start (a dump's lines,
+        # padded escapes: ``REACH`` characters per character of the secret)
+        self._reach = REACH * max([len(s) for s in self._secrets] + [len(w) for w in literal])
         self._shortest = min([len(v) for s in self._secrets for v in views(s)]
                              + [len(w) for w in literal])
 
-    def spans(self, text: str) -> Iterator[tuple[int, int]]:
-        """Where a secret is in ``text``, left to right, as (start, end)."""
+    def spans(self, text: str, tries: list[int] | None = None) -> Iterator[tuple[int, int]]:
+        """Where a secret is in ``text``, left to right, as (start, end). ``tries``: the
+        places left to try, shared by the calls for the pieces of one text (``budget``);
+        by default ``text``'s own."""
         if len(text) < self._shortest:
             return
         probe = text
@@ -247,18 +252,35 @@ class Matcher:
             except UnicodeEncodeError:  # a lone surrogate: the U+FFFD copy has the same spans
                 probe = _encodable(text)
         pos = 0
+        # each place tried costs ~15 us of Python: a text made of near-misses of a secret's
+        # start (1 MB of them took 12 s) gets this many tries, then each further candidate
+        # is hidden unread, with as much after it as a spelled secret could reach
+        left = self.budget(text) if tries is None else tries
         for candidate in self._trigger.finditer(probe):
             # a secret may start anywhere inside the candidate (the trigger reports the
             # longest one at its leftmost start): each place is tried once, so the work stays
             # linear in the text however many candidates fail
             at, stop = max(candidate.start(), pos), candidate.end()
+            if at >= stop:
+                continue
+            if left[0] <= 0:
+                pos = min(len(text), at + self._reach)
+                yield at, pos
+                continue
             while at < stop:
+                left[0] -= 1
                 end = self._longest(text, at)
                 if end > at:
                     yield at, end
                     pos = at = end
                 else:
                     at += 1
+
+    @staticmethod
+    def budget(text: str) -> list[int]:
+        """The places ``text`` (with every piece read of it: its lines joined) may be tried
+        at, for ``spans``."""
+        return [PLACES_BASE + len(text) // PLACES_PER]
 
     def _longest(self, text: str, start: int) -> int:
         end = start
@@ -320,5 +342,8 @@ class Matcher:
 
 
 TRIGGER = 12  # characters of a secret that make it a candidate
+PLACES_BASE = 4096  # places a text gets tried at, at least (then one per PLACES_PER chars)
+PLACES_PER = 32
+REACH = 256  # characters of text one character of a secret is spelled over, at most
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _MAX_MEM = 32 << 20

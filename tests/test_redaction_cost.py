@@ -1,0 +1,88 @@
+"""What redaction does per byte of hostile output is bounded: these tests count the work
+(places tried, dump bytes followed), never the time."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from toolhost import redaction_hexdump, redaction_spell
+from toolhost.redaction import MASK, Redactor
+
+SECRET = "sk-live-zyxwvutsrqponmlk"  # no pair of hex digits in its first characters
+
+
+def _counted(monkeypatch: pytest.MonkeyPatch, owner: Any, name: str) -> list[int]:
+    calls = [0]
+    real = getattr(owner, name)
+
+    def count(*args: Any) -> Any:
+        calls[0] += 1
+        return real(*args)
+
+    monkeypatch.setattr(owner, name, staticmethod(count) if isinstance(
+        owner.__dict__[name], staticmethod) else count)
+    return calls
+
+
+def test_near_misses_of_a_secrets_start_are_tried_a_bounded_number_of_times(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # 200 KB of the secret's first 23 characters and another: each is a candidate whose
+    # every place was tried (12 s per MB); past the budget the rest is hidden unread
+    text = (SECRET[:-1] + "! ") * 8_000 + SECRET
+    redactor = Redactor(frozenset({SECRET}))
+    tried = _counted(monkeypatch, redaction_spell.Matcher, "_longest")
+    shown = redactor.redact(text)
+    budget = redaction_spell.PLACES_BASE + len(text) // redaction_spell.PLACES_PER
+    assert tried[0] <= budget + 2 * len(SECRET)  # (the old code: 12 per near-miss: 96,000)
+    assert "ponmlk" not in shown and shown.endswith(MASK)  # fail closed: the rest hidden
+    assert len(shown) < len(text) // 2
+    assert shown.startswith(SECRET[:-1] + "! ")  # what was read is shown as it is
+
+
+def test_real_secrets_each_cost_one_try() -> None:
+    # a text that repeats the secret itself (a log echoing a token) is masked exactly
+    text = ("key " + SECRET + "\n") * 6_000
+    assert Redactor(frozenset({SECRET})).redact(text) == ("key " + MASK + "\n") * 6_000
+
+
+def test_dump_finders_follow_only_secrets_that_can_start_at_the_place(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    text = (SECRET[:-1] + "! ") * 400
+    redactor = Redactor(frozenset({SECRET}))
+    followed = _counted(monkeypatch, redaction_hexdump.SpacedHex, "_follow")
+    redactor.redact(text)
+    assert followed[0] == 0  # no place starts with a pair of hex digits of the secret
+
+
+def test_folded_blocks_walk_each_line_a_bounded_number_of_times(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # many small blocks of a secret's start folded (a line and a shorter one): finding each
+    # block's end walked every line before it again (1 MB: 28 s); count the lines walked
+    import itertools
+    import random
+
+    from toolhost import redaction_folded
+
+    walked = [0]
+
+    class Counting:
+        def __getattr__(self, name: str) -> Any:
+            return getattr(itertools, name)
+
+        @staticmethod
+        def islice(items: Any, *args: Any) -> Any:
+            walked[0] += args[0] if len(args) > 1 and args[0] else 0  # skipped: walked too
+            for item in itertools.islice(items, *args):
+                walked[0] += 1
+                yield item
+
+    monkeypatch.setattr(redaction_folded, "itertools", Counting())
+    lines = [SECRET[:random.Random(i).randrange(1, 20)] for i in range(4_000)]
+    text = "\n".join(lines)
+    spans_of = Redactor(frozenset({SECRET}))._pattern
+    assert spans_of is not None
+    list(redaction_folded.folded_spans(text, spans_of.spans))
+    assert walked[0] <= 4 * len(lines)
+

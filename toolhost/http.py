@@ -1,0 +1,218 @@
+"""MCP Streamable HTTP on starlette + uvicorn (the ``toolhost[serve]`` extra).
+
+``POST /mcp`` carries one JSON-RPC message. A request is answered with ``application/json``,
+or with ``text/event-stream`` as soon as the call sends a notification (progress): the
+notifications, then the answer, as SSE ``message`` events. Closing the response cancels the
+call (the 2026-07-28 spelling of cancellation).
+
+Eras: a request whose ``params._meta`` names a protocol version is modern and stateless:
+nothing about it is remembered, so replicas behind a load balancer can serve any request.
+Legacy clients get an ``Mcp-Session-Id`` on ``initialize``; the session only holds what the
+legacy wire needs: the ``GET /mcp`` stream for server notifications (``tools/list_changed``)
+and the ids of running calls for ``notifications/cancelled``.
+
+The parts: ``http_gate`` (Host, Origin, tokens), ``http_post`` (a POST),
+``http_sessions`` (legacy sessions, ``DELETE``), ``http_streams`` (``GET`` and listen
+streams), ``http_exchange`` (one request's response), ``http_limits`` (bodies, heads,
+connections), ``http_uvicorn`` (running it, shutting down).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import socket
+from collections.abc import Callable, Collection, Hashable, Mapping
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from toolhost.excerpt import cut
+from toolhost.limits import DEFAULT_LIMITS, Limits
+from toolhost.mcp import jsonrpc as rpc
+from toolhost.serve.base import Handler, error_response
+from toolhost.serve.headers import (
+    SESSION_HEADER,
+    accepted,
+    repeated_header,
+    unsupported_version_header,
+)
+from toolhost.serve.http_access import AccessLog, note
+from toolhost.serve.http_cors import Cors
+from toolhost.serve.http_exchange import InFlight
+from toolhost.serve.http_gate import Gate
+from toolhost.serve.http_limits import JsonAnswer
+from toolhost.serve.http_post import Poster
+from toolhost.serve.http_protocol import origin_form
+from toolhost.serve.http_sessions import LegacySessions
+from toolhost.serve.http_streams import GET_QUEUE, NotificationStream, Streams
+from toolhost.serve.session_table import SessionsFull
+from toolhost.serve.sessions import SessionTokens, owner_of
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    """A path or method nothing here serves (404, 405): a JSON-RPC error, as every other
+    answer, instead of Starlette's plain text."""
+    status = getattr(exc, "status_code", 500)
+    phrase = getattr(exc, "detail", "") or "Error"
+    where = f"{request.method} {cut(request.url.path, 100)}"
+    hint = f" (MCP is served at POST {request.app.state.mcp_path})" \
+        if hasattr(request.app.state, "mcp_path") else ""
+    return JsonAnswer(error_response(None, -32600, f"{phrase}: {where}{hint}"),
+                      status_code=status, headers=getattr(exc, "headers", None))
+
+__all__ = ["HttpServer"]
+
+log = logging.getLogger("toolhost.serve")
+
+
+class HttpServer:
+    """An ASGI app serving ``handler`` at ``path``; ``broadcast`` reaches legacy streams."""
+
+    def __init__(self, handler: Handler, *, path: str = "/mcp", token: str | None = None,
+                 allowed_origins: tuple[str, ...] = (), allowed_hosts: tuple[str, ...] = (),
+                 bind: str = "127.0.0.1", limits: Limits = DEFAULT_LIMITS,
+                 on_shutdown: Callable[[], None] | None = None,
+                 sessions: SessionTokens | None = None,
+                 shutdown_grace: float = 10.0, auth: Any = None) -> None:
+        self.grace = shutdown_grace
+        self.ready = True  # /readyz: False once shutting down
+        self._refusing = False  # new requests answered 503 (the end of a shutdown)
+        self.in_flight = InFlight()
+        self.limits = limits
+        self.path = path
+        self._on_shutdown = on_shutdown
+        self._gate = Gate(path=path, bind=bind, token=token, allowed_origins=allowed_origins,
+                          allowed_hosts=allowed_hosts, auth=auth)
+        room = getattr(handler, "make_room_for_peers", None)
+        if room is not None:  # the core keeps settings of every session kept here
+            room(limits.max_sessions + limits.max_connections)
+        self.sessions = LegacySessions(sessions or SessionTokens.from_environ(), limits,
+                                       getattr(handler, "forget_peer", None))
+        # GET and listen streams: half of the connections at most, a few per session
+        self.streams = Streams(max(1, limits.max_connections // 2))
+        self._poster = Poster(handler, limits, self.sessions, self.streams, self.in_flight)
+        routes = Starlette(routes=[
+            Route(path, self._endpoint, methods=["GET", "POST", "DELETE"]),
+            Route("/healthz", self._healthz, methods=["GET", "HEAD"]),
+            Route("/readyz", self._readyz, methods=["GET", "HEAD"]),
+            Route("/.well-known/oauth-protected-resource", self._resource_metadata,
+                  methods=["GET"]),
+            Route(f"/.well-known/oauth-protected-resource{path}", self._resource_metadata,
+                  methods=["GET"]),
+        ], exception_handlers={HTTPException: _http_error})
+        routes.state.mcp_path = path
+        # browser pages of accepted origins: preflights, and the origin named in answers
+        # one access line per request (toolhost.serve.http_access), after its path is read
+        self.app = origin_form(AccessLog(Cors(routes, path, self._gate.cors_allowed,
+                                              self._gate.host_refusal)))
+
+    async def broadcast(self, message: Mapping[str, Any],
+                        peers: Collection[Hashable] | None = None) -> None:
+        """Send a server notification to the open legacy ``GET`` streams: of the sessions
+        whose ids ``peers`` names (a resource's subscribers), or of every session."""
+        self.sessions.offer(message, peers)
+
+    def refuse_new(self) -> None:
+        """From now on (shutting down) a new request is answered 503, ``Retry-After: 1``."""
+        self._refusing = True
+
+    def close(self) -> None:
+        """End every legacy ``GET`` stream and listen stream (on shutdown)."""
+        self.ready = False
+        if self._on_shutdown is not None:
+            self._on_shutdown()
+        self.sessions.close_streams()
+
+    async def serve(self, host: str, port: int,
+                    sockets: list[socket.socket] | None = None) -> None:
+        """Run uvicorn on ``host:port`` (0 picks a free port) until cancelled or signalled;
+        on ``sockets`` bound beforehand when given (``toolhost.serve.listen``)."""
+        from toolhost.serve.http_uvicorn import run_uvicorn
+        from toolhost.serve.listen import bind_sockets
+
+        try:
+            await run_uvicorn(self, sockets if sockets is not None
+                              else bind_sockets(host, port))
+        finally:
+            self.close()
+
+    # -- probes (no token, Host or Origin check: they say nothing but up / ready) --------------
+
+    async def _healthz(self, request: Request) -> Response:
+        return Response(b'{"status":"ok"}\n', media_type="application/json")
+
+    async def _readyz(self, request: Request) -> Response:
+        if not self.ready:
+            return Response(b'{"status":"shutting down"}\n', status_code=503,
+                            media_type="application/json")
+        return Response(b'{"status":"ready"}\n', media_type="application/json")
+
+    async def _resource_metadata(self, request: Request) -> Response:
+        return self._gate.resource_metadata(request)
+
+    # -- the one endpoint -------------------------------------------------------------------
+
+    async def _endpoint(self, request: Request) -> Response:
+        refusal = self._gate.refusal(request)
+        if refusal is not None:
+            return refusal
+        if self._refusing:  # shutting down: a clean answer the client can retry elsewhere
+            return JsonAnswer(error_response(None, -32000, "Server shutting down; retry on "
+                                             "another replica"), status_code=503,
+                              headers={"retry-after": "1", "connection": "close"})
+        repeated = repeated_header(request.headers.raw)
+        if repeated is not None:
+            return JsonAnswer(error_response(None, -32600, f"Bad Request: send one {repeated} "
+                                             "header; which of two counts is not guessed"),
+                              status_code=400)
+        # a POST's is judged with its body (toolhost.serve.http_post): its id, and a modern
+        # body's own version, make the answer
+        unsupported = (unsupported_version_header(request.headers)
+                       if request.method != "POST" else None)
+        if unsupported is not None:
+            return JsonAnswer(error_response(None, -32600, unsupported), status_code=400)
+        caller = await self._gate.caller(request)
+        if isinstance(caller, Response):
+            return caller
+        if caller is not None:
+            note(request.scope, caller=caller.subject)
+        try:
+            if request.method == "GET":
+                return await self._get_stream(request, owner_of(caller), caller)
+            if request.method == "DELETE":
+                return self.sessions.end(request.headers.get(SESSION_HEADER), owner_of(caller),
+                                         caller=caller)
+            return await self._poster.post(request, caller)
+        except SessionsFull as full:  # a new session, and every kept one is in use
+            return JsonAnswer(full.answer(), status_code=503, headers={"retry-after": "5"})
+
+    async def _get_stream(self, request: Request, owner: str = "", caller: Any = None
+                          ) -> Response:
+        if not accepted(request.headers.get("accept"))[1]:
+            return JsonAnswer(error_response(
+                None, -32600, "Not Acceptable: a GET stream is text/event-stream"),
+                status_code=406)
+        session_id = request.headers.get(SESSION_HEADER)
+        session = (self.sessions.find(session_id, owner, caller=caller)
+                   if session_id is not None else None)
+        if session is None and session_id is not None:  # ended, expired or never ours
+            return JsonAnswer(error_response(None, -32600,
+                                             f"unknown session {cut(session_id, 64)}"),
+                              status_code=404)
+        if session is None:
+            # Modern clients subscribe with subscriptions/listen on POST instead.
+            return JsonAnswer(error_response(
+                None, -32600, "Method Not Allowed: GET streams exist for initialize-era "
+                "sessions only; send Mcp-Session-Id"), status_code=405,
+                headers={"allow": "POST"})
+        stream = self.streams.open(session, queue=GET_QUEUE,
+                                   expires=getattr(caller, "expires", math.inf))
+        if stream is None:
+            return JsonAnswer(error_response(None, rpc.SERVER_BUSY, self.streams.busy()),
+                              status_code=503, headers={"retry-after": "5"})
+        return NotificationStream(session, stream, self.streams)

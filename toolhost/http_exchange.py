@@ -1,0 +1,313 @@
+"""The ASGI response of one POSTed request of ``toolhost serve --http`` (JSON, or SSE once
+the call sends a notification; a ``subscriptions/listen`` stream is one too), and what a
+legacy session id stands for. ``HttpServer`` (``toolhost.serve.http``) routes to them; a
+session's ``GET`` stream is ``toolhost.serve.http_streams.NotificationStream``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import math
+from collections.abc import Callable, Hashable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+from anyio.streams.memory import MemoryObjectReceiveStream
+from starlette.responses import Response
+from starlette.types import Receive, Scope, Send
+
+from toolhost.excerpt import cut
+from toolhost.failures import log_failure
+from toolhost.mcp import wire
+from toolhost.mcp.client_requests import ClientChannel, Pending, client_channel
+from toolhost.mcp.jsonrpc import REQUEST_CANCELLED, cancelled_response
+from toolhost.permissions.caller import Caller, as_caller
+from toolhost.serve.base import Handler, error_response, stream_dropped
+from toolhost.serve.budget import Budget
+from toolhost.serve.headers import http_status_for
+from toolhost.serve.http_access import note, note_answer
+from toolhost.serve.http_streams import (
+    HALF_CLOSED_EXTENSION,
+    SSE_HEADERS,
+    Stream,
+    Streams,
+    abort_connection,
+    half_closed,
+)
+from toolhost.serve.http_streams import sse_event as _sse_event
+
+__all__ = ["Exchange", "InFlight", "Session"]
+
+log = logging.getLogger("toolhost.serve")
+
+# A client that half-closed its connection (``toolhost.serve.http_protocol``) may have closed
+# it instead: a call still running PROBE_AFTER seconds later, for a client that reads SSE, is
+# answered as an event stream with a comment every PROBE_EVERY seconds. A client gone answers
+# the first with a reset and the next write fails: the call is cancelled, as for a close.
+PROBE_AFTER = 1.0
+PROBE_EVERY = 1.0
+_PROBE = object()  # in the outbox: an SSE comment, no message
+_PROBE_BYTES = b": still working\n\n"
+
+
+@dataclass
+class Session:
+    """What a legacy (initialize-era) client's session id stands for."""
+
+    # its open GET and listen streams, oldest first (toolhost.serve.http_streams.Streams)
+    streams: dict[Stream, None] = field(default_factory=dict)
+    running: dict[Any, anyio.CancelScope] = field(default_factory=dict)
+    # ids of its requests accepted and not yet answered: a second request with one of them
+    # is refused -32600, as on stdio (running only holds them once their exchange starts)
+    taken: set[Any] = field(default_factory=set)
+    # The client's capabilities (from initialize) and the requests we sent it (ctx.elicit,
+    # ctx.sample, asks) that it has not answered: it POSTs the answers.
+    capabilities: Mapping[str, Any] = field(default_factory=dict)
+    pending: Pending = field(default_factory=Pending)
+    # requests of this session being answered (Limits.max_in_flight; HttpServer sets it)
+    budget: Budget | None = None
+    last_seen: float = 0.0  # time.monotonic() of its last request or stream (SessionTable)
+    # time.time() its signed id expires at (SessionTokens): past it, the id is unknown here too
+    expires: float = math.inf
+    owner: str = ""  # the caller that started it (sessions.owner_of): nobody else may use it
+    # False: served for one request without being kept (the table was full of sessions in
+    # use): no settings, streams or questions to the client (toolhost.serve.http_sessions)
+    kept: bool = True
+    unkept_id: str = ""  # its id while not kept (LegacySessions.done_unkept)
+
+
+class InFlight:
+    """How many requests are being answered (a graceful shutdown waits for none), how many
+    ever were (``entered``: did one start meanwhile?), and their cancel scopes: what still
+    runs when the grace ends is cancelled (``cancel_all``) and answered with ``reason``."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.entered = 0
+        self.reason: str | None = None  # set by cancel_all: the answer of a cancelled call
+        self._scopes: set[anyio.CancelScope] = set()
+        self._idle = anyio.Event()
+        self._idle.set()
+
+    def enter(self) -> None:
+        self.count += 1
+        self.entered += 1
+        if self.count == 1:
+            self._idle = anyio.Event()
+
+    def track(self, scope: anyio.CancelScope) -> None:
+        self._scopes.add(scope)
+
+    def untrack(self, scope: anyio.CancelScope) -> None:
+        self._scopes.discard(scope)
+
+    def cancel_all(self, reason: str) -> None:
+        """Cancel every request being answered; each answers -32800 with ``reason``."""
+        self.reason = reason
+        for scope in list(self._scopes):
+            scope.cancel()
+
+    def leave(self) -> None:
+        self.count -= 1
+        if self.count == 0:
+            self._idle.set()
+
+    async def wait_idle(self) -> None:
+        await self._idle.wait()
+
+
+class Exchange(Response):
+    """One POSTed request: JSON if the call says nothing before answering, else SSE."""
+
+    def __init__(self, handler: Handler, message: dict[str, Any], session: Session | None,
+                 modern: bool, headers: dict[str, str], in_flight: InFlight,
+                 caller: Caller | None, *, json_ok: bool = True, sse_ok: bool = True,
+                 release: Callable[[], None] | None = None, peer: Hashable = None,
+                 stream: Stream | None = None, streams: Streams | None = None) -> None:
+        super().__init__()
+        # a listen stream: counted by ``streams`` until it ends, dropped when its client
+        # falls behind (its connection closed at once)
+        self._stream = stream
+        self._streams = streams
+        self._peer = peer
+        self._release = release  # gives back what the request took of the budgets
+        self._caller = caller
+        self._in_flight = in_flight
+        self._json_ok = json_ok  # what the client's Accept admits
+        self._sse_ok = sse_ok
+        self._handler = handler
+        self._message = message
+        self._session = session
+        self._modern = modern
+        self._extra = headers
+        self._sse_open = False
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        # A listen stream is no call in flight: it ends when the server closes it, so a
+        # graceful shutdown must not wait for it (it would wait the whole grace)
+        counted = self._message.get("method") != "subscriptions/listen"
+        if counted:
+            self._in_flight.enter()
+        elif self._release is not None:
+            # nor does it hold the in-flight budgets: its message is parsed and small
+            # (MAX_LISTEN_BYTES), and it may stay open for as long as its client likes
+            self._release()
+            self._release = None
+        try:
+            await self._exchange(scope, receive, send)
+        finally:
+            if counted:
+                self._in_flight.leave()
+            if self._release is not None:
+                self._release()
+            if self._stream is not None and self._streams is not None:
+                self._streams.done(self._stream, self._session)
+
+    async def _exchange(self, scope: Scope, receive: Receive, send: Send) -> None:
+        outbox_send, outbox = anyio.create_memory_object_stream[tuple[bool, Any]](64)
+        request_id = self._message["id"]
+
+        async def notify(note: dict[str, Any]) -> None:
+            if self._sse_ok:  # a JSON-only client cannot hear notifications on this request
+                await outbox_send.send((False, note))
+
+        # Requests to the client go out on this response's event stream; its answers come
+        # back as POSTs of the session (the 2025 revisions; none in the stateless era)
+        session = self._session
+        channel = (ClientChannel(session.capabilities, notify, session.pending)
+                   if session is not None and self._sse_ok else None)
+
+        stream = self._stream
+        answered = False  # the core has answered: a disconnect now cancels nothing
+
+        async def run() -> None:
+            nonlocal answered
+            if stream is not None:  # the core ends it for good with stream.drop
+                stream_dropped.set(stream.drop)
+            try:
+                with client_channel(channel), as_caller(self._caller):
+                    answer = await self._handler.handle(self._message, notify=notify,
+                                                        peer=self._peer)
+            except Exception as exc:  # a bug in the core must not kill the connection
+                log_failure(log, f"request {cut(repr(request_id), 60)}", exc)
+                answer = error_response(request_id, -32603, f"Internal error "
+                                        f"({type(exc).__name__}); the server logged it")
+            answered = True
+            note_answer(scope, answer)
+            await outbox_send.send((True, answer))
+
+        async def watch_disconnect(cancel: anyio.CancelScope) -> None:
+            while (await receive())["type"] != "http.disconnect":
+                pass
+            if not answered:  # (the end of every answered response reads as a disconnect)
+                log.info("request %r: client closed the response; cancelling", request_id)
+            cancel.cancel()
+
+        async def watch_drop(stream: Stream, cancel: anyio.CancelScope) -> None:
+            await stream.ended.wait()
+            if stream.dropped:
+                log.info("request %r: its stream was dropped; closing the connection",
+                         request_id)
+                abort_connection(scope)
+                cancel.cancel()
+
+        async def watch_half_close(cancel: anyio.CancelScope) -> None:
+            await half_closed(scope)  # a listen stream's client is taken as gone
+            log.info("request %r: client closed its side; ending the stream", request_id)
+            cancel.cancel()
+
+        async def probe(event: asyncio.Event) -> None:
+            await event.wait()
+            await anyio.sleep(PROBE_AFTER)
+            while True:
+                await outbox_send.send((False, _PROBE))
+                await anyio.sleep(PROBE_EVERY)
+
+        half_close = scope.get("extensions", {}).get(HALF_CLOSED_EXTENSION)
+        started = False
+        async with anyio.create_task_group() as tg, outbox_send, outbox:
+            self._in_flight.track(tg.cancel_scope)
+            if self._session is not None:
+                self._session.running[request_id] = tg.cancel_scope
+            tg.start_soon(run)
+            tg.start_soon(watch_disconnect, tg.cancel_scope)
+            if stream is not None:
+                tg.start_soon(watch_drop, stream, tg.cancel_scope)
+                tg.start_soon(watch_half_close, tg.cancel_scope)
+            elif self._sse_ok and isinstance(half_close, asyncio.Event):
+                tg.start_soon(probe, half_close)
+            try:
+                final, first = await outbox.receive()
+                started = True
+                if final and (self._json_ok or first is None):
+                    await self._send_json(first, send)
+                else:
+                    await self._send_sse(first, outbox, send, final=final)
+            finally:
+                self._in_flight.untrack(tg.cancel_scope)
+                running = self._session.running if self._session is not None else {}
+                if running.get(request_id) is tg.cancel_scope:  # not a newer one's, same id
+                    del running[request_id]
+                tg.cancel_scope.cancel()
+        if stream is not None and stream.dropped:
+            return  # its connection is closed: nothing more can be said on it
+        reason = self._in_flight.reason
+        cancelled = cancelled_response(request_id) if reason is None else \
+            error_response(request_id, REQUEST_CANCELLED, reason)
+        if not started or self._sse_open:
+            note(scope, outcome="cancelled")
+        if not started:
+            # Cancelled: by a legacy notifications/cancelled (the client may still read this
+            # response: like the official SDK, end it with -32800, never a bodiless reply a
+            # client cannot parse), by the end of a shutdown's grace, or because the client
+            # left (nobody reads it).
+            if self._json_ok:
+                await self._send_json(cancelled, send)
+            else:
+                await self._send_sse(cancelled, None, send, final=True)
+        elif self._sse_open:  # cancelled while its event stream was open: end it answered
+            await send({"type": "http.response.body", "body": _sse_event(cancelled),
+                        "more_body": True})
+            await send({"type": "http.response.body", "body": b""})
+
+    def _with_headers(self, extra: list[tuple[bytes, bytes]]) -> list[tuple[bytes, bytes]]:
+        return extra + [(k.encode(), v.encode()) for k, v in self._extra.items()]
+
+    async def _send_json(self, answer: dict[str, Any] | None, send: Send) -> None:
+        if answer is None:  # the core chose not to answer (should not happen for a request)
+            await send({"type": "http.response.start", "status": 202,
+                        "headers": self._with_headers([])})
+            await send({"type": "http.response.body", "body": b""})
+            return
+        body = wire.encode_answer(answer)
+        status = http_status_for(answer) if self._modern else 200
+        await send({"type": "http.response.start", "status": status, "headers": self._with_headers(
+            [(b"content-type", b"application/json"),
+             (b"content-length", str(len(body)).encode())])})
+        await send({"type": "http.response.body", "body": body})
+
+    async def _send_sse(self, first: dict[str, Any],
+                        outbox: MemoryObjectReceiveStream[tuple[bool, Any]] | None, send: Send,
+                        *, final: bool = False) -> None:
+        await send({"type": "http.response.start", "status": 200,
+                    "headers": self._with_headers(list(SSE_HEADERS))})
+        await send({"type": "http.response.body", "body": _event(first), "more_body": True})
+        if final or outbox is None:
+            await send({"type": "http.response.body", "body": b""})
+            return
+        self._sse_open = True  # until its answer is sent: a cancel then still answers
+        async for final, message in outbox:
+            if message is not None:
+                await send({"type": "http.response.body", "body": _event(message),
+                            "more_body": True})
+            if final:
+                break
+        self._sse_open = False
+        await send({"type": "http.response.body", "body": b""})
+
+
+def _event(message: Any) -> bytes:
+    """An outbox item as SSE bytes: a message event, or a probe's comment."""
+    return _PROBE_BYTES if message is _PROBE else _sse_event(message)

@@ -1,0 +1,261 @@
+"""``POST /mcp``: one JSON-RPC message read within its limits, checked, and answered.
+
+A request becomes an ``Exchange`` (``toolhost.serve.http_exchange``: JSON, or SSE once the call
+sends a notification) once it is counted into its session's budget and the server's; a
+notification or a client's answer is handled here and answered 202. Every refusal is a
+JSON-RPC error with its HTTP status: 415 (not JSON, or compressed), 406 (Accept), 413/408/400
+(the body), 400 (not one message, headers that disagree with the body), 404 (an unknown
+session).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Callable, Hashable, Mapping
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from toolhost.excerpt import cut
+from toolhost.failures import log_failure
+from toolhost.limits import Limits
+from toolhost.mcp import jsonrpc as rpc
+from toolhost.mcp import wire
+from toolhost.permissions.caller import Caller, as_caller
+from toolhost.serve.base import (
+    Handler,
+    cancelled_id,
+    error_response,
+    is_notification,
+    is_request,
+    is_response,
+)
+from toolhost.serve.budget import Budget, Reservation
+from toolhost.serve.headers import (
+    HEADER_MISMATCH,
+    SESSION_HEADER,
+    accepted,
+    foreign_charset,
+    is_json_content_type,
+    legacy_body_mismatch,
+    request_version,
+    unsupported_version_header,
+)
+from toolhost.serve.http_access import note_message
+from toolhost.serve.http_exchange import Exchange, InFlight, Session
+from toolhost.serve.http_limits import JsonAnswer, read_body
+from toolhost.serve.http_sessions import LegacySessions
+from toolhost.serve.http_streams import Streams
+from toolhost.serve.listen_request import MAX_LISTEN_BYTES
+from toolhost.serve.param_headers import param_problem
+from toolhost.serve.route_headers import routing_problem
+from toolhost.serve.sessions import owner_of
+
+__all__ = ["Poster"]
+
+log = logging.getLogger("toolhost.serve")
+
+
+def _refusal(request_id: Any, message: str, status: int = 400,
+             code: int = -32600) -> Response:
+    return JsonAnswer(error_response(request_id, code, message), status_code=status)
+
+
+class Poster:
+    """Answers the POSTs of one server."""
+
+    def __init__(self, handler: Handler, limits: Limits, sessions: LegacySessions,
+                 streams: Streams, in_flight: InFlight) -> None:
+        self._handler = handler
+        self._limits = limits
+        self._sessions = sessions
+        self._streams = streams
+        self._in_flight = in_flight
+        # Message bytes of every request being answered: sessions cost a client nothing, so
+        # only a bound on the whole replica bounds its memory (each session also has a
+        # bound on its requests: Session.budget)
+        self._budget = Budget(None, limits.max_in_flight_bytes, scope="by this server",
+                              flags="toolhost serve --max-in-flight-bytes")
+
+    async def post(self, request: Request, caller: Caller | None = None) -> Response:
+        if not is_json_content_type(request.headers.get("content-type")):
+            return _refusal(None, "Unsupported Media Type "
+                            f"{cut(request.headers['content-type'], 100)!r}: "
+                            "POST a JSON-RPC message as application/json", 415)
+        charset = foreign_charset(request.headers.get("content-type"))
+        if charset is not None:
+            return _refusal(None, f"Unsupported Media Type: charset {cut(charset, 40)!r}; "
+                            "send the JSON-RPC message in UTF-8", 415)
+        coding = request.headers.get("content-encoding", "identity").strip().lower()
+        if coding not in ("", "identity"):
+            return JsonAnswer(error_response(
+                None, -32600, f"Unsupported Media Type: Content-Encoding {cut(coding, 40)!r}; "
+                "send the JSON-RPC message uncompressed"), status_code=415,
+                headers={"accept-encoding": "identity"})
+        json_ok, sse_ok = accepted(request.headers.get("accept"))
+        if not (json_ok or sse_ok):
+            return _refusal(None, f"Not Acceptable: Accept {cut(request.headers['accept'], 100)!r}"
+                            " admits neither application/json nor text/event-stream", 406)
+        # the body's bytes count against --max-in-flight-bytes while they arrive, and until
+        # the request is counted in (or answered without running)
+        reservation = Reservation(self._budget)
+        try:
+            return await self._post_body(request, caller, reservation, json_ok, sse_ok)
+        finally:
+            reservation.release()
+
+    async def _post_body(self, request: Request, caller: Caller | None,
+                         reservation: Reservation, json_ok: bool, sse_ok: bool) -> Response:
+        body = await read_body(request, self._limits, reservation)
+        if isinstance(body, Response):
+            return body
+        try:
+            message = wire.decode(body, self._limits)
+        except wire.WireError as exc:
+            return JsonAnswer(exc.response(), status_code=400)
+        if not isinstance(message, dict):
+            return _refusal(None, "Invalid Request: expected one JSON-RPC object (batches are "
+                            "not supported)")
+        note_message(request.scope, message)
+        request_id = message.get("id")
+        if "id" in message and not rpc.is_valid_id(request_id):
+            return _refusal(None, "Invalid Request: 'id' must be a string or a number")
+        if not (is_request(message) or is_notification(message) or is_response(message)):
+            return _refusal(request_id, "Invalid Request: no 'method'")
+        modern = request_version(message) is not None
+        session: Session | None = None
+        session_id = request.headers.get(SESSION_HEADER)
+        # a request's headers must agree with its body (a notification or an answer of a
+        # 2025 client carries no version of its own to compare)
+        if not modern:
+            # a version no era knows (400, as the spec asks), or the stateless revision's on a
+            # request that does not name its version where that revision keeps it
+            unsupported = unsupported_version_header(request.headers)
+            if unsupported is not None:
+                return _refusal(request_id, unsupported)
+            missing = legacy_body_mismatch(request.headers) if is_request(message) else None
+            if missing is not None:
+                return _refusal(request_id, missing, code=rpc.INVALID_PARAMS)
+        # a modern body naming a version the header does not is a mismatch; one naming the
+        # header's unknown version is the core's to refuse (-32022, with the versions served)
+        problem = routing_problem(message, request.headers, version=request_version(message),
+                                  request=is_request(message))
+        if problem is None and message.get("method") == "tools/call" and is_request(message):
+            problem = self._param_problem(message, request, modern)
+        if problem is not None:
+            return _refusal(request_id, problem, code=HEADER_MISMATCH)
+        if not modern and session_id is not None and message.get("method") != "initialize":
+            session = self._sessions.find(session_id, owner_of(caller), unkept=True,
+                                          caller=caller)
+            if session is None:
+                return _refusal(request_id, f"unknown session {cut(session_id, 64)}", 404)
+        if not is_request(message):
+            await self._notification(message, session, session_id, caller)
+            return Response(status_code=202)
+        headers: dict[str, str] = {}
+        if message.get("method") == "initialize" and not modern:
+            params = message.get("params")
+            params = params if isinstance(params, Mapping) else {}
+            session_id, session = self._sessions.start(
+                params.get("protocolVersion"), params.get("capabilities"), owner_of(caller))
+            headers[SESSION_HEADER] = session_id
+        if message.get("method") == "subscriptions/listen" and len(body) > MAX_LISTEN_BYTES:
+            # a stream that lives as long as its client: its request stays small
+            return JsonAnswer(error_response(
+                request_id, rpc.INVALID_PARAMS, f"Invalid params: a subscriptions/listen "
+                f"request is at most {MAX_LISTEN_BYTES:,} bytes; this one is {len(body):,}"))
+        reservation.release()  # nothing awaits before take counts the same bytes in
+        release = self._take(session, request_id, len(body))
+        if isinstance(release, Response):
+            return release
+        kept = session is not None and session.kept
+        stream = None
+        if message.get("method") == "subscriptions/listen":
+            stream = self._streams.open(session if kept else None,
+                                        expires=getattr(caller, "expires", math.inf))
+            if stream is None:
+                release()
+                return JsonAnswer(error_response(request_id, rpc.SERVER_BUSY,
+                                                 self._streams.busy()))
+        # What a client sets for itself (subscriptions, log level) is kept under its session
+        # id; a request without a session is a client of its own, forgotten once answered
+        peer: Hashable = session_id if kept else object()
+        forget = getattr(self._handler, "forget_peer", None)
+        if not kept and forget is not None:
+            counted = release
+
+            def release() -> None:
+                counted()
+                forget(peer)
+        return Exchange(self._handler, message, session, modern, headers, self._in_flight,
+                        caller, json_ok=json_ok, sse_ok=sse_ok, release=release, peer=peer,
+                        stream=stream, streams=self._streams)
+
+    def _param_problem(self, message: Mapping[str, Any], request: Request,
+                       modern: bool) -> str | None:
+        """Why a call's ``Mcp-Param-*`` headers disagree with its arguments (SEP-2243)."""
+        fields = getattr(self._handler, "param_fields", None)
+        params = message.get("params")
+        if fields is None or not isinstance(params, Mapping):
+            return None
+        found = fields(params.get("name"))
+        if not found:
+            return None
+        return param_problem(found, params.get("arguments"), request.headers, modern=modern)
+
+    async def _notification(self, message: dict[str, Any], session: Session | None,
+                            session_id: str | None, caller: Caller | None) -> None:
+        """A client's answer (to an ask, ``ctx.elicit``) or notification: nobody waits."""
+        if is_response(message):
+            if session is not None:
+                session.pending.resolve(message)
+            return
+        target = cancelled_id(message)
+        if (message.get("method") == "notifications/cancelled" and session is not None
+                and rpc.is_valid_id(target)):
+            scope = session.running.get(target)
+            if scope is not None:
+                scope.cancel()
+        try:
+            with as_caller(caller):
+                await self._handler.handle(message, peer=session_id if session is not None
+                                           and session.kept else None)
+        except Exception as exc:  # nobody waits for a notification's answer
+            log_failure(log, "a notification", exc)
+
+    def _take(self, session: Session | None, request_id: Any, size: int
+              ) -> Callable[[], None] | Response:
+        """Count a request into its session's budget and the server's; the answer refusing
+        it when either is full (a JSON-RPC error naming the limit), else what gives it back."""
+        if session is not None and request_id in session.taken:
+            log.warning("refused request %s: its session is answering one with that id",
+                        cut(repr(request_id), 60))
+            return JsonAnswer(error_response(
+                request_id, -32600, f"Invalid Request: id {cut(repr(request_id), 100)} is "
+                "already in use by a request of this session being answered"))
+        budget = session.budget if session is not None else None
+        if budget is not None and not budget.take(size):
+            log.warning("refused request %s: its session has %d in flight",
+                        cut(repr(request_id), 60), budget.count)
+            return JsonAnswer(budget.refusal(request_id))
+        if not self._budget.take(size):
+            if budget is not None:
+                budget.give_back(size)
+            log.warning("refused request %s: %s bytes in flight", cut(repr(request_id), 60),
+                        f"{self._budget.held:,}")
+            return JsonAnswer(self._budget.refusal(request_id))
+
+        if session is not None:
+            session.taken.add(request_id)
+
+        def release() -> None:
+            self._budget.give_back(size)
+            if budget is not None:
+                budget.give_back(size)
+            if session is not None:
+                session.taken.discard(request_id)
+                if not session.kept:
+                    self._sessions.done_unkept(session)
+        return release
