@@ -1,6 +1,6 @@
 """SIGTERM or SIGHUP while a permission question waits for a person (a real terminal, tmux):
-the run stops, and the audit log says the call was denied and why (nobody answered: toolhost
-got the signal)."""
+the run stops, the CLI's ``can_use_tool`` is answered with a deny before its stdin closes, and
+the audit log says the same (nobody answered: toolhost is stopping, and the signal)."""
 
 from __future__ import annotations
 
@@ -50,5 +50,11 @@ def test_a_question_ended_by_a_signal_is_in_the_audit_log(tmp_path: Path, signum
     assert record["tool"] == "mcp__s__echo" and record["decision"] == "deny", record
     assert record["tool_use_id"] == "toolu_q1"
     assert record["answered_by"] == "nobody (question ended)"
-    assert record["message"] == ("Nobody answered the question about mcp__s__echo: "
-                                 f"toolhost got {name} and stopped.")
+    why = f"Nobody answered the question about mcp__s__echo: toolhost is stopping ({name})."
+    assert record["message"] == why
+    read = [json.loads(line[3:]) for line in (tmp_path / "fake.log").read_bytes().splitlines()
+            if line.startswith(b"IN {")]
+    answers = [m["response"] for m in read if m.get("type") == "control_response"
+               and m["response"].get("request_id") == "q1"]
+    assert answers == [{"subtype": "success", "request_id": "q1",
+                        "response": {"behavior": "deny", "message": why}}], read

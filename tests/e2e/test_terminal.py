@@ -7,7 +7,9 @@ after each test a check that no process of the run is left.
 
 from __future__ import annotations
 
+import json
 import os
+import signal
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -172,6 +174,21 @@ def test_ctrl_c_at_the_question_with_p_ends_the_run_with_130(
     pane.key("C-c")
     assert _end(pane) == 130, pane.screen()
     assert read_log(tool_log) == []
+
+
+def test_sigterm_at_the_question_denies_it_and_ends_the_run_with_143(
+        start: Callable[..., Pane], tool_log: Path, tmp_path: Path) -> None:
+    # the real CLI gets its can_use_tool answered (a deny) before its stdin closes
+    pane = start(ONE_CALL, "-p", "save it")
+    pane.wait_for(QUESTION)
+    os.kill(pane.pid, signal.SIGTERM)
+    assert _end(pane) == 143, pane.screen()
+    assert read_log(tool_log) == []
+    [record] = [json.loads(line) for line in
+                (tmp_path / "audit.jsonl").read_text().splitlines()]
+    assert record["decision"] == "deny" and record["answered_by"] == "nobody (question ended)"
+    assert record["message"] == ("Nobody answered the question about mcp__e2e__write_note: "
+                                 "toolhost is stopping (SIGTERM).")
 
 
 def test_y_at_the_question_with_p(start: Callable[..., Pane], tool_log: Path) -> None:

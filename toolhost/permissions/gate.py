@@ -56,8 +56,14 @@ class PermissionGate:
         # (with ``policy``) when the config's secrets change.
         self.redact = redact
         # Why a question still open will not be answered (the audit line says it), when the
-        # host is ending, e.g. "toolhost got SIGTERM and stopped"; else "cancelled" is all.
+        # host is ending, e.g. "toolhost is stopping (SIGTERM)"; else "cancelled" is all.
         self.ending: str | None = None
+
+    def unanswered(self, tool_name: str) -> str:
+        """Why a question about ``tool_name`` ended unanswered: the deny's message, in the
+        audit log and (``toolhost run`` stopping) in the CLI's answer alike."""
+        why = self.ending or "the request was cancelled"
+        return f"Nobody answered the question about {tool_name}: {why}."
 
     async def check(self, tool_name: str, tool_input: Mapping[str, Any],
                     request: Mapping[str, Any] | None = None) -> Decision:
@@ -67,9 +73,8 @@ class PermissionGate:
             try:
                 decision = await self.asker.ask(tool_name, tool_input, decision)
             except get_cancelled_exc_class():  # the question ended unanswered: still recorded
-                why = self.ending or "the request was cancelled"
                 self._recorded(tool_name, tool_input, Decision(
-                    "deny", f"Nobody answered the question about {tool_name}: {why}.",
+                    "deny", self.unanswered(tool_name),
                     rule=decision.rule, origin=decision.origin,
                     answered_by="nobody (question ended)"), request)
                 raise

@@ -14,14 +14,16 @@ once (``_take_line``). Past 1,000 requests in flight a new one is refused with a
 Every incoming control request runs in its own task, so a slow tool never holds up another
 request, and gets exactly one answer -- except one the CLI withdrew with
 ``control_cancel_request``, which (like the official SDK) gets none: the CLI has stopped
-waiting for it. A tools/call cancelled by ``notifications/cancelled`` is still answered, with
-JSON-RPC error -32800 inside its ``mcp_response``; the CLI ignores that late answer.
+waiting for it. When the host stops (a signal), ``deny_open_permissions`` answers every
+``can_use_tool`` still waiting for a person with a deny at once, before the CLI's stdin
+closes. A tools/call cancelled by ``notifications/cancelled`` is still answered, with JSON-RPC
+error -32800 inside its ``mcp_response``; the CLI ignores that late answer.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Coroutine, Mapping
 from typing import Any
 
 import anyio
@@ -66,6 +68,15 @@ log = logging.getLogger("toolhost.protocol")
 def _succeeded(request_id: str, response: Any) -> dict[str, Any]:
     return {"type": "control_response",
             "response": {"subtype": "success", "request_id": request_id, "response": response}}
+
+
+def _permission_tool(request: Any) -> str | None:
+    """The tool name of a ``can_use_tool`` request (None for any other request)."""
+    if (type(request) is dict or isinstance(request, Mapping)) \
+            and request.get("subtype") == "can_use_tool":
+        name = request.get("tool_name")
+        return name if isinstance(name, str) else "the tool"
+    return None
 
 
 class _CallCancel:
@@ -115,6 +126,11 @@ class ControlSession:
         self._eof = anyio.Event()
         self._outbox = Outbox(self._writer)  # our requests, matched to their answers
         self._rpc_calls: dict[tuple[str, Any], object] = {}  # tools/call in flight (handlers)
+        # can_use_tool requests being decided with a pause (a person asked): id -> tool name;
+        # and those ``deny_open_permissions`` answered (their own answer is then dropped)
+        self._permissions_open: dict[str, str] = {}
+        self._answered_early: set[str] = set()
+        self._stopping: Callable[[str], str] | None = None  # set by deny_open_permissions
 
     # -- servers ----------------------------------------------------------------------
 
@@ -273,13 +289,43 @@ class ControlSession:
         # own, see McpServer.handle): that call is still answered, with -32800.
         scope = self._tasks.scopes.get(request_id)
         cancel = _CallCancel(scope) if scope is not None else None
+        asking = _permission_tool(request)
+        if asking is not None:
+            self._permissions_open[request_id] = asking
         try:
             answer = await self._answer(request_id, request, cancel)
         except anyio.get_cancelled_exc_class():
             if cancel is not None and cancel.called and not self._tasks.unanswered(cancel.scope):
                 self._answer_cancelled(request_id, request)
+            elif asking is not None and self._stopping is not None \
+                    and not (scope is not None and self._tasks.withdrawn(scope)):
+                self.deny_open_permissions(self._stopping)  # came after the host began to stop
             raise
+        finally:
+            if asking is not None:
+                del self._permissions_open[request_id]
+        if request_id in self._answered_early:  # denied as the host stopped: answered once
+            self._answered_early.discard(request_id)
+            return
         await self._write(answer)
+
+    def deny_open_permissions(self, message: Callable[[str], str]) -> int:
+        """The host is stopping: answer every ``can_use_tool`` still being decided (a person
+        asked) with a deny, ``message(tool_name)``, written now, before the CLI's stdin is
+        closed (the CLI is never left without an answer). Their own answers, if any come,
+        are dropped. Returns how many were answered."""
+        self._stopping = message
+        answered = 0
+        for request_id, tool_name in list(self._permissions_open.items()):
+            if request_id in self._answered_early:
+                continue
+            data = encode_line(_succeeded(request_id, {"behavior": "deny",
+                                                       "message": message(tool_name)}))
+            if not self._writer.write_now(data) and self._tasks.running:
+                self._tasks.start(self._sender(data))  # a CLI slow to read: sent when it can
+            self._answered_early.add(request_id)
+            answered += 1
+        return answered
 
     def _answer_cancelled(self, request_id: str, request: Mapping[str, Any]) -> None:
         # Written without a pause (this task is being cancelled: it cannot await), or by a
@@ -391,6 +437,9 @@ class ControlSession:
             await self._writer.send(obj)
         except (anyio.BrokenResourceError, anyio.ClosedResourceError) as exc:
             log.debug("control session: dropped an outgoing line, the CLI is gone (%r)", exc)
+
+    def _sender(self, data: bytes) -> Callable[[], Coroutine[Any, Any, None]]:
+        return lambda: self._send_line(data)
 
     async def _send_line(self, data: bytes) -> None:
         try:

@@ -189,6 +189,10 @@ class RequestTasks:
         session is closing."""
         return self.closing or scope in self._withdrawn
 
+    def withdrawn(self, scope: anyio.CancelScope) -> bool:
+        """Whether the CLI withdrew the request of ``scope`` (``control_cancel_request``)."""
+        return scope in self._withdrawn
+
     def cancel_all(self) -> None:
         self.closing = True
         for scope in list(self.scopes.values()):

@@ -468,8 +468,13 @@ class Signals:
         if signum != signal.SIGINT:
             _say(f"{name}: stopping the session")
         if self.gate is not None:
-            self.gate.ending = (f"toolhost got {name} and stopped" if signum != signal.SIGINT
-                                else "toolhost was stopped with Ctrl-C")
+            self.gate.ending = ("toolhost is stopping "
+                                f"({name if signum != signal.SIGINT else 'Ctrl-C'})")
+            if self.session is not None:
+                # now, before anything is cancelled and the CLI's stdin closed: a question
+                # still open gets its deny (the CLI is never left without an answer), saying
+                # what its audit line says
+                self.session.control.deny_open_permissions(self.gate.unanswered)
         if self.session is not None:
             self.session.abort()
         self.scope.cancel()
