@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -113,3 +114,62 @@ def test_a_chain_within_the_limit_loads_and_the_limit_can_be_raised(tmp_path: Pa
     assert _validate(config).returncode == 1
     proc = _validate(config, TOOLHOST_MAX_EXTENDS_CHAIN="80")
     assert proc.returncode == 0, proc.stderr
+
+
+def _huge(path: Path) -> None:
+    with path.open("wb") as f:  # sparse: 2 GiB that take no disk
+        f.truncate(2 * 1024 ** 3)
+
+
+def _proc_mem(path: Path) -> None:
+    if not os.path.exists("/proc/self/mem"):
+        pytest.skip("no /proc/self/mem here")
+    path.symlink_to("/proc/self/mem")
+
+
+def _unreadable(path: Path) -> None:
+    if os.geteuid() == 0:
+        pytest.skip("root reads every file")
+    path.write_text("toolhost: 1\n")
+    path.chmod(0)
+
+
+def _utf16(path: Path) -> None:
+    path.write_bytes("toolhost: 1\n".encode("utf-16"))
+
+
+def _bad_byte(path: Path) -> None:
+    path.write_bytes(b"toolhost: 1\nservers:\n  s: \xff\n")
+
+
+@pytest.mark.parametrize(("make", "said"), [
+    (_huge, "extends: frag.yaml: config file too large (2,147,483,648 bytes"),
+    (_proc_mem, "extends: frag.yaml: cannot read: "),
+    (_unreadable, "extends: frag.yaml: cannot read: Permission denied"),
+    (_utf16, "extends: frag.yaml:1:1: not UTF-8 text: this is UTF-16"),
+    (_bad_byte, "extends: frag.yaml:3:6: not UTF-8 text (byte 0xff)"),
+], ids=["2GB", "proc-self-mem", "unreadable", "utf16", "bad-byte"])
+def test_a_fragment_that_cannot_be_read_is_located_at_the_entry_naming_it(
+        tmp_path: Path, make: Any, said: str) -> None:
+    """The fragment's own refusal names the fragment *and* the `extends[i]` line that pulled
+    it in (it named only the fragment: which of a team's files brought it was a search)."""
+    make(tmp_path / "frag.yaml")
+    config = tmp_path / "toolhost.yaml"
+    config.write_text("toolhost: 1\n\nextends:\n  - ./ok.yaml\n  - frag.yaml\n")
+    (tmp_path / "ok.yaml").write_text("toolhost: 1\n")
+    line = _one_located_line(_validate(config), config, line=5).replace(f"{tmp_path}/", "")
+    assert line.startswith(f"{config.name}:5:5: extends[1]: {said}"), line
+
+
+def test_a_nested_fragment_is_located_at_the_fragment_that_named_it(tmp_path: Path) -> None:
+    (tmp_path / "team").mkdir()
+    _huge(tmp_path / "team" / "big.toml")
+    (tmp_path / "team" / "base.toml").write_text('toolhost = 1\nextends = ["big.toml"]\n')
+    config = tmp_path / "toolhost.yaml"
+    config.write_text("toolhost: 1\nextends: [team/base.toml]\n")
+    proc = _validate(config)
+    assert proc.returncode == 1, proc.stderr
+    assert proc.stderr.strip().replace(f"{tmp_path}/", "") == (
+        "team/base.toml:2:12: extends[0]: extends: team/big.toml: config file too large "
+        "(2,147,483,648 bytes, the limit is 16,777,216) (raise it with "
+        "TOOLHOST_MAX_CONFIG_BYTES if the file is meant to be this big)"), proc.stderr

@@ -200,7 +200,8 @@ class _Reader:
         self.problems: list[Problem] = []
         self.version_problems: list[Problem] = []
 
-    def read(self, file: str, layer: str, *, is_main: bool, chain: tuple[str, ...]) -> None:
+    def read(self, file: str, layer: str, *, is_main: bool, chain: tuple[str, ...],
+             origin: Origin | None = None) -> None:
         real = os.path.realpath(file)
         if real in self.seen:
             return
@@ -210,7 +211,7 @@ class _Reader:
             mine = lock_path(chain[0] if chain else file)  # the lock of that person's layer
             if os.path.realpath(mine) != os.path.realpath(self.guard.lock_file):
                 self.guard.personal[real] = mine
-        doc = read_doc(file, layer, self.problems)
+        doc = read_doc(file, layer, self.problems, origin)
         if doc is None:
             return
         spend_values(max(len(doc.marks), 1))  # a mark per value: what this file holds
@@ -314,7 +315,7 @@ class _Reader:
                 self.problems.append(_chain_too_long(chain, name, LIMITS.extends_chain,
                                                      origin))
                 continue
-            self.read(name, fragment_layer, is_main=False, chain=chain)
+            self.read(name, fragment_layer, is_main=False, chain=chain, origin=origin)
 
 
     def _unresolved(self, entry: Any, origin: Origin, exc: ConfigError, layer: str,

@@ -114,8 +114,14 @@ def resolve_extends(entry: Any, *, base_dir: Path, origin: Origin) -> Path:
     return resolver(entry, base_dir=base_dir, origin=origin)
 
 
-def read_doc(path: Path | str, layer: str, problems: list[Problem]) -> Doc | None:
-    """Read and parse one file; problems (unreadable, bad syntax) go to ``problems``."""
+def read_doc(path: Path | str, layer: str, problems: list[Problem],
+             origin: Origin | None = None) -> Doc | None:
+    """Read and parse one file; problems (unreadable, bad syntax) go to ``problems``.
+
+    ``origin`` is the ``extends`` entry that named the file, if one did: a refusal of the
+    whole file (too large, cannot be read, not UTF-8) is located there, naming the file, so
+    the person sees which line pulled it in (a syntax error stays at the file's own line).
+    """
     name = str(path)
     if not name:
         problems.append(Problem("no config file named (an empty path)", "''",
@@ -135,8 +141,10 @@ def read_doc(path: Path | str, layer: str, problems: list[Problem]) -> Doc | Non
         problems.append(Problem(f"unknown config format '{Path(path).suffix}'", name,
                                 hint="use .yaml, .yml or .toml"))
         return None
-    text = read_bounded(name, problems)
+    refused: list[Problem] = []
+    text = read_bounded(name, refused)
     if text is None:
+        problems.extend(refused if origin is None else (_pulled_by(p, origin) for p in refused))
         return None
     if kind == "yaml":  # each parser loads with its first file of that kind
         from toolhost.config.yaml_source import parse_yaml
@@ -145,3 +153,11 @@ def read_doc(path: Path | str, layer: str, problems: list[Problem]) -> Doc | Non
     from toolhost.config.toml_source import parse_toml
 
     return parse_toml(text, name, layer, problems)
+
+
+def _pulled_by(problem: Problem, origin: Origin) -> Problem:
+    """``problem`` of a whole fragment, located at the ``extends`` entry that named it."""
+    where = problem.file
+    if problem.line:
+        where += f":{problem.line}" + (f":{problem.column}" if problem.column else "")
+    return origin.problem(f"extends: {cut(where, 200)}: {problem.message}", hint=problem.hint)

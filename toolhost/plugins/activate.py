@@ -26,6 +26,7 @@ from toolhost.plugins.discovery import (
     installed_version,
     pip_install,
 )
+from toolhost.plugins.interrupt import CtrlC, ctrl_c_noted
 from toolhost.plugins.plugin_set import PluginInfo, PluginSet
 from toolhost.plugins.quiet import prints_to_stderr
 from toolhost.plugins.registry import Registry
@@ -82,8 +83,9 @@ def activate(requirements: Sequence[PluginRequirement], *, strict: bool = True) 
     installed = installed_plugins() if wanted else {}
     outcome = _Outcome()
     builtins = _activate_builtins(installed, outcome)
-    for req in wanted:
-        _activate_one(req, installed, outcome)
+    with ctrl_c_noted() as ctrl_c:  # a person's Ctrl-C, not a plugin's KeyboardInterrupt
+        for req in wanted:
+            _activate_one(req, installed, outcome, ctrl_c)
 
     kinds: dict[str, BackendKind] = dict(builtins.kinds) if builtins else {}
     owners = dict.fromkeys(kinds, "toolhost")
@@ -131,7 +133,7 @@ def _activate_builtins(installed: Mapping[str, InstalledPlugin],
 
 
 def _activate_one(req: PluginRequirement, installed: Mapping[str, InstalledPlugin],
-                  outcome: _Outcome) -> None:
+                  outcome: _Outcome, ctrl_c: CtrlC) -> None:
     key = canonical_name(req.name)
     if key == SELF:
         outcome.problems.append(_problem(req, "toolhost itself is always enabled; remove it "
@@ -170,16 +172,21 @@ def _activate_one(req: PluginRequirement, installed: Mapping[str, InstalledPlugi
                 # not corrupt it
         _check_kinds(reg)
         reg.close()  # a thread the hook started adds nothing afterwards
-    except KeyboardInterrupt:
-        raise
-    except BaseException as exc:  # a plugin's bug (even a BaseException of its own, or
-        # SystemExit) must not take the host down: one line naming the plugin
+    except BaseException as exc:  # a plugin's bug (even a BaseException of its own,
+        # SystemExit, a KeyboardInterrupt with no Ctrl-C) must not take the host down: one
+        # line naming the plugin
+        if ctrl_c.pressed:  # the person's Ctrl-C (the plugin may have turned it into exc)
+            if isinstance(exc, KeyboardInterrupt):
+                raise
+            raise KeyboardInterrupt from exc
         log.debug("plugin %s failed while registering", plugin.name, exc_info=True)
         outcome.problems.append(_problem(
             req, f"plugin '{plugin.name}' {plugin.version} failed while registering: "
-            f"{type(exc).__name__}: {exc}",
+            f"{_raised(exc)}",
             hint=f"run with -vv for the traceback; reinstall or upgrade '{plugin.name}'"))
         return
+    if ctrl_c.pressed:  # the plugin caught the person's Ctrl-C and went on: it still counts
+        raise KeyboardInterrupt
     took = time.perf_counter() - started
     if took >= SLOW_PLUGIN_SECONDS:  # every load waits for it: run, serve, validate, reloads
         log.warning("plugin '%s' %s took %.1f s to import and register: every start and "
@@ -189,6 +196,19 @@ def _activate_one(req: PluginRequirement, installed: Mapping[str, InstalledPlugi
                                     provides=reg.provides(), requirement=req,
                                     modules=tuple(ep.value for ep in plugin.entry_points)))
     outcome.registries.append(reg)
+
+
+def _raised(exc: BaseException) -> str:
+    """What a plugin raised, in words: its type and message (a message that itself raises
+    cannot take the load down)."""
+    try:
+        text = str(exc)
+    except Exception as inner:  # a plugin's __str__ is its code too
+        text = f"(its message could not be shown: {type(inner).__name__})"
+    said = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+    if isinstance(exc, KeyboardInterrupt):
+        said += " raised by the plugin (no Ctrl-C was pressed)"
+    return said
 
 
 def run_hook(hook: Callable[[Registry], Any], reg: Registry, where: str) -> None:
