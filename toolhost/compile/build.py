@@ -116,6 +116,12 @@ def compile_tool(tool: ToolConfig, server: ServerConfig, kinds: Mapping[str, Bac
     except Exception as exc:  # a plugin's kind failing to bind is still a config problem
         raise CompileError([_problem(tool, f"the '{kind.name}' backend could not bind this "
                                      f"tool: {type(exc).__name__}: {exc}")]) from exc
+    except SystemExit as exc:  # a module calling sys.exit() (argparse at import) or a
+        # plugin's kind: said where, not the whole command ending with its status, unsaid
+        raise CompileError([_problem(tool, f"the '{kind.name}' backend could not bind this "
+                                     f"tool: it called exit({exc.code!r}) (sys.exit at "
+                                     "import time, or argparse parsing toolhost's "
+                                     "arguments?)")]) from None
     problems: list[Problem] = []
     wire = wire_name_problem(tool)
     if wire:
