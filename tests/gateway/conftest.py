@@ -73,13 +73,26 @@ def upstream_processes() -> list[int]:
     return found
 
 
+def free_port() -> int:
+    """A local TCP port nothing listens on (at the time of asking)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
 @contextmanager
 def http_upstream(script: Path = UPSTREAM, **env: str) -> Iterator[int]:
     """The upstream (or ``script``: e.g. HOSTILE) served over HTTP on a free local port
     (``env``: its switches); yields the port once it accepts connections."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = int(sock.getsockname()[1])
+    with http_upstream_process(script, **env) as (port, _server):
+        yield port
+
+
+@contextmanager
+def http_upstream_process(script: Path = UPSTREAM, **env: str
+                          ) -> Iterator[tuple[int, subprocess.Popen[bytes]]]:
+    """``http_upstream``, with its process (for a test that kills it)."""
+    port = free_port()
     server = subprocess.Popen([sys.executable, str(script), "http", str(port)],
                               env={**os.environ, **env},
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -90,7 +103,7 @@ def http_upstream(script: Path = UPSTREAM, **env: str) -> Iterator[int]:
                 if probe.connect_ex(("127.0.0.1", port)) == 0:
                     break
             time.sleep(0.1)
-        yield port
+        yield port, server
     finally:
         server.terminate()
         server.wait(10)

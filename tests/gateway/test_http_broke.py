@@ -5,14 +5,11 @@ failed'."""
 
 from __future__ import annotations
 
-import os
-import socket
 import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 import pytest
@@ -21,33 +18,12 @@ from toolhost.gateway.client import UpstreamConnection, UpstreamError
 from toolhost.gateway.http_broke import origin_of
 from toolhost.gateway.spec import UpstreamSpec
 
-from .conftest import HOSTILE
+from .conftest import HOSTILE, free_port, http_upstream_process
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-@contextmanager
-def _killable(mode: str) -> Iterator[tuple[int, subprocess.Popen[bytes]]]:
+def _killable(mode: str) -> AbstractContextManager[tuple[int, subprocess.Popen[bytes]]]:
     """The hostile upstream over HTTP (``mode``), to be killed by the test."""
-    port = _free_port()
-    server = subprocess.Popen([sys.executable, str(HOSTILE), "http", str(port)],
-                              env={**os.environ, "HOSTILE_MODE": mode},
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            with socket.socket() as probe:
-                if probe.connect_ex(("127.0.0.1", port)) == 0:
-                    break
-            time.sleep(0.05)
-        yield port, server
-    finally:
-        server.kill()
-        server.wait(10)
+    return http_upstream_process(HOSTILE, HOSTILE_MODE=mode)
 
 
 def _text(result: dict[str, object]) -> str:
@@ -104,7 +80,7 @@ def test_an_http_upstream_killed_during_a_call_ends_it_at_once_saying_so() -> No
 
 
 def test_a_start_where_nothing_listens_says_so_through_the_cli(tmp_path: Path) -> None:
-    port = _free_port()  # (closed again: nothing listens there)
+    port = free_port()  # (closed again: nothing listens there)
     config = tmp_path / "web.yaml"
     config.write_text(f"""\
 toolhost: 1

@@ -11,8 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from toolhost.config.model import PermissionsConfig, RuleConfig
-from toolhost.permissions import compile_policy
+from tests.permissions.test_laterarchive import GUARDED, OPEN, decide
 
 HOOK_PATCH = """diff --git a/.husky/pre-commit b/.husky/pre-commit
 new file mode 100755
@@ -55,14 +54,6 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path
 
 
-def decide(root: Path, command: str, rules: list[tuple[str, str]]) -> str:
-    policy = compile_policy(PermissionsConfig(
-        rules=[RuleConfig(effect=e, tool=t) for e, t in rules], default="ask"), cwd=str(root))
-    return policy.decide("Bash", {"command": command}).behavior
-
-
-GUARDED = [("deny", "Bash(rm:*)"), ("allow", "Bash")]
-OPEN = [("allow", "Bash")]
 
 NOT_PROVABLE = [
     "git apply hook.patch", "git apply --index -p1 hook.patch", "git am x.mbox",

@@ -14,6 +14,8 @@ import subprocess
 import sys
 import termios
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 TOOLHOST = str(Path(sys.executable).parent / "toolhost")
@@ -39,7 +41,7 @@ for line in sys.stdin:
               "input": {{"text": "x"}}, "tool_use_id": "t1"}}}})
 '''
 
-CONFIG = """\
+ECHO_CONFIG = """\
 toolhost: 1
 servers:
   s:
@@ -47,9 +49,8 @@ servers:
       echo:
         command: [printf, "%s", "{{ text }}"]
         params: {text: {type: string}}
-permissions:
-  default: ask
 """
+CONFIG = ECHO_CONFIG + "permissions:\n  default: ask\n"
 
 
 def _read_until(master: int, text: str, seconds: float = 30) -> str:
@@ -64,13 +65,17 @@ def _read_until(master: int, text: str, seconds: float = 30) -> str:
     return data.decode(errors="replace")
 
 
-def test_ctrl_c_at_a_question_sends_the_interrupt_before_the_deny(tmp_path: Path) -> None:
+@contextmanager
+def at_question(tmp_path: Path, config_text: str = CONFIG
+                ) -> Iterator[tuple[subprocess.Popen[bytes], int]]:
+    """``toolhost run`` at a real terminal with the fake CLI of ``ASKS`` (its log:
+    ``tmp_path/cli.log``), a turn typed and its permission question shown: the process and
+    the terminal's master end (killed and closed after)."""
     cli = tmp_path / "cli.py"
     cli.write_text(ASKS.format(python=sys.executable))
     cli.chmod(0o755)
     config = tmp_path / "c.yaml"
-    config.write_text(CONFIG)
-    log = tmp_path / "cli.log"
+    config.write_text(config_text)
     master, slave = pty.openpty()
 
     def own_terminal() -> None:
@@ -81,24 +86,30 @@ def test_ctrl_c_at_a_question_sends_the_interrupt_before_the_deny(tmp_path: Path
         with subprocess.Popen([TOOLHOST, "run", str(config), "--cli", str(cli)],
                               stdin=slave, stdout=slave, stderr=slave,
                               preexec_fn=own_terminal,
-                              env={**os.environ, "FAKE_LOG": str(log), "TERM": "xterm"}
-                              ) as process:
+                              env={**os.environ, "FAKE_LOG": str(tmp_path / "cli.log"),
+                                   "TERM": "xterm"}) as process:
             try:
                 assert "> " in _read_until(master, "> ")
                 os.write(master, b"save it\n")
                 assert "Allow?" in _read_until(master, "Allow?")
-                process.send_signal(signal.SIGINT)  # Ctrl-C, as the terminal sends it
-                shown = _read_until(master, "the turn interrupted")
-                assert "the call is denied and the turn interrupted" in shown, shown
-                _read_until(master, "> ")
-                os.write(master, b"\x04")  # Ctrl-D at the prompt: the end
-                process.wait(timeout=30)
+                yield process, master
             finally:
                 if process.poll() is None:
                     process.kill()
     finally:
         os.close(master)
         os.close(slave)
+
+
+def test_ctrl_c_at_a_question_sends_the_interrupt_before_the_deny(tmp_path: Path) -> None:
+    with at_question(tmp_path) as (process, master):
+        process.send_signal(signal.SIGINT)  # Ctrl-C, as the terminal sends it
+        shown = _read_until(master, "the turn interrupted")
+        assert "the call is denied and the turn interrupted" in shown, shown
+        _read_until(master, "> ")
+        os.write(master, b"\x04")  # Ctrl-D at the prompt: the end
+        process.wait(timeout=30)
+    log = tmp_path / "cli.log"
     read = [json.loads(line) for line in log.read_text().splitlines()]
     kinds = [m["request"]["subtype"] if m["type"] == "control_request"
              else m["response"]["request_id"] if m["type"] == "control_response"

@@ -11,6 +11,7 @@ from pathlib import Path
 import anyio
 import pytest
 
+from tests.runner.test_interrupt_order import ECHO_CONFIG
 from toolhost.errors import RunnerError
 from toolhost.host import load_host
 from toolhost.runner import TextRenderer, run_host
@@ -30,15 +31,7 @@ for line in sys.stdin:
         threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGKILL)).start()
 '''
 
-CONFIG = """\
-toolhost: 1
-servers:
-  s:
-    tools:
-      echo:
-        command: [printf, "%s", "{{ text }}"]
-        params: {text: {type: string}}
-"""
+CONFIG = ECHO_CONFIG
 
 
 def test_a_cli_killed_between_turns_ends_the_session_at_once(tmp_path: Path) -> None:

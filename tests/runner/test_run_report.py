@@ -9,6 +9,7 @@ from typing import Any
 
 import anyio
 
+from tests.runner.test_interrupt_order import ECHO_CONFIG
 from toolhost.host import load_host
 from toolhost.runner import TextRenderer, run_host
 from toolhost.runner.run import KEPT_RESULTS, RunReport
@@ -31,15 +32,7 @@ for line in sys.stdin:
                           "pad": "x" * 10000}}), flush=True)
 '''
 
-CONFIG = """\
-toolhost: 1
-servers:
-  s:
-    tools:
-      echo:
-        command: [printf, "%s", "{{ text }}"]
-        params: {text: {type: string}}
-"""
+CONFIG = ECHO_CONFIG
 
 
 def _result(ok: bool = True, subtype: str = "success") -> dict[str, Any]:

@@ -4,58 +4,24 @@ audit log says the same. A host that stops never leaves a call unanswered."""
 
 from __future__ import annotations
 
-import fcntl
 import json
-import os
-import pty
 import signal
-import subprocess
-import sys
-import termios
 from pathlib import Path
 
 import pytest
 
-from tests.runner.test_interrupt_order import ASKS, CONFIG, _read_until
-
-TOOLHOST = str(Path(sys.executable).parent / "toolhost")
+from tests.runner.test_interrupt_order import CONFIG, at_question
 
 
 @pytest.mark.parametrize(("signum", "status"), [(signal.SIGTERM, 143), (signal.SIGHUP, 129)],
                          ids=["SIGTERM", "SIGHUP"])
 def test_a_signal_at_a_question_answers_it_with_a_deny_before_the_cli_stops(
         tmp_path: Path, signum: int, status: int) -> None:
-    cli = tmp_path / "cli.py"
-    cli.write_text(ASKS.format(python=sys.executable))
-    cli.chmod(0o755)
     audit = tmp_path / "audit.jsonl"
-    config = tmp_path / "c.yaml"
-    config.write_text(CONFIG + f"  audit_log: {audit}\n")
+    with at_question(tmp_path, CONFIG + f"  audit_log: {audit}\n") as (process, _master):
+        process.send_signal(signum)
+        assert process.wait(timeout=30) == status
     log = tmp_path / "cli.log"
-    master, slave = pty.openpty()
-
-    def own_terminal() -> None:
-        os.setsid()
-        fcntl.ioctl(0, termios.TIOCSCTTY, 0)
-
-    try:
-        with subprocess.Popen([TOOLHOST, "run", str(config), "--cli", str(cli)],
-                              stdin=slave, stdout=slave, stderr=slave,
-                              preexec_fn=own_terminal,
-                              env={**os.environ, "FAKE_LOG": str(log), "TERM": "xterm"}
-                              ) as process:
-            try:
-                assert "> " in _read_until(master, "> ")
-                os.write(master, b"save it\n")
-                assert "Allow?" in _read_until(master, "Allow?")
-                process.send_signal(signum)
-                assert process.wait(timeout=30) == status
-            finally:
-                if process.poll() is None:
-                    process.kill()
-    finally:
-        os.close(master)
-        os.close(slave)
     name = signal.Signals(signum).name
     why = f"Nobody answered the question about mcp__s__echo: toolhost is stopping ({name})."
     read = [json.loads(line) for line in log.read_text().splitlines()]
