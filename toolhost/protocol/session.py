@@ -14,16 +14,16 @@ once (``_take_line``). Past 1,000 requests in flight a new one is refused with a
 Every incoming control request runs in its own task, so a slow tool never holds up another
 request, and gets exactly one answer -- except one the CLI withdrew with
 ``control_cancel_request``, which (like the official SDK) gets none: the CLI has stopped
-waiting for it. When the host stops (a signal), ``deny_open_permissions`` answers every
-``can_use_tool`` still waiting for a person with a deny at once, before the CLI's stdin
-closes. A tools/call cancelled by ``notifications/cancelled`` is still answered, with JSON-RPC
+waiting for it. When the host stops (a signal), ``stop`` answers every request still being
+served at once, before the CLI's stdin closes (``toolhost.protocol.open_requests``). A
+tools/call cancelled by ``notifications/cancelled`` is still answered, with JSON-RPC
 error -32800 inside its ``mcp_response``; the CLI ignores that late answer.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Coroutine, Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import anyio
@@ -53,6 +53,8 @@ from toolhost.protocol.handlers import (
     answer_can_use_tool_now,
     answer_mcp_message,
 )
+from toolhost.protocol.open_requests import OpenRequests, StoppedRequest, permission_tool
+from toolhost.protocol.open_requests import succeeded as _succeeded
 from toolhost.protocol.outbox import Outbox
 from toolhost.protocol.pipes import PipeLines
 from toolhost.protocol.refusals import busy as _busy
@@ -63,20 +65,6 @@ from toolhost.protocol.tasks import RequestTasks
 __all__ = ["ControlSession"]
 
 log = logging.getLogger("toolhost.protocol")
-
-
-def _succeeded(request_id: str, response: Any) -> dict[str, Any]:
-    return {"type": "control_response",
-            "response": {"subtype": "success", "request_id": request_id, "response": response}}
-
-
-def _permission_tool(request: Any) -> str | None:
-    """The tool name of a ``can_use_tool`` request (None for any other request)."""
-    if (type(request) is dict or isinstance(request, Mapping)) \
-            and request.get("subtype") == "can_use_tool":
-        name = request.get("tool_name")
-        return name if isinstance(name, str) else "the tool"
-    return None
 
 
 class _CallCancel:
@@ -126,11 +114,8 @@ class ControlSession:
         self._eof = anyio.Event()
         self._outbox = Outbox(self._writer)  # our requests, matched to their answers
         self._rpc_calls: dict[tuple[str, Any], object] = {}  # tools/call in flight (handlers)
-        # can_use_tool requests being decided with a pause (a person asked): id -> tool name;
-        # and those ``deny_open_permissions`` answered (their own answer is then dropped)
-        self._permissions_open: dict[str, str] = {}
-        self._answered_early: set[str] = set()
-        self._stopping: Callable[[str], str] | None = None  # set by deny_open_permissions
+        # the requests being served: each answered at once when the host stops (``stop``)
+        self._open = OpenRequests(self._writer.write_now, self._send_later)
 
     # -- servers ----------------------------------------------------------------------
 
@@ -289,43 +274,38 @@ class ControlSession:
         # own, see McpServer.handle): that call is still answered, with -32800.
         scope = self._tasks.scopes.get(request_id)
         cancel = _CallCancel(scope) if scope is not None else None
-        asking = _permission_tool(request)
-        if asking is not None:
-            self._permissions_open[request_id] = asking
+        opened = self._open
+        if opened.stopping is not None and permission_tool(request) is None:
+            # read after the host began to stop: answered as the stop answers, never started
+            opened.answer(request_id, request)
+            opened.closed(request_id)
+            return
+        opened.opened(request_id, request)
         try:
             answer = await self._answer(request_id, request, cancel)
         except anyio.get_cancelled_exc_class():
             if cancel is not None and cancel.called and not self._tasks.unanswered(cancel.scope):
                 self._answer_cancelled(request_id, request)
-            elif asking is not None and self._stopping is not None \
+            elif opened.stopping is not None \
                     and not (scope is not None and self._tasks.withdrawn(scope)):
-                self.deny_open_permissions(self._stopping)  # came after the host began to stop
+                opened.answer(request_id, request)  # came after the host began to stop
             raise
         finally:
-            if asking is not None:
-                del self._permissions_open[request_id]
-        if request_id in self._answered_early:  # denied as the host stopped: answered once
-            self._answered_early.discard(request_id)
+            answered = opened.closed(request_id)
+        if answered:  # by the stop: this request has had its one answer
             return
         await self._write(answer)
 
-    def deny_open_permissions(self, message: Callable[[str], str]) -> int:
-        """The host is stopping: answer every ``can_use_tool`` still being decided (a person
-        asked) with a deny, ``message(tool_name)``, written now, before the CLI's stdin is
-        closed (the CLI is never left without an answer). Their own answers, if any come,
-        are dropped. Returns how many were answered."""
-        self._stopping = message
-        answered = 0
-        for request_id, tool_name in list(self._permissions_open.items()):
-            if request_id in self._answered_early:
-                continue
-            data = encode_line(_succeeded(request_id, {"behavior": "deny",
-                                                       "message": message(tool_name)}))
-            if not self._writer.write_now(data) and self._tasks.running:
-                self._tasks.start(self._sender(data))  # a CLI slow to read: sent when it can
-            self._answered_early.add(request_id)
-            answered += 1
-        return answered
+    def stop(self, why: str, deny: Callable[[str], str] | None = None, *,
+             on_stopped: Callable[[StoppedRequest], None] | None = None
+             ) -> list[StoppedRequest]:
+        """The host is stopping: answer every request being served now, before the CLI's
+        stdin is closed (the CLI is never left without an answer): an open permission
+        question with a deny, ``deny(tool_name)``; a tools/call with an error result saying
+        it was cancelled before it ended, and ``why``. Their own answers, if any come, are
+        dropped; a request read from now on gets the same answer without being served.
+        See ``toolhost.protocol.open_requests``."""
+        return self._open.stop(why, deny, on_stopped=on_stopped)
 
     def _answer_cancelled(self, request_id: str, request: Mapping[str, Any]) -> None:
         # Written without a pause (this task is being cancelled: it cannot await), or by a
@@ -335,7 +315,7 @@ class ControlSession:
         data = encode_line(_succeeded(request_id, {
             "mcp_response": rpc.cancelled_response(jsonrpc_id)}))
         if not self._writer.write_now(data):
-            self._tasks.start(lambda: self._send_line(data))
+            self._send_later(data)
 
     async def _answer(self, request_id: str, request: Any,
                       cancel: _CallCancel | None = None) -> dict[str, Any]:
@@ -438,8 +418,10 @@ class ControlSession:
         except (anyio.BrokenResourceError, anyio.ClosedResourceError) as exc:
             log.debug("control session: dropped an outgoing line, the CLI is gone (%r)", exc)
 
-    def _sender(self, data: bytes) -> Callable[[], Coroutine[Any, Any, None]]:
-        return lambda: self._send_line(data)
+    def _send_later(self, data: bytes) -> None:
+        # a CLI slow to read: sent by a task of its own when it can (if the session runs)
+        if self._tasks.running:
+            self._tasks.start(lambda: self._send_line(data))
 
     async def _send_line(self, data: bytes) -> None:
         try:
