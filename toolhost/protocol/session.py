@@ -6,10 +6,10 @@ in-memory streams in tests). It routes the CLI's ``mcp_message`` requests to the
 messages to ``on_message``, and sends requests of its own (``initialize``, ``interrupt``,
 ``mcp_message`` notifications) matched to their answers by ``request_id``.
 
-Over a ``PipeLines`` input (what ``toolhost run`` reads the CLI with) a line is taken the
-moment it arrives when nothing read before it is still waiting: a ``can_use_tool`` the
-permission decides without asking is answered in place, other requests get their tasks at
-once (``_take_line``). Past 1,000 requests in flight a new one is refused with an error.
+The session is three layers, each in a module of its own, flowing one way: what is sent
+(``toolhost.protocol.sending``: lines, our requests), what is read (``toolhost.protocol.
+reading``: each line taken for what it is, a ``PipeLines`` line the moment it arrives), and
+here, what is served: a task per request, its one answer, the run and its end.
 
 Every incoming control request runs in its own task, so a slow tool never holds up another
 request, and gets exactly one answer -- except one the CLI withdrew with
@@ -31,36 +31,24 @@ import anyio.abc
 import anyio.lowlevel
 
 from toolhost.compile.tool import CompiledTool
-from toolhost.errors import FrameTooLongError
 from toolhost.excerpt import cut
 from toolhost.limits import DEFAULT_LIMITS, Limits
-from toolhost.mcp import McpServer, wire
+from toolhost.mcp import McpServer
 from toolhost.mcp import jsonrpc as rpc
-from toolhost.protocol.framing import (
-    DEFAULT_MAX_LINE_BYTES,
-    LineReader,
-    LineTooLong,
-    LineWriter,
-    encode_line,
-    request_id_in,
-)
+from toolhost.protocol.framing import DEFAULT_MAX_LINE_BYTES, LineReader, encode_line
 from toolhost.protocol.handlers import (
     ACK,
     ControlRequestError,
     MessageFn,
     PermissionFn,
     answer_can_use_tool,
-    answer_can_use_tool_now,
     answer_mcp_message,
 )
 from toolhost.protocol.open_requests import OpenRequests, StoppedRequest, permission_tool
 from toolhost.protocol.open_requests import succeeded as _succeeded
-from toolhost.protocol.outbox import Outbox
 from toolhost.protocol.pipes import PipeLines
-from toolhost.protocol.refusals import busy as _busy
-from toolhost.protocol.refusals import duplicate as _duplicate
+from toolhost.protocol.reading import RequestLines
 from toolhost.protocol.refusals import failed as _failed
-from toolhost.protocol.tasks import RequestTasks
 
 __all__ = ["ControlSession"]
 
@@ -82,7 +70,7 @@ class _CallCancel:
         self.scope.cancel()
 
 
-class ControlSession:
+class ControlSession(RequestLines):
     """Serve the CLI's control requests and send ours, over any pair of anyio byte streams.
 
     Start it with ``await session.run()`` (in a task group: it returns at end of input,
@@ -104,15 +92,13 @@ class ControlSession:
         else:
             self._reader = LineReader(receive, max_line_bytes)
         self._limits = limits.replace(max_message_bytes=max_line_bytes)
-        self._writer = LineWriter(send)
+        super().__init__(send)  # the writer, the outbox and the request tasks
         self._servers: dict[str, McpServer] = dict(servers)
         self.permission = permission
         self.on_message = on_message
         self._tg: anyio.abc.TaskGroup | None = None
-        self._tasks = RequestTasks()  # incoming requests being served, by request_id
         self._read_scope: anyio.CancelScope | None = None  # of whichever task reads now
         self._eof = anyio.Event()
-        self._outbox = Outbox(self._writer)  # our requests, matched to their answers
         self._rpc_calls: dict[tuple[str, Any], object] = {}  # tools/call in flight (handlers)
         # the requests being served: each answered at once when the host stops (``stop``)
         self._open = OpenRequests(self._writer.write_now, self._send_later)
@@ -198,75 +184,6 @@ class ControlSession:
         self._tasks.start(self._read)
         await self._tasks.serve(request[0], self._serve, request[1], request[2])
 
-    async def _next_request(self) -> tuple[str, Any, int] | None:
-        """Handle lines until a control request comes; return its id, body and size (None
-        at end of input). One that finds the session full is refused on the spot."""
-        reader = self._reader
-        while True:
-            try:
-                line = await reader.receive_line()
-            except anyio.EndOfStream:
-                return None
-            except FrameTooLongError as exc:
-                log.warning("control session: %s", exc)
-                if isinstance(exc, LineTooLong):
-                    await self._refuse(exc.head, str(exc))
-                continue
-            if not line.strip():
-                continue
-            try:
-                message = wire.decode(line, self._limits)
-            except wire.WireError as exc:
-                log.warning("control session: skipped a line (%s): %s", exc.message,
-                            cut(repr(line[:300]), 200))
-                await self._refuse(line[:4096], exc.message)
-                continue
-            if not isinstance(message, dict):
-                # cut() hides secrets before it cuts (a "%.200r" cut first, leaving a start)
-                log.warning("control session: skipped a JSON line that is not an object: %s",
-                            cut(repr(line[:4096]), 200))
-                continue
-            kind = message.get("type")
-            if kind == "control_request":
-                request_id = message.get("request_id")
-                if isinstance(request_id, str) and request_id:
-                    if request_id in self._tasks.scopes:
-                        await self._write(_duplicate(request_id))
-                    elif self._tasks.has_room(len(line)):
-                        return request_id, message.get("request"), len(line)
-                    else:
-                        await self._write(_busy(request_id, self._tasks))
-                    continue
-                elif request_id == "" or (isinstance(request_id, (int, float))
-                                          and not isinstance(request_id, bool)):
-                    # Not ours to serve, but answerable: the CLI waits for that id.
-                    await self._write({"type": "control_response", "response": {
-                        "subtype": "error", "request_id": request_id,
-                        "error": "a control request's request_id must be a non-empty "
-                                 "string; this one was refused"}})
-                    continue
-                log.warning("control session: skipped a control_request without a "
-                            "request_id: %s", cut(repr(message)[:4096], 200))
-            elif kind == "control_response":
-                self._outbox.on_response(message.get("response"))
-            elif kind == "control_cancel_request":
-                self._tasks.cancel(str(message.get("request_id")))
-            elif self.on_message is not None:
-                try:
-                    await self.on_message(message)
-                except Exception:  # a renderer's bug never stops the session
-                    log.exception("on_message failed for a %r message", kind)
-
-    async def _refuse(self, head: bytes, why: str) -> None:
-        # A control request we could not read still gets its one answer (an error), so
-        # the CLI never waits for it; other lines are only logged.
-        request_id = request_id_in(head)
-        if request_id is not None:
-            await self._write({"type": "control_response",
-                               "response": {"subtype": "error", "request_id": request_id,
-                                            "error": f"toolhost could not read this control "
-                                                     f"request: {why}"}})
-
     async def _serve(self, request_id: str, request: Any) -> None:
         # Runs inside the request's cancel scope (RequestTasks): a control_cancel_request
         # stops it before the answer is written, so a withdrawn request gets none. The same
@@ -334,71 +251,6 @@ class ControlSession:
             return _failed(request_id, exc)
         return _succeeded(request_id, response)
 
-    def _take_line(self, line: bytes) -> bool:
-        """Serve a line the moment it arrives, if that needs no pause; True: it is served.
-
-        Called by ``PipeLines`` when every earlier line has been taken (so nothing is
-        overtaken: a decision is never shown before the messages the CLI sent ahead of it).
-        A control request gets its task at once (no reading task woken first, none started
-        after), a ``can_use_tool`` the permission decides without asking is answered on the
-        spot, answers and withdrawals are noted. False: the reading task takes the line
-        (conversation messages, anything malformed), as it would have anyway.
-        """
-        if b'"control_' not in line[:64] or self._tasks.closing or not self._tasks.running:
-            return False
-        try:
-            message = wire.decode(line, self._limits)
-        except wire.WireError:
-            return False
-        if not isinstance(message, dict):
-            return False
-        kind = message.get("type")
-        if kind == "control_response":
-            self._outbox.on_response(message.get("response"))
-            return True
-        if kind == "control_cancel_request":
-            self._tasks.cancel(str(message.get("request_id")))
-            return True
-        request_id, request = message.get("request_id"), message.get("request")
-        if kind != "control_request" or not isinstance(request_id, str) or not request_id \
-                or request_id in self._tasks.scopes:  # the reading task refuses a duplicate
-            return False
-        if (type(request) is dict or isinstance(request, Mapping)) \
-                and request.get("subtype") == "can_use_tool" \
-                and self._answer_now(request_id, request):
-            return True
-        if not self._tasks.has_room(len(line)):
-            return False  # the reading task refuses it (it waits while the CLI does not read)
-        self._tasks.spawn(request_id, self._serve, request, len(line),
-                          eager=self._reader.waiting == 1)  # this line is the last one read
-        return True
-
-    def _answer_now(self, request_id: str, request: Mapping[str, Any]) -> bool:
-        # A permission request decided without a pause: the answer is written at once.
-        decide_now = getattr(self.permission, "decide_now", None)
-        if decide_now is None or not self._writer.can_write_now():
-            return False
-        try:
-            response = answer_can_use_tool_now(request, decide_now)
-        except Exception as exc:
-            answer = _failed(request_id, exc)
-        else:
-            if response is None:  # an "ask": a task of its own asks
-                return False
-            answer = _succeeded(request_id, response)
-        data = encode_line(answer)
-        # decided (and audited) already: sent anyway; batched with the answers of the lines
-        # read behind it, if any
-        if not self._writer.write_now(data, more=self._reader.waiting > 1):
-            self._tasks.start(lambda: self._send_line(data))
-        after = getattr(self.permission, "after_answer", None)
-        if after is not None:
-            try:
-                after()
-            except Exception:  # the answer is out: a failure here must not serve it twice
-                log.exception("control session: after_answer failed")
-        return True
-
     async def _mcp_message(self, request: Mapping[str, Any],
                            cancel: _CallCancel | None = None) -> dict[str, Any]:
         message = request.get("message")
@@ -409,61 +261,6 @@ class ControlSession:
             return ACK
         return await answer_mcp_message(request, self._servers, self._outbox.notifier, self,
                                         cancel, self._rpc_calls)
-
-    # -- writing ----------------------------------------------------------------------
-
-    async def _write(self, obj: Any) -> None:
-        try:
-            await self._writer.send(obj)
-        except (anyio.BrokenResourceError, anyio.ClosedResourceError) as exc:
-            log.debug("control session: dropped an outgoing line, the CLI is gone (%r)", exc)
-
-    def _send_later(self, data: bytes) -> None:
-        # a CLI slow to read: sent by a task of its own when it can (if the session runs)
-        if self._tasks.running:
-            self._tasks.start(lambda: self._send_line(data))
-
-    async def _send_line(self, data: bytes) -> None:
-        try:
-            await self._writer.send_bytes(data)
-        except (anyio.BrokenResourceError, anyio.ClosedResourceError) as exc:
-            log.debug("control session: dropped an outgoing line, the CLI is gone (%r)", exc)
-
-    async def request(self, subtype: str, **fields: Any) -> dict[str, Any]:
-        """Send a control request and return the ``response`` of its success answer.
-
-        Raises ``ProtocolError`` if the CLI answers with an error or the session ends
-        first. Wrap it in ``anyio.fail_after`` for a deadline.
-        """
-        return await self._outbox.request(subtype, **fields)
-
-    async def initialize(self, **fields: Any) -> dict[str, Any]:
-        """Send ``initialize`` (``hooks`` defaults to None; pass ``sdkMcpServers`` etc.)."""
-        fields.setdefault("hooks", None)
-        return await self.request("initialize", **fields)
-
-    async def interrupt(self) -> dict[str, Any]:
-        """Ask the CLI to stop the current turn (it cancels running tool calls)."""
-        return await self.request("interrupt")
-
-    async def send_message(self, obj: Mapping[str, Any]) -> None:
-        """Write one conversation message (e.g. a user turn) to the CLI."""
-        await self._writer.send(obj)
-
-    async def notify_tools_changed(self, server_name: str) -> None:
-        """Send ``notifications/tools/list_changed`` for a server; the CLI re-lists."""
-        await self.request("mcp_message", server_name=server_name,
-                           message={"jsonrpc": "2.0",
-                                    "method": "notifications/tools/list_changed"})
-
-    async def mcp_request(self, server_name: str, method: str,
-                          params: Mapping[str, Any] | None = None) -> dict[str, Any]:
-        """Send a JSON-RPC request to the CLI as the MCP server ``server_name``.
-
-        The CLI acks the control request and later sends the JSON-RPC response back as an
-        ``mcp_message`` of its own; this returns that response message.
-        """
-        return await self._outbox.mcp_request(server_name, method, params)
 
     # -- closing ----------------------------------------------------------------------
 
