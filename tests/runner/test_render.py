@@ -417,3 +417,43 @@ def test_colors_follow_each_stream_no_color_force_color_and_dumb_terminals(
     assert ("\x1b[" in out.getvalue()) is out_color, out.getvalue()
     assert ("\x1b[" in err.getvalue()) is err_escapes, err.getvalue()
     assert "… starting" in err.getvalue()
+
+
+@pytest.mark.parametrize("columns", [10, 40])
+def test_a_progress_line_fits_one_row_of_a_narrow_terminal(
+        columns: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    # ``\r ESC[K`` erases only the cursor's row: a progress line that wrapped left its
+    # first rows on screen for good (a 10-column terminal kept every one of them)
+    import fcntl
+    import os
+    import pty
+    import struct
+    import termios
+
+    from toolhost.runner.fit import fit
+
+    for name in ("NO_COLOR", "FORCE_COLOR"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("TERM", "xterm")
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
+    err = open(slave, "w", encoding="utf-8", closefd=False)  # noqa: SIM115
+    try:
+        shown = TextRenderer(io.StringIO(), err)
+        texts = ["loading /home/someone/projects/team/toolhost.yaml",
+                 "starting the Claude CLI (漢字の道具/claude)", "ok"]
+        for text in texts:
+            shown.status(text)
+        shown.close()
+        err.flush()
+        written = os.read(master, 65536).decode()
+    finally:
+        err.close()
+        os.close(master)
+        os.close(slave)
+    rows = [re.sub(r"\x1b\[[0-9;]*m", "", row)
+            for row in written.replace("\r\n", "\r\x1b[K").split("\r\x1b[K") if row]
+    assert rows == [fit(f"… {text}", columns) for text in texts], rows
+    for row in rows:
+        assert sum(2 if "\u3000" <= c <= "\u9fff" else 1 for c in row) < columns, row
+    assert rows[-1] == "… ok"
