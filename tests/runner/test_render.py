@@ -200,9 +200,9 @@ def test_a_turn_stopped_at_its_turn_limit_says_why_and_what_to_do() -> None:
     assert out.getvalue().splitlines() == [
         "— failed (error_max_turns): 0 turns, 1.5 s",
         "toolhost: Reached maximum number of turns (2): the model was still calling tools when "
-        "the turn limit stopped it. Raise --max-turns (or run.max_turns) if the task needs "
-        "more; a model that calls a denied tool again and again is stopped only by such a "
-        "limit."]
+        "the turn limit stopped it. Raise --max-turns (or run.max_turns; toolhost's default "
+        "is 100 a turn) if the task needs more; a model that calls a denied tool again and "
+        "again is stopped only by such a limit."]
 
 
 def test_a_reply_of_thinking_alone_is_said_to_have_no_text() -> None:
