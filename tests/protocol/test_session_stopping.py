@@ -204,3 +204,20 @@ async def test_a_tool_call_the_cli_withdrew_gets_no_answer_at_the_stop() -> None
                 await anyio.sleep(0.01)
         assert session.stop(WHY) == []
     assert "gone" not in cli.answers()
+
+
+async def test_a_call_the_cli_cancels_after_the_stop_keeps_its_one_answer() -> None:
+    # the CLI's notifications/cancelled read after the stop answered the call: acked, never
+    # a second answer (-32800) for the call
+    slow = Slow()
+    async with running_session(slow_server(slow)) as (session, cli):
+        await cli.mcp("c1", call(1, "a"))
+        await slow.wait_started(1)
+        session.stop(WHY)
+        await cli.mcp("n", {"jsonrpc": "2.0", "method": "notifications/cancelled",
+                            "params": {"requestId": 1}})
+        await cli.wait_for(lambda: {"c1", "n"} <= cli.answers().keys())
+        slow.done.set()
+        await anyio.sleep(0.05)
+    assert cli.answer("c1")["response"] == cut_short(1)
+    assert cli.answer("n")["response"] == {"mcp_response": {"jsonrpc": "2.0", "result": {}}}
