@@ -221,3 +221,33 @@ async def test_a_call_the_cli_cancels_after_the_stop_keeps_its_one_answer() -> N
         await anyio.sleep(0.05)
     assert cli.answer("c1")["response"] == cut_short(1)
     assert cli.answer("n")["response"] == {"mcp_response": {"jsonrpc": "2.0", "result": {}}}
+
+
+async def test_a_call_cancelled_just_before_the_stop_is_answered_once() -> None:
+    # notifications/cancelled served, the tool still cleaning up (a process group being
+    # killed) when the stop answers the call: the -32800 that followed was a second answer
+    cleaning = anyio.Event()
+
+    async def tidy(arguments: Mapping[str, Any], ctx: CallContext) -> ToolResult:
+        try:
+            await anyio.sleep_forever()
+        finally:
+            with anyio.CancelScope(shield=True):
+                cleaning.set()
+                await stopped.wait()
+        return ToolResult.text("never")
+
+    stopped = anyio.Event()
+    servers = {"demo": McpServer("demo", "1.0.0", [make_tool("slow", tidy)])}
+    async with running_session(servers) as (session, cli):
+        await cli.mcp("c1", call(1, "a"))
+        await cli.mcp("n", {"jsonrpc": "2.0", "method": "notifications/cancelled",
+                            "params": {"requestId": 1}})
+        with anyio.fail_after(5):
+            await cleaning.wait()
+        assert [s.request_id for s in session.stop(WHY)] == ["c1"]
+        stopped.set()
+        await cli.wait_for(lambda: "c1" in cli.answers())
+        await anyio.sleep(0.05)
+    assert cli.answers()["c1"] == [{"subtype": "success", "request_id": "c1",
+                                    "response": cut_short(1)}]

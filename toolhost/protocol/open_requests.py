@@ -130,6 +130,10 @@ class OpenRequests:
             return True
         return False
 
+    def answered(self, request_id: str) -> bool:
+        """Whether the stop answered this request (nothing more may be sent for it)."""
+        return request_id in self._answered
+
     def stop(self, why: str, deny: Callable[[str], str] | None = None, *,
              on_stopped: Callable[[StoppedRequest], None] | None = None
              ) -> list[StoppedRequest]:

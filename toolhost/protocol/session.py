@@ -201,7 +201,10 @@ class ControlSession(RequestLines):
         try:
             answer = await self._answer(request_id, request, cancel)
         except anyio.get_cancelled_exc_class():
-            if cancel is not None and cancel.called and not self._tasks.unanswered(cancel.scope):
+            if opened.answered(request_id):
+                pass  # by the stop, before this cancellation landed: its one answer is out
+            elif cancel is not None and cancel.called \
+                    and not self._tasks.unanswered(cancel.scope):
                 self._answer_cancelled(request_id, request)
             elif opened.stopping is not None \
                     and not (scope is not None and self._tasks.withdrawn(scope)):
