@@ -101,3 +101,19 @@ def test_a_gate_skips_the_redaction_only_while_its_config_has_no_secret(
     first, second, third = (json.loads(line) for line in log.read_text().splitlines())
     assert first["arguments"] == {"dsn": "new-secret"} and second["arguments"] == {"dsn": "***"}
     assert third["tool"] == "mcp__db__***" and third["rule"] == "mcp__db__***"
+
+
+def test_a_call_the_stop_cut_short_is_recorded_with_every_field_redacted(
+        tmp_path: Path) -> None:
+    # toolhost run stopping (a signal) with the call running: an "event": "stopped" line
+    path = tmp_path / "audit.jsonl"
+    log = AuditLog(str(path), redact=lambda s: s.replace("s3cr3t", "***"))
+    log.record_stopped("mcp__db__s3cr3t", {"sql": "s3cr3t", "password": "p"},
+                       "cancelled: s3cr3t", tool_use_id="toolu_s3cr3t")
+    log.close()
+    [line] = path.read_text().splitlines()
+    record = json.loads(line)
+    assert "s3cr3t" not in line and "decision" not in record
+    assert {k: v for k, v in record.items() if k != "time"} == {
+        "tool": "mcp__db__***", "arguments": {"sql": "***", "password": "***"},
+        "event": "stopped", "message": "cancelled: ***", "tool_use_id": "toolu_***"}

@@ -6,13 +6,14 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+import pytest
 from jsonschema import Draft202012Validator
 
 from toolhost.backends.base import CallContext
 from toolhost.compile.tool import CompiledTool
 from toolhost.config.model import RunConfig
 from toolhost.results import ToolResult
-from toolhost.runner.command import RunOptions, build_command, mcp_config
+from toolhost.runner.command import DEFAULT_MAX_TURNS, RunOptions, build_command, mcp_config
 
 
 async def _noop(arguments: Mapping[str, Any], ctx: CallContext) -> ToolResult:
@@ -67,6 +68,22 @@ def test_argv_flags_and_environment() -> None:
 
 def test_no_optional_flags_by_default() -> None:
     cmd = build_command("claude", {}, environ={})
-    assert len(cmd.argv) == 12  # ... and --settings, which is never optional
-    assert json.loads(cmd.argv[-3]) == {"mcpServers": {}}
+    assert len(cmd.argv) == 14  # ... and --settings and --max-turns, which are never left out
+    assert json.loads(cmd.argv[-5]) == {"mcpServers": {}}
+    assert cmd.argv[-4:-2] == ("--max-turns", str(DEFAULT_MAX_TURNS))
     assert cmd.argv[-2] == "--settings"
+
+
+@pytest.mark.parametrize(("max_turns", "cli_args", "wanted"), [
+    (None, (), [str(DEFAULT_MAX_TURNS)]),  # a model that never stops calling tools is stopped
+    (7, (), ["7"]),
+    (None, ("--max-turns", "500"), ["500"]),  # given after `--`: that one, alone
+    (None, ("--max-turns=500",), []),
+])
+def test_every_run_has_a_turn_limit(max_turns: int | None, cli_args: tuple[str, ...],
+                                    wanted: list[str]) -> None:
+    # the CLI has no limit of its own: a looping model ran (and cost) until someone noticed
+    argv = build_command("claude", {}, environ={}, options=RunOptions(
+        max_turns=max_turns, cli_args=cli_args)).argv
+    assert [argv[i + 1] for i, a in enumerate(argv) if a == "--max-turns"] == wanted
+    assert sum(a.startswith("--max-turns") for a in argv) == 1

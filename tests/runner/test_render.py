@@ -200,9 +200,9 @@ def test_a_turn_stopped_at_its_turn_limit_says_why_and_what_to_do() -> None:
     assert out.getvalue().splitlines() == [
         "— failed (error_max_turns): 0 turns, 1.5 s",
         "toolhost: Reached maximum number of turns (2): the model was still calling tools when "
-        "the turn limit stopped it. Raise --max-turns (or run.max_turns) if the task needs "
-        "more; a model that calls a denied tool again and again is stopped only by such a "
-        "limit."]
+        "the turn limit stopped it. Raise --max-turns (or run.max_turns; toolhost's default "
+        "is 100 a turn) if the task needs more; a model that calls a denied tool again and "
+        "again is stopped only by such a limit."]
 
 
 def test_a_reply_of_thinking_alone_is_said_to_have_no_text() -> None:
@@ -417,3 +417,47 @@ def test_colors_follow_each_stream_no_color_force_color_and_dumb_terminals(
     assert ("\x1b[" in out.getvalue()) is out_color, out.getvalue()
     assert ("\x1b[" in err.getvalue()) is err_escapes, err.getvalue()
     assert "… starting" in err.getvalue()
+
+
+@pytest.mark.parametrize("columns", [10, 40])
+def test_a_progress_line_fits_one_row_of_a_narrow_terminal(
+        columns: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    # ``\r ESC[K`` erases only the cursor's row: a progress line that wrapped left its
+    # first rows on screen for good (a 10-column terminal kept every one of them)
+    import fcntl
+    import os
+    import pty
+    import select
+    import struct
+    import termios
+
+    from toolhost.runner.fit import fit
+
+    for name in ("NO_COLOR", "FORCE_COLOR"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("TERM", "xterm")
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
+    err = open(slave, "w", encoding="utf-8", closefd=False)  # noqa: SIM115
+    try:
+        shown = TextRenderer(io.StringIO(), err)
+        texts = ["loading /home/someone/projects/team/toolhost.yaml",
+                 "starting the Claude CLI (漢字の道具/claude)", "ok"]
+        for text in texts:
+            shown.status(text)
+        shown.close()
+        err.flush()
+        written = ""
+        while not re.sub(r"\x1b\[[0-9;]*[mK]|\r", "", written).endswith("… ok") \
+                and select.select([master], [], [], 10)[0]:
+            written += os.read(master, 65536).decode()  # a pty gives what it has: a part
+    finally:
+        err.close()
+        os.close(master)
+        os.close(slave)
+    rows = [re.sub(r"\x1b\[[0-9;]*m", "", row)
+            for row in written.replace("\r\n", "\r\x1b[K").split("\r\x1b[K") if row]
+    assert rows == [fit(f"… {text}", columns) for text in texts], rows
+    for row in rows:
+        assert sum(2 if "\u3000" <= c <= "\u9fff" else 1 for c in row) < columns, row
+    assert rows[-1] == "… ok"

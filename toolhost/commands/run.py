@@ -90,7 +90,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     prompt.add_argument("--append-system-prompt", metavar="TEXT",
                         help="append to the CLI's default system prompt")
     parser.add_argument("--max-turns", type=positive_int, metavar="N",
-                        help="stop after N model turns (N at least 1)")
+                        help="stop a turn after N model replies (N at least 1; default 100)")
     parser.add_argument("--cwd", metavar="DIR",
                         help="working directory of the CLI (an existing directory)")
     parser.add_argument("--output", choices=("text", "json"), default="text",

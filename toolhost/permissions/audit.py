@@ -65,6 +65,24 @@ class AuditLog:
             entry = self._plain_entry(tool_name, tool_input, decision, tool_use_id)
         else:
             entry = self._entry(tool_name, tool_input, decision, tool_use_id)
+        self._append(entry)
+        return entry
+
+    def record_stopped(self, tool_name: str, tool_input: Mapping[str, Any], message: str,
+                       *, tool_use_id: str | None = None) -> dict[str, Any]:
+        """A call still running when the host stopped (``toolhost run`` got a signal): its
+        record, ``"event": "stopped"`` (no ``decision``: its allow was recorded when it was
+        decided), with the ``message`` the model was given as its result."""
+        r = self.redact
+        entry: dict[str, Any] = {"time": self._now(), "tool": r(tool_name),
+                                 "arguments": redact_value(tool_input, r), "event": "stopped",
+                                 "message": r(message)}
+        if tool_use_id:
+            entry["tool_use_id"] = r(tool_use_id)
+        self._append(entry)
+        return entry
+
+    def _append(self, entry: dict[str, Any]) -> None:
         data = jsonfast.dumps(entry, newline=True)  # orjson, when it writes the same JSON
         if data is jsonfast.NOT_FAST:
             text = _encode(entry) + "\n"
@@ -82,7 +100,6 @@ class AuditLog:
             written = os.write(self._fd, data)
             while written < len(data):  # a short write (a full disk fails with OSError)
                 written += os.write(self._fd, data[written:])
-        return entry
 
     def _entry(self, tool_name: str, tool_input: Mapping[str, Any], decision: Decision,
                tool_use_id: str | None) -> dict[str, Any]:

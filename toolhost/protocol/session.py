@@ -6,24 +6,24 @@ in-memory streams in tests). It routes the CLI's ``mcp_message`` requests to the
 messages to ``on_message``, and sends requests of its own (``initialize``, ``interrupt``,
 ``mcp_message`` notifications) matched to their answers by ``request_id``.
 
-Over a ``PipeLines`` input (what ``toolhost run`` reads the CLI with) a line is taken the
-moment it arrives when nothing read before it is still waiting: a ``can_use_tool`` the
-permission decides without asking is answered in place, other requests get their tasks at
-once (``_take_line``). Past 1,000 requests in flight a new one is refused with an error.
+The session is three layers, each in a module of its own, flowing one way: what is sent
+(``toolhost.protocol.sending``: lines, our requests), what is read (``toolhost.protocol.
+reading``: each line taken for what it is, a ``PipeLines`` line the moment it arrives), and
+here, what is served: a task per request, its one answer, the run and its end.
 
 Every incoming control request runs in its own task, so a slow tool never holds up another
 request, and gets exactly one answer -- except one the CLI withdrew with
 ``control_cancel_request``, which (like the official SDK) gets none: the CLI has stopped
-waiting for it. When the host stops (a signal), ``deny_open_permissions`` answers every
-``can_use_tool`` still waiting for a person with a deny at once, before the CLI's stdin
-closes. A tools/call cancelled by ``notifications/cancelled`` is still answered, with JSON-RPC
+waiting for it. When the host stops (a signal), ``stop`` answers every request still being
+served at once, before the CLI's stdin closes (``toolhost.protocol.open_requests``). A
+tools/call cancelled by ``notifications/cancelled`` is still answered, with JSON-RPC
 error -32800 inside its ``mcp_response``; the CLI ignores that late answer.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Coroutine, Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import anyio
@@ -31,52 +31,28 @@ import anyio.abc
 import anyio.lowlevel
 
 from toolhost.compile.tool import CompiledTool
-from toolhost.errors import FrameTooLongError
 from toolhost.excerpt import cut
 from toolhost.limits import DEFAULT_LIMITS, Limits
-from toolhost.mcp import McpServer, wire
+from toolhost.mcp import McpServer
 from toolhost.mcp import jsonrpc as rpc
-from toolhost.protocol.framing import (
-    DEFAULT_MAX_LINE_BYTES,
-    LineReader,
-    LineTooLong,
-    LineWriter,
-    encode_line,
-    request_id_in,
-)
+from toolhost.protocol.framing import DEFAULT_MAX_LINE_BYTES, LineReader, encode_line
 from toolhost.protocol.handlers import (
     ACK,
     ControlRequestError,
     MessageFn,
     PermissionFn,
     answer_can_use_tool,
-    answer_can_use_tool_now,
     answer_mcp_message,
 )
-from toolhost.protocol.outbox import Outbox
+from toolhost.protocol.open_requests import OpenRequests, StoppedRequest, permission_tool
+from toolhost.protocol.open_requests import succeeded as _succeeded
 from toolhost.protocol.pipes import PipeLines
-from toolhost.protocol.refusals import busy as _busy
-from toolhost.protocol.refusals import duplicate as _duplicate
+from toolhost.protocol.reading import RequestLines
 from toolhost.protocol.refusals import failed as _failed
-from toolhost.protocol.tasks import RequestTasks
 
 __all__ = ["ControlSession"]
 
 log = logging.getLogger("toolhost.protocol")
-
-
-def _succeeded(request_id: str, response: Any) -> dict[str, Any]:
-    return {"type": "control_response",
-            "response": {"subtype": "success", "request_id": request_id, "response": response}}
-
-
-def _permission_tool(request: Any) -> str | None:
-    """The tool name of a ``can_use_tool`` request (None for any other request)."""
-    if (type(request) is dict or isinstance(request, Mapping)) \
-            and request.get("subtype") == "can_use_tool":
-        name = request.get("tool_name")
-        return name if isinstance(name, str) else "the tool"
-    return None
 
 
 class _CallCancel:
@@ -94,7 +70,7 @@ class _CallCancel:
         self.scope.cancel()
 
 
-class ControlSession:
+class ControlSession(RequestLines):
     """Serve the CLI's control requests and send ours, over any pair of anyio byte streams.
 
     Start it with ``await session.run()`` (in a task group: it returns at end of input,
@@ -116,21 +92,16 @@ class ControlSession:
         else:
             self._reader = LineReader(receive, max_line_bytes)
         self._limits = limits.replace(max_message_bytes=max_line_bytes)
-        self._writer = LineWriter(send)
+        super().__init__(send)  # the writer, the outbox and the request tasks
         self._servers: dict[str, McpServer] = dict(servers)
         self.permission = permission
         self.on_message = on_message
         self._tg: anyio.abc.TaskGroup | None = None
-        self._tasks = RequestTasks()  # incoming requests being served, by request_id
         self._read_scope: anyio.CancelScope | None = None  # of whichever task reads now
         self._eof = anyio.Event()
-        self._outbox = Outbox(self._writer)  # our requests, matched to their answers
         self._rpc_calls: dict[tuple[str, Any], object] = {}  # tools/call in flight (handlers)
-        # can_use_tool requests being decided with a pause (a person asked): id -> tool name;
-        # and those ``deny_open_permissions`` answered (their own answer is then dropped)
-        self._permissions_open: dict[str, str] = {}
-        self._answered_early: set[str] = set()
-        self._stopping: Callable[[str], str] | None = None  # set by deny_open_permissions
+        # the requests being served: each answered at once when the host stops (``stop``)
+        self._open = OpenRequests(self._writer.write_now, self._send_later)
 
     # -- servers ----------------------------------------------------------------------
 
@@ -213,75 +184,6 @@ class ControlSession:
         self._tasks.start(self._read)
         await self._tasks.serve(request[0], self._serve, request[1], request[2])
 
-    async def _next_request(self) -> tuple[str, Any, int] | None:
-        """Handle lines until a control request comes; return its id, body and size (None
-        at end of input). One that finds the session full is refused on the spot."""
-        reader = self._reader
-        while True:
-            try:
-                line = await reader.receive_line()
-            except anyio.EndOfStream:
-                return None
-            except FrameTooLongError as exc:
-                log.warning("control session: %s", exc)
-                if isinstance(exc, LineTooLong):
-                    await self._refuse(exc.head, str(exc))
-                continue
-            if not line.strip():
-                continue
-            try:
-                message = wire.decode(line, self._limits)
-            except wire.WireError as exc:
-                log.warning("control session: skipped a line (%s): %s", exc.message,
-                            cut(repr(line[:300]), 200))
-                await self._refuse(line[:4096], exc.message)
-                continue
-            if not isinstance(message, dict):
-                # cut() hides secrets before it cuts (a "%.200r" cut first, leaving a start)
-                log.warning("control session: skipped a JSON line that is not an object: %s",
-                            cut(repr(line[:4096]), 200))
-                continue
-            kind = message.get("type")
-            if kind == "control_request":
-                request_id = message.get("request_id")
-                if isinstance(request_id, str) and request_id:
-                    if request_id in self._tasks.scopes:
-                        await self._write(_duplicate(request_id))
-                    elif self._tasks.has_room(len(line)):
-                        return request_id, message.get("request"), len(line)
-                    else:
-                        await self._write(_busy(request_id, self._tasks))
-                    continue
-                elif request_id == "" or (isinstance(request_id, (int, float))
-                                          and not isinstance(request_id, bool)):
-                    # Not ours to serve, but answerable: the CLI waits for that id.
-                    await self._write({"type": "control_response", "response": {
-                        "subtype": "error", "request_id": request_id,
-                        "error": "a control request's request_id must be a non-empty "
-                                 "string; this one was refused"}})
-                    continue
-                log.warning("control session: skipped a control_request without a "
-                            "request_id: %s", cut(repr(message)[:4096], 200))
-            elif kind == "control_response":
-                self._outbox.on_response(message.get("response"))
-            elif kind == "control_cancel_request":
-                self._tasks.cancel(str(message.get("request_id")))
-            elif self.on_message is not None:
-                try:
-                    await self.on_message(message)
-                except Exception:  # a renderer's bug never stops the session
-                    log.exception("on_message failed for a %r message", kind)
-
-    async def _refuse(self, head: bytes, why: str) -> None:
-        # A control request we could not read still gets its one answer (an error), so
-        # the CLI never waits for it; other lines are only logged.
-        request_id = request_id_in(head)
-        if request_id is not None:
-            await self._write({"type": "control_response",
-                               "response": {"subtype": "error", "request_id": request_id,
-                                            "error": f"toolhost could not read this control "
-                                                     f"request: {why}"}})
-
     async def _serve(self, request_id: str, request: Any) -> None:
         # Runs inside the request's cancel scope (RequestTasks): a control_cancel_request
         # stops it before the answer is written, so a withdrawn request gets none. The same
@@ -289,43 +191,41 @@ class ControlSession:
         # own, see McpServer.handle): that call is still answered, with -32800.
         scope = self._tasks.scopes.get(request_id)
         cancel = _CallCancel(scope) if scope is not None else None
-        asking = _permission_tool(request)
-        if asking is not None:
-            self._permissions_open[request_id] = asking
+        opened = self._open
+        if opened.stopping is not None and permission_tool(request) is None:
+            # read after the host began to stop: answered as the stop answers, never started
+            opened.answer(request_id, request)
+            opened.closed(request_id)
+            return
+        opened.opened(request_id, request)
         try:
             answer = await self._answer(request_id, request, cancel)
         except anyio.get_cancelled_exc_class():
-            if cancel is not None and cancel.called and not self._tasks.unanswered(cancel.scope):
+            if opened.answered(request_id):
+                pass  # by the stop, before this cancellation landed: its one answer is out
+            elif cancel is not None and cancel.called \
+                    and not self._tasks.unanswered(cancel.scope):
                 self._answer_cancelled(request_id, request)
-            elif asking is not None and self._stopping is not None \
+            elif opened.stopping is not None \
                     and not (scope is not None and self._tasks.withdrawn(scope)):
-                self.deny_open_permissions(self._stopping)  # came after the host began to stop
+                opened.answer(request_id, request)  # came after the host began to stop
             raise
         finally:
-            if asking is not None:
-                del self._permissions_open[request_id]
-        if request_id in self._answered_early:  # denied as the host stopped: answered once
-            self._answered_early.discard(request_id)
+            answered = opened.closed(request_id)
+        if answered:  # by the stop: this request has had its one answer
             return
         await self._write(answer)
 
-    def deny_open_permissions(self, message: Callable[[str], str]) -> int:
-        """The host is stopping: answer every ``can_use_tool`` still being decided (a person
-        asked) with a deny, ``message(tool_name)``, written now, before the CLI's stdin is
-        closed (the CLI is never left without an answer). Their own answers, if any come,
-        are dropped. Returns how many were answered."""
-        self._stopping = message
-        answered = 0
-        for request_id, tool_name in list(self._permissions_open.items()):
-            if request_id in self._answered_early:
-                continue
-            data = encode_line(_succeeded(request_id, {"behavior": "deny",
-                                                       "message": message(tool_name)}))
-            if not self._writer.write_now(data) and self._tasks.running:
-                self._tasks.start(self._sender(data))  # a CLI slow to read: sent when it can
-            self._answered_early.add(request_id)
-            answered += 1
-        return answered
+    def stop(self, why: str, deny: Callable[[str], str] | None = None, *,
+             on_stopped: Callable[[StoppedRequest], None] | None = None
+             ) -> list[StoppedRequest]:
+        """The host is stopping: answer every request being served now, before the CLI's
+        stdin is closed (the CLI is never left without an answer): an open permission
+        question with a deny, ``deny(tool_name)``; a tools/call with an error result saying
+        it was cancelled before it ended, and ``why``. Their own answers, if any come, are
+        dropped; a request read from now on gets the same answer without being served.
+        See ``toolhost.protocol.open_requests``."""
+        return self._open.stop(why, deny, on_stopped=on_stopped)
 
     def _answer_cancelled(self, request_id: str, request: Mapping[str, Any]) -> None:
         # Written without a pause (this task is being cancelled: it cannot await), or by a
@@ -335,7 +235,7 @@ class ControlSession:
         data = encode_line(_succeeded(request_id, {
             "mcp_response": rpc.cancelled_response(jsonrpc_id)}))
         if not self._writer.write_now(data):
-            self._tasks.start(lambda: self._send_line(data))
+            self._send_later(data)
 
     async def _answer(self, request_id: str, request: Any,
                       cancel: _CallCancel | None = None) -> dict[str, Any]:
@@ -354,71 +254,6 @@ class ControlSession:
             return _failed(request_id, exc)
         return _succeeded(request_id, response)
 
-    def _take_line(self, line: bytes) -> bool:
-        """Serve a line the moment it arrives, if that needs no pause; True: it is served.
-
-        Called by ``PipeLines`` when every earlier line has been taken (so nothing is
-        overtaken: a decision is never shown before the messages the CLI sent ahead of it).
-        A control request gets its task at once (no reading task woken first, none started
-        after), a ``can_use_tool`` the permission decides without asking is answered on the
-        spot, answers and withdrawals are noted. False: the reading task takes the line
-        (conversation messages, anything malformed), as it would have anyway.
-        """
-        if b'"control_' not in line[:64] or self._tasks.closing or not self._tasks.running:
-            return False
-        try:
-            message = wire.decode(line, self._limits)
-        except wire.WireError:
-            return False
-        if not isinstance(message, dict):
-            return False
-        kind = message.get("type")
-        if kind == "control_response":
-            self._outbox.on_response(message.get("response"))
-            return True
-        if kind == "control_cancel_request":
-            self._tasks.cancel(str(message.get("request_id")))
-            return True
-        request_id, request = message.get("request_id"), message.get("request")
-        if kind != "control_request" or not isinstance(request_id, str) or not request_id \
-                or request_id in self._tasks.scopes:  # the reading task refuses a duplicate
-            return False
-        if (type(request) is dict or isinstance(request, Mapping)) \
-                and request.get("subtype") == "can_use_tool" \
-                and self._answer_now(request_id, request):
-            return True
-        if not self._tasks.has_room(len(line)):
-            return False  # the reading task refuses it (it waits while the CLI does not read)
-        self._tasks.spawn(request_id, self._serve, request, len(line),
-                          eager=self._reader.waiting == 1)  # this line is the last one read
-        return True
-
-    def _answer_now(self, request_id: str, request: Mapping[str, Any]) -> bool:
-        # A permission request decided without a pause: the answer is written at once.
-        decide_now = getattr(self.permission, "decide_now", None)
-        if decide_now is None or not self._writer.can_write_now():
-            return False
-        try:
-            response = answer_can_use_tool_now(request, decide_now)
-        except Exception as exc:
-            answer = _failed(request_id, exc)
-        else:
-            if response is None:  # an "ask": a task of its own asks
-                return False
-            answer = _succeeded(request_id, response)
-        data = encode_line(answer)
-        # decided (and audited) already: sent anyway; batched with the answers of the lines
-        # read behind it, if any
-        if not self._writer.write_now(data, more=self._reader.waiting > 1):
-            self._tasks.start(lambda: self._send_line(data))
-        after = getattr(self.permission, "after_answer", None)
-        if after is not None:
-            try:
-                after()
-            except Exception:  # the answer is out: a failure here must not serve it twice
-                log.exception("control session: after_answer failed")
-        return True
-
     async def _mcp_message(self, request: Mapping[str, Any],
                            cancel: _CallCancel | None = None) -> dict[str, Any]:
         message = request.get("message")
@@ -429,59 +264,6 @@ class ControlSession:
             return ACK
         return await answer_mcp_message(request, self._servers, self._outbox.notifier, self,
                                         cancel, self._rpc_calls)
-
-    # -- writing ----------------------------------------------------------------------
-
-    async def _write(self, obj: Any) -> None:
-        try:
-            await self._writer.send(obj)
-        except (anyio.BrokenResourceError, anyio.ClosedResourceError) as exc:
-            log.debug("control session: dropped an outgoing line, the CLI is gone (%r)", exc)
-
-    def _sender(self, data: bytes) -> Callable[[], Coroutine[Any, Any, None]]:
-        return lambda: self._send_line(data)
-
-    async def _send_line(self, data: bytes) -> None:
-        try:
-            await self._writer.send_bytes(data)
-        except (anyio.BrokenResourceError, anyio.ClosedResourceError) as exc:
-            log.debug("control session: dropped an outgoing line, the CLI is gone (%r)", exc)
-
-    async def request(self, subtype: str, **fields: Any) -> dict[str, Any]:
-        """Send a control request and return the ``response`` of its success answer.
-
-        Raises ``ProtocolError`` if the CLI answers with an error or the session ends
-        first. Wrap it in ``anyio.fail_after`` for a deadline.
-        """
-        return await self._outbox.request(subtype, **fields)
-
-    async def initialize(self, **fields: Any) -> dict[str, Any]:
-        """Send ``initialize`` (``hooks`` defaults to None; pass ``sdkMcpServers`` etc.)."""
-        fields.setdefault("hooks", None)
-        return await self.request("initialize", **fields)
-
-    async def interrupt(self) -> dict[str, Any]:
-        """Ask the CLI to stop the current turn (it cancels running tool calls)."""
-        return await self.request("interrupt")
-
-    async def send_message(self, obj: Mapping[str, Any]) -> None:
-        """Write one conversation message (e.g. a user turn) to the CLI."""
-        await self._writer.send(obj)
-
-    async def notify_tools_changed(self, server_name: str) -> None:
-        """Send ``notifications/tools/list_changed`` for a server; the CLI re-lists."""
-        await self.request("mcp_message", server_name=server_name,
-                           message={"jsonrpc": "2.0",
-                                    "method": "notifications/tools/list_changed"})
-
-    async def mcp_request(self, server_name: str, method: str,
-                          params: Mapping[str, Any] | None = None) -> dict[str, Any]:
-        """Send a JSON-RPC request to the CLI as the MCP server ``server_name``.
-
-        The CLI acks the control request and later sends the JSON-RPC response back as an
-        ``mcp_message`` of its own; this returns that response message.
-        """
-        return await self._outbox.mcp_request(server_name, method, params)
 
     # -- closing ----------------------------------------------------------------------
 

@@ -13,11 +13,18 @@ from toolhost.compile.tool import CompiledTool
 from toolhost.config.model import RunConfig
 from toolhost.runner.cli_settings import settings_json
 
-__all__ = ["CliCommand", "RunOptions", "build_command", "mcp_config", "server_timeout_ms"]
+__all__ = ["DEFAULT_MAX_TURNS", "CliCommand", "RunOptions", "build_command", "mcp_config",
+           "server_timeout_ms"]
 
 # The CLI's own per-server timeout must fire after toolhost's per-tool timeout, so that the
 # model reads toolhost's clear "timed out" result rather than the CLI giving up first.
 TIMEOUT_GRACE_MS = 5_000
+
+# Model turns (replies) one user turn may take when nothing sets ``--max-turns``: the CLI has
+# no limit of its own, so a model that never stops calling tools (a loop, a tool denied again
+# and again) ran, and cost, until someone noticed. The CLI counts per user turn: a long
+# interactive session is never cut. A task that needs more says so (``max_turns_hint``).
+DEFAULT_MAX_TURNS = 100
 
 
 @dataclass(frozen=True)
@@ -103,6 +110,8 @@ def build_command(cli: str, servers: Mapping[str, Sequence[CompiledTool]], *,
         argv += ["--model", options.model]
     if options.max_turns is not None:
         argv += ["--max-turns", str(options.max_turns)]
+    elif not any(a == "--max-turns" or a.startswith("--max-turns=") for a in options.cli_args):
+        argv += ["--max-turns", str(DEFAULT_MAX_TURNS)]
     if disallowed_tools:
         argv += ["--disallowedTools", ",".join(disallowed_tools)]
     # Every call asked about, whatever the CLI would allow by itself, and no settings or

@@ -9,6 +9,7 @@ kind and that text into one line a person can act on; None for failures it does 
 from __future__ import annotations
 
 from toolhost.excerpt import cut
+from toolhost.runner.command import DEFAULT_MAX_TURNS
 
 __all__ = ["GIVE_UP_UNREACHABLE", "TESTED_NEWEST", "TESTED_OLDEST", "cli_version", "explain",
            "gives_up", "max_turns_hint", "retry_hint", "version_note"]
@@ -52,8 +53,9 @@ def max_turns_hint(errors: object) -> str:
         if isinstance(errors, list) else []
     return ("toolhost: " + (f"{'; '.join(said)}: " if said else "")
             + "the model was still calling tools when the turn limit stopped it. Raise "
-            "--max-turns (or run.max_turns) if the task needs more; a model that calls a "
-            "denied tool again and again is stopped only by such a limit.")
+            f"--max-turns (or run.max_turns; toolhost's default is {DEFAULT_MAX_TURNS} a "
+            "turn) if the task needs more; a model that calls a denied tool again and again "
+            "is stopped only by such a limit.")
 
 
 def retry_hint(attempt: object, max_retries: object, delay_ms: object,

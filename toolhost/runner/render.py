@@ -29,6 +29,7 @@ from toolhost.permissions.ask_shown import shown_name as _shown_name
 from toolhost.permissions.ask_shown import shown_text
 from toolhost.permissions.decision import Decision
 from toolhost.runner.diagnose import explain, max_turns_hint, retry_hint
+from toolhost.runner.fit import columns_of, fit
 from toolhost.visible import visible
 
 __all__ = [
@@ -232,7 +233,8 @@ class TextRenderer:
         with contextlib.suppress(OSError, ValueError):
             if self._live:
                 self._status_open = True
-                self.err.write(self._err_style("2", f"… {text}"))
+                # one row at most: ``_clear_status`` erases only the row the cursor is on
+                self.err.write(self._err_style("2", fit(f"… {text}", columns_of(self.err))))
             else:
                 print(f"… {text}", file=self.err)
             self.err.flush()

@@ -30,6 +30,7 @@ from toolhost.host import Host
 from toolhost.permissions.ask import TerminalAsker
 from toolhost.permissions.decision import Asker
 from toolhost.permissions.gate import PermissionGate
+from toolhost.protocol.open_requests import StoppedRequest
 from toolhost.runner.command import RunOptions, build_command
 from toolhost.runner.discovery import find_cli
 from toolhost.runner.gate import RunnerGate, make_gate
@@ -467,14 +468,26 @@ class Signals:
         name = signal.Signals(signum).name
         if signum != signal.SIGINT:
             _say(f"{name}: stopping the session")
+        why = f"toolhost is stopping ({name if signum != signal.SIGINT else 'Ctrl-C'})"
         if self.gate is not None:
-            self.gate.ending = ("toolhost is stopping "
-                                f"({name if signum != signal.SIGINT else 'Ctrl-C'})")
-            if self.session is not None:
-                # now, before anything is cancelled and the CLI's stdin closed: a question
-                # still open gets its deny (the CLI is never left without an answer), saying
-                # what its audit line says
-                self.session.control.deny_open_permissions(self.gate.unanswered)
+            self.gate.ending = why
+        if self.session is not None:
+            # now, before anything is cancelled and the CLI's stdin closed: every request
+            # still open gets its answer (the CLI is never left waiting): a question a deny
+            # saying what its audit line says, a tool call an error result saying why
+            self.session.control.stop(why, self.gate.unanswered if self.gate else None,
+                                      on_stopped=self._stopped)
         if self.session is not None:
             self.session.abort()
         self.scope.cancel()
+
+    def _stopped(self, stopped: StoppedRequest) -> None:
+        """A tool call the stop answered: its audit line (its allow has one already)."""
+        audit = self.gate.audit if self.gate is not None else None
+        if stopped.kind != "call" or audit is None:
+            return
+        try:
+            audit.record_stopped(stopped.tool, stopped.arguments, stopped.message,
+                                 tool_use_id=stopped.tool_use_id)
+        except OSError as exc:  # the run is ending: said, never raised into the stop
+            log.error("cannot write the audit log %s: %s", audit.path, exc)
