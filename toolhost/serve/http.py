@@ -34,6 +34,7 @@ from starlette.routing import Route
 from toolhost.excerpt import cut
 from toolhost.limits import DEFAULT_LIMITS, Limits
 from toolhost.mcp import jsonrpc as rpc
+from toolhost.mcp.tasks import TaskStore
 from toolhost.serve.base import Handler, error_response
 from toolhost.serve.headers import (
     SESSION_HEADER,
@@ -67,6 +68,8 @@ async def _http_error(request: Request, exc: Exception) -> Response:
 
 __all__ = ["HttpServer"]
 
+TASK_METHODS = ("tasks/get", "tasks/update", "tasks/cancel")
+
 log = logging.getLogger("toolhost.serve")
 
 
@@ -83,6 +86,8 @@ class HttpServer:
         self.ready = True  # /readyz: False once shutting down
         self._refusing = False  # new requests answered 503 (the end of a shutdown)
         self.in_flight = InFlight()
+        # tasks a shutdown waits for, whose tasks/get is answered while it refuses the rest
+        self.tasks: TaskStore | None = getattr(handler, "tasks", None)
         self.limits = limits
         self.path = path
         self._on_shutdown = on_shutdown
@@ -161,7 +166,8 @@ class HttpServer:
         refusal = self._gate.refusal(request)
         if refusal is not None:
             return refusal
-        if self._refusing:  # shutting down: a clean answer the client can retry elsewhere
+        if self._refusing and not self._about_kept_task(request):
+            # shutting down: a clean answer the client can retry elsewhere
             return JsonAnswer(error_response(None, -32000, "Server shutting down; retry on "
                                              "another replica"), status_code=503,
                               headers={"retry-after": "1", "connection": "close"})
@@ -190,6 +196,16 @@ class HttpServer:
             return await self._poster.post(request, caller)
         except SessionsFull as full:  # a new session, and every kept one is in use
             return JsonAnswer(full.answer(), status_code=503, headers={"retry-after": "5"})
+
+    def _about_kept_task(self, request: Request) -> bool:
+        """Whether a POST's routing headers name a tasks method and a task kept here: while
+        shutting down, its poller still reads how it ended (the body must agree with the
+        headers, ``toolhost.serve.route_headers``, so the headers are what runs)."""
+        if request.method != "POST" or self.tasks is None:
+            return False
+        name = request.headers.get("mcp-name", "").strip(" \t")
+        return (request.headers.get("mcp-method", "").strip(" \t") in TASK_METHODS
+                and self.tasks.keeps(name))
 
     async def _get_stream(self, request: Request, owner: str = "", caller: Any = None
                           ) -> Response:

@@ -22,6 +22,7 @@ from toolhost.compile.tool import CompiledTool
 from toolhost.mcp import McpServer
 from toolhost.mcp import jsonrpc as rpc
 from toolhost.mcp.server import Notify
+from toolhost.mcp.tasks import TERMINAL, TaskStore
 from toolhost.serve.base import stream_dropped
 from toolhost.serve.listen_request import MAX_LISTEN_URIS, ListenError, check_uris, wanted
 
@@ -302,6 +303,8 @@ class ServedServer:
             if shown is None:
                 shown = task.detailed()
             listener.offer(_task_note(shown, listener.request_id))
+            if task.status in TERMINAL:
+                task.read = True  # pushed to its caller (a shutdown no longer waits for it)
 
     def forget_peer(self, peer: Hashable) -> None:
         """Drop what ``peer`` (an HTTP session that ended or was evicted, a request without
@@ -310,6 +313,11 @@ class ServedServer:
         self.core.forget_peer(peer)
         if had:
             self._subscriptions_changed()
+
+    @property
+    def tasks(self) -> TaskStore:
+        """The tasks of this server (a graceful shutdown waits for them)."""
+        return self.core.tasks
 
     def make_room_for_peers(self, count: int) -> None:
         """Remember the settings of up to ``count`` peers (the transport bounds them)."""
