@@ -450,6 +450,12 @@ async def test_a_caller_starting_many_tasks_drops_its_own_results_not_anothers()
     assert len(server.tasks) == 4
 
 
+async def _started(server: McpServer) -> str:
+    """A task of the ``waits`` tool, by id."""
+    made = await result(server, "tools/call", {"name": "waits", "arguments": {"name": "x"}})
+    return str(made["taskId"])
+
+
 async def test_a_shutdown_waits_for_running_tasks_and_unread_results_only() -> None:
     """``pending``: a running task, and a result nobody read, hold a graceful shutdown; a
     read (tasks/get of the ended task, tasks/cancel) or a result older than the unread
@@ -459,10 +465,9 @@ async def test_a_shutdown_waits_for_running_tasks_and_unread_results_only() -> N
     tools = Tools()
     server = server_of(tools)
     store = server.tasks
-    first = (await result(server, "tools/call", {"name": "waits", "arguments": {"name": "x"}}))["taskId"]
-    second = (await result(server, "tools/call", {"name": "waits", "arguments": {"name": "x"}}))["taskId"]
-    cancelled = (await result(server, "tools/call", {"name": "waits",
-                                                     "arguments": {"name": "x"}}))["taskId"]
+    first = await _started(server)
+    second = await _started(server)
+    cancelled = await _started(server)
     await result(server, "tasks/cancel", {"taskId": cancelled})
     assert store.pending() == 2 and store.keeps(first) and not store.keeps("nope")
     assert (await result(server, "tasks/get", {"taskId": first}))["status"] == "working"
@@ -479,7 +484,7 @@ async def test_a_shutdown_waits_for_running_tasks_and_unread_results_only() -> N
     assert store.pending() == 0  # left unread longer than the window: not waited for
     gate = Tools()
     busy = server_of(gate)
-    running = (await result(busy, "tools/call", {"name": "waits", "arguments": {"name": "x"}}))["taskId"]
+    running = await _started(busy)
     await gate.started.wait()
     assert busy.tasks.stop_for_shutdown("Server shutting down: because") == 1
     failed = await settle(busy, running)

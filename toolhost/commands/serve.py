@@ -146,6 +146,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="HTTP: one log line per request on stderr: method, path, "
                         "status, JSON-RPC method and name, caller, outcome, duration "
                         "(default on; --no-access-log turns it off)")
+    parser.add_argument("--metrics", action="store_true",
+                        help="HTTP: serve Prometheus metrics at GET /metrics (requests, calls "
+                        "by tool and outcome, denials, durations, in flight, sessions, "
+                        "tasks), behind the same Host, Origin and token checks as MCP")
     parser.add_argument("--project-relative", action="store_true",
                         help="a relative CONFIG is read from the project's directory: the "
                         "nearest one, from the current directory up, that holds .mcp.json "
@@ -308,7 +312,7 @@ def _serve(args: argparse.Namespace, started: Callable[[], None]) -> int:
                                  shutdown_grace=(10.0 if args.shutdown_grace is None
                                                  else args.shutdown_grace),
                                  auth=auth, config_files=tuple(build.host.config.files),
-                                 sockets=sockets)
+                                 sockets=sockets, metrics=args.metrics)
         finally:
             with anyio.CancelScope(shield=True):
                 await server.aclose()

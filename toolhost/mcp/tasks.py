@@ -372,6 +372,14 @@ class TaskStore:
         return sum(1 for t in self._tasks.values() if t.status not in TERMINAL
                    or (not t.read and t.updated >= recent))
 
+    def by_status(self) -> dict[tuple[str, ...], int]:
+        """How many tasks are kept, by status (every status named, 0 too)."""
+        counts: dict[tuple[str, ...], int] = {
+            (status,): 0 for status in ("working", "input_required", *sorted(TERMINAL))}
+        for task in self._tasks.values():
+            counts[(task.status,)] = counts.get((task.status,), 0) + 1
+        return counts
+
     def keeps(self, task_id: str) -> bool:
         """Whether a task of this id is kept here (of any caller): a shutting-down server
         still answers the requests about it."""

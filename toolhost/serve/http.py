@@ -51,6 +51,7 @@ from toolhost.serve.http_post import Poster
 from toolhost.serve.http_protocol import origin_form
 from toolhost.serve.http_sessions import LegacySessions
 from toolhost.serve.http_streams import GET_QUEUE, NotificationStream, Streams
+from toolhost.serve.metrics import CONTENT_TYPE, Metrics
 from toolhost.serve.session_table import SessionsFull
 from toolhost.serve.sessions import SessionTokens, owner_of
 
@@ -81,7 +82,8 @@ class HttpServer:
                  bind: str = "127.0.0.1", limits: Limits = DEFAULT_LIMITS,
                  on_shutdown: Callable[[], None] | None = None,
                  sessions: SessionTokens | None = None,
-                 shutdown_grace: float = 10.0, auth: Any = None) -> None:
+                 shutdown_grace: float = 10.0, auth: Any = None, metrics: bool = False
+                 ) -> None:
         self.grace = shutdown_grace
         self.ready = True  # /readyz: False once shutting down
         self._refusing = False  # new requests answered 503 (the end of a shutdown)
@@ -101,6 +103,7 @@ class HttpServer:
         # GET and listen streams: half of the connections at most, a few per session
         self.streams = Streams(max(1, limits.max_connections // 2))
         self._poster = Poster(handler, limits, self.sessions, self.streams, self.in_flight)
+        self.metrics = self._metrics(handler) if metrics else None
         routes = Starlette(routes=[
             Route(path, self._endpoint, methods=["GET", "POST", "DELETE"]),
             Route("/healthz", self._healthz, methods=["GET", "HEAD"]),
@@ -109,12 +112,13 @@ class HttpServer:
                   methods=["GET"]),
             Route(f"/.well-known/oauth-protected-resource{path}", self._resource_metadata,
                   methods=["GET"]),
+            *([Route("/metrics", self._scrape, methods=["GET"])] if metrics else []),
         ], exception_handlers={HTTPException: _http_error})
         routes.state.mcp_path = path
         # browser pages of accepted origins: preflights, and the origin named in answers
         # one access line per request (toolhost.serve.http_access), after its path is read
         self.app = origin_form(AccessLog(Cors(routes, path, self._gate.cors_allowed,
-                                              self._gate.host_refusal)))
+                                              self._gate.host_refusal), self.metrics))
 
     async def broadcast(self, message: Mapping[str, Any],
                         peers: Collection[Hashable] | None = None) -> None:
@@ -156,6 +160,35 @@ class HttpServer:
             return Response(b'{"status":"shutting down"}\n', status_code=503,
                             media_type="application/json")
         return Response(b'{"status":"ready"}\n', media_type="application/json")
+
+    def _metrics(self, handler: Handler) -> Metrics:
+        """The Prometheus metrics (``--metrics``): counted by the access middleware and the
+        served server's calls, the gauges read from this server when scraped."""
+        metrics = Metrics()
+        if hasattr(handler, "metrics"):
+            handler.metrics = metrics
+        metrics.gauge("toolhost_requests_in_flight", "MCP requests being answered",
+                      lambda: self.in_flight.count)
+        metrics.gauge("toolhost_sessions", "2025-revision sessions kept",
+                      lambda: len(self.sessions.table))
+        metrics.gauge("toolhost_streams_open", "GET and listen streams open",
+                      lambda: self.streams.count)
+        if self.tasks is not None:
+            metrics.gauge("toolhost_tasks", "tasks kept, by status", self.tasks.by_status,
+                          ("status",))
+        return metrics
+
+    async def _scrape(self, request: Request) -> Response:
+        """``GET /metrics`` (``--metrics``): behind the checks of the MCP endpoint (Host,
+        Origin, the bearer token or an OAuth access token)."""
+        refusal = self._gate.refusal(request)
+        if refusal is not None:
+            return refusal
+        caller = await self._gate.caller(request)
+        if isinstance(caller, Response):
+            return caller
+        assert self.metrics is not None  # the route exists with them only
+        return Response(self.metrics.render(), media_type=CONTENT_TYPE)
 
     async def _resource_metadata(self, request: Request) -> Response:
         return self._gate.resource_metadata(request)

@@ -25,6 +25,7 @@ from toolhost.mcp.server import Notify
 from toolhost.mcp.tasks import TERMINAL, TaskStore
 from toolhost.serve.base import stream_dropped
 from toolhost.serve.listen_request import MAX_LISTEN_URIS, ListenError, check_uris, wanted
+from toolhost.serve.metrics import Metrics
 
 __all__ = ["MAX_LISTEN_URIS", "SEPARATOR", "ServedServer", "expose"]
 
@@ -126,6 +127,7 @@ class ServedServer:
         from toolhost.serve.telemetry import Telemetry
 
         self.telemetry = Telemetry.maybe()  # spans and metrics per tools/call (extra otel)
+        self.metrics: Metrics | None = None  # Prometheus counters (serve --metrics)
         # what resources/list showed with the rules of the build clients last heard of (set
         # on the first resources/list: a client that never listed has nothing to be told):
         # a reload whose rules newly hide or show a resource changes it even when the
@@ -166,9 +168,11 @@ class ServedServer:
             await self._remember_listing()
         if method == "subscriptions/listen" and "id" in message and notify is not None:
             return await self._listen(message, notify)
-        if self.telemetry is not None and method == "tools/call":
-            return await self.telemetry.around(message, self.core.handle, notify=notify,
-                                               peer=peer)
+        if method == "tools/call" and "id" in message:
+            if self.metrics is not None:
+                return await self.metrics.around_call(
+                    message, lambda: self._call(message, notify, peer))
+            return await self._call(message, notify, peer)
         answer = await self.core.handle(message, notify=notify, peer=peer)
         if method == "initialize" and answer is not None and "result" in answer:
             self.legacy_peer = True  # (a 2026-07-28 request naming it is -32601)
@@ -177,6 +181,14 @@ class ServedServer:
                 self._subscribed(message)
             self._subscriptions_changed()
         return answer
+
+    async def _call(self, message: Mapping[str, Any], notify: Notify | None,
+                    peer: Hashable) -> dict[str, Any] | None:
+        """A ``tools/call``, traced when OpenTelemetry is set up."""
+        if self.telemetry is not None:
+            return await self.telemetry.around(message, self.core.handle, notify=notify,
+                                               peer=peer)
+        return await self.core.handle(message, notify=notify, peer=peer)
 
     def _subscribed(self, message: Mapping[str, Any]) -> None:
         params = message.get("params")
