@@ -47,7 +47,7 @@ from toolhost.serve.http_cors import Cors
 from toolhost.serve.http_exchange import InFlight
 from toolhost.serve.http_gate import Gate
 from toolhost.serve.http_limits import JsonAnswer
-from toolhost.serve.http_post import Poster
+from toolhost.serve.http_post import Poster, shutting_down
 from toolhost.serve.http_protocol import origin_form
 from toolhost.serve.http_sessions import LegacySessions
 from toolhost.serve.http_streams import GET_QUEUE, NotificationStream, Streams
@@ -103,6 +103,7 @@ class HttpServer:
         # GET and listen streams: half of the connections at most, a few per session
         self.streams = Streams(max(1, limits.max_connections // 2))
         self._poster = Poster(handler, limits, self.sessions, self.streams, self.in_flight)
+        self._poster.refuses = self._refuses
         self.metrics = self._metrics(handler) if metrics else None
         routes = Starlette(routes=[
             Route(path, self._endpoint, methods=["GET", "POST", "DELETE"]),
@@ -199,11 +200,10 @@ class HttpServer:
         refusal = self._gate.refusal(request)
         if refusal is not None:
             return refusal
-        if self._refusing and not self._about_kept_task(request):
-            # shutting down: a clean answer the client can retry elsewhere
-            return JsonAnswer(error_response(None, -32000, "Server shutting down; retry on "
-                                             "another replica"), status_code=503,
-                              headers={"retry-after": "1", "connection": "close"})
+        if self._refusing and request.method != "POST":
+            # shutting down: a clean answer the client can retry elsewhere (a POST's
+            # message is judged once read: Poster.refuses)
+            return shutting_down(None)
         repeated = repeated_header(request.headers.raw)
         if repeated is not None:
             return JsonAnswer(error_response(None, -32600, f"Bad Request: send one {repeated} "
@@ -230,15 +230,16 @@ class HttpServer:
         except SessionsFull as full:  # a new session, and every kept one is in use
             return JsonAnswer(full.answer(), status_code=503, headers={"retry-after": "5"})
 
-    def _about_kept_task(self, request: Request) -> bool:
-        """Whether a POST's routing headers name a tasks method and a task kept here: while
-        shutting down, its poller still reads how it ended (the body must agree with the
-        headers, ``toolhost.serve.route_headers``, so the headers are what runs)."""
-        if request.method != "POST" or self.tasks is None:
+    def _refuses(self, message: Mapping[str, Any]) -> bool:
+        """Whether a request is refused now: every new one once the shutdown refuses them,
+        but for the tasks methods about a task kept here (its poller still reads how it
+        ended; ``toolhost.serve.shutdown``)."""
+        if not self._refusing:
             return False
-        name = request.headers.get("mcp-name", "").strip(" \t")
-        return (request.headers.get("mcp-method", "").strip(" \t") in TASK_METHODS
-                and self.tasks.keeps(name))
+        params = message.get("params")
+        task_id = params.get("taskId") if isinstance(params, Mapping) else None
+        return not (message.get("method") in TASK_METHODS and isinstance(task_id, str)
+                    and self.tasks is not None and self.tasks.keeps(task_id))
 
     async def _get_stream(self, request: Request, owner: str = "", caller: Any = None
                           ) -> Response:
