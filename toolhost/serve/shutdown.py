@@ -11,7 +11,9 @@
    load that never paused, step 1 took the whole grace and the calls accepted last were
    cancelled however short they were);
 2. then new requests are refused (503 with ``Retry-After``, a JSON-RPC error: a clean answer
-   the client can retry elsewhere) and the calls still running are waited for;
+   the client can retry elsewhere) and the calls still running are waited for (a client's
+   answer to the server's question, or a notification, is no new request: it still reaches
+   the call waiting for it);
 3. when the grace ends, what still runs is cancelled, and each is answered -32800 saying so
    (given ``ANSWER_SECONDS`` to be written). No request that was accepted goes unanswered.
 
