@@ -139,7 +139,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--shutdown-grace", type=seconds, default=None, metavar="SECONDS",
                         help="HTTP: on SIGTERM or Ctrl-C, /readyz turns 503; requests are "
                         "answered until a quiet second, then refused (503); calls still "
-                        "running after this long are cancelled and answered -32800 "
+                        "running after this long are cancelled and answered -32800, tasks "
+                        "failed saying so (their results stay readable until then) "
                         "(default 10). stdio: how long calls may still answer once the "
                         "client closed stdin (default 5)")
     parser.add_argument("--access-log", action=argparse.BooleanOptionalAction, default=True,
