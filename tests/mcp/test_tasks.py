@@ -448,3 +448,46 @@ async def test_a_caller_starting_many_tasks_drops_its_own_results_not_anothers()
         {"type": "text", "text": "done p"}]
     # a read never drops anything: only a new task makes room
     assert len(server.tasks) == 4
+
+
+async def _started(server: McpServer) -> str:
+    """A task of the ``waits`` tool, by id."""
+    made = await result(server, "tools/call", {"name": "waits", "arguments": {"name": "x"}})
+    return str(made["taskId"])
+
+
+async def test_a_shutdown_waits_for_running_tasks_and_unread_results_only() -> None:
+    """``pending``: a running task, and a result nobody read, hold a graceful shutdown; a
+    read (tasks/get of the ended task, tasks/cancel) or a result older than the unread
+    window does not. ``stop_for_shutdown`` fails what still runs, saying why."""
+    from toolhost.mcp import tasks as tasks_module
+
+    tools = Tools()
+    server = server_of(tools)
+    store = server.tasks
+    first = await _started(server)
+    second = await _started(server)
+    cancelled = await _started(server)
+    await result(server, "tasks/cancel", {"taskId": cancelled})
+    assert store.pending() == 2 and store.keeps(first) and not store.keeps("nope")
+    assert (await result(server, "tasks/get", {"taskId": first}))["status"] == "working"
+    assert store.pending() == 2  # read while working: its result is still to come
+    tools.release.set()
+    for _ in range(2000):
+        if store._tasks[first].status == "completed":
+            break
+        await anyio.sleep(0.005)
+    assert store.pending() == 2  # ended, unread
+    await settle(server, first)
+    assert store.pending() == 1  # read
+    store._tasks[second].updated -= tasks_module.UNREAD_WINDOW + 1
+    assert store.pending() == 0  # left unread longer than the window: not waited for
+    gate = Tools()
+    busy = server_of(gate)
+    running = await _started(busy)
+    await gate.started.wait()
+    assert busy.tasks.stop_for_shutdown("Server shutting down: because") == 1
+    failed = await settle(busy, running)
+    assert failed["status"] == "failed"
+    assert failed["error"] == {"code": -32000, "message": "Server shutting down: because"}
+    assert busy.tasks.pending() == 0 and busy.tasks.stop_for_shutdown("again") == 0

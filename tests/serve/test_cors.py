@@ -82,6 +82,19 @@ def test_other_origins_get_no_cors(url: str, origin: str | None, status: int) ->
     assert "access-control-allow-origin" not in called.headers
 
 
+@pytest.mark.parametrize("method", ["PUT", "TRACE", "CONNECT", "PATCH", "post", "FOO", ""])
+def test_a_preflight_for_a_method_mcp_does_not_use_is_refused(url: str, method: str) -> None:
+    """Even from a named origin: a plain 403 saying so, not a 204 granting what the browser
+    must then read out of Access-Control-Allow-Methods."""
+    answer = preflight(url, APP, **{"access-control-request-method": method})
+    assert answer.status_code == 403, answer.text
+    assert "access-control-allow-origin" not in answer.headers
+    assert "may send GET, POST, DELETE here" in answer.json()["error"]["message"]
+    for served in ("GET", "POST", "DELETE"):
+        assert preflight(url, APP, **{"access-control-request-method": served}
+                         ).status_code == 204
+
+
 def test_a_preflight_to_a_name_not_served_is_misdirected(url: str) -> None:
     assert preflight(url, APP, host="evil.example").status_code == 421
 

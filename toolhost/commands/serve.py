@@ -139,13 +139,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--shutdown-grace", type=seconds, default=None, metavar="SECONDS",
                         help="HTTP: on SIGTERM or Ctrl-C, /readyz turns 503; requests are "
                         "answered until a quiet second, then refused (503); calls still "
-                        "running after this long are cancelled and answered -32800 "
+                        "running after this long are cancelled and answered -32800, tasks "
+                        "failed saying so (their results stay readable until then) "
                         "(default 10). stdio: how long calls may still answer once the "
                         "client closed stdin (default 5)")
     parser.add_argument("--access-log", action=argparse.BooleanOptionalAction, default=True,
                         help="HTTP: one log line per request on stderr: method, path, "
                         "status, JSON-RPC method and name, caller, outcome, duration "
                         "(default on; --no-access-log turns it off)")
+    parser.add_argument("--metrics", action="store_true",
+                        help="HTTP: serve Prometheus metrics at GET /metrics (requests, calls "
+                        "by tool and outcome, denials, durations, in flight, sessions, "
+                        "tasks), behind the same Host, Origin and token checks as MCP")
     parser.add_argument("--project-relative", action="store_true",
                         help="a relative CONFIG is read from the project's directory: the "
                         "nearest one, from the current directory up, that holds .mcp.json "
@@ -308,7 +313,7 @@ def _serve(args: argparse.Namespace, started: Callable[[], None]) -> int:
                                  shutdown_grace=(10.0 if args.shutdown_grace is None
                                                  else args.shutdown_grace),
                                  auth=auth, config_files=tuple(build.host.config.files),
-                                 sockets=sockets)
+                                 sockets=sockets, metrics=args.metrics)
         finally:
             with anyio.CancelScope(shield=True):
                 await server.aclose()

@@ -17,7 +17,10 @@ first), ``MAX_RUNNING`` running at once per caller, a task is forgotten ``TTL_MS
 was created (a running one is stopped then, whether or not anybody asks the server
 anything), a question waits for its answer as long as a direct call's would, and a result
 is as bounded as a direct call's (the tool's ``max_output_chars``). Server shutdown stops
-every running task and waits a moment for their tools to stop (``aclose``).
+every running task and waits a moment for their tools to stop (``aclose``); a graceful one
+(``toolhost.serve.shutdown``) first waits, within its grace, for the running tasks to end and
+for their results to be read (``pending``), and fails what still runs then with an error
+that says so (``stop_for_shutdown``): a poller reads why, never a task that vanished.
 """
 
 from __future__ import annotations
@@ -49,8 +52,8 @@ if TYPE_CHECKING:
 # made: every server has a task store, few configs have a task tool
 # (tests/test_startup_imports.py)
 
-__all__ = ["MAX_TASKS", "POLL_MS", "TASKS_EXTENSION", "TTL_MS", "Task", "TaskChannel",
-           "TaskStore", "declares_tasks", "tasks_required"]
+__all__ = ["MAX_TASKS", "POLL_MS", "TASKS_EXTENSION", "TERMINAL", "TTL_MS", "UNREAD_WINDOW",
+           "Task", "TaskChannel", "TaskStore", "declares_tasks", "tasks_required"]
 
 log = logging.getLogger("toolhost.mcp")
 
@@ -60,6 +63,7 @@ MAX_RUNNING = 32  # tasks of one caller running at once
 TTL_MS = 3_600_000  # a task is kept this long after it was created (ms)
 POLL_MS = 500  # the poll interval suggested to clients
 TERMINAL = frozenset({"completed", "failed", "cancelled"})
+UNREAD_WINDOW = 60.0  # s: an unread result that ended this recently holds a shutdown
 
 Run = Callable[["TaskChannel"], Awaitable[dict[str, Any]]]
 
@@ -95,6 +99,9 @@ class Task:
         self.ttl_ms = ttl_ms
         self.created = self.updated = time.time()
         self.status = "working"
+        # whether its caller has seen it terminal (tasks/get, tasks/cancel, a notification):
+        # a graceful shutdown waits for the results nobody has read yet
+        self.read = False
         self.result: dict[str, Any] | None = None
         self.error: dict[str, Any] | None = None
         self.runner: asyncio.Task[None] | None = None
@@ -336,6 +343,7 @@ class TaskStore:
 
     def cancel(self, owner: Any, task_id: Any) -> None:
         task = self.find(owner, task_id)
+        task.read = True  # its caller asked: it knows how the task ends
         if task.status not in TERMINAL:
             task.finish("cancelled")
             if task.runner is not None:
@@ -355,6 +363,41 @@ class TaskStore:
             event.set()
         if not task.waiting and task.status == "input_required":
             task._set("working")  # every question is answered: the tool runs on
+
+    def pending(self) -> int:
+        """Tasks a graceful shutdown waits for: those still running, and those that ended
+        (within :data:`UNREAD_WINDOW` seconds) whose caller has not read the result yet. A
+        task nobody polled for longer than that was left; it does not hold the shutdown."""
+        recent = time.time() - UNREAD_WINDOW
+        return sum(1 for t in self._tasks.values() if t.status not in TERMINAL
+                   or (not t.read and t.updated >= recent))
+
+    def by_status(self) -> dict[tuple[str, ...], int]:
+        """How many tasks are kept, by status (every status named, 0 too)."""
+        counts: dict[tuple[str, ...], int] = {
+            (status,): 0 for status in ("working", "input_required", *sorted(TERMINAL))}
+        for task in self._tasks.values():
+            counts[(task.status,)] = counts.get((task.status,), 0) + 1
+        return counts
+
+    def keeps(self, task_id: str) -> bool:
+        """Whether a task of this id is kept here (of any caller): a shutting-down server
+        still answers the requests about it."""
+        return task_id in self._tasks
+
+    def stop_for_shutdown(self, why: str) -> int:
+        """Fail every running task (its tool is stopped) with a -32000 error saying
+        ``why``: a poller reads that the server stopped it, not a cancellation it never
+        asked for, nor an unknown task. Returns how many were stopped."""
+        stopped = 0
+        for task in list(self._tasks.values()):
+            if task.status in TERMINAL:
+                continue
+            task.finish("failed", error={"code": rpc.SERVER_BUSY, "message": why})
+            if task.runner is not None:
+                task.runner.cancel()
+            stopped += 1
+        return stopped
 
     def close(self) -> None:
         """Stop every running task (the server is shutting down); ``aclose`` also waits for

@@ -23,7 +23,13 @@ from toolhost.mcp.calls import Cancel, send_elicit, send_sample
 from toolhost.mcp.client_requests import RoundTrip, client_channel, input_required_in
 from toolhost.mcp.jsonrpc import RpcError
 from toolhost.mcp.round_trip import encode_state
-from toolhost.mcp.tasks import TaskChannel, TaskStore, declares_tasks, tasks_required
+from toolhost.mcp.tasks import (
+    TERMINAL,
+    TaskChannel,
+    TaskStore,
+    declares_tasks,
+    tasks_required,
+)
 from toolhost.mcp.tasks_first import AskFirstCalls
 from toolhost.mcp.tools_call import Guard, McpCallContext, _missing_capability
 from toolhost.results import ToolResult
@@ -123,7 +129,10 @@ class TaskCalls(AskFirstCalls):
                          notify: Any, peer: Hashable, modern: bool,
                          cancel: Cancel | None = None) -> dict[str, Any]:
         task_id = self._task_request(params, meta, modern, "tasks/get")
-        out = self.tasks.find(_owner(), task_id).detailed()
+        task = self.tasks.find(_owner(), task_id)
+        out = task.detailed()
+        if task.status in TERMINAL:
+            task.read = True  # its caller has the result (a shutdown no longer waits for it)
         out["resultType"] = "complete"
         out["_meta"] = self._modern_meta
         return out

@@ -21,6 +21,7 @@ from toolhost.permissions.decision import Decision
 from toolhost.permissions.sameness import same_json
 from toolhost.redaction import scrub
 from toolhost.results import ToolResult
+from toolhost.serve.metrics import note_decision_metric
 from toolhost.serve.telemetry import note_decision
 
 __all__ = ["GET_PROMPT_TOOL", "READ_RESOURCE_TOOL", "Decide", "Gate", "decided",
@@ -52,6 +53,7 @@ def permission_guard(gate: Gate, wire_name: Callable[[CompiledTool], str]) -> Gu
         name = wire_name(tool)
         decision = await gate.check(name, arguments)
         note_decision(decision.behavior, decision.rule)  # on the call's span, if traced
+        note_decision_metric(decision.behavior)  # and its metrics, if measured
         nobody = (f"Tool {name} needs approval and there is no one to ask here (toolhost "
                   "serve); denied.") if decision.behavior == "ask" else None
         # The call's own context (its progress token, the client to elicit from), named as

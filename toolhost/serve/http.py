@@ -34,6 +34,7 @@ from starlette.routing import Route
 from toolhost.excerpt import cut
 from toolhost.limits import DEFAULT_LIMITS, Limits
 from toolhost.mcp import jsonrpc as rpc
+from toolhost.mcp.tasks import TaskStore
 from toolhost.serve.base import Handler, error_response
 from toolhost.serve.headers import (
     SESSION_HEADER,
@@ -46,10 +47,11 @@ from toolhost.serve.http_cors import Cors
 from toolhost.serve.http_exchange import InFlight
 from toolhost.serve.http_gate import Gate
 from toolhost.serve.http_limits import JsonAnswer
-from toolhost.serve.http_post import Poster
+from toolhost.serve.http_post import Poster, shutting_down
 from toolhost.serve.http_protocol import origin_form
 from toolhost.serve.http_sessions import LegacySessions
 from toolhost.serve.http_streams import GET_QUEUE, NotificationStream, Streams
+from toolhost.serve.metrics import CONTENT_TYPE, Metrics
 from toolhost.serve.session_table import SessionsFull
 from toolhost.serve.sessions import SessionTokens, owner_of
 
@@ -67,6 +69,8 @@ async def _http_error(request: Request, exc: Exception) -> Response:
 
 __all__ = ["HttpServer"]
 
+TASK_METHODS = ("tasks/get", "tasks/update", "tasks/cancel")
+
 log = logging.getLogger("toolhost.serve")
 
 
@@ -78,11 +82,14 @@ class HttpServer:
                  bind: str = "127.0.0.1", limits: Limits = DEFAULT_LIMITS,
                  on_shutdown: Callable[[], None] | None = None,
                  sessions: SessionTokens | None = None,
-                 shutdown_grace: float = 10.0, auth: Any = None) -> None:
+                 shutdown_grace: float = 10.0, auth: Any = None, metrics: bool = False
+                 ) -> None:
         self.grace = shutdown_grace
         self.ready = True  # /readyz: False once shutting down
         self._refusing = False  # new requests answered 503 (the end of a shutdown)
         self.in_flight = InFlight()
+        # tasks a shutdown waits for, whose tasks/get is answered while it refuses the rest
+        self.tasks: TaskStore | None = getattr(handler, "tasks", None)
         self.limits = limits
         self.path = path
         self._on_shutdown = on_shutdown
@@ -96,6 +103,8 @@ class HttpServer:
         # GET and listen streams: half of the connections at most, a few per session
         self.streams = Streams(max(1, limits.max_connections // 2))
         self._poster = Poster(handler, limits, self.sessions, self.streams, self.in_flight)
+        self._poster.refuses = self._refuses
+        self.metrics = self._metrics(handler) if metrics else None
         routes = Starlette(routes=[
             Route(path, self._endpoint, methods=["GET", "POST", "DELETE"]),
             Route("/healthz", self._healthz, methods=["GET", "HEAD"]),
@@ -104,12 +113,13 @@ class HttpServer:
                   methods=["GET"]),
             Route(f"/.well-known/oauth-protected-resource{path}", self._resource_metadata,
                   methods=["GET"]),
+            *([Route("/metrics", self._scrape, methods=["GET"])] if metrics else []),
         ], exception_handlers={HTTPException: _http_error})
         routes.state.mcp_path = path
         # browser pages of accepted origins: preflights, and the origin named in answers
         # one access line per request (toolhost.serve.http_access), after its path is read
         self.app = origin_form(AccessLog(Cors(routes, path, self._gate.cors_allowed,
-                                              self._gate.host_refusal)))
+                                              self._gate.host_refusal), self.metrics))
 
     async def broadcast(self, message: Mapping[str, Any],
                         peers: Collection[Hashable] | None = None) -> None:
@@ -152,6 +162,35 @@ class HttpServer:
                             media_type="application/json")
         return Response(b'{"status":"ready"}\n', media_type="application/json")
 
+    def _metrics(self, handler: Handler) -> Metrics:
+        """The Prometheus metrics (``--metrics``): counted by the access middleware and the
+        served server's calls, the gauges read from this server when scraped."""
+        metrics = Metrics()
+        if hasattr(handler, "metrics"):
+            handler.metrics = metrics
+        metrics.gauge("toolhost_requests_in_flight", "MCP requests being answered",
+                      lambda: self.in_flight.count)
+        metrics.gauge("toolhost_sessions", "2025-revision sessions kept",
+                      lambda: len(self.sessions.table))
+        metrics.gauge("toolhost_streams_open", "GET and listen streams open",
+                      lambda: self.streams.count)
+        if self.tasks is not None:
+            metrics.gauge("toolhost_tasks", "tasks kept, by status", self.tasks.by_status,
+                          ("status",))
+        return metrics
+
+    async def _scrape(self, request: Request) -> Response:
+        """``GET /metrics`` (``--metrics``): behind the checks of the MCP endpoint (Host,
+        Origin, the bearer token or an OAuth access token)."""
+        refusal = self._gate.refusal(request)
+        if refusal is not None:
+            return refusal
+        caller = await self._gate.caller(request)
+        if isinstance(caller, Response):
+            return caller
+        assert self.metrics is not None  # the route exists with them only
+        return Response(self.metrics.render(), media_type=CONTENT_TYPE)
+
     async def _resource_metadata(self, request: Request) -> Response:
         return self._gate.resource_metadata(request)
 
@@ -161,10 +200,10 @@ class HttpServer:
         refusal = self._gate.refusal(request)
         if refusal is not None:
             return refusal
-        if self._refusing:  # shutting down: a clean answer the client can retry elsewhere
-            return JsonAnswer(error_response(None, -32000, "Server shutting down; retry on "
-                                             "another replica"), status_code=503,
-                              headers={"retry-after": "1", "connection": "close"})
+        if self._refusing and request.method != "POST":
+            # shutting down: a clean answer the client can retry elsewhere (a POST's
+            # message is judged once read: Poster.refuses)
+            return shutting_down(None)
         repeated = repeated_header(request.headers.raw)
         if repeated is not None:
             return JsonAnswer(error_response(None, -32600, f"Bad Request: send one {repeated} "
@@ -190,6 +229,17 @@ class HttpServer:
             return await self._poster.post(request, caller)
         except SessionsFull as full:  # a new session, and every kept one is in use
             return JsonAnswer(full.answer(), status_code=503, headers={"retry-after": "5"})
+
+    def _refuses(self, message: Mapping[str, Any]) -> bool:
+        """Whether a request is refused now: every new one once the shutdown refuses them,
+        but for the tasks methods about a task kept here (its poller still reads how it
+        ended; ``toolhost.serve.shutdown``)."""
+        if not self._refusing:
+            return False
+        params = message.get("params")
+        task_id = params.get("taskId") if isinstance(params, Mapping) else None
+        return not (message.get("method") in TASK_METHODS and isinstance(task_id, str)
+                    and self.tasks is not None and self.tasks.keeps(task_id))
 
     async def _get_stream(self, request: Request, owner: str = "", caller: Any = None
                           ) -> Response:

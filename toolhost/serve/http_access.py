@@ -34,6 +34,7 @@ from typing import Any
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from toolhost.excerpt import cut
+from toolhost.serve.metrics import Metrics
 
 __all__ = ["ACCESS_EXTENSION", "AccessLog", "note", "note_answer", "note_message"]
 
@@ -83,13 +84,16 @@ def note_answer(scope: Scope, answer: Mapping[str, Any] | None) -> None:
 
 
 class AccessLog:
-    """ASGI middleware writing one access line per HTTP request (when INFO is on)."""
+    """ASGI middleware writing one access line per HTTP request (when INFO is on), and
+    counting it into ``metrics`` (``toolhost.serve.metrics``, ``--metrics``) when given."""
 
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(self, app: ASGIApp, metrics: Metrics | None = None) -> None:
         self.app = app
+        self.metrics = metrics
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or not log.isEnabledFor(logging.INFO):
+        logged = log.isEnabledFor(logging.INFO)
+        if scope["type"] != "http" or not (logged or self.metrics is not None):
             await self.app(scope, receive, send)
             return
         fields: dict[str, Any] = {}
@@ -107,9 +111,12 @@ class AccessLog:
             await self.app(scope, receive, sending)
         finally:
             path = str(scope.get("path", ""))
-            if not (path in PROBES and status == 200):
-                log.info("access: %s", line(str(scope.get("method", "")), path, status,
-                                            fields, time.perf_counter() - start))
+            method = str(scope.get("method", ""))
+            if self.metrics is not None and path not in PROBES:
+                self.metrics.http_request(method, status, fields, time.perf_counter() - start)
+            if logged and not (path in PROBES and status == 200):
+                log.info("access: %s", line(method, path, status, fields,
+                                            time.perf_counter() - start))
 
 
 def line(method: str, path: str, status: int, fields: Mapping[str, Any],

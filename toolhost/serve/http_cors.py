@@ -27,6 +27,7 @@ from toolhost.serve.base import error_response
 __all__ = ["ALLOWED_HEADERS", "Cors"]
 
 ALLOWED_METHODS = b"GET, POST, DELETE"
+SERVED_METHODS = frozenset({b"GET", b"POST", b"DELETE"})  # case-sensitive (RFC 9110 9.1)
 ALLOWED_HEADERS = (b"accept, authorization, content-type, last-event-id, mcp-method, mcp-name, "
                    b"mcp-protocol-version, mcp-session-id")
 EXPOSED_HEADERS = b"mcp-session-id, mcp-protocol-version, www-authenticate, retry-after"
@@ -71,7 +72,7 @@ class Cors:
                 await refusal(scope, receive, send)
                 return
             await self._preflight(origin, _header(scope, b"access-control-request-headers"),
-                                  send)
+                                  send, _header(scope, b"access-control-request-method"))
             return
         if origin is None or not self._allowed(origin):
             await self._app(scope, receive, send)
@@ -89,12 +90,20 @@ class Cors:
 
         await self._app(scope, receive, with_cors)
 
-    async def _preflight(self, origin: str | None, asked: bytes | None, send: Send) -> None:
+    async def _preflight(self, origin: str | None, asked: bytes | None, send: Send,
+                         method: bytes | None = None) -> None:
+        refused = None
         if origin is None or not self._allowed(origin):
             shown = "no Origin" if origin is None else f"origin {cut(origin, 100)!r}"
-            body = wire.encode_answer(error_response(
-                None, -32600, f"Forbidden: {shown} may not call this server from a browser "
-                "(name it with toolhost serve --allow-origin)"))
+            refused = (f"Forbidden: {shown} may not call this server from a browser (name it "
+                       "with toolhost serve --allow-origin)")
+        elif method is not None and method.strip() not in SERVED_METHODS:
+            # a method MCP does not use (PUT, TRACE, a lower-case post): refused plainly,
+            # not left to the browser's reading of Access-Control-Allow-Methods
+            refused = (f"Forbidden: a browser page may send {ALLOWED_METHODS.decode()} here, "
+                       f"not {cut(method.decode('latin-1'), 40)!r}")
+        if refused is not None or origin is None:
+            body = wire.encode_answer(error_response(None, -32600, refused or "Forbidden"))
             await send({"type": "http.response.start", "status": 403, "headers": [
                 (b"content-type", b"application/json"),
                 (b"content-length", str(len(body)).encode()), (b"vary", b"Origin")]})

@@ -53,7 +53,15 @@ from toolhost.serve.param_headers import param_problem
 from toolhost.serve.route_headers import routing_problem
 from toolhost.serve.sessions import owner_of
 
-__all__ = ["Poster"]
+__all__ = ["Poster", "shutting_down"]
+
+
+def shutting_down(request_id: Any) -> Response:
+    """503 for a new request while the server shuts down: a clean answer the client can
+    retry elsewhere (``toolhost.serve.shutdown``, step 2)."""
+    return JsonAnswer(error_response(request_id, -32000, "Server shutting down; retry on "
+                                     "another replica"), status_code=503,
+                      headers={"retry-after": "1", "connection": "close"})
 
 log = logging.getLogger("toolhost.serve")
 
@@ -73,6 +81,10 @@ class Poster:
         self._sessions = sessions
         self._streams = streams
         self._in_flight = in_flight
+        # whether a request is refused now (shutting down); None: never. Only requests
+        # are: an answer to the server's question or a cancellation starts nothing, and a
+        # call still running may be waiting for it
+        self.refuses: Callable[[Mapping[str, Any]], bool] | None = None
         # Message bytes of every request being answered: sessions cost a client nothing, so
         # only a bound on the whole replica bounds its memory (each session also has a
         # bound on its requests: Session.budget)
@@ -158,6 +170,8 @@ class Poster:
                                           caller=caller)
             if session is None:
                 return _refusal(request_id, f"unknown session {cut(session_id, 64)}", 404)
+        if is_request(message) and self.refuses is not None and self.refuses(message):
+            return shutting_down(request_id)
         if not is_request(message):
             await self._notification(message, session, session_id, caller)
             return Response(status_code=202)

@@ -22,7 +22,7 @@ from toolhost.serve.http_exchange import InFlight
 from toolhost.serve.http_limits import FD_HEADROOM, raise_fd_limit
 from toolhost.serve.http_protocol import header_deadline_protocol
 from toolhost.serve.http_streams import Streams
-from toolhost.serve.shutdown import drain
+from toolhost.serve.shutdown import TaskHold, drain
 from toolhost.serve.telemetry_flush import flush_telemetry
 
 __all__ = ["Served", "hangup_as", "run_uvicorn"]
@@ -40,6 +40,9 @@ class Served(Protocol):
     path: str
     grace: float
     ready: bool  # /readyz: set False when the shutdown starts
+
+    @property
+    def tasks(self) -> TaskHold | None: ...  # the tasks a shutdown waits for
 
     def refuse_new(self) -> None: ...
     def close(self) -> None: ...
@@ -80,7 +83,7 @@ async def run_uvicorn(owner: Served, sockets: list[socket.socket]) -> None:
             # what outlives the grace, each answered (toolhost.serve.shutdown)
             # a second Ctrl-C (uvicorn's force_exit) ends the waiting at once
             await drain(owner.in_flight, owner.grace, owner.refuse_new,
-                        forced=lambda: self.force_exit)
+                        forced=lambda: self.force_exit, tasks=owner.tasks)
             owner.close()
             await super().shutdown(sockets)
             # the process ends by the signal, so the SDK's atexit flush never runs: the

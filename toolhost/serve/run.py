@@ -62,10 +62,12 @@ async def serve_http(served: ServedServer, *, host: str, port: int, token: str |
                      background: Background | None = None,
                      shutdown_grace: float = 10.0, auth: Any = None,
                      config_files: tuple[str, ...] = (),
-                     sockets: list[socket.socket] | None = None) -> None:
+                     sockets: list[socket.socket] | None = None, metrics: bool = False
+                     ) -> None:
     """Serve MCP Streamable HTTP on ``host:port`` until interrupted (SIGTERM, SIGINT): then
     stop accepting, let calls in flight finish for ``shutdown_grace`` seconds, cancel the
-    rest. ``sockets``: already bound to ``host:port`` (``toolhost.serve.listen``)."""
+    rest. ``sockets``: already bound to ``host:port`` (``toolhost.serve.listen``);
+    ``metrics``: serve ``GET /metrics`` (Prometheus, ``toolhost.serve.metrics``)."""
     try:
         from toolhost.serve.http import HttpServer
         from toolhost.serve.sessions import SessionTokens
@@ -76,6 +78,7 @@ async def serve_http(served: ServedServer, *, host: str, port: int, token: str |
     server = HttpServer(served, path=path, token=token, allowed_origins=allowed_origins,
                         allowed_hosts=allowed_hosts, bind=host, limits=limits,
                         on_shutdown=served.close, shutdown_grace=shutdown_grace, auth=auth,
+                        metrics=metrics,
                         sessions=SessionTokens.from_environ(config_files=config_files))
 
     async def broadcast(message: dict[str, Any],

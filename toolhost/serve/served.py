@@ -22,8 +22,10 @@ from toolhost.compile.tool import CompiledTool
 from toolhost.mcp import McpServer
 from toolhost.mcp import jsonrpc as rpc
 from toolhost.mcp.server import Notify
+from toolhost.mcp.tasks import TERMINAL, TaskStore
 from toolhost.serve.base import stream_dropped
 from toolhost.serve.listen_request import MAX_LISTEN_URIS, ListenError, check_uris, wanted
+from toolhost.serve.metrics import Metrics
 
 __all__ = ["MAX_LISTEN_URIS", "SEPARATOR", "ServedServer", "expose"]
 
@@ -125,6 +127,7 @@ class ServedServer:
         from toolhost.serve.telemetry import Telemetry
 
         self.telemetry = Telemetry.maybe()  # spans and metrics per tools/call (extra otel)
+        self.metrics: Metrics | None = None  # Prometheus counters (serve --metrics)
         # what resources/list showed with the rules of the build clients last heard of (set
         # on the first resources/list: a client that never listed has nothing to be told):
         # a reload whose rules newly hide or show a resource changes it even when the
@@ -165,9 +168,11 @@ class ServedServer:
             await self._remember_listing()
         if method == "subscriptions/listen" and "id" in message and notify is not None:
             return await self._listen(message, notify)
-        if self.telemetry is not None and method == "tools/call":
-            return await self.telemetry.around(message, self.core.handle, notify=notify,
-                                               peer=peer)
+        if method == "tools/call" and "id" in message:
+            if self.metrics is not None:
+                return await self.metrics.around_call(
+                    message, lambda: self._call(message, notify, peer))
+            return await self._call(message, notify, peer)
         answer = await self.core.handle(message, notify=notify, peer=peer)
         if method == "initialize" and answer is not None and "result" in answer:
             self.legacy_peer = True  # (a 2026-07-28 request naming it is -32601)
@@ -176,6 +181,14 @@ class ServedServer:
                 self._subscribed(message)
             self._subscriptions_changed()
         return answer
+
+    async def _call(self, message: Mapping[str, Any], notify: Notify | None,
+                    peer: Hashable) -> dict[str, Any] | None:
+        """A ``tools/call``, traced when OpenTelemetry is set up."""
+        if self.telemetry is not None:
+            return await self.telemetry.around(message, self.core.handle, notify=notify,
+                                               peer=peer)
+        return await self.core.handle(message, notify=notify, peer=peer)
 
     def _subscribed(self, message: Mapping[str, Any]) -> None:
         params = message.get("params")
@@ -302,6 +315,8 @@ class ServedServer:
             if shown is None:
                 shown = task.detailed()
             listener.offer(_task_note(shown, listener.request_id))
+            if task.status in TERMINAL:
+                task.read = True  # pushed to its caller (a shutdown no longer waits for it)
 
     def forget_peer(self, peer: Hashable) -> None:
         """Drop what ``peer`` (an HTTP session that ended or was evicted, a request without
@@ -310,6 +325,11 @@ class ServedServer:
         self.core.forget_peer(peer)
         if had:
             self._subscriptions_changed()
+
+    @property
+    def tasks(self) -> TaskStore:
+        """The tasks of this server (a graceful shutdown waits for them)."""
+        return self.core.tasks
 
     def make_room_for_peers(self, count: int) -> None:
         """Remember the settings of up to ``count`` peers (the transport bounds them)."""

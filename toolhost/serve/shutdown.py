@@ -11,9 +11,18 @@
    load that never paused, step 1 took the whole grace and the calls accepted last were
    cancelled however short they were);
 2. then new requests are refused (503 with ``Retry-After``, a JSON-RPC error: a clean answer
-   the client can retry elsewhere) and the calls still running are waited for;
+   the client can retry elsewhere) and the calls still running are waited for (a client's
+   answer to the server's question, or a notification, is no new request: it still reaches
+   the call waiting for it);
 3. when the grace ends, what still runs is cancelled, and each is answered -32800 saying so
    (given ``ANSWER_SECONDS`` to be written). No request that was accepted goes unanswered.
+
+Tasks (SEP-2663) are work accepted too: step 2 also waits for the running tasks to end and
+for the results of those that ended to be read (``tasks/get``, still answered for a task
+kept here while new requests are refused); when the grace ends, a task still running is
+failed with an error saying the server stopped it, and its poller has ``ANSWER_SECONDS`` to
+read that. Before, the running tasks were stopped right after step 2 and a poller slower
+than the quiet second lost the result (503, then an unknown task on another replica).
 
 A second Ctrl-C (SIGINT: uvicorn's "force exit") during steps 1-2 ends the wait at once:
 new requests are refused and what still runs is cancelled and answered as in step 3 (before,
@@ -24,13 +33,14 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from typing import Protocol
 
 import anyio
 
 from toolhost.serve.http_exchange import InFlight
 
 __all__ = ["ANSWER_SECONDS", "DRAIN_SECONDS", "QUIET_ENV", "RESERVE_ENV", "RESERVE_MAX",
-           "RESERVE_SHARE", "drain", "quiet_seconds", "reserve_seconds"]
+           "RESERVE_SHARE", "TaskHold", "drain", "quiet_seconds", "reserve_seconds"]
 
 log = logging.getLogger("toolhost.serve")
 
@@ -40,6 +50,13 @@ ANSWER_SECONDS = 1.0  # for the answers of calls cancelled at the end of the gra
 RESERVE_SHARE = 0.25  # of the grace, kept for the calls accepted last to finish
 RESERVE_MAX = 5.0
 RESERVE_ENV = "TOOLHOST_SHUTDOWN_RESERVE"  # another reserve, seconds (0 to 3600)
+
+
+class TaskHold(Protocol):
+    """The tasks a shutdown waits for (``toolhost.mcp.tasks.TaskStore``)."""
+
+    def pending(self) -> int: ...
+    def stop_for_shutdown(self, why: str) -> int: ...
 
 
 def quiet_seconds() -> float:
@@ -60,9 +77,11 @@ def reserve_seconds(grace: float) -> float:
 
 
 async def drain(in_flight: InFlight, grace: float, refuse: Callable[[], None],
-                forced: Callable[[], bool] | None = None) -> None:
+                forced: Callable[[], bool] | None = None, tasks: TaskHold | None = None
+                ) -> None:
     """Steps 1-3 of the module docstring; returns when no accepted request is left.
-    ``forced``: whether the process was told to stop at once (a second Ctrl-C), polled."""
+    ``forced``: whether the process was told to stop at once (a second Ctrl-C), polled;
+    ``tasks``: the server's tasks, waited for in step 2 and stopped at its end."""
     deadline = anyio.current_time() + grace
     quiet = min(quiet_seconds(), grace)
     reserve = reserve_seconds(grace)
@@ -85,17 +104,40 @@ async def drain(in_flight: InFlight, grace: float, refuse: Callable[[], None],
         refuse()
         with finishing:
             await in_flight.wait_idle()
+            if tasks is not None and tasks.pending():
+                log.warning("shutting down: waiting for %d task(s) to end and their results "
+                            "to be read (tasks/get)", tasks.pending())
+                await _tasks_done(in_flight, tasks)
         tg.cancel_scope.cancel()
+    forced_now = finishing.cancel_called and anyio.current_time() < deadline
+    stopped = 0
+    if tasks is not None:
+        why = ("the server was told to stop at once (a second Ctrl-C)" if forced_now else
+               f"the task outlived the {grace:g} s grace (--shutdown-grace)")
+        stopped = tasks.stop_for_shutdown(f"Server shutting down: {why}; call the tool "
+                                           "again")
+        if stopped:
+            log.warning("shutting down: stopping %d task(s) still running: %s; each "
+                        "fails saying so", stopped, why)
     if in_flight.count:
-        if finishing.cancel_called and anyio.current_time() < deadline:
-            why = "the server was told to stop at once (a second Ctrl-C)"
-        else:
-            why = f"the call outlived the {grace:g} s grace (--shutdown-grace)"
+        why = ("the server was told to stop at once (a second Ctrl-C)" if forced_now else
+               f"the call outlived the {grace:g} s grace (--shutdown-grace)")
         log.warning("shutting down: cancelling %d call(s) still running: %s; each is "
                     "answered -32800", in_flight.count, why)
         in_flight.cancel_all(f"Request cancelled: the server is shutting down and {why}")
+    if in_flight.count or stopped:
+        # the cancelled calls' answers are written; a poller reads its stopped task's error
         with anyio.move_on_after(ANSWER_SECONDS):
             await in_flight.wait_idle()
+            if tasks is not None:
+                await _tasks_done(in_flight, tasks)
+
+
+async def _tasks_done(in_flight: InFlight, tasks: TaskHold) -> None:
+    """Until no task is pending and no request is in flight (checked every 0.05 s: a
+    ``tasks/get`` reading the last result is a request)."""
+    while tasks.pending() or in_flight.count:
+        await anyio.sleep(0.05)
 
 
 async def _hurry(forced: Callable[[], bool], scopes: tuple[anyio.CancelScope, ...]) -> None:
