@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -59,8 +60,34 @@ _TEXT = st.lists(st.sampled_from(['#', '"', "'", "[", "]", "{", "}", "\\", "\n",
 @example("a = '''x\n[[''' [[[", 2)
 @example('a = """x\\', 0)
 @example("# [[[\n[[[", 2)
+@example("# a\n  # [[\n\t\r\n#x\n[[[", 2)
+@example("#\n#\n x = [[[", 2)
 def test_toml_depth_answers_as_a_walk_of_every_character(text: str, limit: int) -> None:
     assert toml_depth(text, limit) == _reference(text, limit)
+
+
+class _CountingStop:
+    """A stop pattern that counts its searches."""
+
+    def __init__(self, pattern: re.Pattern[str]) -> None:
+        self.pattern, self.searches = pattern, 0
+
+    def search(self, text: str, pos: int = 0) -> re.Match[str] | None:
+        self.searches += 1
+        return self.pattern.search(text, pos)
+
+
+@pytest.mark.parametrize("run", ["#\n", "# a comment\n\n", "  # [x] = 'y'\r\n", "#\n\t\n"])
+def test_a_run_of_comment_lines_is_skipped_in_one_step(monkeypatch: pytest.MonkeyPatch,
+                                                       run: str) -> None:
+    """16 MiB of comment lines were 8 million turns of the scan's Python loop (~3 s)."""
+    stops = [_CountingStop(limits._TOML_STOP), _CountingStop(limits._TOML_COUNT_STOP)]
+    monkeypatch.setattr(limits, "_TOML_STOP", stops[0])
+    monkeypatch.setattr(limits, "_TOML_COUNT_STOP", stops[1])
+    text = "x = 1\n" + run * 50_000 + "y = [[[1]]]\n"
+    assert toml_depth(text, 2) == text.index("[[[") + 2
+    assert limits.toml_prescan(text, 100, 3) == (text.index("[[[") + 1, "values")
+    assert sum(stop.searches for stop in stops) < 20
 
 
 def test_a_deep_array_is_found_where_it_passes_the_limit() -> None:

@@ -252,6 +252,9 @@ def _too_big(path: str, size: int, limit: int, what: str, configurable: bool = T
 # counting values, also at what starts one: a key's '=' and an array's ','
 _TOML_STOP = re.compile(r"[#\"'\[\]{}]")
 _TOML_COUNT_STOP = re.compile(r"[#\"'\[\]{},=]")
+# a comment, then each following line that holds only blanks and maybe a comment: nothing in
+# it can be a stop character (possessive: no regex frame kept per character)
+_COMMENT_RUN = re.compile(r"#[^\n]*+(?:\n[ \t\r]*+(?:#[^\n]*+)?)*+")
 _STRING_STOP = {'"': re.compile(r'["\\\n]'), "'": re.compile(r"['\n]"),
                 '"""': re.compile(r'["\\]'), "'''": re.compile(r"'")}
 
@@ -286,9 +289,10 @@ def toml_prescan(text: str, limit: int, values: int) -> tuple[int, str]:
             count += HEADER_WEIGHT if c == "[" and (i == 0 or text[i - 1] == "\n") else 1
             if count > values:
                 return i, "values"
-        if c == "#":
-            end = text.find("\n", i)
-            i = n if end < 0 else end
+        if c == "#":  # this comment and every comment or blank line right after it, in C
+            # (16 MiB of comment lines were 8 million turns of this loop, ~3 s)
+            run = _COMMENT_RUN.match(text, i)
+            i = run.end() if run is not None else i + 1  # (it always matches at a '#')
             continue
         if c in "\"'":
             quote = text[i:i + 3] if text.startswith(c * 3, i) else c

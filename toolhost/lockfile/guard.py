@@ -20,7 +20,7 @@ from toolhost.config.model import Origin, PluginRequirement
 from toolhost.errors import ConfigError, Problem
 from toolhost.lockfile import drift
 from toolhost.lockfile.drift import Pulled
-from toolhost.lockfile.model import Lock, LockedFile, file_digest
+from toolhost.lockfile.model import Lock, LockedFile, TooLarge, file_digest
 
 __all__ = ["LockGuard", "Pulled", "current_guard", "guarding"]
 
@@ -72,7 +72,17 @@ class LockGuard:
         rel = target.resolve().relative_to(source.root.resolve()).as_posix()
         if self.verify:  # a moved tag first: the new commit may not have the file at all
             self._check_pin(source, rel, origin)
-        digest = file_digest(target)
+        from toolhost.config.limits import LIMITS
+
+        limit = LIMITS.file_bytes
+        try:  # the reader refuses a file past the limit: it is not hashed whole first
+            digest = file_digest(target, limit)
+        except TooLarge as big:  # (refused here, not left to the reader: the file could
+            # shrink in between and be read unpinned)
+            raise ConfigError([origin.problem(
+                f"extends: {target}: config file too large ({big.size:,} bytes, the limit is "
+                f"{limit:,})", hint="raise it with TOOLHOST_MAX_CONFIG_BYTES if the file is "
+                "meant to be this big")]) from None
         if self.verify:
             digest = self._check(source, rel, target, digest, origin)
         source.files[rel] = digest

@@ -177,7 +177,7 @@ class _Reader:
 
 
 _YAML11_WORDS = frozenset({"yes", "no", "on", "off", "y", "n"})
-_AFTER_KEY = re.compile(r"""\s*(?:"(?:[^"\\]|\\.)*"|'[^']*'|[^:\n]*?)\s*:\s*([^\s,}\]#]+)""")
+_AFTER_KEY = re.compile(r"""\s*(?:"(?:[^"\\]++|\\.)*+"|'[^']*'|[^:\n]*?)\s*:\s*([^\s,}\]#]+)""")
 _ITEM = re.compile(r"\s*(?:-\s+)?([^\s,}\]#]+)")
 
 
