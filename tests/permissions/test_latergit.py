@@ -88,7 +88,8 @@ PROVABLE = [
     "git worktree add ../plain", "git merge --abort", "git status", "git log -p evil",
     "git diff main evil", "git stash list", "git stash", "git clone https://x/y lib",
     "git checkout nosuchrev", "git show evil:.husky/pre-commit", "git fetch",
-    "git checkout main@{0}", "git status && git checkout plain",
+    "git checkout main@{0}", "git rebase -i plain~1", "git reset --hard HEAD~0",
+    "git status && git checkout plain",
 ]
 
 

@@ -167,8 +167,9 @@ def _judge(parsed: ParsedCommand, k: int, words: tuple[Word, ...], found: tuple[
 
 
 # a revision bash leaves as written though the parser calls it no plain literal: braces
-# holding no `,` or `..` (no brace expansion: `stash@{0}`, `main@{u}`, `HEAD^{tree}`)
-_REVISION = re.compile(r"(?:[\w./@^:+-]|\{[\w.@:+-]*\})+")
+# holding no `,` or `..` (no brace expansion: `stash@{0}`, `main@{u}`, `HEAD^{tree}`), a
+# `~` past the first character (`HEAD~3`: only a leading one expands)
+_REVISION = re.compile(r"(?!~)(?:[\w./@^:+~-]|\{[\w.@:+-]*\})+")
 
 
 def _revision(word: Word) -> bool:
