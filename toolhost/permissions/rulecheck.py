@@ -66,8 +66,11 @@ def _json_type(value: Any) -> str:
         return "boolean"
     if isinstance(value, int | float):
         return "number"
-    return {str: "string", list: "array", dict: "object"}.get(type(value), "null") \
-        if not isinstance(value, Mapping) else "object"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    return "object" if isinstance(value, Mapping) else "null"
 
 
 def _type_bound(ops: Mapping[str, Any], types: Any) -> bool:
