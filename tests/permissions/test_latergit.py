@@ -118,3 +118,32 @@ def test_without_a_deny_or_ask_rule_the_brought_text_is_judged_as_a_write_of_it(
 
 def test_a_repository_that_is_no_repository_brings_nothing(tmp_path: Path) -> None:
     assert decide(tmp_path, "git checkout evil", GUARDED) == "allow"
+
+
+def test_the_index_and_submodules_are_read_too(tmp_path: Path) -> None:
+    """``git read-tree evil`` (the index only), then ``git checkout-index -a -f`` or
+    ``git checkout -- .``: the index's files are read; ``git submodule update`` puts another
+    repository's commit at each submodule path: one at ``.githooks`` is not provable."""
+    root = tmp_path / "r"
+    root.mkdir()
+    subprocess.run(["git", "init", "-q", "-b", "main"], cwd=root, env=ENV, check=True)
+    (root / "README").write_text("hi\n")
+    subprocess.run(["git", "add", "-A"], cwd=root, env=ENV, check=True)
+    subprocess.run(["git", "commit", "-qm", "init"], cwd=root, env=ENV, check=True)
+    _branch(root, "evil", {".husky/pre-commit": "rm -rf ~/x\n"})
+    subprocess.run(["git", "checkout", "-q", "main"], cwd=root, env=ENV, check=True)
+    honest = ["git checkout-index -a -f", "git checkout -- .", "git sparse-checkout disable",
+              "git submodule update --init"]
+    for command in honest:
+        assert decide(root, command, GUARDED) == "allow", command
+    assert decide(root, "git read-tree evil && git checkout-index -a -f", GUARDED) == "deny"
+    subprocess.run(["git", "read-tree", "evil"], cwd=root, env=ENV, check=True)
+    for command in honest[:3]:
+        assert decide(root, command, GUARDED) == "deny", command
+    subprocess.run(["git", "read-tree", "main"], cwd=root, env=ENV, check=True)
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, env=ENV, check=True,
+                          capture_output=True, text=True).stdout.strip()
+    for where, want in (("lib", "allow"), (".githooks", "deny")):
+        subprocess.run(["git", "update-index", "--add", "--cacheinfo", f"160000,{head},{where}"],
+                       cwd=root, env=ENV, check=True)
+        assert decide(root, "git submodule update --init", GUARDED) == want, where

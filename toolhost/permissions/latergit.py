@@ -54,6 +54,8 @@ _VALUED = {
     "revert": {"-m", "--mainline", "-s", "--strategy", "-X", "--strategy-option",
                "--cleanup"},
     "stash": {"-m", "--message", "--pathspec-from-file"},
+    "checkout-index": {"--prefix", "--stage"},
+    "sparse-checkout": {"--config"},
     "read-tree": {"--prefix", "--index-output", "--exclude-per-directory", "--super-prefix"},
     "worktree": {"-b", "-B", "--reason"},
     "clone": {"-o", "--origin", "-b", "--branch", "-u", "--upload-pack", "--reference",
@@ -124,7 +126,7 @@ def _judge(parsed: ParsedCommand, k: int, words: tuple[Word, ...], found: tuple[
     sub, at = found
     values = [w.value for w in words]
     args = values[at + 1:]
-    if sub in ("clone", "submodule"):
+    if sub == "clone" or sub == "submodule" and "update" not in args:
         return _into(sub, args, later)
     wanted = _incoming(sub, args)
     if wanted is None:
@@ -259,6 +261,11 @@ def _incoming(sub: str, args: list[str]) -> Wanted:
         rest = ops[2:] if ops[0] == "branch" else ops[1:]
         ref = rest[0] if rest else "stash@{0}"
         return ("stash", [f"stash@{{{ref}}}" if ref.isdigit() else ref])
+    if sub == "submodule":  # update: each submodule's commit checked out at its path
+        return ("gitlinks", [])
+    if sub in ("checkout-index", "sparse-checkout"):  # files from the index
+        return ("index", []) if sub == "checkout-index" or (
+            ops[:1] in (["disable"], ["reapply"], ["set"], ["add"])) else None
     if sub == "read-tree":
         return ("trees", ops) if "-u" in flags and ops else None
     if sub == "worktree":
@@ -315,6 +322,12 @@ def _paths(repo: str, kind: str, revs: list[str], git: str) -> list[Entry] | Non
     raw = ("-r", "--raw", "-z", "--no-renames", "--no-abbrev")
     if kind == "tree?":  # `git checkout X`: a commit, else a path of the index
         kind = "tree" if _commit(repo, git, revs[0]) else "index"
+    if kind == "gitlinks":  # submodules: their content comes from elsewhere, unseen
+        listed = _git(repo, git, "ls-files", "-s", "-z")
+        if listed is None:
+            return None
+        return [(item.partition("\t")[2], "160000", item.split(" ")[1]) for item in
+                listed.split("\0") if item.startswith("160000 ")]
     if kind == "index":  # files from the index: what it holds that HEAD does not
         return _raw(_git(repo, git, "diff-index", "--cached", *raw, "HEAD", "--"), new=2)
     if kind == "new":  # a new working tree: what it holds that this checkout does not
