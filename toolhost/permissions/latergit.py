@@ -126,7 +126,7 @@ def _judge(parsed: ParsedCommand, k: int, words: tuple[Word, ...], found: tuple[
     sub, at = found
     values = [w.value for w in words]
     args = values[at + 1:]
-    if sub == "clone" or sub == "submodule" and "update" not in args:
+    if sub == "clone" or (sub == "submodule" and "update" not in args):
         return _into(sub, args, later)
     wanted = _incoming(sub, args)
     if wanted is None:
