@@ -169,9 +169,11 @@ class CompiledPolicy:
         return plan
 
     def decide(self, tool_name: str, tool_input: Mapping[str, Any]) -> Decision:
-        """The decision for one call. No prompting (an "ask" stays "ask"), and no I/O but one:
-        an Edit of a file a later command runs (a git hook, ``.bashrc``) reads that file's
-        current text (16 KiB at most, never blocking) to judge the text the edit leaves."""
+        """The decision for one call. No prompting (an "ask" stays "ask"), and no I/O but
+        reads that judge what lands in a file a later command runs: an Edit of one (a git
+        hook, ``.bashrc``) reads its current text (16 KiB at most, never blocking), a Bash
+        command unpacking an archive or applying a patch reads it, and a git command bringing
+        files from another commit runs git's plumbing in the repository (``latergit``)."""
         if type(tool_input) is not dict and not isinstance(tool_input, Mapping):
             # the wire refuses such a call; a caller in Python gets a deny, never a traceback
             return Decision("deny", f"The input of {tool_name} is not an object of arguments "
