@@ -147,3 +147,23 @@ def test_the_index_and_submodules_are_read_too(tmp_path: Path) -> None:
         subprocess.run(["git", "update-index", "--add", "--cacheinfo", f"160000,{head},{where}"],
                        cwd=root, env=ENV, check=True)
         assert decide(root, "git submodule update --init", GUARDED) == want, where
+
+
+def test_a_link_it_brings_to_a_run_later_file_is_not_provable(tmp_path: Path) -> None:
+    """A tracked link ``myrc`` -> ``../.bashrc`` or ``h`` -> ``.git/hooks``: a later ``echo
+    >> myrc`` writes the startup file through it, unseen."""
+    root = tmp_path / "r"
+    root.mkdir()
+    subprocess.run(["git", "init", "-q", "-b", "main"], cwd=root, env=ENV, check=True)
+    (root / "README").write_text("hi\n")
+    subprocess.run(["git", "add", "-A"], cwd=root, env=ENV, check=True)
+    subprocess.run(["git", "commit", "-qm", "init"], cwd=root, env=ENV, check=True)
+    for name, target in (("rc", "../.bashrc"), ("hooks", ".git/hooks"), ("ok", "docs/a.md")):
+        subprocess.run(["git", "checkout", "-qb", name, "main"], cwd=root, env=ENV, check=True)
+        (root / f"link-{name}").symlink_to(target)
+        subprocess.run(["git", "add", "-A"], cwd=root, env=ENV, check=True)
+        subprocess.run(["git", "commit", "-qm", name], cwd=root, env=ENV, check=True)
+    subprocess.run(["git", "checkout", "-q", "main"], cwd=root, env=ENV, check=True)
+    assert decide(root, "git checkout rc", GUARDED) == "deny"
+    assert decide(root, "git merge hooks", GUARDED) == "deny"
+    assert decide(root, "git checkout ok", GUARDED) == "allow"

@@ -154,6 +154,7 @@ def _judge(parsed: ParsedCommand, k: int, words: tuple[Word, ...], found: tuple[
         return "brings a commit the rules cannot read (a revision or repository git refuses)"
     included = _included(repo, values[0]) if entries else set()
     hits = _hits(entries, lambda path: later(path) or path in included)
+    hits += _links_later(repo, values[0], [e for e in entries if e not in hits], later)
     if not hits:
         return None
     texts = _texts(repo, values[0], hits)
@@ -439,6 +440,26 @@ def _hits(entries: list[Entry], later: Callable[[str], bool]) -> list[Entry]:
         if embedded or later(path) or (mode == "160000" and any(
                 later(f"{path}/{x}") for x in _INSIDE)):
             out.append(entry)
+    return out
+
+
+def _links_later(repo: str, git: str, entries: list[Entry],
+                 later: Callable[[str], bool]) -> list[Entry]:
+    """The symbolic links among ``entries`` that lead to a run-later file (``myrc`` ->
+    ``~/.bashrc``, ``h`` -> ``.git/hooks``): a later write through one writes there."""
+    links = [e for e in entries if e[1] == "120000"][:1000]
+    if not links:
+        return []
+    targets = _texts(repo, git, [(p, "100644", b) for p, _, b in links])
+    out = []
+    for (path, mode, blob), target in zip(links, targets, strict=True):
+        if target is None:
+            out.append((path, mode, blob))
+            continue
+        joined = os.path.normpath(os.path.join(os.path.dirname(path), target))
+        if any(later(t) or later(f"{t}/x") or later(os.path.expanduser(t))
+               for t in (target, joined)):
+            out.append((path, mode, blob))
     return out
 
 
