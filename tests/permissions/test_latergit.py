@@ -167,3 +167,12 @@ def test_a_link_it_brings_to_a_run_later_file_is_not_provable(tmp_path: Path) ->
     assert decide(root, "git checkout rc", GUARDED) == "deny"
     assert decide(root, "git merge hooks", GUARDED) == "deny"
     assert decide(root, "git checkout ok", GUARDED) == "allow"
+
+
+def test_the_command_s_own_git_program_is_never_run_to_read(repo: Path, tmp_path: Path) -> None:
+    fake = tmp_path / "bin" / "git"
+    fake.parent.mkdir()
+    fake.write_text(f"#!/bin/sh\ntouch {tmp_path / 'ran'}\nexit 0\n")
+    fake.chmod(0o755)
+    assert decide(repo, f"{fake} checkout evil", GUARDED) == "deny"
+    assert not (tmp_path / "ran").exists()
