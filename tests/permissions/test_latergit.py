@@ -78,7 +78,7 @@ NOT_PROVABLE = [
     "git checkout -b x && git merge evil", "GIT_DIR=.git git checkout evil",
     "git cherry-pick --stdin", "git checkout $B", "git clone https://x/y .husky",
     "git clone https://x/y .claude", "git submodule add https://x/y .githooks",
-    "git checkout --git-dir=.git evil",
+    "git checkout --git-dir=.git evil", "git bisect start evil main", "git bisect bad",
 ]
 PROVABLE = [
     "git checkout honest", "git switch plain", "git checkout plain", "git merge plain",
@@ -89,7 +89,7 @@ PROVABLE = [
     "git diff main evil", "git stash list", "git stash", "git clone https://x/y lib",
     "git checkout nosuchrev", "git show evil:.husky/pre-commit", "git fetch",
     "git checkout main@{0}", "git rebase -i plain~1", "git reset --hard HEAD~0",
-    "git status && git checkout plain",
+    "git status && git checkout plain", "git bisect reset", "git bisect log",
 ]
 
 
@@ -176,3 +176,22 @@ def test_the_command_s_own_git_program_is_never_run_to_read(repo: Path, tmp_path
     fake.chmod(0o755)
     assert decide(repo, f"{fake} checkout evil", GUARDED) == "deny"
     assert not (tmp_path / "ran").exists()
+
+
+def test_a_branch_guessed_from_a_remote_is_read(tmp_path: Path) -> None:
+    """``git checkout evil`` with no branch ``evil`` but ``origin/evil``: git makes the branch
+    from it and checks it out (``--guess``), as ``git switch evil`` does."""
+    root = tmp_path / "r"
+    root.mkdir()
+    subprocess.run(["git", "init", "-q", "-b", "main"], cwd=root, env=ENV, check=True)
+    (root / "README").write_text("hi\n")
+    subprocess.run(["git", "add", "-A"], cwd=root, env=ENV, check=True)
+    subprocess.run(["git", "commit", "-qm", "init"], cwd=root, env=ENV, check=True)
+    _branch(root, "evil", {".husky/pre-commit": "rm -rf ~/x\n"})
+    subprocess.run(["git", "checkout", "-q", "main"], cwd=root, env=ENV, check=True)
+    subprocess.run(["git", "update-ref", "refs/remotes/origin/evil", "evil"], cwd=root, env=ENV,
+                   check=True)
+    subprocess.run(["git", "branch", "-qD", "evil"], cwd=root, env=ENV, check=True)
+    for command in ("git checkout evil", "git switch evil", "git switch --guess evil"):
+        assert decide(root, command, GUARDED) == "deny", command
+    assert decide(root, "git checkout README", GUARDED) == "allow"

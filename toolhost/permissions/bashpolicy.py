@@ -95,7 +95,7 @@ def unprovable(command: str, cwd: str | None = None,
 _PATCHERS = re.compile(r"\b(?:apply|am|g?patch)\b")
 # a git subcommand that writes files from another commit (round 18: latergit)
 _GIT_BRINGS = re.compile(r"\b(?:checkout|switch|reset|merge|pull|rebase|cherry-pick|revert"
-                         r"|stash|restore|read-tree|worktree|clone|submodule)\b")
+                         r"|stash|restore|read-tree|worktree|clone|submodule|bisect)\b")
 _UNPACKERS = re.compile(r"\b(?:g?tar|bsdtar|unzip)\b")  # (laterarchive)
 # the programs ``shell_reads_input`` may find among a command's forms
 _MAY_READ = SHELLS | {"ssh", "make", "gmake", "sudo", "doas", "su", "sudo-rs", "run0"}

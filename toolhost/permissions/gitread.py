@@ -50,8 +50,15 @@ def paths(repo: str, kind: str, revs: list[str], program: str) -> list[Entry] | 
     if any(r.startswith("-") for r in revs):
         return None
     raw = ("-r", "--raw", "-z", "--no-renames", "--no-abbrev")
-    if kind == "tree?":  # `git checkout X`: a commit, else a path of the index
-        kind = "tree" if commit(repo, program, revs[0]) else "index"
+    if kind in ("tree?", "tree") and len(revs) == 1 and not commit(repo, program, revs[0]):
+        # `git checkout X`/`git switch X` with no branch X but a remote's `origin/X`: git
+        # makes X from it (--guess) and checks it out; else checkout reads X as a path
+        guessed = _remote_branches(repo, revs[0])
+        if guessed is None:
+            return None
+        kind, revs = ("tree", guessed) if guessed else (
+            ("index", []) if kind == "tree?" else ("tree", revs))
+    kind = "tree" if kind == "tree?" else kind
     if kind == "gitlinks":  # submodules: their content comes from elsewhere, unseen
         listed = git(repo, program, "ls-files", "-s", "-z")
         if listed is None:
@@ -101,6 +108,15 @@ def paths(repo: str, kind: str, revs: list[str], program: str) -> list[Entry] | 
         return []
     return _raw(git(repo, program, "diff-tree", "--stdin", "-m", "--root", "--no-commit-id",
                      *raw, stdin=listed), new=2)
+
+
+def _remote_branches(repo: str, name: str) -> list[str] | None:
+    """The remote-tracking branches named ``name`` (``refs/remotes/*/name``); None when
+    they cannot be listed."""
+    if not name or any(c in name for c in "*?[\\") or name.startswith("-"):
+        return []
+    listed = git(repo, "git", "for-each-ref", "--format=%(refname)", f"refs/remotes/*/{name}")
+    return None if listed is None else listed.split()
 
 
 def _raw(out: str | None, new: int) -> list[Entry] | None:

@@ -50,6 +50,7 @@ _VALUED = {
     "revert": {"-m", "--mainline", "-s", "--strategy", "-X", "--strategy-option",
                "--cleanup"},
     "stash": {"-m", "--message", "--pathspec-from-file"},
+    "bisect": {"--term-old", "--term-new", "--term-good", "--term-bad"},
     "checkout-index": {"--prefix", "--stage"},
     "sparse-checkout": {"--config"},
     "read-tree": {"--prefix", "--index-output", "--exclude-per-directory", "--super-prefix"},
@@ -136,9 +137,11 @@ def _judge(parsed: ParsedCommand, k: int, words: tuple[Word, ...], found: tuple[
     if gitread.git(repo, values[0], "rev-parse", "--is-inside-work-tree") is None:
         return None  # no repository there: the command fails, bringing nothing
     if isinstance(wanted, str):  # _UNKNOWN
-        return ("brings files the rules cannot see before it runs (it fetches them, or reads "
-                "what to bring from its input); fetch first, then merge, rebase or check out "
-                "the fetched commit: that is read")
+        how = {"pull": "fetches them first; fetch, then merge or rebase what was fetched: "
+                       "that is read",
+               "bisect": "checks out commits it picks itself"}.get(
+            sub, "reads what to bring from its input")
+        return f"brings files the rules cannot see before it runs (it {how})"
     if not all(w.plain or _revision(w) for w in words):
         return "names what it brings with words that are not plain literals"
     if any(_changes_refs(ws) for ws in everything[:k]):
@@ -258,6 +261,9 @@ def _incoming(sub: str, args: list[str]) -> Wanted:
         rest = ops[2:] if ops[0] == "branch" else ops[1:]
         ref = rest[0] if rest else "stash@{0}"
         return ("stash", [f"stash@{{{ref}}}" if ref.isdigit() else ref])
+    if sub == "bisect":  # checks out commits git picks between good and bad (or a log's)
+        return None if ops[:1] in (["log"], ["visualize"], ["view"], ["terms"], ["help"],
+                                   ["reset"], []) else _UNKNOWN
     if sub == "submodule":  # update: each submodule's commit checked out at its path
         return ("gitlinks", [])
     if sub in ("checkout-index", "sparse-checkout"):  # files from the index
