@@ -78,7 +78,7 @@ NOT_PROVABLE = [
     "git checkout -b x && git merge evil", "GIT_DIR=.git git checkout evil",
     "git cherry-pick --stdin", "git checkout $B", "git clone https://x/y .husky",
     "git clone https://x/y .claude", "git submodule add https://x/y .githooks",
-    "git checkout --git-dir=.git evil", "git bisect start evil main", "git bisect bad",
+    "git checkout --git-dir=.git evil", "git bisect start evil main", "git bisect bad evil",
 ]
 PROVABLE = [
     "git checkout honest", "git switch plain", "git checkout plain", "git merge plain",
@@ -89,7 +89,7 @@ PROVABLE = [
     "git diff main evil", "git stash list", "git stash", "git clone https://x/y lib",
     "git checkout nosuchrev", "git show evil:.husky/pre-commit", "git fetch",
     "git checkout main@{0}", "git rebase -i plain~1", "git reset --hard HEAD~0",
-    "git status && git checkout plain", "git bisect reset", "git bisect log",
+    "git status && git checkout plain", "git bisect reset", "git bisect log", "git bisect good",
 ]
 
 

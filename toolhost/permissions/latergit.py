@@ -261,9 +261,11 @@ def _incoming(sub: str, args: list[str]) -> Wanted:
         rest = ops[2:] if ops[0] == "branch" else ops[1:]
         ref = rest[0] if rest else "stash@{0}"
         return ("stash", [f"stash@{{{ref}}}" if ref.isdigit() else ref])
-    if sub == "bisect":  # checks out commits git picks between good and bad (or a log's)
-        return None if ops[:1] in (["log"], ["visualize"], ["view"], ["terms"], ["help"],
-                                   ["reset"], []) else _UNKNOWN
+    if sub == "bisect":  # naming good or bad commits (or replaying a log): git then checks
+        # out commits it picks between them; without (`git bisect run make test`, `good`
+        # marking HEAD) it goes on within a range named, and decided, before
+        return _UNKNOWN if ops[:1] == ["replay"] or (ops[:1] in (
+            ["start"], ["good"], ["bad"], ["new"], ["old"], ["skip"]) and ops[1:]) else None
     if sub == "submodule":  # update: each submodule's commit checked out at its path
         return ("gitlinks", [])
     if sub in ("checkout-index", "sparse-checkout"):  # files from the index
