@@ -73,7 +73,8 @@ NOT_PROVABLE = [
     "git stash apply stash@{0}", "git restore --source evil .", "git restore -s pc -W .",
     "git checkout evil -- .", "git read-tree -u -m evil", "git worktree add ../w evil",
     "git worktree add ../evil", "git -C . checkout evil", "sudo git checkout evil",
-    "cd . && git checkout evil", "git --no-pager checkout evil", "git checkout - ; ls",
+    "cd . && git checkout evil", "cd src && git checkout evil",
+    "git --no-pager checkout evil", "git checkout - ; ls",
     "git pull", "git pull --rebase origin main", "git fetch && git merge FETCH_HEAD",
     "git checkout -b x && git merge evil", "GIT_DIR=.git git checkout evil",
     "git cherry-pick --stdin", "git checkout $B", "git clone https://x/y .husky",
@@ -89,7 +90,8 @@ PROVABLE = [
     "git diff main evil", "git stash list", "git stash", "git clone https://x/y lib",
     "git checkout nosuchrev", "git show evil:.husky/pre-commit", "git fetch",
     "git checkout main@{0}", "git rebase -i plain~1", "git reset --hard HEAD~0",
-    "git status && git checkout plain", "git bisect reset", "git bisect log", "git bisect good",
+    "git status && git checkout plain", "cd src && git checkout plain", "git bisect reset",
+    "git bisect log", "git bisect good",
 ]
 
 

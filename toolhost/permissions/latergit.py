@@ -131,9 +131,20 @@ def _judge(parsed: ParsedCommand, k: int, words: tuple[Word, ...], found: tuple[
     everything = parsed.words + parsed.nested_words
     if any(w.value.startswith(_ENV_MOVES) for ws in everything[:k + 1] for w in ws):
         return "runs in a repository set by the environment, which the rules cannot read"
-    repo = _repo(values[1:at], parsed, k, cwd)
-    if repo is None:
+    repos = _repos(values[1:at], parsed, k, cwd)
+    if repos is None:
         return "runs in a repository the rules cannot locate"
+    for repo in repos:  # (each place an earlier `cd` may have left it: fail closed)
+        why = _read(repo, words, everything, k, sub, wanted, later, judge)
+        if why is not None:
+            return why
+    return None
+
+
+def _read(repo: str, words: tuple[Word, ...], everything: list[tuple[Word, ...]], k: int,
+          sub: str, wanted: tuple[str, list[str]] | str, later: Callable[[str], bool],
+          judge: Judge | None) -> str | None:
+    values = [w.value for w in words]
     if gitread.git(repo, values[0], "rev-parse", "--is-inside-work-tree") is None:
         return None  # no repository there: the command fails, bringing nothing
     if isinstance(wanted, str):  # _UNKNOWN
@@ -286,19 +297,22 @@ def _incoming(sub: str, args: list[str]) -> Wanted:
     return None
 
 
-def _repo(options: list[str], parsed: ParsedCommand, k: int, cwd: str) -> str | None:
-    """The directory git runs in (``-C DIR`` and an earlier ``cd`` of the line followed);
-    None when it cannot be known (``--git-dir``, ``--work-tree``, two places)."""
+def _repos(options: list[str], parsed: ParsedCommand, k: int, cwd: str) -> list[str] | None:
+    """The directories git may run in (``-C DIR`` and each place an earlier ``cd`` of the
+    line may leave it followed); None when one cannot be known (``cd $X``, ``--git-dir``,
+    ``--work-tree``)."""
     if any(o.startswith(("--git-dir", "--work-tree", "--namespace")) for o in options):
         return None
     bases = places(parsed, k, cwd, ".")
-    if bases is None or len(bases) != 1:
+    if bases is None:
         return None
-    here = bases[0]
-    for i, word in enumerate(options):
-        if word == "-C" and i + 1 < len(options):
-            here = os.path.join(here, os.path.expanduser(options[i + 1]))
-    return os.path.normpath(here)
+    out = []
+    for here in bases:
+        for i, word in enumerate(options):
+            if word == "-C" and i + 1 < len(options):
+                here = os.path.join(here, os.path.expanduser(options[i + 1]))
+        out.append(os.path.realpath(here))
+    return list(dict.fromkeys(out))
 
 
 def _into(sub: str, args: list[str], later: Callable[[str], bool]) -> str | None:
