@@ -77,7 +77,9 @@ NOT_PROVABLE = [
     "git --no-pager checkout evil", "git checkout - ; ls",
     "git pull", "git pull --rebase origin main", "git fetch && git merge FETCH_HEAD",
     "git checkout -b x && git merge evil", "GIT_DIR=.git git checkout evil",
-    "git cherry-pick --stdin", "git checkout $B", "git clone https://x/y .husky",
+    "git cherry-pick --stdin", "git checkout $B",
+    "git init d && cd d && git fetch ../e && git checkout FETCH_HEAD",
+    "git clone https://x/y .husky",
     "git clone https://x/y .claude", "git submodule add https://x/y .githooks",
     "git checkout --git-dir=.git evil", "git bisect start evil main", "git bisect bad evil",
 ]
@@ -87,6 +89,7 @@ PROVABLE = [
     "git reset evil", "git reset --soft evil", "git restore README", "git checkout README",
     "git checkout -- README", "git checkout -b newb", "git switch -c newb2",
     "git worktree add ../plain", "git merge --abort", "git status", "git log -p evil",
+    "git add -A && git checkout plain",
     "git diff main evil", "git stash list", "git stash", "git clone https://x/y lib",
     "git checkout nosuchrev", "git show evil:.husky/pre-commit", "git fetch",
     "git checkout main@{0}", "git rebase -i plain~1", "git reset --hard HEAD~0",
@@ -120,6 +123,9 @@ def test_without_a_deny_or_ask_rule_the_brought_text_is_judged_as_a_write_of_it(
 
 def test_a_repository_that_is_no_repository_brings_nothing(tmp_path: Path) -> None:
     assert decide(tmp_path, "git checkout evil", GUARDED) == "allow"
+    # unless the line may make it first (the repository read would be the wrong one)
+    assert decide(tmp_path, "git init d && cd d && git fetch ../e && git checkout FETCH_HEAD",
+                  GUARDED) == "deny"
 
 
 def test_the_index_and_submodules_are_read_too(tmp_path: Path) -> None:

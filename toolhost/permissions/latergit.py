@@ -107,7 +107,8 @@ def _git_words(words: tuple[Word, ...]) -> tuple[Word, ...]:
 _READ_ONLY = frozenset({"status", "log", "diff", "show", "rev-parse", "ls-files", "ls-tree",
                         "blame", "describe", "shortlog", "grep", "cat-file", "version",
                         "help", "whatchanged", "rev-list", "diff-tree", "diff-index",
-                        "show-ref", "for-each-ref", "ls-remote", "check-ignore", "var"})
+                        "show-ref", "for-each-ref", "ls-remote", "check-ignore", "var",
+                        "add"})  # (add stages working-tree files, judged when written)
 
 
 def _changes_refs(words: tuple[Word, ...]) -> bool:
@@ -145,6 +146,10 @@ def _read(repo: str, words: tuple[Word, ...], everything: list[tuple[Word, ...]]
           sub: str, wanted: tuple[str, list[str]] | str, later: Callable[[str], bool],
           judge: Judge | None) -> str | None:
     values = [w.value for w in words]
+    if any(_changes_refs(ws) for ws in everything[:k]):  # (before: `git init d && cd d &&
+        # git fetch ../e && git checkout FETCH_HEAD` makes the repository it reads)
+        return ("follows a git command on the line that may change what it brings first; "
+                "run it on its own to have it read")
     if gitread.git(repo, values[0], "rev-parse", "--is-inside-work-tree") is None:
         return None  # no repository there: the command fails, bringing nothing
     if isinstance(wanted, str):  # _UNKNOWN
@@ -155,9 +160,6 @@ def _read(repo: str, words: tuple[Word, ...], everything: list[tuple[Word, ...]]
         return f"brings files the rules cannot see before it runs (it {how})"
     if not all(w.plain or _revision(w) for w in words):
         return "names what it brings with words that are not plain literals"
-    if any(_changes_refs(ws) for ws in everything[:k]):
-        return ("follows a git command on the line that may change what it brings first; "
-                "run it on its own to have it read")
     kind, revs = wanted
     entries = gitread.paths(repo, kind, revs, values[0])
     if entries is None:
