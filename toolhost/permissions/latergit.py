@@ -112,11 +112,32 @@ _READ_ONLY = frozenset({"status", "log", "diff", "show", "rev-parse", "ls-files"
 
 
 def _changes_refs(words: tuple[Word, ...]) -> bool:
+    """Whether a git command may change what a later one on the line brings. ``commit`` and
+    ``stash`` (push) do not: they record the index and working tree (judged when written)
+    and leave the checkout at HEAD, so reading before them sees as much or more."""
+    return _earlier(words) not in (*_READ_ONLY, "commit", "stash push", "stash list", "")
+
+
+def _earlier(words: tuple[Word, ...]) -> str | None:
+    """The subcommand of a git command (``stash push`` for a bare or ``save`` stash); ""
+    when ``words`` run no git; None when git runs none that can be named."""
     words = _git_words(words)
     if not words:
-        return False
-    found = git_subcommand(tuple(w.value for w in words[1:]))
-    return found is None or found[0] not in _READ_ONLY
+        return ""
+    values = tuple(w.value for w in words[1:])
+    found = git_subcommand(values)
+    if found is None:
+        return None
+    if found[0] == "stash":
+        rest = [v for v in values[found[1] + 1:] if not v.startswith("-")]
+        if rest[:1] in (["list"], ["show"]):
+            return "stash list"
+        return "stash push" if not rest or rest[0] in ("push", "save") else "stash"
+    if found[0] == "commit" and any(v.startswith(("--amend", "-C", "-c", "--reuse",
+                                                  "--reedit", "--fixup", "--squash"))
+                                    for v in values[found[1] + 1:]):
+        return "commit --amend"  # (takes another commit's message or tree: not plain)
+    return found[0]
 
 
 def _judge(parsed: ParsedCommand, k: int, words: tuple[Word, ...], found: tuple[str, int],
@@ -146,7 +167,10 @@ def _read(repo: str, words: tuple[Word, ...], everything: list[tuple[Word, ...]]
           sub: str, wanted: tuple[str, list[str]] | str, later: Callable[[str], bool],
           judge: Judge | None) -> str | None:
     values = [w.value for w in words]
-    if any(_changes_refs(ws) for ws in everything[:k]):  # (before: `git init d && cd d &&
+    pushed = sub == "stash" and any(_earlier(ws) == "stash push" for ws in everything[:k])
+    if pushed:  # `git stash && git checkout main && git stash pop` brings back what it
+        wanted = ("index", [])  # stashed: the index's files and the judged working tree
+    elif any(_changes_refs(ws) for ws in everything[:k]):  # (before: `git init d && cd d &&
         # git fetch ../e && git checkout FETCH_HEAD` makes the repository it reads)
         return ("follows a git command on the line that may change what it brings first; "
                 "run it on its own to have it read")
