@@ -60,10 +60,13 @@ def command_positions(command: Any, unkeyed: Sequence[int],
     return sorted(set(positions))
 
 
-def unprovable(command: str, cwd: str | None = None) -> str | None:
+def unprovable(command: str, cwd: str | None = None,
+               judge: Callable[[list[str | None]], bool] | None = None) -> str | None:
     """Why the programs of a Bash command cannot be proven (None: they can). With ``cwd``
-    (the directory the command runs in), a patch it applies is read (``laterpatch``), and
-    an archive it unpacks is listed (``laterarchive``)."""
+    (the directory the command runs in), a patch it applies is read (``laterpatch``), an
+    archive it unpacks is listed (``laterarchive``), and what a git command brings from
+    another commit is read (``latergit``; ``judge`` says whether a deny or ask Bash rule
+    meets the text of a run-later file it brings)."""
     if "\x00" in command:  # bash drops a NUL it reads from a script (`\0rm x` is `rm x`)
         return "it holds a NUL character, which a shell may drop or stop at"
     try:
@@ -78,6 +81,11 @@ def unprovable(command: str, cwd: str | None = None) -> str | None:
             from toolhost.permissions.laterarchive import unpacked_later
 
             reason = unpacked_later(parsed, cwd, run_later_path)
+        if reason is None and cwd is not None and "git" in command and _GIT_BRINGS.search(
+                command):
+            from toolhost.permissions.latergit import brought_later
+
+            reason = brought_later(parsed, cwd, run_later_path, judge)
         return reason
     except ShellSyntaxError as exc:
         return f"it does not parse: {exc}"
@@ -85,6 +93,9 @@ def unprovable(command: str, cwd: str | None = None) -> str | None:
 
 # a patch applier's name (round 17: laterpatch), looked for before anything is read
 _PATCHERS = re.compile(r"\b(?:apply|am|g?patch)\b")
+# a git subcommand that writes files from another commit (round 18: latergit)
+_GIT_BRINGS = re.compile(r"\b(?:checkout|switch|reset|merge|pull|rebase|cherry-pick|revert"
+                         r"|stash|restore|read-tree|worktree|clone|submodule|bisect)\b")
 _UNPACKERS = re.compile(r"\b(?:g?tar|bsdtar|unzip)\b")  # (laterarchive)
 # the programs ``shell_reads_input`` may find among a command's forms
 _MAY_READ = SHELLS | {"ssh", "make", "gmake", "sudo", "doas", "su", "sudo-rs", "run0"}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, TypeGuard
 
 from toolhost.config.model import PermissionsConfig
@@ -169,9 +169,11 @@ class CompiledPolicy:
         return plan
 
     def decide(self, tool_name: str, tool_input: Mapping[str, Any]) -> Decision:
-        """The decision for one call. No prompting (an "ask" stays "ask"), and no I/O but one:
-        an Edit of a file a later command runs (a git hook, ``.bashrc``) reads that file's
-        current text (16 KiB at most, never blocking) to judge the text the edit leaves."""
+        """The decision for one call. No prompting (an "ask" stays "ask"), and no I/O but
+        reads that judge what lands in a file a later command runs: an Edit of one (a git
+        hook, ``.bashrc``) reads its current text (16 KiB at most, never blocking), a Bash
+        command unpacking an archive or applying a patch reads it, and a git command bringing
+        files from another commit runs git's plumbing in the repository (``latergit``)."""
         if type(tool_input) is not dict and not isinstance(tool_input, Mapping):
             # the wire refuses such a call; a caller in Python gets a deny, never a traceback
             return Decision("deny", f"The input of {tool_name} is not an object of arguments "
@@ -186,7 +188,8 @@ class CompiledPolicy:
         return self._decide(tool_name, tool_input)
 
     def _decide(self, tool_name: str, tool_input: Mapping[str, Any]) -> Decision:
-        unproven = _unprovable(tool_input, self.cwd) if tool_name == "Bash" else None
+        unproven = _unprovable(tool_input, self.cwd, self._brought_meets) \
+            if tool_name == "Bash" else None
         denies_done = False
         reached: CompiledRule | None = None  # a Read deny/ask a search may dodge
         for rule in self._plan(tool_name).applicable(tool_input):
@@ -254,7 +257,6 @@ class CompiledPolicy:
         rule's decision (an ask only where no rule of the tool denies the call)."""
         from toolhost.permissions.edited_text import texts_after
         from toolhost.permissions.written_later import (
-            UNJUDGED,
             command_lines,
             later_path,
             new_texts,
@@ -279,12 +281,10 @@ class CompiledPolicy:
         # current text read now: an edit removing the `#` of `# rm -rf y` arms that line)
         texts = texts_after(tool_name, tool_input, path, self.cwd,
                             new_texts(tool_name, tool_input))
-        lines = UNJUDGED if texts is None else command_lines(texts)
-        hit = next((r for k, r in enumerate(self._later_guards) if not isinstance(lines, list)
-                    or any(self._meets(k, r, line) for line in dict.fromkeys(lines))), None)
+        hit = self._text_meets(texts)
         if hit is None:
             return None
-        what = ("text too long or odd to judge" if not isinstance(lines, list)
+        what = ("text too long or odd to judge" if not isinstance(command_lines(texts), list)
                 else "text that meets this rule")
         why = (f"{tool_name} writes {path!r}, which a later command runs (a git hook or config, "
                f"a shell startup file, an alias file), with {what}")
@@ -296,6 +296,20 @@ class CompiledPolicy:
             return decided
         return Decision("ask", hit.message or f"Permission rule {hit.text!r} ({hit.origin}) "
                         f"asks: {why}.", rule=hit.text, origin=hit.origin)
+
+    def _text_meets(self, texts: list[str] | None) -> CompiledRule | None:
+        """The first deny or ask Bash rule the text of a run-later file meets (None: none
+        does; text that cannot be judged, ``None``, meets every one)."""
+        from toolhost.permissions.written_later import UNJUDGED, command_lines
+
+        lines = UNJUDGED if texts is None else command_lines(texts)
+        return next((r for k, r in enumerate(self._later_guards) if not isinstance(lines, list)
+                     or any(self._meets(k, r, line) for line in dict.fromkeys(lines))), None)
+
+    def _brought_meets(self, texts: list[str | None]) -> bool:
+        """Whether a deny or ask Bash rule meets one of the texts a git command brings into a
+        run-later file (round 18: latergit; None, a text not readable, meets them all)."""
+        return any(self._text_meets(None if t is None else [t]) is not None for t in texts)
 
     def _meets(self, k: int, rule: CompiledRule, line: str) -> bool:
         """``_meets`` of the ``k``-th later guard, remembered: an Edit of a run-later file
@@ -441,13 +455,14 @@ def _is_bash(content: object) -> TypeGuard[BashMatcher]:
     return isinstance(content, Bash)
 
 
-def _unprovable(tool_input: Mapping[str, Any], cwd: str) -> str | None:
+def _unprovable(tool_input: Mapping[str, Any], cwd: str,
+                judge: Callable[[list[str | None]], bool]) -> str | None:
     """Why the programs of a Bash call cannot be proven (None: they can)."""
     if not isinstance(tool_input.get("command"), str):
         return None
     from toolhost.permissions.bashpolicy import unprovable
 
-    return unprovable(tool_input["command"], cwd)
+    return unprovable(tool_input["command"], cwd, judge)
 
 
 def compile_policy(config: PermissionsConfig, *, tool_names: Iterable[str] = (),

@@ -1,0 +1,233 @@
+"""A repository read with git's plumbing, for ``latergit`` (round 18).
+
+What a git command would write from another commit: the paths it changes with their mode and
+blob (``diff-index --cached``, ``diff-tree``, ``rev-list``, ``ls-tree``, ``ls-files``), the
+text of those blobs (``cat-file --batch``), the working-tree files git's configuration
+includes. No working tree is read, so no clean filter, fsmonitor or hook runs; the calls have
+no pager, no optional locks and no prompt, and a timeout.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Callable
+
+__all__ = ["INSIDE", "Entry", "commit", "git", "hits", "included", "links_later", "paths",
+           "texts"]
+
+_MAX_COMMITS = 2000  # more incoming commits than this are not read one by one: not provable
+_TIMEOUT = 10.0
+_MAX_TEXT = 16 * 1024  # as an Edit of a run-later file reads (edited_text)
+INSIDE = ("x", "settings.json", "config")  # a directory whose files a later command runs
+
+
+def git(repo: str, program: str, *args: str, stdin: str | None = None) -> str | None:
+    """git's plumbing in ``repo`` (no pager, no optional locks, no prompt); None on error.
+    ``program`` is the command's own git word, never run: git is found on PATH."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env.update(GIT_OPTIONAL_LOCKS="0", GIT_TERMINAL_PROMPT="0", GIT_NO_REPLACE_OBJECTS="1")
+    try:
+        done = subprocess.run(
+            # git from PATH, never the command's own program word (`/tmp/x/git checkout b`
+            # would run a file of the agent's choosing while the call is decided)
+            ["git", "--no-pager", "-c",
+             "core.fsmonitor=false", "-c", "log.showSignature=false", *args], cwd=repo,
+            env=env, input=stdin,
+            capture_output=True, text=True, timeout=_TIMEOUT, check=False,
+            errors="surrogateescape")
+    except (OSError, subprocess.SubprocessError, ValueError):
+        return None
+    return done.stdout if done.returncode == 0 else None
+
+
+Entry = tuple[str, str, str]  # (path, mode, blob id) of what a command brings
+
+
+def paths(repo: str, kind: str, revs: list[str], program: str) -> list[Entry] | None:
+    """What the command may write: (path, mode, blob) of each changed path, its content
+    as it comes (None: it cannot be read)."""
+    if any(r.startswith("-") for r in revs):
+        return None
+    raw = ("-r", "--raw", "-z", "--no-renames", "--no-abbrev")
+    if kind in ("tree?", "tree") and len(revs) == 1 and not commit(repo, program, revs[0]):
+        # `git checkout X`/`git switch X` with no branch X but a remote's `origin/X`: git
+        # makes X from it (--guess) and checks it out; else checkout reads X as a path
+        guessed = _remote_branches(repo, revs[0])
+        if guessed is None:
+            return None
+        kind, revs = ("tree", guessed) if guessed else (
+            ("index", []) if kind == "tree?" else ("tree", revs))
+    kind = "tree" if kind == "tree?" else kind
+    if kind == "gitlinks":  # submodules: their content comes from elsewhere, unseen
+        listed = git(repo, program, "ls-files", "-s", "-z")
+        if listed is None:
+            return None
+        return [(item.partition("\t")[2], "160000", item.split(" ")[1]) for item in
+                listed.split("\0") if item.startswith("160000 ")]
+    if kind == "index":  # files from the index: what it holds that HEAD does not
+        return _raw(git(repo, program, "diff-index", "--cached", *raw, "HEAD", "--"), new=2)
+    if kind == "new":  # a new working tree: what it holds that this checkout does not
+        rev = next((r for r in revs if commit(repo, program, r)), None)
+        return None if rev is None else _raw(git(
+            repo, program, "diff-tree", *raw, "HEAD", f"{rev}^{{commit}}", "--"), new=2)
+    if kind in ("tree", "trees"):
+        out: list[Entry] = []
+        for rev in revs:  # the index (the checkout as git records it) against REV's tree
+            if not commit(repo, program, rev, tree_ok=kind == "trees"):
+                return None
+            found = _raw(git(repo, program, "diff-index", "--cached", *raw, f"{rev}^{{tree}}",
+                              "--"), new=1)
+            if found is None:
+                return None
+            out += found
+        return out
+    if kind == "stash":
+        rev = revs[0]
+        out = []
+        for a, b in ((f"{rev}^1", rev), (f"{rev}^1", f"{rev}^2")):
+            found = _raw(git(repo, program, "diff-tree", *raw, a, b, "--"), new=2)
+            if found is None:
+                return None
+            out += found
+        if commit(repo, program, f"{rev}^3"):  # the untracked files (stash -u)
+            listed = git(repo, program, "ls-tree", "-r", "-z", "--full-tree", f"{rev}^3")
+            if listed is None:
+                return None
+            for item in filter(None, listed.split("\0")):
+                head, _, path = item.partition("\t")
+                mode, _, rest = head.partition(" ")
+                out.append((path, mode, rest.rpartition(" ")[2]))
+        return out
+    # "commits" (merge, rebase: every commit not in HEAD) or "picks" (those named)
+    walk = ["--no-walk=unsorted", *revs] if kind == "picks" else [*revs, "--not", "HEAD"]
+    listed = git(repo, program, "rev-list", f"--max-count={_MAX_COMMITS + 1}", *walk, "--")
+    if listed is None or len(listed.split()) > _MAX_COMMITS:
+        return None
+    if not listed.strip():
+        return []
+    return _raw(git(repo, program, "diff-tree", "--stdin", "-m", "--root", "--no-commit-id",
+                     *raw, stdin=listed), new=2)
+
+
+def _remote_branches(repo: str, name: str) -> list[str] | None:
+    """The remote-tracking branches named ``name`` (``refs/remotes/*/name``); None when
+    they cannot be listed."""
+    if not name or any(c in name for c in "*?[\\") or name.startswith("-"):
+        return []
+    listed = git(repo, "git", "for-each-ref", "--format=%(refname)", f"refs/remotes/*/{name}")
+    return None if listed is None else listed.split()
+
+
+def _raw(out: str | None, new: int) -> list[Entry] | None:
+    """``--raw -z`` output as (path, mode, blob) of side ``new`` (1: the source, 2: the
+    destination); a path that side deletes is left out."""
+    if out is None:
+        return None
+    items = out.split("\0")
+    found: list[Entry] = []
+    k = 0
+    while k + 1 < len(items):
+        head, path = items[k], items[k + 1]
+        k += 2
+        fields = head.lstrip(":").split(" ")
+        if not head.startswith(":") or len(fields) < 5:
+            k -= 1  # (a commit id line of diff-tree --stdin: skip one item)
+            continue
+        mode, blob = fields[new - 1], fields[new + 1]
+        if set(blob) != {"0"}:
+            found.append((path, mode, blob))
+    return found
+
+
+def included(repo: str, program: str) -> set[str]:
+    """The files of the working tree git's configuration includes (``[include] path =
+    ../team.gitconfig``, ``includeIf``): a commit changing one changes ``core.hooksPath``,
+    ``core.fsmonitor``, aliases and filters, so it is a file a later command runs. Paths
+    relative to the top of the working tree."""
+    found = git(repo, program, "rev-parse", "--show-toplevel", "--absolute-git-dir")
+    listed = git(repo, program, "config", "--show-origin", "-z", "--get-regexp",
+                  r"^include(if\..*)?\.path$")
+    if found is None or listed is None or len(found.splitlines()) != 2:
+        return set()
+    top, git_dir = found.splitlines()
+    items = listed.split("\0")
+    out = set()
+    for origin, pair in zip(items[0::2], items[1::2], strict=False):
+        where = origin.removeprefix("file:")
+        base = os.path.dirname(os.path.join(top if not os.path.isabs(where) else "", where))
+        if where.startswith(".git/") or where == ".git/config":
+            base = os.path.dirname(os.path.join(git_dir, where[5:]))
+        value = os.path.expanduser(pair.partition("\n")[2])
+        path = os.path.realpath(os.path.join(base, value))
+        top_real = os.path.realpath(top)
+        if path.startswith(top_real + os.sep):
+            out.add(os.path.relpath(path, top_real).replace(os.sep, "/"))
+    return out
+
+
+def commit(repo: str, program: str, rev: str, tree_ok: bool = False) -> bool:
+    kind = "tree" if tree_ok else "commit"
+    return git(repo, program, "rev-parse", "--verify", "--quiet", "--end-of-options",
+                f"{rev}^{{{kind}}}") is not None
+
+
+def hits(entries: list[Entry], later: Callable[[str], bool]) -> list[Entry]:
+    """The run-later entries of ``entries``, and those of an embedded repository (``d/HEAD``
+    and ``d/config``: a later ``git`` in ``d`` obeys that config)."""
+    names = {path for path, _, _ in entries}
+    out = []
+    for entry in entries:
+        path, mode, _ = entry
+        head, _, base = path.rpartition("/")
+        top = f"{head}/" if head else ""
+        embedded = base == "config" and bool(head) and f"{top}HEAD" in names
+        if embedded or later(path) or (mode == "160000" and any(
+                later(f"{path}/{x}") for x in INSIDE)):
+            out.append(entry)
+    return out
+
+
+def links_later(repo: str, program: str, entries: list[Entry],
+                 later: Callable[[str], bool]) -> list[Entry]:
+    """The symbolic links among ``entries`` that lead to a run-later file (``myrc`` ->
+    ``~/.bashrc``, ``h`` -> ``.git/hooks``): a later write through one writes there."""
+    links = [e for e in entries if e[1] == "120000"][:1000]
+    if not links:
+        return []
+    targets = texts(repo, program, [(p, "100644", b) for p, _, b in links])
+    out = []
+    for (path, mode, blob), target in zip(links, targets, strict=True):
+        if target is None:
+            out.append((path, mode, blob))
+            continue
+        joined = os.path.normpath(os.path.join(os.path.dirname(path), target))
+        if any(later(t) or later(f"{t}/x") or later(os.path.expanduser(t))
+               for t in (target, joined)):
+            out.append((path, mode, blob))
+    return out
+
+
+def texts(repo: str, program: str, hits: list[Entry]) -> list[str | None]:
+    """Each hit's incoming text (None: a link, a submodule, binary, over 16 KiB)."""
+    blobs = [blob for _, mode, blob in hits if mode.startswith("100")]
+    listed = git(repo, program, "cat-file", "--batch", stdin="".join(f"{b}\n" for b in blobs))
+    texts: list[str | None] = [None] * (len(hits) - len(blobs))
+    if listed is None:
+        return texts + [None] * len(blobs)
+    data = listed.encode("utf-8", "surrogateescape")
+    at = 0
+    for _ in blobs:
+        end = data.find(b"\n", at)
+        fields = data[at:end].split(b" ") if end >= 0 else []
+        if len(fields) != 3 or not fields[2].isdigit():
+            texts.append(None)
+            break
+        size = int(fields[2])
+        body = data[end + 1:end + 1 + size]
+        at = end + 1 + size + 1
+        try:
+            texts.append(body.decode("utf-8") if size <= _MAX_TEXT else None)
+        except UnicodeDecodeError:
+            texts.append(None)
+    return texts + [None] * (len(hits) - len(texts))
