@@ -33,11 +33,13 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Any
 
+from toolhost.redaction_cipher import cipher_forms
 from toolhost.redaction_forms import forms, rare_forms
 from toolhost.redaction_spell import Matcher
 from toolhost.redaction_tail import MAX_HOLD, SpelledTails
 
 if TYPE_CHECKING:
+    from toolhost.redaction_cipher import Xored
     from toolhost.redaction_decoded import Budget
     from toolhost.redaction_squeezed import Squeezed
 
@@ -80,7 +82,7 @@ class Redactor:
         rare: set[str] = set()
         for secret in self.secrets:
             every |= forms(secret)
-            rare |= rare_forms(secret)
+            rare |= rare_forms(secret) | cipher_forms(secret)
         object.__setattr__(self, "_forms", frozenset(every))  # also looked for at cut edges
         if every:
             from toolhost.redaction_chardump import SpacedChars
@@ -166,13 +168,23 @@ class Redactor:
         from toolhost.redaction_decoded import Budget, decoded_spans
 
         spent = Budget(len(text)) if budget is None else budget
-        return decoded_spans(text, lambda t: self._deeper(t, depth + 1, spent), spent)
+        return decoded_spans(text, lambda t: self._deeper(t, depth + 1, spent), spent,
+                             self._xored)
+
+    @functools.cached_property
+    def _xored(self) -> Xored:
+        """The secrets XORed with one byte (``toolhost.redaction_cipher``)."""
+        from toolhost.redaction_cipher import Xored
+
+        return Xored(self.secrets)
 
     def _more(self, text: str, found: list[tuple[int, int]]) -> list[tuple[int, int]]:
         """The decoded runs (``_decoded``) that hold none of the spans ``found``: a secret one
         encoding deep is hidden where it is, not with all of the run around it (a wrapped
         base64 block holding the secret's base64 between other data)."""
         runs = self._decoded(text)
+        if text.isascii() and self._xored:  # XORed with a key that kept it printable
+            runs += self._xored.spans(text.encode("ascii"))
         if not runs:
             return []
         if self._pattern is not None:

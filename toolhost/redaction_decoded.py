@@ -36,7 +36,10 @@ import lzma
 import re
 import zlib
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from toolhost.redaction_cipher import Xored
 
 __all__ = ["MAX_DECODED", "MAX_DEPTH", "Budget", "decoded_spans"]
 
@@ -89,16 +92,17 @@ def _engines() -> tuple[Any, Any, Any, Any]:
 
 
 def decoded_spans(text: str, found: Callable[[str], list[tuple[int, int]]],
-                  budget: Budget) -> list[tuple[int, int]]:
+                  budget: Budget, xored: Xored | None = None) -> list[tuple[int, int]]:
     """The runs of ``text`` whose decoding holds a secret: ``found`` (the redactor's spans,
     one level deeper) is called once, on every run's decodings joined; a run that cannot be
-    read within ``budget`` is one too."""
+    read within ``budget`` is one too, and one whose bytes hold a secret XORed with one byte
+    (``xored``: ``toolhost.redaction_cipher``)."""
     if len(text) < 12:
         return []
     runs: list[tuple[int, int]] = []
     texts: list[str] = []
     unread: dict[int, int] = {}
-    for start, end, decoded in _decodings(text, budget):
+    for start, end, decoded in _decodings(text, budget, xored):
         if decoded is None:
             unread[start] = max(end, unread.get(start, end))
             continue
@@ -121,9 +125,11 @@ def decoded_spans(text: str, found: Callable[[str], list[tuple[int, int]]],
     return sorted({**unread, **shortest}.items())
 
 
-def _decodings(text: str, budget: Budget) -> Iterator[tuple[int, int, str | None]]:
+def _decodings(text: str, budget: Budget, xored: Xored | None = None
+               ) -> Iterator[tuple[int, int, str | None]]:
     """(start, end, decoded text) for every decoding of every run in ``text``; the text is
-    None where the run cannot be read within ``budget``."""
+    None where the run cannot be read within ``budget`` or its bytes hold a secret XORed
+    with one byte (``xored``): hidden whole."""
     b64, escapes, b64_bytes, escapes_bytes = _engines()
     if text.isascii():  # RE2 on bytes: no offsets to convert (its offsets are ours)
         source: str | bytes = text.encode("ascii")
@@ -144,38 +150,38 @@ def _decodings(text: str, budget: Budget) -> Iterator[tuple[int, int, str | None
         if last > 0:  # a block's next line may be a word of what follows (``next line``)
             runs.append(run[:last - 1 if run[last - 1] == "\r" else last])
         for one in runs:
-            yield from _run(start, start + len(one), one, budget)
+            yield from _run(start, start + len(one), one, budget, xored)
             # and each line reversed (``base64 | rev``: rev turns each line, keeps their order)
             yield from _run(start, start + len(one),
-                            "\n".join(line[::-1] for line in one.split("\n")), budget)
+                            "\n".join(line[::-1] for line in one.split("\n")), budget, xored)
     found = list(escapes.finditer(source)) if ("\\" in text or "&#" in text or "%" in text) \
         else []
     for match in found:
         start, end = match.start(), match.end()
-        yield from _payload(start, end, bytes(_unescape(text[start:end])), budget)
+        yield from _payload(start, end, bytes(_unescape(text[start:end])), budget, xored)
     if "chr(" in text:
         for match in _CHR.finditer(text):
             yield from _payload(match.start(), match.end(), bytes(_unescape(match.group())),
-                                budget)
+                                budget, xored)
 
 
-def _run(start: int, end: int, run: str, budget: Budget
+def _run(start: int, end: int, run: str, budget: Budget, xored: Xored | None = None
          ) -> Iterator[tuple[int, int, str | None]]:
     """The decodings of one run of base64's characters: as hex, base64, base32."""
     squeezed = run.replace("\r", "").replace("\n", "") if "\n" in run else run
     if len(squeezed) % 2 == 0 and len(squeezed) >= 16 and not squeezed[:32].strip(
             _HEXCHARS) and not squeezed.encode().translate(None, _HEXDIGITS):
-        yield from _payload(start, end, bytes.fromhex(squeezed), budget)
+        yield from _payload(start, end, bytes.fromhex(squeezed), budget, xored)
     body = squeezed.rstrip("=")
     padded = body + "=" * (-len(body) % 4)
     alphabet = b"-_" if ("-" in body or "_" in body) else b"+/"
     with contextlib.suppress(binascii.Error, ValueError):  # (a length of 4n+1: none)
         yield from _payload(start, end, base64.b64decode(padded, altchars=alphabet,
-                                                         validate=True), budget)
+                                                         validate=True), budget, xored)
     if len(body) >= 16 and _BASE32.fullmatch(body):
         with contextlib.suppress(binascii.Error, ValueError):
             yield from _payload(start, end, base64.b32decode(body + "=" * (-len(body) % 8)),
-                                budget)
+                                budget, xored)
 
 
 def _unescape(run: str) -> Iterator[int]:
@@ -203,13 +209,17 @@ def _unescape(run: str) -> Iterator[int]:
             continue
 
 
-def _payload(start: int, end: int, data: bytes, budget: Budget
+def _payload(start: int, end: int, data: bytes, budget: Budget, xored: Xored | None = None
              ) -> Iterator[tuple[int, int, str | None]]:
     """The texts ``data`` may be: itself, and decompressed when it starts like compressed
     data (gzip, zlib, bzip2, xz). Only text: in other bytes (an image's base64) the secret
     itself was looked for already (its base64 at any alignment is one of its forms), and
     reading them again as text cost 12 times the redaction of their base64. None: past
-    ``budget`` (or a compressed run expanding past it, or past ``MAX_DECODED``)."""
+    ``budget`` (or a compressed run expanding past it, or past ``MAX_DECODED``), or a secret
+    XORed with one byte in ``data`` (``xored``)."""
+    if xored and xored.spans(data):
+        yield start, end, None
+        return
     text = _text(data)
     if text is not None:
         yield start, end, text if budget.take(len(text)) else None
