@@ -53,15 +53,17 @@ def _steps(data: bytes) -> bytes:
 class Xored:
     """Where a secret XORed with one byte is in some bytes (``spans``)."""
 
-    __slots__ = ("_pattern",)
+    __slots__ = ("_pattern", "_raws")
 
     def __init__(self, secrets: Iterable[str]) -> None:
         steps = set()
+        self._raws: set[bytes] = set()
         for secret in secrets:
             raw = secret.encode("utf-8", "surrogatepass")
             # a secret of few distinct bytes ("aaaaaaaa") has steps any run of one byte has
             if len(raw) >= MIN_XOR and len(set(raw)) >= 4:
                 steps.add(_steps(raw))
+                self._raws.add(raw)
         self._pattern: Any = None
         if steps:
             import re2  # type: ignore[import-untyped]  # loaded by the Matcher already
@@ -78,7 +80,10 @@ class Xored:
         return self._pattern is not None
 
     def spans(self, data: bytes) -> list[tuple[int, int]]:
-        """Where in ``data`` a secret XORed with one byte is (the key 0 too: the secret)."""
+        """Where in ``data`` a secret XORed with one byte is (not the key 0: the secret
+        itself, which its other finders hide where it is)."""
         if self._pattern is None or len(data) < MIN_XOR:
             return []
-        return [(hit.start(), hit.end() + 1) for hit in self._pattern.finditer(_steps(data))]
+        return [(a, b) for a, b in ((hit.start(), hit.end() + 1)
+                                    for hit in self._pattern.finditer(_steps(data)))
+                if data[a:b] not in self._raws]

@@ -72,6 +72,11 @@ _CHR = re.compile(r"(?:chr\([0-9]{1,7}\)[ \t]*[+,][ \t]*){7,}chr\([0-9]{1,7}\)")
 _ONE = re.compile(r"&#[xX]?[0-9a-fA-F]+;?|\\+[xu][0-9a-fA-F]+|%[0-9a-fA-F]{2}|\\+[0-7]{3}"
                   r"|chr\([0-9]+\)")
 _BASE32 = re.compile(r"[A-Z2-7]+")
+_B58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
+_NOT_B58 = str.maketrans("", "", _B58)
+_MIN_B58, _MAX_B58 = 16, 512  # base58 is a big number: decoding costs its length squared
+_A85 = re.compile(r"<~[!-uz \t\r\n]{5,}~>")
+_UU = re.compile(r"(?m)\bbegin [0-7]{3,4} [^\n]*\n((?:[!-`][ -`]*\r?\n)+)`?\r?\n?end$")
 _HEXDIGITS = b"0123456789abcdefABCDEF"
 _HEXCHARS = _HEXDIGITS.decode()  # (a first look, before the whole run)
 _CONTROLS = bytes(c for c in range(32) if chr(c) not in "\t\n\r")
@@ -159,6 +164,15 @@ def _decodings(text: str, budget: Budget, xored: Xored | None = None
     for match in found:
         start, end = match.start(), match.end()
         yield from _payload(start, end, bytes(_unescape(text[start:end])), budget, xored)
+    if "<~" in text:  # Ascii85 as PostScript, PDF and ``a85encode(adobe=True)`` write it
+        for match in _A85.finditer(text):
+            with contextlib.suppress(ValueError):
+                yield from _payload(match.start(), match.end(), base64.a85decode(
+                    match.group(), adobe=True, ignorechars=b" \t\n\r\v"), budget, xored)
+    if "begin " in text:  # uuencode's block: ``begin 644 name`` ... ``end``
+        for match in _UU.finditer(text):
+            yield from _payload(match.start(), match.end(), _uudecode(match.group(1)),
+                                budget, xored)
     if "chr(" in text:
         for match in _CHR.finditer(text):
             yield from _payload(match.start(), match.end(), bytes(_unescape(match.group())),
@@ -178,10 +192,30 @@ def _run(start: int, end: int, run: str, budget: Budget, xored: Xored | None = N
     with contextlib.suppress(binascii.Error, ValueError):  # (a length of 4n+1: none)
         yield from _payload(start, end, base64.b64decode(padded, altchars=alphabet,
                                                          validate=True), budget, xored)
+    if _MIN_B58 <= len(body) <= _MAX_B58 and not body.translate(_NOT_B58):
+        yield from _payload(start, end, _b58decode(body), budget, xored)
     if len(body) >= 16 and _BASE32.fullmatch(body):
         with contextlib.suppress(binascii.Error, ValueError):
             yield from _payload(start, end, base64.b32decode(body + "=" * (-len(body) % 8)),
                                 budget, xored)
+
+
+def _b58decode(run: str) -> bytes:
+    """Base58 (Bitcoin's alphabet: a big number, its leading zero bytes as ``1``)."""
+    number = 0
+    for char in run:
+        number = number * 58 + _B58.index(char)
+    zeros = len(run) - len(run.lstrip("1"))
+    return b"\0" * zeros + number.to_bytes((number.bit_length() + 7) // 8, "big")
+
+
+def _uudecode(lines: str) -> bytes:
+    """The bytes of uuencode's lines (a line that is not one is left out)."""
+    out = bytearray()
+    for line in lines.splitlines():
+        with contextlib.suppress(binascii.Error):
+            out += binascii.a2b_uu(line)
+    return bytes(out)
 
 
 def _unescape(run: str) -> Iterator[int]:
