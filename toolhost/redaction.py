@@ -48,8 +48,8 @@ if TYPE_CHECKING:
 # a config without secrets never needs them (a fresh `serve`'s start-up).
 
 __all__ = ["BINARY_KEYS", "JSON_WORDS", "MASK", "SECRET_KEY", "Redactor", "ScrubbingStream",
-           "active", "mask_arguments", "own_secrets", "redact_strings", "redactor_for", "remember",
-           "remember_own", "scrub", "scrub_value"]
+           "across_blocks", "active", "mask_arguments", "own_secrets", "redact_strings",
+           "redactor_for", "remember", "remember_own", "scrub", "scrub_value"]
 
 MASK = "***"
 JSON_WORDS = frozenset({"true", "false", "null"})  # never hidden (see Redactor)
@@ -392,6 +392,8 @@ def _across_items(items: Any, shown: list[Any], redact: Callable[[str], str]) ->
     hide = redact if isinstance(redact, Redactor) else getattr(redact, "__self__", None)
     if not isinstance(hide, Redactor) or hide._pattern is None or len(items) < 2:
         return shown
+    if all(isinstance(item, Mapping) for item in items):
+        return across_blocks(items, shown, redact)
     if all(isinstance(item, str) for item in items):
         from toolhost.redaction_wrapped import wrapped_spans
 
@@ -405,6 +407,24 @@ def _across_items(items: Any, shown: list[Any], redact: Callable[[str], str]) ->
         found = hide.spans(text)
         return _hidden([str(item) for item in items], shown, found, 2, None) if found \
             else shown
+    return shown
+
+
+def across_blocks(blocks: Any, shown: list[Any], redact: Callable[[str], str]) -> list[Any]:
+    """``shown`` (content blocks, each redacted on its own) with a secret hidden where the
+    ``text`` of several blocks holds it between them (a tool that returns its token in
+    three text blocks of 8 characters: no block held enough of it to be known)."""
+    texts = [i for i, block in enumerate(blocks)
+             if isinstance(block, Mapping) and isinstance(block.get("text"), str)
+             and isinstance(shown[i], Mapping) and isinstance(shown[i].get("text"), str)]
+    if len(texts) < 2:
+        return shown
+    hidden = _across_items([blocks[i]["text"] for i in texts],
+                           [shown[i]["text"] for i in texts], redact)
+    shown = list(shown)
+    for i, text in zip(texts, hidden, strict=True):
+        if text != shown[i]["text"]:
+            shown[i] = {**shown[i], "text": text}
     return shown
 
 
