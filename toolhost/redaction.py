@@ -290,11 +290,13 @@ class Redactor:
         (a rest longer than ``MAX_HOLD`` characters is shown as ``***``, not held)."""
         if self._pattern is None:
             return text, ""
+        from toolhost.redaction_decoded import packed_tail
         from toolhost.redaction_wrapped import line_held, wrapped_hold
 
         tail = max(_open_tail(text, self._forms), self._tails.open_tail(text),
                    wrapped_hold(text, lambda t: _open_tail(t, self._forms)),
-                   self._pattern.dump_tail(text))
+                   self._pattern.dump_tail(text),
+                   packed_tail(text))  # a compressed run is decoded whole: held to its end
         # held from the start of its line when that is base64 or hex, and a line of it in
         # progress keeps its end: a wrapped block's first line must be read whole
         tail = line_held(text, tail)

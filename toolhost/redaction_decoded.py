@@ -15,8 +15,10 @@ writes it), also each line reversed (``| rev``); hex of 16 digits or more (an ev
 base32 of 16 characters or more; 8 or more character escapes in a row (``&#NN;``,
 ``&#xNN;``, ``\\xNN``, ``\\uNNNN``, ``%NN``, ``\\NNN`` octal, ``chr(NN)``).
 
-A stream decodes what it shows piece by piece: a compressed run written in pieces is
-decoded a piece at a time (a piece's end that could start a run is not held for this).
+A stream holds back a compressed run it has the start of (``packed_tail``: base64 or hex
+that starts as gzip, zlib, bzip2 or xz data, at the end of what was written so far) until the
+run ends, so that it is decoded whole (``gzip | base64`` written a line at a time showed every
+line); a run longer than a stream holds is hidden from its start.
 
 What one text may decode to is bounded (``Budget``: four times its length, 256 KiB at least,
 4 MiB at most, every level down counted): a few kilobytes of compressed runs can expand to
@@ -41,7 +43,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from toolhost.redaction_cipher import Xored
 
-__all__ = ["MAX_DECODED", "MAX_DEPTH", "Budget", "decoded_spans"]
+__all__ = ["MAX_DECODED", "MAX_DEPTH", "Budget", "decoded_spans", "packed_tail"]
 
 MAX_DEPTH = 4  # encodings stacked on the one-deep forms
 MAX_DECODED = 1 << 20  # bytes a compressed run may expand to (a bomb stops there)
@@ -73,7 +75,7 @@ _ONE = re.compile(r"&#[xX]?[0-9a-fA-F]+;?|\\+[xu][0-9a-fA-F]+|%[0-9a-fA-F]{2}|\\
                   r"|chr\([0-9]+\)")
 _BASE32 = re.compile(r"[A-Z2-7]+")
 _B58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
-_NOT_B58 = str.maketrans("", "", _B58)
+_BASE58 = re.compile(r"[1-9A-HJ-NP-Za-km-z]+")
 _MIN_B58, _MAX_B58 = 16, 512  # base58 is a big number: decoding costs its length squared
 _A85 = re.compile(r"<~[!-uz \t\r\n]{5,}~>")
 _UU = re.compile(r"(?m)\bbegin [0-7]{3,4} [^\n]*\n((?:[!-`][ -`]*\r?\n)+)`?\r?\n?end$")
@@ -128,6 +130,27 @@ def decoded_spans(text: str, found: Callable[[str], list[tuple[int, int]]],
         if any(s < high and e > low for s, e in hits):
             shortest[start] = min(end, shortest.get(start, end))
     return sorted({**unread, **shortest}.items())
+
+
+def packed_tail(text: str) -> int:
+    """How much of the end of ``text`` (a stream's pieces so far) is a run of base64 or hex
+    that starts as compressed data and may go on: held until it ends (0: none)."""
+    block = len(text.rstrip(_RUN_CHARS))  # the base64 or hex lines the text ends with
+    if block == len(text):
+        return 0
+    first = _MAGIC.search(text, block)
+    while first is not None:  # a run starts there: its first line goes on for 12 or more
+        end = text.find("\n", first.start())  # (or may still: a line in progress)
+        if end < 0 or end - first.start() >= 12:
+            return len(text) - first.start()
+        first = _MAGIC.search(text, first.end())
+    return 0
+
+
+_RUN_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-\r\n"
+# compressed data's first bytes in base64 (gzip, zlib at its four levels, bzip2, xz) and hex
+_MAGIC = re.compile(r"H4sI|eJ|eNo|eF4|eAE|QlpoO|/Td6WFo|_Td6WFo|1f8b|789c|78da|785e|7801"
+                    r"|425a68|fd377a585a", re.IGNORECASE)
 
 
 def _decodings(text: str, budget: Budget, xored: Xored | None = None
@@ -192,7 +215,7 @@ def _run(start: int, end: int, run: str, budget: Budget, xored: Xored | None = N
     with contextlib.suppress(binascii.Error, ValueError):  # (a length of 4n+1: none)
         yield from _payload(start, end, base64.b64decode(padded, altchars=alphabet,
                                                          validate=True), budget, xored)
-    if _MIN_B58 <= len(body) <= _MAX_B58 and not body.translate(_NOT_B58):
+    if _MIN_B58 <= len(body) <= _MAX_B58 and _BASE58.fullmatch(body):
         yield from _payload(start, end, _b58decode(body), budget, xored)
     if len(body) >= 16 and _BASE32.fullmatch(body):
         with contextlib.suppress(binascii.Error, ValueError):
