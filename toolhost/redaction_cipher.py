@@ -53,7 +53,7 @@ def _steps(data: bytes) -> bytes:
 class Xored:
     """Where a secret XORed with one byte is in some bytes (``spans``)."""
 
-    __slots__ = ("_pattern", "_raws")
+    __slots__ = ("_heads", "_pattern", "_raws")
 
     def __init__(self, secrets: Iterable[str]) -> None:
         steps = set()
@@ -65,6 +65,9 @@ class Xored:
                 steps.add(_steps(raw))
                 self._raws.add(raw)
         self._pattern: Any = None
+        # the first steps of a few secrets: most decoded runs hold none, found at C speed
+        # (an RE2 call costs ~40 us from Python: 16,000 runs of near-misses doubled the pass)
+        self._heads = {s[:MIN_XOR - 1] for s in steps} if len(steps) <= 8 else None
         if steps:
             import re2  # type: ignore[import-untyped]  # loaded by the Matcher already
 
@@ -84,6 +87,9 @@ class Xored:
         itself, which its other finders hide where it is)."""
         if self._pattern is None or len(data) < MIN_XOR:
             return []
+        steps = _steps(data)
+        if self._heads is not None and not any(head in steps for head in self._heads):
+            return []
         return [(a, b) for a, b in ((hit.start(), hit.end() + 1)
-                                    for hit in self._pattern.finditer(_steps(data)))
+                                    for hit in self._pattern.finditer(steps))
                 if data[a:b] not in self._raws]
