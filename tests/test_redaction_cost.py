@@ -105,3 +105,18 @@ def test_many_secrets_are_matched_by_small_trigger_programs() -> None:
     # every secret is still found, whichever program holds its start, in order
     text = " and ".join(f"{s} / {s.upper()} / {s[::-1]}" for s in secrets)
     assert redactor.redact(text) == " and ".join(["*** / *** / ***"] * 100)
+
+
+def test_pieces_of_a_secret_are_grown_a_bounded_number_of_times(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # each near-miss holds a piece of the secret (10 of its letters and digits in a row),
+    # grown and placed in Python (~50 us): 8,000 of them were grown twice each
+    from toolhost import redaction_squeezed
+
+    secret = "sk-live-9f8e7d6c5b4a3921"
+    text = (secret[:-1] + "x ") * 8_000 + "tail"
+    grown = _counted(monkeypatch, redaction_squeezed, "_grown")
+    shown = Redactor(frozenset({secret})).redact(text)
+    budget = redaction_spell.PLACES_BASE + len(text) // redaction_squeezed.PIECES_PER
+    assert grown[0] <= budget + 1  # (the old code: 16,000)
+    assert "9f8e7d" not in shown and shown.endswith(MASK)  # fail closed: the rest hidden
