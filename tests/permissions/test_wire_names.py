@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.inproc import run_cli
 from toolhost.config.model import PermissionsConfig, RuleConfig
 from toolhost.errors import ConfigError
 from toolhost.permissions import compile_policy
@@ -96,8 +97,7 @@ def test_a_huge_name_from_the_cli_is_decided_in_bounded_memory() -> None:
 
 
 def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "toolhost", *args], cwd=cwd,
-                          capture_output=True, text=True, timeout=120)
+    return run_cli(args, cwd=cwd)
 
 
 COLLIDING = """\
