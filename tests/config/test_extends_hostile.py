@@ -6,21 +6,21 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.inproc import run_cli
+
 LONG = "a" * 300
 
 
 def _validate(config: Path, **env: str) -> subprocess.CompletedProcess[str]:
-    full = {**os.environ, "XDG_CONFIG_HOME": str(config.parent / "xdg"), **env}
-    full.setdefault("TOOLHOST_CACHE", str(config.parent / "cache"))
-    return subprocess.run([sys.executable, "-m", "toolhost", "validate", "--no-compile",
-                           str(config)], capture_output=True, text=True, timeout=120,
-                          env=full, cwd=config.parent)
+    cache = os.environ.get("TOOLHOST_CACHE", str(config.parent / "cache"))
+    return run_cli(["validate", "--no-compile", str(config)], cwd=config.parent,
+                   env={"XDG_CONFIG_HOME": str(config.parent / "xdg"),
+                        "TOOLHOST_CACHE": cache, **env})
 
 
 def _one_located_line(proc: subprocess.CompletedProcess[str], config: Path,

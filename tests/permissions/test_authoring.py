@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests.inproc import run_cli
 
 TOOLS = """\
 toolhost: 1
@@ -132,10 +132,7 @@ EXPECTED = [
 
 
 def toolhost(*args: str, home: Path) -> subprocess.CompletedProcess[str]:
-    environ = {k: v for k, v in os.environ.items() if k != "XDG_CONFIG_HOME"}
-    environ["HOME"] = str(home)
-    return subprocess.run([sys.executable, "-m", "toolhost", *args], capture_output=True,
-                          text=True, env=environ, timeout=120, check=False)
+    return run_cli(args, env={"XDG_CONFIG_HOME": None, "HOME": str(home)})
 
 
 def _code_lines(text: str) -> str:
