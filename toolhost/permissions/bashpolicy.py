@@ -19,7 +19,10 @@ from toolhost.permissions.command_strings import shell_reads_input
 from toolhost.permissions.content import BashMatcher, command_forms, cover_steps, fed_forms
 from toolhost.permissions.decision import Decision
 from toolhost.permissions.expr import ExprError
+from toolhost.permissions.handed import handed_reason
+from toolhost.permissions.inline_run import inline_run_reason
 from toolhost.permissions.runlater import quick, run_later_path, run_later_reason
+from toolhost.permissions.selfrun import self_run_reason
 from toolhost.permissions.shell import ParsedCommand, ShellSyntaxError, Word, parse_command
 
 if TYPE_CHECKING:
@@ -78,6 +81,10 @@ def unprovable(command: str, cwd: str | None = None) -> str | None:
             from toolhost.permissions.laterarchive import unpacked_later
 
             reason = unpacked_later(parsed, cwd, run_later_path)
+        if reason is None:  # round 19 (a differential run under bash): a command line a
+            reason = handed_reason(parsed) or self_run_reason(parsed) or inline_run_reason(
+                [f for words in parsed.segments + parsed.nested for f in command_forms(words)],
+                command)  # program hands a shell, a script the line writes, code that runs one
         return reason
     except ShellSyntaxError as exc:
         return f"it does not parse: {exc}"
