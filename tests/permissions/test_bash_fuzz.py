@@ -66,7 +66,9 @@ def test_each_family_found_is_not_allowed(judge: Judge, command: str) -> None:
 
 HONEST = ["git -c core.pager='less -R' log -1", "sed -n 's/a/b/p' V", "awk '{print $1}' V",
           "python3 -c 'print(1)'", "echo 'ls' > out.txt; cat out.txt", "bash -c 'echo hi'",
-          "git -c alias.st=status st", "sed -e 's/a/b/' V > out.txt"]
+          "git -c alias.st=status st", "sed -e 's/a/b/' V > out.txt",
+          # test's `[` and bash's `[[` as a program word were "not a plain literal" (denied)
+          "[ -e V ]", "if [ -e V ]; then echo y; fi", "[[ -e V && -f W ]] && echo y"]
 
 
 @pytest.mark.parametrize("command", HONEST)
