@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from toolhost.config.model import PermissionsConfig, RuleConfig
+from toolhost.config.model import Effect, PermissionsConfig, RuleConfig
 from toolhost.permissions import compile_policy
 
 DENIED = ("rm", "curl", "wget")
@@ -40,15 +40,17 @@ ALLOW_LIST = ("echo", "printf", "ls", "cat", "true", "git status", "find")
 TRANSPARENT = ("timeout", "nice", "nohup", "stdbuf", "time")
 
 
-def _policy(rules: list[tuple[str, str]], default: str) -> Any:
+def _policy(rules: list[tuple[Effect, str]], default: Effect) -> Any:
     return compile_policy(PermissionsConfig(
-        rules=[RuleConfig(effect=e, tool=t) for e, t in rules], default=default))
+        rules=tuple(RuleConfig(effect=e, tool=t) for e, t in rules), default=default))
 
 
-DENY_POLICY = _policy([("deny", f"Bash({name}:*)") for name in DENIED] + [("allow", "Bash")],
+_DENY: Effect = "deny"
+_ALLOW: Effect = "allow"
+DENY_POLICY = _policy([(_DENY, f"Bash({name}:*)") for name in DENIED] + [(_ALLOW, "Bash")],
                       "allow")
-LIST_POLICY = _policy([("deny", "Bash(rm:*)")]
-                      + [("allow", f"Bash({name}:*)") for name in ALLOW_LIST], "ask")
+LIST_POLICY = _policy([(_DENY, "Bash(rm:*)")]
+                      + [(_ALLOW, f"Bash({name}:*)") for name in ALLOW_LIST], "ask")
 
 
 def _real(name: str) -> str | None:
