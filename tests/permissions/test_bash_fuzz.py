@@ -41,6 +41,7 @@ FOUND = [
     "sed e <<< 'rm V'",
     "echo 'rm V' | sed 's/^//e'",
     "echo 'curl V' | sed -n 'e'",
+    "echo 'rm V' > t; sed -f /dev/stdin t <<< 'e'",
     # a script the line writes, then runs (selfrun.py)
     "echo 'rm V' > s.sh; bash s.sh",
     "printf '%s\\n' 'rm V' > s; source s",
@@ -54,6 +55,7 @@ FOUND = [
     "perl -e 'system(\"r``m V\")'",
     "awk 'BEGIN{c=\"r\" \"m V\"; system(c)}'",
     "python3 - <<< 'import os; os.system(\"r\"+\"m V\")'",
+    "awk -f /dev/stdin <<< 'BEGIN{system(\"r\" \"m V\")}'",
 ]
 
 

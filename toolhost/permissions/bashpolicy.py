@@ -82,9 +82,10 @@ def unprovable(command: str, cwd: str | None = None) -> str | None:
 
             reason = unpacked_later(parsed, cwd, run_later_path)
         if reason is None:  # round 19 (a differential run under bash): a command line a
-            reason = handed_reason(parsed) or self_run_reason(parsed) or inline_run_reason(
-                [f for words in parsed.segments + parsed.nested for f in command_forms(words)],
-                command)  # program hands a shell, a script the line writes, code that runs one
+            # program hands a shell, a script the line writes, code that can run a command
+            forms = [f for words in parsed.segments + parsed.nested for f in command_forms(words)]
+            reason = handed_reason(parsed, text=command) or self_run_reason(parsed) or (
+                inline_run_reason(forms, command))
         return reason
     except ShellSyntaxError as exc:
         return f"it does not parse: {exc}"

@@ -19,8 +19,10 @@ from toolhost.permissions.command_strings import (
     _INLINE_CODE,
     _SED_SUB,
     _VERSIONED,
+    _literals,
     base,
     command_strings,
+    reads_program_from_stdin,
 )
 from toolhost.permissions.content import TOO_MANY_FORMS, command_forms
 from toolhost.permissions.runners import is_runner
@@ -45,14 +47,16 @@ def _judged_here(name: str) -> bool:
     return name == "git" or not is_runner(name)
 
 
-def handed_reason(parsed: ParsedCommand, depth: int = 0) -> str | None:
-    """Why a command line that a program of ``parsed`` hands to a shell cannot be proven
-    (None: each can, or there is none)."""
+def handed_reason(parsed: ParsedCommand, depth: int = 0, text: str = "") -> str | None:
+    """Why a command line that a program of ``parsed`` (of the line ``text``) hands to a
+    shell cannot be proven (None: each can, or there is none)."""
     for words in parsed.segments + parsed.nested:
         for form in command_forms(words):
             if form == TOO_MANY_FORMS or not _judged_here(base(form[0])):
                 continue
-            if base(form[0]) in ("sed", "gsed") and _sed_runs_input(form):
+            if base(form[0]) in ("sed", "gsed") and (_sed_runs_input(form) or (
+                    reads_program_from_stdin(form) and _sed_runs_input(  # its fed script
+                        (form[0], text, *_literals([text]))))):
                 return ("sed runs lines of its input as commands (an `e` with no command, "
                         "or the `e` flag of s///), which the rules cannot see")
             for string in command_strings(form):

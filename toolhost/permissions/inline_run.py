@@ -64,6 +64,8 @@ def inline_run_reason(forms: list[tuple[str, ...]], command: str) -> str | None:
             continue
         if awk:  # (its program, or an option's value, or a file: any word, fail closed)
             codes = [" ".join(form[1:])]
+            if reads_program_from_stdin(form):  # awk -f - <<< '...', awk -f /dev/stdin
+                codes.append(command)
         else:
             codes = inline_codes(name, form)
             if not codes and reads_program_from_stdin(form):
