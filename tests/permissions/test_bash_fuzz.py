@@ -41,7 +41,7 @@ FOUND = [
     "sed e <<< 'rm V'",
     "echo 'rm V' | sed 's/^//e'",
     "echo 'curl V' | sed -n 'e'",
-    "echo 'rm V' > t; sed -f /dev/stdin t <<< 'e'",
+    "printf '\\x72m V\\n' > t; sed -f /dev/stdin t <<< 'e'",
     # a script the line writes, then runs (selfrun.py)
     "echo 'rm V' > s.sh; bash s.sh",
     "printf '%s\\n' 'rm V' > s; source s",
