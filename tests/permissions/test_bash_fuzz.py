@@ -48,6 +48,11 @@ FOUND = [
     "echo 'rm V' > s; chmod +x s; ./s",
     "echo 'curl V' | tee s >/dev/null; bash s",
     "cat > s <<'EOF'\nrm V\nEOF\n. ./s",
+    # content a later shell or git runs, its program word not plain (later_words.py)
+    "echo 'r${X}m V' >> ~/.bashrc; bash -ic :",
+    "printf '%s\\n' 'r$()m V' > ~/.profile; bash -lc :",
+    "git init -q && printf '#!/bin/sh\\nr${X}m V\\n' > .git/hooks/pre-commit && chmod +x "
+    ".git/hooks/pre-commit && git -c user.name=a -c user.email=a@b commit -q --allow-empty -m x",
     # interpreter code building the command at run time (inline_run.py)
     "python3 -c 'import os; os.system(\"r\"+\"m V\")'",
     "python3 -c 'import os; os.system(chr(114)+\"m V\")'",
@@ -70,7 +75,9 @@ HONEST = ["git -c core.pager='less -R' log -1", "sed -n 's/a/b/p' V", "awk '{pri
           "python3 -c 'print(1)'", "echo 'ls' > out.txt; cat out.txt", "bash -c 'echo hi'",
           "git -c alias.st=status st", "sed -e 's/a/b/' V > out.txt",
           # test's `[` and bash's `[[` as a program word were "not a plain literal" (denied)
-          "[ -e V ]", "if [ -e V ]; then echo y; fi", "[[ -e V && -f W ]] && echo y"]
+          "[ -e V ]", "if [ -e V ]; then echo y; fi", "[[ -e V && -f W ]] && echo y",
+          "echo 'export PATH=$PATH:/x' >> ~/.bashrc", "echo '[alias]\n st = status' >> .git/config",
+          "echo 'eval \"$(pyenv init -)\"' >> ~/.bashrc"]
 
 
 @pytest.mark.parametrize("command", HONEST)

@@ -21,6 +21,7 @@ from toolhost.permissions.decision import Decision
 from toolhost.permissions.expr import ExprError
 from toolhost.permissions.handed import handed_reason
 from toolhost.permissions.inline_run import inline_run_reason
+from toolhost.permissions.later_words import later_words_reason
 from toolhost.permissions.runlater import quick, run_later_path, run_later_reason
 from toolhost.permissions.selfrun import self_run_reason
 from toolhost.permissions.shell import ParsedCommand, ShellSyntaxError, Word, parse_command
@@ -85,7 +86,7 @@ def unprovable(command: str, cwd: str | None = None) -> str | None:
             # program hands a shell, a script the line writes, code that can run a command
             forms = [f for words in parsed.segments + parsed.nested for f in command_forms(words)]
             reason = handed_reason(parsed, text=command) or self_run_reason(parsed) or (
-                inline_run_reason(forms, command))
+                inline_run_reason(forms, command)) or later_words_reason(parsed, command)
         return reason
     except ShellSyntaxError as exc:
         return f"it does not parse: {exc}"
