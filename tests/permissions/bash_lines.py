@@ -99,6 +99,8 @@ RUNNERS = [
     "env -C . {P} {A}", "nice -n5 -- {P} {A}", "timeout -k 1 5 {P} {A}",
     "find . -name V -ok {P} {{}} \\; <<< y", "find . -maxdepth 1 -name V -exec {P} {{}} ';'",
     "find . -name V -exec {P} '{{}}' +", "xargs -n 1 -- {P} <<< V",
+    "echo {Q} >> ~/.bashrc; bash -ic :", "printf '%s\\n' {Q} > ~/.profile; bash -lc :",
+    "cat >> ~/.bashrc <<'EOF'\n{P} {A}\nEOF\nbash -ic :", "tee -a ~/.bashrc <<< {Q}; bash -ic :",
     "select x in a; do {P} {A}; break; done <<< 1",
 ]
 # Inline code that builds the word at run time or hides it another way.
