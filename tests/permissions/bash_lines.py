@@ -35,7 +35,7 @@ RUNNERS = [
     "nohup {P} {A}", "timeout 5 {P} {A}", "timeout -s KILL 5 {P} {A}", "stdbuf -o0 {P} {A}",
     "setsid -w {P} {A}", "ionice -c 3 {P} {A}", "time {P} {A}", "time -p {P} {A}",
     "X=1 {P} {A}", "! {P} {A}", "{{ {P} {A}; }}", "({P} {A})", "if true; then {P} {A}; fi",
-    "while {P} {A}; do break; done", "until {P} {A}; do :; done", "for i in 1; do {P} {A}; done",
+    "while {P} {A}; do break; done", "until {P} {A}; do break; done", "for i in 1; do {P} {A}; done",
     "case x in x) {P} {A};; esac", "[[ $({P} {A}) ]]", "echo $({P} {A})", "echo `{P} {A}`",
     'echo "$({P} {A})"', "cat <({P} {A})", "echo x > >({P} {A})", "x=$({P} {A})",
     ": ${{x:=$({P} {A})}}", "echo ${{x:-$({P} {A})}}", "echo {A} | xargs {P}",
