@@ -34,7 +34,7 @@ DENIED = ("rm", "curl", "wget")
 # real tools a line may use, each behind a shim that logs it (``sh`` is dash, as on Debian)
 TOOLS = ("env", "nice", "timeout", "nohup", "stdbuf", "xargs", "find", "setsid", "bash",
          "dash", "sh", "git", "perl", "awk", "sed", "cat", "tee", "ls", "tr", "head", "base64",
-         "chmod", "mkdir", "python3", "true", "sleep", "ionice")
+         "chmod", "mkdir", "python3", "true", "sleep", "ionice", "ed", "tar", "make")
 ALLOW_LIST = ("echo", "printf", "ls", "cat", "true", "git status", "find")
 # wrappers an allow rule may skip (docs/permissions.md: ``Bash(ls:*)`` allows ``nice ls``)
 TRANSPARENT = ("timeout", "nice", "nohup", "stdbuf", "time")

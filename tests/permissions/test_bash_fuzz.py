@@ -37,6 +37,10 @@ FOUND = [
     "sed -n '1e r$()m V' <<< x",
     "echo x | sed 's/x/${X:-rm} V/e'",
     "awk 'BEGIN{system(\"${X-rm} V\")}'",
+    "tar cf a.tar V && tar --to-command='r${X}m V' -xf a.tar",
+    "printf 'a:\\n\\t:\\n' > Makefile; make SHELL='r${X}m'",
+    # a shell escape in a program's own language (ed `!`, sqlite3 `.shell`, m4 `syscmd`)
+    "ed -s V <<< '!r${X}m V'",
     # sed running its input: a bare `e`, the `e` flag of s/// (handed.py)
     "sed e <<< 'rm V'",
     "echo 'rm V' | sed 's/^//e'",
@@ -71,7 +75,15 @@ def test_each_family_found_is_not_allowed(judge: Judge, command: str) -> None:
     assert DENY_POLICY.decide("Bash", {"command": command}).behavior == "deny"
 
 
-HONEST = ["git -c core.pager='less -R' log -1", "sed -n 's/a/b/p' V", "awk '{print $1}' V",
+def test_a_tar_command_option_is_judged_without_an_archive_made_on_the_line() -> None:
+    # (the FOUND case makes its archive first, which was already not provable)
+    command = "tar --to-command='r${X}m V' -xf a.tar"
+    assert DENY_POLICY.decide("Bash", {"command": command}).behavior == "deny"
+
+
+HONEST = ["git -c core.pager='less -R' log -1", "tar --to-command=cat -xf a.tar", "make -j4",
+          "ed -s V <<< 'w'", "git rebase -x 'make test' main", "sed -n 's/a/b/p' V",
+          "awk '{print $1}' V",
           "python3 -c 'print(1)'", "echo 'ls' > out.txt; cat out.txt", "bash -c 'echo hi'",
           "git -c alias.st=status st", "sed -e 's/a/b/' V > out.txt",
           # test's `[` and bash's `[[` as a program word were "not a plain literal" (denied)

@@ -19,13 +19,14 @@ from toolhost.permissions.command_strings import (
     _INLINE_CODE,
     _SED_SUB,
     _VERSIONED,
+    _escaped,
     _literals,
     base,
     command_strings,
     reads_program_from_stdin,
 )
 from toolhost.permissions.content import TOO_MANY_FORMS, command_forms
-from toolhost.permissions.runners import is_runner
+from toolhost.permissions.runners import _option_values, is_runner
 from toolhost.permissions.shell import ParsedCommand, ShellSyntaxError, parse_command
 
 __all__ = ["handed_reason"]
@@ -36,6 +37,8 @@ __all__ = ["handed_reason"]
 # code), apt's ``-o`` values (most are settings, not commands).
 _ELSEWHERE = SHELLS | {"eval", "trap", "ssh", "scp", "sftp", "apt", "apt-get", "aptitude"}
 _MAX_DEPTH = 4
+# runners whose options' values (runners._option_values) are command lines run here, by sh
+_LOCAL_RUNNERS = frozenset({"make", "gmake"})
 # sed's `e` with no command, and the `e` flag of `s///`, run the pattern space: a line of
 # its input (`sed e <<< 'rm x'`, `echo 'rm x' | sed 's/^//e'`), not a command on the line
 _SED_BARE_E = re.compile(r"(?:^|[;\n{}]|[0-9$/!])\s*e\s*(?:$|[;\n}])")
@@ -44,25 +47,36 @@ _SED_BARE_E = re.compile(r"(?:^|[;\n{}]|[0-9$/!])\s*e\s*(?:$|[;\n}])")
 def _judged_here(name: str) -> bool:
     if name in _ELSEWHERE or name in _INLINE_CODE or _VERSIONED.fullmatch(name):
         return False
-    return name == "git" or not is_runner(name)
+    return name in ("git", "tar") or not is_runner(name)  # (tar: its option values only)
 
 
 def handed_reason(parsed: ParsedCommand, depth: int = 0, text: str = "") -> str | None:
     """Why a command line that a program of ``parsed`` (of the line ``text``) hands to a
     shell cannot be proven (None: each can, or there is none)."""
-    for words in parsed.segments + parsed.nested:
-        for form in command_forms(words):
-            if form == TOO_MANY_FORMS or not _judged_here(base(form[0])):
-                continue
-            if base(form[0]) in ("sed", "gsed") and (_sed_runs_input(form) or (
-                    reads_program_from_stdin(form) and _sed_runs_input(  # its fed script
-                        (form[0], text, *_literals([text]))))):
-                return ("sed runs lines of its input as commands (an `e` with no command, "
-                        "or the `e` flag of s///), which the rules cannot see")
-            for string in command_strings(form):
-                reason = _string_reason(string, depth)
-                if reason is not None:
-                    return f"{base(form[0])} runs the command line {string[:80]!r}: {reason}"
+    forms = [f for words in parsed.segments + parsed.nested for f in command_forms(words)]
+    escaped = _escaped(text, forms) if text else []  # ed's `!cmd`, sqlite3's `.shell cmd` ...
+    for string in escaped:
+        if (reason := _string_reason(string, depth)) is not None:
+            return f"a program's shell escape runs {string[:80]!r}: {reason}"
+    for form in forms:
+        if form == TOO_MANY_FORMS or not form:
+            continue
+        name = base(form[0])
+        if name in _LOCAL_RUNNERS:  # make SHELL=CMD, make --eval (a container's entrypoint
+            for string in _option_values(name, form):  # is no local command line: not here)
+                if (reason := _string_reason(string, depth)) is not None:
+                    return f"{name} runs the command line {string[:80]!r}: {reason}"
+        if not _judged_here(name):
+            continue
+        if name in ("sed", "gsed") and (_sed_runs_input(form) or (
+                reads_program_from_stdin(form) and _sed_runs_input(  # its fed script
+                    (form[0], text, *_literals([text]))))):
+            return ("sed runs lines of its input as commands (an `e` with no command, "
+                    "or the `e` flag of s///), which the rules cannot see")
+        for string in command_strings(form):
+            reason = _string_reason(string, depth)
+            if reason is not None:
+                return f"{name} runs the command line {string[:80]!r}: {reason}"
     return None
 
 
