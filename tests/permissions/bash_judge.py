@@ -67,14 +67,14 @@ def make_bin(bin_dir: Path, log: Path) -> None:
     bin_dir.mkdir(parents=True, exist_ok=True)
     for name in DENIED:
         fake = bin_dir / name
-        fake.write_text(f'#!/bin/sh\n#fake\nprintf "TRAP:%s\\n" "{name} $*" >> {log}\n')
+        fake.write_text(f'#!/bin/sh\n#fake\nprintf "TRAP:%s\\t%s\\n" "{name} $*" "$PWD" >> {log}\n')
         fake.chmod(0o755)
     for name in TOOLS:
         real = _real(name)
         if real is None:
             continue
         shim = bin_dir / name
-        shim.write_text(f'#!/bin/sh\nprintf "RAN:%s\\n" "{name} $*" >> {log}\n'
+        shim.write_text(f'#!/bin/sh\nprintf "RAN:%s\\t%s\\n" "{name} $*" "$PWD" >> {log}\n'
                         f'exec {real} "$@"\n')
         shim.chmod(0o755)
 
@@ -129,7 +129,14 @@ class Judge:
         self.proc.stdin.write(json.dumps({"line": line}) + "\n")
         self.proc.stdin.flush()
         got = json.loads(self.proc.stdout.readline())
-        return Ran(self.log.read_text(errors="replace"), got["sentinel"], got["timeout"])
+        own = f"/runs/w{got['count']}"
+        lines = []  # (a program a line left running, setsid'd, may log during a later line)
+        for entry in self.log.read_text(errors="replace").splitlines():
+            text, _, where = entry.partition("\t")
+            if "/runs/w" not in where or where == self.root.as_posix() + own or (
+                    where.startswith(self.root.as_posix() + own + "/")):
+                lines.append(text + "\n")
+        return Ran("".join(lines), got["sentinel"], got["timeout"])
 
     def close(self) -> None:
         if self.proc.stdin is not None:

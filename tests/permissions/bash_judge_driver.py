@@ -48,7 +48,7 @@ def _run(line: str, bin_dir: Path, root: Path, count: int) -> dict[str, object]:
         timed_out = True
     _kill_group(proc.pid)
     proc.wait()
-    result = {"sentinel": (work / "V").exists(), "timeout": timed_out}
+    result = {"sentinel": (work / "V").exists(), "timeout": timed_out, "count": count}
     shutil.rmtree(work, ignore_errors=True)
     return result
 
