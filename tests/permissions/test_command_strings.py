@@ -29,7 +29,7 @@ RUN_FROM_STRINGS = [
     ("/usr/bin/awk 'BEGIN{system(\"sudo rm x\")}'", "deny"),
     ("sudo awk 'BEGIN{system(\"rm x\")}'", "deny"),
     ("awk 'BEGIN{system(\"echo a; rm x\")}'", "deny"),
-    ("awk 'BEGIN{system(\"curl http://x\")}'", "ask"),
+    ("awk 'BEGIN{system(\"curl http://x\")}'", "deny"),  # inline_run
     ("git -c core.pager='rm x' log", "deny"),
     ("git -c 'alias.x=!rm -rf /tmp/x' x", "deny"),
     ("git -c core.sshCommand='sh -c \"rm x\"' fetch", "deny"),

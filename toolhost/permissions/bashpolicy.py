@@ -19,7 +19,11 @@ from toolhost.permissions.command_strings import shell_reads_input
 from toolhost.permissions.content import BashMatcher, command_forms, cover_steps, fed_forms
 from toolhost.permissions.decision import Decision
 from toolhost.permissions.expr import ExprError
+from toolhost.permissions.handed import handed_reason
+from toolhost.permissions.inline_run import inline_run_reason
+from toolhost.permissions.later_words import later_words_reason
 from toolhost.permissions.runlater import quick, run_later_path, run_later_reason
+from toolhost.permissions.selfrun import self_run_reason
 from toolhost.permissions.shell import ParsedCommand, ShellSyntaxError, Word, parse_command
 
 if TYPE_CHECKING:
@@ -81,6 +85,11 @@ def unprovable(command: str, cwd: str | None = None,
             from toolhost.permissions.laterarchive import unpacked_later
 
             reason = unpacked_later(parsed, cwd, run_later_path)
+        if reason is None:  # round 19 (a differential run under bash): a command line a
+            # program hands a shell, a script the line writes, code that can run a command
+            forms = [f for words in parsed.segments + parsed.nested for f in command_forms(words)]
+            reason = handed_reason(parsed, text=command) or self_run_reason(parsed) or (
+                inline_run_reason(forms, command)) or later_words_reason(parsed, command)
         if reason is None and cwd is not None and "git" in command and _GIT_BRINGS.search(
                 command):
             from toolhost.permissions.latergit import brought_later
