@@ -22,7 +22,7 @@ from toolhost.excerpt import cut
 from toolhost.gateway.bounds import MAX_TOOL_CHARS, bound_entry, too_big
 from toolhost.gateway.schema_root import inline_root_ref, strip_fixed, written_in
 from toolhost.gateway.spec import Reshape, UpstreamSpec
-from toolhost.gateway.tighten import looser, part_default
+from toolhost.gateway.tighten import lay_over, looser, part_default
 
 __all__ = ["Imported", "excluded_by", "never_shown", "reshape_tools"]
 
@@ -178,7 +178,7 @@ def _schema(raw: Any, reshape: Reshape, name: str, server: str
                 f"{wrong[0]} {wrong[1]}", key=f".params.{key}.{wrong[0]}",
                 hint=f"leave {wrong[0]} out (the upstream's holds), or tighten it"))
             continue
-        props[key] = {**props[key], **tighter}
+        props[key] = lay_over(props[key], tighter)
     schema["properties"] = props
     problems += _unfit_defaults(schema, reshape, name)
     # a fixed argument is not the model's to give; one with a default may be left out
