@@ -9,6 +9,7 @@ cannot start does not stop the others: it is started later (``toolhost.gateway.p
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -18,7 +19,7 @@ from toolhost.config.model import ServerConfig
 from toolhost.gateway.compile import UpstreamTools, compile_upstream
 from toolhost.gateway.waiting import still_waiting
 
-__all__ = ["Started", "start_upstreams"]
+__all__ = ["Started", "in_rules_dir", "start_upstreams"]
 
 # server name -> its tools and content, or why it could not start (ConfigError, or whatever
 # else went wrong: raised again by the caller, in the config's order)
@@ -48,11 +49,14 @@ def _start(server: ServerConfig, redact: Callable[[str], str] | None,
 
 
 def start_upstreams(servers: Sequence[ServerConfig], *,
-                    redact: Callable[[str], str] | None = None, pins: Any = None) -> Started:
+                    redact: Callable[[str], str] | None = None, pins: Any = None,
+                    cwd: str | None = None) -> Started:
     """Connect, list and reshape each of ``servers`` (imported ones) concurrently; by name,
     its ``UpstreamTools`` and its resources and prompts, or the exception it failed with
-    (``ConfigError``: located problems)."""
+    (``ConfigError``: located problems). ``cwd``: where a stdio upstream without an
+    ``mcp.cwd`` of its own runs (``in_rules_dir``)."""
     found: Started = {}
+    servers = [in_rules_dir(s, cwd) for s in servers]
 
     def one(server: ServerConfig) -> None:
         try:
@@ -72,6 +76,19 @@ def start_upstreams(servers: Sequence[ServerConfig], *,
         for thread in threads:
             thread.join()
     return {s.name: found[s.name] for s in servers}
+
+
+def in_rules_dir(server: ServerConfig, cwd: str | None) -> ServerConfig:
+    """``server`` with its stdio upstream started in ``cwd`` (the directory the permission
+    rules judge a relative path against: ``run.cwd``, ``toolhost run --cwd``) unless its
+    ``mcp:`` block says ``cwd:``. The upstream reads a relative path argument against its own
+    working directory: started where toolhost was, ``path: secret.txt`` was judged by a
+    ``path_under: proj`` rule as ``proj/secret.txt`` (allowed) while the upstream read
+    ``./secret.txt``."""
+    spec = server.upstream
+    if cwd is None or spec is None or spec.cwd is not None or not spec.command:
+        return server
+    return dataclasses.replace(server, upstream=dataclasses.replace(spec, cwd=cwd))
 
 
 def _waiting_for(servers: Sequence[ServerConfig], waited: float) -> str:
