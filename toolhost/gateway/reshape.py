@@ -82,12 +82,13 @@ def reshape_tools(spec: UpstreamSpec, listed: list[dict[str, Any]], server: str,
                 f"upstream server '{server}' has no tool {name!r}",
                 hint=f"did you mean {_shown(close[0])}?" if close else
                 "its tools: " + (", ".join(map(_shown, sorted(by_name)[:20])) or "none")))
-    chosen = [n for n in by_name if any(fnmatch.fnmatchcase(n, g) for g in spec.include)
-              and not excluded_by(n, spec.exclude)]
+    chosen = [n for n in by_name if _chosen(spec, n)]
     # the config's renames take their names first: an upstream tool listed under a name a
-    # rename gives another is never shown in its place (the rules name the renamed one)
-    renamed = {spec.reshape[n].name: n for n in chosen if n in spec.reshape
-               and spec.reshape[n].name}
+    # rename gives another is never shown in its place (the rules name the renamed one),
+    # also when the renamed tool is not listed now (a list changed while serving: before,
+    # an upstream that dropped `search_issues` and listed a `search` of its own had it
+    # served as the `search` the rules allowed, without the renamed tool's fixed arguments)
+    renamed = {r.name: n for n, r in spec.reshape.items() if r.name and _chosen(spec, n)}
     out: list[Imported] = []
     for name in chosen:
         tool = by_name[name]
@@ -239,6 +240,12 @@ def default_unfit(root: Mapping[str, Any], prop: Any) -> str:
     except Exception:
         return ""
     return "" if error is None else cut(" ".join(error.message.split()), 200)
+
+
+def _chosen(spec: UpstreamSpec, name: str) -> bool:
+    """Whether include/exclude would choose an upstream tool called ``name``."""
+    return any(fnmatch.fnmatchcase(name, g) for g in spec.include) and \
+        not excluded_by(name, spec.exclude)
 
 
 def excluded_by(name: str, globs: tuple[str, ...]) -> str | None:
