@@ -287,3 +287,23 @@ def test_params_over_an_openapi_body_keep_the_document_s_own_properties(
     assert not check.is_valid({"body": {"name": "me", "role": "admin"}}), schema
     assert not check.is_valid({"body": {"name": "x" * 11}})
     assert check.is_valid({"body": {"name": "me", "role": "user"}})
+
+
+@pytest.mark.parametrize(("schema", "reshape", "shown", "said"), [
+    (True, Reshape(origin=AT, params={"x": {"maxLength": 5}}), {"maxLength": 5}, ""),
+    (True, Reshape(origin=AT, defaults={"x": "a"}), {"default": "a"}, ""),
+    (False, Reshape(origin=AT, params={"x": {"maxLength": 5}}),
+     {"not": {}, "maxLength": 5}, ""),
+    (False, Reshape(origin=AT, defaults={"x": "a"}), {"not": {}, "default": "a"},
+     "defaults.x: 'a' does not fit the argument's schema"),
+])
+def test_params_and_defaults_over_a_boolean_schema(schema: bool, reshape: Reshape,
+                                                   shown: dict[str, Any], said: str) -> None:
+    """An argument whose schema is JSON Schema's ``true`` (anything) or ``false`` is the
+    object it stands for; before, ``params`` or ``defaults`` over it stopped the start with
+    'internal error: TypeError: 'bool' object is not iterable'."""
+    tool = {"name": "find", "inputSchema": {"type": "object", "properties": {"x": schema}}}
+    spec = UpstreamSpec(command=("x",), reshape={"find": reshape})
+    imported, problems = reshape_tools(spec, [tool], "up")
+    assert imported[0].input_schema["properties"]["x"] == shown
+    assert [said in str(p) for p in problems] == ([True] if said else [])

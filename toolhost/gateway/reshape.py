@@ -157,17 +157,27 @@ def _schema(raw: Any, reshape: Reshape, name: str, server: str
                 f"fixed argument {key!r}: upstream tool {name!r} of '{server}' takes no such "
                 f"argument (it takes {', '.join(sorted(props)) or 'none'})", key=".fixed"))
         props.pop(key, None)
+    for key in [*reshape.defaults, *reshape.params]:
+        # a boolean schema (JSON Schema's `true`: anything) as the object it stands for;
+        # anything else that is not an object is not a schema: the tool is left out as
+        # invalid after reshaping (compile._unusable), with nothing laid over it
+        if key in props and isinstance(props[key], bool):
+            props[key] = {} if props[key] else {"not": {}}
     for key, value in reshape.defaults.items():
         if key not in props:
             problems.append(reshape.origin.problem(
                 f"default for {key!r}: upstream tool {name!r} has no such argument",
                 key=".defaults"))
             continue
+        if not isinstance(props[key], Mapping):
+            continue
         props[key] = {**props[key], "default": value}
     for key, tighter in reshape.params.items():
         if key not in props:
             problems.append(reshape.origin.problem(
                 f"params.{key}: upstream tool {name!r} has no such argument", key=".params"))
+            continue
+        if not isinstance(props[key], Mapping):
             continue
         if isinstance(props[key], Mapping) and "$ref" in props[key]:
             # a pydantic enum, a shared definition: what params tightens is behind the $ref
