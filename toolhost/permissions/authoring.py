@@ -238,13 +238,13 @@ class _Review:
                 and not {"path_under", "path_glob"}.isdisjoint(spec)]
         if not keys:
             return
-        from toolhost.gateway.start import reads_paths_elsewhere
-
         for server, config in self.config.servers.items():
             if config.upstream is None or config.external is not None or not (
                     pattern.server == server or pattern.source.startswith(f"mcp__{server}__")
                     or any(e.startswith(f"mcp__{server}__") for e in pattern.exact)):
                 continue
+            from toolhost.gateway.start import reads_paths_elsewhere  # (configs with one)
+
             said = reads_paths_elsewhere(config.upstream, server, self.cwd)
             if said is not None:
                 self.error(at(f".when.{keys[0]}"), rule, f"when.{cut(keys[0], 60)}: "
