@@ -272,3 +272,30 @@ permissions:
                            (28, 'one_of lists values the argument can never take: "quick"')):
         assert any(x.startswith(f"{config}:{line}:") and fragment in x for x in lines), (
             line, out.stderr)
+
+
+@pytest.mark.parametrize(("mcp", "said"), [
+    ("{cwd: other, command: [fs-server]}", "upstream server 'fs' runs in"),
+    ("{url: 'http://127.0.0.1:9/mcp'}", "upstream server 'fs' is reached over HTTP"),
+    ("{cwd: proj, command: [fs-server]}", ""),  # where the rules judge: nothing to say
+    ("{command: [fs-server]}", ""),  # runs where the rules judge (gateway.start)
+])
+def test_a_path_condition_on_an_upstream_that_reads_paths_elsewhere_is_a_warning(
+        tmp_path: Path, mcp: str, said: str) -> None:
+    """A relative path argument is judged against the rules' directory (run.cwd); an
+    upstream with an mcp.cwd of its own elsewhere, or one over HTTP, reads it elsewhere."""
+    from toolhost.config.loader import load_config
+    from toolhost.permissions.authoring import review_rules
+
+    (tmp_path / "proj").mkdir()
+    (tmp_path / "other").mkdir()
+    config = tmp_path / "th.yaml"
+    config.write_text(f"toolhost: 1\nrun: {{cwd: proj}}\nservers:\n  fs:\n    mcp: {mcp}\n"
+                      "permissions:\n  allow:\n    - tool: mcp__fs__read\n"
+                      "      when: {path: {path_under: proj}}\n")
+    loaded = load_config(config, layers=False)
+    shown = [str(f.problem) for f in review_rules(loaded) if "when.path" in str(f.problem)]
+    if not said:
+        assert shown == []
+        return
+    assert len(shown) == 1 and said in shown[0] and "th.yaml:9:" in shown[0], shown
