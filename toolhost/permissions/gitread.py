@@ -14,7 +14,7 @@ import subprocess
 from collections.abc import Callable
 
 __all__ = ["INSIDE", "Entry", "commit", "git", "hits", "included", "links_later", "paths",
-           "texts"]
+           "promised", "repository", "texts"]
 
 _MAX_COMMITS = 2000  # more incoming commits than this are not read one by one: not provable
 _TIMEOUT = 10.0
@@ -22,13 +22,15 @@ _MAX_TEXT = 16 * 1024  # as an Edit of a run-later file reads (edited_text)
 INSIDE = ("x", "settings.json", "config")  # a directory whose files a later command runs
 
 
-def git(repo: str, program: str, *args: str, stdin: str | None = None) -> str | None:
-    """git's plumbing in ``repo`` (no pager, no optional locks, no prompt); None on error.
-    ``program`` is the command's own git word, never run: git is found on PATH."""
+def _run(repo: str, *args: str, stdin: str | None = None
+         ) -> subprocess.CompletedProcess[str] | None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    env.update(GIT_OPTIONAL_LOCKS="0", GIT_TERMINAL_PROMPT="0", GIT_NO_REPLACE_OBJECTS="1")
+    # GIT_NO_LAZY_FETCH: a missing object of a partial clone is not fetched (git 2.44+;
+    # older git fetches it: `promised` keeps the reading out of such a repository)
+    env.update(GIT_OPTIONAL_LOCKS="0", GIT_TERMINAL_PROMPT="0", GIT_NO_REPLACE_OBJECTS="1",
+               GIT_NO_LAZY_FETCH="1")
     try:
-        done = subprocess.run(
+        return subprocess.run(
             # git from PATH, never the command's own program word (`/tmp/x/git checkout b`
             # would run a file of the agent's choosing while the call is decided)
             ["git", "--no-pager", "-c",
@@ -38,7 +40,45 @@ def git(repo: str, program: str, *args: str, stdin: str | None = None) -> str | 
             errors="surrogateescape")
     except (OSError, subprocess.SubprocessError, ValueError):
         return None
-    return done.stdout if done.returncode == 0 else None
+
+
+def git(repo: str, program: str, *args: str, stdin: str | None = None) -> str | None:
+    """git's plumbing in ``repo`` (no pager, no optional locks, no prompt, no lazy fetch);
+    None on error. ``program`` is the command's own git word, never run: git is found on
+    PATH."""
+    done = _run(repo, *args, stdin=stdin)
+    return done.stdout if done is not None and done.returncode == 0 else None
+
+
+def repository(repo: str) -> bool | None:
+    """Whether ``repo`` is in a git working tree: False only when git says it is in no
+    repository; None when git cannot tell (it refuses the repository, `dubious ownership`
+    a later `-c safe.directory=*` lifts; a timeout): the reading fails closed."""
+    if not os.path.isdir(repo):
+        return False  # (`cd src && git ...` where no src is: git does not run there)
+    done = _run(repo, "rev-parse", "--is-inside-work-tree")
+    if done is None:
+        return None
+    if done.returncode == 0:
+        return True
+    return False if "not a git repository" in done.stderr else None
+
+
+def promised(repo: str) -> bool:
+    """Whether ``repo`` is a partial clone (a promisor remote): git < 2.44 fetches an object
+    it lacks from that remote while reading, running what the repository's config names
+    (`remote.origin.uploadpack`, `core.sshCommand`, a remote helper) as the call is decided.
+    True too when the configuration cannot be read."""
+    done = _run(repo, "config", "-z", "--get-regexp",
+                r"^(remote\..*\.promisor|extensions\.partialclone)$")
+    if done is None or done.returncode not in (0, 1):  # (1: no such key)
+        return True
+    for item in filter(None, done.stdout.split("\0")):
+        key, _, value = item.partition("\n")
+        if key.endswith(".promisor") and value.strip().lower() in ("false", "no", "off", "0"):
+            continue
+        return True
+    return False
 
 
 Entry = tuple[str, str, str]  # (path, mode, blob id) of what a command brings

@@ -175,7 +175,8 @@ def _read(repo: str, words: tuple[Word, ...], everything: list[tuple[Word, ...]]
         # git fetch ../e && git checkout FETCH_HEAD` makes the repository it reads)
         return ("follows a git command on the line that may change what it brings first; "
                 "run it on its own to have it read")
-    if gitread.git(repo, values[0], "rev-parse", "--is-inside-work-tree") is None:
+    there = gitread.repository(repo)
+    if there is False:
         return None  # no repository there: the command fails, bringing nothing
     if wanted == _AMBIGUOUS:
         return ("names an abbreviated option git may read as one of several; spell it in "
@@ -188,6 +189,13 @@ def _read(repo: str, words: tuple[Word, ...], everything: list[tuple[Word, ...]]
         return f"brings files the rules cannot see before it runs (it {how})"
     if not all(w.plain or _revision(w) for w in words):
         return "names what it brings with words that are not plain literals"
+    if judge is not None and not judge([None]):
+        return None  # no deny or ask Bash rule: nothing it brings could meet one
+    if there is None:
+        return "runs in a repository git refuses or cannot read in time here"
+    if gitread.promised(repo):
+        return ("runs in a partial clone: reading what it brings would fetch missing "
+                "objects, running what the repository's configuration names")
     kind, revs = wanted
     entries = gitread.paths(repo, kind, revs, values[0])
     if entries is None:

@@ -1,0 +1,74 @@
+"""Review 19: the repository read at decision time (gitread) runs nothing the repository's
+configuration names, and a repository git will not read is not taken for no repository.
+
+A partial clone fetched an object it lacked while the rules read it: git ran the remote's
+``uploadpack`` (or ``core.sshCommand``, a remote helper) as the call was decided. A
+repository git refuses (``dubious ownership``, which the command's own ``-c safe.directory``
+lifts; an unknown format) was read as "no repository here", and the command allowed."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.permissions.test_laterarchive import GUARDED, OPEN, decide
+from tests.permissions.test_latergit import ENV, _branch
+
+
+def _source(root: Path) -> Path:
+    root.mkdir()
+    subprocess.run(["git", "init", "-q", "-b", "main"], cwd=root, env=ENV, check=True)
+    (root / "README").write_text("hi\n")
+    subprocess.run(["git", "add", "-A"], cwd=root, env=ENV, check=True)
+    subprocess.run(["git", "commit", "-qm", "init"], cwd=root, env=ENV, check=True)
+    _branch(root, "evil", {".husky/pre-commit": "#!/bin/sh\nrm -rf ~/x\n"})
+    subprocess.run(["git", "checkout", "-q", "main"], cwd=root, env=ENV, check=True)
+    return root
+
+
+def test_a_partial_clone_s_missing_objects_are_not_fetched_while_deciding(
+        tmp_path: Path) -> None:
+    source = _source(tmp_path / "src")
+    subprocess.run(["git", "config", "uploadpack.allowFilter", "true"], cwd=source, env=ENV,
+                   check=True)
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", "--no-local", "--filter=blob:none",
+                    f"file://{source}", str(clone)], env=ENV, check=True)
+    subprocess.run(["git", "branch", "-q", "evil", "origin/evil"], cwd=clone, env=ENV,
+                   check=True)
+    marker = tmp_path / "ran"
+    script = tmp_path / "upload.sh"
+    script.write_text(f"#!/bin/sh\ntouch {marker}\nexec git-upload-pack \"$@\"\n")
+    script.chmod(0o755)
+    subprocess.run(["git", "config", "remote.origin.uploadpack", str(script)], cwd=clone,
+                   env=ENV, check=True)
+    assert decide(clone, "git checkout evil", GUARDED) == "deny"
+    assert not marker.exists()  # the repository's command did not run
+    assert decide(clone, "git checkout evil", OPEN) == "allow"  # (nothing to meet)
+
+
+def _refused(root: Path, how: str) -> None:
+    if how == "format":
+        subprocess.run(["git", "config", "core.repositoryformatversion", "99"], cwd=root,
+                       env=ENV, check=True)
+    else:
+        for path in (root, *root.rglob("*")):
+            os.chown(path, 65534, 65534, follow_symlinks=False)
+
+
+@pytest.mark.parametrize("how", [
+    "format", pytest.param("owner", marks=pytest.mark.skipif(
+        not hasattr(os, "geteuid") or os.geteuid() != 0, reason="chown needs root"))])
+def test_a_repository_git_refuses_is_not_provable(tmp_path: Path, how: str) -> None:
+    root = _source(tmp_path / "r")
+    _refused(root, how)
+    command = f"git -c safe.directory={root} checkout evil"
+    assert decide(root, command, GUARDED) == "deny"
+    assert decide(root, "git checkout evil", OPEN) == "allow"
+
+
+def test_no_repository_at_all_still_brings_nothing(tmp_path: Path) -> None:
+    assert decide(tmp_path, "git checkout evil", GUARDED) == "allow"
