@@ -72,3 +72,25 @@ def test_a_repository_git_refuses_is_not_provable(tmp_path: Path, how: str) -> N
 
 def test_no_repository_at_all_still_brings_nothing(tmp_path: Path) -> None:
     assert decide(tmp_path, "git checkout evil", GUARDED) == "allow"
+
+
+def test_a_huge_run_later_file_is_not_read_whole(tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """A branch's hook of 2 MB (a 2 GB one packs to a few MB) is judged too long to read
+    from its size alone; it was read into memory whole first (300 MB: 878 MB resident)."""
+    from toolhost.permissions import gitread
+
+    root = _source(tmp_path / "r")
+    _branch(root, "big", {".husky/pre-commit": "#" * (2 << 20)})
+    subprocess.run(["git", "checkout", "-q", "main"], cwd=root, env=ENV, check=True)
+    sizes: list[int] = []
+    real = gitread.git
+
+    def counted(*args: str, **kwargs: str | None) -> str | None:
+        out = real(*args, **kwargs)  # type: ignore[arg-type]
+        sizes.append(len(out or ""))
+        return out
+
+    monkeypatch.setattr(gitread, "git", counted)
+    assert decide(root, "git checkout big", GUARDED) == "deny"
+    assert sizes and max(sizes) < 64 * 1024

@@ -251,23 +251,40 @@ def links_later(repo: str, program: str, entries: list[Entry],
 def texts(repo: str, program: str, hits: list[Entry]) -> list[str | None]:
     """Each hit's incoming text (None: a link, a submodule, binary, over 16 KiB)."""
     blobs = [blob for _, mode, blob in hits if mode.startswith("100")]
-    listed = git(repo, program, "cat-file", "--batch", stdin="".join(f"{b}\n" for b in blobs))
-    texts: list[str | None] = [None] * (len(hits) - len(blobs))
-    if listed is None:
-        return texts + [None] * len(blobs)
-    data = listed.encode("utf-8", "surrogateescape")
+    small = _small(repo, program, blobs)
+    wanted = sorted(small)
+    listed = git(repo, program, "cat-file", "--batch",
+                 stdin="".join(f"{b}\n" for b in wanted)) if wanted else ""
+    read: dict[str, str | None] = {}
+    data = (listed or "").encode("utf-8", "surrogateescape")
     at = 0
-    for _ in blobs:
+    for blob in wanted if listed is not None else ():
         end = data.find(b"\n", at)
         fields = data[at:end].split(b" ") if end >= 0 else []
-        if len(fields) != 3 or not fields[2].isdigit():
-            texts.append(None)
+        if len(fields) != 3 or not fields[2].isdigit() or fields[0].decode() != blob:
             break
         size = int(fields[2])
         body = data[end + 1:end + 1 + size]
         at = end + 1 + size + 1
         try:
-            texts.append(body.decode("utf-8") if size <= _MAX_TEXT else None)
+            read[blob] = body.decode("utf-8") if size <= _MAX_TEXT else None
         except UnicodeDecodeError:
-            texts.append(None)
-    return texts + [None] * (len(hits) - len(texts))
+            read[blob] = None
+    out: list[str | None] = [None] * (len(hits) - len(blobs))
+    return out + [read.get(blob) for blob in blobs]
+
+
+def _small(repo: str, program: str, blobs: list[str]) -> set[str]:
+    """The blobs of at most 16 KiB (``cat-file --batch-check``): only those are read whole;
+    a branch's 2 GB hook (a few MB packed) was read into memory to be judged as too long."""
+    if not blobs:
+        return set()
+    listed = git(repo, program, "cat-file", "--batch-check",
+                 stdin="".join(f"{b}\n" for b in blobs))
+    small = set()
+    for line in (listed or "").splitlines():
+        fields = line.split(" ")
+        if len(fields) == 3 and fields[1] == "blob" and fields[2].isdigit() and int(
+                fields[2]) <= _MAX_TEXT:
+            small.add(fields[0])
+    return small
