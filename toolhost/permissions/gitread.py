@@ -11,19 +11,39 @@ from __future__ import annotations
 
 import os
 import subprocess
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 
-__all__ = ["INSIDE", "Entry", "commit", "git", "hits", "included", "links_later", "paths",
+__all__ = ["INSIDE", "Entry", "budget", "commit", "git", "hits", "included", "links_later", "paths",
            "promised", "repository", "texts"]
 
 _MAX_COMMITS = 2000  # more incoming commits than this are not read one by one: not provable
-_TIMEOUT = 10.0
+_TIMEOUT = 10.0  # for all the reads of one decision together
+_DEADLINE: ContextVar[float | None] = ContextVar("gitread_deadline", default=None)
 _MAX_TEXT = 16 * 1024  # as an Edit of a run-later file reads (edited_text)
 INSIDE = ("x", "settings.json", "config")  # a directory whose files a later command runs
 
 
+@contextmanager
+def budget(seconds: float = _TIMEOUT) -> Iterator[None]:
+    """The reads inside share ``seconds``: past it each read fails at once (and the command
+    is not provable). A repository whose every read waits (a FIFO for its alternates) held
+    a decision 10 s per read, 20-60 s for one command."""
+    token = _DEADLINE.set(time.monotonic() + seconds)
+    try:
+        yield
+    finally:
+        _DEADLINE.reset(token)
+
+
 def _run(repo: str, *args: str, stdin: str | None = None
          ) -> subprocess.CompletedProcess[str] | None:
+    deadline = _DEADLINE.get()
+    left = _TIMEOUT if deadline is None else min(_TIMEOUT, deadline - time.monotonic())
+    if left <= 0:
+        return None
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
     # GIT_NO_LAZY_FETCH: a missing object of a partial clone is not fetched (git 2.44+;
     # older git fetches it: `promised` keeps the reading out of such a repository)
@@ -36,7 +56,7 @@ def _run(repo: str, *args: str, stdin: str | None = None
             ["git", "--no-pager", "-c",
              "core.fsmonitor=false", "-c", "log.showSignature=false", *args], cwd=repo,
             env=env, input=stdin,
-            capture_output=True, text=True, timeout=_TIMEOUT, check=False,
+            capture_output=True, text=True, timeout=left, check=False,
             errors="surrogateescape")
     except (OSError, subprocess.SubprocessError, ValueError):
         return None

@@ -75,6 +75,12 @@ def brought_later(parsed: ParsedCommand, cwd: str, later: Callable[[str], bool],
     command runs). ``judge`` is given the text each such file would hold (None: not
     readable) and says whether a deny or ask Bash rule meets it (a Write of that text would
     be held); without it, every such file makes the command not provable."""
+    with gitread.budget():
+        return _brought(parsed, cwd, later, judge)
+
+
+def _brought(parsed: ParsedCommand, cwd: str, later: Callable[[str], bool],
+             judge: Judge | None) -> str | None:
     everything = parsed.words + parsed.nested_words
     for k, words in enumerate(everything):
         words = _git_words(words)
