@@ -94,3 +94,29 @@ def test_a_huge_run_later_file_is_not_read_whole(tmp_path: Path,
     monkeypatch.setattr(gitread, "git", counted)
     assert decide(root, "git checkout big", GUARDED) == "deny"
     assert sizes and max(sizes) < 64 * 1024
+
+
+@pytest.mark.parametrize("how", ["replace", "grafts", "base"])
+def test_replaced_objects_are_not_read_as_the_originals(tmp_path: Path, how: str) -> None:
+    """``git replace plain evil`` (one call), then ``git checkout plain`` brings evil's hook:
+    git reads the replacement; the rules read plain's own tree and allowed it."""
+    root = _source(tmp_path / "r")
+    _branch(root, "plain", {"README": "hi\nplain\n"})
+    subprocess.run(["git", "checkout", "-q", "main"], cwd=root, env=ENV, check=True)
+    command = "git checkout plain"
+    if how == "replace":
+        subprocess.run(["git", "replace", "plain", "evil"], cwd=root, env=ENV, check=True)
+    elif how == "grafts":  # (parents: what a merge brings; deprecated, still read by git)
+        ids = subprocess.run(["git", "rev-parse", "plain", "evil"], cwd=root, env=ENV,
+                             check=True, capture_output=True, text=True).stdout.split()
+        (root / ".git/info").mkdir(exist_ok=True)
+        (root / ".git/info/grafts").write_text(" ".join(ids) + "\n")
+        command = "git merge plain"
+    else:  # the command's own environment names another place for replacements
+        commit = subprocess.run(["git", "rev-parse", "plain"], cwd=root, env=ENV, check=True,
+                                capture_output=True, text=True).stdout.strip()
+        subprocess.run(["git", "update-ref", f"refs/r/{commit}", "evil"], cwd=root, env=ENV,
+                       check=True)
+        command = "GIT_REPLACE_REF_BASE=refs/r/ git checkout plain"
+    assert decide(root, command, GUARDED) == "deny"
+    assert decide(root, "git checkout main", OPEN) == "allow"

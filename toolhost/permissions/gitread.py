@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 
 __all__ = ["INSIDE", "Entry", "budget", "commit", "git", "hits", "included", "links_later", "paths",
-           "promised", "repository", "texts"]
+           "promised", "replaced", "repository", "texts"]
 
 _MAX_COMMITS = 2000  # more incoming commits than this are not read one by one: not provable
 _TIMEOUT = 10.0  # for all the reads of one decision together
@@ -82,6 +82,20 @@ def repository(repo: str) -> bool | None:
     if done.returncode == 0:
         return True
     return False if "not a git repository" in done.stderr else None
+
+
+def replaced(repo: str) -> bool:
+    """Whether objects of ``repo`` are replaced (``refs/replace/``, ``info/grafts``): git's
+    commands read the replacement (``git replace plain evil``, then ``git checkout plain``
+    brings evil's tree) unless told not to (``-c core.useReplaceRefs=false``), so what a
+    command brings depends on more than the read can see. True when it cannot be told."""
+    refs = git(repo, "git", "for-each-ref", "--count=1", "--format=%(refname)",
+               "refs/replace/")
+    grafts = git(repo, "git", "rev-parse", "--path-format=absolute", "--git-path",
+                 "info/grafts")
+    if refs is None or grafts is None:
+        return True
+    return bool(refs.strip()) or os.path.lexists(grafts.strip() or "/")
 
 
 def promised(repo: str) -> bool:

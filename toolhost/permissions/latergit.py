@@ -35,7 +35,8 @@ _AMBIGUOUS = "ambiguous"  # an option git may read as one of several
 _WRAPPERS = frozenset({"sudo", "doas", "env", "time", "nice", "nohup", "command", "exec",
                        "builtin", "stdbuf", "timeout", "ionice", "setsid", "chronic"})
 _ENV_MOVES = ("GIT_DIR=", "GIT_WORK_TREE=", "GIT_INDEX_FILE=", "GIT_OBJECT_DIRECTORY=",
-              "GIT_ALTERNATE_OBJECT_DIRECTORIES=", "GIT_COMMON_DIR=", "GIT_NAMESPACE=")
+              "GIT_ALTERNATE_OBJECT_DIRECTORIES=", "GIT_COMMON_DIR=", "GIT_NAMESPACE=",
+              "GIT_REPLACE_REF_BASE=", "GIT_NO_REPLACE_OBJECTS=")
 # each subcommand's options that take the next word as their value
 _VALUED = {
     "checkout": {"-b", "-B", "--orphan", "--conflict", "--pathspec-from-file", "-U"},
@@ -202,6 +203,9 @@ def _read(repo: str, words: tuple[Word, ...], everything: list[tuple[Word, ...]]
     if gitread.promised(repo):
         return ("runs in a partial clone: reading what it brings would fetch missing "
                 "objects, running what the repository's configuration names")
+    if gitread.replaced(repo):
+        return ("runs in a repository whose objects are replaced (git replace, grafts): what "
+                "it brings depends on how git is told to read them")
     kind, revs = wanted
     entries = gitread.paths(repo, kind, revs, values[0])
     if entries is None:
