@@ -120,3 +120,14 @@ def test_replaced_objects_are_not_read_as_the_originals(tmp_path: Path, how: str
         command = "GIT_REPLACE_REF_BASE=refs/r/ git checkout plain"
     assert decide(root, command, GUARDED) == "deny"
     assert decide(root, "git checkout main", OPEN) == "allow"
+
+
+@pytest.mark.parametrize("other", ["refs/tags/evil", "refs/evil"])
+@pytest.mark.parametrize("command", ["git checkout evil", "git switch evil",
+                                     "git worktree add ../w evil", "git checkout -B x evil"])
+def test_a_branch_shadowed_by_a_tag_of_its_name_is_read_as_the_branch(
+        tmp_path: Path, other: str, command: str) -> None:
+    """A tag ``evil`` at main: rev-parse takes the tag, ``git checkout evil`` the branch."""
+    root = _source(tmp_path / "r")
+    subprocess.run(["git", "update-ref", other, "main"], cwd=root, env=ENV, check=True)
+    assert decide(root, command, GUARDED) == "deny"

@@ -133,6 +133,11 @@ def paths(repo: str, kind: str, revs: list[str], program: str) -> list[Entry] | 
         kind, revs = ("tree", guessed) if guessed else (
             ("index", []) if kind == "tree?" else ("tree", revs))
     kind = "tree" if kind == "tree?" else kind
+    if kind in ("tree", "trees", "new", "commits", "picks"):
+        branches = _branches(repo, revs)
+        if branches is None:
+            return None
+        revs = revs + branches
     if kind == "gitlinks":  # submodules: their content comes from elsewhere, unseen
         listed = git(repo, program, "ls-files", "-s", "-z")
         if listed is None:
@@ -142,9 +147,15 @@ def paths(repo: str, kind: str, revs: list[str], program: str) -> list[Entry] | 
     if kind == "index":  # files from the index: what it holds that HEAD does not
         return _raw(git(repo, program, "diff-index", "--cached", *raw, "HEAD", "--"), new=2)
     if kind == "new":  # a new working tree: what it holds that this checkout does not
-        rev = next((r for r in revs if commit(repo, program, r)), None)
-        return None if rev is None else _raw(git(
-            repo, program, "diff-tree", *raw, "HEAD", f"{rev}^{{commit}}", "--"), new=2)
+        found_new: list[Entry] = []
+        named = [r for r in revs if commit(repo, program, r)]
+        for rev in named:  # (each: `evil` and a branch `evil` a tag of that name shadows)
+            got = _raw(git(repo, program, "diff-tree", *raw, "HEAD", f"{rev}^{{commit}}",
+                           "--"), new=2)
+            if got is None:
+                return None
+            found_new += got
+        return found_new if named else None
     if kind in ("tree", "trees"):
         out: list[Entry] = []
         for rev in revs:  # the index (the checkout as git records it) against REV's tree
@@ -182,6 +193,27 @@ def paths(repo: str, kind: str, revs: list[str], program: str) -> list[Entry] | 
         return []
     return _raw(git(repo, program, "diff-tree", "--stdin", "-m", "--root", "--no-commit-id",
                      *raw, stdin=listed), new=2)
+
+
+def _branches(repo: str, revs: list[str]) -> list[str] | None:
+    """``refs/heads/NAME`` for each NAME of ``revs`` that is a branch: ``git checkout NAME``
+    (``switch``, ``worktree add``, ``checkout -B x NAME``) takes the branch where a tag (or
+    ``refs/NAME``) of that name is what rev-parse takes, so both are read."""
+    names = [r for r in revs if r and not r.startswith(("-", "refs/")) and not any(
+        c in r for c in "*?[\\:^~@{}")]
+    if not names:
+        return []
+    listed = git(repo, "git", "for-each-ref", "--format=%(refname)",
+                 *(f"{base}{n}" for n in names for base in ("refs/heads/", "refs/tags/",
+                                                             "refs/")))
+    if listed is None:
+        return None
+    refs = set(listed.split())
+    # (rev-parse takes refs/NAME, then refs/tags/NAME, then refs/heads/NAME, and an object
+    # id before any: only then does it name another commit than the branch)
+    return [f"refs/heads/{n}" for n in names if f"refs/heads/{n}" in refs and (
+        f"refs/{n}" in refs or f"refs/tags/{n}" in refs or (
+            len(n) >= 4 and all(c in "0123456789abcdefABCDEF" for c in n)))]
 
 
 def _remote_branches(repo: str, name: str) -> list[str] | None:
