@@ -131,3 +131,12 @@ def test_a_branch_shadowed_by_a_tag_of_its_name_is_read_as_the_branch(
     root = _source(tmp_path / "r")
     subprocess.run(["git", "update-ref", other, "main"], cwd=root, env=ENV, check=True)
     assert decide(root, command, GUARDED) == "deny"
+
+
+@pytest.mark.parametrize("command", ["git checkout :/evil", "git reset --hard :/evil",
+                                     "git restore -s :/evil .", "git worktree add ../w :/evil"])
+def test_a_revision_is_read_as_git_reads_it(tmp_path: Path, command: str) -> None:
+    """``:/evil`` (the newest commit whose message says evil): the reading appended
+    ``^{commit}`` to it, a search for another message, and read the checkout as of paths."""
+    root = _source(tmp_path / "r")
+    assert decide(root, command, GUARDED) == "deny"

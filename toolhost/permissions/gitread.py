@@ -124,6 +124,12 @@ def paths(repo: str, kind: str, revs: list[str], program: str) -> list[Entry] | 
     if any(r.startswith("-") for r in revs):
         return None
     raw = ("-r", "--raw", "-z", "--no-renames", "--no-abbrev")
+    named = revs
+    if revs:
+        found_ids = _resolved(repo, revs)
+        if found_ids is None:
+            return None
+        revs = found_ids
     if kind in ("tree?", "tree") and len(revs) == 1 and not commit(repo, program, revs[0]):
         # `git checkout X`/`git switch X` with no branch X but a remote's `origin/X`: git
         # makes X from it (--guess) and checks it out; else checkout reads X as a path
@@ -134,7 +140,7 @@ def paths(repo: str, kind: str, revs: list[str], program: str) -> list[Entry] | 
             ("index", []) if kind == "tree?" else ("tree", revs))
     kind = "tree" if kind == "tree?" else kind
     if kind in ("tree", "trees", "new", "commits", "picks"):
-        branches = _branches(repo, revs)
+        branches = _branches(repo, named)
         if branches is None:
             return None
         revs = revs + branches
@@ -193,6 +199,26 @@ def paths(repo: str, kind: str, revs: list[str], program: str) -> list[Entry] | 
         return []
     return _raw(git(repo, program, "diff-tree", "--stdin", "-m", "--root", "--no-commit-id",
                      *raw, stdin=listed), new=2)
+
+
+def _resolved(repo: str, revs: list[str]) -> list[str] | None:
+    """Each revision as the object id git reads it as, the rest as written (a range, a
+    name no object has). The reading appends ``^{commit}``, ``^{tree}``, ``^1`` to what it
+    is given: to ``:/evil`` (the newest commit whose message says evil) that made another
+    search (``:/evil^{commit}``), found nothing, and the checkout was read as of paths."""
+    if any("\n" in r or "\r" in r for r in revs):
+        return None
+    listed = git(repo, "git", "cat-file", "--batch-check",
+                 stdin="".join(f"{r}\n" for r in revs))
+    lines = (listed or "").splitlines()
+    if listed is None or len(lines) != len(revs):
+        return None
+    out = []
+    for rev, line in zip(revs, lines, strict=True):
+        fields = line.split(" ")
+        ok = len(fields) == 3 and fields[1] in ("commit", "tag", "tree") and len(fields[0]) >= 40
+        out.append(fields[0] if ok else rev)
+    return out
 
 
 def _branches(repo: str, revs: list[str]) -> list[str] | None:
