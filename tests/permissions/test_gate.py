@@ -247,3 +247,41 @@ def test_no_field_of_an_audit_record_holds_a_secret(
     record = json.loads(text)
     assert record["tool_use_id"] == "toolu_***"
     assert "***" in record["tool"] or where != "tool"
+
+
+def test_a_decision_reading_a_slow_repository_holds_no_other_call(tmp_path: Path) -> None:
+    """Review 19: deciding a git command runs git in the repository (latergit); its
+    alternates a FIFO, every read waited (10 s each) with the event loop held: no other call,
+    cancel or signal was served meanwhile. Such a call is decided in a worker thread."""
+    import errno
+
+    from tests.permissions.test_gitread import _source
+    from toolhost.permissions.ask import FixedAsker
+
+    root = _source(tmp_path / "r")
+    fifo = root / ".git/objects/info/alternates"
+    os.mkfifo(fifo)
+    rules = (RuleConfig("deny", "Bash(rm:*)"), RuleConfig("allow", "Bash"))
+    gate = PermissionGate(compile_policy(PermissionsConfig(rules=rules), cwd=str(root)),
+                          FixedAsker("deny", answered_by="test"))
+    slow = {"command": "git checkout evil"}
+    assert gate.check_now("Bash", slow) is None  # (decided by check, off the loop)
+    order: list[tuple[str, str]] = []
+
+    async def go() -> None:
+        async def decide_slow() -> None:
+            order.append(("git", (await gate.check("Bash", slow)).behavior))
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(decide_slow)
+            await anyio.sleep(0)
+            order.append(("ls", (await gate.check("Bash", {"command": "ls"})).behavior))
+            while len(order) < 2:  # each git read opening the FIFO gets an empty file
+                try:
+                    os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+                except OSError as exc:
+                    assert exc.errno == errno.ENXIO  # (no reader yet)
+                await anyio.sleep(0.01)
+
+    anyio.run(go)
+    assert order == [("ls", "allow"), ("git", "deny")]

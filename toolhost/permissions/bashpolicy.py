@@ -100,6 +100,14 @@ def unprovable(command: str, cwd: str | None = None,
         return f"it does not parse: {exc}"
 
 
+def reads_files(command: str) -> bool:
+    """Whether deciding ``command`` may read files or run git (a patch it applies, an archive
+    it unpacks, what a git command brings): the decision may then wait on the disk or git
+    (up to gitread's budget), so it is made off the event loop."""
+    return bool(_PATCHERS.search(command) or _UNPACKERS.search(command) or (
+        "git" in command and _GIT_BRINGS.search(command)))
+
+
 # a patch applier's name (round 17: laterpatch), looked for before anything is read
 _PATCHERS = re.compile(r"\b(?:apply|am|g?patch)\b")
 # a git subcommand that writes files from another commit (round 18: latergit)

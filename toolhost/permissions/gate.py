@@ -6,6 +6,7 @@ import logging
 from collections.abc import Callable, Mapping
 from typing import Any
 
+import anyio.to_thread
 from anyio import get_cancelled_exc_class
 
 from toolhost.config.model import HostConfig
@@ -68,7 +69,12 @@ class PermissionGate:
     async def check(self, tool_name: str, tool_input: Mapping[str, Any],
                     request: Mapping[str, Any] | None = None) -> Decision:
         """Decide one call. ``request`` is the CLI's can_use_tool request body, if any."""
-        decision = self.policy.decide(tool_name, tool_input)
+        if self._reads_files(tool_name, tool_input):  # (git run in a slow repository held
+            # every other call, a cancel and a signal, up to 10 s a read)
+            decision = await anyio.to_thread.run_sync(self.policy.decide, tool_name,
+                                                      tool_input)
+        else:
+            decision = self.policy.decide(tool_name, tool_input)
         if decision.behavior == "ask":
             try:
                 decision = await self.asker.ask(tool_name, tool_input, decision)
@@ -94,11 +100,18 @@ class PermissionGate:
     def check_now(self, tool_name: str, tool_input: Mapping[str, Any],
                   request: Mapping[str, Any] | None = None) -> Decision | None:
         """``check`` without a pause: the decision (recorded), or None if the policy says
-        "ask" (then ``await check(...)``, which asks; nothing was recorded)."""
+        "ask" (then ``await check(...)``, which asks; nothing was recorded), or when deciding
+        may read files or run git (``check`` decides it off the event loop)."""
+        if self._reads_files(tool_name, tool_input):
+            return None
         decision = self.policy.decide(tool_name, tool_input)
         if decision.behavior == "ask":
             return None
         return self._recorded(tool_name, tool_input, decision, request)
+
+    def _reads_files(self, tool_name: str, tool_input: Mapping[str, Any]) -> bool:
+        reads = getattr(self.policy, "reads_files", None)
+        return bool(reads(tool_name, tool_input)) if callable(reads) else False
 
     def _recorded(self, tool_name: str, tool_input: Mapping[str, Any], decision: Decision,
                   request: Mapping[str, Any] | None) -> Decision:

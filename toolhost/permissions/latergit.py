@@ -31,10 +31,12 @@ from toolhost.permissions.shell import ParsedCommand, Word
 __all__ = ["brought_later"]
 
 _UNKNOWN = "unknown"
+_AMBIGUOUS = "ambiguous"  # an option git may read as one of several
 _WRAPPERS = frozenset({"sudo", "doas", "env", "time", "nice", "nohup", "command", "exec",
                        "builtin", "stdbuf", "timeout", "ionice", "setsid", "chronic"})
 _ENV_MOVES = ("GIT_DIR=", "GIT_WORK_TREE=", "GIT_INDEX_FILE=", "GIT_OBJECT_DIRECTORY=",
-              "GIT_ALTERNATE_OBJECT_DIRECTORIES=", "GIT_COMMON_DIR=", "GIT_NAMESPACE=")
+              "GIT_ALTERNATE_OBJECT_DIRECTORIES=", "GIT_COMMON_DIR=", "GIT_NAMESPACE=",
+              "GIT_REPLACE_REF_BASE=", "GIT_NO_REPLACE_OBJECTS=")
 # each subcommand's options that take the next word as their value
 _VALUED = {
     "checkout": {"-b", "-B", "--orphan", "--conflict", "--pathspec-from-file", "-U"},
@@ -74,6 +76,12 @@ def brought_later(parsed: ParsedCommand, cwd: str, later: Callable[[str], bool],
     command runs). ``judge`` is given the text each such file would hold (None: not
     readable) and says whether a deny or ask Bash rule meets it (a Write of that text would
     be held); without it, every such file makes the command not provable."""
+    with gitread.budget():
+        return _brought(parsed, cwd, later, judge)
+
+
+def _brought(parsed: ParsedCommand, cwd: str, later: Callable[[str], bool],
+             judge: Judge | None) -> str | None:
     everything = parsed.words + parsed.nested_words
     for k, words in enumerate(everything):
         words = _git_words(words)
@@ -174,8 +182,12 @@ def _read(repo: str, words: tuple[Word, ...], everything: list[tuple[Word, ...]]
         # git fetch ../e && git checkout FETCH_HEAD` makes the repository it reads)
         return ("follows a git command on the line that may change what it brings first; "
                 "run it on its own to have it read")
-    if gitread.git(repo, values[0], "rev-parse", "--is-inside-work-tree") is None:
+    there = gitread.repository(repo)
+    if there is False:
         return None  # no repository there: the command fails, bringing nothing
+    if wanted == _AMBIGUOUS:
+        return ("names an abbreviated option git may read as one of several; spell it in "
+                "full to have it read")
     if isinstance(wanted, str):  # _UNKNOWN
         how = {"pull": "fetches them first; fetch, then merge or rebase what was fetched: "
                        "that is read",
@@ -184,6 +196,16 @@ def _read(repo: str, words: tuple[Word, ...], everything: list[tuple[Word, ...]]
         return f"brings files the rules cannot see before it runs (it {how})"
     if not all(w.plain or _revision(w) for w in words):
         return "names what it brings with words that are not plain literals"
+    if judge is not None and not judge([None]):
+        return None  # no deny or ask Bash rule: nothing it brings could meet one
+    if there is None:
+        return "runs in a repository git refuses or cannot read in time here"
+    if gitread.promised(repo):
+        return ("runs in a partial clone: reading what it brings would fetch missing "
+                "objects, running what the repository's configuration names")
+    if gitread.replaced(repo):
+        return ("runs in a repository whose objects are replaced (git replace, grafts): what "
+                "it brings depends on how git is told to read them")
     kind, revs = wanted
     entries = gitread.paths(repo, kind, revs, values[0])
     if entries is None:
@@ -216,8 +238,39 @@ def _revision(word: Word) -> bool:
         ".." not in "".join(re.findall(r"\{[^}]*\}", word.raw)))
 
 
-def _operands(args: list[str], valued: set[str]) -> tuple[list[str], set[str], list[str]]:
-    """(operands before ``--``, the options given, the words after ``--``)."""
+# each subcommand's options the reading turns on (with _VALUED: the options an abbreviation
+# may stand for; git takes any unique prefix, `--har` for `--hard`)
+_MODES = {
+    "checkout": {"--detach", "--force", "--merge"}, "switch": {"--detach", "--force"},
+    "reset": {"--hard", "--merge", "--keep", "--soft", "--mixed"},
+    "restore": {"--staged", "--worktree"}, "cherry-pick": {"--stdin"},
+    "revert": {"--stdin"}, "worktree": {"--detach", "--orphan"},
+}
+_DONE = {"--abort", "--quit", "--skip", "--continue", "--edit-todo", "--show-current-patch"}
+# short options whose value, if any, is stuck to them (`-Skeyid`): the rest is no option
+_STUCK = {"merge": "S", "rebase": "S", "cherry-pick": "S", "revert": "S"}
+
+
+def _long(word: str, sub: str, valued: set[str]) -> str | None:
+    """The long option ``word`` (``--name`` or ``--name=value``) spells as git reads it: a
+    unique prefix of one the reading knows stands for it; None when it stands for several
+    (git refuses it, or takes one the reading cannot tell)."""
+    name, eq, value = word.partition("=")
+    known = {o for o in valued | _MODES.get(sub, set()) | _DONE if o.startswith("--")}
+    if name in known or name.startswith("--no-") or name == "--edit":
+        return word  # (`--edit` is merge's own option, no `--edit-todo`)
+    found = [o for o in known if o.startswith(name)]
+    if len(found) > 1:
+        return None
+    return (found[0] + eq + value) if found else word
+
+
+def _operands(args: list[str], valued: set[str], sub: str = ""
+              ) -> tuple[list[str], set[str], list[str]] | None:
+    """(operands before ``--``, the options given, the words after ``--``); None when an
+    option cannot be read as git reads it. Bundled short options (``-fb new``), stuck values
+    (``-sevil``) and abbreviated long ones (``--sour evil``, ``--har``) are read as git
+    reads them: else the reading takes a value for an operand, or misses a mode."""
     ops: list[str] = []
     flags: set[str] = set()
     k = 0
@@ -225,14 +278,29 @@ def _operands(args: list[str], valued: set[str]) -> tuple[list[str], set[str], l
         word = args[k]
         if word == "--":
             return ops, flags, args[k + 1:]
-        if word.startswith("-") and word != "-":
-            name = word.split("=", 1)[0]
+        if word.startswith("--"):
+            spelled = _long(word, sub, valued)
+            if spelled is None:
+                return None
+            name = spelled.split("=", 1)[0]
             flags.add(name)
-            if name in valued and "=" not in word:
+            if name in valued and "=" not in spelled:
                 flags.add(f"{name}={args[k + 1] if k + 1 < len(args) else ''}")
                 k += 1
-            elif "=" in word:
-                flags.add(word)
+            elif "=" in spelled:
+                flags.add(spelled)
+        elif word.startswith("-") and word != "-":
+            for at, char in enumerate(word[1:], 2):
+                flags.add(f"-{char}")
+                if f"-{char}" in valued:
+                    stuck = word[at:]
+                    if not stuck:
+                        stuck = args[k + 1] if k + 1 < len(args) else ""
+                        k += 1
+                    flags.add(f"-{char}={stuck}")
+                    break
+                if char in _STUCK.get(sub, ""):
+                    break
         else:
             ops.append(word)
         k += 1
@@ -255,8 +323,11 @@ def _incoming(sub: str, args: list[str]) -> Wanted:
     ("commits", [REVS]) the changes of commits (rev-list), ("stash", [REF]), ("index", [])
     the index's files; _UNKNOWN (not knowable before it runs) or None (writes no file from
     another commit)."""
-    ops, flags, tail = _operands(args, _VALUED.get(sub, set()))
-    done = {"--abort", "--quit", "--skip", "--continue", "--edit-todo", "--show-current-patch"}
+    read = _operands(args, _VALUED.get(sub, set()), sub)
+    if read is None:
+        return _AMBIGUOUS
+    ops, flags, tail = read
+    done = _DONE
     if sub == "pull":
         return _UNKNOWN
     if flags & done and sub in ("merge", "rebase", "cherry-pick", "revert"):
@@ -345,7 +416,11 @@ def _into(sub: str, args: list[str], later: Callable[[str], bool]) -> str | None
     """``git clone URL DIR`` / ``git submodule add URL DIR``: a repository's files put in a
     directory whose files a later command runs (``.husky``, ``.githooks``, ``.claude``,
     ``.git/hooks``)."""
-    ops, _flags, tail = _operands(args, _VALUED[sub])
+    read = _operands(args, _VALUED[sub], sub)
+    if read is None:
+        return ("names an abbreviated option git may read as one of several; spell it in "
+                "full to have it read")
+    ops, _flags, tail = read
     ops += tail
     if sub == "submodule":
         if not ops or ops[0] != "add":

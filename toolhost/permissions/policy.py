@@ -168,6 +168,17 @@ class CompiledPolicy:
             self._cache[tool_name] = plan
         return plan
 
+    def reads_files(self, tool_name: str, tool_input: Mapping[str, Any]) -> bool:
+        """Whether deciding this call may read files or run git (a Bash command applying a
+        patch, unpacking an archive, a git command bringing files): a caller on an event
+        loop decides it in a worker thread (``PermissionGate.check``)."""
+        command = tool_input.get("command") if tool_name == "Bash" else None
+        if not isinstance(command, str):
+            return False
+        from toolhost.permissions.bashpolicy import reads_files
+
+        return reads_files(command)
+
     def decide(self, tool_name: str, tool_input: Mapping[str, Any]) -> Decision:
         """The decision for one call. No prompting (an "ask" stays "ask"), and no I/O but
         reads that judge what lands in a file a later command runs: an Edit of one (a git
