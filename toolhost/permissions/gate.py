@@ -49,7 +49,10 @@ class PermissionGate:
 
     def __init__(self, policy: Policy, asker: Asker, audit: AuditLog | None = None,
                  redact: Callable[[str], str] = lambda s: s) -> None:
-        self.policy = policy
+        self._policy = policy
+        # One more each time a reload installs rules (``policy = ...``): an allow decided
+        # under earlier rules and not yet used (toolhost.runner.gate) is decided again
+        self.generation = 0
         self.asker = asker
         self.audit = audit
         # What the asker and audit log that from_config builds hide; a reload replaces it
@@ -58,6 +61,16 @@ class PermissionGate:
         # Why a question still open will not be answered (the audit line says it), when the
         # host is ending, e.g. "toolhost is stopping (SIGTERM)"; else "cancelled" is all.
         self.ending: str | None = None
+
+    @property
+    def policy(self) -> Policy:
+        """The rules every check uses; a reload (``toolhost run --watch``) sets new ones."""
+        return self._policy
+
+    @policy.setter
+    def policy(self, policy: Policy) -> None:
+        self._policy = policy
+        self.generation += 1
 
     def unanswered(self, tool_name: str) -> str:
         """Why a question about ``tool_name`` ended unanswered: the deny's message, in the
@@ -68,7 +81,8 @@ class PermissionGate:
     async def check(self, tool_name: str, tool_input: Mapping[str, Any],
                     request: Mapping[str, Any] | None = None) -> Decision:
         """Decide one call. ``request`` is the CLI's can_use_tool request body, if any."""
-        decision = self.policy.decide(tool_name, tool_input)
+        policy = self._policy
+        decision = policy.decide(tool_name, tool_input)
         if decision.behavior == "ask":
             try:
                 decision = await self.asker.ask(tool_name, tool_input, decision)
@@ -89,7 +103,25 @@ class PermissionGate:
                                     "person's approval, and nobody answered.",
                                     rule=decision.rule, origin=decision.origin,
                                     answered_by=decision.answered_by)
+            if self._policy is not policy:
+                decision = self._reloaded_meanwhile(tool_name, tool_input, decision)
         return self._recorded(tool_name, tool_input, decision, request)
+
+    def _reloaded_meanwhile(self, tool_name: str, tool_input: Mapping[str, Any],
+                            answered: Decision) -> Decision:
+        """The person's answer to a question the rules of a reload no longer ask: a rule that
+        now denies the call denies it (a "yes" given after the team's deny arrived must not
+        run it), one that now allows it decides it (its rewrite too); a deny stands."""
+        now = self._policy.decide(tool_name, tool_input)
+        if now.behavior == "deny":
+            why = (now.message or f"{tool_name} is denied.").rstrip()
+            return Decision("deny", f"{why} (the config was reloaded while the question "
+                            "was open: its rules deny this call)", rule=now.rule,
+                            origin=now.origin, answered_by="policy (reloaded)",
+                            error=now.error)
+        if now.behavior == "allow" and answered.behavior == "allow":
+            return now
+        return answered
 
     def check_now(self, tool_name: str, tool_input: Mapping[str, Any],
                   request: Mapping[str, Any] | None = None) -> Decision | None:

@@ -218,7 +218,7 @@ async def run_host(host: Host, prompts: Iterable[str] | AsyncIterable[str], *,
                             opened.append(session)
                             live.append(LiveHost(host, session.control, gate,
                                                  guard=permission.guard,
-                                                 claim_read=permission.reads.claim))
+                                                 claim_read=permission.claim_read))
                             tasks: list[Callable[[], Any]] = [live[0].follow_upstreams]
                             if watch is not None:
                                 tasks.append(_reloader(host, watch, live[0], watch_interval,
