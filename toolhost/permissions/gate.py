@@ -19,7 +19,7 @@ from toolhost.permissions.audit import AuditLog
 from toolhost.permissions.decision import Asker, Decision, Policy
 from toolhost.permissions.policy import compile_policy
 
-__all__ = ["PermissionGate"]
+__all__ = ["PermissionGate", "reloaded_meanwhile"]
 
 log = logging.getLogger("toolhost.permissions")
 
@@ -36,6 +36,21 @@ def _hides_nothing(redact: Callable[[str], str]) -> bool:
     owner = getattr(redact, "__self__", None)
     return (type(owner) is HostConfig and not owner.secrets
             and getattr(redact, "__func__", None) is HostConfig.redact)
+
+
+def reloaded_meanwhile(tool_name: str, answered: Decision, now: Decision) -> Decision:
+    """A call decided (a person asked) while a reload brought new rules, whose decision is
+    ``now``: a deny of the new rules wins over any answer, their allow decides an allowed
+    call (their rewrite too), and otherwise (they ask, the person said no) ``answered``
+    stands. ``toolhost run --watch`` and ``toolhost serve --watch`` alike."""
+    if now.behavior == "deny":
+        why = (now.message or f"{tool_name} is denied.").rstrip()
+        return Decision("deny", f"{why} (the config was reloaded while the question was "
+                        "open: its rules deny this call)", rule=now.rule, origin=now.origin,
+                        answered_by="policy (reloaded)", error=now.error)
+    if now.behavior == "allow" and answered.behavior == "allow":
+        return now
+    return answered
 
 
 class PermissionGate:
@@ -112,16 +127,8 @@ class PermissionGate:
         """The person's answer to a question the rules of a reload no longer ask: a rule that
         now denies the call denies it (a "yes" given after the team's deny arrived must not
         run it), one that now allows it decides it (its rewrite too); a deny stands."""
-        now = self._policy.decide(tool_name, tool_input)
-        if now.behavior == "deny":
-            why = (now.message or f"{tool_name} is denied.").rstrip()
-            return Decision("deny", f"{why} (the config was reloaded while the question "
-                            "was open: its rules deny this call)", rule=now.rule,
-                            origin=now.origin, answered_by="policy (reloaded)",
-                            error=now.error)
-        if now.behavior == "allow" and answered.behavior == "allow":
-            return now
-        return answered
+        return reloaded_meanwhile(tool_name, answered, self._policy.decide(tool_name,
+                                                                           tool_input))
 
     def check_now(self, tool_name: str, tool_input: Mapping[str, Any],
                   request: Mapping[str, Any] | None = None) -> Decision | None:
