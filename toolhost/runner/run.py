@@ -168,17 +168,17 @@ async def run_host(host: Host, prompts: Iterable[str] | AsyncIterable[str], *,
 
     shown = renderer or TextRenderer()
     held_logs: HeldLogs | None = None
-    if terminal is not None:
+    if terminal is not None and isinstance(shown, TextRenderer):
         # log lines wait while a question is open, as transcript lines do (held_logs)
         asked = terminal
         held = held_logs = HeldLogs(lambda: asked.question)
-        if isinstance(shown, TextRenderer):
-            def holding() -> bool:  # see TextRenderer.hold_while; once the question is
-                if asked.question:  # over, the log lines it held go out first
-                    return True
-                held.release()
-                return False
-            shown.hold_while = holding
+
+        def holding() -> bool:  # see TextRenderer.hold_while; once the question is over,
+            if asked.question:  # the log lines it held go out first
+                return True
+            held.release()
+            return False
+        shown.hold_while = holding
     output = OutputWatch(shown)  # a transcript that could not be written is said at the end
     renderer = RedactingRenderer(
         output, redact, lambda: live[0].redactor() if live else host.config.redactor,
