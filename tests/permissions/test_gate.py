@@ -285,3 +285,41 @@ def test_a_decision_reading_a_slow_repository_holds_no_other_call(tmp_path: Path
 
     anyio.run(go)
     assert order == [("ls", "allow"), ("git", "deny")]
+
+
+class _Reloading:
+    """A person who answers ``answer`` while a reload installs ``then``'s rules."""
+
+    def __init__(self, gate: list[PermissionGate], then: Any, answer: str) -> None:
+        self.gate, self.then, self.answer = gate, then, answer
+
+    async def ask(self, tool_name: str, tool_input: Any, decision: Decision) -> Decision:
+        self.gate[0].policy = self.then
+        return Decision(self.answer, rule=decision.rule, answered_by="person")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("then", "answer", "expected"), [
+    # the new rules deny it: a "yes" given after they arrived does not run the call
+    (RuleConfig("deny", "mcp__db__write", message="Writes are frozen"), "allow",
+     ("deny", "Writes are frozen (the config was reloaded while the question was open")),
+    # they allow it (with a rewrite): the allow of the rules in force, rewrite included
+    (RuleConfig("allow", "mcp__db__write", rewrite={"set": {"row": 2}}), "allow",
+     ("allow", {"row": 2})),
+    # they still ask: the person's answer stands; a person's no stays a no
+    (ASK, "allow", ("allow", None)),
+    (RuleConfig("allow", "mcp__db__write"), "deny", ("deny", "")),
+])
+def test_a_question_answered_after_a_reload_meets_the_rules_in_force(
+        tmp_path: Path, then: RuleConfig, answer: str, expected: tuple[str, Any]) -> None:
+    new = compile_policy(PermissionsConfig(rules=(then,)))
+    holder: list[PermissionGate] = []
+    gate = PermissionGate(compile_policy(PermissionsConfig(rules=(ASK,))),
+                          _Reloading(holder, new, answer))
+    holder.append(gate)
+    decision = check(gate, "mcp__db__write", {"row": 1})
+    assert decision.behavior == expected[0]
+    if expected[0] == "deny":
+        assert decision.message.startswith(expected[1])
+    else:
+        assert decision.updated_input == expected[1]
+    assert gate.generation == 1

@@ -20,7 +20,7 @@ from toolhost.permissions.audit import AuditLog
 from toolhost.permissions.decision import Asker, Decision, Policy
 from toolhost.permissions.policy import compile_policy
 
-__all__ = ["PermissionGate"]
+__all__ = ["PermissionGate", "reloaded_meanwhile"]
 
 log = logging.getLogger("toolhost.permissions")
 
@@ -39,6 +39,21 @@ def _hides_nothing(redact: Callable[[str], str]) -> bool:
             and getattr(redact, "__func__", None) is HostConfig.redact)
 
 
+def reloaded_meanwhile(tool_name: str, answered: Decision, now: Decision) -> Decision:
+    """A call decided (a person asked) while a reload brought new rules, whose decision is
+    ``now``: a deny of the new rules wins over any answer, their allow decides an allowed
+    call (their rewrite too), and otherwise (they ask, the person said no) ``answered``
+    stands. ``toolhost run --watch`` and ``toolhost serve --watch`` alike."""
+    if now.behavior == "deny":
+        why = (now.message or f"{tool_name} is denied.").rstrip()
+        return Decision("deny", f"{why} (the config was reloaded while the question was "
+                        "open: its rules deny this call)", rule=now.rule, origin=now.origin,
+                        answered_by="policy (reloaded)", error=now.error)
+    if now.behavior == "allow" and answered.behavior == "allow":
+        return now
+    return answered
+
+
 class PermissionGate:
     """The one place a tool call is permitted: ``await gate.check(name, input)`` -> Decision.
 
@@ -50,7 +65,10 @@ class PermissionGate:
 
     def __init__(self, policy: Policy, asker: Asker, audit: AuditLog | None = None,
                  redact: Callable[[str], str] = lambda s: s) -> None:
-        self.policy = policy
+        self._policy = policy
+        # One more each time a reload installs rules (``policy = ...``): an allow decided
+        # under earlier rules and not yet used (toolhost.runner.gate) is decided again
+        self.generation = 0
         self.asker = asker
         self.audit = audit
         # What the asker and audit log that from_config builds hide; a reload replaces it
@@ -59,6 +77,16 @@ class PermissionGate:
         # Why a question still open will not be answered (the audit line says it), when the
         # host is ending, e.g. "toolhost is stopping (SIGTERM)"; else "cancelled" is all.
         self.ending: str | None = None
+
+    @property
+    def policy(self) -> Policy:
+        """The rules every check uses; a reload (``toolhost run --watch``) sets new ones."""
+        return self._policy
+
+    @policy.setter
+    def policy(self, policy: Policy) -> None:
+        self._policy = policy
+        self.generation += 1
 
     def unanswered(self, tool_name: str) -> str:
         """Why a question about ``tool_name`` ended unanswered: the deny's message, in the
@@ -69,12 +97,12 @@ class PermissionGate:
     async def check(self, tool_name: str, tool_input: Mapping[str, Any],
                     request: Mapping[str, Any] | None = None) -> Decision:
         """Decide one call. ``request`` is the CLI's can_use_tool request body, if any."""
+        policy = self._policy
         if self._reads_files(tool_name, tool_input):  # (git run in a slow repository held
             # every other call, a cancel and a signal, up to 10 s a read)
-            decision = await anyio.to_thread.run_sync(self.policy.decide, tool_name,
-                                                      tool_input)
+            decision = await anyio.to_thread.run_sync(policy.decide, tool_name, tool_input)
         else:
-            decision = self.policy.decide(tool_name, tool_input)
+            decision = policy.decide(tool_name, tool_input)
         if decision.behavior == "ask":
             try:
                 decision = await self.asker.ask(tool_name, tool_input, decision)
@@ -95,7 +123,17 @@ class PermissionGate:
                                     "person's approval, and nobody answered.",
                                     rule=decision.rule, origin=decision.origin,
                                     answered_by=decision.answered_by)
+            if self._policy is not policy:
+                decision = self._reloaded_meanwhile(tool_name, tool_input, decision)
         return self._recorded(tool_name, tool_input, decision, request)
+
+    def _reloaded_meanwhile(self, tool_name: str, tool_input: Mapping[str, Any],
+                            answered: Decision) -> Decision:
+        """The person's answer to a question the rules of a reload no longer ask: a rule that
+        now denies the call denies it (a "yes" given after the team's deny arrived must not
+        run it), one that now allows it decides it (its rewrite too); a deny stands."""
+        return reloaded_meanwhile(tool_name, answered, self._policy.decide(tool_name,
+                                                                           tool_input))
 
     def check_now(self, tool_name: str, tool_input: Mapping[str, Any],
                   request: Mapping[str, Any] | None = None) -> Decision | None:
