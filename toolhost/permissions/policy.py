@@ -112,7 +112,8 @@ class CompiledPolicy:
 
     def __init__(self, rules: Iterable[CompiledRule], *, default: str = "ask",
                  tool_names: Iterable[str] = (), cwd: str | None = None,
-                 files: Iterable[str] = ()) -> None:
+                 files: Iterable[str] = (),
+                 reading_dirs: Mapping[str, str | None] | None = None) -> None:
         by_effect = {e: [r for r in rules if r.effect == e] for e in EFFECT_ORDER}
         self.rules: tuple[CompiledRule, ...] = tuple(r for e in EFFECT_ORDER for r in by_effect[e])
         self.default = default
@@ -132,6 +133,12 @@ class CompiledPolicy:
             for name in rule.names.exact:
                 self._exact.setdefault(name, []).append(i)
         self._cache: dict[str, _Plan] = {}
+        # round 19: the tools that read a relative path elsewhere than ``cwd`` (or somewhere
+        # unknown), by wire name or ``mcp__server__`` prefix; their rules' path conditions
+        # judge absolute values alone (each such rule made once: ``_decided`` keys on its id)
+        self._elsewhere = tuple(name for name, where in (reading_dirs or {}).items()
+                                if where is None or not _same_dir(where, self.cwd))
+        self._away: dict[int, CompiledRule] = {}
         # A rule's allow (without a rewrite) and deny are the same immutable Decision for
         # every call it decides: built once (a frozen dataclass of seven fields costs more
         # to build than the rest of an allow's decision), at most one of each per rule.
@@ -162,11 +169,26 @@ class CompiledPolicy:
             if len(readings) > 1 or (not readings and tool_name.startswith("mcp__")):
                 idx = [i for i in idx if self.rules[i].effect != "allow"
                        or self.rules[i].names.matches(tool_name, strict=True)]
-            plan = _Plan(tuple(self.rules[i] for i in sorted(set(idx))))
+            chosen = sorted(set(idx))
+            if self._reads_elsewhere(tool_name):
+                plan = _Plan(tuple(self._read_elsewhere(i) for i in chosen))
+            else:
+                plan = _Plan(tuple(self.rules[i] for i in chosen))
             if len(self._cache) >= _CACHE_LIMIT:
                 self._cache.clear()
             self._cache[tool_name] = plan
         return plan
+
+    def _reads_elsewhere(self, tool_name: str) -> bool:
+        """Whether ``tool_name`` reads a relative path elsewhere than the rules' directory."""
+        return any(tool_name == name or (name.endswith("__") and tool_name.startswith(name))
+                   for name in self._elsewhere)
+
+    def _read_elsewhere(self, i: int) -> CompiledRule:
+        rule = self._away.get(i)
+        if rule is None:
+            rule = self._away[i] = self.rules[i].read_elsewhere()
+        return rule
 
     def decide(self, tool_name: str, tool_input: Mapping[str, Any]) -> Decision:
         """The decision for one call. No prompting (an "ask" stays "ask"), and no I/O but
@@ -427,6 +449,10 @@ class CompiledPolicy:
         return [n for n in dict.fromkeys(out) if n != "GetMcpPromptTool"]
 
 
+def _same_dir(a: str, b: str) -> bool:
+    return os.path.realpath(a) == os.path.realpath(b)
+
+
 def _meets(rule: CompiledRule, line: str) -> bool:
     """Whether a deny or ask Bash rule matches ``line`` as a command (one that cannot be
     evaluated counts as matching: fail closed)."""
@@ -466,7 +492,8 @@ def _unprovable(tool_input: Mapping[str, Any], cwd: str,
 
 
 def compile_policy(config: PermissionsConfig, *, tool_names: Iterable[str] = (),
-                   cwd: str | None = None, files: Iterable[str] = ()) -> CompiledPolicy:
+                   cwd: str | None = None, files: Iterable[str] = (),
+                   reading_dirs: Mapping[str, str | None] | None = None) -> CompiledPolicy:
     """Compile every rule once. Raises ConfigError listing every rule that does not parse.
 
     ``tool_names`` are the declared wire names (``mcp__server__tool``), used by
@@ -474,6 +501,10 @@ def compile_policy(config: PermissionsConfig, *, tool_names: Iterable[str] = (),
     (``Read(./src/**)``) and relative argument paths are resolved against (default: the
     current directory). ``files`` are the files the config was read from (``HostConfig.files``):
     a Write/Edit of one is never allowed (asked), as of ``toolhost.yaml`` and its layers.
+    ``reading_dirs``: where tools read a relative path argument, by wire name or
+    ``mcp__server__`` prefix (None: unknown, as for an HTTP tool); for a tool reading
+    elsewhere than ``cwd``, a ``path_under``/``path_glob`` condition cannot judge a relative
+    (or ``~``) value: every deny or ask meets it, no allow proves it.
     """
     base = os.path.abspath(cwd or os.getcwd())
     compiled: list[CompiledRule] = []
@@ -491,4 +522,4 @@ def compile_policy(config: PermissionsConfig, *, tool_names: Iterable[str] = (),
     if problems:
         raise ConfigError(problems)
     return CompiledPolicy(compiled, default=config.default, tool_names=tool_names, cwd=base,
-                          files=files)
+                          files=files, reading_dirs=reading_dirs)
