@@ -22,11 +22,12 @@ __all__ = ["reading_dirs"]
 _HERE = ("python",)  # kinds that run in toolhost's own process (or a worker started from it)
 
 
-def reading_dirs(config: HostConfig) -> dict[str, str | None]:
+def reading_dirs(config: HostConfig, here: str | None = None) -> dict[str, str | None]:
     """By wire name (or ``mcp__server__`` for every tool of an imported server), the directory
     the tool reads a relative path in; None where it is unknown. The CLI's own tools and
-    external servers are not listed (the CLI runs where the rules judge paths)."""
-    here = os.getcwd()
+    external servers are not listed (the CLI runs where the rules judge paths). ``here``:
+    where toolhost runs (default: the current directory), for tools that run where it does."""
+    here = here if here is not None else os.getcwd()
     out: dict[str, str | None] = {}
     for name, server in config.servers.items():
         if server.external is not None:
