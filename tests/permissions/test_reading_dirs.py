@@ -91,6 +91,12 @@ servers:
     mcp: {command: [python, fs.py], cwd: other}
   inrules:
     mcp: {command: [python, fs.py]}
+  extweb:                               # the CLI reaches it: another machine
+    external: {type: http, url: "http://127.0.0.1:9/mcp"}
+  extlocal:                             # the CLI starts it in its cwd
+    external: {command: python, args: [fs.py], cwd: sub}
+  extrules:
+    external: {command: python, args: [fs.py]}
 permissions:
   default: deny
   allow:
@@ -104,13 +110,14 @@ def test_each_backend_says_where_it_reads_a_relative_path(
         (tmp_path / name).mkdir()
     (tmp_path / "th.yaml").write_text(CONFIG)
     monkeypatch.chdir(tmp_path / "started")
-    dirs = reading_dirs(load_config(tmp_path / "th.yaml"))
+    dirs = reading_dirs(load_config(tmp_path / "th.yaml"), rules_dir=str(tmp_path / "proj"))
     started = str(tmp_path / "started")
     assert dirs == {"mcp__t__own": str(tmp_path / "other"),
                     "mcp__t__here": str(tmp_path / "proj"),
                     "mcp__t__started": started, "mcp__t__py": started,
                     "mcp__t__web": None, "mcp__remote__": None,
-                    "mcp__local__": str(tmp_path / "other")}
+                    "mcp__local__": str(tmp_path / "other"), "mcp__extweb__": None,
+                    "mcp__extlocal__": str(tmp_path / "proj" / "sub")}
 
 
 def test_a_host_judges_relative_paths_of_a_tool_reading_elsewhere_as_unprovable(

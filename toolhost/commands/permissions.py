@@ -155,7 +155,7 @@ def _load(args: argparse.Namespace, cwd: str | None = None) -> tuple[HostConfig,
     config = load_config(args.config, layers=not args.no_layers)
     policy = compile_policy(config.permissions, tool_names=declared_tool_names(config),
                             cwd=cwd or config.run.cwd, files=config.files,
-                            reading_dirs=reading_dirs(config))
+                            reading_dirs=reading_dirs(config, rules_dir=cwd or config.run.cwd))
     return config, policy
 
 
@@ -384,7 +384,8 @@ def _test(args: argparse.Namespace) -> int:
             config = load_config(config_path, layers=not args.no_layers)
             policy = compile_policy(config.permissions, tool_names=declared_tool_names(config),
                                     cwd=cases.cwd or config.run.cwd, files=config.files,
-                                    reading_dirs=reading_dirs(config))
+                                    reading_dirs=reading_dirs(
+                                        config, rules_dir=cases.cwd or config.run.cwd))
         except ConfigError as exc:
             for problem in exc.problems:
                 print(str(problem), file=sys.stderr)

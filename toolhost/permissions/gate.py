@@ -143,7 +143,7 @@ class PermissionGate:
         if policy is None:
             policy = compile_policy(perms, tool_names=declared_tool_names(config),
                                     cwd=config.run.cwd, files=config.files,
-                                    reading_dirs=reading_dirs(config))
+                                    reading_dirs=reading_dirs(config, rules_dir=config.run.cwd))
         if asker is not None:
             pass
         elif assume_yes or perms.ask_mode == "allow":

@@ -22,15 +22,22 @@ __all__ = ["reading_dirs"]
 _HERE = ("python",)  # kinds that run in toolhost's own process (or a worker started from it)
 
 
-def reading_dirs(config: HostConfig, here: str | None = None) -> dict[str, str | None]:
-    """By wire name (or ``mcp__server__`` for every tool of an imported server), the directory
-    the tool reads a relative path in; None where it is unknown. The CLI's own tools and
-    external servers are not listed (the CLI runs where the rules judge paths). ``here``:
-    where toolhost runs (default: the current directory), for tools that run where it does."""
+def reading_dirs(config: HostConfig, here: str | None = None,
+                 rules_dir: str | None = None) -> dict[str, str | None]:
+    """By wire name (or ``mcp__server__`` for every tool of an imported or external server),
+    the directory the tool reads a relative path in; None where it is unknown. The CLI's own
+    tools and external stdio servers without a ``cwd`` are not listed (the CLI runs where the
+    rules judge paths). ``here``: where toolhost runs (default: the current directory), for
+    tools that run where it does; ``rules_dir``: where the CLI runs (default: ``here``)."""
     here = here if here is not None else os.getcwd()
     out: dict[str, str | None] = {}
     for name, server in config.servers.items():
-        if server.external is not None:
+        if server.external is not None:  # the CLI starts it, in its own directory
+            ext = server.external
+            if ext.get("type", "stdio") != "stdio":  # http, sse: another machine's paths
+                out[f"mcp__{name}__"] = None
+            elif isinstance(ext.get("cwd"), str) and ext["cwd"]:
+                out[f"mcp__{name}__"] = os.path.join(rules_dir or here, ext["cwd"])
             continue
         spec = server.upstream
         if spec is not None:  # an imported server: every tool it lists, now or later
