@@ -69,6 +69,18 @@ def test_a_deny_meets_a_relative_path_that_the_tool_reads_in_the_denied_director
     assert _policy(tmp_path, None).decide(TOOL, {"path": "secret.txt"}).behavior == "allow"
 
 
+def test_the_default_says_which_allow_could_not_judge_a_relative_path(tmp_path: Path) -> None:
+    (tmp_path / "proj").mkdir()
+    (tmp_path / "other").mkdir()
+    allow = RuleConfig("allow", TOOL, when={"path": {"path_under": str(tmp_path / "proj")}})
+    policy = compile_policy(PermissionsConfig(default="deny", rules=(allow,)),
+                            cwd=str(tmp_path / "proj"), reading_dirs={"mcp__t__": None})
+    said = policy.decide(TOOL, {"path": "notes.txt"})
+    assert said.behavior == "deny" and "path_under" in said.message and \
+        "send an absolute path" in said.message, said.message
+    assert "send an absolute" not in policy.decide(TOOL, {"path": "/elsewhere/x"}).message
+
+
 CONFIG = """\
 toolhost: 1
 run: {cwd: proj}

@@ -139,6 +139,7 @@ class CompiledPolicy:
         self._elsewhere = tuple(name for name, where in (reading_dirs or {}).items()
                                 if where is None or not _same_dir(where, self.cwd))
         self._away: dict[int, CompiledRule] = {}
+        self._original: dict[int, CompiledRule] = {}  # id of such a rule -> the rule
         # A rule's allow (without a rewrite) and deny are the same immutable Decision for
         # every call it decides: built once (a frozen dataclass of seven fields costs more
         # to build than the rest of an allow's decision), at most one of each per rule.
@@ -188,6 +189,8 @@ class CompiledPolicy:
         rule = self._away.get(i)
         if rule is None:
             rule = self._away[i] = self.rules[i].read_elsewhere()
+            if rule is not self.rules[i]:
+                self._original[id(rule)] = self.rules[i]  # (kept alive by ``_away``)
         return rule
 
     def decide(self, tool_name: str, tool_input: Mapping[str, Any]) -> Decision:
@@ -270,7 +273,26 @@ class CompiledPolicy:
         message = ""
         if self.default == "deny":
             message = f"No permission rule allows {tool_name} (the default is deny)."
+        if self._away and self._reads_elsewhere(tool_name):
+            message = (message + " " + self._unjudged(tool_name, tool_input)).strip()
         return Decision(self.default, message, answered_by="default")  # type: ignore[arg-type]
+
+    def _unjudged(self, tool_name: str, tool_input: Mapping[str, Any]) -> str:
+        """Why an allow rule whose path condition met a relative path of a tool reading
+        elsewhere did not allow the call ("" when none would have)."""
+        for rule in self._plan(tool_name).rules:
+            original = self._original.get(id(rule))
+            if rule.effect != "allow" or original is None:
+                continue
+            try:
+                if original.matches(tool_name, tool_input):
+                    return (f"Permission rule {rule.text!r} ({rule.origin}) judges a relative "
+                            f"path against {self.cwd}, but {tool_name} reads paths elsewhere "
+                            "(its own working directory, or another machine): send an "
+                            "absolute path.")
+            except ExprError:
+                continue
+        return ""
 
     def _written_later(self, tool_name: str, tool_input: Mapping[str, Any]) -> Decision | None:
         """A Write/Edit of a file a later command runs (a git hook, ``.bashrc``) whose text
