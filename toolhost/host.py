@@ -97,6 +97,7 @@ def _load(path: str | Path, *, kinds: Mapping[str, Any] | None,
     from toolhost.errors import ConfigError
     from toolhost.permissions import compile_policy
     from toolhost.permissions.guards import dead_guards
+    from toolhost.permissions.reading_dirs import reading_dirs
 
     config = load_config(path, kinds=kinds, environ=environ, layers=layers)
     base = cwd if cwd is not None else config.run.cwd
@@ -123,9 +124,10 @@ def _load(path: str | Path, *, kinds: Mapping[str, Any] | None,
                     servers[name].unavailable = unavailable_tools({name: upstream},
                                                                   prefixed=False)
         tool_names = [t.wire_name for tools in compiled.servers.values() for t in tools]
-        policy = compile_policy(config.permissions, tool_names=tool_names,
-                                cwd=os.path.abspath(base) if base is not None else None,
-                                files=config.files)
+        rules_dir = os.path.abspath(base) if base is not None else None
+        policy = compile_policy(config.permissions, tool_names=tool_names, cwd=rules_dir,
+                                files=config.files,
+                                reading_dirs=reading_dirs(config, rules_dir=rules_dir))
     except BaseException:
         import contextlib
 

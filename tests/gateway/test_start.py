@@ -107,8 +107,11 @@ def test_a_stdio_upstream_runs_where_the_rules_judge_relative_paths(
     async def main() -> str:
         host = load_host(config, cwd=str(tmp_path / "proj") if how == "--cwd" else None)
         try:
+            # round 19: an mcp.cwd elsewhere reads it there: not provable (an absolute path is)
             assert host.policy.decide("mcp__fs__read", {"path": "secret.txt"}).behavior == \
-                "allow"
+                ("deny" if how == "mcp.cwd" else "allow")
+            assert host.policy.decide("mcp__fs__read", {
+                "path": str(tmp_path / "proj" / "secret.txt")}).behavior == "allow"
             answer = await host.servers["fs"].handle({
                 "jsonrpc": "2.0", "id": 1, "method": "tools/call",
                 "params": {"name": "read", "arguments": {"path": "secret.txt"}}})

@@ -299,3 +299,31 @@ def test_a_path_condition_on_an_upstream_that_reads_paths_elsewhere_is_a_warning
         assert shown == []
         return
     assert len(shown) == 1 and said in shown[0] and "th.yaml:9:" in shown[0], shown
+
+
+@pytest.mark.parametrize(("tool", "said"), [
+    ('command: {argv: [cat, "{{ path }}"], cwd: other}', "reads a relative path in "),
+    ('http: {url: "http://127.0.0.1:9/f/{path}"}', "somewhere unknown"),
+    ('command: {argv: [cat, "{{ path }}"], cwd: proj}', ""),
+    ('command: [cat, "{{ path }}"]', ""),  # runs where toolhost runs: not known here
+])
+def test_a_path_condition_on_an_own_tool_that_reads_paths_elsewhere_is_a_warning(
+        tmp_path: Path, tool: str, said: str) -> None:
+    """Round 19: a command tool's cwd elsewhere, an HTTP tool: its relative paths are not
+    judged by path_under (the policy fails closed on them); validate says so."""
+    from toolhost.config.loader import load_config
+    from toolhost.permissions.authoring import review_rules
+
+    (tmp_path / "proj").mkdir()
+    (tmp_path / "other").mkdir()
+    config = tmp_path / "th.yaml"
+    config.write_text(f"toolhost: 1\nrun: {{cwd: proj}}\nservers:\n  fs:\n    tools:\n"
+                      f"      read:\n        {tool}\n"
+                      "permissions:\n  allow:\n    - tool: mcp__fs__read\n"
+                      "      when: {path: {path_under: proj}}\n")
+    loaded = load_config(config, layers=False)
+    shown = [str(f.problem) for f in review_rules(loaded) if "when.path" in str(f.problem)]
+    if not said:
+        assert shown == []
+        return
+    assert len(shown) == 1 and said in shown[0] and "th.yaml:11:" in shown[0], shown

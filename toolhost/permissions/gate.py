@@ -19,6 +19,7 @@ from toolhost.permissions.ask import (
 from toolhost.permissions.audit import AuditLog
 from toolhost.permissions.decision import Asker, Decision, Policy
 from toolhost.permissions.policy import compile_policy
+from toolhost.permissions.reading_dirs import reading_dirs
 
 __all__ = ["PermissionGate", "reloaded_meanwhile"]
 
@@ -192,7 +193,8 @@ class PermissionGate:
 
         if policy is None:
             policy = compile_policy(perms, tool_names=declared_tool_names(config),
-                                    cwd=config.run.cwd, files=config.files)
+                                    cwd=config.run.cwd, files=config.files,
+                                    reading_dirs=reading_dirs(config, rules_dir=config.run.cwd))
         if asker is not None:
             pass
         elif assume_yes or perms.ask_mode == "allow":

@@ -112,7 +112,8 @@ class CompiledPolicy:
 
     def __init__(self, rules: Iterable[CompiledRule], *, default: str = "ask",
                  tool_names: Iterable[str] = (), cwd: str | None = None,
-                 files: Iterable[str] = ()) -> None:
+                 files: Iterable[str] = (),
+                 reading_dirs: Mapping[str, str | None] | None = None) -> None:
         by_effect = {e: [r for r in rules if r.effect == e] for e in EFFECT_ORDER}
         self.rules: tuple[CompiledRule, ...] = tuple(r for e in EFFECT_ORDER for r in by_effect[e])
         self.default = default
@@ -132,6 +133,13 @@ class CompiledPolicy:
             for name in rule.names.exact:
                 self._exact.setdefault(name, []).append(i)
         self._cache: dict[str, _Plan] = {}
+        # round 19: the tools that read a relative path elsewhere than ``cwd`` (or somewhere
+        # unknown), by wire name or ``mcp__server__`` prefix; their rules' path conditions
+        # judge absolute values alone (each such rule made once: ``_decided`` keys on its id)
+        self._elsewhere = tuple(name for name, where in (reading_dirs or {}).items()
+                                if where is None or not _same_dir(where, self.cwd))
+        self._away: dict[int, CompiledRule] = {}
+        self._original: dict[int, CompiledRule] = {}  # id of such a rule -> the rule
         # A rule's allow (without a rewrite) and deny are the same immutable Decision for
         # every call it decides: built once (a frozen dataclass of seven fields costs more
         # to build than the rest of an allow's decision), at most one of each per rule.
@@ -162,7 +170,11 @@ class CompiledPolicy:
             if len(readings) > 1 or (not readings and tool_name.startswith("mcp__")):
                 idx = [i for i in idx if self.rules[i].effect != "allow"
                        or self.rules[i].names.matches(tool_name, strict=True)]
-            plan = _Plan(tuple(self.rules[i] for i in sorted(set(idx))))
+            chosen = sorted(set(idx))
+            if self._reads_elsewhere(tool_name):
+                plan = _Plan(tuple(self._read_elsewhere(i) for i in chosen))
+            else:
+                plan = _Plan(tuple(self.rules[i] for i in chosen))
             if len(self._cache) >= _CACHE_LIMIT:
                 self._cache.clear()
             self._cache[tool_name] = plan
@@ -178,6 +190,19 @@ class CompiledPolicy:
         from toolhost.permissions.bashpolicy import reads_files
 
         return reads_files(command)
+
+    def _reads_elsewhere(self, tool_name: str) -> bool:
+        """Whether ``tool_name`` reads a relative path elsewhere than the rules' directory."""
+        return any(tool_name == name or (name.endswith("__") and tool_name.startswith(name))
+                   for name in self._elsewhere)
+
+    def _read_elsewhere(self, i: int) -> CompiledRule:
+        rule = self._away.get(i)
+        if rule is None:
+            rule = self._away[i] = self.rules[i].read_elsewhere()
+            if rule is not self.rules[i]:
+                self._original[id(rule)] = self.rules[i]  # (kept alive by ``_away``)
+        return rule
 
     def decide(self, tool_name: str, tool_input: Mapping[str, Any]) -> Decision:
         """The decision for one call. No prompting (an "ask" stays "ask"), and no I/O but
@@ -259,7 +284,26 @@ class CompiledPolicy:
         message = ""
         if self.default == "deny":
             message = f"No permission rule allows {tool_name} (the default is deny)."
+        if self._away and self._reads_elsewhere(tool_name):
+            message = (message + " " + self._unjudged(tool_name, tool_input)).strip()
         return Decision(self.default, message, answered_by="default")  # type: ignore[arg-type]
+
+    def _unjudged(self, tool_name: str, tool_input: Mapping[str, Any]) -> str:
+        """Why an allow rule whose path condition met a relative path of a tool reading
+        elsewhere did not allow the call ("" when none would have)."""
+        for rule in self._plan(tool_name).rules:
+            original = self._original.get(id(rule))
+            if rule.effect != "allow" or original is None:
+                continue
+            try:
+                if original.matches(tool_name, tool_input):
+                    return (f"Permission rule {rule.text!r} ({rule.origin}) judges a relative "
+                            f"path against {self.cwd}, but {tool_name} reads paths elsewhere "
+                            "(its own working directory, or another machine): send an "
+                            "absolute path.")
+            except ExprError:
+                continue
+        return ""
 
     def _written_later(self, tool_name: str, tool_input: Mapping[str, Any]) -> Decision | None:
         """A Write/Edit of a file a later command runs (a git hook, ``.bashrc``) whose text
@@ -438,6 +482,10 @@ class CompiledPolicy:
         return [n for n in dict.fromkeys(out) if n != "GetMcpPromptTool"]
 
 
+def _same_dir(a: str, b: str) -> bool:
+    return os.path.realpath(a) == os.path.realpath(b)
+
+
 def _meets(rule: CompiledRule, line: str) -> bool:
     """Whether a deny or ask Bash rule matches ``line`` as a command (one that cannot be
     evaluated counts as matching: fail closed)."""
@@ -477,7 +525,8 @@ def _unprovable(tool_input: Mapping[str, Any], cwd: str,
 
 
 def compile_policy(config: PermissionsConfig, *, tool_names: Iterable[str] = (),
-                   cwd: str | None = None, files: Iterable[str] = ()) -> CompiledPolicy:
+                   cwd: str | None = None, files: Iterable[str] = (),
+                   reading_dirs: Mapping[str, str | None] | None = None) -> CompiledPolicy:
     """Compile every rule once. Raises ConfigError listing every rule that does not parse.
 
     ``tool_names`` are the declared wire names (``mcp__server__tool``), used by
@@ -485,6 +534,10 @@ def compile_policy(config: PermissionsConfig, *, tool_names: Iterable[str] = (),
     (``Read(./src/**)``) and relative argument paths are resolved against (default: the
     current directory). ``files`` are the files the config was read from (``HostConfig.files``):
     a Write/Edit of one is never allowed (asked), as of ``toolhost.yaml`` and its layers.
+    ``reading_dirs``: where tools read a relative path argument, by wire name or
+    ``mcp__server__`` prefix (None: unknown, as for an HTTP tool); for a tool reading
+    elsewhere than ``cwd``, a ``path_under``/``path_glob`` condition cannot judge a relative
+    (or ``~``) value: every deny or ask meets it, no allow proves it.
     """
     base = os.path.abspath(cwd or os.getcwd())
     compiled: list[CompiledRule] = []
@@ -502,4 +555,4 @@ def compile_policy(config: PermissionsConfig, *, tool_names: Iterable[str] = (),
     if problems:
         raise ConfigError(problems)
     return CompiledPolicy(compiled, default=config.default, tool_names=tool_names, cwd=base,
-                          files=files)
+                          files=files, reading_dirs=reading_dirs)
