@@ -229,7 +229,7 @@ class LockGuard:
                 checkout = realigned(checkout, locked.pin)  # may have moved the tag back
             return self.sources.setdefault(key, Pulled(
                 key, checkout.sha, checkout.path, origin, url, str(entry["rev"]),
-                legacy=legacy if key != legacy else ""))
+                legacy=legacy if key != legacy else "", ref=checkout.ref))
         if form == "pkg":
             name = str(entry)[len("pkg:"):].partition("/")[0]
             key = f"pkg:{name}"
@@ -291,7 +291,8 @@ class LockGuard:
         if checkout.sha == locked.pin:
             return list(exc.problems)
         path = str(entry.get("path", "toolhost.yaml"))
-        source = Pulled(key, checkout.sha, checkout.path, origin, url, str(entry["rev"]))
+        source = Pulled(key, checkout.sha, checkout.path, origin, url, str(entry["rev"]),
+                        ref=checkout.ref)
         try:
             self._check_pin(source, path, origin)
         except ConfigError as moved:
@@ -333,11 +334,10 @@ class LockGuard:
         """Refuse a source whose commit (or version) is not the locked one, with the diff."""
         locked = self._locked(source)
         if locked is not None and source.pin != locked.pin:
+            why = drift.pin_drift(source, locked.pin, rel, self.lock_file.name)
             raise ConfigError([origin.problem(
-                f"{source.key} changed since {self.lock_file.name}: "
-                f"{drift.pin_change(source, locked.pin)}",
-                hint="review the diff; accept with `toolhost lock CONFIG`",
-                ).with_detail(drift.repo_diff(source, locked.pin, rel))])
+                f"{source.key} changed since {self.lock_file.name}: {why.message}",
+                hint=why.hint).with_detail(why.detail)])
 
     def _check(self, source: Pulled, rel: str, target: Path, digest: str,
                origin: Origin) -> str:
