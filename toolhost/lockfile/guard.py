@@ -188,8 +188,8 @@ class LockGuard:
             said = f"locked at {locked}" if locked else "not in the lock"
             self.problems.append(where.problem(
                 f"plugin {name} {version} is installed, {said} ({self.lock_file.name})",
-                hint=f"install {name}=={locked} or accept with `toolhost lock CONFIG`"
-                if locked else "accept with `toolhost lock CONFIG`"))
+                hint=f"{_pip(f'{name}=={locked}')} (the release the lock pins), or accept "
+                "with `toolhost lock CONFIG`" if locked else "accept with `toolhost lock CONFIG`"))
         return refused
 
     def _uninstalled(self, installed: dict[str, str], origins: dict[str, Origin]) -> set[str]:
@@ -364,6 +364,14 @@ class LockGuard:
             f"{rel} of {source.key} does not match {name} ({locked.files[rel][:19]}… "
             f"locked, {digest[:19]}… found)",
             hint="reinstall the package, or review and accept with `toolhost lock CONFIG`")])
+
+
+def _pip(requirement: str) -> str:
+    """``pip install REQ`` quoted for a shell: the version is the lock's text, and a hint
+    is pasted."""
+    from toolhost.plugins.discovery import pip_install
+
+    return pip_install(requirement)
 
 
 def _version(name: str) -> str:
