@@ -62,7 +62,7 @@ def test_moved_tag_is_refused_with_a_diff_until_accepted(tmp_path: Path,
         load_config(config)
     text = str(info.value)
     assert "toolhost.yaml:3" in text and "extends[0]" in text
-    assert "changed since toolhost.lock" in text and "the tag or branch moved" in text
+    assert "changed since toolhost.lock" in text and "(the tag moved)" in text
     assert "+      mul: {python: 'toolhost.demo:word_count'}" in text  # the readable diff
 
     checked = toolhost("validate", str(config), cwd=tmp_path)

@@ -28,8 +28,8 @@ from toolhost.plugins.discovery import (
 )
 from toolhost.plugins.interrupt import CtrlC, ctrl_c_noted
 from toolhost.plugins.plugin_set import PluginInfo, PluginSet
-from toolhost.plugins.quiet import prints_to_stderr
 from toolhost.plugins.registry import Registry
+from toolhost.stdout_quiet import prints_to_stderr
 
 if TYPE_CHECKING:
     import importlib.metadata as md
