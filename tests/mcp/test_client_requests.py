@@ -8,7 +8,7 @@ from typing import Any
 import anyio
 import pytest
 
-from toolhost.mcp.client_requests import ClientChannel, ClientRequestError, Pending
+from toolhost.mcp.client_requests import ClientChannel, ClientRequestError, Pending, RoundTrip
 from toolhost.mcp.elicit import check_elicitation_schema, elicit, sample
 
 from .mcp_testtools import MODERN_META
@@ -319,3 +319,24 @@ async def test_a_call_of_the_core_without_a_channel_hears_one_reason_for_each_qu
     ctx = McpCallContext.made({"call_id": "1", "tool": "mcp__s__t"})
     with pytest.raises(ToolFailure, match=r"from here: .*`toolhost run` has no channel"):
         await getattr(ctx, method)()
+
+
+NOT_JSON = [{"requestedSchema": {"type": "object", "properties": {
+                "x": {"type": "number", "default": float("nan")}}}},
+            {"maxTokens": float("inf")}, {"what": object()}, {"what": {1, 2}}]
+
+
+@pytest.mark.parametrize("params", NOT_JSON)
+async def test_a_request_json_cannot_carry_fails_the_tool_before_anything_is_sent(
+        params: dict[str, Any]) -> None:
+    # it was sent: the transport could not write it and answered the client an error for
+    # a request the client never sent; the tool waited for an answer that never came
+    sent: list[dict[str, Any]] = []
+    with anyio.fail_after(5):
+        with pytest.raises(ClientRequestError, match="its params are not valid JSON"):
+            await channel(ok({}), sent=sent, caps={"elicitation": {}}).request(
+                "elicitation", "elicitation/create", params)
+        with pytest.raises(ClientRequestError, match="its params are not valid JSON"):
+            await RoundTrip({"elicitation": {}}, {}).request(
+                "elicitation", "elicitation/create", params)
+    assert sent == []

@@ -60,8 +60,7 @@ CASES = [
                              "argument": {"name": "id", "value": ""}}, -32603, -32603,
      "completing 'id' failed: KeyError: 'values broke'"),
     ("resources/read", {"uri": "echo://a%00b"}, -32002, -32602,
-     "Resource not found: echo://a%00b (Refused to run the command: the value of 'id' "
-     "contains a NUL"),
+     "Resource not found: echo://a%00b (the value of 'id' is refused: it holds a NUL)"),
     ("resources/read", {"uri": "echo://-n"}, -32002, -32602,
      "Resource not found: echo://-n (Refused to run the command: the value of 'id' starts "
      "with '-'"),

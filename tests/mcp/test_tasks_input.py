@@ -154,3 +154,37 @@ async def test_a_python_tool_asking_at_once_through_its_backend(tmp_path: Path) 
         "r": answers["r"]}}, tasks=False, roots={}))
     assert done is not None
     assert done["result"]["content"][0]["text"] == "[{'uri': 'file:///x'}]", done
+
+
+async def test_a_task_question_json_cannot_carry_fails_the_task() -> None:
+    # it waited in inputRequests: every tasks/get answer failed to encode, the task never ended
+    import json
+
+    from toolhost.backends.base import CallContext
+    from toolhost.mcp import McpServer
+    from toolhost.results import ToolResult
+
+    from .mcp_testtools import make_tool
+
+    async def asks(arguments: Any, ctx: CallContext) -> ToolResult:
+        answer = await ctx.elicit("How many?", {"type": "object", "properties": {
+            "n": {"type": "number", "default": float("nan")}}})
+        return ToolResult.text(repr(answer))
+
+    server = McpServer("demo", "1", [make_tool("asks", asks, task_support="required",
+                                               schema={"type": "object"})])
+    created = await server.handle(request("tools/call", {"name": "asks", "arguments": {}},
+                                          elicitation={}))
+    assert created is not None
+    task_id = created["result"]["taskId"]
+    got: dict[str, Any] = {}
+    for _ in range(2000):
+        out = await server.handle(request("tasks/get", {"taskId": task_id}, elicitation={}))
+        assert out is not None
+        json.dumps(out, allow_nan=False)
+        got = out["result"]
+        if got["status"] not in ("working", "input_required"):
+            break
+        await anyio.sleep(0.005)
+    assert got["status"] == "completed" and got["result"]["isError"] is True, got
+    assert "not valid JSON" in got["result"]["content"][0]["text"]

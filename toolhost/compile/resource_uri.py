@@ -21,7 +21,7 @@ import re
 import urllib.parse
 
 __all__ = ["decoded", "filled", "normalize", "quote_value", "remove_dot_segments", "resolved",
-           "variables"]
+           "unsafe_value", "variables"]
 
 _ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})")
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
@@ -102,6 +102,34 @@ def resolved(uri: str) -> str | None:
         if again == current:
             return current
         current = again
+    return None
+
+
+_DRIVE = re.compile(r"[A-Za-z]:")
+
+
+def unsafe_value(value: str, *, reserved: bool = False) -> str | None:
+    """Why a template's decoded value may not reach a backend, or None when it may.
+
+    A value is decoded from its percent-escapes, so ``notes://..%2Fsecret`` gives ``{name}``
+    the value ``../secret``: a command ``cat notes/{{ name }}.md`` would read outside the
+    directory the template means. Refused (as the MCP SDKs do by default): a NUL, a ``..``
+    segment climbing above where the value starts (``/`` and ``\\`` both separate), and an
+    absolute path (``/x``, ``\\x``, ``C:...``) unless ``reserved`` (a ``{+var}`` is "the
+    rest of the URI": ``file://{+path}`` means ``/etc/hosts``). ``a/../b`` is fine."""
+    if "\0" in value:
+        return "it holds a NUL"
+    if not reserved and (value[:1] in ("/", "\\") or _DRIVE.match(value)):
+        return "it is an absolute path"
+    if ".." in value:
+        depth = 0
+        for part in value.replace("\\", "/").split("/"):
+            if part == "..":
+                depth -= 1
+                if depth < 0:
+                    return "its '..' climbs out of where it starts"
+            elif part and part != ".":
+                depth += 1
     return None
 
 

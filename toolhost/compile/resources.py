@@ -22,7 +22,7 @@ from typing import Any
 from toolhost import regex
 from toolhost.backends.base import CallContext
 from toolhost.compile.content_kinds import ResourceError, failure_named
-from toolhost.compile.resource_uri import normalize, quote_value
+from toolhost.compile.resource_uri import normalize, quote_value, unsafe_value
 from toolhost.compile.shaping import CUT_NOTE
 from toolhost.compile.string_args import NotOfType, typed_strings
 from toolhost.compile.tool import CompiledTool
@@ -234,6 +234,12 @@ class CompiledResource:
             return [file_contents(uri, self._confined(uri, values["path"]), cfg.mime_type,
                                   cfg.max_bytes)]
         assert self.tool is not None
+        reserved = {v.group(2) for v in _VAR.finditer(cfg.uri) if v.group(1)}
+        for name, value in values.items():  # decoded: %2F is a "/" by now
+            why = unsafe_value(value, reserved=name in reserved)
+            if why is not None:
+                raise ResourceError(f"Resource not found: {cut(uri, 200)} (the value of "
+                                    f"'{name}' is refused: {why})", not_found=True)
         try:  # a URI's values are strings: as the types the params declare
             arguments = typed_strings(self.tool.input_schema, values)
         except NotOfType as exc:

@@ -5,15 +5,20 @@ sampling). On the hot path; kept apart so ``toolhost.mcp.server`` stays the disp
 
 from __future__ import annotations
 
+import logging
+import math
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Protocol, TypeGuard
 
 import anyio
 
+from toolhost.excerpt import cut
 from toolhost.redaction import scrub
 
 __all__ = ["Cancel", "Notify", "cancel_scope", "is_mapping", "may_exceed",
            "progress_sender", "send_elicit", "send_roots", "send_sample"]
+
+_log = logging.getLogger("toolhost.mcp")
 
 Notify = Callable[[dict[str, Any]], Awaitable[None]]
 """Sends a JSON-RPC notification (e.g. ``notifications/progress``) to the client."""
@@ -83,13 +88,48 @@ async def send_roots(channel: Any, *args: Any, **kwargs: Any) -> Any:
 
 
 def progress_sender(notify: Notify, token: str | int | float
-                     ) -> Callable[[float, float | None, str | None], Awaitable[None]]:
+                    ) -> Callable[[float, float | None, str | None], Awaitable[None]]:
+    """``ctx.progress`` of one call: ``notifications/progress`` under ``token``. What the
+    schema forbids is not sent (logged instead): a ``progress`` that is not a finite number
+    larger than the last one sent (the spec: it "MUST increase with each notification"), a
+    ``total`` that is not a finite number (NaN is no JSON: the client would get an error
+    with no request to match), a ``message`` that is not a string. The call goes on (the
+    first of these is logged as a warning, the rest at debug)."""
+    last, warned = -math.inf, False
+
     async def progress(progress: float, total: float | None = None,
                        message: str | None = None) -> None:
+        nonlocal last, warned
+        problem = _progress_problem(progress, total, message, last)
+        if problem is not None:  # once per call at warning: a loop would flood the log
+            _log.log(logging.DEBUG if warned else logging.WARNING,
+                     "a progress notification was not sent: %s", problem)
+            warned = True
+            return
+        last = progress
         params: dict[str, Any] = {"progressToken": token, "progress": progress}
         if total is not None:
             params["total"] = total
         if message is not None:  # shown to the client as it is: no secret in it
-            params["message"] = scrub(message) if isinstance(message, str) else message
+            params["message"] = scrub(message)
         await notify({"jsonrpc": "2.0", "method": "notifications/progress", "params": params})
     return progress
+
+
+def _finite(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) \
+        and math.isfinite(value)
+
+
+def _progress_problem(progress: object, total: object, message: object,
+                      last: float) -> str | None:
+    if not _finite(progress):
+        return f"progress {cut(repr(progress), 40)} is not a finite number"
+    assert isinstance(progress, (int, float))
+    if progress <= last:
+        return f"progress {progress!r} does not increase (the last sent was {last!r})"
+    if total is not None and not _finite(total):
+        return f"total {cut(repr(total), 40)} is not a finite number"
+    if message is not None and not isinstance(message, str):
+        return f"message {cut(repr(message), 40)} is not a string"
+    return None

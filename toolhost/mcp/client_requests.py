@@ -31,7 +31,7 @@ from toolhost.excerpt import cut
 
 __all__ = ["CURRENT", "DEFAULT_TIMEOUT", "Channel", "ClientChannel", "ClientRequestError",
            "InputRequired", "Pending", "RoundTrip", "client_channel", "current_channel",
-           "input_required_in"]
+           "input_required_in", "sendable"]
 
 DEFAULT_TIMEOUT = 600.0  # seconds: a person may be answering; the call's own timeout still rules
 CANCEL_NOTICE_SECONDS = 2.0  # at most this long telling the client a request was abandoned
@@ -46,6 +46,23 @@ class ClientRequestError(ToolFailure):
 
 
 _KEY = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+
+
+def sendable(method: str, params: Mapping[str, Any]) -> dict[str, Any]:
+    """``params`` as a dict, once it is known JSON can carry them: a NaN, an infinity or an
+    object JSON has no form for (in an elicitation schema's default, say) raises
+    ``ClientRequestError`` to the tool here. Sent as it was, the transport could not write
+    the request: the client got an error "answer" to a request it never sent, and the tool
+    waited for an answer that never came (its call was never answered)."""
+    from toolhost.mcp.wire import encode
+
+    params = dict(params)
+    try:
+        encode(params)
+    except (TypeError, ValueError, RecursionError) as exc:
+        raise ClientRequestError(f"cannot send {method}: its params are not valid JSON "
+                                 f"({cut(str(exc), 120)})") from None
+    return params
 
 
 def check_key(key: object) -> None:
@@ -91,12 +108,13 @@ class Pending:
         if len(self._waiting) >= MAX_PENDING:
             raise ClientRequestError(f"cannot ask the client: {MAX_PENDING} of this "
                                      "connection's requests are still unanswered")
+        params = sendable(method, params)
         request_id = f"{self._prefix}-{next(self._ids)}"
         event, box = anyio.Event(), list[Mapping[str, Any]]()
         self._waiting[request_id] = (event, box)
         try:
             await send({"jsonrpc": "2.0", "id": request_id, "method": method,
-                        "params": dict(params)})
+                        "params": params})
             with anyio.move_on_after(timeout) as waited:
                 await event.wait()
             if waited.cancelled_caught:
@@ -225,7 +243,7 @@ class RoundTrip:
             if len(self._unanswered) >= MAX_ROUND:
                 raise ClientRequestError(f"asked the client more than {MAX_ROUND} questions "
                                          "at once")
-            request = {"method": method, "params": dict(params)}
+            request = {"method": method, "params": sendable(method, params)}
             self._unanswered[key] = request
             # questions asked at the same time (a task group, asyncio.gather) join this
             # round: they are asked together, and each stops once all have been seen

@@ -39,6 +39,7 @@ from toolhost.mcp.client_requests import (
     ClientRequestError,
     RoundTrip,
     client_channel,
+    sendable,
 )
 from toolhost.mcp.jsonrpc import RpcError
 from toolhost.mcp.round_trip import MAX_ANSWERS
@@ -174,7 +175,7 @@ class TaskChannel(RoundTrip):
 
         task = self.task
         event, box = anyio.Event(), list[Any]()
-        task.waiting[key] = ({"method": method, "params": dict(params)}, event, box)
+        task.waiting[key] = ({"method": method, "params": sendable(method, params)}, event, box)
         if task.status == "input_required":
             task.changed()  # one more question: listeners hear every inputRequest
         task._set("input_required")

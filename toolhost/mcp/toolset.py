@@ -12,6 +12,11 @@ import binascii
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+try:  # what hashlib.blake2b is, without loading OpenSSL's _hashlib (~2.5 ms of serve's start)
+    from _blake2 import blake2b
+except ImportError:  # pragma: no cover - CPython always has _blake2
+    from hashlib import blake2b
+
 from toolhost.compile.tool import CompiledTool
 from toolhost.excerpt import cut
 from toolhost.redaction import scrub_value
@@ -66,10 +71,15 @@ def decode_anchored(cursor: object, kind: str, *, anchored: bool = True) -> tupl
     return anchor, int(digits)
 
 
+def _anchor(name: str) -> str:
+    return blake2b(name.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
+
+
 class ToolSet:
     """Tools by bare name plus the pre-built tools/list results (legacy and modern shapes)."""
 
-    __slots__ = ("by_name", "descriptors", "modern_pages", "page_size", "pages", "tools")
+    __slots__ = ("anchors", "by_name", "descriptors", "modern_extra", "modern_pages",
+                 "page_size", "pages", "tools")
 
     def __init__(self, tools: Sequence[CompiledTool], page_size: int,
                  modern_extra: Mapping[str, Any]) -> None:
@@ -89,27 +99,42 @@ class ToolSet:
         self.descriptors: tuple[dict[str, Any], ...] = tuple(
             scrub_value(t.descriptor(), frozenset()) for t in tools)
         # pages[i] answers the cursor for offset i * page_size; page 0 answers no cursor.
+        # a cursor names the tool its page follows too (16 hex digits of its name): after a
+        # reload that added or removed tools before that point, the next page starts after
+        # that tool where it is now, so no tool is skipped or listed twice
+        self.anchors: tuple[str, ...] = tuple(_anchor(t.name) for t in tools)
+        self.modern_extra = modern_extra
         self.pages: list[dict[str, Any]] = []
         self.modern_pages: list[dict[str, Any]] = []
         for start in range(0, max(len(self.descriptors), 1), page_size):
-            page: dict[str, Any] = {"tools": list(self.descriptors[start:start + page_size])}
-            if start + page_size < len(self.descriptors):
-                page["nextCursor"] = encode_cursor(start + page_size)
+            page = self._built(start)
             self.pages.append(page)
             self.modern_pages.append({**page, **modern_extra})
+
+    def _built(self, start: int) -> dict[str, Any]:
+        end = start + self.page_size
+        page: dict[str, Any] = {"tools": list(self.descriptors[start:end])}
+        if end < len(self.descriptors):
+            page["nextCursor"] = encode_cursor(end, f"{self.anchors[end - 1]}:")
+        return page
 
     def page(self, cursor: object, *, modern: bool) -> dict[str, Any]:
         """The tools/list result for ``cursor`` (None: the first page)."""
         pages = self.modern_pages if modern else self.pages
         if cursor is None:
             return pages[0]
-        offset = decode_cursor(cursor)
+        anchor, offset = decode_anchored(cursor, "")
         index, rest = divmod(offset, self.page_size)
-        if rest or not 0 < index < len(pages):
-            # A cursor from before a reload that shrank the list lands here too: the
-            # client re-lists from the start after notifications/tools/list_changed.
-            raise BadCursor(f"cursor {cursor!r} does not name a page of the current tool list")
-        return pages[index]
+        if not rest and 0 < index < len(pages) and self.anchors[offset - 1] == anchor:
+            return pages[index]  # the list did not change before this page: built once
+        moved = next((i + 1 for i, a in enumerate(self.anchors) if a == anchor), None)
+        if moved is None and not 0 < offset < len(self.descriptors):
+            # A cursor from before a reload that shrank the list: the client re-lists
+            # from the start after notifications/tools/list_changed.
+            raise BadCursor(f"cursor {_shown(str(cursor))} does not name a page of the current "
+                            "tool list")
+        page = self._built(offset if moved is None else moved)
+        return {**page, **self.modern_extra} if modern else page
 
     def all_tools_result(self) -> dict[str, Any]:
         """Every tool in one tools/list result (the manifest handed to the CLI)."""

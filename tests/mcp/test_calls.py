@@ -1,0 +1,60 @@
+"""``ctx.progress`` sends only what the schema allows: a ``progress`` that is a finite number
+larger than the last one sent (the spec: it "MUST increase with each notification"), a finite
+``total``, a string ``message``. NaN and infinities were worse than wrong: they made the
+notification unencodable, and the client got a JSON-RPC error with ``id: null`` for a
+request it never sent. The call itself goes on and answers."""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+import pytest
+
+from toolhost.backends.base import CallContext
+from toolhost.mcp import McpServer
+from toolhost.results import ToolResult
+
+from .mcp_testtools import make_tool
+
+pytestmark = pytest.mark.anyio
+
+NAN, INF = float("nan"), float("inf")
+
+
+@pytest.mark.parametrize(("steps", "heard"), [
+    ([(1, 10, None), (2, 10, "two"), (7.5, None, None)], [1, 2, 7.5]),
+    ([(5, 10, None), (3, 10, None), (6, 10, None)], [5, 6]),  # 3 goes back
+    ([(5, None, None), (5, None, None)], [5]),                # so does the same value
+    ([(NAN, None, None), (1, None, None)], [1]),
+    ([(INF, None, None), (-INF, None, None)], []),
+    ([(1, NAN, None), (2, INF, None), (3, 4, None)], [3]),
+    (["lots", True, None, [1]], []),                          # progress is a number
+    ([(1, "ten", None), (2, None, 7), (3, None, "ok")], [3]),
+])
+async def test_progress_sends_only_what_the_schema_allows(
+        steps: list[Any], heard: list[float], caplog: pytest.LogCaptureFixture) -> None:
+    async def tool(arguments: Mapping[str, Any], ctx: CallContext) -> ToolResult:
+        for step in steps:
+            done, total, message = step if isinstance(step, tuple) else (step, None, None)
+            await ctx.progress(done, total, message)
+        return ToolResult.text("done")
+
+    sent: list[dict[str, Any]] = []
+
+    async def notify(message: dict[str, Any]) -> None:
+        json.dumps(message, allow_nan=False)  # what every transport must be able to write
+        sent.append(message)
+
+    server = McpServer("demo", "1", [make_tool("tool", tool, schema={})])
+    with caplog.at_level(logging.DEBUG, logger="toolhost.mcp"):
+        out = await server.handle({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                                   "params": {"name": "tool", "_meta": {"progressToken": "t"}}},
+                                  notify=notify)
+    assert out is not None and out["result"]["content"] == [{"type": "text", "text": "done"}]
+    assert [m["params"]["progress"] for m in sent] == heard
+    refused = [r for r in caplog.records if "progress notification was not sent" in r.message]
+    assert len(refused) == len(steps) - len(heard)
+    assert [r.levelno for r in refused[:1]] == ([logging.WARNING] if refused else [])
