@@ -1,0 +1,159 @@
+"""A shell script an earlier call wrote, run by this one (round 20).
+
+``bash s.sh``, ``sh s``, ``source ./env.sh``, ``. s`` and ``./s.sh`` have the shell (or the
+file) as their program: what the script runs is not on the line. An earlier call may have
+written it (``echo 'rm -rf ~/x' > s.sh``, allowed: a file no later command was known to run),
+and then ``bash s.sh`` ran rm under ``deny: Bash(rm:*)``. The script is read when the call
+is decided, as an Edit of a run-later file is (``written_later``): its text is judged by the
+deny and ask Bash rules as a Write of a hook is, and a text whose programs cannot be proven
+(or that cannot be read: a FIFO, a device, over 16 KiB, not UTF-8) meets them all. A
+program named by its path is read when it starts with a shell's ``#!`` line or none (the
+kernel refuses it and the shell runs it itself); a binary or another interpreter's script
+is the program, judged by its name as before. Scripts it runs are read the same way, three
+deep. After a ``cd`` on the line, a relative script path is not known: not provable.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Callable
+
+from toolhost.permissions.bashprog import SHELLS, analyze_line
+from toolhost.permissions.runlater import past_wrappers
+from toolhost.permissions.shell import ParsedCommand, ShellSyntaxError, Word, parse_command
+
+__all__ = ["script_reason"]
+
+LIMIT = 16 * 1024  # what a Bash write of a run-later file is judged up to (written_later)
+_DEPTH = 3
+# reserved words and builtins a command may follow on its segment (``then ./s``)
+_LEADS = frozenset({"if", "then", "else", "elif", "do", "while", "until", "!", "{", "(",
+                    "time", "exec", "command", "builtin", "-p"})
+_MOVES = frozenset({"cd", "pushd", "popd"})
+_SHELL_ARG_OPTIONS = frozenset({"-o", "+o", "-O", "+O", "--rcfile", "--init-file"})
+
+Judge = Callable[[list[str | None]], bool]
+
+
+def _scripts(words: tuple[Word, ...]) -> list[tuple[Word, bool]]:
+    """The files ``words`` runs as shell scripts: (word, named as the program)."""
+    lead = 0
+    while lead < len(words) and words[lead].value in _LEADS:
+        lead += 1
+    words = words[lead:]
+    at = past_wrappers(words)
+    if at >= len(words):
+        return []
+    program = words[at]
+    name = program.value.rsplit("/", 1)[-1]
+    if "/" in program.value:
+        return [(program, True)]
+    if name in ("source", "."):
+        return [(words[at + 1], False)] if at + 1 < len(words) else []
+    if name not in SHELLS:
+        return []
+    rest = iter(words[at + 1:])
+    for word in rest:
+        value = word.value
+        if value in _SHELL_ARG_OPTIONS:
+            next(rest, None)
+        elif value == "--":
+            continue
+        elif value.startswith(("-", "+")):
+            if not value.startswith("--") and ("c" in value or "s" in value):
+                return []  # a command string, or stdin (judged elsewhere)
+        else:
+            return [(word, False)]
+    return []
+
+
+def _read(path: str) -> tuple[str | None, bool]:
+    """(the text, whether it is there): None for text that cannot be judged; never blocks
+    (a FIFO is opened non-blocking and refused)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return None, False
+    except OSError:
+        return None, True
+    try:
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            return None, False  # not run: bash says it is a directory
+        if not stat.S_ISREG(info.st_mode):
+            return None, True
+        data = os.read(fd, LIMIT + 1)
+    except OSError:
+        return None, True
+    finally:
+        os.close(fd)
+    if b"\x00" in data[:1024]:
+        return "\x00", True  # a binary (run as itself), or a script bash would cut
+    if len(data) > LIMIT:
+        head = data[:1024].decode("utf-8", "replace")  # the #! line says who runs it
+        return (None if _is_shell_text(head) else head), True
+    try:
+        return data.decode("utf-8"), True
+    except UnicodeDecodeError:
+        return None, True
+
+
+def _shell_text(text: str | None, as_program: bool) -> bool:
+    """Whether a file run by its path is run by a shell: a shell's ``#!`` line, or none."""
+    if not as_program or text is None:
+        return True
+    if "\x00" in text[:1024]:
+        return False  # a binary: the program itself
+    return _is_shell_text(text)
+
+
+def _is_shell_text(text: str) -> bool:
+    if not text.startswith("#!"):
+        return True
+    line = text[2:].split("\n", 1)[0].split()
+    if line and line[0].rsplit("/", 1)[-1] == "env":
+        line = [w for w in line[1:] if not w.startswith("-") and "=" not in w]
+    return bool(line) and line[0].rsplit("/", 1)[-1] in SHELLS
+
+
+def script_reason(parsed: ParsedCommand, cwd: str, judge: Judge | None,
+                  depth: int = 0) -> str | None:
+    """Why a shell script ``parsed`` runs cannot be proven (None: it runs none, or each one
+    read meets no deny or ask Bash rule and its programs are proven)."""
+    segments = parsed.words + parsed.nested_words
+    moved = any(w.value in _MOVES for words in segments for w in words)  # (fail closed)
+    for words in segments:
+        for word, as_program in _scripts(words):
+            if not word.plain:
+                return f"it runs a script named {word.raw!r}, which is not known before it runs"
+            path = os.path.expanduser(word.value)
+            if not os.path.isabs(path) and moved:
+                return (f"it runs the script {word.raw!r} after a cd: which file that is "
+                        "is not known")
+            text, there = _read(os.path.join(cwd, path))
+            if not there or not _shell_text(text, as_program):
+                continue
+            why = _judged(text, cwd, judge, depth)
+            if why is not None:
+                return f"it runs the script {word.raw!r}, whose text {why}"
+    return None
+
+
+def _judged(text: str | None, cwd: str, judge: Judge | None, depth: int) -> str | None:
+    if judge is None:
+        return None
+    if text is None or "\x00" in text:
+        return "cannot be read as a script here" if judge([None]) else None
+    if judge([text]):
+        return "a deny or ask rule meets"
+    if depth + 1 >= _DEPTH:
+        return "runs scripts too deep to read" if judge([None]) else None
+    try:
+        inner = analyze_line(text).reason or script_reason(
+            parse_command(text), cwd, judge, depth + 1)
+    except ShellSyntaxError as exc:
+        inner = f"does not parse: {exc}"
+    if inner is not None and judge([None]):  # a rule to hold: what it runs must be proven
+        return f"cannot be proven ({inner})"
+    return None
