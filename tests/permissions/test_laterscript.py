@@ -68,3 +68,23 @@ def test_the_script_is_read_in_the_policy_s_folder(root: Path, tmp_path_factory:
     assert decide(elsewhere, "bash s.sh", GUARDED) == "allow"
     assert decide(root, f"bash {elsewhere / 's.sh'}", GUARDED) == "allow"
     assert decide(elsewhere, f"bash {root / 's.sh'}", GUARDED) == "deny"
+
+
+@pytest.mark.parametrize("command", [
+    "python3 -c 'open(\"s\",\"w\").write(\"rm -rf ~/x\")'; bash s",
+    "python3 -c 'open(\"ok.sh\",\"w\").write(\"rm x\")' && bash ok.sh",
+    "perl -e 'open F, \">new.sh\"; print F \"rm x\"'; source new.sh",
+    "python3 -c 'open(\"app2\",\"w\")'; chmod +x app2; ./app2",
+    "python3 gen.py && bash out.sh", "node build.js; sh out.sh",
+])
+def test_a_script_an_interpreter_on_the_line_may_write_is_not_provable(
+        root: Path, command: str) -> None:
+    assert decide(root, command, GUARDED) == "deny"
+
+
+@pytest.mark.parametrize("command", [
+    "make && ./app", "make && ./built", "cc -o built x.c && ./built", "python3 py && ./app",
+    "python3 -c 'print(1)' && bash ok.sh", "npm test && bash ok.sh",
+])
+def test_a_program_built_on_the_line_is_decided_as_before(root: Path, command: str) -> None:
+    assert decide(root, command, GUARDED) == "allow"

@@ -11,6 +11,11 @@ program named by its path is read when it starts with a shell's ``#!`` line or n
 kernel refuses it and the shell runs it itself); a binary or another interpreter's script
 is the program, judged by its name as before. Scripts it runs are read the same way, three
 deep. After a ``cd`` on the line, a relative script path is not known: not provable.
+
+A script an interpreter on the same line may write first (policy19's P19-8: ``python3 -c
+'open("s","w").write(...)'; bash s``) is not provable when the interpreter's words name it,
+or when a script run by a shell is not there yet; ``make && ./app`` (no interpreter, a
+program named by its path) stays as it was.
 """
 
 from __future__ import annotations
@@ -33,6 +38,9 @@ _LEADS = frozenset({"if", "then", "else", "elif", "do", "while", "until", "!", "
 _MOVES = frozenset({"cd", "pushd", "popd"})
 _SHELL_ARG_OPTIONS = frozenset({"-o", "+o", "-O", "+O", "--rcfile", "--init-file"})
 
+# (round 20, P19-8) programs whose own code may write the script a later segment runs
+_INTERPRETERS = frozenset({"python", "perl", "ruby", "node", "nodejs", "php", "lua", "bun",
+                           "deno", "Rscript", "tclsh", "awk", "gawk", "mawk", "pypy", "osascript"})
 Judge = Callable[[list[str | None]], bool]
 
 
@@ -66,6 +74,13 @@ def _scripts(words: tuple[Word, ...]) -> list[tuple[Word, bool]]:
         else:
             return [(word, False)]
     return []
+
+
+def _interprets(words: tuple[Word, ...]) -> bool:
+    """Whether ``words`` runs an interpreter, whose own code may write any file."""
+    at = past_wrappers(words)
+    name = words[at].value.rsplit("/", 1)[-1] if at < len(words) else ""
+    return name.rstrip("0123456789.") in _INTERPRETERS
 
 
 def _read(path: str) -> tuple[str | None, bool]:
@@ -131,7 +146,15 @@ def script_reason(parsed: ParsedCommand, cwd: str, judge: Judge | None,
             if not os.path.isabs(path) and moved:
                 return (f"it runs the script {word.raw!r} after a cd: which file that is "
                         "is not known")
+            base = os.path.basename(os.path.normpath(path))
+            coders = [c for c in segments if c is not words and _interprets(c)]
+            if any(base in w.value for c in coders for w in c[1:]):
+                return (f"it runs {word.raw!r}, which a program's own code on the line may "
+                        "write first")
             text, there = _read(os.path.join(cwd, path))
+            if not there and coders and not as_program:
+                return (f"it runs the script {word.raw!r}, not there yet: a program on the "
+                        "line may write it first")
             if not there or not _shell_text(text, as_program):
                 continue
             why = _judged(text, cwd, judge, depth)
