@@ -19,7 +19,8 @@ def root(tmp_path: Path) -> Path:
              "deep.sh": "bash outer.sh\n", "py": "#!/usr/bin/env python3\nimport os\n",
              "envsh": "#!/usr/bin/env -S bash -e\nrm -rf ~/x\n", "d/s.sh": "rm -rf ~/x\n",
              "big.sh": "#!/bin/sh\n" + "echo ok\n" * 3000, "latin.sh": "echo \udcff\n",
-             "bigpy": "#!/usr/bin/env python3\n" + "x = 1\n" * 4000}
+             "bigpy": "#!/usr/bin/env python3\n" + "x = 1\n" * 4000,
+             "case.sh": 'case "$1" in\n  a) echo a ;;\n  *) echo b ;;\nesac\nls -la \\\n  /tmp\n'}
     for name, text in files.items():
         (tmp_path / name).parent.mkdir(exist_ok=True)
         (tmp_path / name).write_bytes(text.encode("utf-8", "surrogateescape"))
@@ -35,12 +36,12 @@ NOT_PROVABLE = [
     "echo go && bash s.sh", "if true; then ./s.sh; fi", "x=$(bash s.sh)", "bash d/s.sh",
     "bash outer.sh", "bash deep.sh", "./envsh", "bash fifo", "bash big.sh", "bash latin.sh",
     "cd d && bash s.sh", "exec ./s.sh", "for i in 1; do bash s.sh; done",
-    "command bash s.sh", "bash $S", "bash app",
+    "command bash s.sh", "bash $S", "bash app", "X=1 bash s.sh",
 ]
 HONEST = [
     "bash ok.sh", "./ok.sh", "./app", "./py", "./bigpy", "python3 py", "bash -c 'echo hi'",
     "bash missing.sh", "bash d", "cd d && true", "exec ./ok.sh", "while false; do ./app; done",
-    "ls s.sh", "cat s.sh",
+    "ls s.sh", "cat s.sh", "bash case.sh", "X=1 bash ok.sh",
     "cd d && ls",
 ]
 

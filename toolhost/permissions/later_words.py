@@ -19,7 +19,7 @@ from toolhost.permissions.command_strings import _CODE_STRING
 from toolhost.permissions.runlater import quick, run_later_content
 from toolhost.permissions.shell import ParsedCommand, ShellSyntaxError, parse_command
 
-__all__ = ["later_words_reason"]
+__all__ = ["later_words_reason", "unplain_lines"]
 
 _SECTION = re.compile(r"\s*\[[^\]]*\]\s*")  # an ini section: [alias], [core]
 _SETTING = re.compile(r"\s*[\w.\"-]+\s*[=:]\s*(.*)")  # key = value, key: value
@@ -100,4 +100,16 @@ def later_words_reason(parsed: ParsedCommand, command: str) -> str | None:
                     return (f"it writes a file a later command runs with the command word "
                             f"{word!r}, which is not a plain literal (the next shell or git "
                             "runs what it expands to, which the rules cannot see)")
+    return None
+
+
+def unplain_lines(text: str) -> str | None:
+    """The first command word of ``text`` (a script, read line by line as a hook's text
+    written on a line is) that is not a plain literal (None: each one is)."""
+    for line in text.replace("\\\n", " ").splitlines():  # a continued line is one
+        line = line.strip()
+        if line and not line.startswith("#"):
+            for shell_text in _commands(line):
+                if (word := _unplain(shell_text)) is not None:
+                    return word
     return None

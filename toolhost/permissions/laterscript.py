@@ -21,10 +21,12 @@ program named by its path) stays as it was.
 from __future__ import annotations
 
 import os
+import re
 import stat
 from collections.abc import Callable
 
-from toolhost.permissions.bashprog import SHELLS, analyze_line
+from toolhost.permissions.bashprog import SHELLS
+from toolhost.permissions.later_words import unplain_lines
 from toolhost.permissions.runlater import past_wrappers
 from toolhost.permissions.shell import ParsedCommand, ShellSyntaxError, Word, parse_command
 
@@ -35,6 +37,7 @@ _DEPTH = 3
 # reserved words and builtins a command may follow on its segment (``then ./s``)
 _LEADS = frozenset({"if", "then", "else", "elif", "do", "while", "until", "!", "{", "(",
                     "time", "exec", "command", "builtin", "-p"})
+_ASSIGN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")  # X=1 bash s.sh
 _MOVES = frozenset({"cd", "pushd", "popd"})
 _SHELL_ARG_OPTIONS = frozenset({"-o", "+o", "-O", "+O", "--rcfile", "--init-file"})
 
@@ -47,7 +50,7 @@ Judge = Callable[[list[str | None]], bool]
 def _scripts(words: tuple[Word, ...]) -> list[tuple[Word, bool]]:
     """The files ``words`` runs as shell scripts: (word, named as the program)."""
     lead = 0
-    while lead < len(words) and words[lead].value in _LEADS:
+    while lead < len(words) and (words[lead].value in _LEADS or _ASSIGN.match(words[lead].raw)):
         lead += 1
     words = words[lead:]
     at = past_wrappers(words)
@@ -172,11 +175,14 @@ def _judged(text: str | None, cwd: str, judge: Judge | None, depth: int) -> str 
         return "a deny or ask rule meets"
     if depth + 1 >= _DEPTH:
         return "runs scripts too deep to read" if judge([None]) else None
-    try:
-        inner = analyze_line(text).reason or script_reason(
-            parse_command(text), cwd, judge, depth + 1)
-    except ShellSyntaxError as exc:
-        inner = f"does not parse: {exc}"
+    # as a hook's text written on a line is (later_words): each command word plain
+    word = unplain_lines(text)
+    inner = None if word is None else f"names the program {word!r}, not a plain literal"
+    if inner is None:
+        try:
+            inner = script_reason(parse_command(text), cwd, judge, depth + 1)
+        except ShellSyntaxError:
+            inner = None  # (each line was judged above)
     if inner is not None and judge([None]):  # a rule to hold: what it runs must be proven
         return f"cannot be proven ({inner})"
     return None
