@@ -223,7 +223,9 @@ class SdkHost:
         """``ClaudeAgentOptions`` with this host's servers, permission callback and denials,
         in permission mode ``default``; other keyword arguments are passed through. Raises
         ``ToolhostError`` for one that would let the CLI run tools without asking the rules
-        (the module docstring)."""
+        (the module docstring). The CLI starts in ``cwd`` (default: the config's ``run.cwd``,
+        else the current directory), where the rules read what commands run, and every Bash
+        call starts there; ``cwd`` binds this host to that directory (another is refused)."""
         from toolhost.runner.cli_settings import KEEP_START_DIR
         from toolhost.sdk_options import refused
 
