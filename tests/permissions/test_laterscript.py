@@ -89,3 +89,20 @@ def test_a_script_an_interpreter_on_the_line_may_write_is_not_provable(
 ])
 def test_a_program_built_on_the_line_is_decided_as_before(root: Path, command: str) -> None:
     assert decide(root, command, GUARDED) == "allow"
+
+
+def test_entering_a_worktree_is_denied_where_a_bash_rule_must_follow_commands(
+        root: Path) -> None:
+    from toolhost.config.model import PermissionsConfig, RuleConfig
+    from toolhost.permissions.policy import compile_policy
+
+    def behavior(rules: list[tuple[str, str]], default: str) -> str:
+        policy = compile_policy(PermissionsConfig(rules=[RuleConfig(effect=e, tool=t)
+                                                         for e, t in rules], default=default),
+                                cwd=str(root))
+        return policy.decide("EnterWorktree", {"name": "w"}).behavior
+
+    assert behavior(GUARDED, "allow") == "deny"
+    assert behavior([*GUARDED, ("allow", "EnterWorktree")], "ask") == "deny"
+    assert behavior(OPEN, "allow") == "allow"  # no Bash rule to follow commands for
+    assert behavior([("allow", "EnterWorktree")], "deny") == "allow"
