@@ -91,3 +91,23 @@ def test_as_cli_args_is_what_the_sdk_passes() -> None:
     assert as_cli_args("extra_args", {"x": None, "y": "-1"}) == ["--x", "--y=-1"]
     assert as_cli_args("max_turns", 3) == []
     assert refused({}, print) is None
+
+
+async def test_the_cli_starts_and_stays_in_the_folder_the_rules_judge(
+        host: SdkHost, tmp_path: Any) -> None:
+    start = host.host.policy.cwd
+    options = host.options(env={"CLAUDE_BASH_MAINTAIN_PROJECT_WORKING_DIR": "0", "A": "b"})
+    assert options.cwd == start
+    assert options.env == {"CLAUDE_BASH_MAINTAIN_PROJECT_WORKING_DIR": "1", "A": "b"}
+    assert host.options(cwd=start).cwd == start
+    with pytest.raises(ToolhostError) as raised:  # one host, one folder
+        host.options(cwd=str(tmp_path))
+    assert "not the folder this host's sessions run in" in str(raised.value)
+    assert "\n" not in str(raised.value)
+
+
+async def test_commands_are_read_in_the_cwd_the_cli_is_given(tmp_path: Any) -> None:
+    # the policy reads repositories, patches and relative paths where Bash runs
+    async with load(DEMO) as sdk:
+        assert sdk.options(cwd=str(tmp_path)).cwd == str(tmp_path)
+        assert sdk.host.policy.cwd == str(tmp_path)

@@ -39,6 +39,7 @@ in (``toolhost.sdk_upstreams``; a CLI session sees them from its start on).
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import TracebackType
@@ -47,6 +48,7 @@ from typing import Any
 from toolhost.backends.base import CallContext
 from toolhost.compile.tool import CompiledTool
 from toolhost.errors import ToolhostError
+from toolhost.excerpt import cut
 from toolhost.failures import log_failure
 from toolhost.mcp import McpServer
 from toolhost.mcp.server import TOOL_USE_ID_META_KEY
@@ -135,6 +137,7 @@ class SdkHost:
         self.host = host  # toolhost.host.Host
         self.gate = gate  # toolhost.permissions.gate.PermissionGate
         self.noted = NotedAllows()  # allows can_use_tool answered, by tool-use id
+        self.start: str | None = None  # the CLI's cwd, once options() gave it
         self.closed = False
         self.mcp_servers: dict[str, Any] = {}
         self.upstreams = SdkUpstreams(host)  # imported servers followed (toolhost.sdk_upstreams)
@@ -220,7 +223,10 @@ class SdkHost:
         """``ClaudeAgentOptions`` with this host's servers, permission callback and denials,
         in permission mode ``default``; other keyword arguments are passed through. Raises
         ``ToolhostError`` for one that would let the CLI run tools without asking the rules
-        (the module docstring)."""
+        (the module docstring). The CLI starts in ``cwd`` (default: the config's ``run.cwd``,
+        else the current directory), where the rules read what commands run, and every Bash
+        call starts there; ``cwd`` binds this host to that directory (another is refused)."""
+        from toolhost.runner.cli_settings import KEEP_START_DIR
         from toolhost.sdk_options import refused
 
         try:
@@ -233,13 +239,25 @@ class SdkHost:
         why = refused(kwargs, self.can_use_tool)
         if why is not None:
             raise ToolhostError(f"toolhost.sdk options: {why}")
+        # The CLI's Bash runs in its cwd: the rules read repositories, patches, archives and
+        # relative paths there. One host judges one folder (its policy is shared).
+        policy = self.host.policy
+        start = os.path.abspath(kwargs["cwd"]) if kwargs.get("cwd") is not None else policy.cwd
+        if self.start is not None and os.path.realpath(start) != os.path.realpath(self.start):
+            raise ToolhostError(
+                f"toolhost.sdk options: cwd {cut(start)} is not the folder this host's "
+                f"sessions run in ({cut(self.start)}): load the config again for another")
+        self.start = policy.cwd = start
         settings: dict[str, Any] = {"mcp_servers": self.mcp_servers,
                                     "can_use_tool": self.can_use_tool,
                                     "disallowed_tools": self.disallowed_tools,
                                     "permission_mode": "default",
                                     "settings": self.settings}
         settings.update({k: v for k, v in kwargs.items()
-                         if not (k in ("permission_mode", "settings") and v is None)})
+                         if not (k in ("permission_mode", "settings", "cwd") and v is None)})
+        settings["cwd"] = start
+        # every Bash call starts in that folder: a cd does not carry to the next call
+        settings["env"] = {**(kwargs.get("env") or {}), **KEEP_START_DIR}
         return ClaudeAgentOptions(**settings)
 
     async def aclose(self) -> None:

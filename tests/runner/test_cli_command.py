@@ -63,7 +63,8 @@ def test_argv_flags_and_environment() -> None:
     assert argv[-3:] == ("--a", "--b", "x")
     assert cmd.cwd == "/w"
     assert cmd.env == {"PATH": "/bin", "SHARED": "config", "ANTHROPIC_API_KEY": "k",
-                       "FROM_CONFIG": "1", "EXTRA": "1", "CLAUDE_CODE_ENTRYPOINT": "sdk-py"}
+                       "FROM_CONFIG": "1", "EXTRA": "1", "CLAUDE_CODE_ENTRYPOINT": "sdk-py",
+                       "CLAUDE_BASH_MAINTAIN_PROJECT_WORKING_DIR": "1"}
 
 
 def test_no_optional_flags_by_default() -> None:

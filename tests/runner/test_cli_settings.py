@@ -53,3 +53,14 @@ def test_hooks_are_left_alone_unless_turned_off() -> None:
     assert "disableAllHooks" not in ask_everything(["s"])
     assert ask_everything(["s"], hooks=False)["disableAllHooks"] is True
     assert json.loads(settings_json(["s"], hooks=False)) == ask_everything(["s"], hooks=False)
+
+
+def test_every_bash_call_starts_in_the_folder_the_rules_judge() -> None:
+    # the CLI keeps a cd for the next call without it, beside the rules' start folder
+    keep = {"CLAUDE_BASH_MAINTAIN_PROJECT_WORKING_DIR": "1"}
+    assert ask_everything()["env"] == keep  # beats the user's and the project's env
+    undone = RunOptions(env={"CLAUDE_BASH_MAINTAIN_PROJECT_WORKING_DIR": "0"})
+    for options in (RunOptions(), undone):
+        env = build_command("claude", {"s": []}, options=options,
+                            environ={"CLAUDE_BASH_MAINTAIN_PROJECT_WORKING_DIR": ""}).env
+        assert env["CLAUDE_BASH_MAINTAIN_PROJECT_WORKING_DIR"] == "1"

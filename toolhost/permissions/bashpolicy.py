@@ -90,6 +90,10 @@ def unprovable(command: str, cwd: str | None = None,
             forms = [f for words in parsed.segments + parsed.nested for f in command_forms(words)]
             reason = handed_reason(parsed, text=command) or self_run_reason(parsed) or (
                 inline_run_reason(forms, command)) or later_words_reason(parsed, command)
+        if reason is None and cwd is not None:  # round 20: a script an earlier call wrote
+            from toolhost.permissions.laterscript import script_reason
+
+            reason = script_reason(parsed, cwd, judge)
         if reason is None and cwd is not None and "git" in command and _GIT_BRINGS.search(
                 command):
             from toolhost.permissions.latergit import brought_later

@@ -19,10 +19,17 @@ from toolhost.permissions.command_strings import _CODE_STRING
 from toolhost.permissions.runlater import quick, run_later_content
 from toolhost.permissions.shell import ParsedCommand, ShellSyntaxError, parse_command
 
-__all__ = ["later_words_reason"]
+__all__ = ["later_words_reason", "unplain_lines"]
 
 _SECTION = re.compile(r"\s*\[[^\]]*\]\s*")  # an ini section: [alias], [core]
 _SETTING = re.compile(r"\s*[\w.\"-]+\s*[=:]\s*(.*)")  # key = value, key: value
+# git settings whose value runs as a command line (core.pager, core.editor, core.sshCommand,
+# diff.external, credential.helper, sequence.editor, gpg.program, core.askPass, core.fsmonitor,
+# filter.*.clean/smudge/process, diff.*.textconv/command, merge.*.driver, *.cmd, ...)
+_RUNS_KEYS = frozenset({"pager", "editor", "sshcommand", "external", "helper", "program",
+                        "askpass", "fsmonitor", "textconv", "command", "clean", "smudge",
+                        "process", "driver", "cmd", "packobjectshook", "receivepackhook",
+                        "proxycommand", "gitproxy", "sendmailcmd", "smtpserver"})
 _CRON = re.compile(r"(?:@\w+|(?:[0-9*/,-]+\s+){4}[0-9*/,-]+)\s+(.*)")
 _CASE_ARM = re.compile(r"\(?[^\s()]+\)\s*(.*)")  # `*i*) ;;`, `xterm*|rxvt*) cmd`: patterns
 _ASSIGN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=")
@@ -32,14 +39,22 @@ _WRITERS = frozenset({"echo", "printf", "tee", "cat"})  # those whose content is
 _MAX_TEXT = 65_536  # (run_later_reason refuses longer content)
 
 
-def _commands(line: str) -> list[str]:
-    """The shell text of one content line that a later shell may run as a command."""
+def _commands(line: str, section: str = "") -> list[str]:
+    """The shell text of one content line that a later shell may run as a command
+    (``section``: the ini section the line is in, lower case)."""
     if _SECTION.fullmatch(line):
         return []
     if (m := _SETTING.match(line)) is not None and not line.lstrip().startswith(
             ("export", "alias")) and " " in line.split("=")[0] + " ":
         value = m.group(1).strip().strip("'\"")
-        return [value[1:]] if value.startswith("!") else []
+        if value.startswith("!"):
+            return [value[1:]]
+        key = re.split(r"\s*[=:]", line.strip(), maxsplit=1)[0].strip("\"").lower()
+        # round 20 (P19-9): git runs these values as a command line with no `!`
+        runs = key.rsplit(".", 1)[-1] in _RUNS_KEYS or section.split()[:1] == ["pager"] \
+            or key.startswith("pager.")
+        return [value] if runs and not (section.startswith("alias") or key.startswith(
+            "alias.")) else []
     if (m := _CRON.fullmatch(line)) is not None:
         return [m.group(1)]
     if (m := _CASE_ARM.fullmatch(line)) is not None:  # a case arm: its command, if any
@@ -73,13 +88,28 @@ def later_words_reason(parsed: ParsedCommand, command: str) -> str | None:
         texts += [next(g for g in m.groups() if g is not None)
                   for m in _CODE_STRING.finditer(command.partition("\n")[0])]
     for text in texts:
+        section = ""
         for line in text.replace("\\n", "\n").split("\n"):
             line = line.strip()
             if not line or line.startswith("#"):
                 continue
-            for shell_text in _commands(line):
+            if _SECTION.fullmatch(line):
+                section = line.strip("[] \t").lower()
+            for shell_text in _commands(line, section):
                 if (word := _unplain(shell_text)) is not None:
                     return (f"it writes a file a later command runs with the command word "
                             f"{word!r}, which is not a plain literal (the next shell or git "
                             "runs what it expands to, which the rules cannot see)")
+    return None
+
+
+def unplain_lines(text: str) -> str | None:
+    """The first command word of ``text`` (a script, read line by line as a hook's text
+    written on a line is) that is not a plain literal (None: each one is)."""
+    for line in text.replace("\\\n", " ").splitlines():  # a continued line is one
+        line = line.strip()
+        if line and not line.startswith("#"):
+            for shell_text in _commands(line):
+                if (word := _unplain(shell_text)) is not None:
+                    return word
     return None

@@ -221,7 +221,21 @@ class CompiledPolicy:
             held = self._written_later(tool_name, tool_input)
             if held is not None:
                 return held
+        if tool_name in _MOVES_SESSION and self._bash_deny is not None:
+            return self._moved(self._decide(tool_name, tool_input))
         return self._decide(tool_name, tool_input)
+
+    def _moved(self, decision: Decision) -> Decision:
+        """EnterWorktree switches the session into another folder: later Bash calls run
+        there while the rules read scripts, repositories and patches in the start folder, so
+        with a Bash deny rule it is denied (round 20)."""
+        rule = self._bash_deny
+        if decision.behavior == "deny" or rule is None:
+            return decision
+        return Decision("deny", "Denied: EnterWorktree moves the session into another folder, "
+                        "where the rules cannot read what later commands run, so they could "
+                        f"dodge rule {rule.text!r} ({rule.origin}) or another.",
+                        rule=rule.text, origin=rule.origin)
 
     def _decide(self, tool_name: str, tool_input: Mapping[str, Any]) -> Decision:
         unproven = _unprovable(tool_input, self.cwd, self._brought_meets) \
@@ -512,6 +526,9 @@ def _is_bash(content: object) -> TypeGuard[BashMatcher]:
     from toolhost.permissions.content import BashMatcher as Bash
 
     return isinstance(content, Bash)
+
+
+_MOVES_SESSION = frozenset({"EnterWorktree"})  # (ExitWorktree returns to the start folder)
 
 
 def _unprovable(tool_input: Mapping[str, Any], cwd: str,

@@ -29,7 +29,12 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-__all__ = ["ASKED_BUILTINS", "ask_everything", "settings_json"]
+__all__ = ["ASKED_BUILTINS", "KEEP_START_DIR", "ask_everything", "settings_json"]
+
+# Without it the CLI's Bash keeps a ``cd`` for the next call (inside the project), while
+# the rules read repositories, patches, archives and relative paths from the start folder:
+# every call starts there, so a rule never judges a directory the command will not run in.
+KEEP_START_DIR = {"CLAUDE_BASH_MAINTAIN_PROJECT_WORKING_DIR": "1"}
 
 # The CLI's tools that act outside its own session state (files, commands, the network,
 # sub-agents, skills, MCP resources, worktrees, other sessions), named one by one for a
@@ -46,9 +51,12 @@ ASKED_BUILTINS: tuple[str, ...] = (
 def ask_everything(servers: Iterable[str] = (), *, hooks: bool = True) -> dict[str, Any]:
     """The settings object: a whole-tool ask rule for ``*``, every name in
     ``ASKED_BUILTINS`` and ``mcp__<server>`` for each MCP server (toolhost's and external);
-    ``hooks=False`` adds ``"disableAllHooks": true`` (no settings or plugin hook runs)."""
+    ``hooks=False`` adds ``"disableAllHooks": true`` (no settings or plugin hook runs).
+    Its ``env`` (``KEEP_START_DIR``) starts every Bash call in the start folder: these
+    settings beat the user's and the project's ``env``."""
     rules = ["*", *ASKED_BUILTINS, *(f"mcp__{name}" for name in servers)]
-    settings: dict[str, Any] = {"permissions": {"ask": list(dict.fromkeys(rules))}}
+    settings: dict[str, Any] = {"permissions": {"ask": list(dict.fromkeys(rules))},
+                                "env": dict(KEEP_START_DIR)}
     if not hooks:
         settings["disableAllHooks"] = True
     return settings

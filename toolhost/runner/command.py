@@ -11,7 +11,7 @@ from typing import Any
 
 from toolhost.compile.tool import CompiledTool
 from toolhost.config.model import RunConfig
-from toolhost.runner.cli_settings import settings_json
+from toolhost.runner.cli_settings import KEEP_START_DIR, settings_json
 
 __all__ = ["DEFAULT_MAX_TURNS", "CliCommand", "RunOptions", "build_command", "mcp_config",
            "server_timeout_ms"]
@@ -125,4 +125,5 @@ def build_command(cli: str, servers: Mapping[str, Sequence[CompiledTool]], *,
     for name in drop_env:
         env.pop(name, None)
     env["CLAUDE_CODE_ENTRYPOINT"] = "sdk-py"
+    env.update(KEEP_START_DIR)  # the rules judge the start folder: no cd carries over
     return CliCommand(tuple(argv), env, options.cwd)
