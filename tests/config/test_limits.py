@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from toolhost.config import limits
-from toolhost.config.limits import LIMITS, toml_depth
+from toolhost.config.limits import HEADER_WEIGHT, LIMITS, toml_depth, toml_prescan
 
 settings.register_profile("ci", derandomize=True, deadline=None, max_examples=300,
                           suppress_health_check=[HealthCheck.too_slow])
@@ -24,10 +24,19 @@ PROFILE = "ci" if os.environ.get("CI") else "dev"
 
 
 def _reference(text: str, limit: int) -> int:
-    depth = 0
+    return _reference_prescan(text, limit, len(text) + 1)[0]
+
+
+def _reference_prescan(text: str, limit: int, values: int) -> tuple[int, str]:
+    depth = count = 0
     i, n = 0, len(text)
+    counting = n >= values
     while i < n:
         c = text[i]
+        if counting and c in ",=[{":
+            count += HEADER_WEIGHT if c == "[" and (i == 0 or text[i - 1] == "\n") else 1
+            if count > values:
+                return i, "values"
         if c == "#":
             end = text.find("\n", i)
             i = n if end < 0 else end
@@ -42,15 +51,16 @@ def _reference(text: str, limit: int) -> int:
         if c in "[{":
             depth += 1
             if depth > limit:
-                return i
+                return i, "depth"
         elif c in "]}":
             depth = max(depth - 1, 0)
         i += 1
-    return -1
+    return -1, ""
 
 
 _TEXT = st.lists(st.sampled_from(['#', '"', "'", "[", "]", "{", "}", "\\", "\n", "a", " ",
-                                  '"""', "'''", "x = ", "é"]), max_size=60).map("".join)
+                                  '"""', "'''", "x = ", "é", ",", "=", "\n["]),
+                 max_size=60).map("".join)
 
 
 @settings(settings.get_profile(PROFILE))
@@ -61,6 +71,20 @@ _TEXT = st.lists(st.sampled_from(['#', '"', "'", "[", "]", "{", "}", "\\", "\n",
 @example("# [[[\n[[[", 2)
 def test_toml_depth_answers_as_a_walk_of_every_character(text: str, limit: int) -> None:
     assert toml_depth(text, limit) == _reference(text, limit)
+
+
+@settings(settings.get_profile(PROFILE))
+@given(_TEXT, st.integers(0, 4), st.integers(0, 30))
+@example("a = 'x,=[' [1, 2]", 9, 3)
+@example('a = """x\\"""", [1]\n[t]', 9, 8)
+@example("[[t]]\n[t]\nb = '''x'''',1", 9, 12)
+@example('a = "x\\\n,", [', 0, 1)
+@example("a = 'x\n, [", 0, 2)
+def test_toml_prescan_counts_as_a_walk_of_every_character(text: str, limit: int,
+                                                          values: int) -> None:
+    """The prescan takes plain text, a comment or a string in one match each: the same depth
+    and the same count of values as stepping through every character."""
+    assert toml_prescan(text, limit, values) == _reference_prescan(text, limit, values)
 
 
 def test_a_deep_array_is_found_where_it_passes_the_limit() -> None:

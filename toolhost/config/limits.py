@@ -248,10 +248,20 @@ def _too_big(path: str, size: int, limit: int, what: str, configurable: bool = T
                         "this big" if configurable else "")
 
 
-# what toml_depth stops at: a comment, a string, a bracket (everything else is skipped in C);
-# counting values, also at what starts one: a key's '=' and an array's ','
-_TOML_STOP = re.compile(r"[#\"'\[\]{}]")
-_TOML_COUNT_STOP = re.compile(r"[#\"'\[\]{},=]")
+# what toml_prescan takes in one match (each piece skipped in C): any run of text holding no
+# stop, a comment to its line's end, a whole string (ending where toml_string_end ends it,
+# its closing quote or line break taken); then the next bracket (counting values, also a
+# key's '=' or an array's ','), or the end. Each piece is possessive and starts with its own
+# character, so a match never backtracks: linear in the text.
+_SKIP = "|".join([
+    r"'''(?:[^']++|'(?!''))*+(?:''')?",
+    r"'[^'\n]*+(?s:.)?",
+    r'"""(?:[^"\\]++|\\(?s:.)|"(?!""))*+(?:""")?',
+    r'"(?:[^"\\\n]++|\\(?s:.))*+(?s:.)?',
+    r"#[^\n]*+",
+])
+_TOML_NEXT = re.compile(r"(?:[^#\"'\[\]{}]++|" + _SKIP + r")*+(?:([\[\]{}])|\Z)")
+_TOML_COUNT_NEXT = re.compile(r"(?:[^#\"'\[\]{},=]++|" + _SKIP + r")*+(?:([\[\]{},=])|\Z)")
 _STRING_STOP = {'"': re.compile(r'["\\\n]'), "'": re.compile(r"['\n]"),
                 '"""': re.compile(r'["\\]'), "'''": re.compile(r"'")}
 
@@ -271,36 +281,25 @@ def toml_prescan(text: str, limit: int, values: int) -> tuple[int, str]:
     where nesting passes ``limit`` (``"depth"``) or the count passes ``values``
     (``"values"``), else ``(-1, "")``. A text shorter than ``values`` is not counted."""
     depth = count = 0
-    i, n = 0, len(text)
-    counting = n >= values
-    stop = (_TOML_COUNT_STOP if counting else _TOML_STOP).search
-    while True:
-        found = stop(text, i)
-        if found is None:
-            return -1, ""
-        i = found.start()
-        c = text[i]
+    counting = len(text) >= values
+    for found in (_TOML_COUNT_NEXT if counting else _TOML_NEXT).finditer(text):
+        c = found[1]
+        if c is None:  # the end
+            break
         if counting and c in ",=[{":
+            i = found.start(1)
             # a table header ([t], [[t]]) costs tomllib about as much as five values: 100,000
             # one-line headers took it 6 s
             count += HEADER_WEIGHT if c == "[" and (i == 0 or text[i - 1] == "\n") else 1
             if count > values:
                 return i, "values"
-        if c == "#":
-            end = text.find("\n", i)
-            i = n if end < 0 else end
-            continue
-        if c in "\"'":
-            quote = text[i:i + 3] if text.startswith(c * 3, i) else c
-            i = toml_string_end(text, i + len(quote), quote) + len(quote)
-            continue
         if c in "[{":
             depth += 1
             if depth > limit:
-                return i, "depth"
+                return found.start(1), "depth"
         elif c in "]}":
             depth = max(depth - 1, 0)
-        i += 1
+    return -1, ""
 
 
 def toml_string_end(text: str, j: int, quote: str) -> int:
