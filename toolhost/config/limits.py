@@ -260,8 +260,10 @@ _SKIP = "|".join([
     r'"(?:[^"\\\n]++|\\(?s:.))*+(?s:.)?',
     r"#[^\n]*+",
 ])
-_TOML_NEXT = re.compile(r"(?:[^#\"'\[\]{}]++|" + _SKIP + r")*+(?:([\[\]{}])|\Z)")
-_TOML_COUNT_NEXT = re.compile(r"(?:[^#\"'\[\]{},=]++|" + _SKIP + r")*+(?:([\[\]{},=])|\Z)")
+_NEXT_STOP = {False: r"(?:[^#\"'\[\]{}]++|" + _SKIP + r")*+(?:([\[\]{}])|\Z)",
+              True: r"(?:[^#\"'\[\]{},=]++|" + _SKIP + r")*+(?:([\[\]{},=])|\Z)"}
+_NEXT: dict[bool, re.Pattern[str]] = {}  # compiled at the first scan (~1.5 ms for both,
+# paid only by a load that reads TOML, JSON or a YAML flow collection)
 _STRING_STOP = {'"': re.compile(r'["\\\n]'), "'": re.compile(r"['\n]"),
                 '"""': re.compile(r'["\\]'), "'''": re.compile(r"'")}
 
@@ -282,7 +284,8 @@ def toml_prescan(text: str, limit: int, values: int) -> tuple[int, str]:
     (``"values"``), else ``(-1, "")``. A text shorter than ``values`` is not counted."""
     depth = count = 0
     counting = len(text) >= values
-    for found in (_TOML_COUNT_NEXT if counting else _TOML_NEXT).finditer(text):
+    pattern = _NEXT.get(counting) or _NEXT.setdefault(counting, re.compile(_NEXT_STOP[counting]))
+    for found in pattern.finditer(text):
         c = found[1]
         if c is None:  # the end
             break
