@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import yaml
+
+from tests.inproc import run_cli
 
 DEPLOY = Path(__file__).resolve().parents[1] / "examples" / "deploy"
 
@@ -32,9 +32,7 @@ def test_the_image_command_is_one_toolhost_serve_accepts() -> None:
 
 
 def test_the_served_config_validates() -> None:
-    done = subprocess.run([sys.executable, "-m", "toolhost", "validate", "--no-layers",
-                           str(DEPLOY / "team.yaml")], capture_output=True, text=True,
-                          timeout=60)
+    done = run_cli(["validate", "--no-layers", str(DEPLOY / "team.yaml")])
     assert done.returncode == 0, done.stderr
 
 

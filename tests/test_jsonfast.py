@@ -101,6 +101,22 @@ def test_long_integers_and_refusals_step_aside() -> None:
     assert exactly(jsonfast.loads(b'{"a": [1, 2.5, "x"]}'), {"a": [1, 2.5, "x"]})
 
 
+@needs_orjson
+@pytest.mark.parametrize(("text", "fast"), [
+    (b"123456789012345678", True),  # 18 digits: fits 64 bits, orjson reads it
+    (b"1234567890123456789", False),  # a run of 19 at the very start of the text
+    (b"[1, 1234567890123456789]", False),  # at the very end but a bracket
+    (b'{"a": "x1234567890123456789"}', False),  # in a string too: only the slower path
+    (b"[-999999999999999999, 12345678901234567.5]", True),  # 18 and 17+1: short runs
+])
+def test_a_run_of_19_digits_anywhere_takes_the_standard_path(text: bytes, fast: bool) -> None:
+    got = jsonfast.loads(text)
+    if fast:
+        assert exactly(got, json.loads(text))
+    else:
+        assert got is jsonfast.NOT_FAST
+
+
 class Color(enum.IntEnum):
     RED = 1
 

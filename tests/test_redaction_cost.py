@@ -86,3 +86,52 @@ def test_folded_blocks_walk_each_line_a_bounded_number_of_times(
     list(redaction_folded.folded_spans(text, spans_of.spans))
     assert walked[0] <= 4 * len(lines)
 
+
+
+def test_many_secrets_are_matched_by_small_trigger_programs() -> None:
+    # one RE2 program for 100 secrets' starts (~500,000 instructions) outgrew RE2's DFA
+    # memory, which then fell back to its slow engine: 4.7 s per MB of prose, whatever it
+    # held; in programs of ~15 secrets each pass stays in the DFA (0.03 s)
+    import random
+    import string
+
+    rnd = random.Random(7)
+    secrets = sorted("sk-" + "".join(rnd.choice(string.ascii_lowercase + string.digits)
+                                     for _ in range(21)) for _ in range(100))
+    redactor = Redactor(frozenset(secrets))
+    assert redactor._pattern is not None
+    programs = redactor._pattern._triggers
+    assert len(programs) > 1 and max(p.programsize for p in programs) < 200_000
+    # every secret is still found, whichever program holds its start, in order
+    text = " and ".join(f"{s} / {s.upper()} / {s[::-1]}" for s in secrets)
+    assert redactor.redact(text) == " and ".join(["*** / *** / ***"] * 100)
+
+
+def test_pieces_of_a_secret_are_grown_a_bounded_number_of_times(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # each near-miss holds a piece of the secret (10 of its letters and digits in a row),
+    # grown and placed in Python (~50 us): 8,000 of them were grown twice each
+    from toolhost import redaction_squeezed
+
+    secret = "sk-live-9f8e7d6c5b4a3921"
+    text = (secret[:-1] + "x ") * 8_000 + "tail"
+    grown = _counted(monkeypatch, redaction_squeezed, "_grown")
+    shown = Redactor(frozenset({secret})).redact(text)
+    budget = redaction_spell.PLACES_BASE + len(text) // redaction_squeezed.PIECES_PER
+    assert grown[0] <= budget + 1  # (the old code: 16,000)
+    assert "9f8e7d" not in shown and shown.endswith(MASK)  # fail closed: the rest hidden
+
+
+def test_the_xor_finder_reads_all_runs_of_a_text_at_once(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # each decoded run was one RE2 call (~40 us from Python): 1,000 near-misses, 2,000 calls
+    import base64
+
+    from toolhost import redaction_cipher
+
+    secret = "sk-live-9f8e7d6c5b4a3921"
+    hidden = base64.b64encode(bytes(b ^ 0x42 for b in secret.encode())).decode()
+    text = (secret[:-1] + "x ") * 1_000 + hidden
+    calls = _counted(monkeypatch, redaction_cipher.Xored, "spans")
+    shown = Redactor(frozenset({secret})).redact(text)
+    assert calls[0] <= 2 and shown.endswith(MASK)  # (the old code: 2,001)

@@ -6,6 +6,7 @@ would make them (gzip, bzip2, xz, base64, base32, xxd)."""
 from __future__ import annotations
 
 import base64
+import binascii
 import codecs
 import dataclasses
 import gzip
@@ -63,7 +64,33 @@ FORMS = {
     "\\x escapes of its base64": lambda: "".join(f"\\x{c:02x}" for c in b64(RAW).encode()),
     "octal escapes of its hex": lambda: "".join(f"\\{c:03o}" for c in RAW.hex().encode()),
     "Python chr() sum": lambda: "+".join(f"chr({c})" for c in RAW),
+    # base58 (Bitcoin's alphabet), base85 and uuencode of a secret's other encodings
+    "base58": lambda: b58(RAW),
+    "base58 of base64": lambda: b58(b64(RAW).encode()),
+    "base64 of base58": lambda: b64(b58(RAW).encode()),
+    "gzip | base58": lambda: b58(gzip.compress(RAW)),
+    "base64 | basenc --z85": lambda: shell("base64 -w0 | basenc --z85"),
+    "Ascii85 of base64": lambda: base64.a85encode(b64(RAW).encode()).decode(),
+    "b85encode of hex": lambda: base64.b85encode(RAW.hex().encode()).decode(),
+    "uuencode line of base64": lambda: binascii.b2a_uu(b64(RAW).encode()).decode(),
+    "gzip | Ascii85 (PDF)": lambda: base64.a85encode(gzip.compress(RAW), adobe=True,
+                                                     wrapcol=20).decode(),
+    "gzip | uuencode": lambda: uuencode(gzip.compress(RAW * 2)),
 }
+
+
+def b58(data: bytes) -> str:
+    alphabet = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
+    number, out = int.from_bytes(data, "big"), ""
+    while number:
+        number, digit = divmod(number, 58)
+        out = alphabet[digit] + out
+    return "1" * (len(data) - len(data.lstrip(b"\0"))) + out
+
+
+def uuencode(data: bytes) -> str:
+    lines = "".join(binascii.b2a_uu(data[i:i + 45]).decode() for i in range(0, len(data), 45))
+    return f"begin 644 token.gz\n{lines}`\nend"
 
 
 @pytest.mark.parametrize("form", FORMS)
@@ -85,7 +112,11 @@ def test_only_the_run_that_holds_it_is_hidden() -> None:
 
 def test_base64_of_other_data_is_left_as_it_is() -> None:
     for text in [b64(bytes(range(256)) * 4), shell("gzip -c | base64", b"a log\n" * 500),
-                 "&#104;&#101;&#108;&#108;&#111;&#32;&#121;&#111;"]:
+                 "&#104;&#101;&#108;&#108;&#111;&#32;&#121;&#111;",
+                 # base58's alphabet, Ascii85 and uuencode of other data
+                 "see abcdefghijkmnopqrstuvwxyz123456789 and ABCDEFGHJKLMNPQRSTUVWXYZ",
+                 base64.a85encode(zlib.compress(b"a log line\n" * 50), adobe=True).decode(),
+                 uuencode(gzip.compress(b"a log line\n" * 50))]:
         assert R.redact(text) == text
 
 

@@ -63,3 +63,37 @@ def test_ordinary_output_is_written_a_line_at_a_time() -> None:
     assert inner.getvalue() == "one\n"
     stream.flush()
     assert inner.getvalue() == "one\ntwo"
+
+
+def _packed(encoding: str) -> str:
+    import base64
+    import gzip
+    import zlib
+
+    body = b"".join(b"log line %d\n" % i for i in range(40)) + TOKEN.encode() + b"\nend\n"
+    if encoding == "gzip | base64":
+        return base64.encodebytes(gzip.compress(body)).decode()
+    if encoding == "zlib | base64 -w 40":
+        flat = base64.b64encode(zlib.compress(body)).decode()
+        return "".join(flat[i:i + 40] + "\n" for i in range(0, len(flat), 40))
+    return gzip.compress(body).hex() + "\n"
+
+
+@pytest.mark.parametrize("encoding", ["gzip | base64", "zlib | base64 -w 40", "gzip | xxd -p"])
+@pytest.mark.parametrize("piece", [0, 7, 100])
+def test_a_compressed_run_written_in_pieces_is_decoded_whole(encoding: str, piece: int) -> None:
+    # a line at a time (0: as `base64` writes it), or cut anywhere: each piece was decoded
+    # alone (no piece holds the whole compressed data), and every piece was shown
+    data = "packed:\n" + _packed(encoding)
+    pieces = data.splitlines(True) if not piece else [data[i:i + piece]
+                                                      for i in range(0, len(data), piece)]
+    out = _written(*pieces, "done\n", flush_between=True)
+    assert out == f"packed:\n{MASK}\ndone\n"
+
+
+def test_ordinary_lines_are_not_held_for_a_compressed_run() -> None:
+    inner = io.StringIO()
+    stream = ScrubbingStream(inner)
+    stream.write("a b c\n")
+    stream.write("value eJ and 1f8b in a sentence\n")
+    assert inner.getvalue() == "a b c\nvalue eJ and 1f8b in a sentence\n"

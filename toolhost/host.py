@@ -97,9 +97,13 @@ def _load(path: str | Path, *, kinds: Mapping[str, Any] | None,
     from toolhost.errors import ConfigError
     from toolhost.permissions import compile_policy
     from toolhost.permissions.guards import dead_guards
+    from toolhost.permissions.reading_dirs import reading_dirs
 
     config = load_config(path, kinds=kinds, environ=environ, layers=layers)
-    compiled = compile_tools(config, kinds=kinds)
+    base = cwd if cwd is not None else config.run.cwd
+    # an imported stdio server runs where the rules judge relative paths (gateway.start)
+    compiled = compile_tools(config, kinds=kinds,
+                             cwd=os.path.abspath(base) if base is not None else None)
     try:
         # A deny/ask rule left with nothing to match, judged on what the config proves: an
         # imported server's live list changes (a rule may name a tool it lists later).
@@ -120,10 +124,10 @@ def _load(path: str | Path, *, kinds: Mapping[str, Any] | None,
                     servers[name].unavailable = unavailable_tools({name: upstream},
                                                                   prefixed=False)
         tool_names = [t.wire_name for tools in compiled.servers.values() for t in tools]
-        base = cwd if cwd is not None else config.run.cwd
-        policy = compile_policy(config.permissions, tool_names=tool_names,
-                                cwd=os.path.abspath(base) if base is not None else None,
-                                files=config.files)
+        rules_dir = os.path.abspath(base) if base is not None else None
+        policy = compile_policy(config.permissions, tool_names=tool_names, cwd=rules_dir,
+                                files=config.files,
+                                reading_dirs=reading_dirs(config, rules_dir=rules_dir))
     except BaseException:
         import contextlib
 

@@ -76,7 +76,9 @@ if orjson is not None:
 
     def loads(data: bytes) -> Any:
         """The value of the JSON text ``data``, or ``NOT_FAST`` (see the module text)."""
-        if _LONG_RUN in data.translate(_DIGITS_ONLY):
+        # find, not ``in``: bytes' ``in`` tries its operand as an int first (a TypeError
+        # raised and cleared, ~1,200 instructions on 3.11) before it searches
+        if data.translate(_DIGITS_ONLY).find(_LONG_RUN) >= 0:
             return NOT_FAST
         try:
             return _orjson_loads(data)

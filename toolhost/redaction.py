@@ -33,11 +33,13 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Any
 
+from toolhost.redaction_cipher import cipher_forms
 from toolhost.redaction_forms import forms, rare_forms
 from toolhost.redaction_spell import Matcher
 from toolhost.redaction_tail import MAX_HOLD, SpelledTails
 
 if TYPE_CHECKING:
+    from toolhost.redaction_cipher import Xored
     from toolhost.redaction_decoded import Budget
     from toolhost.redaction_squeezed import Squeezed
 
@@ -46,8 +48,8 @@ if TYPE_CHECKING:
 # a config without secrets never needs them (a fresh `serve`'s start-up).
 
 __all__ = ["BINARY_KEYS", "JSON_WORDS", "MASK", "SECRET_KEY", "Redactor", "ScrubbingStream",
-           "active", "mask_arguments", "own_secrets", "redact_strings", "redactor_for", "remember",
-           "remember_own", "scrub", "scrub_value"]
+           "across_blocks", "active", "mask_arguments", "own_secrets", "redact_strings",
+           "redactor_for", "remember", "remember_own", "scrub", "scrub_value"]
 
 MASK = "***"
 JSON_WORDS = frozenset({"true", "false", "null"})  # never hidden (see Redactor)
@@ -80,7 +82,7 @@ class Redactor:
         rare: set[str] = set()
         for secret in self.secrets:
             every |= forms(secret)
-            rare |= rare_forms(secret)
+            rare |= rare_forms(secret) | cipher_forms(secret)
         object.__setattr__(self, "_forms", frozenset(every))  # also looked for at cut edges
         if every:
             from toolhost.redaction_chardump import SpacedChars
@@ -166,13 +168,23 @@ class Redactor:
         from toolhost.redaction_decoded import Budget, decoded_spans
 
         spent = Budget(len(text)) if budget is None else budget
-        return decoded_spans(text, lambda t: self._deeper(t, depth + 1, spent), spent)
+        return decoded_spans(text, lambda t: self._deeper(t, depth + 1, spent), spent,
+                             self._xored)
+
+    @functools.cached_property
+    def _xored(self) -> Xored:
+        """The secrets XORed with one byte (``toolhost.redaction_cipher``)."""
+        from toolhost.redaction_cipher import Xored
+
+        return Xored(self.secrets)
 
     def _more(self, text: str, found: list[tuple[int, int]]) -> list[tuple[int, int]]:
         """The decoded runs (``_decoded``) that hold none of the spans ``found``: a secret one
         encoding deep is hidden where it is, not with all of the run around it (a wrapped
         base64 block holding the secret's base64 between other data)."""
         runs = self._decoded(text)
+        if text.isascii() and self._xored:  # XORed with a key that kept it printable
+            runs += self._xored.spans(text.encode("ascii"))
         if not runs:
             return []
         if self._pattern is not None:
@@ -278,11 +290,13 @@ class Redactor:
         (a rest longer than ``MAX_HOLD`` characters is shown as ``***``, not held)."""
         if self._pattern is None:
             return text, ""
+        from toolhost.redaction_decoded import packed_tail
         from toolhost.redaction_wrapped import line_held, wrapped_hold
 
         tail = max(_open_tail(text, self._forms), self._tails.open_tail(text),
                    wrapped_hold(text, lambda t: _open_tail(t, self._forms)),
-                   self._pattern.dump_tail(text))
+                   self._pattern.dump_tail(text),
+                   packed_tail(text))  # a compressed run is decoded whole: held to its end
         # held from the start of its line when that is base64 or hex, and a line of it in
         # progress keeps its end: a wrapped block's first line must be read whole
         tail = line_held(text, tail)
@@ -380,6 +394,8 @@ def _across_items(items: Any, shown: list[Any], redact: Callable[[str], str]) ->
     hide = redact if isinstance(redact, Redactor) else getattr(redact, "__self__", None)
     if not isinstance(hide, Redactor) or hide._pattern is None or len(items) < 2:
         return shown
+    if all(isinstance(item, Mapping) for item in items):
+        return across_blocks(items, shown, redact)
     if all(isinstance(item, str) for item in items):
         from toolhost.redaction_wrapped import wrapped_spans
 
@@ -393,6 +409,24 @@ def _across_items(items: Any, shown: list[Any], redact: Callable[[str], str]) ->
         found = hide.spans(text)
         return _hidden([str(item) for item in items], shown, found, 2, None) if found \
             else shown
+    return shown
+
+
+def across_blocks(blocks: Any, shown: list[Any], redact: Callable[[str], str]) -> list[Any]:
+    """``shown`` (content blocks, each redacted on its own) with a secret hidden where the
+    ``text`` of several blocks holds it between them (a tool that returns its token in
+    three text blocks of 8 characters: no block held enough of it to be known)."""
+    texts = [i for i, block in enumerate(blocks)
+             if isinstance(block, Mapping) and isinstance(block.get("text"), str)
+             and isinstance(shown[i], Mapping) and isinstance(shown[i].get("text"), str)]
+    if len(texts) < 2:
+        return shown
+    hidden = _across_items([blocks[i]["text"] for i in texts],
+                           [shown[i]["text"] for i in texts], redact)
+    shown = list(shown)
+    for i, text in zip(texts, hidden, strict=True):
+        if text != shown[i]["text"]:
+            shown[i] = {**shown[i], "text": text}
     return shown
 
 

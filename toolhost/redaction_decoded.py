@@ -15,8 +15,10 @@ writes it), also each line reversed (``| rev``); hex of 16 digits or more (an ev
 base32 of 16 characters or more; 8 or more character escapes in a row (``&#NN;``,
 ``&#xNN;``, ``\\xNN``, ``\\uNNNN``, ``%NN``, ``\\NNN`` octal, ``chr(NN)``).
 
-A stream decodes what it shows piece by piece: a compressed run written in pieces is
-decoded a piece at a time (a piece's end that could start a run is not held for this).
+A stream holds back a compressed run it has the start of (``packed_tail``: base64 or hex
+that starts as gzip, zlib, bzip2 or xz data, at the end of what was written so far) until the
+run ends, so that it is decoded whole (``gzip | base64`` written a line at a time showed every
+line); a run longer than a stream holds is hidden from its start.
 
 What one text may decode to is bounded (``Budget``: four times its length, 256 KiB at least,
 4 MiB at most, every level down counted): a few kilobytes of compressed runs can expand to
@@ -29,6 +31,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import bisect
 import bz2
 import contextlib
 import functools
@@ -36,9 +39,12 @@ import lzma
 import re
 import zlib
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["MAX_DECODED", "MAX_DEPTH", "Budget", "decoded_spans"]
+if TYPE_CHECKING:
+    from toolhost.redaction_cipher import Xored
+
+__all__ = ["MAX_DECODED", "MAX_DEPTH", "Budget", "decoded_spans", "packed_tail"]
 
 MAX_DEPTH = 4  # encodings stacked on the one-deep forms
 MAX_DECODED = 1 << 20  # bytes a compressed run may expand to (a bomb stops there)
@@ -69,6 +75,11 @@ _CHR = re.compile(r"(?:chr\([0-9]{1,7}\)[ \t]*[+,][ \t]*){7,}chr\([0-9]{1,7}\)")
 _ONE = re.compile(r"&#[xX]?[0-9a-fA-F]+;?|\\+[xu][0-9a-fA-F]+|%[0-9a-fA-F]{2}|\\+[0-7]{3}"
                   r"|chr\([0-9]+\)")
 _BASE32 = re.compile(r"[A-Z2-7]+")
+_B58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
+_BASE58 = re.compile(r"[1-9A-HJ-NP-Za-km-z]+")
+_MIN_B58, _MAX_B58 = 16, 512  # base58 is a big number: decoding costs its length squared
+_A85 = re.compile(r"<~[!-uz \t\r\n]{5,}~>")
+_UU = re.compile(r"(?m)\bbegin [0-7]{3,4} [^\n]*\n((?:[!-`][ -`]*\r?\n)+)`?\r?\n?end$")
 _HEXDIGITS = b"0123456789abcdefABCDEF"
 _HEXCHARS = _HEXDIGITS.decode()  # (a first look, before the whole run)
 _CONTROLS = bytes(c for c in range(32) if chr(c) not in "\t\n\r")
@@ -89,21 +100,25 @@ def _engines() -> tuple[Any, Any, Any, Any]:
 
 
 def decoded_spans(text: str, found: Callable[[str], list[tuple[int, int]]],
-                  budget: Budget) -> list[tuple[int, int]]:
+                  budget: Budget, xored: Xored | None = None) -> list[tuple[int, int]]:
     """The runs of ``text`` whose decoding holds a secret: ``found`` (the redactor's spans,
     one level deeper) is called once, on every run's decodings joined; a run that cannot be
-    read within ``budget`` is one too."""
+    read within ``budget`` is one too, and one whose bytes hold a secret XORed with one byte
+    (``xored``: ``toolhost.redaction_cipher``)."""
     if len(text) < 12:
         return []
     runs: list[tuple[int, int]] = []
     texts: list[str] = []
     unread: dict[int, int] = {}
-    for start, end, decoded in _decodings(text, budget):
+    batch = _XorBatch(xored) if xored else None
+    for start, end, decoded in _decodings(text, budget, batch):
         if decoded is None:
             unread[start] = max(end, unread.get(start, end))
             continue
         runs.append((start, end))
         texts.append(decoded)
+    for start, end in batch.hidden() if batch is not None else ():
+        unread[start] = max(end, unread.get(start, end))  # hidden whole, as if unread
     if not runs:
         return sorted(unread.items())
     joined = _SEP.join(texts)
@@ -121,9 +136,69 @@ def decoded_spans(text: str, found: Callable[[str], list[tuple[int, int]]],
     return sorted({**unread, **shortest}.items())
 
 
-def _decodings(text: str, budget: Budget) -> Iterator[tuple[int, int, str | None]]:
+def packed_tail(text: str) -> int:
+    """How much of the end of ``text`` (a stream's pieces so far) is a run of base64 or hex
+    that starts as compressed data and may go on: held until it ends (0: none)."""
+    block = len(text.rstrip(_RUN_CHARS))  # the base64 or hex lines the text ends with
+    if block == len(text):
+        return 0
+    first = _MAGIC.search(text, block)
+    while first is not None:  # a run starts there: its first line goes on for 12 or more
+        end = text.find("\n", first.start())  # (or may still: a line in progress)
+        if end < 0 or end - first.start() >= 12:
+            return len(text) - first.start()
+        first = _MAGIC.search(text, first.end())
+    return 0
+
+
+_RUN_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-\r\n"
+# compressed data's first bytes in base64 (gzip, zlib at its four levels, bzip2, xz) and hex
+_MAGIC = re.compile(r"H4sI|eJ|eNo|eF4|eAE|QlpoO|/Td6WFo|_Td6WFo|1f8b|789c|78da|785e|7801"
+                    r"|425a68|fd377a585a", re.IGNORECASE)
+
+
+class _XorBatch:
+    """The bytes of every run of one text, looked at for a secret XORed with one byte in
+    one pass (``Xored.spans`` per run cost an RE2 call each, ~40 us: the decoding of 40,000
+    near-misses took twice as long)."""
+
+    __slots__ = ("_data", "_runs", "_xored")
+
+    def __init__(self, xored: Xored) -> None:
+        self._xored = xored
+        self._data: list[bytes] = []
+        self._runs: list[tuple[int, int]] = []
+
+    def add(self, start: int, end: int, data: bytes) -> None:
+        if len(data) >= 8:  # (``redaction_cipher.MIN_XOR``: shorter holds none)
+            self._data.append(data)
+            self._runs.append((start, end))
+
+    def hidden(self) -> list[tuple[int, int]]:
+        """The runs whose bytes hold a secret XORed with one byte."""
+        if not self._data:
+            return []
+        joined = _XOR_SEP.join(self._data)
+        starts, at = [], 0
+        for data in self._data:
+            starts.append(at)
+            at += len(data) + len(_XOR_SEP)
+        found = []
+        for a, b in self._xored.spans(joined):
+            i = bisect.bisect_right(starts, a) - 1
+            if b <= starts[i] + len(self._data[i]):  # inside one run's bytes
+                found.append(self._runs[i])
+        return found
+
+
+_XOR_SEP = b"\n\0\xff\0\n"
+
+
+def _decodings(text: str, budget: Budget, xored: _XorBatch | None = None
+               ) -> Iterator[tuple[int, int, str | None]]:
     """(start, end, decoded text) for every decoding of every run in ``text``; the text is
-    None where the run cannot be read within ``budget``."""
+    None where the run cannot be read within ``budget`` or its bytes hold a secret XORed
+    with one byte (``xored``): hidden whole."""
     b64, escapes, b64_bytes, escapes_bytes = _engines()
     if text.isascii():  # RE2 on bytes: no offsets to convert (its offsets are ours)
         source: str | bytes = text.encode("ascii")
@@ -144,38 +219,67 @@ def _decodings(text: str, budget: Budget) -> Iterator[tuple[int, int, str | None
         if last > 0:  # a block's next line may be a word of what follows (``next line``)
             runs.append(run[:last - 1 if run[last - 1] == "\r" else last])
         for one in runs:
-            yield from _run(start, start + len(one), one, budget)
+            yield from _run(start, start + len(one), one, budget, xored)
             # and each line reversed (``base64 | rev``: rev turns each line, keeps their order)
             yield from _run(start, start + len(one),
-                            "\n".join(line[::-1] for line in one.split("\n")), budget)
+                            "\n".join(line[::-1] for line in one.split("\n")), budget, xored)
     found = list(escapes.finditer(source)) if ("\\" in text or "&#" in text or "%" in text) \
         else []
     for match in found:
         start, end = match.start(), match.end()
-        yield from _payload(start, end, bytes(_unescape(text[start:end])), budget)
+        yield from _payload(start, end, bytes(_unescape(text[start:end])), budget, xored)
+    if "<~" in text:  # Ascii85 as PostScript, PDF and ``a85encode(adobe=True)`` write it
+        for match in _A85.finditer(text):
+            with contextlib.suppress(ValueError):
+                yield from _payload(match.start(), match.end(), base64.a85decode(
+                    match.group(), adobe=True, ignorechars=b" \t\n\r\v"), budget, xored)
+    if "begin " in text:  # uuencode's block: ``begin 644 name`` ... ``end``
+        for match in _UU.finditer(text):
+            yield from _payload(match.start(), match.end(), _uudecode(match.group(1)),
+                                budget, xored)
     if "chr(" in text:
         for match in _CHR.finditer(text):
             yield from _payload(match.start(), match.end(), bytes(_unescape(match.group())),
-                                budget)
+                                budget, xored)
 
 
-def _run(start: int, end: int, run: str, budget: Budget
+def _run(start: int, end: int, run: str, budget: Budget, xored: _XorBatch | None = None
          ) -> Iterator[tuple[int, int, str | None]]:
     """The decodings of one run of base64's characters: as hex, base64, base32."""
     squeezed = run.replace("\r", "").replace("\n", "") if "\n" in run else run
     if len(squeezed) % 2 == 0 and len(squeezed) >= 16 and not squeezed[:32].strip(
             _HEXCHARS) and not squeezed.encode().translate(None, _HEXDIGITS):
-        yield from _payload(start, end, bytes.fromhex(squeezed), budget)
+        yield from _payload(start, end, bytes.fromhex(squeezed), budget, xored)
     body = squeezed.rstrip("=")
     padded = body + "=" * (-len(body) % 4)
     alphabet = b"-_" if ("-" in body or "_" in body) else b"+/"
     with contextlib.suppress(binascii.Error, ValueError):  # (a length of 4n+1: none)
         yield from _payload(start, end, base64.b64decode(padded, altchars=alphabet,
-                                                         validate=True), budget)
+                                                         validate=True), budget, xored)
+    if _MIN_B58 <= len(body) <= _MAX_B58 and _BASE58.fullmatch(body):
+        yield from _payload(start, end, _b58decode(body), budget, xored)
     if len(body) >= 16 and _BASE32.fullmatch(body):
         with contextlib.suppress(binascii.Error, ValueError):
             yield from _payload(start, end, base64.b32decode(body + "=" * (-len(body) % 8)),
-                                budget)
+                                budget, xored)
+
+
+def _b58decode(run: str) -> bytes:
+    """Base58 (Bitcoin's alphabet: a big number, its leading zero bytes as ``1``)."""
+    number = 0
+    for char in run:
+        number = number * 58 + _B58.index(char)
+    zeros = len(run) - len(run.lstrip("1"))
+    return b"\0" * zeros + number.to_bytes((number.bit_length() + 7) // 8, "big")
+
+
+def _uudecode(lines: str) -> bytes:
+    """The bytes of uuencode's lines (a line that is not one is left out)."""
+    out = bytearray()
+    for line in lines.splitlines():
+        with contextlib.suppress(binascii.Error):
+            out += binascii.a2b_uu(line)
+    return bytes(out)
 
 
 def _unescape(run: str) -> Iterator[int]:
@@ -203,13 +307,17 @@ def _unescape(run: str) -> Iterator[int]:
             continue
 
 
-def _payload(start: int, end: int, data: bytes, budget: Budget
+def _payload(start: int, end: int, data: bytes, budget: Budget,
+             xored: _XorBatch | None = None
              ) -> Iterator[tuple[int, int, str | None]]:
     """The texts ``data`` may be: itself, and decompressed when it starts like compressed
     data (gzip, zlib, bzip2, xz). Only text: in other bytes (an image's base64) the secret
     itself was looked for already (its base64 at any alignment is one of its forms), and
     reading them again as text cost 12 times the redaction of their base64. None: past
-    ``budget`` (or a compressed run expanding past it, or past ``MAX_DECODED``)."""
+    ``budget`` (or a compressed run expanding past it, or past ``MAX_DECODED``), or a secret
+    XORed with one byte in ``data`` (``xored``)."""
+    if xored is not None:
+        xored.add(start, end, data)
     text = _text(data)
     if text is not None:
         yield start, end, text if budget.take(len(text)) else None

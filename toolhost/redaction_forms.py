@@ -161,7 +161,23 @@ def rare_forms(secret: str) -> set[str]:
             found |= _base64_cores(core.encode("ascii"))
             found |= {core.encode("ascii").hex(), core.encode("ascii").hex().upper()}
         found |= _base64_cores(raw.hex().encode("ascii"))
+        # base85 or uuencode of its base64 or hex (``base64 | basenc --z85``)
+        for encoded in (base64.b64encode(raw), raw.hex().encode("ascii")):
+            found |= _base85_cores(encoded) | _uu_cores(encoded)
+    found.add(_b58encode(raw))  # base58 (Bitcoin's alphabet): the whole of it
     return {f for f in found if len(f) >= MIN_FORM} - {secret}
+
+
+def _b58encode(raw: bytes) -> str:
+    """``raw`` in base58 (a big number in Bitcoin's alphabet, a zero byte first as ``1``)."""
+    number, out = int.from_bytes(raw, "big"), ""
+    while number:
+        number, digit = divmod(number, 58)
+        out = _B58[digit] + out
+    return "1" * (len(raw) - len(raw.lstrip(b"\0"))) + out
+
+
+_B58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
 
 
 def _cat_v(byte: int) -> str:

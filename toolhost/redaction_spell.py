@@ -26,7 +26,7 @@ import functools
 import re
 import unicodedata
 from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from toolhost.redaction_chardump import SpacedChars
@@ -230,7 +230,11 @@ class Matcher:
         options.never_capture = True
         options.log_errors = False
         options.max_mem = _MAX_MEM
-        self._trigger = re2.compile("|".join(sorted(trigger)), options)
+        # one program per ~15 secrets: one program for them all outgrew RE2's DFA memory
+        # past ~20 secrets and fell back to its slow engine (100 secrets: 4.7 s per MB of
+        # prose; in programs of ``_CHUNK`` characters of pattern, one pass each: 0.02 s)
+        self._triggers = [re2.compile("|".join(chunk), options)
+                          for chunk in _chunks(sorted(trigger))]
         # No spelling of a secret is shorter than its shortest view or literal form: a text
         # shorter than that (most tool results) holds none, and skips the engine (~1.5 µs)
         # the farthest a secret's spelling or form can run from its start (a dump's lines,
@@ -256,13 +260,15 @@ class Matcher:
         # start (1 MB of them took 12 s) gets this many tries, then each further candidate
         # is hidden unread, with as much after it as a spelled secret could reach
         left = self.budget(text) if tries is None else tries
-        for candidate in self._trigger.finditer(probe):
+        tried = 0  # places before this were tried (the programs' candidates may overlap)
+        for candidate in self._candidates(probe):
             # a secret may start anywhere inside the candidate (the trigger reports the
             # longest one at its leftmost start): each place is tried once, so the work stays
             # linear in the text however many candidates fail
-            at, stop = max(candidate.start(), pos), candidate.end()
+            at, stop = max(candidate.start(), pos, tried), candidate.end()
             if at >= stop:
                 continue
+            tried = stop
             if left[0] <= 0:
                 pos = min(len(text), at + self._reach)
                 yield at, pos
@@ -275,6 +281,15 @@ class Matcher:
                     pos = at = end
                 else:
                     at += 1
+
+    def _candidates(self, probe: str) -> Iterator[Any]:
+        """The trigger programs' matches in ``probe``, by their start."""
+        if len(self._triggers) == 1:
+            return self._triggers[0].finditer(probe)  # type: ignore[no-any-return]
+        import heapq
+
+        return heapq.merge(*(t.finditer(probe) for t in self._triggers),
+                           key=lambda match: match.start())
 
     @staticmethod
     def budget(text: str) -> list[int]:
@@ -347,3 +362,18 @@ PLACES_PER = 32
 REACH = 256  # characters of text one character of a secret is spelled over, at most
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _MAX_MEM = 32 << 20
+_CHUNK = 32_000  # characters of trigger pattern per RE2 program (~15 ASCII secrets)
+
+
+def _chunks(patterns: list[str]) -> Iterator[list[str]]:
+    """``patterns`` in runs of about ``_CHUNK`` characters (one at least)."""
+    run: list[str] = []
+    size = 0
+    for pattern in patterns:
+        if run and size + len(pattern) > _CHUNK:
+            yield run
+            run, size = [], 0
+        run.append(pattern)
+        size += len(pattern) + 1
+    if run or not patterns:
+        yield run

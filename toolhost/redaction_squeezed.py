@@ -41,12 +41,13 @@ import string
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from toolhost.redaction_spell import LONG
+from toolhost.redaction_spell import LONG, PLACES_BASE
 
 __all__ = ["MIN_SQUEEZED", "PIECE", "Squeezed"]
 
 MIN_SQUEEZED = 10
 MAX_BLANKS = 4  # "correct horse battery staple" has three
+PIECES_PER = 256  # characters of text per piece grown, past PLACES_BASE (a text's budget)
 PIECE = 10  # any piece of a squeezed secret this long is hidden, grown to all it shows
 # a piece holds a letter and a digit: words alone are not one (a PEM's "BEGIN OPENSSH PRIV")
 _MIXED = re.compile(r"[^\W\d_]")
@@ -167,13 +168,27 @@ class Squeezed:
             pattern = self._forms
         squeezed = _encodable(squeeze(text))
         where: _Places | None = None  # on the first hit: most texts have none
+        # pieces of a secret that are not all of it (near-misses: ~50 us each to grow and
+        # place, 1 MB of them took 12-60 s) are grown this many times; past that, the rest
+        # of the text is hidden from the next one (fail closed, as ``Matcher.spans`` does)
+        left = PLACES_BASE + len(text) // PIECES_PER
+        grown = 0  # the squeezed text up to here is in a span already
         for hit in pattern.finditer(squeezed):
             where = where or _Places(text)
             start, end = hit.start(), hit.end()
+            if end <= grown:  # the rest of a piece grown already
+                continue
             marks = ""
-            for whole in self._pieces.get(squeezed[start:end], ()):
+            wholes = self._pieces.get(squeezed[start:end], ())
+            if wholes and squeezed[start:end] not in wholes:
+                left -= 1
+                if left < 0:
+                    yield where.of(start), len(text)
+                    return
+            for whole in wholes:
                 start, end = _grown(squeezed, start, end, whole)
                 marks += self._marks[whole]
+            grown = end
             first, last = where.of(start), where.of(end - 1) + 1
             if marks:  # over its marks, and blanks between them (``" ".join(secret)``)
                 at = first

@@ -41,3 +41,21 @@ def test_a_malformed_scenario_is_refused_with_exit_2_before_anything_starts(
     assert len(lines) == 1 and lines[0].startswith(f"toolhost: error: {tmp_path}/{where}"), \
         done.stderr
     assert not started.exists() and done.stdout == ""
+
+
+@pytest.mark.parametrize("flag", ["--script", "--cwd"])
+def test_an_empty_path_is_refused_before_anything_starts(tmp_path: Path, flag: str) -> None:
+    """`--script "$UNSET"` played the real model (the API key, the network) as if no
+    --script were given; `--cwd ""` was dropped without a word."""
+    config = tmp_path / "toolhost.yaml"
+    config.write_text("toolhost: 1\npermissions:\n  default: deny\n")
+    started = tmp_path / "cli-started"
+    fake = tmp_path / "fake-cli"
+    fake.write_text(f"#!/bin/sh\ntouch {started}\n")
+    fake.chmod(0o755)
+    done = subprocess.run([str(TOOLHOST), "run", str(config), flag, "", "-p", "go", "--cli",
+                           str(fake)], capture_output=True, text=True, timeout=60, check=False,
+                          cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr == f"toolhost run: {flag}: an empty path; nothing was started\n"
+    assert not started.exists() and done.stdout == ""

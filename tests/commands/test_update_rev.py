@@ -242,3 +242,25 @@ def test_update_skips_tags_of_trees_and_says_a_newer_pre_release(tmp_path: Path)
             ) in done.stdout, done.stdout
     done, after = _update(tmp_path, "u.yaml", after, "--pre")
     assert done.returncode == 0 and "rev: v2.0.0-rc1" in after, done.stderr
+
+
+def test_a_long_double_quoted_rev_is_read_in_memory_of_its_size() -> None:
+    """The double-quoted form kept a regex frame per character (a 1 MB rev: 120 MB)."""
+    import tracemalloc
+
+    old = "a" * 1_000_000
+    text = f'toolhost: 1\nextends:\n  - repo: ./repo\n    rev: "{old}"\n'
+
+    def parse(written: str) -> Any:  # the one value that changes, read without a YAML parser
+        rev = written.rsplit('rev: "', 1)[1].split('"', 1)[0]
+        return {"toolhost": 1, "extends": [{"repo": "./repo", "rev": rev}]}
+
+    tracemalloc.start()
+    try:
+        out, data = rewrite_rev(text, line=4, column=5, index=0, new="v2", parse=parse,
+                                expected=parse(text))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert out.endswith('rev: "v2"\n') and data["extends"][0]["rev"] == "v2"
+    assert peak < 12 * len(text), f"{peak:,} bytes"

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
+
+from tests.inproc import run_cli
 
 FRAGMENT = """\
 servers:
@@ -18,8 +19,7 @@ permissions:
 
 
 def validate(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "toolhost", "validate", "--no-layers", *args],
-                          cwd=cwd, capture_output=True, text=True, timeout=120)
+    return run_cli(["validate", "--no-layers", *args], cwd=cwd)
 
 
 def test_fragment_is_checked_without_a_version(tmp_path: Path) -> None:

@@ -4,8 +4,6 @@ error (``check_schema`` recursed past Python's limit at about 150 levels)."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import textwrap
 from collections.abc import Callable
 from pathlib import Path
@@ -13,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from tests.inproc import run_cli
 from toolhost.compile import compile_tools
 from toolhost.config.model import HostConfig
 from toolhost.errors import CompileError
@@ -71,8 +70,7 @@ def test_validate_says_it_in_one_line(tmp_path: Path) -> None:
     config = tmp_path / "deep.yaml"
     config.write_text("toolhost: 1\nservers:\n  a:\n    tools:\n"
                       f"      t: {{python: '{name}:deep'}}\n")
-    done = subprocess.run([sys.executable, "-m", "toolhost", "validate", str(config)],
-                          capture_output=True, text=True, timeout=60, check=False)
+    done = run_cli(["validate", str(config)])
     assert done.returncode != 0
     assert "internal error" not in done.stderr and "Traceback" not in done.stderr
     assert "deep.yaml:5:7: servers.a.tools.t.params: inputSchema is not a valid JSON Schema at " \

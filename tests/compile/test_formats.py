@@ -5,8 +5,6 @@ about a format nobody checks."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
@@ -14,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.inproc import run_cli
 from toolhost import regex
 from toolhost.backends.base import CallContext
 from toolhost.compile.fastcheck import compile_check
@@ -126,17 +125,14 @@ def test_validate_warns_about_a_format_nobody_checks(tmp_path: Path) -> None:
                   phone: {type: string, format: phone-number}
                   host: {type: string, format: hostname}
         """))
-    done = subprocess.run([sys.executable, "-m", "toolhost", "validate", str(config)],
-                          capture_output=True, text=True, timeout=60, check=False)
+    done = run_cli(["validate", str(config)])
     assert done.returncode == 0, done.stderr
     lines = [line for line in done.stderr.splitlines() if "format" in line]
     assert len(lines) == 1, done.stderr
     assert "fmt.yaml:6:" in lines[0] and "servers.net.tools.call" in lines[0]
     assert ("warning: inputSchema at properties.phone: format 'phone-number' is not checked "
             "by toolhost (any string passes it)") in lines[0]
-    strict = subprocess.run([sys.executable, "-m", "toolhost", "validate", "--strict",
-                             str(config)], capture_output=True, text=True, timeout=60,
-                            check=False)
+    strict = run_cli(["validate", "--strict", str(config)])
     assert strict.returncode != 0
 
 

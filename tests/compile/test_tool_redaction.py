@@ -57,3 +57,26 @@ async def test_the_cut_comes_after_redaction() -> None:
     result = await _tool(max_output_chars=14, output="text").call({"pad": 40}, CallContext())
     text = str(result.to_mcp())
     assert SECRET[:3] not in text and "***" in text
+
+
+LONG_SECRET = "sk-live-9f8e7d6c5b4a3921"
+
+
+@pytest.mark.parametrize("pieces", [
+    ["key: sk-live-", "9f8e7d6c", "5b4a3921 done"],  # no block holds 10 of its characters
+    ["key: sk-live-9f8e7d", "6c5b4a3921 done"],
+])
+def test_a_secret_cut_over_text_blocks_is_hidden(pieces: list[str]) -> None:
+    from toolhost.compile.tool import redact_result
+
+    blocks = [{"type": "text", "text": piece} for piece in pieces]
+    blocks.insert(1, {"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"})
+    shown = redact_result(ToolResult(content=tuple(blocks)),
+                          Redactor(frozenset({LONG_SECRET})).redact)
+    texts = [block["text"] for block in shown.content if "text" in block]
+    assert texts[0] == "key: ***" and texts[-1] == "*** done"
+    assert "9f8e" not in "".join(texts) and "3921" not in "".join(texts)
+    assert shown.content[1]["data"] == "iVBORw0KGgo="  # binary data as it was
+    # and the same blocks redacted as a value (a result passed on whole)
+    assert Redactor(frozenset({LONG_SECRET})).value({"content": blocks})["content"][1] == \
+        blocks[1]

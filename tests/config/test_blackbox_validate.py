@@ -4,12 +4,12 @@ its message; valid YAML/TOML twins give identical `toolhost tools --json`."""
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests.inproc import run_cli
 
 # file name -> (text, expected message fragments "file:line:col: key.path: ...")
 BROKEN: dict[str, tuple[str, list[str]]] = {
@@ -202,10 +202,8 @@ allow = ["mcp__fs", { tool = "mcp__web__get", when = { id = { min = 1 } } }]
 
 
 def toolhost(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k != "W3_UNSET_TOKEN"}
-    env["XDG_CONFIG_HOME"] = str(cwd / "no-user-config")
-    return subprocess.run([sys.executable, "-m", "toolhost", *args], capture_output=True,
-                          text=True, timeout=120, env=env, cwd=cwd)
+    return run_cli(args, cwd=cwd, env={"W3_UNSET_TOKEN": None,
+                                       "XDG_CONFIG_HOME": str(cwd / "no-user-config")})
 
 
 @pytest.fixture(scope="module")

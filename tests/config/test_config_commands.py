@@ -1,27 +1,23 @@
-"""toolhost tools and toolhost schema as real processes."""
+"""toolhost tools and toolhost schema on the command line (in process: tests/inproc.py)."""
 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 from jsonschema import Draft202012Validator
 
+from tests.inproc import run_cli
+
 CASES = Path(__file__).parent / "cases" / "valid"
 
 
 def toolhost(*args: str, home: Path, env: dict[str, str] | None = None
              ) -> subprocess.CompletedProcess[str]:
-    environ = {k: v for k, v in os.environ.items() if k != "XDG_CONFIG_HOME"}
-    environ["HOME"] = str(home)
-    environ.update(env or {})
-    return subprocess.run([sys.executable, "-m", "toolhost", *args], capture_output=True,
-                          text=True, env=environ, timeout=120, check=False)
+    return run_cli(args, env={"XDG_CONFIG_HOME": None, "HOME": str(home), **(env or {})})
 
 
 def test_tools_json_is_the_same_for_yaml_and_toml_twins(tmp_path: Path) -> None:

@@ -139,6 +139,33 @@ def test_an_unknown_backend_kind_points_at_plugins(tmp_path: Path) -> None:
                             "needs the plugin listed in `plugins:` (see `toolhost plugins`)")
 
 
+@pytest.mark.parametrize("plugin", ["not-installed", "fails-at-import"])
+def test_a_kind_of_a_listed_plugin_that_did_not_load_is_not_sent_to_list_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, plugin: str) -> None:
+    """The plugin is in `plugins:` and failed (said on its line): "needs the plugin listed in
+    `plugins:`" sent the reader to do what was done."""
+    import importlib
+
+    from ..plugins.conftest import write_plugin
+
+    name = "tp-none-here"
+    if plugin == "fails-at-import":
+        name = "tp-kind-broken"
+        write_plugin(tmp_path / "site", name, "1.0", {"tp_kind_broken": "raise ImportError('x')\n"})
+        monkeypatch.syspath_prepend(str(tmp_path / "site"))
+        importlib.invalidate_caches()
+    path = tmp_path / "c.yaml"
+    path.write_text(f"toolhost: 1\nplugins: [{name}]\nservers:\n  db:\n    tools:\n"
+                    "      q: {tpkind: {database: x.db}}\n")
+    with pytest.raises(ConfigError) as info:
+        load_config(path, layers=False)
+    first, kind = info.value.problems
+    assert first.key_path == "plugins[0]", first
+    assert kind.key_path == "servers.db.tools.q.tpkind", kind
+    assert "a plugin listed in `plugins:` did not load (said above)" in kind.hint, kind.hint
+    assert "needs the plugin listed" not in kind.hint, kind.hint
+
+
 # an unknown key with no near miss: where it belongs, or the keys that are valid there
 UNKNOWN = {
     "backend option on the tool": (

@@ -6,21 +6,21 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.inproc import run_cli
+
 LONG = "a" * 300
 
 
 def _validate(config: Path, **env: str) -> subprocess.CompletedProcess[str]:
-    full = {**os.environ, "XDG_CONFIG_HOME": str(config.parent / "xdg"), **env}
-    full.setdefault("TOOLHOST_CACHE", str(config.parent / "cache"))
-    return subprocess.run([sys.executable, "-m", "toolhost", "validate", "--no-compile",
-                           str(config)], capture_output=True, text=True, timeout=120,
-                          env=full, cwd=config.parent)
+    cache = os.environ.get("TOOLHOST_CACHE", str(config.parent / "cache"))
+    return run_cli(["validate", "--no-compile", str(config)], cwd=config.parent,
+                   env={"XDG_CONFIG_HOME": str(config.parent / "xdg"),
+                        "TOOLHOST_CACHE": cache, **env})
 
 
 def _one_located_line(proc: subprocess.CompletedProcess[str], config: Path,
@@ -173,3 +173,23 @@ def test_a_nested_fragment_is_located_at_the_fragment_that_named_it(tmp_path: Pa
         "team/base.toml:2:12: extends[0]: extends: team/big.toml: config file too large "
         "(2,147,483,648 bytes, the limit is 16,777,216) (raise it with "
         "TOOLHOST_MAX_CONFIG_BYTES if the file is meant to be this big)"), proc.stderr
+
+
+def test_a_full_cache_file_system_says_so_not_check_the_url(tmp_path: Path, repo: Path) -> None:
+    """git's "No space left on device" on the first fetch: the hint sent the user to the
+    URL, the network and the credentials."""
+    import shutil
+
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    fake = bin_dir / "git"  # git itself, but a fetch fails as on a full disk
+    fake.write_text("#!/bin/sh\nfor a in \"$@\"; do if [ \"$a\" = fetch ]; then echo 'fatal: "
+                    "unable to write loose object file: No space left on device' >&2; "
+                    f"exit 128; fi; done\nexec {shutil.which('git')} \"$@\"\n")
+    fake.chmod(0o755)
+    config = tmp_path / "g3.yaml"
+    config.write_text("toolhost: 1\nextends:\n  - {repo: ./repo, rev: v1}\n")
+    line = _one_located_line(_validate(config, PATH=f"{bin_dir}{os.pathsep}{os.environ['PATH']}"),
+                             config)
+    assert "No space left on device" in line and "is full: free space there" in line, line
+    assert "credentials" not in line, line

@@ -6,12 +6,11 @@ load error; the absolute forms the author writes (``//${HOME}/x``, ``~/x``) matc
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.inproc import run_cli
 from toolhost.config import load_config
 from toolhost.config.interpolate import expand
 from toolhost.errors import ConfigError
@@ -85,9 +84,7 @@ def test_validate_reports_it_with_the_line_and_the_fix(tmp_path: Path) -> None:
     config = tmp_path / "team.yaml"
     config.write_text("toolhost: 1\npermissions:\n  deny:\n    - Read(//${HOME}/.ssh/**)\n"
                       "    - Edit(${HOME}/.bashrc)\n")
-    out = subprocess.run([sys.executable, "-m", "toolhost", "validate", str(config)],
-                         capture_output=True, text=True, timeout=120, check=False,
-                         env={**os.environ, "HOME": str(tmp_path)})
+    out = run_cli(["validate", str(config)], env={"HOME": str(tmp_path)})
     assert out.returncode == 1
     lines = [x for x in out.stderr.splitlines() if "never matches" in x]
     assert len(lines) == 1 and lines[0].startswith(f"{config}:5:"), out.stderr

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import logging
 import os
+import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -69,6 +71,8 @@ _TEXT = st.lists(st.sampled_from(['#', '"', "'", "[", "]", "{", "}", "\\", "\n",
 @example("a = '''x\n[[''' [[[", 2)
 @example('a = """x\\', 0)
 @example("# [[[\n[[[", 2)
+@example("# a\n  # [[\n\t\r\n#x\n[[[", 2)
+@example("#\n#\n x = [[[", 2)
 def test_toml_depth_answers_as_a_walk_of_every_character(text: str, limit: int) -> None:
     assert toml_depth(text, limit) == _reference(text, limit)
 
@@ -85,6 +89,31 @@ def test_toml_prescan_counts_as_a_walk_of_every_character(text: str, limit: int,
     """The prescan takes plain text, a comment or a string in one match each: the same depth
     and the same count of values as stepping through every character."""
     assert toml_prescan(text, limit, values) == _reference_prescan(text, limit, values)
+
+
+class _CountingSteps:
+    """A prescan pattern that counts the matches it hands to the scan's Python loop."""
+
+    def __init__(self, pattern: re.Pattern[str]) -> None:
+        self.pattern, self.steps = pattern, 0
+
+    def finditer(self, text: str) -> Iterator[re.Match[str]]:
+        for found in self.pattern.finditer(text):
+            self.steps += 1
+            yield found
+
+
+@pytest.mark.parametrize("run", ["#\n", "# a comment\n\n", "  # [x] = 'y'\r\n", "#\n\t\n"])
+def test_a_run_of_comment_lines_is_skipped_in_one_step(monkeypatch: pytest.MonkeyPatch,
+                                                       run: str) -> None:
+    """16 MiB of comment lines were 8 million turns of the scan's Python loop (~3 s)."""
+    steps = {counting: _CountingSteps(re.compile(limits._NEXT_STOP[counting]))
+             for counting in (False, True)}
+    monkeypatch.setattr(limits, "_NEXT", steps)
+    text = "x = 1\n" + run * 50_000 + "y = [[[1]]]\n"
+    assert toml_depth(text, 2) == text.index("[[[") + 2
+    assert limits.toml_prescan(text, 100, 3) == (text.index("[[[") + 1, "values")
+    assert sum(step.steps for step in steps.values()) < 20
 
 
 def test_a_deep_array_is_found_where_it_passes_the_limit() -> None:

@@ -4,13 +4,12 @@ booleans, in YAML and TOML."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.inproc import run_cli
 from toolhost.backends.registry import builtin_kinds
 from toolhost.config import load_config
 from toolhost.config.checks import MAX_DURATION, parse_duration
@@ -99,8 +98,7 @@ def test_the_red_team_file_is_a_located_error_in_a_real_process(tmp_path: Path) 
     config = tmp_path / "bignum2.yaml"
     config.write_text("toolhost: 1\nservers: {a: {timeout: " + BIG +
                       ", tools: {t: {command: [echo]}}}}\n")
-    proc = subprocess.run([sys.executable, "-m", "toolhost", "validate", "--no-compile",
-                           str(config)], capture_output=True, text=True, timeout=60)
+    proc = run_cli(["validate", "--no-compile", str(config)])
     assert proc.returncode == 1, proc.stderr
     assert proc.stderr.startswith(f"{config}:2:15: servers.a.timeout: expected a positive "
                                   "duration"), proc.stderr

@@ -5,11 +5,11 @@ rule read as an unconditional deny)."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests.inproc import run_cli
 
 REFUSED = [
     "callers: {subjects: ['ana ']}",
@@ -26,8 +26,7 @@ def test_a_refused_rule_shadows_nothing(tmp_path: Path, part: str) -> None:
     config = tmp_path / "c.yaml"
     config.write_text("toolhost: 1\nservers: {}\npermissions:\n  deny:\n"
                       f"    - {{tool: Bash, {part}}}\n  allow:\n    - Bash(ls:*)\n")
-    done = subprocess.run([sys.executable, "-m", "toolhost", "validate", "--no-layers",
-                           str(config)], capture_output=True, text=True, timeout=60)
+    done = run_cli(["validate", "--no-layers", str(config)])
     out = done.stdout + done.stderr
     assert done.returncode == 1 and f"{config}:5:" in out, out
     assert "shadowed" not in out and "Traceback" not in out, out
@@ -37,6 +36,5 @@ def test_the_same_rule_written_well_still_shadows(tmp_path: Path) -> None:
     config = tmp_path / "c.yaml"
     config.write_text("toolhost: 1\nservers: {}\npermissions:\n  deny:\n"
                       "    - {tool: Bash}\n  allow:\n    - Bash(ls:*)\n")
-    done = subprocess.run([sys.executable, "-m", "toolhost", "validate", "--no-layers",
-                           str(config)], capture_output=True, text=True, timeout=60)
+    done = run_cli(["validate", "--no-layers", str(config)])
     assert "shadowed" in done.stdout + done.stderr

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.inproc import run_cli
 from toolhost.config.loader import load_config
 from toolhost.errors import ConfigError
 from toolhost.redaction import active
@@ -84,8 +85,7 @@ def test_a_var_whose_value_holds_braces_is_a_secret_not_a_template(tmp_path: Pat
 def test_validate_says_so(tmp_path: Path) -> None:
     config = _write(tmp_path, "    env: {FLAG: true}\n    secrets: [FLAG]\n"
                               "    tools:\n      e: {command: [echo, x]}\n")
-    out = subprocess.run([sys.executable, "-m", "toolhost", "validate", "--no-layers",
-                          str(config)], capture_output=True, text=True, timeout=60)
+    out = run_cli(["validate", "--no-layers", str(config)])
     assert out.returncode != 0
     assert "servers.c.env.FLAG: 'FLAG' is listed under secrets, but its value is True" \
         in out.stderr

@@ -3,12 +3,11 @@ once parsed: the number of values per file is bounded, counted before anything i
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.inproc import run_cli
 from toolhost.config.limits import LIMITS, toml_depth, toml_prescan
 from toolhost.config.toml_source import parse_toml
 from toolhost.config.yaml_source import parse_yaml
@@ -101,8 +100,7 @@ def test_the_red_team_shape_in_a_real_process(tmp_path: Path,
         configs.append(tmp_path / name)
         configs[-1].write_text(text)
     # one process reads both (validate takes several files): each its own located line
-    proc = subprocess.run([sys.executable, "-m", "toolhost", "validate", "--no-compile",
-                           *map(str, configs)], capture_output=True, text=True, timeout=120)
+    proc = run_cli(["validate", "--no-compile", *map(str, configs)])
     assert proc.returncode == 1, proc.stderr
     lines = proc.stderr.splitlines()
     assert len(lines) == 2, proc.stderr

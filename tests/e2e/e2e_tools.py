@@ -13,6 +13,8 @@ from typing import Any
 
 import anyio
 
+from toolhost.backends.base import CallContext
+
 _started: dict[tuple[str, str], anyio.Event] = {}
 
 
@@ -95,3 +97,18 @@ async def slow() -> str:
             f.write("cancelled")
         raise
     return "slept"
+
+
+def chatter(ctx: CallContext) -> str:
+    """Log a line every 20 ms, writing how many so far to $E2E_STARTED; stop once $E2E_GO
+    exists (30 s at most)."""
+    deadline = time.monotonic() + 30
+    n = 0
+    while not os.path.exists(os.environ["E2E_GO"]) and time.monotonic() < deadline:
+        ctx.log("warning", "chatter %d", n)
+        n += 1
+        with open(os.environ["E2E_STARTED"] + ".tmp", "w", encoding="utf-8") as f:
+            f.write(str(n))
+        os.replace(os.environ["E2E_STARTED"] + ".tmp", os.environ["E2E_STARTED"])
+        time.sleep(0.02)
+    return f"chattered {n}"

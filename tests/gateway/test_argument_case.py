@@ -24,6 +24,9 @@ REFUSED: list[tuple[dict[str, Any], str, str]] = [
     ({"query": "x", "extra": 1, "EXTRA": 2}, "EXTRA", "extra"),  # two unnamed ones
     ({"query": "x", "LIMIT": 99}, "LIMIT", "limit"),  # a named one left out
     ({"query": "x", "\u212aey": 1, "key": 2}, "key", "\u212aey"),  # Kelvin sign folds to k
+    # a dotless i is I to .NET's OrdinalIgnoreCase (casefold alone keeps it apart)
+    ({"query": "x", "l\u0131m\u0131t": 99}, "l\u0131m\u0131t", "limit"),
+    ({"query": "x", "filter": {"id": "a", "\u0131d": "b"}}, "filter.\u0131d", "filter.id"),
     ({"query": "x", "filter": {"repo": "a", "Repo": "b"}}, "filter.Repo", "filter.repo"),
     ({"query": "x", "items": [{"n": 1}, {"a": 1, "A": 2}]}, "items[1].A", "items[1].a"),
 ]

@@ -58,6 +58,24 @@ def test_a_changed_list_leaves_the_clashing_tool_out() -> None:
     assert [(i.name, i.upstream_name) for i in imported] == [("safe", "danger")]
 
 
+def test_a_changed_list_never_serves_its_own_tool_under_a_rename_s_name() -> None:
+    """An upstream that drops the renamed tool (``search_issues`` -> ``search``, with a
+    fixed ``repo``) and lists a ``search`` of its own: that one is left out, not served as
+    the ``search`` the rules name, without the fixed argument. Before, it was served."""
+    spec = UpstreamSpec(command=("x",), reshape={
+        "search_issues": Reshape(name="search", fixed={"repo": "acme/app"})})
+    own = {"name": "search", "inputSchema": {"type": "object", "properties": {
+        "repo": {"type": "string"}, "q": {"type": "string"}}}}
+    imported, problems = reshape_tools(spec, [own, {"name": "echo", "inputSchema": OBJ}],
+                                       "h", missing_ok=True)
+    assert problems == [] and [i.name for i in imported] == ["echo"]
+    # listed again, the renamed tool is the one served under that name
+    imported, _ = reshape_tools(spec, [{**own, "name": "search_issues"}], "h",
+                                missing_ok=True)
+    assert [(i.name, i.upstream_name, dict(i.fixed)) for i in imported] == [
+        ("search", "search_issues", {"repo": "acme/app"})]
+
+
 def test_a_tool_listed_twice_is_taken_once(tmp_path: Path) -> None:
     done = run("tools", str(hostile_config(tmp_path)),
                HOSTILE_TOOLS=tools_env("echo", description="DUP"))

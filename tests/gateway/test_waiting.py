@@ -5,6 +5,7 @@ deadline (30 s for a start's step, 10 minutes for a call)."""
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from toolhost.gateway.start import _waiting_for
@@ -19,11 +20,13 @@ def test_a_slow_start_and_a_long_call_say_they_are_still_waiting(tmp_path: Path)
     calling.mkdir()
     never_lists = hostile_config(starting, connect_timeout="10s")
     never_answers = hostile_config(calling, timeout="5s")
-    tools, validate = at_once(["tools", str(never_lists)], ["validate", "--connect",
-                                                             str(never_lists)],
-                              HOSTILE_MODE="hang_list", TOOLHOST_WAIT_NOTICE="0.2")
-    call, = at_once(["call", str(never_answers), "h.echo", "text=hi"],
-                    HOSTILE_MODE="hang_call", TOOLHOST_WAIT_NOTICE="0.1")
+    with ThreadPoolExecutor(1) as pool:  # the call's 5 s run beside the starts' 10 s
+        calls = pool.submit(at_once, ["call", str(never_answers), "h.echo", "text=hi"],
+                            HOSTILE_MODE="hang_call", TOOLHOST_WAIT_NOTICE="0.1")
+        tools, validate = at_once(["tools", str(never_lists)], ["validate", "--connect",
+                                                                 str(never_lists)],
+                                  HOSTILE_MODE="hang_list", TOOLHOST_WAIT_NOTICE="0.2")
+        call, = calls.result()
     for done in (tools, validate):
         assert done.returncode == 1
         assert ("toolhost: WARNING: still waiting for upstream server 'h' to start and list "

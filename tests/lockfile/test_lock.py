@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from tests.inproc import run_cli
 from toolhost.config import load_config
 from toolhost.errors import ConfigError
 from toolhost.lockfile import lock_path, read_lock
@@ -24,8 +23,7 @@ BASE_V2 = BASE_V1 + "      mul: {python: 'toolhost.demo:word_count'}\n"
 
 
 def toolhost(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "toolhost", *args], cwd=cwd, text=True,
-                          capture_output=True, timeout=120, env=os.environ.copy())
+    return run_cli(args, cwd=cwd)
 
 
 def team_config(tmp_path: Path, make_repo: MakeRepo) -> tuple[Path, Path]:
@@ -64,7 +62,7 @@ def test_moved_tag_is_refused_with_a_diff_until_accepted(tmp_path: Path,
         load_config(config)
     text = str(info.value)
     assert "toolhost.yaml:3" in text and "extends[0]" in text
-    assert "changed since toolhost.lock" in text and "the tag or branch moved" in text
+    assert "changed since toolhost.lock" in text and "(the tag moved)" in text
     assert "+      mul: {python: 'toolhost.demo:word_count'}" in text  # the readable diff
 
     checked = toolhost("validate", str(config), cwd=tmp_path)

@@ -185,3 +185,50 @@ def test_the_printed_command_pastes_into_a_shell(tmp_path: Path, monkeypatch: py
     assert main(["lock", "--check", "my dir/t.yaml"]) == 1
     command = capsys.readouterr().err.split("create it with `", 1)[1].split("`", 1)[0]
     assert shlex.split(command) == ["toolhost", "lock", "my dir/t.yaml"]  # was 3 arguments
+
+
+class _CountingHash:
+    """hashlib.sha256 that counts the bytes it is handed."""
+
+    handed = 0
+
+    def __init__(self) -> None:
+        import hashlib
+
+        self._inner = hashlib.new("sha256")
+
+    def update(self, data: bytes) -> None:
+        _CountingHash.handed += len(data)
+        self._inner.update(data)
+
+    def hexdigest(self) -> str:
+        return self._inner.hexdigest()
+
+
+@pytest.mark.parametrize("locked", [False, True])
+def test_a_pinned_fragment_past_the_size_limit_is_refused_before_it_is_hashed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, locked: bool) -> None:
+    """A `pkg:` fragment of 2 GB was read and hashed whole (8-27 s) before the reader
+    refused it as too large."""
+    import hashlib
+
+    from toolhost.config import load_config
+
+    package = tmp_path / "site" / "bigpkg"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "big.yaml").write_text("#" * 5000 + "\n")
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    monkeypatch.setenv("TOOLHOST_MAX_CONFIG_BYTES", "1000")
+    monkeypatch.setattr(hashlib, "sha256", _CountingHash)
+    monkeypatch.setattr(_CountingHash, "handed", 0)
+    config = tmp_path / "c.yaml"
+    config.write_text("toolhost: 1\nextends:\n  - pkg:bigpkg/big.yaml\n")
+    if locked:
+        write_lock(lock_path(config), Lock({}, {}))
+    with pytest.raises(ConfigError) as caught:
+        load_config(config)
+    (problem,) = caught.value.problems
+    assert (problem.line, problem.key_path) == (3, "extends[0]"), problem
+    assert "big.yaml: config file too large (5,001 bytes, the limit is 1,000)" in str(problem)
+    assert _CountingHash.handed == 0

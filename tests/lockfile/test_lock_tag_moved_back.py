@@ -69,5 +69,5 @@ def test_a_tag_moved_to_a_commit_without_the_file_says_the_tag_moved(
         load_config(config)
     text = str(info.value)
     assert "changed since toolhost.lock" in text and reviewed[:12] in text, text
-    assert "the tag or branch moved" in text and "No such file" not in text, text
+    assert "(the tag moved)" in text and "No such file" not in text, text
     assert "deleted file" in text and "-      add:" in text, text  # the diff of the file

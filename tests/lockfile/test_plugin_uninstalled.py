@@ -45,10 +45,12 @@ def test_an_uninstalled_plugin_the_lock_pins_names_the_locked_release(
         assert "pip install 'tp-gone==1.4.2'" in text and "tp-gane" not in text
 
 
+@pytest.mark.parametrize("installed", [False, True], ids=["uninstalled", "another-release"])
 def test_the_locked_release_in_the_hint_is_quoted_for_a_shell(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, installed: bool) -> None:
     """The lock is read as written (a bad merge, a hand edit): its version goes into a
-    `pip install` that is pasted."""
+    `pip install` that is pasted (with another release installed, the hint was an unquoted
+    `install NAME==VERSION`)."""
     import shlex
 
     site = tmp_path / "site"
@@ -60,8 +62,9 @@ def test_the_locked_release_in_the_hint_is_quoted_for_a_shell(
     write_for(str(config))
     lock = tmp_path / "toolhost.lock"
     lock.write_text(lock.read_text().replace('"1.4.2"', '"1.4.2\'$(id)\'"'))
-    shutil.rmtree(site / "tp_gone-1.4.2.dist-info")
-    importlib.invalidate_caches()
+    if not installed:
+        shutil.rmtree(site / "tp_gone-1.4.2.dist-info")
+        importlib.invalidate_caches()
     with pytest.raises(ConfigError) as info:
         load_config(config)
     (problem,) = info.value.problems

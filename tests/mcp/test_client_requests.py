@@ -306,3 +306,16 @@ async def test_a_format_is_checked_against_the_answer(name: str, value: str,
     else:
         with pytest.raises(ClientRequestError, match=f"do not fit the schema: {name}"):
             await elicit(channel(answer), "when?", FORMATS)
+
+
+@pytest.mark.parametrize("method", ["elicit", "sample", "roots"])
+async def test_a_call_of_the_core_without_a_channel_hears_one_reason_for_each_question(
+        method: str) -> None:
+    # a call `toolhost run` hosts: the MCP core made its context, and no client can be asked;
+    # ctx.roots said only "an HTTP client must accept text/event-stream", wrong under run
+    from toolhost.backends.base import ToolFailure
+    from toolhost.mcp.tools_call import McpCallContext
+
+    ctx = McpCallContext.made({"call_id": "1", "tool": "mcp__s__t"})
+    with pytest.raises(ToolFailure, match=r"from here: .*`toolhost run` has no channel"):
+        await getattr(ctx, method)()

@@ -80,6 +80,8 @@ ROUND10_RUNS = [
     "env GIT_CONFIG_PARAMETERS=\"'alias.p'='!rm x'\" git p",
     "export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.p GIT_CONFIG_VALUE_0=push; git p",
     "GIT_CONFIG_GLOBAL=/tmp/c git log", "GIT_EXEC_PATH=/tmp/x git status",
+    "XDG_CONFIG_HOME=/tmp/x git status", "env XDG_CONFIG_HOME=/tmp/x git status",
+    "export XDG_CONFIG_HOME=/tmp/x; git status",  # ($XDG_CONFIG_HOME/git/config: fsmonitor)
     "git -c include.path=/tmp/evil.cfg log", "git -cinclude.path=/tmp/e log",
     "git -c includeIf.gitdir:/.path=/tmp/e log",
     # version managers, toolchains, dev environments, remote workspaces

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests.inproc import run_cli
 
 TOOLS = """\
 toolhost: 1
@@ -132,10 +132,7 @@ EXPECTED = [
 
 
 def toolhost(*args: str, home: Path) -> subprocess.CompletedProcess[str]:
-    environ = {k: v for k, v in os.environ.items() if k != "XDG_CONFIG_HOME"}
-    environ["HOME"] = str(home)
-    return subprocess.run([sys.executable, "-m", "toolhost", *args], capture_output=True,
-                          text=True, env=environ, timeout=120, check=False)
+    return run_cli(args, env={"XDG_CONFIG_HOME": None, "HOME": str(home)})
 
 
 def _code_lines(text: str) -> str:
@@ -275,3 +272,58 @@ permissions:
                            (28, 'one_of lists values the argument can never take: "quick"')):
         assert any(x.startswith(f"{config}:{line}:") and fragment in x for x in lines), (
             line, out.stderr)
+
+
+@pytest.mark.parametrize(("mcp", "said"), [
+    ("{cwd: other, command: [fs-server]}", "upstream server 'fs' runs in"),
+    ("{url: 'http://127.0.0.1:9/mcp'}", "upstream server 'fs' is reached over HTTP"),
+    ("{cwd: proj, command: [fs-server]}", ""),  # where the rules judge: nothing to say
+    ("{command: [fs-server]}", ""),  # runs where the rules judge (gateway.start)
+])
+def test_a_path_condition_on_an_upstream_that_reads_paths_elsewhere_is_a_warning(
+        tmp_path: Path, mcp: str, said: str) -> None:
+    """A relative path argument is judged against the rules' directory (run.cwd); an
+    upstream with an mcp.cwd of its own elsewhere, or one over HTTP, reads it elsewhere."""
+    from toolhost.config.loader import load_config
+    from toolhost.permissions.authoring import review_rules
+
+    (tmp_path / "proj").mkdir()
+    (tmp_path / "other").mkdir()
+    config = tmp_path / "th.yaml"
+    config.write_text(f"toolhost: 1\nrun: {{cwd: proj}}\nservers:\n  fs:\n    mcp: {mcp}\n"
+                      "permissions:\n  allow:\n    - tool: mcp__fs__read\n"
+                      "      when: {path: {path_under: proj}}\n")
+    loaded = load_config(config, layers=False)
+    shown = [str(f.problem) for f in review_rules(loaded) if "when.path" in str(f.problem)]
+    if not said:
+        assert shown == []
+        return
+    assert len(shown) == 1 and said in shown[0] and "th.yaml:9:" in shown[0], shown
+
+
+@pytest.mark.parametrize(("tool", "said"), [
+    ('command: {argv: [cat, "{{ path }}"], cwd: other}', "reads a relative path in "),
+    ('http: {url: "http://127.0.0.1:9/f/{path}"}', "somewhere unknown"),
+    ('command: {argv: [cat, "{{ path }}"], cwd: proj}', ""),
+    ('command: [cat, "{{ path }}"]', ""),  # runs where toolhost runs: not known here
+])
+def test_a_path_condition_on_an_own_tool_that_reads_paths_elsewhere_is_a_warning(
+        tmp_path: Path, tool: str, said: str) -> None:
+    """Round 19: a command tool's cwd elsewhere, an HTTP tool: its relative paths are not
+    judged by path_under (the policy fails closed on them); validate says so."""
+    from toolhost.config.loader import load_config
+    from toolhost.permissions.authoring import review_rules
+
+    (tmp_path / "proj").mkdir()
+    (tmp_path / "other").mkdir()
+    config = tmp_path / "th.yaml"
+    config.write_text(f"toolhost: 1\nrun: {{cwd: proj}}\nservers:\n  fs:\n    tools:\n"
+                      f"      read:\n        {tool}\n"
+                      "permissions:\n  allow:\n    - tool: mcp__fs__read\n"
+                      "      when: {path: {path_under: proj}}\n")
+    loaded = load_config(config, layers=False)
+    shown = [str(f.problem) for f in review_rules(loaded) if "when.path" in str(f.problem)]
+    if not said:
+        assert shown == []
+        return
+    assert len(shown) == 1 and said in shown[0] and "th.yaml:11:" in shown[0], shown

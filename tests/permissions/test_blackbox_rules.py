@@ -5,14 +5,13 @@ reads differently, wrapped and re-shelled commands, a Bash rule with stray paren
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.inproc import run_cli
 from toolhost.config import load_config
 from toolhost.permissions import compile_policy
 from toolhost.permissions.urls import url_host
@@ -116,10 +115,8 @@ def test_url_host(url: str, host: str | None) -> None:
 
 
 def toolhost(config: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "XDG_CONFIG_HOME": str(config.parent / "no-user-config")}
-    return subprocess.run([sys.executable, "-m", "toolhost", "permissions", "check",
-                           str(config), *args], capture_output=True, text=True, timeout=60,
-                          env=env, cwd=config.parent)
+    return run_cli(["permissions", "check", str(config), *args], cwd=config.parent,
+                   env={"XDG_CONFIG_HOME": str(config.parent / "no-user-config")})
 
 
 def test_check_command_reports_the_deny_a_rewrite_ran_into(config: Path) -> None:

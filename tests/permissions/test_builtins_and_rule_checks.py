@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.inproc import run_cli
 from toolhost.config.model import PermissionsConfig, RuleConfig
 from toolhost.permissions import compile_policy
 from toolhost.permissions.expr import ExprError, compile_expr
@@ -115,8 +116,6 @@ def test_method_calls_on_a_value_read_the_argument() -> None:
 
 
 def _validate(tmp_path: Path, expr: str, params: str) -> tuple[int, str]:
-    import subprocess
-    import sys
     config = tmp_path / "t.yaml"
     config.write_text(f"""toolhost: 1
 servers:
@@ -131,8 +130,7 @@ permissions:
     - tool: mcp__db__query
       expr: "{expr}"
 """)
-    out = subprocess.run([sys.executable, "-m", "toolhost", "validate", str(config)],
-                         capture_output=True, text=True, timeout=60)
+    out = run_cli(["validate", str(config)])
     return out.returncode, out.stdout + out.stderr
 
 

@@ -4,12 +4,11 @@ deny or ask for the same callers always meets first is reported as shadowed."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.inproc import run_cli
 from toolhost.config.model import PermissionsConfig, RuleConfig
 from toolhost.permissions import compile_policy
 from toolhost.permissions.caller import parse_callers
@@ -59,12 +58,10 @@ def test_validate_reports_both_with_their_lines(tmp_path: Path) -> None:
                       "permissions:\n  deny:\n    - tool: mcp__db__migrate\n"
                       "      callers: {groups: [contractors]}\n  allow:\n"
                       "    - tool: mcp__db__migrate\n      callers: {groups: [contractors]}\n")
-    done = subprocess.run([sys.executable, "-m", "toolhost", "validate", "--no-layers",
-                           str(config)], capture_output=True, text=True, timeout=60)
+    done = run_cli(["validate", "--no-layers", str(config)])
     assert f"{config}:11:7:" in done.stderr + done.stdout
     assert "shadowed" in done.stderr + done.stdout
     config.write_text(config.read_text().replace("[contractors]}\n  allow", "['ana ']}\n  allow"))
-    done = subprocess.run([sys.executable, "-m", "toolhost", "validate", "--no-layers",
-                           str(config)], capture_output=True, text=True, timeout=60)
+    done = run_cli(["validate", "--no-layers", str(config)])
     assert done.returncode == 1 and f"{config}:9:" in done.stderr
     assert "blanks around it" in done.stderr and "Traceback" not in done.stderr

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.inproc import run_cli
 from toolhost.config.model import Origin, PermissionsConfig, RuleConfig
 from toolhost.permissions import compile_policy
 from toolhost.permissions.caller import Caller, as_caller, parse_callers
@@ -66,16 +67,13 @@ def test_wrong_callers_are_refused_saying_why(value: object, words: str) -> None
 
 
 def test_validate_locates_a_wrong_callers_key(tmp_path: Path) -> None:
-    import subprocess
-    import sys
 
     config = tmp_path / "c.yaml"
     config.write_text("toolhost: 1\nservers:\n  db:\n    tools:\n"
                       "      migrate: {command: [echo, hi]}\n"
                       "permissions:\n  allow:\n    - tool: mcp__db__migrate\n"
                       "      callers: {team: [platform]}\n")
-    done = subprocess.run([sys.executable, "-m", "toolhost", "validate", "--no-layers",
-                           str(config)], capture_output=True, text=True, timeout=60)
+    done = run_cli(["validate", "--no-layers", str(config)])
     assert done.returncode == 1
     assert f"{config}:9:" in done.stderr and "permissions.allow[0].callers" in done.stderr
     assert "unknown key 'team'" in done.stderr and "Traceback" not in done.stderr

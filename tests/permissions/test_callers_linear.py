@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -16,6 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.inproc import run_cli
 from toolhost.permissions.caller import Caller, parse_callers
 
 HOSTILE = [  # (glob, a long value it almost matches)
@@ -78,9 +77,7 @@ def test_permissions_check_with_a_long_caller_answers_at_once(tmp_path: Path) ->
     claims = json.dumps({"sub": "a" * 200_000, "groups": ["x-" * 100_000]})
     claims_file = tmp_path / "claims.json"
     claims_file.write_text(claims)
-    done = subprocess.run([sys.executable, "-m", "toolhost", "permissions", "check",
-                           str(config), "WebFetch", "--input", '{"url": "https://a.example"}',
-                           "--caller", f"@{claims_file}"],
-                          capture_output=True, text=True, timeout=60)
+    done = run_cli(["permissions", "check", str(config), "WebFetch", "--input",
+                    '{"url": "https://a.example"}', "--caller", f"@{claims_file}"])
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[-1].startswith("allow")

@@ -4,12 +4,12 @@ the model's ``off`` is a string, so such a case tests a call that cannot come.""
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests.inproc import run_cli
 
 CONFIG = """\
 toolhost: 1
@@ -29,10 +29,8 @@ def _run(tmp_path: Path, input_text: str) -> subprocess.CompletedProcess[str]:
     (tmp_path / "cases.yaml").write_text(
         "config: pt.yaml\ncases:\n  - name: heater\n    tool: mcp__ext__heater\n"
         f"    input: {input_text}\n    expect: deny\n")
-    environ = {**os.environ, "HOME": str(tmp_path)}
-    return subprocess.run([sys.executable, "-m", "toolhost", "permissions", "test",
-                           str(tmp_path / "cases.yaml")], capture_output=True, text=True,
-                          timeout=120, env=environ, check=False)
+    return run_cli(["permissions", "test", str(tmp_path / "cases.yaml")],
+                   env={"HOME": str(tmp_path)})
 
 
 @pytest.mark.parametrize(("input_text", "word", "where"), [

@@ -48,3 +48,19 @@ def test_the_summary_counts_none_of_them_passed(tmp_path: Path,
     out, err = capsys.readouterr()
     assert "1 case(s): 1 passed, 0 failed; 1 file(s) with problems" in out
     assert f"{cases}: 3 case(s) not run: a value of theirs is refused (above)" in err
+
+
+@pytest.mark.parametrize("cwd", ["missing-dir", "/dev/null", "cases.yaml"])
+def test_a_cwd_that_is_no_directory_gets_a_located_warning(tmp_path: Path, cwd: str) -> None:
+    """Round 18: the cases' relative paths (and a patch, an archive, a repository a command
+    reads) are judged against ``cwd``; one that is no directory tested nothing real."""
+    path = tmp_path / "cases.yaml"
+    path.write_text(f"config: team.yaml\ncwd: {cwd}\ncases:\n"
+                    "  - {tool: Read, input: {file_path: a}, expect: allow}\n")
+    read = read_case_file(str(path))
+    assert not read.problems
+    assert [str(w) for w in read.warnings if "is not a directory" in str(w) and
+            "cases.yaml:2:" in str(w)], read.warnings
+    path.write_text("config: team.yaml\ncwd: .\ncases:\n"
+                    "  - {tool: Read, input: {file_path: a}, expect: allow}\n")
+    assert not read_case_file(str(path)).warnings

@@ -6,10 +6,9 @@ deny every such call: both passed a deny case with a plain ``ok`` line.
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
+
+from tests.inproc import run_cli
 
 CONFIG = """\
 toolhost: 1
@@ -63,9 +62,8 @@ def test_vacuous_cases_get_a_located_note(tmp_path: Path) -> None:
         lines += [f"  - name: {name}", f"    tool: {tool}", f"    input: {tool_input}",
                   f"    expect: {expect}"]
     (tmp_path / "cases.yaml").write_text("\n".join(lines) + "\n")
-    done = subprocess.run([sys.executable, "-m", "toolhost", "permissions", "test", "-v",
-                           str(tmp_path / "cases.yaml")], capture_output=True, text=True,
-                          timeout=120, env={**os.environ, "HOME": str(tmp_path)}, check=False)
+    done = run_cli(["permissions", "test", "-v", str(tmp_path / "cases.yaml")],
+                   env={"HOME": str(tmp_path)})
     assert done.returncode == 0, done.stdout + done.stderr  # notes: the cases still pass
     notes = [line for line in done.stderr.splitlines() if ": note: " in line]
     for k, (name, _, _, _, word) in enumerate(CASES):

@@ -1,13 +1,13 @@
-"""``toolhost permissions test CASES``: policy tests as a real subprocess, and the shipped ones."""
+"""``toolhost permissions test CASES`` (in process: tests/inproc.py), and the shipped ones."""
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests.inproc import run_cli
 
 EXAMPLES = Path(__file__).parents[2] / "examples" / "policy-tests"
 
@@ -59,10 +59,7 @@ cases:
 
 def toolhost(*args: str, home: Path, cwd: Path | None = None
              ) -> subprocess.CompletedProcess[str]:
-    environ = {k: v for k, v in os.environ.items() if k != "XDG_CONFIG_HOME"}
-    environ["HOME"] = str(home)
-    return subprocess.run([sys.executable, "-m", "toolhost", *args], capture_output=True,
-                          text=True, env=environ, timeout=120, check=False, cwd=cwd)
+    return run_cli(args, cwd=cwd, env={"XDG_CONFIG_HOME": None, "HOME": str(home)})
 
 
 @pytest.fixture

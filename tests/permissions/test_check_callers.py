@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.inproc import run_cli
 from toolhost.cli import main
 
 CONFIG = """\
@@ -34,8 +34,7 @@ permissions:
 
 
 def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "toolhost", "permissions", *args],
-                          capture_output=True, text=True, timeout=60, cwd=cwd)
+    return run_cli(["permissions", *args], cwd=cwd)
 
 
 @pytest.fixture

@@ -1,16 +1,15 @@
-"""``toolhost permissions check|list|lint`` as a real subprocess on layered config files."""
+"""``toolhost permissions check|list|lint`` on layered config files (in process)."""
 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.inproc import run_cli
 from toolhost.cli import main
 
 BASE = """\
@@ -61,9 +60,8 @@ def config(tmp_path: Path) -> Path:
 
 
 def toolhost(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "XDG_CONFIG_HOME": str(cwd or Path.cwd()) + "/no-user-config"}
-    return subprocess.run([sys.executable, "-m", "toolhost", *args], capture_output=True,
-                          text=True, timeout=60, env=env, cwd=cwd)
+    return run_cli(args, cwd=cwd,
+                   env={"XDG_CONFIG_HOME": str(cwd or Path.cwd()) + "/no-user-config"})
 
 
 def check(config: Path, tool: str, tool_input: dict[str, Any]) -> dict[str, Any]:

@@ -6,6 +6,7 @@ deny them; what runs no such string stays as it was."""
 
 from __future__ import annotations
 
+import tracemalloc
 from typing import Any
 
 import pytest
@@ -29,7 +30,7 @@ RUN_FROM_STRINGS = [
     ("/usr/bin/awk 'BEGIN{system(\"sudo rm x\")}'", "deny"),
     ("sudo awk 'BEGIN{system(\"rm x\")}'", "deny"),
     ("awk 'BEGIN{system(\"echo a; rm x\")}'", "deny"),
-    ("awk 'BEGIN{system(\"curl http://x\")}'", "ask"),
+    ("awk 'BEGIN{system(\"curl http://x\")}'", "deny"),  # inline_run
     ("git -c core.pager='rm x' log", "deny"),
     ("git -c 'alias.x=!rm -rf /tmp/x' x", "deny"),
     ("git -c core.sshCommand='sh -c \"rm x\"' fetch", "deny"),
@@ -139,3 +140,18 @@ def test_an_escape_never_closed_is_found_in_linear_time(command: str) -> None:
     assert DENY_RM.decide("Bash", {"command": "m4 <<< 'syscmd(rm -rf y)'"}).behavior == "deny"
     assert DENY_RM.decide("Bash", {"command": "fzf --bind 'enter:execute(rm {})'"}
                           ).behavior == "deny"
+
+
+def test_a_long_unclosed_sed_substitution_is_read_in_memory_of_its_size() -> None:
+    """`s/` then a megabyte with no closing delimiter kept a regex frame per character
+    (1 MB: 190 MB); an escaped delimiter is never read as the end of the pattern (sed does not)."""
+    command = "sed 's/" + "a" * 90_000 + "' f"
+    tracemalloc.start()
+    try:
+        decision = DENY_RM.decide("Bash", {"command": command})
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert decision.behavior == "allow"
+    assert peak < 40 * 90_000, f"{peak:,} bytes"
+    assert DENY_RM.decide("Bash", {"command": "sed 's/a/rm x/e' f"}).behavior == "deny"

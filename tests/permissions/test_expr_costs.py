@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import random
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -19,6 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.inproc import run_cli
 from toolhost.config.model import PermissionsConfig, RuleConfig
 from toolhost.permissions import compile_policy
 from toolhost.permissions.expr import ExprError, compile_expr
@@ -136,8 +135,7 @@ def test_validate_locates_them(tmp_path: Path, source: str) -> None:
     config = tmp_path / "toolhost.yaml"
     config.write_text("toolhost: 1\npermissions:\n  default: allow\n  deny:\n"
                       f"    - tool: WebFetch\n      expr: \"{source}\"\n")
-    done = subprocess.run([sys.executable, "-m", "toolhost", "validate", str(config)],
-                          capture_output=True, text=True, timeout=60)
+    done = run_cli(["validate", str(config)])
     assert done.returncode != 0
     assert "toolhost.yaml:6:7: permissions.deny[0].expr" in done.stdout + done.stderr
     assert "internal error" not in done.stderr and "Traceback" not in done.stderr

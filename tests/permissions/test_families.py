@@ -106,9 +106,11 @@ def test_an_unknown_target_is_never_allowed_by_a_content_rule(rule: str, tool: s
 
 
 @pytest.mark.parametrize("written", ["Task(explore)", "Agent(EXPLORE)", "Task( Explore )"])
-@pytest.mark.parametrize("sent", ["Explore", "explore", " Explore", "EXPLORE"])
+@pytest.mark.parametrize("sent", ["Explore", "explore", " Explore", "EXPLORE",
+                                  # round 18: width, invisible characters, dashes
+                                  "ｅｘｐｌｏｒｅ", "Explore\u200b", "\u2060Explore\ufeff"])
 @pytest.mark.parametrize("tool", ["Agent", "Task"])
-def test_a_deny_or_ask_names_a_subagent_whatever_its_case(written: str, sent: str,
+def test_a_deny_or_ask_names_a_subagent_whatever_its_case_or_width(written: str, sent: str,
                                                           tool: str) -> None:
     for effect in ("deny", "ask"):
         decided = _policy("allow", RuleConfig(effect, written)).decide(
@@ -118,3 +120,14 @@ def test_a_deny_or_ask_names_a_subagent_whatever_its_case(written: str, sent: st
     allowed = _policy("ask", RuleConfig("allow", "Task(Explore)")).decide(
         tool, {"subagent_type": sent, "prompt": "p", "description": "d"})
     assert allowed.behavior == ("allow" if sent == "Explore" else "ask")
+
+
+@pytest.mark.parametrize("sent", ["general\u2010purpose", "general\u2013purpose",
+                                  "ｇｅｎｅｒａｌ-purpose", "general-purpose\u200b"])
+def test_a_subagent_named_with_another_dash_or_width_meets_the_deny(sent: str) -> None:
+    """Round 18: a name the CLI may resolve to the denied agent is denied."""
+    decided = _policy("allow", RuleConfig("deny", "Task(general-purpose)")).decide(
+        "Agent", {"subagent_type": sent, "prompt": "p", "description": "d"})
+    assert decided.behavior == "deny"
+    assert _policy("allow", RuleConfig("deny", "Task(general-purpose)")).decide(
+        "Agent", {"subagent_type": "general_purpose", "prompt": "p"}).behavior == "allow"

@@ -14,20 +14,20 @@ HIDDEN = [
     ("python3 -W ignore <<EOF\nimport os\nos.system('rm -rf x')\nEOF", "deny"),
     ("python3 -X dev <<EOF\nimport os\nos.system('rm x')\nEOF", "deny"),
     ("python3 -uW ignore <<< 'import os; os.system(\"rm x\")'", "deny"),
-    ("python3 -X importtime - <<EOF\nimport os\nos.system('curl x')\nEOF", "ask"),
+    ("python3 -X importtime - <<EOF\nimport os\nos.system('curl x')\nEOF", "deny"),  # inline_run
     ("python3 -- - <<EOF\nimport os\nos.system('rm x')\nEOF", "deny"),
     ("perl -I lib <<EOF\nsystem('rm x');\nEOF", "deny"),
     ("perl -Ilib -w <<EOF\nsystem('rm x');\nEOF", "deny"),
     ("echo 'system(\"rm x\")' | perl -I lib -Mstrict", "deny"),
     ("ruby -r json <<EOF\nsystem('rm x')\nEOF", "deny"),
-    ("ruby -I lib -r set <<EOF\nsystem('curl x')\nEOF", "ask"),
+    ("ruby -I lib -r set <<EOF\nsystem('curl x')\nEOF", "deny"),  # inline_run
     ("node --stack-size 99 <<EOF\nrequire('child_process').execSync('rm x')\nEOF", "deny"),
     ("node -r ts-node/register <<EOF\nrequire('child_process').execSync('rm x')\nEOF", "deny"),
     ("node --input-type module <<EOF\nimport 'x'; execSync('rm x')\nEOF", "deny"),
     ("php -d display_errors=1 <<EOF\n<?php system('rm x');\nEOF", "deny"),
     ("lua -l socket <<EOF\nos.execute('rm x')\nEOF", "deny"),
     ("php -B 'system(\"rm x\");' -R 'echo 1;'", "deny"),
-    ("php -R 'system(\"curl x\");'", "ask"),
+    ("php -R 'system(\"curl x\");'", "deny"),  # inline_run
     ("php -E 'shell_exec(\"rm x\");'", "deny"),
 ]
 HONEST = [

@@ -247,3 +247,79 @@ def test_no_field_of_an_audit_record_holds_a_secret(
     record = json.loads(text)
     assert record["tool_use_id"] == "toolu_***"
     assert "***" in record["tool"] or where != "tool"
+
+
+def test_a_decision_reading_a_slow_repository_holds_no_other_call(tmp_path: Path) -> None:
+    """Review 19: deciding a git command runs git in the repository (latergit); its
+    alternates a FIFO, every read waited (10 s each) with the event loop held: no other call,
+    cancel or signal was served meanwhile. Such a call is decided in a worker thread."""
+    import errno
+
+    from tests.permissions.test_gitread import _source
+    from toolhost.permissions.ask import FixedAsker
+
+    root = _source(tmp_path / "r")
+    fifo = root / ".git/objects/info/alternates"
+    os.mkfifo(fifo)
+    rules = (RuleConfig("deny", "Bash(rm:*)"), RuleConfig("allow", "Bash"))
+    gate = PermissionGate(compile_policy(PermissionsConfig(rules=rules), cwd=str(root)),
+                          FixedAsker("deny", answered_by="test"))
+    slow = {"command": "git checkout evil"}
+    assert gate.check_now("Bash", slow) is None  # (decided by check, off the loop)
+    order: list[tuple[str, str]] = []
+
+    async def go() -> None:
+        async def decide_slow() -> None:
+            order.append(("git", (await gate.check("Bash", slow)).behavior))
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(decide_slow)
+            await anyio.sleep(0)
+            order.append(("ls", (await gate.check("Bash", {"command": "ls"})).behavior))
+            while len(order) < 2:  # each git read opening the FIFO gets an empty file
+                try:
+                    os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+                except OSError as exc:
+                    assert exc.errno == errno.ENXIO  # (no reader yet)
+                await anyio.sleep(0.01)
+
+    anyio.run(go)
+    assert order == [("ls", "allow"), ("git", "deny")]
+
+
+class _Reloading:
+    """A person who answers ``answer`` while a reload installs ``then``'s rules."""
+
+    def __init__(self, gate: list[PermissionGate], then: Any, answer: str) -> None:
+        self.gate, self.then, self.answer = gate, then, answer
+
+    async def ask(self, tool_name: str, tool_input: Any, decision: Decision) -> Decision:
+        self.gate[0].policy = self.then
+        return Decision(self.answer, rule=decision.rule, answered_by="person")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("then", "answer", "expected"), [
+    # the new rules deny it: a "yes" given after they arrived does not run the call
+    (RuleConfig("deny", "mcp__db__write", message="Writes are frozen"), "allow",
+     ("deny", "Writes are frozen (the config was reloaded while the question was open")),
+    # they allow it (with a rewrite): the allow of the rules in force, rewrite included
+    (RuleConfig("allow", "mcp__db__write", rewrite={"set": {"row": 2}}), "allow",
+     ("allow", {"row": 2})),
+    # they still ask: the person's answer stands; a person's no stays a no
+    (ASK, "allow", ("allow", None)),
+    (RuleConfig("allow", "mcp__db__write"), "deny", ("deny", "")),
+])
+def test_a_question_answered_after_a_reload_meets_the_rules_in_force(
+        tmp_path: Path, then: RuleConfig, answer: str, expected: tuple[str, Any]) -> None:
+    new = compile_policy(PermissionsConfig(rules=(then,)))
+    holder: list[PermissionGate] = []
+    gate = PermissionGate(compile_policy(PermissionsConfig(rules=(ASK,))),
+                          _Reloading(holder, new, answer))
+    holder.append(gate)
+    decision = check(gate, "mcp__db__write", {"row": 1})
+    assert decision.behavior == expected[0]
+    if expected[0] == "deny":
+        assert decision.message.startswith(expected[1])
+    else:
+        assert decision.updated_input == expected[1]
+    assert gate.generation == 1

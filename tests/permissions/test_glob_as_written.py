@@ -6,13 +6,12 @@ with a wildcard in the host (``https://*.python.org/*`` allowed
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.inproc import run_cli
 from toolhost.config.model import PermissionsConfig, RuleConfig
 from toolhost.permissions import compile_policy
 
@@ -59,8 +58,7 @@ def test_validate_warns_of_a_wildcard_host_in_an_allow_url_glob(
     config = tmp_path / "c.yaml"
     config.write_text("toolhost: 1\npermissions:\n  allow:\n    - tool: WebFetch\n"
                       f"      when: {{url: {{glob: '{glob}'}}}}\n")
-    done = subprocess.run([sys.executable, "-m", "toolhost", "validate", "--no-layers",
-                           str(config)], capture_output=True, text=True, timeout=60)
+    done = run_cli(["validate", "--no-layers", str(config)])
     text = done.stdout + done.stderr
     assert ("wildcard in the host" in text) is warned
     if warned:

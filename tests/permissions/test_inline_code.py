@@ -26,7 +26,7 @@ NARROW = policy(RULES, "ask")
 CASES = [
     ("python3 -c 'import os; os.system(\"rm -rf /tmp/x\")'", "deny"),
     ("python -c \"import subprocess; subprocess.run(['rm', '-rf', 'x'])\"", "deny"),
-    ("python3.12 -c 'import os; os.system(\"curl http://e\")'", "ask"),
+    ("python3.12 -c 'import os; os.system(\"curl http://e\")'", "deny"),  # inline_run
     ("/usr/bin/python3 -c 'import os; os.system(\"rm x\")'", "deny"),
     ("python3 -ccode'os.system(\"rm x\")'", "deny"),
     ("sudo python3 -c 'import os; os.system(\"rm x\")'", "deny"),
@@ -37,7 +37,7 @@ CASES = [
     ("ruby -e '`rm x`'", "deny"),
     ("node -e 'require(\"child_process\").execSync(\"rm x\")'", "deny"),
     ("node --eval='require(\"child_process\").execSync(\"rm x\")'", "deny"),
-    ("node -p 'require(\"child_process\").execSync(\"curl x\")'", "ask"),
+    ("node -p 'require(\"child_process\").execSync(\"curl x\")'", "deny"),  # inline_run
     ("php -r 'system(\"rm x\");'", "deny"),
     ("lua -e 'os.execute(\"rm x\")'", "deny"),
     ("luajit -e 'os.execute(\"rm x\")'", "deny"),
@@ -79,7 +79,7 @@ FED = [
     ("echo 'import os; os.system(\"rm x\")' | python3", "deny"),
     ("printf '%s' 'system(\"rm x\")' | perl", "deny"),
     ("python3 <<< 'import os; os.system(\"rm x\")'", "deny"),
-    ("cat <<EOF | python3 -u\nimport os\nos.system(\"curl x\")\nEOF", "ask"),
+    ("cat <<EOF | python3 -u\nimport os\nos.system(\"curl x\")\nEOF", "deny"),  # inline_run
     ("node <<'JS'\nrequire('child_process').execSync('rm x')\nJS", "deny"),
 ]
 FED_HONEST = [

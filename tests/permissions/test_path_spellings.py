@@ -44,6 +44,14 @@ def layout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[object, str
     ("Read", "{home}/.ssh\\id_rsa", "deny"), ("Edit", "{home}\\.ssh", "deny"),
     ("Read", "$HOME\\.ssh\\id_rsa", "deny"), ("Read", "src\\..\\..\\home\\x", "ask"),
     ("Read", "src\\a.py", "allow"),
+    # round 18: a file URL naming a host (it may be this machine: curl reads
+    # file://127.0.0.1/x as /x) and a plain path with percent-escapes (a tool taking a URI
+    # path decodes them) meet the deny too; an allow must prove the decoded path
+    ("Read", "file://127.0.0.1{home}/.ssh/id_rsa", "deny"),
+    ("Read", "file://host.example{home}/.ssh/id_rsa", "deny"),
+    ("Read", "{home}/.ssh%2fid_rsa", "deny"), ("Read", "%7E/.ssh/id_rsa", "deny"),
+    ("Read", "{home}%2F.ssh%2Fid_rsa", "deny"), ("Read", "src/%2e%2e/%2e%2e/x", "ask"),
+    ("Read", "src/100%25.md", "allow"), ("Read", "src/50%.md", "allow"),
 ])
 def test_each_spelling_meets_the_rules(layout: tuple[object, str], tool: str, path: str,
                                        want: str) -> None:
@@ -51,3 +59,14 @@ def test_each_spelling_meets_the_rules(layout: tuple[object, str], tool: str, pa
     key = "file_path"
     got = pol.decide(tool, {key: path.replace("{home}", home)}).behavior  # type: ignore[attr-defined]
     assert got == want
+
+
+@pytest.mark.parametrize("path", ["/etc%2fpasswd", "%2Fetc%2Fpasswd", "/%65tc/passwd",
+                                  "file://127.0.0.1/etc/passwd", "file://[::1]/etc/passwd"])
+def test_a_when_path_condition_meets_the_decoded_path_of_an_mcp_argument(path: str) -> None:
+    """Round 18: an MCP tool's path argument under ``path_under``: the decoded spellings."""
+    pol = compile_policy(PermissionsConfig(rules=(
+        RuleConfig(effect="deny", tool="mcp__fs__read", when={"path": {"path_under": "/etc"}}),
+        RuleConfig(effect="allow", tool="mcp__fs__read")), default="ask"), cwd="/tmp")
+    assert pol.decide("mcp__fs__read", {"path": path}).behavior == "deny"
+    assert pol.decide("mcp__fs__read", {"path": "/tmp/x%20y"}).behavior == "allow"

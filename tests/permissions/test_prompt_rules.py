@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.inproc import run_cli
 from toolhost.permissions.prompt_rules import unmatched_names
 
 DECLARED = [("kb", "review"), ("kb", "payroll"), ("ops", "deploy")]
@@ -60,8 +60,7 @@ permissions:
 
 
 def _toolhost(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "toolhost", *args], capture_output=True,
-                          text=True, timeout=60)
+    return run_cli(args)
 
 
 def test_validate_warns_about_prompt_rules_that_cannot_match(tmp_path: Path) -> None:

@@ -4,14 +4,13 @@ never match (no declared resource has it, or a regex spells what reads never sho
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.inproc import run_cli
 from tests.serve.kb_config import KB_HEAD
 from toolhost.compile.resource_uri import decoded, normalize, quote_value
 from toolhost.config.model import Origin, RuleConfig
@@ -118,8 +117,7 @@ permissions:
 def test_validate_warns_about_uri_rules_that_cannot_match(tmp_path: Path) -> None:
     (tmp_path / "data").mkdir()
     (tmp_path / "c.yaml").write_text(CONFIG)
-    done = subprocess.run([sys.executable, "-m", "toolhost", "validate", str(tmp_path / "c.yaml")],
-                          capture_output=True, text=True, timeout=60)
+    done = run_cli(["validate", str(tmp_path / "c.yaml")])
     out = done.stdout + done.stderr
     assert done.returncode == 0, out
     assert "2 warnings" in out, out

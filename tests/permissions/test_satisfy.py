@@ -5,9 +5,6 @@ condition that can match (a property test against brute force over the real engi
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
+from tests.inproc import run_cli
 from toolhost.config.model import Origin, RuleConfig
 from toolhost.permissions.conditions import MISSING, compile_when
 from toolhost.permissions.rulecheck import Target, check_rule_paths
@@ -90,9 +88,7 @@ def _config(tmp_path: Path) -> tuple[Path, dict[int, tuple[str, bool]]]:
 def test_validate_reports_each_condition_that_can_never_hold_and_only_those(
         tmp_path: Path) -> None:
     config, at = _config(tmp_path)
-    environ = {**os.environ, "HOME": str(tmp_path)}
-    out = subprocess.run([sys.executable, "-m", "toolhost", "validate", str(config)],
-                         capture_output=True, text=True, timeout=120, env=environ, check=False)
+    out = run_cli(["validate", str(config)], env={"HOME": str(tmp_path)})
     assert "Traceback" not in out.stderr
     reported = out.stderr.splitlines()
     for line, (when, never) in at.items():
@@ -108,9 +104,7 @@ def test_validate_reports_each_condition_that_can_never_hold_and_only_those(
 
 def test_the_message_names_the_argument_and_its_values(tmp_path: Path) -> None:
     config, at = _config(tmp_path)
-    out = subprocess.run([sys.executable, "-m", "toolhost", "validate", str(config)],
-                         capture_output=True, text=True, timeout=120, check=False,
-                         env={**os.environ, "HOME": str(tmp_path)})
+    out = run_cli(["validate", str(config)], env={"HOME": str(tmp_path)})
     line = next(n for n, (w, _) in at.items() if w == '{mode: {regex: "fastest"}}')
     hit = next(x for x in out.stderr.splitlines() if x.startswith(f"{config}:{line}:"))
     assert 'when.mode never holds' in hit and '"fast", "slow"' in hit, hit

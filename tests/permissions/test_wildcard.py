@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -17,6 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.inproc import run_cli
 from toolhost.config.model import Origin, PermissionsConfig, RuleConfig
 from toolhost.permissions import compile_policy
 from toolhost.permissions.wildcard import compile_wildcard, literal
@@ -127,9 +126,7 @@ def test_permissions_check_with_a_long_command_answers_at_once(tmp_path: Path) -
                       "    - 'Bash(echo *a*a*a*a*a*a*b)'\n")
     command = tmp_path / "input.json"
     command.write_text(json.dumps({"command": "echo " + "a" * 50_000}))
-    done = subprocess.run([sys.executable, "-m", "toolhost", "permissions", "check",
-                           str(config), "Bash", "--input", f"@{command}"],
-                          capture_output=True, text=True, timeout=60)
+    done = run_cli(["permissions", "check", str(config), "Bash", "--input", f"@{command}"])
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("allow")
 

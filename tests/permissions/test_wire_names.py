@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.inproc import run_cli
 from toolhost.config.model import PermissionsConfig, RuleConfig
 from toolhost.errors import ConfigError
 from toolhost.permissions import compile_policy
@@ -96,8 +96,7 @@ def test_a_huge_name_from_the_cli_is_decided_in_bounded_memory() -> None:
 
 
 def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "toolhost", *args], cwd=cwd,
-                          capture_output=True, text=True, timeout=120)
+    return run_cli(args, cwd=cwd)
 
 
 COLLIDING = """\
@@ -165,8 +164,7 @@ def test_validate_locates_a_dotted_tool_name(tmp_path: Path) -> None:
     config = tmp_path / "toolhost.yaml"
     config.write_text("toolhost: 1\nservers:\n  ext:\n    external: {type: stdio, command: x}\n"
                       "permissions:\n  default: allow\n  deny:\n    - mcp__ext__files.delete\n")
-    done = subprocess.run([sys.executable, "-m", "toolhost", "validate", str(config)],
-                          capture_output=True, text=True, timeout=60)
+    done = run_cli(["validate", str(config)])
     assert done.returncode != 0
     assert "toolhost.yaml:8:7" in done.stderr + done.stdout
     assert "mcp__ext__files_delete" in done.stderr + done.stdout
@@ -189,8 +187,7 @@ def test_validate_warns_of_a_server_glob_matching_no_declared_tool(
     config = tmp_path / "toolhost.yaml"
     config.write_text("toolhost: 1\nservers:\n  files:\n    tools:\n      ls: {command: [ls]}\n"
                       f"permissions:\n  default: allow\n  deny:\n    - \"{pattern}\"\n")
-    done = subprocess.run([sys.executable, "-m", "toolhost", "validate", str(config)],
-                          capture_output=True, text=True, timeout=60)
+    done = run_cli(["validate", str(config)])
     assert f"toolhost.yaml:9:7: permissions.deny[0]: warning: permission rule '{pattern}'" \
         in done.stdout + done.stderr
     assert "matches no tool declared" in done.stdout + done.stderr

@@ -156,12 +156,13 @@ BODIES = {
 }
 
 
-def _ctrl_c_while_loading(tmp_path: Path) -> tuple[int, str]:
-    """`toolhost validate` on a pseudo-terminal; Ctrl-C typed once the plugin is loading.
-    The exit status and what the terminal showed."""
+def _ctrl_c_while_loading(tmp_path: Path, until: str = "") -> tuple[int, str]:
+    """`toolhost validate` on a pseudo-terminal; Ctrl-C typed once the plugin is loading
+    (and the terminal shows ``until``). The exit status and what the terminal showed."""
     master, slave = pty.openpty()
     marker = tmp_path / "loading"
-    env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "xdg"), "KB_LOADING": str(marker)}
+    env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "xdg"), "KB_LOADING": str(marker),
+           "TOOLHOST_WAIT_NOTICE": "0.1"}
     # the terminal as the command's controlling one, so that the kernel signals it
     take_tty = ("import fcntl, os, sys, termios; fcntl.ioctl(0, termios.TIOCSCTTY, 0); "
                 "os.execv(sys.executable, [sys.executable, '-m', 'toolhost', *sys.argv[1:]])")
@@ -172,10 +173,11 @@ def _ctrl_c_while_loading(tmp_path: Path) -> tuple[int, str]:
     shown = b""
     try:
         deadline = time.monotonic() + 60
-        while not marker.exists() and proc.poll() is None and time.monotonic() < deadline:
+        while not (marker.exists() and until.encode() in shown) and proc.poll() is None \
+                and time.monotonic() < deadline:
             if select.select([master], [], [], 0.05)[0]:
                 shown += _read(master)
-        assert marker.exists(), shown.decode(errors="replace")
+        assert marker.exists() and until.encode() in shown, shown.decode(errors="replace")
         os.write(master, b"\x03")
         while True:
             chunk = _read(master)
@@ -206,3 +208,17 @@ def test_ctrl_c_typed_while_a_plugin_loads_exits_130(
     code, shown = _ctrl_c_while_loading(tmp_path)
     assert code == 130, shown
     assert "Traceback" not in shown and "error" not in shown, shown
+
+
+def test_a_plugin_hanging_at_load_is_named_while_waiting_and_at_ctrl_c(
+        tmp_path: Path, make_plugin: MakePlugin) -> None:
+    """A hung plugin held every load without a word, and a Ctrl-C ended it with none: which
+    plugin was it?"""
+    make_plugin("toolhost-kb", "1.0", modules={"kb_plugin": WAITS + BODIES["waits"]})
+    code, shown = _ctrl_c_while_loading(tmp_path, until="still waiting")
+    assert code == 130, shown
+    assert "toolhost.yaml:2:11: plugins[0]: still waiting for plugin 'toolhost-kb' 1.0 to " \
+           "import and register (" in shown, shown
+    assert "toolhost.yaml:2:11: plugins[0]: stopped by Ctrl-C while plugin 'toolhost-kb' 1.0 " \
+           "was importing and registering" in shown, shown
+    assert "Traceback" not in shown, shown

@@ -239,3 +239,21 @@ def test_noted_reads_are_bounded() -> None:
         reads.note("ReadMcpResourceTool", {"server": "kb", "uri": f"u{k}"}, Decision("allow"))
     assert len(reads) == second_lock.MAX_NOTED
     assert not reads.claim("kb", "u0") and reads.claim("kb", f"u{second_lock.MAX_NOTED + 9}")
+
+
+async def test_an_allow_noted_under_rules_a_reload_replaced_is_decided_again(
+        host: Host, runner_gate: RunnerGate, tmp_path: Path, person: Person) -> None:
+    """`run --watch`: the CLI was answered allow, then a reload brought a deny of that call
+    before its tools/call arrived: the call meets the new rules, not the old allow."""
+    assert (await asked(runner_gate, "ok now")).behavior == "allow"
+    runner_gate.reads.note("ReadMcpResourceTool", {"server": "kb", "uri": "kb://a"},
+                           Decision("allow"))
+    (tmp_path / "kb.yaml").write_text(CONFIG.replace("bad notes are refused", "refused\n"
+                                                     "    - tool: mcp__kb__note\n"
+                                                     "      message: notes are off now"))
+    runner_gate.gate.policy = load_host(tmp_path / "kb.yaml", layers=False).policy
+    refused = await runner_gate.guard(tool(host), {"text": "ok now"}, ctx("toolu_1"))
+    assert refused is not None and refused.is_error
+    assert "notes are off now" in refused.to_mcp()["content"][0]["text"]
+    assert not runner_gate.claim_read("kb", "kb://a")  # a read allowed before: decided again
+    assert person.asked == []

@@ -123,6 +123,26 @@ def test_a_scenario_path_that_is_not_a_regular_file_is_never_read(tmp_path: Path
         load_scenario(tmp_path / "fifo.yaml")
 
 
+@pytest.mark.parametrize(("name", "text", "said"), [
+    ("s.toml", '[[turns]]\ntext = "hi"\n', "s.toml: a scenario file is YAML, not TOML"),
+    ("s.yaml", "turns:\n  - text: a\n---\nturns: []\n",
+     "s.yaml:3:1: a scenario file holds one YAML document, found 2"),
+    ("d.yaml/", None, "(a scenario file is a .yaml or .yml file)"),
+])
+def test_a_scenario_file_is_not_called_a_config_nor_read_as_toml(
+        tmp_path: Path, name: str, text: str | None, said: str) -> None:
+    """A TOML scenario was "invalid YAML: did not find expected <document start>", and the
+    problems said "a config file" or offered .toml."""
+    path = tmp_path / name
+    if text is None:
+        path.mkdir()
+    else:
+        path.write_text(text)
+    with pytest.raises(ConfigError) as caught:
+        load_scenario(path)
+    assert said in str(caught.value)
+
+
 def test_a_scenario_regex_matches_in_linear_time() -> None:
     exp = parse_scenario("turns:\n  - tool_calls: [{tool: t}]\n  - text: ok\n"
                          "    expect_results:\n      - {matches: '^(a+)+$'}\n"

@@ -20,7 +20,7 @@ from tests.serve.conftest import HERE, http_server
 from tests.serve.test_auth import AUD, CONFIG, Issuer, call
 
 # a sample line of the text format: name, optional labels, a number
-SAMPLE = re.compile(r'^([a-z_]+)(\{(?:[a-z_]+="(?:[^"\\\n]|\\.)*",?)*\})? (-?[0-9.e+]+|\+Inf)$')
+SAMPLE = re.compile(r'^([a-z_]+)(\{(?:[a-z_]+="(?:[^"\\\n]|\\.)*",?)*\})? (-?[0-9.]+(?:e[+-]?[0-9]+)?|\+Inf|NaN)$')
 
 
 @pytest.fixture(scope="module")

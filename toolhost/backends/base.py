@@ -44,7 +44,8 @@ def _cannot(method: str) -> Callable[..., Awaitable[Any]]:
     async def refuse(*args: Any, **kwargs: Any) -> Any:
         raise ToolFailure(
             f"cannot send {method} from here: only `toolhost serve` can ask the client "
-            "(the Claude CLI under `toolhost run` has no channel for it)")
+            "(the Claude CLI under `toolhost run` has no channel for it; an HTTP client of "
+            "the 2025 revisions must accept text/event-stream)")
     return refuse
 
 
@@ -74,6 +75,7 @@ CALL_LOG = _CALL_LOG  # the default ctx.log (toolhost.mcp.tools_call gives it to
 _CANNOT_ELICIT = _cannot("elicitation/create")
 _CANNOT_SAMPLE = _cannot("sampling/createMessage")
 _CANNOT_ROOTS = _cannot("roots/list")
+CANNOT_ROOTS = _CANNOT_ROOTS  # ctx.roots where no client can be asked (toolhost.mcp.tools_call)
 
 
 async def _not_a_task() -> bool:

@@ -20,9 +20,13 @@ def compile_config(config: HostConfig, *, problems: list[Problem] | None = None,
     tools that compiled are returned). ``connect=False`` leaves imported servers (``mcp:``)
     unstarted. Call ``close`` after."""
     from toolhost.compile import compile_tools
+    from toolhost.stdout_quiet import prints_to_stderr
 
-    # kinds: plugins.kinds_for, activated once per plugin list
-    return compile_tools(config, problems=problems, connect=connect)
+    # kinds: plugins.kinds_for, activated once per plugin list. A tools module printing at
+    # import, or a plugin kind's bind(), would write into `tools --json`, `call --json`, the
+    # `.mcp.json` of `mcp-config > .mcp.json`: stderr shows it to a person instead
+    with prints_to_stderr():
+        return compile_tools(config, problems=problems, connect=connect)
 
 
 def close(compiled: CompiledTools) -> None:

@@ -20,7 +20,7 @@ from typing import Any
 __all__ = ["RevEditError", "rewrite_rev"]
 
 _KEY = re.compile(r"""(?:rev|"rev"|'rev')[ \t]*[:=][ \t]*""")
-_FORMS = (("double", re.compile(r'"(?:[^"\\\n]|\\.)*"')),
+_FORMS = (("double", re.compile(r'"(?:[^"\\\n]++|\\.)*+"')),
           ("single", re.compile(r"'[^'\n]*'")),
           # a YAML plain scalar of one word that is none of the indicators above
           ("plain", re.compile(r"""[^\s,\[\]{}#'"&*!|>%@`][^\s,\[\]{}#]*""")))

@@ -269,7 +269,10 @@ def main(args: argparse.Namespace) -> int:
         finally:
             await compiled.aclose()
 
-    outcome = anyio.run(run)
+    from toolhost.stdout_quiet import prints_to_stderr
+
+    with prints_to_stderr():  # a tool's own print is not its result (`call --json | jq`)
+        outcome = anyio.run(run)
     if isinstance(outcome, str):
         print(f"toolhost call: {visible(outcome, lines=True)}", file=sys.stderr)
         return 1

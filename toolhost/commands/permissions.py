@@ -150,10 +150,12 @@ def _load(args: argparse.Namespace, cwd: str | None = None) -> tuple[HostConfig,
     from toolhost.config import load_config
     from toolhost.permissions.gate import declared_tool_names
     from toolhost.permissions.policy import compile_policy
+    from toolhost.permissions.reading_dirs import reading_dirs
 
     config = load_config(args.config, layers=not args.no_layers)
     policy = compile_policy(config.permissions, tool_names=declared_tool_names(config),
-                            cwd=cwd or config.run.cwd, files=config.files)
+                            cwd=cwd or config.run.cwd, files=config.files,
+                            reading_dirs=reading_dirs(config, rules_dir=cwd or config.run.cwd))
     return config, policy
 
 
@@ -362,6 +364,7 @@ def _test(args: argparse.Namespace) -> int:
     from toolhost.permissions.casetest import run_case
     from toolhost.permissions.gate import declared_tool_names
     from toolhost.permissions.policy import compile_policy
+    from toolhost.permissions.reading_dirs import reading_dirs
 
     passed = failed = broken = 0
     for path in args.cases:
@@ -380,7 +383,9 @@ def _test(args: argparse.Namespace) -> int:
         try:
             config = load_config(config_path, layers=not args.no_layers)
             policy = compile_policy(config.permissions, tool_names=declared_tool_names(config),
-                                    cwd=cases.cwd or config.run.cwd, files=config.files)
+                                    cwd=cases.cwd or config.run.cwd, files=config.files,
+                                    reading_dirs=reading_dirs(
+                                        config, rules_dir=cases.cwd or config.run.cwd))
         except ConfigError as exc:
             for problem in exc.problems:
                 print(str(problem), file=sys.stderr)

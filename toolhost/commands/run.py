@@ -311,8 +311,13 @@ def _run(args: argparse.Namespace, started: Callable[[], None]) -> int:
     elif args.prompt is not None and not args.prompt.strip():  # `-p "$UNSET"`
         print("toolhost run: -p: the prompt is empty; nothing was sent", file=sys.stderr)
         return 2
+    for flag, value in (("--script", args.script), ("--cwd", args.cwd)):
+        if value == "":  # `--script "$UNSET"`: without a
+            # scenario the real model would be played, with the API key, over the network
+            print(f"toolhost run: {flag}: an empty path; nothing was started", file=sys.stderr)
+            return 2
     scenario = None
-    if args.script:
+    if args.script is not None:
         try:
             scenario = load_scenario(args.script)
         except ToolhostError as exc:  # a bad --script is a usage error, as a bad -p (and
@@ -419,7 +424,7 @@ def _guarded(args: argparse.Namespace, started: Callable[[], None], scenario: Sc
     quiet = cast(TextIO, QuietStream(sys.stderr))
     sys.stdout, sys.stderr = InertStream(sys.stdout), InertStream(quiet)
     renderer.status(f"loading {args.config}")
-    cwd = _working_dir(args.cwd) if args.cwd else None
+    cwd = _working_dir(args.cwd) if args.cwd is not None else None
     loading = time.time_ns()  # --watch: an edit saved from now on is reloaded
     host = load_host(args.config, cwd=cwd)  # relative path rules: against the CLI's cwd
     if scenario is not None:

@@ -185,12 +185,14 @@ def compile_tool(tool: ToolConfig, server: ServerConfig, kinds: Mapping[str, Bac
 @gc_paused
 def compile_tools(config: HostConfig, kinds: Mapping[str, BackendKind] | None = None, *,
                   problems: list[Problem] | None = None, connect: bool = True,
-                  pins: Any = None) -> CompiledTools:
+                  pins: Any = None, cwd: str | None = None) -> CompiledTools:
     """Compile every tool of ``config``. ``kinds`` defaults to the built-in kinds plus those
     of the plugins the config enables. Imported servers (``mcp:``) are started and listed;
     with ``connect=False`` (an offline ``validate``) they offer no tools. Their tools are
     checked against the lock beside the config unless ``pins`` (a
-    ``toolhost.gateway.pins.UpstreamPins``) says otherwise.
+    ``toolhost.gateway.pins.UpstreamPins``) says otherwise. A stdio upstream without an
+    ``mcp.cwd`` runs in ``cwd`` (the directory the permission rules judge relative paths
+    against), else in ``run.cwd``, else here.
 
     Raises one ``CompileError`` with a problem for every tool that cannot be built; with
     ``problems`` (``validate``), they are appended there and the tools that did compile are
@@ -202,11 +204,13 @@ def compile_tools(config: HostConfig, kinds: Mapping[str, BackendKind] | None = 
     # each tool asks where its declaring file lies: once per file; the templates of one
     # config are bounded in all (each tag costs compile time)
     with remembered(), template_budget():
-        return _compile_all(config, kinds, problems, connect, pins)
+        return _compile_all(config, kinds, problems, connect, pins,
+                            cwd if cwd is not None else config.run.cwd)
 
 
 def _compile_all(config: HostConfig, kinds: Mapping[str, BackendKind] | None,
-                 problems: list[Problem] | None, connect: bool, pins: Any) -> CompiledTools:
+                 problems: list[Problem] | None, connect: bool, pins: Any,
+                 cwd: str | None) -> CompiledTools:
     collect = problems
     if kinds is None and not config.plugins:  # what activating no plugin gives, without
         from toolhost.backends.registry import builtin_kinds  # the plugin machinery
@@ -228,7 +232,7 @@ def _compile_all(config: HostConfig, kinds: Mapping[str, BackendKind] | None,
     if imports:  # all at once: the start waits for the slowest, not for their sum
         from toolhost.gateway.start import start_upstreams
 
-        started = start_upstreams(imports, redact=redact,
+        started = start_upstreams(imports, redact=redact, cwd=cwd,
                                   pins=pins if pins is not None else _pins_beside(config))
     for name, server in config.servers.items():
         if server.external is not None or (server.upstream is not None and not connect):

@@ -15,7 +15,7 @@ from toolhost.config.limits import LIMITS
 from toolhost.config.model import UNKNOWN, Origin
 from toolhost.excerpt import cut
 from toolhost.failures import log_failure
-from toolhost.redaction import BINARY_KEYS, redact_strings
+from toolhost.redaction import BINARY_KEYS, across_blocks, redact_strings
 from toolhost.results import ToolResult
 
 if TYPE_CHECKING:
@@ -259,8 +259,9 @@ _FAIL_AFTER: Any = None
 def redact_result(result: ToolResult, redact: Callable[[str], str]) -> ToolResult:
     """``result`` with ``redact`` applied to its text and structured content (binary data of
     images, audio and blobs is left as it is)."""
-    content = tuple({k: v if k in BINARY_KEYS else redact_strings(v, redact) for k, v in b.items()}
-                    for b in result.content)
+    content = tuple(across_blocks(result.content, [
+        {k: v if k in BINARY_KEYS else redact_strings(v, redact) for k, v in b.items()}
+        for b in result.content], redact))  # a secret cut over two text blocks too
     structured = (redact_strings(result.structured, redact)
                   if result.structured is not None else None)
     return ToolResult(content=content, structured=structured, is_error=result.is_error)

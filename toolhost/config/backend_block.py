@@ -42,8 +42,10 @@ class BackendChecker:
     fresh process) and writes the messages.
     """
 
-    def __init__(self, kinds: Mapping[str, BackendKind]) -> None:
+    def __init__(self, kinds: Mapping[str, BackendKind], *, plugin_missing: bool = False
+                 ) -> None:
         self.kinds = kinds
+        self.plugin_missing = plugin_missing  # a listed plugin did not load (said already)
         self._validators: dict[str, Validator] = {}
         self._quick: dict[str, Check | None] = {}
 
@@ -80,9 +82,11 @@ class BackendChecker:
         for key in unknown:
             hint = did_you_mean(key, [*tool_keys, *names])
             if not hint and not found:
-                hint = ("backend kinds available: " + (", ".join(names) or "none")
-                        + "; a plugin's kind needs the plugin listed in `plugins:` (see "
-                        "`toolhost plugins`)")
+                hint = ("backend kinds available: " + (", ".join(names) or "none") + (
+                    "; a plugin listed in `plugins:` did not load (said above): the kinds it "
+                    "provides are missing until it does" if self.plugin_missing else
+                    "; a plugin's kind needs the plugin listed in `plugins:` (see "
+                    "`toolhost plugins`)"))
             elif not hint:
                 hint = self._misplaced(key, found[0], tool_keys)
             check.problem((*path, key), "unknown key", hint)

@@ -194,9 +194,13 @@ def _first_fetch(exc: ConfigError, url: str, rev: str, cache: Path) -> ConfigErr
     first = exc.problems[0]
     if first.hint:
         return exc
-    hint = (f"{shown_url(url)} at {rev} is not in the cache ({cache}) yet: it is fetched "
-            "once, then every load reads it offline; check the URL, the network and git's "
-            "credentials")
+    if "No space left on device" in first.message:  # not the URL, network or credentials
+        hint = (f"the file system of the cache ({cache}) is full: free space there, or set "
+                "TOOLHOST_CACHE to a directory with room")
+    else:
+        hint = (f"{shown_url(url)} at {rev} is not in the cache ({cache}) yet: it is fetched "
+                "once, then every load reads it offline; check the URL, the network and "
+                "git's credentials")
     return ConfigError([dataclasses.replace(first, hint=hint), *exc.problems[1:]])
 
 

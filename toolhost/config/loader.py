@@ -366,6 +366,7 @@ def _build(merged: Doc, secrets: set[str], kinds: Mapping[str, BackendKind] | No
     data: dict[str, Any] = merged.data
     check.known_keys(data, (), TOP_KEYS)
     plugins = build_plugins(check, data["plugins"]) if "plugins" in data else ()
+    listed = len(plugins)
     if plugins:  # the lock refuses an unlocked release before any of its code is imported
         held: set[str] = set()
         for lock, wanted in guard.plugin_locks(plugins):
@@ -375,11 +376,14 @@ def _build(merged: Doc, secrets: set[str], kinds: Mapping[str, BackendKind] | No
                 guard.problems.extend(lock.problems)
         plugins = tuple(p for p in plugins if p.name not in held)
     activation = None
+    passed = kinds is not None  # the caller's kinds: no plugin activated here
     if kinds is None:
         kinds, activation = _default_kinds(check, plugins)
     config = HostConfig(
         version=FORMAT_VERSION,
-        servers=build_servers(check, data.get("servers", {}), BackendChecker(kinds)),
+        servers=build_servers(check, data.get("servers", {}), BackendChecker(
+            kinds, plugin_missing=len(plugins) < listed or (bool(plugins) and activation is None
+                                                            and not passed))),
         permissions=build_permissions(check, data.get("permissions", {})),
         plugins=plugins,
         settings=build_settings(check, data.get("settings", {})),

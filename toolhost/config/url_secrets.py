@@ -1,9 +1,13 @@
-"""Credentials written in a URL's userinfo (``https://user:PASSWORD@host/``) are secrets.
+"""Credentials written in a URL's userinfo (``https://user:PASSWORD@host/``) or in its query
+under a credential's name (``?api_key=KEY``, ``&access_token=``, ``X-Amz-Signature=``) are
+secrets.
 
 Whatever the key a URL is written under (a server's ``base_url``, an ``mcp.url``, an OpenAPI
 ``url:``, an argv item, an env value), its password is a credential, and the client sends it
 as ``Authorization: Basic ...``: so it is hidden like any other secret, raw, percent-decoded
-and in every encoded form (docs/secrets.md). A userinfo without a password (``https://TOKEN@
+and in every encoded form (docs/secrets.md). So is a query value under a credential's name:
+``https://mcp.example.com/?apikey=${MCP_KEY}`` showed the key in every message naming the URL,
+since ``MCP_KEY`` is not a secret by its name nor under ``headers``. A userinfo without a password (``https://TOKEN@
 host/``, the form some services use for a token) is one too. Values shorter than
 ``MIN_AUTO_SECRET`` characters are exempt, as for ``${...}`` under ``headers``.
 """
@@ -78,11 +82,29 @@ def redact_userinfo(text: str) -> str:
     return _TEXT_USERINFO.sub(r"\1", text) if "@" in text else text
 
 
+# a query parameter whose name says it holds a credential (its value ends at & # or a blank)
+_QUERY_CREDENTIAL = re.compile(
+    r"[?&;]((?:[A-Za-z0-9]+[_.-])*(?:api[_-]?key|apikey|key|token|secret|password|passwd|"
+    r"pwd|pass|auth|authorization|sig|signature|credentials?|private[_-]?key))"
+    r"=([^&#;\s'\"]+)", re.IGNORECASE)
+
+
 def url_credentials(data: Any, min_length: int) -> set[str]:
-    """The passwords (or lone user names) in the userinfo of every URL in ``data``."""
+    """The passwords (or lone user names) in the userinfo of every URL in ``data``, and the
+    values of its query parameters named as credentials (``?api_key=``, ``&token=``)."""
     found: set[str] = set()
     for text in _strings(data):
-        if "@" not in text or "://" not in text:
+        if "://" not in text:
+            continue
+        if "?" in text:
+            for match in _QUERY_CREDENTIAL.finditer(text):
+                value = match.group(2)
+                if "{" in value:  # a template (``{{ key }}``): a call's argument
+                    continue
+                for form in (value, unquote(value)):
+                    if len(form) >= min_length:
+                        found.add(form)
+        if "@" not in text:
             continue
         for match in _AUTHORITY.finditer(text):
             authority = match.group(1)
@@ -97,19 +119,20 @@ def url_credentials(data: Any, min_length: int) -> set[str]:
 
 
 def _strings(data: Any) -> Iterator[str]:
-    """Every string in ``data`` that holds an ``@`` (only those can hold a userinfo)."""
+    """Every string in ``data`` that holds an ``@`` or a ``?`` (only those can hold a
+    userinfo or a query)."""
     stack = [data]
     while stack:  # a loop, not recursion: the config may nest deeply
         node = stack.pop()
         if isinstance(node, str):
-            if "@" in node:
+            if "@" in node or "?" in node:
                 yield node
             continue
         items = node.values() if isinstance(node, dict) else node \
             if isinstance(node, list) else ()
         for item in items:  # a long list of numbers or plain words costs no stack
             if isinstance(item, str):
-                if "@" in item:
+                if "@" in item or "?" in item:
                     yield item
             elif isinstance(item, (dict, list)):
                 stack.append(item)

@@ -138,7 +138,8 @@ def _listing(root: Path, prefix: str, found: Survey
              ) -> Iterator[tuple[str, os.DirEntry[str]]]:
     """The entries of directory ``prefix`` of the work tree, by name."""
     try:
-        listing = sorted(os.scandir(root / prefix if prefix else root), key=lambda e: e.name)
+        with os.scandir(root / prefix if prefix else root) as entries:  # closed on an error
+            listing = sorted(entries, key=lambda e: e.name)
     except OSError as exc:
         found.changed.append(f"{prefix or '.'}: unreadable ({exc.strerror})")
         listing = []

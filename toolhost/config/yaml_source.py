@@ -146,7 +146,9 @@ def _parse(text: str, file: str, layer: str, problems: list[Problem]) -> Doc | N
             loader.dispose()
     if documents > 1:
         del problems[before:]
-        problems.append(Problem("a config file holds one YAML document, found "
+        holder = {"scenario": "a scenario file", "openapi": "an OpenAPI document"}.get(
+            layer, "a config file")
+        problems.append(Problem(f"{holder} holds one YAML document, found "
                                 f"{documents} (remove the extra '---')", file, line, 1))
         return None
     return doc

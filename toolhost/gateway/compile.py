@@ -167,7 +167,7 @@ def _compiled(item: Imported, server: ServerConfig, spec: UpstreamSpec,
 
     props = item.input_schema.get("properties")
     known = frozenset(props) if isinstance(props, Mapping) else frozenset()
-    folded = {name.casefold(): name for name in [*fixed, *known]}
+    folded = {_fold(name): name for name in [*fixed, *known]}
 
     async def invoke(arguments: Mapping[str, Any], ctx: CallContext) -> ToolResult:
         given = sorted(k for k in fixed if k in arguments)
@@ -213,12 +213,20 @@ def _alike(arguments: Mapping[str, Any], known: frozenset[str],
     for key in arguments:
         if key in known:
             continue
-        fold = key.casefold()
+        fold = _fold(key)
         other = seen.get(fold)
         if other is not None and other != key:
             return key, other
         seen[fold] = key
     return None
+
+
+def _fold(key: str) -> str:
+    """``key`` as a JSON binding that ignores case may read it: upper-cased first (.NET's
+    ``OrdinalIgnoreCase`` compares simple upper cases, so a dotless ``ıd`` is ``ID``, which
+    ``casefold`` alone keeps apart), then case-folded (Go's ``EqualFold``: ``ſ`` is ``s``,
+    the Kelvin sign is ``k``)."""
+    return key.upper().casefold()
 
 
 def _alike_said(alike: tuple[str, str], tool: str) -> str:
@@ -239,7 +247,7 @@ def _alike_inside(arguments: Mapping[str, Any]) -> tuple[str, str] | None:
         elif isinstance(value, Mapping):
             inner: dict[str, str] = {}
             for key in value:
-                fold = str(key).casefold()
+                fold = _fold(str(key))
                 if fold in inner:
                     return f"{path}.{key}", f"{path}.{inner[fold]}"
                 inner[fold] = str(key)

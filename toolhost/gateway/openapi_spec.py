@@ -52,7 +52,7 @@ from toolhost.gateway.openapi_security import (
 from toolhost.gateway.reshape import default_unfit
 from toolhost.gateway.schema_root import written_in
 from toolhost.gateway.spec import Reshape, build_reshapes, globs
-from toolhost.gateway.tighten import looser, part_default
+from toolhost.gateway.tighten import lay_over, looser, part_default
 from toolhost.lockfile.guard import current_guard
 
 log = logging.getLogger("toolhost.gateway")
@@ -332,7 +332,7 @@ def _tool(check: Checker, path: Path, server: str, doc: OpenApiDoc, op: Operatio
     defaulted = _lay_over(check, where, "defaults", op, plan, fixed, reshape.defaults,
                           lambda schema, value: {**schema, "default": value})
     tightened = _lay_over(check, where, "params", op, plan, fixed, reshape.params,
-                          lambda schema, tighter: {**schema, **tighter})
+                          lay_over)
     root = {"$defs": plan.defs} if plan.defs else {}
     for arg in sorted(defaulted | tightened):  # filled in after the check: it must fit
         why = default_unfit(root, plan.properties.get(arg))

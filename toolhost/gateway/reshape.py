@@ -22,7 +22,7 @@ from toolhost.excerpt import cut
 from toolhost.gateway.bounds import MAX_TOOL_CHARS, bound_entry, too_big
 from toolhost.gateway.schema_root import inline_root_ref, strip_fixed, written_in
 from toolhost.gateway.spec import Reshape, UpstreamSpec
-from toolhost.gateway.tighten import looser, part_default
+from toolhost.gateway.tighten import lay_over, looser, part_default
 
 __all__ = ["Imported", "excluded_by", "never_shown", "reshape_tools"]
 
@@ -82,12 +82,13 @@ def reshape_tools(spec: UpstreamSpec, listed: list[dict[str, Any]], server: str,
                 f"upstream server '{server}' has no tool {name!r}",
                 hint=f"did you mean {_shown(close[0])}?" if close else
                 "its tools: " + (", ".join(map(_shown, sorted(by_name)[:20])) or "none")))
-    chosen = [n for n in by_name if any(fnmatch.fnmatchcase(n, g) for g in spec.include)
-              and not excluded_by(n, spec.exclude)]
+    chosen = [n for n in by_name if _chosen(spec, n)]
     # the config's renames take their names first: an upstream tool listed under a name a
-    # rename gives another is never shown in its place (the rules name the renamed one)
-    renamed = {spec.reshape[n].name: n for n in chosen if n in spec.reshape
-               and spec.reshape[n].name}
+    # rename gives another is never shown in its place (the rules name the renamed one),
+    # also when the renamed tool is not listed now (a list changed while serving: before,
+    # an upstream that dropped `search_issues` and listed a `search` of its own had it
+    # served as the `search` the rules allowed, without the renamed tool's fixed arguments)
+    renamed = {r.name: n for n, r in spec.reshape.items() if r.name and _chosen(spec, n)}
     out: list[Imported] = []
     for name in chosen:
         tool = by_name[name]
@@ -156,17 +157,27 @@ def _schema(raw: Any, reshape: Reshape, name: str, server: str
                 f"fixed argument {key!r}: upstream tool {name!r} of '{server}' takes no such "
                 f"argument (it takes {', '.join(sorted(props)) or 'none'})", key=".fixed"))
         props.pop(key, None)
+    for key in [*reshape.defaults, *reshape.params]:
+        # a boolean schema (JSON Schema's `true`: anything) as the object it stands for;
+        # anything else that is not an object is not a schema: the tool is left out as
+        # invalid after reshaping (compile._unusable), with nothing laid over it
+        if key in props and isinstance(props[key], bool):
+            props[key] = {} if props[key] else {"not": {}}
     for key, value in reshape.defaults.items():
         if key not in props:
             problems.append(reshape.origin.problem(
                 f"default for {key!r}: upstream tool {name!r} has no such argument",
                 key=".defaults"))
             continue
+        if not isinstance(props[key], Mapping):
+            continue
         props[key] = {**props[key], "default": value}
     for key, tighter in reshape.params.items():
         if key not in props:
             problems.append(reshape.origin.problem(
                 f"params.{key}: upstream tool {name!r} has no such argument", key=".params"))
+            continue
+        if not isinstance(props[key], Mapping):
             continue
         if isinstance(props[key], Mapping) and "$ref" in props[key]:
             # a pydantic enum, a shared definition: what params tightens is behind the $ref
@@ -178,7 +189,7 @@ def _schema(raw: Any, reshape: Reshape, name: str, server: str
                 f"{wrong[0]} {wrong[1]}", key=f".params.{key}.{wrong[0]}",
                 hint=f"leave {wrong[0]} out (the upstream's holds), or tighten it"))
             continue
-        props[key] = {**props[key], **tighter}
+        props[key] = lay_over(props[key], tighter)
     schema["properties"] = props
     problems += _unfit_defaults(schema, reshape, name)
     # a fixed argument is not the model's to give; one with a default may be left out
@@ -239,6 +250,12 @@ def default_unfit(root: Mapping[str, Any], prop: Any) -> str:
     except Exception:
         return ""
     return "" if error is None else cut(" ".join(error.message.split()), 200)
+
+
+def _chosen(spec: UpstreamSpec, name: str) -> bool:
+    """Whether include/exclude would choose an upstream tool called ``name``."""
+    return any(fnmatch.fnmatchcase(name, g) for g in spec.include) and \
+        not excluded_by(name, spec.exclude)
 
 
 def excluded_by(name: str, globs: tuple[str, ...]) -> str | None:

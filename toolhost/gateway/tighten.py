@@ -16,7 +16,7 @@ from typing import Any
 
 from toolhost.excerpt import cut
 
-__all__ = ["looser", "part_default", "parts"]
+__all__ = ["lay_over", "looser", "part_default", "parts"]
 
 _UPPER = ("maximum", "exclusiveMaximum", "maxLength", "maxItems", "maxProperties")
 _LOWER = ("minimum", "exclusiveMinimum", "minLength", "minItems", "minProperties")
@@ -89,6 +89,9 @@ def looser(upstream: Any, tighter: Mapping[str, Any],
 
 
 def _looser(upstream: Mapping[str, Any], tighter: Mapping[str, Any]) -> tuple[str, str] | None:
+    said = _against_choices(upstream, tighter)
+    if said is not None:
+        return said
     for key, value in tighter.items():
         if key not in upstream:
             continue
@@ -102,6 +105,9 @@ def _looser(upstream: Mapping[str, Any], tighter: Mapping[str, Any]) -> tuple[st
             if extra:
                 return key, (f"{cut(repr(extra[0]), 60)} is not one of the upstream's values "
                              f"({cut(', '.join(map(repr, old)), 120)})")
+        if key == "const" and "const" in upstream and old != value:
+            return key, (f"{cut(repr(value), 60)} is not the upstream's const "
+                         f"({cut(repr(old), 60)})")
         if key == "type":
             before, after = _types(old), _types(value)
             # integer within number is a tightening; anything else new is a change of kind
@@ -111,3 +117,67 @@ def _looser(upstream: Mapping[str, Any], tighter: Mapping[str, Any]) -> tuple[st
                 return key, (f"{cut(repr(value), 60)} is not the upstream's type "
                              f"({cut(repr(old), 60)})")
     return None
+
+
+def _against_choices(upstream: Mapping[str, Any],
+                     tighter: Mapping[str, Any]) -> tuple[str, str] | None:
+    """A ``const`` outside the upstream's ``enum``, or an ``enum`` with a value other than
+    the upstream's ``const``: the model would be shown a value the upstream refuses."""
+    old, new = upstream.get("enum"), tighter.get("const", _NONE)
+    if isinstance(old, list) and new is not _NONE and new not in old:
+        return "const", (f"{cut(repr(new), 60)} is not one of the upstream's values "
+                         f"({cut(', '.join(map(repr, old)), 120)})")
+    pinned, choices = upstream.get("const", _NONE), tighter.get("enum")
+    if pinned is not _NONE and isinstance(choices, list) and any(
+            v != pinned for v in choices):
+        return "enum", (f"{cut(repr(next(v for v in choices if v != pinned)), 60)} is not "
+                        f"the upstream's const ({cut(repr(pinned), 60)})")
+    return None
+
+
+_NONE = object()
+# keywords that only say something to the model (a default is checked on its own: reshape)
+_NOTES = frozenset({"description", "title", "default", "examples", "deprecated", "$comment",
+                    "readOnly", "writeOnly"})
+
+
+def _comparable(key: str, old: Any, new: Any) -> bool:
+    """Whether ``looser`` compared ``new`` with ``old`` (so ``new``, having passed, is as
+    tight or tighter and may replace it)."""
+    if key in _UPPER or key in _LOWER:
+        return _number(old) and _number(new)
+    if key == "enum":
+        return isinstance(old, list) and isinstance(new, list)
+    if key == "type":
+        return _types(old) is not None and _types(new) is not None
+    return False
+
+
+def lay_over(upstream: Mapping[str, Any], tighter: Mapping[str, Any]) -> dict[str, Any]:
+    """``tighter`` (a ``params`` entry that passed ``looser``) laid over ``upstream``'s
+    schema of the argument, so that the result holds no value the upstream's refuses.
+
+    A keyword the upstream lacks is added (JSON Schema keywords only narrow); a bound, an
+    ``enum`` or a ``type`` ``looser`` compared replaces the upstream's; a note (description,
+    title, default, ...) replaces it. Any other keyword the upstream also has (``pattern``,
+    ``format``, ``const``, ``multipleOf``, ``items``, ``properties``, ``required``,
+    ``additionalProperties``, ``not``, ...) cannot be compared: both hold, the params' one in
+    an ``allOf`` part (``required`` lists are joined, ``allOf`` parts added). Before, it
+    replaced the upstream's: ``pattern: ".*"`` over ``^[a-z]+$``, ``items: {type: string}``
+    over an ``enum`` of items, ``properties`` of a nested object over its own (dropping
+    their bounds) were shown and checked as the model's to send."""
+    out = dict(upstream)
+    both: dict[str, Any] = {}
+    for key, value in tighter.items():
+        old = out.get(key, _NONE)
+        if old is _NONE or old == value or key in _NOTES or _comparable(key, old, value):
+            out[key] = value
+        elif key == "required" and isinstance(old, list) and isinstance(value, list):
+            out[key] = list(dict.fromkeys([*old, *value]))
+        else:
+            both[key] = value
+    if both:
+        parts = out.get("allOf", [])
+        # an upstream's allOf that is not a list stays as it is, inside (refused as invalid)
+        out["allOf"] = [*parts, both] if isinstance(parts, list) else [{"allOf": parts}, both]
+    return out

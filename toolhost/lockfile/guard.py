@@ -20,7 +20,7 @@ from toolhost.config.model import Origin, PluginRequirement
 from toolhost.errors import ConfigError, Problem
 from toolhost.lockfile import drift
 from toolhost.lockfile.drift import Pulled
-from toolhost.lockfile.model import Lock, LockedFile, file_digest
+from toolhost.lockfile.model import Lock, LockedFile, TooLarge, file_digest
 
 __all__ = ["LockGuard", "Pulled", "current_guard", "guarding"]
 
@@ -72,7 +72,17 @@ class LockGuard:
         rel = target.resolve().relative_to(source.root.resolve()).as_posix()
         if self.verify:  # a moved tag first: the new commit may not have the file at all
             self._check_pin(source, rel, origin)
-        digest = file_digest(target)
+        from toolhost.config.limits import LIMITS
+
+        limit = LIMITS.file_bytes
+        try:  # the reader refuses a file past the limit: it is not hashed whole first
+            digest = file_digest(target, limit)
+        except TooLarge as big:  # (refused here, not left to the reader: the file could
+            # shrink in between and be read unpinned)
+            raise ConfigError([origin.problem(
+                f"extends: {target}: config file too large ({big.size:,} bytes, the limit is "
+                f"{limit:,})", hint="raise it with TOOLHOST_MAX_CONFIG_BYTES if the file is "
+                "meant to be this big")]) from None
         if self.verify:
             digest = self._check(source, rel, target, digest, origin)
         source.files[rel] = digest
@@ -178,8 +188,8 @@ class LockGuard:
             said = f"locked at {locked}" if locked else "not in the lock"
             self.problems.append(where.problem(
                 f"plugin {name} {version} is installed, {said} ({self.lock_file.name})",
-                hint=f"install {name}=={locked} or accept with `toolhost lock CONFIG`"
-                if locked else "accept with `toolhost lock CONFIG`"))
+                hint=f"{_pip(f'{name}=={locked}')} (the release the lock pins), or accept "
+                "with `toolhost lock CONFIG`" if locked else "accept with `toolhost lock CONFIG`"))
         return refused
 
     def _uninstalled(self, installed: dict[str, str], origins: dict[str, Origin]) -> set[str]:
@@ -219,7 +229,7 @@ class LockGuard:
                 checkout = realigned(checkout, locked.pin)  # may have moved the tag back
             return self.sources.setdefault(key, Pulled(
                 key, checkout.sha, checkout.path, origin, url, str(entry["rev"]),
-                legacy=legacy if key != legacy else ""))
+                legacy=legacy if key != legacy else "", ref=checkout.ref))
         if form == "pkg":
             name = str(entry)[len("pkg:"):].partition("/")[0]
             key = f"pkg:{name}"
@@ -281,7 +291,8 @@ class LockGuard:
         if checkout.sha == locked.pin:
             return list(exc.problems)
         path = str(entry.get("path", "toolhost.yaml"))
-        source = Pulled(key, checkout.sha, checkout.path, origin, url, str(entry["rev"]))
+        source = Pulled(key, checkout.sha, checkout.path, origin, url, str(entry["rev"]),
+                        ref=checkout.ref)
         try:
             self._check_pin(source, path, origin)
         except ConfigError as moved:
@@ -323,11 +334,10 @@ class LockGuard:
         """Refuse a source whose commit (or version) is not the locked one, with the diff."""
         locked = self._locked(source)
         if locked is not None and source.pin != locked.pin:
+            why = drift.pin_drift(source, locked.pin, rel, self.lock_file.name)
             raise ConfigError([origin.problem(
-                f"{source.key} changed since {self.lock_file.name}: "
-                f"{drift.pin_change(source, locked.pin)}",
-                hint="review the diff; accept with `toolhost lock CONFIG`",
-                ).with_detail(drift.repo_diff(source, locked.pin, rel))])
+                f"{source.key} changed since {self.lock_file.name}: {why.message}",
+                hint=why.hint).with_detail(why.detail)])
 
     def _check(self, source: Pulled, rel: str, target: Path, digest: str,
                origin: Origin) -> str:
@@ -354,6 +364,14 @@ class LockGuard:
             f"{rel} of {source.key} does not match {name} ({locked.files[rel][:19]}… "
             f"locked, {digest[:19]}… found)",
             hint="reinstall the package, or review and accept with `toolhost lock CONFIG`")])
+
+
+def _pip(requirement: str) -> str:
+    """``pip install REQ`` quoted for a shell: the version is the lock's text, and a hint
+    is pasted."""
+    from toolhost.plugins.discovery import pip_install
+
+    return pip_install(requirement)
 
 
 def _version(name: str) -> str:

@@ -30,7 +30,7 @@ from typing import Any
 from toolhost.errors import ConfigError, Problem
 
 __all__ = ["LOCK_VERSION", "MAX_LOCK_BYTES", "Lock", "LockedFile", "NewerLockError",
-           "file_digest", "lock_path", "plain_key", "read_lock", "write_lock"]
+           "TooLarge", "file_digest", "lock_path", "plain_key", "read_lock", "write_lock"]
 
 LOCK_VERSION = 1
 MAX_LOCK_BYTES = 4 * 1024 * 1024  # a lock lists files and versions; megabytes mean tampering
@@ -87,15 +87,32 @@ def lock_path(config: str | os.PathLike[str]) -> Path:
     return path.with_suffix(".lock")
 
 
-def file_digest(path: Path) -> str:
-    """``sha256:<hex>`` of a file's bytes."""
+class TooLarge(Exception):
+    """A file past the size a digest was asked to stop at (``size``: its bytes, as far as
+    they were counted)."""
+
+    def __init__(self, size: int) -> None:
+        super().__init__(size)
+        self.size = size
+
+
+def file_digest(path: Path, limit: int | None = None) -> str:
+    """``sha256:<hex>`` of a file's bytes; past ``limit`` bytes, ``TooLarge`` (nothing more is
+    read: a file the reader refuses as too large is not hashed whole first)."""
     import hashlib  # ~4 ms of a fresh process: only when a lock is checked or written
 
     from toolhost.fileopen import open_regular
 
     digest = hashlib.sha256()
     with os.fdopen(open_regular(str(path)), "rb") as handle:  # a FIFO is refused, not awaited
+        size = os.fstat(handle.fileno()).st_size
+        if limit is not None and size > limit:
+            raise TooLarge(size)
+        read = 0
         for chunk in iter(lambda: handle.read(1 << 16), b""):
+            read += len(chunk)
+            if limit is not None and read > limit:  # it grew after fstat
+                raise TooLarge(read)
             digest.update(chunk)
     return "sha256:" + digest.hexdigest()
 

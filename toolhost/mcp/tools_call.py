@@ -17,7 +17,7 @@ import threading
 from collections.abc import Awaitable, Callable, Hashable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from toolhost.backends.base import CALL_LOG, CallContext
+from toolhost.backends.base import CALL_LOG, CANNOT_ROOTS, CallContext
 from toolhost.compile.tool import CompiledTool
 from toolhost.excerpt import cut
 from toolhost.failures import log_failure
@@ -84,8 +84,12 @@ class _RootsThroughElicitsChannel:
             return functools.partial(send_roots, None)
         fields = ctx.__dict__
         elicit = fields.get("elicit")
-        channel = (elicit.args[0] if isinstance(elicit, functools.partial)
-                   and elicit.func is send_elicit and elicit.args else None)
+        bound = isinstance(elicit, functools.partial) and elicit.func is send_elicit
+        if not bound:
+            # no client to ask at all (``toolhost run``: the CLI has no channel): the same
+            # refusal ctx.elicit gives, not serve's "must accept text/event-stream"
+            return fields.setdefault("roots", CANNOT_ROOTS)  # type: ignore[no-any-return]
+        channel = elicit.args[0] if elicit.args else None
         # kept once made (a non-data descriptor: then the instance's own attribute), so a
         # context equals its dataclasses.replace copy
         return fields.setdefault(  # type: ignore[no-any-return]

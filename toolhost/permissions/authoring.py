@@ -228,6 +228,52 @@ class _Review:
                            "the argument from fixed:", "error" if rule.effect in GUARDS
                            and not pattern.glob else "warning")
 
+    def elsewhere(self, rule: RuleConfig, at: Where, pattern: NamePattern) -> None:
+        """A ``path_under``/``path_glob`` condition on a tool of an imported server that reads
+        a relative path elsewhere than the rules judge it: an ``mcp.cwd`` of its own that is
+        not the rules' directory, or an HTTP upstream (its own machine's paths)."""
+        if not isinstance(rule.when, Mapping) or not pattern.is_mcp:
+            return
+        keys = [str(k) for k, spec in rule.when.items() if isinstance(spec, Mapping)
+                and not {"path_under", "path_glob"}.isdisjoint(spec)]
+        if not keys:
+            return
+        for server, config in self.config.servers.items():
+            if config.upstream is None or config.external is not None or not (
+                    pattern.server == server or pattern.source.startswith(f"mcp__{server}__")
+                    or any(e.startswith(f"mcp__{server}__") for e in pattern.exact)):
+                continue
+            from toolhost.gateway.start import reads_paths_elsewhere  # (configs with one)
+
+            said = reads_paths_elsewhere(config.upstream, server, self.cwd)
+            if said is not None:
+                self.error(at(f".when.{keys[0]}"), rule, f"when.{cut(keys[0], 60)}: "
+                           f"{said[0]}", said[1], "warning")
+                return
+        self.own_elsewhere(rule, at, pattern, keys[0])
+
+    def own_elsewhere(self, rule: RuleConfig, at: Where, pattern: NamePattern,
+                      key: str) -> None:
+        """Round 19: the same for toolhost's own tools: a command tool with a ``cwd:``
+        elsewhere, an HTTP tool (another machine), a plugin's kind (unknown). (A tool running
+        where toolhost does is not said: where ``run``/``serve`` starts is not known here.)"""
+        from toolhost.permissions.reading_dirs import reading_dirs
+
+        for wire, where in reading_dirs(self.config, here=self.cwd).items():
+            if wire.endswith("__") or not pattern.matches(wire) or (
+                    where is not None
+                    and os.path.realpath(where) == os.path.realpath(self.cwd)):
+                continue
+            why = (f"in {where} (its cwd)" if where is not None
+                   else "somewhere unknown (on another machine, for an HTTP tool)")
+            self.error(at(f".when.{key}"), rule, f"when.{cut(key, 60)}: tool {wire} reads a "
+                       f"relative path {why}, not in {self.cwd} where the rules judge it, so "
+                       "this condition judges only an absolute path of it (a relative one "
+                       "meets every deny and ask, and no allow proves it)",
+                       "send it absolute paths, or give the tool the rules' directory as its "
+                       "cwd", "warning")
+            return
+
     def targets(self, rule: RuleConfig, at: Where, rule_dir: str) -> None:
         name = rule.tool.strip().split("(", 1)[0]
         try:
@@ -250,6 +296,7 @@ class _Review:
         if away is not None:
             self.error(rule.origin, rule, *away)
         self.fixed(rule, at, pattern)
+        self.elsewhere(rule, at, pattern)
         names = self.index.matching(pattern)
         targets: list[Target] = []
         for tool in names:

@@ -24,7 +24,10 @@ DANGEROUS_VARS = re.compile(r"PATH|IFS|ENV|BASH_ENV|SHELLOPTS|BASHOPTS|PS4|PROMP
                             r"GCONV_PATH|BASH_LOADABLES_PATH|CDPATH|"
                             # git's configuration from the environment (core.pager, alias.x
                             # ...) and the directory its subcommands are run from
-                            r"GIT_CONFIG_\w+|GIT_CONFIG|GIT_EXEC_PATH")
+                            r"GIT_CONFIG_\w+|GIT_CONFIG|GIT_EXEC_PATH|"
+                            # where git (and many programs) read their configuration:
+                            # $XDG_CONFIG_HOME/git/config names core.fsmonitor, hooksPath
+                            r"XDG_CONFIG_HOME|XDG_CONFIG_DIRS")
 # Variables whose value a program runs as a command line (`GIT_SSH_COMMAND='rm x' git fetch`,
 # `PAGER='rm x' man ls`): an assignment to one is a step an allow rule must name, and deny rules
 # are tried on its value.

@@ -19,7 +19,11 @@ from toolhost.permissions.command_strings import shell_reads_input
 from toolhost.permissions.content import BashMatcher, command_forms, cover_steps, fed_forms
 from toolhost.permissions.decision import Decision
 from toolhost.permissions.expr import ExprError
+from toolhost.permissions.handed import handed_reason
+from toolhost.permissions.inline_run import inline_run_reason
+from toolhost.permissions.later_words import later_words_reason
 from toolhost.permissions.runlater import quick, run_later_path, run_later_reason
+from toolhost.permissions.selfrun import self_run_reason
 from toolhost.permissions.shell import ParsedCommand, ShellSyntaxError, Word, parse_command
 
 if TYPE_CHECKING:
@@ -60,10 +64,13 @@ def command_positions(command: Any, unkeyed: Sequence[int],
     return sorted(set(positions))
 
 
-def unprovable(command: str, cwd: str | None = None) -> str | None:
+def unprovable(command: str, cwd: str | None = None,
+               judge: Callable[[list[str | None]], bool] | None = None) -> str | None:
     """Why the programs of a Bash command cannot be proven (None: they can). With ``cwd``
-    (the directory the command runs in), a patch it applies is read (``laterpatch``), and
-    an archive it unpacks is listed (``laterarchive``)."""
+    (the directory the command runs in), a patch it applies is read (``laterpatch``), an
+    archive it unpacks is listed (``laterarchive``), and what a git command brings from
+    another commit is read (``latergit``; ``judge`` says whether a deny or ask Bash rule
+    meets the text of a run-later file it brings)."""
     if "\x00" in command:  # bash drops a NUL it reads from a script (`\0rm x` is `rm x`)
         return "it holds a NUL character, which a shell may drop or stop at"
     try:
@@ -78,13 +85,34 @@ def unprovable(command: str, cwd: str | None = None) -> str | None:
             from toolhost.permissions.laterarchive import unpacked_later
 
             reason = unpacked_later(parsed, cwd, run_later_path)
+        if reason is None:  # round 19 (a differential run under bash): a command line a
+            # program hands a shell, a script the line writes, code that can run a command
+            forms = [f for words in parsed.segments + parsed.nested for f in command_forms(words)]
+            reason = handed_reason(parsed, text=command) or self_run_reason(parsed) or (
+                inline_run_reason(forms, command)) or later_words_reason(parsed, command)
+        if reason is None and cwd is not None and "git" in command and _GIT_BRINGS.search(
+                command):
+            from toolhost.permissions.latergit import brought_later
+
+            reason = brought_later(parsed, cwd, run_later_path, judge)
         return reason
     except ShellSyntaxError as exc:
         return f"it does not parse: {exc}"
 
 
+def reads_files(command: str) -> bool:
+    """Whether deciding ``command`` may read files or run git (a patch it applies, an archive
+    it unpacks, what a git command brings): the decision may then wait on the disk or git
+    (up to gitread's budget), so it is made off the event loop."""
+    return bool(_PATCHERS.search(command) or _UNPACKERS.search(command) or (
+        "git" in command and _GIT_BRINGS.search(command)))
+
+
 # a patch applier's name (round 17: laterpatch), looked for before anything is read
 _PATCHERS = re.compile(r"\b(?:apply|am|g?patch)\b")
+# a git subcommand that writes files from another commit (round 18: latergit)
+_GIT_BRINGS = re.compile(r"\b(?:checkout|switch|reset|merge|pull|rebase|cherry-pick|revert"
+                         r"|stash|restore|read-tree|worktree|clone|submodule|bisect)\b")
 _UNPACKERS = re.compile(r"\b(?:g?tar|bsdtar|unzip)\b")  # (laterarchive)
 # the programs ``shell_reads_input`` may find among a command's forms
 _MAY_READ = SHELLS | {"ssh", "make", "gmake", "sudo", "doas", "su", "sudo-rs", "run0"}

@@ -177,7 +177,7 @@ class _Reader:
 
 
 _YAML11_WORDS = frozenset({"yes", "no", "on", "off", "y", "n"})
-_AFTER_KEY = re.compile(r"""\s*(?:"(?:[^"\\]|\\.)*"|'[^']*'|[^:\n]*?)\s*:\s*([^\s,}\]#]+)""")
+_AFTER_KEY = re.compile(r"""\s*(?:"(?:[^"\\]++|\\.)*+"|'[^']*'|[^:\n]*?)\s*:\s*([^\s,}\]#]+)""")
 _ITEM = re.compile(r"\s*(?:-\s+)?([^\s,}\]#]+)")
 
 
@@ -237,6 +237,11 @@ def read_case_file(path: str, *, need_config: bool = True) -> CaseFile:
     reader.known(doc.data, (), TOP_KEYS)
     out.config = reader.path_value(doc.data, "config")
     out.cwd = reader.path_value(doc.data, "cwd")
+    if out.cwd is not None and not os.path.isdir(out.cwd):  # (round 18) relative paths would
+        out.warnings.append(reader.origin(("cwd",)).problem(  # be read against nothing
+            f"cwd {out.cwd!r} is not a directory here: the cases' relative paths and the "
+            "files a command reads (a patch, an archive, a repository) are judged against it",
+            hint="name the directory the config runs in"))
     if "config" not in doc.data and need_config:
         out.problems.append(Problem("missing 'config': the config file these cases test", path,
                                     1, 1, hint="or pass --config"))

@@ -17,7 +17,8 @@ from toolhost.permissions.runlater import content_lines, quick, run_later_conten
 from toolhost.permissions.runners import is_runner, runner_options, runner_strings
 from toolhost.permissions.shell import ShellSyntaxError, parse_command
 
-__all__ = ["ASSIGNMENT", "CUT", "base", "command_strings", "fed_code_strings", "shell_reads_input"]
+__all__ = ["ASSIGNMENT", "CUT", "base", "command_strings", "fed_code_strings", "inline_codes",
+           "reads_program_from_stdin", "shell_reads_input"]
 
 ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=.*", re.DOTALL)
 # Programs that run their argument as a command line: `sh -c "rm -rf x"`, `eval "rm -rf x"`.
@@ -75,7 +76,9 @@ _CODE_STRING = re.compile(r'"((?:[^"\\]++|\\.)*+)"|\'((?:[^\'\\]++|\\.)*+)\'|`([
                           r"|\[([^\[\]]*)\]|<([^<>]*)>)")
 _VIMS = frozenset({"vi", "vim", "nvim", "gvim", "view", "ex", "rvim", "vimdiff"})
 # a sed script's `e` command (GNU: runs the rest of its line) or `s///e` flag runs a command
-_SED_SUB = re.compile(r"s([^\w\s\\])((?:\\.|(?!\1).)*)\1((?:\\.|(?!\1).)*)\1([a-zA-Z0-9]*)")
+# possessive: a backtracking frame per character of a long unclosed `s/...` (1 MB: 190 MB);
+# and as sed reads it, `\/` is always an escaped delimiter, never a `\` then the end
+_SED_SUB = re.compile(r"s([^\w\s\\])((?:\\.|(?!\1).)*+)\1((?:\\.|(?!\1).)*+)\1([a-zA-Z0-9]*)")
 _SED_E = re.compile(r"(?:^|[;\n{}]|[0-9$/!])\s*e\s+([^;\n}]+)")
 
 
@@ -175,6 +178,11 @@ def shell_reads_input(form: tuple[str, ...]) -> bool:
 def _inline_code(name: str, form: tuple[str, ...]) -> list[str]:
     """The string literals of an interpreter's inline code (``python -c``, ``perl -e``,
     ``-le``, ``ruby -e``, ``node -e``/``--eval``, ``php -r``, ``lua -e``)."""
+    return _literals(inline_codes(name, form))
+
+
+def inline_codes(name: str, form: tuple[str, ...]) -> list[str]:
+    """The inline code an interpreter ``form`` (whose program is ``name``) is given."""
     m = _VERSIONED.fullmatch(name)
     letters = _INLINE_CODE.get(m.group(1) if m else name, "")
     codes: list[str] = []
@@ -188,7 +196,7 @@ def _inline_code(name: str, form: tuple[str, ...]) -> list[str]:
             at = next((i for i, c in enumerate(word[1:], 1) if c in letters), 0)
             if at:
                 codes.append(word[at + 1:] or nxt)
-    return _literals(codes)
+    return codes
 
 
 def _literals(codes: list[str]) -> list[str]:
@@ -211,7 +219,7 @@ _LONG_FLAGS = frozenset({"--version", "--help", "--verbose", "--interactive", "-
                          "--disable-gems", "--jit", "--yjit", "--check-syntax", "--"})
 
 
-def _reads_program_from_stdin(form: tuple[str, ...]) -> bool:
+def reads_program_from_stdin(form: tuple[str, ...]) -> bool:
     """An interpreter given no script and no inline code: it runs what its stdin holds
     (``python3``, ``python3 -``, ``perl -w``, ``node --input-type=module``,
     ``python3 -W ignore``, ``perl -I lib``)."""
@@ -261,7 +269,7 @@ def fed_code_strings(command: str, forms: list[tuple[str, ...]]) -> list[str]:
     later = _writes_run_later(command)
     shell = later or any(shell_reads_input(f) for f in forms if f)
     escaped = _escaped(command, forms)
-    if not shell and not any(_reads_program_from_stdin(f) for f in forms):
+    if not shell and not any(reads_program_from_stdin(f) for f in forms):
         return escaped
     out: list[str] = []
     level = [command]
@@ -279,7 +287,7 @@ def fed_code_strings(command: str, forms: list[tuple[str, ...]]) -> list[str]:
     # a program fed its script reads it in its own language: sed's `e`, gdb's `shell`, vim's
     # `:!` (each literal handed to it as its script option would be)
     scripted = {base(f[0]) for f in forms if f and base(f[0]) in _FILE_PROGRAMS - _AWKS
-                and _reads_program_from_stdin(f)}
+                and reads_program_from_stdin(f)}
     if scripted:  # (a here-document's body too)
         out += body
     for name in scripted:

@@ -276,6 +276,17 @@ class Condition:
     # For plain equality on a top-level key with a scalar: the index key of the value (see
     # ``index_key``), so a policy can skip rules whose value differs without running them.
     eq_index: tuple[str, Any] | None = None
+    # ``tests`` for a tool that reads a relative path elsewhere than the rules judge it
+    # (``read_elsewhere``); None when no test is a path test
+    away: tuple[Test, ...] | None = None
+
+    def read_elsewhere(self) -> Condition:
+        """This condition for a tool whose reading directory is not the rules' (or unknown):
+        its ``path_under``/``path_glob`` tests cannot judge a relative, ``~`` or otherwise
+        cwd-dependent value (deny/ask: match, allow: no proof)."""
+        if self.away is None:
+            return self
+        return Condition(self.key, self.path, self.away, self.eq_index)
 
     def holds(self, arguments: Mapping[str, Any], *, strict: bool) -> bool:
         """Whether every test holds. A test that cannot judge the value's type counts as
@@ -349,6 +360,21 @@ def _folds_as_written(value: str) -> bool:
     return True
 
 
+def _rooted(test: Test) -> Test:
+    """``test`` (a ``path_under``/``path_glob``) judging only a value every reading of which
+    is an absolute path (``spellings``): a tool that reads paths in another directory (its
+    own ``cwd``, an upstream's ``mcp.cwd``) or in one unknown (an HTTP tool or upstream, the
+    remote's) reads ``secret.txt`` or ``~/x`` elsewhere than the rules' directory (round 19)."""
+    from toolhost.permissions.paths import spellings
+
+    def rooted(v: Any) -> bool | None:
+        if isinstance(v, str) and (not v.startswith("/") or any(
+                not s.startswith("/") for s in spellings(v))):
+            return None
+        return test(v)
+    return rooted
+
+
 def index_key(value: Any) -> tuple[str, Any] | None:
     """A hashable key equal for exactly the JSON-equal scalars (``1`` and ``1.0``, not ``true``);
     None for values that are not indexable scalars."""
@@ -374,11 +400,14 @@ def compile_when(when: Mapping[str, Any], *, cwd: str, rule_dir: str) -> list[Co
                     raise ValueError("empty condition (to compare with {} use {equals: {}})")
                 tests = tuple(_as_written(str(key), str(op), _operator(
                     str(op), arg, cwd=cwd, rule_dir=rule_dir), cwd) for op, arg in spec.items())
+                away = tuple(_rooted(t) if op in ("path_under", "path_glob") else t
+                             for op, t in zip(spec, tests, strict=True))
             else:
                 tests = (_operator("equals", spec, cwd=cwd, rule_dir=rule_dir),)
+                away = tests
         except ValueError as exc:
             raise ValueError(f"when.{key}: {exc}") from None
         eq = (index_key(spec) if not isinstance(spec, Mapping) and len(path) == 1
               and isinstance(path[0], str) else None)
-        out.append(Condition(str(key), path, tests, eq))
+        out.append(Condition(str(key), path, tests, eq, None if away == tests else away))
     return out

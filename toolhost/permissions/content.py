@@ -493,7 +493,8 @@ def _domain(text: str) -> str | None:
 @dataclass(frozen=True)
 class ValueMatcher:
     """``Task(name)`` / ``Agent(name)``: the sub-agent type; an allow exactly, a deny or ask
-    whatever its case and surrounding spaces (``Task(explore)`` denies ``Explore``)."""
+    whatever its case, width, dashes, invisible characters and surrounding spaces
+    (``Task(explore)`` denies ``Explore``, ``ｅｘｐｌｏｒｅ``, ``explore\u200b``)."""
 
     key: str
     value: str
@@ -504,7 +505,19 @@ class ValueMatcher:
             return not strict
         if strict:
             return value == self.value
-        return value.strip().casefold() == self.value.strip().casefold()
+        return _agent_fold(value) == _agent_fold(self.value)
+
+
+def _agent_fold(name: str) -> str:
+    """A sub-agent name as a deny or ask rule compares it (round 18): NFKC (full-width
+    letters), invisible format characters dropped (a zero-width space), every dash a
+    hyphen, blanks around it trimmed, case folded: a name the CLI may resolve to the agent."""
+    import unicodedata
+
+    name = unicodedata.normalize("NFKC", name)
+    name = "".join("-" if unicodedata.category(c) == "Pd" else c for c in name
+                   if unicodedata.category(c) != "Cf")
+    return name.strip().casefold()
 
 
 _IPV4 = re.compile(r"[0-9.]+")

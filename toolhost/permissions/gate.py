@@ -6,6 +6,7 @@ import logging
 from collections.abc import Callable, Mapping
 from typing import Any
 
+import anyio.to_thread
 from anyio import get_cancelled_exc_class
 
 from toolhost.config.model import HostConfig
@@ -18,8 +19,9 @@ from toolhost.permissions.ask import (
 from toolhost.permissions.audit import AuditLog
 from toolhost.permissions.decision import Asker, Decision, Policy
 from toolhost.permissions.policy import compile_policy
+from toolhost.permissions.reading_dirs import reading_dirs
 
-__all__ = ["PermissionGate"]
+__all__ = ["PermissionGate", "reloaded_meanwhile"]
 
 log = logging.getLogger("toolhost.permissions")
 
@@ -38,6 +40,21 @@ def _hides_nothing(redact: Callable[[str], str]) -> bool:
             and getattr(redact, "__func__", None) is HostConfig.redact)
 
 
+def reloaded_meanwhile(tool_name: str, answered: Decision, now: Decision) -> Decision:
+    """A call decided (a person asked) while a reload brought new rules, whose decision is
+    ``now``: a deny of the new rules wins over any answer, their allow decides an allowed
+    call (their rewrite too), and otherwise (they ask, the person said no) ``answered``
+    stands. ``toolhost run --watch`` and ``toolhost serve --watch`` alike."""
+    if now.behavior == "deny":
+        why = (now.message or f"{tool_name} is denied.").rstrip()
+        return Decision("deny", f"{why} (the config was reloaded while the question was "
+                        "open: its rules deny this call)", rule=now.rule, origin=now.origin,
+                        answered_by="policy (reloaded)", error=now.error)
+    if now.behavior == "allow" and answered.behavior == "allow":
+        return now
+    return answered
+
+
 class PermissionGate:
     """The one place a tool call is permitted: ``await gate.check(name, input)`` -> Decision.
 
@@ -49,7 +66,10 @@ class PermissionGate:
 
     def __init__(self, policy: Policy, asker: Asker, audit: AuditLog | None = None,
                  redact: Callable[[str], str] = lambda s: s) -> None:
-        self.policy = policy
+        self._policy = policy
+        # One more each time a reload installs rules (``policy = ...``): an allow decided
+        # under earlier rules and not yet used (toolhost.runner.gate) is decided again
+        self.generation = 0
         self.asker = asker
         self.audit = audit
         # What the asker and audit log that from_config builds hide; a reload replaces it
@@ -58,6 +78,16 @@ class PermissionGate:
         # Why a question still open will not be answered (the audit line says it), when the
         # host is ending, e.g. "toolhost is stopping (SIGTERM)"; else "cancelled" is all.
         self.ending: str | None = None
+
+    @property
+    def policy(self) -> Policy:
+        """The rules every check uses; a reload (``toolhost run --watch``) sets new ones."""
+        return self._policy
+
+    @policy.setter
+    def policy(self, policy: Policy) -> None:
+        self._policy = policy
+        self.generation += 1
 
     def unanswered(self, tool_name: str) -> str:
         """Why a question about ``tool_name`` ended unanswered: the deny's message, in the
@@ -68,7 +98,12 @@ class PermissionGate:
     async def check(self, tool_name: str, tool_input: Mapping[str, Any],
                     request: Mapping[str, Any] | None = None) -> Decision:
         """Decide one call. ``request`` is the CLI's can_use_tool request body, if any."""
-        decision = self.policy.decide(tool_name, tool_input)
+        policy = self._policy
+        if self._reads_files(tool_name, tool_input):  # (git run in a slow repository held
+            # every other call, a cancel and a signal, up to 10 s a read)
+            decision = await anyio.to_thread.run_sync(policy.decide, tool_name, tool_input)
+        else:
+            decision = policy.decide(tool_name, tool_input)
         if decision.behavior == "ask":
             try:
                 decision = await self.asker.ask(tool_name, tool_input, decision)
@@ -89,16 +124,33 @@ class PermissionGate:
                                     "person's approval, and nobody answered.",
                                     rule=decision.rule, origin=decision.origin,
                                     answered_by=decision.answered_by)
+            if self._policy is not policy:
+                decision = self._reloaded_meanwhile(tool_name, tool_input, decision)
         return self._recorded(tool_name, tool_input, decision, request)
+
+    def _reloaded_meanwhile(self, tool_name: str, tool_input: Mapping[str, Any],
+                            answered: Decision) -> Decision:
+        """The person's answer to a question the rules of a reload no longer ask: a rule that
+        now denies the call denies it (a "yes" given after the team's deny arrived must not
+        run it), one that now allows it decides it (its rewrite too); a deny stands."""
+        return reloaded_meanwhile(tool_name, answered, self._policy.decide(tool_name,
+                                                                           tool_input))
 
     def check_now(self, tool_name: str, tool_input: Mapping[str, Any],
                   request: Mapping[str, Any] | None = None) -> Decision | None:
         """``check`` without a pause: the decision (recorded), or None if the policy says
-        "ask" (then ``await check(...)``, which asks; nothing was recorded)."""
+        "ask" (then ``await check(...)``, which asks; nothing was recorded), or when deciding
+        may read files or run git (``check`` decides it off the event loop)."""
+        if self._reads_files(tool_name, tool_input):
+            return None
         decision = self.policy.decide(tool_name, tool_input)
         if decision.behavior == "ask":
             return None
         return self._recorded(tool_name, tool_input, decision, request)
+
+    def _reads_files(self, tool_name: str, tool_input: Mapping[str, Any]) -> bool:
+        reads = getattr(self.policy, "reads_files", None)
+        return bool(reads(tool_name, tool_input)) if callable(reads) else False
 
     def _recorded(self, tool_name: str, tool_input: Mapping[str, Any], decision: Decision,
                   request: Mapping[str, Any] | None) -> Decision:
@@ -141,7 +193,8 @@ class PermissionGate:
 
         if policy is None:
             policy = compile_policy(perms, tool_names=declared_tool_names(config),
-                                    cwd=config.run.cwd, files=config.files)
+                                    cwd=config.run.cwd, files=config.files,
+                                    reading_dirs=reading_dirs(config, rules_dir=config.run.cwd))
         if asker is not None:
             pass
         elif assume_yes or perms.ask_mode == "allow":

@@ -86,7 +86,11 @@ def _tail_matches(word: str) -> bool:
         joined = "/".join(tail)
         runs = [r for r in _WILD.split(joined.lower()) if r]
         names = [n for n in _BY_DEPTH[k] if all(r in n for r in runs)]  # (cheap first)
-        if names and any(map(_compiled("/".join(_segment(s) for s in tail)).fullmatch, names)):
+        try:
+            pattern = _compiled("/".join(_segment(s) for s in tail)) if names else None
+        except regex.RegexError:  # `[?--]`, `[[:nope:]]`: a bracket RE2 refuses (round 19:
+            return True  # it raised out of the decision); it may name one, fail closed
+        if pattern is not None and any(map(pattern.fullmatch, names)):
             return True  # (k == 1: a bare hook name, `/tmp/h/pre-*`: core.hooksPath DIR)
     return False
 

@@ -264,8 +264,9 @@ def interpolated_root(tool: str, written: str, spans: tuple[tuple[int, int], ...
 def spellings(path: str) -> list[str]:
     """Other paths a tool may read ``path`` as (fail closed: a deny or ask rule meets each,
     an allow rule must prove each): ``$HOME/.ssh/x`` or ``${HOME}`` expanded, the text
-    without the blanks around it, a ``file://`` URL's path, and (round 14) each with ``\\``
-    read as ``/`` (a Windows separator)."""
+    without the blanks around it, a ``file://`` URL's path, (round 18) a path with
+    percent-escapes decoded (``/etc%2fpasswd``: an MCP tool taking a URI path decodes it),
+    and (round 14) each with ``\\`` read as ``/`` (a Windows separator)."""
     out = []
     if "$" in path and (expanded := os.path.expandvars(path)) != path:
         out.append(expanded)
@@ -273,21 +274,29 @@ def spellings(path: str) -> list[str]:
         out.append(path.strip())
     if path[:5].lower() == "file:":
         out += _file_url_paths(path[5:])
+    elif _ESCAPE.search(path):  # round 18: a tool taking a URI path decodes `%2f` (`/etc%2fx`)
+        from urllib.parse import unquote
+
+        out.append(unquote(path))
     if "\\" in path:  # a Windows separator (round 14): `~\.ssh\id_rsa` there is ~/.ssh/id_rsa
         out += [p.replace("\\", "/") for p in (path, *out)]
     return out
 
 
+_ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
+
+
 def _file_url_paths(rest: str) -> list[str]:
     """The paths of a ``file:`` URL (after the scheme), RFC 8089: ``file:///etc/x``,
-    ``file://localhost/etc/x``, ``file:/etc/x``, each also percent-decoded
+    ``file://localhost/etc/x`` (and since round 18 ``file://HOST/etc/x`` for any host:
+    ``127.0.0.1``, ``[::1]``, the machine's name), ``file:/etc/x``, each also percent-decoded
     (``file:///%65tc/x``); ``file://etc/x`` is also read as ``etc/x`` (as before)."""
     out = []
     if rest.startswith("//"):
         out.append(rest[2:])
         host, slash, tail = rest[2:].partition("/")
-        if slash and host.lower() == "localhost":
-            out.append("/" + tail)
+        if slash and host:  # `localhost`, and (round 18) any host that may be this machine:
+            out.append("/" + tail)  # `file://127.0.0.1/etc/x` is /etc/x to curl
     else:
         out.append(rest)
     if "%" in rest:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, TypeGuard
 
 from toolhost.config.model import PermissionsConfig
@@ -112,7 +112,8 @@ class CompiledPolicy:
 
     def __init__(self, rules: Iterable[CompiledRule], *, default: str = "ask",
                  tool_names: Iterable[str] = (), cwd: str | None = None,
-                 files: Iterable[str] = ()) -> None:
+                 files: Iterable[str] = (),
+                 reading_dirs: Mapping[str, str | None] | None = None) -> None:
         by_effect = {e: [r for r in rules if r.effect == e] for e in EFFECT_ORDER}
         self.rules: tuple[CompiledRule, ...] = tuple(r for e in EFFECT_ORDER for r in by_effect[e])
         self.default = default
@@ -132,6 +133,13 @@ class CompiledPolicy:
             for name in rule.names.exact:
                 self._exact.setdefault(name, []).append(i)
         self._cache: dict[str, _Plan] = {}
+        # round 19: the tools that read a relative path elsewhere than ``cwd`` (or somewhere
+        # unknown), by wire name or ``mcp__server__`` prefix; their rules' path conditions
+        # judge absolute values alone (each such rule made once: ``_decided`` keys on its id)
+        self._elsewhere = tuple(name for name, where in (reading_dirs or {}).items()
+                                if where is None or not _same_dir(where, self.cwd))
+        self._away: dict[int, CompiledRule] = {}
+        self._original: dict[int, CompiledRule] = {}  # id of such a rule -> the rule
         # A rule's allow (without a rewrite) and deny are the same immutable Decision for
         # every call it decides: built once (a frozen dataclass of seven fields costs more
         # to build than the rest of an allow's decision), at most one of each per rule.
@@ -162,16 +170,46 @@ class CompiledPolicy:
             if len(readings) > 1 or (not readings and tool_name.startswith("mcp__")):
                 idx = [i for i in idx if self.rules[i].effect != "allow"
                        or self.rules[i].names.matches(tool_name, strict=True)]
-            plan = _Plan(tuple(self.rules[i] for i in sorted(set(idx))))
+            chosen = sorted(set(idx))
+            if self._reads_elsewhere(tool_name):
+                plan = _Plan(tuple(self._read_elsewhere(i) for i in chosen))
+            else:
+                plan = _Plan(tuple(self.rules[i] for i in chosen))
             if len(self._cache) >= _CACHE_LIMIT:
                 self._cache.clear()
             self._cache[tool_name] = plan
         return plan
 
+    def reads_files(self, tool_name: str, tool_input: Mapping[str, Any]) -> bool:
+        """Whether deciding this call may read files or run git (a Bash command applying a
+        patch, unpacking an archive, a git command bringing files): a caller on an event
+        loop decides it in a worker thread (``PermissionGate.check``)."""
+        command = tool_input.get("command") if tool_name == "Bash" else None
+        if not isinstance(command, str):
+            return False
+        from toolhost.permissions.bashpolicy import reads_files
+
+        return reads_files(command)
+
+    def _reads_elsewhere(self, tool_name: str) -> bool:
+        """Whether ``tool_name`` reads a relative path elsewhere than the rules' directory."""
+        return any(tool_name == name or (name.endswith("__") and tool_name.startswith(name))
+                   for name in self._elsewhere)
+
+    def _read_elsewhere(self, i: int) -> CompiledRule:
+        rule = self._away.get(i)
+        if rule is None:
+            rule = self._away[i] = self.rules[i].read_elsewhere()
+            if rule is not self.rules[i]:
+                self._original[id(rule)] = self.rules[i]  # (kept alive by ``_away``)
+        return rule
+
     def decide(self, tool_name: str, tool_input: Mapping[str, Any]) -> Decision:
-        """The decision for one call. No prompting (an "ask" stays "ask"), and no I/O but one:
-        an Edit of a file a later command runs (a git hook, ``.bashrc``) reads that file's
-        current text (16 KiB at most, never blocking) to judge the text the edit leaves."""
+        """The decision for one call. No prompting (an "ask" stays "ask"), and no I/O but
+        reads that judge what lands in a file a later command runs: an Edit of one (a git
+        hook, ``.bashrc``) reads its current text (16 KiB at most, never blocking), a Bash
+        command unpacking an archive or applying a patch reads it, and a git command bringing
+        files from another commit runs git's plumbing in the repository (``latergit``)."""
         if type(tool_input) is not dict and not isinstance(tool_input, Mapping):
             # the wire refuses such a call; a caller in Python gets a deny, never a traceback
             return Decision("deny", f"The input of {tool_name} is not an object of arguments "
@@ -186,7 +224,8 @@ class CompiledPolicy:
         return self._decide(tool_name, tool_input)
 
     def _decide(self, tool_name: str, tool_input: Mapping[str, Any]) -> Decision:
-        unproven = _unprovable(tool_input, self.cwd) if tool_name == "Bash" else None
+        unproven = _unprovable(tool_input, self.cwd, self._brought_meets) \
+            if tool_name == "Bash" else None
         denies_done = False
         reached: CompiledRule | None = None  # a Read deny/ask a search may dodge
         for rule in self._plan(tool_name).applicable(tool_input):
@@ -245,7 +284,26 @@ class CompiledPolicy:
         message = ""
         if self.default == "deny":
             message = f"No permission rule allows {tool_name} (the default is deny)."
+        if self._away and self._reads_elsewhere(tool_name):
+            message = (message + " " + self._unjudged(tool_name, tool_input)).strip()
         return Decision(self.default, message, answered_by="default")  # type: ignore[arg-type]
+
+    def _unjudged(self, tool_name: str, tool_input: Mapping[str, Any]) -> str:
+        """Why an allow rule whose path condition met a relative path of a tool reading
+        elsewhere did not allow the call ("" when none would have)."""
+        for rule in self._plan(tool_name).rules:
+            original = self._original.get(id(rule))
+            if rule.effect != "allow" or original is None:
+                continue
+            try:
+                if original.matches(tool_name, tool_input):
+                    return (f"Permission rule {rule.text!r} ({rule.origin}) judges a relative "
+                            f"path against {self.cwd}, but {tool_name} reads paths elsewhere "
+                            "(its own working directory, or another machine): send an "
+                            "absolute path.")
+            except ExprError:
+                continue
+        return ""
 
     def _written_later(self, tool_name: str, tool_input: Mapping[str, Any]) -> Decision | None:
         """A Write/Edit of a file a later command runs (a git hook, ``.bashrc``) whose text
@@ -254,7 +312,6 @@ class CompiledPolicy:
         rule's decision (an ask only where no rule of the tool denies the call)."""
         from toolhost.permissions.edited_text import texts_after
         from toolhost.permissions.written_later import (
-            UNJUDGED,
             command_lines,
             later_path,
             new_texts,
@@ -279,12 +336,10 @@ class CompiledPolicy:
         # current text read now: an edit removing the `#` of `# rm -rf y` arms that line)
         texts = texts_after(tool_name, tool_input, path, self.cwd,
                             new_texts(tool_name, tool_input))
-        lines = UNJUDGED if texts is None else command_lines(texts)
-        hit = next((r for k, r in enumerate(self._later_guards) if not isinstance(lines, list)
-                    or any(self._meets(k, r, line) for line in dict.fromkeys(lines))), None)
+        hit = self._text_meets(texts)
         if hit is None:
             return None
-        what = ("text too long or odd to judge" if not isinstance(lines, list)
+        what = ("text too long or odd to judge" if not isinstance(command_lines(texts), list)
                 else "text that meets this rule")
         why = (f"{tool_name} writes {path!r}, which a later command runs (a git hook or config, "
                f"a shell startup file, an alias file), with {what}")
@@ -296,6 +351,20 @@ class CompiledPolicy:
             return decided
         return Decision("ask", hit.message or f"Permission rule {hit.text!r} ({hit.origin}) "
                         f"asks: {why}.", rule=hit.text, origin=hit.origin)
+
+    def _text_meets(self, texts: list[str] | None) -> CompiledRule | None:
+        """The first deny or ask Bash rule the text of a run-later file meets (None: none
+        does; text that cannot be judged, ``None``, meets every one)."""
+        from toolhost.permissions.written_later import UNJUDGED, command_lines
+
+        lines = UNJUDGED if texts is None else command_lines(texts)
+        return next((r for k, r in enumerate(self._later_guards) if not isinstance(lines, list)
+                     or any(self._meets(k, r, line) for line in dict.fromkeys(lines))), None)
+
+    def _brought_meets(self, texts: list[str | None]) -> bool:
+        """Whether a deny or ask Bash rule meets one of the texts a git command brings into a
+        run-later file (round 18: latergit; None, a text not readable, meets them all)."""
+        return any(self._text_meets(None if t is None else [t]) is not None for t in texts)
 
     def _meets(self, k: int, rule: CompiledRule, line: str) -> bool:
         """``_meets`` of the ``k``-th later guard, remembered: an Edit of a run-later file
@@ -413,6 +482,10 @@ class CompiledPolicy:
         return [n for n in dict.fromkeys(out) if n != "GetMcpPromptTool"]
 
 
+def _same_dir(a: str, b: str) -> bool:
+    return os.path.realpath(a) == os.path.realpath(b)
+
+
 def _meets(rule: CompiledRule, line: str) -> bool:
     """Whether a deny or ask Bash rule matches ``line`` as a command (one that cannot be
     evaluated counts as matching: fail closed)."""
@@ -441,17 +514,19 @@ def _is_bash(content: object) -> TypeGuard[BashMatcher]:
     return isinstance(content, Bash)
 
 
-def _unprovable(tool_input: Mapping[str, Any], cwd: str) -> str | None:
+def _unprovable(tool_input: Mapping[str, Any], cwd: str,
+                judge: Callable[[list[str | None]], bool]) -> str | None:
     """Why the programs of a Bash call cannot be proven (None: they can)."""
     if not isinstance(tool_input.get("command"), str):
         return None
     from toolhost.permissions.bashpolicy import unprovable
 
-    return unprovable(tool_input["command"], cwd)
+    return unprovable(tool_input["command"], cwd, judge)
 
 
 def compile_policy(config: PermissionsConfig, *, tool_names: Iterable[str] = (),
-                   cwd: str | None = None, files: Iterable[str] = ()) -> CompiledPolicy:
+                   cwd: str | None = None, files: Iterable[str] = (),
+                   reading_dirs: Mapping[str, str | None] | None = None) -> CompiledPolicy:
     """Compile every rule once. Raises ConfigError listing every rule that does not parse.
 
     ``tool_names`` are the declared wire names (``mcp__server__tool``), used by
@@ -459,6 +534,10 @@ def compile_policy(config: PermissionsConfig, *, tool_names: Iterable[str] = (),
     (``Read(./src/**)``) and relative argument paths are resolved against (default: the
     current directory). ``files`` are the files the config was read from (``HostConfig.files``):
     a Write/Edit of one is never allowed (asked), as of ``toolhost.yaml`` and its layers.
+    ``reading_dirs``: where tools read a relative path argument, by wire name or
+    ``mcp__server__`` prefix (None: unknown, as for an HTTP tool); for a tool reading
+    elsewhere than ``cwd``, a ``path_under``/``path_glob`` condition cannot judge a relative
+    (or ``~``) value: every deny or ask meets it, no allow proves it.
     """
     base = os.path.abspath(cwd or os.getcwd())
     compiled: list[CompiledRule] = []
@@ -476,4 +555,4 @@ def compile_policy(config: PermissionsConfig, *, tool_names: Iterable[str] = (),
     if problems:
         raise ConfigError(problems)
     return CompiledPolicy(compiled, default=config.default, tool_names=tool_names, cwd=base,
-                          files=files)
+                          files=files, reading_dirs=reading_dirs)

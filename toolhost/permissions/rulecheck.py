@@ -61,6 +61,37 @@ def pattern_operator(value: str) -> str | None:
 _PATH_ARGS = ("file_path", "path", "notebook_path")
 
 
+def _json_type(value: Any) -> str:
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    return "object" if isinstance(value, Mapping) else "null"
+
+
+def _type_bound(ops: Mapping[str, Any], types: Any) -> bool:
+    """Whether every operator of ``ops`` tests a type the argument (of JSON ``types``) never
+    has: no test can judge a value the argument takes (a deny/ask rule then holds)."""
+    have = {"number" if t == "integer" else t for t in types}
+
+    def bound(op: str, arg: Any) -> bool:
+        if op in ("min", "max"):
+            return "number" not in have
+        if op in ("glob", "regex", "path_under", "path_glob", "host"):
+            return "string" not in have
+        if op == "equals":
+            return _json_type(arg) not in have
+        if op == "one_of" and isinstance(arg, list) and arg:
+            return not any(_json_type(v) in have for v in arg)
+        return False
+
+    return bool(ops) and all(bound(op, arg) for op, arg in ops.items())
+
+
 class _Checker:
     def __init__(self, rule: RuleConfig, where: Where, targets: Sequence[Target], *,
                  cwd: str, rule_dir: str) -> None:
@@ -165,21 +196,26 @@ class _Checker:
         tools have (``when: {file_path: {path_under: /etc}}``: Grep, Glob and LS have
         ``path``): a condition on a missing argument does not hold, so those tools are never
         held by it and still reach what it names (round 15)."""
-        if self.rule.effect == "allow" or "present" in ops or any(t.strict for t in self.targets):
+        if self.rule.effect == "allow" or "present" in ops:
             return
         have = [t.name for t in self.targets if resolve(t.schema, path).schema is not None]
         lack = [t.name for t in self.targets if t.name not in have]
         if not have or not lack:
             return  # (none has it: reported as an argument that can never be present)
+        # round 18: a server or glob rule over the config's own tools too (`mcp__fs__*`
+        # testing `path` where mcp__fs__open takes `file`): the same silent escape
+        builtin = not any(t.strict for t in self.targets)
         others = sorted({str(k) for t in self.targets if t.name in lack
-                         for k in t.schema.get("properties", {}) if k in _PATH_ARGS})
+                         for k in t.schema.get("properties", {})
+                         if k in _PATH_ARGS or not builtin})[:8]
         theirs = f" (theirs: {', '.join(others)})" if others else ""
         base = self.rule.tool.split("(", 1)[0].strip()
         under = ops.get("path_under")
         spec = (f"//{under.lstrip('/')}/**" if under.startswith("/") else f"{under}/**") \
             if isinstance(under, str) and under.strip("/") else "..."
         hint = (f"write a path rule such as '{base}({spec})', which covers every tool of "
-                f"the family, or add a rule testing {' or '.join(others)}" if others else
+                f"the family, or add a rule testing {' or '.join(others)}" if builtin and others
+                else f"add a rule for them testing {' or '.join(others)}" if others else
                 "add a rule for them")
         verb = "has" if len(lack) == 1 else "have"
         self.add("warning", suffix,
@@ -257,8 +293,18 @@ class _Checker:
     def op_mismatch(self, suffix: str, key: str, path: KeyPath, ops: Mapping[str, Any]) -> None:
         schema = self.schemas_known(path)[0]
         reason = self.why_not(schema, ops)
-        if reason:
-            self.add("error", suffix, f"when.{key} never holds: {reason}")
+        if not reason:
+            return
+        types = schema_types(schema)
+        if self.rule.effect != "allow" and types is not None and _type_bound(ops, types):
+            # round 18: a deny/ask test that cannot judge the argument's type counts as a
+            # match (fail closed), so the rule does not "never hold": it holds for every call
+            # that gives the argument
+            self.add("error", suffix, f"when.{key} holds for every call that gives it: {reason}, "
+                     f"and a {self.rule.effect} rule counts a value its test cannot judge as a "
+                     "match (fail closed)", "test the argument with an operator for its type")
+            return
+        self.add("error", suffix, f"when.{key} never holds: {reason}")
 
     # -- expr -------------------------------------------------------------------------------
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 import os
 import re
@@ -163,6 +164,15 @@ class CompiledRule:
             return self.expr is None or self.expr.holds(tool_name, tool_input)
         except ExprError:
             return True
+
+    def read_elsewhere(self) -> CompiledRule:
+        """This rule for a tool that reads a relative path elsewhere than the rules' directory
+        (or somewhere unknown): its path conditions judge absolute values alone
+        (``Condition.read_elsewhere``). The rule itself when it has none."""
+        if all(c.away is None for c in self.conditions):
+            return self
+        return dataclasses.replace(self, conditions=tuple(
+            c.read_elsewhere() for c in self.conditions))
 
     @property
     def eq_index(self) -> tuple[str, tuple[str, Any]] | None:

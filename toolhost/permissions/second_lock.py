@@ -83,6 +83,10 @@ class NotedAllows:
         return noted is not None and noted[0] == tool_name \
             and same_json(dict(noted[1]), dict(arguments))
 
+    def clear(self) -> None:
+        """Drop every note (the rules changed: each call is decided again when it comes)."""
+        self._allowed.clear()
+
     def forget(self, tool_use_id: object) -> None:
         """Drop the note for ``tool_use_id``, if any (an allow decided at the call itself)."""
         if type(tool_use_id) is str:
@@ -115,6 +119,10 @@ class NotedReads:
         allowed.move_to_end((server, uri))
         while len(allowed) > MAX_NOTED:
             allowed.popitem(last=False)
+
+    def clear(self) -> None:
+        """Drop every note (the rules changed: each read is decided again)."""
+        self._allowed.clear()
 
     def claim(self, server: str, uri: str) -> bool:
         """Whether a read of ``uri`` (as it is read: no other spelling of it is decided) on

@@ -28,8 +28,8 @@ from toolhost.plugins.discovery import (
 )
 from toolhost.plugins.interrupt import CtrlC, ctrl_c_noted
 from toolhost.plugins.plugin_set import PluginInfo, PluginSet
-from toolhost.plugins.quiet import prints_to_stderr
 from toolhost.plugins.registry import Registry
+from toolhost.stdout_quiet import prints_to_stderr
 
 if TYPE_CHECKING:
     import importlib.metadata as md
@@ -164,9 +164,14 @@ def _activate_one(req: PluginRequirement, installed: Mapping[str, InstalledPlugi
     reg = Registry(plugin.name)
     import time
 
+    from toolhost.gateway.waiting import still_waiting
+
     started = time.perf_counter()
+    loading = f"plugin '{plugin.name}' {plugin.version}"
     try:
-        with prints_to_stderr():  # stdout is what `tools --json`, `mcp-config > .mcp.json`
+        # a plugin that hangs at import holds every load: a person is told which one
+        with still_waiting(lambda waited: _still_loading(req, loading, waited)), \
+                prints_to_stderr():  # stdout is what `tools --json`, `mcp-config > .mcp.json`
             for ep in plugin.entry_points:  # and `plugins --json` print: a plugin's print
                 run_hook(load_hook(ep), reg, ep.value)  # at import or in register() must
                 # not corrupt it
@@ -176,6 +181,7 @@ def _activate_one(req: PluginRequirement, installed: Mapping[str, InstalledPlugi
         # SystemExit, a KeyboardInterrupt with no Ctrl-C) must not take the host down: one
         # line naming the plugin
         if ctrl_c.pressed:  # the person's Ctrl-C (the plugin may have turned it into exc)
+            _stopped(req, loading)
             if isinstance(exc, KeyboardInterrupt):
                 raise
             raise KeyboardInterrupt from exc
@@ -186,6 +192,7 @@ def _activate_one(req: PluginRequirement, installed: Mapping[str, InstalledPlugi
             hint=f"run with -vv for the traceback; reinstall or upgrade '{plugin.name}'"))
         return
     if ctrl_c.pressed:  # the plugin caught the person's Ctrl-C and went on: it still counts
+        _stopped(req, loading)
         raise KeyboardInterrupt
     took = time.perf_counter() - started
     if took >= SLOW_PLUGIN_SECONDS:  # every load waits for it: run, serve, validate, reloads
@@ -196,6 +203,18 @@ def _activate_one(req: PluginRequirement, installed: Mapping[str, InstalledPlugi
                                     provides=reg.provides(), requirement=req,
                                     modules=tuple(ep.value for ep in plugin.entry_points)))
     outcome.registries.append(reg)
+
+
+def _still_loading(req: PluginRequirement, loading: str, waited: float) -> str:
+    return str(_problem(req, f"still waiting for {loading} to import and register "
+                        f"({waited:.0f} s)", hint="a plugin that hangs at import holds every "
+                        "load; Ctrl-C stops"))
+
+
+def _stopped(req: PluginRequirement, loading: str) -> None:
+    """Say where a Ctrl-C stopped the load: the plugin it was waiting for, at its line."""
+    log.warning("%s", _problem(req, f"stopped by Ctrl-C while {loading} was importing and "
+                               "registering"))
 
 
 def _raised(exc: BaseException) -> str:

@@ -129,7 +129,10 @@ class RequestLines(ControlSender):
         spot, answers and withdrawals are noted. False: the reading task takes the line
         (conversation messages, anything malformed), as it would have anyway.
         """
-        if b'"control_' not in line[:64] or self._tasks.closing or not self._tasks.running:
+        # find, not ``in``: bytes' ``in`` tries its operand as an int first and raises and
+        # clears a TypeError before it searches (~1,200 instructions on 3.11, every line)
+        if line.find(b'"control_', 0, 64) < 0 or self._tasks.closing \
+                or not self._tasks.running:
             return False
         try:
             message = wire.decode(line, self._limits)

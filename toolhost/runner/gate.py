@@ -50,6 +50,7 @@ class RunnerGate:
         self.tag = tag  # a call's "#N " as its call line shows it (TextRenderer.tag)
         self.noted = NotedAllows()  # the allows answered: see the module docstring
         self.reads = NotedReads()  # and the reads allowed (claimed by the read guard)
+        self._generation = gate.generation  # the rules the notes were taken under
         # decided by decide_now, shown by after_answer
         self._unshown: list[tuple[str, dict[str, Any], dict[str, Any], Decision]] = []
 
@@ -85,8 +86,23 @@ class RunnerGate:
         while unshown:
             self._shown(*unshown.pop(0))
 
+    def current(self) -> None:
+        """Drop the allows noted under rules a reload has replaced: their calls (and reads)
+        are decided again under the rules in force when they come (a call allowed just
+        before the team's deny arrived must not run on that allow)."""
+        if self._generation != self.gate.generation:
+            self._generation = self.gate.generation
+            self.noted.clear()
+            self.reads.clear()
+
+    def claim_read(self, server: str, uri: str) -> bool:
+        """``NotedReads.claim`` under the rules in force (the read guard's ``claim_read``)."""
+        self.current()
+        return self.reads.claim(server, uri)
+
     def _noted(self, tool_name: str, tool_input: Mapping[str, Any],
                request: Mapping[str, Any], decision: Decision) -> Decision:
+        self.current()
         if tool_name == READ_RESOURCE_TOOL:
             self.reads.note(tool_name, tool_input, decision)
         return self.noted.note(tool_name, tool_input, request.get("tool_use_id"), decision)
@@ -97,6 +113,7 @@ class RunnerGate:
         result to send instead (see the module docstring)."""
         name = ctx.tool or tool.wire_name
         tool_use_id = ctx.tool_use_id
+        self.current()
         if self.noted.claim(name, arguments, tool_use_id):
             return None  # the call the CLI asked about, as it was allowed
         request: dict[str, Any] = {"tool_use_id": tool_use_id} if tool_use_id else {}

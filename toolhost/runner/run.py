@@ -34,6 +34,7 @@ from toolhost.protocol.open_requests import StoppedRequest
 from toolhost.runner.command import RunOptions, build_command
 from toolhost.runner.discovery import find_cli
 from toolhost.runner.gate import RunnerGate, make_gate
+from toolhost.runner.held_logs import HeldLogs
 from toolhost.runner.live import LiveHost
 from toolhost.runner.managed_hooks import warnings as managed_warnings
 from toolhost.runner.offline import OFFLINE_DROP, OfflineHome
@@ -166,8 +167,18 @@ async def run_host(host: Host, prompts: Iterable[str] | AsyncIterable[str], *,
         return live[0].hides_nothing() if live else not host.config.secrets
 
     shown = renderer or TextRenderer()
+    held_logs: HeldLogs | None = None
     if terminal is not None and isinstance(shown, TextRenderer):
-        shown.hold_while = lambda: terminal.question  # see TextRenderer.hold_while
+        # log lines wait while a question is open, as transcript lines do (held_logs)
+        asked = terminal
+        held = held_logs = HeldLogs(lambda: asked.question)
+
+        def holding() -> bool:  # see TextRenderer.hold_while; once the question is over,
+            if asked.question:  # the log lines it held go out first
+                return True
+            held.release()
+            return False
+        shown.hold_while = holding
     output = OutputWatch(shown)  # a transcript that could not be written is said at the end
     renderer = RedactingRenderer(
         output, redact, lambda: live[0].redactor() if live else host.config.redactor,
@@ -178,6 +189,8 @@ async def run_host(host: Host, prompts: Iterable[str] | AsyncIterable[str], *,
         # last: what the renderer still holds (a streamed block's held end, lines held while a
         # question was open) is shown however the session ends, a failed one too
         stack.callback(_close_quietly, renderer)
+        if held_logs is not None:
+            stack.callback(held_logs.install().remove)
         extra_env: dict[str, str] = {}
         drop: tuple[str, ...] = ()
         model = None
@@ -218,7 +231,7 @@ async def run_host(host: Host, prompts: Iterable[str] | AsyncIterable[str], *,
                             opened.append(session)
                             live.append(LiveHost(host, session.control, gate,
                                                  guard=permission.guard,
-                                                 claim_read=permission.reads.claim))
+                                                 claim_read=permission.claim_read))
                             tasks: list[Callable[[], Any]] = [live[0].follow_upstreams]
                             if watch is not None:
                                 tasks.append(_reloader(host, watch, live[0], watch_interval,

@@ -64,7 +64,11 @@ def load_located(text: str, file: str) -> Located:
 def read_located(path: str, what: str = "scenario file") -> Located:
     """Read ``path`` within the config file limits (size, regular file, UTF-8) and parse it."""
     problems: list[Problem] = []
-    text = read_bounded(path, problems, what)
+    if path.lower().endswith(".toml"):  # a config may be TOML, a scenario may not: not
+        # "invalid YAML: did not find expected <document start>" at its first table
+        raise ConfigError([Problem(f"a {what} is YAML, not TOML", path,
+                                   hint=f"write the {what} as .yaml (docs/running.md)")])
+    text = read_bounded(path, problems, what, hint=f"a {what} is a .yaml or .yml file")
     if text is None:
         raise ConfigError(problems)
     return load_located(text, path)

@@ -241,8 +241,17 @@ class Server:
         return unavailable_tools(upstreams, prefixed=len(self.build.selected) > 1)(tool_name)
 
     async def check(self, tool_name: str, tool_input: Mapping[str, Any]) -> Decision:
-        """The current build's gate (a reload may bring new rules)."""
-        return await self.build.gate.check(tool_name, tool_input)
+        """The current build's gate (a reload may bring new rules). A reload while the call
+        was decided (its question open at the client) leaves the answer to the new rules:
+        their deny wins (``reloaded_meanwhile``)."""
+        build = self.build
+        decision: Decision = await build.gate.check(tool_name, tool_input)
+        if self.build is not build:
+            from toolhost.permissions.gate import reloaded_meanwhile
+
+            decision = reloaded_meanwhile(tool_name, decision,
+                                          self.decide(tool_name, tool_input))
+        return decision
 
     def decide(self, tool_name: str, tool_input: Mapping[str, Any]) -> Decision:
         """The current build's policy on a call: no one asked, nothing recorded."""

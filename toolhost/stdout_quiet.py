@@ -1,7 +1,9 @@
-"""A plugin's output at import and in ``register()`` goes to stderr, never to stdout.
+"""Code toolhost runs for a command goes to stderr, never to stdout: a plugin at import and
+in ``register()``, a backend kind's ``bind()`` (a tools module imported), a tool called by
+``toolhost call``.
 
-stdout is what `tools --json`, `plugins --json` and `mcp-config > .mcp.json` print: a
-plugin's ``print``, its ``os.write(1, ...)`` or a child process it starts there must not
+stdout is what `tools --json`, `plugins --json`, `call --json` and `mcp-config > .mcp.json`
+print: a ``print``, an ``os.write(1, ...)`` or a child process started there must not
 corrupt it (under `serve` over stdio, stdout was claimed before: ``toolhost.stdout_guard``).
 """
 

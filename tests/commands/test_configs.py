@@ -1,0 +1,78 @@
+"""What a command prints for programs stays parseable when the code it runs prints: a tools
+module printing at import (bound by the python kind), a plugin kind's ``bind()``, a tool
+called by ``toolhost call``. ``mcp-config > .mcp.json`` wrote the junk into the file."""
+
+from __future__ import annotations
+
+import json
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+
+from toolhost.cli import main
+
+from ..plugins.conftest import write_plugin
+
+LOUD = '''\
+import os
+print("JUNK at import")
+os.write(1, b"FD1 JUNK at import\\n")
+
+def f() -> str:
+    """Say ok."""
+    print("JUNK at call")
+    os.write(1, b"FD1 JUNK at call\\n")
+    return "ok"
+'''
+KIND = '''\
+import os
+from toolhost.backends.base import Binding, ToolResult
+
+class Loud:
+    name = "loud"
+    options_schema = {"type": "object", "properties": {"x": {"type": "string"}}}
+    shorthand = "x"
+
+    def bind(self, tool, ctx):
+        print("JUNK in bind")
+        os.write(1, b"FD1 JUNK in bind\\n")
+
+        async def invoke(arguments, ctx):
+            print("JUNK at call")
+            return ToolResult.text("ok")
+        return Binding(input_schema={"type": "object", "properties": {}}, invoke=invoke)
+
+def register(registry):
+    registry.add_kind(Loud())
+'''
+
+
+@pytest.mark.parametrize("command", [["tools", "--json"], ["mcp-config"],
+                                     ["call", "s.f", "--json"]])
+@pytest.mark.parametrize("backend", ["python", "plugin-kind"])
+def test_what_the_code_prints_goes_to_stderr_not_into_the_json(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capfd: pytest.CaptureFixture[str], command: list[str], backend: str) -> None:
+    config = tmp_path / "c.yaml"
+    module = f"loud_{uuid.uuid4().hex[:12]}"  # one process: a module name per test
+    if backend == "python":
+        (tmp_path / f"{module}.py").write_text(LOUD)
+        config.write_text("toolhost: 1\nservers:\n  s:\n    tools:\n"
+                          f"      f: {{python: '{module}:f'}}\npermissions: {{default: allow}}\n")
+    else:
+        dist = module.replace("_", "-")
+        write_plugin(tmp_path / "site", dist, "1.0.0", {module: KIND})
+        monkeypatch.syspath_prepend(str(tmp_path / "site"))
+        config.write_text(f"toolhost: 1\nplugins: [{dist}]\nservers:\n  s:\n    tools:\n"
+                          "      f: {loud: a}\npermissions: {default: allow}\n")
+    monkeypatch.chdir(tmp_path)
+    try:
+        rc = main([command[0], str(config), *command[1:]])
+    finally:
+        sys.modules.pop(module, None)
+    out, err = capfd.readouterr()
+    assert rc == 0, err
+    json.loads(out)  # nothing else on stdout
+    assert "JUNK" in err and "JUNK" not in out

@@ -1,0 +1,92 @@
+"""A secret under a simple cipher is hidden (``toolhost.redaction_cipher``): ROT47 and the
+Caesar shifts of its letters as literal forms, XOR with one byte by the differences of its
+bytes, in decoded hex or base64 and in printable text."""
+
+from __future__ import annotations
+
+import base64
+import shutil
+import string
+import subprocess
+
+import pytest
+
+from toolhost.redaction import MASK, Redactor
+from toolhost.redaction_cipher import Xored, cipher_forms
+
+SECRET = "sk-live-9f8e7d6c5b4a3921"
+R = Redactor(frozenset({SECRET}))
+RAW = SECRET.encode()
+
+
+def rot47(text: str) -> str:
+    return "".join(chr(33 + (ord(c) - 33 + 47) % 94) if 33 <= ord(c) <= 126 else c for c in text)
+
+
+def caesar(text: str, k: int) -> str:
+    low, up = string.ascii_lowercase, string.ascii_uppercase
+    return text.translate(str.maketrans(low + up, low[k:] + low[:k] + up[k:] + up[:k]))
+
+
+def xor(data: bytes, key: int) -> bytes:
+    return bytes(b ^ key for b in data)
+
+
+CIPHERS = {
+    "rot47": rot47(SECRET),
+    "rot47 | rev": rot47(SECRET)[::-1],
+    "tr a-z b-za (shift 1)": caesar(SECRET, 1),
+    "caesar 3": caesar(SECRET, 3),
+    "caesar 25": caesar(SECRET, 25),
+    "rev | caesar 3": caesar(SECRET[::-1], 3),
+    "caesar 7 | base64": base64.b64encode(caesar(SECRET, 7).encode()).decode(),
+    "rot47 | base64": base64.b64encode(rot47(SECRET).encode()).decode(),
+    "xor 0x01 | xxd -p": xor(RAW, 0x01).hex(),
+    "xor 0x20 | xxd -p": xor(RAW, 0x20).hex(),
+    "xor 0x42 | hex upper": xor(RAW, 0x42).hex().upper(),
+    "xor 0xff | xxd -p": xor(RAW, 0xFF).hex(),
+    "xor 0x42 | base64": base64.b64encode(xor(RAW, 0x42)).decode(),
+    "xor 0xff | base64url": base64.urlsafe_b64encode(xor(RAW, 0xFF)).decode(),
+    "xor 0x42 | base64 | base64": base64.b64encode(
+        base64.b64encode(xor(RAW, 0x42))).decode(),
+    "xor 0x01, printable": xor(RAW, 0x01).decode("ascii"),
+}
+
+
+@pytest.mark.parametrize("form", CIPHERS.values(), ids=CIPHERS.keys())
+def test_a_secret_under_a_simple_cipher_is_hidden(form: str) -> None:
+    shown = R.redact(f"token: {form} (done)")
+    assert shown == f"token: {MASK} (done)"
+
+
+def test_a_scripts_xored_token_is_hidden_from_its_command() -> None:
+    # what a script that "hides" a token prints: each byte XORed with 0x5a, then hex
+    if not shutil.which("python3"):
+        pytest.skip("needs python3")
+    script = ("import sys; d = sys.stdin.buffer.read(); "
+              "print('obfuscated:', bytes(b ^ 0x5a for b in d).hex())")
+    out = subprocess.run(["python3", "-c", script], input=RAW, capture_output=True,
+                         check=True).stdout.decode()
+    assert R.redact(out) == f"obfuscated: {MASK}\n"
+
+
+@pytest.mark.parametrize("text", [
+    "the quick brown fox jumps over the lazy dog, build 2026-11-27 " * 20,
+    "a" * 64 + " " + "0" * 64 + " " + "ff" * 40,  # runs of one byte
+    base64.b64encode(bytes(range(256))).decode(),
+    caesar("sk-live", 3),  # a shifted piece: a shorter text than the secret
+])
+def test_ordinary_text_is_left_as_it_is(text: str) -> None:
+    assert R.redact(text) == text
+
+
+def test_a_secret_of_few_distinct_bytes_has_no_xor_form() -> None:
+    # its differences would be those of any run of one byte
+    assert not Xored(["aaaaaaaaaaaa", "abababababab"])
+    assert Redactor(frozenset({"aaaaaaaaaaaa"})).redact("58" * 30) == "58" * 30
+
+
+def test_short_secrets_have_no_cipher_forms() -> None:
+    # a shifted short word is another word: `abc-def` by 1 is `bcd-efg`
+    assert cipher_forms("abc-def") == set()
+    assert Redactor(frozenset({"abc-def"})).redact("bcd-efg") == "bcd-efg"

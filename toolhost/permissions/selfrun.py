@@ -1,0 +1,81 @@
+"""A file a line writes and then runs (round 19).
+
+``bash s.sh``, ``source ./env.sh``, ``./build.sh`` and ``python3 x.py`` have the shell or
+interpreter as their program: the script is not on the line (docs/permissions.md, step 5).
+But ``echo 'rm -rf y' > s; bash s`` (or ``printf ... > s; . ./s``, ``cat > s <<EOF ... EOF
+chmod +x s; ./s``, ``echo ... | tee s; sh s``) writes the script on the same line: a deny
+rule never saw ``rm``, and ``allow: Bash`` allowed it. A line that writes a file (by a
+redirection, or as the target of a writer: ``tee``, ``cp``, ``mv``, ``ln``, ``install``,
+``dd``, ``curl``, ``wget`` ...) and runs a file of that name as a script, a sourced file or a
+program named by its path is not provable; so is one that runs such a file while a target it
+writes is not a plain literal (``> $F``, ``> s*``): it may be the same file.
+"""
+
+from __future__ import annotations
+
+import posixpath
+
+from toolhost.permissions.bashprog import SHELLS
+from toolhost.permissions.runlater import past_wrappers
+from toolhost.permissions.shell import ParsedCommand, Word
+
+__all__ = ["self_run_reason"]
+
+# a program that runs its first operand as a script of its language
+_SCRIPTED = SHELLS | {"source", ".", "python", "python2", "python3", "perl", "ruby", "node",
+                      "nodejs", "php", "lua", "bun", "deno", "Rscript", "tclsh", "awk",
+                      "gawk", "mawk", "sed", "make", "gmake", "fish", "zsh"}
+_WRITERS = frozenset({"tee", "cp", "mv", "ln", "install", "dd", "rsync", "curl", "wget",
+                      "gcp", "gmv", "gln", "ginstall", "gtee", "scp", "truncate"})
+_OPEN = frozenset("$`*?[{~\\")  # a target that may name any file
+
+
+def _norm(path: str) -> str:
+    """A file's name without its directory (``./s``, ``d/s`` and ``/tmp/d/s`` are all ``s``:
+    a ``cd`` between the write and the run, fail closed)."""
+    return posixpath.basename(posixpath.normpath(path)) if path else path
+
+
+def _runs(words: tuple[Word, ...]) -> list[Word]:
+    """The files ``words`` runs: a program named by a path, a script or sourced file, a file
+    named by an option that reads a script (``awk -f``, ``sed -f``, ``make -f``)."""
+    at = past_wrappers(words)
+    if at >= len(words):
+        return []
+    program = words[at]
+    out = [program] if "/" in program.value else []
+    name = program.value.rsplit("/", 1)[-1]
+    rest = words[at + 1:]
+    if name in _SCRIPTED or any(name.startswith(p) for p in ("python", "perl", "ruby")):
+        operands = [w for w in rest if not w.value.startswith("-")]
+        out += operands[:1]
+        out += [rest[k + 1] for k, w in enumerate(rest[:-1]) if w.value in ("-f", "--file")]
+    return out
+
+
+def _written(parsed: ParsedCommand) -> list[str]:
+    targets = [t for _words, files, _doc in parsed.writes for t in files]
+    for words in parsed.words + parsed.nested_words:
+        names = [w.value.rsplit("/", 1)[-1] for w in words]
+        if any(n in _WRITERS for n in names):  # its operands may be what it writes
+            targets += [w.raw for w in words[1:] if not w.value.startswith("-")]
+            targets += [w.value.partition("=")[2] for w in words if w.value.startswith(
+                ("of=", "--output=", "--output-document="))]
+    return targets
+
+
+def self_run_reason(parsed: ParsedCommand) -> str | None:
+    """Why ``parsed`` runs a file it writes itself (None: it runs none it writes)."""
+    runs = [w for words in parsed.words + parsed.nested_words for w in _runs(words)]
+    if not runs:
+        return None
+    written = _written(parsed)
+    if not written:
+        return None
+    names = {_norm(t) for t in written}
+    for run in runs:
+        if not run.plain or _norm(run.value) in names or any(
+                _OPEN & set(t) for t in written):
+            return (f"it writes the file {run.raw!r} runs and then runs it: what it runs is "
+                    "not on the line as a command")
+    return None
