@@ -53,7 +53,7 @@ def _imported_after(code: str) -> set[str]:
      {"jsonschema", "jinja2", "asyncio", "anyio", "httpx", "toolhost.permissions.gate",
       "importlib.metadata", "packaging.version", "opentelemetry.trace",
       "toolhost.config.content_model", "toolhost.compile.prompts", "toolhost.compile.resources",
-      "toolhost.plugins", *NOT_FOR_THE_DEMO}),
+      "toolhost.plugins", "shlex", *NOT_FOR_THE_DEMO}),
     # a config without plugins never looks at the installed distributions
     ("from toolhost.config.loader import load_config; load_config(sys.argv[0])",
      {"jsonschema", "jinja2", "asyncio", "anyio", "tomllib", "importlib.metadata",
@@ -154,3 +154,23 @@ def test_a_load_without_plugins_still_records_the_config_dir(tmp_path: Path) -> 
     assert config_dir() == tmp_path.resolve()
     load_config(DEMO, layers=False)
     assert config_dir() == DEMO.parent.resolve()
+
+
+# patterns only an error, a hint or a rarer config needs: kept as text, compiled at first use
+LAZY_PATTERNS = ["toolhost.config.loader:_TOML_LINE", "toolhost.config.escapes:_ESCAPE",
+                 "toolhost.config.build_top:_DIST", "toolhost.config.sources:_SCHEME",
+                 "toolhost.backends.templating:_BRACE", "toolhost.compile.metacheck:_LOCAL_REF"]
+
+
+def test_validate_compiles_no_pattern_only_an_error_needs() -> None:
+    code = ("import importlib, re, sys\nfrom toolhost.cli import main\n"
+            f"try:\n    main(['validate', '-q', {str(DEMO)!r}])\nexcept SystemExit:\n    pass\n"
+            f"names = {LAZY_PATTERNS!r}\n"
+            "texts = {n: getattr(importlib.import_module(n.split(':')[0]), n.split(':')[1])\n"
+            "         for n in names}\n"
+            "texts = {n: getattr(t, 'pattern', t) for n, t in texts.items()}\n"
+            "cached = {p for (_t, p, _f) in re._cache}\n"
+            "print(sorted(n for n, t in texts.items() if t in cached))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=ROOT, check=True, timeout=60)
+    assert out.stdout.splitlines()[-1] == "[]"

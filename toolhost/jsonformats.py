@@ -22,12 +22,15 @@ from collections.abc import Callable
 
 __all__ = ["CHECKERS"]
 
-_LABEL = re.compile(r"(?!-)[A-Za-z0-9-]{1,63}(?<!-)\Z")
+# The patterns are kept as text and compiled by ``re.match`` at a format's first check (re's
+# own cache keeps them): compiled at import, the dozen took ~1-2 ms of every ``validate`` and
+# ``serve``, which import this module for the format names and most often check no value.
+_LABEL = r"(?!-)[A-Za-z0-9-]{1,63}(?<!-)\Z"
 _UNRESERVED_SUB = r"A-Za-z0-9\-._~!$&'()*+,;="
 _PCT = r"%[0-9A-Fa-f]{2}"
 # What may appear in each part of a URI (RFC 3986 section 3); IRIs add ucschar (RFC 3987).
 _UCS = "\u00a0-\ud7ff\uf900-\ufdcf\ufdf0-\uffef\U00010000-\U000efffd"
-_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*\Z")
+_SCHEME = r"[A-Za-z][A-Za-z0-9+.\-]*\Z"
 
 
 _PRIVATE = "\ue000-\uf8ff\U000f0000-\U000ffffd\U00100000-\U0010fffd"  # iprivate: queries only
@@ -43,12 +46,12 @@ def _part(part: str, iri: bool) -> re.Pattern[str]:
     this module for a config that may never check a ``uri`` or ``iri``."""
     chars = _UNRESERVED_SUB + _EXTRA[part][iri] + (_UCS if iri else "")
     return re.compile(rf"(?:[{chars}]++|{_PCT})*+\Z")  # possessive: no backtracking stack
-_IP_FUTURE = re.compile(r"[vV][0-9A-Fa-f]+\.[" + _UNRESERVED_SUB + r":]+\Z")
+_IP_FUTURE = r"[vV][0-9A-Fa-f]+\.[" + _UNRESERVED_SUB + r":]+\Z"
 
 
 def _ip_literal(text: str) -> bool:
     """What may stand between ``[`` and ``]``: an IPv6 address, or an IPvFuture."""
-    if _IP_FUTURE.match(text):
+    if re.match(_IP_FUTURE, text):
         return True
     import ipaddress
 
@@ -57,8 +60,8 @@ def _ip_literal(text: str) -> bool:
     except ValueError:
         return False
     return "%" not in text  # a zone id needs %25 (RFC 6874), which IPv6Address does not read
-_PORT = re.compile(r"[0-9]*\Z")
-_SPLIT = re.compile(r"(?:([^:/?#]+):)?(?://([^/?#]*))?([^?#]*)(?:\?([^#]*))?(?:#(.*))?\Z", re.S)
+_PORT = r"[0-9]*\Z"
+_SPLIT = r"(?:([^:/?#]+):)?(?://([^/?#]*))?([^?#]*)(?:\?([^#]*))?(?:#(.*))?\Z"  # re.S
 
 
 def is_hostname(text: str) -> bool:
@@ -68,7 +71,7 @@ def is_hostname(text: str) -> bool:
     if not text or len(text) > 253:
         return False
     for label in text.split("."):
-        if not _LABEL.match(label):
+        if not re.match(_LABEL, label):
             return False
         if label[2:4] == "--" and (label[:2].lower() != "xn" or not _a_label(label)):
             return False
@@ -86,11 +89,11 @@ def _a_label(label: str) -> bool:
 
 
 def _reference(text: str, *, iri: bool, absolute: bool) -> bool:
-    match = _SPLIT.match(text)
+    match = re.match(_SPLIT, text, re.S)
     if match is None:
         return False
     scheme, authority, path, query, fragment = match.groups()
-    if scheme is not None and not _SCHEME.match(scheme):
+    if scheme is not None and not re.match(_SCHEME, scheme):
         return False
     if absolute and scheme is None:
         return False
@@ -103,11 +106,11 @@ def _reference(text: str, *, iri: bool, absolute: bool) -> bool:
         if hostport.startswith("["):
             host, closed, rest = hostport.partition("]")
             if not closed or not _ip_literal(host[1:]) or (rest and not (
-                    rest.startswith(":") and _PORT.match(rest[1:]))):
+                    rest.startswith(":") and re.match(_PORT, rest[1:]))):
                 return False
         else:
             host, _, port = hostport.partition(":")
-            if not _part("regname", iri).match(host) or not _PORT.match(port):
+            if not _part("regname", iri).match(host) or not re.match(_PORT, port):
                 return False
     return (bool(_part("path", iri).match(path))
             and (query is None or bool(_part("query", iri).match(query)))
@@ -116,28 +119,28 @@ def _reference(text: str, *, iri: bool, absolute: bool) -> bool:
 
 _VARCHAR = r"(?:[A-Za-z0-9_]|%[0-9A-Fa-f]{2})"
 _VARSPEC = rf"{_VARCHAR}(?:\.?{_VARCHAR})*+(?::[1-9][0-9]{{0,3}}|\*)?"
-_EXPRESSION = re.compile(rf"\{{[+#./;?&=,!@|]?{_VARSPEC}(?:,{_VARSPEC})*+\}}")
-_LITERALS = re.compile(r"(?:[^\x00-\x20\"%<>\\^`{|}\x7f]++|%[0-9A-Fa-f]{2})*+\Z")
+_EXPRESSION = rf"\{{[+#./;?&=,!@|]?{_VARSPEC}(?:,{_VARSPEC})*+\}}"
+_LITERALS = r"(?:[^\x00-\x20\"%<>\\^`{|}\x7f]++|%[0-9A-Fa-f]{2})*+\Z"
 
 
 def is_uri_template(text: str) -> bool:
     """RFC 6570 URI Template: literals, and ``{expressions}`` of an optional operator and
     comma-separated variables, each with an optional ``:length`` or ``*``."""
-    literal = _EXPRESSION.sub("", text)
-    return "{" not in literal and "}" not in literal and bool(_LITERALS.match(literal))
+    literal = re.sub(_EXPRESSION, "", text)
+    return "{" not in literal and "}" not in literal and bool(re.match(_LITERALS, literal))
 
 
-_POINTER = re.compile(r"(?:/(?:[^~/]++|~[01])*+)*+\Z")
-_RELATIVE_POINTER = re.compile(r"(?:0|[1-9][0-9]*)(?:#|(?:/(?:[^~/]++|~[01])*+)*+)\Z")
+_POINTER = r"(?:/(?:[^~/]++|~[01])*+)*+\Z"
+_RELATIVE_POINTER = r"(?:0|[1-9][0-9]*)(?:#|(?:/(?:[^~/]++|~[01])*+)*+)\Z"
 _TIME = r"T(?:[0-9]+H(?:[0-9]+M(?:[0-9]+S)?)?|[0-9]+M(?:[0-9]+S)?|[0-9]+S)"
-_DURATION = re.compile(
+_DURATION = (
     rf"P(?:[0-9]+W|(?:[0-9]+Y(?:[0-9]+M(?:[0-9]+D)?)?|[0-9]+M(?:[0-9]+D)?|[0-9]+D)(?:{_TIME})?"
     rf"|{_TIME})\Z")
 
 
-_DATE_TIME = re.compile(r"([0-9]{4}-[0-9]{2}-[0-9]{2})[Tt]([0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]+)?)"
-                        r"([Zz]|[+-][0-9]{2}:[0-9]{2})\Z")
-_TIME_ONLY = re.compile(r"([0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]+)?)([Zz]|[+-][0-9]{2}:[0-9]{2})\Z")
+_DATE_TIME = (r"([0-9]{4}-[0-9]{2}-[0-9]{2})[Tt]([0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]+)?)"
+              r"([Zz]|[+-][0-9]{2}:[0-9]{2})\Z")
+_TIME_ONLY = r"([0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]+)?)([Zz]|[+-][0-9]{2}:[0-9]{2})\Z"
 
 
 def _valid_time(clock: str, offset: str) -> bool:
@@ -162,7 +165,7 @@ def is_date_time(text: str) -> bool:
     """RFC 3339 date-time: ``2024-01-31T10:00:00Z``, with an offset, optional fraction."""
     import datetime as dt
 
-    match = _DATE_TIME.match(text)
+    match = re.match(_DATE_TIME, text)
     if match is None:
         return False
     try:
@@ -174,7 +177,7 @@ def is_date_time(text: str) -> bool:
 
 def is_time(text: str) -> bool:
     """RFC 3339 full-time: ``10:00:00Z`` or ``10:00:00.5+02:00`` (the offset is required)."""
-    match = _TIME_ONLY.match(text)
+    match = re.match(_TIME_ONLY, text)
     return match is not None and _valid_time(match[1], match[2])
 
 
@@ -190,9 +193,9 @@ CHECKERS: dict[str, Callable[[object], bool]] = {
     "iri": _strings(lambda t: _reference(t, iri=True, absolute=True)),
     "iri-reference": _strings(lambda t: _reference(t, iri=True, absolute=False)),
     "uri-template": _strings(is_uri_template),
-    "json-pointer": _strings(lambda t: bool(_POINTER.match(t))),
-    "relative-json-pointer": _strings(lambda t: bool(_RELATIVE_POINTER.match(t))),
-    "duration": _strings(lambda t: bool(_DURATION.match(t))),
+    "json-pointer": _strings(lambda t: bool(re.match(_POINTER, t))),
+    "relative-json-pointer": _strings(lambda t: bool(re.match(_RELATIVE_POINTER, t))),
+    "duration": _strings(lambda t: bool(re.match(_DURATION, t))),
     "date-time": _strings(is_date_time),  # jsonschema's needs rfc3339-validator
     "time": _strings(is_time),
 }

@@ -15,8 +15,8 @@ from toolhost.config.model import BackendSpec, ServerConfig, ToolConfig
 LAZY = [kind for kind in BUILTIN_KINDS.values() if isinstance(kind, LazyKind)]
 
 
-def test_command_and_http_are_lazy() -> None:
-    assert {kind.name for kind in LAZY} == {"command", "http"}
+def test_every_builtin_kind_is_lazy() -> None:
+    assert {kind.name for kind in LAZY} == {"command", "http", "python"} == set(BUILTIN_KINDS)
 
 
 @pytest.mark.parametrize("lazy", LAZY, ids=lambda k: k.name)
@@ -36,9 +36,12 @@ def test_binding_through_the_lazy_kind() -> None:
     assert "word" in binding.input_schema["properties"]
 
 
-def test_importing_the_registry_leaves_httpx_and_jinja2_unloaded() -> None:
+def test_importing_the_registry_leaves_the_backends_unloaded() -> None:
+    """httpx, jinja2, and the python backend (its signatures, the loop-hold watch, signal)
+    load with the first tool of their kind."""
     code = ("import sys, toolhost.backends.registry; "
-            "print(sorted(m for m in ('httpx', 'jinja2') if m in sys.modules))")
+            "print(sorted(m for m in ('httpx', 'jinja2', 'toolhost.backends.python', "
+            "'toolhost.compile.signature', 'signal') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout
     assert out.strip() == "[]"

@@ -8,6 +8,7 @@ from __future__ import annotations
 import logging
 import os
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from toolhost.config import limits
-from toolhost.config.limits import LIMITS, toml_depth
+from toolhost.config.limits import HEADER_WEIGHT, LIMITS, toml_depth, toml_prescan
 
 settings.register_profile("ci", derandomize=True, deadline=None, max_examples=300,
                           suppress_health_check=[HealthCheck.too_slow])
@@ -25,10 +26,19 @@ PROFILE = "ci" if os.environ.get("CI") else "dev"
 
 
 def _reference(text: str, limit: int) -> int:
-    depth = 0
+    return _reference_prescan(text, limit, len(text) + 1)[0]
+
+
+def _reference_prescan(text: str, limit: int, values: int) -> tuple[int, str]:
+    depth = count = 0
     i, n = 0, len(text)
+    counting = n >= values
     while i < n:
         c = text[i]
+        if counting and c in ",=[{":
+            count += HEADER_WEIGHT if c == "[" and (i == 0 or text[i - 1] == "\n") else 1
+            if count > values:
+                return i, "values"
         if c == "#":
             end = text.find("\n", i)
             i = n if end < 0 else end
@@ -43,15 +53,16 @@ def _reference(text: str, limit: int) -> int:
         if c in "[{":
             depth += 1
             if depth > limit:
-                return i
+                return i, "depth"
         elif c in "]}":
             depth = max(depth - 1, 0)
         i += 1
-    return -1
+    return -1, ""
 
 
 _TEXT = st.lists(st.sampled_from(['#', '"', "'", "[", "]", "{", "}", "\\", "\n", "a", " ",
-                                  '"""', "'''", "x = ", "é"]), max_size=60).map("".join)
+                                  '"""', "'''", "x = ", "é", ",", "=", "\n["]),
+                 max_size=60).map("".join)
 
 
 @settings(settings.get_profile(PROFILE))
@@ -66,28 +77,43 @@ def test_toml_depth_answers_as_a_walk_of_every_character(text: str, limit: int) 
     assert toml_depth(text, limit) == _reference(text, limit)
 
 
-class _CountingStop:
-    """A stop pattern that counts its searches."""
+@settings(settings.get_profile(PROFILE))
+@given(_TEXT, st.integers(0, 4), st.integers(0, 30))
+@example("a = 'x,=[' [1, 2]", 9, 3)
+@example('a = """x\\"""", [1]\n[t]', 9, 8)
+@example("[[t]]\n[t]\nb = '''x'''',1", 9, 12)
+@example('a = "x\\\n,", [', 0, 1)
+@example("a = 'x\n, [", 0, 2)
+def test_toml_prescan_counts_as_a_walk_of_every_character(text: str, limit: int,
+                                                          values: int) -> None:
+    """The prescan takes plain text, a comment or a string in one match each: the same depth
+    and the same count of values as stepping through every character."""
+    assert toml_prescan(text, limit, values) == _reference_prescan(text, limit, values)
+
+
+class _CountingSteps:
+    """A prescan pattern that counts the matches it hands to the scan's Python loop."""
 
     def __init__(self, pattern: re.Pattern[str]) -> None:
-        self.pattern, self.searches = pattern, 0
+        self.pattern, self.steps = pattern, 0
 
-    def search(self, text: str, pos: int = 0) -> re.Match[str] | None:
-        self.searches += 1
-        return self.pattern.search(text, pos)
+    def finditer(self, text: str) -> Iterator[re.Match[str]]:
+        for found in self.pattern.finditer(text):
+            self.steps += 1
+            yield found
 
 
 @pytest.mark.parametrize("run", ["#\n", "# a comment\n\n", "  # [x] = 'y'\r\n", "#\n\t\n"])
 def test_a_run_of_comment_lines_is_skipped_in_one_step(monkeypatch: pytest.MonkeyPatch,
                                                        run: str) -> None:
     """16 MiB of comment lines were 8 million turns of the scan's Python loop (~3 s)."""
-    stops = [_CountingStop(limits._TOML_STOP), _CountingStop(limits._TOML_COUNT_STOP)]
-    monkeypatch.setattr(limits, "_TOML_STOP", stops[0])
-    monkeypatch.setattr(limits, "_TOML_COUNT_STOP", stops[1])
+    steps = {counting: _CountingSteps(re.compile(limits._NEXT_STOP[counting]))
+             for counting in (False, True)}
+    monkeypatch.setattr(limits, "_NEXT", steps)
     text = "x = 1\n" + run * 50_000 + "y = [[[1]]]\n"
     assert toml_depth(text, 2) == text.index("[[[") + 2
     assert limits.toml_prescan(text, 100, 3) == (text.index("[[[") + 1, "values")
-    assert sum(stop.searches for stop in stops) < 20
+    assert sum(step.steps for step in steps.values()) < 20
 
 
 def test_a_deep_array_is_found_where_it_passes_the_limit() -> None:

@@ -43,3 +43,22 @@ def test_past_the_cap_dates_keep_their_iso_text() -> None:
     found = written_dates(text)
     assert len(found) == MAX_WRITTEN_DATES
     assert found["1979-05-27T07:00:00+00:00"] == "1979-05-27T07:00:00Z"
+
+
+@pytest.mark.parametrize(("text", "compiled"), [("toolhost = 1\nx = 'a'\n", False),
+                                                ("toolhost = 1\nx = 2026-07-28\n", True)])
+def test_the_date_scan_is_compiled_only_for_a_toml_with_a_date(text: str,
+                                                               compiled: bool) -> None:
+    """A fresh process: a TOML without a date never compiles the scan (~1.5 M instructions
+    of every TOML load when it was compiled at import)."""
+    import subprocess
+    import sys
+
+    code = ("import re, sys\nfrom toolhost.config.toml_source import parse_toml\n"
+            "from toolhost.config import toml_dates\n"
+            "parse_toml(sys.argv[1], 'c.toml', 'project', [])\n"
+            "scan = getattr(toml_dates._SCAN, 'pattern', toml_dates._SCAN)\n"
+            "print(any(p == scan for (_t, p, _f) in re._cache))")
+    out = subprocess.run([sys.executable, "-c", code, text], capture_output=True, text=True,
+                         check=True, timeout=60).stdout
+    assert out.strip() == str(compiled)

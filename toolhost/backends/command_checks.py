@@ -6,7 +6,6 @@ located problems, so ``validate`` reports them all at once.
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -167,11 +166,13 @@ def _code_problem(key: str, program: str, what: str, plan: ArgvPlan) -> Found:
         safe = f"[{program}, -c, 'echo \"$1\"', {program}, \"{{{{ v }}}}\"]"
     elif program.startswith("python"):
         safe = f"[{program}, -c, 'import sys; print(sys.argv[1])', \"{{{{ v }}}}\"]"
+    from shlex import quote  # only for this message (shlex compiles a pattern at import)
+
     hint = ("pass the value as a separate argument the code reads"
             + (f", e.g. {safe}" if safe else " (as $1, sys.argv, ARGV, process.argv)")
             + "; or set unsafe_code_placeholders: true if you have checked it")
     return (f"a placeholder inside code that {program} runs: a value would become code "
-            f"({shlex.quote(plan.program)} ...)", key, hint)
+            f"({quote(plan.program)} ...)", key, hint)
 
 
 def option_notes(config: HostConfig) -> list[Problem]:

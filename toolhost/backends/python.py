@@ -47,10 +47,10 @@ from toolhost.backends.python_calls import (
 )
 from toolhost.backends.python_import import (
     NOT_INSTALLED,
-    REF_PATTERN,
     extend_import_path,
     resolve_function,
 )
+from toolhost.backends.python_options import OPTIONS_SCHEMA
 from toolhost.backends.python_safety import dangerous_reason, untyped_params
 from toolhost.compile.signature import UnsupportedType, inspect_callable
 from toolhost.compile.tool import DEFAULT_MAX_OUTPUT_CHARS
@@ -61,55 +61,12 @@ from toolhost.results import ToolResult
 
 __all__ = ["PythonKind", "resolve_function"]
 
-ISOLATIONS = ("in-process", "process")
-
-
 class PythonKind:
     """Calls an importable Python function, in-process or in a worker process."""
 
     name = "python"
     shorthand: str | None = "function"
-    options_schema: Mapping[str, Any] = {
-        "type": "object",
-        "description": "Call a Python function; its signature and docstring give the schema.",
-        "properties": {
-            "function": {
-                "type": "string",
-                "pattern": REF_PATTERN,
-                "description": "Import path 'package.module:function' or "
-                               "'package.module:object.method'.",
-            },
-            "path": {
-                "description": "Directories to import from (appended to sys.path), relative "
-                               "to the config file; that file's own directory always is.",
-                "oneOf": [{"type": "string"},
-                          {"type": "array", "items": {"type": "string"}}],
-            },
-            "isolation": {
-                "enum": list(ISOLATIONS),
-                "description": "in-process (default): a sync function runs in a thread of "
-                               "toolhost's bounded pool; process: in a worker process that is "
-                               "killed on timeout, cancel or crash.",
-            },
-            "workers": {
-                "type": "integer", "minimum": 1, "maximum": 64,
-                "description": "isolation: process: at most this many worker processes (and "
-                               "concurrent calls) for the tool (default 2).",
-            },
-            "allow_untyped": {
-                "type": "boolean",
-                "description": "Accept parameters with no usable type annotation (the model "
-                               "may then pass any JSON value).",
-            },
-            "dangerously_allow_entry_point": {
-                "type": "boolean",
-                "description": "Accept a function from os, subprocess, builtins, shutil and "
-                               "the like, or eval/exec-like: the model chooses its arguments.",
-            },
-        },
-        "required": ["function"],
-        "additionalProperties": False,
-    }
+    options_schema: Mapping[str, Any] = OPTIONS_SCHEMA
 
     def bind(self, tool: ToolConfig, ctx: BindContext) -> Binding:
         origin = tool.backend.origin

@@ -3,9 +3,10 @@
 Plugins add kinds through the ``toolhost`` entry point (see ``toolhost.plugins``); the built-ins
 are registered through the same hook (``toolhost.backends.builtins``) from this dict.
 
-``command`` and ``http`` are registered as ``LazyKind``s: the loader only needs a kind's name,
+Every built-in kind is registered as a ``LazyKind``: the loader only needs a kind's name,
 shorthand and options schema (kept in small ``*_options`` modules), so their implementations
-(jinja2, httpx: about a tenth of a second of imports) load when a tool of theirs is bound.
+(jinja2, httpx: about a tenth of a second of imports; the python backend's signatures and
+call machinery) load when a tool of theirs is bound.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Any
 from toolhost.backends.base import BackendKind, BindContext, Binding
 from toolhost.backends.command_options import OPTIONS_SCHEMA as COMMAND_OPTIONS
 from toolhost.backends.http_options import OPTIONS_SCHEMA as HTTP_OPTIONS
-from toolhost.backends.python import PythonKind
+from toolhost.backends.python_options import OPTIONS_SCHEMA as PYTHON_OPTIONS
 from toolhost.config.model import ToolConfig
 
 __all__ = ["BUILTIN_KINDS", "LazyKind", "builtin_kinds"]
@@ -54,7 +55,8 @@ class LazyKind:
 
 
 BUILTIN_KINDS: dict[str, BackendKind] = {
-    "python": PythonKind(),
+    "python": LazyKind("python", "function", PYTHON_OPTIONS,
+                       "toolhost.backends.python:PythonKind"),
     "command": LazyKind("command", "argv", COMMAND_OPTIONS,
                         "toolhost.backends.command:CommandKind"),
     "http": LazyKind("http", None, HTTP_OPTIONS, "toolhost.backends.http:HttpKind"),

@@ -275,7 +275,8 @@ def _refused(message: str) -> Exception:
 GLOBALS = frozenset({"range", "dict", "lipsum", "cycler", "joiner", "namespace"})
 
 # `{name}` (single braces) in URLs is shorthand for `{{ name }}`.
-_BRACE = re.compile(r"(?<!\{)\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}(?!\})")
+# (text: compiled at its first use, kept in re's cache; not at every start)
+_BRACE = r"(?<!\{)\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}(?!\})"
 _SINGLE_VAR = re.compile(r"^\{\{-?\s*([A-Za-z_][A-Za-z0-9_]*)\s*-?\}\}$")
 
 
@@ -356,7 +357,7 @@ def compile_template(source: str) -> AnyTemplate:
 
 def url_source(source: str) -> str:
     """Rewrite ``{name}`` placeholders to jinja2's ``{{ name }}``."""
-    return _BRACE.sub(lambda m: "{{ " + m.group(1) + " }}", source)
+    return re.sub(_BRACE, lambda m: "{{ " + m.group(1) + " }}", source)
 
 
 @lru_cache(maxsize=8192)

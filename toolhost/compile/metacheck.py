@@ -75,13 +75,14 @@ def _regex(value: Any) -> bool:
 # whichever is installed, or none): a local JSON pointer of unreserved characters, an http(s)
 # URL of them; anything else is left to jsonschema
 # (possessive: a long value keeps no regex frame per character)
-_LOCAL_REF = re.compile(r"#(?:/(?:[A-Za-z0-9._~$-]++|%[0-9A-Fa-f]{2})*+)*+")
+# (text: compiled at its first use, kept in re's cache; not at every start)
+_LOCAL_REF = r"#(?:/(?:[A-Za-z0-9._~$-]++|%[0-9A-Fa-f]{2})*+)*+"
 _PLAIN_URI = re.compile(r"https?://[A-Za-z0-9.-]++(?:/[A-Za-z0-9._~-]*+)*+#?")
 _ANCHOR = re.compile(r"[A-Za-z_][-A-Za-z0-9._]*")
 
 
 def _local_ref(value: Any) -> bool:
-    return type(value) is str and _LOCAL_REF.fullmatch(value) is not None
+    return type(value) is str and re.fullmatch(_LOCAL_REF, value) is not None
 
 
 def _plain_uri(value: Any) -> bool:

@@ -29,7 +29,8 @@ RULE_LISTS = ("allow", "deny", "ask")
 RULE_KEYS = ("tool", "when", "expr", "message", "rewrite", "callers")
 RUN_KEYS = ("model", "system_prompt", "append_system_prompt", "max_turns", "cwd", "cli_args",
             "env")
-_DIST = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(.*)$")
+# (text: compiled at its first use, kept in re's cache; not at every start)
+_DIST = r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(.*)$"
 # a distribution name as PEP 508 allows it: what a hint's `pip install NAME` may hold
 DIST_NAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?")
 
@@ -143,7 +144,7 @@ def build_plugins(check: Checker, value: Any) -> tuple[PluginRequirement, ...]:
                               "a distribution name: letters, digits, '.', '_' and '-'")
                 continue
         elif isinstance(item, str):
-            found = _DIST.match(item)
+            found = re.match(_DIST, item)
             name, spec = (found[1], found[2]) if found else (None, "")
             if name is None:
                 check.problem(here, f"invalid plugin requirement {item!r}")

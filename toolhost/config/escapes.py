@@ -8,7 +8,8 @@ import re
 
 __all__ = ["surrogate_hint"]
 
-_ESCAPE = re.compile(r"\\u([dD][89a-fA-F][0-9a-fA-F]{2})(?:\\u([dD][c-fC-F][0-9a-fA-F]{2}))?")
+# (text: compiled at its first use, kept in re's cache; not at every start)
+_ESCAPE = r"\\u([dD][89a-fA-F][0-9a-fA-F]{2})(?:\\u([dD][c-fC-F][0-9a-fA-F]{2}))?"
 
 
 def surrogate_hint(text: str, line: int) -> str:
@@ -16,7 +17,7 @@ def surrogate_hint(text: str, line: int) -> str:
     lines = text.splitlines()
     if not 1 <= line <= len(lines):
         return ""
-    found = _ESCAPE.search(lines[line - 1])
+    found = re.search(_ESCAPE, lines[line - 1])
     if found is None:
         return ""
     if found[2] is None or int(found[1], 16) >= 0xDC00:

@@ -158,7 +158,8 @@ def installed_versions(plugins: tuple[PluginRequirement, ...]) -> dict[str, str]
 
 
 # a first line of TOML (`toolhost = 1`, `[servers.s]`) that YAML read as one plain string
-_TOML_LINE = re.compile(r"\s*(\[[\w.\"' -]+\]|[\w\"'.-]+\s*=)")
+# (text: compiled at its first use, kept in re's cache; not at every start)
+_TOML_LINE = r"\s*(\[[\w.\"' -]+\]|[\w\"'.-]+\s*=)"
 
 
 def _guard_beside(path: str | os.PathLike[str]) -> LockGuard:
@@ -218,7 +219,7 @@ class _Reader:
         if doc.data is None:
             doc.data = {}
         if not isinstance(doc.data, dict):
-            toml = (isinstance(doc.data, str) and _TOML_LINE.match(doc.data) is not None) \
+            toml = (isinstance(doc.data, str) and re.match(_TOML_LINE, doc.data) is not None) \
                 or (isinstance(doc.data, list) and len(doc.data) == 1  # `[servers.s]`
                     and isinstance(doc.data[0], str) and "." in doc.data[0])
             lfs = isinstance(doc.data, str) and doc.data.startswith(_LFS_POINTER)

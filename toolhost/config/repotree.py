@@ -90,7 +90,7 @@ def fetch_cache_root() -> Path:
 
 
 # Answers of checkout_root inside one ``remembered()`` block (None: outside one, none kept).
-_MEMO: contextvars.ContextVar[dict[tuple[str, str], Path | None] | None] = \
+_MEMO: contextvars.ContextVar[dict[tuple[str, tuple[object, ...]], Path | None] | None] = \
     contextvars.ContextVar("toolhost_checkout_roots", default=None)
 
 
@@ -113,12 +113,27 @@ def checkout_root(file: str | os.PathLike[str]) -> Path | None:
     memo = _MEMO.get()
     if memo is None:
         return _checkout_root(file)
-    env = os.environ  # what cache_root() reads: a change of it is a new question
-    key = (os.path.abspath(file), f"{env.get('TOOLHOST_CACHE')}\0{env.get('XDG_CACHE_HOME')}"
-           f"\0{env.get('HOME')}")
+    # the file as an absolute path (as written when it is one: the same answer), and what
+    # cache_root() reads of the environment: a change of either is a new question
+    path = file if isinstance(file, str) and file[:1] == os.sep else os.path.abspath(file)
+    key = (path, _cache_env())
     if key not in memo:
         memo[key] = _checkout_root(file)
     return memo[key]
+
+
+_CACHE_VARS = ("TOOLHOST_CACHE", "XDG_CACHE_HOME", "HOME")  # what cache_root() reads
+_CACHE_KEYS = tuple(os.environ.encodekey(name) for name in _CACHE_VARS)
+
+
+def _cache_env() -> tuple[object, ...]:
+    """The variables ``cache_root`` reads, as a key. From ``os.environ``'s own dict when it
+    has one (three C lookups; ``os.environ.get`` is five Python frames a variable, and a
+    1,000-tool compile asks ~3,000 times), else through the mapping."""
+    data = getattr(os.environ, "_data", None)
+    if isinstance(data, dict):
+        return tuple(map(data.get, _CACHE_KEYS))
+    return tuple(map(os.environ.get, _CACHE_VARS))
 
 
 def _checkout_root(file: str | os.PathLike[str]) -> Path | None:

@@ -32,7 +32,8 @@ __all__ = ["RESOLVERS", "Resolver", "entry_form", "read_doc", "resolve_extends"]
 
 Resolver = Callable[..., Path]  # (entry, *, base_dir: Path, origin: Origin) -> Path
 SUFFIXES = {".yaml": "yaml", ".yml": "yaml", ".toml": "toml"}
-_SCHEME = re.compile(r"^([a-z][a-z0-9+.-]+):(?!//)")
+# (text: compiled at its first use, kept in re's cache; not at every start)
+_SCHEME = r"^([a-z][a-z0-9+.-]+):(?!//)"
 
 
 def _problem(origin: Origin, message: str, hint: str = "") -> ConfigError:
@@ -90,7 +91,7 @@ RESOLVERS: dict[str, Resolver] = {
 def entry_form(entry: Any) -> str:
     """Which resolver handles ``entry`` (``"path"``, a scheme like ``"pkg"``, or ``"git"``)."""
     if isinstance(entry, str):
-        found = _SCHEME.match(entry)
+        found = re.match(_SCHEME, entry)
         if found and found[1] in RESOLVERS:
             return found[1]
         return "path"

@@ -1,0 +1,59 @@
+"""JSON Schema of the ``python`` block (the loader reports bad keys with it, by key path).
+
+Its own small module so that a config without python tools never imports the backend
+(``inspect``-based signatures, the loop-hold watch, the call machinery): the registry holds
+``python`` as a ``LazyKind`` built from this schema.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from toolhost.backends.python_import import REF_PATTERN
+
+__all__ = ["ISOLATIONS", "OPTIONS_SCHEMA"]
+
+ISOLATIONS = ("in-process", "process")
+
+OPTIONS_SCHEMA: Mapping[str, Any] = {
+    "type": "object",
+    "description": "Call a Python function; its signature and docstring give the schema.",
+    "properties": {
+        "function": {
+            "type": "string",
+            "pattern": REF_PATTERN,
+            "description": "Import path 'package.module:function' or "
+                           "'package.module:object.method'.",
+        },
+        "path": {
+            "description": "Directories to import from (appended to sys.path), relative "
+                           "to the config file; that file's own directory always is.",
+            "oneOf": [{"type": "string"},
+                      {"type": "array", "items": {"type": "string"}}],
+        },
+        "isolation": {
+            "enum": list(ISOLATIONS),
+            "description": "in-process (default): a sync function runs in a thread of "
+                           "toolhost's bounded pool; process: in a worker process that is "
+                           "killed on timeout, cancel or crash.",
+        },
+        "workers": {
+            "type": "integer", "minimum": 1, "maximum": 64,
+            "description": "isolation: process: at most this many worker processes (and "
+                           "concurrent calls) for the tool (default 2).",
+        },
+        "allow_untyped": {
+            "type": "boolean",
+            "description": "Accept parameters with no usable type annotation (the model "
+                           "may then pass any JSON value).",
+        },
+        "dangerously_allow_entry_point": {
+            "type": "boolean",
+            "description": "Accept a function from os, subprocess, builtins, shutil and "
+                           "the like, or eval/exec-like: the model chooses its arguments.",
+        },
+    },
+    "required": ["function"],
+    "additionalProperties": False,
+}
