@@ -136,8 +136,7 @@ class CompiledPolicy:
         # round 19: the tools that read a relative path elsewhere than ``cwd`` (or somewhere
         # unknown), by wire name or ``mcp__server__`` prefix; their rules' path conditions
         # judge absolute values alone (each such rule made once: ``_decided`` keys on its id)
-        self._elsewhere = tuple(name for name, where in (reading_dirs or {}).items()
-                                if where is None or not _same_dir(where, self.cwd))
+        self._elsewhere = _reading_elsewhere(reading_dirs or {}, self.cwd)
         self._away: dict[int, CompiledRule] = {}
         self._original: dict[int, CompiledRule] = {}  # id of such a rule -> the rule
         # A rule's allow (without a rewrite) and deny are the same immutable Decision for
@@ -496,8 +495,19 @@ class CompiledPolicy:
         return [n for n in dict.fromkeys(out) if n != "GetMcpPromptTool"]
 
 
-def _same_dir(a: str, b: str) -> bool:
-    return os.path.realpath(a) == os.path.realpath(b)
+def _reading_elsewhere(reading_dirs: Mapping[str, str | None], cwd: str) -> tuple[str, ...]:
+    """The names whose tools read relative paths elsewhere than ``cwd`` (or somewhere
+    unknown). Each directory is resolved once: most tools share one, and two ``realpath``
+    calls per tool were 5% of loading 1,000 tools."""
+    here = os.path.realpath(cwd)
+    away: dict[str, bool] = {}
+    out = []
+    for name, where in reading_dirs.items():
+        if where is not None and where not in away:
+            away[where] = os.path.realpath(where) != here
+        if where is None or away[where]:
+            out.append(name)
+    return tuple(out)
 
 
 def _meets(rule: CompiledRule, line: str) -> bool:
