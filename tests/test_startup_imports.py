@@ -46,7 +46,7 @@ def _imported_after(code: str) -> set[str]:
      {"jsonschema", "jinja2", "yaml", "anyio", "asyncio", "httpx", "shutil", "tempfile",
       "difflib", "logging", "toolhost.errors", "toolhost.results",
       "toolhost.redaction_chardump", "toolhost.redaction_hexdump",
-      "toolhost.redaction_wrapped"}),
+      "toolhost.redaction_wrapped", "toolhost.redaction_cipher", "string"}),
     # the demo config: command tools with simple templates, python tools, a deny rule with
     # a condition
     ("from toolhost.cli import main; main(['validate', '-q', sys.argv[0]])",

@@ -33,7 +33,6 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Any
 
-from toolhost.redaction_cipher import cipher_forms
 from toolhost.redaction_forms import forms, rare_forms
 from toolhost.redaction_spell import Matcher
 from toolhost.redaction_tail import MAX_HOLD, SpelledTails
@@ -80,6 +79,8 @@ class Redactor:
             s for s in self.secrets if s and s not in JSON_WORDS))
         every: set[str] = set()
         rare: set[str] = set()
+        if self.secrets:  # (imported with the first secret: no start-up pays for it)
+            from toolhost.redaction_cipher import cipher_forms
         for secret in self.secrets:
             every |= forms(secret)
             rare |= rare_forms(secret) | cipher_forms(secret)
