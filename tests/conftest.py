@@ -3,6 +3,7 @@ tests/config)."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -24,6 +25,17 @@ def make_config(tools: dict[str, dict[str, Any]], *, server: str = "demo",
         built[name] = ToolConfig(name=name, server=server, backend=backend, origin=origin, **spec)
     return HostConfig(version=1, servers={server: ServerConfig(name=server, tools=built,
                                                                **server_kw)})
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """pytest removes the temporary directories of older runs when a run ends, with
+    ``shutil.rmtree``, which recursed once per directory level before Python 3.12: a tree left
+    a thousand deep (a test of deep repositories, in a run from before they cleaned up after
+    themselves) ended a later green run with RecursionError. The limit is raised for that
+    clean-up only, after every test has run, so the tests of deep trees still meet the real
+    limit."""
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 20_000))
 
 
 @pytest.fixture

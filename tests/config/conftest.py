@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -11,8 +11,20 @@ import pytest
 
 from toolhost.backends.base import BindContext, Binding
 from toolhost.config.model import ToolConfig
+from toolhost.config.removetree import remove_tree
 
 CASES = Path(__file__).parent / "cases"
+
+
+@pytest.fixture
+def deep_tmp_path(tmp_path: Path) -> Iterator[Path]:
+    """``tmp_path`` for a test that nests directories deeper than Python's recursion limit:
+    removed at teardown by ``remove_tree``. Left behind, pytest's own clean-up of old temporary
+    directories (``shutil.rmtree`` at exit of a later session) recursed once per level and
+    ended the whole run with a RecursionError after every test had passed."""
+    yield tmp_path
+    for item in list(tmp_path.iterdir()):
+        remove_tree(item)
 
 
 @dataclass

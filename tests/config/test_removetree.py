@@ -25,15 +25,17 @@ def _deep_tree(root: Path) -> None:
     (root / "top.txt").write_text("x")
 
 
-def test_a_tree_nested_a_thousand_deep_is_removed(tmp_path: Path) -> None:
+def test_a_tree_nested_a_thousand_deep_is_removed(deep_tmp_path: Path) -> None:
     """shutil.rmtree recursed once per level before Python 3.12: RecursionError, which
     ignore_errors=True does not cover."""
+    tmp_path = deep_tmp_path
     _deep_tree(tmp_path / "t")
     remove_tree(tmp_path / "t")
     assert not (tmp_path / "t").exists()
 
 
-def test_the_loop_removes_a_deep_tree_and_never_follows_a_symlink(tmp_path: Path) -> None:
+def test_the_loop_removes_a_deep_tree_and_never_follows_a_symlink(deep_tmp_path: Path) -> None:
+    tmp_path = deep_tmp_path
     outside = tmp_path / "outside"
     outside.mkdir()
     (outside / "keep.txt").write_text("keep")

@@ -330,9 +330,10 @@ def test_the_commit_hashed_here_is_what_git_stored(
 DEEP = "/".join(["d"] * 1200)  # deeper than Python's recursion limit, within PATH_MAX
 
 
-def test_a_repository_nesting_directories_a_thousand_deep_loads(tmp_path: Path) -> None:
+def test_a_repository_nesting_directories_a_thousand_deep_loads(deep_tmp_path: Path) -> None:
     """The check of the work tree, the removal of what a tool added and the swap after a
     fresh clone recursed once per level: RecursionError, an internal error, on every load."""
+    tmp_path = deep_tmp_path
     origin = tmp_path / "origin"
     _make_repo(origin, {"README": "team\n"})
     nest(origin).joinpath("f.txt").write_text("deep\n")
