@@ -10,6 +10,7 @@ import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -21,6 +22,16 @@ URL_LINE = re.compile(r"serving MCP on (http://\S+)")
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
+
+
+@pytest.fixture(scope="module")
+def issuer() -> Iterator[Any]:
+    """A local OAuth issuer (tests/serve/test_auth.py ``Issuer``) for one test module."""
+    from tests.serve.test_auth import Issuer
+
+    made = Issuer()
+    yield made
+    made.close()
 
 
 def server_env() -> dict[str, str]:

@@ -7,38 +7,15 @@ called what, how it ended or how long it took."""
 from __future__ import annotations
 
 import json
-import os
 import re
-import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-
-from tests.serve.conftest import HERE, http_server
-from tests.serve.test_auth import AUD, CONFIG, Issuer, call
+from tests.serve.test_auth import Issuer, call, serve_authed
 
 LINE = re.compile(r"^toolhost: INFO: access: (.*) (\d+\.\d) ms$")
-
-
-@pytest.fixture(scope="module")
-def issuer() -> Iterator[Issuer]:
-    made = Issuer()
-    yield made
-    made.close()
-
-
-def _serve(issuer: Issuer, tmp: Path, *extra: str):  # type: ignore[no-untyped-def]
-    config = tmp / "db.yaml"
-    config.write_text(CONFIG.replace("AUDIT", str(tmp / "audit.jsonl")))
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
-        p for p in (str(HERE), str(HERE.parent.parent), os.environ.get("PYTHONPATH")) if p)}
-    return http_server([sys.executable, "-m", "toolhost", "serve", str(config), "--transport",
-                        "http", "--port", "0", "--auth-issuer", issuer.url, "--auth-audience",
-                        AUD, *extra], tmp / "server.log", env=env)
 
 
 def _access_lines(log: Path) -> list[str]:
@@ -62,7 +39,7 @@ def _get(url: str) -> int:
 
 def test_one_line_per_request_says_who_called_what_and_how_it_ended(
         issuer: Issuer, tmp_path: Path) -> None:
-    with _serve(issuer, tmp_path) as url:
+    with serve_authed(issuer, tmp_path) as url:
         assert call(url, "echo", issuer.token("ana"))[0] == 200
         assert call(url, "migrate", issuer.token("bob"))[0] == 200  # denied: not platform
         assert call(url, "nothing", issuer.token("cy"))[0] == 400  # unknown tool
@@ -89,7 +66,7 @@ def test_a_clients_values_stay_one_field_each(issuer: Issuer, tmp_path: Path) ->
     name = 'x caller=root outcome=ok\ntoolhost: INFO: access: forged "'
     body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
             "params": {"name": name, "arguments": {}}}  # 2025: no Mcp-Name to carry it
-    with _serve(issuer, tmp_path) as url:
+    with serve_authed(issuer, tmp_path) as url:
         request = urllib.request.Request(url, json.dumps(body).encode(), {
             "content-type": "application/json", "accept": "application/json",
             "authorization": f"Bearer {issuer.token('ana')}"})
@@ -107,7 +84,7 @@ def test_a_clients_values_stay_one_field_each(issuer: Issuer, tmp_path: Path) ->
 
 
 def test_no_access_log_writes_none(issuer: Issuer, tmp_path: Path) -> None:
-    with _serve(issuer, tmp_path, "--no-access-log") as url:
+    with serve_authed(issuer, tmp_path, "--no-access-log") as url:
         assert call(url, "echo", issuer.token("ana"))[0] == 200
     assert "access:" not in (tmp_path / "server.log").read_text()
 
@@ -118,7 +95,7 @@ def test_a_token_in_the_query_string_is_not_taken_nor_logged(
     nothing (401), and the access line shows the path without its query."""
     token = issuer.token("ana")
     body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
-    with _serve(issuer, tmp_path) as url:
+    with serve_authed(issuer, tmp_path) as url:
         request = urllib.request.Request(f"{url}?access_token={token}", json.dumps(body).encode(),
                                          {"content-type": "application/json",
                                           "accept": "application/json"})

@@ -11,6 +11,7 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
@@ -49,23 +50,22 @@ class Issuer(LocalIssuer):
                           **claims})
 
 
-@pytest.fixture(scope="module")
-def issuer() -> Iterator[Issuer]:
-    made = Issuer()
-    yield made
-    made.close()
+def serve_authed(issuer: Issuer, tmp: Path, *extra: str) -> AbstractContextManager[str]:
+    """A real ``serve --transport http`` of :data:`CONFIG` (audit log ``tmp/audit.jsonl``)
+    trusting ``issuer`` for :data:`AUD`, ``extra`` flags added; yields its MCP URL."""
+    config = tmp / "db.yaml"
+    config.write_text(CONFIG.replace("AUDIT", str(tmp / "audit.jsonl")))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        p for p in (str(HERE), str(HERE.parent.parent), os.environ.get("PYTHONPATH")) if p)}
+    return http_server([sys.executable, "-m", "toolhost", "serve", str(config), "--transport",
+                        "http", "--port", "0", "--auth-issuer", issuer.url, "--auth-audience",
+                        AUD, *extra], tmp / "server.log", env=env)
 
 
 @pytest.fixture(scope="module")
 def served(issuer: Issuer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
     tmp = tmp_path_factory.mktemp("auth")
-    config = tmp / "db.yaml"
-    config.write_text(CONFIG.replace("AUDIT", str(tmp / "audit.jsonl")))
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
-        p for p in (str(HERE), str(HERE.parent.parent), os.environ.get("PYTHONPATH")) if p)}
-    with http_server([sys.executable, "-m", "toolhost", "serve", str(config), "--transport",
-                      "http", "--port", "0", "--auth-issuer", issuer.url, "--auth-audience",
-                      AUD], tmp / "server.log", env=env) as url:
+    with serve_authed(issuer, tmp) as url:
         yield url, tmp / "audit.jsonl"
 
 

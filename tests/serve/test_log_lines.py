@@ -14,7 +14,6 @@ import socket
 import sys
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -98,15 +97,6 @@ def test_every_line_is_one_json_object(config: Path, tmp_path: Path, tool: str) 
     assert any(r["logger"].startswith("uvicorn") for r in records), messages
     # the end of an answered response is no client leaving: nothing was cancelled
     assert not any("client closed" in m for m in messages), messages
-
-
-@pytest.fixture(scope="module")
-def issuer() -> Iterator[Any]:
-    from tests.serve.test_auth import Issuer
-
-    made = Issuer()
-    yield made
-    made.close()
 
 
 def _b64(data: dict[str, Any]) -> str:

@@ -6,39 +6,16 @@ A real server, a local issuer, real HTTP."""
 
 from __future__ import annotations
 
-import os
 import re
-import sys
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-
-from tests.serve.conftest import HERE, http_server
-from tests.serve.test_auth import AUD, CONFIG, Issuer, call
+from tests.serve.test_auth import Issuer, call, serve_authed
 
 # a sample line of the text format: name, optional labels, a number
 SAMPLE = re.compile(r'^([a-z_]+)(\{(?:[a-z_]+="(?:[^"\\\n]|\\.)*",?)*\})? '
                     r'(-?[0-9.]+(?:e[+-]?[0-9]+)?|\+Inf|NaN)$')
-
-
-@pytest.fixture(scope="module")
-def issuer() -> Iterator[Issuer]:
-    made = Issuer()
-    yield made
-    made.close()
-
-
-def _serve(issuer: Issuer, tmp: Path, *extra: str):  # type: ignore[no-untyped-def]
-    config = tmp / "db.yaml"
-    config.write_text(CONFIG.replace("AUDIT", str(tmp / "audit.jsonl")))
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
-        p for p in (str(HERE), str(HERE.parent.parent), os.environ.get("PYTHONPATH")) if p)}
-    return http_server([sys.executable, "-m", "toolhost", "serve", str(config), "--transport",
-                        "http", "--port", "0", "--auth-issuer", issuer.url, "--auth-audience",
-                        AUD, *extra], tmp / "server.log", env=env)
 
 
 def _scrape(url: str, token: str | None) -> tuple[int, str, str]:
@@ -66,7 +43,7 @@ def _samples(text: str) -> dict[str, float]:
 
 def test_metrics_count_requests_calls_denials_and_durations(issuer: Issuer,
                                                             tmp_path: Path) -> None:
-    with _serve(issuer, tmp_path, "--metrics") as url:
+    with serve_authed(issuer, tmp_path, "--metrics") as url:
         assert call(url, "echo", issuer.token("ana"))[0] == 200
         assert call(url, "echo", issuer.token("ana"))[0] == 200
         assert call(url, "migrate", issuer.token("bob"))[0] == 200  # denied: not platform
@@ -99,5 +76,5 @@ def test_metrics_count_requests_calls_denials_and_durations(issuer: Issuer,
 
 
 def test_metrics_are_off_by_default(issuer: Issuer, tmp_path: Path) -> None:
-    with _serve(issuer, tmp_path) as url:
+    with serve_authed(issuer, tmp_path) as url:
         assert _scrape(url, issuer.token("prometheus"))[0] == 404

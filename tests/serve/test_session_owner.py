@@ -41,13 +41,6 @@ permissions:
 LEGACY = "2025-11-25"
 
 
-@pytest.fixture(scope="module")
-def issuer() -> Iterator[Issuer]:
-    made = Issuer()
-    yield made
-    made.close()
-
-
 class Replicas(list[str]):
     """The replicas' MCP URLs, and their log files (``logs``)."""
 

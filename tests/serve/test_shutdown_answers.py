@@ -6,10 +6,7 @@ connection without an answer."""
 from __future__ import annotations
 
 import json
-import os
 import signal
-import subprocess
-import sys
 import threading
 import time
 import urllib.error
@@ -20,7 +17,7 @@ from typing import Any
 import pytest
 
 from tests.modern import modern_meta
-from tests.serve.conftest import HERE
+from tests.serve.shutdown_serve import start_server
 
 CONFIG = """\
 toolhost: 1
@@ -49,24 +46,6 @@ def _call(url: str, tool: str, seconds: float) -> tuple[float, Any]:
             return time.time(), (exc.code, json.loads(exc.read() or b"{}"))
     except Exception as exc:  # what the client saw is the result
         return time.time(), exc
-
-
-def _start(tmp_path: Path, grace: float) -> tuple[subprocess.Popen[bytes], str, Path]:
-    config = tmp_path / "s.yaml"
-    config.write_text(CONFIG)
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
-        p for p in (str(HERE), str(HERE.parent.parent), os.environ.get("PYTHONPATH")) if p)}
-    log = tmp_path / "server.log"
-    with open(log, "wb") as err:
-        proc = subprocess.Popen([sys.executable, "-m", "toolhost", "serve", str(config),
-                                 "--transport", "http", "--port", "0", "--shutdown-grace",
-                                 str(grace)], stdin=subprocess.DEVNULL,
-                                stdout=subprocess.DEVNULL, stderr=err, env=env)
-    deadline = time.monotonic() + 30
-    while "serving MCP on " not in log.read_text():
-        assert proc.poll() is None and time.monotonic() < deadline, log.read_text()
-        time.sleep(0.05)
-    return proc, log.read_text().split("serving MCP on ", 1)[1].split()[0], log
 
 
 def _answered(outcome: Any) -> str:
@@ -99,7 +78,7 @@ CASES = {
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_no_accepted_call_is_cut_off(tmp_path: Path, case: str) -> None:
     grace, calls, expected = CASES[case]
-    proc, url, log = _start(tmp_path, grace)
+    proc, url, log = start_server(tmp_path, CONFIG, grace)
     outcomes: dict[int, tuple[float, Any]] = {}
     threads = []
     try:
@@ -132,7 +111,7 @@ def test_no_accepted_call_is_cut_off(tmp_path: Path, case: str) -> None:
 
 
 def test_refused_requests_say_so(tmp_path: Path) -> None:
-    proc, url, _log = _start(tmp_path, 10)
+    proc, url, _log = start_server(tmp_path, CONFIG, 10)
     try:
         running = threading.Thread(target=_call, args=(url, "nap", 4))
         running.start()

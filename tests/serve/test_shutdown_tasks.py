@@ -10,10 +10,7 @@ was refused 503 and the call cancelled at the end of the grace."""
 from __future__ import annotations
 
 import json
-import os
 import signal
-import subprocess
-import sys
 import time
 import urllib.error
 import urllib.request
@@ -24,7 +21,7 @@ import httpx
 import pytest
 
 from tests.modern import CAPABILITIES_KEY, modern_meta
-from tests.serve.conftest import HERE
+from tests.serve.shutdown_serve import start_server
 from toolhost.mcp.tasks import TASKS_EXTENSION
 
 CONFIG = """\
@@ -53,27 +50,6 @@ def _post(url: str, method: str, params: dict[str, Any], name: str) -> tuple[int
             return exc.code, json.loads(exc.read() or b"{}")
 
 
-def _serve(tmp_path: Path, grace: float, **environ: str
-           ) -> tuple[subprocess.Popen[bytes], str, Path]:
-    config = tmp_path / "s.yaml"
-    config.write_text(CONFIG)
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
-        p for p in (str(HERE), str(HERE.parent.parent), os.environ.get("PYTHONPATH")) if p)}
-    env.pop("TOOLHOST_SHUTDOWN_QUIET", None)
-    env.update(environ)
-    log = tmp_path / "server.log"
-    with open(log, "wb") as err:
-        proc = subprocess.Popen([sys.executable, "-m", "toolhost", "serve", str(config),
-                                 "--transport", "http", "--port", "0", "--shutdown-grace",
-                                 str(grace)], stdin=subprocess.DEVNULL,
-                                stdout=subprocess.DEVNULL, stderr=err, env=env)
-    deadline = time.monotonic() + 30
-    while "serving MCP on " not in log.read_text():
-        assert proc.poll() is None and time.monotonic() < deadline, log.read_text()
-        time.sleep(0.05)
-    return proc, log.read_text().split("serving MCP on ", 1)[1].split()[0], log
-
-
 def _start_task(url: str, seconds: float) -> str:
     status, answer = _post(url, "tools/call", {"name": "nap",
                                                "arguments": {"seconds": seconds}}, "nap")
@@ -93,7 +69,7 @@ def _get(url: str, task_id: str) -> tuple[int, Any]:
 ])
 def test_a_task_running_at_shutdown_is_read_by_its_poller(
         tmp_path: Path, nap: float, grace: float, shown: dict[str, str]) -> None:
-    proc, url, log = _serve(tmp_path, grace)
+    proc, url, log = start_server(tmp_path, CONFIG, grace)
     try:
         task_id = _start_task(url, nap)
         proc.send_signal(signal.SIGTERM)
@@ -126,7 +102,7 @@ def test_a_task_running_at_shutdown_is_read_by_its_poller(
 def test_a_call_waiting_for_the_persons_answer_gets_it_while_new_requests_are_refused(
         tmp_path: Path) -> None:
     # refusing from 1 s after SIGTERM (a 4 s grace, 3 s kept for the calls in flight)
-    proc, url, log = _serve(tmp_path, 4.0, TOOLHOST_SHUTDOWN_RESERVE="3")
+    proc, url, log = start_server(tmp_path, CONFIG, 4.0, TOOLHOST_SHUTDOWN_RESERVE="3")
     legacy = {"accept": "application/json, text/event-stream",
               "content-type": "application/json"}
     try:

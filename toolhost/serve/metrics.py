@@ -29,7 +29,8 @@ import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any, TypeVar
 
-__all__ = ["BUCKETS", "CONTENT_TYPE", "MAX_SERIES", "Metrics", "note_decision_metric"]
+__all__ = ["BUCKETS", "CONTENT_TYPE", "MAX_SERIES", "Metrics", "call_outcome",
+           "note_decision_metric"]
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 300.0)
@@ -165,7 +166,7 @@ class Metrics:
         outcome = "jsonrpc_error"
         try:
             answer = await handle()
-            outcome = _outcome(answer if isinstance(answer, Mapping) else None)
+            outcome = call_outcome(answer if isinstance(answer, Mapping) else None)
             return answer
         finally:
             _decision.reset(token)
@@ -199,7 +200,9 @@ class Metrics:
         return ("\n".join(out) + "\n").encode()
 
 
-def _outcome(answer: Mapping[str, Any] | None) -> str:
+def call_outcome(answer: Mapping[str, Any] | None) -> str:
+    """A ``tools/call`` answer's outcome label: ``ok``, ``tool_error`` or ``jsonrpc_error``
+    (shared with the OpenTelemetry counter, so both name outcomes alike)."""
     if answer is None:
         return "ok"
     if "error" in answer:

@@ -25,6 +25,8 @@ import time
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
+from toolhost.serve.metrics import call_outcome
+
 __all__ = ["Telemetry", "collector_credentials", "note_decision", "shown"]
 
 Handle = Callable[..., Awaitable[dict[str, Any] | None]]
@@ -142,7 +144,7 @@ class Telemetry:
                 raise
             finally:
                 elapsed = time.perf_counter() - start
-            outcome = _outcome(answer)
+            outcome = call_outcome(answer)
             if outcome != "ok":
                 span.set_attribute("error.type", outcome)
                 span.set_status(self._trace.Status(self._trace.StatusCode.ERROR))
@@ -156,17 +158,6 @@ class Telemetry:
         self.duration.record(elapsed, {"mcp.method.name": "tools/call", **labels})
         self.calls.add(1, labels)
         return answer
-
-
-def _outcome(answer: Mapping[str, Any] | None) -> str:
-    if answer is None:
-        return "ok"
-    if "error" in answer:
-        return "jsonrpc_error"
-    result = answer.get("result")
-    if isinstance(result, Mapping) and result.get("isError"):
-        return "tool_error"
-    return "ok"
 
 
 def _decision_of(span: Any) -> str:
