@@ -7,11 +7,17 @@ A real server, a local issuer, real HTTP."""
 from __future__ import annotations
 
 import re
+import threading
 import urllib.error
 import urllib.request
+from collections.abc import Iterable
 from pathlib import Path
 
+import anyio
+import pytest
+
 from tests.serve.test_auth import Issuer, call, serve_authed
+from toolhost.serve.metrics import Metrics, _Family
 
 # a sample line of the text format: name, optional labels, a number
 SAMPLE = re.compile(r'^([a-z_]+)(\{(?:[a-z_]+="(?:[^"\\\n]|\\.)*",?)*\})? '
@@ -78,3 +84,37 @@ def test_metrics_count_requests_calls_denials_and_durations(issuer: Issuer,
 def test_metrics_are_off_by_default(issuer: Issuer, tmp_path: Path) -> None:
     with serve_authed(issuer, tmp_path) as url:
         assert _scrape(url, issuer.token("prometheus"))[0] == 404
+
+
+@pytest.mark.anyio
+async def test_a_scrape_is_written_off_the_event_loop_from_a_copy(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The page is written in a worker thread (with thousands of series it takes a second:
+    on the loop every request waited), from a copy: the loop counts new series meanwhile,
+    which the page being written neither shows nor trips on."""
+    metrics = Metrics()
+    metrics.requests.inc("POST", "200")
+    metrics.gauge("toolhost_sessions", "sessions", lambda: 3)
+    counted = threading.Event()
+    writers: list[int] = []
+    lines = _Family.lines
+
+    def slow_lines(family: _Family) -> Iterable[str]:
+        writers.append(threading.get_ident())
+        counted.wait(10)  # the loop goes on meanwhile, or this waits in vain
+        yield from lines(family)
+
+    async def count() -> None:
+        await anyio.sleep(0)
+        for status in range(300, 400):
+            metrics.requests.inc("POST", str(status))
+        counted.set()
+
+    monkeypatch.setattr(_Family, "lines", slow_lines)
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(count)
+        page = (await metrics.scrape()).decode()
+    assert counted.is_set() and writers and threading.get_ident() not in writers
+    got = _samples(page)
+    assert got['toolhost_http_requests_total{method="POST",status="200"}'] == 1
+    assert 'status="300"' not in page and got["toolhost_sessions"] == 3

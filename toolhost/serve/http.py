@@ -189,7 +189,7 @@ class HttpServer:
         if isinstance(caller, Response):
             return caller
         assert self.metrics is not None  # the route exists with them only
-        return Response(self.metrics.render(), media_type=CONTENT_TYPE)
+        return Response(await self.metrics.scrape(), media_type=CONTENT_TYPE)
 
     async def _resource_metadata(self, request: Request) -> Response:
         return self._gate.resource_metadata(request)

@@ -85,6 +85,13 @@ class _Family:
         counts[len(BUCKETS)] += 1  # +Inf, the count
         counts[-1] += seconds
 
+    def copy(self) -> _Family:
+        """This family as it is now (a scrape renders the copy in a worker thread while
+        requests go on counting on the event loop)."""
+        made = _Family(self.name, self.kind, self.help, self.labels)
+        made.values = {k: v[:] if isinstance(v, list) else v for k, v in self.values.items()}
+        return made
+
     def lines(self) -> Iterable[str]:
         yield f"# HELP {self.name} {self.help}"
         yield f"# TYPE {self.name} {self.kind}"
@@ -137,6 +144,7 @@ class Metrics:
         # name -> (help, read): gauges read when scraped (in flight, sessions, tasks)
         self.gauges: dict[str, tuple[str, Callable[[], Mapping[Labels, float] | float]]] = {}
         self.gauge_labels: dict[str, Labels] = {}
+        self._limiter: Any = None  # anyio.CapacityLimiter(1), made at the first scrape
 
     def gauge(self, name: str, help_text: str,
               read: Callable[[], Mapping[Labels, float] | float], labels: Labels = ()) -> None:
@@ -183,21 +191,45 @@ class Metrics:
                 self.denials.inc(tool)
 
     def render(self) -> bytes:
-        """The text a scrape reads."""
-        out: list[str] = []
-        for family in (self.requests, self.request_seconds, self.rpc, self.calls,
-                       self.call_seconds, self.denials):
-            out.extend(family.lines())
-        for name, (help_text, read) in self.gauges.items():
-            out.append(f"# HELP {name} {help_text}")
-            out.append(f"# TYPE {name} gauge")
-            value = read()
-            if isinstance(value, Mapping):
-                labels = self.gauge_labels[name]
-                out.extend(f"{name}{_labels(labels, k)} {_number(v)}" for k, v in value.items())
-            else:
-                out.append(f"{name} {_number(value)}")
-        return ("\n".join(out) + "\n").encode()
+        """The text a scrape reads (rendered here, on the caller's thread)."""
+        return _text(self._families(), self._gauges())
+
+    async def scrape(self) -> bytes:
+        """:meth:`render`, the text written in a worker thread: with thousands of series a
+        page takes ~1 s to write, and on the event loop it held every request and stream
+        meanwhile. Only the copy of the counters (a dict copy per family) and the gauges
+        are read on the loop; one scrape is written at a time."""
+        import anyio
+        import anyio.to_thread
+
+        families = [family.copy() for family in self._families()]
+        gauges = self._gauges()
+        if self._limiter is None:
+            self._limiter = anyio.CapacityLimiter(1)
+        return await anyio.to_thread.run_sync(_text, families, gauges, limiter=self._limiter)
+
+    def _families(self) -> tuple[_Family, ...]:
+        return (self.requests, self.request_seconds, self.rpc, self.calls, self.call_seconds,
+                self.denials)
+
+    def _gauges(self) -> list[tuple[str, str, Labels, Mapping[Labels, float] | float]]:
+        return [(name, help_text, self.gauge_labels[name], read())
+                for name, (help_text, read) in self.gauges.items()]
+
+
+def _text(families: Iterable[_Family],
+          gauges: Iterable[tuple[str, str, Labels, Mapping[Labels, float] | float]]) -> bytes:
+    out: list[str] = []
+    for family in families:
+        out.extend(family.lines())
+    for name, help_text, labels, value in gauges:
+        out.append(f"# HELP {name} {help_text}")
+        out.append(f"# TYPE {name} gauge")
+        if isinstance(value, Mapping):
+            out.extend(f"{name}{_labels(labels, k)} {_number(v)}" for k, v in value.items())
+        else:
+            out.append(f"{name} {_number(value)}")
+    return ("\n".join(out) + "\n").encode()
 
 
 def call_outcome(answer: Mapping[str, Any] | None) -> str:
