@@ -140,3 +140,27 @@ def test_a_call_waiting_for_the_persons_answer_gets_it_while_new_requests_are_re
             proc.kill()
             proc.wait()
     assert "Traceback" not in log.read_text()
+
+
+def test_a_result_whose_poller_went_elsewhere_does_not_hold_the_shutdown(
+        tmp_path: Path) -> None:
+    """The poller asked every 0.2 s; SIGTERM, ``/readyz`` says 503 and the balancer sends it
+    to another replica: it never comes back here. Before, its unread result held the
+    shutdown for the whole 60 s grace (every rollout waited it out); now the server waits
+    PATIENCE_MIN (5 s) after the task's end, says the result was left unread and exits."""
+    proc, url, log = start_server(tmp_path, CONFIG, 60.0)
+    try:
+        task_id = _start_task(url, 1.5)
+        for _ in range(3):
+            assert _get(url, task_id)[1]["result"]["status"] == "working"
+            time.sleep(0.2)
+        proc.send_signal(signal.SIGTERM)
+        # far less than the grace: 1.5 s to end, 5 s of patience, the quiet second
+        assert proc.wait(timeout=40) in (0, -signal.SIGTERM), log.read_text()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    text = log.read_text()
+    assert "1 task result(s) left unread: their pollers stopped asking" in text, text
+    assert "Traceback" not in text

@@ -9,18 +9,21 @@ asks through ``tasks/update`` (``inputRequests`` / ``inputResponses``), and may
 ``tasks/cancel`` it, which stops the tool. ``tasks/result`` and ``tasks/list`` are the v1
 surface, which SEP-2663 removed: -32601.
 
-A task lives in the process that started it, in memory: under several replicas a client
-must reach the same one (an unknown id is -32602). A task is its caller's (serve's
-authenticated caller): another caller asking for it is told it is unknown. Bounded: at most
-``MAX_TASKS`` per server (the oldest terminal ones make room, the new task's caller's own
-first), ``MAX_RUNNING`` running at once per caller, a task is forgotten ``TTL_MS`` after it
-was created (a running one is stopped then, whether or not anybody asks the server
-anything), a question waits for its answer as long as a direct call's would, and a result
-is as bounded as a direct call's (the tool's ``max_output_chars``). Server shutdown stops
-every running task and waits a moment for their tools to stop (``aclose``); a graceful one
-(``toolhost.serve.shutdown``) first waits, within its grace, for the running tasks to end and
-for their results to be read (``pending``), and fails what still runs then with an error
-that says so (``stop_for_shutdown``): a poller reads why, never a task that vanished.
+A task lives in the process that started it, in memory: under several replicas a client must
+reach the same one. A task id is ``<tag>.<128 random bits>``, the tag this process's (8 hex
+digits): another replica asked about it answers -32602 naming the replica that keeps it
+(never "unknown", which a client could read as lost); an id of no replica is unknown. A task
+is its caller's (serve's authenticated caller): another caller asking for it is told it is
+unknown. Bounded: at most ``MAX_TASKS`` per server (the oldest terminal ones make room, the
+new task's caller's own first), ``MAX_RUNNING`` running at once per caller, a task is
+forgotten ``TTL_MS`` after it was created (a running one is stopped then, whether or not
+anybody asks the server anything), a question waits for its answer as long as a direct
+call's would, and a result is as bounded as a direct call's (the tool's
+``max_output_chars``). Server shutdown stops every running task and waits a moment for their
+tools to stop (``aclose``); a graceful one (``toolhost.serve.shutdown``) first waits, within
+its grace, for the running tasks to end and for their results to be read by pollers still
+coming (``pending``), and fails what still runs then with an error that says so
+(``stop_for_shutdown``): a poller reads why, never a task that vanished.
 """
 
 from __future__ import annotations
@@ -53,8 +56,8 @@ if TYPE_CHECKING:
 # made: every server has a task store, few configs have a task tool
 # (tests/test_startup_imports.py)
 
-__all__ = ["MAX_TASKS", "POLL_MS", "TASKS_EXTENSION", "TERMINAL", "TTL_MS", "UNREAD_WINDOW",
-           "Task", "TaskChannel", "TaskStore", "declares_tasks", "tasks_required"]
+__all__ = ["MAX_TASKS", "PATIENCE_MIN", "POLL_MS", "TASKS_EXTENSION", "TERMINAL", "TTL_MS",
+           "UNREAD_WINDOW", "Task", "TaskChannel", "TaskStore", "declares_tasks", "tasks_required"]
 
 log = logging.getLogger("toolhost.mcp")
 
@@ -65,6 +68,10 @@ TTL_MS = 3_600_000  # a task is kept this long after it was created (ms)
 POLL_MS = 500  # the poll interval suggested to clients
 TERMINAL = frozenset({"completed", "failed", "cancelled"})
 UNREAD_WINDOW = 60.0  # s: an unread result that ended this recently holds a shutdown
+# s: how long an unread result holds a shutdown after its caller last asked (or it ended):
+# at least this, or three of the caller's longest pause between asks (UNREAD_WINDOW at
+# most); a poller a balancer moved to another replica never comes back here
+PATIENCE_MIN = 10 * POLL_MS / 1000
 
 Run = Callable[["TaskChannel"], Awaitable[dict[str, Any]]]
 
@@ -103,6 +110,10 @@ class Task:
         # whether its caller has seen it terminal (tasks/get, tasks/cancel, a notification):
         # a graceful shutdown waits for the results nobody has read yet
         self.read = False
+        # when its caller last asked about it (tasks/get, update, cancel), and its longest
+        # pause between asks (from the task's start): how soon it is expected back
+        self.asked: float | None = None
+        self.pause = 0.0
         self.result: dict[str, Any] | None = None
         self.error: dict[str, Any] | None = None
         self.runner: asyncio.Task[None] | None = None
@@ -110,6 +121,20 @@ class Task:
         self.waiting: dict[str, tuple[dict[str, Any], anyio.Event, list[Any]]] = {}
         # told of each change a client could see in tasks/get (notifications/tasks)
         self.on_change: Callable[[Task], None] | None = None
+
+    def asked_now(self) -> None:
+        """Its caller asked about it (``tasks/get``, ``tasks/update``, ``tasks/cancel``)."""
+        now = time.time()
+        self.pause = max(self.pause, now - (self.created if self.asked is None else self.asked))
+        self.asked = now
+
+    def awaited(self, now: float) -> bool:
+        """Whether a graceful shutdown still waits for its caller to read its result:
+        unread, and the caller not away longer than it has shown it may be."""
+        if self.read:
+            return False
+        patience = min(max(PATIENCE_MIN, 3 * self.pause), UNREAD_WINDOW)
+        return now < max(self.updated, self.asked or 0.0) + patience
 
     def changed(self) -> None:
         """Tell ``on_change`` (a listener's failure never costs the task)."""
@@ -212,6 +237,9 @@ class TaskStore:
         self._live: set[Task] = set()
         # each task's visible changes (toolhost.serve.served: notifications/tasks)
         self.on_change: Callable[[Task], None] | None = None
+        # this process's part of its task ids ("<tag>.<128 random bits>"), made at the first
+        # task: a replica asked about another's task says where it lives
+        self.tag: str | None = None
 
     def __len__(self) -> int:
         return len(self._tasks)
@@ -269,7 +297,9 @@ class TaskStore:
         import asyncio
         import secrets
 
-        task = Task(secrets.token_urlsafe(16), owner, self.ttl_ms)
+        if self.tag is None:
+            self.tag = secrets.token_hex(4)
+        task = Task(f"{self.tag}.{secrets.token_urlsafe(16)}", owner, self.ttl_ms)
         task.on_change = self._changed
         self._tasks[task.id] = task
         self._live.add(task)
@@ -336,11 +366,23 @@ class TaskStore:
         self._sweep()
         task = self._tasks.get(task_id)
         if task is None or task.owner != owner:  # another caller's task is unknown to this one
-            raise RpcError(rpc.INVALID_PARAMS,
-                           f"Invalid params: unknown task {cut(repr(task_id), 80)} (tasks live "
-                           "in the server process that started them, for "
-                           f"{self.ttl_ms // 1000} s)")
+            raise RpcError(rpc.INVALID_PARAMS, self._unknown(task_id))
+        task.asked_now()
         return task
+
+    def _unknown(self, task_id: str) -> str:
+        """Why ``task_id`` is not found: another replica's (its id names it), or unknown."""
+        shown = cut(repr(task_id), 80)
+        tag, dot, rest = task_id.partition(".")
+        if dot and tag != self.tag and len(tag) == 8 and rest and all(
+                c in "0123456789abcdef" for c in tag):
+            return (f"Invalid params: task {shown} is not kept by this server process: "
+                    f"replica {tag!r} started it and keeps it in its memory (it may still be "
+                    "running there); send its tasks/get, tasks/update and tasks/cancel to "
+                    "that replica (the task id's part before the '.' names it: route by the "
+                    "Mcp-Name header); a replica that stopped took its tasks with it")
+        return (f"Invalid params: unknown task {shown} (tasks live in the server process "
+                f"that started them, for {self.ttl_ms // 1000} s)")
 
     def cancel(self, owner: Any, task_id: Any) -> None:
         task = self.find(owner, task_id)
@@ -367,11 +409,21 @@ class TaskStore:
 
     def pending(self) -> int:
         """Tasks a graceful shutdown waits for: those still running, and those that ended
-        (within :data:`UNREAD_WINDOW` seconds) whose caller has not read the result yet. A
-        task nobody polled for longer than that was left; it does not hold the shutdown."""
+        whose caller has not read the result yet and is expected back: within
+        :data:`PATIENCE_MIN` seconds (or three of its longest pauses between polls, at most
+        :data:`UNREAD_WINDOW`) of its last ``tasks/get`` or of the task's end. A poller away
+        longer (a balancer sent it to another replica once ``/readyz`` said 503, or it left)
+        does not hold the shutdown for the whole grace."""
+        now = time.time()
+        return sum(1 for t in self._tasks.values()
+                   if t.status not in TERMINAL or t.awaited(now))
+
+    def unread(self) -> int:
+        """Results of the last :data:`UNREAD_WINDOW` seconds nobody read (a shutdown says how
+        many it did not wait for)."""
         recent = time.time() - UNREAD_WINDOW
-        return sum(1 for t in self._tasks.values() if t.status not in TERMINAL
-                   or (not t.read and t.updated >= recent))
+        return sum(1 for t in self._tasks.values()
+                   if t.status in TERMINAL and not t.read and t.updated >= recent)
 
     def by_status(self) -> dict[tuple[str, ...], int]:
         """How many tasks are kept, by status (every status named, 0 too)."""

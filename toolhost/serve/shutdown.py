@@ -21,8 +21,12 @@ Tasks (SEP-2663) are work accepted too: step 2 also waits for the running tasks 
 for the results of those that ended to be read (``tasks/get``, still answered for a task
 kept here while new requests are refused); when the grace ends, a task still running is
 failed with an error saying the server stopped it, and its poller has ``ANSWER_SECONDS`` to
-read that. Before, the running tasks were stopped right after step 2 and a poller slower
-than the quiet second lost the result (503, then an unknown task on another replica).
+read that. A result waits for its poller only while the poller is expected back (5 s after
+its last ``tasks/get`` or the task's end, or three of its longest pauses between polls,
+60 s at most: ``toolhost.mcp.tasks.PATIENCE_MIN``): a poller the balancer sent to another
+replica once ``/readyz`` said 503 does not hold the shutdown for the whole grace. Before,
+the running tasks were stopped right after step 2 and a poller slower than the quiet second
+lost the result (503, then an unknown task on another replica).
 
 A second Ctrl-C (SIGINT: uvicorn's "force exit") during steps 1-2 ends the wait at once:
 new requests are refused and what still runs is cancelled and answered as in step 3 (before,
@@ -56,6 +60,7 @@ class TaskHold(Protocol):
     """The tasks a shutdown waits for (``toolhost.mcp.tasks.TaskStore``)."""
 
     def pending(self) -> int: ...
+    def unread(self) -> int: ...
     def stop_for_shutdown(self, why: str) -> int: ...
 
 
@@ -108,6 +113,10 @@ async def drain(in_flight: InFlight, grace: float, refuse: Callable[[], None],
                 log.warning("shutting down: waiting for %d task(s) to end and their results "
                             "to be read (tasks/get)", tasks.pending())
                 await _tasks_done(in_flight, tasks)
+                if tasks.unread():
+                    log.warning("shutting down: %d task result(s) left unread: their pollers "
+                                "stopped asking (sent to another replica, or gone)",
+                                tasks.unread())
         tg.cancel_scope.cancel()
     forced_now = finishing.cancel_called and anyio.current_time() < deadline
     stopped = 0
