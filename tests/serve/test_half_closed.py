@@ -151,3 +151,9 @@ def test_a_stream_whose_client_half_closes_ends(served: Served, kind: str) -> No
         while chunk := sock.recv(65536):  # TimeoutError: the stream stayed open
             data += chunk
     assert data.startswith(b"HTTP/1.1 200"), data[:300]
+    # and it ends well formed (the chunked body's end): a GET stream was cut off without
+    # it, and the server logged "ASGI callable returned without completing response"
+    assert data.endswith(b"\r\n0\r\n\r\n"), data[-300:]
+    # (that line was written before the connection closed, so before the EOF read here)
+    log = (served.tmp / "server.log").read_text(errors="replace")
+    assert "without completing response" not in log and "ERROR" not in log, log

@@ -58,6 +58,7 @@ SHUTTING_DOWN = (b": the server is shutting down; reconnect (any replica serves 
                  b"session)\nretry: " + str(SHUTDOWN_RETRY_MS).encode() + b"\n\n")
 SESSION_ENDED = b": the session was ended (DELETE)\n\n"
 SESSION_EXPIRED = b": the session expired; start a new one (initialize)\n\n"
+END_SECONDS = 1.0  # to end a stream whose client half-closed (a write may wait for it)
 SSE_HEADERS = [(b"content-type", b"text/event-stream"), (b"cache-control", b"no-cache"),
                (b"x-accel-buffering", b"no")]
 
@@ -203,9 +204,12 @@ class NotificationStream(Response):
         inbox = stream.inbox
         assert inbox is not None
 
+        said = {"started": False, "ended": False, "gone": False}
+
         async def watch_disconnect(cancel: anyio.CancelScope) -> None:
             while (await receive())["type"] != "http.disconnect":
                 pass
+            said["gone"] = True
             cancel.cancel()
 
         async def watch_drop(cancel: anyio.CancelScope) -> None:
@@ -225,13 +229,24 @@ class NotificationStream(Response):
                 tg.start_soon(watch_half_close, tg.cancel_scope)
                 await send({"type": "http.response.start", "status": 200,
                             "headers": list(SSE_HEADERS)})
+                said["started"] = True
                 await send({"type": "http.response.body", "body": b": stream open\n\n",
                             "more_body": True})
                 async for message in inbox:
                     await send({"type": "http.response.body", "body": sse_event(message),
                                 "more_body": True})
                 await send({"type": "http.response.body", "body": stream.farewell})
+                said["ended"] = True
                 tg.cancel_scope.cancel()
+            if not (said["ended"] or said["gone"] or stream.dropped):
+                # the client half-closed: the response still ends well formed (cut off, it
+                # was a chunked body without its end to a client still reading, and uvicorn
+                # logged "ASGI callable returned without completing response" at ERROR)
+                with anyio.move_on_after(END_SECONDS):
+                    if not said["started"]:
+                        await send({"type": "http.response.start", "status": 200,
+                                    "headers": list(SSE_HEADERS)})
+                    await send({"type": "http.response.body", "body": b""})
         finally:
             stream.close()
             self._streams.done(stream, self._session)
