@@ -60,3 +60,22 @@ def test_junk_is_refused(junk: str) -> None:
 @given(st.text(max_size=300))
 def test_no_text_is_accepted_without_the_secret(text: str) -> None:
     assert SessionTokens("shared").check(text) is None
+
+
+@pytest.mark.parametrize("fields", [
+    {"v": "2025-06-18", "c": [], "e": 10 ** 400, "n": "x"},
+    {"v": "2025-06-18", "c": [], "e": 2 ** 53 + 1, "n": "x"},
+    {"v": "2025-06-18", "c": [], "e": -(10 ** 400), "n": "x"},
+    {"v": "2025-06-18", "c": [[1], {"a": 1}, None], "e": 10 ** 400, "n": "x", "u": 5},
+], ids=["huge-expiry", "past-float", "huge-negative", "odd-types"])
+def test_an_id_signed_with_the_built_in_key_and_hostile_claims_is_refused(
+        fields: dict[str, object]) -> None:
+    """The built-in key is no secret: anybody can sign claims. An expiry no float holds
+    raised OverflowError (a 500 and a traceback for one forged header); now it is no id."""
+    import json
+
+    from toolhost.serve.sessions import BUILT_IN_KEY, _b64
+
+    tokens = SessionTokens(BUILT_IN_KEY)
+    payload = _b64(json.dumps(fields, separators=(",", ":")).encode())
+    assert tokens.check(f"{payload}.{tokens._sign(payload)}") is None

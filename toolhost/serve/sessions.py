@@ -51,6 +51,7 @@ DEFAULT_TTL = 24 * 3600.0
 MAX_TOKEN = 1024  # characters: a longer header is not one of ours
 MAX_ENDED = 100_000  # ended ids remembered per replica (each until it expires)
 MAX_ENDED_PER_OWNER = 10_000  # of them, ended by one OAuth caller
+MAX_EXPIRES = 2 ** 53  # s since the epoch: the largest expiry an id may carry (exact in a float)
 SWEEP_EVERY = 60.0  # seconds between two sweeps of the expired ones
 # Only whether these were declared matters to a replica (ctx.elicit, ctx.sample, asks).
 KNOWN_CAPABILITIES = ("elicitation", "roots", "sampling")
@@ -149,9 +150,11 @@ class SessionTokens:
             return None
         version, declared, expires = body.get("v"), body.get("c"), body.get("e")
         owner = body.get("u", "")
+        # an expiry past what a float holds exactly (10**400: float() raised, a 500 and a
+        # traceback) is no id we issued; with the built-in key anybody can sign one
         if not isinstance(version, str) or not isinstance(declared, list) \
                 or not isinstance(expires, int) or isinstance(expires, bool) \
-                or not isinstance(owner, str):
+                or not 0 <= expires <= MAX_EXPIRES or not isinstance(owner, str):
             return None
         if expires < (time.time() if now is None else now):
             return None
