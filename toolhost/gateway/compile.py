@@ -205,12 +205,15 @@ def _alike(arguments: Mapping[str, Any], known: frozenset[str],
            folded: Mapping[str, str]) -> tuple[str, str] | None:
     """An argument the schema does not name (its open ``additionalProperties`` let it
     through) that differs only in case from one it names, a fixed one or another given one,
-    as (it, that one); None when there is none. An upstream whose JSON binding
+    as (it, that one), or a ``__proto__`` (``_PROTO``) as (it, ""); None when there is none.
+    An upstream whose JSON binding
     ignores case (Go's ``encoding/json``, .NET's web defaults) reads ``Query`` as ``query``:
     sent beside a ``query`` the rules judged, or instead of a fixed ``repo``, it would be
     what the upstream acts on, unjudged."""
     seen = dict(folded)
     for key in arguments:
+        if key == _PROTO:
+            return key, ""
         if key in known:
             continue
         fold = _fold(key)
@@ -229,7 +232,17 @@ def _fold(key: str) -> str:
     return key.upper().casefold()
 
 
+# JavaScript's ``Object.assign``/merges read a key of this name as the object's prototype:
+# an upstream merging its defaults with ``Object.assign({limit: 20}, args)`` would then read
+# ``args.query`` from inside it, a value the rules never judged (they saw no ``query``)
+_PROTO = "__proto__"
+
+
 def _alike_said(alike: tuple[str, str], tool: str) -> str:
+    if not alike[1]:
+        return (f"argument {cut(alike[0], 60)!r} of '{tool}' is a key named '__proto__': "
+                "an upstream written in JavaScript may read what it holds as arguments the "
+                "rules did not judge (Object.assign takes it as the prototype); leave it out")
     return (f"argument {cut(alike[0], 60)!r} of '{tool}' differs from {cut(alike[1], 60)!r} "
             "only in case: an upstream may read it as that one, which the rules did not "
             "judge; send each argument once, as the schema names it")
@@ -237,7 +250,8 @@ def _alike_said(alike: tuple[str, str], tool: str) -> str:
 
 def _alike_inside(arguments: Mapping[str, Any]) -> tuple[str, str] | None:
     """Two keys of one object inside an argument that differ only in case (see ``_alike``),
-    nested keys written ``a.b``; None when there are none. In the call's worker thread: an
+    or a ``__proto__`` key (``_PROTO``: as (it, "")), nested keys written ``a.b``; None when
+    there are none. In the call's worker thread: an
     argument may hold up to TOOLHOST_MAX_ARGUMENT_VALUES values."""
     todo: list[tuple[str, Any]] = [(str(k), v) for k, v in arguments.items()]
     while todo:  # (the arguments were counted, and their size bounded, before the call)
@@ -247,6 +261,8 @@ def _alike_inside(arguments: Mapping[str, Any]) -> tuple[str, str] | None:
         elif isinstance(value, Mapping):
             inner: dict[str, str] = {}
             for key in value:
+                if key == _PROTO:
+                    return f"{path}.{key}", ""
                 fold = _fold(str(key))
                 if fold in inner:
                     return f"{path}.{key}", f"{path}.{inner[fold]}"
