@@ -20,7 +20,7 @@ from toolhost.config.wirenames import MAX_WIRE_NAME, name_problem
 from toolhost.errors import Problem
 from toolhost.excerpt import cut
 from toolhost.gateway.bounds import MAX_TOOL_CHARS, bound_entry, too_big
-from toolhost.gateway.schema_root import inline_root_ref, strip_fixed, written_in
+from toolhost.gateway.schema_root import declared, inline_root_ref, strip_fixed, written_in
 from toolhost.gateway.spec import Reshape, UpstreamSpec
 from toolhost.gateway.tighten import lay_over, looser, part_default
 
@@ -146,7 +146,9 @@ def _schema(raw: Any, reshape: Reshape, name: str, server: str
             ) -> tuple[dict[str, Any], list[Problem]]:
     schema: dict[str, Any] = copy.deepcopy(dict(raw)) if isinstance(raw, Mapping) else {}
     # the arguments behind a root $ref, and a fixed one out of allOf/anyOf/oneOf parts too
-    schema = strip_fixed(inline_root_ref(schema), reshape.fixed)
+    schema = inline_root_ref(schema)
+    named = declared(schema)
+    schema = strip_fixed(schema, reshape.fixed)
     schema.setdefault("type", "object")
     props: dict[str, Any] = dict(schema.get("properties") or {})
     problems: list[Problem] = []
@@ -156,6 +158,16 @@ def _schema(raw: Any, reshape: Reshape, name: str, server: str
             problems.append(reshape.origin.problem(
                 f"fixed argument {key!r}: upstream tool {name!r} of '{server}' takes no such "
                 f"argument (it takes {', '.join(sorted(props)) or 'none'})", key=".fixed"))
+        elif named is not None and key not in named:
+            # an open schema lets it through, but the upstream reads what it declares: the
+            # value would be ignored, and an argument it renamed (`repo` -> `repository`, in
+            # a list changed while serving) would be the model's to choose, unfixed
+            problems.append(reshape.origin.problem(
+                f"fixed argument {key!r}: upstream tool {name!r} of '{server}' does not "
+                f"declare it (it declares {cut(', '.join(sorted(named)), 200)}), so the "
+                "value would be ignored and the argument it stands for left to the model",
+                key=f".fixed.{key}", hint="fix the argument by the name the upstream's "
+                "schema gives it (`toolhost tools CONFIG` shows it), or leave it out"))
         props.pop(key, None)
     for key in [*reshape.defaults, *reshape.params]:
         # a boolean schema (JSON Schema's `true`: anything) as the object it stands for;
