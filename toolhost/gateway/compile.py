@@ -20,7 +20,7 @@ from toolhost.config.model import ServerConfig
 from toolhost.errors import CompileError, Problem
 from toolhost.excerpt import cut
 from toolhost.gateway.bounds import bound_blocks
-from toolhost.gateway.client import UpstreamConnection, UpstreamError
+from toolhost.gateway.client import CallStop, UpstreamConnection, UpstreamError
 from toolhost.gateway.elicit_pass import Asker
 from toolhost.gateway.output_check import output_problem
 from toolhost.gateway.pins import UpstreamPins
@@ -146,7 +146,7 @@ def _compiled(item: Imported, server: ServerConfig, spec: UpstreamSpec,
 
     output = LazyValidator(item.output_schema) if item.output_schema is not None else None
 
-    def call(sent: dict[str, Any], asker: Asker | None) -> dict[str, Any]:
+    def call(sent: dict[str, Any], asker: Asker | None, stop: CallStop) -> dict[str, Any]:
         """In a worker thread: the call, and the check of its answer (output_check)."""
         alike = _alike_inside(sent)
         if alike:
@@ -156,7 +156,7 @@ def _compiled(item: Imported, server: ServerConfig, spec: UpstreamSpec,
                 f"still waiting for upstream server '{connection.server}' to answer the call "
                 f"of {upstream_name!r} ({waited:.0f}s so far; timeout {timeout:g}s)"),
                 notice_after() * CALL_FACTOR):
-            answer = connection.call_tool(upstream_name, sent, timeout, asker)
+            answer = connection.call_tool(upstream_name, sent, timeout, asker, stop)
         why = output_problem(answer, output) if output is not None else ""
         if not why:
             return answer
@@ -181,10 +181,15 @@ def _compiled(item: Imported, server: ServerConfig, spec: UpstreamSpec,
         # an elicitation of the upstream during this call reaches this call's client, and
         # none once the call ended (toolhost.gateway.elicit_pass; only when passed on)
         asker = Asker.here(timeout) if spec.elicitation else None
+        stop = CallStop()  # a call its client cancels is cancelled upstream, not abandoned
         try:
-            answer = await anyio.to_thread.run_sync(call, sent, asker, abandon_on_cancel=True)
+            answer = await anyio.to_thread.run_sync(call, sent, asker, stop,
+                                                    abandon_on_cancel=True)
         except UpstreamError as exc:
             return ToolResult.error(str(exc))
+        except anyio.get_cancelled_exc_class():
+            stop.cancel()
+            raise
         finally:
             if asker is not None:
                 asker.close()
