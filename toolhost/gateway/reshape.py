@@ -89,11 +89,17 @@ def reshape_tools(spec: UpstreamSpec, listed: list[dict[str, Any]], server: str,
     # an upstream that dropped `search_issues` and listed a `search` of its own had it
     # served as the `search` the rules allowed, without the renamed tool's fixed arguments)
     renamed = {r.name: n for n, r in spec.reshape.items() if r.name and _chosen(spec, n)}
+    alike = _alike_names(spec, chosen, renamed)
     out: list[Imported] = []
     for name in chosen:
         tool = by_name[name]
         reshape = spec.reshape.get(name, Reshape())
         shown = reshape.name or name
+        if name in alike:
+            log.warning("%s: upstream tool %s is left out: its name differs only in case from "
+                        "%s (a rule naming one would not reach the other; rename it under "
+                        "tools.%s.name)", server, _shown(name), _shown(alike[name]), _key(name))
+            continue
         if renamed.get(shown, name) != name:
             other = spec.reshape[renamed[shown]]
             if missing_ok:  # the upstream's list changed while serving: keep serving
@@ -140,6 +146,26 @@ def reshape_tools(spec: UpstreamSpec, listed: list[dict[str, Any]], server: str,
             annotations=annotations, fixed=dict(reshape.fixed),
             output_schema=bounded.get("outputSchema"), source=tool))
     return out, problems
+
+
+def _alike_names(spec: UpstreamSpec, chosen: list[str], renamed: Mapping[str, str]
+                 ) -> dict[str, str]:
+    """The chosen upstream tools, not renamed by the config, whose name as shown differs
+    only in case from another's (a config rename's too), each with one of those others.
+    Every one of them is left out, whichever the upstream lists first: a deny on
+    ``mcp__gh__delete_repo`` does not reach a ``Delete_Repo`` listed beside (or before) it,
+    which an upstream dispatching names without case would run as ``delete_repo``."""
+    given = {n for n in chosen if n in spec.reshape and spec.reshape[n].name}
+    shown = {n: (spec.reshape[n].name if n in given else None) or n for n in chosen}
+    groups: dict[str, set[str]] = {}
+    for name in [*shown.values(), *renamed]:
+        groups.setdefault(name.casefold(), set()).add(name)
+    out = {}
+    for name, as_shown in shown.items():
+        others = sorted(groups[as_shown.casefold()] - {as_shown})
+        if others and name not in given:  # (the config's own names are the config's)
+            out[name] = others[0]
+    return out
 
 
 def _schema(raw: Any, reshape: Reshape, name: str, server: str
