@@ -52,3 +52,30 @@ async def test_arguments_alike_but_for_case_are_refused(tmp_path: Path) -> None:
                                CallContext())
     text = fine.to_mcp()["content"][0]["text"]
     assert not fine.is_error and '"extra": 1' in text and '"repo": "acme/app"' in text, text
+
+
+@pytest.mark.parametrize("arguments", [
+    {"query": "x", "__proto__": {"repo": "evil/x"}},  # behind the fixed one
+    {"query": "x", "__proto__": {"limit": 1000}},  # an argument left out, then its default
+    {"query": "x", "filter": {"__proto__": {"admin": True}}},
+    {"query": "x", "items": [{"__proto__": {"n": 2}}]},
+])
+async def test_a_key_javascript_reads_as_the_prototype_is_refused(
+        tmp_path: Path, arguments: dict[str, Any]) -> None:
+    """``Object.assign({limit: 20}, args)`` in a JavaScript upstream makes a ``__proto__``
+    key the prototype of the merged object, so ``opts.query`` reads the value inside it: the
+    rules saw no ``query`` (or the config's fixed ``repo``) and the upstream acts on
+    another. Before, it was sent as it was."""
+    from toolhost.backends.base import CallContext
+    from toolhost.compile import compile_tools
+    from toolhost.config import load_config
+
+    log = tmp_path / "requests.log"
+    config = hostile_config(tmp_path, extra=FIXED)
+    loaded = load_config(config, environ={**os.environ, "HOSTILE_MODE": "issues",
+                                          "HOSTILE_LOG": str(log)}, layers=False)
+    async with compile_tools(loaded) as compiled:
+        result = await compiled.tool("h", "find").call(arguments, CallContext())
+    said = result.to_mcp()["content"][0]["text"]
+    assert result.is_error and "is a key named '__proto__'" in said, said
+    assert "tools/call" not in log.read_text()  # it never reached the upstream

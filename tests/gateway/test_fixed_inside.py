@@ -7,6 +7,10 @@ fixed argument and every call failed ("'repo' is a required property")."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,6 +19,8 @@ from toolhost.compile.validators import LazyValidator
 from toolhost.config.model import Origin
 from toolhost.gateway.reshape import reshape_tools
 from toolhost.gateway.spec import Reshape, UpstreamSpec
+
+from .conftest import hostile_config
 
 AT = Origin("gw.yaml", 9, 7, "servers.up.tools.find")
 S, INT = {"type": "string"}, {"type": "integer"}
@@ -109,3 +115,48 @@ def test_a_root_ref_beside_keys_of_its_own_is_left_as_the_upstream_wrote_it() ->
     check = LazyValidator(imported[0].input_schema, formats=True)
     assert list(check.iter_errors({"x": "a"})) != [] and list(check.iter_errors({"y": "a"}))
     assert list(check.iter_errors({"x": "a", "y": "b"})) == []
+
+
+ARGS = {"type": "object", "properties": {"repository": S, "q": S}, "required": ["q"]}
+
+
+@pytest.mark.parametrize(("schema", "refused"), [
+    (ARGS, True),  # open (no additionalProperties), and `repo` is not among its arguments
+    ({"type": "object", "allOf": [{"properties": {"repository": S}}, {"$ref": "#/$defs/Q"}],
+      "$defs": {"Q": {"properties": {"q": S}}}}, True),
+    ({**ARGS, "additionalProperties": True}, False),  # it takes any key on purpose
+    ({**ARGS, "additionalProperties": S}, False),
+    ({**ARGS, "patternProperties": {"^r": S}}, False),
+    ({"type": "object"}, False),  # declares no arguments: free-form
+    ({"$ref": "#/$defs/A", "properties": {"q": S}, "$defs": {"A": {"properties": {
+        "repo": S}}}}, False),  # a root $ref beside keys of its own: left, unknown
+])
+@pytest.mark.parametrize("changed", [False, True])
+def test_a_fixed_argument_the_upstream_does_not_declare_is_refused(
+        schema: dict[str, Any], refused: bool, changed: bool) -> None:
+    """A fixed ``repo`` over a tool that declares ``repository``: its open schema let it
+    through, the upstream ignored it and read the model's ``repository`` instead. In a list
+    changed while serving (the upstream renamed the argument) the problem withdraws the
+    server's tools (toolhost.gateway.refresh), as any reshaping that no longer fits."""
+    spec = UpstreamSpec(command=("x",), reshape={
+        "find": Reshape(origin=AT, fixed={"repo": "acme/app"})})
+    _, problems = reshape_tools(spec, [{"name": "find", "inputSchema": schema}], "up",
+                                missing_ok=changed)
+    said = [str(p) for p in problems]
+    if not refused:
+        assert said == []
+        return
+    assert len(said) == 1 and "fixed argument 'repo': upstream tool 'find' of 'up' does not " \
+        "declare it (it declares q, repository)" in said[0], said
+
+
+def test_a_start_with_a_fixed_argument_the_upstream_does_not_declare_stops_located(
+        tmp_path: Path) -> None:
+    tools = [{"name": "find", "inputSchema": ARGS}]
+    config = hostile_config(tmp_path, extra="    tools:\n      find:\n        fixed: "
+                                             "{repo: acme/app}\n")
+    done = subprocess.run([sys.executable, "-m", "toolhost", "tools", str(config)],
+                          capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "HOSTILE_TOOLS": json.dumps(tools)})
+    assert done.returncode != 0 and "servers.h.tools.find.fixed.repo: fixed argument 'repo'" \
+        in done.stderr and "does not declare it" in done.stderr, done.stderr

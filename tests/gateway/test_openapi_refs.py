@@ -100,3 +100,35 @@ def test_many_references_are_followed_once(tmp_path: Path) -> None:
     use = {"parameters": [{"$ref": f"{P}A{i}"} for i in range(0, n, 10)]}
     problems(tmp_path, {"parameters": chain}, use)
     assert time.monotonic() - started < 20
+
+
+@pytest.mark.parametrize(("version", "refused"), [("3.1.0", True), ("3.0.3", False)])
+def test_keywords_beside_a_reference_hold_in_a_31_document(tmp_path: Path, version: str,
+                                                           refused: bool) -> None:
+    """OpenAPI 3.1 schemas are JSON Schema 2020-12, where keywords beside a ``$ref`` apply
+    with it: ``{$ref: Name, maxLength: 5}`` refuses a longer name. They were dropped (only a
+    description or title kept), so the model was shown, and toolhost's check passed, what
+    the document refuses. (In 3.0 a Reference Object's other keys are ignored: so here.)"""
+    from jsonschema import Draft202012Validator
+
+    ok = {"200": {"description": "ok"}}
+    doc = {"openapi": version, "info": {"title": "t", "version": "1"},
+           "servers": [{"url": "http://127.0.0.1:1/v1"}],
+           "components": {"schemas": {"Name": {"type": "string"}}},
+           "paths": {"/a": {"post": {
+               "operationId": "a", "responses": ok,
+               "parameters": [{"name": "name", "in": "query", "required": True,
+                               "schema": {"$ref": S + "Name", "maxLength": 5}}],
+               "requestBody": {"required": True, "content": {"application/json": {"schema": {
+                   "type": "object", "properties": {"tag": {
+                       "$ref": S + "Name", "enum": ["bug", "idea"],
+                       "description": "the tag"}}}}}}}}}}
+    (tmp_path / "api.json").write_text(json.dumps(doc))
+    config = tmp_path / "toolhost.yaml"
+    config.write_text("toolhost: 1\nservers:\n  api:\n    openapi: api.json\n")
+    loaded = load_config(config, environ={"TOOLHOST_CACHE": str(tmp_path)}, layers=False)
+    check = Draft202012Validator(loaded.servers["api"].tools["a"].input_schema)
+    assert not list(check.iter_errors({"name": "short", "body": {"tag": "bug"}}))
+    for wrong in ({"name": "much too long", "body": {"tag": "bug"}},
+                  {"name": "short", "body": {"tag": "chore"}}):
+        assert bool(list(check.iter_errors(wrong))) is refused, wrong

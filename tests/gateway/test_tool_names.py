@@ -218,3 +218,36 @@ def test_a_huge_unusable_name_is_said_cut(caplog: pytest.LogCaptureFixture) -> N
     missing = reshape_tools(UpstreamSpec(command=("x",), reshape={"gone": Reshape()}),
                             [{"name": huge, "inputSchema": OBJ}], "up")[1]
     assert len(str(missing[0])) < 2_000
+
+
+@pytest.mark.parametrize(("listed", "renames", "served"), [
+    # whichever is listed first: both go (a deny naming one would not reach the other)
+    (["Delete_Repo", "delete_repo", "kept"], {}, ["kept"]),
+    (["delete_repo", "DELETE_REPO", "kept"], {}, ["kept"]),
+    # the config's name wins over an upstream tool alike but for case
+    (["search_issues", "Search", "kept"], {"search_issues": "search"}, ["search", "kept"]),
+    # renamed apart by the config: both served
+    (["Delete_Repo", "delete_repo"], {"Delete_Repo": "delete_repo_2"},
+     ["delete_repo_2", "delete_repo"]),
+    (["a", "b"], {}, ["a", "b"]),
+])
+@pytest.mark.parametrize("changed", [False, True])
+def test_tools_alike_but_for_case_are_left_out(listed: list[str], renames: dict[str, str],
+                                              served: list[str], changed: bool) -> None:
+    spec = UpstreamSpec(command=("x",), reshape={n: Reshape(name=r) for n, r in
+                                                 renames.items()})
+    imported, problems = reshape_tools(spec, [{"name": n, "inputSchema": OBJ}
+                                              for n in listed], "up", missing_ok=changed)
+    assert [t.name for t in imported] == served and problems == []
+
+
+def test_an_upstream_listing_a_tool_alike_but_for_case_has_both_left_out(
+        tmp_path: Path) -> None:
+    """A real upstream listing ``Echo`` beside ``echo``: a deny on ``mcp__h__echo`` would
+    not have reached ``mcp__h__Echo``, which an upstream dispatching names without case
+    runs as ``echo``."""
+    done = run("tools", str(hostile_config(tmp_path)), HOSTILE_TOOLS=tools_env("Echo"))
+    assert done.returncode == 0, done.stderr
+    assert "mcp__h__echo" not in done.stdout.lower() and "mcp__loc__hi" in done.stdout
+    assert "h: upstream tool 'Echo' is left out: its name differs only in case from " \
+        "'echo'" in done.stderr

@@ -21,6 +21,7 @@ down). ``watch.updates`` subscribes upstream to what toolhost's clients subscrib
 
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
 import importlib
 import logging
@@ -35,6 +36,7 @@ import anyio.from_thread
 
 from toolhost.excerpt import cut
 from toolhost.gateway.asks import refuse_asks
+from toolhost.gateway.call_stop import CallStop
 from toolhost.gateway.changes import ChangeWatch
 from toolhost.gateway.elicit_pass import Asker, CallAsks
 from toolhost.gateway.liblogs import describe_invalid
@@ -44,7 +46,8 @@ from toolhost.gateway.spec import UpstreamSpec
 from toolhost.gateway.stderr import StderrLog
 from toolhost.gateway.transport import Wire, capped_http_hooks, quiet_mcp_logs, stdio_transport
 
-__all__ = ["DEFAULT_REQUEST_TIMEOUT", "UpstreamConnection", "UpstreamError"]
+__all__ = ["DEFAULT_REQUEST_TIMEOUT", "CallCancelled", "CallStop", "UpstreamConnection",
+           "UpstreamError"]
 
 log = logging.getLogger("toolhost.gateway")
 T = TypeVar("T")
@@ -64,6 +67,10 @@ class UpstreamError(Exception):
         super().__init__(message)
         # what the upstream sent is only trusted as a code when it is one
         self.code = code if type(code) is int else None
+
+
+class CallCancelled(UpstreamError):
+    """The call was cancelled (``CallStop``): the upstream was told, no answer will come."""
 
 
 class _Broken(UpstreamError):
@@ -123,16 +130,26 @@ class UpstreamConnection:
         return self._again_if_lost(lambda portal: portal.call(self._list_tools))
 
     def call_tool(self, name: str, arguments: dict[str, Any],
-                  timeout: float | None, asker: Asker | None = None) -> dict[str, Any]:
+                  timeout: float | None, asker: Asker | None = None,
+                  stop: CallStop | None = None) -> dict[str, Any]:
         """One tools/call; the CallToolResult as a plain dict. UpstreamError if the
         connection is down (the next call reconnects) or no answer came within ``timeout``
         (None: ``request_deadline``). ``asker``: where an elicitation of the upstream during
-        this call goes (toolhost.gateway.elicit_pass; only when the config passes it on)."""
+        this call goes (toolhost.gateway.elicit_pass; only when the config passes it on).
+        ``stop``: cancels the call from another thread (the upstream is sent
+        ``notifications/cancelled``); this thread then gets ``CallCancelled``."""
         def call(portal: anyio.from_thread.BlockingPortal) -> dict[str, Any]:
             try:
-                return portal.call(self._call_tool, name, arguments, timeout, asker)
-            except (_TimedOut, _Broken):
-                raise
+                future = portal.start_task_soon(self._call_tool, name, arguments, timeout,
+                                                asker)
+                if stop is not None:
+                    stop.bind(future)
+                try:
+                    return cast("dict[str, Any]", future.result())
+                except concurrent.futures.CancelledError:
+                    raise CallCancelled(f"the call of {name!r} was cancelled") from None
+            except (_TimedOut, _Broken, CallCancelled):
+                raise  # (a cancelled call keeps the connection)
             except UpstreamError as exc:  # not connected: dropped like a broken one
                 raise _Broken(str(exc)) from None
 

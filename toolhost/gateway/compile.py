@@ -20,7 +20,7 @@ from toolhost.config.model import ServerConfig
 from toolhost.errors import CompileError, Problem
 from toolhost.excerpt import cut
 from toolhost.gateway.bounds import bound_blocks
-from toolhost.gateway.client import UpstreamConnection, UpstreamError
+from toolhost.gateway.client import CallStop, UpstreamConnection, UpstreamError
 from toolhost.gateway.elicit_pass import Asker
 from toolhost.gateway.output_check import output_problem
 from toolhost.gateway.pins import UpstreamPins
@@ -146,7 +146,7 @@ def _compiled(item: Imported, server: ServerConfig, spec: UpstreamSpec,
 
     output = LazyValidator(item.output_schema) if item.output_schema is not None else None
 
-    def call(sent: dict[str, Any], asker: Asker | None) -> dict[str, Any]:
+    def call(sent: dict[str, Any], asker: Asker | None, stop: CallStop) -> dict[str, Any]:
         """In a worker thread: the call, and the check of its answer (output_check)."""
         alike = _alike_inside(sent)
         if alike:
@@ -156,7 +156,7 @@ def _compiled(item: Imported, server: ServerConfig, spec: UpstreamSpec,
                 f"still waiting for upstream server '{connection.server}' to answer the call "
                 f"of {upstream_name!r} ({waited:.0f}s so far; timeout {timeout:g}s)"),
                 notice_after() * CALL_FACTOR):
-            answer = connection.call_tool(upstream_name, sent, timeout, asker)
+            answer = connection.call_tool(upstream_name, sent, timeout, asker, stop)
         why = output_problem(answer, output) if output is not None else ""
         if not why:
             return answer
@@ -181,10 +181,15 @@ def _compiled(item: Imported, server: ServerConfig, spec: UpstreamSpec,
         # an elicitation of the upstream during this call reaches this call's client, and
         # none once the call ended (toolhost.gateway.elicit_pass; only when passed on)
         asker = Asker.here(timeout) if spec.elicitation else None
+        stop = CallStop()  # a call its client cancels is cancelled upstream, not abandoned
         try:
-            answer = await anyio.to_thread.run_sync(call, sent, asker, abandon_on_cancel=True)
+            answer = await anyio.to_thread.run_sync(call, sent, asker, stop,
+                                                    abandon_on_cancel=True)
         except UpstreamError as exc:
             return ToolResult.error(str(exc))
+        except anyio.get_cancelled_exc_class():
+            stop.cancel()
+            raise
         finally:
             if asker is not None:
                 asker.close()
@@ -205,12 +210,15 @@ def _alike(arguments: Mapping[str, Any], known: frozenset[str],
            folded: Mapping[str, str]) -> tuple[str, str] | None:
     """An argument the schema does not name (its open ``additionalProperties`` let it
     through) that differs only in case from one it names, a fixed one or another given one,
-    as (it, that one); None when there is none. An upstream whose JSON binding
+    as (it, that one), or a ``__proto__`` (``_PROTO``) as (it, ""); None when there is none.
+    An upstream whose JSON binding
     ignores case (Go's ``encoding/json``, .NET's web defaults) reads ``Query`` as ``query``:
     sent beside a ``query`` the rules judged, or instead of a fixed ``repo``, it would be
     what the upstream acts on, unjudged."""
     seen = dict(folded)
     for key in arguments:
+        if key == _PROTO:
+            return key, ""
         if key in known:
             continue
         fold = _fold(key)
@@ -229,7 +237,17 @@ def _fold(key: str) -> str:
     return key.upper().casefold()
 
 
+# JavaScript's ``Object.assign``/merges read a key of this name as the object's prototype:
+# an upstream merging its defaults with ``Object.assign({limit: 20}, args)`` would then read
+# ``args.query`` from inside it, a value the rules never judged (they saw no ``query``)
+_PROTO = "__proto__"
+
+
 def _alike_said(alike: tuple[str, str], tool: str) -> str:
+    if not alike[1]:
+        return (f"argument {cut(alike[0], 60)!r} of '{tool}' is a key named '__proto__': "
+                "an upstream written in JavaScript may read what it holds as arguments the "
+                "rules did not judge (Object.assign takes it as the prototype); leave it out")
     return (f"argument {cut(alike[0], 60)!r} of '{tool}' differs from {cut(alike[1], 60)!r} "
             "only in case: an upstream may read it as that one, which the rules did not "
             "judge; send each argument once, as the schema names it")
@@ -237,7 +255,8 @@ def _alike_said(alike: tuple[str, str], tool: str) -> str:
 
 def _alike_inside(arguments: Mapping[str, Any]) -> tuple[str, str] | None:
     """Two keys of one object inside an argument that differ only in case (see ``_alike``),
-    nested keys written ``a.b``; None when there are none. In the call's worker thread: an
+    or a ``__proto__`` key (``_PROTO``: as (it, "")), nested keys written ``a.b``; None when
+    there are none. In the call's worker thread: an
     argument may hold up to TOOLHOST_MAX_ARGUMENT_VALUES values."""
     todo: list[tuple[str, Any]] = [(str(k), v) for k, v in arguments.items()]
     while todo:  # (the arguments were counted, and their size bounded, before the call)
@@ -247,6 +266,8 @@ def _alike_inside(arguments: Mapping[str, Any]) -> tuple[str, str] | None:
         elif isinstance(value, Mapping):
             inner: dict[str, str] = {}
             for key in value:
+                if key == _PROTO:
+                    return f"{path}.{key}", ""
                 fold = _fold(str(key))
                 if fold in inner:
                     return f"{path}.{key}", f"{path}.{inner[fold]}"

@@ -128,8 +128,15 @@ class SchemaConverter:
         if name not in self.defs:
             self.defs[name] = {}  # placed first: a schema that refers to itself stops here
             self.defs[name] = self._node(target, depth + 1)
-        siblings = {k: v for k, v in node.items() if k in ("description", "title")}
-        return {"$ref": f"#/$defs/{_pointer_token(name)}", **siblings}
+        pointer = f"#/$defs/{_pointer_token(name)}"
+        if self.openapi_30:  # 3.0: a Reference Object's other keys SHALL be ignored
+            return {"$ref": pointer,
+                    **{k: v for k, v in node.items() if k in ("description", "title")}}
+        # 3.1 (JSON Schema 2020-12): keywords beside a $ref apply with it. Dropped, a
+        # `{$ref: Name, maxLength: 5}` or a `pattern` beside one let the model send what the
+        # document refuses, and toolhost's check passed it
+        rest = self._node({k: v for k, v in node.items() if k != "$ref"}, depth + 1)
+        return {"$ref": pointer, **(rest if isinstance(rest, Mapping) else {})}
 
 
 def _pointer_token(name: str) -> str:

@@ -20,7 +20,7 @@ from toolhost.config.wirenames import MAX_WIRE_NAME, name_problem
 from toolhost.errors import Problem
 from toolhost.excerpt import cut
 from toolhost.gateway.bounds import MAX_TOOL_CHARS, bound_entry, too_big
-from toolhost.gateway.schema_root import inline_root_ref, strip_fixed, written_in
+from toolhost.gateway.schema_root import declared, inline_root_ref, strip_fixed, written_in
 from toolhost.gateway.spec import Reshape, UpstreamSpec
 from toolhost.gateway.tighten import lay_over, looser, part_default
 
@@ -89,11 +89,17 @@ def reshape_tools(spec: UpstreamSpec, listed: list[dict[str, Any]], server: str,
     # an upstream that dropped `search_issues` and listed a `search` of its own had it
     # served as the `search` the rules allowed, without the renamed tool's fixed arguments)
     renamed = {r.name: n for n, r in spec.reshape.items() if r.name and _chosen(spec, n)}
+    alike = _alike_names(spec, chosen, renamed)
     out: list[Imported] = []
     for name in chosen:
         tool = by_name[name]
         reshape = spec.reshape.get(name, Reshape())
         shown = reshape.name or name
+        if name in alike:
+            log.warning("%s: upstream tool %s is left out: its name differs only in case from "
+                        "%s (a rule naming one would not reach the other; rename it under "
+                        "tools.%s.name)", server, _shown(name), _shown(alike[name]), _key(name))
+            continue
         if renamed.get(shown, name) != name:
             other = spec.reshape[renamed[shown]]
             if missing_ok:  # the upstream's list changed while serving: keep serving
@@ -142,11 +148,33 @@ def reshape_tools(spec: UpstreamSpec, listed: list[dict[str, Any]], server: str,
     return out, problems
 
 
+def _alike_names(spec: UpstreamSpec, chosen: list[str], renamed: Mapping[str, str]
+                 ) -> dict[str, str]:
+    """The chosen upstream tools, not renamed by the config, whose name as shown differs
+    only in case from another's (a config rename's too), each with one of those others.
+    Every one of them is left out, whichever the upstream lists first: a deny on
+    ``mcp__gh__delete_repo`` does not reach a ``Delete_Repo`` listed beside (or before) it,
+    which an upstream dispatching names without case would run as ``delete_repo``."""
+    given = {n for n in chosen if n in spec.reshape and spec.reshape[n].name}
+    shown = {n: (spec.reshape[n].name if n in given else None) or n for n in chosen}
+    groups: dict[str, set[str]] = {}
+    for name in [*shown.values(), *renamed]:
+        groups.setdefault(name.casefold(), set()).add(name)
+    out = {}
+    for name, as_shown in shown.items():
+        others = sorted(groups[as_shown.casefold()] - {as_shown})
+        if others and name not in given:  # (the config's own names are the config's)
+            out[name] = others[0]
+    return out
+
+
 def _schema(raw: Any, reshape: Reshape, name: str, server: str
             ) -> tuple[dict[str, Any], list[Problem]]:
     schema: dict[str, Any] = copy.deepcopy(dict(raw)) if isinstance(raw, Mapping) else {}
     # the arguments behind a root $ref, and a fixed one out of allOf/anyOf/oneOf parts too
-    schema = strip_fixed(inline_root_ref(schema), reshape.fixed)
+    schema = inline_root_ref(schema)
+    named = declared(schema)
+    schema = strip_fixed(schema, reshape.fixed)
     schema.setdefault("type", "object")
     props: dict[str, Any] = dict(schema.get("properties") or {})
     problems: list[Problem] = []
@@ -156,6 +184,16 @@ def _schema(raw: Any, reshape: Reshape, name: str, server: str
             problems.append(reshape.origin.problem(
                 f"fixed argument {key!r}: upstream tool {name!r} of '{server}' takes no such "
                 f"argument (it takes {', '.join(sorted(props)) or 'none'})", key=".fixed"))
+        elif named is not None and key not in named:
+            # an open schema lets it through, but the upstream reads what it declares: the
+            # value would be ignored, and an argument it renamed (`repo` -> `repository`, in
+            # a list changed while serving) would be the model's to choose, unfixed
+            problems.append(reshape.origin.problem(
+                f"fixed argument {key!r}: upstream tool {name!r} of '{server}' does not "
+                f"declare it (it declares {cut(', '.join(sorted(named)), 200)}), so the "
+                "value would be ignored and the argument it stands for left to the model",
+                key=f".fixed.{key}", hint="fix the argument by the name the upstream's "
+                "schema gives it (`toolhost tools CONFIG` shows it), or leave it out"))
         props.pop(key, None)
     for key in [*reshape.defaults, *reshape.params]:
         # a boolean schema (JSON Schema's `true`: anything) as the object it stands for;

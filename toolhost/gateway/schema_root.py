@@ -15,7 +15,7 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-__all__ = ["inline_root_ref", "strip_fixed", "written_in"]
+__all__ = ["declared", "inline_root_ref", "strip_fixed", "written_in"]
 
 _MAX_HOPS = 8  # a root $ref that leads to a $ref ...: followed this far
 _MAX_DEPTH = 8  # allOf inside anyOf inside ...: object-level parts followed this deep
@@ -122,3 +122,32 @@ def written_in(root: Mapping[str, Any], part: Mapping[str, Any]) -> dict[str, An
             break
         out = {**found, **rest}
     return out
+
+
+def declared(root: Mapping[str, Any]) -> frozenset[str] | None:
+    """The argument names an object-level ``root`` declares: its ``properties`` and those of
+    its ``allOf``/``anyOf``/``oneOf``/``if``/``then``/``else`` parts; None when it may
+    take keys it does not name on purpose (no properties named anywhere, a
+    ``patternProperties``, an ``additionalProperties`` written as ``true`` or a schema, a
+    ``$ref`` left as it is), so that an undeclared key cannot be said to be ignored."""
+    names: set[str] = set()
+    todo: list[tuple[Mapping[str, Any], int]] = [(root, 0)]
+    while todo:
+        part, depth = todo.pop()
+        extra = part.get("additionalProperties")
+        if extra is True or isinstance(extra, Mapping) or any(
+                k in part for k in ("patternProperties", "$ref", "$dynamicRef",
+                                    "dependentSchemas", "dependencies")):
+            return None  # (a $ref written in would be gone: one left names what is unknown)
+        props = part.get("properties")
+        if isinstance(props, Mapping):
+            names.update(map(str, props))
+        if depth >= _MAX_DEPTH:
+            continue
+        for name in _PARTS:
+            parts = part.get(name)
+            todo += [(written_in(root, p), depth + 1) for p in parts
+                     if isinstance(p, Mapping)] if isinstance(parts, list) else []
+        todo += [(written_in(root, part[n]), depth + 1) for n in _BRANCHES
+                 if isinstance(part.get(n), Mapping)]
+    return frozenset(names) or None

@@ -21,7 +21,7 @@ from toolhost.permissions.expr import compile_expr
 from toolhost.permissions.expr_refs import expr_refs
 from toolhost.permissions.guards import GUARDS, renamed_away, renames
 from toolhost.permissions.lint import lint_policy
-from toolhost.permissions.names import parse_name_pattern
+from toolhost.permissions.names import parse_name_pattern, split_wire_name
 from toolhost.permissions.policy import CompiledPolicy
 from toolhost.permissions.prompt_rules import GET_PROMPT_TOOL, unmatched_names
 from toolhost.permissions.resource_rules import READ_RESOURCE_TOOL, never_matches, regex_spelling
@@ -274,6 +274,33 @@ class _Review:
                        "cwd", "warning")
             return
 
+    def upstream_args(self, rule: RuleConfig, at: Where, names: list[str],
+                      rule_dir: str) -> None:
+        """``validate --connect``: a ``when`` on an argument the imported tools it names do
+        not declare, or a deny/ask condition that holds for an argument's default, which a
+        call leaving it out is sent unjudged (``toolhost.permissions.upstream_args``)."""
+        imported = {n: self.schemas[n] for n in names if n in self.schemas and self._imported(n)}
+        if not isinstance(rule.when, Mapping) or not imported:
+            return
+        from toolhost.permissions.upstream_args import review_when
+
+        others = any(n.startswith("mcp__") and n not in imported for n in names)
+        for raw, message, hint in review_when(rule, imported, others=others, cwd=self.cwd,
+                                              rule_dir=rule_dir, renames=self._upstream_names):
+            self.error(at(f".when.{raw}"), rule, message, hint, "warning")
+
+    def _imported(self, wire: str) -> bool:
+        """Whether ``wire`` is a tool of an imported (``mcp:``) server."""
+        split = split_wire_name(wire)
+        server = self.config.servers.get(split[0]) if split else None
+        return server is not None and server.upstream is not None and server.external is None
+
+    def _upstream_names(self, wire: str) -> tuple[str, str]:
+        """The server and the upstream's own name of imported tool ``wire``."""
+        server, shown = split_wire_name(wire) or ("", wire)
+        spec = self.config.servers[server].upstream
+        return server, next((n for n, r in spec.reshape.items() if r.name == shown), shown)
+
     def targets(self, rule: RuleConfig, at: Where, rule_dir: str) -> None:
         name = rule.tool.strip().split("(", 1)[0]
         try:
@@ -298,6 +325,7 @@ class _Review:
         self.fixed(rule, at, pattern)
         self.elsewhere(rule, at, pattern)
         names = self.index.matching(pattern)
+        self.upstream_args(rule, at, names, rule_dir)
         targets: list[Target] = []
         for tool in names:
             if tool in BUILTIN_INPUTS:
