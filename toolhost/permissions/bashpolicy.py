@@ -94,6 +94,10 @@ def unprovable(command: str, cwd: str | None = None,
             from toolhost.permissions.laterscript import script_reason
 
             reason = script_reason(parsed, cwd, judge)
+        if reason is None and cwd is not None and judge is not None and _MAKES.search(command):
+            from toolhost.permissions.latermake import make_reason
+
+            reason = make_reason(parsed, command, cwd, judge, unprovable)
         if reason is None and cwd is not None and "git" in command and _GIT_BRINGS.search(
                 command):
             from toolhost.permissions.latergit import brought_later
@@ -108,7 +112,8 @@ def reads_files(command: str) -> bool:
     """Whether deciding ``command`` may read files or run git (a patch it applies, an archive
     it unpacks, what a git command brings): the decision may then wait on the disk or git
     (up to gitread's budget), so it is made off the event loop."""
-    return bool(_PATCHERS.search(command) or _UNPACKERS.search(command) or (
+    return bool(_PATCHERS.search(command) or _UNPACKERS.search(command) or _MAKES.search(
+        command) or (
         "git" in command and _GIT_BRINGS.search(command)))
 
 
@@ -118,6 +123,7 @@ _PATCHERS = re.compile(r"\b(?:apply|am|g?patch)\b")
 _GIT_BRINGS = re.compile(r"\b(?:checkout|switch|reset|merge|pull|rebase|cherry-pick|revert"
                          r"|stash|restore|read-tree|worktree|clone|submodule|bisect)\b")
 _UNPACKERS = re.compile(r"\b(?:g?tar|bsdtar|unzip)\b")  # (laterarchive)
+_MAKES = re.compile(r"\bg?make\b")  # (round 21: latermake)
 # the programs ``shell_reads_input`` may find among a command's forms
 _MAY_READ = SHELLS | {"ssh", "make", "gmake", "sudo", "doas", "su", "sudo-rs", "run0"}
 

@@ -18,7 +18,7 @@ from toolhost.permissions.decision import Decision
 from toolhost.permissions.expr import ExprError
 from toolhost.permissions.later_guard import LaterGuards
 from toolhost.permissions.names import wire_readings
-from toolhost.permissions.policy_elsewhere import Elsewhere
+from toolhost.permissions.policy_elsewhere import Elsewhere, held_in_place
 from toolhost.permissions.rule_plan import RulePlan, is_bash
 from toolhost.permissions.rules import CompiledRule, RewriteError, compile_rule
 from toolhost.permissions.server_wide import SERVER_READS, server_read, server_wide
@@ -136,8 +136,9 @@ class CompiledPolicy:
                                              self._decide)
             if held is not None:
                 return held
-        if tool_name in _MOVES_SESSION and self._bash_deny is not None:
-            return says.moved(self._decide(tool_name, tool_input), self._bash_deny)
+        if tool_name in _MOVES_SESSION and (kept := held_in_place(
+                self.rules, self._later.rules, self.cwd)) is not None:
+            return says.moved(self._decide(tool_name, tool_input), kept)
         return self._decide(tool_name, tool_input)
 
     def _decide(self, tool_name: str, tool_input: Mapping[str, Any]) -> Decision:

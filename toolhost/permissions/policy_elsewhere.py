@@ -10,7 +10,7 @@ from typing import Any
 from toolhost.permissions.expr import ExprError
 from toolhost.permissions.rules import CompiledRule
 
-__all__ = ["Elsewhere"]
+__all__ = ["Elsewhere", "held_in_place"]
 
 
 class Elsewhere:
@@ -69,3 +69,25 @@ def _reading_elsewhere(reading_dirs: Mapping[str, str | None], cwd: str) -> tupl
         if where is None or away[where]:
             out.append(name)
     return tuple(out)
+
+
+def held_in_place(rules: Iterable[CompiledRule], bash_guards: Iterable[CompiledRule],
+                  cwd: str) -> CompiledRule | None:
+    """The first rule that judges against the start folder and that a session moved into
+    another one (EnterWorktree) could dodge (round 21): a deny or ask ``Bash(...)`` rule (the
+    scripts, Makefiles and repositories later commands run are read in the start folder),
+    or a deny or ask path rule anchored in the start folder (``Read(./secrets/**)``: the
+    worktree's copy is elsewhere). None: no such rule."""
+    guard = next(iter(bash_guards), None)
+    if guard is not None:
+        return guard
+    from toolhost.permissions.content import PathMatcher
+
+    here = cwd.rstrip("/") + "/"
+    for rule in rules:
+        if rule.effect == "allow" or not isinstance(rule.content, PathMatcher):
+            continue
+        base = rule.content.pattern.base.rstrip("/") + "/"
+        if base.startswith(here):
+            return rule
+    return None

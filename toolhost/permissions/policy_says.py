@@ -30,13 +30,14 @@ def unproven(rule: CompiledRule, reason: str) -> Decision:
 
 def moved(decision: Decision, rule: CompiledRule) -> Decision:
     """EnterWorktree switches the session into another folder: later Bash calls run
-    there while the rules read scripts, repositories and patches in the start folder, so
-    with a Bash deny rule it is denied (round 20)."""
+    there while the rules read scripts, repositories and patches in the start folder (round
+    20), and path rules anchored there name none of the worktree's files (round 21), so
+    with such a deny or ask rule it is denied."""
     if decision.behavior == "deny":
         return decision
     return Decision("deny", "Denied: EnterWorktree moves the session into another folder, "
-                    "where the rules cannot read what later commands run, so they could "
-                    f"dodge rule {rule.text!r} ({rule.origin}) or another.",
+                    "while the rules judge commands and paths in the start folder, so "
+                    f"later calls could dodge rule {rule.text!r} ({rule.origin}) or another.",
                     rule=rule.text, origin=rule.origin)
 
 
