@@ -116,6 +116,12 @@ def test_a_goal_or_a_package_named_like_a_writer_is_not_a_file_written(
     ("make -f - <<< 'all:;echo hi'", "allow"), ("make -f - <<< 'all:;rm x'", "deny"),
     ("make -f /proc/self/fd/0 <<< 'all:;rm x'", "deny"),
     ("make -f /dev/fd/0 <<< 'all:;rm x'", "deny"), ("make -f Makefile -f /dev/stdin x", "deny"),
+    ("make -f - <<'EOF'\nall:\n\techo hi\nEOF", "allow"),
+    ("make -f - <<'EOF'\nall:\n\trm hi\nEOF", "deny"),
+    ("make -f - <<-'EOF'\n\tall: ; rm hi\n\tEOF", "deny"),
+    ("make -f - <<EOF\nall:\n\t$(X) hi\nEOF", "deny"),
+    ("make -sf - all <<< \"$(printf 'all:\\n\\t%s' \"'rm' x\")\"", "deny"),
+    ("printf 'all:\\n\\techo\\n' | make -f -", "deny"),
 ])
 def test_a_makefile_read_from_input_is_judged_where_it_is_fed(tmp_path: Path, command: str,
                                                               want: str) -> None:

@@ -22,6 +22,7 @@ from contextvars import ContextVar
 from toolhost.permissions.content import command_forms
 from toolhost.permissions.makeexpand import BUILTIN, Scope, expand
 from toolhost.permissions.makefile_read import Makefile, Rule, Unknown, parse_makefile, read_text
+from toolhost.permissions.makeopts import make_options
 from toolhost.permissions.shell import ParsedCommand, Word
 
 __all__ = ["MAKES", "make_reason"]
@@ -31,16 +32,15 @@ _NAMES = ("GNUmakefile", "makefile", "Makefile")
 _DEPTH: ContextVar[int] = ContextVar("make_depth", default=0)
 _MAX_DEPTH = 3
 _MAX_LINES = 256
-# options taking the next word (GNU make 4)
-_WITH_ARG = frozenset({"-C", "-f", "-I", "-o", "-W", "-E", "--directory", "--file",
-                       "--makefile", "--include-dir", "--old-file", "--assume-old",
-                       "--what-if", "--new-file", "--assume-new", "--eval"})
 _MOVES = frozenset({"cd", "pushd", "popd"})
 _ENV_CHANGERS = frozenset({"export", "source", ".", "set", "eval", "declare", "typeset",
                            "readonly", "local"})
 _ASSIGNED = re.compile(r"(?<![\w$])([A-Za-z_][A-Za-z0-9_]*)\+?=")
 _MAKE_ENV = re.compile(r"\b(?:MAKEFILES|MAKEFLAGS|GNUMAKEFLAGS|MFLAGS|MAKELEVEL)\b")
 _SAFE_NAME = re.compile(r"[A-Za-z0-9_./%+,@:-]*")
+# a here-string in single quotes, or a here-document whose delimiter is quoted (no expansion)
+_LITERAL_DOCUMENT = re.compile(r"<<<\s*'([^']*)'(?=[\s;&|)]|$)"
+                               r"|<<(-?)\s*['\"](\w+)['\"][^\n]*\n(.*?)\n\3(?:\n|$)", re.S)
 Judge = Callable[[list[str | None]], bool]
 Unprovable = Callable[[str, str, Judge], "str | None"]
 
@@ -77,7 +77,9 @@ def _one_make(words: tuple[Word, ...], args: tuple[str, ...], segments: list[tup
         return "one of its words is not known before it runs"
     if _MAKE_ENV.search(command):
         return "the line names a variable that changes what make reads"
-    where, files, goals, given, env_wins = _options(list(args))
+    where, files, goals, given, env_wins, evals = make_options(list(args))
+    if evals:
+        return "it evaluates make text given on the line"
     moved = any(w.value in _MOVES for s in segments for w in s)
     if moved and not os.path.isabs(where):
         return "it runs after a cd: which Makefile it reads is not known"
@@ -85,14 +87,21 @@ def _one_make(words: tuple[Word, ...], args: tuple[str, ...], segments: list[tup
     # a Makefile read from its input is judged where what feeds it is (command_strings:
     # a here-document, a here-string; a file or a pipe is not provable there)
     fed = [f for f in files if f in ("-", "/dev/stdin")]
-    if fed and len(fed) == len(files):
-        return None
     files = [f for f in files if f not in fed]
+    mk = Makefile()
+    if fed:  # read from its input: a literal here-string or here-document is read as the
+        # Makefile; what a pipe, a file or an expansion feeds it is not on the line
+        documents = _LITERAL_DOCUMENT.findall(command)
+        if len(documents) != 1 or "|" in parsed.fed or "<" in parsed.fed:
+            return "it reads a Makefile from its input, which is not a literal on the line"
+        single, strip, _end, body = documents[0]
+        if strip:  # <<-: bash takes the leading tabs off each line (recipes' too)
+            body = "\n".join(line.lstrip("\t") for line in body.split("\n"))
+        parse_makefile(single or body, mk)
     if any(f.startswith(("/dev/", "/proc/")) for f in files):  # (never read here)
         raise Unknown("it reads a Makefile from a device or a process's file")
     if not files:
         files = [next((n for n in _NAMES if _there(os.path.join(where, n))), "")]
-    mk = Makefile()
     for name in files:
         if name == "":
             break  # no Makefile: make stops (its built-in rules take only names below)
@@ -124,49 +133,6 @@ def _one_make(words: tuple[Word, ...], args: tuple[str, ...], segments: list[tup
     finally:
         _DEPTH.reset(token)
     return None
-
-
-def _options(args: list[str]) -> tuple[str, list[str], list[str], dict[str, str], bool]:
-    """(the directory, the -f files, the goals, the X=v assignments, -e) of make's words."""
-    where, files, goals, given, env_wins = ".", [], [], {}, False
-    it = iter(args)
-    for arg in it:
-        if arg == "--":
-            goals += list(it)
-            break
-        long, eq, value = arg.partition("=")
-        if arg in _WITH_ARG or (long in _WITH_ARG and long.startswith("--") and eq):
-            value = value if eq else next(it, "")
-            long = arg if not eq else long
-            if long in ("-C", "--directory"):
-                where = os.path.join(where, value)
-            elif long in ("-f", "--file", "--makefile"):
-                files.append(value)
-            elif long in ("-E", "--eval"):
-                raise Unknown("it evaluates make text given on the line")
-        elif arg.startswith("-") and not arg.startswith("--"):
-            for k, flag in enumerate(arg[1:], 1):  # -sC dir, -fMakefile, -j4
-                if flag in "CfIoWE":
-                    rest = arg[k + 1:] or next(it, "")
-                    if flag == "C":
-                        where = os.path.join(where, rest)
-                    elif flag == "f":
-                        files.append(rest)
-                    elif flag == "E":
-                        raise Unknown("it evaluates make text given on the line")
-                    break
-                if flag == "e":
-                    env_wins = True
-                if flag in "jlO":
-                    break  # (their number, attached)
-        elif arg.startswith("--"):
-            env_wins = env_wins or arg == "--environment-overrides"
-        elif "=" in arg and re.fullmatch(r"[^\s=:]+:{0,3}=.*", arg, re.S):
-            name, _, value = arg.partition("=")
-            given[name.rstrip(":")] = value
-        else:
-            goals.append(arg)
-    return where, files, goals, given, env_wins
 
 
 def _env_names(segments: list[tuple[Word, ...]], command: str) -> frozenset[str] | None:
