@@ -129,3 +129,17 @@ def test_a_makefile_read_from_input_is_judged_where_it_is_fed(tmp_path: Path, co
     process's or a device's file (``/proc/self/fd/0``, ``/dev/fd/0``) is never read here."""
     (tmp_path / "Makefile").write_text("x:\n\trm y\n")
     assert decide(tmp_path, command, GUARDED) == want
+
+
+@pytest.mark.parametrize("command,want", [
+    ("CC='rm -rf V;' make foo", "deny"), ("make foo CC=rm", "deny"), ("env CC=rm make foo", "deny"),
+    ("CFLAGS='-O2; rm x' make foo", "deny"), ("make foo 'LDLIBS=-lm;rm x'", "deny"),
+    ("make foo CC=clang", "allow"), ("CFLAGS=-O2 make foo", "allow"), ("make foo", "allow"),
+])
+def test_make_s_built_in_rules_take_what_the_line_gives_them(tmp_path: Path, command: str,
+                                                             want: str) -> None:
+    """``make foo`` with ``foo.c`` and no rule for it runs ``$(CC) $(CFLAGS) ... foo.c -o
+    foo``: ``CC='rm -rf V;'`` on the line ran rm (nothing read a value the built-in rules
+    splice into their recipe)."""
+    (tmp_path / "foo.c").write_text("int main(void) { return 0; }\n")
+    assert decide(tmp_path, command, GUARDED) == want

@@ -37,6 +37,8 @@ _ENV_CHANGERS = frozenset({"export", "source", ".", "set", "eval", "declare", "t
                            "readonly", "local"})
 _ASSIGNED = re.compile(r"(?<![\w$])([A-Za-z_][A-Za-z0-9_]*)\+?=")
 _MAKE_ENV = re.compile(r"\b(?:MAKEFILES|MAKEFLAGS|GNUMAKEFLAGS|MFLAGS|MAKELEVEL)\b")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_SAFE_VALUE = re.compile(r"[A-Za-z0-9_./=+,:@%\s-]*")
 _SAFE_NAME = re.compile(r"[A-Za-z0-9_./%+,@:-]*")
 # a here-string in single quotes, or a here-document whose delimiter is quoted (no expansion)
 _LITERAL_DOCUMENT = re.compile(r"<<<\s*'([^']*)'(?=[\s;&|)]|$)"
@@ -75,7 +77,7 @@ def _one_make(words: tuple[Word, ...], args: tuple[str, ...], segments: list[tup
               unprovable: Unprovable) -> str | None:
     if not all(w.plain for w in words):
         return "one of its words is not known before it runs"
-    if _MAKE_ENV.search(command):
+    if _MAKE_ENV.search(command) or os.environ.get("MAKEFILES"):
         return "the line names a variable that changes what make reads"
     where, files, goals, given, env_wins, evals = make_options(list(args))
     if evals:
@@ -116,8 +118,9 @@ def _one_make(words: tuple[Word, ...], args: tuple[str, ...], segments: list[tup
                 return f"{name!r} cannot be read as a Makefile here"
             continue
         parse_makefile(text, mk)
-    if any(n in BUILTIN for n in given) and not mk.rules:
-        return "it sets a variable of make's built-in rules"
+    why = _builtin_values(given, words, where, judge, unprovable)
+    if why is not None:
+        return why
     lines = _recipes(mk, goals, given, where, _env_names(segments, command), env_wins)
     depth = _DEPTH.get()
     if depth >= _MAX_DEPTH and lines:
@@ -132,6 +135,27 @@ def _one_make(words: tuple[Word, ...], args: tuple[str, ...], segments: list[tup
                 return f"its recipe line {line[:80]!r} cannot be proven ({why})"
     finally:
         _DEPTH.reset(token)
+    return None
+
+
+def _builtin_values(given: dict[str, str], words: tuple[Word, ...], where: str,
+                    judge: Judge, unprovable: Unprovable) -> str | None:
+    """A value the line gives a variable of make's built-in rules (``make foo CC=x``,
+    ``CFLAGS=x make``), which run where no rule of the Makefile makes a goal (not read
+    here): a flag's value must be plain text, a program's a command the rules allow."""
+    values = dict(given)
+    for word in words:
+        name, eq, value = word.value.partition("=")
+        if eq and _NAME.fullmatch(name.rstrip("+")):
+            values[name.rstrip("+")] = value
+    for name, value in values.items():
+        if name not in BUILTIN:
+            continue
+        if not _SAFE_VALUE.fullmatch(value):
+            return f"it gives {name} (which make's built-in rules splice into a recipe) {value!r}"
+        if not name.endswith(("FLAGS", "LIBS", "LIBES", "ARCH", "OPTION")) and value.strip() and (
+                judge([value]) or unprovable(value, where, judge) is not None):
+            return f"it gives {name} (a program make's built-in rules run) {value!r}"
     return None
 
 

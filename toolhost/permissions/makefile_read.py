@@ -26,6 +26,8 @@ class Unknown(Exception):
 
 @dataclass
 class Rule:
+    """One rule: its targets, prerequisites and recipe lines (as written)."""
+
     targets: list[str]
     prereqs: list[str]
     recipe: list[str]
@@ -34,6 +36,8 @@ class Rule:
 
 @dataclass
 class Makefile:
+    """What the rules need of a Makefile: its rules and each variable's possible values."""
+
     rules: list[Rule] = field(default_factory=list)
     values: dict[str, list[str]] = field(default_factory=dict)  # name -> each value it may hold
     weak: set[str] = field(default_factory=set)  # assigned with ?= only: the environment wins
