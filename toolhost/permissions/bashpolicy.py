@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
 from toolhost.permissions import content
@@ -103,9 +104,54 @@ def unprovable(command: str, cwd: str | None = None,
             from toolhost.permissions.latergit import brought_later
 
             reason = brought_later(parsed, cwd, run_later_path, judge)
+        if reason is None and cwd is not None and judge is not None:
+            reason = _handed_reads(parsed, cwd, judge)
         return reason
     except ShellSyntaxError as exc:
         return f"it does not parse: {exc}"
+
+
+def _handed_reads(parsed: ParsedCommand, cwd: str,
+                  judge: Callable[[list[str | None]], bool]) -> str | None:
+    """What a local shell's ``-c`` string reads here (round 21: ``bash -c 'make x'``,
+    ``sh -c 'bash s.sh'``, ``env bash -c ...``, ``xargs sh -c ...``): the scripts, Makefiles,
+    patches, archives and repositories it runs, judged as on the line itself (two deep)."""
+    depth = _HANDED.get()
+    if depth >= 2:
+        return None
+    for words in parsed.segments + parsed.nested:
+        if not any(w.rsplit("/", 1)[-1] in SHELLS for w in words):
+            continue
+        for form in command_forms(words):
+            if not form or form[0].rsplit("/", 1)[-1] not in SHELLS:
+                continue
+            for text in _dash_c(form):
+                token = _HANDED.set(depth + 1)
+                try:
+                    why = unprovable(text, cwd, judge)
+                finally:
+                    _HANDED.reset(token)
+                if why is not None and not why.startswith("it does not parse"):
+                    return f"the shell it starts runs {text[:60]!r}, which {why}"
+    return None
+
+
+def _dash_c(form: tuple[str, ...]) -> list[str]:
+    """The command string of ``sh -c STR``, ``bash -lc STR``, ``bash -e -c STR``."""
+    skip = False
+    for k, word in enumerate(form[1:], 1):
+        if skip:
+            skip = False
+        elif word in ("-o", "+o", "-O", "+O", "--rcfile", "--init-file"):
+            skip = True  # (its value)
+        elif word == "--" or not word.startswith(("-", "+")):
+            return []
+        elif not word.startswith("--") and "c" in word:
+            return list(form[k + 1:k + 2])
+    return []
+
+
+_HANDED: ContextVar[int] = ContextVar("handed_depth", default=0)
 
 
 def reads_files(command: str) -> bool:
