@@ -68,6 +68,8 @@ CASES = {
     "escapedhash": ("C = echo \\# ; rm y\nx:\n\t$(C)\n", "make x", "deny"),
     "privatevar": ("x: private C = rm\nx:\n\t$(C) y\n", "make x", "deny"),
     "exportvar_line": ("C ?= echo\nx:\n\t$(C) y\n", "export C=rm; make x", "deny"),
+    "make_env": ("x:\n\t$(MAKE) -v\n", "MAKE=rm make x", "deny"),
+    "make_given": ("x:\n\t$(MAKE) -v\n", "make x MAKE=rm", "deny"),
     "mkdir_first": ("x:\n\techo ok\n", "mkdir -p sub && make -C sub x", "allow"),
 }
 

@@ -60,8 +60,8 @@ class Scope:
         """Each text ``$(name)`` may hold (unexpanded)."""
         if name in self.given:
             return [self.given[name]]
-        if name in self.made:
-            return [self.made[name]]
+        if name in self.made:  # (the environment overrides all but CURDIR: MAKE=x make)
+            return [self.made[name], *([] if name == "CURDIR" else self._from_env(name))]
         if name in self.mk.values:
             own = list(self.mk.values[name])
             if name in self.mk.weak or self.env_wins:
