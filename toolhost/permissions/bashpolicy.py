@@ -78,11 +78,14 @@ def unprovable(command: str, cwd: str | None = None,
         reason = analyze_line(command).reason or _fed_shell(parsed := parse_command(command))
         if reason is None and quick(command):  # a file a later command runs
             reason = run_later_reason(parsed, command)
-        if reason is None and cwd is not None and _PATCHERS.search(command):
+        if reason is not None:
+            return reason
+        seen = _unquoted(command, parsed)  # (m''ake x runs make: its words, quotes removed)
+        if reason is None and cwd is not None and _PATCHERS.search(seen):
             from toolhost.permissions.laterpatch import patched_later
 
             reason = patched_later(parsed, command, cwd, run_later_path)
-        if reason is None and cwd is not None and _UNPACKERS.search(command):
+        if reason is None and cwd is not None and _UNPACKERS.search(seen):
             from toolhost.permissions.laterarchive import unpacked_later
 
             reason = unpacked_later(parsed, cwd, run_later_path)
@@ -95,12 +98,11 @@ def unprovable(command: str, cwd: str | None = None,
             from toolhost.permissions.laterscript import script_reason
 
             reason = script_reason(parsed, cwd, judge)
-        if reason is None and cwd is not None and judge is not None and _MAKES.search(command):
+        if reason is None and cwd is not None and judge is not None and _MAKES.search(seen):
             from toolhost.permissions.latermake import make_reason
 
             reason = make_reason(parsed, command, cwd, judge, unprovable)
-        if reason is None and cwd is not None and "git" in command and _GIT_BRINGS.search(
-                command):
+        if reason is None and cwd is not None and "git" in seen and _GIT_BRINGS.search(seen):
             from toolhost.permissions.latergit import brought_later
 
             reason = brought_later(parsed, cwd, run_later_path, judge)
@@ -158,9 +160,18 @@ def reads_files(command: str) -> bool:
     """Whether deciding ``command`` may read files or run git (a patch it applies, an archive
     it unpacks, what a git command brings): the decision may then wait on the disk or git
     (up to gitread's budget), so it is made off the event loop."""
-    return bool(_PATCHERS.search(command) or _UNPACKERS.search(command) or _MAKES.search(
-        command) or (
-        "git" in command and _GIT_BRINGS.search(command)))
+    try:
+        seen = _unquoted(command, parse_command(command))
+    except ShellSyntaxError:
+        seen = command
+    return bool(_PATCHERS.search(seen) or _UNPACKERS.search(seen) or _MAKES.search(seen) or (
+        "git" in seen and _GIT_BRINGS.search(seen)))
+
+
+def _unquoted(command: str, parsed: ParsedCommand) -> str:
+    """The line as written and its words with quotes removed, for the quick looks for a
+    program's name before anything is read (``g''it checkout x``, ``"make" x``)."""
+    return command if parsed.text == command else f"{command}\n{parsed.text}"
 
 
 # a patch applier's name (round 17: laterpatch), looked for before anything is read
