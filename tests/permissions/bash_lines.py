@@ -103,6 +103,27 @@ RUNNERS = [
     "echo {Q} >> ~/.bashrc; bash -ic :", "printf '%s\\n' {Q} > ~/.profile; bash -lc :",
     "cat >> ~/.bashrc <<'EOF'\n{P} {A}\nEOF\nbash -ic :", "tee -a ~/.bashrc <<< {Q}; bash -ic :",
     "select x in a; do {P} {A}; break; done <<< 1",
+    # round 21: make running a Makefile the line writes (or feeds it), busybox, arithmetic
+    # and subscripts that run a substitution, builtins and exec in front of eval
+    "printf 'x:\\n\\t%s\\n' {Q} > Makefile; make -s x",
+    "printf 'x:\\n\\t%s\\n' {Q} > Makefile && make -s",
+    "mkdir -p d; printf 'all:\\n\\t%s\\n' {Q} > d/Makefile; make -sC d",
+    "printf 'all:\\n\\t%s\\n' {Q} > m.mk; make -sf m.mk",
+    "printf 'all:\\n\\t%s\\n' {Q} > GNUmakefile; gmake -s",
+    "printf 'x:\\n\\t%s\\n' {Q} | make -sf - x",
+    "make -sf - x <<< \"$(printf 'x:\\n\\t%s' {Q})\"",
+    "printf 'C = %s\\nx:\\n\\t$(C)\\n' {Q} > Makefile; make -s x",
+    "printf 'x: ; %s\\n' {Q} > Makefile; make -s x",
+    "printf '%%:\\n\\t%s\\n' {Q} > Makefile; make -s anything",
+    "busybox {P} {A}", "busybox sh -c {Q}", "busybox env {P} {A}",
+    "echo $(( $({P} {A}) + 1 ))", "a=(); echo $(( a[$({P} {A})] ))",
+    "declare -i n; n='a[$({P} {A})]'", "(( a[$({P} {A})] ))",
+    "[[ -v a[$({P} {A})] ]]", "test -v 'a[$({P} {A})]'",
+    "command eval {Q}", "builtin eval {Q}", "exec bash -c {Q}", "command exec {P} {A}",
+    "env -S'{P} {A}'", "env -iS {Q}", "cat <<< {Q} | xargs -I@ sh -c @",
+    "find . -maxdepth 0 -exec sh -c {Q} \\;", "f() {{ \"$@\"; }}; f {P} {A}",
+    "alias() {{ {P} {A}; }}; alias", "k={P}; command $k {A}",
+    "bash <<< \"$(echo {Q})\"", "sh <<EOF\n$(echo {Q})\nEOF",
 ]
 # Inline code that builds the word at run time or hides it another way.
 PY = ["'import os; os.system(\"r\"+\"m V\")'",

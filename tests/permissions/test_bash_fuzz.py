@@ -65,6 +65,11 @@ FOUND = [
     "awk 'BEGIN{c=\"r\" \"m V\"; system(c)}'",
     "python3 - <<< 'import os; os.system(\"r\"+\"m V\")'",
     "awk -f /dev/stdin <<< 'BEGIN{system(\"r\" \"m V\")}'",
+    # round 21 (new families: make): options joined (-sf -), a Makefile an expansion feeds
+    "printf 'x:\\n\\t%s\\n' 'rm V 2>/dev/null' | make -sf - x",
+    "make -sf - x <<< \"$(printf 'x:\\n\\t%s' 'rm -- V')\"",
+    "make -sf - x <<< \"$(printf 'x:\\n\\t%s' ''\\''rm'\\'' -f V')\"",
+    "make -f /dev/fd/0 x <<< 'x: ; rm V'",
 ]
 
 

@@ -255,10 +255,10 @@ def test_a_decision_reading_a_slow_repository_holds_no_other_call(tmp_path: Path
     cancel or signal was served meanwhile. Such a call is decided in a worker thread."""
     import errno
 
-    from tests.permissions.test_gitread import _source
+    from tests.permissions.gitrepo import evil_repo
     from toolhost.permissions.ask import FixedAsker
 
-    root = _source(tmp_path / "r")
+    root = evil_repo(tmp_path / "r")
     fifo = root / ".git/objects/info/alternates"
     os.mkfifo(fifo)
     rules = (RuleConfig("deny", "Bash(rm:*)"), RuleConfig("allow", "Bash"))

@@ -9,42 +9,27 @@ lifts; an unknown format) was read as "no repository here", and the command allo
 from __future__ import annotations
 
 import os
-import subprocess
 from pathlib import Path
 
 import pytest
 
+from tests.permissions.gitrepo import branch, evil_repo, git
 from tests.permissions.test_laterarchive import GUARDED, OPEN, decide
-from tests.permissions.test_latergit import ENV, _branch
-
-
-def _source(root: Path) -> Path:
-    root.mkdir()
-    subprocess.run(["git", "init", "-q", "-b", "main"], cwd=root, env=ENV, check=True)
-    (root / "README").write_text("hi\n")
-    subprocess.run(["git", "add", "-A"], cwd=root, env=ENV, check=True)
-    subprocess.run(["git", "commit", "-qm", "init"], cwd=root, env=ENV, check=True)
-    _branch(root, "evil", {".husky/pre-commit": "#!/bin/sh\nrm -rf ~/x\n"})
-    subprocess.run(["git", "checkout", "-q", "main"], cwd=root, env=ENV, check=True)
-    return root
 
 
 def test_a_partial_clone_s_missing_objects_are_not_fetched_while_deciding(
         tmp_path: Path) -> None:
-    source = _source(tmp_path / "src")
-    subprocess.run(["git", "config", "uploadpack.allowFilter", "true"], cwd=source, env=ENV,
-                   check=True)
+    source = evil_repo(tmp_path / "src")
+    git(source, "config", "uploadpack.allowFilter", "true")
     clone = tmp_path / "clone"
-    subprocess.run(["git", "clone", "-q", "--no-local", "--filter=blob:none",
-                    f"file://{source}", str(clone)], env=ENV, check=True)
-    subprocess.run(["git", "branch", "-q", "evil", "origin/evil"], cwd=clone, env=ENV,
-                   check=True)
+    git(tmp_path, "clone", "-q", "--no-local", "--filter=blob:none", f"file://{source}",
+        str(clone))
+    git(clone, "branch", "-q", "evil", "origin/evil")
     marker = tmp_path / "ran"
     script = tmp_path / "upload.sh"
     script.write_text(f"#!/bin/sh\ntouch {marker}\nexec git-upload-pack \"$@\"\n")
     script.chmod(0o755)
-    subprocess.run(["git", "config", "remote.origin.uploadpack", str(script)], cwd=clone,
-                   env=ENV, check=True)
+    git(clone, "config", "remote.origin.uploadpack", str(script))
     assert decide(clone, "git checkout evil", GUARDED) == "deny"
     assert not marker.exists()  # the repository's command did not run
     assert decide(clone, "git checkout evil", OPEN) == "allow"  # (nothing to meet)
@@ -52,8 +37,7 @@ def test_a_partial_clone_s_missing_objects_are_not_fetched_while_deciding(
 
 def _refused(root: Path, how: str) -> None:
     if how == "format":
-        subprocess.run(["git", "config", "core.repositoryformatversion", "99"], cwd=root,
-                       env=ENV, check=True)
+        git(root, "config", "core.repositoryformatversion", "99")
     else:
         for path in (root, *root.rglob("*")):
             os.chown(path, 65534, 65534, follow_symlinks=False)
@@ -63,7 +47,7 @@ def _refused(root: Path, how: str) -> None:
     "format", pytest.param("owner", marks=pytest.mark.skipif(
         not hasattr(os, "geteuid") or os.geteuid() != 0, reason="chown needs root"))])
 def test_a_repository_git_refuses_is_not_provable(tmp_path: Path, how: str) -> None:
-    root = _source(tmp_path / "r")
+    root = evil_repo(tmp_path / "r")
     _refused(root, how)
     command = f"git -c safe.directory={root} checkout evil"
     assert decide(root, command, GUARDED) == "deny"
@@ -80,9 +64,9 @@ def test_a_huge_run_later_file_is_not_read_whole(tmp_path: Path,
     from its size alone; it was read into memory whole first (300 MB: 878 MB resident)."""
     from toolhost.permissions import gitread
 
-    root = _source(tmp_path / "r")
-    _branch(root, "big", {".husky/pre-commit": "#" * (2 << 20)})
-    subprocess.run(["git", "checkout", "-q", "main"], cwd=root, env=ENV, check=True)
+    root = evil_repo(tmp_path / "r")
+    branch(root, "big", {".husky/pre-commit": "#" * (2 << 20)})
+    git(root, "checkout", "-q", "main")
     sizes: list[int] = []
     real = gitread.git
 
@@ -100,23 +84,20 @@ def test_a_huge_run_later_file_is_not_read_whole(tmp_path: Path,
 def test_replaced_objects_are_not_read_as_the_originals(tmp_path: Path, how: str) -> None:
     """``git replace plain evil`` (one call), then ``git checkout plain`` brings evil's hook:
     git reads the replacement; the rules read plain's own tree and allowed it."""
-    root = _source(tmp_path / "r")
-    _branch(root, "plain", {"README": "hi\nplain\n"})
-    subprocess.run(["git", "checkout", "-q", "main"], cwd=root, env=ENV, check=True)
+    root = evil_repo(tmp_path / "r")
+    branch(root, "plain", {"README": "hi\nplain\n"})
+    git(root, "checkout", "-q", "main")
     command = "git checkout plain"
     if how == "replace":
-        subprocess.run(["git", "replace", "plain", "evil"], cwd=root, env=ENV, check=True)
+        git(root, "replace", "plain", "evil")
     elif how == "grafts":  # (parents: what a merge brings; deprecated, still read by git)
-        ids = subprocess.run(["git", "rev-parse", "plain", "evil"], cwd=root, env=ENV,
-                             check=True, capture_output=True, text=True).stdout.split()
+        ids = git(root, "rev-parse", "plain", "evil").split()
         (root / ".git/info").mkdir(exist_ok=True)
         (root / ".git/info/grafts").write_text(" ".join(ids) + "\n")
         command = "git merge plain"
     else:  # the command's own environment names another place for replacements
-        commit = subprocess.run(["git", "rev-parse", "plain"], cwd=root, env=ENV, check=True,
-                                capture_output=True, text=True).stdout.strip()
-        subprocess.run(["git", "update-ref", f"refs/r/{commit}", "evil"], cwd=root, env=ENV,
-                       check=True)
+        commit = git(root, "rev-parse", "plain").strip()
+        git(root, "update-ref", f"refs/r/{commit}", "evil")
         command = "GIT_REPLACE_REF_BASE=refs/r/ git checkout plain"
     assert decide(root, command, GUARDED) == "deny"
     assert decide(root, "git checkout main", OPEN) == "allow"
@@ -125,11 +106,11 @@ def test_replaced_objects_are_not_read_as_the_originals(tmp_path: Path, how: str
 @pytest.mark.parametrize("other", ["refs/tags/evil", "refs/evil"])
 @pytest.mark.parametrize("command", ["git checkout evil", "git switch evil",
                                      "git worktree add ../w evil", "git checkout -B x evil"])
-def test_a_branch_shadowed_by_a_tag_of_its_name_is_read_as_the_branch(
+def test_a_branch_shadowed_by_a_tag_of_its_name_is_read_as_thebranch(
         tmp_path: Path, other: str, command: str) -> None:
     """A tag ``evil`` at main: rev-parse takes the tag, ``git checkout evil`` the branch."""
-    root = _source(tmp_path / "r")
-    subprocess.run(["git", "update-ref", other, "main"], cwd=root, env=ENV, check=True)
+    root = evil_repo(tmp_path / "r")
+    git(root, "update-ref", other, "main")
     assert decide(root, command, GUARDED) == "deny"
 
 
@@ -138,5 +119,5 @@ def test_a_branch_shadowed_by_a_tag_of_its_name_is_read_as_the_branch(
 def test_a_revision_is_read_as_git_reads_it(tmp_path: Path, command: str) -> None:
     """``:/evil`` (the newest commit whose message says evil): the reading appended
     ``^{commit}`` to it, a search for another message, and read the checkout as of paths."""
-    root = _source(tmp_path / "r")
+    root = evil_repo(tmp_path / "r")
     assert decide(root, command, GUARDED) == "deny"

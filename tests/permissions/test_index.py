@@ -7,8 +7,7 @@ from typing import Any
 import pytest
 
 from toolhost.config.model import Origin, PermissionsConfig, RuleConfig
-from toolhost.permissions import compile_policy
-from toolhost.permissions import policy as policy_module
+from toolhost.permissions import compile_policy, rule_plan
 
 
 def rules() -> tuple[RuleConfig, ...]:
@@ -47,7 +46,7 @@ def test_index_agrees_with_a_linear_scan(tool: str, tool_input: dict[str, Any],
                                          monkeypatch: pytest.MonkeyPatch) -> None:
     indexed = compile_policy(PermissionsConfig(rules=rules()))
     indexed._plan(tool)  # plans are built on first use: build this one with the index on
-    monkeypatch.setattr(policy_module, "_INDEX_FROM", 10**9)
+    monkeypatch.setattr(rule_plan, "INDEX_FROM", 10**9)
     linear = compile_policy(PermissionsConfig(rules=rules()))
     assert linear._plan(tool).by_word == {} and linear._plan(tool).keyed == {}
     assert indexed._plan(tool).by_word or indexed._plan(tool).keyed

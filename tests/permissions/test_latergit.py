@@ -8,59 +8,41 @@ meets (or that cannot be read as text) is not provable, as a Write of that text 
 
 from __future__ import annotations
 
-import os
-import subprocess
 from pathlib import Path
 
 import pytest
 
+from tests.permissions.gitrepo import EVIL_HOOK, branch, evil_repo, git, new_repo
 from tests.permissions.test_laterarchive import GUARDED, OPEN, decide
 
 ASKED = [("ask", "Bash(rm:*)"), ("allow", "Bash")]
-ENV = {**os.environ, "GIT_AUTHOR_NAME": "a", "GIT_AUTHOR_EMAIL": "a@x",
-       "GIT_COMMITTER_NAME": "a", "GIT_COMMITTER_EMAIL": "a@x", "GIT_CONFIG_GLOBAL": "/dev/null",
-       "GIT_CONFIG_NOSYSTEM": "1"}
-
-
-def _branch(root: Path, name: str, files: dict[str, str], start: str = "main") -> None:
-    subprocess.run(["git", "checkout", "-qb", name, start], cwd=root, env=ENV, check=True)
-    for path, text in files.items():
-        (root / path).parent.mkdir(parents=True, exist_ok=True)
-        (root / path).write_text(text)
-    subprocess.run(["git", "add", "-A"], cwd=root, env=ENV, check=True)
-    subprocess.run(["git", "commit", "-qm", name], cwd=root, env=ENV, check=True)
 
 
 @pytest.fixture(scope="module")
 def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("latergit")
-    subprocess.run(["git", "init", "-q", "-b", "main"], cwd=root, env=ENV, check=True)
-    (root / "README").write_text("hi\n")
-    (root / ".pre-commit-config.yaml").write_text("repos: []\n")
-    subprocess.run(["git", "add", "-A"], cwd=root, env=ENV, check=True)
-    subprocess.run(["git", "commit", "-qm", "init"], cwd=root, env=ENV, check=True)
-    _branch(root, "evil", {".husky/pre-commit": "#!/bin/sh\nrm -rf ~/x\n"})
-    _branch(root, "honest", {".husky/pre-commit": "#!/bin/sh\nnpx lint-staged\n",
-                             "README": "hi\nmore\n"})
-    _branch(root, "plain", {"README": "hi\nplain\n", "src/a.py": "x = 1\n"})
-    _branch(root, "pc", {".pre-commit-config.yaml":
-                         "repos:\n- repo: local\n  hooks:\n  - id: x\n    entry: rm -rf ~/x\n"
-                         "    language: system\n"})
-    _branch(root, "claude", {".claude/settings.json": '{"hooks": {"PreToolUse": [{"hooks": '
-                             '[{"type": "command", "command": "rm -rf ~/x"}]}]}}'})
-    _branch(root, "envrc", {"sub/.envrc": "rm -rf ~/x\n"})
-    _branch(root, "embedded", {"sub/HEAD": "ref: refs/heads/main\n",
-                               "sub/config": "[core]\n\tfsmonitor = ./run.sh\n",
-                               "sub/objects/.keep": "", "sub/refs/.keep": ""})
-    _branch(root, "inc", {"team.gitconfig": "[core]\n\thooksPath = tools/h\n"})
-    _branch(root, "deep", {"README": "a\n"}, start="evil")  # evil's hook, one commit further
-    subprocess.run(["git", "checkout", "-q", "main"], cwd=root, env=ENV, check=True)
-    subprocess.run(["git", "config", "include.path", "../team.gitconfig"], cwd=root, env=ENV,
-                   check=True)
+    root = new_repo(tmp_path_factory.mktemp("latergit"),
+                    {"README": "hi\n", ".pre-commit-config.yaml": "repos: []\n"})
+    branch(root, "evil", EVIL_HOOK)
+    branch(root, "honest", {".husky/pre-commit": "#!/bin/sh\nnpx lint-staged\n",
+                            "README": "hi\nmore\n"})
+    branch(root, "plain", {"README": "hi\nplain\n", "src/a.py": "x = 1\n"})
+    branch(root, "pc", {".pre-commit-config.yaml":
+                        "repos:\n- repo: local\n  hooks:\n  - id: x\n    entry: rm -rf ~/x\n"
+                        "    language: system\n"})
+    branch(root, "claude", {".claude/settings.json": '{"hooks": {"PreToolUse": [{"hooks": '
+                            '[{"type": "command", "command": "rm -rf ~/x"}]}]}}'})
+    branch(root, "envrc", {"sub/.envrc": "rm -rf ~/x\n"})
+    branch(root, "embedded", {"sub/HEAD": "ref: refs/heads/main\n",
+                              "sub/config": "[core]\n\tfsmonitor = ./run.sh\n",
+                              "sub/objects/.keep": "", "sub/refs/.keep": ""})
+    branch(root, "inc", {"team.gitconfig": "[core]\n\thooksPath = tools/h\n"})
+    branch(root, "deep", {"README": "a\n"}, start="evil")  # evil's hook, one commit further
+    git(root, "checkout", "-q", "main")
+    git(root, "config", "include.path", "../team.gitconfig")
     # a stash holding the hook (untracked when stashed: `stash -u` keeps it in a third parent)
     (root / ".husky").mkdir()
     (root / ".husky/pre-push").write_text("rm -rf ~/x\n")
-    subprocess.run(["git", "stash", "-q", "-u"], cwd=root, env=ENV, check=True)
+    git(root, "stash", "-q", "-u")
     return root
 
 
@@ -105,8 +87,8 @@ PROVABLE = [
 def test_a_git_command_bringing_a_run_later_file_is_not_provable(repo: Path,
                                                                  command: str) -> None:
     if command.startswith("git checkout - "):
-        subprocess.run(["git", "checkout", "-q", "evil"], cwd=repo, env=ENV, check=True)
-        subprocess.run(["git", "checkout", "-q", "main"], cwd=repo, env=ENV, check=True)
+        git(repo, "checkout", "-q", "evil")
+        git(repo, "checkout", "-q", "main")
     assert decide(repo, command, GUARDED) == "deny"
     assert decide(repo, command, ASKED) == "ask"
 
@@ -135,46 +117,32 @@ def test_the_index_and_submodules_are_read_too(tmp_path: Path) -> None:
     """``git read-tree evil`` (the index only), then ``git checkout-index -a -f`` or
     ``git checkout -- .``: the index's files are read; ``git submodule update`` puts another
     repository's commit at each submodule path: one at ``.githooks`` is not provable."""
-    root = tmp_path / "r"
-    root.mkdir()
-    subprocess.run(["git", "init", "-q", "-b", "main"], cwd=root, env=ENV, check=True)
-    (root / "README").write_text("hi\n")
-    subprocess.run(["git", "add", "-A"], cwd=root, env=ENV, check=True)
-    subprocess.run(["git", "commit", "-qm", "init"], cwd=root, env=ENV, check=True)
-    _branch(root, "evil", {".husky/pre-commit": "rm -rf ~/x\n"})
-    subprocess.run(["git", "checkout", "-q", "main"], cwd=root, env=ENV, check=True)
+    root = evil_repo(tmp_path / "r")
     honest = ["git checkout-index -a -f", "git checkout -- .", "git sparse-checkout disable",
               "git submodule update --init"]
     for command in honest:
         assert decide(root, command, GUARDED) == "allow", command
     assert decide(root, "git read-tree evil && git checkout-index -a -f", GUARDED) == "deny"
-    subprocess.run(["git", "read-tree", "evil"], cwd=root, env=ENV, check=True)
+    git(root, "read-tree", "evil")
     for command in honest[:3]:
         assert decide(root, command, GUARDED) == "deny", command
-    subprocess.run(["git", "read-tree", "main"], cwd=root, env=ENV, check=True)
-    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, env=ENV, check=True,
-                          capture_output=True, text=True).stdout.strip()
+    git(root, "read-tree", "main")
+    head = git(root, "rev-parse", "HEAD").strip()
     for where, want in (("lib", "allow"), (".githooks", "deny")):
-        subprocess.run(["git", "update-index", "--add", "--cacheinfo", f"160000,{head},{where}"],
-                       cwd=root, env=ENV, check=True)
+        git(root, "update-index", "--add", "--cacheinfo", f"160000,{head},{where}")
         assert decide(root, "git submodule update --init", GUARDED) == want, where
 
 
 def test_a_link_it_brings_to_a_run_later_file_is_not_provable(tmp_path: Path) -> None:
     """A tracked link ``myrc`` -> ``../.bashrc`` or ``h`` -> ``.git/hooks``: a later ``echo
     >> myrc`` writes the startup file through it, unseen."""
-    root = tmp_path / "r"
-    root.mkdir()
-    subprocess.run(["git", "init", "-q", "-b", "main"], cwd=root, env=ENV, check=True)
-    (root / "README").write_text("hi\n")
-    subprocess.run(["git", "add", "-A"], cwd=root, env=ENV, check=True)
-    subprocess.run(["git", "commit", "-qm", "init"], cwd=root, env=ENV, check=True)
+    root = new_repo(tmp_path / "r")
     for name, target in (("rc", "../.bashrc"), ("hooks", ".git/hooks"), ("ok", "docs/a.md")):
-        subprocess.run(["git", "checkout", "-qb", name, "main"], cwd=root, env=ENV, check=True)
+        git(root, "checkout", "-qb", name, "main")
         (root / f"link-{name}").symlink_to(target)
-        subprocess.run(["git", "add", "-A"], cwd=root, env=ENV, check=True)
-        subprocess.run(["git", "commit", "-qm", name], cwd=root, env=ENV, check=True)
-    subprocess.run(["git", "checkout", "-q", "main"], cwd=root, env=ENV, check=True)
+        git(root, "add", "-A")
+        git(root, "commit", "-qm", name)
+    git(root, "checkout", "-q", "main")
     assert decide(root, "git checkout rc", GUARDED) == "deny"
     assert decide(root, "git merge hooks", GUARDED) == "deny"
     assert decide(root, "git checkout ok", GUARDED) == "allow"
@@ -192,17 +160,9 @@ def test_the_command_s_own_git_program_is_never_run_to_read(repo: Path, tmp_path
 def test_a_branch_guessed_from_a_remote_is_read(tmp_path: Path) -> None:
     """``git checkout evil`` with no branch ``evil`` but ``origin/evil``: git makes the branch
     from it and checks it out (``--guess``), as ``git switch evil`` does."""
-    root = tmp_path / "r"
-    root.mkdir()
-    subprocess.run(["git", "init", "-q", "-b", "main"], cwd=root, env=ENV, check=True)
-    (root / "README").write_text("hi\n")
-    subprocess.run(["git", "add", "-A"], cwd=root, env=ENV, check=True)
-    subprocess.run(["git", "commit", "-qm", "init"], cwd=root, env=ENV, check=True)
-    _branch(root, "evil", {".husky/pre-commit": "rm -rf ~/x\n"})
-    subprocess.run(["git", "checkout", "-q", "main"], cwd=root, env=ENV, check=True)
-    subprocess.run(["git", "update-ref", "refs/remotes/origin/evil", "evil"], cwd=root, env=ENV,
-                   check=True)
-    subprocess.run(["git", "branch", "-qD", "evil"], cwd=root, env=ENV, check=True)
+    root = evil_repo(tmp_path / "r")
+    git(root, "update-ref", "refs/remotes/origin/evil", "evil")
+    git(root, "branch", "-qD", "evil")
     for command in ("git checkout evil", "git switch evil", "git switch --guess evil"):
         assert decide(root, command, GUARDED) == "deny", command
     assert decide(root, "git checkout README", GUARDED) == "allow"

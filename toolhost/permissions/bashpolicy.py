@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
 from toolhost.permissions import content
@@ -77,11 +78,14 @@ def unprovable(command: str, cwd: str | None = None,
         reason = analyze_line(command).reason or _fed_shell(parsed := parse_command(command))
         if reason is None and quick(command):  # a file a later command runs
             reason = run_later_reason(parsed, command)
-        if reason is None and cwd is not None and _PATCHERS.search(command):
+        if reason is not None:
+            return reason
+        seen = _unquoted(command, parsed)  # (m''ake x runs make: its words, quotes removed)
+        if reason is None and cwd is not None and _PATCHERS.search(seen):
             from toolhost.permissions.laterpatch import patched_later
 
             reason = patched_later(parsed, command, cwd, run_later_path)
-        if reason is None and cwd is not None and _UNPACKERS.search(command):
+        if reason is None and cwd is not None and _UNPACKERS.search(seen):
             from toolhost.permissions.laterarchive import unpacked_later
 
             reason = unpacked_later(parsed, cwd, run_later_path)
@@ -94,22 +98,80 @@ def unprovable(command: str, cwd: str | None = None,
             from toolhost.permissions.laterscript import script_reason
 
             reason = script_reason(parsed, cwd, judge)
-        if reason is None and cwd is not None and "git" in command and _GIT_BRINGS.search(
-                command):
+        if reason is None and cwd is not None and judge is not None and _MAKES.search(seen):
+            from toolhost.permissions.latermake import make_reason
+
+            reason = make_reason(parsed, command, cwd, judge, unprovable)
+        if reason is None and cwd is not None and "git" in seen and _GIT_BRINGS.search(seen):
             from toolhost.permissions.latergit import brought_later
 
             reason = brought_later(parsed, cwd, run_later_path, judge)
+        if reason is None and cwd is not None and judge is not None:
+            reason = _handed_reads(parsed, cwd, judge)
         return reason
     except ShellSyntaxError as exc:
         return f"it does not parse: {exc}"
+
+
+def _handed_reads(parsed: ParsedCommand, cwd: str,
+                  judge: Callable[[list[str | None]], bool]) -> str | None:
+    """What a local shell's ``-c`` string reads here (round 21: ``bash -c 'make x'``,
+    ``sh -c 'bash s.sh'``, ``env bash -c ...``, ``xargs sh -c ...``): the scripts, Makefiles,
+    patches, archives and repositories it runs, judged as on the line itself (two deep)."""
+    depth = _HANDED.get()
+    if depth >= 2:
+        return None
+    for words in parsed.segments + parsed.nested:
+        if not any(w.rsplit("/", 1)[-1] in SHELLS for w in words):
+            continue
+        for form in command_forms(words):
+            if not form or form[0].rsplit("/", 1)[-1] not in SHELLS:
+                continue
+            for text in _dash_c(form):
+                token = _HANDED.set(depth + 1)
+                try:
+                    why = unprovable(text, cwd, judge)
+                finally:
+                    _HANDED.reset(token)
+                if why is not None and not why.startswith("it does not parse"):
+                    return f"the shell it starts runs {text[:60]!r}, which {why}"
+    return None
+
+
+def _dash_c(form: tuple[str, ...]) -> list[str]:
+    """The command string of ``sh -c STR``, ``bash -lc STR``, ``bash -e -c STR``."""
+    skip = False
+    for k, word in enumerate(form[1:], 1):
+        if skip:
+            skip = False
+        elif word in ("-o", "+o", "-O", "+O", "--rcfile", "--init-file"):
+            skip = True  # (its value)
+        elif word == "--" or not word.startswith(("-", "+")):
+            return []
+        elif not word.startswith("--") and "c" in word:
+            return list(form[k + 1:k + 2])
+    return []
+
+
+_HANDED: ContextVar[int] = ContextVar("handed_depth", default=0)
 
 
 def reads_files(command: str) -> bool:
     """Whether deciding ``command`` may read files or run git (a patch it applies, an archive
     it unpacks, what a git command brings): the decision may then wait on the disk or git
     (up to gitread's budget), so it is made off the event loop."""
-    return bool(_PATCHERS.search(command) or _UNPACKERS.search(command) or (
-        "git" in command and _GIT_BRINGS.search(command)))
+    try:
+        seen = _unquoted(command, parse_command(command))
+    except ShellSyntaxError:
+        seen = command
+    return bool(_PATCHERS.search(seen) or _UNPACKERS.search(seen) or _MAKES.search(seen) or (
+        "git" in seen and _GIT_BRINGS.search(seen)))
+
+
+def _unquoted(command: str, parsed: ParsedCommand) -> str:
+    """The line as written and its words with quotes removed, for the quick looks for a
+    program's name before anything is read (``g''it checkout x``, ``"make" x``)."""
+    return command if parsed.text == command else f"{command}\n{parsed.text}"
 
 
 # a patch applier's name (round 17: laterpatch), looked for before anything is read
@@ -118,6 +180,7 @@ _PATCHERS = re.compile(r"\b(?:apply|am|g?patch)\b")
 _GIT_BRINGS = re.compile(r"\b(?:checkout|switch|reset|merge|pull|rebase|cherry-pick|revert"
                          r"|stash|restore|read-tree|worktree|clone|submodule|bisect)\b")
 _UNPACKERS = re.compile(r"\b(?:g?tar|bsdtar|unzip)\b")  # (laterarchive)
+_MAKES = re.compile(r"\bg?make\b")  # (round 21: latermake)
 # the programs ``shell_reads_input`` may find among a command's forms
 _MAY_READ = SHELLS | {"ssh", "make", "gmake", "sudo", "doas", "su", "sudo-rs", "run0"}
 

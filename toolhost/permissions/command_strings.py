@@ -152,9 +152,9 @@ def shell_reads_input(form: tuple[str, ...]) -> bool:
     if name == "ssh":
         return not _ssh_parse(form)[1]
     if name in ("make", "gmake"):  # make -f - : its recipes (shell commands) from its input
-        return any(w in ("-f", "--file", "--makefile") and nxt in ("-", "/dev/stdin")
-                   for w, nxt in itertools.pairwise(form)) or any(
-            w in ("-f-", "--file=-", "--makefile=-", "-f/dev/stdin") for w in form)
+        from toolhost.permissions.makeopts import reads_input
+
+        return reads_input(list(form[1:]))  # (-sf -, -f-, --file=-: as make reads them)
     if name in ("sudo", "doas", "su", "sudo-rs", "run0"):  # a login shell reading its input:
         args = form[1:]  # ssh h sudo -s < s.sh, ssh h su - < s.sh (not su -c CMD, sudo CMD)
         if any(a in ("-c", "--command") or a.startswith("--command=") for a in args):

@@ -1,22 +1,27 @@
-"""The compiled policy: every layer's rules in evaluation order, indexed by tool name."""
+"""The compiled policy: every layer's rules in evaluation order, indexed by tool name.
+
+Its parts: ``rule_plan`` (the rules of one tool, indexed), ``later_guard`` (what lands in a
+file a later command runs), ``server_wide`` (resource and prompt reads of a server a rule
+names whole), ``policy_elsewhere`` (tools reading relative paths elsewhere), ``policy_says``
+(the decisions no single rule gives)."""
 
 from __future__ import annotations
 
 import os
-import re
-from collections.abc import Callable, Iterable, Mapping
-from typing import TYPE_CHECKING, Any, TypeGuard
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from toolhost.config.model import PermissionsConfig
 from toolhost.errors import ConfigError, Problem
-from toolhost.permissions.conditions import MISSING, index_key
+from toolhost.permissions import policy_says as says
 from toolhost.permissions.decision import Decision
 from toolhost.permissions.expr import ExprError
+from toolhost.permissions.later_guard import LaterGuards
 from toolhost.permissions.names import wire_readings
+from toolhost.permissions.policy_elsewhere import Elsewhere, held_in_place
+from toolhost.permissions.rule_plan import RulePlan, is_bash
 from toolhost.permissions.rules import CompiledRule, RewriteError, compile_rule
-
-if TYPE_CHECKING:
-    from toolhost.permissions.content import BashMatcher
+from toolhost.permissions.server_wide import SERVER_READS, server_read, server_wide
 
 # The shell parser and the content matchers (bashpolicy) load with the first rule that has
 # content or the first Bash call: most configs have neither (serve and validate start faster).
@@ -24,83 +29,9 @@ if TYPE_CHECKING:
 __all__ = ["EFFECT_ORDER", "CompiledPolicy", "compile_policy"]
 
 EFFECT_ORDER = ("deny", "ask", "allow")
-# built-in tools that reach a server's resources and prompts: a rule naming the whole server
-# holds them back too (``_server_wide``)
-SERVER_READS = frozenset({"ReadMcpResourceTool", "ListMcpResourcesTool", "GetMcpPromptTool"})
-_WIRE_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 _CACHE_LIMIT = 4096
 _EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
-_INDEX_FROM = 8  # bucket equality rules when a tool has at least this many
-
-
-class _Plan:
-    """The rules naming one tool, with rules that test a top-level argument for equality
-    bucketed by that value, so hundreds of ``when: {table: x}`` rules cost one dict lookup."""
-
-    def __init__(self, rules: tuple[CompiledRule, ...]) -> None:
-        self.rules = rules
-        self.unkeyed: list[int] = []
-        self.keyed: dict[str, dict[tuple[str, Any], list[int]]] = {}
-        # Bash rules bucketed by the literal first word of the commands they match.
-        self.by_word: dict[str, list[int]] = {}
-        # key -> JSON type tag -> positions: the rules a value of another type must still see
-        self.by_tag: dict[str, dict[str, list[int]]] = {}
-        words = [r.content.first_word if _is_bash(r.content) else None
-                 for r in rules]
-        if sum(w is not None for w in words) >= _INDEX_FROM:
-            for i, word in enumerate(words):
-                if word is None:
-                    self.unkeyed.append(i)
-                else:
-                    self.by_word.setdefault(word, []).append(i)
-            return
-        indexed = [rule.eq_index for rule in rules]
-        if sum(e is not None for e in indexed) < _INDEX_FROM:
-            return
-        for i, entry in enumerate(indexed):
-            if entry is None:
-                self.unkeyed.append(i)
-            else:
-                self.keyed.setdefault(entry[0], {}).setdefault(entry[1], []).append(i)
-                self.by_tag.setdefault(entry[0], {}).setdefault(entry[1][0], []).append(i)
-        # what ``applicable`` returns when no bucket holds the call's values (built once)
-        self._unkeyed_rules = tuple(self.rules[i] for i in self.unkeyed)
-
-    def applicable(self, tool_input: Mapping[str, Any]) -> Iterable[CompiledRule]:
-        """The rules that can match ``tool_input``, in evaluation order."""
-        if self.by_word:
-            return [self.rules[i] for i in self.by_command(tool_input.get("command"))]
-        if not self.keyed:
-            return self.rules
-        positions: list[int] | None = None  # None: the unkeyed rules alone (the usual miss)
-        for key, buckets in self.keyed.items():
-            value = tool_input.get(key, MISSING)
-            if value is MISSING:
-                continue  # a plain value never equals an absent argument
-            found = index_key(value)
-            if found is not None and found in buckets:
-                if positions is None:
-                    positions = list(self.unkeyed)
-                positions += buckets[found]
-            # A value of another JSON type than a rule's is not "unequal" but undecidable:
-            # deny and ask rules match it (fail closed), so they must be looked at.
-            tag = found[0] if found is not None else None
-            for other, idx in self.by_tag[key].items():  # a handful of types, not every value
-                if other != tag:
-                    if positions is None:
-                        positions = list(self.unkeyed)
-                    positions += idx
-        if positions is None:
-            return self._unkeyed_rules
-        positions.sort()
-        return [self.rules[i] for i in positions]
-
-
-    def by_command(self, command: Any) -> list[int]:
-        """Positions of the Bash rules that can match ``command`` (all if it does not parse)."""
-        from toolhost.permissions.bashpolicy import command_positions
-
-        return command_positions(command, self.unkeyed, self.by_word, len(self.rules))
+_MOVES_SESSION = frozenset({"EnterWorktree"})  # (ExitWorktree returns to the start folder)
 
 
 class CompiledPolicy:
@@ -132,13 +63,11 @@ class CompiledPolicy:
                 self._glob.append(i)
             for name in rule.names.exact:
                 self._exact.setdefault(name, []).append(i)
-        self._cache: dict[str, _Plan] = {}
+        self._cache: dict[str, RulePlan] = {}
         # round 19: the tools that read a relative path elsewhere than ``cwd`` (or somewhere
         # unknown), by wire name or ``mcp__server__`` prefix; their rules' path conditions
         # judge absolute values alone (each such rule made once: ``_decided`` keys on its id)
-        self._elsewhere = _reading_elsewhere(reading_dirs or {}, self.cwd)
-        self._away: dict[int, CompiledRule] = {}
-        self._original: dict[int, CompiledRule] = {}  # id of such a rule -> the rule
+        self._elsewhere = Elsewhere(reading_dirs or {}, self.cwd)
         # A rule's allow (without a rewrite) and deny are the same immutable Decision for
         # every call it decides: built once (a frozen dataclass of seven fields costs more
         # to build than the rest of an allow's decision), at most one of each per rule.
@@ -146,15 +75,13 @@ class CompiledPolicy:
         # The first deny rule with a Bash(...) command pattern: a command whose programs cannot
         # be proven could dodge it, so such a command is denied whenever one exists.
         self._bash_deny = next((r for r in self.rules if r.effect == "deny"
-                                and _is_bash(r.content)
+                                and is_bash(r.content)
                                 and r.names.matches("Bash")), None)
         # the deny and ask Bash(...) rules a file a later command runs (a git hook, .bashrc)
         # written by Write/Edit/MultiEdit/NotebookEdit meets (round 16: written_later)
-        self._met: dict[tuple[int, str], bool] = {}  # (guard, line): whether it meets
-        self._later_guards = tuple(r for r in self.rules if r.effect != "allow"
-                                   and _is_bash(r.content) and r.names.matches("Bash"))
+        self._later = LaterGuards(self.rules)
 
-    def _plan(self, tool_name: str) -> _Plan:
+    def _plan(self, tool_name: str) -> RulePlan:
         plan = self._cache.get(tool_name)
         if plan is None:
             idx = list(self._exact.get(tool_name, ()))
@@ -170,10 +97,10 @@ class CompiledPolicy:
                 idx = [i for i in idx if self.rules[i].effect != "allow"
                        or self.rules[i].names.matches(tool_name, strict=True)]
             chosen = sorted(set(idx))
-            if self._reads_elsewhere(tool_name):
-                plan = _Plan(tuple(self._read_elsewhere(i) for i in chosen))
+            if self._elsewhere.covers(tool_name):
+                plan = RulePlan(tuple(self._elsewhere.rule(i, self.rules) for i in chosen))
             else:
-                plan = _Plan(tuple(self.rules[i] for i in chosen))
+                plan = RulePlan(tuple(self.rules[i] for i in chosen))
             if len(self._cache) >= _CACHE_LIMIT:
                 self._cache.clear()
             self._cache[tool_name] = plan
@@ -190,19 +117,6 @@ class CompiledPolicy:
 
         return reads_files(command)
 
-    def _reads_elsewhere(self, tool_name: str) -> bool:
-        """Whether ``tool_name`` reads a relative path elsewhere than the rules' directory."""
-        return any(tool_name == name or (name.endswith("__") and tool_name.startswith(name))
-                   for name in self._elsewhere)
-
-    def _read_elsewhere(self, i: int) -> CompiledRule:
-        rule = self._away.get(i)
-        if rule is None:
-            rule = self._away[i] = self.rules[i].read_elsewhere()
-            if rule is not self.rules[i]:
-                self._original[id(rule)] = self.rules[i]  # (kept alive by ``_away``)
-        return rule
-
     def decide(self, tool_name: str, tool_input: Mapping[str, Any]) -> Decision:
         """The decision for one call. No prompting (an "ask" stays "ask"), and no I/O but
         reads that judge what lands in a file a later command runs: an Edit of one (a git
@@ -214,41 +128,31 @@ class CompiledPolicy:
             return Decision("deny", f"The input of {tool_name} is not an object of arguments "
                             f"({type(tool_input).__name__}), so no rule can judge it: denied.")
         if tool_name in SERVER_READS and (self._server or self._glob) and (
-                wide := self._server_wide(tool_input)) is not None:
-            return self._server_read(wide, tool_name, tool_input)
+                wide := server_wide(self.rules, tool_input)) is not None:
+            return server_read(wide, self._stricter_rule(tool_name, tool_input)
+                               if wide.effect == "ask" else None)
         if tool_name in _EDIT_TOOLS:
-            held = self._written_later(tool_name, tool_input)
+            held = self._later.written_later(tool_name, tool_input, self.cwd, self.files,
+                                             self._decide)
             if held is not None:
                 return held
-        if tool_name in _MOVES_SESSION and self._bash_deny is not None:
-            return self._moved(self._decide(tool_name, tool_input))
+        if tool_name in _MOVES_SESSION and (kept := held_in_place(
+                self.rules, self._later.rules, self.cwd)) is not None:
+            return says.moved(self._decide(tool_name, tool_input), kept)
         return self._decide(tool_name, tool_input)
 
-    def _moved(self, decision: Decision) -> Decision:
-        """EnterWorktree switches the session into another folder: later Bash calls run
-        there while the rules read scripts, repositories and patches in the start folder, so
-        with a Bash deny rule it is denied (round 20)."""
-        rule = self._bash_deny
-        if decision.behavior == "deny" or rule is None:
-            return decision
-        return Decision("deny", "Denied: EnterWorktree moves the session into another folder, "
-                        "where the rules cannot read what later commands run, so they could "
-                        f"dodge rule {rule.text!r} ({rule.origin}) or another.",
-                        rule=rule.text, origin=rule.origin)
-
     def _decide(self, tool_name: str, tool_input: Mapping[str, Any]) -> Decision:
-        unproven = _unprovable(tool_input, self.cwd, self._brought_meets) \
-            if tool_name == "Bash" else None
+        unproven = self._unprovable(tool_input) if tool_name == "Bash" else None
         denies_done = False
         reached: CompiledRule | None = None  # a Read deny/ask a search may dodge
         for rule in self._plan(tool_name).applicable(tool_input):
             if reached is not None and rule.effect == "allow":
-                return _held_search(reached)
+                return says.held_search(reached)
             if unproven is not None:
                 if rule.effect != "deny" and not denies_done:
                     denies_done = True
                     if self._bash_deny is not None:
-                        return self._deny_unproven(unproven)
+                        return says.unproven(self._bash_deny, unproven)
                 if rule.effect == "allow":
                     continue  # an allow rule only lets through what it can prove
             try:
@@ -258,9 +162,7 @@ class CompiledPolicy:
                         reached = rule
                     continue
             except ExprError as exc:
-                return Decision("deny", f"Permission rule {rule.text!r} ({rule.origin}) could "
-                                f"not be evaluated, so the call is denied: {exc}",
-                                rule=rule.text, origin=rule.origin, error=str(exc))
+                return says.unevaluated(rule, exc)
             if rule.effect == "deny" or (rule.effect == "allow" and rule.rewrite is None):
                 return self._decision_of(rule)
             if rule.effect == "ask":
@@ -270,22 +172,16 @@ class CompiledPolicy:
                 try:
                     updated = rule.rewrite.apply(tool_input)
                 except RewriteError as exc:
-                    return Decision("deny", f"Permission rule {rule.text!r} ({rule.origin}) "
-                                    f"allows this call only with a rewrite that failed: {exc}",
-                                    rule=rule.text, origin=rule.origin)
+                    return says.rewrite_failed(rule, exc)
                 stricter = self._stricter_rule(tool_name, updated)
                 if stricter is not None:  # a rewrite cannot lead around a deny or an ask
-                    verb = "denies" if stricter.effect == "deny" else "asks about"
-                    return Decision("deny", f"Permission rule {rule.text!r} ({rule.origin}) "
-                                    f"rewrites the input into a call that rule "
-                                    f"{stricter.text!r} ({stricter.origin}) {verb}, so the call "
-                                    "is denied.", rule=stricter.text, origin=stricter.origin)
+                    return says.rewritten_around(rule, stricter)
             return Decision("allow", updated_input=updated, rule=rule.text, origin=rule.origin)
         if reached is not None:
-            return _held_search(reached)
+            return says.held_search(reached)
         if unproven is not None:
             if self._bash_deny is not None and not denies_done:
-                return self._deny_unproven(unproven)
+                return says.unproven(self._bash_deny, unproven)
             if self.default != "deny":
                 return Decision("ask", f"This command cannot be checked ({unproven}), so no "
                                 "rule and no default can allow it; a person must approve it.",
@@ -297,136 +193,10 @@ class CompiledPolicy:
         message = ""
         if self.default == "deny":
             message = f"No permission rule allows {tool_name} (the default is deny)."
-        if self._away and self._reads_elsewhere(tool_name):
-            message = (message + " " + self._unjudged(tool_name, tool_input)).strip()
+        if self._elsewhere.away and self._elsewhere.covers(tool_name):
+            why = self._elsewhere.unjudged(self._plan(tool_name).rules, tool_name, tool_input)
+            message = (message + " " + why).strip()
         return Decision(self.default, message, answered_by="default")  # type: ignore[arg-type]
-
-    def _unjudged(self, tool_name: str, tool_input: Mapping[str, Any]) -> str:
-        """Why an allow rule whose path condition met a relative path of a tool reading
-        elsewhere did not allow the call ("" when none would have)."""
-        for rule in self._plan(tool_name).rules:
-            original = self._original.get(id(rule))
-            if rule.effect != "allow" or original is None:
-                continue
-            try:
-                if original.matches(tool_name, tool_input):
-                    return (f"Permission rule {rule.text!r} ({rule.origin}) judges a relative "
-                            f"path against {self.cwd}, but {tool_name} reads paths elsewhere "
-                            "(its own working directory, or another machine): send an "
-                            "absolute path.")
-            except ExprError:
-                continue
-        return ""
-
-    def _written_later(self, tool_name: str, tool_input: Mapping[str, Any]) -> Decision | None:
-        """A Write/Edit of a file a later command runs (a git hook, ``.bashrc``) whose text
-        after the call (an Edit's applied to the file's current text: ``edited_text``)
-        meets a deny or ask Bash rule, as ``echo TEXT > FILE`` would (``written_later``): that
-        rule's decision (an ask only where no rule of the tool denies the call)."""
-        from toolhost.permissions.edited_text import texts_after
-        from toolhost.permissions.written_later import (
-            command_lines,
-            later_path,
-            new_texts,
-            own_file,
-        )
-
-        own = own_file(tool_name, tool_input, self.cwd, self.files)
-        if own is not None:  # round 16: its next session would obey what the agent wrote
-            decided = self._decide(tool_name, tool_input)
-            if decided.behavior == "deny":
-                return decided
-            return Decision("ask", f"{tool_name} writes {own!r}, a file toolhost's permissions "
-                            "are read from (the next session would obey what it says), so no "
-                            "rule and no default can allow it; a person must approve it.",
-                            answered_by="default")
-        if not self._later_guards:
-            return None
-        path = later_path(tool_name, tool_input, self.cwd)
-        if path is None:
-            return None
-        # round 17: an Edit is judged by the whole text the file holds after it (the file's
-        # current text read now: an edit removing the `#` of `# rm -rf y` arms that line)
-        texts = texts_after(tool_name, tool_input, path, self.cwd,
-                            new_texts(tool_name, tool_input))
-        hit = self._text_meets(texts)
-        if hit is None:
-            return None
-        what = ("text too long or odd to judge" if not isinstance(command_lines(texts), list)
-                else "text that meets this rule")
-        why = (f"{tool_name} writes {path!r}, which a later command runs (a git hook or config, "
-               f"a shell startup file, an alias file), with {what}")
-        if hit.effect == "deny":
-            return Decision("deny", hit.message or f"Denied by permission rule {hit.text!r} "
-                            f"({hit.origin}): {why}.", rule=hit.text, origin=hit.origin)
-        decided = self._decide(tool_name, tool_input)
-        if decided.behavior == "deny":
-            return decided
-        return Decision("ask", hit.message or f"Permission rule {hit.text!r} ({hit.origin}) "
-                        f"asks: {why}.", rule=hit.text, origin=hit.origin)
-
-    def _text_meets(self, texts: list[str] | None) -> CompiledRule | None:
-        """The first deny or ask Bash rule the text of a run-later file meets (None: none
-        does; text that cannot be judged, ``None``, meets every one)."""
-        from toolhost.permissions.written_later import UNJUDGED, command_lines
-
-        lines = UNJUDGED if texts is None else command_lines(texts)
-        return next((r for k, r in enumerate(self._later_guards) if not isinstance(lines, list)
-                     or any(self._meets(k, r, line) for line in dict.fromkeys(lines))), None)
-
-    def _brought_meets(self, texts: list[str | None]) -> bool:
-        """Whether a deny or ask Bash rule meets one of the texts a git command brings into a
-        run-later file (round 18: latergit; None, a text not readable, meets them all)."""
-        return any(self._text_meets(None if t is None else [t]) is not None for t in texts)
-
-    def _meets(self, k: int, rule: CompiledRule, line: str) -> bool:
-        """``_meets`` of the ``k``-th later guard, remembered: an Edit of a run-later file
-        judges the file's whole text (round 17), and the next edit of it the same lines."""
-        key = (k, line)
-        met = self._met.get(key)
-        if met is None:
-            if len(self._met) >= 65536:
-                self._met.clear()
-            met = self._met[key] = _meets(rule, line)
-        return met
-
-    def _server_wide(self, tool_input: Mapping[str, Any]) -> CompiledRule | None:
-        """The first deny or ask rule naming a whole server (``mcp__kb``,
-        ``mcp__kb__*``, ``mcp__k*``) that a resource read, resource list or prompts/get of
-        that server meets: "deny the server" is read as "nothing from it". A call naming no
-        server (or not as a string) meets every rule naming a server, and every glob naming
-        every server. Only a rule with no content, ``when`` or ``expr`` (those test a tool's
-        arguments); one with ``callers`` when the caller is one it names."""
-        server = tool_input.get("server")
-        wire = _WIRE_UNSAFE.sub("_", server) if isinstance(server, str) else None
-        for rule in self.rules:
-            if rule.effect == "allow":
-                return None
-            if rule.content is not None or rule.conditions or rule.expr is not None or (
-                    rule.callers is not None  # (a caller rule: when the caller is its own)
-                    and not rule.callers.admits_current(strict=False)):
-                continue
-            if rule.names.server is not None:
-                if wire is None or rule.names.server == wire:
-                    return rule
-            elif rule.names.glob is not None and all(  # every tool of it: any name, any length
-                    rule.names.glob.fullmatch(f"mcp__{wire or chr(0)}__{tool}")
-                    for tool in ("\x01", "\x01\x02\x03")):
-                return rule
-        return None
-
-    def _server_read(self, wide: CompiledRule, tool_name: str,
-                     tool_input: Mapping[str, Any]) -> Decision:
-        """A read of a server a server-wide rule names: denied by a deny, asked by an ask
-        (unless a deny rule of ``tool_name`` denies it)."""
-        if wide.effect == "ask":
-            stricter = self._stricter_rule(tool_name, tool_input)
-            if stricter is None or stricter.effect != "deny":
-                return Decision("ask", wide.message or "", rule=wide.text, origin=wide.origin)
-            wide = stricter
-        return Decision("deny", wide.message or f"Denied by permission rule {wide.text!r} "
-                        f"({wide.origin}), which names the whole server: its resources and "
-                        "prompts too.", rule=wide.text, origin=wide.origin)
 
     def _decision_of(self, rule: CompiledRule) -> Decision:
         """The decision of a matching deny rule, or of an allow rule without a rewrite."""
@@ -441,14 +211,6 @@ class CompiledPolicy:
             self._decided[id(rule)] = decision
         return decision
 
-    def _deny_unproven(self, reason: str) -> Decision:
-        rule = self._bash_deny
-        assert rule is not None
-        return Decision("deny", f"Denied: this command cannot be checked against the Bash deny "
-                        f"rules ({reason}), so it could dodge rule {rule.text!r} "
-                        f"({rule.origin}) or another; write it with plain program names.",
-                        rule=rule.text, origin=rule.origin)
-
     def _stricter_rule(self, tool_name: str,
                        tool_input: Mapping[str, Any]) -> CompiledRule | None:
         """The first deny or ask rule that matches ``tool_input`` (one that cannot be
@@ -462,6 +224,14 @@ class CompiledPolicy:
             except ExprError:
                 return rule
         return None
+
+    def _unprovable(self, tool_input: Mapping[str, Any]) -> str | None:
+        """Why the programs of a Bash call cannot be proven (None: they can)."""
+        if not isinstance(tool_input.get("command"), str):
+            return None
+        from toolhost.permissions.bashpolicy import unprovable
+
+        return unprovable(tool_input["command"], self.cwd, self._later.brought_meets)
 
     def _allow_each_command(self, tool_input: Mapping[str, Any]) -> Decision | None:
         """A command no single allow rule covers, allowed program by program (bashpolicy)."""
@@ -493,62 +263,6 @@ class CompiledPolicy:
                 out.extend(sorted(rule.names.exact))
         # toolhost's own names (a prompts/get) are no tool of the CLI's: decided here only
         return [n for n in dict.fromkeys(out) if n != "GetMcpPromptTool"]
-
-
-def _reading_elsewhere(reading_dirs: Mapping[str, str | None], cwd: str) -> tuple[str, ...]:
-    """The names whose tools read relative paths elsewhere than ``cwd`` (or somewhere
-    unknown). Each directory is resolved once: most tools share one, and two ``realpath``
-    calls per tool were 5% of loading 1,000 tools."""
-    here = os.path.realpath(cwd)
-    away: dict[str, bool] = {}
-    out = []
-    for name, where in reading_dirs.items():
-        if where is not None and where not in away:
-            away[where] = os.path.realpath(where) != here
-        if where is None or away[where]:
-            out.append(name)
-    return tuple(out)
-
-
-def _meets(rule: CompiledRule, line: str) -> bool:
-    """Whether a deny or ask Bash rule matches ``line`` as a command (one that cannot be
-    evaluated counts as matching: fail closed)."""
-    try:
-        return rule.matches("Bash", {"command": line})
-    except ExprError:
-        return True
-
-
-def _held_search(rule: CompiledRule) -> Decision:
-    """A Grep/Glob/LS of a directory that may hold a path a deny or ask rule names: it cannot
-    be proven to stay off it, so a person must approve it (no rule or default allows it)."""
-    return Decision("ask", f"This search covers a directory that may hold a path rule "
-                    f"{rule.text!r} ({rule.origin}) keeps from being read, so a person must "
-                    "approve it (search a directory that does not hold it to avoid asking).",
-                    rule=rule.text, origin=rule.origin)
-
-
-def _is_bash(content: object) -> TypeGuard[BashMatcher]:
-    """A ``Bash(...)`` matcher? Only a rule with content can hold one, and compiling it
-    loaded the content module already."""
-    if content is None:
-        return False
-    from toolhost.permissions.content import BashMatcher as Bash
-
-    return isinstance(content, Bash)
-
-
-_MOVES_SESSION = frozenset({"EnterWorktree"})  # (ExitWorktree returns to the start folder)
-
-
-def _unprovable(tool_input: Mapping[str, Any], cwd: str,
-                judge: Callable[[list[str | None]], bool]) -> str | None:
-    """Why the programs of a Bash call cannot be proven (None: they can)."""
-    if not isinstance(tool_input.get("command"), str):
-        return None
-    from toolhost.permissions.bashpolicy import unprovable
-
-    return unprovable(tool_input["command"], cwd, judge)
 
 
 def compile_policy(config: PermissionsConfig, *, tool_names: Iterable[str] = (),

@@ -23,9 +23,8 @@ from toolhost.permissions.laterdirs import lands_on_one
 from toolhost.permissions.laterglob import GLOBBY, may_name_any, may_name_one
 from toolhost.permissions.shell import ParsedCommand, Word
 
-__all__ = ["content_lines", "past_wrappers", "policy_file", "quick", "run_later_content",
-           "run_later_path",
-           "run_later_reason"]
+__all__ = ["PACKAGERS", "content_lines", "past_wrappers", "policy_file", "quick",
+           "run_later_content", "run_later_path", "run_later_reason"]
 
 # a cheap look at the raw command before parsing anything (most commands name none of these:
 # a plain substring test of each is several times cheaper than one regex alternation)
@@ -118,14 +117,14 @@ def _names_one(words: tuple[Word, ...]) -> str | None:
     if "alias" in values and values[values.index("alias") + 1:][:1] == ["import"] and any(
             v.rsplit("/", 1)[-1] in ("gh", "glab") for v in values):
         return "gh alias import"  # gh alias import FILE|- : aliases `gh NAME` runs later
-    package = words[0].value.rsplit("/", 1)[-1] in _PACKAGERS  # `pip install pre-commit`
+    package = words[0].value.rsplit("/", 1)[-1] in PACKAGERS  # `pip install pre-commit`
     return next((w.value for w in words if run_later_path(w.value)
                  and not (package and _HOOK_NAME.fullmatch(w.value))), None)
 
 
 # package managers and task runners: a bare hook name among their words is a package's or
 # a task's name (`pip install pre-commit`, `make pre-commit`, `tox -e pre-commit`)
-_PACKAGERS = frozenset({"pip", "pip3", "pipx", "uv", "uvx", "brew", "npm", "npx", "pnpm",
+PACKAGERS = frozenset({"pip", "pip3", "pipx", "uv", "uvx", "brew", "npm", "npx", "pnpm",
                         "pnpx", "yarn", "bun", "bunx", "apt", "apt-get", "conda", "mamba",
                         "gem", "cargo", "poetry", "dnf", "yum", "make", "gmake", "just",
                         "task", "tox", "nox", "invoke", "poe", "hatch", "pdm", "rake"})
@@ -170,7 +169,7 @@ def _reads_only(words: tuple[Word, ...]) -> str | None:
     for value in values:
         value = value.replace("\\", "/")
         if run_later_path(value):
-            if whole or (name in _PACKAGERS and _HOOK_NAME.fullmatch(value)):
+            if whole or (name in PACKAGERS and _HOOK_NAME.fullmatch(value)):
                 continue  # an operand it reads; `pip install pre-commit` (a package)
             return value
         if (found := _inside(value)) is not None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import posixpath
 
 from toolhost.permissions.bashprog import SHELLS
+from toolhost.permissions.runlater import PACKAGERS as _PACKAGERS
 from toolhost.permissions.runlater import past_wrappers
 from toolhost.permissions.shell import ParsedCommand, Word
 
@@ -28,6 +29,8 @@ _SCRIPTED = SHELLS | {"source", ".", "python", "python2", "python3", "perl", "ru
 _WRITERS = frozenset({"tee", "cp", "mv", "ln", "install", "dd", "rsync", "curl", "wget",
                       "gcp", "gmv", "gln", "ginstall", "gtee", "scp", "truncate"})
 _OPEN = frozenset("$`*?[{~\\")  # a target that may name any file
+_MAKES = frozenset({"make", "gmake"})
+_MAKEFILES = ("GNUmakefile", "makefile", "Makefile")
 
 
 def _norm(path: str) -> str:
@@ -48,8 +51,11 @@ def _runs(words: tuple[Word, ...]) -> list[Word]:
     rest = words[at + 1:]
     if name in _SCRIPTED or any(name.startswith(p) for p in ("python", "perl", "ruby")):
         operands = [w for w in rest if not w.value.startswith("-")]
-        out += operands[:1]
-        out += [rest[k + 1] for k, w in enumerate(rest[:-1]) if w.value in ("-f", "--file")]
+        files = [rest[k + 1] for k, w in enumerate(rest[:-1]) if w.value in ("-f", "--file")]
+        if name in _MAKES:  # its operands are goals; it runs its Makefile (round 21)
+            out += files or [Word(n, n, True) for n in _MAKEFILES]
+        else:
+            out += operands[:1] + files
     return out
 
 
@@ -57,6 +63,10 @@ def _written(parsed: ParsedCommand) -> list[str]:
     targets = [t for _words, files, _doc in parsed.writes for t in files]
     for words in parsed.words + parsed.nested_words:
         names = [w.value.rsplit("/", 1)[-1] for w in words]
+        at = past_wrappers(words)
+        if at < len(names) and (names[at] in _PACKAGERS or (
+                names[at].startswith("python") and names[at + 1:at + 2] == ["-m"])):
+            continue  # goals, packages, a module's words (`make install`, `pip install`)
         if any(n in _WRITERS for n in names):  # its operands may be what it writes
             targets += [w.raw for w in words[1:] if not w.value.startswith("-")]
             targets += [w.value.partition("=")[2] for w in words if w.value.startswith(

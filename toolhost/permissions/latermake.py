@@ -1,0 +1,232 @@
+"""``make`` running a Makefile (round 21): its recipe lines are judged as Bash commands.
+
+``make``, ``make -C dir``, ``make -f file``, ``gmake`` have make as their program: what the
+recipes run is not on the line. An earlier call (or the same line) may have written the
+Makefile (``printf 'x:\\n\\trm -rf ~/x\\n' > Makefile``, then ``make x``). The Makefile is
+read when the call is decided (bounded, never blocking: ``makefile_read``), the rules the
+goals reach (and every pattern, suffix and ``.DEFAULT`` rule) give their recipe lines, each
+expanded as make would (``makeexpand``) and judged as a Bash command: a deny or ask Bash rule
+meeting one, or a line whose programs cannot be proven, makes the make not provable. So does
+anything the text alone does not say (an ``include``, ``$(shell ...)``, a variable from the
+environment, a Makefile that cannot be read or that the line may write first). Only where a
+deny or ask Bash rule exists: with none, nothing could be dodged.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable
+from contextvars import ContextVar
+
+from toolhost.permissions.content import command_forms
+from toolhost.permissions.makeexpand import BUILTIN, Scope, expand
+from toolhost.permissions.makefile_read import Makefile, Rule, Unknown, parse_makefile, read_text
+from toolhost.permissions.makeopts import make_options
+from toolhost.permissions.shell import ParsedCommand, Word
+
+__all__ = ["MAKES", "make_reason"]
+
+MAKES = frozenset({"make", "gmake"})
+_NAMES = ("GNUmakefile", "makefile", "Makefile")
+_DEPTH: ContextVar[int] = ContextVar("make_depth", default=0)
+_MAX_DEPTH = 3
+_MAX_LINES = 256
+_MOVES = frozenset({"cd", "pushd", "popd"})
+_ENV_CHANGERS = frozenset({"export", "source", ".", "set", "eval", "declare", "typeset",
+                           "readonly", "local"})
+_ASSIGNED = re.compile(r"(?<![\w$])([A-Za-z_][A-Za-z0-9_]*)\+?=")
+_MAKE_ENV = re.compile(r"\b(?:MAKEFILES|MAKEFLAGS|GNUMAKEFLAGS|MFLAGS|MAKELEVEL)\b")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_SAFE_VALUE = re.compile(r"[A-Za-z0-9_./=+,:@%\s-]*")
+_SAFE_NAME = re.compile(r"[A-Za-z0-9_./%+,@:-]*")
+# a here-string in single quotes, or a here-document whose delimiter is quoted (no expansion)
+_LITERAL_DOCUMENT = re.compile(r"<<<\s*'([^']*)'(?=[\s;&|)]|$)"
+                               r"|<<(-?)\s*['\"](\w+)['\"][^\n]*\n(.*?)\n\3(?:\n|$)", re.S)
+Judge = Callable[[list[str | None]], bool]
+Unprovable = Callable[[str, str, Judge], "str | None"]
+
+
+def make_reason(parsed: ParsedCommand, command: str, cwd: str, judge: Judge,
+                unprovable: Unprovable) -> str | None:
+    """Why a make the line runs cannot be proven (None: it runs none, or every recipe line
+    it may run meets no deny or ask Bash rule and is proven by ``unprovable``)."""
+    if not judge([None]):  # no deny or ask Bash rule: nothing to dodge
+        return None
+    segments = parsed.words + parsed.nested_words
+    for words in segments:
+        if not any(w.value.rsplit("/", 1)[-1] in MAKES for w in words):
+            continue
+        # make as the program, past wrappers (sudo, env, xargs, find -exec, busybox)
+        values = tuple(w.value for w in words)
+        forms = [f[1:] for f in command_forms(values) if f and f[0].rsplit("/", 1)[-1]
+                 in MAKES and f == values[len(values) - len(f):]]  # (its words, as written)
+        for args in dict.fromkeys(forms):
+            try:
+                why = _one_make(words, args, segments, parsed, command, cwd, judge,
+                                unprovable)
+            except Unknown as exc:
+                why = str(exc)
+            if why is not None:
+                return f"it runs make, and {why}"
+    return None
+
+
+def _one_make(words: tuple[Word, ...], args: tuple[str, ...], segments: list[tuple[Word, ...]],
+              parsed: ParsedCommand, command: str, cwd: str, judge: Judge,
+              unprovable: Unprovable) -> str | None:
+    if not all(w.plain for w in words):
+        return "one of its words is not known before it runs"
+    if _MAKE_ENV.search(command) or os.environ.get("MAKEFILES"):
+        return "the line names a variable that changes what make reads"
+    where, files, goals, given, env_wins, evals = make_options(list(args))
+    if evals:
+        return "it evaluates make text given on the line"
+    moved = any(w.value in _MOVES for s in segments for w in s)
+    if moved and not os.path.isabs(where):
+        return "it runs after a cd: which Makefile it reads is not known"
+    where = os.path.normpath(os.path.join(cwd, os.path.expanduser(where)))
+    # a Makefile read from its input is judged where what feeds it is (command_strings:
+    # a here-document, a here-string; a file or a pipe is not provable there)
+    fed = [f for f in files if f in ("-", "/dev/stdin")]
+    files = [f for f in files if f not in fed]
+    mk = Makefile()
+    if fed:  # read from its input: a literal here-string or here-document is read as the
+        # Makefile; what a pipe, a file or an expansion feeds it is not on the line
+        documents = _LITERAL_DOCUMENT.findall(command)
+        if len(documents) != 1 or "|" in parsed.fed or "<" in parsed.fed:
+            return "it reads a Makefile from its input, which is not a literal on the line"
+        single, strip, _end, body = documents[0]
+        if strip:  # <<-: bash takes the leading tabs off each line (recipes' too)
+            body = "\n".join(line.lstrip("\t") for line in body.split("\n"))
+        parse_makefile(single or body, mk)
+    if any(f.startswith(("/dev/", "/proc/")) for f in files):  # (never read here)
+        raise Unknown("it reads a Makefile from a device or a process's file")
+    if not files:
+        files = [next((n for n in _NAMES if _there(os.path.join(where, n))), "")]
+    for name in files:
+        if name == "":
+            break  # no Makefile: make stops (its built-in rules take only names below)
+        path = os.path.join(where, os.path.expanduser(name))
+        base = os.path.basename(path).lower()
+        if any(base in w.value.lower() for s in segments if s is not words for w in s) or any(
+                base in os.path.basename(f).lower() for _, out, _ in parsed.writes for f in out):
+            return f"the line may write {name!r} before make reads it"
+        text, there = read_text(path)
+        if text is None:
+            if there:
+                return f"{name!r} cannot be read as a Makefile here"
+            continue
+        parse_makefile(text, mk)
+    why = _builtin_values(given, words, where, judge, unprovable)
+    if why is not None:
+        return why
+    lines = _recipes(mk, goals, given, where, _env_names(segments, command), env_wins)
+    depth = _DEPTH.get()
+    if depth >= _MAX_DEPTH and lines:
+        return "it runs makes too deep to read"
+    token = _DEPTH.set(depth + 1)
+    try:
+        for line in lines:
+            if judge([line]):
+                return f"its recipe line {line[:80]!r} meets a deny or ask rule"
+            why = unprovable(line, where, judge)
+            if why is not None:
+                return f"its recipe line {line[:80]!r} cannot be proven ({why})"
+    finally:
+        _DEPTH.reset(token)
+    return None
+
+
+def _builtin_values(given: dict[str, str], words: tuple[Word, ...], where: str,
+                    judge: Judge, unprovable: Unprovable) -> str | None:
+    """A value the line gives a variable of make's built-in rules (``make foo CC=x``,
+    ``CFLAGS=x make``), which run where no rule of the Makefile makes a goal (not read
+    here): a flag's value must be plain text, a program's a command the rules allow."""
+    values = dict(given)
+    for word in words:
+        name, eq, value = word.value.partition("=")
+        if eq and _NAME.fullmatch(name.rstrip("+")):
+            values[name.rstrip("+")] = value
+    for name, value in values.items():
+        if name not in BUILTIN:
+            continue
+        if not _SAFE_VALUE.fullmatch(value):
+            return f"it gives {name} (which make's built-in rules splice into a recipe) {value!r}"
+        if not name.endswith(("FLAGS", "LIBS", "LIBES", "ARCH", "OPTION")) and value.strip() and (
+                judge([value]) or unprovable(value, where, judge) is not None):
+            return f"it gives {name} (a program make's built-in rules run) {value!r}"
+    return None
+
+
+def _env_names(segments: list[tuple[Word, ...]], command: str) -> frozenset[str] | None:
+    """The names the line may put in make's environment (None: any name)."""
+    if any(s and s[0].value in _ENV_CHANGERS for s in segments) or any(
+            w.value == "env" for s in segments for w in s):
+        return None
+    return frozenset(_ASSIGNED.findall(command))
+
+
+def _recipes(mk: Makefile, goals: list[str], given: dict[str, str], where: str,
+             env_set: frozenset[str] | None, env_wins: bool) -> list[str]:
+    """The recipe lines the goals may run, each expanded as make would."""
+    made = {"MAKE": "make", "CURDIR": where, "MAKECMDGOALS": " ".join(goals),
+            "MAKELEVEL": "0", "MAKEFILE_LIST": "Makefile", ".DEFAULT_GOAL": ""}
+    scope = Scope(mk, given, made, env_set, env_wins)
+    for goal in goals:
+        if not _SAFE_NAME.fullmatch(goal):
+            raise Unknown(f"the goal {goal!r} is a name make may splice into a recipe")
+    named: list[tuple[list[str], Rule]] = []
+    for rule in mk.rules:
+        targets: list[str] = []
+        for raw in rule.targets:
+            for text in expand(raw, scope, {}):
+                if any(ch in text for ch in ":;=#"):
+                    raise Unknown(f"the target {raw!r} becomes {text!r}")
+                targets += text.split()
+        named.append((targets, rule))
+    if not goals:
+        first = mk.values.get(".DEFAULT_GOAL")
+        goals = first[-1:] if first else next(
+            ([t] for ts, r in named if not r.always for t in ts[:1]
+             if not t.startswith(".") or "/" in t), [])
+    reached, todo = set(), list(goals)
+    while todo:
+        target = todo.pop()
+        if target in reached:
+            continue
+        reached.add(target)
+        for targets, rule in named:
+            if target in targets:
+                for raw in rule.prereqs:
+                    for text in expand(raw, scope, {"@": target}):
+                        todo += text.split()
+    every = mk.second_expansion  # (prerequisites expanded twice: not followed)
+    out: list[str] = []
+    for targets, rule in named:
+        hits = [t for t in targets if t in reached] or (
+            targets[:1] if rule.always or every else [])
+        for target in hits:
+            prereqs = " ".join(rule.prereqs)
+            if "$" in prereqs:  # (their values: not followed here)
+                prereqs = "${MAKE_AUTOMATIC}"
+            auto = {} if rule.always else {"@": target, "@F": os.path.basename(target),
+                                           "@D": os.path.dirname(target) or ".",
+                                           "<": prereqs.split(" ", 1)[0], "^": prereqs,
+                                           "+": prereqs, "?": prereqs}
+            texts = [_strip(line) for line in rule.recipe]
+            for line in (["\n".join(texts)] if mk.oneshell and texts else texts):
+                out += expand(line, scope, auto)
+                if len(out) > _MAX_LINES:
+                    raise Unknown("its recipes are too many to judge")
+    return [line for line in dict.fromkeys(out) if line.strip()]
+
+
+def _there(path: str) -> bool:
+    """Whether make would read ``path`` (any file but a directory: a FIFO too)."""
+    return os.path.exists(path) and not os.path.isdir(path)
+
+
+def _strip(line: str) -> str:
+    """A recipe line without make's ``@`` (quiet), ``-`` (ignore errors), ``+`` prefixes."""
+    return line.lstrip(" \t@-+")

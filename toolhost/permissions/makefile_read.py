@@ -1,0 +1,183 @@
+"""A Makefile read as far as the rules need it (round 21: ``latermake``): its rules, their
+recipe lines, and what each variable a recipe names may hold.
+
+Not a make: anything whose effect cannot be read from the text alone (an ``include``, a
+``$(shell ...)``, ``$(eval ...)``, a ``!=`` assignment, a ``define``, another recipe prefix
+or shell, a line that only a variable's value makes a rule) raises :class:`Unknown`, and the
+command running make is not provable. Conditionals are not evaluated: every branch's
+recipes are judged, and a variable assigned in a branch may hold each value it is given.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+from dataclasses import dataclass, field
+
+__all__ = ["LIMIT", "Makefile", "Rule", "Unknown", "parse_makefile", "read_text"]
+
+LIMIT = 64 * 1024  # a Makefile longer than this is not read (not provable)
+
+
+class Unknown(Exception):
+    """What in a Makefile (or a make command) cannot be read: the command is not provable."""
+
+
+@dataclass
+class Rule:
+    """One rule: its targets, prerequisites and recipe lines (as written)."""
+
+    targets: list[str]
+    prereqs: list[str]
+    recipe: list[str]
+    always: bool = False  # a pattern, suffix, static pattern or .DEFAULT rule: may run anyway
+
+
+@dataclass
+class Makefile:
+    """What the rules need of a Makefile: its rules and each variable's possible values."""
+
+    rules: list[Rule] = field(default_factory=list)
+    values: dict[str, list[str]] = field(default_factory=dict)  # name -> each value it may hold
+    weak: set[str] = field(default_factory=set)  # assigned with ?= only: the environment wins
+    oneshell: bool = False
+    second_expansion: bool = False
+
+
+# what runs while make reads the file, or makes the text mean something else than it says
+_RUNS = re.compile(r"\$[({]\s*(?:shell|eval|file|guile|load)\b")
+_BANNED = re.compile(r"(?:-?include|sinclude|-?load|define|endef)(?:\s|$)")
+_SPECIAL = frozenset({"SHELL", ".SHELLFLAGS", ".RECIPEPREFIX", "MAKEFILES", "MAKEFLAGS",
+                      "GNUMAKEFLAGS", "MFLAGS", ".EXTRA_PREREQS", "MAKESHELL", "VPATH"})
+_CONDITIONAL = re.compile(r"(?:ifeq|ifneq|ifdef|ifndef|else|endif)(?:\s|$)")
+_ASSIGN = re.compile(r"((?:(?:override|export|private|unexport)\s+)*)"
+                     r"([^\s:#=?+!$]+|\$[({][^)}]*[)}])\s*(::?:?=|\?=|\+=|!=|=)\s*(.*)")
+_SUFFIX_RULE = re.compile(r"(?:\.[A-Za-z0-9_]+){1,2}")
+
+
+def read_text(path: str) -> tuple[str | None, bool]:
+    """(the text, whether the file is there): None for a file that cannot be read as text
+    here (a FIFO or device: never opened blocking; too long; not UTF-8)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+    except (FileNotFoundError, NotADirectoryError):
+        return None, False
+    except OSError:
+        return None, True
+    try:
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            return None, False  # (make skips a directory)
+        if not stat.S_ISREG(info.st_mode):
+            return None, True
+        data = os.read(fd, LIMIT + 1)
+    except OSError:
+        return None, True
+    finally:
+        os.close(fd)
+    if len(data) > LIMIT or b"\x00" in data:
+        return None, True
+    try:
+        return data.decode("utf-8"), True
+    except UnicodeDecodeError:
+        return None, True
+
+
+def parse_makefile(text: str, into: Makefile | None = None) -> Makefile:
+    """The rules and variable values of ``text`` (added to ``into``, for ``-f a -f b``)."""
+    mk = into or Makefile()
+    if _RUNS.search(text):
+        raise Unknown("it calls a make function that runs something while make reads it")
+    depth = 0  # conditionals open: an assignment there adds a value, replaces none
+    rule: Rule | None = None
+    lines = text.replace("\r\n", "\n").split("\n")
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        i += 1
+        if line.startswith("\t") and rule is not None and not _CONDITIONAL.match(
+                line.lstrip()):
+            while line.endswith("\\") and i < len(lines):  # the shell's continuation
+                nxt = lines[i]
+                i += 1
+                line = line[:-1] + (nxt[1:] if nxt.startswith("\t") else nxt)
+            rule.recipe.append(line[1:])
+            continue
+        while line.endswith("\\") and i < len(lines):
+            line = line[:-1] + " " + lines[i].lstrip()
+            i += 1
+        if "\\#" in line:
+            raise Unknown("an escaped '#' outside a recipe")
+        stripped = line.split("#", 1)[0].strip()
+        if not stripped:
+            continue
+        if _CONDITIONAL.match(stripped):
+            word = stripped.split(None, 1)[0]
+            depth += 1 if word.startswith("if") else -1 if word == "endif" else 0
+            if word == "else" and len(stripped.split()) > 1:
+                depth += 1  # (else ifeq: closed by the same endif; counted as opened)
+            continue
+        if _BANNED.match(stripped):
+            raise Unknown(f"a {stripped.split(None, 1)[0]!r} directive (what it brings or "
+                          "defines is not read)")
+        assign = _ASSIGN.fullmatch(stripped)
+        if assign is not None and ":" not in stripped.split("=", 1)[0].rstrip(":"):
+            rule = None
+            _assign(mk, assign, depth > 0)
+            continue
+        if stripped.split(None, 1)[0] in ("export", "unexport", "vpath", "undefine"):
+            rule = None  # (no value, or a search path: nothing runs)
+            continue
+        if ":" not in stripped:
+            # a line only a variable's value can make a rule of, or no line make knows
+            raise Unknown(f"the line {stripped[:60]!r} is not read as a rule or an assignment")
+        rule = _rule(mk, stripped)
+    return mk
+
+
+def _assign(mk: Makefile, found: re.Match[str], branch: bool) -> None:
+    name, op, value = found.group(2), found.group(3), found.group(4).strip()
+    if "$" in name:
+        raise Unknown(f"a variable whose name is computed ({name!r})")
+    if name in _SPECIAL or op == "!=":
+        raise Unknown(f"it sets {name!r}" if op != "!=" else
+                      f"{name!r} is assigned a shell command's output")
+    if name == ".ONESHELL":
+        mk.oneshell = True
+    old = mk.values.get(name, [])
+    if op == "+=":
+        new = [f"{v} {value}".strip() for v in (old or [""])]
+        mk.values[name] = (old + new) if branch else new
+    elif op == "?=":
+        mk.values[name] = [*old, value] if old or branch else [value]
+        if not old:
+            mk.weak.add(name)
+    else:
+        mk.values[name] = [*old, value] if branch else [value]
+        mk.weak.discard(name)
+
+
+def _rule(mk: Makefile, line: str) -> Rule:
+    """A rule line ``targets: prereqs ; recipe`` (``::``, ``&:``, a static pattern, target
+    specific variables)."""
+    head, _, rest = line.partition(":")
+    rest = rest.lstrip(":&")
+    recipe: list[str] = []
+    if ";" in rest:
+        rest, _, first = rest.partition(";")
+        recipe.append(first.strip())
+    targets = head.split()
+    if head.strip() in (".ONESHELL",):
+        mk.oneshell = True
+    if head.strip() == ".SECONDEXPANSION":
+        mk.second_expansion = True
+    target_var = _ASSIGN.fullmatch(rest.strip())
+    if target_var is not None:  # target: VAR = value (a value it may hold, anywhere)
+        _assign(mk, target_var, True)
+        return Rule(targets, [], [])
+    always = ":" in rest or any(
+        "%" in t or t == ".DEFAULT" or _SUFFIX_RULE.fullmatch(t) for t in targets)
+    rule = Rule(targets, rest.replace("|", " ").split(), recipe, always)
+    mk.rules.append(rule)
+    return rule

@@ -1,0 +1,93 @@
+"""Tools that read a relative path elsewhere than the rules' directory (round 19): their
+rules' path conditions judge absolute values alone (``CompiledRule.read_elsewhere``)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from toolhost.permissions.expr import ExprError
+from toolhost.permissions.rules import CompiledRule
+
+__all__ = ["Elsewhere", "held_in_place"]
+
+
+class Elsewhere:
+    """The names (wire names, or ``mcp__server__`` prefixes) whose tools read a relative path
+    elsewhere than ``cwd`` or somewhere unknown, and their rules made once each."""
+
+    def __init__(self, reading_dirs: Mapping[str, str | None], cwd: str) -> None:
+        self.cwd = cwd
+        self.names = _reading_elsewhere(reading_dirs, cwd)
+        self.away: dict[int, CompiledRule] = {}  # position of a rule -> the rule made so
+        self._original: dict[int, CompiledRule] = {}  # id of such a rule -> the rule
+
+    def covers(self, tool_name: str) -> bool:
+        """Whether ``tool_name`` reads a relative path elsewhere than the rules' directory."""
+        return any(tool_name == name or (name.endswith("__") and tool_name.startswith(name))
+                   for name in self.names)
+
+    def rule(self, i: int, rules: tuple[CompiledRule, ...]) -> CompiledRule:
+        """Rule ``i`` of ``rules`` as it judges a tool reading elsewhere."""
+        rule = self.away.get(i)
+        if rule is None:
+            rule = self.away[i] = rules[i].read_elsewhere()
+            if rule is not rules[i]:
+                self._original[id(rule)] = rules[i]  # (kept alive by ``away``)
+        return rule
+
+    def unjudged(self, rules: Iterable[CompiledRule], tool_name: str,
+                 tool_input: Mapping[str, Any]) -> str:
+        """Why an allow rule whose path condition met a relative path of a tool reading
+        elsewhere did not allow the call ("" when none would have)."""
+        for rule in rules:
+            original = self._original.get(id(rule))
+            if rule.effect != "allow" or original is None:
+                continue
+            try:
+                if original.matches(tool_name, tool_input):
+                    return (f"Permission rule {rule.text!r} ({rule.origin}) judges a relative "
+                            f"path against {self.cwd}, but {tool_name} reads paths elsewhere "
+                            "(its own working directory, or another machine): send an "
+                            "absolute path.")
+            except ExprError:
+                continue
+        return ""
+
+
+def _reading_elsewhere(reading_dirs: Mapping[str, str | None], cwd: str) -> tuple[str, ...]:
+    """The names whose tools read relative paths elsewhere than ``cwd`` (or somewhere
+    unknown). Each directory is resolved once: most tools share one, and two ``realpath``
+    calls per tool were 5% of loading 1,000 tools."""
+    here = os.path.realpath(cwd)
+    away: dict[str, bool] = {}
+    out = []
+    for name, where in reading_dirs.items():
+        if where is not None and where not in away:
+            away[where] = os.path.realpath(where) != here
+        if where is None or away[where]:
+            out.append(name)
+    return tuple(out)
+
+
+def held_in_place(rules: Iterable[CompiledRule], bash_guards: Iterable[CompiledRule],
+                  cwd: str) -> CompiledRule | None:
+    """The first rule that judges against the start folder and that a session moved into
+    another one (EnterWorktree) could dodge (round 21): a deny or ask ``Bash(...)`` rule (the
+    scripts, Makefiles and repositories later commands run are read in the start folder),
+    or a deny or ask path rule anchored in the start folder (``Read(./secrets/**)``: the
+    worktree's copy is elsewhere). None: no such rule."""
+    guard = next(iter(bash_guards), None)
+    if guard is not None:
+        return guard
+    from toolhost.permissions.content import PathMatcher
+
+    here = cwd.rstrip("/") + "/"
+    for rule in rules:
+        if rule.effect == "allow" or not isinstance(rule.content, PathMatcher):
+            continue
+        base = rule.content.pattern.base.rstrip("/") + "/"
+        if base.startswith(here):
+            return rule
+    return None

@@ -1,0 +1,64 @@
+"""The decisions the policy gives when no single rule's own decision fits (a search that may
+reach a held path, a command that cannot be proven, a rewrite that fails or leads around a
+deny): what they say, in one place."""
+
+from __future__ import annotations
+
+from toolhost.permissions.decision import Decision
+from toolhost.permissions.rules import CompiledRule
+
+__all__ = ["held_search", "moved", "rewrite_failed", "rewritten_around", "unevaluated",
+           "unproven"]
+
+
+def held_search(rule: CompiledRule) -> Decision:
+    """A Grep/Glob/LS of a directory that may hold a path a deny or ask rule names: it cannot
+    be proven to stay off it, so a person must approve it (no rule or default allows it)."""
+    return Decision("ask", f"This search covers a directory that may hold a path rule "
+                    f"{rule.text!r} ({rule.origin}) keeps from being read, so a person must "
+                    "approve it (search a directory that does not hold it to avoid asking).",
+                    rule=rule.text, origin=rule.origin)
+
+
+def unproven(rule: CompiledRule, reason: str) -> Decision:
+    """A Bash command whose programs cannot be proven, while Bash deny ``rule`` exists."""
+    return Decision("deny", f"Denied: this command cannot be checked against the Bash deny "
+                    f"rules ({reason}), so it could dodge rule {rule.text!r} "
+                    f"({rule.origin}) or another; write it with plain program names.",
+                    rule=rule.text, origin=rule.origin)
+
+
+def moved(decision: Decision, rule: CompiledRule) -> Decision:
+    """EnterWorktree switches the session into another folder: later Bash calls run
+    there while the rules read scripts, repositories and patches in the start folder (round
+    20), and path rules anchored there name none of the worktree's files (round 21), so
+    with such a deny or ask rule it is denied."""
+    if decision.behavior == "deny":
+        return decision
+    return Decision("deny", "Denied: EnterWorktree moves the session into another folder, "
+                    "while the rules judge commands and paths in the start folder, so "
+                    f"later calls could dodge rule {rule.text!r} ({rule.origin}) or another.",
+                    rule=rule.text, origin=rule.origin)
+
+
+def unevaluated(rule: CompiledRule, exc: Exception) -> Decision:
+    """A rule that could not be evaluated: fail closed."""
+    return Decision("deny", f"Permission rule {rule.text!r} ({rule.origin}) could "
+                    f"not be evaluated, so the call is denied: {exc}",
+                    rule=rule.text, origin=rule.origin, error=str(exc))
+
+
+def rewrite_failed(rule: CompiledRule, exc: Exception) -> Decision:
+    """An allow rule whose rewrite of the input failed."""
+    return Decision("deny", f"Permission rule {rule.text!r} ({rule.origin}) "
+                    f"allows this call only with a rewrite that failed: {exc}",
+                    rule=rule.text, origin=rule.origin)
+
+
+def rewritten_around(rule: CompiledRule, stricter: CompiledRule) -> Decision:
+    """An allow rule rewriting the input into a call a deny or ask rule meets."""
+    verb = "denies" if stricter.effect == "deny" else "asks about"
+    return Decision("deny", f"Permission rule {rule.text!r} ({rule.origin}) "
+                    f"rewrites the input into a call that rule "
+                    f"{stricter.text!r} ({stricter.origin}) {verb}, so the call "
+                    "is denied.", rule=stricter.text, origin=stricter.origin)
