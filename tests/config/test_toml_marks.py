@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import itertools
 import re
+import sys
 import tracemalloc
 from pathlib import Path
+from typing import Any
 
 import pytest
 import tomllib
@@ -152,3 +154,25 @@ def test_a_line_is_found_forward_and_back_as_counting_finds_it(offsets: list[int
     lines = toml_marks._Lines(text)
     for at in offsets:
         assert lines.where(at) == (text.count("\n", 0, at) + 1, text.rfind("\n", 0, at) + 1)
+
+
+@pytest.mark.parametrize("inside", ["x = [\n{}1]\n", "x = {{ a = [ {}2 ] }}\n"])
+def test_comment_lines_inside_an_array_are_skipped_in_one_step(inside: str) -> None:
+    # the scanner took a Python step per comment line inside an array (16 MiB: 1.4 s)
+    text = inside.format("# note\n\n" * 50_000)
+    steps = 0
+
+    def trace(frame: Any, event: str, arg: Any) -> Any:
+        nonlocal steps
+        if frame.f_code.co_filename == toml_marks.__file__:
+            steps += event == "line"
+            return trace
+        return None
+
+    before = sys.gettrace()  # (a coverage run's tracer comes back after)
+    sys.settrace(trace)
+    try:
+        marks = scan_marks(text, "f.toml", "project")
+    finally:
+        sys.settrace(before)
+    assert marks[("x",)].line == 1 and steps < 1_000
