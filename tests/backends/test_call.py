@@ -80,6 +80,9 @@ def test_errors_exit_1(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> No
     assert code == 1 and "a: 200 is greater than the maximum of 100" in out
     code, _, err = run(capsys, config, "demo.nope")
     assert code == 1 and "has no tool 'nope' (tools: add," in err
+    for name in ("demo." + "x" * 100_000, "x" * 100_000 + ".add"):  # cut, not the line
+        code, _, err = run(capsys, config, name)
+        assert code == 1 and "…99,800 more characters" in err and len(err) < 1_000
     code, _, err = run(capsys, config, "demo.ad")
     assert code == 1 and err.rstrip().endswith("; did you mean 'add'?")
     code, _, err = run(capsys, config, "dmeo.add")

@@ -211,3 +211,39 @@ def test_a_secret_that_is_a_short_plain_word_is_a_warning(
         monkeypatch.setenv("MY_TOKEN", fine)
         assert main(["validate", "--strict", "--no-layers", "--no-compile", str(config)]) == 0
         assert capsys.readouterr().out == f"{config}: ok (1 server, 1 tool)\n"
+
+
+BIDI = """\
+toolhost: 1
+servers:
+  s:
+    tools:
+      a: {{command: [echo, "hi{c}"], description: Says hi.}}
+      b: {{command: [sh, -c, "echo x{c}y"], description: Says x.}}
+      c: {{command: [echo, hi], description: "Says{c} hi."}}
+      d: {{command: [echo, "\\u00e9t\\u00e9 \\u05e9\\u05dc\\u05d5\\u05dd"],
+          description: "\\u200f fine"}}
+permissions:
+  allow: [mcp__s]
+"""
+
+
+@pytest.mark.parametrize("char", ["\\u202e", "\\u2066", "\\u202a", "\\u2069"])
+def test_a_bidi_control_in_a_command_or_description_is_a_warning(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], char: str) -> None:
+    # "Trojan Source": an editor, a diff or a terminal shows the text after it reordered, so
+    # the reviewer reads other text than the model or the program gets
+    config = tmp_path / "t.yaml"
+    config.write_text(BIDI.format(c=char))
+    assert main(["validate", "--no-layers", "--no-compile", str(config)]) == 0
+    out, err = capsys.readouterr()
+    assert out == f"{config}: ok (1 server, 4 tools, 3 warnings)\n"
+    lines = [x for x in err.strip().splitlines() if ": note: " not in x]
+    assert [x.split(": warning: ")[0] for x in lines] == [
+        f"{config}:5:11: servers.s.tools.a.command.argv[1]",
+        f"{config}:6:11: servers.s.tools.b.command.argv[2]",
+        f"{config}:7:7: servers.s.tools.c.description"], err
+    assert f"its command holds U+{char[2:].upper()} (" in lines[0]
+    assert "a reviewer sees other text than the model reads" in lines[2]
+    assert main(["validate", "--no-layers", "--strict", "--no-compile", str(config)]) == 1
+    capsys.readouterr()

@@ -264,3 +264,12 @@ def test_a_long_double_quoted_rev_is_read_in_memory_of_its_size() -> None:
         tracemalloc.stop()
     assert out.endswith('rev: "v2"\n') and data["extends"][0]["rev"] == "v2"
     assert peak < 12 * len(text), f"{peak:,} bytes"
+
+
+@pytest.mark.parametrize("tag", ["v" + "9" * 5000, "1." + "2" * 4400, "v1.0"])
+def test_a_tag_past_pythons_digit_limit_names_no_version(tag: str) -> None:
+    # a team repository's tag: packaging read each part as an int and raised ValueError
+    from toolhost.commands._update_tags import tag_version
+
+    version = tag_version(tag)
+    assert (version is None) == (len(tag) > 100)

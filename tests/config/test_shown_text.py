@@ -40,8 +40,9 @@ def test_a_hostile_name_or_description_is_shown_not_obeyed(
     lines = out.splitlines()
     assert not [line for line in lines if line.startswith("forged")], out
     if args[0] == "validate":
+        # (the description's U+202E is warned of: "Trojan Source", tests/backends/test_notes)
         assert lines == [r"x\x1b[31mRED\x1b[0m\r\nforged.yaml: ok (1 server, 1 tool)\u202e.yaml"
-                         ": ok (1 server, 1 tool)"]
+                         ": ok (1 server, 1 tool, 1 warning)"]
         return
     # the one tool is the only line at a tool's indent; the descriptions' own lines sit under
     assert [line for line in lines if line.startswith("  mcp__")] == ["  mcp__s__t"], out

@@ -5,10 +5,15 @@ from __future__ import annotations
 
 import itertools
 import re
+import sys
+import tracemalloc
 from pathlib import Path
+from typing import Any
 
 import pytest
 import tomllib
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 from toolhost.config import toml_marks
 from toolhost.config.toml_marks import scan_marks
@@ -128,3 +133,46 @@ def test_the_usual_statements_take_one_match(monkeypatch: pytest.MonkeyPatch) ->
     marks = scan_marks("toolhost = 1\n[[rules]]\nallow = \"x\"\n" + text, "f.toml", "p")
     assert marks[("servers", "big", "tools", "t2", "command", 2)].column == 31
     assert marks[("servers", "big", "tools", "t2", "params", "v")].line == 16
+
+
+def test_a_run_of_comment_lines_costs_the_marks_no_memory_per_line() -> None:
+    # a table of every line break took 8 bytes a line (16 MiB of `#` lines: 64 MB, 1.5 s)
+    text = "toolhost = 1\n" + "#\n" * 500_000 + "[t]\nx = 1\n"
+    tracemalloc.start()
+    try:
+        marks = scan_marks(text, "f.toml", "project")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert marks[("t", "x")].line == 500_003 and peak < 100_000
+
+
+@given(st.lists(st.integers(0, 200_000), max_size=30))
+@example([150_000, 3, 70_000, 140_000, 65_536, 200_000])
+def test_a_line_is_found_forward_and_back_as_counting_finds_it(offsets: list[int]) -> None:
+    text = "".join(f"{i % 7 * 'x'}\n" for i in range(50_000))[:200_000]
+    lines = toml_marks._Lines(text)
+    for at in offsets:
+        assert lines.where(at) == (text.count("\n", 0, at) + 1, text.rfind("\n", 0, at) + 1)
+
+
+@pytest.mark.parametrize("inside", ["x = [\n{}1]\n", "x = {{ a = [ {}2 ] }}\n"])
+def test_comment_lines_inside_an_array_are_skipped_in_one_step(inside: str) -> None:
+    # the scanner took a Python step per comment line inside an array (16 MiB: 1.4 s)
+    text = inside.format("# note\n\n" * 50_000)
+    steps = 0
+
+    def trace(frame: Any, event: str, arg: Any) -> Any:
+        nonlocal steps
+        if frame.f_code.co_filename == toml_marks.__file__:
+            steps += event == "line"
+            return trace
+        return None
+
+    before = sys.gettrace()  # (a coverage run's tracer comes back after)
+    sys.settrace(trace)
+    try:
+        marks = scan_marks(text, "f.toml", "project")
+    finally:
+        sys.settrace(before)
+    assert marks[("x",)].line == 1 and steps < 1_000

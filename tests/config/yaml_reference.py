@@ -320,7 +320,8 @@ def _prescan(text: str, file: str) -> Problem | None:
 
 def _scan(text: str, file: str, loader: Any, reached: list[int]) -> Problem | None:
     depth_limit, alias_limit, value_limit = LIMITS.depth, LIMITS.aliases, values_left()
-    depth = aliases = values = 0
+    anchor_limit = LIMITS.anchors
+    depth = aliases = values = anchors = 0
     for event in yaml.parse(text, Loader=loader):
         kind = type(event)
         if kind in _CLOSE:
@@ -343,6 +344,11 @@ def _scan(text: str, file: str, loader: Any, reached: list[int]) -> Problem | No
             if aliases > alias_limit:
                 return _at(event, file, f"more than {alias_limit:,} YAML aliases",
                            "raise TOOLHOST_MAX_YAML_ALIASES if this is meant")
+        if kind is not AliasEvent and kind in _VALUES and event.anchor is not None:
+            anchors += 1
+            if anchors > anchor_limit:
+                return _at(event, file, f"more than {anchor_limit:,} YAML anchors (&name)",
+                           "raise TOOLHOST_MAX_YAML_ANCHORS if this is meant")
     return None
 
 

@@ -64,3 +64,13 @@ def test_a_cwd_that_is_no_directory_gets_a_located_warning(tmp_path: Path, cwd: 
     path.write_text("config: team.yaml\ncwd: .\ncases:\n"
                     "  - {tool: Read, input: {file_path: a}, expect: allow}\n")
     assert not read_case_file(str(path)).warnings
+
+
+@pytest.mark.parametrize(("cases", "got"), [("[]", "got an empty list"),
+                                            ("{}", "got a mapping"), ("", "got nothing")])
+def test_cases_that_are_no_list_of_cases_say_what_they_are(tmp_path: Path, cases: str,
+                                                          got: str) -> None:
+    path = tmp_path / "t.yaml"
+    path.write_text(f"config: c.yaml\ncases: {cases}\n")
+    (problem,) = read_case_file(str(path)).problems
+    assert problem.message == f"expected a non-empty list of cases, {got}"

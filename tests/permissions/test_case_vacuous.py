@@ -40,6 +40,7 @@ CASES = [
     ("server typo", "mcp__bd__query", '{sql: "drop t"}', "deny", "not a tool of this config"),
     ("lower-case builtin", "bash", '{command: "rm -rf /"}', "deny", "did you mean Bash"),
     ("lower-case read", "read", '{file_path: "/etc/shadow"}', "deny", "not a tool of this"),
+    ("a long unknown name", "B" * 100_000, "{}", "deny", "not a tool of this"),
     ("argument typo", "mcp__db__query", '{sqll: "drop t"}', "deny", "could not be evaluated"),
     ("argument missing", "mcp__db__query", "{}", "deny", "could not be evaluated"),
     ("argument of another type", "mcp__db__query", "{sql: 5}", "deny", "could not be evaluated"),
@@ -74,3 +75,4 @@ def test_vacuous_cases_get_a_located_note(tmp_path: Path) -> None:
         else:
             assert not mine, mine
     assert "which could not be evaluated (UndefinedError" in done.stdout  # the ok line says so
+    assert max(map(len, done.stderr.splitlines())) < 1_000  # a name is cut, not a line

@@ -8,6 +8,7 @@ what they say are not."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from toolhost.config.loader import load_config
@@ -64,6 +65,15 @@ RULES = {
     # round 14: a blank next to a separator or a wildcard
     "Read(./secrets/ **)": "write Read(./secrets/**)", "Read(./secrets /**)": "blank next to",
     "Edit(src/ *.py)": "write Edit(src/*.py)", "Read(~/.ssh/ *)": "blank next to",
+    # round 17: invisible characters besides the zero-width ones (a deny holding one matched
+    # nothing, without a word): bidi marks and controls, a soft hyphen, tag and variation
+    # selectors, a combining grapheme joiner, a Hangul filler
+    "Bash(rm\u200e -rf:*)": "write Bash(rm -rf:*)", "Bash(rm\u202e:*)": "U+202E",
+    "Bash(ls\ufe0f)": "U+FE0F", "Bash(rm\u00ad:*)": "write Bash(rm:*)",
+    "Read(./.e\u2066nv)": "write Read(./.env)", "Bash(r\U000e0041m:*)": "U+E0041",
+    "Edit(./secrets\u200f/**)": "U+200F", "Bash(rm\u034f:*)": "write Bash(rm:*)",
+    "Bash(git\u3164push:*)": "U+3164", "Read(.env\u061c)": "U+061C",
+    "Bash(sudo\U000e0101:*)": "write Bash(sudo:*)",
 }
 FINE = ["Bash(npm run build:prod:*)", "Bash(rm:*)", "Bash(git push:*)",
         "Bash(echo \u00e9t\u00e9:*)",
@@ -75,8 +85,17 @@ FINE = ["Bash(npm run build:prod:*)", "Bash(rm:*)", "Bash(git push:*)",
         "Read(./a b/c d.txt)"]
 
 
+_PAIR = re.compile(r"\\u(d[89ab][0-9a-f]{2})\\u(d[c-f][0-9a-f]{2})")
+
+
+def _wide(pair: re.Match[str]) -> str:
+    high, low = int(pair[1], 16), int(pair[2], 16)
+    return f"\\U{0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00):08X}"
+
+
 def _review(tmp_path: Path, rules: list[str], effect: str = "deny") -> list[str]:
-    lines = "".join(f"    - {json.dumps(r)}\n" for r in rules)
+    # (YAML takes a character past U+FFFF as \\U0001XXXX, not as JSON's surrogate pair)
+    lines = "".join(f"    - {_PAIR.sub(_wide, json.dumps(r))}\n" for r in rules)
     config = tmp_path / "toolhost.yaml"
     config.write_text(f"toolhost: 1\npermissions:\n  {effect}:\n{lines}", encoding="utf-8")
     return [f"{f.level} {f.problem}" for f in review_rules(load_config(str(config), layers=False))]

@@ -385,3 +385,25 @@ def test_a_plugin_name_that_is_no_distribution_name_is_refused_at_its_line(
     (problem,) = info.value.problems
     assert (problem.line, problem.key_path) == (3, "plugins[0].name")
     assert problem.message == f"invalid plugin name {name!r}" and "pip" not in problem.hint
+
+
+def test_a_version_past_pythons_digit_limit_is_a_located_problem(
+        make_plugin: MakePlugin, tmp_path: Path) -> None:
+    # packaging reads each part of a version as an int: 5,000 digits raised ValueError, an
+    # internal error, from the installed metadata or from the config's own requirement
+    long = "9" * 5000
+    site = make_plugin("toolhost-greet", "1.0", modules={"greet_plugin": GREET})
+    meta = next(site.glob("toolhost_greet-*.dist-info")) / "METADATA"
+    meta.write_text(meta.read_text().replace("Version: 1.0", f"Version: {long}"))
+    for spec in ("==1.0", f"=={long}"):
+        with pytest.raises(PluginConfigError) as info:
+            activate([req("toolhost-greet", spec)])
+        (problem,) = info.value.problems
+        assert "is installed, but the config needs 'toolhost-greet==" in problem.message
+        assert f"greet' {long[:100]}…4,900 more characters is installed" in problem.message
+    config = tmp_path / "c.yaml"
+    config.write_text(f'toolhost: 1\nplugins: ["toolhost-greet=={long}"]\n')
+    with pytest.raises(ConfigError) as error:
+        load_config(str(config), layers=False)
+    assert ("c.yaml:2:11: plugins[0]: invalid version specifier: a number of more than 4,000 "
+            "digits in '==99") in str(error.value)

@@ -213,3 +213,14 @@ def test_a_plugins_metadata_reaches_the_terminal_escaped(
         assert human.returncode == 0, human.stderr
         assert "\x1b" not in human.stdout and "\u202e" not in human.stdout
         assert "    evil \\x1b]0;pwned\\x07\\x1b[2J \\u202egnirts" in human.stdout, human.stdout
+
+
+def test_a_plugins_long_entry_point_name_is_cut_in_its_line(
+        make_plugin: Callable[..., Path]) -> None:
+    # an entry point name is what its author wrote: 100,000 characters made one line that long
+    make_plugin("toolhost-long", modules={"long_plugin": "def register(registry):\n    pass\n"},
+                entry_points={"e" * 100_000: "long_plugin"})
+    human = toolhost("plugins", "--no-import")
+    assert human.returncode == 0, human.stderr
+    line = next(x for x in human.stdout.splitlines() if "entry points: eee" in x)
+    assert len(line) < 1_100 and line.endswith(" more characters")

@@ -15,6 +15,8 @@ shorter than 4 characters, which is hidden wherever its text appears (``short_se
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -25,8 +27,9 @@ if TYPE_CHECKING:
     from toolhost.config.model import HostConfig
     from toolhost.errors import Problem
 
-__all__ = ["description_notes", "python_description_notes", "secret_argv_warnings",
-           "secret_name_warnings", "short_secret_warnings", "validate_notes"]
+__all__ = ["bidi_warnings", "description_notes", "python_description_notes",
+           "secret_argv_warnings", "secret_name_warnings", "short_secret_warnings",
+           "validate_notes"]
 
 _UNDESCRIBED_KINDS = ("command", "http")
 
@@ -81,6 +84,35 @@ def _strings(argv: Sequence[Any], key: str) -> Iterator[tuple[str, str]]:
             yield item, f"{key}[{i}]"
         elif isinstance(item, Mapping) and isinstance(item.get("argv"), Sequence):
             yield from _strings(item["argv"], f"{key}[{i}].argv")
+
+
+_BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
+
+
+def bidi_warnings(config: HostConfig) -> list[Problem]:
+    """A warning for each tool description or command argv text holding a bidi control
+    (U+202A-202E, U+2066-2069): it shows the text after it in another order than it is
+    read, so whoever reviews the config (an editor, a diff, a terminal) sees other text than
+    the model reads or the program runs ("Trojan Source")."""
+    warnings: list[Problem] = []
+    for server in config.servers.values():
+        for tool in server.tools.values():
+            texts = [(tool.description or "", tool.origin, ".description", "description")]
+            argv = tool.backend.options.get("argv") if tool.backend.kind == "command" else None
+            if isinstance(argv, Sequence) and not isinstance(argv, str):
+                texts += [(as_set(t), tool.backend.origin, w, "command")
+                          for t, w in _strings(argv, ".argv")]
+            for text, origin, key, what in texts:
+                found = _BIDI.search(text)
+                if found is not None:
+                    reader = "the model reads" if what == "description" else "the program gets"
+                    warnings.append(origin.problem(
+                        f"tool '{tool.name}': its {what} holds U+{ord(found.group()):04X} "
+                        f"({unicodedata.name(found.group()).lower()}), which shows the text "
+                        "after it in another order than it is read: a reviewer sees other "
+                        f"text than {reader}",
+                        key=key, hint="remove the control character"))
+    return warnings
 
 
 def secret_argv_warnings(config: HostConfig) -> list[Problem]:

@@ -52,6 +52,7 @@ def check_loaded(config: HostConfig, errors: list[Problem], *, compile_tools: bo
 
         warnings += format_warnings(compiled)
     from toolhost.backends.notes import (
+        bidi_warnings,
         secret_argv_warnings,
         secret_name_warnings,
         short_secret_warnings,
@@ -60,7 +61,7 @@ def check_loaded(config: HostConfig, errors: list[Problem], *, compile_tools: bo
     from toolhost.compile.resource_checks import resource_warnings
 
     warnings += secret_argv_warnings(config) + secret_name_warnings(config)
-    warnings += short_secret_warnings(config)
+    warnings += short_secret_warnings(config) + bidi_warnings(config)
     warnings += prompt_name_warnings(config) + resource_warnings(config)
     note = unanswered_note(config, "validate")
     if note is not None:

@@ -81,5 +81,5 @@ def tag_version(tag: str) -> Version | None:
 
     try:
         return Version(tag[1:] if tag[:1] in "vV" else tag)
-    except InvalidVersion:
+    except (InvalidVersion, ValueError):  # ValueError: a part past Python's digit limit
         return None

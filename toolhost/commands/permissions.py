@@ -189,7 +189,10 @@ def _unknown_tool_note(config: HostConfig, name: str) -> str:
     wire = "mcp__" + name.replace(".", "__", 1) if "." in name else ""
     close = [wire] if wire in declared else difflib.get_close_matches(
         name, [*declared, *BUILTIN_TOOLS], n=1)
-    return (f"{name} is not a tool of this config nor a built-in tool"
+    from toolhost.excerpt import cut
+
+    # cut: a case file's 2,000,000-character tool name made a line that long
+    return (f"{cut(name, 200)} is not a tool of this config nor a built-in tool"
             + (f"; did you mean {close[0]}?" if close else ""))
 
 

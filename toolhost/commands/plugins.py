@@ -151,8 +151,8 @@ def _print_human(rows: list[dict[str, Any]], problems: list[str], with_config: b
     from toolhost.errors import shown
 
     def say(line: str) -> None:  # a package's metadata (any installed one, enabled or not)
-        print(shown(line))  # holds what its author wrote: no escape sequence reaches the
-        # terminal, no bidi override turns a name around
+        print(shown(_cut(line)))  # holds what its author wrote: no escape sequence reaches
+        # the terminal, no bidi override turns a name around, no 1 MB name fills it
 
     for row in rows:
         if row["builtin"]:
@@ -180,3 +180,7 @@ def _print_human(rows: list[dict[str, Any]], problems: list[str], with_config: b
                     if more > 0 else ""))
     for problem in problems:
         print(problem, file=sys.stderr)
+
+
+def _cut(line: str, limit: int = 1_000) -> str:
+    return line if len(line) <= limit else f"{line[:limit]}…{len(line) - limit:,} more characters"

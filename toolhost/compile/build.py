@@ -58,9 +58,13 @@ class CompiledTools:
         """The tool ``name`` of ``server``; ``KeyError`` with the known names otherwise."""
         import difflib
 
+        from toolhost.excerpt import cut  # a name typed (100,000 characters) or 10,000 tools:
+        # each part is cut, the line is not that long
+
         if server not in self.servers:
             close = difflib.get_close_matches(server, list(self.servers), n=1)
-            raise KeyError(f"no server '{server}' (servers: {', '.join(self.servers) or 'none'})"
+            raise KeyError(f"no server '{cut(server, 200)}' (servers: "
+                           f"{cut(', '.join(self.servers), 300) or 'none'})"
                            + (f"; did you mean '{close[0]}'?" if close else ""))
         for tool in self.servers[server]:
             if tool.name == name:
@@ -70,8 +74,8 @@ class CompiledTools:
             raise KeyError(f"upstream server '{server}' is not available: {pending}")
         names = [t.name for t in self.servers[server]]
         close = difflib.get_close_matches(name, names, n=1)
-        raise KeyError(f"server '{server}' has no tool '{name}' (tools: "
-                       f"{', '.join(names) or 'none'})"
+        raise KeyError(f"server '{server}' has no tool '{cut(name, 200)}' (tools: "
+                       f"{cut(', '.join(names), 300) or 'none'})"
                        + (f"; did you mean '{close[0]}'?" if close else ""))
 
     @property

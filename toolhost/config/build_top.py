@@ -13,13 +13,14 @@ from typing import Any
 from toolhost.config.checks import Checker
 from toolhost.config.cli_args import own_decisions, weakening
 from toolhost.config.filepaths import resolve_path
-from toolhost.config.limits import LIMITS
+from toolhost.config.limits import LIMITS, MAX_DIGITS
 from toolhost.config.model import (
     PermissionsConfig,
     PluginRequirement,
     RuleConfig,
     RunConfig,
 )
+from toolhost.excerpt import cut
 
 __all__ = ["PERMISSION_KEYS", "RULE_KEYS", "RUN_KEYS", "build_permissions", "build_plugins",
            "build_run", "build_settings"]
@@ -31,6 +32,7 @@ RUN_KEYS = ("model", "system_prompt", "append_system_prompt", "max_turns", "cwd"
             "env")
 # (text: compiled at its first use, kept in re's cache; not at every start)
 _DIST = r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(.*)$"
+_LONG_NUMBER = re.compile(rf"[0-9]{{{MAX_DIGITS + 1}}}")
 # a distribution name as PEP 508 allows it: what a hint's `pip install NAME` may hold
 DIST_NAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?")
 
@@ -158,6 +160,11 @@ def build_plugins(check: Checker, value: Any) -> tuple[PluginRequirement, ...]:
             SpecifierSet(spec)
         except InvalidSpecifier:
             check.problem(here, f"invalid version specifier {spec!r}", "e.g. '>=1.0,<2'")
+            continue
+        if _LONG_NUMBER.search(spec):  # packaging reads each part as an int: past Python's
+            # digit limit comparing with it raised ValueError (an internal error)
+            check.problem(here, f"invalid version specifier: a number of more than "
+                          f"{MAX_DIGITS:,} digits in {cut(spec, 40)!r}", "e.g. '>=1.0,<2'")
             continue
         if name:
             out.append(PluginRequirement(name, spec, check.mark(here).origin(here)))

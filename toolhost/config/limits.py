@@ -8,6 +8,7 @@ limit                          default      override
 file size                      16 MiB       ``TOOLHOST_MAX_CONFIG_BYTES``
 nesting depth                  100          ``TOOLHOST_MAX_CONFIG_DEPTH``
 YAML aliases (``*name``)       10,000       ``TOOLHOST_MAX_YAML_ALIASES``
+YAML anchors (``&name``)       10,000       ``TOOLHOST_MAX_YAML_ANCHORS``
 nodes expanded from aliases    100,000      ``TOOLHOST_MAX_YAML_ALIAS_NODES``
 values (scalars, keys, lists)  500,000      ``TOOLHOST_MAX_CONFIG_VALUES`` (per load: load_budget)
 files in one ``extends`` chain 50           ``TOOLHOST_MAX_EXTENDS_CHAIN`` (at most 200)
@@ -102,6 +103,10 @@ class Limits:
     @property
     def aliases(self) -> int:
         return _env_int("TOOLHOST_MAX_YAML_ALIASES", 10_000)
+
+    @property
+    def anchors(self) -> int:
+        return _env_int("TOOLHOST_MAX_YAML_ANCHORS", 10_000)
 
     @property
     def alias_nodes(self) -> int:

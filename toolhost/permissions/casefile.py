@@ -207,6 +207,8 @@ def _kind(value: Any) -> str:
         return "nothing"
     if isinstance(value, (str, int, float, bool)):
         return f"{type(value).__name__} {cut(json.dumps(value), 60)}"
+    if isinstance(value, list):
+        return "an empty list" if not value else "a list"
     return type(value).__name__ if not isinstance(value, Mapping) else "a mapping"
 
 

@@ -31,12 +31,27 @@ _MEANT = {"\u00a0": " ", "\u2007": " ", "\u202f": " ", "\u3000": " ", "\u2010": 
           "\u2026": "*"}
 
 
+# invisible characters that are no format character (Cf): a combining grapheme joiner,
+# Hangul fillers (blank letters), variation selectors
+_BLANK_LETTERS = frozenset("\u034f\u115f\u1160\u3164\uffa0")
+
+
+def _invisible(ch: str) -> bool:
+    """A character that shows as nothing (a bidi control, a mark, a soft hyphen, a tag or
+    variation selector, a blank letter): a rule holding one names text nobody sees."""
+    return ch > "\x7f" and (unicodedata.category(ch) == "Cf" or ch in _BLANK_LETTERS
+                             or "\ufe00" <= ch <= "\ufe0f"
+                             or "\U000e0100" <= ch <= "\U000e01ef")
+
+
 def _pasted(spec: str) -> tuple[str, str] | None:
-    """(the first typographic character's description, the ASCII text meant) or None."""
+    """(the first typographic or invisible character's description, the ASCII text meant)
+    or None."""
     for ch in spec:
-        if ch in _MEANT or "\uff01" <= ch <= "\uff5e":
+        if ch in _MEANT or "\uff01" <= ch <= "\uff5e" or _invisible(ch):
             meant = "".join(_MEANT.get(c, unicodedata.normalize("NFKC", c)
-                                       if "\uff01" <= c <= "\uff5e" else c) for c in spec)
+                                       if "\uff01" <= c <= "\uff5e" else
+                                       "" if _invisible(c) else c) for c in spec)
             name = unicodedata.name(ch, "a format character").lower()
             return f"U+{ord(ch):04X} ({name})", meant.replace('"', "")
     return None

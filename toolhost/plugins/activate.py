@@ -311,7 +311,7 @@ def _satisfies(version: str, spec: SpecifierSet) -> bool:
 
     try:
         return spec.contains(Version(version), prereleases=True)
-    except InvalidVersion:
+    except (InvalidVersion, ValueError):  # ValueError: a part past Python's digit limit
         return False
 
 

@@ -63,11 +63,24 @@ def installed_plugins() -> dict[str, InstalledPlugin]:
         if all(e.name != ep.name for e in found.get(key, [])):
             found.setdefault(key, []).append(ep)
     return {
-        key: InstalledPlugin(name=dists[key].name, version=dists[key].version,
+        key: InstalledPlugin(name=dists[key].name, version=_version(dists[key].version),
                              entry_points=tuple(eps),
-                             summary=(dists[key].metadata.get_all("Summary") or [""])[0])
+                             summary=_cut((dists[key].metadata.get_all("Summary") or [""])[0],
+                                          300))
         for key, eps in sorted(found.items())
     }
+
+
+def _version(version: str | None) -> str:
+    """The version a package's metadata declares, as shown and compared: one longer than any
+    real version (200,000 digits) is cut, which no requirement is met by (whole, it took
+    packaging past Python's digit limit: an internal error) and no line is filled with."""
+    return _cut(version or "", 100)
+
+
+def _cut(text: str, limit: int) -> str:
+    # (not excerpt.cut: metadata is no secret, and redaction's imports would come with it)
+    return text if len(text) <= limit else f"{text[:limit]}…{len(text) - limit:,} more characters"
 
 
 def installed_version(name: str) -> str | None:
