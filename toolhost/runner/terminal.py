@@ -98,6 +98,9 @@ class Terminal:
         self._scope: anyio.CancelScope | None = None
         self._interrupted = False
         self.question = False  # a permission question is being read now
+        # called as each question's read ends (answered, Ctrl-C, withdrawn): what was held
+        # while it was open goes out (``held_output``)
+        self.after_question: list[Callable[[], None]] = []
         self._prompt = ""  # what the read in progress showed (``reshow``)
         self.ending = False  # the session is stopping: an abandoned question is no news
         # whether the Claude CLI is gone (``run_host`` sets it): a question cancelled then
@@ -119,11 +122,12 @@ class Terminal:
         self._waiting: anyio.CancelScope | None = None  # the read's wait for input
 
     @classmethod
-    def open(cls) -> Terminal | None:
+    def open(cls, stderr: int = 2) -> Terminal | None:
         """stdin when it is a terminal (turns and questions; prompts to ``/dev/tty``: stdout
         may carry JSON), else the controlling terminal for questions only; None without any
         terminal. With stdin a terminal, fd 0 is ``/dev/null`` until ``close`` (see the
-        module docstring)."""
+        module docstring). ``stderr``: where prompts go when ``/dev/tty`` cannot be opened
+        (a duplicate of fd 2 when fd 2 itself is a pipe toolhost reads: ``inert_fds``)."""
         try:
             if sys.stdin is not None and os.isatty(0):
                 read = reopen(0)
@@ -132,7 +136,7 @@ class Terminal:
                 except OSError:
                     out = -1
                 owned = (read,) if out < 0 else (read, out)
-                return cls(read, 2 if out < 0 else out, owned=owned, typed=True,
+                return cls(read, stderr if out < 0 else out, owned=owned, typed=True,
                            stdin=hide_stdin())
             fd = os.open("/dev/tty", os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
         except OSError:
@@ -307,6 +311,9 @@ class Terminal:
                 self.question = False
                 self._prompt = ""
                 self._resume_pending = False
+                if question:
+                    for release in self.after_question:
+                        release()
 
     async def _read_whole_line(self, prompt: str, question: bool) -> str | None:
         # A turn the terminal cut is not sent: the prompt is shown again. An answer it cut
