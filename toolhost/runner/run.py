@@ -495,9 +495,10 @@ class Signals:
         self.scope.cancel()
 
     def _stopped(self, stopped: StoppedRequest) -> None:
-        """A tool call the stop answered: its audit line (its allow has one already)."""
+        """A tool call the stop answered: its audit line (its allow has one already). One
+        still waiting on a question has none: the gate records that question's deny."""
         audit = self.gate.audit if self.gate is not None else None
-        if stopped.kind != "call" or audit is None:
+        if stopped.kind != "call" or stopped.started is False or audit is None:
             return
         try:
             audit.record_stopped(stopped.tool, stopped.arguments, stopped.message,
