@@ -41,6 +41,7 @@ from toolhost.runner import paste as marks
 from toolhost.runner.signal_keys import SignalKeys
 from toolhost.runner.ttyfd import (
     canonical,
+    drain,
     drop,
     foreground,
     hide_stdin,
@@ -60,6 +61,9 @@ MAX_LINE = 64 * 1024  # a longer line is cut (said so): memory stays bounded
 # included, and silently drops what is typed or pasted past that. A line that long lost its
 # end: it is never sent as a turn (said so), and a question's answer that long is said cut.
 CANON_LIMIT = 4095 if sys.platform.startswith("linux") else 1023
+# Typed ahead this much, the terminal's input buffer was (about) full: a paste larger than it
+# was still being written, and what follows is dropped while it keeps coming (``drain``)
+OVERFLOW = CANON_LIMIT // 2
 # The ``#N `` tag of the call a permission question in this task is about (set by the
 # runner's gate around its ``can_use_tool``): shown in the question as on the call lines, so
 # a person can tell which call is asked about when several are in flight.
@@ -179,7 +183,10 @@ class Terminal:
             self._stdin = None
 
     def _drop_with_answer(self, more: str = "") -> None:
+        overflow = self._overflowed()
         dropped = drop(self.read_fd, self._with_answer)
+        if overflow:  # a paste larger than the terminal's buffer: the rest of it came
+            dropped += drain(self.read_fd)  # later, and is no turn either
         self._with_answer = 0
         if dropped:
             self.write(f"(ignored {dropped} characters that came with the answer to a "
@@ -245,10 +252,36 @@ class Terminal:
     def discard_typeahead(self) -> int:
         """Drop what was typed before now (so it cannot answer a question); how many bytes
         (a line not finished yet included: a turn being typed when a question came)."""
+        overflow = self._overflowed()
         typed = pending_with_partial(self.read_fd)
         with contextlib.suppress(OSError, termios.error):
             termios.tcflush(self.read_fd, termios.TCIFLUSH)
+        if overflow or typed >= OVERFLOW:
+            # the buffer was full: a paste larger than it is still being written, and its
+            # next line must not answer this question (nor be a turn)
+            typed += drain(self.read_fd)
         return typed
+
+    def _overflowed(self) -> bool:
+        """Whether the paste that came with the last answer is larger than the terminal's
+        buffer (the buffer is full now: the terminal is still writing the rest)."""
+        return self._with_answer > 0 and pending_with_partial(self.read_fd) >= OVERFLOW
+
+    async def _settle(self) -> int:
+        """Bytes typed behind a question's answer once they stop coming: a paste a terminal
+        hands over in pieces is counted whole (up to the buffer's size), not as the part
+        that had arrived when its first line was read. Only after an answer that came with
+        more (a person's Enter comes alone): no wait for a typed answer."""
+        count = pending_with_partial(self.read_fd)
+        still = 0.0
+        waited = 0.0
+        while count and count < OVERFLOW and still < 0.1 and waited < 1.0:
+            await anyio.sleep(0.02)
+            waited += 0.02
+            now = pending_with_partial(self.read_fd)
+            still = still + 0.02 if now == count else 0.0
+            count = now
+        return count
 
     async def readline(self, prompt: str, *, question: bool = False,
                        keep_typeahead: bool = False) -> str | None:
@@ -326,7 +359,7 @@ class Terminal:
             show = True
             line = await self._read_line()
             if question and line is not None:
-                self._with_answer = pending_with_partial(self.read_fd)
+                self._with_answer = await self._settle()
             elif self._bracketing and line is not None:
                 try:
                     line = await self._read_paste(line) if marks.START in line \
