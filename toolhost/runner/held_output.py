@@ -19,11 +19,15 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterable
+from contextvars import ContextVar
 from typing import IO, Any, Protocol
 
-__all__ = ["MAX_HELD", "HeldOutput", "HoldingStream", "Sink"]
+__all__ = ["MAX_HELD", "NOTES", "HeldOutput", "HoldingStream", "Sink"]
 
 MAX_HELD = 1 << 20  # characters kept while a question is open; later ones are counted
+# True in a task whose writes are toolhost's own notes about the question's very rules (the
+# reloader's "toolhost: reloaded"): shown at once, a question open or not
+NOTES: ContextVar[bool] = ContextVar("toolhost_notes", default=False)
 
 
 class Sink(Protocol):
@@ -52,7 +56,7 @@ class HeldOutput:
     def write(self, out: Sink, text: str, *, flush: bool = False) -> None:
         """Write ``text`` to ``out`` now, or keep it while a question is open."""
         with self._lock:
-            if self.asking():
+            if self.asking() and not NOTES.get():
                 if self._size + len(text) <= MAX_HELD:
                     self._held.append((out, text))
                     self._size += len(text)
