@@ -223,3 +223,22 @@ def test_a_run_cwd_with_harmless_settings_says_nothing(
     with caplog.at_level("WARNING", logger="toolhost.config"):
         load_config(tmp_path / "toolhost.yaml", layers=False)
     assert not [r for r in caplog.records if "run.cwd" in r.getMessage()]
+
+
+@pytest.mark.parametrize("args", [
+    ["--max-turns", "0"], ["--max-turns=0"], ["--max-turns=-3"], ["--max-turns", "abc"],
+    ["--max-turns", "1.5"], ["--max-turns", "\u0663"], ["--verbose", "--max-turns", "00"],
+], ids=" ".join)
+def test_a_turn_limit_that_is_no_limit_is_refused(args: list[str]) -> None:
+    # the CLI takes --max-turns 0 as no limit: a model calling tools for ever (110 replies,
+    # $2.87 with the scripted model) ran past toolhost's default of 100, said nowhere
+    found = weakening(args)
+    assert found is not None, args
+    index, why = found
+    assert args[index].startswith("--max-turns") and "at least 1" in why
+
+
+@pytest.mark.parametrize("args", [["--max-turns", "1"], ["--max-turns=250"],
+                                  ["--max-turns", "007"]], ids=" ".join)
+def test_a_turn_limit_of_one_or_more_is_kept(args: list[str]) -> None:
+    assert weakening(args) is None

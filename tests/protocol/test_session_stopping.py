@@ -161,20 +161,58 @@ async def test_tool_calls_in_flight_get_an_error_result_once_when_the_host_stops
                                     "response": cut_short(1)}]
     assert cli.answer("c2")["response"] == cut_short(2)
     assert stopped == noted
-    assert [(s.kind, s.tool, dict(s.arguments), s.tool_use_id, s.message) for s in stopped] == [
-        ("call", "mcp__demo__slow", {"name": "a"}, "toolu_a", CUT_SHORT),
-        ("call", "mcp__demo__slow", {"name": "b"}, "toolu_b", CUT_SHORT)]
+    assert [(s.kind, s.tool, dict(s.arguments), s.tool_use_id, s.message, s.started)
+            for s in stopped] == [
+        ("call", "mcp__demo__slow", {"name": "a"}, "toolu_a", CUT_SHORT, True),
+        ("call", "mcp__demo__slow", {"name": "b"}, "toolu_b", CUT_SHORT, True)]
+
+
+def error_result(jsonrpc_id: int, text: str) -> dict[str, Any]:
+    return {"mcp_response": {"jsonrpc": "2.0", "id": jsonrpc_id, "result": {
+        "content": [{"type": "text", "text": text}], "isError": True}}}
 
 
 async def test_a_tool_call_read_after_the_stop_is_answered_and_never_started() -> None:
+    # it was told it "may have done part of its work": it never started
     slow = Slow()
     noted: list[StoppedRequest] = []
     async with running_session(slow_server(slow)) as (session, cli):
         assert session.stop(WHY, on_stopped=noted.append) == []
         await cli.mcp("late", call(7, "c"))
         await cli.wait_for(lambda: "late" in cli.answers())
-    assert cli.answer("late")["response"] == cut_short(7)
-    assert slow.started == [] and [s.request_id for s in noted] == ["late"]
+    assert cli.answer("late")["response"] == error_result(
+        7, "The call was not started: toolhost is stopping (SIGTERM).")
+    assert slow.started == [] and [(s.request_id, s.started) for s in noted] == [("late", None)]
+
+
+async def test_a_tool_call_still_at_its_question_is_denied_as_the_question_is() -> None:
+    # the second lock asks a person at tools/call time (the CLI did not ask first); the stop
+    # came while the question was open: the call never started, and says so
+    slow = Slow()
+    person = anyio.Event()
+    asked: list[str] = []
+
+    async def guard(tool: Any, arguments: Mapping[str, Any],
+                    ctx: CallContext) -> ToolResult | None:
+        asked.append(arguments["name"])
+        await person.wait()
+        return None
+
+    servers = {"demo": McpServer("demo", "1.0.0", [make_tool("slow", slow)], guard=guard)}
+    noted: list[StoppedRequest] = []
+    async with running_session(servers) as (session, cli):
+        await cli.mcp("c1", call(1, "a"))
+        with anyio.fail_after(5):
+            while not asked:
+                await anyio.sleep(0.01)
+        session.stop(WHY, stopping, on_stopped=noted.append)
+        await cli.wait_for(lambda: "c1" in cli.answers())
+        person.set()  # answered after all: too late, the tool never runs
+        await anyio.sleep(0.05)
+    assert cli.answers()["c1"] == [{"subtype": "success", "request_id": "c1",
+                                    "response": error_result(1, stopping("mcp__demo__slow"))}]
+    assert [(s.kind, s.started) for s in noted] == [("call", False)]
+    assert slow.started == []
 
 
 @pytest.mark.parametrize(("message", "response"), [

@@ -66,13 +66,13 @@ def _read_until(master: int, text: str, seconds: float = 30) -> str:
 
 
 @contextmanager
-def at_question(tmp_path: Path, config_text: str = CONFIG
+def at_question(tmp_path: Path, config_text: str = CONFIG, cli_text: str = ASKS
                 ) -> Iterator[tuple[subprocess.Popen[bytes], int]]:
-    """``toolhost run`` at a real terminal with the fake CLI of ``ASKS`` (its log:
-    ``tmp_path/cli.log``), a turn typed and its permission question shown: the process and
-    the terminal's master end (killed and closed after)."""
+    """``toolhost run`` at a real terminal with the fake CLI of ``cli_text`` (``ASKS``; its
+    log: ``tmp_path/cli.log``), a turn typed and its permission question shown: the process
+    and the terminal's master end (killed and closed after)."""
     cli = tmp_path / "cli.py"
-    cli.write_text(ASKS.format(python=sys.executable))
+    cli.write_text(cli_text.format(python=sys.executable))
     cli.chmod(0o755)
     config = tmp_path / "c.yaml"
     config.write_text(config_text)

@@ -74,7 +74,9 @@ def test_a_question_drops_what_was_typed_before_it(tty: tuple[int, Terminal]) ->
 
     async def main() -> str | None:
         os.write(master, b"y\n")  # typed ahead, before the question
-        await anyio.sleep(0.05)
+        # the terminal has it once it echoed it (a pty takes what is written to its master a
+        # moment later, in a kernel worker: a fixed wait lost that race under load)
+        assert "y" in read_shown(master, "y\r\n")
         async with anyio.create_task_group() as tg:
             tg.start_soon(type_at_question, master, term, b"n\n", 0.05)
             return await term.readline("Allow? ", question=True)
@@ -294,17 +296,20 @@ def test_a_question_withdrawn_from_outside_never_answers_the_next_prompt(
     # timeout): the person is told, and a `y` typed for it does not become the next turn.
     master, term = tty
 
+    echoed: list[str] = []
+
     async def main() -> str | None:
         await withdraw_question(term)
         os.write(master, b"y\n")  # typed for the question that is gone
-        await anyio.sleep(0.1)
+        echoed.append(read_shown(master, "y\r\n"))  # echoed: the terminal has it
         async with anyio.create_task_group() as tg:
             tg.start_soon(type_at_prompt, master, term, b"the next turn\n")
             with anyio.fail_after(10):
                 return await term.readline("> ")
 
     assert anyio.run(main) == "the next turn"
-    shown = read_shown(master, "ignored 2 characters typed after the question was withdrawn")
+    shown = echoed[0] + read_shown(master, "ignored 2 characters typed after the question "
+                                   "was withdrawn")
     assert "the question was withdrawn" in shown
     assert "ignored 2 characters typed after the question was withdrawn" in shown
 
@@ -462,7 +467,8 @@ def test_keys_typed_for_a_withdrawn_question_are_not_left_for_the_shell(
 
     anyio.run(withdraw_question, term)
     os.write(master, b"y\n")
-    assert "y" in read_shown(master).split("withdrawn", 1)[-1]  # echoed: the terminal has it
+    # echoed: the terminal has it (waited for, not a fixed quiet time)
+    assert "y\r\n" in read_shown(master, "y\r\n").split("withdrawn", 1)[-1]
     term.close()
     said = "(ignored 2 characters typed after the question was withdrawn: they are not left " \
         "for the shell)"

@@ -415,6 +415,7 @@ def _guarded(args: argparse.Namespace, started: Callable[[], None], scenario: Sc
 
     from toolhost.host import load_host
     from toolhost.runner import RunOptions, run_host
+    from toolhost.runner.held_output import HoldingStream
     from toolhost.runner.output_failures import QuietStream
     from toolhost.runner.terminal import Terminal, hide_stdin, restore_stdin
     from toolhost.visible import InertStream, visible
@@ -422,7 +423,10 @@ def _guarded(args: argparse.Namespace, started: Callable[[], None], scenario: Sc
     # stderr is for notes: one that cannot be written (full, its reader gone) is dropped,
     # and the session goes on (toolhost.runner.output_failures)
     quiet = cast(TextIO, QuietStream(sys.stderr))
-    sys.stdout, sys.stderr = InertStream(sys.stdout), InertStream(quiet)
+    # what in-process code prints while a question is open waits for its answer, as what
+    # is written to fds 1 and 2 below Python does (runner.held_output)
+    sys.stdout = InertStream(cast(TextIO, HoldingStream(sys.stdout, guard.held)))
+    sys.stderr = InertStream(cast(TextIO, HoldingStream(quiet, guard.held)))
     renderer.status(f"loading {args.config}")
     cwd = _working_dir(args.cwd) if args.cwd is not None else None
     loading = time.time_ns()  # --watch: an edit saved from now on is reloaded
@@ -441,7 +445,12 @@ def _guarded(args: argparse.Namespace, started: Callable[[], None], scenario: Sc
 
     async def session() -> int:
         started()  # the event loop's modules are loaded too: the start is over
-        terminal = Terminal.open()  # a terminal on stdin: fd 0 is /dev/null until closed
+        # a terminal on stdin: fd 0 is /dev/null until closed
+        terminal = Terminal.open(stderr=guard.real.get(2, 2))
+        if terminal is not None:  # a tool's writes wait while a question is open
+            asked = terminal
+            guard.held.asking = lambda: asked.question
+            terminal.after_question.append(guard.held.release)
         piped: int | None = None  # turns piped on stdin: read from a private duplicate
         prompts: list[str] | AsyncIterator[str]
         if args.prompt is not None:

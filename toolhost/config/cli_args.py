@@ -96,6 +96,13 @@ def weakening(args: Sequence[str]) -> tuple[int, str] | None:
                 return index - 1, f"{flag} without a value is not allowed"
             while index < len(args) and not _option(args[index]):
                 index += 1
+        if flag == "--max-turns" and not (value.isascii() and value.isdigit()
+                                          and int(value) >= 1):
+            # the CLI takes 0 as no limit at all: toolhost's default of 100 (a model that
+            # never stops calling tools) was gone, said nowhere
+            return index - (1 if eq else 2), (
+                f"--max-turns {_shown(value)!r} is not allowed: the turn limit is a whole "
+                "number of at least 1 (the CLI takes 0 as no limit at all)")
         allowed = _VALUED.get(flag)
         if allowed is not None and value not in allowed:
             modes = ", ".join(sorted(allowed))

@@ -15,6 +15,7 @@ import functools
 import logging
 import threading
 from collections.abc import Awaitable, Callable, Hashable, Mapping
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
 from toolhost.backends.base import CALL_LOG, CANNOT_ROOTS, CallContext
@@ -46,7 +47,25 @@ from toolhost.mcp.round_trip import decode_state, encode_state
 from toolhost.mcp.toolset import ToolSet
 from toolhost.results import ToolResult
 
-__all__ = ["TOOL_USE_ID_META_KEY", "Guard", "McpCallContext", "ToolCalls", "content_context"]
+__all__ = ["CALL_START", "TOOL_USE_ID_META_KEY", "CallStart", "Guard", "McpCallContext",
+           "ToolCalls", "content_context"]
+
+
+class CallStart:
+    """Whether the tool of a ``tools/call`` has started (its guard let it run). A caller
+    that must tell a call cut short from one still waiting on its guard (a permission
+    question) sets one in ``CALL_START`` around the call; ``McpServer`` marks it. A caller
+    that answered the call already (``stopped``: the host is stopping) keeps its tool from
+    starting at all, whatever the guard says after."""
+
+    __slots__ = ("started", "stopped")
+
+    def __init__(self) -> None:
+        self.started = False
+        self.stopped = False
+
+
+CALL_START: ContextVar[CallStart | None] = ContextVar("call_start", default=None)
 
 log = logging.getLogger("toolhost.mcp")
 _call_log = logging.getLogger("toolhost.call")
@@ -307,6 +326,12 @@ class ToolCalls:
                                         f"{type(exc).__name__}: {cut(str(exc))}")
             if verdict is not None:
                 return verdict
+        start = CALL_START.get()
+        if start is not None:
+            if start.stopped:  # answered while its guard decided: it must not run now
+                return ToolResult.error(f"The call of tool '{tool.name}' was not started: "
+                                        "the host is stopping.")
+            start.started = True
         return await tool.call(arguments, ctx)
 
 

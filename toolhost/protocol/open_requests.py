@@ -8,7 +8,9 @@ CLI is never left waiting for a call that will never end:
 - a ``can_use_tool`` still waiting for a person: a deny (``deny(tool_name)``);
 - an ``mcp_message`` ``tools/call``: a tool result with ``isError``, saying the call was
   cancelled before it ended and why (``toolhost is stopping (SIGTERM)``): the model reads it
-  as the call's outcome;
+  as the call's outcome. A call whose tool had not started (its guard still waiting on a
+  permission question) gets the question's deny instead, and one read after the stop began
+  says it was not started: neither did anything;
 - any other ``mcp_message`` request (``resources/read``, ...): a JSON-RPC error saying the
   same; a notification or a response: the ``mcp_message`` acknowledgement.
 
@@ -24,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from toolhost.mcp import jsonrpc as rpc
+from toolhost.mcp.tools_call import CallStart
 from toolhost.protocol.framing import encode_line
 from toolhost.protocol.handlers import ACK
 
@@ -53,7 +56,9 @@ class StoppedRequest:
 
     ``kind``: ``"permission"`` (a ``can_use_tool``), ``"call"`` (a ``tools/call``) or
     ``"other"``; ``tool``: the tool's name as the model sees it (``mcp__<server>__<tool>``
-    for a call); ``arguments`` and ``tool_use_id`` as the CLI sent them."""
+    for a call); ``arguments`` and ``tool_use_id`` as the CLI sent them. ``started``, of a
+    call: True when its tool had started, False when its guard was still deciding (a
+    permission question: the gate records that deny), None when it was never served."""
 
     request_id: str
     kind: str
@@ -61,6 +66,7 @@ class StoppedRequest:
     arguments: Mapping[str, Any] = field(default_factory=dict)
     tool_use_id: str | None = None
     message: str = ""  # the text of the answer the CLI was given
+    started: bool | None = None
 
 
 def stopped_call_text(why: str) -> str:
@@ -69,8 +75,13 @@ def stopped_call_text(why: str) -> str:
             "work.")
 
 
-def _answer(request_id: str, request: Any, why: str,
-            deny: Callable[[str], str]) -> tuple[dict[str, Any], StoppedRequest]:
+def unstarted_call_text(why: str) -> str:
+    """What the model reads of a ``tools/call`` the stop answered before it was served."""
+    return f"The call was not started: {why}."
+
+
+def _answer(request_id: str, request: Any, why: str, deny: Callable[[str], str],
+            start: CallStart | None) -> tuple[dict[str, Any], StoppedRequest]:
     tool = permission_tool(request)
     if tool is not None:
         message = deny(tool)
@@ -94,12 +105,17 @@ def _answer(request_id: str, request: Any, why: str,
     params = params if isinstance(params, Mapping) else {}
     name, arguments, meta = params.get("name"), params.get("arguments"), params.get("_meta")
     use_id = meta.get("claudecode/toolUseId") if isinstance(meta, Mapping) else None
+    tool = f"mcp__{request.get('server_name')}__{name}"
+    if start is None:  # never served: read after the stop began
+        message = unstarted_call_text(why)
+    elif not start.started:  # its guard was still deciding: waiting on a question
+        message = deny(tool)
     result = {"content": [{"type": "text", "text": message}], "isError": True}
     return (succeeded(request_id, {"mcp_response": rpc.result_response(jsonrpc_id, result)}),
-            StoppedRequest(request_id, "call",
-                           f"mcp__{request.get('server_name')}__{name}",
+            StoppedRequest(request_id, "call", tool,
                            arguments if isinstance(arguments, Mapping) else {},
-                           use_id if isinstance(use_id, str) else None, message))
+                           use_id if isinstance(use_id, str) else None, message,
+                           None if start is None else start.started))
 
 
 class OpenRequests:
@@ -112,14 +128,16 @@ class OpenRequests:
                  send_later: Callable[[bytes], None]) -> None:
         self._write_now = write_now
         self._send_later = send_later
-        self._open: dict[str, Any] = {}  # request id -> request body
+        # request id -> request body, and whether its tool started (a tools/call's)
+        self._open: dict[str, tuple[Any, CallStart]] = {}
         self._answered: set[str] = set()  # answered by the stop: their own answer dropped
         # set by ``stop``: why, and the deny message of a permission question
         self.stopping: tuple[str, Callable[[str], str]] | None = None
         self._on_stopped: Callable[[StoppedRequest], None] | None = None
 
-    def opened(self, request_id: str, request: Any) -> None:
-        self._open[request_id] = request
+    def opened(self, request_id: str, request: Any, start: CallStart) -> None:
+        """``request`` is being served; ``start`` says once its tool started (a call)."""
+        self._open[request_id] = (request, start)
 
     def closed(self, request_id: str) -> bool:
         """The request's task ends; True when the stop answered it (its own answer is
@@ -148,14 +166,18 @@ class OpenRequests:
                 return f"Nobody answered the question about {tool}: {why}."
         self.stopping = (why, deny)
         self._on_stopped = on_stopped
-        return [stopped for request_id, request in list(self._open.items())
-                if (stopped := self.answer(request_id, request)) is not None]
+        return [stopped for request_id, (request, start) in list(self._open.items())
+                if (stopped := self.answer(request_id, request, start)) is not None]
 
-    def answer(self, request_id: str, request: Any) -> StoppedRequest | None:
-        """Answer one request as the stop does (None: not stopping, or answered already)."""
+    def answer(self, request_id: str, request: Any,
+               start: CallStart | None = None) -> StoppedRequest | None:
+        """Answer one request as the stop does (None: not stopping, or answered already).
+        ``start``: the request was served (None: never, it came after the stop began)."""
         if self.stopping is None or request_id in self._answered:
             return None
-        answer, stopped = _answer(request_id, request, *self.stopping)
+        if start is not None:
+            start.stopped = True  # a call still at its guard never starts now
+        answer, stopped = _answer(request_id, request, *self.stopping, start)
         data = encode_line(answer)
         if not self._write_now(data):
             self._send_later(data)  # a CLI slow to read: sent when it can

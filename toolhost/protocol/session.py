@@ -35,6 +35,7 @@ from toolhost.excerpt import cut
 from toolhost.limits import DEFAULT_LIMITS, Limits
 from toolhost.mcp import McpServer
 from toolhost.mcp import jsonrpc as rpc
+from toolhost.mcp.tools_call import CALL_START, CallStart
 from toolhost.protocol.framing import DEFAULT_MAX_LINE_BYTES, LineReader, encode_line
 from toolhost.protocol.handlers import (
     ACK,
@@ -197,7 +198,9 @@ class ControlSession(RequestLines):
             opened.answer(request_id, request)
             opened.closed(request_id)
             return
-        opened.opened(request_id, request)
+        start = CallStart()  # marked by the MCP core as the call's tool starts
+        opened.opened(request_id, request, start)
+        token = CALL_START.set(start)
         try:
             answer = await self._answer(request_id, request, cancel)
         except anyio.get_cancelled_exc_class():
@@ -208,9 +211,10 @@ class ControlSession(RequestLines):
                 self._answer_cancelled(request_id, request)
             elif opened.stopping is not None \
                     and not (scope is not None and self._tasks.withdrawn(scope)):
-                opened.answer(request_id, request)  # came after the host began to stop
+                opened.answer(request_id, request, start)  # came after the stop began
             raise
         finally:
+            CALL_START.reset(token)
             answered = opened.closed(request_id)
         if answered:  # by the stop: this request has had its one answer
             return

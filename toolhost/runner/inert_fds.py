@@ -12,7 +12,9 @@ scrubbed, as everything toolhost writes) to where fds 1 and 2 pointed before, ke
 private duplicates. toolhost's own output (the transcript, progress and log lines) is
 written straight to those duplicates: the Python streams that wrote to fds 1 and 2 are
 pointed at them (``adopt``), so its order and colours are as before. ``close`` puts the
-descriptors back and shows what was still in the pipes.
+descriptors back and shows what was still in the pipes. While a permission question is
+open, what comes is held (``held``: ``toolhost.runner.held_output``) and shown once it is
+answered.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ import threading
 from typing import IO, Any
 
 from toolhost.redaction import ScrubbingStream
+from toolhost.runner.held_output import HeldOutput
 from toolhost.visible import visible
 
 __all__ = ["InertDescriptors"]
@@ -45,6 +48,9 @@ class InertDescriptors:
         self._adopted: list[tuple[Any, Any]] = []  # (wrapper, its inner before ``adopt``)
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        # what comes while a question is open waits for its answer (``held.asking`` is set
+        # once the terminal is open; the terminal releases it as the question ends)
+        self.held = HeldOutput()
         for fd in fds:
             try:
                 real = os.dup(fd)  # not inherited: no child writes past the filter
@@ -102,6 +108,8 @@ class InertDescriptors:
 
     def close(self) -> None:
         """Put fds 1 and 2 (and the adopted streams) back; show what was left in the pipes."""
+        self.held.asking = lambda: False  # the session is over: nothing is asked any more
+        self.held.release()
         for holder, inner in reversed(self._adopted):
             with contextlib.suppress(OSError, ValueError):
                 holder.inner.flush()
@@ -135,6 +143,8 @@ class InertDescriptors:
             ready, _, _ = select.select(list(open_reads), [], [], POLL)
             if not ready and self._stop.is_set():
                 break  # quiet after close: a child that kept the pipe open says no more
+            if not ready and not self.held.asking():
+                self.held.release()  # a question ended: what it held (usually done already)
             for read in ready:
                 try:
                     data = os.read(read, READ)
@@ -146,8 +156,7 @@ class InertDescriptors:
                 out = shown[self._reads[read]]
                 if text:
                     with contextlib.suppress(OSError, ValueError):
-                        out.write(visible(text, lines=True))
-                        out.flush()
+                        self.held.write(out, visible(text, lines=True), flush=True)
                 if not data:
                     open_reads.discard(read)
         for out in shown.values():

@@ -35,6 +35,7 @@ from toolhost.runner.command import RunOptions, build_command
 from toolhost.runner.discovery import find_cli
 from toolhost.runner.gate import RunnerGate, make_gate
 from toolhost.runner.held_logs import HeldLogs
+from toolhost.runner.held_output import NOTES
 from toolhost.runner.live import LiveHost
 from toolhost.runner.managed_hooks import warnings as managed_warnings
 from toolhost.runner.offline import OFFLINE_DROP, OfflineHome
@@ -234,8 +235,8 @@ async def run_host(host: Host, prompts: Iterable[str] | AsyncIterable[str], *,
                                                  claim_read=permission.claim_read))
                             tasks: list[Callable[[], Any]] = [live[0].follow_upstreams]
                             if watch is not None:
-                                tasks.append(_reloader(host, watch, live[0], watch_interval,
-                                                       since, redact).run)
+                                tasks.append(_noting(_reloader(
+                                    host, watch, live[0], watch_interval, since, redact).run))
                             await _converse(session, prompts, signals, tasks)
                 finally:
                     # signals that come while shutting down are taken (and ignored) until here
@@ -301,6 +302,16 @@ def _giving_up(show: Callable[[Mapping[str, Any]], None], signals: Signals,
             tg.start_soon(signals.session.interrupt)
 
     return on_message
+
+
+def _noting(task: Callable[[], Any]) -> Callable[[], Any]:
+    """``task`` with its writes taken as toolhost's own notes (``held_output.NOTES``): the
+    reloader says "reloaded" (or why not) at once, even while a question is open, since the
+    question is decided by the rules it reloaded."""
+    async def noting() -> None:
+        NOTES.set(True)  # this task's context only
+        await task()
+    return noting
 
 
 def _reloader(host: Host, load: Reload, live: LiveHost, interval: float, since: int,
@@ -495,9 +506,10 @@ class Signals:
         self.scope.cancel()
 
     def _stopped(self, stopped: StoppedRequest) -> None:
-        """A tool call the stop answered: its audit line (its allow has one already)."""
+        """A tool call the stop answered: its audit line (its allow has one already). One
+        still waiting on a question has none: the gate records that question's deny."""
         audit = self.gate.audit if self.gate is not None else None
-        if stopped.kind != "call" or audit is None:
+        if stopped.kind != "call" or stopped.started is False or audit is None:
             return
         try:
             audit.record_stopped(stopped.tool, stopped.arguments, stopped.message,

@@ -41,6 +41,7 @@ from toolhost.runner import paste as marks
 from toolhost.runner.signal_keys import SignalKeys
 from toolhost.runner.ttyfd import (
     canonical,
+    drain,
     drop,
     foreground,
     hide_stdin,
@@ -60,6 +61,9 @@ MAX_LINE = 64 * 1024  # a longer line is cut (said so): memory stays bounded
 # included, and silently drops what is typed or pasted past that. A line that long lost its
 # end: it is never sent as a turn (said so), and a question's answer that long is said cut.
 CANON_LIMIT = 4095 if sys.platform.startswith("linux") else 1023
+# Typed ahead this much, the terminal's input buffer was (about) full: a paste larger than it
+# was still being written, and what follows is dropped while it keeps coming (``drain``)
+OVERFLOW = CANON_LIMIT // 2
 # The ``#N `` tag of the call a permission question in this task is about (set by the
 # runner's gate around its ``can_use_tool``): shown in the question as on the call lines, so
 # a person can tell which call is asked about when several are in flight.
@@ -98,6 +102,9 @@ class Terminal:
         self._scope: anyio.CancelScope | None = None
         self._interrupted = False
         self.question = False  # a permission question is being read now
+        # called as each question's read ends (answered, Ctrl-C, withdrawn): what was held
+        # while it was open goes out (``held_output``)
+        self.after_question: list[Callable[[], None]] = []
         self._prompt = ""  # what the read in progress showed (``reshow``)
         self.ending = False  # the session is stopping: an abandoned question is no news
         # whether the Claude CLI is gone (``run_host`` sets it): a question cancelled then
@@ -119,11 +126,12 @@ class Terminal:
         self._waiting: anyio.CancelScope | None = None  # the read's wait for input
 
     @classmethod
-    def open(cls) -> Terminal | None:
+    def open(cls, stderr: int = 2) -> Terminal | None:
         """stdin when it is a terminal (turns and questions; prompts to ``/dev/tty``: stdout
         may carry JSON), else the controlling terminal for questions only; None without any
         terminal. With stdin a terminal, fd 0 is ``/dev/null`` until ``close`` (see the
-        module docstring)."""
+        module docstring). ``stderr``: where prompts go when ``/dev/tty`` cannot be opened
+        (a duplicate of fd 2 when fd 2 itself is a pipe toolhost reads: ``inert_fds``)."""
         try:
             if sys.stdin is not None and os.isatty(0):
                 read = reopen(0)
@@ -132,7 +140,7 @@ class Terminal:
                 except OSError:
                     out = -1
                 owned = (read,) if out < 0 else (read, out)
-                return cls(read, 2 if out < 0 else out, owned=owned, typed=True,
+                return cls(read, stderr if out < 0 else out, owned=owned, typed=True,
                            stdin=hide_stdin())
             fd = os.open("/dev/tty", os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
         except OSError:
@@ -175,7 +183,10 @@ class Terminal:
             self._stdin = None
 
     def _drop_with_answer(self, more: str = "") -> None:
+        overflow = self._overflowed()
         dropped = drop(self.read_fd, self._with_answer)
+        if overflow:  # a paste larger than the terminal's buffer: the rest of it came
+            dropped += drain(self.read_fd)  # later, and is no turn either
         self._with_answer = 0
         if dropped:
             self.write(f"(ignored {dropped} characters that came with the answer to a "
@@ -241,10 +252,36 @@ class Terminal:
     def discard_typeahead(self) -> int:
         """Drop what was typed before now (so it cannot answer a question); how many bytes
         (a line not finished yet included: a turn being typed when a question came)."""
+        overflow = self._overflowed()
         typed = pending_with_partial(self.read_fd)
         with contextlib.suppress(OSError, termios.error):
             termios.tcflush(self.read_fd, termios.TCIFLUSH)
+        if overflow or typed >= OVERFLOW:
+            # the buffer was full: a paste larger than it is still being written, and its
+            # next line must not answer this question (nor be a turn)
+            typed += drain(self.read_fd)
         return typed
+
+    def _overflowed(self) -> bool:
+        """Whether the paste that came with the last answer is larger than the terminal's
+        buffer (the buffer is full now: the terminal is still writing the rest)."""
+        return self._with_answer > 0 and pending_with_partial(self.read_fd) >= OVERFLOW
+
+    async def _settle(self) -> int:
+        """Bytes typed behind a question's answer once they stop coming: a paste a terminal
+        hands over in pieces is counted whole (up to the buffer's size), not as the part
+        that had arrived when its first line was read. Only after an answer that came with
+        more (a person's Enter comes alone): no wait for a typed answer."""
+        count = pending_with_partial(self.read_fd)
+        still = 0.0
+        waited = 0.0
+        while count and count < OVERFLOW and still < 0.1 and waited < 1.0:
+            await anyio.sleep(0.02)
+            waited += 0.02
+            now = pending_with_partial(self.read_fd)
+            still = still + 0.02 if now == count else 0.0
+            count = now
+        return count
 
     async def readline(self, prompt: str, *, question: bool = False,
                        keep_typeahead: bool = False) -> str | None:
@@ -307,6 +344,9 @@ class Terminal:
                 self.question = False
                 self._prompt = ""
                 self._resume_pending = False
+                if question:
+                    for release in self.after_question:
+                        release()
 
     async def _read_whole_line(self, prompt: str, question: bool) -> str | None:
         # A turn the terminal cut is not sent: the prompt is shown again. An answer it cut
@@ -319,7 +359,7 @@ class Terminal:
             show = True
             line = await self._read_line()
             if question and line is not None:
-                self._with_answer = pending_with_partial(self.read_fd)
+                self._with_answer = await self._settle()
             elif self._bracketing and line is not None:
                 try:
                     line = await self._read_paste(line) if marks.START in line \

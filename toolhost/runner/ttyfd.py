@@ -6,11 +6,13 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import select
 import struct
 import sys
 import termios
+import time
 
-__all__ = ["canonical", "drop", "foreground", "hide_stdin", "job_control", "pending",
+__all__ = ["canonical", "drain", "drop", "foreground", "hide_stdin", "job_control", "pending",
            "pending_with_partial", "release_terminal_before_exit", "reopen", "restore_stdin"]
 
 
@@ -56,6 +58,43 @@ def drop(fd: int, size: int) -> int:
             if not chunk:
                 break
             dropped += len(chunk)
+    return dropped
+
+
+# A paste larger than the terminal's input buffer (4 KiB on Linux) is not all there at once:
+# the terminal writes the rest as the buffer is read. What is still coming is dropped while
+# it keeps coming: until nothing came for DRAIN_QUIET seconds (a person's next key is far
+# later), at most DRAIN_MAX bytes or DRAIN_LONGEST seconds (a flood that never ends).
+DRAIN_QUIET = 0.25
+DRAIN_MAX = 64 << 20
+DRAIN_LONGEST = 10.0
+
+
+def drain(fd: int, *, quiet: float = DRAIN_QUIET) -> int:
+    """Read and drop what is typed on ``fd`` while more keeps coming (see ``DRAIN_QUIET``),
+    then what is left of a line not finished; how many bytes."""
+    dropped = 0
+    deadline = time.monotonic() + DRAIN_LONGEST
+    with contextlib.suppress(OSError, ValueError, termios.error):
+        while dropped < DRAIN_MAX and time.monotonic() < deadline:
+            whole = pending(fd)
+            if whole > 0:  # whole lines: a read returns at once, even on a blocking fd
+                chunk = os.read(fd, min(whole, 65536))
+                if not chunk:
+                    break
+                dropped += len(chunk)
+                continue
+            if select.select([fd], [], [], quiet)[0]:
+                if pending(fd) > 0 or pending_with_partial(fd) > 0:
+                    time.sleep(0.01)  # more is coming (a line not finished yet)
+                    continue
+                break  # readable with nothing typed: hung up
+            # quiet: the paste is over; a last line without its Enter goes too
+            partial = pending_with_partial(fd)
+            if partial:
+                termios.tcflush(fd, termios.TCIFLUSH)
+                dropped += partial
+            break
     return dropped
 
 
