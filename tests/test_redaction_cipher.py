@@ -32,6 +32,14 @@ def xor(data: bytes, key: int) -> bytes:
     return bytes(b ^ key for b in data)
 
 
+def xor_key(data: bytes, key: bytes) -> bytes:
+    return bytes(b ^ key[i % len(key)] for i, b in enumerate(data))
+
+
+def spaced(data: bytes, sep: str = " ") -> str:
+    return sep.join(f"{b:02x}" for b in data)
+
+
 CIPHERS = {
     "rot47": rot47(SECRET),
     "rot47 | rev": rot47(SECRET)[::-1],
@@ -50,6 +58,18 @@ CIPHERS = {
     "xor 0x42 | base64 | base64": base64.b64encode(
         base64.b64encode(xor(RAW, 0x42))).decode(),
     "xor 0x01, printable": xor(RAW, 0x01).decode("ascii"),
+    # secrets16: XOR then hex spaced by bytes, and keys of 2 to 4 bytes repeated
+    "xor 0x42 | od -An -tx1": spaced(xor(RAW, 0x42)),
+    "xor 0x42 | xxd -i": spaced(xor(RAW, 0x42), ", 0x").join(["0x", ""]),
+    "xor 0x42, hex:with:colons": spaced(xor(RAW, 0x42), ":"),
+    "xor 0x42 | od -An -tx1 -w8": "\n ".join(spaced(xor(RAW, 0x42)[i:i + 8])
+                                              for i in range(0, len(RAW), 8)),
+    "xor key of 2 bytes | xxd -p": xor_key(RAW, b"\x13\x37").hex(),
+    "xor key of 3 bytes | xxd -p": xor_key(RAW, b"abc").hex(),
+    "xor key of 4 bytes | base64": base64.b64encode(xor_key(RAW, b"\xde\xad\xbe\xef")).decode(),
+    "xor key of 4 bytes, spaced hex": spaced(xor_key(RAW, b"\xde\xad\xbe\xef")),
+    "xor key of 3 bytes, at its 2nd phase": xor_key(b"x" + RAW, b"key").hex()[2:],
+    "xor key of 2 bytes, printable": xor_key(RAW, b"\x01\x02").decode("ascii"),
 }
 
 
@@ -75,6 +95,10 @@ def test_a_scripts_xored_token_is_hidden_from_its_command() -> None:
     "a" * 64 + " " + "0" * 64 + " " + "ff" * 40,  # runs of one byte
     base64.b64encode(bytes(range(256))).decode(),
     caesar("sk-live", 3),  # a shifted piece: a shorter text than the secret
+    # spaced hex of other data, a key of 4 bytes over other data
+    spaced(bytes(range(40))) + "\n" + spaced(b"a plain log line", ":"),
+    xor_key(b"a plain log line, nothing in it at all", b"\xde\xad\xbe\xef").hex(),
+    "12 34 56 78 90 12 34 56 78 90 ab cd",
 ])
 def test_ordinary_text_is_left_as_it_is(text: str) -> None:
     assert R.redact(text) == text
@@ -83,6 +107,8 @@ def test_ordinary_text_is_left_as_it_is(text: str) -> None:
 def test_a_secret_of_few_distinct_bytes_has_no_xor_form() -> None:
     # its differences would be those of any run of one byte
     assert not Xored(["aaaaaaaaaaaa", "abababababab"])
+    # one repeating every 4 bytes has only zeros 4 bytes apart (any such run has)
+    assert Redactor(frozenset({"abcdabcdabcdabcd"})).redact("00" * 40) == "00" * 40
     assert Redactor(frozenset({"aaaaaaaaaaaa"})).redact("58" * 30) == "58" * 30
 
 

@@ -1,4 +1,4 @@
-"""A secret under a simple cipher: ROT47, a Caesar shift of its letters, XOR with one byte.
+"""A secret under a simple cipher: ROT47, a Caesar shift of its letters, XOR with a short key.
 
 Each of these has a small, fixed set of outcomes per secret, so none needs a pass of its own:
 
@@ -10,6 +10,12 @@ Each of these has a small, fixed set of outcomes per secret, so none needs a pas
   "hides" a token writes it) has 255 outcomes, each in several encodings. Instead of building
   them, the XOR of each byte with the next (which any one-byte key leaves as it is) is looked
   for in decoded data (``Xored``): one RE2 pass over the bytes, whatever the key.
+- XOR with a repeating key of 2, 3 or 4 bytes (``b"\\xde\\xad\\xbe\\xef"``, a word): the
+  XOR of each byte with the one ``lag`` bytes on (``LAGS``: 3 and 4) is the same under any
+  key whose length divides the lag (4: keys of 1, 2 and 4 bytes; 3: of 1 and 3), at any
+  phase. Looked for the same way, for a secret of ``lag + MIN_XOR - 1`` bytes or more. A
+  longer key (5 bytes and more) is not: each length is a pass more, and a key as long as the
+  secret is a one-time pad, which no finder can tell from noise.
 """
 
 from __future__ import annotations
@@ -20,9 +26,10 @@ from typing import Any
 
 from toolhost.redaction_spell import FOLD_MIN
 
-__all__ = ["MIN_XOR", "Xored", "cipher_forms"]
+__all__ = ["LAGS", "MIN_XOR", "Xored", "cipher_forms"]
 
 MIN_XOR = 8  # bytes: a shorter secret's run of differences could be anyone's data
+LAGS = (1, 3, 4)  # the key lengths each covers: 1; 1 and 3; 1, 2 and 4
 _ROT47 = str.maketrans("".join(chr(c) for c in range(33, 127)),
                        "".join(chr(33 + (c - 33 + 47) % 94) for c in range(33, 127)))
 _LOWER, _UPPER = string.ascii_lowercase, string.ascii_uppercase
@@ -41,34 +48,42 @@ def cipher_forms(secret: str) -> set[str]:
     return (found | {f[::-1] for f in found}) - {secret}
 
 
-def _steps(data: bytes) -> bytes:
-    """Each byte of ``data`` XORed with the next one (one byte fewer): the same for ``data``
-    XORed with any one byte."""
-    if len(data) < 2:
+def _steps(data: bytes, lag: int = 1) -> bytes:
+    """Each byte of ``data`` XORed with the one ``lag`` bytes on (``lag`` bytes fewer): the
+    same for ``data`` XORed with any key repeating every ``lag`` bytes."""
+    if len(data) <= lag:
         return b""
     number = int.from_bytes(data, "big")
-    return (number ^ (number >> 8)).to_bytes(len(data), "big")[1:]
+    return (number ^ (number >> 8 * lag)).to_bytes(len(data), "big")[lag:]
 
 
 class Xored:
-    """Where a secret XORed with one byte is in some bytes (``spans``)."""
+    """Where a secret XORed with a key of 1 to 4 bytes, repeated, is in some bytes
+    (``spans``)."""
 
-    __slots__ = ("_heads", "_pattern", "_raws")
+    __slots__ = ("_heads", "_patterns", "_raws")
 
     def __init__(self, secrets: Iterable[str]) -> None:
-        steps = set()
+        steps: dict[int, set[bytes]] = {lag: set() for lag in LAGS}
         self._raws: set[bytes] = set()
         for secret in secrets:
             raw = secret.encode("utf-8", "surrogatepass")
-            # a secret of few distinct bytes ("aaaaaaaa") has steps any run of one byte has
-            if len(raw) >= MIN_XOR and len(set(raw)) >= 4:
-                steps.add(_steps(raw))
-                self._raws.add(raw)
-        self._pattern: Any = None
+            if len(set(raw)) < 4:  # a secret of few distinct bytes ("aaaaaaaa")
+                continue
+            for lag in LAGS:
+                # its steps: MIN_XOR - 1 at least, of 4 values at least (a secret repeating
+                # every 4 bytes has steps of zeros at lag 4, as any such run has)
+                ahead = _steps(raw, lag)
+                if len(ahead) >= MIN_XOR - 1 and len(set(ahead)) >= 4:
+                    steps[lag].add(ahead)
+                    self._raws.add(raw)
+        self._patterns: list[tuple[int, Any]] = []
         # the first steps of a few secrets: most decoded runs hold none, found at C speed
         # (an RE2 call costs ~40 us from Python: 16,000 runs of near-misses doubled the pass)
-        self._heads = {s[:MIN_XOR - 1] for s in steps} if len(steps) <= 8 else None
-        if steps:
+        count = sum(len(found) for found in steps.values())
+        self._heads = ({lag: {s[:MIN_XOR - 1] for s in found} for lag, found in steps.items()}
+                       if count <= 24 else None)
+        if count:
             import re2  # type: ignore[import-untyped]  # loaded by the Matcher already
 
             options = re2.Options()
@@ -76,20 +91,25 @@ class Xored:
             options.never_capture = True
             options.longest_match = True
             options.log_errors = False
-            self._pattern = re2.compile(b"|".join(sorted(re2.escape(s) for s in steps)),
-                                        options)
+            self._patterns = [(lag, re2.compile(b"|".join(sorted(re2.escape(s)
+                                                                 for s in found)), options))
+                              for lag, found in steps.items() if found]
 
     def __bool__(self) -> bool:
-        return self._pattern is not None
+        return bool(self._patterns)
 
     def spans(self, data: bytes) -> list[tuple[int, int]]:
-        """Where in ``data`` a secret XORed with one byte is (not the key 0: the secret
-        itself, which its other finders hide where it is)."""
-        if self._pattern is None or len(data) < MIN_XOR:
+        """Where in ``data`` a secret XORed with a repeating key is (not the key 0: the
+        secret itself, which its other finders hide where it is)."""
+        if not self._patterns or len(data) < MIN_XOR:
             return []
-        steps = _steps(data)
-        if self._heads is not None and not any(head in steps for head in self._heads):
-            return []
-        return [(a, b) for a, b in ((hit.start(), hit.end() + 1)
-                                    for hit in self._pattern.finditer(steps))
-                if data[a:b] not in self._raws]
+        found = []
+        for lag, pattern in self._patterns:
+            steps = _steps(data, lag)
+            if self._heads is not None and not any(head in steps
+                                                   for head in self._heads[lag]):
+                continue
+            found += [(a, b) for a, b in ((hit.start(), hit.end() + lag)
+                                          for hit in pattern.finditer(steps))
+                      if data[a:b] not in self._raws]
+        return sorted(found)

@@ -13,7 +13,10 @@ turn, to ``MAX_DEPTH`` levels). A run whose decoded text holds a secret is hidde
 Runs: base64 or base64url of 12 characters or more, wrapped over lines too (as ``base64``
 writes it), also each line reversed (``| rev``); hex of 16 digits or more (an even count);
 base32 of 16 characters or more; 8 or more character escapes in a row (``&#NN;``,
-``&#xNN;``, ``\\xNN``, ``\\uNNNN``, ``%NN``, ``\\NNN`` octal, ``chr(NN)``).
+``&#xNN;``, ``\\xNN``, ``\\uNNNN``, ``%NN``, ``\\NNN`` octal, ``chr(NN)``); hex spaced by
+bytes, 8 bytes or more (``xx xx``, ``xx:xx``, ``0xNN, 0xNN``, wrapped too: what ``od -An
+-tx1`` and ``xxd -i`` write); uuencode's lines without their ``begin`` and ``end`` (each
+line as long as its first character says, 8 bytes or more in all).
 
 A stream holds back a compressed run it has the start of (``packed_tail``: base64 or hex
 that starts as gzip, zlib, bzip2 or xz data, at the end of what was written so far) until the
@@ -80,6 +83,20 @@ _BASE58 = re.compile(r"[1-9A-HJ-NP-Za-km-z]+")
 _MIN_B58, _MAX_B58 = 16, 512  # base58 is a big number: decoding costs its length squared
 _A85 = re.compile(r"<~[!-uz \t\r\n]{5,}~>")
 _UU = re.compile(r"(?m)\bbegin [0-7]{3,4} [^\n]*\n((?:[!-`][ -`]*\r?\n)+)`?\r?\n?end$")
+# hex spaced by bytes: ``od -An -tx1``, ``xxd -i``, ``31:29:6f``
+_SPACED = (r"(?:0[xX])?[0-9a-fA-F]{2}(?:(?:[ :,]|\r?\n)[ \t]*(?:0[xX])?[0-9a-fA-F]{2}){7,}"
+           r"(?:[^0-9a-zA-Z]|\z)")
+_HEXPAIR = re.compile(r"(?:0[xX])?([0-9a-fA-F]{2})")
+# uuencode's lines (a length character, then 4 characters per 3 bytes), begin and end cut off
+_UULINES = r"(?m)(?:^[!-M][ -`]{4,84}\r?(?:\n|\z))+"
+# a word of printable characters: base85 without Ascii85's ``<~ ~>`` may be one
+_WORD = r"[!-~]{20,}"
+_A85_ALPHABET = "".join(chr(33 + i) for i in range(85))
+_B85_ALPHABET = ("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                 "!#$%&()*+-;<=>?@^_`{|}~")
+_Z85_ALPHABET = ("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                 ".-:+=^!/*?&<>()[]{}@%$#")
+_Z85_TO_B85 = str.maketrans(_Z85_ALPHABET, _B85_ALPHABET)
 _HEXDIGITS = b"0123456789abcdefABCDEF"
 _HEXCHARS = _HEXDIGITS.decode()  # (a first look, before the whole run)
 _CONTROLS = bytes(c for c in range(32) if chr(c) not in "\t\n\r")
@@ -87,16 +104,18 @@ _SEP = "\n\0\n"  # between decoded texts checked in one pass: no form runs acros
 
 
 @functools.cache
-def _engines() -> tuple[Any, Any, Any, Any]:
+def _engines() -> tuple[Any, ...]:
     """The run finders (RE2: one linear pass each; Python's ``re`` took 3 ms and 11 ms on
-    40,000 characters of prose), built on first use."""
+    40,000 characters of prose), built on first use: base64, escapes, spaced hex and
+    uuencode's lines, for text, then the same for bytes."""
     import re2  # type: ignore[import-untyped]
 
     options = re2.Options()
     options.never_capture = True
     options.log_errors = False
-    return (re2.compile(_B64, options), re2.compile(_ESC, options),
-            re2.compile(_B64.encode(), options), re2.compile(_ESC.encode(), options))
+    patterns = (_B64, _ESC, _SPACED, _UULINES, _WORD)
+    return (*(re2.compile(p, options) for p in patterns),
+            *(re2.compile(p.encode(), options) for p in patterns))
 
 
 def decoded_spans(text: str, found: Callable[[str], list[tuple[int, int]]],
@@ -199,10 +218,10 @@ def _decodings(text: str, budget: Budget, xored: _XorBatch | None = None
     """(start, end, decoded text) for every decoding of every run in ``text``; the text is
     None where the run cannot be read within ``budget`` or its bytes hold a secret XORed
     with one byte (``xored``): hidden whole."""
-    b64, escapes, b64_bytes, escapes_bytes = _engines()
+    b64, escapes, spaced, uulines, words, *in_bytes = _engines()
     if text.isascii():  # RE2 on bytes: no offsets to convert (its offsets are ours)
         source: str | bytes = text.encode("ascii")
-        b64, escapes = b64_bytes, escapes_bytes
+        b64, escapes, spaced, uulines, words = in_bytes
     else:
         try:
             text.encode("utf-8")
@@ -228,6 +247,20 @@ def _decodings(text: str, budget: Budget, xored: _XorBatch | None = None
     for match in found:
         start, end = match.start(), match.end()
         yield from _payload(start, end, bytes(_unescape(text[start:end])), budget, xored)
+    for match in spaced.finditer(source):
+        start, end = match.start(), match.end()
+        end -= text[end - 1] not in _HEXCHARS  # (the character after it, matched)
+        # its bytes as text are the hex-dump finder's (which leaves a secret of 3 bytes,
+        # spaced hex in every dump, alone): here only compressed or XORed data
+        yield from _payload(start, end, bytes.fromhex("".join(
+            _HEXPAIR.findall(text, start, end))), budget, xored, plain=False)
+    if "\n" in text or len(text) <= 86:  # (a line of uuencode: 86 characters at most)
+        for match in uulines.finditer(source):
+            for start, end, data in _uu_blocks(text, match.start(), match.end()):
+                yield from _payload(start, end, data, budget, xored)
+    for match in words.finditer(source):  # base85 of compressed data, no ``<~``
+        for start, data in _packed85(text, match.start(), match.end()):
+            yield from _payload(start, match.end(), data, budget, xored)
     if "<~" in text:  # Ascii85 as PostScript, PDF and ``a85encode(adobe=True)`` write it
         for match in _A85.finditer(text):
             with contextlib.suppress(ValueError):
@@ -273,6 +306,77 @@ def _b58decode(run: str) -> bytes:
     return b"\0" * zeros + number.to_bytes((number.bit_length() + 7) // 8, "big")
 
 
+def _packed85(text: str, start: int, end: int) -> Iterator[tuple[int, bytes]]:
+    """The word ``text[start:end]`` (or the rest of it after a ``=``, ``:`` or quote among
+    its first 16 characters) decoded as Ascii85, b85 or Z85, if its first group (5
+    characters) decodes to the start of compressed data (gzip, zlib, bzip2, xz): a few
+    characters looked up per word, the whole word decoded only then."""
+    heads = [start] + [at + 1 for at in range(start, min(end - 20, start + 16))
+                       if text[at] in "=:\"'"]
+    for at in heads:
+        for alphabet, decode in _BASE85:
+            number = 0
+            for char in text[at:at + 5]:
+                digit = alphabet.get(char)
+                if digit is None:
+                    break
+                number = number * 85 + digit
+            else:
+                if number < 1 << 32 and _packed_start(number.to_bytes(4, "big")):
+                    data = decode(text[at:end].rstrip("\"',;"))
+                    if data is not None:
+                        yield at, data
+
+
+def _packed_start(head: bytes) -> bool:
+    """Whether 4 bytes start as gzip, zlib, bzip2 or xz data does."""
+    return head[:2] == b"\x1f\x8b" or head[:3] == b"BZh" or head == b"\xfd7zX" or (
+        head[0] == 0x78 and (head[0] << 8 | head[1]) % 31 == 0)
+
+
+def _a85(word: str) -> bytes | None:
+    with contextlib.suppress(ValueError):
+        return base64.a85decode(word)
+    return None
+
+
+def _b85(word: str) -> bytes | None:
+    with contextlib.suppress(ValueError):
+        return base64.b85decode(word)
+    return None
+
+
+def _z85(word: str) -> bytes | None:
+    if word.strip(_Z85_ALPHABET):
+        return None
+    return _b85(word.translate(_Z85_TO_B85))
+
+
+_BASE85 = [({c: i for i, c in enumerate(alphabet)}, decode) for alphabet, decode in (
+    (_A85_ALPHABET, _a85), (_B85_ALPHABET, _b85), (_Z85_ALPHABET, _z85))]
+
+
+def _uu_blocks(text: str, start: int, end: int) -> Iterator[tuple[int, int, bytes]]:
+    """The blocks of whole uuencode lines (each as long as its first character says) between
+    ``start`` and ``end``, 8 bytes or more each, decoded."""
+    block, at, data = start, start, bytearray()
+    while at < end:
+        stop = text.find("\n", at, end)
+        stop = end if stop < 0 else stop
+        line = text[at:stop].rstrip("\r")
+        size = ord(line[0]) - 32
+        if len(line) == 1 + 4 * -(-size // 3):
+            with contextlib.suppress(binascii.Error):
+                data += binascii.a2b_uu(line)
+                at = stop + 1
+                continue
+        if len(data) >= 8:
+            yield block, at - 1, bytes(data)  # (without its last line's break)
+        block, at, data = stop + 1, stop + 1, bytearray()
+    if len(data) >= 8:
+        yield block, min(at - 1, end), bytes(data)
+
+
 def _uudecode(lines: str) -> bytes:
     """The bytes of uuencode's lines (a line that is not one is left out)."""
     out = bytearray()
@@ -308,17 +412,18 @@ def _unescape(run: str) -> Iterator[int]:
 
 
 def _payload(start: int, end: int, data: bytes, budget: Budget,
-             xored: _XorBatch | None = None
+             xored: _XorBatch | None = None, plain: bool = True
              ) -> Iterator[tuple[int, int, str | None]]:
     """The texts ``data`` may be: itself, and decompressed when it starts like compressed
     data (gzip, zlib, bzip2, xz). Only text: in other bytes (an image's base64) the secret
     itself was looked for already (its base64 at any alignment is one of its forms), and
     reading them again as text cost 12 times the redaction of their base64. None: past
     ``budget`` (or a compressed run expanding past it, or past ``MAX_DECODED``), or a secret
-    XORed with one byte in ``data`` (``xored``)."""
+    XORed with one byte in ``data`` (``xored``). ``plain``: False, only ``data``
+    decompressed."""
     if xored is not None:
         xored.add(start, end, data)
-    text = _text(data)
+    text = _text(data) if plain else None
     if text is not None:
         yield start, end, text if budget.take(len(text)) else None
     if not _compressed(data):
