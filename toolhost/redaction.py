@@ -93,9 +93,10 @@ class Redactor:
             # dump of a text that is a secret's form: looked for whole
             encoded = {_base64(s) for s in self.secrets if len(s) >= 8}
             dumped = (SpacedHex(encoded), SpacedChars(encoded)) if encoded else None
-            object.__setattr__(self, "_pattern", Matcher(self.secrets, every | rare,
+            object.__setattr__(self, "_pattern", Matcher(self.secrets, every,
                                                          SpacedHex(self.secrets),
-                                                         SpacedChars(self.secrets), dumped))
+                                                         SpacedChars(self.secrets), dumped,
+                                                         rare))
 
     def __call__(self, text: str) -> str:
         return self.redact(text)

@@ -89,8 +89,6 @@ _SPACED = (r"(?:0[xX])?[0-9a-fA-F]{2}(?:(?:[ :,]|\r?\n)[ \t]*(?:0[xX])?[0-9a-fA-
 _HEXPAIR = re.compile(r"(?:0[xX])?([0-9a-fA-F]{2})")
 # uuencode's lines (a length character, then 4 characters per 3 bytes), begin and end cut off
 _UULINES = r"(?m)(?:^[!-M][ -`]{4,84}\r?(?:\n|\z))+"
-# a word of printable characters: base85 without Ascii85's ``<~ ~>`` may be one
-_WORD = r"[!-~]{20,}"
 _A85_ALPHABET = "".join(chr(33 + i) for i in range(85))
 _B85_ALPHABET = ("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
                  "!#$%&()*+-;<=>?@^_`{|}~")
@@ -113,7 +111,12 @@ def _engines() -> tuple[Any, ...]:
     options = re2.Options()
     options.never_capture = True
     options.log_errors = False
-    patterns = (_B64, _ESC, _SPACED, _UULINES, _WORD)
+    # a word of printable characters that starts as a base-85 group of compressed data does
+    # (base85 without Ascii85's ``<~ ~>``): at the text's or a line's start, after a blank,
+    # a ``=``, a ``:``, a quote or an opening bracket
+    word = (r"(?:\A|[\s=:\"'(\[])[" + "".join(re.escape(c) for c in sorted(_FIRSTS85))
+            + r"][!-~]{19,}")
+    patterns = (_B64, _ESC, _SPACED, _UULINES, word)
     return (*(re2.compile(p, options) for p in patterns),
             *(re2.compile(p.encode(), options) for p in patterns))
 
@@ -181,17 +184,22 @@ class _XorBatch:
     one pass (``Xored.spans`` per run cost an RE2 call each, ~40 us: the decoding of 40,000
     near-misses took twice as long)."""
 
-    __slots__ = ("_data", "_runs", "_xored")
+    __slots__ = ("_data", "_index", "_runs", "_xored")
 
     def __init__(self, xored: Xored) -> None:
         self._xored = xored
         self._data: list[bytes] = []
-        self._runs: list[tuple[int, int]] = []
+        self._runs: list[list[tuple[int, int]]] = []  # the runs of each one's bytes
+        self._index: dict[bytes, int] = {}  # the same bytes are looked at once
 
     def add(self, start: int, end: int, data: bytes) -> None:
         if len(data) >= 8:  # (``redaction_cipher.MIN_XOR``: shorter holds none)
-            self._data.append(data)
-            self._runs.append((start, end))
+            at = self._index.get(data)
+            if at is None:
+                at = self._index[data] = len(self._data)
+                self._data.append(data)
+                self._runs.append([])
+            self._runs[at].append((start, end))
 
     def hidden(self) -> list[tuple[int, int]]:
         """The runs whose bytes hold a secret XORed with one byte."""
@@ -206,11 +214,36 @@ class _XorBatch:
         for a, b in self._xored.spans(joined):
             i = bisect.bisect_right(starts, a) - 1
             if b <= starts[i] + len(self._data[i]):  # inside one run's bytes
-                found.append(self._runs[i])
+                found += self._runs[i]
         return found
 
 
 _XOR_SEP = b"\n\0\xff\0\n"
+
+
+class _Replay:
+    """What decoding one run gave (its texts, and the bytes handed to the XOR look), to
+    give again for each place the same run is at. Stands in for the ``_XorBatch``."""
+
+    __slots__ = ("data", "texts")
+
+    def __init__(self) -> None:
+        self.texts: list[str | None] = []
+        self.data: list[bytes] = []
+
+    def add(self, start: int, end: int, data: bytes) -> None:
+        self.data.append(data)
+
+    def record(self, found: Iterator[tuple[int, int, str | None]]) -> None:
+        self.texts += [text for _, _, text in found]
+
+    def replay(self, start: int, end: int, xored: _XorBatch | None
+               ) -> Iterator[tuple[int, int, str | None]]:
+        if xored is not None:
+            for data in self.data:
+                xored.add(start, end, data)
+        for text in self.texts:
+            yield start, end, text
 
 
 def _decodings(text: str, budget: Budget, xored: _XorBatch | None = None
@@ -230,6 +263,7 @@ def _decodings(text: str, budget: Budget, xored: _XorBatch | None = None
 
             text = _encodable(text)
         source = text
+    seen: dict[str, _Replay] = {}
     for match in b64.finditer(source):
         start, end = match.start(), match.end()
         run = text[start:end]
@@ -238,10 +272,17 @@ def _decodings(text: str, budget: Budget, xored: _XorBatch | None = None
         if last > 0:  # a block's next line may be a word of what follows (``next line``)
             runs.append(run[:last - 1 if run[last - 1] == "\r" else last])
         for one in runs:
-            yield from _run(start, start + len(one), one, budget, xored)
-            # and each line reversed (``base64 | rev``: rev turns each line, keeps their order)
-            yield from _run(start, start + len(one),
-                            "\n".join(line[::-1] for line in one.split("\n")), budget, xored)
+            # a run the text holds again (a log's repeated line, near-misses of a secret)
+            # is decoded once: its decodings, and the bytes its XOR look reads, are replayed
+            done = seen.get(one)
+            if done is None:
+                done = seen[one] = _Replay()
+                done.record(_run(0, 0, one, budget, done))
+                # and each line reversed (``base64 | rev``: rev turns each line, keeps
+                # their order)
+                done.record(_run(0, 0, "\n".join(line[::-1] for line in one.split("\n")),
+                                 budget, done))
+            yield from done.replay(start, start + len(one), xored)
     found = list(escapes.finditer(source)) if ("\\" in text or "&#" in text or "%" in text) \
         else []
     for match in found:
@@ -276,8 +317,8 @@ def _decodings(text: str, budget: Budget, xored: _XorBatch | None = None
                                 budget, xored)
 
 
-def _run(start: int, end: int, run: str, budget: Budget, xored: _XorBatch | None = None
-         ) -> Iterator[tuple[int, int, str | None]]:
+def _run(start: int, end: int, run: str, budget: Budget,
+         xored: _XorBatch | _Replay | None = None) -> Iterator[tuple[int, int, str | None]]:
     """The decodings of one run of base64's characters: as hex, base64, base32."""
     squeezed = run.replace("\r", "").replace("\n", "") if "\n" in run else run
     if len(squeezed) % 2 == 0 and len(squeezed) >= 16 and not squeezed[:32].strip(
@@ -307,25 +348,22 @@ def _b58decode(run: str) -> bytes:
 
 
 def _packed85(text: str, start: int, end: int) -> Iterator[tuple[int, bytes]]:
-    """The word ``text[start:end]`` (or the rest of it after a ``=``, ``:`` or quote among
-    its first 16 characters) decoded as Ascii85, b85 or Z85, if its first group (5
-    characters) decodes to the start of compressed data (gzip, zlib, bzip2, xz): a few
-    characters looked up per word, the whole word decoded only then."""
-    heads = [start] + [at + 1 for at in range(start, min(end - 20, start + 16))
-                       if text[at] in "=:\"'"]
-    for at in heads:
-        for alphabet, decode in _BASE85:
-            number = 0
-            for char in text[at:at + 5]:
-                digit = alphabet.get(char)
-                if digit is None:
-                    break
-                number = number * 85 + digit
-            else:
-                if number < 1 << 32 and _packed_start(number.to_bytes(4, "big")):
-                    data = decode(text[at:end].rstrip("\"',;"))
-                    if data is not None:
-                        yield at, data
+    """The word ``text[start:end]`` (less the blank, ``=``, ``:``, quote or bracket before
+    it) decoded as Ascii85, b85 or Z85, if its first group (5 characters) decodes to the
+    start of compressed data (gzip, zlib, bzip2, xz): the whole word decoded only then."""
+    at = start if text[start] in _FIRSTS85 else start + 1
+    for alphabet, decode in _BASE85:
+        number = 0
+        for char in text[at:at + 5]:
+            digit = alphabet.get(char)
+            if digit is None:
+                break
+            number = number * 85 + digit
+        else:
+            if number < 1 << 32 and _packed_start(number.to_bytes(4, "big")):
+                data = decode(text[at:end].rstrip("\"',;)]"))
+                if data is not None:
+                    yield at, data
 
 
 def _packed_start(head: bytes) -> bool:
@@ -354,6 +392,14 @@ def _z85(word: str) -> bytes | None:
 
 _BASE85 = [({c: i for i, c in enumerate(alphabet)}, decode) for alphabet, decode in (
     (_A85_ALPHABET, _a85), (_B85_ALPHABET, _b85), (_Z85_ALPHABET, _z85))]
+# the first characters a base-85 group of compressed data's first 4 bytes can have: the
+# top digit of the numbers gzip, bzip2, zlib and xz data start with
+_FIRSTS85 = frozenset(alphabet[digit] for alphabet in (_A85_ALPHABET, _B85_ALPHABET,
+                                                       _Z85_ALPHABET)
+                      for low, high in ((0x1F8B << 16, 0x1F8C << 16),
+                                        (0x425A68 << 8, 0x425A69 << 8),
+                                        (0x78 << 24, 0x79 << 24), (0xFD377A58, 0xFD377A59))
+                      for digit in range(low // 85 ** 4, (high - 1) // 85 ** 4 + 1))
 
 
 def _uu_blocks(text: str, start: int, end: int) -> Iterator[tuple[int, int, bytes]]:
@@ -412,7 +458,7 @@ def _unescape(run: str) -> Iterator[int]:
 
 
 def _payload(start: int, end: int, data: bytes, budget: Budget,
-             xored: _XorBatch | None = None, plain: bool = True
+             xored: _XorBatch | _Replay | None = None, plain: bool = True
              ) -> Iterator[tuple[int, int, str | None]]:
     """The texts ``data`` may be: itself, and decompressed when it starts like compressed
     data (gzip, zlib, bzip2, xz). Only text: in other bytes (an image's base64) the secret
