@@ -32,6 +32,11 @@ def xor(data: bytes, key: int) -> bytes:
     return bytes(b ^ key for b in data)
 
 
+def rotated(text: str, letters: int, digits: int) -> str:
+    digit = string.digits
+    return caesar(text, letters).translate(str.maketrans(digit, digit[digits:] + digit[:digits]))
+
+
 def xor_key(data: bytes, key: bytes) -> bytes:
     return bytes(b ^ key[i % len(key)] for i, b in enumerate(data))
 
@@ -70,6 +75,13 @@ CIPHERS = {
     "xor key of 4 bytes, spaced hex": spaced(xor_key(RAW, b"\xde\xad\xbe\xef")),
     "xor key of 3 bytes, at its 2nd phase": xor_key(b"x" + RAW, b"key").hex()[2:],
     "xor key of 2 bytes, printable": xor_key(RAW, b"\x01\x02").decode("ascii"),
+    # secrets16: letters and digits rotated (rot18: rot13 and rot5), reversed, in base64
+    "rot13 + rot5 of the digits": rotated(SECRET, 13, 5),
+    "tr a-z0-9 f-za-e5-90-4": rotated(SECRET, 5, 5),
+    "digits +3 only": rotated(SECRET, 0, 3),
+    "rot18 | rev": rotated(SECRET, 13, 5)[::-1],
+    "rot18 in capitals": rotated(SECRET.upper(), 7, 9),
+    "rot18 | base64": base64.b64encode(rotated(SECRET, 13, 5).encode()).decode(),
 }
 
 
@@ -99,6 +111,8 @@ def test_a_scripts_xored_token_is_hidden_from_its_command() -> None:
     spaced(bytes(range(40))) + "\n" + spaced(b"a plain log line", ":"),
     xor_key(b"a plain log line, nothing in it at all", b"\xde\xad\xbe\xef").hex(),
     "12 34 56 78 90 12 34 56 78 90 ab cd",
+    rotated(SECRET, 13, 5)[:-1] + "q",  # its shape, but not one pair of shifts
+    "ab-cdef-1a2b3c4d5e6f7890, xy-zabc-0z9y8x7w6v5u4321",  # its shape
 ])
 def test_ordinary_text_is_left_as_it_is(text: str) -> None:
     assert R.redact(text) == text
@@ -116,3 +130,22 @@ def test_short_secrets_have_no_cipher_forms() -> None:
     # a shifted short word is another word: `abc-def` by 1 is `bcd-efg`
     assert cipher_forms("abc-def") == set()
     assert Redactor(frozenset({"abc-def"})).redact("bcd-efg") == "bcd-efg"
+
+
+def test_shapes_are_checked_a_bounded_number_of_times(monkeypatch: pytest.MonkeyPatch) -> None:
+    # 20,000 tokens of the secret's shape, none of its shifts: each is checked in Python;
+    # past MAX_SHAPED plus one per 32 characters the rest is hidden unchecked (fail closed)
+    from toolhost import redaction_cipher
+
+    calls = [0]
+    real = redaction_cipher._shifted
+
+    def counted(seen: str, form: str) -> bool:
+        calls[0] += 1
+        return real(seen, form)
+
+    monkeypatch.setattr(redaction_cipher, "_shifted", counted)
+    text = " ".join(["ab-cdef-1a2b3c4d5e6f7890"] * 20_000)
+    shown = redaction_cipher.Shifted([SECRET]).spans(text)
+    assert calls[0] <= redaction_cipher.MAX_SHAPED + len(text) // 32 + 1
+    assert shown and shown[-1][1] == len(text)  # the last ones hidden unchecked

@@ -38,7 +38,7 @@ from toolhost.redaction_spell import Matcher
 from toolhost.redaction_tail import MAX_HOLD, SpelledTails
 
 if TYPE_CHECKING:
-    from toolhost.redaction_cipher import Xored
+    from toolhost.redaction_cipher import Shifted, Xored
     from toolhost.redaction_decoded import Budget
     from toolhost.redaction_squeezed import Squeezed
 
@@ -158,7 +158,7 @@ class Redactor:
         if self._pattern is None:
             return []
         return [*self._pattern.spans(text), *self._across_lines(text),
-                *self._decoded(text, depth, budget)]
+                *self._decoded(text, depth, budget), *self._shifted.spans(text)]
 
     def _decoded(self, text: str, depth: int = 0,
                  budget: Budget | None = None) -> list[tuple[int, int]]:
@@ -180,6 +180,13 @@ class Redactor:
 
         return Xored(self.secrets)
 
+    @functools.cached_property
+    def _shifted(self) -> Shifted:
+        """The secrets with letters and digits rotated (``toolhost.redaction_cipher``)."""
+        from toolhost.redaction_cipher import Shifted
+
+        return Shifted(self.secrets)
+
     def _more(self, text: str, found: list[tuple[int, int]]) -> list[tuple[int, int]]:
         """The decoded runs (``_decoded``) that hold none of the spans ``found``: a secret one
         encoding deep is hidden where it is, not with all of the run around it (a wrapped
@@ -187,6 +194,7 @@ class Redactor:
         runs = self._decoded(text)
         if text.isascii() and self._xored:  # XORed with a key that kept it printable
             runs += self._xored.spans(text.encode("ascii"))
+        runs += self._shifted.spans(text)  # letters and digits rotated
         if not runs:
             return []
         if self._pattern is not None:

@@ -20,13 +20,14 @@ Each of these has a small, fixed set of outcomes per secret, so none needs a pas
 
 from __future__ import annotations
 
+import functools
 import string
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from toolhost.redaction_spell import FOLD_MIN
 
-__all__ = ["LAGS", "MIN_XOR", "Xored", "cipher_forms"]
+__all__ = ["LAGS", "MAX_SHAPED", "MIN_XOR", "Shifted", "Xored", "cipher_forms"]
 
 MIN_XOR = 8  # bytes: a shorter secret's run of differences could be anyone's data
 LAGS = (1, 3, 4)  # the key lengths each covers: 1; 1 and 3; 1, 2 and 4
@@ -113,3 +114,98 @@ class Xored:
                                           for hit in pattern.finditer(steps))
                       if data[a:b] not in self._raws]
         return sorted(found)
+
+
+_SHAPE = str.maketrans(_LOWER + _UPPER + string.digits, "a" * 52 + "0" * 10)  # any case
+MAX_SHAPED = 4096  # places one text's shapes are tried at (then no more: see ``Shifted``)
+
+
+@functools.cache
+def _rotation(letters: int, digits: int) -> dict[int, int]:
+    """``str.translate``'s table for letters shifted by ``letters``, digits by ``digits``."""
+    return str.maketrans(_LOWER + _UPPER + string.digits,
+                         _LOWER[letters:] + _LOWER[:letters] + _UPPER[letters:]
+                         + _UPPER[:letters] + string.digits[digits:] + string.digits[:digits])
+
+
+class Shifted:
+    """Where a secret is with its letters and its digits each rotated (``spans``): rot13
+    with rot5 of the digits (``rot18``), ``tr a-z0-9 d-za-c5-90-4``, any of the 26 x 10
+    pairs of shifts, the secret also reversed. Built for the secrets of ``FOLD_MIN``
+    characters or more with 4 letters and 2 digits at least (a shift of only the letters is
+    a literal form, ``cipher_forms``), in any case. Found by shape: each letter as ``a`` and
+    each digit as ``0`` (``str.translate``, C speed), the secret's shape looked for in the
+    text's, and each place it is at checked in Python against the pair of shifts its first
+    letter and first digit give. At most ``MAX_SHAPED`` places plus one per 32 characters
+    are checked per text; past that the places left are hidden unread (fail closed)."""
+
+    __slots__ = ("_by_head", "_by_shape", "_pattern")  # (the shapes' forms, by shape)
+
+    def __init__(self, secrets: Iterable[str]) -> None:
+        self._by_shape: dict[str, list[str]] = {}
+        for secret in secrets:
+            if (len(secret) >= FOLD_MIN and secret.isascii()
+                    and sum(c in string.ascii_letters for c in secret) >= 4
+                    and sum(c in string.digits for c in secret) >= 2):
+                for form in {secret, secret[::-1]}:
+                    self._by_shape.setdefault(form.translate(_SHAPE), []).append(form)
+        # the lengths of the shapes by their first characters: a place where a head is gets
+        # one look-up per length (a head such as "aaaaaaaa" starts many shapes)
+        self._by_head: dict[str, set[int]] = {}
+        for pattern in self._by_shape:
+            self._by_head.setdefault(pattern[:FOLD_MIN], set()).add(len(pattern))
+        self._pattern: Any = None
+        if len(self._by_head) > 8:  # many heads: one RE2 pass, not a find per shape (the
+            # shapes themselves, 2,000 words over three letters, outgrew RE2's DFA memory)
+            import re2  # loaded by the Matcher already
+
+            options = re2.Options()
+            options.never_capture = True
+            options.log_errors = False
+            self._pattern = re2.compile("|".join(re2.escape(head)
+                                                 for head in sorted(self._by_head)), options)
+
+    def __bool__(self) -> bool:
+        return bool(self._by_shape)
+
+    def spans(self, text: str) -> list[tuple[int, int]]:
+        """Where a secret is in ``text`` under a pair of shifts (not both 0: the secret)."""
+        if not self._by_shape or not text.isascii():
+            return []
+        shape = text.translate(_SHAPE)
+        left = MAX_SHAPED + len(text) // 32
+        found = []
+        for at, pattern in self._places(shape):
+            left -= 1
+            end = at + len(pattern)
+            if left < 0 or any(_shifted(text[at:end], form) for form in self._by_shape[pattern]):
+                found.append((at, end))
+        return sorted(found)
+
+    def _places(self, shape: str) -> Iterator[tuple[int, str]]:
+        """Each place a secret's shape is at in ``shape`` (overlapping ones too), with it."""
+        if self._pattern is None:
+            for pattern in self._by_shape:
+                at = shape.find(pattern)
+                while at >= 0:
+                    yield at, pattern
+                    at = shape.find(pattern, at + 1)
+            return
+        data = shape.encode("ascii")
+        hit = self._pattern.search(data)
+        while hit is not None:  # every shape that starts there, then on (overlapping too)
+            at = hit.start()
+            for length in self._by_head.get(shape[at:at + FOLD_MIN], ()):
+                if shape[at:at + length] in self._by_shape:
+                    yield at, shape[at:at + length]
+            hit = self._pattern.search(data, at + 1)
+
+
+def _shifted(seen: str, form: str) -> bool:
+    """Whether ``seen`` is ``form`` with its letters and digits shifted (not both by 0)."""
+    letter = next(i for i, c in enumerate(form) if c in string.ascii_letters)
+    digit = next(i for i, c in enumerate(form) if c in string.digits)
+    letters = (ord(seen[letter].lower()) - ord(form[letter].lower())) % 26
+    digits = (ord(seen[digit]) - ord(form[digit])) % 10
+    return ((letters or digits) != 0  # in any case, as the secret's other forms of 8 or more
+            and form.lower().translate(_rotation(letters, digits)) == seen.lower())
