@@ -37,6 +37,20 @@ def rotated(text: str, letters: int, digits: int) -> str:
     return caesar(text, letters).translate(str.maketrans(digit, digit[digits:] + digit[:digits]))
 
 
+def vigenere(text: str, key: str, every: bool = False) -> str:
+    """``key`` over the letters (counted over the letters, or over ``every`` character)."""
+    out, n = [], 0
+    for i, char in enumerate(text):
+        shift = ord(key[(i if every else n) % len(key)]) - ord("a")
+        if char.isalpha():
+            base = ord("a") if char.islower() else ord("A")
+            out.append(chr((ord(char) - base + shift) % 26 + base))
+            n += 1
+        else:
+            out.append(char)
+    return "".join(out)
+
+
 def xor_key(data: bytes, key: bytes) -> bytes:
     return bytes(b ^ key[i % len(key)] for i, b in enumerate(data))
 
@@ -82,6 +96,9 @@ CIPHERS = {
     "rot18 | rev": rotated(SECRET, 13, 5)[::-1],
     "rot18 in capitals": rotated(SECRET.upper(), 7, 9),
     "rot18 | base64": base64.b64encode(rotated(SECRET, 13, 5).encode()).decode(),
+    "vigenere, key of 3 letters": vigenere(SECRET, "key"),
+    "vigenere, key of 4 over every character": vigenere(SECRET, "abcd", every=True),
+    "vigenere, key of 2 | rev": vigenere(SECRET[::-1], "xz"),
 }
 
 

@@ -118,6 +118,9 @@ class Xored:
 
 _SHAPE = str.maketrans(_LOWER + _UPPER + string.digits, "a" * 52 + "0" * 10)  # any case
 MAX_SHAPED = 4096  # places one text's shapes are tried at (then no more: see ``Shifted``)
+MAX_PERIOD = 4  # letters of a Vigenère key
+MIN_CHECKED = 8  # letters a key is checked by, beyond its own
+_NO_LETTERS = str.maketrans("", "", string.ascii_letters)
 
 
 @functools.cache
@@ -131,7 +134,9 @@ def _rotation(letters: int, digits: int) -> dict[int, int]:
 class Shifted:
     """Where a secret is with its letters and its digits each rotated (``spans``): rot13
     with rot5 of the digits (``rot18``), ``tr a-z0-9 d-za-c5-90-4``, any of the 26 x 10
-    pairs of shifts, the secret also reversed. Built for the secrets of ``FOLD_MIN``
+    pairs of shifts, the secret also reversed; and the letters under a Vigenère key of 2 to
+    ``MAX_PERIOD`` letters (counted over the letters or over every character), with 8 letters
+    at least beyond the key's to check it by. Built for the secrets of ``FOLD_MIN``
     characters or more with 4 letters and 2 digits at least (a shift of only the letters is
     a literal form, ``cipher_forms``), in any case. Found by shape: each letter as ``a`` and
     each digit as ``0`` (``str.translate``, C speed), the secret's shape looked for in the
@@ -202,10 +207,28 @@ class Shifted:
 
 
 def _shifted(seen: str, form: str) -> bool:
-    """Whether ``seen`` is ``form`` with its letters and digits shifted (not both by 0)."""
+    """Whether ``seen`` is ``form`` with its letters and digits shifted (not both by 0): the
+    digits all by one shift, the letters by one shift or by a key of ``MAX_PERIOD`` letters
+    at most, repeated (Vigenère), counted over the letters or over every character."""
     letter = next(i for i, c in enumerate(form) if c in string.ascii_letters)
     digit = next(i for i, c in enumerate(form) if c in string.digits)
     letters = (ord(seen[letter].lower()) - ord(form[letter].lower())) % 26
     digits = (ord(seen[digit]) - ord(form[digit])) % 10
-    return ((letters or digits) != 0  # in any case, as the secret's other forms of 8 or more
-            and form.lower().translate(_rotation(letters, digits)) == seen.lower())
+    lower = seen.lower()
+    if form.lower().translate(_rotation(letters, digits)) == lower:
+        return (letters or digits) != 0  # in any case, as the secret's other forms of 8+
+    kept = form.translate(_rotation(0, digits)).translate(_NO_LETTERS)
+    if kept != lower.translate(_NO_LETTERS):
+        return False  # (a digit or punctuation not as the one shift of the digits says)
+    places = [i for i, c in enumerate(form) if c in string.ascii_letters]
+    shifts = [(ord(lower[i]) - ord(form[i].lower())) % 26 for i in places]
+    for period in range(2, MAX_PERIOD + 1):
+        if len(shifts) - period < MIN_CHECKED:  # too few letters to tell a key from chance
+            break
+        if all(shifts[n] == shifts[n % period] for n in range(len(shifts))):
+            return True  # the key counted over the letters
+        key: dict[int, int] = {}
+        if all(key.setdefault(i % period, d) == d for i, d in zip(places, shifts,
+                                                                 strict=True)):
+            return True  # over every character
+    return False
