@@ -18,16 +18,20 @@ from typing import Any
 
 from toolhost.redaction import BINARY_KEYS, MASK, Redactor
 
-__all__ = ["holds_secret", "without_secret_data"]
+__all__ = ["MIN_SPAN", "holds_secret", "without_secret_data"]
+
+MIN_SPAN = 12  # characters of base64 that spell a secret, at least, to hide binary data
 
 
 def holds_secret(hide: Redactor, data: str) -> bool:
     """Whether base64 ``data`` holds a secret of ``hide``: the secret's base64 at any
-    alignment in it, or, when its bytes are text (an SVG, a text blob), any form of the
-    secret in that text."""
+    alignment in it (``MIN_SPAN`` characters at least: a secret of 9 bytes or more), or,
+    when its bytes are text (an SVG, a text blob), any form of the secret in that text."""
     if hide._pattern is None or not data:
         return False
-    if next(iter(hide._pattern.spans(data)), None) is not None:
+    # (a short secret, a PIN, is somewhere in most images' base64 by chance: only a span
+    # as long as the base64 of 9 bytes counts there)
+    if any(end - start >= MIN_SPAN for start, end in hide._pattern.spans(data)):
         return True
     try:
         text = base64.b64decode(data, validate=False).decode("utf-8")

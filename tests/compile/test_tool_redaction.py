@@ -116,3 +116,12 @@ def test_binary_data_holding_a_secret_is_hidden_whole(kind: str, mime: str,
                                 "text": f"*** (this {kind} held a secret: hidden)"}
     assert shown.content[2] == clean  # another image's bytes as they were
     assert _b64(LONG_SECRET.encode())[:12] not in str(shown.to_mcp())
+
+
+def test_an_image_holding_a_short_secret_by_chance_is_kept() -> None:
+    # a PIN's digits are in the base64 of many images; only a secret's long spell counts
+    from toolhost.compile.tool import redact_result
+
+    image = {"type": "image", "data": _b64(_PNG) + "x1234Ab", "mimeType": "image/png"}
+    shown = redact_result(ToolResult(content=(image,)), Redactor(frozenset({"1234"})).redact)
+    assert shown.content[0] == image
