@@ -5,7 +5,11 @@ old redaction, which missed every encoded form); with no secret in the text, wit
 secret, and with the secret spelled one ``\\uXXXX`` escape per character.
 Run: .venv/bin/python bench/bench_redaction.py
 (``--many``: instead, the cost per number of secrets, 1, 10, 100 and 1,000 secrets on 1 MB of
-prose and of near-misses: build seconds, redaction seconds per MB, peak memory.)
+prose and of near-misses: build seconds, redaction seconds per MB, peak memory.
+``--passes [SIZE]``: instead, the CPU seconds per MB of the decoding pass and of the rotated-
+shapes pass on prose, on one near-miss repeated, on near-misses that vary and on base64 lines,
+and the ratio of each to the whole redaction of prose: CPU time, since the wall clock of a
+shared machine swings 2-5 times.)
 """
 
 from __future__ import annotations
@@ -145,10 +149,48 @@ def many(counts: tuple[int, ...] = (1, 10, 100, 1000), size: int = 1_000_000) ->
               f"near-misses {timed[1]:.2f} s per MB; peak memory so far {peak} MB")
 
 
+def passes(size: int = 1_000_000) -> None:
+    """The decoding pass (``_decoded``) and the rotated-shapes pass (``_shifted``) on texts
+    built to cost them (secrets16: one near-miss repeated was decoded 40,000 times per MB)."""
+    import base64
+    import random
+    import time
+
+    secret = "sk-live-9f8e7d6c5b4a3921"
+    redactor = Redactor(frozenset({secret}))
+    redactor.redact("warm up " * 10)
+    rng = random.Random(1)
+    words = ["the", "quick", "brown", "fox", "jumps", "over", "lazy", "dog", "12", "times,"]
+    texts = {
+        "prose": " ".join(rng.choice(words) for _ in range(size // 4))[:size],
+        "one near-miss repeated": ((secret[:-1] + "x ") * (size // 25))[:size],
+        "near-misses that vary": " ".join(secret[:-3] + "".join(rng.choice(
+            "abcdefghijklmnopqrstuvwxyz0123456789") for _ in range(3))
+                                          for _ in range(size // 25))[:size],
+        "base64 lines": "\n".join(base64.b64encode(rng.randbytes(57)).decode()
+                                  for _ in range(size // 77)),
+    }
+
+    def cpu(call: object, text: str) -> float:
+        start = time.process_time()
+        call(text)  # type: ignore[operator]
+        return (time.process_time() - start) / len(text) * 1e6
+
+    whole = cpu(redactor.redact, texts["prose"])
+    for name, text in texts.items():
+        decoded, shifted = cpu(redactor._decoded, text), cpu(redactor._shifted.spans, text)
+        print(f"{name}: decoding pass {decoded:.2f} s per MB ({decoded / whole:.1f}x the "
+              f"whole redaction of prose), rotated shapes {shifted:.3f} s per MB "
+              f"({shifted / whole:.2f}x)")
+
+
 if __name__ == "__main__":
     import sys
 
     if "--many" in sys.argv:
         many()
+    elif "--passes" in sys.argv:
+        at = sys.argv.index("--passes") + 1
+        passes(int(sys.argv[at]) if at < len(sys.argv) else 1_000_000)
     else:
         main()

@@ -32,6 +32,33 @@ def xor(data: bytes, key: int) -> bytes:
     return bytes(b ^ key for b in data)
 
 
+def rotated(text: str, letters: int, digits: int) -> str:
+    digit = string.digits
+    return caesar(text, letters).translate(str.maketrans(digit, digit[digits:] + digit[:digits]))
+
+
+def vigenere(text: str, key: str, every: bool = False) -> str:
+    """``key`` over the letters (counted over the letters, or over ``every`` character)."""
+    out, n = [], 0
+    for i, char in enumerate(text):
+        shift = ord(key[(i if every else n) % len(key)]) - ord("a")
+        if char.isalpha():
+            base = ord("a") if char.islower() else ord("A")
+            out.append(chr((ord(char) - base + shift) % 26 + base))
+            n += 1
+        else:
+            out.append(char)
+    return "".join(out)
+
+
+def xor_key(data: bytes, key: bytes) -> bytes:
+    return bytes(b ^ key[i % len(key)] for i, b in enumerate(data))
+
+
+def spaced(data: bytes, sep: str = " ") -> str:
+    return sep.join(f"{b:02x}" for b in data)
+
+
 CIPHERS = {
     "rot47": rot47(SECRET),
     "rot47 | rev": rot47(SECRET)[::-1],
@@ -50,6 +77,28 @@ CIPHERS = {
     "xor 0x42 | base64 | base64": base64.b64encode(
         base64.b64encode(xor(RAW, 0x42))).decode(),
     "xor 0x01, printable": xor(RAW, 0x01).decode("ascii"),
+    # secrets16: XOR then hex spaced by bytes, and keys of 2 to 4 bytes repeated
+    "xor 0x42 | od -An -tx1": spaced(xor(RAW, 0x42)),
+    "xor 0x42 | xxd -i": spaced(xor(RAW, 0x42), ", 0x").join(["0x", ""]),
+    "xor 0x42, hex:with:colons": spaced(xor(RAW, 0x42), ":"),
+    "xor 0x42 | od -An -tx1 -w8": "\n ".join(spaced(xor(RAW, 0x42)[i:i + 8])
+                                              for i in range(0, len(RAW), 8)),
+    "xor key of 2 bytes | xxd -p": xor_key(RAW, b"\x13\x37").hex(),
+    "xor key of 3 bytes | xxd -p": xor_key(RAW, b"abc").hex(),
+    "xor key of 4 bytes | base64": base64.b64encode(xor_key(RAW, b"\xde\xad\xbe\xef")).decode(),
+    "xor key of 4 bytes, spaced hex": spaced(xor_key(RAW, b"\xde\xad\xbe\xef")),
+    "xor key of 3 bytes, at its 2nd phase": xor_key(b"x" + RAW, b"key").hex()[2:],
+    "xor key of 2 bytes, printable": xor_key(RAW, b"\x01\x02").decode("ascii"),
+    # secrets16: letters and digits rotated (rot18: rot13 and rot5), reversed, in base64
+    "rot13 + rot5 of the digits": rotated(SECRET, 13, 5),
+    "tr a-z0-9 f-za-e5-90-4": rotated(SECRET, 5, 5),
+    "digits +3 only": rotated(SECRET, 0, 3),
+    "rot18 | rev": rotated(SECRET, 13, 5)[::-1],
+    "rot18 in capitals": rotated(SECRET.upper(), 7, 9),
+    "rot18 | base64": base64.b64encode(rotated(SECRET, 13, 5).encode()).decode(),
+    "vigenere, key of 3 letters": vigenere(SECRET, "key"),
+    "vigenere, key of 4 over every character": vigenere(SECRET, "abcd", every=True),
+    "vigenere, key of 2 | rev": vigenere(SECRET[::-1], "xz"),
 }
 
 
@@ -75,6 +124,12 @@ def test_a_scripts_xored_token_is_hidden_from_its_command() -> None:
     "a" * 64 + " " + "0" * 64 + " " + "ff" * 40,  # runs of one byte
     base64.b64encode(bytes(range(256))).decode(),
     caesar("sk-live", 3),  # a shifted piece: a shorter text than the secret
+    # spaced hex of other data, a key of 4 bytes over other data
+    spaced(bytes(range(40))) + "\n" + spaced(b"a plain log line", ":"),
+    xor_key(b"a plain log line, nothing in it at all", b"\xde\xad\xbe\xef").hex(),
+    "12 34 56 78 90 12 34 56 78 90 ab cd",
+    rotated(SECRET, 13, 5)[:-1] + "q",  # its shape, but not one pair of shifts
+    "ab-cdef-1a2b3c4d5e6f7890, xy-zabc-0z9y8x7w6v5u4321",  # its shape
 ])
 def test_ordinary_text_is_left_as_it_is(text: str) -> None:
     assert R.redact(text) == text
@@ -83,6 +138,8 @@ def test_ordinary_text_is_left_as_it_is(text: str) -> None:
 def test_a_secret_of_few_distinct_bytes_has_no_xor_form() -> None:
     # its differences would be those of any run of one byte
     assert not Xored(["aaaaaaaaaaaa", "abababababab"])
+    # one repeating every 4 bytes has only zeros 4 bytes apart (any such run has)
+    assert Redactor(frozenset({"abcdabcdabcdabcd"})).redact("00" * 40) == "00" * 40
     assert Redactor(frozenset({"aaaaaaaaaaaa"})).redact("58" * 30) == "58" * 30
 
 
@@ -90,3 +147,22 @@ def test_short_secrets_have_no_cipher_forms() -> None:
     # a shifted short word is another word: `abc-def` by 1 is `bcd-efg`
     assert cipher_forms("abc-def") == set()
     assert Redactor(frozenset({"abc-def"})).redact("bcd-efg") == "bcd-efg"
+
+
+def test_shapes_are_checked_a_bounded_number_of_times(monkeypatch: pytest.MonkeyPatch) -> None:
+    # 20,000 tokens of the secret's shape, none of its shifts: each is checked in Python;
+    # past MAX_SHAPED plus one per 32 characters the rest is hidden unchecked (fail closed)
+    from toolhost import redaction_cipher
+
+    calls = [0]
+    real = redaction_cipher._shifted
+
+    def counted(seen: str, form: str) -> bool:
+        calls[0] += 1
+        return real(seen, form)
+
+    monkeypatch.setattr(redaction_cipher, "_shifted", counted)
+    text = " ".join(["ab-cdef-1a2b3c4d5e6f7890"] * 20_000)
+    shown = redaction_cipher.Shifted([SECRET]).spans(text)
+    assert calls[0] <= redaction_cipher.MAX_SHAPED + len(text) // 32 + 1
+    assert shown and shown[-1][1] == len(text)  # the last ones hidden unchecked

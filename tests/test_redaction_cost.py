@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+import base64
+import gzip
+import re
 from typing import Any
 
 import pytest
@@ -135,3 +138,52 @@ def test_the_xor_finder_reads_all_runs_of_a_text_at_once(
     calls = _counted(monkeypatch, redaction_cipher.Xored, "spans")
     shown = Redactor(frozenset({secret})).redact(text)
     assert calls[0] <= 2 and shown.endswith(MASK)  # (the old code: 2,001)
+
+
+def test_a_run_repeated_in_a_text_is_decoded_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    # 8,000 near-misses of a secret are 8,000 base64url runs, each decoded (and reversed,
+    # decoded again) in Python: 16,000 decodings per 200 KB (secrets16: one per distinct run)
+    from toolhost import redaction_decoded
+
+    secret = "sk-live-9f8e7d6c5b4a3921"
+    hidden = base64.b64encode(gzip.compress(secret.encode())).decode()
+    text = (secret[:-1] + "x ") * 8_000 + hidden + " " + hidden
+    decoded = _counted(monkeypatch, redaction_decoded, "_run")
+    shown = Redactor(frozenset({secret}))._decoded(text)
+    assert decoded[0] <= 8  # (each distinct run and its decodings, a level deeper too;
+    #                            the old code: 16,006)
+    assert len(shown) == 2  # both copies of the compressed run hidden
+
+
+def test_each_character_is_spelled_once_for_many_secrets(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # every secret's first 12 characters were spelled anew (the same few dozen characters
+    # 12,000 times for 1,000 secrets: a third of their load)
+    import random
+    import string
+
+    rnd = random.Random(3)
+    alphabet = string.ascii_lowercase + string.digits
+    secrets = {"sk-" + "".join(rnd.choice(alphabet) for _ in range(21)) for _ in range(50)}
+    cached = getattr(redaction_spell, "_spelled", None)
+    if cached is not None:  # (other tests filled it)
+        cached.cache_clear()
+    spelled = _counted(monkeypatch, redaction_spell, "spellings")
+    Redactor(frozenset(secrets))
+    assert spelled[0] <= 2 * (len(alphabet) + 1)  # (the old code: 600)
+
+
+def test_rare_forms_start_candidates_with_fewer_characters() -> None:
+    # the rare forms (encodings, ciphers: ~140 a secret) were looked for by their first 12
+    # characters: their RE2 programs were half of 1,000 secrets' 300 MB and build time
+    from toolhost.redaction_forms import rare_forms
+
+    secret = "sk-live-9f8e7d6c5b4a3921"
+    redactor = Redactor(frozenset({secret}))
+    assert redactor._pattern is not None
+    patterns = "|".join(p.pattern for p in redactor._pattern._triggers).split("|")
+    rare = sorted(f for f in rare_forms(secret) if len(f) > redaction_spell.TRIGGER)
+    assert rare and not any(re.escape(f[:redaction_spell.TRIGGER]) in patterns for f in rare)
+    # and each is still hidden whole
+    for form in rare[:20]:
+        assert redactor.redact(f"x {form} y") == f"x {MASK} y", form

@@ -76,6 +76,15 @@ FORMS = {
     "gzip | Ascii85 (PDF)": lambda: base64.a85encode(gzip.compress(RAW), adobe=True,
                                                      wrapcol=20).decode(),
     "gzip | uuencode": lambda: uuencode(gzip.compress(RAW * 2)),
+    # secrets16: base85 without Ascii85's <~ ~>, uuencode's lines without begin and end
+    "zlib | b85encode": lambda: base64.b85encode(zlib.compress(b"token " + RAW)).decode(),
+    "zlib | a85encode": lambda: base64.a85encode(zlib.compress(b"token " + RAW)).decode(),
+    "gzip | a85encode, wrapped": lambda: base64.a85encode(gzip.compress(RAW),
+                                                          wrapcol=30).decode(),
+    "gzip | basenc --z85": lambda: shell("gzip -c | head -c 44 | basenc --z85",
+                                         b"token " + RAW),
+    "gzip | uuencode lines, no begin": lambda: uuencode(gzip.compress(RAW * 2),
+                                                        framed=False),
 }
 
 
@@ -88,17 +97,18 @@ def b58(data: bytes) -> str:
     return "1" * (len(data) - len(data.lstrip(b"\0"))) + out
 
 
-def uuencode(data: bytes) -> str:
+def uuencode(data: bytes, framed: bool = True) -> str:
     lines = "".join(binascii.b2a_uu(data[i:i + 45]).decode() for i in range(0, len(data), 45))
-    return f"begin 644 token.gz\n{lines}`\nend"
+    return f"begin 644 token.gz\n{lines}`\nend" if framed else lines
 
 
 @pytest.mark.parametrize("form", FORMS)
 def test_a_secret_encoded_twice_or_compressed_is_hidden(form: str) -> None:
     encoded = FORMS[form]()
-    text = f"key: {encoded.strip()}\nnext line stays"
+    key = "key:\n" if "no begin" in form else "key: "  # (uuencode's lines start lines)
+    text = f"{key}{encoded.strip()}\nnext line stays"
     shown = R.redact(text)
-    assert "***" in shown and shown.startswith("key: ") and shown.endswith("next line stays")
+    assert "***" in shown and shown.startswith(key) and shown.endswith("next line stays")
     assert encoded.strip().splitlines()[0] not in shown
     assert R.spans(text)  # what a stream shows goes by the same spans
 
@@ -116,7 +126,11 @@ def test_base64_of_other_data_is_left_as_it_is() -> None:
                  # base58's alphabet, Ascii85 and uuencode of other data
                  "see abcdefghijkmnopqrstuvwxyz123456789 and ABCDEFGHJKLMNPQRSTUVWXYZ",
                  base64.a85encode(zlib.compress(b"a log line\n" * 50), adobe=True).decode(),
-                 uuencode(gzip.compress(b"a log line\n" * 50))]:
+                 uuencode(gzip.compress(b"a log line\n" * 50)),
+                 uuencode(gzip.compress(b"a log line\n" * 50), framed=False),
+                 base64.b85encode(zlib.compress(b"a log line\n" * 50)).decode(),
+                 "M" + "A" * 60 + "\nSHOUTING IN CAPITALS, A LINE OF THEM\n",
+                 "x = https://example.com/some/long/path?query=value&other=1"]:
         assert R.redact(text) == text
 
 
@@ -183,3 +197,10 @@ async def test_a_command_that_packs_a_secret_returns_it_hidden(config: Any,
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
+
+
+def test_gzip_in_spaced_hex_is_hidden() -> None:
+    # ``gzip | od -An -tx1``: hex spaced by bytes, read as compressed data (secrets16)
+    packed = " ".join(f"{b:02x}" for b in gzip.compress(RAW))
+    shown = R.redact(f"dump:\n{packed}\nnext line stays")
+    assert shown == "dump:\n***\nnext line stays"

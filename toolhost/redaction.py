@@ -38,7 +38,7 @@ from toolhost.redaction_spell import Matcher
 from toolhost.redaction_tail import MAX_HOLD, SpelledTails
 
 if TYPE_CHECKING:
-    from toolhost.redaction_cipher import Xored
+    from toolhost.redaction_cipher import Shifted, Xored
     from toolhost.redaction_decoded import Budget
     from toolhost.redaction_squeezed import Squeezed
 
@@ -93,9 +93,10 @@ class Redactor:
             # dump of a text that is a secret's form: looked for whole
             encoded = {_base64(s) for s in self.secrets if len(s) >= 8}
             dumped = (SpacedHex(encoded), SpacedChars(encoded)) if encoded else None
-            object.__setattr__(self, "_pattern", Matcher(self.secrets, every | rare,
+            object.__setattr__(self, "_pattern", Matcher(self.secrets, every,
                                                          SpacedHex(self.secrets),
-                                                         SpacedChars(self.secrets), dumped))
+                                                         SpacedChars(self.secrets), dumped,
+                                                         rare))
 
     def __call__(self, text: str) -> str:
         return self.redact(text)
@@ -157,7 +158,7 @@ class Redactor:
         if self._pattern is None:
             return []
         return [*self._pattern.spans(text), *self._across_lines(text),
-                *self._decoded(text, depth, budget)]
+                *self._decoded(text, depth, budget), *self._shifted.spans(text)]
 
     def _decoded(self, text: str, depth: int = 0,
                  budget: Budget | None = None) -> list[tuple[int, int]]:
@@ -179,6 +180,13 @@ class Redactor:
 
         return Xored(self.secrets)
 
+    @functools.cached_property
+    def _shifted(self) -> Shifted:
+        """The secrets with letters and digits rotated (``toolhost.redaction_cipher``)."""
+        from toolhost.redaction_cipher import Shifted
+
+        return Shifted(self.secrets)
+
     def _more(self, text: str, found: list[tuple[int, int]]) -> list[tuple[int, int]]:
         """The decoded runs (``_decoded``) that hold none of the spans ``found``: a secret one
         encoding deep is hidden where it is, not with all of the run around it (a wrapped
@@ -186,6 +194,7 @@ class Redactor:
         runs = self._decoded(text)
         if text.isascii() and self._xored:  # XORed with a key that kept it printable
             runs += self._xored.spans(text.encode("ascii"))
+        runs += self._shifted.spans(text)  # letters and digits rotated
         if not runs:
             return []
         if self._pattern is not None:

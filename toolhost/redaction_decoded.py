@@ -13,7 +13,10 @@ turn, to ``MAX_DEPTH`` levels). A run whose decoded text holds a secret is hidde
 Runs: base64 or base64url of 12 characters or more, wrapped over lines too (as ``base64``
 writes it), also each line reversed (``| rev``); hex of 16 digits or more (an even count);
 base32 of 16 characters or more; 8 or more character escapes in a row (``&#NN;``,
-``&#xNN;``, ``\\xNN``, ``\\uNNNN``, ``%NN``, ``\\NNN`` octal, ``chr(NN)``).
+``&#xNN;``, ``\\xNN``, ``\\uNNNN``, ``%NN``, ``\\NNN`` octal, ``chr(NN)``); hex spaced by
+bytes, 8 bytes or more (``xx xx``, ``xx:xx``, ``0xNN, 0xNN``, wrapped too: what ``od -An
+-tx1`` and ``xxd -i`` write); uuencode's lines without their ``begin`` and ``end`` (each
+line as long as its first character says, 8 bytes or more in all).
 
 A stream holds back a compressed run it has the start of (``packed_tail``: base64 or hex
 that starts as gzip, zlib, bzip2 or xz data, at the end of what was written so far) until the
@@ -80,6 +83,18 @@ _BASE58 = re.compile(r"[1-9A-HJ-NP-Za-km-z]+")
 _MIN_B58, _MAX_B58 = 16, 512  # base58 is a big number: decoding costs its length squared
 _A85 = re.compile(r"<~[!-uz \t\r\n]{5,}~>")
 _UU = re.compile(r"(?m)\bbegin [0-7]{3,4} [^\n]*\n((?:[!-`][ -`]*\r?\n)+)`?\r?\n?end$")
+# hex spaced by bytes: ``od -An -tx1``, ``xxd -i``, ``31:29:6f``
+_SPACED = (r"(?:0[xX])?[0-9a-fA-F]{2}(?:(?:[ :,]|\r?\n)[ \t]*(?:0[xX])?[0-9a-fA-F]{2}){7,}"
+           r"(?:[^0-9a-zA-Z]|\z)")
+_HEXPAIR = re.compile(r"(?:0[xX])?([0-9a-fA-F]{2})")
+# uuencode's lines (a length character, then 4 characters per 3 bytes), begin and end cut off
+_UULINES = r"(?m)(?:^[!-M][ -`]{4,84}\r?(?:\n|\z))+"
+_A85_ALPHABET = "".join(chr(33 + i) for i in range(85))
+_B85_ALPHABET = ("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                 "!#$%&()*+-;<=>?@^_`{|}~")
+_Z85_ALPHABET = ("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                 ".-:+=^!/*?&<>()[]{}@%$#")
+_Z85_TO_B85 = str.maketrans(_Z85_ALPHABET, _B85_ALPHABET)
 _HEXDIGITS = b"0123456789abcdefABCDEF"
 _HEXCHARS = _HEXDIGITS.decode()  # (a first look, before the whole run)
 _CONTROLS = bytes(c for c in range(32) if chr(c) not in "\t\n\r")
@@ -87,16 +102,23 @@ _SEP = "\n\0\n"  # between decoded texts checked in one pass: no form runs acros
 
 
 @functools.cache
-def _engines() -> tuple[Any, Any, Any, Any]:
+def _engines() -> tuple[Any, ...]:
     """The run finders (RE2: one linear pass each; Python's ``re`` took 3 ms and 11 ms on
-    40,000 characters of prose), built on first use."""
+    40,000 characters of prose), built on first use: base64, escapes, spaced hex and
+    uuencode's lines, for text, then the same for bytes."""
     import re2  # type: ignore[import-untyped]
 
     options = re2.Options()
     options.never_capture = True
     options.log_errors = False
-    return (re2.compile(_B64, options), re2.compile(_ESC, options),
-            re2.compile(_B64.encode(), options), re2.compile(_ESC.encode(), options))
+    # a word of printable characters that starts as a base-85 group of compressed data does
+    # (base85 without Ascii85's ``<~ ~>``): at the text's or a line's start, after a blank,
+    # a ``=``, a ``:``, a quote or an opening bracket
+    word = (r"(?:\A|[\s=:\"'(\[])[" + "".join(re.escape(c) for c in sorted(_FIRSTS85))
+            + r"][!-~]{19,}")
+    patterns = (_B64, _ESC, _SPACED, _UULINES, word)
+    return (*(re2.compile(p, options) for p in patterns),
+            *(re2.compile(p.encode(), options) for p in patterns))
 
 
 def decoded_spans(text: str, found: Callable[[str], list[tuple[int, int]]],
@@ -162,17 +184,22 @@ class _XorBatch:
     one pass (``Xored.spans`` per run cost an RE2 call each, ~40 us: the decoding of 40,000
     near-misses took twice as long)."""
 
-    __slots__ = ("_data", "_runs", "_xored")
+    __slots__ = ("_data", "_index", "_runs", "_xored")
 
     def __init__(self, xored: Xored) -> None:
         self._xored = xored
         self._data: list[bytes] = []
-        self._runs: list[tuple[int, int]] = []
+        self._runs: list[list[tuple[int, int]]] = []  # the runs of each one's bytes
+        self._index: dict[bytes, int] = {}  # the same bytes are looked at once
 
     def add(self, start: int, end: int, data: bytes) -> None:
         if len(data) >= 8:  # (``redaction_cipher.MIN_XOR``: shorter holds none)
-            self._data.append(data)
-            self._runs.append((start, end))
+            at = self._index.get(data)
+            if at is None:
+                at = self._index[data] = len(self._data)
+                self._data.append(data)
+                self._runs.append([])
+            self._runs[at].append((start, end))
 
     def hidden(self) -> list[tuple[int, int]]:
         """The runs whose bytes hold a secret XORed with one byte."""
@@ -187,11 +214,36 @@ class _XorBatch:
         for a, b in self._xored.spans(joined):
             i = bisect.bisect_right(starts, a) - 1
             if b <= starts[i] + len(self._data[i]):  # inside one run's bytes
-                found.append(self._runs[i])
+                found += self._runs[i]
         return found
 
 
 _XOR_SEP = b"\n\0\xff\0\n"
+
+
+class _Replay:
+    """What decoding one run gave (its texts, and the bytes handed to the XOR look), to
+    give again for each place the same run is at. Stands in for the ``_XorBatch``."""
+
+    __slots__ = ("data", "texts")
+
+    def __init__(self) -> None:
+        self.texts: list[str | None] = []
+        self.data: list[bytes] = []
+
+    def add(self, start: int, end: int, data: bytes) -> None:
+        self.data.append(data)
+
+    def record(self, found: Iterator[tuple[int, int, str | None]]) -> None:
+        self.texts += [text for _, _, text in found]
+
+    def replay(self, start: int, end: int, xored: _XorBatch | None
+               ) -> Iterator[tuple[int, int, str | None]]:
+        if xored is not None:
+            for data in self.data:
+                xored.add(start, end, data)
+        for text in self.texts:
+            yield start, end, text
 
 
 def _decodings(text: str, budget: Budget, xored: _XorBatch | None = None
@@ -199,10 +251,10 @@ def _decodings(text: str, budget: Budget, xored: _XorBatch | None = None
     """(start, end, decoded text) for every decoding of every run in ``text``; the text is
     None where the run cannot be read within ``budget`` or its bytes hold a secret XORed
     with one byte (``xored``): hidden whole."""
-    b64, escapes, b64_bytes, escapes_bytes = _engines()
+    b64, escapes, spaced, uulines, words, *in_bytes = _engines()
     if text.isascii():  # RE2 on bytes: no offsets to convert (its offsets are ours)
         source: str | bytes = text.encode("ascii")
-        b64, escapes = b64_bytes, escapes_bytes
+        b64, escapes, spaced, uulines, words = in_bytes
     else:
         try:
             text.encode("utf-8")
@@ -211,6 +263,7 @@ def _decodings(text: str, budget: Budget, xored: _XorBatch | None = None
 
             text = _encodable(text)
         source = text
+    seen: dict[str, _Replay] = {}
     for match in b64.finditer(source):
         start, end = match.start(), match.end()
         run = text[start:end]
@@ -219,15 +272,36 @@ def _decodings(text: str, budget: Budget, xored: _XorBatch | None = None
         if last > 0:  # a block's next line may be a word of what follows (``next line``)
             runs.append(run[:last - 1 if run[last - 1] == "\r" else last])
         for one in runs:
-            yield from _run(start, start + len(one), one, budget, xored)
-            # and each line reversed (``base64 | rev``: rev turns each line, keeps their order)
-            yield from _run(start, start + len(one),
-                            "\n".join(line[::-1] for line in one.split("\n")), budget, xored)
+            # a run the text holds again (a log's repeated line, near-misses of a secret)
+            # is decoded once: its decodings, and the bytes its XOR look reads, are replayed
+            done = seen.get(one)
+            if done is None:
+                done = seen[one] = _Replay()
+                done.record(_run(0, 0, one, budget, done))
+                # and each line reversed (``base64 | rev``: rev turns each line, keeps
+                # their order)
+                done.record(_run(0, 0, "\n".join(line[::-1] for line in one.split("\n")),
+                                 budget, done))
+            yield from done.replay(start, start + len(one), xored)
     found = list(escapes.finditer(source)) if ("\\" in text or "&#" in text or "%" in text) \
         else []
     for match in found:
         start, end = match.start(), match.end()
         yield from _payload(start, end, bytes(_unescape(text[start:end])), budget, xored)
+    for match in spaced.finditer(source):
+        start, end = match.start(), match.end()
+        end -= text[end - 1] not in _HEXCHARS  # (the character after it, matched)
+        # its bytes as text are the hex-dump finder's (which leaves a secret of 3 bytes,
+        # spaced hex in every dump, alone): here only compressed or XORed data
+        yield from _payload(start, end, bytes.fromhex("".join(
+            _HEXPAIR.findall(text, start, end))), budget, xored, plain=False)
+    if "\n" in text or len(text) <= 86:  # (a line of uuencode: 86 characters at most)
+        for match in uulines.finditer(source):
+            for start, end, data in _uu_blocks(text, match.start(), match.end()):
+                yield from _payload(start, end, data, budget, xored)
+    for match in words.finditer(source):  # base85 of compressed data, no ``<~``
+        for start, data in _packed85(text, match.start(), match.end()):
+            yield from _payload(start, match.end(), data, budget, xored)
     if "<~" in text:  # Ascii85 as PostScript, PDF and ``a85encode(adobe=True)`` write it
         for match in _A85.finditer(text):
             with contextlib.suppress(ValueError):
@@ -243,8 +317,8 @@ def _decodings(text: str, budget: Budget, xored: _XorBatch | None = None
                                 budget, xored)
 
 
-def _run(start: int, end: int, run: str, budget: Budget, xored: _XorBatch | None = None
-         ) -> Iterator[tuple[int, int, str | None]]:
+def _run(start: int, end: int, run: str, budget: Budget,
+         xored: _XorBatch | _Replay | None = None) -> Iterator[tuple[int, int, str | None]]:
     """The decodings of one run of base64's characters: as hex, base64, base32."""
     squeezed = run.replace("\r", "").replace("\n", "") if "\n" in run else run
     if len(squeezed) % 2 == 0 and len(squeezed) >= 16 and not squeezed[:32].strip(
@@ -271,6 +345,82 @@ def _b58decode(run: str) -> bytes:
         number = number * 58 + _B58.index(char)
     zeros = len(run) - len(run.lstrip("1"))
     return b"\0" * zeros + number.to_bytes((number.bit_length() + 7) // 8, "big")
+
+
+def _packed85(text: str, start: int, end: int) -> Iterator[tuple[int, bytes]]:
+    """The word ``text[start:end]`` (less the blank, ``=``, ``:``, quote or bracket before
+    it) decoded as Ascii85, b85 or Z85, if its first group (5 characters) decodes to the
+    start of compressed data (gzip, zlib, bzip2, xz): the whole word decoded only then."""
+    at = start if text[start] in _FIRSTS85 else start + 1
+    for alphabet, decode in _BASE85:
+        number = 0
+        for char in text[at:at + 5]:
+            digit = alphabet.get(char)
+            if digit is None:
+                break
+            number = number * 85 + digit
+        else:
+            if number < 1 << 32 and _packed_start(number.to_bytes(4, "big")):
+                data = decode(text[at:end].rstrip("\"',;)]"))
+                if data is not None:
+                    yield at, data
+
+
+def _packed_start(head: bytes) -> bool:
+    """Whether 4 bytes start as gzip, zlib, bzip2 or xz data does."""
+    return head[:2] == b"\x1f\x8b" or head[:3] == b"BZh" or head == b"\xfd7zX" or (
+        head[0] == 0x78 and (head[0] << 8 | head[1]) % 31 == 0)
+
+
+def _a85(word: str) -> bytes | None:
+    with contextlib.suppress(ValueError):
+        return base64.a85decode(word)
+    return None
+
+
+def _b85(word: str) -> bytes | None:
+    with contextlib.suppress(ValueError):
+        return base64.b85decode(word)
+    return None
+
+
+def _z85(word: str) -> bytes | None:
+    if word.strip(_Z85_ALPHABET):
+        return None
+    return _b85(word.translate(_Z85_TO_B85))
+
+
+_BASE85 = [({c: i for i, c in enumerate(alphabet)}, decode) for alphabet, decode in (
+    (_A85_ALPHABET, _a85), (_B85_ALPHABET, _b85), (_Z85_ALPHABET, _z85))]
+# the first characters a base-85 group of compressed data's first 4 bytes can have: the
+# top digit of the numbers gzip, bzip2, zlib and xz data start with
+_FIRSTS85 = frozenset(alphabet[digit] for alphabet in (_A85_ALPHABET, _B85_ALPHABET,
+                                                       _Z85_ALPHABET)
+                      for low, high in ((0x1F8B << 16, 0x1F8C << 16),
+                                        (0x425A68 << 8, 0x425A69 << 8),
+                                        (0x78 << 24, 0x79 << 24), (0xFD377A58, 0xFD377A59))
+                      for digit in range(low // 85 ** 4, (high - 1) // 85 ** 4 + 1))
+
+
+def _uu_blocks(text: str, start: int, end: int) -> Iterator[tuple[int, int, bytes]]:
+    """The blocks of whole uuencode lines (each as long as its first character says) between
+    ``start`` and ``end``, 8 bytes or more each, decoded."""
+    block, at, data = start, start, bytearray()
+    while at < end:
+        stop = text.find("\n", at, end)
+        stop = end if stop < 0 else stop
+        line = text[at:stop].rstrip("\r")
+        size = ord(line[0]) - 32
+        if len(line) == 1 + 4 * -(-size // 3):
+            with contextlib.suppress(binascii.Error):
+                data += binascii.a2b_uu(line)
+                at = stop + 1
+                continue
+        if len(data) >= 8:
+            yield block, at - 1, bytes(data)  # (without its last line's break)
+        block, at, data = stop + 1, stop + 1, bytearray()
+    if len(data) >= 8:
+        yield block, min(at - 1, end), bytes(data)
 
 
 def _uudecode(lines: str) -> bytes:
@@ -308,17 +458,18 @@ def _unescape(run: str) -> Iterator[int]:
 
 
 def _payload(start: int, end: int, data: bytes, budget: Budget,
-             xored: _XorBatch | None = None
+             xored: _XorBatch | _Replay | None = None, plain: bool = True
              ) -> Iterator[tuple[int, int, str | None]]:
     """The texts ``data`` may be: itself, and decompressed when it starts like compressed
     data (gzip, zlib, bzip2, xz). Only text: in other bytes (an image's base64) the secret
     itself was looked for already (its base64 at any alignment is one of its forms), and
     reading them again as text cost 12 times the redaction of their base64. None: past
     ``budget`` (or a compressed run expanding past it, or past ``MAX_DECODED``), or a secret
-    XORed with one byte in ``data`` (``xored``)."""
+    XORed with one byte in ``data`` (``xored``). ``plain``: False, only ``data``
+    decompressed."""
     if xored is not None:
         xored.add(start, end, data)
-    text = _text(data)
+    text = _text(data) if plain else None
     if text is not None:
         yield start, end, text if budget.take(len(text)) else None
     if not _compressed(data):

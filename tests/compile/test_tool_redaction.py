@@ -80,3 +80,48 @@ def test_a_secret_cut_over_text_blocks_is_hidden(pieces: list[str]) -> None:
     # and the same blocks redacted as a value (a result passed on whole)
     assert Redactor(frozenset({LONG_SECRET})).value({"content": blocks})["content"][1] == \
         blocks[1]
+
+
+def _b64(data: bytes) -> str:
+    import base64
+
+    return base64.b64encode(data).decode()
+
+
+_PNG = b"\x89PNG\r\n\x1a\n\0\0\0\x0dIHDR" + bytes(13)
+BINARY_LEAKS = {
+    "a PNG's text chunk": ("image", "image/png",
+                           _PNG + b"\0\0\0\x1ftEXtComment\0token=" + LONG_SECRET.encode()),
+    "an SVG's text": ("image", "image/svg+xml",
+                      f"<svg><text>{LONG_SECRET}</text></svg>".encode()),
+    "an SVG's text, percent-encoded": ("image", "image/svg+xml", (
+        "<svg><a href='?k=" + "".join(f"%{b:02X}" for b in LONG_SECRET.encode())
+        + "'/></svg>").encode()),
+    "an MP3's tag": ("audio", "audio/mpeg", b"ID3\x04\0\0\0\0\0\x20TXXX" + LONG_SECRET.encode()),
+}
+
+
+@pytest.mark.parametrize("kind, mime, data", BINARY_LEAKS.values(), ids=BINARY_LEAKS.keys())
+def test_binary_data_holding_a_secret_is_hidden_whole(kind: str, mime: str,
+                                                       data: bytes) -> None:
+    # an image's or audio's base64 was left as it was: the model and the CLI's transcript
+    # got the secret in it (its base64 at some alignment) (secrets16)
+    from toolhost.compile.tool import redact_result
+
+    clean = {"type": "image", "data": _b64(_PNG + b"\0\0\0\x00IEND"), "mimeType": "image/png"}
+    blocks = ({"type": "text", "text": "here:"}, {"type": kind, "data": _b64(data),
+                                                 "mimeType": mime}, clean)
+    shown = redact_result(ToolResult(content=blocks), Redactor(frozenset({LONG_SECRET})).redact)
+    assert shown.content[1] == {"type": "text",
+                                "text": f"*** (this {kind} held a secret: hidden)"}
+    assert shown.content[2] == clean  # another image's bytes as they were
+    assert _b64(LONG_SECRET.encode())[:12] not in str(shown.to_mcp())
+
+
+def test_an_image_holding_a_short_secret_by_chance_is_kept() -> None:
+    # a PIN's digits are in the base64 of many images; only a secret's long spell counts
+    from toolhost.compile.tool import redact_result
+
+    image = {"type": "image", "data": _b64(_PNG) + "x1234Ab", "mimeType": "image/png"}
+    shown = redact_result(ToolResult(content=(image,)), Redactor(frozenset({"1234"})).redact)
+    assert shown.content[0] == image

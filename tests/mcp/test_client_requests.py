@@ -340,3 +340,26 @@ async def test_a_request_json_cannot_carry_fails_the_tool_before_anything_is_sen
             await RoundTrip({"elicitation": {}}, {}).request(
                 "elicitation", "elicitation/create", params)
     assert sent == []
+
+
+async def test_a_sampled_image_holding_a_secret_is_hidden_whole() -> None:
+    # an image in a tool's sampling request was sent as it was (its base64 holding the
+    # secret's): the client's model read it (secrets16)
+    import base64
+
+    from toolhost import redaction
+
+    secret = "sk-live-9f8e7d6c5b4a3921"
+    saved = redaction._state
+    redaction.remember({secret})
+    try:
+        sent: list[dict[str, Any]] = []
+        image = base64.b64encode(b"\x89PNG\r\n\x1a\ntEXtkey\0" + secret.encode()).decode()
+        await sample(channel(ok({"role": "assistant", "content": {"type": "text", "text": "k"}}),
+                             sent=sent),
+                     [{"role": "user", "content": {"type": "image", "data": image,
+                                                   "mimeType": "image/png"}}])
+    finally:
+        redaction._state = saved
+    [message] = sent[0]["params"]["messages"]
+    assert message["content"] == {"type": "text", "text": "*** (this image held a secret: hidden)"}

@@ -16,6 +16,7 @@ from toolhost.config.model import UNKNOWN, Origin
 from toolhost.excerpt import cut
 from toolhost.failures import log_failure
 from toolhost.redaction import BINARY_KEYS, across_blocks, redact_strings
+from toolhost.redaction_binary import without_secret_data
 from toolhost.results import ToolResult
 
 if TYPE_CHECKING:
@@ -258,10 +259,12 @@ _FAIL_AFTER: Any = None
 
 def redact_result(result: ToolResult, redact: Callable[[str], str]) -> ToolResult:
     """``result`` with ``redact`` applied to its text and structured content (binary data of
-    images, audio and blobs is left as it is)."""
-    content = tuple(across_blocks(result.content, [
+    images, audio and blobs is left as it is, unless it holds a secret: then the block is
+    hidden whole)."""
+    blocks = without_secret_data(list(result.content), redact)
+    content = tuple(across_blocks(blocks, [
         {k: v if k in BINARY_KEYS else redact_strings(v, redact) for k, v in b.items()}
-        for b in result.content], redact))  # a secret cut over two text blocks too
+        for b in blocks], redact))  # a secret cut over two text blocks too
     structured = (redact_strings(result.structured, redact)
                   if result.structured is not None else None)
     return ToolResult(content=content, structured=structured, is_error=result.is_error)

@@ -21,7 +21,8 @@ from toolhost.compile.content_kinds import PromptError, ResourceError
 from toolhost.excerpt import cut
 from toolhost.mcp import jsonrpc as rpc
 from toolhost.mcp.toolset import BadCursor, decode_anchored, encode_cursor
-from toolhost.redaction import scrub_value
+from toolhost.redaction import active, scrub_value
+from toolhost.redaction_binary import without_secret_data
 
 __all__ = ["RESOURCE_NOT_FOUND", "ContentMethods", "MethodError", "check_encodable",
            "lone_surrogate"]
@@ -336,5 +337,6 @@ def _bounded(uri: str) -> None:
 def _hidden(value: Any) -> Any:
     # What a client reads of a resource or a prompt: no secret of this process (a prompt
     # written with ${API_KEY}, a file or an endpoint that shows one). Resources have no
-    # opt-out, unlike a tool's ``redact_results``.
-    return scrub_value(value)
+    # opt-out, unlike a tool's ``redact_results``. A blob or an image holding one is hidden
+    # whole (its bytes are left as they are otherwise).
+    return scrub_value(without_secret_data(value, active()))

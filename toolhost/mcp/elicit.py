@@ -16,7 +16,8 @@ from typing import Any, Literal
 from toolhost.excerpt import cut
 from toolhost.mcp.client_requests import DEFAULT_TIMEOUT, Channel, ClientRequestError
 from toolhost.mcp.elicit_schema import MAX_PROPERTIES, check_elicitation_schema
-from toolhost.redaction import scrub_value
+from toolhost.redaction import active, scrub_value
+from toolhost.redaction_binary import without_secret_data
 
 __all__ = ["MAX_PROPERTIES", "MAX_ROOTS", "Elicited", "Sampled", "check_elicitation_schema",
            "elicit", "roots", "sample"]
@@ -190,8 +191,8 @@ async def sample(channel: Channel | None, messages: str | Sequence[Mapping[str, 
 
 def _hidden(params: dict[str, Any]) -> Any:
     # What the person or the client's model reads: a tool's request carries no secret of
-    # this process.
-    return scrub_value(params)
+    # this process (an image whose bytes hold one is hidden whole).
+    return scrub_value(without_secret_data(params, active()))
 
 
 async def roots(channel: Channel | None, *, timeout: float = DEFAULT_TIMEOUT,
