@@ -16,7 +16,8 @@ import binascii
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from toolhost.redaction import BINARY_KEYS, MASK, Redactor
+from toolhost.redaction import MASK, Redactor
+from toolhost.redaction_values import BINARY_KEYS
 
 __all__ = ["MIN_SPAN", "holds_secret", "without_secret_data"]
 

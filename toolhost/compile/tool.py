@@ -15,8 +15,8 @@ from toolhost.config.limits import LIMITS
 from toolhost.config.model import UNKNOWN, Origin
 from toolhost.excerpt import cut
 from toolhost.failures import log_failure
-from toolhost.redaction import BINARY_KEYS, across_blocks, redact_strings
 from toolhost.redaction_binary import without_secret_data
+from toolhost.redaction_values import BINARY_KEYS, across_blocks, redact_strings
 from toolhost.results import ToolResult
 
 if TYPE_CHECKING:

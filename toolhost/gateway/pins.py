@@ -14,7 +14,8 @@ from typing import Any
 from toolhost.config.model import Origin
 from toolhost.errors import Problem
 from toolhost.excerpt import cut
-from toolhost.redaction import MASK, scrub_value
+from toolhost.redaction import MASK
+from toolhost.redaction_values import scrub_value
 
 __all__ = ["DEFINITION_KEYS", "UpstreamPins", "definition"]
 

@@ -23,7 +23,8 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from toolhost.permissions.decision import Decision
-from toolhost.redaction import Redactor, active, mask_arguments, redact_strings
+from toolhost.redaction import Redactor, active
+from toolhost.redaction_values import mask_arguments, redact_strings
 from toolhost.runner.render import Renderer
 
 __all__ = ["RedactingRenderer", "redact_value"]
