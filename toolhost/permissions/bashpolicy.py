@@ -77,11 +77,11 @@ def unprovable(command: str, cwd: str | None = None,
         reason = analyze_line(command).reason or _fed_shell(parsed := parse_command(command))
         if reason is None and quick(command):  # a file a later command runs
             reason = run_later_reason(parsed, command)
-        if reason is None and cwd is not None and _PATCHERS.search(command):
+        if reason is None and cwd is not None and _patches(command):
             from toolhost.permissions.laterpatch import patched_later
 
             reason = patched_later(parsed, command, cwd, run_later_path)
-        if reason is None and cwd is not None and _UNPACKERS.search(command):
+        if reason is None and cwd is not None and _unpacks(command):
             from toolhost.permissions.laterarchive import unpacked_later
 
             reason = unpacked_later(parsed, cwd, run_later_path)
@@ -94,8 +94,7 @@ def unprovable(command: str, cwd: str | None = None,
             from toolhost.permissions.laterscript import script_reason
 
             reason = script_reason(parsed, cwd, judge)
-        if reason is None and cwd is not None and "git" in command and _GIT_BRINGS.search(
-                command):
+        if reason is None and cwd is not None and _brings(command):
             from toolhost.permissions.latergit import brought_later
 
             reason = brought_later(parsed, cwd, run_later_path, judge)
@@ -108,15 +107,32 @@ def reads_files(command: str) -> bool:
     """Whether deciding ``command`` may read files or run git (a patch it applies, an archive
     it unpacks, what a git command brings): the decision may then wait on the disk or git
     (up to gitread's budget), so it is made off the event loop."""
-    return bool(_PATCHERS.search(command) or _UNPACKERS.search(command) or (
-        "git" in command and _GIT_BRINGS.search(command)))
+    return _patches(command) or _unpacks(command) or _brings(command)
+
+
+# Each search is run only when the command holds a word its pattern needs: a substring test
+# is a C scan, while ``\b(?:...)`` tries every alternative at every position (~2.4 us for a
+# 50-character command, twice per Bash decision: here and in ``unprovable``). Same answers.
+def _patches(command: str) -> bool:
+    return ("am" in command or "apply" in command or "patch" in command) \
+        and _PATCHERS.search(command) is not None
+
+
+def _unpacks(command: str) -> bool:
+    return ("tar" in command or "unzip" in command) and _UNPACKERS.search(command) is not None
+
+
+def _brings(command: str) -> bool:
+    return "git" in command and _GIT_BRINGS.search(command) is not None
 
 
 # a patch applier's name (round 17: laterpatch), looked for before anything is read
 _PATCHERS = re.compile(r"\b(?:apply|am|g?patch)\b")
 # a git subcommand that writes files from another commit (round 18: latergit)
-_GIT_BRINGS = re.compile(r"\b(?:checkout|switch|reset|merge|pull|rebase|cherry-pick|revert"
-                         r"|stash|restore|read-tree|worktree|clone|submodule|bisect)\b")
+# (the lookahead of their first letters lets the scan skip the other positions at once)
+_GIT_BRINGS = re.compile(r"(?=[bcmprsw])\b(?:checkout|switch|reset|merge|pull|rebase"
+                         r"|cherry-pick|revert|stash|restore|read-tree|worktree|clone"
+                         r"|submodule|bisect)\b")
 _UNPACKERS = re.compile(r"\b(?:g?tar|bsdtar|unzip)\b")  # (laterarchive)
 # the programs ``shell_reads_input`` may find among a command's forms
 _MAY_READ = SHELLS | {"ssh", "make", "gmake", "sudo", "doas", "su", "sudo-rs", "run0"}
