@@ -11,8 +11,11 @@ config and fake CLI of ``bench_run.py``, one call in flight) under ``valgrind
 extra calls (both of the fake CLI's phases): the host's own instructions per call, start-up
 cancelled out. Only the host is counted (valgrind does not follow the fake CLI). Slow:
 about a minute per thousand calls. ``--against DIR`` counts another checkout (its ``.venv``)
-the same way and prints this / it. ``--inflight K`` counts only the fake CLI's second phase,
-K calls in flight (the first, sequential one is skipped), per call. Instructions are not
+the same way and prints this / it (a directory without a ``.venv``, e.g. a ``git archive`` of
+another commit's ``toolhost/``, is run by this checkout's interpreter with the directory first
+on ``PYTHONPATH``: the same interpreter and packages, only the tree differs). ``--inflight
+K`` counts only the fake CLI's second phase, K calls in flight (the first, sequential one is
+skipped), per call. Instructions are not
 time (a system call or a cache miss counts little), so read them with ``bench_run.py``'s
 figures.
 """
@@ -38,10 +41,14 @@ def count(checkout: Path, subject: str, calls: int, config: Path, cli: Path,
     with tempfile.TemporaryDirectory() as tmp:
         env = {**os.environ, "BENCH_SUBJECT": subject, "BENCH_CALLS": str(calls),
                "BENCH_INFLIGHT": str(inflight), "BENCH_WARMUP": "100",
-               "BENCH_OUT": str(Path(tmp) / "stats.json"), "PYTHONPATH": str(config.parent)}
+               "BENCH_OUT": str(Path(tmp) / "stats.json"), "PYTHONPATH": str(config.parent),
+               "PYTHONHASHSEED": "0"}
         if inflight > 1:
             env["BENCH_SEQ_CALLS"] = "0"
         bin_dir = checkout / ".venv" / "bin"
+        if not bin_dir.is_dir():  # a bare tree: this interpreter, the tree imported first
+            bin_dir = ROOT / ".venv" / "bin"
+            env["PYTHONPATH"] = f"{checkout}{os.pathsep}{config.parent}"
         argv = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={tmp}/cg.out",
                 str(bin_dir / "python"), str(bin_dir / "toolhost"), "run", str(config),
                 "-p", "go", "--cli", str(cli)]

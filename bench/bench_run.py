@@ -379,6 +379,10 @@ def run_once(host: str, subject: str, args: argparse.Namespace, config: Path, cl
     if host in ("toolhost", "before"):
         program = (args.against.resolve() / ".venv" / "bin" / "toolhost" if host == "before"
                    else Path(sys.executable).parent / "toolhost")
+        if host == "before" and not program.exists():
+            # a bare tree (a git archive of toolhost/): this interpreter, the tree first
+            program = Path(sys.executable).parent / "toolhost"
+            env["PYTHONPATH"] = f"{args.against.resolve()}{os.pathsep}{config.parent}"
         argv = [str(program), "run", str(config), "-p", "go", "--cli", str(cli)]
     else:
         argv = [sys.executable, str(HERE), f"--{host}", str(cli)]
@@ -404,7 +408,8 @@ def main() -> int:
     parser.add_argument("--official", metavar="CLI", help=argparse.SUPPRESS)
     parser.add_argument("--aiofloor", metavar="CLI", help=argparse.SUPPRESS)
     parser.add_argument("--against", type=Path, metavar="DIR",
-                        help="another checkout (with its .venv): its toolhost runs too")
+                        help="another checkout (with its .venv; or a bare tree, run by this "
+                             "interpreter first on PYTHONPATH): its toolhost runs too")
     args = parser.parse_args()
     if args.floor:
         floor(args.floor)

@@ -26,6 +26,12 @@ _SCALARS = frozenset({str, int, float, bool, type(None)})
 _encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=str).encode
 
 
+# A record's time after its second: the millisecond and the zone, made once, by the first
+# log (one lookup and one join per record instead of a formatted f-string: ~0.3 us of a
+# decision; not at import: the gate imports this module with or without a log).
+_MILLIS: tuple[str, ...] = ()
+
+
 def _unchanged(text: str) -> str:
     return text
 
@@ -50,7 +56,10 @@ class AuditLog:
         self.plain = self._unredacted if redact is None and plain is None else plain
         self._fd: int | None = None
         self._lock = threading.Lock()
-        self._clock = (-1, "")  # (a second, its date and time)
+        self._clock: tuple[int | None, str] = (None, "")  # (a second, its date and time)
+        global _MILLIS
+        if not _MILLIS:
+            _MILLIS = tuple(f".{ms:03d}+00:00" for ms in range(1000))
         # the last origin written and its text: a session's decisions repeat a few rules,
         # and an Origin is immutable (its text is what str() makes; redacted at each record)
         self._origin: tuple[object, str] = (None, "")
@@ -179,7 +188,8 @@ class AuditLog:
         if clock[0] != second:
             clock = self._clock = (second, time.strftime("%Y-%m-%dT%H:%M:%S",
                                                          time.gmtime(second)))
-        return f"{clock[1]}.{int((now - second) * 1000):03d}+00:00"
+        ms = int((now - second) * 1000)
+        return clock[1] + _MILLIS[ms] if 0 <= ms < 1000 else f"{clock[1]}.{ms:03d}+00:00"
 
     def close(self) -> None:
         with self._lock:

@@ -40,6 +40,12 @@ def _hides_nothing(redact: Callable[[str], str]) -> bool:
             and getattr(redact, "__func__", None) is HostConfig.redact)
 
 
+def _reads_of(policy: Policy) -> Callable[[str, Mapping[str, Any]], bool] | None:
+    """The policy's ``reads_files``, if it has one (looked up once per policy, not per call)."""
+    reads = getattr(policy, "reads_files", None)
+    return reads if callable(reads) else None
+
+
 def reloaded_meanwhile(tool_name: str, answered: Decision, now: Decision) -> Decision:
     """A call decided (a person asked) while a reload brought new rules, whose decision is
     ``now``: a deny of the new rules wins over any answer, their allow decides an allowed
@@ -67,6 +73,7 @@ class PermissionGate:
     def __init__(self, policy: Policy, asker: Asker, audit: AuditLog | None = None,
                  redact: Callable[[str], str] = lambda s: s) -> None:
         self._policy = policy
+        self._reads = _reads_of(policy)
         # One more each time a reload installs rules (``policy = ...``): an allow decided
         # under earlier rules and not yet used (toolhost.runner.gate) is decided again
         self.generation = 0
@@ -87,6 +94,7 @@ class PermissionGate:
     @policy.setter
     def policy(self, policy: Policy) -> None:
         self._policy = policy
+        self._reads = _reads_of(policy)
         self.generation += 1
 
     def unanswered(self, tool_name: str) -> str:
@@ -141,16 +149,17 @@ class PermissionGate:
         """``check`` without a pause: the decision (recorded), or None if the policy says
         "ask" (then ``await check(...)``, which asks; nothing was recorded), or when deciding
         may read files or run git (``check`` decides it off the event loop)."""
-        if self._reads_files(tool_name, tool_input):
+        reads = self._reads
+        if reads is not None and reads(tool_name, tool_input):
             return None
-        decision = self.policy.decide(tool_name, tool_input)
+        decision = self._policy.decide(tool_name, tool_input)
         if decision.behavior == "ask":
             return None
         return self._recorded(tool_name, tool_input, decision, request)
 
     def _reads_files(self, tool_name: str, tool_input: Mapping[str, Any]) -> bool:
-        reads = getattr(self.policy, "reads_files", None)
-        return bool(reads(tool_name, tool_input)) if callable(reads) else False
+        reads = self._reads
+        return bool(reads(tool_name, tool_input)) if reads is not None else False
 
     def _recorded(self, tool_name: str, tool_input: Mapping[str, Any], decision: Decision,
                   request: Mapping[str, Any] | None) -> Decision:

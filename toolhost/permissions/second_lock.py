@@ -65,9 +65,11 @@ class NotedAllows:
                 and 0 < len(tool_use_id) <= MAX_TOOL_USE_ID \
                 and type(tool_name) is str and tool_name.startswith("mcp__"):
             allowed = self._allowed
+            size = len(allowed)
             allowed[tool_use_id] = (tool_name, decision.updated_input
                                     if decision.updated_input is not None else tool_input)
-            allowed.move_to_end(tool_use_id)
+            if len(allowed) == size:  # an id noted before: it moves to the newest end
+                allowed.move_to_end(tool_use_id)
             while len(allowed) > MAX_NOTED:
                 allowed.popitem(last=False)
         return decision

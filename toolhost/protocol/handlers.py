@@ -163,7 +163,9 @@ def answer_can_use_tool_now(request: Mapping[str, Any],
         tool_name, tool_input = _permission_request(request)
     except ControlRequestError:
         return None
-    decision = decide_now(tool_name, tool_input, dict(request))
+    # the parsed request itself (the session keeps no other use of it): no copy per call
+    decision = decide_now(tool_name, tool_input,
+                          request if type(request) is dict else dict(request))
     return None if decision is None else _permission_answer(tool_name, tool_input, decision)
 
 

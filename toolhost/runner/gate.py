@@ -74,17 +74,26 @@ class RunnerGate:
         The decision is shown just after, by ``after_answer``, which the session calls once
         the CLI's answer is written: the screen is not what the CLI waits for, and no turn
         of the event loop is spent on it."""
-        decision = self.gate.check_now(tool_name, tool_input, request)
+        gate = self.gate
+        decision = gate.check_now(tool_name, tool_input, request)
         if decision is not None:
             self._unshown.append((tool_name, tool_input, request, decision))
-            self._noted(tool_name, tool_input, request, decision)
+            if self._generation != gate.generation:
+                self.current()
+            if tool_name == READ_RESOURCE_TOOL:
+                self.reads.note(tool_name, tool_input, decision)
+            self.noted.note(tool_name, tool_input, request.get("tool_use_id"), decision)
         return decision
 
     def after_answer(self) -> None:
         """Show the decisions ``decide_now`` made and did not show yet (in order)."""
         unshown = self._unshown
         while unshown:
-            self._shown(*unshown.pop(0))
+            if len(unshown) == 1:  # the usual one: no shift of the list
+                tool_name, tool_input, request, decision = unshown.pop()
+            else:
+                tool_name, tool_input, request, decision = unshown.pop(0)
+            self._shown(tool_name, tool_input, request, decision)
 
     def current(self) -> None:
         """Drop the allows noted under rules a reload has replaced: their calls (and reads)
@@ -130,6 +139,8 @@ class RunnerGate:
             self.noted.forget(tool_use_id)  # noted just now: this is its call
         elif decision.behavior != "allow":
             self._shown(name, args, request, decision)
+        elif decision.updated_input is None:
+            return None  # (what ``decided`` answers a plain allow, without its coroutine)
         return await decided(decision, tool, arguments, ctx, name)
 
     def _shown(self, tool_name: str, tool_input: dict[str, Any], request: dict[str, Any],

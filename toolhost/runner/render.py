@@ -194,10 +194,13 @@ class TextRenderer:
         """``#N `` for a call (numbered in the order first seen), "" without an id."""
         if not tool_use_id:
             return ""
-        number = self._tags.get(tool_use_id)
+        tags = self._tags
+        number = tags.get(tool_use_id)
         if number is None:
             self._numbered = number = self._numbered + 1
-            _remember(self._tags, tool_use_id, number)
+            tags[tool_use_id] = number  # (``_remember``, inline: one per decision)
+            if len(tags) > MAX_REMEMBERED_CALLS:
+                tags.popitem(last=False)
         return f"#{number} "
 
     def _print(self, text: str) -> None:
