@@ -11,7 +11,7 @@ from typing import Any
 from toolhost.excerpt import cut
 from toolhost.failures import log_failure
 from toolhost.mcp import jsonrpc as rpc
-from toolhost.mcp.calls import Cancel, Notify, cancel_scope
+from toolhost.mcp.calls import Cancel, Notify, ProgressSender, cancel_scope
 from toolhost.mcp.calls import is_mapping as _is_mapping
 from toolhost.mcp.client_requests import RoundTrip, client_channel, input_required_in
 from toolhost.mcp.content import (
@@ -48,6 +48,7 @@ class ContentCalls:
 
     _content: ContentMethods
     _inflight: dict[tuple[Hashable, Any], Cancel]
+    _progress_tokens: set[tuple[Hashable, Any]]  # (peer, token) of requests in flight
     _log_levels: dict[Hashable, str]
     _modern_list_extra: dict[str, Any]
     read_guard: ReadGuard | None
@@ -188,7 +189,7 @@ class ContentCalls:
         # tool's does (a completion asks nobody)
         trip = self._round_trip(params, meta) if modern and attr != "complete" else None
         ctx = content_context(request_id, _METHOD_NAMES[attr], level, notify, modern, meta,
-                              trip)
+                              trip, (self._progress_tokens, peer))
         try:
             if trip is not None:
                 with client_channel(trip):
@@ -202,6 +203,8 @@ class ContentCalls:
             return {"resultType": "input_required", "inputRequests": need.requests,
                     "requestState": encode_state(need.answered), "_meta": self._modern_meta}
         finally:
+            if isinstance(ctx.progress, ProgressSender):  # answered: no more, token freed
+                ctx.progress.close()
             client_log = ctx.log_made()
             if client_log is not None and client_log.pending:
                 await client_log.flush()

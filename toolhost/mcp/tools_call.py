@@ -27,6 +27,7 @@ from toolhost.mcp import wire
 from toolhost.mcp.calls import (
     Cancel,
     cancel_scope,
+    claim_progress,
     is_mapping,
     may_exceed,
     progress_sender,
@@ -121,14 +122,18 @@ class McpCallContext(CallContext):
 
 
 def content_context(request_id: Any, name: str, level: Any, notify: Any, modern: bool,
-                    meta: Any = None, round_trip: RoundTrip | None = None) -> McpCallContext:
+                    meta: Any = None, round_trip: RoundTrip | None = None,
+                    tokens: tuple[set[tuple[Hashable, Any]], Hashable] | None = None
+                    ) -> McpCallContext:
     """The context of a resources/read, prompts/get or completion/complete whose python
     function (or command) runs as a hidden tool: ``ctx.log`` reaches the client as a
     tool's does (``level``: the peer's, or None for none), under the logger ``name``;
     ``ctx.progress`` as ``notifications/progress`` when the request's ``_meta`` (``meta``)
     has a ``progressToken``; and over a transport that can carry requests to the client
     (the 2025 revisions), ``ctx.elicit`` and ``ctx.sample`` ask it, as a tool's do; in the
-    stateless era they ask through ``round_trip`` (an ``InputRequiredResult``), when given."""
+    stateless era they ask through ``round_trip`` (an ``InputRequiredResult``), when given.
+    ``tokens``: the server's progress tokens in flight and this request's peer (a token in
+    use is refused, ``claim_progress``); the caller closes ``ctx.progress`` once answered."""
     fields: dict[str, Any] = {"call_id": str(request_id), "tool": name}
     if notify is None or level not in LEVELS:
         fields["log"] = CALL_LOG
@@ -136,7 +141,8 @@ def content_context(request_id: Any, name: str, level: Any, notify: Any, modern:
         fields["_log_to_client"] = (notify, str(level), name, threading.get_ident())
     token: Any = meta.get("progressToken") if isinstance(meta, Mapping) else None
     if notify is not None and rpc.is_valid_id(token):  # ProgressToken: string | number
-        fields["progress"] = progress_sender(notify, token)
+        fields["progress"] = (progress_sender(notify, token) if tokens is None
+                              else claim_progress(tokens[0], tokens[1], notify, token))
     channel = round_trip if modern else current_channel()
     if channel is not None:
         fields["elicit"] = functools.partial(send_elicit, channel)
@@ -155,6 +161,7 @@ class ToolCalls:
 
     _tools: ToolSet
     _inflight: dict[tuple[Hashable, Any], Cancel]
+    _progress_tokens: set[tuple[Hashable, Any]]  # (peer, token) of requests in flight
     _log_levels: dict[Hashable, str]
     _modern_meta: dict[str, Any]
     guard: Guard | None
@@ -208,19 +215,23 @@ class ToolCalls:
             fields["log"] = CALL_LOG
         else:  # made when read (McpCallContext), on this thread's terms
             fields["_log_to_client"] = (notify, str(level), tool.name, threading.get_ident())
-        if has_meta:
-            token = meta.get("progressToken")
-            if notify is not None and rpc.is_valid_id(token):  # ProgressToken: string | number
-                fields["progress"] = progress_sender(notify, token)
-            tool_use_id = meta.get(TOOL_USE_ID_META_KEY)
-            if type(tool_use_id) is str:
-                fields["tool_use_id"] = tool_use_id
         # Requests to the client: the transport's channel (serve, 2025 revisions), or in the
         # stateless era a round trip through InputRequiredResult (toolhost.mcp.round_trip)
         channel = self._round_trip(params, meta) if modern else current_channel()
         if channel is not None:
             fields["elicit"] = functools.partial(send_elicit, channel)
             fields["sample"] = functools.partial(send_sample, channel)
+        progress = None
+        if has_meta:
+            tool_use_id = meta.get(TOOL_USE_ID_META_KEY)
+            if type(tool_use_id) is str:
+                fields["tool_use_id"] = tool_use_id
+            token = meta.get("progressToken")
+            if notify is not None and rpc.is_valid_id(token):  # ProgressToken: string | number
+                # last before the try below (whose finally frees the token): nothing raises
+                # between the claim and it
+                progress = fields["progress"] = claim_progress(self._progress_tokens, peer,
+                                                               notify, token)
         ctx = McpCallContext.made(fields)
         try:
             if modern:
@@ -242,6 +253,8 @@ class ToolCalls:
                     "inputRequests": need.requests,
                     "requestState": encode_state(need.answered), "_meta": self._modern_meta}
         finally:
+            if progress is not None:  # answered: its token is free, and no more is sent
+                progress.close()
             client_log = ctx.log_made()
             if client_log is not None and client_log.pending:
                 await client_log.flush()
