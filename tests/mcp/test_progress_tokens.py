@@ -13,6 +13,7 @@ import functools
 import itertools
 import logging
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -77,12 +78,18 @@ async def fails(arguments: Mapping[str, Any], ctx: CallContext) -> ToolResult:
     raise RuntimeError("boom")
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> McpServer:
-    core = content_server(tmp_path_factory.mktemp("tokens"), CONFIG, {"tokenmod": MODULE})
+def build(root: Path, module: str) -> McpServer:
+    """A server with a slow and a quick form of each method (``module``: the name of its
+    python module, one per test file: one process imports a name once)."""
+    core = content_server(root, CONFIG.replace("tokenmod", module), {module: MODULE})
     core.set_tools([make_tool("hold", hold, schema={}), make_tool("keep", keep, schema={}),
                     make_tool("fails", fails, schema={})])
     return core
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> McpServer:
+    return build(tmp_path_factory.mktemp("tokens"), "tokenmod")
 
 
 def request(request_id: int, method: str, token: Any, *, slow: bool = True,

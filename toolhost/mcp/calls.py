@@ -14,11 +14,12 @@ from typing import Any, Protocol, TypeGuard
 import anyio
 
 from toolhost.excerpt import cut
-from toolhost.mcp.jsonrpc import INVALID_PARAMS, RpcError
+from toolhost.mcp.jsonrpc import INVALID_PARAMS, INVALID_REQUEST, RpcError
 from toolhost.redaction import scrub
 
-__all__ = ["Cancel", "Notify", "ProgressSender", "cancel_scope", "claim_progress", "is_mapping",
-           "may_exceed", "progress_sender", "send_elicit", "send_roots", "send_sample"]
+__all__ = ["Cancel", "Notify", "ProgressSender", "cancel_scope", "claim_progress", "id_in_use",
+           "is_mapping", "may_exceed", "progress_sender", "send_elicit", "send_roots",
+           "send_sample"]
 
 _log = logging.getLogger("toolhost.mcp")
 
@@ -50,6 +51,15 @@ def cancel_scope() -> anyio.CancelScope:
 
 
 _new_scope: Callable[[], anyio.CancelScope] | None = None
+
+
+def id_in_use(request_id: Any) -> RpcError:
+    """-32600 for a request under the JSON-RPC id of one of the same peer still in flight
+    (JSON-RPC: an id names one request at a time). Taken, it would replace the first in the
+    table ``notifications/cancelled`` looks in: the first could no longer be cancelled, and
+    a cancel meant for it would stop the second."""
+    return RpcError(INVALID_REQUEST, f"Invalid Request: id {cut(repr(request_id), 100)} is "
+                    "already the id of a request in flight (an id names one request at a time)")
 
 
 def may_exceed(arguments: Mapping[str, Any], limit: int) -> bool:

@@ -11,7 +11,7 @@ from typing import Any
 from toolhost.excerpt import cut
 from toolhost.failures import log_failure
 from toolhost.mcp import jsonrpc as rpc
-from toolhost.mcp.calls import Cancel, Notify, ProgressSender, cancel_scope
+from toolhost.mcp.calls import Cancel, Notify, ProgressSender, cancel_scope, id_in_use
 from toolhost.mcp.calls import is_mapping as _is_mapping
 from toolhost.mcp.client_requests import RoundTrip, client_channel, input_required_in
 from toolhost.mcp.content import (
@@ -212,6 +212,8 @@ class ContentCalls:
     async def _run_content(self, attr: str, method: Callable[..., Awaitable[dict[str, Any]]],
                            params: Mapping[str, Any], ctx: Any, peer: Hashable,
                            request_id: Any, cancel: Cancel | None) -> dict[str, Any]:
+        if peer is not None and (peer, request_id) in self._inflight:
+            raise id_in_use(request_id)  # before the function's coroutine is made
         if attr == "complete":
             run = method(params, ctx, completion_filter(
                 self._content.content, params, self.read_visible, self.prompt_visible))

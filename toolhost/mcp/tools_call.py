@@ -28,6 +28,7 @@ from toolhost.mcp.calls import (
     Cancel,
     cancel_scope,
     claim_progress,
+    id_in_use,
     is_mapping,
     may_exceed,
     progress_sender,
@@ -276,6 +277,8 @@ class ToolCalls:
             return self._modern(out) if modern else out
         key = (peer, request_id)
         inflight = self._inflight
+        if key in inflight:
+            raise id_in_use(request_id)
         if cancel is not None:  # the transport's scope, shared (see ``handle``): no scope here
             inflight[key] = cancel
             try:
