@@ -11,7 +11,7 @@ from typing import Any
 from toolhost.excerpt import cut
 from toolhost.failures import log_failure
 from toolhost.mcp import jsonrpc as rpc
-from toolhost.mcp.calls import Cancel, Notify, ProgressSender, cancel_scope, id_in_use
+from toolhost.mcp.calls import Cancel, Notify, cancel_scope, id_in_use
 from toolhost.mcp.calls import is_mapping as _is_mapping
 from toolhost.mcp.client_requests import RoundTrip, client_channel, input_required_in
 from toolhost.mcp.content import (
@@ -32,7 +32,7 @@ from toolhost.mcp.content_guards import (
 )
 from toolhost.mcp.jsonrpc import RpcError as _RpcError
 from toolhost.mcp.round_trip import encode_state
-from toolhost.mcp.tools_call import content_context
+from toolhost.mcp.tools_call import content_context, end_of_call
 
 __all__ = ["MAX_REMEMBERED", "ContentCalls"]
 
@@ -203,8 +203,7 @@ class ContentCalls:
             return {"resultType": "input_required", "inputRequests": need.requests,
                     "requestState": encode_state(need.answered), "_meta": self._modern_meta}
         finally:
-            if isinstance(ctx.progress, ProgressSender):  # answered: no more, token freed
-                ctx.progress.close()
+            end_of_call(ctx)
             client_log = ctx.log_made()
             if client_log is not None and client_log.pending:
                 await client_log.flush()

@@ -26,6 +26,7 @@ from toolhost.mcp import jsonrpc as rpc
 from toolhost.mcp import wire
 from toolhost.mcp.calls import (
     Cancel,
+    ProgressSender,
     cancel_scope,
     claim_progress,
     id_in_use,
@@ -38,6 +39,9 @@ from toolhost.mcp.calls import (
 )
 from toolhost.mcp.client_log import LEVELS, ClientLog
 from toolhost.mcp.client_requests import (
+    CallChannel,
+    Channel,
+    ClientChannel,
     RoundTrip,
     client_channel,
     current_channel,
@@ -48,7 +52,8 @@ from toolhost.mcp.round_trip import decode_state, encode_state
 from toolhost.mcp.toolset import ToolSet
 from toolhost.results import ToolResult
 
-__all__ = ["TOOL_USE_ID_META_KEY", "Guard", "McpCallContext", "ToolCalls", "content_context"]
+__all__ = ["TOOL_USE_ID_META_KEY", "Guard", "McpCallContext", "ToolCalls", "content_context",
+           "end_of_call"]
 
 log = logging.getLogger("toolhost.mcp")
 _call_log = logging.getLogger("toolhost.call")
@@ -144,11 +149,31 @@ def content_context(request_id: Any, name: str, level: Any, notify: Any, modern:
     if notify is not None and rpc.is_valid_id(token):  # ProgressToken: string | number
         fields["progress"] = (progress_sender(notify, token) if tokens is None
                               else claim_progress(tokens[0], tokens[1], notify, token))
-    channel = round_trip if modern else current_channel()
+    channel = round_trip if modern else for_this_call(current_channel())
     if channel is not None:
         fields["elicit"] = functools.partial(send_elicit, channel)
         fields["sample"] = functools.partial(send_sample, channel)
     return McpCallContext.made(fields)
+
+
+def for_this_call(channel: Channel | None) -> Channel | None:
+    """The transport's channel as one request's own (``CallChannel``), closed by
+    ``end_of_call``."""
+    return CallChannel(channel) if isinstance(channel, ClientChannel) else channel
+
+
+def end_of_call(ctx: McpCallContext) -> None:
+    """The request ``ctx`` serves is answered: its ``ctx.progress`` sends nothing more (its
+    token is free again) and its ``ctx.elicit``, ``ctx.sample`` and ``ctx.roots`` ask no
+    one (what the tool left running reaches no client)."""
+    fields = ctx.__dict__
+    progress = fields.get("progress")
+    if isinstance(progress, ProgressSender):
+        progress.close()
+    elicit = fields.get("elicit")
+    if isinstance(elicit, functools.partial) and elicit.args \
+            and isinstance(elicit.args[0], CallChannel):
+        elicit.args[0].close()
 
 
 _DEFAULTS = {f.name: f.default for f in dataclasses.fields(CallContext)
@@ -218,11 +243,11 @@ class ToolCalls:
             fields["_log_to_client"] = (notify, str(level), tool.name, threading.get_ident())
         # Requests to the client: the transport's channel (serve, 2025 revisions), or in the
         # stateless era a round trip through InputRequiredResult (toolhost.mcp.round_trip)
-        channel = self._round_trip(params, meta) if modern else current_channel()
+        channel = (self._round_trip(params, meta) if modern
+                   else for_this_call(current_channel()))
         if channel is not None:
             fields["elicit"] = functools.partial(send_elicit, channel)
             fields["sample"] = functools.partial(send_sample, channel)
-        progress = None
         if has_meta:
             tool_use_id = meta.get(TOOL_USE_ID_META_KEY)
             if type(tool_use_id) is str:
@@ -231,8 +256,8 @@ class ToolCalls:
             if notify is not None and rpc.is_valid_id(token):  # ProgressToken: string | number
                 # last before the try below (whose finally frees the token): nothing raises
                 # between the claim and it
-                progress = fields["progress"] = claim_progress(self._progress_tokens, peer,
-                                                               notify, token)
+                fields["progress"] = claim_progress(self._progress_tokens, peer, notify,
+                                                    token)
         ctx = McpCallContext.made(fields)
         try:
             if modern:
@@ -254,8 +279,7 @@ class ToolCalls:
                     "inputRequests": need.requests,
                     "requestState": encode_state(need.answered), "_meta": self._modern_meta}
         finally:
-            if progress is not None:  # answered: its token is free, and no more is sent
-                progress.close()
+            end_of_call(ctx)
             client_log = ctx.log_made()
             if client_log is not None and client_log.pending:
                 await client_log.flush()
