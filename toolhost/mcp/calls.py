@@ -5,18 +5,21 @@ sampling). On the hot path; kept apart so ``toolhost.mcp.server`` stays the disp
 
 from __future__ import annotations
 
+import functools
 import logging
 import math
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Hashable, Mapping
 from typing import Any, Protocol, TypeGuard
 
 import anyio
 
 from toolhost.excerpt import cut
+from toolhost.mcp.jsonrpc import INVALID_PARAMS, INVALID_REQUEST, RpcError
 from toolhost.redaction import scrub
 
-__all__ = ["Cancel", "Notify", "cancel_scope", "is_mapping", "may_exceed",
-           "progress_sender", "send_elicit", "send_roots", "send_sample"]
+__all__ = ["Cancel", "Notify", "ProgressSender", "cancel_scope", "claim_progress", "id_in_use",
+           "is_mapping", "may_exceed", "progress_sender", "send_elicit", "send_roots",
+           "send_sample"]
 
 _log = logging.getLogger("toolhost.mcp")
 
@@ -48,6 +51,15 @@ def cancel_scope() -> anyio.CancelScope:
 
 
 _new_scope: Callable[[], anyio.CancelScope] | None = None
+
+
+def id_in_use(request_id: Any) -> RpcError:
+    """-32600 for a request under the JSON-RPC id of one of the same peer still in flight
+    (JSON-RPC: an id names one request at a time). Taken, it would replace the first in the
+    table ``notifications/cancelled`` looks in: the first could no longer be cancelled, and
+    a cancel meant for it would stop the second."""
+    return RpcError(INVALID_REQUEST, f"Invalid Request: id {cut(repr(request_id), 100)} is "
+                    "already the id of a request in flight (an id names one request at a time)")
 
 
 def may_exceed(arguments: Mapping[str, Any], limit: int) -> bool:
@@ -87,33 +99,71 @@ async def send_roots(channel: Any, *args: Any, **kwargs: Any) -> Any:
     return await roots(channel, *args, **kwargs)
 
 
-def progress_sender(notify: Notify, token: str | int | float
-                    ) -> Callable[[float, float | None, str | None], Awaitable[None]]:
-    """``ctx.progress`` of one call: ``notifications/progress`` under ``token``. What the
-    schema forbids is not sent (logged instead): a ``progress`` that is not a finite number
-    larger than the last one sent (the spec: it "MUST increase with each notification"), a
-    ``total`` that is not a finite number (NaN is no JSON: the client would get an error
-    with no request to match), a ``message`` that is not a string. The call goes on (the
-    first of these is logged as a warning, the rest at debug)."""
-    last, warned = -math.inf, False
+class ProgressSender:
+    """``ctx.progress`` of one request: ``notifications/progress`` under its token, while the
+    request is in flight. What the schema forbids is not sent (logged instead): a
+    ``progress`` that is not a finite number larger than the last one sent (the spec: it
+    "MUST increase with each notification"), a ``total`` that is not a finite number (NaN is
+    no JSON: the client would get an error with no request to match), a ``message`` that is
+    not a string. The call goes on (the first of these is logged as a warning, the rest at
+    debug). Once the request is answered (``close``) nothing more is sent: the spec lets
+    progress name only an active request's token, and the client may already have given
+    that token to its next request (a task a tool left running, a sync tool's thread past
+    its timeout, would report into that one)."""
 
-    async def progress(progress: float, total: float | None = None,
+    __slots__ = ("_last", "_notify", "_open", "_release", "_token", "_warned")
+
+    def __init__(self, notify: Notify, token: str | int | float,
+                 release: Callable[[], None] | None = None) -> None:
+        self._notify, self._token, self._release = notify, token, release
+        self._last, self._warned, self._open = -math.inf, False, True
+
+    async def __call__(self, progress: float, total: float | None = None,
                        message: str | None = None) -> None:
-        nonlocal last, warned
-        problem = _progress_problem(progress, total, message, last)
+        problem = ("the request was answered already" if not self._open
+                   else _progress_problem(progress, total, message, self._last))
         if problem is not None:  # once per call at warning: a loop would flood the log
-            _log.log(logging.DEBUG if warned else logging.WARNING,
+            _log.log(logging.DEBUG if self._warned else logging.WARNING,
                      "a progress notification was not sent: %s", problem)
-            warned = True
+            self._warned = True
             return
-        last = progress
-        params: dict[str, Any] = {"progressToken": token, "progress": progress}
+        self._last = progress
+        params: dict[str, Any] = {"progressToken": self._token, "progress": progress}
         if total is not None:
             params["total"] = total
         if message is not None:  # shown to the client as it is: no secret in it
             params["message"] = scrub(message)
-        await notify({"jsonrpc": "2.0", "method": "notifications/progress", "params": params})
-    return progress
+        await self._notify({"jsonrpc": "2.0", "method": "notifications/progress",
+                            "params": params})
+
+    def close(self) -> None:
+        """The request is answered: send nothing more, free its token."""
+        if self._open:
+            self._open = False
+            if self._release is not None:
+                self._release()
+
+
+def progress_sender(notify: Notify, token: str | int | float) -> ProgressSender:
+    """A ``ProgressSender`` whose token nobody else tracks (the caller closes it)."""
+    return ProgressSender(notify, token)
+
+
+def claim_progress(active: set[tuple[Hashable, Any]], peer: Hashable, notify: Notify,
+                   token: str | int | float) -> ProgressSender:
+    """The ``ProgressSender`` of a request carrying ``token`` from ``peer``, its token
+    entered in ``active`` (the tokens of that server's requests in flight) until it is
+    closed. A token an active request of the same peer holds is refused (-32602): the spec
+    has a client make each one "unique across all active requests", and two requests'
+    notifications under one token (each one's progress starting again from 0) cannot be
+    told apart; the client learns of its mistake instead of reading a bar that jumps."""
+    key = (peer, token)
+    if key in active:
+        raise RpcError(INVALID_PARAMS, f"Invalid params: progressToken {cut(repr(token), 100)}"
+                       " is already the token of a request in flight (a progress token "
+                       "names one active request at a time)")
+    active.add(key)
+    return ProgressSender(notify, token, functools.partial(active.discard, key))
 
 
 def _finite(value: object) -> bool:

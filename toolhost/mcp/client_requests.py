@@ -29,9 +29,9 @@ import anyio
 from toolhost.backends.base import ToolFailure
 from toolhost.excerpt import cut
 
-__all__ = ["CURRENT", "DEFAULT_TIMEOUT", "Channel", "ClientChannel", "ClientRequestError",
-           "InputRequired", "Pending", "RoundTrip", "client_channel", "current_channel",
-           "input_required_in", "sendable"]
+__all__ = ["CURRENT", "DEFAULT_TIMEOUT", "CallChannel", "Channel", "ClientChannel",
+           "ClientRequestError", "InputRequired", "Pending", "RoundTrip", "client_channel",
+           "current_channel", "input_required_in", "sendable"]
 
 DEFAULT_TIMEOUT = 600.0  # seconds: a person may be answering; the call's own timeout still rules
 CANCEL_NOTICE_SECONDS = 2.0  # at most this long telling the client a request was abandoned
@@ -165,6 +165,35 @@ class ClientChannel:
         return await self.pending.request(self.send, method, params, timeout=timeout)
 
 
+class CallChannel:
+    """``ctx.elicit``'s (``ctx.sample``'s, ``ctx.roots``') way to the client for one request:
+    the transport's channel until the request is answered (``close``), then none. A task the
+    tool left running, or a sync tool's thread past its timeout, would otherwise put a
+    question to the person for a call that is over, outside any request it could relate to
+    (and that its permission decision covered)."""
+
+    __slots__ = ("_channel", "_open")
+
+    def __init__(self, channel: ClientChannel) -> None:
+        self._channel, self._open = channel, True
+
+    def supports(self, capability: str) -> bool:
+        return self._channel.supports(capability)
+
+    async def request(self, capability: str, method: str, params: Mapping[str, Any], *,
+                      timeout: float = DEFAULT_TIMEOUT, key: str | None = None
+                      ) -> Mapping[str, Any]:
+        if not self._open:
+            raise ClientRequestError(f"cannot send {method}: the request it would be part "
+                                     "of was answered already")
+        return await self._channel.request(capability, method, params, timeout=timeout,
+                                           key=key)
+
+    def close(self) -> None:
+        """The request is answered: nothing more is sent through this channel."""
+        self._open = False
+
+
 class InputRequired(BaseException):
     """Raised out of a tool in the stateless era: the client must answer ``request`` (and
     repeat the call). A BaseException, so ``except Exception`` in a tool does not catch it."""
@@ -255,7 +284,7 @@ class RoundTrip:
         return answer
 
 
-Channel = ClientChannel | RoundTrip
+Channel = ClientChannel | RoundTrip | CallChannel
 """Where requests to the client go: sent now (2025 revisions) or asked for (2026-07-28)."""
 
 CURRENT: contextvars.ContextVar[Channel | None] = contextvars.ContextVar(

@@ -11,7 +11,7 @@ from typing import Any
 from toolhost.excerpt import cut
 from toolhost.failures import log_failure
 from toolhost.mcp import jsonrpc as rpc
-from toolhost.mcp.calls import Cancel, Notify, cancel_scope
+from toolhost.mcp.calls import Cancel, Notify, cancel_scope, id_in_use
 from toolhost.mcp.calls import is_mapping as _is_mapping
 from toolhost.mcp.client_requests import RoundTrip, client_channel, input_required_in
 from toolhost.mcp.content import (
@@ -32,7 +32,7 @@ from toolhost.mcp.content_guards import (
 )
 from toolhost.mcp.jsonrpc import RpcError as _RpcError
 from toolhost.mcp.round_trip import encode_state
-from toolhost.mcp.tools_call import content_context
+from toolhost.mcp.tools_call import content_context, end_of_call
 
 __all__ = ["MAX_REMEMBERED", "ContentCalls"]
 
@@ -48,6 +48,7 @@ class ContentCalls:
 
     _content: ContentMethods
     _inflight: dict[tuple[Hashable, Any], Cancel]
+    _progress_tokens: set[tuple[Hashable, Any]]  # (peer, token) of requests in flight
     _log_levels: dict[Hashable, str]
     _modern_list_extra: dict[str, Any]
     read_guard: ReadGuard | None
@@ -188,7 +189,7 @@ class ContentCalls:
         # tool's does (a completion asks nobody)
         trip = self._round_trip(params, meta) if modern and attr != "complete" else None
         ctx = content_context(request_id, _METHOD_NAMES[attr], level, notify, modern, meta,
-                              trip)
+                              trip, (self._progress_tokens, peer))
         try:
             if trip is not None:
                 with client_channel(trip):
@@ -202,6 +203,7 @@ class ContentCalls:
             return {"resultType": "input_required", "inputRequests": need.requests,
                     "requestState": encode_state(need.answered), "_meta": self._modern_meta}
         finally:
+            end_of_call(ctx)
             client_log = ctx.log_made()
             if client_log is not None and client_log.pending:
                 await client_log.flush()
@@ -209,6 +211,8 @@ class ContentCalls:
     async def _run_content(self, attr: str, method: Callable[..., Awaitable[dict[str, Any]]],
                            params: Mapping[str, Any], ctx: Any, peer: Hashable,
                            request_id: Any, cancel: Cancel | None) -> dict[str, Any]:
+        if peer is not None and (peer, request_id) in self._inflight:
+            raise id_in_use(request_id)  # before the function's coroutine is made
         if attr == "complete":
             run = method(params, ctx, completion_filter(
                 self._content.content, params, self.read_visible, self.prompt_visible))

@@ -68,6 +68,9 @@ class McpServer(ToolCalls, ContentCalls, TaskCalls):
         # In-flight tools/call cancel scopes (or the transport's cancels) by (peer, JSON-RPC
         # id), for notifications/cancelled.
         self._inflight: dict[tuple[Hashable, Any], Cancel] = {}
+        # (peer, progressToken) of the requests in flight that carry one: a second request
+        # under a token in use is refused (toolhost.mcp.calls.claim_progress)
+        self._progress_tokens: set[tuple[Hashable, Any]] = set()
         self._handlers: dict[str, Callable[..., Awaitable[dict[str, Any]]]] = {
             "initialize": self._initialize,
             "ping": self._ping,

@@ -27,7 +27,10 @@ from toolhost.mcp import jsonrpc as rpc
 from toolhost.mcp import wire
 from toolhost.mcp.calls import (
     Cancel,
+    ProgressSender,
     cancel_scope,
+    claim_progress,
+    id_in_use,
     is_mapping,
     may_exceed,
     progress_sender,
@@ -37,6 +40,9 @@ from toolhost.mcp.calls import (
 )
 from toolhost.mcp.client_log import LEVELS, ClientLog
 from toolhost.mcp.client_requests import (
+    CallChannel,
+    Channel,
+    ClientChannel,
     RoundTrip,
     client_channel,
     current_channel,
@@ -48,7 +54,7 @@ from toolhost.mcp.toolset import ToolSet
 from toolhost.results import ToolResult
 
 __all__ = ["CALL_START", "TOOL_USE_ID_META_KEY", "CallStart", "Guard", "McpCallContext",
-           "ToolCalls", "content_context"]
+           "ToolCalls", "content_context", "end_of_call"]
 
 
 class CallStart:
@@ -140,14 +146,18 @@ class McpCallContext(CallContext):
 
 
 def content_context(request_id: Any, name: str, level: Any, notify: Any, modern: bool,
-                    meta: Any = None, round_trip: RoundTrip | None = None) -> McpCallContext:
+                    meta: Any = None, round_trip: RoundTrip | None = None,
+                    tokens: tuple[set[tuple[Hashable, Any]], Hashable] | None = None
+                    ) -> McpCallContext:
     """The context of a resources/read, prompts/get or completion/complete whose python
     function (or command) runs as a hidden tool: ``ctx.log`` reaches the client as a
     tool's does (``level``: the peer's, or None for none), under the logger ``name``;
     ``ctx.progress`` as ``notifications/progress`` when the request's ``_meta`` (``meta``)
     has a ``progressToken``; and over a transport that can carry requests to the client
     (the 2025 revisions), ``ctx.elicit`` and ``ctx.sample`` ask it, as a tool's do; in the
-    stateless era they ask through ``round_trip`` (an ``InputRequiredResult``), when given."""
+    stateless era they ask through ``round_trip`` (an ``InputRequiredResult``), when given.
+    ``tokens``: the server's progress tokens in flight and this request's peer (a token in
+    use is refused, ``claim_progress``); the caller closes ``ctx.progress`` once answered."""
     fields: dict[str, Any] = {"call_id": str(request_id), "tool": name}
     if notify is None or level not in LEVELS:
         fields["log"] = CALL_LOG
@@ -155,12 +165,33 @@ def content_context(request_id: Any, name: str, level: Any, notify: Any, modern:
         fields["_log_to_client"] = (notify, str(level), name, threading.get_ident())
     token: Any = meta.get("progressToken") if isinstance(meta, Mapping) else None
     if notify is not None and rpc.is_valid_id(token):  # ProgressToken: string | number
-        fields["progress"] = progress_sender(notify, token)
-    channel = round_trip if modern else current_channel()
+        fields["progress"] = (progress_sender(notify, token) if tokens is None
+                              else claim_progress(tokens[0], tokens[1], notify, token))
+    channel = round_trip if modern else for_this_call(current_channel())
     if channel is not None:
         fields["elicit"] = functools.partial(send_elicit, channel)
         fields["sample"] = functools.partial(send_sample, channel)
     return McpCallContext.made(fields)
+
+
+def for_this_call(channel: Channel | None) -> Channel | None:
+    """The transport's channel as one request's own (``CallChannel``), closed by
+    ``end_of_call``."""
+    return CallChannel(channel) if isinstance(channel, ClientChannel) else channel
+
+
+def end_of_call(ctx: McpCallContext) -> None:
+    """The request ``ctx`` serves is answered: its ``ctx.progress`` sends nothing more (its
+    token is free again) and its ``ctx.elicit``, ``ctx.sample`` and ``ctx.roots`` ask no
+    one (what the tool left running reaches no client)."""
+    fields = ctx.__dict__
+    progress = fields.get("progress")
+    if isinstance(progress, ProgressSender):
+        progress.close()
+    elicit = fields.get("elicit")
+    if isinstance(elicit, functools.partial) and elicit.args \
+            and isinstance(elicit.args[0], CallChannel):
+        elicit.args[0].close()
 
 
 _DEFAULTS = {f.name: f.default for f in dataclasses.fields(CallContext)
@@ -174,6 +205,7 @@ class ToolCalls:
 
     _tools: ToolSet
     _inflight: dict[tuple[Hashable, Any], Cancel]
+    _progress_tokens: set[tuple[Hashable, Any]]  # (peer, token) of requests in flight
     _log_levels: dict[Hashable, str]
     _modern_meta: dict[str, Any]
     guard: Guard | None
@@ -227,19 +259,23 @@ class ToolCalls:
             fields["log"] = CALL_LOG
         else:  # made when read (McpCallContext), on this thread's terms
             fields["_log_to_client"] = (notify, str(level), tool.name, threading.get_ident())
-        if has_meta:
-            token = meta.get("progressToken")
-            if notify is not None and rpc.is_valid_id(token):  # ProgressToken: string | number
-                fields["progress"] = progress_sender(notify, token)
-            tool_use_id = meta.get(TOOL_USE_ID_META_KEY)
-            if type(tool_use_id) is str:
-                fields["tool_use_id"] = tool_use_id
         # Requests to the client: the transport's channel (serve, 2025 revisions), or in the
         # stateless era a round trip through InputRequiredResult (toolhost.mcp.round_trip)
-        channel = self._round_trip(params, meta) if modern else current_channel()
+        channel = (self._round_trip(params, meta) if modern
+                   else for_this_call(current_channel()))
         if channel is not None:
             fields["elicit"] = functools.partial(send_elicit, channel)
             fields["sample"] = functools.partial(send_sample, channel)
+        if has_meta:
+            tool_use_id = meta.get(TOOL_USE_ID_META_KEY)
+            if type(tool_use_id) is str:
+                fields["tool_use_id"] = tool_use_id
+            token = meta.get("progressToken")
+            if notify is not None and rpc.is_valid_id(token):  # ProgressToken: string | number
+                # last before the try below (whose finally frees the token): nothing raises
+                # between the claim and it
+                fields["progress"] = claim_progress(self._progress_tokens, peer, notify,
+                                                    token)
         ctx = McpCallContext.made(fields)
         try:
             if modern:
@@ -261,6 +297,7 @@ class ToolCalls:
                     "inputRequests": need.requests,
                     "requestState": encode_state(need.answered), "_meta": self._modern_meta}
         finally:
+            end_of_call(ctx)
             client_log = ctx.log_made()
             if client_log is not None and client_log.pending:
                 await client_log.flush()
@@ -282,6 +319,8 @@ class ToolCalls:
             return self._modern(out) if modern else out
         key = (peer, request_id)
         inflight = self._inflight
+        if key in inflight:
+            raise id_in_use(request_id)
         if cancel is not None:  # the transport's scope, shared (see ``handle``): no scope here
             inflight[key] = cancel
             try:
