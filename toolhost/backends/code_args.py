@@ -15,6 +15,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from toolhost.backends.code_opts import option_code_slots
+
 __all__ = ["CodeSlot", "Token", "code_slots", "program_name", "run_program"]
 
 
@@ -135,6 +137,8 @@ def _scan(tokens: Sequence[Token], i: int, slots: list[CodeSlot]) -> None:
         return
     name = _name(head.text)
     rest = range(i + 1, len(tokens))
+    # options of ordinary programs that run a command (git -c core.pager=, rsync -e, ...)
+    slots.extend(CodeSlot(*slot) for slot in option_code_slots(tokens, i, name))
     if name in _WRAPPERS or name in _FIRST_OPERAND_WRAPPERS:
         j = _wrapped(tokens, i, name)
         if j < 0:  # env -S: the rest is split into a command line
