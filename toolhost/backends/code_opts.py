@@ -49,6 +49,7 @@ _SSH_CODE_KEY = re.compile(
     r"|sshaskpass|proxyjump|proxyusefdpass|.*command)$", re.IGNORECASE)
 
 _CMD = "a command"
+_SQL = "statements and its own commands (which run programs)"
 # program -> option -> what its argument is ("kv-git"/"kv-ssh": KEY=VALUE, else a command)
 _OPTIONS: dict[str, dict[str, str]] = {
     "git": {"-c": "kv-git", "--config-env": "kv-git", "--config": "kv-git",
@@ -75,7 +76,19 @@ _OPTIONS: dict[str, dict[str, str]] = {
     "sed": {"-f": "a script file", "--file": "a script file"},
     "script": {"-c": _CMD, "--command": _CMD},
     "runuser": {"-c": _CMD, "--command": _CMD},
+    "emacs": {"--eval": _CMD, "-eval": _CMD, "-f": _CMD, "--funcall": _CMD,
+              "-l": "a script file", "--load": "a script file", "--script": "a script file",
+              "-x": "a script file"},
+    # SQL shells: their statements reach the shell's own commands (psql \\!, mysql system,
+    # sqlite3 .shell), as their stdin does (command_checks)
+    "psql": {"-c": _SQL, "--command": _SQL, "-f": "a script file", "--file": "a script file"},
+    "mysql": {"-e": _SQL, "--execute": _SQL},
+    "duckdb": {"-c": _SQL, "-cmd": _SQL, "-init": "a script file", "-s": _SQL},
+    "sqlite3": {"-cmd": _SQL, "-init": "a script file"},
 }
+# sqlite3's options that take an argument (its operands: the database, then statements)
+_SQLITE_ARG = frozenset({"-cmd", "-separator", "-newline", "-nullvalue", "-init", "-vfs",
+                         "-maxsize", "-mmap", "-pagecache", "-lookaside", "-heap", "-escape"})
 # git's short options that run something only under some subcommands (cherry-pick -x is a flag)
 _GIT_SHORT = {"rebase": {"-x": _CMD}, "difftool": {"-x": _CMD}, "grep": {"-O": _CMD},
               "clone": {"-u": _CMD, "-c": "kv-git"}, "ls-remote": {"-u": _CMD},
@@ -83,7 +96,7 @@ _GIT_SHORT = {"rebase": {"-x": _CMD}, "difftool": {"-x": _CMD}, "grep": {"-O": _
 _ALIASES = {"gtar": "tar", "bsdtar": "tar", "vi": "vim", "nvim": "vim", "ex": "vim",
             "view": "vim", "gvim": "vim", "vimdiff": "vim", "rvim": "vim", "gmake": "make",
             "gawk": "awk", "mawk": "awk", "nawk": "awk", "gsed": "sed", "gsort": "sort",
-            "slogin": "ssh"}
+            "slogin": "ssh", "mariadb": "mysql", "sqlite": "sqlite3"}
 _PLUS_COMMAND = frozenset({"vim"})  # "+CMD" is an Ex command, "+N" a line number
 
 
@@ -100,7 +113,7 @@ def option_code_slots(tokens: Sequence[_Token], i: int, name: str) -> list[Slot]
         return []
     if family == "git":
         table = dict(table) | _git_short(tokens, i)
-    slots: list[Slot] = []
+    slots: list[Slot] = _sqlite_operands(tokens, i, name) if family == "sqlite3" else []
     j = i + 1
     while j < len(tokens):
         token = tokens[j]
@@ -118,6 +131,23 @@ def option_code_slots(tokens: Sequence[_Token], i: int, name: str) -> list[Slot]
                     and _code_value(what, tokens[j + 1].text):
                 slots.append((tokens[j + 1].key, name, _label(what)))
                 j += 1
+        j += 1
+    return slots
+
+
+def _sqlite_operands(tokens: Sequence[_Token], i: int, name: str) -> list[Slot]:
+    """sqlite3's operands after the database are statements (``.shell CMD`` runs CMD)."""
+    slots: list[Slot] = []
+    operands, j = 0, i + 1
+    while j < len(tokens):
+        token = tokens[j]
+        if not token.value and token.text.startswith("-") and operands == 0:
+            j += 2 if token.text.lstrip("-") and "-" + token.text.lstrip("-") in _SQLITE_ARG \
+                else 1
+            continue
+        if operands >= 1 and token.value:
+            slots.append((token.key, name, OPTION + _SQL))
+        operands += 1
         j += 1
     return slots
 
