@@ -81,8 +81,27 @@ _WRAPPERS: dict[str, set[str]] = {
     "sudo": {"-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "-T"}, "doas": {"-u", "-C"},
     "ionice": {"-c", "-n", "-p", "-P", "-u"}, "chrt": set(), "unbuffer": set(),
     "catchsegv": set(), "strace": {"-o", "-e", "-p", "-s", "-u"}, "ltrace": {"-o", "-e"},
+    # sandboxes, namespaces, limits and package runners (npx/uvx download what they run)
+    "unshare": {"--map-user", "--map-group", "-S", "--setuid", "-G", "--setgid", "-R",
+                "--root", "-w", "--wd"},
+    "nsenter": {"-t", "--target", "-S", "--setuid", "-G", "--setgid", "-w", "--wd"},
+    "setpriv": {"--reuid", "--regid", "--groups", "--inh-caps", "--ambient-caps",
+                "--bounding-set", "--securebits"},
+    "prlimit": {"-p", "--pid"}, "firejail": set(), "valgrind": set(), "rlwrap": set(),
+    "systemd-run": {"-p", "--property", "-u", "--unit", "-E", "--setenv", "--uid", "--gid",
+                    "-M", "--machine", "--description", "--slice"},
+    "xvfb-run": {"-n", "--server-num", "-s", "--server-args", "-e", "--error-file", "-f",
+                 "--auth-file", "-p"},
+    "fakeroot": {"-l", "--lib", "--faked", "-i", "-s"}, "torsocks": {"-u", "-p", "-a", "-P"},
+    "proxychains": {"-f"}, "proxychains4": {"-f"}, "linux32": set(), "linux64": set(),
+    "numactl": {"-C", "-N", "-m", "-i", "-p"}, "cgexec": {"-g"}, "pkexec": {"--user"},
+    "dbus-run-session": {"--config-file", "--dbus-daemon"}, "runuser": {"-u", "-g", "-G"},
+    "chpst": {"-u", "-U", "-e", "-/", "-n", "-l", "-L", "-m", "-d", "-o", "-p", "-f", "-c"},
+    "npx": {"-p", "--package", "-c", "--call"}, "bunx": {"-p", "--package"}, "pnpx": set(),
+    "uvx": {"--from", "--with", "-p", "--python", "--index-url"},
 }
-_FIRST_OPERAND_WRAPPERS = {"timeout", "taskset", "chroot"}  # an operand before the program
+# an operand before the program (timeout 5, taskset MASK, chroot DIR, setarch ARCH ...)
+_FIRST_OPERAND_WRAPPERS = {"timeout", "taskset", "chroot", "setarch", "faketime"}
 _SSH_ARG_OPTS = set("bcDEeFIiJLlmOopQRSWw")
 
 

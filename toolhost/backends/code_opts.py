@@ -76,6 +76,7 @@ _OPTIONS: dict[str, dict[str, str]] = {
     "sed": {"-f": "a script file", "--file": "a script file"},
     "script": {"-c": _CMD, "--command": _CMD},
     "runuser": {"-c": _CMD, "--command": _CMD},
+    "npx": {"-c": _CMD, "--call": _CMD},
     "emacs": {"--eval": _CMD, "-eval": _CMD, "-f": _CMD, "--funcall": _CMD,
               "-l": "a script file", "--load": "a script file", "--script": "a script file",
               "-x": "a script file"},

@@ -179,7 +179,7 @@ def _code_problem(key: str, program: str, what: str, plan: ArgvPlan) -> Found:
             hint = ("write the option literally; a value may follow a literal KEY= that runs "
                     "nothing (git -c user.name={{ name }}, ssh -o User={{ user }})")
         return (f"a value is an option's argument that {program} runs or reads as {kind}: "
-                "the model would choose what runs", key,
+                "the model would choose the program or code that runs", key,
                 hint + "; or set unsafe_code_placeholders: true if you have checked it")
     if what == "the program to run":
         return (f"a value chooses the program that {program} runs: the model would choose "
