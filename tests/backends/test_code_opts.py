@@ -70,16 +70,22 @@ V = "{{ v }}"
     ["sqlite3", "-cmd", V, "db.sqlite"],
     ["duckdb", "x.db", "-c", V],
     ["find", ".", "-exec", "git", "-c", V, "log", ";"],
+    ["git", {"each": "vs", "argv": ["-c", "{{ item }}"]}, "log"],
+    ["git", {"if": "vs", "argv": ["-c", "{{ vs }}"]}, "log"],
 ])
 def test_a_value_in_an_option_that_runs_code_is_a_load_error(config: Config,
                                                              argv: list[Any]) -> None:
+    params = {"vs": {"type": "array", "items": {"type": "string"}}} \
+        if any(isinstance(a, dict) for a in argv) else None
     with pytest.raises(CompileError) as info:
-        compile_tools(config({"t": cmd(argv, options={"allow_dash": ["v"]})}))
+        compile_tools(config({"t": cmd(argv, options={"allow_dash": []},
+                                       **({"params": params} if params else {}))}))
     (problem,) = info.value.problems
     assert problem.key_path.startswith("servers.demo.tools.t.command.argv[")
     assert "option's argument" in problem.message or "code" in problem.message, problem
     assert "unsafe_code_placeholders" in (problem.hint or ""), problem
-    compile_tools(config({"t": cmd(argv, options={"unsafe_code_placeholders": True})}))
+    compile_tools(config({"t": cmd(argv, options={"unsafe_code_placeholders": True},
+                                   **({"params": params} if params else {}))}))
 
 
 @pytest.mark.parametrize(("argv", "params"), [
