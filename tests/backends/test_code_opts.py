@@ -93,6 +93,9 @@ def test_a_value_in_an_option_that_runs_code_is_a_load_error(config: Config,
     (["git", "-c", "core.pager=cat", "log", "--", V], None),
     (["git", "cherry-pick", "-x", V], None),  # -x is a flag of cherry-pick
     (["git", "add", "-u", "--", V], None),
+    (["git", "grep", "-c", V], None),  # -c counts here
+    (["git", "commit", "-c", V], None),  # reuse a commit's message
+    (["git", "-C", "/r", "grep", "-n", "-c", "-e", V], None),
     (["ssh", "-o", "User=" + V, "host", "uptime"], None),
     (["ssh", "-o", "BatchMode=yes", "host", "uptime"], None),
     (["rsync", "-e", "ssh", "--", V, "b:c"], None),

@@ -52,9 +52,8 @@ _CMD = "a command"
 _SQL = "statements and its own commands (which run programs)"
 # program -> option -> what its argument is ("kv-git"/"kv-ssh": KEY=VALUE, else a command)
 _OPTIONS: dict[str, dict[str, str]] = {
-    "git": {"-c": "kv-git", "--config-env": "kv-git", "--config": "kv-git",
-            "--exec-path": _CMD, "--upload-pack": _CMD, "--receive-pack": _CMD,
-            "--exec": _CMD, "--extcmd": _CMD, "--open-files-in-pager": _CMD},
+    # git's own options, before the subcommand (after it, -c is commit's or grep's)
+    "git": {"-c": "kv-git", "--config-env": "kv-git", "--exec-path": _CMD},
     "ssh": {"-o": "kv-ssh", "-F": "a configuration file", "-I": "a library"},
     "scp": {"-o": "kv-ssh", "-F": "a configuration file", "-S": _CMD},
     "sftp": {"-o": "kv-ssh", "-F": "a configuration file", "-S": _CMD, "-D": _CMD},
@@ -90,7 +89,10 @@ _OPTIONS: dict[str, dict[str, str]] = {
 # sqlite3's options that take an argument (its operands: the database, then statements)
 _SQLITE_ARG = frozenset({"-cmd", "-separator", "-newline", "-nullvalue", "-init", "-vfs",
                          "-maxsize", "-mmap", "-pagecache", "-lookaside", "-heap", "-escape"})
-# git's short options that run something only under some subcommands (cherry-pick -x is a flag)
+# the subcommands' options that run something; the short ones only under some subcommands
+# (cherry-pick -x, grep -c and commit -c are no commands)
+_GIT_SUB = {"--config": "kv-git", "--upload-pack": _CMD, "--receive-pack": _CMD,
+            "--exec": _CMD, "--extcmd": _CMD, "--open-files-in-pager": _CMD}
 _GIT_SHORT = {"rebase": {"-x": _CMD}, "difftool": {"-x": _CMD}, "grep": {"-O": _CMD},
               "clone": {"-u": _CMD, "-c": "kv-git"}, "ls-remote": {"-u": _CMD},
               "archive": {}, "fetch": {}, "push": {}}
@@ -112,8 +114,9 @@ def option_code_slots(tokens: Sequence[_Token], i: int, name: str) -> list[Slot]
     table = _OPTIONS.get(family)
     if table is None:
         return []
+    sub, after = len(tokens), table
     if family == "git":
-        table = dict(table) | _git_short(tokens, i)
+        sub, after = _git_subcommand(tokens, i)
     slots: list[Slot] = _sqlite_operands(tokens, i, name) if family == "sqlite3" else []
     j = i + 1
     while j < len(tokens):
@@ -121,6 +124,8 @@ def option_code_slots(tokens: Sequence[_Token], i: int, name: str) -> list[Slot]
         text = token.text
         if text == "--" and not token.value:
             break
+        if j == sub:
+            table = after
         if family in _PLUS_COMMAND and token.value and text.startswith("+"):
             slots.append((token.key, name, PLUS))
         what, glued = _match(table, text)
@@ -153,15 +158,15 @@ def _sqlite_operands(tokens: Sequence[_Token], i: int, name: str) -> list[Slot]:
     return slots
 
 
-def _git_short(tokens: Sequence[_Token], i: int) -> dict[str, str]:
-    """The subcommand's short options that run something (the first operand is the
-    subcommand, past ``-C DIR`` / ``-c KEY=V`` and long options)."""
+def _git_subcommand(tokens: Sequence[_Token], i: int) -> tuple[int, dict[str, str]]:
+    """The subcommand's index (the first operand, past ``-C DIR`` / ``-c KEY=V`` and long
+    options) and the options that run something after it."""
     j = i + 1
     while j < len(tokens) and tokens[j].text.startswith("-"):
-        j += 2 if tokens[j].text in ("-C", "-c") else 1
-    if j < len(tokens) and not tokens[j].value:
-        return _GIT_SHORT.get(tokens[j].text, {})
-    return {}
+        j += 2 if tokens[j].text in ("-C", "-c", "--config-env") else 1
+    short = _GIT_SHORT.get(tokens[j].text, {}) if j < len(tokens) and not tokens[j].value \
+        else {}
+    return j, _GIT_SUB | short
 
 
 def _match(table: dict[str, str], text: str) -> tuple[str | None, str | None]:
