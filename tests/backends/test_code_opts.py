@@ -32,6 +32,9 @@ V = "{{ v }}"
     ["git", "clone", "-u", V, "repo"],
     ["git", "clone", "--config", "core.pager=" + V, "repo"],
     ["git", "rebase", "-x", V, "main"],
+    ["git", "submodule", "foreach", V],
+    ["git", "bisect", "run", V, "test"],
+    ["git", "filter-branch", "--tree-filter", V, "HEAD"],
     ["git", "difftool", "--extcmd=" + V],
     ["git", "grep", "-O" + V, "x"],
     ["env", "GIT_AUTHOR_NAME=a", "git", "-c", V, "log"],
@@ -95,6 +98,8 @@ def test_a_value_in_an_option_that_runs_code_is_a_load_error(config: Config,
     (["git", "add", "-u", "--", V], None),
     (["git", "grep", "-c", V], None),  # -c counts here
     (["git", "commit", "-c", V], None),  # reuse a commit's message
+    (["git", "submodule", "update", "--", V], None),
+    (["git", "bisect", "run", "make", V], None),  # an argument of make
     (["git", "-C", "/r", "grep", "-n", "-c", "-e", V], None),
     (["ssh", "-o", "User=" + V, "host", "uptime"], None),
     (["ssh", "-o", "BatchMode=yes", "host", "uptime"], None),

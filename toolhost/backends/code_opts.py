@@ -92,7 +92,12 @@ _SQLITE_ARG = frozenset({"-cmd", "-separator", "-newline", "-nullvalue", "-init"
 # the subcommands' options that run something; the short ones only under some subcommands
 # (cherry-pick -x, grep -c and commit -c are no commands)
 _GIT_SUB = {"--config": "kv-git", "--upload-pack": _CMD, "--receive-pack": _CMD,
-            "--exec": _CMD, "--extcmd": _CMD, "--open-files-in-pager": _CMD}
+            "--exec": _CMD, "--extcmd": _CMD, "--open-files-in-pager": _CMD,
+            **{f"--{f}-filter": _CMD for f in ("tree", "index", "msg", "env", "commit",
+                                               "parent", "tag-name")}}
+# git SUBCOMMAND WORD runs what follows: foreach's arguments as a shell command, bisect
+# run's first as the program (its others are that program's arguments)
+_GIT_RUNS = {("submodule", "foreach"): None, ("bisect", "run"): 1}
 _GIT_SHORT = {"rebase": {"-x": _CMD}, "difftool": {"-x": _CMD}, "grep": {"-O": _CMD},
               "clone": {"-u": _CMD, "-c": "kv-git"}, "ls-remote": {"-u": _CMD},
               "archive": {}, "fetch": {}, "push": {}}
@@ -126,6 +131,10 @@ def option_code_slots(tokens: Sequence[_Token], i: int, name: str) -> list[Slot]
             break
         if j == sub:
             table = after
+            if j + 1 < len(tokens) and (text, tokens[j + 1].text) in _GIT_RUNS:
+                runs = tokens[j + 2:][:_GIT_RUNS[text, tokens[j + 1].text]]
+                slots.extend((t.key, name, OPTION + _CMD) for t in runs if t.value)
+                break
         if family in _PLUS_COMMAND and token.value and text.startswith("+"):
             slots.append((token.key, name, PLUS))
         what, glued = _match(table, text)
