@@ -32,6 +32,7 @@ from typing import Any
 
 from toolhost.backends import templating
 from toolhost.backends.argv_names import analyse, printed_names
+from toolhost.backends.remote_operands import remote_archive
 from toolhost.excerpt import cut
 
 __all__ = [
@@ -105,11 +106,13 @@ class _Render:
     adjacent, so the program may read that ``--`` as the option's value (the values after
     it are dash-checked as if there were no ``--``)."""
 
-    __slots__ = ("gap", "taken")
+    __slots__ = ("gap", "taken", "valued")
 
     def __init__(self) -> None:
         self.gap = False
         self.taken: str | None = None
+        # (index in out, literal length before the value) of the arguments printing a value
+        self.valued: list[tuple[int, int]] = []
 
     def emit(self, out: list[str], text: str, element: Element) -> None:
         if self.gap:
@@ -117,6 +120,8 @@ class _Render:
                     and _takes_next(out[-1]):
                 self.taken = out[-1]
             self.gap = False
+        if not element.literal_only:
+            self.valued.append((len(out), len(element.literal_prefix)))
         out.append(text)
 
 
@@ -165,6 +170,13 @@ class ArgvPlan:
         state = _Render()
         for element in self.elements:
             self._render(element, context, out, None, state)
+        remote = remote_archive(out, state.valued) if state.valued else None
+        if remote is not None:
+            raise ArgvRefused(
+                f"the archive name {cut(remote, 60)!r} has a ':' before any '/', so "
+                f"'{self.program}' would read it as another host's file and run the remote "
+                "shell to that host (the config can add --force-local, or write the archive "
+                "path with a literal directory: \"./{{ name }}\")")
         return out
 
     def _render(self, element: Element, context: Mapping[str, Any], out: list[str],

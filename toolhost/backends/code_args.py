@@ -15,6 +15,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from toolhost.backends.code_opts import option_code_slots
+
 __all__ = ["CodeSlot", "Token", "code_slots", "program_name", "run_program"]
 
 
@@ -55,6 +57,17 @@ _EVAL = {
     "luajit": ({"-e"}, {"-l"}),
     "rscript": ({"-e"}, set()),
     "tclsh": (set(), set()),
+    "raku": ({"-e"}, {"-I", "-M"}), "perl6": ({"-e"}, {"-I", "-M"}),
+    "julia": ({"-e", "-E", "--eval", "--print"}, {"-L", "--load", "-J", "-t", "-p"}),
+    "elixir": ({"-e", "--eval"}, {"-r", "--require", "-pa", "-pz"}),
+    "erl": ({"-eval", "-s", "-run"}, {"-pa", "-pz", "-sname", "-name", "-setcookie"}),
+    "guile": ({"-c"}, {"-l", "-L", "-e", "-x"}),
+    "racket": ({"-e", "--eval"}, {"-l", "-t", "-r", "-f", "--load", "--require"}),
+    "sbcl": ({"--eval"}, {"--load", "--script", "--core"}),
+    "clisp": ({"-x"}, {"-i", "-M", "-E"}),
+    "gnuplot": ({"-e"}, set()), "r": ({"-e"}, set()), "octave": ({"--eval"}, set()),
+    "expect": ({"-c"}, {"-f"}), "groovy": ({"-e"}, set()), "scala": ({"-e"}, set()),
+    "dc": ({"-e", "--expression"}, {"-f", "--file"}),
     "su": ({"-c", "--command"}, {"-s", "--shell", "-g", "-G"}),
     "flock": ({"-c", "--command"}, {"-w", "-E", "--timeout", "--conflict-exit-code"}),
 }
@@ -68,8 +81,27 @@ _WRAPPERS: dict[str, set[str]] = {
     "sudo": {"-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "-T"}, "doas": {"-u", "-C"},
     "ionice": {"-c", "-n", "-p", "-P", "-u"}, "chrt": set(), "unbuffer": set(),
     "catchsegv": set(), "strace": {"-o", "-e", "-p", "-s", "-u"}, "ltrace": {"-o", "-e"},
+    # sandboxes, namespaces, limits and package runners (npx/uvx download what they run)
+    "unshare": {"--map-user", "--map-group", "-S", "--setuid", "-G", "--setgid", "-R",
+                "--root", "-w", "--wd"},
+    "nsenter": {"-t", "--target", "-S", "--setuid", "-G", "--setgid", "-w", "--wd"},
+    "setpriv": {"--reuid", "--regid", "--groups", "--inh-caps", "--ambient-caps",
+                "--bounding-set", "--securebits"},
+    "prlimit": {"-p", "--pid"}, "firejail": set(), "valgrind": set(), "rlwrap": set(),
+    "systemd-run": {"-p", "--property", "-u", "--unit", "-E", "--setenv", "--uid", "--gid",
+                    "-M", "--machine", "--description", "--slice"},
+    "xvfb-run": {"-n", "--server-num", "-s", "--server-args", "-e", "--error-file", "-f",
+                 "--auth-file", "-p"},
+    "fakeroot": {"-l", "--lib", "--faked", "-i", "-s"}, "torsocks": {"-u", "-p", "-a", "-P"},
+    "proxychains": {"-f"}, "proxychains4": {"-f"}, "linux32": set(), "linux64": set(),
+    "numactl": {"-C", "-N", "-m", "-i", "-p"}, "cgexec": {"-g"}, "pkexec": {"--user"},
+    "dbus-run-session": {"--config-file", "--dbus-daemon"}, "runuser": {"-u", "-g", "-G"},
+    "chpst": {"-u", "-U", "-e", "-/", "-n", "-l", "-L", "-m", "-d", "-o", "-p", "-f", "-c"},
+    "npx": {"-p", "--package", "-c", "--call"}, "bunx": {"-p", "--package"}, "pnpx": set(),
+    "uvx": {"--from", "--with", "-p", "--python", "--index-url"},
 }
-_FIRST_OPERAND_WRAPPERS = {"timeout", "taskset", "chroot"}  # an operand before the program
+# an operand before the program (timeout 5, taskset MASK, chroot DIR, setarch ARCH ...)
+_FIRST_OPERAND_WRAPPERS = {"timeout", "taskset", "chroot", "setarch", "faketime"}
 _SSH_ARG_OPTS = set("bcDEeFIiJLlmOopQRSWw")
 
 
@@ -135,6 +167,8 @@ def _scan(tokens: Sequence[Token], i: int, slots: list[CodeSlot]) -> None:
         return
     name = _name(head.text)
     rest = range(i + 1, len(tokens))
+    # options of ordinary programs that run a command (git -c core.pager=, rsync -e, ...)
+    slots.extend(CodeSlot(*slot) for slot in option_code_slots(tokens, i, name))
     if name in _WRAPPERS or name in _FIRST_OPERAND_WRAPPERS:
         j = _wrapped(tokens, i, name)
         if j < 0:  # env -S: the rest is split into a command line

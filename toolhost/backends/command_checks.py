@@ -20,6 +20,7 @@ from toolhost.backends.argv import (
 )
 from toolhost.backends.code_args import Token, code_slots, program_name, run_program
 from toolhost.backends.code_env import chooses_code
+from toolhost.backends.code_opts import OPTION, PLUS, program_family
 from toolhost.config.model import HostConfig, ToolConfig
 from toolhost.errors import Problem
 
@@ -72,6 +73,8 @@ def check_plan(plan: ArgvPlan, tool: ToolConfig, names: set[str],
                           "{type: string, required: false}}"))
     if not opts.get("unsafe_code_placeholders"):
         for slot in code_slots(plan_tokens(plan)):
+            if slot.what == PLUS and _numbers_only(plan, slot.key, tool):
+                continue  # vim "+{{ line }}" with an integer: a line number, never a command
             found.append(_code_problem(slot.key, slot.program, slot.what, plan))
         found.extend(_code_channels(plan, opts))
     return found
@@ -154,7 +157,30 @@ def _reads_program_from_stdin(tokens: list[Token]) -> bool:
     return True
 
 
+def _numbers_only(plan: ArgvPlan, key: str, tool: ToolConfig) -> bool:
+    """Whether the element at ``key`` prints only integer or number params."""
+    stack = list(plan.elements)
+    while stack:
+        element = stack.pop()
+        stack.extend(element.group)
+        if element.key == key:
+            types = [(tool.params.get(n) or {}).get("type") for n in element.outputs]
+            return bool(types) and all(t in ("integer", "number") for t in types)
+    return False
+
+
 def _code_problem(key: str, program: str, what: str, plan: ArgvPlan) -> Found:
+    if what.startswith(OPTION) or what == PLUS:
+        kind = "a command (+CMD)" if what == PLUS else what[len(OPTION):]
+        hint = "write it literally"
+        if what == PLUS:
+            hint = "declare the param as an integer (a line number), or write it literally"
+        elif program_family(program) in ("git", "ssh", "scp", "sftp"):
+            hint = ("write the option literally; a value may follow a literal KEY= that runs "
+                    "nothing (git -c user.name={{ name }}, ssh -o User={{ user }})")
+        return (f"a value is an option's argument that {program} runs or reads as {kind}: "
+                "the model would choose the program or code that runs", key,
+                hint + "; or set unsafe_code_placeholders: true if you have checked it")
     if what == "the program to run":
         return (f"a value chooses the program that {program} runs: the model would choose "
                 "what runs", key, "write the program literally")

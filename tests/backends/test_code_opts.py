@@ -1,0 +1,131 @@
+"""Option values that ordinary programs run: ``git -c core.fsmonitor=CMD``, ``ssh -o
+ProxyCommand=CMD``, ``rsync -e CMD``, ``tar --to-command=CMD``, ``vim +CMD`` ... are load
+errors when a value can reach them; data options (``git -c user.name=``) still load."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from toolhost.compile import compile_tools
+from toolhost.errors import CompileError
+
+from .test_command_backend import Config, cmd, run
+
+pytestmark = pytest.mark.anyio
+
+V = "{{ v }}"
+
+
+@pytest.mark.parametrize("argv", [
+    ["git", "-c", V, "status"],
+    ["git", "-c", "core.fsmonitor=" + V, "status"],
+    ["git", "-c", "core.sshCommand={{ v }}", "fetch"],
+    ["git", "-c", "alias.st=" + V, "st"],
+    ["git", "-C", "/tmp", "-c", "{{ v }}=1", "log"],
+    ["/usr/bin/git", "--config-env=" + V, "log"],
+    ["git", "clone", "--upload-pack", V, "repo"],
+    ["git", "clone", "-u", V, "repo"],
+    ["git", "clone", "--config", "core.pager=" + V, "repo"],
+    ["git", "rebase", "-x", V, "main"],
+    ["git", "submodule", "foreach", V],
+    ["git", "bisect", "run", V, "test"],
+    ["git", "filter-branch", "--tree-filter", V, "HEAD"],
+    ["git", "difftool", "--extcmd=" + V],
+    ["git", "grep", "-O" + V, "x"],
+    ["env", "GIT_AUTHOR_NAME=a", "git", "-c", V, "log"],
+    ["ssh", "-o", V, "host", "uptime"],
+    ["ssh", "-oProxyCommand=" + V, "host"],
+    ["ssh", "-o", "LocalCommand=" + V, "host"],
+    ["scp", "-S", V, "a", "b:c"],
+    ["sftp", "-o", V, "host"],
+    ["rsync", "-e", V, "a", "b:c"],
+    ["rsync", "--rsh=" + V, "a", "b:c"],
+    ["rsync", "--rsync-path", V, "a", "b:c"],
+    ["tar", "-xf", "x.tar", "--to-command=" + V],
+    ["tar", "-I", V, "-xf", "x.tar"],
+    ["gtar", "--checkpoint-action=exec=" + V, "-cf", "x.tar", "."],
+    ["sort", "--compress-program=" + V, "f"],
+    ["vim", "-es", "-c", V, "f"],
+    ["nvim", "--cmd", V],
+    ["vi", "+" + V, "f"],
+    ["ex", "-s", "+{{ v }}", "f"],
+    ["gdb", "-batch", "-ex", V, "prog"],
+    ["zip", "-T", "-TT", V, "a.zip", "f"],
+    ["man", "-P", V, "ls"],
+    ["wget", "-e", V, "http://x/"],
+    ["curl", "-K", V],
+    ["make", "-f", V],
+    ["awk", "-f", V, "data"],
+    ["sed", "-f", V, "data"],
+    ["script", "-c", V, "/dev/null"],
+    ["timeout", "5", "rsync", "-e", V, "a", "b:c"],
+    ["emacs", "--batch", "--eval", V],
+    ["psql", "-c", V],
+    ["psql", "mydb", "--command=" + V],
+    ["mysql", "-e", V, "db"],
+    ["mariadb", "--execute=" + V],
+    ["sqlite3", "db.sqlite", V],
+    ["sqlite3", "-cmd", V, "db.sqlite"],
+    ["duckdb", "x.db", "-c", V],
+    ["find", ".", "-exec", "git", "-c", V, "log", ";"],
+    ["git", {"each": "vs", "argv": ["-c", "{{ item }}"]}, "log"],
+    ["git", {"if": "vs", "argv": ["-c", "{{ vs }}"]}, "log"],
+])
+def test_a_value_in_an_option_that_runs_code_is_a_load_error(config: Config,
+                                                             argv: list[Any]) -> None:
+    params = {"vs": {"type": "array", "items": {"type": "string"}}} \
+        if any(isinstance(a, dict) for a in argv) else None
+    with pytest.raises(CompileError) as info:
+        compile_tools(config({"t": cmd(argv, options={"allow_dash": []},
+                                       **({"params": params} if params else {}))}))
+    (problem,) = info.value.problems
+    assert problem.key_path.startswith("servers.demo.tools.t.command.argv[")
+    assert "option's argument" in problem.message or "code" in problem.message, problem
+    assert "unsafe_code_placeholders" in (problem.hint or ""), problem
+    compile_tools(config({"t": cmd(argv, options={"unsafe_code_placeholders": True},
+                                   **({"params": params} if params else {}))}))
+
+
+@pytest.mark.parametrize(("argv", "params"), [
+    (["git", "-c", "user.name=" + V, "log"], None),
+    (["git", "-c", "core.pager=cat", "log", "--", V], None),
+    (["git", "cherry-pick", "-x", V], None),  # -x is a flag of cherry-pick
+    (["git", "add", "-u", "--", V], None),
+    (["git", "grep", "-c", V], None),  # -c counts here
+    (["git", "commit", "-c", V], None),  # reuse a commit's message
+    (["git", "submodule", "update", "--", V], None),
+    (["git", "bisect", "run", "make", V], None),  # an argument of make
+    (["git", "-C", "/r", "grep", "-n", "-c", "-e", V], None),
+    (["ssh", "-o", "User=" + V, "host", "uptime"], None),
+    (["ssh", "-o", "BatchMode=yes", "host", "uptime"], None),
+    (["rsync", "-e", "ssh", "--", V, "b:c"], None),
+    (["tar", "-xf", V], None),
+    (["sort", "-o", "out", "--", V], None),
+    (["vim", "-es", "+{{ line }}", "f"], {"line": {"type": "integer"}}),
+    (["grep", "-e", V, "f"], None),
+    (["sqlite3", "-readonly", V, "select 1"], None),  # the database file is data
+    (["psql", "-d", V, "-c", "select 1"], None),
+])
+def test_data_in_options_still_loads(config: Config, argv: list[Any],
+                                     params: dict[str, Any] | None) -> None:
+    compile_tools(config({"t": cmd(argv, **({"params": params} if params else {}))}))
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+async def test_git_config_from_the_model_never_runs_a_command(config: Config,
+                                                               tmp_path: Path) -> None:
+    # the hole: `git -c {{ cfg }} status` with cfg "core.fsmonitor=CMD" ran CMD
+    subprocess.run(["git", "init", "-q", str(tmp_path / "repo")], check=True)
+    marker = tmp_path / "pwned"
+    argv = ["git", "-C", str(tmp_path / "repo"), "-c", "{{ cfg }}", "status"]
+    with pytest.raises(CompileError):
+        compile_tools(config({"t": cmd(argv)}))
+    safe = ["git", "-C", str(tmp_path / "repo"), "-c", "user.name={{ cfg }}", "status"]
+    result = await run(config({"t": cmd(safe)}), "t", {"cfg": f"x; touch {marker}"})
+    assert not result.is_error, result
+    assert not marker.exists()

@@ -1,0 +1,209 @@
+"""Find option values that ordinary programs run as a command or as code.
+
+Not only interpreters run code: ``git -c core.fsmonitor=CMD status`` runs ``CMD``, so do
+``ssh -o ProxyCommand=CMD``, ``rsync -e CMD``, ``tar --to-command=CMD``, ``sort
+--compress-program=CMD``, ``vim -c CMD`` (and ``vim +CMD``), ``gdb -ex CMD`` and ``zip -TT
+CMD``. A value in such a place lets the model choose what runs, though it starts with no
+``-``: ``code_args`` calls :func:`option_code_slots` for every program it scans.
+
+Two shapes: an option whose whole argument is a command or a script (``rsync -e``), and an
+option whose argument is ``KEY=VALUE`` where some keys are commands (``git -c``, ``ssh -o``):
+there a value is refused in the key (the model would choose the key) and after a key that
+runs something; ``git -c user.name={{ name }}`` stays allowed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from typing import Protocol
+
+__all__ = ["OPTION", "PLUS", "option_code_slots", "program_family"]
+
+
+class _Token(Protocol):
+    @property
+    def key(self) -> str: ...
+    @property
+    def text(self) -> str: ...
+    @property
+    def value(self) -> bool: ...
+
+
+Slot = tuple[str, str, str]  # (key, program, what)
+OPTION = "option: "  # what starts so: an option's argument (then what it is)
+PLUS = "+command"  # vim's "+CMD"
+
+# git config keys that name a program, a shell command, a hook or a file of more config
+_GIT_CODE_KEY = re.compile(
+    r"^(alias\.|include\.|includeif\.|url\.|pager\.|filter\.|diff\..*\.(textconv|command)$"
+    r"|merge\..*\.driver$|difftool\.|mergetool\.|sequence\.editor$|gpg\.|credential"
+    r"|remote\..*\.(uploadpack|receivepack|proxy|vcs)$|protocol\.|uploadpack\.|receive\."
+    r"|http\.|core\.(pager|editor|sshcommand|fsmonitor|hookspath|askpass|gitproxy|attributesfile"
+    r"|excludesfile|worktree)$|.*(command|cmd|program|helper|hook|exec|path|proxy|editor"
+    r"|pager|driver|tool|askpass)$)", re.IGNORECASE)
+# ssh_config keywords that run a command, load a library or read more config
+_SSH_CODE_KEY = re.compile(
+    r"^(proxycommand|localcommand|permitlocalcommand|knownhostscommand|remotecommand|match"
+    r"|include|pkcs11provider|securitykeyprovider|identityagent|controlpath|controlmaster"
+    r"|sshaskpass|proxyjump|proxyusefdpass|.*command)$", re.IGNORECASE)
+
+_CMD = "a command"
+_SQL = "statements and its own commands (which run programs)"
+# program -> option -> what its argument is ("kv-git"/"kv-ssh": KEY=VALUE, else a command)
+_OPTIONS: dict[str, dict[str, str]] = {
+    # git's own options, before the subcommand (after it, -c is commit's or grep's)
+    "git": {"-c": "kv-git", "--config-env": "kv-git", "--exec-path": _CMD},
+    "ssh": {"-o": "kv-ssh", "-F": "a configuration file", "-I": "a library"},
+    "scp": {"-o": "kv-ssh", "-F": "a configuration file", "-S": _CMD},
+    "sftp": {"-o": "kv-ssh", "-F": "a configuration file", "-S": _CMD, "-D": _CMD},
+    "rsync": {"-e": _CMD, "--rsh": _CMD, "--rsync-path": _CMD},
+    "tar": {"--to-command": _CMD, "-I": _CMD, "--use-compress-program": _CMD,
+            "--checkpoint-action": _CMD, "--info-script": _CMD, "--new-volume-script": _CMD,
+            "-F": _CMD, "--rsh-command": _CMD, "--rmt-command": _CMD},
+    "sort": {"--compress-program": _CMD},
+    "vim": {"-c": _CMD, "--cmd": _CMD, "-S": "a script file", "-u": "a script file"},
+    "gdb": {"-ex": _CMD, "-iex": _CMD, "--eval-command": _CMD, "-x": "a script file",
+            "-ix": "a script file", "--command": "a script file"},
+    "zip": {"-TT": _CMD, "--unzip-command": _CMD},
+    "man": {"-P": _CMD, "--pager": _CMD, "-H": _CMD, "--html": _CMD},
+    "wget": {"-e": _CMD, "--execute": _CMD, "--use-askpass": _CMD},
+    "curl": {"-K": "a configuration file", "--config": "a configuration file"},
+    "make": {"-f": "a script file", "--file": "a script file", "--makefile": "a script file",
+             "-E": _CMD, "--eval": _CMD},
+    "awk": {"-f": "a script file", "--file": "a script file"},
+    "sed": {"-f": "a script file", "--file": "a script file"},
+    "script": {"-c": _CMD, "--command": _CMD},
+    "runuser": {"-c": _CMD, "--command": _CMD},
+    "npx": {"-c": _CMD, "--call": _CMD},
+    "emacs": {"--eval": _CMD, "-eval": _CMD, "-f": _CMD, "--funcall": _CMD,
+              "-l": "a script file", "--load": "a script file", "--script": "a script file",
+              "-x": "a script file"},
+    # SQL shells: their statements reach the shell's own commands (psql \\!, mysql system,
+    # sqlite3 .shell), as their stdin does (command_checks)
+    "psql": {"-c": _SQL, "--command": _SQL, "-f": "a script file", "--file": "a script file"},
+    "mysql": {"-e": _SQL, "--execute": _SQL},
+    "duckdb": {"-c": _SQL, "-cmd": _SQL, "-init": "a script file", "-s": _SQL},
+    "sqlite3": {"-cmd": _SQL, "-init": "a script file"},
+}
+# sqlite3's options that take an argument (its operands: the database, then statements)
+_SQLITE_ARG = frozenset({"-cmd", "-separator", "-newline", "-nullvalue", "-init", "-vfs",
+                         "-maxsize", "-mmap", "-pagecache", "-lookaside", "-heap", "-escape"})
+# the subcommands' options that run something; the short ones only under some subcommands
+# (cherry-pick -x, grep -c and commit -c are no commands)
+_GIT_SUB = {"--config": "kv-git", "--upload-pack": _CMD, "--receive-pack": _CMD,
+            "--exec": _CMD, "--extcmd": _CMD, "--open-files-in-pager": _CMD,
+            **{f"--{f}-filter": _CMD for f in ("tree", "index", "msg", "env", "commit",
+                                               "parent", "tag-name")}}
+# git SUBCOMMAND WORD runs what follows: foreach's arguments as a shell command, bisect
+# run's first as the program (its others are that program's arguments)
+_GIT_RUNS = {("submodule", "foreach"): None, ("bisect", "run"): 1}
+_GIT_SHORT = {"rebase": {"-x": _CMD}, "difftool": {"-x": _CMD}, "grep": {"-O": _CMD},
+              "clone": {"-u": _CMD, "-c": "kv-git"}, "ls-remote": {"-u": _CMD},
+              "archive": {}, "fetch": {}, "push": {}}
+_ALIASES = {"gtar": "tar", "bsdtar": "tar", "vi": "vim", "nvim": "vim", "ex": "vim",
+            "view": "vim", "gvim": "vim", "vimdiff": "vim", "rvim": "vim", "gmake": "make",
+            "gawk": "awk", "mawk": "awk", "nawk": "awk", "gsed": "sed", "gsort": "sort",
+            "slogin": "ssh", "mariadb": "mysql", "sqlite": "sqlite3"}
+_PLUS_COMMAND = frozenset({"vim"})  # "+CMD" is an Ex command, "+N" a line number
+
+
+def program_family(name: str) -> str:
+    """The program a name is a variant of (``gtar`` -> ``tar``, ``nvim`` -> ``vim``)."""
+    return _ALIASES.get(name, name)
+
+
+def option_code_slots(tokens: Sequence[_Token], i: int, name: str) -> list[Slot]:
+    """The positions after the program at ``i`` (named ``name``) whose value an option runs."""
+    family = program_family(name)
+    table = _OPTIONS.get(family)
+    if table is None:
+        return []
+    sub, after = len(tokens), table
+    if family == "git":
+        sub, after = _git_subcommand(tokens, i)
+    slots: list[Slot] = _sqlite_operands(tokens, i, name) if family == "sqlite3" else []
+    j = i + 1
+    while j < len(tokens):
+        token = tokens[j]
+        text = token.text
+        if text == "--" and not token.value:
+            break
+        if j == sub:
+            table = after
+            if j + 1 < len(tokens) and (text, tokens[j + 1].text) in _GIT_RUNS:
+                runs = tokens[j + 2:][:_GIT_RUNS[text, tokens[j + 1].text]]
+                slots.extend((t.key, name, OPTION + _CMD) for t in runs if t.value)
+                break
+        if family in _PLUS_COMMAND and token.value and text.startswith("+"):
+            slots.append((token.key, name, PLUS))
+        what, glued = _match(table, text)
+        if what is not None:
+            if glued is not None:
+                if token.value and _code_value(what, glued):
+                    slots.append((token.key, name, _label(what)))
+            elif j + 1 < len(tokens) and tokens[j + 1].value \
+                    and _code_value(what, tokens[j + 1].text):
+                slots.append((tokens[j + 1].key, name, _label(what)))
+                j += 1
+        j += 1
+    return slots
+
+
+def _sqlite_operands(tokens: Sequence[_Token], i: int, name: str) -> list[Slot]:
+    """sqlite3's operands after the database are statements (``.shell CMD`` runs CMD)."""
+    slots: list[Slot] = []
+    operands, j = 0, i + 1
+    while j < len(tokens):
+        token = tokens[j]
+        if not token.value and token.text.startswith("-") and operands == 0:
+            j += 2 if token.text.lstrip("-") and "-" + token.text.lstrip("-") in _SQLITE_ARG \
+                else 1
+            continue
+        if operands >= 1 and token.value:
+            slots.append((token.key, name, OPTION + _SQL))
+        operands += 1
+        j += 1
+    return slots
+
+
+def _git_subcommand(tokens: Sequence[_Token], i: int) -> tuple[int, dict[str, str]]:
+    """The subcommand's index (the first operand, past ``-C DIR`` / ``-c KEY=V`` and long
+    options) and the options that run something after it."""
+    j = i + 1
+    while j < len(tokens) and tokens[j].text.startswith("-"):
+        j += 2 if tokens[j].text in ("-C", "-c", "--config-env") else 1
+    short = _GIT_SHORT.get(tokens[j].text, {}) if j < len(tokens) and not tokens[j].value \
+        else {}
+    return j, _GIT_SUB | short
+
+
+def _match(table: dict[str, str], text: str) -> tuple[str | None, str | None]:
+    """(what, the text after the option when glued to it, or None when the value is the
+    next argument); (None, None) when ``text`` is no such option."""
+    if text in table:
+        return table[text], None
+    for option, what in table.items():
+        if option.startswith("--") and text.startswith(option + "="):
+            return what, text[len(option) + 1:]
+        if not option.startswith("--") and len(option) == 2 and text.startswith(option) \
+                and not text.startswith("--"):
+            return what, text[2:]
+    return None, None
+
+
+def _code_value(what: str, text: str) -> bool:
+    """Whether the value printed in ``text`` (the option's argument, a template that prints
+    one) chooses code: always for a command, for KEY=VALUE when the key is printed or is a
+    key that runs something."""
+    if not what.startswith("kv-"):
+        return True
+    key, sep, _ = text.partition("=")
+    if not sep or "{" in key:
+        return True  # the model would choose the key (or the whole setting)
+    check: Callable[[str], object] = (_GIT_CODE_KEY if what == "kv-git" else _SSH_CODE_KEY).match
+    return bool(check(key.strip()))
+
+
+def _label(what: str) -> str:
+    return OPTION + ("a command" if what.startswith("kv-") else what)
