@@ -357,6 +357,22 @@ def _locked(path: Path) -> Iterator[None]:
         yield
 
 
+@contextlib.contextmanager
+def checkout_locked(root: Path) -> Iterator[None]:
+    """The cached checkout at ``root`` for this process alone (the lock its clone takes):
+    a git command writing into it (the lock's review fetching a locked commit) while another
+    toolhost clones, checks or fetches it failed on git's own ``shallow.lock``. A lock file
+    that cannot be made (a read-only cache) leaves the command unguarded, as before."""
+    try:
+        handle = root.with_name(root.name + ".lock").open("a")
+    except OSError:
+        yield
+        return
+    with handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
+
+
 def _reason(exc: BaseException) -> str:
     if isinstance(exc, RuntimeError):  # Path.resolve's symlink loop before Python 3.13
         return "Too many levels of symbolic links"
