@@ -66,3 +66,17 @@ def test_a_plugin_thread_printing_after_the_load_lands_on_stderr(
     json.loads(done.stdout)  # nothing else on stdout
     for junk in ("THREAD JUNK", "FD1 JUNK", "CHILD JUNK", "ATEXIT JUNK"):
         assert junk in done.stderr
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+@pytest.mark.parametrize("command", [["--version"], ["schema"], ["validate", "c.yaml"]])
+def test_output_that_cannot_be_written_fails_the_command(tmp_path: Path,
+                                                         command: list[str]) -> None:
+    """stdout on a full disk: the held stdout's last flush failed in silence (exit 0)."""
+    (tmp_path / "c.yaml").write_text("toolhost: 1\nservers: {}\n")
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([sys.executable, "-m", "toolhost", *command], stdout=full,
+                              stderr=subprocess.PIPE, text=True, cwd=tmp_path, timeout=60,
+                              check=False)
+    assert done.returncode != 0
+    assert "No space left on device" in done.stderr and "Traceback" not in done.stderr

@@ -201,20 +201,31 @@ def main(argv: Sequence[str] | None = None) -> int:
     scrubbed = ScrubbingStream(out if held is None else held.stream)
     sys.stdout, sys.stderr = (scrubbed if held is None else held.wrap(scrubbed)), \
         ScrubbingStream(err)
+    exited: SystemExit | None = None
+    lost: OSError | None = None
     try:
-        return _main(argv)
-    except (KeyboardInterrupt, SystemExit):
+        code = _main(argv)
+    except KeyboardInterrupt:
         raise
+    except SystemExit as exc:  # argparse's --help, --version, a usage error
+        exited, code = exc, 0
     except BaseException as exc:
-        return _internal_error(exc, debug_wanted() or "--debug" in (argv or sys.argv[1:]))
+        code = _internal_error(exc, debug_wanted() or "--debug" in (argv or sys.argv[1:]))
     finally:
         for stream in (sys.stdout, sys.stderr):
             with contextlib.suppress(OSError, ValueError):  # a closed pipe: nothing to say
                 finish = getattr(stream, "finish", None)  # ScrubbingStream, JsonLines
                 finish() if callable(finish) else stream.flush()
         if held is not None:  # the process's own command line: the process ends now
-            held.release(for_good=argv is None)
+            lost = held.release(for_good=argv is None)
         sys.stdout, sys.stderr = out, err
+    if lost is not None and not isinstance(lost, BrokenPipeError):  # (a reader that left
+        # wanted no more: exit 1 without a word, as _failed does)
+        print(f"toolhost: error: stdout: cannot write the output: {lost.strerror or lost}",
+              file=sys.stderr)
+    if exited is not None:
+        raise SystemExit(1) if lost is not None and exited.code in (0, None) else exited
+    return max(code, 1) if lost is not None else code
 
 
 def _chosen(argv: Sequence[str]) -> str | None:

@@ -125,20 +125,33 @@ class HeldStdout:
         """``stream`` (writing to ``self.stream``) for the owning thread, stderr for others."""
         return OwnThreadStream(stream, self.owner)
 
-    def release(self, *, for_good: bool) -> None:
+    def release(self, *, for_good: bool) -> OSError | None:
         """Flush the held stdout; put it back on fd 1 unless ``for_good`` (the process ends
-        after the command: its threads and ``atexit`` hooks still print to stderr)."""
+        after the command: its threads and ``atexit`` hooks still print to stderr). Returns
+        why the command's output could not be written (a full disk, a reader gone): the
+        command failed, it must not exit 0."""
         import os
 
         if self._fd < 0:
-            return
-        _flush(self.stream)
+            return None
+        failed = None
+        try:
+            self.stream.flush()
+        except OSError as exc:
+            failed = exc
+        except ValueError:  # closed by the command itself
+            pass
         with contextlib.suppress(OSError, ValueError):
             if not for_good:
                 os.dup2(self._fd, 1)
+        if failed is not None:  # what could not be written is dropped, not retried at exit
+            with contextlib.suppress(OSError, ValueError):
+                os.dup2(os.open(os.devnull, os.O_WRONLY), self._fd)
+                self.stream.flush()
         with contextlib.suppress(OSError):
             os.close(self._fd)
         self._fd = -1
+        return failed
 
 
 class OwnThreadStream:
