@@ -14,6 +14,8 @@ is stderr and ``sys.stdout`` writes to the real stdout only on the command's own
 from __future__ import annotations
 
 import contextlib
+import sys
+from _thread import get_ident as _get_ident  # per write: no attribute look-up
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -162,10 +164,7 @@ class OwnThreadStream:
         self.owner = owner
 
     def _target(self) -> Any:
-        import sys
-        import threading
-
-        return self.inner if threading.get_ident() == self.owner else sys.stderr
+        return self.inner if _get_ident() == self.owner else sys.stderr
 
     def write(self, text: str) -> int:
         return int(self._target().write(text))
