@@ -148,8 +148,12 @@ class HeldStdout:
                 os.dup2(self._fd, 1)
         if failed is not None:  # what could not be written is dropped, not retried at exit
             with contextlib.suppress(OSError, ValueError):
-                os.dup2(os.open(os.devnull, os.O_WRONLY), self._fd)
-                self.stream.flush()
+                null = os.open(os.devnull, os.O_WRONLY)
+                try:
+                    os.dup2(null, self._fd)
+                    self.stream.flush()
+                finally:
+                    os.close(null)
         with contextlib.suppress(OSError):
             os.close(self._fd)
         self._fd = -1
