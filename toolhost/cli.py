@@ -16,6 +16,7 @@ from collections.abc import Sequence
 
 from toolhost.redaction import ScrubbingStream
 from toolhost.stdout_guard import fill_closed_stdio
+from toolhost.stdout_quiet import HeldStdout
 
 # subcommand -> module; the order is the order of `toolhost --help`.
 COMMANDS: dict[str, str] = {
@@ -33,6 +34,9 @@ COMMANDS: dict[str, str] = {
     "update": "toolhost.commands.update",
     "schema": "toolhost.commands.schema",
 }
+
+# commands that take stdout for themselves (stdout_guard): serve over stdio, run --output json
+OWN_STDOUT = frozenset({"run", "serve"})
 
 # subcommand -> the page of docs/ (in toolhost's repository) its --help ends by pointing at
 DOCS: dict[str, str] = {
@@ -190,19 +194,38 @@ def main(argv: Sequence[str] | None = None) -> int:
     # the secrets of every config this process loads (toolhost.redaction).
     fill_closed_stdio()  # started with fd 0, 1 or 2 closed: /dev/null there (stdout_guard)
     out, err = sys.stdout, sys.stderr
-    sys.stdout, sys.stderr = ScrubbingStream(out), ScrubbingStream(err)
+    # stdout is the command's output: a thread, atexit hook or child process a plugin or
+    # tools module left behind writes to stderr (stdout_quiet); run and serve claim their own
+    held = None if _chosen(list(sys.argv[1:] if argv is None else argv)) in OWN_STDOUT \
+        else HeldStdout()
+    scrubbed = ScrubbingStream(out if held is None else held.stream)
+    sys.stdout, sys.stderr = (scrubbed if held is None else held.wrap(scrubbed)), \
+        ScrubbingStream(err)
+    exited: SystemExit | None = None
+    lost: OSError | None = None
     try:
-        return _main(argv)
-    except (KeyboardInterrupt, SystemExit):
+        code = _main(argv)
+    except KeyboardInterrupt:
         raise
+    except SystemExit as exc:  # argparse's --help, --version, a usage error
+        exited, code = exc, 0
     except BaseException as exc:
-        return _internal_error(exc, debug_wanted() or "--debug" in (argv or sys.argv[1:]))
+        code = _internal_error(exc, debug_wanted() or "--debug" in (argv or sys.argv[1:]))
     finally:
         for stream in (sys.stdout, sys.stderr):
             with contextlib.suppress(OSError, ValueError):  # a closed pipe: nothing to say
                 finish = getattr(stream, "finish", None)  # ScrubbingStream, JsonLines
                 finish() if callable(finish) else stream.flush()
+        if held is not None:  # the process's own command line: the process ends now
+            lost = held.release(for_good=argv is None)
         sys.stdout, sys.stderr = out, err
+    if lost is not None and not isinstance(lost, BrokenPipeError):  # (a reader that left
+        # wanted no more: exit 1 without a word, as _failed does)
+        print(f"toolhost: error: stdout: cannot write the output: {lost.strerror or lost}",
+              file=sys.stderr)
+    if exited is not None:
+        raise SystemExit(1) if lost is not None and exited.code in (0, None) else exited
+    return max(code, 1) if lost is not None else code
 
 
 def _chosen(argv: Sequence[str]) -> str | None:

@@ -5,14 +5,21 @@ in ``register()``, a backend kind's ``bind()`` (a tools module imported), a tool
 stdout is what `tools --json`, `plugins --json`, `call --json` and `mcp-config > .mcp.json`
 print: a ``print``, an ``os.write(1, ...)`` or a child process started there must not
 corrupt it (under `serve` over stdio, stdout was claimed before: ``toolhost.stdout_guard``).
+
+``HeldStdout`` covers what comes after the load: a thread a plugin or a tools module started
+at import, an ``atexit`` hook, a child process they left running. For the whole command fd 1
+is stderr and ``sys.stdout`` writes to the real stdout only on the command's own thread.
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+import sys
+from _thread import get_ident as _get_ident  # per write: no attribute look-up
+from collections.abc import Iterable, Iterator
+from typing import Any
 
-__all__ = ["prints_to_stderr"]
+__all__ = ["HeldStdout", "prints_to_stderr"]
 
 
 @contextlib.contextmanager
@@ -73,3 +80,109 @@ def _flush(*streams: object) -> None:
     for stream in streams:
         with contextlib.suppress(OSError, ValueError, AttributeError):
             stream.flush()  # type: ignore[attr-defined]
+
+
+class HeldStdout:
+    """The real stdout held for the command; fd 1 is a duplicate of fd 2 until ``release``.
+
+    A plugin or tools module may start a thread at import that prints (or ``os.write(1,
+    ...)`` or starts a child process) at any later time, an ``atexit`` hook prints at the
+    exit: none of it may land in `tools --json`, `call --json` or the `.mcp.json` of
+    `mcp-config > .mcp.json`. ``wrap`` gives the stream the command prints to: what the thread
+    that made this object writes goes to the real stdout, any other thread's to stderr.
+
+    ``sys.stdout`` not on fd 1 (a test's ``capsys``, an embedding program's stream): fd 1 is
+    left alone, only other threads' writes are moved."""
+
+    def __init__(self) -> None:
+        import os
+        import sys
+        import threading
+
+        self.owner = threading.get_ident()
+        self._fd = -1
+        self.stream = sys.stdout
+        try:
+            on_fd1 = sys.stdout.fileno() == 1
+        except (AttributeError, OSError, ValueError):  # io.StringIO, a closed stream
+            on_fd1 = False
+        if not on_fd1:
+            return
+        _flush(sys.stdout, sys.__stdout__)
+        try:
+            self._fd = os.dup(1)  # non-inheritable: no child process gets the real stdout
+            os.dup2(2, 1)
+        except OSError:
+            if self._fd >= 0:
+                os.close(self._fd)
+            self._fd = -1
+            return
+        old = sys.stdout
+        self.stream = open(  # noqa: SIM115 - closed by release()
+            self._fd, "w", encoding=getattr(old, "encoding", None) or "utf-8",
+            errors=getattr(old, "errors", None) or "strict", closefd=False,
+            buffering=1 if getattr(old, "line_buffering", False) else -1)
+
+    def wrap(self, stream: Any) -> OwnThreadStream:
+        """``stream`` (writing to ``self.stream``) for the owning thread, stderr for others."""
+        return OwnThreadStream(stream, self.owner)
+
+    def release(self, *, for_good: bool) -> OSError | None:
+        """Flush the held stdout; put it back on fd 1 unless ``for_good`` (the process ends
+        after the command: its threads and ``atexit`` hooks still print to stderr). Returns
+        why the command's output could not be written (a full disk, a reader gone): the
+        command failed, it must not exit 0."""
+        import os
+
+        if self._fd < 0:
+            return None
+        failed = None
+        try:
+            self.stream.flush()
+        except OSError as exc:
+            failed = exc
+        except ValueError:  # closed by the command itself
+            pass
+        with contextlib.suppress(OSError, ValueError):
+            if not for_good:
+                os.dup2(self._fd, 1)
+        if failed is not None:  # what could not be written is dropped, not retried at exit
+            with contextlib.suppress(OSError, ValueError):
+                null = os.open(os.devnull, os.O_WRONLY)
+                try:
+                    os.dup2(null, self._fd)
+                    self.stream.flush()
+                finally:
+                    os.close(null)
+        with contextlib.suppress(OSError):
+            os.close(self._fd)
+        self._fd = -1
+        return failed
+
+
+class OwnThreadStream:
+    """Writes of the owning thread go to ``inner``, any other thread's to ``sys.stderr``."""
+
+    def __init__(self, inner: Any, owner: int) -> None:
+        self.inner = inner
+        self.owner = owner
+
+    def _target(self) -> Any:
+        return self.inner if _get_ident() == self.owner else sys.stderr
+
+    def write(self, text: str) -> int:
+        return int(self._target().write(text))
+
+    def writelines(self, lines: Iterable[str]) -> None:
+        self._target().writelines(lines)
+
+    def flush(self) -> None:
+        self._target().flush()
+
+    def finish(self) -> None:
+        """The inner stream's ``finish`` (``ScrubbingStream``), else its ``flush``."""
+        finish = getattr(self.inner, "finish", None)
+        finish() if callable(finish) else self.inner.flush()
+
+    def __getattr__(self, name: str) -> Any:  # fileno, isatty, encoding, buffer, ...
+        return getattr(self.inner, name)

@@ -193,3 +193,32 @@ def test_a_full_cache_file_system_says_so_not_check_the_url(tmp_path: Path, repo
                              config)
     assert "No space left on device" in line and "is full: free space there" in line, line
     assert "credentials" not in line, line
+
+
+@pytest.mark.parametrize(("url", "shown"), [
+    ("../shared", "file://{root}/shared"),  # relative to the superproject, as git joins it
+    ("https://git.example.com/team/shared.git", "https://git.example.com/team/shared.git")])
+def test_a_file_in_a_submodule_is_named_as_such_not_sent_to_commit_it(
+        tmp_path: Path, url: str, shown: str) -> None:
+    """A path under a git submodule: the clone holds an empty directory there. The hint said
+    the file "is in the working tree ... but not in the commit: commit it, tag it"."""
+    top = tmp_path / "top"
+    top.mkdir()
+    (top / ".gitmodules").write_text(f'[submodule "sub"]\n\tpath = sub\n\turl = {url}\n')
+    (top / "sub").mkdir()
+    (top / "sub" / "x.yaml").write_text("toolhost: 1\n")  # a local checkout's submodule
+    sha = "5683484c25bc" + "0" * 28
+    git = ["git", "-c", "user.email=a@b", "-c", "user.name=n"]
+    for args in (["init", "-q"], ["add", ".gitmodules"],
+                 ["update-index", "--add", "--cacheinfo", f"160000,{sha},sub"],
+                 ["commit", "-qm", "x"], ["tag", "v1"]):
+        subprocess.run([*git, *args], cwd=top, check=True, capture_output=True)
+    config = tmp_path / "c.yaml"
+    config.write_text("toolhost: 1\nextends:\n  - {repo: ./top, rev: v1, path: sub/x.yaml}\n")
+    line = _one_located_line(_validate(config), config)
+    where = shown.format(root=tmp_path)
+    assert ("has no file 'sub/x.yaml': 'sub' is a git submodule (commit 5683484c25bc of "
+            "another repository), whose files toolhost does not fetch") in line, line
+    assert f"pin that repository itself: {{repo: {where}, rev: ITS_TAG, path: x.yaml}}" \
+        in line, line
+    assert "commit it" not in line, line

@@ -55,3 +55,40 @@ def test_a_refused_pin_says_what_is_true(tmp_path: Path, make_repo: Callable[...
     else:
         assert f"rev {reviewed} is a commit id" in text and "the lock was edited" in text, text
         assert "moved" not in text, text
+
+
+def test_the_review_fetch_waits_for_another_toolhost_on_the_same_checkout(
+        tmp_path: Path, make_repo: Callable[..., str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Four `toolhost update` at once: the fetch of the locked commit (for the diff) ran
+    while another process worked in the checkout, and git's shallow.lock refused it: the
+    diff a reviewer needs was "cannot be fetched to compare". A git on PATH that fails every
+    fetch into a cached checkout nobody holds the cache's lock on shows it deterministically."""
+    import os
+    import shutil
+
+    team = tmp_path / "team"
+    make_repo(team, {"base.yaml": BASE}, tag="v1")
+    config = tmp_path / "proj" / "toolhost.yaml"
+    config.parent.mkdir()
+    config.write_text("toolhost: 1\nextends:\n  - {repo: ../team, rev: v1, path: base.yaml}\n")
+    write_for(str(config))
+    make_repo(team, {"base.yaml": BASE.replace("add", "drop")})
+    git(team, "tag", "-f", "v1")
+    monkeypatch.setenv("TOOLHOST_CACHE", str(tmp_path / "cache"))
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    fake = bin_dir / "git"
+    fake.write_text(
+        "#!/bin/sh\nlock=\"$(dirname \"$PWD\")/$(basename \"$PWD\").lock\"\n"
+        "case \" $* \" in *\" fetch \"*)\n"
+        "  if [ -e \"$lock\" ] && flock -n \"$lock\" true; then\n"
+        "    echo \"fatal: Unable to create '$PWD/.git/shallow.lock': File exists.\" >&2\n"
+        "    exit 128\n  fi;;\nesac\n"
+        f"exec {shutil.which('git')} \"$@\"\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    with pytest.raises(ConfigError) as info:
+        load_config(config)
+    text = str(info.value)
+    assert "(the tag moved)" in text and "-      add:" in text, text
+    assert "cannot be fetched" not in text, text

@@ -118,7 +118,7 @@ def test_the_lock_is_written_readable_through_a_link_or_refused_in_one_line(
         assert (tmp_path / "kept.lock").stat().st_mode & 0o777 == 0o640
     finally:
         os.umask(mask)
-    (tmp_path / "real.json").write_text("{}")
+    (tmp_path / "real.json").write_text('{"toolhost_lock": 1, "sources": {}, "plugins": {}}')
     (tmp_path / "linked.lock").symlink_to("real.json")
     write_lock(tmp_path / "linked.lock", lock)
     assert (tmp_path / "linked.lock").is_symlink()
@@ -126,6 +126,31 @@ def test_the_lock_is_written_readable_through_a_link_or_refused_in_one_line(
     (tmp_path / "dir.lock").mkdir()  # was: internal error IsADirectoryError
     with pytest.raises(ConfigError, match="a directory has its name"):
         write_lock(tmp_path / "dir.lock", lock)
+
+
+@pytest.mark.parametrize("target", [b"export PATH=~/bin:$PATH\n", b'{"auths": {}}',
+                                    b"<<<<<<< HEAD\n", "fifo"])
+def test_a_link_to_a_file_that_is_no_lock_is_never_written_through(
+        tmp_path: Path, target: bytes | str) -> None:
+    # a cloned project's `toolhost.lock -> ~/.bashrc`: `toolhost lock` overwrote the profile
+    # with JSON (a link to a lock, or to an empty file, is still written through, above)
+    outside = tmp_path / "home" / "profile"
+    outside.parent.mkdir()
+    if target == "fifo":
+        os.mkfifo(outside)
+    else:
+        assert isinstance(target, bytes)
+        outside.write_bytes(target)
+    (tmp_path / "c.lock").symlink_to(outside)
+    with pytest.raises(ConfigError) as caught:
+        write_lock(tmp_path / "c.lock", Lock({}, {"a": "1.0"}))
+    (problem,) = caught.value.problems
+    assert problem.file == str(tmp_path / "c.lock")
+    assert f"a symbolic link to {outside}, which is not a toolhost lock" in problem.message
+    assert "remove the link" in problem.hint
+    if target != "fifo":
+        assert outside.read_bytes() == target
+    assert (tmp_path / "c.lock").is_symlink() and not list(tmp_path.glob(".toolhost-lock.*"))
 
 
 def test_a_good_lock_still_reads(tmp_path: Path) -> None:

@@ -96,10 +96,61 @@ def repo_file(url: str, rev: str, path: str, *, where: Origin = UNKNOWN,
         raise _error(where, f"{checkout.url} at {rev}: cannot read {cut(path, 100)!r}: "
                      f"{_reason(exc)}") from None
     if not found:
+        inner = _in_submodule(checkout, rel)
+        if inner:
+            raise _error(where, f"{checkout.url} at {rev} has no file {cut(path, 100)!r}: "
+                         f"{inner[0]}", hint=inner[1])
         raise _error(where, f"{checkout.url} at {rev} has no file {cut(path, 100)!r}",
                      hint=_local_only(checkout.url, rev, path)
                      or f"files are read from the repository root; cached in {checkout.path}")
     return target
+
+
+def _in_submodule(checkout: Checkout, rel: Path) -> tuple[str, str] | None:
+    """Why a file under a git submodule of the commit is missing, and the fix (the clone
+    has the submodule as an empty directory: its files are another repository's)."""
+    from toolhost.config.gitobjects import pinned_tree
+    from toolhost.visible import visible
+
+    parents = [p.as_posix() for p in reversed(rel.parents) if p.as_posix() != "."]
+    if not parents:
+        return None
+    try:
+        tree = pinned_tree(checkout.path, checkout.sha)
+    except OSError:
+        return None
+    for name in parents:
+        entry = (tree or {}).get(name)
+        if entry is not None and entry.mode == "160000":
+            url = _submodule_url(checkout.path, name, checkout.url)
+            inside = rel.relative_to(name).as_posix()
+            return (f"{visible(cut(name, 100))!r} is a git submodule (commit "
+                    f"{entry.oid[:12]} of another repository), whose files toolhost does not "
+                    "fetch", "pin that repository itself: {repo: "
+                    f"{visible(cut(url or 'ITS_URL', 200))}, rev: ITS_TAG, path: "
+                    f"{visible(cut(inside, 100))}}}")
+    return None
+
+
+def _submodule_url(root: Path, name: str, base: str) -> str:
+    """The URL ``.gitmodules`` of the checkout gives the submodule at ``name`` ("" if none),
+    a relative one joined to ``base`` (the superproject's URL), as git does."""
+    from toolhost.config.gitobjects import local_git
+
+    listed = local_git(root, ["config", "-f", ".gitmodules", "--get-regexp",
+                              r"^submodule\..*\.path$"]) or ""
+    for line in listed.splitlines():
+        key, _, value = line.partition(" ")
+        if value == name:
+            section = key[:-len(".path")]
+            url = (local_git(root, ["config", "-f", ".gitmodules", "--get", section + ".url"])
+                   or "").strip()
+            if url.startswith(("./", "../")) and "://" in base:  # relative to the superproject
+                from urllib.parse import urljoin
+
+                url = urljoin(base.rstrip("/") + "/", url)
+            return shown_url(url)
+    return ""
 
 
 def _local_only(url: str, rev: str, path: str) -> str:
@@ -303,6 +354,22 @@ def _read_meta(dest: Path, url: str, rev: str) -> Checkout | None:
 def _locked(path: Path) -> Iterator[None]:
     with path.open("a") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)  # released when the file is closed
+        yield
+
+
+@contextlib.contextmanager
+def checkout_locked(root: Path) -> Iterator[None]:
+    """The cached checkout at ``root`` for this process alone (the lock its clone takes):
+    a git command writing into it (the lock's review fetching a locked commit) while another
+    toolhost clones, checks or fetches it failed on git's own ``shallow.lock``. A lock file
+    that cannot be made (a read-only cache) leaves the command unguarded, as before."""
+    try:
+        handle = root.with_name(root.name + ".lock").open("a")
+    except OSError:
+        yield
+        return
+    with handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
         yield
 
 

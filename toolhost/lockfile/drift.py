@@ -81,10 +81,12 @@ def _fetch_locked(source: Pulled, locked: str) -> str | None:
         return "not a commit id"  # never a git argument (a lock's value is checked when
         # read: this is the second line of defence)
     from toolhost.config.gitclone import run_git
+    from toolhost.config.gitrepos import checkout_locked
 
-    try:
-        run_git(["fetch", "-q", "--depth=1", "origin", locked], cwd=source.root,
-                remote=source.url)
+    try:  # another toolhost may be cloning, checking or fetching this checkout meanwhile
+        with checkout_locked(source.root):
+            run_git(["fetch", "-q", "--depth=1", "origin", locked], cwd=source.root,
+                    remote=source.url)
     except ConfigError as exc:
         return exc.problems[0].message
     return None

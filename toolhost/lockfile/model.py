@@ -234,10 +234,20 @@ def write_lock(path: Path, lock: Lock) -> None:
     """Write ``lock`` atomically (a reader never sees half a file), readable as the other
     files of the project are (the existing lock's mode, or the umask's: a lock only its
     writer can read broke every other account's loads). A symlink is written through (the
-    link stays). What cannot be written is a located ``ConfigError``, not an internal error."""
+    link stays) when it leads to a lock; a link to any other file is refused. What cannot be
+    written is a located ``ConfigError``, not an internal error."""
     import tempfile  # only `toolhost lock` writes: not on every start's import path
 
     where = Path(os.path.realpath(path)) if os.path.islink(path) else path
+    if where is not path and where.exists() and not _holds_a_lock(where):
+        # a cloned project's `toolhost.lock -> ~/.bashrc`: `toolhost lock` would overwrite it
+        from toolhost.visible import visible
+
+        raise _bad(path, f"cannot write the lock: it is a symbolic link to "
+                   f"{visible(str(where))}, which is not a toolhost lock, and toolhost does "
+                   "not overwrite that file",
+                   hint="remove the link, then run `toolhost lock CONFIG`: it writes the "
+                   "lock as a file of the project")
     if where.is_dir():
         raise _bad(path, "cannot write the lock: a directory has its name",
                    hint="remove or rename the directory, then run `toolhost lock CONFIG`")
@@ -265,6 +275,20 @@ def write_lock(path: Path, lock: Lock) -> None:
     except BaseException:
         os.unlink(tmp)
         raise
+
+
+def _holds_a_lock(path: Path) -> bool:
+    """Whether ``path`` is a regular file that is empty or whose start names the lock's format
+    (a lock with conflict markers or a hand edit still does; a shell profile, a key file or
+    another tool's JSON does not)."""
+    from toolhost.fileopen import open_regular
+
+    try:
+        with os.fdopen(open_regular(str(path)), "rb") as handle:
+            start = handle.read(65_536)
+            return not start.strip() or b'"toolhost_lock"' in start  # (or an empty file)
+    except OSError:  # a FIFO, a device, unreadable: nothing toolhost wrote
+        return False
 
 
 def _bad(path: Path, message: str, line: int = 0, column: int = 0, *, key: str = "",
