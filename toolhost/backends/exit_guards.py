@@ -140,7 +140,7 @@ def _mark_started_threads() -> None:
 
     threading.Thread.start = _start  # type: ignore[method-assign]
     _thread.start_new_thread = _start_new_thread
-    ThreadPoolExecutor.submit = _submit  # type: ignore[method-assign]
+    ThreadPoolExecutor.submit = _submit  # type: ignore[method-assign,assignment]
 
 
 def _as_tool(function: Callable[..., Any]) -> Callable[..., Any]:
