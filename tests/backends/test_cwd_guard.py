@@ -67,6 +67,11 @@ def _raw_start(target) -> None:
     _thread.start_new_thread(lambda: (target(), done.set()), ())
     done.wait(30)
 
+def _private_start(target) -> None:
+    done = threading.Event()
+    threading._start_new_thread(lambda: (target(), done.set()), ())
+    done.wait(30)
+
 def _pool_start(target) -> None:
     HOST_POOL.submit(target).result()
 
@@ -92,6 +97,7 @@ MOVES = {
     "contextlib.chdir": _context,
     "thread": lambda: _in_thread(_thread_start),
     "_thread": lambda: _in_thread(_raw_start),
+    "threading._start_new_thread": lambda: _in_thread(_private_start),
     "host's pool": lambda: _in_thread(_pool_start),
 }
 
@@ -116,7 +122,7 @@ def where() -> str:
 '''
 TOOLS = ("hold", "read_after", "start_late", "finish_late", "in_executor", "where")
 HOW = ("os.chdir", "posix.chdir", "imported chdir", "os.fchdir", "contextlib.chdir", "thread",
-       "_thread", "host's pool")
+       "_thread", "threading._start_new_thread", "host's pool")
 
 
 def _project(tmp_path: Path) -> Path:
@@ -126,7 +132,9 @@ def _project(tmp_path: Path) -> Path:
     (tmp_path / "th_movers.py").write_text(textwrap.dedent(MODULE))
     lines = ["toolhost: 1", "permissions:", "  default: allow", "  deny:",
              "    - tool: mcp__s__read_after", "      when: {path: {path_under: secrets}}",
-             "servers:", "  s:", "    timeout: 30s", "    tools:"]
+             "servers:", "  s:", "    timeout: 30s", "    tools:",
+             # bound first: the module is imported before any in-process tool of it
+             "      apart: {python: {function: 'th_movers:where', isolation: process}}"]
     lines += [f"      {n}: {{python: 'th_movers:{n}'}}" for n in TOOLS]
     config = tmp_path / "c.yaml"
     config.write_text("\n".join(lines) + "\n")

@@ -120,18 +120,12 @@ def _mark_started_threads() -> None:
     import _thread
     from concurrent.futures import ThreadPoolExecutor
 
-    start, raw, submit = threading.Thread.start, _thread.start_new_thread, \
-        ThreadPoolExecutor.submit
+    start, submit = threading.Thread.start, ThreadPoolExecutor.submit
 
     def _start(self: threading.Thread) -> None:
         if in_tool():
             self._toolhost_tool = True  # type: ignore[attr-defined]
         start(self)
-
-    def _start_new_thread(function: Any, args: Any, kwargs: Any = None) -> int:
-        if in_tool():
-            function = _as_tool(function)
-        return raw(function, args, kwargs or {})
 
     def _submit(self: ThreadPoolExecutor, fn: Any, /, *args: Any, **kwargs: Any) -> Any:
         if in_tool():
@@ -139,8 +133,21 @@ def _mark_started_threads() -> None:
         return submit(self, fn, *args, **kwargs)
 
     threading.Thread.start = _start  # type: ignore[method-assign]
-    _thread.start_new_thread = _start_new_thread
     ThreadPoolExecutor.submit = _submit  # type: ignore[method-assign,assignment]
+    # the raw ways to a thread, and their aliases (3.13: start_joinable_thread)
+    for module, names in ((_thread, ("start_new_thread", "start_new", "start_joinable_thread")),
+                          (threading, ("_start_new_thread", "_start_joinable_thread"))):
+        for name in names:
+            if name in module.__dict__:
+                setattr(module, name, _raw_start(module.__dict__[name]))
+
+
+def _raw_start(raw: Callable[..., Any]) -> Callable[..., Any]:
+    def start(function: Any, *args: Any, **kwargs: Any) -> Any:
+        if in_tool():
+            function = _as_tool(function)
+        return raw(function, *args, **kwargs)
+    return start
 
 
 def _as_tool(function: Callable[..., Any]) -> Callable[..., Any]:

@@ -82,9 +82,8 @@ class PythonKind:
             if (leaves := leaves_checkout(origin.file, resolved, written)) is not None:
                 raise problem(leaves[0], leaves[1], key="path")
         searched = extend_import_path(origin.file, extra)
-        if options.get("isolation") != "process":
-            # before the import: a module's `from os import chdir, _exit` takes the guarded
-            guard_exit()  # a tool's os._exit fails its call, its os.chdir is refused
+        # before the import (an in-process tool of the module may come later): a module's
+        guard_exit()  # `from os import chdir, _exit` takes the guarded (refused in tools)
         try:
             fn = resolve_function(ref, searched)
         except LookupError as exc:
