@@ -119,8 +119,18 @@ async def in_executor() -> str:
 
 def where() -> str:
     return os.getcwd()
+
+def read(path: str) -> str:
+    with open(path) as f:
+        return f.read()
+
+def native(path: str) -> int:
+    """libc's chdir: no Python guard sees it."""
+    import ctypes
+    return ctypes.CDLL(None).chdir(path.encode())
 '''
-TOOLS = ("hold", "read_after", "start_late", "finish_late", "in_executor", "where")
+TOOLS = ("hold", "read_after", "start_late", "finish_late", "in_executor", "where", "read",
+         "native")
 HOW = ("os.chdir", "posix.chdir", "imported chdir", "os.fchdir", "contextlib.chdir", "thread",
        "_thread", "threading._start_new_thread", "host's pool")
 
@@ -131,7 +141,7 @@ def _project(tmp_path: Path) -> Path:
     (tmp_path / "x").write_text("public")
     (tmp_path / "th_movers.py").write_text(textwrap.dedent(MODULE))
     lines = ["toolhost: 1", "permissions:", "  default: allow", "  deny:",
-             "    - tool: mcp__s__read_after", "      when: {path: {path_under: secrets}}",
+             "    - tool: mcp__s__read*", "      when: {path: {path_under: secrets}}",
              "servers:", "  s:", "    timeout: 30s", "    tools:",
              # bound first: the module is imported before any in-process tool of it
              "      apart: {python: {function: 'th_movers:where', isolation: process}}"]
@@ -174,6 +184,17 @@ def test_a_tool_cannot_move_the_host_past_the_rules(
         assert job.startswith("HostMoveRefused"), job
         assert _text(peer.ask(4, "tools/call", {"name": "where", "arguments": {}},
                               timeout=60)) == str(tmp_path)
+        # a move no guard sees: the rules judged `x` in tmp_path, the host reads it in
+        # secrets/ now, so no relative path of a tool reading there is allowed
+        assert _text(peer.ask(5, "tools/call", {"name": "read", "arguments": {"path": "x"}},
+                              timeout=60)) == "public"
+        assert _text(peer.ask(6, "tools/call", {"name": "native",
+                                                "arguments": {"path": "secrets"}})) == "0"
+        denied = _text(peer.ask(7, "tools/call", {"name": "read", "arguments": {"path": "x"}},
+                                timeout=60))
+        assert denied.startswith("Denied by permission rule 'mcp__s__read*"), denied
+        assert _text(peer.ask(8, "tools/call", {"name": "read", "arguments": {
+            "path": str(tmp_path / "x")}}, timeout=60)) == "public"  # absolute: as before
 
 
 def test_the_host_still_moves(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
