@@ -176,3 +176,19 @@ def test_a_tool_reading_where_the_host_runs_is_not_provable_once_it_moved(
     monkeypatch.chdir(tmp_path / "proj")  # back: as before
     assert policy.decide(TOOL, {"path": path}).behavior == (
         "ask" if value == "sub/id.key" else "allow")
+
+
+def test_the_default_s_message_names_the_move(tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "proj").mkdir()
+    (tmp_path / "other").mkdir()
+    monkeypatch.chdir(tmp_path / "proj")
+    rules = (RuleConfig("allow", TOOL, when={"path": {"path_under": str(tmp_path / "proj")}}),)
+    policy = compile_policy(PermissionsConfig(default="deny", rules=rules),
+                            cwd=str(tmp_path / "proj"),
+                            reading_dirs={TOOL: str(tmp_path / "proj")})
+    assert policy.decide(TOOL, {"path": "notes.txt"}).behavior == "allow"
+    monkeypatch.chdir(tmp_path / "other")
+    moved = policy.decide(TOOL, {"path": "notes.txt"})
+    assert moved.behavior == "deny"
+    assert f"has moved from {tmp_path / 'proj'} to {tmp_path / 'other'}" in moved.message

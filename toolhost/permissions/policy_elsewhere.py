@@ -57,6 +57,12 @@ class Elsewhere:
                 continue
             try:
                 if original.matches(tool_name, tool_input):
+                    if self.moved(tool_name):
+                        return (f"Permission rule {rule.text!r} ({rule.origin}) judges a "
+                                f"relative path against {self.cwd}, but {tool_name} reads "
+                                "where toolhost runs, and its working directory has moved "
+                                f"from {self.start} to {_cwd_now() or 'a removed directory'}"
+                                ": send an absolute path.")
                     return (f"Permission rule {rule.text!r} ({rule.origin}) judges a relative "
                             f"path against {self.cwd}, but {tool_name} reads paths elsewhere "
                             "(its own working directory, or another machine): send an "
