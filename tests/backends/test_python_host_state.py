@@ -1,6 +1,7 @@
 """An in-process python tool shares the host's process, but cannot end it (``os._exit`` is
-that call's error result) nor leave its cwd, environment or standard streams changed (put
-back when the last running call ends, with a warning)."""
+that call's error result), move its cwd (refused: ``test_cwd_guard``) nor leave its
+environment or standard streams changed (put back when the last running call ends, with a
+warning)."""
 
 from __future__ import annotations
 
@@ -166,7 +167,7 @@ def test_exits_in_a_tool_are_its_error_and_the_host_goes_on(tmp_path: Path) -> N
 
 
 @pytest.mark.anyio
-async def test_cwd_environment_and_streams_are_put_back(
+async def test_environment_and_streams_are_put_back_and_the_cwd_never_moves(
         config: Config, module: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         caplog: pytest.LogCaptureFixture) -> None:
     # the test's own state is restored by monkeypatch whatever the host does
@@ -184,7 +185,10 @@ async def test_cwd_environment_and_streams_are_put_back(
                 result.text_content
 
         with caplog.at_level(logging.WARNING, logger="toolhost.call"):
-            assert await call("chdir", {"path": "/"}) == "/"  # inside its call: moved
+            # round 22: refused (it moved every concurrent call's relative paths)
+            moved = await compiled.tool("demo", "chdir").call({"path": "/"},
+                                                               CallContext(tool="chdir"))
+            assert moved.is_error and "HostMoveRefused" in moved.text_content
             assert await call("state", {}) == before
             assert await call("setenv", {"name": "TH_SET", "value": "1"}) == "set"
             assert await call("state", {}) == before
@@ -195,7 +199,7 @@ async def test_cwd_environment_and_streams_are_put_back(
                 tg.start_soon(call, "redirect", {"seconds": 0.3})
             assert await call("state", {}) == before
         warned = [r.getMessage() for r in caplog.records]
-        assert any("working directory (to '/'" in w for w in warned), warned
+        assert not any("changed the host's working" in w for w in warned), warned
         assert any("environment (TH_KEEP, TH_SET)" in w for w in warned), warned
         assert any("sys.stdout" in w for w in warned), warned
         # nothing to put back: no warning

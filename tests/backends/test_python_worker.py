@@ -71,10 +71,18 @@ async def hello(who: str) -> str:
 def pid(seconds: float = 0) -> int:
     time.sleep(seconds)
     return os.getpid()
+
+def fs(op: str, path: str) -> list:
+    """A `cd` op of its own: os.chdir in the worker."""
+    if op == "cd":
+        os.chdir(path)
+        return [os.getpid(), os.getcwd()]
+    with open(path) as f:
+        return [os.getpid(), f.read()]
 '''
 
 NAMES = ["where", "fails", "spin", "nap", "segfault", "leave", "huge", "giant", "steps",
-         "hello", "pid"]
+         "hello", "pid", "fs"]
 
 
 @pytest.fixture
@@ -138,6 +146,20 @@ async def test_a_worker_is_reused_and_replaced_after_a_kill(compiled: CompiledTo
         await call(compiled, "pid", seconds=30)
     assert not alive(first)
     assert int((await call(compiled, "pid"))[1]) not in (first, os.getpid())
+
+
+async def test_a_call_s_chdir_does_not_move_the_next_call_s_paths(
+        compiled: CompiledTools, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # round 22: the rules judged the next call's `x` against the host's directory; the
+    # worker read it in the directory a `cd` call had left it in
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "secrets").mkdir()
+    (tmp_path / "secrets" / "x").write_text("SECRET")
+    (tmp_path / "x").write_text("public")
+    moved = (await call(compiled, "fs", op="cd", path="secrets"))[2]
+    assert isinstance(moved, dict) and moved["result"][1] == str(tmp_path / "secrets")
+    read = (await call(compiled, "fs", op="cat", path="x"))[2]
+    assert read == {"result": [moved["result"][0], "public"]}  # same worker, back home
 
 
 @pytest.mark.parametrize("name, args, message", [

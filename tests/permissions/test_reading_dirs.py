@@ -151,3 +151,44 @@ def test_a_host_judges_relative_paths_of_a_tool_reading_elsewhere_as_unprovable(
         assert decide("mcp__t__here", {"path": "secret.txt"}).behavior == "allow"
     finally:
         anyio.run(host.aclose)
+
+
+@pytest.mark.parametrize(("value", "decided"), [
+    ("notes.txt", "deny"),  # read in other/ now: no allow proves it
+    ("sub/id.key", "deny"),
+    (None, "allow"),        # an absolute path in proj: decided as before
+])
+def test_a_tool_reading_where_the_host_runs_is_not_provable_once_it_moved(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, value: str | None,
+        decided: str) -> None:
+    # round 22: a python tool (or a command tool without a cwd) reads a relative path where
+    # the process runs now; a move no guard saw (an embedder's, a tool's native code) took it
+    # away from the directory the rules judge it in
+    (tmp_path / "proj").mkdir()
+    (tmp_path / "other").mkdir()
+    monkeypatch.chdir(tmp_path / "proj")
+    policy = _policy(tmp_path, {TOOL: str(tmp_path / "proj")})
+    path = value or str(tmp_path / "proj" / "notes.txt")
+    assert policy.decide(TOOL, {"path": path}).behavior == "allow" or value == "sub/id.key"
+    monkeypatch.chdir(tmp_path / "other")
+    moved = policy.decide(TOOL, {"path": path})
+    assert moved.behavior == decided, moved
+    monkeypatch.chdir(tmp_path / "proj")  # back: as before
+    assert policy.decide(TOOL, {"path": path}).behavior == (
+        "ask" if value == "sub/id.key" else "allow")
+
+
+def test_the_default_s_message_names_the_move(tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "proj").mkdir()
+    (tmp_path / "other").mkdir()
+    monkeypatch.chdir(tmp_path / "proj")
+    rules = (RuleConfig("allow", TOOL, when={"path": {"path_under": str(tmp_path / "proj")}}),)
+    policy = compile_policy(PermissionsConfig(default="deny", rules=rules),
+                            cwd=str(tmp_path / "proj"),
+                            reading_dirs={TOOL: str(tmp_path / "proj")})
+    assert policy.decide(TOOL, {"path": "notes.txt"}).behavior == "allow"
+    monkeypatch.chdir(tmp_path / "other")
+    moved = policy.decide(TOOL, {"path": "notes.txt"})
+    assert moved.behavior == "deny"
+    assert f"has moved from {tmp_path / 'proj'} to {tmp_path / 'other'}" in moved.message

@@ -114,15 +114,52 @@ def _guard_signals(host: int) -> None:
 
 
 def _mark_started_threads() -> None:
-    """A thread a tool's code starts is the tool's too (its ``os._exit`` is refused)."""
-    start = threading.Thread.start
+    """A thread a tool's code starts is the tool's too (its ``os._exit``, its ``os.chdir``
+    are refused): a ``threading.Thread``, a bare ``_thread.start_new_thread``, and a job it
+    hands to a thread pool's thread the host started (``run_in_executor``)."""
+    import _thread
+    from concurrent.futures import ThreadPoolExecutor
+
+    start, submit = threading.Thread.start, ThreadPoolExecutor.submit
 
     def _start(self: threading.Thread) -> None:
         if in_tool():
             self._toolhost_tool = True  # type: ignore[attr-defined]
         start(self)
 
+    def _submit(self: ThreadPoolExecutor, fn: Any, /, *args: Any, **kwargs: Any) -> Any:
+        if in_tool():
+            fn = _as_tool(fn)
+        return submit(self, fn, *args, **kwargs)
+
     threading.Thread.start = _start  # type: ignore[method-assign]
+    ThreadPoolExecutor.submit = _submit  # type: ignore[method-assign,assignment]
+    # the raw ways to a thread, and their aliases (3.13: start_joinable_thread)
+    for module, names in ((_thread, ("start_new_thread", "start_new", "start_joinable_thread")),
+                          (threading, ("_start_new_thread", "_start_joinable_thread"))):
+        for name in names:
+            if name in module.__dict__:
+                setattr(module, name, _raw_start(module.__dict__[name]))
+
+
+def _raw_start(raw: Callable[..., Any]) -> Callable[..., Any]:
+    def start(function: Any, *args: Any, **kwargs: Any) -> Any:
+        if in_tool():
+            function = _as_tool(function)
+        return raw(function, *args, **kwargs)
+    return start
+
+
+def _as_tool(function: Callable[..., Any]) -> Callable[..., Any]:
+    """``function`` run as a tool's code, on whichever thread runs it."""
+    def run(*args: Any, **kwargs: Any) -> Any:
+        before = getattr(_TOOL_THREAD, "tool", False)
+        _TOOL_THREAD.tool = True
+        try:
+            return function(*args, **kwargs)
+        finally:
+            _TOOL_THREAD.tool = before
+    return run
 
 
 def contain_tasks() -> None:

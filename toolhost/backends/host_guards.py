@@ -2,22 +2,25 @@
 
 - **End it**: ``toolhost.backends.exit_guards`` (``os._exit``, ``os.kill`` of the host,
   ``os.abort``, ``signal.raise_signal``, ``sys.exit`` in a task a tool started).
-- **Leave its process state changed.** The working directory, ``os.environ`` and
+- **Move its working directory**: ``toolhost.backends.cwd_guard`` (``os.chdir``,
+  ``os.fchdir``, ``os.chroot`` from a tool's code are refused: the rules judge every call's
+  relative paths there).
+- **Leave its process state changed.** ``os.environ`` and
   ``sys.stdin``/``sys.stdout``/``sys.stderr`` are read when the first of a run of
   overlapping calls starts and put back, with a warning naming what changed, when the last
   of them ends (``HostState``). A ``contextlib.redirect_stdout`` in two concurrent calls used
-  to leave ``sys.stdout`` a dead ``StringIO`` for good; a tool's ``os.chdir`` moved every
-  later relative path of the host. Within a call a tool may change them (and a concurrent
-  call sees it: they are process-wide); ``isolation: process`` keeps them in the worker.
+  to leave ``sys.stdout`` a dead ``StringIO`` for good. Within a call a tool may change them
+  (and a concurrent call sees it: they are process-wide); ``isolation: process`` keeps them
+  in the worker.
 
-  Only what the tools change is put back: ``os.chdir``/``os.fchdir`` and ``os.environ``'s
-  writes are watched, and a change made outside a tool's code while a call runs (by the
-  host, or the program that embeds toolhost's SDK adapter, on another thread or task) is
-  kept, the state to go back to follows it. A thread a tool started counts as the host's.
-  ``os.putenv``/``os.unsetenv`` (which ``os.environ`` does not see) are not watched.
+  Only what the tools change is put back: ``os.environ``'s writes are watched, and a change
+  made outside a tool's code while a call runs (by the host, or the program that embeds
+  toolhost's SDK adapter, on another thread or task) is kept, the state to go back to
+  follows it. ``os.putenv``/``os.unsetenv`` (which ``os.environ`` does not see) are not
+  watched.
 
-Cost: two counters, read per call (the cwd and the environment are copied only when they
-changed since the last copy, and compared only when a tool changed them).
+Cost: a counter, read per call (the environment is copied only when it changed since the
+last copy, and compared only when a tool changed it).
 """
 
 from __future__ import annotations
@@ -25,9 +28,9 @@ from __future__ import annotations
 import logging
 import os
 import sys
-from collections.abc import Callable
 from typing import Any
 
+from toolhost.backends.cwd_guard import guard_moves
 from toolhost.backends.exit_guards import (
     IN_TOOL,
     HostExitRefused,
@@ -45,32 +48,17 @@ log = logging.getLogger("toolhost.call")
 
 def guard_exit() -> None:
     """Install the guards, once per process: what would end the host (``exit_guards``),
-    and the counting of ``os.chdir``/``os.fchdir`` and of ``os.environ``'s writes."""
+    what would move its working directory (``cwd_guard``), and the counting of
+    ``os.environ``'s writes."""
     if getattr(os._exit, "_toolhost_guarded", False):
         return
     guard_ends(os.getpid())
-    for name in ("chdir", "fchdir"):
-        if name in os.__dict__:
-            os.__dict__[name] = _counted(os.__dict__[name])
+    guard_moves()
     _watch_environ()
 
 
-# changes so far: [any, a tool's] (lists: no global statement in the wrappers)
-_chdirs = [0, 0]
+# changes so far: [any, a tool's] (a list: no global statement in the wrappers)
 _envs = [0, 0]
-
-
-def _counted(change: Callable[..., Any]) -> Callable[..., Any]:
-    def counted(*args: Any, **kwargs: Any) -> Any:
-        result = change(*args, **kwargs)
-        _chdirs[0] += 1
-        if in_tool():
-            _chdirs[1] += 1
-        else:
-            HOST_STATE.host_moved()
-        return result
-    counted.__doc__, counted.__name__ = change.__doc__, change.__name__
-    return counted
 
 
 def _watch_environ() -> None:
@@ -105,22 +93,15 @@ def _env_changed(key: str, value: str | None) -> None:
 
 
 class HostState:
-    """Puts the host's cwd, environment and standard streams back after in-process calls
+    """Puts the host's environment and standard streams back after in-process calls
     (``enter``/``leave`` on the event loop around each call; see the module docstring)."""
 
     def __init__(self) -> None:
         self._busy = 0
-        self._chdirs = -1  # _chdirs[0] when the cwd was last read
-        self._cwd = ""
         self._envs = -1  # _envs[0] when the environment was last copied
         self._env: dict[str, str] = {}
-        self._tool_chdirs = self._tool_envs = 0  # a tool's changes when the run started
+        self._tool_envs = 0  # a tool's changes when the run started
         self._streams: tuple[Any, Any, Any] = (None, None, None)
-
-    def host_moved(self) -> None:
-        """The host (not a tool) changed the working directory: that is where to go back."""
-        if self._busy:
-            self._read_cwd()
 
     def host_set(self, key: str, value: str | None) -> None:
         """The host (not a tool) changed ``os.environ[key]``: keep it when putting back."""
@@ -130,23 +111,14 @@ class HostState:
             else:
                 self._env[key] = value
 
-    def _read_cwd(self) -> None:
-        self._chdirs = _chdirs[0]
-        try:
-            self._cwd = os.getcwd()
-        except OSError:  # the directory was removed: nothing to go back to
-            self._cwd = ""
-
     def enter(self) -> None:
         self._busy += 1
         if self._busy > 1:
             return
-        if self._chdirs != _chdirs[0]:  # the host (or an embedder) moved: that is its own
-            self._read_cwd()
         if self._envs != _envs[0]:
             self._envs = _envs[0]
             self._env = os.environ.copy()
-        self._tool_chdirs, self._tool_envs = _chdirs[1], _envs[1]
+        self._tool_envs = _envs[1]
         self._streams = (sys.stdin, sys.stdout, sys.stderr)
 
     def leave(self, tool: str) -> None:
@@ -154,19 +126,6 @@ class HostState:
         if self._busy > 0:
             return
         changed: list[str] = []
-        if self._tool_chdirs != _chdirs[1] and self._cwd:
-            try:
-                now = os.getcwd()
-            except OSError:
-                now = "(a removed directory)"
-            if now != self._cwd:
-                try:
-                    os.chdir(self._cwd)
-                    changed.append(f"working directory (to {now!r}; back in {self._cwd!r})")
-                except OSError as exc:
-                    changed.append(f"working directory (to {now!r}; {self._cwd!r} could "
-                                   f"not be entered again: {exc.strerror})")
-            self._chdirs = _chdirs[0]
         if self._tool_envs != _envs[1]:
             names = _restore_env(self._env)
             if names:

@@ -82,6 +82,8 @@ class PythonKind:
             if (leaves := leaves_checkout(origin.file, resolved, written)) is not None:
                 raise problem(leaves[0], leaves[1], key="path")
         searched = extend_import_path(origin.file, extra)
+        # before the import (an in-process tool of the module may come later): a module's
+        guard_exit()  # `from os import chdir, _exit` takes the guarded (refused in tools)
         try:
             fn = resolve_function(ref, searched)
         except LookupError as exc:
@@ -153,7 +155,6 @@ def _thread_invoke(fn: Any, info: Any, tool: ToolConfig, limit: int) -> Any:
     def runner(ctx: CallContext) -> Any:
         return functools.partial(pool().run, tool=ctx.tool or tool.wire_name)
 
-    guard_exit()  # a tool's os._exit fails its call instead of ending the host
     if info.is_async:
         async def invoke_async(arguments: Mapping[str, Any], ctx: CallContext) -> ToolResult:
             try:  # the arguments' converters run the tool's code too

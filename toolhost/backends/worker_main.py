@@ -138,6 +138,7 @@ async def _serve(fn: Any, info: Any, limit: int, out: IO[bytes], lock: threading
     from toolhost.backends.python_calls import guarded_call, guarded_collect
     from toolhost.failures import debug_enabled
 
+    home = os.getcwd()  # where the rules judge each call's relative paths (the host's)
     while True:
         line = await anyio.to_thread.run_sync(requests.readline)
         if not line:
@@ -178,6 +179,23 @@ async def _serve(fn: Any, info: Any, limit: int, out: IO[bytes], lock: threading
         if diverted is not None:
             diverted.drain()  # what the call wrote to fd 2 is out before its answer
         _send(out, lock, answer)
+        _go_home(home)
+
+
+def _go_home(home: str) -> None:
+    """Back in ``home`` after a call (round 22): a tool's ``os.chdir`` (a ``cd`` op of its
+    own) moved the relative paths of its later calls, judged against ``home``, elsewhere."""
+    try:
+        if os.getcwd() == home:
+            return
+    except OSError:  # (a removed directory)
+        pass
+    try:
+        os.chdir(home)
+    except OSError as exc:  # no judged directory to read in: no more calls here
+        print(f"toolhost worker: cannot go back to {home!r} after a call moved it: "
+              f"{exc.strerror}", file=sys.stderr)
+        os._exit(70)
 
 
 def _bounded(result: Any, limit: int) -> Any:

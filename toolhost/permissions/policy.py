@@ -82,7 +82,8 @@ class CompiledPolicy:
         self._later = LaterGuards(self.rules)
 
     def _plan(self, tool_name: str) -> RulePlan:
-        plan = self._cache.get(tool_name)
+        moved = self._elsewhere.moved(tool_name)  # never cached: the cwd may come back
+        plan = None if moved else self._cache.get(tool_name)
         if plan is None:
             idx = list(self._exact.get(tool_name, ()))
             readings = wire_readings(tool_name)
@@ -97,10 +98,12 @@ class CompiledPolicy:
                 idx = [i for i in idx if self.rules[i].effect != "allow"
                        or self.rules[i].names.matches(tool_name, strict=True)]
             chosen = sorted(set(idx))
-            if self._elsewhere.covers(tool_name):
+            if moved or self._elsewhere.covers(tool_name):
                 plan = RulePlan(tuple(self._elsewhere.rule(i, self.rules) for i in chosen))
             else:
                 plan = RulePlan(tuple(self.rules[i] for i in chosen))
+            if moved:
+                return plan
             if len(self._cache) >= _CACHE_LIMIT:
                 self._cache.clear()
             self._cache[tool_name] = plan
@@ -193,7 +196,8 @@ class CompiledPolicy:
         message = ""
         if self.default == "deny":
             message = f"No permission rule allows {tool_name} (the default is deny)."
-        if self._elsewhere.away and self._elsewhere.covers(tool_name):
+        if self._elsewhere.away and (self._elsewhere.covers(tool_name)
+                                     or self._elsewhere.moved(tool_name)):
             why = self._elsewhere.unjudged(self._plan(tool_name).rules, tool_name, tool_input)
             message = (message + " " + why).strip()
         return Decision(self.default, message, answered_by="default")  # type: ignore[arg-type]

@@ -20,6 +20,11 @@ class Elsewhere:
     def __init__(self, reading_dirs: Mapping[str, str | None], cwd: str) -> None:
         self.cwd = cwd
         self.names = _reading_elsewhere(reading_dirs, cwd)
+        # tools reading where this process runs now (python, command without a cwd), and
+        # where that was: a move (an embedder's, one no guard saw) takes their relative
+        # paths away from the rules' directory (round 22)
+        self.start = _cwd_now()
+        self.drifting = frozenset(_reading_in(reading_dirs, self.start, self.names))
         self.away: dict[int, CompiledRule] = {}  # position of a rule -> the rule made so
         self._original: dict[int, CompiledRule] = {}  # id of such a rule -> the rule
 
@@ -27,6 +32,11 @@ class Elsewhere:
         """Whether ``tool_name`` reads a relative path elsewhere than the rules' directory."""
         return any(tool_name == name or (name.endswith("__") and tool_name.startswith(name))
                    for name in self.names)
+
+    def moved(self, tool_name: str) -> bool:
+        """Whether ``tool_name`` reads where this process runs and it has moved since the
+        rules were made (a syscall: asked per decision, never cached)."""
+        return tool_name in self.drifting and _cwd_now() != self.start
 
     def rule(self, i: int, rules: tuple[CompiledRule, ...]) -> CompiledRule:
         """Rule ``i`` of ``rules`` as it judges a tool reading elsewhere."""
@@ -47,6 +57,12 @@ class Elsewhere:
                 continue
             try:
                 if original.matches(tool_name, tool_input):
+                    if self.moved(tool_name):
+                        return (f"Permission rule {rule.text!r} ({rule.origin}) judges a "
+                                f"relative path against {self.cwd}, but {tool_name} reads "
+                                "where toolhost runs, and its working directory has moved "
+                                f"from {self.start} to {_cwd_now() or 'a removed directory'}"
+                                ": send an absolute path.")
                     return (f"Permission rule {rule.text!r} ({rule.origin}) judges a relative "
                             f"path against {self.cwd}, but {tool_name} reads paths elsewhere "
                             "(its own working directory, or another machine): send an "
@@ -54,6 +70,22 @@ class Elsewhere:
             except ExprError:
                 continue
         return ""
+
+
+def _cwd_now() -> str:
+    try:
+        return os.getcwd()
+    except OSError:  # (a removed directory: elsewhere)
+        return ""
+
+
+def _reading_in(reading_dirs: Mapping[str, str | None], start: str,
+                away: tuple[str, ...]) -> list[str]:
+    """The wire names (not prefixes) of ``reading_dirs`` reading in ``start``."""
+    here = os.path.realpath(start) if start else ""
+    return [name for name, where in reading_dirs.items()
+            if where is not None and name not in away and not name.endswith("__")
+            and (where == start or os.path.realpath(where) == here)]
 
 
 def _reading_elsewhere(reading_dirs: Mapping[str, str | None], cwd: str) -> tuple[str, ...]:
