@@ -9,11 +9,15 @@ cannot be read or that the line may write first) makes the make not provable. An
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
 
 from tests.permissions.test_laterarchive import GUARDED, OPEN, decide
+from toolhost.config.model import PermissionsConfig, RuleConfig
+from toolhost.permissions.policy import compile_policy
 
 ASKED = [("ask", "Bash(rm:*)"), ("allow", "Bash")]
 
@@ -145,3 +149,111 @@ def test_make_s_built_in_rules_take_what_the_line_gives_them(tmp_path: Path, com
     splice into their recipe)."""
     (tmp_path / "foo.c").write_text("int main(void) { return 0; }\n")
     assert decide(tmp_path, command, GUARDED) == want
+
+
+# review20 (round 22): GNU make is the judge. name: (the Makefile, the command); make runs the
+# fake rm each time, the engine allowed every one before (deny rm + allow Bash)
+MAKE_RUNS_RM = {
+    # the line's own assignments: X!= runs at start, X:= expands at start, X+= / X?= were
+    # read as variables named 'X+' / 'X?', special variables change what make runs
+    "given_bang": ("all: ; echo hi\n", "make 'X!=rm -rf v'"),
+    "given_immediate": ("all: ; echo hi\n", "make 'X:=$(shell rm -rf v)'"),
+    "given_plus": ("C = echo\nall: ; $(C) hi\n", "make C+=rm"),
+    "given_maybe": ("C = echo\nall: ; $(C) hi\n", "make 'C?=rm'"),
+    "given_prefix": ("all:\n>rm -rf v:\n", "make .RECIPEPREFIX='>'"),
+    "given_goal": ("all: ; echo hi\nclean: ; rm -rf v\n", "make .DEFAULT_GOAL=clean"),
+    "given_extra": ("all: ; echo hi\nclean: ; rm -rf v\n", "make .EXTRA_PREREQS=clean"),
+    # an override in the Makefile beats the line's value
+    "override": ("override C = rm\nall: ; $(C) hi\n", "make C=echo"),
+    # a rule line's recipe keeps its '#' (make cut the line at ';' first)
+    "semicolon_hash": ("all: ; : a#b; rm -rf v\n", "make"),
+    "semicolon_dollar_hash": ("all: ; echo $$#; rm -rf v\n", "make"),
+    "target_var_semicolon": ("x: C = echo ; rm -rf v\nx: ; $(C)\n", "make x"),
+    # an even number of final backslashes continues no line; a shell comment ends at the
+    # newline make keeps in a continued recipe line
+    "even_backslashes": ("all:\n\techo a\\\\\n\trm -rf v\n", "make"),
+    "comment_even_backslashes": ("# x \\\\\nall: ; rm -rf v\n", "make"),
+    "recipe_comment_continued": ("all:\n\t# hi \\\n\trm -rf v\n", "make"),
+    # a tab-indented endif after a rule is a recipe line, not the end of a conditional
+    "tab_endif": ("all: ; $(X) hi\nifeq (a,a)\nX = rm\ny:\n\tendif\nelse\nX = echo\nendif\n",
+                  "make"),
+    # make first remakes the Makefile it read
+    "remade_makefile": ("x: ; echo hi\nMakefile: force ; @true\nforce: ; rm -rf v\n", "make x"),
+    # names spliced as $@ $< by a pattern rule
+    "pattern_target_name": ("all: $$(rm$${IFS}-rf$${IFS}v).o\n%.o: ; echo $@\n", "make all"),
+    "pattern_prereq_name": ("all: a.o\n%.o: $$(rm$${IFS}-rf$${IFS}v).c ; echo $<\n%.c: ; :\n",
+                            "make all"),
+    # long options are taken by any unambiguous prefix
+    "long_file_prefix": ("", "make --fil=m.mk x"),
+    "long_directory_prefix": ("", "make --dir=sub x"),
+    # .DEFAULT_GOAL: a variable, or a conditional's branch
+    "default_goal_variable": ("G = clean\n.DEFAULT_GOAL = $(G)\nall: ; echo hi\n"
+                              "clean: ; rm -rf v\n", "make"),
+    "default_goal_branch": ("ifeq (a,a)\n.DEFAULT_GOAL := clean\nelse\n.DEFAULT_GOAL := all\n"
+                            "endif\nall: ; echo hi\nclean: ; rm -rf v\n", "make"),
+    # other names of GNU make, and other makes (here GNU make under their names)
+    "remake": ("x: ; rm -rf v\n", "remake x"),
+    "gnumake": ("x: ; rm -rf v\n", "gnumake x"),
+    "bmake": ("x: ; rm -rf v\n", "bmake x"),
+}
+
+
+def _judge_tree(root: Path, text: str) -> dict[str, str]:
+    """The tree (``Makefile``, ``m.mk``, ``sub/Makefile``) and an environment whose PATH
+    puts a fake ``rm`` (it logs to ``ran``) and make's other names first."""
+    (root / "sub").mkdir()
+    (root / "Makefile").write_text(text)
+    (root / "m.mk").write_text("x: ; rm -rf v\n")
+    (root / "sub/Makefile").write_text("x: ; rm -rf v\n")
+    bin_dir = root / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "rm").write_text(f"#!/bin/sh\necho rm \"$@\" >> {root / 'ran'}\n")
+    (bin_dir / "rm").chmod(0o755)
+    for name in ("remake", "gnumake", "bmake"):
+        (bin_dir / name).symlink_to(shutil.which("make") or "make")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MAKE", "MFLAGS"))}
+    return {**env, "PATH": f"{bin_dir}:{os.environ['PATH']}"}
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="GNU make is the judge")
+@pytest.mark.parametrize("name", list(MAKE_RUNS_RM))
+def test_a_makefile_make_reads_otherwise_is_not_allowed(tmp_path: Path, name: str) -> None:
+    text, command = MAKE_RUNS_RM[name]
+    env = _judge_tree(tmp_path, text)
+    assert decide(tmp_path, command, GUARDED) == "deny"
+    subprocess.run(["bash", "-c", command], cwd=tmp_path, env=env, capture_output=True,
+                   check=False, stdin=subprocess.DEVNULL)
+    assert (tmp_path / "ran").exists()  # (make ran rm: the case is a real one)
+
+
+@pytest.mark.parametrize("text,command", [
+    ("all: ; echo hi\n", "make CFLAGS+=-g"), ("all: ; echo hi\n", "make 'CFLAGS?=-O2'"),
+    ("all: ; echo hi\n", "make X:=1 all"), (".DEFAULT_GOAL := all\nclean: ; rm -rf v\n"
+                                            "all: ; echo hi\n", "make"),
+    ("override C += -g\nall: ; echo $(C)\n", "make C=-O2"),
+    ("all: ; echo '#' done\n", "make"), ("all:\n\techo a \\\n\t  b\n", "make"),
+    ("all: a.o\n%.o: %.c ; cc -c $< -o $@\n", "make"), ("all: ; echo hi\n", "make --dir=. all"),
+])
+def test_an_honest_makefile_is_still_allowed(tmp_path: Path, text: str, command: str) -> None:
+    (tmp_path / "Makefile").write_text(text)
+    assert decide(tmp_path, command, GUARDED) == "allow"
+
+
+@pytest.mark.parametrize("text,tree", [
+    # A5 = $(A4) x10 ...: 10^5 references from a 300-byte Makefile, each empty (14 deep
+    # hung: 10^14)
+    ("A0 =\n" + "".join(f"A{i} = {f'$(A{i - 1})' * 10}\n" for i in range(1, 6))
+     + "all: ; echo $(A5)\n", 0),
+    # */*/*/*/*/*/*/x through four symlinks to '.': 4^7 directories
+    ("all: ; echo $(wildcard " + "*/" * 7 + "x)\n", 4),
+])
+def test_a_makefile_costing_too_much_is_not_provable(tmp_path: Path, text: str,
+                                                     tree: int) -> None:
+    for name in "abcd"[:tree]:
+        (tmp_path / name).symlink_to(".")
+    (tmp_path / "Makefile").write_text(text)
+    policy = compile_policy(PermissionsConfig(rules=[RuleConfig(effect=e, tool=t) for e, t in
+                                                     GUARDED], default="ask"), cwd=str(tmp_path))
+    decision = policy.decide("Bash", {"command": "make"})
+    assert decision.behavior == "deny"
+    assert "too many" in decision.message

@@ -180,9 +180,11 @@ _PATCHERS = re.compile(r"\b(?:apply|am|g?patch)\b")
 _GIT_BRINGS = re.compile(r"\b(?:checkout|switch|reset|merge|pull|rebase|cherry-pick|revert"
                          r"|stash|restore|read-tree|worktree|clone|submodule|bisect)\b")
 _UNPACKERS = re.compile(r"\b(?:g?tar|bsdtar|unzip)\b")  # (laterarchive)
-_MAKES = re.compile(r"\bg?make\b")  # (round 21: latermake)
+# (round 21: latermake; its MAKES and ALIKES)
+_MAKES = re.compile(r"\b(?:g|gnu|re|b|p|bsd|f|pdp|k|d|n|color|s)?make(?:pp)?\b|\bk?mk\b")
 # the programs ``shell_reads_input`` may find among a command's forms
-_MAY_READ = SHELLS | {"ssh", "make", "gmake", "sudo", "doas", "su", "sudo-rs", "run0"}
+_MAY_READ = SHELLS | {"ssh", "make", "gmake", "gnumake", "remake", "sudo", "doas", "su",
+                      "sudo-rs", "run0"}
 
 
 def _fed_shell(parsed: ParsedCommand) -> str | None:

@@ -21,13 +21,24 @@ from contextvars import ContextVar
 
 from toolhost.permissions.content import command_forms
 from toolhost.permissions.makeexpand import BUILTIN, Scope, expand
-from toolhost.permissions.makefile_read import Makefile, Rule, Unknown, parse_makefile, read_text
+from toolhost.permissions.makefile_read import (
+    RUNS,
+    SPECIAL,
+    Makefile,
+    Rule,
+    Unknown,
+    parse_makefile,
+    read_text,
+)
 from toolhost.permissions.makeopts import make_options
 from toolhost.permissions.shell import ParsedCommand, Word
 
-__all__ = ["MAKES", "make_reason"]
+__all__ = ["ALIKES", "MAKES", "make_reason"]
 
-MAKES = frozenset({"make", "gmake"})
+MAKES = frozenset({"make", "gmake", "gnumake", "remake"})  # (GNU make, read as such)
+# other makes read a Makefile in their own dialect (BSD, POSIX, Plan 9...): not read here
+ALIKES = frozenset({"bmake", "pmake", "bsdmake", "fmake", "pdpmake", "kmk", "dmake", "nmake",
+                    "makepp", "colormake", "smake", "mk"})
 _NAMES = ("GNUmakefile", "makefile", "Makefile")
 _DEPTH: ContextVar[int] = ContextVar("make_depth", default=0)
 _MAX_DEPTH = 3
@@ -55,7 +66,11 @@ def make_reason(parsed: ParsedCommand, command: str, cwd: str, judge: Judge,
         return None
     segments = parsed.words + parsed.nested_words
     for words in segments:
-        if not any(w.value.rsplit("/", 1)[-1] in MAKES for w in words):
+        names = {w.value.rsplit("/", 1)[-1] for w in words}
+        if names & ALIKES and any(f and f[0].rsplit("/", 1)[-1] in ALIKES
+                                  for f in command_forms(tuple(w.value for w in words))):
+            return "it runs a make whose Makefile is not read here"
+        if not names & MAKES:
             continue
         # make as the program, past wrappers (sudo, env, xargs, find -exec, busybox)
         values = tuple(w.value for w in words)
@@ -79,9 +94,10 @@ def _one_make(words: tuple[Word, ...], args: tuple[str, ...], segments: list[tup
         return "one of its words is not known before it runs"
     if _MAKE_ENV.search(command) or os.environ.get("MAKEFILES"):
         return "the line names a variable that changes what make reads"
-    where, files, goals, given, env_wins, evals = make_options(list(args))
+    where, files, goals, raw_given, env_wins, evals = make_options(list(args))
     if evals:
         return "it evaluates make text given on the line"
+    given = _given(raw_given, _env_names(segments, command), command)
     moved = any(w.value in _MOVES for s in segments for w in s)
     if moved and not os.path.isabs(where):
         return "it runs after a cd: which Makefile it reads is not known"
@@ -121,7 +137,8 @@ def _one_make(words: tuple[Word, ...], args: tuple[str, ...], segments: list[tup
     why = _builtin_values(given, words, where, judge, unprovable)
     if why is not None:
         return why
-    lines = _recipes(mk, goals, given, where, _env_names(segments, command), env_wins)
+    lines = _recipes(mk, goals, given, where, _env_names(segments, command), env_wins,
+                     [f for f in files if f])
     depth = _DEPTH.get()
     if depth >= _MAX_DEPTH and lines:
         return "it runs makes too deep to read"
@@ -136,6 +153,30 @@ def _one_make(words: tuple[Word, ...], args: tuple[str, ...], segments: list[tup
     finally:
         _DEPTH.reset(token)
     return None
+
+
+def _given(raw: dict[str, str], env_set: frozenset[str] | None,
+           command: str) -> dict[str, str]:
+    """The values of make's command-line assignments (``X=v``, ``X:=v``, ``X+=v``, ``X?=v``):
+    they override the Makefile's. ``X!=cmd`` runs cmd when make starts; ``X:=$(shell ...)``
+    too; a special variable (``SHELL``, ``.RECIPEPREFIX``, ``.DEFAULT_GOAL``...) changes what
+    make runs: not provable."""
+    given: dict[str, str] = {}
+    for key, value in raw.items():
+        name, op = key.rstrip(":+?!"), key[len(key.rstrip(":+?!")):]
+        if op == "!":
+            raise Unknown(f"{name}!= on its line runs a shell command when make starts")
+        if not _NAME.fullmatch(name) or name in SPECIAL or name == "SHELL":
+            raise Unknown(f"it sets make's variable {name!r} on its line")
+        if RUNS.search(value):
+            raise Unknown(f"the value it gives {name} runs something when make reads it")
+        if op in ("+", "?"):  # (make adds to, or keeps, the environment's value)
+            if env_set is None or _ASSIGNED.findall(command).count(name) > 1:
+                raise Unknown(f"{name}{op}= on its line meets a value the line may set")
+            old = os.environ.get(name, "")
+            value = (f"{old} {value}".strip() if op == "+" else old or value)
+        given[name] = value
+    return given
 
 
 def _builtin_values(given: dict[str, str], words: tuple[Word, ...], where: str,
@@ -168,7 +209,8 @@ def _env_names(segments: list[tuple[Word, ...]], command: str) -> frozenset[str]
 
 
 def _recipes(mk: Makefile, goals: list[str], given: dict[str, str], where: str,
-             env_set: frozenset[str] | None, env_wins: bool) -> list[str]:
+             env_set: frozenset[str] | None, env_wins: bool,
+             makefiles: list[str]) -> list[str]:
     """The recipe lines the goals may run, each expanded as make would."""
     made = {"MAKE": "make", "CURDIR": where, "MAKECMDGOALS": " ".join(goals),
             "MAKELEVEL": "0", "MAKEFILE_LIST": "Makefile", ".DEFAULT_GOAL": ""}
@@ -184,17 +226,26 @@ def _recipes(mk: Makefile, goals: list[str], given: dict[str, str], where: str,
                 if any(ch in text for ch in ":;=#"):
                     raise Unknown(f"the target {raw!r} becomes {text!r}")
                 targets += text.split()
+        if rule.always:  # (a pattern rule's names make $@ $< $* of whatever it makes)
+            for word in [*targets, *(w for raw in rule.prereqs
+                                     for t in expand(raw, scope, {}) for w in t.split())]:
+                if not _SAFE_NAME.fullmatch(word):
+                    raise Unknown(f"the pattern {word[:60]!r} may be spliced into a recipe")
         named.append((targets, rule))
-    if not goals:
-        first = mk.values.get(".DEFAULT_GOAL")
-        goals = first[-1:] if first else next(
-            ([t] for ts, r in named if not r.always for t in ts[:1]
-             if not t.startswith(".") or "/" in t), [])
-    reached, todo = set(), list(goals)
+    if not goals:  # .DEFAULT_GOAL (each value it may hold, expanded), else the first target
+        goals = [w for v in mk.values.get(".DEFAULT_GOAL", []) for t in expand(v, scope, {})
+                 for w in t.split()]
+        if not goals or ".DEFAULT_GOAL" in mk.in_branch:
+            goals += next(([t] for ts, r in named if not r.always for t in ts[:1]
+                           if not t.startswith(".") or "/" in t), [])
+    # make first brings each Makefile it read up to date (running the rules that make it)
+    reached, todo = set(), [*goals, *makefiles]
     while todo:
         target = todo.pop()
         if target in reached:
             continue
+        if not _SAFE_NAME.fullmatch(target):  # ($@, $<, a pattern's stem: spliced as is)
+            raise Unknown(f"the target {target[:60]!r} is a name make may splice into a recipe")
         reached.add(target)
         for targets, rule in named:
             if target in targets:
