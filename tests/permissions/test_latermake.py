@@ -183,6 +183,8 @@ MAKE_RUNS_RM = {
     "pattern_target_name": ("all: $$(rm$${IFS}-rf$${IFS}v).o\n%.o: ; echo $@\n", "make all"),
     "pattern_prereq_name": ("all: a.o\n%.o: $$(rm$${IFS}-rf$${IFS}v).c ; echo $<\n%.c: ; :\n",
                             "make all"),
+    # a vpath directory prefixes $< as is
+    "vpath_directory": ("vpath %.c $$(rm$${IFS}-rf$${IFS}v)\nall: a.c ; echo $<\n", "make"),
     # long options are taken by any unambiguous prefix
     "long_file_prefix": ("", "make --fil=m.mk x"),
     "long_directory_prefix": ("", "make --dir=sub x"),
@@ -205,6 +207,8 @@ def _judge_tree(root: Path, text: str) -> dict[str, str]:
     (root / "Makefile").write_text(text)
     (root / "m.mk").write_text("x: ; rm -rf v\n")
     (root / "sub/Makefile").write_text("x: ; rm -rf v\n")
+    (root / "$(rm${IFS}-rf${IFS}v)").mkdir()  # (vpath_directory)
+    (root / "$(rm${IFS}-rf${IFS}v)/a.c").write_text("")
     bin_dir = root / "bin"
     bin_dir.mkdir()
     (bin_dir / "rm").write_text(f"#!/bin/sh\necho rm \"$@\" >> {root / 'ran'}\n")

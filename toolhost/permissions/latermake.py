@@ -218,6 +218,11 @@ def _recipes(mk: Makefile, goals: list[str], given: dict[str, str], where: str,
     for goal in goals:
         if not _SAFE_NAME.fullmatch(goal):
             raise Unknown(f"the goal {goal!r} is a name make may splice into a recipe")
+    for raw in mk.vpaths:  # a file found there is named dir/file in $< $^ (spliced as is)
+        for text in expand(raw, scope, {}):
+            if not all(_SAFE_NAME.fullmatch(w) for w in text.replace(":", " ").split()):
+                raise Unknown(f"a vpath directory {text.strip()[:60]!r} may be spliced into a "
+                              "recipe")
     named: list[tuple[list[str], Rule]] = []
     for rule in mk.rules:
         targets: list[str] = []

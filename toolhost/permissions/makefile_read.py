@@ -43,6 +43,7 @@ class Makefile:
     weak: set[str] = field(default_factory=set)  # assigned with ?= only: the environment wins
     overrides: set[str] = field(default_factory=set)  # ``override X``: beats the line's X=
     in_branch: set[str] = field(default_factory=set)  # assigned in a conditional (may not be)
+    vpaths: list[str] = field(default_factory=list)  # each vpath directive's words
     oneshell: bool = False
     second_expansion: bool = False
 
@@ -133,6 +134,8 @@ def parse_makefile(text: str, into: Makefile | None = None) -> Makefile:
             continue
         if stripped.split(None, 1)[0] in ("export", "unexport", "vpath", "undefine"):
             rule = None  # (no value, or a search path: nothing runs)
+            if stripped.startswith("vpath"):  # (its directories prefix $< $^: latermake)
+                mk.vpaths.append(stripped[len("vpath"):])
             continue
         if ":" not in stripped:
             # a line only a variable's value can make a rule of, or no line make knows
