@@ -193,6 +193,9 @@ MAKE_RUNS_RM = {
                               "clean: ; rm -rf v\n", "make"),
     "default_goal_branch": ("ifeq (a,a)\n.DEFAULT_GOAL := clean\nelse\n.DEFAULT_GOAL := all\n"
                             "endif\nall: ; echo hi\nclean: ; rm -rf v\n", "make"),
+    # make's own variables in the environment, spelled with quotes
+    "env_makefiles_quoted": ("all: ; echo hi\n", "env MAKE''FILES=m.mk make x"),
+    "env_makeflags_quoted": ("C = echo\nx: ; $(C) hi\n", "C=rm env MAKE''FLAGS=-e make x"),
     # other names of GNU make, and other makes (here GNU make under their names)
     "remake": ("x: ; rm -rf v\n", "remake x"),
     "gnumake": ("x: ; rm -rf v\n", "gnumake x"),

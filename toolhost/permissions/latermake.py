@@ -92,7 +92,8 @@ def _one_make(words: tuple[Word, ...], args: tuple[str, ...], segments: list[tup
               unprovable: Unprovable) -> str | None:
     if not all(w.plain for w in words):
         return "one of its words is not known before it runs"
-    if _MAKE_ENV.search(command) or os.environ.get("MAKEFILES"):
+    if _MAKE_ENV.search(command) or os.environ.get("MAKEFILES") or any(
+            _MAKE_ENV.search(w.value) for s in segments for w in s):  # (MAKE''FILES=x)
         return "the line names a variable that changes what make reads"
     where, files, goals, raw_given, env_wins, evals = make_options(list(args))
     if evals:
