@@ -56,7 +56,9 @@ CASES = {
     "vpath": ("vpath %.c src\nx:\n\techo ok\n", "make x", "allow"),
     "honest_cond": ("ifdef DEBUG\nCFLAGS = -g\nelse\nCFLAGS = -O2\nendif\n"
                     "x:\n\tcc $(CFLAGS) -o x x.c\n", "make x", "allow"),
-    "honest_export": ("export PATH := $(PWD)/bin:$(PATH)\nx:\n\techo ok\n", "make x", "allow"),
+    # (review20: make passes PATH to the recipes, ./bin/ls ran for a recipe's ls)
+    "export_path": ("export PATH := $(PWD)/bin:$(PATH)\nx:\n\techo ok\n", "make x", "deny"),
+    "honest_export": ("export LANG := C\nx:\n\techo ok\n", "make x", "allow"),
     "automatic": ("x: s.sh\n\tbash $<\n", "make x", "deny"),
     "unexport": ("unexport X\nx:\n\techo ok\n", "make x", "allow"),
     "gnumakefile": (None, "make x", "deny"),
@@ -196,6 +198,11 @@ MAKE_RUNS_RM = {
     # make's own variables in the environment, spelled with quotes
     "env_makefiles_quoted": ("all: ; echo hi\n", "env MAKE''FILES=m.mk make x"),
     "env_makeflags_quoted": ("C = echo\nx: ; $(C) hi\n", "C=rm env MAKE''FLAGS=-e make x"),
+    # the recipes' environment: PATH (from the environment: exported with the Makefile's
+    # value) finds ./bin/ls first; BASH_ENV runs a file in each bash
+    "path": ("PATH := $(CURDIR)/lsbin:$(PATH)\nall: ; ls\n", "make"),
+    "bash_env": ("export BASH_ENV := $(CURDIR)/e.sh\nall: ; bash -c 'echo hi'\n", "make"),
+    "path_given": ("all: ; ls\n", "make PATH=./lsbin:/usr/bin:/bin"),
     # other names of GNU make, and other makes (here GNU make under their names)
     "remake": ("x: ; rm -rf v\n", "remake x"),
     "gnumake": ("x: ; rm -rf v\n", "gnumake x"),
@@ -210,12 +217,16 @@ def _judge_tree(root: Path, text: str) -> dict[str, str]:
     (root / "Makefile").write_text(text)
     (root / "m.mk").write_text("x: ; rm -rf v\n")
     (root / "sub/Makefile").write_text("x: ; rm -rf v\n")
+    (root / "e.sh").write_text("rm -rf v\n")  # (bash_env)
     (root / "$(rm${IFS}-rf${IFS}v)").mkdir()  # (vpath_directory)
     (root / "$(rm${IFS}-rf${IFS}v)/a.c").write_text("")
     bin_dir = root / "bin"
     bin_dir.mkdir()
     (bin_dir / "rm").write_text(f"#!/bin/sh\necho rm \"$@\" >> {root / 'ran'}\n")
     (bin_dir / "rm").chmod(0o755)
+    (root / "lsbin").mkdir()  # (path: an ls only a PATH naming it finds)
+    (root / "lsbin/ls").write_text(f"#!/bin/sh\necho rm -rf v >> {root / 'ran'}\n")
+    (root / "lsbin/ls").chmod(0o755)
     for name in ("remake", "gnumake", "bmake"):
         (bin_dir / name).symlink_to(shutil.which("make") or "make")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("MAKE", "MFLAGS"))}

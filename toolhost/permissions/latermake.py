@@ -19,6 +19,7 @@ import re
 from collections.abc import Callable
 from contextvars import ContextVar
 
+from toolhost.permissions.bashbuiltins import COMMAND_VARS, DANGEROUS_VARS
 from toolhost.permissions.content import command_forms
 from toolhost.permissions.makeexpand import BUILTIN, Scope, expand
 from toolhost.permissions.makefile_read import (
@@ -167,7 +168,8 @@ def _given(raw: dict[str, str], env_set: frozenset[str] | None,
         name, op = key.rstrip(":+?!"), key[len(key.rstrip(":+?!")):]
         if op == "!":
             raise Unknown(f"{name}!= on its line runs a shell command when make starts")
-        if not _NAME.fullmatch(name) or name in SPECIAL or name == "SHELL":
+        if not _NAME.fullmatch(name) or name in SPECIAL or DANGEROUS_VARS.fullmatch(
+                name) or name in COMMAND_VARS:
             raise Unknown(f"it sets make's variable {name!r} on its line")
         if RUNS.search(value):
             raise Unknown(f"the value it gives {name} runs something when make reads it")

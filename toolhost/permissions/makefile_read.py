@@ -15,6 +15,8 @@ import re
 import stat
 from dataclasses import dataclass, field
 
+from toolhost.permissions.bashbuiltins import COMMAND_VARS, DANGEROUS_VARS
+
 __all__ = ["LIMIT", "RUNS", "SPECIAL", "Makefile", "Rule", "Unknown", "parse_makefile", "read_text"]
 
 LIMIT = 64 * 1024  # a Makefile longer than this is not read (not provable)
@@ -179,6 +181,10 @@ def _assign(mk: Makefile, found: re.Match[str], branch: bool) -> None:
     name, op, value = found.group(2), found.group(3), found.group(4).strip()
     if "$" in name:
         raise Unknown(f"a variable whose name is computed ({name!r})")
+    if DANGEROUS_VARS.fullmatch(name) or name in COMMAND_VARS:
+        # (make passes it to every recipe: PATH from the environment is exported with the
+        # Makefile's value, BASH_ENV when exported; as ``PATH=./bin ls`` on a line)
+        raise Unknown(f"it sets {name!r}, which changes what the recipes' programs run")
     if name in SPECIAL or op == "!=":
         raise Unknown(f"it sets {name!r}" if op != "!=" else
                       f"{name!r} is assigned a shell command's output")
