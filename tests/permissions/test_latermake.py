@@ -203,6 +203,9 @@ MAKE_RUNS_RM = {
     "path": ("PATH := $(CURDIR)/lsbin:$(PATH)\nall: ; ls\n", "make"),
     "bash_env": ("export BASH_ENV := $(CURDIR)/e.sh\nall: ; bash -c 'echo hi'\n", "make"),
     "path_given": ("all: ; ls\n", "make PATH=./lsbin:/usr/bin:/bin"),
+    # a sub-make gets its make's line assignments and -e (MAKEFLAGS)
+    "sub_make_given": ("all: ; $(MAKE) -C sub y\n", "make C=rm"),
+    "sub_make_env": ("all: ; $(MAKE) -C sub y\n", "C=rm make -e"),
     # other names of GNU make, and other makes (here GNU make under their names)
     "remake": ("x: ; rm -rf v\n", "remake x"),
     "gnumake": ("x: ; rm -rf v\n", "gnumake x"),
@@ -216,7 +219,7 @@ def _judge_tree(root: Path, text: str) -> dict[str, str]:
     (root / "sub").mkdir()
     (root / "Makefile").write_text(text)
     (root / "m.mk").write_text("x: ; rm -rf v\n")
-    (root / "sub/Makefile").write_text("x: ; rm -rf v\n")
+    (root / "sub/Makefile").write_text("x: ; rm -rf v\nC = echo\ny: ; $(C) -rf v\n")
     (root / "e.sh").write_text("rm -rf v\n")  # (bash_env)
     (root / "$(rm${IFS}-rf${IFS}v)").mkdir()  # (vpath_directory)
     (root / "$(rm${IFS}-rf${IFS}v)/a.c").write_text("")
@@ -254,6 +257,8 @@ def test_a_makefile_make_reads_otherwise_is_not_allowed(tmp_path: Path, name: st
 ])
 def test_an_honest_makefile_is_still_allowed(tmp_path: Path, text: str, command: str) -> None:
     (tmp_path / "Makefile").write_text(text)
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub/Makefile").write_text("C = echo\nall: ; $(C) $(V) hi\n")
     assert decide(tmp_path, command, GUARDED) == "allow"
 
 

@@ -42,6 +42,10 @@ ALIKES = frozenset({"bmake", "pmake", "bsdmake", "fmake", "pdpmake", "kmk", "dma
                     "makepp", "colormake", "smake", "mk"})
 _NAMES = ("GNUmakefile", "makefile", "Makefile")
 _DEPTH: ContextVar[int] = ContextVar("make_depth", default=0)
+# what a make's recipes pass to a make they run: its line's assignments and -e (MAKEFLAGS),
+# and the names its line may put in the environment (make C=rm: a sub-make's $(C) is rm)
+_INHERITED: ContextVar[tuple[dict[str, str], bool, frozenset[str] | None]] = ContextVar(
+    "make_inherited", default=({}, False, frozenset()))
 _MAX_DEPTH = 3
 _MAX_LINES = 256
 _MOVES = frozenset({"cd", "pushd", "popd"})
@@ -99,7 +103,11 @@ def _one_make(words: tuple[Word, ...], args: tuple[str, ...], segments: list[tup
     where, files, goals, raw_given, env_wins, evals = make_options(list(args))
     if evals:
         return "it evaluates make text given on the line"
-    given = _given(raw_given, _env_names(segments, command), command)
+    outer_given, outer_wins, outer_env = _INHERITED.get()
+    env_set = _env_names(segments, command)
+    env_set = None if env_set is None or outer_env is None else env_set | outer_env
+    given = {**outer_given, **_given(raw_given, env_set, command)}
+    env_wins = env_wins or outer_wins
     moved = any(w.value in _MOVES for s in segments for w in s)
     if moved and not os.path.isabs(where):
         return "it runs after a cd: which Makefile it reads is not known"
@@ -139,12 +147,12 @@ def _one_make(words: tuple[Word, ...], args: tuple[str, ...], segments: list[tup
     why = _builtin_values(given, words, where, judge, unprovable)
     if why is not None:
         return why
-    lines = _recipes(mk, goals, given, where, _env_names(segments, command), env_wins,
-                     [f for f in files if f])
+    lines = _recipes(mk, goals, given, where, env_set, env_wins, [f for f in files if f])
     depth = _DEPTH.get()
     if depth >= _MAX_DEPTH and lines:
         return "it runs makes too deep to read"
     token = _DEPTH.set(depth + 1)
+    passed = _INHERITED.set((given, env_wins, env_set))
     try:
         for line in lines:
             if judge([line]):
@@ -153,6 +161,7 @@ def _one_make(words: tuple[Word, ...], args: tuple[str, ...], segments: list[tup
             if why is not None:
                 return f"its recipe line {line[:80]!r} cannot be proven ({why})"
     finally:
+        _INHERITED.reset(passed)
         _DEPTH.reset(token)
     return None
 
