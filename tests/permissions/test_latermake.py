@@ -187,6 +187,9 @@ MAKE_RUNS_RM = {
                             "make all"),
     # a vpath directory prefixes $< as is
     "vpath_directory": ("vpath %.c $$(rm$${IFS}-rf$${IFS}v)\nall: a.c ; echo $<\n", "make"),
+    # $^ holds the prerequisites of every rule naming the target
+    "prerequisites_merged": ("x: rm\nx: echo ; $(lastword $^) -rf v\nrm: ;\necho: ;\n",
+                             "make x"),
     # long options are taken by any unambiguous prefix
     "long_file_prefix": ("", "make --fil=m.mk x"),
     "long_directory_prefix": ("", "make --dir=sub x"),

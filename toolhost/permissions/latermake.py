@@ -257,6 +257,7 @@ def _recipes(mk: Makefile, goals: list[str], given: dict[str, str], where: str,
                            if not t.startswith(".") or "/" in t), [])
     # make first brings each Makefile it read up to date (running the rules that make it)
     reached, todo = set(), [*goals, *makefiles]
+    merged: dict[str, list[str]] = {}  # a target's prerequisites from every rule naming it
     while todo:
         target = todo.pop()
         if target in reached:
@@ -269,19 +270,23 @@ def _recipes(mk: Makefile, goals: list[str], given: dict[str, str], where: str,
                 for raw in rule.prereqs:
                     for text in expand(raw, scope, {"@": target}):
                         todo += text.split()
+                        merged.setdefault(target, []).extend(text.split())
     every = mk.second_expansion  # (prerequisites expanded twice: not followed)
     out: list[str] = []
     for targets, rule in named:
         hits = [t for t in targets if t in reached] or (
             targets[:1] if rule.always or every else [])
         for target in hits:
-            prereqs = " ".join(rule.prereqs)
-            if "$" in prereqs:  # (their values: not followed here)
-                prereqs = "${MAKE_AUTOMATIC}"
+            # $< $^ $+ $? hold the prerequisites of every rule naming the target, in an order
+            # not followed here (x: rm, then x: echo ; $(lastword $^) runs rm)
+            words = merged.get(target, [])
+            own = " ".join(rule.prereqs)
+            if "$" in own or set(words) != set(own.split()):
+                own = "${MAKE_AUTOMATIC}"
             auto = {} if rule.always else {"@": target, "@F": os.path.basename(target),
                                            "@D": os.path.dirname(target) or ".",
-                                           "<": prereqs.split(" ", 1)[0], "^": prereqs,
-                                           "+": prereqs, "?": prereqs}
+                                           "<": own.split(" ", 1)[0], "^": own, "+": own,
+                                           "?": own}
             texts = [_strip(line) for line in rule.recipe]
             for line in (["\n".join(texts)] if mk.oneshell and texts else texts):
                 out += expand(line, scope, auto)
