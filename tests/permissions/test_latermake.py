@@ -190,6 +190,11 @@ MAKE_RUNS_RM = {
     # $^ holds the prerequisites of every rule naming the target
     "prerequisites_merged": ("x: rm\nx: echo ; $(lastword $^) -rf v\nrm: ;\necho: ;\n",
                              "make x"),
+    # make's own variables assigned in the Makefile (or for a target)
+    "make_assigned": ("MAKE = rm\nall: ; $(MAKE) -rf v\n", "make"),
+    "curdir_assigned": ("CURDIR = rm\nall: ; $(CURDIR) -rf v\n", "make"),
+    "goals_assigned": ("MAKECMDGOALS = rm\nall: ; $(MAKECMDGOALS) -rf v\n", "make"),
+    "target_make": ("all: MAKE = rm\nall: ; $(MAKE) -rf v\n", "make"),
     # long options are taken by any unambiguous prefix
     "long_file_prefix": ("", "make --fil=m.mk x"),
     "long_directory_prefix": ("", "make --dir=sub x"),

@@ -67,6 +67,8 @@ class Scope:
         if name in self.given:  # (an ``override`` in the Makefile beats the line's value)
             return [self.given[name], *(self.mk.values.get(name, [])
                                         if name in self.mk.overrides else [])]
+        if name in self.made and name in self.mk.values:  # (MAKE = rm: the file's wins)
+            raise Unknown(f"the Makefile sets make's own variable {name}")
         if name in self.made:  # (the environment overrides all but CURDIR: MAKE=x make)
             return [self.made[name], *([] if name == "CURDIR" else self._from_env(name))]
         if name in self.mk.values:
