@@ -214,6 +214,8 @@ MAKE_RUNS_RM = {
     # a sub-make gets its make's line assignments and -e (MAKEFLAGS)
     "sub_make_given": ("all: ; $(MAKE) -C sub y\n", "make C=rm"),
     "sub_make_env": ("all: ; $(MAKE) -C sub y\n", "C=rm make -e"),
+    "env_special": ("all: ; echo hi\nclean: ; rm -rf v\n", "env .EXTRA_PREREQS=clean make"),
+    "env_goal_e": ("all: ; echo hi\nclean: ; rm -rf v\n", "env .DEFAULT_GOAL=clean make -e"),
     # other names of GNU make, and other makes (here GNU make under their names)
     "remake": ("x: ; rm -rf v\n", "remake x"),
     "gnumake": ("x: ; rm -rf v\n", "gnumake x"),

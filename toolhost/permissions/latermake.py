@@ -52,7 +52,8 @@ _MOVES = frozenset({"cd", "pushd", "popd"})
 _ENV_CHANGERS = frozenset({"export", "source", ".", "set", "eval", "declare", "typeset",
                            "readonly", "local"})
 _ASSIGNED = re.compile(r"(?<![\w$])([A-Za-z_][A-Za-z0-9_]*)\+?=")
-_MAKE_ENV = re.compile(r"\b(?:MAKEFILES|MAKEFLAGS|GNUMAKEFLAGS|MFLAGS|MAKELEVEL)\b")
+_MAKE_ENV = re.compile(r"\b(?:MAKEFILES|MAKEFLAGS|GNUMAKEFLAGS|MFLAGS|MAKELEVEL)\b"
+                       r"|(?:^|\s)\.[A-Za-z_]+=")  # (env .EXTRA_PREREQS=x make: make reads it)
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _SAFE_VALUE = re.compile(r"[A-Za-z0-9_./=+,:@%\s-]*")
 _SAFE_NAME = re.compile(r"[A-Za-z0-9_./%+,@:-]*")
